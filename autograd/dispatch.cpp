@@ -1,0 +1,125 @@
+// call(): the one path from an op call to its kernel and its autograd node.
+//
+// Note [Tiny op latency]
+// A 4-element add must cost well under a microsecond, so this path allocates only
+// the output tensor (shape inline in SmallVec, bytes from the caching allocator),
+// the output list and the metas, and touches autograd only when some input
+// requires grad and grad mode is on.
+//
+// Note [Half through f32]
+// Rows whose kernels do not handle f16/bf16 (half_native false) get their 16-bit
+// float inputs converted to f32, run the f32 kernel, and have their floating
+// outputs rounded back. The node records the original inputs, so gradients come
+// back in the input dtype.
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/node.hpp"
+#include "autograd/ops.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla {
+
+namespace {
+
+bool any_half(const TensorList& inputs) {
+  for (const Tensor& t : inputs)
+    if (t.defined() && is_half(t.dtype())) return true;
+  return false;
+}
+
+TensorList allocate_outputs(const std::vector<TensorMeta>& metas) {
+  TensorList outs;
+  outs.reserve(metas.size());
+  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype));
+  return outs;
+}
+
+void run_kernel(const OpDef& def, const TensorList& inputs, const Attrs& attrs, TensorList& outs) {
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.device().kind != DeviceKind::cpu)
+      throw Error(std::string(def.name) + ": no kernel for device " + t.device().str() + " in this build");
+  if (def.half_native || !any_half(inputs)) {
+    def.cpu(inputs, attrs, outs);
+    return;
+  }
+  TensorList wide_in;
+  wide_in.reserve(inputs.size());
+  for (const Tensor& t : inputs)
+    wide_in.push_back(t.defined() && is_half(t.dtype()) ? to_dtype_raw(t, DType::f32) : t);
+  TensorList wide_out;
+  for (const Tensor& o : outs) wide_out.push_back(is_half(o.dtype()) ? empty(o.sizes(), DType::f32) : o);
+  def.cpu(wide_in, attrs, wide_out);
+  for (size_t k = 0; k < outs.size(); ++k)
+    if (!wide_out[k].is_same(outs[k])) copy_into(outs[k], wide_out[k]);
+}
+
+bool needs_recording(const OpDef& def, const TensorList& inputs) {
+  if (!def.backward || !grad_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, TensorList& outs) {
+  auto node = std::make_shared<OpNode>(def, attrs);
+  node->origin = current_origin();
+  size_t n = inputs.size();
+  node->next_edges.resize(n);
+  node->input_metas.resize(n);
+  node->saved_inputs.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& t = inputs[i];
+    if (!t.defined()) continue;
+    node->input_metas[i] = {t.sizes(), t.dtype()};
+    if (t.requires_grad()) node->next_edges[i] = gradient_edge(t);
+    if (i < 32 && (def.saves.inputs >> i) & 1u) node->saved_inputs[i] = SavedTensor(t, false);
+  }
+  node->saved_outputs.resize(outs.size());
+  node->output_metas.resize(outs.size());
+  node->hooks.resize(outs.size());
+  for (size_t k = 0; k < outs.size(); ++k) {
+    Tensor& out = outs[k];
+    node->output_metas[k] = {out.sizes(), out.dtype()};
+    bool differentiable = is_floating(out.dtype()) && !(k < 32 && (def.nondiff_outputs >> k) & 1u);
+    if (differentiable) {
+      AutogradMeta& meta = out.impl()->autograd_meta();
+      meta.requires_grad = true;
+      meta.grad_fn = node;
+      meta.output_nr = static_cast<uint32_t>(k);
+    }
+  }
+  // Saved outputs are taken after the outputs carry their grad_fn (SavedTensor
+  // drops it to avoid a cycle and restores it on unpack).
+  for (size_t k = 0; k < outs.size(); ++k)
+    if (k < 32 && (def.saves.outputs >> k) & 1u) node->saved_outputs[k] = SavedTensor(outs[k], true);
+}
+
+}  // namespace
+
+TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
+  const OpDef& def = op_def(id);
+  if (def.num_inputs >= 0 && static_cast<int>(inputs.size()) != def.num_inputs)
+    throw Error(std::string(def.name) + ": expected " + std::to_string(def.num_inputs) + " tensor arguments, got " +
+                std::to_string(inputs.size()));
+  // The functional API passes every attribute; other callers get the row's defaults.
+  Attrs completed;
+  const Attrs* use = &given;
+  if (given.items().size() != def.attrs.size()) {
+    completed = complete_attrs(def, given);
+    use = &completed;
+  }
+  std::vector<TensorMeta> metas = def.infer(inputs, *use);
+  TensorList outs;
+  if (def.view) {
+    outs = def.view(inputs, *use);
+  } else {
+    outs = allocate_outputs(metas);
+    run_kernel(def, inputs, *use, outs);
+  }
+  if (needs_recording(def, inputs)) record(def, inputs, *use, outs);
+  return outs;
+}
+
+Tensor call1(OpId id, const TensorList& inputs, const Attrs& attrs) { return std::move(call(id, inputs, attrs)[0]); }
+
+}  // namespace nabla

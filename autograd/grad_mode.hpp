@@ -1,0 +1,53 @@
+// Thread-local switches of autograd: whether ops record nodes (no_grad), whether the
+// engine checks every backward result for NaN/Inf (anomaly mode), and the source
+// location that nodes remember as their origin (the interpreter sets it per
+// expression so that errors in backward can name the DSL line of the forward op).
+#pragma once
+#include <string>
+
+namespace nabla {
+
+bool grad_enabled();
+void set_grad_enabled(bool enabled);
+
+class NoGradGuard {
+ public:
+  NoGradGuard() : previous_(grad_enabled()) { set_grad_enabled(false); }
+  ~NoGradGuard() { set_grad_enabled(previous_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled) : previous_(grad_enabled()) { set_grad_enabled(enabled); }
+  ~GradModeGuard() { set_grad_enabled(previous_); }
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+bool anomaly_enabled();
+void set_anomaly_enabled(bool enabled);
+
+class AnomalyGuard {
+ public:
+  AnomalyGuard() : previous_(anomaly_enabled()) { set_anomaly_enabled(true); }
+  ~AnomalyGuard() { set_anomaly_enabled(previous_); }
+  AnomalyGuard(const AnomalyGuard&) = delete;
+  AnomalyGuard& operator=(const AnomalyGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// "train.dsl:12:5" of the expression being evaluated; empty outside the interpreter.
+const std::string& current_origin();
+void set_current_origin(std::string origin);
+
+}  // namespace nabla

@@ -1,0 +1,70 @@
+// In-place writes with autograd. x.op_(y) is recorded as x.copy_(op(x, y)): the op
+// runs out of place (on a clone of x when x's old value must be saved), then a
+// CopyBackward node takes over x's history. Writing into a leaf that requires grad
+// is an error outside no_grad, and so is writing into a view of a tensor that
+// requires grad (its base's history would not see the write).
+#include "autograd/grad_mode.hpp"
+#include "autograd/node.hpp"
+#include "autograd/ops.hpp"
+#include "autograd/ops/common.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla {
+
+namespace {
+
+void check_writable(const Tensor& dst, const char* op) {
+  if (!grad_enabled()) return;
+  if (dst.requires_grad() && dst.is_leaf())
+    throw Error(std::string(op) +
+                ": a leaf tensor that requires grad cannot be modified in place (wrap the update in no_grad)");
+  if (dst.requires_grad() && dst.impl()->is_view)
+    throw Error(std::string(op) +
+                ": in-place writes into a view of a tensor that requires grad are not supported; clone() it first");
+}
+
+void rebase_history(Tensor& dst, const Tensor& src) {
+  bool track = grad_enabled() && (dst.requires_grad() || src.requires_grad());
+  if (!track) return;
+  auto node = std::make_shared<CopyBackward>(src.sizes());
+  node->next_edges = {dst.requires_grad() ? gradient_edge(dst) : Edge{}, src.requires_grad() ? gradient_edge(src) : Edge{}};
+  node->output_metas = {{dst.sizes(), dst.dtype()}};
+  node->hooks.resize(1);
+  node->origin = current_origin();
+  AutogradMeta& meta = dst.impl()->autograd_meta();
+  meta.requires_grad = true;
+  meta.grad_fn = node;
+  meta.output_nr = 0;
+}
+
+Tensor& apply_inplace(Tensor& dst, const Tensor& src, Tensor (*op)(const Tensor&, const Tensor&), const char* name) {
+  check_writable(dst, name);
+  // A copy of dst's current value keeps the op's saved input valid after the write.
+  bool recorded = grad_enabled() && (dst.requires_grad() || src.requires_grad());
+  Tensor old = recorded ? dst + 0.0 : dst;
+  Tensor result = op(old, src);
+  check(result.sizes() == dst.sizes(), std::string(name) + ": the result of shape " + result.shape_str() +
+                                           " does not fit the destination of shape " + dst.shape_str());
+  return copy_(dst, result);
+}
+
+}  // namespace
+
+Tensor& copy_(Tensor& dst, const Tensor& src) {
+  check_writable(dst, "copy_");
+  if (!(broadcast_shapes("copy_", dst.sizes(), src.sizes(), "self", "src") == dst.sizes()))
+    throw Error("copy_: src of shape " + src.shape_str() + " cannot be broadcast to the destination shape " +
+                dst.shape_str());
+  copy_into(dst, src);
+  dst.bump_version();
+  rebase_history(dst, src);
+  return dst;
+}
+
+Tensor& add_(Tensor& dst, const Tensor& src) { return apply_inplace(dst, src, add, "add_"); }
+Tensor& sub_(Tensor& dst, const Tensor& src) { return apply_inplace(dst, src, sub, "sub_"); }
+Tensor& mul_(Tensor& dst, const Tensor& src) { return apply_inplace(dst, src, mul, "mul_"); }
+Tensor& div_(Tensor& dst, const Tensor& src) { return apply_inplace(dst, src, div, "div_"); }
+Tensor& zero_(Tensor& dst) { return copy_(dst, wrapped_scalar(0.0)); }
+
+}  // namespace nabla

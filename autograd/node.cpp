@@ -1,0 +1,135 @@
+#include "autograd/node.hpp"
+
+#include <atomic>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+
+namespace nabla {
+
+namespace {
+std::atomic<uint64_t> next_sequence_nr{0};
+thread_local bool tl_grad_enabled = true;
+thread_local bool tl_anomaly_enabled = false;
+thread_local std::string tl_origin;
+
+// "max_dim" -> "MaxDimBackward"
+std::string backward_name(const char* op) {
+  std::string out;
+  bool upper = true;
+  for (const char* c = op; *c; ++c) {
+    if (*c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(*c)) : *c;
+    upper = false;
+  }
+  return out + "Backward";
+}
+}  // namespace
+
+bool grad_enabled() { return tl_grad_enabled; }
+void set_grad_enabled(bool enabled) { tl_grad_enabled = enabled; }
+bool anomaly_enabled() { return tl_anomaly_enabled; }
+void set_anomaly_enabled(bool enabled) { tl_anomaly_enabled = enabled; }
+const std::string& current_origin() { return tl_origin; }
+void set_current_origin(std::string origin) { tl_origin = std::move(origin); }
+
+Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta& meta = t.impl()->autograd_meta();
+  if (meta.grad_fn) return Edge{meta.grad_fn, meta.output_nr};
+  std::shared_ptr<Node> acc = meta.grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    meta.grad_accumulator = acc;
+  }
+  return Edge{acc, 0};
+}
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output)
+    : version_(t.version()), is_output_(is_output), requires_grad_(t.requires_grad()), output_nr_(t.output_nr()) {
+  // An output is kept as a plain alias: holding the tensor itself would make
+  // node -> output -> grad_fn(node) a cycle.
+  data_ = is_output ? detach(t) : t;
+}
+
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, int index) const {
+  if (!data_.defined())
+    throw Error(std::string("backward of '") + op +
+                "': its saved tensors were already freed; call backward with retain_graph=true to go through the "
+                "graph a second time");
+  if (data_.version() != version_)
+    throw Error(std::string("backward of '") + op + "': " + (is_output_ ? "output " : "input ") +
+                std::to_string(index) + " was saved at version " + std::to_string(version_) +
+                " but has been modified by an in-place operation since (now version " +
+                std::to_string(data_.version()) + "); use an out-of-place op or clone it first" +
+                (owner->origin.empty() ? "" : " (op called at " + owner->origin + ")"));
+  if (!is_output_ || !requires_grad_) return data_;
+  Tensor t = make_view(data_, data_.sizes(), data_.strides(), data_.offset());
+  t.impl()->is_view = data_.impl()->is_view;
+  AutogradMeta& meta = t.impl()->autograd_meta();
+  meta.requires_grad = true;
+  meta.grad_fn = owner;
+  meta.output_nr = output_nr_;
+  return t;
+}
+
+Tensor BackwardContext::input(size_t i) const {
+  return node_.saved_inputs.at(i).unpack(node_.shared_from_this(), node_.def().name, static_cast<int>(i));
+}
+
+Tensor BackwardContext::output(size_t k) const {
+  return node_.saved_outputs.at(k).unpack(node_.shared_from_this(), node_.def().name, static_cast<int>(k));
+}
+
+std::string OpNode::name() const { return backward_name(def_.name); }
+
+TensorList OpNode::apply(TensorList&& grads) {
+  if (released)
+    throw Error("backward through '" + std::string(def_.name) +
+                "' a second time: its saved tensors were freed after the first backward; pass retain_graph=true "
+                "to the first call");
+  BackwardContext ctx(*this, std::move(grads));
+  TensorList result = def_.backward(ctx);
+  result.resize(next_edges.size());
+  return result;
+}
+
+void OpNode::release_saved() {
+  for (auto& s : saved_inputs) s.reset();
+  for (auto& s : saved_outputs) s.reset();
+  released = true;
+}
+
+AccumulateGrad::AccumulateGrad(const Tensor& t) : leaf(t.impl_ptr()) {
+  output_metas.push_back({t.sizes(), t.dtype()});
+  hooks.resize(1);
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  std::shared_ptr<TensorImpl> impl = leaf.lock();
+  if (!impl || !grads[0].defined()) return {};
+  Tensor t(impl);
+  Tensor g = grads[0];
+  for (const TensorHook& hook : impl->autograd_meta().leaf_hooks) {
+    if (!hook) continue;
+    Tensor replaced = hook(g);
+    if (replaced.defined()) g = replaced;
+  }
+  if (!grad_enabled()) g = detach(g);  // create_graph=false: .grad holds no history
+  Tensor old = t.grad();
+  t.set_grad(old.defined() ? add(old, g) : g);
+  return {};
+}
+
+TensorList CopyBackward::apply(TensorList&& grads) {
+  // next_edges: [0] the overwritten history of dst (gets nothing), [1] src.
+  TensorList out(2);
+  if (next_edges[1].valid()) out[1] = reduce_to_shape(grads[0], src_shape_);
+  return out;
+}
+
+}  // namespace nabla

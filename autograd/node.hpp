@@ -1,0 +1,125 @@
+// Autograd graph nodes. Every differentiable op call records an OpNode holding the
+// op's row, its attributes, the tensors its backward rule needs (each with the
+// version it saw) and one edge per input. Leaves end in AccumulateGrad nodes.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/op_table.hpp"
+#include "tensor/tensor.hpp"
+
+namespace nabla {
+
+struct Node;
+
+// Where the gradient of an input goes: input slot `input_nr` of node `fn`.
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+struct Node : std::enable_shared_from_this<Node> {
+  Node();
+  virtual ~Node() = default;
+
+  // Gradients for each next edge from the gradients of this node's outputs.
+  virtual TensorList apply(TensorList&& grads) = 0;
+  virtual std::string name() const = 0;  // "MulBackward"
+  virtual void release_saved() {}
+  size_t num_outputs() const { return output_metas.size(); }
+
+  std::vector<Edge> next_edges;
+  std::vector<TensorMeta> output_metas;        // to materialise zero gradients
+  std::vector<std::vector<TensorHook>> hooks;  // tensor hooks, per output slot
+  uint64_t sequence_nr;
+  std::string origin;  // DSL location of the forward call, when known
+};
+
+// The gradient edge of a tensor: its grad_fn slot, or its leaf accumulator.
+Edge gradient_edge(const Tensor& t);
+
+// A tensor kept for backward with the version it had then. Outputs are kept
+// without their grad_fn (it would be a cycle) and get it back on unpack.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  SavedTensor(const Tensor& t, bool is_output);
+  Tensor unpack(const std::shared_ptr<Node>& owner, const char* op, int index) const;
+  bool defined() const { return data_.defined(); }
+  void reset() { data_ = Tensor(); }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+  uint32_t output_nr_ = 0;
+};
+
+class OpNode : public Node {
+ public:
+  OpNode(const OpDef& def, Attrs attrs) : def_(def), attrs_(std::move(attrs)) {}
+  TensorList apply(TensorList&& grads) override;
+  std::string name() const override;
+  void release_saved() override;
+
+  const OpDef& def() const { return def_; }
+  const Attrs& attrs() const { return attrs_; }
+
+  std::vector<TensorMeta> input_metas;
+  std::vector<SavedTensor> saved_inputs;   // by input index (undefined where not saved)
+  std::vector<SavedTensor> saved_outputs;  // by output index
+  bool released = false;
+
+ private:
+  friend class BackwardContext;
+  const OpDef& def_;
+  Attrs attrs_;
+};
+
+// What a backward rule sees: the gradients of the node's outputs (zeros where an
+// output got none), the saved tensors, attributes, and which inputs need gradients.
+class BackwardContext {
+ public:
+  BackwardContext(OpNode& node, TensorList grads) : node_(node), grads_(std::move(grads)) {}
+
+  const Tensor& grad(size_t output = 0) const { return grads_[output]; }
+  Tensor input(size_t i) const;   // a saved input (error if changed in place since)
+  Tensor output(size_t k) const;  // a saved output
+  const Shape& input_shape(size_t i) const { return node_.input_metas[i].sizes; }
+  DType input_dtype(size_t i) const { return node_.input_metas[i].dtype; }
+  size_t num_inputs() const { return node_.input_metas.size(); }
+  bool needs_grad(size_t i) const { return i < node_.next_edges.size() && node_.next_edges[i].valid(); }
+  const Attrs& attrs() const { return node_.attrs(); }
+
+ private:
+  OpNode& node_;
+  TensorList grads_;
+};
+
+// Accumulates into `.grad` of a leaf (out of place, so a gradient tensor that a
+// user also holds is never changed behind their back).
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(const Tensor& leaf);
+  TensorList apply(TensorList&& grads) override;
+  std::string name() const override { return "AccumulateGrad"; }
+  std::weak_ptr<TensorImpl> leaf;
+};
+
+// A CopyBackward node rebases history for an in-place write dst.copy_(src): the
+// gradient goes to src (summed over broadcast dims); the overwritten value gets none.
+class CopyBackward : public Node {
+ public:
+  explicit CopyBackward(Shape src_shape) : src_shape_(std::move(src_shape)) {}
+  TensorList apply(TensorList&& grads) override;
+  std::string name() const override { return "CopyBackward"; }
+
+ private:
+  Shape src_shape_;
+};
+
+}  // namespace nabla

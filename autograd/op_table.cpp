@@ -1,0 +1,87 @@
+#include "autograd/op_table.hpp"
+
+#include <unordered_map>
+
+namespace nabla {
+
+namespace {
+
+const char* const kOpNames[] = {
+#define NABLA_OP_NAME(name) #name,
+    NABLA_OPS(NABLA_OP_NAME)
+#undef NABLA_OP_NAME
+};
+static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kNumOps, "op name table out of line with OpId");
+
+std::vector<OpDef> build_table() {
+  std::vector<OpDef> table(kNumOps);
+  register_view_ops(table);
+  register_elementwise_ops(table);
+  register_reduction_ops(table);
+  register_linalg_ops(table);
+  register_conv_ops(table);
+  register_norm_ops(table);
+  register_index_ops(table);
+  register_loss_ops(table);
+  for (int i = 0; i < kNumOps; ++i) {
+    table[i].id = static_cast<OpId>(i);
+    table[i].name = kOpNames[i];
+  }
+  return table;
+}
+
+}  // namespace
+
+const std::vector<OpDef>& op_table() {
+  static const std::vector<OpDef> table = build_table();
+  return table;
+}
+
+bool row_complete(const OpDef& row) { return row.infer && (row.cpu || row.view); }
+
+const OpDef& op_def(OpId id) {
+  const OpDef& row = op_table()[static_cast<size_t>(id)];
+  // A missing row fails loudly (and tests/ops checks that none is missing).
+  if (!row_complete(row)) throw Error(std::string("op '") + row.name + "' has no complete row in the op table");
+  return row;
+}
+
+std::vector<std::string> incomplete_rows() {
+  std::vector<std::string> out;
+  for (const OpDef& row : op_table())
+    if (!row_complete(row)) out.push_back(row.name);
+  return out;
+}
+const char* op_name(OpId id) { return kOpNames[static_cast<size_t>(id)]; }
+
+const OpDef* find_op(const std::string& name) {
+  static const std::unordered_map<std::string, const OpDef*> by_name = [] {
+    std::unordered_map<std::string, const OpDef*> m;
+    for (const OpDef& row : op_table()) m[row.name] = &row;
+    return m;
+  }();
+  auto it = by_name.find(name);
+  return it == by_name.end() ? nullptr : it->second;
+}
+
+Attrs complete_attrs(const OpDef& def, const Attrs& given) {
+  for (const Attr& a : given.items()) {
+    bool known = false;
+    for (const AttrSpec& s : def.attrs) known |= s.name == a.name;
+    if (!known) {
+      std::string names;
+      for (const AttrSpec& s : def.attrs) names += (names.empty() ? "" : ", ") + s.name;
+      throw Error(std::string(def.name) + ": unknown argument '" + a.name + "' (expected one of: " +
+                  (names.empty() ? "none" : names) + ")");
+    }
+  }
+  Attrs out = given;
+  for (const AttrSpec& s : def.attrs) {
+    if (given.has(s.name)) continue;
+    if (s.required) throw Error(std::string(def.name) + ": missing required argument '" + s.name + "'");
+    out.set(s.name, s.default_value);
+  }
+  return out;
+}
+
+}  // namespace nabla

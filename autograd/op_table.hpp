@@ -1,0 +1,107 @@
+// The op table (DESIGN.md seam 1): one row per op with its name, arity, attributes,
+// shape/dtype rule, kernels per device, and a backward rule written only with other
+// ops of the table, so that backward graphs are ordinary graphs and grad of grad
+// works for every row. Rows live in autograd/ops/<family>.cpp.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor/attrs.hpp"
+#include "autograd/op_list.hpp"
+#include "tensor/tensor.hpp"
+
+namespace nabla {
+
+enum class OpId : uint16_t {
+#define NABLA_OP_ENUM(name) name,
+  NABLA_OPS(NABLA_OP_ENUM)
+#undef NABLA_OP_ENUM
+      kCount
+};
+constexpr int kNumOps = static_cast<int>(OpId::kCount);
+
+struct TensorMeta {
+  Shape sizes;
+  DType dtype = DType::f32;
+};
+
+// How the interpreter and `--list-ops` learn an op's attributes.
+enum class AttrKind : uint8_t { integer, number, boolean, ints, dtype };
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  AttrValue default_value;  // NoneAttr with `required` means the caller must give it
+  bool required = false;
+};
+
+class BackwardContext;  // autograd/node.hpp
+
+using TensorList = std::vector<Tensor>;
+// Shape and dtype of every output, checked against the inputs (errors name the op,
+// the argument and the shapes involved).
+using InferFn = std::vector<TensorMeta> (*)(const TensorList& inputs, const Attrs& attrs);
+// Fills already allocated, contiguous outputs.
+using KernelFn = void (*)(const TensorList& inputs, const Attrs& attrs, TensorList& outputs);
+// For view rows: makes outputs that alias input 0's storage (no allocation, no copy).
+using ViewFn = TensorList (*)(const TensorList& inputs, const Attrs& attrs);
+// Gradients for every input (an undefined Tensor where an input needs none), built
+// from ops of the table so that they are differentiable again.
+using BackwardFn = TensorList (*)(BackwardContext& ctx);
+
+// Which tensors a node keeps for its backward rule (bit i = input i / output i).
+struct Saves {
+  uint32_t inputs = 0;
+  uint32_t outputs = 0;
+};
+constexpr uint32_t kAll = 0xffffffffu;
+
+struct OpDef {
+  OpId id = OpId::kCount;
+  const char* name = nullptr;
+  int num_inputs = 0;   // -1: a list (cat, stack)
+  int num_outputs = 1;  // -1: decided by infer (split)
+  std::vector<AttrSpec> attrs;
+  InferFn infer = nullptr;
+  KernelFn cpu = nullptr;
+  KernelFn cuda = nullptr;  // filled by the CUDA backend
+  ViewFn view = nullptr;
+  BackwardFn backward = nullptr;  // null: not differentiable (comparisons, argmax)
+  Saves saves;
+  // Outputs that never carry gradient (indices, masks), as a bit set.
+  uint32_t nondiff_outputs = 0;
+  // Non-null when backward exists but is not itself differentiable: says why.
+  const char* no_double_backward = nullptr;
+  // Its kernel handles f16/bf16 itself; otherwise they compute through f32
+  // (see Note [Half through f32] in dispatch.cpp).
+  bool half_native = false;
+  // Whether the graph passes may fuse it into an elementwise kernel (issue 5 reads this).
+  bool elementwise = false;
+};
+
+// The row of an op; every OpId has one (checked when the table is built).
+const OpDef& op_def(OpId id);
+const char* op_name(OpId id);
+// Looks an op up by its name; nullptr when there is none.
+const OpDef* find_op(const std::string& name);
+// Rows in OpId order.
+const std::vector<OpDef>& op_table();
+
+// Names of ops whose row lacks a shape rule or a kernel (should be none).
+std::vector<std::string> incomplete_rows();
+
+// Fills missing attributes with the row's defaults; unknown names and missing
+// required ones are errors that name the op.
+Attrs complete_attrs(const OpDef& def, const Attrs& given);
+
+// Row registration, one function per family file.
+void register_view_ops(std::vector<OpDef>& table);
+void register_elementwise_ops(std::vector<OpDef>& table);
+void register_reduction_ops(std::vector<OpDef>& table);
+void register_linalg_ops(std::vector<OpDef>& table);
+void register_conv_ops(std::vector<OpDef>& table);
+void register_norm_ops(std::vector<OpDef>& table);
+void register_index_ops(std::vector<OpDef>& table);
+void register_loss_ops(std::vector<OpDef>& table);
+
+}  // namespace nabla

@@ -1,0 +1,174 @@
+// The functional API: one C++ function per op of the table (plus a few composites
+// built from them). Everything here goes through call(), so every function records
+// autograd nodes when gradients are on, and backward rules written with these
+// functions are themselves differentiable.
+#pragma once
+#include <optional>
+#include <utility>
+
+#include "autograd/op_table.hpp"
+#include "tensor/tensor.hpp"
+
+namespace nabla {
+
+// The one dispatch path: shape rule, kernel, autograd recording.
+TensorList call(OpId id, const TensorList& inputs, const Attrs& attrs = {});
+Tensor call1(OpId id, const TensorList& inputs, const Attrs& attrs = {});
+
+using IntList = std::vector<int64_t>;
+
+// Views and layout.
+Tensor view(const Tensor& x, const IntList& shape);
+Tensor reshape(const Tensor& x, const IntList& shape);
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& x, const IntList& dims);
+Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+Tensor select(const Tensor& x, int64_t dim, int64_t index);
+Tensor expand(const Tensor& x, const IntList& shape);
+Tensor squeeze(const Tensor& x);  // every size-1 dim
+Tensor squeeze(const Tensor& x, const IntList& dims);
+Tensor unsqueeze(const Tensor& x, int64_t dim);
+Tensor contiguous(const Tensor& x);
+Tensor slice_backward(const Tensor& grad, const IntList& input_shape, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor to_dtype(const Tensor& x, DType dtype);
+Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
+
+// Unary elementwise.
+Tensor neg(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor sign(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor gelu(const Tensor& x);
+Tensor silu(const Tensor& x);
+Tensor erf(const Tensor& x);
+
+// Binary elementwise, with broadcasting and type promotion; a double argument is a
+// wrapped number that does not widen the tensor's dtype (as in PyTorch).
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, double exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, double b);
+Tensor operator-(const Tensor& a, double b);
+Tensor operator*(const Tensor& a, double b);
+Tensor operator/(const Tensor& a, double b);
+Tensor operator+(double a, const Tensor& b);
+Tensor operator-(double a, const Tensor& b);
+Tensor operator*(double a, const Tensor& b);
+Tensor operator/(double a, const Tensor& b);
+
+// Reductions. An empty dims list reduces over every dim.
+Tensor sum(const Tensor& x, const IntList& dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& x, const IntList& dims = {}, bool keepdim = false);
+Tensor max(const Tensor& x);  // of all elements
+Tensor min(const Tensor& x);
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);  // values, indices
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& x, const IntList& dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, const IntList& dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, const IntList& dims, bool keepdim = false);
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+
+// Linear algebra (f32 on oneDNN's sgemm, f64 on OpenBLAS).
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+
+// Convolution and pooling (NCHW).
+struct Conv2dOptions {
+  IntList stride{1, 1};
+  IntList padding{0, 0};
+  IntList dilation{1, 1};
+  int64_t groups = 1;
+};
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), const Conv2dOptions& opt = {});
+Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight, const IntList& input_shape, const Conv2dOptions& opt);
+Tensor conv2d_backward_weight(const Tensor& x, const Tensor& grad, const IntList& weight_shape, const Conv2dOptions& opt);
+struct Pool2dOptions {
+  IntList kernel_size;
+  IntList stride;  // empty: equal to kernel_size
+  IntList padding{0, 0};
+  IntList dilation{1, 1};  // max_pool2d only
+  bool ceil_mode = false;
+  bool count_include_pad = true;  // avg_pool2d only
+};
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Pool2dOptions& opt);
+Tensor max_pool2d(const Tensor& x, const Pool2dOptions& opt);
+Tensor avg_pool2d(const Tensor& x, const Pool2dOptions& opt);
+Tensor avg_pool2d_backward(const Tensor& grad, const IntList& input_shape, const Pool2dOptions& opt);
+
+// Normalization and regularization.
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum = 0.1, double eps = 1e-5);
+Tensor layer_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+Tensor dropout(const Tensor& x, double p, bool training = true);
+
+// Indexing and joining.
+Tensor embedding(const Tensor& weight, const Tensor& indices);
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor cat(const TensorList& tensors, int64_t dim = 0);
+Tensor stack(const TensorList& tensors, int64_t dim = 0);
+TensorList split(const Tensor& x, const IntList& sizes, int64_t dim = 0);
+TensorList split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+
+// Losses; reduction is "mean", "sum" or "none".
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::string& reduction = "mean",
+                     int64_t ignore_index = -100, double label_smoothing = 0.0);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::string& reduction = "mean",
+                int64_t ignore_index = -100);
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, const std::string& reduction = "mean");
+Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target,
+                                        const std::string& reduction = "mean");
+// Reductions are an int attribute in the table: 0 none, 1 mean, 2 sum.
+int64_t reduction_code(const std::string& reduction);
+
+// Composites used by backward rules (made of ops above).
+Tensor zeros_like(const Tensor& x);
+Tensor ones_like(const Tensor& x);
+// Sums g over the dims that broadcasting added or expanded, giving `shape`.
+Tensor reduce_to_shape(const Tensor& g, const Shape& shape);
+
+// Autograd-aware in-place writes (bump the version; rebase history).
+Tensor& copy_(Tensor& dst, const Tensor& src);
+Tensor& add_(Tensor& dst, const Tensor& src);
+Tensor& sub_(Tensor& dst, const Tensor& src);
+Tensor& mul_(Tensor& dst, const Tensor& src);
+Tensor& div_(Tensor& dst, const Tensor& src);
+Tensor& zero_(Tensor& dst);
+
+// A tensor sharing x's data with no autograd history.
+Tensor detach(const Tensor& x);
+
+}  // namespace nabla

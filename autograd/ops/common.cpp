@@ -1,0 +1,89 @@
+#include "autograd/ops/common.hpp"
+
+#include <algorithm>
+
+namespace nabla {
+
+Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b, const char* a_name, const char* b_name) {
+  if (a == b) return a;
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Error(std::string(op) + ": argument '" + b_name + "' of shape " + shape_str(b) +
+                  " cannot be broadcast with argument '" + a_name + "' of shape " + shape_str(a) + " (dim " +
+                  std::to_string(static_cast<int64_t>(i) - static_cast<int64_t>(n)) + ": " + std::to_string(da) +
+                  " vs " + std::to_string(db) + ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+DType result_type(const TensorList& inputs) {
+  bool has[3] = {false, false, false};
+  DType tier[3] = {DType::b8, DType::b8, DType::b8};  // dimensioned, 0-dim, wrapped
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) continue;
+    int k = t.impl()->wrapped_number ? 2 : t.dim() == 0 ? 1 : 0;
+    DType d = t.dtype();
+    if (k == 2) d = dtype_category(d) == 2 ? DType::f32 : dtype_category(d) == 1 ? DType::i64 : DType::b8;
+    tier[k] = has[k] ? promote_types(tier[k], d) : d;
+    has[k] = true;
+  }
+  bool found = false;
+  DType result = DType::f32;
+  for (int k = 0; k < 3; ++k) {
+    if (!has[k]) continue;
+    if (!found) {
+      result = tier[k];
+      found = true;
+    } else if (dtype_category(tier[k]) > dtype_category(result)) {
+      result = tier[k];
+    }
+  }
+  return result;
+}
+
+void check_floating(const char* op, const char* arg, const Tensor& t) {
+  check(t.defined(), std::string(op) + ": argument '" + arg + "' is missing");
+  if (!is_floating(t.dtype()))
+    throw Error(std::string(op) + ": argument '" + arg + "' must be a floating tensor, got " + dtype_name(t.dtype()));
+}
+
+std::vector<int64_t> reduction_dims(const char* op, const std::vector<int64_t>& dims, int64_t ndim) {
+  std::vector<int64_t> out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
+    return out;
+  }
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, ndim, op);
+    if (ndim == 0) continue;  // dim 0 / -1 of a scalar reduces nothing
+    if (std::find(out.begin(), out.end(), w) != out.end())
+      throw Error(std::string(op) + ": dim " + std::to_string(w) + " appears more than once in dims");
+    out.push_back(w);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Shape reduced_shape(const Shape& sizes, const std::vector<int64_t>& dims, bool keepdim) {
+  Shape out;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    bool reduced = std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+    if (!reduced)
+      out.push_back(sizes[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+Tensor unsqueeze_reduced(const Tensor& g, const Shape& input_shape, const std::vector<int64_t>& dims, bool keepdim) {
+  if (keepdim) return g;
+  return reshape(g, reduced_shape(input_shape, dims, true).vec());
+}
+
+}  // namespace nabla

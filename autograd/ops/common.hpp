@@ -1,0 +1,38 @@
+// Helpers shared by the rows of the op table: broadcasting and type promotion with
+// error messages that name the op, the argument and the shapes.
+#pragma once
+#include <string>
+
+#include "autograd/node.hpp"
+#include "autograd/ops.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
+
+namespace nabla {
+
+// The broadcast shape of a and b; the error names the op and both arguments.
+Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b, const char* a_name = "self",
+                       const char* b_name = "other");
+// PyTorch's result_type: dimensioned tensors decide, then 0-dim tensors, then
+// wrapped numbers, each only when it raises the category (bool < int < float).
+DType result_type(const TensorList& inputs);
+// Floating ops on integer or bool inputs compute in f32.
+inline DType float_result(DType t) { return is_floating(t) ? t : DType::f32; }
+// Errors unless t is defined and floating; `arg` names the argument.
+void check_floating(const char* op, const char* arg, const Tensor& t);
+// Normalises dims (negative allowed, duplicates rejected); empty means all dims.
+std::vector<int64_t> reduction_dims(const char* op, const std::vector<int64_t>& dims, int64_t ndim);
+// The output shape of reducing `dims` of `sizes`.
+Shape reduced_shape(const Shape& sizes, const std::vector<int64_t>& dims, bool keepdim);
+// g (the gradient of a reduction) reshaped so it broadcasts against the input.
+Tensor unsqueeze_reduced(const Tensor& g, const Shape& input_shape, const std::vector<int64_t>& dims, bool keepdim);
+
+// Attribute specs for rows.
+inline AttrSpec attr_required(const char* name, AttrKind kind) { return {name, kind, NoneAttr{}, true}; }
+inline AttrSpec attr_optional(const char* name, AttrKind kind, AttrValue v) { return {name, kind, std::move(v), false}; }
+
+inline OpDef& row(std::vector<OpDef>& table, OpId id) { return table[static_cast<size_t>(id)]; }
+
+inline std::vector<TensorMeta> one(Shape s, DType t) { return {TensorMeta{std::move(s), t}}; }
+
+}  // namespace nabla

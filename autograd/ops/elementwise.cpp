@@ -1,0 +1,276 @@
+// Rows of the elementwise ops. Backward rules are written with the functional API,
+// so they record nodes under create_graph and grad of grad works.
+#include <cmath>
+
+#include "autograd/ops/common.hpp"
+
+namespace nabla {
+
+namespace {
+
+std::vector<TensorMeta> infer_float_unary(const TensorList& in, const Attrs&) {
+  return one(in[0].sizes(), float_result(in[0].dtype()));
+}
+std::vector<TensorMeta> infer_numeric_unary(const TensorList& in, const Attrs&) {
+  return one(in[0].sizes(), in[0].dtype());
+}
+
+Tensor zero_scalar() { return wrapped_scalar(0.0); }
+
+TensorList backward_neg(BackwardContext& c) { return {neg(c.grad())}; }
+TensorList backward_exp(BackwardContext& c) { return {c.grad() * c.output(0)}; }
+TensorList backward_log(BackwardContext& c) { return {c.grad() / c.input(0)}; }
+TensorList backward_sqrt(BackwardContext& c) { return {c.grad() / (c.output(0) * 2.0)}; }
+TensorList backward_rsqrt(BackwardContext& c) {
+  Tensor y = c.output(0);
+  return {c.grad() * (y * y * y) * -0.5};
+}
+TensorList backward_abs(BackwardContext& c) { return {c.grad() * sign(c.input(0))}; }
+TensorList backward_sign(BackwardContext& c) { return {zeros_like(c.grad())}; }
+TensorList backward_sin(BackwardContext& c) { return {c.grad() * cos(c.input(0))}; }
+TensorList backward_cos(BackwardContext& c) { return {neg(c.grad() * sin(c.input(0)))}; }
+TensorList backward_tanh(BackwardContext& c) {
+  Tensor y = c.output(0);
+  return {c.grad() * (1.0 - y * y)};
+}
+TensorList backward_sigmoid(BackwardContext& c) {
+  Tensor y = c.output(0);
+  return {c.grad() * (y * (1.0 - y))};
+}
+TensorList backward_relu(BackwardContext& c) {
+  return {where(gt(c.output(0), zero_scalar()), c.grad(), zero_scalar())};
+}
+TensorList backward_gelu(BackwardContext& c) {
+  // d/dx x*Phi(x) = Phi(x) + x*phi(x)
+  Tensor x = c.input(0);
+  Tensor cdf = (erf(x * M_SQRT1_2) + 1.0) * 0.5;
+  Tensor pdf = exp(x * x * -0.5) * (0.5 * M_2_SQRTPI * M_SQRT1_2);
+  return {c.grad() * (cdf + x * pdf)};
+}
+TensorList backward_silu(BackwardContext& c) {
+  Tensor x = c.input(0);
+  Tensor s = sigmoid(x);
+  return {c.grad() * (s * (1.0 + x * (1.0 - s)))};
+}
+TensorList backward_erf(BackwardContext& c) {
+  Tensor x = c.input(0);
+  return {c.grad() * (exp(neg(x * x)) * M_2_SQRTPI)};
+}
+
+std::vector<TensorMeta> infer_binary(const char* op, const TensorList& in) {
+  return one(broadcast_shapes(op, in[0].sizes(), in[1].sizes()), result_type(in));
+}
+std::vector<TensorMeta> infer_add(const TensorList& in, const Attrs&) { return infer_binary("add", in); }
+std::vector<TensorMeta> infer_sub(const TensorList& in, const Attrs&) {
+  if (in[0].dtype() == DType::b8 && in[1].dtype() == DType::b8)
+    throw Error("sub: subtracting two bool tensors is not supported; use logical ops or convert with to_dtype");
+  return infer_binary("sub", in);
+}
+std::vector<TensorMeta> infer_mul(const TensorList& in, const Attrs&) { return infer_binary("mul", in); }
+std::vector<TensorMeta> infer_div(const TensorList& in, const Attrs&) {
+  // True division: integers divide as floats, like Python's / and PyTorch's div.
+  auto m = infer_binary("div", in);
+  m[0].dtype = float_result(m[0].dtype);
+  return m;
+}
+std::vector<TensorMeta> infer_pow(const TensorList& in, const Attrs&) {
+  auto m = infer_binary("pow", in);
+  m[0].dtype = float_result(m[0].dtype);
+  return m;
+}
+std::vector<TensorMeta> infer_maximum(const TensorList& in, const Attrs&) { return infer_binary("maximum", in); }
+std::vector<TensorMeta> infer_minimum(const TensorList& in, const Attrs&) { return infer_binary("minimum", in); }
+std::vector<TensorMeta> infer_compare(const TensorList& in, const Attrs&) {
+  return one(broadcast_shapes("comparison", in[0].sizes(), in[1].sizes()), DType::b8);
+}
+
+TensorList backward_add(BackwardContext& c) {
+  return {c.needs_grad(0) ? reduce_to_shape(c.grad(), c.input_shape(0)) : Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(c.grad(), c.input_shape(1)) : Tensor()};
+}
+TensorList backward_sub(BackwardContext& c) {
+  return {c.needs_grad(0) ? reduce_to_shape(c.grad(), c.input_shape(0)) : Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(neg(c.grad()), c.input_shape(1)) : Tensor()};
+}
+TensorList backward_mul(BackwardContext& c) {
+  return {c.needs_grad(0) ? reduce_to_shape(c.grad() * c.input(1), c.input_shape(0)) : Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(c.grad() * c.input(0), c.input_shape(1)) : Tensor()};
+}
+TensorList backward_div(BackwardContext& c) {
+  Tensor b = c.input(1);
+  Tensor ga, gb;
+  if (c.needs_grad(0)) ga = reduce_to_shape(c.grad() / b, c.input_shape(0));
+  if (c.needs_grad(1)) gb = reduce_to_shape(neg(c.grad() * c.input(0)) / (b * b), c.input_shape(1));
+  return {ga, gb};
+}
+TensorList backward_pow(BackwardContext& c) {
+  Tensor a = c.input(0), b = c.input(1);
+  Tensor ga, gb;
+  if (c.needs_grad(0)) ga = reduce_to_shape(c.grad() * b * pow(a, b - 1.0), c.input_shape(0));
+  if (c.needs_grad(1)) {
+    // 0^b with b >= 0 has derivative 0 in b (PyTorch masks the NaN of log(0) the same way).
+    Tensor at_zero = mul(eq(a, zero_scalar()), ge(b, zero_scalar()));
+    gb = reduce_to_shape(where(at_zero, zero_scalar(), c.grad() * c.output(0) * log(a)), c.input_shape(1));
+  }
+  return {ga, gb};
+}
+// maximum/minimum: the gradient goes to the chosen side; ties split it evenly.
+TensorList backward_extremum(BackwardContext& c, bool is_max) {
+  Tensor a = c.input(0), b = c.input(1);
+  Tensor a_wins = is_max ? gt(a, b) : lt(a, b);
+  Tensor weight_a = where(a_wins, wrapped_scalar(1.0), where(eq(a, b), wrapped_scalar(0.5), zero_scalar()));
+  weight_a = to_dtype(weight_a, c.grad().dtype());
+  return {c.needs_grad(0) ? reduce_to_shape(c.grad() * weight_a, c.input_shape(0)) : Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(c.grad() * (1.0 - weight_a), c.input_shape(1)) : Tensor()};
+}
+TensorList backward_maximum(BackwardContext& c) { return backward_extremum(c, true); }
+TensorList backward_minimum(BackwardContext& c) { return backward_extremum(c, false); }
+
+std::vector<TensorMeta> infer_where(const TensorList& in, const Attrs&) {
+  Shape s = broadcast_shapes("where", in[0].sizes(), in[1].sizes(), "condition", "input");
+  s = broadcast_shapes("where", s, in[2].sizes(), "condition and input", "other");
+  return one(s, result_type({in[1], in[2]}));
+}
+TensorList backward_where(BackwardContext& c) {
+  Tensor cond = c.input(0);
+  return {Tensor(), c.needs_grad(1) ? reduce_to_shape(where(cond, c.grad(), zero_scalar()), c.input_shape(1)) : Tensor(),
+          c.needs_grad(2) ? reduce_to_shape(where(cond, zero_scalar(), c.grad()), c.input_shape(2)) : Tensor()};
+}
+
+std::vector<TensorMeta> infer_clamp(const TensorList& in, const Attrs& a) {
+  DType t = in[0].dtype();
+  bool float_bound = std::holds_alternative<double>(a.value("min")) || std::holds_alternative<double>(a.value("max"));
+  if (float_bound && !is_floating(t)) t = DType::f32;
+  return one(in[0].sizes(), t);
+}
+TensorList backward_clamp(BackwardContext& c) {
+  Tensor x = c.input(0);
+  Tensor keep = ones(x.sizes(), DType::b8);
+  if (!c.attrs().is_none("min")) keep = mul(keep, ge(x, wrapped_scalar(c.attrs().f("min"))));
+  if (!c.attrs().is_none("max")) keep = mul(keep, le(x, wrapped_scalar(c.attrs().f("max"))));
+  return {where(keep, c.grad(), zero_scalar())};
+}
+
+OpDef unary(KernelFn k, BackwardFn b, uint32_t save_in, uint32_t save_out, bool float_op = true) {
+  return {.num_inputs = 1, .infer = float_op ? infer_float_unary : infer_numeric_unary, .cpu = k, .backward = b,
+          .saves = {save_in, save_out}, .elementwise = true};
+}
+OpDef binary(InferFn infer, KernelFn k, BackwardFn b, uint32_t save_in, uint32_t save_out = 0) {
+  return {.num_inputs = 2, .infer = infer, .cpu = k, .backward = b, .saves = {save_in, save_out}, .elementwise = true};
+}
+
+}  // namespace
+
+void register_elementwise_ops(std::vector<OpDef>& t) {
+  row(t, OpId::neg) = unary(cpu::neg, backward_neg, 0, 0, false);
+  row(t, OpId::exp) = unary(cpu::exp, backward_exp, 0, 1);
+  row(t, OpId::log) = unary(cpu::log, backward_log, 1, 0);
+  row(t, OpId::sqrt) = unary(cpu::sqrt, backward_sqrt, 0, 1);
+  row(t, OpId::rsqrt) = unary(cpu::rsqrt, backward_rsqrt, 0, 1);
+  row(t, OpId::abs) = unary(cpu::abs, backward_abs, 1, 0, false);
+  row(t, OpId::sign) = unary(cpu::sign, backward_sign, 0, 0, false);
+  row(t, OpId::sin) = unary(cpu::sin, backward_sin, 1, 0);
+  row(t, OpId::cos) = unary(cpu::cos, backward_cos, 1, 0);
+  row(t, OpId::tanh) = unary(cpu::tanh, backward_tanh, 0, 1);
+  row(t, OpId::sigmoid) = unary(cpu::sigmoid, backward_sigmoid, 0, 1);
+  row(t, OpId::relu) = unary(cpu::relu, backward_relu, 0, 1, false);
+  row(t, OpId::gelu) = unary(cpu::gelu, backward_gelu, 1, 0);
+  row(t, OpId::silu) = unary(cpu::silu, backward_silu, 1, 0);
+  row(t, OpId::erf) = unary(cpu::erf, backward_erf, 1, 0);
+
+  row(t, OpId::add) = binary(infer_add, cpu::add, backward_add, 0);
+  row(t, OpId::sub) = binary(infer_sub, cpu::sub, backward_sub, 0);
+  row(t, OpId::mul) = binary(infer_mul, cpu::mul, backward_mul, 0b11);
+  row(t, OpId::div) = binary(infer_div, cpu::div, backward_div, 0b11);
+  row(t, OpId::pow) = binary(infer_pow, cpu::pow, backward_pow, 0b11, 1);
+  row(t, OpId::maximum) = binary(infer_maximum, cpu::maximum, backward_maximum, 0b11);
+  row(t, OpId::minimum) = binary(infer_minimum, cpu::minimum, backward_minimum, 0b11);
+  row(t, OpId::eq) = binary(infer_compare, cpu::eq, nullptr, 0);
+  row(t, OpId::ne) = binary(infer_compare, cpu::ne, nullptr, 0);
+  row(t, OpId::lt) = binary(infer_compare, cpu::lt, nullptr, 0);
+  row(t, OpId::le) = binary(infer_compare, cpu::le, nullptr, 0);
+  row(t, OpId::gt) = binary(infer_compare, cpu::gt, nullptr, 0);
+  row(t, OpId::ge) = binary(infer_compare, cpu::ge, nullptr, 0);
+  row(t, OpId::where) = {.num_inputs = 3, .infer = infer_where, .cpu = cpu::where, .backward = backward_where,
+                         .saves = {0b001, 0}, .elementwise = true};
+  row(t, OpId::clamp) = {.num_inputs = 1,
+                         .attrs = {attr_optional("min", AttrKind::number, NoneAttr{}),
+                                   attr_optional("max", AttrKind::number, NoneAttr{})},
+                         .infer = infer_clamp, .cpu = cpu::clamp, .backward = backward_clamp, .saves = {1, 0},
+                         .elementwise = true};
+}
+
+// The functional API of this family.
+
+#define NABLA_UNARY_API(name) \
+  Tensor name(const Tensor& x) { return call1(OpId::name, {x}); }
+NABLA_UNARY_API(neg)
+NABLA_UNARY_API(exp)
+NABLA_UNARY_API(log)
+NABLA_UNARY_API(sqrt)
+NABLA_UNARY_API(rsqrt)
+NABLA_UNARY_API(abs)
+NABLA_UNARY_API(sign)
+NABLA_UNARY_API(sin)
+NABLA_UNARY_API(cos)
+NABLA_UNARY_API(tanh)
+NABLA_UNARY_API(sigmoid)
+NABLA_UNARY_API(relu)
+NABLA_UNARY_API(gelu)
+NABLA_UNARY_API(silu)
+NABLA_UNARY_API(erf)
+#undef NABLA_UNARY_API
+
+#define NABLA_BINARY_API(name) \
+  Tensor name(const Tensor& a, const Tensor& b) { return call1(OpId::name, {a, b}); }
+NABLA_BINARY_API(add)
+NABLA_BINARY_API(sub)
+NABLA_BINARY_API(mul)
+NABLA_BINARY_API(div)
+NABLA_BINARY_API(pow)
+NABLA_BINARY_API(maximum)
+NABLA_BINARY_API(minimum)
+NABLA_BINARY_API(eq)
+NABLA_BINARY_API(ne)
+NABLA_BINARY_API(lt)
+NABLA_BINARY_API(le)
+NABLA_BINARY_API(gt)
+NABLA_BINARY_API(ge)
+#undef NABLA_BINARY_API
+
+Tensor pow(const Tensor& a, double exponent) { return pow(a, wrapped_scalar(exponent)); }
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) { return call1(OpId::where, {cond, a, b}); }
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
+  return call1(OpId::clamp, {x},
+               {{"min", min ? AttrValue(*min) : AttrValue(NoneAttr{})}, {"max", max ? AttrValue(*max) : AttrValue(NoneAttr{})}});
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator+(const Tensor& a, double b) { return add(a, wrapped_scalar(b)); }
+Tensor operator-(const Tensor& a, double b) { return sub(a, wrapped_scalar(b)); }
+Tensor operator*(const Tensor& a, double b) { return mul(a, wrapped_scalar(b)); }
+Tensor operator/(const Tensor& a, double b) { return div(a, wrapped_scalar(b)); }
+Tensor operator+(double a, const Tensor& b) { return add(wrapped_scalar(a), b); }
+Tensor operator-(double a, const Tensor& b) { return sub(wrapped_scalar(a), b); }
+Tensor operator*(double a, const Tensor& b) { return mul(wrapped_scalar(a), b); }
+Tensor operator/(double a, const Tensor& b) { return div(wrapped_scalar(a), b); }
+
+Tensor zeros_like(const Tensor& x) { return zeros(x.sizes(), x.dtype()); }
+Tensor ones_like(const Tensor& x) { return ones(x.sizes(), x.dtype()); }
+
+Tensor reduce_to_shape(const Tensor& g, const Shape& shape) {
+  if (g.sizes() == shape) return g;
+  int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  check(lead >= 0, "reduce_to_shape: gradient of shape " + g.shape_str() + " has fewer dims than " + shape_str(shape));
+  IntList dims;
+  for (int64_t d = 0; d < g.dim(); ++d)
+    if (d < lead || (shape[d - lead] == 1 && g.sizes()[d] != 1)) dims.push_back(d);
+  Tensor r = dims.empty() ? g : sum(g, dims, true);
+  return reshape(r, shape.vec());
+}
+
+}  // namespace nabla

@@ -1,0 +1,90 @@
+// Rows of matmul and linear.
+#include "autograd/ops/common.hpp"
+
+namespace nabla {
+
+namespace {
+
+void check_same_float(const char* op, const Tensor& a, const Tensor& b, const char* an, const char* bn) {
+  check_floating(op, an, a);
+  check_floating(op, bn, b);
+  if (a.dtype() != b.dtype())
+    throw Error(std::string(op) + ": expected '" + an + "' and '" + bn + "' to have the same dtype, got " +
+                dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
+}
+
+std::vector<TensorMeta> infer_matmul(const TensorList& in, const Attrs&) {
+  const Tensor &a = in[0], &b = in[1];
+  check_same_float("matmul", a, b, "self", "other");
+  check(a.dim() >= 2 && b.dim() >= 2, "matmul: the row needs tensors of at least 2 dims (the API unsqueezes 1-D)");
+  int64_t k = a.sizes()[a.dim() - 1], k2 = b.sizes()[b.dim() - 2];
+  if (k != k2)
+    throw Error("matmul: argument 'other' of shape " + b.shape_str() + " has " + std::to_string(k2) +
+                " rows but argument 'self' of shape " + a.shape_str() + " has " + std::to_string(k) + " columns");
+  Shape batch_a(a.sizes().begin(), a.sizes().end() - 2), batch_b(b.sizes().begin(), b.sizes().end() - 2);
+  Shape out = broadcast_shapes("matmul", batch_a, batch_b);
+  out.push_back(a.sizes()[a.dim() - 2]);
+  out.push_back(b.sizes()[b.dim() - 1]);
+  return one(out, a.dtype());
+}
+
+TensorList backward_matmul(BackwardContext& c) {
+  Tensor ga, gb;
+  if (c.needs_grad(0)) ga = reduce_to_shape(matmul(c.grad(), transpose(c.input(1), -1, -2)), c.input_shape(0));
+  if (c.needs_grad(1)) gb = reduce_to_shape(matmul(transpose(c.input(0), -1, -2), c.grad()), c.input_shape(1));
+  return {ga, gb};
+}
+
+std::vector<TensorMeta> infer_linear(const TensorList& in, const Attrs&) {
+  const Tensor &x = in[0], &w = in[1], &b = in[2];
+  check_same_float("linear", x, w, "input", "weight");
+  check(w.dim() == 2, "linear: argument 'weight' must be 2-D [out_features, in_features], got shape " + w.shape_str());
+  check(x.dim() >= 1, "linear: argument 'input' must have at least 1 dim");
+  if (x.sizes()[x.dim() - 1] != w.sizes()[1])
+    throw Error("linear: argument 'input' of shape " + x.shape_str() + " has " + std::to_string(x.sizes()[x.dim() - 1]) +
+                " features but argument 'weight' of shape " + w.shape_str() + " expects " + std::to_string(w.sizes()[1]));
+  if (b.defined()) {
+    check(b.dtype() == x.dtype(), "linear: argument 'bias' must have dtype " + std::string(dtype_name(x.dtype())));
+    if (!(b.dim() == 1 && b.sizes()[0] == w.sizes()[0]))
+      throw Error("linear: argument 'bias' must have shape [" + std::to_string(w.sizes()[0]) + "], got " + b.shape_str());
+  }
+  Shape out = x.sizes();
+  out.back() = w.sizes()[0];
+  return one(out, x.dtype());
+}
+
+TensorList backward_linear(BackwardContext& c) {
+  Tensor g = c.grad();
+  const Shape& wshape = c.input_shape(1);
+  Tensor gx, gw, gb;
+  if (c.needs_grad(0)) gx = matmul(g, c.input(1));
+  Tensor g2 = reshape(g, {-1, wshape[0]});
+  if (c.needs_grad(1)) gw = matmul(transpose(g2, 0, 1), reshape(c.input(0), {-1, wshape[1]}));
+  if (c.needs_grad(2)) gb = sum(g2, {0});
+  return {gx, gw, gb};
+}
+
+}  // namespace
+
+void register_linalg_ops(std::vector<OpDef>& t) {
+  row(t, OpId::matmul) = {.num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul,
+                          .saves = {0b11, 0}};
+  row(t, OpId::linear) = {.num_inputs = 3, .infer = infer_linear, .cpu = cpu::linear, .backward = backward_linear,
+                          .saves = {0b011, 0}};
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  check(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need at least 1 dim, got shapes " + a.shape_str() +
+                                          " and " + b.shape_str());
+  // 1-D operands follow torch.matmul: a vector is a row (left) or a column (right).
+  if (a.dim() == 1 && b.dim() == 1) return reshape(call1(OpId::matmul, {unsqueeze(a, 0), unsqueeze(b, 1)}), {});
+  if (a.dim() == 1) return squeeze(call1(OpId::matmul, {unsqueeze(a, 0), b}), {-2});
+  if (b.dim() == 1) return squeeze(call1(OpId::matmul, {a, unsqueeze(b, 1)}), {-1});
+  return call1(OpId::matmul, {a, b});
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  return call1(OpId::linear, {x, weight, bias});
+}
+
+}  // namespace nabla

@@ -1,0 +1,390 @@
+// Rows of the view ops: they alias input 0's storage with new sizes/strides/offset
+// (no copy), plus contiguous, to_dtype and slice_backward, the copying ops that view
+// backward rules need.
+#include <algorithm>
+#include <numeric>
+
+#include "autograd/ops/common.hpp"
+
+namespace nabla {
+
+namespace {
+
+// Resolves one -1 in `shape` against numel; the error names the op.
+Shape infer_size(const char* op, const std::vector<int64_t>& shape, int64_t numel, const Shape& from) {
+  Shape out(shape.begin(), shape.end());
+  int64_t known = 1, infer_at = -1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      check(infer_at < 0, std::string(op) + ": only one dimension can be -1, got " + shape_str(out));
+      infer_at = static_cast<int64_t>(i);
+    } else {
+      check(out[i] >= 0, std::string(op) + ": invalid size " + std::to_string(out[i]) + " in shape " + shape_str(out));
+      known *= out[i];
+    }
+  }
+  if (infer_at >= 0) {
+    check(known != 0 && numel % known == 0,
+          std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " + shape_str(from));
+    out[infer_at] = numel / known;
+  } else {
+    check(known == numel, std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " +
+                              shape_str(from) + " (" + std::to_string(numel) + " elements)");
+  }
+  return out;
+}
+
+// Strides for viewing (sizes, strides) as `shape` without a copy, if possible
+// (the chunk-matching algorithm PyTorch uses); false when a copy is needed.
+bool view_strides(const Shape& sizes, const Shape& strides, const Shape& shape, Shape* out) {
+  int64_t numel = shape_numel(sizes);
+  if (numel == 0 || sizes.empty()) {
+    *out = contiguous_strides(shape);
+    return true;
+  }
+  *out = Shape(shape.size());
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        (*out)[view_d] = view_numel * chunk_base_stride;
+        view_numel *= shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base_stride = strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+std::vector<TensorMeta> infer_view(const TensorList& in, const Attrs& a) {
+  return one(infer_size("view", a.ints("shape"), in[0].numel(), in[0].sizes()), in[0].dtype());
+}
+TensorList view_view(const TensorList& in, const Attrs& a) {
+  Shape shape = infer_size("view", a.ints("shape"), in[0].numel(), in[0].sizes());
+  Shape strides;
+  if (!view_strides(in[0].sizes(), in[0].strides(), shape, &strides))
+    throw Error("view: the shape " + shape_str(shape) + " is not compatible with the input's size " +
+                in[0].shape_str() + " and stride " + shape_str(in[0].strides()) +
+                " (at least one dimension spans across two contiguous subspaces); a view cannot be made without "
+                "a copy, use reshape(...) instead");
+  return {make_view(in[0], shape, strides, in[0].offset())};
+}
+TensorList backward_reshape_like(BackwardContext& ctx) { return {reshape(ctx.grad(), ctx.input_shape(0).vec())}; }
+
+std::vector<TensorMeta> infer_reshape(const TensorList& in, const Attrs& a) {
+  return one(infer_size("reshape", a.ints("shape"), in[0].numel(), in[0].sizes()), in[0].dtype());
+}
+TensorList view_reshape(const TensorList& in, const Attrs& a) {
+  Shape shape = infer_size("reshape", a.ints("shape"), in[0].numel(), in[0].sizes());
+  Shape strides;
+  if (view_strides(in[0].sizes(), in[0].strides(), shape, &strides))
+    return {make_view(in[0], shape, strides, in[0].offset())};
+  Tensor copy = contiguous_raw(in[0]);
+  return {make_view(copy, shape, contiguous_strides(shape), 0)};
+}
+
+std::vector<TensorMeta> infer_transpose(const TensorList& in, const Attrs& a) {
+  Shape s = in[0].sizes();
+  int64_t d0 = wrap_dim(a.i("dim0"), in[0].dim(), "transpose"), d1 = wrap_dim(a.i("dim1"), in[0].dim(), "transpose");
+  if (!s.empty()) std::swap(s[d0], s[d1]);
+  return one(s, in[0].dtype());
+}
+TensorList view_transpose(const TensorList& in, const Attrs& a) {
+  Shape s = in[0].sizes(), st = in[0].strides();
+  if (!s.empty()) {
+    int64_t d0 = wrap_dim(a.i("dim0"), in[0].dim(), "transpose"), d1 = wrap_dim(a.i("dim1"), in[0].dim(), "transpose");
+    std::swap(s[d0], s[d1]);
+    std::swap(st[d0], st[d1]);
+  }
+  return {make_view(in[0], s, st, in[0].offset())};
+}
+TensorList backward_transpose(BackwardContext& ctx) {
+  return {transpose(ctx.grad(), ctx.attrs().i("dim0"), ctx.attrs().i("dim1"))};
+}
+
+std::vector<int64_t> checked_perm(const Tensor& x, const std::vector<int64_t>& dims) {
+  check(static_cast<int64_t>(dims.size()) == x.dim(), "permute: expected " + std::to_string(x.dim()) +
+                                                          " dims for a tensor of shape " + x.shape_str() + ", got " +
+                                                          std::to_string(dims.size()));
+  std::vector<int64_t> perm;
+  std::vector<bool> seen(dims.size(), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, x.dim(), "permute");
+    check(!seen[w], "permute: dim " + std::to_string(w) + " appears twice");
+    seen[w] = true;
+    perm.push_back(w);
+  }
+  return perm;
+}
+std::vector<TensorMeta> infer_permute(const TensorList& in, const Attrs& a) {
+  auto perm = checked_perm(in[0], a.ints("dims"));
+  Shape s;
+  for (int64_t d : perm) s.push_back(in[0].sizes()[d]);
+  return one(s, in[0].dtype());
+}
+TensorList view_permute(const TensorList& in, const Attrs& a) {
+  auto perm = checked_perm(in[0], a.ints("dims"));
+  Shape s, st;
+  for (int64_t d : perm) {
+    s.push_back(in[0].sizes()[d]);
+    st.push_back(in[0].strides()[d]);
+  }
+  return {make_view(in[0], s, st, in[0].offset())};
+}
+TensorList backward_permute(BackwardContext& ctx) {
+  const auto& dims = ctx.attrs().ints("dims");
+  int64_t n = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inverse(dims.size());
+  for (int64_t i = 0; i < n; ++i) inverse[(dims[i] % n + n) % n] = i;
+  return {permute(ctx.grad(), inverse)};
+}
+
+// Python-style start/end clamping; returns the slice length.
+int64_t slice_bounds(const Tensor& x, const Attrs& a, int64_t* dim, int64_t* start, int64_t* step) {
+  check(x.dim() > 0, "slice: cannot slice a 0-dim tensor");
+  *dim = wrap_dim(a.i("dim"), x.dim(), "slice");
+  *step = a.i("step");
+  check(*step > 0, "slice: step must be positive, got " + std::to_string(*step));
+  int64_t size = x.sizes()[*dim];
+  int64_t s = a.i("start"), e = a.i("end");
+  if (s < 0) s += size;
+  if (e < 0) e += size;
+  s = std::clamp<int64_t>(s, 0, size);
+  e = std::clamp<int64_t>(e, s, size);
+  *start = s;
+  return (e - s + *step - 1) / *step;
+}
+std::vector<TensorMeta> infer_slice(const TensorList& in, const Attrs& a) {
+  int64_t dim, start, step;
+  Shape s = in[0].sizes();
+  int64_t len = slice_bounds(in[0], a, &dim, &start, &step);
+  s[dim] = len;
+  return one(s, in[0].dtype());
+}
+TensorList view_slice(const TensorList& in, const Attrs& a) {
+  int64_t dim, start, step;
+  int64_t len = slice_bounds(in[0], a, &dim, &start, &step);
+  Shape s = in[0].sizes(), st = in[0].strides();
+  int64_t offset = in[0].offset() + start * st[dim];
+  s[dim] = len;
+  st[dim] *= step;
+  return {make_view(in[0], s, st, offset)};
+}
+TensorList backward_slice(BackwardContext& ctx) {
+  Tensor x_meta = empty(ctx.input_shape(0), DType::b8);  // for bounds only (no data read)
+  int64_t dim, start, step;
+  int64_t len = slice_bounds(x_meta, ctx.attrs(), &dim, &start, &step);
+  return {slice_backward(ctx.grad(), ctx.input_shape(0).vec(), dim, start, start + len * step, step)};
+}
+
+std::vector<TensorMeta> infer_select(const TensorList& in, const Attrs& a) {
+  check(in[0].dim() > 0, "select: cannot index a 0-dim tensor");
+  int64_t dim = wrap_dim(a.i("dim"), in[0].dim(), "select");
+  int64_t size = in[0].sizes()[dim], index = a.i("index");
+  if (index < -size || index >= size)
+    throw Error("select: index " + std::to_string(index) + " is out of bounds for dim " + std::to_string(dim) +
+                " of size " + std::to_string(size));
+  Shape s = in[0].sizes();
+  s.erase(dim);
+  return one(s, in[0].dtype());
+}
+TensorList view_select(const TensorList& in, const Attrs& a) {
+  int64_t dim = wrap_dim(a.i("dim"), in[0].dim(), "select");
+  int64_t index = a.i("index");
+  if (index < 0) index += in[0].sizes()[dim];
+  Shape s = in[0].sizes(), st = in[0].strides();
+  int64_t offset = in[0].offset() + index * st[dim];
+  s.erase(dim);
+  st.erase(dim);
+  return {make_view(in[0], s, st, offset)};
+}
+TensorList backward_select(BackwardContext& ctx) {
+  int64_t ndim = static_cast<int64_t>(ctx.input_shape(0).size());
+  int64_t dim = wrap_dim(ctx.attrs().i("dim"), ndim, "select");
+  int64_t index = ctx.attrs().i("index");
+  if (index < 0) index += ctx.input_shape(0)[dim];
+  return {slice_backward(unsqueeze(ctx.grad(), dim), ctx.input_shape(0).vec(), dim, index, index + 1, 1)};
+}
+
+Shape expanded_shape(const Tensor& x, const std::vector<int64_t>& shape) {
+  check(shape.size() >= static_cast<size_t>(x.dim()), "expand: the target shape " + shape_str(Shape(shape)) +
+                                                          " has fewer dims than the input shape " + x.shape_str());
+  Shape out(shape.begin(), shape.end());
+  size_t lead = shape.size() - x.dim();
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t have = i < lead ? -2 : x.sizes()[i - lead];
+    if (out[i] == -1) {
+      check(i >= lead, "expand: -1 is not allowed for a new leading dim");
+      out[i] = have;
+    } else if (i >= lead && have != 1 && have != out[i]) {
+      throw Error("expand: the input of shape " + x.shape_str() + " cannot be expanded to " + shape_str(Shape(shape)) +
+                  " (dim " + std::to_string(i) + ": " + std::to_string(have) + " is not 1)");
+    }
+  }
+  return out;
+}
+std::vector<TensorMeta> infer_expand(const TensorList& in, const Attrs& a) {
+  return one(expanded_shape(in[0], a.ints("shape")), in[0].dtype());
+}
+TensorList view_expand(const TensorList& in, const Attrs& a) {
+  Shape s = expanded_shape(in[0], a.ints("shape"));
+  Shape st(s.size(), 0);
+  size_t lead = s.size() - in[0].dim();
+  for (size_t i = lead; i < s.size(); ++i)
+    st[i] = in[0].sizes()[i - lead] == s[i] ? in[0].strides()[i - lead] : 0;
+  return {make_view(in[0], s, st, in[0].offset())};
+}
+TensorList backward_expand(BackwardContext& ctx) { return {reduce_to_shape(ctx.grad(), ctx.input_shape(0))}; }
+
+std::vector<bool> squeezed(const Tensor& x, const Attrs& a) {
+  std::vector<bool> drop(x.dim(), false);
+  if (a.is_none("dims")) {
+    for (int64_t d = 0; d < x.dim(); ++d) drop[d] = x.sizes()[d] == 1;
+  } else {
+    for (int64_t d : a.ints("dims")) {
+      if (x.dim() == 0) continue;
+      int64_t w = wrap_dim(d, x.dim(), "squeeze");
+      drop[w] = x.sizes()[w] == 1;  // a dim of size other than 1 stays, as in PyTorch
+    }
+  }
+  return drop;
+}
+std::vector<TensorMeta> infer_squeeze(const TensorList& in, const Attrs& a) {
+  auto drop = squeezed(in[0], a);
+  Shape s;
+  for (int64_t d = 0; d < in[0].dim(); ++d)
+    if (!drop[d]) s.push_back(in[0].sizes()[d]);
+  return one(s, in[0].dtype());
+}
+TensorList view_squeeze(const TensorList& in, const Attrs& a) {
+  auto drop = squeezed(in[0], a);
+  Shape s, st;
+  for (int64_t d = 0; d < in[0].dim(); ++d)
+    if (!drop[d]) {
+      s.push_back(in[0].sizes()[d]);
+      st.push_back(in[0].strides()[d]);
+    }
+  return {make_view(in[0], s, st, in[0].offset())};
+}
+
+std::vector<TensorMeta> infer_unsqueeze(const TensorList& in, const Attrs& a) {
+  int64_t d = wrap_dim(a.i("dim"), in[0].dim() + 1, "unsqueeze");
+  Shape s = in[0].sizes();
+  s.insert(d, 1);
+  return one(s, in[0].dtype());
+}
+TensorList view_unsqueeze(const TensorList& in, const Attrs& a) {
+  int64_t d = wrap_dim(a.i("dim"), in[0].dim() + 1, "unsqueeze");
+  Shape s = in[0].sizes(), st = in[0].strides();
+  int64_t stride = d < in[0].dim() ? s[d] * st[d] : 1;
+  s.insert(d, 1);
+  st.insert(d, stride);
+  return {make_view(in[0], s, st, in[0].offset())};
+}
+
+std::vector<TensorMeta> infer_same(const TensorList& in, const Attrs&) { return one(in[0].sizes(), in[0].dtype()); }
+TensorList backward_identity(BackwardContext& ctx) { return {ctx.grad()}; }
+
+std::vector<TensorMeta> infer_slice_backward(const TensorList& in, const Attrs& a) {
+  return one(Shape(a.ints("input_shape")), in[0].dtype());
+}
+TensorList backward_slice_backward(BackwardContext& ctx) {
+  const Attrs& a = ctx.attrs();
+  return {slice(ctx.grad(), a.i("dim"), a.i("start"), a.i("end"), a.i("step"))};
+}
+
+std::vector<TensorMeta> infer_to_dtype(const TensorList& in, const Attrs& a) { return one(in[0].sizes(), a.dtype("dtype")); }
+TensorList backward_to_dtype(BackwardContext& ctx) { return {to_dtype(ctx.grad(), ctx.input_dtype(0))}; }
+
+
+}  // namespace
+
+void register_view_ops(std::vector<OpDef>& t) {
+  row(t, OpId::view) = {.num_inputs = 1, .attrs = {attr_required("shape", AttrKind::ints)}, .infer = infer_view,
+                     .view = view_view, .backward = backward_reshape_like};
+  row(t, OpId::reshape) = {.num_inputs = 1, .attrs = {attr_required("shape", AttrKind::ints)}, .infer = infer_reshape,
+                        .view = view_reshape, .backward = backward_reshape_like};
+  row(t, OpId::transpose) = {.num_inputs = 1, .attrs = {attr_required("dim0", AttrKind::integer), attr_required("dim1", AttrKind::integer)},
+                          .infer = infer_transpose, .view = view_transpose, .backward = backward_transpose};
+  row(t, OpId::permute) = {.num_inputs = 1, .attrs = {attr_required("dims", AttrKind::ints)}, .infer = infer_permute,
+                        .view = view_permute, .backward = backward_permute};
+  row(t, OpId::slice) = {.num_inputs = 1,
+                      .attrs = {attr_optional("dim", AttrKind::integer, int64_t{0}), attr_optional("start", AttrKind::integer, int64_t{0}),
+                                attr_optional("end", AttrKind::integer, INT64_MAX), attr_optional("step", AttrKind::integer, int64_t{1})},
+                      .infer = infer_slice, .view = view_slice, .backward = backward_slice};
+  row(t, OpId::select) = {.num_inputs = 1, .attrs = {attr_required("dim", AttrKind::integer), attr_required("index", AttrKind::integer)},
+                       .infer = infer_select, .view = view_select, .backward = backward_select};
+  row(t, OpId::expand) = {.num_inputs = 1, .attrs = {attr_required("shape", AttrKind::ints)}, .infer = infer_expand,
+                       .view = view_expand, .backward = backward_expand};
+  row(t, OpId::squeeze) = {.num_inputs = 1, .attrs = {attr_optional("dims", AttrKind::ints, NoneAttr{})}, .infer = infer_squeeze,
+                        .view = view_squeeze, .backward = backward_reshape_like};
+  row(t, OpId::unsqueeze) = {.num_inputs = 1, .attrs = {attr_required("dim", AttrKind::integer)}, .infer = infer_unsqueeze,
+                          .view = view_unsqueeze, .backward = backward_reshape_like};
+  row(t, OpId::contiguous) = {.num_inputs = 1, .infer = infer_same, .cpu = cpu::contiguous, .backward = backward_identity,
+                           .half_native = true};
+  row(t, OpId::slice_backward) = {.num_inputs = 1,
+                               .attrs = {attr_required("input_shape", AttrKind::ints), attr_required("dim", AttrKind::integer),
+                                         attr_required("start", AttrKind::integer), attr_required("end", AttrKind::integer),
+                                         attr_optional("step", AttrKind::integer, int64_t{1})},
+                               .infer = infer_slice_backward, .cpu = cpu::slice_backward,
+                               .backward = backward_slice_backward, .half_native = true};
+  row(t, OpId::to_dtype) = {.num_inputs = 1, .attrs = {attr_required("dtype", AttrKind::dtype)}, .infer = infer_to_dtype,
+                         .cpu = cpu::to_dtype, .backward = backward_to_dtype, .half_native = true};
+}
+
+// The functional API of this family.
+
+Tensor view(const Tensor& x, const IntList& shape) { return call1(OpId::view, {x}, {{"shape", shape}}); }
+Tensor reshape(const Tensor& x, const IntList& shape) { return call1(OpId::reshape, {x}, {{"shape", shape}}); }
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  return call1(OpId::transpose, {x}, {{"dim0", dim0}, {"dim1", dim1}});
+}
+Tensor permute(const Tensor& x, const IntList& dims) { return call1(OpId::permute, {x}, {{"dims", dims}}); }
+Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  return call1(OpId::slice, {x}, {{"dim", dim}, {"start", start}, {"end", end}, {"step", step}});
+}
+Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  return call1(OpId::select, {x}, {{"dim", dim}, {"index", index}});
+}
+Tensor expand(const Tensor& x, const IntList& shape) { return call1(OpId::expand, {x}, {{"shape", shape}}); }
+Tensor squeeze(const Tensor& x) { return call1(OpId::squeeze, {x}, {{"dims", NoneAttr{}}}); }
+Tensor squeeze(const Tensor& x, const IntList& dims) { return call1(OpId::squeeze, {x}, {{"dims", dims}}); }
+Tensor unsqueeze(const Tensor& x, int64_t dim) { return call1(OpId::unsqueeze, {x}, {{"dim", dim}}); }
+Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : call1(OpId::contiguous, {x}); }
+Tensor slice_backward(const Tensor& grad, const IntList& input_shape, int64_t dim, int64_t start, int64_t end,
+                      int64_t step) {
+  return call1(OpId::slice_backward, {grad},
+               {{"input_shape", input_shape}, {"dim", dim}, {"start", start}, {"end", end}, {"step", step}});
+}
+Tensor to_dtype(const Tensor& x, DType dtype) {
+  return x.dtype() == dtype ? x : call1(OpId::to_dtype, {x}, {{"dtype", dtype}});
+}
+Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
+  if (x.dim() == 0) return reshape(x, {1});
+  int64_t s = wrap_dim(start_dim, x.dim(), "flatten"), e = wrap_dim(end_dim, x.dim(), "flatten");
+  check(s <= e, "flatten: start_dim must not come after end_dim");
+  IntList shape;
+  for (int64_t d = 0; d < s; ++d) shape.push_back(x.sizes()[d]);
+  int64_t merged = 1;
+  for (int64_t d = s; d <= e; ++d) merged *= x.sizes()[d];
+  shape.push_back(merged);
+  for (int64_t d = e + 1; d < x.dim(); ++d) shape.push_back(x.sizes()[d]);
+  return reshape(x, shape);
+}
+
+Tensor detach(const Tensor& x) {
+  Tensor t = make_view(x, x.sizes(), x.strides(), x.offset());
+  t.impl()->is_view = x.impl()->is_view;
+  return t;
+}
+
+}  // namespace nabla

@@ -1,0 +1,90 @@
+"""Helpers for writing op-table reference cases (see scripts/gen_op_reference.py).
+
+A case names an op of the table, its input tensors, its attributes (with the names
+the op's row declares), and a PyTorch function computing the expected outputs:
+
+    case("add", [randn(2, 3), randn(3)], {}, lambda a, b: a + b)
+
+Inputs are float64 unless made otherwise; their values are stored in the JSON, so
+the C++ sweep needs no RNG in common with PyTorch. `grad` lists which inputs the
+sweep gradchecks (default: every floating input); `gradgrad=False` skips the
+second-order check for a case; `layouts=False` skips the non-contiguous-input rerun (for ops such as view
+that must reject some layouts); `forward=False` skips comparing values (for random
+ops such as dropout, which are checked by their own tests). The sweep reseeds
+nabla's RNG before every evaluation, so a random op is a fixed function there.
+"""
+import torch
+
+_GEN = torch.Generator().manual_seed(1234)
+
+DTYPES = {
+    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
+    torch.int64: "i64", torch.int32: "i32", torch.bool: "bool",
+}
+
+
+def randn(*shape, dtype=torch.float64):
+    return torch.randn(*shape, generator=_GEN, dtype=torch.float64).to(dtype)
+
+
+def rand(*shape, low=0.0, high=1.0, dtype=torch.float64):
+    return (low + (high - low) * torch.rand(*shape, generator=_GEN, dtype=torch.float64)).to(dtype)
+
+
+def randint(low, high, *shape, dtype=torch.int64):
+    return torch.randint(low, high, shape, generator=_GEN).to(dtype)
+
+
+def away_from(x, points, gap=0.05):
+    """Moves values that lie within `gap` of a kink (e.g. 0 for relu) off it, so
+    central differences do not straddle a point where the op is not differentiable."""
+    x = x.clone()
+    for p in points:
+        near = (x - p).abs() < gap
+        x[near] = p + gap * torch.where(x[near] >= p, 1.0, -1.0) * 2
+    return x
+
+
+def _tensor_json(t):
+    if t is None:
+        return None
+    t = t.detach()
+    return {"shape": list(t.shape), "dtype": DTYPES[t.dtype],
+            "data": [float(v) for v in t.reshape(-1).to(torch.float64).tolist()]}
+
+
+def _attr_json(v):
+    if isinstance(v, torch.dtype):
+        return {"dtype": DTYPES[v]}
+    return v
+
+
+class Case:
+    def __init__(self, op, inputs, attrs, fn, name, grad, gradgrad, forward, atol, rtol, eps):
+        self.op, self.inputs, self.attrs, self.fn = op, inputs, attrs, fn
+        self.name, self.grad, self.gradgrad, self.forward = name, grad, gradgrad, forward
+        self.atol, self.rtol, self.eps = atol, rtol, eps
+
+    def to_json(self):
+        outs = self.fn(*[None if t is None else t.clone() for t in self.inputs])
+        if not isinstance(outs, (tuple, list)):
+            outs = [outs]
+        grad = self.grad
+        if grad is None:
+            grad = [i for i, t in enumerate(self.inputs) if t is not None and t.is_floating_point()]
+        return {"op": self.op, "name": self.name or self.op,
+                "inputs": [_tensor_json(t) for t in self.inputs],
+                "attrs": {k: _attr_json(v) for k, v in self.attrs.items()},
+                "outputs": [_tensor_json(o) for o in outs],
+                "grad": grad, "gradgrad": self.gradgrad, "forward": self.forward,
+                "atol": self.atol, "rtol": self.rtol, "eps": self.eps,
+                "layouts": getattr(self, "layouts", True)}
+
+
+def case(op, inputs, attrs, fn, name=None, grad=None, gradgrad=True, forward=True, atol=1e-9, rtol=1e-7,
+         eps=1e-6, layouts=True):
+    """atol/rtol compare forward values; eps is the central-difference step of the
+    gradient checks (raise it only for ops whose output is rounded, e.g. to f32)."""
+    c = Case(op, inputs, attrs, fn, name, grad, gradgrad, forward, atol, rtol, eps)
+    c.layouts = layouts
+    return c

@@ -1,0 +1,211 @@
+// CPU kernels of the elementwise rows. Inputs arrive in any layout and are broadcast
+// by the loop helper; a mixed-dtype input is first converted to the compute dtype
+// the row's shape rule chose (the output's dtype, or the promoted input dtype for
+// comparisons).
+#include <cmath>
+
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/loops.hpp"
+
+namespace nabla::cpu {
+
+Tensor as_dtype(const Tensor& t, DType dt) { return t.dtype() == dt ? t : to_dtype_raw(t, dt); }
+
+namespace {
+
+template <class F>
+void float_unary(const char* name, const TensorList& in, TensorList& out, F f) {
+  Tensor x = as_dtype(in[0], out[0].dtype());
+  visit_float(out[0].dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map1<T, T>(out[0], x, [&](T v) { return f(v); });
+  });
+}
+
+// Ops that also make sense on integers (neg, abs, sign, relu).
+template <class F>
+void numeric_unary(const char* name, const TensorList& in, TensorList& out, F f) {
+  Tensor x = as_dtype(in[0], out[0].dtype());
+  visit_dtype(out[0].dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      throw Error(std::string(name) + ": not defined for " + dtype_name(out[0].dtype()));
+    else
+      map1<T, T>(out[0], x, [&](T v) { return f(v); });
+  });
+}
+
+template <class F>
+void numeric_binary(const char* name, const TensorList& in, TensorList& out, F f) {
+  DType dt = out[0].dtype();
+  Tensor a = as_dtype(in[0], dt), b = as_dtype(in[1], dt);
+  visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      throw Error(std::string(name) + ": 16-bit floats compute through f32");
+    else
+      map2<T, T, T>(out[0], a, b, [&](T x, T y) { return static_cast<T>(f(x, y)); });
+  });
+}
+
+// Comparisons compute in the promoted input dtype and write bool.
+template <class F>
+void compare(const TensorList& in, TensorList& out, F f) {
+  DType dt = promote_types(in[0].dtype(), in[1].dtype());
+  Tensor a = as_dtype(in[0], dt), b = as_dtype(in[1], dt);
+  visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map2<bool, T, T>(out[0], a, b, [&](auto x, auto y) { return f(x, y); });
+  });
+}
+
+template <class T>
+T sigmoid_of(T v) {
+  return v >= 0 ? T(1) / (T(1) + std::exp(-v)) : std::exp(v) / (T(1) + std::exp(v));
+}
+
+}  // namespace
+
+void contiguous(const TensorList& in, const Attrs&, TensorList& out) { copy_into(out[0], in[0]); }
+void to_dtype(const TensorList& in, const Attrs&, TensorList& out) { copy_into(out[0], in[0]); }
+
+// The adjoint of slice: zeros everywhere but the sliced positions, which get grad.
+void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  fill_raw(out[0], 0.0);
+  int64_t dim = attrs.i("dim"), start = attrs.i("start"), step = attrs.i("step");
+  Shape strides = out[0].strides();
+  Shape sizes = out[0].sizes();
+  int64_t offset = out[0].offset() + start * strides[dim];
+  sizes[dim] = in[0].sizes()[dim];
+  strides[dim] *= step;
+  copy_into(make_view(out[0], sizes, strides, offset), in[0]);
+}
+
+void neg(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary("neg", in, out, [](auto v) { return -v; });
+}
+void exp(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("exp", in, out, [](auto v) { return std::exp(v); });
+}
+void log(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("log", in, out, [](auto v) { return std::log(v); });
+}
+void sqrt(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("sqrt", in, out, [](auto v) { return std::sqrt(v); });
+}
+void rsqrt(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("rsqrt", in, out, [](auto v) { return decltype(v)(1) / std::sqrt(v); });
+}
+void abs(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary("abs", in, out, [](auto v) { return v < 0 ? -v : v; });
+}
+void sign(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary("sign", in, out, [](auto v) { return decltype(v)((v > 0) - (v < 0)); });
+}
+void sin(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("sin", in, out, [](auto v) { return std::sin(v); });
+}
+void cos(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("cos", in, out, [](auto v) { return std::cos(v); });
+}
+void tanh(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("tanh", in, out, [](auto v) { return std::tanh(v); });
+}
+void sigmoid(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("sigmoid", in, out, [](auto v) { return sigmoid_of(v); });
+}
+void relu(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary("relu", in, out, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+}
+void gelu(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("gelu", in, out, [](auto v) {
+    using T = decltype(v);
+    return T(0.5) * v * (T(1) + std::erf(v * T(M_SQRT1_2)));
+  });
+}
+void silu(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("silu", in, out, [](auto v) { return v * sigmoid_of(v); });
+}
+void erf(const TensorList& in, const Attrs&, TensorList& out) {
+  float_unary("erf", in, out, [](auto v) { return std::erf(v); });
+}
+
+void add(const TensorList& in, const Attrs&, TensorList& out) {
+  if (out[0].dtype() == DType::b8) {  // bool + bool is logical or, as in PyTorch
+    map2<bool, bool, bool>(out[0], in[0], in[1], [](bool x, bool y) { return x || y; });
+    return;
+  }
+  numeric_binary("add", in, out, [](auto x, auto y) { return x + y; });
+}
+void sub(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_binary("sub", in, out, [](auto x, auto y) { return x - y; });
+}
+void mul(const TensorList& in, const Attrs&, TensorList& out) {
+  if (out[0].dtype() == DType::b8) {
+    map2<bool, bool, bool>(out[0], in[0], in[1], [](bool x, bool y) { return x && y; });
+    return;
+  }
+  numeric_binary("mul", in, out, [](auto x, auto y) { return x * y; });
+}
+void div(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_binary("div", in, out, [](auto x, auto y) { return x / y; });
+}
+void pow(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_binary("pow", in, out, [](auto x, auto y) { return std::pow(x, y); });
+}
+void maximum(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_binary("maximum", in, out, [](auto x, auto y) { return (x != x || x > y) ? x : y; });
+}
+void minimum(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_binary("minimum", in, out, [](auto x, auto y) { return (x != x || x < y) ? x : y; });
+}
+void eq(const TensorList& in, const Attrs&, TensorList& out) {
+  compare(in, out, [](auto x, auto y) { return x == y; });
+}
+void ne(const TensorList& in, const Attrs&, TensorList& out) {
+  compare(in, out, [](auto x, auto y) { return x != y; });
+}
+void lt(const TensorList& in, const Attrs&, TensorList& out) {
+  compare(in, out, [](auto x, auto y) { return x < y; });
+}
+void le(const TensorList& in, const Attrs&, TensorList& out) {
+  compare(in, out, [](auto x, auto y) { return x <= y; });
+}
+void gt(const TensorList& in, const Attrs&, TensorList& out) {
+  compare(in, out, [](auto x, auto y) { return x > y; });
+}
+void ge(const TensorList& in, const Attrs&, TensorList& out) {
+  compare(in, out, [](auto x, auto y) { return x >= y; });
+}
+
+void where(const TensorList& in, const Attrs&, TensorList& out) {
+  DType dt = out[0].dtype();
+  Tensor c = as_dtype(in[0], DType::b8), a = as_dtype(in[1], dt), b = as_dtype(in[2], dt);
+  visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map3<T, bool, T, T>(out[0], c, a, b, [](bool cond, auto x, auto y) { return cond ? x : y; });
+  });
+}
+
+void clamp(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  bool has_min = !attrs.is_none("min"), has_max = !attrs.is_none("max");
+  double lo = has_min ? attrs.f("min") : 0, hi = has_max ? attrs.f("max") : 0;
+  Tensor x = as_dtype(in[0], out[0].dtype());
+  visit_dtype(out[0].dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      throw Error("clamp: not defined for bool");
+    } else {
+      C l = static_cast<C>(lo), h = static_cast<C>(hi);
+      map1<T, T>(out[0], x, [&](C v) {
+        if (has_min && v < l) v = l;
+        if (has_max && v > h) v = h;
+        return v;
+      });
+    }
+  });
+}
+
+}  // namespace nabla::cpu

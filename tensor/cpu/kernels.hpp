@@ -1,0 +1,102 @@
+// Every CPU kernel of the op table, one per op, with the row's signature: read the
+// inputs and attributes, fill the already allocated, contiguous outputs. Rows in
+// autograd/ops/ point at these; nothing here knows about autograd.
+#pragma once
+#include <vector>
+
+#include "tensor/attrs.hpp"
+#include "tensor/tensor.hpp"
+
+namespace nabla::cpu {
+
+using TensorList = std::vector<Tensor>;
+#define NABLA_CPU_KERNEL(name) void name(const TensorList& in, const Attrs& attrs, TensorList& out)
+
+// elementwise.cpp
+NABLA_CPU_KERNEL(contiguous);
+NABLA_CPU_KERNEL(to_dtype);
+NABLA_CPU_KERNEL(slice_backward);
+NABLA_CPU_KERNEL(neg);
+NABLA_CPU_KERNEL(exp);
+NABLA_CPU_KERNEL(log);
+NABLA_CPU_KERNEL(sqrt);
+NABLA_CPU_KERNEL(rsqrt);
+NABLA_CPU_KERNEL(abs);
+NABLA_CPU_KERNEL(sign);
+NABLA_CPU_KERNEL(sin);
+NABLA_CPU_KERNEL(cos);
+NABLA_CPU_KERNEL(tanh);
+NABLA_CPU_KERNEL(sigmoid);
+NABLA_CPU_KERNEL(relu);
+NABLA_CPU_KERNEL(gelu);
+NABLA_CPU_KERNEL(silu);
+NABLA_CPU_KERNEL(erf);
+NABLA_CPU_KERNEL(add);
+NABLA_CPU_KERNEL(sub);
+NABLA_CPU_KERNEL(mul);
+NABLA_CPU_KERNEL(div);
+NABLA_CPU_KERNEL(pow);
+NABLA_CPU_KERNEL(maximum);
+NABLA_CPU_KERNEL(minimum);
+NABLA_CPU_KERNEL(eq);
+NABLA_CPU_KERNEL(ne);
+NABLA_CPU_KERNEL(lt);
+NABLA_CPU_KERNEL(le);
+NABLA_CPU_KERNEL(gt);
+NABLA_CPU_KERNEL(ge);
+NABLA_CPU_KERNEL(where);
+NABLA_CPU_KERNEL(clamp);
+
+// reduce.cpp
+NABLA_CPU_KERNEL(sum);
+NABLA_CPU_KERNEL(mean);
+NABLA_CPU_KERNEL(max);
+NABLA_CPU_KERNEL(min);
+NABLA_CPU_KERNEL(max_dim);
+NABLA_CPU_KERNEL(min_dim);
+NABLA_CPU_KERNEL(argmax);
+NABLA_CPU_KERNEL(argmin);
+NABLA_CPU_KERNEL(var);
+NABLA_CPU_KERNEL(std);
+NABLA_CPU_KERNEL(logsumexp);
+NABLA_CPU_KERNEL(softmax);
+NABLA_CPU_KERNEL(log_softmax);
+
+// linalg.cpp
+NABLA_CPU_KERNEL(matmul);
+NABLA_CPU_KERNEL(linear);
+
+// conv.cpp
+NABLA_CPU_KERNEL(conv2d);
+NABLA_CPU_KERNEL(conv2d_backward_input);
+NABLA_CPU_KERNEL(conv2d_backward_weight);
+NABLA_CPU_KERNEL(max_pool2d);
+NABLA_CPU_KERNEL(avg_pool2d);
+NABLA_CPU_KERNEL(avg_pool2d_backward);
+
+// norm.cpp
+NABLA_CPU_KERNEL(batch_norm);
+NABLA_CPU_KERNEL(layer_norm);
+NABLA_CPU_KERNEL(dropout);
+
+// index.cpp
+NABLA_CPU_KERNEL(embedding);
+NABLA_CPU_KERNEL(gather);
+NABLA_CPU_KERNEL(index_select);
+NABLA_CPU_KERNEL(scatter_add);
+NABLA_CPU_KERNEL(cat);
+NABLA_CPU_KERNEL(stack);
+
+// loss.cpp
+NABLA_CPU_KERNEL(cross_entropy);
+NABLA_CPU_KERNEL(nll_loss);
+NABLA_CPU_KERNEL(mse_loss);
+NABLA_CPU_KERNEL(binary_cross_entropy);
+NABLA_CPU_KERNEL(binary_cross_entropy_with_logits);
+
+#undef NABLA_CPU_KERNEL
+
+// t itself when it has dtype `dt` (any layout), else a converted contiguous copy.
+Tensor as_dtype(const Tensor& t, DType dt);
+
+}  // namespace nabla::cpu

@@ -1,0 +1,121 @@
+// Element types of tensors: the enum, its names and sizes, the 16-bit float
+// storage types, type promotion, and the helpers that turn a runtime DType into a
+// compile-time C++ type for kernels. Knows nothing of tensors themselves.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "tensor/error.hpp"
+
+namespace nabla {
+
+enum class DType : uint8_t { f32, f64, f16, bf16, i64, i32, b8 };
+constexpr int kNumDTypes = 7;
+
+// IEEE binary16 storage. Arithmetic goes through float: kernels load, compute in
+// f32 and round back on store.
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  Half(float f) : bits(from_float(f)) {}
+  operator float() const { return to_float(bits); }
+  static uint16_t from_float(float f);
+  static float to_float(uint16_t h);
+};
+
+// bfloat16: the top half of an f32, rounded to nearest even.
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  BFloat16(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+      bits = 0x7fc0;  // NaN stays a (quiet) NaN
+    } else {
+      u += 0x7fffu + ((u >> 16) & 1u);
+      bits = static_cast<uint16_t>(u >> 16);
+    }
+  }
+  operator float() const {
+    uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+
+inline size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::f32: return 4;
+    case DType::f64: return 8;
+    case DType::f16: return 2;
+    case DType::bf16: return 2;
+    case DType::i64: return 8;
+    case DType::i32: return 4;
+    case DType::b8: return 1;
+  }
+  return 0;
+}
+
+const char* dtype_name(DType t);           // "f32", "f64", ..., "bool"
+bool dtype_from_name(const std::string& name, DType* out);
+inline bool is_floating(DType t) {
+  return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
+}
+inline bool is_integral(DType t) { return t == DType::i64 || t == DType::i32; }
+inline bool is_half(DType t) { return t == DType::f16 || t == DType::bf16; }
+
+// Category used by promotion: bool < integer < floating.
+inline int dtype_category(DType t) { return t == DType::b8 ? 0 : is_integral(t) ? 1 : 2; }
+
+// The smallest type both a and b convert to without losing their category
+// (PyTorch's promote_types): f16 with bf16 gives f32, ints with floats give the float.
+DType promote_types(DType a, DType b);
+
+template <class T> struct dtype_of;
+template <> struct dtype_of<float> { static constexpr DType value = DType::f32; };
+template <> struct dtype_of<double> { static constexpr DType value = DType::f64; };
+template <> struct dtype_of<Half> { static constexpr DType value = DType::f16; };
+template <> struct dtype_of<BFloat16> { static constexpr DType value = DType::bf16; };
+template <> struct dtype_of<int64_t> { static constexpr DType value = DType::i64; };
+template <> struct dtype_of<int32_t> { static constexpr DType value = DType::i32; };
+template <> struct dtype_of<bool> { static constexpr DType value = DType::b8; };
+
+// The type a kernel computes in: 16-bit floats compute in float.
+template <class T> struct compute_type { using type = T; };
+template <> struct compute_type<Half> { using type = float; };
+template <> struct compute_type<BFloat16> { using type = float; };
+template <class T> using compute_t = typename compute_type<T>::type;
+
+template <class T> struct TypeTag { using type = T; };
+
+// visit_dtype(dt, [&](auto tag) { using T = typename decltype(tag)::type; ... })
+template <class F>
+decltype(auto) visit_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::f32: return f(TypeTag<float>{});
+    case DType::f64: return f(TypeTag<double>{});
+    case DType::f16: return f(TypeTag<Half>{});
+    case DType::bf16: return f(TypeTag<BFloat16>{});
+    case DType::i64: return f(TypeTag<int64_t>{});
+    case DType::i32: return f(TypeTag<int32_t>{});
+    case DType::b8: return f(TypeTag<bool>{});
+  }
+  throw Error("visit_dtype: unknown dtype");
+}
+
+// Kernels that only make sense for f32/f64 (the 16-bit floats reach them through
+// f32, see Note [Half through f32] in dispatch.cpp).
+template <class F>
+decltype(auto) visit_float(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::f32: return f(TypeTag<float>{});
+    case DType::f64: return f(TypeTag<double>{});
+    default: throw Error(std::string(op) + ": expected a floating tensor (f32 or f64), got " + dtype_name(t));
+  }
+}
+
+}  // namespace nabla

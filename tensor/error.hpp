@@ -1,0 +1,20 @@
+// The one error type of nabla. Every layer throws nabla::Error; the interpreter
+// attaches a source span (file:line:col) on the way out, so the message here says
+// what was expected and what was found, never where.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace nabla {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// check(cond, "matmul: ...") throws Error with the message when cond is false.
+inline void check(bool cond, const std::string& message) {
+  if (!cond) throw Error(message);
+}
+
+}  // namespace nabla

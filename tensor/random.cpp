@@ -1,0 +1,105 @@
+#include "tensor/random.hpp"
+
+#include <cmath>
+#include <mutex>
+
+namespace nabla {
+
+namespace {
+
+// SplitMix64: tiny, fast, passes BigCrush, and its sequence is fixed by its seed.
+struct Generator {
+  uint64_t seed = 0x853c49e6748fea9bULL;
+  uint64_t state = seed;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+Generator& generator() {
+  static Generator g;
+  return g;
+}
+std::mutex& generator_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+template <class Draw>
+Tensor fill_with(const Shape& sizes, DType dtype, Draw draw) {
+  Tensor t = empty(sizes, dtype);
+  std::lock_guard<std::mutex> lock(generator_mutex());
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(t.raw_data());
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(static_cast<compute_t<T>>(draw(generator())));
+  });
+  return t;
+}
+
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(generator_mutex());
+  generator().seed = seed;
+  generator().state = seed;
+}
+
+uint64_t initial_seed() { return generator().seed; }
+
+double random_uniform() {
+  std::lock_guard<std::mutex> lock(generator_mutex());
+  return generator().uniform();
+}
+
+uint64_t random_bits() {
+  std::lock_guard<std::mutex> lock(generator_mutex());
+  return generator().next();
+}
+
+Tensor rand(const Shape& sizes, DType dtype) {
+  check(is_floating(dtype), std::string("rand: expected a floating dtype, got ") + dtype_name(dtype));
+  return fill_with(sizes, dtype, [](Generator& g) { return g.uniform(); });
+}
+
+Tensor randn(const Shape& sizes, DType dtype) {
+  check(is_floating(dtype), std::string("randn: expected a floating dtype, got ") + dtype_name(dtype));
+  // Box-Muller, one value per pair of uniforms (simple and order-independent).
+  return fill_with(sizes, dtype, [](Generator& g) {
+    double u1 = 1.0 - g.uniform(), u2 = g.uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  });
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape& sizes, DType dtype) {
+  check(high > low, "randint: expected low < high, got low=" + std::to_string(low) + " high=" + std::to_string(high));
+  uint64_t range = static_cast<uint64_t>(high - low);
+  return fill_with(sizes, dtype, [&](Generator& g) {
+    // Rejection sampling keeps every value equally likely.
+    uint64_t limit = UINT64_MAX - UINT64_MAX % range, v;
+    do v = g.next();
+    while (v >= limit);
+    return static_cast<double>(low + static_cast<int64_t>(v % range));
+  });
+}
+
+Tensor bernoulli(const Shape& sizes, double p, DType dtype) {
+  check(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got " + std::to_string(p));
+  return fill_with(sizes, dtype, [&](Generator& g) { return g.uniform() < p ? 1.0 : 0.0; });
+}
+
+Tensor bernoulli(const Tensor& p) {
+  std::vector<double> probs = to_double_vector(p);
+  size_t i = 0;
+  return fill_with(p.sizes(), p.dtype(), [&](Generator& g) {
+    double q = probs[i++];
+    check(q >= 0 && q <= 1, "bernoulli: probabilities must be in [0, 1], got " + std::to_string(q));
+    return g.uniform() < q ? 1.0 : 0.0;
+  });
+}
+
+}  // namespace nabla

@@ -1,0 +1,166 @@
+#include "tensor/tensor.hpp"
+
+#include <cmath>
+
+#include "tensor/allocator.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla {
+
+Storage::Storage(size_t n, Device dev) : nbytes(n), device(dev) {
+  check(dev.kind == DeviceKind::cpu, "storage on " + dev.str() + " needs the CUDA backend, which is not built into this nabla");
+  data = CpuAllocator::instance().allocate(n);
+}
+
+Storage::~Storage() { CpuAllocator::instance().deallocate(data, nbytes); }
+
+void TensorImpl::refresh_layout() {
+  numel = shape_numel(sizes);
+  contiguous = true;
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) {
+      contiguous = false;
+      break;
+    }
+    expected *= sizes[i];
+  }
+}
+
+int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
+  int64_t n = ndim == 0 ? 1 : ndim;  // a 0-dim tensor accepts dim 0 and -1, like PyTorch
+  if (d < -n || d >= n)
+    throw Error(std::string(op) + ": dim " + std::to_string(d) + " is out of range for a tensor of " +
+                std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s") + " (expected a dim in [" +
+                std::to_string(-n) + ", " + std::to_string(n - 1) + "])");
+  return d < 0 ? d + n : d;
+}
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+
+double Tensor::item() const {
+  check(numel() == 1, "item(): expected a tensor with one element, got shape " + shape_str());
+  return visit_dtype(dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return static_cast<double>(static_cast<compute_t<T>>(*static_cast<const T*>(raw_data())));
+  });
+}
+
+Tensor& Tensor::set_requires_grad(bool value) {
+  if (value)
+    check(is_floating(dtype()), std::string("requires_grad: only floating tensors can require gradients, got ") + dtype_name(dtype()));
+  check(is_leaf(), "requires_grad: can only change the flag of a leaf tensor; use detach() first");
+  impl_->autograd_meta().requires_grad = value;
+  return *this;
+}
+
+const std::shared_ptr<Node>& Tensor::grad_fn() const {
+  static const std::shared_ptr<Node> none;
+  return impl_->autograd ? impl_->autograd->grad_fn : none;
+}
+
+Tensor Tensor::grad() const {
+  if (!impl_->autograd || !impl_->autograd->grad) return Tensor();
+  return *impl_->autograd->grad;
+}
+
+void Tensor::set_grad(const Tensor& g) {
+  auto& meta = impl_->autograd_meta();
+  if (!g.defined())
+    meta.grad.reset();
+  else
+    meta.grad = std::make_shared<Tensor>(g);
+}
+
+std::string shape_str(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string Tensor::shape_str() const { return nabla::shape_str(sizes()); }
+
+Shape contiguous_strides(const Shape& sizes) {
+  Shape strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+int64_t shape_numel(const Shape& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+Tensor empty(const Shape& sizes, DType dtype) {
+  for (int64_t s : sizes)
+    check(s >= 0, "empty: sizes must be non-negative, got " + shape_str(sizes));
+  auto impl = std::make_shared<TensorImpl>();
+  impl->sizes = sizes;
+  impl->strides = contiguous_strides(sizes);
+  impl->dtype = dtype;
+  impl->numel = shape_numel(sizes);
+  impl->contiguous = true;
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(impl->numel) * dtype_size(dtype), cpu_device());
+  return Tensor(std::move(impl));
+}
+
+Tensor full(const Shape& sizes, double value, DType dtype) {
+  Tensor t = empty(sizes, dtype);
+  fill_raw(t, value);
+  return t;
+}
+
+Tensor zeros(const Shape& sizes, DType dtype) { return full(sizes, 0.0, dtype); }
+Tensor ones(const Shape& sizes, DType dtype) { return full(sizes, 1.0, dtype); }
+Tensor scalar_tensor(double value, DType dtype) { return full({}, value, dtype); }
+
+Tensor wrapped_scalar(double value) {
+  Tensor t = scalar_tensor(value, DType::f64);
+  t.impl()->wrapped_number = true;
+  return t;
+}
+
+Tensor arange(int64_t end, DType dtype) {
+  std::vector<double> v(static_cast<size_t>(std::max<int64_t>(end, 0)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
+  return tensor_from(v, {static_cast<int64_t>(v.size())}, dtype);
+}
+
+Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType dtype) {
+  check(static_cast<int64_t>(values.size()) == shape_numel(sizes),
+        "tensor_from: " + std::to_string(values.size()) + " values do not fill shape " + shape_str(sizes));
+  Tensor t = empty(sizes, dtype);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(t.raw_data());
+    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(static_cast<compute_t<T>>(values[i]));
+  });
+  return t;
+}
+
+Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.storage();
+  impl->sizes = sizes;
+  impl->strides = strides;
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  impl->is_view = true;
+  impl->refresh_layout();
+  return Tensor(std::move(impl));
+}
+
+std::vector<double> to_double_vector(const Tensor& t) {
+  Tensor c = to_dtype_raw(t, DType::f64);
+  const double* p = static_cast<const double*>(c.raw_data());
+  return std::vector<double>(p, p + c.numel());
+}
+
+}  // namespace nabla

@@ -1,0 +1,145 @@
+// Tensor: a strided view (sizes, strides, offset, dtype) over refcounted Storage.
+// Views share the storage and its version counter, which autograd reads to detect an
+// in-place change to a tensor it saved. This header is data only: ops live in the
+// op table (autograd/ops.hpp), and autograd state is stored here but run elsewhere.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor/device.hpp"
+#include "tensor/dtype.hpp"
+#include "tensor/small_vec.hpp"
+
+namespace nabla {
+
+struct Node;  // autograd/node.hpp
+class Tensor;
+
+// Refcounted bytes on one device, plus the version counter shared by all views.
+struct Storage {
+  Storage(size_t nbytes, Device device);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data = nullptr;
+  size_t nbytes = 0;
+  Device device;
+  std::atomic<uint32_t> version{0};
+};
+
+// A hook sees the gradient flowing into a tensor and may return a replacement
+// (an undefined Tensor keeps the gradient as it is).
+using TensorHook = std::function<Tensor(const Tensor&)>;
+
+// Autograd state of one tensor; absent for tensors that never touched autograd.
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  std::shared_ptr<Tensor> grad;          // .grad of a leaf (or of a retains_grad non-leaf)
+  std::shared_ptr<Node> grad_fn;         // the node that produced this tensor; null for leaves
+  uint32_t output_nr = 0;                // which output of grad_fn this is
+  std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, made on demand
+  std::vector<TensorHook> leaf_hooks;    // hooks of a leaf (non-leaf hooks live on grad_fn)
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape sizes;
+  Shape strides;  // in elements
+  int64_t offset = 0;  // in elements
+  int64_t numel = 0;
+  DType dtype = DType::f32;
+  bool contiguous = true;
+  bool is_view = false;  // shares storage with a tensor it was viewed from
+  bool wrapped_number = false;  // made from a plain number: does not drive type promotion
+  std::unique_ptr<AutogradMeta> autograd;
+
+  AutogradMeta& autograd_meta() {
+    if (!autograd) autograd = std::make_unique<AutogradMeta>();
+    return *autograd;
+  }
+  void refresh_layout();  // recompute numel and contiguous from sizes/strides
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  // Shape and layout.
+  const Shape& sizes() const { return impl_->sizes; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes.size()); }
+  int64_t size(int64_t d) const;  // negative d counts from the end
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return impl_->numel; }
+  int64_t offset() const { return impl_->offset; }
+  DType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->storage->device; }
+  bool is_contiguous() const { return impl_->contiguous; }
+  const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
+
+  // Raw element access (the storage pointer plus the offset).
+  void* raw_data() const {
+    return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(dtype_size(dtype()));
+  }
+  template <class T>
+  T* data() const {
+    check(dtype_of<T>::value == dtype(), std::string("data<T>: tensor holds ") + dtype_name(dtype()));
+    return static_cast<T*>(raw_data());
+  }
+  double item() const;  // the single value of a one-element tensor, as a double
+
+  // Version counter (shared with every view of the same storage).
+  uint32_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
+  void bump_version() const { impl_->storage->version.fetch_add(1, std::memory_order_relaxed); }
+
+  // Autograd state (the engine and the op table act on it; see autograd/).
+  bool requires_grad() const { return impl_ && impl_->autograd && impl_->autograd->requires_grad; }
+  Tensor& set_requires_grad(bool value);
+  bool is_leaf() const { return !impl_->autograd || !impl_->autograd->grad_fn; }
+  const std::shared_ptr<Node>& grad_fn() const;
+  uint32_t output_nr() const { return impl_->autograd ? impl_->autograd->output_nr : 0; }
+  Tensor grad() const;
+  void set_grad(const Tensor& g);
+
+  std::string shape_str() const;  // "[2, 3]"
+  std::string str() const;        // PyTorch-style printing (print.cpp)
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::string shape_str(const Shape& s);
+Shape contiguous_strides(const Shape& sizes);
+int64_t shape_numel(const Shape& sizes);
+// Turns a possibly negative dim into [0, ndim) or throws naming the op.
+int64_t wrap_dim(int64_t d, int64_t ndim, const char* op);
+
+// Factories of uninitialised or filled tensors (no autograd involved).
+Tensor empty(const Shape& sizes, DType dtype = DType::f32);
+Tensor full(const Shape& sizes, double value, DType dtype = DType::f32);
+Tensor zeros(const Shape& sizes, DType dtype = DType::f32);
+Tensor ones(const Shape& sizes, DType dtype = DType::f32);
+Tensor scalar_tensor(double value, DType dtype = DType::f32);
+Tensor wrapped_scalar(double value);  // a 0-dim tensor from a number (f64; does not promote)
+Tensor arange(int64_t end, DType dtype = DType::i64);
+// From values given row-major; `values` are converted to dtype.
+Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType dtype = DType::f32);
+// A view sharing `base`'s storage; the view ops of the op table call this.
+Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset);
+
+// Values of a tensor of any layout, row-major, as doubles (tests and printing).
+std::vector<double> to_double_vector(const Tensor& t);
+
+}  // namespace nabla

@@ -1,0 +1,179 @@
+// The test helpers for gradients, shared by every suite: gradcheck compares the
+// engine's gradients with central differences; gradgradcheck does the same for the
+// gradient of a gradient (Hessian-vector and grad_output directions), so it checks
+// that backward rules are themselves differentiable. Both work in f64.
+#pragma once
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla::testing {
+
+using Fn = std::function<TensorList(const TensorList&)>;
+
+struct CheckResult {
+  bool ok = true;
+  std::string message;
+};
+
+struct CheckOptions {
+  double eps = 1e-6;
+  double atol = 1e-5;
+  double rtol = 1e-3;
+};
+
+// Deterministic pseudo-random weights in [-1, 1] (independent of nabla's RNG).
+inline Tensor fixed_weights(const Shape& sizes, DType dtype, uint64_t salt) {
+  std::vector<double> v(static_cast<size_t>(shape_numel(sizes)));
+  uint64_t s = 0x9e3779b97f4a7c15ULL * (salt + 1);
+  for (double& x : v) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = static_cast<double>(s >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  }
+  return tensor_from(v, sizes, dtype);
+}
+
+// A fresh contiguous copy with no history.
+inline Tensor fresh_copy(const Tensor& t) {
+  if (!t.defined()) return t;
+  Tensor c = empty(t.sizes(), t.dtype());
+  copy_into(c, t);
+  return c;
+}
+
+// sum_k <outputs_k, weights_k> over the floating outputs.
+inline Tensor weighted_sum(const TensorList& outs, const TensorList& weights) {
+  Tensor total;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (!weights[k].defined()) continue;
+    Tensor term = sum(mul(outs[k], weights[k]));
+    total = total.defined() ? add(total, term) : term;
+  }
+  return total;
+}
+
+inline void set_element(const Tensor& t, int64_t i, double v) {
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    static_cast<T*>(t.raw_data())[i] = static_cast<T>(static_cast<compute_t<T>>(v));
+  });
+}
+inline double get_element(const Tensor& t, int64_t i) {
+  return visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return static_cast<double>(static_cast<compute_t<T>>(static_cast<const T*>(t.raw_data())[i]));
+  });
+}
+
+// Central difference of scalar(vars) along every element of vars[which].
+inline std::vector<std::vector<double>> numeric_gradient(const std::function<double()>& scalar, const TensorList& vars,
+                                                         const std::vector<size_t>& which, double eps) {
+  std::vector<std::vector<double>> out;
+  for (size_t i : which) {
+    const Tensor& x = vars[i];
+    std::vector<double> g(static_cast<size_t>(x.numel()));
+    for (int64_t j = 0; j < x.numel(); ++j) {
+      double orig = get_element(x, j);
+      set_element(x, j, orig + eps);
+      double plus = scalar();
+      set_element(x, j, orig - eps);
+      double minus = scalar();
+      set_element(x, j, orig);
+      g[static_cast<size_t>(j)] = (plus - minus) / (2 * eps);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+inline CheckResult compare_gradients(const char* what, const std::vector<std::vector<double>>& numeric,
+                                     const TensorList& analytic, const std::vector<size_t>& which,
+                                     const CheckOptions& opt) {
+  for (size_t n = 0; n < which.size(); ++n) {
+    std::vector<double> a = analytic[n].defined() ? to_double_vector(analytic[n])
+                                                  : std::vector<double>(numeric[n].size(), 0.0);
+    if (a.size() != numeric[n].size()) {
+      return {false, std::string(what) + ": gradient of input " + std::to_string(which[n]) + " has " +
+                         std::to_string(a.size()) + " elements, expected " + std::to_string(numeric[n].size())};
+    }
+    for (size_t j = 0; j < a.size(); ++j) {
+      double d = std::abs(a[j] - numeric[n][j]);
+      if (!(d <= opt.atol + opt.rtol * std::abs(numeric[n][j]))) {
+        std::ostringstream msg;
+        msg << what << ": input " << which[n] << " element " << j << ": analytic " << a[j] << " vs numeric "
+            << numeric[n][j];
+        return {false, msg.str()};
+      }
+    }
+  }
+  return {};
+}
+
+// Checks d/d inputs[which] of sum_k <f(inputs)_k, w_k> for fixed random w.
+inline CheckResult gradcheck(const Fn& f, const TensorList& inputs, const std::vector<size_t>& which,
+                             const CheckOptions& opt = {}) {
+  TensorList vars;
+  for (const Tensor& t : inputs) vars.push_back(fresh_copy(t));
+  TensorList leaves;
+  for (size_t i : which) leaves.push_back(vars[i].set_requires_grad(true));
+  TensorList outs = f(vars);
+  TensorList weights;
+  for (size_t k = 0; k < outs.size(); ++k)
+    weights.push_back(outs[k].requires_grad() ? fixed_weights(outs[k].sizes(), outs[k].dtype(), k) : Tensor());
+  Tensor loss = weighted_sum(outs, weights);
+  if (!loss.defined()) return {false, "gradcheck: no output requires grad"};
+  TensorList analytic = grad({loss}, leaves, {}, std::nullopt, false, true);
+  auto scalar = [&] {
+    NoGradGuard no_grad;
+    return weighted_sum(f(vars), weights).item();
+  };
+  return compare_gradients("gradcheck", numeric_gradient(scalar, vars, which, opt.eps), analytic, which, opt);
+}
+
+// Checks the gradient of F = sum_i <dL/dx_i, v_i> with respect to the inputs and
+// to the output weights w (L = sum_k <f_k, w_k>), against central differences.
+inline CheckResult gradgradcheck(const Fn& f, const TensorList& inputs, const std::vector<size_t>& which,
+                                 const CheckOptions& opt = {}) {
+  TensorList vars;
+  for (const Tensor& t : inputs) vars.push_back(fresh_copy(t));
+  for (size_t i : which) vars[i].set_requires_grad(true);
+  TensorList probe_outs = f(vars);
+  size_t n_out = probe_outs.size();
+  for (size_t k = 0; k < n_out; ++k)
+    vars.push_back(probe_outs[k].requires_grad() ? fixed_weights(probe_outs[k].sizes(), probe_outs[k].dtype(), k).set_requires_grad(true)
+                                                 : Tensor());
+  std::vector<size_t> all = which;
+  for (size_t k = 0; k < n_out; ++k)
+    if (vars[inputs.size() + k].defined()) all.push_back(inputs.size() + k);
+  TensorList directions;
+  for (size_t n = 0; n < which.size(); ++n)
+    directions.push_back(fixed_weights(vars[which[n]].sizes(), vars[which[n]].dtype(), 100 + n));
+
+  // F(vars) with the first-order gradients recorded when create_graph is set.
+  auto first_order = [&](bool create_graph) {
+    TensorList in(vars.begin(), vars.begin() + static_cast<long>(inputs.size()));
+    TensorList w(vars.begin() + static_cast<long>(inputs.size()), vars.end());
+    Tensor loss = weighted_sum(f(in), w);
+    TensorList xs;
+    for (size_t i : which) xs.push_back(vars[i]);
+    TensorList g = grad({loss}, xs, {}, std::nullopt, create_graph, true);
+    Tensor total = zeros({}, DType::f64);
+    for (size_t n = 0; n < g.size(); ++n)
+      if (g[n].defined()) total = add(total, sum(mul(g[n], directions[n])));
+    return total;
+  };
+  Tensor F = first_order(true);
+  TensorList wrt;
+  for (size_t i : all) wrt.push_back(vars[i]);
+  TensorList analytic = F.requires_grad() ? grad({F}, wrt, {}, std::nullopt, false, true) : TensorList(wrt.size());
+  auto scalar = [&] { return first_order(false).item(); };
+  return compare_gradients("gradgradcheck", numeric_gradient(scalar, vars, all, opt.eps), analytic, all, opt);
+}
+
+}  // namespace nabla::testing
