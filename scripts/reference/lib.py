@@ -41,7 +41,7 @@ def away_from(x, points, gap=0.05):
     x = x.clone()
     for p in points:
         near = (x - p).abs() < gap
-        x[near] = p + gap * torch.where(x[near] >= p, 1.0, -1.0) * 2
+        x[near] = (p + gap * torch.where(x[near] >= p, 1.0, -1.0) * 2).to(x.dtype)
     return x
 
 
