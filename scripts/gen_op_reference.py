@@ -6,7 +6,8 @@ scripts/reference/lib.py; PyTorch (Debian's python3-torch, /usr/bin/python3)
 computes the outputs. The JSON files are committed, so building and testing nabla
 never needs PyTorch; rerun this after adding a case:
 
-    /usr/bin/python3 scripts/gen_op_reference.py
+    /usr/bin/python3 scripts/gen_op_reference.py            # every family
+    /usr/bin/python3 scripts/gen_op_reference.py conv       # one family
 """
 import importlib
 import json
@@ -20,8 +21,12 @@ OUT = HERE.parent / "tests" / "ops" / "reference"
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
+    import lib
     families = sorted(p.stem for p in (HERE / "reference").glob("*.py") if p.stem != "lib")
+    if len(sys.argv) > 1:
+        families = [f for f in families if f in sys.argv[1:]]
     for family in families:
+        lib.reseed(family)
         module = importlib.import_module(family)
         cases = [c.to_json() for c in module.CASES]
         path = OUT / f"{family}.json"
