@@ -76,7 +76,6 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
   }
   node->saved_outputs.resize(outs.size());
   node->output_metas.resize(outs.size());
-  node->hooks.resize(outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
     Tensor& out = outs[k];
     node->output_metas[k] = {out.sizes(), out.dtype()};

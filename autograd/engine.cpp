@@ -88,17 +88,34 @@ bool has_non_finite(const Tensor& t) {
   return false;
 }
 
-TensorList materialize_grads(Node& node, TensorList&& grads) {
-  grads.resize(node.num_outputs());
-  for (size_t k = 0; k < grads.size(); ++k) {
-    for (const TensorHook& hook : node.hooks[k]) {
-      if (!hook || !grads[k].defined()) continue;
-      Tensor replaced = hook(grads[k]);
-      if (replaced.defined()) grads[k] = replaced;
-    }
-    if (!grads[k].defined()) grads[k] = zeros(node.output_metas[k].sizes, node.output_metas[k].dtype);
+// Each hook sees the gradient and may replace it (an undefined result keeps it).
+Tensor run_hooks(const std::vector<TensorHook>& hooks, Tensor g) {
+  for (const TensorHook& hook : hooks) {
+    if (!hook) continue;
+    Tensor replaced = hook(g);
+    if (replaced.defined()) g = replaced;
   }
-  return std::move(grads);
+  return g;
+}
+
+// The hooks registered on output slot k of node (for a leaf: the leaf's hooks).
+const std::vector<TensorHook>* hooks_of(Node* node, size_t k) {
+  if (auto* acc = dynamic_cast<AccumulateGrad*>(node)) {
+    auto leaf = acc->leaf.lock();
+    return leaf && leaf->autograd ? &leaf->autograd->leaf_hooks : nullptr;
+  }
+  return k < node->hooks.size() ? &node->hooks[k] : nullptr;
+}
+
+void apply_hooks(Node* node, TensorList& grads) {
+  for (size_t k = 0; k < grads.size(); ++k)
+    if (const auto* hooks = hooks_of(node, k); hooks && grads[k].defined()) grads[k] = run_hooks(*hooks, grads[k]);
+}
+
+// Outputs that received no gradient get zeros, so every rule sees defined grads.
+void fill_missing_grads(const Node& node, TensorList& grads) {
+  for (size_t k = 0; k < grads.size(); ++k)
+    if (!grads[k].defined()) grads[k] = zeros(node.output_metas[k].sizes, node.output_metas[k].dtype);
 }
 
 void check_anomaly(const Node& node, const TensorList& outputs) {
@@ -111,21 +128,18 @@ void check_anomaly(const Node& node, const TensorList& outputs) {
 void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_t, Node*>>& ready) {
   TensorList grads = std::move(task.buffers[node]);
   task.buffers.erase(node);
+  grads.resize(node->num_outputs());
+  apply_hooks(node, grads);
   if (task.capturing) {
     for (size_t k = 0; k < grads.size(); ++k) {
       auto it = task.captures.find({node, static_cast<uint32_t>(k)});
       if (it == task.captures.end() || !grads[k].defined()) continue;
-      Tensor g = grads[k];
-      for (const TensorHook& hook : node->hooks[k])
-        if (hook) {
-          Tensor r = hook(g);
-          if (r.defined()) g = r;
-        }
-      for (size_t idx : it->second) task.captured[idx] = g;
+      for (size_t idx : it->second) task.captured[idx] = grads[k];
     }
     if (!task.needed.count(node) || dynamic_cast<AccumulateGrad*>(node)) return;
   }
-  TensorList outputs = node->apply(materialize_grads(*node, std::move(grads)));
+  fill_missing_grads(*node, grads);
+  TensorList outputs = node->apply(std::move(grads));
   if (anomaly_enabled()) check_anomaly(*node, outputs);
   if (!task.retain_graph) node->release_saved();
   for (size_t i = 0; i < node->next_edges.size(); ++i) {
@@ -158,7 +172,7 @@ void execute(GraphTask& task, const std::vector<Edge>& root_edges, const TensorL
 std::vector<Edge> root_edges_of(const TensorList& roots, const char* what) {
   std::vector<Edge> edges;
   for (size_t i = 0; i < roots.size(); ++i) {
-    check(roots[i].defined(), std::string(what) + ": output " + std::to_string(i) + " is undefined");
+    NABLA_CHECK(roots[i].defined(), std::string(what) + ": output " + std::to_string(i) + " is undefined");
     if (!roots[i].requires_grad())
       throw Error(std::string(what) + ": output " + std::to_string(i) +
                   " does not require grad and has no grad_fn (was it computed under no_grad, or from tensors "
@@ -224,13 +238,15 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
 }
 
 HookHandle register_hook(const Tensor& t, TensorHook hook) {
-  check(t.requires_grad(), "register_hook: the tensor does not require grad, so no gradient will reach the hook");
+  NABLA_CHECK(t.requires_grad(), "register_hook: the tensor does not require grad, so no gradient will reach the hook");
   AutogradMeta& meta = t.impl()->autograd_meta();
   if (!meta.grad_fn) {
     meta.leaf_hooks.push_back(std::move(hook));
     return HookHandle{t.impl_ptr(), 0, meta.leaf_hooks.size() - 1, true};
   }
-  auto& slot_hooks = meta.grad_fn->hooks[meta.output_nr];
+  auto& hooks = meta.grad_fn->hooks;
+  if (hooks.size() < meta.grad_fn->num_outputs()) hooks.resize(meta.grad_fn->num_outputs());
+  auto& slot_hooks = hooks[meta.output_nr];
   slot_hooks.push_back(std::move(hook));
   return HookHandle{meta.grad_fn, meta.output_nr, slot_hooks.size() - 1, false};
 }
@@ -245,7 +261,7 @@ void remove_hook(const HookHandle& handle) {
 }
 
 void retain_grad(const Tensor& t) {
-  check(t.requires_grad(), "retain_grad: the tensor does not require grad");
+  NABLA_CHECK(t.requires_grad(), "retain_grad: the tensor does not require grad");
   AutogradMeta& meta = t.impl()->autograd_meta();
   if (!meta.grad_fn || meta.retains_grad) return;
   meta.retains_grad = true;

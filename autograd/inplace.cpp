@@ -29,7 +29,6 @@ void rebase_history(Tensor& dst, const Tensor& src) {
   auto node = std::make_shared<CopyBackward>(src.sizes());
   node->next_edges = {dst.requires_grad() ? gradient_edge(dst) : Edge{}, src.requires_grad() ? gradient_edge(src) : Edge{}};
   node->output_metas = {{dst.sizes(), dst.dtype()}};
-  node->hooks.resize(1);
   node->origin = current_origin();
   AutogradMeta& meta = dst.impl()->autograd_meta();
   meta.requires_grad = true;
@@ -43,7 +42,7 @@ Tensor& apply_inplace(Tensor& dst, const Tensor& src, Tensor (*op)(const Tensor&
   bool recorded = grad_enabled() && (dst.requires_grad() || src.requires_grad());
   Tensor old = recorded ? dst + 0.0 : dst;
   Tensor result = op(old, src);
-  check(result.sizes() == dst.sizes(), std::string(name) + ": the result of shape " + result.shape_str() +
+  NABLA_CHECK(result.sizes() == dst.sizes(), std::string(name) + ": the result of shape " + result.shape_str() +
                                            " does not fit the destination of shape " + dst.shape_str());
   return copy_(dst, result);
 }

@@ -106,19 +106,14 @@ void OpNode::release_saved() {
 
 AccumulateGrad::AccumulateGrad(const Tensor& t) : leaf(t.impl_ptr()) {
   output_metas.push_back({t.sizes(), t.dtype()});
-  hooks.resize(1);
 }
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   std::shared_ptr<TensorImpl> impl = leaf.lock();
   if (!impl || !grads[0].defined()) return {};
   Tensor t(impl);
-  Tensor g = grads[0];
-  for (const TensorHook& hook : impl->autograd_meta().leaf_hooks) {
-    if (!hook) continue;
-    Tensor replaced = hook(g);
-    if (replaced.defined()) g = replaced;
-  }
+  Tensor g = grads[0];  // the engine already ran the leaf's hooks
+  NABLA_CHECK(g.sizes() == t.sizes(), "gradient of shape " + g.shape_str() + " does not match the leaf of shape " + t.shape_str());
   if (!grad_enabled()) g = detach(g);  // create_graph=false: .grad holds no history
   Tensor old = t.grad();
   t.set_grad(old.defined() ? add(old, g) : g);

@@ -33,7 +33,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
   std::vector<Edge> next_edges;
   std::vector<TensorMeta> output_metas;        // to materialise zero gradients
-  std::vector<std::vector<TensorHook>> hooks;  // tensor hooks, per output slot
+  std::vector<std::vector<TensorHook>> hooks;  // tensor hooks per output slot (empty until one is registered)
   uint64_t sequence_nr;
   std::string origin;  // DSL location of the forward call, when known
 };

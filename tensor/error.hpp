@@ -12,7 +12,17 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
-// check(cond, "matmul: ...") throws Error with the message when cond is false.
+// NABLA_CHECK(cond, "matmul: ..." + ...) throws Error with the message when cond
+// is false; the message is only built then, so checks cost nothing on hot paths.
+#define NABLA_CHECK(cond, message)                    \
+  do {                                                \
+    if (!(cond)) throw ::nabla::Error(message);       \
+  } while (0)
+
+// The function form, for messages that are cheap (string literals).
+inline void check(bool cond, const char* message) {
+  if (!cond) throw Error(message);
+}
 inline void check(bool cond, const std::string& message) {
   if (!cond) throw Error(message);
 }

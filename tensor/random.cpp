@@ -62,12 +62,12 @@ uint64_t random_bits() {
 }
 
 Tensor rand(const Shape& sizes, DType dtype) {
-  check(is_floating(dtype), std::string("rand: expected a floating dtype, got ") + dtype_name(dtype));
+  NABLA_CHECK(is_floating(dtype), std::string("rand: expected a floating dtype, got ") + dtype_name(dtype));
   return fill_with(sizes, dtype, [](Generator& g) { return g.uniform(); });
 }
 
 Tensor randn(const Shape& sizes, DType dtype) {
-  check(is_floating(dtype), std::string("randn: expected a floating dtype, got ") + dtype_name(dtype));
+  NABLA_CHECK(is_floating(dtype), std::string("randn: expected a floating dtype, got ") + dtype_name(dtype));
   // Box-Muller, one value per pair of uniforms (simple and order-independent).
   return fill_with(sizes, dtype, [](Generator& g) {
     double u1 = 1.0 - g.uniform(), u2 = g.uniform();
@@ -76,7 +76,7 @@ Tensor randn(const Shape& sizes, DType dtype) {
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& sizes, DType dtype) {
-  check(high > low, "randint: expected low < high, got low=" + std::to_string(low) + " high=" + std::to_string(high));
+  NABLA_CHECK(high > low, "randint: expected low < high, got low=" + std::to_string(low) + " high=" + std::to_string(high));
   uint64_t range = static_cast<uint64_t>(high - low);
   return fill_with(sizes, dtype, [&](Generator& g) {
     // Rejection sampling keeps every value equally likely.
@@ -88,7 +88,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& sizes, DType dtype) {
 }
 
 Tensor bernoulli(const Shape& sizes, double p, DType dtype) {
-  check(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got " + std::to_string(p));
+  NABLA_CHECK(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got " + std::to_string(p));
   return fill_with(sizes, dtype, [&](Generator& g) { return g.uniform() < p ? 1.0 : 0.0; });
 }
 
@@ -97,7 +97,7 @@ Tensor bernoulli(const Tensor& p) {
   size_t i = 0;
   return fill_with(p.sizes(), p.dtype(), [&](Generator& g) {
     double q = probs[i++];
-    check(q >= 0 && q <= 1, "bernoulli: probabilities must be in [0, 1], got " + std::to_string(q));
+    NABLA_CHECK(q >= 0 && q <= 1, "bernoulli: probabilities must be in [0, 1], got " + std::to_string(q));
     return g.uniform() < q ? 1.0 : 0.0;
   });
 }

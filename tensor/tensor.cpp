@@ -8,7 +8,7 @@
 namespace nabla {
 
 Storage::Storage(size_t n, Device dev) : nbytes(n), device(dev) {
-  check(dev.kind == DeviceKind::cpu, "storage on " + dev.str() + " needs the CUDA backend, which is not built into this nabla");
+  NABLA_CHECK(dev.kind == DeviceKind::cpu, "storage on " + dev.str() + " needs the CUDA backend, which is not built into this nabla");
   data = CpuAllocator::instance().allocate(n);
 }
 
@@ -41,7 +41,7 @@ int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size"
 int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
 
 double Tensor::item() const {
-  check(numel() == 1, "item(): expected a tensor with one element, got shape " + shape_str());
+  NABLA_CHECK(numel() == 1, "item(): expected a tensor with one element, got shape " + shape_str());
   return visit_dtype(dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return static_cast<double>(static_cast<compute_t<T>>(*static_cast<const T*>(raw_data())));
@@ -50,8 +50,8 @@ double Tensor::item() const {
 
 Tensor& Tensor::set_requires_grad(bool value) {
   if (value)
-    check(is_floating(dtype()), std::string("requires_grad: only floating tensors can require gradients, got ") + dtype_name(dtype()));
-  check(is_leaf(), "requires_grad: can only change the flag of a leaf tensor; use detach() first");
+    NABLA_CHECK(is_floating(dtype()), std::string("requires_grad: only floating tensors can require gradients, got ") + dtype_name(dtype()));
+  NABLA_CHECK(is_leaf(), "requires_grad: can only change the flag of a leaf tensor; use detach() first");
   impl_->autograd_meta().requires_grad = value;
   return *this;
 }
@@ -100,7 +100,7 @@ int64_t shape_numel(const Shape& sizes) {
 
 Tensor empty(const Shape& sizes, DType dtype) {
   for (int64_t s : sizes)
-    check(s >= 0, "empty: sizes must be non-negative, got " + shape_str(sizes));
+    NABLA_CHECK(s >= 0, "empty: sizes must be non-negative, got " + shape_str(sizes));
   auto impl = std::make_shared<TensorImpl>();
   impl->sizes = sizes;
   impl->strides = contiguous_strides(sizes);
@@ -134,7 +134,7 @@ Tensor arange(int64_t end, DType dtype) {
 }
 
 Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType dtype) {
-  check(static_cast<int64_t>(values.size()) == shape_numel(sizes),
+  NABLA_CHECK(static_cast<int64_t>(values.size()) == shape_numel(sizes),
         "tensor_from: " + std::to_string(values.size()) + " values do not fill shape " + shape_str(sizes));
   Tensor t = empty(sizes, dtype);
   visit_dtype(dtype, [&](auto tag) {

@@ -95,7 +95,7 @@ class Tensor {
   }
   template <class T>
   T* data() const {
-    check(dtype_of<T>::value == dtype(), std::string("data<T>: tensor holds ") + dtype_name(dtype()));
+    NABLA_CHECK(dtype_of<T>::value == dtype(), std::string("data<T>: tensor holds ") + dtype_name(dtype()));
     return static_cast<T*>(raw_data());
   }
   double item() const;  // the single value of a one-element tensor, as a double

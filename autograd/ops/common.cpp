@@ -47,7 +47,7 @@ DType result_type(const TensorList& inputs) {
 }
 
 void check_floating(const char* op, const char* arg, const Tensor& t) {
-  check(t.defined(), std::string(op) + ": argument '" + arg + "' is missing");
+  NABLA_CHECK(t.defined(), std::string(op) + ": argument '" + arg + "' is missing");
   if (!is_floating(t.dtype()))
     throw Error(std::string(op) + ": argument '" + arg + "' must be a floating tensor, got " + dtype_name(t.dtype()));
 }

@@ -265,7 +265,7 @@ Tensor ones_like(const Tensor& x) { return ones(x.sizes(), x.dtype()); }
 Tensor reduce_to_shape(const Tensor& g, const Shape& shape) {
   if (g.sizes() == shape) return g;
   int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
-  check(lead >= 0, "reduce_to_shape: gradient of shape " + g.shape_str() + " has fewer dims than " + shape_str(shape));
+  NABLA_CHECK(lead >= 0, "reduce_to_shape: gradient of shape " + g.shape_str() + " has fewer dims than " + shape_str(shape));
   IntList dims;
   for (int64_t d = 0; d < g.dim(); ++d)
     if (d < lead || (shape[d - lead] == 1 && g.sizes()[d] != 1)) dims.push_back(d);

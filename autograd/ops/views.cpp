@@ -16,19 +16,19 @@ Shape infer_size(const char* op, const std::vector<int64_t>& shape, int64_t nume
   int64_t known = 1, infer_at = -1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      check(infer_at < 0, std::string(op) + ": only one dimension can be -1, got " + shape_str(out));
+      NABLA_CHECK(infer_at < 0, std::string(op) + ": only one dimension can be -1, got " + shape_str(out));
       infer_at = static_cast<int64_t>(i);
     } else {
-      check(out[i] >= 0, std::string(op) + ": invalid size " + std::to_string(out[i]) + " in shape " + shape_str(out));
+      NABLA_CHECK(out[i] >= 0, std::string(op) + ": invalid size " + std::to_string(out[i]) + " in shape " + shape_str(out));
       known *= out[i];
     }
   }
   if (infer_at >= 0) {
-    check(known != 0 && numel % known == 0,
+    NABLA_CHECK(known != 0 && numel % known == 0,
           std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " + shape_str(from));
     out[infer_at] = numel / known;
   } else {
-    check(known == numel, std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " +
+    NABLA_CHECK(known == numel, std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " +
                               shape_str(from) + " (" + std::to_string(numel) + " elements)");
   }
   return out;
@@ -112,14 +112,14 @@ TensorList backward_transpose(BackwardContext& ctx) {
 }
 
 std::vector<int64_t> checked_perm(const Tensor& x, const std::vector<int64_t>& dims) {
-  check(static_cast<int64_t>(dims.size()) == x.dim(), "permute: expected " + std::to_string(x.dim()) +
+  NABLA_CHECK(static_cast<int64_t>(dims.size()) == x.dim(), "permute: expected " + std::to_string(x.dim()) +
                                                           " dims for a tensor of shape " + x.shape_str() + ", got " +
                                                           std::to_string(dims.size()));
   std::vector<int64_t> perm;
   std::vector<bool> seen(dims.size(), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, x.dim(), "permute");
-    check(!seen[w], "permute: dim " + std::to_string(w) + " appears twice");
+    NABLA_CHECK(!seen[w], "permute: dim " + std::to_string(w) + " appears twice");
     seen[w] = true;
     perm.push_back(w);
   }
@@ -150,10 +150,10 @@ TensorList backward_permute(BackwardContext& ctx) {
 
 // Python-style start/end clamping; returns the slice length.
 int64_t slice_bounds(const Tensor& x, const Attrs& a, int64_t* dim, int64_t* start, int64_t* step) {
-  check(x.dim() > 0, "slice: cannot slice a 0-dim tensor");
+  NABLA_CHECK(x.dim() > 0, "slice: cannot slice a 0-dim tensor");
   *dim = wrap_dim(a.i("dim"), x.dim(), "slice");
   *step = a.i("step");
-  check(*step > 0, "slice: step must be positive, got " + std::to_string(*step));
+  NABLA_CHECK(*step > 0, "slice: step must be positive, got " + std::to_string(*step));
   int64_t size = x.sizes()[*dim];
   int64_t s = a.i("start"), e = a.i("end");
   if (s < 0) s += size;
@@ -187,7 +187,7 @@ TensorList backward_slice(BackwardContext& ctx) {
 }
 
 std::vector<TensorMeta> infer_select(const TensorList& in, const Attrs& a) {
-  check(in[0].dim() > 0, "select: cannot index a 0-dim tensor");
+  NABLA_CHECK(in[0].dim() > 0, "select: cannot index a 0-dim tensor");
   int64_t dim = wrap_dim(a.i("dim"), in[0].dim(), "select");
   int64_t size = in[0].sizes()[dim], index = a.i("index");
   if (index < -size || index >= size)
@@ -216,14 +216,14 @@ TensorList backward_select(BackwardContext& ctx) {
 }
 
 Shape expanded_shape(const Tensor& x, const std::vector<int64_t>& shape) {
-  check(shape.size() >= static_cast<size_t>(x.dim()), "expand: the target shape " + shape_str(Shape(shape)) +
+  NABLA_CHECK(shape.size() >= static_cast<size_t>(x.dim()), "expand: the target shape " + shape_str(Shape(shape)) +
                                                           " has fewer dims than the input shape " + x.shape_str());
   Shape out(shape.begin(), shape.end());
   size_t lead = shape.size() - x.dim();
   for (size_t i = 0; i < out.size(); ++i) {
     int64_t have = i < lead ? -2 : x.sizes()[i - lead];
     if (out[i] == -1) {
-      check(i >= lead, "expand: -1 is not allowed for a new leading dim");
+      NABLA_CHECK(i >= lead, "expand: -1 is not allowed for a new leading dim");
       out[i] = have;
     } else if (i >= lead && have != 1 && have != out[i]) {
       throw Error("expand: the input of shape " + x.shape_str() + " cannot be expanded to " + shape_str(Shape(shape)) +
@@ -371,7 +371,7 @@ Tensor to_dtype(const Tensor& x, DType dtype) {
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (x.dim() == 0) return reshape(x, {1});
   int64_t s = wrap_dim(start_dim, x.dim(), "flatten"), e = wrap_dim(end_dim, x.dim(), "flatten");
-  check(s <= e, "flatten: start_dim must not come after end_dim");
+  NABLA_CHECK(s <= e, "flatten: start_dim must not come after end_dim");
   IntList shape;
   for (int64_t d = 0; d < s; ++d) shape.push_back(x.sizes()[d]);
   int64_t merged = 1;

@@ -1,1 +1,107 @@
-int main() { return 0; }
+// nabla's side of the benchmark: `nabla_bench FIGURE` prints one number for one
+// figure (the median of several timed repetitions inside this process). The runner
+// scripts/bench.py calls it interleaved with scripts/bench/bench_torch.py and prints
+// the BENCH lines; see README.md.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/engine.hpp"
+#include "autograd/ops.hpp"
+#include "tensor/random.hpp"
+
+using namespace nabla;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Median seconds per call of fn over `reps` timed batches of `inner` calls.
+double median_seconds(const std::function<void()>& fn, int reps, int inner) {
+  fn();  // warm-up: caches, JIT kernels, allocator
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < inner; ++i) fn();
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / inner);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double sgemm_gflops(int64_t n) {
+  Tensor a = randn({n, n}), b = randn({n, n});
+  int inner = n <= 256 ? 50 : n <= 1024 ? 5 : 1;
+  double s = median_seconds([&] { matmul(a, b); }, 7, inner);
+  return 2.0 * n * n * n / s / 1e9;
+}
+
+double conv2d_gflops() {
+  Tensor x = randn({64, 32, 28, 28}), w = randn({64, 32, 3, 3});
+  Conv2dOptions opt;
+  opt.padding = {1, 1};
+  double s = median_seconds([&] { conv2d(x, w, Tensor(), opt); }, 7, 3);
+  return 2.0 * 64 * 64 * 28 * 28 * 32 * 9 / s / 1e9;
+}
+
+double tiny_add_us() {
+  Tensor a = randn({4}), b = randn({4});
+  return median_seconds([&] { add(a, b); }, 9, 20000) * 1e6;
+}
+
+// y = (x * x).sum(); y.backward(); x.grad = None — per iteration.
+double tiny_fwd_bwd_us() {
+  Tensor x = randn({4}).set_requires_grad(true);
+  return median_seconds(
+             [&] {
+               Tensor y = sum(mul(x, x));
+               backward(y);
+               x.set_grad(Tensor());
+             },
+             9, 5000) *
+         1e6;
+}
+
+// Hessian-vector product of a 2-layer tanh MLP (8 -> 32 -> 1, batch 16).
+double hvp_us() {
+  Tensor x = randn({16, 8});
+  Tensor w1 = randn({32, 8}).set_requires_grad(true), w2 = randn({1, 32}).set_requires_grad(true);
+  Tensor v1 = randn({32, 8}), v2 = randn({1, 32});
+  return median_seconds(
+             [&] {
+               Tensor loss = sum(pow(linear(tanh(linear(x, w1)), w2), 2.0));
+               TensorList g = grad({loss}, {w1, w2}, {}, std::nullopt, true);
+               Tensor gv = add(sum(mul(g[0], v1)), sum(mul(g[1], v2)));
+               grad({gv}, {w1, w2});
+             },
+             9, 200) *
+         1e6;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp\n");
+    return 2;
+  }
+  manual_seed(0);
+  std::string f = argv[1];
+  double v;
+  if (f == "sgemm_256") v = sgemm_gflops(256);
+  else if (f == "sgemm_1024") v = sgemm_gflops(1024);
+  else if (f == "sgemm_2048") v = sgemm_gflops(2048);
+  else if (f == "conv2d") v = conv2d_gflops();
+  else if (f == "tiny_add") v = tiny_add_us();
+  else if (f == "tiny_fwd_bwd") v = tiny_fwd_bwd_us();
+  else if (f == "hvp") v = hvp_us();
+  else {
+    std::fprintf(stderr, "nabla_bench: unknown figure '%s'\n", f.c_str());
+    return 2;
+  }
+  std::printf("%.4f\n", v);
+  return 0;
+}

@@ -1,9 +1,8 @@
 // CPU kernels of matmul and linear, on the GEMM of blas.hpp.
-#include <omp.h>
-
 #include "tensor/cpu/blas.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
 
@@ -59,9 +58,13 @@ void batched_gemm(const Tensor& a, const Tensor& b, const Tensor& out) {
          B.ld, T(0), pc + i * M * N, N);
   };
   // Many small matrices: one GEMM per thread beats threading inside each GEMM.
-  bool across_batches = batches > 1 && M * N * K < 128 * 128 * 128;
-#pragma omp parallel for if (across_batches)
-  for (int64_t i = 0; i < batches; ++i) one(i);
+  if (M * N * K >= 128 * 128 * 128) {
+    for (int64_t i = 0; i < batches; ++i) one(i);
+    return;
+  }
+  parallel_for(0, batches, batches * M * N * K, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) one(i);
+  });
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ struct StridedLoop {
   explicit StridedLoop(const std::array<const Tensor*, N>& operands) {
     const Tensor& out = *operands[0];
     ndim = static_cast<int>(out.dim());
-    check(ndim <= kMaxLoopDims, "tensors of more than 25 dims are not supported");
+    NABLA_CHECK(ndim <= kMaxLoopDims, "tensors of more than 25 dims are not supported");
     for (int k = 0; k < N; ++k) {
       const Tensor& t = *operands[k];
       base[k] = static_cast<char*>(t.raw_data());
