@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Runs nabla_bench and bench_torch.py interleaved, FIGURE by FIGURE, for several
+rounds, and prints the median of each side as
+
+    BENCH <name> nabla=<value> ref=<value> unit=<unit> speedup=<x>
+
+where speedup > 1 means nabla is faster. Both sides get the same OMP_NUM_THREADS
+(default: every core). This machine is noisy; compare ratios, not absolutes.
+Usage: bench.py [--rounds N] [FIGURE ...]
+"""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("NABLA_BUILD_DIR", ROOT / "build"))
+
+# name -> (unit, higher_is_better)
+FIGURES = {
+    "sgemm_256": ("GFLOP/s", True),
+    "sgemm_1024": ("GFLOP/s", True),
+    "sgemm_2048": ("GFLOP/s", True),
+    "conv2d": ("GFLOP/s", True),
+    "tiny_add": ("us", False),
+    "tiny_fwd_bwd": ("us", False),
+    "hvp": ("us", False),
+}
+
+
+def measure(cmd, env):
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("figures", nargs="*", default=list(FIGURES))
+    args = parser.parse_args()
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", str(os.cpu_count()))
+    nabla_cmd = [str(BUILD / "nabla_bench")]
+    torch_cmd = [sys.executable, str(ROOT / "scripts" / "bench" / "bench_torch.py")]
+    print(f"# threads={env['OMP_NUM_THREADS']} rounds={args.rounds} (median; nabla and PyTorch interleaved)")
+    for name in args.figures:
+        unit, higher_better = FIGURES[name]
+        ours, ref = [], []
+        for _ in range(args.rounds):
+            ours.append(measure(nabla_cmd + [name], env))
+            ref.append(measure(torch_cmd + [name], env))
+        a, b = statistics.median(ours), statistics.median(ref)
+        speedup = a / b if higher_better else b / a
+        print(f"BENCH {name} nabla={a:.3f} ref={b:.3f} unit={unit} speedup={speedup:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

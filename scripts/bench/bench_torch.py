@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""PyTorch's side of the benchmark: `bench_torch.py FIGURE` prints one number, the
+median of timed repetitions, for the same figure as `nabla_bench FIGURE` measures
+(same shapes, same thread count). PyTorch is Debian's python3-torch 1.13."""
+import os
+import sys
+import time
+
+import torch
+
+torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", os.cpu_count())))
+torch.manual_seed(0)
+
+
+def median_seconds(fn, reps, inner):
+    fn()  # warm-up
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        times.append((time.perf_counter() - t0) / inner)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def sgemm_gflops(n):
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    inner = 50 if n <= 256 else 5 if n <= 1024 else 1
+    return 2.0 * n ** 3 / median_seconds(lambda: torch.mm(a, b), 7, inner) / 1e9
+
+
+def conv2d_gflops():
+    x, w = torch.randn(64, 32, 28, 28), torch.randn(64, 32, 3, 3)
+    s = median_seconds(lambda: torch.nn.functional.conv2d(x, w, padding=1), 7, 3)
+    return 2.0 * 64 * 64 * 28 * 28 * 32 * 9 / s / 1e9
+
+
+def tiny_add_us():
+    a, b = torch.randn(4), torch.randn(4)
+    return median_seconds(lambda: torch.add(a, b), 9, 20000) * 1e6
+
+
+def tiny_fwd_bwd_us():
+    x = torch.randn(4, requires_grad=True)
+
+    def step():
+        y = (x * x).sum()
+        y.backward()
+        x.grad = None
+    return median_seconds(step, 9, 5000) * 1e6
+
+
+def hvp_us():
+    x = torch.randn(16, 8)
+    w1 = torch.randn(32, 8, requires_grad=True)
+    w2 = torch.randn(1, 32, requires_grad=True)
+    v1, v2 = torch.randn(32, 8), torch.randn(1, 32)
+    F = torch.nn.functional
+
+    def step():
+        loss = F.linear(torch.tanh(F.linear(x, w1)), w2).pow(2).sum()
+        g1, g2 = torch.autograd.grad(loss, (w1, w2), create_graph=True)
+        gv = (g1 * v1).sum() + (g2 * v2).sum()
+        torch.autograd.grad(gv, (w1, w2))
+    return median_seconds(step, 9, 200) * 1e6
+
+
+FIGURES = {
+    "sgemm_256": lambda: sgemm_gflops(256),
+    "sgemm_1024": lambda: sgemm_gflops(1024),
+    "sgemm_2048": lambda: sgemm_gflops(2048),
+    "conv2d": conv2d_gflops,
+    "tiny_add": tiny_add_us,
+    "tiny_fwd_bwd": tiny_fwd_bwd_us,
+    "hvp": hvp_us,
+}
+
+if __name__ == "__main__":
+    print(f"{FIGURES[sys.argv[1]]():.4f}")
