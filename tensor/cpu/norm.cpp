@@ -1,0 +1,174 @@
+// CPU kernels of the normalization rows (batch_norm, layer_norm) and of dropout.
+// Statistics accumulate in double with two passes (mean, then squared deviations),
+// which stays accurate for inputs with a large mean, whatever the storage dtype.
+#include <omp.h>
+
+#include <cmath>
+
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/loops.hpp"
+#include "tensor/random.hpp"
+
+namespace nabla::cpu {
+
+namespace {
+
+// A per-channel (or per-feature) parameter as doubles; `fill` when it is absent.
+std::vector<double> values_or(const Tensor& t, int64_t n, double fill) {
+  return t.defined() ? to_double_vector(t) : std::vector<double>(static_cast<size_t>(n), fill);
+}
+
+// ---- batch_norm ----------------------------------------------------------------
+// x is seen as a contiguous [N, C, S] block, S being the product of the dims after C.
+
+struct ChannelStats {
+  std::vector<double> mean, var;  // var is biased (divides by the count)
+};
+
+template <class T>
+ChannelStats channel_stats(const T* x, int64_t N, int64_t C, int64_t S) {
+  ChannelStats st{std::vector<double>(C), std::vector<double>(C)};
+  double count = static_cast<double>(N * S);
+#pragma omp parallel for if (N * C * S > kParallelGrain && C > 1)
+  for (int64_t c = 0; c < C; ++c) {
+    double sum = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(x[(n * C + c) * S + i]);
+    double m = sum / count, sq = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < S; ++i) {
+        double d = static_cast<double>(x[(n * C + c) * S + i]) - m;
+        sq += d * d;
+      }
+    st.mean[c] = m;
+    st.var[c] = sq / count;
+  }
+  return st;
+}
+
+// y[n, c, :] = x[n, c, :] * scale[c] + shift[c]
+template <class T>
+void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const std::vector<double>& scale,
+                    const std::vector<double>& shift) {
+#pragma omp parallel for if (N * C * S > kParallelGrain)
+  for (int64_t r = 0; r < N * C; ++r) {
+    int64_t c = r % C;
+    for (int64_t i = 0; i < S; ++i)
+      y[r * S + i] = static_cast<T>(static_cast<double>(x[r * S + i]) * scale[c] + shift[c]);
+  }
+}
+
+// running = (1 - momentum) * running + momentum * stat, in place, in the running
+// tensor's own dtype and layout (it is a buffer of the caller's module, not a copy).
+void update_running(const Tensor& running, const std::vector<double>& stat, double momentum) {
+  std::vector<double> v = to_double_vector(running);
+  for (size_t c = 0; c < v.size(); ++c) v[c] = (1.0 - momentum) * v[c] + momentum * stat[c];
+  copy_into(running, tensor_from(v, running.sizes(), running.dtype()));
+  running.bump_version();
+}
+
+// ---- dropout ----------------------------------------------------------------------
+
+// Element i's uniform draw depends only on (seed, i): SplitMix64 over a counter. One
+// draw from the global generator per call, so the mask is the same at any thread count
+// and the generator's lock is taken once, not once per element.
+inline double uniform_at(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
+// Runs on 16-bit x itself (half_native): the running stats must be updated in
+// place, and the dispatcher's f32 copies of 16-bit inputs would drop that update.
+void batch_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor &weight = in[1], &bias = in[2], &running_mean = in[3], &running_var = in[4];
+  DType dt = is_half(out[0].dtype()) ? DType::f32 : out[0].dtype();
+  Tensor x = contiguous_raw(as_dtype(in[0], dt));
+  Tensor y = out[0].dtype() == dt ? out[0] : empty(out[0].sizes(), dt);
+  int64_t N = x.sizes()[0], C = x.sizes()[1], S = N * C == 0 ? 0 : x.numel() / (N * C);
+  bool training = attrs.b("training");
+  double eps = attrs.f("eps"), momentum = attrs.f("momentum");
+  visit_float(dt, "batch_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = static_cast<const T*>(x.raw_data());
+    ChannelStats st;
+    if (training) {
+      st = channel_stats(xp, N, C, S);
+    } else {
+      st.mean = to_double_vector(running_mean);
+      st.var = to_double_vector(running_var);
+    }
+    std::vector<double> w = values_or(weight, C, 1.0), b = values_or(bias, C, 0.0), scale(C), shift(C);
+    for (int64_t c = 0; c < C; ++c) {
+      scale[c] = w[c] / std::sqrt(st.var[c] + eps);
+      shift[c] = b[c] - st.mean[c] * scale[c];
+    }
+    channel_affine(xp, static_cast<T*>(y.raw_data()), N, C, S, scale, shift);
+    if (training && running_mean.defined()) {
+      // The running variance is the unbiased estimate, as in PyTorch.
+      double count = static_cast<double>(N * S);
+      std::vector<double> unbiased(st.var);
+      for (double& v : unbiased) v *= count / (count - 1.0);
+      update_running(running_mean, st.mean, momentum);
+      update_running(running_var, unbiased, momentum);
+    }
+  });
+  if (!y.is_same(out[0])) copy_into(out[0], y);
+}
+
+void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = contiguous_raw(in[0]);
+  int64_t D = shape_numel(Shape(attrs.ints("normalized_shape")));
+  int64_t rows = D == 0 ? 0 : x.numel() / D;
+  double eps = attrs.f("eps");
+  std::vector<double> w = values_or(in[1], D, 1.0), b = values_or(in[2], D, 0.0);
+  visit_float(x.dtype(), "layer_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = static_cast<const T*>(x.raw_data());
+    T* yp = static_cast<T*>(out[0].raw_data());
+#pragma omp parallel for if (rows * D > kParallelGrain && rows > 1)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = xp + r * D;
+      double sum = 0, sq = 0;
+      for (int64_t j = 0; j < D; ++j) sum += static_cast<double>(row[j]);
+      double mean = sum / static_cast<double>(D);
+      for (int64_t j = 0; j < D; ++j) {
+        double d = static_cast<double>(row[j]) - mean;
+        sq += d * d;
+      }
+      double rstd = 1.0 / std::sqrt(sq / static_cast<double>(D) + eps);
+      for (int64_t j = 0; j < D; ++j)
+        yp[r * D + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * rstd * w[j] + b[j]);
+    }
+  });
+}
+
+// Outputs y and the 0/1 mask, both of x's dtype: y = x * mask / (1 - p).
+void dropout(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = contiguous_raw(in[0]);
+  double p = attrs.f("p");
+  bool active = attrs.b("training") && p > 0.0;
+  // p == 1 drops everything: the scale is never used, so no division by zero.
+  double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
+  uint64_t seed = active && p < 1.0 ? random_bits() : 0;
+  int64_t n = x.numel();
+  visit_float(x.dtype(), "dropout", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = static_cast<const T*>(x.raw_data());
+    T* yp = static_cast<T*>(out[0].raw_data());
+    T* mp = static_cast<T*>(out[1].raw_data());
+#pragma omp parallel for if (n > kParallelGrain)
+    for (int64_t i = 0; i < n; ++i) {
+      bool keep = !active || (p < 1.0 && uniform_at(seed, static_cast<uint64_t>(i)) >= p);
+      mp[i] = static_cast<T>(keep ? 1 : 0);
+      yp[i] = keep ? static_cast<T>(active ? xp[i] * scale : xp[i]) : static_cast<T>(0);
+    }
+  });
+}
+
+}  // namespace nabla::cpu
