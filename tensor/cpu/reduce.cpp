@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
@@ -101,5 +102,178 @@ void sum_or_mean(const TensorList& in, const Attrs& attrs, TensorList& out, bool
 
 void sum(const TensorList& in, const Attrs& attrs, TensorList& out) { sum_or_mean(in, attrs, out, false); }
 void mean(const TensorList& in, const Attrs& attrs, TensorList& out) { sum_or_mean(in, attrs, out, true); }
+
+namespace {
+
+// Whether v beats the best value so far for max (IsMax) or min. NaN beats every
+// number so that it propagates as in PyTorch; equal values do not beat, so ties
+// keep the first index.
+template <bool IsMax, class C>
+inline bool beats(C v, C best) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(best)) return false;
+    if (std::isnan(v)) return true;
+  }
+  return IsMax ? v > best : v < best;
+}
+
+// values[o, j] / indices[o, j] = the max (or min) of x[o, :, j] and its first
+// position; either output may be null. The reduced extent must be non-empty (the
+// rows' shape rules reject empty reductions).
+template <bool IsMax, class T>
+void extremum_kernel(const ReduceLayout& l, T* values, int64_t* indices) {
+  using C = compute_t<T>;
+  const T* x = static_cast<const T*>(l.data.raw_data());
+  int64_t work = l.outer * l.reduced * l.inner;
+#pragma omp parallel for if (work > 65536 && l.outer > 1)
+  for (int64_t o = 0; o < l.outer; ++o) {
+    const T* base = x + o * l.reduced * l.inner;
+    if (l.inner == 1) {
+      C best = static_cast<C>(base[0]);
+      int64_t arg = 0;
+      for (int64_t r = 1; r < l.reduced; ++r) {
+        C v = static_cast<C>(base[r]);
+        if (beats<IsMax>(v, best)) best = v, arg = r;
+      }
+      if (values) values[o] = static_cast<T>(best);
+      if (indices) indices[o] = arg;
+      continue;
+    }
+    // Walk the reduced rows in order so the inner loop reads contiguous memory.
+    std::vector<C> best(base, base + l.inner);
+    std::vector<int64_t> arg(l.inner, 0);
+    for (int64_t r = 1; r < l.reduced; ++r)
+      for (int64_t j = 0; j < l.inner; ++j) {
+        C v = static_cast<C>(base[r * l.inner + j]);
+        if (beats<IsMax, C>(v, best[j])) best[j] = v, arg[j] = r;
+      }
+    for (int64_t j = 0; j < l.inner; ++j) {
+      if (values) values[o * l.inner + j] = static_cast<T>(best[j]);
+      if (indices) indices[o * l.inner + j] = arg[j];
+    }
+  }
+}
+
+// Runs extremum_kernel over `dims` of in[0]; a null tensor skips that output.
+template <bool IsMax>
+void extremum(const Tensor& x, const std::vector<int64_t>& dims, const Tensor& values, const Tensor& indices) {
+  ReduceLayout l = reduce_layout(x, dims);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    extremum_kernel<IsMax, T>(l, values.defined() ? static_cast<T*>(values.raw_data()) : nullptr,
+                              indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr);
+  });
+}
+
+std::vector<int64_t> all_dims(const Tensor& x) { return attr_dims(x, {}); }
+std::vector<int64_t> one_dim(const Tensor& x, int64_t dim) { return attr_dims(x, {dim}); }
+// argmax/argmin: a none dim means the flattened tensor.
+std::vector<int64_t> arg_dims(const Tensor& x, const Attrs& attrs) {
+  return attrs.is_none("dim") ? all_dims(x) : one_dim(x, attrs.i("dim"));
+}
+
+// out[o, j] = sum_r (x[o, r, j] - mean)^2 / divisor, or its square root. Two passes
+// (mean, then squared deviations) in double: the one-pass formula loses digits to
+// cancellation when the mean is large against the spread.
+template <class T>
+void variance_kernel(const ReduceLayout& l, T* out, double divisor, bool take_sqrt) {
+  const T* x = static_cast<const T*>(l.data.raw_data());
+  double n = static_cast<double>(l.reduced);
+  auto finish = [&](double ss) {
+    double v = ss / divisor;
+    return static_cast<T>(take_sqrt ? std::sqrt(v) : v);
+  };
+  int64_t work = l.outer * l.reduced * l.inner;
+#pragma omp parallel if (work > 65536 && l.outer > 1)
+  {
+    std::vector<double> mean(l.inner), ss(l.inner);  // per thread, reused across rows
+#pragma omp for
+    for (int64_t o = 0; o < l.outer; ++o) {
+      const T* base = x + o * l.reduced * l.inner;
+      std::fill(mean.begin(), mean.end(), 0.0);
+      std::fill(ss.begin(), ss.end(), 0.0);
+      for (int64_t r = 0; r < l.reduced; ++r)
+        for (int64_t j = 0; j < l.inner; ++j) mean[j] += static_cast<double>(base[r * l.inner + j]);
+      for (int64_t j = 0; j < l.inner; ++j) mean[j] /= n;
+      for (int64_t r = 0; r < l.reduced; ++r)
+        for (int64_t j = 0; j < l.inner; ++j) {
+          double d = static_cast<double>(base[r * l.inner + j]) - mean[j];
+          ss[j] += d * d;
+        }
+      for (int64_t j = 0; j < l.inner; ++j) out[o * l.inner + j] = finish(ss[j]);
+    }
+  }
+}
+
+void variance(const TensorList& in, const Attrs& attrs, TensorList& out, bool take_sqrt) {
+  ReduceLayout l = reduce_layout(in[0], attr_dims(in[0], attrs.ints("dims")));
+  // PyTorch divides by max(0, N - correction): too large a correction gives inf/nan.
+  double divisor = static_cast<double>(std::max<int64_t>(0, l.reduced - attrs.i("correction")));
+  visit_float(out[0].dtype(), take_sqrt ? "std" : "var", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    variance_kernel<T>(l, static_cast<T*>(out[0].raw_data()), divisor, take_sqrt);
+  });
+}
+
+// out[o, j] = log sum_r exp(x[o, r, j]), shifted by the max so exp cannot overflow.
+// An infinite max is not subtracted (inf - inf would be NaN): all -inf gives -inf,
+// any +inf gives +inf, and an empty reduction gives log(0) = -inf, as in PyTorch.
+template <class T>
+void logsumexp_kernel(const ReduceLayout& l, T* out) {
+  const T* x = static_cast<const T*>(l.data.raw_data());
+  int64_t work = l.outer * l.reduced * l.inner;
+#pragma omp parallel if (work > 65536 && l.outer > 1)
+  {
+    std::vector<double> shift(l.inner), total(l.inner);  // per thread, reused across rows
+#pragma omp for
+    for (int64_t o = 0; o < l.outer; ++o) {
+      const T* base = x + o * l.reduced * l.inner;
+      std::fill(shift.begin(), shift.end(), -INFINITY);
+      std::fill(total.begin(), total.end(), 0.0);
+      for (int64_t r = 0; r < l.reduced; ++r)
+        for (int64_t j = 0; j < l.inner; ++j) shift[j] = std::max(shift[j], static_cast<double>(base[r * l.inner + j]));
+      for (int64_t j = 0; j < l.inner; ++j)
+        if (std::isinf(shift[j])) shift[j] = 0.0;
+      for (int64_t r = 0; r < l.reduced; ++r)
+        for (int64_t j = 0; j < l.inner; ++j)
+          total[j] += std::exp(static_cast<double>(base[r * l.inner + j]) - shift[j]);
+      for (int64_t j = 0; j < l.inner; ++j) out[o * l.inner + j] = static_cast<T>(std::log(total[j]) + shift[j]);
+    }
+  }
+}
+
+}  // namespace
+
+void max(const TensorList& in, const Attrs&, TensorList& out) {
+  extremum<true>(in[0], all_dims(in[0]), out[0], Tensor());
+}
+void min(const TensorList& in, const Attrs&, TensorList& out) {
+  extremum<false>(in[0], all_dims(in[0]), out[0], Tensor());
+}
+void max_dim(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  extremum<true>(in[0], one_dim(in[0], attrs.i("dim")), out[0], out[1]);
+}
+void min_dim(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  extremum<false>(in[0], one_dim(in[0], attrs.i("dim")), out[0], out[1]);
+}
+void argmax(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  extremum<true>(in[0], arg_dims(in[0], attrs), Tensor(), out[0]);
+}
+void argmin(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  extremum<false>(in[0], arg_dims(in[0], attrs), Tensor(), out[0]);
+}
+
+void var(const TensorList& in, const Attrs& attrs, TensorList& out) { variance(in, attrs, out, false); }
+void std(const TensorList& in, const Attrs& attrs, TensorList& out) { variance(in, attrs, out, true); }
+
+void logsumexp(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  // Integer inputs compute in the output's floating dtype (PyTorch promotes them too).
+  Tensor x = as_dtype(in[0], out[0].dtype());
+  ReduceLayout l = reduce_layout(x, attr_dims(x, attrs.ints("dims")));
+  visit_float(out[0].dtype(), "logsumexp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    logsumexp_kernel<T>(l, static_cast<T*>(out[0].raw_data()));
+  });
+}
 
 }  // namespace nabla::cpu
