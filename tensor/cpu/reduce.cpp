@@ -8,6 +8,7 @@
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
 
@@ -68,20 +69,23 @@ void sum_kernel(const ReduceLayout& l, T* out, double scale) {
   using A = acc_t<T>;
   const T* x = static_cast<const T*>(l.data.raw_data());
   int64_t work = l.outer * l.reduced * l.inner;
-#pragma omp parallel for if (work > 65536 && l.outer > 1)
-  for (int64_t o = 0; o < l.outer; ++o) {
-    const T* base = x + o * l.reduced * l.inner;
-    if (l.inner == 1) {
-      A acc = 0;
-      for (int64_t r = 0; r < l.reduced; ++r) acc += static_cast<A>(static_cast<compute_t<T>>(base[r]));
-      out[o] = static_cast<T>(static_cast<compute_t<T>>(acc * scale));
-    } else {
-      std::vector<A> acc(l.inner, A(0));
-      for (int64_t r = 0; r < l.reduced; ++r)
-        for (int64_t j = 0; j < l.inner; ++j) acc[j] += static_cast<A>(static_cast<compute_t<T>>(base[r * l.inner + j]));
-      for (int64_t j = 0; j < l.inner; ++j) out[o * l.inner + j] = static_cast<T>(static_cast<compute_t<T>>(acc[j] * scale));
+  parallel_for(0, l.outer, work, [&](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      const T* base = x + o * l.reduced * l.inner;
+      if (l.inner == 1) {
+        A acc = 0;
+        for (int64_t r = 0; r < l.reduced; ++r) acc += static_cast<A>(static_cast<compute_t<T>>(base[r]));
+        out[o] = static_cast<T>(static_cast<compute_t<T>>(acc * scale));
+      } else {
+        std::vector<A> acc(l.inner, A(0));
+        for (int64_t r = 0; r < l.reduced; ++r)
+          for (int64_t j = 0; j < l.inner; ++j)
+            acc[j] += static_cast<A>(static_cast<compute_t<T>>(base[r * l.inner + j]));
+        for (int64_t j = 0; j < l.inner; ++j)
+          out[o * l.inner + j] = static_cast<T>(static_cast<compute_t<T>>(acc[j] * scale));
+      }
     }
-  }
+  });
 }
 
 void sum_or_mean(const TensorList& in, const Attrs& attrs, TensorList& out, bool mean) {
@@ -125,33 +129,34 @@ void extremum_kernel(const ReduceLayout& l, T* values, int64_t* indices) {
   using C = compute_t<T>;
   const T* x = static_cast<const T*>(l.data.raw_data());
   int64_t work = l.outer * l.reduced * l.inner;
-#pragma omp parallel for if (work > 65536 && l.outer > 1)
-  for (int64_t o = 0; o < l.outer; ++o) {
-    const T* base = x + o * l.reduced * l.inner;
-    if (l.inner == 1) {
-      C best = static_cast<C>(base[0]);
-      int64_t arg = 0;
-      for (int64_t r = 1; r < l.reduced; ++r) {
-        C v = static_cast<C>(base[r]);
-        if (beats<IsMax>(v, best)) best = v, arg = r;
+  parallel_for(0, l.outer, work, [&](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      const T* base = x + o * l.reduced * l.inner;
+      if (l.inner == 1) {
+        C best = static_cast<C>(base[0]);
+        int64_t arg = 0;
+        for (int64_t r = 1; r < l.reduced; ++r) {
+          C v = static_cast<C>(base[r]);
+          if (beats<IsMax>(v, best)) best = v, arg = r;
+        }
+        if (values) values[o] = static_cast<T>(best);
+        if (indices) indices[o] = arg;
+        continue;
       }
-      if (values) values[o] = static_cast<T>(best);
-      if (indices) indices[o] = arg;
-      continue;
-    }
-    // Walk the reduced rows in order so the inner loop reads contiguous memory.
-    std::vector<C> best(base, base + l.inner);
-    std::vector<int64_t> arg(l.inner, 0);
-    for (int64_t r = 1; r < l.reduced; ++r)
+      // Walk the reduced rows in order so the inner loop reads contiguous memory.
+      std::vector<C> best(base, base + l.inner);
+      std::vector<int64_t> arg(l.inner, 0);
+      for (int64_t r = 1; r < l.reduced; ++r)
+        for (int64_t j = 0; j < l.inner; ++j) {
+          C v = static_cast<C>(base[r * l.inner + j]);
+          if (beats<IsMax, C>(v, best[j])) best[j] = v, arg[j] = r;
+        }
       for (int64_t j = 0; j < l.inner; ++j) {
-        C v = static_cast<C>(base[r * l.inner + j]);
-        if (beats<IsMax, C>(v, best[j])) best[j] = v, arg[j] = r;
+        if (values) values[o * l.inner + j] = static_cast<T>(best[j]);
+        if (indices) indices[o * l.inner + j] = arg[j];
       }
-    for (int64_t j = 0; j < l.inner; ++j) {
-      if (values) values[o * l.inner + j] = static_cast<T>(best[j]);
-      if (indices) indices[o * l.inner + j] = arg[j];
     }
-  }
+  });
 }
 
 // Runs extremum_kernel over `dims` of in[0]; a null tensor skips that output.
@@ -184,11 +189,9 @@ void variance_kernel(const ReduceLayout& l, T* out, double divisor, bool take_sq
     return static_cast<T>(take_sqrt ? std::sqrt(v) : v);
   };
   int64_t work = l.outer * l.reduced * l.inner;
-#pragma omp parallel if (work > 65536 && l.outer > 1)
-  {
+  parallel_for(0, l.outer, work, [&](int64_t lo, int64_t hi) {
     std::vector<double> mean(l.inner), ss(l.inner);  // per thread, reused across rows
-#pragma omp for
-    for (int64_t o = 0; o < l.outer; ++o) {
+    for (int64_t o = lo; o < hi; ++o) {
       const T* base = x + o * l.reduced * l.inner;
       std::fill(mean.begin(), mean.end(), 0.0);
       std::fill(ss.begin(), ss.end(), 0.0);
@@ -202,7 +205,7 @@ void variance_kernel(const ReduceLayout& l, T* out, double divisor, bool take_sq
         }
       for (int64_t j = 0; j < l.inner; ++j) out[o * l.inner + j] = finish(ss[j]);
     }
-  }
+  });
 }
 
 void variance(const TensorList& in, const Attrs& attrs, TensorList& out, bool take_sqrt) {
@@ -222,11 +225,9 @@ template <class T>
 void logsumexp_kernel(const ReduceLayout& l, T* out) {
   const T* x = static_cast<const T*>(l.data.raw_data());
   int64_t work = l.outer * l.reduced * l.inner;
-#pragma omp parallel if (work > 65536 && l.outer > 1)
-  {
+  parallel_for(0, l.outer, work, [&](int64_t lo, int64_t hi) {
     std::vector<double> shift(l.inner), total(l.inner);  // per thread, reused across rows
-#pragma omp for
-    for (int64_t o = 0; o < l.outer; ++o) {
+    for (int64_t o = lo; o < hi; ++o) {
       const T* base = x + o * l.reduced * l.inner;
       std::fill(shift.begin(), shift.end(), -INFINITY);
       std::fill(total.begin(), total.end(), 0.0);
@@ -239,7 +240,7 @@ void logsumexp_kernel(const ReduceLayout& l, T* out) {
           total[j] += std::exp(static_cast<double>(base[r * l.inner + j]) - shift[j]);
       for (int64_t j = 0; j < l.inner; ++j) out[o * l.inner + j] = static_cast<T>(std::log(total[j]) + shift[j]);
     }
-  }
+  });
 }
 
 }  // namespace

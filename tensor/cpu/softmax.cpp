@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/parallel.hpp"
 #include "tensor/cpu/reduce.hpp"
 
 namespace nabla::cpu {
@@ -65,17 +66,15 @@ void softmax_kernel(const ReduceLayout& l, T* out) {
   const T* x = static_cast<const T*>(l.data.raw_data());
   int64_t slice = l.reduced * l.inner;
   int64_t work = l.outer * slice;
-#pragma omp parallel if (work > 65536 && l.outer > 1)
-  {
+  parallel_for(0, l.outer, work, [&](int64_t lo, int64_t hi) {
     std::vector<T> m(l.inner), total(l.inner);  // per-thread scratch for the block case
-#pragma omp for
-    for (int64_t o = 0; o < l.outer; ++o) {
+    for (int64_t o = lo; o < hi; ++o) {
       if (l.inner == 1)
         softmax_row<T, Log>(x + o * slice, out + o * slice, l.reduced);
       else
         softmax_block<T, Log>(x + o * slice, out + o * slice, l.reduced, l.inner, m.data(), total.data());
     }
-  }
+  });
 }
 
 template <bool Log>
