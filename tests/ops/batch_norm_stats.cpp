@@ -3,6 +3,8 @@
 // by `momentum`, in place (bumping their version); in eval they stay.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "autograd/ops.hpp"
 #include "tensor/random.hpp"
 

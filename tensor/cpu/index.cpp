@@ -1,0 +1,264 @@
+// CPU kernels of the indexing and joining ops: gather, scatter_add, index_select,
+// embedding, cat, stack. Shapes were checked by the rows' shape rules; index
+// values are checked here, before any parallel loop (an exception must not leave an
+// OpenMP region). Every op but scatter_add only moves elements, so those kernels
+// copy bytes and work for every dtype (f16/bf16 included).
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/loops.hpp"
+
+namespace nabla::cpu {
+
+namespace {
+
+// Below this many bytes a copy runs on one thread.
+constexpr int64_t kParallelBytes = int64_t{1} << 20;
+
+// An unsigned integer type as wide as an element: moving it moves the element.
+template <class F>
+void visit_bytes(size_t esize, F&& f) {
+  switch (esize) {
+    case 1:
+      return f(TypeTag<uint8_t>{});
+    case 2:
+      return f(TypeTag<uint16_t>{});
+    case 4:
+      return f(TypeTag<uint32_t>{});
+    case 8:
+      return f(TypeTag<uint64_t>{});
+  }
+  throw Error("index kernels: unsupported element size " + std::to_string(esize));
+}
+
+// A 0-dim tensor seen as one element of a 1-D tensor, so kernels index a real dim.
+Tensor at_least_1d(const Tensor& t) { return t.dim() > 0 ? t : make_view(t, {1}, {1}, t.offset()); }
+
+int64_t prod(const Shape& s, size_t begin, size_t end) {
+  int64_t n = 1;
+  for (size_t d = begin; d < end; ++d) n *= s[d];
+  return n;
+}
+
+// The index tensor as i64 (an i32 index is widened once, here), in any layout:
+// backward rules pass expanded indices, which must not be materialised.
+Tensor index_i64(const Tensor& index) { return as_dtype(index, DType::i64); }
+
+// Every index must lie in [0, size); the error names the op, the value, the dim
+// and its size. Broadcast (stride 0) dims are looked at once; the range is found in
+// parallel, the culprit only on failure.
+void check_indices(const char* op, const Tensor& index, int64_t dim, int64_t size) {
+  Shape distinct = index.sizes();
+  for (size_t d = 0; d < distinct.size(); ++d)
+    if (index.strides()[d] == 0) distinct[d] = 1;
+  Tensor values = contiguous_raw(make_view(index, distinct, index.strides(), index.offset()));
+  const int64_t* p = values.data<int64_t>();
+  int64_t n = values.numel(), lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, p[i]);
+    hi = std::max(hi, p[i]);
+  }
+  if (n == 0 || (lo >= 0 && hi < size)) return;
+  int64_t bad = *std::find_if(p, p + n, [&](int64_t v) { return v < 0 || v >= size; });
+  throw Error(std::string(op) + ": index " + std::to_string(bad) + " is out of bounds for dim " + std::to_string(dim) +
+              " with size " + std::to_string(size));
+}
+
+// Splits [0, total) into one chunk per thread, in parallel when total * work (the
+// cost of all elements) pays for waking the team.
+template <class Chunk>
+void parallel_chunks(int64_t total, int64_t work, Chunk&& chunk) {
+  if (total == 0) return;
+  if (total * work < kParallelGrain || total == 1 || omp_get_max_threads() == 1) {
+    chunk(int64_t{0}, total);
+    return;
+  }
+#pragma omp parallel
+  {
+    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    int64_t size = (total + nt - 1) / nt;
+    int64_t b = std::min(total, t * size), e = std::min(total, b + size);
+    chunk(b, e);
+  }
+}
+
+// Copies nblocks blocks of block_bytes each (dst and src advance by their steps).
+// Large copies are cut into pieces so that even one big block uses every thread.
+void copy_blocks(char* dst, int64_t dst_step, const char* src, int64_t src_step, int64_t nblocks, int64_t block_bytes) {
+  if (nblocks == 0 || block_bytes == 0) return;
+  if (nblocks * block_bytes < kParallelBytes || omp_get_max_threads() == 1) {
+    for (int64_t b = 0; b < nblocks; ++b) std::memcpy(dst + b * dst_step, src + b * src_step, block_bytes);
+    return;
+  }
+  constexpr int64_t kPiece = int64_t{256} << 10;
+  int64_t pieces = (block_bytes + kPiece - 1) / kPiece;
+#pragma omp parallel for schedule(static)
+  for (int64_t item = 0; item < nblocks * pieces; ++item) {
+    int64_t b = item / pieces, start = (item % pieces) * kPiece;
+    int64_t len = std::min(kPiece, block_bytes - start);
+    std::memcpy(dst + b * dst_step + start, src + b * src_step + start, len);
+  }
+}
+
+// out[o, i, :] = x[o, index[i], :] with x viewed as [outer, size, inner]: one memcpy
+// per selected row. Shared by index_select and embedding.
+void select_rows(const Tensor& x_in, int64_t dim, const Tensor& index, const Tensor& out) {
+  Tensor x = contiguous_raw(x_in);
+  int64_t outer = prod(x.sizes(), 0, dim), size = x.sizes()[dim];
+  int64_t inner = prod(x.sizes(), dim + 1, x.sizes().size());
+  Tensor flat = contiguous_raw(index);
+  int64_t n = flat.numel();
+  int64_t row = inner * static_cast<int64_t>(dtype_size(x.dtype()));
+  const int64_t* idx = flat.data<int64_t>();
+  const char* src = static_cast<const char*>(x.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  int64_t rows = outer * n;
+#pragma omp parallel for schedule(static) if (rows * row > kParallelBytes)
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t o = r / n, i = r % n;
+    std::memcpy(dst + r * row, src + (o * size + idx[i]) * row, row);
+  }
+}
+
+// Writes each input into its slab of `out` along dim: a memcpy per contiguous block
+// when the input is contiguous with out's dtype, else a strided converting copy.
+void join(const TensorList& inputs, int64_t dim, const Tensor& out) {
+  int64_t outer = prod(out.sizes(), 0, dim), inner = prod(out.sizes(), dim + 1, out.sizes().size());
+  int64_t esize = static_cast<int64_t>(dtype_size(out.dtype()));
+  int64_t out_block = out.sizes()[dim] * inner * esize;
+  int64_t at = 0;  // where the current input starts along dim
+  for (const Tensor& t : inputs) {
+    int64_t len = t.sizes()[dim];
+    if (t.numel() > 0) {
+      char* dst = static_cast<char*>(out.raw_data()) + at * inner * esize;
+      if (t.is_contiguous() && t.dtype() == out.dtype()) {
+        int64_t block = len * inner * esize;
+        copy_blocks(dst, out_block, static_cast<const char*>(t.raw_data()), block, outer, block);
+      } else {
+        Shape sizes = out.sizes();
+        sizes[dim] = len;
+        copy_into(make_view(out, sizes, out.strides(), out.offset() + at * out.strides()[dim]), t);
+      }
+    }
+    at += len;
+  }
+}
+
+}  // namespace
+
+void gather(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = at_least_1d(in[0]);
+  int64_t dim = wrap_dim(attrs.i("dim"), x.dim(), "gather");
+  Tensor index = index_i64(at_least_1d(in[1]));
+  check_indices("gather", index, dim, x.sizes()[dim]);
+  // x seen with the index's sizes and no step along dim: the index value supplies it.
+  Shape strides = x.strides();
+  strides[dim] = 0;
+  Tensor xv = make_view(x, index.sizes(), strides, x.offset());
+  Tensor o = make_view(out[0], index.sizes(), contiguous_strides(index.sizes()), out[0].offset());
+  int64_t step = x.strides()[dim] * static_cast<int64_t>(dtype_size(x.dtype()));
+  visit_bytes(dtype_size(x.dtype()), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    StridedLoop<3> loop({&o, &xv, &index});
+    loop.run([&](char** p, int64_t n, const int64_t* s) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t k = at<const int64_t>(p[2], s[2], i);
+        at<T>(p[0], s[0], i) = *reinterpret_cast<const T*>(p[1] + i * s[1] + k * step);
+      }
+    });
+  });
+}
+
+// out = self, then out[..., index[p], ...] += src[p] along dim. Threads split the
+// positions off dim, so no two threads touch one output element, and each position
+// takes its terms in order along dim, as a serial loop would (deterministic).
+void scatter_add(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor o = at_least_1d(out[0]);
+  copy_into(o, in[0]);
+  Tensor index = index_i64(at_least_1d(in[1]));
+  Tensor src = at_least_1d(as_dtype(in[2], out[0].dtype()));
+  int64_t dim = wrap_dim(attrs.i("dim"), o.dim(), "scatter_add");
+  check_indices("scatter_add", index, dim, o.sizes()[dim]);
+  if (index.numel() == 0) return;
+  // Views over the positions off dim; the loops step along dim themselves.
+  Shape outer = index.sizes(), o_st = o.strides(), s_st = src.strides(), i_st = index.strides();
+  int64_t len = outer[dim], o_step = o_st[dim], s_step = s_st[dim], i_step = i_st[dim];
+  outer.erase(dim);
+  o_st.erase(dim);
+  s_st.erase(dim);
+  i_st.erase(dim);
+  Tensor ov = make_view(o, outer, o_st, o.offset());
+  Tensor sv = make_view(src, outer, s_st, src.offset());
+  Tensor iv = make_view(index, outer, i_st, index.offset());
+  visit_dtype(o.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      throw Error(std::string("scatter_add: not defined for ") + dtype_name(o.dtype()));
+    } else {
+      StridedLoop<3> loop({&ov, &sv, &iv});
+      // Adds the terms [j0, j1) along dim for a run of n positions.
+      auto add_terms = [&](int64_t j0, int64_t j1) {
+        return [&, j0, j1](char** p, int64_t n, const int64_t* s) {
+          for (int64_t i = 0; i < n; ++i) {
+            T* dst = reinterpret_cast<T*>(p[0] + i * s[0]);
+            const T* from = reinterpret_cast<const T*>(p[1] + i * s[1]);
+            const int64_t* idx = reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+            for (int64_t j = j0; j < j1; ++j) dst[idx[j * i_step] * o_step] += from[j * s_step];
+          }
+        };
+      };
+      // When dim is src's innermost dim each position walks its terms contiguously;
+      // otherwise (embedding's backward: dim 0) sweeping whole rows of src term by
+      // term reads memory in order.
+      bool walk_dim = s_step == 1;
+      parallel_chunks(loop.numel(), len, [&](int64_t b, int64_t e) {
+        if (walk_dim) {
+          loop.run_range(b, e, add_terms(0, len));
+        } else {
+          for (int64_t j = 0; j < len; ++j) loop.run_range(b, e, add_terms(j, j + 1));
+        }
+      });
+    }
+  });
+}
+
+void index_select(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = at_least_1d(in[0]);
+  int64_t dim = wrap_dim(attrs.i("dim"), x.dim(), "index_select");
+  Tensor index = index_i64(in[1]);
+  check_indices("index_select", index, dim, x.sizes()[dim]);
+  select_rows(x, dim, index, out[0]);
+}
+
+void embedding(const TensorList& in, const Attrs&, TensorList& out) {
+  Tensor index = index_i64(in[1]);
+  check_indices("embedding", index, 0, in[0].sizes()[0]);
+  select_rows(in[0], 0, index, out[0]);
+}
+
+void cat(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  join(in, wrap_dim(attrs.i("dim"), out[0].dim(), "cat"), out[0]);
+}
+
+// stack is cat of the inputs each given a size-1 dim at `dim`.
+void stack(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  int64_t dim = wrap_dim(attrs.i("dim"), out[0].dim(), "stack");
+  TensorList unsqueezed;
+  unsqueezed.reserve(in.size());
+  for (const Tensor& t : in) {
+    Shape sizes = t.sizes(), strides = t.strides();
+    int64_t stride = dim < t.dim() ? sizes[dim] * strides[dim] : 1;
+    sizes.insert(dim, 1);
+    strides.insert(dim, stride);
+    unsqueezed.push_back(make_view(t, sizes, strides, t.offset()));
+  }
+  join(unsqueezed, dim, out[0]);
+}
+
+}  // namespace nabla::cpu
