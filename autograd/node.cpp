@@ -4,6 +4,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "tensor/print.hpp"
 
 namespace nabla {
 
@@ -27,6 +28,14 @@ std::string backward_name(const char* op) {
   }
   return out + "Backward";
 }
+// Printing's "grad_fn=<MulBackward>" suffix asks autograd for node names through
+// this hook (tensor/ only forward-declares Node). Any tensor with a grad_fn implies
+// this file is linked, so the hook is always installed in time.
+[[maybe_unused]] const bool kGradFnNameInstalled = [] {
+  g_grad_fn_name = [](const Node& node) { return node.name(); };
+  return true;
+}();
+
 }  // namespace
 
 bool grad_enabled() { return tl_grad_enabled; }

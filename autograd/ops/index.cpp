@@ -4,7 +4,6 @@
 // are differentiable again: gather and scatter_add are each other's adjoints, and
 // cat/stack/split undo each other with slice/select/cat.
 #include "autograd/ops/common.hpp"
-#include "tensor/print.hpp"
 
 namespace nabla {
 
@@ -218,14 +217,6 @@ TensorList backward_split(BackwardContext& c) {
 }
 
 AttrSpec dim_attr(int64_t default_dim) { return attr_optional("dim", AttrKind::integer, default_dim); }
-
-// tensor/ cannot see autograd's Node; printing asks through this hook for the
-// "grad_fn=<MulBackward>" suffix. Installed at start-up: this file is always linked
-// (op_table.cpp calls register_index_ops), so any tensor with a grad_fn sees it.
-[[maybe_unused]] const bool kGradFnNameInstalled = [] {
-  g_grad_fn_name = [](const Node& node) { return node.name(); };
-  return true;
-}();
 
 }  // namespace
 

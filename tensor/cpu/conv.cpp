@@ -1,0 +1,384 @@
+// CPU kernels of conv2d and its two adjoints (conv2d_backward_input, _weight).
+//
+// f32 runs on oneDNN's convolution primitives (forward, backward data, backward
+// weights). oneDNN picks its own blocked layouts (format_tag::any); operands are
+// reordered from and to plain NCHW only when the chosen layout differs. Creating a
+// primitive costs tens of microseconds, so primitives and their reorders are
+// cached, keyed by every shape and attribute that defines them.
+//
+// f64 (gradcheck's dtype; oneDNN has no f64 convolution) runs as im2col + GEMM on
+// OpenBLAS, one group of one image at a time.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <type_traits>
+#include <unordered_map>
+
+#include "tensor/cpu/blas.hpp"
+#include "tensor/cpu/conv_geometry.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
+
+namespace nabla::cpu {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+// ---------------------------------------------------------------------------
+// oneDNN (f32)
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+dnnl::stream& stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+enum class Pass : int64_t { forward, backward_data, backward_weights };
+
+// One argument of a cached primitive: the plain NCHW layout nabla holds, the layout
+// the primitive chose, and the reorder between them when they differ (plain to
+// chosen for inputs, chosen to plain for outputs).
+struct Operand {
+  int arg;
+  bool output;
+  memory::desc plain, chosen;
+  std::optional<dnnl::reorder> convert;
+};
+
+struct CachedConv {
+  dnnl::primitive prim;
+  std::vector<Operand> operands;
+  memory::desc scratchpad;  // user-managed, so concurrent calls never share one
+};
+
+Operand operand(int arg, bool output, const memory::desc& plain, const memory::desc& chosen) {
+  Operand o{arg, output, plain, chosen, std::nullopt};
+  if (plain != chosen) {
+    auto pd = output ? dnnl::reorder::primitive_desc(engine(), chosen, engine(), plain)
+                     : dnnl::reorder::primitive_desc(engine(), plain, engine(), chosen);
+    o.convert = dnnl::reorder(pd);
+  }
+  return o;
+}
+
+// The plain (NCHW / OIHW / GOIHW) descriptors and the problem's vectors.
+struct ConvDescs {
+  memory::desc src, weights, dst, bias;  // plain layouts
+  memory::desc src_any, weights_any, dst_any;
+  memory::dims strides, dilates, pad_l, pad_r;
+};
+
+ConvDescs conv_descs(const ConvGeometry& g, bool bias) {
+  auto f32 = memory::data_type::f32;
+  memory::dims src{g.N, g.C, g.H, g.W}, dst{g.N, g.OC, g.OH, g.OW};
+  memory::dims wei = g.groups == 1 ? memory::dims{g.OC, g.C, g.KH, g.KW}
+                                   : memory::dims{g.groups, g.OC / g.groups, g.C / g.groups, g.KH, g.KW};
+  ConvDescs d;
+  d.src = memory::desc(src, f32, Tag::nchw);
+  d.dst = memory::desc(dst, f32, Tag::nchw);
+  d.weights = memory::desc(wei, f32, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  if (bias) d.bias = memory::desc({g.OC}, f32, Tag::x);
+  d.src_any = memory::desc(src, f32, Tag::any);
+  d.dst_any = memory::desc(dst, f32, Tag::any);
+  d.weights_any = memory::desc(wei, f32, Tag::any);
+  d.strides = {g.stride.h, g.stride.w};
+  d.dilates = {g.dilation.h - 1, g.dilation.w - 1};  // oneDNN counts the gaps
+  // PyTorch floors the output size; oneDNN accepts the same symmetric padding
+  // because it floors (src - ker + pad_l + pad_r) / stride too.
+  d.pad_l = {g.pad.h, g.pad.w};
+  d.pad_r = {g.pad.h, g.pad.w};
+  return d;
+}
+
+dnnl::primitive_attr user_scratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::prop_kind prop) {
+  dnnl::convolution_forward::desc desc(prop, dnnl::algorithm::convolution_direct, d.src_any, d.weights_any, d.bias,
+                                       d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+  return {desc, user_scratchpad(), engine()};
+}
+
+CachedConv make_forward(const ConvGeometry& g, bool bias) {
+  ConvDescs d = conv_descs(g, bias);
+  auto pd = forward_pd(d, dnnl::prop_kind::forward_inference);
+  CachedConv c{dnnl::convolution_forward(pd), {}, pd.scratchpad_desc()};
+  c.operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
+  c.operands.push_back(operand(DNNL_ARG_WEIGHTS, false, d.weights, pd.weights_desc()));
+  if (bias) c.operands.push_back(operand(DNNL_ARG_BIAS, false, d.bias, pd.bias_desc()));
+  c.operands.push_back(operand(DNNL_ARG_DST, true, d.dst, pd.dst_desc()));
+  return c;
+}
+
+CachedConv make_backward_data(const ConvGeometry& g) {
+  ConvDescs d = conv_descs(g, false);
+  auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
+  dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any, d.dst_any,
+                                             d.strides, d.dilates, d.pad_l, d.pad_r);
+  dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), engine(), hint);
+  CachedConv c{dnnl::convolution_backward_data(pd), {}, pd.scratchpad_desc()};
+  c.operands.push_back(operand(DNNL_ARG_DIFF_DST, false, d.dst, pd.diff_dst_desc()));
+  c.operands.push_back(operand(DNNL_ARG_WEIGHTS, false, d.weights, pd.weights_desc()));
+  c.operands.push_back(operand(DNNL_ARG_DIFF_SRC, true, d.src, pd.diff_src_desc()));
+  return c;
+}
+
+CachedConv make_backward_weights(const ConvGeometry& g) {
+  ConvDescs d = conv_descs(g, false);
+  auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
+  dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                                memory::desc(), d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+  dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), engine(), hint);
+  CachedConv c{dnnl::convolution_backward_weights(pd), {}, pd.scratchpad_desc()};
+  c.operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
+  c.operands.push_back(operand(DNNL_ARG_DIFF_DST, false, d.dst, pd.diff_dst_desc()));
+  c.operands.push_back(operand(DNNL_ARG_DIFF_WEIGHTS, true, d.weights, pd.diff_weights_desc()));
+  return c;
+}
+
+// The cache: every number that defines a primitive is in the key.
+using ConvKey = std::array<int64_t, 18>;
+
+const CachedConv& cached_conv(Pass pass, const ConvGeometry& g, bool bias) {
+  static std::mutex mutex;
+  static std::map<ConvKey, CachedConv> cache;
+  ConvKey key{static_cast<int64_t>(pass), bias, g.N, g.C, g.H, g.W, g.OC, g.KH, g.KW, g.stride.h, g.stride.w,
+              g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups, g.OH, g.OW};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const char* op = pass == Pass::forward         ? "conv2d"
+                   : pass == Pass::backward_data ? "conv2d_backward_input"
+                                                 : "conv2d_backward_weight";
+  try {
+    CachedConv c = pass == Pass::forward         ? make_forward(g, bias)
+                   : pass == Pass::backward_data ? make_backward_data(g)
+                                                 : make_backward_weights(g);
+    // std::map never moves its nodes, so the reference stays valid after unlocking.
+    return cache.emplace(key, std::move(c)).first->second;
+  } catch (const dnnl::error& e) {
+    throw Error(std::string(op) + ": oneDNN could not create the convolution: " + e.what());
+  }
+}
+
+// A byte buffer from nabla's caching allocator (reorder targets, scratchpads).
+Tensor buffer(const memory::desc& md) {
+  return empty({static_cast<int64_t>(md.get_size() / sizeof(float)) + 1}, DType::f32);
+}
+
+// Runs a cached primitive on plain buffers given in operand order.
+void execute(const CachedConv& c, const std::vector<void*>& plain) {
+  dnnl::stream& s = stream();
+  std::unordered_map<int, memory> args;
+  std::vector<Tensor> keep;  // reorder buffers, alive until the stream is done
+  std::vector<std::pair<memory, const Operand*>> outputs_to_convert;
+  for (size_t i = 0; i < c.operands.size(); ++i) {
+    const Operand& o = c.operands[i];
+    memory user(o.plain, engine(), plain[i]);
+    if (!o.convert) {
+      args.emplace(o.arg, user);
+      continue;
+    }
+    keep.push_back(buffer(o.chosen));
+    memory blocked(o.chosen, engine(), keep.back().raw_data());
+    args.emplace(o.arg, blocked);
+    if (o.output) {
+      outputs_to_convert.push_back({user, &o});
+    } else {
+      o.convert->execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, blocked}});
+    }
+  }
+  if (c.scratchpad.get_size() > 0) {
+    keep.push_back(buffer(c.scratchpad));
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(c.scratchpad, engine(), keep.back().raw_data()));
+  }
+  c.prim.execute(s, args);
+  for (auto& [user, o] : outputs_to_convert)
+    o->convert->execute(s, {{DNNL_ARG_FROM, args.at(o->arg)}, {DNNL_ARG_TO, user}});
+  s.wait();
+}
+
+// ---------------------------------------------------------------------------
+// im2col + GEMM (f64)
+
+// col[(c*KH + kh)*KW + kw][oh*OW + ow] = x[c][ih][iw], zero in the padding.
+template <class T>
+void im2col(const T* x, int64_t channels, const ConvGeometry& g, T* col) {
+  int64_t rows = channels * g.KH * g.KW, OHW = g.OH * g.OW;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t kw = r % g.KW, kh = (r / g.KW) % g.KH, c = r / (g.KW * g.KH);
+    T* dst = col + r * OHW;
+    for (int64_t oh = 0; oh < g.OH; ++oh) {
+      int64_t ih = oh * g.stride.h - g.pad.h + kh * g.dilation.h;
+      for (int64_t ow = 0; ow < g.OW; ++ow) {
+        int64_t iw = ow * g.stride.w - g.pad.w + kw * g.dilation.w;
+        bool inside = ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+        dst[oh * g.OW + ow] = inside ? x[(c * g.H + ih) * g.W + iw] : T(0);
+      }
+    }
+  }
+}
+
+// The adjoint of im2col: adds every column entry back onto its input element.
+template <class T>
+void col2im(const T* col, int64_t channels, const ConvGeometry& g, T* dx) {
+  int64_t rows = channels * g.KH * g.KW, OHW = g.OH * g.OW;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t kw = r % g.KW, kh = (r / g.KW) % g.KH, c = r / (g.KW * g.KH);
+    const T* src = col + r * OHW;
+    for (int64_t oh = 0; oh < g.OH; ++oh) {
+      int64_t ih = oh * g.stride.h - g.pad.h + kh * g.dilation.h;
+      if (ih < 0 || ih >= g.H) continue;
+      for (int64_t ow = 0; ow < g.OW; ++ow) {
+        int64_t iw = ow * g.stride.w - g.pad.w + kw * g.dilation.w;
+        if (iw >= 0 && iw < g.W) dx[(c * g.H + ih) * g.W + iw] += src[oh * g.OW + ow];
+      }
+    }
+  }
+}
+
+// Per-group sizes of the GEMMs: out[OCg, OHW] = w[OCg, K] * col[K, OHW].
+struct GroupDims {
+  int64_t Cg, OCg, K, OHW;
+};
+GroupDims group_dims(const ConvGeometry& g) {
+  int64_t Cg = g.C / g.groups;
+  return {Cg, g.OC / g.groups, Cg * g.KH * g.KW, g.OH * g.OW};
+}
+
+template <class T>
+void forward_gemm(const T* x, const T* w, const T* bias, T* y, const ConvGeometry& g) {
+  GroupDims d = group_dims(g);
+  std::vector<T> col(static_cast<size_t>(d.K * d.OHW));
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      im2col(x + (n * g.C + grp * d.Cg) * g.H * g.W, d.Cg, g, col.data());
+      T* out = y + (n * g.OC + grp * d.OCg) * d.OHW;
+      gemm(false, false, d.OCg, d.OHW, d.K, T(1), w + grp * d.OCg * d.K, d.K, col.data(), d.OHW, T(0), out, d.OHW);
+      if (bias)
+        for (int64_t o = 0; o < d.OCg; ++o)
+          for (int64_t p = 0; p < d.OHW; ++p) out[o * d.OHW + p] += bias[grp * d.OCg + o];
+    }
+}
+
+template <class T>
+void backward_input_gemm(const T* grad, const T* w, T* dx, const ConvGeometry& g) {
+  GroupDims d = group_dims(g);
+  std::vector<T> col(static_cast<size_t>(d.K * d.OHW));
+  std::fill(dx, dx + g.N * g.C * g.H * g.W, T(0));
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const T* gy = grad + (n * g.OC + grp * d.OCg) * d.OHW;
+      gemm(true, false, d.K, d.OHW, d.OCg, T(1), w + grp * d.OCg * d.K, d.K, gy, d.OHW, T(0), col.data(), d.OHW);
+      col2im(col.data(), d.Cg, g, dx + (n * g.C + grp * d.Cg) * g.H * g.W);
+    }
+}
+
+template <class T>
+void backward_weight_gemm(const T* x, const T* grad, T* dw, const ConvGeometry& g) {
+  GroupDims d = group_dims(g);
+  std::vector<T> col(static_cast<size_t>(d.K * d.OHW));
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      im2col(x + (n * g.C + grp * d.Cg) * g.H * g.W, d.Cg, g, col.data());
+      const T* gy = grad + (n * g.OC + grp * d.OCg) * d.OHW;
+      gemm(false, true, d.OCg, d.K, d.OHW, T(1), gy, d.OHW, col.data(), d.OHW, n == 0 ? T(0) : T(1),
+           dw + grp * d.OCg * d.K, d.K);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Shared plumbing
+
+template <class T>
+const T* ptr(const Tensor& t) {
+  return static_cast<const T*>(t.raw_data());
+}
+template <class T>
+T* mut(const Tensor& t) {
+  return static_cast<T*>(t.raw_data());
+}
+
+// An empty batch, channel or spatial extent leaves nothing for the libraries to do:
+// the output is the bias broadcast, or zeros.
+bool degenerate(const ConvGeometry& g) {
+  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 ||
+         g.OW == 0;
+}
+
+void fill_bias_or_zero(const Tensor& y, const Tensor& bias) {
+  if (!bias.defined()) {
+    fill_raw(y, 0.0);
+    return;
+  }
+  copy_into(y, make_view(bias, {y.sizes()[0], bias.numel(), y.sizes()[2], y.sizes()[3]}, {0, bias.strides()[0], 0, 0},
+                         bias.offset()));
+}
+
+}  // namespace
+
+void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& y = out[0];
+  ConvGeometry g = conv_geometry(in[0].sizes(), in[1].sizes(), attrs, "conv2d");
+  if (y.numel() == 0) return;
+  if (degenerate(g)) return fill_bias_or_zero(y, in[2]);
+  Tensor x = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
+  Tensor b = in[2].defined() ? contiguous_raw(in[2]) : Tensor();
+  visit_float(y.dtype(), "conv2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
+      if (b.defined()) ptrs.push_back(b.raw_data());
+      ptrs.push_back(y.raw_data());
+      execute(cached_conv(Pass::forward, g, b.defined()), ptrs);
+    } else {
+      forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), g);
+    }
+  });
+}
+
+// in: grad [N, OC, OH, OW], weight; out: the input's gradient [N, C, H, W].
+void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dx = out[0];
+  ConvGeometry g = conv_geometry(dx.sizes(), in[1].sizes(), attrs, "conv2d_backward_input");
+  if (dx.numel() == 0) return;
+  if (degenerate(g)) return fill_raw(dx, 0.0);
+  Tensor gy = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
+  visit_float(dx.dtype(), "conv2d_backward_input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>)
+      execute(cached_conv(Pass::backward_data, g, false), {gy.raw_data(), w.raw_data(), dx.raw_data()});
+    else
+      backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), g);
+  });
+}
+
+// in: input [N, C, H, W], grad [N, OC, OH, OW]; out: the weight's gradient.
+void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dw = out[0];
+  ConvGeometry g = conv_geometry(in[0].sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
+  if (dw.numel() == 0) return;
+  if (degenerate(g)) return fill_raw(dw, 0.0);
+  Tensor x = contiguous_raw(in[0]), gy = contiguous_raw(in[1]);
+  visit_float(dw.dtype(), "conv2d_backward_weight", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>)
+      execute(cached_conv(Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
+    else
+      backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), g);
+  });
+}
+
+}  // namespace nabla::cpu

@@ -1,0 +1,156 @@
+// CPU kernels of max_pool2d, avg_pool2d and avg_pool2d_backward: plain loops over
+// (plane, output row), OpenMP across them. Window rules follow PyTorch's CPU kernels
+// exactly (which padded cells count, which index wins a tie, NaN propagation), since
+// the reference cases compare against them.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tensor/cpu/conv_geometry.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
+
+namespace nabla::cpu {
+
+namespace {
+
+// Below this many window reads a pool runs on one thread.
+constexpr int64_t kPoolGrain = 16384;
+
+// Calls body(plane, oh) for every output row, in parallel when there is enough work.
+template <class Body>
+void for_rows(const PoolGeometry& g, int64_t work_per_row, Body&& body) {
+  int64_t rows = g.planes * g.OH;
+  bool parallel = rows > 1 && rows * work_per_row >= kPoolGrain && omp_get_max_threads() > 1;
+#pragma omp parallel for if (parallel)
+  for (int64_t r = 0; r < rows; ++r) body(r / g.OH, r % g.OH);
+}
+
+// PyTorch's first cell of a window starting at `start`: the first in-range tap.
+int64_t first_tap(int64_t start, int64_t dilation) {
+  while (start < 0) start += dilation;
+  return start;
+}
+
+// As PyTorch: each window starts at -inf on its first in-range cell, takes strictly
+// greater values (the first of equal maxima wins), and lets a NaN win.
+template <class T>
+void max_pool(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
+  // Locals, not g's fields: stores to idx (int64_t) could alias those, forcing reloads.
+  const int64_t W = g.W, dh = g.dilation.h, dw = g.dilation.w;
+  for_rows(g, g.OW * g.kernel.h * g.kernel.w, [&](int64_t plane, int64_t oh) {
+    const T* in = x + plane * g.H * W;
+    int64_t h_start = oh * g.stride.h - g.pad.h;
+    int64_t h0 = first_tap(h_start, dh), h1 = std::min(h_start + (g.kernel.h - 1) * dh + 1, g.H);
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      int64_t w_start = ow * g.stride.w - g.pad.w;
+      int64_t w0 = first_tap(w_start, dw), w1 = std::min(w_start + (g.kernel.w - 1) * dw + 1, W);
+      int64_t best = h0 * W + w0;
+      T best_val = -std::numeric_limits<T>::infinity();
+      // Branch-free (selects, not jumps): on real data the comparison is
+      // unpredictable, and mispredictions cost more than the reads.
+      for (int64_t ih = h0; ih < h1; ih += dh)
+        for (int64_t iw = w0; iw < w1; iw += dw) {
+          T v = in[ih * W + iw];
+          bool take = (v > best_val) | (v != v);  // v != v: NaN
+          best_val = take ? v : best_val;
+          best = take ? ih * W + iw : best;
+        }
+      int64_t o = (plane * g.OH + oh) * g.OW + ow;
+      y[o] = best_val;
+      idx[o] = best;
+    }
+  });
+}
+
+// One avg_pool2d window, clipped to the input, and the count it divides by.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1;
+  int64_t divisor;  // 0: the window lies entirely in the padding
+};
+
+AvgWindow avg_window(const PoolGeometry& g, int64_t oh, int64_t ow, bool count_include_pad) {
+  int64_t h0 = oh * g.stride.h - g.pad.h, w0 = ow * g.stride.w - g.pad.w;
+  // Padded cells count only up to the padded border, not beyond (ceil_mode overhang).
+  int64_t h1 = std::min(h0 + g.kernel.h, g.H + g.pad.h), w1 = std::min(w0 + g.kernel.w, g.W + g.pad.w);
+  int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, g.H), w1 = std::min(w1, g.W);
+  if (h0 >= h1 || w0 >= w1) return {h0, h1, w0, w1, 0};
+  return {h0, h1, w0, w1, count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
+}
+
+template <class T>
+void avg_pool(const T* x, T* y, const PoolGeometry& g, bool count_include_pad) {
+  for_rows(g, g.OW * g.kernel.h * g.kernel.w, [&](int64_t plane, int64_t oh) {
+    const T* in = x + plane * g.H * g.W;
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      AvgWindow win = avg_window(g, oh, ow, count_include_pad);
+      T total = 0;
+      for (int64_t ih = win.h0; ih < win.h1; ++ih)
+        for (int64_t iw = win.w0; iw < win.w1; ++iw) total += in[ih * g.W + iw];
+      y[(plane * g.OH + oh) * g.OW + ow] = win.divisor ? total / static_cast<T>(win.divisor) : T(0);
+    }
+  });
+}
+
+// The adjoint of avg_pool: each output's gradient spreads evenly over its window.
+// Windows overlap across output rows, so the parallel split is by plane only.
+template <class T>
+void avg_pool_backward(const T* gy, T* dx, const PoolGeometry& g, bool count_include_pad) {
+  bool parallel = g.planes > 1 && g.planes * g.OH * g.OW * g.kernel.h * g.kernel.w >= kPoolGrain;
+#pragma omp parallel for if (parallel)
+  for (int64_t plane = 0; plane < g.planes; ++plane) {
+    T* out = dx + plane * g.H * g.W;
+    std::fill(out, out + g.H * g.W, T(0));
+    for (int64_t oh = 0; oh < g.OH; ++oh)
+      for (int64_t ow = 0; ow < g.OW; ++ow) {
+        AvgWindow win = avg_window(g, oh, ow, count_include_pad);
+        if (!win.divisor) continue;
+        T share = gy[(plane * g.OH + oh) * g.OW + ow] / static_cast<T>(win.divisor);
+        for (int64_t ih = win.h0; ih < win.h1; ++ih)
+          for (int64_t iw = win.w0; iw < win.w1; ++iw) out[ih * g.W + iw] += share;
+      }
+  }
+}
+
+}  // namespace
+
+void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  PoolGeometry g = pool_geometry(in[0].sizes(), attrs, "max_pool2d");
+  if (out[0].numel() == 0) return;
+  Tensor x = contiguous_raw(in[0]);
+  int64_t* idx = static_cast<int64_t*>(out[1].raw_data());
+  visit_float(out[0].dtype(), "max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()), idx, g);
+  });
+}
+
+void avg_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  PoolGeometry g = pool_geometry(in[0].sizes(), attrs, "avg_pool2d");
+  if (out[0].numel() == 0) return;
+  Tensor x = contiguous_raw(in[0]);
+  visit_float(out[0].dtype(), "avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    avg_pool(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()), g,
+             attrs.b("count_include_pad"));
+  });
+}
+
+// in: grad [N, C, OH, OW]; out: the input's gradient, shaped by attribute input_shape.
+void avg_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dx = out[0];
+  PoolGeometry g = pool_geometry(dx.sizes(), attrs, "avg_pool2d_backward");
+  if (dx.numel() == 0) return;
+  Tensor gy = contiguous_raw(in[0]);
+  visit_float(dx.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    avg_pool_backward(static_cast<const T*>(gy.raw_data()), static_cast<T*>(dx.raw_data()), g,
+                      attrs.b("count_include_pad"));
+  });
+}
+
+}  // namespace nabla::cpu

@@ -1,0 +1,159 @@
+// Convolution and pooling beyond the sweep's reference cases (which are all f64):
+// the f32 kernels (oneDNN primitives, cached) against the f64 ones (im2col + GEMM)
+// on shapes large enough for oneDNN's blocked layouts, layouts that are not NCHW,
+// unbatched inputs, and the wording of shape errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "autograd/ops.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/random.hpp"
+
+using namespace nabla;
+
+namespace {
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  auto x = to_double_vector(a), y = to_double_vector(b);
+  REQUIRE(x.size() == y.size());
+  double m = 0;
+  for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
+  return m;
+}
+
+struct ConvConfig {
+  Shape x, w;
+  Conv2dOptions opt;
+  bool bias;
+};
+
+// Every forward and adjoint in f32 agrees with f64 to f32 accuracy.
+void check_f32_against_f64(const ConvConfig& c) {
+  CAPTURE(shape_str(c.x));
+  CAPTURE(shape_str(c.w));
+  CAPTURE(c.opt.groups);
+  manual_seed(7);
+  Tensor x = randn(c.x, DType::f64), w = randn(c.w, DType::f64);
+  Tensor b = c.bias ? randn({c.w[0]}, DType::f64) : Tensor();
+  auto f32 = [](const Tensor& t) { return t.defined() ? to_dtype(t, DType::f32) : t; };
+  Tensor y64 = conv2d(x, w, b, c.opt), y32 = conv2d(f32(x), f32(w), f32(b), c.opt);
+  CHECK(y32.dtype() == DType::f32);
+  CHECK(max_abs_diff(y32, y64) < 1e-3);
+
+  Tensor g = randn(y64.sizes(), DType::f64);
+  Tensor gx64 = conv2d_backward_input(g, w, c.x.vec(), c.opt);
+  Tensor gx32 = conv2d_backward_input(f32(g), f32(w), c.x.vec(), c.opt);
+  CHECK(max_abs_diff(gx32, gx64) < 1e-3);
+  Tensor gw64 = conv2d_backward_weight(x, g, c.w.vec(), c.opt);
+  Tensor gw32 = conv2d_backward_weight(f32(x), f32(g), c.w.vec(), c.opt);
+  CHECK(max_abs_diff(gw32, gw64) < 1e-2);  // sums over N*OH*OW terms
+}
+
+}  // namespace
+
+TEST_CASE("conv2d: oneDNN f32 kernels agree with the f64 im2col kernels") {
+  std::vector<ConvConfig> configs = {
+      {{2, 32, 14, 14}, {16, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},
+      {{3, 3, 17, 13}, {8, 3, 5, 3}, {{2, 1}, {2, 0}, {1, 1}, 1}, false},
+      {{2, 16, 9, 9}, {32, 8, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, 2}, true},
+      {{1, 16, 8, 8}, {16, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 16}, true},  // depthwise
+      {{4, 24, 7, 7}, {48, 24, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},
+      {{2, 8, 10, 11}, {8, 8, 3, 3}, {{2, 3}, {0, 1}, {1, 2}, 1}, true},  // strides leave input rows unused
+  };
+  for (const auto& c : configs) check_f32_against_f64(c);
+}
+
+TEST_CASE("conv2d: repeated f32 calls reuse the cached primitive and stay correct") {
+  manual_seed(3);
+  Tensor x = randn({2, 8, 6, 6}), w = randn({4, 8, 3, 3});
+  Tensor first = conv2d(x, w);
+  for (int i = 0; i < 3; ++i) CHECK(max_abs_diff(conv2d(x, w), first) == 0);
+  Tensor x2 = randn({2, 8, 6, 6});  // same shapes, new data: the cache keys on shapes only
+  CHECK(max_abs_diff(conv2d(x2, w), conv2d(to_dtype(x2, DType::f64), to_dtype(w, DType::f64))) < 1e-4);
+}
+
+TEST_CASE("conv2d: non-contiguous f32 inputs") {
+  manual_seed(5);
+  Tensor x = randn({2, 16, 10, 10}), w = randn({8, 16, 3, 3});
+  Tensor xt = transpose(contiguous(transpose(x, 2, 3)), 2, 3);  // same values, W-major storage
+  CHECK_FALSE(xt.is_contiguous());
+  CHECK(max_abs_diff(conv2d(xt, w), conv2d(x, w)) == 0);
+}
+
+TEST_CASE("conv2d and pooling take an unbatched [C, H, W] input") {
+  manual_seed(9);
+  Tensor x = randn({3, 5, 5}, DType::f64), w = randn({2, 3, 3, 3}, DType::f64);
+  Tensor y = conv2d(x, w);
+  CHECK(y.sizes() == Shape{2, 3, 3});
+  CHECK(max_abs_diff(y, select(conv2d(unsqueeze(x, 0), w), 0, 0)) == 0);
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  auto [v, i] = max_pool2d_with_indices(x, opt);
+  CHECK(v.sizes() == Shape{3, 2, 2});
+  CHECK(i.dtype() == DType::i64);
+  CHECK(avg_pool2d(x, opt).sizes() == Shape{3, 2, 2});
+}
+
+TEST_CASE("conv2d: shape errors name the op, the argument and the shapes") {
+  Tensor x = zeros({2, 4, 5, 5}), w = zeros({8, 3, 3, 3});
+  CHECK_THROWS_WITH(conv2d(x, w),
+                    "conv2d: argument 'weight' of shape [8, 3, 3, 3] expects 3 input channels (groups=1) but "
+                    "argument 'input' of shape [2, 4, 5, 5] has 4");
+  Conv2dOptions g2;
+  g2.groups = 2;
+  CHECK_THROWS_WITH(conv2d(zeros({1, 6, 5, 5}), zeros({7, 3, 3, 3}), Tensor(), g2),
+                    "conv2d: argument 'weight' of shape [7, 3, 3, 3] has 7 output channels, which groups=2 does "
+                    "not divide");
+  CHECK_THROWS_WITH(conv2d(zeros({1, 3, 2, 2}), zeros({1, 3, 3, 3})),
+                    "conv2d: argument 'input' of shape [1, 3, 2, 2] is 2x2 after padding, smaller than the 3x3 "
+                    "(dilated) kernel of argument 'weight' of shape [1, 3, 3, 3]; the computed output size is 0x0");
+  CHECK_THROWS_WITH(conv2d(zeros({1, 3, 5, 5}), zeros({2, 3, 3, 3}), zeros({3})),
+                    "conv2d: argument 'bias' must have shape [2] (the output channels of argument 'weight' of shape "
+                    "[2, 3, 3, 3]), got [3]");
+  CHECK_THROWS_WITH(conv2d(zeros({3, 5}), w), "conv2d: argument 'input' must be 4-D [N, C, H, W], got shape [3, 5]");
+  CHECK_THROWS_WITH(conv2d_backward_input(zeros({2, 8, 4, 4}), w, {2, 3, 5, 5}, {}),
+                    "conv2d_backward_input: argument 'grad' of shape [2, 8, 4, 4] does not match the convolution's "
+                    "output shape [2, 8, 3, 3] (input_shape [2, 3, 5, 5], weight of shape [8, 3, 3, 3])");
+  Conv2dOptions zero_stride;
+  zero_stride.stride = {0, 1};
+  CHECK_THROWS_WITH(conv2d(zeros({1, 3, 5, 5}), zeros({2, 3, 3, 3}), Tensor(), zero_stride),
+                    "conv2d: argument 'stride' must be positive, got 0x1");
+  CHECK_THROWS_WITH(conv2d(zeros({1, 3, 5, 5}, DType::i64), zeros({2, 3, 3, 3}, DType::i64)),
+                    "conv2d: argument 'input' must be a floating tensor, got i64");
+}
+
+TEST_CASE("pooling: shape errors") {
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  opt.padding = {2, 2};
+  CHECK_THROWS_WITH(max_pool2d(zeros({1, 1, 4, 4}), opt),
+                    "max_pool2d: argument 'padding' (2x2) must be at most half of 'kernel_size' (2x2)");
+  opt.padding = {0, 0};
+  opt.kernel_size = {5, 5};
+  CHECK_THROWS_WITH(avg_pool2d(zeros({1, 1, 4, 4}), opt),
+                    "avg_pool2d: argument 'input' of shape [1, 1, 4, 4] is too small for kernel 5x5 with padding 0x0 "
+                    "and dilation 1x1; the computed output size is 0x0");
+}
+
+TEST_CASE("conv2d: no input channels or an empty batch give the bias, or nothing") {
+  for (DType t : {DType::f32, DType::f64}) {
+    Tensor b = tensor_from({1, 2, 3}, {3}, t);
+    Tensor y = conv2d(zeros({2, 0, 4, 4}, t), zeros({3, 0, 3, 3}, t), b);
+    CHECK(y.sizes() == Shape{2, 3, 2, 2});
+    std::vector<double> want;
+    for (int n = 0; n < 2; ++n)
+      for (double bias : {1.0, 2.0, 3.0}) want.insert(want.end(), 4, bias);
+    CHECK(to_double_vector(y) == want);
+    CHECK(conv2d(zeros({0, 2, 4, 4}, t), zeros({3, 2, 3, 3}, t), b).sizes() == Shape{0, 3, 2, 2});
+  }
+}
+
+TEST_CASE("max_pool2d: a NaN wins its window, like PyTorch") {
+  Tensor x = tensor_from({1, NAN, 3, 2}, {1, 1, 2, 2}, DType::f64);
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  auto [v, i] = max_pool2d_with_indices(x, opt);
+  CHECK(std::isnan(v.item()));
+  CHECK(i.item() == 1);
+}
