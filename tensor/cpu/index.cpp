@@ -12,6 +12,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
+#include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
 
@@ -58,52 +59,38 @@ void check_indices(const char* op, const Tensor& index, int64_t dim, int64_t siz
     if (index.strides()[d] == 0) distinct[d] = 1;
   Tensor values = contiguous_raw(make_view(index, distinct, index.strides(), index.offset()));
   const int64_t* p = values.data<int64_t>();
-  int64_t n = values.numel(), lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) {
-    lo = std::min(lo, p[i]);
-    hi = std::max(hi, p[i]);
-  }
-  if (n == 0 || (lo >= 0 && hi < size)) return;
+  int64_t n = values.numel();
+  // Count the out-of-range indices (cheap to combine across threads).
+  int64_t bad_count = parallel_reduce<int64_t>(
+      0, n, n, 0,
+      [&](int64_t lo, int64_t hi) {
+        int64_t bad = 0;
+        for (int64_t i = lo; i < hi; ++i) bad += p[i] < 0 || p[i] >= size;
+        return bad;
+      },
+      [](int64_t a, int64_t b) { return a + b; });
+  if (bad_count == 0) return;
   int64_t bad = *std::find_if(p, p + n, [&](int64_t v) { return v < 0 || v >= size; });
   throw Error(std::string(op) + ": index " + std::to_string(bad) + " is out of bounds for dim " + std::to_string(dim) +
               " with size " + std::to_string(size));
-}
-
-// Splits [0, total) into one chunk per thread, in parallel when total * work (the
-// cost of all elements) pays for waking the team.
-template <class Chunk>
-void parallel_chunks(int64_t total, int64_t work, Chunk&& chunk) {
-  if (total == 0) return;
-  if (total * work < kParallelGrain || total == 1 || omp_get_max_threads() == 1) {
-    chunk(int64_t{0}, total);
-    return;
-  }
-#pragma omp parallel
-  {
-    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-    int64_t size = (total + nt - 1) / nt;
-    int64_t b = std::min(total, t * size), e = std::min(total, b + size);
-    chunk(b, e);
-  }
 }
 
 // Copies nblocks blocks of block_bytes each (dst and src advance by their steps).
 // Large copies are cut into pieces so that even one big block uses every thread.
 void copy_blocks(char* dst, int64_t dst_step, const char* src, int64_t src_step, int64_t nblocks, int64_t block_bytes) {
   if (nblocks == 0 || block_bytes == 0) return;
-  if (nblocks * block_bytes < kParallelBytes || omp_get_max_threads() == 1) {
-    for (int64_t b = 0; b < nblocks; ++b) std::memcpy(dst + b * dst_step, src + b * src_step, block_bytes);
-    return;
-  }
   constexpr int64_t kPiece = int64_t{256} << 10;
   int64_t pieces = (block_bytes + kPiece - 1) / kPiece;
-#pragma omp parallel for schedule(static)
-  for (int64_t item = 0; item < nblocks * pieces; ++item) {
-    int64_t b = item / pieces, start = (item % pieces) * kPiece;
-    int64_t len = std::min(kPiece, block_bytes - start);
-    std::memcpy(dst + b * dst_step + start, src + b * src_step + start, len);
-  }
+  parallel_for(
+      0, nblocks * pieces, nblocks * block_bytes,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t item = lo; item < hi; ++item) {
+          int64_t b = item / pieces, start = (item % pieces) * kPiece;
+          int64_t len = std::min(kPiece, block_bytes - start);
+          std::memcpy(dst + b * dst_step + start, src + b * src_step + start, len);
+        }
+      },
+      kParallelBytes);
 }
 
 // out[o, i, :] = x[o, index[i], :] with x viewed as [outer, size, inner]: one memcpy
@@ -119,11 +106,15 @@ void select_rows(const Tensor& x_in, int64_t dim, const Tensor& index, const Ten
   const char* src = static_cast<const char*>(x.raw_data());
   char* dst = static_cast<char*>(out.raw_data());
   int64_t rows = outer * n;
-#pragma omp parallel for schedule(static) if (rows * row > kParallelBytes)
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t o = r / n, i = r % n;
-    std::memcpy(dst + r * row, src + (o * size + idx[i]) * row, row);
-  }
+  parallel_for(
+      0, rows, rows * row,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          int64_t o = r / n, i = r % n;
+          std::memcpy(dst + r * row, src + (o * size + idx[i]) * row, row);
+        }
+      },
+      kParallelBytes);
 }
 
 // Writes each input into its slab of `out` along dim: a memcpy per contiguous block
@@ -217,7 +208,7 @@ void scatter_add(const TensorList& in, const Attrs& attrs, TensorList& out) {
       // otherwise (embedding's backward: dim 0) sweeping whole rows of src term by
       // term reads memory in order.
       bool walk_dim = s_step == 1;
-      parallel_chunks(loop.numel(), len, [&](int64_t b, int64_t e) {
+      parallel_for(0, loop.numel(), loop.numel() * len, [&](int64_t b, int64_t e) {
         if (walk_dim) {
           loop.run_range(b, e, add_terms(0, len));
         } else {

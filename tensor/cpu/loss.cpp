@@ -11,6 +11,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
+#include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
 
@@ -31,13 +32,19 @@ template <class T, class F>
 void write_losses(const Tensor& out, int64_t n, int64_t reduction, double divisor, F loss_at) {
   T* o = static_cast<T*>(out.raw_data());
   if (reduction == kNone) {
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(loss_at(i));
+    parallel_for(0, n, n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = static_cast<T>(loss_at(i));
+    });
     return;
   }
-  double acc = 0;
-#pragma omp parallel for schedule(static) reduction(+ : acc) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) acc += loss_at(i);
+  double acc = parallel_reduce<double>(
+      0, n, n, 0.0,
+      [&](int64_t lo, int64_t hi) {
+        double part = 0;
+        for (int64_t i = lo; i < hi; ++i) part += loss_at(i);
+        return part;
+      },
+      [](double a, double b) { return a + b; });
   o[0] = static_cast<T>(acc / divisor);
 }
 
@@ -164,9 +171,8 @@ void binary_cross_entropy(const TensorList& in, const Attrs& attrs, TensorList& 
 // max(x, 0) - x t + log(1 + exp(-|x|)): never overflows, and loses no precision for
 // large |x| (unlike composing sigmoid and log).
 void binary_cross_entropy_with_logits(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  pointwise_loss("binary_cross_entropy_with_logits", in, attrs, out, [](double x, double t) {
-    return std::max(x, 0.0) - x * t + std::log1p(std::exp(-std::abs(x)));
-  });
+  pointwise_loss("binary_cross_entropy_with_logits", in, attrs, out,
+                 [](double x, double t) { return std::max(x, 0.0) - x * t + std::log1p(std::exp(-std::abs(x))); });
 }
 
 }  // namespace nabla::cpu

@@ -8,6 +8,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
+#include "tensor/cpu/parallel.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::cpu {
@@ -30,20 +31,24 @@ template <class T>
 ChannelStats channel_stats(const T* x, int64_t N, int64_t C, int64_t S) {
   ChannelStats st{std::vector<double>(C), std::vector<double>(C)};
   double count = static_cast<double>(N * S);
-#pragma omp parallel for if (N * C * S > kParallelGrain && C > 1)
-  for (int64_t c = 0; c < C; ++c) {
-    double sum = 0;
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(x[(n * C + c) * S + i]);
-    double m = sum / count, sq = 0;
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t i = 0; i < S; ++i) {
-        double d = static_cast<double>(x[(n * C + c) * S + i]) - m;
-        sq += d * d;
-      }
-    st.mean[c] = m;
-    st.var[c] = sq / count;
-  }
+  parallel_for(
+      0, C, N * C * S,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t c = lo; c < hi; ++c) {
+          double sum = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(x[(n * C + c) * S + i]);
+          double m = sum / count, sq = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t i = 0; i < S; ++i) {
+              double d = static_cast<double>(x[(n * C + c) * S + i]) - m;
+              sq += d * d;
+            }
+          st.mean[c] = m;
+          st.var[c] = sq / count;
+        }
+      },
+      kParallelGrain);
   return st;
 }
 
@@ -51,12 +56,16 @@ ChannelStats channel_stats(const T* x, int64_t N, int64_t C, int64_t S) {
 template <class T>
 void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const std::vector<double>& scale,
                     const std::vector<double>& shift) {
-#pragma omp parallel for if (N * C * S > kParallelGrain)
-  for (int64_t r = 0; r < N * C; ++r) {
-    int64_t c = r % C;
-    for (int64_t i = 0; i < S; ++i)
-      y[r * S + i] = static_cast<T>(static_cast<double>(x[r * S + i]) * scale[c] + shift[c]);
-  }
+  parallel_for(
+      0, N * C, N * C * S,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          int64_t c = r % C;
+          for (int64_t i = 0; i < S; ++i)
+            y[r * S + i] = static_cast<T>(static_cast<double>(x[r * S + i]) * scale[c] + shift[c]);
+        }
+      },
+      kParallelGrain);
 }
 
 // running = (1 - momentum) * running + momentum * stat, in place, in the running
@@ -131,20 +140,24 @@ void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
     using T = typename decltype(tag)::type;
     const T* xp = static_cast<const T*>(x.raw_data());
     T* yp = static_cast<T*>(out[0].raw_data());
-#pragma omp parallel for if (rows * D > kParallelGrain && rows > 1)
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* row = xp + r * D;
-      double sum = 0, sq = 0;
-      for (int64_t j = 0; j < D; ++j) sum += static_cast<double>(row[j]);
-      double mean = sum / static_cast<double>(D);
-      for (int64_t j = 0; j < D; ++j) {
-        double d = static_cast<double>(row[j]) - mean;
-        sq += d * d;
-      }
-      double rstd = 1.0 / std::sqrt(sq / static_cast<double>(D) + eps);
-      for (int64_t j = 0; j < D; ++j)
-        yp[r * D + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * rstd * w[j] + b[j]);
-    }
+    parallel_for(
+        0, rows, rows * D,
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t r = lo; r < hi; ++r) {
+            const T* row = xp + r * D;
+            double sum = 0, sq = 0;
+            for (int64_t j = 0; j < D; ++j) sum += static_cast<double>(row[j]);
+            double mean = sum / static_cast<double>(D);
+            for (int64_t j = 0; j < D; ++j) {
+              double d = static_cast<double>(row[j]) - mean;
+              sq += d * d;
+            }
+            double rstd = 1.0 / std::sqrt(sq / static_cast<double>(D) + eps);
+            for (int64_t j = 0; j < D; ++j)
+              yp[r * D + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * rstd * w[j] + b[j]);
+          }
+        },
+        kParallelGrain);
   });
 }
 
@@ -162,12 +175,16 @@ void dropout(const TensorList& in, const Attrs& attrs, TensorList& out) {
     const T* xp = static_cast<const T*>(x.raw_data());
     T* yp = static_cast<T*>(out[0].raw_data());
     T* mp = static_cast<T*>(out[1].raw_data());
-#pragma omp parallel for if (n > kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) {
-      bool keep = !active || (p < 1.0 && uniform_at(seed, static_cast<uint64_t>(i)) >= p);
-      mp[i] = static_cast<T>(keep ? 1 : 0);
-      yp[i] = keep ? static_cast<T>(active ? xp[i] * scale : xp[i]) : static_cast<T>(0);
-    }
+    parallel_for(
+        0, n, n,
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t i = lo; i < hi; ++i) {
+            bool keep = !active || (p < 1.0 && uniform_at(seed, static_cast<uint64_t>(i)) >= p);
+            mp[i] = static_cast<T>(keep ? 1 : 0);
+            yp[i] = keep ? static_cast<T>(active ? xp[i] * scale : xp[i]) : static_cast<T>(0);
+          }
+        },
+        kParallelGrain);
   });
 }
 

@@ -11,6 +11,7 @@
 #include "tensor/cpu/conv_geometry.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
 
@@ -23,9 +24,12 @@ constexpr int64_t kPoolGrain = 16384;
 template <class Body>
 void for_rows(const PoolGeometry& g, int64_t work_per_row, Body&& body) {
   int64_t rows = g.planes * g.OH;
-  bool parallel = rows > 1 && rows * work_per_row >= kPoolGrain && omp_get_max_threads() > 1;
-#pragma omp parallel for if (parallel)
-  for (int64_t r = 0; r < rows; ++r) body(r / g.OH, r % g.OH);
+  parallel_for(
+      0, rows, rows * work_per_row,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) body(r / g.OH, r % g.OH);
+      },
+      kPoolGrain);
 }
 
 // PyTorch's first cell of a window starting at `start`: the first in-range tap.
@@ -100,20 +104,24 @@ void avg_pool(const T* x, T* y, const PoolGeometry& g, bool count_include_pad) {
 // Windows overlap across output rows, so the parallel split is by plane only.
 template <class T>
 void avg_pool_backward(const T* gy, T* dx, const PoolGeometry& g, bool count_include_pad) {
-  bool parallel = g.planes > 1 && g.planes * g.OH * g.OW * g.kernel.h * g.kernel.w >= kPoolGrain;
-#pragma omp parallel for if (parallel)
-  for (int64_t plane = 0; plane < g.planes; ++plane) {
-    T* out = dx + plane * g.H * g.W;
-    std::fill(out, out + g.H * g.W, T(0));
-    for (int64_t oh = 0; oh < g.OH; ++oh)
-      for (int64_t ow = 0; ow < g.OW; ++ow) {
-        AvgWindow win = avg_window(g, oh, ow, count_include_pad);
-        if (!win.divisor) continue;
-        T share = gy[(plane * g.OH + oh) * g.OW + ow] / static_cast<T>(win.divisor);
-        for (int64_t ih = win.h0; ih < win.h1; ++ih)
-          for (int64_t iw = win.w0; iw < win.w1; ++iw) out[ih * g.W + iw] += share;
-      }
-  }
+  int64_t work = g.planes * g.OH * g.OW * g.kernel.h * g.kernel.w;
+  parallel_for(
+      0, g.planes, work,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t plane = lo; plane < hi; ++plane) {
+          T* out = dx + plane * g.H * g.W;
+          std::fill(out, out + g.H * g.W, T(0));
+          for (int64_t oh = 0; oh < g.OH; ++oh)
+            for (int64_t ow = 0; ow < g.OW; ++ow) {
+              AvgWindow win = avg_window(g, oh, ow, count_include_pad);
+              if (!win.divisor) continue;
+              T share = gy[(plane * g.OH + oh) * g.OW + ow] / static_cast<T>(win.divisor);
+              for (int64_t ih = win.h0; ih < win.h1; ++ih)
+                for (int64_t iw = win.w0; iw < win.w1; ++iw) out[ih * g.W + iw] += share;
+            }
+        }
+      },
+      kPoolGrain);
 }
 
 }  // namespace
@@ -135,8 +143,7 @@ void avg_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   Tensor x = contiguous_raw(in[0]);
   visit_float(out[0].dtype(), "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    avg_pool(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()), g,
-             attrs.b("count_include_pad"));
+    avg_pool(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()), g, attrs.b("count_include_pad"));
   });
 }
 
