@@ -65,16 +65,15 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
   node->origin = current_origin();
   size_t n = inputs.size();
   node->next_edges.resize(n);
-  node->input_metas.resize(n);
-  node->saved_inputs.resize(n);
+  node->inputs.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const Tensor& t = inputs[i];
     if (!t.defined()) continue;
-    node->input_metas[i] = {t.sizes(), t.dtype()};
+    node->inputs[i].meta = {t.sizes(), t.dtype()};
     if (t.requires_grad()) node->next_edges[i] = gradient_edge(t);
-    if (i < 32 && (def.saves.inputs >> i) & 1u) node->saved_inputs[i] = SavedTensor(t, false);
+    if (i < 32 && (def.saves.inputs >> i) & 1u) node->inputs[i].saved = SavedTensor(t, false);
   }
-  node->saved_outputs.resize(outs.size());
+  if (def.saves.outputs) node->saved_outputs.resize(outs.size());
   node->output_metas.resize(outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
     Tensor& out = outs[k];

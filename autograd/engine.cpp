@@ -1,5 +1,6 @@
 #include "autograd/engine.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <queue>
@@ -22,27 +23,37 @@ struct CaptureKey {
   bool operator<(const CaptureKey& o) const { return node != o.node ? node < o.node : input_nr < o.input_nr; }
 };
 
+// Per node of the running graph: how many edges still have to deliver a gradient,
+// and the gradients delivered so far (one slot per output of the node).
+struct NodeTask {
+  int dependencies = 0;
+  TensorList grads;
+};
+
 struct GraphTask {
   bool create_graph = false;
   bool retain_graph = false;
   bool capturing = false;  // grad(): collect gradients, never touch .grad
-  std::unordered_map<Node*, int> dependencies;
-  std::unordered_map<Node*, TensorList> buffers;
-  std::unordered_set<Node*> needed;  // when capturing: nodes that lead to a capture
+  std::unordered_map<Node*, NodeTask> nodes;  // every node reachable from the roots
+  std::unordered_set<Node*> needed;           // when capturing: nodes that lead to a capture
   std::map<CaptureKey, std::vector<size_t>> captures;
   TensorList captured;
 };
 
+// Walks the graph once, registering every reachable node and counting its
+// incoming edges.
 void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
-  std::vector<Node*> stack(roots.begin(), roots.end());
-  std::unordered_set<Node*> seen(roots.begin(), roots.end());
+  std::vector<Node*> stack;
+  for (Node* r : roots)
+    if (task.nodes.try_emplace(r).second) stack.push_back(r);
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
     for (const Edge& e : n->next_edges) {
       if (!e.valid()) continue;
-      ++task.dependencies[e.fn.get()];
-      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      auto [it, inserted] = task.nodes.try_emplace(e.fn.get());
+      ++it->second.dependencies;
+      if (inserted) stack.push_back(e.fn.get());
     }
   }
 }
@@ -126,8 +137,7 @@ void check_anomaly(const Node& node, const TensorList& outputs) {
 }
 
 void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_t, Node*>>& ready) {
-  TensorList grads = std::move(task.buffers[node]);
-  task.buffers.erase(node);
+  TensorList grads = std::move(task.nodes[node].grads);
   grads.resize(node->num_outputs());
   apply_hooks(node, grads);
   if (task.capturing) {
@@ -145,8 +155,9 @@ void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_
   for (size_t i = 0; i < node->next_edges.size(); ++i) {
     const Edge& e = node->next_edges[i];
     if (!e.valid()) continue;
-    if (i < outputs.size() && outputs[i].defined()) accumulate(task.buffers[e.fn.get()], e.input_nr, outputs[i]);
-    if (--task.dependencies[e.fn.get()] == 0) ready.push({e.fn->sequence_nr, e.fn.get()});
+    NodeTask& next = task.nodes[e.fn.get()];
+    if (i < outputs.size() && outputs[i].defined()) accumulate(next.grads, e.input_nr, outputs[i]);
+    if (--next.dependencies == 0) ready.push({e.fn->sequence_nr, e.fn.get()});
   }
 }
 
@@ -157,11 +168,13 @@ void execute(GraphTask& task, const std::vector<Edge>& root_edges, const TensorL
   for (const Edge& e : root_edges) roots.push_back(e.fn.get());
   count_dependencies(task, roots);
   if (task.capturing) mark_needed(task, roots);
-  for (size_t i = 0; i < root_edges.size(); ++i) accumulate(task.buffers[roots[i]], root_edges[i].input_nr, seeds[i]);
+  for (size_t i = 0; i < root_edges.size(); ++i)
+    accumulate(task.nodes[roots[i]].grads, root_edges[i].input_nr, seeds[i]);
   std::priority_queue<std::pair<uint64_t, Node*>> ready;  // newest node first
-  std::unordered_set<Node*> queued;
-  for (Node* r : roots)
-    if (task.dependencies[r] == 0 && queued.insert(r).second) ready.push({r->sequence_nr, r});
+  for (size_t i = 0; i < roots.size(); ++i) {
+    bool repeated = std::find(roots.begin(), roots.begin() + static_cast<long>(i), roots[i]) != roots.begin() + static_cast<long>(i);
+    if (!repeated && task.nodes[roots[i]].dependencies == 0) ready.push({roots[i]->sequence_nr, roots[i]});
+  }
   while (!ready.empty()) {
     Node* node = ready.top().second;
     ready.pop();

@@ -87,7 +87,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, i
 }
 
 Tensor BackwardContext::input(size_t i) const {
-  return node_.saved_inputs.at(i).unpack(node_.shared_from_this(), node_.def().name, static_cast<int>(i));
+  return node_.inputs.at(i).saved.unpack(node_.shared_from_this(), node_.def().name, static_cast<int>(i));
 }
 
 Tensor BackwardContext::output(size_t k) const {
@@ -108,7 +108,7 @@ TensorList OpNode::apply(TensorList&& grads) {
 }
 
 void OpNode::release_saved() {
-  for (auto& s : saved_inputs) s.reset();
+  for (auto& slot : inputs) slot.saved.reset();
   for (auto& s : saved_outputs) s.reset();
   released = true;
 }

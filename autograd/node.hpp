@@ -69,9 +69,13 @@ class OpNode : public Node {
   const OpDef& def() const { return def_; }
   const Attrs& attrs() const { return attrs_; }
 
-  std::vector<TensorMeta> input_metas;
-  std::vector<SavedTensor> saved_inputs;   // by input index (undefined where not saved)
-  std::vector<SavedTensor> saved_outputs;  // by output index
+  // Per input: its shape and dtype, and the tensor itself when the rule needs it.
+  struct InputSlot {
+    TensorMeta meta;
+    SavedTensor saved;
+  };
+  std::vector<InputSlot> inputs;
+  std::vector<SavedTensor> saved_outputs;  // by output index; empty when the row saves none
   bool released = false;
 
  private:
@@ -89,9 +93,9 @@ class BackwardContext {
   const Tensor& grad(size_t output = 0) const { return grads_[output]; }
   Tensor input(size_t i) const;   // a saved input (error if changed in place since)
   Tensor output(size_t k) const;  // a saved output
-  const Shape& input_shape(size_t i) const { return node_.input_metas[i].sizes; }
-  DType input_dtype(size_t i) const { return node_.input_metas[i].dtype; }
-  size_t num_inputs() const { return node_.input_metas.size(); }
+  const Shape& input_shape(size_t i) const { return node_.inputs[i].meta.sizes; }
+  DType input_dtype(size_t i) const { return node_.inputs[i].meta.dtype; }
+  size_t num_inputs() const { return node_.inputs.size(); }
   bool needs_grad(size_t i) const { return i < node_.next_edges.size() && node_.next_edges[i].valid(); }
   const Attrs& attrs() const { return node_.attrs(); }
 

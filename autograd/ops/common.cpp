@@ -83,6 +83,11 @@ Shape reduced_shape(const Shape& sizes, const std::vector<int64_t>& dims, bool k
 
 Tensor unsqueeze_reduced(const Tensor& g, const Shape& input_shape, const std::vector<int64_t>& dims, bool keepdim) {
   if (keepdim) return g;
+  // Reducing leading dims only (a full reduction included): g already broadcasts
+  // against the input from the right, no reshape needed.
+  bool leading = true;
+  for (size_t i = 0; i < dims.size(); ++i) leading &= dims[i] == static_cast<int64_t>(i);
+  if (leading) return g;
   return reshape(g, reduced_shape(input_shape, dims, true).vec());
 }
 
