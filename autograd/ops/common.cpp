@@ -1,8 +1,15 @@
 #include "autograd/ops/common.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace nabla {
+
+std::string number_str(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b, const char* a_name, const char* b_name) {
   if (a == b) return a;

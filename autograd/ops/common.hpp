@@ -27,6 +27,9 @@ Shape reduced_shape(const Shape& sizes, const std::vector<int64_t>& dims, bool k
 // g (the gradient of a reduction) reshaped so it broadcasts against the input.
 Tensor unsqueeze_reduced(const Tensor& g, const Shape& input_shape, const std::vector<int64_t>& dims, bool keepdim);
 
+// A number as a person writes it in an error message ("1.5", not "1.500000").
+std::string number_str(double v);
+
 // Attribute specs for rows.
 inline AttrSpec attr_required(const char* name, AttrKind kind) { return {name, kind, NoneAttr{}, true}; }
 inline AttrSpec attr_optional(const char* name, AttrKind kind, AttrValue v) { return {name, kind, std::move(v), false}; }

@@ -2,20 +2,11 @@
 // or target position), 1 mean, 2 sum (a 0-dim output). Backward rules are built from
 // ops of the table, so grad of grad works; targets of the class losses are indices
 // and get no gradient.
-#include <cstdio>
-
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
 
 namespace {
-
-// A number as a person writes it ("1.5", not "1.500000").
-std::string number_str(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 constexpr int64_t kNone = 0, kMean = 1, kSum = 2;
 

@@ -1,20 +1,11 @@
 // Rows of batch_norm, layer_norm and dropout. The backward rules recompute the
 // normalization from the saved input with ops of the table (no saved statistics
 // from the kernel), so the gradients are themselves differentiable.
-#include <cstdio>
-
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
 
 namespace {
-
-// A number as a person writes it ("1.5", not "1.500000").
-std::string number_str(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 // weight, bias and the running stats are optional: each is undefined or exactly `shape`.
 void check_param(const char* op, const char* arg, const Tensor& t, const Shape& shape, const Tensor& x,
