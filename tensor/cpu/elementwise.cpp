@@ -7,6 +7,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
+#include "tensor/cpu/vec_math.hpp"
 
 namespace nabla::cpu {
 
@@ -60,11 +61,6 @@ void compare(const TensorList& in, TensorList& out, F f) {
   });
 }
 
-template <class T>
-T sigmoid_of(T v) {
-  return v >= 0 ? T(1) / (T(1) + std::exp(-v)) : std::exp(v) / (T(1) + std::exp(v));
-}
-
 }  // namespace
 
 void contiguous(const TensorList& in, const Attrs&, TensorList& out) { copy_into(out[0], in[0]); }
@@ -86,7 +82,7 @@ void neg(const TensorList& in, const Attrs&, TensorList& out) {
   numeric_unary("neg", in, out, [](auto v) { return -v; });
 }
 void exp(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("exp", in, out, [](auto v) { return std::exp(v); });
+  float_unary("exp", in, out, [](auto v) { return vmath::exp(v); });
 }
 void log(const TensorList& in, const Attrs&, TensorList& out) {
   float_unary("log", in, out, [](auto v) { return std::log(v); });
@@ -110,10 +106,10 @@ void cos(const TensorList& in, const Attrs&, TensorList& out) {
   float_unary("cos", in, out, [](auto v) { return std::cos(v); });
 }
 void tanh(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("tanh", in, out, [](auto v) { return std::tanh(v); });
+  float_unary("tanh", in, out, [](auto v) { return vmath::tanh(v); });
 }
 void sigmoid(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("sigmoid", in, out, [](auto v) { return sigmoid_of(v); });
+  float_unary("sigmoid", in, out, [](auto v) { return vmath::sigmoid(v); });
 }
 void relu(const TensorList& in, const Attrs&, TensorList& out) {
   numeric_unary("relu", in, out, [](auto v) { return v > 0 ? v : decltype(v)(0); });
@@ -125,7 +121,7 @@ void gelu(const TensorList& in, const Attrs&, TensorList& out) {
   });
 }
 void silu(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("silu", in, out, [](auto v) { return v * sigmoid_of(v); });
+  float_unary("silu", in, out, [](auto v) { return v * vmath::sigmoid(v); });
 }
 void erf(const TensorList& in, const Attrs&, TensorList& out) {
   float_unary("erf", in, out, [](auto v) { return std::erf(v); });

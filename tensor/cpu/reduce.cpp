@@ -63,27 +63,33 @@ ReduceLayout reduce_layout(const Tensor& x, const std::vector<int64_t>& dims) {
 
 namespace {
 
-// out[o, j] = scale * sum_r x[o, r, j]
+// out[o, j] = scale * sum_r x[o, r, j]. Rows are split across threads; a single long
+// row (a full reduction) is split along its length instead.
 template <class T>
 void sum_kernel(const ReduceLayout& l, T* out, double scale) {
   using A = acc_t<T>;
   const T* x = static_cast<const T*>(l.data.raw_data());
+  auto store = [&](int64_t at, A total) { out[at] = static_cast<T>(static_cast<compute_t<T>>(total * scale)); };
+  if (l.inner == 1 && l.outer == 1) {
+    A total = parallel_reduce<A>(
+        0, l.reduced, l.reduced, A(0), [&](int64_t lo, int64_t hi) { return sum_run(x + lo, hi - lo); },
+        [](A a, A b) { return a + b; });
+    store(0, total);
+    return;
+  }
   int64_t work = l.outer * l.reduced * l.inner;
   parallel_for(0, l.outer, work, [&](int64_t lo, int64_t hi) {
+    std::vector<A> acc(l.inner == 1 ? 0 : l.inner);
     for (int64_t o = lo; o < hi; ++o) {
       const T* base = x + o * l.reduced * l.inner;
       if (l.inner == 1) {
-        A acc = 0;
-        for (int64_t r = 0; r < l.reduced; ++r) acc += static_cast<A>(static_cast<compute_t<T>>(base[r]));
-        out[o] = static_cast<T>(static_cast<compute_t<T>>(acc * scale));
-      } else {
-        std::vector<A> acc(l.inner, A(0));
-        for (int64_t r = 0; r < l.reduced; ++r)
-          for (int64_t j = 0; j < l.inner; ++j)
-            acc[j] += static_cast<A>(static_cast<compute_t<T>>(base[r * l.inner + j]));
-        for (int64_t j = 0; j < l.inner; ++j)
-          out[o * l.inner + j] = static_cast<T>(static_cast<compute_t<T>>(acc[j] * scale));
+        store(o, sum_run(base, l.reduced));
+        continue;
       }
+      std::fill(acc.begin(), acc.end(), A(0));
+      for (int64_t r = 0; r < l.reduced; ++r)
+        for (int64_t j = 0; j < l.inner; ++j) acc[j] += static_cast<A>(static_cast<compute_t<T>>(base[r * l.inner + j]));
+      for (int64_t j = 0; j < l.inner; ++j) store(o * l.inner + j, acc[j]);
     }
   });
 }

@@ -10,27 +10,24 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/parallel.hpp"
 #include "tensor/cpu/reduce.hpp"
+#include "tensor/cpu/vec_math.hpp"
 
 namespace nabla::cpu {
 
 namespace {
 
-// One slice with inner == 1: a contiguous row of n values.
+// One slice with inner == 1: a contiguous row of n values. The exps go to y first
+// (a loop that vectorises), then one summing pass.
 template <class T, bool Log>
 void softmax_row(const T* x, T* y, int64_t n) {
-  T m = -INFINITY;
-  for (int64_t r = 0; r < n; ++r) m = std::max(m, x[r]);
-  double total = 0.0;
+  if (n == 0) return;
+  T m = max_run(x, n);
+  for (int64_t r = 0; r < n; ++r) y[r] = vmath::exp(x[r] - m);
+  double total = static_cast<double>(sum_run(y, n));
   if (Log) {
-    for (int64_t r = 0; r < n; ++r) total += std::exp(x[r] - m);
     T shift = m + static_cast<T>(std::log(total));
     for (int64_t r = 0; r < n; ++r) y[r] = x[r] - shift;
   } else {
-    // Keep the exps in y so the second pass is a plain scale.
-    for (int64_t r = 0; r < n; ++r) {
-      y[r] = std::exp(x[r] - m);
-      total += y[r];
-    }
     T scale = static_cast<T>(1.0 / total);
     for (int64_t r = 0; r < n; ++r) y[r] *= scale;
   }
@@ -46,7 +43,7 @@ void softmax_block(const T* x, T* y, int64_t reduced, int64_t inner, T* m, T* to
     for (int64_t j = 0; j < inner; ++j) m[j] = std::max(m[j], x[r * inner + j]);
   for (int64_t r = 0; r < reduced; ++r)
     for (int64_t j = 0; j < inner; ++j) {
-      T e = std::exp(x[r * inner + j] - m[j]);
+      T e = vmath::exp(x[r * inner + j] - m[j]);
       if (!Log) y[r * inner + j] = e;
       total[j] += e;
     }

@@ -109,3 +109,20 @@ TEST_CASE("views share the version counter of their base") {
   v.bump_version();
   CHECK(x.version() == before + 1);
 }
+
+TEST_CASE("contiguous copies of transposed views are exact (tiled path), with dtype conversion") {
+  int64_t b = 3, r = 70, c = 45;
+  Tensor x = iota({b, r, c}, DType::f64);
+  Tensor t = contiguous(permute(x, {0, 2, 1}));  // [b, c, r]
+  auto v = values(t);
+  bool all_equal = true;
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t k = 0; k < r; ++k) all_equal &= v[(i * c + j) * r + k] == static_cast<double>((i * r + k) * c + j);
+  CHECK(all_equal);
+  Tensor f = to_dtype(transpose(iota({r, c}, DType::i64), 0, 1), DType::f32);
+  auto fv = values(f);
+  CHECK(fv[1] == static_cast<double>(c));       // f[0][1] = x[1][0]
+  CHECK(fv[r] == 1.0);                          // f[1][0] = x[0][1]
+  CHECK(fv[c * r - 1] == static_cast<double>(r * c - 1));
+}
