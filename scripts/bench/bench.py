@@ -27,6 +27,11 @@ FIGURES = {
     "tiny_add": ("us", False),
     "tiny_fwd_bwd": ("us", False),
     "hvp": ("us", False),
+    "exp_4m": ("ms", False),
+    "tanh_4m": ("ms", False),
+    "sum_4m": ("ms", False),
+    "softmax_2048": ("ms", False),
+    "transpose_2048": ("ms", False),
 }
 
 

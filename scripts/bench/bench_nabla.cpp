@@ -81,11 +81,25 @@ double hvp_us() {
          1e6;
 }
 
+// Memory- and transcendental-bound kernels on 4M-element f32 tensors (ms per call).
+double kernel_ms(const std::string& which) {
+  Tensor a = randn({1 << 22}), m = randn({2048, 2048});
+  std::function<void()> fn;
+  if (which == "exp_4m") fn = [&] { exp(a); };
+  else if (which == "tanh_4m") fn = [&] { tanh(a); };
+  else if (which == "sum_4m") fn = [&] { sum(a); };
+  else if (which == "softmax_2048") fn = [&] { softmax(m, 1); };
+  else fn = [&] { contiguous(transpose(m, 0, 1)); };  // transpose_2048
+  return median_seconds(fn, 7, 10) * 1e3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp\n");
+    std::fprintf(stderr,
+                 "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
+                 "sum_4m|softmax_2048|transpose_2048\n");
     return 2;
   }
   manual_seed(0);
@@ -98,6 +112,8 @@ int main(int argc, char** argv) {
   else if (f == "tiny_add") v = tiny_add_us();
   else if (f == "tiny_fwd_bwd") v = tiny_fwd_bwd_us();
   else if (f == "hvp") v = hvp_us();
+  else if (f == "exp_4m" || f == "tanh_4m" || f == "sum_4m" || f == "softmax_2048" || f == "transpose_2048")
+    v = kernel_ms(f);
   else {
     std::fprintf(stderr, "nabla_bench: unknown figure '%s'\n", f.c_str());
     return 2;

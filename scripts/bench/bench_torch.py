@@ -66,6 +66,13 @@ def hvp_us():
     return median_seconds(step, 9, 200) * 1e6
 
 
+def kernel_ms(which):
+    a, m = torch.randn(1 << 22), torch.randn(2048, 2048)
+    fn = {"exp_4m": lambda: a.exp(), "tanh_4m": lambda: a.tanh(), "sum_4m": lambda: a.sum(),
+          "softmax_2048": lambda: m.softmax(1), "transpose_2048": lambda: m.t().contiguous()}[which]
+    return median_seconds(fn, 7, 10) * 1e3
+
+
 FIGURES = {
     "sgemm_256": lambda: sgemm_gflops(256),
     "sgemm_1024": lambda: sgemm_gflops(1024),
@@ -74,6 +81,7 @@ FIGURES = {
     "tiny_add": tiny_add_us,
     "tiny_fwd_bwd": tiny_fwd_bwd_us,
     "hvp": hvp_us,
+    **{k: (lambda k=k: kernel_ms(k)) for k in ["exp_4m", "tanh_4m", "sum_4m", "softmax_2048", "transpose_2048"]},
 }
 
 if __name__ == "__main__":

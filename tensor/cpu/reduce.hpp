@@ -3,6 +3,8 @@
 // consecutive run of dims of a contiguous tensor needs no copy; other cases copy
 // once with the reduced dims moved to the end.
 #pragma once
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #include "tensor/tensor.hpp"
@@ -42,18 +44,55 @@ acc_t<T> sum_run(const T* p, int64_t n) {
   return total;
 }
 
-// Largest of p[0..n) (n > 0), NaN winning as in PyTorch; 8 lanes as in sum_run.
+// f32: blocks of 1024 summed in 32 float lanes (full-width SIMD), block sums in
+// double. The error stays that of a 32-term float sum per lane, like PyTorch's
+// cascade sum, at twice the speed of widening every element to double.
+template <>
+inline double sum_run<float>(const float* p, int64_t n) {
+  constexpr int64_t kBlock = 1024;
+  double total = 0;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    float lane[32] = {};
+    for (int64_t b = 0; b < kBlock; b += 32)
+      for (int k = 0; k < 32; ++k) lane[k] += p[i + b + k];
+    double block = 0;
+    for (int k = 0; k < 32; ++k) block += lane[k];
+    total += block;
+  }
+  for (; i < n; ++i) total += p[i];
+  return total;
+}
+
+// Largest of p[0..n) (n > 0) for f32/f64, NaN winning as in PyTorch. Written with
+// GCC vector extensions: the compiler does not vectorise a NaN-aware max by itself.
 template <class T>
 T max_run(const T* p, int64_t n) {
-  T lane[8];
-  for (int k = 0; k < 8; ++k) lane[k] = p[0];
+  constexpr int W = 32 / sizeof(T);
+  typedef T V __attribute__((vector_size(32)));
+  T best = p[0];
+  bool nan = false;
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) lane[k] = (p[i + k] > lane[k] || p[i + k] != p[i + k]) ? p[i + k] : lane[k];
-  T best = lane[0];
-  for (int k = 1; k < 8; ++k) best = (lane[k] > best || lane[k] != lane[k]) ? lane[k] : best;
-  for (; i < n; ++i) best = (p[i] > best || p[i] != p[i]) ? p[i] : best;
-  return best;
+  if (n >= W) {
+    V vbest;
+    auto vnan = V{} != V{};  // an integer mask vector, all false
+    std::memcpy(&vbest, p, sizeof(V));
+    for (i = 0; i + W <= n; i += W) {
+      V v;
+      std::memcpy(&v, p + i, sizeof(V));
+      vbest = v > vbest ? v : vbest;
+      vnan |= v != v;
+    }
+    for (int k = 0; k < W; ++k) {
+      best = vbest[k] > best ? vbest[k] : best;
+      nan |= vnan[k] != 0;
+    }
+  }
+  for (; i < n; ++i) {
+    best = p[i] > best ? p[i] : best;
+    nan |= p[i] != p[i];
+  }
+  return nan ? std::numeric_limits<T>::quiet_NaN() : best;
 }
 
 }  // namespace nabla::cpu
