@@ -44,20 +44,20 @@ acc_t<T> sum_run(const T* p, int64_t n) {
   return total;
 }
 
-// f32: blocks of 1024 summed in 32 float lanes (full-width SIMD), block sums in
-// double. The error stays that of a 32-term float sum per lane, like PyTorch's
-// cascade sum, at twice the speed of widening every element to double.
+// f32: blocks of 1024 summed in 64 float lanes (eight independent SIMD chains),
+// block sums in double. The error stays that of a 16-term float sum per lane, like
+// PyTorch's cascade sum, at over twice the speed of widening every element to double.
 template <>
 inline double sum_run<float>(const float* p, int64_t n) {
   constexpr int64_t kBlock = 1024;
   double total = 0;
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
-    float lane[32] = {};
-    for (int64_t b = 0; b < kBlock; b += 32)
-      for (int k = 0; k < 32; ++k) lane[k] += p[i + b + k];
+    float lane[64] = {};
+    for (int64_t b = 0; b < kBlock; b += 64)
+      for (int k = 0; k < 64; ++k) lane[k] += p[i + b + k];
     double block = 0;
-    for (int k = 0; k < 32; ++k) block += lane[k];
+    for (int k = 0; k < 64; ++k) block += lane[k];
     total += block;
   }
   for (; i < n; ++i) total += p[i];
