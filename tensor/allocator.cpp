@@ -1,7 +1,9 @@
 #include "tensor/allocator.hpp"
 
 #include <cstdlib>
-#include <new>
+#include <string>
+
+#include "tensor/error.hpp"
 
 namespace nabla {
 
@@ -45,7 +47,11 @@ void* CpuAllocator::allocate(size_t nbytes) {
       cached_bytes_ = 0;
       cache_.clear();
       ptr = std::aligned_alloc(kAlignment, cls);
-      if (!ptr) throw std::bad_alloc();
+      if (!ptr) {
+        --stats_.allocations;
+        throw Error("out of memory: could not allocate " + std::to_string(cls) + " bytes on the CPU (" +
+                    std::to_string(stats_.allocated) + " bytes are in use by tensors)");
+      }
     }
     stats_.reserved += cls;
   }

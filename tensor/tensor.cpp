@@ -94,7 +94,8 @@ Shape contiguous_strides(const Shape& sizes) {
 
 int64_t shape_numel(const Shape& sizes) {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes)
+    if (__builtin_mul_overflow(n, s, &n)) throw Error("the shape " + shape_str(sizes) + " has more elements than fit in 64 bits");
   return n;
 }
 

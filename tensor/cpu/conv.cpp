@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <type_traits>
@@ -148,12 +149,15 @@ CachedConv make_backward_weights(const ConvGeometry& g) {
   return c;
 }
 
-// The cache: every number that defines a primitive is in the key.
+// The cache: every number that defines a primitive is in the key. It holds at most
+// kMaxCachedConvs primitives and starts over when full (a run with ever-changing
+// shapes must not grow it without bound); callers keep theirs alive by shared_ptr.
 using ConvKey = std::array<int64_t, 18>;
+constexpr size_t kMaxCachedConvs = 256;
 
-const CachedConv& cached_conv(Pass pass, const ConvGeometry& g, bool bias) {
+std::shared_ptr<const CachedConv> cached_conv(Pass pass, const ConvGeometry& g, bool bias) {
   static std::mutex mutex;
-  static std::map<ConvKey, CachedConv> cache;
+  static std::map<ConvKey, std::shared_ptr<const CachedConv>> cache;
   ConvKey key{static_cast<int64_t>(pass), bias, g.N, g.C, g.H, g.W, g.OC, g.KH, g.KW, g.stride.h, g.stride.w,
               g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups, g.OH, g.OW};
   std::lock_guard<std::mutex> lock(mutex);
@@ -166,8 +170,8 @@ const CachedConv& cached_conv(Pass pass, const ConvGeometry& g, bool bias) {
     CachedConv c = pass == Pass::forward         ? make_forward(g, bias)
                    : pass == Pass::backward_data ? make_backward_data(g)
                                                  : make_backward_weights(g);
-    // std::map never moves its nodes, so the reference stays valid after unlocking.
-    return cache.emplace(key, std::move(c)).first->second;
+    if (cache.size() >= kMaxCachedConvs) cache.clear();
+    return cache.emplace(key, std::make_shared<const CachedConv>(std::move(c))).first->second;
   } catch (const dnnl::error& e) {
     throw Error(std::string(op) + ": oneDNN could not create the convolution: " + e.what());
   }
@@ -342,7 +346,7 @@ void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
       std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
       if (b.defined()) ptrs.push_back(b.raw_data());
       ptrs.push_back(y.raw_data());
-      execute(cached_conv(Pass::forward, g, b.defined()), ptrs);
+      execute(*cached_conv(Pass::forward, g, b.defined()), ptrs);
     } else {
       forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), g);
     }
@@ -359,7 +363,7 @@ void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList&
   visit_float(dx.dtype(), "conv2d_backward_input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
-      execute(cached_conv(Pass::backward_data, g, false), {gy.raw_data(), w.raw_data(), dx.raw_data()});
+      execute(*cached_conv(Pass::backward_data, g, false), {gy.raw_data(), w.raw_data(), dx.raw_data()});
     else
       backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), g);
   });
@@ -375,7 +379,7 @@ void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList
   visit_float(dw.dtype(), "conv2d_backward_weight", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
-      execute(cached_conv(Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
+      execute(*cached_conv(Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
     else
       backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), g);
   });

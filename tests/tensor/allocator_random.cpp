@@ -77,3 +77,9 @@ TEST_CASE("random values have the right ranges and moments") {
   CHECK(sum(bernoulli({10000}, 0.25)).item() == doctest::Approx(2500).epsilon(0.1));
   CHECK_THROWS_WITH(randint(3, 3, {1}), "randint: expected low < high, got low=3 high=3");
 }
+
+TEST_CASE("impossible allocations are errors, not crashes") {
+  CHECK_THROWS_WITH_AS(empty({int64_t{1} << 40, int64_t{1} << 40}),
+                       "the shape [1099511627776, 1099511627776] has more elements than fit in 64 bits", Error);
+  CHECK_THROWS_WITH_AS(empty({int64_t{1} << 50}), doctest::Contains("out of memory: could not allocate"), Error);
+}
