@@ -1,0 +1,204 @@
+// The abstract syntax tree of the nabla language. Every node carries the span of
+// the source it came from (errors point at it). Nodes are plain structs with a kind
+// tag; the evaluator switches on the tag and static_casts (one dispatch point, no
+// visitor boilerplate). Functions and models are shared_ptr so that closures keep
+// their declarations (and so their source) alive after the program is gone.
+// Knows nothing of values or tensors. The grammar is in docs/LANGUAGE.md.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/source.hpp"
+
+namespace nabla::lang {
+
+// ---- expressions ------------------------------------------------------------------
+
+enum class ExprKind : uint8_t {
+  None, Bool, Int, Float, String, FString, List, Tuple, Dict, Name, Attribute, Index, Slice, Ellipsis,
+  Call, Unary, Binary, Logical, Conditional, Lambda
+};
+
+struct Expr {
+  explicit Expr(ExprKind k) : kind(k) {}
+  virtual ~Expr() = default;
+  ExprKind kind;
+  SourceSpan span;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct NoneLit : Expr { NoneLit() : Expr(ExprKind::None) {} };
+struct BoolLit : Expr { BoolLit() : Expr(ExprKind::Bool) {} bool value = false; };
+struct IntLit : Expr { IntLit() : Expr(ExprKind::Int) {} int64_t value = 0; };
+struct FloatLit : Expr { FloatLit() : Expr(ExprKind::Float) {} double value = 0; };
+struct StringLit : Expr { StringLit() : Expr(ExprKind::String) {} std::string value; };  // escapes resolved
+
+// f"loss {loss:.4f} at {step}": literal text parts and replacement fields.
+struct FString : Expr {
+  FString() : Expr(ExprKind::FString) {}
+  struct Part {
+    std::string text;         // literal text (when expr is null)
+    ExprPtr expr;             // a replacement field
+    std::string format_spec;  // after ':' (Python's mini-language: ".4f", ">8", "d", ...)
+  };
+  std::vector<Part> parts;
+};
+
+struct ListLit : Expr { ListLit() : Expr(ExprKind::List) {} std::vector<ExprPtr> items; };
+struct TupleLit : Expr { TupleLit() : Expr(ExprKind::Tuple) {} std::vector<ExprPtr> items; };
+struct DictLit : Expr { DictLit() : Expr(ExprKind::Dict) {} std::vector<ExprPtr> keys, values; };
+
+struct Name : Expr {
+  Name() : Expr(ExprKind::Name) {}
+  std::string id;
+  // Filled by the evaluator's resolver, if it has one: where the variable lives.
+  int32_t depth = -1, slot = -1;
+};
+
+struct Attribute : Expr { Attribute() : Expr(ExprKind::Attribute) {} ExprPtr object; std::string name; };
+
+// x[i, 1:3, ..., None]: items are expressions, Slice, Ellipsis or None (new axis).
+struct Index : Expr { Index() : Expr(ExprKind::Index) {} ExprPtr object; std::vector<ExprPtr> items; };
+struct Slice : Expr { Slice() : Expr(ExprKind::Slice) {} ExprPtr start, stop, step; };  // each may be null
+struct EllipsisLit : Expr { EllipsisLit() : Expr(ExprKind::Ellipsis) {} };
+
+struct Arg {
+  std::string name;  // empty for a positional argument
+  ExprPtr value;
+  SourceSpan span;
+};
+struct Call : Expr { Call() : Expr(ExprKind::Call) {} ExprPtr callee; std::vector<Arg> args; };
+
+enum class UnaryOp : uint8_t { Neg, Pos, Not };
+struct Unary : Expr { Unary() : Expr(ExprKind::Unary) {} UnaryOp op = UnaryOp::Neg; ExprPtr operand; };
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
+struct Binary : Expr { Binary() : Expr(ExprKind::Binary) {} BinaryOp op = BinaryOp::Add; ExprPtr lhs, rhs; };
+
+enum class LogicalOp : uint8_t { And, Or };
+struct Logical : Expr { Logical() : Expr(ExprKind::Logical) {} LogicalOp op = LogicalOp::And; ExprPtr lhs, rhs; };
+
+// `a if cond else b`
+struct Conditional : Expr {
+  Conditional() : Expr(ExprKind::Conditional) {}
+  ExprPtr cond, then_value, else_value;
+};
+
+const char* op_symbol(BinaryOp op);  // "+", "@", "==", "not in", ...
+const char* op_symbol(UnaryOp op);
+
+// ---- statements -------------------------------------------------------------------
+
+enum class StmtKind : uint8_t {
+  Expr, Let, Assign, AugAssign, If, While, For, Break, Continue, Return, Fn, Model, Buffer, Import, Context, Test
+};
+
+struct Stmt {
+  explicit Stmt(StmtKind k) : kind(k) {}
+  virtual ~Stmt() = default;
+  StmtKind kind;
+  SourceSpan span;
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Block {
+  std::vector<StmtPtr> stmts;
+  SourceSpan span;
+};
+
+// A binding target of let and for: a name, or a tuple of patterns ("(x, (y, z))").
+struct Pattern {
+  std::string name;  // empty for a tuple pattern
+  std::vector<Pattern> items;
+  SourceSpan span;
+  bool is_tuple() const { return name.empty(); }
+};
+
+struct Param {
+  std::string name;
+  ExprPtr default_value;  // null when required
+  SourceSpan span;
+};
+
+// A function: `fn name(params) = expr`, `fn name(params) { block }`, a lambda
+// `fn(params) = expr`, or a method of a model (name(params) = expr / { block }).
+struct FnDecl {
+  std::string name;  // "" for a lambda
+  std::vector<Param> params;
+  ExprPtr expr_body;  // set for the `= expr` form
+  Block block_body;   // otherwise
+  SourceSpan span;
+};
+
+struct Lambda : Expr { Lambda() : Expr(ExprKind::Lambda) {} std::shared_ptr<FnDecl> decl; };
+
+struct ExprStmt : Stmt { ExprStmt() : Stmt(StmtKind::Expr) {} ExprPtr expr; };
+struct LetStmt : Stmt { LetStmt() : Stmt(StmtKind::Let) {} Pattern target; ExprPtr value; };
+// target is a Name, Attribute, Index, or a TupleLit of those.
+struct AssignStmt : Stmt { AssignStmt() : Stmt(StmtKind::Assign) {} ExprPtr target, value; };
+struct AugAssignStmt : Stmt {
+  AugAssignStmt() : Stmt(StmtKind::AugAssign) {}
+  BinaryOp op = BinaryOp::Add;
+  ExprPtr target, value;
+};
+// if / elif ... / else: conds[i] guards blocks[i]; else_block may be empty.
+struct IfStmt : Stmt {
+  IfStmt() : Stmt(StmtKind::If) {}
+  std::vector<ExprPtr> conds;
+  std::vector<Block> blocks;
+  std::optional<Block> else_block;
+};
+struct WhileStmt : Stmt { WhileStmt() : Stmt(StmtKind::While) {} ExprPtr cond; Block body; };
+struct ForStmt : Stmt { ForStmt() : Stmt(StmtKind::For) {} Pattern target; ExprPtr iterable; Block body; };
+struct BreakStmt : Stmt { BreakStmt() : Stmt(StmtKind::Break) {} };
+struct ContinueStmt : Stmt { ContinueStmt() : Stmt(StmtKind::Continue) {} };
+struct ReturnStmt : Stmt { ReturnStmt() : Stmt(StmtKind::Return) {} ExprPtr value; };  // value may be null
+struct FnStmt : Stmt { FnStmt() : Stmt(StmtKind::Fn) {} std::shared_ptr<FnDecl> decl; };
+
+// model Name(params) { fields and methods } — the body runs as the constructor:
+// `name = expr` makes a field (a submodule, a parameter if it is a tensor that
+// requires grad, else a plain attribute), `buffer name = expr` a buffer, `let` a
+// constructor-local variable; `name(params) = expr` / `{...}` define methods.
+// `function Name { forward(ctx, ...) {...} backward(ctx, ...) {...} }` is a custom
+// differentiable function: a ModelDecl with is_function set and no params.
+struct ModelDecl {
+  std::string name;
+  std::vector<Param> params;
+  Block body;  // fields, buffers, lets and other statements, in order
+  std::vector<std::shared_ptr<FnDecl>> methods;
+  bool is_function = false;
+  SourceSpan span;
+};
+struct ModelStmt : Stmt { ModelStmt() : Stmt(StmtKind::Model) {} std::shared_ptr<ModelDecl> decl; };
+// Inside a model body: `buffer name = expr` (fields use AssignStmt to a Name).
+struct BufferStmt : Stmt { BufferStmt() : Stmt(StmtKind::Buffer) {} std::string name; ExprPtr value; };
+
+// import nn / import nn as n / import "path/other.dsl" as other
+struct ImportStmt : Stmt {
+  ImportStmt() : Stmt(StmtKind::Import) {}
+  std::string module;  // a stdlib name, or a path when is_path
+  std::string alias;   // the name bound (defaults to the module name or file stem)
+  bool is_path = false;
+};
+
+// no_grad { ... }, enable_grad { ... }, detect_anomaly { ... }, and later
+// profile / autocast(dtype=bf16) { ... }: a keyword, optional arguments, a block.
+struct ContextStmt : Stmt {
+  ContextStmt() : Stmt(StmtKind::Context) {}
+  std::string keyword;
+  std::vector<Arg> args;
+  Block body;
+};
+
+// test "name" { ... }: run by `nabla test PATH`, skipped by a plain run.
+struct TestStmt : Stmt { TestStmt() : Stmt(StmtKind::Test) {} std::string name; Block body; };
+
+struct Program {
+  std::shared_ptr<const SourceFile> file;
+  std::vector<StmtPtr> stmts;
+};
+
+}  // namespace nabla::lang

@@ -1,0 +1,36 @@
+#include "lang/source.hpp"
+
+namespace nabla::lang {
+
+std::string SourceFile::line(uint32_t line_number) const {
+  size_t start = 0;
+  for (uint32_t l = 1; l < line_number; ++l) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) return "";
+    start = nl + 1;
+  }
+  size_t end = text.find('\n', start);
+  std::string s = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (!s.empty() && s.back() == '\r') s.pop_back();
+  return s;
+}
+
+std::string SourceSpan::where() const {
+  if (!valid()) return "<unknown>";
+  return file->name + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::string format_error(const SourceSpan& span, const std::string& message) {
+  if (!span.valid()) return "error: " + message;
+  std::string out = span.where() + ": error: " + message + "\n";
+  std::string text = span.file->line(span.line);
+  out += "  " + text + "\n  ";
+  // Tabs stay tabs so the caret lines up under them.
+  for (uint32_t c = 1; c < span.col && c - 1 < text.size(); ++c) out += text[c - 1] == '\t' ? '\t' : ' ';
+  out += '^';
+  if (span.end_line == span.line && span.end_col > span.col + 1)
+    out += std::string(std::min<size_t>(span.end_col - span.col - 1, text.size() + 1 - span.col), '~');
+  return out;
+}
+
+}  // namespace nabla::lang
