@@ -1,0 +1,140 @@
+// The tree-walking evaluator of nabla (docs/LANGUAGE.md has the language).
+//
+// A resolver pass runs over each program before it executes and gives every Name a
+// place: a slot of the current function's frame or of an enclosing one (depth,
+// slot), a slot of the module (depth -1), a field of `self` (slot -2) or `self`
+// itself (slot -3). Every function call gets one Frame for all its block scopes
+// (block scoping is resolved statically to distinct slots); closures keep their
+// enclosing frame alive. Module globals are a vector of slots with a name map used
+// only by the resolver, so a variable access never hashes a string.
+//
+// Errors: one exception type (LangError) that gets the span of the innermost
+// expression that failed and a snapshot of the DSL call stack; nabla::Error thrown by
+// ops is converted at the expression that called the op.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "interp/value.hpp"
+#include "lang/ast.hpp"
+
+namespace nabla::interp {
+
+struct Frame : std::enable_shared_from_this<Frame> {
+  std::vector<Value> slots;
+  std::shared_ptr<Frame> parent;
+  Value self;
+};
+
+struct FnInfo {
+  int nslots = 0;
+  int nparams = 0;
+};
+
+struct ModelInfo {
+  FnInfo ctor;
+  std::unordered_set<std::string> members;  // fields, buffers and methods (bare names in methods)
+  std::unordered_map<std::string, std::shared_ptr<lang::FnDecl>> methods;
+};
+
+struct Loc {
+  int32_t depth = -1;  // -1: module slot
+  int32_t slot = 0;
+};
+
+class LangError : public std::exception {
+ public:
+  explicit LangError(std::string m) : message(std::move(m)) {}
+  const char* what() const noexcept override { return message.c_str(); }
+  std::string message;
+  lang::SourceSpan span;
+  bool located = false;
+  bool interrupted = false;
+  std::vector<std::string> trace;
+  std::string formatted() const;
+};
+
+[[noreturn]] void fail(const std::string& message);
+
+struct TestState {
+  bool active = false;
+  std::vector<std::string> failures;
+  int failed_in_block = 0;
+};
+
+class Evaluator {
+ public:
+  Evaluator();
+  ~Evaluator();
+
+  // Runs a parsed program in `module`: resolves, then executes the top level.
+  // Returns the last expression statement's value when `echo` is set.
+  Value run_program(const std::shared_ptr<lang::Program>& prog, const std::shared_ptr<Module>& module,
+                    bool want_echo, bool* has_echo);
+  // Runs `source` (named `name`) in a child scope of `module` (expect_error, member_names).
+  Value eval_source(const std::string& source, const std::string& name, const std::shared_ptr<Module>& module,
+                    bool want_value);
+  void run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module);
+  std::shared_ptr<Module> new_module(const std::string& name, const std::string& path);
+
+  // Calls a callable value with arguments.
+  Value call_value(const Value& callee, CallArgs& args);
+  Value get_attr(const Value& obj, const std::string& name);
+  void set_attr(const Value& obj, const std::string& name, Value v);
+  Value call_method(const Value& obj, const std::string& name, CallArgs& args);
+  std::vector<std::string> member_names(const Value& v);
+
+  // Values of an iterable as a vector (lists, tuples, ranges, dicts' keys, strings, tensors).
+  std::vector<Value> iterate(const Value& v);
+
+  std::shared_ptr<Module> main_module;
+  std::function<void(const std::string&)> output;
+  std::atomic<bool> interrupt_flag{false};
+  std::vector<std::string> args;
+  TestState tests;
+  int max_depth = 1000;
+  std::string current_file;  // the file being evaluated (relative imports)
+
+  // Builtins (builtins.cpp) are copied into every new module.
+  std::vector<std::pair<std::string, Value>> builtins;
+  std::unordered_map<std::string, std::function<std::shared_ptr<Module>(Evaluator&)>> native_modules;
+  std::unordered_map<std::string, std::shared_ptr<Module>> import_cache;
+
+  // Location helpers for builtins (expect failures name the calling line).
+  const lang::SourceSpan* current_span = nullptr;
+  void check_interrupt() {
+    if (interrupt_flag.load(std::memory_order_relaxed)) throw_interrupt();
+  }
+  [[noreturn]] void throw_interrupt();
+
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+// builtins.cpp
+void install_builtins(Evaluator& ev);
+Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, bool* found);
+Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args);
+std::vector<std::string> tensor_member_names();
+bool has_container_method(Tag tag, const std::string& name);
+Value container_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args);
+std::vector<std::string> container_method_names(Tag tag);
+Value binary_op(lang::BinaryOp op, const Value& a, const Value& b);
+Value unary_op(lang::UnaryOp op, const Value& a);
+Tensor to_tensor_arg(const Value& v, const char* what);
+std::string format_value(const Value& v, const std::string& spec);
+Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx);
+void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx, const Value& v);
+Value make_slice_value(const Value& start, const Value& stop, const Value& step);
+extern const char* const kEllipsisMarker;
+
+// Embedded stdlib sources (`import nn`): a name and its DSL text.
+void register_stdlib_source(const std::string& name, const std::string& source);
+const std::string* find_stdlib_source(const std::string& name);
+
+}  // namespace nabla::interp

@@ -1,0 +1,307 @@
+#include "interp/value.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "tensor/error.hpp"
+
+namespace nabla::interp {
+
+Value make_str(std::string s) { return Value::object(Tag::Str, std::make_shared<StrObj>(std::move(s))); }
+Value make_list(std::vector<Value> items) {
+  auto l = std::make_shared<ListObj>();
+  l->items = std::move(items);
+  return Value::object(Tag::List, std::move(l));
+}
+Value make_tuple(std::vector<Value> items) {
+  auto l = std::make_shared<ListObj>();
+  l->items = std::move(items);
+  return Value::object(Tag::Tuple, std::move(l));
+}
+Value make_native(std::string name, NativeFn fn) {
+  auto n = std::make_shared<NativeObj>();
+  n->name = std::move(name);
+  n->fn = std::move(fn);
+  return Value::object(Tag::Native, std::move(n));
+}
+
+int64_t RangeObj::size() const {
+  if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
+  return start > stop ? (start - stop - step - 1) / (-step) : 0;
+}
+
+int Module::slot_of(const std::string& n) {
+  auto it = names.find(n);
+  if (it != names.end()) return it->second;
+  int s = static_cast<int>(slots.size());
+  slots.emplace_back();
+  defined.push_back(0);
+  slot_names.push_back(n);
+  names.emplace(n, s);
+  return s;
+}
+
+int Module::anon_slot(const std::string& n) {
+  int s = static_cast<int>(slots.size());
+  slots.emplace_back();
+  defined.push_back(0);
+  slot_names.push_back(n);
+  return s;
+}
+
+// ---- dict -----------------------------------------------------------------------------
+
+size_t ValueHash::operator()(const Value& v) const {
+  switch (v.tag) {
+    case Tag::None: return 0x9e37;
+    case Tag::Bool: return std::hash<int64_t>()(v.b ? 1 : 0);
+    case Tag::Int: return std::hash<int64_t>()(v.i);
+    case Tag::Float: {
+      double d = v.f;
+      if (d == std::floor(d) && std::fabs(d) < 9.2e18) return std::hash<int64_t>()(static_cast<int64_t>(d));
+      return std::hash<double>()(d);
+    }
+    case Tag::Str: return std::hash<std::string>()(v.as<StrObj>()->s);
+    case Tag::Tuple: {
+      size_t h = 0x345678;
+      for (auto& x : v.as<ListObj>()->items) h = h * 1000003 ^ (*this)(x);
+      return h;
+    }
+    case Tag::DType: return static_cast<size_t>(v.dt) + 77;
+    case Tag::Tensor: return std::hash<void*>()(v.t.impl());
+    default: return std::hash<void*>()(v.o.get());
+  }
+}
+
+bool ValueKeyEq::operator()(const Value& a, const Value& b) const { return values_equal(a, b); }
+
+Value* DictObj::find(const Value& key) {
+  auto it = index.find(key);
+  return it == index.end() ? nullptr : &entries[it->second].second;
+}
+void DictObj::set(const Value& key, Value value) {
+  if (Value* p = find(key)) {
+    *p = std::move(value);
+    return;
+  }
+  index.emplace(key, entries.size());
+  entries.emplace_back(key, std::move(value));
+}
+bool DictObj::erase(const Value& key) {
+  auto it = index.find(key);
+  if (it == index.end()) return false;
+  entries.erase(entries.begin() + static_cast<long>(it->second));
+  index.clear();
+  for (size_t k = 0; k < entries.size(); ++k) index.emplace(entries[k].first, k);
+  return true;
+}
+
+// ---- printing -----------------------------------------------------------------------
+
+const char* type_name(const Value& v) {
+  switch (v.tag) {
+    case Tag::None: return "none";
+    case Tag::Bool: return "bool";
+    case Tag::Int: return "int";
+    case Tag::Float: return "float";
+    case Tag::DType: return "dtype";
+    case Tag::Tensor: return "tensor";
+    case Tag::Str: return "str";
+    case Tag::List: return "list";
+    case Tag::Tuple: return "tuple";
+    case Tag::Dict: return "dict";
+    case Tag::Func: return "function";
+    case Tag::Native: return "builtin";
+    case Tag::Bound: return "method";
+    case Tag::ModelClass: return "model";
+    case Tag::Instance: return v.as<InstanceObj>()->cls->decl->name.c_str();
+    case Tag::Module: return "module";
+    case Tag::Range: return "range";
+    case Tag::FnClass: return "function class";
+    case Tag::Object: return v.as<ObjectObj>()->type_name.c_str();
+  }
+  return "?";
+}
+
+std::string float_repr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  std::string s = buf;
+  // Python style: 1.0 rather than 1, 1e+20 stays, 1e-05 stays.
+  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  return s;
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+  std::string out(1, q);
+  for (char c : s) {
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\\': out += "\\\\"; break;
+      default:
+        if (c == q) out += '\\';
+        out += c;
+    }
+  }
+  return out + q;
+}
+
+void model_tree(const InstanceObj& m, std::string& out, int indent) {
+  out += m.cls->decl->name + "(";
+  bool any = false;
+  std::string pad(static_cast<size_t>(indent + 2), ' ');
+  for (const Field& f : m.fields) {
+    if (f.kind == FieldKind::attribute) continue;
+    any = true;
+    out += "\n" + pad + f.name + ": ";
+    if (f.kind == FieldKind::submodule) {
+      model_tree(*f.value.as<InstanceObj>(), out, indent + 2);
+    } else {
+      const Tensor& t = f.value.t;
+      out += std::string(f.kind == FieldKind::parameter ? "Parameter" : "Buffer") + t.shape_str() +
+             (t.dtype() == DType::f32 ? "" : std::string(" ") + dtype_name(t.dtype()));
+    }
+  }
+  if (any) out += "\n" + std::string(static_cast<size_t>(indent), ' ');
+  out += ")";
+}
+
+}  // namespace
+
+std::string repr(const Value& v) {
+  switch (v.tag) {
+    case Tag::Str: return quote(v.as<StrObj>()->s);
+    default: return str(v);
+  }
+}
+
+std::string str(const Value& v) {
+  switch (v.tag) {
+    case Tag::None: return "none";
+    case Tag::Bool: return v.b ? "true" : "false";
+    case Tag::Int: return std::to_string(v.i);
+    case Tag::Float: return float_repr(v.f);
+    case Tag::DType: return dtype_name(v.dt);
+    case Tag::Tensor: return v.t.defined() ? v.t.str() : "none";
+    case Tag::Str: return v.as<StrObj>()->s;
+    case Tag::List:
+    case Tag::Tuple: {
+      auto& items = v.as<ListObj>()->items;
+      bool list = v.tag == Tag::List;
+      std::string s = list ? "[" : "(";
+      for (size_t k = 0; k < items.size(); ++k) {
+        if (k) s += ", ";
+        s += repr(items[k]);
+      }
+      if (!list && items.size() == 1) s += ",";
+      return s + (list ? "]" : ")");
+    }
+    case Tag::Dict: {
+      std::string s = "{";
+      bool first = true;
+      for (auto& [k, x] : v.as<DictObj>()->entries) {
+        if (!first) s += ", ";
+        first = false;
+        s += repr(k) + ": " + repr(x);
+      }
+      return s + "}";
+    }
+    case Tag::Func: {
+      auto* f = v.as<FuncObj>();
+      return "<fn " + (f->qualname.empty() ? std::string("<lambda>") : f->qualname) + ">";
+    }
+    case Tag::Native: return "<builtin " + v.as<NativeObj>()->name + ">";
+    case Tag::Bound: {
+      auto* b = v.as<BoundObj>();
+      return std::string("<method ") + type_name(b->self) + "." + b->name + ">";
+    }
+    case Tag::ModelClass: return "<model " + v.as<ModelClassObj>()->decl->name + ">";
+    case Tag::FnClass: return "<function " + v.as<ModelClassObj>()->decl->name + ">";
+    case Tag::Instance: {
+      std::string s;
+      model_tree(*v.as<InstanceObj>(), s, 0);
+      return s;
+    }
+    case Tag::Module: return "<module " + v.as<Module>()->name + ">";
+    case Tag::Range: {
+      auto* r = v.as<RangeObj>();
+      return "range(" + std::to_string(r->start) + ", " + std::to_string(r->stop) +
+             (r->step != 1 ? ", " + std::to_string(r->step) : std::string()) + ")";
+    }
+    case Tag::Object: return "<" + v.as<ObjectObj>()->type_name + ">";
+  }
+  return "?";
+}
+
+bool truthy(const Value& v) {
+  switch (v.tag) {
+    case Tag::None: return false;
+    case Tag::Bool: return v.b;
+    case Tag::Int: return v.i != 0;
+    case Tag::Float: return v.f != 0.0;
+    case Tag::Tensor:
+      if (v.t.numel() != 1)
+        throw Error("the truth value of a tensor with " + std::to_string(v.t.numel()) +
+                    " elements is ambiguous (use .any() / .all() style reductions, e.g. (x > 0).sum() > 0)");
+      return v.t.item() != 0.0;
+    case Tag::Str: return !v.as<StrObj>()->s.empty();
+    case Tag::List:
+    case Tag::Tuple: return !v.as<ListObj>()->items.empty();
+    case Tag::Dict: return !v.as<DictObj>()->entries.empty();
+    case Tag::Range: return v.as<RangeObj>()->size() != 0;
+    default: return true;
+  }
+}
+
+bool values_equal(const Value& a, const Value& b) {
+  if (a.is_num() && b.is_num()) {
+    if (a.tag == Tag::Float || b.tag == Tag::Float) return a.as_double() == b.as_double();
+    int64_t x = a.tag == Tag::Int ? a.i : a.b, y = b.tag == Tag::Int ? b.i : b.b;
+    return x == y;
+  }
+  if (a.tag != b.tag) return false;
+  switch (a.tag) {
+    case Tag::None: return true;
+    case Tag::DType: return a.dt == b.dt;
+    case Tag::Tensor: return a.t.impl() == b.t.impl();
+    case Tag::Str: return a.as<StrObj>()->s == b.as<StrObj>()->s;
+    case Tag::List:
+    case Tag::Tuple: {
+      auto& x = a.as<ListObj>()->items;
+      auto& y = b.as<ListObj>()->items;
+      if (x.size() != y.size()) return false;
+      for (size_t k = 0; k < x.size(); ++k)
+        if (!values_equal(x[k], y[k])) return false;
+      return true;
+    }
+    case Tag::Dict: {
+      auto* x = a.as<DictObj>();
+      auto* y = b.as<DictObj>();
+      if (x->entries.size() != y->entries.size()) return false;
+      for (auto& [k, v] : x->entries) {
+        Value* o = y->find(k);
+        if (!o || !values_equal(v, *o)) return false;
+      }
+      return true;
+    }
+    case Tag::Range: {
+      auto* x = a.as<RangeObj>();
+      auto* y = b.as<RangeObj>();
+      return x->start == y->start && x->stop == y->stop && x->step == y->step;
+    }
+    default: return a.o == b.o;
+  }
+}
+
+}  // namespace nabla::interp

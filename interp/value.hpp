@@ -1,0 +1,203 @@
+// Values of the nabla language. A Value is a tag plus an inline payload: none, bool,
+// int (int64), float (double) and dtype live in the union, a tensor lives inline as a
+// nabla::Tensor (no extra heap per tensor value), and everything else is a heap
+// object behind a shared_ptr (strings, lists, tuples, dicts, functions, models, ...).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "lang/ast.hpp"
+#include "tensor/tensor.hpp"
+
+namespace nabla::interp {
+
+enum class Tag : uint8_t {
+  None, Bool, Int, Float, DType, Tensor,  // inline
+  Str, List, Tuple, Dict, Func, Native, Bound, ModelClass, Instance, Module, Range, FnClass, Object  // heap
+};
+
+struct Obj {
+  virtual ~Obj() = default;
+};
+
+struct Value {
+  Tag tag = Tag::None;
+  union {
+    bool b;
+    int64_t i;
+    double f;
+    DType dt;
+  };
+  Tensor t;
+  std::shared_ptr<Obj> o;
+
+  Value() : i(0) {}
+  static Value none() { return Value(); }
+  static Value boolean(bool v) { Value x; x.tag = Tag::Bool; x.i = 0; x.b = v; return x; }
+  static Value integer(int64_t v) { Value x; x.tag = Tag::Int; x.i = v; return x; }
+  static Value number(double v) { Value x; x.tag = Tag::Float; x.f = v; return x; }
+  static Value dtype(DType d) { Value x; x.tag = Tag::DType; x.i = 0; x.dt = d; return x; }
+  static Value tensor(Tensor v) { Value x; x.tag = Tag::Tensor; x.t = std::move(v); return x; }
+  static Value object(Tag tag, std::shared_ptr<Obj> obj) { Value x; x.tag = tag; x.o = std::move(obj); return x; }
+
+  bool is_none() const { return tag == Tag::None; }
+  bool is_num() const { return tag == Tag::Int || tag == Tag::Float || tag == Tag::Bool; }
+  bool is_tensor() const { return tag == Tag::Tensor; }
+  double as_double() const { return tag == Tag::Float ? f : tag == Tag::Int ? static_cast<double>(i) : b ? 1.0 : 0.0; }
+  template <class T>
+  T* as() const { return static_cast<T*>(o.get()); }
+};
+
+// ---- heap objects -------------------------------------------------------------------
+
+struct StrObj : Obj {
+  explicit StrObj(std::string v) : s(std::move(v)) {}
+  std::string s;
+};
+struct ListObj : Obj {
+  std::vector<Value> items;
+};
+using TupleObj = ListObj;  // immutable by convention (Tag::Tuple)
+
+struct ValueHash {
+  size_t operator()(const Value& v) const;
+};
+struct ValueKeyEq {
+  bool operator()(const Value& a, const Value& b) const;
+};
+struct DictObj : Obj {
+  std::vector<std::pair<Value, Value>> entries;
+  std::unordered_map<Value, size_t, ValueHash, ValueKeyEq> index;
+  Value* find(const Value& key);
+  void set(const Value& key, Value value);
+  bool erase(const Value& key);
+};
+
+struct RangeObj : Obj {
+  int64_t start = 0, stop = 0, step = 1;
+  int64_t size() const;
+};
+
+class Evaluator;
+struct Module;
+struct Frame;
+struct FnInfo;
+
+// A DSL function: its declaration, the environment it closes over, defaults
+// evaluated when the function was made (as in Python).
+struct FuncObj : Obj {
+  std::shared_ptr<lang::FnDecl> decl;
+  const FnInfo* info = nullptr;
+  std::shared_ptr<Frame> env;  // enclosing frame (null at module level)
+  std::shared_ptr<Module> module;
+  std::vector<Value> defaults;  // one per param (none where required)
+  std::string qualname;         // "f", "MLP.forward"
+};
+
+struct CallArgs {
+  std::vector<Value> pos;
+  std::vector<std::pair<std::string, Value>> kw;
+  const Value* find_kw(const std::string& name) const {
+    for (auto& [k, v] : kw)
+      if (k == name) return &v;
+    return nullptr;
+  }
+};
+
+using NativeFn = std::function<Value(Evaluator&, CallArgs&)>;
+struct NativeObj : Obj {
+  std::string name;
+  NativeFn fn;
+};
+
+// obj.method captured as a value: calling it passes `self`.
+struct BoundObj : Obj {
+  Value self;
+  std::string name;  // method name (for tensors and objects)
+  Value func;        // a Func (model methods) or none (builtin methods by name)
+};
+
+struct ModelInfo;
+struct ModelClassObj : Obj {
+  std::shared_ptr<lang::ModelDecl> decl;
+  const ModelInfo* info = nullptr;
+  std::shared_ptr<Frame> env;
+  std::shared_ptr<Module> module;
+  std::vector<Value> defaults;
+};
+
+enum class FieldKind : uint8_t { submodule, parameter, buffer, attribute };
+struct Field {
+  std::string name;
+  Value value;
+  FieldKind kind;
+};
+struct InstanceObj : Obj {
+  std::shared_ptr<ModelClassObj> cls;
+  std::vector<Field> fields;
+  std::shared_ptr<Frame> ctor_frame;  // methods see the constructor's params and lets
+  Field* find(const std::string& name) {
+    for (auto& f : fields)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+};
+
+struct Module : Obj, std::enable_shared_from_this<Module> {
+  std::string name;
+  std::string path;  // the file, for relative imports
+  std::vector<Value> slots;
+  std::vector<uint8_t> defined;
+  std::unordered_map<std::string, int> names;
+  std::vector<std::string> slot_names;
+  int slot_of(const std::string& n);  // creates an (undefined) slot for a new name
+  int anon_slot(const std::string& n);
+  void set(const std::string& n, Value v) {
+    int s = slot_of(n);
+    slots[s] = std::move(v);
+    defined[s] = 1;
+  }
+  const Value* get(const std::string& n) const {
+    auto it = names.find(n);
+    if (it == names.end() || !defined[it->second]) return nullptr;
+    return &slots[it->second];
+  }
+};
+
+// A generic object with attributes and native methods (ctx of custom functions,
+// hook handles, ...).
+struct ObjectObj : Obj {
+  std::string type_name;
+  std::vector<std::pair<std::string, Value>> attrs;
+  std::unordered_map<std::string, NativeFn> methods;  // called with self as pos[0]
+  Value* find(const std::string& n) {
+    for (auto& [k, v] : attrs)
+      if (k == n) return &v;
+    return nullptr;
+  }
+  void set(const std::string& n, Value v) {
+    if (Value* p = find(n)) *p = std::move(v);
+    else attrs.emplace_back(n, std::move(v));
+  }
+};
+
+// ---- helpers ------------------------------------------------------------------------
+
+Value make_str(std::string s);
+Value make_list(std::vector<Value> items = {});
+Value make_tuple(std::vector<Value> items = {});
+Value make_native(std::string name, NativeFn fn);
+
+const char* type_name(const Value& v);
+std::string repr(const Value& v);
+std::string str(const Value& v);
+std::string float_repr(double d);
+bool truthy(const Value& v);           // throws for tensors with more than one element
+bool values_equal(const Value& a, const Value& b);  // Python ==, tensors by identity
+
+}  // namespace nabla::interp
