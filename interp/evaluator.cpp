@@ -584,7 +584,13 @@ struct Evaluator::Impl {
 
   void assign_target(const Expr& target, Value v) {
     switch (target.kind) {
-      case ExprKind::Name: assign_name(static_cast<const Name&>(target), std::move(v)); return;
+      case ExprKind::Name:
+        try {
+          assign_name(static_cast<const Name&>(target), std::move(v));
+        } catch (...) {
+          rethrow_located(target.span);
+        }
+        return;
       case ExprKind::Attribute: {
         auto& a = static_cast<const Attribute&>(target);
         Value obj = eval(*a.object);
@@ -1062,8 +1068,7 @@ struct Evaluator::Impl {
         idx.push_back(make_slice_value(s.start ? eval(*s.start) : Value(), s.stop ? eval(*s.stop) : Value(),
                                        s.step ? eval(*s.step) : Value()));
       } else if (it->kind == ExprKind::Ellipsis) {
-        idx.push_back(make_str(kEllipsisMarker));
-        idx.back().tag = Tag::Object;  // marker object, see builtins.cpp
+        idx.push_back(ellipsis_value());
       } else {
         idx.push_back(eval(*it));
       }
@@ -1150,12 +1155,14 @@ struct Evaluator::Impl {
           Value obj = eval(*a.object);
           CallArgs args = eval_args(c);
           call_site = &c.span;
+          ev.current_span = &c.span;
           current_call = &e;
           return ev.call_method(obj, a.name, args);
         }
         Value callee = eval(*c.callee);
         CallArgs args = eval_args(c);
         call_site = &c.span;
+        ev.current_span = &c.span;
         current_call = &e;
         return ev.call_value(callee, args);
       }
@@ -1466,6 +1473,10 @@ Value Evaluator::run_program(const std::shared_ptr<Program>& prog, const std::sh
     impl->last_value = Value();
   }
   return last;
+}
+
+std::shared_ptr<Module> Evaluator::current_module() {
+  return impl->module ? impl->module->shared_from_this() : main_module;
 }
 
 void Evaluator::run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module) {

@@ -79,6 +79,7 @@ class Evaluator {
   // Runs `source` (named `name`) in a child scope of `module` (expect_error, member_names).
   Value eval_source(const std::string& source, const std::string& name, const std::shared_ptr<Module>& module,
                     bool want_value);
+  std::shared_ptr<Module> current_module();
   void run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module);
   std::shared_ptr<Module> new_module(const std::string& name, const std::string& path);
 
@@ -131,7 +132,8 @@ std::string format_value(const Value& v, const std::string& spec);
 Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx);
 void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx, const Value& v);
 Value make_slice_value(const Value& start, const Value& stop, const Value& step);
-extern const char* const kEllipsisMarker;
+Value ellipsis_value();
+Value tensor_value(Tensor t);  // none for an undefined tensor
 
 // Embedded stdlib sources (`import nn`): a name and its DSL text.
 void register_stdlib_source(const std::string& name, const std::string& source);

@@ -1,0 +1,242 @@
+// Interpreter (interp/interpreter.hpp) on top of the Evaluator. Evaluation runs on a
+// worker thread with a 256 MiB stack, so deep DSL recursion hits the language's
+// recursion limit ("maximum recursion depth exceeded") long before the C++ stack
+// ends; the calling thread waits for it. The worker lives as long as the
+// Interpreter, so thread-local autograd state (grad mode) persists between evals.
+#include "interp/interpreter.hpp"
+
+#include <pthread.h>
+
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "interp/evaluator.hpp"
+#include "lang/parser.hpp"
+
+namespace nabla {
+
+using interp::Evaluator;
+using interp::LangError;
+using interp::Value;
+
+struct Interpreter::Impl {
+  Evaluator ev;
+
+  // ---- the worker thread ----
+  std::mutex mu;
+  std::condition_variable cv;
+  std::function<void()> job;
+  bool has_job = false, done = false, stop = false;
+  pthread_t thread{};
+  bool started = false;
+
+  static void* thread_main(void* p) {
+    auto* self = static_cast<Impl*>(p);
+    std::unique_lock<std::mutex> lock(self->mu);
+    while (true) {
+      self->cv.wait(lock, [&] { return self->has_job || self->stop; });
+      if (self->stop) return nullptr;
+      auto j = std::move(self->job);
+      self->has_job = false;
+      lock.unlock();
+      j();
+      lock.lock();
+      self->done = true;
+      self->cv.notify_all();
+    }
+  }
+
+  void run(const std::function<void()>& f) {
+    if (!started) {
+      pthread_attr_t attr;
+      pthread_attr_init(&attr);
+      pthread_attr_setstacksize(&attr, size_t{256} << 20);
+      if (pthread_create(&thread, &attr, thread_main, this) != 0) {
+        pthread_attr_destroy(&attr);
+        f();  // no thread: run here (the recursion limit still applies)
+        return;
+      }
+      pthread_attr_destroy(&attr);
+      started = true;
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    job = f;
+    has_job = true;
+    done = false;
+    cv.notify_all();
+    cv.wait(lock, [&] { return done; });
+  }
+
+  ~Impl() {
+    if (started) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        stop = true;
+        cv.notify_all();
+      }
+      pthread_join(thread, nullptr);
+    }
+  }
+
+  EvalResult eval_text(const std::string& source, const std::string& name, bool tests_only_top = false) {
+    EvalResult result;
+    ev.interrupt_flag.store(false);
+    run([&] {
+      try {
+        auto file = std::make_shared<lang::SourceFile>();
+        file->name = name;
+        file->text = source;
+        auto parsed = lang::parse(file);
+        if (!parsed.program) {
+          result.ok = false;
+          result.error = EvalError{EvalError::Kind::syntax, parsed.error.value_or("syntax error")};
+          return;
+        }
+        std::shared_ptr<lang::Program> prog(std::move(parsed.program));
+        std::string saved_path = ev.main_module->path;
+        if (name.empty() || name[0] != '<') ev.main_module->path = name;
+        bool has_echo = false;
+        Value last = ev.run_program(prog, ev.main_module, true, &has_echo);
+        if (has_echo && !last.is_none()) result.echo = interp::repr(last);
+        last_program = prog;
+        (void)tests_only_top;
+        (void)saved_path;
+      } catch (LangError& e) {
+        result.ok = false;
+        result.error = EvalError{EvalError::Kind::runtime, e.formatted()};
+      } catch (std::exception& e) {
+        result.ok = false;
+        result.error = EvalError{EvalError::Kind::runtime, std::string("error: ") + e.what()};
+      }
+    });
+    return result;
+  }
+
+  std::shared_ptr<lang::Program> last_program;
+};
+
+Interpreter::Interpreter() : impl_(std::make_unique<Impl>()) {}
+Interpreter::~Interpreter() = default;
+
+EvalResult Interpreter::eval(const std::string& source, const std::string& name) {
+  return impl_->eval_text(source, name);
+}
+
+static bool read_file(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+EvalResult Interpreter::eval_file(const std::string& path) {
+  std::string text;
+  if (!read_file(path, &text)) {
+    EvalResult r;
+    r.ok = false;
+    r.error = EvalError{EvalError::Kind::runtime, "error: cannot open file '" + path + "'"};
+    return r;
+  }
+  EvalResult r = impl_->eval_text(text, path);
+  r.echo.clear();
+  return r;
+}
+
+TestReport Interpreter::run_tests(const std::string& path) {
+  TestReport report;
+  std::string text;
+  if (!read_file(path, &text)) {
+    report.failed = 1;
+    report.failures.push_back("error: cannot open file '" + path + "'");
+    return report;
+  }
+  EvalResult top = impl_->eval_text(text, path);
+  if (!top.ok) {
+    report.failed = 1;
+    report.failures.push_back(top.error->message);
+    return report;
+  }
+  auto prog = impl_->last_program;
+  Evaluator& ev = impl_->ev;
+  for (auto& s : prog->stmts) {
+    if (s->kind != lang::StmtKind::Test) continue;
+    auto& t = static_cast<const lang::TestStmt&>(*s);
+    bool interrupted = false;
+    impl_->run([&] {
+      ev.tests.active = true;
+      ev.tests.failed_in_block = 0;
+      size_t before = ev.tests.failures.size();
+      try {
+        ev.run_test_block(t.body, ev.main_module);
+      } catch (LangError& e) {
+        ev.tests.failures.push_back(e.formatted());
+        ++ev.tests.failed_in_block;
+        interrupted = e.interrupted;
+      } catch (std::exception& e) {
+        ev.tests.failures.push_back(std::string("error: ") + e.what());
+        ++ev.tests.failed_in_block;
+      }
+      for (size_t k = before; k < ev.tests.failures.size(); ++k)
+        report.failures.push_back("test \"" + t.name + "\": " + ev.tests.failures[k]);
+      ev.tests.failures.resize(before);
+      if (ev.tests.failed_in_block) ++report.failed;
+      else ++report.passed;
+      ev.tests.active = false;
+    });
+    if (interrupted) break;
+  }
+  return report;
+}
+
+bool Interpreter::has(const std::string& name) const { return impl_->ev.main_module->get(name) != nullptr; }
+
+std::optional<Tensor> Interpreter::tensor(const std::string& name) const {
+  const Value* v = impl_->ev.main_module->get(name);
+  if (!v || v->tag != interp::Tag::Tensor) return std::nullopt;
+  return v->t;
+}
+
+std::optional<double> Interpreter::number(const std::string& name) const {
+  const Value* v = impl_->ev.main_module->get(name);
+  if (!v || !v->is_num()) return std::nullopt;
+  return v->as_double();
+}
+
+std::optional<std::string> Interpreter::str(const std::string& name) const {
+  const Value* v = impl_->ev.main_module->get(name);
+  if (!v) return std::nullopt;
+  return interp::str(*v);
+}
+
+std::vector<std::string> Interpreter::global_names() const {
+  return impl_->ev.member_names(Value::object(interp::Tag::Module, impl_->ev.main_module));
+}
+
+std::vector<std::string> Interpreter::member_names(const std::string& expr) {
+  std::vector<std::string> out;
+  impl_->run([&] {
+    try {
+      Value v = impl_->ev.eval_source(expr, "<completion>", impl_->ev.main_module, true);
+      out = impl_->ev.member_names(v);
+    } catch (std::exception&) {
+    }
+  });
+  return out;
+}
+
+void Interpreter::set_output(std::function<void(const std::string&)> sink) { impl_->ev.output = std::move(sink); }
+
+void Interpreter::interrupt() { impl_->ev.interrupt_flag.store(true, std::memory_order_relaxed); }
+
+void Interpreter::set_args(const std::vector<std::string>& args) {
+  impl_->ev.args = args;
+  std::vector<Value> items;
+  for (auto& a : args) items.push_back(interp::make_str(a));
+  impl_->ev.main_module->set("args", interp::make_list(std::move(items)));
+}
+
+}  // namespace nabla

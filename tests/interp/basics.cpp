@@ -1,0 +1,101 @@
+#include "helpers.hpp"
+
+using nabla::testing::Session;
+
+TEST_CASE("arithmetic and promotion") {
+  Session s;
+  CHECK(s.run("print(1 + 2, 7 / 2, 7 // 2, -7 // 2, 7 % 3, -7 % 3, 2 ** 10, 2 ** -1)") == "3 3.5 3 -4 1 2 1024 0.5\n");
+  CHECK(s.run("print(1.5 * 2, 0.1 + 0.2, 1e20, 1.0, true + 1, 3 == 3.0)") == "3.0 0.30000000000000004 1e+20 1.0 2 true\n");
+  CHECK(s.run("print(1 < 2, 2 <= 1, 'a' < 'b', [1, 2] == [1, 2], (1, 2) != (1, 3))") == "true false true true true\n");
+  CHECK(s.run("print(true and 3, 0 or 'x', not 0, none or 5)") == "3 x true 5\n");
+  CHECK(s.run("print(1 if 2 > 1 else 0, 3 in [1, 2, 3], 'b' in 'abc', 4 not in range(4))") == "1 true true true\n");
+  CHECK(s.echo("2 ** 3 ** 2") == "512");
+  CHECK(s.echo("'hi'") == "'hi'");
+  CHECK(s.echo("none") == "");
+}
+
+TEST_CASE("strings and f-strings") {
+  Session s;
+  CHECK(s.run("let x = 3.14159\nprint(f\"{x:.2f}|{x:8.3f}|{x:<8.1f}|{x:e}|{42:05d}|{0.25:%}|{'ab':>4}|{'ab':^6}|\")") ==
+        "3.14|   3.142|3.1     |3.141590e+00|00042|25.000000%|  ab|  ab  |\n");
+  CHECK(s.run("print(f\"{1234567:,} {1.5:g} {12:x} {'s'} {[1, 'a']}\")") == "1,234,567 1.5 c s [1, 'a']\n");
+  CHECK(s.run("print('a,b'.split(','), '-'.join(['x', 'y']), 'AbC'.lower(), '  s '.strip(), 'abc'[1:], 'abc'[-1])") ==
+        "['a', 'b'] x-y abc s bc c\n");
+  CHECK(s.run("print(str(1.0) + '!', len('abc'), 'ab' * 2, int('12') + 1, float('2.5'))") == "1.0! 3 abab 13 2.5\n");
+}
+
+TEST_CASE("lists, dicts, tuples, destructuring") {
+  Session s;
+  CHECK(s.run("let l = [1, 2, 3]\nl.append(4)\nl[0] = 10\nprint(l, l[-1], l[1:3], l[::-1], len(l))") ==
+        "[10, 2, 3, 4] 4 [2, 3] [4, 3, 2, 10] 4\n");
+  CHECK(s.run("let d = {'a': 1, 'b': 2}\nd['c'] = 3\nprint(d, d['b'], 'a' in d, d.keys(), d.get('z', 0))") ==
+        "{'a': 1, 'b': 2, 'c': 3} 2 true ['a', 'b', 'c'] 0\n");
+  CHECK(s.run("let (a, (b, c)) = (1, (2, 3))\nprint(a, b, c)\nlet t = (1,)\nprint(t, ())") == "1 2 3\n(1,) ()\n");
+  CHECK(s.run("let p = 1\nlet q = 2\np, q = q, p\nprint(p, q)") == "2 1\n");
+  CHECK(s.run("for (i, v) in enumerate(['a', 'b']) { print(i, v) }") == "0 a\n1 b\n");
+  CHECK(s.run("for (k, v) in zip([1, 2], [3, 4]) { print(k + v) }") == "4\n6\n");
+  CHECK(s.run("print(sorted([3, 1, 2]), sorted(['b', 'a'], reverse=true), sum([1, 2, 3]), max([1, 5, 2]), min(4, 2))") ==
+        "[1, 2, 3] ['b', 'a'] 6 5 2\n");
+  CHECK(s.run("print(list(range(2, 10, 3)), tuple([1, 2]), dict([('a', 1)]), abs(-3), round(2.5), round(3.14159, 2))") ==
+        "[2, 5, 8] (1, 2) {'a': 1} 3 2 3.14\n");
+}
+
+TEST_CASE("closures, recursion, loops") {
+  Session s;
+  CHECK(s.run(R"(
+fn make_counter() {
+  let n = 0
+  fn inc() {
+    n = n + 1
+    return n
+  }
+  return inc
+}
+let c = make_counter()
+c()
+c()
+print(c())
+let c2 = make_counter()
+print(c2())
+)") == "3\n1\n");
+  CHECK(s.run("fn fib(n) = n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(20))") == "6765\n");
+  CHECK(s.run(R"(
+let out = []
+let i = 0
+while true {
+  i += 1
+  if i % 2 == 0 { continue }
+  if i > 7 { break }
+  out.append(i)
+}
+print(out)
+)") == "[1, 3, 5, 7]\n");
+  CHECK(s.run("let f = fn(x, y=2) = x * y\nprint(f(3), f(3, y=4), f(y=1, x=5))") == "6 12 5\n");
+  CHECK(s.run("let total = 0\nfor i in range(5) { let sq = i * i\n total += sq }\nprint(total)") == "30\n");
+}
+
+TEST_CASE("errors: messages, locations, call trace") {
+  Session s;
+  CHECK(s.error("let x = 1\nprint(lossx)") == "t.dsl:2:7: error: undefined name 'lossx'\n  print(lossx)\n        ^~~~~");
+  CHECK(s.error("y = 3") == "t.dsl:1:1: error: undefined name 'y' (declare it with let)\n  y = 3\n  ^");
+  std::string e = s.error("fn f(a, b) = a + b\nf(1, 2, 3)");
+  CHECK(e.find("t.dsl:2:1: error: f() takes 2 arguments but 3 were given") == 0);
+  e = s.error("fn f(a, b) = a + b\nf(1, lr=2)");
+  CHECK(e.find("f() got an unexpected keyword argument 'lr'") != std::string::npos);
+  e = s.error("fn f(a, b) = a + b\nf(1)");
+  CHECK(e.find("f() missing required argument 'b'") != std::string::npos);
+  e = s.error("let l = [1, 2, 3]\nl[5]");
+  CHECK(e.find("index 5 is out of range for list of length 3") != std::string::npos);
+  CHECK(s.error("let n = 3\nn()").find("'int' object is not callable") != std::string::npos);
+  CHECK(s.error("'a' + zeros([2])").find("cannot add str and tensor") != std::string::npos);
+  CHECK(s.error("zeros([2]).foo").find("tensor has no attribute 'foo'") != std::string::npos);
+  e = s.error("fn inner(x) {\n  return x + 'a'\n}\nfn step(x) {\n  return inner(x)\n}\nstep(1)");
+  CHECK(e == "t.dsl:2:10: error: cannot add int and str\n    return x + 'a'\n           ^~~~~~~\n"
+             "  at t.dsl:2:10 in inner()\n  at t.dsl:5:10 in step()\n  at t.dsl:7:1 in <module>");
+  e = s.error("fn r(n) = r(n + 1)\nr(0)");
+  CHECK(e.find("maximum recursion depth exceeded") != std::string::npos);
+  // The environment survives errors.
+  s.run("let kept = 5");
+  s.error("kept = kept + 'x'");
+  CHECK(s.run("print(kept)") == "5\n");
+}
