@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
+#include <cstdlib>
 
 #include "tensor/error.hpp"
 
@@ -127,14 +129,22 @@ const char* type_name(const Value& v) {
 std::string float_repr(double d) {
   if (std::isnan(d)) return "nan";
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+  // Python's repr: the shortest digits that round-trip, fixed notation for
+  // exponents in [-4, 16), scientific otherwise.
+  char buf[64];
+  int prec = 1;
+  for (; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
     if (std::strtod(buf, nullptr) == d) break;
   }
-  std::string s = buf;
-  // Python style: 1.0 rather than 1, 1e+20 stays, 1e-05 stays.
-  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  int exp10 = std::atoi(std::strchr(buf, 'e') + 1);
+  if (exp10 >= -4 && exp10 < 16) {
+    std::snprintf(buf, sizeof buf, "%.*f", std::max(prec - 1 - exp10, 0), d);
+    std::string s = buf;
+    if (s.find('.') == std::string::npos) s += ".0";
+    return s;
+  }
+  std::string s = buf;  // "1.5e-05", "1e+20"
   return s;
 }
 
