@@ -634,6 +634,17 @@ struct Evaluator::Impl {
       case StmtKind::Assign: {
         auto& a = static_cast<const AssignStmt&>(s);
         Value v = eval(*a.value);
+        if (a.target->kind == ExprKind::Name) {
+          auto& n = static_cast<const Name&>(*a.target);
+          if (n.depth < 0 && module->defined[n.slot]) {
+            module->slots[n.slot] = std::move(v);
+            return Flow::Normal;
+          }
+          if (n.depth == 0 && n.slot >= 0) {
+            frame->slots[n.slot] = std::move(v);
+            return Flow::Normal;
+          }
+        }
         assign_target(*a.target, std::move(v));
         return Flow::Normal;
       }
@@ -943,13 +954,14 @@ struct Evaluator::Impl {
     const SourceSpan* site = call_site;
     ev.check_interrupt();
     if (static_cast<int>(stack.size()) >= ev.max_depth) fail("maximum recursion depth exceeded");
-    auto fr = std::make_shared<Frame>();
-    fr->slots.resize(static_cast<size_t>(info.nslots));
+    auto fr = std::make_shared<Frame>(info.nslots);
     fr->parent = env;
     fr->self = self;
     if (prefix)
       for (size_t k = 0; k < prefix->size(); ++k) fr->slots[k] = (*prefix)[k];
-    {
+    if (skip == 0 && args.kw.empty() && args.pos.size() == d.params.size()) {
+      for (size_t k = 0; k < args.pos.size(); ++k) fr->slots[k] = std::move(args.pos[k]);  // the common case
+    } else {
       // Defaults of methods are evaluated in the enclosing frame at call time.
       FrameGuard g(*this);
       frame = env.get();
@@ -981,8 +993,7 @@ struct Evaluator::Impl {
     const SourceSpan* site = call_site;
     ev.check_interrupt();
     if (static_cast<int>(stack.size()) >= ev.max_depth) fail("maximum recursion depth exceeded");
-    auto fr = std::make_shared<Frame>();
-    fr->slots.resize(static_cast<size_t>(mi.ctor.nslots));
+    auto fr = std::make_shared<Frame>(mi.ctor.nslots);
     fr->parent = cls->env;
     fr->self = self;
     {
@@ -1076,7 +1087,59 @@ struct Evaluator::Impl {
     return idx;
   }
 
+  Value binary_values(const Binary& b, const Value& l, const Value& r) {
+    const Expr& e = b;
+    if (l.tag == Tag::Int && r.tag == Tag::Int) {
+        switch (b.op) {  // the fast path of scalar loops
+          case BinaryOp::Add: {
+            int64_t out;
+            if (!__builtin_add_overflow(l.i, r.i, &out)) return Value::integer(out);
+            break;
+          }
+          case BinaryOp::Sub: {
+            int64_t out;
+            if (!__builtin_sub_overflow(l.i, r.i, &out)) return Value::integer(out);
+            break;
+          }
+          case BinaryOp::Lt: return Value::boolean(l.i < r.i);
+          case BinaryOp::Le: return Value::boolean(l.i <= r.i);
+          case BinaryOp::Gt: return Value::boolean(l.i > r.i);
+          case BinaryOp::Ge: return Value::boolean(l.i >= r.i);
+          case BinaryOp::Eq: return Value::boolean(l.i == r.i);
+          case BinaryOp::Ne: return Value::boolean(l.i != r.i);
+          default: break;
+        }
+      }
+      if (l.tag == Tag::Tensor || r.tag == Tag::Tensor) set_origin_for(l, r, e);
+      return binary_op(b.op, l, r);
+    }
+
   Value eval(const Expr& e) {
+    // Leaves without a call or a try region: the hot path of scalar loops.
+    switch (e.kind) {
+      case ExprKind::Int: return Value::integer(static_cast<const IntLit&>(e).value);
+      case ExprKind::Float: return Value::number(static_cast<const FloatLit&>(e).value);
+      case ExprKind::Name: {
+        auto& n = static_cast<const Name&>(e);
+        if (n.depth < 0) {
+          if (module->defined[n.slot]) return module->slots[n.slot];
+        } else if (n.depth == 0 && n.slot >= 0) {
+          return frame->slots[n.slot];
+        }
+        break;
+      }
+      case ExprKind::Binary: {
+        auto& b = static_cast<const Binary&>(e);
+        Value l = eval(*b.lhs);
+        Value r = eval(*b.rhs);
+        try {
+          return binary_values(b, l, r);
+        } catch (...) {
+          rethrow_located(e.span);
+        }
+      }
+      default: break;
+    }
     try {
       return eval_inner(e);
     } catch (...) {
@@ -1177,29 +1240,7 @@ struct Evaluator::Impl {
         auto& b = static_cast<const Binary&>(e);
         Value l = eval(*b.lhs);
         Value r = eval(*b.rhs);
-        if (l.tag == Tag::Int && r.tag == Tag::Int) {
-          switch (b.op) {  // the fast path of scalar loops
-            case BinaryOp::Add: {
-              int64_t out;
-              if (!__builtin_add_overflow(l.i, r.i, &out)) return Value::integer(out);
-              break;
-            }
-            case BinaryOp::Sub: {
-              int64_t out;
-              if (!__builtin_sub_overflow(l.i, r.i, &out)) return Value::integer(out);
-              break;
-            }
-            case BinaryOp::Lt: return Value::boolean(l.i < r.i);
-            case BinaryOp::Le: return Value::boolean(l.i <= r.i);
-            case BinaryOp::Gt: return Value::boolean(l.i > r.i);
-            case BinaryOp::Ge: return Value::boolean(l.i >= r.i);
-            case BinaryOp::Eq: return Value::boolean(l.i == r.i);
-            case BinaryOp::Ne: return Value::boolean(l.i != r.i);
-            default: break;
-          }
-        }
-        if (l.tag == Tag::Tensor || r.tag == Tag::Tensor) set_origin_for(l, r, e);
-        return binary_op(b.op, l, r);
+        return binary_values(b, l, r);
       }
       case ExprKind::Logical: {
         auto& b = static_cast<const Logical&>(e);

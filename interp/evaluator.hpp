@@ -26,7 +26,16 @@
 namespace nabla::interp {
 
 struct Frame : std::enable_shared_from_this<Frame> {
-  std::vector<Value> slots;
+  explicit Frame(int n) {
+    if (n > kInline) {
+      heap.reset(new Value[static_cast<size_t>(n)]);
+      slots = heap.get();
+    }
+  }
+  static constexpr int kInline = 6;
+  Value inline_slots[kInline];
+  std::unique_ptr<Value[]> heap;
+  Value* slots = inline_slots;
   std::shared_ptr<Frame> parent;
   Value self;
 };

@@ -32,25 +32,80 @@ struct Value {
     int64_t i;
     double f;
     DType dt;
+    Tensor t;                // Tag::Tensor
+    std::shared_ptr<Obj> o;  // heap tags
   };
-  Tensor t;
-  std::shared_ptr<Obj> o;
 
   Value() : i(0) {}
+  ~Value() { destroy(); }
+  Value(const Value& v) : tag(v.tag) { copy_from(v); }
+  Value(Value&& v) noexcept : tag(v.tag) { move_from(std::move(v)); }
+  Value& operator=(const Value& v) {
+    if (this != &v) {
+      Value tmp(v);
+      *this = std::move(tmp);
+    }
+    return *this;
+  }
+  Value& operator=(Value&& v) noexcept {
+    if (this != &v) {
+      destroy();
+      tag = v.tag;
+      move_from(std::move(v));
+    }
+    return *this;
+  }
+
   static Value none() { return Value(); }
   static Value boolean(bool v) { Value x; x.tag = Tag::Bool; x.i = 0; x.b = v; return x; }
   static Value integer(int64_t v) { Value x; x.tag = Tag::Int; x.i = v; return x; }
   static Value number(double v) { Value x; x.tag = Tag::Float; x.f = v; return x; }
   static Value dtype(DType d) { Value x; x.tag = Tag::DType; x.i = 0; x.dt = d; return x; }
-  static Value tensor(Tensor v) { Value x; x.tag = Tag::Tensor; x.t = std::move(v); return x; }
-  static Value object(Tag tag, std::shared_ptr<Obj> obj) { Value x; x.tag = tag; x.o = std::move(obj); return x; }
+  static Value tensor(Tensor v) {
+    Value x;
+    new (&x.t) Tensor(std::move(v));
+    x.tag = Tag::Tensor;
+    return x;
+  }
+  static Value object(Tag tag, std::shared_ptr<Obj> obj) {
+    Value x;
+    new (&x.o) std::shared_ptr<Obj>(std::move(obj));
+    x.tag = tag;
+    return x;
+  }
 
   bool is_none() const { return tag == Tag::None; }
   bool is_num() const { return tag == Tag::Int || tag == Tag::Float || tag == Tag::Bool; }
   bool is_tensor() const { return tag == Tag::Tensor; }
+  bool is_heap() const { return tag >= Tag::Str; }
   double as_double() const { return tag == Tag::Float ? f : tag == Tag::Int ? static_cast<double>(i) : b ? 1.0 : 0.0; }
   template <class T>
   T* as() const { return static_cast<T*>(o.get()); }
+
+ private:
+  void destroy() {
+    if (tag == Tag::Tensor) t.~Tensor();
+    else if (tag >= Tag::Str) o.~shared_ptr();
+    tag = Tag::None;
+  }
+  void copy_from(const Value& v) {
+    if (tag == Tag::Tensor) new (&t) Tensor(v.t);
+    else if (tag >= Tag::Str) new (&o) std::shared_ptr<Obj>(v.o);
+    else i = v.i;
+  }
+  void move_from(Value&& v) {
+    if (tag == Tag::Tensor) {
+      new (&t) Tensor(std::move(v.t));
+      v.t.~Tensor();
+      v.tag = Tag::None;
+    } else if (tag >= Tag::Str) {
+      new (&o) std::shared_ptr<Obj>(std::move(v.o));
+      v.o.~shared_ptr();
+      v.tag = Tag::None;
+    } else {
+      i = v.i;
+    }
+  }
 };
 
 // ---- heap objects -------------------------------------------------------------------
