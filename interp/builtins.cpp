@@ -120,7 +120,6 @@ std::vector<int64_t> shape_args(const std::vector<Value>& pos, size_t start, con
   return out;
 }
 
-Value bool_value(bool b) { return Value::boolean(b); }
 
 Value tuple_of(const TensorList& ts) {
   std::vector<Value> items;

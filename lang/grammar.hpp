@@ -238,7 +238,7 @@ struct fn_stmt : p::seq<kw_fn, ws, p::not_at<p::one<'('>>, expect_name, ws, expe
 struct method_def : p::seq<identifier, ws, params, ws, p::at<p::one<'=', '{'>>, p::not_at<p::string<'=', '='>>,
                            expect_fn_body> {};
 // buffer running_mean = zeros([c])
-struct buffer_stmt : p::seq<kw_buffer, ws, p::at<identifier>, expect_name, ws, expect_equals, wsnl,
+struct buffer_stmt : p::seq<kw_buffer, ws, p::at<p::identifier_first>, expect_name, ws, expect_equals, wsnl,
                            expect_expression> {};
 struct model_member : p::sor<method_def, buffer_stmt, statement> {};
 struct model_members : p::star<wsnl, model_member, ws, expect_stmt_end> {};

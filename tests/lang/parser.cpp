@@ -215,6 +215,9 @@ test "adds" { expect(1 + 1 == 2) }
   CHECK(model.decl->params.size() == 2);
   CHECK(model.decl->body.stmts.size() == 3);
   CHECK(model.decl->body.stmts[2]->kind == StmtKind::Buffer);
+  auto& buffer = static_cast<const BufferStmt&>(*model.decl->body.stmts[2]);
+  CHECK(buffer.name == "steps");
+  CHECK(dump(*buffer.value) == "(call zeros [ 1])");
   CHECK(model.decl->methods.size() == 2);
   CHECK(static_cast<const ModelStmt&>(*s[10]).decl->is_function);
   auto& ctx = static_cast<const ContextStmt&>(*s[12]);
