@@ -64,6 +64,11 @@ const OpDef* find_op(const std::string& name) {
   return it == by_name.end() ? nullptr : it->second;
 }
 
+void name_inputs(std::vector<OpDef>& table,
+                 std::initializer_list<std::pair<OpId, std::vector<std::string>>> names) {
+  for (const auto& [id, list] : names) table[static_cast<size_t>(id)].input_names = list;
+}
+
 Attrs complete_attrs(const OpDef& def, const Attrs& given) {
   for (const Attr& a : given.items()) {
     bool known = false;

@@ -61,6 +61,9 @@ struct OpDef {
   const char* name = nullptr;
   int num_inputs = 0;   // -1: a list (cat, stack)
   int num_outputs = 1;  // -1: decided by infer (split)
+  // The names of the tensor arguments ("input", "weight", ...): keyword arguments in
+  // the language and error messages use them. Set with name_inputs by each family.
+  std::vector<std::string> input_names;
   std::vector<AttrSpec> attrs;
   InferFn infer = nullptr;
   KernelFn cpu = nullptr;
@@ -93,6 +96,10 @@ std::vector<std::string> incomplete_rows();
 // Fills missing attributes with the row's defaults; unknown names and missing
 // required ones are errors that name the op.
 Attrs complete_attrs(const OpDef& def, const Attrs& given);
+
+// Gives rows their tensor argument names (a list of (op, names) pairs).
+void name_inputs(std::vector<OpDef>& table,
+                 std::initializer_list<std::pair<OpId, std::vector<std::string>>> names);
 
 // Row registration, one function per family file.
 void register_view_ops(std::vector<OpDef>& table);

@@ -57,10 +57,10 @@ ConvGeometry check_conv(const char* op, const Shape& x, const char* x_arg, const
   if (g.OH <= 0 || g.OW <= 0) {
     Pair padded{g.H + 2 * g.pad.h, g.W + 2 * g.pad.w};
     Pair reach{g.dilation.h * (g.KH - 1) + 1, g.dilation.w * (g.KW - 1) + 1};
-    throw Error(std::string(op) + ": argument '" + x_arg + "' of shape " + shape_str(x) + " is " +
-                pair_str(padded) + " after padding, smaller than the " + pair_str(reach) +
-                " (dilated) kernel of argument '" + w_arg + "' of shape " + shape_str(w) +
-                "; the computed output size is " + std::to_string(g.OH) + "x" + std::to_string(g.OW));
+    throw Error(std::string(op) + ": argument '" + x_arg + "' of shape " + shape_str(x) + " is " + pair_str(padded) +
+                " after padding, smaller than the " + pair_str(reach) + " (dilated) kernel of argument '" + w_arg +
+                "' of shape " + shape_str(w) + "; the computed output size is " + std::to_string(g.OH) + "x" +
+                std::to_string(g.OW));
   }
   return g;
 }
@@ -90,8 +90,10 @@ std::vector<TensorMeta> infer_conv2d(const TensorList& in, const Attrs& a) {
   if (b.defined()) {
     check_same_float("conv2d", x, "input", b, "bias");
     if (!(b.dim() == 1 && b.sizes()[0] == g.OC))
-      throw Error("conv2d: argument 'bias' must have shape [" + std::to_string(g.OC) + "] (the output channels of "
-                  "argument 'weight' of shape " + w.shape_str() + "), got " + b.shape_str());
+      throw Error("conv2d: argument 'bias' must have shape [" + std::to_string(g.OC) +
+                  "] (the output channels of "
+                  "argument 'weight' of shape " +
+                  w.shape_str() + "), got " + b.shape_str());
   }
   return one(conv_out_shape(g), x.dtype());
 }
@@ -211,7 +213,8 @@ std::vector<TensorMeta> infer_avg_pool2d_backward(const TensorList& in, const At
   Shape want = pool_out_shape(x, check_pool(op, x, "input_shape", a));
   if (!(grad.sizes() == want))
     throw Error(std::string(op) + ": argument 'grad' of shape " + grad.shape_str() +
-                " does not match the pooling's output shape " + shape_str(want) + " (input_shape " + shape_str(x) + ")");
+                " does not match the pooling's output shape " + shape_str(want) + " (input_shape " + shape_str(x) +
+                ")");
   return one(x, grad.dtype());
 }
 
@@ -246,22 +249,50 @@ std::vector<AttrSpec> pool_attrs(bool is_max, const char* shape_attr = nullptr) 
 }  // namespace
 
 void register_conv_ops(std::vector<OpDef>& t) {
-  row(t, OpId::conv2d) = {.num_inputs = 3, .attrs = conv_attrs(), .infer = infer_conv2d, .cpu = cpu::conv2d,
-                          .backward = backward_conv2d, .saves = {0b011, 0}};
-  row(t, OpId::conv2d_backward_input) = {.num_inputs = 2, .attrs = conv_attrs("input_shape"),
-                                         .infer = infer_conv2d_backward_input, .cpu = cpu::conv2d_backward_input,
-                                         .backward = backward_conv2d_backward_input, .saves = {0b11, 0}};
-  row(t, OpId::conv2d_backward_weight) = {.num_inputs = 2, .attrs = conv_attrs("weight_shape"),
-                                          .infer = infer_conv2d_backward_weight, .cpu = cpu::conv2d_backward_weight,
-                                          .backward = backward_conv2d_backward_weight, .saves = {0b11, 0}};
-  row(t, OpId::max_pool2d) = {.num_inputs = 1, .num_outputs = 2, .attrs = pool_attrs(true),
-                              .infer = infer_max_pool2d, .cpu = cpu::max_pool2d, .backward = backward_max_pool2d,
-                              .saves = {0, 0b10}, .nondiff_outputs = 0b10};
-  row(t, OpId::avg_pool2d) = {.num_inputs = 1, .attrs = pool_attrs(false), .infer = infer_avg_pool2d,
-                              .cpu = cpu::avg_pool2d, .backward = backward_avg_pool2d, .saves = {0, 0}};
-  row(t, OpId::avg_pool2d_backward) = {.num_inputs = 1, .attrs = pool_attrs(false, "input_shape"),
-                                       .infer = infer_avg_pool2d_backward, .cpu = cpu::avg_pool2d_backward,
-                                       .backward = backward_avg_pool2d_backward, .saves = {0, 0}};
+  row(t, OpId::conv2d) = {.num_inputs = 3,
+                          .attrs = conv_attrs(),
+                          .infer = infer_conv2d,
+                          .cpu = cpu::conv2d,
+                          .backward = backward_conv2d,
+                          .saves = {0b011, 0}};
+  row(t, OpId::conv2d_backward_input) = {.num_inputs = 2,
+                                         .attrs = conv_attrs("input_shape"),
+                                         .infer = infer_conv2d_backward_input,
+                                         .cpu = cpu::conv2d_backward_input,
+                                         .backward = backward_conv2d_backward_input,
+                                         .saves = {0b11, 0}};
+  row(t, OpId::conv2d_backward_weight) = {.num_inputs = 2,
+                                          .attrs = conv_attrs("weight_shape"),
+                                          .infer = infer_conv2d_backward_weight,
+                                          .cpu = cpu::conv2d_backward_weight,
+                                          .backward = backward_conv2d_backward_weight,
+                                          .saves = {0b11, 0}};
+  row(t, OpId::max_pool2d) = {.num_inputs = 1,
+                              .num_outputs = 2,
+                              .attrs = pool_attrs(true),
+                              .infer = infer_max_pool2d,
+                              .cpu = cpu::max_pool2d,
+                              .backward = backward_max_pool2d,
+                              .saves = {0, 0b10},
+                              .nondiff_outputs = 0b10};
+  row(t, OpId::avg_pool2d) = {.num_inputs = 1,
+                              .attrs = pool_attrs(false),
+                              .infer = infer_avg_pool2d,
+                              .cpu = cpu::avg_pool2d,
+                              .backward = backward_avg_pool2d,
+                              .saves = {0, 0}};
+  row(t, OpId::avg_pool2d_backward) = {.num_inputs = 1,
+                                       .attrs = pool_attrs(false, "input_shape"),
+                                       .infer = infer_avg_pool2d_backward,
+                                       .cpu = cpu::avg_pool2d_backward,
+                                       .backward = backward_avg_pool2d_backward,
+                                       .saves = {0, 0}};
+  name_inputs(t, {{OpId::conv2d, {"input", "weight", "bias"}},
+                  {OpId::conv2d_backward_input, {"grad", "weight"}},
+                  {OpId::conv2d_backward_weight, {"input", "grad"}},
+                  {OpId::max_pool2d, {"input"}},
+                  {OpId::avg_pool2d, {"input"}},
+                  {OpId::avg_pool2d_backward, {"grad"}}});
 }
 
 namespace {
@@ -271,13 +302,19 @@ Attrs conv_call_attrs(const Conv2dOptions& o) {
 }
 
 Attrs max_call_attrs(const Pool2dOptions& o) {
-  return {{"kernel_size", o.kernel_size}, {"stride", o.stride},        {"padding", o.padding},
-          {"dilation", o.dilation},       {"ceil_mode", o.ceil_mode}};
+  return {{"kernel_size", o.kernel_size},
+          {"stride", o.stride},
+          {"padding", o.padding},
+          {"dilation", o.dilation},
+          {"ceil_mode", o.ceil_mode}};
 }
 
 Attrs avg_call_attrs(const Pool2dOptions& o) {
-  return {{"kernel_size", o.kernel_size}, {"stride", o.stride},       {"padding", o.padding},
-          {"ceil_mode", o.ceil_mode},     {"count_include_pad", o.count_include_pad}};
+  return {{"kernel_size", o.kernel_size},
+          {"stride", o.stride},
+          {"padding", o.padding},
+          {"ceil_mode", o.ceil_mode},
+          {"count_include_pad", o.count_include_pad}};
 }
 
 // PyTorch takes an unbatched [C, H, W] input as a batch of one.
@@ -312,7 +349,8 @@ Tensor conv2d_backward_weight(const Tensor& x, const Tensor& grad, const IntList
 }
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Pool2dOptions& opt) {
-  TensorList outs = unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::max_pool2d, {xb}, max_call_attrs(opt)); });
+  TensorList outs =
+      unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::max_pool2d, {xb}, max_call_attrs(opt)); });
   return {outs[0], outs[1]};
 }
 

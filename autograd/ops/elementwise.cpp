@@ -133,7 +133,8 @@ std::vector<TensorMeta> infer_where(const TensorList& in, const Attrs&) {
 }
 TensorList backward_where(BackwardContext& c) {
   Tensor cond = c.input(0);
-  return {Tensor(), c.needs_grad(1) ? reduce_to_shape(where(cond, c.grad(), zero_scalar()), c.input_shape(1)) : Tensor(),
+  return {Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(where(cond, c.grad(), zero_scalar()), c.input_shape(1)) : Tensor(),
           c.needs_grad(2) ? reduce_to_shape(where(cond, zero_scalar(), c.grad()), c.input_shape(2)) : Tensor()};
 }
 
@@ -152,8 +153,12 @@ TensorList backward_clamp(BackwardContext& c) {
 }
 
 OpDef unary(KernelFn k, BackwardFn b, uint32_t save_in, uint32_t save_out, bool float_op = true) {
-  return {.num_inputs = 1, .infer = float_op ? infer_float_unary : infer_numeric_unary, .cpu = k, .backward = b,
-          .saves = {save_in, save_out}, .elementwise = true};
+  return {.num_inputs = 1,
+          .infer = float_op ? infer_float_unary : infer_numeric_unary,
+          .cpu = k,
+          .backward = b,
+          .saves = {save_in, save_out},
+          .elementwise = true};
 }
 OpDef binary(InferFn infer, KernelFn k, BackwardFn b, uint32_t save_in, uint32_t save_out = 0) {
   return {.num_inputs = 2, .infer = infer, .cpu = k, .backward = b, .saves = {save_in, save_out}, .elementwise = true};
@@ -191,13 +196,50 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   row(t, OpId::le) = binary(infer_compare, cpu::le, nullptr, 0);
   row(t, OpId::gt) = binary(infer_compare, cpu::gt, nullptr, 0);
   row(t, OpId::ge) = binary(infer_compare, cpu::ge, nullptr, 0);
-  row(t, OpId::where) = {.num_inputs = 3, .infer = infer_where, .cpu = cpu::where, .backward = backward_where,
-                         .saves = {0b001, 0}, .elementwise = true};
-  row(t, OpId::clamp) = {.num_inputs = 1,
-                         .attrs = {attr_optional("min", AttrKind::number, NoneAttr{}),
-                                   attr_optional("max", AttrKind::number, NoneAttr{})},
-                         .infer = infer_clamp, .cpu = cpu::clamp, .backward = backward_clamp, .saves = {1, 0},
+  row(t, OpId::where) = {.num_inputs = 3,
+                         .infer = infer_where,
+                         .cpu = cpu::where,
+                         .backward = backward_where,
+                         .saves = {0b001, 0},
                          .elementwise = true};
+  row(t, OpId::clamp) = {
+      .num_inputs = 1,
+      .attrs = {attr_optional("min", AttrKind::number, NoneAttr{}), attr_optional("max", AttrKind::number, NoneAttr{})},
+      .infer = infer_clamp,
+      .cpu = cpu::clamp,
+      .backward = backward_clamp,
+      .saves = {1, 0},
+      .elementwise = true};
+  name_inputs(t, {{OpId::neg, {"input"}},
+                  {OpId::exp, {"input"}},
+                  {OpId::log, {"input"}},
+                  {OpId::sqrt, {"input"}},
+                  {OpId::rsqrt, {"input"}},
+                  {OpId::abs, {"input"}},
+                  {OpId::sign, {"input"}},
+                  {OpId::sin, {"input"}},
+                  {OpId::cos, {"input"}},
+                  {OpId::tanh, {"input"}},
+                  {OpId::sigmoid, {"input"}},
+                  {OpId::relu, {"input"}},
+                  {OpId::gelu, {"input"}},
+                  {OpId::silu, {"input"}},
+                  {OpId::erf, {"input"}},
+                  {OpId::clamp, {"input"}},
+                  {OpId::add, {"self", "other"}},
+                  {OpId::sub, {"self", "other"}},
+                  {OpId::mul, {"self", "other"}},
+                  {OpId::div, {"self", "other"}},
+                  {OpId::maximum, {"self", "other"}},
+                  {OpId::minimum, {"self", "other"}},
+                  {OpId::eq, {"self", "other"}},
+                  {OpId::ne, {"self", "other"}},
+                  {OpId::lt, {"self", "other"}},
+                  {OpId::le, {"self", "other"}},
+                  {OpId::gt, {"self", "other"}},
+                  {OpId::ge, {"self", "other"}},
+                  {OpId::pow, {"self", "exponent"}},
+                  {OpId::where, {"condition", "self", "other"}}});
 }
 
 // The functional API of this family.
@@ -241,8 +283,9 @@ NABLA_BINARY_API(ge)
 Tensor pow(const Tensor& a, double exponent) { return pow(a, wrapped_scalar(exponent)); }
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) { return call1(OpId::where, {cond, a, b}); }
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
-  return call1(OpId::clamp, {x},
-               {{"min", min ? AttrValue(*min) : AttrValue(NoneAttr{})}, {"max", max ? AttrValue(*max) : AttrValue(NoneAttr{})}});
+  return call1(
+      OpId::clamp, {x},
+      {{"min", min ? AttrValue(*min) : AttrValue(NoneAttr{})}, {"max", max ? AttrValue(*max) : AttrValue(NoneAttr{})}});
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
@@ -265,7 +308,8 @@ Tensor ones_like(const Tensor& x) { return ones(x.sizes(), x.dtype()); }
 Tensor reduce_to_shape(const Tensor& g, const Shape& shape) {
   if (g.sizes() == shape) return g;
   int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
-  NABLA_CHECK(lead >= 0, "reduce_to_shape: gradient of shape " + g.shape_str() + " has fewer dims than " + shape_str(shape));
+  NABLA_CHECK(lead >= 0,
+              "reduce_to_shape: gradient of shape " + g.shape_str() + " has fewer dims than " + shape_str(shape));
   IntList dims;
   for (int64_t d = 0; d < g.dim(); ++d)
     if (d < lead || (shape[d - lead] == 1 && g.sizes()[d] != 1)) dims.push_back(d);

@@ -265,6 +265,13 @@ void register_index_ops(std::vector<OpDef>& t) {
                          .infer = infer_split,
                          .view = view_split,
                          .backward = backward_split};
+  name_inputs(t, {{OpId::embedding, {"weight", "indices"}},
+                  {OpId::gather, {"input", "index"}},
+                  {OpId::index_select, {"input", "index"}},
+                  {OpId::scatter_add, {"input", "index", "src"}},
+                  {OpId::cat, {"tensors"}},
+                  {OpId::stack, {"tensors"}},
+                  {OpId::split, {"input"}}});
 }
 
 // The functional API of this family.

@@ -16,7 +16,8 @@ void check_same_float(const char* op, const Tensor& a, const Tensor& b, const ch
 std::vector<TensorMeta> infer_matmul(const TensorList& in, const Attrs&) {
   const Tensor &a = in[0], &b = in[1];
   check_same_float("matmul", a, b, "self", "other");
-  NABLA_CHECK(a.dim() >= 2 && b.dim() >= 2, "matmul: the row needs tensors of at least 2 dims (the API unsqueezes 1-D)");
+  NABLA_CHECK(a.dim() >= 2 && b.dim() >= 2,
+              "matmul: the row needs tensors of at least 2 dims (the API unsqueezes 1-D)");
   int64_t k = a.sizes()[a.dim() - 1], k2 = b.sizes()[b.dim() - 2];
   if (k != k2)
     throw Error("matmul: argument 'other' of shape " + b.shape_str() + " has " + std::to_string(k2) +
@@ -38,15 +39,19 @@ TensorList backward_matmul(BackwardContext& c) {
 std::vector<TensorMeta> infer_linear(const TensorList& in, const Attrs&) {
   const Tensor &x = in[0], &w = in[1], &b = in[2];
   check_same_float("linear", x, w, "input", "weight");
-  NABLA_CHECK(w.dim() == 2, "linear: argument 'weight' must be 2-D [out_features, in_features], got shape " + w.shape_str());
+  NABLA_CHECK(w.dim() == 2,
+              "linear: argument 'weight' must be 2-D [out_features, in_features], got shape " + w.shape_str());
   NABLA_CHECK(x.dim() >= 1, "linear: argument 'input' must have at least 1 dim");
   if (x.sizes()[x.dim() - 1] != w.sizes()[1])
-    throw Error("linear: argument 'input' of shape " + x.shape_str() + " has " + std::to_string(x.sizes()[x.dim() - 1]) +
-                " features but argument 'weight' of shape " + w.shape_str() + " expects " + std::to_string(w.sizes()[1]));
+    throw Error("linear: argument 'input' of shape " + x.shape_str() + " has " +
+                std::to_string(x.sizes()[x.dim() - 1]) + " features but argument 'weight' of shape " + w.shape_str() +
+                " expects " + std::to_string(w.sizes()[1]));
   if (b.defined()) {
-    NABLA_CHECK(b.dtype() == x.dtype(), "linear: argument 'bias' must have dtype " + std::string(dtype_name(x.dtype())));
+    NABLA_CHECK(b.dtype() == x.dtype(),
+                "linear: argument 'bias' must have dtype " + std::string(dtype_name(x.dtype())));
     if (!(b.dim() == 1 && b.sizes()[0] == w.sizes()[0]))
-      throw Error("linear: argument 'bias' must have shape [" + std::to_string(w.sizes()[0]) + "], got " + b.shape_str());
+      throw Error("linear: argument 'bias' must have shape [" + std::to_string(w.sizes()[0]) + "], got " +
+                  b.shape_str());
   }
   Shape out = x.sizes();
   out.back() = w.sizes()[0];
@@ -67,15 +72,16 @@ TensorList backward_linear(BackwardContext& c) {
 }  // namespace
 
 void register_linalg_ops(std::vector<OpDef>& t) {
-  row(t, OpId::matmul) = {.num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul,
-                          .saves = {0b11, 0}};
-  row(t, OpId::linear) = {.num_inputs = 3, .infer = infer_linear, .cpu = cpu::linear, .backward = backward_linear,
-                          .saves = {0b011, 0}};
+  row(t, OpId::matmul) = {
+      .num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul, .saves = {0b11, 0}};
+  row(t, OpId::linear) = {
+      .num_inputs = 3, .infer = infer_linear, .cpu = cpu::linear, .backward = backward_linear, .saves = {0b011, 0}};
+  name_inputs(t, {{OpId::matmul, {"self", "other"}}, {OpId::linear, {"input", "weight", "bias"}}});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  NABLA_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need at least 1 dim, got shapes " + a.shape_str() +
-                                          " and " + b.shape_str());
+  NABLA_CHECK(a.dim() >= 1 && b.dim() >= 1,
+              "matmul: both arguments need at least 1 dim, got shapes " + a.shape_str() + " and " + b.shape_str());
   // 1-D operands follow torch.matmul: a vector is a row (left) or a column (right).
   if (a.dim() == 1 && b.dim() == 1) return reshape(call1(OpId::matmul, {unsqueeze(a, 0), unsqueeze(b, 1)}), {});
   if (a.dim() == 1) return squeeze(call1(OpId::matmul, {unsqueeze(a, 0), b}), {-2});

@@ -66,8 +66,8 @@ TensorList backward_mse(BackwardContext& c) {
 TensorList backward_bce(BackwardContext& c) {
   Tensor p = c.input(0), t = c.input(1);
   Tensor d_p = c.needs_grad(0) ? (p - t) / clamp(p * (1.0 - p), 1e-12, std::nullopt) : Tensor();
-  Tensor d_t = c.needs_grad(1) ? clamp(log(1.0 - p), -100.0, std::nullopt) - clamp(log(p), -100.0, std::nullopt)
-                               : Tensor();
+  Tensor d_t =
+      c.needs_grad(1) ? clamp(log(1.0 - p), -100.0, std::nullopt) - clamp(log(p), -100.0, std::nullopt) : Tensor();
   return pointwise_grads(c, d_p, d_t);
 }
 
@@ -166,6 +166,11 @@ void register_loss_ops(std::vector<OpDef>& t) {
   row(t, OpId::binary_cross_entropy) = pointwise_row(infer_bce, cpu::binary_cross_entropy, backward_bce);
   row(t, OpId::binary_cross_entropy_with_logits) =
       pointwise_row(infer_bce_logits, cpu::binary_cross_entropy_with_logits, backward_bce_logits);
+  name_inputs(t, {{OpId::cross_entropy, {"input", "target"}},
+                  {OpId::nll_loss, {"input", "target"}},
+                  {OpId::mse_loss, {"input", "target"}},
+                  {OpId::binary_cross_entropy, {"input", "target"}},
+                  {OpId::binary_cross_entropy_with_logits, {"input", "target"}}});
 }
 
 int64_t reduction_code(const std::string& reduction) {
@@ -177,10 +182,9 @@ int64_t reduction_code(const std::string& reduction) {
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::string& reduction, int64_t ignore_index,
                      double label_smoothing) {
-  return call1(OpId::cross_entropy, {logits, target},
-               {{"reduction", reduction_code(reduction)},
-                {"ignore_index", ignore_index},
-                {"label_smoothing", label_smoothing}});
+  return call1(
+      OpId::cross_entropy, {logits, target},
+      {{"reduction", reduction_code(reduction)}, {"ignore_index", ignore_index}, {"label_smoothing", label_smoothing}});
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::string& reduction, int64_t ignore_index) {

@@ -65,8 +65,7 @@ std::vector<TensorMeta> infer_batch_norm(const TensorList& in, const Attrs& a) {
   // Running stats may keep a wider dtype than x (f32 stats for f16 activations).
   check_param("batch_norm", "running_mean", in[3], channels, x, false);
   check_param("batch_norm", "running_var", in[4], channels, x, false);
-  if (in[3].defined() != in[4].defined())
-    throw Error("batch_norm: give both running_mean and running_var, or neither");
+  if (in[3].defined() != in[4].defined()) throw Error("batch_norm: give both running_mean and running_var, or neither");
   if (a.b("training")) {
     int64_t per_channel_count = x.sizes()[1] == 0 ? 0 : x.numel() / x.sizes()[1];
     if (per_channel_count <= 1)
@@ -144,8 +143,7 @@ TensorList backward_layer_norm(BackwardContext& c) {
 // ---- dropout ------------------------------------------------------------------------
 
 void check_dropout_p(double p) {
-  if (!(p >= 0.0 && p <= 1.0))
-    throw Error("dropout: probability p must be between 0 and 1, got " + number_str(p));
+  if (!(p >= 0.0 && p <= 1.0)) throw Error("dropout: probability p must be between 0 and 1, got " + number_str(p));
 }
 
 std::vector<TensorMeta> infer_dropout(const TensorList& in, const Attrs& a) {
@@ -167,25 +165,36 @@ TensorList backward_dropout(BackwardContext& c) {
 }  // namespace
 
 void register_norm_ops(std::vector<OpDef>& t) {
-  row(t, OpId::batch_norm) = {.num_inputs = 5,
-                              .attrs = {attr_required("training", AttrKind::boolean),
-                                        attr_optional("momentum", AttrKind::number, 0.1),
-                                        attr_optional("eps", AttrKind::number, 1e-5)},
-                              .infer = infer_batch_norm, .cpu = cpu::batch_norm, .backward = backward_batch_norm,
-                              // The running stats are read only in eval mode, where the
-                              // kernel leaves them unchanged (so their saved version holds).
-                              .saves = {0b11011, 0}, .half_native = true};
-  row(t, OpId::layer_norm) = {.num_inputs = 3,
-                              .attrs = {attr_required("normalized_shape", AttrKind::ints),
-                                        attr_optional("eps", AttrKind::number, 1e-5)},
-                              .infer = infer_layer_norm, .cpu = cpu::layer_norm, .backward = backward_layer_norm,
-                              .saves = {0b011, 0}};
-  row(t, OpId::dropout) = {.num_inputs = 1,
-                           .num_outputs = 2,
-                           .attrs = {attr_optional("p", AttrKind::number, 0.5),
-                                     attr_optional("training", AttrKind::boolean, true)},
-                           .infer = infer_dropout, .cpu = cpu::dropout, .backward = backward_dropout,
-                           .saves = {0, 0b10}, .nondiff_outputs = 0b10};
+  row(t, OpId::batch_norm) = {
+      .num_inputs = 5,
+      .attrs = {attr_required("training", AttrKind::boolean), attr_optional("momentum", AttrKind::number, 0.1),
+                attr_optional("eps", AttrKind::number, 1e-5)},
+      .infer = infer_batch_norm,
+      .cpu = cpu::batch_norm,
+      .backward = backward_batch_norm,
+      // The running stats are read only in eval mode, where the
+      // kernel leaves them unchanged (so their saved version holds).
+      .saves = {0b11011, 0},
+      .half_native = true};
+  row(t, OpId::layer_norm) = {
+      .num_inputs = 3,
+      .attrs = {attr_required("normalized_shape", AttrKind::ints), attr_optional("eps", AttrKind::number, 1e-5)},
+      .infer = infer_layer_norm,
+      .cpu = cpu::layer_norm,
+      .backward = backward_layer_norm,
+      .saves = {0b011, 0}};
+  row(t, OpId::dropout) = {
+      .num_inputs = 1,
+      .num_outputs = 2,
+      .attrs = {attr_optional("p", AttrKind::number, 0.5), attr_optional("training", AttrKind::boolean, true)},
+      .infer = infer_dropout,
+      .cpu = cpu::dropout,
+      .backward = backward_dropout,
+      .saves = {0, 0b10},
+      .nondiff_outputs = 0b10};
+  name_inputs(t, {{OpId::batch_norm, {"input", "weight", "bias", "running_mean", "running_var"}},
+                  {OpId::layer_norm, {"input", "weight", "bias"}},
+                  {OpId::dropout, {"input"}}});
 }
 
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,

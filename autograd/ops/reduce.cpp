@@ -34,7 +34,8 @@ TensorList backward_mean(BackwardContext& c) {
 }
 
 std::vector<AttrSpec> dims_keepdim() {
-  return {attr_optional("dims", AttrKind::ints, std::vector<int64_t>{}), attr_optional("keepdim", AttrKind::boolean, false)};
+  return {attr_optional("dims", AttrKind::ints, std::vector<int64_t>{}),
+          attr_optional("keepdim", AttrKind::boolean, false)};
 }
 
 Tensor zero_scalar() { return wrapped_scalar(0.0); }
@@ -229,36 +230,78 @@ std::vector<AttrSpec> dims_correction_keepdim() {
 }  // namespace
 
 void register_reduction_ops(std::vector<OpDef>& t) {
-  row(t, OpId::sum) = {.num_inputs = 1, .attrs = dims_keepdim(), .infer = infer_sum, .cpu = cpu::sum,
-                       .backward = backward_sum};
-  row(t, OpId::mean) = {.num_inputs = 1, .attrs = dims_keepdim(), .infer = infer_mean, .cpu = cpu::mean,
-                        .backward = backward_mean};
+  row(t, OpId::sum) = {
+      .num_inputs = 1, .attrs = dims_keepdim(), .infer = infer_sum, .cpu = cpu::sum, .backward = backward_sum};
+  row(t, OpId::mean) = {
+      .num_inputs = 1, .attrs = dims_keepdim(), .infer = infer_mean, .cpu = cpu::mean, .backward = backward_mean};
 
-  row(t, OpId::max) = {.num_inputs = 1, .infer = infer_max, .cpu = cpu::max, .backward = backward_extremum_all,
-                       .saves = {1, 1}};
-  row(t, OpId::min) = {.num_inputs = 1, .infer = infer_min, .cpu = cpu::min, .backward = backward_extremum_all,
-                       .saves = {1, 1}};
+  row(t, OpId::max) = {
+      .num_inputs = 1, .infer = infer_max, .cpu = cpu::max, .backward = backward_extremum_all, .saves = {1, 1}};
+  row(t, OpId::min) = {
+      .num_inputs = 1, .infer = infer_min, .cpu = cpu::min, .backward = backward_extremum_all, .saves = {1, 1}};
   // Output 1 (the indices) is i64 and never carries gradient; the backward rule
   // only reads it.
-  row(t, OpId::max_dim) = {.num_inputs = 1, .num_outputs = 2, .attrs = dim_keepdim(), .infer = infer_max_dim,
-                           .cpu = cpu::max_dim, .backward = backward_extremum_dim, .saves = {0, 0b10},
+  row(t, OpId::max_dim) = {.num_inputs = 1,
+                           .num_outputs = 2,
+                           .attrs = dim_keepdim(),
+                           .infer = infer_max_dim,
+                           .cpu = cpu::max_dim,
+                           .backward = backward_extremum_dim,
+                           .saves = {0, 0b10},
                            .nondiff_outputs = 0b10};
-  row(t, OpId::min_dim) = {.num_inputs = 1, .num_outputs = 2, .attrs = dim_keepdim(), .infer = infer_min_dim,
-                           .cpu = cpu::min_dim, .backward = backward_extremum_dim, .saves = {0, 0b10},
+  row(t, OpId::min_dim) = {.num_inputs = 1,
+                           .num_outputs = 2,
+                           .attrs = dim_keepdim(),
+                           .infer = infer_min_dim,
+                           .cpu = cpu::min_dim,
+                           .backward = backward_extremum_dim,
+                           .saves = {0, 0b10},
                            .nondiff_outputs = 0b10};
   row(t, OpId::argmax) = {.num_inputs = 1, .attrs = optional_dim_keepdim(), .infer = infer_argmax, .cpu = cpu::argmax};
   row(t, OpId::argmin) = {.num_inputs = 1, .attrs = optional_dim_keepdim(), .infer = infer_argmin, .cpu = cpu::argmin};
-  row(t, OpId::var) = {.num_inputs = 1, .attrs = dims_correction_keepdim(), .infer = infer_var, .cpu = cpu::var,
-                       .backward = backward_var, .saves = {1, 0}};
-  row(t, OpId::std) = {.num_inputs = 1, .attrs = dims_correction_keepdim(), .infer = infer_std, .cpu = cpu::std,
-                       .backward = backward_std, .saves = {1, 1}};
-  row(t, OpId::logsumexp) = {.num_inputs = 1, .attrs = dims_keepdim(), .infer = infer_logsumexp, .cpu = cpu::logsumexp,
-                             .backward = backward_logsumexp, .saves = {1, 1}};
-  row(t, OpId::softmax) = {.num_inputs = 1, .attrs = {attr_required("dim", AttrKind::integer)}, .infer = infer_softmax,
-                           .cpu = cpu::softmax, .backward = backward_softmax, .saves = {0, 1}};
-  row(t, OpId::log_softmax) = {.num_inputs = 1, .attrs = {attr_required("dim", AttrKind::integer)},
-                               .infer = infer_log_softmax, .cpu = cpu::log_softmax, .backward = backward_log_softmax,
+  row(t, OpId::var) = {.num_inputs = 1,
+                       .attrs = dims_correction_keepdim(),
+                       .infer = infer_var,
+                       .cpu = cpu::var,
+                       .backward = backward_var,
+                       .saves = {1, 0}};
+  row(t, OpId::std) = {.num_inputs = 1,
+                       .attrs = dims_correction_keepdim(),
+                       .infer = infer_std,
+                       .cpu = cpu::std,
+                       .backward = backward_std,
+                       .saves = {1, 1}};
+  row(t, OpId::logsumexp) = {.num_inputs = 1,
+                             .attrs = dims_keepdim(),
+                             .infer = infer_logsumexp,
+                             .cpu = cpu::logsumexp,
+                             .backward = backward_logsumexp,
+                             .saves = {1, 1}};
+  row(t, OpId::softmax) = {.num_inputs = 1,
+                           .attrs = {attr_required("dim", AttrKind::integer)},
+                           .infer = infer_softmax,
+                           .cpu = cpu::softmax,
+                           .backward = backward_softmax,
+                           .saves = {0, 1}};
+  row(t, OpId::log_softmax) = {.num_inputs = 1,
+                               .attrs = {attr_required("dim", AttrKind::integer)},
+                               .infer = infer_log_softmax,
+                               .cpu = cpu::log_softmax,
+                               .backward = backward_log_softmax,
                                .saves = {0, 1}};
+  name_inputs(t, {{OpId::sum, {"input"}},
+                  {OpId::mean, {"input"}},
+                  {OpId::max, {"input"}},
+                  {OpId::min, {"input"}},
+                  {OpId::max_dim, {"input"}},
+                  {OpId::min_dim, {"input"}},
+                  {OpId::argmax, {"input"}},
+                  {OpId::argmin, {"input"}},
+                  {OpId::var, {"input"}},
+                  {OpId::std, {"input"}},
+                  {OpId::logsumexp, {"input"}},
+                  {OpId::softmax, {"input"}},
+                  {OpId::log_softmax, {"input"}}});
 }
 
 Tensor sum(const Tensor& x, const IntList& dims, bool keepdim) {

@@ -19,17 +19,18 @@ Shape infer_size(const char* op, const std::vector<int64_t>& shape, int64_t nume
       NABLA_CHECK(infer_at < 0, std::string(op) + ": only one dimension can be -1, got " + shape_str(out));
       infer_at = static_cast<int64_t>(i);
     } else {
-      NABLA_CHECK(out[i] >= 0, std::string(op) + ": invalid size " + std::to_string(out[i]) + " in shape " + shape_str(out));
+      NABLA_CHECK(out[i] >= 0,
+                  std::string(op) + ": invalid size " + std::to_string(out[i]) + " in shape " + shape_str(out));
       known *= out[i];
     }
   }
   if (infer_at >= 0) {
     NABLA_CHECK(known != 0 && numel % known == 0,
-          std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " + shape_str(from));
+                std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " + shape_str(from));
     out[infer_at] = numel / known;
   } else {
     NABLA_CHECK(known == numel, std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " +
-                              shape_str(from) + " (" + std::to_string(numel) + " elements)");
+                                    shape_str(from) + " (" + std::to_string(numel) + " elements)");
   }
   return out;
 }
@@ -113,8 +114,8 @@ TensorList backward_transpose(BackwardContext& ctx) {
 
 std::vector<int64_t> checked_perm(const Tensor& x, const std::vector<int64_t>& dims) {
   NABLA_CHECK(static_cast<int64_t>(dims.size()) == x.dim(), "permute: expected " + std::to_string(x.dim()) +
-                                                          " dims for a tensor of shape " + x.shape_str() + ", got " +
-                                                          std::to_string(dims.size()));
+                                                                " dims for a tensor of shape " + x.shape_str() +
+                                                                ", got " + std::to_string(dims.size()));
   std::vector<int64_t> perm;
   std::vector<bool> seen(dims.size(), false);
   for (int64_t d : dims) {
@@ -216,8 +217,9 @@ TensorList backward_select(BackwardContext& ctx) {
 }
 
 Shape expanded_shape(const Tensor& x, const std::vector<int64_t>& shape) {
-  NABLA_CHECK(shape.size() >= static_cast<size_t>(x.dim()), "expand: the target shape " + shape_str(Shape(shape)) +
-                                                          " has fewer dims than the input shape " + x.shape_str());
+  NABLA_CHECK(
+      shape.size() >= static_cast<size_t>(x.dim()),
+      "expand: the target shape " + shape_str(Shape(shape)) + " has fewer dims than the input shape " + x.shape_str());
   Shape out(shape.begin(), shape.end());
   size_t lead = shape.size() - x.dim();
   for (size_t i = 0; i < out.size(); ++i) {
@@ -239,8 +241,7 @@ TensorList view_expand(const TensorList& in, const Attrs& a) {
   Shape s = expanded_shape(in[0], a.ints("shape"));
   Shape st(s.size(), 0);
   size_t lead = s.size() - in[0].dim();
-  for (size_t i = lead; i < s.size(); ++i)
-    st[i] = in[0].sizes()[i - lead] == s[i] ? in[0].strides()[i - lead] : 0;
+  for (size_t i = lead; i < s.size(); ++i) st[i] = in[0].sizes()[i - lead] == s[i] ? in[0].strides()[i - lead] : 0;
   return {make_view(in[0], s, st, in[0].offset())};
 }
 TensorList backward_expand(BackwardContext& ctx) { return {reduce_to_shape(ctx.grad(), ctx.input_shape(0))}; }
@@ -302,43 +303,92 @@ TensorList backward_slice_backward(BackwardContext& ctx) {
   return {slice(ctx.grad(), a.i("dim"), a.i("start"), a.i("end"), a.i("step"))};
 }
 
-std::vector<TensorMeta> infer_to_dtype(const TensorList& in, const Attrs& a) { return one(in[0].sizes(), a.dtype("dtype")); }
+std::vector<TensorMeta> infer_to_dtype(const TensorList& in, const Attrs& a) {
+  return one(in[0].sizes(), a.dtype("dtype"));
+}
 TensorList backward_to_dtype(BackwardContext& ctx) { return {to_dtype(ctx.grad(), ctx.input_dtype(0))}; }
-
 
 }  // namespace
 
 void register_view_ops(std::vector<OpDef>& t) {
-  row(t, OpId::view) = {.num_inputs = 1, .attrs = {attr_required("shape", AttrKind::ints)}, .infer = infer_view,
-                     .view = view_view, .backward = backward_reshape_like};
-  row(t, OpId::reshape) = {.num_inputs = 1, .attrs = {attr_required("shape", AttrKind::ints)}, .infer = infer_reshape,
-                        .view = view_reshape, .backward = backward_reshape_like};
-  row(t, OpId::transpose) = {.num_inputs = 1, .attrs = {attr_required("dim0", AttrKind::integer), attr_required("dim1", AttrKind::integer)},
-                          .infer = infer_transpose, .view = view_transpose, .backward = backward_transpose};
-  row(t, OpId::permute) = {.num_inputs = 1, .attrs = {attr_required("dims", AttrKind::ints)}, .infer = infer_permute,
-                        .view = view_permute, .backward = backward_permute};
+  row(t, OpId::view) = {.num_inputs = 1,
+                        .attrs = {attr_required("shape", AttrKind::ints)},
+                        .infer = infer_view,
+                        .view = view_view,
+                        .backward = backward_reshape_like};
+  row(t, OpId::reshape) = {.num_inputs = 1,
+                           .attrs = {attr_required("shape", AttrKind::ints)},
+                           .infer = infer_reshape,
+                           .view = view_reshape,
+                           .backward = backward_reshape_like};
+  row(t, OpId::transpose) = {
+      .num_inputs = 1,
+      .attrs = {attr_required("dim0", AttrKind::integer), attr_required("dim1", AttrKind::integer)},
+      .infer = infer_transpose,
+      .view = view_transpose,
+      .backward = backward_transpose};
+  row(t, OpId::permute) = {.num_inputs = 1,
+                           .attrs = {attr_required("dims", AttrKind::ints)},
+                           .infer = infer_permute,
+                           .view = view_permute,
+                           .backward = backward_permute};
   row(t, OpId::slice) = {.num_inputs = 1,
-                      .attrs = {attr_optional("dim", AttrKind::integer, int64_t{0}), attr_optional("start", AttrKind::integer, int64_t{0}),
-                                attr_optional("end", AttrKind::integer, INT64_MAX), attr_optional("step", AttrKind::integer, int64_t{1})},
-                      .infer = infer_slice, .view = view_slice, .backward = backward_slice};
-  row(t, OpId::select) = {.num_inputs = 1, .attrs = {attr_required("dim", AttrKind::integer), attr_required("index", AttrKind::integer)},
-                       .infer = infer_select, .view = view_select, .backward = backward_select};
-  row(t, OpId::expand) = {.num_inputs = 1, .attrs = {attr_required("shape", AttrKind::ints)}, .infer = infer_expand,
-                       .view = view_expand, .backward = backward_expand};
-  row(t, OpId::squeeze) = {.num_inputs = 1, .attrs = {attr_optional("dims", AttrKind::ints, NoneAttr{})}, .infer = infer_squeeze,
-                        .view = view_squeeze, .backward = backward_reshape_like};
-  row(t, OpId::unsqueeze) = {.num_inputs = 1, .attrs = {attr_required("dim", AttrKind::integer)}, .infer = infer_unsqueeze,
-                          .view = view_unsqueeze, .backward = backward_reshape_like};
-  row(t, OpId::contiguous) = {.num_inputs = 1, .infer = infer_same, .cpu = cpu::contiguous, .backward = backward_identity,
-                           .half_native = true};
-  row(t, OpId::slice_backward) = {.num_inputs = 1,
-                               .attrs = {attr_required("input_shape", AttrKind::ints), attr_required("dim", AttrKind::integer),
-                                         attr_required("start", AttrKind::integer), attr_required("end", AttrKind::integer),
-                                         attr_optional("step", AttrKind::integer, int64_t{1})},
-                               .infer = infer_slice_backward, .cpu = cpu::slice_backward,
-                               .backward = backward_slice_backward, .half_native = true};
-  row(t, OpId::to_dtype) = {.num_inputs = 1, .attrs = {attr_required("dtype", AttrKind::dtype)}, .infer = infer_to_dtype,
-                         .cpu = cpu::to_dtype, .backward = backward_to_dtype, .half_native = true};
+                         .attrs = {attr_optional("dim", AttrKind::integer, int64_t{0}),
+                                   attr_optional("start", AttrKind::integer, int64_t{0}),
+                                   attr_optional("end", AttrKind::integer, INT64_MAX),
+                                   attr_optional("step", AttrKind::integer, int64_t{1})},
+                         .infer = infer_slice,
+                         .view = view_slice,
+                         .backward = backward_slice};
+  row(t, OpId::select) = {.num_inputs = 1,
+                          .attrs = {attr_required("dim", AttrKind::integer), attr_required("index", AttrKind::integer)},
+                          .infer = infer_select,
+                          .view = view_select,
+                          .backward = backward_select};
+  row(t, OpId::expand) = {.num_inputs = 1,
+                          .attrs = {attr_required("shape", AttrKind::ints)},
+                          .infer = infer_expand,
+                          .view = view_expand,
+                          .backward = backward_expand};
+  row(t, OpId::squeeze) = {.num_inputs = 1,
+                           .attrs = {attr_optional("dims", AttrKind::ints, NoneAttr{})},
+                           .infer = infer_squeeze,
+                           .view = view_squeeze,
+                           .backward = backward_reshape_like};
+  row(t, OpId::unsqueeze) = {.num_inputs = 1,
+                             .attrs = {attr_required("dim", AttrKind::integer)},
+                             .infer = infer_unsqueeze,
+                             .view = view_unsqueeze,
+                             .backward = backward_reshape_like};
+  row(t, OpId::contiguous) = {
+      .num_inputs = 1, .infer = infer_same, .cpu = cpu::contiguous, .backward = backward_identity, .half_native = true};
+  row(t, OpId::slice_backward) = {
+      .num_inputs = 1,
+      .attrs = {attr_required("input_shape", AttrKind::ints), attr_required("dim", AttrKind::integer),
+                attr_required("start", AttrKind::integer), attr_required("end", AttrKind::integer),
+                attr_optional("step", AttrKind::integer, int64_t{1})},
+      .infer = infer_slice_backward,
+      .cpu = cpu::slice_backward,
+      .backward = backward_slice_backward,
+      .half_native = true};
+  row(t, OpId::to_dtype) = {.num_inputs = 1,
+                            .attrs = {attr_required("dtype", AttrKind::dtype)},
+                            .infer = infer_to_dtype,
+                            .cpu = cpu::to_dtype,
+                            .backward = backward_to_dtype,
+                            .half_native = true};
+  name_inputs(t, {{OpId::view, {"input"}},
+                  {OpId::reshape, {"input"}},
+                  {OpId::transpose, {"input"}},
+                  {OpId::permute, {"input"}},
+                  {OpId::slice, {"input"}},
+                  {OpId::select, {"input"}},
+                  {OpId::expand, {"input"}},
+                  {OpId::squeeze, {"input"}},
+                  {OpId::unsqueeze, {"input"}},
+                  {OpId::contiguous, {"input"}},
+                  {OpId::slice_backward, {"grad"}},
+                  {OpId::to_dtype, {"input"}}});
 }
 
 // The functional API of this family.

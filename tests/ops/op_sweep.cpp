@@ -235,3 +235,12 @@ TEST_CASE("op table sweep: forward, layouts, gradcheck, gradgradcheck") {
   MESSAGE("OPS total=" << total << " gradcheck=" << grad_ok << " gradgradcheck=" << gradgrad_ok);
   std::printf("OPS total=%d gradcheck=%d gradgradcheck=%d\n", total, grad_ok, gradgrad_ok);
 }
+
+TEST_CASE("every row names its tensor arguments") {
+  for (const OpDef& row : op_table()) {
+    size_t expected = row.num_inputs < 0 ? 1 : static_cast<size_t>(row.num_inputs);
+    CHECK_MESSAGE(row.input_names.size() == expected, "op '" << std::string(row.name) << "' names "
+                                                           << row.input_names.size() << " of " << expected
+                                                           << " tensor arguments");
+  }
+}

@@ -1,0 +1,308 @@
+// The PEGTL grammar of the nabla language. A prose comment above each rule says
+// what it matches; docs/LANGUAGE.md gives the same grammar for users. Rules whose
+// name starts with `expect_` are commitments: once the parser reaches them the
+// input can only be this, so their failure is a syntax error with the message of
+// lang/parser.cpp's error table (PEGTL's must_if). Everything else backtracks.
+//
+// Newlines end statements. Inside brackets, and after a binary operator, comma or
+// opening bracket, newlines are plain whitespace, so long calls and lists can span
+// lines.
+#pragma once
+#include <tao/pegtl.hpp>
+
+namespace nabla::lang::grammar {
+
+namespace p = tao::pegtl;
+
+// ---- whitespace and comments ----------------------------------------------------
+
+// A comment runs from '#' to the end of the line.
+struct comment : p::seq<p::one<'#'>, p::until<p::at<p::eolf>>> {};
+// A backslash at the end of a line joins it with the next.
+struct line_join : p::seq<p::one<'\\'>, p::star<p::blank>, p::eol> {};
+// Spaces within a line (and comments, and joined lines).
+struct ws : p::star<p::sor<p::blank, line_join, comment>> {};
+// Spaces including newlines: inside brackets and after operators.
+struct wsnl : p::star<p::sor<p::space, comment>> {};
+
+// ---- identifiers and keywords ---------------------------------------------------
+
+struct kw_let : TAO_PEGTL_KEYWORD("let") {};
+struct kw_fn : TAO_PEGTL_KEYWORD("fn") {};
+struct kw_model : TAO_PEGTL_KEYWORD("model") {};
+struct kw_function : TAO_PEGTL_KEYWORD("function") {};
+struct kw_buffer : TAO_PEGTL_KEYWORD("buffer") {};
+struct kw_if : TAO_PEGTL_KEYWORD("if") {};
+struct kw_elif : TAO_PEGTL_KEYWORD("elif") {};
+struct kw_else : TAO_PEGTL_KEYWORD("else") {};
+struct kw_while : TAO_PEGTL_KEYWORD("while") {};
+struct kw_for : TAO_PEGTL_KEYWORD("for") {};
+struct kw_in : TAO_PEGTL_KEYWORD("in") {};
+struct kw_break : TAO_PEGTL_KEYWORD("break") {};
+struct kw_continue : TAO_PEGTL_KEYWORD("continue") {};
+struct kw_return : TAO_PEGTL_KEYWORD("return") {};
+struct kw_import : TAO_PEGTL_KEYWORD("import") {};
+struct kw_as : TAO_PEGTL_KEYWORD("as") {};
+struct kw_true : TAO_PEGTL_KEYWORD("true") {};
+struct kw_false : TAO_PEGTL_KEYWORD("false") {};
+struct kw_none : TAO_PEGTL_KEYWORD("none") {};
+struct kw_and : TAO_PEGTL_KEYWORD("and") {};
+struct kw_or : TAO_PEGTL_KEYWORD("or") {};
+struct kw_not : TAO_PEGTL_KEYWORD("not") {};
+struct kw_test : TAO_PEGTL_KEYWORD("test") {};
+
+// Reserved words cannot be names.
+struct keyword : p::sor<kw_let, kw_fn, kw_model, kw_function, kw_if, kw_elif, kw_else, kw_while, kw_for,
+                        kw_in, kw_break, kw_continue, kw_return, kw_import, kw_as, kw_true, kw_false, kw_none,
+                        kw_and, kw_or, kw_not> {};
+// A name: letters, digits and '_', not starting with a digit, not a keyword.
+struct identifier : p::seq<p::not_at<keyword>, p::identifier> {};
+
+// ---- literals -----------------------------------------------------------------
+
+struct digits : p::plus<p::sor<p::digit, p::seq<p::one<'_'>, p::at<p::digit>>>> {};
+struct exponent : p::seq<p::one<'e', 'E'>, p::opt<p::one<'+', '-'>>, digits> {};
+// 1.5, 1., .5, 1e-3, 2.5e10 (a float has a '.' or an exponent).
+struct float_lit : p::sor<p::seq<digits, p::one<'.'>, p::not_at<p::one<'.'>>, p::not_at<p::identifier_first>,
+                                 p::opt<digits>, p::opt<exponent>>,
+                          p::seq<p::one<'.'>, digits, p::opt<exponent>>, p::seq<digits, exponent>> {};
+// 42, 1_000_000, 0x1f
+struct int_lit : p::sor<p::seq<p::one<'0'>, p::one<'x', 'X'>, p::plus<p::xdigit>>, digits> {};
+
+// A backslash escape: \n \t \r \0 \\ \" \' \{ \} \xHH \u{HHHH}.
+struct escape : p::seq<p::one<'\\'>, p::sor<p::one<'n', 't', 'r', '0', '\\', '"', '\'', '{', '}'>,
+                                           p::seq<p::one<'x'>, p::xdigit, p::xdigit>,
+                                           p::seq<p::one<'u'>, p::one<'{'>, p::rep_min_max<1, 6, p::xdigit>,
+                                                  p::one<'}'>>>> {};
+struct expect_escape : escape {};
+template <char Q>
+struct string_char : p::sor<p::seq<p::at<p::one<'\\'>>, expect_escape>, p::not_one<Q, '\n', '\\'>> {};
+struct expect_dquote : p::one<'"'> {};
+struct expect_squote : p::one<'\''> {};
+// "text" or 'text' on one line.
+struct string_lit : p::sor<p::seq<p::one<'"'>, p::star<string_char<'"'>>, expect_dquote>,
+                           p::seq<p::one<'\''>, p::star<string_char<'\''>>, expect_squote>> {};
+
+struct expression;
+// Literal text of an f-string: anything but a quote, a brace or a newline; '{{' and
+// '}}' stand for braces.
+struct fstring_text : p::plus<p::sor<p::seq<p::at<p::one<'\\'>>, expect_escape>, p::string<'{', '{'>,
+                                     p::string<'}', '}'>, p::not_one<'"', '{', '}', '\n', '\\'>>> {};
+// After ':' in a replacement field: Python's format mini-language ("8.3f", ">10").
+struct format_spec : p::star<p::not_one<'}', '\n', '"'>> {};
+struct expect_fstring_close : p::one<'}'> {};
+struct err_field_expr : p::failure {};
+struct expect_field_expr : p::sor<p::seq<expression>, err_field_expr> {};
+// {expr} or {expr:spec} inside an f-string.
+struct fstring_field : p::seq<p::one<'{'>, wsnl, expect_field_expr, wsnl,
+                              p::opt<p::one<':'>, format_spec>, expect_fstring_close> {};
+// f"loss {loss:.4f} after {step} steps"
+struct fstring_lit : p::seq<p::one<'f'>, p::one<'"'>, p::star<p::sor<fstring_text, fstring_field>>, expect_dquote> {};
+
+struct true_lit : kw_true {};
+struct false_lit : kw_false {};
+struct none_lit : kw_none {};
+struct ellipsis : p::string<'.', '.', '.'> {};
+
+// ---- expressions ----------------------------------------------------------------
+
+struct err_expression : p::failure {};
+struct expect_expression : p::sor<p::seq<expression>, err_expression> {};
+struct expect_rparen : p::one<')'> {};
+struct expect_rbracket : p::one<']'> {};
+struct expect_rbrace : p::one<'}'> {};
+struct expect_colon : p::one<':'> {};
+
+// ( ), (x), (x,), (x, y): a parenthesised expression or a tuple.
+struct trailing_comma : p::one<','> {};
+struct paren_items : p::seq<expression, wsnl, p::star<p::one<','>, wsnl, expression, wsnl>,
+                            p::opt<trailing_comma, wsnl>> {};
+struct paren_expr : p::seq<p::one<'('>, wsnl, p::opt<paren_items>, expect_rparen> {};
+// [a, b, c]
+struct list_items : p::seq<expression, wsnl, p::star<p::one<','>, wsnl, expression, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct list_lit : p::seq<p::one<'['>, wsnl, p::opt<list_items>, expect_rbracket> {};
+// {"a": 1, "b": 2}
+struct dict_entry : p::seq<expression, wsnl, expect_colon, wsnl, expect_expression> {};
+struct dict_items : p::seq<dict_entry, wsnl, p::star<p::one<','>, wsnl, dict_entry, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct dict_lit : p::seq<p::one<'{'>, wsnl, p::opt<dict_items>, expect_rbrace> {};
+
+// A parameter with an optional default: lr=0.01
+struct param_default : p::seq<p::one<'='>, p::not_at<p::one<'='>>, wsnl, expect_expression> {};
+struct param : p::seq<identifier, ws, p::opt<param_default>> {};
+struct param_list : p::seq<param, wsnl, p::star<p::one<','>, wsnl, param, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct params : p::seq<p::one<'('>, wsnl, p::opt<param_list>, p::one<')'>> {};
+struct err_params : p::failure {};
+struct expect_params : p::sor<p::seq<p::one<'('>, wsnl, p::opt<param_list>, expect_rparen>, err_params> {};
+// fn(x, y) = x * y : an anonymous function.
+struct expect_equals_body : p::one<'='> {};
+struct lambda : p::seq<kw_fn, ws, p::at<p::one<'('>>, expect_params, ws, expect_equals_body, wsnl,
+                       expect_expression> {};
+
+// The smallest expressions.
+struct atom : p::sor<fstring_lit, float_lit, int_lit, string_lit, true_lit, false_lit, none_lit, lambda,
+                     identifier, paren_expr, list_lit, dict_lit, ellipsis> {};
+
+// f(a, b, lr=0.1): positional then keyword arguments.
+struct keyword_arg : p::seq<identifier, ws, p::one<'='>, p::not_at<p::one<'='>>, wsnl, expect_expression> {};
+struct argument : p::sor<keyword_arg, expression> {};
+struct arg_list : p::seq<argument, wsnl, p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, expect_rparen> {};
+// x[i], x[1:3], x[:, ::2], x[..., -1], x[None]
+struct slice_start : p::seq<expression> {};
+struct slice_stop : p::seq<expression> {};
+struct slice_step : p::seq<expression> {};
+struct slice : p::seq<p::opt<slice_start, wsnl>, p::one<':'>, wsnl, p::opt<slice_stop, wsnl>,
+                      p::opt<p::one<':'>, wsnl, p::opt<slice_step, wsnl>>> {};
+struct index_item : p::sor<slice, expression> {};
+struct index_items : p::seq<index_item, wsnl, p::star<p::one<','>, wsnl, index_item, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct err_index_items : p::failure {};
+struct expect_index_items : p::sor<p::seq<index_items>, err_index_items> {};
+struct index_suffix : p::seq<p::one<'['>, wsnl, expect_index_items, expect_rbracket> {};
+// x.name
+struct err_member : p::failure {};
+struct expect_member : p::sor<p::seq<identifier>, err_member> {};
+struct attribute_suffix : p::seq<p::one<'.'>, p::not_at<p::one<'.'>>, wsnl, expect_member> {};
+// An atom followed by calls, indexing and attribute access, left to right.
+struct postfix : p::seq<atom, p::star<ws, p::sor<call_suffix, index_suffix, attribute_suffix>>> {};
+
+// Operators, from the tightest: ** (right to left), unary - + not, * / // % @,
+// + -, comparisons, not, and, or, then `a if cond else b`.
+struct op_pow : p::string<'*', '*'> {};
+struct unary_op : p::sor<p::one<'-'>, p::one<'+'>> {};
+struct unary;
+struct expect_operand;
+struct power : p::seq<postfix, p::opt<ws, op_pow, wsnl, expect_operand>> {};
+struct unary : p::seq<p::star<unary_op, ws>, power> {};
+struct err_operand : p::failure {};
+struct expect_operand : p::sor<p::seq<unary>, err_operand> {};
+struct op_mul : p::sor<p::string<'/', '/'>, p::seq<p::one<'*'>, p::not_at<p::one<'*', '='>>>,
+                       p::seq<p::one<'/', '%', '@'>, p::not_at<p::one<'='>>>> {};
+struct term : p::seq<unary, p::star<ws, op_mul, wsnl, expect_operand>> {};
+struct op_add : p::seq<p::one<'+', '-'>, p::not_at<p::one<'='>>> {};
+struct err_term : p::failure {};
+struct expect_term : p::sor<p::seq<term>, err_term> {};
+struct arith : p::seq<term, p::star<ws, op_add, wsnl, expect_term>> {};
+struct op_not_in : p::seq<kw_not, ws, kw_in> {};
+struct op_cmp : p::sor<p::string<'=', '='>, p::string<'!', '='>, p::string<'<', '='>, p::string<'>', '='>,
+                       p::one<'<'>, p::one<'>'>, op_not_in, kw_in> {};
+struct err_arith : p::failure {};
+struct expect_arith : p::sor<p::seq<arith>, err_arith> {};
+struct comparison : p::seq<arith, p::opt<ws, op_cmp, wsnl, expect_arith>> {};
+struct not_op : kw_not {};
+struct not_expr : p::seq<p::star<not_op, ws>, comparison> {};
+struct op_and : kw_and {};
+struct err_not_expr : p::failure {};
+struct expect_not_expr : p::sor<p::seq<not_expr>, err_not_expr> {};
+struct and_expr : p::seq<not_expr, p::star<ws, op_and, wsnl, expect_not_expr>> {};
+struct op_or : kw_or {};
+struct err_and_expr : p::failure {};
+struct expect_and_expr : p::sor<p::seq<and_expr>, err_and_expr> {};
+struct or_expr : p::seq<and_expr, p::star<ws, op_or, wsnl, expect_and_expr>> {};
+struct expect_else : kw_else {};
+struct conditional : p::seq<or_expr, p::opt<ws, kw_if, ws, or_expr, ws, expect_else, wsnl, expect_expression>> {};
+struct expression : p::seq<conditional> {};
+
+// ---- statements -----------------------------------------------------------------
+
+struct statement;
+// What may follow a statement: ';', a newline, or the end of the block or file.
+struct stmt_end : p::sor<p::one<';'>, p::eol, p::at<p::one<'}'>>, p::eof> {};
+struct expect_stmt_end : p::seq<stmt_end> {};
+struct statements : p::star<wsnl, statement, ws, expect_stmt_end> {};
+// { statements }
+struct block : p::seq<p::one<'{'>, wsnl, statements, wsnl, expect_rbrace> {};
+struct err_block : p::failure {};
+struct expect_block : p::sor<p::seq<p::at<p::one<'{'>>, block>, err_block> {};
+
+// A binding target: x, or (a, (b, c)).
+struct pattern;
+struct tuple_pattern : p::seq<p::one<'('>, wsnl, pattern, wsnl, p::star<p::one<','>, wsnl, pattern, wsnl>,
+                              p::opt<p::one<','>, wsnl>, expect_rparen> {};
+struct pattern : p::sor<identifier, tuple_pattern> {};
+struct err_pattern : p::failure {};
+struct expect_pattern : p::sor<p::seq<pattern>, err_pattern> {};
+
+struct expect_equals : p::one<'='> {};
+// let x = 1 / let (a, b) = pair
+struct let_stmt : p::seq<kw_let, ws, expect_pattern, ws, expect_equals, wsnl, expect_expression> {};
+
+struct err_name : p::failure {};
+struct expect_name : p::sor<p::seq<identifier>, err_name> {};
+// fn name(params) = expr, or fn name(params) { ... }
+struct fn_body : p::sor<p::seq<p::one<'='>, wsnl, expect_expression>, expect_block> {};
+struct err_fn_body : p::failure {};
+struct expect_fn_body : p::sor<p::seq<fn_body>, err_fn_body> {};
+struct fn_stmt : p::seq<kw_fn, ws, p::not_at<p::one<'('>>, expect_name, ws, expect_params, ws, expect_fn_body> {};
+
+// Inside a model: name(params) = expr / { ... } defines a method.
+struct method_def : p::seq<identifier, ws, params, ws, p::at<p::one<'=', '{'>>, p::not_at<p::string<'=', '='>>,
+                           expect_fn_body> {};
+// buffer running_mean = zeros([c])
+struct buffer_stmt : p::seq<kw_buffer, ws, p::at<identifier>, expect_name, ws, expect_equals, wsnl,
+                           expect_expression> {};
+struct model_member : p::sor<method_def, buffer_stmt, statement> {};
+struct model_members : p::star<wsnl, model_member, ws, expect_stmt_end> {};
+struct model_body : p::seq<p::one<'{'>, wsnl, model_members, wsnl, expect_rbrace> {};
+struct err_model_body : p::failure {};
+struct expect_model_body : p::sor<p::seq<p::at<p::one<'{'>>, model_body>, err_model_body> {};
+// model MLP(d_in, d_out) { fc = nn.Linear(d_in, d_out); forward(x) = fc(x) }
+struct model_stmt : p::seq<kw_model, ws, expect_name, ws, p::opt<expect_params, ws>, expect_model_body> {};
+// function Square { forward(ctx, x) {...} backward(ctx, g) {...} }
+struct function_stmt : p::seq<kw_function, ws, expect_name, ws, expect_model_body> {};
+
+struct err_condition : p::failure {};
+struct expect_condition : p::sor<p::seq<expression>, err_condition> {};
+struct elif_clause : p::seq<wsnl, kw_elif, ws, expect_condition, ws, expect_block> {};
+struct else_clause : p::seq<wsnl, kw_else, ws, expect_block> {};
+// if c { } elif d { } else { }
+struct if_stmt : p::seq<kw_if, ws, expect_condition, ws, expect_block, p::star<elif_clause>, p::opt<else_clause>> {};
+// while c { }
+struct while_stmt : p::seq<kw_while, ws, expect_condition, ws, expect_block> {};
+struct expect_in : kw_in {};
+// for x in xs { } / for (x, y) in pairs { }
+struct for_stmt : p::seq<kw_for, ws, expect_pattern, ws, expect_in, ws, expect_expression, ws, expect_block> {};
+struct break_stmt : kw_break {};
+struct continue_stmt : kw_continue {};
+// return / return x / return a, b
+struct expression_list;
+struct return_stmt : p::seq<kw_return, ws, p::opt<expression_list>> {};
+
+// import nn / import nn as n / import "other.dsl" as other
+struct module_path : p::seq<identifier, p::star<p::one<'.'>, identifier>> {};
+struct import_alias : p::seq<ws, kw_as, ws, expect_name> {};
+struct err_module : p::failure {};
+struct expect_module : p::sor<p::sor<string_lit, module_path>, err_module> {};
+struct import_stmt : p::seq<kw_import, ws, expect_module, p::opt<import_alias>> {};
+
+// no_grad { } and the other context blocks: a name, optional arguments, a block.
+struct context_name : p::sor<TAO_PEGTL_KEYWORD("no_grad"), TAO_PEGTL_KEYWORD("enable_grad"),
+                             TAO_PEGTL_KEYWORD("detect_anomaly"), TAO_PEGTL_KEYWORD("profile"),
+                             TAO_PEGTL_KEYWORD("autocast")> {};
+struct context_stmt : p::seq<context_name, ws, p::opt<call_suffix, ws>, p::at<p::one<'{'>>, block> {};
+
+// test "name" { ... }
+struct err_test_name : p::failure {};
+struct expect_test_name : p::sor<p::seq<string_lit>, err_test_name> {};
+struct test_stmt : p::seq<kw_test, ws, p::at<p::one<'"', '\''>>, expect_test_name, ws, expect_block> {};
+
+// a, b (a bare tuple) where a statement allows it.
+struct expression_list : p::seq<expression, p::star<ws, p::one<','>, wsnl, expression>> {};
+// x = v, x.a = v, x[i] = v, a, b = b, a, x += v, or a bare expression.
+struct op_assign : p::seq<p::one<'='>, p::not_at<p::one<'='>>> {};
+struct op_aug : p::sor<p::string<'*', '*', '='>, p::string<'/', '/', '='>, p::string<'+', '='>,
+                       p::string<'-', '='>, p::string<'*', '='>, p::string<'/', '='>, p::string<'%', '='>,
+                       p::string<'@', '='>> {};
+struct err_expression_list : p::failure {};
+struct expect_expression_list : p::sor<p::seq<expression_list>, err_expression_list> {};
+struct assign_tail : p::seq<ws, op_assign, wsnl, expect_expression_list> {};
+struct aug_tail : p::seq<ws, op_aug, wsnl, expect_expression> {};
+struct expr_stmt : p::seq<expression_list, p::opt<p::sor<assign_tail, aug_tail>>> {};
+
+struct statement : p::sor<let_stmt, fn_stmt, model_stmt, function_stmt, if_stmt, while_stmt, for_stmt, break_stmt,
+                          continue_stmt, return_stmt, import_stmt, context_stmt, test_stmt, buffer_stmt, expr_stmt> {};
+
+struct expect_end : p::seq<p::eof> {};
+// A whole file (or REPL entry).
+struct program : p::seq<wsnl, statements, wsnl, expect_end> {};
+
+}  // namespace nabla::lang::grammar
