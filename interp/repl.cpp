@@ -1,6 +1,7 @@
 #include "interp/repl.hpp"
 
 #include <editline/readline.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -192,9 +193,26 @@ std::string history_path() {
   return "";
 }
 
+// libedit's own read retries once after EINTR, so a Ctrl-C at the prompt could be
+// swallowed; this reader polls and gives up (as end of input) once it is pressed.
+int read_key_or_interrupt(FILE* in) {
+  for (;;) {
+    if (g_sigint_at_prompt) return -1;
+    pollfd p{fileno(in), POLLIN, 0};
+    int ready = poll(&p, 1, 100);
+    if (ready < 0 && errno != EINTR) return -1;
+    if (ready <= 0) continue;
+    unsigned char c;
+    ssize_t n = ::read(p.fd, &c, 1);
+    if (n == 1) return c;
+    if (n == 0 || errno != EINTR) return -1;
+  }
+}
+
 class EditInput {
  public:
   explicit EditInput(Interpreter& interp) : history_(history_path()) {
+    rl_getc_function = read_key_or_interrupt;  // before anything initialises libedit
     g_completion_interp = &interp;
     rl_readline_name = "nabla";
     rl_outstream = isatty(STDOUT_FILENO) ? stdout : stderr;
@@ -208,9 +226,9 @@ class EditInput {
     if (!history_.empty()) read_history(history_.c_str());
   }
 
+  // A Ctrl-C since the last statement ended counts for this prompt.
   Read read(const char* prompt, std::string& line) {
-    g_sigint_at_prompt = 0;
-    char* s = readline(prompt);
+    char* s = g_sigint_at_prompt ? nullptr : readline(prompt);
     if (g_sigint_at_prompt) {
       g_sigint_at_prompt = 0;
       std::free(s);

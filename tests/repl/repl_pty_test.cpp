@@ -64,7 +64,10 @@ class Session {
     close(fd_);
   }
 
+  // Types after a short pause, as a person would: keys typed ahead before the
+  // prompt's line editor has the terminal are echoed (and ^D taken) by the kernel.
   void send(const std::string& keys) {
+    usleep(50 * 1000);
     if (write(fd_, keys.data(), keys.size()) != static_cast<ssize_t>(keys.size()))
       throw std::runtime_error("write to the pty failed");
   }
