@@ -43,7 +43,7 @@ if [ "$MODE" = usage ]; then
 else
   expect "-e prints" 0 "3" "" -- "$NABLA" -e 'print(1 + 2)'
   expect "-e does not echo" 0 "" "" -- "$NABLA" -e '1 + 2'
-  expect "-e syntax error" 2 "" "<-e>:1:9: error: expected ')' to close '(' at 1:6" -- "$NABLA" -e 'print(1 '
+  expect "-e syntax error" 2 "" "<-e>:1:8: error: expected ')' to close '(' at 1:6" -- "$NABLA" -e 'print(1 '
   expect "-e runtime error" 1 "" "<-e>:1:1: error: undefined name 'undefined_q'" -- "$NABLA" -e 'undefined_q'
   expect "script arguments" 0 "['a', '-b']" "" -- "$NABLA" tests/cli/args.dsl a -b
   expect "test: failures" 1 '*' "" -- "$NABLA" test tests/cli/failing_tests.dsl

@@ -3,17 +3,17 @@
 # their opener.
 
 # case: unclosed parenthesis at the end
-# expect syntax error: tests/lang/errors_syntax.dsl:9:1: error: expected ')' to close '(' at 8:6
+# expect syntax error: tests/lang/errors_syntax.dsl:8:12: error: expected ')' to close '(' at 8:6
 let a = 1
 print(a + 2
 # ---
 # case: unclosed bracket
-# expect syntax error: tests/lang/errors_syntax.dsl:14:1: error: expected ']' to close '[' at 12:10
+# expect syntax error: tests/lang/errors_syntax.dsl:13:4: error: expected ']' to close '[' at 12:10
 let xs = [1, 2,
   3
 # ---
 # case: unclosed block
-# expect syntax error: tests/lang/errors_syntax.dsl:19:1: error: expected '}' to close '{' at 17:9
+# expect syntax error: tests/lang/errors_syntax.dsl:18:11: error: expected '}' to close '{' at 17:9
 fn f(x) {
   return x
 # ---

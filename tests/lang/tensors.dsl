@@ -3,9 +3,9 @@ let a = tensor([1.0, 2.0, 3.0])
 print(a)                              # expect: tensor([1., 2., 3.])
 print(a.sum().item())                 # expect: 6.0
 print((a * 2 + 1).sum().item())       # expect: 15.0
-print(a.shape)                        # expect: [3]
+print(a.shape)                        # expect: (3,)
 let m = ones([2, 3]) @ ones([3, 4])
-print(m.shape)                        # expect: [2, 4]
+print(m.shape)                        # expect: (2, 4)
 let x = tensor([1.0, 2.0, 3.0], requires_grad=true)
 let y = (x * x).sum()
 y.backward()
