@@ -6,6 +6,10 @@ rounds, and prints the median of each side as
 
 where speedup > 1 means nabla is faster. Both sides get the same OMP_NUM_THREADS
 (default: every core). This machine is noisy; compare ratios, not absolutes.
+
+The dsl_* figures measure the interpreter: nabla runs scripts/bench/interp/FIGURE.dsl
+as a whole process, timed from here, less the median start-up of `nabla -e ""` (so
+the figure is the loop, in ms); PyTorch runs the same loop in Python, in-process.
 Usage: bench.py [--rounds N] [FIGURE ...]
 """
 import argparse
@@ -14,6 +18,7 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("NABLA_BUILD_DIR", ROOT / "build"))
@@ -32,12 +37,28 @@ FIGURES = {
     "sum_4m": ("ms", False),
     "softmax_2048": ("ms", False),
     "transpose_2048": ("ms", False),
+    "dsl_scalar_add_1e6": ("ms", False),
+    "dsl_tiny_add_1e5": ("ms", False),
+    "dsl_fwd_bwd_1e4": ("ms", False),
 }
 
 
 def measure(cmd, env):
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
+
+
+def process_ms(cmd, env):
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def measure_dsl(name, env):
+    """One run of an interpreter figure: the script's process less nabla's start-up."""
+    nabla = str(BUILD / "nabla")
+    startup = statistics.median(process_ms([nabla, "-e", ""], env) for _ in range(3))
+    return process_ms([nabla, str(ROOT / "scripts" / "bench" / "interp" / f"{name}.dsl")], env) - startup
 
 
 def main():
@@ -54,7 +75,7 @@ def main():
         unit, higher_better = FIGURES[name]
         ours, ref = [], []
         for _ in range(args.rounds):
-            ours.append(measure(nabla_cmd + [name], env))
+            ours.append(measure_dsl(name, env) if name.startswith("dsl_") else measure(nabla_cmd + [name], env))
             ref.append(measure(torch_cmd + [name], env))
         a, b = statistics.median(ours), statistics.median(ref)
         speedup = a / b if higher_better else b / a

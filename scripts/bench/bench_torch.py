@@ -73,6 +73,31 @@ def kernel_ms(which):
     return median_seconds(fn, 7, 10) * 1e3
 
 
+# The interpreter figures: the loops of scripts/bench/interp/*.dsl, written in
+# Python, each timed whole (ms per run), as nabla's side is.
+def dsl_scalar_add():
+    s = 0.0
+    for i in range(1000000):
+        s = s + 1.0
+
+
+def dsl_tiny_add():
+    a, b = torch.randn(4), torch.randn(4)
+    for i in range(100000):
+        c = a + b
+
+
+def dsl_fwd_bwd():
+    x = torch.randn(4, requires_grad=True)
+    for i in range(10000):
+        y = (x * x).sum()
+        y.backward()
+
+
+def loop_ms(fn):
+    return median_seconds(fn, 3, 1) * 1e3
+
+
 FIGURES = {
     "sgemm_256": lambda: sgemm_gflops(256),
     "sgemm_1024": lambda: sgemm_gflops(1024),
@@ -81,6 +106,9 @@ FIGURES = {
     "tiny_add": tiny_add_us,
     "tiny_fwd_bwd": tiny_fwd_bwd_us,
     "hvp": hvp_us,
+    "dsl_scalar_add_1e6": lambda: loop_ms(dsl_scalar_add),
+    "dsl_tiny_add_1e5": lambda: loop_ms(dsl_tiny_add),
+    "dsl_fwd_bwd_1e4": lambda: loop_ms(dsl_fwd_bwd),
     **{k: (lambda k=k: kernel_ms(k)) for k in ["exp_4m", "tanh_4m", "sum_4m", "softmax_2048", "transpose_2048"]},
 }
 

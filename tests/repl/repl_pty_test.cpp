@@ -1,0 +1,252 @@
+// Drives the real `nabla` binary through a pseudo-terminal (forkpty), as a person
+// at a terminal would: multi-line input, tab completion, history kept across two
+// sessions, Ctrl-C during `while true {}` and at the prompt, an error, Ctrl-D; and
+// once more with stdin a pipe (plain lines, no escape codes).
+// Usage: repl_pty_test PATH/TO/nabla
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Terminal output without escape sequences, carriage returns and bells, so that
+// tests can look for plain text.
+std::string strip_escapes(const std::string& raw) {
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c == '\x1b' && i + 1 < raw.size() && raw[i + 1] == '[') {
+      i += 2;
+      while (i < raw.size() && !(raw[i] >= 0x40 && raw[i] <= 0x7e)) ++i;
+    } else if (c == '\x1b') {
+      ++i;
+    } else if (c != '\r' && c != '\a') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+class Session {
+ public:
+  Session(const std::string& nabla, const std::string& home) {
+    winsize ws{};
+    ws.ws_row = 40;
+    ws.ws_col = 120;
+    pid_ = forkpty(&fd_, nullptr, nullptr, &ws);
+    if (pid_ < 0) throw std::runtime_error("forkpty failed");
+    if (pid_ == 0) {
+      setenv("TERM", "xterm", 1);
+      setenv("HOME", home.c_str(), 1);
+      setenv("NABLA_HISTORY", (home + "/history").c_str(), 1);
+      execl(nabla.c_str(), nabla.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+
+  ~Session() {
+    if (pid_ > 0 && !exited_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(fd_);
+  }
+
+  // Types after a short pause, as a person would: keys typed ahead before the
+  // prompt's line editor has the terminal are echoed (and ^D taken) by the kernel.
+  void send(const std::string& keys) {
+    usleep(50 * 1000);
+    if (write(fd_, keys.data(), keys.size()) != static_cast<ssize_t>(keys.size()))
+      throw std::runtime_error("write to the pty failed");
+  }
+
+  // Waits for `text` in the output after the last match; the next expect starts
+  // after it.
+  void expect(const std::string& text, double seconds = 20) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+    for (;;) {
+      std::string clean = strip_escapes(raw_);
+      size_t at = clean.find(text, mark_);
+      if (at != std::string::npos) {
+        mark_ = at + text.size();
+        return;
+      }
+      if (Clock::now() > deadline || !read_some(deadline))
+        fail("did not see \"" + printable(text) + "\"");
+    }
+  }
+
+  // Waits for the process to end and returns its exit status.
+  int wait_exit(double seconds = 20) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+    for (;;) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      if (Clock::now() > deadline) fail("nabla did not exit");
+      read_some(Clock::now() + std::chrono::milliseconds(50));
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& why) {
+    throw std::runtime_error(why + "\n--- terminal so far ---\n" + strip_escapes(raw_) + "\n--- raw ---\n" +
+                             printable(raw_));
+  }
+
+ private:
+  static std::string printable(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+      if (c == '\n') out += "\\n\n";
+      else if (c < 32 || c == 127) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out;
+  }
+
+  // Reads what is there (waiting until the deadline at most); false at end of file.
+  bool read_some(Clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(std::max<long>(left, 0))) <= 0) return true;
+    char buf[4096];
+    ssize_t n = read(fd_, buf, sizeof buf);
+    if (n <= 0) return false;
+    raw_.append(buf, static_cast<size_t>(n));
+    return true;
+  }
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  bool exited_ = false;
+  std::string raw_;
+  size_t mark_ = 0;
+};
+
+void step(const char* what) { std::printf("repl: %s\n", what), std::fflush(stdout); }
+
+void first_session(const std::string& nabla, const std::string& home) {
+  Session s(nabla, home);
+  s.expect(">>> ");
+  step("a variable");
+  s.send("let a = 41\r");
+  s.expect(">>> ");
+  s.send("a\r");
+  s.expect("\n41\n>>> ");
+
+  step("a statement over two lines gets the continuation prompt");
+  s.send("let b = [1,\r");
+  s.expect("... ");
+  s.send("2]\r");
+  s.expect(">>> ");
+  s.send("b\r");
+  s.expect("\n[1, 2]\n>>> ");
+
+  step("tab completes pri to print");
+  s.send("pri\t");
+  s.send("(a)\r");
+  s.expect("\n41\n>>> ");
+
+  step("Ctrl-C stops while true {} and keeps the variables");
+  s.send("while true {}\r");
+  usleep(300 * 1000);
+  s.send("\x03");
+  s.expect("interrupted");
+  s.expect(">>> ");
+  s.send("a\r");
+  s.expect("\n41\n>>> ");
+
+  step("an error keeps the state");
+  s.send("undefined_zz\r");
+  s.expect("undefined name 'undefined_zz'");
+  s.expect(">>> ");
+  s.send("a\r");
+  s.expect("\n41\n>>> ");
+
+  step("Ctrl-C at the prompt clears the line");
+  s.send("garbage garbage");
+  s.send("\x03");
+  s.expect(">>> ");
+  s.send("a\r");
+  s.expect("\n41\n>>> ");
+
+  step("Ctrl-D leaves with status 0");
+  s.send("let last_one = 7\r");
+  s.expect(">>> ");
+  s.send("\x04");
+  int status = s.wait_exit();
+  if (status != 0) s.fail("exit status " + std::to_string(status));
+}
+
+void second_session(const std::string& nabla, const std::string& home) {
+  Session s(nabla, home);
+  s.expect(">>> ");
+  step("a second session recalls the first one's last line (Ctrl-P)");
+  s.send("\x10");
+  s.expect("let last_one = 7");
+  s.send("\r");
+  s.expect(">>> ");
+  s.send("last_one\r");
+  s.expect("\n7\n>>> ");
+  s.send(":quit\r");
+  int status = s.wait_exit();
+  if (status != 0) s.fail("exit status " + std::to_string(status));
+}
+
+// stdin a pipe: no prompts, no escape codes, statements still span lines.
+void piped_session(const std::string& nabla) {
+  step("stdin a pipe: plain lines, no escape codes");
+  std::string cmd = "printf 'let b = [1,\\n2]\\nb\\n' | " + nabla + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("popen failed");
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int status = pclose(p);
+  if (out != "[1, 2]\n" || status != 0)
+    throw std::runtime_error("piped REPL printed \"" + out + "\", status " + std::to_string(status));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: repl_pty_test PATH/TO/nabla\n");
+    return 2;
+  }
+  std::string nabla = std::filesystem::absolute(argv[1]).string();
+  char tmpl[] = "/tmp/nabla-repl-XXXXXX";
+  if (!mkdtemp(tmpl)) return std::perror("mkdtemp"), 1;
+  std::string home = tmpl;
+  int rc = 0;
+  try {
+    first_session(nabla, home);
+    second_session(nabla, home);
+    piped_session(nabla);
+    std::printf("repl: all steps passed\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "repl: FAILED: %s\n", e.what());
+    rc = 1;
+  }
+  std::filesystem::remove_all(home);
+  return rc;
+}
