@@ -63,6 +63,11 @@ const std::string* find_stdlib_source(const std::string& name) {
 
 enum class Flow { Normal, Break, Continue, Return };
 
+// A break or continue that reached a function or module boundary.
+std::string stray_flow_message(Flow f) {
+  return f == Flow::Break ? "'break' outside a loop" : "'continue' outside a loop";
+}
+
 struct CallRec {
   const SourceSpan* site;
   const std::string* name;
@@ -975,7 +980,7 @@ struct Evaluator::Impl {
     if (d.expr_body) return eval(*d.expr_body);
     Flow f = exec_block(d.block_body);
     if (f == Flow::Return) return std::move(ret);
-    if (f == Flow::Break || f == Flow::Continue) fail("'break' or 'continue' outside a loop");
+    if (f == Flow::Break || f == Flow::Continue) fail(stray_flow_message(f));
     return Value();
   }
 
@@ -1025,7 +1030,7 @@ struct Evaluator::Impl {
       }
       Flow f = exec(*s);
       if (f == Flow::Return) fail("'return' in a model body");
-      if (f != Flow::Normal) fail("'break' or 'continue' outside a loop");
+      if (f != Flow::Normal) fail(stray_flow_message(f));
     }
     inst->ctor_frame = fr;
     return self;
@@ -1503,7 +1508,7 @@ Value Evaluator::run_program(const std::shared_ptr<Program>& prog, const std::sh
     impl->last_was_expr = false;
     Flow f = impl->exec(*s);
     if (f != Flow::Normal) {
-      LangError e(f == Flow::Return ? "'return' outside a function" : "'break' or 'continue' outside a loop");
+      LangError e(f == Flow::Return ? "'return' outside a function" : stray_flow_message(f));
       impl->locate(e, s->span);
       throw e;
     }
@@ -1525,7 +1530,7 @@ void Evaluator::run_test_block(const lang::Block& body, const std::shared_ptr<Mo
   impl->frame = nullptr;
   impl->module = module.get();
   Flow f = impl->exec_block(body);
-  if (f != Flow::Normal && f != Flow::Return) fail("'break' or 'continue' outside a loop");
+  if (f != Flow::Normal && f != Flow::Return) fail(stray_flow_message(f));
 }
 
 Value Evaluator::eval_source(const std::string& source, const std::string& name, const std::shared_ptr<Module>& module,

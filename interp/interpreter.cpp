@@ -213,7 +213,11 @@ std::optional<std::string> Interpreter::str(const std::string& name) const {
 }
 
 std::vector<std::string> Interpreter::global_names() const {
-  return impl_->ev.member_names(Value::object(interp::Tag::Module, impl_->ev.main_module));
+  // The user's globals and every builtin (completion offers both; the REPL's :vars
+  // hides the names that existed at start-up).
+  std::vector<std::string> names = impl_->ev.member_names(Value::object(interp::Tag::Module, impl_->ev.main_module));
+  for (const auto& [name, value] : impl_->ev.builtins) names.push_back(name);
+  return names;
 }
 
 std::vector<std::string> Interpreter::member_names(const std::string& expr) {

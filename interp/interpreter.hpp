@@ -52,7 +52,7 @@ class Interpreter {
   std::optional<Tensor> tensor(const std::string& name) const;
   std::optional<double> number(const std::string& name) const;  // int, float or bool
   std::optional<std::string> str(const std::string& name) const;  // the printed form of any value
-  std::vector<std::string> global_names() const;
+  std::vector<std::string> global_names() const;  // user globals and builtins
   // Names of the members of the value `expr` evaluates to (completion after '.').
   std::vector<std::string> member_names(const std::string& expr);
 

@@ -283,7 +283,7 @@ struct context_stmt : p::seq<context_name, ws, p::opt<call_suffix, ws>, p::at<p:
 // test "name" { ... }
 struct err_test_name : p::failure {};
 struct expect_test_name : p::sor<p::seq<string_lit>, err_test_name> {};
-struct test_stmt : p::seq<kw_test, ws, p::at<p::one<'"', '\''>>, expect_test_name, ws, expect_block> {};
+struct test_stmt : p::seq<kw_test, ws, p::at<p::one<'"', '\'', '{'>>, expect_test_name, ws, expect_block> {};
 
 // a, b (a bare tuple) where a statement allows it.
 struct expression_list : p::seq<expression, p::star<ws, p::one<','>, wsnl, expression>> {};

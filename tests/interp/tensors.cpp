@@ -235,7 +235,8 @@ TEST_CASE("embedding API") {
   CHECK(s.interp.number("k") == 3);
   CHECK(s.interp.str("name") == "n");
   auto names = s.interp.global_names();
-  CHECK(names == std::vector<std::string>{"f", "k", "name", "w"});
+  for (const char* n : {"f", "k", "name", "w", "print", "randn"})
+    CHECK_MESSAGE(std::find(names.begin(), names.end(), n) != names.end(), n);
   auto members = s.interp.member_names("w");
   CHECK(std::find(members.begin(), members.end(), "backward") != members.end());
   s.interp.set_args({"a", "b"});

@@ -25,7 +25,7 @@ let v = x.view([6])
 let r = ones([2, 3]).reshape([4])
 # ---
 # case: tensor index out of range
-# expect error: tests/lang/errors_tensor.dsl:30:9: error: select: index 5 is out of bounds for dim 0 of size 3
+# expect error: tests/lang/errors_tensor.dsl:30:9: error: index 5 is out of range for dim 0 of a tensor of length 3
 let x = ones([3])
 let e = x[5]
 # ---
@@ -69,7 +69,7 @@ y.backward()
 y.backward()
 # ---
 # case: backward of a non-scalar
-# expect error: tests/lang/errors_tensor.dsl:74:1: error: backward: a gradient can be implied only for one-element outputs; output 0 has shape [3], so pass its grad_output
+# expect error: tests/lang/errors_tensor.dsl:74:2: error: backward: a gradient can be implied only for one-element outputs; output 0 has shape [3], so pass its grad_output
 let w = ones([3], requires_grad=true)
 (w * w).backward()
 # ---
@@ -85,13 +85,13 @@ let x = ones([3])
 let g = grad((w * w).sum(), x)
 # ---
 # case: requires_grad on an integer tensor
-# expect error: tests/lang/errors_tensor.dsl:89:9: error: requires_grad: only floating tensors can require gradients, got i64
+# expect error: tests/lang/errors_tensor.dsl:89:9: error: zeros(): only floating tensors can require gradients, got i64
 let i = zeros([3], dtype=i64, requires_grad=true)
 # ---
 # case: error in an op names the function that called it
 # expect error: tests/lang/errors_tensor.dsl:95:18: error: matmul: argument 'other' of shape [5, 2] has 5 rows but argument 'self' of shape [4, 3] has 3 columns
-# expect error line:   at tests/lang/errors_tensor.dsl:96:15 in model()
-# expect error line:   at tests/lang/errors_tensor.dsl:97:1
+# expect error line:   at tests/lang/errors_tensor.dsl:96:19 in run_model()
+# expect error line:   at tests/lang/errors_tensor.dsl:97:1 in <module>
 fn layer(x, w) = x @ w
-fn model(x) = layer(x, ones([5, 2]))
-model(ones([4, 3]))
+fn run_model(x) = layer(x, ones([5, 2]))
+run_model(ones([4, 3]))
