@@ -1119,6 +1119,45 @@ struct Evaluator::Impl {
       return binary_op(b.op, l, r);
     }
 
+  // Float-float and int-int arithmetic and comparisons inline (the scalar loop's
+  // hot path); anything else, overflow included, goes to binary_values.
+  static bool scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out) {
+    if (l.tag == Tag::Float && r.tag == Tag::Float) {
+      double a = l.f, b = r.f;
+      switch (op) {
+        case BinaryOp::Add: *out = Value::number(a + b); return true;
+        case BinaryOp::Sub: *out = Value::number(a - b); return true;
+        case BinaryOp::Mul: *out = Value::number(a * b); return true;
+        case BinaryOp::Lt: *out = Value::boolean(a < b); return true;
+        case BinaryOp::Le: *out = Value::boolean(a <= b); return true;
+        case BinaryOp::Gt: *out = Value::boolean(a > b); return true;
+        case BinaryOp::Ge: *out = Value::boolean(a >= b); return true;
+        default: return false;
+      }
+    }
+    if (l.tag == Tag::Int && r.tag == Tag::Int) {
+      int64_t a = l.i, b = r.i, c;
+      switch (op) {
+        case BinaryOp::Add:
+          if (__builtin_add_overflow(a, b, &c)) return false;
+          *out = Value::integer(c);
+          return true;
+        case BinaryOp::Sub:
+          if (__builtin_sub_overflow(a, b, &c)) return false;
+          *out = Value::integer(c);
+          return true;
+        case BinaryOp::Lt: *out = Value::boolean(a < b); return true;
+        case BinaryOp::Le: *out = Value::boolean(a <= b); return true;
+        case BinaryOp::Gt: *out = Value::boolean(a > b); return true;
+        case BinaryOp::Ge: *out = Value::boolean(a >= b); return true;
+        case BinaryOp::Eq: *out = Value::boolean(a == b); return true;
+        case BinaryOp::Ne: *out = Value::boolean(a != b); return true;
+        default: return false;
+      }
+    }
+    return false;
+  }
+
   Value eval(const Expr& e) {
     // Leaves without a call or a try region: the hot path of scalar loops.
     switch (e.kind) {
@@ -1137,6 +1176,8 @@ struct Evaluator::Impl {
         auto& b = static_cast<const Binary&>(e);
         Value l = eval(*b.lhs);
         Value r = eval(*b.rhs);
+        Value fast;
+        if (scalar_binary_fast(b.op, l, r, &fast)) return fast;
         try {
           return binary_values(b, l, r);
         } catch (...) {

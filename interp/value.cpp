@@ -314,4 +314,29 @@ bool values_equal(const Value& a, const Value& b) {
   }
 }
 
+void Value::destroy_slow() {
+  if (tag == Tag::Tensor)
+    t.~Tensor();
+  else
+    o.~shared_ptr();
+}
+
+void Value::copy_slow(const Value& v) {
+  if (tag == Tag::Tensor)
+    new (&t) Tensor(v.t);
+  else
+    new (&o) std::shared_ptr<Obj>(v.o);
+}
+
+void Value::move_slow(Value&& v) {
+  if (tag == Tag::Tensor) {
+    new (&t) Tensor(std::move(v.t));
+    v.t.~Tensor();
+  } else {
+    new (&o) std::shared_ptr<Obj>(std::move(v.o));
+    v.o.~shared_ptr();
+  }
+  v.tag = Tag::None;
+}
+
 }  // namespace nabla::interp

@@ -39,7 +39,7 @@ struct Value {
   Value() : i(0) {}
   ~Value() { destroy(); }
   Value(const Value& v) : tag(v.tag) { copy_from(v); }
-  Value(Value&& v) noexcept : tag(v.tag) { move_from(std::move(v)); }
+  __attribute__((always_inline)) Value(Value&& v) noexcept : tag(v.tag) { move_from(std::move(v)); }
   Value& operator=(const Value& v) {
     if (this != &v) {
       Value tmp(v);
@@ -47,7 +47,7 @@ struct Value {
     }
     return *this;
   }
-  Value& operator=(Value&& v) noexcept {
+  __attribute__((always_inline)) Value& operator=(Value&& v) noexcept {
     if (this != &v) {
       destroy();
       tag = v.tag;
@@ -83,29 +83,27 @@ struct Value {
   T* as() const { return static_cast<T*>(o.get()); }
 
  private:
+  // Scalars take the inline fast paths; tensors and heap objects the out-of-line
+  // slow ones (value.cpp), so that the interpreter's hot loops stay small.
   void destroy() {
-    if (tag == Tag::Tensor) t.~Tensor();
-    else if (tag >= Tag::Str) o.~shared_ptr();
+    if (tag >= Tag::Tensor) destroy_slow();
     tag = Tag::None;
   }
   void copy_from(const Value& v) {
-    if (tag == Tag::Tensor) new (&t) Tensor(v.t);
-    else if (tag >= Tag::Str) new (&o) std::shared_ptr<Obj>(v.o);
-    else i = v.i;
+    if (tag >= Tag::Tensor)
+      copy_slow(v);
+    else
+      i = v.i;
   }
   void move_from(Value&& v) {
-    if (tag == Tag::Tensor) {
-      new (&t) Tensor(std::move(v.t));
-      v.t.~Tensor();
-      v.tag = Tag::None;
-    } else if (tag >= Tag::Str) {
-      new (&o) std::shared_ptr<Obj>(std::move(v.o));
-      v.o.~shared_ptr();
-      v.tag = Tag::None;
-    } else {
+    if (tag >= Tag::Tensor)
+      move_slow(std::move(v));
+    else
       i = v.i;
-    }
   }
+  void destroy_slow();
+  void copy_slow(const Value& v);
+  void move_slow(Value&& v);
 };
 
 // ---- heap objects -------------------------------------------------------------------
