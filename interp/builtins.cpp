@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "autograd/engine.hpp"
+#include "autograd/gradcheck.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
@@ -672,65 +673,41 @@ std::vector<std::string> tensor_member_names() {
 
 namespace {
 
-Tensor fixed_weights(const Shape& sizes, DType dtype, uint64_t salt) {
-  std::vector<double> v(static_cast<size_t>(shape_numel(sizes)));
-  uint64_t s = 0x9e3779b97f4a7c15ULL * (salt + 1);
-  for (double& x : v) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    x = static_cast<double>(s >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-  }
-  return tensor_from(v, sizes, dtype);
-}
-
-double get_el(const Tensor& t, int64_t i) {
-  return visit_dtype(t.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return static_cast<double>(static_cast<compute_t<T>>(static_cast<const T*>(t.raw_data())[i]));
-  });
-}
-void set_el(const Tensor& t, int64_t i, double v) {
-  visit_dtype(t.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    static_cast<T*>(t.raw_data())[i] = static_cast<T>(static_cast<compute_t<T>>(v));
-  });
-}
-
-// gradcheck(fn, inputs...): the engine's gradients against central differences in
-// f64 for every floating input that requires grad.
+// gradcheck(fn, inputs..., eps=, atol=, rtol=): nabla::gradcheck on a DSL function.
+// Tensor arguments that require grad are checked; other arguments are passed as
+// they are. Prints the first mismatch and returns false, or returns true.
 Value gradcheck_builtin(Evaluator& ev, CallArgs& a) {
   if (a.pos.empty()) fail("gradcheck() missing required argument 'fn'");
-  double eps = 1e-6, atol = 1e-5, rtol = 1e-3;
+  GradcheckOptions opt;
   for (auto& [k, v] : a.kw) {
-    if (k == "eps") eps = as_num(v, "gradcheck(): eps");
-    else if (k == "atol") atol = as_num(v, "gradcheck(): atol");
-    else if (k == "rtol") rtol = as_num(v, "gradcheck(): rtol");
+    if (k == "eps") opt.eps = as_num(v, "gradcheck(): eps");
+    else if (k == "atol") opt.atol = as_num(v, "gradcheck(): atol");
+    else if (k == "rtol") opt.rtol = as_num(v, "gradcheck(): rtol");
     else fail("gradcheck() got an unexpected keyword argument '" + k + "'");
   }
   Value fn = a.pos[0];
-  std::vector<Value> inputs(a.pos.begin() + 1, a.pos.end());
-  if (inputs.size() == 1 && (inputs[0].tag == Tag::List || inputs[0].tag == Tag::Tuple))
-    inputs = inputs[0].as<ListObj>()->items;
-  // Fresh contiguous copies, so the function sees leaves and we can perturb them.
-  std::vector<size_t> which;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    if (inputs[k].tag != Tag::Tensor) continue;
-    const Tensor& t = inputs[k].t;
-    Tensor c = empty(t.sizes(), t.dtype());
-    copy_into(c, t);
+  std::vector<Value> args(a.pos.begin() + 1, a.pos.end());
+  if (args.size() == 1 && (args[0].tag == Tag::List || args[0].tag == Tag::Tuple)) args = args[0].as<ListObj>()->items;
+  TensorList tensors;  // the tensor arguments, in order
+  std::vector<size_t> positions, which;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (args[k].tag != Tag::Tensor) continue;
+    const Tensor& t = args[k].t;
     if (t.requires_grad()) {
       if (t.dtype() != DType::f64)
         ev.output("gradcheck: warning: input " + std::to_string(k) + " is " + dtype_name(t.dtype()) +
                   ", not f64; differences will be imprecise\n");
-      c.set_requires_grad(true);
-      which.push_back(k);
+      which.push_back(tensors.size());
     }
-    inputs[k] = Value::tensor(c);
+    positions.push_back(k);
+    tensors.push_back(t);
   }
   if (which.empty()) fail("gradcheck(): no input requires grad");
-  auto run = [&]() {
-    CallArgs args;
-    args.pos = inputs;
-    Value out = ev.call_value(fn, args);
+  GradcheckFn f = [&](const TensorList& ts) {
+    CallArgs call;
+    call.pos = args;
+    for (size_t j = 0; j < ts.size(); ++j) call.pos[positions[j]] = Value::tensor(ts[j]);
+    Value out = ev.call_value(fn, call);
     TensorList outs;
     if (out.tag == Tag::Tensor) outs.push_back(out.t);
     else if (out.tag == Tag::Tuple || out.tag == Tag::List)
@@ -739,50 +716,9 @@ Value gradcheck_builtin(Evaluator& ev, CallArgs& a) {
     if (outs.empty()) fail(std::string("gradcheck(): the function must return a tensor, got ") + type_name(out));
     return outs;
   };
-  TensorList outs = run();
-  TensorList weights;
-  Tensor total;
-  for (size_t k = 0; k < outs.size(); ++k) {
-    weights.push_back(is_floating(outs[k].dtype()) ? fixed_weights(outs[k].sizes(), outs[k].dtype(), k) : Tensor());
-    if (!weights[k].defined()) continue;
-    Tensor term = sum(mul(outs[k], weights[k]));
-    total = total.defined() ? add(total, term) : term;
-  }
-  if (!total.defined()) fail("gradcheck(): the function has no floating output");
-  TensorList vars;
-  for (size_t k : which) vars.push_back(inputs[k].t);
-  TensorList analytic = grad({total}, vars, {}, std::nullopt, false, true);
-  auto scalar = [&]() {
-    NoGradGuard g;
-    TensorList o = run();
-    double s = 0;
-    for (size_t k = 0; k < o.size() && k < weights.size(); ++k) {
-      if (!weights[k].defined()) continue;
-      std::vector<double> ov = to_double_vector(o[k]), wv = to_double_vector(weights[k]);
-      for (size_t j = 0; j < ov.size(); ++j) s += ov[j] * wv[j];
-    }
-    return s;
-  };
-  for (size_t w = 0; w < which.size(); ++w) {
-    const Tensor& x = vars[w];
-    std::vector<double> an = analytic[w].defined() ? to_double_vector(analytic[w]) : std::vector<double>(static_cast<size_t>(x.numel()), 0.0);
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      double orig = get_el(x, i);
-      set_el(x, i, orig + eps);
-      double hi = scalar();
-      set_el(x, i, orig - eps);
-      double lo = scalar();
-      set_el(x, i, orig);
-      double num = (hi - lo) / (2 * eps);
-      double ana = an[static_cast<size_t>(i)];
-      if (!(std::fabs(num - ana) <= atol + rtol * std::fabs(num))) {
-        ev.output("gradcheck: mismatch for input " + std::to_string(which[w]) + " at element " + std::to_string(i) +
-                  ": analytic " + float_repr(ana) + " vs numeric " + float_repr(num) + "\n");
-        return Value::boolean(false);
-      }
-    }
-  }
-  return Value::boolean(true);
+  GradcheckResult r = nabla::gradcheck(f, tensors, which, opt);
+  if (!r.ok) ev.output(r.message + "\n");
+  return Value::boolean(r.ok);
 }
 
 // ---- test builtins -----------------------------------------------------------------------

@@ -8,7 +8,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
-#include "gradcheck.hpp"
+#include "autograd/gradcheck.hpp"
 
 using namespace nabla;
 
@@ -163,16 +163,16 @@ TEST_CASE("the node origin names the DSL location in errors") {
 }
 
 TEST_CASE("gradcheck helpers work on a composite function") {
-  testing::Fn f = [](const TensorList& in) { return TensorList{matmul(tanh(in[0]), in[1]) / (sum(in[1] * in[1]) + 1.0)}; };
+  GradcheckFn f = [](const TensorList& in) { return TensorList{matmul(tanh(in[0]), in[1]) / (sum(in[1] * in[1]) + 1.0)}; };
   TensorList inputs = {tensor_from({0.1, -0.2, 0.3, 0.4, 0.5, -0.6}, {2, 3}, DType::f64),
                        tensor_from({0.3, 0.1, -0.4, 0.2, 0.5, 0.7}, {3, 2}, DType::f64)};
-  CHECK(testing::gradcheck(f, inputs, {0, 1}).ok);
-  CHECK(testing::gradgradcheck(f, inputs, {0, 1}).ok);
+  CHECK(gradcheck(f, inputs, {0, 1}).ok);
+  CHECK(gradgradcheck(f, inputs, {0, 1}).ok);
   // And it catches a wrong gradient: a hook that doubles it.
-  testing::Fn wrong = [](const TensorList& in) {
+  GradcheckFn wrong = [](const TensorList& in) {
     Tensor y = in[0] * 1.0;
     if (y.requires_grad()) register_hook(y, [](const Tensor& g) { return g * 2.0; });
     return TensorList{y};
   };
-  CHECK_FALSE(testing::gradcheck(wrong, {inputs[0]}, {0}).ok);
+  CHECK_FALSE(gradcheck(wrong, {inputs[0]}, {0}).ok);
 }

@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "gradcheck.hpp"
+#include "autograd/gradcheck.hpp"
+#include "autograd/ops.hpp"
+#include "tensor/cpu/copy.hpp"
 #include "tensor/random.hpp"
 
 using namespace nabla;
@@ -157,12 +159,12 @@ void sweep_case(const Case& c, OpTally& tally) {
     tally.failures.push_back(c.name + ": forward threw: " + e.what());
   }
   if (c.grad.empty() || !c.def->backward) return;
-  testing::Fn f = [&](const TensorList& in) { return run(c, in); };
-  testing::CheckOptions opt;
+  GradcheckFn f = [&](const TensorList& in) { return run(c, in); };
+  GradcheckOptions opt;
   opt.eps = c.eps;
   try {
     tally.gradchecked = true;
-    auto r = testing::gradcheck(f, c.inputs, c.grad, opt);
+    auto r = gradcheck(f, c.inputs, c.grad, opt);
     if (!r.ok) {
       tally.gradcheck = false;
       tally.failures.push_back(c.name + ": " + r.message);
@@ -174,7 +176,7 @@ void sweep_case(const Case& c, OpTally& tally) {
   if (!c.gradgrad || c.def->no_double_backward) return;
   try {
     tally.gradgradchecked = true;
-    auto r = testing::gradgradcheck(f, c.inputs, c.grad, opt);
+    auto r = gradgradcheck(f, c.inputs, c.grad, opt);
     if (!r.ok) {
       tally.gradgrad = false;
       tally.failures.push_back(c.name + ": " + r.message);

@@ -1,35 +1,19 @@
-// The test helpers for gradients, shared by every suite: gradcheck compares the
-// engine's gradients with central differences; gradgradcheck does the same for the
-// gradient of a gradient (Hessian-vector and grad_output directions), so it checks
-// that backward rules are themselves differentiable. Both work in f64.
-#pragma once
+#include "autograd/gradcheck.hpp"
+
 #include <cmath>
-#include <functional>
 #include <sstream>
-#include <string>
 
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/cpu/copy.hpp"
 
-namespace nabla::testing {
+namespace nabla {
 
-using Fn = std::function<TensorList(const TensorList&)>;
-
-struct CheckResult {
-  bool ok = true;
-  std::string message;
-};
-
-struct CheckOptions {
-  double eps = 1e-6;
-  double atol = 1e-5;
-  double rtol = 1e-3;
-};
+namespace {
 
 // Deterministic pseudo-random weights in [-1, 1] (independent of nabla's RNG).
-inline Tensor fixed_weights(const Shape& sizes, DType dtype, uint64_t salt) {
+Tensor fixed_weights(const Shape& sizes, DType dtype, uint64_t salt) {
   std::vector<double> v(static_cast<size_t>(shape_numel(sizes)));
   uint64_t s = 0x9e3779b97f4a7c15ULL * (salt + 1);
   for (double& x : v) {
@@ -40,7 +24,7 @@ inline Tensor fixed_weights(const Shape& sizes, DType dtype, uint64_t salt) {
 }
 
 // A fresh contiguous copy with no history.
-inline Tensor fresh_copy(const Tensor& t) {
+Tensor fresh_copy(const Tensor& t) {
   if (!t.defined()) return t;
   Tensor c = empty(t.sizes(), t.dtype());
   copy_into(c, t);
@@ -48,7 +32,7 @@ inline Tensor fresh_copy(const Tensor& t) {
 }
 
 // sum_k <outputs_k, weights_k> over the floating outputs.
-inline Tensor weighted_sum(const TensorList& outs, const TensorList& weights) {
+Tensor weighted_sum(const TensorList& outs, const TensorList& weights) {
   Tensor total;
   for (size_t k = 0; k < outs.size(); ++k) {
     if (!weights[k].defined()) continue;
@@ -58,13 +42,13 @@ inline Tensor weighted_sum(const TensorList& outs, const TensorList& weights) {
   return total;
 }
 
-inline void set_element(const Tensor& t, int64_t i, double v) {
+void set_element(const Tensor& t, int64_t i, double v) {
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     static_cast<T*>(t.raw_data())[i] = static_cast<T>(static_cast<compute_t<T>>(v));
   });
 }
-inline double get_element(const Tensor& t, int64_t i) {
+double get_element(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return static_cast<double>(static_cast<compute_t<T>>(static_cast<const T*>(t.raw_data())[i]));
@@ -72,7 +56,7 @@ inline double get_element(const Tensor& t, int64_t i) {
 }
 
 // Central difference of scalar(vars) along every element of vars[which].
-inline std::vector<std::vector<double>> numeric_gradient(const std::function<double()>& scalar, const TensorList& vars,
+std::vector<std::vector<double>> numeric_gradient(const std::function<double()>& scalar, const TensorList& vars,
                                                          const std::vector<size_t>& which, double eps) {
   std::vector<std::vector<double>> out;
   for (size_t i : which) {
@@ -92,9 +76,9 @@ inline std::vector<std::vector<double>> numeric_gradient(const std::function<dou
   return out;
 }
 
-inline CheckResult compare_gradients(const char* what, const std::vector<std::vector<double>>& numeric,
+GradcheckResult compare_gradients(const char* what, const std::vector<std::vector<double>>& numeric,
                                      const TensorList& analytic, const std::vector<size_t>& which,
-                                     const CheckOptions& opt) {
+                                     const GradcheckOptions& opt) {
   for (size_t n = 0; n < which.size(); ++n) {
     std::vector<double> a = analytic[n].defined() ? to_double_vector(analytic[n])
                                                   : std::vector<double>(numeric[n].size(), 0.0);
@@ -115,9 +99,11 @@ inline CheckResult compare_gradients(const char* what, const std::vector<std::ve
   return {};
 }
 
+}  // namespace
+
 // Checks d/d inputs[which] of sum_k <f(inputs)_k, w_k> for fixed random w.
-inline CheckResult gradcheck(const Fn& f, const TensorList& inputs, const std::vector<size_t>& which,
-                             const CheckOptions& opt = {}) {
+GradcheckResult gradcheck(const GradcheckFn& f, const TensorList& inputs, const std::vector<size_t>& which,
+                             const GradcheckOptions& opt) {
   TensorList vars;
   for (const Tensor& t : inputs) vars.push_back(fresh_copy(t));
   TensorList leaves;
@@ -138,8 +124,8 @@ inline CheckResult gradcheck(const Fn& f, const TensorList& inputs, const std::v
 
 // Checks the gradient of F = sum_i <dL/dx_i, v_i> with respect to the inputs and
 // to the output weights w (L = sum_k <f_k, w_k>), against central differences.
-inline CheckResult gradgradcheck(const Fn& f, const TensorList& inputs, const std::vector<size_t>& which,
-                                 const CheckOptions& opt = {}) {
+GradcheckResult gradgradcheck(const GradcheckFn& f, const TensorList& inputs, const std::vector<size_t>& which,
+                                 const GradcheckOptions& opt) {
   TensorList vars;
   for (const Tensor& t : inputs) vars.push_back(fresh_copy(t));
   for (size_t i : which) vars[i].set_requires_grad(true);
@@ -176,4 +162,4 @@ inline CheckResult gradgradcheck(const Fn& f, const TensorList& inputs, const st
   return compare_gradients("gradgradcheck", numeric_gradient(scalar, vars, all, opt.eps), analytic, all, opt);
 }
 
-}  // namespace nabla::testing
+}  // namespace nabla
