@@ -1,0 +1,74 @@
+// Internal to the builtins (builtins*.cpp, operators.cpp, formatting.cpp,
+// indexing.cpp, container_methods.cpp): argument binding and conversions, the tables
+// of ops and tensor methods, and the builtin functions that install_builtins
+// (builtins.cpp) registers. The evaluator and the REPL use evaluator.hpp; this
+// header must not be included outside these files.
+#pragma once
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "autograd/op_table.hpp"
+#include "interp/evaluator.hpp"
+
+namespace nabla::interp {
+
+// ---- argument binding (builtins_args.cpp) ---------------------------------------------
+
+// Binds positional and keyword arguments to `names` (the first `required` must be
+// given). Missing optional arguments are none, with given[k] false.
+struct Bound {
+  std::vector<Value> v;
+  std::vector<bool> given;
+  const Value& operator[](size_t k) const { return v[k]; }
+  bool has(size_t k) const { return given[k] && !v[k].is_none(); }
+};
+
+Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names, size_t required);
+int64_t as_int(const Value& v, const std::string& what);
+double as_num(const Value& v, const std::string& what);
+bool as_bool(const Value& v, const std::string& what);
+const Tensor& as_tensor(const Value& v, const std::string& what);
+std::vector<int64_t> as_ints(const Value& v, const std::string& what);
+DType as_dtype(const Value& v, const std::string& what);
+// Shape given as a list/tuple or as varargs starting at pos[start].
+std::vector<int64_t> shape_args(const std::vector<Value>& pos, size_t start, const std::string& fname);
+Value tuple_of(const TensorList& ts);
+Tensor tensor_from_value(const Value& v, std::optional<DType> dtype);
+Value tolist(const Tensor& t);
+
+// ---- ops by name (builtins_ops.cpp) and tensor methods (builtins_tensor.cpp) ----------
+
+using Fn = std::function<Value(Evaluator&, CallArgs&)>;
+std::unordered_map<std::string, Fn>& op_functions();
+void install_op_functions();
+void install_tensor_methods();
+Tensor input_of(const Value& v, const std::string& fname, const std::string& arg);
+
+// ---- builtin functions (builtins_python.cpp, builtins_autograd.cpp, builtins_test.cpp) --
+
+Value len_builtin(Evaluator&, CallArgs& a);
+Value range_builtin(Evaluator&, CallArgs& a);
+Value extremum_builtin(Evaluator& ev, CallArgs& a, bool is_max);
+Value sorted_builtin(Evaluator& ev, CallArgs& a);
+Value int_builtin(Evaluator&, CallArgs& a);
+Value float_builtin(Evaluator&, CallArgs& a);
+Value round_builtin(Evaluator&, CallArgs& a);
+std::shared_ptr<Module> math_module(Evaluator& ev);
+Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
+Value expect_builtin(Evaluator& ev, CallArgs& a);
+Value expect_close_builtin(Evaluator& ev, CallArgs& a);
+Value expect_error_builtin(Evaluator& ev, CallArgs& a);
+
+// ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
+
+// Three-way comparison for ordering (sorted, min, max).
+int compare_for_sort(const Value& a, const Value& b);
+inline int64_t int_of(const Value& v) { return v.tag == Tag::Int ? v.i : v.b ? 1 : 0; }
+int64_t index_int(const Value& v, const char* what);
+int64_t wrap_index(int64_t i, int64_t n, const char* what);
+
+}  // namespace nabla::interp

@@ -1,0 +1,203 @@
+// Python builtins with logic of their own (len, range, min/max, sorted, int, float,
+// round) and the native `math` module. One-line builtins stay with their
+// registration in builtins.cpp.
+#include <algorithm>
+#include <cmath>
+
+#include "interp/builtins_internal.hpp"
+
+namespace nabla::interp {
+
+Value len_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("len", a, {"obj"}, 1);
+  const Value& v = b[0];
+  switch (v.tag) {
+    case Tag::Str: return Value::integer(static_cast<int64_t>(v.as<StrObj>()->s.size()));
+    case Tag::List:
+    case Tag::Tuple: return Value::integer(static_cast<int64_t>(v.as<ListObj>()->items.size()));
+    case Tag::Dict: return Value::integer(static_cast<int64_t>(v.as<DictObj>()->entries.size()));
+    case Tag::Range: return Value::integer(v.as<RangeObj>()->size());
+    case Tag::Tensor:
+      if (v.t.dim() == 0) fail("len() of a 0-d tensor");
+      return Value::integer(v.t.size(0));
+    default: fail(std::string("object of type '") + type_name(v) + "' has no len()");
+  }
+}
+
+Value range_builtin(Evaluator&, CallArgs& a) {
+  if (!a.kw.empty()) fail("range() takes no keyword arguments");
+  auto r = std::make_shared<RangeObj>();
+  if (a.pos.size() == 1) {
+    r->stop = as_int(a.pos[0], "range()");
+  } else if (a.pos.size() == 2 || a.pos.size() == 3) {
+    r->start = as_int(a.pos[0], "range()");
+    r->stop = as_int(a.pos[1], "range()");
+    if (a.pos.size() == 3) r->step = as_int(a.pos[2], "range()");
+    if (r->step == 0) fail("range() step must not be zero");
+  } else {
+    fail("range() takes 1 to 3 arguments but " + std::to_string(a.pos.size()) + " were given");
+  }
+  return Value::object(Tag::Range, r);
+}
+
+Value extremum_builtin(Evaluator& ev, CallArgs& a, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  if (!a.pos.empty() && a.pos[0].tag == Tag::Tensor) return op_functions()[name](ev, a);
+  Value key;
+  for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
+    if (it->first == "key") {
+      key = it->second;
+      a.kw.erase(it);
+      break;
+    }
+  if (!a.kw.empty()) fail(std::string(name) + "() got an unexpected keyword argument '" + a.kw[0].first + "'");
+  std::vector<Value> items = a.pos.size() == 1 ? ev.iterate(a.pos[0]) : a.pos;
+  if (items.empty()) fail(std::string(name) + "() of an empty sequence");
+  size_t best = 0;
+  Value best_key;
+  for (size_t k = 0; k < items.size(); ++k) {
+    Value kv = items[k];
+    if (!key.is_none()) {
+      CallArgs ka;
+      ka.pos.push_back(items[k]);
+      kv = ev.call_value(key, ka);
+    }
+    if (k == 0) {
+      best_key = kv;
+      continue;
+    }
+    int c = compare_for_sort(kv, best_key);
+    if (is_max ? c > 0 : c < 0) {
+      best = k;
+      best_key = kv;
+    }
+  }
+  return items[best];
+}
+
+Value sorted_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("sorted", a, {"iterable", "key", "reverse"}, 1);
+  std::vector<Value> items = ev.iterate(b[0]);
+  std::vector<Value> keys = items;
+  if (b.has(1))
+    for (auto& k : keys) {
+      CallArgs ka;
+      ka.pos.push_back(k);
+      k = ev.call_value(b[1], ka);
+    }
+  std::vector<size_t> order(items.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  bool rev = b.has(2) && truthy(b[2]);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    int c = compare_for_sort(keys[x], keys[y]);
+    return rev ? c > 0 : c < 0;
+  });
+  std::vector<Value> out;
+  for (size_t k : order) out.push_back(items[k]);
+  return make_list(std::move(out));
+}
+
+Value int_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("int", a, {"x"}, 0);
+  const Value& v = b[0];
+  if (!b.given[0]) return Value::integer(0);
+  switch (v.tag) {
+    case Tag::Int: return v;
+    case Tag::Bool: return Value::integer(v.b);
+    case Tag::Float:
+      if (!std::isfinite(v.f)) fail("cannot convert " + float_repr(v.f) + " to int");
+      return Value::integer(static_cast<int64_t>(v.f));
+    case Tag::Str: {
+      const std::string& s = v.as<StrObj>()->s;
+      try {
+        size_t used = 0;
+        long long r = std::stoll(s, &used, 10);
+        std::string rest = s.substr(used);
+        if (rest.find_first_not_of(" \t\n") == std::string::npos) return Value::integer(r);
+      } catch (...) {
+      }
+      fail("invalid literal for int(): " + repr(v));
+    }
+    case Tag::Tensor: {
+      double d = v.t.item();
+      return Value::integer(static_cast<int64_t>(d));
+    }
+    default: fail(std::string("int() argument must be a number, str or one-element tensor, not ") + type_name(v));
+  }
+}
+
+Value float_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("float", a, {"x"}, 0);
+  const Value& v = b[0];
+  if (!b.given[0]) return Value::number(0.0);
+  if (v.is_num()) return Value::number(v.as_double());
+  if (v.tag == Tag::Tensor) return Value::number(v.t.item());
+  if (v.tag == Tag::Str) {
+    std::string s = v.as<StrObj>()->s;
+    if (s == "inf" || s == "+inf") return Value::number(INFINITY);
+    if (s == "-inf") return Value::number(-INFINITY);
+    if (s == "nan") return Value::number(NAN);
+    char* end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() && std::string(end).find_first_not_of(" \t\n") == std::string::npos) return Value::number(d);
+    fail("could not convert string to float: " + repr(v));
+  }
+  fail(std::string("float() argument must be a number, str or one-element tensor, not ") + type_name(v));
+}
+
+Value round_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("round", a, {"number", "ndigits"}, 1);
+  double x = as_num(b[0], "round()");
+  if (!b.has(1)) {
+    if (b[0].tag == Tag::Int) return b[0];
+    return Value::integer(static_cast<int64_t>(std::nearbyint(x)));
+  }
+  int64_t n = as_int(b[1], "round(): ndigits");
+  double scale = std::pow(10.0, static_cast<double>(n));
+  double r = std::nearbyint(x * scale) / scale;
+  return b[0].tag == Tag::Int ? Value::integer(static_cast<int64_t>(r)) : Value::number(r);
+}
+
+std::shared_ptr<Module> math_module(Evaluator& ev) {
+  auto m = std::make_shared<Module>();
+  m->name = "math";
+  m->set("pi", Value::number(M_PI));
+  m->set("e", Value::number(M_E));
+  m->set("inf", Value::number(INFINITY));
+  m->set("nan", Value::number(NAN));
+  auto unary = [&](const char* nm, double (*f)(double)) {
+    std::string name = nm;
+    m->set(name, make_native(name, [name, f](Evaluator&, CallArgs& a) {
+             Bound b = bind(name, a, {"x"}, 1);
+             return Value::number(f(as_num(b[0], name + "()")));
+           }));
+  };
+  unary("sqrt", [](double x) { return std::sqrt(x); });
+  unary("exp", [](double x) { return std::exp(x); });
+  unary("log", [](double x) { return std::log(x); });
+  unary("sin", [](double x) { return std::sin(x); });
+  unary("cos", [](double x) { return std::cos(x); });
+  unary("tan", [](double x) { return std::tan(x); });
+  unary("tanh", [](double x) { return std::tanh(x); });
+  unary("fabs", [](double x) { return std::fabs(x); });
+  m->set("floor", make_native("floor", [](Evaluator&, CallArgs& a) {
+           Bound b = bind("floor", a, {"x"}, 1);
+           return Value::integer(static_cast<int64_t>(std::floor(as_num(b[0], "floor()"))));
+         }));
+  m->set("ceil", make_native("ceil", [](Evaluator&, CallArgs& a) {
+           Bound b = bind("ceil", a, {"x"}, 1);
+           return Value::integer(static_cast<int64_t>(std::ceil(as_num(b[0], "ceil()"))));
+         }));
+  m->set("isnan", make_native("isnan", [](Evaluator&, CallArgs& a) {
+           Bound b = bind("isnan", a, {"x"}, 1);
+           return Value::boolean(std::isnan(as_num(b[0], "isnan()")));
+         }));
+  m->set("isinf", make_native("isinf", [](Evaluator&, CallArgs& a) {
+           Bound b = bind("isinf", a, {"x"}, 1);
+           return Value::boolean(std::isinf(as_num(b[0], "isinf()")));
+         }));
+  (void)ev;
+  return m;
+}
+
+}  // namespace nabla::interp

@@ -1,0 +1,215 @@
+// Tensor attributes (shape, dtype, grad, ...) and methods (size, item, backward,
+// in-place ops, hooks); any op of the table is a method too (tensor_method falls
+// back to op_functions). The ops themselves are builtins_ops.cpp's.
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/node.hpp"
+#include "autograd/ops.hpp"
+#include "interp/builtins_internal.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+std::unordered_map<std::string, Fn>& tensor_methods() {
+  static std::unordered_map<std::string, Fn> table;
+  return table;
+}
+
+const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
+                                    "is_leaf", "device", "data"};
+
+Tensor clone_tensor(const Tensor& x) {
+  if (x.requires_grad() && grad_enabled()) {
+    Value zero = is_floating(x.dtype()) ? Value::number(0.0) : Value::integer(0);
+    return add(x, to_tensor_arg(zero, "clone"));
+  }
+  Tensor c = empty(x.sizes(), x.dtype());
+  copy_into(c, x);
+  return c;
+}
+
+}  // namespace
+
+void install_tensor_methods() {
+  auto& m = tensor_methods();
+  if (!m.empty()) return;
+  auto self_only = [](const std::string& name, CallArgs& a) -> const Tensor& {
+    if (a.pos.size() != 1 || !a.kw.empty()) fail(name + "() takes no arguments");
+    return a.pos[0].t;
+  };
+  m["dim"] = [=](Evaluator&, CallArgs& a) { return Value::integer(self_only("dim", a).dim()); };
+  m["numel"] = [=](Evaluator&, CallArgs& a) { return Value::integer(self_only("numel", a).numel()); };
+  m["size"] = [](Evaluator&, CallArgs& a) {
+    Bound b = bind("size", a, {"self", "dim"}, 1);
+    const Tensor& x = b[0].t;
+    if (b.has(1)) return Value::integer(x.size(wrap_dim(as_int(b[1], "size(): dim"), x.dim(), "size")));
+    std::vector<Value> items;
+    for (int64_t s : x.sizes()) items.push_back(Value::integer(s));
+    return make_tuple(std::move(items));
+  };
+  m["item"] = [=](Evaluator&, CallArgs& a) {
+    const Tensor& x = self_only("item", a);
+    double d = x.item();
+    if (is_floating(x.dtype())) return Value::number(d);
+    if (x.dtype() == DType::b8) return Value::boolean(d != 0);
+    return Value::integer(static_cast<int64_t>(d));
+  };
+  m["tolist"] = [=](Evaluator&, CallArgs& a) { return tolist(self_only("tolist", a)); };
+  m["backward"] = [](Evaluator&, CallArgs& a) {
+    Bound b = bind("backward", a, {"self", "gradient", "retain_graph", "create_graph"}, 1);
+    if (!b.given[1]) {
+      for (auto& [k, v] : a.kw) (void)k, (void)v;
+    }
+    Tensor g = b.has(1) ? input_of(b[1], "backward", "gradient") : Tensor();
+    bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
+    bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;
+    nabla::backward(b[0].t, g, retain, create);
+    return Value();
+  };
+  m["detach"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(detach(self_only("detach", a))); };
+  m["clone"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(clone_tensor(self_only("clone", a))); };
+  m["to"] = [](Evaluator&, CallArgs& a) {
+    Bound b = bind("to", a, {"self", "dtype"}, 2);
+    const Tensor& x = b[0].t;
+    if (b[1].tag == Tag::Str) {
+      const std::string& s = b[1].as<StrObj>()->s;
+      if (s == "cpu") return b[0];
+      DType d;
+      if (dtype_from_name(s, &d)) return Value::tensor(to_dtype(x, d));
+      fail("to(): unknown device or dtype '" + s + "' (this build runs on 'cpu')");
+    }
+    return Value::tensor(to_dtype(x, as_dtype(b[1], "to()")));
+  };
+  for (auto [nm, dt] : std::initializer_list<std::pair<const char*, DType>>{
+           {"float", DType::f32}, {"double", DType::f64}, {"half", DType::f16}, {"bfloat16", DType::bf16},
+           {"long", DType::i64}, {"int", DType::i32}, {"bool", DType::b8}}) {
+    std::string name = nm;
+    DType d = dt;
+    m[name] = [=](Evaluator&, CallArgs& a) { return Value::tensor(to_dtype(self_only(name, a), d)); };
+  }
+  m["cpu"] = [=](Evaluator&, CallArgs& a) {
+    self_only("cpu", a);
+    return a.pos[0];
+  };
+  m["t"] = [=](Evaluator&, CallArgs& a) {
+    const Tensor& x = self_only("t", a);
+    if (x.dim() != 2) fail("t() expects a 2-D tensor, got shape " + x.shape_str());
+    return Value::tensor(transpose(x, 0, 1));
+  };
+  m["zero_"] = [=](Evaluator&, CallArgs& a) {
+    Tensor x = self_only("zero_", a);
+    zero_(x);
+    return a.pos[0];
+  };
+  m["fill_"] = [](Evaluator&, CallArgs& a) {
+    Bound b = bind("fill_", a, {"self", "value"}, 2);
+    Tensor x = b[0].t;
+    copy_(x, to_tensor_arg(b[1], "fill_"));
+    return b[0];
+  };
+  auto inplace = [](const std::string& name, Tensor& (*f)(Tensor&, const Tensor&)) {
+    return [name, f](Evaluator&, CallArgs& a) {
+      Bound b = bind(name, a, {"self", "other"}, 2);
+      Tensor x = b[0].t;
+      f(x, to_tensor_arg(b[1], name.c_str()));
+      return b[0];
+    };
+  };
+  m["add_"] = inplace("add_", add_);
+  m["sub_"] = inplace("sub_", sub_);
+  m["mul_"] = inplace("mul_", mul_);
+  m["div_"] = inplace("div_", div_);
+  m["copy_"] = inplace("copy_", copy_);
+  m["requires_grad_"] = [](Evaluator&, CallArgs& a) {
+    Bound b = bind("requires_grad_", a, {"self", "requires_grad"}, 1);
+    Tensor x = b[0].t;
+    bool v = b.has(1) ? as_bool(b[1], "requires_grad_()") : true;
+    if (v && !is_floating(x.dtype()))
+      fail(std::string("requires_grad_(): only floating tensors can require gradients, got ") + dtype_name(x.dtype()));
+    if (!x.is_leaf() && !v) fail("requires_grad_(false) on a non-leaf tensor: use detach()");
+    x.set_requires_grad(v);
+    return b[0];
+  };
+  m["retain_grad"] = [=](Evaluator&, CallArgs& a) {
+    retain_grad(self_only("retain_grad", a));
+    return Value();
+  };
+  m["register_hook"] = [](Evaluator& ev, CallArgs& a) {
+    Bound b = bind("register_hook", a, {"self", "hook"}, 2);
+    Value fn = b[1];
+    Evaluator* e = &ev;
+    HookHandle h = register_hook(b[0].t, [e, fn](const Tensor& g) {
+      CallArgs args;
+      args.pos.push_back(Value::tensor(g));
+      Value r = e->call_value(fn, args);
+      if (r.is_none()) return Tensor();
+      if (r.tag != Tag::Tensor) fail(std::string("a hook must return a tensor or none, got ") + type_name(r));
+      return r.t;
+    });
+    auto obj = std::make_shared<ObjectObj>();
+    obj->type_name = "hook handle";
+    auto handle = std::make_shared<HookHandle>(h);
+    obj->methods["remove"] = [handle](Evaluator&, CallArgs&) {
+      remove_hook(*handle);
+      return Value();
+    };
+    return Value::object(Tag::Object, obj);
+  };
+}
+
+Value tensor_attr(Evaluator&, const Value& self, const std::string& name, bool* found) {
+  const Tensor& x = self.t;
+  *found = true;
+  if (name == "shape") {
+    std::vector<Value> items;
+    for (int64_t s : x.sizes()) items.push_back(Value::integer(s));
+    return make_tuple(std::move(items));
+  }
+  if (name == "dtype") return Value::dtype(x.dtype());
+  if (name == "ndim") return Value::integer(x.dim());
+  if (name == "T") {
+    if (x.dim() != 2) fail(".T expects a 2-D tensor, got shape " + x.shape_str() + " (use permute for other ranks)");
+    return Value::tensor(transpose(x, 0, 1));
+  }
+  if (name == "grad") return tensor_value(x.grad());
+  if (name == "requires_grad") return Value::boolean(x.requires_grad());
+  if (name == "grad_fn") {
+    const auto& fn = x.grad_fn();
+    return fn ? make_str(fn->name()) : Value();
+  }
+  if (name == "is_leaf") return Value::boolean(x.is_leaf());
+  if (name == "device") return make_str(x.device().str());
+  if (name == "data") return Value::tensor(detach(x));
+  *found = false;
+  if (tensor_methods().count(name) || op_functions().count(name)) return Value();
+  fail("tensor has no attribute '" + name + "'");
+}
+
+Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args) {
+  auto it = tensor_methods().find(name);
+  if (it != tensor_methods().end()) {
+    args.pos.insert(args.pos.begin(), self);
+    return it->second(ev, args);
+  }
+  auto op = op_functions().find(name);
+  if (op != op_functions().end()) {
+    args.pos.insert(args.pos.begin(), self);
+    return op->second(ev, args);
+  }
+  bool found = false;
+  Value v = tensor_attr(ev, self, name, &found);
+  if (found) return ev.call_value(v, args);
+  fail("tensor has no attribute '" + name + "'");
+}
+
+std::vector<std::string> tensor_member_names() {
+  std::vector<std::string> out;
+  for (const char* a : kTensorAttrs) out.push_back(a);
+  for (auto& [n, f] : tensor_methods()) out.push_back(n);
+  for (auto& [n, f] : op_functions()) out.push_back(n);
+  return out;
+}
+
+}  // namespace nabla::interp

@@ -1,0 +1,206 @@
+// Programs and modules: the Evaluator's entry points (run_program, eval_source,
+// run_test_block), new modules with the builtins, `import` (native modules, the
+// embedded stdlib, stdlib/*.dsl on disk, files by path) and the stdlib source
+// registry. Executing statements is evaluator.cpp's; this file only sets up frames
+// and modules around it.
+#include "interp/evaluator.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "interp/evaluator_impl.hpp"
+#include "lang/parser.hpp"
+
+namespace nabla::interp {
+
+// ---- stdlib sources -----------------------------------------------------------------
+
+namespace {
+std::mutex& stdlib_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_map<std::string, std::string>& stdlib_sources() {
+  static std::unordered_map<std::string, std::string> m;
+  return m;
+}
+}  // namespace
+
+void register_stdlib_source(const std::string& name, const std::string& source) {
+  std::lock_guard<std::mutex> lock(stdlib_mutex());
+  stdlib_sources()[name] = source;
+}
+const std::string* find_stdlib_source(const std::string& name) {
+  std::lock_guard<std::mutex> lock(stdlib_mutex());
+  auto it = stdlib_sources().find(name);
+  return it == stdlib_sources().end() ? nullptr : &it->second;
+}
+
+// ---- imports ------------------------------------------------------------------------------
+
+std::string Evaluator::Impl::import_alias(const ImportStmt& i) {
+  if (!i.alias.empty()) return i.alias;
+  if (!i.is_path) {
+    auto dot = i.module.rfind('.');
+    return dot == std::string::npos ? i.module : i.module.substr(dot + 1);
+  }
+  std::string stem = i.module;
+  auto slash = stem.find_last_of("/\\");
+  if (slash != std::string::npos) stem = stem.substr(slash + 1);
+  auto dot = stem.rfind('.');
+  if (dot != std::string::npos) stem = stem.substr(0, dot);
+  return stem;
+}
+
+std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
+  if (!i.is_path) {
+    auto cached = ev.import_cache.find(i.module);
+    if (cached != ev.import_cache.end()) return cached->second;
+    auto nm = ev.native_modules.find(i.module);
+    if (nm != ev.native_modules.end()) {
+      auto m = nm->second(ev);
+      ev.import_cache[i.module] = m;
+      return m;
+    }
+    const std::string* src = find_stdlib_source(i.module);
+    std::string text;
+    std::string path = "<stdlib>/" + i.module + ".dsl";
+    if (src) {
+      text = *src;
+    } else {
+      // Look for stdlib/<name>.dsl on disk: $NABLA_STDLIB, then next to the source tree.
+      std::vector<std::string> dirs;
+      if (const char* env = std::getenv("NABLA_STDLIB")) dirs.push_back(env);
+#ifdef NABLA_STDLIB_DIR
+      dirs.push_back(NABLA_STDLIB_DIR);
+#endif
+      dirs.push_back("stdlib");
+      bool found = false;
+      for (auto& d : dirs) {
+        std::ifstream f(d + "/" + i.module + ".dsl");
+        if (f) {
+          std::stringstream ss;
+          ss << f.rdbuf();
+          text = ss.str();
+          path = d + "/" + i.module + ".dsl";
+          found = true;
+          break;
+        }
+      }
+      if (!found) fail("no module named '" + i.module + "'");
+    }
+    auto m = load_module(i.module, path, text);
+    ev.import_cache[i.module] = m;
+    return m;
+  }
+  std::string base = module->path;
+  std::string dir;
+  auto slash = base.find_last_of('/');
+  if (slash != std::string::npos) dir = base.substr(0, slash + 1);
+  std::string path = !i.module.empty() && i.module[0] == '/' ? i.module : dir + i.module;
+  auto cached = ev.import_cache.find("file:" + path);
+  if (cached != ev.import_cache.end()) return cached->second;
+  std::ifstream f(path);
+  if (!f) fail("cannot import '" + i.module + "': no file " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto m = load_module(import_alias(i), path, ss.str());
+  ev.import_cache["file:" + path] = m;
+  return m;
+}
+
+std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, const std::string& path, const std::string& text) {
+  auto file = std::make_shared<SourceFile>();
+  file->name = path;
+  file->text = text;
+  auto parsed = parse(file);
+  if (!parsed.program) fail("in module '" + name + "':\n" + parsed.error.value_or("syntax error"));
+  auto m = ev.new_module(name, path);
+  std::shared_ptr<Program> prog(std::move(parsed.program));
+  bool dummy = false;
+  ev.run_program(prog, m, false, &dummy);
+  return m;
+}
+
+// ---- Evaluator ----------------------------------------------------------------------
+
+Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
+  output = [](const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); };
+  install_builtins(*this);
+  main_module = new_module("__main__", "");
+}
+Evaluator::~Evaluator() = default;
+
+std::shared_ptr<Module> Evaluator::new_module(const std::string& name, const std::string& path) {
+  auto m = std::make_shared<Module>();
+  m->name = name;
+  m->path = path;
+  for (auto& [n, v] : builtins) m->set(n, v);
+  return m;
+}
+
+Value Evaluator::run_program(const std::shared_ptr<Program>& prog, const std::shared_ptr<Module>& module,
+                             bool want_echo, bool* has_echo) {
+  impl->programs.push_back(prog);
+  impl->resolve_program(*prog, module.get(), false);
+  Impl::FrameGuard g(*impl);
+  impl->frame = nullptr;
+  impl->module = module.get();
+  *has_echo = false;
+  Value last;
+  for (auto& s : prog->stmts) {
+    impl->last_was_expr = false;
+    Flow f = impl->exec(*s);
+    if (f != Flow::Normal) {
+      LangError e(f == Flow::Return ? "'return' outside a function" : stray_flow_message(f));
+      impl->locate(e, s->span);
+      throw e;
+    }
+    if (want_echo) {
+      *has_echo = impl->last_was_expr;
+      if (impl->last_was_expr) last = std::move(impl->last_value);
+    }
+    impl->last_value = Value();
+  }
+  return last;
+}
+
+std::shared_ptr<Module> Evaluator::current_module() {
+  return impl->module ? impl->module->shared_from_this() : main_module;
+}
+
+void Evaluator::run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module) {
+  Impl::FrameGuard g(*impl);
+  impl->frame = nullptr;
+  impl->module = module.get();
+  Flow f = impl->exec_block(body);
+  if (f != Flow::Normal && f != Flow::Return) fail(stray_flow_message(f));
+}
+
+Value Evaluator::eval_source(const std::string& source, const std::string& name, const std::shared_ptr<Module>& module,
+                             bool want_value) {
+  auto file = std::make_shared<SourceFile>();
+  file->name = name;
+  file->text = source;
+  auto parsed = parse(file);
+  if (!parsed.program) fail(parsed.error.value_or("syntax error"));
+  std::shared_ptr<Program> prog(std::move(parsed.program));
+  impl->programs.push_back(prog);
+  impl->resolve_program(*prog, module.get(), true);
+  Impl::FrameGuard g(*impl);
+  impl->frame = nullptr;
+  impl->module = module.get();
+  Value last;
+  for (auto& s : prog->stmts) {
+    impl->last_was_expr = false;
+    Flow f = impl->exec(*s);
+    if (f != Flow::Normal) fail("'return', 'break' or 'continue' outside a function or loop");
+    if (want_value && impl->last_was_expr) last = std::move(impl->last_value);
+  }
+  return last;
+}
+
+}  // namespace nabla::interp

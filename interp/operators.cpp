@@ -1,0 +1,295 @@
+// Operators on values: Python semantics for numbers, strings and containers, the op
+// table for tensors (a number beside a tensor is a wrapped scalar), and the ordering
+// used by sorted/min/max. Indexing, formatting and container methods live in
+// indexing.cpp, formatting.cpp and container_methods.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "interp/builtins_internal.hpp"
+
+namespace nabla::interp {
+
+using lang::BinaryOp;
+using lang::UnaryOp;
+
+Value tensor_value(Tensor t) { return t.defined() ? Value::tensor(std::move(t)) : Value(); }
+
+// A number as a 0-dim tensor that does not drive type promotion (PyTorch's wrapped numbers).
+static Tensor wrapped(const Value& v) {
+  if (v.tag == Tag::Float) return wrapped_scalar(v.f);
+  Tensor t = scalar_tensor(v.tag == Tag::Int ? static_cast<double>(v.i) : (v.b ? 1.0 : 0.0),
+                           v.tag == Tag::Int ? DType::i64 : DType::b8);
+  t.impl()->wrapped_number = true;
+  return t;
+}
+
+Tensor to_tensor_arg(const Value& v, const char* what) {
+  if (v.tag == Tag::Tensor) return v.t;
+  if (v.is_num()) return wrapped(v);
+  fail(std::string(what) + ": expected a tensor or a number, got " + type_name(v));
+}
+
+// ---- numbers ------------------------------------------------------------------------
+
+static const char* verb(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "subtract";
+    case BinaryOp::Mul: return "multiply";
+    case BinaryOp::Div: return "divide";
+    case BinaryOp::FloorDiv: return "floor-divide";
+    case BinaryOp::Mod: return "take the remainder of";
+    case BinaryOp::Pow: return "raise";
+    case BinaryOp::MatMul: return "matrix-multiply";
+    default: return "compare";
+  }
+}
+
+[[noreturn]] static void type_mismatch(BinaryOp op, const Value& a, const Value& b) {
+  std::string s = std::string("cannot ") + verb(op) + " " + type_name(a) + " and " + type_name(b);
+  if (verb(op) == std::string("compare")) s += std::string(" with '") + lang::op_symbol(op) + "'";
+  fail(s);
+}
+
+
+static double py_fmod(double a, double b) {
+  double m = std::fmod(a, b);
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+static Value int_binary(BinaryOp op, int64_t a, int64_t b) {
+  int64_t out;
+  switch (op) {
+    case BinaryOp::Add:
+      if (__builtin_add_overflow(a, b, &out)) fail("integer overflow in +");
+      return Value::integer(out);
+    case BinaryOp::Sub:
+      if (__builtin_sub_overflow(a, b, &out)) fail("integer overflow in -");
+      return Value::integer(out);
+    case BinaryOp::Mul:
+      if (__builtin_mul_overflow(a, b, &out)) fail("integer overflow in *");
+      return Value::integer(out);
+    case BinaryOp::Div:
+      if (b == 0) fail("division by zero");
+      return Value::number(static_cast<double>(a) / static_cast<double>(b));
+    case BinaryOp::FloorDiv: {
+      if (b == 0) fail("integer division by zero");
+      int64_t q = a / b;
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      return Value::integer(q);
+    }
+    case BinaryOp::Mod: {
+      if (b == 0) fail("integer modulo by zero");
+      int64_t m = a % b;
+      if (m != 0 && ((m < 0) != (b < 0))) m += b;
+      return Value::integer(m);
+    }
+    case BinaryOp::Pow: {
+      if (b < 0) return Value::number(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      int64_t r = 1, base = a;
+      int64_t e = b;
+      while (e > 0) {
+        if (e & 1)
+          if (__builtin_mul_overflow(r, base, &r)) fail("integer overflow in **");
+        e >>= 1;
+        if (e && __builtin_mul_overflow(base, base, &base)) fail("integer overflow in **");
+      }
+      return Value::integer(r);
+    }
+    case BinaryOp::Eq: return Value::boolean(a == b);
+    case BinaryOp::Ne: return Value::boolean(a != b);
+    case BinaryOp::Lt: return Value::boolean(a < b);
+    case BinaryOp::Le: return Value::boolean(a <= b);
+    case BinaryOp::Gt: return Value::boolean(a > b);
+    case BinaryOp::Ge: return Value::boolean(a >= b);
+    default: type_mismatch(op, Value::integer(a), Value::integer(b));
+  }
+}
+
+static Value float_binary(BinaryOp op, double a, double b) {
+  switch (op) {
+    case BinaryOp::Add: return Value::number(a + b);
+    case BinaryOp::Sub: return Value::number(a - b);
+    case BinaryOp::Mul: return Value::number(a * b);
+    case BinaryOp::Div:
+      if (b == 0) fail("float division by zero");
+      return Value::number(a / b);
+    case BinaryOp::FloorDiv:
+      if (b == 0) fail("float floor division by zero");
+      return Value::number(std::floor(a / b));
+    case BinaryOp::Mod:
+      if (b == 0) fail("float modulo by zero");
+      return Value::number(py_fmod(a, b));
+    case BinaryOp::Pow: return Value::number(std::pow(a, b));
+    case BinaryOp::Eq: return Value::boolean(a == b);
+    case BinaryOp::Ne: return Value::boolean(a != b);
+    case BinaryOp::Lt: return Value::boolean(a < b);
+    case BinaryOp::Le: return Value::boolean(a <= b);
+    case BinaryOp::Gt: return Value::boolean(a > b);
+    case BinaryOp::Ge: return Value::boolean(a >= b);
+    default: type_mismatch(op, Value::number(a), Value::number(b));
+  }
+}
+
+static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
+  bool ta = a.tag == Tag::Tensor, tb = b.tag == Tag::Tensor;
+  if ((!ta && !a.is_num()) || (!tb && !b.is_num())) {
+    if (op == BinaryOp::Eq) return Value::boolean(values_equal(a, b));
+    if (op == BinaryOp::Ne) return Value::boolean(!values_equal(a, b));
+    type_mismatch(op, a, b);
+  }
+  Tensor xs, ys;
+  if (!ta) xs = wrapped(a);
+  if (!tb) ys = wrapped(b);
+  const Tensor& l = ta ? a.t : xs;
+  const Tensor& r = tb ? b.t : ys;
+  switch (op) {
+    case BinaryOp::Add: return Value::tensor(add(l, r));
+    case BinaryOp::Sub: return Value::tensor(sub(l, r));
+    case BinaryOp::Mul: return Value::tensor(mul(l, r));
+    case BinaryOp::Div: return Value::tensor(div(l, r));
+    case BinaryOp::Pow: return Value::tensor(pow(l, r));
+    case BinaryOp::MatMul: return Value::tensor(matmul(l, r));
+    case BinaryOp::Eq: return Value::tensor(eq(l, r));
+    case BinaryOp::Ne: return Value::tensor(ne(l, r));
+    case BinaryOp::Lt: return Value::tensor(lt(l, r));
+    case BinaryOp::Le: return Value::tensor(le(l, r));
+    case BinaryOp::Gt: return Value::tensor(gt(l, r));
+    case BinaryOp::Ge: return Value::tensor(ge(l, r));
+    case BinaryOp::FloorDiv:
+    case BinaryOp::Mod: fail(std::string("operator '") + lang::op_symbol(op) + "' is not supported on tensors");
+    default: type_mismatch(op, a, b);
+  }
+}
+
+static int compare_values(const Value& a, const Value& b, BinaryOp op);
+
+static bool contains(const Value& container, const Value& item) {
+  switch (container.tag) {
+    case Tag::List:
+    case Tag::Tuple:
+      for (auto& x : container.as<ListObj>()->items)
+        if (values_equal(x, item)) return true;
+      return false;
+    case Tag::Dict: return container.as<DictObj>()->find(item) != nullptr;
+    case Tag::Str:
+      if (item.tag != Tag::Str) fail(std::string("'in <str>' requires a str on the left, got ") + type_name(item));
+      return container.as<StrObj>()->s.find(item.as<StrObj>()->s) != std::string::npos;
+    case Tag::Range: {
+      if (item.tag != Tag::Int) return false;
+      auto* r = container.as<RangeObj>();
+      int64_t n = r->size();
+      if (n == 0) return false;
+      int64_t off = item.i - r->start;
+      if (off % r->step != 0) return false;
+      int64_t k = off / r->step;
+      return k >= 0 && k < n;
+    }
+    default: fail(std::string("argument of type '") + type_name(container) + "' is not a container");
+  }
+}
+
+static Value seq_repeat(const Value& seq, int64_t n) {
+  if (seq.tag == Tag::Str) {
+    std::string out;
+    for (int64_t k = 0; k < n; ++k) out += seq.as<StrObj>()->s;
+    return make_str(std::move(out));
+  }
+  std::vector<Value> out;
+  for (int64_t k = 0; k < n; ++k)
+    for (auto& x : seq.as<ListObj>()->items) out.push_back(x);
+  return seq.tag == Tag::List ? make_list(std::move(out)) : make_tuple(std::move(out));
+}
+
+Value binary_op(BinaryOp op, const Value& a, const Value& b) {
+  if (op == BinaryOp::In) return Value::boolean(contains(b, a));
+  if (op == BinaryOp::NotIn) return Value::boolean(!contains(b, a));
+  if (a.tag == Tag::Tensor || b.tag == Tag::Tensor) return tensor_binary(op, a, b);
+  if (a.is_num() && b.is_num()) {
+    if (a.tag != Tag::Float && b.tag != Tag::Float) return int_binary(op, int_of(a), int_of(b));
+    return float_binary(op, a.as_double(), b.as_double());
+  }
+  if (op == BinaryOp::Eq) return Value::boolean(values_equal(a, b));
+  if (op == BinaryOp::Ne) return Value::boolean(!values_equal(a, b));
+  bool seq_a = a.tag == Tag::Str || a.tag == Tag::List || a.tag == Tag::Tuple;
+  if (op == BinaryOp::Add && seq_a && a.tag == b.tag) {
+    if (a.tag == Tag::Str) return make_str(a.as<StrObj>()->s + b.as<StrObj>()->s);
+    std::vector<Value> out = a.as<ListObj>()->items;
+    for (auto& x : b.as<ListObj>()->items) out.push_back(x);
+    return a.tag == Tag::List ? make_list(std::move(out)) : make_tuple(std::move(out));
+  }
+  if (op == BinaryOp::Mul && seq_a && (b.tag == Tag::Int || b.tag == Tag::Bool)) return seq_repeat(a, int_of(b));
+  if (op == BinaryOp::Mul && (a.tag == Tag::Int || a.tag == Tag::Bool) &&
+      (b.tag == Tag::Str || b.tag == Tag::List || b.tag == Tag::Tuple))
+    return seq_repeat(b, int_of(a));
+  if (op == BinaryOp::Mod && a.tag == Tag::Str) fail("use f-strings to format strings ('%' is not supported on str)");
+  if (op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge) {
+    int c = compare_values(a, b, op);
+    switch (op) {
+      case BinaryOp::Lt: return Value::boolean(c < 0);
+      case BinaryOp::Le: return Value::boolean(c <= 0);
+      case BinaryOp::Gt: return Value::boolean(c > 0);
+      default: return Value::boolean(c >= 0);
+    }
+  }
+  type_mismatch(op, a, b);
+}
+
+// Three-way comparison for ordering (sorted, min, max, <): numbers, strings, sequences.
+static int compare_values(const Value& a, const Value& b, BinaryOp op) {
+  if (a.is_num() && b.is_num()) {
+    double x = a.as_double(), y = b.as_double();
+    if (a.tag != Tag::Float && b.tag != Tag::Float) {
+      int64_t p = int_of(a), q = int_of(b);
+      return p < q ? -1 : p > q ? 1 : 0;
+    }
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (a.tag == Tag::Str && b.tag == Tag::Str) {
+    int c = a.as<StrObj>()->s.compare(b.as<StrObj>()->s);
+    return c < 0 ? -1 : c > 0 ? 1 : 0;
+  }
+  if ((a.tag == Tag::List || a.tag == Tag::Tuple) && a.tag == b.tag) {
+    auto& x = a.as<ListObj>()->items;
+    auto& y = b.as<ListObj>()->items;
+    for (size_t k = 0; k < x.size() && k < y.size(); ++k) {
+      if (values_equal(x[k], y[k])) continue;
+      return compare_values(x[k], y[k], op);
+    }
+    return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+  }
+  if (a.tag == Tag::Tensor || b.tag == Tag::Tensor) {
+    double x = a.tag == Tag::Tensor ? a.t.item() : a.as_double();
+    double y = b.tag == Tag::Tensor ? b.t.item() : b.as_double();
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  type_mismatch(op, a, b);
+}
+
+int compare_for_sort(const Value& a, const Value& b) { return compare_values(a, b, BinaryOp::Lt); }
+
+Value unary_op(UnaryOp op, const Value& a) {
+  switch (op) {
+    case UnaryOp::Not: return Value::boolean(!truthy(a));
+    case UnaryOp::Neg:
+      if (a.tag == Tag::Int) {
+        if (a.i == INT64_MIN) fail("integer overflow in unary -");
+        return Value::integer(-a.i);
+      }
+      if (a.tag == Tag::Bool) return Value::integer(a.b ? -1 : 0);
+      if (a.tag == Tag::Float) return Value::number(-a.f);
+      if (a.tag == Tag::Tensor) return Value::tensor(neg(a.t));
+      fail(std::string("bad operand type for unary -: '") + type_name(a) + "'");
+    case UnaryOp::Pos:
+      if (a.tag == Tag::Bool) return Value::integer(a.b ? 1 : 0);
+      if (a.is_num() || a.tag == Tag::Tensor) return a;
+      fail(std::string("bad operand type for unary +: '") + type_name(a) + "'");
+  }
+  return a;
+}
+
+}  // namespace nabla::interp
