@@ -80,7 +80,7 @@ struct Interpreter::Impl {
     }
   }
 
-  EvalResult eval_text(const std::string& source, const std::string& name, bool tests_only_top = false) {
+  EvalResult eval_text(const std::string& source, const std::string& name) {
     EvalResult result;
     ev.interrupt_flag.store(false);
     run([&] {
@@ -95,14 +95,11 @@ struct Interpreter::Impl {
           return;
         }
         std::shared_ptr<lang::Program> prog(std::move(parsed.program));
-        std::string saved_path = ev.main_module->path;
         if (name.empty() || name[0] != '<') ev.main_module->path = name;
         bool has_echo = false;
         Value last = ev.run_program(prog, ev.main_module, true, &has_echo);
         if (has_echo && !last.is_none()) result.echo = interp::repr(last);
         last_program = prog;
-        (void)tests_only_top;
-        (void)saved_path;
       } catch (LangError& e) {
         result.ok = false;
         result.error = EvalError{EvalError::Kind::runtime, e.formatted()};
