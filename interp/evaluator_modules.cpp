@@ -33,10 +33,14 @@ void register_stdlib_source(const std::string& name, const std::string& source) 
   std::lock_guard<std::mutex> lock(stdlib_mutex());
   stdlib_sources()[name] = source;
 }
+// Registered sources first (tests, embedders), then the stdlib built into the binary.
 const std::string* find_stdlib_source(const std::string& name) {
   std::lock_guard<std::mutex> lock(stdlib_mutex());
   auto it = stdlib_sources().find(name);
-  return it == stdlib_sources().end() ? nullptr : &it->second;
+  if (it != stdlib_sources().end()) return &it->second;
+  for (const auto& [module, text] : embedded_stdlib())
+    if (module == name) return &text;
+  return nullptr;
 }
 
 // ---- imports ------------------------------------------------------------------------------
