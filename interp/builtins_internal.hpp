@@ -62,6 +62,7 @@ Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
 Value expect_builtin(Evaluator& ev, CallArgs& a);
 Value expect_close_builtin(Evaluator& ev, CallArgs& a);
 Value expect_error_builtin(Evaluator& ev, CallArgs& a);
+void install_data_builtins(Evaluator& ev);  // builtins_data.cpp: the _data module behind `import data`
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
 

@@ -11,7 +11,8 @@ BUILD_DIR="${NABLA_BUILD_DIR:-$NABLA_ROOT/build}"
 # Build tools and libraries (Debian 12 package names). See README.md.
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           tao-pegtl-dev doctest-dev libdnnl-dev libopenblas-openmp-dev
-          libfmt-dev nlohmann-json3-dev libgraphviz-dev libedit-dev zlib1g-dev)
+          libfmt-dev nlohmann-json3-dev libgraphviz-dev libedit-dev zlib1g-dev
+          dataset-fashion-mnist)
 PACKAGES+=("$@")
 
 missing_packages() {

@@ -1,0 +1,59 @@
+# data: datasets, mini-batches, file readers and a progress bar.
+# The readers and the batching are native (the `_data` module, interp/builtins_data.cpp).
+import _data
+
+# read_idx(path, scale=false): an IDX file (gzipped or plain) as a tensor. Integer
+# types give i64, f32/f64 keep their type; scale=true gives f32 divided by 255
+# (u8 images in [0, 1]).
+let read_idx = _data.read_idx
+# read_csv(path, header=true): (data, columns): an f32 [rows, cols] tensor and the
+# column names (c0, c1, ... without a header). Empty fields are nan.
+let read_csv = _data.read_csv
+fn csv(path, header=true) = _data.read_csv(path, header)
+# permutation(n, seed=none): an i64 tensor holding 0..n-1 shuffled (seeded, or drawn
+# from the global generator, which manual_seed fixes).
+let permutation = _data.permutation
+# Progress(total=none, desc="", tty=none): a progress bar. p.update(loss=none, steps=1)
+# after each batch, p.close() at the end of the epoch. On a terminal it redraws one
+# line (count/total, bar, it/s, ETA, mean loss); otherwise it prints one line at close.
+let Progress = _data.Progress
+
+# A dataset of tensors whose first dimension is the item: x and y (y may be none).
+model TensorDataset(x, y=none) {
+  if y != none and len(x) != len(y) {
+    assert(false, f"TensorDataset: x has {len(x)} items but y has {len(y)}")
+  }
+  x = x
+  y = y
+  __len__() = len(self.x)
+  # The i-th item: (x[i], y[i]), or x[i] without labels.
+  item(i) = (self.x[i], self.y[i]) if self.y != none else self.x[i]
+  # The first n items (a view: no copy).
+  subset(n) = TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
+  # Mini-batches: a list of (xb, yb) tuples (xb alone without labels) to loop over.
+  # shuffle=true permutes the items first: seed=k gives the same order every time,
+  # no seed draws one from the global generator. drop_last drops a short last batch.
+  batches(size, shuffle=false, drop_last=false, seed=none) = _data.batches(self.x, self.y, size, shuffle, drop_last, seed)
+}
+
+let fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"
+
+# Fashion-MNIST from the Debian package dataset-fashion-mnist: split "train" (60000
+# items) or "test" (10000). Images are f32 in [0, 1], [N, 784], or [N, 1, 28, 28] with
+# flatten=false; labels are i64 in 0..9 (fashion_mnist_classes names them).
+fn fashion_mnist(split="train", flatten=true, dir=fashion_mnist_dir) {
+  let prefix = "train" if split == "train" else "t10k" if split == "test" else none
+  if prefix == none {
+    assert(false, f"fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
+  }
+  let x = _data.read_idx(f"{dir}/{prefix}-images-idx3-ubyte.gz", scale=true)
+  let y = _data.read_idx(f"{dir}/{prefix}-labels-idx1-ubyte.gz")
+  let n = x.shape[0]
+  return TensorDataset(x.reshape([n, 784]) if flatten else x.reshape([n, 1, 28, 28]), y)
+}
+
+# Whether the Fashion-MNIST files are installed (tests skip without them).
+fn fashion_mnist_available(dir=fashion_mnist_dir) = _data.file_exists(f"{dir}/t10k-images-idx3-ubyte.gz")
+
+let fashion_mnist_classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
+                             "Sneaker", "Bag", "Ankle boot"]
