@@ -34,7 +34,7 @@ static std::string loss_text(std::optional<double> loss) {
 }
 
 std::string format_progress_line(const std::string& desc, int64_t n, int64_t total, double elapsed_s,
-                                 std::optional<double> mean_loss, int bar_width) {
+                                 std::optional<double> mean_loss, int bar_width, bool finished) {
   std::string line = desc.empty() ? "" : desc + "  ";
   double rate = elapsed_s > 0 && n > 0 ? static_cast<double>(n) / elapsed_s : 0;
   if (total > 0) {
@@ -43,11 +43,15 @@ std::string format_progress_line(const std::string& desc, int64_t n, int64_t tot
     int full = static_cast<int>(frac * bar_width);
     for (int k = 0; k < bar_width; ++k) line += k < full ? '=' : k == full ? '>' : '.';
     line += "] " + format_rate(rate);
-    line += " ETA " + (rate > 0 ? format_duration(static_cast<double>(total - n) / rate) : std::string("?"));
+    if (finished) line += " in " + format_duration(elapsed_s);
+    else line += " ETA " + (rate > 0 ? format_duration(static_cast<double>(total - n) / rate) : std::string("?"));
   } else {
     line += std::to_string(n) + " " + format_rate(rate) + " " + format_duration(elapsed_s);
   }
-  if (mean_loss) line += " " + loss_text(mean_loss);
+  if (mean_loss) {
+    line += ' ';
+    line += loss_text(mean_loss);
+  }
   return line;
 }
 
@@ -55,10 +59,16 @@ std::string format_progress_summary(const std::string& desc, int64_t n, int64_t 
                                     std::optional<double> mean_loss) {
   std::string line = desc.empty() ? "" : desc + ": ";
   line += std::to_string(n);
-  if (total > 0) line += "/" + std::to_string(total);
+  if (total > 0) {
+    line += '/';
+    line += std::to_string(total);
+  }
   double rate = elapsed_s > 0 && n > 0 ? static_cast<double>(n) / elapsed_s : 0;
   line += " in " + format_duration(elapsed_s) + " (" + format_rate(rate) + ")";
-  if (mean_loss) line += ", " + loss_text(mean_loss);
+  if (mean_loss) {
+    line += ", ";
+    line += loss_text(mean_loss);
+  }
   return line;
 }
 
@@ -86,9 +96,9 @@ void ProgressBar::update(int64_t steps, std::optional<double> loss) {
   if (std::chrono::duration<double>(now - last_draw_).count() >= 0.1 || n_ == total_) draw();
 }
 
-void ProgressBar::draw() {
+void ProgressBar::draw(bool finished) {
   last_draw_ = Clock::now();
-  std::string line = format_progress_line(desc_, n_, total_, elapsed(), mean_loss());
+  std::string line = format_progress_line(desc_, n_, total_, elapsed(), mean_loss(), 24, finished);
   std::string pad = line.size() < last_len_ ? std::string(last_len_ - line.size(), ' ') : "";
   last_len_ = line.size();
   out_("\r" + line + pad);
@@ -98,7 +108,7 @@ void ProgressBar::close() {
   if (closed_) return;
   closed_ = true;
   if (tty_) {
-    draw();
+    draw(true);
     out_("\n");
   } else {
     out_(format_progress_summary(desc_, n_, total_, elapsed(), mean_loss()) + "\n");

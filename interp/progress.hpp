@@ -17,8 +17,9 @@ std::string format_duration(double seconds);
 std::string format_rate(double steps_per_second);
 // The terminal line: "epoch 1  312/938 [=======>......] 45.2 it/s ETA 0:14 loss 0.4321".
 // total <= 0: unknown (no bar, no ETA). mean_loss: none until the script reports one.
+// finished: the closing redraw, with the time taken ("in 0:21") in place of the ETA.
 std::string format_progress_line(const std::string& desc, int64_t n, int64_t total, double elapsed_s,
-                                 std::optional<double> mean_loss, int bar_width = 24);
+                                 std::optional<double> mean_loss, int bar_width = 24, bool finished = false);
 // The line a closed bar leaves: "epoch 1: 938/938 in 0:21 (45.2 it/s), loss 0.4321".
 std::string format_progress_summary(const std::string& desc, int64_t n, int64_t total, double elapsed_s,
                                     std::optional<double> mean_loss);
@@ -37,7 +38,7 @@ class ProgressBar {
   double elapsed() const;
 
  private:
-  void draw();
+  void draw(bool finished = false);
   std::string desc_;
   int64_t total_;
   bool tty_;

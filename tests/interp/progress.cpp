@@ -25,6 +25,7 @@ TEST_CASE("progress: the terminal line") {
         "epoch 1  10/40 [==>.....] 5.0 it/s ETA 0:06 loss 0.4321");
   CHECK(format_progress_line("", 0, 4, 0.0, std::nullopt, 4) == "0/4 [>...] ? it/s ETA ?");
   CHECK(format_progress_line("e", 4, 4, 1.0, std::nullopt, 4) == "e  4/4 [====] 4.0 it/s ETA 0:00");
+  CHECK(format_progress_line("e", 4, 4, 65.0, 0.5, 4, true) == "e  4/4 [====] 16.25 s/it in 1:05 loss 0.5000");
   // Unknown total: count, rate, elapsed.
   CHECK(format_progress_line("run", 30, 0, 10.0, std::nullopt) == "run  30 3.0 it/s 0:10");
 }
@@ -52,5 +53,6 @@ TEST_CASE("progress: the summary line and the bar's output") {
   REQUIRE(tty.size() >= 3);
   CHECK(tty.front().rfind("\re  0/2 [", 0) == 0);
   CHECK(tty[tty.size() - 2].rfind("\re  2/2 [", 0) == 0);
+  CHECK(tty[tty.size() - 2].find(" in 0:00") != std::string::npos);
   CHECK(tty.back() == "\n");
 }

@@ -85,3 +85,10 @@ test "Progress: off a terminal, one line at close; update takes losses" {
   q.update()
   q.close()
 }
+
+test "Progress: on a terminal (forced), the line redraws and close ends it" {
+  let p = data.Progress(3, desc="tty", tty=true)
+  for k in range(3) { p.update(loss=1.0) }
+  p.close()
+  expect(p.count() == 3)
+}
