@@ -2,6 +2,7 @@
 // IDX files (gzipped or plain, through zlib), CSV files of numbers, mini-batches of
 // tensors with a seeded shuffle, and the progress bar. Also teaches len() about
 // instances with a __len__ method (datasets).
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -88,6 +89,8 @@ Tensor read_idx_file(const std::string& path, bool scale) {
     std::FILE* probe = std::fopen(path.c_str(), "rb");
     if (!probe) cannot_open("read_idx", path, errno);
     std::fclose(probe);
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) cannot_open("read_idx", path, EISDIR);
   }
   GzFile g;
   g.f = gzopen(path.c_str(), "rb");

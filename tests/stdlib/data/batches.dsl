@@ -11,6 +11,7 @@ test "TensorDataset: len, item, subset" {
   expect(s.y.tolist() == [0, 1, 2])
   expect(len(data.TensorDataset(zeros([4, 3]))) == 4)
   expect(len([1, 2]) == 2)
+  expect_error("data.TensorDataset(arange(3), arange(4))", "TensorDataset: x has 3 items but y has 4")
 }
 
 test "batches: sizes and drop_last" {
@@ -27,6 +28,7 @@ test "batches: sizes and drop_last" {
   expect(len(ds.batches(7)) == 1)
   expect(len(ds.batches(7, drop_last=true)) == 0)
   expect_error("data.TensorDataset(arange(4), arange(4)).batches(0)", "batches(): size must be positive, got 0")
+  expect_error("data.TensorDataset(arange(4), arange(4)).batches(2, seed=1)", "batches(): seed is only used with shuffle=true")
 }
 
 test "batches: without labels yield tensors" {
