@@ -298,7 +298,11 @@ Value batches_builtin(Evaluator&, CallArgs& a) {
 
 Value progress_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("Progress", a, {"total", "desc", "tty"}, 0);
-  int64_t total = b.has(0) ? as_int(b[0], "Progress(): total") : 0;
+  // total: a count, or the list of batches itself (its length).
+  int64_t total = !b.has(0) ? 0
+                  : b[0].tag == Tag::List || b[0].tag == Tag::Tuple
+                      ? static_cast<int64_t>(b[0].as<ListObj>()->items.size())
+                      : as_int(b[0], "Progress(): total");
   std::string desc = b.has(1) ? str(b[1]) : "";
   bool tty = b.has(2) ? as_bool(b[2], "Progress(): tty") : isatty(STDOUT_FILENO) == 1;
   Evaluator* evp = &ev;

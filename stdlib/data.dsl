@@ -13,7 +13,8 @@ fn csv(path, header=true) = _data.read_csv(path, header)
 # permutation(n, seed=none): an i64 tensor holding 0..n-1 shuffled (seeded, or drawn
 # from the global generator, which manual_seed fixes).
 let permutation = _data.permutation
-# Progress(total=none, desc="", tty=none): a progress bar. p.update(loss=none, steps=1)
+# Progress(total=none, desc="", tty=none): a progress bar over total steps (a count or
+# the list of batches). p.update(loss=none, steps=1)
 # after each batch, p.close() at the end of the epoch. On a terminal it redraws one
 # line (count/total, bar, it/s, ETA, mean loss); otherwise it prints one line at close.
 let Progress = _data.Progress

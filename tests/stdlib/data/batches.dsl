@@ -83,6 +83,12 @@ test "Progress: off a terminal, one line at close; update takes losses" {
   expect_close(p.mean_loss(), 0.5)
   p.close()
   p.close()
+  let batches = data.TensorDataset(arange(10)).batches(3)
+  let r = data.Progress(batches, desc="from a list", tty=false)
+  for xb in batches { r.update() }
+  r.close()
+  expect(r.count() == 4)
+  expect(r.mean_loss() == none)
   let q = data.Progress()
   q.update()
   q.close()
