@@ -341,6 +341,7 @@ void install_builtins(Evaluator& ev) {
   install_function(ev, "expect_error", expect_error_builtin);
 
   ev.native_modules["math"] = math_module;
+  ev.native_modules["time"] = time_module;
 }
 
 }  // namespace nabla::interp

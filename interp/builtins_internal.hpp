@@ -58,6 +58,7 @@ Value int_builtin(Evaluator&, CallArgs& a);
 Value float_builtin(Evaluator&, CallArgs& a);
 Value round_builtin(Evaluator&, CallArgs& a);
 std::shared_ptr<Module> math_module(Evaluator& ev);
+std::shared_ptr<Module> time_module(Evaluator& ev);
 Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
 Value expect_builtin(Evaluator& ev, CallArgs& a);
 Value expect_close_builtin(Evaluator& ev, CallArgs& a);

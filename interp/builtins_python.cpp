@@ -2,6 +2,7 @@
 // round) and the native `math` module. One-line builtins stay with their
 // registration in builtins.cpp.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "interp/builtins_internal.hpp"
@@ -197,6 +198,24 @@ std::shared_ptr<Module> math_module(Evaluator& ev) {
            return Value::boolean(std::isinf(as_num(b[0], "isinf()")));
          }));
   (void)ev;
+  return m;
+}
+
+// The native `time` module: perf_counter() (monotonic seconds, for timing) and
+// time() (seconds since the epoch).
+std::shared_ptr<Module> time_module(Evaluator&) {
+  auto m = std::make_shared<Module>();
+  m->name = "time";
+  m->set("perf_counter", make_native("perf_counter", [](Evaluator&, CallArgs& a) {
+           bind("perf_counter", a, {}, 0);
+           auto now = std::chrono::steady_clock::now().time_since_epoch();
+           return Value::number(std::chrono::duration<double>(now).count());
+         }));
+  m->set("time", make_native("time", [](Evaluator&, CallArgs& a) {
+           bind("time", a, {}, 0);
+           auto now = std::chrono::system_clock::now().time_since_epoch();
+           return Value::number(std::chrono::duration<double>(now).count());
+         }));
   return m;
 }
 
