@@ -9,9 +9,8 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -140,21 +139,31 @@ std::string serialize(const NamedTensors& tensors, const Metadata& metadata) {
   return out;
 }
 
-Checkpoint parse(const std::string& bytes, const std::string& name) {
-  if (bytes.size() < 8)
-    fail(name, "not a safetensors file: " + std::to_string(bytes.size()) +
+namespace {
+
+// Reads `n` bytes at `offset` of the file into `dst`.
+using ReadAt = std::function<void(uint64_t offset, void* dst, uint64_t n)>;
+
+// Parses and validates a file of `size` bytes read through `read`; only the header
+// and the tensors' bytes are read, straight into the tensors.
+Checkpoint parse_with(uint64_t size, const ReadAt& read, const std::string& name) {
+  if (size < 8)
+    fail(name, "not a safetensors file: " + std::to_string(size) +
                    " bytes, fewer than the 8 of the header length");
+  unsigned char len[8];
+  read(0, len, 8);
   uint64_t n = 0;
-  for (int k = 0; k < 8; ++k) n |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[k])) << (8 * k);
-  uint64_t rest = bytes.size() - 8;
+  for (int k = 0; k < 8; ++k) n |= static_cast<uint64_t>(len[k]) << (8 * k);
+  uint64_t rest = size - 8;
   if (n > rest)
     fail(name, "header length " + std::to_string(n) + " is past the end of the file (" + std::to_string(rest) +
                    " bytes follow it)");
-  json h = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(n), nullptr, false);
+  std::string header(n, '\0');
+  if (n) read(8, header.data(), n);
+  json h = json::parse(header, nullptr, false);
   if (h.is_discarded()) fail(name, "the header is not valid JSON");
   if (!h.is_object()) fail(name, "the header is not a JSON object");
   const uint64_t data_size = rest - n;
-  const char* data = bytes.data() + 8 + n;
 
   struct Entry {
     std::string name;
@@ -217,10 +226,17 @@ Checkpoint parse(const std::string& bytes, const std::string& name) {
   }
   for (auto& e : entries) {
     Tensor t = empty(Shape(e.shape), e.dtype);
-    if (e.end > e.begin) std::memcpy(t.raw_data(), data + e.begin, e.end - e.begin);
+    if (e.end > e.begin) read(8 + n + e.begin, t.raw_data(), e.end - e.begin);
     out.tensors.emplace_back(e.name, std::move(t));
   }
   return out;
+}
+
+}  // namespace
+
+Checkpoint parse(const std::string& bytes, const std::string& name) {
+  return parse_with(
+      bytes.size(), [&](uint64_t off, void* dst, uint64_t n) { std::memcpy(dst, bytes.data() + off, n); }, name);
 }
 
 void save_file(const std::string& path, const NamedTensors& tensors, const Metadata& metadata) {
@@ -258,13 +274,32 @@ void save_file(const std::string& path, const NamedTensors& tensors, const Metad
 }
 
 Checkpoint load_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot load '" + path + "': " + std::strerror(errno));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot load '" + path + "': " + std::strerror(errno));
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error("cannot load '" + path + "': it is a directory");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error("cannot load '" + path + "': it is a directory");
+  }
+  auto read = [&](uint64_t off, void* dst, uint64_t n) {
+    char* p = static_cast<char*>(dst);
+    while (n > 0) {
+      ssize_t r = ::pread(fd, p, n, static_cast<off_t>(off));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) throw Error(path + ": " + (r < 0 ? std::string("read error: ") + std::strerror(errno) : "the file is shorter than when it was opened"));
+      p += r;
+      off += static_cast<uint64_t>(r);
+      n -= static_cast<uint64_t>(r);
+    }
+  };
+  try {
+    Checkpoint ck = parse_with(static_cast<uint64_t>(st.st_size), read, path);
+    ::close(fd);
+    return ck;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
 }
 
 void load_into(const Checkpoint& ckpt, const NamedTensors& targets, const std::string& name) {

@@ -183,6 +183,15 @@ TEST_CASE("safetensors: a truncated file on disk is an error naming it") {
   write_bytes(path, bytes.substr(0, 30));
   CHECK_THROWS_WITH_AS(st::load_file(path),
                        (path + ": header length 56 is past the end of the file (22 bytes follow it)").c_str(), Error);
+  std::string huge = bytes;
+  huge[7] = '\x7f';  // a header length of about 2^63
+  write_bytes(path, huge);
+  CHECK_THROWS_WITH_AS(st::load_file(path),
+                       (path + ": header length 9151314442816847928 is past the end of the file (72 bytes follow it)")
+                           .c_str(),
+                       Error);
+  CHECK_THROWS_WITH_AS(st::load_file(tmp.dir.string()),
+                       ("cannot load '" + tmp.dir.string() + "': it is a directory").c_str(), Error);
   CHECK_THROWS_WITH_AS(st::load_file(tmp / "none.safetensors"),
                        ("cannot load '" + (tmp / "none.safetensors") + "': No such file or directory").c_str(), Error);
 }
