@@ -1,4 +1,5 @@
-// The checkpoint builtins: save(obj, path, metadata=none) and load(path, into=none),
+// The checkpoint builtins: save(obj, path, metadata=none), load(path, into=none) and
+// load_metadata(path),
 // over the safetensors files of tensor/safetensors.hpp.
 //
 // Layout of a file written by save(): every tensor found in obj (a dict, or the
@@ -206,6 +207,17 @@ Value load_builtin(Evaluator& ev, CallArgs& a) {
   return Value::object(Tag::Dict, d);
 }
 
+// The file's own __metadata__ entries (those given to save(metadata=...), or another
+// tool's), without nabla's "nabla.values".
+Value load_metadata_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("load_metadata", a, {"path"}, 1);
+  safetensors::Checkpoint ck = safetensors::load_file(as_path(b[0], "load_metadata"));
+  auto d = std::make_shared<DictObj>();
+  for (auto& [k, v] : ck.metadata)
+    if (k != kValuesKey) d->set(make_str(k), make_str(v));
+  return Value::object(Tag::Dict, d);
+}
+
 void put(Evaluator& ev, const std::string& name, NativeFn fn) {
   for (auto& [n, v] : ev.builtins)
     if (n == name) {
@@ -220,6 +232,7 @@ void put(Evaluator& ev, const std::string& name, NativeFn fn) {
 void install_checkpoint_builtins(Evaluator& ev) {
   put(ev, "save", save_builtin);
   put(ev, "load", load_builtin);
+  put(ev, "load_metadata", load_metadata_builtin);
 }
 
 }  // namespace nabla::interp

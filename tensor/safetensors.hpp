@@ -48,3 +48,15 @@ void load_into(const std::string& path, const NamedTensors& targets);
 void load_into(const Checkpoint& ckpt, const NamedTensors& targets, const std::string& name);
 
 }  // namespace nabla::safetensors
+
+namespace nabla {
+// The same under the names of issue 4.
+inline void save_safetensors(const std::string& path, const safetensors::NamedTensors& tensors,
+                             const safetensors::Metadata& metadata = {}) {
+  safetensors::save_file(path, tensors, metadata);
+}
+inline safetensors::Checkpoint load_safetensors(const std::string& path) { return safetensors::load_file(path); }
+inline void load_safetensors_into(const std::string& path, const safetensors::NamedTensors& targets) {
+  safetensors::load_into(path, targets);
+}
+}  // namespace nabla

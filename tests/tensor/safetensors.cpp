@@ -250,3 +250,16 @@ TEST_CASE("safetensors: loading into existing tensors checks every name, shape a
   CHECK(e2.item() == 1.0);
   CHECK(w2.version() == 1);
 }
+
+TEST_CASE("safetensors: save_safetensors, load_safetensors and load_safetensors_into") {
+  TempDir tmp;
+  std::string path = tmp / "named.safetensors";
+  save_safetensors(path, {{"a", tensor_from({1, 2}, {2}, DType::bf16)}}, {{"k", "v"}});
+  st::Checkpoint ck = load_safetensors(path);
+  CHECK(ck.tensors.size() == 1);
+  CHECK(ck.tensors[0].second.dtype() == DType::bf16);
+  CHECK(ck.metadata == st::Metadata{{"k", "v"}});
+  Tensor a = zeros({2}, DType::bf16);
+  load_safetensors_into(path, {{"a", a}});
+  CHECK(to_double_vector(a) == std::vector<double>{1, 2});
+}

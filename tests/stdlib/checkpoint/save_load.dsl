@@ -75,6 +75,13 @@ test "a value with a state_dict() method is saved through it" {
   expect(m2.w.tolist() == [1.0, -1.0])
 }
 
+test "metadata of your own is stored as strings and read by load_metadata" {
+  let path = "/tmp/nabla_checkpoint_meta.safetensors"
+  save({"w": tensor([1.0]), "step": 4}, path, metadata={"format": "pt", "run": "a1"})
+  expect(load_metadata(path) == {"format": "pt", "run": "a1"})
+  expect(load(path)["step"] == 4)
+}
+
 test "errors name the problem" {
   expect_error("save({'f': print}, '/tmp/nabla_checkpoint_err.safetensors')", "cannot store a")
   expect_error("save(3, '/tmp/nabla_checkpoint_err.safetensors')", "save(): expected a dict")
