@@ -339,6 +339,7 @@ void install_builtins(Evaluator& ev) {
   install_function(ev, "expect", expect_builtin);
   install_function(ev, "expect_close", expect_close_builtin);
   install_function(ev, "expect_error", expect_error_builtin);
+  install_checkpoint_builtins(ev);
 
   ev.native_modules["math"] = math_module;
   ev.native_modules["time"] = time_module;

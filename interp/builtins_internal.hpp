@@ -63,6 +63,7 @@ Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
 Value expect_builtin(Evaluator& ev, CallArgs& a);
 Value expect_close_builtin(Evaluator& ev, CallArgs& a);
 Value expect_error_builtin(Evaluator& ev, CallArgs& a);
+void install_checkpoint_builtins(Evaluator& ev);  // save, load (builtins_checkpoint.cpp)
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
 
