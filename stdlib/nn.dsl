@@ -227,19 +227,31 @@ model Identity() {
   forward(x) = x
 }
 
-# Sequential([layer, ...]): calls its layers in order. m[i] is layer i, len(m) their
-# number; parameters are named layers.<i>.<name>.
+# Sequential([layer, ...]): calls its layers in order. Its fields are the layers,
+# named "0", "1", ... as in PyTorch (so state_dict keys read "0.weight"); m[i] is
+# layer i (negative i and slices work), len(m) their number.
 model Sequential(layers) {
-  layers = list(layers)
+  let _ = _add_all(self, layers)
   forward(x) {
-    for l in self.layers { x = l(x) }
+    for l in self.children() { x = l(x) }
     return x
   }
-  __getitem__(i) = self.layers[i]
-  __len__() = len(self.layers)
+  __getitem__(i) {
+    let ls = self.children()
+    return Sequential(ls[i]) if type(i) != "int" else ls[i]
+  }
+  __len__() = len(self.children())
   append(layer) {
-    self.layers.append(layer)
+    setattr(self, str(len(self.children())), layer)
     return self
+  }
+}
+
+fn _add_all(m, layers) {
+  let k = 0
+  for l in layers {
+    setattr(m, str(k), l)
+    k = k + 1
   }
 }
 

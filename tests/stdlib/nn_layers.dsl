@@ -166,3 +166,18 @@ test "initializers fill in place under no_grad" {
   let c = zeros([8, 4, 3, 3])
   expect(nn.calculate_fan_in_and_fan_out(c) == (36, 72))
 }
+
+test "Sequential: PyTorch's layer names, indexing, slices, len and append" {
+  let s = nn.Sequential([nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)])
+  expect(s.named_parameters()[2][0] == "2.weight")
+  expect(s[0].in_features == 3 and s[-1].out_features == 2)
+  let head = s[0:2]
+  expect(len(head) == 2 and head(randn([5, 3])).shape == (5, 4))
+  s.append(nn.Sigmoid())
+  expect(len(s) == 4)
+  let y = s(randn([6, 3]))
+  expect(y.shape == (6, 2) and y.min().item() > 0.0)
+  expect(type(getattr(s, "1")) == "ReLU")
+  expect(getattr(s, "nope", 7) == 7)
+  expect_error("getattr(nn.Sequential([]), \"nope\")", "has no attribute 'nope'")
+}

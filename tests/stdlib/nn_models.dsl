@@ -42,7 +42,7 @@ test "state_dict holds parameters and buffers under dotted names, in order" {
   expect(m.named_buffers()[0][0] == "bn.running_mean")
   expect(not m.state_dict()["fc1.weight"].requires_grad)
   let s = nn.Sequential([nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)])
-  expect(list(s.state_dict().keys()) == ["layers.0.weight", "layers.0.bias", "layers.2.weight", "layers.2.bias"])
+  expect(list(s.state_dict().keys()) == ["0.weight", "0.bias", "2.weight", "2.bias"])
 }
 
 test "a state_dict loaded into a fresh model gives identical outputs" {
