@@ -85,8 +85,45 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
 // stops firing at once.
 Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
   auto* inst = self.as<InstanceObj>();
-  if (inst->forward_hooks.empty() && inst->backward_hooks.empty()) return call_model_method(self, "forward", args);
+  if (inst->forward_hooks.empty() && inst->backward_hooks.empty() && inst->full_backward_hooks.empty())
+    return call_model_method(self, "forward", args);
   Value input = make_tuple(args.pos);
+  // Full backward hooks: every tensor input that requires grad goes into forward
+  // through an alias (a view node) whose gradient is the gradient with respect to that
+  // input through this call only; when all have arrived the hooks get (module,
+  // grad_input, grad_output), none for inputs that need no gradient.
+  struct FullState {
+    std::vector<Value> grad_in;
+    Value grad_out;
+    size_t pending = 0;
+  };
+  std::shared_ptr<FullState> full;
+  if (!inst->full_backward_hooks.empty() && grad_enabled()) {
+    full = std::make_shared<FullState>();
+    full->grad_in.assign(args.pos.size(), Value());
+    for (size_t k = 0; k < args.pos.size(); ++k) {
+      Value& a = args.pos[k];
+      if (a.tag != Tag::Tensor || !a.t.defined() || !a.t.requires_grad()) continue;
+      Tensor alias = view(a.t, IntList(a.t.sizes().begin(), a.t.sizes().end()));
+      ++full->pending;
+      Evaluator* e = &ev;
+      std::weak_ptr<Obj> weak = self.o;
+      register_hook(alias, [e, weak, full, k](const Tensor& g) {
+        full->grad_in[k] = Value::tensor(g);
+        if (--full->pending > 0) return Tensor();
+        auto o = weak.lock();
+        if (!o) return Tensor();
+        auto hooks = static_cast<InstanceObj*>(o.get())->full_backward_hooks;
+        for (auto& [id, fn] : hooks) {
+          CallArgs c;
+          c.pos = {Value::object(Tag::Instance, o), make_tuple(full->grad_in), make_tuple({full->grad_out})};
+          e->call_value(fn, c);
+        }
+        return Tensor();
+      });
+      a = Value::tensor(alias);
+    }
+  }
   Value out = call_model_method(self, "forward", args);
   auto hooks = inst->forward_hooks;  // a hook may remove itself
   for (auto& [id, fn] : hooks) {
@@ -95,10 +132,10 @@ Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
     Value r = ev.call_value(fn, a);
     if (!r.is_none()) out = r;
   }
-  if (!inst->backward_hooks.empty() && out.tag == Tag::Tensor && out.t.defined() && out.t.requires_grad()) {
+  if ((!inst->backward_hooks.empty() || full) && out.tag == Tag::Tensor && out.t.defined() && out.t.requires_grad()) {
     Evaluator* e = &ev;
     std::weak_ptr<Obj> weak = self.o;
-    register_hook(out.t, [e, weak](const Tensor& g) {
+    register_hook(out.t, [e, weak, full](const Tensor& g) {
       auto o = weak.lock();
       if (!o) return Tensor();
       Value module = Value::object(Tag::Instance, o);
@@ -113,6 +150,17 @@ Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
         if (r.tag != Tag::Tensor) fail(std::string("a backward hook must return a tensor or none, got ") + type_name(r));
         grad = r.t;
         changed = true;
+      }
+      if (full) {
+        full->grad_out = Value::tensor(grad);
+        if (full->pending == 0) {  // no input needs a gradient: the hooks run now
+          auto fh = static_cast<InstanceObj*>(o.get())->full_backward_hooks;
+          for (auto& [id, fn] : fh) {
+            CallArgs a;
+            a.pos = {module, make_tuple(full->grad_in), make_tuple({full->grad_out})};
+            e->call_value(fn, a);
+          }
+        }
       }
       return changed ? grad : Tensor();
     });
@@ -167,14 +215,21 @@ void collect_state(const Value& v, const std::string& prefix, std::vector<std::p
   }
 }
 
-Value make_hook_handle(const Value& self, bool forward, int64_t id) {
+using HookList = std::vector<std::pair<int64_t, Value>>;
+
+HookList& hook_list(InstanceObj& inst, const std::string& method) {
+  if (method == "register_forward_hook") return inst.forward_hooks;
+  if (method == "register_backward_hook") return inst.backward_hooks;
+  return inst.full_backward_hooks;
+}
+
+Value make_hook_handle(const Value& self, const std::string& method, int64_t id) {
   auto obj = std::make_shared<ObjectObj>();
   obj->type_name = "hook handle";
   std::weak_ptr<Obj> weak = self.o;
-  obj->methods["remove"] = [weak, forward, id](Evaluator&, CallArgs&) {
+  obj->methods["remove"] = [weak, method, id](Evaluator&, CallArgs&) {
     if (auto o = weak.lock()) {
-      auto& hooks = forward ? static_cast<InstanceObj*>(o.get())->forward_hooks
-                            : static_cast<InstanceObj*>(o.get())->backward_hooks;
+      auto& hooks = hook_list(*static_cast<InstanceObj*>(o.get()), method);
       std::erase_if(hooks, [id](const auto& h) { return h.first == id; });
     }
     return Value();
@@ -217,7 +272,8 @@ const char* const kModelMethods[] = {"parameters",
                                      "state_dict",
                                      "load_state_dict",
                                      "register_forward_hook",
-                                     "register_backward_hook"};
+                                     "register_backward_hook",
+                                     "register_full_backward_hook"};
 
 Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string& name, CallArgs& args) {
   if (name == "parameters" || name == "named_parameters" || name == "buffers" || name == "named_buffers") {
@@ -301,13 +357,12 @@ Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string
     for (auto& [dst, src] : copies) copy_(dst, src);
     return Value();
   }
-  if (name == "register_forward_hook" || name == "register_backward_hook") {
+  if (name == "register_forward_hook" || name == "register_backward_hook" || name == "register_full_backward_hook") {
     if (args.pos.size() != 1 || !args.kw.empty()) fail(name + "() takes one argument, the hook function");
     auto* inst = self.as<InstanceObj>();
-    bool forward = name == "register_forward_hook";
     int64_t id = inst->next_hook_id++;
-    (forward ? inst->forward_hooks : inst->backward_hooks).emplace_back(id, args.pos[0]);
-    return make_hook_handle(self, forward, id);
+    hook_list(*inst, name).emplace_back(id, args.pos[0]);
+    return make_hook_handle(self, name, id);
   }
   if (name == "children") {
     no_args(args, name);

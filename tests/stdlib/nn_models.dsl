@@ -112,6 +112,30 @@ test "backward hooks receive the gradient of the module's output, and remove" {
   expect(l.weight.grad.abs().sum().item() > 0.0)
 }
 
+test "full backward hooks get (module, grad_input, grad_output)" {
+  let l = nn.Linear(3, 2)
+  let got = []
+  let h = l.register_full_backward_hook(fn(mod, gin, gout) = got.append((gin, gout)))
+  let x = randn([4, 3], requires_grad=true)
+  let y = l(x)
+  (y * 2.0).sum().backward()
+  expect(len(got) == 1)
+  expect_close(got[0][1][0], full([4, 2], 2.0))
+  expect_close(got[0][0][0], full([4, 2], 2.0) @ l.weight, rtol=1e-5, atol=1e-6)
+  # the gradient through this call only, though x is used elsewhere too
+  x.grad = none
+  (l(x).sum() + (x * 5.0).sum()).backward()
+  expect(len(got) == 2)
+  expect_close(got[1][0][0], ones([4, 2]) @ l.weight, rtol=1e-5, atol=1e-6)
+  expect_close(x.grad, ones([4, 2]) @ l.weight + 5.0, rtol=1e-5, atol=1e-6)
+  # inputs that need no gradient: grad_input holds none, the hook still runs
+  l(randn([4, 3])).sum().backward()
+  expect(len(got) == 3 and got[2][0][0] == none)
+  h.remove()
+  l(x).sum().backward()
+  expect(len(got) == 3)
+}
+
 test "printing a model shows shapes, parameter counts, a total and NaN or Inf" {
   let m = MLP(4, 8, 2)
   let s = str(m)
