@@ -217,7 +217,7 @@ Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
         args.pos = idx;
         return ev.call_method(obj, "__getitem__", args);
       }
-      break;
+      fail(std::string("'") + type_name(obj) + "' object is not subscriptable");
     case Tag::List:
     case Tag::Tuple:
     case Tag::Str:

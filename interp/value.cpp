@@ -242,7 +242,10 @@ void model_tree(const InstanceObj& m, std::string& out, int indent) {
              (t.dtype() == DType::f32 ? "" : std::string(" ") + dtype_name(t.dtype())) + nonfinite_flag(t);
     }
   }
-  if (any) out += "\n" + std::string(static_cast<size_t>(indent), ' ');
+  if (any) {
+    out += '\n';
+    out.append(static_cast<size_t>(indent), ' ');
+  }
   out += ")";
 }
 
