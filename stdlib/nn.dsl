@@ -128,10 +128,24 @@ model Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
 # Batch normalization over dim 1 ([N, C] or [N, C, L] for 1d, [N, C, H, W] for 2d).
 # Training normalizes with the batch's statistics and moves running_mean/running_var
 # (unbiased variance) by `momentum`; eval normalizes with the running statistics.
+# track_running_stats=false always uses the batch's statistics and leaves the buffers
+# (which exist anyway, unlike PyTorch's None) untouched.
+fn _batch_norm(m, x) {
+  if not m.track_running_stats {
+    return batch_norm(x, none, none, weight=m.weight, bias=m.bias, training=true, eps=m.eps)
+  }
+  if m.training {
+    no_grad { m.num_batches_tracked.add_(1) }
+  }
+  return batch_norm(x, m.running_mean, m.running_var, weight=m.weight, bias=m.bias,
+                    training=m.training, momentum=m.momentum, eps=m.eps)
+}
+
 model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
   num_features = num_features
   eps = eps
   momentum = momentum
+  track_running_stats = track_running_stats
   training = true
   weight = ones([num_features], requires_grad=true) if affine else none
   bias = zeros([num_features], requires_grad=true) if affine else none
@@ -139,11 +153,8 @@ model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   buffer running_var = ones([num_features])
   buffer num_batches_tracked = tensor(0)
   forward(x) {
-    if self.training {
-      no_grad { self.num_batches_tracked.add_(1) }
-    }
-    return batch_norm(x, self.running_mean, self.running_var, weight=self.weight, bias=self.bias,
-                      training=self.training, momentum=self.momentum, eps=self.eps)
+    assert(x.ndim == 2 or x.ndim == 3, f"BatchNorm1d: expected a 2-d or 3-d input, got shape {x.shape}")
+    return _batch_norm(self, x)
   }
 }
 
@@ -151,6 +162,7 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   num_features = num_features
   eps = eps
   momentum = momentum
+  track_running_stats = track_running_stats
   training = true
   weight = ones([num_features], requires_grad=true) if affine else none
   bias = zeros([num_features], requires_grad=true) if affine else none
@@ -159,11 +171,7 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   buffer num_batches_tracked = tensor(0)
   forward(x) {
     assert(x.ndim == 4, f"BatchNorm2d: expected a 4-d input [N, C, H, W], got shape {x.shape}")
-    if self.training {
-      no_grad { self.num_batches_tracked.add_(1) }
-    }
-    return batch_norm(x, self.running_mean, self.running_var, weight=self.weight, bias=self.bias,
-                      training=self.training, momentum=self.momentum, eps=self.eps)
+    return _batch_norm(self, x)
   }
 }
 

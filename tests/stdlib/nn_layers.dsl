@@ -97,6 +97,17 @@ test "BatchNorm running stats move in train and are used in eval" {
   expect_close(b1.running_mean, tensor([0.2, 2.0]), rtol=1e-5)
 }
 
+test "BatchNorm without running stats or affine parameters" {
+  let b = nn.BatchNorm1d(3, affine=false, track_running_stats=false)
+  expect(len(b.parameters()) == 0)
+  b.eval()
+  let y = b(randn([6, 3]) * 4.0 + 3.0)
+  expect_close(y.mean(dim=0), zeros([3]), atol=1e-5)  # batch statistics even in eval
+  expect_close(b.running_mean, zeros([3]))
+  expect_error("nn.BatchNorm2d(3)(randn([2, 3]))", "expected a 4-d input")
+  expect_error("nn.BatchNorm1d(3)(randn([2, 3, 4, 4]))", "expected a 2-d or 3-d input")
+}
+
 test "LayerNorm equals layer_norm()" {
   let ln = nn.LayerNorm(6)
   let x = randn([3, 6]) * 3.0
