@@ -9,7 +9,7 @@
 
 namespace nabla::interp {
 
-Value len_builtin(Evaluator&, CallArgs& a) {
+Value len_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("len", a, {"obj"}, 1);
   const Value& v = b[0];
   switch (v.tag) {
@@ -21,6 +21,12 @@ Value len_builtin(Evaluator&, CallArgs& a) {
     case Tag::Tensor:
       if (v.t.dim() == 0) fail("len() of a 0-d tensor");
       return Value::integer(v.t.size(0));
+    case Tag::Instance:  // a model with a __len__ method (nn.Sequential)
+      if (v.as<InstanceObj>()->cls->info->methods.count("__len__")) {
+        CallArgs none;
+        return ev.call_method(v, "__len__", none);
+      }
+      [[fallthrough]];
     default: fail(std::string("object of type '") + type_name(v) + "' has no len()");
   }
 }
