@@ -211,6 +211,25 @@ void install_builtins(Evaluator& ev) {
     }
     fail(std::string("isinstance(): expected a model, a builtin type or a type name, got ") + type_name(b[1]));
   });
+  // getattr/setattr by name, as Python's; nn.Sequential names its layers "0", "1", ...
+  // (PyTorch's state_dict keys) with setattr(self, "0", layer).
+  install_function(ev, "getattr", [](Evaluator& ev, CallArgs& a) {
+    Bound b = bind("getattr", a, {"obj", "name", "default"}, 2);
+    if (b[1].tag != Tag::Str) fail(std::string("getattr(): name must be a str, got ") + type_name(b[1]));
+    if (!b.has(2)) return ev.get_attr(b[0], b[1].as<StrObj>()->s);
+    try {
+      return ev.get_attr(b[0], b[1].as<StrObj>()->s);
+    } catch (LangError& e) {
+      if (e.interrupted) throw;
+      return b[2];
+    }
+  });
+  install_function(ev, "setattr", [](Evaluator& ev, CallArgs& a) {
+    Bound b = bind("setattr", a, {"obj", "name", "value"}, 3);
+    if (b[1].tag != Tag::Str) fail(std::string("setattr(): name must be a str, got ") + type_name(b[1]));
+    ev.set_attr(b[0], b[1].as<StrObj>()->s, b[2]);
+    return Value();
+  });
 
   // Tensor factories.
   install_function(ev, "tensor", [](Evaluator&, CallArgs& a) {
@@ -339,8 +358,10 @@ void install_builtins(Evaluator& ev) {
   install_function(ev, "expect", expect_builtin);
   install_function(ev, "expect_close", expect_close_builtin);
   install_function(ev, "expect_error", expect_error_builtin);
+  install_checkpoint_builtins(ev);
 
   ev.native_modules["math"] = math_module;
+  ev.native_modules["time"] = time_module;
   install_data_builtins(ev);
 }
 

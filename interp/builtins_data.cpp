@@ -1,7 +1,6 @@
 // The native half of the `data` stdlib module (stdlib/data.dsl imports it as `_data`):
 // IDX files (gzipped or plain, through zlib), CSV files of numbers, mini-batches of
-// tensors with a seeded shuffle, and the progress bar. Also teaches len() about
-// instances with a __len__ method (datasets).
+// tensors with a seeded shuffle, and the progress bar.
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -368,21 +367,6 @@ std::shared_ptr<Module> data_native_module(Evaluator&) {
 
 void install_data_builtins(Evaluator& ev) {
   ev.native_modules["_data"] = data_native_module;
-  // len() of an instance with a __len__ method (a dataset); everything else as before.
-  for (auto& [name, v] : ev.builtins)
-    if (name == "len") {
-      Value old = v;
-      v = make_native("len", [old](Evaluator& ev, CallArgs& a) {
-        if (a.pos.size() == 1 && a.kw.empty() && a.pos[0].tag == Tag::Instance) {
-          auto names = ev.member_names(a.pos[0]);
-          if (std::find(names.begin(), names.end(), "__len__") != names.end()) {
-            CallArgs none;
-            return ev.call_method(a.pos[0], "__len__", none);
-          }
-        }
-        return ev.call_value(old, a);
-      });
-    }
 }
 
 }  // namespace nabla::interp

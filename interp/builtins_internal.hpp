@@ -58,10 +58,12 @@ Value int_builtin(Evaluator&, CallArgs& a);
 Value float_builtin(Evaluator&, CallArgs& a);
 Value round_builtin(Evaluator&, CallArgs& a);
 std::shared_ptr<Module> math_module(Evaluator& ev);
+std::shared_ptr<Module> time_module(Evaluator& ev);
 Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
 Value expect_builtin(Evaluator& ev, CallArgs& a);
 Value expect_close_builtin(Evaluator& ev, CallArgs& a);
 Value expect_error_builtin(Evaluator& ev, CallArgs& a);
+void install_checkpoint_builtins(Evaluator& ev);  // save, load (builtins_checkpoint.cpp)
 void install_data_builtins(Evaluator& ev);  // builtins_data.cpp: the _data module behind `import data`
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------

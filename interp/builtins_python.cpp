@@ -2,13 +2,14 @@
 // round) and the native `math` module. One-line builtins stay with their
 // registration in builtins.cpp.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "interp/builtins_internal.hpp"
 
 namespace nabla::interp {
 
-Value len_builtin(Evaluator&, CallArgs& a) {
+Value len_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("len", a, {"obj"}, 1);
   const Value& v = b[0];
   switch (v.tag) {
@@ -20,6 +21,12 @@ Value len_builtin(Evaluator&, CallArgs& a) {
     case Tag::Tensor:
       if (v.t.dim() == 0) fail("len() of a 0-d tensor");
       return Value::integer(v.t.size(0));
+    case Tag::Instance:  // a model with a __len__ method (nn.Sequential)
+      if (v.as<InstanceObj>()->cls->info->methods.count("__len__")) {
+        CallArgs none;
+        return ev.call_method(v, "__len__", none);
+      }
+      [[fallthrough]];
     default: fail(std::string("object of type '") + type_name(v) + "' has no len()");
   }
 }
@@ -197,6 +204,24 @@ std::shared_ptr<Module> math_module(Evaluator& ev) {
            return Value::boolean(std::isinf(as_num(b[0], "isinf()")));
          }));
   (void)ev;
+  return m;
+}
+
+// The native `time` module: perf_counter() (monotonic seconds, for timing) and
+// time() (seconds since the epoch).
+std::shared_ptr<Module> time_module(Evaluator&) {
+  auto m = std::make_shared<Module>();
+  m->name = "time";
+  m->set("perf_counter", make_native("perf_counter", [](Evaluator&, CallArgs& a) {
+           bind("perf_counter", a, {}, 0);
+           auto now = std::chrono::steady_clock::now().time_since_epoch();
+           return Value::number(std::chrono::duration<double>(now).count());
+         }));
+  m->set("time", make_native("time", [](Evaluator&, CallArgs& a) {
+           bind("time", a, {}, 0);
+           auto now = std::chrono::system_clock::now().time_since_epoch();
+           return Value::number(std::chrono::duration<double>(now).count());
+         }));
   return m;
 }
 

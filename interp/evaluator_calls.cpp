@@ -106,7 +106,7 @@ Value Evaluator::call_value(const Value& callee, CallArgs& args) {
     case Tag::ModelClass:
       return impl->instantiate(std::static_pointer_cast<ModelClassObj>(callee.o), args);
     case Tag::FnClass: return impl->apply_custom(std::static_pointer_cast<ModelClassObj>(callee.o), args);
-    case Tag::Instance: return impl->call_model_method(callee, "forward", args);
+    case Tag::Instance: return impl->call_instance(callee, args);
     default: fail(std::string("'") + type_name(callee) + "' object is not callable");
   }
 }

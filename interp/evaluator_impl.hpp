@@ -195,6 +195,7 @@ struct Evaluator::Impl {
   const std::string& intern(const std::string& s) { return *interned.insert(s).first; }
 
   Value builtin_model_method(const Value& self, const std::string& name, CallArgs& args);
+  Value call_instance(const Value& self, CallArgs& args);  // forward, then the module hooks
 
   // ================================ custom functions (evaluator_calls.cpp) ================================
   Value apply_custom(const std::shared_ptr<ModelClassObj>& cls, CallArgs& args);

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
 #include "interp/evaluator_impl.hpp"
 
 namespace nabla::interp {
@@ -74,6 +77,97 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
   return invoke(d, info, inst->ctor_frame, inst->cls->module.get(), nullptr, self, args, stable);
 }
 
+// Calling an instance: forward, then its forward hooks (fn(module, input, output); a
+// hook that returns something other than none replaces the output), then, when the
+// output is a tensor that requires grad and backward hooks exist, a tensor hook on
+// the output that calls them with (module, grad_output) during backward (a returned
+// tensor replaces the gradient). Hooks are read when they run, so a removed hook
+// stops firing at once.
+Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
+  auto* inst = self.as<InstanceObj>();
+  if (inst->forward_hooks.empty() && inst->backward_hooks.empty() && inst->full_backward_hooks.empty())
+    return call_model_method(self, "forward", args);
+  Value input = make_tuple(args.pos);
+  // Full backward hooks: every tensor input that requires grad goes into forward
+  // through an alias (a view node) whose gradient is the gradient with respect to that
+  // input through this call only; when all have arrived the hooks get (module,
+  // grad_input, grad_output), none for inputs that need no gradient.
+  struct FullState {
+    std::vector<Value> grad_in;
+    Value grad_out;
+    size_t pending = 0;
+  };
+  std::shared_ptr<FullState> full;
+  if (!inst->full_backward_hooks.empty() && grad_enabled()) {
+    full = std::make_shared<FullState>();
+    full->grad_in.assign(args.pos.size(), Value());
+    for (size_t k = 0; k < args.pos.size(); ++k) {
+      Value& a = args.pos[k];
+      if (a.tag != Tag::Tensor || !a.t.defined() || !a.t.requires_grad()) continue;
+      Tensor alias = view(a.t, IntList(a.t.sizes().begin(), a.t.sizes().end()));
+      ++full->pending;
+      Evaluator* e = &ev;
+      std::weak_ptr<Obj> weak = self.o;
+      register_hook(alias, [e, weak, full, k](const Tensor& g) {
+        full->grad_in[k] = Value::tensor(g);
+        if (--full->pending > 0) return Tensor();
+        auto o = weak.lock();
+        if (!o) return Tensor();
+        auto hooks = static_cast<InstanceObj*>(o.get())->full_backward_hooks;
+        for (auto& [id, fn] : hooks) {
+          CallArgs c;
+          c.pos = {Value::object(Tag::Instance, o), make_tuple(full->grad_in), make_tuple({full->grad_out})};
+          e->call_value(fn, c);
+        }
+        return Tensor();
+      });
+      a = Value::tensor(alias);
+    }
+  }
+  Value out = call_model_method(self, "forward", args);
+  auto hooks = inst->forward_hooks;  // a hook may remove itself
+  for (auto& [id, fn] : hooks) {
+    CallArgs a;
+    a.pos = {self, input, out};
+    Value r = ev.call_value(fn, a);
+    if (!r.is_none()) out = r;
+  }
+  if ((!inst->backward_hooks.empty() || full) && out.tag == Tag::Tensor && out.t.defined() && out.t.requires_grad()) {
+    Evaluator* e = &ev;
+    std::weak_ptr<Obj> weak = self.o;
+    register_hook(out.t, [e, weak, full](const Tensor& g) {
+      auto o = weak.lock();
+      if (!o) return Tensor();
+      Value module = Value::object(Tag::Instance, o);
+      auto bh = static_cast<InstanceObj*>(o.get())->backward_hooks;
+      Tensor grad = g;
+      bool changed = false;
+      for (auto& [id, fn] : bh) {
+        CallArgs a;
+        a.pos = {module, Value::tensor(grad)};
+        Value r = e->call_value(fn, a);
+        if (r.is_none()) continue;
+        if (r.tag != Tag::Tensor) fail(std::string("a backward hook must return a tensor or none, got ") + type_name(r));
+        grad = r.t;
+        changed = true;
+      }
+      if (full) {
+        full->grad_out = Value::tensor(grad);
+        if (full->pending == 0) {  // no input needs a gradient: the hooks run now
+          auto fh = static_cast<InstanceObj*>(o.get())->full_backward_hooks;
+          for (auto& [id, fn] : fh) {
+            CallArgs a;
+            a.pos = {module, make_tuple(full->grad_in), make_tuple({full->grad_out})};
+            e->call_value(fn, a);
+          }
+        }
+      }
+      return changed ? grad : Tensor();
+    });
+  }
+  return out;
+}
+
 // ---- model builtins ------------------------------------------------------------------
 
 namespace {
@@ -101,6 +195,48 @@ void collect_params(const Value& v, const std::string& prefix, std::vector<std::
   }
 }
 
+// Parameters and buffers in field order, recursively: the keys of state_dict().
+void collect_state(const Value& v, const std::string& prefix, std::vector<std::pair<std::string, Value>>& out) {
+  auto sub = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
+  if (v.tag == Tag::Instance) {
+    for (const Field& f : v.as<InstanceObj>()->fields) {
+      if (f.kind == FieldKind::parameter || f.kind == FieldKind::buffer) out.emplace_back(sub(f.name), f.value);
+      else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List || f.value.tag == Tag::Tuple ||
+               f.value.tag == Tag::Dict)
+        collect_state(f.value, sub(f.name), out);
+    }
+  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
+    auto& items = v.as<ListObj>()->items;
+    for (size_t k = 0; k < items.size(); ++k)
+      if (items[k].tag == Tag::Instance) collect_state(items[k], sub(std::to_string(k)), out);
+  } else if (v.tag == Tag::Dict) {
+    for (auto& [k, x] : v.as<DictObj>()->entries)
+      if (x.tag == Tag::Instance) collect_state(x, sub(str(k)), out);
+  }
+}
+
+using HookList = std::vector<std::pair<int64_t, Value>>;
+
+HookList& hook_list(InstanceObj& inst, const std::string& method) {
+  if (method == "register_forward_hook") return inst.forward_hooks;
+  if (method == "register_backward_hook") return inst.backward_hooks;
+  return inst.full_backward_hooks;
+}
+
+Value make_hook_handle(const Value& self, const std::string& method, int64_t id) {
+  auto obj = std::make_shared<ObjectObj>();
+  obj->type_name = "hook handle";
+  std::weak_ptr<Obj> weak = self.o;
+  obj->methods["remove"] = [weak, method, id](Evaluator&, CallArgs&) {
+    if (auto o = weak.lock()) {
+      auto& hooks = hook_list(*static_cast<InstanceObj*>(o.get()), method);
+      std::erase_if(hooks, [id](const auto& h) { return h.first == id; });
+    }
+    return Value();
+  };
+  return Value::object(Tag::Object, obj);
+}
+
 void set_training(const Value& v, bool mode) {
   if (v.tag == Tag::Instance) {
     auto* inst = v.as<InstanceObj>();
@@ -125,8 +261,19 @@ void no_args(const CallArgs& args, const std::string& name) {
 
 }  // namespace
 
-const char* const kModelMethods[] = {"parameters", "named_parameters", "buffers", "named_buffers",
-                                     "zero_grad",  "train",            "eval",    "children"};
+const char* const kModelMethods[] = {"parameters",
+                                     "named_parameters",
+                                     "buffers",
+                                     "named_buffers",
+                                     "zero_grad",
+                                     "train",
+                                     "eval",
+                                     "children",
+                                     "state_dict",
+                                     "load_state_dict",
+                                     "register_forward_hook",
+                                     "register_backward_hook",
+                                     "register_full_backward_hook"};
 
 Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string& name, CallArgs& args) {
   if (name == "parameters" || name == "named_parameters" || name == "buffers" || name == "named_buffers") {
@@ -152,6 +299,70 @@ Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string
     if (name == "train" && !args.pos.empty()) mode = truthy(args.pos[0]);
     set_training(self, mode);
     return self;
+  }
+  if (name == "state_dict") {
+    no_args(args, name);
+    std::vector<std::pair<std::string, Value>> out;
+    collect_state(self, "", out);
+    auto d = std::make_shared<DictObj>();
+    for (auto& [n, v] : out) d->set(make_str(n), Value::tensor(detach(v.t)));
+    return Value::object(Tag::Dict, d);
+  }
+  if (name == "load_state_dict") {
+    // load_state_dict(d, strict=true): copies every tensor of d into the parameter or
+    // buffer of the same name, under no-grad. With strict, missing keys, unexpected keys
+    // and shape mismatches are all reported in one error; without it only shapes are.
+    if (args.pos.size() != 1) fail("load_state_dict() takes one argument, the state dict");
+    bool strict = true;
+    for (auto& [k, v] : args.kw) {
+      if (k == "strict") strict = truthy(v);
+      else fail("load_state_dict() got an unexpected keyword argument '" + k + "'");
+    }
+    const Value& dv = args.pos[0];
+    if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));
+    auto* d = dv.as<DictObj>();
+    std::vector<std::pair<std::string, Value>> own;
+    collect_state(self, "", own);
+    std::vector<std::string> problems;
+    std::vector<std::pair<Tensor, Tensor>> copies;
+    std::unordered_set<std::string> known;
+    for (auto& [n, v] : own) {
+      known.insert(n);
+      Value* src = d->find(make_str(n));
+      if (!src) {
+        if (strict) problems.push_back("missing key '" + n + "'");
+        continue;
+      }
+      if (src->tag != Tag::Tensor) {
+        problems.push_back("'" + n + "' is " + type_name(*src) + ", not a tensor");
+        continue;
+      }
+      if (src->t.sizes() != v.t.sizes()) {
+        problems.push_back("shape mismatch for '" + n + "': the dict has " + src->t.shape_str() + ", the model " +
+                           v.t.shape_str());
+        continue;
+      }
+      copies.emplace_back(v.t, src->t);
+    }
+    if (strict)
+      for (auto& [k, x] : d->entries)
+        if (k.tag != Tag::Str || !known.count(k.as<StrObj>()->s)) problems.push_back("unexpected key " + repr(k));
+    if (!problems.empty()) {
+      std::string msg = "load_state_dict() into " + self.as<InstanceObj>()->cls->decl->name + ": " +
+                        std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems");
+      for (auto& p : problems) msg += "\n  " + p;
+      fail(msg);
+    }
+    NoGradGuard ng;
+    for (auto& [dst, src] : copies) copy_(dst, src);
+    return Value();
+  }
+  if (name == "register_forward_hook" || name == "register_backward_hook" || name == "register_full_backward_hook") {
+    if (args.pos.size() != 1 || !args.kw.empty()) fail(name + "() takes one argument, the hook function");
+    auto* inst = self.as<InstanceObj>();
+    int64_t id = inst->next_hook_id++;
+    hook_list(*inst, name).emplace_back(id, args.pos[0]);
+    return make_hook_handle(self, name, id);
   }
   if (name == "children") {
     no_args(args, name);

@@ -209,9 +209,15 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
 }  // namespace
 
 Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx) {
-  (void)ev;
   switch (obj.tag) {
     case Tag::Tensor: return Value::tensor(index_tensor(obj.t, idx));
+    case Tag::Instance:  // a model with a __getitem__ method (nn.Sequential)
+      if (obj.as<InstanceObj>()->cls->info->methods.count("__getitem__")) {
+        CallArgs args;
+        args.pos = idx;
+        return ev.call_method(obj, "__getitem__", args);
+      }
+      fail(std::string("'") + type_name(obj) + "' object is not subscriptable");
     case Tag::List:
     case Tag::Tuple:
     case Tag::Str:

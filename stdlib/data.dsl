@@ -29,6 +29,7 @@ model TensorDataset(x, y=none) {
   __len__() = len(self.x)
   # The i-th item: (x[i], y[i]), or x[i] without labels.
   item(i) = (self.x[i], self.y[i]) if self.y != none else self.x[i]
+  __getitem__(i) = self.item(i)
   # The first n items (a view: no copy).
   subset(n) = TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
   # Mini-batches: a list of (xb, yb) tuples (xb alone without labels) to loop over.

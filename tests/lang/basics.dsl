@@ -39,3 +39,9 @@ let long_sum = 1 +
   2 +
   3
 print(long_sum)                       # expect: 6
+# ---
+# case: the time module measures elapsed seconds
+# expect: true
+import time
+let t0 = time.perf_counter()
+print(time.perf_counter() >= t0 and time.time() > 1.6e9)

@@ -6,6 +6,8 @@ test "TensorDataset: len, item, subset" {
   expect(len(ds) == 5)
   let (x, y) = ds.item(2)
   expect(x.tolist() == [4, 5] and y.item() == 2)
+  let (x3, y3) = ds[3]
+  expect(x3.tolist() == [6, 7] and y3.item() == 3)
   let s = ds.subset(3)
   expect(len(s) == 3)
   expect(s.y.tolist() == [0, 1, 2])

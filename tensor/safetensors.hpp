@@ -1,0 +1,62 @@
+// Checkpoints in the safetensors format (https://github.com/huggingface/safetensors),
+// so that other tools read nabla's files and nabla reads theirs:
+//
+//   8 bytes   N, the header length (u64, little-endian)
+//   N bytes   JSON: {"__metadata__": {str: str}, "name": {"dtype": "F32", "shape": [2, 3],
+//             "data_offsets": [begin, end]}, ...}, padded with spaces to a multiple of 8
+//   rest      the tensors' bytes, row-major, little-endian, contiguous; offsets are
+//             relative to the start of this data section
+//
+// Deals only with tensors and files (the language's save/load are in
+// interp/builtins_checkpoint.cpp). Errors are nabla::Error naming the file.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensor/tensor.hpp"
+
+namespace nabla::safetensors {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+struct Checkpoint {
+  NamedTensors tensors;  // in the order of their data offsets
+  Metadata metadata;     // the "__metadata__" entries, in the header's order
+};
+
+// "F32", "F64", "F16", "BF16", "I64", "I32", "BOOL".
+const char* dtype_code(DType t);
+bool dtype_from_code(const std::string& code, DType* out);
+
+// The whole file as bytes (header length, padded header, data). Names must be unique
+// and non-empty and must not be "__metadata__"; tensors must be on the CPU.
+std::string serialize(const NamedTensors& tensors, const Metadata& metadata = {});
+// Parses the bytes of a file; `name` is the file named in errors.
+Checkpoint parse(const std::string& bytes, const std::string& name);
+
+// Writes path + ".tmp", fsyncs it, renames it over `path` and fsyncs the directory:
+// `path` is the old file or the complete new one, never a part.
+void save_file(const std::string& path, const NamedTensors& tensors, const Metadata& metadata = {});
+Checkpoint load_file(const std::string& path);
+
+// Loads `path` into existing tensors (a model's state) in place, with no autograd.
+// Every mismatch (missing, unexpected, wrong shape, wrong dtype) is reported in one
+// error; nothing is written unless all match.
+void load_into(const std::string& path, const NamedTensors& targets);
+void load_into(const Checkpoint& ckpt, const NamedTensors& targets, const std::string& name);
+
+}  // namespace nabla::safetensors
+
+namespace nabla {
+// The same under the names of issue 4.
+inline void save_safetensors(const std::string& path, const safetensors::NamedTensors& tensors,
+                             const safetensors::Metadata& metadata = {}) {
+  safetensors::save_file(path, tensors, metadata);
+}
+inline safetensors::Checkpoint load_safetensors(const std::string& path) { return safetensors::load_file(path); }
+inline void load_safetensors_into(const std::string& path, const safetensors::NamedTensors& targets) {
+  safetensors::load_into(path, targets);
+}
+}  // namespace nabla
