@@ -37,9 +37,9 @@ void adam_kernel(const Tensor& p, const Tensor& g, const Tensor& m, const Tensor
 
 // optim_adam_step_(p, g, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, step, weight_decay, decoupled)
 Value adam_step(Evaluator&, CallArgs& a) {
-  Bound b = bind("optim_adam_step_", a,
-                 {"p", "g", "exp_avg", "exp_avg_sq", "lr", "beta1", "beta2", "eps", "step", "weight_decay", "decoupled"},
-                 11);
+  Bound b =
+      bind("optim_adam_step_", a,
+           {"p", "g", "exp_avg", "exp_avg_sq", "lr", "beta1", "beta2", "eps", "step", "weight_decay", "decoupled"}, 11);
   const std::string f = "optim_adam_step_()";
   const Tensor& p = as_tensor(b[0], f);
   const Tensor& g = as_tensor(b[1], f);
@@ -56,8 +56,10 @@ Value adam_step(Evaluator&, CallArgs& a) {
   bool decoupled = as_bool(b[10], f);
   double step_size = lr / (1 - std::pow(beta1, step));
   double bc2_sqrt = std::sqrt(1 - std::pow(beta2, step));
-  if (dt == DType::f32) adam_kernel<float>(p, g, m, v, lr, beta1, beta2, eps, wd, decoupled, step_size, bc2_sqrt);
-  else adam_kernel<double>(p, g, m, v, lr, beta1, beta2, eps, wd, decoupled, step_size, bc2_sqrt);
+  if (dt == DType::f32)
+    adam_kernel<float>(p, g, m, v, lr, beta1, beta2, eps, wd, decoupled, step_size, bc2_sqrt);
+  else
+    adam_kernel<double>(p, g, m, v, lr, beta1, beta2, eps, wd, decoupled, step_size, bc2_sqrt);
   p.bump_version();
   m.bump_version();
   v.bump_version();
@@ -66,6 +68,8 @@ Value adam_step(Evaluator&, CallArgs& a) {
 
 }  // namespace
 
-void install_optim_builtins(Evaluator& ev) { ev.builtins.emplace_back("optim_adam_step_", make_native("optim_adam_step_", adam_step)); }
+void install_optim_builtins(Evaluator& ev) {
+  ev.builtins.emplace_back("optim_adam_step_", make_native("optim_adam_step_", adam_step));
+}
 
 }  // namespace nabla::interp

@@ -7,7 +7,7 @@
 #   opt.zero_grad(); loss.backward(); opt.step(); sched.step()
 #
 # Every optimizer has step() (updates the parameters in place under no_grad and skips
-# those whose grad is none), zero_grad() (sets every grad to none), a readable and
+# those whose grad is none), zero_grad() (sets every grad to none; zero_grad(set_to_none=false) zeroes them), a readable and
 # settable `lr`, and state_dict() / load_state_dict(d). A state dict is a flat dict of
 # numbers and tensors: the hyperparameters under their names ("lr", "momentum",
 # "beta1", ...) and each parameter's state under "state.<index>.<name>" (e.g.
@@ -17,8 +17,11 @@ import math
 
 # --- shared helpers -------------------------------------------------------------------
 
-fn _zero_grad(params) {
-  for p in params { p.grad = none }
+# set_to_none=false zeroes the existing grads in place instead.
+fn _zero_grad(params, set_to_none) {
+  for p in params {
+    if set_to_none { p.grad = none } elif p.grad != none { p.grad.zero_() }
+  }
 }
 
 # hyper: a dict of the hyperparameters; states: one dict per parameter.
@@ -76,7 +79,7 @@ model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=fal
   let _checked = assert(not nesterov or (momentum > 0 and dampening == 0),
                         "SGD: nesterov momentum requires a momentum and zero dampening")
 
-  zero_grad() = _zero_grad(self.params)
+  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
 
   step() {
     no_grad {
@@ -202,7 +205,7 @@ model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgra
   maximize = maximize
   state = _empty_states(len(params))
 
-  zero_grad() = _zero_grad(self.params)
+  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
   step() = _adam_step(self, false)
   state_dict() = _state_dict(_adam_hyper(self), self.state)
   load_state_dict(d) = _adam_load(self, d)
@@ -221,7 +224,7 @@ model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, am
   maximize = maximize
   state = _empty_states(len(params))
 
-  zero_grad() = _zero_grad(self.params)
+  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
   step() = _adam_step(self, true)
   state_dict() = _state_dict(_adam_hyper(self), self.state)
   load_state_dict(d) = _adam_load(self, d)
@@ -241,7 +244,7 @@ model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
   maximize = maximize
   state = _empty_states(len(params))
 
-  zero_grad() = _zero_grad(self.params)
+  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
 
   step() {
     no_grad {

@@ -38,6 +38,10 @@ test "zero_grad sets every grad to none" {
   opt.zero_grad()
   expect(w.grad == none, "w.grad is none")
   expect(b.grad == none, "b.grad is none")
+  ((w * w).sum() + b.sum()).backward()
+  opt.zero_grad(set_to_none=false)
+  expect_close(w.grad, zeros([2]))
+  expect_close(b.grad, zeros([1]))
 }
 
 test "step skips parameters without a grad and keeps no state for them" {
@@ -186,5 +190,30 @@ test "the fused Adam update equals the tensor-op one in f32" {
     optim._use_fused_adam(true)
     expect(xs[0].dtype == f32)
     expect_close(xs[0], xs[1], rtol=1e-5, atol=1e-6)
+  }
+}
+
+test "Adam, AdamW, SGD and RMSprop train a small MLP" {
+  model MLP() {
+    w1 = randn([16, 4], requires_grad=true)
+    b1 = zeros([16], requires_grad=true)
+    w2 = randn([3, 16], requires_grad=true)
+    b2 = zeros([3], requires_grad=true)
+    forward(x) = linear(relu(linear(x, self.w1, self.b1)), self.w2, self.b2)
+  }
+  let x = randn([32, 4])
+  let y = argmax(x[:, 0:3], dim=1)
+  for make in [fn(ps) = optim.Adam(ps, lr=0.01), fn(ps) = optim.AdamW(ps, lr=0.01),
+               fn(ps) = optim.SGD(ps, lr=0.1, momentum=0.9), fn(ps) = optim.RMSprop(ps, lr=0.01)] {
+    let m = MLP()
+    let opt = make(m.parameters())
+    let first = cross_entropy(m(x), y).item()
+    for i in range(100) {
+      opt.zero_grad()
+      cross_entropy(m(x), y).backward()
+      opt.step()
+    }
+    let last = cross_entropy(m(x), y).item()
+    expect(last < 0.5 * first, f"loss {first} -> {last}")
   }
 }
