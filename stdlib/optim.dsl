@@ -303,7 +303,8 @@ model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
 # --- learning-rate schedulers ---------------------------------------------------------
 # Each takes the optimizer's lr at construction as base_lr, sets the lr of epoch 0 at
 # once (as PyTorch does), and on step() advances last_epoch by one and sets the
-# optimizer's lr to the closed form below; get_lr() returns the lr it last set.
+# optimizer's lr to the closed form below; get_lr() returns the lr it last set, and
+# get_last_lr() the same as PyTorch's list of one lr per group, [lr].
 # state_dict() / load_state_dict(d) hold base_lr and last_epoch.
 
 fn _set_lr(opt, lr) {
@@ -320,6 +321,7 @@ model StepLR(optimizer, step_size, gamma=0.1) {
   base_lr = optimizer.lr
   last_epoch = 0
   get_lr() = self.optimizer.lr
+  get_last_lr() = [self.optimizer.lr]
   lr_at(e) = self.base_lr * self.gamma ** (e // self.step_size)
   step() {
     self.last_epoch = self.last_epoch + 1
@@ -341,6 +343,7 @@ model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
   base_lr = optimizer.lr
   last_epoch = 0
   get_lr() = self.optimizer.lr
+  get_last_lr() = [self.optimizer.lr]
   lr_at(e) = self.eta_min + (self.base_lr - self.eta_min) * (1 + math.cos(math.pi * e / self.T_max)) / 2
   step() {
     self.last_epoch = self.last_epoch + 1
@@ -365,6 +368,7 @@ model LinearWarmup(optimizer, warmup_steps) {
   last_epoch = 0
   let _started = _set_lr(optimizer, base_lr * min(1.0, 1 / warmup_steps))
   get_lr() = self.optimizer.lr
+  get_last_lr() = [self.optimizer.lr]
   lr_at(e) = self.base_lr * min(1.0, (e + 1) / self.warmup_steps)
   step() {
     self.last_epoch = self.last_epoch + 1

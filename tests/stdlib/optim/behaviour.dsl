@@ -176,6 +176,7 @@ test "LinearWarmup ramps from lr/warmup_steps to lr" {
     seen.append(opt.lr)
   }
   expect(seen == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0], f"{seen}")
+  expect(s.get_last_lr() == [1.0] and s.last_epoch == 5)
 }
 
 test "the fused Adam update equals the tensor-op one in f32" {
