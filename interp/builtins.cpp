@@ -63,6 +63,7 @@ void install_function(Evaluator& ev, const std::string& name, Fn fn) {
 void install_builtins(Evaluator& ev) {
   install_op_functions();
   install_tensor_methods();
+  void install_optim_builtins(Evaluator&); install_optim_builtins(ev);  // builtins_optim.cpp
   // Every op of the table by its name (some names are Python builtins too: those
   // dispatch on their first argument below).
   for (auto& [name, fn] : op_functions()) install_function(ev, name, fn);

@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""PyTorch's side of the training benchmark: the same model, data, batch, optimizer
+and thread count as scripts/fashion_mnist_mlp.dsl, one epoch timed.
+
+    train_torch.py mlp [epochs]    ->  prints epoch_seconds=<s> test_accuracy=<a>
+"""
+import gzip
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+ROOT = "/usr/share/datasets/fashion-mnist"
+torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", os.cpu_count())))
+torch.manual_seed(0)
+
+
+def read_idx(name):
+    with gzip.open(os.path.join(ROOT, name)) as f:
+        data = f.read()
+    ndim = data[3]
+    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def load(split):
+    prefix = "train" if split == "train" else "t10k"
+    x = torch.tensor(read_idx(f"{prefix}-images-idx3-ubyte.gz"), dtype=torch.float32).reshape(-1, 784) / 255.0
+    y = torch.tensor(read_idx(f"{prefix}-labels-idx1-ubyte.gz"), dtype=torch.int64)
+    return x, y
+
+
+def mlp():
+    nn = torch.nn
+    return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def main():
+    epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    xtr, ytr = load("train")
+    xte, yte = load("test")
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    times = []
+    for _ in range(epochs):
+        t0 = time.perf_counter()
+        perm = torch.randperm(len(xtr))
+        for i in range(0, len(xtr), 64):
+            idx = perm[i:i + 64]
+            loss = torch.nn.functional.cross_entropy(model(xtr[idx]), ytr[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        times.append(time.perf_counter() - t0)
+    with torch.no_grad():
+        acc = (model(xte).argmax(1) == yte).float().mean().item()
+    print(f"epoch_seconds={min(times):.3f} test_accuracy={acc:.4f}")
+
+
+if __name__ == "__main__":
+    main()
