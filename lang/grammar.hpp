@@ -52,7 +52,7 @@ struct kw_not : TAO_PEGTL_KEYWORD("not") {};
 struct kw_test : TAO_PEGTL_KEYWORD("test") {};
 
 // Reserved words cannot be names.
-struct keyword : p::sor<kw_let, kw_fn, kw_model, kw_function, kw_if, kw_elif, kw_else, kw_while, kw_for,
+struct keyword : p::sor<kw_let, kw_fn, kw_if, kw_elif, kw_else, kw_while, kw_for,
                         kw_in, kw_break, kw_continue, kw_return, kw_import, kw_as, kw_true, kw_false, kw_none,
                         kw_and, kw_or, kw_not> {};
 // A name: letters, digits and '_', not starting with a digit, not a keyword.
@@ -246,9 +246,12 @@ struct model_body : p::seq<p::one<'{'>, wsnl, model_members, wsnl, expect_rbrace
 struct err_model_body : p::failure {};
 struct expect_model_body : p::sor<p::seq<p::at<p::one<'{'>>, model_body>, err_model_body> {};
 // model MLP(d_in, d_out) { fc = nn.Linear(d_in, d_out); forward(x) = fc(x) }
-struct model_stmt : p::seq<kw_model, ws, expect_name, ws, p::opt<expect_params, ws>, expect_model_body> {};
+// `model` and `function` start a declaration only when a name follows, so both stay
+// usable as variable names (`let model = MLP(4, 2)`).
+struct model_stmt : p::seq<kw_model, ws, p::at<p::identifier_first>, expect_name, ws, p::opt<expect_params, ws>,
+                           expect_model_body> {};
 // function Square { forward(ctx, x) {...} backward(ctx, g) {...} }
-struct function_stmt : p::seq<kw_function, ws, expect_name, ws, expect_model_body> {};
+struct function_stmt : p::seq<kw_function, ws, p::at<p::identifier_first>, expect_name, ws, expect_model_body> {};
 
 struct err_condition : p::failure {};
 struct expect_condition : p::sor<p::seq<expression>, err_condition> {};
