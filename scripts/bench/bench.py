@@ -40,7 +40,30 @@ FIGURES = {
     "dsl_scalar_add_1e6": ("ms", False),
     "dsl_tiny_add_1e5": ("ms", False),
     "dsl_fwd_bwd_1e4": ("ms", False),
+    # One training epoch of scripts/fashion_mnist_mlp.dsl against the same model, data,
+    # batch, optimizer and threads in PyTorch (scripts/bench/train_torch.py); both
+    # final test accuracies are printed too.
+    "mlp_epoch": ("s", False),
 }
+
+
+def train_run(cmd, env):
+    """(epoch seconds, test accuracy) from a training script's last line."""
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    fields = dict(kv.split("=") for kv in out.strip().splitlines()[-1].split())
+    return float(fields["epoch_seconds"]), float(fields["test_accuracy"])
+
+
+def measure_training(name, rounds, env):
+    model = name.split("_")[0]
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(train_run([str(BUILD / "nabla"), str(ROOT / "scripts" / f"fashion_mnist_{model}.dsl"), "1"], env))
+        ref.append(train_run([sys.executable, str(ROOT / "scripts" / "bench" / "train_torch.py"), model, "1"], env))
+    a = statistics.median(t for t, _ in ours)
+    b = statistics.median(t for t, _ in ref)
+    print(f"BENCH {name} nabla={a:.3f} ref={b:.3f} unit=s speedup={b / a:.2f} "
+          f"nabla_test_accuracy={ours[-1][1]:.4f} ref_test_accuracy={ref[-1][1]:.4f}", flush=True)
 
 
 def measure(cmd, env):
@@ -73,6 +96,9 @@ def main():
     print(f"# threads={env['OMP_NUM_THREADS']} rounds={args.rounds} (median; nabla and PyTorch interleaved)")
     for name in args.figures:
         unit, higher_better = FIGURES[name]
+        if name.endswith("_epoch"):
+            measure_training(name, args.rounds, env)
+            continue
         ours, ref = [], []
         for _ in range(args.rounds):
             ours.append(measure_dsl(name, env) if name.startswith("dsl_") else measure(nabla_cmd + [name], env))
