@@ -40,10 +40,11 @@ FIGURES = {
     "dsl_scalar_add_1e6": ("ms", False),
     "dsl_tiny_add_1e5": ("ms", False),
     "dsl_fwd_bwd_1e4": ("ms", False),
-    # One training epoch of scripts/fashion_mnist_mlp.dsl against the same model, data,
+    # One training epoch of scripts/fashion_mnist_{mlp,cnn}.dsl against the same model, data,
     # batch, optimizer and threads in PyTorch (scripts/bench/train_torch.py); both
     # final test accuracies are printed too.
     "mlp_epoch": ("s", False),
+    "cnn_epoch": ("s", False),
 }
 
 
