@@ -49,6 +49,9 @@ Value finish(Tensor t, const FactoryOpts& o, const std::string& fname) {
   return Value::tensor(std::move(t));
 }
 
+}  // namespace
+
+// Adds (or replaces) the builtin `name`; every builtins_*.cpp registers through this.
 void install_function(Evaluator& ev, const std::string& name, Fn fn) {
   for (auto& [n, v] : ev.builtins)
     if (n == name) {
@@ -58,12 +61,10 @@ void install_function(Evaluator& ev, const std::string& name, Fn fn) {
   ev.builtins.emplace_back(name, make_native(name, std::move(fn)));
 }
 
-}  // namespace
-
 void install_builtins(Evaluator& ev) {
   install_op_functions();
   install_tensor_methods();
-  void install_optim_builtins(Evaluator&); install_optim_builtins(ev);  // builtins_optim.cpp
+  install_optim_builtins(ev);
   // Every op of the table by its name (some names are Python builtins too: those
   // dispatch on their first argument below).
   for (auto& [name, fn] : op_functions()) install_function(ev, name, fn);

@@ -218,21 +218,12 @@ Value load_metadata_builtin(Evaluator&, CallArgs& a) {
   return Value::object(Tag::Dict, d);
 }
 
-void put(Evaluator& ev, const std::string& name, NativeFn fn) {
-  for (auto& [n, v] : ev.builtins)
-    if (n == name) {
-      v = make_native(name, std::move(fn));
-      return;
-    }
-  ev.builtins.emplace_back(name, make_native(name, std::move(fn)));
-}
-
 }  // namespace
 
 void install_checkpoint_builtins(Evaluator& ev) {
-  put(ev, "save", save_builtin);
-  put(ev, "load", load_builtin);
-  put(ev, "load_metadata", load_metadata_builtin);
+  install_function(ev, "save", save_builtin);
+  install_function(ev, "load", load_builtin);
+  install_function(ev, "load_metadata", load_metadata_builtin);
 }
 
 }  // namespace nabla::interp

@@ -69,7 +69,7 @@ Value adam_step(Evaluator&, CallArgs& a) {
 }  // namespace
 
 void install_optim_builtins(Evaluator& ev) {
-  ev.builtins.emplace_back("optim_adam_step_", make_native("optim_adam_step_", adam_step));
+  install_function(ev, "optim_adam_step_", adam_step);
 }
 
 }  // namespace nabla::interp
