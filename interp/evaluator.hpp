@@ -124,6 +124,11 @@ class Evaluator {
 
   struct Impl;
   std::unique_ptr<Impl> impl;
+
+ private:
+  // The top level of a resolved program in the current module; a return, break or
+  // continue that escapes it is an error at its statement.
+  Value run_statements(const lang::Program& prog, bool want_value, bool* has_value);
 };
 
 // builtins.cpp

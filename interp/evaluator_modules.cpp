@@ -153,9 +153,13 @@ Value Evaluator::run_program(const std::shared_ptr<Program>& prog, const std::sh
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();
-  *has_echo = false;
+  return run_statements(*prog, want_echo, has_echo);
+}
+
+Value Evaluator::run_statements(const Program& prog, bool want_value, bool* has_value) {
+  *has_value = false;
   Value last;
-  for (auto& s : prog->stmts) {
+  for (auto& s : prog.stmts) {
     impl->last_was_expr = false;
     Flow f = impl->exec(*s);
     if (f != Flow::Normal) {
@@ -163,8 +167,8 @@ Value Evaluator::run_program(const std::shared_ptr<Program>& prog, const std::sh
       impl->locate(e, s->span);
       throw e;
     }
-    if (want_echo) {
-      *has_echo = impl->last_was_expr;
+    if (want_value) {
+      *has_value = impl->last_was_expr;
       if (impl->last_was_expr) last = std::move(impl->last_value);
     }
     impl->last_value = Value();
@@ -197,14 +201,9 @@ Value Evaluator::eval_source(const std::string& source, const std::string& name,
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();
-  Value last;
-  for (auto& s : prog->stmts) {
-    impl->last_was_expr = false;
-    Flow f = impl->exec(*s);
-    if (f != Flow::Normal) fail("'return', 'break' or 'continue' outside a function or loop");
-    if (want_value && impl->last_was_expr) last = std::move(impl->last_value);
-  }
-  return last;
+  bool has_value = false;
+  Value last = run_statements(*prog, want_value, &has_value);
+  return has_value ? last : Value();
 }
 
 }  // namespace nabla::interp
