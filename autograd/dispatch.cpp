@@ -6,6 +6,13 @@
 // the output list and the metas, and touches autograd only when some input
 // requires grad and grad mode is on.
 //
+// Note [Autocast]
+// Inside an autocast region (autograd/grad_mode.hpp) call() first converts the
+// floating inputs of rows whose policy is not `keep`: `lower` rows get their f32
+// inputs as the region's dtype, `f32` rows get their 16-bit inputs as f32. The
+// conversion is the to_dtype op, so gradients flow back in each input's own dtype.
+// Outside a region this costs one thread-local read per call.
+//
 // Note [Half through f32]
 // Rows whose kernels do not handle f16/bf16 (half_native false) get their 16-bit
 // float inputs converted to f32, run the f32 kernel, and have their floating
@@ -92,10 +99,8 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
     if (k < 32 && (def.saves.outputs >> k) & 1u) node->saved_outputs[k] = SavedTensor(outs[k], true);
 }
 
-}  // namespace
-
-TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
-  const OpDef& def = op_def(id);
+// Shape rule, kernel (or view) and autograd recording of one call.
+TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given) {
   if (def.num_inputs >= 0 && static_cast<int>(inputs.size()) != def.num_inputs)
     throw Error(std::string(def.name) + ": expected " + std::to_string(def.num_inputs) + " tensor arguments, got " +
                 std::to_string(inputs.size()));
@@ -116,6 +121,26 @@ TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   }
   if (needs_recording(def, inputs)) record(def, inputs, *use, outs);
   return outs;
+}
+
+// The inputs of `def` as an autocast region wants them (Note [Autocast]).
+TensorList autocast_inputs(const OpDef& def, const TensorList& inputs, DType region) {
+  TensorList out = inputs;
+  for (Tensor& t : out) {
+    if (!t.defined() || !is_floating(t.dtype())) continue;
+    if (def.autocast == AutocastPolicy::lower && t.dtype() == DType::f32) t = to_dtype(t, region);
+    if (def.autocast == AutocastPolicy::f32 && is_half(t.dtype())) t = to_dtype(t, DType::f32);
+  }
+  return out;
+}
+
+}  // namespace
+
+TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
+  const OpDef& def = op_def(id);
+  if (def.autocast != AutocastPolicy::keep)
+    if (std::optional<DType> region = autocast_dtype()) return run_op(def, autocast_inputs(def, inputs, *region), given);
+  return run_op(def, inputs, given);
 }
 
 Tensor call1(OpId id, const TensorList& inputs, const Attrs& attrs) { return std::move(call(id, inputs, attrs)[0]); }

@@ -3,7 +3,10 @@
 // location that nodes remember as their origin (the interpreter sets it per
 // expression so that errors in backward can name the DSL line of the forward op).
 #pragma once
+#include <optional>
 #include <string>
+
+#include "tensor/dtype.hpp"
 
 namespace nabla {
 
@@ -44,6 +47,23 @@ class AnomalyGuard {
 
  private:
   bool previous_;
+};
+
+// Mixed precision: inside an autocast region ops marked `lower` in the op table run in
+// the region's dtype (bf16 or f16) and ops marked `f32` in f32 (see
+// Note [Autocast] in dispatch.cpp). none outside a region.
+std::optional<DType> autocast_dtype();
+void set_autocast_dtype(std::optional<DType> dtype);
+
+class AutocastGuard {
+ public:
+  explicit AutocastGuard(DType dtype) : previous_(autocast_dtype()) { set_autocast_dtype(dtype); }
+  ~AutocastGuard() { set_autocast_dtype(previous_); }
+  AutocastGuard(const AutocastGuard&) = delete;
+  AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+ private:
+  std::optional<DType> previous_;
 };
 
 // "train.dsl:12:5" of the expression being evaluated; empty outside the interpreter.

@@ -13,6 +13,7 @@ std::atomic<uint64_t> next_sequence_nr{0};
 thread_local bool tl_grad_enabled = true;
 thread_local bool tl_anomaly_enabled = false;
 thread_local std::string tl_origin;
+thread_local std::optional<DType> tl_autocast;
 
 // "max_dim" -> "MaxDimBackward"
 std::string backward_name(const char* op) {
@@ -43,6 +44,8 @@ void set_grad_enabled(bool enabled) { tl_grad_enabled = enabled; }
 bool anomaly_enabled() { return tl_anomaly_enabled; }
 void set_anomaly_enabled(bool enabled) { tl_anomaly_enabled = enabled; }
 const std::string& current_origin() { return tl_origin; }
+std::optional<DType> autocast_dtype() { return tl_autocast; }
+void set_autocast_dtype(std::optional<DType> dtype) { tl_autocast = dtype; }
 void set_current_origin(std::string origin) { tl_origin = std::move(origin); }
 
 Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}

@@ -23,6 +23,12 @@ std::vector<OpDef> build_table() {
   register_norm_ops(table);
   register_index_ops(table);
   register_loss_ops(table);
+  // PyTorch's CPU autocast lists, in short: products lower, numerically touchy ops f32.
+  set_autocast(table, AutocastPolicy::lower, {OpId::matmul, OpId::linear, OpId::conv2d});
+  set_autocast(table, AutocastPolicy::f32,
+               {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
+                OpId::batch_norm, OpId::layer_norm, OpId::cross_entropy, OpId::nll_loss, OpId::mse_loss,
+                OpId::binary_cross_entropy, OpId::binary_cross_entropy_with_logits});
   for (int i = 0; i < kNumOps; ++i) {
     table[i].id = static_cast<OpId>(i);
     table[i].name = kOpNames[i];
@@ -62,6 +68,10 @@ const OpDef* find_op(const std::string& name) {
   }();
   auto it = by_name.find(name);
   return it == by_name.end() ? nullptr : it->second;
+}
+
+void set_autocast(std::vector<OpDef>& table, AutocastPolicy policy, std::initializer_list<OpId> ops) {
+  for (OpId id : ops) table[static_cast<size_t>(id)].autocast = policy;
 }
 
 void name_inputs(std::vector<OpDef>& table,

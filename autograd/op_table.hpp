@@ -56,6 +56,13 @@ struct Saves {
 };
 constexpr uint32_t kAll = 0xffffffffu;
 
+// What an autocast region does to an op's floating inputs (Note [Autocast]).
+enum class AutocastPolicy : uint8_t {
+  keep,   // run in the inputs' dtypes
+  lower,  // f32 inputs go down to the region's dtype (matmul, linear, conv2d)
+  f32,    // 16-bit inputs go up to f32 (reductions, softmax, norms, losses)
+};
+
 struct OpDef {
   OpId id = OpId::kCount;
   const char* name = nullptr;
@@ -80,6 +87,7 @@ struct OpDef {
   bool half_native = false;
   // Whether the graph passes may fuse it into an elementwise kernel (issue 5 reads this).
   bool elementwise = false;
+  AutocastPolicy autocast = AutocastPolicy::keep;
 };
 
 // The row of an op; every OpId has one (checked when the table is built).
@@ -96,6 +104,9 @@ std::vector<std::string> incomplete_rows();
 // Fills missing attributes with the row's defaults; unknown names and missing
 // required ones are errors that name the op.
 Attrs complete_attrs(const OpDef& def, const Attrs& given);
+
+// Sets the autocast policy of rows (each family lists its non-default ones).
+void set_autocast(std::vector<OpDef>& table, AutocastPolicy policy, std::initializer_list<OpId> ops);
 
 // Gives rows their tensor argument names (a list of (op, names) pairs).
 void name_inputs(std::vector<OpDef>& table,

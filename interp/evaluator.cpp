@@ -366,7 +366,22 @@ Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
     AnomalyGuard g;
     return exec_block(c.body);
   }
-  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad or detect_anomaly)");
+  if (c.keyword == "autocast") {
+    AutocastGuard g(autocast_region_dtype(c));
+    return exec_block(c.body);
+  }
+  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly or autocast)");
+}
+
+// autocast(dtype=bf16) or autocast(f16): the region's lower dtype (bf16 by default).
+DType Evaluator::Impl::autocast_region_dtype(const ContextStmt& c) {
+  if (c.args.size() > 1 || (c.args.size() == 1 && !c.args[0].name.empty() && c.args[0].name != "dtype"))
+    fail("autocast takes one argument, dtype (bf16 or f16)");
+  if (c.args.empty()) return DType::bf16;
+  Value v = eval(*c.args[0].value);
+  if (v.tag != Tag::DType || !is_half(v.dt))
+    fail("autocast: dtype must be bf16 or f16, got " + repr(v));
+  return v.dt;
 }
 
 // ---- expressions --------------------------------------------------------------------------

@@ -154,6 +154,7 @@ struct Evaluator::Impl {
   inline void exec_aug(const AugAssignStmt& a);
   inline Flow exec_for(const ForStmt& f);
   inline Flow exec_context(const ContextStmt& c);
+  DType autocast_region_dtype(const ContextStmt& c);
 
   // ================================ modules (evaluator_modules.cpp) ================================
   std::shared_ptr<Module> module_ptr() {

@@ -381,3 +381,68 @@ model LinearWarmup(optimizer, warmup_steps) {
     self.optimizer.lr = self.lr_at(self.last_epoch)
   }
 }
+
+# ---- mixed precision ---------------------------------------------------------------
+
+# GradScaler(init_scale=65536, growth_factor=2, backoff_factor=0.5, growth_interval=2000):
+# dynamic loss scaling for 16-bit training (PyTorch's torch.cuda.amp.GradScaler):
+#   scaler.scale(loss).backward()   # gradients of loss * scale
+#   scaler.step(opt)                # unscales them; skips the step on Inf/NaN
+#   scaler.update()                 # halves the scale after Inf/NaN, doubles it
+#                                   # after growth_interval clean steps
+model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000) {
+  current_scale = init_scale
+  growth = growth_factor
+  backoff = backoff_factor
+  interval = growth_interval
+  clean_steps = 0
+  found_inf = false
+  unscaled = false
+  scale(loss) = loss * self.current_scale
+  get_scale() = self.current_scale
+  # Divides every gradient of opt's parameters by the scale and notes Inf/NaN.
+  unscale_(opt) {
+    if self.unscaled { return none }
+    let inv = 1.0 / self.current_scale
+    no_grad {
+      for p in opt.params {
+        if p.grad != none {
+          p.grad.mul_(inv)
+          if not _all_finite(p.grad) { self.found_inf = true }
+        }
+      }
+    }
+    self.unscaled = true
+  }
+  # opt.step() unless a gradient held Inf or NaN; returns whether it stepped.
+  step(opt) {
+    self.unscale_(opt)
+    if self.found_inf { return false }
+    opt.step()
+    return true
+  }
+  update() {
+    if self.found_inf {
+      self.current_scale = self.current_scale * self.backoff
+      self.clean_steps = 0
+    } else {
+      self.clean_steps = self.clean_steps + 1
+      if self.clean_steps == self.interval {
+        self.current_scale = self.current_scale * self.growth
+        self.clean_steps = 0
+      }
+    }
+    self.found_inf = false
+    self.unscaled = false
+  }
+  state_dict() = {"scale": self.current_scale, "growth_factor": self.growth, "backoff_factor": self.backoff,
+                  "growth_interval": self.interval, "clean_steps": self.clean_steps}
+  load_state_dict(d) {
+    self.current_scale = d["scale"]
+    self.clean_steps = d["clean_steps"]
+  }
+}
+
+# Whether t holds no Inf and no NaN (NaN is the one value unequal to itself).
+let _inf = 1e308 * 10.0
+fn _all_finite(t) = sum(ne(t, t)).item() == 0 and sum(eq(abs(t), _inf)).item() == 0
