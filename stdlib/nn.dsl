@@ -367,3 +367,26 @@ fn count_parameters(m) {
   }
   return n
 }
+
+# ---- activation checkpointing ----------------------------------------------------------
+
+# checkpoint(f, x): f(x) without keeping f's intermediate activations; backward runs
+# f again to rebuild them (PyTorch's reentrant torch.utils.checkpoint). Trades compute
+# for memory. x must require grad (the recorded node hangs off it); parameters that f
+# uses get their gradients during the recomputation.
+function _Checkpoint {
+  forward(ctx, f, x) {
+    ctx.save(f, x)
+    return f(x)
+  }
+  backward(ctx, g) {
+    let (f, x) = ctx.saved
+    let xi = x.detach().requires_grad_(true)
+    enable_grad {
+      let out = f(xi)
+      out.backward(g)
+    }
+    return (none, xi.grad)
+  }
+}
+fn checkpoint(f, x) = _Checkpoint(f, x)
