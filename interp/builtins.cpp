@@ -91,6 +91,9 @@ void install_builtins(Evaluator& ev) {
     return Value();
   });
   install_function(ev, "len", len_builtin);
+  install_function(ev, "ord", ord_builtin);
+  install_function(ev, "chr", chr_builtin);
+  install_function(ev, "read_text", read_text_builtin);
   install_function(ev, "range", range_builtin);
   install_function(ev, "str", [](Evaluator&, CallArgs& a) {
     Bound b = bind("str", a, {"x"}, 0);

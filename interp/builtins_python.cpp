@@ -2,7 +2,11 @@
 // round) and the native `math` module. One-line builtins stay with their
 // registration in builtins.cpp.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 
 #include "interp/builtins_internal.hpp"
@@ -205,6 +209,33 @@ std::shared_ptr<Module> math_module(Evaluator& ev) {
          }));
   (void)ev;
   return m;
+}
+
+// ord(c): the code of a one-character (one-byte) string; chr(i): the inverse.
+Value ord_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("ord", a, {"c"}, 1);
+  if (b[0].tag != Tag::Str || b[0].as<StrObj>()->s.size() != 1)
+    fail("ord() expected a string of one character, got " + repr(b[0]));
+  return Value::integer(static_cast<unsigned char>(b[0].as<StrObj>()->s[0]));
+}
+
+Value chr_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("chr", a, {"i"}, 1);
+  int64_t i = as_int(b[0], "chr()");
+  if (i < 0 || i > 255) fail("chr() expected a code in [0, 255], got " + std::to_string(i));
+  return make_str(std::string(1, static_cast<char>(i)));
+}
+
+// read_text(path): a whole file as a string (bytes as they are).
+Value read_text_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("read_text", a, {"path"}, 1);
+  if (b[0].tag != Tag::Str) fail("read_text() expected a path string, got " + repr(b[0]));
+  const std::string& path = b[0].as<StrObj>()->s;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot open " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return make_str(text.str());
 }
 
 // The native `time` module: perf_counter() (monotonic seconds, for timing) and
