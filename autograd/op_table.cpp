@@ -23,6 +23,7 @@ std::vector<OpDef> build_table() {
   register_norm_ops(table);
   register_index_ops(table);
   register_loss_ops(table);
+  register_attention_ops(table);
   for (int i = 0; i < kNumOps; ++i) {
     table[i].id = static_cast<OpId>(i);
     table[i].name = kOpNames[i];
