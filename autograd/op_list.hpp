@@ -18,6 +18,8 @@
   X(logsumexp) X(softmax) X(log_softmax)                                                      \
   /* linear algebra */                                                                       \
   X(matmul) X(linear)                                                                         \
+  /* attention */                                                                            \
+  X(scaled_dot_product_attention)                                                             \
   /* convolution and pooling */                                                              \
   X(conv2d) X(conv2d_backward_input) X(conv2d_backward_weight) X(max_pool2d) X(avg_pool2d)    \
   X(avg_pool2d_backward)                                                                      \

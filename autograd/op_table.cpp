@@ -23,8 +23,10 @@ std::vector<OpDef> build_table() {
   register_norm_ops(table);
   register_index_ops(table);
   register_loss_ops(table);
-  // PyTorch's CPU autocast lists, in short: products lower, numerically touchy ops f32.
-  set_autocast(table, AutocastPolicy::lower, {OpId::matmul, OpId::linear, OpId::conv2d});
+  register_attention_ops(table);
+  // PyTorch's autocast lists, in short: products lower, numerically touchy ops f32.
+  set_autocast(table, AutocastPolicy::lower,
+               {OpId::matmul, OpId::linear, OpId::conv2d, OpId::scaled_dot_product_attention});
   set_autocast(table, AutocastPolicy::f32,
                {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
                 OpId::batch_norm, OpId::layer_norm, OpId::cross_entropy, OpId::nll_loss, OpId::mse_loss,

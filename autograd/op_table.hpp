@@ -121,5 +121,6 @@ void register_conv_ops(std::vector<OpDef>& table);
 void register_norm_ops(std::vector<OpDef>& table);
 void register_index_ops(std::vector<OpDef>& table);
 void register_loss_ops(std::vector<OpDef>& table);
+void register_attention_ops(std::vector<OpDef>& table);
 
 }  // namespace nabla

@@ -102,6 +102,12 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
+// Attention: softmax(q k^T * scale [+ causal mask]) v over the last two dims of
+// q [..., L, E], k [..., S, E], v [..., S, Ev] (batch dims broadcast); scale defaults
+// to 1/sqrt(E); is_causal lets query i see keys j <= i.
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
+
 // Convolution and pooling (NCHW).
 struct Conv2dOptions {
   IntList stride{1, 1};

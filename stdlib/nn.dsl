@@ -198,6 +198,40 @@ model Embedding(num_embeddings, embedding_dim) {
   forward(indices) = embedding(self.weight, indices)
 }
 
+# Multi-head attention with PyTorch's parameter layout (in_proj_weight [3E, E] holding
+# the q, k, v projections stacked, in_proj_bias [3E], out_proj a Linear(E, E)) and
+# init (xavier-uniform in_proj_weight, zero biases). Inputs are batch_first
+# [batch, seq, E]; forward returns the output [batch, L, E] only (PyTorch's
+# need_weights=False): the heads run through scaled_dot_product_attention, whose
+# kernel never holds the whole score matrix. is_causal lets position i attend to
+# keys j <= i.
+model MultiheadAttention(embed_dim, num_heads, bias=true) {
+  embed_dim = embed_dim
+  num_heads = num_heads
+  head_dim = embed_dim // num_heads
+  let _c = assert(embed_dim % num_heads == 0, "MultiheadAttention: embed_dim must be divisible by num_heads")
+  in_proj_weight = xavier_uniform_(parameter([3 * embed_dim, embed_dim]))
+  in_proj_bias = parameter([3 * embed_dim]) if bias else none
+  out_proj = Linear(embed_dim, embed_dim, bias=bias)
+  let _b = zeros_(self.out_proj.bias) if bias else none
+  # x [B, T, E] projected by rows [i*E, (i+1)*E) of in_proj, split into heads [B, H, T, D].
+  _project(x, i) {
+    let e = self.embed_dim
+    let b = self.in_proj_bias[i * e:(i + 1) * e] if self.in_proj_bias != none else none
+    let y = linear(x, self.in_proj_weight[i * e:(i + 1) * e], b)
+    let s = _shape(x)
+    return y.reshape([s[0], s[1], self.num_heads, self.head_dim]).transpose(1, 2)
+  }
+  forward(query, key, value, is_causal=false) {
+    let q = self._project(query, 0)
+    let k = self._project(key, 1)
+    let v = self._project(value, 2)
+    let o = scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+    let s = _shape(query)
+    return self.out_proj(o.transpose(1, 2).reshape([s[0], s[1], self.embed_dim]))
+  }
+}
+
 model MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false) {
   kernel_size = _pair(kernel_size)
   stride = _pair(kernel_size) if stride == none else _pair(stride)

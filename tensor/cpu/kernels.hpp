@@ -66,6 +66,9 @@ NABLA_CPU_KERNEL(log_softmax);
 NABLA_CPU_KERNEL(matmul);
 NABLA_CPU_KERNEL(linear);
 
+// attention.cpp
+NABLA_CPU_KERNEL(scaled_dot_product_attention);
+
 // conv.cpp
 NABLA_CPU_KERNEL(conv2d);
 NABLA_CPU_KERNEL(conv2d_backward_input);
