@@ -132,7 +132,12 @@ std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, co
 // ---- Evaluator ----------------------------------------------------------------------
 
 Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
-  output = [](const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); };
+  // Line-buffered even into a pipe or a file, so a training log shows each epoch's
+  // line as it happens.
+  output = [](const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    if (s.find('\n') != std::string::npos) std::fflush(stdout);
+  };
   install_builtins(*this);
   main_module = new_module("__main__", "");
 }
