@@ -1,0 +1,584 @@
+// Parse tree to AST (see lang/ast_builder.hpp).
+#include "lang/ast_builder.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+
+#include "lang/grammar.hpp"
+
+namespace nabla::lang {
+
+namespace g = grammar;
+using Node = tao::pegtl::parse_tree::node;
+
+namespace {
+
+class Converter {
+ public:
+  explicit Converter(std::shared_ptr<const SourceFile> file) : file_(std::move(file)) {}
+
+  std::unique_ptr<Program> program(const Node& root) {
+    auto prog = std::make_unique<Program>();
+    prog->file = file_;
+    for (const auto& child : root.children) prog->stmts.push_back(stmt(*child));
+    return prog;
+  }
+
+ private:
+  template <class T>
+  bool is(const Node& n) const {
+    return n.is_type<T>();
+  }
+
+  SourceSpan span(const Node& n) const {
+    SourceSpan s;
+    s.file = file_;
+    auto b = n.begin(), e = n.end();
+    s.line = static_cast<uint32_t>(b.line);
+    s.col = static_cast<uint32_t>(b.column);
+    s.end_line = static_cast<uint32_t>(e.line);
+    s.end_col = static_cast<uint32_t>(e.column);
+    return s;
+  }
+
+  [[noreturn]] void fail(const Node& n, const std::string& message) const { throw SyntaxError{span(n), message}; }
+
+  template <class T>
+  std::unique_ptr<T> make(const Node& n) const {
+    auto p = std::make_unique<T>();
+    p->span = span(n);
+    return p;
+  }
+
+  // -- expressions --
+
+  ExprPtr expr(const Node& n) {
+    if (is<g::int_lit>(n)) return int_lit(n);
+    if (is<g::float_lit>(n)) return float_lit(n);
+    if (is<g::string_lit>(n)) {
+      auto e = make<StringLit>(n);
+      e->value = unescape(n, n.string_view().substr(1, n.string_view().size() - 2));
+      return e;
+    }
+    if (is<g::fstring_lit>(n)) return fstring(n);
+    if (is<g::true_lit>(n) || is<g::false_lit>(n)) {
+      auto e = make<BoolLit>(n);
+      e->value = is<g::true_lit>(n);
+      return e;
+    }
+    if (is<g::none_lit>(n)) return make<NoneLit>(n);
+    if (is<g::ellipsis>(n)) return make<EllipsisLit>(n);
+    if (is<g::identifier>(n)) {
+      auto e = make<Name>(n);
+      e->id = n.string();
+      return e;
+    }
+    if (is<g::paren_expr>(n) || is<g::expression_list>(n)) return tuple(n);
+    if (is<g::list_lit>(n)) {
+      auto e = make<ListLit>(n);
+      for (const auto& c : n.children) e->items.push_back(expr(*c));
+      return e;
+    }
+    if (is<g::dict_lit>(n)) {
+      auto e = make<DictLit>(n);
+      for (const auto& entry : n.children) {
+        e->keys.push_back(expr(*entry->children.at(0)));
+        e->values.push_back(expr(*entry->children.at(1)));
+      }
+      return e;
+    }
+    if (is<g::lambda>(n)) {
+      auto e = make<Lambda>(n);
+      e->decl = function(n, "", 0);
+      return e;
+    }
+    if (is<g::postfix>(n)) return postfix(n);
+    if (is<g::power>(n)) return binary_chain(n);
+    if (is<g::unary>(n)) return unary(n);
+    if (is<g::term>(n) || is<g::arith>(n) || is<g::comparison>(n)) return binary_chain(n);
+    if (is<g::not_expr>(n)) return unary(n);
+    if (is<g::and_expr>(n) || is<g::or_expr>(n)) return logical_chain(n);
+    if (is<g::conditional>(n)) {
+      auto e = make<Conditional>(n);
+      e->then_value = expr(*n.children.at(0));
+      e->cond = expr(*n.children.at(1));
+      e->else_value = expr(*n.children.at(2));
+      return e;
+    }
+    fail(n, std::string("internal: unexpected parse node ") + std::string(n.type));
+  }
+
+  ExprPtr int_lit(const Node& n) {
+    std::string text;
+    for (char c : n.string_view())
+      if (c != '_') text += c;
+    auto e = make<IntLit>(n);
+    int base = 10;
+    const char* first = text.data();
+    if (text.size() > 2 && (text[1] == 'x' || text[1] == 'X')) {
+      base = 16;
+      first += 2;
+    }
+    auto [ptr, ec] = std::from_chars(first, text.data() + text.size(), e->value, base);
+    if (ec != std::errc()) fail(n, "integer literal " + n.string() + " does not fit in 64 bits");
+    return e;
+  }
+
+  ExprPtr float_lit(const Node& n) {
+    std::string text;
+    for (char c : n.string_view())
+      if (c != '_') text += c;
+    auto e = make<FloatLit>(n);
+    e->value = std::strtod(text.c_str(), nullptr);
+    return e;
+  }
+
+  std::string unescape(const Node& n, std::string_view raw) {
+    std::string out;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] != '\\') {
+        out += raw[i];
+        continue;
+      }
+      char c = raw[++i];
+      switch (c) {
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case '0':
+          out += '\0';
+          break;
+        case 'x': {
+          out += static_cast<char>(std::stoi(std::string(raw.substr(i + 1, 2)), nullptr, 16));
+          i += 2;
+          break;
+        }
+        case 'u': {
+          size_t close = raw.find('}', i);
+          uint32_t cp = static_cast<uint32_t>(std::stoul(std::string(raw.substr(i + 2, close - i - 2)), nullptr, 16));
+          if (cp > 0x10ffff) fail(n, "\\u{...} escape is beyond the last Unicode code point");
+          append_utf8(out, cp);
+          i = close;
+          break;
+        }
+        default:
+          out += c;  // \\ \" \' \{ \}
+      }
+    }
+    return out;
+  }
+
+  static void append_utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xc0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xe0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+  }
+
+  ExprPtr fstring(const Node& n) {
+    auto e = make<FString>(n);
+    for (const auto& part : n.children) {
+      FString::Part p;
+      if (is<g::fstring_text>(*part)) {
+        std::string raw = part->string();
+        std::string text;
+        for (size_t i = 0; i < raw.size(); ++i) {  // {{ and }} stand for braces
+          text += raw[i];
+          if ((raw[i] == '{' || raw[i] == '}') && i + 1 < raw.size() && raw[i + 1] == raw[i]) ++i;
+        }
+        p.text = unescape(*part, text);
+      } else {
+        p.expr = expr(*part->children.at(0));
+        if (part->children.size() > 1) p.format_spec = part->children[1]->string();
+      }
+      e->parts.push_back(std::move(p));
+    }
+    return e;
+  }
+
+  ExprPtr tuple(const Node& n) {
+    auto e = make<TupleLit>(n);
+    for (const auto& c : n.children)
+      if (!is<g::trailing_comma>(*c)) e->items.push_back(expr(*c));
+    return e;
+  }
+
+  // atom (call | index | attribute)*, folded left to right.
+  ExprPtr postfix(const Node& n) {
+    ExprPtr result = expr(*n.children.at(0));
+    for (size_t i = 1; i < n.children.size(); ++i) {
+      const Node& s = *n.children[i];
+      SourceSpan sp = result->span;
+      SourceSpan end = span(s);
+      sp.end_line = end.end_line;
+      sp.end_col = end.end_col;
+      if (is<g::call_suffix>(s)) {
+        auto call = std::make_unique<Call>();
+        call->span = sp;
+        call->callee = std::move(result);
+        call->args = arguments(s);
+        result = std::move(call);
+      } else if (is<g::index_suffix>(s)) {
+        auto index = std::make_unique<Index>();
+        index->span = sp;
+        index->object = std::move(result);
+        for (const auto& item : s.children) index->items.push_back(index_item(*item));
+        result = std::move(index);
+      } else {
+        auto attr = std::make_unique<Attribute>();
+        attr->span = sp;
+        attr->object = std::move(result);
+        attr->name = s.children.at(0)->string();
+        result = std::move(attr);
+      }
+    }
+    return result;
+  }
+
+  std::vector<Arg> arguments(const Node& call_suffix) {
+    std::vector<Arg> args;
+    bool keyword_seen = false;
+    for (const auto& c : call_suffix.children) {
+      Arg a;
+      a.span = span(*c);
+      if (is<g::keyword_arg>(*c)) {
+        a.name = c->children.at(0)->string();
+        for (const Arg& prev : args)
+          if (prev.name == a.name) fail(*c, "keyword argument '" + a.name + "' is given twice");
+        a.value = expr(*c->children.at(1));
+        keyword_seen = true;
+      } else {
+        if (keyword_seen) fail(*c, "positional argument after keyword arguments");
+        a.value = expr(*c);
+      }
+      args.push_back(std::move(a));
+    }
+    return args;
+  }
+
+  ExprPtr index_item(const Node& n) {
+    if (!is<g::slice>(n)) return expr(n);
+    auto s = make<Slice>(n);
+    for (const auto& part : n.children) {
+      ExprPtr bound = expr(*part->children.at(0));
+      if (is<g::slice_start>(*part)) s->start = std::move(bound);
+      if (is<g::slice_stop>(*part)) s->stop = std::move(bound);
+      if (is<g::slice_step>(*part)) s->step = std::move(bound);
+    }
+    return s;
+  }
+
+  // unary_op* power, or not_op* comparison: the operators apply right to left.
+  ExprPtr unary(const Node& n) {
+    ExprPtr operand = expr(*n.children.back());
+    for (size_t i = n.children.size() - 1; i-- > 0;) {
+      const Node& op = *n.children[i];
+      auto u = std::make_unique<Unary>();
+      u->span = span(op);
+      u->span.end_line = operand->span.end_line;
+      u->span.end_col = operand->span.end_col;
+      std::string_view text = op.string_view();
+      u->op = text == "-" ? UnaryOp::Neg : text == "+" ? UnaryOp::Pos : UnaryOp::Not;
+      u->operand = std::move(operand);
+      operand = std::move(u);
+    }
+    return operand;
+  }
+
+  static BinaryOp binary_op(std::string_view t) {
+    static const std::pair<std::string_view, BinaryOp> ops[] = {
+        {"+", BinaryOp::Add},       {"-", BinaryOp::Sub}, {"*", BinaryOp::Mul},  {"/", BinaryOp::Div},
+        {"//", BinaryOp::FloorDiv}, {"%", BinaryOp::Mod}, {"**", BinaryOp::Pow}, {"@", BinaryOp::MatMul},
+        {"==", BinaryOp::Eq},       {"!=", BinaryOp::Ne}, {"<", BinaryOp::Lt},   {"<=", BinaryOp::Le},
+        {">", BinaryOp::Gt},        {">=", BinaryOp::Ge}, {"in", BinaryOp::In}};
+    for (const auto& [text, op] : ops)
+      if (t == text) return op;
+    return BinaryOp::NotIn;  // "not in" (with any spacing)
+  }
+
+  // operand (op operand)*: left associative, except ** whose chain the grammar
+  // already nests to the right.
+  ExprPtr binary_chain(const Node& n) {
+    ExprPtr lhs = expr(*n.children.at(0));
+    for (size_t i = 1; i + 1 < n.children.size(); i += 2) {
+      auto b = std::make_unique<Binary>();
+      b->op = binary_op(n.children[i]->string_view());
+      b->rhs = expr(*n.children[i + 1]);
+      b->span = lhs->span;
+      b->span.end_line = b->rhs->span.end_line;
+      b->span.end_col = b->rhs->span.end_col;
+      b->lhs = std::move(lhs);
+      lhs = std::move(b);
+    }
+    return lhs;
+  }
+
+  ExprPtr logical_chain(const Node& n) {
+    ExprPtr lhs = expr(*n.children.at(0));
+    for (size_t i = 1; i + 1 < n.children.size(); i += 2) {
+      auto l = std::make_unique<Logical>();
+      l->op = is<g::op_and>(*n.children[i]) ? LogicalOp::And : LogicalOp::Or;
+      l->rhs = expr(*n.children[i + 1]);
+      l->span = lhs->span;
+      l->span.end_line = l->rhs->span.end_line;
+      l->span.end_col = l->rhs->span.end_col;
+      l->lhs = std::move(lhs);
+      lhs = std::move(l);
+    }
+    return lhs;
+  }
+
+  // -- functions, parameters, patterns --
+
+  // children[first..]: param* then the body (an expression or a block).
+  std::shared_ptr<FnDecl> function(const Node& n, std::string name, size_t first) {
+    auto decl = std::make_shared<FnDecl>();
+    decl->name = std::move(name);
+    decl->span = span(n);
+    bool default_seen = false;
+    for (size_t i = first; i < n.children.size(); ++i) {
+      const Node& c = *n.children[i];
+      if (is<g::param>(c)) {
+        Param p;
+        p.name = c.children.at(0)->string();
+        p.span = span(c);
+        for (const Param& prev : decl->params)
+          if (prev.name == p.name) fail(c, "parameter '" + p.name + "' appears twice");
+        if (c.children.size() > 1) {
+          p.default_value = expr(*c.children[1]->children.at(0));
+          default_seen = true;
+        } else if (default_seen) {
+          fail(c, "parameter '" + p.name + "' without a default follows one with a default");
+        }
+        decl->params.push_back(std::move(p));
+      } else if (is<g::block>(c)) {
+        decl->block_body = block(c);
+      } else {
+        decl->expr_body = expr(c);
+      }
+    }
+    return decl;
+  }
+
+  Pattern pattern(const Node& n) {
+    Pattern p;
+    p.span = span(n);
+    if (is<g::identifier>(n)) {
+      p.name = n.string();
+      return p;
+    }
+    for (const auto& c : n.children) p.items.push_back(pattern(*c));
+    return p;
+  }
+
+  // -- statements --
+
+  Block block(const Node& n) {
+    Block b;
+    b.span = span(n);
+    for (const auto& c : n.children) b.stmts.push_back(stmt(*c));
+    return b;
+  }
+
+  StmtPtr stmt(const Node& n) {
+    if (is<g::expr_stmt>(n)) return expr_stmt(n);
+    if (is<g::let_stmt>(n)) {
+      auto s = make<LetStmt>(n);
+      s->target = pattern(*n.children.at(0));
+      s->value = expr(*n.children.at(1));
+      return s;
+    }
+    if (is<g::fn_stmt>(n)) {
+      auto s = make<FnStmt>(n);
+      s->decl = function(n, n.children.at(0)->string(), 1);
+      return s;
+    }
+    if (is<g::model_stmt>(n) || is<g::function_stmt>(n)) return model(n);
+    if (is<g::if_stmt>(n)) return if_stmt(n);
+    if (is<g::while_stmt>(n)) {
+      auto s = make<WhileStmt>(n);
+      s->cond = expr(*n.children.at(0));
+      s->body = block(*n.children.at(1));
+      return s;
+    }
+    if (is<g::for_stmt>(n)) {
+      auto s = make<ForStmt>(n);
+      s->target = pattern(*n.children.at(0));
+      s->iterable = expr(*n.children.at(1));
+      s->body = block(*n.children.at(2));
+      return s;
+    }
+    if (is<g::break_stmt>(n)) return make<BreakStmt>(n);
+    if (is<g::continue_stmt>(n)) return make<ContinueStmt>(n);
+    if (is<g::return_stmt>(n)) {
+      auto s = make<ReturnStmt>(n);
+      if (!n.children.empty()) s->value = expr(*n.children[0]);
+      return s;
+    }
+    if (is<g::import_stmt>(n)) return import_stmt(n);
+    if (is<g::context_stmt>(n)) {
+      auto s = make<ContextStmt>(n);
+      s->keyword = n.children.at(0)->string();
+      for (size_t i = 1; i < n.children.size(); ++i) {
+        if (is<g::call_suffix>(*n.children[i]))
+          s->args = arguments(*n.children[i]);
+        else
+          s->body = block(*n.children[i]);
+      }
+      return s;
+    }
+    if (is<g::test_stmt>(n)) {
+      auto s = make<TestStmt>(n);
+      const Node& name = *n.children.at(0);
+      s->name = unescape(name, name.string_view().substr(1, name.string_view().size() - 2));
+      s->body = block(*n.children.at(1));
+      return s;
+    }
+    if (is<g::buffer_stmt>(n)) fail(n, "'buffer' declares a model's buffer; it is only allowed in a model body");
+    fail(n, std::string("internal: unexpected statement node ") + std::string(n.type));
+  }
+
+  // Checks that e can be assigned to: a name, an attribute, an index, or a tuple of those.
+  void check_target(const Expr& e) const {
+    switch (e.kind) {
+      case ExprKind::Name:
+      case ExprKind::Attribute:
+      case ExprKind::Index:
+        return;
+      case ExprKind::Tuple:
+        for (const auto& item : static_cast<const TupleLit&>(e).items) check_target(*item);
+        return;
+      case ExprKind::Call:
+        throw SyntaxError{e.span, "cannot assign to a function call"};
+      default:
+        throw SyntaxError{e.span, "cannot assign to this expression (expected a name, an attribute or an index)"};
+    }
+  }
+
+  StmtPtr expr_stmt(const Node& n) {
+    ExprPtr first = expr(*n.children.at(0));
+    if (n.children.size() == 1) {
+      auto s = make<ExprStmt>(n);
+      s->expr = std::move(first);
+      return s;
+    }
+    const Node& tail = *n.children[1];
+    check_target(*first);
+    if (is<g::assign_tail>(tail)) {
+      auto s = make<AssignStmt>(n);
+      s->target = std::move(first);
+      s->value = expr(*tail.children.at(0));
+      return s;
+    }
+    if (first->kind == ExprKind::Tuple) throw SyntaxError{first->span, "augmented assignment needs a single target"};
+    auto s = make<AugAssignStmt>(n);
+    std::string_view op = tail.children.at(0)->string_view();
+    s->op = binary_op(op.substr(0, op.size() - 1));
+    s->target = std::move(first);
+    s->value = expr(*tail.children.at(1));
+    return s;
+  }
+
+  StmtPtr if_stmt(const Node& n) {
+    auto s = make<IfStmt>(n);
+    s->conds.push_back(expr(*n.children.at(0)));
+    s->blocks.push_back(block(*n.children.at(1)));
+    for (size_t i = 2; i < n.children.size(); ++i) {
+      const Node& c = *n.children[i];
+      if (is<g::elif_clause>(c)) {
+        s->conds.push_back(expr(*c.children.at(0)));
+        s->blocks.push_back(block(*c.children.at(1)));
+      } else {
+        s->else_block = block(*c.children.at(0));
+      }
+    }
+    return s;
+  }
+
+  StmtPtr import_stmt(const Node& n) {
+    auto s = make<ImportStmt>(n);
+    const Node& target = *n.children.at(0);
+    if (is<g::string_lit>(target)) {
+      s->is_path = true;
+      s->module = unescape(target, target.string_view().substr(1, target.string_view().size() - 2));
+      std::string stem = s->module.substr(s->module.find_last_of('/') + 1);
+      s->alias = stem.substr(0, stem.find('.'));
+    } else {
+      s->module = target.string();
+      s->alias = s->module.substr(s->module.find_last_of('.') + 1);
+    }
+    if (n.children.size() > 1) s->alias = n.children[1]->children.at(0)->string();
+    if (s->is_path && n.children.size() == 1 && !is_identifier(s->alias))
+      fail(target, "import of \"" + s->module + "\" needs 'as NAME' (its file name is not a valid name)");
+    return s;
+  }
+
+  static bool is_identifier(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    for (char c : s)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    return true;
+  }
+
+  StmtPtr model(const Node& n) {
+    auto s = make<ModelStmt>(n);
+    auto decl = std::make_shared<ModelDecl>();
+    decl->name = n.children.at(0)->string();
+    decl->is_function = is<g::function_stmt>(n);
+    decl->span = span(n);
+    for (size_t i = 1; i < n.children.size(); ++i) {
+      const Node& c = *n.children[i];
+      if (is<g::param>(c)) {
+        Param p;
+        p.name = c.children.at(0)->string();
+        p.span = span(c);
+        if (c.children.size() > 1) p.default_value = expr(*c.children[1]->children.at(0));
+        decl->params.push_back(std::move(p));
+        continue;
+      }
+      decl->body.span = span(c);  // the model_body
+      for (const auto& member : c.children) {
+        if (is<g::method_def>(*member)) {
+          decl->methods.push_back(function(*member, member->children.at(0)->string(), 1));
+        } else if (is<g::buffer_stmt>(*member)) {
+          auto b = make<BufferStmt>(*member);
+          b->name = member->children.at(0)->string();
+          b->value = expr(*member->children.at(1));
+          decl->body.stmts.push_back(std::move(b));
+        } else {
+          decl->body.stmts.push_back(stmt(*member));
+        }
+      }
+    }
+    s->decl = std::move(decl);
+    return s;
+  }
+
+  std::shared_ptr<const SourceFile> file_;
+};
+
+}  // namespace
+
+std::unique_ptr<Program> build_ast(const Node& root, std::shared_ptr<const SourceFile> file) {
+  return Converter(std::move(file)).program(root);
+}
+
+}  // namespace nabla::lang
