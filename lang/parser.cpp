@@ -5,7 +5,6 @@
 #include "lang/parser.hpp"
 
 #include <cctype>
-#include <charconv>
 #include <tao/pegtl/contrib/parse_tree.hpp>
 
 #include "lang/ast_builder.hpp"
