@@ -13,6 +13,7 @@
 #include "tensor/cpu/blas.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
 #include "tensor/cpu/vec_math.hpp"
 
@@ -22,20 +23,6 @@ namespace {
 
 constexpr int64_t kBlockQ = 64;
 constexpr int64_t kBlockK = 64;
-
-// Element offset of batch `b` (row-major over the output's batch shape) in a
-// contiguous x whose batch dims broadcast against it (size-1 dims repeat).
-int64_t batch_offset(const Tensor& x, const Shape& batch, int64_t b) {
-  int64_t off = 0;
-  int64_t lead = static_cast<int64_t>(batch.size()) - (x.dim() - 2);
-  for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
-    int64_t i = b % batch[d];
-    b /= batch[d];
-    int64_t xd = d - lead;
-    if (xd >= 0 && x.sizes()[xd] != 1) off += i * x.strides()[xd];
-  }
-  return off;
-}
 
 template <class T>
 void attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out, bool causal, double scale_d) {

@@ -2,6 +2,7 @@
 #include "tensor/cpu/blas.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
@@ -24,19 +25,6 @@ MatrixArg matrix_arg(const Tensor& x) {
   if ((rs == 1 || rows == 1) && cs >= std::max<int64_t>(rows, 1)) return {x, true, cs};
   Tensor c = contiguous_raw(x);
   return {c, false, std::max<int64_t>(cols, 1)};
-}
-
-// Element offset of batch `b` (row-major over the output's batch shape) in x.
-int64_t batch_offset(const Tensor& x, const Shape& batch, int64_t b) {
-  int64_t off = 0;
-  int64_t lead = static_cast<int64_t>(batch.size()) - (x.dim() - 2);
-  for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
-    int64_t i = b % batch[d];
-    b /= batch[d];
-    int64_t xd = d - lead;
-    if (xd >= 0 && x.sizes()[xd] != 1) off += i * x.strides()[xd];
-  }
-  return off;
 }
 
 template <class T>

@@ -128,6 +128,21 @@ struct StridedLoop {
   }
 };
 
+// Batched matrix kernels (matmul, attention): the element offset, in x, of batch `b`
+// counted row-major over the output's batch shape `batch`; x's leading (batch) dims
+// broadcast against it, so its size-1 dims repeat. The last two dims of x are the matrix.
+inline int64_t batch_offset(const Tensor& x, const Shape& batch, int64_t b) {
+  int64_t off = 0;
+  int64_t lead = static_cast<int64_t>(batch.size()) - (x.dim() - 2);
+  for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
+    int64_t i = b % batch[d];
+    b /= batch[d];
+    int64_t xd = d - lead;
+    if (xd >= 0 && x.sizes()[xd] != 1) off += i * x.strides()[xd];
+  }
+  return off;
+}
+
 // The element at position i of a strided run.
 template <class T>
 inline T& at(char* base, int64_t stride, int64_t i) {
