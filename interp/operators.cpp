@@ -4,6 +4,7 @@
 // indexing.cpp, formatting.cpp and container_methods.cpp.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstdio>
 
 #include "autograd/grad_mode.hpp"
@@ -61,6 +62,20 @@ static double py_fmod(double a, double b) {
   return m;
 }
 
+// The six comparisons, for int and float operands alike; nullopt for other ops.
+template <class T>
+static std::optional<Value> compare(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::Eq: return Value::boolean(a == b);
+    case BinaryOp::Ne: return Value::boolean(a != b);
+    case BinaryOp::Lt: return Value::boolean(a < b);
+    case BinaryOp::Le: return Value::boolean(a <= b);
+    case BinaryOp::Gt: return Value::boolean(a > b);
+    case BinaryOp::Ge: return Value::boolean(a >= b);
+    default: return std::nullopt;
+  }
+}
+
 static Value int_binary(BinaryOp op, int64_t a, int64_t b) {
   int64_t out;
   switch (op) {
@@ -100,13 +115,9 @@ static Value int_binary(BinaryOp op, int64_t a, int64_t b) {
       }
       return Value::integer(r);
     }
-    case BinaryOp::Eq: return Value::boolean(a == b);
-    case BinaryOp::Ne: return Value::boolean(a != b);
-    case BinaryOp::Lt: return Value::boolean(a < b);
-    case BinaryOp::Le: return Value::boolean(a <= b);
-    case BinaryOp::Gt: return Value::boolean(a > b);
-    case BinaryOp::Ge: return Value::boolean(a >= b);
-    default: type_mismatch(op, Value::integer(a), Value::integer(b));
+    default:
+      if (auto c = compare(op, a, b)) return *c;
+      type_mismatch(op, Value::integer(a), Value::integer(b));
   }
 }
 
@@ -125,13 +136,9 @@ static Value float_binary(BinaryOp op, double a, double b) {
       if (b == 0) fail("float modulo by zero");
       return Value::number(py_fmod(a, b));
     case BinaryOp::Pow: return Value::number(std::pow(a, b));
-    case BinaryOp::Eq: return Value::boolean(a == b);
-    case BinaryOp::Ne: return Value::boolean(a != b);
-    case BinaryOp::Lt: return Value::boolean(a < b);
-    case BinaryOp::Le: return Value::boolean(a <= b);
-    case BinaryOp::Gt: return Value::boolean(a > b);
-    case BinaryOp::Ge: return Value::boolean(a >= b);
-    default: type_mismatch(op, Value::number(a), Value::number(b));
+    default:
+      if (auto c = compare(op, a, b)) return *c;
+      type_mismatch(op, Value::number(a), Value::number(b));
   }
 }
 

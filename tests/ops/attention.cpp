@@ -4,6 +4,8 @@
 // the small PyTorch-made cases and the gradient checks.
 #include <doctest/doctest.h>
 
+#include "ops/compare.hpp"
+
 #include <cmath>
 #include <limits>
 
@@ -12,6 +14,7 @@
 #include "tensor/random.hpp"
 
 using namespace nabla;
+using nabla::testing::max_abs_diff;
 
 namespace {
 
@@ -23,14 +26,6 @@ Tensor composed(const Tensor& q, const Tensor& k, const Tensor& v, bool causal, 
     s = where(keep, s, full({}, -std::numeric_limits<double>::infinity(), s.dtype()));
   }
   return matmul(softmax(s, -1), v);
-}
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  auto x = to_double_vector(a), y = to_double_vector(b);
-  REQUIRE(x.size() == y.size());
-  double m = 0;
-  for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
 }
 
 void check_against_ops(const Shape& qs, const Shape& ks, const Shape& vs, bool causal) {

@@ -4,6 +4,8 @@
 // unbatched inputs, and the wording of shape errors.
 #include <doctest/doctest.h>
 
+#include "ops/compare.hpp"
+
 #include <cmath>
 
 #include "autograd/ops.hpp"
@@ -11,16 +13,9 @@
 #include "tensor/random.hpp"
 
 using namespace nabla;
+using nabla::testing::max_abs_diff;
 
 namespace {
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  auto x = to_double_vector(a), y = to_double_vector(b);
-  REQUIRE(x.size() == y.size());
-  double m = 0;
-  for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
-}
 
 struct ConvConfig {
   Shape x, w;
