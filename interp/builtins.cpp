@@ -49,6 +49,19 @@ Value finish(Tensor t, const FactoryOpts& o, const std::string& fname) {
   return Value::tensor(std::move(t));
 }
 
+// A tensor, or a list or tuple of tensors (none entries stay undefined), as a TensorList.
+TensorList tensor_list_arg(const Value& v, const std::string& what) {
+  TensorList out;
+  if (v.tag == Tag::Tensor) {
+    out.push_back(v.t);
+  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
+    for (auto& x : v.as<ListObj>()->items) out.push_back(x.tag == Tag::None ? Tensor() : as_tensor(x, what));
+  } else {
+    fail(what + " must be a tensor or a list of tensors, got " + type_name(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 // Adds (or replaces) the builtin `name`; every builtins_*.cpp registers through this.
@@ -60,6 +73,7 @@ void install_function(Evaluator& ev, const std::string& name, Fn fn) {
     }
   ev.builtins.emplace_back(name, make_native(name, std::move(fn)));
 }
+
 
 void install_builtins(Evaluator& ev) {
   install_op_functions();
@@ -330,35 +344,33 @@ void install_builtins(Evaluator& ev) {
   });
   install_function(ev, "grad", [](Evaluator&, CallArgs& a) {
     Bound b = bind("grad", a, {"outputs", "inputs", "grad_outputs", "create_graph", "retain_graph", "allow_unused"}, 2);
-    auto tensors = [](const Value& v, const std::string& what, bool* single) {
-      TensorList out;
-      *single = v.tag == Tag::Tensor;
-      if (v.tag == Tag::Tensor) out.push_back(v.t);
-      else if (v.tag == Tag::List || v.tag == Tag::Tuple)
-        for (auto& x : v.as<ListObj>()->items) {
-          if (x.tag == Tag::None) {
-            out.push_back(Tensor());
-            continue;
-          }
-          out.push_back(as_tensor(x, "grad(): " + what));
-        }
-      else fail("grad(): " + what + " must be a tensor or a list of tensors, got " + type_name(v));
-      return out;
-    };
-    bool s0, s1, s2;
-    TensorList outs = tensors(b[0], "outputs", &s0);
-    TensorList ins = tensors(b[1], "inputs", &s1);
+    TensorList outs = tensor_list_arg(b[0], "grad(): outputs");
+    TensorList ins = tensor_list_arg(b[1], "grad(): inputs");
     TensorList gos;
-    if (b.has(2)) gos = tensors(b[2], "grad_outputs", &s2);
+    if (b.has(2)) gos = tensor_list_arg(b[2], "grad(): grad_outputs");
     bool create = b.has(3) && as_bool(b[3], "grad(): create_graph");
     std::optional<bool> retain;
     if (b.has(4)) retain = as_bool(b[4], "grad(): retain_graph");
     bool allow_unused = b.has(5) && as_bool(b[5], "grad(): allow_unused");
     TensorList g = grad(outs, ins, gos, retain, create, allow_unused);
-    if (s1) return tensor_value(g[0]);
+    if (b[1].tag == Tag::Tensor) return tensor_value(g[0]);
     std::vector<Value> items;
     for (auto& t : g) items.push_back(tensor_value(t));
     return make_list(std::move(items));
+  });
+  // backward(tensors, grad_tensors): torch.autograd.backward, one pass from several
+  // roots (each with its own output gradient), accumulating into the leaves' .grad.
+  install_function(ev, "backward", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("backward", a, {"tensors", "grad_tensors", "retain_graph", "create_graph"}, 1);
+    TensorList roots = tensor_list_arg(b[0], "backward(): tensors");
+    TensorList grads = b.has(1) ? tensor_list_arg(b[1], "backward(): grad_tensors") : TensorList(roots.size());
+    if (grads.size() != roots.size())
+      fail("backward(): " + std::to_string(roots.size()) + " tensors but " + std::to_string(grads.size()) +
+           " grad_tensors");
+    bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
+    bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;
+    nabla::backward(roots, grads, retain, create);
+    return Value();
   });
   install_function(ev, "gradcheck", gradcheck_builtin);
   install_function(ev, "expect", expect_builtin);

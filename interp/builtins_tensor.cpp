@@ -59,9 +59,6 @@ void install_tensor_methods() {
   m["tolist"] = [=](Evaluator&, CallArgs& a) { return tolist(self_only("tolist", a)); };
   m["backward"] = [](Evaluator&, CallArgs& a) {
     Bound b = bind("backward", a, {"self", "gradient", "retain_graph", "create_graph"}, 1);
-    if (!b.given[1]) {
-      for (auto& [k, v] : a.kw) (void)k, (void)v;
-    }
     Tensor g = b.has(1) ? input_of(b[1], "backward", "gradient") : Tensor();
     bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
     bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;

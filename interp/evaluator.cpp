@@ -517,11 +517,25 @@ Value Evaluator::Impl::eval(const Expr& e) {
   }
 }
 
+// f(*xs): the items of the list or tuple xs, appended as positional arguments.
+void Evaluator::Impl::splat_into(const Arg& arg, std::vector<Value>& pos) {
+  Value v = eval(*arg.value);
+  if (v.tag != Tag::List && v.tag != Tag::Tuple) {
+    try {
+      fail(std::string("*argument must be a list or a tuple, got ") + type_name(v));
+    } catch (...) {
+      rethrow_located(arg.span);  // the caret under the *argument, not the call
+    }
+  }
+  for (auto& x : v.as<ListObj>()->items) pos.push_back(x);
+}
+
 CallArgs Evaluator::Impl::eval_args(const Call& c) {
   CallArgs a;
   a.pos.reserve(c.args.size());
   for (auto& arg : c.args) {
-    if (arg.name.empty()) a.pos.push_back(eval(*arg.value));
+    if (arg.splat) splat_into(arg, a.pos);
+    else if (arg.name.empty()) a.pos.push_back(eval(*arg.value));
     else a.kw.emplace_back(arg.name, eval(*arg.value));
   }
   return a;

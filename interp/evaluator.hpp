@@ -43,6 +43,7 @@ struct Frame : std::enable_shared_from_this<Frame> {
 struct FnInfo {
   int nslots = 0;
   int nparams = 0;
+  bool variadic = false;  // has a *rest parameter (binding never takes the fast path)
 };
 
 struct ModelInfo {

@@ -28,21 +28,33 @@ Value Evaluator::Impl::make_function(const std::shared_ptr<FnDecl>& decl, const 
   return Value::object(Tag::Func, std::move(f));
 }
 
-// Binds arguments to the first params of `frame` (Python rules, no *args).
+// Binds arguments to the first params of `frame` with Python's rules: a *rest
+// parameter takes the extra positional arguments as a tuple, and the parameters after
+// it only bind by keyword.
 void Evaluator::Impl::bind_args(const std::string& fname, const std::vector<Param>& params,
                                 const std::vector<Value>* defaults, CallArgs& args, Frame& fr, size_t skip) {
-  size_t np = params.size() - skip;
-  if (args.pos.size() > np)
+  size_t rest = skip;
+  while (rest < params.size() && !params[rest].variadic) ++rest;
+  bool variadic = rest < params.size();
+  size_t np = rest - skip;  // parameters that bind by position
+  if (args.pos.size() > np && !variadic)
     fail(fname + "() takes " + std::to_string(np) + " argument" + (np == 1 ? "" : "s") + " but " +
          std::to_string(args.pos.size()) + (args.pos.size() == 1 ? " was" : " were") + " given");
   std::vector<uint8_t> set(params.size(), 0);
-  for (size_t k = 0; k < args.pos.size(); ++k) {
+  size_t npos = std::min(args.pos.size(), np);
+  for (size_t k = 0; k < npos; ++k) {
     fr.slots[k + skip] = std::move(args.pos[k]);
     set[k + skip] = 1;
   }
+  if (variadic) {
+    std::vector<Value> extra(std::make_move_iterator(args.pos.begin() + npos),
+                             std::make_move_iterator(args.pos.end()));
+    fr.slots[rest] = make_tuple(std::move(extra));
+    set[rest] = 1;
+  }
   for (auto& [name, v] : args.kw) {
     size_t k = skip;
-    while (k < params.size() && params[k].name != name) ++k;
+    while (k < params.size() && (params[k].name != name || params[k].variadic)) ++k;
     if (k == params.size()) fail(fname + "() got an unexpected keyword argument '" + name + "'");
     if (set[k]) fail(fname + "() got multiple values for argument '" + name + "'");
     fr.slots[k] = std::move(v);
@@ -50,7 +62,9 @@ void Evaluator::Impl::bind_args(const std::string& fname, const std::vector<Para
   }
   for (size_t k = skip; k < params.size(); ++k) {
     if (set[k]) continue;
-    if (!params[k].default_value) fail(fname + "() missing required argument '" + params[k].name + "'");
+    if (!params[k].default_value)
+      fail(fname + "() missing required " + (k > rest && variadic ? "keyword " : "") + "argument '" +
+           params[k].name + "'");
     if (defaults) {
       fr.slots[k] = (*defaults)[k];
     } else {
@@ -70,7 +84,7 @@ Value Evaluator::Impl::invoke(const FnDecl& d, const FnInfo& info, const std::sh
   fr->self = self;
   if (prefix)
     for (size_t k = 0; k < prefix->size(); ++k) fr->slots[k] = (*prefix)[k];
-  if (skip == 0 && args.kw.empty() && args.pos.size() == d.params.size()) {
+  if (skip == 0 && args.kw.empty() && args.pos.size() == d.params.size() && !info.variadic) {
     for (size_t k = 0; k < args.pos.size(); ++k) fr->slots[k] = std::move(args.pos[k]);  // the common case
   } else {
     // Defaults of methods are evaluated in the enclosing frame at call time.

@@ -210,6 +210,7 @@ struct Evaluator::Impl {
   static inline bool scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out);
   Value eval(const Expr& e);
   inline CallArgs eval_args(const Call& c);
+  void splat_into(const Arg& arg, std::vector<Value>& pos);
   inline Value eval_inner(const Expr& e);
   const Expr* current_call = nullptr;
 

@@ -81,6 +81,7 @@ FnInfo& Evaluator::Impl::resolve_fn(const FnDecl& d, const ModelInfo* model) {
   c.blocks.emplace_back();
   for (auto& p : d.params) {
     c.blocks.back()[p.name] = info.nslots++;
+    info.variadic |= p.variadic;
   }
   info.nparams = static_cast<int>(d.params.size());
   RCtx* saved = rc;

@@ -67,6 +67,7 @@ struct EllipsisLit : Expr { EllipsisLit() : Expr(ExprKind::Ellipsis) {} };
 
 struct Arg {
   std::string name;  // empty for a positional argument
+  bool splat = false;  // *value: the items of a list or tuple, as positional arguments
   ExprPtr value;
   SourceSpan span;
 };
@@ -120,6 +121,7 @@ struct Pattern {
 struct Param {
   std::string name;
   ExprPtr default_value;  // null when required
+  bool variadic = false;  // *name: the extra positional arguments, as a tuple
   SourceSpan span;
 };
 

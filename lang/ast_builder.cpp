@@ -267,7 +267,8 @@ class Converter {
         keyword_seen = true;
       } else {
         if (keyword_seen) fail(*c, "positional argument after keyword arguments");
-        a.value = expr(*c);
+        a.splat = is<g::splat_arg>(*c);
+        a.value = expr(a.splat ? *c->children.at(0) : *c);
       }
       args.push_back(std::move(a));
     }
@@ -348,27 +349,41 @@ class Converter {
 
   // -- functions, parameters, patterns --
 
+  // Appends the parameter node c to params, with Python's rules: names are unique, at
+  // most one *rest, and before it a parameter without a default cannot follow one with
+  // a default (after it every parameter is keyword-only, so any order is fine).
+  void add_param(const Node& c, std::vector<Param>& params) {
+    Param p;
+    p.span = span(c);
+    size_t k = 0;
+    if (is<g::param_star>(*c.children.at(0))) {
+      p.variadic = true;
+      ++k;
+    }
+    p.name = c.children.at(k)->string();
+    if (c.children.size() > k + 1) p.default_value = expr(*c.children[k + 1]->children.at(0));
+    bool default_seen = false, star_seen = false;
+    for (const Param& prev : params) {
+      if (prev.name == p.name) fail(c, "parameter '" + p.name + "' appears twice");
+      default_seen |= prev.default_value != nullptr;
+      star_seen |= prev.variadic;
+    }
+    if (p.variadic && star_seen) fail(c, "only one *parameter is allowed");
+    if (p.variadic && p.default_value) fail(c, "*" + p.name + " cannot have a default (it is always a tuple)");
+    if (!p.variadic && !star_seen && !p.default_value && default_seen)
+      fail(c, "parameter '" + p.name + "' without a default follows one with a default");
+    params.push_back(std::move(p));
+  }
+
   // children[first..]: param* then the body (an expression or a block).
   std::shared_ptr<FnDecl> function(const Node& n, std::string name, size_t first) {
     auto decl = std::make_shared<FnDecl>();
     decl->name = std::move(name);
     decl->span = span(n);
-    bool default_seen = false;
     for (size_t i = first; i < n.children.size(); ++i) {
       const Node& c = *n.children[i];
       if (is<g::param>(c)) {
-        Param p;
-        p.name = c.children.at(0)->string();
-        p.span = span(c);
-        for (const Param& prev : decl->params)
-          if (prev.name == p.name) fail(c, "parameter '" + p.name + "' appears twice");
-        if (c.children.size() > 1) {
-          p.default_value = expr(*c.children[1]->children.at(0));
-          default_seen = true;
-        } else if (default_seen) {
-          fail(c, "parameter '" + p.name + "' without a default follows one with a default");
-        }
-        decl->params.push_back(std::move(p));
+        add_param(c, decl->params);
       } else if (is<g::block>(c)) {
         decl->block_body = block(c);
       } else {
@@ -547,11 +562,7 @@ class Converter {
     for (size_t i = 1; i < n.children.size(); ++i) {
       const Node& c = *n.children[i];
       if (is<g::param>(c)) {
-        Param p;
-        p.name = c.children.at(0)->string();
-        p.span = span(c);
-        if (c.children.size() > 1) p.default_value = expr(*c.children[1]->children.at(0));
-        decl->params.push_back(std::move(p));
+        add_param(c, decl->params);
         continue;
       }
       decl->body.span = span(c);  // the model_body

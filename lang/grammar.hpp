@@ -126,9 +126,11 @@ struct dict_entry : p::seq<expression, wsnl, expect_colon, wsnl, expect_expressi
 struct dict_items : p::seq<dict_entry, wsnl, p::star<p::one<','>, wsnl, dict_entry, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct dict_lit : p::seq<p::one<'{'>, wsnl, p::opt<dict_items>, expect_rbrace> {};
 
-// A parameter with an optional default: lr=0.01
+// A parameter with an optional default: lr=0.01; or *rest, which collects the extra
+// positional arguments into a tuple (the parameters after it are keyword-only).
 struct param_default : p::seq<p::one<'='>, p::not_at<p::one<'='>>, wsnl, expect_expression> {};
-struct param : p::seq<identifier, ws, p::opt<param_default>> {};
+struct param_star : p::one<'*'> {};
+struct param : p::seq<p::opt<param_star, ws>, identifier, ws, p::opt<param_default>> {};
 struct param_list : p::seq<param, wsnl, p::star<p::one<','>, wsnl, param, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct params : p::seq<p::one<'('>, wsnl, p::opt<param_list>, p::one<')'>> {};
 struct err_params : p::failure {};
@@ -142,9 +144,11 @@ struct lambda : p::seq<kw_fn, ws, p::at<p::one<'('>>, expect_params, ws, expect_
 struct atom : p::sor<fstring_lit, float_lit, int_lit, string_lit, true_lit, false_lit, none_lit, lambda,
                      identifier, paren_expr, list_lit, dict_lit, ellipsis> {};
 
-// f(a, b, lr=0.1): positional then keyword arguments.
+// f(a, b, lr=0.1): positional then keyword arguments; f(*xs) passes a list's or a
+// tuple's items as positional arguments.
 struct keyword_arg : p::seq<identifier, ws, p::one<'='>, p::not_at<p::one<'='>>, wsnl, expect_expression> {};
-struct argument : p::sor<keyword_arg, expression> {};
+struct splat_arg : p::seq<p::one<'*'>, ws, expect_expression> {};
+struct argument : p::sor<keyword_arg, splat_arg, expression> {};
 struct arg_list : p::seq<argument, wsnl, p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, expect_rparen> {};
 // x[i], x[1:3], x[:, ::2], x[..., -1], x[None]

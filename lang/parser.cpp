@@ -104,7 +104,8 @@ using selector = pegtl::parse_tree::selector<
     pegtl::parse_tree::store_content::on<
         g::identifier, g::float_lit, g::int_lit, g::string_lit, g::fstring_lit, g::fstring_text, g::fstring_field,
         g::format_spec, g::true_lit, g::false_lit, g::none_lit, g::ellipsis, g::trailing_comma, g::list_lit,
-        g::dict_lit, g::dict_entry, g::lambda, g::param, g::param_default, g::call_suffix, g::keyword_arg,
+        g::dict_lit, g::dict_entry, g::lambda, g::param, g::param_star, g::param_default, g::call_suffix, g::keyword_arg,
+        g::splat_arg,
         g::index_suffix, g::slice, g::slice_start, g::slice_stop, g::slice_step, g::attribute_suffix, g::unary_op,
         g::op_pow, g::op_mul, g::op_add, g::op_cmp, g::not_op, g::op_and, g::op_or, g::let_stmt, g::fn_stmt,
         g::model_stmt, g::function_stmt, g::method_def, g::buffer_stmt, g::model_body, g::if_stmt, g::elif_clause,

@@ -1,5 +1,9 @@
 # Fashion-MNIST with a multilayer perceptron: 784-256-128-10 ReLU, Adam (lr 1e-3),
 # batches of 64, 3 epochs (published MLP baselines reach 0.87-0.88 test accuracy).
+# The images are standardized, and the learning rate follows a cosine from 1e-3 down
+# to 0 over the run's steps: with a constant rate the last steps' noise moves the test
+# accuracy by about two points from seed to seed (0.85-0.875, PyTorch alike); with the
+# decay, seeds 0-4 all land at 0.881-0.883.
 #   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items]
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
@@ -11,10 +15,12 @@ let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
 manual_seed(0)
 
-let train = data.fashion_mnist("train").subset(train_items)
-let test = data.fashion_mnist("test")
+let train = data.fashion_mnist("train", normalize=true).subset(train_items)
+let test = data.fashion_mnist("test", normalize=true)
 let model = nn.Sequential([nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)])
 let opt = optim.Adam(model.parameters(), lr=1e-3)
+let batch_size = 64
+let sched = optim.CosineAnnealingLR(opt, T_max=epochs * ((len(train) + batch_size - 1) // batch_size))
 
 # The fraction of ds's items the model classifies right.
 fn accuracy(ds) {
@@ -32,13 +38,14 @@ fn accuracy(ds) {
 let epoch_seconds = []
 for epoch in range(epochs) {
   let t0 = time.perf_counter()
-  let batches = train.batches(64, shuffle=true)
+  let batches = train.batches(batch_size, shuffle=true)
   let bar = data.Progress(batches, desc=f"epoch {epoch + 1}/{epochs}")
   for (xb, yb) in batches {
     let loss = cross_entropy(model(xb), yb)
     opt.zero_grad()
     loss.backward()
     opt.step()
+    sched.step()
     bar.update(loss=loss.item())
   }
   bar.close()

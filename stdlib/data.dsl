@@ -39,11 +39,16 @@ model TensorDataset(x, y=none) {
 }
 
 let fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"
+# The mean and standard deviation of the 60000 training images' pixels, in [0, 1].
+let fashion_mnist_mean = 0.2860
+let fashion_mnist_std = 0.3530
 
 # Fashion-MNIST from the Debian package dataset-fashion-mnist: split "train" (60000
 # items) or "test" (10000). Images are f32 in [0, 1], [N, 784], or [N, 1, 28, 28] with
 # flatten=false; labels are i64 in 0..9 (fashion_mnist_classes names them).
-fn fashion_mnist(split="train", flatten=true, dir=fashion_mnist_dir) {
+# normalize=true standardizes the images with the training set's mean and standard
+# deviation (torchvision's Normalize((0.2860,), (0.3530,)) for this data set).
+fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist_dir) {
   let prefix = "train" if split == "train" else "t10k" if split == "test" else none
   if prefix == none {
     assert(false, f"fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
@@ -51,6 +56,9 @@ fn fashion_mnist(split="train", flatten=true, dir=fashion_mnist_dir) {
   let x = _data.read_idx(f"{dir}/{prefix}-images-idx3-ubyte.gz", scale=true)
   let y = _data.read_idx(f"{dir}/{prefix}-labels-idx1-ubyte.gz")
   let n = x.shape[0]
+  if normalize {
+    x = (x - fashion_mnist_mean) / fashion_mnist_std
+  }
   return TensorDataset(x.reshape([n, 784]) if flatten else x.reshape([n, 1, 28, 28]), y)
 }
 

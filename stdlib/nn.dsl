@@ -404,23 +404,41 @@ fn count_parameters(m) {
 
 # ---- activation checkpointing ----------------------------------------------------------
 
-# checkpoint(f, x): f(x) without keeping f's intermediate activations; backward runs
-# f again to rebuild them (PyTorch's reentrant torch.utils.checkpoint). Trades compute
-# for memory. x must require grad (the recorded node hangs off it); parameters that f
-# uses get their gradients during the recomputation.
+# checkpoint(f, args...): f(args...) without keeping f's intermediate activations;
+# backward runs f again to rebuild them (PyTorch's reentrant torch.utils.checkpoint).
+# Trades compute for memory. f may return a tensor or a tuple of tensors; arguments
+# that are not tensors pass through. As in PyTorch's reentrant variant, at least one
+# tensor argument must require grad (the recorded node hangs off it); parameters that
+# f uses get their gradients during the recomputation.
 function _Checkpoint {
-  forward(ctx, f, x) {
-    ctx.save(f, x)
-    return f(x)
+  forward(ctx, f, *args) {
+    ctx.save(f, *args)
+    return f(*args)
   }
-  backward(ctx, g) {
-    let (f, x) = ctx.saved
-    let xi = x.detach().requires_grad_(true)
-    enable_grad {
-      let out = f(xi)
-      out.backward(g)
+  backward(ctx, *grads) {
+    let f = ctx.saved[0]
+    let inputs = []
+    for x in ctx.saved[1:] {
+      inputs.append(x.detach().requires_grad_(x.requires_grad) if isinstance(x, "tensor") else x)
     }
-    return (none, xi.grad)
+    enable_grad {
+      let out = f(*inputs)
+      backward(out, list(grads))
+    }
+    let input_grads = [none]
+    for x in inputs {
+      input_grads.append(x.grad if isinstance(x, "tensor") else none)
+    }
+    return tuple(input_grads)
   }
 }
-fn checkpoint(f, x) = _Checkpoint(f, x)
+fn checkpoint(f, *args) {
+  let any_requires_grad = false
+  for x in args {
+    any_requires_grad = any_requires_grad or (isinstance(x, "tensor") and x.requires_grad)
+  }
+  if not any_requires_grad and is_grad_enabled() {
+    assert(false, "checkpoint(): no tensor argument requires grad, so backward would not reach f's parameters (pass the input with requires_grad_(true))")
+  }
+  return _Checkpoint(f, *args)
+}

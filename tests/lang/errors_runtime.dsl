@@ -230,3 +230,13 @@ f([1, 2])
 # case: test helper expect fails
 # expect error: tests/lang/errors_runtime.dsl:232:1: error: expectation failed
 expect(1 == 2)
+# ---
+# case: splat of a non-sequence
+# expect error: tests/lang/errors_runtime.dsl:237:9: error: *argument must be a list or a tuple, got int
+fn f(a) = a
+print(f(*3))
+# ---
+# case: keyword-only parameter missing
+# expect error: tests/lang/errors_runtime.dsl:242:1: error: f() missing required keyword argument 'b'
+fn f(*a, b) = b
+f(1, 2)

@@ -163,3 +163,11 @@ else { }
 # case: two commas in a call
 # expect syntax error: tests/lang/errors_syntax.dsl:165:9: error: expected ')' to close '(' at 165:6
 print(1,, 2)
+# ---
+# case: two star parameters
+# expect syntax error: tests/lang/errors_syntax.dsl:169:13: error: only one *parameter is allowed
+fn f(a, *b, *c) = a
+# ---
+# case: a star parameter with a default
+# expect syntax error: tests/lang/errors_syntax.dsl:173:9: error: *b cannot have a default (it is always a tuple)
+fn f(a, *b=1) = a

@@ -18,3 +18,14 @@ let (first, second) = pair()
 print(first, second)                  # expect: 1 2
 fn nothing() { }
 print(nothing())                      # expect: none
+fn collect(first, *rest, scale=1) = (first, rest, scale)
+print(collect(1))                     # expect: (1, (), 1)
+print(collect(1, 2, 3, scale=2))      # expect: (1, (2, 3), 2)
+let extra = [4, 5]
+print(collect(0, *extra, 6))          # expect: (0, (4, 5, 6), 1)
+fn plus(p, q) = p + q
+print(plus(*(2, 3)))                  # expect: 5
+model Sizes(*sizes) {
+  count = len(sizes)
+}
+print(Sizes(3, 4, 5).count)           # expect: 3

@@ -32,6 +32,28 @@ test "checkpointed segments lower the peak memory and give the same gradients" {
   expect_close(x.grad, gx, rtol=1e-5, atol=1e-5)
 }
 
+test "checkpoint passes several arguments, non-tensor ones too, and several outputs" {
+  manual_seed(1)
+  let lin = nn.Linear(6, 6)
+  let a = randn([3, 6], requires_grad=true)
+  let b = randn([3, 6])
+  fn pair(x, y, scale) = (tanh(lin(x) * scale), sigmoid(lin(y)) * x)
+  fn loss_of(outs) = outs[0].sum() + (outs[1] * outs[1]).sum()
+  loss_of(pair(a, b, 0.5)).backward()
+  let ga = a.grad.clone()
+  let gw = lin.weight.grad.clone()
+  a.grad = none
+  lin.weight.grad = none
+  loss_of(nn.checkpoint(pair, a, b, 0.5)).backward()
+  expect_close(a.grad, ga, rtol=1e-6, atol=1e-7)
+  expect_close(lin.weight.grad, gw, rtol=1e-6, atol=1e-7)
+  expect(b.grad == none)
+}
+
+test "checkpoint without an input that requires grad is an error, not silently missing gradients" {
+  expect_error("nn.checkpoint(nn.Linear(2, 2), ones([1, 2]))", "no tensor argument requires grad")
+}
+
 test "memory statistics move with allocations" {
   let before = memory_allocated()
   let t = zeros([1024, 1024])
