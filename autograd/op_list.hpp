@@ -24,7 +24,7 @@
   X(conv2d) X(conv2d_backward_input) X(conv2d_backward_weight) X(max_pool2d) X(avg_pool2d)    \
   X(avg_pool2d_backward)                                                                      \
   /* normalization and regularization */                                                     \
-  X(batch_norm) X(layer_norm) X(dropout)                                                      \
+  X(batch_norm) X(batch_norm_backward) X(layer_norm) X(dropout)                              \
   /* indexing and joining */                                                                 \
   X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split)              \
   /* losses */                                                                               \

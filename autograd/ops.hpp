@@ -134,6 +134,10 @@ Tensor avg_pool2d_backward(const Tensor& grad, const IntList& input_shape, const
 // Normalization and regularization.
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                   const Tensor& running_var, bool training, double momentum = 0.1, double eps = 1e-5);
+// The gradients (input, weight, bias) of batch_norm given grad = dL/dy; running stats in
+// eval mode only.
+TensorList batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& running_mean,
+                               const Tensor& running_var, bool training, double eps = 1e-5);
 Tensor layer_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 Tensor dropout(const Tensor& x, double p, bool training = true);

@@ -59,6 +59,14 @@ void check_floating(const char* op, const char* arg, const Tensor& t) {
     throw Error(std::string(op) + ": argument '" + arg + "' must be a floating tensor, got " + dtype_name(t.dtype()));
 }
 
+void check_same_float(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn) {
+  check_floating(op, an, a);
+  check_floating(op, bn, b);
+  if (a.dtype() != b.dtype())
+    throw Error(std::string(op) + ": arguments '" + an + "' and '" + bn + "' must have the same dtype, got " +
+                dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
+}
+
 std::vector<int64_t> reduction_dims(const char* op, const std::vector<int64_t>& dims, int64_t ndim) {
   std::vector<int64_t> out;
   if (dims.empty()) {

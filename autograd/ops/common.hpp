@@ -20,6 +20,8 @@ DType result_type(const TensorList& inputs);
 inline DType float_result(DType t) { return is_floating(t) ? t : DType::f32; }
 // Errors unless t is defined and floating; `arg` names the argument.
 void check_floating(const char* op, const char* arg, const Tensor& t);
+// Both floating, and of one dtype (an, bn: the arguments' names).
+void check_same_float(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn);
 // Normalises dims (negative allowed, duplicates rejected); empty means all dims.
 std::vector<int64_t> reduction_dims(const char* op, const std::vector<int64_t>& dims, int64_t ndim);
 // The output shape of reducing `dims` of `sizes`.

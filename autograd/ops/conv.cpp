@@ -65,14 +65,6 @@ ConvGeometry check_conv(const char* op, const Shape& x, const char* x_arg, const
   return g;
 }
 
-void check_same_float(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn) {
-  check_floating(op, an, a);
-  check_floating(op, bn, b);
-  if (a.dtype() != b.dtype())
-    throw Error(std::string(op) + ": arguments '" + an + "' and '" + bn + "' must have the same dtype, got " +
-                dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
-}
-
 Shape conv_out_shape(const ConvGeometry& g) { return {g.N, g.OC, g.OH, g.OW}; }
 
 // The grad argument of an adjoint must be shaped like the convolution's output.

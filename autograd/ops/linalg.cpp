@@ -5,17 +5,9 @@ namespace nabla {
 
 namespace {
 
-void check_same_float(const char* op, const Tensor& a, const Tensor& b, const char* an, const char* bn) {
-  check_floating(op, an, a);
-  check_floating(op, bn, b);
-  if (a.dtype() != b.dtype())
-    throw Error(std::string(op) + ": expected '" + an + "' and '" + bn + "' to have the same dtype, got " +
-                dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
-}
-
 std::vector<TensorMeta> infer_matmul(const TensorList& in, const Attrs&) {
   const Tensor &a = in[0], &b = in[1];
-  check_same_float("matmul", a, b, "self", "other");
+  check_same_float("matmul", a, "self", b, "other");
   NABLA_CHECK(a.dim() >= 2 && b.dim() >= 2,
               "matmul: the row needs tensors of at least 2 dims (the API unsqueezes 1-D)");
   int64_t k = a.sizes()[a.dim() - 1], k2 = b.sizes()[b.dim() - 2];
@@ -38,7 +30,7 @@ TensorList backward_matmul(BackwardContext& c) {
 
 std::vector<TensorMeta> infer_linear(const TensorList& in, const Attrs&) {
   const Tensor &x = in[0], &w = in[1], &b = in[2];
-  check_same_float("linear", x, w, "input", "weight");
+  check_same_float("linear", x, "input", w, "weight");
   NABLA_CHECK(w.dim() == 2,
               "linear: argument 'weight' must be 2-D [out_features, in_features], got shape " + w.shape_str());
   NABLA_CHECK(x.dim() >= 1, "linear: argument 'input' must have at least 1 dim");

@@ -54,51 +54,113 @@ Tensor per_channel(const Tensor& t, int64_t ndim) {
   return reshape(t, shape);
 }
 
+// Checks the running stats and, in training mode, that each channel has more than
+// one value (shared by batch_norm and batch_norm_backward; x is the input).
+void check_batch_norm_stats(const char* op, const TensorList& in, size_t first_stat, const Tensor& x, bool training) {
+  Shape channels{x.sizes()[1]};
+  const Tensor &running_mean = in[first_stat], &running_var = in[first_stat + 1];
+  // Running stats may keep a wider dtype than x (f32 stats for f16 activations).
+  check_param(op, "running_mean", running_mean, channels, x, false);
+  check_param(op, "running_var", running_var, channels, x, false);
+  if (running_mean.defined() != running_var.defined())
+    throw Error(std::string(op) + ": give both running_mean and running_var, or neither");
+  if (training) {
+    int64_t per_channel_count = x.sizes()[1] == 0 ? 0 : x.numel() / x.sizes()[1];
+    if (per_channel_count <= 1)
+      throw Error(std::string(op) + ": expected more than 1 value per channel when training, got input of shape " +
+                  x.shape_str());
+  } else if (!running_mean.defined()) {
+    throw Error(std::string(op) + ": running_mean and running_var are required in eval mode (training=false)");
+  }
+}
+
+void check_batch_norm_input(const char* op, const Tensor& x) {
+  check_floating(op, "input", x);
+  if (x.dim() < 2)
+    throw Error(std::string(op) + ": argument 'input' must have at least 2 dims [N, C, ...], got shape " +
+                x.shape_str());
+}
+
 std::vector<TensorMeta> infer_batch_norm(const TensorList& in, const Attrs& a) {
   const Tensor& x = in[0];
-  check_floating("batch_norm", "input", x);
-  if (x.dim() < 2)
-    throw Error("batch_norm: argument 'input' must have at least 2 dims [N, C, ...], got shape " + x.shape_str());
+  check_batch_norm_input("batch_norm", x);
   Shape channels{x.sizes()[1]};
   check_param("batch_norm", "weight", in[1], channels, x, true);
   check_param("batch_norm", "bias", in[2], channels, x, true);
-  // Running stats may keep a wider dtype than x (f32 stats for f16 activations).
-  check_param("batch_norm", "running_mean", in[3], channels, x, false);
-  check_param("batch_norm", "running_var", in[4], channels, x, false);
-  if (in[3].defined() != in[4].defined()) throw Error("batch_norm: give both running_mean and running_var, or neither");
-  if (a.b("training")) {
-    int64_t per_channel_count = x.sizes()[1] == 0 ? 0 : x.numel() / x.sizes()[1];
-    if (per_channel_count <= 1)
-      throw Error("batch_norm: expected more than 1 value per channel when training, got input of shape " +
-                  x.shape_str());
-  } else if (!in[3].defined()) {
-    throw Error("batch_norm: running_mean and running_var are required in eval mode (training=false)");
-  }
+  check_batch_norm_stats("batch_norm", in, 3, x, a.b("training"));
   return one(x.sizes(), x.dtype());
 }
 
-// Running stats get no gradient. Training mode recomputes the batch statistics from
-// x; eval mode reads the running stats (saved, and never changed in eval).
+// Inputs (grad, input, weight, running_mean, running_var); outputs the gradients of
+// batch_norm's input, weight and bias.
+std::vector<TensorMeta> infer_batch_norm_backward(const TensorList& in, const Attrs& a) {
+  const char* op = "batch_norm_backward";
+  const Tensor &g = in[0], &x = in[1];
+  check_batch_norm_input(op, x);
+  check_same_float(op, g, "grad", x, "input");
+  if (!(g.sizes() == x.sizes()))
+    throw Error(std::string(op) + ": argument 'grad' must have the input's shape " + x.shape_str() + ", got " +
+                g.shape_str());
+  Shape channels{x.sizes()[1]};
+  check_param(op, "weight", in[2], channels, x, true);
+  check_batch_norm_stats(op, in, 3, x, a.b("training"));
+  return {{x.sizes(), x.dtype()}, {channels, x.dtype()}, {channels, x.dtype()}};
+}
+
+// Running stats get no gradient. The three gradients come from one fused row,
+// batch_norm_backward (the running stats are passed in eval mode only, where they
+// take the place of the batch statistics).
 TensorList backward_batch_norm(BackwardContext& c) {
-  Tensor x = c.input(0), g = c.grad();
+  if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2)) return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
+  bool training = c.attrs().b("training");
+  Tensor weight = given(c, 1) ? c.input(1) : Tensor();
+  Tensor running_mean = training ? Tensor() : c.input(3), running_var = training ? Tensor() : c.input(4);
+  TensorList g = batch_norm_backward(c.grad(), c.input(0), weight, running_mean, running_var, training,
+                                     c.attrs().f("eps"));
+  return {c.needs_grad(0) ? g[0] : Tensor(), c.needs_grad(1) ? g[1] : Tensor(), c.needs_grad(2) ? g[2] : Tensor(),
+          Tensor(), Tensor()};
+}
+
+// The derivatives of batch_norm_backward's outputs (gx, gw, gb) given their
+// gradients (Gx, Gw, Gb), as ops of the table. Per channel, over M items, with
+// xhat = (x - mean) * rstd, a = g * w, B = mean(a * xhat), P(v) the input gradient
+// of the normalization (normalized_input_grad):
+//   gx = P(a), gw = sum(g * xhat), gb = sum(g)                    (training)
+//   dL/dg = w * P(Gx) + Gw * xhat + Gb
+//   dL/dw = sum(Gx * P(g))
+//   dL/dx = P(V) - xhat * rstd^2 / M * sum(Gx * (a - mean(a) - xhat * B)),
+//     V = Gw * g - rstd * (B * Gx + mean(Gx * xhat) * a)         (dL/dxhat)
+// In eval mode gx = g * w * rstd with fixed running stats, which is bilinear.
+TensorList backward_batch_norm_backward(BackwardContext& c) {
+  Tensor g = c.input(0), x = c.input(1);
   int64_t nd = x.dim();
   IntList dims = batch_norm_dims(nd);
   double eps = c.attrs().f("eps");
-  Tensor xhat, rstd;
-  if (c.attrs().b("training")) {
-    std::tie(xhat, rstd) = normalize(x, dims, eps);
-  } else {
-    rstd = rsqrt(per_channel(to_dtype(c.input(4), x.dtype()), nd) + eps);
-    xhat = (x - per_channel(to_dtype(c.input(3), x.dtype()), nd)) * rstd;
+  bool weighted = given(c, 2);
+  Tensor w = weighted ? per_channel(c.input(2), nd) : Tensor();
+  auto times_w = [&](const Tensor& t) { return weighted ? t * w : t; };
+  Tensor Gx = c.grad(0), Gw = per_channel(c.grad(1), nd), Gb = per_channel(c.grad(2), nd);
+  Tensor dg, dx, dw;
+  if (!c.attrs().b("training")) {
+    Tensor rstd = rsqrt(per_channel(to_dtype(c.input(4), x.dtype()), nd) + eps);
+    Tensor xhat = (x - per_channel(to_dtype(c.input(3), x.dtype()), nd)) * rstd;
+    if (c.needs_grad(0)) dg = times_w(Gx * rstd) + Gw * xhat + Gb;
+    if (c.needs_grad(1)) dx = Gw * g * rstd;
+    if (c.needs_grad(2)) dw = sum(Gx * g * rstd, dims);
+    return {dg, dx, dw, Tensor(), Tensor()};
   }
-  Tensor gx, gw, gb;
-  if (c.needs_grad(0)) {
-    Tensor gxhat = given(c, 1) ? g * per_channel(c.input(1), nd) : g;
-    gx = c.attrs().b("training") ? normalized_input_grad(gxhat, xhat, rstd, dims) : gxhat * rstd;
+  auto [xhat, rstd] = normalize(x, dims, eps);
+  if (c.needs_grad(0)) dg = times_w(normalized_input_grad(Gx, xhat, rstd, dims)) + Gw * xhat + Gb;
+  if (c.needs_grad(2)) dw = sum(Gx * normalized_input_grad(g, xhat, rstd, dims), dims);
+  if (c.needs_grad(1)) {
+    Tensor a = times_w(g);
+    Tensor B = mean(a * xhat, dims, true);
+    Tensor V = Gw * g - rstd * (B * Gx + mean(Gx * xhat, dims, true) * a);
+    Tensor R = sum(Gx * (a - mean(a, dims, true) - xhat * B), dims, true);
+    double count = static_cast<double>(x.numel() / x.sizes()[1]);
+    dx = normalized_input_grad(V, xhat, rstd, dims) - xhat * (rstd * rstd * R) * (1.0 / count);
   }
-  if (c.needs_grad(1)) gw = sum(g * xhat, dims);
-  if (c.needs_grad(2)) gb = sum(g, dims);
-  return {gx, gw, gb, Tensor(), Tensor()};
+  return {dg, dx, dw, Tensor(), Tensor()};
 }
 
 // ---- layer_norm -------------------------------------------------------------------
@@ -176,6 +238,14 @@ void register_norm_ops(std::vector<OpDef>& t) {
       // kernel leaves them unchanged (so their saved version holds).
       .saves = {0b11011, 0},
       .half_native = true};
+  row(t, OpId::batch_norm_backward) = {
+      .num_inputs = 5,
+      .num_outputs = 3,
+      .attrs = {attr_required("training", AttrKind::boolean), attr_optional("eps", AttrKind::number, 1e-5)},
+      .infer = infer_batch_norm_backward,
+      .cpu = cpu::batch_norm_backward,
+      .backward = backward_batch_norm_backward,
+      .saves = {0b11111, 0}};
   row(t, OpId::layer_norm) = {
       .num_inputs = 3,
       .attrs = {attr_required("normalized_shape", AttrKind::ints), attr_optional("eps", AttrKind::number, 1e-5)},
@@ -193,6 +263,7 @@ void register_norm_ops(std::vector<OpDef>& t) {
       .saves = {0, 0b10},
       .nondiff_outputs = 0b10};
   name_inputs(t, {{OpId::batch_norm, {"input", "weight", "bias", "running_mean", "running_var"}},
+                  {OpId::batch_norm_backward, {"grad", "input", "weight", "running_mean", "running_var"}},
                   {OpId::layer_norm, {"input", "weight", "bias"}},
                   {OpId::dropout, {"input"}}});
 }
@@ -201,6 +272,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, con
                   const Tensor& running_var, bool training, double momentum, double eps) {
   return call1(OpId::batch_norm, {x, weight, bias, running_mean, running_var},
                {{"training", training}, {"momentum", momentum}, {"eps", eps}});
+}
+
+TensorList batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight, const Tensor& running_mean,
+                               const Tensor& running_var, bool training, double eps) {
+  return call(OpId::batch_norm_backward, {grad, x, weight, running_mean, running_var},
+              {{"training", training}, {"eps", eps}});
 }
 
 Tensor layer_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight, const Tensor& bias,

@@ -31,6 +31,28 @@ def bn_case(name, shape, training, affine=True, stats=True, momentum=0.1, eps=1e
                 batch_norm(training, momentum, eps), name=name, grad=grad)
 
 
+def batch_norm_backward(training, eps=1e-5):
+    """(grad_input, grad_weight, grad_bias) of batch_norm by torch.autograd; without a
+    weight, grad_weight is still sum(g * xhat) (a weight of ones)."""
+    def fn(g, x, w, rm, rv):
+        c = x.shape[1]
+        x = x.detach().requires_grad_()
+        w = (w if w is not None else torch.ones(c, dtype=x.dtype)).detach().requires_grad_()
+        b = torch.zeros(c, dtype=x.dtype, requires_grad=True)
+        stats = (rm.clone(), rv.clone()) if rm is not None else (None, None)
+        y = F.batch_norm(x, stats[0], stats[1], w, b, training=training, eps=eps)
+        return torch.autograd.grad(y, [x, w, b], g)
+    return fn
+
+
+def bn_backward_case(name, shape, training, affine=True, eps=1e-5):
+    c = shape[1]
+    inputs = [randn(*shape), randn(*shape), randn(c) if affine else None,
+              None if training else randn(c), None if training else rand(c, low=0.5, high=2.0)]
+    return case("batch_norm_backward", inputs, {"training": training, "eps": eps},
+                batch_norm_backward(training, eps), name=name, grad=[0, 1, 2] if affine else [0, 1])
+
+
 def layer_norm(shape, eps=1e-5):
     return lambda x, w, b: F.layer_norm(x, shape, w, b, eps)
 
@@ -65,4 +87,10 @@ CASES = [
          name="dropout_eval_identity"),
     case("dropout", [randn(3, 4)], {"p": 0.0, "training": True}, dropout_mask(0.0, True),
          name="dropout_p0_identity"),
+
+    bn_backward_case("batch_norm_backward_train_2d", (5, 3), True),
+    bn_backward_case("batch_norm_backward_train_4d", (3, 2, 2, 3), True),
+    bn_backward_case("batch_norm_backward_train_3d_no_affine", (4, 2, 3), True, affine=False),
+    bn_backward_case("batch_norm_backward_eval_4d", (2, 3, 2, 2), False, eps=1e-3),
+    bn_backward_case("batch_norm_backward_eval_2d_no_affine", (4, 3), False, affine=False),
 ]

@@ -79,6 +79,7 @@ NABLA_CPU_KERNEL(avg_pool2d_backward);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);
+NABLA_CPU_KERNEL(batch_norm_backward);
 NABLA_CPU_KERNEL(layer_norm);
 NABLA_CPU_KERNEL(dropout);
 

@@ -77,6 +77,55 @@ void update_running(const Tensor& running, const std::vector<double>& stat, doub
   running.bump_version();
 }
 
+// Per channel, over the [N, S] items of channel c: sum(g) and sum(g * (x - mean)),
+// the two reductions batch_norm's backward needs.
+template <class T>
+void grad_sums(const T* g, const T* x, int64_t N, int64_t C, int64_t S, const std::vector<double>& mean,
+               std::vector<double>& sum_g, std::vector<double>& sum_g_xc) {
+  parallel_for(
+      0, C, 2 * N * C * S,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t c = lo; c < hi; ++c) {
+          double sg = 0, sgx = 0, m = mean[c];
+          for (int64_t n = 0; n < N; ++n) {
+            const T* gr = g + (n * C + c) * S;
+            const T* xr = x + (n * C + c) * S;
+#pragma omp simd reduction(+ : sg, sgx)
+            for (int64_t i = 0; i < S; ++i) {
+              double gi = static_cast<double>(gr[i]);
+              sg += gi;
+              sgx += gi * (static_cast<double>(xr[i]) - m);
+            }
+          }
+          sum_g[c] = sg;
+          sum_g_xc[c] = sgx;
+        }
+      },
+      kParallelGrain);
+}
+
+// gx[n, c, :] = k[c] * (g - shift_g[c] - (x - mean[c]) * slope[c]): batch_norm's input
+// gradient with the per-channel constants folded (slope = 0 in eval mode).
+template <class T>
+void input_grad(const T* g, const T* x, T* gx, int64_t N, int64_t C, int64_t S, const std::vector<double>& k,
+                const std::vector<double>& shift_g, const std::vector<double>& mean, const std::vector<double>& slope) {
+  parallel_for(
+      0, N * C, 2 * N * C * S,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          int64_t c = r % C;
+          double kc = k[c], sc = shift_g[c], mc = mean[c], lc = slope[c];
+          const T* gr = g + r * S;
+          const T* xr = x + r * S;
+          T* out = gx + r * S;
+#pragma omp simd
+          for (int64_t i = 0; i < S; ++i)
+            out[i] = static_cast<T>(kc * (static_cast<double>(gr[i]) - sc - (static_cast<double>(xr[i]) - mc) * lc));
+        }
+      },
+      kParallelGrain);
+}
+
 // ---- dropout ----------------------------------------------------------------------
 
 // Element i's uniform draw depends only on (seed, i): SplitMix64 over a counter. One
@@ -128,6 +177,47 @@ void batch_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
     }
   });
   if (!y.is_same(out[0])) copy_into(out[0], y);
+}
+
+// Outputs grad_input, grad_weight, grad_bias of y = batch_norm(x, w, b, ...) given
+// grad = dL/dy. With xhat = (x - mean) * rstd, M items per channel:
+//   grad_bias = sum(g), grad_weight = sum(g * xhat),
+//   grad_input = w * rstd * (g - grad_bias / M - xhat * grad_weight / M)   (training)
+//   grad_input = w * rstd * g                                             (eval)
+// Three passes: the mean, then the variance and both sums, then grad_input.
+void batch_norm_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor &weight = in[2], &running_mean = in[3], &running_var = in[4];
+  Tensor g = contiguous_raw(in[0]), x = contiguous_raw(in[1]);
+  int64_t N = x.sizes()[0], C = x.sizes()[1], S = N * C == 0 ? 0 : x.numel() / (N * C);
+  bool training = attrs.b("training");
+  double eps = attrs.f("eps"), count = static_cast<double>(N * S);
+  visit_float(x.dtype(), "batch_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = static_cast<const T*>(x.raw_data());
+    const T* gp = static_cast<const T*>(g.raw_data());
+    ChannelStats st;
+    if (training) {
+      st = channel_stats(xp, N, C, S);
+    } else {
+      st.mean = to_double_vector(running_mean);
+      st.var = to_double_vector(running_var);
+    }
+    std::vector<double> sum_g(C), sum_g_xc(C), w = values_or(weight, C, 1.0);
+    grad_sums(gp, xp, N, C, S, st.mean, sum_g, sum_g_xc);
+    std::vector<double> k(C), shift_g(C, 0.0), slope(C, 0.0), gw(C);
+    for (int64_t c = 0; c < C; ++c) {
+      double rstd = 1.0 / std::sqrt(st.var[c] + eps);
+      gw[c] = sum_g_xc[c] * rstd;
+      k[c] = w[c] * rstd;
+      if (training) {
+        shift_g[c] = sum_g[c] / count;
+        slope[c] = gw[c] * rstd / count;  // xhat * gw / M, with xhat = (x - mean) * rstd
+      }
+    }
+    input_grad(gp, xp, static_cast<T*>(out[0].raw_data()), N, C, S, k, shift_g, st.mean, slope);
+    copy_into(out[1], tensor_from(gw, out[1].sizes(), out[1].dtype()));
+    copy_into(out[2], tensor_from(sum_g, out[2].sizes(), out[2].dtype()));
+  });
 }
 
 void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
