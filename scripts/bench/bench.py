@@ -37,6 +37,7 @@ FIGURES = {
     "sum_4m": ("ms", False),
     "softmax_2048": ("ms", False),
     "transpose_2048": ("ms", False),
+    "batchnorm": ("ms", False),
     "dsl_scalar_add_1e6": ("ms", False),
     "dsl_tiny_add_1e5": ("ms", False),
     "dsl_fwd_bwd_1e4": ("ms", False),

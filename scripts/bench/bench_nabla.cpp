@@ -65,6 +65,15 @@ double tiny_fwd_bwd_us() {
          1e6;
 }
 
+// BatchNorm2d in training mode on the CNN's first activation [64, 32, 28, 28]:
+// forward (with the running-stat update) and backward to input, weight and bias.
+double batchnorm_ms() {
+  Tensor x = randn({64, 32, 28, 28}).set_requires_grad(true), g = randn({64, 32, 28, 28});
+  Tensor w = ones({32}).set_requires_grad(true), b = zeros({32}).set_requires_grad(true);
+  Tensor rm = zeros({32}), rv = ones({32});
+  return median_seconds([&] { backward(batch_norm(x, w, b, rm, rv, true), g); }, 7, 10) * 1e3;
+}
+
 // Hessian-vector product of a 2-layer tanh MLP (8 -> 32 -> 1, batch 16).
 double hvp_us() {
   Tensor x = randn({16, 8});
@@ -99,7 +108,7 @@ int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-                 "sum_4m|softmax_2048|transpose_2048\n");
+                 "sum_4m|softmax_2048|transpose_2048|batchnorm\n");
     return 2;
   }
   manual_seed(0);
@@ -112,6 +121,7 @@ int main(int argc, char** argv) {
   else if (f == "tiny_add") v = tiny_add_us();
   else if (f == "tiny_fwd_bwd") v = tiny_fwd_bwd_us();
   else if (f == "hvp") v = hvp_us();
+  else if (f == "batchnorm") v = batchnorm_ms();
   else if (f == "exp_4m" || f == "tanh_4m" || f == "sum_4m" || f == "softmax_2048" || f == "transpose_2048")
     v = kernel_ms(f);
   else {

@@ -66,6 +66,15 @@ def hvp_us():
     return median_seconds(step, 9, 200) * 1e6
 
 
+def batchnorm_ms():
+    x = torch.randn(64, 32, 28, 28, requires_grad=True)
+    g = torch.randn(64, 32, 28, 28)
+    w, b = torch.ones(32, requires_grad=True), torch.zeros(32, requires_grad=True)
+    rm, rv = torch.zeros(32), torch.ones(32)
+    F = torch.nn.functional
+    return median_seconds(lambda: F.batch_norm(x, rm, rv, w, b, training=True).backward(g), 7, 10) * 1e3
+
+
 def kernel_ms(which):
     a, m = torch.randn(1 << 22), torch.randn(2048, 2048)
     fn = {"exp_4m": lambda: a.exp(), "tanh_4m": lambda: a.tanh(), "sum_4m": lambda: a.sum(),
@@ -109,6 +118,7 @@ FIGURES = {
     "dsl_scalar_add_1e6": lambda: loop_ms(dsl_scalar_add),
     "dsl_tiny_add_1e5": lambda: loop_ms(dsl_tiny_add),
     "dsl_fwd_bwd_1e4": lambda: loop_ms(dsl_fwd_bwd),
+    "batchnorm": batchnorm_ms,
     **{k: (lambda k=k: kernel_ms(k)) for k in ["exp_4m", "tanh_4m", "sum_4m", "softmax_2048", "transpose_2048"]},
 }
 

@@ -36,14 +36,20 @@ ChannelStats channel_stats(const T* x, int64_t N, int64_t C, int64_t S) {
       [&](int64_t lo, int64_t hi) {
         for (int64_t c = lo; c < hi; ++c) {
           double sum = 0;
-          for (int64_t n = 0; n < N; ++n)
-            for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(x[(n * C + c) * S + i]);
+          for (int64_t n = 0; n < N; ++n) {
+            const T* row = x + (n * C + c) * S;
+#pragma omp simd reduction(+ : sum)
+            for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(row[i]);
+          }
           double m = sum / count, sq = 0;
-          for (int64_t n = 0; n < N; ++n)
+          for (int64_t n = 0; n < N; ++n) {
+            const T* row = x + (n * C + c) * S;
+#pragma omp simd reduction(+ : sq)
             for (int64_t i = 0; i < S; ++i) {
-              double d = static_cast<double>(x[(n * C + c) * S + i]) - m;
+              double d = static_cast<double>(row[i]) - m;
               sq += d * d;
             }
+          }
           st.mean[c] = m;
           st.var[c] = sq / count;
         }
@@ -61,8 +67,11 @@ void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const std
       [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) {
           int64_t c = r % C;
-          for (int64_t i = 0; i < S; ++i)
-            y[r * S + i] = static_cast<T>(static_cast<double>(x[r * S + i]) * scale[c] + shift[c]);
+          double a = scale[c], b = shift[c];
+          const T* in = x + r * S;
+          T* out = y + r * S;
+#pragma omp simd
+          for (int64_t i = 0; i < S; ++i) out[i] = static_cast<T>(static_cast<double>(in[i]) * a + b);
         }
       },
       kParallelGrain);
