@@ -1,0 +1,107 @@
+// The graph IR (DESIGN.md seams 4 and 5): a typed SSA graph of op-table calls that
+// `compile` captures from eager code, passes rewrite, the executor runs and viz/
+// draws. It knows ops, shapes and dtypes; it knows nothing of the language.
+//
+// Text form (print_graph / parse_graph round-trip exactly):
+//
+//   graph mlp(%x: f32[64, 784], %fc1.weight: param f32[256, 784], %c0: const f32[] = 0.5) {
+//     %3 = linear(%x, %fc1.weight, none) : f32[64, 256]  # mlp.dsl:4:14
+//     %4 = relu(%3) : f32[64, 256]
+//     %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[2, 2], ...} : f32[...], i64[...]
+//     %7 = fused(%4, %c0) : f32[64, 256] {      # a node with a body: its own graph
+//       body(%in0: f32[64, 256], %in1: f32[])
+//       %2 = mul(%in0, %in1) : f32[64, 256]
+//       yield %2
+//     }
+//     return %7
+//   }
+//
+// Values are numbered in definition order; graph inputs keep their names. A node
+// names an op of the table, or a graph-level op that only passes create (fused
+// kernels, "conv2d_act", ...), which the executor implements itself.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/op_table.hpp"
+#include "tensor/attrs.hpp"
+#include "tensor/tensor.hpp"
+
+namespace nabla::graph {
+
+// Where a value comes from.
+enum class ValueKind : uint8_t {
+  input,     // an argument of the graph (gm(x) binds it at each call)
+  param,     // a parameter or buffer of the model: bound to the live tensor
+  constant,  // a tensor captured by value (wrapped numbers, tensors made in the body)
+  op,        // an output of a node
+};
+
+struct Value {
+  int id = -1;          // index in Graph::values
+  std::string name;     // inputs, params and constants: "x", "fc1.weight", "c0"; op outputs: ""
+  ValueKind kind = ValueKind::op;
+  TensorMeta meta;      // shape and dtype
+  int node = -1;        // producing node (op values), index in Graph::nodes
+  int output = 0;       // which output of that node
+};
+
+struct Graph;
+
+struct Node {
+  std::string op;            // an op of the table ("linear") or a graph-level op ("fused")
+  Attrs attrs;
+  std::vector<int> inputs;   // value ids; -1 for an absent optional input ("none")
+  std::vector<int> outputs;  // value ids
+  std::string origin;        // the DSL line that made it ("mlp.dsl:4:14"), may be empty
+  std::shared_ptr<Graph> body;  // fused nodes: the subgraph it computes (inputs %in0...)
+  // Fused nodes: the ops and DSL lines it absorbed, for viz and explain.
+  std::vector<std::string> absorbed;
+};
+
+struct Graph {
+  std::string name = "main";
+  std::vector<Value> values;
+  std::vector<Node> nodes;       // in execution (topological) order
+  std::vector<int> inputs;       // value ids of kind input, param or constant, in signature order
+  std::vector<int> outputs;      // returned value ids
+  std::map<std::string, Tensor> constants;  // constant name -> its tensor
+
+  // Building.
+  int add_input(const std::string& name, ValueKind kind, TensorMeta meta);
+  int add_constant(const Tensor& t, const std::string& name = "");  // name "" -> "c<k>"
+  // Appends a node and its output values; returns the node's index.
+  int add_node(const std::string& op, std::vector<int> inputs, Attrs attrs, const std::vector<TensorMeta>& outs,
+               std::string origin = "");
+
+  // Reading.
+  const Value& value(int id) const { return values.at(static_cast<size_t>(id)); }
+  Value& value(int id) { return values.at(static_cast<size_t>(id)); }
+  // The table row of a node (nullptr for graph-level ops such as "fused").
+  static const OpDef* table_op(const Node& n);
+  // For each value: how many node inputs and graph outputs use it.
+  std::vector<int> use_counts() const;
+
+  // Drops nodes marked dead and values nobody refers to, renumbering the rest in
+  // definition order (passes mark, then compact once).
+  void compact(const std::vector<bool>& dead_nodes);
+};
+
+// The text form; print_graph(parse_graph(s)) == s for any s that print_graph made.
+std::string print_graph(const Graph& g);
+// Parses the text form. Constants whose values are not inline (large tensors print as
+// "= <pool>") are taken from `pool` by name. Errors name the line and column.
+Graph parse_graph(const std::string& text, const std::map<std::string, Tensor>& pool = {});
+
+// Type and shape checks: every input defined before its use, every table op's
+// outputs as its shape rule says, fused bodies well formed. Throws nabla::Error with
+// the node and the reason; `after` names the pass that ran last (for the message).
+void verify(const Graph& g, const std::string& after = "");
+
+// "f32[64, 784]"
+std::string meta_str(const TensorMeta& m);
+
+}  // namespace nabla::graph
