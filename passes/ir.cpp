@@ -26,8 +26,9 @@ int Graph::add_input(const std::string& name, ValueKind kind, TensorMeta meta) {
 int Graph::add_constant(const Tensor& t, const std::string& name) {
   std::string n = name;
   for (size_t k = constants.size(); n.empty() || constants.count(n); ++k) {
-    n = "c";
-    n += std::to_string(k);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "c%zu", k);  // (GCC 12 warns falsely on "c" + to_string)
+    n = buf;
   }
   constants[n] = t;
   return add_input(n, ValueKind::constant, {t.sizes(), t.dtype()});
