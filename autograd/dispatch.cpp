@@ -165,8 +165,8 @@ void notify_value_read(const Tensor& t, const std::string& what) {
   if (t_observer) t_observer->on_value_read(t, what);
 }
 
-void notify_inplace(const Tensor& t, const std::string& what) {
-  if (t_observer) t_observer->on_inplace(t, what);
+void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
+  if (t_observer) t_observer->on_inplace(dst, src, what);
 }
 
 TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {

@@ -18,8 +18,9 @@ class OpObserver {
   // A tensor's values were read into the host program (item(), printing, a branch on
   // a tensor): a graph cannot replay that. `what` says how ("item()").
   virtual void on_value_read(const Tensor& t, const std::string& what) {}
-  // A tensor was changed in place outside the op table (x.add_(y), optimizer steps).
-  virtual void on_inplace(const Tensor& t, const std::string& what) {}
+  // dst is about to be overwritten in place with src (broadcast) outside the op table:
+  // x.copy_(y), and x.add_(y) as x.copy_(add(x, y)); optimizer steps, buffer updates.
+  virtual void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {}
 };
 
 OpObserver* op_observer();
@@ -28,6 +29,6 @@ OpObserver* set_op_observer(OpObserver* observer);
 
 // Reports a value read or an in-place change to the observer, if there is one.
 void notify_value_read(const Tensor& t, const std::string& what);
-void notify_inplace(const Tensor& t, const std::string& what);
+void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& what);
 
 }  // namespace nabla

@@ -100,12 +100,14 @@ void Capture::on_value_read(const Tensor& t, const std::string& what) {
                        current_origin()});
 }
 
-void Capture::on_inplace(const Tensor& t, const std::string& what) {
-  int id = known(t);
-  if (id < 0) {
-    for (const Tensor& k : alive_)
-      if (k.storage() == t.storage()) id = ids_.at(k.impl());
+void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
+  int id = known(dst);  // the tensor itself or one with its exact layout
+  if (id >= 0 && graph_.value(id).kind == ValueKind::param) {
+    graph_.add_node("copy_", {id, value_of(src)}, {}, {}, current_origin());
+    return;
   }
+  for (size_t k = 0; id < 0 && k < alive_.size(); ++k)
+    if (alive_[k].storage() == dst.storage()) id = ids_.at(alive_[k].impl());  // a part of a value
   if (id < 0 || graph_.value(id).kind == ValueKind::constant) return;
   problems_.push_back({what + " writes into " + describe(id) + " in place, which a graph does not replay",
                        current_origin()});

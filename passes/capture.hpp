@@ -2,9 +2,12 @@
 // records each op-table call as a node of a Graph. Tensors are matched to graph
 // values by identity; a tensor that no recorded op made is a bound input or
 // parameter, an alias of a known value (same storage and layout: detach, saved
-// outputs), or else a constant captured by value. Reading a traced tensor's values
-// into the program (item(), printing, a branch) or writing one in place cannot be
-// replayed by a graph: those are collected as problems, each with its DSL line.
+// outputs), or else a constant captured by value. An in-place write into a parameter
+// or buffer (BatchNorm's num_batches_tracked) is recorded as a "copy_" node, which
+// the executor replays in order. Reading a traced tensor's values into the program
+// (item(), printing, a branch) or writing into any other traced tensor in place
+// cannot be replayed by a graph: those are collected as problems, each with its DSL
+// line.
 #pragma once
 #include <memory>
 #include <string>
@@ -46,7 +49,7 @@ class Capture : public OpObserver {
 
   void on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) override;
   void on_value_read(const Tensor& t, const std::string& what) override;
-  void on_inplace(const Tensor& t, const std::string& what) override;
+  void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) override;
 
  private:
   int value_of(const Tensor& t);

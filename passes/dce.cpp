@@ -1,6 +1,7 @@
 // Dead code elimination: drops nodes none of whose outputs reach a graph output.
 // Nodes with effects outside the graph are kept: batch_norm in training mode
-// updates its running statistics in place, and dropout draws from the generator.
+// updates its running statistics in place, dropout draws from the generator, and
+// copy_ writes into a parameter or buffer.
 #include "passes/passes.hpp"
 
 namespace nabla::graph {
@@ -9,7 +10,7 @@ namespace {
 
 bool has_side_effect(const Node& n) {
   if (n.op == "batch_norm") return n.attrs.has("training") && n.attrs.b("training");
-  return n.op == "dropout";
+  return n.op == "dropout" || n.op == "copy_";  // copy_: a write into a parameter or buffer
 }
 
 PassResult run_dce(Graph& g, const PassContext&) {

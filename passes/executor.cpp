@@ -4,13 +4,22 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {
 
 namespace {
 
+// "copy_"(dst, src): an in-place write into a parameter or buffer that the capture saw
+// (see passes/capture.hpp); no outputs.
+TensorList copy_into_param(const Node&, const TensorList& ins) {
+  copy_into(ins[0], ins[1]);
+  ins[0].bump_version();
+  return {};
+}
+
 std::map<std::string, GraphOpFn>& graph_ops() {
-  static std::map<std::string, GraphOpFn> ops;
+  static std::map<std::string, GraphOpFn> ops = {{"copy_", copy_into_param}};
   return ops;
 }
 
@@ -37,6 +46,7 @@ TensorList run_node(const Node& n, const TensorList& ins) {
 }  // namespace
 
 void register_graph_op(const std::string& name, GraphOpFn fn) { graph_ops()[name] = fn; }
+
 
 TensorList run_graph(const Graph& g, const TensorList& args) {
   NoGradGuard no_grad;
