@@ -20,6 +20,7 @@ Capture::~Capture() { stop(); }
 
 void Capture::start() {
   if (active_) return;
+  start_serial_ = new_tensor_serial();
   previous_ = set_op_observer(this);
   active_ = true;
 }
@@ -58,7 +59,10 @@ int Capture::known(const Tensor& t) const {
 int Capture::value_of(const Tensor& t) {
   if (!t.defined()) return -1;
   if (int id = known(t); id >= 0) return remember(t, id);
-  if (t.requires_grad() && t.is_leaf()) {
+  // A tensor that existed before the capture (a weight or buffer the function closes
+  // over) is bound live, so updates to it reach the graph; one made during the
+  // capture (a wrapped number, zeros() in the body) is a constant.
+  if (t.impl()->serial < start_serial_) {
     free_params_.push_back(t);
     std::string name = "free";
     name += std::to_string(free_params_.size() - 1);  // (not "free" + ...: a GCC 12 false warning)

@@ -2,7 +2,8 @@
 // records each op-table call as a node of a Graph. Tensors are matched to graph
 // values by identity; a tensor that no recorded op made is a bound input or
 // parameter, an alias of a known value (same storage and layout: detach, saved
-// outputs), or else a constant captured by value. An in-place write into a parameter
+// outputs), a tensor that existed before the capture (bound live as a "free"
+// parameter), or else a constant captured by value. An in-place write into a parameter
 // or buffer (BatchNorm's num_batches_tracked) is recorded as a "copy_" node, which
 // the executor replays in order. Reading a traced tensor's values into the program
 // (item(), printing, a branch) or writing into any other traced tensor in place
@@ -43,8 +44,9 @@ class Capture : public OpObserver {
   // The graph that returns `outputs` (made by recorded ops, inputs or constants).
   Graph finish(const TensorList& outputs);
   const std::vector<CaptureProblem>& problems() const { return problems_; }
-  // Tensors that no op made, that require grad and were not bound: bound as params
-  // named "free<k>" (weights a function closes over). Their live tensors, in order.
+  // Tensors that no op made, that existed before start() and were not bound: bound as
+  // params named "free<k>" (weights and buffers a function closes over). Their live
+  // tensors, in order.
   const TensorList& free_params() const { return free_params_; }
 
   void on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) override;
@@ -63,6 +65,7 @@ class Capture : public OpObserver {
   TensorList free_params_;
   std::vector<CaptureProblem> problems_;
   OpObserver* previous_ = nullptr;
+  uint64_t start_serial_ = 0;  // tensors with a smaller serial existed before start()
   bool active_ = false;
 };
 
