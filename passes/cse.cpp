@@ -45,14 +45,15 @@ PassResult run_cse(Graph& g, const PassContext& ctx) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     forward.forward_inputs(n);
-    if (n.body) continue;
+    if (n.body || n.outputs.empty()) continue;  // a node without outputs exists for its effect
     std::string key = node_key(g, n);
     auto [it, inserted] = first.emplace(key, i);
     if (inserted) continue;
     const Node& earlier = g.nodes[it->second];
     std::string effect = side_effect(n);
     if (!effect.empty()) {
-      if (ctx.explain) r.notes.push_back(describe_node(g, n) + ": not merged with " + describe_node(g, earlier) + ": " + effect);
+      if (ctx.explain)
+        r.notes.push_back(describe_node(g, n) + ": not merged with " + describe_node(g, earlier) + ": " + effect);
       continue;
     }
     for (size_t k = 0; k < n.outputs.size(); ++k) forward.replace(n.outputs[k], earlier.outputs[k]);

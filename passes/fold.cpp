@@ -84,6 +84,18 @@ std::string type_mismatch(const Graph& g, const Node& n, const TensorList& outpu
   return "";
 }
 
+// Evaluates the node into `outputs`; returns why it cannot be folded, or "". A kernel
+// that fails on these constants (an index out of range) leaves the node to fail
+// when the graph runs, where the error reaches the user with the node's DSL line.
+std::string try_evaluate(const Graph& g, const Node& n, const OpDef& def, TensorList& outputs) {
+  try {
+    outputs = evaluate(g, n, def);
+  } catch (const Error& e) {
+    return std::string("its kernel fails: ") + e.what();
+  }
+  return type_mismatch(g, n, outputs);
+}
+
 // Removes the constants that folding made unused: those used before and not any
 // more, and intermediate results folded further (compact then drops their values).
 // Constants that were unused from the start are dce's to drop.
@@ -108,10 +120,7 @@ PassResult run_fold(Graph& g, const PassContext& ctx) {
     if (!def || !all_inputs_constant(g, n)) continue;
     std::string why = fold_blocker(g, n);
     TensorList outputs;
-    if (why.empty()) {
-      outputs = evaluate(g, n, *def);
-      why = type_mismatch(g, n, outputs);
-    }
+    if (why.empty()) why = try_evaluate(g, n, *def, outputs);
     if (!why.empty()) {
       if (ctx.explain) r.notes.push_back(describe_node(g, n) + ": not folded: " + why);
       continue;

@@ -24,7 +24,8 @@ bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) |
 // Value and graph names are freer than words ("fc1.weight", "layers[0].w"): anything
 // up to a space or a character the grammar itself uses.
 bool is_name_char(char c) {
-  return !std::isspace(static_cast<unsigned char>(c)) && std::string_view(",(){}:=%#<>").find(c) == std::string_view::npos;
+  return !std::isspace(static_cast<unsigned char>(c)) &&
+         std::string_view(",(){}:=%#<>").find(c) == std::string_view::npos;
 }
 
 // A place in the text, for error messages.
@@ -133,7 +134,9 @@ class Reader {
     size_t end = m.pos;
     while (end < text_.size() && is_word_char(text_[end])) ++end;
     if (end == m.pos) ++end;
-    return "'" + text_.substr(m.pos, end - m.pos) + "'";
+    std::string quoted = "'";  // (appended, not "'" + substr: GCC 12 warns falsely on that)
+    quoted.append(text_, m.pos, end - m.pos);
+    return quoted + "'";
   }
 
   // "expected X, got Y" at the next token, or right here.
@@ -161,8 +164,9 @@ struct Scope {
   std::vector<int> wanted;         // per provisional value id
 };
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+// "7" but not "07" (a name, so that two texts never claim one number) nor "x7".
+bool is_value_number(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && (s[0] != '0' || s.size() == 1);
 }
 
 // Gives op values the numbers their text shows (%7 becomes value 7) and named values
@@ -344,7 +348,8 @@ class Parser {
       in_.fail_at(at, "constant %" + name + " is <pool>, but the pool has no tensor named '" + name + "'");
     TensorMeta have{it->second.sizes(), it->second.dtype()};
     if (have.dtype != meta.dtype || have.sizes != meta.sizes)
-      in_.fail_at(at, "constant %" + name + " is typed " + meta_str(meta) + ", but the pool's tensor is " + meta_str(have));
+      in_.fail_at(at,
+                  "constant %" + name + " is typed " + meta_str(meta) + ", but the pool's tensor is " + meta_str(have));
     return it->second;
   }
 
@@ -366,7 +371,7 @@ class Parser {
     n.at = in_.mark();
     n.text = in_.number_token();
     const std::string& t = n.text;
-    if (t.empty() || t == "-" || t == "+") in_.fail(what);
+    if (t.empty() || t == "-" || t == "+") in_.fail_at(n.at, "expected " + what + ", got " + in_.got(n.at));
     if (t.find_first_of(".eEin") == std::string::npos) {
       const char* first = t.data() + (t[0] == '+' ? 1 : 0);
       auto [end, ec] = std::from_chars(first, t.data() + t.size(), n.i);
@@ -401,7 +406,8 @@ class Parser {
     for (size_t k = 0; k < outs.size(); ++k) {
       in_.skip_blank();  // the types are on the node's line: a missing one is missed at its end
       if (k && in_.peek() != ',')
-        in_.fail_here("', ' and the type of output " + std::to_string(k + 1) + " (of " + std::to_string(outs.size()) + ")");
+        in_.fail_here("', ' and the type of output " + std::to_string(k + 1) + " (of " + std::to_string(outs.size()) +
+                      ")");
       if (k) in_.advance();
       metas.push_back(type());
     }
@@ -422,7 +428,9 @@ class Parser {
     if (in_.peek() != '#') return "";
     in_.advance();
     if (in_.peek() == ' ') in_.advance();
-    return in_.rest_of_line();
+    std::string text = in_.rest_of_line();
+    if (!text.empty() && text.back() == '\r') text.pop_back();  // a file with CRLF line ends
+    return text;
   }
 
   // arguments := '(' [(ref | 'none') (',' (ref | 'none'))*] ')'
@@ -467,7 +475,8 @@ class Parser {
     if (w == "true" || w == "false") return w == "true";
     if (w == "inf" || w == "nan") return std::strtod(w.c_str(), nullptr);
     if (dtype_from_name(w, &dt)) return dt;
-    in_.fail_at(at, "expected an attribute value (an int, a number, true, false, [ints], a dtype or none), got '" + w + "'");
+    in_.fail_at(
+        at, "expected an attribute value (an int, a number, true, false, [ints], a dtype or none), got '" + w + "'");
   }
 
   // int_list := [int (',' int)*] ']'   (after the '[')
@@ -501,7 +510,7 @@ class Parser {
   // Names value `id`; a numbered op value ("%7") wants to be value 7.
   void define(Scope& s, const std::string& name, int id, const Mark& at, bool numbered) {
     if (!s.ids.emplace(name, id).second) in_.fail_at(at, "%" + name + " is defined twice");
-    bool number = numbered && all_digits(name);
+    bool number = numbered && is_value_number(name);
     // (a bound, because a gap in the numbers becomes placeholder values)
     if (number && name.size() > 7) in_.fail_at(at, "value number %" + name + " is too large (at most 9999999)");
     s.wanted.resize(s.g.values.size(), -1);

@@ -158,7 +158,9 @@ PassResult run_simplify(Graph& g, const PassContext& ctx) {
 }  // namespace
 
 PassInfo simplify_pass() {
-  return {"simplify", "algebraic simplification: x*1, x+0, neg(neg(x)), transpose and reshape chains, ...", {},
+  return {"simplify",
+          "algebraic simplification: x*1, x+0, neg(neg(x)), transpose and reshape chains, ...",
+          {},
           run_simplify};
 }
 

@@ -82,7 +82,8 @@ std::string match_checks(const std::vector<Directive>& directives, const std::ve
   auto check_nots = [&](size_t until) -> std::string {
     for (const Directive* d : pending_nots)
       for (size_t k = from; k < until; ++k)
-        if (contains(k, *d)) return "line " + std::to_string(d->line) + ": CHECK-NOT: " + d->text + " found in: " + out[k];
+        if (contains(k, *d))
+          return "line " + std::to_string(d->line) + ": CHECK-NOT: " + d->text + " found in: " + out[k];
     pending_nots.clear();
     return "";
   };
@@ -162,11 +163,11 @@ TEST_CASE("the golden checker's matching rules") {
   std::vector<std::string> out = {"a = relu(x)", "b = neg(a)", "return b"};
   auto check = [&](std::vector<Directive> ds) { return match_checks(ds, out); };
   CHECK(check({{"CHECK", "relu"}, {"CHECK", "neg"}, {"CHECK", "return"}}) == "");
-  CHECK(check({{"CHECK", "neg"}, {"CHECK", "relu"}}) != "");               // order matters
-  CHECK(check({{"CHECK", "relu"}, {"CHECK", "relu"}}) != "");              // one line, one match
+  CHECK(check({{"CHECK", "neg"}, {"CHECK", "relu"}}) != "");   // order matters
+  CHECK(check({{"CHECK", "relu"}, {"CHECK", "relu"}}) != "");  // one line, one match
   CHECK(check({{"CHECK", "relu"}, {"CHECK-NOT", "neg"}, {"CHECK", "return"}}) != "");
-  CHECK(check({{"CHECK", "neg"}, {"CHECK-NOT", "relu"}}) == "");           // relu is before the range
-  CHECK(check({{"CHECK-NOT", "neg"}, {"CHECK", "relu"}}) == "");           // range ends at relu's line
+  CHECK(check({{"CHECK", "neg"}, {"CHECK-NOT", "relu"}}) == "");  // relu is before the range
+  CHECK(check({{"CHECK-NOT", "neg"}, {"CHECK", "relu"}}) == "");  // range ends at relu's line
   CHECK(check({{"CHECK-NOT", "tanh"}}) == "");
   CHECK(check({{"CHECK-NOT", "return"}}) != "");
 }

@@ -35,10 +35,10 @@ Graph small_model() {
   int half = g.add_constant(scalar_tensor(0.5));
   int lin = g.nodes[g.add_node("linear", {x, w, -1}, {}, {f32({2, 1, 4, 4})}, "mlp.dsl:4:14")].outputs[0];
   int act = g.nodes[g.add_node("relu", {lin}, {}, {f32({2, 1, 4, 4})})].outputs[0];
-  Attrs pool_attrs{{"kernel_size", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{2, 2}},
-                   {"ceil_mode", false}};
+  Attrs pool_attrs{
+      {"kernel_size", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{2, 2}}, {"ceil_mode", false}};
   const graph::Node& pool = g.nodes[g.add_node("max_pool2d", {act}, pool_attrs,
-                                        {f32({2, 1, 2, 2}), {{2, 1, 2, 2}, DType::i64}}, "mlp.dsl:5:3")];
+                                               {f32({2, 1, 2, 2}), {{2, 1, 2, 2}, DType::i64}}, "mlp.dsl:5:3")];
   int pooled = pool.outputs[0];
   auto body = std::make_shared<Graph>();
   int in0 = body->add_input("in0", ValueKind::input, f32({2, 1, 2, 2}));
@@ -82,15 +82,28 @@ TEST_CASE("attribute values of every kind round-trip") {
   Graph g;
   int x = g.add_input("x", ValueKind::input, f32({3}));
   double nan = std::nan("");
-  Attrs a{{"i", int64_t{-7}},  {"big", int64_t{1} << 62}, {"f", 1e-05},         {"tenth", 0.1},
-          {"neg0", -0.0},      {"inf", HUGE_VAL},          {"ninf", -HUGE_VAL},  {"nan", nan},
-          {"whole", 3.0},      {"huge", 1e300},            {"t", true},          {"l", std::vector<int64_t>{1, -2}},
-          {"empty", std::vector<int64_t>{}}, {"d", DType::bf16}, {"b8", DType::b8}, {"n", NoneAttr{}}};
+  Attrs a{{"i", int64_t{-7}},
+          {"big", int64_t{1} << 62},
+          {"f", 1e-05},
+          {"tenth", 0.1},
+          {"neg0", -0.0},
+          {"inf", HUGE_VAL},
+          {"ninf", -HUGE_VAL},
+          {"nan", nan},
+          {"whole", 3.0},
+          {"huge", 1e300},
+          {"t", true},
+          {"l", std::vector<int64_t>{1, -2}},
+          {"empty", std::vector<int64_t>{}},
+          {"d", DType::bf16},
+          {"b8", DType::b8},
+          {"n", NoneAttr{}}};
   g.add_node("custom_op", {x, -1}, a, {f32({3})});
   g.outputs = {g.nodes[0].outputs[0]};
   std::string text = print_graph(g);
   CHECK(text.find("{i=-7, big=4611686018427387904, f=1e-05, tenth=0.1, neg0=-0.0, inf=inf, ninf=-inf, nan=nan, "
-                  "whole=3.0, huge=1e+300, t=true, l=[1, -2], empty=[], d=bf16, b8=bool, n=none}") != std::string::npos);
+                  "whole=3.0, huge=1e+300, t=true, l=[1, -2], empty=[], d=bf16, b8=bool, n=none}") !=
+        std::string::npos);
   Graph back = parse_graph(text);
   CHECK(print_graph(back) == text);
   const Attrs& b = back.nodes[0].attrs;
@@ -189,6 +202,24 @@ TEST_CASE("comment lines are skipped; an origin keeps its text") {
   CHECK(g.nodes.size() == 1);
 }
 
+TEST_CASE("%07 is a name, not the number 7; CRLF line ends are read") {
+  std::string text =
+      "graph g(%x: f32[2]) {\n"
+      "  %07 = relu(%x) : f32[2]\n"
+      "  %7 = neg(%07) : f32[2]\n"
+      "  return %7\n"
+      "}\n";
+  Graph g = parse_graph(text);
+  CHECK(g.value(g.nodes[0].outputs[0]).name == "07");
+  CHECK(g.nodes[1].outputs[0] == 7);
+  CHECK(print_graph(g) == text);
+  verify(g);
+  Graph crlf = parse_graph("graph g(%x: f32[2]) {\r\n  %1 = relu(%x) : f32[2]  # a.dsl:1:1\r\n  return %1\r\n}\r\n");
+  CHECK(crlf.nodes[0].origin == "a.dsl:1:1");
+  CHECK(parse_error("graph g(%x: f32[2]) {\n  %12345678 = relu(%x) : f32[2]\n  return\n}") ==
+        "2:4: value number %12345678 is too large (at most 9999999)");
+}
+
 TEST_CASE("parse errors name the line and column, what was expected and what was found") {
   const std::string head = "graph g(%x: f32[2]) {\n";
   CHECK(parse_error("grph g() {\n}") == "1:1: expected 'graph', got 'grph'");
@@ -207,7 +238,8 @@ TEST_CASE("parse errors name the line and column, what was expected and what was
         "2:22: attribute 'k' is given twice");
   CHECK(parse_error(head + "  %1 = relu(%x) : f32[2]\n  %1 = relu(%x) : f32[2]\n  return %1\n}") ==
         "3:4: %1 is defined twice");
-  CHECK(parse_error(head + "  %1, %2 = relu(%x) : f32[2]\n  return %1\n}") == "2:29: expected ', ' and the type of output 2 (of 2), got end of line");
+  CHECK(parse_error(head + "  %1, %2 = relu(%x) : f32[2]\n  return %1\n}") ==
+        "2:29: expected ', ' and the type of output 2 (of 2), got end of line");
   CHECK(parse_error(head + "  relu(%x)\n}") == "2:3: expected a node or 'return', got 'relu'");
   CHECK(parse_error(head + "  return %x\n}\nextra") == "4:1: expected end of input, got 'extra'");
   CHECK(parse_error(head + "  return %x\n") == "3:1: expected '}', got end of input");

@@ -45,7 +45,8 @@ TEST_CASE("the verifier catches a wrong output shape, from the op's shape rule")
       "  %1 = sum(%x) {dims=[1]} : f32[3]  # m.dsl:2:5\n"
       "  return %1\n"
       "}\n");
-  CHECK(verify_error(g) == "graph verifier: node 0 (sum) from m.dsl:2:5: output 0 is typed f32[3] but the op makes f32[2]");
+  CHECK(verify_error(g) ==
+        "graph verifier: node 0 (sum) from m.dsl:2:5: output 0 is typed f32[3] but the op makes f32[2]");
 }
 
 TEST_CASE("the verifier catches an unknown value") {
