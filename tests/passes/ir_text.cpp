@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <random>
 
 #include "passes/ir.hpp"
 
@@ -249,4 +250,92 @@ TEST_CASE("parse errors name the line and column, what was expected and what was
         "1:27: expected one value for %c: f32[], got a list");
   CHECK(parse_error("graph g(%c: const bool[] = 1) {\n  return\n}") == "1:28: expected true or false, got '1'");
   CHECK(parse_error("graph g(%c: const f32[] = 1x) {\n  return\n}") == "1:27: expected a number, got '1x'");
+}
+
+namespace {
+
+// Random graphs for the round-trip property: every dtype, attribute kind, inline and
+// pooled constants added between nodes (so values are not numbered inputs first),
+// multi-output nodes, absent inputs, origins, and fused bodies.
+struct RandomGraphs {
+  std::mt19937 rng{20240611};
+
+  int below(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
+  double any_double() {
+    static const double specials[] = {0.0, -0.0, 1.0, 0.1, 1e-05, HUGE_VAL, -HUGE_VAL, std::nan("")};
+    if (below(3) == 0) return specials[below(8)];
+    return std::uniform_real_distribution<double>(-1, 1)(rng) * std::pow(10.0, below(40) - 20);
+  }
+  AttrValue any_attr() {
+    switch (below(6)) {
+      case 0: return int64_t{below(2000) - 1000};
+      case 1: return any_double();
+      case 2: return below(2) == 0;
+      case 3: return std::vector<int64_t>(static_cast<size_t>(below(4)), int64_t{below(9) - 4});
+      case 4: return static_cast<DType>(below(kNumDTypes));
+      default: return NoneAttr{};
+    }
+  }
+  TensorMeta any_meta() {
+    Shape sizes;
+    for (int d = below(4); d > 0; --d) sizes.push_back(below(6));
+    return {sizes, static_cast<DType>(below(kNumDTypes))};
+  }
+  Tensor any_constant() {
+    TensorMeta m = any_meta();
+    std::vector<double> xs(static_cast<size_t>(shape_numel(m.sizes)));
+    for (double& x : xs) x = is_floating(m.dtype) ? any_double() : below(2000) - 1000;
+    if (m.dtype == DType::b8)
+      for (double& x : xs) x = x > 0;
+    return tensor_from(xs, m.sizes, m.dtype);
+  }
+
+  // Bodies get no constants: their pool names would clash with the outer graph's
+  // (parse_graph takes one pool), and a verified body has none anyway.
+  void add_nodes(Graph& g, int count, bool constants) {
+    for (int k = 0; k < count; ++k) {
+      if (constants && below(4) == 0) g.add_constant(any_constant());
+      std::vector<int> ins;
+      for (int i = g.values.empty() ? 0 : below(4); i > 0; --i)
+        ins.push_back(below(5) == 0 ? -1 : below(static_cast<int>(g.values.size())));
+      Attrs attrs;
+      for (int i = below(3); i > 0; --i) attrs.set("a" + std::to_string(i), any_attr());
+      std::vector<TensorMeta> outs(static_cast<size_t>(1 + below(2)));
+      for (TensorMeta& m : outs) m = any_meta();
+      std::string origin = below(2) ? "" : "m.dsl:" + std::to_string(below(50)) + ":1 # and more";
+      int n = g.add_node(below(2) ? "relu" : "some_op", ins, attrs, outs, origin);
+      if (below(6) == 0) g.nodes[static_cast<size_t>(n)].body = std::make_shared<Graph>(graph(0));
+    }
+  }
+
+  Graph graph(int depth) {
+    Graph g;
+    const char* names[] = {"x", "fc1.weight", "layers[0].w", "h_2", "y"};
+    for (int i = 0; i < 5; ++i)
+      if (below(2)) g.add_input(names[i], below(2) ? ValueKind::input : ValueKind::param, any_meta());
+    add_nodes(g, 1 + below(depth == 0 ? 3 : 8), depth > 0);
+    for (int i = below(3); i > 0; --i) g.outputs.push_back(below(static_cast<int>(g.values.size())));
+    return g;
+  }
+};
+
+// A graph's constants and its bodies' constants, by name (the pool parse_graph reads).
+void collect_pool(const Graph& g, std::map<std::string, Tensor>& pool) {
+  for (const auto& [name, t] : g.constants) pool[name] = t;
+  for (const graph::Node& n : g.nodes)
+    if (n.body) collect_pool(*n.body, pool);
+}
+
+}  // namespace
+
+TEST_CASE("random graphs round-trip through the text form") {
+  RandomGraphs random;
+  for (int i = 0; i < 300; ++i) {
+    Graph g = random.graph(1);
+    std::string text = print_graph(g);
+    CAPTURE(text);
+    std::map<std::string, Tensor> pool;
+    collect_pool(g, pool);
+    CHECK(print_graph(parse_graph(text, pool)) == text);
+  }
 }
