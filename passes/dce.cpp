@@ -1,17 +1,14 @@
-// Dead code elimination: drops nodes none of whose outputs reach a graph output.
-// Nodes with effects outside the graph are kept: batch_norm in training mode
-// updates its running statistics in place, dropout draws from the generator, and
-// copy_ writes into a parameter or buffer.
+// Dead code elimination: drops nodes none of whose outputs reach a graph output, and
+// constants that no live node uses (they are captured values the graph owns; inputs
+// and params stay, being the caller's signature). Nodes with effects outside the graph
+// are kept (has_side_effect in rewrite.hpp: batch_norm in training mode, dropout,
+// copy_ into a parameter or buffer).
 #include "passes/passes.hpp"
+#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 
 namespace {
-
-bool has_side_effect(const Node& n) {
-  if (n.op == "batch_norm") return n.attrs.has("training") && n.attrs.b("training");
-  return n.op == "dropout" || n.op == "copy_";  // copy_: a write into a parameter or buffer
-}
 
 PassResult run_dce(Graph& g, const PassContext&) {
   std::vector<bool> live_value(g.values.size(), false);
@@ -28,6 +25,7 @@ PassResult run_dce(Graph& g, const PassContext&) {
   }
   PassResult r;
   for (bool d : dead) r.changes += d;
+  r.changes += remove_constants(g, [&](int id) { return !live_value[static_cast<size_t>(id)]; });
   if (r.changes) g.compact(dead);
   return r;
 }
@@ -35,7 +33,7 @@ PassResult run_dce(Graph& g, const PassContext&) {
 }  // namespace
 
 PassInfo dce_pass() {
-  return {"dce", "dead code elimination: drop nodes whose results nothing uses", {}, run_dce};
+  return {"dce", "dead code elimination: drop nodes whose results nothing uses, and unused constants", {}, run_dce};
 }
 
 }  // namespace nabla::graph

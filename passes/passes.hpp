@@ -5,6 +5,9 @@
 
 namespace nabla::graph {
 
-PassInfo dce_pass();  // passes/dce.cpp
+PassInfo fold_pass();      // passes/fold.cpp
+PassInfo simplify_pass();  // passes/simplify.cpp
+PassInfo cse_pass();       // passes/cse.cpp
+PassInfo dce_pass();       // passes/dce.cpp
 
 }  // namespace nabla::graph

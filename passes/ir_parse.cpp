@@ -1,0 +1,534 @@
+// The parser of the IR text form (the printer is in ir.cpp; the grammar is the text
+// that print_graph writes, see the comment at the top of ir.hpp). A hand-written
+// recursive descent: one function per production, the production as its first
+// comment. Errors are nabla::Error("line:col: expected X, got Y").
+//
+// Two liberties beyond what the printer writes, both for hand-written golden files:
+// whole-line '#' comments are skipped, and a constant of a float or int dtype may be
+// written with ints or numbers alike ("= 1" for an f32 constant).
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+#include "passes/ir.hpp"
+#include "passes/ir_text.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// Value and graph names are freer than words ("fc1.weight", "layers[0].w"): anything
+// up to a space or a character the grammar itself uses.
+bool is_name_char(char c) {
+  return !std::isspace(static_cast<unsigned char>(c)) &&
+         std::string_view(",(){}:=%#<>").find(c) == std::string_view::npos;
+}
+
+// A place in the text, for error messages.
+struct Mark {
+  size_t pos = 0;
+  int line = 1, col = 1;
+};
+
+// The characters of the text and the position in it. Token readers skip leading
+// space (newlines and '#' comments included) but never trailing space, so that a
+// node's origin comment can be told from a comment line after it.
+class Reader {
+ public:
+  explicit Reader(const std::string& text) : text_(text) {}
+
+  bool at_end() const { return at_.pos >= text_.size(); }
+  char peek() const { return at_end() ? '\0' : text_[at_.pos]; }
+  Mark mark() const { return at_; }
+
+  void advance() {
+    if (text_[at_.pos++] == '\n') {
+      ++at_.line;
+      at_.col = 1;
+    } else {
+      ++at_.col;
+    }
+  }
+
+  // Spaces, newlines and comments that run to the end of their line.
+  void skip_space() {
+    while (!at_end()) {
+      if (peek() == '#') {
+        while (!at_end() && peek() != '\n') advance();
+      } else if (std::isspace(static_cast<unsigned char>(peek()))) {
+        advance();
+      } else {
+        return;
+      }
+    }
+  }
+  // Spaces and tabs only: what may separate a node from its origin comment.
+  void skip_blank() {
+    while (peek() == ' ' || peek() == '\t') advance();
+  }
+
+  bool accept(char c) {
+    skip_space();
+    if (peek() != c) return false;
+    advance();
+    return true;
+  }
+  void expect(char c) {
+    if (!accept(c)) fail(std::string("'") + c + "'");
+  }
+
+  // A run of characters for which `ok` holds (at least one), after leading space.
+  template <class Pred>
+  std::string run(Pred ok, const std::string& what) {
+    skip_space();
+    size_t start = at_.pos;
+    while (!at_end() && ok(peek())) advance();
+    if (at_.pos == start) fail(what);
+    return text_.substr(start, at_.pos - start);
+  }
+  std::string word(const std::string& what) { return run(is_word_char, what); }
+  std::string name(const std::string& what) { return run(is_name_char, what); }
+
+  // A word if the next one is `w`, consumed; otherwise nothing is consumed.
+  bool accept_word(const std::string& w) {
+    skip_space();
+    if (text_.compare(at_.pos, w.size(), w) != 0) return false;
+    if (at_.pos + w.size() < text_.size() && is_word_char(text_[at_.pos + w.size()])) return false;
+    for (size_t k = 0; k < w.size(); ++k) advance();
+    return true;
+  }
+  void expect_word(const std::string& w) {
+    if (!accept_word(w)) fail("'" + w + "'");
+  }
+
+  // A number as written: an optional sign, then digits, '.', exponents, inf or nan.
+  std::string number_token() {
+    skip_space();
+    size_t start = at_.pos;
+    if (peek() == '-' || peek() == '+') advance();
+    while (!at_end()) {
+      char c = peek();
+      bool exponent_sign =
+          (c == '-' || c == '+') && at_.pos > start && (text_[at_.pos - 1] == 'e' || text_[at_.pos - 1] == 'E');
+      if (!is_word_char(c) && !exponent_sign) break;
+      advance();
+    }
+    return text_.substr(start, at_.pos - start);
+  }
+
+  // The rest of the current line, verbatim.
+  std::string rest_of_line() {
+    size_t start = at_.pos;
+    while (!at_end() && peek() != '\n') advance();
+    return text_.substr(start, at_.pos - start);
+  }
+
+  // What the text holds at `m`, for "got ...".
+  std::string got(const Mark& m) const {
+    if (m.pos >= text_.size()) return "end of input";
+    if (text_[m.pos] == '\n') return "end of line";
+    size_t end = m.pos;
+    while (end < text_.size() && is_word_char(text_[end])) ++end;
+    if (end == m.pos) ++end;
+    std::string quoted = "'";  // (appended, not "'" + substr: GCC 12 warns falsely on that)
+    quoted.append(text_, m.pos, end - m.pos);
+    return quoted + "'";
+  }
+
+  // "expected X, got Y" at the next token, or right here.
+  [[noreturn]] void fail(const std::string& expected) {
+    skip_space();
+    fail_here(expected);
+  }
+  [[noreturn]] void fail_here(const std::string& expected) const {
+    fail_at(at_, "expected " + expected + ", got " + got(at_));
+  }
+  [[noreturn]] void fail_at(const Mark& m, const std::string& message) const {
+    throw Error(std::to_string(m.line) + ":" + std::to_string(m.col) + ": " + message);
+  }
+
+ private:
+  const std::string& text_;
+  Mark at_;
+};
+
+// One graph being read (the top level or a fused body): its values by their text
+// names, and the number each op value's text gave it (-1 for named values).
+struct Scope {
+  Graph g;
+  std::map<std::string, int> ids;  // "x", "fc1.weight", "7" -> provisional value id
+  std::vector<int> wanted;         // per provisional value id
+};
+
+// "7" but not "07" (a name, so that two texts never claim one number) nor "x7".
+bool is_value_number(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && (s[0] != '0' || s.size() == 1);
+}
+
+// Gives op values the numbers their text shows (%7 becomes value 7) and named values
+// the free numbers in definition order, so that print(parse(s)) == s even for a graph
+// whose values were not numbered in definition order (a constant added after some
+// nodes). A number nothing takes (a value no node defines, left by a pass that did
+// not compact) becomes an unreferenced placeholder value.
+void renumber(Scope& s) {
+  Graph& g = s.g;
+  s.wanted.resize(g.values.size(), -1);
+  size_t count = g.values.size();
+  for (int w : s.wanted) count = std::max(count, static_cast<size_t>(w + 1));
+  std::vector<int> remap(s.wanted);
+  std::vector<bool> taken(count, false);
+  for (int w : s.wanted)
+    if (w >= 0) taken[static_cast<size_t>(w)] = true;
+  size_t free_slot = 0;
+  for (int& id : remap) {
+    if (id >= 0) continue;
+    while (taken[free_slot]) ++free_slot;
+    taken[free_slot] = true;
+    id = static_cast<int>(free_slot);
+  }
+  std::vector<Value> values(count);
+  for (size_t i = 0; i < count; ++i) values[i].id = static_cast<int>(i);  // placeholders
+  for (size_t v = 0; v < remap.size(); ++v) {
+    Value& moved = values[static_cast<size_t>(remap[v])] = g.values[v];
+    moved.id = remap[v];
+  }
+  auto map_ids = [&](std::vector<int>& ids) {
+    for (int& id : ids)
+      if (id >= 0) id = remap[static_cast<size_t>(id)];
+  };
+  for (Node& n : g.nodes) {
+    map_ids(n.inputs);
+    map_ids(n.outputs);
+  }
+  map_ids(g.inputs);
+  map_ids(g.outputs);
+  g.values = std::move(values);
+}
+
+// A number token, read as an int64 when it has no point, exponent, inf or nan.
+struct Number {
+  std::string text;
+  Mark at;
+  bool is_int = false;
+  int64_t i = 0;
+  double d = 0;
+};
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::map<std::string, Tensor>& pool) : in_(text), pool_(pool) {}
+
+  // text := graph <end of input>
+  Graph parse() {
+    Graph g = graph();
+    in_.skip_space();
+    if (!in_.at_end()) in_.fail("end of input");
+    return g;
+  }
+
+ private:
+  // graph := 'graph' name signature '{' node* 'return' [ref (',' ref)*] '}'
+  Graph graph() {
+    in_.expect_word("graph");
+    Scope s;
+    s.g.name = in_.name("a graph name");
+    signature(s);
+    in_.expect('{');
+    nodes_until(s, "return");
+    in_.expect('}');
+    renumber(s);
+    return std::move(s.g);
+  }
+
+  // body := '{' 'body' signature node* 'yield' [ref (',' ref)*] '}'   (after the '{')
+  std::shared_ptr<Graph> body() {
+    in_.expect_word("body");
+    Scope s;
+    signature(s);
+    nodes_until(s, "yield");
+    in_.expect('}');
+    renumber(s);
+    return std::make_shared<Graph>(std::move(s.g));
+  }
+
+  // node* end [ref (',' ref)*]   (end is 'return' or 'yield'; its refs on its line)
+  void nodes_until(Scope& s, const std::string& end) {
+    while (!in_.accept_word(end)) {
+      in_.skip_space();
+      if (in_.peek() != '%' && !std::isalpha(static_cast<unsigned char>(in_.peek()))) in_.fail("a node or '" + end + "'");
+      node(s);
+    }
+    in_.skip_blank();
+    if (in_.peek() != '%') return;
+    do s.g.outputs.push_back(use(s));
+    while (in_.accept(','));
+  }
+
+  // signature := '(' [parameter (',' parameter)*] ')'
+  void signature(Scope& s) {
+    in_.expect('(');
+    if (in_.accept(')')) return;
+    do parameter(s);
+    while (in_.accept(','));
+    in_.expect(')');
+  }
+
+  // parameter := ref ':' ['param' | 'const'] type ['=' constant]   ('=' iff const)
+  void parameter(Scope& s) {
+    Mark at = ref_mark();
+    std::string name = in_.name("a value name");
+    in_.expect(':');
+    ValueKind kind = in_.accept_word("param")   ? ValueKind::param
+                     : in_.accept_word("const") ? ValueKind::constant
+                                                : ValueKind::input;
+    TensorMeta meta = type();
+    if (kind == ValueKind::constant) {
+      in_.expect('=');
+      s.g.constants[name] = constant(name, meta);
+    }
+    define(s, name, s.g.add_input(name, kind, meta), at, /*numbered=*/false);
+  }
+
+  // type := dtype '[' [int (',' int)*] ']'
+  TensorMeta type() {
+    TensorMeta m;
+    in_.skip_space();
+    Mark at = in_.mark();
+    std::string name = in_.word("a dtype");
+    if (!dtype_from_name(name, &m.dtype))
+      in_.fail_at(at, "expected a dtype (f32, f64, f16, bf16, i64, i32, bool), got '" + name + "'");
+    in_.expect('[');
+    if (in_.accept(']')) return m;
+    do {
+      Number n = number("a size");
+      if (!n.is_int || n.i < 0) in_.fail_at(n.at, "expected a size (an int >= 0), got '" + n.text + "'");
+      m.sizes.push_back(n.i);
+    } while (in_.accept(','));
+    in_.expect(']');
+    return m;
+  }
+
+  // constant := '<pool>' | scalar | '[' [scalar (',' scalar)*] ']'
+  // (a scalar for a 0-dim type, a flat row-major list otherwise)
+  Tensor constant(const std::string& name, const TensorMeta& meta) {
+    if (in_.accept('<')) return pooled(name, meta);
+    in_.skip_space();
+    Mark at = in_.mark();
+    std::string what = "for %" + name + ": " + meta_str(meta);
+    std::vector<double> xs;
+    if (!in_.accept('[')) {
+      if (!meta.sizes.empty()) in_.fail("a list of " + std::to_string(shape_numel(meta.sizes)) + " values " + what);
+      xs.push_back(scalar(meta.dtype));
+      return tensor_from(xs, meta.sizes, meta.dtype);
+    }
+    if (meta.sizes.empty()) in_.fail_at(at, "expected one value " + what + ", got a list");
+    if (!in_.accept(']')) {
+      do xs.push_back(scalar(meta.dtype));
+      while (in_.accept(','));
+      in_.expect(']');
+    }
+    int64_t numel = shape_numel(meta.sizes);
+    if (static_cast<int64_t>(xs.size()) != numel)
+      in_.fail_at(at, "expected " + std::to_string(numel) + " values " + what + ", got " + std::to_string(xs.size()));
+    return tensor_from(xs, meta.sizes, meta.dtype);
+  }
+
+  // '<' 'pool' '>': the constant's tensor is pool[name] (after the '<').
+  Tensor pooled(const std::string& name, const TensorMeta& meta) {
+    in_.skip_space();
+    Mark at = in_.mark();
+    in_.expect_word("pool");
+    in_.expect('>');
+    auto it = pool_.find(name);
+    if (it == pool_.end())
+      in_.fail_at(at, "constant %" + name + " is <pool>, but the pool has no tensor named '" + name + "'");
+    TensorMeta have{it->second.sizes(), it->second.dtype()};
+    if (have.dtype != meta.dtype || have.sizes != meta.sizes)
+      in_.fail_at(at,
+                  "constant %" + name + " is typed " + meta_str(meta) + ", but the pool's tensor is " + meta_str(have));
+    return it->second;
+  }
+
+  // scalar := number | 'true' | 'false'   (true/false for bool constants, only they)
+  double scalar(DType dtype) {
+    if (dtype == DType::b8) {
+      if (in_.accept_word("true")) return 1;
+      if (in_.accept_word("false")) return 0;
+      in_.fail("true or false");
+    }
+    Number n = number("a number");
+    return n.is_int ? static_cast<double>(n.i) : n.d;
+  }
+
+  // number := ['-'|'+'] digits ['.' digits] [('e'|'E') ['-'|'+'] digits] | ['-'] ('inf' | 'nan')
+  Number number(const std::string& what) {
+    Number n;
+    in_.skip_space();
+    n.at = in_.mark();
+    n.text = in_.number_token();
+    const std::string& t = n.text;
+    if (t.empty() || t == "-" || t == "+") in_.fail_at(n.at, "expected " + what + ", got " + in_.got(n.at));
+    if (t.find_first_of(".eEin") == std::string::npos) {
+      const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+      auto [end, ec] = std::from_chars(first, t.data() + t.size(), n.i);
+      n.is_int = ec == std::errc() && end == t.data() + t.size();
+      if (n.is_int) return n;
+    } else {
+      char* end = nullptr;
+      n.d = std::strtod(t.c_str(), &end);
+      if (end == t.c_str() + t.size()) return n;
+    }
+    in_.fail_at(n.at, "expected " + what + ", got '" + t + "'");
+  }
+
+  // node := ref (',' ref)* '=' op arguments ['{' attributes] ':' type (',' type)*
+  //         ['{' body] [origin]
+  //       | op arguments ['{' attributes] [origin]     (a node without outputs: copy_)
+  void node(Scope& s) {
+    std::vector<std::pair<std::string, Mark>> outs;
+    in_.skip_space();
+    bool statement = in_.peek() != '%';
+    if (!statement) {
+      do {
+        Mark at = ref_mark();
+        outs.emplace_back(in_.name("a value name"), at);
+      } while (in_.accept(','));
+      in_.expect('=');
+    }
+    std::string op = in_.word("an op name");
+    std::vector<int> args = arguments(s);
+    Attrs attrs;
+    in_.skip_blank();  // not skip_space: that would take a statement's origin comment as a comment line
+    if (in_.peek() == '{' && in_.accept('{')) attrs = attributes();
+    if (!statement) in_.expect(':');
+    std::vector<TensorMeta> metas;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      in_.skip_blank();  // the types are on the node's line: a missing one is missed at its end
+      if (k && in_.peek() != ',')
+        in_.fail_here("', ' and the type of output " + std::to_string(k + 1) + " (of " + std::to_string(outs.size()) +
+                      ")");
+      if (k) in_.advance();
+      metas.push_back(type());
+    }
+    std::shared_ptr<Graph> fused;
+    in_.skip_blank();
+    if (in_.peek() == '{' && in_.accept('{')) fused = body();
+    std::string from = origin();
+    int index = s.g.add_node(op, std::move(args), std::move(attrs), metas, std::move(from));
+    Node& n = s.g.nodes[static_cast<size_t>(index)];
+    n.body = std::move(fused);
+    for (size_t k = 0; k < outs.size(); ++k) define(s, outs[k].first, n.outputs[k], outs[k].second, true);
+  }
+
+  // origin := '#' ' ' text to the end of the line, on the node's own line (the DSL
+  // line that made the node).
+  std::string origin() {
+    in_.skip_blank();
+    if (in_.peek() != '#') return "";
+    in_.advance();
+    if (in_.peek() == ' ') in_.advance();
+    std::string text = in_.rest_of_line();
+    if (!text.empty() && text.back() == '\r') text.pop_back();  // a file with CRLF line ends
+    return text;
+  }
+
+  // arguments := '(' [(ref | 'none') (',' (ref | 'none'))*] ')'
+  std::vector<int> arguments(Scope& s) {
+    std::vector<int> ids;
+    in_.expect('(');
+    if (in_.accept(')')) return ids;
+    do ids.push_back(in_.accept_word("none") ? -1 : use(s));
+    while (in_.accept(','));
+    in_.expect(')');
+    return ids;
+  }
+
+  // attributes := [name '=' attr_value (',' name '=' attr_value)*] '}'   (after the '{')
+  Attrs attributes() {
+    Attrs attrs;
+    if (in_.accept('}')) return attrs;
+    do {
+      in_.skip_space();
+      Mark at = in_.mark();
+      std::string name = in_.word("an attribute name");
+      if (attrs.has(name)) in_.fail_at(at, "attribute '" + name + "' is given twice");
+      in_.expect('=');
+      attrs.set(name, attr_value());
+    } while (in_.accept(','));
+    in_.expect('}');
+    return attrs;
+  }
+
+  // attr_value := int | number | 'true' | 'false' | dtype | 'none' | '[' [int (',' int)*] ']'
+  AttrValue attr_value() {
+    if (in_.accept('[')) return int_list();
+    in_.skip_space();
+    if (!std::isalpha(static_cast<unsigned char>(in_.peek()))) {
+      Number n = number("an attribute value");
+      return n.is_int ? AttrValue(n.i) : AttrValue(n.d);
+    }
+    Mark at = in_.mark();
+    std::string w = in_.word("an attribute value");
+    DType dt;
+    if (w == "none") return NoneAttr{};
+    if (w == "true" || w == "false") return w == "true";
+    if (w == "inf" || w == "nan") return std::strtod(w.c_str(), nullptr);
+    if (dtype_from_name(w, &dt)) return dt;
+    in_.fail_at(
+        at, "expected an attribute value (an int, a number, true, false, [ints], a dtype or none), got '" + w + "'");
+  }
+
+  // int_list := [int (',' int)*] ']'   (after the '[')
+  std::vector<int64_t> int_list() {
+    std::vector<int64_t> xs;
+    if (in_.accept(']')) return xs;
+    do {
+      Number n = number("an int");
+      if (!n.is_int) in_.fail_at(n.at, "expected an int, got '" + n.text + "'");
+      xs.push_back(n.i);
+    } while (in_.accept(','));
+    in_.expect(']');
+    return xs;
+  }
+
+  // ref := '%' name: expects the '%' and gives the position of the name.
+  Mark ref_mark() {
+    in_.expect('%');
+    return in_.mark();
+  }
+
+  // A reference to a value defined before it.
+  int use(Scope& s) {
+    Mark at = ref_mark();
+    std::string name = in_.name("a value name");
+    auto it = s.ids.find(name);
+    if (it == s.ids.end()) in_.fail_at(at, "unknown value %" + name + " (not defined before this use)");
+    return it->second;
+  }
+
+  // Names value `id`; a numbered op value ("%7") wants to be value 7.
+  void define(Scope& s, const std::string& name, int id, const Mark& at, bool numbered) {
+    if (!s.ids.emplace(name, id).second) in_.fail_at(at, "%" + name + " is defined twice");
+    bool number = numbered && is_value_number(name);
+    // (a bound, because a gap in the numbers becomes placeholder values)
+    if (number && name.size() > 7) in_.fail_at(at, "value number %" + name + " is too large (at most 9999999)");
+    s.wanted.resize(s.g.values.size(), -1);
+    s.wanted[static_cast<size_t>(id)] = number ? std::stoi(name) : -1;
+    s.g.value(id).name = number ? "" : name;
+  }
+
+  Reader in_;
+  const std::map<std::string, Tensor>& pool_;
+};
+
+}  // namespace
+
+Graph parse_graph(const std::string& text, const std::map<std::string, Tensor>& pool) {
+  return Parser(text, pool).parse();
+}
+
+}  // namespace nabla::graph

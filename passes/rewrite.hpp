@@ -1,0 +1,47 @@
+// What the rewriting passes share: which nodes act outside the graph (so that no
+// pass drops, merges or runs them ahead of time), replacing one value by another
+// while walking the nodes in order, and how notes name a node.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "passes/ir.hpp"
+
+namespace nabla::graph {
+
+// Why a node has an effect outside the graph, or "" when it has none: batch_norm in
+// training mode updates its running statistics in place, dropout draws from the
+// random generator (even with training=false it is left alone, to keep one rule),
+// and copy_ (a captured in-place write) changes a parameter or buffer.
+std::string side_effect(const Node& n);
+inline bool has_side_effect(const Node& n) { return !side_effect(n).empty(); }
+
+// "%5 = batch_norm at mlp.dsl:5:3" (without " at ..." when the node has no origin),
+// the start of a PassResult note.
+std::string describe_node(const Graph& g, const Node& n);
+
+// Replaces values while a pass walks the nodes in order: after replace(old, new)
+// every later read of `old` reads `new`. The pass calls forward_inputs(n) on each node
+// before it looks at it, and finish(g) once at the end for the graph's outputs; the
+// nodes that defined replaced values are then dead and go with Graph::compact.
+class ValueForwarding {
+ public:
+  void replace(int old_value, int new_value);
+  int resolve(int value) const;
+  void forward_inputs(Node& n) const;
+  void finish(Graph& g) const;
+
+ private:
+  std::vector<int> to_;  // value id -> its replacement, -1 for none
+};
+
+// Takes the constants for which drop(value id) holds out of the signature and out of
+// g.constants; returns how many. The pass calls Graph::compact afterwards, which
+// drops their values.
+int remove_constants(Graph& g, const std::function<bool(int)>& drop);
+
+// How many live node inputs and graph outputs use each value, ignoring dead nodes.
+std::vector<int> live_use_counts(const Graph& g, const std::vector<bool>& dead_nodes);
+
+}  // namespace nabla::graph

@@ -1,0 +1,167 @@
+// Algebraic simplification: rewrites that make a node unnecessary or a chain shorter,
+// each one counted as a change.
+//
+//   x*1, 1*x, x+0, 0+x, x-0, x/1  -> x   when the constant is all ones (zeros) and the
+//                                        result has exactly x's dtype and shape
+//   neg(neg(x))                   -> x
+//   transpose(transpose(x)), the same two dims -> x
+//   reshape(reshape|view(x))      -> reshape(x);  view(view(x)) -> view(x)
+//   reshape(x) or view(x) to x's own shape -> x
+//   contiguous(contiguous(x))     -> contiguous(x)
+//
+// A node that becomes unused (the inner reshape of a chain) is left for dce. The
+// identities are exact for every x except that x+0 turns -0.0 into +0.0, a
+// difference nothing downstream of a sum observes in practice (PyTorch's and XLA's
+// simplifiers make the same trade).
+#include <algorithm>
+
+#include "passes/passes.hpp"
+#include "passes/rewrite.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+bool same_meta(const TensorMeta& a, const TensorMeta& b) { return a.dtype == b.dtype && a.sizes == b.sizes; }
+
+// The node that defines v, or nullptr for inputs, params and constants.
+const Node* producer(const Graph& g, int v) {
+  if (v < 0 || g.value(v).kind != ValueKind::op || g.value(v).node < 0) return nullptr;
+  return &g.nodes[static_cast<size_t>(g.value(v).node)];
+}
+
+// Whether v is a constant all of whose elements equal `x` (a scalar, or any shape).
+bool constant_all_equal(const Graph& g, int v, double x) {
+  if (v < 0 || g.value(v).kind != ValueKind::constant) return false;
+  std::vector<double> xs = to_double_vector(g.constants.at(g.value(v).name));
+  return !xs.empty() && std::all_of(xs.begin(), xs.end(), [x](double e) { return e == x; });
+}
+
+// A rule that replaces a node's single output by an existing value: returns that
+// value's id, or -1 when it does not apply.
+using Rule = int (*)(const Graph& g, const Node& n, const PassContext& ctx, PassResult& r);
+
+// x*1, 1*x, x+0, 0+x, x-0, x/1. Kept (with a note) when dropping the op would change
+// the dtype or shape: i64 x * f32 1.0 is f32, x[3] + 0[2, 3] is [2, 3].
+int identity_operand(const Graph& g, const Node& n, const PassContext& ctx, PassResult& r) {
+  struct Identity {
+    const char* op;
+    double value;
+    bool left_too;  // the constant may be the left operand
+  };
+  static const Identity identities[] = {{"mul", 1, true}, {"add", 0, true}, {"sub", 0, false}, {"div", 1, false}};
+  if (n.inputs.size() != 2 || n.inputs[1] < 0) return -1;
+  for (const Identity& id : identities) {
+    if (n.op != id.op) continue;
+    for (size_t side : {1, 0}) {
+      if (side == 0 && !id.left_too) continue;
+      if (!constant_all_equal(g, n.inputs[side], id.value)) continue;
+      int x = n.inputs[1 - side];
+      const TensorMeta& out = g.value(n.outputs[0]).meta;
+      if (same_meta(out, g.value(x).meta)) return x;
+      if (ctx.explain)
+        r.notes.push_back(describe_node(g, n) + ": kept: dropping the identity changes dtype/shape (" +
+                          meta_str(g.value(x).meta) + " -> " + meta_str(out) + ")");
+      return -1;
+    }
+  }
+  return -1;
+}
+
+// neg(neg(x)) -> x.
+int double_negation(const Graph& g, const Node& n, const PassContext&, PassResult&) {
+  const Node* inner = n.op == "neg" ? producer(g, n.inputs[0]) : nullptr;
+  if (!inner || inner->op != "neg" || inner->body) return -1;
+  return inner->inputs[0];
+}
+
+// The two dims of a transpose node as a sorted pair, wrapped against the rank.
+std::pair<int64_t, int64_t> transposed_dims(const Graph& g, const Node& n) {
+  int64_t rank = static_cast<int64_t>(g.value(n.inputs[0]).meta.sizes.size());
+  int64_t d0 = n.attrs.i("dim0"), d1 = n.attrs.i("dim1");
+  if (rank > 0) {
+    d0 = wrap_dim(d0, rank, "transpose");
+    d1 = wrap_dim(d1, rank, "transpose");
+  }
+  return {std::min(d0, d1), std::max(d0, d1)};
+}
+
+// transpose(transpose(x, a, b), a, b) -> x (either order of a and b).
+int double_transpose(const Graph& g, const Node& n, const PassContext&, PassResult&) {
+  const Node* inner = n.op == "transpose" ? producer(g, n.inputs[0]) : nullptr;
+  if (!inner || inner->op != "transpose" || inner->body) return -1;
+  if (transposed_dims(g, n) != transposed_dims(g, *inner)) return -1;
+  return inner->inputs[0];
+}
+
+// reshape(reshape|view(x)) -> reshape(x) and view(view(x)) -> view(x), in place: the
+// outer node reads x. (The shape attribute stays: a -1 in it resolves the same way,
+// the element count being the same along the chain. view(reshape(x)) stays, since
+// view(x) may fail where the reshape copied.)
+bool collapse_reshape_chain(const Graph& g, Node& n) {
+  if (n.op != "reshape" && n.op != "view") return false;
+  const Node* inner = producer(g, n.inputs[0]);
+  if (!inner || inner->body) return false;
+  bool collapses = inner->op == "view" || (inner->op == "reshape" && n.op == "reshape");
+  if (collapses) n.inputs[0] = inner->inputs[0];
+  return collapses;
+}
+
+// reshape(x) or view(x) to x's own shape -> x.
+int identity_reshape(const Graph& g, const Node& n, const PassContext&, PassResult&) {
+  if (n.op != "reshape" && n.op != "view") return -1;
+  if (!same_meta(g.value(n.outputs[0]).meta, g.value(n.inputs[0]).meta)) return -1;
+  return n.inputs[0];
+}
+
+// contiguous(contiguous(x)) -> contiguous(x): the outer one reads the inner's result.
+int double_contiguous(const Graph& g, const Node& n, const PassContext&, PassResult&) {
+  const Node* inner = n.op == "contiguous" ? producer(g, n.inputs[0]) : nullptr;
+  if (!inner || inner->op != "contiguous" || inner->body) return -1;
+  return n.inputs[0];
+}
+
+// Shortens a reshape chain in place, then tries the replacing rules in turn; returns
+// the value that replaces the node's output, or -1.
+int simplify_node(const Graph& g, Node& n, const PassContext& ctx, PassResult& r) {
+  if (!Graph::table_op(n) || n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] < 0) return -1;
+  while (collapse_reshape_chain(g, n)) ++r.changes;
+  static const Rule rules[] = {identity_operand, double_negation, double_transpose, identity_reshape,
+                               double_contiguous};
+  for (Rule rule : rules) {
+    int replacement = rule(g, n, ctx, r);
+    if (replacement < 0) continue;
+    ++r.changes;
+    return replacement;
+  }
+  return -1;
+}
+
+PassResult run_simplify(Graph& g, const PassContext& ctx) {
+  PassResult r;
+  std::vector<bool> dead(g.nodes.size(), false);
+  ValueForwarding forward;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    forward.forward_inputs(n);
+    int replacement = simplify_node(g, n, ctx, r);
+    if (replacement < 0) continue;
+    forward.replace(n.outputs[0], replacement);
+    dead[i] = true;
+  }
+  if (!r.changes) return r;
+  forward.finish(g);
+  g.compact(dead);
+  return r;
+}
+
+}  // namespace
+
+PassInfo simplify_pass() {
+  return {"simplify",
+          "algebraic simplification: x*1, x+0, neg(neg(x)), transpose and reshape chains, ...",
+          {},
+          run_simplify};
+}
+
+}  // namespace nabla::graph
