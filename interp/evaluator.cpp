@@ -393,6 +393,15 @@ void Evaluator::Impl::set_origin(const Expr& e) {
   set_current_origin(e.span.where());
 }
 
+// The call about to run: error traces, call-site spans and (while capturing a graph)
+// the origin of the ops it records.
+void Evaluator::Impl::enter_call(const Call& c) {
+  call_site = &c.span;
+  ev.current_span = &c.span;
+  current_call = &c;
+  if (op_observer()) set_origin(c);
+}
+
 void Evaluator::Impl::set_origin_for(const Value& a, const Value& b, const Expr& e) {
   if (op_observer()) return set_origin(e);  // capturing a graph: every node gets its line
   if ((a.tag == Tag::Tensor && a.t.defined() && a.t.requires_grad()) ||
@@ -603,18 +612,12 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
         auto& a = static_cast<const Attribute&>(*c.callee);
         Value obj = eval(*a.object);
         CallArgs args = eval_args(c);
-        call_site = &c.span;
-        ev.current_span = &c.span;
-        current_call = &e;
-        if (op_observer()) set_origin(e);
+        enter_call(c);
         return ev.call_method(obj, a.name, args);
       }
       Value callee = eval(*c.callee);
       CallArgs args = eval_args(c);
-      call_site = &c.span;
-      ev.current_span = &c.span;
-      current_call = &e;
-      if (op_observer()) set_origin(e);
+      enter_call(c);
       return ev.call_value(callee, args);
     }
     case ExprKind::Unary: {

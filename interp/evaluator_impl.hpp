@@ -204,6 +204,7 @@ struct Evaluator::Impl {
 
   // ================================ expressions (evaluator.cpp) ================================
   inline void set_origin(const Expr& e);
+  inline void enter_call(const Call& c);
   inline void set_origin_for(const Value& a, const Value& b, const Expr& e);
   inline std::vector<Value> eval_index_items(const Index& ix);
   inline Value binary_values(const Binary& b, const Value& l, const Value& r);

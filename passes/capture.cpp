@@ -33,6 +33,7 @@ void Capture::stop() {
 
 int Capture::remember(const Tensor& t, int id) {
   ids_[t.impl()] = id;
+  on_storage_[t.storage().get()].push_back(alive_.size());
   alive_.push_back(t);
   return id;
 }
@@ -51,8 +52,10 @@ int Capture::known(const Tensor& t) const {
   if (it != ids_.end()) return it->second;
   // An alias: a detached tensor or a saved output unpacked by a backward rule
   // shares storage and layout with a value we know.
-  for (const Tensor& k : alive_)
-    if (same_layout(k, t)) return ids_.at(k.impl());
+  auto users = on_storage_.find(t.storage().get());
+  if (users == on_storage_.end()) return -1;
+  for (size_t k : users->second)
+    if (same_layout(alive_[k], t)) return ids_.at(alive_[k].impl());
   return -1;
 }
 
@@ -110,8 +113,8 @@ void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string
     graph_.add_node("copy_", {id, value_of(src)}, {}, {}, current_origin());
     return;
   }
-  for (size_t k = 0; id < 0 && k < alive_.size(); ++k)
-    if (alive_[k].storage() == dst.storage()) id = ids_.at(alive_[k].impl());  // a part of a value
+  auto users = on_storage_.find(dst.storage().get());
+  if (id < 0 && users != on_storage_.end()) id = ids_.at(alive_[users->second.front()].impl());  // a part of a value
   if (id < 0 || graph_.value(id).kind == ValueKind::constant) return;
   problems_.push_back({what + " writes into " + describe(id) + " in place, which a graph does not replay",
                        current_origin()});

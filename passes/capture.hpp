@@ -62,6 +62,9 @@ class Capture : public OpObserver {
   Graph graph_;
   std::unordered_map<const TensorImpl*, int> ids_;
   TensorList alive_;  // every mapped tensor, so no address is reused during the capture
+  // For each storage, the mapped tensors on it (indices into alive_): aliases are
+  // found among these, not by a scan of every tensor.
+  std::unordered_map<const Storage*, std::vector<size_t>> on_storage_;
   TensorList free_params_;
   std::vector<CaptureProblem> problems_;
   OpObserver* previous_ = nullptr;

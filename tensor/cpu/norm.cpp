@@ -58,6 +58,11 @@ ChannelStats channel_stats(const T* x, int64_t N, int64_t C, int64_t S) {
   return st;
 }
 
+// Eval mode normalizes with the running statistics instead of the batch's.
+ChannelStats running_stats(const Tensor& running_mean, const Tensor& running_var) {
+  return {to_double_vector(running_mean), to_double_vector(running_var)};
+}
+
 // y[n, c, :] = x[n, c, :] * scale[c] + shift[c]
 template <class T>
 void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const std::vector<double>& scale,
@@ -163,13 +168,7 @@ void batch_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
   visit_float(dt, "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* xp = static_cast<const T*>(x.raw_data());
-    ChannelStats st;
-    if (training) {
-      st = channel_stats(xp, N, C, S);
-    } else {
-      st.mean = to_double_vector(running_mean);
-      st.var = to_double_vector(running_var);
-    }
+    ChannelStats st = training ? channel_stats(xp, N, C, S) : running_stats(running_mean, running_var);
     std::vector<double> w = values_or(weight, C, 1.0), b = values_or(bias, C, 0.0), scale(C), shift(C);
     for (int64_t c = 0; c < C; ++c) {
       scale[c] = w[c] / std::sqrt(st.var[c] + eps);
@@ -204,13 +203,7 @@ void batch_norm_backward(const TensorList& in, const Attrs& attrs, TensorList& o
     using T = typename decltype(tag)::type;
     const T* xp = static_cast<const T*>(x.raw_data());
     const T* gp = static_cast<const T*>(g.raw_data());
-    ChannelStats st;
-    if (training) {
-      st = channel_stats(xp, N, C, S);
-    } else {
-      st.mean = to_double_vector(running_mean);
-      st.var = to_double_vector(running_var);
-    }
+    ChannelStats st = training ? channel_stats(xp, N, C, S) : running_stats(running_mean, running_var);
     std::vector<double> sum_g(C), sum_g_xc(C), w = values_or(weight, C, 1.0);
     grad_sums(gp, xp, N, C, S, st.mean, sum_g, sum_g_xc);
     std::vector<double> k(C), shift_g(C, 0.0), slope(C, 0.0), gw(C);
