@@ -22,6 +22,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla {
@@ -99,6 +100,18 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
     if (k < 32 && (def.saves.outputs >> k) & 1u) node->saved_outputs[k] = SavedTensor(outs[k], true);
 }
 
+// Graph capture (autograd/trace.hpp): the observer of this thread, and how deep we are
+// inside op calls (only top-level calls are reported).
+thread_local OpObserver* t_observer = nullptr;
+thread_local int t_op_depth = 0;
+
+struct NestedOpScope {
+  NestedOpScope() { ++t_op_depth; }
+  ~NestedOpScope() { --t_op_depth; }
+};
+
+OpObserver* traced_observer() { return t_op_depth == 0 ? t_observer : nullptr; }
+
 // Shape rule, kernel (or view) and autograd recording of one call.
 TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given) {
   if (def.num_inputs >= 0 && static_cast<int>(inputs.size()) != def.num_inputs)
@@ -111,15 +124,19 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
     completed = complete_attrs(def, given);
     use = &completed;
   }
-  std::vector<TensorMeta> metas = def.infer(inputs, *use);
   TensorList outs;
-  if (def.view) {
-    outs = def.view(inputs, *use);
-  } else {
-    outs = allocate_outputs(metas);
-    run_kernel(def, inputs, *use, outs);
+  {
+    NestedOpScope nested;  // ops called by this op's rule or kernel are not traced
+    std::vector<TensorMeta> metas = def.infer(inputs, *use);
+    if (def.view) {
+      outs = def.view(inputs, *use);
+    } else {
+      outs = allocate_outputs(metas);
+      run_kernel(def, inputs, *use, outs);
+    }
   }
   if (needs_recording(def, inputs)) record(def, inputs, *use, outs);
+  if (OpObserver* observer = traced_observer()) observer->on_op(def, inputs, *use, outs);
   return outs;
 }
 
@@ -135,6 +152,22 @@ TensorList autocast_inputs(const OpDef& def, const TensorList& inputs, DType reg
 }
 
 }  // namespace
+
+OpObserver* op_observer() { return t_observer; }
+
+OpObserver* set_op_observer(OpObserver* observer) {
+  OpObserver* previous = t_observer;
+  t_observer = observer;
+  return previous;
+}
+
+void notify_value_read(const Tensor& t, const std::string& what) {
+  if (t_observer) t_observer->on_value_read(t, what);
+}
+
+void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
+  if (t_observer) t_observer->on_inplace(dst, src, what);
+}
 
 TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   const OpDef& def = op_def(id);

@@ -7,6 +7,7 @@
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/ops/common.hpp"
+#include "autograd/trace.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla {
@@ -54,6 +55,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   if (!(broadcast_shapes("copy_", dst.sizes(), src.sizes(), "self", "src") == dst.sizes()))
     throw Error("copy_: src of shape " + src.shape_str() + " cannot be broadcast to the destination shape " +
                 dst.shape_str());
+  notify_inplace(dst, src, "copy_");  // a captured graph cannot replay in-place writes
   copy_into(dst, src);
   dst.bump_version();
   rebase_history(dst, src);

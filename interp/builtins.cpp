@@ -381,6 +381,7 @@ void install_builtins(Evaluator& ev) {
   ev.native_modules["math"] = math_module;
   ev.native_modules["time"] = time_module;
   install_data_builtins(ev);
+  install_graph_builtins(ev);
 }
 
 }  // namespace nabla::interp

@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins_internal.hpp"
 #include "tensor/cpu/copy.hpp"
 
@@ -51,12 +52,17 @@ void install_tensor_methods() {
   };
   m["item"] = [=](Evaluator&, CallArgs& a) {
     const Tensor& x = self_only("item", a);
+    notify_value_read(x, "item()");
     double d = x.item();
     if (is_floating(x.dtype())) return Value::number(d);
     if (x.dtype() == DType::b8) return Value::boolean(d != 0);
     return Value::integer(static_cast<int64_t>(d));
   };
-  m["tolist"] = [=](Evaluator&, CallArgs& a) { return tolist(self_only("tolist", a)); };
+  m["tolist"] = [=](Evaluator&, CallArgs& a) {
+    const Tensor& x = self_only("tolist", a);
+    notify_value_read(x, "tolist()");
+    return tolist(x);
+  };
   m["backward"] = [](Evaluator&, CallArgs& a) {
     Bound b = bind("backward", a, {"self", "gradient", "retain_graph", "create_graph"}, 1);
     Tensor g = b.has(1) ? input_of(b[1], "backward", "gradient") : Tensor();

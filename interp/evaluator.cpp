@@ -11,6 +11,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/evaluator_impl.hpp"
 
 namespace nabla::interp {
@@ -393,6 +394,7 @@ void Evaluator::Impl::set_origin(const Expr& e) {
 }
 
 void Evaluator::Impl::set_origin_for(const Value& a, const Value& b, const Expr& e) {
+  if (op_observer()) return set_origin(e);  // capturing a graph: every node gets its line
   if ((a.tag == Tag::Tensor && a.t.defined() && a.t.requires_grad()) ||
       (b.tag == Tag::Tensor && b.t.defined() && b.t.requires_grad())) {
     if (grad_enabled()) set_origin(e);
@@ -590,7 +592,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
       auto& ix = static_cast<const Index&>(e);
       Value obj = eval(*ix.object);
       std::vector<Value> idx = eval_index_items(ix);
-      if (obj.tag == Tag::Tensor && obj.t.requires_grad() && grad_enabled()) set_origin(e);
+      if (obj.tag == Tag::Tensor) set_origin_for(obj, Value(), e);
       return index_value(ev, obj, idx);
     }
     case ExprKind::Slice: fail("a slice is only allowed inside [ ]");
@@ -604,6 +606,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
         call_site = &c.span;
         ev.current_span = &c.span;
         current_call = &e;
+        if (op_observer()) set_origin(e);
         return ev.call_method(obj, a.name, args);
       }
       Value callee = eval(*c.callee);
@@ -611,6 +614,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
       call_site = &c.span;
       ev.current_span = &c.span;
       current_call = &e;
+      if (op_observer()) set_origin(e);
       return ev.call_value(callee, args);
     }
     case ExprKind::Unary: {

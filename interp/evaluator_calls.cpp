@@ -121,6 +121,9 @@ Value Evaluator::call_value(const Value& callee, CallArgs& args) {
       return impl->instantiate(std::static_pointer_cast<ModelClassObj>(callee.o), args);
     case Tag::FnClass: return impl->apply_custom(std::static_pointer_cast<ModelClassObj>(callee.o), args);
     case Tag::Instance: return impl->call_instance(callee, args);
+    case Tag::Object:
+      if (callee.as<ObjectObj>()->methods.count("__call__")) return call_method(callee, "__call__", args);
+      [[fallthrough]];
     default: fail(std::string("'") + type_name(callee) + "' object is not callable");
   }
 }

@@ -8,6 +8,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::interp {
@@ -265,7 +266,10 @@ std::string str(const Value& v) {
     case Tag::Int: return std::to_string(v.i);
     case Tag::Float: return float_repr(v.f);
     case Tag::DType: return dtype_name(v.dt);
-    case Tag::Tensor: return v.t.defined() ? v.t.str() : "none";
+    case Tag::Tensor:
+      if (!v.t.defined()) return "none";
+      notify_value_read(v.t, "printing");
+      return v.t.str();
     case Tag::Str: return v.as<StrObj>()->s;
     case Tag::List:
     case Tag::Tuple: {
@@ -328,6 +332,7 @@ bool truthy(const Value& v) {
       if (v.t.numel() != 1)
         throw Error("the truth value of a tensor with " + std::to_string(v.t.numel()) +
                     " elements is ambiguous (use .any() / .all() style reductions, e.g. (x > 0).sum() > 0)");
+      notify_value_read(v.t, "a condition on its value");
       return v.t.item() != 0.0;
     case Tag::Str: return !v.as<StrObj>()->s.empty();
     case Tag::List:

@@ -1,7 +1,8 @@
 // Dead code elimination: drops nodes none of whose outputs reach a graph output, and
 // constants that no live node uses (they are captured values the graph owns; inputs
 // and params stay, being the caller's signature). Nodes with effects outside the graph
-// are kept (has_side_effect in rewrite.hpp: batch_norm in training mode, dropout).
+// are kept (has_side_effect in rewrite.hpp: batch_norm in training mode, dropout,
+// copy_ into a parameter or buffer).
 #include "passes/passes.hpp"
 #include "passes/rewrite.hpp"
 

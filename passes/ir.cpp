@@ -168,7 +168,8 @@ void print_body(const Graph& g, const std::string& indent, std::string& out);
 void print_node(const Graph& g, const Node& n, const std::string& indent, std::string& out) {
   out += indent;
   for (size_t k = 0; k < n.outputs.size(); ++k) out += (k ? ", " : "") + value_ref(g, n.outputs[k]);
-  out += " = " + n.op + "(";
+  if (!n.outputs.empty()) out += " = ";  // a node without outputs (copy_) is a statement
+  out += n.op + "(";
   for (size_t k = 0; k < n.inputs.size(); ++k) out += (k ? ", " : "") + value_ref(g, n.inputs[k]);
   out += ")";
   if (!n.attrs.items().empty()) {
@@ -177,7 +178,7 @@ void print_node(const Graph& g, const Node& n, const std::string& indent, std::s
     for (size_t k = 0; k < items.size(); ++k) out += (k ? ", " : "") + items[k].name + "=" + attr_text(items[k].value);
     out += "}";
   }
-  out += " :";
+  if (!n.outputs.empty()) out += " :";
   for (size_t k = 0; k < n.outputs.size(); ++k) out += (k ? ", " : " ") + meta_str(g.value(n.outputs[k]).meta);
   if (n.body) {
     out += " {\n";

@@ -1,11 +1,18 @@
 #include "tensor/tensor.hpp"
 
+#include <atomic>
 #include <cmath>
 
 #include "tensor/allocator.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla {
+
+uint64_t new_tensor_serial() {
+  static std::atomic<uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 
 Storage::Storage(size_t n, Device dev) : nbytes(n), device(dev) {
   NABLA_CHECK(dev.kind == DeviceKind::cpu, "storage on " + dev.str() + " needs the CUDA backend, which is not built into this nabla");

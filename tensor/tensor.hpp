@@ -47,6 +47,10 @@ struct AutogradMeta {
   std::vector<TensorHook> leaf_hooks;    // hooks of a leaf (non-leaf hooks live on grad_fn)
 };
 
+// A number that orders tensor creations (graph capture tells tensors that existed
+// before it started from those made while it ran).
+uint64_t new_tensor_serial();
+
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape sizes;
@@ -57,6 +61,7 @@ struct TensorImpl {
   bool contiguous = true;
   bool is_view = false;  // shares storage with a tensor it was viewed from
   bool wrapped_number = false;  // made from a plain number: does not drive type promotion
+  uint64_t serial = new_tensor_serial();
   std::unique_ptr<AutogradMeta> autograd;
 
   AutogradMeta& autograd_meta() {

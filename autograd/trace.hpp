@@ -1,0 +1,34 @@
+// The seam that graph capture (passes/capture.*) plugs into: while an observer is set
+// on this thread, every op-table call reports itself once it has run — the forward
+// ops a model runs and the ops that backward rules run alike (DESIGN.md seam 4).
+// Calls made inside another op's shape rule, kernel or view are not reported: the
+// outer op stands for them.
+#pragma once
+#include <string>
+
+#include "autograd/op_table.hpp"
+
+namespace nabla {
+
+class OpObserver {
+ public:
+  virtual ~OpObserver() = default;
+  // def ran on inputs with attrs (every attribute, defaults filled) and made outputs.
+  virtual void on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) = 0;
+  // A tensor's values were read into the host program (item(), printing, a branch on
+  // a tensor): a graph cannot replay that. `what` says how ("item()").
+  virtual void on_value_read(const Tensor& t, const std::string& what) {}
+  // dst is about to be overwritten in place with src (broadcast) outside the op table:
+  // x.copy_(y), and x.add_(y) as x.copy_(add(x, y)); optimizer steps, buffer updates.
+  virtual void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {}
+};
+
+OpObserver* op_observer();
+// Sets this thread's observer (nullptr: none); returns the previous one.
+OpObserver* set_op_observer(OpObserver* observer);
+
+// Reports a value read or an in-place change to the observer, if there is one.
+void notify_value_read(const Tensor& t, const std::string& what);
+void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& what);
+
+}  // namespace nabla

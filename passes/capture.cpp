@@ -1,0 +1,131 @@
+#include "passes/capture.hpp"
+
+#include "autograd/grad_mode.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+bool same_layout(const Tensor& a, const Tensor& b) {
+  return a.storage() == b.storage() && a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
+         a.strides() == b.strides() && a.offset() == b.offset();
+}
+
+}  // namespace
+
+Capture::Capture(std::string graph_name) { graph_.name = std::move(graph_name); }
+
+Capture::~Capture() { stop(); }
+
+void Capture::start() {
+  if (active_) return;
+  start_serial_ = new_tensor_serial();
+  previous_ = set_op_observer(this);
+  active_ = true;
+}
+
+void Capture::stop() {
+  if (!active_) return;
+  set_op_observer(previous_);
+  active_ = false;
+}
+
+int Capture::remember(const Tensor& t, int id) {
+  ids_[t.impl()] = id;
+  alive_.push_back(t);
+  return id;
+}
+
+int Capture::bind_input(const Tensor& t, const std::string& name) {
+  return remember(t, graph_.add_input(name, ValueKind::input, {t.sizes(), t.dtype()}));
+}
+
+int Capture::bind_param(const Tensor& t, const std::string& name) {
+  if (int id = known(t); id >= 0) return id;  // a parameter shared by two modules
+  return remember(t, graph_.add_input(name, ValueKind::param, {t.sizes(), t.dtype()}));
+}
+
+int Capture::known(const Tensor& t) const {
+  auto it = ids_.find(t.impl());
+  if (it != ids_.end()) return it->second;
+  // An alias: a detached tensor or a saved output unpacked by a backward rule
+  // shares storage and layout with a value we know.
+  for (const Tensor& k : alive_)
+    if (same_layout(k, t)) return ids_.at(k.impl());
+  return -1;
+}
+
+int Capture::value_of(const Tensor& t) {
+  if (!t.defined()) return -1;
+  if (int id = known(t); id >= 0) return remember(t, id);
+  // A tensor that existed before the capture (a weight or buffer the function closes
+  // over) is bound live, so updates to it reach the graph; one made during the
+  // capture (a wrapped number, zeros() in the body) is a constant.
+  if (t.impl()->serial < start_serial_) {
+    free_params_.push_back(t);
+    std::string name = "free";
+    name += std::to_string(free_params_.size() - 1);  // (not "free" + ...: a GCC 12 false warning)
+    return bind_param(t, name);
+  }
+  // Captured by value (a raw copy, not an op, so it is not traced): later changes to
+  // the tensor do not reach the graph.
+  Tensor copy = empty(t.sizes(), t.dtype());
+  copy_into(copy, t);
+  copy.impl()->wrapped_number = t.impl()->wrapped_number;
+  return remember(t, graph_.add_constant(copy));
+}
+
+void Capture::on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) {
+  std::vector<int> ins;
+  for (const Tensor& t : inputs) ins.push_back(value_of(t));
+  std::vector<TensorMeta> metas;
+  for (const Tensor& t : outputs) metas.push_back({t.sizes(), t.dtype()});
+  int n = graph_.add_node(def.name, ins, attrs, metas, current_origin());
+  for (size_t k = 0; k < outputs.size(); ++k) remember(outputs[k], graph_.nodes[static_cast<size_t>(n)].outputs[k]);
+}
+
+std::string Capture::describe(int id) const {
+  const Value& v = graph_.value(id);
+  std::string s(1, '%');  // appended piecewise: GCC 12 warns falsely on "%" + string
+  if (v.kind != ValueKind::op) return s.append(v.name);
+  const Node& n = graph_.nodes[static_cast<size_t>(v.node)];
+  s.append(std::to_string(id)).append(" (made by ").append(n.op);
+  if (!n.origin.empty()) s.append(" at ").append(n.origin);
+  return s.append(")");
+}
+
+void Capture::on_value_read(const Tensor& t, const std::string& what) {
+  int id = known(t);
+  // Constants are fixed, so reading them is fine; anything else varies per call.
+  if (id < 0 || graph_.value(id).kind == ValueKind::constant) return;
+  problems_.push_back({what + " reads the value of " + describe(id) +
+                           ", which a graph cannot replay (it would be baked in as a constant)",
+                       current_origin()});
+}
+
+void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
+  int id = known(dst);  // the tensor itself or one with its exact layout
+  if (id >= 0 && graph_.value(id).kind == ValueKind::param) {
+    graph_.add_node("copy_", {id, value_of(src)}, {}, {}, current_origin());
+    return;
+  }
+  for (size_t k = 0; id < 0 && k < alive_.size(); ++k)
+    if (alive_[k].storage() == dst.storage()) id = ids_.at(alive_[k].impl());  // a part of a value
+  if (id < 0 || graph_.value(id).kind == ValueKind::constant) return;
+  problems_.push_back({what + " writes into " + describe(id) + " in place, which a graph does not replay",
+                       current_origin()});
+}
+
+Graph Capture::finish(const TensorList& outputs) {
+  stop();
+  for (const Tensor& t : outputs) {
+    if (!t.defined()) throw Error("compile: the function returned an undefined tensor");
+    graph_.outputs.push_back(value_of(t));
+  }
+  graph_.compact({});  // canonical numbering: inputs first, then outputs in node order
+  verify(graph_, "capture");
+  return graph_;
+}
+
+}  // namespace nabla::graph

@@ -1,0 +1,72 @@
+// Capture (DESIGN.md seam 4): eager code runs under an OpObserver while a Capture
+// records each op-table call as a node of a Graph. Tensors are matched to graph
+// values by identity; a tensor that no recorded op made is a bound input or
+// parameter, an alias of a known value (same storage and layout: detach, saved
+// outputs), a tensor that existed before the capture (bound live as a "free"
+// parameter), or else a constant captured by value. An in-place write into a parameter
+// or buffer (BatchNorm's num_batches_tracked) is recorded as a "copy_" node, which
+// the executor replays in order. Reading a traced tensor's values into the program
+// (item(), printing, a branch) or writing into any other traced tensor in place
+// cannot be replayed by a graph: those are collected as problems, each with its DSL
+// line.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "autograd/trace.hpp"
+#include "passes/ir.hpp"
+
+namespace nabla::graph {
+
+struct CaptureProblem {
+  std::string what;    // "item() reads the value of %12 (made by matmul at m.dsl:3:9)"
+  std::string origin;  // the DSL line where it happened, may be empty
+};
+
+class Capture : public OpObserver {
+ public:
+  explicit Capture(std::string graph_name);
+  ~Capture() override;
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+
+  // Graph inputs, bound before the run: values given at each call (input) or live
+  // tensors of the model (param: parameters and buffers).
+  int bind_input(const Tensor& t, const std::string& name);
+  int bind_param(const Tensor& t, const std::string& name);
+
+  // Installs this capture as the thread's observer until stop() (or destruction).
+  void start();
+  void stop();
+
+  // The graph that returns `outputs` (made by recorded ops, inputs or constants).
+  Graph finish(const TensorList& outputs);
+  const std::vector<CaptureProblem>& problems() const { return problems_; }
+  // Tensors that no op made, that existed before start() and were not bound: bound as
+  // params named "free<k>" (weights and buffers a function closes over). Their live
+  // tensors, in order.
+  const TensorList& free_params() const { return free_params_; }
+
+  void on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) override;
+  void on_value_read(const Tensor& t, const std::string& what) override;
+  void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) override;
+
+ private:
+  int value_of(const Tensor& t);
+  int known(const Tensor& t) const;  // -1 when t is neither recorded nor an alias
+  int remember(const Tensor& t, int id);
+  std::string describe(int id) const;
+
+  Graph graph_;
+  std::unordered_map<const TensorImpl*, int> ids_;
+  TensorList alive_;  // every mapped tensor, so no address is reused during the capture
+  TensorList free_params_;
+  std::vector<CaptureProblem> problems_;
+  OpObserver* previous_ = nullptr;
+  uint64_t start_serial_ = 0;  // tensors with a smaller serial existed before start()
+  bool active_ = false;
+};
+
+}  // namespace nabla::graph

@@ -1,0 +1,44 @@
+# Graph mode against eager, in nabla: MLP and CNN inference at batch 64 and one MLP
+# training step (forward, loss, gradients). Prints "name eager_us graph_us" lines;
+# scripts/bench/graph_bench.py runs it beside PyTorch.
+import nn
+import time
+manual_seed(0)
+
+fn median_us(f, args, reps) {
+  let times = []
+  for r in range(5) {
+    let t0 = time.perf_counter()
+    for i in range(reps) { f(*args) }
+    times.append((time.perf_counter() - t0) / reps * 1e6)
+  }
+  times.sort()
+  return times[2]
+}
+
+fn compare(name, eager, graph, args, reps) {
+  for i in range(3) { eager(*args); graph(*args) }
+  print(f"{name} {median_us(eager, args, reps):.1f} {median_us(graph, args, reps):.1f}")
+}
+
+let mlp = nn.Sequential([nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)])
+let cnn = nn.Sequential([
+  nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+  nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+  nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10)])
+mlp.eval()
+cnn.eval()
+let x = randn([64, 784])
+let images = randn([64, 1, 28, 28])
+let y = randint(0, 10, [64])
+no_grad {
+  compare("mlp_infer", mlp, compile(mlp, x), [x], 200)
+  compare("cnn_infer", cnn, compile(cnn, images), [images], 10)
+}
+fn eager_step(xb, yb) {
+  let loss = cross_entropy(mlp(xb), yb)
+  loss.backward()
+  return loss
+}
+fn loss_fn(xb, yb) = cross_entropy(mlp(xb), yb)
+compare("mlp_train_step", eager_step, compile(loss_fn, x, y, train=true), [x, y], 100)
