@@ -13,6 +13,7 @@
 #include "passes/capture.hpp"
 #include "passes/executor.hpp"
 #include "passes/pass_manager.hpp"
+#include "viz/graphviz.hpp"
 
 namespace nabla::interp {
 
@@ -273,6 +274,27 @@ Value make_graph_module(std::shared_ptr<GraphModule> gm) {
     const CompiledGraph& cg = gm->graphs.at(gm->last_used);
     return make_str(graph::print_graph(b.has(1) && as_bool(b[1], "ir(): captured") ? cg.captured : cg.graph));
   };
+  // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"
+  // draws the graph just before and after that pass of the pipeline, changes marked.
+  obj->methods["render"] = [gm](Evaluator&, CallArgs& a) {
+    Bound b = bind("render", a, {"self", "path", "before_after"}, 2);
+    const CompiledGraph& cg = gm->graphs.at(gm->last_used);
+    if (!b.has(2)) {
+      viz::render(viz::graph_dot(cg.graph), str(b[1]));
+      return Value();
+    }
+    std::string pass = str(b[2]);
+    graph::PipelineOptions opt;
+    opt.snapshot_after = pass;
+    graph::Graph g = cg.captured;
+    std::vector<std::string> passes = gm->pipeline;
+    bool listed = false;
+    for (auto& p : passes) listed |= p == pass;
+    if (!listed) passes = graph::parse_pipeline(pass);  // a pass outside the pipeline: run it alone
+    graph::PipelineResult r = graph::run_pipeline(g, passes, opt);
+    viz::render(viz::diff_dot(r.before_snapshot, r.after_snapshot, pass), str(b[1]));
+    return Value();
+  };
   obj->methods["explain"] = [gm](Evaluator&, CallArgs& a) {
     bind("explain", a, {"self"}, 1);
     return make_str(explain(*gm));
@@ -301,6 +323,19 @@ Value compile_builtin(Evaluator& ev, CallArgs& a) {
 
 }  // namespace
 
-void install_graph_builtins(Evaluator& ev) { install_function(ev, "compile", compile_builtin); }
+void install_graph_builtins(Evaluator& ev) {
+  install_function(ev, "compile", compile_builtin);
+  // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
+  // double-backward graphs included.
+  install_function(ev, "render_autograd", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("render_autograd", a, {"tensors", "path"}, 2);
+    TensorList roots;
+    if (b[0].tag == Tag::Tensor) roots.push_back(b[0].t);
+    else
+      for (auto& v : b[0].as<ListObj>()->items) roots.push_back(as_tensor(v, "render_autograd(): tensors"));
+    viz::render(viz::autograd_dot(roots), str(b[1]));
+    return Value();
+  });
+}
 
 }  // namespace nabla::interp

@@ -12,9 +12,8 @@ namespace nabla::graph {
 
 // Why a node has an effect outside the graph, or "" when it has none: batch_norm in
 // training mode updates its running statistics in place (when it has them), dropout
-// draws from the
-// random generator (even with training=false it is left alone, to keep one rule), and
-// copy_ (a graph-level op the capture makes) writes into a parameter or buffer.
+// draws from the random generator (even with training=false it is left alone, to
+// keep one rule), and copy_ (a captured in-place write) changes a parameter or buffer.
 std::string side_effect(const Node& n);
 inline bool has_side_effect(const Node& n) { return !side_effect(n).empty(); }
 

@@ -249,6 +249,7 @@ TEST_CASE("parse errors name the line and column, what was expected and what was
         "2:29: expected ', ' and the type of output 2 (of 2), got end of line");
   CHECK(parse_error(head + "  relu(%x)\n}") == "3:1: expected a node or 'return', got '}'");
   CHECK(parse_error(head + "  %1 relu(%x) : f32[2]\n}") == "2:6: expected '=', got 'relu'");
+  CHECK(parse_error(head + "  = relu(%x)\n}") == "2:3: expected a node or 'return', got '='");
   CHECK(parse_error(head + "  return %x\n}\nextra") == "4:1: expected end of input, got 'extra'");
   CHECK(parse_error(head + "  return %x\n") == "3:1: expected '}', got end of input");
   CHECK(parse_error("graph g(%c: const f32[2] = [1]) {\n  return\n}") ==
