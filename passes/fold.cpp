@@ -5,8 +5,9 @@
 // signature).
 //
 // Left alone, with a note when explaining: nodes with an effect outside the graph
-// (dropout, batch_norm in training mode; see side_effect in rewrite.hpp), and results
-// larger than kFoldLimitElements.
+// (dropout, batch_norm in training mode; see side_effect in rewrite.hpp), nodes that
+// read a constant the graph writes into, results larger than kFoldLimitElements, and
+// nodes whose kernel fails on the constants.
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "passes/passes.hpp"
@@ -33,10 +34,19 @@ bool all_inputs_constant(const Graph& g, const Node& n) {
   return any;
 }
 
+// A constant input that the graph writes into (a training batch_norm's running
+// statistics change while the graph runs; See Note [Writes in the graph]), or -1.
+int written_input(const Node& n, const std::vector<bool>& written) {
+  for (int v : n.inputs)
+    if (v >= 0 && v < static_cast<int>(written.size()) && written[static_cast<size_t>(v)]) return v;
+  return -1;
+}
+
 // Why a candidate must not be folded, or "" when it may.
-std::string fold_blocker(const Graph& g, const Node& n) {
+std::string fold_blocker(const Graph& g, const Node& n, const std::vector<bool>& written) {
   std::string effect = side_effect(n);
   if (!effect.empty()) return effect;
+  if (int v = written_input(n, written); v >= 0) return "reads %" + value_name(g, v) + ", which the graph writes into";
   int64_t elements = 0;
   for (int v : n.outputs) elements += shape_numel(g.value(v).meta.sizes);
   if (elements > kFoldLimitElements)
@@ -112,13 +122,14 @@ PassResult run_fold(Graph& g, const PassContext& ctx) {
   PassResult r;
   std::vector<int> uses_before = g.use_counts();
   std::vector<bool> dead(g.nodes.size(), false);
+  std::vector<bool> written = written_storage(g, storage_roots(g));
   ValueForwarding forward;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     forward.forward_inputs(n);
     const OpDef* def = Graph::table_op(n);
     if (!def || !all_inputs_constant(g, n)) continue;
-    std::string why = fold_blocker(g, n);
+    std::string why = fold_blocker(g, n, written);
     TensorList outputs;
     if (why.empty()) why = try_evaluate(g, n, *def, outputs);
     if (!why.empty()) {

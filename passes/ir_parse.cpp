@@ -44,6 +44,7 @@ class Reader {
   bool at_end() const { return at_.pos >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[at_.pos]; }
   Mark mark() const { return at_; }
+  void reset(const Mark& m) { at_ = m; }  // back to a mark (one token of lookahead)
 
   void advance() {
     if (text_[at_.pos++] == '\n') {
@@ -259,7 +260,7 @@ class Parser {
   void nodes_until(Scope& s, const std::string& end) {
     while (!in_.accept_word(end)) {
       in_.skip_space();
-      if (in_.peek() != '%' && !std::isalpha(static_cast<unsigned char>(in_.peek()))) in_.fail("a node or '" + end + "'");
+      if (in_.peek() != '%' && !is_word_char(in_.peek())) in_.fail("a node or '" + end + "'");
       node(s);
     }
     in_.skip_blank();
@@ -385,14 +386,14 @@ class Parser {
     in_.fail_at(n.at, "expected " + what + ", got '" + t + "'");
   }
 
-  // node := ref (',' ref)* '=' op arguments ['{' attributes] ':' type (',' type)*
+  // node := [ref (',' ref)* '='] op arguments ['{' attributes] [':' type (',' type)*]
   //         ['{' body] [origin]
-  //       | op arguments ['{' attributes] [origin]     (a node without outputs: copy_)
+  // (':' and the types exactly when there are outputs: a node without outputs, such
+  // as copy_, is a statement "copy_(%p, %5)")
   void node(Scope& s) {
     std::vector<std::pair<std::string, Mark>> outs;
     in_.skip_space();
-    bool statement = in_.peek() != '%';
-    if (!statement) {
+    if (in_.peek() == '%') {
       do {
         Mark at = ref_mark();
         outs.emplace_back(in_.name("a value name"), at);
@@ -402,18 +403,9 @@ class Parser {
     std::string op = in_.word("an op name");
     std::vector<int> args = arguments(s);
     Attrs attrs;
-    in_.skip_blank();  // not skip_space: that would take a statement's origin comment as a comment line
-    if (in_.peek() == '{' && in_.accept('{')) attrs = attributes();
-    if (!statement) in_.expect(':');
-    std::vector<TensorMeta> metas;
-    for (size_t k = 0; k < outs.size(); ++k) {
-      in_.skip_blank();  // the types are on the node's line: a missing one is missed at its end
-      if (k && in_.peek() != ',')
-        in_.fail_here("', ' and the type of output " + std::to_string(k + 1) + " (of " + std::to_string(outs.size()) +
-                      ")");
-      if (k) in_.advance();
-      metas.push_back(type());
-    }
+    in_.skip_blank();  // not past the line's end: a statement's origin may follow
+    if (in_.peek() == '{' && !looking_at_body() && in_.accept('{')) attrs = attributes();
+    std::vector<TensorMeta> metas = output_types(outs.size());
     std::shared_ptr<Graph> fused;
     in_.skip_blank();
     if (in_.peek() == '{' && in_.accept('{')) fused = body();
@@ -422,6 +414,28 @@ class Parser {
     Node& n = s.g.nodes[static_cast<size_t>(index)];
     n.body = std::move(fused);
     for (size_t k = 0; k < outs.size(); ++k) define(s, outs[k].first, n.outputs[k], outs[k].second, true);
+  }
+
+  // Whether a '{' that follows opens a fused body ("{ body(") rather than attributes.
+  bool looking_at_body() {
+    Mark start = in_.mark();
+    bool body = in_.accept('{') && in_.accept_word("body") && in_.accept('(');
+    in_.reset(start);
+    return body;
+  }
+
+  // ':' type (',' type)*, one type per output, on the node's line; nothing for none.
+  std::vector<TensorMeta> output_types(size_t count) {
+    std::vector<TensorMeta> metas;
+    if (count > 0) in_.expect(':');
+    for (size_t k = 0; k < count; ++k) {
+      in_.skip_blank();  // a missing type is missed at the end of the node's line
+      if (k && in_.peek() != ',')
+        in_.fail_here("', ' and the type of output " + std::to_string(k + 1) + " (of " + std::to_string(count) + ")");
+      if (k) in_.advance();
+      metas.push_back(type());
+    }
+    return metas;
   }
 
   // origin := '#' ' ' text to the end of the line, on the node's own line (the DSL

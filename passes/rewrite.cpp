@@ -3,20 +3,59 @@
 
 namespace nabla::graph {
 
+namespace {
+
+// batch_norm in training mode with running statistics (without them it is pure).
+bool updates_running_stats(const Node& n) {
+  return n.op == "batch_norm" && n.attrs.has("training") && n.attrs.b("training") && n.inputs.size() == 5 &&
+         n.inputs[3] >= 0;
+}
+
+}  // namespace
+
 std::string side_effect(const Node& n) {
-  if (n.op == "batch_norm" && n.attrs.has("training") && n.attrs.b("training"))
-    return "training mode updates the running statistics";
+  if (updates_running_stats(n)) return "training mode updates the running statistics";
   if (n.op == "dropout") return "draws from the random generator";
   if (n.op == "copy_") return "writes into a parameter or buffer";
   return "";
 }
 
+std::vector<size_t> written_inputs(const Node& n) {
+  if (n.op == "copy_") return {0};
+  if (updates_running_stats(n)) return {3, 4};
+  return {};
+}
+
+std::vector<int> storage_roots(const Graph& g) {
+  std::vector<int> roots(g.values.size());
+  for (size_t v = 0; v < roots.size(); ++v) roots[v] = static_cast<int>(v);
+  for (const Node& n : g.nodes) {  // in order: an input's root is known before its use
+    const OpDef* def = Graph::table_op(n);
+    if (!def || !def->view || n.inputs.empty() || n.inputs[0] < 0) continue;
+    for (int out : n.outputs) roots[static_cast<size_t>(out)] = roots[static_cast<size_t>(n.inputs[0])];
+  }
+  return roots;
+}
+
+std::vector<bool> written_storage(const Graph& g, const std::vector<int>& roots) {
+  std::vector<bool> written_root(g.values.size(), false);
+  for (const Node& n : g.nodes)
+    for (size_t k : written_inputs(n))
+      if (k < n.inputs.size() && n.inputs[k] >= 0)
+        written_root[static_cast<size_t>(roots[static_cast<size_t>(n.inputs[k])])] = true;
+  std::vector<bool> written(g.values.size(), false);
+  for (size_t v = 0; v < written.size(); ++v) written[v] = written_root[static_cast<size_t>(roots[v])];
+  return written;
+}
+
+std::string value_name(const Graph& g, int id) {
+  const Value& v = g.value(id);
+  return v.name.empty() ? std::to_string(v.id) : v.name;
+}
+
 std::string describe_node(const Graph& g, const Node& n) {
   std::string s;
-  for (size_t k = 0; k < n.outputs.size(); ++k) {
-    const Value& v = g.value(n.outputs[k]);
-    s += (k ? ", %" : "%") + (v.name.empty() ? std::to_string(v.id) : v.name);
-  }
+  for (size_t k = 0; k < n.outputs.size(); ++k) s += (k ? ", %" : "%") + value_name(g, n.outputs[k]);
   s += (s.empty() ? "" : " = ") + n.op;
   if (!n.origin.empty()) s += " at " + n.origin;
   return s;

@@ -11,11 +11,32 @@
 namespace nabla::graph {
 
 // Why a node has an effect outside the graph, or "" when it has none: batch_norm in
-// training mode updates its running statistics in place, dropout draws from the
-// random generator (even with training=false it is left alone, to keep one rule),
-// and copy_ (a captured in-place write) changes a parameter or buffer.
+// training mode updates its running statistics in place (when it has them), dropout
+// draws from the random generator (even with training=false it is left alone, to
+// keep one rule), and copy_ (a captured in-place write) changes a parameter or buffer.
 std::string side_effect(const Node& n);
 inline bool has_side_effect(const Node& n) { return !side_effect(n).empty(); }
+
+// Note [Writes in the graph]
+// copy_ and batch_norm in training mode write into an input's storage (a parameter or
+// buffer) while the graph runs, so one value holds other data after such a write, and
+// so does every view of it. A pass that merges two reads of it (cse), or replaces a
+// later result by the value itself (simplify), or reads it at compile time (fold)
+// must look at where the writes are.
+
+// The inputs (by position) that node n writes into: copy_'s destination, the running
+// statistics of a training batch_norm.
+std::vector<size_t> written_inputs(const Node& n);
+
+// For each value, the value whose storage it may share: the outputs of view rows
+// (view, reshape, transpose, ...) follow their input 0, any other value is its own.
+std::vector<int> storage_roots(const Graph& g);
+
+// Per value: whether some node writes into its storage (through roots).
+std::vector<bool> written_storage(const Graph& g, const std::vector<int>& roots);
+
+// How a value is written after '%': its name, or its number.
+std::string value_name(const Graph& g, int id);
 
 // "%5 = batch_norm at mlp.dsl:5:3" (without " at ..." when the node has no origin),
 // the start of a PassResult note.

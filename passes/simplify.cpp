@@ -30,20 +30,30 @@ const Node* producer(const Graph& g, int v) {
   return &g.nodes[static_cast<size_t>(g.value(v).node)];
 }
 
-// Whether v is a constant all of whose elements equal `x` (a scalar, or any shape).
-bool constant_all_equal(const Graph& g, int v, double x) {
-  if (v < 0 || g.value(v).kind != ValueKind::constant) return false;
-  std::vector<double> xs = to_double_vector(g.constants.at(g.value(v).name));
+// What the rules read besides the node: the graph, which values the graph writes into
+// (See Note [Writes in the graph]), and where notes go.
+struct Facts {
+  const Graph& g;
+  const std::vector<bool>& written;
+  const PassContext& ctx;
+  PassResult& r;
+};
+
+// Whether v is a constant all of whose elements equal `x` (a scalar, or any shape),
+// and stays so while the graph runs (nothing writes into it).
+bool constant_all_equal(const Facts& f, int v, double x) {
+  if (v < 0 || f.g.value(v).kind != ValueKind::constant || f.written[static_cast<size_t>(v)]) return false;
+  std::vector<double> xs = to_double_vector(f.g.constants.at(f.g.value(v).name));
   return !xs.empty() && std::all_of(xs.begin(), xs.end(), [x](double e) { return e == x; });
 }
 
 // A rule that replaces a node's single output by an existing value: returns that
 // value's id, or -1 when it does not apply.
-using Rule = int (*)(const Graph& g, const Node& n, const PassContext& ctx, PassResult& r);
+using Rule = int (*)(const Facts& f, const Node& n);
 
 // x*1, 1*x, x+0, 0+x, x-0, x/1. Kept (with a note) when dropping the op would change
 // the dtype or shape: i64 x * f32 1.0 is f32, x[3] + 0[2, 3] is [2, 3].
-int identity_operand(const Graph& g, const Node& n, const PassContext& ctx, PassResult& r) {
+int identity_operand(const Facts& f, const Node& n) {
   struct Identity {
     const char* op;
     double value;
@@ -55,13 +65,13 @@ int identity_operand(const Graph& g, const Node& n, const PassContext& ctx, Pass
     if (n.op != id.op) continue;
     for (size_t side : {1, 0}) {
       if (side == 0 && !id.left_too) continue;
-      if (!constant_all_equal(g, n.inputs[side], id.value)) continue;
+      if (!constant_all_equal(f, n.inputs[side], id.value)) continue;
       int x = n.inputs[1 - side];
-      const TensorMeta& out = g.value(n.outputs[0]).meta;
-      if (same_meta(out, g.value(x).meta)) return x;
-      if (ctx.explain)
-        r.notes.push_back(describe_node(g, n) + ": kept: dropping the identity changes dtype/shape (" +
-                          meta_str(g.value(x).meta) + " -> " + meta_str(out) + ")");
+      const TensorMeta& out = f.g.value(n.outputs[0]).meta;
+      if (same_meta(out, f.g.value(x).meta)) return x;
+      if (f.ctx.explain)
+        f.r.notes.push_back(describe_node(f.g, n) + ": kept: dropping the identity changes dtype/shape (" +
+                            meta_str(f.g.value(x).meta) + " -> " + meta_str(out) + ")");
       return -1;
     }
   }
@@ -69,8 +79,8 @@ int identity_operand(const Graph& g, const Node& n, const PassContext& ctx, Pass
 }
 
 // neg(neg(x)) -> x.
-int double_negation(const Graph& g, const Node& n, const PassContext&, PassResult&) {
-  const Node* inner = n.op == "neg" ? producer(g, n.inputs[0]) : nullptr;
+int double_negation(const Facts& f, const Node& n) {
+  const Node* inner = n.op == "neg" ? producer(f.g, n.inputs[0]) : nullptr;
   if (!inner || inner->op != "neg" || inner->body) return -1;
   return inner->inputs[0];
 }
@@ -87,10 +97,10 @@ std::pair<int64_t, int64_t> transposed_dims(const Graph& g, const Node& n) {
 }
 
 // transpose(transpose(x, a, b), a, b) -> x (either order of a and b).
-int double_transpose(const Graph& g, const Node& n, const PassContext&, PassResult&) {
-  const Node* inner = n.op == "transpose" ? producer(g, n.inputs[0]) : nullptr;
+int double_transpose(const Facts& f, const Node& n) {
+  const Node* inner = n.op == "transpose" ? producer(f.g, n.inputs[0]) : nullptr;
   if (!inner || inner->op != "transpose" || inner->body) return -1;
-  if (transposed_dims(g, n) != transposed_dims(g, *inner)) return -1;
+  if (transposed_dims(f.g, n) != transposed_dims(f.g, *inner)) return -1;
   return inner->inputs[0];
 }
 
@@ -108,30 +118,46 @@ bool collapse_reshape_chain(const Graph& g, Node& n) {
 }
 
 // reshape(x) or view(x) to x's own shape -> x.
-int identity_reshape(const Graph& g, const Node& n, const PassContext&, PassResult&) {
+int identity_reshape(const Facts& f, const Node& n) {
   if (n.op != "reshape" && n.op != "view") return -1;
-  if (!same_meta(g.value(n.outputs[0]).meta, g.value(n.inputs[0]).meta)) return -1;
+  if (!same_meta(f.g.value(n.outputs[0]).meta, f.g.value(n.inputs[0]).meta)) return -1;
   return n.inputs[0];
 }
 
 // contiguous(contiguous(x)) -> contiguous(x): the outer one reads the inner's result.
-int double_contiguous(const Graph& g, const Node& n, const PassContext&, PassResult&) {
-  const Node* inner = n.op == "contiguous" ? producer(g, n.inputs[0]) : nullptr;
+int double_contiguous(const Facts& f, const Node& n) {
+  const Node* inner = n.op == "contiguous" ? producer(f.g, n.inputs[0]) : nullptr;
   if (!inner || inner->op != "contiguous" || inner->body) return -1;
   return n.inputs[0];
 }
 
 // Shortens a reshape chain in place, then tries the replacing rules in turn; returns
-// the value that replaces the node's output, or -1.
-int simplify_node(const Graph& g, Node& n, const PassContext& ctx, PassResult& r) {
+// the value that replaces the node's output, or -1. A node that copied x (x*1,
+// neg(neg(x))) keeps x's data of that moment, so it is not replaced by x when the
+// graph writes into x (See Note [Writes in the graph]); one that viewed x (a transpose
+// pair, a reshape to x's shape) saw those writes anyway.
+int simplify_node(const Facts& f, Node& n) {
   if (!Graph::table_op(n) || n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] < 0) return -1;
-  while (collapse_reshape_chain(g, n)) ++r.changes;
-  static const Rule rules[] = {identity_operand, double_negation, double_transpose, identity_reshape,
-                               double_contiguous};
-  for (Rule rule : rules) {
-    int replacement = rule(g, n, ctx, r);
+  while (collapse_reshape_chain(f.g, n)) ++f.r.changes;
+  struct Entry {
+    Rule apply;
+    bool through_views;
+  };
+  static const Entry rules[] = {{identity_operand, false},
+                                {double_negation, false},
+                                {double_transpose, true},
+                                {identity_reshape, true},
+                                {double_contiguous, false}};
+  for (const Entry& rule : rules) {
+    int replacement = rule.apply(f, n);
     if (replacement < 0) continue;
-    ++r.changes;
+    if (!rule.through_views && f.written[static_cast<size_t>(replacement)]) {
+      if (f.ctx.explain)
+        f.r.notes.push_back(describe_node(f.g, n) + ": kept: the graph writes into %" + value_name(f.g, replacement) +
+                            ", which would replace it");
+      return -1;
+    }
+    ++f.r.changes;
     return replacement;
   }
   return -1;
@@ -140,11 +166,13 @@ int simplify_node(const Graph& g, Node& n, const PassContext& ctx, PassResult& r
 PassResult run_simplify(Graph& g, const PassContext& ctx) {
   PassResult r;
   std::vector<bool> dead(g.nodes.size(), false);
+  std::vector<bool> written = written_storage(g, storage_roots(g));
+  Facts facts{g, written, ctx, r};
   ValueForwarding forward;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     forward.forward_inputs(n);
-    int replacement = simplify_node(g, n, ctx, r);
+    int replacement = simplify_node(facts, n);
     if (replacement < 0) continue;
     forward.replace(n.outputs[0], replacement);
     dead[i] = true;

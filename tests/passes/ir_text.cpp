@@ -175,17 +175,23 @@ TEST_CASE("a numbering gap left by a pass that did not compact round-trips") {
   verify(back);
 }
 
-TEST_CASE("named op values, nodes without outputs and empty signatures round-trip") {
+TEST_CASE("named op values, statements (nodes without outputs, with attributes or a body) round-trip") {
   std::string text =
       "graph g() {\n"
       "  %h = some_op() : f32[]\n"
-      "  sink(%h)  # x.dsl:1:1\n"
+      "  copy_(%h, %h) {k=1}  # x.dsl:1:1\n"
+      "  sink(%h) {\n"
+      "    body(%in0: f32[])\n"
+      "    yield\n"
+      "  }\n"
       "  return\n"
       "}\n";
   Graph g = parse_graph(text);
   CHECK(g.value(g.nodes[0].outputs[0]).name == "h");
   CHECK(g.nodes[1].outputs.empty());
+  CHECK(g.nodes[1].attrs.i("k") == 1);
   CHECK(g.nodes[1].origin == "x.dsl:1:1");
+  CHECK(g.nodes[2].body);
   CHECK(print_graph(g) == text);
 }
 
@@ -241,6 +247,8 @@ TEST_CASE("parse errors name the line and column, what was expected and what was
         "3:4: %1 is defined twice");
   CHECK(parse_error(head + "  %1, %2 = relu(%x) : f32[2]\n  return %1\n}") ==
         "2:29: expected ', ' and the type of output 2 (of 2), got end of line");
+  CHECK(parse_error(head + "  relu(%x)\n}") == "3:1: expected a node or 'return', got '}'");
+  CHECK(parse_error(head + "  %1 relu(%x) : f32[2]\n}") == "2:6: expected '=', got 'relu'");
   CHECK(parse_error(head + "  = relu(%x)\n}") == "2:3: expected a node or 'return', got '='");
   CHECK(parse_error(head + "  return %x\n}\nextra") == "4:1: expected end of input, got 'extra'");
   CHECK(parse_error(head + "  return %x\n") == "3:1: expected '}', got end of input");
@@ -268,12 +276,18 @@ struct RandomGraphs {
   }
   AttrValue any_attr() {
     switch (below(6)) {
-      case 0: return int64_t{below(2000) - 1000};
-      case 1: return any_double();
-      case 2: return below(2) == 0;
-      case 3: return std::vector<int64_t>(static_cast<size_t>(below(4)), int64_t{below(9) - 4});
-      case 4: return static_cast<DType>(below(kNumDTypes));
-      default: return NoneAttr{};
+      case 0:
+        return int64_t{below(2000) - 1000};
+      case 1:
+        return any_double();
+      case 2:
+        return below(2) == 0;
+      case 3:
+        return std::vector<int64_t>(static_cast<size_t>(below(4)), int64_t{below(9) - 4});
+      case 4:
+        return static_cast<DType>(below(kNumDTypes));
+      default:
+        return NoneAttr{};
     }
   }
   TensorMeta any_meta() {
@@ -300,7 +314,7 @@ struct RandomGraphs {
         ins.push_back(below(5) == 0 ? -1 : below(static_cast<int>(g.values.size())));
       Attrs attrs;
       for (int i = below(3); i > 0; --i) attrs.set("a" + std::to_string(i), any_attr());
-      std::vector<TensorMeta> outs(static_cast<size_t>(1 + below(2)));
+      std::vector<TensorMeta> outs(static_cast<size_t>(below(3)));  // none: a statement (copy_)
       for (TensorMeta& m : outs) m = any_meta();
       std::string origin = below(2) ? "" : "m.dsl:" + std::to_string(below(50)) + ":1 # and more";
       int n = g.add_node(below(2) ? "relu" : "some_op", ins, attrs, outs, origin);
@@ -314,7 +328,8 @@ struct RandomGraphs {
     for (int i = 0; i < 5; ++i)
       if (below(2)) g.add_input(names[i], below(2) ? ValueKind::input : ValueKind::param, any_meta());
     add_nodes(g, 1 + below(depth == 0 ? 3 : 8), depth > 0);
-    for (int i = below(3); i > 0; --i) g.outputs.push_back(below(static_cast<int>(g.values.size())));
+    for (int i = g.values.empty() ? 0 : below(3); i > 0; --i)
+      g.outputs.push_back(below(static_cast<int>(g.values.size())));
     return g;
   }
 };

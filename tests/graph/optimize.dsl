@@ -1,0 +1,66 @@
+# Graph mode after the default pass pipeline (fold, simplify, cse, dce): the
+# optimized graphs give eager's results, in inference and in training, where the
+# graph also writes into BatchNorm's buffers (See Note [Writes in the graph] in
+# passes/rewrite.hpp).
+import nn
+
+fn mlp() = nn.Sequential([nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)])
+fn cnn() = nn.Sequential([
+  nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+  nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Dropout(0.3),
+  nn.Flatten(), nn.Linear(16 * 7 * 7, 32), nn.ReLU(), nn.Linear(32, 10)])
+
+fn count_nodes(ir) {
+  let n = 0
+  for line in ir.split("\n") {
+    # node lines: "  %5 = relu(%4) : ..." and statements "  copy_(...)"; not the signature
+    if (" = " in line and not ("graph " in line)) or "copy_(" in line { n += 1 }
+  }
+  return n
+}
+
+test "an optimized MLP graph equals eager" {
+  manual_seed(10)
+  let m = mlp()
+  let x = randn([16, 784])
+  let gm = compile(m, x)
+  let report = gm.optimize()
+  expect("fold" in report and "dce" in report, report)
+  expect_close(gm(x), m(x), rtol=1e-6, atol=1e-6)
+}
+
+test "an optimized CNN in eval mode equals eager" {
+  manual_seed(11)
+  let net = cnn()
+  net.eval()
+  let x = randn([4, 1, 28, 28])
+  let gm = compile(net, x)
+  gm.optimize("default")
+  expect_close(gm(x), net(x), rtol=1e-5, atol=1e-6)
+}
+
+test "an optimized training step: fewer nodes, the loss, gradients and buffers of eager" {
+  manual_seed(12)
+  let net = cnn()
+  net[7].p = 0.0  # dropout off, so both runs see the same mask
+  let x = randn([4, 1, 28, 28])
+  let y = tensor([1, 0, 3, 9])
+  fn step(xb, yb) = cross_entropy(net(xb), yb)
+  let gm = compile(step, x, y, train=true)
+  gm.optimize()
+  expect(count_nodes(gm.ir()) < count_nodes(gm.ir(captured=true)), gm.ir())
+  net.zero_grad()
+  let mean_before = net[1].running_mean.clone()
+  let tracked_before = net[1].num_batches_tracked.item()
+  let loss = gm(x, y)
+  let conv_grad = net[0].weight.grad.clone()
+  let graph_mean = net[1].running_mean.clone()
+  expect(net[1].num_batches_tracked.item() == tracked_before + 1, "the optimized graph keeps the buffer update")
+  net[1].running_mean.copy_(mean_before)
+  net.zero_grad()
+  let eager = step(x, y)
+  eager.backward()
+  expect_close(loss, eager.detach(), rtol=1e-6, atol=1e-7)
+  expect_close(conv_grad, net[0].weight.grad, rtol=1e-4, atol=1e-5)
+  expect_close(graph_mean, net[1].running_mean, rtol=1e-6, atol=1e-7)
+}
