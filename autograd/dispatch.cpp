@@ -178,4 +178,18 @@ TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
 
 Tensor call1(OpId id, const TensorList& inputs, const Attrs& attrs) { return std::move(call(id, inputs, attrs)[0]); }
 
+void call_into(OpId id, const TensorList& inputs, const Attrs& attrs, TensorList& outputs) {
+  const OpDef& def = op_def(id);
+  if (def.view) throw Error(std::string(def.name) + ": a view has no output buffer to write into");
+  if (def.num_inputs >= 0 && static_cast<int>(inputs.size()) != def.num_inputs)
+    throw Error(std::string(def.name) + ": expected " + std::to_string(def.num_inputs) + " tensor arguments, got " +
+                std::to_string(inputs.size()));
+  NestedOpScope nested;
+  if (attrs.items().size() == def.attrs.size()) {
+    run_kernel(def, inputs, attrs, outputs);
+  } else {
+    run_kernel(def, inputs, complete_attrs(def, attrs), outputs);
+  }
+}
+
 }  // namespace nabla

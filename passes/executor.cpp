@@ -12,10 +12,9 @@ namespace {
 
 // "copy_"(dst, src): an in-place write into a parameter or buffer that the capture saw
 // (see passes/capture.hpp); no outputs.
-TensorList copy_into_param(const Node&, const TensorList& ins) {
+void copy_into_param(const Node&, const TensorList& ins, TensorList&) {
   copy_into(ins[0], ins[1]);
   ins[0].bump_version();
-  return {};
 }
 
 std::map<std::string, GraphOpFn>& graph_ops() {
@@ -35,10 +34,26 @@ std::vector<int> last_uses(const Graph& g) {
   return last;
 }
 
-TensorList run_node(const Node& n, const TensorList& ins) {
-  if (const OpDef* def = Graph::table_op(n)) return call(def->id, ins, n.attrs);
+TensorList allocate_outputs(const Graph& g, const Node& n) {
+  TensorList outs;
+  outs.reserve(n.outputs.size());
+  for (int v : n.outputs) outs.push_back(empty(g.value(v).meta.sizes, g.value(v).meta.dtype));
+  return outs;
+}
+
+TensorList run_node(const Graph& g, const Node& n, const TensorList& ins) {
+  if (const OpDef* def = Graph::table_op(n)) {
+    if (def->view) return call(def->id, ins, n.attrs);
+    TensorList outs = allocate_outputs(g, n);
+    call_into(def->id, ins, n.attrs, outs);
+    return outs;
+  }
   auto it = graph_ops().find(n.op);
-  if (it != graph_ops().end()) return it->second(n, ins);
+  if (it != graph_ops().end()) {
+    TensorList outs = allocate_outputs(g, n);
+    it->second(n, ins, outs);
+    return outs;
+  }
   if (n.body) return run_graph(*n.body, ins);  // a fused body without its own kernel
   throw Error("graph executor: no implementation of op '" + n.op + "'");
 }
@@ -46,6 +61,7 @@ TensorList run_node(const Node& n, const TensorList& ins) {
 }  // namespace
 
 void register_graph_op(const std::string& name, GraphOpFn fn) { graph_ops()[name] = fn; }
+bool has_graph_op(const std::string& name) { return graph_ops().count(name) > 0; }
 
 
 TensorList run_graph(const Graph& g, const TensorList& args) {
@@ -75,7 +91,7 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
     TensorList ins;
     ins.reserve(n.inputs.size());
     for (int v : n.inputs) ins.push_back(v < 0 ? Tensor() : vals[static_cast<size_t>(v)]);
-    TensorList outs = run_node(n, ins);
+    TensorList outs = run_node(g, n, ins);
     for (size_t k = 0; k < n.outputs.size(); ++k) vals[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
     for (int v : n.inputs)
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int>(i)) vals[static_cast<size_t>(v)] = Tensor();

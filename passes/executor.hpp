@@ -1,7 +1,8 @@
-// The executor: runs a graph with the op table's kernels, outside autograd. Each
-// value is freed right after its last use, so the caching allocator reuses buffers
-// in graph order. Graph-level ops that passes create (fused kernels, conv2d with an
-// activation, ...) register their implementation here.
+// The executor: runs a graph with the op table's kernels, outside autograd. It
+// allocates every node's outputs itself (from the types in the graph) and hands them
+// to the kernel, so that a memory plan can place them; each value is freed right
+// after its last use. Graph-level ops that passes create (fused elementwise kernels,
+// linear or conv2d with an epilogue, ...) register their implementation here.
 #pragma once
 #include <string>
 
@@ -13,7 +14,10 @@ namespace nabla::graph {
 // the order of Graph::inputs); returns the graph's outputs.
 TensorList run_graph(const Graph& g, const TensorList& args);
 
-using GraphOpFn = TensorList (*)(const Node& node, const TensorList& inputs);
+// A graph-level op's kernel: fills `outputs`, allocated by the executor with the
+// node's output types (contiguous).
+using GraphOpFn = void (*)(const Node& node, const TensorList& inputs, TensorList& outputs);
 void register_graph_op(const std::string& name, GraphOpFn fn);
+bool has_graph_op(const std::string& name);
 
 }  // namespace nabla::graph
