@@ -5,11 +5,13 @@
 // the guards; a call whose guards fail captures again (at most kMaxGraphs graphs are
 // kept) and the reason is logged for gm.explain(). In train mode the capture also
 // records the backward (the ops that backward rules run), and a call writes the
-// parameters' .grad like loss.backward() would.
+// parameters' .grad like loss.backward() would. The operations behind the graph
+// module's methods are graph_module.hpp's, which `nabla graph` and `:graph` share.
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
+#include "interp/graph_module.hpp"
 #include "passes/capture.hpp"
 #include "passes/executor.hpp"
 #include "passes/pass_manager.hpp"
@@ -38,6 +40,9 @@ struct CompiledGraph {
   std::vector<graph::PassRecord> records;
 };
 
+}  // namespace
+
+// Declared in graph_module.hpp, which the command line and the REPL reach through.
 struct GraphModule {
   Value fn, model;  // model: the instance when compiling a model, else none
   bool train = false;
@@ -48,6 +53,8 @@ struct GraphModule {
   size_t last_used = 0;
   std::vector<std::string> log;  // captures and re-captures, with reasons
 };
+
+namespace {
 
 std::string guard_text(const Value& v) {
   if (v.tag == Tag::Tensor) return graph::meta_str({v.t.sizes(), v.t.dtype()});
@@ -230,7 +237,9 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
   return cg.tuple_output ? tuple_of(outs) : Value::tensor(outs[0]);
 }
 
-std::string explain(const GraphModule& gm) {
+}  // namespace
+
+std::string explain_graph(const GraphModule& gm) {
   std::string s = "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "), " +
                   std::to_string(gm.graphs.size()) + " graph" + (gm.graphs.size() == 1 ? "" : "s") + " cached\n";
   for (size_t k = 0; k < gm.graphs.size(); ++k) {
@@ -247,8 +256,67 @@ std::string explain(const GraphModule& gm) {
   return s;
 }
 
-Value make_graph_module(std::shared_ptr<GraphModule> gm) {
-  auto obj = std::make_shared<ObjectObj>();
+std::string graph_heading(const GraphModule& gm) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  return "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "): " +
+         std::to_string(cg.captured.nodes.size()) + " nodes captured, " + std::to_string(cg.graph.nodes.size()) +
+         " after passes";
+}
+
+std::string optimize_graph(GraphModule& gm, const std::string& spec, bool explain) {
+  graph::PipelineOptions opt;
+  opt.explain = explain;
+  gm.pipeline = graph::parse_pipeline(spec);
+  std::string report;
+  for (CompiledGraph& cg : gm.graphs) {
+    cg.graph = cg.captured;
+    cg.records = graph::run_pipeline(cg.graph, gm.pipeline, opt).records;
+    report = graph::format_records(cg.records);
+  }
+  return report;
+}
+
+std::string graph_pass_report(const GraphModule& gm) {
+  return graph::format_records(gm.graphs.at(gm.last_used).records);
+}
+
+std::string graph_ir(const GraphModule& gm, bool captured) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  return graph::print_graph(captured ? cg.captured : cg.graph);
+}
+
+void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  if (before_after.empty()) return viz::render(viz::graph_dot(cg.graph), path);
+  graph::PipelineOptions opt;
+  opt.snapshot_after = before_after;
+  graph::Graph g = cg.captured;
+  std::vector<std::string> passes = gm.pipeline;
+  bool listed = false;
+  for (auto& p : passes) listed |= p == before_after;
+  if (!listed) passes = graph::parse_pipeline(before_after);  // a pass outside the pipeline: run it alone
+  graph::PipelineResult r = graph::run_pipeline(g, passes, opt);
+  viz::render(viz::diff_dot(r.before_snapshot, r.after_snapshot, before_after), path);
+}
+
+namespace {
+
+// The object that compile() returns; graph_module_of finds gm behind it.
+struct GraphModuleObj : ObjectObj {
+  std::shared_ptr<GraphModule> gm;
+};
+
+}  // namespace
+
+std::shared_ptr<GraphModule> graph_module_of(const Value& v) {
+  if (v.tag != Tag::Object) return nullptr;
+  auto* obj = dynamic_cast<GraphModuleObj*>(v.as<Obj>());
+  return obj ? obj->gm : nullptr;
+}
+
+Value graph_module_value(std::shared_ptr<GraphModule> gm) {
+  auto obj = std::make_shared<GraphModuleObj>();
+  obj->gm = gm;
   obj->type_name = "graph module";
   obj->methods["__call__"] = [gm](Evaluator& ev, CallArgs& a) {
     std::vector<Value> args(a.pos.begin() + 1, a.pos.end());
@@ -258,67 +326,52 @@ Value make_graph_module(std::shared_ptr<GraphModule> gm) {
   obj->methods["optimize"] = [gm](Evaluator&, CallArgs& a) {
     Bound b = bind("optimize", a, {"self", "passes", "explain"}, 1);
     std::string spec = b.has(1) ? str(b[1]) : "default";
-    graph::PipelineOptions opt;
-    opt.explain = b.has(2) && as_bool(b[2], "optimize(): explain");
-    gm->pipeline = graph::parse_pipeline(spec);
-    std::string report;
-    for (CompiledGraph& cg : gm->graphs) {
-      cg.graph = cg.captured;
-      cg.records = graph::run_pipeline(cg.graph, gm->pipeline, opt).records;
-      report = graph::format_records(cg.records);
-    }
-    return make_str(report);
+    return make_str(optimize_graph(*gm, spec, b.has(2) && as_bool(b[2], "optimize(): explain")));
   };
   obj->methods["ir"] = [gm](Evaluator&, CallArgs& a) {
     Bound b = bind("ir", a, {"self", "captured"}, 1);
-    const CompiledGraph& cg = gm->graphs.at(gm->last_used);
-    return make_str(graph::print_graph(b.has(1) && as_bool(b[1], "ir(): captured") ? cg.captured : cg.graph));
+    return make_str(graph_ir(*gm, b.has(1) && as_bool(b[1], "ir(): captured")));
   };
   // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"
   // draws the graph just before and after that pass of the pipeline, changes marked.
   obj->methods["render"] = [gm](Evaluator&, CallArgs& a) {
     Bound b = bind("render", a, {"self", "path", "before_after"}, 2);
-    const CompiledGraph& cg = gm->graphs.at(gm->last_used);
-    if (!b.has(2)) {
-      viz::render(viz::graph_dot(cg.graph), str(b[1]));
-      return Value();
-    }
-    std::string pass = str(b[2]);
-    graph::PipelineOptions opt;
-    opt.snapshot_after = pass;
-    graph::Graph g = cg.captured;
-    std::vector<std::string> passes = gm->pipeline;
-    bool listed = false;
-    for (auto& p : passes) listed |= p == pass;
-    if (!listed) passes = graph::parse_pipeline(pass);  // a pass outside the pipeline: run it alone
-    graph::PipelineResult r = graph::run_pipeline(g, passes, opt);
-    viz::render(viz::diff_dot(r.before_snapshot, r.after_snapshot, pass), str(b[1]));
+    render_graph(*gm, str(b[1]), b.has(2) ? str(b[2]) : std::string());
     return Value();
   };
   obj->methods["explain"] = [gm](Evaluator&, CallArgs& a) {
     bind("explain", a, {"self"}, 1);
-    return make_str(explain(*gm));
+    return make_str(explain_graph(*gm));
   };
   return Value::object(Tag::Object, obj);
 }
 
-Value compile_builtin(Evaluator& ev, CallArgs& a) {
-  if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
+std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
+                                           bool train) {
   auto gm = std::make_shared<GraphModule>();
-  gm->fn = a.pos[0];
-  if (gm->fn.tag == Tag::Instance) gm->model = gm->fn;
-  for (auto& [k, v] : a.kw) {
-    if (k != "train") fail("compile() got an unexpected keyword argument '" + k + "'");
-    gm->train = as_bool(v, "compile(): train");
-  }
-  std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
-  gm->arg_names = param_names(gm->fn, examples.size());
-  gm->name = gm->fn.tag == Tag::Func ? gm->fn.as<FuncObj>()->qualname
-             : gm->fn.tag == Tag::Instance ? gm->fn.as<InstanceObj>()->cls->decl->name
-                                           : std::string("graph");
+  gm->fn = fn;
+  if (fn.tag == Tag::Instance) gm->model = fn;
+  gm->train = train;
+  gm->arg_names = param_names(fn, examples.size());
+  gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
+             : fn.tag == Tag::Instance ? fn.as<InstanceObj>()->cls->decl->name
+                                       : std::string("graph");
   if (gm->name.empty()) gm->name = "lambda";
   graph_for(ev, *gm, examples);
-  return make_graph_module(gm);
+  return gm;
+}
+
+namespace {
+
+Value compile_builtin(Evaluator& ev, CallArgs& a) {
+  if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
+  bool train = false;
+  for (auto& [k, v] : a.kw) {
+    if (k != "train") fail("compile() got an unexpected keyword argument '" + k + "'");
+    train = as_bool(v, "compile(): train");
+  }
+  std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
+  return graph_module_value(compile_graph(ev, a.pos[0], examples, train));
 }
 
 }  // namespace

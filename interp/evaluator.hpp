@@ -95,6 +95,20 @@ class Evaluator {
 
   // Calls a callable value with arguments.
   Value call_value(const Value& callee, CallArgs& args);
+  // While alive, calls made from C++ with no statement running (Interpreter::graph
+  // calling its entry) name `site` as their call site in error traces, not the last
+  // call of whatever ran before. `site` must outlive the scope.
+  class CallSiteScope {
+   public:
+    CallSiteScope(Evaluator& ev, const lang::SourceSpan* site);
+    ~CallSiteScope();
+    CallSiteScope(const CallSiteScope&) = delete;
+    CallSiteScope& operator=(const CallSiteScope&) = delete;
+
+   private:
+    Evaluator& ev_;
+    const lang::SourceSpan* saved_;
+  };
   Value get_attr(const Value& obj, const std::string& name);
   void set_attr(const Value& obj, const std::string& name, Value v);
   Value call_method(const Value& obj, const std::string& name, CallArgs& args);

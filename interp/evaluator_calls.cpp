@@ -109,6 +109,12 @@ Value Evaluator::Impl::call_func(const FuncObj& f, CallArgs& args) {
                 f.qualname.empty() ? std::string("<lambda>") : f.qualname);
 }
 
+Evaluator::CallSiteScope::CallSiteScope(Evaluator& ev, const SourceSpan* site) : ev_(ev), saved_(ev.impl->call_site) {
+  ev.impl->call_site = site;
+}
+
+Evaluator::CallSiteScope::~CallSiteScope() { ev_.impl->call_site = saved_; }
+
 Value Evaluator::call_value(const Value& callee, CallArgs& args) {
   switch (callee.tag) {
     case Tag::Func: return impl->call_func(*callee.as<FuncObj>(), args);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "interp/evaluator.hpp"
+#include "interp/graph_module.hpp"
 #include "lang/parser.hpp"
 
 namespace nabla {
@@ -227,6 +228,28 @@ std::vector<std::string> Interpreter::member_names(const std::string& expr) {
     }
   });
   return out;
+}
+
+GraphResult Interpreter::graph(const GraphRequest& request) {
+  GraphResult result;
+  auto failed = [&](std::string message) {
+    result = GraphResult();
+    result.ok = false;
+    result.error = EvalError{EvalError::Kind::runtime, std::move(message)};
+  };
+  impl_->ev.interrupt_flag.store(false);
+  impl_->run([&] {
+    try {
+      result = interp::run_graph_request(impl_->ev, request);
+    } catch (LangError& e) {
+      failed(e.formatted());
+    } catch (std::exception& e) {
+      // A syntax error in the entry comes formatted already ("<graph>:1:3: error: ...").
+      std::string what = e.what();
+      failed(what.rfind(request.source_name + ":", 0) == 0 ? what : "error: " + what);
+    }
+  });
+  return result;
 }
 
 void Interpreter::set_output(std::function<void(const std::string&)> sink) { impl_->ev.output = std::move(sink); }

@@ -33,6 +33,51 @@ struct TestReport {
   std::vector<std::string> failures;  // each formatted with its location
 };
 
+// What `nabla graph` and the REPL's `:graph` ask of graph mode (Interpreter::graph;
+// interp/graph_command.cpp). `entry` is an expression evaluated in the global scope:
+//   - a graph module (what compile() returns) is used as it is;
+//   - a call of a user function or a model, `f(x, y)`, compiles f with those
+//     (positional) arguments as the example inputs;
+//   - a function or a model compiles with the inputs `inputs` describes; without
+//     them, when `entry` is a name N and the global `N_inputs` exists (a list or
+//     tuple of the example arguments, or one tensor), with those; else with none
+//     when N takes no arguments.
+struct GraphRequest {
+  std::string entry;
+  std::string inputs;        // "f32[64,784],i64[64]": see parse_input_spec
+  bool train = false;        // compile(..., train=true): a training step
+  std::string passes;        // a pipeline ("default", "fold,cse"); "" runs none
+  bool explain = false;      // passes note the rewrites they did not make; fill GraphResult::explain
+  std::string out;           // render to this path (.svg, .png, .dot or .gv) when not empty
+  std::string before_after;  // with `out`: draw this pass's before and after instead
+  std::string source_name = "<graph>";  // what errors in `entry` call it
+};
+
+struct GraphResult {
+  bool ok = true;
+  std::optional<EvalError> error;
+  std::string heading;  // "graph module 'MLP' (inference): 7 nodes captured, 7 after passes"
+  std::string report;   // one line per pass (format_records); empty when none ran
+  std::string ir;       // the text form of the graph after the passes
+  std::string explain;  // guards and captures (gm.explain()), when asked
+};
+
+// One example input of `nabla graph --inputs`: a dtype and a shape.
+struct InputSpec {
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+};
+// Parses "f32[64,784]" or "f32[64,1,28,28],i64[64]" (dtypes f32 f64 f16 bf16 i64 i32
+// bool; "f32[]" is a scalar). Throws nabla::Error naming the part it could not read.
+std::vector<InputSpec> parse_input_spec(const std::string& spec);
+// Example tensors for specs: floats standard normal, integers uniform in [0, 10)
+// (valid class labels and embedding indices for most models), bools 0 or 1; drawn
+// from the global generator, so manual_seed makes them reproducible.
+std::vector<Tensor> example_inputs(const std::vector<InputSpec>& specs);
+// Every registered pass: name, summary, requirements; then the default pipeline
+// (the REPL's `:passes`, `nabla graph --list-passes`).
+std::string describe_passes();
+
 class Interpreter {
  public:
   Interpreter();
@@ -55,6 +100,12 @@ class Interpreter {
   std::vector<std::string> global_names() const;  // user globals and builtins
   // Names of the members of the value `expr` evaluates to (completion after '.').
   std::vector<std::string> member_names(const std::string& expr);
+
+  // Graph mode from the command line and the REPL: capture, optimize, print and
+  // render as GraphRequest says. Errors (an unknown name, a capture problem, a bad
+  // pass, a path that cannot be written) come back in GraphResult::error, the
+  // interpreter's state intact.
+  GraphResult graph(const GraphRequest& request);
 
   // Where print() writes (stdout by default): tests capture it.
   void set_output(std::function<void(const std::string&)> sink);

@@ -1,9 +1,14 @@
 // The `nabla` command: the REPL, scripts (`nabla FILE.dsl args`, `nabla -e CODE`),
-// the language's test runner (`nabla test PATH`) and --version/--help/--list-ops.
+// the language's test runner (`nabla test PATH`), graph mode (`nabla graph FILE
+// --entry NAME`) and --version/--help/--list-ops.
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
 // syntax error. Errors go to stderr. Uses the language only through the embedding
 // API (interp/interpreter.hpp).
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +19,7 @@
 #include "autograd/op_table.hpp"
 #include "interp/interpreter.hpp"
 #include "interp/repl.hpp"
+#include "passes/pass_manager.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace {
@@ -26,12 +32,34 @@ const char* const kHelp =
     "       nabla FILE.dsl [ARGS...]     run a script (ARGS are `args` in the language)\n"
     "       nabla -e CODE [ARGS...]      run CODE\n"
     "       nabla test PATH...           run the test blocks of every .dsl file under PATH\n"
+    "       nabla graph FILE.dsl --entry NAME [OPTIONS] [-- ARGS...]\n"
+    "                                    capture NAME as a graph, optimize, print, draw\n"
+    "       nabla graph --list-passes    list the graph passes and the default pipeline\n"
     "       nabla --version | --help | --list-ops\n"
     "\n"
     "  --version    print the version and the CUDA runtime found\n"
     "  --help       print this help\n"
     "  --list-ops   print every op of the op table: name, devices, whether it has\n"
     "               a gradient and a gradient of its gradient (or why not)\n"
+    "\n"
+    "nabla graph runs FILE.dsl (ARGS after -- are its `args`), then compiles NAME, a\n"
+    "model, a function or a graph module defined at its top level, as compile() does,\n"
+    "runs the pass pipeline and prints one line per pass. Options:\n"
+    "  --entry NAME         what to compile (also an expression: a call f(x, y)\n"
+    "                       compiles f with those arguments as example inputs)\n"
+    "  --inputs SPEC        example inputs, such as f32[64,784] or f32[64,1,28,28],i64[64]\n"
+    "                       (dtypes f32 f64 f16 bf16 i64 i32 bool): floats standard\n"
+    "                       normal, integers uniform in [0, 10), bools 0 or 1. Without\n"
+    "                       it, the file's NAME_inputs (a list of example inputs), or\n"
+    "                       none if NAME takes no arguments\n"
+    "  --passes P           a pipeline: default (the default), fold,cse,dce, or \"\" for none\n"
+    "  --train              capture a training step (compile(..., train=true)): NAME's\n"
+    "                       first result must be the scalar loss\n"
+    "  --out PATH           draw the optimized graph: .svg, .png, .dot or .gv\n"
+    "  --before-after PASS  with --out, draw the graph before and after PASS instead\n"
+    "  --print              print the optimized graph's text form\n"
+    "  --explain            print the passes' notes on rewrites not made, and the\n"
+    "                       guards the graph depends on\n"
     "\n"
     "In the REPL, :help lists its commands. Exit status: 0 on success, 1 on a runtime\n"
     "error or a failed test, 2 on a usage or syntax error.\n";
@@ -131,6 +159,129 @@ int run_tests(const Args& paths) {
   return failed == 0 ? 0 : 1;
 }
 
+// ---- nabla graph ------------------------------------------------------------------
+
+struct GraphCommand {
+  std::string file;
+  nabla::GraphRequest request;
+  bool print_ir = false;
+  bool list_passes = false;
+  Args script_args;
+};
+
+// Reads `nabla graph`'s arguments ("--opt VALUE" or "--opt=VALUE"); "" when they
+// are fine, else the message.
+std::string parse_graph_args(const Args& args, GraphCommand& cmd) {
+  cmd.request.passes = "default";
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i], value;
+    if (a == "--") {
+      cmd.script_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
+    bool has_value = false;
+    if (size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+      has_value = true;
+    }
+    auto take = [&](std::string* out) {
+      if (!has_value && i + 1 >= args.size()) return a + " needs a value (see nabla --help)";
+      *out = has_value ? value : args[++i];
+      return std::string();
+    };
+    std::string error;
+    if (a == "--entry") error = take(&cmd.request.entry);
+    else if (a == "--inputs") error = take(&cmd.request.inputs);
+    else if (a == "--passes") error = take(&cmd.request.passes);
+    else if (a == "--out") error = take(&cmd.request.out);
+    else if (a == "--before-after") error = take(&cmd.request.before_after);
+    else if (a == "--print") cmd.print_ir = true;
+    else if (a == "--explain") cmd.request.explain = true;
+    else if (a == "--train") cmd.request.train = true;
+    else if (a == "--list-passes") cmd.list_passes = true;
+    else if (a.size() > 1 && a[0] == '-') error = "unknown option '" + a + "' for nabla graph (see nabla --help)";
+    else if (cmd.file.empty()) cmd.file = a;
+    else error = "nabla graph takes one FILE, got '" + cmd.file + "' and '" + a + "' (script arguments go after --)";
+    if (!error.empty()) return error;
+  }
+  return "";
+}
+
+// Whether `path` could be written (its folder exists and is writable), so that a
+// bad --out fails before the script runs; "" when it could, else the reason.
+std::string unwritable(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return "no folder '" + dir.string() + "'";
+  if (access(dir.c_str(), W_OK) != 0) return std::string("folder '") + dir.string() + "': " + std::strerror(errno);
+  return "";
+}
+
+// The checks that need no interpreter: each bad option is one line and status 2.
+std::string check_graph_command(const GraphCommand& cmd) {
+  const nabla::GraphRequest& r = cmd.request;
+  if (cmd.file.empty()) return "nabla graph needs a FILE.dsl (see nabla --help)";
+  if (!std::ifstream(cmd.file)) return "cannot open '" + cmd.file + "': " + std::strerror(errno);
+  if (r.entry.empty()) return "nabla graph needs --entry NAME (a model or a function of " + cmd.file + ")";
+  try {
+    if (!r.inputs.empty()) nabla::parse_input_spec(r.inputs);
+    nabla::graph::parse_pipeline(r.passes);
+    if (!r.before_after.empty() && nabla::graph::parse_pipeline(r.before_after).size() != 1)
+      return "--before-after takes one pass name, got '" + r.before_after + "'";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (!r.before_after.empty() && r.out.empty()) return "--before-after needs --out PATH to draw to";
+  if (r.out.empty()) return "";
+  std::string ext = fs::path(r.out).extension().string();
+  if (ext != ".svg" && ext != ".png" && ext != ".dot" && ext != ".gv")
+    return "--out '" + r.out + "': unknown format '" + ext + "' (use .svg, .png, .dot or .gv)";
+  std::string why = unwritable(r.out);
+  return why.empty() ? "" : "cannot write '" + r.out + "': " + why;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+void print_graph_result(const GraphCommand& cmd, const nabla::GraphResult& g) {
+  // explain() has the heading, the passes with their notes, the guards and the captures.
+  if (!g.explain.empty()) std::printf("%s", g.explain.c_str());
+  else std::printf("%s\n%s", g.heading.c_str(), g.report.empty() ? "no passes run\n" : g.report.c_str());
+  if (cmd.print_ir) std::printf("%s", g.ir.c_str());
+  const auto& r = cmd.request;
+  if (!r.out.empty())
+    std::printf("wrote %s%s\n", r.out.c_str(), r.before_after.empty() ? "" : (" (before and after " + r.before_after + ")").c_str());
+}
+
+// `nabla graph FILE --entry NAME ...`: runs FILE, then Interpreter::graph.
+int run_graph_command(const Args& args) {
+  GraphCommand cmd;
+  if (std::string e = parse_graph_args(args, cmd); !e.empty()) return usage_error(e);
+  if (cmd.list_passes) return std::fputs(nabla::describe_passes().c_str(), stdout), 0;
+  if (std::string e = check_graph_command(cmd); !e.empty()) return usage_error(e);
+  nabla::Interpreter interp;
+  interp.set_args(cmd.script_args);
+  nabla::install_sigint_handler();
+  nabla::InterruptScope scope(interp);
+  if (int status = finish(interp.eval_file(cmd.file))) return status;
+  if (is_identifier(cmd.request.entry) && !interp.has(cmd.request.entry))
+    return usage_error(cmd.file + " defines no '" + cmd.request.entry +
+                       "' (--entry names a model, a function or a graph module of its top level)");
+  nabla::GraphResult g = interp.graph(cmd.request);
+  std::fflush(stdout);
+  if (!g.ok) {
+    const std::string& m = g.error->message;
+    std::fprintf(stderr, "%s%s\n", m.rfind("error: ", 0) == 0 ? "nabla: " : "", m.c_str());
+    return 1;
+  }
+  print_graph_result(cmd, g);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,6 +303,7 @@ int main(int argc, char** argv) {
     return run_code(rest[0], Args(rest.begin() + 1, rest.end()));
   }
   if (first == "test") return run_tests(rest);
+  if (first == "graph") return run_graph_command(rest);
   if (first.size() > 1 && first[0] == '-') return usage_error("unknown option '" + first + "' (see nabla --help)");
   return run_script(first, rest);
 }
