@@ -183,9 +183,9 @@ std::vector<Value> examples_for(Evaluator& ev, const Entry& entry, const GraphRe
                 type_name(*given));
   int needed = required_args(entry.value);
   if (needed != 0)
-    throw Error("graph: no example inputs for '" + req.entry + "': give --inputs (such as f32[64,784]), define " +
-                (entry.name.empty() ? std::string("NAME") : entry.name) + "_inputs (a list of tensors), or call it: " +
-                req.entry + "(x)");
+    throw Error("graph: '" + req.entry + "' needs example inputs: call it with them, " + req.entry + "(x), define " +
+                (entry.name.empty() ? std::string("NAME") : entry.name) +
+                "_inputs (a list of tensors), or give nabla graph --inputs (such as f32[64,784])");
   return out;
 }
 
@@ -210,8 +210,10 @@ std::shared_ptr<GraphModule> module_for(Evaluator& ev, const Entry& entry, const
 
 GraphResult run_graph_request(Evaluator& ev, const GraphRequest& req) {
   if (!req.before_after.empty() && req.out.empty()) throw Error("graph: before_after needs an output path");
-  std::shared_ptr<GraphModule> gm = module_for(ev, resolve_entry(ev, req), req);
-  if (!req.passes.empty()) optimize_graph(*gm, req.passes, req.explain);
+  Entry entry = resolve_entry(ev, req);
+  std::shared_ptr<GraphModule> gm = module_for(ev, entry, req);
+  bool given_module = !entry.called && graph_module_of(entry.value);
+  if (!req.passes.empty() && (req.reoptimize || !given_module)) optimize_graph(*gm, req.passes, req.explain);
   GraphResult r;
   r.heading = graph_heading(*gm);
   r.report = graph_pass_report(*gm);

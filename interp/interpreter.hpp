@@ -47,6 +47,7 @@ struct GraphRequest {
   std::string inputs;        // "f32[64,784],i64[64]": see parse_input_spec
   bool train = false;        // compile(..., train=true): a training step
   std::string passes;        // a pipeline ("default", "fold,cse"); "" runs none
+  bool reoptimize = true;    // run `passes` on a graph module too (false: keep its own)
   bool explain = false;      // passes note the rewrites they did not make; fill GraphResult::explain
   std::string out;           // render to this path (.svg, .png, .dot or .gv) when not empty
   std::string before_after;  // with `out`: draw this pass's before and after instead

@@ -82,6 +82,8 @@ const Command kCommands[] = {
     {"time", ":time stmt", "run a statement and print how long it took"},
     {"vars", ":vars", "the variables defined in this session, with their values"},
     {"load", ":load file", "run a .dsl file in this session (its names stay defined)"},
+    {"graph", ":graph expr", "a graph module's IR and pass report; f(x, y) first compiles f on those inputs"},
+    {"passes", ":passes", "every graph pass (what it does, what it needs) and the default pipeline"},
     {"quit", ":quit", "leave the REPL (Ctrl-D too)"},
 };
 
@@ -342,7 +344,7 @@ class Repl {
     if (t.empty()) return false;
     if (t[0] != ':') return parses_incomplete(entry);
     auto [name, arg] = split_command(entry);
-    return (name == "time" || name == "type") && !arg.empty() && parses_incomplete(arg);
+    return (name == "time" || name == "type" || name == "graph") && !arg.empty() && parses_incomplete(arg);
   }
 
   bool run_entry(const std::string& entry) {
@@ -377,7 +379,10 @@ class Repl {
     else if (name == "time" && !arg.empty()) time(arg);
     else if (name == "vars") vars();
     else if (name == "load" && !arg.empty()) load(arg);
-    else if (name == "type" || name == "time" || name == "load") usage_error("usage: " + usage_of(name));
+    else if (name == "graph" && !arg.empty()) graph(arg);
+    else if (name == "passes" && arg.empty()) std::printf("%s", describe_passes().c_str());
+    else if (name == "type" || name == "time" || name == "load" || name == "graph" || name == "passes")
+      usage_error("usage: " + usage_of(name));
     else usage_error("unknown command ':" + name + "' (:help lists them)");
     return true;
   }
@@ -431,6 +436,30 @@ class Repl {
     for (const auto& n : sorted_unique(interp_.global_names()))
       if (!initial_names_.count(n))
         std::printf("%s = %s\n", n.c_str(), first_line(interp_.str(n).value_or("?"), 72).c_str());
+  }
+
+  // :graph expr: a graph module as it is; a call f(x, y) compiled with its arguments
+  // and optimized with the default pipeline (Interpreter::graph says which is which).
+  void graph(const std::string& expr) {
+    GraphRequest request;
+    request.entry = expr;
+    request.passes = "default";
+    request.reoptimize = false;
+    request.source_name = "<repl:" + std::to_string(++entries_) + ">";
+    GraphResult g;
+    {
+      InterruptScope scope(interp_);
+      g = interp_.graph(request);
+    }
+    std::fflush(stdout);
+    if (!g.ok) {
+      std::fprintf(stderr, "%s\n", g.error->message.c_str());
+      worst_ = std::max(worst_, 1);
+      return;
+    }
+    std::printf("%s\n", g.heading.c_str());
+    if (g.report.empty()) std::printf("no passes run (gm.optimize() runs the default pipeline)\n");
+    std::printf("%s%s", g.report.c_str(), g.ir.c_str());
   }
 
   void load(const std::string& path) {

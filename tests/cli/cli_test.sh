@@ -10,16 +10,22 @@ MODE=$3
 failures=0
 
 # expect NAME STATUS STDOUT STDERR_FIRST_LINE -- COMMAND...: STDOUT is the whole
-# standard output (or '*' for any), STDERR_FIRST_LINE the first line of stderr.
+# standard output (or '*' for any), STDERR_FIRST_LINE the first line of stderr (a
+# trailing '...' makes it a prefix: messages that list the registered passes).
 expect() {
   local name=$1 want_rc=$2 want_out=$3 want_err=$4
   shift 5
-  local out err rc
+  local out err rc err_ok=1
   out=$("$@" 2>/tmp/nabla-cli-err.$$)
   rc=$?
   err=$(head -n 1 /tmp/nabla-cli-err.$$)
   rm -f /tmp/nabla-cli-err.$$
-  if [ "$rc" != "$want_rc" ] || { [ "$want_out" != '*' ] && [ "$out" != "$want_out" ]; } || [ "$err" != "$want_err" ]; then
+  if [[ "$want_err" == *... ]]; then
+    [[ "$err" == "${want_err%...}"* ]] || err_ok=0
+  elif [ "$err" != "$want_err" ]; then
+    err_ok=0
+  fi
+  if [ "$rc" != "$want_rc" ] || { [ "$want_out" != '*' ] && [ "$out" != "$want_out" ]; } || [ "$err_ok" = 0 ]; then
     echo "FAIL $name: $*"
     echo "  status $rc (expected $want_rc)"
     echo "  stdout: $out"
@@ -32,6 +38,17 @@ expect() {
 
 last_line() { "$@" 2>/dev/null | tail -n 1; }
 
+# check NAME COMMAND...: a check of a file or an output; fails the test when COMMAND does.
+check() {
+  local name=$1
+  shift
+  "$@" || { echo "FAIL $name: $*"; failures=$((failures + 1)); }
+}
+
+GRAPH_MODELS=tests/cli/graph_models.dsl
+TMP=$(mktemp -d /tmp/nabla-cli.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
 if [ "$MODE" = usage ]; then
   expect "unknown option" 2 "" "nabla: error: unknown option '-x' (see nabla --help)" -- "$NABLA" -x
   expect "-e without code" 2 "" "nabla: error: -e needs CODE (see nabla --help)" -- "$NABLA" -e
@@ -40,6 +57,35 @@ if [ "$MODE" = usage ]; then
   expect "test of a missing path" 2 "" "nabla: error: no such file or folder: 'no/such'" -- "$NABLA" test no/such
   expect "--help" 0 '*' "" -- "$NABLA" --help
   expect "--version" 0 '*' "" -- "$NABLA" --version
+
+  # nabla graph: option errors are found before the file runs (status 2).
+  expect "graph: unknown option" 2 "" "nabla: error: unknown option '--frob' for nabla graph (see nabla --help)" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --frob
+  expect "graph: no FILE" 2 "" "nabla: error: nabla graph needs a FILE.dsl (see nabla --help)" -- "$NABLA" graph --entry mlp
+  expect "graph: missing FILE" 2 "" "nabla: error: cannot open 'no/such.dsl': No such file or directory" -- \
+    "$NABLA" graph no/such.dsl --entry mlp
+  expect "graph: no --entry" 2 "" "nabla: error: nabla graph needs --entry NAME (a model or a function of $GRAPH_MODELS)" -- \
+    "$NABLA" graph "$GRAPH_MODELS"
+  expect "graph: --entry without a value" 2 "" "nabla: error: --entry needs a value (see nabla --help)" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry
+  expect "graph: bad pass name" 2 "" "nabla: error: unknown pass 'bogus' (passes: fold, simplify, cse, dce..." -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --passes fold,bogus
+  expect "graph: bad --inputs size" 2 "" \
+    "nabla: error: bad --inputs 'f32[8,x]': expected a size (a whole number) at 'x]' (inputs read dtype[sizes],...: f32[64,784],i64[64])" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --inputs 'f32[8,x]'
+  expect "graph: bad --inputs dtype" 2 "" \
+    "nabla: error: bad --inputs 'f33[8]': unknown dtype 'f33' (f32, f64, f16, bf16, i64, i32 or bool)" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --inputs 'f33[8]'
+  expect "graph: unwritable --out" 2 "" "nabla: error: cannot write '/no/such/folder/g.svg': no folder '/no/such/folder'" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out /no/such/folder/g.svg
+  expect "graph: unknown --out format" 2 "" \
+    "nabla: error: --out 'g.jpg': unknown format '.jpg' (use .svg, .png, .dot or .gv)" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out g.jpg
+  expect "graph: --before-after without --out" 2 "" "nabla: error: --before-after needs --out PATH to draw to" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --before-after cse
+  expect "graph --list-passes" 0 '*' "" -- "$NABLA" graph --list-passes
+  "$NABLA" graph --list-passes | grep -q "^default pipeline: fold,simplify,cse,dce" ||
+    { echo "FAIL graph --list-passes: no default pipeline line"; failures=$((failures + 1)); }
 else
   expect "-e prints" 0 "3" "" -- "$NABLA" -e 'print(1 + 2)'
   expect "-e does not echo" 0 "" "" -- "$NABLA" -e '1 + 2'
@@ -57,6 +103,50 @@ else
   expect "REPL from a pipe" 0 $'3\n[1, 2]' "" -- bash -c "printf '1 + 2\nlet b = [1,\n  2]\nb\n' | '$NABLA'"
   expect "REPL from a pipe keeps going after an error" 1 "5" "<repl:1>:1:1: error: undefined name 'nope'" -- \
     bash -c "printf 'nope\nlet five = 5\nfive\n' | '$NABLA'"
+
+  # nabla graph: capture, passes, rendering.
+  expect "graph: an SVG of the optimized model" 0 '*' "" -- "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/mlp.svg"
+  check "graph: the SVG has the inputs, parameters, ops and output" \
+    grep -q 'class="node input"' "$TMP/mlp.svg"
+  check "graph: four parameter nodes" [ "$(grep -c 'class="node param"' "$TMP/mlp.svg")" = 4 ]
+  check "graph: the ops" grep -q '%6 = relu' "$TMP/mlp.svg"
+  check "graph: two linear nodes" [ "$(grep -c '= linear' "$TMP/mlp.svg")" = 2 ]
+  check "graph: the output" grep -q 'class="node output"' "$TMP/mlp.svg"
+  "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/mlp.svg" >"$TMP/out.txt"
+  check "graph: the heading" grep -qx "graph module 'Sequential' (inference): 3 nodes captured, 3 after passes" "$TMP/out.txt"
+  check "graph: a line per pass" grep -q '^dce  *0 changes    3 ->   3 nodes' "$TMP/out.txt"
+  check "graph: says what it wrote" grep -qx "wrote $TMP/mlp.svg" "$TMP/out.txt"
+  "$NABLA" graph "$GRAPH_MODELS" --entry mlp --print -- 32 >"$TMP/ir.txt"
+  check "graph --print: the IR, with the script's args (after --)" \
+    grep -q '%5 = linear(%x, %0.weight, %0.bias) : f32\[8, 32\]' "$TMP/ir.txt"
+  expect "graph: a call compiles with its arguments" 0 '*' "" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry 'twice(randn([4]))' --passes simplify,cse,dce --before-after simplify --out "$TMP/diff.svg"
+  check "graph --before-after: removed nodes" grep -q 'class="node op removed"' "$TMP/diff.svg"
+  expect "graph: a training step" 0 '*' "" -- "$NABLA" graph "$GRAPH_MODELS" --entry step --train --inputs 'f32[8,784],i64[8]' --out "$TMP/step.dot"
+  check "graph: the training step's DOT has the backward's matmuls" grep -q '= matmul' "$TMP/step.dot"
+  "$NABLA" graph "$GRAPH_MODELS" --entry step --train --inputs 'f32[8,784],i64[8]' --explain >"$TMP/explain.txt"
+  check "graph --explain: the guards" grep -q '    y == i64\[8\]' "$TMP/explain.txt"
+
+  # nabla graph: errors after the file ran, one line each.
+  expect "graph: unknown entry" 2 "" \
+    "nabla: error: $GRAPH_MODELS defines no 'nope' (--entry names a model, a function or a graph module of its top level)" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry nope
+  expect "graph: not a model" 1 "" \
+    "nabla: error: graph: 'not_a_model' is not a model, a function or a graph module (its type is int)" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry not_a_model
+  expect "graph: no example inputs" 1 "" \
+    "nabla: error: graph: 'step' needs example inputs: call it with them, step(x), define step_inputs (a list of tensors), or give nabla graph --inputs (such as f32[64,784])" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry step
+  expect "graph: --train needs a scalar loss" 1 "" \
+    "nabla: error: compile(train=true): the function's (first) result must be the scalar loss" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --train
+  expect "graph: a capture problem" 1 "" "nabla: error: compile: the function cannot be captured as a graph:" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry branchy --inputs 'f32[3]'
+  mkdir -p "$TMP/folder.svg"
+  expect "graph: a render that fails" 1 "" "nabla: error: render: cannot write '$TMP/folder.svg': Is a directory" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/folder.svg"
+  expect "graph: the script's own error" 1 "" "$GRAPH_MODELS:5:14: error: invalid literal for int(): 'x'" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp -- x
 fi
 
 if [ "$failures" -ne 0 ]; then

@@ -1,0 +1,22 @@
+# Models for `nabla graph` in tests/cli/cli_test.sh. `nabla graph FILE --entry mlp
+# -- 32` makes the hidden layer 32 wide (script arguments go after --).
+import nn
+
+let hidden = int(args[0]) if len(args) > 0 else 16
+manual_seed(0)
+let mlp = nn.Sequential([nn.Linear(784, hidden), nn.ReLU(), nn.Linear(hidden, 10)])
+let mlp_inputs = [randn([8, 784])]
+
+# A training step: --train --inputs "f32[8,784],i64[8]".
+fn step(x, y) = cross_entropy(mlp(x), y)
+
+# simplify removes both multiplications by one; cse merges what is left.
+fn twice(x) = x * 1.0 + x * 1.0
+
+# item() driving a branch cannot be captured.
+fn branchy(v) {
+  if v.sum().item() > 0 { return v * 2 }
+  return v
+}
+
+let not_a_model = 3
