@@ -37,6 +37,8 @@ TEST_CASE("repl_completions: globals and keywords, commands, members") {
   CHECK(contains(names, "while"));
   CHECK(std::is_sorted(names.begin(), names.end()));
   CHECK(contains(repl_completions(interp, ":he", 1), "help"));
+  CHECK(contains(repl_completions(interp, ":gr", 1), "graph"));
+  CHECK(contains(repl_completions(interp, ":pa", 1), "passes"));
   auto members = repl_completions(interp, "print(t.s", 8);
   CHECK(contains(members, "shape"));
   CHECK(contains(members, "sum"));

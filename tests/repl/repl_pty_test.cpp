@@ -1,7 +1,8 @@
 // Drives the real `nabla` binary through a pseudo-terminal (forkpty), as a person
 // at a terminal would: multi-line input, tab completion, history kept across two
-// sessions, Ctrl-C during `while true {}` and at the prompt, an error, Ctrl-D; and
-// once more with stdin a pipe (plain lines, no escape codes).
+// sessions, Ctrl-C during `while true {}` and at the prompt, an error, Ctrl-D; the
+// graph commands (:passes, :graph); and once more with stdin a pipe (plain lines,
+// no escape codes).
 // Usage: repl_pty_test PATH/TO/nabla
 #include <fcntl.h>
 #include <poll.h>
@@ -212,6 +213,62 @@ void second_session(const std::string& nabla, const std::string& home) {
   if (status != 0) s.fail("exit status " + std::to_string(status));
 }
 
+// :passes and :graph: a call compiles and optimizes, a graph module shows its own
+// passes, errors keep the session; Tab completes the command names.
+void graph_session(const std::string& nabla, const std::string& home) {
+  Session s(nabla, home);
+  s.expect(">>> ");
+  s.send("import nn\r");
+  s.expect(">>> ");
+  s.send("let m = nn.Sequential([nn.Linear(4, 3), nn.ReLU()])\r");
+  s.expect(">>> ");
+  s.send("let x = randn([2, 4])\r");
+  s.expect(">>> ");
+
+  step(":passes lists the passes and the default pipeline");
+  s.send(":passes\r");
+  s.expect("\ncse ");
+  s.expect("default pipeline: fold,simplify,cse,dce");
+  s.expect(">>> ");
+
+  step(":graph f(x) compiles on x, runs the default passes, prints the IR");
+  s.send(":gra\t m(x)\r");
+  s.expect("graph module 'Sequential' (inference): 2 nodes captured, 2 after passes");
+  s.expect("\ndce ");
+  s.expect("%3 = linear(%x, %0.weight, %0.bias) : f32[2, 3]");
+  s.expect("return %4\n}");
+  s.expect(">>> ");
+
+  step(":graph gm shows a graph module as it is");
+  s.send("let gm = compile(m, x)\r");
+  s.expect(">>> ");
+  s.send(":graph gm\r");
+  s.expect("no passes run (gm.optimize() runs the default pipeline)");
+  s.expect(">>> ");
+  s.send("gm.optimize('cse')\r");
+  s.expect(">>> ");
+  s.send(":graph gm\r");
+  s.expect("after passes\ncse ");
+  s.expect(">>> ");
+
+  step(":graph errors keep the state");
+  s.send(":graph nope(x)\r");
+  s.expect("<repl:");
+  s.expect("error: undefined name 'nope'");
+  s.expect(">>> ");
+  s.send(":graph m\r");
+  s.expect("error: graph: 'm' needs example inputs");
+  s.expect(">>> ");
+  s.send(":graph\r");
+  s.expect("error: usage: :graph expr");
+  s.expect(">>> ");
+  s.send("x.shape\r");
+  s.expect("\n(2, 4)\n>>> ");
+  s.send(":quit\r");
+  int status = s.wait_exit();
+  if (status != 0) s.fail("exit status " + std::to_string(status));
+}
+
 // stdin a pipe: no prompts, no escape codes, statements still span lines.
 void piped_session(const std::string& nabla) {
   step("stdin a pipe: plain lines, no escape codes");
@@ -241,6 +298,7 @@ int main(int argc, char** argv) {
   try {
     first_session(nabla, home);
     second_session(nabla, home);
+    graph_session(nabla, home);
     piped_session(nabla);
     std::printf("repl: all steps passed\n");
   } catch (const std::exception& e) {
