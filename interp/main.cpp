@@ -3,7 +3,8 @@
 // --entry NAME`) and --version/--help/--list-ops.
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
 // syntax error. Errors go to stderr. Uses the language only through the embedding
-// API (interp/interpreter.hpp).
+// API (interp/interpreter.hpp); reads the pass registry (passes/pass_manager.hpp) to
+// reject a bad `nabla graph --passes` before the file runs.
 #include <unistd.h>
 
 #include <algorithm>
