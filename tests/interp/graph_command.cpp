@@ -37,9 +37,9 @@ std::string error_of(const GraphResult& g) { return g.ok ? "(no error)" : g.erro
 TEST_CASE("graph: a name with NAME_inputs, a call, --inputs, no inputs at all") {
   Session s;
   s.run(kModels);
-  GraphResult g = graph(s, "mlp");
+  GraphResult g = graph(s, "mlp");  // default: what it holds changes as passes are added
   REQUIRE_MESSAGE(g.ok, error_of(g));
-  CHECK(g.heading == "graph module 'Sequential' (inference): 3 nodes captured, 3 after passes");
+  CHECK(g.heading.find("graph module 'Sequential' (inference): 3 nodes captured, ") == 0);
   CHECK(g.report.find("fold") == 0);
   CHECK(g.report.find("dce") != std::string::npos);
   CHECK(g.ir.find("%x: f32[2, 6]") != std::string::npos);
@@ -116,7 +116,7 @@ TEST_CASE("graph: errors are one message each, and the session goes on") {
   CHECK(error_of(graph(s, "nope")) == "<graph>:1:1: error: undefined name 'nope'\n  nope\n  ^~~~");
   CHECK(error_of(graph(s, "n")) == "error: graph: 'n' is not a model, a function or a graph module (its type is int)");
   CHECK(error_of(graph(s, "step")).find("error: graph: 'step' needs example inputs: call it with them, step(x)") == 0);
-  CHECK(error_of(graph(s, "mlp", "fold,nope")).find("error: unknown pass 'nope' (passes: fold") == 0);
+  CHECK(error_of(graph(s, "mlp", "fold,nope")).find("error: unknown pass 'nope' (passes: ") == 0);
   CHECK(error_of(graph(s, "twice(x=randn([2]))")) ==
         "error: graph: the example inputs of 'twice(x=randn([2]))' must be positional arguments");
   CHECK(error_of(graph(s, "let q = 1")).find("error: graph: expected an expression") == 0);
