@@ -9,7 +9,9 @@
 namespace nabla::graph {
 
 const std::vector<PassInfo>& all_passes() {
-  static const std::vector<PassInfo> passes = {fold_pass(), simplify_pass(), cse_pass(), dce_pass()};
+  static const std::vector<PassInfo> passes = {fold_pass(),    simplify_pass(),      cse_pass(),
+                                                 dce_pass(),     fold_bn_pass(),       fuse_epilogue_pass(),
+                                                 fuse_pass()};
   return passes;
 }
 
