@@ -56,7 +56,7 @@ Tensor base_operand(const Node& node, const TensorList& inputs, size_t k) {
 
 void run_linear_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
   cpu::linear_act(base_operand(node, inputs, 0), base_operand(node, inputs, 1), base_operand(node, inputs, 2),
-                  epilogue_of(node, "linear"), outputs[0]);
+                  epilogue_of(node, "linear"), cpu::WeightLayout::packed, outputs[0]);
 }
 
 void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outputs) {

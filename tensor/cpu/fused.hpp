@@ -60,10 +60,17 @@ const char* activation_name(Activation act);
 // y = act(y), in place, with the scalar functions of the op table's kernels.
 void apply_activation(const Tensor& y, Activation act);
 
-// out = act(x W^T + b): f32 on oneDNN's matmul primitive, with the bias and the
-// activation as post-ops and W reordered once into the primitive's layout (cached per
-// weight tensor and version, so an optimizer step is seen); f64 as linear then act.
-void linear_act(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& out);
+// Where linear_act reads W from: as it is, or reordered into the layout the kernel
+// computes on, once per weight tensor and version (so an optimizer step is seen).
+enum class WeightLayout : uint8_t { plain, packed };
+
+// out = act(x W^T + b): f32 on oneDNN's matmul primitive with the bias and the
+// activation as post-ops (eager linear is linear_act with none, plain); other dtypes
+// through linear_gemm, then the activation.
+void linear_act(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, WeightLayout layout,
+                const Tensor& out);
+// out = x W^T + b on GEMM (sgemm/dgemm), any float dtype.
+void linear_gemm(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out);
 
 // out = act(conv2d(x, w, b)) with conv2d's attributes; f32 applies act as a oneDNN
 // post-op of the convolution.
