@@ -12,8 +12,8 @@
 //
 // Left alone, with a note when explaining: a producer whose result has several
 // consumers or is returned, one of another shape (it would be recomputed for every
-// element it broadcasts to) or dtype, ops without an elementwise kernel (comparisons
-// make bool), and nodes reading storage the graph writes into (the fused node runs
+// element it broadcasts to) or dtype, comparisons of values of another dtype, and
+// nodes reading storage the graph writes into (the fused node runs
 // where its root was, after the write; Note [Writes in the graph]).
 #include <algorithm>
 #include <set>
@@ -26,7 +26,13 @@ namespace nabla::graph {
 
 namespace {
 
-// Why node n cannot be in any group, or "".
+bool is_comparison(const std::string& op) {
+  return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
+}
+
+// Why node n cannot be in any group, or "". A comparison makes bool, which a group
+// holds as 1 or 0 in its own dtype: it may feed a where inside a group, never end
+// one, and it must compare values of the group's dtype (join_blocker checks).
 std::string not_fusable(const Graph& g, const Node& n, const std::vector<bool>& written) {
   const OpDef* def = Graph::table_op(n);
   if (!def || !def->elementwise) return "not elementwise";
@@ -34,7 +40,8 @@ std::string not_fusable(const Graph& g, const Node& n, const std::vector<bool>& 
   if (!cpu::elementwise_op_from_name(n.op, &op)) return "no fused kernel for " + n.op;
   if (n.outputs.size() != 1) return "several outputs";
   DType dt = g.value(n.outputs[0]).meta.dtype;
-  if (dt != DType::f32 && dt != DType::f64) return std::string("dtype ") + dtype_name(dt);
+  bool comparison = is_comparison(n.op);
+  if (!comparison && dt != DType::f32 && dt != DType::f64) return std::string("dtype ") + dtype_name(dt);
   for (int v : n.inputs) {
     if (v < 0) continue;
     DType in = g.value(v).meta.dtype;
@@ -57,7 +64,7 @@ class Fuser {
   std::vector<std::vector<int>> groups() {
     std::vector<std::vector<int>> out;
     for (size_t i = g_.nodes.size(); i-- > 0;) {
-      if (group_[i] >= 0 || !reason_[i].empty()) continue;
+      if (group_[i] >= 0 || !reason_[i].empty() || is_comparison(g_.nodes[i].op)) continue;
       std::vector<int> members = grow(static_cast<int>(i));
       if (members.size() < 2) continue;
       std::sort(members.begin(), members.end());
@@ -110,7 +117,15 @@ class Fuser {
     const std::string& reason = reason_[static_cast<size_t>(p)];
     if (!reason.empty()) return reason;
     const TensorMeta& m = g_.value(v).meta;
-    if (m.dtype != shape.dtype) return std::string("dtype ") + dtype_name(m.dtype);
+    const Node& producer = g_.nodes[static_cast<size_t>(p)];
+    if (is_comparison(producer.op)) {
+      for (int in : producer.inputs)
+        if (g_.value(in).meta.dtype != shape.dtype)
+          return std::string("it compares ") + dtype_name(g_.value(in).meta.dtype) + " values in a " +
+                 dtype_name(shape.dtype) + " group";
+    } else if (m.dtype != shape.dtype) {
+      return std::string("dtype ") + dtype_name(m.dtype);
+    }
     if (!(m.sizes == shape.sizes)) return "its shape " + meta_str(m) + " broadcasts to " + meta_str(shape);
     int inside = 0;
     for (int member : in_group)

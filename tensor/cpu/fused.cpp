@@ -32,6 +32,8 @@ constexpr NamedOp kElementwiseOps[] = {
     {"add", ElementwiseOp::add},         {"sub", ElementwiseOp::sub},     {"mul", ElementwiseOp::mul},
     {"div", ElementwiseOp::div},         {"pow", ElementwiseOp::pow},     {"maximum", ElementwiseOp::maximum},
     {"minimum", ElementwiseOp::minimum}, {"where", ElementwiseOp::where}, {"clamp", ElementwiseOp::clamp},
+    {"eq", ElementwiseOp::eq},           {"ne", ElementwiseOp::ne},       {"lt", ElementwiseOp::lt},
+    {"le", ElementwiseOp::le},           {"gt", ElementwiseOp::gt},       {"ge", ElementwiseOp::ge},
 };
 
 // How a block of one input is found: in place (dense, the output's layout and
@@ -56,12 +58,18 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
   case ElementwiseOp::name:                                                \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]); \
     return;
+#define NABLA_COMPARE(name, op)                                          \
+  case ElementwiseOp::name:                                              \
+    for (int64_t i = 0; i < n; ++i) dst[i] = a[i] op b[i] ? T(1) : T(0); \
+    return;
   switch (s.op) {
     NABLA_UNARY(neg) NABLA_UNARY(exp) NABLA_UNARY(log) NABLA_UNARY(sqrt) NABLA_UNARY(rsqrt) NABLA_UNARY(abs)
     NABLA_UNARY(sign) NABLA_UNARY(sin) NABLA_UNARY(cos) NABLA_UNARY(tanh) NABLA_UNARY(sigmoid) NABLA_UNARY(relu)
     NABLA_UNARY(gelu) NABLA_UNARY(silu) NABLA_UNARY(erf)
     NABLA_BINARY(add) NABLA_BINARY(sub) NABLA_BINARY(mul) NABLA_BINARY(div) NABLA_BINARY(pow)
     NABLA_BINARY(maximum) NABLA_BINARY(minimum)
+    NABLA_COMPARE(eq, ==) NABLA_COMPARE(ne, !=) NABLA_COMPARE(lt, <) NABLA_COMPARE(le, <=) NABLA_COMPARE(gt, >)
+    NABLA_COMPARE(ge, >=)
     case ElementwiseOp::where:
       for (int64_t i = 0; i < n; ++i) dst[i] = a[i] != T(0) ? b[i] : c[i];
       return;
@@ -78,6 +86,7 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
   }
 #undef NABLA_UNARY
 #undef NABLA_BINARY
+#undef NABLA_COMPARE
 }
 
 // Reads one element of dtype dt as T, as the op table's kernels convert a mixed
