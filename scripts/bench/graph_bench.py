@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Graph mode figures: nabla's graph against nabla's eager mode (scripts/bench/graph_mode.dsl)
-and against PyTorch eager and torch.jit.trace + freeze, for MLP and CNN inference at
-batch 64 and one MLP training step. Runs are interleaved, medians over rounds.
+and against PyTorch eager and torch.jit.trace (+ freeze for modules), for MLP and CNN
+inference at batch 64, an elementwise chain on 1M elements and one MLP training step. Runs are interleaved, medians over rounds.
 
     /usr/bin/python3 scripts/bench/graph_bench.py [--rounds N]
 prints  BENCH graph_<name> nabla_graph=.. nabla_eager=.. torch_eager=.. torch_jit=.. unit=us
@@ -45,6 +45,15 @@ def torch_figures():
                 model(inp)
                 jit(inp)
             out[name] = (median_us(model, [inp], reps), median_us(jit, [inp], reps))
+
+        def chain(a, b):
+            return (a * 2.0 + b).sigmoid() * a - b.tanh()
+        a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+        jit = torch.jit.trace(chain, (a, b))  # a function: nothing to freeze
+        for _ in range(3):
+            chain(a, b)
+            jit(a, b)
+        out["elementwise_chain"] = (median_us(chain, [a, b], 20), median_us(jit, [a, b], 20))
 
     def step(xb, yb):
         loss = nn.functional.cross_entropy(mlp(xb), yb)

@@ -1,5 +1,5 @@
-# Graph mode against eager, in nabla: MLP and CNN inference at batch 64 and one MLP
-# training step (forward, loss, gradients). Prints "name eager_us graph_us" lines;
+# Graph mode against eager, in nabla: MLP and CNN inference at batch 64, an
+# elementwise chain, and one MLP training step (forward, loss, gradients). Prints "name eager_us graph_us" lines;
 # scripts/bench/graph_bench.py runs it beside PyTorch.
 import nn
 import time
@@ -38,6 +38,13 @@ no_grad {
   cnn_graph.optimize()
   compare("mlp_infer", mlp, mlp_graph, [x], 200)
   compare("cnn_infer", cnn, cnn_graph, [images], 10)
+  # an elementwise chain on 1M elements: one fused loop against five kernels
+  fn chain(a, b) = (a * 2.0 + b).sigmoid() * a - b.tanh()
+  let a = randn([1024, 1024])
+  let b = randn([1024, 1024])
+  let chain_graph = compile(chain, a, b)
+  chain_graph.optimize()
+  compare("elementwise_chain", chain, chain_graph, [a, b], 20)
 }
 fn eager_step(xb, yb) {
   let loss = cross_entropy(mlp(xb), yb)
