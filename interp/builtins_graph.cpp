@@ -151,7 +151,9 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
       cap.bind_input(args[k].t, gm.arg_names[k]);
       cg.input_names.push_back(gm.arg_names[k]);
     }
-  GradModeGuard mode(gm.train);
+  // Training captures with gradients on; inference with the caller's grad mode, as
+  // eager would run (a function that calls grad() inside needs it on).
+  GradModeGuard mode(gm.train || grad_enabled());
   cap.start();
   CallArgs call;
   call.pos = args;

@@ -80,7 +80,8 @@ class Cse {
     if (v.kind != ValueKind::constant || written[static_cast<size_t>(id)]) return "";
     const Tensor& t = g_.constants.at(v.name);
     if (t.numel() > kMergeConstantLimit) return "";
-    std::string key = meta_str(v.meta) + "=";
+    // A wrapped number promotes differently from a 0-dim tensor of the same value.
+    std::string key = (v.wrapped ? "wrapped " : "") + meta_str(v.meta) + "=";
     for (double x : to_double_vector(t)) key += number_text(x) + ",";
     return key;
   }

@@ -31,7 +31,9 @@ int Graph::add_constant(const Tensor& t, const std::string& name) {
     n = buf;
   }
   constants[n] = t;
-  return add_input(n, ValueKind::constant, {t.sizes(), t.dtype()});
+  int id = add_input(n, ValueKind::constant, {t.sizes(), t.dtype()});
+  value(id).wrapped = t.impl()->wrapped_number;
+  return id;
 }
 
 int Graph::add_node(const std::string& op, std::vector<int> node_inputs, Attrs attrs,
@@ -193,7 +195,8 @@ void print_signature(const Graph& g, std::string& out) {
   out += "(";
   for (size_t k = 0; k < g.inputs.size(); ++k) {
     const Value& v = g.value(g.inputs[k]);
-    out += (k ? ", " : "") + value_ref(g, v.id) + ": " + kind_word(v.kind) + meta_str(v.meta);
+    out += (k ? ", " : "") + value_ref(g, v.id) + ": " + kind_word(v.kind) + (v.wrapped ? "wrapped " : "");
+    out += meta_str(v.meta);
     if (v.kind == ValueKind::constant) {
       auto it = g.constants.find(v.name);
       NABLA_CHECK(it != g.constants.end(), "graph: constant %" + v.name + " has no value");

@@ -4,7 +4,7 @@
 //
 // Text form (print_graph / parse_graph round-trip exactly):
 //
-//   graph mlp(%x: f32[64, 784], %fc1.weight: param f32[256, 784], %c0: const f32[] = 0.5) {
+//   graph mlp(%x: f32[64, 784], %fc1.weight: param f32[256, 784], %c0: const wrapped f64[] = 0.5) {
 //     %3 = linear(%x, %fc1.weight, none) : f32[64, 256]  # mlp.dsl:4:14
 //     %4 = relu(%3) : f32[64, 256]
 //     %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[2, 2], ...} : f32[...], i64[...]
@@ -45,6 +45,10 @@ struct Value {
   std::string name;     // inputs, params and constants: "x", "fc1.weight", "c0"; op outputs: ""
   ValueKind kind = ValueKind::op;
   TensorMeta meta;      // shape and dtype
+  // A wrapped number: a plain number of the program (`x * 2.0`), f64 and 0-dim,
+  // which does not drive type promotion (f32 times it stays f32), as in PyTorch.
+  // Constants made from one, and fused-body inputs bound to one. Printed "wrapped f64[]".
+  bool wrapped = false;
   int node = -1;        // producing node (op values), index in Graph::nodes
   int output = 0;       // which output of that node
 };

@@ -278,7 +278,7 @@ class Parser {
     in_.expect(')');
   }
 
-  // parameter := ref ':' ['param' | 'const'] type ['=' constant]   ('=' iff const)
+  // parameter := ref ':' ['param' | 'const'] ['wrapped'] type ['=' constant]   ('=' iff const)
   void parameter(Scope& s) {
     Mark at = ref_mark();
     std::string name = in_.name("a value name");
@@ -286,12 +286,18 @@ class Parser {
     ValueKind kind = in_.accept_word("param")   ? ValueKind::param
                      : in_.accept_word("const") ? ValueKind::constant
                                                 : ValueKind::input;
+    bool wrapped = in_.accept_word("wrapped");
     TensorMeta meta = type();
+    if (wrapped && !meta.sizes.empty()) in_.fail_at(at, "a wrapped number has no dims, got " + meta_str(meta));
     if (kind == ValueKind::constant) {
       in_.expect('=');
-      s.g.constants[name] = constant(name, meta);
+      Tensor value = constant(name, meta);
+      value.impl()->wrapped_number = wrapped;
+      s.g.constants[name] = value;
     }
-    define(s, name, s.g.add_input(name, kind, meta), at, /*numbered=*/false);
+    int id = s.g.add_input(name, kind, meta);
+    s.g.value(id).wrapped = wrapped;
+    define(s, name, id, at, /*numbered=*/false);
   }
 
   // type := dtype '[' [int (',' int)*] ']'

@@ -107,6 +107,7 @@ void fuse_nodes(Graph& g, const std::vector<int>& members, const std::string& op
     auto it = inner.find(outer);
     if (it != inner.end()) return it->second;
     int id = body->add_input("in" + std::to_string(outer_inputs.size()), ValueKind::input, g.value(outer).meta);
+    body->value(id).wrapped = g.value(outer).wrapped;
     outer_inputs.push_back(outer);
     return inner[outer] = id;
   };

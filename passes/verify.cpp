@@ -85,15 +85,17 @@ void verify(const Graph& g, const std::string& after) { verify_graph(g, after); 
 
 std::vector<TensorMeta> infer_types(const Graph& g, const Node& n, const OpDef& def) {
   // Each input is one element expanded to its shape (stride 0): the shape rule sees
-  // the right sizes and dtypes without the full allocation.
+  // the right sizes and dtypes without the full allocation. A wrapped number stays
+  // one, since it promotes differently.
   TensorList ins;
   for (int v : n.inputs) {
     if (v < 0) {
       ins.push_back(Tensor());
       continue;
     }
-    const TensorMeta& m = g.value(v).meta;
-    ins.push_back(expand(empty(Shape(m.sizes.size(), 1), m.dtype), m.sizes.vec()));
+    const Value& value = g.value(v);
+    ins.push_back(expand(empty(Shape(value.meta.sizes.size(), 1), value.meta.dtype), value.meta.sizes.vec()));
+    ins.back().impl()->wrapped_number = value.wrapped;
   }
   return def.infer(ins, complete_attrs(def, n.attrs));
 }

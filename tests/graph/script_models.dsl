@@ -128,11 +128,9 @@ test "char_transformer: a training step's loss and gradients" {
 
 # ---- scripts/regression.dsl ------------------------------------------------------------
 #
-# Not yet: a training graph with mse_loss, or with .mean() of anything. Their
-# backward divides the 0-dim gradient by the element count, a wrapped number; eager
-# keeps f32 (a plain number does not drive promotion), but the captured constant is
-# typed f64[] and the verifier's shape rule, which sees only the IR's types, promotes
-# to f64. The same in a forward: `0.01 * t.mean()`, `t.sum() / 64`.
+# mse_loss's backward divides the 0-dim gradient by the element count, a wrapped
+# number: it stays f32 in eager and in the graph (the IR keeps the marker: `const
+# wrapped f64[]`), so the step captures and verifies.
 
 let reg_x = randn([64, 3])
 let reg_y = reg_x @ tensor([[3.0, -2.0, 0.5]]).T + 1.0 + randn([64, 1]) * 0.1
@@ -144,9 +142,10 @@ test "regression: nn.Linear(3, 1), inference" {
   check_inference(reg_fit, reg_x, 1e-6, 1e-6)
 }
 
-test "regression: the mse_loss training step cannot be captured yet, and says so" {
-  expect_error("compile(reg_step, reg_x, reg_y, train=true)",
-               "graph verifier after pass 'capture': node 5 (div) from tests/graph/script_models.dsl:140:23: output 0 is typed f32[] but the op makes f64[]")
+test "regression: the mse_loss training step trains as eager" {
+  manual_seed(31)
+  check_training(reg_fit.parameters(), reg_step, [reg_x, reg_y], 1e-5, 1e-6)
+  expect("const wrapped f64[]" in compile(reg_step, reg_x, reg_y, train=true).ir(), "the wrapped number is marked")
 }
 
 test "regression: the same step with the mean written as a sum trains as eager" {
@@ -176,8 +175,7 @@ fn objective(xin) {
   return mse_loss(out, ho_y) + penalty_weight * (slope * slope).mean()
 }
 
-# The same objective without mse_loss, mean() or a number times a 0-dim tensor (see
-# the regression section): sum(d * d / n) + sum(w * s * s / n).
+# The same objective written with sums: sum(d * d / n) + sum(w * s * s / n).
 fn objective_capturable(xin) {
   let xi = xin.detach().requires_grad_(true)
   let out = ho_net(xi)
@@ -195,12 +193,17 @@ test "higher_order: the gradient-penalty objective (grad of grad) as a training 
   check_training(ho_net.parameters(), objective_capturable, [ho_x], 1e-5, 1e-6)
 }
 
-test "higher_order: the script's objective cannot be captured yet, and says so" {
-  # mse_loss's backward and `penalty_weight * 0-dim tensor`: see the regression section.
-  expect_error("compile(objective, ho_x, train=true)", "output 0 is typed f32[] but the op makes f64[]")
-  # Inference graphs are captured under no_grad, so a grad() inside the function has
-  # no graph to differentiate.
-  expect_error("compile(objective, ho_x)", "grad: output 0 does not require grad and has no grad_fn")
+test "higher_order: the script's objective (mse_loss, mean, a number times a 0-dim tensor) trains as eager" {
+  check_training(ho_net.parameters(), objective, [ho_x], 1e-5, 1e-6)
+}
+
+test "higher_order: an inference graph of a function that calls grad() inside equals eager" {
+  # capture runs with the caller's grad mode, as eager does
+  let gm = compile(objective, ho_x)
+  gm.optimize()
+  expect_close(gm(ho_x), objective(ho_x), rtol=1e-5, atol=1e-6)
+  # under no_grad, grad() has nothing to differentiate: the same error as in eager
+  no_grad { expect_error("compile(objective, ho_x)", "grad: output 0 does not require grad and has no grad_fn") }
 }
 
 test "higher_order: a Hessian-vector product as the gradients of a training graph (f64)" {
