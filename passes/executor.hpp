@@ -1,7 +1,9 @@
 // The executor: runs a graph with the op table's kernels, outside autograd. It
 // allocates every node's outputs itself (from the types in the graph) and hands them
-// to the kernel, so that a memory plan can place them; each value is freed right
-// after its last use. Graph-level ops that passes create (fused elementwise kernels,
+// to the kernel. A graph with a memory plan (Graph::plan, the `plan` pass) gets one
+// arena per run, and each planned value is a view into it; other values (graph
+// outputs among them, which the caller keeps) get their own buffers, freed right
+// after their last use. Graph-level ops that passes create (fused elementwise kernels,
 // linear or conv2d with an epilogue, ...) register their implementation here.
 #pragma once
 #include <string>

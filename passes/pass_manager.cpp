@@ -9,7 +9,7 @@
 namespace nabla::graph {
 
 const std::vector<PassInfo>& all_passes() {
-  static const std::vector<PassInfo> passes = {fold_pass(), simplify_pass(), cse_pass(), dce_pass()};
+  static const std::vector<PassInfo> passes = {fold_pass(), simplify_pass(), cse_pass(), dce_pass(), plan_pass()};
   return passes;
 }
 

@@ -9,5 +9,6 @@ PassInfo fold_pass();      // passes/fold.cpp
 PassInfo simplify_pass();  // passes/simplify.cpp
 PassInfo cse_pass();       // passes/cse.cpp
 PassInfo dce_pass();       // passes/dce.cpp
+PassInfo plan_pass();      // passes/plan.cpp
 
 }  // namespace nabla::graph

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "passes/ir.hpp"
+#include "passes/memory_plan.hpp"
 #include "autograd/ops.hpp"
 
 namespace nabla::graph {
@@ -90,6 +91,12 @@ void verify_graph(const Graph& g, const std::string& after) {
 
 }  // namespace
 
-void verify(const Graph& g, const std::string& after) { verify_graph(g, after); }
+void verify(const Graph& g, const std::string& after) {
+  verify_graph(g, after);
+  if (!g.plan) return;
+  std::string why = memory_plan_problem(g, *g.plan);
+  if (!why.empty())
+    bad(g, -1, after, "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
+}
 
 }  // namespace nabla::graph

@@ -32,10 +32,11 @@ Graph expand_graph(const std::vector<int64_t>& shape) {
 TEST_CASE("passes are registered in pipeline order and pipelines name them") {
   std::vector<std::string> names;
   for (const PassInfo& p : all_passes()) names.push_back(p.name);
-  CHECK(names == std::vector<std::string>{"fold", "simplify", "cse", "dce"});
+  CHECK(names == std::vector<std::string>{"fold", "simplify", "cse", "dce", "plan"});
   CHECK(default_pipeline() == names);
   CHECK(parse_pipeline(" cse, dce ,fold") == std::vector<std::string>{"cse", "dce", "fold"});
-  CHECK_THROWS_WITH(parse_pipeline("fold,nope"), "unknown pass 'nope' (passes: fold, simplify, cse, dce, or default)");
+  CHECK_THROWS_WITH(parse_pipeline("fold,nope"),
+                    "unknown pass 'nope' (passes: fold, simplify, cse, dce, plan, or default)");
 }
 
 TEST_CASE("fold folds results up to 2^20 elements and no larger") {
@@ -99,6 +100,7 @@ TEST_CASE("every pass leaves a graph it cannot improve unchanged") {
       "}\n");
   std::string before = print_graph(g);
   for (const PassInfo& p : all_passes()) {
+    if (p.name == "plan") continue;  // it plans any graph with an intermediate (tests/passes/plan.cpp)
     CAPTURE(p.name);
     CHECK(changes_of(run_pipeline(g, {p.name})) == 0);
     CHECK(print_graph(g) == before);
