@@ -16,6 +16,9 @@
 //     return %7
 //   }
 //
+// A graph with a memory plan (the `plan` pass) prints it after the closing brace:
+// "plan(arena=..., ...) { slot ...; %5: slot 1, ... }" (passes/memory_plan.hpp).
+//
 // Values are numbered in definition order; graph inputs keep their names. A node
 // names an op of the table, or a graph-level op that only passes create (fused
 // kernels, "conv2d_act", ...), which the executor implements itself.
