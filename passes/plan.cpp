@@ -102,7 +102,7 @@ std::string kind_text(const Graph& g, const Liveness& live, int v) {
     default: break;
   }
   int root = live.roots[static_cast<size_t>(v)];
-  if (root != v) return name + " is a view of %" + value_name(g, root);
+  if (root != v) return name + " is a view of " + value_ref(g, root);
   if (live.last[static_cast<size_t>(v)] >= static_cast<int>(g.nodes.size())) return name + " is a graph output";
   if (!live.planned[static_cast<size_t>(v)]) return name + " has no buffer of its own";
   return "";
@@ -127,7 +127,7 @@ std::string in_place_refusal(const Graph& g, const Liveness& live, int node, siz
     return name + " is read later (by " + g.nodes[static_cast<size_t>(last)].op + " at step " + std::to_string(last) + ")";
   for (int w : n.inputs)
     if (w >= 0 && w != v && live.roots[static_cast<size_t>(w)] == v)
-      return name + " is also read through its view %" + value_name(g, w);
+      return name + " is also read through its view " + value_ref(g, w);
   return "";
 }
 
@@ -162,14 +162,18 @@ std::vector<Unit> make_units(const Graph& g, const Liveness& live, MemoryPlan& p
   std::vector<int> unit_of(g.values.size(), -1);
   std::vector<Unit> units;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (int v : g.nodes[i].outputs) {
+    const Node& n = g.nodes[i];
+    bool any_planned = std::any_of(n.outputs.begin(), n.outputs.end(),
+                                   [&](int v) { return live.planned[static_cast<size_t>(v)]; });
+    int source = any_planned ? in_place_input(g, live, static_cast<int>(i), refusals) : -1;
+    for (int v : n.outputs) {
       if (!live.planned[static_cast<size_t>(v)]) continue;
       PlannedBuffer b;
       b.value = v;
       b.bytes = live.bytes[static_cast<size_t>(v)];
       b.first_step = live.first[static_cast<size_t>(v)];
       b.last_step = live.last[static_cast<size_t>(v)];
-      b.in_place_of = in_place_input(g, live, static_cast<int>(i), refusals);
+      b.in_place_of = source;  // (only a node with one result has one)
       int u = b.in_place_of >= 0 ? unit_of[static_cast<size_t>(b.in_place_of)] : -1;
       if (u < 0) {
         u = static_cast<int>(units.size());
