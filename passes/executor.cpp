@@ -4,6 +4,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "passes/fused_kernels.hpp"
 #include "passes/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
 
@@ -19,7 +20,11 @@ void copy_into_param(const Node&, const TensorList& ins, TensorList&) {
 }
 
 std::map<std::string, GraphOpFn>& graph_ops() {
-  static std::map<std::string, GraphOpFn> ops = {{"copy_", copy_into_param}};
+  static std::map<std::string, GraphOpFn> ops = [] {
+    std::map<std::string, GraphOpFn> table{{"copy_", copy_into_param}};
+    add_fused_kernels(table);
+    return table;
+  }();
   return ops;
 }
 

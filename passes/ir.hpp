@@ -109,6 +109,10 @@ Graph parse_graph(const std::string& text, const std::map<std::string, Tensor>& 
 // the node and the reason; `after` names the pass that ran last (for the message).
 void verify(const Graph& g, const std::string& after = "");
 
+// The output types of table-op node n as its row's shape rule computes them from the
+// types of its inputs in g (errors are the rule's).
+std::vector<TensorMeta> infer_types(const Graph& g, const Node& n, const OpDef& def);
+
 // "f32[64, 784]"
 std::string meta_str(const TensorMeta& m);
 

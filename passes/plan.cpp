@@ -75,7 +75,10 @@ namespace {
 
 // Why node n is not an elementwise node whose result could take over an input's
 // buffer ("" when it is). A fused body with other ops (a view, a reduction) could
-// read an element after the result overwrote it.
+// read an element after the result overwrote it. The fused kernel
+// (tensor/cpu/fused.cpp) writes the result's step straight into the output, block by
+// block, so a step after it would read inputs already overwritten: the result must
+// be the body's last step.
 std::string not_elementwise(const Node& n) {
   if (n.outputs.size() != 1) return "it has " + std::to_string(n.outputs.size()) + " results";
   if (has_side_effect(n)) return side_effect(n);
@@ -85,6 +88,10 @@ std::string not_elementwise(const Node& n) {
       const OpDef* def = Graph::table_op(b);
       if (!def || !def->elementwise) return "its body has " + b.op + ", which is not elementwise";
     }
+    const Graph& body = *n.body;
+    if (body.nodes.empty() || body.outputs.size() != 1 || body.nodes.back().outputs.size() != 1 ||
+        body.outputs[0] != body.nodes.back().outputs[0])
+      return "its body's result is not its last step";
     return "";
   }
   const OpDef* def = Graph::table_op(n);

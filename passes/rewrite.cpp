@@ -1,6 +1,8 @@
 // Helpers shared by the rewriting passes (see rewrite.hpp).
 #include "passes/rewrite.hpp"
 
+#include <map>
+
 namespace nabla::graph {
 
 namespace {
@@ -93,6 +95,44 @@ int remove_constants(Graph& g, const std::function<bool(int)>& drop) {
   int removed = static_cast<int>(g.inputs.size() - kept.size());
   g.inputs = std::move(kept);
   return removed;
+}
+
+void fuse_nodes(Graph& g, const std::vector<int>& members, const std::string& op, std::vector<bool>& dead) {
+  auto body = std::make_shared<Graph>();
+  body->name = op;
+  std::vector<int> outer_inputs;
+  std::map<int, int> inner;  // outer value -> body value
+  auto body_value = [&](int outer) {
+    if (outer < 0) return -1;
+    auto it = inner.find(outer);
+    if (it != inner.end()) return it->second;
+    int id = body->add_input("in" + std::to_string(outer_inputs.size()), ValueKind::input, g.value(outer).meta);
+    outer_inputs.push_back(outer);
+    return inner[outer] = id;
+  };
+  std::vector<std::string> absorbed;
+  for (int m : members) {
+    const Node& n = g.nodes[static_cast<size_t>(m)];
+    std::vector<int> ins;
+    for (int v : n.inputs) ins.push_back(body_value(v));
+    std::vector<TensorMeta> metas;
+    for (int v : n.outputs) metas.push_back(g.value(v).meta);
+    int b = body->add_node(n.op, ins, n.attrs, metas, n.origin);
+    const Node& copy = body->nodes[static_cast<size_t>(b)];
+    for (size_t k = 0; k < n.outputs.size(); ++k) inner[n.outputs[k]] = copy.outputs[k];
+    absorbed.push_back(n.origin.empty() ? n.op : n.op + " at " + n.origin);
+  }
+  Node& root = g.nodes[static_cast<size_t>(members.back())];
+  for (int v : root.outputs) body->outputs.push_back(inner.at(v));
+  Node fused;
+  fused.op = op;
+  fused.inputs = outer_inputs;
+  fused.outputs = root.outputs;
+  fused.origin = root.origin;
+  fused.body = std::move(body);
+  fused.absorbed = std::move(absorbed);
+  root = std::move(fused);
+  for (size_t k = 0; k + 1 < members.size(); ++k) dead[static_cast<size_t>(members[k])] = true;
 }
 
 std::vector<int> live_use_counts(const Graph& g, const std::vector<bool>& dead_nodes) {

@@ -10,13 +10,6 @@ namespace nabla::graph {
 
 namespace {
 
-// A tensor with m's shape and dtype and no real data: one element expanded (stride
-// 0), so shape rules can run on it without allocating the full size.
-Tensor meta_tensor(const TensorMeta& m) {
-  Tensor one = empty(Shape(m.sizes.size(), 1), m.dtype);
-  return expand(one, m.sizes.vec());
-}
-
 [[noreturn]] void bad(const Graph& g, int node, const std::string& after, const std::string& why) {
   std::string where = node >= 0 ? "node " + std::to_string(node) + " (" + g.nodes[static_cast<size_t>(node)].op + ")"
                                 : std::string("graph");
@@ -69,11 +62,9 @@ void verify_graph(const Graph& g, const std::string& after) {
     if (!def) continue;  // graph-level ops (conv2d_act, ...) are checked by their pass's own tests
     if (def->num_inputs >= 0 && static_cast<int>(n.inputs.size()) != def->num_inputs)
       bad(g, ni, after, "takes " + std::to_string(def->num_inputs) + " inputs, has " + std::to_string(n.inputs.size()));
-    TensorList ins;
-    for (int v : n.inputs) ins.push_back(v < 0 ? Tensor() : meta_tensor(g.value(v).meta));
     std::vector<TensorMeta> metas;
     try {
-      metas = def->infer(ins, complete_attrs(*def, n.attrs));
+      metas = infer_types(g, n, *def);
     } catch (const std::exception& e) {
       bad(g, ni, after, std::string("shape rule: ") + e.what());
     }
@@ -97,6 +88,21 @@ void verify(const Graph& g, const std::string& after) {
   std::string why = memory_plan_problem(g, *g.plan);
   if (!why.empty())
     bad(g, -1, after, "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
+}
+
+std::vector<TensorMeta> infer_types(const Graph& g, const Node& n, const OpDef& def) {
+  // Each input is one element expanded to its shape (stride 0): the shape rule sees
+  // the right sizes and dtypes without the full allocation.
+  TensorList ins;
+  for (int v : n.inputs) {
+    if (v < 0) {
+      ins.push_back(Tensor());
+      continue;
+    }
+    const TensorMeta& m = g.value(v).meta;
+    ins.push_back(expand(empty(Shape(m.sizes.size(), 1), m.dtype), m.sizes.vec()));
+  }
+  return def.infer(ins, complete_attrs(def, n.attrs));
 }
 
 }  // namespace nabla::graph

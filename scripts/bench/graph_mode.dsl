@@ -32,8 +32,12 @@ let x = randn([64, 784])
 let images = randn([64, 1, 28, 28])
 let y = randint(0, 10, [64])
 no_grad {
-  compare("mlp_infer", mlp, compile(mlp, x), [x], 200)
-  compare("cnn_infer", cnn, compile(cnn, images), [images], 10)
+  let mlp_graph = compile(mlp, x)
+  mlp_graph.optimize()
+  let cnn_graph = compile(cnn, images)
+  cnn_graph.optimize()
+  compare("mlp_infer", mlp, mlp_graph, [x], 200)
+  compare("cnn_infer", cnn, cnn_graph, [images], 10)
 }
 fn eager_step(xb, yb) {
   let loss = cross_entropy(mlp(xb), yb)
@@ -41,4 +45,6 @@ fn eager_step(xb, yb) {
   return loss
 }
 fn loss_fn(xb, yb) = cross_entropy(mlp(xb), yb)
-compare("mlp_train_step", eager_step, compile(loss_fn, x, y, train=true), [x, y], 100)
+let step_graph = compile(loss_fn, x, y, train=true)
+step_graph.optimize()
+compare("mlp_train_step", eager_step, step_graph, [x, y], 100)

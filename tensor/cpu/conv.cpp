@@ -23,6 +23,7 @@
 #include "tensor/cpu/conv_geometry.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/onednn.hpp"
 
 namespace nabla::cpu {
 
@@ -34,14 +35,8 @@ using Tag = memory::format_tag;
 // ---------------------------------------------------------------------------
 // oneDNN (f32)
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-dnnl::stream& stream() {
-  thread_local dnnl::stream s(engine());
-  return s;
-}
+using onednn::engine;
+using onednn::stream;
 
 enum class Pass : int64_t { forward, backward_data, backward_weights };
 
@@ -100,21 +95,20 @@ ConvDescs conv_descs(const ConvGeometry& g, bool bias) {
   return d;
 }
 
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
+dnnl::primitive_attr user_scratchpad() { return onednn::attributes(Activation::none); }
 
-dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::prop_kind prop) {
+dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::prop_kind prop,
+                                                     Activation act = Activation::none) {
   dnnl::convolution_forward::desc desc(prop, dnnl::algorithm::convolution_direct, d.src_any, d.weights_any, d.bias,
                                        d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
-  return {desc, user_scratchpad(), engine()};
+  return {desc, onednn::attributes(act), engine()};
 }
 
-CachedConv make_forward(const ConvGeometry& g, bool bias) {
+// The forward convolution, with `act` applied to its result as a post-op (the graph
+// passes' conv2d_act; eager conv2d passes none).
+CachedConv make_forward(const ConvGeometry& g, bool bias, Activation act) {
   ConvDescs d = conv_descs(g, bias);
-  auto pd = forward_pd(d, dnnl::prop_kind::forward_inference);
+  auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, act);
   CachedConv c{dnnl::convolution_forward(pd), {}, pd.scratchpad_desc()};
   c.operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
   c.operands.push_back(operand(DNNL_ARG_WEIGHTS, false, d.weights, pd.weights_desc()));
@@ -152,14 +146,15 @@ CachedConv make_backward_weights(const ConvGeometry& g) {
 // The cache: every number that defines a primitive is in the key. It holds at most
 // kMaxCachedConvs primitives and starts over when full (a run with ever-changing
 // shapes must not grow it without bound); callers keep theirs alive by shared_ptr.
-using ConvKey = std::array<int64_t, 18>;
+using ConvKey = std::array<int64_t, 19>;
 constexpr size_t kMaxCachedConvs = 256;
 
-std::shared_ptr<const CachedConv> cached_conv(Pass pass, const ConvGeometry& g, bool bias) {
+std::shared_ptr<const CachedConv> cached_conv(Pass pass, const ConvGeometry& g, bool bias,
+                                              Activation act = Activation::none) {
   static std::mutex mutex;
   static std::map<ConvKey, std::shared_ptr<const CachedConv>> cache;
   ConvKey key{static_cast<int64_t>(pass), bias, g.N, g.C, g.H, g.W, g.OC, g.KH, g.KW, g.stride.h, g.stride.w,
-              g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups, g.OH, g.OW};
+              g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups, g.OH, g.OW, static_cast<int64_t>(act)};
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
@@ -167,7 +162,7 @@ std::shared_ptr<const CachedConv> cached_conv(Pass pass, const ConvGeometry& g, 
                    : pass == Pass::backward_data ? "conv2d_backward_input"
                                                  : "conv2d_backward_weight";
   try {
-    CachedConv c = pass == Pass::forward         ? make_forward(g, bias)
+    CachedConv c = pass == Pass::forward         ? make_forward(g, bias, act)
                    : pass == Pass::backward_data ? make_backward_data(g)
                                                  : make_backward_weights(g);
     if (cache.size() >= kMaxCachedConvs) cache.clear();
@@ -333,24 +328,32 @@ void fill_bias_or_zero(const Tensor& y, const Tensor& bias) {
 
 }  // namespace
 
-void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& y = out[0];
-  ConvGeometry g = conv_geometry(in[0].sizes(), in[1].sizes(), attrs, "conv2d");
+void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs, Activation act,
+                const Tensor& y) {
+  ConvGeometry g = conv_geometry(input.sizes(), weight.sizes(), attrs, "conv2d");
   if (y.numel() == 0) return;
-  if (degenerate(g)) return fill_bias_or_zero(y, in[2]);
-  Tensor x = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
-  Tensor b = in[2].defined() ? contiguous_raw(in[2]) : Tensor();
+  if (degenerate(g)) {
+    fill_bias_or_zero(y, bias);
+    return apply_activation(y, act);
+  }
+  Tensor x = contiguous_raw(input), w = contiguous_raw(weight);
+  Tensor b = bias.defined() ? contiguous_raw(bias) : Tensor();
   visit_float(y.dtype(), "conv2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>) {
       std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
       if (b.defined()) ptrs.push_back(b.raw_data());
       ptrs.push_back(y.raw_data());
-      execute(*cached_conv(Pass::forward, g, b.defined()), ptrs);
+      execute(*cached_conv(Pass::forward, g, b.defined(), act), ptrs);
     } else {
       forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), g);
+      apply_activation(y, act);
     }
   });
+}
+
+void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv2d_act(in[0], in[1], in[2], attrs, Activation::none, out[0]);
 }
 
 // in: grad [N, OC, OH, OW], weight; out: the input's gradient [N, C, H, W].

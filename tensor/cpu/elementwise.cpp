@@ -7,7 +7,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
-#include "tensor/cpu/vec_math.hpp"
+#include "tensor/cpu/scalar_ops.hpp"
 
 namespace nabla::cpu {
 
@@ -79,52 +79,49 @@ void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
 }
 
 void neg(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("neg", in, out, [](auto v) { return -v; });
+  numeric_unary("neg", in, out, [](auto v) { return scalar::neg(v); });
 }
 void exp(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("exp", in, out, [](auto v) { return vmath::exp(v); });
+  float_unary("exp", in, out, [](auto v) { return scalar::exp(v); });
 }
 void log(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("log", in, out, [](auto v) { return std::log(v); });
+  float_unary("log", in, out, [](auto v) { return scalar::log(v); });
 }
 void sqrt(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("sqrt", in, out, [](auto v) { return std::sqrt(v); });
+  float_unary("sqrt", in, out, [](auto v) { return scalar::sqrt(v); });
 }
 void rsqrt(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("rsqrt", in, out, [](auto v) { return decltype(v)(1) / std::sqrt(v); });
+  float_unary("rsqrt", in, out, [](auto v) { return scalar::rsqrt(v); });
 }
 void abs(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("abs", in, out, [](auto v) { return v < 0 ? -v : v; });
+  numeric_unary("abs", in, out, [](auto v) { return scalar::abs(v); });
 }
 void sign(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("sign", in, out, [](auto v) { return decltype(v)((v > 0) - (v < 0)); });
+  numeric_unary("sign", in, out, [](auto v) { return scalar::sign(v); });
 }
 void sin(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("sin", in, out, [](auto v) { return std::sin(v); });
+  float_unary("sin", in, out, [](auto v) { return scalar::sin(v); });
 }
 void cos(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("cos", in, out, [](auto v) { return std::cos(v); });
+  float_unary("cos", in, out, [](auto v) { return scalar::cos(v); });
 }
 void tanh(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("tanh", in, out, [](auto v) { return vmath::tanh(v); });
+  float_unary("tanh", in, out, [](auto v) { return scalar::tanh(v); });
 }
 void sigmoid(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("sigmoid", in, out, [](auto v) { return vmath::sigmoid(v); });
+  float_unary("sigmoid", in, out, [](auto v) { return scalar::sigmoid(v); });
 }
 void relu(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("relu", in, out, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+  numeric_unary("relu", in, out, [](auto v) { return scalar::relu(v); });
 }
 void gelu(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("gelu", in, out, [](auto v) {
-    using T = decltype(v);
-    return T(0.5) * v * (T(1) + std::erf(v * T(M_SQRT1_2)));
-  });
+  float_unary("gelu", in, out, [](auto v) { return scalar::gelu(v); });
 }
 void silu(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("silu", in, out, [](auto v) { return v * vmath::sigmoid(v); });
+  float_unary("silu", in, out, [](auto v) { return scalar::silu(v); });
 }
 void erf(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("erf", in, out, [](auto v) { return std::erf(v); });
+  float_unary("erf", in, out, [](auto v) { return scalar::erf(v); });
 }
 
 void add(const TensorList& in, const Attrs&, TensorList& out) {
@@ -132,29 +129,29 @@ void add(const TensorList& in, const Attrs&, TensorList& out) {
     map2<bool, bool, bool>(out[0], in[0], in[1], [](bool x, bool y) { return x || y; });
     return;
   }
-  numeric_binary("add", in, out, [](auto x, auto y) { return x + y; });
+  numeric_binary("add", in, out, [](auto x, auto y) { return scalar::add(x, y); });
 }
 void sub(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("sub", in, out, [](auto x, auto y) { return x - y; });
+  numeric_binary("sub", in, out, [](auto x, auto y) { return scalar::sub(x, y); });
 }
 void mul(const TensorList& in, const Attrs&, TensorList& out) {
   if (out[0].dtype() == DType::b8) {
     map2<bool, bool, bool>(out[0], in[0], in[1], [](bool x, bool y) { return x && y; });
     return;
   }
-  numeric_binary("mul", in, out, [](auto x, auto y) { return x * y; });
+  numeric_binary("mul", in, out, [](auto x, auto y) { return scalar::mul(x, y); });
 }
 void div(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("div", in, out, [](auto x, auto y) { return x / y; });
+  numeric_binary("div", in, out, [](auto x, auto y) { return scalar::div(x, y); });
 }
 void pow(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("pow", in, out, [](auto x, auto y) { return std::pow(x, y); });
+  numeric_binary("pow", in, out, [](auto x, auto y) { return scalar::pow(x, y); });
 }
 void maximum(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("maximum", in, out, [](auto x, auto y) { return (x != x || x > y) ? x : y; });
+  numeric_binary("maximum", in, out, [](auto x, auto y) { return scalar::maximum(x, y); });
 }
 void minimum(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("minimum", in, out, [](auto x, auto y) { return (x != x || x < y) ? x : y; });
+  numeric_binary("minimum", in, out, [](auto x, auto y) { return scalar::minimum(x, y); });
 }
 void eq(const TensorList& in, const Attrs&, TensorList& out) {
   compare(in, out, [](auto x, auto y) { return x == y; });

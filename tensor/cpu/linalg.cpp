@@ -1,6 +1,7 @@
 // CPU kernels of matmul and linear, on the GEMM of blas.hpp.
 #include "tensor/cpu/blas.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
@@ -64,27 +65,30 @@ void matmul(const TensorList& in, const Attrs&, TensorList& out) {
   });
 }
 
-void linear(const TensorList& in, const Attrs&, TensorList& out) {
-  visit_float(out[0].dtype(), "linear", [&](auto tag) {
+void linear_gemm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& y) {
+  visit_float(y.dtype(), "linear", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const Tensor& y = out[0];
-    int64_t in_features = in[1].sizes()[1], out_features = in[1].sizes()[0];
-    int64_t rows = in_features ? in[0].numel() / in_features : shape_numel(Shape(y.sizes().begin(), y.sizes().end() - 1));
-    Tensor x = contiguous_raw(in[0]);
-    MatrixArg W = matrix_arg(in[1]);  // y = x W^T: W is B with the opposite transpose
+    int64_t in_features = weight.sizes()[1], out_features = weight.sizes()[0];
+    int64_t rows = in_features ? input.numel() / in_features : shape_numel(Shape(y.sizes().begin(), y.sizes().end() - 1));
+    Tensor x = contiguous_raw(input);
+    MatrixArg W = matrix_arg(weight);  // y = x W^T: W is B with the opposite transpose
     T* py = static_cast<T*>(y.raw_data());
-    if (in[2].defined()) {
-      Tensor bias = contiguous_raw(in[2]);
-      const T* pb = static_cast<const T*>(bias.raw_data());
+    if (bias.defined()) {
+      Tensor b = contiguous_raw(bias);
+      const T* pb = static_cast<const T*>(b.raw_data());
       for (int64_t r = 0; r < rows; ++r) std::copy(pb, pb + out_features, py + r * out_features);
     }
     if (in_features == 0) {
-      if (!in[2].defined()) std::fill(py, py + y.numel(), T(0));
+      if (!bias.defined()) std::fill(py, py + y.numel(), T(0));
       return;
     }
     gemm(false, !W.trans, rows, out_features, in_features, T(1), static_cast<const T*>(x.raw_data()), in_features,
-         static_cast<const T*>(W.t.raw_data()), W.ld, in[2].defined() ? T(1) : T(0), py, out_features);
+         static_cast<const T*>(W.t.raw_data()), W.ld, bias.defined() ? T(1) : T(0), py, out_features);
   });
+}
+
+void linear(const TensorList& in, const Attrs&, TensorList& out) {
+  linear_act(in[0], in[1], in[2], Activation::none, WeightLayout::plain, out[0]);
 }
 
 }  // namespace nabla::cpu

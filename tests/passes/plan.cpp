@@ -241,8 +241,10 @@ TEST_CASE("nodes with effects: batch_norm's running statistics and copy_ as with
   CHECK(same_bits(args, copies));  // running statistics and the copy_ target alike
 }
 
-TEST_CASE("a fused node without a kernel of its own runs its body, in place when it may") {
-  Graph g = parse_graph(
+TEST_CASE("a fused node computes in place when it may; a node with a body but no kernel runs it into its buffer") {
+  // `group` has no kernel: the executor runs its body and copies the result into the
+  // planned buffer. It is not elementwise as far as the planner knows.
+  std::string text =
       "graph g(%x: f32[4, 4], %y: f32[4, 4]) {\n"
       "  %2 = exp(%x) : f32[4, 4]\n"
       "  %3 = fused(%2, %y) : f32[4, 4] {\n"
@@ -251,14 +253,35 @@ TEST_CASE("a fused node without a kernel of its own runs its body, in place when
       "    %3 = tanh(%2) : f32[4, 4]\n"
       "    yield %3\n"
       "  }\n"
-      "  %4 = neg(%3) : f32[4, 4]\n"
-      "  return %4\n"
-      "}\n");
+      "  %4 = group(%3, %y) : f32[4, 4] {\n"
+      "    body(%in0: f32[4, 4], %in1: f32[4, 4])\n"
+      "    %2 = sub(%in0, %in1) : f32[4, 4]\n"
+      "    yield %2\n"
+      "  }\n"
+      "  %5 = neg(%4) : f32[4, 4]\n"
+      "  return %5\n"
+      "}\n";
+  Graph g = parse_graph(text);
   const MemoryPlan& p = plan_of(g);
   REQUIRE(p.find(3));
   CHECK(p.find(3)->in_place_of == 2);
+  REQUIRE(p.find(4));
+  CHECK(p.find(4)->in_place_of == -1);
   TensorList args = {randn({4, 4}), randn({4, 4})};
   CHECK(same_bits(run_graph(g, args), run_unplanned(g, args)));
+  // A body whose result is not its last step: its kernel would overwrite the input
+  // before the last step reads it.
+  std::string late = text;
+  std::string from = "    %3 = tanh(%2) : f32[4, 4]\n    yield %3\n";
+  late.replace(late.find(from), from.size(), "    %3 = tanh(%2) : f32[4, 4]\n    %4 = neg(%in0) : f32[4, 4]\n    yield %3\n");
+  Graph h = parse_graph(late);
+  PipelineOptions explain;
+  explain.explain = true;
+  PipelineResult r = run_pipeline(h, {"plan"}, explain);
+  CHECK(h.plan->find(3)->in_place_of == -1);
+  bool noted = false;
+  for (const std::string& note : r.records[0].notes) noted |= note == "%3 = fused: not in place: its body's result is not its last step";
+  CHECK(noted);
 }
 
 TEST_CASE("plan is idempotent; a later pass that changes the planned graph is an error") {

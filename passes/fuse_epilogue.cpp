@@ -1,0 +1,67 @@
+// Epilogue fusion: linear or conv2d followed by an activation becomes one node,
+// `linear_relu`, `conv2d_gelu`, ..., whose kernel applies the bias and the activation
+// inside the library call (oneDNN post-ops; passes/fused_kernels.cpp). The node's
+// body holds the two ops it absorbed, so it reads, verifies and draws like any fused
+// node. After fold_bn, Conv+BatchNorm+ReLU is one conv2d_relu.
+//
+// Left alone, with a note when explaining: an activation whose input has other
+// consumers (or is returned: the pre-activation value must exist), and dtypes other
+// than f32 (the oneDNN kernels are f32; f64 would gain nothing).
+#include "passes/passes.hpp"
+#include "passes/rewrite.hpp"
+#include "tensor/cpu/fused.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+bool is_epilogue_base(const std::string& op) { return op == "linear" || op == "conv2d"; }
+
+bool is_activation(const std::string& op) {
+  cpu::Activation act;
+  return op != "none" && cpu::activation_from_name(op, &act);
+}
+
+// Why the activation node `a` cannot be folded into its producer `p`, or "".
+std::string epilogue_blocker(const Graph& g, const Node& p, const std::vector<int>& uses) {
+  int v = p.outputs[0];
+  if (uses[static_cast<size_t>(v)] > 1) return "the " + p.op + " result has other consumers";
+  DType dt = g.value(v).meta.dtype;
+  if (dt != DType::f32) return std::string("dtype ") + dtype_name(dt) + " (the fused kernels are f32)";
+  return "";
+}
+
+PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
+  PassResult r;
+  std::vector<int> uses = g.use_counts();
+  std::vector<bool> dead(g.nodes.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& a = g.nodes[i];
+    if (!Graph::table_op(a) || !is_activation(a.op) || a.inputs.empty() || a.inputs[0] < 0) continue;
+    const Value& in = g.value(a.inputs[0]);
+    if (in.kind != ValueKind::op) continue;
+    int p = in.node;
+    const Node& producer = g.nodes[static_cast<size_t>(p)];
+    if (!Graph::table_op(producer) || !is_epilogue_base(producer.op)) continue;
+    std::string why = epilogue_blocker(g, producer, uses);
+    if (!why.empty()) {
+      if (ctx.explain) r.notes.push_back(describe_node(g, a) + ": not fused into " + producer.op + ": " + why);
+      continue;
+    }
+    std::string op = producer.op + "_" + a.op;
+    fuse_nodes(g, {p, static_cast<int>(i)}, op, dead);
+    ++r.changes;
+  }
+  if (r.changes) g.compact(dead);
+  return r;
+}
+
+}  // namespace
+
+PassInfo fuse_epilogue_pass() {
+  return {"fuse_epilogue",
+          "epilogue fusion: linear or conv2d and the activation after it become one library call", {},
+          run_fuse_epilogue};
+}
+
+}  // namespace nabla::graph

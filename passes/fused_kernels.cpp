@@ -1,0 +1,78 @@
+#include "passes/fused_kernels.hpp"
+
+#include "tensor/cpu/fused.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+// The body of a fused node as an elementwise program: body inputs are registers
+// 0..n-1, each body node one step.
+cpu::ElementwiseProgram program_of(const Graph& body) {
+  cpu::ElementwiseProgram prog;
+  prog.num_inputs = static_cast<int>(body.inputs.size());
+  std::vector<int> reg(body.values.size(), -1);
+  for (size_t k = 0; k < body.inputs.size(); ++k) reg[static_cast<size_t>(body.inputs[k])] = static_cast<int>(k);
+  for (const Node& n : body.nodes) {
+    cpu::ElementwiseStep step;
+    if (!cpu::elementwise_op_from_name(n.op, &step.op) || n.outputs.size() != 1 || n.inputs.size() > 3)
+      throw Error("fused kernel: '" + n.op + "' is not an elementwise op it can run");
+    for (size_t k = 0; k < n.inputs.size(); ++k) step.args[k] = reg.at(static_cast<size_t>(n.inputs[k]));
+    if (step.op == cpu::ElementwiseOp::clamp) {
+      step.has_lo = !n.attrs.is_none("min");
+      step.has_hi = !n.attrs.is_none("max");
+      if (step.has_lo) step.lo = n.attrs.f("min");
+      if (step.has_hi) step.hi = n.attrs.f("max");
+    }
+    reg[static_cast<size_t>(n.outputs[0])] = prog.num_inputs + static_cast<int>(prog.steps.size());
+    prog.steps.push_back(step);
+  }
+  prog.result = reg.at(static_cast<size_t>(body.outputs.at(0)));
+  return prog;
+}
+
+void run_fused(const Node& node, const TensorList& inputs, TensorList& outputs) {
+  cpu::run_elementwise_program(program_of(*node.body), inputs, outputs[0]);
+}
+
+// "linear_relu" -> relu.
+cpu::Activation epilogue_of(const Node& node, const std::string& base) {
+  cpu::Activation act;
+  if (!cpu::activation_from_name(node.op.substr(base.size() + 1), &act))
+    throw Error("graph executor: no activation in op '" + node.op + "'");
+  return act;
+}
+
+// Argument k of the body's first node (the linear or conv2d): the node's inputs are
+// its distinct operands in first-use order, and an absent bias is not among them.
+Tensor base_operand(const Node& node, const TensorList& inputs, size_t k) {
+  const Graph& body = *node.body;
+  int v = body.nodes.at(0).inputs.at(k);
+  if (v < 0) return Tensor();
+  for (size_t i = 0; i < body.inputs.size(); ++i)
+    if (body.inputs[i] == v) return inputs.at(i);
+  throw Error("graph executor: " + node.op + " reads a value its body does not take");
+}
+
+void run_linear_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
+  cpu::linear_act(base_operand(node, inputs, 0), base_operand(node, inputs, 1), base_operand(node, inputs, 2),
+                  epilogue_of(node, "linear"), cpu::WeightLayout::packed, outputs[0]);
+}
+
+void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
+  const Node& conv = node.body->nodes.at(0);  // its attributes are the convolution's
+  cpu::conv2d_act(base_operand(node, inputs, 0), base_operand(node, inputs, 1), base_operand(node, inputs, 2),
+                  conv.attrs, epilogue_of(node, "conv2d"), outputs[0]);
+}
+
+}  // namespace
+
+void add_fused_kernels(std::map<std::string, GraphOpFn>& ops) {
+  ops["fused"] = run_fused;
+  for (const char* act : {"relu", "gelu", "tanh", "sigmoid", "silu"}) {
+    ops[std::string("linear_") + act] = run_linear_act;
+    ops[std::string("conv2d_") + act] = run_conv2d_act;
+  }
+}
+
+}  // namespace nabla::graph

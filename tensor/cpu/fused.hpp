@@ -1,0 +1,81 @@
+// Kernels for what the graph passes fuse (passes/fuse.cpp, passes/fuse_epilogue.cpp):
+// a chain or tree of elementwise ops run as one loop, and linear or conv2d with
+// their bias and activation applied inside the library call (oneDNN post-ops).
+// Nothing here knows the IR: the passes translate their nodes into these structs.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tensor/attrs.hpp"
+#include "tensor/cpu/kernels.hpp"
+#include "tensor/tensor.hpp"
+
+namespace nabla::cpu {
+
+// ---------------------------------------------------------------------------
+// Elementwise programs
+
+// The ops an elementwise program can run; each computes as the op table's kernel of
+// the same name does, on the same scalar functions, so a fused result equals the
+// unfused one.
+enum class ElementwiseOp : uint8_t {
+  neg, exp, log, sqrt, rsqrt, abs, sign, sin, cos, tanh, sigmoid, relu, gelu, silu, erf,  // unary
+  add, sub, mul, div, pow, maximum, minimum,                                              // binary
+  eq, ne, lt, le, gt, ge,  // comparisons: 1 or 0 in the program's dtype (a where reads it)
+  where,                   // cond, a, b
+  clamp,                   // x (lo, hi)
+};
+// The op of the table's row `name` ("relu"), or false when it has none.
+bool elementwise_op_from_name(const std::string& name, ElementwiseOp* op);
+
+// One step: registers are numbered inputs first (0..num_inputs-1), then one per
+// step in order; step k writes register num_inputs + k.
+struct ElementwiseStep {
+  ElementwiseOp op;
+  int args[3] = {-1, -1, -1};
+  bool has_lo = false, has_hi = false;  // clamp's bounds
+  double lo = 0, hi = 0;
+};
+
+struct ElementwiseProgram {
+  int num_inputs = 0;
+  std::vector<ElementwiseStep> steps;
+  int result = -1;  // the register written to the output
+};
+
+// Runs `program` over out's elements, in blocks small enough that the intermediate
+// registers stay in the L1 cache: each input is read once, the output written once.
+// Inputs broadcast to out's shape and may have any strides; out is f32 or f64, and
+// inputs of another dtype convert as they are read (bool reads as 0 or 1).
+bool elementwise_program_reads(DType dt);
+void run_elementwise_program(const ElementwiseProgram& program, const TensorList& inputs, const Tensor& out);
+
+// ---------------------------------------------------------------------------
+// Epilogues
+
+// The activation a library call applies to its result.
+enum class Activation : uint8_t { none, relu, gelu, tanh, sigmoid, silu };
+// "relu" -> relu; false for a name that is not an activation.
+bool activation_from_name(const std::string& name, Activation* act);
+const char* activation_name(Activation act);
+// y = act(y), in place, with the scalar functions of the op table's kernels.
+void apply_activation(const Tensor& y, Activation act);
+
+// Where linear_act reads W from: as it is, or reordered into the layout the kernel
+// computes on, once per weight tensor and version (so an optimizer step is seen).
+enum class WeightLayout : uint8_t { plain, packed };
+
+// out = act(x W^T + b): f32 on oneDNN's matmul primitive with the bias and the
+// activation as post-ops (eager linear is linear_act with none, plain); other dtypes
+// through linear_gemm, then the activation.
+void linear_act(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, WeightLayout layout,
+                const Tensor& out);
+// out = x W^T + b on GEMM (sgemm/dgemm), any float dtype.
+void linear_gemm(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out);
+
+// out = act(conv2d(x, w, b)) with conv2d's attributes; f32 applies act as a oneDNN
+// post-op of the convolution.
+void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs, Activation act,
+                const Tensor& out);
+
+}  // namespace nabla::cpu

@@ -1,0 +1,100 @@
+# The fusion passes against eager: fused elementwise kernels compute with the same
+# scalar functions as the op table's kernels, so they agree bit for bit (broadcast,
+# strided, mixed-dtype inputs, sizes that span several blocks and threads); the
+# epilogue kernels (oneDNN post-ops) and BatchNorm folding agree within rounding.
+import nn
+
+fn ir_has(gm, text) = text in gm.ir()
+
+test "an elementwise chain with broadcasts and wrapped numbers is one exact kernel" {
+  manual_seed(20)
+  fn f(a, b) = (a * 2.0 + b).sigmoid() * a - (b * 0.5).exp()
+  for shape in [[3, 5], [257, 130], [64, 1031]] {
+    let a = randn(shape)
+    let b = randn([shape[1]])
+    let gm = compile(f, a, b)
+    gm.optimize("fuse")
+    expect(ir_has(gm, "fused("), gm.ir())
+    expect_close(gm(a, b), f(a, b), rtol=0, atol=0)
+  }
+}
+
+test "strided inputs, a bool condition, clamp and every unary op, in f32 and f64" {
+  manual_seed(21)
+  fn g(x, y) {
+    let u = where(x > y, x.exp(), y.tanh()) + x.abs().sqrt() - y.sin() * x.cos()
+    let v = u.clamp(-2.0, 3.0).relu() + u.gelu() * u.silu() - u.erf() + u.neg().sign()
+    return maximum(v, x.rsqrt().log()) / minimum(u, y).sigmoid() + x.pow(2.0)
+  }
+  for dt in [f32, f64] {
+    let x = randn([40, 300], dtype=dt).abs() + 0.1
+    let y = randn([300, 40], dtype=dt).T
+    let gm = compile(g, x, y)
+    gm.optimize("fuse")
+    expect(ir_has(gm, "fused("), gm.ir())
+    expect_close(gm(x, y), g(x, y), rtol=0, atol=0)
+  }
+}
+
+test "linear + relu/gelu/tanh/sigmoid/silu as one call equals eager" {
+  manual_seed(22)
+  let x = randn([64, 96])
+  for act in [relu, gelu, tanh, sigmoid, silu] {
+    let m = nn.Linear(96, 48)
+    fn f(x) = act(m(x))
+    let gm = compile(f, x)
+    gm.optimize("fuse_epilogue")
+    expect(ir_has(gm, "linear_"), gm.ir())
+    expect_close(gm(x), f(x), rtol=1e-5, atol=1e-6)
+  }
+}
+
+test "the packed weight of linear_relu follows an optimizer step" {
+  manual_seed(23)
+  let m = nn.Sequential([nn.Linear(32, 16), nn.ReLU()])
+  let x = randn([8, 32])
+  let gm = compile(m, x)
+  gm.optimize()
+  expect_close(gm(x), m(x), rtol=1e-5, atol=1e-6)
+  no_grad { m[0].weight.mul_(0.5) }
+  expect_close(gm(x), m(x), rtol=1e-5, atol=1e-6)
+}
+
+test "Conv+BatchNorm+ReLU in eval mode becomes one conv2d_relu and equals eager" {
+  manual_seed(24)
+  let net = nn.Sequential([nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                           nn.Conv2d(8, 4, 3, padding=1, bias=false), nn.BatchNorm2d(4), nn.ReLU()])
+  # running statistics away from 0 and 1, so that folding them matters
+  for i in range(3) { net(randn([4, 3, 10, 10]) * 2.0 + 1.0) }
+  net.eval()
+  let x = randn([2, 3, 10, 10])
+  let gm = compile(net, x)
+  let report = gm.optimize("default", explain=true)
+  let ir = gm.ir()
+  expect(not ("batch_norm" in ir), ir)
+  expect(ir_has(gm, "conv2d_relu("), ir)
+  expect_close(gm(x), net(x), rtol=1e-4, atol=1e-5)
+}
+
+test "explain names the BatchNorm left unfolded in training mode" {
+  manual_seed(25)
+  let net = nn.Sequential([nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2)])
+  let x = randn([2, 1, 6, 6])
+  let gm = compile(net, x)
+  let report = gm.optimize("fold_bn", explain=true)
+  expect("not folded into a conv: training mode" in report, report)
+}
+
+test "a rendered optimized graph draws its fused nodes as clusters" {
+  manual_seed(26)
+  let m = nn.Sequential([nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 4)])
+  fn f(x) = (m(x) * 2.0).tanh() + 1.0
+  let x = randn([4, 16])
+  let gm = compile(f, x)
+  gm.optimize()
+  let path = "/tmp/nabla_fusion_test.svg"
+  gm.render(path)
+  let svg = read_text(path)
+  expect(svg.count("class=\"cluster fused") == 2, "two fused clusters: linear_relu and the tanh chain")
+  expect("linear_relu" in svg and "absorbed" in svg, "the clusters say what they absorbed")
+}
