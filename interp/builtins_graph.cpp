@@ -7,6 +7,8 @@
 // records the backward (the ops that backward rules run), and a call writes the
 // parameters' .grad like loss.backward() would. The operations behind the graph
 // module's methods are graph_module.hpp's, which `nabla graph` and `:graph` share.
+#include <algorithm>
+
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
@@ -14,6 +16,7 @@
 #include "interp/graph_module.hpp"
 #include "passes/capture.hpp"
 #include "passes/executor.hpp"
+#include "passes/memory_plan.hpp"
 #include "passes/pass_manager.hpp"
 #include "viz/graphviz.hpp"
 
@@ -287,6 +290,25 @@ std::string graph_ir(const GraphModule& gm, bool captured) {
   return graph::print_graph(captured ? cg.captured : cg.graph);
 }
 
+// The memory plan of the graph in use: the one the plan pass made, an empty one when
+// the pipeline ran plan and the graph has no intermediates to plan, else an error
+// that says how to get one.
+graph::MemoryPlan memory_plan_of(const GraphModule& gm, const std::string& what) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  if (cg.graph.plan) return *cg.graph.plan;
+  if (std::find(gm.pipeline.begin(), gm.pipeline.end(), "plan") != gm.pipeline.end()) return graph::MemoryPlan{};
+  fail("graph module: " + what + ": the graph has no memory plan; optimize it with a pipeline that ends in plan "
+       "(\"default\" does)");
+}
+
+void render_memory_plan(const GraphModule& gm, const std::string& path) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  graph::MemoryPlan p = memory_plan_of(gm, "render(memory=true)");
+  viz::render(viz::memory_plan_dot(graph::plan_buffer_uses(cg.graph, p), graph::plan_step_labels(cg.graph),
+                                   "memory plan of " + gm.name),
+              path);
+}
+
 void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after) {
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
   if (before_after.empty()) return viz::render(viz::graph_dot(cg.graph), path);
@@ -334,10 +356,28 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
     Bound b = bind("ir", a, {"self", "captured"}, 1);
     return make_str(graph_ir(*gm, b.has(1) && as_bool(b[1], "ir(): captured")));
   };
+  // gm.memory_plan(): the figures of the memory plan (see memory_plan_of).
+  obj->methods["memory_plan"] = [gm](Evaluator&, CallArgs& a) {
+    bind("memory_plan", a, {"self"}, 1);
+    graph::MemoryPlan p = memory_plan_of(*gm, "memory_plan()");
+    auto d = std::make_shared<DictObj>();
+    d->set(make_str("naive_bytes"), Value::integer(p.naive_bytes));
+    d->set(make_str("planned_bytes"), Value::integer(p.arena_bytes));
+    d->set(make_str("inplace"), Value::integer(p.in_place));
+    d->set(make_str("slots"), Value::integer(static_cast<int64_t>(p.slots.size())));
+    d->set(make_str("buffers"), Value::integer(static_cast<int64_t>(p.buffers.size())));
+    d->set(make_str("last_use_peak_bytes"), Value::integer(p.last_use_peak_bytes));
+    return Value::object(Tag::Dict, d);
+  };
   // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"
-  // draws the graph just before and after that pass of the pipeline, changes marked.
+  // draws the graph just before and after that pass of the pipeline, changes marked;
+  // memory=true draws the memory plan instead (viz::memory_plan_dot).
   obj->methods["render"] = [gm](Evaluator&, CallArgs& a) {
-    Bound b = bind("render", a, {"self", "path", "before_after"}, 2);
+    Bound b = bind("render", a, {"self", "path", "before_after", "memory"}, 2);
+    if (b.has(3) && as_bool(b[3], "render(): memory")) {
+      render_memory_plan(*gm, str(b[1]));
+      return Value();
+    }
     render_graph(*gm, str(b[1]), b.has(2) ? str(b[2]) : std::string());
     return Value();
   };

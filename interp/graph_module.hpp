@@ -36,6 +36,8 @@ std::string graph_ir(const GraphModule& gm, bool captured);
 // gm.render(path, before_after): the graph in use (.svg, .png, .dot), or with
 // `before_after` set the graph just before and after that pass of the pipeline.
 void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after = "");
+// gm.render(path, memory=true): the memory plan of the graph in use.
+void render_memory_plan(const GraphModule& gm, const std::string& path);
 // "graph module 'MLP' (inference): 12 nodes captured, 9 after passes" (the graph in use).
 std::string graph_heading(const GraphModule& gm);
 // gm.explain(): the guards of each cached graph, its passes, and every capture with its reason.

@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "passes/fused_kernels.hpp"
+#include "passes/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {
@@ -39,27 +40,63 @@ std::vector<int> last_uses(const Graph& g) {
   return last;
 }
 
-TensorList allocate_outputs(const Graph& g, const Node& n) {
+// Where a run's values live: with a memory plan, one arena (allocated per run, so
+// that two runs of one graph never share it) in which each planned value is a
+// contiguous view at its slot's offset; every other value gets its own allocation.
+struct Buffers {
+  const MemoryPlan* plan = nullptr;
+  Tensor arena;  // bytes (b8), 64-byte aligned by the CPU allocator
+
+  Tensor place(const Value& v) const {
+    const PlannedBuffer* b = plan ? plan->find(v.id) : nullptr;
+    if (!b) return empty(v.meta.sizes, v.meta.dtype);
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage = arena.storage();
+    impl->sizes = v.meta.sizes;
+    impl->strides = contiguous_strides(v.meta.sizes);
+    impl->offset = b->offset / static_cast<int64_t>(dtype_size(v.meta.dtype));
+    impl->dtype = v.meta.dtype;
+    impl->is_view = true;
+    impl->refresh_layout();
+    return Tensor(std::move(impl));
+  }
+};
+
+Buffers buffers_for(const Graph& g) {
+  Buffers b;
+  if (!g.plan) return b;
+  check_plan_fits(g, *g.plan);
+  b.plan = g.plan.get();
+  b.arena = empty({g.plan->arena_bytes}, DType::b8);
+  return b;
+}
+
+TensorList allocate_outputs(const Graph& g, const Node& n, const Buffers& buffers) {
   TensorList outs;
   outs.reserve(n.outputs.size());
-  for (int v : n.outputs) outs.push_back(empty(g.value(v).meta.sizes, g.value(v).meta.dtype));
+  for (int v : n.outputs) outs.push_back(buffers.place(g.value(v)));
   return outs;
 }
 
-TensorList run_node(const Graph& g, const Node& n, const TensorList& ins) {
+TensorList run_node(const Graph& g, const Node& n, const TensorList& ins, const Buffers& buffers) {
   if (const OpDef* def = Graph::table_op(n)) {
     if (def->view) return call(def->id, ins, n.attrs);
-    TensorList outs = allocate_outputs(g, n);
+    TensorList outs = allocate_outputs(g, n, buffers);
     call_into(def->id, ins, n.attrs, outs);
     return outs;
   }
   auto it = graph_ops().find(n.op);
   if (it != graph_ops().end()) {
-    TensorList outs = allocate_outputs(g, n);
+    TensorList outs = allocate_outputs(g, n, buffers);
     it->second(n, ins, outs);
     return outs;
   }
-  if (n.body) return run_graph(*n.body, ins);  // a fused body without its own kernel
+  if (n.body) {  // a fused body without its own kernel: run it, then place its results
+    TensorList results = run_graph(*n.body, ins);
+    TensorList outs = allocate_outputs(g, n, buffers);
+    for (size_t k = 0; k < outs.size(); ++k) copy_into(outs[k], results[k]);
+    return outs;
+  }
   throw Error("graph executor: no implementation of op '" + n.op + "'");
 }
 
@@ -91,12 +128,13 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
     throw Error("graph " + g.name + ": " + std::to_string(args.size()) + " arguments given, it takes " +
                 std::to_string(next_arg));
   std::vector<int> last = last_uses(g);
+  Buffers buffers = buffers_for(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     TensorList ins;
     ins.reserve(n.inputs.size());
     for (int v : n.inputs) ins.push_back(v < 0 ? Tensor() : vals[static_cast<size_t>(v)]);
-    TensorList outs = run_node(g, n, ins);
+    TensorList outs = run_node(g, n, ins, buffers);
     for (size_t k = 0; k < n.outputs.size(); ++k) vals[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
     for (int v : n.inputs)
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int>(i)) vals[static_cast<size_t>(v)] = Tensor();

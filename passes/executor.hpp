@@ -1,7 +1,9 @@
 // The executor: runs a graph with the op table's kernels, outside autograd. It
 // allocates every node's outputs itself (from the types in the graph) and hands them
-// to the kernel, so that a memory plan can place them; each value is freed right
-// after its last use. Graph-level ops that passes create (fused elementwise kernels,
+// to the kernel. A graph with a memory plan (Graph::plan, the `plan` pass) gets one
+// arena per run, and each planned value is a view into it; other values (graph
+// outputs among them, which the caller keeps) get their own buffers, freed right
+// after their last use. Graph-level ops that passes create (fused elementwise kernels,
 // linear or conv2d with an epilogue, ...) register their implementation here.
 #pragma once
 #include <string>
@@ -15,7 +17,10 @@ namespace nabla::graph {
 TensorList run_graph(const Graph& g, const TensorList& args);
 
 // A graph-level op's kernel: fills `outputs`, allocated by the executor with the
-// node's output types (contiguous).
+// node's output types (contiguous). With a memory plan, a "fused" node's output may
+// be the very memory of one of its inputs of the same shape and dtype (in place, see
+// passes/memory_plan.hpp): its kernel must read element i of every input before it
+// writes element i of an output, as an elementwise loop does.
 using GraphOpFn = void (*)(const Node& node, const TensorList& inputs, TensorList& outputs);
 void register_graph_op(const std::string& name, GraphOpFn fn);
 bool has_graph_op(const std::string& name);

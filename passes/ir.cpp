@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "passes/ir_text.hpp"
+#include "passes/memory_plan.hpp"
 
 namespace nabla::graph {
 
@@ -227,6 +228,7 @@ std::string print_graph(const Graph& g) {
   out += "  return";
   for (size_t k = 0; k < g.outputs.size(); ++k) out += (k ? ", " : " ") + value_ref(g, g.outputs[k]);
   out += "\n}\n";
+  if (g.plan) out += print_plan(g, *g.plan);
   return out;
 }
 

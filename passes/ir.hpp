@@ -16,6 +16,9 @@
 //     return %7
 //   }
 //
+// A graph with a memory plan (the `plan` pass) prints it after the closing brace:
+// "plan(arena=..., ...) { slot ...; %5: slot 1, ... }" (passes/memory_plan.hpp).
+//
 // Values are numbered in definition order; graph inputs keep their names. A node
 // names an op of the table, or a graph-level op that only passes create (fused
 // kernels, "conv2d_act", ...), which the executor implements itself.
@@ -54,6 +57,7 @@ struct Value {
 };
 
 struct Graph;
+struct MemoryPlan;  // passes/memory_plan.hpp
 
 struct Node {
   std::string op;            // an op of the table ("linear") or a graph-level op ("fused")
@@ -73,6 +77,10 @@ struct Graph {
   std::vector<int> inputs;       // value ids of kind input, param or constant, in signature order
   std::vector<int> outputs;      // returned value ids
   std::map<std::string, Tensor> constants;  // constant name -> its tensor
+  // Where the executor places intermediate values, set by the `plan` pass (null: each
+  // value gets its own allocation). Shared and immutable, so graphs stay cheap to
+  // copy; a pass that changes a planned graph fails verification (plan runs last).
+  std::shared_ptr<const MemoryPlan> plan;
 
   // Building.
   int add_input(const std::string& name, ValueKind kind, TensorMeta meta);

@@ -14,6 +14,7 @@
 
 #include "passes/ir.hpp"
 #include "passes/ir_text.hpp"
+#include "passes/memory_plan.hpp"
 
 namespace nabla::graph {
 
@@ -223,9 +224,10 @@ class Parser {
  public:
   Parser(const std::string& text, const std::map<std::string, Tensor>& pool) : in_(text), pool_(pool) {}
 
-  // text := graph <end of input>
+  // text := graph [plan] <end of input>
   Graph parse() {
     Graph g = graph();
+    if (in_.accept_word("plan")) plan(g);
     in_.skip_space();
     if (!in_.at_end()) in_.fail("end of input");
     return g;
@@ -513,6 +515,97 @@ class Parser {
     } while (in_.accept(','));
     in_.expect(']');
     return xs;
+  }
+
+  // plan := 'plan' '(' name '=' int (',' name '=' int)* ')' '{' slot_line* buffer_line* '}'
+  // (after 'plan'; the grammar of the lines is in passes/memory_plan.hpp). Whether
+  // the plan fits the graph and its figures add up is the verifier's question.
+  void plan(Graph& g) {
+    std::map<std::string, int64_t> header = plan_header();
+    MemoryPlan p;
+    in_.expect('{');
+    while (in_.accept_word("slot")) p.slots.push_back(plan_slot(p.slots.size()));
+    std::map<std::string, int> ids;
+    for (const Value& v : g.values) ids[v.name.empty() ? std::to_string(v.id) : v.name] = v.id;
+    while (!in_.accept('}')) p.buffers.push_back(plan_buffer(ids));
+    finish_plan(p, g.values.size());
+    p.arena_bytes = header["arena"];
+    p.naive_bytes = header["naive"];
+    p.last_use_peak_bytes = header["last_use_peak"];
+    p.in_place = static_cast<int>(header["in_place"]);
+    g.plan = std::make_shared<const MemoryPlan>(std::move(p));
+  }
+
+  // '(' name '=' int (',' name '=' int)* ')': arena, naive, last_use_peak, in_place
+  std::map<std::string, int64_t> plan_header() {
+    std::map<std::string, int64_t> header;
+    in_.expect('(');
+    do {
+      in_.skip_space();
+      Mark at = in_.mark();
+      std::string key = in_.word("a plan figure");
+      if (key != "arena" && key != "naive" && key != "last_use_peak" && key != "in_place")
+        in_.fail_at(at, "expected a plan figure (arena, naive, last_use_peak, in_place), got '" + key + "'");
+      in_.expect('=');
+      header[key] = plan_int("an int");
+    } while (in_.accept(','));
+    in_.expect(')');
+    if (header.size() != 4) in_.fail("arena, naive, last_use_peak and in_place, each once");
+    return header;
+  }
+
+  // slot_line := 'slot' int ':' 'offset' int ',' int 'bytes'   (after 'slot')
+  PlanSlot plan_slot(size_t index) {
+    Number n = number("a slot number");
+    if (!n.is_int || n.i != static_cast<int64_t>(index))
+      in_.fail_at(n.at, "expected slot " + std::to_string(index) + ", got '" + n.text + "'");
+    in_.expect(':');
+    in_.expect_word("offset");
+    PlanSlot slot;
+    slot.offset = plan_int("an offset");
+    in_.expect(',');
+    slot.bytes = plan_int("a size in bytes");
+    in_.expect_word("bytes");
+    return slot;
+  }
+
+  // buffer_line := ref ':' 'slot' int ',' int 'bytes' ',' 'steps' '[' int ',' int ']'
+  //                [',' 'in' 'place' 'of' ref]
+  PlannedBuffer plan_buffer(const std::map<std::string, int>& ids) {
+    PlannedBuffer b;
+    b.value = plan_ref(ids);
+    in_.expect(':');
+    in_.expect_word("slot");
+    b.slot = static_cast<int>(plan_int("a slot number"));
+    in_.expect(',');
+    b.bytes = plan_int("a size in bytes");
+    in_.expect_word("bytes");
+    in_.expect(',');
+    in_.expect_word("steps");
+    in_.expect('[');
+    b.first_step = static_cast<int>(plan_int("a step"));
+    in_.expect(',');
+    b.last_step = static_cast<int>(plan_int("a step"));
+    in_.expect(']');
+    if (!in_.accept(',')) return b;
+    for (const char* w : {"in", "place", "of"}) in_.expect_word(w);
+    b.in_place_of = plan_ref(ids);
+    return b;
+  }
+
+  int64_t plan_int(const std::string& what) {
+    Number n = number(what);
+    if (!n.is_int || n.i < 0 || n.i > (int64_t{1} << 50)) in_.fail_at(n.at, "expected " + what + ", got '" + n.text + "'");
+    return n.i;
+  }
+
+  // A value of the graph the plan follows.
+  int plan_ref(const std::map<std::string, int>& ids) {
+    Mark at = ref_mark();
+    std::string name = in_.name("a value name");
+    auto it = ids.find(name);
+    if (it == ids.end()) in_.fail_at(at, "the plan names %" + name + ", which the graph does not have");
+    return it->second;
   }
 
   // ref := '%' name: expects the '%' and gives the position of the name.

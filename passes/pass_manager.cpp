@@ -11,7 +11,7 @@ namespace nabla::graph {
 const std::vector<PassInfo>& all_passes() {
   static const std::vector<PassInfo> passes = {infer_pass(), fold_pass(),    simplify_pass(),
                                                  cse_pass(),   dce_pass(),     fold_bn_pass(),
-                                                 fuse_epilogue_pass(), fuse_pass()};
+                                                 fuse_epilogue_pass(), fuse_pass(), plan_pass()};
   return passes;
 }
 

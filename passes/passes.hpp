@@ -13,5 +13,6 @@ PassInfo dce_pass();       // passes/dce.cpp
 PassInfo fold_bn_pass();        // passes/fold_bn.cpp
 PassInfo fuse_epilogue_pass();  // passes/fuse_epilogue.cpp
 PassInfo fuse_pass();           // passes/fuse.cpp
+PassInfo plan_pass();           // passes/plan.cpp
 
 }  // namespace nabla::graph

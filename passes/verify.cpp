@@ -3,6 +3,7 @@
 #include <string>
 
 #include "passes/ir.hpp"
+#include "passes/memory_plan.hpp"
 #include "autograd/ops.hpp"
 
 namespace nabla::graph {
@@ -81,7 +82,13 @@ void verify_graph(const Graph& g, const std::string& after) {
 
 }  // namespace
 
-void verify(const Graph& g, const std::string& after) { verify_graph(g, after); }
+void verify(const Graph& g, const std::string& after) {
+  verify_graph(g, after);
+  if (!g.plan) return;
+  std::string why = memory_plan_problem(g, *g.plan);
+  if (!why.empty())
+    bad(g, -1, after, "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
+}
 
 std::vector<TensorMeta> infer_types(const Graph& g, const Node& n, const OpDef& def) {
   // Each input is one element expanded to its shape (stride 0): the shape rule sees

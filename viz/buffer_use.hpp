@@ -18,6 +18,9 @@ struct BufferUse {
   int last_step = 0;   // last reading step (>= first_step)
   int64_t bytes = 0;   // its size
   std::string label;   // its cell's text ("%5 relu"); empty: "%<value>"
+  // Computed in place of the slot's previous buffer, which it takes over at its
+  // first step (that buffer's last): it may start on the step where that one ends.
+  bool in_place = false;
 };
 
 }  // namespace nabla::viz

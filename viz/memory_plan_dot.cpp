@@ -41,7 +41,9 @@ std::vector<std::vector<const BufferUse*>> lanes_of(std::vector<const BufferUse*
                    [](const BufferUse* a, const BufferUse* b) { return a->first_step < b->first_step; });
   std::vector<std::vector<const BufferUse*>> lanes;
   for (const BufferUse* b : buffers) {
-    auto fits = [&](const std::vector<const BufferUse*>& lane) { return lane.back()->last_step < b->first_step; };
+    auto fits = [&](const std::vector<const BufferUse*>& lane) {
+      return lane.back()->last_step < b->first_step || (b->in_place && lane.back()->last_step == b->first_step);
+    };
     auto lane = std::find_if(lanes.begin(), lanes.end(), fits);
     if (lane == lanes.end())
       lanes.push_back({b});
@@ -71,7 +73,9 @@ std::string lane_row(int slot, int64_t slot_bytes, bool overlap, const std::vect
   int step = 0;
   for (const BufferUse* b : lane) {
     for (; step < b->first_step; ++step) row += "<TD></TD>";
-    int span = b->last_step - b->first_step + 1;
+    // An in-place buffer's first step is its predecessor's last, drawn in that cell.
+    if (step > b->last_step) continue;
+    int span = b->last_step - step + 1;
     row += "<TD COLSPAN=\"" + std::to_string(span) + "\" BGCOLOR=\"" + colour + "\"" +
            (overlap ? " COLOR=\"#dc2626\"" : "") + ">" + html_escape(buffer_name(*b)) + "<BR/>" +
            html_note(human_bytes(b->bytes)) + "</TD>";

@@ -5,6 +5,8 @@ inference at batch 64, an elementwise chain on 1M elements and one MLP training 
 
     /usr/bin/python3 scripts/bench/graph_bench.py [--rounds N]
 prints  BENCH graph_<name> nabla_graph=.. nabla_eager=.. torch_eager=.. torch_jit=.. unit=us
+and, from scripts/bench/graph_memory.dsl, the memory plan of the CNN training step:
+        BENCH graph_memory_cnn_train naive_bytes=.. planned_bytes=.. reduction=0.xx ...
 """
 import argparse
 import os
@@ -90,6 +92,11 @@ def main():
         jit = f"{statistics.median(jits):.1f}" if jits else "n/a"
         print(f"BENCH graph_{name} nabla_graph={graph:.1f} nabla_eager={eager:.1f} torch_eager={t_eager:.1f} "
               f"torch_jit={jit} unit=us graph_vs_eager={eager / graph:.2f}", flush=True)
+    memory = subprocess.run([str(ROOT / "build" / "nabla"), str(ROOT / "scripts" / "bench" / "graph_memory.dsl")],
+                            check=True, capture_output=True, text=True)
+    for line in memory.stdout.splitlines():
+        if line.startswith("BENCH "):
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,18 @@ TEST_CASE("memory_plan_dot puts overlapping buffers of one slot on an 'overlap' 
   CHECK(text.find("overlap", first + 1) == std::string::npos);
 }
 
+TEST_CASE("an in-place buffer continues its predecessor's row from the step after the handover") {
+  // %2 is computed over %1 at step 2 (in place): one row, %2's cell over steps 3..4.
+  std::vector<BufferUse> plan = {{1, 0, 0, 2, 64, ""}, {2, 0, 2, 4, 64, "", true}};
+  std::string dot = viz::memory_plan_dot(plan);
+  CHECK(dot.find("overlap") == std::string::npos);
+  CHECK(dot.find("COLSPAN=\"3\" BGCOLOR=\"#bfdbfe\">%1") != std::string::npos);
+  CHECK(dot.find("COLSPAN=\"2\" BGCOLOR=\"#bfdbfe\">%2") != std::string::npos);
+  // Without the mark the same two buffers overlap.
+  plan[1].in_place = false;
+  CHECK(viz::memory_plan_dot(plan).find("overlap") != std::string::npos);
+}
+
 TEST_CASE("memory_plan_dot rejects impossible buffers, naming them") {
   CHECK_THROWS_WITH_AS(viz::memory_plan_dot({{7, 0, 2, 1, 8, ""}}),
                        "memory plan: buffer 0 (%7): last_step 1 is before first_step 2", Error);
