@@ -45,6 +45,11 @@ no_grad {
   let chain_graph = compile(chain, a, b)
   chain_graph.optimize()
   compare("elementwise_chain", chain, chain_graph, [a, b], 20)
+  # the same without the transcendental functions: memory-bound, where fusion pays most
+  fn light(a, b) = (a * 2.0 + b) * a - b
+  let light_graph = compile(light, a, b)
+  light_graph.optimize()
+  compare("elementwise_light", light, light_graph, [a, b], 20)
 }
 fn eager_step(xb, yb) {
   let loss = cross_entropy(mlp(xb), yb)
