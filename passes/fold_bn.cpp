@@ -76,14 +76,15 @@ PassResult run_fold_bn(Graph& g, const PassContext& ctx) {
     int scale = f.node("rsqrt", {f.node("add", {bn.inputs[kVar], eps}, {}, vec)}, {}, vec);
     if (bn.inputs[kGamma] >= 0) scale = f.node("mul", {bn.inputs[kGamma], scale}, {}, vec);
     Shape column{channels, 1, 1, 1};
-    int scale4 = f.node("reshape", {scale}, {{"shape", std::vector<int64_t>(column.begin(), column.end())}},
-                        {column, dt});
+    int scale4 =
+        f.node("reshape", {scale}, {{"shape", std::vector<int64_t>(column.begin(), column.end())}}, {column, dt});
     int weight = f.node("mul", {conv.inputs[1], scale4}, {}, wmeta);
     int centred = conv.inputs[2] >= 0 ? f.node("sub", {conv.inputs[2], bn.inputs[kMean]}, {}, vec)
                                       : f.node("neg", {bn.inputs[kMean]}, {}, vec);
     int bias = f.node("mul", {centred, scale}, {}, vec);
     if (bn.inputs[kBeta] >= 0) bias = f.node("add", {bias, bn.inputs[kBeta]}, {}, vec);
-    for (size_t k = first_new; k < g.nodes.size(); ++k) before[static_cast<size_t>(conv_index)].push_back(static_cast<int>(k));
+    for (size_t k = first_new; k < g.nodes.size(); ++k)
+      before[static_cast<size_t>(conv_index)].push_back(static_cast<int>(k));
     // The conv reads the folded weight and bias and takes over the batch_norm's output.
     Node& c = g.nodes[static_cast<size_t>(conv_index)];
     c.inputs[1] = weight;
@@ -119,7 +120,9 @@ PassResult run_fold_bn(Graph& g, const PassContext& ctx) {
 }  // namespace
 
 PassInfo fold_bn_pass() {
-  return {"fold_bn", "Conv+BatchNorm folding in eval mode: the conv's weight and bias absorb the normalisation", {},
+  return {"fold_bn",
+          "Conv+BatchNorm folding in eval mode: the conv's weight and bias absorb the normalisation",
+          {},
           run_fold_bn};
 }
 

@@ -12,7 +12,7 @@
 //
 // Left alone, with a note when explaining: a producer whose result has several
 // consumers or is returned, one of another shape (it would be recomputed for every
-// element it broadcasts to) or dtype, comparisons of values of another dtype, and
+// element it broadcasts to) or dtype, comparisons made in another dtype, and
 // nodes reading storage the graph writes into (the fused node runs
 // where its root was, after the write; Note [Writes in the graph]).
 #include <algorithm>
@@ -119,10 +119,13 @@ class Fuser {
     const TensorMeta& m = g_.value(v).meta;
     const Node& producer = g_.nodes[static_cast<size_t>(p)];
     if (is_comparison(producer.op)) {
-      for (int in : producer.inputs)
-        if (g_.value(in).meta.dtype != shape.dtype)
-          return std::string("it compares ") + dtype_name(g_.value(in).meta.dtype) + " values in a " +
-                 dtype_name(shape.dtype) + " group";
+      // It compares in its inputs' result_type (f32 > 0.1 in f32), which must be the
+      // group's dtype, the one the program computes in.
+      DType compares_in =
+          result_type({meta_tensor(g_.value(producer.inputs[0])), meta_tensor(g_.value(producer.inputs[1]))});
+      if (compares_in != shape.dtype)
+        return std::string("it compares in ") + dtype_name(compares_in) + ", the group computes in " +
+               dtype_name(shape.dtype);
     } else if (m.dtype != shape.dtype) {
       return std::string("dtype ") + dtype_name(m.dtype);
     }

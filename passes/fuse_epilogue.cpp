@@ -60,7 +60,8 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
 
 PassInfo fuse_epilogue_pass() {
   return {"fuse_epilogue",
-          "epilogue fusion: linear or conv2d and the activation after it become one library call", {},
+          "epilogue fusion: linear or conv2d and the activation after it become one library call",
+          {},
           run_fuse_epilogue};
 }
 

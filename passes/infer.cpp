@@ -66,7 +66,9 @@ PassResult run_infer(Graph& g, const PassContext&) {
 }  // namespace
 
 PassInfo infer_pass() {
-  return {"infer", "shape and dtype inference: re-type every value from its inputs with the ops' shape rules", {},
+  return {"infer",
+          "shape and dtype inference: re-type every value from its inputs with the ops' shape rules",
+          {},
           run_infer};
 }
 

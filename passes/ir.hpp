@@ -113,6 +113,9 @@ Graph parse_graph(const std::string& text, const std::map<std::string, Tensor>& 
 // the node and the reason; `after` names the pass that ran last (for the message).
 void verify(const Graph& g, const std::string& after = "");
 
+// A stand-in for value v with its type (and wrapped flag) and no real data, for
+// shape rules and type promotion at compile time.
+Tensor meta_tensor(const Value& v);
 // The output types of table-op node n as its row's shape rule computes them from the
 // types of its inputs in g (errors are the rule's).
 std::vector<TensorMeta> infer_types(const Graph& g, const Node& n, const OpDef& def);

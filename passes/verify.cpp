@@ -90,19 +90,22 @@ void verify(const Graph& g, const std::string& after) {
     bad(g, -1, after, "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
 }
 
+Tensor meta_tensor(const Value& v) {
+  // One element expanded to the shape (stride 0): the right sizes and dtype without
+  // the full allocation. A wrapped number stays one, since it promotes differently.
+  Tensor t = expand(empty(Shape(v.meta.sizes.size(), 1), v.meta.dtype), v.meta.sizes.vec());
+  t.impl()->wrapped_number = v.wrapped;
+  return t;
+}
+
 std::vector<TensorMeta> infer_types(const Graph& g, const Node& n, const OpDef& def) {
-  // Each input is one element expanded to its shape (stride 0): the shape rule sees
-  // the right sizes and dtypes without the full allocation. A wrapped number stays
-  // one, since it promotes differently.
   TensorList ins;
   for (int v : n.inputs) {
     if (v < 0) {
       ins.push_back(Tensor());
       continue;
     }
-    const Value& value = g.value(v);
-    ins.push_back(expand(empty(Shape(value.meta.sizes.size(), 1), value.meta.dtype), value.meta.sizes.vec()));
-    ins.back().impl()->wrapped_number = value.wrapped;
+    ins.push_back(meta_tensor(g.value(v)));
   }
   return def.infer(ins, complete_attrs(def, n.attrs));
 }

@@ -135,6 +135,31 @@ Tensor wrapped_scalar(double value) {
   return t;
 }
 
+DType result_type(const std::vector<Tensor>& inputs) {
+  bool has[3] = {false, false, false};
+  DType tier[3] = {DType::b8, DType::b8, DType::b8};  // dimensioned, 0-dim, wrapped
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) continue;
+    int k = t.impl()->wrapped_number ? 2 : t.dim() == 0 ? 1 : 0;
+    DType d = t.dtype();
+    if (k == 2) d = dtype_category(d) == 2 ? DType::f32 : dtype_category(d) == 1 ? DType::i64 : DType::b8;
+    tier[k] = has[k] ? promote_types(tier[k], d) : d;
+    has[k] = true;
+  }
+  bool found = false;
+  DType result = DType::f32;
+  for (int k = 0; k < 3; ++k) {
+    if (!has[k]) continue;
+    if (!found) {
+      result = tier[k];
+      found = true;
+    } else if (dtype_category(tier[k]) > dtype_category(result)) {
+      result = tier[k];
+    }
+  }
+  return result;
+}
+
 Tensor arange(int64_t end, DType dtype) {
   std::vector<double> v(static_cast<size_t>(std::max<int64_t>(end, 0)));
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);

@@ -138,6 +138,10 @@ Tensor zeros(const Shape& sizes, DType dtype = DType::f32);
 Tensor ones(const Shape& sizes, DType dtype = DType::f32);
 Tensor scalar_tensor(double value, DType dtype = DType::f32);
 Tensor wrapped_scalar(double value);  // a 0-dim tensor from a number (f64; does not promote)
+// PyTorch's result_type: dimensioned tensors decide, then 0-dim tensors, then
+// wrapped numbers, each only when it raises the category (bool < int < float). The
+// dtype binary ops compute in (comparisons included: f32 > 0.1 compares in f32).
+DType result_type(const std::vector<Tensor>& inputs);
 Tensor arange(int64_t end, DType dtype = DType::i64);
 // From values given row-major; `values` are converted to dtype.
 Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType dtype = DType::f32);

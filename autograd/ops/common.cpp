@@ -28,31 +28,6 @@ Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b, const cha
   return out;
 }
 
-DType result_type(const TensorList& inputs) {
-  bool has[3] = {false, false, false};
-  DType tier[3] = {DType::b8, DType::b8, DType::b8};  // dimensioned, 0-dim, wrapped
-  for (const Tensor& t : inputs) {
-    if (!t.defined()) continue;
-    int k = t.impl()->wrapped_number ? 2 : t.dim() == 0 ? 1 : 0;
-    DType d = t.dtype();
-    if (k == 2) d = dtype_category(d) == 2 ? DType::f32 : dtype_category(d) == 1 ? DType::i64 : DType::b8;
-    tier[k] = has[k] ? promote_types(tier[k], d) : d;
-    has[k] = true;
-  }
-  bool found = false;
-  DType result = DType::f32;
-  for (int k = 0; k < 3; ++k) {
-    if (!has[k]) continue;
-    if (!found) {
-      result = tier[k];
-      found = true;
-    } else if (dtype_category(tier[k]) > dtype_category(result)) {
-      result = tier[k];
-    }
-  }
-  return result;
-}
-
 void check_floating(const char* op, const char* arg, const Tensor& t) {
   NABLA_CHECK(t.defined(), std::string(op) + ": argument '" + arg + "' is missing");
   if (!is_floating(t.dtype()))

@@ -13,9 +13,6 @@ namespace nabla {
 // The broadcast shape of a and b; the error names the op and both arguments.
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b, const char* a_name = "self",
                        const char* b_name = "other");
-// PyTorch's result_type: dimensioned tensors decide, then 0-dim tensors, then
-// wrapped numbers, each only when it raises the category (bool < int < float).
-DType result_type(const TensorList& inputs);
 // Floating ops on integer or bool inputs compute in f32.
 inline DType float_result(DType t) { return is_floating(t) ? t : DType::f32; }
 // Errors unless t is defined and floating; `arg` names the argument.

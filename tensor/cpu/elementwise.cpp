@@ -50,10 +50,11 @@ void numeric_binary(const char* name, const TensorList& in, TensorList& out, F f
   });
 }
 
-// Comparisons compute in the promoted input dtype and write bool.
+// Comparisons compute in the inputs' result_type (a wrapped number does not widen:
+// f32 > 0.1 compares in f32, as PyTorch does) and write bool.
 template <class F>
 void compare(const TensorList& in, TensorList& out, F f) {
-  DType dt = promote_types(in[0].dtype(), in[1].dtype());
+  DType dt = result_type(in);
   Tensor a = as_dtype(in[0], dt), b = as_dtype(in[1], dt);
   visit_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;

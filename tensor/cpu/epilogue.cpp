@@ -32,8 +32,8 @@ struct NamedActivation {
   const char* name;
   Activation act;
 };
-constexpr NamedActivation kActivations[] = {{"none", Activation::none}, {"relu", Activation::relu},
-                                            {"gelu", Activation::gelu}, {"tanh", Activation::tanh},
+constexpr NamedActivation kActivations[] = {{"none", Activation::none},       {"relu", Activation::relu},
+                                            {"gelu", Activation::gelu},       {"tanh", Activation::tanh},
                                             {"sigmoid", Activation::sigmoid}, {"silu", Activation::silu}};
 
 // oneDNN's eltwise algorithm of each activation: gelu is the erf form (as nabla's
@@ -60,17 +60,19 @@ void append_eltwise(dnnl::post_ops& ops, Activation act) {
 struct CachedLinear {
   dnnl::matmul prim;
   memory::desc src, weights_plain, weights, bias, dst, scratchpad;
-  Tensor packed;                  // the weight, reordered
+  Tensor packed;  // the weight, reordered
   const void* packed_from = nullptr;
   uint32_t packed_version = 0;
-  std::mutex mutex;               // one caller reorders at a time
+  std::mutex mutex;  // one caller reorders at a time
 };
 
 using LinearKey = std::tuple<int64_t, int64_t, int64_t, bool, int, uint64_t>;
 constexpr size_t kMaxCachedLinears = 256;
 
 // A byte buffer from nabla's caching allocator.
-Tensor buffer(const memory::desc& md) { return empty({static_cast<int64_t>(md.get_size() / sizeof(float)) + 1}, DType::f32); }
+Tensor buffer(const memory::desc& md) {
+  return empty({static_cast<int64_t>(md.get_size() / sizeof(float)) + 1}, DType::f32);
+}
 
 std::shared_ptr<CachedLinear> make_linear(int64_t M, int64_t K, int64_t N, bool bias, Activation act,
                                           WeightLayout layout) {

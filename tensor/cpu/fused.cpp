@@ -5,9 +5,10 @@
 // intermediate registers live in a per-thread scratch of a few KiB, so the fused
 // chain reads each input from memory once and writes once, where the unfused ops
 // would write and re-read every intermediate.
+#include "tensor/cpu/fused.hpp"
+
 #include <cstring>
 
-#include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
@@ -24,16 +25,16 @@ struct NamedOp {
   ElementwiseOp op;
 };
 constexpr NamedOp kElementwiseOps[] = {
-    {"neg", ElementwiseOp::neg},         {"exp", ElementwiseOp::exp},     {"log", ElementwiseOp::log},
-    {"sqrt", ElementwiseOp::sqrt},       {"rsqrt", ElementwiseOp::rsqrt}, {"abs", ElementwiseOp::abs},
-    {"sign", ElementwiseOp::sign},       {"sin", ElementwiseOp::sin},     {"cos", ElementwiseOp::cos},
+    {"neg", ElementwiseOp::neg},         {"exp", ElementwiseOp::exp},         {"log", ElementwiseOp::log},
+    {"sqrt", ElementwiseOp::sqrt},       {"rsqrt", ElementwiseOp::rsqrt},     {"abs", ElementwiseOp::abs},
+    {"sign", ElementwiseOp::sign},       {"sin", ElementwiseOp::sin},         {"cos", ElementwiseOp::cos},
     {"tanh", ElementwiseOp::tanh},       {"sigmoid", ElementwiseOp::sigmoid}, {"relu", ElementwiseOp::relu},
-    {"gelu", ElementwiseOp::gelu},       {"silu", ElementwiseOp::silu},   {"erf", ElementwiseOp::erf},
-    {"add", ElementwiseOp::add},         {"sub", ElementwiseOp::sub},     {"mul", ElementwiseOp::mul},
-    {"div", ElementwiseOp::div},         {"pow", ElementwiseOp::pow},     {"maximum", ElementwiseOp::maximum},
-    {"minimum", ElementwiseOp::minimum}, {"where", ElementwiseOp::where}, {"clamp", ElementwiseOp::clamp},
-    {"eq", ElementwiseOp::eq},           {"ne", ElementwiseOp::ne},       {"lt", ElementwiseOp::lt},
-    {"le", ElementwiseOp::le},           {"gt", ElementwiseOp::gt},       {"ge", ElementwiseOp::ge},
+    {"gelu", ElementwiseOp::gelu},       {"silu", ElementwiseOp::silu},       {"erf", ElementwiseOp::erf},
+    {"add", ElementwiseOp::add},         {"sub", ElementwiseOp::sub},         {"mul", ElementwiseOp::mul},
+    {"div", ElementwiseOp::div},         {"pow", ElementwiseOp::pow},         {"maximum", ElementwiseOp::maximum},
+    {"minimum", ElementwiseOp::minimum}, {"where", ElementwiseOp::where},     {"clamp", ElementwiseOp::clamp},
+    {"eq", ElementwiseOp::eq},           {"ne", ElementwiseOp::ne},           {"lt", ElementwiseOp::lt},
+    {"le", ElementwiseOp::le},           {"gt", ElementwiseOp::gt},           {"ge", ElementwiseOp::ge},
 };
 
 // How a block of one input is found: in place (dense, the output's layout and
@@ -50,12 +51,12 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
   const T* a = reg[s.args[0]];
   const T* b = s.args[1] >= 0 ? reg[s.args[1]] : nullptr;
   const T* c = s.args[2] >= 0 ? reg[s.args[2]] : nullptr;
-#define NABLA_UNARY(name)                                            \
-  case ElementwiseOp::name:                                          \
+#define NABLA_UNARY(name)                                           \
+  case ElementwiseOp::name:                                         \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i]); \
     return;
-#define NABLA_BINARY(name)                                                 \
-  case ElementwiseOp::name:                                                \
+#define NABLA_BINARY(name)                                                \
+  case ElementwiseOp::name:                                               \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]); \
     return;
 #define NABLA_COMPARE(name, op)                                          \
@@ -63,13 +64,6 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
     for (int64_t i = 0; i < n; ++i) dst[i] = a[i] op b[i] ? T(1) : T(0); \
     return;
   switch (s.op) {
-    NABLA_UNARY(neg) NABLA_UNARY(exp) NABLA_UNARY(log) NABLA_UNARY(sqrt) NABLA_UNARY(rsqrt) NABLA_UNARY(abs)
-    NABLA_UNARY(sign) NABLA_UNARY(sin) NABLA_UNARY(cos) NABLA_UNARY(tanh) NABLA_UNARY(sigmoid) NABLA_UNARY(relu)
-    NABLA_UNARY(gelu) NABLA_UNARY(silu) NABLA_UNARY(erf)
-    NABLA_BINARY(add) NABLA_BINARY(sub) NABLA_BINARY(mul) NABLA_BINARY(div) NABLA_BINARY(pow)
-    NABLA_BINARY(maximum) NABLA_BINARY(minimum)
-    NABLA_COMPARE(eq, ==) NABLA_COMPARE(ne, !=) NABLA_COMPARE(lt, <) NABLA_COMPARE(le, <=) NABLA_COMPARE(gt, >)
-    NABLA_COMPARE(ge, >=)
     case ElementwiseOp::where:
       for (int64_t i = 0; i < n; ++i) dst[i] = a[i] != T(0) ? b[i] : c[i];
       return;
@@ -83,7 +77,16 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
       }
       return;
     }
+      // clang-format off
+    NABLA_UNARY(neg) NABLA_UNARY(exp) NABLA_UNARY(log) NABLA_UNARY(sqrt) NABLA_UNARY(rsqrt) NABLA_UNARY(abs)
+    NABLA_UNARY(sign) NABLA_UNARY(sin) NABLA_UNARY(cos) NABLA_UNARY(tanh) NABLA_UNARY(sigmoid) NABLA_UNARY(relu)
+    NABLA_UNARY(gelu) NABLA_UNARY(silu) NABLA_UNARY(erf)
+    NABLA_BINARY(add) NABLA_BINARY(sub) NABLA_BINARY(mul) NABLA_BINARY(div) NABLA_BINARY(pow)
+    NABLA_BINARY(maximum) NABLA_BINARY(minimum)
+    NABLA_COMPARE(eq, ==) NABLA_COMPARE(ne, !=) NABLA_COMPARE(lt, <) NABLA_COMPARE(le, <=) NABLA_COMPARE(gt, >)
+    NABLA_COMPARE(ge, >=)
   }
+    // clang-format on
 #undef NABLA_UNARY
 #undef NABLA_BINARY
 #undef NABLA_COMPARE
@@ -141,7 +144,8 @@ void run_program(const ElementwiseProgram& prog, const TensorList& inputs, const
       std::fill(slot(k), slot(k) + kBlock, v);
       reg[k] = slot(k);
     }
-    for (size_t s = 0; s < prog.steps.size(); ++s) reg[prog.num_inputs + s] = slot(prog.num_inputs + static_cast<int>(s));
+    for (size_t s = 0; s < prog.steps.size(); ++s)
+      reg[prog.num_inputs + s] = slot(prog.num_inputs + static_cast<int>(s));
     for (int64_t blk = lo; blk < hi; ++blk) {
       int64_t begin = blk * kBlock, n = std::min(kBlock, total - begin);
       for (int k = 0; k < prog.num_inputs; ++k) {

@@ -19,11 +19,36 @@ namespace nabla::cpu {
 // the same name does, on the same scalar functions, so a fused result equals the
 // unfused one.
 enum class ElementwiseOp : uint8_t {
-  neg, exp, log, sqrt, rsqrt, abs, sign, sin, cos, tanh, sigmoid, relu, gelu, silu, erf,  // unary
-  add, sub, mul, div, pow, maximum, minimum,                                              // binary
-  eq, ne, lt, le, gt, ge,  // comparisons: 1 or 0 in the program's dtype (a where reads it)
-  where,                   // cond, a, b
-  clamp,                   // x (lo, hi)
+  neg,
+  exp,
+  log,
+  sqrt,
+  rsqrt,
+  abs,
+  sign,
+  sin,
+  cos,
+  tanh,
+  sigmoid,
+  relu,
+  gelu,
+  silu,
+  erf,  // unary
+  add,
+  sub,
+  mul,
+  div,
+  pow,
+  maximum,
+  minimum,  // binary
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge,     // comparisons: 1 or 0 in the program's dtype (a where reads it)
+  where,  // cond, a, b
+  clamp,  // x (lo, hi)
 };
 // The op of the table's row `name` ("relu"), or false when it has none.
 bool elementwise_op_from_name(const std::string& name, ElementwiseOp* op);

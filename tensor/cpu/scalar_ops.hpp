@@ -10,7 +10,9 @@
 
 namespace nabla::cpu::scalar {
 
-#define NABLA_SCALAR template <class T> inline __attribute__((always_inline)) T
+#define NABLA_SCALAR \
+  template <class T> \
+  inline __attribute__((always_inline)) T
 
 NABLA_SCALAR neg(T v) { return -v; }
 NABLA_SCALAR exp(T v) { return vmath::exp(v); }

@@ -98,3 +98,14 @@ test "a rendered optimized graph draws its fused nodes as clusters" {
   expect(svg.count("class=\"cluster fused") == 2, "two fused clusters: linear_relu and the tanh chain")
   expect("linear_relu" in svg and "absorbed" in svg, "the clusters say what they absorbed")
 }
+
+test "a comparison with a number joins the group and compares in f32, as eager does" {
+  # f32(0.1) > 0.1 is false in f32 (true if compared in f64)
+  fn h(x) = where(x > 0.1, x * 3.0, x.exp())
+  let x = tensor([0.1, 0.2, -1.0, 0.1]).expand([256, 4]).contiguous()
+  let gm = compile(h, x)
+  gm.optimize("fuse")
+  expect("fused(" in gm.ir() and "= gt(%in0, %in1)" in gm.ir(), gm.ir())
+  expect_close(gm(x), h(x), rtol=0, atol=0)
+  expect_close(h(x)[0], tensor([0.1, 0.6, -1.0, 0.1]).exp() * tensor([1.0, 0.0, 1.0, 1.0]) + tensor([0.0, 0.6, 0.0, 0.0]), rtol=1e-6, atol=1e-7)
+}

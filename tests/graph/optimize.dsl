@@ -13,8 +13,10 @@ fn cnn() = nn.Sequential([
 fn count_nodes(ir) {
   let n = 0
   for line in ir.split("\n") {
-    # node lines: "  %5 = relu(%4) : ..." and statements "  copy_(...)"; not the signature
-    if (" = " in line and not ("graph " in line)) or "copy_(" in line { n += 1 }
+    # top-level node lines, indented two spaces: "  %5 = relu(%4) : ..." and statements
+    # "  copy_(...)"; not the signature, not a fused node's body (four spaces), not the plan
+    let top = line.startswith("  ") and not line.startswith("   ")
+    if top and (" = " in line or "copy_(" in line) { n += 1 }
   }
   return n
 }

@@ -40,6 +40,15 @@ TEST_CASE("type promotion: categories, 0-dim tensors and wrapped numbers") {
   CHECK(gt(i, f).dtype() == DType::b8);
 }
 
+TEST_CASE("comparisons compute in the inputs' result_type, as PyTorch does") {
+  // f32(0.1) is 0.100000001 as a double: compared in f64 it would be greater than 0.1.
+  Tensor f = tensor_from({0.1}, {1}, DType::f32);
+  CHECK(to_double_vector(gt(f, wrapped_scalar(0.1))) == std::vector<double>{0});  // in f32
+  CHECK(to_double_vector(eq(f, wrapped_scalar(0.1))) == std::vector<double>{1});
+  CHECK(to_double_vector(gt(f, scalar_tensor(0.1, DType::f64))) == std::vector<double>{0});  // 0-dim: no widening
+  CHECK(to_double_vector(gt(f, tensor_from({0.1}, {1}, DType::f64))) == std::vector<double>{1});  // in f64
+}
+
 TEST_CASE("16-bit floats compute through f32 and round on store") {
   Tensor h = tensor_from({1.0, 2.0, 3.0}, {3}, DType::f16);
   Tensor y = exp(h);
