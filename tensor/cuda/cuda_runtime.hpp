@@ -6,7 +6,12 @@
 
 namespace nabla::cuda {
 
+class CachingAllocator;  // tensor/cuda/caching_allocator.hpp
+
 int device_count();          // 0 without a GPU, a driver, or a CUDA build
 std::string runtime_info();  // one line for `nabla --version`
+// The caching allocator of device `device` (one per device, made on first use, over
+// cudart). Throws nabla::Error for a device that is not there, or in a build without CUDA.
+CachingAllocator& device_allocator(int device);
 
 }  // namespace nabla::cuda
