@@ -172,10 +172,7 @@ std::shared_ptr<const CachedConv> cached_conv(Pass pass, const ConvGeometry& g, 
   }
 }
 
-// A byte buffer from nabla's caching allocator (reorder targets, scratchpads).
-Tensor buffer(const memory::desc& md) {
-  return empty({static_cast<int64_t>(md.get_size() / sizeof(float)) + 1}, DType::f32);
-}
+using onednn::buffer;
 
 // Runs a cached primitive on plain buffers given in operand order.
 void execute(const CachedConv& c, const std::vector<void*>& plain) {

@@ -69,10 +69,7 @@ struct CachedLinear {
 using LinearKey = std::tuple<int64_t, int64_t, int64_t, bool, int, uint64_t>;
 constexpr size_t kMaxCachedLinears = 256;
 
-// A byte buffer from nabla's caching allocator.
-Tensor buffer(const memory::desc& md) {
-  return empty({static_cast<int64_t>(md.get_size() / sizeof(float)) + 1}, DType::f32);
-}
+using onednn::buffer;
 
 std::shared_ptr<CachedLinear> make_linear(int64_t M, int64_t K, int64_t N, bool bias, Activation act,
                                           WeightLayout layout) {

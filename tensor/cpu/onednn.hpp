@@ -16,6 +16,11 @@ inline dnnl::stream& stream() {
   return s;
 }
 
+// A buffer of md's size from nabla's caching allocator (reorder targets, scratchpads).
+inline Tensor buffer(const dnnl::memory::desc& md) {
+  return empty({static_cast<int64_t>(md.get_size() / sizeof(float)) + 1}, DType::f32);
+}
+
 // Primitive attributes with a user-managed scratchpad (so that concurrent calls never
 // share one) and `act` as an eltwise post-op (none: no post-op).
 dnnl::primitive_attr attributes(Activation act);
