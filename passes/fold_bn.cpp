@@ -56,7 +56,9 @@ PassResult run_fold_bn(Graph& g, const PassContext& ctx) {
   // Rewrites append their new nodes at the end; `before[i]` lists the appended nodes
   // that must run just before node i (the conv they feed).
   std::vector<std::vector<int>> before(original);
+  ValueForwarding forward;  // readers of a folded batch_norm read its conv
   for (size_t i = 0; i < original; ++i) {
+    forward.forward_inputs(g.nodes[i]);
     if (g.nodes[i].op != "batch_norm" || !Graph::table_op(g.nodes[i])) continue;
     std::string why = fold_blocker(g, g.nodes[i], uses);
     if (!why.empty()) {
@@ -89,16 +91,12 @@ PassResult run_fold_bn(Graph& g, const PassContext& ctx) {
     Node& c = g.nodes[static_cast<size_t>(conv_index)];
     c.inputs[1] = weight;
     c.inputs[2] = bias;
-    int bn_out = bn.outputs[0], conv_out = c.outputs[0];
-    for (Node& n : g.nodes)
-      for (int& v : n.inputs)
-        if (v == bn_out) v = conv_out;
-    for (int& v : g.outputs)
-      if (v == bn_out) v = conv_out;
+    forward.replace(bn.outputs[0], c.outputs[0]);
     dead[i] = true;
     ++r.changes;
   }
   if (!r.changes) return r;
+  forward.finish(g);
   // Put the appended nodes before their conv, then drop the batch_norms.
   std::vector<Node> ordered;
   std::vector<bool> ordered_dead;

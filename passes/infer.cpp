@@ -69,7 +69,8 @@ PassInfo infer_pass() {
   return {"infer",
           "shape and dtype inference: re-type every value from its inputs with the ops' shape rules",
           {},
-          run_infer};
+          run_infer,
+          /*retypes=*/true};
 }
 
 }  // namespace nabla::graph

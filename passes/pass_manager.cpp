@@ -56,9 +56,9 @@ PipelineResult run_pipeline(Graph& g, const std::vector<std::string>& passes, co
   PipelineResult result;
   std::set<std::string> done;
   PassContext ctx{opt.explain};
-  // A pipeline that starts by re-typing the graph (infer) may be given one whose
-  // types are stale; every other starts from a graph that must already be sound.
-  if (passes.empty() || passes[0] != "infer") verify(g, "");
+  // A pipeline starts from a sound graph, unless its first pass re-types it.
+  const PassInfo* first = passes.empty() ? nullptr : find_pass(passes[0]);
+  if (!first || !first->retypes) verify(g, "");
   for (const std::string& name : passes) {
     const PassInfo* p = find_pass(name);
     if (!p) throw Error("unknown pass '" + name + "'");

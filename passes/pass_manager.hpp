@@ -26,6 +26,9 @@ struct PassInfo {
   std::string summary;   // one line for `:passes` and --help
   std::vector<std::string> requires_;  // passes that must have run before (e.g. plan after fuse)
   std::function<PassResult(Graph&, const PassContext&)> run;
+  // It re-types the graph (infer), so a pipeline that starts with it may be given one
+  // whose types are stale: the manager does not verify the graph before it.
+  bool retypes = false;
 };
 
 // Every registered pass, in registration order.

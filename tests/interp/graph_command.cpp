@@ -2,10 +2,10 @@
 // accepts (a graph module, a call with example inputs, a name with --inputs or
 // NAME_inputs), the --inputs spec, and errors that leave the session usable.
 // tests/cli/cli_test.sh runs the command itself; tests/repl/repl_pty_test.cpp the REPL.
-#include <filesystem>
 #include <fstream>
 
 #include "helpers.hpp"
+#include "temp_dir.hpp"
 
 using nabla::GraphRequest;
 using nabla::GraphResult;
@@ -89,25 +89,23 @@ TEST_CASE("graph: a graph module keeps its passes unless asked to re-optimize") 
 TEST_CASE("graph: renders as gm.render does, before and after a pass too") {
   Session s;
   s.run(kModels);
-  auto dir = std::filesystem::temp_directory_path() / "nabla-graph-command-test";
-  std::filesystem::create_directories(dir);
+  nabla::testing::TempDir dir("nabla_graph_command");
   GraphRequest r;
   r.entry = "twice(randn([4]))";
   r.passes = "default";
-  r.out = (dir / "g.dot").string();
+  r.out = dir.file("g.dot");
   GraphResult g = s.interp.graph(r);
   REQUIRE_MESSAGE(g.ok, error_of(g));
   std::ifstream f(r.out);
   std::string dot((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   CHECK(dot.find("add") != std::string::npos);
   r.before_after = "simplify";
-  r.out = (dir / "diff.dot").string();
+  r.out = dir.file("diff.dot");
   g = s.interp.graph(r);
   REQUIRE_MESSAGE(g.ok, error_of(g));
   std::ifstream d(r.out);
   std::string diff((std::istreambuf_iterator<char>(d)), std::istreambuf_iterator<char>());
   CHECK(diff.find("removed") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("graph: errors are one message each, and the session goes on") {

@@ -9,29 +9,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "temp_dir.hpp"
 #include "tensor/cpu/copy.hpp"
 
 using namespace nabla;
+using nabla::testing::TempDir;
 namespace st = nabla::safetensors;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test case, removed at its end.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("nabla_safetensors_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-};
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -68,7 +55,7 @@ bool same_bytes(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 TEST_CASE("safetensors: every dtype, 0-dim and empty tensors round-trip bit for bit") {
-  TempDir tmp;
+  TempDir tmp("nabla_safetensors");
   st::NamedTensors ts;
   const std::vector<double> vals{1.5, -2.25, 0.0, 3.0, 1e-3, -7.0};
   for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::b8})
@@ -80,7 +67,7 @@ TEST_CASE("safetensors: every dtype, 0-dim and empty tensors round-trip bit for 
   Tensor base = tensor_from(vals, {2, 3}, DType::f32);
   ts.emplace_back("transposed", make_view(base, {3, 2}, {1, 3}, 0));  // non-contiguous: saved row-major
 
-  std::string path = tmp / "all.safetensors";
+  std::string path = tmp.file("all.safetensors");
   st::save_file(path, ts, {{"format", "pt"}, {"note", "hello"}});
   st::Checkpoint ck = st::load_file(path);
   REQUIRE(ck.tensors.size() == ts.size());
@@ -171,8 +158,8 @@ TEST_CASE("safetensors: every validation error names the file and the problem") 
 }
 
 TEST_CASE("safetensors: a truncated file on disk is an error naming it") {
-  TempDir tmp;
-  std::string path = tmp / "t.safetensors";
+  TempDir tmp("nabla_safetensors");
+  std::string path = tmp.file("t.safetensors");
   st::save_file(path, {{"a", tensor_from({1, 2, 3, 4}, {4}, DType::f32)}});
   std::string bytes = read_bytes(path);
   write_bytes(path, bytes.substr(0, bytes.size() - 3));
@@ -190,15 +177,15 @@ TEST_CASE("safetensors: a truncated file on disk is an error naming it") {
                        (path + ": header length 9151314442816847928 is past the end of the file (72 bytes follow it)")
                            .c_str(),
                        Error);
-  CHECK_THROWS_WITH_AS(st::load_file(tmp.dir.string()),
-                       ("cannot load '" + tmp.dir.string() + "': it is a directory").c_str(), Error);
-  CHECK_THROWS_WITH_AS(st::load_file(tmp / "none.safetensors"),
-                       ("cannot load '" + (tmp / "none.safetensors") + "': No such file or directory").c_str(), Error);
+  CHECK_THROWS_WITH_AS(st::load_file(tmp.path().string()),
+                       ("cannot load '" + tmp.path().string() + "': it is a directory").c_str(), Error);
+  CHECK_THROWS_WITH_AS(st::load_file(tmp.file("none.safetensors")),
+                       ("cannot load '" + tmp.file("none.safetensors") + "': No such file or directory").c_str(), Error);
 }
 
 TEST_CASE("safetensors: a failed save leaves the old file intact") {
-  TempDir tmp;
-  std::string path = tmp / "model.safetensors";
+  TempDir tmp("nabla_safetensors");
+  std::string path = tmp.file("model.safetensors");
   st::save_file(path, {{"w", tensor_from({1, 2}, {2}, DType::f32)}});
   std::string before = read_bytes(path);
   // The temporary path is a directory: opening it for writing fails.
@@ -210,7 +197,7 @@ TEST_CASE("safetensors: a failed save leaves the old file intact") {
   fs::remove(path + ".tmp");
   // A write error part way (a full device) removes the temporary file.
   if (fs::exists("/dev/full")) {
-    std::string full = tmp / "full";
+    std::string full = tmp.file("full");
     fs::create_symlink("/dev/full", full + ".tmp");
     write_bytes(full, before);
     CHECK_THROWS_WITH_AS(st::save_file(full, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}}),
@@ -225,8 +212,8 @@ TEST_CASE("safetensors: a failed save leaves the old file intact") {
 }
 
 TEST_CASE("safetensors: loading into existing tensors checks every name, shape and dtype") {
-  TempDir tmp;
-  std::string path = tmp / "state.safetensors";
+  TempDir tmp("nabla_safetensors");
+  std::string path = tmp.file("state.safetensors");
   st::save_file(path, {{"w", tensor_from({1, 2, 3, 4, 5, 6}, {2, 3}, DType::f32)},
                        {"b", tensor_from({7, 8}, {2}, DType::f64)},
                        {"extra", scalar_tensor(1)}});
@@ -252,8 +239,8 @@ TEST_CASE("safetensors: loading into existing tensors checks every name, shape a
 }
 
 TEST_CASE("safetensors: save_safetensors, load_safetensors and load_safetensors_into") {
-  TempDir tmp;
-  std::string path = tmp / "named.safetensors";
+  TempDir tmp("nabla_safetensors");
+  std::string path = tmp.file("named.safetensors");
   save_safetensors(path, {{"a", tensor_from({1, 2}, {2}, DType::bf16)}}, {{"k", "v"}});
   st::Checkpoint ck = load_safetensors(path);
   CHECK(ck.tensors.size() == 1);

@@ -8,32 +8,14 @@
 #include <sstream>
 
 #include "graphs.hpp"
+#include "temp_dir.hpp"
 #include "viz/graphviz.hpp"
 
 using namespace nabla;
+using nabla::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("nabla_viz_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  // The names of the files in it (to catch temporary files left behind).
-  std::vector<std::string> listing() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-};
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -47,7 +29,7 @@ const std::string kSmallDot = "digraph { a -> b }";
 }  // namespace
 
 TEST_CASE("render writes SVG, DOT and PNG by extension") {
-  TempDir dir;
+  TempDir dir("nabla_viz");
   std::string dot = viz::graph_dot(viz_test::small_mlp());
   viz::render(dot, dir.file("g.svg"));
   viz::render(dot, dir.file("g.dot"));
@@ -77,7 +59,7 @@ TEST_CASE("render_data returns each format in memory") {
 }
 
 TEST_CASE("an unknown extension is an error and writes nothing") {
-  TempDir dir;
+  TempDir dir("nabla_viz");
   CHECK_THROWS_WITH_AS(viz::render(kSmallDot, dir.file("g.pdf")),
                        doctest::Contains("unknown extension '.pdf' (known: .dot, .gv, .svg, .png)"), Error);
   CHECK_THROWS_WITH_AS(viz::render(kSmallDot, dir.file("graph")), doctest::Contains("it has no extension"), Error);
@@ -85,7 +67,7 @@ TEST_CASE("an unknown extension is an error and writes nothing") {
 }
 
 TEST_CASE("an unwritable path is an error naming it, and leaves no file") {
-  TempDir dir;
+  TempDir dir("nabla_viz");
   std::string missing = dir.file("no/such/dir/g.svg");
   CHECK_THROWS_WITH_AS(viz::render(kSmallDot, missing),
                        ("render: cannot write '" + missing + "': No such file or directory").c_str(), Error);
@@ -98,7 +80,7 @@ TEST_CASE("an unwritable path is an error naming it, and leaves no file") {
 }
 
 TEST_CASE("DOT that Graphviz rejects is an error with its message, and the old file stays") {
-  TempDir dir;
+  TempDir dir("nabla_viz");
   std::string path = dir.file("g.svg");
   viz::render(kSmallDot, path);
   std::string old = read_file(path);
