@@ -78,6 +78,9 @@ def nabla_figures():
                          check=True, capture_output=True, text=True)
     out = {}
     for line in run.stdout.strip().splitlines():
+        if line.startswith("BENCH "):
+            print(line, flush=True)
+            continue
         name, eager, graph = line.split()
         out[name] = (float(eager), float(graph))
     return out

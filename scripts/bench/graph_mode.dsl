@@ -37,6 +37,13 @@ no_grad {
   let cnn_graph = compile(cnn, images)
   cnn_graph.optimize()
   compare("mlp_infer", mlp, mlp_graph, [x], 200)
+  # How close graph mode is to what the machine's matmul can do: the MLP's FLOP/s
+  # against a large matmul's (the same oneDNN kernels, where their overhead vanishes)
+  let mlp_flops = 2.0 * 64 * (784 * 256 + 256 * 128 + 128 * 10)
+  let mlp_gflops = mlp_flops / median_us(mlp_graph, [x], 200) / 1e3
+  let big = randn([2048, 2048])
+  let big_gflops = 2.0 * 2048 ** 3 / median_us(matmul, [big, big], 3) / 1e3
+  print(f"BENCH graph_mlp_infer_efficiency graph_gflops={mlp_gflops:.0f} matmul_2048_gflops={big_gflops:.0f} fraction={mlp_gflops / big_gflops:.2f}")
   compare("cnn_infer", cnn, cnn_graph, [images], 10)
   # an elementwise chain on 1M elements: one fused loop against five kernels
   fn chain(a, b) = (a * 2.0 + b).sigmoid() * a - b.tanh()
