@@ -24,6 +24,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla {
 
@@ -35,19 +36,71 @@ bool any_half(const TensorList& inputs) {
   return false;
 }
 
-TensorList allocate_outputs(const std::vector<TensorMeta>& metas) {
+// Note [Devices]
+// An op runs on the device of its inputs, and its outputs are made there. Inputs on
+// two devices are an error naming both, except 0-dim CPU tensors (numbers such as the
+// 2.0 of `x * 2.0`), which go along to the other device, as in PyTorch.
+bool is_cpu_scalar(const Tensor& t) { return t.device().kind == DeviceKind::cpu && t.dim() == 0; }
+
+std::string input_label(const OpDef& def, size_t i) {
+  return i < def.input_names.size() ? "'" + def.input_names[i] + "'" : "input " + std::to_string(i);
+}
+
+Device op_device(const OpDef& def, const TensorList& inputs) {
+  const Tensor* first = nullptr;
+  size_t first_index = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (!t.defined()) continue;
+    if (first && t.device() == first->device()) continue;
+    if (!first || (is_cpu_scalar(*first) && !is_cpu_scalar(t))) {
+      first = &t;
+      first_index = i;
+      continue;
+    }
+    if (is_cpu_scalar(t)) continue;
+    throw Error(std::string(def.name) + ": expected all tensors on one device, but " + input_label(def, first_index) +
+                " is on " + first->device().str() + " and " + input_label(def, i) + " is on " + t.device().str() +
+                " (move one with .to(\"" + first->device().str() + "\"))");
+  }
+  return first ? first->device() : cpu_device();
+}
+
+TensorList allocate_outputs(const std::vector<TensorMeta>& metas, Device device) {
   TensorList outs;
   outs.reserve(metas.size());
-  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype));
+  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype, device));
   return outs;
 }
 
-void run_kernel(const OpDef& def, const TensorList& inputs, const Attrs& attrs, TensorList& outs) {
-  for (const Tensor& t : inputs)
-    if (t.defined() && t.device().kind != DeviceKind::cpu)
-      throw Error(std::string(def.name) + ": no kernel for device " + t.device().str() + " in this build");
-  if (def.half_native || !any_half(inputs)) {
-    def.cpu(inputs, attrs, outs);
+// The kernel of `def` on `device`, or an error that says what is missing.
+KernelFn kernel_for(const OpDef& def, Device device, bool* half_native) {
+  if (device.kind == DeviceKind::cpu) {
+    *half_native = def.half_native;
+    return def.cpu;
+  }
+  if (!def.cuda)
+    throw Error(std::string(def.name) + ": no kernel for " + device.str() +
+                (cuda::built_with_cuda() ? " yet" : ": this nabla was built without CUDA"));
+  *half_native = def.cuda_half_native;
+  return def.cuda;
+}
+
+// The inputs as the kernel of `device` reads them: CPU numbers copied over.
+TensorList inputs_on(const TensorList& inputs, Device device) {
+  if (device.kind == DeviceKind::cpu) return inputs;
+  TensorList moved = inputs;
+  for (Tensor& t : moved)
+    if (t.defined() && t.device() != device) t = cuda::to_device(t, device);
+  return moved;
+}
+
+void run_kernel(const OpDef& def, const TensorList& given, const Attrs& attrs, TensorList& outs, Device device) {
+  bool half_native = false;
+  KernelFn kernel = kernel_for(def, device, &half_native);
+  TensorList inputs = inputs_on(given, device);
+  if (half_native || !any_half(inputs)) {
+    kernel(inputs, attrs, outs);
     return;
   }
   TensorList wide_in;
@@ -55,8 +108,8 @@ void run_kernel(const OpDef& def, const TensorList& inputs, const Attrs& attrs, 
   for (const Tensor& t : inputs)
     wide_in.push_back(t.defined() && is_half(t.dtype()) ? to_dtype_raw(t, DType::f32) : t);
   TensorList wide_out;
-  for (const Tensor& o : outs) wide_out.push_back(is_half(o.dtype()) ? empty(o.sizes(), DType::f32) : o);
-  def.cpu(wide_in, attrs, wide_out);
+  for (const Tensor& o : outs) wide_out.push_back(is_half(o.dtype()) ? empty(o.sizes(), DType::f32, device) : o);
+  kernel(wide_in, attrs, wide_out);
   for (size_t k = 0; k < outs.size(); ++k)
     if (!wide_out[k].is_same(outs[k])) copy_into(outs[k], wide_out[k]);
 }
@@ -131,8 +184,9 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
     if (def.view) {
       outs = def.view(inputs, *use);
     } else {
-      outs = allocate_outputs(metas);
-      run_kernel(def, inputs, *use, outs);
+      Device device = op_device(def, inputs);
+      outs = allocate_outputs(metas, device);
+      run_kernel(def, inputs, *use, outs, device);
     }
   }
   if (needs_recording(def, inputs)) record(def, inputs, *use, outs);
@@ -185,10 +239,11 @@ void call_into(OpId id, const TensorList& inputs, const Attrs& attrs, TensorList
     throw Error(std::string(def.name) + ": expected " + std::to_string(def.num_inputs) + " tensor arguments, got " +
                 std::to_string(inputs.size()));
   NestedOpScope nested;
+  Device device = op_device(def, inputs);
   if (attrs.items().size() == def.attrs.size()) {
-    run_kernel(def, inputs, attrs, outputs);
+    run_kernel(def, inputs, attrs, outputs, device);
   } else {
-    run_kernel(def, inputs, complete_attrs(def, attrs), outputs);
+    run_kernel(def, inputs, complete_attrs(def, attrs), outputs, device);
   }
 }
 

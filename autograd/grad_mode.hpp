@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tensor/dtype.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla {
 
@@ -66,8 +67,5 @@ class AutocastGuard {
   std::optional<DType> previous_;
 };
 
-// "train.dsl:12:5" of the expression being evaluated; empty outside the interpreter.
-const std::string& current_origin();
-void set_current_origin(std::string origin);
 
 }  // namespace nabla

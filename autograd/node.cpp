@@ -12,7 +12,6 @@ namespace {
 std::atomic<uint64_t> next_sequence_nr{0};
 thread_local bool tl_grad_enabled = true;
 thread_local bool tl_anomaly_enabled = false;
-thread_local std::string tl_origin;
 thread_local std::optional<DType> tl_autocast;
 
 // "max_dim" -> "MaxDimBackward"
@@ -43,10 +42,8 @@ bool grad_enabled() { return tl_grad_enabled; }
 void set_grad_enabled(bool enabled) { tl_grad_enabled = enabled; }
 bool anomaly_enabled() { return tl_anomaly_enabled; }
 void set_anomaly_enabled(bool enabled) { tl_anomaly_enabled = enabled; }
-const std::string& current_origin() { return tl_origin; }
 std::optional<DType> autocast_dtype() { return tl_autocast; }
 void set_autocast_dtype(std::optional<DType> dtype) { tl_autocast = dtype; }
-void set_current_origin(std::string origin) { tl_origin = std::move(origin); }
 
 Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 

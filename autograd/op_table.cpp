@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "tensor/cuda/cuda_runtime.hpp"
+
 namespace nabla {
 
 namespace {
@@ -34,6 +36,9 @@ std::vector<OpDef> build_table() {
   for (int i = 0; i < kNumOps; ++i) {
     table[i].id = static_cast<OpId>(i);
     table[i].name = kOpNames[i];
+    cuda::Kernel k = cuda::find_kernel(kOpNames[i]);
+    table[i].cuda = k.fn;
+    table[i].cuda_half_native = k.half_native;
   }
   return table;
 }

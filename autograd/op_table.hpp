@@ -74,7 +74,8 @@ struct OpDef {
   std::vector<AttrSpec> attrs;
   InferFn infer = nullptr;
   KernelFn cpu = nullptr;
-  KernelFn cuda = nullptr;  // filled by the CUDA backend
+  KernelFn cuda = nullptr;  // filled from the CUDA backend (cuda::find_kernel); null without one
+  bool cuda_half_native = false;  // the CUDA kernel takes f16/bf16 itself
   ViewFn view = nullptr;
   BackwardFn backward = nullptr;  // null: not differentiable (comparisons, argmax)
   Saves saves;

@@ -227,7 +227,7 @@ std::string Tensor::str() const {
     if (dim() != 1) suffixes.push_back("size=" + size_tuple(sizes()));
     if (dtype() != DType::f32) suffixes.push_back(std::string("dtype=") + dtype_name(dtype()));
   } else {
-    body = values_str(*this, indent);
+    body = values_str(cpu_copy(*this), indent);  // a GPU tensor waits for its device here
     // The default float dtype, i64 and bool show in the values, as in PyTorch.
     if (dtype() != DType::f32 && dtype() != DType::i64 && dtype() != DType::b8)
       suffixes.push_back(std::string("dtype=") + dtype_name(dtype()));

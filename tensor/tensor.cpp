@@ -5,8 +5,17 @@
 
 #include "tensor/allocator.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla {
+
+namespace {
+thread_local std::string tl_origin;
+}  // namespace
+
+const std::string& current_origin() { return tl_origin; }
+void set_current_origin(std::string origin) { tl_origin = std::move(origin); }
 
 uint64_t new_tensor_serial() {
   static std::atomic<uint64_t> next{0};
@@ -14,12 +23,23 @@ uint64_t new_tensor_serial() {
 }
 
 
-Storage::Storage(size_t n, Device dev) : nbytes(n), device(dev) {
-  NABLA_CHECK(dev.kind == DeviceKind::cpu, "storage on " + dev.str() + " needs the CUDA backend, which is not built into this nabla");
-  data = CpuAllocator::instance().allocate(n);
+Storage::Storage(size_t n, Device dev, bool pin) : nbytes(n), device(dev), pinned(pin) {
+  if (dev.kind == DeviceKind::cuda)
+    data = cuda::allocate(dev.index, n, current_origin());
+  else if (pinned)
+    data = cuda::allocate_pinned(n);
+  else
+    data = CpuAllocator::instance().allocate(n);
 }
 
-Storage::~Storage() { CpuAllocator::instance().deallocate(data, nbytes); }
+Storage::~Storage() {
+  if (device.kind == DeviceKind::cuda)
+    cuda::release(device.index, data);
+  else if (pinned)
+    cuda::release_pinned(data);
+  else
+    CpuAllocator::instance().deallocate(data, nbytes);
+}
 
 void TensorImpl::refresh_layout() {
   numel = shape_numel(sizes);
@@ -49,6 +69,7 @@ int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "s
 
 double Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item(): expected a tensor with one element, got shape " + shape_str());
+  if (device().kind != DeviceKind::cpu) return cpu_copy(*this).item();  // waits for the device
   return visit_dtype(dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return static_cast<double>(static_cast<compute_t<T>>(*static_cast<const T*>(raw_data())));
@@ -106,7 +127,8 @@ int64_t shape_numel(const Shape& sizes) {
   return n;
 }
 
-Tensor empty(const Shape& sizes, DType dtype) {
+namespace {
+Tensor new_tensor(const Shape& sizes, DType dtype, Device device, bool pinned) {
   for (int64_t s : sizes)
     NABLA_CHECK(s >= 0, "empty: sizes must be non-negative, got " + shape_str(sizes));
   auto impl = std::make_shared<TensorImpl>();
@@ -115,9 +137,13 @@ Tensor empty(const Shape& sizes, DType dtype) {
   impl->dtype = dtype;
   impl->numel = shape_numel(sizes);
   impl->contiguous = true;
-  impl->storage = std::make_shared<Storage>(static_cast<size_t>(impl->numel) * dtype_size(dtype), cpu_device());
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(impl->numel) * dtype_size(dtype), device, pinned);
   return Tensor(std::move(impl));
 }
+}  // namespace
+
+Tensor empty(const Shape& sizes, DType dtype, Device device) { return new_tensor(sizes, dtype, device, false); }
+Tensor empty_pinned(const Shape& sizes, DType dtype) { return new_tensor(sizes, dtype, cpu_device(), true); }
 
 Tensor full(const Shape& sizes, double value, DType dtype) {
   Tensor t = empty(sizes, dtype);
@@ -190,8 +216,12 @@ Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, i
   return Tensor(std::move(impl));
 }
 
+Tensor cpu_copy(const Tensor& t) {
+  return t.device().kind == DeviceKind::cpu ? t : cuda::to_device(t, cpu_device());
+}
+
 std::vector<double> to_double_vector(const Tensor& t) {
-  Tensor c = to_dtype_raw(t, DType::f64);
+  Tensor c = to_dtype_raw(cpu_copy(t), DType::f64);
   const double* p = static_cast<const double*>(c.raw_data());
   return std::vector<double>(p, p + c.numel());
 }

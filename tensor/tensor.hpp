@@ -20,8 +20,11 @@ struct Node;  // autograd/node.hpp
 class Tensor;
 
 // Refcounted bytes on one device, plus the version counter shared by all views.
+// CPU bytes come from the caching CPU allocator, or pinned (page-locked, for copies
+// to a GPU that overlap compute) from the CUDA backend's pinned allocator; cuda bytes
+// from the device's caching allocator, tagged with the DSL line that asked.
 struct Storage {
-  Storage(size_t nbytes, Device device);
+  Storage(size_t nbytes, Device device, bool pinned = false);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -29,6 +32,7 @@ struct Storage {
   void* data = nullptr;
   size_t nbytes = 0;
   Device device;
+  bool pinned = false;
   std::atomic<uint32_t> version{0};
 };
 
@@ -132,7 +136,9 @@ int64_t shape_numel(const Shape& sizes);
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op);
 
 // Factories of uninitialised or filled tensors (no autograd involved).
-Tensor empty(const Shape& sizes, DType dtype = DType::f32);
+Tensor empty(const Shape& sizes, DType dtype = DType::f32, Device device = cpu_device());
+// Uninitialised CPU memory that is page-locked (see Storage).
+Tensor empty_pinned(const Shape& sizes, DType dtype);
 Tensor full(const Shape& sizes, double value, DType dtype = DType::f32);
 Tensor zeros(const Shape& sizes, DType dtype = DType::f32);
 Tensor ones(const Shape& sizes, DType dtype = DType::f32);
@@ -148,7 +154,9 @@ Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType 
 // A view sharing `base`'s storage; the view ops of the op table call this.
 Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset);
 
-// Values of a tensor of any layout, row-major, as doubles (tests and printing).
+// Values of a tensor of any layout and device, row-major, as doubles (tests and printing).
 std::vector<double> to_double_vector(const Tensor& t);
+// t on the CPU (t itself when it is there): what printing and item() read.
+Tensor cpu_copy(const Tensor& t);
 
 }  // namespace nabla

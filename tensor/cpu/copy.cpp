@@ -2,6 +2,7 @@
 
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla {
 
@@ -47,7 +48,10 @@ bool copy_transposed_tiles(const cpu::StridedLoop<2>& loop) {
 
 }  // namespace
 
+bool on_cuda(const Tensor& t) { return t.device().kind == DeviceKind::cuda; }
+
 void copy_into(const Tensor& dst, const Tensor& src) {
+  if (on_cuda(dst) || on_cuda(src)) return cuda::copy_into(dst, src);
   visit_dtype(dst.dtype(), [&](auto out_tag) {
     using O = typename decltype(out_tag)::type;
     visit_dtype(src.dtype(), [&](auto in_tag) {
@@ -59,6 +63,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 void fill_raw(const Tensor& dst, double value) {
+  if (on_cuda(dst)) return cuda::fill(dst, value);
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v = static_cast<T>(static_cast<compute_t<T>>(value));
@@ -76,14 +81,14 @@ void fill_raw(const Tensor& dst, double value) {
 
 Tensor contiguous_raw(const Tensor& t) {
   if (t.is_contiguous()) return t;
-  Tensor out = empty(t.sizes(), t.dtype());
+  Tensor out = empty(t.sizes(), t.dtype(), t.device());
   copy_into(out, t);
   return out;
 }
 
 Tensor to_dtype_raw(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype && t.is_contiguous()) return t;
-  Tensor out = empty(t.sizes(), dtype);
+  Tensor out = empty(t.sizes(), dtype, t.device());
   copy_into(out, t);
   return out;
 }

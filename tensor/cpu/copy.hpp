@@ -1,11 +1,14 @@
-// Raw data movement with no autograd: copies between layouts and dtypes, fills.
-// The op table's contiguous/to/copy_ rows and the kernels build on these.
+// Raw data movement with no autograd: copies between layouts, dtypes and devices,
+// fills. The op table's contiguous/to/copy_ rows and the kernels build on these.
+// Tensors on a GPU go to the CUDA backend (tensor/cuda/transfer.cu); results stay on
+// the input's device.
 #pragma once
 #include "tensor/tensor.hpp"
 
 namespace nabla {
 
-// dst[...] = src broadcast to dst's shape, converting dtype.
+bool on_cuda(const Tensor& t);
+// dst[...] = src broadcast to dst's shape, converting dtype (and device).
 void copy_into(const Tensor& dst, const Tensor& src);
 void fill_raw(const Tensor& dst, double value);
 // A contiguous tensor with t's values (t itself when already contiguous).

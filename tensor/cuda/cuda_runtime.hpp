@@ -1,17 +1,79 @@
-// The CUDA seam: what the rest of nabla may ask of the CUDA backend. Built from
-// runtime.cu when nvcc is found, from no_cuda.cpp otherwise; nothing here may
-// require a GPU to be present.
+// The CUDA seam: what the rest of nabla may ask of the CUDA backend. Built from the
+// .cu files when nvcc is found, from no_cuda.cpp otherwise; nothing here may require a
+// GPU to be present, and nothing here names a CUDA type (plain .cpp files include it).
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "tensor/attrs.hpp"
+#include "tensor/tensor.hpp"
 
 namespace nabla::cuda {
 
-class CachingAllocator;  // tensor/cuda/caching_allocator.hpp
+class CachingAllocator;    // tensor/cuda/caching_allocator.hpp
+using StreamId = std::uintptr_t;  // a cudaStream_t's bits; 0 is the legacy default stream
+
+// ---------------------------------------------------------------------------
+// Devices
 
 int device_count();          // 0 without a GPU, a driver, or a CUDA build
+bool built_with_cuda();      // whether this nabla has the CUDA backend at all
 std::string runtime_info();  // one line for `nabla --version`
+std::string device_name(int device);  // "NVIDIA H100 80GB HBM3"
+// Throws nabla::Error naming the device when it is not there (or CUDA is not built).
+void check_device(int device);
+
+// ---------------------------------------------------------------------------
+// Memory. Device memory comes from the caching allocator of its device; `tag` (the
+// DSL line that asked) is what an out-of-memory message names.
+
 // The caching allocator of device `device` (one per device, made on first use, over
 // cudart). Throws nabla::Error for a device that is not there, or in a build without CUDA.
 CachingAllocator& device_allocator(int device);
+void* allocate(int device, size_t nbytes, const std::string& tag);
+void release(int device, void* ptr);
+// Page-locked host memory (for copies that overlap compute), from a caching host
+// allocator: a freed block is reused only after the copies that read it are done.
+void* allocate_pinned(size_t nbytes);
+void release_pinned(void* ptr);
+// Marks `ptr` (device or pinned host memory) as used by work on `stream`, so that its
+// block is not reused before that work is done.
+void record_stream(const Device& device, void* ptr, StreamId stream);
+
+// ---------------------------------------------------------------------------
+// Streams. Each thread has a current stream per device (the default stream until it
+// sets another); kernels and copies are queued on it.
+
+StreamId current_stream(int device);
+void set_current_stream(int device, StreamId stream);
+StreamId new_stream(int device);  // a non-blocking stream, owned by nabla until exit
+void synchronize(int device);     // waits for all work on the device
+void synchronize_stream(int device, StreamId stream);
+
+// ---------------------------------------------------------------------------
+// Data movement (tensor/cuda/transfer.cu): any layout, any dtype, across devices.
+// copy_into(dst, src) broadcasts src to dst's shape and converts the dtype; when one
+// side is on the CPU the copy waits for the device unless `non_blocking` and the CPU
+// side is pinned.
+
+void copy_into(const Tensor& dst, const Tensor& src, bool non_blocking = false);
+void fill(const Tensor& dst, double value);
+// A contiguous copy of `t` on `device` (t itself when it is already there and contiguous).
+Tensor to_device(const Tensor& t, const Device& device, bool non_blocking = false);
+
+// ---------------------------------------------------------------------------
+// Kernels of the op table (the same signature as the CPU ones in tensor/cpu/kernels.hpp).
+
+using TensorList = std::vector<Tensor>;
+using KernelFn = void (*)(const TensorList& in, const Attrs& attrs, TensorList& out);
+struct Kernel {
+  KernelFn fn = nullptr;
+  // The kernel takes f16/bf16 itself; otherwise they compute through f32 as on the CPU.
+  bool half_native = false;
+};
+// The CUDA kernel of op `name`; a null fn where the op has none yet.
+Kernel find_kernel(const std::string& name);
 
 }  // namespace nabla::cuda

@@ -1,7 +1,7 @@
-// The caching allocator's DeviceBackend over cudart (cudaMalloc, cudaFree, events,
-// cudaMemGetInfo), and the per-device allocator instances. Host code only; nvcc
-// builds it with the other .cu files when NABLA_CUDA is on (no_cuda.cpp stands in
-// otherwise). Not yet used by Tensor: the cuda device comes later in issue 6.
+// The caching allocator's backends over cudart: device memory (cudaMalloc, cudaFree,
+// events, cudaMemGetInfo) and page-locked host memory (cudaHostAlloc), and the
+// allocator instances that Storage takes its bytes from. Host code only; nvcc builds
+// it with the other .cu files when NABLA_CUDA is on (no_cuda.cpp stands in otherwise).
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -10,25 +10,12 @@
 #include <vector>
 
 #include "tensor/cuda/caching_allocator.hpp"
-#include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/cuda/common.cuh"
 #include "tensor/error.hpp"
 
 namespace nabla::cuda {
 
 namespace {
-
-// Makes `device` current for a scope; cudart state is per thread.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    cudaGetDevice(&previous_);
-    if (previous_ != device) cudaSetDevice(device);
-  }
-  ~DeviceGuard() { cudaSetDevice(previous_); }
-
- private:
-  int previous_ = 0;
-};
 
 void check_cuda(cudaError_t status, const std::string& what, const std::string& device) {
   if (status == cudaSuccess) return;
@@ -96,6 +83,63 @@ class CudartBackend : public DeviceBackend {
   std::string name_;
 };
 
+// Page-locked host memory for the same allocator: a pinned block that a copy read
+// (record_stream) is reused only once that copy is done. Events go on the stream's
+// own device.
+class PinnedHostBackend : public DeviceBackend {
+ public:
+  std::string device_name() const override { return "pinned host memory"; }
+
+  void* raw_malloc(size_t nbytes) override {
+    void* ptr = nullptr;
+    cudaError_t status = cudaHostAlloc(&ptr, nbytes, cudaHostAllocDefault);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    check_cuda(status, "cudaHostAlloc(" + format_bytes(nbytes) + ")", device_name());
+    return ptr;
+  }
+
+  void raw_free(void* ptr) override { check_cuda(cudaFreeHost(ptr), "cudaFreeHost", device_name()); }
+
+  EventHandle record_event(StreamId stream) override {
+    int device = 0;
+    check_cuda(cudaStreamGetDevice(reinterpret_cast<cudaStream_t>(stream), &device), "cudaStreamGetDevice",
+               device_name());
+    DeviceGuard guard(device);
+    cudaEvent_t event = nullptr;
+    check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate", device_name());
+    check_cuda(cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream)), "cudaEventRecord", device_name());
+    return event;
+  }
+
+  bool event_completed(EventHandle event) override {
+    cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    if (status == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    check_cuda(status, "cudaEventQuery", device_name());
+    return true;
+  }
+
+  void synchronize_event(EventHandle event) override {
+    check_cuda(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize", device_name());
+  }
+
+  void destroy_event(EventHandle event) override {
+    check_cuda(cudaEventDestroy(static_cast<cudaEvent_t>(event)), "cudaEventDestroy", device_name());
+  }
+
+  DeviceMemoryInfo memory_info() override { return {}; }  // host memory: the CPU allocator reports it
+};
+
+CachingAllocator& pinned_allocator() {
+  static auto* allocator = new CachingAllocator(std::make_unique<PinnedHostBackend>());  // never destroyed
+  return *allocator;
+}
+
 }  // namespace
 
 CachingAllocator& device_allocator(int device) {
@@ -103,14 +147,33 @@ CachingAllocator& device_allocator(int device) {
   // Never destroyed: tensors may outlive statics, and cudaFree after the driver's own
   // teardown at exit fails.
   static auto* allocators = new std::vector<std::unique_ptr<CachingAllocator>>();
+  check_device(device);
   std::lock_guard<std::mutex> lock(mutex);
-  int count = device_count();
-  NABLA_CHECK(device >= 0 && device < count,
-              "cuda:" + std::to_string(device) + ": no such device (" + std::to_string(count) + " GPU(s) found)");
-  if (allocators->size() < size_t(count)) allocators->resize(count);
+  if (allocators->size() < size_t(device_count())) allocators->resize(device_count());
   auto& allocator = (*allocators)[device];
   if (!allocator) allocator = std::make_unique<CachingAllocator>(std::make_unique<CudartBackend>(device));
   return *allocator;
+}
+
+void* allocate(int device, size_t nbytes, const std::string& tag) {
+  return device_allocator(device).allocate(nbytes, current_stream(device), tag);
+}
+
+void release(int device, void* ptr) {
+  if (ptr) device_allocator(device).free(ptr);
+}
+
+void* allocate_pinned(size_t nbytes) { return pinned_allocator().allocate(nbytes, 0, "pinned"); }
+
+void release_pinned(void* ptr) {
+  if (ptr) pinned_allocator().free(ptr);
+}
+
+void record_stream(const Device& device, void* ptr, StreamId stream) {
+  if (device.kind == DeviceKind::cuda)
+    device_allocator(device.index).record_stream(ptr, stream);
+  else
+    pinned_allocator().record_stream(ptr, stream);
 }
 
 }  // namespace nabla::cuda

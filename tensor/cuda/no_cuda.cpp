@@ -1,12 +1,35 @@
-// Built instead of the .cu files when NABLA_CUDA is off.
+// Built instead of the .cu files when NABLA_CUDA is off: every query answers "no GPU",
+// and everything that would need one says how to build nabla with CUDA.
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::cuda {
-int device_count() { return 0; }
-std::string runtime_info() { return "CUDA: not built (configure with -DNABLA_CUDA=ON and nvcc on the path)"; }
-CachingAllocator& device_allocator(int device) {
-  throw Error("cuda:" + std::to_string(device) +
-              ": this nabla was built without CUDA (configure with -DNABLA_CUDA=ON)");
+
+namespace {
+[[noreturn]] void not_built(const std::string& what) {
+  throw Error(what + ": this nabla was built without CUDA (configure with -DNABLA_CUDA=ON and nvcc on the path)");
 }
+}  // namespace
+
+int device_count() { return 0; }
+bool built_with_cuda() { return false; }
+std::string runtime_info() { return "CUDA: not built (configure with -DNABLA_CUDA=ON and nvcc on the path)"; }
+std::string device_name(int device) { not_built("cuda:" + std::to_string(device)); }
+void check_device(int device) { not_built("cuda:" + std::to_string(device)); }
+CachingAllocator& device_allocator(int device) { not_built("cuda:" + std::to_string(device)); }
+void* allocate(int device, size_t, const std::string&) { not_built("cuda:" + std::to_string(device)); }
+void release(int, void*) {}
+void* allocate_pinned(size_t) { not_built("pinned memory"); }
+void release_pinned(void*) {}
+void record_stream(const Device&, void*, StreamId) {}
+StreamId current_stream(int) { return 0; }
+void set_current_stream(int device, StreamId) { not_built("cuda:" + std::to_string(device)); }
+StreamId new_stream(int device) { not_built("cuda:" + std::to_string(device)); }
+void synchronize(int device) { not_built("cuda:" + std::to_string(device)); }
+void synchronize_stream(int device, StreamId) { not_built("cuda:" + std::to_string(device)); }
+void copy_into(const Tensor&, const Tensor&, bool) { not_built("copy to or from a cuda tensor"); }
+void fill(const Tensor&, double) { not_built("fill of a cuda tensor"); }
+Tensor to_device(const Tensor&, const Device& device, bool) { not_built(device.str()); }
+Kernel find_kernel(const std::string&) { return {}; }
+
 }  // namespace nabla::cuda

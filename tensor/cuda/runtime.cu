@@ -1,9 +1,12 @@
-// The first real CUDA translation unit: device discovery through cudart and a
-// kernel that proves the toolchain works end to end where a GPU exists. With no GPU
-// (or no driver) every function answers without failing.
+// Device discovery, errors and streams of the CUDA backend, and a kernel round trip
+// that proves the toolchain works end to end where a GPU exists. With no GPU (or no
+// driver) the queries answer without failing.
 #include <cuda_runtime.h>
 
-#include "tensor/cuda/cuda_runtime.hpp"
+#include <mutex>
+#include <vector>
+
+#include "tensor/cuda/common.cuh"
 
 namespace nabla::cuda {
 
@@ -25,12 +28,47 @@ bool kernel_round_trip() {
   for (int i = 0; ok && i < n; ++i) ok = host[i] == i;
   return ok;
 }
+
+// This thread's current stream of each device (0, the default stream, until set).
+std::vector<StreamId>& current_streams() {
+  thread_local std::vector<StreamId> streams;
+  return streams;
+}
 }  // namespace
 
+void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear a sticky-free error so the next call does not report it again
+  throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
+}
+
+bool built_with_cuda() { return true; }
+
 int device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) return 0;
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
   return count;
+}
+
+void check_device(int device) {
+  int count = device_count();
+  if (device >= 0 && device < count) return;
+  if (count == 0) throw Error("cuda:" + std::to_string(device) + ": no GPU found (" + runtime_info() + ")");
+  throw Error("cuda:" + std::to_string(device) + ": no such device (" + std::to_string(count) +
+              " GPU(s) found: cuda:0 to cuda:" + std::to_string(count - 1) + ")");
+}
+
+std::string device_name(int device) {
+  check_device(device);
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  return prop.name;
 }
 
 std::string runtime_info() {
@@ -43,6 +81,38 @@ std::string runtime_info() {
   cudaGetDeviceProperties(&prop, 0);
   return info + ", " + std::to_string(count) + " GPU(s), device 0: " + prop.name +
          (kernel_round_trip() ? " (kernel check ok)" : " (kernel check FAILED)");
+}
+
+StreamId current_stream(int device) {
+  auto& streams = current_streams();
+  return device >= 0 && size_t(device) < streams.size() ? streams[device] : 0;
+}
+
+void set_current_stream(int device, StreamId stream) {
+  check_device(device);
+  auto& streams = current_streams();
+  if (streams.size() <= size_t(device)) streams.resize(device + 1, 0);
+  streams[device] = stream;
+}
+
+StreamId new_stream(int device) {
+  check_device(device);
+  DeviceGuard guard(device);
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  return reinterpret_cast<StreamId>(s);  // never destroyed: tensors may still be queued on it
+}
+
+void synchronize(int device) {
+  check_device(device);
+  DeviceGuard guard(device);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+void synchronize_stream(int device, StreamId stream) {
+  check_device(device);
+  DeviceGuard guard(device);
+  check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
 }
 
 }  // namespace nabla::cuda
