@@ -130,7 +130,7 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
   for (size_t i = 0; i < n; ++i) {
     const Tensor& t = inputs[i];
     if (!t.defined()) continue;
-    node->inputs[i].meta = {t.sizes(), t.dtype()};
+    node->inputs[i].meta = {t.sizes(), t.dtype(), t.device()};
     if (t.requires_grad()) node->next_edges[i] = gradient_edge(t);
     if (i < 32 && (def.saves.inputs >> i) & 1u) node->inputs[i].saved = SavedTensor(t, false);
   }
@@ -138,7 +138,7 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
   node->output_metas.resize(outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
     Tensor& out = outs[k];
-    node->output_metas[k] = {out.sizes(), out.dtype()};
+    node->output_metas[k] = {out.sizes(), out.dtype(), out.device()};
     bool differentiable = is_floating(out.dtype()) && !(k < 32 && (def.nondiff_outputs >> k) & 1u);
     if (differentiable) {
       AutogradMeta& meta = out.impl()->autograd_meta();

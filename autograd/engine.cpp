@@ -126,7 +126,10 @@ void apply_hooks(Node* node, TensorList& grads) {
 // Outputs that received no gradient get zeros, so every rule sees defined grads.
 void fill_missing_grads(const Node& node, TensorList& grads) {
   for (size_t k = 0; k < grads.size(); ++k)
-    if (!grads[k].defined()) grads[k] = zeros(node.output_metas[k].sizes, node.output_metas[k].dtype);
+    if (!grads[k].defined()) {
+      const TensorMeta& m = node.output_metas[k];
+      grads[k] = zeros(m.sizes, m.dtype, m.device);
+    }
 }
 
 void check_anomaly(const Node& node, const TensorList& outputs) {
@@ -207,7 +210,7 @@ TensorList seeds_of(const TensorList& roots, const TensorList& grads, const char
       if (roots[i].numel() != 1)
         throw Error(std::string(what) + ": a gradient can be implied only for one-element outputs; output " +
                     std::to_string(i) + " has shape " + roots[i].shape_str() + ", so pass its grad_output");
-      seeds[i] = ones(roots[i].sizes(), roots[i].dtype());
+      seeds[i] = ones(roots[i].sizes(), roots[i].dtype(), roots[i].device());
     }
   }
   return seeds;

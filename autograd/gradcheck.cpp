@@ -7,6 +7,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla {
 
@@ -22,11 +23,17 @@ Tensor fixed_weights(const Shape& sizes, DType dtype, uint64_t salt) {
   }
   return tensor_from(v, sizes, dtype);
 }
+// fixed_weights of t's shape and dtype, on t's device (drawn on the CPU, so that a
+// check on a GPU uses the same weights as on the CPU).
+Tensor fixed_weights_like(const Tensor& t, uint64_t salt) {
+  Tensor w = fixed_weights(t.sizes(), t.dtype(), salt);
+  return t.device() == w.device() ? w : cuda::to_device(w, t.device());
+}
 
 // A fresh contiguous copy with no history.
 Tensor fresh_copy(const Tensor& t) {
   if (!t.defined()) return t;
-  Tensor c = empty(t.sizes(), t.dtype());
+  Tensor c = empty(t.sizes(), t.dtype(), t.device());
   copy_into(c, t);
   return c;
 }
@@ -42,13 +49,19 @@ Tensor weighted_sum(const TensorList& outs, const TensorList& weights) {
   return total;
 }
 
+// Element i of contiguous t; on a GPU through a one-element copy (gradcheck cases are small).
 void set_element(const Tensor& t, int64_t i, double v) {
+  if (t.device().kind != DeviceKind::cpu) {
+    copy_into(make_view(t, {}, {}, t.offset() + i), scalar_tensor(v, DType::f64));
+    return;
+  }
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     static_cast<T*>(t.raw_data())[i] = static_cast<T>(static_cast<compute_t<T>>(v));
   });
 }
 double get_element(const Tensor& t, int64_t i) {
+  if (t.device().kind != DeviceKind::cpu) return make_view(t, {}, {}, t.offset() + i).item();
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return static_cast<double>(static_cast<compute_t<T>>(static_cast<const T*>(t.raw_data())[i]));
@@ -111,7 +124,7 @@ GradcheckResult gradcheck(const GradcheckFn& f, const TensorList& inputs, const 
   TensorList outs = f(vars);
   TensorList weights;
   for (size_t k = 0; k < outs.size(); ++k)
-    weights.push_back(outs[k].requires_grad() ? fixed_weights(outs[k].sizes(), outs[k].dtype(), k) : Tensor());
+    weights.push_back(outs[k].requires_grad() ? fixed_weights_like(outs[k], k) : Tensor());
   Tensor loss = weighted_sum(outs, weights);
   if (!loss.defined()) return {false, "gradcheck: no output requires grad"};
   TensorList analytic = grad({loss}, leaves, {}, std::nullopt, false, true);
@@ -132,14 +145,14 @@ GradcheckResult gradgradcheck(const GradcheckFn& f, const TensorList& inputs, co
   TensorList probe_outs = f(vars);
   size_t n_out = probe_outs.size();
   for (size_t k = 0; k < n_out; ++k)
-    vars.push_back(probe_outs[k].requires_grad() ? fixed_weights(probe_outs[k].sizes(), probe_outs[k].dtype(), k).set_requires_grad(true)
+    vars.push_back(probe_outs[k].requires_grad() ? fixed_weights_like(probe_outs[k], k).set_requires_grad(true)
                                                  : Tensor());
   std::vector<size_t> all = which;
   for (size_t k = 0; k < n_out; ++k)
     if (vars[inputs.size() + k].defined()) all.push_back(inputs.size() + k);
   TensorList directions;
   for (size_t n = 0; n < which.size(); ++n)
-    directions.push_back(fixed_weights(vars[which[n]].sizes(), vars[which[n]].dtype(), 100 + n));
+    directions.push_back(fixed_weights_like(vars[which[n]], 100 + n));
 
   // F(vars) with the first-order gradients recorded when create_graph is set.
   auto first_order = [&](bool create_graph) {

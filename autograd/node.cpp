@@ -114,7 +114,7 @@ void OpNode::release_saved() {
 }
 
 AccumulateGrad::AccumulateGrad(const Tensor& t) : leaf(t.impl_ptr()) {
-  output_metas.push_back({t.sizes(), t.dtype()});
+  output_metas.push_back({t.sizes(), t.dtype(), t.device()});
 }
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {

@@ -6,7 +6,7 @@
 #define NABLA_OPS(X)                                                                          \
   /* views (no copy; see autograd/ops/views.cpp) */                                          \
   X(view) X(reshape) X(transpose) X(permute) X(slice) X(select) X(expand) X(squeeze)          \
-  X(unsqueeze) X(contiguous) X(slice_backward) X(to_dtype)                                    \
+  X(unsqueeze) X(contiguous) X(slice_backward) X(to_dtype) X(to_device)                        \
   /* unary elementwise */                                                                    \
   X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(sin) X(cos) X(tanh) X(sigmoid)       \
   X(relu) X(gelu) X(silu) X(erf)                                                              \

@@ -24,6 +24,7 @@ constexpr int kNumOps = static_cast<int>(OpId::kCount);
 struct TensorMeta {
   Shape sizes;
   DType dtype = DType::f32;
+  Device device;  // shape rules leave it; autograd nodes record where each tensor was
 };
 
 // How the interpreter and `--list-ops` learn an op's attributes.

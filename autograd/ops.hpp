@@ -35,6 +35,8 @@ Tensor unsqueeze(const Tensor& x, int64_t dim);
 Tensor contiguous(const Tensor& x);
 Tensor slice_backward(const Tensor& grad, const IntList& input_shape, int64_t dim, int64_t start, int64_t end, int64_t step);
 Tensor to_dtype(const Tensor& x, DType dtype);
+// x on `device` (x itself when it is there); differentiable: the gradient comes back.
+Tensor to_device(const Tensor& x, const Device& device, bool non_blocking = false);
 Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 
 // Unary elementwise.

@@ -10,6 +10,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::interp {
@@ -19,6 +20,7 @@ namespace {
 // Factories: shape as a list or as varargs; dtype= and requires_grad= keywords.
 struct FactoryOpts {
   std::optional<DType> dtype;
+  std::optional<Device> device;
   bool requires_grad = false;
 };
 FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initializer_list<const char*> extra = {}) {
@@ -27,9 +29,8 @@ FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initiali
   for (auto& [k, v] : a.kw) {
     if (k == "dtype") o.dtype = as_dtype(v, fname + "(): dtype");
     else if (k == "requires_grad") o.requires_grad = as_bool(v, fname + "(): requires_grad");
-    else if (k == "device") {
-      if (v.tag != Tag::Str || v.as<StrObj>()->s != "cpu") fail(fname + "(): only device='cpu' in this build");
-    } else {
+    else if (k == "device") o.device = as_device(v, fname + "(): device");
+    else {
       bool ok = false;
       for (const char* e : extra) ok |= k == e;
       if (!ok) fail(fname + "() got an unexpected keyword argument '" + k + "'");
@@ -40,7 +41,9 @@ FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initiali
   return o;
 }
 
+// Factories fill on the CPU and then move: a seed gives the same values on every device.
 Value finish(Tensor t, const FactoryOpts& o, const std::string& fname) {
+  if (o.device && *o.device != t.device()) t = cuda::to_device(t, *o.device);
   if (o.requires_grad) {
     if (!is_floating(t.dtype()))
       fail(fname + "(): only floating tensors can require gradients, got " + dtype_name(t.dtype()));
@@ -280,6 +283,7 @@ void install_builtins(Evaluator& ev) {
       if (a.pos.size() != 1) fail(name + "() takes 1 positional argument");
       const Tensor& x = as_tensor(a.pos[0], name);
       DType dt = o.dtype.value_or(x.dtype());
+      if (!o.device) o.device = x.device();  // *_like stays on x's device unless told
       Tensor t = name == "zeros_like" ? zeros(x.sizes(), dt)
                  : name == "ones_like" ? ones(x.sizes(), dt)
                  : name == "rand_like" ? rand(x.sizes(), dt)
@@ -380,6 +384,7 @@ void install_builtins(Evaluator& ev) {
 
   ev.native_modules["math"] = math_module;
   ev.native_modules["time"] = time_module;
+  ev.native_modules["cuda"] = cuda_module;
   install_data_builtins(ev);
   install_graph_builtins(ev);
 }

@@ -115,7 +115,7 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
   if (v.tag == Tag::Tensor) {
     Tensor t = contiguous_raw(v.t);
     if (t.is_same(v.t)) {
-      Tensor c = empty(v.t.sizes(), v.t.dtype());
+      Tensor c = empty(v.t.sizes(), v.t.dtype(), v.t.device());
       copy_into(c, v.t);
       t = c;
     }

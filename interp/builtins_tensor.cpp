@@ -8,6 +8,7 @@
 #include "autograd/trace.hpp"
 #include "interp/builtins_internal.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {
 
@@ -19,14 +20,14 @@ std::unordered_map<std::string, Fn>& tensor_methods() {
 }
 
 const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
-                                    "is_leaf", "device", "data"};
+                                    "is_leaf", "device", "is_cuda", "data"};
 
 Tensor clone_tensor(const Tensor& x) {
   if (x.requires_grad() && grad_enabled()) {
     Value zero = is_floating(x.dtype()) ? Value::number(0.0) : Value::integer(0);
     return add(x, to_tensor_arg(zero, "clone"));
   }
-  Tensor c = empty(x.sizes(), x.dtype());
+  Tensor c = empty(x.sizes(), x.dtype(), x.device());
   copy_into(c, x);
   return c;
 }
@@ -73,17 +74,59 @@ void install_tensor_methods() {
   };
   m["detach"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(detach(self_only("detach", a))); };
   m["clone"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(clone_tensor(self_only("clone", a))); };
+  // to(device), to(dtype), to(device, dtype), to(other_tensor), with device=, dtype=
+  // and non_blocking= keywords, as in PyTorch. Moving is differentiable.
   m["to"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("to", a, {"self", "dtype"}, 2);
-    const Tensor& x = b[0].t;
-    if (b[1].tag == Tag::Str) {
-      const std::string& s = b[1].as<StrObj>()->s;
-      if (s == "cpu") return b[0];
-      DType d;
-      if (dtype_from_name(s, &d)) return Value::tensor(to_dtype(x, d));
-      fail("to(): unknown device or dtype '" + s + "' (this build runs on 'cpu')");
+    Bound b = bind("to", a, {"self", "target", "dtype", "device", "non_blocking"}, 1);
+    Tensor x = b[0].t;
+    std::optional<Device> device;
+    std::optional<DType> dtype;
+    if (b.has(1)) {
+      const Value& t = b[1];
+      Device d;
+      if (t.tag == Tag::Tensor) {
+        device = t.t.device();
+        dtype = t.t.dtype();
+      } else if (t.tag == Tag::Str && parse_device(t.as<StrObj>()->s, &d)) {
+        device = as_device(t, "to()");
+      } else if (t.tag == Tag::Str) {
+        DType parsed;
+        if (!dtype_from_name(t.as<StrObj>()->s, &parsed))
+          fail("to(): unknown device or dtype '" + t.as<StrObj>()->s + "' (devices: \"cpu\", \"cuda\", \"cuda:N\")");
+        dtype = parsed;
+      } else {
+        dtype = as_dtype(t, "to()");
+      }
     }
-    return Value::tensor(to_dtype(x, as_dtype(b[1], "to()")));
+    if (b.has(2)) dtype = as_dtype(b[2], "to(): dtype");
+    if (b.has(3)) device = as_device(b[3], "to(): device");
+    bool non_blocking = b.has(4) && as_bool(b[4], "to(): non_blocking");
+    if (device) x = to_device(x, *device, non_blocking);
+    if (dtype) x = to_dtype(x, *dtype);
+    return Value::tensor(x);
+  };
+  m["cuda"] = [](Evaluator&, CallArgs& a) {
+    Bound b = bind("cuda", a, {"self", "device", "non_blocking"}, 1);
+    Device d = cuda_device(0);
+    if (b.has(1)) d = b[1].tag == Tag::Int ? cuda_device(static_cast<int>(as_int(b[1], "cuda(): device")))
+                                          : as_device(b[1], "cuda(): device");
+    if (d.kind != DeviceKind::cuda) fail("cuda(): expected a cuda device, got " + d.str());
+    cuda::check_device(d.index);
+    return Value::tensor(to_device(b[0].t, d, b.has(2) && as_bool(b[2], "cuda(): non_blocking")));
+  };
+  // Page-locked host memory: uploads from it can overlap compute (to(..., non_blocking=true)).
+  m["pin_memory"] = [=](Evaluator&, CallArgs& a) {
+    const Tensor& x = self_only("pin_memory", a);
+    if (x.device().kind != DeviceKind::cpu) fail("pin_memory(): only CPU tensors can be pinned, this one is on " +
+                                                 x.device().str());
+    if (x.storage()->pinned) return a.pos[0];
+    if (cuda::device_count() == 0) fail("pin_memory(): pinned memory needs a GPU, and this machine has none");
+    Tensor p = empty_pinned(x.sizes(), x.dtype());
+    copy_into(p, x);
+    return Value::tensor(p);
+  };
+  m["is_pinned"] = [=](Evaluator&, CallArgs& a) {
+    return Value::boolean(self_only("is_pinned", a).storage()->pinned);
   };
   for (auto [nm, dt] : std::initializer_list<std::pair<const char*, DType>>{
            {"float", DType::f32}, {"double", DType::f64}, {"half", DType::f16}, {"bfloat16", DType::bf16},
@@ -92,10 +135,7 @@ void install_tensor_methods() {
     DType d = dt;
     m[name] = [=](Evaluator&, CallArgs& a) { return Value::tensor(to_dtype(self_only(name, a), d)); };
   }
-  m["cpu"] = [=](Evaluator&, CallArgs& a) {
-    self_only("cpu", a);
-    return a.pos[0];
-  };
+  m["cpu"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(to_device(self_only("cpu", a), cpu_device())); };
   m["t"] = [=](Evaluator&, CallArgs& a) {
     const Tensor& x = self_only("t", a);
     if (x.dim() != 2) fail("t() expects a 2-D tensor, got shape " + x.shape_str());
@@ -184,6 +224,7 @@ Value tensor_attr(Evaluator&, const Value& self, const std::string& name, bool* 
   }
   if (name == "is_leaf") return Value::boolean(x.is_leaf());
   if (name == "device") return make_str(x.device().str());
+  if (name == "is_cuda") return Value::boolean(x.device().kind == DeviceKind::cuda);
   if (name == "data") return Value::tensor(detach(x));
   *found = false;
   if (tensor_methods().count(name) || op_functions().count(name)) return Value();

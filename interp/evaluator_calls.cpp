@@ -149,7 +149,7 @@ struct DslFunctionNode : Node {
     CallArgs args;
     args.pos.push_back(ctx);
     for (size_t k = 0; k < grads.size(); ++k) {
-      Tensor g = grads[k].defined() ? grads[k] : zeros(output_metas[k].sizes, output_metas[k].dtype);
+      Tensor g = grads[k].defined() ? grads[k] : zeros(output_metas[k].sizes, output_metas[k].dtype, output_metas[k].device);
       args.pos.push_back(Value::tensor(g));
     }
     Value out = ev->impl->call_custom_method(*cls, "backward", args);
@@ -230,7 +230,7 @@ Value Evaluator::Impl::apply_custom(const std::shared_ptr<ModelClassObj>& cls, C
     if (inputs[k].tag == Tag::Tensor && inputs[k].t.requires_grad()) node->next_edges[k] = gradient_edge(inputs[k].t);
   for (size_t k = 0; k < outs.size(); ++k) {
     Tensor t = detach(outs[k].t);  // a fresh impl: forward may return an input
-    node->output_metas.push_back({t.sizes(), t.dtype()});
+    node->output_metas.push_back({t.sizes(), t.dtype(), t.device()});
     if (is_floating(t.dtype())) {
       AutogradMeta& meta = t.impl()->autograd_meta();
       meta.requires_grad = true;

@@ -145,14 +145,14 @@ Tensor new_tensor(const Shape& sizes, DType dtype, Device device, bool pinned) {
 Tensor empty(const Shape& sizes, DType dtype, Device device) { return new_tensor(sizes, dtype, device, false); }
 Tensor empty_pinned(const Shape& sizes, DType dtype) { return new_tensor(sizes, dtype, cpu_device(), true); }
 
-Tensor full(const Shape& sizes, double value, DType dtype) {
-  Tensor t = empty(sizes, dtype);
+Tensor full(const Shape& sizes, double value, DType dtype, Device device) {
+  Tensor t = empty(sizes, dtype, device);
   fill_raw(t, value);
   return t;
 }
 
-Tensor zeros(const Shape& sizes, DType dtype) { return full(sizes, 0.0, dtype); }
-Tensor ones(const Shape& sizes, DType dtype) { return full(sizes, 1.0, dtype); }
+Tensor zeros(const Shape& sizes, DType dtype, Device device) { return full(sizes, 0.0, dtype, device); }
+Tensor ones(const Shape& sizes, DType dtype, Device device) { return full(sizes, 1.0, dtype, device); }
 Tensor scalar_tensor(double value, DType dtype) { return full({}, value, dtype); }
 
 Tensor wrapped_scalar(double value) {
@@ -186,10 +186,11 @@ DType result_type(const std::vector<Tensor>& inputs) {
   return result;
 }
 
-Tensor arange(int64_t end, DType dtype) {
+Tensor arange(int64_t end, DType dtype, Device device) {
   std::vector<double> v(static_cast<size_t>(std::max<int64_t>(end, 0)));
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
-  return tensor_from(v, {static_cast<int64_t>(v.size())}, dtype);
+  Tensor t = tensor_from(v, {static_cast<int64_t>(v.size())}, dtype);
+  return device == t.device() ? t : cuda::to_device(t, device);
 }
 
 Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType dtype) {

@@ -139,16 +139,16 @@ int64_t wrap_dim(int64_t d, int64_t ndim, const char* op);
 Tensor empty(const Shape& sizes, DType dtype = DType::f32, Device device = cpu_device());
 // Uninitialised CPU memory that is page-locked (see Storage).
 Tensor empty_pinned(const Shape& sizes, DType dtype);
-Tensor full(const Shape& sizes, double value, DType dtype = DType::f32);
-Tensor zeros(const Shape& sizes, DType dtype = DType::f32);
-Tensor ones(const Shape& sizes, DType dtype = DType::f32);
+Tensor full(const Shape& sizes, double value, DType dtype = DType::f32, Device device = cpu_device());
+Tensor zeros(const Shape& sizes, DType dtype = DType::f32, Device device = cpu_device());
+Tensor ones(const Shape& sizes, DType dtype = DType::f32, Device device = cpu_device());
 Tensor scalar_tensor(double value, DType dtype = DType::f32);
 Tensor wrapped_scalar(double value);  // a 0-dim tensor from a number (f64; does not promote)
 // PyTorch's result_type: dimensioned tensors decide, then 0-dim tensors, then
 // wrapped numbers, each only when it raises the category (bool < int < float). The
 // dtype binary ops compute in (comparisons included: f32 > 0.1 compares in f32).
 DType result_type(const std::vector<Tensor>& inputs);
-Tensor arange(int64_t end, DType dtype = DType::i64);
+Tensor arange(int64_t end, DType dtype = DType::i64, Device device = cpu_device());
 // From values given row-major; `values` are converted to dtype.
 Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType dtype = DType::f32);
 // A view sharing `base`'s storage; the view ops of the op table call this.

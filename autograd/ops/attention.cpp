@@ -57,7 +57,8 @@ Tensor attention_weights(const Tensor& q, const Tensor& k, double scale, bool ca
   if (causal) {
     int64_t L = q.sizes()[q.dim() - 2], S = k.sizes()[k.dim() - 2];
     // Query i sees keys j <= i: keep = col <= row, from aranges.
-    Tensor rows = reshape(arange(L), {L, 1}), cols = reshape(arange(S), {1, S});
+    Tensor rows = reshape(arange(L, DType::i64, s.device()), {L, 1});
+    Tensor cols = reshape(arange(S, DType::i64, s.device()), {1, S});
     Tensor neg_inf = full({}, -std::numeric_limits<double>::infinity(), s.dtype());
     s = where(le(cols, rows), s, neg_inf);
   }

@@ -187,7 +187,7 @@ TensorList backward_max_pool2d(BackwardContext& c) {
   const Shape& xs = c.input_shape(0);
   Tensor g = c.grad(0), idx = c.output(1);
   int64_t n = xs[0], ch = xs[1], out_plane = idx.sizes()[2] * idx.sizes()[3];
-  Tensor planes = zeros({n, ch, xs[2] * xs[3]}, g.dtype());
+  Tensor planes = zeros({n, ch, xs[2] * xs[3]}, g.dtype(), g.device());
   Tensor gx = scatter_add(planes, 2, reshape(idx, {n, ch, out_plane}), reshape(g, {n, ch, out_plane}));
   return {reshape(gx, xs.vec())};
 }

@@ -146,7 +146,7 @@ std::vector<TensorMeta> infer_clamp(const TensorList& in, const Attrs& a) {
 }
 TensorList backward_clamp(BackwardContext& c) {
   Tensor x = c.input(0);
-  Tensor keep = ones(x.sizes(), DType::b8);
+  Tensor keep = ones(x.sizes(), DType::b8, x.device());
   if (!c.attrs().is_none("min")) keep = mul(keep, ge(x, wrapped_scalar(c.attrs().f("min"))));
   if (!c.attrs().is_none("max")) keep = mul(keep, le(x, wrapped_scalar(c.attrs().f("max"))));
   return {where(keep, c.grad(), zero_scalar())};
@@ -302,8 +302,8 @@ Tensor operator-(double a, const Tensor& b) { return sub(wrapped_scalar(a), b); 
 Tensor operator*(double a, const Tensor& b) { return mul(wrapped_scalar(a), b); }
 Tensor operator/(double a, const Tensor& b) { return div(wrapped_scalar(a), b); }
 
-Tensor zeros_like(const Tensor& x) { return zeros(x.sizes(), x.dtype()); }
-Tensor ones_like(const Tensor& x) { return ones(x.sizes(), x.dtype()); }
+Tensor zeros_like(const Tensor& x) { return zeros(x.sizes(), x.dtype(), x.device()); }
+Tensor ones_like(const Tensor& x) { return ones(x.sizes(), x.dtype(), x.device()); }
 
 Tensor reduce_to_shape(const Tensor& g, const Shape& shape) {
   if (g.sizes() == shape) return g;

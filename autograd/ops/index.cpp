@@ -44,7 +44,7 @@ std::vector<TensorMeta> infer_gather(const TensorList& in, const Attrs& a) {
 }
 TensorList backward_gather(BackwardContext& c) {
   const Tensor& g = c.grad();
-  return {scatter_add(zeros(c.input_shape(0), g.dtype()), c.attrs().i("dim"), c.input(1), g), Tensor()};
+  return {scatter_add(zeros(c.input_shape(0), g.dtype(), g.device()), c.attrs().i("dim"), c.input(1), g), Tensor()};
 }
 
 // ---- scatter_add(self, index, src; dim) ----
@@ -95,7 +95,8 @@ TensorList backward_index_select(BackwardContext& c) {
   IntList shape(std::max<int64_t>(g.dim(), 1), 1);
   shape[dim] = c.input(1).numel();
   Tensor index = expand(reshape(c.input(1), shape), g.dim() == 0 ? IntList{1} : g.sizes().vec());
-  Tensor gx = scatter_add(zeros(c.input_shape(0), g.dtype()), dim, index, g.dim() == 0 ? reshape(g, {1}) : g);
+  Tensor gx = scatter_add(zeros(c.input_shape(0), g.dtype(), g.device()), dim, index,
+                          g.dim() == 0 ? reshape(g, {1}) : g);
   return {gx, Tensor()};
 }
 
@@ -112,7 +113,7 @@ TensorList backward_embedding(BackwardContext& c) {
   const Shape& w = c.input_shape(0);
   int64_t n = c.input(1).numel();
   Tensor rows = expand(reshape(c.input(1), {n, 1}), {n, w[1]});
-  Tensor gw = scatter_add(zeros(w, c.grad().dtype()), 0, rows, reshape(c.grad(), {n, w[1]}));
+  Tensor gw = scatter_add(zeros(w, c.grad().dtype(), c.grad().device()), 0, rows, reshape(c.grad(), {n, w[1]}));
   return {gw, Tensor()};
 }
 

@@ -115,7 +115,7 @@ Tensor one_hot(const Tensor& target, const Shape& input_shape, DType dt) {
   int64_t nd = static_cast<int64_t>(input_shape.size()), cdim = class_dim(nd);
   IntList classes_shape(static_cast<size_t>(nd), 1);
   classes_shape[cdim] = input_shape[cdim];
-  Tensor classes = reshape(arange(input_shape[cdim], target.dtype()), classes_shape);
+  Tensor classes = reshape(arange(input_shape[cdim], target.dtype(), target.device()), classes_shape);
   return to_dtype(eq(classes, unsqueeze(target, cdim)), dt);
 }
 

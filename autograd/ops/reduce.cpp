@@ -92,12 +92,12 @@ std::vector<TensorMeta> infer_min_dim(const TensorList& in, const Attrs& a) {
 
 // Positions 0..n-1 along dims[0] of `shape`, shaped to broadcast against it (a
 // 0-dim input reduces no dim: its one element is position 0).
-Tensor positions_along(const Shape& shape, const std::vector<int64_t>& dims) {
-  if (dims.empty()) return zeros(Shape{}, DType::i64);
+Tensor positions_along(const Shape& shape, const std::vector<int64_t>& dims, Device device) {
+  if (dims.empty()) return zeros(Shape{}, DType::i64, device);
   int64_t d = dims[0];
   IntList sizes(shape.size(), 1);
   sizes[d] = shape[d];
-  return reshape(arange(shape[d]), sizes);
+  return reshape(arange(shape[d], DType::i64, device), sizes);
 }
 
 // The whole gradient of a slice goes to the one index the forward returned, as in
@@ -110,7 +110,7 @@ TensorList backward_extremum_dim(BackwardContext& c) {
   bool keepdim = c.attrs().b("keepdim");
   Tensor g = unsqueeze_reduced(c.grad(0), shape, dims, keepdim);
   Tensor index = unsqueeze_reduced(c.output(1), shape, dims, keepdim);
-  Tensor hit = eq(positions_along(shape, dims), index);
+  Tensor hit = eq(positions_along(shape, dims, index.device()), index);
   return {where(hit, g, zero_scalar())};
 }
 

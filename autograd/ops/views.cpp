@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "autograd/ops/common.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla {
 
@@ -308,6 +309,18 @@ std::vector<TensorMeta> infer_to_dtype(const TensorList& in, const Attrs& a) {
 }
 TensorList backward_to_dtype(BackwardContext& ctx) { return {to_dtype(ctx.grad(), ctx.input_dtype(0))}; }
 
+// to_device makes its output itself (a view row): an alias when the tensor is already
+// on the device, else a copy there (tensor/cuda/transfer.cu). Its gradient goes back
+// to the device the input came from ("source").
+TensorList view_to_device(const TensorList& in, const Attrs& a) {
+  Device to = device_from_code(a.i("device"));
+  if (in[0].device() == to) return {make_view(in[0], in[0].sizes(), in[0].strides(), in[0].offset())};
+  return {cuda::to_device(in[0], to, a.b("non_blocking"))};
+}
+TensorList backward_to_device(BackwardContext& ctx) {
+  return {to_device(ctx.grad(), device_from_code(ctx.attrs().i("source")))};
+}
+
 }  // namespace
 
 void register_view_ops(std::vector<OpDef>& t) {
@@ -377,6 +390,14 @@ void register_view_ops(std::vector<OpDef>& t) {
                             .cpu = cpu::to_dtype,
                             .backward = backward_to_dtype,
                             .half_native = true};
+  row(t, OpId::to_device) = {.num_inputs = 1,
+                             .attrs = {attr_required("device", AttrKind::integer),
+                                       attr_required("source", AttrKind::integer),
+                                       attr_optional("non_blocking", AttrKind::boolean, false)},
+                             .infer = infer_same,
+                             .view = view_to_device,
+                             .backward = backward_to_device,
+                             .half_native = true};
   name_inputs(t, {{OpId::view, {"input"}},
                   {OpId::reshape, {"input"}},
                   {OpId::transpose, {"input"}},
@@ -388,7 +409,8 @@ void register_view_ops(std::vector<OpDef>& t) {
                   {OpId::unsqueeze, {"input"}},
                   {OpId::contiguous, {"input"}},
                   {OpId::slice_backward, {"grad"}},
-                  {OpId::to_dtype, {"input"}}});
+                  {OpId::to_dtype, {"input"}},
+                  {OpId::to_device, {"input"}}});
 }
 
 // The functional API of this family.
@@ -417,6 +439,11 @@ Tensor slice_backward(const Tensor& grad, const IntList& input_shape, int64_t di
 }
 Tensor to_dtype(const Tensor& x, DType dtype) {
   return x.dtype() == dtype ? x : call1(OpId::to_dtype, {x}, {{"dtype", dtype}});
+}
+Tensor to_device(const Tensor& x, const Device& device, bool non_blocking) {
+  if (x.device() == device) return x;
+  return call1(OpId::to_device, {x},
+               {{"device", device_code(device)}, {"source", device_code(x.device())}, {"non_blocking", non_blocking}});
 }
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (x.dim() == 0) return reshape(x, {1});

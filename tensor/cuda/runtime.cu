@@ -59,7 +59,13 @@ int device_count() {
 void check_device(int device) {
   int count = device_count();
   if (device >= 0 && device < count) return;
-  if (count == 0) throw Error("cuda:" + std::to_string(device) + ": no GPU found (" + runtime_info() + ")");
+  if (count == 0) {
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    throw Error("cuda:" + std::to_string(device) + ": this machine has no GPU (nabla is built with CUDA " +
+                std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) +
+                "; cuda.is_available() says whether one is there)");
+  }
   throw Error("cuda:" + std::to_string(device) + ": no such device (" + std::to_string(count) +
               " GPU(s) found: cuda:0 to cuda:" + std::to_string(count - 1) + ")");
 }
