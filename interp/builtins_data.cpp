@@ -16,6 +16,8 @@
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
 #include "interp/progress.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::interp {
@@ -264,8 +266,19 @@ uint64_t seed_of(const Bound& b, size_t k, const std::string& fname) {
   return b.has(k) ? static_cast<uint64_t>(as_int(b[k], fname + ": seed")) : random_bits();
 }
 
+// The (shuffled) items on `device` in one transfer, through page-locked memory so
+// that the copy runs at full bus speed and does not hold up the host: the batches
+// are then views of it, with no copy per batch.
+Tensor upload_for_batches(const Tensor& t, const Device& device) {
+  if (device == t.device()) return t;
+  if (device.kind == DeviceKind::cpu) return cuda::to_device(t, device);
+  Tensor staged = empty_pinned(t.sizes(), t.dtype());
+  copy_into(staged, t);
+  return cuda::to_device(staged, device, /*non_blocking=*/true);
+}
+
 Value batches_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("batches", a, {"x", "y", "size", "shuffle", "drop_last", "seed"}, 3);
+  Bound b = bind("batches", a, {"x", "y", "size", "shuffle", "drop_last", "seed", "device"}, 3);
   std::vector<Tensor> ts;
   ts.push_back(as_tensor(b[0], "batches(): x"));
   bool with_y = b.has(1);
@@ -284,6 +297,10 @@ Value batches_builtin(Evaluator&, CallArgs& a) {
     for (auto& t : ts) t = index_select(t, 0, idx);
   } else if (b.has(5)) {
     fail("batches(): seed is only used with shuffle=true");
+  }
+  if (b.has(6)) {
+    Device device = as_device(b[6], "batches(): device");
+    for (auto& t : ts) t = upload_for_batches(t, device);
   }
   std::vector<Value> out;
   for (int64_t s = 0; s < n; s += size) {

@@ -60,8 +60,6 @@ Value round_builtin(Evaluator&, CallArgs& a);
 std::shared_ptr<Module> math_module(Evaluator& ev);
 std::shared_ptr<Module> time_module(Evaluator& ev);
 std::shared_ptr<Module> cuda_module(Evaluator& ev);  // builtins_cuda.cpp
-// "cpu", "cuda", "cuda:N" (checked against the GPUs present); errors name `what`.
-Device as_device(const Value& v, const std::string& what);
 Value ord_builtin(Evaluator& ev, CallArgs& a);
 Value chr_builtin(Evaluator& ev, CallArgs& a);
 Value read_text_builtin(Evaluator& ev, CallArgs& a);

@@ -10,6 +10,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/evaluator_impl.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {
 
@@ -259,6 +260,25 @@ void no_args(const CallArgs& args, const std::string& name) {
   if (!args.pos.empty() || !args.kw.empty()) fail(name + "() takes no arguments");
 }
 
+// m.to(device), m.cuda(), m.cpu(): every parameter and buffer moves in place (PyTorch's
+// Module.to), so an optimizer made before the move still holds them. Returns m.
+Value move_model(const Value& self, const std::string& name, CallArgs& args) {
+  Device device = cpu_device();
+  if (name == "cuda") device = cuda_device(0);
+  if (args.pos.size() > 1 || !args.kw.empty()) fail(name + "() takes one argument, the device");
+  if (!args.pos.empty()) {
+    const Value& d = args.pos[0];
+    device = d.tag == Tag::Int && name == "cuda" ? cuda_device(static_cast<int>(d.i)) : as_device(d, name + "()");
+  } else if (name == "to") {
+    fail("to() takes one argument, the device (\"cpu\", \"cuda\" or \"cuda:N\")");
+  }
+  if (device.kind == DeviceKind::cuda) cuda::check_device(device.index);
+  std::vector<std::pair<std::string, Value>> state;
+  collect_state(self, "", state);
+  for (auto& [n, v] : state) relocate(v.t, device);
+  return self;
+}
+
 }  // namespace
 
 const char* const kModelMethods[] = {"parameters",
@@ -268,6 +288,9 @@ const char* const kModelMethods[] = {"parameters",
                                      "zero_grad",
                                      "train",
                                      "eval",
+                                     "to",
+                                     "cuda",
+                                     "cpu",
                                      "children",
                                      "state_dict",
                                      "load_state_dict",
@@ -300,6 +323,7 @@ Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string
     set_training(self, mode);
     return self;
   }
+  if (name == "to" || name == "cuda" || name == "cpu") return move_model(self, name, args);
   if (name == "state_dict") {
     no_args(args, name);
     std::vector<std::pair<std::string, Value>> out;

@@ -255,7 +255,10 @@ const char* type_name(const Value& v);
 std::string repr(const Value& v);
 std::string str(const Value& v);
 std::string float_repr(double d);
-bool truthy(const Value& v);           // throws for tensors with more than one element
+bool truthy(const Value& v);
+// "cpu", "cuda", "cuda:N" as a Device (checked against the GPUs present); errors name
+// `what` (builtins_cuda.cpp).
+Device as_device(const Value& v, const std::string& what);           // throws for tensors with more than one element
 bool values_equal(const Value& a, const Value& b);  // Python ==, tensors by identity
 
 }  // namespace nabla::interp

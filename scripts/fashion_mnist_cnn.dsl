@@ -1,7 +1,8 @@
 # Fashion-MNIST with a small CNN: two 3x3 conv layers (32 and 64 channels) with ReLU
 # and 2x2 max pooling, then a 128-unit dense layer; Adam (lr 1e-3), batches of 64,
 # 5 epochs (published small CNNs reach 0.90-0.93 test accuracy; this one 0.913).
-#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items]
+#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device]
+# device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
 import optim
@@ -10,6 +11,7 @@ import time
 
 let epochs = int(args[0]) if len(args) > 0 else 5
 let train_items = int(args[1]) if len(args) > 1 else 60000
+let device = args[2] if len(args) > 2 else "cpu"
 manual_seed(0)
 
 let train = data.fashion_mnist("train", flatten=false).subset(train_items)
@@ -17,7 +19,7 @@ let test = data.fashion_mnist("test", flatten=false)
 let net = nn.Sequential([
   nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
   nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-  nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10)])
+  nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10)]).to(device)
 let opt = optim.Adam(net.parameters(), lr=1e-3)
 
 # The fraction of ds's items the network classifies right.
@@ -25,7 +27,7 @@ fn accuracy(ds) {
   net.eval()
   let right = 0
   no_grad {
-    for (xb, yb) in ds.batches(500) {
+    for (xb, yb) in ds.batches(500, device=device) {
       right = right + sum(eq(argmax(net(xb), dim=1), yb)).item()
     }
   }
@@ -36,7 +38,7 @@ fn accuracy(ds) {
 let epoch_seconds = []
 for epoch in range(epochs) {
   let t0 = time.perf_counter()
-  let batches = train.batches(64, shuffle=true)
+  let batches = train.batches(64, shuffle=true, device=device)
   let bar = data.Progress(batches, desc=f"epoch {epoch + 1}/{epochs}")
   for (xb, yb) in batches {
     let loss = cross_entropy(net(xb), yb)

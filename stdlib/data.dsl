@@ -35,7 +35,9 @@ model TensorDataset(x, y=none) {
   # Mini-batches: a list of (xb, yb) tuples (xb alone without labels) to loop over.
   # shuffle=true permutes the items first: seed=k gives the same order every time,
   # no seed draws one from the global generator. drop_last drops a short last batch.
-  batches(size, shuffle=false, drop_last=false, seed=none) = _data.batches(self.x, self.y, size, shuffle, drop_last, seed)
+  # device="cuda" moves the (shuffled) items there in one pinned transfer; the
+  # batches are views of it.
+  batches(size, shuffle=false, drop_last=false, seed=none, device=none) = _data.batches(self.x, self.y, size, shuffle, drop_last, seed, device)
 }
 
 let fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"

@@ -162,7 +162,7 @@ fn _use_fused_adam(on) {
   _fused[0] = on
 }
 
-fn zeros_like(p) = zeros(p.shape, dtype=p.dtype)
+fn zeros_like(p) = zeros(p.shape, dtype=p.dtype, device=p.device)
 
 fn _adam_step(opt, decoupled) {
   no_grad {

@@ -221,6 +221,20 @@ Tensor cpu_copy(const Tensor& t) {
   return t.device().kind == DeviceKind::cpu ? t : cuda::to_device(t, cpu_device());
 }
 
+void relocate(const Tensor& t, const Device& device) {
+  if (t.device() == device) return;
+  Tensor moved = cuda::to_device(t, device);
+  TensorImpl* impl = t.impl();
+  impl->storage = moved.storage();
+  impl->strides = moved.strides();
+  impl->offset = 0;
+  impl->refresh_layout();
+  Tensor g = t.grad();
+  if (g.defined()) {
+    relocate(g, device);
+  }
+}
+
 std::vector<double> to_double_vector(const Tensor& t) {
   Tensor c = to_dtype_raw(cpu_copy(t), DType::f64);
   const double* p = static_cast<const double*>(c.raw_data());

@@ -158,5 +158,10 @@ Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, i
 std::vector<double> to_double_vector(const Tensor& t);
 // t on the CPU (t itself when it is there): what printing and item() read.
 Tensor cpu_copy(const Tensor& t);
+// Moves t's values (and its .grad) to `device` in place: the same tensor object, now
+// contiguous on the device, so everything that holds it (an optimizer) sees the move.
+// What Module.to(device) does to parameters and buffers; other views of the old
+// storage keep the old values.
+void relocate(const Tensor& t, const Device& device);
 
 }  // namespace nabla
