@@ -6,6 +6,10 @@
 //   gradgrad     second derivatives likewise, unless the row says why it cannot.
 // Adding an op: add its row, then a case in scripts/reference/<family>.py and rerun
 // the generator. An op with no case fails this test.
+// The same sweep runs on CUDA (test case "op table sweep on CUDA", the ctest test
+// cuda_op_sweep, label cuda): every case's inputs on the GPU, the same expected
+// values, gradcheck and gradgradcheck in f64 there. Without a GPU it says so and
+// passes; a CUDA build must still give every row a CUDA kernel.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -17,6 +21,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/random.hpp"
 
 using namespace nabla;
@@ -46,19 +51,24 @@ AttrValue attr_from_json(const json& v) {
   return NoneAttr{};
 }
 
-// Same values, non-contiguous layout: stored transposed (or, for 1-D, every other
-// element of a buffer twice as long).
-Tensor non_contiguous(const Tensor& t) {
-  if (!t.defined() || t.dim() == 0 || t.numel() < 2) return t;
+// t (a CPU tensor) on `device`.
+Tensor on_device(const Tensor& t, Device device) {
+  return !t.defined() || t.device() == device ? t : cuda::to_device(t, device);
+}
+
+// Same values, non-contiguous layout on `device`: stored transposed (or, for 1-D,
+// every other element of a buffer twice as long).
+Tensor non_contiguous(const Tensor& t, Device device) {
+  if (!t.defined() || t.dim() == 0 || t.numel() < 2) return on_device(t, device);
   if (t.dim() == 1) {
-    Tensor buffer = zeros({t.numel() * 2}, t.dtype());
+    Tensor buffer = zeros({t.numel() * 2}, t.dtype(), device);
     Tensor strided = make_view(buffer, t.sizes(), {2}, 0);
     copy_into(strided, t);
     return strided;
   }
   Shape sizes = t.sizes();
   std::swap(sizes[0], sizes[sizes.size() - 1]);
-  Tensor storage = empty(sizes, t.dtype());
+  Tensor storage = empty(sizes, t.dtype(), device);
   Shape strides = storage.strides();
   std::swap(strides[0], strides[strides.size() - 1]);
   Tensor view = make_view(storage, t.sizes(), strides, 0);
@@ -143,15 +153,28 @@ void check_outputs(const Case& c, const TensorList& got, const char* what, OpTal
   }
 }
 
-void sweep_case(const Case& c, OpTally& tally) {
+void check_device(const Case& c, const TensorList& got, Device device, OpTally& tally) {
+  for (size_t k = 0; k < got.size(); ++k)
+    if (got[k].defined() && got[k].device() != device) {
+      tally.forward = false;
+      tally.failures.push_back(c.name + ": output " + std::to_string(k) + " is on " + got[k].device().str() +
+                               ", expected " + device.str());
+    }
+}
+
+void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
   ++tally.cases;
+  TensorList inputs;
+  for (const Tensor& t : c.inputs) inputs.push_back(on_device(t, device));
   try {
     if (c.forward) {
-      check_outputs(c, run(c, c.inputs), "forward", tally);
+      TensorList got = run(c, inputs);
+      check_device(c, got, device, tally);
+      check_outputs(c, got, "forward", tally);
     }
     if (c.forward && c.layouts) {
       TensorList strided;
-      for (const Tensor& t : c.inputs) strided.push_back(non_contiguous(t));
+      for (const Tensor& t : c.inputs) strided.push_back(non_contiguous(t, device));
       check_outputs(c, run(c, strided), "non-contiguous inputs", tally);
     }
   } catch (const std::exception& e) {
@@ -164,7 +187,7 @@ void sweep_case(const Case& c, OpTally& tally) {
   opt.eps = c.eps;
   try {
     tally.gradchecked = true;
-    auto r = gradcheck(f, c.inputs, c.grad, opt);
+    auto r = gradcheck(f, inputs, c.grad, opt);
     if (!r.ok) {
       tally.gradcheck = false;
       tally.failures.push_back(c.name + ": " + r.message);
@@ -176,7 +199,7 @@ void sweep_case(const Case& c, OpTally& tally) {
   if (!c.gradgrad || c.def->no_double_backward) return;
   try {
     tally.gradgradchecked = true;
-    auto r = gradgradcheck(f, c.inputs, c.grad, opt);
+    auto r = gradgradcheck(f, inputs, c.grad, opt);
     if (!r.ok) {
       tally.gradgrad = false;
       tally.failures.push_back(c.name + ": " + r.message);
@@ -245,4 +268,35 @@ TEST_CASE("every row names its tensor arguments") {
                                                            << row.input_names.size() << " of " << expected
                                                            << " tensor arguments");
   }
+}
+
+TEST_CASE("a CUDA build gives every op of the table a CUDA kernel") {
+  if (!cuda::built_with_cuda()) {
+    MESSAGE("this nabla is built without CUDA: nothing to check");
+    return;
+  }
+  std::string missing;
+  for (const OpDef& row : op_table())
+    if (!row.cuda && !row.view) missing += std::string(missing.empty() ? "" : ", ") + row.name;
+  CHECK_MESSAGE(missing.empty(), "ops without a CUDA kernel: " << missing);
+}
+
+TEST_CASE("op table sweep on CUDA: forward, layouts, gradcheck, gradgradcheck") {
+  if (cuda::device_count() == 0) {
+    MESSAGE("no GPU here: skipping the CUDA sweep (" << cuda::runtime_info() << ")");
+    return;
+  }
+  std::map<std::string, OpTally> tallies;
+  for (const Case& c : load_cases()) sweep_case(c, tallies[c.def->name], cuda_device(0));
+  int total = 0, forward_ok = 0, grad_ok = 0;
+  for (const OpDef& row : op_table()) {
+    auto it = tallies.find(row.name);
+    if (it == tallies.end()) continue;  // the CPU sweep reports ops without cases
+    ++total;
+    OpTally& t = it->second;
+    for (const auto& f : t.failures) FAIL_CHECK("cuda: " << std::string(row.name) << ": " << f);
+    forward_ok += t.forward;
+    grad_ok += t.gradchecked && t.gradcheck && t.gradgrad;
+  }
+  std::printf("OPS cuda total=%d forward=%d gradcheck=%d\n", total, forward_ok, grad_ok);
 }
