@@ -40,16 +40,18 @@ std::vector<int> last_uses(const Graph& g) {
   return last;
 }
 
-// Where a run's values live: with a memory plan, one arena (allocated per run, so
-// that two runs of one graph never share it) in which each planned value is a
-// contiguous view at its slot's offset; every other value gets its own allocation.
+// Where a run's values live: on the device of the run's arguments; with a memory
+// plan, one arena (allocated per run, so that two runs of one graph never share it)
+// in which each planned value is a contiguous view at its slot's offset; every other
+// value gets its own allocation.
 struct Buffers {
   const MemoryPlan* plan = nullptr;
-  Tensor arena;  // bytes (b8), 64-byte aligned by the CPU allocator
+  Device device;
+  Tensor arena;  // bytes (b8), 64-byte aligned by the CPU allocator (512 by the CUDA one)
 
   Tensor place(const Value& v) const {
     const PlannedBuffer* b = plan ? plan->find(v.id) : nullptr;
-    if (!b) return empty(v.meta.sizes, v.meta.dtype);
+    if (!b) return empty(v.meta.sizes, v.meta.dtype, device);
     auto impl = std::make_shared<TensorImpl>();
     impl->storage = arena.storage();
     impl->sizes = v.meta.sizes;
@@ -62,13 +64,22 @@ struct Buffers {
   }
 };
 
-Buffers buffers_for(const Graph& g) {
+Buffers buffers_for(const Graph& g, Device device) {
   Buffers b;
+  b.device = device;
   if (!g.plan) return b;
   check_plan_fits(g, *g.plan);
   b.plan = g.plan.get();
-  b.arena = empty({g.plan->arena_bytes}, DType::b8);
+  b.arena = empty({g.plan->arena_bytes}, DType::b8, device);
   return b;
+}
+
+// The device a run computes on: that of its arguments (the first one that is not a
+// CPU number; dispatch reports arguments on two devices when an op reads both).
+Device run_device(const TensorList& args) {
+  for (const Tensor& a : args)
+    if (a.defined() && !(a.device().kind == DeviceKind::cpu && a.dim() == 0)) return a.device();
+  return cpu_device();
 }
 
 TensorList allocate_outputs(const Graph& g, const Node& n, const Buffers& buffers) {
@@ -110,10 +121,13 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
   NoGradGuard no_grad;
   std::vector<Tensor> vals(g.values.size());
   size_t next_arg = 0;
+  Device device = run_device(args);
   for (int id : g.inputs) {
     const Value& v = g.value(id);
     if (v.kind == ValueKind::constant) {
-      vals[static_cast<size_t>(id)] = g.constants.at(v.name);
+      // Constants are kept on the CPU; numbers go along with the ops that read them.
+      const Tensor& c = g.constants.at(v.name);
+      vals[static_cast<size_t>(id)] = c.dim() == 0 || c.device() == device ? c : to_device(c, device);
       continue;
     }
     if (next_arg >= args.size())
@@ -128,7 +142,7 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
     throw Error("graph " + g.name + ": " + std::to_string(args.size()) + " arguments given, it takes " +
                 std::to_string(next_arg));
   std::vector<int> last = last_uses(g);
-  Buffers buffers = buffers_for(g);
+  Buffers buffers = buffers_for(g, device);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     TensorList ins;
