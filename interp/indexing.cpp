@@ -158,7 +158,7 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
                  x.shape_str() + " (dim " + std::to_string(dim + k) + ": " + std::to_string(t.size(k)) + " vs " +
                  std::to_string(x.size(dim + k)) + ")");
         Tensor flat = md == 0 ? unsqueeze(x, dim) : md == 1 ? x : flatten(x, dim, dim + md - 1);
-        x = index_select(flat, dim, nonzero_flat(t));
+        x = index_select(flat, dim, to_device(nonzero_flat(t), x.device()));
         ++dim;
         consumed -= md;
       } else if (is_floating(t.dtype())) {
@@ -183,7 +183,7 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
             if (d < 0) d += static_cast<double>(n);
           flat_idx = tensor_from(iv, {static_cast<int64_t>(iv.size())}, DType::i64);
         }
-        Tensor r = index_select(x, dim, flat_idx);
+        Tensor r = index_select(x, dim, to_device(flat_idx, x.device()));  // indices checked on the host
         if (t.dim() != 1) {
           std::vector<int64_t> shape;
           for (int64_t k = 0; k < dim; ++k) shape.push_back(x.size(k));
