@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
 #include "interp/progress.hpp"
@@ -312,6 +313,26 @@ Value batches_builtin(Evaluator&, CallArgs& a) {
   return make_list(std::move(out));
 }
 
+// The running sum of the losses a training loop reported as GPU tensors.
+struct DeviceLossSum {
+  Tensor sum;  // f64, on the losses' device
+  int64_t count = 0;
+
+  void add(const Tensor& loss) {
+    if (loss.numel() != 1) fail("update(): loss must be a number or a one-element tensor, got shape " + loss.shape_str());
+    NoGradGuard no_grad;
+    Tensor l = to_dtype(reshape(detach(loss), {}), DType::f64);
+    sum = sum.defined() ? nabla::add(sum, l) : l;
+    ++count;
+  }
+  std::pair<double, int64_t> take() {
+    std::pair<double, int64_t> out{sum.defined() ? sum.item() : 0.0, count};  // waits for the device
+    sum = Tensor();
+    count = 0;
+    return out;
+  }
+};
+
 Value progress_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("Progress", a, {"total", "desc", "tty"}, 0);
   // total: a count, or the list of batches itself (its length).
@@ -328,10 +349,17 @@ Value progress_builtin(Evaluator& ev, CallArgs& a) {
   });
   auto m = std::make_shared<Module>();
   m->name = "Progress";
-  m->set("update", make_native("update", [bar](Evaluator&, CallArgs& a) {
+  // update(loss=...) takes a number or a one-element tensor; a tensor on a GPU is
+  // added to a running sum there (no wait), read when the bar shows the mean.
+  auto device_losses = std::make_shared<DeviceLossSum>();
+  bar->set_deferred_losses([device_losses] { return device_losses->take(); });
+  m->set("update", make_native("update", [bar, device_losses](Evaluator&, CallArgs& a) {
            Bound u = bind("update", a, {"loss", "steps"}, 0);
            std::optional<double> loss;
-           if (u.has(0)) loss = as_num(u[0], "update(): loss");
+           if (u.has(0) && u[0].tag == Tag::Tensor && u[0].t.device().kind != DeviceKind::cpu)
+             device_losses->add(u[0].t);
+           else if (u.has(0))
+             loss = u[0].tag == Tag::Tensor ? u[0].t.item() : as_num(u[0], "update(): loss");
            bar->update(u.has(1) ? as_int(u[1], "update(): steps") : 1, loss);
            return Value();
          }));

@@ -79,7 +79,12 @@ ProgressBar::ProgressBar(std::string desc, int64_t total, bool tty, std::functio
 
 double ProgressBar::elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
-std::optional<double> ProgressBar::mean_loss() const {
+std::optional<double> ProgressBar::mean_loss() {
+  if (take_deferred_) {
+    auto [sum, count] = take_deferred_();
+    loss_sum_ += sum;
+    loss_count_ += count;
+  }
   if (loss_count_ == 0) return std::nullopt;
   return loss_sum_ / static_cast<double>(loss_count_);
 }

@@ -30,11 +30,15 @@ class ProgressBar {
   // tty: whether to redraw a line per step (the caller decides, usually isatty(1)).
   ProgressBar(std::string desc, int64_t total, bool tty, std::function<void(const std::string&)> out);
   void update(int64_t steps, std::optional<double> loss);
+  // Losses that live on a GPU are summed there by the caller; `take` hands over that
+  // sum and its count (and resets them). The bar calls it only when it shows or
+  // returns the mean, so a training loop does not wait for the device every step.
+  void set_deferred_losses(std::function<std::pair<double, int64_t>()> take) { take_deferred_ = std::move(take); }
   // Prints the summary (non-terminal) or the final line and a newline (terminal); once.
   void close();
   bool closed() const { return closed_; }
   int64_t count() const { return n_; }
-  std::optional<double> mean_loss() const;
+  std::optional<double> mean_loss();
   double elapsed() const;
 
  private:
@@ -46,6 +50,7 @@ class ProgressBar {
   int64_t n_ = 0;
   double loss_sum_ = 0;
   int64_t loss_count_ = 0;
+  std::function<std::pair<double, int64_t>()> take_deferred_;
   bool closed_ = false;
   Clock::time_point start_, last_draw_;
   size_t last_len_ = 0;

@@ -45,7 +45,7 @@ for epoch in range(epochs) {
     opt.zero_grad()
     loss.backward()
     opt.step()
-    bar.update(loss=loss.item())
+    bar.update(loss=loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)

@@ -48,7 +48,7 @@ for epoch in range(epochs) {
     loss.backward()
     opt.step()
     sched.step()
-    bar.update(loss=loss.item())
+    bar.update(loss=loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)

@@ -17,6 +17,8 @@ let permutation = _data.permutation
 # the list of batches). p.update(loss=none, steps=1)
 # after each batch, p.close() at the end of the epoch. On a terminal it redraws one
 # line (count/total, bar, it/s, ETA, mean loss); otherwise it prints one line at close.
+# loss is a number or a one-element tensor; a GPU tensor is summed on the GPU and read
+# only when the bar shows the mean, so the loop does not wait for the device each step.
 let Progress = _data.Progress
 
 # A dataset of tensors whose first dimension is the item: x and y (y may be none).
