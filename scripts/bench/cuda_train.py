@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""GPU training figures, nabla against PyTorch on the same GPU (run on a GPU machine;
+see README, "Building on a GPU machine"):
+
+  - Fashion-MNIST epochs of the MLP and the CNN (scripts/fashion_mnist_{mlp,cnn}.dsl
+    against scripts/bench/train_torch.py, same model, data, batch, optimizer), each run
+    for EPOCHS epochs and timed by its fastest epoch, with its test accuracy;
+  - small-op launch overhead: microseconds per `x + y` on 4-element GPU tensors,
+    queued back to back (the time of one op when the GPU is not the limit).
+
+Runs are interleaved, ROUNDS rounds, medians printed as BENCH lines:
+
+    python3 scripts/bench/cuda_train.py [--rounds 3] [--epochs 2] [--nabla build-gpu/nabla]
+"""
+import argparse
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+LAUNCH_DSL = """
+import cuda
+import time
+let x = randn([4], device="cuda")
+let y = randn([4], device="cuda")
+for i in range(1000) { let z = x + y }
+cuda.synchronize()
+let times = []
+for r in range(5) {
+  let t0 = time.perf_counter()
+  for i in range(20000) { let z = x + y }
+  cuda.synchronize()
+  times.append((time.perf_counter() - t0) / 20000 * 1e6)
+}
+times.sort()
+print(f"launch_us={times[2]:.2f}")
+"""
+
+
+def torch_launch_us():
+    import torch
+    x, y = torch.randn(4, device="cuda"), torch.randn(4, device="cuda")
+    for _ in range(1000):
+        x + y
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(20000):
+            x + y
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) / 20000 * 1e6)
+    return statistics.median(times)
+
+
+def figures(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", out)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--nabla", default=str(ROOT / "build" / "nabla"))
+    args = parser.parse_args()
+    with tempfile.NamedTemporaryFile("w", suffix=".dsl", delete=False) as f:
+        f.write(LAUNCH_DSL)
+        launch_dsl = f.name
+    results = {}
+    for _ in range(args.rounds):
+        for kind in ("mlp", "cnn"):
+            ours = figures([args.nabla, f"scripts/fashion_mnist_{kind}.dsl", str(args.epochs), "60000", "cuda"])
+            ref = figures([sys.executable, "scripts/bench/train_torch.py", kind, str(args.epochs), "cuda"])
+            results.setdefault(kind, []).append((ours, ref))
+        results.setdefault("launch", []).append((figures([args.nabla, launch_dsl])["launch_us"], torch_launch_us()))
+    os.unlink(launch_dsl)
+    print(f"# rounds={args.rounds} epochs={args.epochs} (medians; nabla and PyTorch interleaved)")
+    for kind in ("mlp", "cnn"):
+        runs = results[kind]
+        n_s = statistics.median(o["epoch_seconds"] for o, _ in runs)
+        t_s = statistics.median(r["epoch_seconds"] for _, r in runs)
+        n_acc = statistics.median(o["test_accuracy"] for o, _ in runs)
+        t_acc = statistics.median(r["test_accuracy"] for _, r in runs)
+        print(f"BENCH cuda_{kind}_epoch nabla_s={n_s:.3f} torch_s={t_s:.3f} torch_over_nabla={t_s / n_s:.2f} "
+              f"nabla_acc={n_acc:.4f} torch_acc={t_acc:.4f}", flush=True)
+    n_us = statistics.median(n for n, _ in results["launch"])
+    t_us = statistics.median(t for _, t in results["launch"])
+    print(f"BENCH cuda_small_op nabla_us={n_us:.2f} torch_us={t_us:.2f} torch_over_nabla={t_us / n_us:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
