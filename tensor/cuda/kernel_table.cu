@@ -13,6 +13,31 @@ namespace {
 const std::unordered_map<std::string, Kernel>& kernel_table() {
   static const std::unordered_map<std::string, Kernel> table = {
       // {"add", {add, true}},
+      // reduce.cu, softmax.cu, index.cu, loss.cu
+      {"sum", {sum, true}},
+      {"mean", {mean, true}},
+      {"max", {max, true}},
+      {"min", {min, true}},
+      {"max_dim", {max_dim, true}},
+      {"min_dim", {min_dim, true}},
+      {"argmax", {argmax, true}},
+      {"argmin", {argmin, true}},
+      {"var", {var, true}},
+      {"std", {std, true}},
+      {"logsumexp", {logsumexp, true}},
+      {"softmax", {softmax, true}},
+      {"log_softmax", {log_softmax, true}},
+      {"embedding", {embedding, true}},
+      {"gather", {gather, true}},
+      {"index_select", {index_select, true}},
+      {"scatter_add", {scatter_add, false}},  // f16/bf16 add in f32 (index.cu)
+      {"cat", {cat, true}},
+      {"stack", {stack, true}},
+      {"cross_entropy", {cross_entropy, false}},
+      {"nll_loss", {nll_loss, false}},
+      {"mse_loss", {mse_loss, false}},
+      {"binary_cross_entropy", {binary_cross_entropy, false}},
+      {"binary_cross_entropy_with_logits", {binary_cross_entropy_with_logits, false}},
   };
   return table;
 }

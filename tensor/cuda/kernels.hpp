@@ -13,6 +13,30 @@ namespace nabla::cuda {
 // elementwise.cu, copy.cu
 
 // reduce.cu, softmax.cu, index.cu, loss.cu
+NABLA_CUDA_KERNEL(sum);
+NABLA_CUDA_KERNEL(mean);
+NABLA_CUDA_KERNEL(max);
+NABLA_CUDA_KERNEL(min);
+NABLA_CUDA_KERNEL(max_dim);
+NABLA_CUDA_KERNEL(min_dim);
+NABLA_CUDA_KERNEL(argmax);
+NABLA_CUDA_KERNEL(argmin);
+NABLA_CUDA_KERNEL(var);
+NABLA_CUDA_KERNEL(std);
+NABLA_CUDA_KERNEL(logsumexp);
+NABLA_CUDA_KERNEL(softmax);
+NABLA_CUDA_KERNEL(log_softmax);
+NABLA_CUDA_KERNEL(embedding);
+NABLA_CUDA_KERNEL(gather);
+NABLA_CUDA_KERNEL(index_select);
+NABLA_CUDA_KERNEL(scatter_add);
+NABLA_CUDA_KERNEL(cat);
+NABLA_CUDA_KERNEL(stack);
+NABLA_CUDA_KERNEL(cross_entropy);
+NABLA_CUDA_KERNEL(nll_loss);
+NABLA_CUDA_KERNEL(mse_loss);
+NABLA_CUDA_KERNEL(binary_cross_entropy);
+NABLA_CUDA_KERNEL(binary_cross_entropy_with_logits);
 
 // blas.cu, conv.cu, pool.cu, norm.cu, attention.cu
 
