@@ -13,6 +13,19 @@ namespace {
 const std::unordered_map<std::string, Kernel>& kernel_table() {
   static const std::unordered_map<std::string, Kernel> table = {
       // {"add", {add, true}},
+      // blas.cu, conv.cu, pool.cu, norm.cu, attention.cu
+      {"matmul", {matmul, true}},
+      {"linear", {linear, true}},
+      {"conv2d", {conv2d, true}},
+      {"conv2d_backward_input", {conv2d_backward_input, true}},
+      {"conv2d_backward_weight", {conv2d_backward_weight, true}},
+      {"max_pool2d", {max_pool2d, true}},
+      {"avg_pool2d", {avg_pool2d, true}},
+      {"avg_pool2d_backward", {avg_pool2d_backward, true}},
+      {"batch_norm", {batch_norm, true}},
+      {"batch_norm_backward", {batch_norm_backward, true}},
+      {"layer_norm", {layer_norm, true}},
+      {"scaled_dot_product_attention", {scaled_dot_product_attention, true}},
   };
   return table;
 }

@@ -15,6 +15,18 @@ namespace nabla::cuda {
 // reduce.cu, softmax.cu, index.cu, loss.cu
 
 // blas.cu, conv.cu, pool.cu, norm.cu, attention.cu
+NABLA_CUDA_KERNEL(matmul);
+NABLA_CUDA_KERNEL(linear);
+NABLA_CUDA_KERNEL(conv2d);
+NABLA_CUDA_KERNEL(conv2d_backward_input);
+NABLA_CUDA_KERNEL(conv2d_backward_weight);
+NABLA_CUDA_KERNEL(max_pool2d);
+NABLA_CUDA_KERNEL(avg_pool2d);
+NABLA_CUDA_KERNEL(avg_pool2d_backward);
+NABLA_CUDA_KERNEL(batch_norm);
+NABLA_CUDA_KERNEL(batch_norm_backward);
+NABLA_CUDA_KERNEL(layer_norm);
+NABLA_CUDA_KERNEL(scaled_dot_product_attention);
 
 #undef NABLA_CUDA_KERNEL
 
