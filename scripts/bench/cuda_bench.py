@@ -48,10 +48,10 @@ def flops(op):
     return 2 * n * oc * h * w * c * kh * kw
 
 
-def describe(name, op, dtype):
+def describe(op):
     if op == "gemm":
-        return f"n={GEMM_N}" if name == "cuda_sgemm" else f"n={GEMM_N} dtype={dtype}"
-    return f"x={'x'.join(map(str, CONV_X))} w={'x'.join(map(str, CONV_W))} dtype={dtype}"
+        return f"n={GEMM_N}"
+    return f"x={'x'.join(map(str, CONV_X))} w={'x'.join(map(str, CONV_W))}"
 
 
 def nabla_seconds(op, dtype, tf32, reps, iters):
@@ -113,9 +113,9 @@ def main():
             for times, run in sides if r % 2 == 0 else reversed(sides):
                 times.extend(run(op, dtype, tf32, args.reps, args.iters))
     for name in args.figures:
-        op, dtype, _ = FIGURES[name]
+        op = FIGURES[name][0]
         nabla, ref = (flops(op) / statistics.median(t) / 1e12 for t in samples[name])
-        print(f"BENCH {name} {describe(name, op, dtype)} nabla_tflops={nabla:.1f} torch_tflops={ref:.1f} "
+        print(f"BENCH {name} {describe(op)} nabla_tflops={nabla:.1f} torch_tflops={ref:.1f} "
               f"ratio={nabla / ref:.2f}", flush=True)
 
 

@@ -12,8 +12,10 @@
 // Math: f32 on FMA units only, exactly as f32 on the CPU, unless allow_tf32()
 // (settings.hpp); cuDNN's default math would let an A100 or H100 use TF32. f16/bf16
 // use tensor cores with f32 accumulation; f64 computes in f64.
+#include <algorithm>
 #include <array>
 #include <climits>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -139,25 +141,15 @@ struct Algo {
 using ConvKey = std::array<int64_t, 19>;
 
 ConvKey conv_key(Pass pass, DType dt, int device, const ConvGeometry& g, int64_t group_channels) {
-  return {static_cast<int64_t>(pass),
-          static_cast<int64_t>(dt),
-          device,
-          static_cast<int64_t>(math_type(dt)),
-          g.N,
-          g.C,
-          g.H,
-          g.W,
-          g.OC,
-          group_channels,
-          g.KH,
-          g.KW,
-          g.stride.h,
-          g.stride.w,
-          g.pad.h,
-          g.pad.w,
-          g.dilation.h,
-          g.dilation.w,
-          g.groups};
+  ConvKey key{};
+  int64_t problem[] = {static_cast<int64_t>(pass), static_cast<int64_t>(dt), device,
+                       static_cast<int64_t>(math_type(dt))};
+  int64_t sizes[] = {g.N, g.C, g.H, g.W, g.OC, group_channels, g.KH, g.KW};
+  int64_t attrs[] = {g.stride.h, g.stride.w, g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups};
+  auto next = std::copy(std::begin(problem), std::end(problem), key.begin());
+  next = std::copy(std::begin(sizes), std::end(sizes), next);
+  std::copy(std::begin(attrs), std::end(attrs), next);
+  return key;
 }
 
 // The algorithms of `key`, found by `find` the first time. The cache starts over when

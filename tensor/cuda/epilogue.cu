@@ -53,6 +53,9 @@ __global__ void bias_activation_kernel(T* y, const T* bias, int64_t bias_stride,
 void bias_activation(const Tensor& y, const Tensor& bias, int64_t inner, Activation act) {
   int64_t n = y.numel();
   if (n == 0 || (!bias.defined() && act == Activation::none)) return;
+  NABLA_CHECK(!bias.defined() || bias.dtype() == y.dtype(), std::string("bias_activation: expected a bias of dtype ") +
+                                                                dtype_name(y.dtype()) + ", got " +
+                                                                dtype_name(bias.dtype()));
   DeviceGuard guard(y.device().index);
   cudaStream_t stream = stream_for(y);
   visit_device_float(y.dtype(), cpu::activation_name(act), [&](auto tag) {

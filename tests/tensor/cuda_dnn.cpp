@@ -14,6 +14,7 @@
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/epilogue.hpp"
+#include "tensor/cuda/settings.hpp"
 #include "tensor/random.hpp"
 
 using namespace nabla;
@@ -103,6 +104,25 @@ TEST_CASE("cuda matmul in f16 and bf16 accumulates in f32") {
     CAPTURE(dtype_name(dt));
     check_op({rand_of({3, 16, 64}, dt), rand_of({64, 8}, dt)}, mm, dt == DType::f16 ? 1e-2 : 3e-2);
   }
+}
+
+// Allows TF32 for its lifetime (off again even when a check throws).
+struct AllowTf32 {
+  AllowTf32() { cuda::set_allow_tf32(true); }
+  ~AllowTf32() { cuda::set_allow_tf32(false); }
+};
+
+TEST_CASE("TF32 is opt-in") {
+  CHECK_FALSE(cuda::allow_tf32());
+  {
+    AllowTf32 scope;
+    CHECK(cuda::allow_tf32() == cuda::built_with_cuda());
+    if (cuda::device_count() > 0) {
+      Op mm = [](const TensorList& t) { return TensorList{matmul(t[0], t[1])}; };
+      check_op({rand_of({3, 16, 64}, DType::f32), rand_of({64, 8}, DType::f32)}, mm, 1e-2);
+    }
+  }
+  CHECK_FALSE(cuda::allow_tf32());
 }
 
 TEST_CASE("cuda linear and linear_act") {
