@@ -12,7 +12,6 @@ namespace {
 
 const std::unordered_map<std::string, Kernel>& kernel_table() {
   static const std::unordered_map<std::string, Kernel> table = {
-      // {"add", {add, true}},
       // reduce.cu, softmax.cu, index.cu, loss.cu
       {"sum", {sum, true}},
       {"mean", {mean, true}},
@@ -38,6 +37,19 @@ const std::unordered_map<std::string, Kernel>& kernel_table() {
       {"mse_loss", {mse_loss, false}},
       {"binary_cross_entropy", {binary_cross_entropy, false}},
       {"binary_cross_entropy_with_logits", {binary_cross_entropy_with_logits, false}},
+      // blas.cu, conv.cu, pool.cu, norm.cu, attention.cu
+      {"matmul", {matmul, true}},
+      {"linear", {linear, true}},
+      {"conv2d", {conv2d, true}},
+      {"conv2d_backward_input", {conv2d_backward_input, true}},
+      {"conv2d_backward_weight", {conv2d_backward_weight, true}},
+      {"max_pool2d", {max_pool2d, true}},
+      {"avg_pool2d", {avg_pool2d, true}},
+      {"avg_pool2d_backward", {avg_pool2d_backward, true}},
+      {"batch_norm", {batch_norm, true}},
+      {"batch_norm_backward", {batch_norm_backward, true}},
+      {"layer_norm", {layer_norm, true}},
+      {"scaled_dot_product_attention", {scaled_dot_product_attention, true}},
   };
   return table;
 }

@@ -39,6 +39,18 @@ NABLA_CUDA_KERNEL(binary_cross_entropy);
 NABLA_CUDA_KERNEL(binary_cross_entropy_with_logits);
 
 // blas.cu, conv.cu, pool.cu, norm.cu, attention.cu
+NABLA_CUDA_KERNEL(matmul);
+NABLA_CUDA_KERNEL(linear);
+NABLA_CUDA_KERNEL(conv2d);
+NABLA_CUDA_KERNEL(conv2d_backward_input);
+NABLA_CUDA_KERNEL(conv2d_backward_weight);
+NABLA_CUDA_KERNEL(max_pool2d);
+NABLA_CUDA_KERNEL(avg_pool2d);
+NABLA_CUDA_KERNEL(avg_pool2d_backward);
+NABLA_CUDA_KERNEL(batch_norm);
+NABLA_CUDA_KERNEL(batch_norm_backward);
+NABLA_CUDA_KERNEL(layer_norm);
+NABLA_CUDA_KERNEL(scaled_dot_product_attention);
 
 #undef NABLA_CUDA_KERNEL
 

@@ -1,6 +1,8 @@
 // Built instead of the .cu files when NABLA_CUDA is off: every query answers "no GPU",
 // and everything that would need one says how to build nabla with CUDA.
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/cuda/epilogue.hpp"
+#include "tensor/cuda/settings.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::cuda {
@@ -31,5 +33,14 @@ void copy_into(const Tensor&, const Tensor&, bool) { not_built("copy to or from 
 void fill(const Tensor&, double) { not_built("fill of a cuda tensor"); }
 Tensor to_device(const Tensor&, const Device& device, bool) { not_built(device.str()); }
 Kernel find_kernel(const std::string&) { return {}; }
+void set_allow_tf32(bool) {}  // nothing computes in TF32 without CUDA
+bool allow_tf32() { return false; }
+void linear_act(const Tensor&, const Tensor&, const Tensor&, cpu::Activation, const Tensor&) {
+  not_built("linear on cuda");
+}
+void conv2d_act(const Tensor&, const Tensor&, const Tensor&, const Attrs&, cpu::Activation, const Tensor&) {
+  not_built("conv2d on cuda");
+}
+void bias_activation(const Tensor&, const Tensor&, int64_t, cpu::Activation) { not_built("bias_activation on cuda"); }
 
 }  // namespace nabla::cuda

@@ -1,0 +1,319 @@
+// conv2d and its two adjoints (conv2d_backward_input, conv2d_backward_weight) on
+// cuDNN 9's convolution API, and conv2d_act (epilogue.hpp).
+//
+// Layout: descriptors are built from each tensor's sizes and strides. The filter
+// and the outputs are NCHW, so x and grad go in NCHW too (a copy where they are laid
+// out otherwise): cuDNN's legacy API does not reliably take mixed layouts.
+// Algorithms: cuDNN's heuristics (the _v7 queries) rank the algorithms of a problem;
+// those within kMaxWorkspaceBytes of workspace are cached per problem (every size and
+// attribute, the dtype, the math type and the device make the key), and a call runs
+// the first of them that cuDNN accepts. The workspace comes from the caching
+// allocator, on the stream the convolution runs on.
+// Math: f32 on FMA units only, exactly as f32 on the CPU, unless allow_tf32()
+// (settings.hpp); cuDNN's default math would let an A100 or H100 use TF32. f16/bf16
+// use tensor cores with f32 accumulation; f64 computes in f64.
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "tensor/cpu/conv_geometry.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/epilogue.hpp"
+#include "tensor/cuda/handles.cuh"
+#include "tensor/cuda/kernels.hpp"
+#include "tensor/cuda/settings.hpp"
+
+namespace nabla::cuda {
+
+namespace {
+
+using cpu::Activation;
+using cpu::ConvGeometry;
+
+constexpr size_t kMaxWorkspaceBytes = size_t(256) << 20;
+constexpr int kMaxAlgoResults = 32;  // a _v7 query may list an algorithm once per math type
+constexpr size_t kMaxCachedProblems = 1024;
+
+enum class Pass : int64_t { forward, backward_data, backward_filter };
+
+const char* op_name(Pass pass) {
+  return pass == Pass::forward         ? "conv2d"
+         : pass == Pass::backward_data ? "conv2d_backward_input"
+                                       : "conv2d_backward_weight";
+}
+
+cudnnDataType_t data_type(DType t) {
+  switch (t) {
+    case DType::f32:
+      return CUDNN_DATA_FLOAT;
+    case DType::f64:
+      return CUDNN_DATA_DOUBLE;
+    case DType::f16:
+      return CUDNN_DATA_HALF;
+    case DType::bf16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      throw Error(std::string("conv2d: expected a floating tensor, got ") + dtype_name(t));
+  }
+}
+
+cudnnMathType_t math_type(DType t) {
+  if (t == DType::f32) return allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  return is_half(t) ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH;
+}
+
+int to_int(int64_t v) {
+  NABLA_CHECK(v <= INT_MAX,
+              "conv2d: a size or stride of " + std::to_string(v) + " is beyond cuDNN's 32-bit limit on CUDA tensors");
+  return static_cast<int>(v);
+}
+
+// Owns a cuDNN descriptor.
+template <class H, cudnnStatus_t (*Create)(H*), cudnnStatus_t (*Destroy)(H)>
+class Descriptor {
+ public:
+  Descriptor() { NABLA_CUDNN_CHECK(Create(&h_)); }
+  ~Descriptor() { Destroy(h_); }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  H get() const { return h_; }
+
+ private:
+  H h_ = nullptr;
+};
+using TensorDesc = Descriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
+using FilterDesc = Descriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
+using ConvDesc =
+    Descriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
+
+// The descriptors of one convolution: x is input-shaped (the input, or its gradient),
+// w weight-shaped, y output-shaped.
+struct ConvDescriptors {
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+
+  ConvDescriptors(const Tensor& xt, const Tensor& wt, const Tensor& yt, const ConvGeometry& g) {
+    describe(x, xt);
+    describe(y, yt);
+    const Shape& ws = wt.sizes();
+    NABLA_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w.get(), data_type(wt.dtype()), CUDNN_TENSOR_NCHW, to_int(ws[0]),
+                                                 to_int(ws[1]), to_int(ws[2]), to_int(ws[3])));
+    DType dt = yt.dtype();
+    NABLA_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
+        conv.get(), to_int(g.pad.h), to_int(g.pad.w), to_int(g.stride.h), to_int(g.stride.w), to_int(g.dilation.h),
+        to_int(g.dilation.w), CUDNN_CROSS_CORRELATION, dt == DType::f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
+    NABLA_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv.get(), to_int(g.groups)));
+    NABLA_CUDNN_CHECK(cudnnSetConvolutionMathType(conv.get(), math_type(dt)));
+  }
+
+  // A dim of size 1 takes its NCHW stride: its own may be anything, and cuDNN checks it.
+  static void describe(const TensorDesc& d, const Tensor& t) {
+    Shape packed = contiguous_strides(t.sizes());
+    int dims[4], strides[4];
+    for (int i = 0; i < 4; ++i) {
+      dims[i] = to_int(t.sizes()[i]);
+      strides[i] = to_int(t.sizes()[i] == 1 ? packed[i] : t.strides()[i]);
+    }
+    NABLA_CUDNN_CHECK(cudnnSetTensorNdDescriptor(d.get(), data_type(t.dtype()), 4, dims, strides));
+  }
+};
+
+// alpha = 1 and beta = 0 as cuDNN reads them: double for f64 data, float otherwise.
+struct Scalars {
+  explicit Scalars(DType t) : wide(t == DType::f64) {}
+  const void* one() const { return wide ? static_cast<const void*>(&d[0]) : &f[0]; }
+  const void* zero() const { return wide ? static_cast<const void*>(&d[1]) : &f[1]; }
+  bool wide;
+  float f[2] = {1.0f, 0.0f};
+  double d[2] = {1.0, 0.0};
+};
+
+struct Algo {
+  int algo;
+  size_t workspace_bytes;
+};
+
+using ConvKey = std::array<int64_t, 19>;
+
+ConvKey conv_key(Pass pass, DType dt, int device, const ConvGeometry& g, int64_t group_channels) {
+  ConvKey key{};
+  int64_t problem[] = {static_cast<int64_t>(pass), static_cast<int64_t>(dt), device,
+                       static_cast<int64_t>(math_type(dt))};
+  int64_t sizes[] = {g.N, g.C, g.H, g.W, g.OC, group_channels, g.KH, g.KW};
+  int64_t attrs[] = {g.stride.h, g.stride.w, g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups};
+  auto next = std::copy(std::begin(problem), std::end(problem), key.begin());
+  next = std::copy(std::begin(sizes), std::end(sizes), next);
+  std::copy(std::begin(attrs), std::end(attrs), next);
+  return key;
+}
+
+// The algorithms of `key`, found by `find` the first time. The cache starts over when
+// full, so that a run with ever-changing shapes does not grow it without bound.
+template <class Find>
+std::vector<Algo> cached_algos(const ConvKey& key, Find&& find) {
+  static std::mutex mutex;
+  static std::map<ConvKey, std::vector<Algo>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::vector<Algo> algos = find();
+  if (cache.size() >= kMaxCachedProblems) cache.clear();
+  cache.emplace(key, algos);
+  return algos;
+}
+
+// The algorithms a _v7 query ranks, best first, that cuDNN can size a workspace for
+// within the limit. query(n, &returned, perfs); workspace_size(algo, &bytes).
+template <class Perf, class Query, class WorkspaceSize>
+std::vector<Algo> viable_algos(Query&& query, WorkspaceSize&& workspace_size) {
+  std::array<Perf, kMaxAlgoResults> perfs{};
+  int returned = 0;
+  NABLA_CUDNN_CHECK(query(kMaxAlgoResults, &returned, perfs.data()));
+  std::vector<Algo> algos;
+  for (int i = 0; i < returned; ++i) {
+    const Perf& p = perfs[i];
+    size_t bytes = 0;
+    if (p.status != CUDNN_STATUS_SUCCESS || workspace_size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
+    bool listed = false;
+    for (const Algo& a : algos) listed = listed || a.algo == static_cast<int>(p.algo);
+    if (bytes <= kMaxWorkspaceBytes && !listed) algos.push_back({static_cast<int>(p.algo), bytes});
+  }
+  return algos;
+}
+
+// Runs call(algo, workspace, bytes) with the first algorithm that cuDNN accepts.
+template <class Call>
+void run_first_accepted(Pass pass, const std::vector<Algo>& algos, const Device& device, Call&& call) {
+  for (const Algo& a : algos) {
+    Tensor ws;
+    if (a.workspace_bytes > 0) ws = empty({static_cast<int64_t>((a.workspace_bytes + 7) / 8)}, DType::i64, device);
+    cudnnStatus_t status = call(a.algo, ws.defined() ? ws.raw_data() : nullptr, a.workspace_bytes);
+    if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) continue;
+    check_cudnn(status, op_name(pass));
+    return;
+  }
+  throw Error(std::string(op_name(pass)) + ": cuDNN has no algorithm for this convolution within " +
+              std::to_string(kMaxWorkspaceBytes >> 20) + " MiB of workspace");
+}
+
+// y = conv2d(x, w), all NCHW.
+void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvGeometry& g) {
+  cudnnHandle_t h = cudnn_handle(y.device().index);
+  ConvDescriptors d(x, w, y, g);
+  auto find = [&] {
+    return viable_algos<cudnnConvolutionFwdAlgoPerf_t>(
+        [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perfs) {
+          return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), n, returned,
+                                                        perfs);
+        },
+        [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
+          return cudnnGetConvolutionForwardWorkspaceSize(h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), algo, bytes);
+        });
+  };
+  Scalars s(y.dtype());
+  auto algos = cached_algos(conv_key(Pass::forward, y.dtype(), y.device().index, g, w.sizes()[1]), find);
+  run_first_accepted(Pass::forward, algos, y.device(), [&](int algo, void* ws, size_t bytes) {
+    return cudnnConvolutionForward(h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
+                                   static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, bytes, s.zero(), d.y.get(),
+                                   y.raw_data());
+  });
+}
+
+// dx = conv2d_backward_input(dy, w), all NCHW.
+void run_backward_data(const Tensor& dy, const Tensor& w, const Tensor& dx, const ConvGeometry& g) {
+  cudnnHandle_t h = cudnn_handle(dx.device().index);
+  ConvDescriptors d(dx, w, dy, g);
+  auto find = [&] {
+    return viable_algos<cudnnConvolutionBwdDataAlgoPerf_t>(
+        [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perfs) {
+          return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), n,
+                                                             returned, perfs);
+        },
+        [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
+          return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), algo,
+                                                              bytes);
+        });
+  };
+  Scalars s(dx.dtype());
+  auto algos = cached_algos(conv_key(Pass::backward_data, dx.dtype(), dx.device().index, g, w.sizes()[1]), find);
+  run_first_accepted(Pass::backward_data, algos, dx.device(), [&](int algo, void* ws, size_t bytes) {
+    return cudnnConvolutionBackwardData(h, s.one(), d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
+                                        static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, bytes, s.zero(),
+                                        d.x.get(), dx.raw_data());
+  });
+}
+
+// dw = conv2d_backward_weight(x, dy), all NCHW.
+void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, const ConvGeometry& g) {
+  cudnnHandle_t h = cudnn_handle(dw.device().index);
+  ConvDescriptors d(x, dw, dy, g);
+  auto find = [&] {
+    return viable_algos<cudnnConvolutionBwdFilterAlgoPerf_t>(
+        [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perfs) {
+          return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), n,
+                                                               returned, perfs);
+        },
+        [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
+          return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), algo,
+                                                                bytes);
+        });
+  };
+  Scalars s(dw.dtype());
+  auto algos = cached_algos(conv_key(Pass::backward_filter, dw.dtype(), dw.device().index, g, dw.sizes()[1]), find);
+  run_first_accepted(Pass::backward_filter, algos, dw.device(), [&](int algo, void* ws, size_t bytes) {
+    return cudnnConvolutionBackwardFilter(h, s.one(), d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
+                                          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, bytes, s.zero(),
+                                          d.w.get(), dw.raw_data());
+  });
+}
+
+// An empty batch, channel or spatial extent leaves cuDNN nothing to do (and it
+// rejects zero sizes): the result is zeros (plus the bias), as on the CPU.
+bool degenerate(const ConvGeometry& g) {
+  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 || g.OW == 0;
+}
+
+}  // namespace
+
+void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& attrs, Activation act,
+                const Tensor& y) {
+  ConvGeometry g = cpu::conv_geometry(x.sizes(), w.sizes(), attrs, "conv2d");
+  if (y.numel() == 0) return;
+  DeviceGuard guard(y.device().index);
+  if (degenerate(g))
+    fill(y, 0.0);
+  else
+    run_forward(contiguous_raw(x), contiguous_raw(w), y, g);
+  bias_activation(y, bias, g.OH * g.OW, act);
+}
+
+void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  cuda::conv2d_act(in[0], in[1], in[2], attrs, Activation::none, out[0]);
+}
+
+// in: grad [N, OC, OH, OW], weight; out: the input's gradient [N, C, H, W].
+void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dx = out[0];
+  ConvGeometry g = cpu::conv_geometry(dx.sizes(), in[1].sizes(), attrs, "conv2d_backward_input");
+  if (dx.numel() == 0) return;
+  DeviceGuard guard(dx.device().index);
+  if (degenerate(g)) return fill(dx, 0.0);
+  run_backward_data(contiguous_raw(in[0]), contiguous_raw(in[1]), dx, g);
+}
+
+// in: input [N, C, H, W], grad [N, OC, OH, OW]; out: the weight's gradient.
+void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dw = out[0];
+  ConvGeometry g = cpu::conv_geometry(in[0].sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
+  if (dw.numel() == 0) return;
+  DeviceGuard guard(dw.device().index);
+  if (degenerate(g)) return fill(dw, 0.0);
+  run_backward_filter(contiguous_raw(in[0]), contiguous_raw(in[1]), dw, g);
+}
+
+}  // namespace nabla::cuda

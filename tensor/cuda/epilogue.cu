@@ -1,0 +1,71 @@
+// bias_activation (epilogue.hpp): the bias add and the activation that follow a GEMM
+// or a convolution when the library call did not apply them, in one pass over the
+// output, computing in float for 16-bit outputs as the other kernels do.
+#include <cmath>
+
+#include "tensor/cuda/common.cuh"
+#include "tensor/cuda/epilogue.hpp"
+
+namespace nabla::cuda {
+
+namespace {
+
+using cpu::Activation;
+
+__device__ __forceinline__ float sigmoid_of(float v) { return 1.0f / (1.0f + expf(-v)); }
+// The CPU's f64 form, which never overflows exp.
+__device__ __forceinline__ double sigmoid_of(double v) {
+  return v >= 0 ? 1.0 / (1.0 + exp(-v)) : exp(v) / (1.0 + exp(v));
+}
+
+// The op table's scalar functions (tensor/cpu/scalar_ops.hpp) in float or double.
+template <class C>
+__device__ __forceinline__ C activate(C v, Activation act) {
+  switch (act) {
+    case Activation::relu:
+      return v > C(0) ? v : C(0);  // NaN gives 0, as the CPU's relu
+    case Activation::gelu:
+      return C(0.5) * v * (C(1) + erf(v * C(M_SQRT1_2)));
+    case Activation::tanh:
+      return tanh(v);
+    case Activation::sigmoid:
+      return sigmoid_of(v);
+    case Activation::silu:
+      return v * sigmoid_of(v);
+    case Activation::none:
+      break;
+  }
+  return v;
+}
+
+template <class T>
+__global__ void bias_activation_kernel(T* y, const T* bias, int64_t bias_stride, int64_t channels, int64_t inner,
+                                       int64_t n, Activation act) {
+  NABLA_GRID_STRIDE_LOOP(i, n) {
+    dcompute_t<T> v = load_as_compute(y + i);
+    if (bias) v += load_as_compute(bias + ((i / inner) % channels) * bias_stride);
+    y[i] = convert<T>(activate(v, act));
+  }
+}
+
+}  // namespace
+
+void bias_activation(const Tensor& y, const Tensor& bias, int64_t inner, Activation act) {
+  int64_t n = y.numel();
+  if (n == 0 || (!bias.defined() && act == Activation::none)) return;
+  NABLA_CHECK(!bias.defined() || bias.dtype() == y.dtype(), std::string("bias_activation: expected a bias of dtype ") +
+                                                                dtype_name(y.dtype()) + ", got " +
+                                                                dtype_name(bias.dtype()));
+  DeviceGuard guard(y.device().index);
+  cudaStream_t stream = stream_for(y);
+  visit_device_float(y.dtype(), cpu::activation_name(act), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* b = bias.defined() ? device_data<const T>(bias) : nullptr;
+    int64_t stride = bias.defined() ? bias.strides()[0] : 0, channels = bias.defined() ? bias.numel() : 1;
+    bias_activation_kernel<T>
+        <<<blocks_for(n), kThreads, 0, stream>>>(device_data<T>(y), b, stride, channels, inner, n, act);
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace nabla::cuda

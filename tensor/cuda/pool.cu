@@ -1,0 +1,152 @@
+// max_pool2d, avg_pool2d and avg_pool2d_backward: own kernels, one thread per output
+// element (per input element for the backward), following the CPU kernels' window
+// rules (tensor/cpu/pool.cpp) exactly: the same first cell, tie and NaN rules and
+// flat indices for max, the same divisors for avg. cuDNN's pooling returns no
+// indices and counts padded cells differently at a ceil_mode border, hence no cuDNN.
+// Windows are summed in float for 16-bit inputs (as the CPU's f32 path does).
+#include <cmath>
+
+#include "tensor/cpu/conv_geometry.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/common.cuh"
+#include "tensor/cuda/kernels.hpp"
+
+namespace nabla::cuda {
+
+namespace {
+
+using cpu::PoolGeometry;
+
+__device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+__device__ __forceinline__ int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+// The first in-range tap of a window starting at `start`, as PyTorch's CPU kernel.
+__device__ __forceinline__ int64_t first_tap(int64_t start, int64_t dilation) {
+  return start >= 0 ? start : start + (-start + dilation - 1) / dilation * dilation;
+}
+
+// Each window starts at -inf on its first in-range cell and takes strictly greater
+// values (the first of equal maxima wins), and any NaN (the last NaN wins).
+template <class T>
+__global__ void max_pool_kernel(const T* x, T* y, int64_t* indices, PoolGeometry g, int64_t n) {
+  using C = dcompute_t<T>;
+  NABLA_GRID_STRIDE_LOOP(o, n) {
+    int64_t ow = o % g.OW, oh = (o / g.OW) % g.OH, plane = o / (g.OW * g.OH);
+    const T* in = x + plane * g.H * g.W;
+    int64_t h_start = oh * g.stride.h - g.pad.h, w_start = ow * g.stride.w - g.pad.w;
+    int64_t h0 = first_tap(h_start, g.dilation.h), h1 = min64(h_start + (g.kernel.h - 1) * g.dilation.h + 1, g.H);
+    int64_t w0 = first_tap(w_start, g.dilation.w), w1 = min64(w_start + (g.kernel.w - 1) * g.dilation.w + 1, g.W);
+    int64_t best = h0 * g.W + w0;
+    C best_val = -INFINITY;
+    for (int64_t ih = h0; ih < h1; ih += g.dilation.h)
+      for (int64_t iw = w0; iw < w1; iw += g.dilation.w) {
+        C v = load_as_compute(in + ih * g.W + iw);
+        if (v > best_val || v != v) {
+          best_val = v;
+          best = ih * g.W + iw;
+        }
+      }
+    y[o] = convert<T>(best_val);
+    indices[o] = best;
+  }
+}
+
+// One avg_pool2d window clipped to the input, and the count it divides by (0: the
+// window lies in the padding). Padded cells count only up to the padded border.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, divisor;
+};
+
+__device__ AvgWindow avg_window(const PoolGeometry& g, int64_t oh, int64_t ow, bool count_include_pad) {
+  int64_t h0 = oh * g.stride.h - g.pad.h, w0 = ow * g.stride.w - g.pad.w;
+  int64_t h1 = min64(h0 + g.kernel.h, g.H + g.pad.h), w1 = min64(w0 + g.kernel.w, g.W + g.pad.w);
+  int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = max64(h0, 0), w0 = max64(w0, 0);
+  h1 = min64(h1, g.H), w1 = min64(w1, g.W);
+  if (h0 >= h1 || w0 >= w1) return {h0, h1, w0, w1, 0};
+  return {h0, h1, w0, w1, count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
+}
+
+template <class T>
+__global__ void avg_pool_kernel(const T* x, T* y, PoolGeometry g, bool count_include_pad, int64_t n) {
+  using C = dcompute_t<T>;
+  NABLA_GRID_STRIDE_LOOP(o, n) {
+    int64_t ow = o % g.OW, oh = (o / g.OW) % g.OH, plane = o / (g.OW * g.OH);
+    const T* in = x + plane * g.H * g.W;
+    AvgWindow win = avg_window(g, oh, ow, count_include_pad);
+    C total = 0;
+    for (int64_t ih = win.h0; ih < win.h1; ++ih)
+      for (int64_t iw = win.w0; iw < win.w1; ++iw) total += load_as_compute(in + ih * g.W + iw);
+    y[o] = convert<T>(win.divisor ? total / static_cast<C>(win.divisor) : C(0));
+  }
+}
+
+// The adjoint as a gather: input cell (ih, iw) sums the shares of the windows that
+// cover it, those with oh * stride - pad <= ih < oh * stride - pad + kernel.
+template <class T>
+__global__ void avg_pool_backward_kernel(const T* gy, T* dx, PoolGeometry g, bool count_include_pad, int64_t n) {
+  using C = dcompute_t<T>;
+  NABLA_GRID_STRIDE_LOOP(i, n) {
+    int64_t iw = i % g.W, ih = (i / g.W) % g.H, plane = i / (g.W * g.H);
+    int64_t ph = ih + g.pad.h, pw = iw + g.pad.w;
+    int64_t oh0 = ph < g.kernel.h ? 0 : (ph - g.kernel.h) / g.stride.h + 1, oh1 = min64(ph / g.stride.h, g.OH - 1);
+    int64_t ow0 = pw < g.kernel.w ? 0 : (pw - g.kernel.w) / g.stride.w + 1, ow1 = min64(pw / g.stride.w, g.OW - 1);
+    const T* grad = gy + plane * g.OH * g.OW;
+    C total = 0;
+    for (int64_t oh = oh0; oh <= oh1; ++oh)
+      for (int64_t ow = ow0; ow <= ow1; ++ow) {
+        // The window holds (ih, iw), so its divisor is at least 1.
+        int64_t divisor = avg_window(g, oh, ow, count_include_pad).divisor;
+        total += load_as_compute(grad + oh * g.OW + ow) / static_cast<C>(divisor);
+      }
+    dx[i] = convert<T>(total);
+  }
+}
+
+}  // namespace
+
+void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  PoolGeometry g = cpu::pool_geometry(in[0].sizes(), attrs, "max_pool2d");
+  int64_t n = out[0].numel();
+  if (n == 0) return;
+  DeviceGuard guard(out[0].device().index);
+  Tensor x = contiguous_raw(in[0]);
+  visit_device_float(out[0].dtype(), "max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
+        device_data<const T>(x), device_data<T>(out[0]), device_data<int64_t>(out[1]), g, n);
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+void avg_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  PoolGeometry g = cpu::pool_geometry(in[0].sizes(), attrs, "avg_pool2d");
+  int64_t n = out[0].numel();
+  if (n == 0) return;
+  DeviceGuard guard(out[0].device().index);
+  Tensor x = contiguous_raw(in[0]);
+  visit_device_float(out[0].dtype(), "avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    avg_pool_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
+        device_data<const T>(x), device_data<T>(out[0]), g, attrs.b("count_include_pad"), n);
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+// in: grad [N, C, OH, OW]; out: the input's gradient, shaped by attribute input_shape.
+void avg_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dx = out[0];
+  PoolGeometry g = cpu::pool_geometry(dx.sizes(), attrs, "avg_pool2d_backward");
+  int64_t n = dx.numel();
+  if (n == 0) return;
+  DeviceGuard guard(dx.device().index);
+  Tensor gy = contiguous_raw(in[0]);
+  visit_device_float(dx.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    avg_pool_backward_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(dx)>>>(
+        device_data<const T>(gy), device_data<T>(dx), g, attrs.b("count_include_pad"), n);
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace nabla::cuda
