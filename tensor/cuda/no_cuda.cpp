@@ -1,6 +1,7 @@
 // Built instead of the .cu files when NABLA_CUDA is off: every query answers "no GPU",
 // and everything that would need one says how to build nabla with CUDA.
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/cuda/fused.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::cuda {
@@ -31,5 +32,9 @@ void copy_into(const Tensor&, const Tensor&, bool) { not_built("copy to or from 
 void fill(const Tensor&, double) { not_built("fill of a cuda tensor"); }
 Tensor to_device(const Tensor&, const Device& device, bool) { not_built(device.str()); }
 Kernel find_kernel(const std::string&) { return {}; }
+bool program_fits_on_cuda(const cpu::ElementwiseProgram&) { return false; }
+void run_elementwise_program(const cpu::ElementwiseProgram&, const TensorList&, const Tensor&) {
+  not_built("fused elementwise kernel on cuda");
+}
 
 }  // namespace nabla::cuda
