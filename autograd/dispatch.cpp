@@ -18,6 +18,9 @@
 // float inputs converted to f32, run the f32 kernel, and have their floating
 // outputs rounded back. The node records the original inputs, so gradients come
 // back in the input dtype.
+#include <cstring>
+#include <unordered_map>
+
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
@@ -86,12 +89,44 @@ KernelFn kernel_for(const OpDef& def, Device device, bool* half_native) {
   return def.cuda;
 }
 
+// A CPU number (0-dim tensor) on `device`. The numbers of a program are few and
+// repeat (the 2.0 of `x * 2.0` on every step), so each thread keeps the copies it
+// made, keyed by value, dtype, wrapped flag and device: a step does not upload its
+// numbers again. Kernels only read their inputs, so sharing a copy is safe.
+Tensor number_on(const Tensor& number, Device device) {
+  struct Key {
+    uint64_t bits;
+    DType dtype;
+    bool wrapped;
+    int device;
+    bool operator==(const Key& o) const {
+      return bits == o.bits && dtype == o.dtype && wrapped == o.wrapped && device == o.device;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.bits) ^ (size_t(k.dtype) << 1) ^ (size_t(k.wrapped) << 9) ^
+             (size_t(k.device) << 10);
+    }
+  };
+  constexpr size_t kMaxNumbers = 4096;
+  thread_local std::unordered_map<Key, Tensor, KeyHash> copies;
+  Key key{0, number.dtype(), number.impl()->wrapped_number, device.index};
+  std::memcpy(&key.bits, number.raw_data(), dtype_size(number.dtype()));  // the exact bits
+  auto it = copies.find(key);
+  if (it != copies.end()) return it->second;
+  if (copies.size() >= kMaxNumbers) copies.clear();
+  Tensor moved = cuda::to_device(number, device);
+  moved.impl()->wrapped_number = number.impl()->wrapped_number;  // still does not drive type promotion
+  return copies.emplace(key, moved).first->second;
+}
+
 // The inputs as the kernel of `device` reads them: CPU numbers copied over.
 TensorList inputs_on(const TensorList& inputs, Device device) {
   if (device.kind == DeviceKind::cpu) return inputs;
   TensorList moved = inputs;
   for (Tensor& t : moved)
-    if (t.defined() && t.device() != device) t = cuda::to_device(t, device);
+    if (t.defined() && t.device() != device) t = number_on(t, device);
   return moved;
 }
 

@@ -3,6 +3,7 @@
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/settings.hpp"
+#include "tensor/cuda/fused.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::cuda {
@@ -42,5 +43,9 @@ void conv2d_act(const Tensor&, const Tensor&, const Tensor&, const Attrs&, cpu::
   not_built("conv2d on cuda");
 }
 void bias_activation(const Tensor&, const Tensor&, int64_t, cpu::Activation) { not_built("bias_activation on cuda"); }
+bool program_fits_on_cuda(const cpu::ElementwiseProgram&) { return false; }
+void run_elementwise_program(const cpu::ElementwiseProgram&, const TensorList&, const Tensor&) {
+  not_built("fused elementwise kernel on cuda");
+}
 
 }  // namespace nabla::cuda

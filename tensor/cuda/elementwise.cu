@@ -1,0 +1,357 @@
+// CUDA kernels of the elementwise rows: the unary ops, the broadcasting binary ops,
+// the comparisons, where and clamp. Every op goes through one launcher: a functor
+// applied per output element, with each input converted as it is read to the
+// compute type (the output's dtype, float for f16/bf16, or for comparisons the
+// inputs' result_type), exactly as the CPU kernels convert a mixed input with
+// as_dtype before computing (tensor/cpu/elementwise.cpp).
+//
+// Two kernels per functor and dtype. A flat one, when every input is either dense
+// (contiguous, of the output's shape) or a single element (a number such as the 2.0 of
+// `x * 2.0`): no index arithmetic, and when the dense inputs all have the op's dtype
+// (the common case) plain loads, several per thread in flight. And a strided one that
+// finds each input's element through an OffsetCalculator (any strides, broadcast dims
+// of stride 0). Inputs of other dtypes are read through scalar::load_converted, whose
+// dtype switch is the same for every thread of a launch (uniform branches, no
+// divergence); this keeps the instantiations to one per op and dtype, not one per
+// combination of input dtypes.
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cuda/common.cuh"
+#include "tensor/cuda/kernels.hpp"
+#include "tensor/cuda/scalar_ops.cuh"
+
+namespace nabla::cuda {
+
+// The signature of kernels.hpp (whose macro is local to that header).
+#define NABLA_KERNEL(name) void name(const TensorList& in, const Attrs& attrs, TensorList& out)
+
+namespace {
+
+// The inputs of one launch.
+template <int N>
+struct Operands {
+  const void* data[N];
+  DType dtype[N];
+  int64_t flat_stride[N];  // flat kernel: 1 for a dense input, 0 for a single element
+  bool typed;              // flat kernel: every dense input has the dtype In
+};
+
+// The DType whose elements are the device type T.
+template <class T>
+constexpr DType dtype_of_device() {
+  if constexpr (std::is_same_v<T, __half>)
+    return DType::f16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return DType::bf16;
+  else
+    return dtype_of<T>::value;
+}
+
+template <class C, int N, class Op>
+__device__ __forceinline__ auto apply(const Op& op, const C (&args)[N]) {
+  if constexpr (N == 1)
+    return op(args[0]);
+  else if constexpr (N == 2)
+    return op(args[0], args[1]);
+  else
+    return op(args[0], args[1], args[2]);
+}
+
+// Elements each thread of a typed flat kernel handles per step: their loads are all
+// in flight before the first result is computed.
+constexpr int kUnroll = 4;
+
+// Dense inputs of dtype In read with plain loads; single elements (of any dtype) read
+// once per thread. A block covers blockDim * kUnroll consecutive elements per step,
+// thread t the ones at t, t + blockDim, ..., so every load is coalesced.
+template <class Out, class In, int N, class Op>
+__device__ __forceinline__ void flat_typed(Out* out, const Operands<N>& in, int64_t n, const Op& op) {
+  using C = dcompute_t<In>;
+  C single[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k)
+    single[k] = in.flat_stride[k] == 0 ? scalar::load_converted<C>(in.data[k], in.dtype[k], 0) : C(0);
+  const int64_t tile = static_cast<int64_t>(blockDim.x) * kUnroll;
+  for (int64_t base = blockIdx.x * tile; base < n; base += gridDim.x * tile) {
+    C args[kUnroll][N];
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) {
+      int64_t i = base + threadIdx.x + j * static_cast<int64_t>(blockDim.x);
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        bool dense = in.flat_stride[k] != 0;
+        args[j][k] = !dense ? single[k] : i < n ? load_as_compute(static_cast<const In*>(in.data[k]) + i) : C(0);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) {
+      int64_t i = base + threadIdx.x + j * static_cast<int64_t>(blockDim.x);
+      if (i < n) out[i] = convert<Out>(apply<C, N>(op, args[j]));
+    }
+  }
+}
+
+// Dense inputs of mixed dtypes, each converted as it is read.
+template <class Out, class C, int N, class Op>
+__device__ __forceinline__ void flat_converting(Out* out, const Operands<N>& in, int64_t n, const Op& op) {
+  NABLA_GRID_STRIDE_LOOP(i, n) {
+    C args[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) args[k] = scalar::load_converted<C>(in.data[k], in.dtype[k], i * in.flat_stride[k]);
+    out[i] = convert<Out>(apply<C, N>(op, args));
+  }
+}
+
+template <class Out, class In, int N, class Op>
+__global__ void flat_kernel(Out* out, Operands<N> in, int64_t n, Op op) {
+  if (in.typed)
+    flat_typed<Out, In, N>(out, in, n, op);
+  else
+    flat_converting<Out, dcompute_t<In>, N>(out, in, n, op);
+}
+
+// The offset calculator is a __grid_constant__ so that its arrays, indexed by a
+// runtime dim, are read from the parameter bank instead of being copied per thread.
+template <class Out, class C, int N, class Op>
+__global__ void strided_kernel(Out* out, Operands<N> in, const __grid_constant__ OffsetCalculator<N> calc, int64_t n,
+                               Op op) {
+  NABLA_GRID_STRIDE_LOOP(i, n) {
+    int64_t offset[N];
+    calc.offsets(i, offset);
+    C args[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) args[k] = scalar::load_converted<C>(in.data[k], in.dtype[k], offset[k]);
+    out[i] = convert<Out>(apply<C, N>(op, args));
+  }
+}
+
+// out[i] = op(inputs at i, converted to In's compute type) over out's elements; inputs
+// broadcast to out's shape (checked by the row's shape rule), out is contiguous. In
+// is the element type inputs usually have (the typed fast path reads them as such).
+template <class Out, class In, int N, class Op>
+void launch_elementwise(const TensorList& inputs, const Tensor& out, Op op) {
+  int64_t n = out.numel();
+  if (n == 0) return;
+  DeviceGuard guard(out.device().index);
+  cudaStream_t stream = stream_for(out);
+  Operands<N> operands;
+  std::array<const Tensor*, N> tensors;
+  bool flat = true;
+  operands.typed = true;
+  for (int k = 0; k < N; ++k) {
+    const Tensor& t = inputs[k];
+    tensors[k] = &t;
+    operands.data[k] = t.raw_data();
+    operands.dtype[k] = t.dtype();
+    bool dense = t.is_contiguous() && t.sizes() == out.sizes();
+    operands.flat_stride[k] = dense ? 1 : 0;
+    flat = flat && (dense || t.numel() == 1);
+    operands.typed = operands.typed && (!dense || t.dtype() == dtype_of_device<In>());
+  }
+  Out* result = device_data<Out>(out);
+  if (flat) {
+    unsigned blocks = blocks_for(operands.typed ? (n + kUnroll - 1) / kUnroll : n);
+    flat_kernel<Out, In, N, Op><<<blocks, kThreads, 0, stream>>>(result, operands, n, op);
+  } else {
+    auto calc = make_offset_calculator<N>(out.sizes(), tensors);
+    strided_kernel<Out, dcompute_t<In>, N, Op><<<blocks_for(n), kThreads, 0, stream>>>(result, operands, calc, n, op);
+  }
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------------------
+// Functors: one per op, calling the shared scalar function at the compute type.
+
+#define NABLA_UNARY_FUNCTOR(name)                        \
+  struct name##_fn {                                     \
+    template <class C>                                   \
+    __device__ __forceinline__ C operator()(C v) const { \
+      return scalar::name(v);                            \
+    }                                                    \
+  };
+#define NABLA_BINARY_FUNCTOR(name)                            \
+  struct name##_fn {                                          \
+    template <class C>                                        \
+    __device__ __forceinline__ C operator()(C x, C y) const { \
+      return scalar::name(x, y);                              \
+    }                                                         \
+  };
+#define NABLA_COMPARE_FUNCTOR(name, op)                          \
+  struct name##_fn {                                             \
+    template <class C>                                           \
+    __device__ __forceinline__ bool operator()(C x, C y) const { \
+      return x op y;                                             \
+    }                                                            \
+  };
+NABLA_UNARY_FUNCTOR(neg)
+NABLA_UNARY_FUNCTOR(exp)
+NABLA_UNARY_FUNCTOR(log)
+NABLA_UNARY_FUNCTOR(sqrt)
+NABLA_UNARY_FUNCTOR(rsqrt)
+NABLA_UNARY_FUNCTOR(abs)
+NABLA_UNARY_FUNCTOR(sign)
+NABLA_UNARY_FUNCTOR(sin)
+NABLA_UNARY_FUNCTOR(cos)
+NABLA_UNARY_FUNCTOR(tanh)
+NABLA_UNARY_FUNCTOR(sigmoid)
+NABLA_UNARY_FUNCTOR(relu)
+NABLA_UNARY_FUNCTOR(gelu)
+NABLA_UNARY_FUNCTOR(silu)
+NABLA_UNARY_FUNCTOR(erf)
+NABLA_BINARY_FUNCTOR(add)
+NABLA_BINARY_FUNCTOR(sub)
+NABLA_BINARY_FUNCTOR(mul)
+NABLA_BINARY_FUNCTOR(div)
+NABLA_BINARY_FUNCTOR(pow)
+NABLA_BINARY_FUNCTOR(maximum)
+NABLA_BINARY_FUNCTOR(minimum)
+NABLA_COMPARE_FUNCTOR(eq, ==)
+NABLA_COMPARE_FUNCTOR(ne, !=)
+NABLA_COMPARE_FUNCTOR(lt, <)
+NABLA_COMPARE_FUNCTOR(le, <=)
+NABLA_COMPARE_FUNCTOR(gt, >)
+NABLA_COMPARE_FUNCTOR(ge, >=)
+#undef NABLA_UNARY_FUNCTOR
+#undef NABLA_BINARY_FUNCTOR
+#undef NABLA_COMPARE_FUNCTOR
+
+// The condition arrives as bool (see where), so as C it is 0 or 1.
+struct where_fn {
+  template <class C>
+  __device__ __forceinline__ C operator()(C cond, C x, C y) const {
+    return cond != C(0) ? x : y;
+  }
+};
+
+template <class C>
+struct clamp_fn {
+  bool has_lo, has_hi;
+  C lo, hi;
+  __device__ __forceinline__ C operator()(C v) const {
+    if (has_lo && v < lo) v = lo;
+    if (has_hi && v > hi) v = hi;
+    return v;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Dtype dispatch, with the CPU kernels' rules for which dtypes each op accepts.
+
+// Float ops (exp, ...): the shape rule made the output floating.
+template <class Op>
+void float_unary(const char* name, const TensorList& in, TensorList& out) {
+  visit_device_float(out[0].dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, 1>(in, out[0], Op{});
+  });
+}
+
+// Ops that also make sense on integers (neg, abs, sign, relu), not on bool.
+template <class Op>
+void numeric_unary(const char* name, const TensorList& in, TensorList& out) {
+  visit_device_dtype(out[0].dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>)
+      throw Error(std::string(name) + ": not defined for bool");
+    else
+      launch_elementwise<T, T, 1>(in, out[0], Op{});
+  });
+}
+
+// Binary arithmetic in the output's dtype (the inputs' result_type); bool only where
+// the op allows it (add is or, mul is and, maximum/minimum).
+template <class Op, bool kBool>
+void numeric_binary(const char* name, const TensorList& in, TensorList& out) {
+  visit_device_dtype(out[0].dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> && !kBool)
+      throw Error(std::string(name) + ": not defined for bool");
+    else
+      launch_elementwise<T, T, 2>(in, out[0], Op{});
+  });
+}
+
+template <class Op>
+void float_binary(const char* name, const TensorList& in, TensorList& out) {
+  visit_device_float(out[0].dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, 2>(in, out[0], Op{});
+  });
+}
+
+// Comparisons compute in the inputs' result_type (a wrapped number does not widen:
+// f32 > 0.1 compares in f32) and write bool. 16-bit floats compare in float, which
+// is what the CPU does after widening them to f32.
+template <class Op>
+void compare(const TensorList& in, TensorList& out) {
+  visit_device_dtype(result_type(in), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<bool, T, 2>(in, out[0], Op{});
+  });
+}
+
+}  // namespace
+
+#define NABLA_FLOAT_UNARY(name) \
+  NABLA_KERNEL(name) { float_unary<name##_fn>(#name, in, out); }
+#define NABLA_NUMERIC_UNARY(name) \
+  NABLA_KERNEL(name) { numeric_unary<name##_fn>(#name, in, out); }
+NABLA_NUMERIC_UNARY(neg)
+NABLA_FLOAT_UNARY(exp)
+NABLA_FLOAT_UNARY(log)
+NABLA_FLOAT_UNARY(sqrt)
+NABLA_FLOAT_UNARY(rsqrt)
+NABLA_NUMERIC_UNARY(abs)
+NABLA_NUMERIC_UNARY(sign)
+NABLA_FLOAT_UNARY(sin)
+NABLA_FLOAT_UNARY(cos)
+NABLA_FLOAT_UNARY(tanh)
+NABLA_FLOAT_UNARY(sigmoid)
+NABLA_NUMERIC_UNARY(relu)
+NABLA_FLOAT_UNARY(gelu)
+NABLA_FLOAT_UNARY(silu)
+NABLA_FLOAT_UNARY(erf)
+#undef NABLA_FLOAT_UNARY
+#undef NABLA_NUMERIC_UNARY
+
+NABLA_KERNEL(add) { numeric_binary<add_fn, true>("add", in, out); }
+NABLA_KERNEL(sub) { numeric_binary<sub_fn, false>("sub", in, out); }
+NABLA_KERNEL(mul) { numeric_binary<mul_fn, true>("mul", in, out); }
+NABLA_KERNEL(div) { float_binary<div_fn>("div", in, out); }
+NABLA_KERNEL(pow) { float_binary<pow_fn>("pow", in, out); }
+NABLA_KERNEL(maximum) { numeric_binary<maximum_fn, true>("maximum", in, out); }
+NABLA_KERNEL(minimum) { numeric_binary<minimum_fn, true>("minimum", in, out); }
+
+NABLA_KERNEL(eq) { compare<eq_fn>(in, out); }
+NABLA_KERNEL(ne) { compare<ne_fn>(in, out); }
+NABLA_KERNEL(lt) { compare<lt_fn>(in, out); }
+NABLA_KERNEL(le) { compare<le_fn>(in, out); }
+NABLA_KERNEL(gt) { compare<gt_fn>(in, out); }
+NABLA_KERNEL(ge) { compare<ge_fn>(in, out); }
+
+// A condition of another dtype is first made bool (nonzero is true), as the CPU
+// kernel does: read directly as an integer C, 0.5 would truncate to false.
+NABLA_KERNEL(where) {
+  Tensor cond = in[0].dtype() == DType::b8 ? in[0] : to_dtype_raw(in[0], DType::b8);
+  visit_device_dtype(out[0].dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, 3>({cond, in[1], in[2]}, out[0], where_fn{});
+  });
+}
+
+// The bounds convert to the compute type on the host, as the CPU kernel converts them.
+NABLA_KERNEL(clamp) {
+  bool has_lo = !attrs.is_none("min"), has_hi = !attrs.is_none("max");
+  double lo = has_lo ? attrs.f("min") : 0, hi = has_hi ? attrs.f("max") : 0;
+  visit_device_dtype(out[0].dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = dcompute_t<T>;
+    if constexpr (std::is_same_v<T, bool>)
+      throw Error("clamp: not defined for bool");
+    else
+      launch_elementwise<T, T, 1>(in, out[0], clamp_fn<C>{has_lo, has_hi, static_cast<C>(lo), static_cast<C>(hi)});
+  });
+}
+
+#undef NABLA_KERNEL
+
+}  // namespace nabla::cuda
