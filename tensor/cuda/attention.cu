@@ -10,7 +10,6 @@
 
 #include "tensor/cuda/blas.cuh"
 #include "tensor/cuda/block_reduce.cuh"
-#include "tensor/cuda/kernels.hpp"
 
 namespace nabla::cuda {
 
@@ -34,9 +33,9 @@ __global__ void masked_softmax_kernel(const dcompute_t<T>* scores, T* weights, i
     for (int64_t j = lane; j < visible; j += kWarpSize) mx = in[j] > mx ? in[j] : mx;
     mx = warp_max(mx);
     A sum = 0;
-    for (int64_t j = lane; j < visible; j += kWarpSize) sum += exp(in[j] - mx);
+    for (int64_t j = lane; j < visible; j += kWarpSize) sum += ::exp(in[j] - mx);
     A inv = A(1) / warp_sum(sum);
-    for (int64_t j = lane; j < S; j += kWarpSize) out[j] = convert<T>(j < visible ? exp(in[j] - mx) * inv : A(0));
+    for (int64_t j = lane; j < S; j += kWarpSize) out[j] = convert<T>(j < visible ? ::exp(in[j] - mx) * inv : A(0));
   }
 }
 

@@ -17,7 +17,6 @@
 #include "tensor/cuda/blas.cuh"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/handles.cuh"
-#include "tensor/cuda/kernels.hpp"
 #include "tensor/cuda/settings.hpp"
 
 namespace nabla::cuda {

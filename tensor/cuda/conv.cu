@@ -24,7 +24,6 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/handles.cuh"
-#include "tensor/cuda/kernels.hpp"
 #include "tensor/cuda/settings.hpp"
 
 namespace nabla::cuda {

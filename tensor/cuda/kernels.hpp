@@ -2,7 +2,9 @@
 // attributes, fill the already allocated, contiguous outputs (on the inputs' device,
 // queued on its current stream). kernel_table.cu lists them by op name; the op table
 // picks them up through find_kernel (tensor/cuda/cuda_runtime.hpp). Only files built
-// by nvcc include this.
+// by nvcc include this, and only those that call another op's kernel: the kernels are
+// named after their ops (exp, sqrt, max, ...), so inside namespace nabla::cuda these
+// declarations hide the math functions of the same names (write ::exp there).
 #pragma once
 #include "tensor/cuda/cuda_runtime.hpp"
 

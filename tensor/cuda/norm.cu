@@ -14,7 +14,6 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/block_reduce.cuh"
 #include "tensor/cuda/common.cuh"
-#include "tensor/cuda/kernels.hpp"
 
 namespace nabla::cuda {
 

@@ -9,7 +9,6 @@
 #include "tensor/cpu/conv_geometry.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
-#include "tensor/cuda/kernels.hpp"
 
 namespace nabla::cuda {
 
