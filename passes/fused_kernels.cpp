@@ -1,6 +1,10 @@
 #include "passes/fused_kernels.hpp"
 
+#include "passes/executor.hpp"
+#include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
+#include "tensor/cuda/epilogue.hpp"
+#include "tensor/cuda/fused.hpp"
 
 namespace nabla::graph {
 
@@ -31,8 +35,15 @@ cpu::ElementwiseProgram program_of(const Graph& body) {
   return prog;
 }
 
+bool on_gpu(const Tensor& t) { return t.device().kind == DeviceKind::cuda; }
+
+// One loop on the CPU, one kernel on a GPU; a program beyond the CUDA kernel's limits
+// runs its body's ops one by one.
 void run_fused(const Node& node, const TensorList& inputs, TensorList& outputs) {
-  cpu::run_elementwise_program(program_of(*node.body), inputs, outputs[0]);
+  cpu::ElementwiseProgram program = program_of(*node.body);
+  if (!on_gpu(outputs[0])) return cpu::run_elementwise_program(program, inputs, outputs[0]);
+  if (cuda::program_fits_on_cuda(program)) return cuda::run_elementwise_program(program, inputs, outputs[0]);
+  copy_into(outputs[0], run_graph(*node.body, inputs).at(0));
 }
 
 // "linear_relu" -> relu.
@@ -55,14 +66,18 @@ Tensor base_operand(const Node& node, const TensorList& inputs, size_t k) {
 }
 
 void run_linear_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
-  cpu::linear_act(base_operand(node, inputs, 0), base_operand(node, inputs, 1), base_operand(node, inputs, 2),
-                  epilogue_of(node, "linear"), cpu::WeightLayout::packed, outputs[0]);
+  Tensor x = base_operand(node, inputs, 0), w = base_operand(node, inputs, 1), b = base_operand(node, inputs, 2);
+  cpu::Activation act = epilogue_of(node, "linear");
+  if (on_gpu(outputs[0])) return cuda::linear_act(x, w, b, act, outputs[0]);
+  cpu::linear_act(x, w, b, act, cpu::WeightLayout::packed, outputs[0]);
 }
 
 void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
   const Node& conv = node.body->nodes.at(0);  // its attributes are the convolution's
-  cpu::conv2d_act(base_operand(node, inputs, 0), base_operand(node, inputs, 1), base_operand(node, inputs, 2),
-                  conv.attrs, epilogue_of(node, "conv2d"), outputs[0]);
+  Tensor x = base_operand(node, inputs, 0), w = base_operand(node, inputs, 1), b = base_operand(node, inputs, 2);
+  cpu::Activation act = epilogue_of(node, "conv2d");
+  if (on_gpu(outputs[0])) return cuda::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
+  cpu::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
 }
 
 }  // namespace
