@@ -48,8 +48,8 @@ std::string memory_summary(int device) {
   cuda::CachingAllocatorStats s = alloc.stats();
   std::string out = "cuda:" + std::to_string(device) + " (" + cuda::device_name(device) + ")\n";
   out += "  allocated " + cuda::format_bytes(s.allocated) + " (peak " + cuda::format_bytes(s.peak_allocated) +
-         "), reserved " + cuda::format_bytes(s.reserved) + " (peak " + cuda::format_bytes(s.peak_reserved) +
-         "), in " + std::to_string(s.segments) + " segments\n";
+         "), reserved " + cuda::format_bytes(s.reserved) + " (peak " + cuda::format_bytes(s.peak_reserved) + "), in " +
+         std::to_string(s.segments) + " segments\n";
   out += "  unused inside segments " + cuda::format_bytes(s.unallocated()) + ", of which in split blocks " +
          cuda::format_bytes(s.inactive_split) + "\n";
   std::vector<std::pair<size_t, std::string>> live;
@@ -102,8 +102,8 @@ std::shared_ptr<Module> cuda_module(Evaluator&) {
                                     static_cast<cuda::StreamId>(as_int(b[0], "set_stream(): stream")));
            return Value();
          }));
-  m->set("memory_allocated", make_native("memory_allocated", memory_stat("memory_allocated",
-                                                                         &cuda::CachingAllocatorStats::allocated)));
+  m->set("memory_allocated",
+         make_native("memory_allocated", memory_stat("memory_allocated", &cuda::CachingAllocatorStats::allocated)));
   m->set("max_memory_allocated",
          make_native("max_memory_allocated",
                      memory_stat("max_memory_allocated", &cuda::CachingAllocatorStats::peak_allocated)));

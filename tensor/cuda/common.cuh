@@ -163,7 +163,7 @@ inline unsigned blocks_for(int64_t n, int threads = kThreads) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + threads - 1) / threads, kMaxBlocks)));
 }
 
-#define NABLA_GRID_STRIDE_LOOP(i, n)                                                                \
+#define NABLA_GRID_STRIDE_LOOP(i, n)                                                     \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
@@ -177,8 +177,8 @@ constexpr int kMaxDims = 12;
 template <int N>
 struct OffsetCalculator {
   int dims = 0;
-  int64_t sizes[kMaxDims];           // innermost first
-  int64_t strides[N][kMaxDims];      // in elements, innermost first
+  int64_t sizes[kMaxDims];       // innermost first
+  int64_t strides[N][kMaxDims];  // in elements, innermost first
 
   __host__ __device__ __forceinline__ void offsets(int64_t linear, int64_t (&out)[N]) const {
 #pragma unroll

@@ -12,15 +12,15 @@
 
 namespace nabla::cuda {
 
-class CachingAllocator;    // tensor/cuda/caching_allocator.hpp
+class CachingAllocator;           // tensor/cuda/caching_allocator.hpp
 using StreamId = std::uintptr_t;  // a cudaStream_t's bits; 0 is the legacy default stream
 
 // ---------------------------------------------------------------------------
 // Devices
 
-int device_count();          // 0 without a GPU, a driver, or a CUDA build
-bool built_with_cuda();      // whether this nabla has the CUDA backend at all
-std::string runtime_info();  // one line for `nabla --version`
+int device_count();                   // 0 without a GPU, a driver, or a CUDA build
+bool built_with_cuda();               // whether this nabla has the CUDA backend at all
+std::string runtime_info();           // one line for `nabla --version`
 std::string device_name(int device);  // "NVIDIA H100 80GB HBM3"
 // Throws nabla::Error naming the device when it is not there (or CUDA is not built).
 void check_device(int device);

@@ -2,8 +2,8 @@
 // and everything that would need one says how to build nabla with CUDA.
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/epilogue.hpp"
-#include "tensor/cuda/settings.hpp"
 #include "tensor/cuda/fused.hpp"
+#include "tensor/cuda/settings.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::cuda {

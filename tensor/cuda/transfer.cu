@@ -140,8 +140,8 @@ void copy_into(const Tensor& dst, const Tensor& src, bool non_blocking) {
     return;
   }
   // To a device (from the CPU or another device): move the bytes, then convert there.
-  bool direct = dst.is_contiguous() && dst.dtype() == src.dtype() && dst.sizes() == src.sizes() &&
-                from.kind == DeviceKind::cpu;
+  bool direct =
+      dst.is_contiguous() && dst.dtype() == src.dtype() && dst.sizes() == src.sizes() && from.kind == DeviceKind::cpu;
   if (direct) {
     Tensor c = contiguous_here(src);
     if (c.numel() > 0) upload(dst, c, non_blocking);
