@@ -1,10 +1,11 @@
 // The language's side of devices: the native `cuda` module (PyTorch's torch.cuda
-// names: is_available, device_count, synchronize, streams, memory statistics of the
+// names: is_available, device_count, synchronize, streams, TF32, memory statistics of the
 // caching allocator), and as_device, which reads "cpu", "cuda" and "cuda:N" for
-// `.to(...)`, `device=` keywords and the scripts' --device flag.
+// `.to(...)`, `device=` keywords and the training scripts' device argument.
 #include "interp/builtins_internal.hpp"
 #include "tensor/cuda/caching_allocator.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/cuda/settings.hpp"
 
 namespace nabla::interp {
 
@@ -101,6 +102,16 @@ std::shared_ptr<Module> cuda_module(Evaluator&) {
            cuda::set_current_stream(device_index(b, 1, "set_stream"),
                                     static_cast<cuda::StreamId>(as_int(b[0], "set_stream(): stream")));
            return Value();
+         }));
+  // TF32 for f32 matmuls and convolutions (off by default: f32 computes in f32).
+  m->set("set_allow_tf32", make_native("set_allow_tf32", [](Evaluator&, CallArgs& a) {
+           Bound b = bind("set_allow_tf32", a, {"allow"}, 1);
+           cuda::set_allow_tf32(as_bool(b[0], "set_allow_tf32(): allow"));
+           return Value();
+         }));
+  m->set("allow_tf32", make_native("allow_tf32", [](Evaluator&, CallArgs& a) {
+           bind("allow_tf32", a, {}, 0);
+           return Value::boolean(cuda::allow_tf32());
          }));
   m->set("memory_allocated",
          make_native("memory_allocated", memory_stat("memory_allocated", &cuda::CachingAllocatorStats::allocated)));
