@@ -294,7 +294,7 @@ Value batches_builtin(Evaluator&, CallArgs& a) {
   if (with_y && ts[1].size(0) != n)
     fail("batches(): x has " + std::to_string(n) + " items but y has " + std::to_string(ts[1].size(0)));
   if (shuffle) {
-    Tensor idx = index_tensor(permutation(n, seed_of(b, 5, "batches()")));
+    Tensor idx = to_device(index_tensor(permutation(n, seed_of(b, 5, "batches()"))), ts[0].device());
     for (auto& t : ts) t = index_select(t, 0, idx);
   } else if (b.has(5)) {
     fail("batches(): seed is only used with shuffle=true");

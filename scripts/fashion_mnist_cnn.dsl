@@ -14,8 +14,8 @@ let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
 manual_seed(0)
 
-let train = data.fashion_mnist("train", flatten=false).subset(train_items)
-let test = data.fashion_mnist("test", flatten=false)
+let train = data.fashion_mnist("train", flatten=false).subset(train_items).to(device)
+let test = data.fashion_mnist("test", flatten=false).to(device)
 let net = nn.Sequential([
   nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
   nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
@@ -27,7 +27,7 @@ fn accuracy(ds) {
   net.eval()
   let right = 0
   no_grad {
-    for (xb, yb) in ds.batches(500, device=device) {
+    for (xb, yb) in ds.batches(500) {
       right = right + sum(eq(argmax(net(xb), dim=1), yb)).item()
     }
   }
@@ -38,7 +38,7 @@ fn accuracy(ds) {
 let epoch_seconds = []
 for epoch in range(epochs) {
   let t0 = time.perf_counter()
-  let batches = train.batches(64, shuffle=true, device=device)
+  let batches = train.batches(64, shuffle=true)
   let bar = data.Progress(batches, desc=f"epoch {epoch + 1}/{epochs}")
   for (xb, yb) in batches {
     let loss = cross_entropy(net(xb), yb)

@@ -17,8 +17,8 @@ let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
 manual_seed(0)
 
-let train = data.fashion_mnist("train", normalize=true).subset(train_items)
-let test = data.fashion_mnist("test", normalize=true)
+let train = data.fashion_mnist("train", normalize=true).subset(train_items).to(device)
+let test = data.fashion_mnist("test", normalize=true).to(device)
 let model = nn.Sequential([nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)]).to(device)
 let opt = optim.Adam(model.parameters(), lr=1e-3)
 let batch_size = 64
@@ -29,7 +29,7 @@ fn accuracy(ds) {
   model.eval()
   let right = 0
   no_grad {
-    for (xb, yb) in ds.batches(1000, device=device) {
+    for (xb, yb) in ds.batches(1000) {
       right = right + sum(eq(argmax(model(xb), dim=1), yb)).item()
     }
   }
@@ -40,7 +40,7 @@ fn accuracy(ds) {
 let epoch_seconds = []
 for epoch in range(epochs) {
   let t0 = time.perf_counter()
-  let batches = train.batches(batch_size, shuffle=true, device=device)
+  let batches = train.batches(batch_size, shuffle=true)
   let bar = data.Progress(batches, desc=f"epoch {epoch + 1}/{epochs}")
   for (xb, yb) in batches {
     let loss = cross_entropy(model(xb), yb)

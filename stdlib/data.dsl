@@ -34,11 +34,15 @@ model TensorDataset(x, y=none) {
   __getitem__(i) = self.item(i)
   # The first n items (a view: no copy).
   subset(n) = TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
+  # The dataset on `device` ("cuda"): moved once, so that shuffling and batching run
+  # there with no copy per epoch or batch.
+  to(device) = TensorDataset(self.x.to(device), self.y.to(device) if self.y != none else none)
   # Mini-batches: a list of (xb, yb) tuples (xb alone without labels) to loop over.
   # shuffle=true permutes the items first: seed=k gives the same order every time,
   # no seed draws one from the global generator. drop_last drops a short last batch.
   # device="cuda" moves the (shuffled) items there in one pinned transfer; the
-  # batches are views of it.
+  # batches are views of it. (A dataset used for many epochs is better moved once
+  # with to(device).)
   batches(size, shuffle=false, drop_last=false, seed=none, device=none) = _data.batches(self.x, self.y, size, shuffle, drop_last, seed, device)
 }
 
