@@ -431,6 +431,12 @@ void install_graph_builtins(Evaluator& ev) {
     viz::render(viz::autograd_dot(roots), str(b[1]));
     return Value();
   });
+  // graphviz_available(): whether this nabla lays drawings out (.svg, .png); a build
+  // without Graphviz (NABLA_GRAPHVIZ=OFF) writes .dot only. Tests that read SVG ask.
+  install_function(ev, "graphviz_available", [](Evaluator&, CallArgs& a) {
+    bind("graphviz_available", a, {}, 0);
+    return Value::boolean(viz::graphviz_available());
+  });
 }
 
 }  // namespace nabla::interp

@@ -2,7 +2,9 @@
 // before and after, for the eager autograd graph of tensors and for a memory plan;
 // render() lays DOT out with cgraph + gvc (no `dot` binary, no plugin config) and
 // writes .dot, .svg or .png. viz/ reads graphs and autograd nodes and never changes
-// them; nothing in tensor/, autograd/ or passes/ includes it.
+// them; nothing in tensor/, autograd/ or passes/ includes it. A nabla built without
+// Graphviz (NABLA_GRAPHVIZ=OFF) still makes and writes DOT; SVG and PNG are then an
+// Error that says so (graphviz_available() tells beforehand).
 //
 // Every drawing gives each element a CSS class that says what it is, which SVG
 // output keeps (`<g class="node input">`), so tests and style sheets can find them:
@@ -59,5 +61,8 @@ std::string render_data(const std::string& dot_text, const std::string& format);
 void render(const std::string& dot_text, const std::string& path);
 // Whether PNG output works here (Graphviz's gd plugin could be loaded), and if not, why.
 bool png_available(std::string* why_not = nullptr);
+// Whether this nabla was built with Graphviz, so that SVG (and PNG, see png_available)
+// can be laid out; if not, why_not gets the message that render() gives.
+bool graphviz_available(std::string* why_not = nullptr);
 
 }  // namespace nabla::viz

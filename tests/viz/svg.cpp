@@ -1,10 +1,19 @@
-// The SVG reader of the viz tests (svg.hpp), and a check of it on a hand-written
+// The SVG reader of the viz tests and can_render() (svg.hpp), and a check of the reader on a hand-written
 // fragment, so that a broken reader cannot make the other tests pass.
 #include "svg.hpp"
 
 #include <doctest/doctest.h>
 
+#include "viz/graphviz.hpp"
+
 namespace viz_test {
+
+bool can_render() {
+  std::string why;
+  if (nabla::viz::graphviz_available(&why)) return true;
+  MESSAGE("skipped the SVG checks of this test case: " << why);
+  return false;
+}
 
 namespace {
 

@@ -7,6 +7,12 @@
 
 namespace viz_test {
 
+// Whether this nabla lays out SVG (it was built with Graphviz). When it was not
+// (NABLA_GRAPHVIZ=OFF), says so in a doctest MESSAGE, so that a test case that then
+// returns shows that it skipped its rendering checks:
+//   if (!viz_test::can_render()) return;
+bool can_render();
+
 struct SvgGroup {
   std::string kind;     // "node", "edge" or "clust"
   std::string title;    // "n3", "v0->n3", "cluster_n2"
