@@ -74,6 +74,11 @@ std::shared_ptr<Module> cuda_module(Evaluator&) {
            bind("is_available", a, {}, 0);
            return Value::boolean(cuda::device_count() > 0);
          }));
+  // is_built(): whether this nabla has the CUDA backend (NABLA_CUDA=ON), GPU or not.
+  m->set("is_built", make_native("is_built", [](Evaluator&, CallArgs& a) {
+           bind("is_built", a, {}, 0);
+           return Value::boolean(cuda::built_with_cuda());
+         }));
   m->set("device_count", make_native("device_count", [](Evaluator&, CallArgs& a) {
            bind("device_count", a, {}, 0);
            return Value::integer(cuda::device_count());

@@ -17,7 +17,7 @@
 #
 # Environment:
 #   NABLA_GPU_BUILD_DIR     build folder (build-gpu)
-#   NABLA_GPU_CTEST_ARGS    ctest's selection ("-L cuda"); "none" runs no ctest
+#   NABLA_GPU_CTEST_ARGS    ctest's selection ("-L cuda"); "all" runs every test, "none" none
 #   NABLA_GPU_TARGETS       build only these targets (space-separated; default all)
 #   NABLA_CUDA_ARCH         CMAKE_CUDA_ARCHITECTURES (default: the GPU's, from nvidia-smi)
 #   NABLA_CMAKE_ARGS        more cmake arguments
@@ -31,6 +31,7 @@ cd "$NABLA_ROOT"
 DEPS="${NABLA_DEPS_ROOT:-/tmp/nabla-deps}"
 BUILD_DIR="${NABLA_GPU_BUILD_DIR:-build-gpu}"
 CTEST_ARGS="${NABLA_GPU_CTEST_ARGS:--L cuda}"
+[ "$CTEST_ARGS" = all ] && CTEST_ARGS=""
 ARCH_LIBDIR=lib/x86_64-linux-gnu  # Debian's multiarch folder (the packages are amd64)
 
 say() { echo "gpu_build: $*"; }
@@ -144,7 +145,7 @@ configure() {
     CMAKE_ARGS+=(-DCUDNN_ROOT="$cudnn")
     CUDNN_LIB="$cudnn/lib"
   else
-    say "warning: python3 finds no nvidia.cudnn package (pip nvidia-cudnn-cu13): configuring without CUDNN_ROOT"
+    say "warning: python3 finds no nvidia.cudnn package (pip nvidia-cudnn-cu13): no CUDNN_ROOT, so CMake looks for cuDNN in the CUDA toolkit only"
   fi
   arch="$(cuda_arch)"
   if [ -n "$arch" ]; then
@@ -196,7 +197,7 @@ say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
 status=0
 if [ "$CTEST_ARGS" != none ]; then
-  say "ctest $CTEST_ARGS --output-on-failure"
+  say "ctest${CTEST_ARGS:+ $CTEST_ARGS} --output-on-failure"
   # shellcheck disable=SC2086
   (cd "$BUILD_DIR" && ctest $CTEST_ARGS --output-on-failure) || status=$?
   [ "$status" = 0 ] || say "ctest failed (status $status)"
