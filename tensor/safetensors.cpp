@@ -61,9 +61,7 @@ Layout layout(const NamedTensors& tensors, const Metadata& metadata, const std::
     if (name == "__metadata__") fail(file, "'__metadata__' is reserved and cannot name a tensor");
     if (!seen.insert(name).second) fail(file, "tensor name '" + name + "' appears twice");
     if (!t.defined()) fail(file, "tensor '" + name + "' is undefined");
-    if (t.device().kind != DeviceKind::cpu)
-      fail(file, "tensor '" + name + "' is on " + t.device().str() + "; move it to the CPU to save it");
-    Tensor c = contiguous_raw(t);
+    Tensor c = contiguous_raw(cpu_copy(t));  // a GPU tensor is saved from a CPU copy (files hold no device)
     uint64_t n = static_cast<uint64_t>(c.numel()) * dtype_size(c.dtype());
     json shape = json::array();
     for (int64_t d : c.sizes()) shape.push_back(d);
