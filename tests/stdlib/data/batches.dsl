@@ -102,3 +102,16 @@ test "Progress: on a terminal (forced), the line redraws and close ends it" {
   p.close()
   expect(p.count() == 3)
 }
+
+test "a dataset and its batches on a device: to(\"cpu\") keeps the values, device= is read, bad devices are errors" {
+  let ds = data.TensorDataset(arange(10).to(f32), arange(10))
+  let moved = ds.to("cpu")
+  expect(moved.x.device == "cpu")
+  expect_close(moved.x, ds.x)
+  let shuffled = moved.batches(4, shuffle=true, seed=3, device="cpu")
+  let again = ds.batches(4, shuffle=true, seed=3)
+  expect(len(shuffled) == 3)
+  for k in range(3) { expect_close(shuffled[k][0], again[k][0]) }
+  expect_error("data.TensorDataset(arange(4)).batches(2, device=\"gpu\")",
+               "batches(): device: unknown device 'gpu' (expected \"cpu\", \"cuda\" or \"cuda:N\")")
+}
