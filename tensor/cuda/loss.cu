@@ -179,6 +179,12 @@ struct CrossEntropyOp {
       a.losses[p] = T(0);
       return;
     }
+    // The CPU (and PyTorch) subtract the max logit, so a +inf logit gives inf - inf =
+    // NaN there; the merged state alone would give a loss of inf.
+    if (s.lse.max == -negative_infinity<T>()) {
+      a.losses[p] = T(NAN);
+      return;
+    }
     T lse = lse_value(s.lse);
     T nll = lse - a.x_at(p, t);
     if (smoothing == T(0)) {
