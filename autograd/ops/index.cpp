@@ -84,6 +84,9 @@ std::vector<TensorMeta> infer_index_select(const TensorList& in, const Attrs& a)
   check_index_dtype("index_select", in[1]);
   NABLA_CHECK(in[1].dim() <= 1, "index_select: index must be 0-dim or 1-D, got shape " + in[1].shape_str());
   int64_t dim = wrap_dim(a.i("dim"), in[0].dim(), "index_select");
+  // A 0-dim input has one element to select: its output stays 0-dim (as PyTorch).
+  NABLA_CHECK(in[0].dim() > 0 || in[1].numel() == 1,
+              "index_select: a 0-dim input can be indexed by one index only, got " + std::to_string(in[1].numel()));
   Shape s = in[0].sizes();
   if (!s.empty()) s[dim] = in[1].numel();
   return one(s, in[0].dtype());
