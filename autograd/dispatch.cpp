@@ -91,27 +91,30 @@ KernelFn kernel_for(const OpDef& def, Device device, bool* half_native) {
 
 // A CPU number (0-dim tensor) on `device`. The numbers of a program are few and
 // repeat (the 2.0 of `x * 2.0` on every step), so each thread keeps the copies it
-// made, keyed by value, dtype, wrapped flag and device: a step does not upload its
-// numbers again. Kernels only read their inputs, so sharing a copy is safe.
+// made, keyed by value, dtype, wrapped flag, device and current stream: a step does
+// not upload its numbers again. Kernels only read their inputs, so sharing a copy is
+// safe on the stream that uploaded it; on another stream the upload is not ordered
+// before the kernel (nor a cleared copy's reuse after it), hence the stream in the key.
 Tensor number_on(const Tensor& number, Device device) {
   struct Key {
     uint64_t bits;
     DType dtype;
     bool wrapped;
     int device;
+    cuda::StreamId stream;
     bool operator==(const Key& o) const {
-      return bits == o.bits && dtype == o.dtype && wrapped == o.wrapped && device == o.device;
+      return bits == o.bits && dtype == o.dtype && wrapped == o.wrapped && device == o.device && stream == o.stream;
     }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
       return std::hash<uint64_t>()(k.bits) ^ (size_t(k.dtype) << 1) ^ (size_t(k.wrapped) << 9) ^
-             (size_t(k.device) << 10);
+             (size_t(k.device) << 10) ^ std::hash<cuda::StreamId>()(k.stream);
     }
   };
   constexpr size_t kMaxNumbers = 4096;
   thread_local std::unordered_map<Key, Tensor, KeyHash> copies;
-  Key key{0, number.dtype(), number.impl()->wrapped_number, device.index};
+  Key key{0, number.dtype(), number.impl()->wrapped_number, device.index, cuda::current_stream(device.index)};
   std::memcpy(&key.bits, number.raw_data(), dtype_size(number.dtype()));  // the exact bits
   auto it = copies.find(key);
   if (it != copies.end()) return it->second;

@@ -163,7 +163,14 @@ void release(int device, void* ptr) {
   if (ptr) device_allocator(device).free(ptr);
 }
 
-void* allocate_pinned(size_t nbytes) { return pinned_allocator().allocate(nbytes, 0, "pinned"); }
+// Pinned blocks are filed under a stream id that no real stream has. The allocator
+// skips record_stream for a block's own stream (right for device memory, whose reuse
+// is stream-ordered), but the host reuses pinned memory at once: filed under 0, a
+// non_blocking copy on the default stream would record nothing, and the block could
+// be refilled while the copy still reads it.
+constexpr StreamId kPinnedPoolStream = ~StreamId(0);
+
+void* allocate_pinned(size_t nbytes) { return pinned_allocator().allocate(nbytes, kPinnedPoolStream, "pinned"); }
 
 void release_pinned(void* ptr) {
   if (ptr) pinned_allocator().free(ptr);

@@ -9,8 +9,9 @@
 // return once the driver has staged the bytes, so the host buffer may go at once;
 // uploads from pinned memory with non_blocking do not wait, and record the stream on
 // the pinned block so that it is not reused before the copy is done. Downloads wait
-// for the stream unless non_blocking and the destination is pinned: the caller then
-// synchronises before reading (as PyTorch's non_blocking=True).
+// for the stream unless non_blocking and the destination is pinned: the block then
+// records the stream too, and the caller synchronises before reading (as PyTorch's
+// non_blocking=True). Copies between two GPUs wait for the copy.
 #include <cstring>
 
 #include "tensor/cpu/copy.hpp"
@@ -100,7 +101,11 @@ void download(const Tensor& to, const Tensor& from, bool non_blocking) {
   DeviceGuard guard(device);
   cudaStream_t s = stream_of(device);
   NABLA_CUDA_CHECK(cudaMemcpyAsync(to.raw_data(), from.raw_data(), bytes_of(from), cudaMemcpyDeviceToHost, s));
-  if (!(non_blocking && is_pinned(to))) NABLA_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (non_blocking && is_pinned(to))
+    // The copy still writes the pinned block: it must not be reused before then.
+    record_stream(to.device(), to.storage()->data, current_stream(device));
+  else
+    NABLA_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
 // A contiguous tensor of `t`'s dtype and shape on `device` with t's values.
@@ -118,6 +123,10 @@ Tensor move_bytes(const Tensor& t, const Device& device, bool non_blocking) {
     DeviceGuard guard(device.index);
     NABLA_CUDA_CHECK(cudaMemcpyPeerAsync(out.raw_data(), device.index, src.raw_data(), src.device().index,
                                          bytes_of(src), stream_of(device.index)));
+    // src (often the temporary of contiguous_here) belongs to a stream of the other
+    // device, which would reuse it as soon as it is freed on return; and record_stream
+    // cannot name a stream of another device. So wait for the copy.
+    NABLA_CUDA_CHECK(cudaStreamSynchronize(stream_of(device.index)));
   }
   return out;
 }
