@@ -245,6 +245,8 @@ TensorList autocast_inputs(const OpDef& def, const TensorList& inputs, DType reg
 
 }  // namespace
 
+Tensor number_on_device(const Tensor& number, Device device) { return number_on(number, device); }
+
 OpObserver* op_observer() { return t_observer; }
 
 OpObserver* set_op_observer(OpObserver* observer) {

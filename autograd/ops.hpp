@@ -37,6 +37,9 @@ Tensor slice_backward(const Tensor& grad, const IntList& input_shape, int64_t di
 Tensor to_dtype(const Tensor& x, DType dtype);
 // x on `device` (x itself when it is there); differentiable: the gradient comes back.
 Tensor to_device(const Tensor& x, const Device& device, bool non_blocking = false);
+// A CPU number (0-dim tensor) on a GPU, uploaded once per value, dtype and stream and
+// then reused, as dispatch does for the numbers ops read (Note [Devices]).
+Tensor number_on_device(const Tensor& number, Device device);
 Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 
 // Unary elementwise.

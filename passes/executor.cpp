@@ -125,9 +125,12 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
   for (int id : g.inputs) {
     const Value& v = g.value(id);
     if (v.kind == ValueKind::constant) {
-      // Constants are kept on the CPU; numbers go along with the ops that read them.
+      // Constants are kept on the CPU and moved for a run on a GPU (numbers through
+      // dispatch's cache, so that a run does not upload them again).
       const Tensor& c = g.constants.at(v.name);
-      vals[static_cast<size_t>(id)] = c.dim() == 0 || c.device() == device ? c : to_device(c, device);
+      vals[static_cast<size_t>(id)] = c.device() == device ? c
+                                      : c.dim() == 0     ? number_on_device(c, device)
+                                                         : to_device(c, device);
       continue;
     }
     if (next_arg >= args.size())
