@@ -18,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "tensor/cpu/conv_geometry.hpp"
@@ -187,15 +188,25 @@ std::vector<Algo> viable_algos(Query&& query, WorkspaceSize&& workspace_size) {
 
 // Runs call(algo, workspace, bytes) with the first algorithm that cuDNN accepts.
 template <class Call>
+// An algorithm whose workspace does not fit in the device's free memory gives way to
+// the next one (the list is ranked, and the later ones often need less), as in PyTorch;
+// only when none fits is the out-of-memory error the caller's.
 void run_first_accepted(Pass pass, const std::vector<Algo>& algos, const Device& device, Call&& call) {
+  std::optional<Error> out_of_memory;
   for (const Algo& a : algos) {
     Tensor ws;
-    if (a.workspace_bytes > 0) ws = empty({static_cast<int64_t>((a.workspace_bytes + 7) / 8)}, DType::i64, device);
+    try {
+      if (a.workspace_bytes > 0) ws = empty({static_cast<int64_t>((a.workspace_bytes + 7) / 8)}, DType::i64, device);
+    } catch (const Error& e) {
+      out_of_memory = e;
+      continue;
+    }
     cudnnStatus_t status = call(a.algo, ws.defined() ? ws.raw_data() : nullptr, a.workspace_bytes);
     if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) continue;
     check_cudnn(status, op_name(pass));
     return;
   }
+  if (out_of_memory) throw *out_of_memory;
   throw Error(std::string(op_name(pass)) + ": cuDNN has no algorithm for this convolution within " +
               std::to_string(kMaxWorkspaceBytes >> 20) + " MiB of workspace");
 }
