@@ -13,6 +13,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "interp/evaluator_impl.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {
 
@@ -393,17 +394,19 @@ void Evaluator::Impl::set_origin(const Expr& e) {
   set_current_origin(e.span.where());
 }
 
-// The call about to run: error traces, call-site spans and (while capturing a graph)
-// the origin of the ops it records.
+// The call about to run: error traces, call-site spans and (while capturing a graph,
+// or once a GPU holds tensors) the origin of the ops it records and the memory it
+// takes: GPU allocations carry it, and an out-of-memory error names it.
 void Evaluator::Impl::enter_call(const Call& c) {
   call_site = &c.span;
   ev.current_span = &c.span;
   current_call = &c;
-  if (op_observer()) set_origin(c);
+  if (op_observer() || cuda::in_use()) set_origin(c);
 }
 
 void Evaluator::Impl::set_origin_for(const Value& a, const Value& b, const Expr& e) {
-  if (op_observer()) return set_origin(e);  // capturing a graph: every node gets its line
+  // Capturing a graph: every node gets its line; on a GPU: every allocation.
+  if (op_observer() || cuda::in_use()) return set_origin(e);
   if ((a.tag == Tag::Tensor && a.t.defined() && a.t.requires_grad()) ||
       (b.tag == Tag::Tensor && b.t.defined() && b.t.requires_grad())) {
     if (grad_enabled()) set_origin(e);

@@ -4,6 +4,7 @@
 // it with the other .cu files when NABLA_CUDA is on (no_cuda.cpp stands in otherwise).
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -155,7 +156,14 @@ CachingAllocator& device_allocator(int device) {
   return *allocator;
 }
 
+namespace {
+std::atomic<bool> g_in_use{false};
+}  // namespace
+
+bool in_use() { return g_in_use.load(std::memory_order_relaxed); }
+
 void* allocate(int device, size_t nbytes, const std::string& tag) {
+  g_in_use.store(true, std::memory_order_relaxed);
   return device_allocator(device).allocate(nbytes, current_stream(device), tag);
 }
 
