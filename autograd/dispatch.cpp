@@ -126,7 +126,6 @@ Tensor number_on(const Tensor& number, Device device) {
 
 // The inputs as the kernel of `device` reads them: CPU numbers copied over.
 TensorList inputs_on(const TensorList& inputs, Device device) {
-  if (device.kind == DeviceKind::cpu) return inputs;
   TensorList moved = inputs;
   for (Tensor& t : moved)
     if (t.defined() && t.device() != device) t = number_on(t, device);
@@ -136,7 +135,8 @@ TensorList inputs_on(const TensorList& inputs, Device device) {
 void run_kernel(const OpDef& def, const TensorList& given, const Attrs& attrs, TensorList& outs, Device device) {
   bool half_native = false;
   KernelFn kernel = kernel_for(def, device, &half_native);
-  TensorList inputs = inputs_on(given, device);
+  TensorList moved;  // only a GPU op copies its list (Note [Tiny op latency])
+  const TensorList& inputs = device.kind == DeviceKind::cpu ? given : (moved = inputs_on(given, device));
   if (half_native || !any_half(inputs)) {
     kernel(inputs, attrs, outs);
     return;
