@@ -11,9 +11,11 @@ BUILD_DIR="${NABLA_BUILD_DIR:-$NABLA_ROOT/build}"
 # Build tools and libraries (Debian 12 package names). See README.md.
 # libgraphviz-dev brings libgvc6, whose plugin directory holds the dot-layout and
 # core plugins that viz/ links and the gd plugin it loads for PNG; PNG text needs a
-# TrueType font that fontconfig finds (fonts-dejavu-core).
+# TrueType font that fontconfig finds (fonts-dejavu-core). oneDNN's CMake config
+# (dnnl-config.cmake) calls find_package(OpenCL), which libdnnl-dev only recommends
+# and --no-install-recommends skips: ocl-icd-opencl-dev brings the headers and libOpenCL.
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
-          tao-pegtl-dev doctest-dev libdnnl-dev libopenblas-openmp-dev
+          tao-pegtl-dev doctest-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev
           libfmt-dev nlohmann-json3-dev libgraphviz-dev fonts-dejavu-core libedit-dev zlib1g-dev
           dataset-fashion-mnist)
 PACKAGES+=("$@")
