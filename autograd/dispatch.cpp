@@ -25,9 +25,11 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/profiler.hpp"
 #include "autograd/trace.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla {
 
@@ -243,6 +245,25 @@ TensorList autocast_inputs(const OpDef& def, const TensorList& inputs, DType reg
   return out;
 }
 
+TensorList call_unprofiled(const OpDef& def, const TensorList& inputs, const Attrs& given) {
+  if (def.autocast != AutocastPolicy::keep)
+    if (std::optional<DType> region = autocast_dtype()) return run_op(def, autocast_inputs(def, inputs, *region), given);
+  return run_op(def, inputs, given);
+}
+
+// An op call recorded by the active profiler (autograd/profiler.hpp): its DSL line,
+// time, FLOPs and bytes. Ops it runs inside are part of it, as in tracing.
+TensorList call_profiled(Profiler& profiler, const OpDef& def, const TensorList& inputs, const Attrs& given) {
+  std::string line = current_origin();
+  int64_t start = profiler.now_ns();
+  TensorList outs = call_unprofiled(def, inputs, given);
+  wait_for_device_work(outs);
+  int64_t end = profiler.now_ns();
+  const Attrs& attrs = given.items().size() == def.attrs.size() ? given : complete_attrs(def, given);
+  profiler.record_op(def, inputs, attrs, outs, start, end, line);
+  return outs;
+}
+
 }  // namespace
 
 Tensor number_on_device(const Tensor& number, Device device) { return number_on(number, device); }
@@ -265,9 +286,11 @@ void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& wha
 
 TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   const OpDef& def = op_def(id);
-  if (def.autocast != AutocastPolicy::keep)
-    if (std::optional<DType> region = autocast_dtype()) return run_op(def, autocast_inputs(def, inputs, *region), given);
-  return run_op(def, inputs, given);
+#if NABLA_PROFILER
+  if (Profiler* profiler = active_profiler(); profiler && t_op_depth == 0) [[unlikely]]
+    return call_profiled(*profiler, def, inputs, given);
+#endif
+  return call_unprofiled(def, inputs, given);
 }
 
 Tensor call1(OpId id, const TensorList& inputs, const Attrs& attrs) { return std::move(call(id, inputs, attrs)[0]); }

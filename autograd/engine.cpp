@@ -10,7 +10,9 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/profiler.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla {
 
@@ -152,7 +154,11 @@ void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_
     if (!task.needed.count(node) || dynamic_cast<AccumulateGrad*>(node)) return;
   }
   fill_missing_grads(*node, grads);
-  TensorList outputs = node->apply(std::move(grads));
+  TensorList outputs;
+  {
+    BackwardAttribution profiled(*node);  // see autograd/profiler.hpp
+    outputs = node->apply(std::move(grads));
+  }
   if (anomaly_enabled()) check_anomaly(*node, outputs);
   if (!task.retain_graph) node->release_saved();
   for (size_t i = 0; i < node->next_edges.size(); ++i) {
@@ -167,6 +173,7 @@ void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_
 // Runs the graph behind `roots` (their gradient edges) seeded with `seeds`.
 void execute(GraphTask& task, const std::vector<Edge>& root_edges, const TensorList& seeds) {
   GradModeGuard mode(task.create_graph);
+  ProfileSpan span([] { return std::pair<std::string, std::string>("backward", current_origin()); });
   std::vector<Node*> roots;
   for (const Edge& e : root_edges) roots.push_back(e.fn.get());
   count_dependencies(task, roots);

@@ -49,6 +49,8 @@ using ViewFn = TensorList (*)(const TensorList& inputs, const Attrs& attrs);
 // Gradients for every input (an undefined Tensor where an input needs none), built
 // from ops of the table so that they are differentiable again.
 using BackwardFn = TensorList (*)(BackwardContext& ctx);
+struct OpCost { double flops = 0; double bytes = 0; };  // floating-point operations; bytes read + written
+using CostFn = OpCost (*)(const TensorList& inputs, const Attrs& attrs, const TensorList& outputs);
 
 // Which tensors a node keeps for its backward rule (bit i = input i / output i).
 struct Saves {
@@ -90,7 +92,10 @@ struct OpDef {
   // Whether the graph passes may fuse it into an elementwise kernel (issue 5 reads this).
   bool elementwise = false;
   AutocastPolicy autocast = AutocastPolicy::keep;
+  CostFn cost = nullptr;  // null: the default rule (see op_cost)
 };
+
+OpCost op_cost(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs);
 
 // The row of an op; every OpId has one (checked when the table is built).
 const OpDef& op_def(OpId id);

@@ -11,8 +11,10 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/profiler.hpp"
 #include "autograd/trace.hpp"
 #include "interp/evaluator_impl.hpp"
+#include "interp/profile.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {
@@ -354,6 +356,7 @@ Flow Evaluator::Impl::exec_for(const ForStmt& f) {
 }
 
 Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
+  if (c.keyword == "profile") return exec_profiled(c);
   if (!c.args.empty() && c.keyword != "autocast")
     fail("'" + c.keyword + "' takes no arguments");
   if (c.keyword == "no_grad") {
@@ -372,7 +375,21 @@ Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
     AutocastGuard g(autocast_region_dtype(c));
     return exec_block(c.body);
   }
-  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly or autocast)");
+  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly, profile or autocast)");
+}
+
+// profile(sort="time", group="op", rows=20, trace="t.json", print=true) { ... }
+// (interp/profile.hpp).
+Flow Evaluator::Impl::exec_profiled(const ContextStmt& c) {
+  std::vector<std::pair<std::string, Value>> kw;
+  for (const auto& a : c.args) {
+    if (a.name.empty()) fail("profile takes keyword arguments only (sort, group, rows, trace, print)");
+    kw.emplace_back(a.name, eval(*a.value));
+  }
+  ProfileOptions options = profile_options(kw);
+  Flow flow = Flow::Normal;
+  run_profiled(ev, options, [&] { flow = exec_block(c.body); });
+  return flow;
 }
 
 // autocast(dtype=bf16) or autocast(f16): the region's lower dtype (bf16 by default).
@@ -401,12 +418,18 @@ void Evaluator::Impl::enter_call(const Call& c) {
   call_site = &c.span;
   ev.current_span = &c.span;
   current_call = &c;
-  if (op_observer() || cuda::in_use()) set_origin(c);
+  if (origin_wanted()) set_origin(c);
 }
 
+// Whether every expression's origin must be kept current (not only those of ops on
+// tensors that require grad): while capturing a graph, once a GPU holds memory, and
+// while profiling.
+bool Evaluator::Impl::origin_wanted() { return op_observer() || cuda::in_use() || active_profiler(); }
+
 void Evaluator::Impl::set_origin_for(const Value& a, const Value& b, const Expr& e) {
-  // Capturing a graph: every node gets its line; on a GPU: every allocation.
-  if (op_observer() || cuda::in_use()) return set_origin(e);
+  // Capturing a graph: every node gets its line; on a GPU: every allocation; while
+  // profiling: every op.
+  if (origin_wanted()) return set_origin(e);
   if ((a.tag == Tag::Tensor && a.t.defined() && a.t.requires_grad()) ||
       (b.tag == Tag::Tensor && b.t.defined() && b.t.requires_grad())) {
     if (grad_enabled()) set_origin(e);

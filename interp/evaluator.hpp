@@ -23,7 +23,15 @@
 #include "interp/value.hpp"
 #include "lang/ast.hpp"
 
+namespace nabla {
+class Profiler;  // autograd/profiler.hpp
+}
+
 namespace nabla::interp {
+
+// How the embedded standard library's files are named in spans and errors
+// ("<stdlib>/nn.dsl:108:16").
+inline constexpr const char* kStdlibPrefix = "<stdlib>/";
 
 struct Frame : std::enable_shared_from_this<Frame> {
   explicit Frame(int n) {
@@ -127,6 +135,7 @@ class Evaluator {
 
   // Builtins (builtins.cpp) are copied into every new module.
   std::vector<std::pair<std::string, Value>> builtins;
+  std::shared_ptr<Profiler> last_profile;  // of the last profile { } block or :prof (last_profile())
   std::unordered_map<std::string, std::function<std::shared_ptr<Module>(Evaluator&)>> native_modules;
   std::unordered_map<std::string, std::shared_ptr<Module>> import_cache;
 

@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/profiler.hpp"
 #include "interp/evaluator_impl.hpp"
 
 namespace nabla::interp {
@@ -94,6 +95,7 @@ Value Evaluator::Impl::invoke(const FnDecl& d, const FnInfo& info, const std::sh
     bind_args(name, d.params, defaults && !defaults->empty() ? defaults : nullptr, args, *fr, skip);
   }
   FrameGuard g(*this);
+  ProfileSpan span([&] { return std::pair<std::string, std::string>(name, site ? site->where() : ""); });
   stack.push_back({site, &name});
   frame = fr.get();
   module = mod;

@@ -155,6 +155,8 @@ struct Evaluator::Impl {
   inline Flow exec_for(const ForStmt& f);
   inline Flow exec_context(const ContextStmt& c);
   DType autocast_region_dtype(const ContextStmt& c);
+  Flow exec_profiled(const ContextStmt& c);
+  static inline bool origin_wanted();
 
   // ================================ modules (evaluator_modules.cpp) ================================
   std::shared_ptr<Module> module_ptr() {

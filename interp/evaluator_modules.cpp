@@ -71,7 +71,7 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
     }
     const std::string* src = find_stdlib_source(i.module);
     std::string text;
-    std::string path = "<stdlib>/" + i.module + ".dsl";
+    std::string path = kStdlibPrefix + i.module + ".dsl";
     if (src) {
       text = *src;
     } else {

@@ -14,6 +14,7 @@
 
 #include "interp/evaluator.hpp"
 #include "interp/graph_module.hpp"
+#include "interp/profile.hpp"
 #include "lang/parser.hpp"
 
 namespace nabla {
@@ -81,7 +82,8 @@ struct Interpreter::Impl {
     }
   }
 
-  EvalResult eval_text(const std::string& source, const std::string& name) {
+  // profiled: under a profiler with profile { }'s defaults (the REPL's :prof).
+  EvalResult eval_text(const std::string& source, const std::string& name, bool profiled = false) {
     EvalResult result;
     ev.interrupt_flag.store(false);
     run([&] {
@@ -98,7 +100,13 @@ struct Interpreter::Impl {
         std::shared_ptr<lang::Program> prog(std::move(parsed.program));
         if (name.empty() || name[0] != '<') ev.main_module->path = name;
         bool has_echo = false;
-        Value last = ev.run_program(prog, ev.main_module, true, &has_echo);
+        Value last;
+        auto run_it = [&] { last = ev.run_program(prog, ev.main_module, true, &has_echo); };
+        if (profiled) {
+          interp::run_profiled(ev, interp::ProfileOptions{}, run_it);
+        } else {
+          run_it();
+        }
         if (has_echo && !last.is_none()) result.echo = interp::repr(last);
         last_program = prog;
       } catch (LangError& e) {
@@ -120,6 +128,10 @@ Interpreter::~Interpreter() = default;
 
 EvalResult Interpreter::eval(const std::string& source, const std::string& name) {
   return impl_->eval_text(source, name);
+}
+
+EvalResult Interpreter::eval_profiled(const std::string& source, const std::string& name) {
+  return impl_->eval_text(source, name, true);
 }
 
 static bool read_file(const std::string& path, std::string* out) {

@@ -89,6 +89,9 @@ class Interpreter {
   // Runs `source` (named `name` in errors: "<repl:3>", "<-e>", a path). Test blocks
   // are skipped unless run_tests was called for the file.
   EvalResult eval(const std::string& source, const std::string& name = "<string>");
+  // eval under the op profiler, which prints its table when the source has run (the
+  // REPL's :prof; `profile { }` in the language, interp/profile.hpp).
+  EvalResult eval_profiled(const std::string& source, const std::string& name);
   EvalResult eval_file(const std::string& path);
   // Runs the file's top level, then every `test "name" { ... }` block in it.
   TestReport run_tests(const std::string& path);

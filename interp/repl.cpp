@@ -80,6 +80,7 @@ const Command kCommands[] = {
     {"help", ":help [name]", "this help, or what a name, keyword or command is"},
     {"type", ":type expr", "the type of an expression's value"},
     {"time", ":time stmt", "run a statement and print how long it took"},
+    {"prof", ":prof stmt", "run a statement under the profiler and print its ops (last_profile() has them all)"},
     {"vars", ":vars", "the variables defined in this session, with their values"},
     {"load", ":load file", "run a .dsl file in this session (its names stay defined)"},
     {"graph", ":graph expr", "a graph module's IR and pass report; f(x, y) first compiles f on those inputs"},
@@ -344,7 +345,8 @@ class Repl {
     if (t.empty()) return false;
     if (t[0] != ':') return parses_incomplete(entry);
     auto [name, arg] = split_command(entry);
-    return (name == "time" || name == "type" || name == "graph") && !arg.empty() && parses_incomplete(arg);
+    return (name == "time" || name == "prof" || name == "type" || name == "graph") && !arg.empty() &&
+           parses_incomplete(arg);
   }
 
   bool run_entry(const std::string& entry) {
@@ -377,11 +379,13 @@ class Repl {
     if (name == "help") help(arg);
     else if (name == "type" && !arg.empty()) eval("type(" + arg + ")", true);
     else if (name == "time" && !arg.empty()) time(arg);
+    else if (name == "prof" && !arg.empty()) profile(arg);
     else if (name == "vars") vars();
     else if (name == "load" && !arg.empty()) load(arg);
     else if (name == "graph" && !arg.empty()) graph(arg);
     else if (name == "passes" && arg.empty()) std::printf("%s", describe_passes().c_str());
-    else if (name == "type" || name == "time" || name == "load" || name == "graph" || name == "passes")
+    else if (name == "type" || name == "time" || name == "prof" || name == "load" || name == "graph" ||
+             name == "passes")
       usage_error("usage: " + usage_of(name));
     else usage_error("unknown command ':" + name + "' (:help lists them)");
     return true;
@@ -430,6 +434,12 @@ class Repl {
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     report(r, true);
     std::printf("time: %s\n", format_duration(s).c_str());
+  }
+
+  // :prof stmt: the statement under the profiler, which prints its table.
+  void profile(const std::string& code) {
+    InterruptScope scope(interp_);
+    report(interp_.eval_profiled(code, "<repl:" + std::to_string(++entries_) + ">"), true);
   }
 
   void vars() {

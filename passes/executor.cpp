@@ -4,9 +4,11 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/profiler.hpp"
 #include "passes/fused_kernels.hpp"
 #include "passes/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla::graph {
 
@@ -111,6 +113,26 @@ TensorList run_node(const Graph& g, const Node& n, const TensorList& ins, const 
   throw Error("graph executor: no implementation of op '" + n.op + "'");
 }
 
+// TEMPORARY until the cost branch merges: table ops by their row, others unknown.
+OpCost node_cost(const Graph&, const Node& n, const TensorList& ins, const TensorList& outs) {
+  const OpDef* def = Graph::table_op(n);
+  return def ? op_cost(*def, ins, n.attrs, outs) : OpCost{};
+}
+
+// run_node under the active profiler: each node an op of the profile, with its DSL
+// line and cost. View nodes are not recorded here: they run through call(), which
+// records them itself.
+TensorList run_node_profiled(Profiler& profiler, const Graph& g, const Node& n, const TensorList& ins,
+                             const Buffers& buffers) {
+  int64_t start = profiler.now_ns();
+  TensorList outs = run_node(g, n, ins, buffers);
+  wait_for_device_work(outs);
+  int64_t end = profiler.now_ns();
+  OpCost cost = node_cost(g, n, ins, outs);
+  profiler.record_graph_op(n.op, n.origin, outs, start, end, cost.flops, cost.bytes);
+  return outs;
+}
+
 }  // namespace
 
 void register_graph_op(const std::string& name, GraphOpFn fn) { graph_ops()[name] = fn; }
@@ -146,12 +168,16 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
                 std::to_string(next_arg));
   std::vector<int> last = last_uses(g);
   Buffers buffers = buffers_for(g, device);
+  Profiler* profiler = active_profiler();
+  ProfileSpan span([&] { return std::pair<std::string, std::string>("graph " + g.name, current_origin()); });
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     TensorList ins;
     ins.reserve(n.inputs.size());
     for (int v : n.inputs) ins.push_back(v < 0 ? Tensor() : vals[static_cast<size_t>(v)]);
-    TensorList outs = run_node(g, n, ins, buffers);
+    const OpDef* def = Graph::table_op(n);
+    TensorList outs = profiler && !(def && def->view) ? run_node_profiled(*profiler, g, n, ins, buffers)
+                                                      : run_node(g, n, ins, buffers);
     for (size_t k = 0; k < n.outputs.size(); ++k) vals[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
     for (int v : n.inputs)
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int>(i)) vals[static_cast<size_t>(v)] = Tensor();

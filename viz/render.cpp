@@ -1,16 +1,10 @@
 // Writing drawings: the format a path names, render_data's format check, and files
-// written whole or not at all. The layout itself is behind viz/render_backend.hpp
+// written whole or not at all (tensor/atomic_file.hpp). The layout itself is behind viz/render_backend.hpp
 // (Graphviz's cgraph + gvc in viz/render_graphviz.cpp, or viz/render_none.cpp in a
 // build without Graphviz); this file needs no Graphviz header.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 
+#include "tensor/atomic_file.hpp"
 #include "tensor/error.hpp"
 #include "viz/graphviz.hpp"
 #include "viz/render_backend.hpp"
@@ -32,38 +26,6 @@ std::string format_of_path(const std::string& path) {
               " (known: .dot, .gv, .svg, .png)");
 }
 
-std::string errno_text() { return std::strerror(errno); }
-
-// Writes bytes to a temporary file in path's directory, then renames it over path:
-// readers see the old file or the whole new one, never a partial one.
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  std::string temp = path + ".tmpXXXXXX";
-  int fd = mkstemp(temp.data());
-  if (fd < 0) throw Error("render: cannot write '" + path + "': " + errno_text());
-  auto give_up = [&](const std::string& why) {
-    close(fd);
-    unlink(temp.c_str());
-    throw Error("render: cannot write '" + path + "': " + why);
-  };
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) give_up(errno_text());
-    done += static_cast<size_t>(n);
-  }
-  // mkstemp makes the file private (0600); a drawing is an ordinary file.
-  if (fchmod(fd, 0644) != 0) give_up(errno_text());
-  if (close(fd) != 0) {
-    unlink(temp.c_str());
-    throw Error("render: cannot write '" + path + "': " + errno_text());
-  }
-  if (rename(temp.c_str(), path.c_str()) != 0) {
-    std::string why = errno_text();
-    unlink(temp.c_str());
-    throw Error("render: cannot write '" + path + "': " + why);
-  }
-}
-
 }  // namespace
 
 std::string render_data(const std::string& dot_text, const std::string& format) {
@@ -77,7 +39,7 @@ void render(const std::string& dot_text, const std::string& path) {
   // Without Graphviz, say so before anything else about the path (a missing folder).
   std::string why;
   if (format != "dot" && !graphviz_available(&why)) throw Error("render: cannot write '" + path + "': " + why);
-  write_file_atomically(path, render_data(dot_text, format));
+  write_file_atomically(path, render_data(dot_text, format), "render");
 }
 
 }  // namespace nabla::viz
