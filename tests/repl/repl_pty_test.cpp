@@ -213,7 +213,7 @@ void second_session(const std::string& nabla, const std::string& home) {
   if (status != 0) s.fail("exit status " + std::to_string(status));
 }
 
-// :passes and :graph: a call compiles and optimizes, a graph module shows its own
+// :passes, :graph and :prof: a call compiles and optimizes, a graph module shows its own
 // passes, errors keep the session; Tab completes the command names.
 void graph_session(const std::string& nabla, const std::string& home) {
   Session s(nabla, home);
@@ -264,6 +264,18 @@ void graph_session(const std::string& nabla, const std::string& home) {
   s.expect(">>> ");
   s.send("x.shape\r");
   s.expect("\n(2, 4)\n>>> ");
+
+  step(":prof runs a statement under the profiler and prints its ops");
+  s.send(":prof m(x).sum().backward()\r");
+  s.expect("\nop ");
+  s.expect("\nlinear ");
+  s.expect("\ntotal ");
+  s.expect(">>> ");
+  s.send("len(last_profile().events()) > 5\r");
+  s.expect("\ntrue\n>>> ");
+  s.send(":prof\r");
+  s.expect("error: usage: :prof stmt");
+  s.expect(">>> ");
   s.send(":quit\r");
   int status = s.wait_exit();
   if (status != 0) s.fail("exit status " + std::to_string(status));
