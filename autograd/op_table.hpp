@@ -49,7 +49,18 @@ using ViewFn = TensorList (*)(const TensorList& inputs, const Attrs& attrs);
 // Gradients for every input (an undefined Tensor where an input needs none), built
 // from ops of the table so that they are differentiable again.
 using BackwardFn = TensorList (*)(BackwardContext& ctx);
-struct OpCost { double flops = 0; double bytes = 0; };  // floating-point operations; bytes read + written
+
+// What one call of an op costs, counted without running it (docs/cost.md):
+// floating-point operations in the style of PyTorch's FLOP counters (a multiply-add
+// is 2; a transcendental such as exp or tanh is 1 per element, not its instruction
+// count), and the bytes the op must read and write at least (each input and output
+// once; a view moves nothing).
+struct OpCost {
+  double flops = 0;  // floating-point operations
+  double bytes = 0;  // bytes read + written
+};
+// A row's cost rule. Reads only sizes and dtypes, never data (graph passes call it
+// with stand-ins from graph::meta_tensor); inputs may be undefined (an absent bias).
 using CostFn = OpCost (*)(const TensorList& inputs, const Attrs& attrs, const TensorList& outputs);
 
 // Which tensors a node keeps for its backward rule (bit i = input i / output i).
@@ -92,10 +103,9 @@ struct OpDef {
   // Whether the graph passes may fuse it into an elementwise kernel (issue 5 reads this).
   bool elementwise = false;
   AutocastPolicy autocast = AutocastPolicy::keep;
+  // FLOPs and bytes of a call (autograd/cost.hpp has the helpers rules use).
   CostFn cost = nullptr;  // null: the default rule (see op_cost)
 };
-
-OpCost op_cost(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs);
 
 // The row of an op; every OpId has one (checked when the table is built).
 const OpDef& op_def(OpId id);
@@ -107,6 +117,11 @@ const std::vector<OpDef>& op_table();
 
 // Names of ops whose row lacks a shape rule or a kernel (should be none).
 std::vector<std::string> incomplete_rows();
+
+// The cost of one call of `def`: its row's rule, or the default one (one FLOP per
+// output element, every input and output read or written once; views cost nothing).
+// attrs must be complete (complete_attrs). Implemented in autograd/cost.cpp.
+OpCost op_cost(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs);
 
 // Fills missing attributes with the row's defaults; unknown names and missing
 // required ones are errors that name the op.

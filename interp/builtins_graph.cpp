@@ -285,6 +285,17 @@ std::string graph_pass_report(const GraphModule& gm) {
   return graph::format_records(gm.graphs.at(gm.last_used).records);
 }
 
+const graph::Graph& graph_in_use(const GraphModule& gm) { return gm.graphs.at(gm.last_used).graph; }
+
+Device graph_device(const GraphModule& gm) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  for (const auto& [name, t] : cg.params)
+    if (t.defined() && t.device().kind == DeviceKind::cuda) return t.device();
+  for (const auto& [name, t] : cg.graph.constants)
+    if (t.defined() && t.device().kind == DeviceKind::cuda) return t.device();
+  return cpu_device();
+}
+
 std::string graph_ir(const GraphModule& gm, bool captured) {
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
   return graph::print_graph(captured ? cg.captured : cg.graph);
@@ -381,6 +392,8 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
     render_graph(*gm, str(b[1]), b.has(2) ? str(b[2]) : std::string());
     return Value();
   };
+  // gm.cost(): FLOPs, bytes and roofline of each node (interp/graph_cost.cpp).
+  obj->methods["cost"] = [gm](Evaluator&, CallArgs& a) { return graph_cost_method(*gm, a); };
   obj->methods["explain"] = [gm](Evaluator&, CallArgs& a) {
     bind("explain", a, {"self"}, 1);
     return make_str(explain_graph(*gm));

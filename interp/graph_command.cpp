@@ -219,6 +219,7 @@ GraphResult run_graph_request(Evaluator& ev, const GraphRequest& req) {
   r.report = graph_pass_report(*gm);
   r.ir = graph_ir(*gm, false);
   if (req.explain) r.explain = explain_graph(*gm);
+  if (req.cost) r.cost = graph_cost_table(*gm);
   if (!req.out.empty()) render_graph(*gm, req.out, req.before_after);
   return r;
 }

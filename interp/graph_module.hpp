@@ -10,6 +10,7 @@
 
 #include "interp/evaluator.hpp"
 #include "interp/interpreter.hpp"
+#include "passes/ir.hpp"
 
 namespace nabla::interp {
 
@@ -42,6 +43,18 @@ void render_memory_plan(const GraphModule& gm, const std::string& path);
 std::string graph_heading(const GraphModule& gm);
 // gm.explain(): the guards of each cached graph, its passes, and every capture with its reason.
 std::string explain_graph(const GraphModule& gm);
+
+// The graph in use (the last one called or captured), after its passes.
+const graph::Graph& graph_in_use(const GraphModule& gm);
+// Where the graph in use runs: the device of its parameters and constants (cuda:N if
+// any is there), else the CPU.
+Device graph_device(const GraphModule& gm);
+// gm.cost(): the cost table of the graph in use (passes/cost.hpp) on the roofline of
+// `device` (graph_device when null), headed by graph_heading. interp/graph_cost.cpp.
+std::string graph_cost_table(const GraphModule& gm, const Device* device = nullptr);
+// gm.cost(table=true, device=none): the table as a string, or with table=false a dict
+// of the figures (docs/cost.md).
+Value graph_cost_method(const GraphModule& gm, CallArgs& a);
 
 // Interpreter::graph's work (graph_command.cpp), on the evaluator's thread; errors
 // are thrown (LangError, nabla::Error) for Interpreter::graph to report.

@@ -49,6 +49,7 @@ struct GraphRequest {
   std::string passes;        // a pipeline ("default", "fold,cse"); "" runs none
   bool reoptimize = true;    // run `passes` on a graph module too (false: keep its own)
   bool explain = false;      // passes note the rewrites they did not make; fill GraphResult::explain
+  bool cost = false;         // fill GraphResult::cost (gm.cost()'s table)
   std::string out;           // render to this path (.svg, .png, .dot or .gv) when not empty
   std::string before_after;  // with `out`: draw this pass's before and after instead
   std::string source_name = "<graph>";  // what errors in `entry` call it
@@ -61,6 +62,7 @@ struct GraphResult {
   std::string report;   // one line per pass (format_records); empty when none ran
   std::string ir;       // the text form of the graph after the passes
   std::string explain;  // guards and captures (gm.explain()), when asked
+  std::string cost;     // FLOPs, bytes and roofline per node (gm.cost()), when asked
 };
 
 // One example input of `nabla graph --inputs`: a dtype and a shape.
@@ -78,6 +80,10 @@ std::vector<Tensor> example_inputs(const std::vector<InputSpec>& specs);
 // Every registered pass: name, summary, requirements; then the default pipeline
 // (the REPL's `:passes`, `nabla graph --list-passes`).
 std::string describe_passes();
+// Every op of the table: devices, gradient, whether the fusion passes can fuse it,
+// grad of grad (or why not); then an error line per incomplete row (`nabla
+// --list-ops`, the REPL's `:ops`; interp/op_listing.cpp).
+std::string describe_ops();
 
 class Interpreter {
  public:

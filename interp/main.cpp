@@ -41,7 +41,8 @@ const char* const kHelp =
     "  --version    print the version and the CUDA runtime found\n"
     "  --help       print this help\n"
     "  --list-ops   print every op of the op table: name, devices, whether it has\n"
-    "               a gradient and a gradient of its gradient (or why not)\n"
+    "               a gradient, whether the graph passes can fuse it, and a\n"
+    "               gradient of its gradient (or why not)\n"
     "\n"
     "nabla graph runs FILE.dsl (ARGS after -- are its `args`), then compiles NAME, a\n"
     "model, a function or a graph module defined at its top level, as compile() does,\n"
@@ -70,26 +71,10 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-std::string devices_of(const nabla::OpDef& row) {
-  std::string s = row.cpu || row.view ? "cpu" : "";
-  if (row.cuda) s += s.empty() ? "cuda" : ",cuda";
-  return s.empty() ? "-" : s;
-}
-
-std::string double_grad_of(const nabla::OpDef& row) {
-  if (!row.backward) return "no (not differentiable)";
-  if (row.no_double_backward) return std::string("no (") + row.no_double_backward + ")";
-  return "yes";
-}
-
+// The table itself is describe_ops(), which the REPL's :ops prints too.
 int list_ops() {
-  std::printf("%-34s %-10s %-5s %s\n", "op", "devices", "grad", "grad of grad");
-  for (const nabla::OpDef& row : nabla::op_table())
-    std::printf("%-34s %-10s %-5s %s\n", row.name, devices_of(row).c_str(), row.backward ? "yes" : "no",
-                double_grad_of(row).c_str());
-  auto missing = nabla::incomplete_rows();
-  for (const auto& name : missing) std::printf("error: op '%s' has no complete row\n", name.c_str());
-  return missing.empty() ? 0 : 1;
+  std::fputs(nabla::describe_ops().c_str(), stdout);
+  return nabla::incomplete_rows().empty() ? 0 : 1;
 }
 
 // Prints an eval's error and maps it to the exit status.

@@ -85,6 +85,8 @@ const Command kCommands[] = {
     {"load", ":load file", "run a .dsl file in this session (its names stay defined)"},
     {"graph", ":graph expr", "a graph module's IR and pass report; f(x, y) first compiles f on those inputs"},
     {"passes", ":passes", "every graph pass (what it does, what it needs) and the default pipeline"},
+    {"cost", ":cost expr", "FLOPs, bytes, roofline bound and time of each node of a graph (as :graph compiles it)"},
+    {"ops", ":ops", "every op of the table: devices, grad, fusable, grad of grad (as nabla --list-ops)"},
     {"quit", ":quit", "leave the REPL (Ctrl-D too)"},
 };
 
@@ -345,7 +347,8 @@ class Repl {
     if (t.empty()) return false;
     if (t[0] != ':') return parses_incomplete(entry);
     auto [name, arg] = split_command(entry);
-    return (name == "time" || name == "prof" || name == "type" || name == "graph") && !arg.empty() &&
+    return (name == "time" || name == "prof" || name == "type" || name == "graph" || name == "cost") &&
+           !arg.empty() &&
            parses_incomplete(arg);
   }
 
@@ -382,10 +385,12 @@ class Repl {
     else if (name == "prof" && !arg.empty()) profile(arg);
     else if (name == "vars") vars();
     else if (name == "load" && !arg.empty()) load(arg);
-    else if (name == "graph" && !arg.empty()) graph(arg);
+    else if (name == "graph" && !arg.empty()) graph(arg, false);
+    else if (name == "cost" && !arg.empty()) graph(arg, true);
     else if (name == "passes" && arg.empty()) std::printf("%s", describe_passes().c_str());
+    else if (name == "ops" && arg.empty()) std::printf("%s", describe_ops().c_str());
     else if (name == "type" || name == "time" || name == "prof" || name == "load" || name == "graph" ||
-             name == "passes")
+             name == "passes" || name == "cost" || name == "ops")
       usage_error("usage: " + usage_of(name));
     else usage_error("unknown command ':" + name + "' (:help lists them)");
     return true;
@@ -450,11 +455,13 @@ class Repl {
 
   // :graph expr: a graph module as it is; a call f(x, y) compiled with its arguments
   // and optimized with the default pipeline (Interpreter::graph says which is which).
-  void graph(const std::string& expr) {
+  // :cost expr: the same graph, its cost table (gm.cost()) instead of its IR.
+  void graph(const std::string& expr, bool cost) {
     GraphRequest request;
     request.entry = expr;
     request.passes = "default";
     request.reoptimize = false;
+    request.cost = cost;
     request.source_name = "<repl:" + std::to_string(++entries_) + ">";
     GraphResult g;
     {
@@ -467,6 +474,7 @@ class Repl {
       worst_ = std::max(worst_, 1);
       return;
     }
+    if (cost) return (void)std::printf("%s", g.cost.c_str());  // headed by g.heading already
     std::printf("%s\n", g.heading.c_str());
     if (g.report.empty()) std::printf("no passes run (gm.optimize() runs the default pipeline)\n");
     std::printf("%s%s", g.report.c_str(), g.ir.c_str());

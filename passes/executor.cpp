@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
+#include "passes/cost.hpp"
 #include "passes/fused_kernels.hpp"
 #include "passes/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -113,12 +114,6 @@ TensorList run_node(const Graph& g, const Node& n, const TensorList& ins, const 
   throw Error("graph executor: no implementation of op '" + n.op + "'");
 }
 
-// TEMPORARY until the cost branch merges: table ops by their row, others unknown.
-OpCost node_cost(const Graph&, const Node& n, const TensorList& ins, const TensorList& outs) {
-  const OpDef* def = Graph::table_op(n);
-  return def ? op_cost(*def, ins, n.attrs, outs) : OpCost{};
-}
-
 // run_node under the active profiler: each node an op of the profile, with its DSL
 // line and cost. View nodes are not recorded here: they run through call(), which
 // records them itself.
@@ -128,7 +123,7 @@ TensorList run_node_profiled(Profiler& profiler, const Graph& g, const Node& n, 
   TensorList outs = run_node(g, n, ins, buffers);
   wait_for_device_work(outs);
   int64_t end = profiler.now_ns();
-  OpCost cost = node_cost(g, n, ins, outs);
+  OpCost cost = node_cost(g, n).cost;
   profiler.record_graph_op(n.op, n.origin, outs, start, end, cost.flops, cost.bytes);
   return outs;
 }

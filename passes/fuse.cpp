@@ -161,6 +161,11 @@ PassResult run_fuse(Graph& g, const PassContext& ctx) {
 
 }  // namespace
 
+bool elementwise_fusable(const OpDef& row) {
+  cpu::ElementwiseOp op;
+  return row.elementwise && cpu::elementwise_op_from_name(row.name, &op);
+}
+
 PassInfo fuse_pass() {
   return {"fuse", "elementwise fusion: chains and trees of elementwise ops become one kernel", {}, run_fuse};
 }

@@ -15,13 +15,6 @@ namespace nabla::graph {
 
 namespace {
 
-bool is_epilogue_base(const std::string& op) { return op == "linear" || op == "conv2d"; }
-
-bool is_activation(const std::string& op) {
-  cpu::Activation act;
-  return op != "none" && cpu::activation_from_name(op, &act);
-}
-
 // Why the activation node `a` cannot be folded into its producer `p`, or "".
 std::string epilogue_blocker(const Graph& g, const Node& p, const std::vector<int>& uses) {
   int v = p.outputs[0];
@@ -37,12 +30,12 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
   std::vector<bool> dead(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& a = g.nodes[i];
-    if (!Graph::table_op(a) || !is_activation(a.op) || a.inputs.empty() || a.inputs[0] < 0) continue;
+    if (!Graph::table_op(a) || !epilogue_activation(a.op) || a.inputs.empty() || a.inputs[0] < 0) continue;
     const Value& in = g.value(a.inputs[0]);
     if (in.kind != ValueKind::op) continue;
     int p = in.node;
     const Node& producer = g.nodes[static_cast<size_t>(p)];
-    if (!Graph::table_op(producer) || !is_epilogue_base(producer.op)) continue;
+    if (!Graph::table_op(producer) || !epilogue_base(producer.op)) continue;
     std::string why = epilogue_blocker(g, producer, uses);
     if (!why.empty()) {
       if (ctx.explain) r.notes.push_back(describe_node(g, a) + ": not fused into " + producer.op + ": " + why);
@@ -57,6 +50,21 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
 }
 
 }  // namespace
+
+bool epilogue_base(const std::string& op) { return op == "linear" || op == "conv2d"; }
+
+bool epilogue_activation(const std::string& op) {
+  cpu::Activation act;
+  return op != "none" && cpu::activation_from_name(op, &act);
+}
+
+std::string fusion_kinds(const OpDef& row) {
+  std::string s;
+  if (elementwise_fusable(row)) s = "elementwise";
+  if (epilogue_activation(row.name)) s += s.empty() ? "epilogue" : ",epilogue";
+  if (epilogue_base(row.name)) s += s.empty() ? "epilogue base" : ",epilogue base";
+  return s.empty() ? "-" : s;
+}
 
 PassInfo fuse_epilogue_pass() {
   return {"fuse_epilogue",

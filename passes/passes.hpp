@@ -15,4 +15,13 @@ PassInfo fuse_epilogue_pass();  // passes/fuse_epilogue.cpp
 PassInfo fuse_pass();           // passes/fuse.cpp
 PassInfo plan_pass();           // passes/plan.cpp
 
+// Which fusion passes can take a table op, for `nabla --list-ops` and `:ops`:
+// "elementwise" (fuse joins it into one loop), "epilogue" (fuse_epilogue folds the
+// activation into a linear/conv2d before it), "epilogue base" (linear, conv2d
+// themselves), comma-separated; "-" for none. The passes' own tests decide.
+std::string fusion_kinds(const OpDef& row);
+bool elementwise_fusable(const OpDef& row);       // passes/fuse.cpp
+bool epilogue_base(const std::string& op);        // passes/fuse_epilogue.cpp
+bool epilogue_activation(const std::string& op);  // passes/fuse_epilogue.cpp
+
 }  // namespace nabla::graph

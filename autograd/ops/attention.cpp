@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
@@ -85,6 +86,20 @@ TensorList backward_sdpa(BackwardContext& c) {
   return {gq, gk, gv};
 }
 
+// FLOPs: the two GEMMs as torch.utils.flop_counter counts them, 2*B*L*S*E for
+// q k^T and 2*B*L*S*Ev for p v (B: the broadcast batch), plus 6 per score (the
+// scale, and a softmax: max, subtract, exp, sum, divide); a causal mask is not
+// subtracted (the kernel skips no work it is charged for). Bytes: q, k, v and the
+// output: the kernel never holds the whole [L, S] score matrix.
+OpCost cost_sdpa(const TensorList& in, const Attrs&, const TensorList& out) {
+  const Shape& q = in[0].sizes();
+  double L = static_cast<double>(q[q.size() - 2]), E = static_cast<double>(q.back());
+  double S = static_cast<double>(in[1].sizes()[in[1].dim() - 2]), Ev = static_cast<double>(in[2].sizes().back());
+  double batch = L * Ev > 0 ? cost_numel(out[0]) / (L * Ev) : 0.0;
+  double scores = batch * L * S;
+  return {2.0 * scores * E + 2.0 * scores * Ev + 6.0 * scores, io_bytes(in, out)};
+}
+
 }  // namespace
 
 void register_attention_ops(std::vector<OpDef>& t) {
@@ -97,6 +112,7 @@ void register_attention_ops(std::vector<OpDef>& t) {
       .cpu = cpu::scaled_dot_product_attention,
       .backward = backward_sdpa,
       .saves = {0b111, 0}};
+  row(t, OpId::scaled_dot_product_attention).cost = cost_sdpa;
   name_inputs(t, {{OpId::scaled_dot_product_attention, {"query", "key", "value"}}});
 }
 

@@ -5,6 +5,7 @@
 // adjoint's derivatives are again conv2d or the other adjoint: grad of grad stays
 // inside these three rows. avg_pool2d and avg_pool2d_backward are likewise an
 // adjoint pair. max_pool2d routes its gradient with scatter_add on the indices.
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 #include "tensor/cpu/conv_geometry.hpp"
 
@@ -238,6 +239,52 @@ std::vector<AttrSpec> pool_attrs(bool is_max, const char* shape_attr = nullptr) 
   return specs;
 }
 
+// ---------------------------------------------------------------------------
+// Cost rules (docs/cost.md)
+
+// Multiply-adds per output element of a convolution with weight shape w:
+// C_in/groups * kH * kW.
+double conv_macs_per_output(const Shape& w) {
+  return static_cast<double>(w[1]) * static_cast<double>(w[2]) * static_cast<double>(w[3]);
+}
+
+// FLOPs: 2 * N * C_out * H_out * W_out * (C_in/groups) * kH * kW (a multiply-add is
+// 2, as torch.utils.flop_counter and fvcore count), plus one add per output element
+// for a bias; bytes: input, weight, bias, output.
+OpCost cost_conv2d(const TensorList& in, const Attrs&, const TensorList& out) {
+  double outputs = cost_numel(out[0]);
+  return {2.0 * outputs * conv_macs_per_output(in[1].sizes()) + (in[2].defined() ? outputs : 0.0), io_bytes(in, out)};
+}
+
+// The adjoints do the forward's multiply-adds (PyTorch's counter says the same):
+// grad has the forward's output shape, the weight (given or made) its weight shape.
+OpCost cost_conv2d_backward_input(const TensorList& in, const Attrs&, const TensorList& out) {
+  return {2.0 * cost_numel(in[0]) * conv_macs_per_output(in[1].sizes()), io_bytes(in, out)};
+}
+OpCost cost_conv2d_backward_weight(const TensorList& in, const Attrs&, const TensorList& out) {
+  return {2.0 * cost_numel(in[1]) * conv_macs_per_output(out[0].sizes()), io_bytes(in, out)};
+}
+
+// kH * kW of a pooling's attributes (one number means a square window).
+double pool_window(const Attrs& a) {
+  const auto& k = a.ints("kernel_size");
+  if (k.empty()) return 0.0;
+  return static_cast<double>(k[0]) * static_cast<double>(k.size() > 1 ? k[1] : k[0]);
+}
+
+// max_pool2d: kH*kW comparisons per output element; bytes include the i64 indices.
+OpCost cost_max_pool2d(const TensorList& in, const Attrs& a, const TensorList& out) {
+  return {cost_numel(out[0]) * pool_window(a), io_bytes(in, out)};
+}
+// avg_pool2d: kH*kW adds and one divide per output element; its backward spreads
+// each gradient element over the window: one divide and kH*kW adds per grad element.
+OpCost cost_avg_pool2d(const TensorList& in, const Attrs& a, const TensorList& out) {
+  return {cost_numel(out[0]) * (pool_window(a) + 1.0), io_bytes(in, out)};
+}
+OpCost cost_avg_pool2d_backward(const TensorList& in, const Attrs& a, const TensorList& out) {
+  return {cost_numel(in[0]) * (pool_window(a) + 1.0), io_bytes(in, out)};
+}
+
 }  // namespace
 
 void register_conv_ops(std::vector<OpDef>& t) {
@@ -279,6 +326,12 @@ void register_conv_ops(std::vector<OpDef>& t) {
                                        .cpu = cpu::avg_pool2d_backward,
                                        .backward = backward_avg_pool2d_backward,
                                        .saves = {0, 0}};
+  row(t, OpId::conv2d).cost = cost_conv2d;
+  row(t, OpId::conv2d_backward_input).cost = cost_conv2d_backward_input;
+  row(t, OpId::conv2d_backward_weight).cost = cost_conv2d_backward_weight;
+  row(t, OpId::max_pool2d).cost = cost_max_pool2d;
+  row(t, OpId::avg_pool2d).cost = cost_avg_pool2d;
+  row(t, OpId::avg_pool2d_backward).cost = cost_avg_pool2d_backward;
   name_inputs(t, {{OpId::conv2d, {"input", "weight", "bias"}},
                   {OpId::conv2d_backward_input, {"grad", "weight"}},
                   {OpId::conv2d_backward_weight, {"input", "grad"}},

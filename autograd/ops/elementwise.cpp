@@ -152,6 +152,9 @@ TensorList backward_clamp(BackwardContext& c) {
   return {where(keep, c.grad(), zero_scalar())};
 }
 
+// Cost: these rows keep the default rule (op_cost): one FLOP per output element,
+// whether the op is an add, a comparison or a transcendental (exp, tanh, gelu count
+// as one, as FLOP counters count them, not as the instructions they take).
 OpDef unary(KernelFn k, BackwardFn b, uint32_t save_in, uint32_t save_out, bool float_op = true) {
   return {.num_inputs = 1,
           .infer = float_op ? infer_float_unary : infer_numeric_unary,

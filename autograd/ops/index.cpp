@@ -3,6 +3,7 @@
 // view row with one output per piece). Backward rules use only table ops, so they
 // are differentiable again: gather and scatter_add are each other's adjoints, and
 // cat/stack/split undo each other with slice/select/cat.
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
@@ -222,6 +223,16 @@ TensorList backward_split(BackwardContext& c) {
 
 AttrSpec dim_attr(int64_t default_dim) { return attr_optional("dim", AttrKind::integer, default_dim); }
 
+// Cost rules (docs/cost.md). embedding, gather and index_select compute nothing and
+// read only the rows they pick: the indices, then the output's worth of the input,
+// written once. scatter_add does one add per element of src. cat and stack copy.
+OpCost cost_gather_like(const TensorList& in, const Attrs&, const TensorList& out) {
+  return {0.0, cost_bytes(in[1]) + 2.0 * cost_bytes(out)};  // input 1: the indices, in all three
+}
+OpCost cost_scatter_add(const TensorList& in, const Attrs&, const TensorList& out) {
+  return {cost_numel(in[2]), io_bytes(in, out)};
+}
+
 }  // namespace
 
 void register_index_ops(std::vector<OpDef>& t) {
@@ -269,6 +280,10 @@ void register_index_ops(std::vector<OpDef>& t) {
                          .infer = infer_split,
                          .view = view_split,
                          .backward = backward_split};
+  for (OpId id : {OpId::embedding, OpId::gather, OpId::index_select}) row(t, id).cost = cost_gather_like;
+  row(t, OpId::scatter_add).cost = cost_scatter_add;
+  row(t, OpId::cat).cost = cost_copy;
+  row(t, OpId::stack).cost = cost_copy;
   name_inputs(t, {{OpId::embedding, {"weight", "indices"}},
                   {OpId::gather, {"input", "index"}},
                   {OpId::index_select, {"input", "index"}},

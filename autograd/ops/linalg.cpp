@@ -1,4 +1,5 @@
 // Rows of matmul and linear.
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
@@ -61,13 +62,33 @@ TensorList backward_linear(BackwardContext& c) {
   return {gx, gw, gb};
 }
 
+// FLOPs: 2*M*N*K per matrix product (a multiply-add is 2, as torch.utils.flop_counter
+// and fvcore count), times the broadcast batch of the output; bytes: both operands
+// as given (a broadcast batch is read once) and the output.
+OpCost cost_matmul(const TensorList& in, const Attrs&, const TensorList& out) {
+  const Shape& o = out[0].sizes();
+  double m = static_cast<double>(o[o.size() - 2]), n = static_cast<double>(o.back());
+  double k = static_cast<double>(in[0].sizes().back());
+  double batch = m * n > 0 ? cost_numel(out[0]) / (m * n) : 0.0;
+  return {2.0 * batch * m * n * k, io_bytes(in, out)};
+}
+
+// FLOPs: 2*M*N*K for x[M, K] W^T[K, N] (M: all leading dims of x), plus M*N adds
+// for a bias; bytes: x, W, the bias and the output.
+OpCost cost_linear(const TensorList& in, const Attrs&, const TensorList& out) {
+  double mn = cost_numel(out[0]), k = static_cast<double>(in[1].sizes()[1]);
+  return {2.0 * mn * k + (in[2].defined() ? mn : 0.0), io_bytes(in, out)};
+}
+
 }  // namespace
 
 void register_linalg_ops(std::vector<OpDef>& t) {
   row(t, OpId::matmul) = {
       .num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul, .saves = {0b11, 0}};
+  row(t, OpId::matmul).cost = cost_matmul;
   row(t, OpId::linear) = {
       .num_inputs = 3, .infer = infer_linear, .cpu = cpu::linear, .backward = backward_linear, .saves = {0b011, 0}};
+  row(t, OpId::linear).cost = cost_linear;
   name_inputs(t, {{OpId::matmul, {"self", "other"}}, {OpId::linear, {"input", "weight", "bias"}}});
 }
 

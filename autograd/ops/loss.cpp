@@ -2,6 +2,7 @@
 // or target position), 1 mean, 2 sum (a 0-dim output). Backward rules are built from
 // ops of the table, so grad of grad works; targets of the class losses are indices
 // and get no gradient.
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
@@ -156,6 +157,27 @@ OpDef pointwise_row(InferFn infer, KernelFn k, BackwardFn b) {
   return {.num_inputs = 2, .attrs = {reduction_attr()}, .infer = infer, .cpu = k, .backward = b, .saves = {0b11, 0}};
 }
 
+// Cost rules (docs/cost.md), in FLOPs per element of the input: cross_entropy 5 (a
+// log_softmax: max, subtract, exp, sum, subtract) plus 2 per target element (pick and
+// accumulate); nll_loss 2 per target element (pick and accumulate); mse_loss 3
+// (subtract, square, add); binary_cross_entropy 6 (two logs, 1 - p, two products, an
+// add); binary_cross_entropy_with_logits 6 (a stable softplus: exp, log, max and
+// products). The reduction's final divide is left out (one per call).
+OpCost cost_cross_entropy(const TensorList& in, const Attrs&, const TensorList& out) {
+  OpCost c = cost_per_input_element(5.0, in, out);
+  c.flops += 2.0 * cost_numel(in[1]);
+  return c;
+}
+OpCost cost_nll_loss(const TensorList& in, const Attrs&, const TensorList& out) {
+  return {2.0 * cost_numel(in[1]), io_bytes(in, out)};
+}
+OpCost cost_mse_loss(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(3.0, in, out);
+}
+OpCost cost_bce(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(6.0, in, out);
+}
+
 }  // namespace
 
 void register_loss_ops(std::vector<OpDef>& t) {
@@ -166,6 +188,11 @@ void register_loss_ops(std::vector<OpDef>& t) {
   row(t, OpId::binary_cross_entropy) = pointwise_row(infer_bce, cpu::binary_cross_entropy, backward_bce);
   row(t, OpId::binary_cross_entropy_with_logits) =
       pointwise_row(infer_bce_logits, cpu::binary_cross_entropy_with_logits, backward_bce_logits);
+  row(t, OpId::cross_entropy).cost = cost_cross_entropy;
+  row(t, OpId::nll_loss).cost = cost_nll_loss;
+  row(t, OpId::mse_loss).cost = cost_mse_loss;
+  row(t, OpId::binary_cross_entropy).cost = cost_bce;
+  row(t, OpId::binary_cross_entropy_with_logits).cost = cost_bce;
   name_inputs(t, {{OpId::cross_entropy, {"input", "target"}},
                   {OpId::nll_loss, {"input", "target"}},
                   {OpId::mse_loss, {"input", "target"}},

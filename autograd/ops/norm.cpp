@@ -1,6 +1,7 @@
 // Rows of batch_norm, layer_norm and dropout. The backward rules recompute the
 // normalization from the saved input with ops of the table (no saved statistics
 // from the kernel), so the gradients are themselves differentiable.
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
@@ -224,6 +225,22 @@ TensorList backward_dropout(BackwardContext& c) {
   return {c.grad() * c.output(1) * scale};
 }
 
+// Cost rules (docs/cost.md), in FLOPs per input element: batch_norm in training and
+// layer_norm 7 (mean 1, variance 2, then subtract, scale, multiply by the weight, add
+// the bias), batch_norm in eval 4 (its statistics are given); batch_norm_backward 8
+// (the sums of g and g*xhat, then subtract, subtract, scale, scale and the parameter
+// gradients' products). dropout keeps the default: 2 per element (a draw, a multiply:
+// one per output element, the mask being an output).
+OpCost cost_batch_norm(const TensorList& in, const Attrs& a, const TensorList& out) {
+  return cost_per_input_element(a.b("training") ? 7.0 : 4.0, in, out);
+}
+OpCost cost_batch_norm_backward(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(8.0, in, out);
+}
+OpCost cost_layer_norm(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(7.0, in, out);
+}
+
 }  // namespace
 
 void register_norm_ops(std::vector<OpDef>& t) {
@@ -262,6 +279,9 @@ void register_norm_ops(std::vector<OpDef>& t) {
       .backward = backward_dropout,
       .saves = {0, 0b10},
       .nondiff_outputs = 0b10};
+  row(t, OpId::batch_norm).cost = cost_batch_norm;
+  row(t, OpId::batch_norm_backward).cost = cost_batch_norm_backward;
+  row(t, OpId::layer_norm).cost = cost_layer_norm;
   name_inputs(t, {{OpId::batch_norm, {"input", "weight", "bias", "running_mean", "running_var"}},
                   {OpId::batch_norm_backward, {"grad", "input", "weight", "running_mean", "running_var"}},
                   {OpId::layer_norm, {"input", "weight", "bias"}},

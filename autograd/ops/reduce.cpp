@@ -1,6 +1,7 @@
 // Rows of the reduction ops.
 #include <algorithm>
 
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
@@ -227,6 +228,42 @@ std::vector<AttrSpec> dims_correction_keepdim() {
           attr_optional("keepdim", AttrKind::boolean, false)};
 }
 
+// Cost rules (docs/cost.md), in FLOPs per input element: one add or comparison for
+// sum, max, min, argmax and their _dim forms (mean adds one divide per output
+// element); var: 4 (the mean, then subtract, square, add), std one sqrt more per
+// output element; logsumexp: 4 (max, subtract, exp, add) and a log per output
+// element; softmax: 5 (max, subtract, exp, sum, divide); log_softmax: 4 (max,
+// subtract, exp, sum), a log per row and a subtract per element.
+OpCost cost_reduce(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(1.0, in, out);
+}
+OpCost cost_mean(const TensorList& in, const Attrs&, const TensorList& out) {
+  OpCost c = cost_per_input_element(1.0, in, out);
+  c.flops += cost_numel(out[0]);
+  return c;
+}
+OpCost cost_var(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(4.0, in, out);
+}
+OpCost cost_std(const TensorList& in, const Attrs& a, const TensorList& out) {
+  OpCost c = cost_per_input_element(4.0, in, out);
+  c.flops += cost_numel(out[0]);
+  return c;
+}
+OpCost cost_logsumexp(const TensorList& in, const Attrs& a, const TensorList& out) { return cost_std(in, a, out); }
+OpCost cost_softmax(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(5.0, in, out);
+}
+OpCost cost_log_softmax(const TensorList& in, const Attrs& a, const TensorList& out) {
+  OpCost c = cost_per_input_element(5.0, in, out);
+  const Shape& s = in[0].sizes();
+  int64_t d = a.i("dim"), ndim = static_cast<int64_t>(s.size());
+  if (d < 0) d += ndim;
+  double row = d >= 0 && d < ndim ? static_cast<double>(s[static_cast<size_t>(d)]) : 1.0;
+  c.flops += row > 0 ? cost_numel(in[0]) / row : 0.0;  // a log per row
+  return c;
+}
+
 }  // namespace
 
 void register_reduction_ops(std::vector<OpDef>& t) {
@@ -289,6 +326,14 @@ void register_reduction_ops(std::vector<OpDef>& t) {
                                .cpu = cpu::log_softmax,
                                .backward = backward_log_softmax,
                                .saves = {0, 1}};
+  for (OpId id : {OpId::sum, OpId::max, OpId::min, OpId::max_dim, OpId::min_dim, OpId::argmax, OpId::argmin})
+    row(t, id).cost = cost_reduce;
+  row(t, OpId::mean).cost = cost_mean;
+  row(t, OpId::var).cost = cost_var;
+  row(t, OpId::std).cost = cost_std;
+  row(t, OpId::logsumexp).cost = cost_logsumexp;
+  row(t, OpId::softmax).cost = cost_softmax;
+  row(t, OpId::log_softmax).cost = cost_log_softmax;
   name_inputs(t, {{OpId::sum, {"input"}},
                   {OpId::mean, {"input"}},
                   {OpId::max, {"input"}},

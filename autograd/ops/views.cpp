@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -398,6 +399,9 @@ void register_view_ops(std::vector<OpDef>& t) {
                              .view = view_to_device,
                              .backward = backward_to_device,
                              .half_native = true};
+  // Copies (views keep the default: they cost nothing); to_device is a view row on
+  // one device but moves every byte between two.
+  for (OpId id : {OpId::contiguous, OpId::slice_backward, OpId::to_dtype, OpId::to_device}) row(t, id).cost = cost_copy;
   name_inputs(t, {{OpId::view, {"input"}},
                   {OpId::reshape, {"input"}},
                   {OpId::transpose, {"input"}},

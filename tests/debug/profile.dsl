@@ -63,6 +63,8 @@ test "tables sort by any column and the trace is Chrome's format" {
   let p = last_profile()
   let by_calls = p.rows(sort="calls")
   expect(by_calls[0]["key"] == "matmul" and by_calls[0]["calls"] == 3, f"{by_calls[0]}")
+  # Each matmul's FLOPs are its row's cost rule: 2 * 16^3.
+  expect(by_calls[0]["flops"] == 3 * 2 * 16 ** 3, f"{by_calls[0]}")
   let table = p.table(group="op", sort="calls", rows=1)
   expect(table.startswith("op "), table)
   expect("matmul" in table and "1 more rows" in table, table)

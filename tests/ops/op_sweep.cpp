@@ -12,12 +12,14 @@
 // passes; a CUDA build must still give every row a CUDA kernel.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "autograd/cost.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -259,6 +261,26 @@ TEST_CASE("op table sweep: forward, layouts, gradcheck, gradgradcheck") {
   }
   MESSAGE("OPS total=" << total << " gradcheck=" << grad_ok << " gradgradcheck=" << gradgrad_ok);
   std::printf("OPS total=%d gradcheck=%d gradgradcheck=%d\n", total, grad_ok, gradgrad_ok);
+}
+
+// Every row's cost rule (OpDef::cost, or the default) on the inputs of the reference
+// cases: finite, non-negative figures; views cost nothing. tests/ops/cost.cpp checks
+// the formulas of matmul, linear and conv2d.
+TEST_CASE("every row has a cost: finite, non-negative FLOPs and bytes") {
+  std::set<std::string> costed;
+  for (const Case& c : load_cases()) {
+    CAPTURE(c.name);
+    TensorList outputs = run(c, c.inputs);
+    OpCost cost = op_cost(*c.def, c.inputs, complete_attrs(*c.def, c.attrs), outputs);
+    CHECK(std::isfinite(cost.flops));
+    CHECK(std::isfinite(cost.bytes));
+    CHECK(cost.flops >= 0);
+    CHECK(cost.bytes >= 0);
+    if (c.def->view && !c.def->cost) CHECK(cost.bytes == 0);
+    if (!c.def->view && !outputs.empty() && outputs[0].numel() > 0) CHECK(cost.bytes > 0);
+    costed.insert(c.def->name);
+  }
+  for (const OpDef& row : op_table()) CHECK_MESSAGE(costed.count(row.name), "no case costs op '" << row.name << "'");
 }
 
 TEST_CASE("every row names its tensor arguments") {

@@ -1,7 +1,7 @@
 // Drives the real `nabla` binary through a pseudo-terminal (forkpty), as a person
 // at a terminal would: multi-line input, tab completion, history kept across two
 // sessions, Ctrl-C during `while true {}` and at the prompt, an error, Ctrl-D; the
-// graph commands (:passes, :graph); and once more with stdin a pipe (plain lines,
+// graph commands (:passes, :graph, :cost, :ops); and once more with stdin a pipe (plain lines,
 // no escape codes).
 // Usage: repl_pty_test PATH/TO/nabla
 #include <fcntl.h>
@@ -213,8 +213,8 @@ void second_session(const std::string& nabla, const std::string& home) {
   if (status != 0) s.fail("exit status " + std::to_string(status));
 }
 
-// :passes, :graph and :prof: a call compiles and optimizes, a graph module shows its own
-// passes, errors keep the session; Tab completes the command names.
+// :passes, :graph and :cost: a call compiles and optimizes, a graph module shows its
+// own passes, errors keep the session; Tab completes the command names; :ops; :prof.
 void graph_session(const std::string& nabla, const std::string& home) {
   Session s(nabla, home);
   s.expect(">>> ");
@@ -261,6 +261,36 @@ void graph_session(const std::string& nabla, const std::string& home) {
   s.expect(">>> ");
   s.send(":graph\r");
   s.expect("error: usage: :graph expr");
+  s.expect(">>> ");
+
+  step(":cost f(x) compiles as :graph does and prints each node's FLOPs, bytes and bound");
+  s.send(":cost m(x)\r");
+  s.expect("graph module 'Sequential' (inference): 2 nodes captured, 1 after passes");
+  s.expect("FLOP/B");
+  s.expect("linear_relu*");
+  s.expect("\ntotal ");
+  s.expect("* fused: ");
+  s.expect("roofline on cpu (measured): peak ");
+  s.expect(">>> ");
+  s.send(":cost gm\r");
+  s.expect("\n%");
+  s.expect(" relu ");
+  s.expect("ridge point");
+  s.expect(">>> ");
+  s.send(":cost\r");
+  s.expect("error: usage: :cost expr");
+  s.expect(">>> ");
+
+  step(":ops lists the op table as nabla --list-ops does, with what the passes can fuse");
+  s.send(":ops\r");
+  s.expect("grad  fusable");
+  s.expect("\nrelu ");
+  s.expect("elementwise,epilogue ");
+  s.expect("\nlinear ");
+  s.expect("epilogue base ");
+  s.expect(">>> ");
+  s.send(":help cost\r");
+  s.expect(":cost expr  FLOPs, bytes");
   s.expect(">>> ");
   s.send("x.shape\r");
   s.expect("\n(2, 4)\n>>> ");

@@ -1,0 +1,41 @@
+// The op table as a table for people: `nabla --list-ops` and the REPL's `:ops` print
+// this one function's text, so they cannot drift apart.
+#include "autograd/op_table.hpp"
+#include "interp/interpreter.hpp"
+#include "passes/passes.hpp"
+
+namespace nabla {
+
+namespace {
+
+std::string devices_of(const OpDef& row) {
+  std::string s = row.cpu || row.view ? "cpu" : "";
+  if (row.cuda) s += s.empty() ? "cuda" : ",cuda";
+  return s.empty() ? "-" : s;
+}
+
+std::string double_grad_of(const OpDef& row) {
+  if (!row.backward) return "no (not differentiable)";
+  if (row.no_double_backward) return std::string("no (") + row.no_double_backward + ")";
+  return "yes";
+}
+
+}  // namespace
+
+std::string describe_ops() {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-34s %-10s %-5s %-26s %s\n", "op", "devices", "grad", "fusable", "grad of grad");
+  std::string s = buf;
+  for (const OpDef& row : op_table()) {
+    std::snprintf(buf, sizeof buf, "%-34s %-10s %-5s %-26s %s\n", row.name, devices_of(row).c_str(),
+                  row.backward ? "yes" : "no", graph::fusion_kinds(row).c_str(), double_grad_of(row).c_str());
+    s += buf;
+  }
+  s += "fusable: elementwise = the fuse pass joins it with its neighbours into one loop; epilogue = fuse_epilogue\n"
+       "folds it into the linear or conv2d before it (linear_relu, ...); epilogue base = linear, conv2d "
+       "(docs/passes.md)\n";
+  for (const std::string& name : incomplete_rows()) s += "error: op '" + name + "' has no complete row\n";
+  return s;
+}
+
+}  // namespace nabla
