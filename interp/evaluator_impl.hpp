@@ -51,7 +51,6 @@ struct Evaluator::Impl {
   Value ret;
   std::vector<CallRec> stack;
   const SourceSpan* call_site = nullptr;
-  const Expr* origin_expr = nullptr;
 
   // ================================ resolver ================================
   RCtx* rc = nullptr;
@@ -205,7 +204,6 @@ struct Evaluator::Impl {
   // ================================ expressions (evaluator.cpp) ================================
   inline void set_origin(const Expr& e);
   inline void enter_call(const Call& c);
-  inline void set_origin_for(const Value& a, const Value& b, const Expr& e);
   inline std::vector<Value> eval_index_items(const Index& ix);
   inline Value binary_values(const Binary& b, const Value& l, const Value& r);
   static inline bool scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out);
