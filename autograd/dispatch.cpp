@@ -21,6 +21,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "autograd/anomaly.hpp"
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
@@ -163,7 +164,7 @@ bool needs_recording(const OpDef& def, const TensorList& inputs) {
 
 void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, TensorList& outs) {
   auto node = std::make_shared<OpNode>(def, attrs);
-  node->origin = current_origin();
+  node->origin = current_origin_id();
   size_t n = inputs.size();
   node->next_edges.resize(n);
   node->inputs.resize(n);
@@ -227,6 +228,7 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
       Device device = op_device(def, inputs);
       outs = allocate_outputs(metas, device);
       run_kernel(def, inputs, *use, outs, device);
+      if (anomaly_enabled()) check_forward_anomaly(def, inputs, *use, outs);
     }
   }
   if (needs_recording(def, inputs)) record(def, inputs, *use, outs);

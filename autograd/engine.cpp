@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/anomaly.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
@@ -94,13 +95,6 @@ void accumulate(TensorList& slots, size_t slot, const Tensor& g) {
   slots[slot] = slots[slot].defined() ? add(slots[slot], g) : g;
 }
 
-bool has_non_finite(const Tensor& t) {
-  if (!is_floating(t.dtype())) return false;
-  for (double v : to_double_vector(t))
-    if (!std::isfinite(v)) return true;
-  return false;
-}
-
 // Each hook sees the gradient and may replace it (an undefined result keeps it).
 Tensor run_hooks(const std::vector<TensorHook>& hooks, Tensor g) {
   for (const TensorHook& hook : hooks) {
@@ -134,11 +128,18 @@ void fill_missing_grads(const Node& node, TensorList& grads) {
     }
 }
 
-void check_anomaly(const Node& node, const TensorList& outputs) {
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (outputs[i].defined() && has_non_finite(outputs[i]))
-      throw Error("anomaly: backward of " + node.name() + " produced NaN or Inf in the gradient of its input " +
-                  std::to_string(i) + (node.origin.empty() ? "" : "; the forward op was called at " + node.origin));
+// The node's backward rule. In anomaly mode its results are checked, and the error
+// describes the gradients it was given (Note [Anomaly rule] in anomaly.cpp).
+TensorList apply_node(Node* node, TensorList&& grads) {
+  if (!anomaly_enabled()) return node->apply(std::move(grads));
+  TensorList given = grads;
+  TensorList results;
+  {
+    ForwardAnomalyPause pause;
+    results = node->apply(std::move(grads));
+  }
+  check_backward_anomaly(*node, given, results);
+  return results;
 }
 
 void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_t, Node*>>& ready) {
@@ -157,9 +158,8 @@ void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_
   TensorList outputs;
   {
     BackwardAttribution profiled(*node);  // see autograd/profiler.hpp
-    outputs = node->apply(std::move(grads));
+    outputs = apply_node(node, std::move(grads));
   }
-  if (anomaly_enabled()) check_anomaly(*node, outputs);
   if (!task.retain_graph) node->release_saved();
   for (size_t i = 0; i < node->next_edges.size(); ++i) {
     const Edge& e = node->next_edges[i];

@@ -30,7 +30,7 @@ void rebase_history(Tensor& dst, const Tensor& src) {
   auto node = std::make_shared<CopyBackward>(src.sizes());
   node->next_edges = {dst.requires_grad() ? gradient_edge(dst) : Edge{}, src.requires_grad() ? gradient_edge(src) : Edge{}};
   node->output_metas = {{dst.sizes(), dst.dtype(), dst.device()}};
-  node->origin = current_origin();
+  node->origin = current_origin_id();
   AutogradMeta& meta = dst.impl()->autograd_meta();
   meta.requires_grad = true;
   meta.grad_fn = node;

@@ -75,7 +75,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, i
                 std::to_string(index) + " was saved at version " + std::to_string(version_) +
                 " but has been modified by an in-place operation since (now version " +
                 std::to_string(data_.version()) + "); use an out-of-place op or clone it first" +
-                (owner->origin.empty() ? "" : " (op called at " + owner->origin + ")"));
+                (owner->origin == 0 ? "" : " (op called at " + origin_text(owner->origin) + ")"));
   if (!is_output_ || !requires_grad_) return data_;
   Tensor t = make_view(data_, data_.sizes(), data_.strides(), data_.offset());
   t.impl()->is_view = data_.impl()->is_view;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/op_table.hpp"
+#include "tensor/origin.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla {
@@ -35,7 +36,7 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<TensorMeta> output_metas;        // to materialise zero gradients
   std::vector<std::vector<TensorHook>> hooks;  // tensor hooks per output slot (empty until one is registered)
   uint64_t sequence_nr;
-  std::string origin;  // DSL location of the forward call, when known
+  OriginId origin = 0;  // DSL location of the forward call (origin_text), 0 when unknown
 };
 
 // The gradient edge of a tensor: its grad_fn slot, or its leaf accumulator.
@@ -49,6 +50,8 @@ class SavedTensor {
   SavedTensor(const Tensor& t, bool is_output);
   Tensor unpack(const std::shared_ptr<Node>& owner, const char* op, int index) const;
   bool defined() const { return data_.defined(); }
+  // The tensor as saved, without the version check or grad_fn (anomaly reports).
+  const Tensor& peek() const { return data_; }
   void reset() { data_ = Tensor(); }
 
  private:

@@ -1,11 +1,13 @@
 // The language's side of devices: the native `cuda` module (PyTorch's torch.cuda
 // names: is_available, device_count, synchronize, streams, TF32, memory statistics of the
-// caching allocator), and as_device, which reads "cpu", "cuda" and "cuda:N" for
+// caching allocator, whose figures and summary are the top-level ones of
+// builtins_memory.cpp for a GPU), and as_device, which reads "cpu", "cuda" and "cuda:N" for
 // `.to(...)`, `device=` keywords and the training scripts' device argument.
 #include "interp/builtins_internal.hpp"
 #include "tensor/cuda/caching_allocator.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/settings.hpp"
+#include "tensor/memory_stats.hpp"
 
 namespace nabla::interp {
 
@@ -42,27 +44,12 @@ Fn memory_stat(const std::string& name, StatField field) {
   };
 }
 
-// A few lines per device: the allocator's figures and its largest live blocks with
-// the DSL line that made each.
-std::string memory_summary(int device) {
-  cuda::CachingAllocator& alloc = cuda::device_allocator(device);
-  cuda::CachingAllocatorStats s = alloc.stats();
-  std::string out = "cuda:" + std::to_string(device) + " (" + cuda::device_name(device) + ")\n";
-  out += "  allocated " + cuda::format_bytes(s.allocated) + " (peak " + cuda::format_bytes(s.peak_allocated) +
-         "), reserved " + cuda::format_bytes(s.reserved) + " (peak " + cuda::format_bytes(s.peak_reserved) + "), in " +
-         std::to_string(s.segments) + " segments\n";
-  out += "  unused inside segments " + cuda::format_bytes(s.unallocated()) + ", of which in split blocks " +
-         cuda::format_bytes(s.inactive_split) + "\n";
-  std::vector<std::pair<size_t, std::string>> live;
-  for (const cuda::SegmentInfo& seg : alloc.snapshot())
-    for (const cuda::BlockInfo& blk : seg.blocks)
-      if (blk.state == cuda::BlockInfo::State::allocated) live.emplace_back(blk.size, blk.tag);
-  std::sort(live.begin(), live.end(), [](auto& x, auto& y) { return x.first > y.first; });
-  if (!live.empty()) out += "  largest live allocations:\n";
-  for (size_t k = 0; k < live.size() && k < 10; ++k)
-    out += "    " + cuda::format_bytes(live[k].first) + "  " + (live[k].second.empty() ? "(no line)" : live[k].second) +
-           "\n";
-  return out;
+// The figures every device has, as the top-level builtins give them (tensor/memory_stats).
+Fn memory_figure(const std::string& name, size_t MemoryFigures::*field) {
+  return [name, field](Evaluator&, CallArgs& a) {
+    Bound b = bind(name, a, {"device"}, 0);
+    return Value::integer(static_cast<int64_t>(memory_figures(cuda_device(device_index(b, 0, name))).*field));
+  };
 }
 
 }  // namespace
@@ -119,18 +106,16 @@ std::shared_ptr<Module> cuda_module(Evaluator&) {
            return Value::boolean(cuda::allow_tf32());
          }));
   m->set("memory_allocated",
-         make_native("memory_allocated", memory_stat("memory_allocated", &cuda::CachingAllocatorStats::allocated)));
+         make_native("memory_allocated", memory_figure("memory_allocated", &MemoryFigures::allocated)));
   m->set("max_memory_allocated",
-         make_native("max_memory_allocated",
-                     memory_stat("max_memory_allocated", &cuda::CachingAllocatorStats::peak_allocated)));
-  m->set("memory_reserved",
-         make_native("memory_reserved", memory_stat("memory_reserved", &cuda::CachingAllocatorStats::reserved)));
+         make_native("max_memory_allocated", memory_figure("max_memory_allocated", &MemoryFigures::peak_allocated)));
+  m->set("memory_reserved", make_native("memory_reserved", memory_figure("memory_reserved", &MemoryFigures::reserved)));
   m->set("max_memory_reserved",
          make_native("max_memory_reserved",
                      memory_stat("max_memory_reserved", &cuda::CachingAllocatorStats::peak_reserved)));
   m->set("reset_peak_memory_stats", make_native("reset_peak_memory_stats", [](Evaluator&, CallArgs& a) {
            Bound b = bind("reset_peak_memory_stats", a, {"device"}, 0);
-           cuda::device_allocator(device_index(b, 0, "reset_peak_memory_stats")).reset_peak();
+           reset_peak_memory_stats(cuda_device(device_index(b, 0, "reset_peak_memory_stats")));
            return Value();
          }));
   m->set("empty_cache", make_native("empty_cache", [](Evaluator&, CallArgs& a) {
@@ -139,8 +124,10 @@ std::shared_ptr<Module> cuda_module(Evaluator&) {
            return Value();
          }));
   m->set("memory_summary", make_native("memory_summary", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("memory_summary", a, {"device"}, 0);
-           return make_str(memory_summary(device_index(b, 0, "memory_summary")));
+           Bound b = bind("memory_summary", a, {"device", "top"}, 0);
+           int64_t top = b.has(1) ? as_int(b[1], "memory_summary(): top") : 10;
+           return make_str(memory_summary(cuda_device(device_index(b, 0, "memory_summary")),
+                                          static_cast<size_t>(std::max<int64_t>(top, 0))));
          }));
   return m;
 }

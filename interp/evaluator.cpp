@@ -11,11 +11,9 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/profiler.hpp"
 #include "autograd/trace.hpp"
 #include "interp/evaluator_impl.hpp"
 #include "interp/profile.hpp"
-#include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {
 
@@ -290,14 +288,14 @@ void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
     auto& n = static_cast<const Name&>(t);
     Value cur = read_name(n);
     Value rhs = eval(*a.value);
-    set_origin_for(cur, rhs, t);
+    if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
     assign_name(n, binary_op(a.op, cur, rhs));
   } else if (t.kind == ExprKind::Attribute) {
     auto& at = static_cast<const Attribute&>(t);
     Value obj = eval(*at.object);
     Value cur = ev.get_attr(obj, at.name);
     Value rhs = eval(*a.value);
-    set_origin_for(cur, rhs, t);
+    if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
     ev.set_attr(obj, at.name, binary_op(a.op, cur, rhs));
   } else if (t.kind == ExprKind::Index) {
     auto& ix = static_cast<const Index&>(t);
@@ -305,7 +303,7 @@ void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
     std::vector<Value> idx = eval_index_items(ix);
     Value cur = index_value(ev, obj, idx);
     Value rhs = eval(*a.value);
-    set_origin_for(cur, rhs, t);
+    if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
     assign_index(ev, obj, idx, binary_op(a.op, cur, rhs));
   } else {
     fail("cannot assign to this expression");
@@ -405,35 +403,22 @@ DType Evaluator::Impl::autocast_region_dtype(const ContextStmt& c) {
 
 // ---- expressions --------------------------------------------------------------------------
 
+// Makes `e` the current origin (tensor/origin.hpp), for every expression that may run
+// an op: autograd nodes, graph capture, CPU and GPU allocations, anomaly mode, errors
+// from deep inside ops and a profiler all read it. It is always kept current, with no
+// condition, because it costs an int store: the text is interned once per AST node
+// (See Note [Interned origins]).
 void Evaluator::Impl::set_origin(const Expr& e) {
-  if (origin_expr == &e) return;
-  origin_expr = &e;
-  set_current_origin(e.span.where());
+  if (e.origin_id == 0) e.origin_id = intern_origin(e.span.where());
+  set_current_origin_id(e.origin_id);
 }
 
-// The call about to run: error traces, call-site spans and (while capturing a graph,
-// or once a GPU holds tensors) the origin of the ops it records and the memory it
-// takes: GPU allocations carry it, and an out-of-memory error names it.
+// The call about to run: error traces, call-site spans and the origin.
 void Evaluator::Impl::enter_call(const Call& c) {
   call_site = &c.span;
   ev.current_span = &c.span;
   current_call = &c;
-  if (origin_wanted()) set_origin(c);
-}
-
-// Whether every expression's origin must be kept current (not only those of ops on
-// tensors that require grad): while capturing a graph, once a GPU holds memory, and
-// while profiling.
-bool Evaluator::Impl::origin_wanted() { return op_observer() || cuda::in_use() || active_profiler(); }
-
-void Evaluator::Impl::set_origin_for(const Value& a, const Value& b, const Expr& e) {
-  // Capturing a graph: every node gets its line; on a GPU: every allocation; while
-  // profiling: every op.
-  if (origin_wanted()) return set_origin(e);
-  if ((a.tag == Tag::Tensor && a.t.defined() && a.t.requires_grad()) ||
-      (b.tag == Tag::Tensor && b.t.defined() && b.t.requires_grad())) {
-    if (grad_enabled()) set_origin(e);
-  }
+  set_origin(c);
 }
 
 std::vector<Value> Evaluator::Impl::eval_index_items(const Index& ix) {
@@ -476,7 +461,7 @@ Value Evaluator::Impl::binary_values(const Binary& b, const Value& l, const Valu
       default: break;
     }
   }
-  if (l.tag == Tag::Tensor || r.tag == Tag::Tensor) set_origin_for(l, r, e);
+  if (l.tag == Tag::Tensor || r.tag == Tag::Tensor) set_origin(e);
   return binary_op(b.op, l, r);
 }
 
@@ -627,7 +612,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
       auto& ix = static_cast<const Index&>(e);
       Value obj = eval(*ix.object);
       std::vector<Value> idx = eval_index_items(ix);
-      if (obj.tag == Tag::Tensor) set_origin_for(obj, Value(), e);
+      if (obj.tag == Tag::Tensor) set_origin(e);
       return index_value(ev, obj, idx);
     }
     case ExprKind::Slice: fail("a slice is only allowed inside [ ]");
@@ -650,7 +635,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
       auto& u = static_cast<const Unary&>(e);
       Value v = eval(*u.operand);
       if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
-      if (v.tag == Tag::Tensor) set_origin_for(v, Value(), e);
+      if (v.tag == Tag::Tensor) set_origin(e);
       return unary_op(u.op, v);
     }
     case ExprKind::Binary: {

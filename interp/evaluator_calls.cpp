@@ -188,6 +188,7 @@ Value Evaluator::Impl::call_custom_method(const ModelClassObj& cls, const std::s
 
 Value Evaluator::Impl::apply_custom(const std::shared_ptr<ModelClassObj>& cls, CallArgs& args) {
   if (!args.kw.empty()) fail(cls->decl->name + "() takes positional arguments only");
+  OriginId origin = current_origin_id();  // this call's (enter_call set it); forward's lines follow
   auto ctxo = std::make_shared<ObjectObj>();
   ctxo->type_name = "ctx";
   ctxo->set("saved", make_tuple());
@@ -226,7 +227,7 @@ Value Evaluator::Impl::apply_custom(const std::shared_ptr<ModelClassObj>& cls, C
   node->ctx = ctx;
   node->num_inputs = inputs.size();
   node->node_name = cls->decl->name + "Backward";
-  node->origin = current_call ? current_call->span.where() : std::string();
+  node->origin = origin;
   node->next_edges.resize(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k)
     if (inputs[k].tag == Tag::Tensor && inputs[k].t.requires_grad()) node->next_edges[k] = gradient_edge(inputs[k].t);

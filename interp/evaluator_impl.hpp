@@ -51,7 +51,6 @@ struct Evaluator::Impl {
   Value ret;
   std::vector<CallRec> stack;
   const SourceSpan* call_site = nullptr;
-  const Expr* origin_expr = nullptr;
 
   // ================================ resolver ================================
   RCtx* rc = nullptr;
@@ -156,7 +155,6 @@ struct Evaluator::Impl {
   inline Flow exec_context(const ContextStmt& c);
   DType autocast_region_dtype(const ContextStmt& c);
   Flow exec_profiled(const ContextStmt& c);
-  static inline bool origin_wanted();
 
   // ================================ modules (evaluator_modules.cpp) ================================
   std::shared_ptr<Module> module_ptr() {
@@ -207,7 +205,6 @@ struct Evaluator::Impl {
   // ================================ expressions (evaluator.cpp) ================================
   inline void set_origin(const Expr& e);
   inline void enter_call(const Call& c);
-  inline void set_origin_for(const Value& a, const Value& b, const Expr& e);
   inline std::vector<Value> eval_index_items(const Index& ix);
   inline Value binary_values(const Binary& b, const Value& l, const Value& r);
   static inline bool scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out);

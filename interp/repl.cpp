@@ -16,6 +16,7 @@
 #include <set>
 
 #include "lang/parser.hpp"
+#include "tensor/memory_stats.hpp"
 
 namespace nabla {
 
@@ -87,6 +88,8 @@ const Command kCommands[] = {
     {"passes", ":passes", "every graph pass (what it does, what it needs) and the default pipeline"},
     {"cost", ":cost expr", "FLOPs, bytes, roofline bound and time of each node of a graph (as :graph compiles it)"},
     {"ops", ":ops", "every op of the table: devices, grad, fusable, grad of grad (as nabla --list-ops)"},
+    {"mem", ":mem [device]",
+     "a device's memory (cpu by default, or cuda[:N]): figures, largest live tensors and their lines"},
     {"quit", ":quit", "leave the REPL (Ctrl-D too)"},
 };
 
@@ -389,6 +392,7 @@ class Repl {
     else if (name == "cost" && !arg.empty()) graph(arg, true);
     else if (name == "passes" && arg.empty()) std::printf("%s", describe_passes().c_str());
     else if (name == "ops" && arg.empty()) std::printf("%s", describe_ops().c_str());
+    else if (name == "mem") memory(arg.empty() ? "cpu" : arg);
     else if (name == "type" || name == "time" || name == "prof" || name == "load" || name == "graph" ||
              name == "passes" || name == "cost" || name == "ops")
       usage_error("usage: " + usage_of(name));
@@ -478,6 +482,19 @@ class Repl {
     std::printf("%s\n", g.heading.c_str());
     if (g.report.empty()) std::printf("no passes run (gm.optimize() runs the default pipeline)\n");
     std::printf("%s%s", g.report.c_str(), g.ir.c_str());
+  }
+
+  // :mem [device]: memory_summary(device) of the language, printed.
+  void memory(const std::string& device) {
+    Device d;
+    if (!parse_device(device, &d)) return usage_error("unknown device '" + device + "' (expected cpu, cuda or cuda:N)");
+    try {
+      std::printf("%s", memory_summary(d).c_str());
+    } catch (const std::exception& e) {  // a GPU that is not there
+      std::fflush(stdout);
+      std::fprintf(stderr, "error: %s\n", e.what());
+      worst_ = std::max(worst_, 1);
+    }
   }
 
   void load(const std::string& path) {

@@ -26,6 +26,9 @@ struct Expr {
   explicit Expr(ExprKind k) : kind(k) {}
   virtual ~Expr() = default;
   ExprKind kind;
+  // The evaluator's cache of span.where() interned as an origin id (0 until first
+  // evaluated; See Note [Interned origins] in tensor/origin.hpp). Fits in padding.
+  mutable uint32_t origin_id = 0;
   SourceSpan span;
 };
 using ExprPtr = std::unique_ptr<Expr>;

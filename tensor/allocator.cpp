@@ -7,8 +7,23 @@
 
 namespace nabla {
 
+// Note [CPU block headers]
+// Every block starts with a header of kAlignment bytes, and the caller gets the bytes
+// after it (still 64-byte aligned). The header links the block into a doubly linked
+// live list while it is handed out and holds its size class, the requested size and
+// the origin, so allocate and deallocate stay O(1) under the one lock they already
+// take, and memory_summary can walk what is live. The headers are bookkeeping: the
+// statistics (allocated, reserved) count size classes only, as PyTorch's do.
+struct CpuAllocator::Header {
+  Header* prev;
+  Header* next;
+  size_t size_class;
+  size_t requested;
+  OriginId origin;
+};
+
 namespace {
-constexpr size_t kAlignment = 64;            // a cache line, and AVX-512 friendly
+constexpr size_t kAlignment = 64;                    // a cache line, and AVX-512 friendly
 constexpr size_t kMaxCachedBytes = size_t(2) << 30;  // beyond this, frees go to the system
 }  // namespace
 
@@ -25,58 +40,87 @@ size_t CpuAllocator::size_class(size_t nbytes) {
   return (nbytes + step - 1) / step * step;
 }
 
-void* CpuAllocator::allocate(size_t nbytes) {
+void CpuAllocator::link(Header* h) {
+  h->prev = nullptr;
+  h->next = live_;
+  if (live_) live_->prev = h;
+  live_ = h;
+}
+
+void CpuAllocator::unlink(Header* h) {
+  if (h->prev)
+    h->prev->next = h->next;
+  else
+    live_ = h->next;
+  if (h->next) h->next->prev = h->prev;
+}
+
+CpuAllocator::Header* CpuAllocator::take_block(size_t cls) {
+  auto it = cache_.find(cls);
+  if (it != cache_.end() && !it->second.empty()) {
+    Header* h = it->second.back();
+    it->second.pop_back();
+    cached_bytes_ -= cls;
+    ++stats_.cache_hits;
+    return h;
+  }
+  void* raw = std::aligned_alloc(kAlignment, cls + kAlignment);
+  if (!raw) {
+    empty_cache_locked();  // drop the cache and try once more before giving up
+    raw = std::aligned_alloc(kAlignment, cls + kAlignment);
+    if (!raw) {
+      --stats_.allocations;
+      throw Error("out of memory: could not allocate " + std::to_string(cls) + " bytes on the CPU (" +
+                  std::to_string(stats_.allocated) + " bytes are in use by tensors)");
+    }
+  }
+  stats_.reserved += cls;
+  auto* h = static_cast<Header*>(raw);
+  h->size_class = cls;
+  return h;
+}
+
+void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
+  static_assert(sizeof(Header) <= kAlignment, "the header must fit before the aligned bytes");
   size_t cls = size_class(nbytes);
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.allocations;
   if (cls == 0) return nullptr;
-  void* ptr = nullptr;
-  auto it = cache_.find(cls);
-  if (it != cache_.end() && !it->second.empty()) {
-    ptr = it->second.back();
-    it->second.pop_back();
-    cached_bytes_ -= cls;
-    ++stats_.cache_hits;
-  } else {
-    ptr = std::aligned_alloc(kAlignment, cls);
-    if (!ptr) {
-      // Drop the cache and try once more before giving up.
-      for (auto& [size, blocks] : cache_)
-        for (void* b : blocks) std::free(b);
-      stats_.reserved -= cached_bytes_;
-      cached_bytes_ = 0;
-      cache_.clear();
-      ptr = std::aligned_alloc(kAlignment, cls);
-      if (!ptr) {
-        --stats_.allocations;
-        throw Error("out of memory: could not allocate " + std::to_string(cls) + " bytes on the CPU (" +
-                    std::to_string(stats_.allocated) + " bytes are in use by tensors)");
-      }
-    }
-    stats_.reserved += cls;
-  }
+  Header* h = take_block(cls);
+  h->requested = nbytes;
+  h->origin = origin;
+  link(h);
   stats_.allocated += cls;
   if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
-  return ptr;
+  return reinterpret_cast<char*>(h) + kAlignment;
 }
 
-void CpuAllocator::deallocate(void* ptr, size_t nbytes) {
+void CpuAllocator::deallocate(void* ptr, size_t) {
   if (!ptr) return;
-  size_t cls = size_class(nbytes);
+  auto* h = reinterpret_cast<Header*>(static_cast<char*>(ptr) - kAlignment);
+  size_t cls = h->size_class;
   std::lock_guard<std::mutex> lock(mutex_);
+  unlink(h);
   stats_.allocated -= cls;
   if (cached_bytes_ + cls > kMaxCachedBytes) {
-    std::free(ptr);
+    std::free(h);
     stats_.reserved -= cls;
     return;
   }
-  cache_[cls].push_back(ptr);
+  cache_[cls].push_back(h);
   cached_bytes_ += cls;
 }
 
 AllocatorStats CpuAllocator::stats() {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;
+}
+
+std::vector<LiveBlock> CpuAllocator::live_blocks() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<LiveBlock> out;
+  for (Header* h = live_; h; h = h->next) out.push_back({h->size_class, h->requested, h->origin});
+  return out;
 }
 
 void CpuAllocator::reset_peak() {
@@ -86,8 +130,12 @@ void CpuAllocator::reset_peak() {
 
 void CpuAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
+  empty_cache_locked();
+}
+
+void CpuAllocator::empty_cache_locked() {
   for (auto& [size, blocks] : cache_)
-    for (void* b : blocks) std::free(b);
+    for (Header* h : blocks) std::free(h);
   cache_.clear();
   stats_.reserved -= cached_bytes_;
   cached_bytes_ = 0;

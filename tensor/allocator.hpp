@@ -1,6 +1,8 @@
 // The caching CPU allocator: freed blocks go back to a per-size-class cache and are
 // reused by the next request of that class, so a training loop stops calling malloc
 // after its first step. Statistics follow PyTorch's names.
+// Each live block records the origin (the DSL expression) that asked for it, so
+// memory_summary can name the lines that hold memory (Note [CPU block headers]).
 // Thread-safe; it must not know about tensors (storage.hpp owns blocks).
 #pragma once
 #include <cstddef>
@@ -8,6 +10,8 @@
 #include <mutex>
 #include <unordered_map>
 #include <vector>
+
+#include "tensor/origin.hpp"
 
 namespace nabla {
 
@@ -19,13 +23,21 @@ struct AllocatorStats {
   size_t cache_hits = 0;      // allocate() calls served from the cache
 };
 
+// A block in use, as live_blocks() reports it.
+struct LiveBlock {
+  size_t bytes = 0;      // its size class (what `allocated` counts)
+  size_t requested = 0;  // what the caller asked for
+  OriginId origin = 0;   // the expression that asked (0: none known)
+};
+
 class CpuAllocator {
  public:
   static CpuAllocator& instance();
 
-  void* allocate(size_t nbytes);
+  void* allocate(size_t nbytes, OriginId origin = 0);
   void deallocate(void* ptr, size_t nbytes);
   AllocatorStats stats();
+  std::vector<LiveBlock> live_blocks();  // every block handed out and not yet freed
   void reset_peak();
   void empty_cache();  // return every cached block to the system
 
@@ -34,8 +46,15 @@ class CpuAllocator {
   static size_t size_class(size_t nbytes);
 
  private:
+  struct Header;                   // Note [CPU block headers] in allocator.cpp
+  Header* take_block(size_t cls);  // from the cache or the system, not yet linked
+  void link(Header* h);
+  void unlink(Header* h);
+  void empty_cache_locked();
+
   std::mutex mutex_;
-  std::unordered_map<size_t, std::vector<void*>> cache_;
+  std::unordered_map<size_t, std::vector<Header*>> cache_;
+  Header* live_ = nullptr;  // the live list (most recent first)
   AllocatorStats stats_;
   size_t cached_bytes_ = 0;
 };

@@ -1,12 +1,35 @@
 // Where the evaluation is: "train.dsl:12:5" of the expression being evaluated (empty
-// outside the interpreter). The interpreter sets it; autograd nodes, device
-// allocations and error messages read it, so it lives at the bottom of the tree.
+// outside the interpreter). The interpreter sets it; autograd nodes, allocations (CPU
+// and device), graph capture and error messages read it, so it lives at the bottom
+// of the tree. Knows nothing of the language: an origin is just interned text.
+//
+// Note [Interned origins]
+// The origin is kept current for every expression (a profiler, the allocators' live
+// lists and anomaly mode all need the line of every op), so setting it must cost no
+// more than an int store: each distinct text is interned once into a process-wide,
+// append-only table and named by an OriginId; the interpreter caches the id of each
+// AST node, so set_current_origin_id() is a thread-local store. Texts are never freed,
+// so a `const std::string&` from origin_text() stays valid for the whole process.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace nabla {
 
-const std::string& current_origin();
-void set_current_origin(std::string origin);
+using OriginId = uint32_t;  // 0: no origin (the empty text)
+
+// The id of `text` (the same text always gives the same id). Thread-safe; takes a lock,
+// so callers intern once and keep the id.
+OriginId intern_origin(const std::string& text);
+// The text of an id from intern_origin ("" for 0). Lock-free.
+const std::string& origin_text(OriginId id);
+
+OriginId current_origin_id();
+void set_current_origin_id(OriginId id);
+
+// The text of the current origin, for readers that want it as a string.
+inline const std::string& current_origin() { return origin_text(current_origin_id()); }
+// Interns `text` and makes it current (C++ callers and tests; the interpreter uses ids).
+inline void set_current_origin(const std::string& text) { set_current_origin_id(intern_origin(text)); }
 
 }  // namespace nabla

@@ -10,13 +10,6 @@
 
 namespace nabla {
 
-namespace {
-thread_local std::string tl_origin;
-}  // namespace
-
-const std::string& current_origin() { return tl_origin; }
-void set_current_origin(std::string origin) { tl_origin = std::move(origin); }
-
 uint64_t new_tensor_serial() {
   static std::atomic<uint64_t> next{0};
   return next.fetch_add(1, std::memory_order_relaxed);
@@ -29,7 +22,7 @@ Storage::Storage(size_t n, Device dev, bool pin) : nbytes(n), device(dev), pinne
   else if (pinned)
     data = cuda::allocate_pinned(n);
   else
-    data = CpuAllocator::instance().allocate(n);
+    data = CpuAllocator::instance().allocate(n, current_origin_id());
 }
 
 Storage::~Storage() {

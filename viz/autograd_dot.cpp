@@ -37,7 +37,7 @@ std::string root_label(const Tensor& t, size_t k) {
 std::string node_label(const Node& node, bool freed) {
   std::string label = html_bold(node.name());
   for (const TensorMeta& m : node.output_metas) label += "<BR/>" + html_escape(graph::meta_str(m));
-  if (!node.origin.empty()) label += "<BR/>" + html_note(node.origin);
+  if (node.origin != 0) label += "<BR/>" + html_note(origin_text(node.origin));
   if (freed) label += "<BR/>" + html_note("saved tensors freed");
   return label;
 }

@@ -33,9 +33,6 @@ void check_device(int device);
 // cudart). Throws nabla::Error for a device that is not there, or in a build without CUDA.
 CachingAllocator& device_allocator(int device);
 void* allocate(int device, size_t nbytes, const std::string& tag);
-// Whether any device memory has been allocated in this process (the interpreter then
-// keeps the origin of every expression up to date, for the allocations' tags).
-bool in_use();
 void release(int device, void* ptr);
 // Page-locked host memory (for copies that overlap compute), from a caching host
 // allocator: a freed block is reused only after the copies that read it are done.

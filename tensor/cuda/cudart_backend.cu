@@ -156,14 +156,7 @@ CachingAllocator& device_allocator(int device) {
   return *allocator;
 }
 
-namespace {
-std::atomic<bool> g_in_use{false};
-}  // namespace
-
-bool in_use() { return g_in_use.load(std::memory_order_relaxed); }
-
 void* allocate(int device, size_t nbytes, const std::string& tag) {
-  g_in_use.store(true, std::memory_order_relaxed);
   return device_allocator(device).allocate(nbytes, current_stream(device), tag);
 }
 

@@ -22,7 +22,6 @@ void check_device(int device) { not_built("cuda:" + std::to_string(device)); }
 CachingAllocator& device_allocator(int device) { not_built("cuda:" + std::to_string(device)); }
 void* allocate(int device, size_t, const std::string&) { not_built("cuda:" + std::to_string(device)); }
 void release(int, void*) {}
-bool in_use() { return false; }
 void* allocate_pinned(size_t) { not_built("pinned memory"); }
 void release_pinned(void*) {}
 void record_stream(const Device&, void*, StreamId) {}
