@@ -2,6 +2,7 @@
 
 #include "autograd/node.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla {
 
@@ -108,7 +109,7 @@ std::string Profiler::user_line(const std::string& line) const {
 
 std::string Profiler::forward_line(const Node& node) const {
   auto it = forward_lines_.find(&node);
-  return it != forward_lines_.end() ? it->second : node.origin;
+  return it != forward_lines_.end() ? it->second : origin_text(node.origin);
 }
 
 void Profiler::set_backward_of(BackwardOf b, int depth_change) {
