@@ -1,6 +1,6 @@
 // The roofline of this machine (docs/cost.md): peak FLOP/s and memory bandwidth,
 // measured once per device and process on first use, through the op table's own
-// kernels (an f32 matmul, an elementwise add), so the figures are what nabla's ops
+// kernels (an f32 matmul, an elementwise neg), so the figures are what nabla's ops
 // reach here, not a datasheet's. With them, an op's cost (OpDef::cost) says whether
 // it is compute- or memory-bound and how long it should take at best.
 //
@@ -17,7 +17,7 @@ namespace nabla {
 struct Roofline {
   Device device;
   double peak_flops = 0;       // FLOP/s: best of a few 1024x1024 f32 matmuls (2*n^3 each)
-  double peak_bandwidth = 0;   // bytes/s: best of a few adds over 32 MiB operands (reads + writes)
+  double peak_bandwidth = 0;   // bytes/s: best of a few negs of a 32 MiB f32 tensor (64 MiB read + written)
   double measure_seconds = 0;  // what measuring took
   // FLOPs per byte above which an op is compute-bound.
   double ridge() const { return peak_bandwidth > 0 ? peak_flops / peak_bandwidth : 0.0; }

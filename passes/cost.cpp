@@ -84,7 +84,8 @@ std::string cost_line(const std::string& value, const std::string& op, const std
 std::string roofline_line(const Roofline& roof) {
   char ridge[32];
   std::snprintf(ridge, sizeof ridge, "%.3g", roof.ridge());
-  return "roofline on " + roof.device.str() + " (measured): peak " + si_figure(roof.peak_flops, "FLOP/s") + ", " +
+  return "roofline on " + roof.device.str() + " (measured in " + duration_figure(roof.measure_seconds) + "): peak " +
+         si_figure(roof.peak_flops, "FLOP/s") + ", " +
          si_figure(roof.peak_bandwidth, "B/s") + ", ridge point " + ridge +
          " FLOP/B (below it an op is memory-bound)\n";
 }

@@ -125,7 +125,7 @@ TEST_CASE("roofline: measured once, positive, and classifies a GEMM and an add")
   CHECK(&r == &machine_roofline());  // cached
   CHECK(r.peak_flops > 0);
   CHECK(r.peak_bandwidth > 0);
-  CHECK(r.measure_seconds < 1.0);
+  CHECK(r.measure_seconds < 2.0);  // about 0.25 s here; slack for a loaded machine
   OpCost gemm = cost_of(OpId::matmul, {randn({512, 512}), randn({512, 512})});
   OpCost add = cost_of(OpId::add, {randn({512, 512}), randn({512, 512})});
   CHECK_FALSE(roofline_estimate(gemm, r).memory_bound);

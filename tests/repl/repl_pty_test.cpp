@@ -270,7 +270,7 @@ void graph_session(const std::string& nabla, const std::string& home) {
   s.expect("linear_relu*");
   s.expect("\ntotal ");
   s.expect("* fused: ");
-  s.expect("roofline on cpu (measured): peak ");
+  s.expect("roofline on cpu (measured in ");
   s.expect(">>> ");
   s.send(":cost gm\r");
   s.expect("\n%");
