@@ -56,5 +56,4 @@ const std::string& origin_text(OriginId id) {
   return table().chunks[id >> kChunkBits].load(std::memory_order_acquire)[id & (kChunkSize - 1)];
 }
 
-
 }  // namespace nabla
