@@ -55,15 +55,7 @@ void CpuAllocator::unlink(Header* h) {
   if (h->next) h->next->prev = h->prev;
 }
 
-CpuAllocator::Header* CpuAllocator::take_block(size_t cls) {
-  auto it = cache_.find(cls);
-  if (it != cache_.end() && !it->second.empty()) {
-    Header* h = it->second.back();
-    it->second.pop_back();
-    cached_bytes_ -= cls;
-    ++stats_.cache_hits;
-    return h;
-  }
+CpuAllocator::Header* CpuAllocator::system_block(size_t cls) {
   void* raw = std::aligned_alloc(kAlignment, cls + kAlignment);
   if (!raw) {
     empty_cache_locked();  // drop the cache and try once more before giving up
@@ -86,7 +78,16 @@ void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.allocations;
   if (cls == 0) return nullptr;
-  Header* h = take_block(cls);
+  Header* h;
+  auto it = cache_.find(cls);
+  if (it != cache_.end() && !it->second.empty()) {  // the common case, kept inline
+    h = it->second.back();
+    it->second.pop_back();
+    cached_bytes_ -= cls;
+    ++stats_.cache_hits;
+  } else {
+    h = system_block(cls);
+  }
   h->requested = nbytes;
   h->origin = origin;
   link(h);

@@ -47,7 +47,7 @@ class CpuAllocator {
 
  private:
   struct Header;                   // Note [CPU block headers] in allocator.cpp
-  Header* take_block(size_t cls);  // from the cache or the system, not yet linked
+  Header* system_block(size_t cls);  // a new block from the system (the cache had none)
   void link(Header* h);
   void unlink(Header* h);
   void empty_cache_locked();
