@@ -36,8 +36,12 @@ class GradModeGuard {
   bool previous_;
 };
 
-bool anomaly_enabled();
-void set_anomaly_enabled(bool enabled);
+// Inline (constinit: no TLS wrapper call), because run_op asks once per op.
+namespace detail {
+extern constinit thread_local bool t_anomaly_enabled;
+}
+inline bool anomaly_enabled() { return detail::t_anomaly_enabled; }
+inline void set_anomaly_enabled(bool enabled) { detail::t_anomaly_enabled = enabled; }
 
 class AnomalyGuard {
  public:

@@ -11,7 +11,6 @@ namespace nabla {
 namespace {
 std::atomic<uint64_t> next_sequence_nr{0};
 thread_local bool tl_grad_enabled = true;
-thread_local bool tl_anomaly_enabled = false;
 thread_local std::optional<DType> tl_autocast;
 
 // "max_dim" -> "MaxDimBackward"
@@ -38,10 +37,10 @@ std::string backward_name(const char* op) {
 
 }  // namespace
 
+constinit thread_local bool detail::t_anomaly_enabled = false;
+
 bool grad_enabled() { return tl_grad_enabled; }
 void set_grad_enabled(bool enabled) { tl_grad_enabled = enabled; }
-bool anomaly_enabled() { return tl_anomaly_enabled; }
-void set_anomaly_enabled(bool enabled) { tl_anomaly_enabled = enabled; }
 std::optional<DType> autocast_dtype() { return tl_autocast; }
 void set_autocast_dtype(std::optional<DType> dtype) { tl_autocast = dtype; }
 

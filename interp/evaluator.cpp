@@ -161,6 +161,7 @@ void Evaluator::Impl::assign_target(const Expr& target, Value v) {
       auto& i = static_cast<const Index&>(target);
       Value obj = eval(*i.object);
       std::vector<Value> idx = eval_index_items(i);
+      if (obj.tag == Tag::Tensor) set_origin(target);  // x[i] = v writes with an op
       assign_index(ev, obj, idx, v);
       return;
     }
@@ -606,6 +607,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
     case ExprKind::Attribute: {
       auto& a = static_cast<const Attribute&>(e);
       Value obj = eval(*a.object);
+      if (obj.tag == Tag::Tensor) set_origin(e);  // x.T, x.mT are ops
       return ev.get_attr(obj, a.name);
     }
     case ExprKind::Index: {

@@ -46,15 +46,14 @@ class CpuAllocator {
   static size_t size_class(size_t nbytes);
 
  private:
-  struct Header;                   // Note [CPU block headers] in allocator.cpp
-  Header* take_block(size_t cls);  // from the cache or the system, not yet linked
-  void link(Header* h);
-  void unlink(Header* h);
+  struct Header;                     // Note [CPU block headers] in allocator.cpp
+  Header* system_block(size_t cls);  // a new block from the system (the cache had none)
+  void release_to_system(Header* h);
   void empty_cache_locked();
 
   std::mutex mutex_;
   std::unordered_map<size_t, std::vector<Header*>> cache_;
-  Header* live_ = nullptr;  // the live list (most recent first)
+  std::vector<Header*> blocks_;  // every block held from the system, live or cached
   AllocatorStats stats_;
   size_t cached_bytes_ = 0;
 };

@@ -32,9 +32,9 @@ OriginTable& table() {
   return *t;
 }
 
-thread_local OriginId t_current = 0;
-
 }  // namespace
+
+constinit thread_local OriginId detail::t_current_origin = 0;
 
 OriginId intern_origin(const std::string& text) {
   OriginTable& t = table();
@@ -55,8 +55,5 @@ OriginId intern_origin(const std::string& text) {
 const std::string& origin_text(OriginId id) {
   return table().chunks[id >> kChunkBits].load(std::memory_order_acquire)[id & (kChunkSize - 1)];
 }
-
-OriginId current_origin_id() { return t_current; }
-void set_current_origin_id(OriginId id) { t_current = id; }
 
 }  // namespace nabla

@@ -24,8 +24,13 @@ OriginId intern_origin(const std::string& text);
 // The text of an id from intern_origin ("" for 0). Lock-free.
 const std::string& origin_text(OriginId id);
 
-OriginId current_origin_id();
-void set_current_origin_id(OriginId id);
+// Inline, and constinit so that no TLS wrapper call is made: the evaluator sets it
+// for every tensor expression and the allocator reads it for every block.
+namespace detail {
+extern constinit thread_local OriginId t_current_origin;
+}
+inline OriginId current_origin_id() { return detail::t_current_origin; }
+inline void set_current_origin_id(OriginId id) { detail::t_current_origin = id; }
 
 // The text of the current origin, for readers that want it as a string.
 inline const std::string& current_origin() { return origin_text(current_origin_id()); }
