@@ -253,6 +253,7 @@ TensorList call_unprofiled(const OpDef& def, const TensorList& inputs, const Att
   return run_op(def, inputs, given);
 }
 
+#if NABLA_PROFILER
 // An op call recorded by the active profiler (autograd/profiler.hpp): its DSL line,
 // time, FLOPs and bytes. Ops it runs inside are part of it, as in tracing.
 TensorList call_profiled(Profiler& profiler, const OpDef& def, const TensorList& inputs, const Attrs& given) {
@@ -265,6 +266,7 @@ TensorList call_profiled(Profiler& profiler, const OpDef& def, const TensorList&
   profiler.record_op(def, inputs, attrs, outs, start, end, line);
   return outs;
 }
+#endif
 
 }  // namespace
 

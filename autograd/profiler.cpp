@@ -60,7 +60,7 @@ void Profiler::record_op(const OpDef& def, const TensorList& inputs, const Attrs
   events_.push_back(std::move(e));
 }
 
-void Profiler::record_graph_op(const std::string& name, const std::string& line, const TensorList& outputs,
+void Profiler::record_native_op(const std::string& name, const std::string& line, const TensorList& outputs,
                                int64_t start_ns, int64_t end_ns, double flops, double bytes) {
   ProfileEvent e;
   e.name = name;

@@ -65,9 +65,9 @@ class Profiler {
   // of a forward op (a backward op's comes from the node being run, see below).
   void record_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs,
                  int64_t start_ns, int64_t end_ns, const std::string& line);
-  // A graph-level op of the graph executor (fused kernels, linear_relu, ...), whose
-  // cost the caller knows.
-  void record_graph_op(const std::string& name, const std::string& line, const TensorList& outputs,
+  // Work outside the op table whose cost the caller knows: a graph-level op of the
+  // graph executor (fused kernels, linear_relu, ...), the optimizers' fused steps.
+  void record_native_op(const std::string& name, const std::string& line, const TensorList& outputs,
                        int64_t start_ns, int64_t end_ns, double flops, double bytes);
 
   // Spans: open returns a handle for close.

@@ -124,7 +124,7 @@ TensorList run_node_profiled(Profiler& profiler, const Graph& g, const Node& n, 
   wait_for_device_work(outs);
   int64_t end = profiler.now_ns();
   OpCost cost = node_cost(g, n).cost;
-  profiler.record_graph_op(n.op, n.origin, outs, start, end, cost.flops, cost.bytes);
+  profiler.record_native_op(n.op, n.origin, outs, start, end, cost.flops, cost.bytes);
   return outs;
 }
 

@@ -75,6 +75,18 @@ test "tables sort by any column and the trace is Chrome's format" {
   expect(len(trace.split("\"ph\":\"X\"")) == len(p.events()) + 1, "complete events only")
 }
 
+test "the fused Adam step, outside the op table, has its own row" {
+  import optim
+  let w = randn([10, 3], requires_grad=true)
+  (w * w).sum().backward()
+  let opt = optim.Adam([w], lr=0.1)
+  profile(print=false) { opt.step() }
+  let rows = where_field(last_profile().rows(), "key", "adam_step")
+  expect(len(rows) == 1 and rows[0]["calls"] == 1, f"{last_profile().rows()}")
+  # 16 FLOPs per element; p, g, m, v read and p, m, v written, 4 bytes each.
+  expect(rows[0]["flops"] == 16 * 30 and rows[0]["bytes"] == 7 * 30 * 4, f"{rows[0]}")
+}
+
 test "profile options are checked" {
   expect_error("profile(sort=\"speed\") { let a = 1 }", "profile: cannot sort by \"speed\" (columns: name, calls, forward, backward, time, avg, flops, bytes)")
   expect_error("profile(group=\"file\") { let a = 1 }", "profile: group must be \"op\" or \"line\", got \"file\"")
