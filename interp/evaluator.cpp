@@ -410,7 +410,10 @@ DType Evaluator::Impl::autocast_region_dtype(const ContextStmt& c) {
 // condition, because it costs an int store: the text is interned once per AST node
 // (See Note [Interned origins]).
 void Evaluator::Impl::set_origin(const Expr& e) {
-  if (e.origin_id == 0) e.origin_id = intern_origin(e.span.where());
+  if (e.origin_id == 0) [[unlikely]] {
+    e.origin_id = intern_origin(e.span.where());
+    note_origin_expression(e.origin_id, e.span.text());
+  }
   set_current_origin_id(e.origin_id);
 }
 

@@ -74,6 +74,7 @@ class Converter {
       e->id = n.string();
       return e;
     }
+    if (is<g::paren_expr>(n) && n.children.size() == 1) return parenthesised(n);
     if (is<g::paren_expr>(n) || is<g::expression_list>(n)) return tuple(n);
     if (is<g::list_lit>(n)) {
       auto e = make<ListLit>(n);
@@ -212,6 +213,14 @@ class Converter {
       e->parts.push_back(std::move(p));
     }
     return e;
+  }
+
+  // "(x)" is x, spanning its parentheses, so that expressions built on it ("(x).exp()",
+  // "2 * (a + b)") span their whole text.
+  ExprPtr parenthesised(const Node& n) {
+    ExprPtr inner = expr(*n.children.at(0));
+    inner->span = span(n);
+    return inner;
   }
 
   ExprPtr tuple(const Node& n) {

@@ -111,8 +111,9 @@ using selector = pegtl::parse_tree::selector<
         g::model_stmt, g::function_stmt, g::method_def, g::buffer_stmt, g::model_body, g::if_stmt, g::elif_clause,
         g::else_clause, g::while_stmt, g::for_stmt, g::break_stmt, g::continue_stmt, g::return_stmt, g::import_stmt,
         g::module_path, g::import_alias, g::context_stmt, g::context_name, g::test_stmt, g::expr_stmt, g::assign_tail,
-        g::aug_tail, g::op_aug, g::block, g::tuple_pattern>,
-    pegtl::parse_tree::fold_one::on<g::paren_expr, g::postfix, g::power, g::unary, g::term, g::arith, g::comparison,
+        g::aug_tail, g::op_aug, g::block, g::tuple_pattern, g::paren_expr>,
+    // paren_expr is not folded: "(x)" keeps its parentheses in the span (ast_builder.cpp).
+    pegtl::parse_tree::fold_one::on<g::postfix, g::power, g::unary, g::term, g::arith, g::comparison,
                                     g::not_expr, g::and_expr, g::or_expr, g::conditional, g::expression_list>>;
 
 // ---- openers of unclosed brackets and strings ------------------------------------

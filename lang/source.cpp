@@ -1,5 +1,7 @@
 #include "lang/source.hpp"
 
+#include <algorithm>
+
 namespace nabla::lang {
 
 std::string SourceFile::line(uint32_t line_number) const {
@@ -18,6 +20,26 @@ std::string SourceFile::line(uint32_t line_number) const {
 std::string SourceSpan::where() const {
   if (!valid()) return "<unknown>";
   return file->name + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::string SourceSpan::text(size_t max_chars) const {
+  if (!valid()) return "";
+  std::string out;
+  for (uint32_t l = line; l <= std::max(line, end_line); ++l) {
+    std::string s = file->line(l);
+    size_t from = l == line ? std::min<size_t>(col - 1, s.size()) : 0;
+    size_t to = l == end_line ? std::min<size_t>(end_col - 1, s.size()) : s.size();
+    for (size_t i = from; i < to; ++i) {
+      bool space = s[i] == ' ' || s[i] == '\t';
+      if (space && (out.empty() || out.back() == ' ')) continue;
+      out += space ? ' ' : s[i];
+    }
+    if (l != end_line && !out.empty() && out.back() != ' ') out += ' ';
+    if (out.size() > max_chars) break;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() > max_chars) out = out.substr(0, max_chars) + "...";
+  return out;
 }
 
 std::string format_error(const SourceSpan& span, const std::string& message) {

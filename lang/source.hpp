@@ -24,6 +24,9 @@ struct SourceSpan {
   uint32_t end_line = 0, end_col = 0;
   bool valid() const { return file != nullptr && line > 0; }
   std::string where() const;  // "train.dsl:12:5"
+  // The spanned source text on one line (line breaks and runs of spaces become one
+  // space), cut to `max_chars` with "..." after.
+  std::string text(size_t max_chars = 60) const;
 };
 
 // "file:line:col: error: message\n<source line>\n<spaces>^" (caret under col; a

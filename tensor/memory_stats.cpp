@@ -16,14 +16,14 @@ using cuda::format_bytes;
 
 struct Live {
   size_t bytes;
-  std::string origin;
+  OriginId origin;
 };
 
 // The header lines of the CPU allocator, and its live blocks.
 std::string cpu_lines(std::vector<Live>& live) {
   CpuAllocator& alloc = CpuAllocator::instance();
   AllocatorStats s = alloc.stats();
-  for (const LiveBlock& b : alloc.live_blocks()) live.push_back({b.bytes, origin_text(b.origin)});
+  for (const LiveBlock& b : alloc.live_blocks()) live.push_back({b.bytes, b.origin});
   std::string out = "cpu\n";
   out += "  allocated " + format_bytes(s.allocated) + " (peak " + format_bytes(s.peak_allocated) + "), reserved " +
          format_bytes(s.reserved) + ", in " + std::to_string(live.size()) + " live blocks\n";
@@ -38,7 +38,7 @@ std::string cuda_lines(int device, std::vector<Live>& live) {
   cuda::CachingAllocatorStats s = alloc.stats();
   for (const cuda::SegmentInfo& seg : alloc.snapshot())
     for (const cuda::BlockInfo& blk : seg.blocks)
-      if (blk.state == cuda::BlockInfo::State::allocated) live.push_back({blk.size, blk.tag});
+      if (blk.state == cuda::BlockInfo::State::allocated) live.push_back({blk.size, intern_origin(blk.tag)});
   std::string out = "cuda:" + std::to_string(device) + " (" + cuda::device_name(device) + ")\n";
   out += "  allocated " + format_bytes(s.allocated) + " (peak " + format_bytes(s.peak_allocated) + "), reserved " +
          format_bytes(s.reserved) + " (peak " + format_bytes(s.peak_reserved) + "), in " + std::to_string(s.segments) +
@@ -47,6 +47,13 @@ std::string cuda_lines(int device, std::vector<Live>& live) {
          format_bytes(s.inactive_split) + "; " + std::to_string(s.allocations) + " allocations, " +
          std::to_string(s.cache_hits) + " served from the cache\n";
   return out;
+}
+
+// "file:line:col  expression", or "(no line)".
+std::string describe_origin(OriginId id) {
+  if (id == 0) return "(no line)";
+  std::string expression = origin_expression(id);
+  return expression.empty() ? origin_text(id) : origin_text(id) + "  " + expression;
 }
 
 // The largest `top` live allocations, one a line, then the rest summed.
@@ -60,8 +67,7 @@ std::string largest(std::vector<Live>& live, size_t top) {
   std::stable_sort(live.begin(), live.end(), [](const Live& x, const Live& y) { return x.bytes > y.bytes; });
   std::string out = "  largest live tensors:\n";
   size_t shown = std::min(top, live.size());
-  for (size_t k = 0; k < shown; ++k)
-    out += "    " + format_bytes(live[k].bytes) + "  " + (live[k].origin.empty() ? "(no line)" : live[k].origin) + "\n";
+  for (size_t k = 0; k < shown; ++k) out += "    " + format_bytes(live[k].bytes) + "  " + describe_origin(live[k].origin) + "\n";
   if (shown == live.size()) return out;
   size_t rest = 0;
   for (size_t k = shown; k < live.size(); ++k) rest += live[k].bytes;

@@ -52,6 +52,31 @@ OriginId intern_origin(const std::string& text) {
   return id;
 }
 
+namespace {
+struct ExpressionTable {
+  std::mutex mutex;
+  std::unordered_map<OriginId, std::string> expressions;
+};
+ExpressionTable& expression_table() {
+  static ExpressionTable* t = new ExpressionTable();
+  return *t;
+}
+}  // namespace
+
+void note_origin_expression(OriginId id, const std::string& expression) {
+  ExpressionTable& t = expression_table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  std::string& kept = t.expressions[id];
+  if (expression.size() > kept.size()) kept = expression;
+}
+
+std::string origin_expression(OriginId id) {
+  ExpressionTable& t = expression_table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.expressions.find(id);
+  return it == t.expressions.end() ? "" : it->second;
+}
+
 const std::string& origin_text(OriginId id) {
   return table().chunks[id >> kChunkBits].load(std::memory_order_acquire)[id & (kChunkSize - 1)];
 }

@@ -37,4 +37,10 @@ inline const std::string& current_origin() { return origin_text(current_origin_i
 // Interns `text` and makes it current (C++ callers and tests; the interpreter uses ids).
 inline void set_current_origin(const std::string& text) { set_current_origin_id(intern_origin(text)); }
 
+// The expression an origin stands for ("a @ a.T"), for reports that show it beside
+// the place (memory_summary). Expressions nested at one place share its origin; the
+// longest, the outermost, is kept.
+void note_origin_expression(OriginId id, const std::string& expression);
+std::string origin_expression(OriginId id);  // "" if none was noted
+
 }  // namespace nabla

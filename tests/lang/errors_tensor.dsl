@@ -54,7 +54,7 @@ let v = ones([3]).item()
 let y = linear(ones([2, 3]), ones([4, 5]))
 # ---
 # case: in-place change of a saved tensor
-# expect error: tests/lang/errors_tensor.dsl:62:1: error: backward of 'mul': input 1 was saved at version 0 but has been modified by an in-place operation since (now version 1); use an out-of-place op or clone it first (op called at tests/lang/errors_tensor.dsl:60:10)
+# expect error: tests/lang/errors_tensor.dsl:62:1: error: backward of 'mul': input 1 was saved at version 0 but has been modified by an in-place operation since (now version 1); use an out-of-place op or clone it first (op called at tests/lang/errors_tensor.dsl:60:9)
 let w = ones([3], requires_grad=true)
 let h = w * w
 let y = (h * h).sum()
@@ -69,7 +69,7 @@ y.backward()
 y.backward()
 # ---
 # case: backward of a non-scalar
-# expect error: tests/lang/errors_tensor.dsl:74:2: error: backward: a gradient can be implied only for one-element outputs; output 0 has shape [3], so pass its grad_output
+# expect error: tests/lang/errors_tensor.dsl:74:1: error: backward: a gradient can be implied only for one-element outputs; output 0 has shape [3], so pass its grad_output
 let w = ones([3], requires_grad=true)
 (w * w).backward()
 # ---

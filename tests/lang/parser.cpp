@@ -238,6 +238,18 @@ TEST_CASE("spans give the line and column of every node") {
   CHECK(sum.rhs->span.where() == "t.dsl:3:5");
 }
 
+TEST_CASE("an expression's span covers its parentheses; text() gives it on one line") {
+  ParseResult r = parse_text("let a = 2 * (b @\n   c.T)\nlet d = (e  +  f).exp()\nlet g = (h)");
+  REQUIRE(r.program);
+  auto value = [&](size_t i) -> const Expr& { return *static_cast<const LetStmt&>(*r.program->stmts[i]).value; };
+  CHECK(value(0).span.text() == "2 * (b @ c.T)");
+  CHECK(value(1).span.where() == "t.dsl:3:9");
+  CHECK(value(1).span.text() == "(e + f).exp()");
+  CHECK(value(1).span.text(6) == "(e + f...");
+  CHECK(value(2).kind == ExprKind::Name);  // "(h)" is h, not a tuple
+  CHECK(value(2).span.text() == "(h)");
+}
+
 TEST_CASE("syntax errors say what was expected, with the line and a caret") {
   CHECK(error_of("let x = (1 + 2\nlet y = 3") ==
         "t.dsl:1:15: error: expected ')' to close '(' at 1:9\n  let x = (1 + 2\n                ^");

@@ -48,6 +48,19 @@ TEST_CASE("the CPU allocator lists each live block with its origin until it is f
   alloc.deallocate(q, 5000);
 }
 
+TEST_CASE("memory_summary shows the expression of an origin, the outermost at one place") {
+  OriginId id = intern_origin("memory_test.dsl:9:5");
+  note_origin_expression(id, "w");
+  note_origin_expression(id, "w @ x.T");
+  note_origin_expression(id, "w @ x");  // an inner expression at the same place
+  CHECK(origin_expression(id) == "w @ x.T");
+  set_current_origin_id(id);
+  Tensor big = empty({1024, 1024});
+  set_current_origin_id(0);
+  std::string summary = memory_summary(cpu_device(), 1);
+  CHECK(summary.find("    4.00 MiB  memory_test.dsl:9:5  w @ x.T\n") != std::string::npos);
+}
+
 TEST_CASE("memory_summary names the origin of a live tensor") {
   set_current_origin("memory_test.dsl:7:9");
   Tensor big = empty({1024, 1024});  // 4 MiB: the largest block here
