@@ -113,6 +113,14 @@ void install_builtins(Evaluator& ev) {
   install_function(ev, "chr", chr_builtin);
   install_function(ev, "read_text", read_text_builtin);
   install_function(ev, "range", range_builtin);
+  // env(name, default=none): an environment variable (RANK, WORLD_SIZE, ...), or default.
+  install_function(ev, "env", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("env", a, {"name", "default"}, 1);
+    if (b[0].tag != Tag::Str) fail(std::string("env(): name must be a str, got ") + type_name(b[0]));
+    const char* value = std::getenv(b[0].as<StrObj>()->s.c_str());
+    if (value) return make_str(value);
+    return b.has(1) ? b[1] : Value::none();
+  });
   install_function(ev, "str", [](Evaluator&, CallArgs& a) {
     Bound b = bind("str", a, {"x"}, 0);
     return make_str(b.given[0] ? str(b[0]) : "");

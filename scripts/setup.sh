@@ -14,8 +14,9 @@ BUILD_DIR="${NABLA_BUILD_DIR:-$NABLA_ROOT/build}"
 # TrueType font that fontconfig finds (fonts-dejavu-core). oneDNN's CMake config
 # (dnnl-config.cmake) calls find_package(OpenCL), which libdnnl-dev only recommends
 # and --no-install-recommends skips: ocl-icd-opencl-dev brings the headers and libOpenCL.
+# libgloo-dev: the CPU collectives of dist (issue 8).
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
-          tao-pegtl-dev doctest-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev
+          tao-pegtl-dev doctest-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libgloo-dev
           libfmt-dev nlohmann-json3-dev libgraphviz-dev fonts-dejavu-core libedit-dev zlib1g-dev
           dataset-fashion-mnist)
 PACKAGES+=("$@")

@@ -1,0 +1,73 @@
+#include "tensor/dist/communicator.hpp"
+
+#include <cstdlib>
+#include <mutex>
+
+#include "tensor/error.hpp"
+
+namespace nabla::dist {
+
+namespace {
+
+std::mutex g_default_mutex;
+std::shared_ptr<Communicator> g_default;
+
+// An integer environment variable, or -1 if unset; an Error if it is not an integer.
+int int_from_env(const char* name) {
+  const char* text = std::getenv(name);
+  if (!text) return -1;
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || v < 0)
+    throw Error(std::string("dist.init: ") + name + "='" + text + "' is not a non-negative integer");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+ReduceOp reduce_op_from_name(const std::string& name) {
+  if (name == "sum") return ReduceOp::sum;
+  if (name == "avg") return ReduceOp::avg;
+  if (name == "max") return ReduceOp::max;
+  if (name == "min") return ReduceOp::min;
+  throw Error("dist: unknown reduce op \"" + name + "\" (expected \"sum\", \"avg\", \"max\" or \"min\")");
+}
+
+InitOptions resolve_init_options(InitOptions o) {
+  if (o.rank < 0) o.rank = int_from_env("RANK");
+  if (o.world_size < 0) o.world_size = int_from_env("WORLD_SIZE");
+  if (o.rank < 0 || o.world_size < 0)
+    throw Error("dist.init: no rank and world size: pass rank= and world_size=, or set RANK and WORLD_SIZE "
+                "(`nabla launch -n N file.dsl` sets them)");
+  if (o.world_size < 1 || o.rank >= o.world_size)
+    throw Error("dist.init: rank " + std::to_string(o.rank) + " is not in a world of size " +
+                std::to_string(o.world_size));
+  if (o.init_method == "env://") {
+    const char* addr = std::getenv("MASTER_ADDR");
+    const char* port = std::getenv("MASTER_PORT");
+    if (!addr || !port)
+      throw Error(std::string("dist.init: init_method \"env://\" needs MASTER_ADDR and MASTER_PORT, but ") +
+                  (!addr ? "MASTER_ADDR" : "MASTER_PORT") + " is not set");
+    o.init_method = std::string("tcp://") + addr + ":" + port;
+  }
+  if (o.timeout.count() <= 0) throw Error("dist.init: timeout must be positive");
+  return o;
+}
+
+std::shared_ptr<Communicator> default_communicator() {
+  std::lock_guard<std::mutex> lock(g_default_mutex);
+  return g_default;
+}
+
+void set_default_communicator(std::shared_ptr<Communicator> c) {
+  std::lock_guard<std::mutex> lock(g_default_mutex);
+  g_default = std::move(c);
+}
+
+Communicator& require_communicator(const std::string& what) {
+  std::shared_ptr<Communicator> c = default_communicator();
+  if (!c) throw Error(what + " needs a process group: call dist.init() first");
+  return *c;  // the default holds it until destroy; callers finish before that
+}
+
+}  // namespace nabla::dist
