@@ -225,11 +225,45 @@ TensorList seeds_of(const TensorList& roots, const TensorList& grads, const char
 
 }  // namespace
 
+namespace {
+
+// The callbacks of the outermost backward() running on this thread.
+struct BackwardCallbacks {
+  int depth = 0;
+  std::vector<std::function<void(bool)>> queued;
+};
+thread_local BackwardCallbacks t_backward_callbacks;
+
+void run_backward_callbacks(bool completed) {
+  std::vector<std::function<void(bool)>> queued = std::move(t_backward_callbacks.queued);
+  t_backward_callbacks.queued.clear();
+  for (auto& callback : queued) callback(completed);
+}
+
+}  // namespace
+
+bool queue_backward_callback(std::function<void(bool completed)> callback) {
+  if (t_backward_callbacks.depth == 0) return false;
+  t_backward_callbacks.queued.push_back(std::move(callback));
+  return true;
+}
+
 void backward(const TensorList& roots, const TensorList& grads, bool retain_graph, bool create_graph) {
   GraphTask task;
   task.create_graph = create_graph;
   task.retain_graph = retain_graph;
-  execute(task, root_edges_of(roots, "backward"), seeds_of(roots, grads, "backward"));
+  BackwardCallbacks& callbacks = t_backward_callbacks;
+  bool outermost = callbacks.depth == 0;
+  ++callbacks.depth;
+  try {
+    execute(task, root_edges_of(roots, "backward"), seeds_of(roots, grads, "backward"));
+  } catch (...) {
+    --callbacks.depth;
+    if (outermost) run_backward_callbacks(false);
+    throw;
+  }
+  --callbacks.depth;
+  if (outermost) run_backward_callbacks(true);
 }
 
 void backward(const Tensor& root, const Tensor& grad, bool retain_graph, bool create_graph) {

@@ -34,6 +34,12 @@ struct HookHandle {
 };
 HookHandle register_hook(const Tensor& t, TensorHook hook);
 void remove_hook(const HookHandle& handle);
+// Runs `callback` on this thread when the backward() call now running finishes
+// (completed: true), or fails (false); what the data-parallel reducer waits on
+// (autograd/grad_reducer.hpp). Returns false, queuing nothing, outside backward()
+// (grad() runs hooks too, but no callback).
+bool queue_backward_callback(std::function<void(bool completed)> callback);
+
 // Keeps .grad of a non-leaf tensor after backward.
 void retain_grad(const Tensor& t);
 

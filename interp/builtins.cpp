@@ -83,6 +83,7 @@ void install_builtins(Evaluator& ev) {
   install_tensor_methods();
   install_optim_builtins(ev);
   install_memory_builtins(ev);
+  install_dist_builtins(ev);
   install_profile_builtins(ev);
   // Every op of the table by its name (some names are Python builtins too: those
   // dispatch on their first argument below).

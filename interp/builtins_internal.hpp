@@ -70,6 +70,7 @@ Value expect_error_builtin(Evaluator& ev, CallArgs& a);
 void install_function(Evaluator& ev, const std::string& name, Fn fn);  // add or replace a builtin
 void install_checkpoint_builtins(Evaluator& ev);  // save, load (builtins_checkpoint.cpp)
 void install_optim_builtins(Evaluator& ev);       // builtins_optim.cpp: the fused Adam step
+void install_dist_builtins(Evaluator& ev);        // builtins_dist.cpp: the _dist module behind `import dist`
 void install_memory_builtins(Evaluator& ev);      // builtins_memory.cpp: allocator statistics
 void install_profile_builtins(Evaluator& ev);     // builtins_profile.cpp: last_profile()
 void install_data_builtins(Evaluator& ev);

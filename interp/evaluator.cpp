@@ -356,6 +356,7 @@ Flow Evaluator::Impl::exec_for(const ForStmt& f) {
 
 Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
   if (c.keyword == "profile") return exec_profiled(c);
+  if (c.keyword == "no_sync") return exec_no_sync(c);
   if (!c.args.empty() && c.keyword != "autocast")
     fail("'" + c.keyword + "' takes no arguments");
   if (c.keyword == "no_grad") {
@@ -374,7 +375,30 @@ Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
     AutocastGuard g(autocast_region_dtype(c));
     return exec_block(c.body);
   }
-  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly, profile or autocast)");
+  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly, profile, autocast or no_sync)");
+}
+
+// no_sync(ddp) { ... }: backward in the block leaves local gradients, not averaged
+// (dist.DistributedDataParallel._set_sync, stdlib/dist.dsl); restored after the block.
+Flow Evaluator::Impl::exec_no_sync(const ContextStmt& c) {
+  if (c.args.size() != 1 || !c.args[0].name.empty())
+    fail("no_sync takes one argument, the dist.DistributedDataParallel model");
+  Value ddp = eval(*c.args[0].value);
+  auto set_sync = [&](bool on) {
+    CallArgs a;
+    a.pos.push_back(Value::boolean(on));
+    return ev.call_method(ddp, "_set_sync", a);
+  };
+  bool before = truthy(set_sync(false));
+  Flow flow;
+  try {
+    flow = exec_block(c.body);
+  } catch (...) {
+    set_sync(before);
+    throw;
+  }
+  set_sync(before);
+  return flow;
 }
 
 // profile(sort="time", group="op", rows=20, trace="t.json", print=true) { ... }

@@ -155,6 +155,7 @@ struct Evaluator::Impl {
   inline Flow exec_context(const ContextStmt& c);
   DType autocast_region_dtype(const ContextStmt& c);
   Flow exec_profiled(const ContextStmt& c);
+  Flow exec_no_sync(const ContextStmt& c);
 
   // ================================ modules (evaluator_modules.cpp) ================================
   std::shared_ptr<Module> module_ptr() {

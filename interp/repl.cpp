@@ -69,7 +69,7 @@ namespace {
 const char* const kKeywords[] = {"let",   "fn",     "model",    "function", "buffer",  "if",          "elif",
                                  "else",  "while",  "for",      "in",       "break",   "continue",    "return",
                                  "import", "as",    "true",     "false",    "none",    "and",         "or",
-                                 "not",   "test",   "no_grad",  "enable_grad", "detect_anomaly", "profile",
+                                 "not",   "test",   "no_grad",  "enable_grad", "detect_anomaly", "profile", "no_sync",
                                  "autocast"};
 
 struct Command {

@@ -284,7 +284,7 @@ struct import_stmt : p::seq<kw_import, ws, expect_module, p::opt<import_alias>> 
 // no_grad { } and the other context blocks: a name, optional arguments, a block.
 struct context_name : p::sor<TAO_PEGTL_KEYWORD("no_grad"), TAO_PEGTL_KEYWORD("enable_grad"),
                              TAO_PEGTL_KEYWORD("detect_anomaly"), TAO_PEGTL_KEYWORD("profile"),
-                             TAO_PEGTL_KEYWORD("autocast")> {};
+                             TAO_PEGTL_KEYWORD("autocast"), TAO_PEGTL_KEYWORD("no_sync")> {};
 struct context_stmt : p::seq<context_name, ws, p::opt<call_suffix, ws>, p::at<p::one<'{'>>, block> {};
 
 // test "name" { ... }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "tensor/dist/backends.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::dist {
@@ -52,6 +53,13 @@ InitOptions resolve_init_options(InitOptions o) {
   }
   if (o.timeout.count() <= 0) throw Error("dist.init: timeout must be positive");
   return o;
+}
+
+std::shared_ptr<Communicator> init_communicator(const InitOptions& options) {
+  InitOptions o = resolve_init_options(options);
+  if (o.backend == "gloo") return make_gloo_communicator(o);
+  if (o.backend == "nccl") return make_nccl_communicator(o);
+  throw Error("dist.init: unknown backend \"" + o.backend + "\" (expected \"gloo\" or \"nccl\")");
 }
 
 std::shared_ptr<Communicator> default_communicator() {
