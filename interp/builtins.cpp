@@ -2,6 +2,8 @@
 // by name, dtypes, Python builtins, tensor factories, grad, gradcheck and the test
 // builtins. This is the one place that names them; their bodies live in the
 // builtins_*.cpp files by concept (see builtins_internal.hpp).
+#include <cstdio>
+#include <iostream>
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -96,10 +98,12 @@ void install_builtins(Evaluator& ev) {
 
   install_function(ev, "print", [](Evaluator& ev, CallArgs& a) {
     std::string sep = " ", end = "\n";
+    bool flush = false;
     for (auto& [k, v] : a.kw) {
       if (k == "sep") sep = v.is_none() ? " " : str(v);
       else if (k == "end") end = v.is_none() ? "\n" : str(v);
-      else if (k != "flush") fail("print() got an unexpected keyword argument '" + k + "'");
+      else if (k == "flush") flush = truthy(v);
+      else fail("print() got an unexpected keyword argument '" + k + "'");
     }
     std::string out;
     for (size_t k = 0; k < a.pos.size(); ++k) {
@@ -107,6 +111,7 @@ void install_builtins(Evaluator& ev) {
       out += str(a.pos[k]);
     }
     ev.output(out + end);
+    if (flush) std::cout.flush(), std::fflush(stdout);  // print(..., flush=true): a reader of a pipe sees it now
     return Value();
   });
   install_function(ev, "len", len_builtin);

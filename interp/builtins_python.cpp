@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <thread>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -238,8 +239,8 @@ Value read_text_builtin(Evaluator&, CallArgs& a) {
   return make_str(text.str());
 }
 
-// The native `time` module: perf_counter() (monotonic seconds, for timing) and
-// time() (seconds since the epoch).
+// The native `time` module: perf_counter() (monotonic seconds, for timing),
+// time() (seconds since the epoch) and sleep(seconds).
 std::shared_ptr<Module> time_module(Evaluator&) {
   auto m = std::make_shared<Module>();
   m->name = "time";
@@ -247,6 +248,13 @@ std::shared_ptr<Module> time_module(Evaluator&) {
            bind("perf_counter", a, {}, 0);
            auto now = std::chrono::steady_clock::now().time_since_epoch();
            return Value::number(std::chrono::duration<double>(now).count());
+         }));
+  m->set("sleep", make_native("sleep", [](Evaluator&, CallArgs& a) {
+           Bound b = bind("sleep", a, {"seconds"}, 1);
+           double s = as_num(b[0], "sleep(): seconds");
+           if (s < 0) fail("sleep(): seconds must not be negative");
+           std::this_thread::sleep_for(std::chrono::duration<double>(s));
+           return Value();
          }));
   m->set("time", make_native("time", [](Evaluator&, CallArgs& a) {
            bind("time", a, {}, 0);
