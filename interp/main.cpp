@@ -1,6 +1,7 @@
 // The `nabla` command: the REPL, scripts (`nabla FILE.dsl args`, `nabla -e CODE`),
 // the language's test runner (`nabla test PATH`), graph mode (`nabla graph FILE
-// --entry NAME`) and --version/--help/--list-ops.
+// --entry NAME`), local data-parallel ranks (`nabla launch -n N FILE`, launch.hpp)
+// and --version/--help/--list-ops.
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
 // syntax error. Errors go to stderr. Uses the language only through the embedding
 // API (interp/interpreter.hpp); reads the pass registry (passes/pass_manager.hpp) to
@@ -19,6 +20,7 @@
 
 #include "autograd/op_table.hpp"
 #include "interp/interpreter.hpp"
+#include "interp/launch.hpp"
 #include "interp/repl.hpp"
 #include "passes/pass_manager.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -36,6 +38,8 @@ const char* const kHelp =
     "       nabla graph FILE.dsl --entry NAME [OPTIONS] [-- ARGS...]\n"
     "                                    capture NAME as a graph, optimize, print, draw\n"
     "       nabla graph --list-passes    list the graph passes and the default pipeline\n"
+    "       nabla launch -n N [--master-port P] [--grace S] FILE.dsl [ARGS...]\n"
+    "                                    run FILE.dsl as N ranks of a process group\n"
     "       nabla --version | --help | --list-ops\n"
     "\n"
     "  --version    print the version and the CUDA runtime found\n"
@@ -62,6 +66,13 @@ const char* const kHelp =
     "  --print              print the optimized graph's text form\n"
     "  --explain            print the passes' notes on rewrites not made, and the\n"
     "                       guards the graph depends on\n"
+    "\n"
+    "nabla launch starts N processes of this nabla on FILE.dsl, as torchrun does, each\n"
+    "with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1 and\n"
+    "MASTER_PORT (a free port unless --master-port) for dist.init(), and OMP_NUM_THREADS\n"
+    "= cores / N unless set. -n is also spelled --nproc-per-node. When a rank fails,\n"
+    "the others get --grace seconds (60) to stop, then SIGTERM, then SIGKILL; the exit\n"
+    "status is the first failing rank's (128 + N for signal N).\n"
     "\n"
     "In the REPL, :help lists its commands. Exit status: 0 on success, 1 on a runtime\n"
     "error or a failed test, 2 on a usage or syntax error.\n";
@@ -290,6 +301,7 @@ int main(int argc, char** argv) {
   }
   if (first == "test") return run_tests(rest);
   if (first == "graph") return run_graph_command(rest);
+  if (first == "launch") return nabla::run_launch(rest);
   if (first.size() > 1 && first[0] == '-') return usage_error("unknown option '" + first + "' (see nabla --help)");
   return run_script(first, rest);
 }

@@ -45,6 +45,67 @@ check() {
   "$@" || { echo "FAIL $name: $*"; failures=$((failures + 1)); }
 }
 
+# wait_for_children PID N: waits (up to 10 s) until PID has N child processes; prints them.
+wait_for_children() {
+  local i children
+  for i in $(seq 100); do
+    children=$(pgrep -P "$1")
+    [ "$(echo "$children" | grep -c .)" -ge "$2" ] && break
+    sleep 0.1
+  done
+  echo "$children"
+}
+
+# nabla launch: the ranks' environment, their output passed through, and what the
+# launcher does when a rank fails or the launcher is signalled.
+launch_checks() {
+  local omp=$(($(nproc) / 2)) out rc start child
+  [ "$omp" -lt 1 ] && omp=1
+  "$NABLA" launch -n 2 tests/cli/launch_env.dsl a -b >"$TMP/launch.out" 2>"$TMP/launch.err"
+  check "launch: status 0" [ $? = 0 ]
+  check "launch: rank 0's environment" grep -qxE \
+    "rank 0 local 0 of 2 2 127.0.0.1 port [0-9]+ omp $omp args \['a', '-b'\]" "$TMP/launch.out"
+  check "launch: rank 1's environment" grep -qxE \
+    "rank 1 local 1 of 2 2 127.0.0.1 port [0-9]+ omp $omp args \['a', '-b'\]" "$TMP/launch.out"
+  check "launch: one MASTER_PORT" [ "$(grep -oE 'port [0-9]+' "$TMP/launch.out" | sort -u | wc -l)" = 1 ]
+  check "launch: nothing on stderr" [ ! -s "$TMP/launch.err" ]
+  expect "launch: --nproc-per-node, --master-port and the user's OMP_NUM_THREADS" 0 \
+    $'rank 0 local 0 of 3 3 127.0.0.1 port 29517 omp 5 args []\nrank 1 local 1 of 3 3 127.0.0.1 port 29517 omp 5 args []\nrank 2 local 2 of 3 3 127.0.0.1 port 29517 omp 5 args []' "" -- \
+    bash -c "OMP_NUM_THREADS=5 '$NABLA' launch --nproc-per-node=3 --master-port 29517 tests/cli/launch_env.dsl | sort"
+
+  "$NABLA" launch -n 2 tests/cli/launch_fail.dsl >"$TMP/fail.out" 2>"$TMP/fail.err"
+  check "launch: a failing rank's status" [ $? = 1 ]
+  check "launch: names the failing rank" grep -qxE 'nabla launch: rank 1 \(pid [0-9]+\) exited with status 1' "$TMP/fail.err"
+  check "launch: the rank's own error passes through" grep -q "error: undefined name 'undefined_name'" "$TMP/fail.err"
+  check "launch: one line from the launcher" [ "$(grep -c '^nabla launch:' "$TMP/fail.err")" = 1 ]
+  check "launch: rank 0 finished" grep -qx "rank 0 done" "$TMP/fail.out"
+
+  start=$SECONDS
+  "$NABLA" launch -n 3 --grace 1 tests/cli/launch_spin.dsl 2 2>"$TMP/grace.err"
+  check "launch: the failing rank's status after the grace period" [ $? = 1 ]
+  check "launch: stops the others after --grace" [ $((SECONDS - start)) -lt 10 ]
+  check "launch: says rank 2 failed" grep -qxE 'nabla launch: rank 2 \(pid [0-9]+\) exited with status 1' "$TMP/grace.err"
+  check "launch: says it sends SIGTERM" grep -qx \
+    "nabla launch: 2 rank(s) still running 1 s after the first failure: sending SIGTERM" "$TMP/grace.err"
+
+  "$NABLA" launch -n 1 tests/cli/launch_spin.dsl 2>"$TMP/kill.err" &
+  local launcher=$!
+  child=$(wait_for_children $launcher 1)
+  kill -KILL "$child"
+  wait $launcher
+  check "launch: 128 + 9 for a rank killed by SIGKILL" [ $? = 137 ]
+  check "launch: names the signal" grep -qx "nabla launch: rank 0 (pid $child) was killed by signal 9 (SIGKILL)" "$TMP/kill.err"
+
+  "$NABLA" launch -n 2 tests/cli/launch_spin.dsl 2>"$TMP/term.err" &
+  launcher=$!
+  wait_for_children $launcher 2 >/dev/null
+  kill -TERM $launcher
+  wait $launcher
+  check "launch: SIGTERM passed on to the ranks" [ $? = 143 ]
+  check "launch: a rank stopped by the SIGTERM" grep -qxE \
+    'nabla launch: rank [01] \(pid [0-9]+\) was killed by signal 15 \(SIGTERM\)' "$TMP/term.err"
+}
+
 GRAPH_MODELS=tests/cli/graph_models.dsl
 TMP=$(mktemp -d /tmp/nabla-cli.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -86,6 +147,25 @@ if [ "$MODE" = usage ]; then
   expect "graph --list-passes" 0 '*' "" -- "$NABLA" graph --list-passes
   "$NABLA" graph --list-passes | grep -q "^default pipeline: fold,simplify,cse,dce" ||
     { echo "FAIL graph --list-passes: no default pipeline line"; failures=$((failures + 1)); }
+
+  # nabla launch: its arguments are checked before any rank starts (status 2).
+  LAUNCH_ENV=tests/cli/launch_env.dsl
+  expect "launch: no -n" 2 "" "nabla: error: nabla launch needs -n N, the number of ranks (see nabla --help)" -- \
+    "$NABLA" launch "$LAUNCH_ENV"
+  expect "launch: -n without a value" 2 "" "nabla: error: -n needs a value (see nabla --help)" -- "$NABLA" launch -n
+  expect "launch: -n 0" 2 "" "nabla: error: -n needs a whole number of ranks, at least 1; got '0'" -- \
+    "$NABLA" launch -n 0 "$LAUNCH_ENV"
+  expect "launch: --nproc-per-node=x" 2 "" "nabla: error: --nproc-per-node needs a whole number of ranks, at least 1; got 'x'" -- \
+    "$NABLA" launch --nproc-per-node=x "$LAUNCH_ENV"
+  expect "launch: bad --master-port" 2 "" "nabla: error: --master-port needs a port from 1 to 65535, got '70000'" -- \
+    "$NABLA" launch -n 2 --master-port 70000 "$LAUNCH_ENV"
+  expect "launch: bad --grace" 2 "" "nabla: error: --grace needs a whole number of seconds, got '-1'" -- \
+    "$NABLA" launch -n 2 --grace=-1 "$LAUNCH_ENV"
+  expect "launch: unknown option" 2 "" "nabla: error: unknown option '--frob' for nabla launch (see nabla --help)" -- \
+    "$NABLA" launch -n 2 --frob "$LAUNCH_ENV"
+  expect "launch: no FILE" 2 "" "nabla: error: nabla launch needs a FILE.dsl to run (see nabla --help)" -- "$NABLA" launch -n 2
+  expect "launch: missing FILE" 2 "" "nabla: error: cannot open 'no/such.dsl': No such file or directory" -- \
+    "$NABLA" launch -n 2 no/such.dsl
 else
   expect "-e prints" 0 "3" "" -- "$NABLA" -e 'print(1 + 2)'
   expect "-e does not echo" 0 "" "" -- "$NABLA" -e '1 + 2'
@@ -107,6 +187,8 @@ else
     bash -c "printf 'let w = zeros([1024, 1024])\n:mem\n' | '$NABLA'"
   expect "REPL :mem with an unknown device" 2 "" "error: unknown device 'tpu' (expected cpu, cuda or cuda:N)" -- \
     bash -c "printf ':mem tpu\n' | '$NABLA'"
+
+  launch_checks
 
   # nabla graph: capture, passes, rendering. The pipelines are spelled out where a
   # check counts nodes: what "default" does grows with the passes. A nabla built
