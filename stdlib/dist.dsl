@@ -101,3 +101,107 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
   # Mini-batches of this rank's items, in the epoch's order.
   batches(size, drop_last=false, device=none) = self.shard().batches(size, drop_last=drop_last, device=device)
 }
+
+# ZeRO stage 1 (optimizer-state sharding): each rank keeps the optimizer state of
+# only its 1/world share of the parameters. step() reduce-scatters the gradients
+# (averaged over ranks, so each rank gets its share's average), lets the inner
+# optimizer update that share, and all-gathers the updated shares into every rank's
+# parameters. Use it instead of DistributedDataParallel, with a model whose ranks
+# compute gradients on their own batches; rank 0's parameters are broadcast first.
+#   let opt = dist.ZeroRedundancyOptimizer(model.parameters(), fn(ps) = optim.Adam(ps, lr=1e-3))
+model ZeroRedundancyOptimizer(params, make_optimizer) {
+  params = list(params)
+  for p in params { _dist.broadcast(p, 0) }
+  world = _dist.world_size()
+  numel = _zero_numel(params)
+  shard_size = (self.numel + self.world - 1) // self.world
+  # This rank's share of the flat parameters: the only tensor the inner optimizer sees.
+  shard = _zero_flat(params, shard_size * world)[_dist.rank() * shard_size:(_dist.rank() + 1) * shard_size].detach().clone().requires_grad_()
+  inner = make_optimizer([self.shard])
+  zero_grad(set_to_none=true) {
+    for p in self.params {
+      if set_to_none { p.grad = none } elif p.grad != none { p.grad.zero_() }
+    }
+  }
+  step() {
+    let grads = []
+    for p in self.params { grads.append(p.grad if p.grad != none else zeros_like(p)) }
+    self.shard.grad = _dist.reduce_scatter(_zero_flat(grads, self.shard_size * self.world), "avg")
+    self.inner.step()
+    let full = _dist.all_gather(self.shard.detach())
+    let offset = 0
+    no_grad {
+      for p in self.params {
+        p.copy_(full[offset:offset + p.numel()].reshape(p.shape))
+        offset = offset + p.numel()
+      }
+    }
+  }
+}
+
+fn _zero_numel(tensors) {
+  let n = 0
+  for t in tensors { n = n + t.numel() }
+  return n
+}
+
+# The tensors flattened into one vector of `size` values (zeros after them).
+fn _zero_flat(tensors, size) {
+  let parts = []
+  for t in tensors { parts.append(t.detach().reshape([-1])) }
+  let n = _zero_numel(tensors)
+  if size > n { parts.append(zeros([size - n], dtype=tensors[0].dtype)) }
+  return cat(parts)
+}
+
+# A GPipe-style pipeline: the model is cut into stages, rank r runs stage r, and each
+# batch is split into `chunks` micro-batches. Forward: every micro-batch flows through
+# the stages (activations sent to the next rank); then backward runs in reverse, each
+# stage receiving the gradient of its output from the next rank and sending the
+# gradient of its input to the previous one. Gradients of a stage's parameters add up
+# over the micro-batches, so after step() every stage holds the gradient of the whole
+# batch's loss. `loss_fn(out, target)` is the mean loss of a micro-batch; the pipeline
+# averages over micro-batches. out_shape(n) gives the shape of stage r's output for a
+# micro-batch of n items, on every rank (for the receiving buffers).
+model Pipeline(stage, chunks, out_shapes) {
+  stage = stage
+  chunks = chunks
+  # out_shapes[r](n): the output shape of stage r for n items.
+  out_shapes = out_shapes
+  # Runs forward and backward over the batch; returns the mean loss on the last rank,
+  # none on the others.
+  train_step(x, target, loss_fn) {
+    let r = _dist.rank()
+    let last = _dist.world_size() - 1
+    let n = x.shape[0] // self.chunks
+    let inputs = []
+    let outputs = []
+    let total = 0.0
+    for c in range(self.chunks) {
+      let inp = x[c * n:(c + 1) * n]
+      if r > 0 {
+        inp = zeros(self.out_shapes[r - 1](n), dtype=x.dtype)
+        _dist.recv(inp, r - 1)
+        inp.requires_grad_()
+      }
+      let out = self.stage(inp)
+      if r < last { _dist.send(out.detach().contiguous(), r + 1) }
+      inputs.append(inp)
+      outputs.append(out)
+    }
+    for c in range(self.chunks) {
+      let i = self.chunks - 1 - c
+      if r == last {
+        let loss = loss_fn(outputs[i], target[i * n:(i + 1) * n]) / self.chunks
+        total = total + loss.item()
+        loss.backward()
+      } else {
+        let g = zeros(outputs[i].shape, dtype=outputs[i].dtype)
+        _dist.recv(g, r + 1)
+        outputs[i].backward(g)
+      }
+      if r > 0 { _dist.send(inputs[i].grad.contiguous(), r - 1) }
+    }
+    return total if r == last else none
+  }
+}
