@@ -13,6 +13,7 @@
 #   }
 import _dist
 import data
+import optim
 
 # init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30):
 # joins the group (waits for all ranks, up to timeout seconds). init_method is
@@ -118,11 +119,7 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
   # This rank's share of the flat parameters: the only tensor the inner optimizer sees.
   shard = _zero_flat(params, shard_size * world)[_dist.rank() * shard_size:(_dist.rank() + 1) * shard_size].detach().clone().requires_grad_()
   inner = make_optimizer([self.shard])
-  zero_grad(set_to_none=true) {
-    for p in self.params {
-      if set_to_none { p.grad = none } elif p.grad != none { p.grad.zero_() }
-    }
-  }
+  zero_grad(set_to_none=true) = optim._zero_grad(self.params, set_to_none)
   step() {
     let grads = []
     for p in self.params { grads.append(p.grad if p.grad != none else zeros_like(p)) }

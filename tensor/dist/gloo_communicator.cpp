@@ -207,7 +207,7 @@ class GlooCommunicator : public Communicator {
     check(t, "send");
     check_rank(dst, "send", "dst");
     run("send", t, [&] {
-      auto buffer = context_->createUnboundBuffer(t.raw_data(), static_cast<size_t>(t.numel()) * dtype_size(t.dtype()));
+      auto buffer = unbound_buffer(t);
       buffer->send(dst, kPointToPointSlot);
       buffer->waitSend(timeout_);
     });
@@ -217,7 +217,7 @@ class GlooCommunicator : public Communicator {
     check(t, "recv");
     check_rank(src, "recv", "src");
     run("recv", t, [&] {
-      auto buffer = context_->createUnboundBuffer(t.raw_data(), static_cast<size_t>(t.numel()) * dtype_size(t.dtype()));
+      auto buffer = unbound_buffer(t);
       buffer->recv(src, kPointToPointSlot);
       buffer->waitRecv(timeout_);
     });
@@ -226,6 +226,11 @@ class GlooCommunicator : public Communicator {
 
  private:
   static constexpr uint64_t kPointToPointSlot = 0x4e41424c41ull;  // "NABLA": apart from the collectives' slots
+
+  // t's bytes as a buffer for Gloo's point-to-point transfers.
+  std::unique_ptr<gloo::transport::UnboundBuffer> unbound_buffer(const Tensor& t) {
+    return context_->createUnboundBuffer(t.raw_data(), static_cast<size_t>(t.numel()) * dtype_size(t.dtype()));
+  }
 
   void check(const Tensor& t, const char* what) const {
     if (!t.defined()) throw Error(std::string("dist.") + what + ": the tensor is undefined");
