@@ -29,4 +29,8 @@
   X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split)              \
   /* losses */                                                                               \
   X(cross_entropy) X(nll_loss) X(mse_loss) X(binary_cross_entropy)                            \
-  X(binary_cross_entropy_with_logits)
+  X(binary_cross_entropy_with_logits)                                                         \
+  /* quantization */                                                                         \
+  X(quantize_per_tensor) X(quantize_per_channel) X(dequantize_per_tensor) X(dequantize_per_channel) \
+  X(fake_quantize_per_tensor) X(fake_quantize_per_channel) X(quantized_linear)                \
+  X(dynamic_quantized_linear)
