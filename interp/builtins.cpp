@@ -87,6 +87,7 @@ void install_builtins(Evaluator& ev) {
   install_memory_builtins(ev);
   install_dist_builtins(ev);
   install_profile_builtins(ev);
+  install_copy_builtins(ev);
   // Every op of the table by its name (some names are Python builtins too: those
   // dispatch on their first argument below).
   for (auto& [name, fn] : op_functions()) install_function(ev, name, fn);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
@@ -186,10 +187,11 @@ Tensor rows_view(const Tensor& t, int64_t cols) {
 
 // One f32 scale per output channel: the activation's scale times each weight scale.
 Tensor output_scales(float a_scale, const Tensor& weight_scales) {
-  std::vector<double> ws = values_f64(weight_scales);
-  Tensor s = empty({static_cast<int64_t>(ws.size())}, DType::f32);
+  Tensor ws = contiguous_raw(as_dtype(weight_scales, DType::f32));
+  Tensor s = empty(ws.sizes(), DType::f32);
+  const float* w = static_cast<const float*>(ws.raw_data());
   float* p = static_cast<float*>(s.raw_data());
-  for (size_t n = 0; n < ws.size(); ++n) p[n] = a_scale * static_cast<float>(ws[n]);
+  for (int64_t n = 0; n < s.numel(); ++n) p[n] = a_scale * w[n];
   return s;
 }
 
@@ -235,20 +237,29 @@ QuantParams choose_quant_params(float min, float max, int32_t qmin, int32_t qmax
   return {static_cast<float>(scale), zero_point};
 }
 
-void min_max_f32(const Tensor& x, float* min, float* max) {
-  const float* p = static_cast<const float*>(x.raw_data());
-  int64_t n = x.numel(), i = 0;
+namespace {
+
+// Below this many elements the activation passes (min/max, quantize) stay on one
+// thread; above, both threads of the GEMM that follows share them (measured on the
+// MLP's 64 x 784 input: 5.5 us on one thread, 3 us on two).
+constexpr int64_t kQuantizeGrain = 16384;
+
+void min_max_range(const float* p, int64_t n, float* min, float* max) {
+  int64_t i = 0;
   float lo = INFINITY, hi = -INFINITY;
 #ifdef __AVX2__
-  __m256 vlo = _mm256_set1_ps(INFINITY), vhi = _mm256_set1_ps(-INFINITY);
-  for (; i + 8 <= n; i += 8) {
-    __m256 v = _mm256_loadu_ps(p + i);
-    vlo = _mm256_min_ps(vlo, v);
-    vhi = _mm256_max_ps(vhi, v);
-  }
+  // Four independent accumulators: one would wait on min_ps's latency every step.
+  __m256 vlo[4], vhi[4];
+  for (int k = 0; k < 4; ++k) vlo[k] = _mm256_set1_ps(INFINITY), vhi[k] = _mm256_set1_ps(-INFINITY);
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      __m256 v = _mm256_loadu_ps(p + i + 8 * k);
+      vlo[k] = _mm256_min_ps(vlo[k], v);
+      vhi[k] = _mm256_max_ps(vhi[k], v);
+    }
   alignas(32) float l[8], h[8];
-  _mm256_store_ps(l, vlo);
-  _mm256_store_ps(h, vhi);
+  _mm256_store_ps(l, _mm256_min_ps(_mm256_min_ps(vlo[0], vlo[1]), _mm256_min_ps(vlo[2], vlo[3])));
+  _mm256_store_ps(h, _mm256_max_ps(_mm256_max_ps(vhi[0], vhi[1]), _mm256_max_ps(vhi[2], vhi[3])));
   for (int k = 0; k < 8; ++k) lo = std::min(lo, l[k]), hi = std::max(hi, h[k]);
 #endif
   for (; i < n; ++i) lo = std::min(lo, p[i]), hi = std::max(hi, p[i]);
@@ -256,30 +267,88 @@ void min_max_f32(const Tensor& x, float* min, float* max) {
   *max = hi;
 }
 
+}  // namespace
+
+void min_max_f32(const Tensor& x, float* min, float* max) {
+  const float* p = static_cast<const float*>(x.raw_data());
+  using Range = std::pair<float, float>;
+  Range r = parallel_reduce(
+      0, x.numel(), x.numel(), Range{INFINITY, -INFINITY},
+      [&](int64_t lo, int64_t hi) {
+        Range part;
+        min_max_range(p + lo, hi - lo, &part.first, &part.second);
+        return part;
+      },
+      [](Range a, Range b) { return Range{std::min(a.first, b.first), std::max(a.second, b.second)}; },
+      kQuantizeGrain);
+  *min = r.first;
+  *max = r.second;
+}
+
+namespace {
+
+// 32 floats of `in` quantized into 32 bytes of `out` (AVX2): scale, clamp to
+// [tlo, thi] (NaN goes to tlo: max_ps returns its second operand for a NaN), round
+// half to even (cvtps_epi32 under the default rounding mode), add the zero point,
+// then pack 32-bit to 8-bit (the values already fit, so the packs do not saturate).
+#ifdef __AVX2__
+template <bool is_unsigned>
+inline void quantize_32(const float* in, void* out, __m256 inv, __m256 tlo, __m256 thi, __m256i zp) {
+  __m256i q[4];
+  for (int k = 0; k < 4; ++k) {
+    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(in + 8 * k), inv);
+    v = _mm256_min_ps(_mm256_max_ps(v, tlo), thi);
+    q[k] = _mm256_add_epi32(_mm256_cvtps_epi32(v), zp);
+  }
+  __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
+  __m256i bytes = is_unsigned ? _mm256_packus_epi16(a, b) : _mm256_packs_epi16(a, b);
+  // The packs work within 128-bit lanes: put the 4-byte groups back in order.
+  bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  _mm256_storeu_si256(static_cast<__m256i*>(out), bytes);
+}
+#endif
+
+template <class Q>
+void quantize_f32_to(const float* in, Q* out, int64_t n, QuantParams qp, int64_t lo, int64_t hi) {
+  float inv = 1.0f / qp.scale;
+  float tlo = static_cast<float>(lo - qp.zero_point), thi = static_cast<float>(hi - qp.zero_point);
+  int64_t i = 0;
+#ifdef __AVX2__
+  __m256 vinv = _mm256_set1_ps(inv), vlo = _mm256_set1_ps(tlo), vhi = _mm256_set1_ps(thi);
+  __m256i vzp = _mm256_set1_epi32(qp.zero_point);
+  for (; i + 32 <= n; i += 32) quantize_32<std::is_same_v<Q, uint8_t>>(in + i, out + i, vinv, vlo, vhi, vzp);
+#endif
+  for (; i < n; ++i) {
+    float t = std::min(std::max(tlo, in[i] * inv), thi);  // NaN goes to tlo
+    out[i] = static_cast<Q>(static_cast<int32_t>(std::nearbyint(t)) + qp.zero_point);
+  }
+}
+
+}  // namespace
+
 void quantize_f32(const Tensor& x, QuantParams qp, const Tensor& q) {
   int64_t lo, hi;
   dtype_range(q.dtype(), &lo, &hi);
   const float* in = static_cast<const float*>(x.raw_data());
-  float inv = 1.0f / qp.scale;
-  float tlo = static_cast<float>(lo - qp.zero_point), thi = static_cast<float>(hi - qp.zero_point);
-  int32_t zp = qp.zero_point;
-  int64_t n = x.numel();
-  // Clamped before rounding (see quantize_value); a loop the compiler vectorizes.
-  auto body = [&](auto* out) {
-    using Q = std::remove_pointer_t<decltype(out)>;
-    for (int64_t i = 0; i < n; ++i) {
-      float t = std::min(std::max(tlo, in[i] * inv), thi);  // NaN goes to tlo
-      out[i] = static_cast<Q>(static_cast<int32_t>(std::nearbyint(t)) + zp);
-    }
-  };
-  if (q.dtype() == DType::u8) return body(static_cast<uint8_t*>(q.raw_data()));
-  if (q.dtype() == DType::i8) return body(static_cast<int8_t*>(q.raw_data()));
-  throw Error(std::string("quantize_f32: expected u8 or i8, got ") + dtype_name(q.dtype()));
+  NABLA_CHECK(q.dtype() == DType::u8 || q.dtype() == DType::i8,
+              std::string("quantize_f32: expected u8 or i8, got ") + dtype_name(q.dtype()));
+  // Chunks of whole 32-element blocks, so that each thread runs the vector loop.
+  int64_t blocks = (x.numel() + 31) / 32;
+  parallel_for(0, blocks, x.numel(), [&](int64_t b0, int64_t b1) {
+    int64_t i0 = b0 * 32, n = std::min(x.numel(), b1 * 32) - i0;
+    if (q.dtype() == DType::u8) quantize_f32_to(in + i0, static_cast<uint8_t*>(q.raw_data()) + i0, n, qp, lo, hi);
+    else quantize_f32_to(in + i0, static_cast<int8_t*>(q.raw_data()) + i0, n, qp, lo, hi);
+  }, kQuantizeGrain);
 }
 
 // ---- kernels of the rows -------------------------------------------------------------
 
 void quantize_per_tensor(const TensorList& in, const Attrs& a, TensorList& out) {
+  bool fast = in[0].dtype() == DType::f32 && (out[0].dtype() == DType::u8 || out[0].dtype() == DType::i8);
+  if (fast) {  // the vectorized loop of dynamic quantization, with the same results
+    QuantParams qp{static_cast<float>(a.f("scale")), static_cast<int32_t>(a.i("zero_point"))};
+    return quantize_f32(contiguous_raw(in[0]), qp, out[0]);
+  }
   quantize_any(in[0], out[0], ChannelView{1, 1, in[0].numel()}, tensor_params(a));
 }
 
