@@ -45,11 +45,22 @@ void int8_linear(const Tensor& a, int32_t a_zero_point, const Tensor& w, const T
 // on the same primitive kind (what tests compare against a reference exactly).
 void int8_gemm_s32(const Tensor& a, int32_t a_zero_point, const Tensor& w, const Tensor& out);
 
-// The min and max of a contiguous f32 tensor (+inf and -inf when empty).
-void min_max_f32(const Tensor& x, float* min, float* max);
+// PyTorch's quantized::linear_dynamic: x (f32 [M, K], contiguous) quantized to u8 with
+// the scale and zero point that choose_quant_params gives its min and max, then
+// int8_linear with weight_scale [N] times that scale. Row-parallel (see Note
+// [Row-parallel int8 linear] in int8_gemm.cpp).
+void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_scale, const Tensor& bias,
+                         bool reduce_range, const Tensor& out);
 
-// q = clamp(nearbyint(x * (1 / scale)) + zero_point, qmin, qmax) elementwise, x f32
-// contiguous, q u8 or i8 contiguous of the same size (Note [Affine quantization]).
+// The min and max of n floats (+inf and -inf when n is 0).
+void min_max_f32(const float* x, int64_t n, float* min, float* max);
+inline void min_max_f32(const Tensor& x, float* min, float* max) {  // x f32 contiguous
+  min_max_f32(static_cast<const float*>(x.raw_data()), x.numel(), min, max);
+}
+
+// q = clamp(nearbyint(x * (1 / scale)) + zero_point, 0, 255) for n floats (Note
+// [Affine quantization]); the Tensor form takes u8 or i8 q (x f32, both contiguous).
+void quantize_f32(const float* x, uint8_t* q, int64_t n, QuantParams p);
 void quantize_f32(const Tensor& x, QuantParams p, const Tensor& q);
 
 }  // namespace nabla::cpu
