@@ -85,8 +85,7 @@ def measure_quant(rounds, env):
     # PyTorch's f32 Linear runs on Debian's OpenBLAS, which misdetects this CPU as
     # Prescott (about 6x slow) unless told its core type; SkylakeX (AVX-512) is its
     # fastest here (with Haswell, AVX2, the MLP took 1.35x as long at batch 64 and 3.8x
-    # at batch 1), so
-    # it is set whatever the environment says: PyTorch's f32 baseline at its best.
+    # at batch 1), so it is set whatever the environment says: PyTorch's f32 at its best.
     env = {**env, "OPENBLAS_CORETYPE": "SkylakeX"}
     ours, ref = [], []
     for _ in range(rounds):
