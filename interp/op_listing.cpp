@@ -28,12 +28,14 @@ std::string describe_ops() {
   std::string s = buf;
   for (const OpDef& row : op_table()) {
     std::snprintf(buf, sizeof buf, "%-34s %-10s %-5s %-26s %s\n", row.name, devices_of(row).c_str(),
-                  row.backward ? "yes" : "no", graph::fusion_kinds(row).c_str(), double_grad_of(row).c_str());
+                  !row.backward ? "no" : row.straight_through ? "ste" : "yes", graph::fusion_kinds(row).c_str(), double_grad_of(row).c_str());
     s += buf;
   }
   s += "fusable: elementwise = the fuse pass joins it with its neighbours into one loop; epilogue = fuse_epilogue\n"
        "folds it into the linear or conv2d before it (linear_relu, ...); epilogue base = linear, conv2d "
-       "(docs/passes.md)\n";
+       "(docs/passes.md)\n"
+       "grad: ste = a straight-through estimator, not the derivative of the forward (fake quantization; "
+       "docs/quantization.md)\n";
   for (const std::string& name : incomplete_rows()) s += "error: op '" + name + "' has no complete row\n";
   return s;
 }
