@@ -104,6 +104,19 @@ test "prepare_qat trains with fake quantization; convert gives the int8 model" {
   expect(quant.model_size_bytes(q) == quant.model_size_bytes(quant.quantize_dynamic(m)))
 }
 
+test "an int8 model saves and loads as safetensors (I8 weights)" {
+  manual_seed(5)
+  let qm = quant.quantize_dynamic(mlp())
+  let path = "/tmp/nabla_quant_test.safetensors"
+  save(qm, path)
+  expect(load(path)["0.weight"].dtype == i8)
+  let other = quant.quantize_dynamic(mlp())
+  let x = randn([3, 12])
+  expect((other(x) - qm(x)).abs().max().item() > 0)
+  load(path, into=other)
+  expect_close(other(x), qm(x), rtol=0.0, atol=0.0)
+}
+
 test "FakeQuantize can stop observing or stop quantizing" {
   let fq = quant.FakeQuantize(quant.MinMaxObserver())
   let x = tensor([0.0, 0.3, 1.0])
