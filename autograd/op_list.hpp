@@ -29,4 +29,6 @@
   X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split)              \
   /* losses */                                                                               \
   X(cross_entropy) X(nll_loss) X(mse_loss) X(binary_cross_entropy)                            \
-  X(binary_cross_entropy_with_logits)
+  X(binary_cross_entropy_with_logits)                                                         \
+  /* tensor-parallel collectives (see Note [Tensor-parallel regions]) */                     \
+  X(dist_copy) X(dist_reduce) X(dist_split) X(dist_gather)

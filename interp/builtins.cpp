@@ -392,6 +392,7 @@ void install_builtins(Evaluator& ev) {
     return Value();
   });
   install_function(ev, "gradcheck", gradcheck_builtin);
+  install_function(ev, "gradgradcheck", gradgradcheck_builtin);
   install_function(ev, "expect", expect_builtin);
   install_function(ev, "expect_close", expect_close_builtin);
   install_function(ev, "expect_error", expect_error_builtin);

@@ -64,6 +64,7 @@ Value ord_builtin(Evaluator& ev, CallArgs& a);
 Value chr_builtin(Evaluator& ev, CallArgs& a);
 Value read_text_builtin(Evaluator& ev, CallArgs& a);
 Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
+Value gradgradcheck_builtin(Evaluator& ev, CallArgs& a);
 Value expect_builtin(Evaluator& ev, CallArgs& a);
 Value expect_close_builtin(Evaluator& ev, CallArgs& a);
 Value expect_error_builtin(Evaluator& ev, CallArgs& a);

@@ -260,9 +260,22 @@ void no_args(const CallArgs& args, const std::string& name) {
   if (!args.pos.empty() || !args.kw.empty()) fail(name + "() takes no arguments");
 }
 
+// m.to(dtype): every floating parameter and buffer converted in place (integer
+// buffers such as counters stay), as PyTorch's Module.to(dtype). Returns m.
+Value retype_model(const Value& self, DType dtype) {
+  if (!is_floating(dtype)) fail(std::string("to(): a model converts to a floating dtype, got ") + dtype_name(dtype));
+  std::vector<std::pair<std::string, Value>> state;
+  collect_state(self, "", state);
+  for (auto& [n, v] : state)
+    if (is_floating(v.t.dtype())) retype(v.t, dtype);
+  return self;
+}
+
 // m.to(device), m.cuda(), m.cpu(): every parameter and buffer moves in place (PyTorch's
 // Module.to), so an optimizer made before the move still holds them. Returns m.
 Value move_model(const Value& self, const std::string& name, CallArgs& args) {
+  if (name == "to" && args.pos.size() == 1 && args.kw.empty() && args.pos[0].tag == Tag::DType)
+    return retype_model(self, args.pos[0].dt);
   Device device = cpu_device();
   if (name == "cuda") device = cuda_device(0);
   if (args.pos.size() > 1 || !args.kw.empty()) fail(name + "() takes one argument, the device");
@@ -270,7 +283,7 @@ Value move_model(const Value& self, const std::string& name, CallArgs& args) {
     const Value& d = args.pos[0];
     device = d.tag == Tag::Int && name == "cuda" ? cuda_device(static_cast<int>(d.i)) : as_device(d, name + "()");
   } else if (name == "to") {
-    fail("to() takes one argument, the device (\"cpu\", \"cuda\" or \"cuda:N\")");
+    fail("to() takes one argument, a device (\"cpu\", \"cuda\" or \"cuda:N\") or a floating dtype");
   }
   if (device.kind == DeviceKind::cuda) cuda::check_device(device.index);
   std::vector<std::pair<std::string, Value>> state;
