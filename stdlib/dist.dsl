@@ -44,6 +44,17 @@ let barrier = _dist.barrier
 let send = _dist.send
 let recv = _dist.recv
 
+let _save_file = save  # the builtin, before this module's save() hides it
+
+# save(obj, path, metadata=none): a checkpoint written by rank 0 only (as save()
+# writes it: atomically, so a reader sees the old file or the new one); every rank
+# returns once the file is there. Returns whether this rank wrote it.
+fn save(obj, path, metadata=none) {
+  let writer = not _dist.is_initialized() or _dist.rank() == 0
+  if writer { _save_file(obj, path, metadata) }
+  if _dist.is_initialized() { _dist.barrier() }
+  return writer
+}
 # Data parallel (torch's DistributedDataParallel): rank 0's parameters and buffers
 # are broadcast at construction; during backward the gradients are averaged over the
 # ranks in buckets of about bucket_cap_mb MiB, each all-reduced as soon as backward
