@@ -170,13 +170,18 @@ class NcclCommunicator : public Communicator {
     }
   }
 
+  // Errors are ignored here, not thrown: after a kernel fault every CUDA call fails,
+  // and a destructor that throws ends the process.
   ~NcclCommunicator() override {
-    DeviceScope scope(device_);
+    int previous = 0;
+    cudaGetDevice(&previous);
+    cudaSetDevice(device_);
     if (comm_) leave();
     // After an abort NCCL's work may still be queued; CUDA frees these when it is done.
     cudaEventDestroy(done_);
     cudaEventDestroy(ready_);
     cudaStreamDestroy(stream_);
+    cudaSetDevice(previous);
   }
 
   std::string backend() const override { return "nccl"; }
