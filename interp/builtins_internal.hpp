@@ -73,6 +73,7 @@ void install_checkpoint_builtins(Evaluator& ev);  // save, load (builtins_checkp
 void install_optim_builtins(Evaluator& ev);       // builtins_optim.cpp: the fused Adam step
 void install_dist_builtins(Evaluator& ev);        // builtins_dist.cpp: the _dist module behind `import dist`
 void install_memory_builtins(Evaluator& ev);      // builtins_memory.cpp: allocator statistics
+void install_model_builtins(Evaluator& ev);       // builtins_models.cpp: deepcopy, delattr
 void install_profile_builtins(Evaluator& ev);     // builtins_profile.cpp: last_profile()
 void install_data_builtins(Evaluator& ev);
 void install_graph_builtins(Evaluator& ev);  // builtins_graph.cpp: compile() and graph modules  // builtins_data.cpp: the _data module behind `import data`
