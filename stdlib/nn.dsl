@@ -362,7 +362,7 @@ fn kl_div(input, target, reduction="mean", log_target=false) {
     pointwise = exp(target) * (target - input)
   } else {
     let positive = target > 0
-    pointwise = where(positive, target * (log(where(positive, target, 1.0)) - input), 0.0 * input)
+    pointwise = where(positive, target * (log(where(positive, target, 1.0)) - input), 0.0)
   }
   if reduction == "none" { return pointwise }
   if reduction == "sum" { return pointwise.sum() }
