@@ -62,14 +62,14 @@ fn _kth_smallest(a, k) {
 # of position), 1 elsewhere. Exactly k zeros.
 fn _keep_mask(scores, k, dtype) {
   let flat = scores.reshape([-1])
-  if k == 0 { return ones(list(scores.shape), dtype=dtype) }
+  if k == 0 { return ones(list(scores.shape), dtype=dtype, device=scores.device) }
   let v = _kth_smallest(flat, k)
   let below = flat < v
   let ties = flat == v
-  let position = arange(flat.numel())
+  let position = arange(flat.numel(), device=flat.device)
   let last = position[ties][k - sum(below).item() - 1]  # the last tie that goes
   let drop = below + ties * (position <= last)          # bool + is or, * is and
-  return where(drop, 0.0, 1.0).to(dtype).reshape(list(scores.shape))
+  return where(drop, zeros_like(flat, dtype=dtype), ones_like(flat, dtype=dtype)).reshape(list(scores.shape))
 }
 
 # ---- masks of each method (scores: the importance of each entry, mask: the current one)
@@ -375,7 +375,7 @@ fn channel_plan(model, amount=0.5, n=1) {
     let w = none
     no_grad {
       w = _effective(conv, "weight").detach()
-      if i in kept_inputs { w = index_select(w, 1, tensor(kept_inputs[i])) }
+      if i in kept_inputs { w = index_select(w, 1, tensor(kept_inputs[i], device=w.device)) }
     }
     let channels = w.shape[0]
     let n_keep = max(channels - _count(amount, channels), 1)
@@ -399,8 +399,8 @@ fn _select(t, dim, index) {
 # input of the layer after it (for a Linear after Flatten, the features of those
 # channels: feature f belongs to channel f // (height * width)).
 fn _shrink_step(layers, step) {
-  let keep = tensor(step["keep"])
   let conv = layers[step["position"]][1]
+  let keep = tensor(step["keep"], device=conv.weight.device)
   conv.weight = _select(conv.weight, 0, keep)
   if conv.bias != none { conv.bias = _select(conv.bias, 0, keep) }
   conv.out_channels = len(step["keep"])
@@ -422,7 +422,7 @@ fn _shrink_step(layers, step) {
     let per_channel = next.in_features // step["channels"]
     assert(per_channel * step["channels"] == next.in_features,
            f"prune.shrink_channels: {next.in_features} input features of the Linear after {step['conv']} are not a multiple of its {step['channels']} channels")
-    let features = (keep[:, none] * per_channel + arange(per_channel)[none, :]).reshape([-1])
+    let features = (keep[:, none] * per_channel + arange(per_channel, device=keep.device)[none, :]).reshape([-1])
     next.weight = _select(next.weight, 1, features)
     next.in_features = len(step["keep"]) * per_channel
   }
