@@ -71,27 +71,47 @@ fn median(xs) {
   return s[n // 2] if n % 2 == 1 else (s[n // 2 - 1] + s[n // 2]) / 2
 }
 
-# Inference time of one batch `x` in milliseconds, the median of `runs` runs after 3
-# warm-up runs: eager, and as a graph (compile + the default passes, which fold the
-# batch norms into the convs and fuse the activations).
-fn speed(net, x, runs=25) {
-  net.eval()
-  let out = {}
+# Inference time of one batch `x` in milliseconds for each of `nets`: eager, and as a
+# graph (compile + the default passes, which fold the batch norms into the convs and
+# fuse the activations). After warm-up calls, the runs take turns (every net and mode
+# once per round, `rounds` rounds) so that a change in the load of a shared machine
+# hits all of them alike; a run repeats the call enough times to last about 5 ms
+# (tiny models are timed over many calls, not at the timer's resolution). Each figure
+# is the median of its runs, per call. Returns a list of {"eager": ms, "graph": ms}.
+fn speeds(nets, x, rounds=25) {
+  let fns = []
+  let reps = []
   no_grad {
-    let gm = compile(net, x)
-    gm.optimize("default")
-    for (name, f) in [("eager", net), ("graph", gm)] {
+    for net in nets {
+      net.eval()
+      let gm = compile(net, x)
+      gm.optimize("default")
+      fns.append(net)
+      fns.append(gm)
+    }
+    for f in fns {
       for i in range(3) { f(x) }
-      let times = []
-      for i in range(runs) {
-        let t0 = time.perf_counter()
-        f(x)
-        times.append((time.perf_counter() - t0) * 1000.0)
-      }
-      out[name] = median(times)
+      let t0 = time.perf_counter()
+      f(x)
+      reps.append(max(1, int(0.005 / max(time.perf_counter() - t0, 1e-6))))
     }
   }
-  net.train()
+  let times = []
+  for f in fns { times.append([]) }
+  no_grad {
+    for r in range(rounds) {
+      for k in range(len(fns)) {
+        let t0 = time.perf_counter()
+        for i in range(reps[k]) { fns[k](x) }
+        times[k].append((time.perf_counter() - t0) * 1000.0 / reps[k])
+      }
+    }
+  }
+  let out = []
+  for k in range(len(nets)) {
+    nets[k].train()
+    out.append({"eager": median(times[2 * k]), "graph": median(times[2 * k + 1])})
+  }
   return out
 }
 

@@ -62,10 +62,15 @@ let ce_seconds = common.fit(student_ce, indexed, student_epochs, desc="student (
 print(f"\nT = {temperature}, alpha = {alpha}, students {hidden} hidden units, {student_epochs} epochs " +
       f"({kd_seconds:.1f} s distilled, {ce_seconds:.1f} s on labels)")
 print("model                 parameters  accuracy  ms/batch64  images/s  graph ms")
+let named = [("teacher (CNN)", teacher), ("student (distilled)", student_kd), ("student (labels)", student_ce)]
+let nets = []
+for (name, net) in named { nets.append(net) }
+let times = common.speeds(nets, batch64)
 let accs = []
-for (name, net) in [("teacher (CNN)", teacher), ("student (distilled)", student_kd), ("student (labels)", student_ce)] {
+for k in range(len(named)) {
+  let (name, net) = named[k]
   let acc = common.accuracy(net, test)
-  let t = common.speed(net, batch64)
+  let t = times[k]
   accs.append(acc)
   print(f"{name:<20} {nn.count_parameters(net):>11} {acc:>9.4f} {t['eager']:>11.3f} {64000.0 / t['eager']:>9.0f} {t['graph']:>9.3f}")
 }

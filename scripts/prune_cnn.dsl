@@ -27,14 +27,14 @@ let (train, test) = common.load_data(train_items)
 let batch64 = test.x[0:64]
 let rows = []
 
-# Measures a model and adds its row to the summary.
+# Measures a model's size and adds its row to the summary (speeds come at the end,
+# all models in turn).
+let nets = []
 fn measure(name, net, acc) {
   let s = common.size(net)
-  let t = common.speed(net, batch64)
-  rows.append([name, s["parameters"], s["nonzero"], s["bytes"], acc, t["eager"], t["graph"]])
-  print(f"{name}: {s['parameters']} parameters ({s['nonzero']} nonzero), {s['bytes'] / 1e6:.2f} MB, " +
-        f"accuracy {acc:.4f}, {t['eager']:.2f} ms per batch of 64 ({64000.0 / t['eager']:.0f} images/s), " +
-        f"graph {t['graph']:.2f} ms")
+  nets.append(net)
+  rows.append([name, s["parameters"], s["nonzero"], s["bytes"], acc])
+  print(f"{name}: {s['parameters']} parameters ({s['nonzero']} nonzero), {s['bytes'] / 1e6:.2f} MB, accuracy {acc:.4f}")
 }
 
 # ---- the unpruned CNN ---------------------------------------------------------------
@@ -88,11 +88,14 @@ let b_acc = common.accuracy(b, test)
 measure("structured", b, b_acc)
 
 # ---- summary ---------------------------------------------------------------------------
+let times = common.speeds(nets, batch64)
 print("\nmodel         parameters    nonzero      bytes  accuracy  ms/batch64  images/s  graph ms")
-for (name, params, nz, bytes, acc, eager, graph) in rows {
-  print(f"{name:<12} {params:>11} {nz:>10} {bytes:>10} {acc:>9.4f} {eager:>11.2f} {64000.0 / eager:>9.0f} {graph:>9.2f}")
+for k in range(len(rows)) {
+  let (name, params, nz, bytes, acc) = rows[k]
+  let t = times[k]
+  print(f"{name:<12} {params:>11} {nz:>10} {bytes:>10} {acc:>9.4f} {t['eager']:>11.2f} {64000.0 / t['eager']:>9.0f} {t['graph']:>9.2f}")
 }
 print(f"prune_summary base_accuracy={base_acc:.4f} unstructured_accuracy={a_acc:.4f} " +
       f"unstructured_sparsity={report['sparsity']:.1f} structured_accuracy={b_acc:.4f} " +
       f"structured_drop={(base_acc - b_acc) * 100:.2f} structured_parameters={rows[2][1]} " +
-      f"structured_speedup={rows[0][5] / rows[2][5]:.2f}")
+      f"structured_speedup={times[0]['eager'] / times[2]['eager']:.2f}")
