@@ -27,6 +27,7 @@ std::vector<OpDef> build_table() {
   register_loss_ops(table);
   register_attention_ops(table);
   register_dist_ops(table);
+  register_quant_ops(table);
   // PyTorch's autocast lists, in short: products lower, numerically touchy ops f32.
   set_autocast(table, AutocastPolicy::lower,
                {OpId::matmul, OpId::linear, OpId::conv2d, OpId::scaled_dot_product_attention});

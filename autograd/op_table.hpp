@@ -97,6 +97,11 @@ struct OpDef {
   uint32_t nondiff_outputs = 0;
   // Non-null when backward exists but is not itself differentiable: says why.
   const char* no_double_backward = nullptr;
+  // Non-null when backward is a surrogate rather than the derivative of the forward
+  // (fake quantization's straight-through estimator): says which. The op sweep
+  // checks such rows' gradients against PyTorch's instead of finite differences
+  // (Note [Straight-through estimator] in autograd/ops/quant.cpp).
+  const char* straight_through = nullptr;
   // Its kernel handles f16/bf16 itself; otherwise they compute through f32
   // (see Note [Half through f32] in dispatch.cpp).
   bool half_native = false;
@@ -105,6 +110,10 @@ struct OpDef {
   AutocastPolicy autocast = AutocastPolicy::keep;
   // FLOPs and bytes of a call (autograd/cost.hpp has the helpers rules use).
   CostFn cost = nullptr;  // null: the default rule (see op_cost)
+  // Non-null for a row with no CUDA kernel by design for now (the int8 rows): says
+  // why. The CUDA sweep skips these rows, and calling one on a GPU tensor is the
+  // dispatcher's "no kernel for cuda" error.
+  const char* cpu_only = nullptr;
 };
 
 // The row of an op; every OpId has one (checked when the table is built).
@@ -145,5 +154,6 @@ void register_index_ops(std::vector<OpDef>& table);
 void register_loss_ops(std::vector<OpDef>& table);
 void register_attention_ops(std::vector<OpDef>& table);
 void register_dist_ops(std::vector<OpDef>& table);
+void register_quant_ops(std::vector<OpDef>& table);
 
 }  // namespace nabla

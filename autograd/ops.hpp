@@ -173,6 +173,29 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
 // Reductions are an int attribute in the table: 0 none, 1 mean, 2 sum.
 int64_t reduction_code(const std::string& reduction);
 
+// Quantization (docs/quantization.md; autograd/ops/quant.cpp). Quantized values are
+// integer tensors (u8, i8, i32) with their scale and zero point kept beside them.
+Tensor quantize_per_tensor(const Tensor& x, double scale, int64_t zero_point, DType dtype);
+Tensor quantize_per_channel(const Tensor& x, const Tensor& scales, const Tensor& zero_points, int64_t axis,
+                            DType dtype);
+Tensor dequantize_per_tensor(const Tensor& q, double scale, int64_t zero_point, DType dtype = DType::f32);
+Tensor dequantize_per_channel(const Tensor& q, const Tensor& scales, const Tensor& zero_points, int64_t axis,
+                              DType dtype = DType::f32);
+// Quantize then dequantize in x's dtype; differentiable through the straight-through
+// estimator (Note [Straight-through estimator]).
+Tensor fake_quantize_per_tensor(const Tensor& x, double scale, int64_t zero_point, int64_t quant_min,
+                                int64_t quant_max);
+Tensor fake_quantize_per_channel(const Tensor& x, const Tensor& scales, const Tensor& zero_points, int64_t axis,
+                                 int64_t quant_min, int64_t quant_max);
+// x (u8/i8, quantized with input_scale and input_zero_point) times weight^T (i8 [N, K],
+// symmetric per channel with weight_scales [N]) plus bias: f32 [..., N].
+Tensor quantized_linear(const Tensor& x, double input_scale, int64_t input_zero_point, const Tensor& weight,
+                        const Tensor& weight_scales, const Tensor& bias = Tensor());
+// The same with x in f32, quantized to u8 per call from its min and max (PyTorch's
+// quantized::linear_dynamic).
+Tensor dynamic_quantized_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scales,
+                                const Tensor& bias = Tensor(), bool reduce_range = false);
+
 // Composites used by backward rules (made of ops above).
 Tensor zeros_like(const Tensor& x);
 Tensor ones_like(const Tensor& x);

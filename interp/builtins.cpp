@@ -94,7 +94,8 @@ void install_builtins(Evaluator& ev) {
   for (auto [nm, dt] : std::initializer_list<std::pair<const char*, DType>>{
            {"f32", DType::f32}, {"f64", DType::f64}, {"f16", DType::f16}, {"bf16", DType::bf16},
            {"i64", DType::i64}, {"i32", DType::i32}, {"float32", DType::f32}, {"float64", DType::f64},
-           {"int64", DType::i64}, {"int32", DType::i32}})
+           {"int64", DType::i64}, {"int32", DType::i32}, {"i8", DType::i8}, {"u8", DType::u8},
+           {"int8", DType::i8}, {"uint8", DType::u8}})
     ev.builtins.emplace_back(nm, Value::dtype(dt));
 
   install_function(ev, "print", [](Evaluator& ev, CallArgs& a) {

@@ -82,7 +82,7 @@ DType as_dtype(const Value& v, const std::string& what) {
   if (v.tag == Tag::Str) {
     DType d;
     if (dtype_from_name(v.as<StrObj>()->s, &d)) return d;
-    fail(what + ": unknown dtype '" + v.as<StrObj>()->s + "' (expected f32, f64, f16, bf16, i64, i32 or bool)");
+    fail(what + ": unknown dtype '" + v.as<StrObj>()->s + "' (expected f32, f64, f16, bf16, i64, i32, i8, u8 or bool)");
   }
   if (v.tag == Tag::Native) {
     const std::string& n = v.as<NativeObj>()->name;
@@ -90,7 +90,7 @@ DType as_dtype(const Value& v, const std::string& what) {
     if (n == "float") return DType::f32;
     if (n == "int") return DType::i64;
   }
-  fail(what + ": expected a dtype (f32, f64, f16, bf16, i64, i32, bool), got " + type_name(v));
+  fail(what + ": expected a dtype (f32, f64, f16, bf16, i64, i32, i8, u8, bool), got " + type_name(v));
 }
 
 // Shape given as a list/tuple or as varargs starting at pos[start].

@@ -226,10 +226,14 @@ void install_op_functions() {
     if (with_indices) return r;
     return r.as<ListObj>()->items[0];
   };
-  t["dropout"] = [](Evaluator&, CallArgs& a) {
-    Value r = row_call("dropout", a);
-    return r.as<ListObj>()->items[0];
-  };
+  // Rows whose second output (a mask) only their backward reads: the function
+  // returns the first, as PyTorch's do.
+  for (const char* nm : {"dropout", "fake_quantize_per_tensor", "fake_quantize_per_channel"}) {
+    t[nm] = [nm](Evaluator&, CallArgs& a) {
+      Value r = row_call(nm, a);
+      return r.as<ListObj>()->items[0];
+    };
+  }
   // PyTorch's argument order: (input, dim, index[, src]).
   for (const char* nm : {"gather", "index_select", "scatter_add"}) {
     std::string name = nm;

@@ -130,7 +130,8 @@ void install_tensor_methods() {
   };
   for (auto [nm, dt] : std::initializer_list<std::pair<const char*, DType>>{
            {"float", DType::f32}, {"double", DType::f64}, {"half", DType::f16}, {"bfloat16", DType::bf16},
-           {"long", DType::i64}, {"int", DType::i32}, {"bool", DType::b8}}) {
+           {"long", DType::i64}, {"int", DType::i32}, {"bool", DType::b8},
+           {"char", DType::i8}, {"byte", DType::u8}}) {
     std::string name = nm;
     DType d = dt;
     m[name] = [=](Evaluator&, CallArgs& a) { return Value::tensor(to_dtype(self_only(name, a), d)); };

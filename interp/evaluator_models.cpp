@@ -323,6 +323,7 @@ const char* const kModelMethods[] = {"parameters",
                                      "cuda",
                                      "cpu",
                                      "children",
+                                     "named_children",
                                      "state_dict",
                                      "load_state_dict",
                                      "register_buffer",
@@ -431,11 +432,12 @@ Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string
     hook_list(*inst, name).emplace_back(id, args.pos[0]);
     return make_hook_handle(self, name, id);
   }
-  if (name == "children") {
+  if (name == "children" || name == "named_children") {
     no_args(args, name);
+    bool named = name == "named_children";
     std::vector<Value> items;
     for (const Field& f : self.as<InstanceObj>()->fields)
-      if (f.kind == FieldKind::submodule) items.push_back(f.value);
+      if (f.kind == FieldKind::submodule) items.push_back(named ? make_tuple({make_str(f.name), f.value}) : f.value);
     return make_list(std::move(items));
   }
   fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'");

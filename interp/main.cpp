@@ -54,7 +54,7 @@ const char* const kHelp =
     "  --entry NAME         what to compile (also an expression: a call f(x, y)\n"
     "                       compiles f with those arguments as example inputs)\n"
     "  --inputs SPEC        example inputs: f32[64,784] or f32[64,1,28,28],i64[64]\n"
-    "                       (dtypes f32 f64 f16 bf16 i64 i32 bool): floats standard\n"
+    "                       (dtypes f32 f64 f16 bf16 i64 i32 i8 u8 bool): floats standard\n"
     "                       normal, integers uniform in [0, 10), bools 0 or 1. Without\n"
     "                       it, the file's NAME_inputs (a list of example inputs), or\n"
     "                       none if NAME takes no arguments\n"

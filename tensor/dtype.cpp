@@ -60,6 +60,8 @@ const char* dtype_name(DType t) {
     case DType::i64: return "i64";
     case DType::i32: return "i32";
     case DType::b8: return "bool";
+    case DType::i8: return "i8";
+    case DType::u8: return "u8";
   }
   return "?";
 }
@@ -79,7 +81,11 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   int ca = dtype_category(a), cb = dtype_category(b);
   if (ca != cb) return ca > cb ? a : b;
-  if (ca == 1) return DType::i64;  // i32 with i64
+  if (ca == 1) {
+    // The wider integer; i8 with u8 meets at i32 (PyTorch's i16, which nabla lacks).
+    if ((a == DType::i8 && b == DType::u8) || (a == DType::u8 && b == DType::i8)) return DType::i32;
+    return dtype_size(a) >= dtype_size(b) ? a : b;
+  }
   // Two different floats: the wider one, and f16 with bf16 meets at f32.
   if (a == DType::f64 || b == DType::f64) return DType::f64;
   return DType::f32;

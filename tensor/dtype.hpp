@@ -11,8 +11,12 @@
 
 namespace nabla {
 
-enum class DType : uint8_t { f32, f64, f16, bf16, i64, i32, b8 };
-constexpr int kNumDTypes = 7;
+// i8 and u8 hold quantized values (docs/quantization.md): integers like i32 and i64
+// for every kernel, with casts from floats that wrap as PyTorch's do (quantize_*
+// clamps instead).
+enum class DType : uint8_t { f32, f64, f16, bf16, i64, i32, b8, i8, u8 };
+constexpr int kNumDTypes = 9;
+static_assert(static_cast<int>(DType::u8) + 1 == kNumDTypes, "kNumDTypes out of line with DType");
 
 // IEEE binary16 storage. Arithmetic goes through float: kernels load, compute in
 // f32 and round back on store.
@@ -56,6 +60,8 @@ inline size_t dtype_size(DType t) {
     case DType::i64: return 8;
     case DType::i32: return 4;
     case DType::b8: return 1;
+    case DType::i8: return 1;
+    case DType::u8: return 1;
   }
   return 0;
 }
@@ -65,7 +71,11 @@ bool dtype_from_name(const std::string& name, DType* out);
 inline bool is_floating(DType t) {
   return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
 }
-inline bool is_integral(DType t) { return t == DType::i64 || t == DType::i32; }
+inline bool is_integral(DType t) {
+  return t == DType::i64 || t == DType::i32 || t == DType::i8 || t == DType::u8;
+}
+// The integer types an index or a class target may have (the kernels widen to i64).
+inline bool is_index_type(DType t) { return t == DType::i64 || t == DType::i32; }
 inline bool is_half(DType t) { return t == DType::f16 || t == DType::bf16; }
 
 // Category used by promotion: bool < integer < floating.
@@ -83,6 +93,8 @@ template <> struct dtype_of<BFloat16> { static constexpr DType value = DType::bf
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::i64; };
 template <> struct dtype_of<int32_t> { static constexpr DType value = DType::i32; };
 template <> struct dtype_of<bool> { static constexpr DType value = DType::b8; };
+template <> struct dtype_of<int8_t> { static constexpr DType value = DType::i8; };
+template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::u8; };
 
 // The type a kernel computes in: 16-bit floats compute in float.
 template <class T> struct compute_type { using type = T; };
@@ -91,6 +103,19 @@ template <> struct compute_type<BFloat16> { using type = float; };
 template <class T> using compute_t = typename compute_type<T>::type;
 
 template <class T> struct TypeTag { using type = T; };
+
+// v (a value of any element type, or its compute type) converted to T's compute type
+// as a cast does. Floats going to i8 or u8 go through i64, so that out-of-range values
+// wrap modulo 256 as PyTorch's casts do (a direct float-to-int8 cast of 300.0 is
+// undefined behaviour); quantize_* clamps instead (docs/quantization.md).
+template <class T, class V>
+inline compute_t<T> element_cast(V v) {
+  constexpr bool small_int = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>;
+  if constexpr (small_int && std::is_floating_point_v<V>)
+    return static_cast<T>(static_cast<int64_t>(v));
+  else
+    return static_cast<compute_t<T>>(v);
+}
 
 // visit_dtype(dt, [&](auto tag) { using T = typename decltype(tag)::type; ... })
 template <class F>
@@ -103,6 +128,8 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::i64: return f(TypeTag<int64_t>{});
     case DType::i32: return f(TypeTag<int32_t>{});
     case DType::b8: return f(TypeTag<bool>{});
+    case DType::i8: return f(TypeTag<int8_t>{});
+    case DType::u8: return f(TypeTag<uint8_t>{});
   }
   throw Error("visit_dtype: unknown dtype");
 }

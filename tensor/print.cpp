@@ -56,6 +56,8 @@ class Elements {
   std::string plain(int64_t i) const {  // an integer or bool element
     if (dtype() == DType::b8) return static_cast<const bool*>(data_.raw_data())[i] ? "true" : "false";
     if (dtype() == DType::i32) return std::to_string(static_cast<const int32_t*>(data_.raw_data())[i]);
+    if (dtype() == DType::i8) return std::to_string(static_cast<const int8_t*>(data_.raw_data())[i]);
+    if (dtype() == DType::u8) return std::to_string(static_cast<const uint8_t*>(data_.raw_data())[i]);
     return std::to_string(static_cast<const int64_t*>(data_.raw_data())[i]);
   }
 

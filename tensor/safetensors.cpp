@@ -116,12 +116,15 @@ const char* dtype_code(DType t) {
     case DType::i64: return "I64";
     case DType::i32: return "I32";
     case DType::b8: return "BOOL";
+    case DType::i8: return "I8";
+    case DType::u8: return "U8";
   }
   return "?";
 }
 
 bool dtype_from_code(const std::string& code, DType* out) {
-  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::b8})
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::b8, DType::i8,
+                  DType::u8})
     if (code == dtype_code(t)) {
       *out = t;
       return true;
@@ -187,7 +190,7 @@ Checkpoint parse_with(uint64_t size, const ReadAt& read, const std::string& name
     if (!v["dtype"].is_string()) fail(name, what + ": dtype is not a string");
     std::string code = v["dtype"].get<std::string>();
     if (!dtype_from_code(code, &e.dtype))
-      fail(name, what + ": unknown dtype '" + code + "' (nabla reads F32, F64, F16, BF16, I64, I32, BOOL)");
+      fail(name, what + ": unknown dtype '" + code + "' (nabla reads F32, F64, F16, BF16, I64, I32, I8, U8, BOOL)");
     if (!v["shape"].is_array()) fail(name, what + ": shape is not a list");
     for (auto& d : v["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0)

@@ -193,7 +193,7 @@ Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType 
   visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = static_cast<T*>(t.raw_data());
-    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(static_cast<compute_t<T>>(values[i]));
+    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(element_cast<T>(values[i]));
   });
   return t;
 }

@@ -13,7 +13,7 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 void check_index_dtype(const char* op, const Tensor& index) {
-  if (!is_integral(index.dtype()))
+  if (!is_index_type(index.dtype()))
     throw Error(std::string(op) + ": index must be an integer tensor (i64 or i32), got " + dtype_name(index.dtype()));
 }
 

@@ -90,7 +90,7 @@ std::vector<TensorMeta> infer_class_loss(const char* op, const TensorList& in, c
   if (x.dim() < 1)
     throw Error(std::string(op) + ": argument 'input' must have a class dim ([N, C, ...] or [C]), got shape " +
                 x.shape_str());
-  if (!is_integral(t.dtype()))
+  if (!is_index_type(t.dtype()))
     throw Error(std::string(op) + ": argument 'target' must hold class indices (i64), got dtype " +
                 dtype_name(t.dtype()) + " (class probabilities are not supported)");
   Shape expected = x.sizes();

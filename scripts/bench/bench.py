@@ -46,6 +46,11 @@ FIGURES = {
     # final test accuracies are printed too.
     "mlp_epoch": ("s", False),
     "cnn_epoch": ("s", False),
+    # Inference of the Fashion-MNIST MLP in f32 and int8 (dynamic quantization) at
+    # batch 64 and 1: nabla (scripts/bench/quant_mlp.dsl, quant.quantize_dynamic) and
+    # PyTorch (scripts/bench/quant_torch.py, torch.quantization.quantize_dynamic), the
+    # two processes interleaved round by round; prints two BENCH lines.
+    "quant_mlp": ("us", False),
 }
 
 
@@ -66,6 +71,32 @@ def measure_training(name, rounds, env):
     b = statistics.median(t for t, _ in ref)
     print(f"BENCH {name} nabla={a:.3f} ref={b:.3f} unit=s speedup={b / a:.2f} "
           f"nabla_test_accuracy={ours[-1][1]:.4f} ref_test_accuracy={ref[-1][1]:.4f}", flush=True)
+
+
+def key_values(cmd, env):
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    return {k: float(v) for k, v in (kv.split("=") for kv in out.strip().splitlines()[-1].split())}
+
+
+def measure_quant(rounds, env):
+    """BENCH quant_mlp_b64 / _b1: microseconds per call of f32 and int8 in nabla and
+    PyTorch (medians over rounds), int8's speedup over f32 on each side, and nabla's
+    int8 against PyTorch's int8."""
+    # Debian's OpenBLAS misdetects this CPU as Prescott (about 6x slow) unless told;
+    # PyTorch's f32 Linear runs on it, so its f32 baseline would be unfairly slow.
+    env = {**env, "OPENBLAS_CORETYPE": env.get("OPENBLAS_CORETYPE", "SkylakeX")}
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(key_values([str(BUILD / "nabla"), str(ROOT / "scripts" / "bench" / "quant_mlp.dsl")], env))
+        ref.append(key_values([sys.executable, str(ROOT / "scripts" / "bench" / "quant_torch.py")], env))
+    for batch in ("b64", "b1"):
+        med = {f"{side}_{kind}": statistics.median(r[f"{batch}_{kind}"] for r in runs)
+               for side, runs in (("nabla", ours), ("ref", ref)) for kind in ("f32", "int8")}
+        print(f"BENCH quant_mlp_{batch} nabla_f32={med['nabla_f32']:.1f} nabla_int8={med['nabla_int8']:.1f} "
+              f"ref_f32={med['ref_f32']:.1f} ref_int8={med['ref_int8']:.1f} unit=us "
+              f"int8_speedup={med['nabla_f32'] / med['nabla_int8']:.2f} "
+              f"ref_int8_speedup={med['ref_f32'] / med['ref_int8']:.2f} "
+              f"int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8']:.2f}", flush=True)
 
 
 def measure(cmd, env):
@@ -100,6 +131,9 @@ def main():
         unit, higher_better = FIGURES[name]
         if name.endswith("_epoch"):
             measure_training(name, args.rounds, env)
+            continue
+        if name == "quant_mlp":
+            measure_quant(args.rounds, env)
             continue
         ours, ref = [], []
         for _ in range(args.rounds):

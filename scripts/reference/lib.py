@@ -12,6 +12,9 @@ second-order check for a case; `layouts=False` skips the non-contiguous-input re
 that must reject some layouts); `forward=False` skips comparing values (for random
 ops such as dropout, which are checked by their own tests). The sweep reseeds
 nabla's RNG before every evaluation, so a random op is a fixed function there.
+`grad_reference=True` (rows whose backward is a straight-through estimator, not
+the derivative of the forward) stores PyTorch's gradients of the inputs in `grad`
+for a random gradient of output 0, which the sweep compares instead of gradchecking.
 """
 import zlib
 
@@ -27,7 +30,7 @@ def reseed(family):
 
 DTYPES = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
-    torch.int64: "i64", torch.int32: "i32", torch.bool: "bool",
+    torch.int64: "i64", torch.int32: "i32", torch.bool: "bool", torch.int8: "i8", torch.uint8: "u8",
 }
 
 
@@ -80,7 +83,8 @@ class Case:
         grad = self.grad
         if grad is None:
             grad = [i for i, t in enumerate(self.inputs) if t is not None and t.is_floating_point()]
-        return {"op": self.op, "name": self.name or self.op,
+        extra = self._reference_grads(grad) if getattr(self, "grad_reference", False) else {}
+        return {**extra, "op": self.op, "name": self.name or self.op,
                 "inputs": [_tensor_json(t) for t in self.inputs],
                 "attrs": {k: _attr_json(v) for k, v in self.attrs.items()},
                 "outputs": [_tensor_json(o) for o in outs],
@@ -89,10 +93,23 @@ class Case:
                 "layouts": getattr(self, "layouts", True)}
 
 
+    def _reference_grads(self, grad):
+        """PyTorch's gradients of the inputs in `grad` for a random gradient of output 0
+        (drawn from a generator seeded by the case's name, so other cases keep theirs)."""
+        inputs = [None if t is None else t.clone().requires_grad_(i in grad) for i, t in enumerate(self.inputs)]
+        out = self.fn(*inputs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        gen = torch.Generator().manual_seed(zlib.crc32((self.name or self.op).encode()))
+        grad_output = torch.randn(out.shape, generator=gen, dtype=torch.float64).to(out.dtype)
+        grads = torch.autograd.grad(out, [inputs[i] for i in grad], grad_output)
+        return {"grad_output": _tensor_json(grad_output), "input_grads": [_tensor_json(g) for g in grads]}
+
+
 def case(op, inputs, attrs, fn, name=None, grad=None, gradgrad=True, forward=True, atol=1e-9, rtol=1e-7,
-         eps=1e-6, layouts=True):
+         eps=1e-6, layouts=True, grad_reference=False):
     """atol/rtol compare forward values; eps is the central-difference step of the
     gradient checks (raise it only for ops whose output is rounded, e.g. to f32)."""
     c = Case(op, inputs, attrs, fn, name, grad, gradgrad, forward, atol, rtol, eps)
     c.layouts = layouts
+    c.grad_reference = grad_reference
     return c

@@ -40,7 +40,7 @@ bool copy_transposed_tiles(const cpu::StridedLoop<2>& loop) {
       for (int64_t r = rt * kTile; r < r1; ++r)
         for (int64_t c = ct * kTile; c < c1; ++c)
           *reinterpret_cast<O*>(d + r * ds_row + c * ds_col) = static_cast<O>(
-              static_cast<compute_t<O>>(static_cast<compute_t<I>>(*reinterpret_cast<const I*>(s + r * ss_row + c * ss_col))));
+              element_cast<O>(static_cast<compute_t<I>>(*reinterpret_cast<const I*>(s + r * ss_row + c * ss_col))));
     }
   });
   return true;
@@ -57,7 +57,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     visit_dtype(src.dtype(), [&](auto in_tag) {
       using I = typename decltype(in_tag)::type;
       if (copy_transposed_tiles<O, I>(cpu::StridedLoop<2>({&dst, &src}))) return;
-      cpu::map1<O, I>(dst, src, [](auto v) { return static_cast<compute_t<O>>(v); });
+      cpu::map1<O, I>(dst, src, [](auto v) { return element_cast<O>(v); });
     });
   });
 }
@@ -66,7 +66,7 @@ void fill_raw(const Tensor& dst, double value) {
   if (on_cuda(dst)) return cuda::fill(dst, value);
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T v = static_cast<T>(static_cast<compute_t<T>>(value));
+    T v = static_cast<T>(element_cast<T>(value));
     if (dst.is_contiguous()) {
       T* p = static_cast<T*>(dst.raw_data());
       std::fill(p, p + dst.numel(), v);

@@ -14,8 +14,6 @@
 #include <tuple>
 #include <unordered_map>
 
-#include <omp.h>
-
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
@@ -59,29 +57,7 @@ struct CachedLinear {
 using LinearKey = std::tuple<int64_t, int64_t, int64_t, bool, int, uint64_t>;
 constexpr size_t kMaxCachedLinears = 256;
 
-// Below this many multiply-adds a matmul runs on one thread: waking the team and
-// waiting at its barrier costs more than the work (the MLP's 64x128x10 head takes
-// 4.4 us on two threads and about 1.5 us on one).
-constexpr int64_t kSerialMacs = 1 << 18;
-
-// Runs oneDNN single-threaded for its lifetime where the problem is small. oneDNN
-// reads omp_get_max_threads() when it creates and when it runs a primitive, so both
-// happen inside the guard; the key of the cache already tells the sizes apart.
-class SerialIfSmall {
- public:
-  explicit SerialIfSmall(int64_t macs) : saved_(macs < kSerialMacs ? omp_get_max_threads() : 0) {
-    if (saved_ > 1) omp_set_num_threads(1);
-  }
-  ~SerialIfSmall() {
-    if (saved_ > 1) omp_set_num_threads(saved_);
-  }
-  SerialIfSmall(const SerialIfSmall&) = delete;
-  SerialIfSmall& operator=(const SerialIfSmall&) = delete;
-
- private:
-  int saved_;
-};
-
+using onednn::SerialIfSmall;
 using onednn::buffer;
 
 std::shared_ptr<CachedLinear> make_linear(int64_t M, int64_t K, int64_t N, bool bias, Activation act,

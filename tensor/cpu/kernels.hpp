@@ -98,6 +98,16 @@ NABLA_CPU_KERNEL(mse_loss);
 NABLA_CPU_KERNEL(binary_cross_entropy);
 NABLA_CPU_KERNEL(binary_cross_entropy_with_logits);
 
+// quantized.cpp (the int8 GEMM and quantization helpers: quantized.hpp)
+NABLA_CPU_KERNEL(quantize_per_tensor);
+NABLA_CPU_KERNEL(quantize_per_channel);
+NABLA_CPU_KERNEL(dequantize_per_tensor);
+NABLA_CPU_KERNEL(dequantize_per_channel);
+NABLA_CPU_KERNEL(fake_quantize_per_tensor);
+NABLA_CPU_KERNEL(fake_quantize_per_channel);
+NABLA_CPU_KERNEL(quantized_linear);
+NABLA_CPU_KERNEL(dynamic_quantized_linear);
+
 #undef NABLA_CPU_KERNEL
 
 // t itself when it has dtype `dt` (any layout), else a converted contiguous copy.

@@ -1,6 +1,9 @@
 // The oneDNN CPU engine and this thread's stream, shared by the kernels that run on
-// oneDNN primitives (conv.cpp, epilogue.cpp), and the post-op of an activation.
+// oneDNN primitives (conv.cpp, epilogue.cpp, int8_gemm.cpp), the post-op of an
+// activation, and the rule that runs small primitives on one thread.
 #pragma once
+#include <omp.h>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "tensor/cpu/fused.hpp"
@@ -20,6 +23,29 @@ inline dnnl::stream& stream() {
 inline Tensor buffer(const dnnl::memory::desc& md) {
   return empty({static_cast<int64_t>(md.get_size() / sizeof(float)) + 1}, DType::f32);
 }
+
+// Below this many multiply-adds a matmul runs on one thread: waking the team and
+// waiting at its barrier costs more than the work (the MLP's 64x128x10 head takes
+// 4.4 us on two threads and about 1.5 us on one).
+inline constexpr int64_t kSerialMacs = 1 << 18;
+
+// Runs oneDNN single-threaded for its lifetime where the problem is small. oneDNN
+// reads omp_get_max_threads() when it creates and when it runs a primitive, so both
+// happen inside the guard; the key of the cache already tells the sizes apart.
+class SerialIfSmall {
+ public:
+  explicit SerialIfSmall(int64_t macs) : saved_(macs < kSerialMacs ? omp_get_max_threads() : 0) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~SerialIfSmall() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  SerialIfSmall(const SerialIfSmall&) = delete;
+  SerialIfSmall& operator=(const SerialIfSmall&) = delete;
+
+ private:
+  int saved_;
+};
 
 // Primitive attributes with a user-managed scratchpad (so that concurrent calls never
 // share one) and `act` as an eltwise post-op (none: no post-op).

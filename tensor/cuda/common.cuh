@@ -127,6 +127,10 @@ decltype(auto) visit_device_dtype(DType t, F&& f) {
       return f(TypeTag<int32_t>{});
     case DType::b8:
       return f(TypeTag<bool>{});
+    case DType::i8:
+      return f(TypeTag<int8_t>{});
+    case DType::u8:
+      return f(TypeTag<uint8_t>{});
   }
   throw Error("visit_device_dtype: unknown dtype");
 }

@@ -131,6 +131,10 @@ __device__ __forceinline__ C load_converted(const void* data, DType dtype, int64
       return convert<C>(static_cast<const int32_t*>(data)[offset]);
     case DType::b8:
       return convert<C>(static_cast<const bool*>(data)[offset]);
+    case DType::i8:
+      return convert<C>(static_cast<const int8_t*>(data)[offset]);
+    case DType::u8:
+      return convert<C>(static_cast<const uint8_t*>(data)[offset]);
   }
   return C(0);
 }

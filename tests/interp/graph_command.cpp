@@ -146,7 +146,7 @@ TEST_CASE("parse_input_spec and example_inputs") {
     }
     return std::string("(no error)");
   };
-  CHECK(message("f33[2]") == "bad --inputs 'f33[2]': unknown dtype 'f33' (f32, f64, f16, bf16, i64, i32 or bool)");
+  CHECK(message("f33[2]") == "bad --inputs 'f33[2]': unknown dtype 'f33' (f32, f64, f16, bf16, i64, i32, i8, u8 or bool)");
   CHECK(message("f32[2,x]").find("bad --inputs 'f32[2,x]': expected a size (a whole number) at 'x]'") == 0);
   CHECK(message("f32[2]i64[2]").find("expected ',' between inputs at 'i64[2]'") != std::string::npos);
   CHECK(message("f32").find("expected '[' at the end") != std::string::npos);

@@ -4,6 +4,11 @@
 //   layout       the same op on non-contiguous copies of the inputs gives the same,
 //   gradcheck    first derivatives against central differences (f64),
 //   gradgrad     second derivatives likewise, unless the row says why it cannot.
+// Rows whose backward is a surrogate (OpDef::straight_through: fake quantization)
+// are not the derivative of their forward, so their cases carry PyTorch's gradients
+// for a given output gradient ("grad_output", "input_grads") and the sweep compares
+// with those instead; a case without them gradchecks as usual (one where every
+// element is clamped, so that the estimator is the derivative).
 // Adding an op: add its row, then a case in scripts/reference/<family>.py and rerun
 // the generator. An op with no case fails this test.
 // The same sweep runs on CUDA (test case "op table sweep on CUDA", the ctest test
@@ -12,6 +17,7 @@
 // passes; a CUDA build must still give every row a CUDA kernel.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +26,7 @@
 #include <set>
 
 #include "autograd/cost.hpp"
+#include "autograd/engine.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -112,6 +119,8 @@ struct Case {
   Attrs attrs;
   TensorList expected;
   std::vector<size_t> grad;
+  Tensor grad_output;        // straight-through rows: the output gradient given,
+  TensorList input_grads;    // and PyTorch's gradients of the inputs in `grad`
   bool gradgrad, forward, layouts;
   double atol, rtol, eps;
 };
@@ -125,6 +134,10 @@ Case parse_case(const json& j) {
   for (const auto& [k, v] : j["attrs"].items()) c.attrs.set(k, attr_from_json(v));
   for (const auto& t : j["outputs"]) c.expected.push_back(tensor_from_json(t));
   c.grad = j["grad"].get<std::vector<size_t>>();
+  if (j.contains("grad_output")) {
+    c.grad_output = tensor_from_json(j["grad_output"]);
+    for (const auto& t : j["input_grads"]) c.input_grads.push_back(tensor_from_json(t));
+  }
   c.gradgrad = j["gradgrad"];
   c.forward = j["forward"];
   c.layouts = j["layouts"];
@@ -164,6 +177,31 @@ void check_device(const Case& c, const TensorList& got, Device device, OpTally& 
     }
 }
 
+// The gradients of output 0 for c.grad_output against PyTorch's (c.input_grads).
+GradcheckResult check_reference_grads(const Case& c, const TensorList& given, Device device) {
+  TensorList inputs, wrt;
+  for (size_t i = 0; i < given.size(); ++i) {
+    Tensor t = given[i].defined() ? detach(given[i]) : Tensor();
+    if (std::find(c.grad.begin(), c.grad.end(), i) != c.grad.end()) {
+      t = contiguous_raw(t);
+      t.set_requires_grad(true);
+      wrt.push_back(t);
+    }
+    inputs.push_back(t);
+  }
+  TensorList outs = run(c, inputs);
+  TensorList got = grad({outs[0]}, wrt, {on_device(c.grad_output, device)});
+  GradcheckResult r;
+  for (size_t k = 0; k < got.size() && r.ok; ++k) {
+    std::string why;
+    if (!close(cpu_copy(got[k]), c.input_grads[k], 1e-12, 0, &why)) {
+      r.ok = false;
+      r.message = "gradient of input " + std::to_string(c.grad[k]) + " against PyTorch's: " + why;
+    }
+  }
+  return r;
+}
+
 void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
   ++tally.cases;
   TensorList inputs;
@@ -189,7 +227,7 @@ void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
   opt.eps = c.eps;
   try {
     tally.gradchecked = true;
-    auto r = gradcheck(f, inputs, c.grad, opt);
+    auto r = c.grad_output.defined() ? check_reference_grads(c, inputs, device) : gradcheck(f, inputs, c.grad, opt);
     if (!r.ok) {
       tally.gradcheck = false;
       tally.failures.push_back(c.name + ": " + r.message);
@@ -299,7 +337,7 @@ TEST_CASE("a CUDA build gives every op of the table a CUDA kernel") {
   }
   std::string missing;
   for (const OpDef& row : op_table())
-    if (!row.cuda && !row.view) missing += std::string(missing.empty() ? "" : ", ") + row.name;
+    if (!row.cuda && !row.view && !row.cpu_only) missing += std::string(missing.empty() ? "" : ", ") + row.name;
   CHECK_MESSAGE(missing.empty(), "ops without a CUDA kernel: " << missing);
 }
 
@@ -309,7 +347,8 @@ TEST_CASE("op table sweep on CUDA: forward, layouts, gradcheck, gradgradcheck") 
     return;
   }
   std::map<std::string, OpTally> tallies;
-  for (const Case& c : load_cases()) sweep_case(c, tallies[c.def->name], cuda_device(0));
+  for (const Case& c : load_cases())
+    if (!c.def->cpu_only) sweep_case(c, tallies[c.def->name], cuda_device(0));
   int total = 0, forward_ok = 0, grad_ok = 0;
   for (const OpDef& row : op_table()) {
     auto it = tallies.find(row.name);

@@ -132,7 +132,7 @@ TEST_CASE("safetensors: every validation error names the file and the problem") 
   CHECK(err(file_of(R"({"a": )")) == "m.st: the header is not valid JSON");
   CHECK(err(file_of("[1, 2]")) == "m.st: the header is not a JSON object");
   CHECK(err(file_of(R"({"a":{"dtype":"F8","shape":[1],"data_offsets":[0,1]}})", "x")) ==
-        "m.st: tensor 'a': unknown dtype 'F8' (nabla reads F32, F64, F16, BF16, I64, I32, BOOL)");
+        "m.st: tensor 'a': unknown dtype 'F8' (nabla reads F32, F64, F16, BF16, I64, I32, I8, U8, BOOL)");
   CHECK(err(file_of(R"({"a":{"dtype":"F32","shape":[2]}})")) ==
         "m.st: tensor 'a': expected an object with dtype, shape and data_offsets");
   CHECK(err(file_of(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", std::string(8, '\0'))) ==

@@ -1,0 +1,369 @@
+# quant: model compression by int8 quantization, with PyTorch's names and numerics
+# (torch.ao.quantization). docs/quantization.md has the whole story.
+#
+#   import quant
+#   let qm = quant.quantize_dynamic(model)        # Linear -> DynamicQuantizedLinear
+#   let qat = quant.prepare_qat(model)            # Linear -> QATLinear (fake quantization)
+#   ... train qat as usual ...
+#   let qm2 = quant.convert(qat)                  # QATLinear -> DynamicQuantizedLinear
+#   print(quant.model_size_bytes(model), quant.model_size_bytes(qm))
+#
+# The pieces are reusable on their own: QuantizedTensor (integers with their scale
+# and zero point), observers (MinMaxObserver, MovingAverageMinMaxObserver,
+# PerChannelMinMaxObserver, MovingAveragePerChannelMinMaxObserver: they watch values
+# go by and choose quantization parameters), FakeQuantize (an observer plus fake
+# quantization, differentiable through the straight-through estimator), and the ops
+# they run on (quantize_per_tensor, quantize_per_channel, dequantize_per_*,
+# fake_quantize_per_*, quantized_linear, dynamic_quantized_linear).
+import nn
+
+# ---- quantized tensors -------------------------------------------------------------------
+
+# float32's machine epsilon: the smallest scale an observer returns (PyTorch's eps).
+let eps_f32 = 1.1920928955078125e-07
+
+# (quant_min, quant_max) of a quantized dtype; reduce_range drops one bit, as PyTorch
+# does for activations on CPUs whose int8 multiply-add saturates at 16 bits.
+fn qrange(dtype, reduce_range=false) {
+  if dtype == u8 { return (0, 127) if reduce_range else (0, 255) }
+  if dtype == i8 { return (-64, 63) if reduce_range else (-128, 127) }
+  if dtype == i32 { return (-2147483648, 2147483647) }
+  assert(false, f"quant: expected a quantized dtype (u8, i8 or i32), got {dtype}")
+}
+
+# Integers with the scale and zero point that give them meaning:
+# x ~ scale * (int_repr - zero_point). Per tensor, scale is a number and zero_point an
+# int; per channel (axis given), both are 1-D tensors with one entry per index of `axis`.
+model QuantizedTensor(int_repr, scale, zero_point, axis=none) {
+  int_repr = int_repr
+  scale = scale
+  zero_point = zero_point
+  axis = axis
+  dtype = int_repr.dtype
+  shape = int_repr.shape
+  qscheme() = "per_tensor_affine" if self.axis == none else "per_channel_affine"
+  dequantize(dtype=f32) {
+    if self.axis == none { return dequantize_per_tensor(self.int_repr, self.scale, self.zero_point, dtype) }
+    return dequantize_per_channel(self.int_repr, self.scale, self.zero_point, self.axis, dtype)
+  }
+}
+
+# x quantized: per tensor with a number scale and int zero point, per channel along
+# `axis` with tensors of scales and zero points (PyTorch's torch.quantize_per_tensor
+# and torch.quantize_per_channel, returning a QuantizedTensor).
+fn quantize(x, scale, zero_point, dtype=u8, axis=none) {
+  if axis == none {
+    return QuantizedTensor(quantize_per_tensor(x, scale, zero_point, dtype), scale, zero_point)
+  }
+  return QuantizedTensor(quantize_per_channel(x, scale, zero_point, axis, dtype), scale, zero_point, axis)
+}
+
+# ---- observers ---------------------------------------------------------------------------
+
+fn _check_qscheme(qscheme, allowed) {
+  if not (qscheme in allowed) { assert(false, f"quant: qscheme must be one of {allowed}, got '{qscheme}'") }
+  return qscheme
+}
+
+fn _bounds(obs) = qrange(obs.dtype, obs.reduce_range) if obs.quant_min == none else (obs.quant_min, obs.quant_max)
+
+# Integers nearest to the values of an f32 tensor (half to even), as an i64 tensor.
+fn _round_to_int(t) = quantize_per_tensor(t, 1.0, 0, i32).to(i64)
+
+# PyTorch's _ObserverBase._calculate_qparams: symmetric schemes center the range on
+# zero (zero point 0, or 128 for u8), affine ones map [min(min_val, 0), max(max_val,
+# 0)] onto [quant_min, quant_max]; scales are at least eps. Before any value was
+# observed (the buffers are empty until then, where PyTorch's per-tensor observers
+# start at +inf and -inf) scale is 1 and zero point 0.
+fn _calculate_qparams(obs, min_val, max_val) {
+  let (qmin, qmax) = _bounds(obs)
+  if min_val.numel() == 0 { return (tensor([1.0]), tensor([0])) }
+  if (min_val > max_val).sum().item() > 0 {
+    return (ones(list(min_val.shape)), zeros(list(min_val.shape), dtype=i64))
+  }
+  let min_neg = minimum(min_val, zeros_like(min_val))
+  let max_pos = maximum(max_val, zeros_like(max_val))
+  if obs.qscheme == "per_tensor_symmetric" or obs.qscheme == "per_channel_symmetric" {
+    let amax = maximum(-min_neg, max_pos)
+    let scale = maximum(amax / ((qmax - qmin) / 2.0), tensor(eps_f32))
+    let zp = (qmin + qmax) // 2 if obs.quant_min != none else 128
+    return (scale, full(list(scale.shape), zp if obs.dtype == u8 else 0, dtype=i64))
+  }
+  let scale = maximum((max_pos - min_neg) / float(qmax - qmin), tensor(eps_f32))
+  let zero_point = maximum(minimum(qmin - _round_to_int(min_neg / scale), tensor(qmax)), tensor(qmin))
+  return (scale, zero_point)
+}
+
+# PyTorch's MinMaxObserver: the running min and max of everything it saw.
+model MinMaxObserver(dtype=u8, qscheme="per_tensor_affine", reduce_range=false, quant_min=none, quant_max=none) {
+  dtype = dtype
+  qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
+  reduce_range = reduce_range
+  quant_min = quant_min
+  quant_max = quant_max
+  buffer min_val = zeros([0])
+  buffer max_val = zeros([0])
+  forward(x) {
+    no_grad {
+      let v = x.detach().to(f32)
+      let first = self.min_val.numel() == 0
+      self.min_val = v.min() if first else minimum(v.min(), self.min_val)
+      self.max_val = v.max() if first else maximum(v.max(), self.max_val)
+    }
+    return x
+  }
+  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+}
+
+# PyTorch's MovingAverageMinMaxObserver: min and max move toward each batch's by
+# averaging_constant (1 follows the last batch: dynamic quantization).
+model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="per_tensor_affine", reduce_range=false,
+                                  quant_min=none, quant_max=none) {
+  averaging_constant = averaging_constant
+  dtype = dtype
+  qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
+  reduce_range = reduce_range
+  quant_min = quant_min
+  quant_max = quant_max
+  buffer min_val = zeros([0])
+  buffer max_val = zeros([0])
+  forward(x) {
+    no_grad {
+      let v = x.detach().to(f32)
+      let lo = v.min()
+      let hi = v.max()
+      if self.min_val.numel() == 0 {
+        self.min_val = lo
+        self.max_val = hi
+      } else {
+        self.min_val = self.min_val + self.averaging_constant * (lo - self.min_val)
+        self.max_val = self.max_val + self.averaging_constant * (hi - self.max_val)
+      }
+    }
+    return x
+  }
+  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+}
+
+# The min and max of each slice of x along ch_axis, as two 1-D tensors.
+fn _channel_min_max(x, ch_axis) {
+  let y = x.detach().to(f32).transpose(0, ch_axis).reshape([x.shape[ch_axis], -1])
+  return (y.min(dim=1)[0], y.max(dim=1)[0])
+}
+
+# PyTorch's PerChannelMinMaxObserver: a running min and max per index of ch_axis.
+model PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetric", reduce_range=false,
+                               quant_min=none, quant_max=none) {
+  ch_axis = ch_axis
+  dtype = dtype
+  qscheme = _check_qscheme(qscheme, ["per_channel_affine", "per_channel_symmetric"])
+  reduce_range = reduce_range
+  quant_min = quant_min
+  quant_max = quant_max
+  buffer min_val = zeros([0])
+  buffer max_val = zeros([0])
+  forward(x) {
+    no_grad {
+      let (lo, hi) = _channel_min_max(x, self.ch_axis)
+      if self.min_val.numel() == 0 {
+        self.min_val = lo
+        self.max_val = hi
+      } else {
+        self.min_val = minimum(lo, self.min_val)
+        self.max_val = maximum(hi, self.max_val)
+      }
+    }
+    return x
+  }
+  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+}
+
+# PyTorch's MovingAveragePerChannelMinMaxObserver (fbgemm's QAT weight observer).
+model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, dtype=i8,
+                                            qscheme="per_channel_symmetric", reduce_range=false, quant_min=none,
+                                            quant_max=none) {
+  averaging_constant = averaging_constant
+  ch_axis = ch_axis
+  dtype = dtype
+  qscheme = _check_qscheme(qscheme, ["per_channel_affine", "per_channel_symmetric"])
+  reduce_range = reduce_range
+  quant_min = quant_min
+  quant_max = quant_max
+  buffer min_val = zeros([0])
+  buffer max_val = zeros([0])
+  forward(x) {
+    no_grad {
+      let (lo, hi) = _channel_min_max(x, self.ch_axis)
+      if self.min_val.numel() == 0 {
+        self.min_val = lo
+        self.max_val = hi
+      } else {
+        self.min_val = self.min_val + self.averaging_constant * (lo - self.min_val)
+        self.max_val = self.max_val + self.averaging_constant * (hi - self.max_val)
+      }
+    }
+    return x
+  }
+  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+}
+
+fn _is_per_channel(obs) = obs.qscheme == "per_channel_affine" or obs.qscheme == "per_channel_symmetric"
+
+# ---- fake quantization -------------------------------------------------------------------
+
+# PyTorch's FakeQuantize: in training, the observer sees x and the quantization
+# parameters follow it; x is then quantized and dequantized (fake_quantize_per_tensor or
+# _per_channel), so the model trains against the rounding it will meet as int8.
+# Gradients pass straight through where x is inside the range (docs/quantization.md).
+model FakeQuantize(observer) {
+  activation_post_process = observer
+  observer_enabled = true
+  fake_quant_enabled = true
+  buffer scale = tensor(1.0)
+  buffer zero_point = tensor(0)
+  enable_observer(enabled=true) {
+    self.observer_enabled = enabled
+    return self
+  }
+  disable_observer() = self.enable_observer(false)
+  enable_fake_quant(enabled=true) {
+    self.fake_quant_enabled = enabled
+    return self
+  }
+  disable_fake_quant() = self.enable_fake_quant(false)
+  calculate_qparams() = self.activation_post_process.calculate_qparams()
+  forward(x) {
+    let obs = self.activation_post_process
+    if self.observer_enabled {
+      obs(x)
+      let (s, z) = obs.calculate_qparams()
+      self.scale = s
+      self.zero_point = z
+    }
+    if not self.fake_quant_enabled { return x }
+    let (qmin, qmax) = _bounds(obs)
+    if _is_per_channel(obs) {
+      return fake_quantize_per_channel(x, self.scale, self.zero_point, axis=obs.ch_axis, quant_min=qmin, quant_max=qmax)
+    }
+    return fake_quantize_per_tensor(x, self.scale.item(), int(self.zero_point.item()), quant_min=qmin, quant_max=qmax)
+  }
+}
+
+# What dynamic quantization does to an activation, as fake quantization: u8 with the
+# range of the current batch (PyTorch's default_dynamic_fake_quant).
+fn default_dynamic_fake_quant() = FakeQuantize(MovingAverageMinMaxObserver(averaging_constant=1.0, dtype=u8))
+# Weights: symmetric i8 per output channel (PyTorch's fbgemm QAT weight fake quant).
+fn default_per_channel_weight_fake_quant() = FakeQuantize(MovingAveragePerChannelMinMaxObserver(ch_axis=0, dtype=i8))
+fn default_weight_observer() = PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetric")
+
+# ---- quantized modules -------------------------------------------------------------------
+
+# PyTorch's nn.quantized.dynamic.Linear: an i8 weight quantized per output channel
+# (symmetric, so no zero points are kept), an f32 bias; each call quantizes its input
+# to u8 with that batch's range and runs the int8 GEMM (dynamic_quantized_linear).
+model DynamicQuantizedLinear(in_features, out_features, weight, weight_scale, bias=none, reduce_range=false) {
+  in_features = in_features
+  out_features = out_features
+  reduce_range = reduce_range
+  buffer weight = weight
+  buffer weight_scale = weight_scale
+  buffer bias = bias if bias != none else zeros([0])
+  has_bias = bias != none
+  let _c = assert(weight.dtype == i8 and list(weight.shape) == [out_features, in_features],
+                  f"DynamicQuantizedLinear: expected an i8 weight of shape [{out_features}, {in_features}], got {weight.dtype} {weight.shape}")
+  forward(x) = dynamic_quantized_linear(x, self.weight, self.weight_scale, self.bias if self.has_bias else none,
+                                        reduce_range=self.reduce_range)
+  # The weight as f32 values (what the int8 GEMM multiplies by).
+  dequantized_weight() = dequantize_per_channel(self.weight, self.weight_scale, zeros([self.out_features], dtype=i64), 0)
+}
+
+# A DynamicQuantizedLinear from a float weight (and bias), its scales chosen by
+# `observer` (per output channel, symmetric i8 by default).
+fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
+  let w = weight.detach()
+  let n = w.shape[0]
+  observer(w)
+  let (scale, zero_point) = observer.calculate_qparams()
+  # A per-tensor observer's one scale serves every channel.
+  scale = scale.to(f32).reshape([-1]).expand([n]).contiguous()
+  zero_point = zero_point.reshape([-1]).expand([n]).contiguous()
+  if (zero_point != 0).sum().item() > 0 {
+    assert(false, "quant: the int8 GEMM takes symmetric weights (zero point 0), but the weight observer chose nonzero zero points; use a symmetric one")
+  }
+  let q = quantize_per_channel(w, scale, zero_point, 0, i8)
+  return DynamicQuantizedLinear(w.shape[1], n, q, scale, bias.detach().clone() if bias != none else none,
+                                reduce_range=reduce_range)
+}
+
+# Quantization-aware Linear (PyTorch's nn.qat.Linear, with the input's dynamic
+# fake quantization too): the forward sees the rounding of int8 weights and u8
+# activations; the weight and bias are the float ones and keep training.
+model QATLinear(in_features, out_features, weight, bias, activation_fake_quant, weight_fake_quant) {
+  in_features = in_features
+  out_features = out_features
+  weight = weight
+  bias = bias
+  activation_post_process = activation_fake_quant
+  weight_fake_quant = weight_fake_quant
+  forward(x) = linear(self.activation_post_process(x), self.weight_fake_quant(self.weight), self.bias)
+}
+
+# ---- model transforms --------------------------------------------------------------------
+
+# Replaces every submodule m for which convert(m) is not none, depth first; returns the
+# model (or its replacement). Submodules held in plain lists are not visited (as
+# PyTorch's transforms skip plain Python lists).
+fn swap_modules(m, convert) {
+  let r = convert(m)
+  if r != none { return r }
+  for (name, child) in m.named_children() { setattr(m, name, swap_modules(child, convert)) }
+  return m
+}
+
+# Post-training dynamic quantization (PyTorch's quantize_dynamic): a copy of `model`
+# with every nn.Linear replaced by a DynamicQuantizedLinear; `model` is left as it
+# was unless inplace. weight_observer makes the observer that picks each weight's
+# scales.
+fn quantize_dynamic(model, reduce_range=false, inplace=false, weight_observer=default_weight_observer) {
+  let m = model if inplace else deepcopy(model)
+  let convert = fn(l) = _dynamic_linear_from(l.weight, l.bias, weight_observer(), reduce_range) if isinstance(l, nn.Linear) else none
+  return swap_modules(m, convert)
+}
+
+# Quantization-aware training: a copy of `model` (in training mode) with every
+# nn.Linear replaced by a QATLinear that fake-quantizes its input (activation) and
+# its weight (weight). Train it as usual, then convert() it.
+fn prepare_qat(model, activation=default_dynamic_fake_quant, weight=default_per_channel_weight_fake_quant,
+               inplace=false) {
+  let m = model if inplace else deepcopy(model)
+  let swap = fn(l) = QATLinear(l.in_features, l.out_features, l.weight, l.bias, activation(), weight()) if isinstance(l, nn.Linear) else none
+  let r = swap_modules(m, swap)
+  r.train()
+  return r
+}
+
+# The int8 model of a QAT model: every QATLinear becomes a DynamicQuantizedLinear
+# whose weight is quantized with the scales its weight fake quantization trained with.
+fn convert(model, reduce_range=false, inplace=false) {
+  let m = model if inplace else deepcopy(model)
+  let swap = fn(l) = _convert_qat_linear(l, reduce_range) if isinstance(l, QATLinear) else none
+  let r = swap_modules(m, swap)
+  r.eval()
+  return r
+}
+
+# A QATLinear's int8 module: its weight fake quantization's observer gives the scales
+# (it saw the weight at every training step; one more look at the final weight).
+fn _convert_qat_linear(l, reduce_range) {
+  let observer = l.weight_fake_quant.activation_post_process
+  return _dynamic_linear_from(l.weight, l.bias, observer, reduce_range)
+}
+
+# The bytes of a model's parameters and buffers (its state_dict's tensors), as stored:
+# what quantization shrinks. (A safetensors file adds a small JSON header.)
+fn model_size_bytes(model) {
+  let n = 0
+  let sd = model.state_dict()
+  for k in sd { n = n + sd[k].numel() * sd[k].dtype.itemsize }
+  return n
+}

@@ -1,0 +1,348 @@
+// The int8 GEMM of quantized.hpp: oneDNN's matmul primitive computes the exact s32
+// sums of u8 or s8 activations times s8 weights (AVX-512 VNNI's vpdpbusd here; oneDNN
+// adds the compensation that s8 activations need and subtracts the activations' zero
+// point), and an epilogue of nabla's applies the per-channel scales and the bias.
+//
+// Why not oneDNN's output scales: in oneDNN 2.6 the VNNI brgemm kernel takes scales
+// only as constants of the primitive, and a dynamic quantized linear's scale changes
+// with every batch; run-time scales (DNNL_RUNTIME_F32_VAL) fall back to the gemm:jit
+// kernel, 5-10x slower on the MLP's layers. Run-time zero points keep brgemm. So the
+// primitive writes s32 and the epilogue, one pass over each row while it is still in
+// cache, does out = float(sum) * scale[n] + bias[n].
+//
+// Note [Row-parallel int8 linear]
+// A dynamic linear is four passes: the input's min and max, its quantization, the
+// GEMM, the epilogue. Run as oneDNN runs a GEMM (one OpenMP region for the GEMM, the
+// rest on the calling thread), every call pays for the quantized activations moving
+// from the core that wrote them to the other core, and for waking the team after the
+// serial passes: on the MLP's 64 x 784 x 256 layer 38 us where the passes add up to 31.
+// Instead each thread owns a block of rows from start to end, in one OpenMP region:
+// min/max of its rows, a barrier to combine them (the only wait), quantization of
+// its rows, its rows' GEMM on a single-threaded primitive, its rows' epilogue. Only
+// the weight is shared, and it is read-only. (The same layer: about 24 us.)
+//
+// Why cached primitives: creating a matmul primitive costs far more than running a
+// small one (tens of microseconds against a few for an MLP layer at batch 1), so one
+// is made per (rows, in, out, activation dtype, threads, weight tensor) and kept,
+// with the zero point passed at run time (DNNL_RUNTIME_S32_VAL). The weight is
+// reordered into the blocked layout the kernel picks, once per weight version (as
+// tensor/cpu/epilogue.cpp does for f32 linear's packed weights).
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <unordered_map>
+
+#include "tensor/cpu/onednn.hpp"
+#include "tensor/cpu/quantized.hpp"
+
+namespace nabla::cpu {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using DT = memory::data_type;
+
+// What one thread needs to run a shared primitive: its argument objects, its
+// scratchpad, and the zero point's buffer. A caller on OpenMP thread t uses slot t
+// (the mutex only guards against two regions using the same slot at once).
+struct ExecSlot {
+  std::mutex mutex;
+  std::unordered_map<int, memory> args;
+  Tensor scratch;
+  int32_t zero_point_value = 0;
+};
+
+struct CachedInt8Matmul {
+  dnnl::matmul prim;
+  memory::desc src, weights_plain, weights, dst, zero_point, scratchpad;
+  Tensor packed;  // the weight in the primitive's layout
+  const void* packed_from = nullptr;
+  uint32_t packed_version = 0;
+  std::mutex pack_mutex;
+  std::vector<std::unique_ptr<ExecSlot>> slots;
+};
+
+// (rows, in, out, activation dtype, threads the primitive plans for, weight serial).
+using Int8Key = std::tuple<int64_t, int64_t, int64_t, int, int, uint64_t>;
+constexpr size_t kMaxCachedInt8 = 256;
+
+DT onednn_type(DType t) {
+  if (t == DType::u8) return DT::u8;
+  if (t == DType::i8) return DT::s8;
+  throw Error(std::string("int8 GEMM: activations must be u8 or i8, got ") + dtype_name(t));
+}
+
+std::shared_ptr<CachedInt8Matmul> make_int8_matmul(int64_t M, int64_t K, int64_t N, DType a_type) {
+  auto c = std::make_shared<CachedInt8Matmul>();
+  c->src = memory::desc({M, K}, onednn_type(a_type), Tag::ab);
+  c->weights_plain = memory::desc({K, N}, DT::s8, Tag::ba);  // W is [N, K] row-major: W^T in ba
+  c->dst = memory::desc({M, N}, DT::s32, Tag::ab);
+  c->zero_point = memory::desc({1}, DT::s32, Tag::a);
+  dnnl::primitive_attr attr = onednn::attributes(Activation::none);
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  memory::desc weights_any({K, N}, DT::s8, Tag::any);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(c->src, weights_any, c->dst), attr, onednn::engine());
+  c->prim = dnnl::matmul(pd);
+  c->weights = pd.weights_desc();
+  c->scratchpad = pd.scratchpad_desc();
+  for (int t = 0; t < omp_get_num_procs(); ++t) c->slots.push_back(std::make_unique<ExecSlot>());
+  return c;
+}
+
+// oneDNN plans a primitive's threads when it is created (omp_get_max_threads()), so
+// the key holds that number: a primitive made for one thread is never run by two.
+std::shared_ptr<CachedInt8Matmul> cached_int8_matmul(int64_t M, int64_t K, int64_t N, DType a_type, const Tensor& w) {
+  static std::mutex mutex;
+  static std::map<Int8Key, std::shared_ptr<CachedInt8Matmul>> cache;
+  Int8Key key{M, K, N, static_cast<int>(a_type), omp_get_max_threads(), w.impl()->serial};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  try {
+    if (cache.size() >= kMaxCachedInt8) cache.clear();
+    return cache.emplace(key, make_int8_matmul(M, K, N, a_type)).first->second;
+  } catch (const dnnl::error& e) {
+    throw Error(std::string("int8 GEMM: oneDNN could not create the matmul: ") + e.what());
+  }
+}
+
+// The weight in the primitive's layout, reordered again when it changed.
+void* packed_weights(CachedInt8Matmul& c, const Tensor& w) {
+  if (c.weights == c.weights_plain) return w.raw_data();
+  std::lock_guard<std::mutex> lock(c.pack_mutex);
+  if (!c.packed.defined() || c.packed_from != w.raw_data() || c.packed_version != w.version()) {
+    if (!c.packed.defined()) c.packed = onednn::buffer(c.weights);
+    memory from(c.weights_plain, onednn::engine(), w.raw_data());
+    memory to(c.weights, onednn::engine(), c.packed.raw_data());
+    dnnl::reorder(from, to).execute(onednn::stream(), from, to);
+    onednn::stream().wait();
+    c.packed_from = w.raw_data();
+    c.packed_version = w.version();
+  }
+  return c.packed.raw_data();
+}
+
+// Points argument `arg` of a slot at `data`; the memory object is made once per argument.
+void bind(ExecSlot& s, int arg, const memory::desc& md, void* data) {
+  auto it = s.args.find(arg);
+  if (it == s.args.end()) {
+    s.args.emplace(arg, memory(md, onednn::engine(), data));
+  } else if (it->second.get_data_handle() != data) {
+    it->second.set_data_handle(data);
+  }
+}
+
+void check_operands(const char* what, const Tensor& a, const Tensor& w, const Tensor& out) {
+  NABLA_CHECK(a.dim() == 2 && w.dim() == 2 && out.dim() == 2 && a.is_contiguous() && w.is_contiguous() &&
+                  out.is_contiguous(),
+              std::string(what) + ": expected contiguous 2-D operands");
+  NABLA_CHECK(w.dtype() == DType::i8, std::string(what) + ": the weight must be i8, got " + dtype_name(w.dtype()));
+  NABLA_CHECK(a.sizes()[1] == w.sizes()[1] && out.sizes()[0] == a.sizes()[0] && out.sizes()[1] == w.sizes()[0],
+              std::string(what) + ": shapes " + a.shape_str() + " x " + w.shape_str() + "^T -> " + out.shape_str() +
+                  " do not match");
+}
+
+// sums[m, n] = sum_k (a[m, k] - a_zero_point) * w[n, k] for rows a (M x K, contiguous
+// at `a`) on the cached primitive; sums is M x N contiguous at `sums`.
+void run_int8(DType a_type, const void* a, int64_t M, int32_t a_zero_point, const Tensor& w, int32_t* sums) {
+  int64_t K = w.sizes()[1], N = w.sizes()[0];
+  if (M == 0) return;
+  if (K == 0) {
+    std::fill(sums, sums + M * N, 0);
+    return;
+  }
+  std::shared_ptr<CachedInt8Matmul> c = cached_int8_matmul(M, K, N, a_type, w);
+  int slot_index = omp_in_parallel() ? omp_get_thread_num() % static_cast<int>(c->slots.size()) : 0;
+  ExecSlot& s = *c->slots[static_cast<size_t>(slot_index)];
+  void* packed = packed_weights(*c, w);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  bind(s, DNNL_ARG_SRC, c->src, const_cast<void*>(a));
+  bind(s, DNNL_ARG_WEIGHTS, c->weights, packed);
+  bind(s, DNNL_ARG_DST, c->dst, sums);
+  s.zero_point_value = a_zero_point;
+  bind(s, DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, c->zero_point, &s.zero_point_value);
+  if (c->scratchpad.get_size() > 0 && !s.scratch.defined()) {
+    s.scratch = onednn::buffer(c->scratchpad);
+    bind(s, DNNL_ARG_SCRATCHPAD, c->scratchpad, s.scratch.raw_data());
+  }
+  c->prim.execute(onednn::stream(), s.args);
+  onednn::stream().wait();
+}
+
+// One row: out[n] = float(sums[n]) * (a_scale * w_scale[n]) + bias[n] (fbgemm's
+// order: the sum converted to f32, times the product of the two scales, plus the
+// bias). The product is formed here, in f32, rather than once per call: a thread
+// then never waits for another to have written it.
+void scale_row(const int32_t* s, float a_scale, const float* w_scale, const float* bias, float* o, int64_t N) {
+  int64_t n = 0;
+#ifdef __AVX2__
+  __m256 as = _mm256_set1_ps(a_scale);
+  for (; n + 8 <= N; n += 8) {
+    __m256 scale = _mm256_mul_ps(as, _mm256_loadu_ps(w_scale + n));
+    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + n))), scale);
+    if (bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias + n));
+    _mm256_storeu_ps(o + n, v);
+  }
+#endif
+  for (; n < N; ++n) o[n] = static_cast<float>(s[n]) * (a_scale * w_scale[n]) + (bias ? bias[n] : 0.0f);
+}
+
+// A barrier for the threads of one row-parallel region, spinning on an atomic: the
+// only wait of a dynamic linear is for the other threads' min and max, a microsecond
+// of work, where an OpenMP barrier costs about 1.5 us on this machine.
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int threads) : threads_(threads) {}
+  void wait() {
+    int generation = generation_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_) {
+      arrived_.store(0, std::memory_order_relaxed);
+      generation_.store(generation + 1, std::memory_order_release);
+      return;
+    }
+    while (generation_.load(std::memory_order_acquire) == generation) _mm_pause();
+  }
+
+ private:
+  int threads_;
+  std::atomic<int> arrived_{0}, generation_{0};
+};
+
+// Rows [r0, r1) of thread t of T (as even as possible).
+std::pair<int64_t, int64_t> row_block(int64_t M, int T, int t) {
+  int64_t base = M / T, extra = M % T;
+  int64_t r0 = t * base + std::min<int64_t>(t, extra);
+  return {r0, r0 + base + (t < extra ? 1 : 0)};
+}
+
+// How a linear of M x K x N runs: on `threads` threads by blocks of rows (Note
+// [Row-parallel int8 linear]); with one thread, oneDNN may still thread the GEMM
+// itself when it is big (a single row of a large layer: `inner`).
+struct LinearPlan {
+  int threads = 1;
+  bool inner = false;
+};
+// Below this many multiply-adds an int8 linear runs on one thread. An int8
+// multiply-add costs about a quarter of an f32 one, so the threshold is well above
+// f32's (onednn::kSerialMacs); measured on the MLP at batch 64, the 64 x 256 x 128
+// layer (2.1M) takes 10 us on one thread and 15 on two, the 64 x 784 x 256 one
+// (12.8M) 47 on one and 32 on two.
+constexpr int64_t kInt8SerialMacs = 1 << 22;
+
+LinearPlan plan_linear(int64_t M, int64_t K, int64_t N) {
+  if (M * K * N < kInt8SerialMacs || omp_in_parallel()) return {1, false};
+  int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), M));
+  return {threads, threads == 1};
+}
+
+// Runs body(t, r0, r1) on the plan's threads in one OpenMP region (one thread: on
+// this one), each thread with oneDNN limited to itself unless the plan says `inner`.
+// Exceptions come back to the caller.
+template <class Body>
+void run_row_blocks(int64_t M, LinearPlan plan, Body&& body) {
+  int T = plan.threads;
+  if (T == 1) {
+    onednn::SerialIfSmall one_thread(plan.inner ? onednn::kSerialMacs : 0);  // 0: always one thread
+    return body(0, int64_t{0}, M);
+  }
+  std::exception_ptr error;
+  std::mutex error_mutex;
+#pragma omp parallel num_threads(T)
+  {
+    int t = omp_get_thread_num();
+    auto [r0, r1] = row_block(M, T, t);
+    omp_set_num_threads(1);  // this thread's nested regions (and oneDNN's plans): one thread
+    try {
+      body(t, r0, r1);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+void int8_linear(const Tensor& a, int32_t a_zero_point, const Tensor& w, const Tensor& scale, const Tensor& bias,
+                 const Tensor& out) {
+  check_operands("int8_linear", a, w, out);
+  NABLA_CHECK(out.dtype() == DType::f32 && scale.dtype() == DType::f32 && scale.is_contiguous() &&
+                  scale.numel() == w.sizes()[0],
+              "int8_linear: expected an f32 output and one f32 scale per output channel");
+  NABLA_CHECK(!bias.defined() || (bias.dtype() == DType::f32 && bias.is_contiguous() && bias.numel() == w.sizes()[0]),
+              "int8_linear: expected an f32 bias with one value per output channel");
+  int64_t M = a.sizes()[0], K = a.sizes()[1], N = w.sizes()[0];
+  if (out.numel() == 0) return;
+  Tensor sums = empty(out.sizes(), DType::i32);
+  const auto* pa = static_cast<const uint8_t*>(a.raw_data());
+  auto* ps = static_cast<int32_t*>(sums.raw_data());
+  auto* po = static_cast<float*>(out.raw_data());
+  const float* pscale = static_cast<const float*>(scale.raw_data());
+  const float* pbias = bias.defined() ? static_cast<const float*>(bias.raw_data()) : nullptr;
+  run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
+    run_int8(a.dtype(), pa + r0 * K, r1 - r0, a_zero_point, w, ps + r0 * N);
+    for (int64_t m = r0; m < r1; ++m) scale_row(ps + m * N, 1.0f, pscale, pbias, po + m * N, N);
+  });
+}
+
+void int8_gemm_s32(const Tensor& a, int32_t a_zero_point, const Tensor& w, const Tensor& out) {
+  check_operands("int8_gemm_s32", a, w, out);
+  NABLA_CHECK(out.dtype() == DType::i32, "int8_gemm_s32: expected an i32 output");
+  int64_t M = a.sizes()[0], K = a.sizes()[1], N = w.sizes()[0];
+  if (out.numel() == 0) return;
+  const auto* pa = static_cast<const uint8_t*>(a.raw_data());
+  auto* ps = static_cast<int32_t*>(out.raw_data());
+  run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
+    run_int8(a.dtype(), pa + r0 * K, r1 - r0, a_zero_point, w, ps + r0 * N);
+  });
+}
+
+void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_scale, const Tensor& bias,
+                         bool reduce_range, const Tensor& out) {
+  NABLA_CHECK(x.dtype() == DType::f32 && x.dim() == 2 && x.is_contiguous(),
+              "dynamic_int8_linear: expected a contiguous f32 [M, K] input");
+  Tensor q = empty(x.sizes(), DType::u8);
+  int64_t M = x.sizes()[0], K = x.sizes()[1], N = w.sizes()[0];
+  check_operands("dynamic_int8_linear", q, w, out);
+  NABLA_CHECK(weight_scale.dtype() == DType::f32 && weight_scale.is_contiguous() && weight_scale.numel() == N,
+              "dynamic_int8_linear: expected one f32 weight scale per output channel");
+  NABLA_CHECK(!bias.defined() || (bias.dtype() == DType::f32 && bias.is_contiguous() && bias.numel() == N),
+              "dynamic_int8_linear: expected an f32 bias with one value per output channel");
+  if (out.numel() == 0) return;
+  LinearPlan plan = plan_linear(M, K, N);
+  int T = plan.threads;
+  std::vector<std::pair<float, float>> ranges(static_cast<size_t>(T));
+  SpinBarrier ranges_ready(T);
+  Tensor sums = empty(out.sizes(), DType::i32);
+  const float* px = static_cast<const float*>(x.raw_data());
+  auto* pq = static_cast<uint8_t*>(q.raw_data());
+  auto* ps = static_cast<int32_t*>(sums.raw_data());
+  auto* po = static_cast<float*>(out.raw_data());
+  const float* pw = static_cast<const float*>(weight_scale.raw_data());
+  const float* pbias = bias.defined() ? static_cast<const float*>(bias.raw_data()) : nullptr;
+  run_row_blocks(M, plan, [&](int t, int64_t r0, int64_t r1) {
+    min_max_f32(px + r0 * K, (r1 - r0) * K, &ranges[t].first, &ranges[t].second);
+    ranges_ready.wait();
+    float lo = INFINITY, hi = -INFINITY;
+    for (auto [l, h] : ranges) lo = std::min(lo, l), hi = std::max(hi, h);
+    if (M * K > 0 && (!std::isfinite(lo) || !std::isfinite(hi)))
+      throw Error("dynamic_quantized_linear: argument 'input' holds an infinity or a NaN (min " + std::to_string(lo) +
+                  ", max " + std::to_string(hi) + "), so its quantization range is undefined");
+    QuantParams p = choose_quant_params(lo, hi, 0, 255, reduce_range);
+    quantize_f32(px + r0 * K, pq + r0 * K, (r1 - r0) * K, p);
+    run_int8(DType::u8, pq + r0 * K, r1 - r0, p.zero_point, w, ps + r0 * N);
+    for (int64_t m = r0; m < r1; ++m) scale_row(ps + m * N, p.scale, pw, pbias, po + m * N, N);
+  });
+}
+
+}  // namespace nabla::cpu

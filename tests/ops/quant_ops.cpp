@@ -1,0 +1,313 @@
+// Quantization beyond the op sweep's PyTorch cases (docs/quantization.md): the
+// round-trip error bounds of quantize/dequantize, the int8 GEMM against an exact
+// integer reference, the dynamic linear against its own composition and against f32,
+// the quantization parameters' invariants, the weight repacking after an in-place
+// change, the i8/u8 dtypes, and the error messages.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "tensor/cpu/quantized.hpp"
+#include "tensor/random.hpp"
+
+using namespace nabla;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Uniform integers in [lo, hi] as a tensor of dtype t.
+Tensor random_ints(const Shape& shape, int64_t lo, int64_t hi, DType t, std::mt19937& gen) {
+  std::uniform_int_distribution<int64_t> d(lo, hi);
+  std::vector<double> v(static_cast<size_t>(shape_numel(shape)));
+  for (double& x : v) x = static_cast<double>(d(gen));
+  return tensor_from(v, shape, t);
+}
+
+// sum_k (a[m, k] - zp) * w[n, k] in 64-bit integers.
+std::vector<int64_t> reference_sums(const Tensor& a, int64_t zp, const Tensor& w) {
+  std::vector<double> av = to_double_vector(a), wv = to_double_vector(w);
+  int64_t M = a.sizes()[0], K = a.sizes()[1], N = w.sizes()[0];
+  std::vector<int64_t> out(static_cast<size_t>(M * N));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      int64_t s = 0;
+      for (int64_t k = 0; k < K; ++k)
+        s += (static_cast<int64_t>(av[m * K + k]) - zp) * static_cast<int64_t>(wv[n * K + k]);
+      out[m * N + n] = s;
+    }
+  return out;
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  auto x = to_double_vector(a), y = to_double_vector(b);
+  double d = 0;
+  for (size_t i = 0; i < x.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("quantize then dequantize is within half a step inside the range, and clamps outside") {
+  manual_seed(3);
+  struct Setting {
+    DType dtype;
+    double scale;
+    int64_t zero_point, qmin, qmax;
+  };
+  for (Setting s : {Setting{DType::u8, 0.02, 128, 0, 255}, Setting{DType::i8, 0.05, -3, -128, 127},
+                    Setting{DType::i32, 1e-4, 17, INT32_MIN, INT32_MAX}}) {
+    CAPTURE(dtype_name(s.dtype));
+    Tensor x = randn({40, 25}) * 3.0;
+    Tensor back = dequantize_per_tensor(quantize_per_tensor(x, s.scale, s.zero_point, s.dtype), s.scale, s.zero_point);
+    double lo = (s.qmin - s.zero_point) * s.scale, hi = (s.qmax - s.zero_point) * s.scale;
+    auto xv = to_double_vector(x), bv = to_double_vector(back);
+    int inside = 0, outside = 0;
+    for (size_t i = 0; i < xv.size(); ++i) {
+      if (xv[i] >= lo && xv[i] <= hi) {
+        ++inside;
+        CHECK(std::abs(bv[i] - xv[i]) <= s.scale / 2 * (1 + 1e-5));
+      } else {
+        ++outside;
+        CHECK(bv[i] == doctest::Approx(xv[i] < lo ? lo : hi).epsilon(1e-6));
+      }
+    }
+    CHECK(inside > 0);
+    if (s.dtype != DType::i32) CHECK(outside > 0);  // the settings make both happen
+  }
+}
+
+TEST_CASE("per-channel quantization: each channel within half its own step") {
+  manual_seed(4);
+  Tensor x = randn({3, 5, 4});
+  Tensor scales = tensor_from({0.01, 0.1, 0.03, 0.2, 0.05}, {5}, DType::f64);
+  Tensor zero_points = tensor_from({0, 3, -2, 1, 0}, {5}, DType::i64);
+  Tensor q = quantize_per_channel(x, scales, zero_points, 1, DType::i8);
+  Tensor back = dequantize_per_channel(q, scales, zero_points, 1);
+  auto xv = to_double_vector(x), bv = to_double_vector(back), sv = to_double_vector(scales),
+       zv = to_double_vector(zero_points);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t c = i / 4 % 5;
+    double lo = (-128 - zv[c]) * sv[c], hi = (127 - zv[c]) * sv[c];
+    double want = std::min(std::max(xv[i], lo), hi);
+    CHECK(std::abs(bv[i] - want) <= sv[c] / 2 * (1 + 1e-5));
+  }
+}
+
+TEST_CASE("the int8 GEMM equals an exact integer reference") {
+  std::mt19937 gen(7);
+  struct Shape3 {
+    int64_t M, K, N;
+  };
+  // Full value ranges (u8 255, i8 -128) and shapes around the kernel's blockings; the
+  // first two are big enough to run row-parallel (65 rows: uneven blocks), the third
+  // is one row of a big layer (oneDNN threads it).
+  for (Shape3 s : {Shape3{64, 784, 256}, Shape3{65, 784, 256}, Shape3{1, 4096, 2048}, Shape3{1, 784, 256},
+                   Shape3{7, 3, 33}, Shape3{5, 1000, 10}, Shape3{2, 1, 1}, Shape3{65, 129, 17}}) {
+    for (DType at : {DType::u8, DType::i8}) {
+      CAPTURE(s.M);
+      CAPTURE(s.K);
+      CAPTURE(s.N);
+      CAPTURE(dtype_name(at));
+      int64_t lo = at == DType::u8 ? 0 : -128, hi = at == DType::u8 ? 255 : 127;
+      Tensor a = random_ints({s.M, s.K}, lo, hi, at, gen);
+      Tensor w = random_ints({s.N, s.K}, -128, 127, DType::i8, gen);
+      int64_t zp = at == DType::u8 ? 131 : -7;
+      Tensor out = empty({s.M, s.N}, DType::i32);
+      cpu::int8_gemm_s32(a, static_cast<int32_t>(zp), w, out);
+      std::vector<int64_t> want = reference_sums(a, zp, w);
+      auto got = to_double_vector(out);
+      int64_t mismatches = 0;
+      for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
+      CHECK(mismatches == 0);
+    }
+  }
+}
+
+TEST_CASE("quantized_linear: the exact sums times the scales plus the bias") {
+  std::mt19937 gen(8);
+  Tensor x = random_ints({6, 300}, 0, 255, DType::u8, gen);
+  Tensor w = random_ints({20, 300}, -128, 127, DType::i8, gen);
+  Tensor ws = rand({20}) * 0.01 + 0.001;
+  Tensor b = randn({20});
+  double xs = 0.037;
+  int64_t zp = 99;
+  Tensor y = quantized_linear(x, xs, zp, w, ws, b);
+  std::vector<int64_t> sums = reference_sums(x, zp, w);
+  auto wsv = to_double_vector(ws), bv = to_double_vector(b), yv = to_double_vector(y);
+  for (int64_t m = 0; m < 6; ++m)
+    for (int64_t n = 0; n < 20; ++n) {
+      float want = static_cast<float>(sums[m * 20 + n]) * (static_cast<float>(xs) * static_cast<float>(wsv[n])) +
+                   static_cast<float>(bv[n]);
+      CHECK(yv[m * 20 + n] == doctest::Approx(want).epsilon(1e-6));
+    }
+  // A batch of any rank: the leading dims are rows.
+  Tensor y3 = quantized_linear(reshape(x, {2, 3, 300}), xs, zp, w, ws, b);
+  CHECK(y3.sizes() == Shape{2, 3, 20});
+  CHECK(max_abs_diff(reshape(y3, {6, 20}), y) == 0);
+}
+
+// Symmetric per-channel i8 weights of wf and their scales, as quant.quantize_dynamic
+// makes them (amax / 127.5 per output channel).
+std::pair<Tensor, Tensor> symmetric_per_channel(const Tensor& wf) {
+  int64_t N = wf.sizes()[0], K = wf.sizes()[1];
+  auto wv = to_double_vector(wf);
+  std::vector<double> sv(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) {
+    double amax = 0;
+    for (int64_t k = 0; k < K; ++k) amax = std::max(amax, std::abs(wv[n * K + k]));
+    sv[n] = amax / 127.5;
+  }
+  Tensor ws = tensor_from(sv, {N}, DType::f32);
+  return {quantize_per_channel(wf, ws, zeros({N}, DType::i64), 0, DType::i8), ws};
+}
+
+TEST_CASE("dynamic_quantized_linear is its composition, and close to f32") {
+  manual_seed(9);
+  // The second shape runs row-parallel (Note [Row-parallel int8 linear]), in uneven blocks.
+  for (auto [M, K, N] : {std::tuple<int64_t, int64_t, int64_t>{64, 200, 30}, {67, 784, 256}}) {
+    Tensor x = randn({M, K}) * 2.0;
+    Tensor wf = randn({N, K}) * 0.1;
+    Tensor b = randn({N});
+    auto [wq, ws] = symmetric_per_channel(wf);
+    for (bool reduce_range : {false, true}) {
+      CAPTURE(M);
+      CAPTURE(reduce_range);
+      Tensor y = dynamic_quantized_linear(x, wq, ws, b, reduce_range);
+      float lo, hi;
+      cpu::min_max_f32(x, &lo, &hi);
+      cpu::QuantParams p = cpu::choose_quant_params(lo, hi, 0, 255, reduce_range);
+      Tensor xq = quantize_per_tensor(x, p.scale, p.zero_point, DType::u8);
+      if (reduce_range) CHECK(to_double_vector(max(xq))[0] <= 127);
+      CHECK(max_abs_diff(y, quantized_linear(xq, p.scale, p.zero_point, wq, ws, b)) == 0);
+      // Against f32: the root-mean-square error of 8-bit activations and weights stays
+      // a small part of the output's spread. Expected about 1.2%: the input's range
+      // of about 8 sigma over 255 steps leaves a rounding error of 0.9% of its sigma,
+      // the weights' 3.2 sigma over 127.5 steps 0.7%; reduce_range's 7 bits double
+      // the first.
+      Tensor yf = linear(x, wf, b);
+      double spread = to_double_vector(nabla::std(yf))[0];
+      double rms = std::sqrt(to_double_vector(mean((y - yf) * (y - yf)))[0]);
+      CHECK(rms < (reduce_range ? 0.04 : 0.02) * spread);
+    }
+  }
+}
+
+TEST_CASE("choose_quant_params: zero is exact, the range is covered, reduce_range halves it") {
+  for (auto [lo, hi] : {std::pair{-1.3f, 2.7f}, std::pair{0.5f, 4.0f}, std::pair{-6.0f, -0.25f}, std::pair{0.0f, 0.0f},
+                        std::pair{-1e-9f, 1e-9f}}) {
+    CAPTURE(lo);
+    CAPTURE(hi);
+    for (bool rr : {false, true}) {
+      cpu::QuantParams p = cpu::choose_quant_params(lo, hi, 0, 255, rr);
+      int32_t qmax = rr ? 127 : 255;
+      CHECK(p.scale > 0);
+      CHECK(p.zero_point >= 0);
+      CHECK(p.zero_point <= qmax);
+      // Both ends (widened to hold 0) land within half a step of the grid's range.
+      float rlo = std::min(lo, 0.0f), rhi = std::max(hi, 0.0f);
+      CHECK((0 - p.zero_point) * p.scale <= rlo + p.scale / 2);
+      CHECK((qmax - p.zero_point) * p.scale >= rhi - p.scale / 2);
+    }
+  }
+  // The MLP's inputs after ReLU: [0, max] maps 0 to zero point 0.
+  CHECK(cpu::choose_quant_params(0.0f, 3.0f, 0, 255, false).zero_point == 0);
+  CHECK(cpu::choose_quant_params(0.0f, 3.0f, 0, 255, false).scale == doctest::Approx(3.0 / 255));
+}
+
+TEST_CASE("the int8 linear repacks a weight changed in place") {
+  std::mt19937 gen(10);
+  Tensor x = random_ints({4, 64}, 0, 255, DType::u8, gen);
+  Tensor w = random_ints({8, 64}, -60, 60, DType::i8, gen);
+  Tensor ws = full({8}, 0.5, DType::f32);
+  Tensor before = quantized_linear(x, 1.0, 0, w, ws);
+  {
+    NoGradGuard no_grad;
+    Tensor doubled = w * 2.0;  // still within i8
+    copy_(w, doubled);
+  }
+  Tensor after = quantized_linear(x, 1.0, 0, w, ws);
+  CHECK(max_abs_diff(after, before * 2.0) == 0);
+}
+
+TEST_CASE("i8 and u8 tensors: casts from floats wrap, promotion, printing") {
+  Tensor f = tensor_from({300.0, -1.0, 127.9, -129.0}, {4});
+  CHECK(to_double_vector(to_dtype(f, DType::u8)) == std::vector<double>{44, 255, 127, 127});
+  CHECK(to_double_vector(to_dtype(f, DType::i8)) == std::vector<double>{44, -1, 127, 127});
+  CHECK(promote_types(DType::i8, DType::u8) == DType::i32);
+  CHECK(promote_types(DType::u8, DType::i64) == DType::i64);
+  CHECK(promote_types(DType::i8, DType::f32) == DType::f32);
+  Tensor a = tensor_from({1, 2, 250}, {3}, DType::u8);
+  CHECK((a + a).dtype() == DType::u8);  // same dtype stays, wrapping as PyTorch's uint8 does
+  CHECK(to_double_vector(a + a) == std::vector<double>{2, 4, 244});
+  CHECK(a.str() == "tensor([  1,   2, 250], dtype=u8)");
+  CHECK(tensor_from({-5}, {1}, DType::i8).str() == "tensor([-5], dtype=i8)");
+  DType t;
+  CHECK((dtype_from_name("u8", &t) && t == DType::u8));
+  CHECK(dtype_size(DType::i8) == 1);
+}
+
+TEST_CASE("quantized values carry no gradient") {
+  Tensor x = randn({3}).set_requires_grad(true);
+  Tensor q = quantize_per_tensor(x, 0.1, 0, DType::i8);
+  CHECK_FALSE(q.requires_grad());
+  Tensor back = dequantize_per_tensor(q, 0.1, 0);
+  CHECK_FALSE(back.requires_grad());
+  // Fake quantization is the differentiable path (the straight-through estimator).
+  Tensor fq = fake_quantize_per_tensor(x, 0.1, 0, -128, 127);
+  CHECK(fq.requires_grad());
+  Tensor g = grad({sum(fq)}, {x})[0];
+  CHECK(to_double_vector(g) == std::vector<double>{1, 1, 1});
+}
+
+TEST_CASE("quantization errors name the op, the argument and what was found") {
+  Tensor x = randn({4, 5});
+  CHECK(error_of([&] {
+          quantize_per_channel(x, ones({3}), zeros({4}, DType::i64), 0, DType::i8);
+        }) == "quantize_per_channel: argument 'scales' of shape [3] has 3 elements but axis 0 of 'input' of shape "
+              "[4, 5] has 4");
+  CHECK(error_of([&] { quantize_per_channel(x, ones({5}), zeros({5}), 1, DType::i8); }) ==
+        "quantize_per_channel: argument 'zero_points' must be an integer tensor, got f32");
+  CHECK(error_of([&] { quantize_per_tensor(x, 0.0, 0, DType::u8); }) ==
+        "quantize_per_tensor: argument 'scale' must be positive and finite, got 0");
+  CHECK(error_of([&] { quantize_per_tensor(x, 0.1, 300, DType::u8); }) ==
+        "quantize_per_tensor: argument 'zero_point' must lie in [0, 255] (the range of u8), got 300");
+  CHECK(error_of([&] { quantize_per_tensor(x, 0.1, 0, DType::f16); }) ==
+        "quantize_per_tensor: argument 'dtype' must be u8, i8 or i32, got f16");
+  CHECK(error_of([&] {
+          quantize_per_channel(x, tensor_from({0.1, -0.2, 0.1, 0.1}, {4}), zeros({4}, DType::i64), 0, DType::i8);
+        }) == "quantize_per_channel: argument 'scales' must hold positive finite values, element 1 is -0.200000");
+  CHECK(error_of([&] { dequantize_per_tensor(x, 0.1, 0); }) ==
+        "dequantize_per_tensor: argument 'input' must be u8, i8 or i32, got f32");
+  CHECK(error_of([&] { fake_quantize_per_tensor(x, 0.1, 0, 10, -10); }) ==
+        "fake_quantize_per_tensor: argument 'quant_min' (10) must not exceed 'quant_max' (-10)");
+  CHECK(error_of([&] { fake_quantize_per_tensor(x, 0.1, 20, 0, 15); }) ==
+        "fake_quantize_per_tensor: argument 'zero_point' must lie in [0, 15] ([quant_min, quant_max]), got 20");
+  Tensor wq = zeros({3, 5}, DType::i8);
+  CHECK(error_of([&] { dynamic_quantized_linear(x, randn({3, 5}), ones({3})); }) ==
+        "dynamic_quantized_linear: argument 'weight' must be i8 (quantized per channel, symmetric), got f32");
+  CHECK(error_of([&] { dynamic_quantized_linear(randn({4, 6}), wq, ones({3})); }) ==
+        "dynamic_quantized_linear: argument 'input' of shape [4, 6] has 6 features but argument 'weight' of shape "
+        "[3, 5] expects 5");
+  CHECK(error_of([&] { dynamic_quantized_linear(x, wq, ones({4})); }) ==
+        "dynamic_quantized_linear: argument 'weight_scales' of shape [4] must have one element per output channel (3)");
+  CHECK(error_of([&] { quantized_linear(x, 0.1, 0, wq, ones({3})); }) ==
+        "quantized_linear: argument 'input' must be u8 or i8 (a quantized activation), got f32");
+  Tensor bad = tensor_from({1.0, INFINITY, 0.0, 0.0, 0.0}, {1, 5});
+  CHECK(error_of([&] { dynamic_quantized_linear(bad, wq, ones({3})); }).find(
+            "dynamic_quantized_linear: argument 'input' holds an infinity or a NaN") == 0);
+}
