@@ -261,14 +261,6 @@ class GlooCommunicator : public Communicator {
     if (!t.is_contiguous()) throw Error(std::string("dist.") + what + ": the tensor must be contiguous");
   }
 
-  void check_rank(int r, const char* what, const char* arg) const {
-    if (r < 0 || r >= world_size_)
-      throw Error(std::string("dist.") + what + ": " + arg + "=" + std::to_string(r) + " is not a rank of this group (0 to " +
-                  std::to_string(world_size_ - 1) + ")");
-    if (r == rank_ && (std::string(what) == "send" || std::string(what) == "recv"))
-      throw Error(std::string("dist.") + what + ": " + arg + " is this rank (" + std::to_string(r) + ")");
-  }
-
   // Runs one collective: one at a time (Gloo's context is not for concurrent use), its
   // number recorded for the heartbeats, and a failure turned into an Error that names
   // the ranks to blame (Note [Heartbeats]); the group is broken after it.

@@ -360,14 +360,6 @@ class NcclCommunicator : public Communicator {
     if (!t.is_contiguous()) throw Error(std::string("dist.") + what + ": the tensor must be contiguous");
   }
 
-  void check_rank(int r, const char* what, const char* arg) const {
-    if (r < 0 || r >= world_size_)
-      throw Error(std::string("dist.") + what + ": " + arg + "=" + std::to_string(r) + " is not a rank of this group (0 to " +
-                  std::to_string(world_size_ - 1) + ")");
-    if (r == rank_ && (std::string(what) == "send" || std::string(what) == "recv"))
-      throw Error(std::string("dist.") + what + ": " + arg + " is this rank (" + std::to_string(r) + ")");
-  }
-
   std::unique_ptr<Store> store_;
   Millis timeout_;
   int device_;
