@@ -123,7 +123,9 @@ void GradReducer::launch_ready() {
 void GradReducer::launch(size_t b) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    buckets_[b].launched = true;
+    Bucket& bucket = buckets_[b];
+    bucket.launched = true;
+    if (bucket.flat.device().kind == DeviceKind::cuda) bucket.stream = cuda::current_stream(bucket.flat.device().index);
     queue_.push_back(b);
   }
   changed_.notify_all();
@@ -137,7 +139,9 @@ void GradReducer::comm_loop() {
     size_t b = queue_.front();
     queue_.pop_front();
     Tensor flat = buckets_[b].flat;
+    cuda::StreamId stream = buckets_[b].stream;
     lock.unlock();
+    if (flat.device().kind == DeviceKind::cuda) cuda::set_current_stream(flat.device().index, stream);
     std::exception_ptr error;
     auto t0 = std::chrono::steady_clock::now();
     try {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "autograd/engine.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/dist/communicator.hpp"
 
 namespace nabla {
@@ -52,6 +53,9 @@ class GradReducer {
     std::vector<size_t> params;
     std::vector<int64_t> offsets;  // of each parameter in `flat`
     Tensor flat;                   // the bucket's gradients, contiguous, one dtype and device
+    // The stream backward copied the gradients on (CUDA buckets): the communication
+    // thread issues the all-reduce after that work, not on its own default stream.
+    cuda::StreamId stream{};
     size_t ready = 0;
     bool launched = false;
     bool done = false;

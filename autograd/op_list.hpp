@@ -30,6 +30,8 @@
   /* losses */                                                                               \
   X(cross_entropy) X(nll_loss) X(mse_loss) X(binary_cross_entropy)                            \
   X(binary_cross_entropy_with_logits)                                                         \
+  /* tensor-parallel collectives (see Note [Tensor-parallel regions]) */                     \
+  X(dist_copy) X(dist_reduce) X(dist_split) X(dist_gather)                                    \
   /* quantization */                                                                         \
   X(quantize_per_tensor) X(quantize_per_channel) X(dequantize_per_tensor) X(dequantize_per_channel) \
   X(fake_quantize_per_tensor) X(fake_quantize_per_channel) X(quantized_linear)                \

@@ -26,6 +26,7 @@ std::vector<OpDef> build_table() {
   register_index_ops(table);
   register_loss_ops(table);
   register_attention_ops(table);
+  register_dist_ops(table);
   register_quant_ops(table);
   // PyTorch's autocast lists, in short: products lower, numerically touchy ops f32.
   set_autocast(table, AutocastPolicy::lower,
@@ -37,6 +38,8 @@ std::vector<OpDef> build_table() {
   for (int i = 0; i < kNumOps; ++i) {
     table[i].id = static_cast<OpId>(i);
     table[i].name = kOpNames[i];
+    // Rows whose kernel serves every device (the collectives) set their cuda slot.
+    if (table[i].cuda) continue;
     cuda::Kernel k = cuda::find_kernel(kOpNames[i]);
     table[i].cuda = k.fn;
     table[i].cuda_half_native = k.half_native;

@@ -153,6 +153,7 @@ void register_norm_ops(std::vector<OpDef>& table);
 void register_index_ops(std::vector<OpDef>& table);
 void register_loss_ops(std::vector<OpDef>& table);
 void register_attention_ops(std::vector<OpDef>& table);
+void register_dist_ops(std::vector<OpDef>& table);
 void register_quant_ops(std::vector<OpDef>& table);
 
 }  // namespace nabla

@@ -213,4 +213,11 @@ Tensor& zero_(Tensor& dst);
 // A tensor sharing x's data with no autograd history.
 Tensor detach(const Tensor& x);
 
+// Tensor-parallel collectives on dist's default group (autograd/ops/dist.cpp, Note
+// [Tensor-parallel regions]); without a group, identities.
+Tensor dist_copy(const Tensor& x);                // forward identity, backward all_reduce
+Tensor dist_reduce(const Tensor& x);              // forward all_reduce, backward identity
+Tensor dist_split(const Tensor& x, int64_t dim);  // this rank's chunk; backward all_gather
+Tensor dist_gather(const Tensor& x, int64_t dim); // all chunks along dim; backward split
+
 }  // namespace nabla

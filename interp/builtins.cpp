@@ -85,9 +85,9 @@ void install_builtins(Evaluator& ev) {
   install_tensor_methods();
   install_optim_builtins(ev);
   install_memory_builtins(ev);
+  install_model_builtins(ev);
   install_dist_builtins(ev);
   install_profile_builtins(ev);
-  install_copy_builtins(ev);
   // Every op of the table by its name (some names are Python builtins too: those
   // dispatch on their first argument below).
   for (auto& [name, fn] : op_functions()) install_function(ev, name, fn);
@@ -256,7 +256,7 @@ void install_builtins(Evaluator& ev) {
   install_function(ev, "getattr", [](Evaluator& ev, CallArgs& a) {
     Bound b = bind("getattr", a, {"obj", "name", "default"}, 2);
     if (b[1].tag != Tag::Str) fail(std::string("getattr(): name must be a str, got ") + type_name(b[1]));
-    if (!b.has(2)) return ev.get_attr(b[0], b[1].as<StrObj>()->s);
+    if (!b.given[2]) return ev.get_attr(b[0], b[1].as<StrObj>()->s);  // a default of none counts
     try {
       return ev.get_attr(b[0], b[1].as<StrObj>()->s);
     } catch (LangError& e) {
@@ -394,6 +394,7 @@ void install_builtins(Evaluator& ev) {
     return Value();
   });
   install_function(ev, "gradcheck", gradcheck_builtin);
+  install_function(ev, "gradgradcheck", gradgradcheck_builtin);
   install_function(ev, "expect", expect_builtin);
   install_function(ev, "expect_close", expect_close_builtin);
   install_function(ev, "expect_error", expect_error_builtin);

@@ -1,4 +1,4 @@
-// Autograd builtins that wrap library entry points: gradcheck on a DSL function
+// Autograd builtins that wrap library entry points: gradcheck and gradgradcheck on a DSL function
 // (nabla::gradcheck does the work). grad() is registered in builtins.cpp and hooks
 // are tensor methods (builtins_tensor.cpp).
 #include "autograd/gradcheck.hpp"
@@ -6,17 +6,23 @@
 
 namespace nabla::interp {
 
-// gradcheck(fn, inputs..., eps=, atol=, rtol=): nabla::gradcheck on a DSL function.
-// Tensor arguments that require grad are checked; other arguments are passed as
-// they are. Prints the first mismatch and returns false, or returns true.
-Value gradcheck_builtin(Evaluator& ev, CallArgs& a) {
-  if (a.pos.empty()) fail("gradcheck() missing required argument 'fn'");
+namespace {
+
+using Checker = GradcheckResult (*)(const GradcheckFn&, const TensorList&, const std::vector<size_t>&,
+                                    const GradcheckOptions&);
+
+// gradcheck(fn, inputs..., eps=, atol=, rtol=) and gradgradcheck(...): `check`
+// (nabla::gradcheck or nabla::gradgradcheck) on a DSL function. Tensor arguments
+// that require grad are checked; other arguments are passed as they are. Prints the
+// first mismatch and returns false, or returns true.
+Value check_gradients(Evaluator& ev, CallArgs& a, const std::string& name, Checker check) {
+  if (a.pos.empty()) fail(name + "() missing required argument 'fn'");
   GradcheckOptions opt;
   for (auto& [k, v] : a.kw) {
-    if (k == "eps") opt.eps = as_num(v, "gradcheck(): eps");
-    else if (k == "atol") opt.atol = as_num(v, "gradcheck(): atol");
-    else if (k == "rtol") opt.rtol = as_num(v, "gradcheck(): rtol");
-    else fail("gradcheck() got an unexpected keyword argument '" + k + "'");
+    if (k == "eps") opt.eps = as_num(v, name + "(): eps");
+    else if (k == "atol") opt.atol = as_num(v, name + "(): atol");
+    else if (k == "rtol") opt.rtol = as_num(v, name + "(): rtol");
+    else fail(name + "() got an unexpected keyword argument '" + k + "'");
   }
   Value fn = a.pos[0];
   std::vector<Value> args(a.pos.begin() + 1, a.pos.end());
@@ -28,14 +34,14 @@ Value gradcheck_builtin(Evaluator& ev, CallArgs& a) {
     const Tensor& t = args[k].t;
     if (t.requires_grad()) {
       if (t.dtype() != DType::f64)
-        ev.output("gradcheck: warning: input " + std::to_string(k) + " is " + dtype_name(t.dtype()) +
+        ev.output(name + ": warning: input " + std::to_string(k) + " is " + dtype_name(t.dtype()) +
                   ", not f64; differences will be imprecise\n");
       which.push_back(tensors.size());
     }
     positions.push_back(k);
     tensors.push_back(t);
   }
-  if (which.empty()) fail("gradcheck(): no input requires grad");
+  if (which.empty()) fail(name + "(): no input requires grad");
   GradcheckFn f = [&](const TensorList& ts) {
     CallArgs call;
     call.pos = args;
@@ -46,12 +52,20 @@ Value gradcheck_builtin(Evaluator& ev, CallArgs& a) {
     else if (out.tag == Tag::Tuple || out.tag == Tag::List)
       for (auto& x : out.as<ListObj>()->items)
         if (x.tag == Tag::Tensor) outs.push_back(x.t);
-    if (outs.empty()) fail(std::string("gradcheck(): the function must return a tensor, got ") + type_name(out));
+    if (outs.empty()) fail(name + "(): the function must return a tensor, got " + type_name(out));
     return outs;
   };
-  GradcheckResult r = nabla::gradcheck(f, tensors, which, opt);
+  GradcheckResult r = check(f, tensors, which, opt);
   if (!r.ok) ev.output(r.message + "\n");
   return Value::boolean(r.ok);
+}
+
+}  // namespace
+
+Value gradcheck_builtin(Evaluator& ev, CallArgs& a) { return check_gradients(ev, a, "gradcheck", nabla::gradcheck); }
+
+Value gradgradcheck_builtin(Evaluator& ev, CallArgs& a) {
+  return check_gradients(ev, a, "gradgradcheck", nabla::gradgradcheck);
 }
 
 }  // namespace nabla::interp

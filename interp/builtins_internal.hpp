@@ -64,6 +64,7 @@ Value ord_builtin(Evaluator& ev, CallArgs& a);
 Value chr_builtin(Evaluator& ev, CallArgs& a);
 Value read_text_builtin(Evaluator& ev, CallArgs& a);
 Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
+Value gradgradcheck_builtin(Evaluator& ev, CallArgs& a);
 Value expect_builtin(Evaluator& ev, CallArgs& a);
 Value expect_close_builtin(Evaluator& ev, CallArgs& a);
 Value expect_error_builtin(Evaluator& ev, CallArgs& a);
@@ -72,8 +73,8 @@ void install_checkpoint_builtins(Evaluator& ev);  // save, load (builtins_checkp
 void install_optim_builtins(Evaluator& ev);       // builtins_optim.cpp: the fused Adam step
 void install_dist_builtins(Evaluator& ev);        // builtins_dist.cpp: the _dist module behind `import dist`
 void install_memory_builtins(Evaluator& ev);      // builtins_memory.cpp: allocator statistics
+void install_model_builtins(Evaluator& ev);       // builtins_models.cpp: deepcopy, delattr
 void install_profile_builtins(Evaluator& ev);     // builtins_profile.cpp: last_profile()
-void install_copy_builtins(Evaluator& ev);        // builtins_copy.cpp: deepcopy()
 void install_data_builtins(Evaluator& ev);
 void install_graph_builtins(Evaluator& ev);  // builtins_graph.cpp: compile() and graph modules  // builtins_data.cpp: the _data module behind `import data`
 

@@ -198,6 +198,7 @@ struct Evaluator::Impl {
 
   Value builtin_model_method(const Value& self, const std::string& name, CallArgs& args);
   Value call_instance(const Value& self, CallArgs& args);  // forward, then the module hooks
+  void run_forward_pre_hooks(const Value& self, CallArgs& args);
 
   // ================================ custom functions (evaluator_calls.cpp) ================================
   Value apply_custom(const std::shared_ptr<ModelClassObj>& cls, CallArgs& args);

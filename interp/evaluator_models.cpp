@@ -78,7 +78,23 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
   return invoke(d, info, inst->ctor_frame, inst->cls->module.get(), nullptr, self, args, stable);
 }
 
-// Calling an instance: forward, then its forward hooks (fn(module, input, output); a
+// Forward pre-hooks, fn(module, input) with input the tuple of positional arguments:
+// a result other than none replaces the arguments (a tuple gives all of them, anything
+// else the only one), as in PyTorch. Pruning (stdlib/prune.dsl) recomputes
+// `weight = weight_orig * weight_mask` in one.
+void Evaluator::Impl::run_forward_pre_hooks(const Value& self, CallArgs& args) {
+  auto hooks = self.as<InstanceObj>()->forward_pre_hooks;  // a hook may remove itself
+  for (auto& [id, fn] : hooks) {
+    CallArgs a;
+    a.pos = {self, make_tuple(args.pos)};
+    Value r = ev.call_value(fn, a);
+    if (r.is_none()) continue;
+    if (r.tag == Tag::Tuple) args.pos = r.as<ListObj>()->items;
+    else args.pos = {r};
+  }
+}
+
+// Calling an instance: forward pre-hooks, then forward, then its forward hooks (fn(module, input, output); a
 // hook that returns something other than none replaces the output), then, when the
 // output is a tensor that requires grad and backward hooks exist, a tensor hook on
 // the output that calls them with (module, grad_output) during backward (a returned
@@ -86,6 +102,7 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
 // stops firing at once.
 Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
   auto* inst = self.as<InstanceObj>();
+  if (!inst->forward_pre_hooks.empty()) run_forward_pre_hooks(self, args);
   if (inst->forward_hooks.empty() && inst->backward_hooks.empty() && inst->full_backward_hooks.empty())
     return call_model_method(self, "forward", args);
   Value input = make_tuple(args.pos);
@@ -219,6 +236,7 @@ void collect_state(const Value& v, const std::string& prefix, std::vector<std::p
 using HookList = std::vector<std::pair<int64_t, Value>>;
 
 HookList& hook_list(InstanceObj& inst, const std::string& method) {
+  if (method == "register_forward_pre_hook") return inst.forward_pre_hooks;
   if (method == "register_forward_hook") return inst.forward_hooks;
   if (method == "register_backward_hook") return inst.backward_hooks;
   return inst.full_backward_hooks;
@@ -260,9 +278,22 @@ void no_args(const CallArgs& args, const std::string& name) {
   if (!args.pos.empty() || !args.kw.empty()) fail(name + "() takes no arguments");
 }
 
+// m.to(dtype): every floating parameter and buffer converted in place (integer
+// buffers such as counters stay), as PyTorch's Module.to(dtype). Returns m.
+Value retype_model(const Value& self, DType dtype) {
+  if (!is_floating(dtype)) fail(std::string("to(): a model converts to a floating dtype, got ") + dtype_name(dtype));
+  std::vector<std::pair<std::string, Value>> state;
+  collect_state(self, "", state);
+  for (auto& [n, v] : state)
+    if (is_floating(v.t.dtype())) retype(v.t, dtype);
+  return self;
+}
+
 // m.to(device), m.cuda(), m.cpu(): every parameter and buffer moves in place (PyTorch's
 // Module.to), so an optimizer made before the move still holds them. Returns m.
 Value move_model(const Value& self, const std::string& name, CallArgs& args) {
+  if (name == "to" && args.pos.size() == 1 && args.kw.empty() && args.pos[0].tag == Tag::DType)
+    return retype_model(self, args.pos[0].dt);
   Device device = cpu_device();
   if (name == "cuda") device = cuda_device(0);
   if (args.pos.size() > 1 || !args.kw.empty()) fail(name + "() takes one argument, the device");
@@ -270,7 +301,7 @@ Value move_model(const Value& self, const std::string& name, CallArgs& args) {
     const Value& d = args.pos[0];
     device = d.tag == Tag::Int && name == "cuda" ? cuda_device(static_cast<int>(d.i)) : as_device(d, name + "()");
   } else if (name == "to") {
-    fail("to() takes one argument, the device (\"cpu\", \"cuda\" or \"cuda:N\")");
+    fail("to() takes one argument, a device (\"cpu\", \"cuda\" or \"cuda:N\") or a floating dtype");
   }
   if (device.kind == DeviceKind::cuda) cuda::check_device(device.index);
   std::vector<std::pair<std::string, Value>> state;
@@ -295,6 +326,8 @@ const char* const kModelMethods[] = {"parameters",
                                      "named_children",
                                      "state_dict",
                                      "load_state_dict",
+                                     "register_buffer",
+                                     "register_forward_pre_hook",
                                      "register_forward_hook",
                                      "register_backward_hook",
                                      "register_full_backward_hook"};
@@ -382,7 +415,17 @@ Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string
     for (auto& [dst, src] : copies) copy_(dst, src);
     return Value();
   }
-  if (name == "register_forward_hook" || name == "register_backward_hook" || name == "register_full_backward_hook") {
+  if (name == "register_buffer") {
+    // register_buffer(name, tensor): a buffer as the `buffer` member makes one (kept
+    // by state_dict, moved by to(), never a parameter); replaces a field of that name.
+    if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
+    if (args.pos[0].tag != Tag::Str)
+      fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
+    set_field(*self.as<InstanceObj>(), args.pos[0].as<StrObj>()->s, args.pos[1], true);
+    return Value();
+  }
+  if (name == "register_forward_pre_hook" || name == "register_forward_hook" || name == "register_backward_hook" ||
+      name == "register_full_backward_hook") {
     if (args.pos.size() != 1 || !args.kw.empty()) fail(name + "() takes one argument, the hook function");
     auto* inst = self.as<InstanceObj>();
     int64_t id = inst->next_hook_id++;

@@ -194,10 +194,10 @@ struct InstanceObj : Obj {
   std::shared_ptr<ModelClassObj> cls;
   std::vector<Field> fields;
   std::shared_ptr<Frame> ctor_frame;  // methods see the constructor's params and lets
-  // Module hooks (register_forward_hook, register_backward_hook,
-  // register_full_backward_hook): id and function, in registration order; the
-  // handles' remove() erases by id.
-  std::vector<std::pair<int64_t, Value>> forward_hooks, backward_hooks, full_backward_hooks;
+  // Module hooks (register_forward_pre_hook, register_forward_hook,
+  // register_backward_hook, register_full_backward_hook): id and function, in
+  // registration order; the handles' remove() erases by id.
+  std::vector<std::pair<int64_t, Value>> forward_pre_hooks, forward_hooks, backward_hooks, full_backward_hooks;
   int64_t next_hook_id = 0;
   Field* find(const std::string& name) {
     for (auto& f : fields)

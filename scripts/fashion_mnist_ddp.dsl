@@ -1,10 +1,11 @@
 # Fashion-MNIST's MLP (scripts/fashion_mnist_mlp.dsl) trained data-parallel:
-#   nabla launch -n 2 scripts/fashion_mnist_ddp.dsl [epochs] [train_items]
+#   nabla launch -n 2 scripts/fashion_mnist_ddp.dsl [epochs] [train_items] [checkpoint]
 # Each rank trains on its share of every epoch (dist.DistributedSampler) with batches
 # of 64 / world_size, so that the global batch is 64 as in the single-process script;
 # dist.DistributedDataParallel averages the gradients, so every rank takes the same
 # step. Rank 0 prints the epochs, then epoch_seconds=... test_accuracy=... world=N.
-# With one rank (`nabla launch -n 1`) it is the single-process run.
+# With one rank (`nabla launch -n 1`) it is the single-process run. A checkpoint path
+# saves the model and optimizer after every epoch, written by rank 0 only (dist.save).
 import nn
 import optim
 import data
@@ -16,6 +17,7 @@ let rank = dist.rank()
 let world = dist.world_size()
 let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
+let checkpoint = args[2] if len(args) > 2 else none
 manual_seed(0)
 
 let train = data.fashion_mnist("train", normalize=true).subset(train_items)
@@ -58,6 +60,7 @@ for epoch in range(epochs) {
   }
   if bar != none { bar.close() }
   epoch_seconds.append(time.perf_counter() - t0)
+  if checkpoint != none { dist.save({"model": net.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch}, checkpoint) }
 }
 # Every rank holds the same parameters; rank 0 reports.
 if rank == 0 {

@@ -73,5 +73,8 @@ fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist
 # Whether the Fashion-MNIST files are installed (tests skip without them).
 fn fashion_mnist_available(dir=fashion_mnist_dir) = _data.file_exists(f"{dir}/t10k-images-idx3-ubyte.gz")
 
+# Whether `path` names a readable file (a checkpoint from an earlier run, say).
+let file_exists = _data.file_exists
+
 let fashion_mnist_classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
                              "Sneaker", "Bag", "Ankle boot"]

@@ -13,6 +13,7 @@
 #   }
 import _dist
 import data
+import nn
 import optim
 
 # init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30):
@@ -43,6 +44,17 @@ let barrier = _dist.barrier
 let send = _dist.send
 let recv = _dist.recv
 
+let _save_file = save  # the builtin, before this module's save() hides it
+
+# save(obj, path, metadata=none): a checkpoint written by rank 0 only (as save()
+# writes it: atomically, so a reader sees the old file or the new one); every rank
+# returns once the file is there. Returns whether this rank wrote it.
+fn save(obj, path, metadata=none) {
+  let writer = not _dist.is_initialized() or _dist.rank() == 0
+  if writer { _save_file(obj, path, metadata) }
+  if _dist.is_initialized() { _dist.barrier() }
+  return writer
+}
 # Data parallel (torch's DistributedDataParallel): rank 0's parameters and buffers
 # are broadcast at construction; during backward the gradients are averaged over the
 # ranks in buckets of about bucket_cap_mb MiB, each all-reduced as soon as backward
@@ -200,5 +212,81 @@ model Pipeline(stage, chunks, out_shapes) {
       if r > 0 { _dist.send(inputs[i].grad.contiguous(), r - 1) }
     }
     return total if r == last else none
+  }
+}
+
+# ---- tensor parallel (Megatron-LM's layers) ----------------------------------------
+# A Linear too big for one rank keeps a slice of its weight on each. The collectives
+# in between are ops of the table (dist_copy, dist_reduce, dist_split, dist_gather;
+# Note [Tensor-parallel regions] in autograd/ops/dist.cpp), so backward, and grad of
+# grad, run across the ranks too. The usual pairing needs no communication between
+# the two layers:
+#   let up = dist.ColumnParallelLinear(512, 2048, gather_output=false)
+#   let down = dist.RowParallelLinear(2048, 512, input_is_parallel=true)
+#   forward(x) = down(gelu(up(x)))          # x and the result are whole on every rank
+# Each layer starts from the whole nn.Linear `whole` when given (it must be the same
+# on every rank) or from a new nn.Linear with rank 0's initial values. The group must
+# not also carry DistributedDataParallel's gradient averaging. Without dist.init()
+# the layers are ordinary Linears (a group of one process).
+
+fn _tp_world() = _dist.world_size() if _dist.is_initialized() else 1
+fn _tp_rank() = _dist.rank() if _dist.is_initialized() else 0
+
+# The whole layer every rank slices: `whole`, or a new one with rank 0's values.
+fn _tp_whole_linear(in_features, out_features, bias, whole) {
+  if whole != none { return whole }
+  let whole = nn.Linear(in_features, out_features, bias=bias)
+  if _dist.is_initialized() {
+    for p in whole.parameters() { _dist.broadcast(p, 0) }
+  }
+  return whole
+}
+
+# `t` (detached) rows or columns [rank * n, (rank + 1) * n) as a new parameter.
+fn _tp_shard(t, dim, n) {
+  let r = _tp_rank()
+  let part = t.detach()[r * n:(r + 1) * n] if dim == 0 else t.detach()[:, r * n:(r + 1) * n]
+  return part.clone().requires_grad_()
+}
+
+fn _tp_check_divisible(layer, what, size) {
+  assert(size % _tp_world() == 0, f"{layer}: {what} = {size} is not a multiple of the world size {_tp_world()}")
+}
+
+# y = x W^T + b with W's rows (output features) split over the ranks: this rank
+# computes out_features / world of the outputs. gather_output=true all-gathers them
+# into the whole output on every rank; false leaves this rank's slice, for a
+# RowParallelLinear to take.
+model ColumnParallelLinear(in_features, out_features, bias=true, gather_output=true, whole=none) {
+  in_features = in_features
+  out_features = out_features
+  gather_output = gather_output
+  let _c = _tp_check_divisible("ColumnParallelLinear", "out_features", out_features)
+  let _whole = _tp_whole_linear(in_features, out_features, bias, whole)
+  weight = _tp_shard(_whole.weight, 0, out_features // _tp_world())
+  bias = _tp_shard(_whole.bias, 0, out_features // _tp_world()) if _whole.bias != none else none
+  forward(x) {
+    let y = linear(dist_copy(x), self.weight, self.bias)
+    return dist_gather(y, -1) if self.gather_output else y
+  }
+}
+
+# y = x W^T + b with W's columns (input features) split over the ranks: each rank
+# multiplies its slice of the input features and the partial products are summed
+# (all-reduce); the bias, whole on every rank, is added once after. With
+# input_is_parallel=true x is already this rank's slice (a ColumnParallelLinear's
+# output); otherwise the whole x is given and each rank takes its slice.
+model RowParallelLinear(in_features, out_features, bias=true, input_is_parallel=true, whole=none) {
+  in_features = in_features
+  out_features = out_features
+  input_is_parallel = input_is_parallel
+  let _c = _tp_check_divisible("RowParallelLinear", "in_features", in_features)
+  let _whole = _tp_whole_linear(in_features, out_features, bias, whole)
+  weight = _tp_shard(_whole.weight, 1, in_features // _tp_world())
+  bias = _whole.bias.detach().clone().requires_grad_() if _whole.bias != none else none
+  forward(x) {
+    let part = x if self.input_is_parallel else dist_split(x, -1)
+    let y = dist_reduce(linear(part, self.weight))
+    return y + self.bias if self.bias != none else y
   }
 }

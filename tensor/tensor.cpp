@@ -228,6 +228,19 @@ void relocate(const Tensor& t, const Device& device) {
   }
 }
 
+void retype(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return;
+  Tensor converted = to_dtype_raw(t, dtype);
+  TensorImpl* impl = t.impl();
+  impl->storage = converted.storage();
+  impl->strides = converted.strides();
+  impl->offset = converted.offset();
+  impl->dtype = dtype;
+  impl->refresh_layout();
+  Tensor g = t.grad();
+  if (g.defined()) retype(g, dtype);
+}
+
 std::vector<double> to_double_vector(const Tensor& t) {
   Tensor c = to_dtype_raw(cpu_copy(t), DType::f64);
   const double* p = static_cast<const double*>(c.raw_data());

@@ -163,5 +163,8 @@ Tensor cpu_copy(const Tensor& t);
 // What Module.to(device) does to parameters and buffers; other views of the old
 // storage keep the old values.
 void relocate(const Tensor& t, const Device& device);
+// t's values converted to `dtype` in place, keeping the tensor's identity (and its
+// gradient's, converted too): Module.to(dtype) for parameters an optimizer holds.
+void retype(const Tensor& t, DType dtype);
 
 }  // namespace nabla

@@ -85,7 +85,8 @@ __device__ __forceinline__ T shuffle_xor(const T& v, int mask) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int64_t> ||
                 std::is_same_v<T, int>) {
     return __shfl_xor_sync(kFullWarpMask, v, mask);
-  } else if constexpr (std::is_integral_v<T> && sizeof(T) < 4) {  // bool, i8, u8: widened
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) < 4) {
+    // i8, u8 and bool travel widened to a 32-bit word.
     return static_cast<T>(__shfl_xor_sync(kFullWarpMask, static_cast<int>(v), mask));
   } else {
     static_assert(sizeof(T) % 4 == 0, "shuffle_xor: a state must be a whole number of 32-bit words");

@@ -78,4 +78,12 @@ Communicator& require_communicator(const std::string& what) {
   return *c;  // the default holds it until destroy; callers finish before that
 }
 
+void Communicator::check_rank(int r, const char* what, const char* arg) const {
+  if (r < 0 || r >= world_size_)
+    throw Error(std::string("dist.") + what + ": " + arg + "=" + std::to_string(r) + " is not a rank of this group (0 to " +
+                std::to_string(world_size_ - 1) + ")");
+  if (r == rank_ && (std::string(what) == "send" || std::string(what) == "recv"))
+    throw Error(std::string("dist.") + what + ": " + arg + " is this rank (" + std::to_string(r) + ")");
+}
+
 }  // namespace nabla::dist

@@ -57,6 +57,9 @@ class Communicator {
 
  protected:
   Communicator(int rank, int world_size) : rank_(rank), world_size_(world_size) {}
+  // An Error unless r is a rank of the group (and, for send and recv, another one);
+  // `what` names the call and `arg` the argument.
+  void check_rank(int r, const char* what, const char* arg) const;
   int rank_;
   int world_size_;
 };

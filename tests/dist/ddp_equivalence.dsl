@@ -67,5 +67,17 @@ expect(worst < 1e-6, f"rank {rank}: data parallel differs from one process by {w
 manual_seed(10)
 let start = Net()
 expect((start.w1 - net.w1).abs().max().item() > 1e-3, "the parameters did not move")
+
+# Checkpoints: dist.save writes from rank 0 only, and every rank returns once the
+# file is there (the same path on both ranks: the launch's port makes it unique).
+let port = env("MASTER_PORT", "0")
+let checkpoint = f"/tmp/nabla_ddp_test_{port}.safetensors"
+let wrote = dist.save({"writer": tensor(rank), "w1": net.w1}, checkpoint)
+expect(wrote == (rank == 0), f"rank {rank}: dist.save returned {wrote}")
+let back = load(checkpoint)
+let writer = back["writer"].item()
+expect(writer == 0, f"rank {rank}: the checkpoint was written by rank {writer}")
+expect((back["w1"] - net.w1).abs().max().item() == 0.0, "the checkpoint holds the trained parameters")
+dist.barrier()
 print(f"rank {rank}: {K} steps on 2 ranks equal one process on the doubled batch (max difference {worst:.2e})")
 dist.destroy()

@@ -126,6 +126,44 @@ test "char_transformer: a training step's loss and gradients" {
   check_training(net.parameters(), step, [randint(0, 20, [3, 16]), randint(0, 20, [3, 16])], 1e-4, 1e-5)
 }
 
+# ---- scripts/compress_common.dsl (prune_cnn.dsl, distill.dsl) --------------------------
+
+import prune
+
+fn compress_cnn() = nn.Sequential([
+  nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+  nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2),
+  nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10)])
+
+test "prune_cnn: the masked CNN, inference in both modes and a training step" {
+  manual_seed(32)
+  let net = compress_cnn()
+  let weights = []
+  for l in net.children() {
+    if isinstance(l, nn.Conv2d) or isinstance(l, nn.Linear) { weights.append((l, "weight")) }
+  }
+  prune.global_unstructured(weights, amount=0.8)
+  let x = randn([4, 1, 28, 28])
+  check_inference(net, x, 1e-5, 1e-6)
+  net.eval()
+  check_inference(net, x, 1e-5, 1e-5)
+  net.train()
+  fn step(xb, yb) = cross_entropy(net(xb), yb)
+  check_training(net.parameters(), step, [x, randint(0, 10, [4])], 1e-4, 1e-6)
+  expect(net[9].weight_orig.grad.abs()[net[9].weight_mask == 0].max().item() == 0.0)
+}
+
+test "prune_cnn: the shrunk CNN, inference and a training step" {
+  manual_seed(33)
+  let net = prune.shrink_channels(compress_cnn(), amount=0.5)
+  let x = randn([4, 1, 28, 28])
+  net.eval()
+  check_inference(net, x, 1e-5, 1e-5)
+  net.train()
+  fn step(xb, yb) = cross_entropy(net(xb), yb)
+  check_training(net.parameters(), step, [x, randint(0, 10, [4])], 1e-4, 1e-6)
+}
+
 # ---- scripts/regression.dsl ------------------------------------------------------------
 #
 # mse_loss's backward divides the 0-dim gradient by the element count, a wrapped

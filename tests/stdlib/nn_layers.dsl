@@ -192,3 +192,18 @@ test "Sequential: PyTorch's layer names, indexing, slices, len and append" {
   expect(getattr(s, "nope", 7) == 7)
   expect_error("getattr(nn.Sequential([]), \"nope\")", "has no attribute 'nope'")
 }
+
+test "model.to(dtype): floating parameters and buffers converted in place" {
+  let net = nn.Sequential([nn.Linear(3, 4), nn.BatchNorm1d(4)])
+  let w = net[0].weight
+  let before = w.detach().clone()
+  net[0].weight.grad = ones([4, 3])
+  let returned = net.to(f64)
+  expect(returned[0].weight.dtype == f64, "to() returns the model")
+  expect(w.dtype == f64 and net[0].weight.dtype == f64 and net[1].running_mean.dtype == f64)
+  expect(net[1].num_batches_tracked.dtype == i64, "integer buffers stay")
+  expect(w.grad.dtype == f64, "the gradient follows its parameter")
+  expect((w.detach() - before.to(f64)).abs().max().item() == 0.0)
+  expect(net(randn([2, 3], dtype=f64)).dtype == f64)
+  expect_error("nn.Linear(2, 2).to(i64)", "to(): a model converts to a floating dtype, got i64")
+}
