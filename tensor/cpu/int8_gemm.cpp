@@ -23,7 +23,9 @@
 //
 // Why cached primitives: creating a matmul primitive costs far more than running a
 // small one (tens of microseconds against a few for an MLP layer at batch 1), so one
-// is made per (rows, in, out, activation dtype, threads, weight tensor) and kept,
+// is made per (rows, in, out, activation dtype, threads, weight tensor) and kept
+// (so a weight passed as a fresh copy on every call, a non-contiguous one say, makes
+// a new primitive every call: quant's modules keep their i8 weights contiguous),
 // with the zero point passed at run time (DNNL_RUNTIME_S32_VAL). The weight is
 // reordered into the blocked layout the kernel picks, once per weight version (as
 // tensor/cpu/epilogue.cpp does for f32 linear's packed weights).
