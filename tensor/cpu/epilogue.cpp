@@ -41,10 +41,7 @@ constexpr NamedActivation kActivations[] = {{"none", Activation::none},       {"
 struct CachedLinear {
   dnnl::matmul prim;
   memory::desc src, weights_plain, weights, bias, dst, scratchpad;
-  Tensor packed;  // the weight, reordered
-  const void* packed_from = nullptr;
-  uint32_t packed_version = 0;
-  std::mutex mutex;  // one caller reorders at a time
+  onednn::PackedWeights packed;  // the weight, reordered
   // The arguments' memory objects, made once and pointed at each call's data: making
   // and destroying four dnnl::memory objects a call costs about 1.5 us, a third of the
   // MLP head's whole matmul. `run_mutex` gives one caller at a time the objects and
@@ -94,33 +91,6 @@ std::shared_ptr<CachedLinear> cached_linear(int64_t M, int64_t K, int64_t N, boo
     return cache.emplace(key, make_linear(M, K, N, bias, act, layout)).first->second;
   } catch (const dnnl::error& e) {
     throw Error(std::string("linear: oneDNN could not create the matmul: ") + e.what());
-  }
-}
-
-// The weight in the primitive's layout, reordered again when it changed.
-void* packed_weights(CachedLinear& c, const Tensor& w) {
-  if (c.weights == c.weights_plain) return w.raw_data();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  if (!c.packed.defined() || c.packed_from != w.raw_data() || c.packed_version != w.version()) {
-    if (!c.packed.defined()) c.packed = buffer(c.weights);
-    memory from(c.weights_plain, onednn::engine(), w.raw_data());
-    memory to(c.weights, onednn::engine(), c.packed.raw_data());
-    dnnl::reorder(from, to).execute(onednn::stream(), from, to);
-    onednn::stream().wait();
-    c.packed_from = w.raw_data();
-    c.packed_version = w.version();
-  }
-  return c.packed.raw_data();
-}
-
-// Points argument `arg` of `c` at `data`. The handle is set only when it moved: on a
-// padded layout (packed weights) setting it also zero-fills the padding.
-void bind(CachedLinear& c, int arg, const memory::desc& md, void* data) {
-  auto it = c.args.find(arg);
-  if (it == c.args.end()) {
-    c.args.emplace(arg, memory(md, onednn::engine(), data));
-  } else if (it->second.get_data_handle() != data) {
-    it->second.set_data_handle(data);
   }
 }
 
@@ -186,13 +156,13 @@ void linear_act(const Tensor& x, const Tensor& w, const Tensor& bias, Activation
   SerialIfSmall serial(M * K * N);
   std::shared_ptr<CachedLinear> c = cached_linear(M, K, N, bias.defined(), act, layout, w);
   std::lock_guard<std::mutex> lock(c->run_mutex);
-  bind(*c, DNNL_ARG_SRC, c->src, xc.raw_data());
-  bind(*c, DNNL_ARG_WEIGHTS, c->weights, packed_weights(*c, wc));
-  bind(*c, DNNL_ARG_DST, c->dst, out.raw_data());
-  if (bc.defined()) bind(*c, DNNL_ARG_BIAS, c->bias, bc.raw_data());
+  onednn::bind_argument(c->args, DNNL_ARG_SRC, c->src, xc.raw_data());
+  onednn::bind_argument(c->args, DNNL_ARG_WEIGHTS, c->weights, c->packed.data_for(c->weights_plain, c->weights, wc));
+  onednn::bind_argument(c->args, DNNL_ARG_DST, c->dst, out.raw_data());
+  if (bc.defined()) onednn::bind_argument(c->args, DNNL_ARG_BIAS, c->bias, bc.raw_data());
   if (c->scratchpad.get_size() > 0 && !c->scratch.defined()) {
     c->scratch = buffer(c->scratchpad);
-    bind(*c, DNNL_ARG_SCRATCHPAD, c->scratchpad, c->scratch.raw_data());
+    onednn::bind_argument(c->args, DNNL_ARG_SCRATCHPAD, c->scratchpad, c->scratch.raw_data());
   }
   c->prim.execute(onednn::stream(), c->args);
   onednn::stream().wait();

@@ -66,10 +66,7 @@ struct ExecSlot {
 struct CachedInt8Matmul {
   dnnl::matmul prim;
   memory::desc src, weights_plain, weights, dst, zero_point, scratchpad;
-  Tensor packed;  // the weight in the primitive's layout
-  const void* packed_from = nullptr;
-  uint32_t packed_version = 0;
-  std::mutex pack_mutex;
+  onednn::PackedWeights packed;  // the weight in the primitive's layout
   std::vector<std::unique_ptr<ExecSlot>> slots;
 };
 
@@ -117,32 +114,6 @@ std::shared_ptr<CachedInt8Matmul> cached_int8_matmul(int64_t M, int64_t K, int64
   }
 }
 
-// The weight in the primitive's layout, reordered again when it changed.
-void* packed_weights(CachedInt8Matmul& c, const Tensor& w) {
-  if (c.weights == c.weights_plain) return w.raw_data();
-  std::lock_guard<std::mutex> lock(c.pack_mutex);
-  if (!c.packed.defined() || c.packed_from != w.raw_data() || c.packed_version != w.version()) {
-    if (!c.packed.defined()) c.packed = onednn::buffer(c.weights);
-    memory from(c.weights_plain, onednn::engine(), w.raw_data());
-    memory to(c.weights, onednn::engine(), c.packed.raw_data());
-    dnnl::reorder(from, to).execute(onednn::stream(), from, to);
-    onednn::stream().wait();
-    c.packed_from = w.raw_data();
-    c.packed_version = w.version();
-  }
-  return c.packed.raw_data();
-}
-
-// Points argument `arg` of a slot at `data`; the memory object is made once per argument.
-void bind(ExecSlot& s, int arg, const memory::desc& md, void* data) {
-  auto it = s.args.find(arg);
-  if (it == s.args.end()) {
-    s.args.emplace(arg, memory(md, onednn::engine(), data));
-  } else if (it->second.get_data_handle() != data) {
-    it->second.set_data_handle(data);
-  }
-}
-
 void check_operands(const char* what, const Tensor& a, const Tensor& w, const Tensor& out) {
   NABLA_CHECK(a.dim() == 2 && w.dim() == 2 && out.dim() == 2 && a.is_contiguous() && w.is_contiguous() &&
                   out.is_contiguous(),
@@ -165,16 +136,16 @@ void run_int8(DType a_type, const void* a, int64_t M, int32_t a_zero_point, cons
   std::shared_ptr<CachedInt8Matmul> c = cached_int8_matmul(M, K, N, a_type, w);
   int slot_index = omp_in_parallel() ? omp_get_thread_num() % static_cast<int>(c->slots.size()) : 0;
   ExecSlot& s = *c->slots[static_cast<size_t>(slot_index)];
-  void* packed = packed_weights(*c, w);
+  void* packed = c->packed.data_for(c->weights_plain, c->weights, w);
   std::lock_guard<std::mutex> lock(s.mutex);
-  bind(s, DNNL_ARG_SRC, c->src, const_cast<void*>(a));
-  bind(s, DNNL_ARG_WEIGHTS, c->weights, packed);
-  bind(s, DNNL_ARG_DST, c->dst, sums);
+  onednn::bind_argument(s.args, DNNL_ARG_SRC, c->src, const_cast<void*>(a));
+  onednn::bind_argument(s.args, DNNL_ARG_WEIGHTS, c->weights, packed);
+  onednn::bind_argument(s.args, DNNL_ARG_DST, c->dst, sums);
   s.zero_point_value = a_zero_point;
-  bind(s, DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, c->zero_point, &s.zero_point_value);
+  onednn::bind_argument(s.args, DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, c->zero_point, &s.zero_point_value);
   if (c->scratchpad.get_size() > 0 && !s.scratch.defined()) {
     s.scratch = onednn::buffer(c->scratchpad);
-    bind(s, DNNL_ARG_SCRATCHPAD, c->scratchpad, s.scratch.raw_data());
+    onednn::bind_argument(s.args, DNNL_ARG_SCRATCHPAD, c->scratchpad, s.scratch.raw_data());
   }
   c->prim.execute(onednn::stream(), s.args);
   onednn::stream().wait();

@@ -39,6 +39,30 @@ dnnl::primitive_attr attributes(Activation act) {
   return attr;
 }
 
+void* PackedWeights::data_for(const dnnl::memory::desc& plain, const dnnl::memory::desc& layout, const Tensor& w) {
+  if (layout == plain) return w.raw_data();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!packed.defined() || packed_from != w.raw_data() || packed_version != w.version()) {
+    if (!packed.defined()) packed = buffer(layout);
+    dnnl::memory from(plain, engine(), w.raw_data());
+    dnnl::memory to(layout, engine(), packed.raw_data());
+    dnnl::reorder(from, to).execute(stream(), from, to);
+    stream().wait();
+    packed_from = w.raw_data();
+    packed_version = w.version();
+  }
+  return packed.raw_data();
+}
+
+void bind_argument(std::unordered_map<int, dnnl::memory>& args, int arg, const dnnl::memory::desc& md, void* data) {
+  auto it = args.find(arg);
+  if (it == args.end()) {
+    args.emplace(arg, dnnl::memory(md, engine(), data));
+  } else if (it->second.get_data_handle() != data) {
+    it->second.set_data_handle(data);
+  }
+}
+
 }  // namespace onednn
 
 }  // namespace nabla::cpu

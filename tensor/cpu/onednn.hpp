@@ -4,7 +4,9 @@
 #pragma once
 #include <omp.h>
 
+#include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 
 #include "tensor/cpu/fused.hpp"
 
@@ -46,6 +48,24 @@ class SerialIfSmall {
  private:
   int saved_;
 };
+
+// A weight in a primitive's own layout (`layout`; `plain` is the tensor's), reordered
+// again when the tensor's data moved or its version changed (an optimizer step, a
+// load). When the layouts agree the tensor's own data serves.
+struct PackedWeights {
+  Tensor packed;
+  const void* packed_from = nullptr;
+  uint32_t packed_version = 0;
+  std::mutex mutex;  // one caller reorders at a time
+
+  void* data_for(const dnnl::memory::desc& plain, const dnnl::memory::desc& layout, const Tensor& w);
+};
+
+// Points argument `arg` of a primitive's argument map at `data`: the memory object is
+// made once per argument (making and destroying them per call costs about 1.5 us) and
+// its handle set only when it moved (on a padded layout setting it also zero-fills the
+// padding). Not named `bind`: argument-dependent lookup would find std::bind.
+void bind_argument(std::unordered_map<int, dnnl::memory>& args, int arg, const dnnl::memory::desc& md, void* data);
 
 // Primitive attributes with a user-managed scratchpad (so that concurrent calls never
 // share one) and `act` as an eltwise post-op (none: no post-op).

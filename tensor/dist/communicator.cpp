@@ -86,4 +86,11 @@ void Communicator::check_rank(int r, const char* what, const char* arg) const {
     throw Error(std::string("dist.") + what + ": " + arg + " is this rank (" + std::to_string(r) + ")");
 }
 
+Shape Communicator::all_gather_shape(const Tensor& t) const {
+  Shape sizes = t.sizes();
+  if (sizes.empty()) sizes.push_back(1);
+  sizes[0] *= world_size_;
+  return sizes;
+}
+
 }  // namespace nabla::dist

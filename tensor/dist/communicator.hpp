@@ -60,6 +60,8 @@ class Communicator {
   // An Error unless r is a rank of the group (and, for send and recv, another one);
   // `what` names the call and `arg` the argument.
   void check_rank(int r, const char* what, const char* arg) const;
+  // all_gather's result shape: dim 0 (1 for a scalar) times the world size.
+  Shape all_gather_shape(const Tensor& t) const;
   int rank_;
   int world_size_;
 };

@@ -173,10 +173,7 @@ class GlooCommunicator : public Communicator {
 
   Tensor all_gather(const Tensor& t) override {
     check(t, "all_gather");
-    Shape sizes = t.sizes();
-    if (sizes.empty()) sizes.push_back(1);
-    sizes[0] *= world_size_;
-    Tensor out = empty(sizes, t.dtype());
+    Tensor out = empty(all_gather_shape(t), t.dtype(), t.device());
     run("all_gather", t, [&] {
       visit_dtype(t.dtype(), "all_gather", [&]<class T>() {
         gloo::AllgatherOptions opts(context_);

@@ -206,10 +206,7 @@ class NcclCommunicator : public Communicator {
 
   Tensor all_gather(const Tensor& t) override {
     check(t, "all_gather");
-    Shape sizes = t.sizes();
-    if (sizes.empty()) sizes.push_back(1);
-    sizes[0] *= world_size_;
-    Tensor out = empty(sizes, t.dtype(), t.device());
+    Tensor out = empty(all_gather_shape(t), t.dtype(), t.device());
     run("all_gather", t,
         [&](cudaStream_t s) { return ncclAllGather(t.raw_data(), out.raw_data(), byte_size(t), ncclUint8, comm_, s); });
     return out;
