@@ -17,6 +17,11 @@
 // tensor/cpu/quantized.hpp: the epilogue quantizes the very f32 value the f32 output
 // would hold), which tests/passes/golden and tests/graph/quant_lower.dsl check.
 //
+// A quantize that follows the int8 op through a max_pool2d, reshape or view first
+// moves above them (quantization is monotone and elementwise, so it commutes with max
+// pooling and with reshaping, exactly), then folds: Conv -> ReLU -> MaxPool -> the
+// next layer's quantize becomes a conv writing u8, then a u8 max pool.
+//
 // Left alone, with a note when explaining: an int8 op whose f32 result has other
 // consumers or is returned (the f32 value must exist), a quantize to a dtype other than
 // u8 (the epilogue writes u8), a quantize after an int8 op that already requantizes.
@@ -67,8 +72,73 @@ int round_trip_source(const Graph& g, const Node& n) {
   return same ? d.inputs[0] : -1;
 }
 
+// Ops that commute with an elementwise monotone map such as quantization: q(op(v)) is
+// op(q(v)). max_pool2d only while its indices (output 1) are unused.
+bool commutes_with_quantize(const Node& n, const std::vector<int>& uses) {
+  if (!Graph::table_op(n)) return false;
+  if (n.op == "reshape" || n.op == "view") return true;
+  return n.op == "max_pool2d" && n.outputs.size() == 2 && uses[static_cast<size_t>(n.outputs[1])] == 0;
+}
+
+// Whether value v comes from an int8 op writing f32, through single-use relus and
+// commuting ops: where a quantize moved up to v would fold.
+bool reaches_int8_op(const Graph& g, int v, const std::vector<int>& uses) {
+  while (v >= 0 && g.value(v).kind == ValueKind::op && uses[static_cast<size_t>(v)] == 1) {
+    const Node& p = g.nodes[static_cast<size_t>(g.value(v).node)];
+    if (is_int8_op(p)) return writes_f32(p);
+    if (!(Graph::table_op(p) && p.op == "relu") && !commutes_with_quantize(p, uses)) return false;
+    v = p.inputs.empty() ? -1 : p.inputs[0];
+  }
+  return false;
+}
+
+// q = quantize_per_tensor(y), y = m(v) with m commuting (nodes m at i, q at j > i,
+// y used by q alone) becomes t = quantize_per_tensor(v) at i, q = m(t) at j: the
+// values keep their ids, so q's readers read the same value, now computed in u8.
+void move_quantize_above(Graph& g, size_t i, size_t j) {
+  Node m = g.nodes[i], q = g.nodes[j];
+  int v = m.inputs[0], y = m.outputs[0], out = q.outputs[0];
+  g.value(y).meta = {g.value(v).meta.sizes, q.attrs.dtype("dtype")};  // y now holds quantize(v)
+  Node& first = g.nodes[i];
+  first = q;
+  first.inputs = {v};
+  first.outputs = {y};
+  Node& second = g.nodes[j];
+  second = m;
+  second.inputs[0] = y;
+  second.outputs[0] = out;
+  g.value(y).node = static_cast<int>(i), g.value(y).output = 0;
+  for (size_t k = 0; k < second.outputs.size(); ++k)
+    g.value(second.outputs[k]).node = static_cast<int>(j), g.value(second.outputs[k]).output = static_cast<int>(k);
+}
+
+// Moves every quantize that would fold above the commuting ops before it, one op per
+// sweep, until none moves; returns how many moves.
+int hoist_quantizes(Graph& g) {
+  int moves = 0;
+  for (bool moved = true; moved;) {
+    moved = false;
+    std::vector<int> uses = g.use_counts();
+    for (size_t j = 0; j < g.nodes.size(); ++j) {
+      const Node& q = g.nodes[j];
+      if (!Graph::table_op(q) || q.op != "quantize_per_tensor" || q.inputs[0] < 0) continue;
+      if (q.attrs.dtype("dtype") != DType::u8) continue;  // the int8 epilogue writes u8
+      const Value& y = g.value(q.inputs[0]);
+      if (y.kind != ValueKind::op || uses[static_cast<size_t>(y.id)] != 1 || y.output != 0) continue;
+      const Node& m = g.nodes[static_cast<size_t>(y.node)];
+      if (!commutes_with_quantize(m, uses) || !reaches_int8_op(g, m.inputs[0], uses)) continue;
+      move_quantize_above(g, static_cast<size_t>(y.node), j);
+      moved = true;
+      ++moves;
+      uses = g.use_counts();
+    }
+  }
+  return moves;
+}
+
 PassResult run_lower_quant(Graph& g, const PassContext& ctx) {
   PassResult r;
+  r.changes = hoist_quantizes(g);
   std::vector<int> uses = g.use_counts();
   std::vector<bool> dead(g.nodes.size(), false);
   ValueForwarding forward;  // readers of a folded node read what replaced it

@@ -177,7 +177,11 @@ PoolGeometry check_pool(const char* op, const Shape& x, const char* x_arg, const
 Shape pool_out_shape(const Shape& x, const PoolGeometry& g) { return {x[0], x[1], g.OH, g.OW}; }
 
 std::vector<TensorMeta> infer_max_pool2d(const TensorList& in, const Attrs& a) {
-  check_floating("max_pool2d", "input", in[0]);
+  // u8 and i8 too: the max pool of quantized activations (no gradient: integers).
+  NABLA_CHECK(in[0].defined(), "max_pool2d: argument 'input' is missing");
+  DType dt = in[0].dtype();
+  if (!is_floating(dt) && dt != DType::u8 && dt != DType::i8)
+    throw Error(std::string("max_pool2d: argument 'input' must be a floating, u8 or i8 tensor, got ") + dtype_name(dt));
   Shape out = pool_out_shape(in[0].sizes(), check_pool("max_pool2d", in[0].sizes(), "input", a));
   return {TensorMeta{out, in[0].dtype()}, TensorMeta{out, DType::i64}};
 }
