@@ -90,3 +90,22 @@ test "explain names the int8 results it leaves in f32" {
   expect_close(b, eb, rtol=0, atol=0)
   expect_close(c, ec, rtol=0, atol=0)
 }
+
+test "the quantize moves above max_pool2d and flatten, so a CNN stays u8 to its linear head" {
+  manual_seed(44)
+  let (k, ks) = qweight(randn([6, 1, 3, 3]))
+  let (w, ws) = qweight(randn([10, 6 * 6 * 6]))
+  fn cnn(x) {
+    let h = quantized_conv2d(quantize_per_tensor(x, 0.03, 90, u8), k, ks, none, input_scale=0.03,
+                             input_zero_point=90, padding=[1, 1])
+    let p = max_pool2d(relu(h), 2).flatten(1)
+    return quantized_linear(quantize_per_tensor(p, 0.05, 0, u8), w, ws, none, input_scale=0.05, input_zero_point=0)
+  }
+  let x = randn([3, 1, 12, 12])
+  let gm = compile(cnn, x)
+  gm.optimize()
+  let ir = gm.ir()
+  expect(ir.count("quantize_per_tensor(") == 1 and not ("relu(" in ir), ir)
+  expect("max_pool2d(" in ir and "u8[3, 6, 6, 6]" in ir, "the max pool reads and writes u8:\n" + ir)
+  expect_close(gm(x), cnn(x), rtol=0, atol=0)
+}
