@@ -14,11 +14,11 @@
 // bytes; the epilogue reads the NHWC sums and writes NCHW in one pass. The weight is
 // reordered once per version, and the primitive is cached (int8_primitive.hpp) per
 // geometry, activation dtype, thread count and weight tensor.
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 
-#include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/int8_primitive.hpp"
-#include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
 
@@ -70,18 +70,58 @@ void check_operands(const char* what, const Tensor& x, const Tensor& w, const Co
               std::string(what) + ": the output " + out.shape_str() + " does not match the geometry");
 }
 
-// The sums in NHWC, i32 [N, OH, OW, OC]: zeros where the convolution is empty.
-Tensor int8_conv_sums(const Tensor& x, int32_t x_zero_point, const Tensor& w, const ConvGeometry& g) {
-  Tensor sums = empty({g.N, g.OH, g.OW, g.OC}, DType::i32);
-  if (sums.numel() == 0) return sums;
+// The sums of images [n0, n0 + g.N) of x in NHWC, i32 [g.N, OH, OW, OC] at `sums`
+// (g: the geometry of those images); zeros where the convolution is empty.
+void conv_sums(const Tensor& x, int64_t n0, int32_t x_zero_point, const Tensor& w, const ConvGeometry& g,
+               int32_t* sums) {
   if (degenerate(g)) {
-    fill_raw(sums, 0.0);
-    return sums;
+    std::fill(sums, sums + g.N * g.OH * g.OW * g.OC, 0);
+    return;
   }
   static int8::Int8Cache<ConvKey> cache;
   auto prim = cache.get(conv_key(g, x.dtype(), w), [&] { return make_int8_conv(g, x.dtype()); }, "quantized_conv2d");
-  prim->run(x.raw_data(), w, x_zero_point, sums.raw_data());
-  return sums;
+  prim->run(static_cast<const uint8_t*>(x.raw_data()) + n0 * g.C * g.H * g.W, w, x_zero_point, sums);
+}
+
+// Below this many multiply-adds a convolution runs on one thread (as the int8 linear).
+constexpr int64_t kSerialMacs = 1 << 22;
+// The sums of a chunk of images stay in a core's L2 cache (1 MB here) for the epilogue.
+constexpr int64_t kChunkSumBytes = 256 << 10;
+
+// Note [Image-parallel int8 convolution]
+// Each thread owns a block of images and runs them chunk by chunk: the convolution of
+// a chunk on a single-threaded primitive, then the epilogue of that chunk while its
+// sums are still in cache; only the weight is shared. One image (or a small problem)
+// runs on this thread, with oneDNN threading a single image's convolution.
+int8::RowPlan plan_conv(const ConvGeometry& g) {
+  int64_t macs = g.N * g.OC * g.OH * g.OW * (g.C / std::max<int64_t>(g.groups, 1)) * g.KH * g.KW;
+  if (macs < kSerialMacs || omp_in_parallel()) return {1, false};
+  int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), g.N));
+  return {threads, threads == 1};
+}
+
+// Runs chunk(n, k, sums) over the images in chunks of k images (with the chunk's
+// sums in a per-thread i32 buffer), on the plan's threads.
+template <class Chunk>
+void for_image_chunks(const ConvGeometry& g, Chunk&& chunk) {
+  int64_t image_sums = g.OH * g.OW * g.OC * 4;
+  int64_t per_chunk = std::max<int64_t>(1, kChunkSumBytes / std::max<int64_t>(image_sums, 1));
+  if (const char* env = std::getenv("NABLA_QCONV_CHUNK")) per_chunk = std::atoll(env);  // TEMP
+  int8::RowPlan plan = plan_conv(g);
+  if (std::getenv("NABLA_QCONV_ONEDNN_THREADS")) plan = {1, true}, per_chunk = g.N;  // TEMP
+  int8::run_row_blocks(g.N, plan, [&](int, int64_t n0, int64_t n1) {
+    int64_t k = std::min(per_chunk, n1 - n0);
+    Tensor sums = empty({k * g.OH * g.OW * g.OC}, DType::i32);
+    for (int64_t n = n0; n < n1; n += k) {
+      int64_t count = std::min(k, n1 - n);
+      chunk(n, count, static_cast<int32_t*>(sums.raw_data()));
+    }
+  });
+}
+
+ConvGeometry images(ConvGeometry g, int64_t count) {
+  g.N = count;
+  return g;
 }
 
 }  // namespace
@@ -94,14 +134,13 @@ void int8_conv2d(const Tensor& x, int32_t x_zero_point, const Tensor& w, const C
                   " output and one weight scale per output channel");
   if (out.numel() == 0) return;
   int8::EpiloguePointers ep = int8::pointers(e);
-  Tensor sums = int8_conv_sums(x, x_zero_point, w, g);
   int64_t positions = g.OH * g.OW, image = positions * g.OC;
-  const auto* ps = static_cast<const int32_t*>(sums.raw_data());
   auto* po = static_cast<uint8_t*>(out.raw_data());
   int64_t out_size = dtype_size(out.dtype());
-  parallel_for(0, g.N, out.numel(), [&](int64_t n0, int64_t n1) {
-    for (int64_t n = n0; n < n1; ++n)
-      int8::epilogue_nhwc_to_nchw(ps + n * image, positions, g.OC, ep, po + n * image * out_size);
+  for_image_chunks(g, [&](int64_t n0, int64_t count, int32_t* sums) {
+    conv_sums(x, n0, x_zero_point, w, images(g, count), sums);
+    for (int64_t i = 0; i < count; ++i)
+      int8::epilogue_nhwc_to_nchw(sums + i * image, positions, g.OC, ep, po + (n0 + i) * image * out_size);
   });
 }
 
@@ -110,14 +149,14 @@ void int8_conv2d_s32(const Tensor& x, int32_t x_zero_point, const Tensor& w, con
   check_operands("int8_conv2d_s32", x, w, g, out);
   NABLA_CHECK(out.dtype() == DType::i32, "int8_conv2d_s32: expected an i32 output");
   if (out.numel() == 0) return;
-  Tensor sums = int8_conv_sums(x, x_zero_point, w, g);
-  int64_t positions = g.OH * g.OW;
-  const auto* ps = static_cast<const int32_t*>(sums.raw_data());
+  int64_t positions = g.OH * g.OW, image = positions * g.OC;
   auto* po = static_cast<int32_t*>(out.raw_data());
-  for (int64_t n = 0; n < g.N; ++n)
-    for (int64_t p = 0; p < positions; ++p)
-      for (int64_t c = 0; c < g.OC; ++c)
-        po[(n * g.OC + c) * positions + p] = ps[(n * positions + p) * g.OC + c];
+  for_image_chunks(g, [&](int64_t n0, int64_t count, int32_t* sums) {
+    conv_sums(x, n0, x_zero_point, w, images(g, count), sums);
+    for (int64_t i = 0; i < count; ++i)
+      for (int64_t p = 0; p < positions; ++p)
+        for (int64_t c = 0; c < g.OC; ++c) po[(n0 + i) * image + c * positions + p] = sums[i * image + p * g.OC + c];
+  });
 }
 
 }  // namespace nabla::cpu

@@ -38,7 +38,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -118,20 +117,6 @@ class SpinBarrier {
   std::atomic<int> arrived_{0}, generation_{0};
 };
 
-// Rows [r0, r1) of thread t of T (as even as possible).
-std::pair<int64_t, int64_t> row_block(int64_t M, int T, int t) {
-  int64_t base = M / T, extra = M % T;
-  int64_t r0 = t * base + std::min<int64_t>(t, extra);
-  return {r0, r0 + base + (t < extra ? 1 : 0)};
-}
-
-// How a linear of M x K x N runs: on `threads` threads by blocks of rows (Note
-// [Row-parallel int8 linear]); with one thread, oneDNN may still thread the GEMM
-// itself when it is big (a single row of a large layer: `inner`).
-struct LinearPlan {
-  int threads = 1;
-  bool inner = false;
-};
 // Below this many multiply-adds an int8 linear runs on one thread. An int8
 // multiply-add costs about a quarter of an f32 one, so the threshold is well above
 // f32's (onednn::kSerialMacs); measured on the MLP at batch 64, the 64 x 256 x 128
@@ -139,37 +124,10 @@ struct LinearPlan {
 // (12.8M) 47 on one and 32 on two.
 constexpr int64_t kInt8SerialMacs = 1 << 22;
 
-LinearPlan plan_linear(int64_t M, int64_t K, int64_t N) {
+int8::RowPlan plan_linear(int64_t M, int64_t K, int64_t N) {
   if (M * K * N < kInt8SerialMacs || omp_in_parallel()) return {1, false};
   int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), M));
   return {threads, threads == 1};
-}
-
-// Runs body(t, r0, r1) on the plan's threads in one OpenMP region (one thread: on
-// this one), each thread with oneDNN limited to itself unless the plan says `inner`.
-// Exceptions come back to the caller.
-template <class Body>
-void run_row_blocks(int64_t M, LinearPlan plan, Body&& body) {
-  int T = plan.threads;
-  if (T == 1) {
-    onednn::SerialIfSmall one_thread(plan.inner ? onednn::kSerialMacs : 0);  // 0: always one thread
-    return body(0, int64_t{0}, M);
-  }
-  std::exception_ptr error;
-  std::mutex error_mutex;
-#pragma omp parallel num_threads(T)
-  {
-    int t = omp_get_thread_num();
-    auto [r0, r1] = row_block(M, T, t);
-    omp_set_num_threads(1);  // this thread's nested regions (and oneDNN's plans): one thread
-    try {
-      body(t, r0, r1);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace
@@ -187,7 +145,7 @@ void int8_linear(const Tensor& a, int32_t a_zero_point, const Tensor& w, const I
   auto* ps = static_cast<int32_t*>(sums.raw_data());
   auto* po = static_cast<uint8_t*>(out.raw_data());
   int64_t out_size = dtype_size(out.dtype());
-  run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
+  int8::run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
     run_int8(a.dtype(), pa + r0 * K, r1 - r0, a_zero_point, w, ps + r0 * N);
     int8::epilogue_rows(ps + r0 * N, r1 - r0, N, ep, po + r0 * N * out_size);
   });
@@ -200,7 +158,7 @@ void int8_gemm_s32(const Tensor& a, int32_t a_zero_point, const Tensor& w, const
   if (out.numel() == 0) return;
   const auto* pa = static_cast<const uint8_t*>(a.raw_data());
   auto* ps = static_cast<int32_t*>(out.raw_data());
-  run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
+  int8::run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
     run_int8(a.dtype(), pa + r0 * K, r1 - r0, a_zero_point, w, ps + r0 * N);
   });
 }
@@ -217,7 +175,7 @@ void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_
   NABLA_CHECK(!bias.defined() || (bias.dtype() == DType::f32 && bias.is_contiguous() && bias.numel() == N),
               "dynamic_int8_linear: expected an f32 bias with one value per output channel");
   if (out.numel() == 0) return;
-  LinearPlan plan = plan_linear(M, K, N);
+  int8::RowPlan plan = plan_linear(M, K, N);
   int T = plan.threads;
   std::vector<std::pair<float, float>> ranges(static_cast<size_t>(T));
   SpinBarrier ranges_ready(T);
@@ -227,7 +185,7 @@ void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_
   auto* ps = static_cast<int32_t*>(sums.raw_data());
   auto* po = static_cast<float*>(out.raw_data());
   int8::EpiloguePointers ep = int8::pointers({1.0f, weight_scale, bias});
-  run_row_blocks(M, plan, [&](int t, int64_t r0, int64_t r1) {
+  int8::run_row_blocks(M, plan, [&](int t, int64_t r0, int64_t r1) {
     min_max_f32(px + r0 * K, (r1 - r0) * K, &ranges[t].first, &ranges[t].second);
     ranges_ready.wait();
     float lo = INFINITY, hi = -INFINITY;

@@ -4,6 +4,8 @@
 // time, and the epilogue of Note [Int8 epilogue] (quantized.hpp) that turns the sums
 // into f32 or requantized u8 outputs. Internal to tensor/cpu.
 #pragma once
+#include <algorithm>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -92,6 +94,49 @@ class Int8Cache {
   std::mutex mutex_;
   std::map<Key, std::shared_ptr<Int8Primitive>> cache_;
 };
+
+// How an int8 kernel splits M rows (a linear's rows, a convolution's images) among
+// threads: each of `threads` threads owns a block of rows from start to end (Note
+// [Row-parallel int8 linear] in int8_gemm.cpp); with one thread, oneDNN may still
+// thread the primitive itself when it is big (`inner`: a single row of a large layer).
+struct RowPlan {
+  int threads = 1;
+  bool inner = false;
+};
+
+// Rows [r0, r1) of thread t of T (as even as possible).
+inline std::pair<int64_t, int64_t> row_block(int64_t M, int T, int t) {
+  int64_t base = M / T, extra = M % T;
+  int64_t r0 = t * base + std::min<int64_t>(t, extra);
+  return {r0, r0 + base + (t < extra ? 1 : 0)};
+}
+
+// Runs body(t, r0, r1) on the plan's threads in one OpenMP region (one thread: on
+// this one), each thread with oneDNN limited to itself unless the plan says `inner`.
+// Exceptions come back to the caller.
+template <class Body>
+void run_row_blocks(int64_t M, RowPlan plan, Body&& body) {
+  int T = plan.threads;
+  if (T == 1) {
+    onednn::SerialIfSmall one_thread(plan.inner ? onednn::kSerialMacs : 0);  // 0: always one thread
+    return body(0, int64_t{0}, M);
+  }
+  std::exception_ptr error;
+  std::mutex error_mutex;
+#pragma omp parallel num_threads(T)
+  {
+    int t = omp_get_thread_num();
+    auto [r0, r1] = row_block(M, T, t);
+    omp_set_num_threads(1);  // this thread's nested regions (and oneDNN's plans): one thread
+    try {
+      body(t, r0, r1);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
 
 // The epilogue (Note [Int8 epilogue]) with its tensors as pointers: weight_scale and
 // bias (or null) f32 [channels]; out is f32, or u8 when output_scale > 0.
