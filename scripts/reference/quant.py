@@ -72,8 +72,8 @@ def requantized(f32_output, out_scale, out_zero_point, pytorch_op):
     output v, in f32 with ties to even (Note [Int8 epilogue]), which the sweep
     compares exactly. PyTorch's own op (pytorch_op, the same inputs) must agree within
     one step, and differ only where v / out_scale lies within 1e-5 of a tie: its
-    oneDNN engine folds the scales into one multiplier, 1/out_scale / (1/x_scale *
-    1/w_scale) in f32 (ideep), whose rounding can move such a value across the tie."""
+    oneDNN engine folds the scales into one multiplier and adds the zero point in f32
+    before rounding, which can move such a value onto or across the tie."""
     def fn(xq, wq, w_scales, bias):
         v = f32_output(xq, wq, w_scales, bias)
         t = v / torch.tensor(out_scale, dtype=torch.float32)
@@ -251,8 +251,8 @@ CASES += [
                      pytorch_quantized(torch.ops.quantized.conv2d_relu, torch.ops.quantized.conv2d_prepack,
                                        0.02, 128, 0.04, 10, [1, 1], [2, 1], [2, 1], 2)),
          name="quantized_conv2d_relu_u8_groups_dilation", atol=0, rtol=0),
-    # input_scale == output_scale puts many values near ties, where PyTorch's folded
-    # multiplier rounds some across (see requantized()).
+    # input_scale == output_scale puts values near ties, where PyTorch rounds one
+    # across (see requantized()).
     case("quantized_conv2d", [conv_x4, w5q, w5_scales, None],
          {"input_scale": 0.02, "input_zero_point": 3, "output_scale": 0.02, "output_zero_point": 64},
          requantized(int8_conv2d(0.02, 3, 1, 0, 1, 1), 0.02, 64,

@@ -1,7 +1,8 @@
 // CPU kernels of the quantization rows (autograd/ops/quant.cpp): quantize and
 // dequantize per tensor and per channel, fake quantization with its mask, the int8
-// linear rows, and the helpers of quantized.hpp. Rounding and clamping follow
-// Note [Affine quantization] in quantized.hpp.
+// linear and convolution rows (on int8_gemm.cpp and int8_conv.cpp), and the helpers
+// of quantized.hpp. Rounding and clamping follow Note [Affine quantization] in
+// quantized.hpp.
 #include "tensor/cpu/quantized.hpp"
 
 #include <immintrin.h>

@@ -40,9 +40,13 @@ QuantParams choose_quant_params(float min, float max, int32_t qmin, int32_t qmax
 //   out = v                                                       f32 output
 //   out = clamp(nearbyint(v / output_scale) + output_zero_point, 0, 255)   u8 output
 // (u8 when output_scale > 0). The product is rounded to f32 before the bias is added
-// (no fused multiply-add), and the quotient is a true division, so the result is
-// exactly that formula, which PyTorch 1.13's oneDNN engine matches bit for bit;
-// fbgemm's differs by one step in rare ties (docs/quantization.md).
+// (no fused multiply-add) and the quotient is a true division, so the result is
+// exactly that formula. PyTorch rounds differently in its last steps: its oneDNN
+// engine folds the scales into one multiplier and adds the zero point in f32 before
+// rounding (v / output_scale = 3.4999983 plus 64 rounds to 67.5, then to 68, where
+// the formula gives 67); fbgemm folds the bias and scales ((sum + bias / (input_scale
+// * weight_scale)) * (input_scale * weight_scale / output_scale)). Only values within
+// about 1e-5 of a tie can come out one step apart (docs/quantization.md).
 struct Int8Epilogue {
   float input_scale = 1.0f;
   Tensor weight_scale;  // f32 [channels], contiguous
