@@ -68,15 +68,16 @@ def int8_conv2d(x_scale, x_zero_point, stride, padding, dilation, groups, relu=F
 
 
 def requantized(f32_output, out_scale, out_zero_point, pytorch_op):
-    """A u8 output: clamp(round(v / out_scale) + out_zero_point, 0, 255) of the f32
-    output v, in f32 with ties to even (Note [Int8 epilogue]), which the sweep
+    """A u8 output: clamp(round(v * (1 / out_scale)) + out_zero_point, 0, 255) of the
+    f32 output v, in f32 with ties to even (Note [Int8 epilogue]: quantize_per_tensor's
+    formula, so that lowering a quantize into the epilogue is exact), which the sweep
     compares exactly. PyTorch's own op (pytorch_op, the same inputs) must agree within
     one step, and differ only where v / out_scale lies within 1e-5 of a tie: its
     oneDNN engine folds the scales into one multiplier and adds the zero point in f32
     before rounding, which can move such a value onto or across the tie."""
     def fn(xq, wq, w_scales, bias):
         v = f32_output(xq, wq, w_scales, bias)
-        t = v / torch.tensor(out_scale, dtype=torch.float32)
+        t = v * (1 / torch.tensor(out_scale, dtype=torch.float32))
         out = (torch.round(t) + out_zero_point).clamp(0, 255).to(torch.uint8)
         theirs = pytorch_op(xq, wq, w_scales, bias)
         differ = out.to(torch.int32) != theirs.to(torch.int32)

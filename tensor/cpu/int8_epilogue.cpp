@@ -33,7 +33,7 @@ inline float affine(int32_t sum, const EpiloguePointers& e, int64_t c) {
   return e.bias ? v + e.bias[c] : v;
 }
 
-// relu, then f32 or u8 (clamp(nearbyint(v / output_scale) + zero_point, 0, 255):
+// relu, then f32 or u8 (clamp(nearbyint(v * (1 / output_scale)) + zero_point, 0, 255):
 // clamped before rounding, the same since the bounds are integers). A NaN (from a NaN
 // bias) becomes 0 under relu and the lowest value when requantized, as in Finish8.
 inline void finish(float v, const EpiloguePointers& e, void* out, int64_t i) {
@@ -43,7 +43,7 @@ inline void finish(float v, const EpiloguePointers& e, void* out, int64_t i) {
     return;
   }
   float lo = static_cast<float>(-e.output_zero_point), hi = static_cast<float>(255 - e.output_zero_point);
-  float t = std::min(std::max(lo, v / e.output_scale), hi);
+  float t = std::min(std::max(lo, v * (1.0f / e.output_scale)), hi);
   static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(static_cast<int32_t>(std::nearbyint(t)) + e.output_zero_point);
 }
 
@@ -75,11 +75,11 @@ inline __m256 affine8(const int32_t* sums, const ChannelBlock& b) {
 // max_ps(v, x) gives x for a NaN v.
 template <class Out, bool kRelu>
 struct Finish8 {
-  __m256 output_scale, lo, hi;
+  __m256 inv_output_scale, lo, hi;
   __m256i zero_point;
 
   explicit Finish8(const EpiloguePointers& e)
-      : output_scale(_mm256_set1_ps(e.output_scale)),
+      : inv_output_scale(_mm256_set1_ps(1.0f / e.output_scale)),
         lo(_mm256_set1_ps(static_cast<float>(-e.output_zero_point))),
         hi(_mm256_set1_ps(static_cast<float>(255 - e.output_zero_point))),
         zero_point(_mm256_set1_epi32(e.output_zero_point)) {}
@@ -88,7 +88,7 @@ struct Finish8 {
 
   // The u8 values as 8 int32 in [0, 255].
   __m256i quantized(__m256 v) const {
-    __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(relu(v), output_scale), lo), hi);
+    __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(relu(v), inv_output_scale), lo), hi);
     return _mm256_add_epi32(_mm256_cvtps_epi32(t), zero_point);
   }
 

@@ -38,12 +38,14 @@ QuantParams choose_quant_params(float min, float max, int32_t qmin, int32_t qmax
 //   v = float(sum) * (input_scale * weight_scale[n]) + bias[n]   in f32, in that order
 //   v = max(v, 0)                                                 with relu
 //   out = v                                                       f32 output
-//   out = clamp(nearbyint(v / output_scale) + output_zero_point, 0, 255)   u8 output
+//   out = clamp(nearbyint(v * (1 / output_scale)) + output_zero_point, 0, 255)   u8
 // (u8 when output_scale > 0). The product is rounded to f32 before the bias is added
-// (no fused multiply-add) and the quotient is a true division, so the result is
-// exactly that formula. PyTorch rounds differently in its last steps: its oneDNN
+// (no fused multiply-add), and the last line is quantize_per_tensor's formula (1 /
+// output_scale in f32, then a product), so a u8 output is bit for bit
+// quantize_per_tensor of the f32 output: passes/lower_quant.cpp folds a quantize into
+// the epilogue on that ground. PyTorch rounds differently in its last steps: its oneDNN
 // engine folds the scales into one multiplier and adds the zero point in f32 before
-// rounding (v / output_scale = 3.4999983 plus 64 rounds to 67.5, then to 68, where
+// rounding (v * (1 / output_scale) = 3.4999983 plus 64 rounds to 67.5, then to 68, where
 // the formula gives 67); fbgemm folds the bias and scales ((sum + bias / (input_scale
 // * weight_scale)) * (input_scale * weight_scale / output_scale)). Only values within
 // about 1e-5 of a tie can come out one step apart (docs/quantization.md).

@@ -72,7 +72,8 @@ struct EpilogueRef {
     if (!bias.empty()) v = static_cast<float>(static_cast<double>(v) + static_cast<float>(bias[channel]));
     if (relu) v = std::max(v, 0.0f);
     if (output_scale == 0) return v;
-    float t = static_cast<float>(static_cast<double>(v) / static_cast<float>(output_scale));
+    float inv = static_cast<float>(1.0 / static_cast<double>(static_cast<float>(output_scale)));
+    float t = static_cast<float>(static_cast<double>(v) * inv);
     return static_cast<double>(std::clamp<int64_t>(std::llrint(t) + output_zero_point, 0, 255));  // half to even
   }
 };
@@ -284,6 +285,50 @@ TEST_CASE("quantized_linear: relu and requantized u8 outputs follow the epilogue
   Tensor y = quantized_linear(xi, 0.05, -4, w, ws, Tensor(), 0.1, 128, true);
   EpilogueRef nobias{0.05, to_double_vector(ws), {}, true, 0.1, 128};
   CHECK(epilogue_mismatches(y, reference_sums(reshape(xi, {10, 150}), -4, w), nobias, channel) == 0);
+}
+
+// Note [Int8 epilogue]: the u8 output is quantize_per_tensor's formula applied to the
+// f32 output, which passes/lower_quant.cpp relies on. Sums of zero (every activation
+// at its zero point) make the f32 output the bias itself, so the bias can put values
+// right at ties of v * (1 / s), where a true division v / s rounds the other way.
+TEST_CASE("a requantized output is quantize_per_tensor of the f32 output, bit for bit") {
+  const float s = 0.1f, inv = 1.0f / s;
+  std::vector<double> near_ties;
+  for (int k = 0; k < 200; ++k) {
+    float b = (static_cast<float>(k) + 0.5f) * s;
+    for (int step = 0; step < 8; ++step) b = std::nextafter(b, 0.0f);
+    for (int step = 0; step < 16; ++step, b = std::nextafter(b, 1e9f))
+      if (std::nearbyint(b * inv) != std::nearbyint(b / s)) near_ties.push_back(b);
+  }
+  REQUIRE(near_ties.size() >= 8);
+  int64_t n = static_cast<int64_t>(near_ties.size());
+  Tensor bias = tensor_from(near_ties, {n}, DType::f32);
+  Tensor x = full({3, 8}, 17.0, DType::u8);
+  Tensor w = full({n, 8}, 5.0, DType::i8);
+  Tensor ws = full({n}, 0.01, DType::f32);
+  Tensor f32_out = quantized_linear(x, 0.02, 17, w, ws, bias);
+  CHECK(max_abs_diff(f32_out, expand(reshape(bias, {1, n}), {3, n})) == 0);
+  Tensor u8_out = quantized_linear(x, 0.02, 17, w, ws, bias, s, 0);
+  CHECK(max_abs_diff(u8_out, quantize_per_tensor(f32_out, s, 0, DType::u8)) == 0);
+  // And on random data, for both rows, with relu and a zero point.
+  std::mt19937 gen(17);
+  Tensor xr = random_ints({64, 200}, 0, 255, DType::u8, gen);
+  Tensor wr = random_ints({40, 200}, -128, 127, DType::i8, gen);
+  Tensor wsr = rand({40}) * 0.004 + 0.001;
+  Tensor br = randn({40});
+  for (bool relu : {false, true}) {
+    Tensor v = quantized_linear(xr, 0.02, 120, wr, wsr, br, 0.0, 0, relu);
+    CHECK(max_abs_diff(quantized_linear(xr, 0.02, 120, wr, wsr, br, 0.07, 31, relu),
+                       quantize_per_tensor(v, 0.07, 31, DType::u8)) == 0);
+  }
+  Tensor xc = random_ints({2, 4, 9, 9}, 0, 255, DType::u8, gen);
+  Tensor wc = random_ints({6, 4, 3, 3}, -128, 127, DType::i8, gen);
+  Tensor wsc = rand({6}) * 0.004 + 0.001;
+  Conv2dOptions opt;
+  opt.padding = {1, 1};
+  Tensor vc = quantized_conv2d(xc, 0.03, 90, wc, wsc, Tensor(), opt, 0.0, 0, true);
+  CHECK(max_abs_diff(quantized_conv2d(xc, 0.03, 90, wc, wsc, Tensor(), opt, 0.05, 2, true),
+                     quantize_per_tensor(vc, 0.05, 2, DType::u8)) == 0);
 }
 
 TEST_CASE("the int8 convolution's sums equal a direct integer loop") {
