@@ -15,10 +15,10 @@
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
-#include <zlib.h>
 
 #include "tensor/atomic_file.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/crc32c.hpp"
 
 namespace nabla::safetensors {
 
@@ -35,7 +35,7 @@ constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 // is refused while parsing, before any recursive code (dump, destruction) walks it.
 constexpr int kMaxHeaderDepth = 8;
 // Tensors are read in chunks that are checksummed while they are still in cache.
-constexpr uint64_t kReadChunk = uint64_t(1) << 20;
+constexpr uint64_t kReadChunk = uint64_t(1) << 18;
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) { throw Error(file + ": " + what); }
 
@@ -57,10 +57,6 @@ std::string shape_of(const std::vector<int64_t>& s) {
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // ---- checksums: see Note [Checkpoint checksums] in safetensors.hpp ------------------
-
-uint32_t crc32_of(const void* p, size_t n, uint32_t crc = 0) {
-  return p ? static_cast<uint32_t>(::crc32_z(crc, static_cast<const Bytef*>(p), n)) : crc;
-}
 
 std::string hex8(uint32_t v) {
   char buf[9];
@@ -85,7 +81,7 @@ bool parse_hex8(const json& j, uint32_t* out) {
 uint32_t header_crc(json header) {
   header[kMetadataKey].erase(kHeaderCrcKey);
   std::string text = dump(header);
-  return crc32_of(text.data(), text.size());
+  return crc32c(text.data(), text.size());
 }
 
 // JSON text, refusing nesting deeper than max_depth; false if it is not valid JSON.
@@ -139,7 +135,7 @@ Layout layout(const NamedTensors& tensors, const Metadata& metadata, const std::
     h[name] = {{"dtype", dtype_code(c.dtype())},
                {"shape", std::move(shape)},
                {"data_offsets", {L.data_bytes, L.data_bytes + n}}};
-    crcs[name] = hex8(crc32_of(bytes_of(c), n));
+    crcs[name] = hex8(crc32c(bytes_of(c), n));
     L.data_bytes += n;
     L.data.push_back(std::move(c));
   }
@@ -353,7 +349,7 @@ Tensor read_tensor(const Entry& e, uint64_t data_start, const ReadAt& read, cons
   for (uint64_t done = 0; done < size;) {
     uint64_t chunk = std::min(kReadChunk, size - done);
     read(data_start + e.begin + done, dst + done, chunk);
-    if (expected) crc = crc32_of(dst + done, chunk, crc);
+    if (expected) crc = crc32c(dst + done, chunk, crc);
     done += chunk;
   }
   if (expected && crc != *expected)

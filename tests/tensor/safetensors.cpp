@@ -90,12 +90,12 @@ TEST_CASE("safetensors: the exact header layout, offsets, checksums and 8-byte a
                       {"step", scalar_tensor(7, DType::i64)},
                       {"mask", tensor_from({1, 0}, {2}, DType::b8)}};
   std::string bytes = st::serialize(ts, {{"k", "v"}});
-  // The CRC-32s come from Python: zlib.crc32(struct.pack('<3f', 1, 2, 3)) and so on,
-  // and zlib.crc32 of this header up to the header CRC's own entry (with "}" closing
-  // __metadata__ in its place).
+  // The CRC-32Cs come from a bitwise Python CRC-32C (reversed polynomial 0x82f63b78,
+  // checked on "123456789" -> e3069283): of struct.pack('<3f', 1, 2, 3) and so on,
+  // and of this header without the header CRC's own entry.
   const std::string json =
-      R"({"__metadata__":{"k":"v","nabla.tensor_crc32":"{\"w\":\"b20e96b1\",\"step\":\"6fe7d670\",)"
-      R"(\"mask\":\"58c223be\"}","nabla.header_crc32":"8e2b8658"},)"
+      R"({"__metadata__":{"k":"v","nabla.tensor_crc32c":"{\"w\":\"384de783\",\"step\":\"7671b78e\",)"
+      R"(\"mask\":\"e2c3efa5\"}","nabla.header_crc32c":"c7b625c7"},)"
       R"("w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},)"
       R"("step":{"dtype":"I64","shape":[],"data_offsets":[12,20]},)"
       R"("mask":{"dtype":"BOOL","shape":[2],"data_offsets":[20,22]}})";
@@ -114,7 +114,7 @@ TEST_CASE("safetensors: the exact header layout, offsets, checksums and 8-byte a
   // The checksums are nabla's bookkeeping: loading leaves them out of the metadata.
   CHECK(st::parse(bytes, "m.st").metadata == st::Metadata{{"k", "v"}});
   // Without metadata, __metadata__ holds the checksums only.
-  CHECK(st::serialize({{"a", scalar_tensor(1)}}).substr(8, 38) == R"({"__metadata__":{"nabla.tensor_crc32":)");
+  CHECK(st::serialize({{"a", scalar_tensor(1)}}).substr(8, 39) == R"({"__metadata__":{"nabla.tensor_crc32c":)");
 }
 
 TEST_CASE("safetensors: names are checked when saving") {
@@ -123,8 +123,8 @@ TEST_CASE("safetensors: names are checked when saving") {
   CHECK_THROWS_WITH_AS(st::serialize({{"__metadata__", scalar_tensor(1)}}),
                        "<memory>: '__metadata__' is reserved and cannot name a tensor", Error);
   CHECK_THROWS_WITH_AS(st::serialize({{"", scalar_tensor(1)}}), "<memory>: a tensor name is empty", Error);
-  CHECK_THROWS_WITH_AS(st::serialize({{"a", scalar_tensor(1)}}, {{"nabla.header_crc32", "0"}}),
-                       "<memory>: metadata key 'nabla.header_crc32' is reserved for nabla's checksums", Error);
+  CHECK_THROWS_WITH_AS(st::serialize({{"a", scalar_tensor(1)}}, {{"nabla.header_crc32c", "0"}}),
+                       "<memory>: metadata key 'nabla.header_crc32c' is reserved for nabla's checksums", Error);
 }
 
 TEST_CASE("safetensors: every validation error names the file and the problem") {
