@@ -72,10 +72,16 @@ Device op_device(const OpDef& def, const TensorList& inputs) {
   return first ? first->device() : cpu_device();
 }
 
-TensorList allocate_outputs(const std::vector<TensorMeta>& metas, Device device) {
+// An output that the allocator cannot give is an error that names the op (the
+// allocator names the bytes and the DSL expression: Note [CPU out of memory]).
+TensorList allocate_outputs(const OpDef& def, const std::vector<TensorMeta>& metas, Device device) {
   TensorList outs;
   outs.reserve(metas.size());
-  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype, device));
+  try {
+    for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype, device));
+  } catch (const Error& e) {
+    throw Error(std::string(def.name) + ": " + e.what());
+  }
   return outs;
 }
 
@@ -226,7 +232,7 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
       outs = def.view(inputs, *use);
     } else {
       Device device = op_device(def, inputs);
-      outs = allocate_outputs(metas, device);
+      outs = allocate_outputs(def, metas, device);
       run_kernel(def, inputs, *use, outs, device);
       if (anomaly_enabled()) check_forward_anomaly(def, inputs, *use, outs);
     }

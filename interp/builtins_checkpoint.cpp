@@ -25,12 +25,19 @@ namespace {
 
 using json = nlohmann::ordered_json;
 constexpr const char* kValuesKey = "nabla.values";
+// Deep enough for any real state; a list that holds itself stops here instead of
+// overflowing the stack, and so does a hostile file's nabla.values.
+constexpr int kMaxNesting = 100;
 
 bool reserved_key(const std::string& k) { return k.rfind("__", 0) == 0; }
 
 // Turns obj into JSON, collecting its tensors under their dotted paths.
-json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors::NamedTensors& tensors) {
+json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors::NamedTensors& tensors,
+            int depth = 0) {
   auto sub = [&](const std::string& k) { return path.empty() ? k : path + "." + k; };
+  if (depth > kMaxNesting)
+    fail("save(): the value nests deeper than " + std::to_string(kMaxNesting) + " levels (at '" + path +
+         "'; does a list or dict hold itself?)");
   switch (v.tag) {
     case Tag::None: return nullptr;
     case Tag::Bool: return v.b;
@@ -49,7 +56,8 @@ json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors:
     case Tag::Tuple: {
       json a = json::array();
       auto& items = v.as<ListObj>()->items;
-      for (size_t k = 0; k < items.size(); ++k) a.push_back(encode(ev, items[k], sub(std::to_string(k)), tensors));
+      for (size_t k = 0; k < items.size(); ++k)
+        a.push_back(encode(ev, items[k], sub(std::to_string(k)), tensors, depth + 1));
       if (v.tag == Tag::Tuple) return json{{"__tuple__", std::move(a)}};
       return a;
     }
@@ -59,13 +67,15 @@ json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors:
       for (auto& [k, x] : entries) plain &= k.tag == Tag::Str && !reserved_key(k.as<StrObj>()->s);
       if (plain) {
         json o = json::object();
-        for (auto& [k, x] : entries) o[k.as<StrObj>()->s] = encode(ev, x, sub(k.as<StrObj>()->s), tensors);
+        for (auto& [k, x] : entries)
+          o[k.as<StrObj>()->s] = encode(ev, x, sub(k.as<StrObj>()->s), tensors, depth + 1);
         return o;
       }
       json pairs = json::array();
       for (auto& [k, x] : entries) {
         if (k.tag == Tag::Tensor) fail("save(): a tensor cannot be a dict key in a checkpoint");
-        pairs.push_back(json::array({encode(ev, k, "", tensors), encode(ev, x, sub(str(k)), tensors)}));
+        pairs.push_back(
+            json::array({encode(ev, k, "", tensors, depth + 1), encode(ev, x, sub(str(k)), tensors, depth + 1)}));
       }
       return json{{"__dict__", std::move(pairs)}};
     }
@@ -75,8 +85,10 @@ json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors:
   }
 }
 
-Value decode(const json& j, const std::unordered_map<std::string, Tensor>& tensors, const std::string& file) {
+Value decode(const json& j, const std::unordered_map<std::string, Tensor>& tensors, const std::string& file,
+             int depth = 0) {
   auto bad = [&](const std::string& what) -> Value { fail("load(): " + file + ": " + kValuesKey + ": " + what); };
+  if (depth > kMaxNesting) return bad("nests deeper than " + std::to_string(kMaxNesting) + " levels");
   switch (j.type()) {
     case json::value_t::null: return Value();
     case json::value_t::boolean: return Value::boolean(j.get<bool>());
@@ -90,7 +102,7 @@ Value decode(const json& j, const std::unordered_map<std::string, Tensor>& tenso
     case json::value_t::string: return make_str(j.get<std::string>());
     case json::value_t::array: {
       std::vector<Value> items;
-      for (auto& x : j) items.push_back(decode(x, tensors, file));
+      for (auto& x : j) items.push_back(decode(x, tensors, file, depth + 1));
       return make_list(std::move(items));
     }
     case json::value_t::object: {
@@ -107,7 +119,7 @@ Value decode(const json& j, const std::unordered_map<std::string, Tensor>& tenso
         if (k == "__tuple__") {
           if (!x.is_array()) return bad("__tuple__ must hold a list");
           std::vector<Value> items;
-          for (auto& y : x) items.push_back(decode(y, tensors, file));
+          for (auto& y : x) items.push_back(decode(y, tensors, file, depth + 1));
           return make_tuple(std::move(items));
         }
         if (k == "__float__") {
@@ -127,13 +139,13 @@ Value decode(const json& j, const std::unordered_map<std::string, Tensor>& tenso
           auto d = std::make_shared<DictObj>();
           for (auto& p : x) {
             if (!p.is_array() || p.size() != 2) return bad("__dict__ must hold [key, value] pairs");
-            d->set(decode(p[0], tensors, file), decode(p[1], tensors, file));
+            d->set(decode(p[0], tensors, file, depth + 1), decode(p[1], tensors, file, depth + 1));
           }
           return Value::object(Tag::Dict, d);
         }
       }
       auto d = std::make_shared<DictObj>();
-      for (auto& [k, x] : j.items()) d->set(make_str(k), decode(x, tensors, file));
+      for (auto& [k, x] : j.items()) d->set(make_str(k), decode(x, tensors, file, depth + 1));
       return Value::object(Tag::Dict, d);
     }
     default: return bad("unexpected JSON value");

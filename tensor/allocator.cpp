@@ -3,7 +3,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "tensor/cuda/caching_allocator.hpp"
 #include "tensor/error.hpp"
+#include "tensor/system_memory.hpp"
 
 namespace nabla {
 
@@ -26,10 +28,43 @@ struct CpuAllocator::Header {
   bool live;
 };
 
+// Note [CPU out of memory]
+// Linux overcommits: a malloc of more than the machine can give often succeeds, and
+// the process is killed by the OOM killer when it touches the pages, with no error
+// and no REPL left. So a request of kCheckedBytes or more is first compared with what
+// the system can still give (tensor/system_memory.hpp: MemAvailable + SwapFree, or
+// less under a container's cgroup limit); one that would leave less than kHeadroom is
+// refused with an Error, and the REPL goes on. A malloc that fails anyway (a request
+// under the threshold, or memory taken by another process meanwhile) is the same
+// Error, after the cache was given back. The message names the bytes asked, what is
+// available, and the DSL expression that asked (its origin); dispatch adds the op.
 namespace {
 constexpr size_t kAlignment = 64;                    // a cache line, and AVX-512 friendly
 constexpr size_t kMaxCachedBytes = size_t(2) << 30;  // beyond this, frees go to the system
+// Reading /proc/meminfo costs ~20 us, nothing beside filling 64 MiB; smaller requests
+// are left to malloc.
+constexpr size_t kCheckedBytes = size_t(64) << 20;
+constexpr size_t kHeadroom = size_t(256) << 20;  // for the rest of the process and the system
+// Larger requests cannot be rounded to a size class without overflow; no machine has this.
+constexpr size_t kLargestRequest = size_t(1) << 62;
+
+// Whether the system can give `bytes` more and keep kHeadroom; true when unknown.
+bool fits_in_system(size_t bytes, const SystemMemory& m) {
+  return !m.known || (m.available > kHeadroom && bytes <= m.available - kHeadroom);
+}
 }  // namespace
+
+std::string CpuAllocator::out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m) {
+  std::string expression = origin_expression(origin);
+  std::string where = expression.empty() ? origin_text(origin) : expression;
+  std::string message = "out of memory: tried to allocate " + cuda::format_bytes(requested) + " (" +
+                        std::to_string(requested) + " bytes) on the CPU";
+  if (!where.empty()) message += " for '" + where + "'";
+  message += " (";
+  if (m.known) message += cuda::format_bytes(m.available) + " available of " + cuda::format_bytes(m.total) + "; ";
+  message += "nabla holds " + cuda::format_bytes(stats_.allocated) + " in tensors";
+  return message + ")";
+}
 
 CpuAllocator& CpuAllocator::instance() {
   static CpuAllocator* allocator = new CpuAllocator();  // never destroyed: tensors may outlive statics
@@ -53,16 +88,26 @@ void CpuAllocator::release_to_system(Header* h) {
   std::free(h);
 }
 
-CpuAllocator::Header* CpuAllocator::system_block(size_t cls) {
+// Throws the Error of Note [CPU out of memory].
+void CpuAllocator::fail_out_of_memory(size_t requested, OriginId origin, const SystemMemory& m) {
+  --stats_.allocations;
+  throw Error(out_of_memory_message(requested, origin, m));
+}
+
+CpuAllocator::Header* CpuAllocator::system_block(size_t requested, size_t cls, OriginId origin) {
+  if (cls >= kCheckedBytes) {
+    SystemMemory m = system_memory();
+    if (!fits_in_system(cls, m)) {
+      empty_cache_locked();  // cached blocks count as used: give them back and look again
+      m = system_memory();
+      if (!fits_in_system(cls, m)) fail_out_of_memory(requested, origin, m);
+    }
+  }
   void* raw = std::aligned_alloc(kAlignment, cls + kAlignment);
   if (!raw) {
     empty_cache_locked();  // drop the cache and try once more before giving up
     raw = std::aligned_alloc(kAlignment, cls + kAlignment);
-    if (!raw) {
-      --stats_.allocations;
-      throw Error("out of memory: could not allocate " + std::to_string(cls) + " bytes on the CPU (" +
-                  std::to_string(stats_.allocated) + " bytes are in use by tensors)");
-    }
+    if (!raw) fail_out_of_memory(requested, origin, system_memory());
   }
   stats_.reserved += cls;
   auto* h = static_cast<Header*>(raw);
@@ -74,9 +119,11 @@ CpuAllocator::Header* CpuAllocator::system_block(size_t cls) {
 
 void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
   static_assert(sizeof(Header) <= kAlignment, "the header must fit before the aligned bytes");
-  size_t cls = size_class(nbytes);
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.allocations;
+  if (nbytes > kLargestRequest) [[unlikely]]
+    fail_out_of_memory(nbytes, origin, system_memory());
+  size_t cls = size_class(nbytes);
   if (cls == 0) return nullptr;
   Header* h;
   auto it = cache_.find(cls);
@@ -86,7 +133,7 @@ void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
     cached_bytes_ -= cls;
     ++stats_.cache_hits;
   } else {
-    h = system_block(cls);
+    h = system_block(nbytes, cls, origin);
   }
   h->requested = nbytes;
   h->origin = origin;

@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "tensor/origin.hpp"
+#include "tensor/system_memory.hpp"
 
 namespace nabla {
 
@@ -34,6 +36,7 @@ class CpuAllocator {
  public:
   static CpuAllocator& instance();
 
+  // Throws nabla::Error when the system cannot give the bytes (Note [CPU out of memory]).
   void* allocate(size_t nbytes, OriginId origin = 0);
   void deallocate(void* ptr, size_t nbytes);
   AllocatorStats stats();
@@ -46,8 +49,11 @@ class CpuAllocator {
   static size_t size_class(size_t nbytes);
 
  private:
-  struct Header;                     // Note [CPU block headers] in allocator.cpp
-  Header* system_block(size_t cls);  // a new block from the system (the cache had none)
+  struct Header;  // Note [CPU block headers] in allocator.cpp
+  // A new block from the system (the cache had none); Note [CPU out of memory].
+  Header* system_block(size_t requested, size_t cls, OriginId origin);
+  [[noreturn]] void fail_out_of_memory(size_t requested, OriginId origin, const SystemMemory& m);
+  std::string out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m);
   void release_to_system(Header* h);
   void empty_cache_locked();
 

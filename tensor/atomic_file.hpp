@@ -1,13 +1,42 @@
-// Files written whole or not at all: drawings (viz/), profiler traces. Checkpoints
-// have their own writer (safetensors.cpp), which also fsyncs.
+// Files written whole or not at all: checkpoints (safetensors.cpp), drawings (viz/),
+// profiler traces. Every file nabla writes for the user goes through here.
+//
+// Note [Atomic files]
+// The bytes go to `path + ".tmp"`; commit() fsyncs it, renames it over `path` and
+// fsyncs the folder, so a reader (or a process started after a crash or a SIGKILL)
+// finds the old file or the whole new one, never a part. The temporary name is fixed,
+// not unique: a save killed half way leaves one `.tmp`, which the next save of the
+// same path truncates and reuses, so killed saves never pile files up. Two writers of
+// the same path take turns through an flock on the temporary file (the lock is taken
+// again when the file it was held on has been renamed away meanwhile), so neither
+// can rename the other's half-written bytes. The temporary file is opened with
+// O_NOFOLLOW: a symlink planted at `path.tmp` is an error, never a file overwritten.
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace nabla {
 
-// Writes bytes to a temporary file in path's directory, then renames it over path:
-// readers see the old file or the whole new one, never a partial one. Errors read
-// "<what>: cannot write '<path>': <reason>".
+class AtomicFileWriter {
+ public:
+  // Errors read "<what>: cannot write '<path>': <reason>".
+  AtomicFileWriter(std::string path, std::string what);
+  ~AtomicFileWriter();  // without commit(): removes the temporary file
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(const void* data, size_t n);
+  void commit();  // fsync, rename over path, fsync the folder
+
+  static std::string temp_path(const std::string& path) { return path + ".tmp"; }
+
+ private:
+  [[noreturn]] void fail(const std::string& reason);
+  std::string path_, temp_, what_;
+  int fd_ = -1;
+};
+
+// The whole of `bytes` through an AtomicFileWriter.
 void write_file_atomically(const std::string& path, const std::string& bytes, const std::string& what);
 
 }  // namespace nabla

@@ -8,13 +8,17 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tensor/atomic_file.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/crc32c.hpp"
 
 namespace nabla::safetensors {
 
@@ -23,6 +27,15 @@ static_assert(std::endian::native == std::endian::little, "safetensors stores li
 namespace {
 
 using json = nlohmann::ordered_json;
+
+constexpr const char* kMetadataKey = "__metadata__";
+// The limit of Hugging Face's reader too: a longer header is damage or an attack.
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// A header nests three levels (the object, a tensor's entry, its shape). Deeper JSON
+// is refused while parsing, before any recursive code (dump, destruction) walks it.
+constexpr int kMaxHeaderDepth = 8;
+// Tensors are read in chunks that are checksummed while they are still in cache.
+constexpr uint64_t kReadChunk = uint64_t(1) << 18;
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) { throw Error(file + ": " + what); }
 
@@ -40,6 +53,50 @@ std::string shape_of(const std::vector<int64_t>& s) {
   return out + "]";
 }
 
+// The compact text of a header, which parsing and dumping again reproduces exactly.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// ---- checksums: see Note [Checkpoint checksums] in safetensors.hpp ------------------
+
+std::string hex8(uint32_t v) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+// Exactly eight lower-case hex digits, as written: an upper-case one is a flipped bit.
+bool parse_hex8(const json& j, uint32_t* out) {
+  if (!j.is_string() || j.get_ref<const std::string&>().size() != 8) return false;
+  uint32_t v = 0;
+  for (char c : j.get_ref<const std::string&>()) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint32_t>(d);
+  }
+  *out = v;
+  return true;
+}
+
+// The CRC of the header as written before its own checksum entry was added.
+uint32_t header_crc(json header) {
+  header[kMetadataKey].erase(kHeaderCrcKey);
+  std::string text = dump(header);
+  return crc32c(text.data(), text.size());
+}
+
+// JSON text, refusing nesting deeper than max_depth; false if it is not valid JSON.
+bool parse_json(const std::string& text, int max_depth, json* out, bool* too_deep) {
+  *too_deep = false;
+  json::parser_callback_t limit = [&](int depth, json::parse_event_t, json&) {
+    *too_deep = *too_deep || depth > max_depth;
+    return !*too_deep;
+  };
+  *out = json::parse(text, limit, false);
+  return !*too_deep && !out->is_discarded();
+}
+
+// ---- writing ------------------------------------------------------------------------
+
 // The padded JSON header and, per tensor, its contiguous CPU copy.
 struct Layout {
   std::string header;  // padded with spaces to a multiple of 8
@@ -47,31 +104,44 @@ struct Layout {
   uint64_t data_bytes = 0;
 };
 
+const void* bytes_of(const Tensor& t) { return t.numel() ? t.raw_data() : nullptr; }
+size_t nbytes_of(const Tensor& t) { return static_cast<size_t>(t.numel()) * dtype_size(t.dtype()); }
+
+json metadata_json(const Metadata& metadata, const std::string& file) {
+  json m = json::object();
+  for (auto& [k, v] : metadata) {
+    if (k == kHeaderCrcKey || k == kTensorCrcKey)
+      fail(file, "metadata key '" + k + "' is reserved for nabla's checksums");
+    m[k] = v;
+  }
+  return m;
+}
+
 Layout layout(const NamedTensors& tensors, const Metadata& metadata, const std::string& file) {
   Layout L;
   json h = json::object();
-  if (!metadata.empty()) {
-    json m = json::object();
-    for (auto& [k, v] : metadata) m[k] = v;
-    h["__metadata__"] = std::move(m);
-  }
+  h[kMetadataKey] = metadata_json(metadata, file);
+  json crcs = json::object();
   std::unordered_set<std::string> seen;
   for (auto& [name, t] : tensors) {
     if (name.empty()) fail(file, "a tensor name is empty");
-    if (name == "__metadata__") fail(file, "'__metadata__' is reserved and cannot name a tensor");
+    if (name == kMetadataKey) fail(file, "'__metadata__' is reserved and cannot name a tensor");
     if (!seen.insert(name).second) fail(file, "tensor name '" + name + "' appears twice");
     if (!t.defined()) fail(file, "tensor '" + name + "' is undefined");
     Tensor c = contiguous_raw(cpu_copy(t));  // a GPU tensor is saved from a CPU copy (files hold no device)
-    uint64_t n = static_cast<uint64_t>(c.numel()) * dtype_size(c.dtype());
+    uint64_t n = nbytes_of(c);
     json shape = json::array();
     for (int64_t d : c.sizes()) shape.push_back(d);
     h[name] = {{"dtype", dtype_code(c.dtype())},
                {"shape", std::move(shape)},
                {"data_offsets", {L.data_bytes, L.data_bytes + n}}};
+    crcs[name] = hex8(crc32c(bytes_of(c), n));
     L.data_bytes += n;
     L.data.push_back(std::move(c));
   }
-  L.header = h.dump(-1, ' ', false, json::error_handler_t::replace);
+  h[kMetadataKey][kTensorCrcKey] = dump(crcs);
+  h[kMetadataKey][kHeaderCrcKey] = hex8(header_crc(h));
+  L.header = dump(h);
   L.header.append((8 - L.header.size() % 8) % 8, ' ');
   return L;
 }
@@ -80,29 +150,6 @@ std::string length_prefix(uint64_t n) {
   std::string out(8, '\0');
   for (int k = 0; k < 8; ++k) out[k] = static_cast<char>((n >> (8 * k)) & 0xff);
   return out;
-}
-
-const void* bytes_of(const Tensor& t) { return t.numel() ? t.raw_data() : nullptr; }
-size_t nbytes_of(const Tensor& t) { return static_cast<size_t>(t.numel()) * dtype_size(t.dtype()); }
-
-void write_all(int fd, const void* p, size_t n, const std::string& tmp) {
-  const char* c = static_cast<const char*>(p);
-  while (n > 0) {
-    ssize_t w = ::write(fd, c, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
-    }
-    c += w;
-    n -= static_cast<size_t>(w);
-  }
-}
-
-std::string dir_of(const std::string& path) {
-  size_t s = path.find_last_of('/');
-  if (s == std::string::npos) return ".";
-  if (s == 0) return "/";
-  return path.substr(0, s);
 }
 
 }  // namespace
@@ -140,14 +187,32 @@ std::string serialize(const NamedTensors& tensors, const Metadata& metadata) {
   return out;
 }
 
+void save_file(const std::string& path, const NamedTensors& tensors, const Metadata& metadata) {
+  Layout L = layout(tensors, metadata, path);
+  AtomicFileWriter out(path, "save");  // Note [Atomic files]
+  std::string head = length_prefix(L.header.size()) + L.header;
+  out.write(head.data(), head.size());
+  for (auto& t : L.data) out.write(bytes_of(t), nbytes_of(t));
+  out.commit();
+}
+
+// ---- reading ------------------------------------------------------------------------
+
 namespace {
 
 // Reads `n` bytes at `offset` of the file into `dst`.
 using ReadAt = std::function<void(uint64_t offset, void* dst, uint64_t n)>;
 
-// Parses and validates a file of `size` bytes read through `read`; only the header
-// and the tensors' bytes are read, straight into the tensors.
-Checkpoint parse_with(uint64_t size, const ReadAt& read, const std::string& name) {
+// One tensor's entry in the header, validated against the data section's size.
+struct Entry {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t begin, end;
+};
+
+// The header's JSON object; *header_bytes is its length (the data section follows it).
+json read_header(uint64_t size, const ReadAt& read, const std::string& name, uint64_t* header_bytes) {
   if (size < 8)
     fail(name, "not a safetensors file: " + std::to_string(size) +
                    " bytes, fewer than the 8 of the header length");
@@ -155,126 +220,175 @@ Checkpoint parse_with(uint64_t size, const ReadAt& read, const std::string& name
   read(0, len, 8);
   uint64_t n = 0;
   for (int k = 0; k < 8; ++k) n |= static_cast<uint64_t>(len[k]) << (8 * k);
-  uint64_t rest = size - 8;
-  if (n > rest)
-    fail(name, "header length " + std::to_string(n) + " is past the end of the file (" + std::to_string(rest) +
+  if (n > size - 8)
+    fail(name, "header length " + std::to_string(n) + " is past the end of the file (" + std::to_string(size - 8) +
                    " bytes follow it)");
-  std::string header(n, '\0');
-  if (n) read(8, header.data(), n);
-  json h = json::parse(header, nullptr, false);
-  if (h.is_discarded()) fail(name, "the header is not valid JSON");
+  if (n > kMaxHeaderBytes)
+    fail(name, "header length " + std::to_string(n) + " is over the limit of " + std::to_string(kMaxHeaderBytes) +
+                   " bytes");
+  std::string text(n, '\0');
+  if (n) read(8, text.data(), n);
+  // JSON text never holds a raw NUL, and nlohmann's parser would take one for the end.
+  if (size_t z = text.find('\0'); z != std::string::npos)
+    fail(name, "the header holds a NUL byte (at byte " + std::to_string(8 + z) + " of the file)");
+  json h;
+  bool too_deep;
+  if (!parse_json(text, kMaxHeaderDepth, &h, &too_deep))
+    fail(name, too_deep ? "the header nests deeper than " + std::to_string(kMaxHeaderDepth) + " levels"
+                        : std::string("the header is not valid JSON"));
   if (!h.is_object()) fail(name, "the header is not a JSON object");
-  const uint64_t data_size = rest - n;
+  *header_bytes = n;
+  return h;
+}
 
-  struct Entry {
-    std::string name;
-    DType dtype;
-    std::vector<int64_t> shape;
-    uint64_t begin, end;
-  };
-  std::vector<Entry> entries;
-  Checkpoint out;
-  for (auto& [key, v] : h.items()) {
-    if (key == "__metadata__") {
-      if (!v.is_object()) fail(name, "__metadata__ must map strings to strings");
-      for (auto& [mk, mv] : v.items()) {
-        if (!mv.is_string()) fail(name, "__metadata__ must map strings to strings ('" + mk + "' is not a string)");
-        out.metadata.emplace_back(mk, mv.get<std::string>());
-      }
-      continue;
-    }
-    const std::string what = "tensor '" + key + "'";
-    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
-      fail(name, what + ": expected an object with dtype, shape and data_offsets");
-    Entry e{key, DType::f32, {}, 0, 0};
-    if (!v["dtype"].is_string()) fail(name, what + ": dtype is not a string");
-    std::string code = v["dtype"].get<std::string>();
-    if (!dtype_from_code(code, &e.dtype))
-      fail(name, what + ": unknown dtype '" + code + "' (nabla reads F32, F64, F16, BF16, I64, I32, I8, U8, BOOL)");
-    if (!v["shape"].is_array()) fail(name, what + ": shape is not a list");
-    for (auto& d : v["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0)
-        fail(name, what + ": shape must hold non-negative integers");
-      e.shape.push_back(d.get<int64_t>());
-    }
-    auto& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-      fail(name, what + ": data_offsets must be two non-negative integers");
-    e.begin = off[0].get<uint64_t>();
-    e.end = off[1].get<uint64_t>();
-    if (e.begin > e.end) fail(name, what + ": data_offsets " + offsets_str(e.begin, e.end) + " are reversed");
-    if (e.end > data_size)
-      fail(name, what + ": data_offsets " + offsets_str(e.begin, e.end) + " are out of range (the data section has " +
-                     std::to_string(data_size) + " bytes)");
-    uint64_t need = dtype_size(e.dtype);
-    bool overflow = false;
-    for (int64_t d : e.shape) overflow |= __builtin_mul_overflow(need, static_cast<uint64_t>(d), &need);
-    if (overflow || need != e.end - e.begin)
-      fail(name, what + ": data_offsets " + offsets_str(e.begin, e.end) + " hold " + std::to_string(e.end - e.begin) +
-                     " bytes but dtype " + code + " and shape " + shape_of(e.shape) + " need " +
-                     (overflow ? std::string("more than 2^64") : std::to_string(need)));
-    entries.push_back(std::move(e));
+Metadata read_metadata(const json& v, const std::string& name) {
+  if (!v.is_object()) fail(name, "__metadata__ must map strings to strings");
+  Metadata out;
+  for (auto& [mk, mv] : v.items()) {
+    if (!mv.is_string()) fail(name, "__metadata__ must map strings to strings ('" + mk + "' is not a string)");
+    out.emplace_back(mk, mv.get<std::string>());
   }
+  return out;
+}
+
+Entry read_entry(const std::string& key, const json& v, uint64_t data_size, const std::string& name) {
+  const std::string what = "tensor '" + key + "'";
+  if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
+    fail(name, what + ": expected an object with dtype, shape and data_offsets");
+  Entry e{key, DType::f32, {}, 0, 0};
+  if (!v["dtype"].is_string()) fail(name, what + ": dtype is not a string");
+  std::string code = v["dtype"].get<std::string>();
+  if (!dtype_from_code(code, &e.dtype))
+    fail(name, what + ": unknown dtype '" + code + "' (nabla reads F32, F64, F16, BF16, I64, I32, I8, U8, BOOL)");
+  if (!v["shape"].is_array()) fail(name, what + ": shape is not a list");
+  for (auto& d : v["shape"]) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0) fail(name, what + ": shape must hold non-negative integers");
+    e.shape.push_back(d.get<int64_t>());
+  }
+  auto& off = v["data_offsets"];
+  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
+    fail(name, what + ": data_offsets must be two non-negative integers");
+  e.begin = off[0].get<uint64_t>();
+  e.end = off[1].get<uint64_t>();
+  if (e.begin > e.end) fail(name, what + ": data_offsets " + offsets_str(e.begin, e.end) + " are reversed");
+  if (e.end > data_size)
+    fail(name, what + ": data_offsets " + offsets_str(e.begin, e.end) + " are out of range (the data section has " +
+                   std::to_string(data_size) + " bytes)");
+  uint64_t need = dtype_size(e.dtype);
+  bool overflow = false;
+  for (int64_t d : e.shape) overflow |= __builtin_mul_overflow(need, static_cast<uint64_t>(d), &need);
+  if (overflow || need != e.end - e.begin)
+    fail(name, what + ": data_offsets " + offsets_str(e.begin, e.end) + " hold " + std::to_string(e.end - e.begin) +
+                   " bytes but dtype " + code + " and shape " + shape_of(e.shape) + " need " +
+                   (overflow ? std::string("more than 2^64") : std::to_string(need)));
+  return e;
+}
+
+// Sorts the entries by offset; they must not overlap, and the last must end the file
+// (as Hugging Face's reader wants too): bytes after it are damage.
+void check_placement(std::vector<Entry>& entries, uint64_t data_size, const std::string& name) {
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
-  for (size_t k = 1; k < entries.size(); ++k) {
-    const Entry& a = entries[k - 1];
+  uint64_t last_end = 0;
+  for (size_t k = 0; k < entries.size(); ++k) {
     const Entry& b = entries[k];
-    if (b.begin < a.end)
+    if (k > 0 && b.begin < entries[k - 1].end) {
+      const Entry& a = entries[k - 1];
       fail(name, "tensors '" + a.name + "' and '" + b.name + "' overlap (data_offsets " + offsets_str(a.begin, a.end) +
                      " and " + offsets_str(b.begin, b.end) + ")");
+    }
+    last_end = std::max(last_end, b.end);
   }
+  if (last_end != data_size)
+    fail(name, std::to_string(data_size - last_end) + " bytes follow the last tensor (the data section has " +
+                   std::to_string(data_size) + " bytes, the tensors end at " + std::to_string(last_end) + ")");
+}
+
+// Takes nabla's checksum entries out of `metadata`: none (a file of another tool), or
+// the two of them. With `verify`, checks the header's CRC and returns each tensor's.
+std::unordered_map<std::string, uint32_t> take_checksums(const json& h, Metadata& metadata,
+                                                         const std::vector<Entry>& entries, bool verify,
+                                                         const std::string& name) {
+  std::optional<std::string> header_hex, tensor_text;
+  std::erase_if(metadata, [&](const auto& kv) {
+    if (kv.first == kHeaderCrcKey) header_hex = kv.second;
+    else if (kv.first == kTensorCrcKey) tensor_text = kv.second;
+    else return false;
+    return true;
+  });
+  if (!header_hex && !tensor_text) return {};
+  auto damaged = [&](const std::string& what) { fail(name, what + ": the file is damaged"); };
+  if (!header_hex || !tensor_text)
+    damaged(std::string("the header has '") + (header_hex ? kHeaderCrcKey : kTensorCrcKey) + "' but not '" +
+            (header_hex ? kTensorCrcKey : kHeaderCrcKey) + "'");
+  if (!verify) return {};
+  uint32_t stored, computed = header_crc(h);
+  if (!parse_hex8(*header_hex, &stored)) damaged(std::string("'") + kHeaderCrcKey + "' is not 8 lower-case hex digits");
+  if (stored != computed)
+    damaged(std::string("the header does not match its checksum (") + kHeaderCrcKey + " " + hex8(stored) +
+            ", computed " + hex8(computed) + ")");
+  json crcs;
+  bool too_deep;
+  if (!parse_json(*tensor_text, 1, &crcs, &too_deep) || !crcs.is_object() || crcs.size() != entries.size())
+    damaged(std::string("'") + kTensorCrcKey + "' does not list one checksum per tensor");
+  std::unordered_map<std::string, uint32_t> out;
+  for (auto& e : entries)
+    if (!crcs.contains(e.name) || !parse_hex8(crcs[e.name], &out[e.name]))
+      damaged(std::string("'") + kTensorCrcKey + "' has no valid checksum for tensor '" + e.name + "'");
+  return out;
+}
+
+// Reads a tensor's bytes in chunks, checksumming each while it is in cache.
+Tensor read_tensor(const Entry& e, uint64_t data_start, const ReadAt& read, const uint32_t* expected,
+                   const std::string& name) {
+  Tensor t = empty(Shape(e.shape), e.dtype);
+  const uint64_t size = e.end - e.begin;
+  char* dst = size ? static_cast<char*>(t.raw_data()) : nullptr;
+  uint32_t crc = 0;
+  for (uint64_t done = 0; done < size;) {
+    uint64_t chunk = std::min(kReadChunk, size - done);
+    read(data_start + e.begin + done, dst + done, chunk);
+    if (expected) crc = crc32c(dst + done, chunk, crc);
+    done += chunk;
+  }
+  if (expected && crc != *expected)
+    fail(name, "tensor '" + e.name + "': its bytes do not match their checksum (" + kTensorCrcKey + " " +
+                   hex8(*expected) + ", computed " + hex8(crc) + "): the file is damaged");
+  return t;
+}
+
+// Parses and validates a file of `size` bytes read through `read`; only the header
+// and the tensors' bytes are read, straight into the tensors.
+Checkpoint parse_with(uint64_t size, const ReadAt& read, const std::string& name, bool verify) {
+  uint64_t header_bytes = 0;
+  json h = read_header(size, read, name, &header_bytes);
+  const uint64_t data_size = size - 8 - header_bytes;
+  Checkpoint out;
+  std::vector<Entry> entries;
+  for (auto& [key, v] : h.items()) {
+    if (key == kMetadataKey) out.metadata = read_metadata(v, name);
+    else entries.push_back(read_entry(key, v, data_size, name));
+  }
+  check_placement(entries, data_size, name);
+  auto crcs = take_checksums(h, out.metadata, entries, verify, name);
   for (auto& e : entries) {
-    Tensor t = empty(Shape(e.shape), e.dtype);
-    if (e.end > e.begin) read(8 + n + e.begin, t.raw_data(), e.end - e.begin);
-    out.tensors.emplace_back(e.name, std::move(t));
+    auto it = crcs.find(e.name);
+    const uint32_t* expected = it == crcs.end() ? nullptr : &it->second;
+    out.tensors.emplace_back(e.name, read_tensor(e, 8 + header_bytes, read, expected, name));
   }
   return out;
 }
 
 }  // namespace
 
-Checkpoint parse(const std::string& bytes, const std::string& name) {
+Checkpoint parse(const std::string& bytes, const std::string& name, bool verify) {
   return parse_with(
-      bytes.size(), [&](uint64_t off, void* dst, uint64_t n) { std::memcpy(dst, bytes.data() + off, n); }, name);
+      bytes.size(), [&](uint64_t off, void* dst, uint64_t n) { std::memcpy(dst, bytes.data() + off, n); }, name,
+      verify);
 }
 
-void save_file(const std::string& path, const NamedTensors& tensors, const Metadata& metadata) {
-  Layout L = layout(tensors, metadata, path);
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot save '" + path + "': cannot open '" + tmp + "': " + std::strerror(errno));
-  try {
-    std::string head = length_prefix(L.header.size()) + L.header;
-    write_all(fd, head.data(), head.size(), tmp);
-    for (auto& t : L.data) write_all(fd, bytes_of(t), nbytes_of(t), tmp);
-    if (::fsync(fd) != 0) throw Error("cannot fsync '" + tmp + "': " + std::strerror(errno));
-  } catch (const Error& e) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw Error("cannot save '" + path + "': " + e.what());
-  }
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error("cannot save '" + path + "': cannot close '" + tmp + "': " + std::strerror(err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error("cannot save '" + path + "': cannot rename '" + tmp + "' over it: " + std::strerror(err));
-  }
-  // The rename is durable once the directory is on disk.
-  std::string dir = dir_of(path);
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
-Checkpoint load_file(const std::string& path) {
+Checkpoint load_file(const std::string& path, bool verify) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error("cannot load '" + path + "': " + std::strerror(errno));
   struct stat st;
@@ -294,7 +408,7 @@ Checkpoint load_file(const std::string& path) {
     }
   };
   try {
-    Checkpoint ck = parse_with(static_cast<uint64_t>(st.st_size), read, path);
+    Checkpoint ck = parse_with(static_cast<uint64_t>(st.st_size), read, path, verify);
     ::close(fd);
     return ck;
   } catch (...) {

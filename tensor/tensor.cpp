@@ -130,7 +130,10 @@ Tensor new_tensor(const Shape& sizes, DType dtype, Device device, bool pinned) {
   impl->dtype = dtype;
   impl->numel = shape_numel(sizes);
   impl->contiguous = true;
-  impl->storage = std::make_shared<Storage>(static_cast<size_t>(impl->numel) * dtype_size(dtype), device, pinned);
+  size_t nbytes;
+  if (__builtin_mul_overflow(static_cast<size_t>(impl->numel), dtype_size(dtype), &nbytes))
+    throw Error("the shape " + shape_str(sizes) + " of " + dtype_name(dtype) + " needs more bytes than fit in 64 bits");
+  impl->storage = std::make_shared<Storage>(nbytes, device, pinned);
   return Tensor(std::move(impl));
 }
 }  // namespace

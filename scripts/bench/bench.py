@@ -57,6 +57,10 @@ FIGURES = {
     # interleaved round by round; prints two BENCH lines (l1: 1 -> 32 channels on
     # 28 x 28, l2: 32 -> 64 on 14 x 14).
     "quant_conv": ("us", False),
+    # Loading a 100 MB checkpoint (25 tensors of 2**20 f32) from the page cache: nabla
+    # with its CRC-32 checks and without (tensor/safetensors.hpp), and torch.load of
+    # the same tensors; prints check_cost, the checked time over the unchecked one.
+    "checkpoint_load": ("ms", False),
 }
 
 # The int8 figures: nabla's script, PyTorch's script, and the cases each prints
@@ -119,6 +123,19 @@ def measure_quant(name, rounds, env):
               f"int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8']:.2f}", flush=True)
 
 
+def measure_checkpoint_load(rounds, env):
+    """BENCH checkpoint_load: nabla's load with and without checksums, torch.load."""
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(key_values([str(BUILD / "nabla_bench"), "checkpoint_load"], env))
+        ref.append(measure([sys.executable, str(ROOT / "scripts" / "bench" / "bench_torch.py"), "checkpoint_load"], env))
+    checked = statistics.median(r["checked_ms"] for r in ours)
+    unchecked = statistics.median(r["unchecked_ms"] for r in ours)
+    torch_ms = statistics.median(ref)
+    print(f"BENCH checkpoint_load nabla={checked:.1f} nabla_unchecked={unchecked:.1f} ref={torch_ms:.1f} unit=ms "
+          f"check_cost={checked / unchecked:.2f} speedup={torch_ms / checked:.2f}", flush=True)
+
+
 def measure(cmd, env):
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
@@ -154,6 +171,9 @@ def main():
             continue
         if name in QUANT_FIGURES:
             measure_quant(name, args.rounds, env)
+            continue
+        if name == "checkpoint_load":
+            measure_checkpoint_load(args.rounds, env)
             continue
         ours, ref = [], []
         for _ in range(args.rounds):

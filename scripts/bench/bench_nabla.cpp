@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "autograd/engine.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/random.hpp"
+#include "tensor/safetensors.hpp"
 
 using namespace nabla;
 using Clock = std::chrono::steady_clock;
@@ -102,17 +105,44 @@ double kernel_ms(const std::string& which) {
   return median_seconds(fn, 7, 10) * 1e3;
 }
 
+double milliseconds_of(const std::function<void()>& fn) {
+  auto t0 = Clock::now();
+  fn();
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Loading a 100 MB checkpoint (25 tensors of 2^20 f32) from the page cache, with its
+// CRC-32 checks and without (Note [Checkpoint checksums]), alternating; the medians
+// as "checked_ms=.. unchecked_ms=..".
+std::string checkpoint_load() {
+  std::string path = "/tmp/nabla_bench_checkpoint_" + std::to_string(::getpid()) + ".safetensors";
+  safetensors::NamedTensors ts;
+  for (int k = 0; k < 25; ++k) ts.emplace_back("t" + std::to_string(k), randn({1 << 20}));
+  safetensors::save_file(path, ts);
+  std::vector<double> checked, unchecked;
+  safetensors::load_file(path);  // warm-up
+  for (int r = 0; r < 9; ++r) {
+    checked.push_back(milliseconds_of([&] { safetensors::load_file(path, true); }));
+    unchecked.push_back(milliseconds_of([&] { safetensors::load_file(path, false); }));
+  }
+  ::unlink(path.c_str());
+  std::sort(checked.begin(), checked.end());
+  std::sort(unchecked.begin(), unchecked.end());
+  return "checked_ms=" + std::to_string(checked[4]) + " unchecked_ms=" + std::to_string(unchecked[4]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-                 "sum_4m|softmax_2048|transpose_2048|batchnorm\n");
+                 "sum_4m|softmax_2048|transpose_2048|batchnorm|checkpoint_load\n");
     return 2;
   }
   manual_seed(0);
   std::string f = argv[1];
+  if (f == "checkpoint_load") return std::printf("%s\n", checkpoint_load().c_str()), 0;
   double v;
   if (f == "sgemm_256") v = sgemm_gflops(256);
   else if (f == "sgemm_1024") v = sgemm_gflops(1024);

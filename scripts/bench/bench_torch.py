@@ -107,7 +107,18 @@ def loop_ms(fn):
     return median_seconds(fn, 3, 1) * 1e3
 
 
+def checkpoint_load_ms():
+    """torch.load of 25 tensors of 2**20 f32 (100 MB) from the page cache: the same
+    data as nabla_bench checkpoint_load, in PyTorch's own format."""
+    import tempfile
+    tensors = {f"t{k}": torch.randn(1 << 20) for k in range(25)}
+    with tempfile.NamedTemporaryFile(suffix=".pt") as f:
+        torch.save(tensors, f.name)
+        return median_seconds(lambda: torch.load(f.name), 9, 1) * 1e3
+
+
 FIGURES = {
+    "checkpoint_load": checkpoint_load_ms,
     "sgemm_256": lambda: sgemm_gflops(256),
     "sgemm_1024": lambda: sgemm_gflops(1024),
     "sgemm_2048": lambda: sgemm_gflops(2048),

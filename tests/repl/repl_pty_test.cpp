@@ -1,8 +1,8 @@
 // Drives the real `nabla` binary through a pseudo-terminal (forkpty), as a person
 // at a terminal would: multi-line input, tab completion, history kept across two
 // sessions, Ctrl-C during `while true {}` and at the prompt, an error, Ctrl-D; the
-// graph commands (:passes, :graph, :cost, :ops); and once more with stdin a pipe (plain lines,
-// no escape codes).
+// graph commands (:passes, :graph, :cost, :ops); out of memory, Ctrl-C in a long
+// recursion and a huge echo; and once more with stdin a pipe (plain lines, no escape codes).
 // Usage: repl_pty_test PATH/TO/nabla
 #include <fcntl.h>
 #include <poll.h>
@@ -311,6 +311,44 @@ void graph_session(const std::string& nabla, const std::string& home) {
   if (status != 0) s.fail("exit status " + std::to_string(status));
 }
 
+// Resource limits (issue 10): an allocation larger than memory and a long recursion
+// stopped by Ctrl-C are errors that keep the session's state; a huge tensor echoes
+// summarized.
+void limits_session(const std::string& nabla, const std::string& home) {
+  Session s(nabla, home);
+  s.expect(">>> ");
+  s.send("let kept = 41\r");
+  s.expect(">>> ");
+
+  step("an allocation larger than memory is an error naming the bytes and what is available");
+  s.send("let x = zeros([1000000, 1000000])\r");
+  s.expect("error: out of memory: tried to allocate 3.64 TiB (4000000000000 bytes) on the CPU for "
+           "'zeros([1000000, 1000000])' (");
+  s.expect(" available of ");
+  s.expect(">>> ");
+  s.send("kept\r");
+  s.expect("\n41\n>>> ");
+
+  step("Ctrl-C stops a long recursion and keeps the variables");
+  s.send("fn fib(n) = n if n < 2 else fib(n - 1) + fib(n - 2)\r");
+  s.expect(">>> ");
+  s.send("fib(40)\r");
+  usleep(300 * 1000);
+  s.send("\x03");
+  s.expect("error: interrupted");
+  s.expect("in fib()");
+  s.expect(">>> ");
+  s.send("kept\r");
+  s.expect("\n41\n>>> ");
+
+  step("a huge tensor echoes summarized");
+  s.send("arange(10000000)\r");
+  s.expect("\ntensor([      0,       1,       2,  ..., 9999997, 9999998, 9999999])\n>>> ");
+  s.send(":quit\r");
+  int status = s.wait_exit();
+  if (status != 0) s.fail("exit status " + std::to_string(status));
+}
+
 // stdin a pipe: no prompts, no escape codes, statements still span lines.
 void piped_session(const std::string& nabla) {
   step("stdin a pipe: plain lines, no escape codes");
@@ -341,6 +379,7 @@ int main(int argc, char** argv) {
     first_session(nabla, home);
     second_session(nabla, home);
     graph_session(nabla, home);
+    limits_session(nabla, home);
     piped_session(nabla);
     std::printf("repl: all steps passed\n");
   } catch (const std::exception& e) {

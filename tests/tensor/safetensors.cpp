@@ -3,8 +3,10 @@
 #include "tensor/safetensors.hpp"
 
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -83,13 +85,18 @@ TEST_CASE("safetensors: every dtype, 0-dim and empty tensors round-trip bit for 
   CHECK_FALSE(fs::exists(path + ".tmp"));
 }
 
-TEST_CASE("safetensors: the exact header layout, offsets and 8-byte alignment") {
+TEST_CASE("safetensors: the exact header layout, offsets, checksums and 8-byte alignment") {
   st::NamedTensors ts{{"w", tensor_from({1, 2, 3}, {3}, DType::f32)},
                       {"step", scalar_tensor(7, DType::i64)},
                       {"mask", tensor_from({1, 0}, {2}, DType::b8)}};
   std::string bytes = st::serialize(ts, {{"k", "v"}});
+  // The CRC-32Cs come from a bitwise Python CRC-32C (reversed polynomial 0x82f63b78,
+  // checked on "123456789" -> e3069283): of struct.pack('<3f', 1, 2, 3) and so on,
+  // and of this header without the header CRC's own entry.
   const std::string json =
-      R"({"__metadata__":{"k":"v"},"w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},)"
+      R"({"__metadata__":{"k":"v","nabla.tensor_crc32c":"{\"w\":\"384de783\",\"step\":\"7671b78e\",)"
+      R"(\"mask\":\"e2c3efa5\"}","nabla.header_crc32c":"c7b625c7"},)"
+      R"("w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},)"
       R"("step":{"dtype":"I64","shape":[],"data_offsets":[12,20]},)"
       R"("mask":{"dtype":"BOOL","shape":[2],"data_offsets":[20,22]}})";
   uint64_t n = header_length(bytes);
@@ -104,8 +111,10 @@ TEST_CASE("safetensors: the exact header layout, offsets and 8-byte alignment") 
   CHECK(bytes[8 + n + 12] == 7);  // i64 little-endian
   CHECK(bytes[8 + n + 20] == 1);
   CHECK(bytes[8 + n + 21] == 0);
-  // Without metadata there is no __metadata__ entry.
-  CHECK(st::serialize({{"a", scalar_tensor(1)}}).substr(8, 10) == R"({"a":{"dty)");
+  // The checksums are nabla's bookkeeping: loading leaves them out of the metadata.
+  CHECK(st::parse(bytes, "m.st").metadata == st::Metadata{{"k", "v"}});
+  // Without metadata, __metadata__ holds the checksums only.
+  CHECK(st::serialize({{"a", scalar_tensor(1)}}).substr(8, 39) == R"({"__metadata__":{"nabla.tensor_crc32c":)");
 }
 
 TEST_CASE("safetensors: names are checked when saving") {
@@ -114,6 +123,8 @@ TEST_CASE("safetensors: names are checked when saving") {
   CHECK_THROWS_WITH_AS(st::serialize({{"__metadata__", scalar_tensor(1)}}),
                        "<memory>: '__metadata__' is reserved and cannot name a tensor", Error);
   CHECK_THROWS_WITH_AS(st::serialize({{"", scalar_tensor(1)}}), "<memory>: a tensor name is empty", Error);
+  CHECK_THROWS_WITH_AS(st::serialize({{"a", scalar_tensor(1)}}, {{"nabla.header_crc32c", "0"}}),
+                       "<memory>: metadata key 'nabla.header_crc32c' is reserved for nabla's checksums", Error);
 }
 
 TEST_CASE("safetensors: every validation error names the file and the problem") {
@@ -167,14 +178,18 @@ TEST_CASE("safetensors: a truncated file on disk is an error naming it") {
                        (path + ": tensor 'a': data_offsets [0, 16] are out of range (the data section has 13 bytes)")
                            .c_str(),
                        Error);
+  const uint64_t n = header_length(bytes);
   write_bytes(path, bytes.substr(0, 30));
   CHECK_THROWS_WITH_AS(st::load_file(path),
-                       (path + ": header length 56 is past the end of the file (22 bytes follow it)").c_str(), Error);
+                       (path + ": header length " + std::to_string(n) + " is past the end of the file (22 bytes follow it)")
+                           .c_str(),
+                       Error);
   std::string huge = bytes;
   huge[7] = '\x7f';  // a header length of about 2^63
   write_bytes(path, huge);
   CHECK_THROWS_WITH_AS(st::load_file(path),
-                       (path + ": header length 9151314442816847928 is past the end of the file (72 bytes follow it)")
+                       (path + ": header length " + std::to_string((uint64_t{0x7f} << 56) + n) +
+                        " is past the end of the file (" + std::to_string(bytes.size() - 8) + " bytes follow it)")
                            .c_str(),
                        Error);
   CHECK_THROWS_WITH_AS(st::load_file(tmp.path().string()),
@@ -191,24 +206,51 @@ TEST_CASE("safetensors: a failed save leaves the old file intact") {
   // The temporary path is a directory: opening it for writing fails.
   fs::create_directory(path + ".tmp");
   CHECK_THROWS_WITH_AS(st::save_file(path, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}}),
-                       ("cannot save '" + path + "': cannot open '" + path + ".tmp': Is a directory").c_str(), Error);
+                       ("save: cannot write '" + path + "': cannot open its temporary file '" + path +
+                        ".tmp': Is a directory")
+                           .c_str(),
+                       Error);
   CHECK(read_bytes(path) == before);
   CHECK(fs::is_directory(path + ".tmp"));
   fs::remove(path + ".tmp");
-  // A write error part way (a full device) removes the temporary file.
-  if (fs::exists("/dev/full")) {
-    std::string full = tmp.file("full");
-    fs::create_symlink("/dev/full", full + ".tmp");
-    write_bytes(full, before);
-    CHECK_THROWS_WITH_AS(st::save_file(full, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}}),
-                         ("cannot save '" + full + "': cannot write '" + full + ".tmp': No space left on device").c_str(),
-                         Error);
-    CHECK(read_bytes(full) == before);
-    CHECK_FALSE(fs::exists(fs::symlink_status(full + ".tmp")));
-  }
+  // A symlink planted at the temporary path is refused, and its target left alone.
+  std::string victim = tmp.file("victim");
+  write_bytes(victim, "precious");
+  fs::create_symlink(victim, path + ".tmp");
+  CHECK_THROWS_WITH_AS(st::save_file(path, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}}),
+                       doctest::Contains(("cannot open its temporary file '" + path +
+                                          ".tmp': Too many levels of symbolic links")
+                                             .c_str()),
+                       Error);
+  CHECK(read_bytes(victim) == "precious");
+  CHECK(read_bytes(path) == before);
+  fs::remove(path + ".tmp");
+  // A write error part way (here a file size limit, as a full disk would) removes
+  // the temporary file.
+  struct rlimit saved;
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  auto saved_handler = std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+  struct rlimit small = saved;
+  small.rlim_cur = 64;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+  CHECK_THROWS_WITH_AS(st::save_file(path, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}}),
+                       ("save: cannot write '" + path + "': File too large").c_str(), Error);
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+  std::signal(SIGXFSZ, saved_handler);
+  CHECK(read_bytes(path) == before);
+  CHECK(tmp.listing() == std::vector<std::string>{"model.safetensors", "victim"});
   // A successful save replaces it.
   st::save_file(path, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}});
   CHECK(to_double_vector(st::load_file(path).tensors[0].second) == std::vector<double>{3, 4, 5});
+}
+
+TEST_CASE("safetensors: a temporary file left by a killed save is reused, not piled up") {
+  TempDir tmp("nabla_safetensors");
+  std::string path = tmp.file("model.safetensors");
+  write_bytes(path + ".tmp", std::string(100000, 'x'));  // what a SIGKILL half way leaves
+  st::save_file(path, {{"w", tensor_from({1, 2}, {2}, DType::f32)}});
+  CHECK(tmp.listing() == std::vector<std::string>{"model.safetensors"});
+  CHECK(to_double_vector(st::load_file(path).tensors[0].second) == std::vector<double>{1, 2});
 }
 
 TEST_CASE("safetensors: loading into existing tensors checks every name, shape and dtype") {
