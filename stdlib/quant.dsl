@@ -3,18 +3,21 @@
 #
 #   import quant
 #   let qm = quant.quantize_dynamic(model)        # Linear -> DynamicQuantizedLinear
+#   let qs = quant.quantize_static(model, batches) # Linear, Conv2d -> QuantizedLinear, QuantizedConv2d
 #   let qat = quant.prepare_qat(model)            # Linear -> QATLinear (fake quantization)
 #   ... train qat as usual ...
 #   let qm2 = quant.convert(qat)                  # QATLinear -> DynamicQuantizedLinear
 #   print(quant.model_size_bytes(model), quant.model_size_bytes(qm))
 #
+# quantize_static is fuse_conv_bn + prepare + calibrate + convert, each usable alone.
 # The pieces are reusable on their own: QuantizedTensor (integers with their scale
 # and zero point), observers (MinMaxObserver, MovingAverageMinMaxObserver,
-# PerChannelMinMaxObserver, MovingAveragePerChannelMinMaxObserver: they watch values
-# go by and choose quantization parameters), FakeQuantize (an observer plus fake
+# PerChannelMinMaxObserver, MovingAveragePerChannelMinMaxObserver, HistogramObserver:
+# they watch values go by and choose quantization parameters), QConfig (which
+# observers static quantization uses), FakeQuantize (an observer plus fake
 # quantization, differentiable through the straight-through estimator), and the ops
 # they run on (quantize_per_tensor, quantize_per_channel, dequantize_per_*,
-# fake_quantize_per_*, quantized_linear, dynamic_quantized_linear).
+# fake_quantize_per_*, quantized_linear, quantized_conv2d, dynamic_quantized_linear).
 import nn
 
 # ---- quantized tensors -------------------------------------------------------------------
@@ -508,17 +511,21 @@ model DynamicQuantizedLinear(in_features, out_features, weight, weight_scale, bi
   buffer weight_scale = weight_scale
   buffer bias = bias if bias != none else zeros([0])
   has_bias = bias != none
-  let _c = assert(weight.dtype == i8 and list(weight.shape) == [out_features, in_features],
-                  f"DynamicQuantizedLinear: expected an i8 weight of shape [{out_features}, {in_features}], got {weight.dtype} {weight.shape}")
+  let _c = _check_weight("DynamicQuantizedLinear", weight, [out_features, in_features])
   forward(x) = dynamic_quantized_linear(x, self.weight, self.weight_scale, self.bias if self.has_bias else none,
                                         reduce_range=self.reduce_range)
   # The weight as f32 values (what the int8 GEMM multiplies by).
   dequantized_weight() = dequantize_per_channel(self.weight, self.weight_scale, zeros([self.out_features], dtype=i64), 0)
 }
 
-# A DynamicQuantizedLinear from a float weight (and bias), its scales chosen by
-# `observer` (per output channel, symmetric i8 by default).
-fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
+fn _check_weight(what, weight, shape) =
+  assert(weight.dtype == i8 and list(weight.shape) == shape,
+         f"{what}: expected an i8 weight of shape {shape}, got {weight.dtype} {list(weight.shape)}")
+
+# A float weight quantized to i8 per output channel (dim 0) with the scales `observer`
+# chooses: (the i8 weight, its f32 scales). The int8 kernels take symmetric weights
+# only (zero point 0).
+fn _quantize_weight(weight, observer) {
   let w = weight.detach()
   let n = w.shape[0]
   observer(w)
@@ -529,9 +536,16 @@ fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
   if (zero_point != 0).sum().item() > 0 {
     assert(false, "quant: the int8 GEMM takes symmetric weights (zero point 0), but the weight observer chose nonzero zero points; use a symmetric one")
   }
-  let q = quantize_per_channel(w, scale, zero_point, 0, i8)
-  return DynamicQuantizedLinear(w.shape[1], n, q, scale, bias.detach().clone() if bias != none else none,
-                                reduce_range=reduce_range)
+  return (quantize_per_channel(w, scale, zero_point, 0, i8), scale)
+}
+
+fn _detached(t) = t.detach().clone() if t != none else none
+
+# A DynamicQuantizedLinear from a float weight (and bias), its scales chosen by
+# `observer` (per output channel, symmetric i8 by default).
+fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
+  let (q, scale) = _quantize_weight(weight, observer)
+  return DynamicQuantizedLinear(q.shape[1], q.shape[0], q, scale, _detached(bias), reduce_range=reduce_range)
 }
 
 # Quantization-aware Linear (PyTorch's nn.qat.Linear, with the input's dynamic
@@ -545,6 +559,130 @@ model QATLinear(in_features, out_features, weight, bias, activation_fake_quant, 
   activation_post_process = activation_fake_quant
   weight_fake_quant = weight_fake_quant
   forward(x) = linear(self.activation_post_process(x), self.weight_fake_quant(self.weight), self.bias)
+}
+
+# ---- static quantization: observed and quantized layers --------------------------------
+#
+# Static (post-training) quantization fixes each layer's input scale and zero point
+# once, from calibration batches, where dynamic quantization measures every batch.
+# prepare() swaps every Linear and Conv2d for an Observed one, which computes in f32
+# while its activation observer watches its input; convert() turns those into
+# QuantizedLinear / QuantizedConv2d, which quantize their input with the calibrated
+# parameters and run the int8 kernel (f32 out). No stubs are placed by hand: each int8
+# layer quantizes its own input (and compile() + the lower_quant pass keep the
+# activations u8 between layers).
+
+# PyTorch's QConfig: makers (functions of no arguments) of the observer that watches a
+# layer's input (activation) and of the one that chooses its weight's scales.
+model QConfig(activation, weight) {
+  activation = activation
+  weight = weight
+}
+
+# PyTorch's fbgemm default, with 8-bit activations: a HistogramObserver for inputs
+# (u8; reduce_range=false because VNNI's int8 multiply-add accumulates in 32 bits,
+# docs/quantization.md), symmetric i8 weights per output channel.
+let default_qconfig = QConfig(fn() = HistogramObserver(), default_weight_observer)
+# The same with a MinMaxObserver for inputs: the whole observed range, no clipping.
+let minmax_qconfig = QConfig(fn() = MinMaxObserver(), default_weight_observer)
+
+# A Linear during calibration: f32, its input watched by activation_post_process.
+model ObservedLinear(float_linear, qconfig) {
+  in_features = float_linear.in_features
+  out_features = float_linear.out_features
+  weight = float_linear.weight
+  bias = float_linear.bias
+  activation_post_process = qconfig.activation()
+  weight_observer = qconfig.weight()
+  forward(x) = linear(self.activation_post_process(x), self.weight, self.bias)
+}
+
+# A Conv2d during calibration: f32, its input watched by activation_post_process.
+model ObservedConv2d(conv, qconfig) {
+  in_channels = conv.in_channels
+  out_channels = conv.out_channels
+  kernel_size = conv.kernel_size
+  stride = conv.stride
+  padding = conv.padding
+  dilation = conv.dilation
+  groups = conv.groups
+  weight = conv.weight
+  bias = conv.bias
+  activation_post_process = qconfig.activation()
+  weight_observer = qconfig.weight()
+  forward(x) = conv2d(self.activation_post_process(x), self.weight, self.bias, stride=self.stride,
+                      padding=self.padding, dilation=self.dilation, groups=self.groups)
+}
+
+# Static quantization's Linear (PyTorch's nn.quantized.Linear, with an f32 output):
+# the input is quantized with the calibrated input_scale and input_zero_point, then
+# multiplied by the i8 weight (per output channel scales) on the int8 GEMM.
+# The input's parameters are plain numbers, so that compile() records them in the
+# graph as constants; the buffer input_qparams ([scale, zero point], f64) carries
+# them in the state_dict (after loading a state, sync_input_qparams(model)).
+model QuantizedLinear(in_features, out_features, weight, weight_scale, bias, input_scale, input_zero_point,
+                      input_dtype=u8) {
+  in_features = in_features
+  out_features = out_features
+  input_scale = input_scale
+  input_zero_point = input_zero_point
+  input_dtype = input_dtype
+  buffer weight = weight
+  buffer weight_scale = weight_scale
+  buffer bias = bias if bias != none else zeros([0])
+  buffer input_qparams = tensor([input_scale, input_zero_point], dtype=f64)
+  has_bias = bias != none
+  let _c = _check_weight("QuantizedLinear", weight, [out_features, in_features])
+  forward(x) = quantized_linear(quantize_per_tensor(x, self.input_scale, self.input_zero_point, self.input_dtype),
+                                self.weight, self.weight_scale, self.bias if self.has_bias else none,
+                                input_scale=self.input_scale, input_zero_point=self.input_zero_point)
+}
+
+# Static quantization's Conv2d (PyTorch's nn.quantized.Conv2d, with an f32 output):
+# as QuantizedLinear, on the int8 convolution; weight is i8 [out, in / groups, kh, kw].
+model QuantizedConv2d(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, weight,
+                      weight_scale, bias, input_scale, input_zero_point, input_dtype=u8) {
+  in_channels = in_channels
+  out_channels = out_channels
+  kernel_size = kernel_size
+  stride = stride
+  padding = padding
+  dilation = dilation
+  groups = groups
+  input_scale = input_scale
+  input_zero_point = input_zero_point
+  input_dtype = input_dtype
+  buffer weight = weight
+  buffer weight_scale = weight_scale
+  buffer bias = bias if bias != none else zeros([0])
+  buffer input_qparams = tensor([input_scale, input_zero_point], dtype=f64)
+  has_bias = bias != none
+  let _c = _check_weight("QuantizedConv2d", weight, [out_channels, in_channels // groups] + list(kernel_size))
+  forward(x) = quantized_conv2d(quantize_per_tensor(x, self.input_scale, self.input_zero_point, self.input_dtype),
+                                self.weight, self.weight_scale, self.bias if self.has_bias else none,
+                                input_scale=self.input_scale, input_zero_point=self.input_zero_point,
+                                stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups)
+}
+
+# The calibrated (scale, zero point) of an observed layer's input, as plain numbers.
+fn _input_qparams(observer) {
+  let (scale, zero_point) = observer.calculate_qparams()
+  assert(scale.numel() == 1, f"quant: an activation observer must be per tensor, got {scale.numel()} scales")
+  return (scale.reshape([-1])[0].item(), int(zero_point.reshape([-1])[0].item()))
+}
+
+fn _quantized_linear_from(l) {
+  let (q, scale) = _quantize_weight(l.weight, l.weight_observer)
+  let (s, z) = _input_qparams(l.activation_post_process)
+  return QuantizedLinear(l.in_features, l.out_features, q, scale, _detached(l.bias), s, z,
+                         l.activation_post_process.dtype)
+}
+
+fn _quantized_conv2d_from(c) {
+  let (q, scale) = _quantize_weight(c.weight, c.weight_observer)
+  let (s, z) = _input_qparams(c.activation_post_process)
+  return QuantizedConv2d(c.in_channels, c.out_channels, c.kernel_size, c.stride, c.padding, c.dilation, c.groups,
+                         q, scale, _detached(c.bias), s, z, c.activation_post_process.dtype)
 }
 
 # ---- model transforms --------------------------------------------------------------------
@@ -581,12 +719,105 @@ fn prepare_qat(model, activation=default_dynamic_fake_quant, weight=default_per_
   return r
 }
 
-# The int8 model of a QAT model: every QATLinear becomes a DynamicQuantizedLinear
-# whose weight is quantized with the scales its weight fake quantization trained with.
-fn convert(model, reduce_range=false, inplace=false) {
+# Folds an eval-mode BatchNorm2d into the Conv2d before it (PyTorch's
+# fuse_conv_bn_weights): w * gamma / sqrt(var + eps) per output channel, and the bias
+# (b - mean) * gamma / sqrt(var + eps) + beta.
+fn _fold_batch_norm(conv, bn) {
+  no_grad {
+    let inv_std = rsqrt(bn.running_var + bn.eps)
+    let gamma = bn.weight.detach() if bn.weight != none else ones([bn.num_features])
+    let beta = bn.bias.detach() if bn.bias != none else zeros([bn.num_features])
+    let b = conv.bias.detach() if conv.bias != none else zeros([conv.out_channels])
+    let w = conv.weight.detach() * (gamma * inv_std).reshape([-1, 1, 1, 1])
+    conv.weight = w.contiguous().requires_grad_(true)
+    conv.bias = ((b - bn.running_mean) * inv_std * gamma + beta).requires_grad_(true)
+  }
+}
+
+fn _foldable(conv, bn) = isinstance(conv, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d) and bn.track_running_stats and not bn.training
+
+fn _fuse_conv_bn_in(m) {
+  if isinstance(m, nn.Sequential) {
+    let layers = m.named_children()
+    for i in range(len(layers) - 1) {
+      let (name, bn) = layers[i + 1]
+      if _foldable(layers[i][1], bn) {
+        _fold_batch_norm(layers[i][1], bn)
+        setattr(m, name, nn.Identity())
+      }
+    }
+  }
+  for (name, child) in m.named_children() { _fuse_conv_bn_in(child) }
+}
+
+# For inference: a copy of `model` in eval mode in which every Conv2d directly followed
+# by a BatchNorm2d inside an nn.Sequential computes both (the batch norm folded into
+# its weight and bias; the BatchNorm2d becomes an nn.Identity, so the layers keep
+# their indices). Batch norms that normalize with each batch's statistics
+# (track_running_stats=false) stay. Quantization then sees the folded weights.
+fn fuse_conv_bn(model, inplace=false) {
   let m = model if inplace else deepcopy(model)
-  let swap = fn(l) = _convert_qat_linear(l, reduce_range) if isinstance(l, QATLinear) else none
+  m.eval()
+  _fuse_conv_bn_in(m)
+  return m
+}
+
+# Static quantization, step 1: a copy of `model` in eval mode with every nn.Linear and
+# nn.Conv2d replaced by an ObservedLinear / ObservedConv2d that watches its input with
+# qconfig.activation() (and will quantize its weight with qconfig.weight()). Run
+# calibration batches through it (calibrate(), or calls under no_grad), then convert().
+fn prepare(model, qconfig=default_qconfig, inplace=false) {
+  let m = model if inplace else deepcopy(model)
+  let swap = fn(l) = _observed(l, qconfig)
   let r = swap_modules(m, swap)
+  r.eval()
+  return r
+}
+
+fn _observed(l, qconfig) {
+  if isinstance(l, nn.Linear) { return ObservedLinear(l, qconfig) }
+  if isinstance(l, nn.Conv2d) { return ObservedConv2d(l, qconfig) }
+  return none
+}
+
+# Runs `batches` through a prepared model without gradients, so that its observers see
+# them; a batch is a tensor or an (input, target) pair. Returns the model.
+fn calibrate(prepared, batches) {
+  no_grad {
+    for b in batches { prepared(b[0] if type(b) == "tuple" or type(b) == "list" else b) }
+  }
+  return prepared
+}
+
+# The paths of the observed layers whose input observer saw nothing.
+fn _uncalibrated(m, path, out) {
+  if (isinstance(m, ObservedLinear) or isinstance(m, ObservedConv2d)) and m.activation_post_process.min_val.numel() == 0 {
+    out.append(path if path != "" else "(the model itself)")
+  }
+  for (name, child) in m.named_children() { _uncalibrated(child, path + "." + name if path != "" else name, out) }
+  return out
+}
+
+fn _convert_module(l, reduce_range) {
+  if isinstance(l, QATLinear) { return _convert_qat_linear(l, reduce_range) }
+  if isinstance(l, ObservedLinear) { return _quantized_linear_from(l) }
+  if isinstance(l, ObservedConv2d) { return _quantized_conv2d_from(l) }
+  return none
+}
+
+# The int8 model, in eval mode: every QATLinear of a QAT model becomes a
+# DynamicQuantizedLinear whose weight is quantized with the scales its weight fake
+# quantization trained with; every ObservedLinear / ObservedConv2d of a prepared and
+# calibrated model becomes a QuantizedLinear / QuantizedConv2d with the input scale
+# and zero point its observer chose. reduce_range applies to the dynamic layers.
+fn convert(model, reduce_range=false, inplace=false) {
+  let missing = _uncalibrated(model, "", [])
+  if len(missing) > 0 {
+    assert(false, f"quant.convert: {len(missing)} observed layer(s) never saw a calibration batch ({', '.join(missing)}): " +
+                  "run batches through the prepared model (quant.calibrate(prepared, batches)) before convert")
+  }
+  let m = model if inplace else deepcopy(model)
+  let r = swap_modules(m, fn(l) = _convert_module(l, reduce_range))
   r.eval()
   return r
 }
@@ -596,6 +827,30 @@ fn convert(model, reduce_range=false, inplace=false) {
 fn _convert_qat_linear(l, reduce_range) {
   let observer = l.weight_fake_quant.activation_post_process
   return _dynamic_linear_from(l.weight, l.bias, observer, reduce_range)
+}
+
+# Post-training static quantization in one call (PyTorch's quantize, eager mode): a
+# copy of `model` with batch norms folded into their convs (fuse_conv_bn), prepared
+# with qconfig, calibrated on calibration_batches (tensors or (input, target) pairs:
+# a few batches of training data), and converted to int8.
+fn quantize_static(model, calibration_batches, qconfig=default_qconfig) {
+  let prepared = prepare(fuse_conv_bn(model), qconfig, inplace=true)
+  calibrate(prepared, calibration_batches)
+  return convert(prepared, inplace=true)
+}
+
+# After loading a state into a statically quantized model (load(path, into=model) or
+# model.load_state_dict(d)), makes each quantized layer's forward use the loaded input
+# scale and zero point (forward reads plain numbers, the state holds them in
+# input_qparams). Returns the model.
+fn sync_input_qparams(model) {
+  if isinstance(model, QuantizedLinear) or isinstance(model, QuantizedConv2d) {
+    let (s, z) = model.input_qparams.tolist()
+    model.input_scale = s
+    model.input_zero_point = int(z)
+  }
+  for (name, child) in model.named_children() { sync_input_qparams(child) }
+  return model
 }
 
 # The bytes of a model's parameters and buffers (its state_dict's tensors), as stored:
