@@ -51,6 +51,10 @@ FIGURES = {
     # PyTorch (scripts/bench/quant_torch.py, torch.quantization.quantize_dynamic), the
     # two processes interleaved round by round; prints two BENCH lines.
     "quant_mlp": ("us", False),
+    # Inference of the Fashion-MNIST CNN at batch 64 in f32 and static int8: nabla eager
+    # and compiled (scripts/bench/quant_cnn.dsl, quant.quantize_static) and PyTorch's
+    # eager static quantization (scripts/bench/quant_cnn_torch.py), interleaved.
+    "quant_cnn": ("ms", False),
 }
 
 
@@ -101,6 +105,25 @@ def measure_quant(rounds, env):
               f"int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8']:.2f}", flush=True)
 
 
+def measure_quant_cnn(rounds, env):
+    """BENCH quant_cnn_b64: milliseconds per batch of 64 of the CNN in f32 and static
+    int8, nabla eager and as a compiled graph, PyTorch eager (medians over rounds);
+    int8's speedup over f32 on each side, and nabla's int8 against PyTorch's int8."""
+    env = {**env, "OPENBLAS_CORETYPE": "SkylakeX"}  # PyTorch's f32 at its best (measure_quant)
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(key_values([str(BUILD / "nabla"), str(ROOT / "scripts" / "bench" / "quant_cnn.dsl")], env))
+        ref.append(key_values([sys.executable, str(ROOT / "scripts" / "bench" / "quant_cnn_torch.py")], env))
+    med = {f"nabla_{k}": statistics.median(r[k] for r in ours) for k in ("f32", "int8", "f32_graph", "int8_graph")}
+    med.update({f"ref_{k}": statistics.median(r[k] for r in ref) for k in ("f32", "int8")})
+    print("BENCH quant_cnn_b64 " + " ".join(f"{k}={v:.3f}" for k, v in med.items()) + " unit=ms "
+          f"int8_speedup={med['nabla_f32'] / med['nabla_int8']:.2f} "
+          f"graph_int8_speedup={med['nabla_f32_graph'] / med['nabla_int8_graph']:.2f} "
+          f"ref_int8_speedup={med['ref_f32'] / med['ref_int8']:.2f} "
+          f"int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8']:.2f} "
+          f"graph_int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8_graph']:.2f}", flush=True)
+
+
 def measure(cmd, env):
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
@@ -136,6 +159,9 @@ def main():
             continue
         if name == "quant_mlp":
             measure_quant(args.rounds, env)
+            continue
+        if name == "quant_cnn":
+            measure_quant_cnn(args.rounds, env)
             continue
         ours, ref = [], []
         for _ in range(args.rounds):
