@@ -35,4 +35,4 @@
   /* quantization */                                                                         \
   X(quantize_per_tensor) X(quantize_per_channel) X(dequantize_per_tensor) X(dequantize_per_channel) \
   X(fake_quantize_per_tensor) X(fake_quantize_per_channel) X(quantized_linear)                \
-  X(dynamic_quantized_linear)
+  X(dynamic_quantized_linear) X(quantized_conv2d)

@@ -188,9 +188,18 @@ Tensor fake_quantize_per_tensor(const Tensor& x, double scale, int64_t zero_poin
 Tensor fake_quantize_per_channel(const Tensor& x, const Tensor& scales, const Tensor& zero_points, int64_t axis,
                                  int64_t quant_min, int64_t quant_max);
 // x (u8/i8, quantized with input_scale and input_zero_point) times weight^T (i8 [N, K],
-// symmetric per channel with weight_scales [N]) plus bias: f32 [..., N].
+// symmetric per channel with weight_scales [N]) plus bias, then max(., 0) with relu:
+// f32 [..., N], or with output_scale > 0 that requantized to u8 with output_scale and
+// output_zero_point (PyTorch's quantized::linear / linear_relu; Note [Int8 epilogue]).
 Tensor quantized_linear(const Tensor& x, double input_scale, int64_t input_zero_point, const Tensor& weight,
-                        const Tensor& weight_scales, const Tensor& bias = Tensor());
+                        const Tensor& weight_scales, const Tensor& bias = Tensor(), double output_scale = 0.0,
+                        int64_t output_zero_point = 0, bool relu = false);
+// The same for conv2d: x u8/i8 [N, C, H, W], weight i8 [OC, C/groups, kH, kW] with
+// weight_scales [OC]; the padding holds the input's zero point (a real 0). PyTorch's
+// quantized::conv2d / conv2d_relu.
+Tensor quantized_conv2d(const Tensor& x, double input_scale, int64_t input_zero_point, const Tensor& weight,
+                        const Tensor& weight_scales, const Tensor& bias = Tensor(), const Conv2dOptions& opt = {},
+                        double output_scale = 0.0, int64_t output_zero_point = 0, bool relu = false);
 // The same with x in f32, quantized to u8 per call from its min and max (PyTorch's
 // quantized::linear_dynamic).
 Tensor dynamic_quantized_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scales,

@@ -10,7 +10,7 @@ namespace nabla::graph {
 
 const std::vector<PassInfo>& all_passes() {
   static const std::vector<PassInfo> passes = {infer_pass(), fold_pass(),    simplify_pass(),
-                                                 cse_pass(),   dce_pass(),     fold_bn_pass(),
+                                                 cse_pass(),   dce_pass(),     fold_bn_pass(),   lower_quant_pass(),
                                                  fuse_epilogue_pass(), fuse_pass(), plan_pass()};
   return passes;
 }
@@ -23,7 +23,7 @@ const PassInfo* find_pass(const std::string& name) {
 
 std::vector<std::string> default_pipeline() {
   std::vector<std::string> names;
-  for (const char* n : {"fold", "simplify", "cse", "dce", "fold_bn", "fuse_epilogue", "fuse", "plan"})
+  for (const char* n : {"fold", "simplify", "cse", "dce", "fold_bn", "lower_quant", "fuse_epilogue", "fuse", "plan"})
     if (find_pass(n)) names.push_back(n);
   return names;
 }

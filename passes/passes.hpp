@@ -11,6 +11,7 @@ PassInfo simplify_pass();  // passes/simplify.cpp
 PassInfo cse_pass();       // passes/cse.cpp
 PassInfo dce_pass();       // passes/dce.cpp
 PassInfo fold_bn_pass();        // passes/fold_bn.cpp
+PassInfo lower_quant_pass();    // passes/lower_quant.cpp
 PassInfo fuse_epilogue_pass();  // passes/fuse_epilogue.cpp
 PassInfo fuse_pass();           // passes/fuse.cpp
 PassInfo plan_pass();           // passes/plan.cpp

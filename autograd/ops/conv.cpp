@@ -7,7 +7,7 @@
 // adjoint pair. max_pool2d routes its gradient with scatter_add on the indices.
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
-#include "tensor/cpu/conv_geometry.hpp"
+#include "autograd/ops/conv_checks.hpp"
 
 namespace nabla {
 
@@ -33,11 +33,11 @@ void check_non_negative(const char* op, const char* name, Pair p) {
     throw Error(std::string(op) + ": argument '" + name + "' must be non-negative, got " + pair_str(p));
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------------------
 // Convolution
 
-// Validates a convolution of input shape x with weight shape w (named as the
-// calling row names them) and returns its geometry.
 ConvGeometry check_conv(const char* op, const Shape& x, const char* x_arg, const Shape& w, const char* w_arg,
                         const Attrs& a) {
   check_4d(op, x_arg, x, "[N, C, H, W]");
@@ -65,6 +65,8 @@ ConvGeometry check_conv(const char* op, const Shape& x, const char* x_arg, const
   }
   return g;
 }
+
+namespace {
 
 Shape conv_out_shape(const ConvGeometry& g) { return {g.N, g.OC, g.OH, g.OW}; }
 
@@ -142,7 +144,9 @@ TensorList backward_conv2d_backward_weight(BackwardContext& c) {
   return {gx, ggrad};
 }
 
-std::vector<AttrSpec> conv_attrs(const char* shape_attr = nullptr) {
+}  // namespace
+
+std::vector<AttrSpec> conv_attrs(const char* shape_attr) {
   std::vector<AttrSpec> specs;
   if (shape_attr) specs.push_back(attr_required(shape_attr, AttrKind::ints));
   specs.push_back(attr_optional("stride", AttrKind::ints, std::vector<int64_t>{1, 1}));
@@ -151,6 +155,8 @@ std::vector<AttrSpec> conv_attrs(const char* shape_attr = nullptr) {
   specs.push_back(attr_optional("groups", AttrKind::integer, int64_t{1}));
   return specs;
 }
+
+namespace {
 
 // ---------------------------------------------------------------------------
 // Pooling
@@ -177,7 +183,11 @@ PoolGeometry check_pool(const char* op, const Shape& x, const char* x_arg, const
 Shape pool_out_shape(const Shape& x, const PoolGeometry& g) { return {x[0], x[1], g.OH, g.OW}; }
 
 std::vector<TensorMeta> infer_max_pool2d(const TensorList& in, const Attrs& a) {
-  check_floating("max_pool2d", "input", in[0]);
+  // u8 and i8 too: the max pool of quantized activations (no gradient: integers).
+  NABLA_CHECK(in[0].defined(), "max_pool2d: argument 'input' is missing");
+  DType dt = in[0].dtype();
+  if (!is_floating(dt) && dt != DType::u8 && dt != DType::i8)
+    throw Error(std::string("max_pool2d: argument 'input' must be a floating, u8 or i8 tensor, got ") + dtype_name(dt));
   Shape out = pool_out_shape(in[0].sizes(), check_pool("max_pool2d", in[0].sizes(), "input", a));
   return {TensorMeta{out, in[0].dtype()}, TensorMeta{out, DType::i64}};
 }

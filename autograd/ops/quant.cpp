@@ -2,12 +2,14 @@
 // tensor and per channel (not differentiable: integers carry no gradient), fake
 // quantization for quantization-aware training (differentiable through a
 // straight-through estimator, see Note [Straight-through estimator]), and the int8
-// linear rows on the int8 GEMM of tensor/cpu/quantized.hpp.
+// linear and convolution rows on the int8 kernels of tensor/cpu/quantized.hpp, whose
+// output is f32 or, given an output scale, requantized u8 (Note [Int8 epilogue]).
 //
 // The names, arguments and numerics are PyTorch's: quantize_per_tensor(input, scale,
 // zero_point, dtype), quantize_per_channel(input, scales, zero_points, axis, dtype),
 // fake_quantize_per_tensor_affine and fake_quantize_per_channel_affine (here without
-// "_affine": nabla has no other kind), quantized::linear and quantized::linear_dynamic.
+// "_affine": nabla has no other kind), quantized::linear (and linear_relu: the relu
+// attribute), quantized::linear_dynamic, quantized::conv2d (and conv2d_relu).
 // nabla keeps no quantized tensor type: a quantized value is an integer tensor plus
 // its scale and zero point (stdlib/quant.dsl's QuantizedTensor holds the three).
 //
@@ -27,6 +29,7 @@
 
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
+#include "autograd/ops/conv_checks.hpp"
 
 namespace nabla {
 
@@ -166,16 +169,34 @@ TensorList backward_fake_quantize(BackwardContext& c) {
   return grads;
 }
 
-// ---- int8 linear ------------------------------------------------------------------------
+// ---- int8 linear and convolution --------------------------------------------------------
+
+void check_int8_weight(const char* op, const Tensor& w) {
+  NABLA_CHECK(w.defined(), std::string(op) + ": argument 'weight' is missing");
+  if (w.dtype() != DType::i8)
+    throw Error(std::string(op) + ": argument 'weight' must be i8 (quantized per channel, symmetric), got " +
+                dtype_name(w.dtype()));
+}
+
+// weight_scales floating [channels]; bias floating [channels] or none.
+void check_channel_params(const char* op, const Tensor& scales, const Tensor& b, int64_t channels) {
+  NABLA_CHECK(scales.defined(), std::string(op) + ": argument 'weight_scales' is missing");
+  check_floating(op, "weight_scales", scales);
+  if (scales.dim() != 1 || scales.sizes()[0] != channels)
+    throw Error(std::string(op) + ": argument 'weight_scales' of shape " + scales.shape_str() +
+                " must have one element per output channel (" + str(channels) + ")");
+  if (b.defined()) {
+    check_floating(op, "bias", b);
+    if (b.dim() != 1 || b.sizes()[0] != channels)
+      throw Error(std::string(op) + ": argument 'bias' must have shape [" + str(channels) + "], got " + b.shape_str());
+  }
+}
 
 // weight i8 [N, K], weight_scales floating [N], bias floating [N] or none, and the
 // input's last dim K; returns the output shape [..., N].
 Shape check_int8_linear(const char* op, const Tensor& x, const Tensor& w, const Tensor& scales, const Tensor& b) {
   NABLA_CHECK(x.defined() && x.dim() >= 1, std::string(op) + ": argument 'input' must have at least 1 dim");
-  NABLA_CHECK(w.defined(), std::string(op) + ": argument 'weight' is missing");
-  if (w.dtype() != DType::i8)
-    throw Error(std::string(op) + ": argument 'weight' must be i8 (quantized per channel, symmetric), got " +
-                dtype_name(w.dtype()));
+  check_int8_weight(op, w);
   if (w.dim() != 2)
     throw Error(std::string(op) + ": argument 'weight' must be 2-D [out_features, in_features], got shape " +
                 w.shape_str());
@@ -184,35 +205,48 @@ Shape check_int8_linear(const char* op, const Tensor& x, const Tensor& w, const 
     throw Error(std::string(op) + ": argument 'input' of shape " + x.shape_str() + " has " +
                 str(x.sizes()[x.dim() - 1]) + " features but argument 'weight' of shape " + w.shape_str() +
                 " expects " + str(K));
-  NABLA_CHECK(scales.defined(), std::string(op) + ": argument 'weight_scales' is missing");
-  check_floating(op, "weight_scales", scales);
-  if (scales.dim() != 1 || scales.sizes()[0] != N)
-    throw Error(std::string(op) + ": argument 'weight_scales' of shape " + scales.shape_str() +
-                " must have one element per output channel (" + str(N) + ")");
-  if (b.defined()) {
-    check_floating(op, "bias", b);
-    if (b.dim() != 1 || b.sizes()[0] != N)
-      throw Error(std::string(op) + ": argument 'bias' must have shape [" + str(N) + "], got " + b.shape_str());
-  }
+  check_channel_params(op, scales, b, N);
   Shape out = x.sizes();
   out.back() = N;
   return out;
 }
 
-std::vector<TensorMeta> infer_quantized_linear(const TensorList& in, const Attrs& a) {
-  const char* op = "quantized_linear";
-  const Tensor& x = in[0];
-  NABLA_CHECK(x.defined(), "quantized_linear: argument 'input' is missing");
+// A quantized activation (u8 or i8) with its input_scale and input_zero_point.
+void check_quantized_input(const char* op, const Tensor& x, const Attrs& a) {
+  NABLA_CHECK(x.defined(), std::string(op) + ": argument 'input' is missing");
   if (x.dtype() != DType::u8 && x.dtype() != DType::i8)
     throw Error(std::string(op) + ": argument 'input' must be u8 or i8 (a quantized activation), got " +
                 dtype_name(x.dtype()));
-  Shape out = check_int8_linear(op, x, in[1], in[2], in[3]);
   check_scale(op, a.f("input_scale"));
   int64_t lo, hi;
   quantized_range(x.dtype(), &lo, &hi);
   check_zero_point(op, "input_zero_point", a.i("input_zero_point"), lo, hi,
                    std::string("(the range of ") + dtype_name(x.dtype()) + ")");
-  return one(out, DType::f32);
+}
+
+// output_scale 0 (f32 output) or positive (u8 output, output_zero_point in [0, 255]);
+// returns the output dtype.
+DType check_output_attrs(const char* op, const Attrs& a) {
+  double scale = a.f("output_scale");
+  int64_t zero_point = a.i("output_zero_point");
+  if (!(scale >= 0) || !std::isfinite(scale))
+    throw Error(std::string(op) + ": argument 'output_scale' must be 0 (an f32 output) or positive and finite, got " +
+                number_str(scale));
+  if (scale == 0) {
+    if (zero_point != 0)
+      throw Error(std::string(op) + ": argument 'output_zero_point' is " + str(zero_point) +
+                  " but 'output_scale' is 0 (an f32 output, which has no zero point)");
+    return DType::f32;
+  }
+  check_zero_point(op, "output_zero_point", zero_point, 0, 255, "(the range of u8)");
+  return DType::u8;
+}
+
+std::vector<TensorMeta> infer_quantized_linear(const TensorList& in, const Attrs& a) {
+  const char* op = "quantized_linear";
+  check_quantized_input(op, in[0], a);
+  Shape out = check_int8_linear(op, in[0], in[1], in[2], in[3]);
+  return one(out, check_output_attrs(op, a));
 }
 
 std::vector<TensorMeta> infer_dynamic_quantized_linear(const TensorList& in, const Attrs&) {
@@ -221,12 +255,41 @@ std::vector<TensorMeta> infer_dynamic_quantized_linear(const TensorList& in, con
   return one(check_int8_linear(op, in[0], in[1], in[2], in[3]), DType::f32);
 }
 
+std::vector<TensorMeta> infer_quantized_conv2d(const TensorList& in, const Attrs& a) {
+  const char* op = "quantized_conv2d";
+  const Tensor &x = in[0], &w = in[1];
+  check_quantized_input(op, x, a);
+  check_int8_weight(op, w);
+  cpu::ConvGeometry g = check_conv(op, x.sizes(), "input", w.sizes(), "weight", a);
+  check_channel_params(op, in[2], in[3], g.OC);
+  return one({g.N, g.OC, g.OH, g.OW}, check_output_attrs(op, a));
+}
+
 // FLOPs: 2*M*N*K (the integer multiply-adds, counted as linear's are), plus for the
 // dynamic row the activation's min/max and quantization (2 per input element).
 OpCost cost_int8_linear(const TensorList& in, const Attrs&, const TensorList& out) {
   double mn = cost_numel(out[0]), k = static_cast<double>(in[1].sizes()[1]);
   double extra = in[0].dtype() == DType::u8 || in[0].dtype() == DType::i8 ? 0.0 : 2.0 * cost_numel(in[0]);
   return {2.0 * mn * k + mn * (in[3].defined() ? 2.0 : 1.0) + extra, io_bytes(in, out)};
+}
+
+// FLOPs: 2 * outputs * (C_in/groups) * kH * kW (as conv2d counts them), plus the
+// scale (and the bias) per output element.
+OpCost cost_quantized_conv2d(const TensorList& in, const Attrs&, const TensorList& out) {
+  const Shape& w = in[1].sizes();
+  double outputs = cost_numel(out[0]), macs = static_cast<double>(w[1]) * static_cast<double>(w[2] * w[3]);
+  return {2.0 * outputs * macs + outputs * (in[3].defined() ? 2.0 : 1.0), io_bytes(in, out)};
+}
+
+// The attributes of the rows with a quantized input and an f32 or u8 output.
+std::vector<AttrSpec> int8_attrs(std::vector<AttrSpec> between = {}) {
+  std::vector<AttrSpec> specs{attr_required("input_scale", AttrKind::number),
+                              attr_required("input_zero_point", AttrKind::integer)};
+  specs.insert(specs.end(), between.begin(), between.end());
+  specs.push_back(attr_optional("output_scale", AttrKind::number, 0.0));
+  specs.push_back(attr_optional("output_zero_point", AttrKind::integer, int64_t{0}));
+  specs.push_back(attr_optional("relu", AttrKind::boolean, false));
+  return specs;
 }
 
 constexpr const char* kQuantCpuOnly = "the quantized kernels are CPU-only (oneDNN int8); no CUDA kernel yet";
@@ -279,11 +342,13 @@ void register_quant_ops(std::vector<OpDef>& t) {
       .nondiff_outputs = 0b10,
       .straight_through = kStraightThrough};
   row(t, OpId::quantized_linear) = {
-      .num_inputs = 4,
-      .attrs = {attr_required("input_scale", AttrKind::number), attr_required("input_zero_point", AttrKind::integer)},
-      .infer = infer_quantized_linear,
-      .cpu = cpu::quantized_linear,
+      .num_inputs = 4, .attrs = int8_attrs(), .infer = infer_quantized_linear, .cpu = cpu::quantized_linear,
       .cost = cost_int8_linear};
+  row(t, OpId::quantized_conv2d) = {.num_inputs = 4,
+                                    .attrs = int8_attrs(conv_attrs()),
+                                    .infer = infer_quantized_conv2d,
+                                    .cpu = cpu::quantized_conv2d,
+                                    .cost = cost_quantized_conv2d};
   row(t, OpId::dynamic_quantized_linear) = {
       .num_inputs = 4,
       .attrs = {attr_optional("reduce_range", AttrKind::boolean, false)},
@@ -292,7 +357,7 @@ void register_quant_ops(std::vector<OpDef>& t) {
       .cost = cost_int8_linear};
   for (OpId id : {OpId::quantize_per_tensor, OpId::quantize_per_channel, OpId::dequantize_per_tensor,
                   OpId::dequantize_per_channel, OpId::fake_quantize_per_tensor, OpId::fake_quantize_per_channel,
-                  OpId::quantized_linear, OpId::dynamic_quantized_linear})
+                  OpId::quantized_linear, OpId::dynamic_quantized_linear, OpId::quantized_conv2d})
     row(t, id).cpu_only = kQuantCpuOnly;
   name_inputs(t, {{OpId::quantize_per_tensor, {"input"}},
                   {OpId::quantize_per_channel, {"input", "scales", "zero_points"}},
@@ -301,7 +366,8 @@ void register_quant_ops(std::vector<OpDef>& t) {
                   {OpId::fake_quantize_per_tensor, {"input"}},
                   {OpId::fake_quantize_per_channel, {"input", "scales", "zero_points"}},
                   {OpId::quantized_linear, {"input", "weight", "weight_scales", "bias"}},
-                  {OpId::dynamic_quantized_linear, {"input", "weight", "weight_scales", "bias"}}});
+                  {OpId::dynamic_quantized_linear, {"input", "weight", "weight_scales", "bias"}},
+                  {OpId::quantized_conv2d, {"input", "weight", "weight_scales", "bias"}}});
 }
 
 Tensor quantize_per_tensor(const Tensor& x, double scale, int64_t zero_point, DType dtype) {
@@ -334,10 +400,35 @@ Tensor fake_quantize_per_channel(const Tensor& x, const Tensor& scales, const Te
               {{"axis", axis}, {"quant_min", quant_min}, {"quant_max", quant_max}})[0];
 }
 
+namespace {
+
+Attrs int8_call_attrs(double input_scale, int64_t input_zero_point, double output_scale, int64_t output_zero_point,
+                      bool relu) {
+  return {{"input_scale", input_scale},
+          {"input_zero_point", input_zero_point},
+          {"output_scale", output_scale},
+          {"output_zero_point", output_zero_point},
+          {"relu", relu}};
+}
+
+}  // namespace
+
 Tensor quantized_linear(const Tensor& x, double input_scale, int64_t input_zero_point, const Tensor& weight,
-                        const Tensor& weight_scales, const Tensor& bias) {
+                        const Tensor& weight_scales, const Tensor& bias, double output_scale,
+                        int64_t output_zero_point, bool relu) {
   return call1(OpId::quantized_linear, {x, weight, weight_scales, bias},
-               {{"input_scale", input_scale}, {"input_zero_point", input_zero_point}});
+               int8_call_attrs(input_scale, input_zero_point, output_scale, output_zero_point, relu));
+}
+
+Tensor quantized_conv2d(const Tensor& x, double input_scale, int64_t input_zero_point, const Tensor& weight,
+                        const Tensor& weight_scales, const Tensor& bias, const Conv2dOptions& opt,
+                        double output_scale, int64_t output_zero_point, bool relu) {
+  Attrs a = int8_call_attrs(input_scale, input_zero_point, output_scale, output_zero_point, relu);
+  a.set("stride", opt.stride);
+  a.set("padding", opt.padding);
+  a.set("dilation", opt.dilation);
+  a.set("groups", opt.groups);
+  return call1(OpId::quantized_conv2d, {x, weight, weight_scales, bias}, a);
 }
 
 Tensor dynamic_quantized_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scales, const Tensor& bias,

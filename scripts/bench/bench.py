@@ -51,10 +51,23 @@ FIGURES = {
     # PyTorch (scripts/bench/quant_torch.py, torch.quantization.quantize_dynamic), the
     # two processes interleaved round by round; prints two BENCH lines.
     "quant_mlp": ("us", False),
+    # The two convolutions of the Fashion-MNIST CNN at batch 64 in f32 and int8:
+    # nabla's conv2d and quantized_conv2d (scripts/bench/quant_conv.dsl) against
+    # PyTorch's F.conv2d and quantized::conv2d (scripts/bench/quant_conv_torch.py),
+    # interleaved round by round; prints two BENCH lines (l1: 1 -> 32 channels on
+    # 28 x 28, l2: 32 -> 64 on 14 x 14).
+    "quant_conv": ("us", False),
     # Inference of the Fashion-MNIST CNN at batch 64 in f32 and static int8: nabla eager
     # and compiled (scripts/bench/quant_cnn.dsl, quant.quantize_static) and PyTorch's
     # eager static quantization (scripts/bench/quant_cnn_torch.py), interleaved.
     "quant_cnn": ("ms", False),
+}
+
+# The int8 figures: nabla's script, PyTorch's script, and the cases each prints
+# (<case>_f32=... <case>_int8=... microseconds; nabla may add more keys).
+QUANT_FIGURES = {
+    "quant_mlp": ("quant_mlp.dsl", "quant_torch.py", ("b64", "b1")),
+    "quant_conv": ("quant_conv.dsl", "quant_conv_torch.py", ("l1", "l2")),
 }
 
 
@@ -82,24 +95,29 @@ def key_values(cmd, env):
     return {k: float(v) for k, v in (kv.split("=") for kv in out.strip().splitlines()[-1].split())}
 
 
-def measure_quant(rounds, env):
-    """BENCH quant_mlp_b64 / _b1: microseconds per call of f32 and int8 in nabla and
-    PyTorch (medians over rounds), int8's speedup over f32 on each side, and nabla's
-    int8 against PyTorch's int8."""
+def measure_quant(name, rounds, env):
+    """BENCH <name>_<case>: microseconds per call of f32 and int8 in nabla and PyTorch
+    (medians over rounds), int8's speedup over f32 on each side, and nabla's int8
+    against PyTorch's int8; keys that only nabla prints (e.g. int8_f32out) are added
+    as nabla_<key>."""
     # PyTorch's f32 Linear runs on Debian's OpenBLAS, which misdetects this CPU as
     # Prescott (about 6x slow) unless told its core type; SkylakeX (AVX-512) is its
     # fastest here (with Haswell, AVX2, the MLP took 1.35x as long at batch 64 and 3.8x
     # at batch 1), so it is set whatever the environment says: PyTorch's f32 at its best.
     env = {**env, "OPENBLAS_CORETYPE": "SkylakeX"}
+    nabla_script, torch_script, cases = QUANT_FIGURES[name]
     ours, ref = [], []
     for _ in range(rounds):
-        ours.append(key_values([str(BUILD / "nabla"), str(ROOT / "scripts" / "bench" / "quant_mlp.dsl")], env))
-        ref.append(key_values([sys.executable, str(ROOT / "scripts" / "bench" / "quant_torch.py")], env))
-    for batch in ("b64", "b1"):
-        med = {f"{side}_{kind}": statistics.median(r[f"{batch}_{kind}"] for r in runs)
+        ours.append(key_values([str(BUILD / "nabla"), str(ROOT / "scripts" / "bench" / nabla_script)], env))
+        ref.append(key_values([sys.executable, str(ROOT / "scripts" / "bench" / torch_script)], env))
+    for case in cases:
+        med = {f"{side}_{kind}": statistics.median(r[f"{case}_{kind}"] for r in runs)
                for side, runs in (("nabla", ours), ("ref", ref)) for kind in ("f32", "int8")}
-        print(f"BENCH quant_mlp_{batch} nabla_f32={med['nabla_f32']:.1f} nabla_int8={med['nabla_int8']:.1f} "
-              f"ref_f32={med['ref_f32']:.1f} ref_int8={med['ref_int8']:.1f} unit=us "
+        extra = sorted(k[len(case) + 1:] for k in ours[0] if k.startswith(case + "_")
+                       and k[len(case) + 1:] not in ("f32", "int8"))
+        extra_text = "".join(f"nabla_{k}={statistics.median(r[f'{case}_{k}'] for r in ours):.1f} " for k in extra)
+        print(f"BENCH {name}_{case} nabla_f32={med['nabla_f32']:.1f} nabla_int8={med['nabla_int8']:.1f} "
+              f"{extra_text}ref_f32={med['ref_f32']:.1f} ref_int8={med['ref_int8']:.1f} unit=us "
               f"int8_speedup={med['nabla_f32'] / med['nabla_int8']:.2f} "
               f"ref_int8_speedup={med['ref_f32'] / med['ref_int8']:.2f} "
               f"int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8']:.2f}", flush=True)
@@ -157,8 +175,8 @@ def main():
         if name.endswith("_epoch"):
             measure_training(name, args.rounds, env)
             continue
-        if name == "quant_mlp":
-            measure_quant(args.rounds, env)
+        if name in QUANT_FIGURES:
+            measure_quant(name, args.rounds, env)
             continue
         if name == "quant_cnn":
             measure_quant_cnn(args.rounds, env)

@@ -49,6 +49,25 @@ def max_case(x, name, kernel, stride=(), padding=(0, 0), dilation=(1, 1), ceil_m
                 name=name)
 
 
+def distinct_u8(*shape):
+    """Distinct integers in [0, 255], shuffled, as u8."""
+    n = 1
+    for d in shape:
+        n *= d
+    return torch.argsort(randn(256))[:n].to(torch.uint8).reshape(shape)
+
+
+def u8_max_case(x, name, kernel, stride=(), padding=(0, 0)):
+    attrs = {"kernel_size": list(kernel), "stride": list(stride), "padding": list(padding),
+             "dilation": [1, 1], "ceil_mode": False}
+
+    def pooled(x):
+        y, idx = F.max_pool2d(x.to(torch.float64), kernel, stride or None, padding, return_indices=True)
+        return y.to(torch.uint8), idx
+
+    return case("max_pool2d", [x], attrs, pooled, name=name)
+
+
 def avg_attrs(kernel, stride, padding, ceil_mode, count_include_pad):
     return {"kernel_size": list(kernel), "stride": list(stride), "padding": list(padding), "ceil_mode": ceil_mode,
             "count_include_pad": count_include_pad}
@@ -96,6 +115,9 @@ CASES = [
     max_case(distinct(1, 1, 7, 7), "max_pool2d_dilation2_ceil", (2, 2), stride=(2, 2), padding=(1, 1),
              dilation=(2, 2), ceil_mode=True),
     max_case(distinct(1, 2, 4, 6), "max_pool2d_rect", (2, 3), stride=(1, 2)),
+    # u8 (quantized activations): PyTorch pools quint8 tensors, not uint8 ones, and
+    # without indices; the reference is the pool of the same integers in f64.
+    u8_max_case(distinct_u8(2, 2, 5, 5), "max_pool2d_u8_pad1_stride2", (3, 3), stride=(2, 2), padding=(1, 1)),
     # avg_pool2d
     avg_case(randn(1, 2, 4, 4), "avg_pool2d", (2, 2)),
     avg_case(randn(2, 1, 5, 5), "avg_pool2d_pad_include", (3, 3), stride=(2, 2), padding=(1, 1)),

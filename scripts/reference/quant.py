@@ -1,10 +1,13 @@
 """Reference cases of the quantization rows (quant.cpp), computed by PyTorch's own
 quantized ops: quantize_per_tensor/_per_channel (.int_repr()), dequantize of a
 quantized tensor made from the same integers, fake_quantize_*_affine (forward, and
-its straight-through gradients for a random output gradient), quantized::linear
-(as the exact integer sums times the f32 scales, which is what it computes before
-requantizing) and quantized::linear_dynamic itself."""
+its straight-through gradients for a random output gradient), quantized::linear and
+quantized::conv2d with an f32 output (as the exact integer sums times the f32 scales
+plus the bias, which is what they compute before requantizing; PyTorch has no f32
+output), the same with a u8 output as PyTorch's quantized::linear, linear_relu,
+conv2d and conv2d_relu compute it, and quantized::linear_dynamic itself."""
 import torch
+import torch.nn.functional as F
 from lib import away_from, case, rand, randint, randn
 
 # Debian's PyTorch has no FBGEMM: its x86 engine is oneDNN (the library nabla uses).
@@ -38,13 +41,60 @@ def fake_per_channel(axis, qmin, qmax):
         x, s.to(torch.float32), z.to(torch.int32), axis, qmin, qmax)
 
 
-def int8_linear(x_scale, x_zero_point):
+def int8_linear(x_scale, x_zero_point, relu=False):
     """What quantized::linear computes before requantizing its output: the exact
-    integer sums of (x - zero_point) w^T, times x_scale * w_scale[n] in f32, plus the bias."""
+    integer sums of (x - zero_point) w^T, times x_scale * w_scale[n] in f32, plus the
+    bias, then relu."""
     def fn(xq, wq, w_scales, bias):
         sums = (xq.to(torch.int64) - x_zero_point) @ wq.to(torch.int64).T
         out = sums.to(torch.float32) * (torch.tensor(x_scale, dtype=torch.float32) * w_scales.to(torch.float32))
-        return out if bias is None else out + bias.to(torch.float32)
+        out = out if bias is None else out + bias.to(torch.float32)
+        return out.clamp(min=0) if relu else out
+    return fn
+
+
+def int8_conv2d(x_scale, x_zero_point, stride, padding, dilation, groups, relu=False):
+    """The f32 output of quantized::conv2d before requantization: the exact integer
+    sums of (x - zero_point) * w (the padding holds the zero point, so it adds 0),
+    times x_scale * w_scale[oc] in f32, plus the bias, then relu."""
+    def fn(xq, wq, w_scales, bias):
+        x = xq.to(torch.float64) - x_zero_point  # small integers: the f64 sums are exact
+        sums = F.conv2d(x, wq.to(torch.float64), None, stride, padding, dilation, groups).round().to(torch.int64)
+        scale = torch.tensor(x_scale, dtype=torch.float32) * w_scales.to(torch.float32)
+        out = sums.to(torch.float32) * scale.view(1, -1, 1, 1)
+        out = out if bias is None else out + bias.to(torch.float32).view(1, -1, 1, 1)
+        return out.clamp(min=0) if relu else out
+    return fn
+
+
+def requantized(f32_output, out_scale, out_zero_point, pytorch_op):
+    """A u8 output: clamp(round(v / out_scale) + out_zero_point, 0, 255) of the f32
+    output v, in f32 with ties to even (Note [Int8 epilogue]), which the sweep
+    compares exactly. PyTorch's own op (pytorch_op, the same inputs) must agree within
+    one step, and differ only where v / out_scale lies within 1e-5 of a tie: its
+    oneDNN engine folds the scales into one multiplier, 1/out_scale / (1/x_scale *
+    1/w_scale) in f32 (ideep), whose rounding can move such a value across the tie."""
+    def fn(xq, wq, w_scales, bias):
+        v = f32_output(xq, wq, w_scales, bias)
+        t = v / torch.tensor(out_scale, dtype=torch.float32)
+        out = (torch.round(t) + out_zero_point).clamp(0, 255).to(torch.uint8)
+        theirs = pytorch_op(xq, wq, w_scales, bias)
+        differ = out.to(torch.int32) != theirs.to(torch.int32)
+        assert (out.to(torch.int32) - theirs.to(torch.int32)).abs().max() <= 1
+        assert ((t[differ] - t[differ].floor() - 0.5).abs() < 1e-5).all(), "PyTorch differs away from a tie"
+        return out
+    return fn
+
+
+def pytorch_quantized(op, prepack, x_scale, x_zero_point, out_scale, out_zero_point, *geometry):
+    """PyTorch's quantized op with a u8 output (the integers): the activation as a
+    quint8 tensor, the weight as a per-channel symmetric qint8 tensor, prepacked."""
+    def fn(xq, wq, w_scales, bias):
+        x = torch._make_per_tensor_quantized_tensor(xq, x_scale, x_zero_point)
+        w = torch._make_per_channel_quantized_tensor(wq, w_scales.to(torch.float64),
+                                                     torch.zeros(wq.shape[0], dtype=torch.int64), 0)
+        packed = prepack(w, None if bias is None else bias.to(torch.float32), *geometry)
+        return op(x, packed, out_scale, out_zero_point).int_repr()
     return fn
 
 
@@ -145,4 +195,68 @@ CASES = [
     case("dynamic_quantized_linear", [randn(2, 3, 3, dtype=F32) * 4, w2q, w2_scales, randn(5, dtype=F32)],
          {"reduce_range": True}, dynamic_linear(True), name="dynamic_quantized_linear_3d_reduce_range",
          atol=1e-5, rtol=1e-5),
+]
+
+# The requantized and relu linear, and the int8 convolution (drawn after the cases
+# above, so that their values stay as they were).
+w3 = randn(8, 3, 3, 3, dtype=F32) * 0.3
+w3q, w3_scales, _ = per_channel_weight(w3.reshape(8, -1))
+w3q = w3q.reshape(8, 3, 3, 3)
+w4 = randn(6, 2, 3, 3, dtype=F32) * 0.3
+w4q, w4_scales, _ = per_channel_weight(w4.reshape(6, -1))
+w4q = w4q.reshape(6, 2, 3, 3)
+w5 = randn(12, 4, 1, 1, dtype=F32) * 0.3
+w5q, w5_scales, _ = per_channel_weight(w5.reshape(12, -1))
+w5q = w5q.reshape(12, 4, 1, 1)
+linear_x = randint(0, 256, 5, 6, dtype=torch.uint8)
+conv_x = randint(0, 256, 2, 3, 7, 7, dtype=torch.uint8)
+conv_x4 = randint(0, 256, 2, 4, 9, 8, dtype=torch.uint8)
+
+CASES += [
+    case("quantized_linear", [linear_x, w1q, w1_scales, randn(4, dtype=F32)],
+         {"input_scale": 0.02, "input_zero_point": 120, "relu": True}, int8_linear(0.02, 120, relu=True),
+         name="quantized_linear_relu_f32", atol=1e-5, rtol=1e-6),
+    case("quantized_linear", [linear_x, w1q, w1_scales, randn(4, dtype=F32)],
+         {"input_scale": 0.02, "input_zero_point": 120, "output_scale": 0.03, "output_zero_point": 100},
+         requantized(int8_linear(0.02, 120), 0.03, 100,
+                     pytorch_quantized(torch.ops.quantized.linear, torch.ops.quantized.linear_prepack,
+                                       0.02, 120, 0.03, 100)),
+         name="quantized_linear_u8", atol=0, rtol=0),
+    case("quantized_linear", [linear_x, w1q, w1_scales, None],
+         {"input_scale": 0.02, "input_zero_point": 120, "output_scale": 0.01, "output_zero_point": 30,
+          "relu": True},
+         requantized(int8_linear(0.02, 120, relu=True), 0.01, 30,
+                     pytorch_quantized(torch.ops.quantized.linear_relu, torch.ops.quantized.linear_prepack,
+                                       0.02, 120, 0.01, 30)),
+         name="quantized_linear_relu_u8_no_bias", atol=0, rtol=0),
+    case("quantized_conv2d", [conv_x, w3q, w3_scales, randn(8, dtype=F32)],
+         {"input_scale": 0.03, "input_zero_point": 77, "padding": [1, 1]},
+         int8_conv2d(0.03, 77, 1, 1, 1, 1), name="quantized_conv2d_f32_padding", atol=1e-5, rtol=1e-6),
+    case("quantized_conv2d", [randint(-128, 128, 1, 4, 9, 8, dtype=torch.int8), w4q, w4_scales, None],
+         {"input_scale": 0.05, "input_zero_point": -5, "stride": [2, 1], "dilation": [2, 2], "groups": 2,
+          "relu": True},
+         int8_conv2d(0.05, -5, (2, 1), 0, 2, 2, relu=True), name="quantized_conv2d_i8_groups_relu_f32",
+         atol=1e-5, rtol=1e-6),
+    case("quantized_conv2d", [conv_x, w3q, w3_scales, randn(8, dtype=F32)],
+         {"input_scale": 0.03, "input_zero_point": 77, "stride": [2, 2], "padding": [1, 1],
+          "output_scale": 0.05, "output_zero_point": 128},
+         requantized(int8_conv2d(0.03, 77, 2, 1, 1, 1), 0.05, 128,
+                     pytorch_quantized(torch.ops.quantized.conv2d, torch.ops.quantized.conv2d_prepack,
+                                       0.03, 77, 0.05, 128, [2, 2], [1, 1], [1, 1], 1)),
+         name="quantized_conv2d_u8_stride_padding", atol=0, rtol=0),
+    case("quantized_conv2d", [conv_x4, w4q, w4_scales, randn(6, dtype=F32)],
+         {"input_scale": 0.02, "input_zero_point": 128, "padding": [2, 1], "dilation": [2, 1], "groups": 2,
+          "output_scale": 0.04, "output_zero_point": 10, "relu": True},
+         requantized(int8_conv2d(0.02, 128, 1, (2, 1), (2, 1), 2, relu=True), 0.04, 10,
+                     pytorch_quantized(torch.ops.quantized.conv2d_relu, torch.ops.quantized.conv2d_prepack,
+                                       0.02, 128, 0.04, 10, [1, 1], [2, 1], [2, 1], 2)),
+         name="quantized_conv2d_relu_u8_groups_dilation", atol=0, rtol=0),
+    # input_scale == output_scale puts many values near ties, where PyTorch's folded
+    # multiplier rounds some across (see requantized()).
+    case("quantized_conv2d", [conv_x4, w5q, w5_scales, None],
+         {"input_scale": 0.02, "input_zero_point": 3, "output_scale": 0.02, "output_zero_point": 64},
+         requantized(int8_conv2d(0.02, 3, 1, 0, 1, 1), 0.02, 64,
+                     pytorch_quantized(torch.ops.quantized.conv2d, torch.ops.quantized.conv2d_prepack,
+                                       0.02, 3, 0.02, 64, [1, 1], [0, 0], [1, 1], 1)),
+         name="quantized_conv2d_1x1_u8_no_bias", atol=0, rtol=0),
 ]

@@ -1,14 +1,15 @@
 // The int8 GEMM of quantized.hpp: oneDNN's matmul primitive computes the exact s32
 // sums of u8 or s8 activations times s8 weights (AVX-512 VNNI's vpdpbusd here; oneDNN
 // adds the compensation that s8 activations need and subtracts the activations' zero
-// point), and an epilogue of nabla's applies the per-channel scales and the bias.
+// point), and nabla's epilogue (Note [Int8 epilogue]) applies the per-channel scales,
+// the bias, relu and the requantization to u8.
 //
 // Why not oneDNN's output scales: in oneDNN 2.6 the VNNI brgemm kernel takes scales
 // only as constants of the primitive, and a dynamic quantized linear's scale changes
 // with every batch; run-time scales (DNNL_RUNTIME_F32_VAL) fall back to the gemm:jit
 // kernel, 5-10x slower on the MLP's layers. Run-time zero points keep brgemm. So the
 // primitive writes s32 and the epilogue, one pass over each row while it is still in
-// cache, does out = float(sum) * scale[n] + bias[n].
+// cache, does out = float(sum) * scale[n] + bias[n] (and relu, requantization).
 //
 // Note [Row-parallel int8 linear]
 // A dynamic linear is four passes: the input's min and max, its quantization, the
@@ -28,22 +29,20 @@
 // a new primitive every call: quant's modules keep their i8 weights contiguous),
 // with the zero point passed at run time (DNNL_RUNTIME_S32_VAL). The weight is
 // reordered into the blocked layout the kernel picks, once per weight version (as
-// tensor/cpu/epilogue.cpp does for f32 linear's packed weights).
+// tensor/cpu/epilogue.cpp does for f32 linear's packed weights). The cache, the
+// per-thread execution and the epilogue are int8_primitive.hpp's, shared with the
+// int8 convolution.
 #include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <exception>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <tuple>
-#include <unordered_map>
 
-#include "tensor/cpu/onednn.hpp"
-#include "tensor/cpu/quantized.hpp"
+#include "tensor/cpu/int8_primitive.hpp"
 
 namespace nabla::cpu {
 
@@ -53,65 +52,26 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using DT = memory::data_type;
 
-// What one thread needs to run a shared primitive: its argument objects, its
-// scratchpad, and the zero point's buffer. A caller on OpenMP thread t uses slot t
-// (the mutex only guards against two regions using the same slot at once).
-struct ExecSlot {
-  std::mutex mutex;
-  std::unordered_map<int, memory> args;
-  Tensor scratch;
-  int32_t zero_point_value = 0;
-};
-
-struct CachedInt8Matmul {
-  dnnl::matmul prim;
-  memory::desc src, weights_plain, weights, dst, zero_point, scratchpad;
-  onednn::PackedWeights packed;  // the weight in the primitive's layout
-  std::vector<std::unique_ptr<ExecSlot>> slots;
-};
-
 // (rows, in, out, activation dtype, threads the primitive plans for, weight serial).
 using Int8Key = std::tuple<int64_t, int64_t, int64_t, int, int, uint64_t>;
-constexpr size_t kMaxCachedInt8 = 256;
 
-DT onednn_type(DType t) {
-  if (t == DType::u8) return DT::u8;
-  if (t == DType::i8) return DT::s8;
-  throw Error(std::string("int8 GEMM: activations must be u8 or i8, got ") + dtype_name(t));
-}
-
-std::shared_ptr<CachedInt8Matmul> make_int8_matmul(int64_t M, int64_t K, int64_t N, DType a_type) {
-  auto c = std::make_shared<CachedInt8Matmul>();
-  c->src = memory::desc({M, K}, onednn_type(a_type), Tag::ab);
-  c->weights_plain = memory::desc({K, N}, DT::s8, Tag::ba);  // W is [N, K] row-major: W^T in ba
-  c->dst = memory::desc({M, N}, DT::s32, Tag::ab);
-  c->zero_point = memory::desc({1}, DT::s32, Tag::a);
-  dnnl::primitive_attr attr = onednn::attributes(Activation::none);
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+std::shared_ptr<int8::Int8Primitive> make_int8_matmul(int64_t M, int64_t K, int64_t N, DType a_type) {
+  memory::desc src({M, K}, int8::activation_type(a_type, "int8 GEMM"), Tag::ab);
+  memory::desc weights_plain({K, N}, DT::s8, Tag::ba);  // W is [N, K] row-major: W^T in ba
   memory::desc weights_any({K, N}, DT::s8, Tag::any);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(c->src, weights_any, c->dst), attr, onednn::engine());
-  c->prim = dnnl::matmul(pd);
-  c->weights = pd.weights_desc();
-  c->scratchpad = pd.scratchpad_desc();
-  for (int t = 0; t < omp_get_num_procs(); ++t) c->slots.push_back(std::make_unique<ExecSlot>());
-  return c;
+  memory::desc dst({M, N}, DT::s32, Tag::ab);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, weights_any, dst), int8::int8_attributes(),
+                                  onednn::engine());
+  return std::make_shared<int8::Int8Primitive>(dnnl::matmul(pd), pd, src, weights_plain);
 }
 
 // oneDNN plans a primitive's threads when it is created (omp_get_max_threads()), so
 // the key holds that number: a primitive made for one thread is never run by two.
-std::shared_ptr<CachedInt8Matmul> cached_int8_matmul(int64_t M, int64_t K, int64_t N, DType a_type, const Tensor& w) {
-  static std::mutex mutex;
-  static std::map<Int8Key, std::shared_ptr<CachedInt8Matmul>> cache;
+std::shared_ptr<int8::Int8Primitive> cached_int8_matmul(int64_t M, int64_t K, int64_t N, DType a_type,
+                                                        const Tensor& w) {
+  static int8::Int8Cache<Int8Key> cache;
   Int8Key key{M, K, N, static_cast<int>(a_type), omp_get_max_threads(), w.impl()->serial};
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  try {
-    if (cache.size() >= kMaxCachedInt8) cache.clear();
-    return cache.emplace(key, make_int8_matmul(M, K, N, a_type)).first->second;
-  } catch (const dnnl::error& e) {
-    throw Error(std::string("int8 GEMM: oneDNN could not create the matmul: ") + e.what());
-  }
+  return cache.get(key, [&] { return make_int8_matmul(M, K, N, a_type); }, "int8 GEMM");
 }
 
 void check_operands(const char* what, const Tensor& a, const Tensor& w, const Tensor& out) {
@@ -133,40 +93,7 @@ void run_int8(DType a_type, const void* a, int64_t M, int32_t a_zero_point, cons
     std::fill(sums, sums + M * N, 0);
     return;
   }
-  std::shared_ptr<CachedInt8Matmul> c = cached_int8_matmul(M, K, N, a_type, w);
-  int slot_index = omp_in_parallel() ? omp_get_thread_num() % static_cast<int>(c->slots.size()) : 0;
-  ExecSlot& s = *c->slots[static_cast<size_t>(slot_index)];
-  void* packed = c->packed.data_for(c->weights_plain, c->weights, w);
-  std::lock_guard<std::mutex> lock(s.mutex);
-  onednn::bind_argument(s.args, DNNL_ARG_SRC, c->src, const_cast<void*>(a));
-  onednn::bind_argument(s.args, DNNL_ARG_WEIGHTS, c->weights, packed);
-  onednn::bind_argument(s.args, DNNL_ARG_DST, c->dst, sums);
-  s.zero_point_value = a_zero_point;
-  onednn::bind_argument(s.args, DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, c->zero_point, &s.zero_point_value);
-  if (c->scratchpad.get_size() > 0 && !s.scratch.defined()) {
-    s.scratch = onednn::buffer(c->scratchpad);
-    onednn::bind_argument(s.args, DNNL_ARG_SCRATCHPAD, c->scratchpad, s.scratch.raw_data());
-  }
-  c->prim.execute(onednn::stream(), s.args);
-  onednn::stream().wait();
-}
-
-// One row: out[n] = float(sums[n]) * (a_scale * w_scale[n]) + bias[n] (fbgemm's
-// order: the sum converted to f32, times the product of the two scales, plus the
-// bias). The product is formed here, in f32, rather than once per call: a thread
-// then never waits for another to have written it.
-void scale_row(const int32_t* s, float a_scale, const float* w_scale, const float* bias, float* o, int64_t N) {
-  int64_t n = 0;
-#ifdef __AVX2__
-  __m256 as = _mm256_set1_ps(a_scale);
-  for (; n + 8 <= N; n += 8) {
-    __m256 scale = _mm256_mul_ps(as, _mm256_loadu_ps(w_scale + n));
-    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + n))), scale);
-    if (bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias + n));
-    _mm256_storeu_ps(o + n, v);
-  }
-#endif
-  for (; n < N; ++n) o[n] = static_cast<float>(s[n]) * (a_scale * w_scale[n]) + (bias ? bias[n] : 0.0f);
+  cached_int8_matmul(M, K, N, a_type, w)->run(a, w, a_zero_point, sums);
 }
 
 // A barrier for the threads of one row-parallel region, spinning on an atomic: the
@@ -190,20 +117,6 @@ class SpinBarrier {
   std::atomic<int> arrived_{0}, generation_{0};
 };
 
-// Rows [r0, r1) of thread t of T (as even as possible).
-std::pair<int64_t, int64_t> row_block(int64_t M, int T, int t) {
-  int64_t base = M / T, extra = M % T;
-  int64_t r0 = t * base + std::min<int64_t>(t, extra);
-  return {r0, r0 + base + (t < extra ? 1 : 0)};
-}
-
-// How a linear of M x K x N runs: on `threads` threads by blocks of rows (Note
-// [Row-parallel int8 linear]); with one thread, oneDNN may still thread the GEMM
-// itself when it is big (a single row of a large layer: `inner`).
-struct LinearPlan {
-  int threads = 1;
-  bool inner = false;
-};
 // Below this many multiply-adds an int8 linear runs on one thread. An int8
 // multiply-add costs about a quarter of an f32 one, so the threshold is well above
 // f32's (onednn::kSerialMacs); measured on the MLP at batch 64, the 64 x 256 x 128
@@ -211,60 +124,30 @@ struct LinearPlan {
 // (12.8M) 47 on one and 32 on two.
 constexpr int64_t kInt8SerialMacs = 1 << 22;
 
-LinearPlan plan_linear(int64_t M, int64_t K, int64_t N) {
+int8::RowPlan plan_linear(int64_t M, int64_t K, int64_t N) {
   if (M * K * N < kInt8SerialMacs || omp_in_parallel()) return {1, false};
   int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), M));
   return {threads, threads == 1};
 }
 
-// Runs body(t, r0, r1) on the plan's threads in one OpenMP region (one thread: on
-// this one), each thread with oneDNN limited to itself unless the plan says `inner`.
-// Exceptions come back to the caller.
-template <class Body>
-void run_row_blocks(int64_t M, LinearPlan plan, Body&& body) {
-  int T = plan.threads;
-  if (T == 1) {
-    onednn::SerialIfSmall one_thread(plan.inner ? onednn::kSerialMacs : 0);  // 0: always one thread
-    return body(0, int64_t{0}, M);
-  }
-  std::exception_ptr error;
-  std::mutex error_mutex;
-#pragma omp parallel num_threads(T)
-  {
-    int t = omp_get_thread_num();
-    auto [r0, r1] = row_block(M, T, t);
-    omp_set_num_threads(1);  // this thread's nested regions (and oneDNN's plans): one thread
-    try {
-      body(t, r0, r1);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
-}
-
 }  // namespace
 
-void int8_linear(const Tensor& a, int32_t a_zero_point, const Tensor& w, const Tensor& scale, const Tensor& bias,
-                 const Tensor& out) {
+void int8_linear(const Tensor& a, int32_t a_zero_point, const Tensor& w, const Int8Epilogue& e, const Tensor& out) {
   check_operands("int8_linear", a, w, out);
-  NABLA_CHECK(out.dtype() == DType::f32 && scale.dtype() == DType::f32 && scale.is_contiguous() &&
-                  scale.numel() == w.sizes()[0],
-              "int8_linear: expected an f32 output and one f32 scale per output channel");
-  NABLA_CHECK(!bias.defined() || (bias.dtype() == DType::f32 && bias.is_contiguous() && bias.numel() == w.sizes()[0]),
-              "int8_linear: expected an f32 bias with one value per output channel");
+  NABLA_CHECK(out.dtype() == e.output_dtype() && e.weight_scale.numel() == w.sizes()[0],
+              std::string("int8_linear: expected a ") + dtype_name(e.output_dtype()) +
+                  " output and one weight scale per output channel");
   int64_t M = a.sizes()[0], K = a.sizes()[1], N = w.sizes()[0];
   if (out.numel() == 0) return;
+  int8::EpiloguePointers ep = int8::pointers(e);
   Tensor sums = empty(out.sizes(), DType::i32);
   const auto* pa = static_cast<const uint8_t*>(a.raw_data());
   auto* ps = static_cast<int32_t*>(sums.raw_data());
-  auto* po = static_cast<float*>(out.raw_data());
-  const float* pscale = static_cast<const float*>(scale.raw_data());
-  const float* pbias = bias.defined() ? static_cast<const float*>(bias.raw_data()) : nullptr;
-  run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
+  auto* po = static_cast<uint8_t*>(out.raw_data());
+  int64_t out_size = dtype_size(out.dtype());
+  int8::run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
     run_int8(a.dtype(), pa + r0 * K, r1 - r0, a_zero_point, w, ps + r0 * N);
-    for (int64_t m = r0; m < r1; ++m) scale_row(ps + m * N, 1.0f, pscale, pbias, po + m * N, N);
+    int8::epilogue_rows(ps + r0 * N, r1 - r0, N, ep, po + r0 * N * out_size);
   });
 }
 
@@ -275,7 +158,7 @@ void int8_gemm_s32(const Tensor& a, int32_t a_zero_point, const Tensor& w, const
   if (out.numel() == 0) return;
   const auto* pa = static_cast<const uint8_t*>(a.raw_data());
   auto* ps = static_cast<int32_t*>(out.raw_data());
-  run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
+  int8::run_row_blocks(M, plan_linear(M, K, N), [&](int, int64_t r0, int64_t r1) {
     run_int8(a.dtype(), pa + r0 * K, r1 - r0, a_zero_point, w, ps + r0 * N);
   });
 }
@@ -292,7 +175,7 @@ void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_
   NABLA_CHECK(!bias.defined() || (bias.dtype() == DType::f32 && bias.is_contiguous() && bias.numel() == N),
               "dynamic_int8_linear: expected an f32 bias with one value per output channel");
   if (out.numel() == 0) return;
-  LinearPlan plan = plan_linear(M, K, N);
+  int8::RowPlan plan = plan_linear(M, K, N);
   int T = plan.threads;
   std::vector<std::pair<float, float>> ranges(static_cast<size_t>(T));
   SpinBarrier ranges_ready(T);
@@ -301,9 +184,8 @@ void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_
   auto* pq = static_cast<uint8_t*>(q.raw_data());
   auto* ps = static_cast<int32_t*>(sums.raw_data());
   auto* po = static_cast<float*>(out.raw_data());
-  const float* pw = static_cast<const float*>(weight_scale.raw_data());
-  const float* pbias = bias.defined() ? static_cast<const float*>(bias.raw_data()) : nullptr;
-  run_row_blocks(M, plan, [&](int t, int64_t r0, int64_t r1) {
+  int8::EpiloguePointers ep = int8::pointers({1.0f, weight_scale, bias});
+  int8::run_row_blocks(M, plan, [&](int t, int64_t r0, int64_t r1) {
     min_max_f32(px + r0 * K, (r1 - r0) * K, &ranges[t].first, &ranges[t].second);
     ranges_ready.wait();
     float lo = INFINITY, hi = -INFINITY;
@@ -314,7 +196,9 @@ void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_
     QuantParams p = choose_quant_params(lo, hi, 0, 255, reduce_range);
     quantize_f32(px + r0 * K, pq + r0 * K, (r1 - r0) * K, p);
     run_int8(DType::u8, pq + r0 * K, r1 - r0, p.zero_point, w, ps + r0 * N);
-    for (int64_t m = r0; m < r1; ++m) scale_row(ps + m * N, p.scale, pw, pbias, po + m * N, N);
+    int8::EpiloguePointers mine = ep;  // this batch's input scale, in this thread's copy
+    mine.input_scale = p.scale;
+    int8::epilogue_rows(ps + r0 * N, r1 - r0, N, mine, po + r0 * N);
   });
 }
 

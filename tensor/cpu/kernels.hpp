@@ -107,6 +107,7 @@ NABLA_CPU_KERNEL(fake_quantize_per_tensor);
 NABLA_CPU_KERNEL(fake_quantize_per_channel);
 NABLA_CPU_KERNEL(quantized_linear);
 NABLA_CPU_KERNEL(dynamic_quantized_linear);
+NABLA_CPU_KERNEL(quantized_conv2d);
 
 #undef NABLA_CPU_KERNEL
 

@@ -39,7 +39,15 @@ int64_t first_tap(int64_t start, int64_t dilation) {
 }
 
 // As PyTorch: each window starts at -inf on its first in-range cell, takes strictly
-// greater values (the first of equal maxima wins), and lets a NaN win.
+// greater values (the first of equal maxima wins), and lets a NaN win. Integer windows
+// (u8, i8: quantized activations) start at the type's lowest value, so a window of
+// lowest values keeps its first cell too.
+template <class T>
+T lowest_for_max() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::lowest();
+}
+
 template <class T>
 void max_pool(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
   // Locals, not g's fields: stores to idx (int64_t) could alias those, forcing reloads.
@@ -52,7 +60,7 @@ void max_pool(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
       int64_t w_start = ow * g.stride.w - g.pad.w;
       int64_t w0 = first_tap(w_start, dw), w1 = std::min(w_start + (g.kernel.w - 1) * dw + 1, W);
       int64_t best = h0 * W + w0;
-      T best_val = -std::numeric_limits<T>::infinity();
+      T best_val = lowest_for_max<T>();
       // Branch-free (selects, not jumps): on real data the comparison is
       // unpredictable, and mispredictions cost more than the reads.
       for (int64_t ih = h0; ih < h1; ih += dh)
@@ -131,10 +139,15 @@ void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   if (out[0].numel() == 0) return;
   Tensor x = contiguous_raw(in[0]);
   int64_t* idx = static_cast<int64_t*>(out[1].raw_data());
-  visit_float(out[0].dtype(), "max_pool2d", [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     max_pool(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()), idx, g);
-  });
+  };
+  // u8 and i8: quantized activations, whose max pool is the quantized max pool (the
+  // quantization is monotone, so it commutes with max; passes/lower_quant.cpp).
+  if (out[0].dtype() == DType::u8) return run(TypeTag<uint8_t>{});
+  if (out[0].dtype() == DType::i8) return run(TypeTag<int8_t>{});
+  visit_float(out[0].dtype(), "max_pool2d", run);
 }
 
 void avg_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {

@@ -185,22 +185,17 @@ Tensor rows_view(const Tensor& t, int64_t cols) {
   return make_view(t, {rows, cols}, {cols, 1}, t.offset());
 }
 
-// One f32 scale per output channel: the activation's scale times each weight scale.
-Tensor output_scales(float a_scale, const Tensor& weight_scales) {
-  Tensor ws = contiguous_raw(as_dtype(weight_scales, DType::f32));
-  Tensor s = empty(ws.sizes(), DType::f32);
-  const float* w = static_cast<const float*>(ws.raw_data());
-  float* p = static_cast<float*>(s.raw_data());
-  for (int64_t n = 0; n < s.numel(); ++n) p[n] = a_scale * w[n];
-  return s;
-}
-
-void linear_on_int8(const Tensor& a_rows, QuantParams a, const Tensor& w, const Tensor& weight_scales,
-                    const Tensor& bias, const Tensor& out) {
-  int64_t N = w.sizes()[0];
-  Tensor bias_f32 = bias.defined() ? contiguous_raw(as_dtype(bias, DType::f32)) : Tensor();
-  int8_linear(a_rows, a.zero_point, contiguous_raw(w), output_scales(a.scale, weight_scales), bias_f32,
-              rows_view(out, N));
+// The epilogue of the int8 rows (Note [Int8 epilogue]) from their attributes:
+// input_scale, and output_scale, output_zero_point and relu where the row has them.
+Int8Epilogue epilogue_of(const Attrs& a, const Tensor& weight_scales, const Tensor& bias) {
+  Int8Epilogue e;
+  e.input_scale = static_cast<float>(a.f("input_scale"));
+  e.weight_scale = contiguous_raw(as_dtype(weight_scales, DType::f32));
+  if (bias.defined()) e.bias = contiguous_raw(as_dtype(bias, DType::f32));
+  e.relu = a.b("relu");
+  e.output_scale = static_cast<float>(a.f("output_scale"));
+  e.output_zero_point = static_cast<int32_t>(a.i("output_zero_point"));
+  return e;
 }
 
 }  // namespace
@@ -348,10 +343,16 @@ void fake_quantize_per_channel(const TensorList& in, const Attrs& a, TensorList&
 }
 
 void quantized_linear(const TensorList& in, const Attrs& a, TensorList& out) {
-  const Tensor& x = in[0];
-  int64_t K = in[1].sizes()[1];
-  QuantParams qp{static_cast<float>(a.f("input_scale")), static_cast<int32_t>(a.i("input_zero_point"))};
-  linear_on_int8(rows_view(contiguous_raw(x), K), qp, in[1], in[2], in[3], out[0]);
+  int64_t K = in[1].sizes()[1], N = in[1].sizes()[0];
+  int32_t zero_point = static_cast<int32_t>(a.i("input_zero_point"));
+  int8_linear(rows_view(contiguous_raw(in[0]), K), zero_point, contiguous_raw(in[1]), epilogue_of(a, in[2], in[3]),
+              rows_view(out[0], N));
+}
+
+void quantized_conv2d(const TensorList& in, const Attrs& a, TensorList& out) {
+  ConvGeometry g = conv_geometry(in[0].sizes(), in[1].sizes(), a, "quantized_conv2d");
+  int32_t zero_point = static_cast<int32_t>(a.i("input_zero_point"));
+  int8_conv2d(contiguous_raw(in[0]), zero_point, contiguous_raw(in[1]), g, epilogue_of(a, in[2], in[3]), out[0]);
 }
 
 // PyTorch's quantized::linear_dynamic: the batch's min and max choose the activation's

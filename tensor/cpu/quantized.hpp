@@ -1,8 +1,9 @@
 // The quantized CPU seam (docs/quantization.md): affine quantization parameters as
-// PyTorch chooses them, and the int8 GEMM on oneDNN's matmul (u8 or s8 activations
-// times s8 weights, s32 accumulation, scales and bias applied to an f32 result).
+// PyTorch chooses them, the int8 GEMM on oneDNN's matmul and the int8 convolution on
+// oneDNN's convolution (u8 or s8 activations times s8 weights, s32 accumulation),
+// and the epilogue that turns their sums into f32 or requantized u8 outputs.
 // The op table's quantized rows (autograd/ops/quant.cpp) run on these, and so can
-// later kernels (static quantization, a lowered graph). Knows nothing of autograd.
+// later kernels (a lowered graph). Knows nothing of autograd.
 //
 // Note [Affine quantization]
 // A real value x is represented by an integer q with x ~ scale * (q - zero_point),
@@ -16,6 +17,7 @@
 #pragma once
 #include <cstdint>
 
+#include "tensor/cpu/conv_geometry.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla::cpu {
@@ -30,16 +32,36 @@ struct QuantParams {
 // dynamic quantized linear calls it for each batch. reduce_range halves qmin and qmax.
 QuantParams choose_quant_params(float min, float max, int32_t qmin, int32_t qmax, bool reduce_range);
 
-// The int8 GEMM: out[m, n] = scale[n] * sum_k (a[m, k] - a_zero_point) * w[n, k] + bias[n].
-// a: u8 or i8 [M, K]; w: i8 [N, K] (a Linear's weight, symmetric); scale: f32 [N]
-// (activation scale times weight scale, one per output channel); bias: f32 [N] or
-// undefined; out: f32 [M, N]. All contiguous. The sums are exact s32 (oneDNN's
-// matmul; VNNI accumulates in 32 bits), the scales and bias an epilogue's (see
-// int8_gemm.cpp for why). The primitive is cached per shape, activation dtype and
-// weight tensor, with the weight reordered into oneDNN's blocked layout once per
-// weight version.
-void int8_linear(const Tensor& a, int32_t a_zero_point, const Tensor& w, const Tensor& scale, const Tensor& bias,
-                 const Tensor& out);
+// Note [Int8 epilogue]
+// What follows the exact s32 sums of an int8 linear or convolution, for output
+// channel n (PyTorch's quantized::linear / conv2d and their _relu forms):
+//   v = float(sum) * (input_scale * weight_scale[n]) + bias[n]   in f32, in that order
+//   v = max(v, 0)                                                 with relu
+//   out = v                                                       f32 output
+//   out = clamp(nearbyint(v / output_scale) + output_zero_point, 0, 255)   u8 output
+// (u8 when output_scale > 0). The product is rounded to f32 before the bias is added
+// (no fused multiply-add), and the quotient is a true division, so the result is
+// exactly that formula, which PyTorch 1.13's oneDNN engine matches bit for bit;
+// fbgemm's differs by one step in rare ties (docs/quantization.md).
+struct Int8Epilogue {
+  float input_scale = 1.0f;
+  Tensor weight_scale;  // f32 [channels], contiguous
+  Tensor bias;          // f32 [channels], contiguous, or undefined
+  bool relu = false;
+  float output_scale = 0.0f;  // 0: f32 output
+  int32_t output_zero_point = 0;
+
+  bool requantizes() const { return output_scale > 0; }
+  DType output_dtype() const { return requantizes() ? DType::u8 : DType::f32; }
+};
+
+// The int8 GEMM: out[m, n] = epilogue(sum_k (a[m, k] - a_zero_point) * w[n, k]).
+// a: u8 or i8 [M, K]; w: i8 [N, K] (a Linear's weight, symmetric); out: [M, N] of
+// e.output_dtype(). All contiguous. The sums are exact s32 (oneDNN's matmul; VNNI
+// accumulates in 32 bits), the rest is nabla's epilogue (see int8_gemm.cpp for why).
+// The primitive is cached per shape, activation dtype and weight tensor, with the
+// weight reordered into oneDNN's blocked layout once per weight version.
+void int8_linear(const Tensor& a, int32_t a_zero_point, const Tensor& w, const Int8Epilogue& e, const Tensor& out);
 
 // The raw sums: out[m, n] = sum_k (a[m, k] - a_zero_point) * w[n, k] as i32 [M, N],
 // on the same primitive kind (what tests compare against a reference exactly).
@@ -47,10 +69,23 @@ void int8_gemm_s32(const Tensor& a, int32_t a_zero_point, const Tensor& w, const
 
 // PyTorch's quantized::linear_dynamic: x (f32 [M, K], contiguous) quantized to u8 with
 // the scale and zero point that choose_quant_params gives its min and max, then
-// int8_linear with weight_scale [N] times that scale. Row-parallel (see Note
+// int8_linear with that scale as the input scale (f32 output). Row-parallel (see Note
 // [Row-parallel int8 linear] in int8_gemm.cpp).
 void dynamic_int8_linear(const Tensor& x, const Tensor& w, const Tensor& weight_scale, const Tensor& bias,
                          bool reduce_range, const Tensor& out);
+
+// The int8 convolution (PyTorch's quantized::conv2d): out = epilogue(the sums of
+// (x - x_zero_point) times w over each window), where the padding holds x_zero_point
+// (a real 0, so it adds nothing). x: u8 or i8 [N, C, H, W]; w: i8 [OC, C/groups, KH,
+// KW] (symmetric per output channel); out: [N, OC, OH, OW] of e.output_dtype(); all
+// contiguous, NCHW, with g their geometry (conv_geometry). oneDNN's convolution
+// computes the sums (NHWC, s32), the epilogue writes NCHW (int8_conv.cpp).
+void int8_conv2d(const Tensor& x, int32_t x_zero_point, const Tensor& w, const ConvGeometry& g, const Int8Epilogue& e,
+                 const Tensor& out);
+
+// The raw sums of int8_conv2d as i32 [N, OC, OH, OW] (what tests compare exactly).
+void int8_conv2d_s32(const Tensor& x, int32_t x_zero_point, const Tensor& w, const ConvGeometry& g,
+                     const Tensor& out);
 
 // The min and max of n floats (+inf and -inf when n is 0).
 void min_max_f32(const float* x, int64_t n, float* min, float* max);

@@ -1,10 +1,12 @@
 // Quantization beyond the op sweep's PyTorch cases (docs/quantization.md): the
-// round-trip error bounds of quantize/dequantize, the int8 GEMM against an exact
-// integer reference, the dynamic linear against its own composition and against f32,
-// the quantization parameters' invariants, the weight repacking after an in-place
-// change, the i8/u8 dtypes, and the error messages.
+// round-trip error bounds of quantize/dequantize, the int8 GEMM and the int8
+// convolution against exact integer references, the epilogue (f32, relu,
+// requantized u8) against its formula computed here, the dynamic linear against its
+// own composition and against f32, the quantization parameters' invariants, the
+// weight repacking after an in-place change, the i8/u8 dtypes, and the error messages.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -51,6 +53,95 @@ std::vector<int64_t> reference_sums(const Tensor& a, int64_t zp, const Tensor& w
       out[m * N + n] = s;
     }
   return out;
+}
+
+// Note [Int8 epilogue] computed here: every f32 operation is done in double and
+// rounded to f32 (for +, *, / that gives f32's correctly rounded result, since double
+// has more than 2 * 24 + 2 bits), so the reference cannot fuse or reorder anything.
+struct EpilogueRef {
+  double input_scale;
+  std::vector<double> weight_scales, bias;  // bias empty: none
+  bool relu = false;
+  double output_scale = 0;  // 0: f32
+  int64_t output_zero_point = 0;
+
+  double operator()(int64_t sum, int64_t channel) const {
+    float scale = static_cast<float>(static_cast<double>(static_cast<float>(input_scale)) *
+                                     static_cast<float>(weight_scales[channel]));
+    float v = static_cast<float>(static_cast<double>(static_cast<float>(sum)) * scale);
+    if (!bias.empty()) v = static_cast<float>(static_cast<double>(v) + static_cast<float>(bias[channel]));
+    if (relu) v = std::max(v, 0.0f);
+    if (output_scale == 0) return v;
+    float t = static_cast<float>(static_cast<double>(v) / static_cast<float>(output_scale));
+    return static_cast<double>(std::clamp<int64_t>(std::llrint(t) + output_zero_point, 0, 255));  // half to even
+  }
+};
+
+// How many of got's elements differ from the reference epilogue of `sums`, whose
+// element i belongs to output channel channel_of(i).
+int64_t epilogue_mismatches(const Tensor& got, const std::vector<int64_t>& sums, const EpilogueRef& ref,
+                            const std::function<int64_t(int64_t)>& channel_of) {
+  auto g = to_double_vector(got);
+  int64_t bad = 0;
+  for (size_t i = 0; i < sums.size(); ++i) bad += g[i] != ref(sums[i], channel_of(static_cast<int64_t>(i)));
+  return bad;
+}
+
+struct ConvCase {
+  int64_t N, C, H, W, OC, KH, KW;
+  cpu::Pair stride, pad, dilation;
+  int64_t groups;
+};
+
+cpu::ConvGeometry geometry_of(const ConvCase& c) {
+  auto out = [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; };
+  return {c.N, c.C, c.H, c.W, c.OC, c.KH, c.KW, out(c.H, c.KH, c.stride.h, c.pad.h, c.dilation.h),
+          out(c.W, c.KW, c.stride.w, c.pad.w, c.dilation.w), c.stride, c.pad, c.dilation, c.groups};
+}
+
+Conv2dOptions options_of(const ConvCase& c) {
+  return {{c.stride.h, c.stride.w}, {c.pad.h, c.pad.w}, {c.dilation.h, c.dilation.w}, c.groups};
+}
+
+// The convolution's sums by a direct loop in 64-bit integers, NCHW: the padding holds
+// the zero point, so it adds (zp - zp) * w = 0 and is skipped.
+std::vector<int64_t> reference_conv_sums(const Tensor& x, int64_t zp, const Tensor& w, const cpu::ConvGeometry& g) {
+  std::vector<double> xv = to_double_vector(x), wv = to_double_vector(w);
+  int64_t Cg = g.C / g.groups, OCg = g.OC / g.groups;
+  std::vector<int64_t> out(static_cast<size_t>(g.N * g.OC * g.OH * g.OW));
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t oc = 0; oc < g.OC; ++oc)
+      for (int64_t oh = 0; oh < g.OH; ++oh)
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          int64_t s = 0;
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t kh = 0; kh < g.KH; ++kh)
+              for (int64_t kw = 0; kw < g.KW; ++kw) {
+                int64_t ih = oh * g.stride.h - g.pad.h + kh * g.dilation.h;
+                int64_t iw = ow * g.stride.w - g.pad.w + kw * g.dilation.w;
+                if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
+                int64_t ic = oc / OCg * Cg + c;
+                s += (static_cast<int64_t>(xv[((n * g.C + ic) * g.H + ih) * g.W + iw]) - zp) *
+                     static_cast<int64_t>(wv[((oc * Cg + c) * g.KH + kh) * g.KW + kw]);
+              }
+          out[((n * g.OC + oc) * g.OH + oh) * g.OW + ow] = s;
+        }
+  return out;
+}
+
+// Symmetric per-channel i8 weights of wf and their scales, as quant.quantize_dynamic
+// makes them (amax / 127.5 per output channel).
+std::pair<Tensor, Tensor> symmetric_per_channel(const Tensor& wf) {
+  int64_t N = wf.sizes()[0], K = wf.sizes()[1];
+  auto wv = to_double_vector(wf);
+  std::vector<double> sv(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) {
+    double amax = 0;
+    for (int64_t k = 0; k < K; ++k) amax = std::max(amax, std::abs(wv[n * K + k]));
+    sv[n] = amax / 127.5;
+  }
+  Tensor ws = tensor_from(sv, {N}, DType::f32);
+  return {quantize_per_channel(wf, ws, zeros({N}, DType::i64), 0, DType::i8), ws};
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
@@ -161,19 +252,141 @@ TEST_CASE("quantized_linear: the exact sums times the scales plus the bias") {
   CHECK(max_abs_diff(reshape(y3, {6, 20}), y) == 0);
 }
 
-// Symmetric per-channel i8 weights of wf and their scales, as quant.quantize_dynamic
-// makes them (amax / 127.5 per output channel).
-std::pair<Tensor, Tensor> symmetric_per_channel(const Tensor& wf) {
-  int64_t N = wf.sizes()[0], K = wf.sizes()[1];
-  auto wv = to_double_vector(wf);
-  std::vector<double> sv(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n) {
-    double amax = 0;
-    for (int64_t k = 0; k < K; ++k) amax = std::max(amax, std::abs(wv[n * K + k]));
-    sv[n] = amax / 127.5;
+TEST_CASE("quantized_linear: relu and requantized u8 outputs follow the epilogue's formula exactly") {
+  std::mt19937 gen(11);
+  // 19 channels: the vector loop and its scalar tail. The sums span several hundred
+  // output steps, so the clamping at 0 and 255 happens too.
+  Tensor x = random_ints({37, 150}, 0, 255, DType::u8, gen);
+  Tensor w = random_ints({19, 150}, -128, 127, DType::i8, gen);
+  Tensor ws = rand({19}) * 0.004 + 0.001;
+  Tensor b = randn({19});
+  double xs = 0.02;
+  int64_t zp = 117;
+  std::vector<int64_t> sums = reference_sums(x, zp, w);
+  EpilogueRef ref{xs, to_double_vector(ws), to_double_vector(b)};
+  auto channel = [](int64_t i) { return i % 19; };
+  for (bool relu : {false, true})
+    for (auto [os, ozp] : {std::pair{0.0, int64_t{0}}, std::pair{0.05, int64_t{0}}, std::pair{0.031, int64_t{77}}}) {
+      CAPTURE(relu);
+      CAPTURE(os);
+      ref.relu = relu, ref.output_scale = os, ref.output_zero_point = ozp;
+      Tensor y = quantized_linear(x, xs, zp, w, ws, b, os, ozp, relu);
+      CHECK(y.dtype() == (os > 0 ? DType::u8 : DType::f32));
+      CHECK(epilogue_mismatches(y, sums, ref, channel) == 0);
+      if (os > 0) {  // the settings reach both ends of u8
+        auto yv = to_double_vector(y);
+        CHECK(std::count(yv.begin(), yv.end(), 255.0) > 0);
+        CHECK(std::count(yv.begin(), yv.end(), relu ? static_cast<double>(ozp) : 0.0) > 0);
+      }
+    }
+  // Without a bias, i8 activations, in a batch of rank 3.
+  Tensor xi = random_ints({2, 5, 150}, -128, 127, DType::i8, gen);
+  Tensor y = quantized_linear(xi, 0.05, -4, w, ws, Tensor(), 0.1, 128, true);
+  EpilogueRef nobias{0.05, to_double_vector(ws), {}, true, 0.1, 128};
+  CHECK(epilogue_mismatches(y, reference_sums(reshape(xi, {10, 150}), -4, w), nobias, channel) == 0);
+}
+
+TEST_CASE("the int8 convolution's sums equal a direct integer loop") {
+  std::mt19937 gen(12);
+  // Padding with a nonzero zero point, stride 2, dilation, groups (and depthwise),
+  // 1x1, unequal kernel/stride/padding per dim, the Fashion-MNIST CNN's two layers
+  // (one input channel: no input reorder), and tails of the epilogue's 8 x 8 blocks.
+  for (ConvCase c : {ConvCase{2, 3, 9, 9, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
+                     ConvCase{2, 4, 11, 10, 6, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1},
+                     ConvCase{1, 5, 12, 12, 7, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},
+                     ConvCase{2, 6, 8, 8, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2},
+                     ConvCase{1, 8, 7, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 8},
+                     ConvCase{3, 16, 5, 5, 24, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1},
+                     ConvCase{2, 3, 9, 13, 5, 3, 2, {2, 1}, {1, 0}, {1, 2}, 1},
+                     ConvCase{4, 1, 28, 28, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
+                     ConvCase{3, 32, 14, 14, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}}) {
+    cpu::ConvGeometry g = geometry_of(c);
+    for (DType xt : {DType::u8, DType::i8}) {
+      CAPTURE(c.C);
+      CAPTURE(c.OC);
+      CAPTURE(c.groups);
+      CAPTURE(dtype_name(xt));
+      int64_t lo = xt == DType::u8 ? 0 : -128, hi = xt == DType::u8 ? 255 : 127;
+      int64_t zp = xt == DType::u8 ? 131 : -7;
+      Tensor x = random_ints({c.N, c.C, c.H, c.W}, lo, hi, xt, gen);
+      Tensor w = random_ints({c.OC, c.C / c.groups, c.KH, c.KW}, -128, 127, DType::i8, gen);
+      Tensor out = empty({g.N, g.OC, g.OH, g.OW}, DType::i32);
+      cpu::int8_conv2d_s32(x, static_cast<int32_t>(zp), w, g, out);
+      std::vector<int64_t> want = reference_conv_sums(x, zp, w, g);
+      auto got = to_double_vector(out);
+      int64_t mismatches = 0;
+      for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
+      CHECK(mismatches == 0);
+    }
   }
-  Tensor ws = tensor_from(sv, {N}, DType::f32);
-  return {quantize_per_channel(wf, ws, zeros({N}, DType::i64), 0, DType::i8), ws};
+}
+
+TEST_CASE("quantized_conv2d: f32, relu and requantized outputs follow the epilogue's formula exactly") {
+  std::mt19937 gen(13);
+  // 13 output channels and 7 x 6 positions: full 8 x 8 blocks and both tails.
+  ConvCase c{3, 6, 13, 12, 13, 3, 3, {2, 2}, {2, 1}, {1, 1}, 1};
+  cpu::ConvGeometry g = geometry_of(c);
+  Tensor x = random_ints({c.N, c.C, c.H, c.W}, 0, 255, DType::u8, gen);
+  Tensor w = random_ints({c.OC, c.C, c.KH, c.KW}, -128, 127, DType::i8, gen);
+  Tensor ws = rand({c.OC}) * 0.004 + 0.001;
+  Tensor b = randn({c.OC});
+  double xs = 0.03;
+  int64_t zp = 90;
+  std::vector<int64_t> sums = reference_conv_sums(x, zp, w, g);
+  int64_t positions = g.OH * g.OW;
+  auto channel = [&](int64_t i) { return i / positions % c.OC; };
+  EpilogueRef ref{xs, to_double_vector(ws), to_double_vector(b)};
+  for (bool relu : {false, true})
+    for (auto [os, ozp] : {std::pair{0.0, int64_t{0}}, std::pair{0.04, int64_t{3}}, std::pair{0.02, int64_t{200}}}) {
+      CAPTURE(relu);
+      CAPTURE(os);
+      ref.relu = relu, ref.output_scale = os, ref.output_zero_point = ozp;
+      Tensor y = quantized_conv2d(x, xs, zp, w, ws, b, options_of(c), os, ozp, relu);
+      CHECK(y.sizes() == Shape{g.N, g.OC, g.OH, g.OW});
+      CHECK(y.dtype() == (os > 0 ? DType::u8 : DType::f32));
+      CHECK(epilogue_mismatches(y, sums, ref, channel) == 0);
+    }
+  // i8 activations, groups, no bias; and an empty batch.
+  ConvCase grouped{2, 4, 8, 8, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2};
+  Tensor xi = random_ints({2, 4, 8, 8}, -128, 127, DType::i8, gen);
+  Tensor wg = random_ints({6, 2, 3, 3}, -128, 127, DType::i8, gen);
+  Tensor wgs = rand({6}) * 0.01 + 0.001;
+  Tensor y = quantized_conv2d(xi, 0.05, -10, wg, wgs, Tensor(), options_of(grouped), 0.2, 10, true);
+  EpilogueRef nobias{0.05, to_double_vector(wgs), {}, true, 0.2, 10};
+  CHECK(epilogue_mismatches(y, reference_conv_sums(xi, -10, wg, geometry_of(grouped)), nobias,
+                            [](int64_t i) { return i / 64 % 6; }) == 0);
+  Tensor none = quantized_conv2d(empty({0, 4, 8, 8}, DType::u8), 0.1, 0, wg, wgs, Tensor(), options_of(grouped));
+  CHECK(none.sizes() == Shape{0, 6, 8, 8});
+}
+
+TEST_CASE("quantized_conv2d is close to the f32 convolution of the dequantized values") {
+  manual_seed(14);
+  Tensor xf = relu(randn({4, 8, 10, 10}));
+  Tensor wf = randn({16, 8, 3, 3}) * 0.1;
+  Tensor b = randn({16}) * 0.1;
+  auto [wq2, ws] = symmetric_per_channel(reshape(wf, {16, 72}));
+  Tensor wq = reshape(wq2, {16, 8, 3, 3});
+  double xs = 4.0 / 255;
+  Tensor xq = quantize_per_tensor(xf, xs, 0, DType::u8);
+  Conv2dOptions opt{{1, 1}, {1, 1}, {1, 1}, 1};
+  Tensor want = conv2d(dequantize_per_tensor(xq, xs, 0),
+                       reshape(dequantize_per_channel(wq2, ws, zeros({16}, DType::i64), 0), {16, 8, 3, 3}), b, opt);
+  Tensor y = quantized_conv2d(xq, xs, 0, wq, ws, b, opt);
+  CHECK(max_abs_diff(y, want) < 1e-4);
+}
+
+TEST_CASE("the int8 convolution repacks a weight changed in place") {
+  std::mt19937 gen(15);
+  Tensor x = random_ints({2, 4, 6, 6}, 0, 255, DType::u8, gen);
+  Tensor w = random_ints({8, 4, 3, 3}, -60, 60, DType::i8, gen);
+  Tensor ws = full({8}, 0.5, DType::f32);
+  Conv2dOptions opt{{1, 1}, {1, 1}, {1, 1}, 1};
+  Tensor before = quantized_conv2d(x, 1.0, 3, w, ws, Tensor(), opt);
+  {
+    NoGradGuard no_grad;
+    copy_(w, w * 2.0);
+  }
+  CHECK(max_abs_diff(quantized_conv2d(x, 1.0, 3, w, ws, Tensor(), opt), before * 2.0) == 0);
 }
 
 TEST_CASE("dynamic_quantized_linear is its composition, and close to f32") {
@@ -307,6 +520,37 @@ TEST_CASE("quantization errors name the op, the argument and what was found") {
         "dynamic_quantized_linear: argument 'weight_scales' of shape [4] must have one element per output channel (3)");
   CHECK(error_of([&] { quantized_linear(x, 0.1, 0, wq, ones({3})); }) ==
         "quantized_linear: argument 'input' must be u8 or i8 (a quantized activation), got f32");
+  Tensor xq = zeros({4, 5}, DType::u8);
+  CHECK(error_of([&] { quantized_linear(xq, 0.1, 0, wq, ones({3}), Tensor(), -1.0); }) ==
+        "quantized_linear: argument 'output_scale' must be 0 (an f32 output) or positive and finite, got -1");
+  CHECK(error_of([&] { quantized_linear(xq, 0.1, 0, wq, ones({3}), Tensor(), NAN); }) ==
+        "quantized_linear: argument 'output_scale' must be 0 (an f32 output) or positive and finite, got nan");
+  CHECK(error_of([&] { quantized_linear(xq, 0.1, 0, wq, ones({3}), Tensor(), 0.1, 256); }) ==
+        "quantized_linear: argument 'output_zero_point' must lie in [0, 255] (the range of u8), got 256");
+  CHECK(error_of([&] { quantized_linear(xq, 0.1, 0, wq, ones({3}), Tensor(), 0.0, 5); }) ==
+        "quantized_linear: argument 'output_zero_point' is 5 but 'output_scale' is 0 (an f32 output, which has no "
+        "zero point)");
+  Tensor image = zeros({2, 4, 6, 6}, DType::u8), kernel = zeros({8, 4, 3, 3}, DType::i8);
+  CHECK(error_of([&] { quantized_conv2d(image, 0.1, 300, kernel, ones({8})); }) ==
+        "quantized_conv2d: argument 'input_zero_point' must lie in [0, 255] (the range of u8), got 300");
+  CHECK(error_of([&] { quantized_conv2d(randn({2, 4, 6, 6}), 0.1, 0, kernel, ones({8})); }) ==
+        "quantized_conv2d: argument 'input' must be u8 or i8 (a quantized activation), got f32");
+  CHECK(error_of([&] { quantized_conv2d(image, 0.1, 0, randn({8, 4, 3, 3}), ones({8})); }) ==
+        "quantized_conv2d: argument 'weight' must be i8 (quantized per channel, symmetric), got f32");
+  CHECK(error_of([&] { quantized_conv2d(image, 0.1, 0, zeros({8, 3, 3, 3}, DType::i8), ones({8})); }) ==
+        "quantized_conv2d: argument 'weight' of shape [8, 3, 3, 3] expects 3 input channels (groups=1) but argument "
+        "'input' of shape [2, 4, 6, 6] has 4");
+  CHECK(error_of([&] { quantized_conv2d(zeros({4, 6, 6}, DType::u8), 0.1, 0, kernel, ones({8})); }) ==
+        "quantized_conv2d: argument 'input' must be 4-D [N, C, H, W], got shape [4, 6, 6]");
+  CHECK(error_of([&] { quantized_conv2d(image, 0.1, 0, kernel, ones({4})); }) ==
+        "quantized_conv2d: argument 'weight_scales' of shape [4] must have one element per output channel (8)");
+  CHECK(error_of([&] { quantized_conv2d(image, 0.1, 0, kernel, ones({8}), ones({7})); }) ==
+        "quantized_conv2d: argument 'bias' must have shape [8], got [7]");
+  CHECK(error_of([&] { quantized_conv2d(zeros({1, 4, 2, 2}, DType::u8), 0.1, 0, kernel, ones({8})); }) ==
+        "quantized_conv2d: argument 'input' of shape [1, 4, 2, 2] is 2x2 after padding, smaller than the 3x3 "
+        "(dilated) kernel of argument 'weight' of shape [8, 4, 3, 3]; the computed output size is 0x0");
+  CHECK(error_of([&] { quantized_conv2d(image, 0.1, 0, kernel, ones({8}), Tensor(), {}, -0.5); }) ==
+        "quantized_conv2d: argument 'output_scale' must be 0 (an f32 output) or positive and finite, got -0.5");
   Tensor bad = tensor_from({1.0, INFINITY, 0.0, 0.0, 0.0}, {1, 5});
   CHECK(error_of([&] { dynamic_quantized_linear(bad, wq, ones({3})); }).find(
             "dynamic_quantized_linear: argument 'input' holds an infinity or a NaN") == 0);

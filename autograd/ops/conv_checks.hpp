@@ -1,0 +1,21 @@
+// What the rows that convolve share (conv2d and its adjoints in conv.cpp,
+// quantized_conv2d in quant.cpp): their attributes and the validation of their shapes.
+#pragma once
+#include <vector>
+
+#include "autograd/op_table.hpp"
+#include "tensor/cpu/conv_geometry.hpp"
+
+namespace nabla {
+
+// stride, padding, dilation (int lists, one value for both dims) and groups, after
+// `shape_attr` (a required int list) when one is given.
+std::vector<AttrSpec> conv_attrs(const char* shape_attr = nullptr);
+
+// Validates a convolution of input shape x with weight shape w (named as the calling
+// row names them: x_arg, w_arg) and returns its geometry; the errors name the op,
+// the arguments and their shapes.
+cpu::ConvGeometry check_conv(const char* op, const Shape& x, const char* x_arg, const Shape& w, const char* w_arg,
+                             const Attrs& a);
+
+}  // namespace nabla
