@@ -423,9 +423,10 @@ model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_ten
     self.max_val = v.max()
     self.histogram = _histc(v, self.bins, int(self.min_val.item()), int(self.max_val.item()))
   }
-  # PyTorch's forward for a later batch, with _adjust_min_max: the combined range's
-  # width is a whole number (down) of old ranges / up, so old bins, cut into up cells
-  # each, land on whole cells of the new grid (at cell start).
+  # PyTorch's forward for a later batch, with _adjust_min_max: the old range cut into
+  # bins * up cells; the combined range stretched (its max moved up) to bins * down of
+  # those cells, `down` whole, so each old bin's up cells land on whole cells of the
+  # new grid, from cell `start`.
   _add(v) {
     let lo = minimum(v.min(), self.min_val)
     let hi = maximum(v.max(), self.max_val)
