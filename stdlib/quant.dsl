@@ -3,18 +3,21 @@
 #
 #   import quant
 #   let qm = quant.quantize_dynamic(model)        # Linear -> DynamicQuantizedLinear
+#   let qs = quant.quantize_static(model, batches) # Linear, Conv2d -> QuantizedLinear, QuantizedConv2d
 #   let qat = quant.prepare_qat(model)            # Linear -> QATLinear (fake quantization)
 #   ... train qat as usual ...
 #   let qm2 = quant.convert(qat)                  # QATLinear -> DynamicQuantizedLinear
 #   print(quant.model_size_bytes(model), quant.model_size_bytes(qm))
 #
+# quantize_static is fuse_conv_bn + prepare + calibrate + convert, each usable alone.
 # The pieces are reusable on their own: QuantizedTensor (integers with their scale
 # and zero point), observers (MinMaxObserver, MovingAverageMinMaxObserver,
-# PerChannelMinMaxObserver, MovingAveragePerChannelMinMaxObserver: they watch values
-# go by and choose quantization parameters), FakeQuantize (an observer plus fake
+# PerChannelMinMaxObserver, MovingAveragePerChannelMinMaxObserver, HistogramObserver:
+# they watch values go by and choose quantization parameters), QConfig (which
+# observers static quantization uses), FakeQuantize (an observer plus fake
 # quantization, differentiable through the straight-through estimator), and the ops
 # they run on (quantize_per_tensor, quantize_per_channel, dequantize_per_*,
-# fake_quantize_per_*, quantized_linear, dynamic_quantized_linear).
+# fake_quantize_per_*, quantized_linear, quantized_conv2d, dynamic_quantized_linear).
 import nn
 
 # ---- quantized tensors -------------------------------------------------------------------
@@ -209,6 +212,246 @@ model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, 
 
 fn _is_per_channel(obs) = obs.qscheme == "per_channel_affine" or obs.qscheme == "per_channel_symmetric"
 
+# ---- the histogram observer ---------------------------------------------------------------
+#
+# PyTorch 1.13's HistogramObserver (torch/ao/quantization/observer.py), step for step and
+# in the same precisions, so that it chooses PyTorch's scale and zero point: a histogram
+# of everything seen (2048 bins over [min_val, max_val]; when a batch widens the range,
+# the old histogram is spread over a finer grid and summed into the new bins), then a
+# search for the [min, max] that minimizes the L2 error of quantizing the histogram to
+# 256 levels (clipping outliers), then the MinMax observer's formulas on that range.
+# The table has no floor, round, cumsum or histc rows; the helpers below make them of
+# other ops, rounding exactly as PyTorch's do.
+
+# Floor of a floating tensor, in its dtype (truncation, then one less below zero).
+fn _floor(t) {
+  let r = t.to(i64).to(t.dtype)
+  return r - (r > t).to(t.dtype)
+}
+
+fn _ceil(t) = -_floor(-t)
+
+# torch.div(a, b, rounding_mode="floor") of an f32 tensor by a number (made f32, as
+# PyTorch makes it): the floor of the exact quotient (its fmod-based kernel), which
+# floor(a / b) misses when a / b rounds up to an integer. In f64 the products of the
+# candidate quotient and b are exact, so one correction each way settles it.
+fn _floor_divide(a, b) {
+  let a64 = a.to(f64)
+  let b64 = tensor(float(b)).to(f64)
+  let q = _floor(a64 / b64)
+  q = q - (q * b64 > a64).to(f64) + ((q + 1.0) * b64 <= a64).to(f64)
+  return q.to(f32)
+}
+
+# torch.cumsum of an f32 list's values: running sums in f64 (as PyTorch's CPU kernel
+# accumulates), each rounded to f32.
+fn _running_sums(values) {
+  let sums = []
+  let s = 0.0
+  for v in values {
+    s = s + v
+    sums.append(s)
+  }
+  return tensor(sums, dtype=f64).to(f32).tolist()
+}
+
+# A number rounded to f32 and back (PyTorch compares f32 tensors with numbers in f32).
+fn _f32(v) = tensor(v).item()
+
+# torch.histc(x, bins, min=lo, max=hi) on f32 as PyTorch 1.13 computes it: lo == hi
+# takes the range of x (widened by 1 each way if x is constant); values outside
+# [lo, hi] are left out; a value's bin is trunc((x - lo) * bins / (hi - lo)) in f32,
+# the last bin closed.
+fn _histc(x, bins, lo, hi) {
+  if lo == hi {
+    lo = x.min().item()
+    hi = x.max().item()
+  }
+  if lo == hi {
+    lo = lo - 1.0
+    hi = hi + 1.0
+  }
+  let lo_t = tensor(float(lo))
+  let hi_t = tensor(float(hi))
+  let inside = (x >= lo_t) * (x <= hi_t)
+  let v = where(inside, x, lo_t)
+  let pos = clamp((v - lo_t) * bins / (hi_t - lo_t), 0, bins - 1).to(i64)  # truncates
+  return scatter_add(zeros([bins]), 0, pos.reshape([-1]), inside.to(f32).reshape([-1]))
+}
+
+# PyTorch's _combine_histograms: the old histogram's bins, each spread evenly over
+# `up` cells of a grid of bins * down cells starting at cell `start`, summed back into
+# bins of `down` cells and added to `hist`. PyTorch sums the grid cell by cell in f64
+# and takes each bin's integral less the previous one rounded to f32 (its shifted copy
+# is an f32 tensor), so a bin can differ by f32's step at the integral's magnitude
+# (0.25 at a few million) with the order of the additions: the sums here are made in
+# PyTorch's order (empty cells skipped: adding zero is exact).
+fn _combine_histograms(hist, old, up, down, start, bins) {
+  let h = old.tolist()
+  let integral = []                                  # the sum of the cells before each bin's end
+  let s = 0.0
+  let cell = start
+  let last = min(start + bins * up, bins * down)
+  for k in range(bins) {
+    let end = min((k + 1) * down, last)
+    while cell < end {
+      let m = (cell - start) // up                   # the old bin this cell belongs to
+      let stop = min(end, start + (m + 1) * up)
+      let v = h[m]
+      if v == 0.0 {
+        cell = stop
+      } else {
+        while cell < stop {
+          s = s + v
+          cell = cell + 1
+        }
+      }
+    }
+    integral.append(s)
+  }
+  let t = tensor(integral, dtype=f64)
+  let previous = cat([zeros([1], dtype=f64), t[0:bins - 1].to(f32).to(f64)])
+  return hist + ((t - previous) / up).to(f32)
+}
+
+# PyTorch's _get_norm: the integral of x^2 over [delta_begin, delta_end] times density.
+fn _get_norm(delta_begin, delta_end, density) =
+  density * ((delta_end * delta_end * delta_end - delta_begin * delta_begin * delta_begin) / 3)
+
+# PyTorch's _compute_quantization_error: the L2 error of quantizing the histogram to
+# dst_nbins levels spread over its bins start..end (bin_width: a number, as in PyTorch).
+fn _quantization_error(hist, dst_nbins, bin_width, start, end) {
+  let bins = hist.shape[0]
+  let dst_bin_width = bin_width * (end - start + 1) / dst_nbins
+  if dst_bin_width == 0.0 { return 0.0 }
+  let src_bin_begin = (arange(bins) - start).to(f32) * bin_width
+  let src_bin_end = src_bin_begin + bin_width
+  let dst_bin_of_begin = clamp(_floor_divide(src_bin_begin, dst_bin_width), 0, dst_nbins - 1)
+  let dst_bin_of_begin_center = (dst_bin_of_begin + 0.5) * dst_bin_width
+  let dst_bin_of_end = clamp(_floor_divide(src_bin_end, dst_bin_width), 0, dst_nbins - 1)
+  let density = hist / bin_width
+  let half = tensor(dst_bin_width / 2)
+  let norm = zeros([bins])
+  norm = norm + _get_norm(src_bin_begin - dst_bin_of_begin_center, ones([bins]) * (dst_bin_width / 2), density)
+  norm = norm + (dst_bin_of_end - dst_bin_of_begin - 1) * _get_norm(-half, half, density)
+  let dst_bin_of_end_center = dst_bin_of_end * dst_bin_width + dst_bin_width / 2
+  norm = norm + _get_norm(-half, src_bin_end - dst_bin_of_end_center, density)
+  return norm.sum().item()
+}
+
+# PyTorch's _non_linear_param_search: moves the lower or the upper quantile bound in
+# steps of 1e-5 (the side that cuts more bins), accepting each move while the
+# quantization error falls. Returns the (min, max) to quantize with, as f32 tensors.
+fn _histogram_search(obs) {
+  let hist = obs.histogram
+  let bins = obs.bins
+  let total = _f32(hist.to(f64).sum().item())
+  let csum = _running_sums(hist.tolist())
+  let bin_width = (obs.max_val.item() - obs.min_val.item()) / bins
+  let dst_nbins = 2 ** (8 * obs.dtype.itemsize)
+  let stepsize = 1e-5
+  let alpha = 0.0
+  let beta = 1.0
+  let start_bin = 0
+  let end_bin = bins - 1
+  let norm_min = float("inf")
+  while alpha < beta {
+    let next_alpha = alpha + stepsize
+    let next_beta = beta - stepsize
+    let lower = _f32(next_alpha * total)
+    let upper = _f32(next_beta * total)
+    let l = start_bin
+    let r = end_bin
+    while l < end_bin and csum[l] < lower { l = l + 1 }
+    while r > start_bin and csum[r] > upper { r = r - 1 }
+    let next_start_bin = start_bin
+    let next_end_bin = end_bin
+    if l - start_bin > end_bin - r {
+      next_start_bin = l
+      alpha = next_alpha
+    } else {
+      next_end_bin = r
+      beta = next_beta
+    }
+    if next_start_bin == start_bin and next_end_bin == end_bin { continue }
+    let norm = _quantization_error(hist, dst_nbins, bin_width, next_start_bin, next_end_bin)
+    if norm > norm_min { break }
+    norm_min = norm
+    start_bin = next_start_bin
+    end_bin = next_end_bin
+  }
+  let width = (obs.max_val - obs.min_val) / bins
+  return (obs.min_val + width * start_bin, obs.min_val + width * (end_bin + 1))
+}
+
+# PyTorch's HistogramObserver (per tensor): a histogram of `bins` bins over the range
+# of everything seen; calculate_qparams() searches it for the range whose quantization
+# error is least (outliers get clipped) and gives that range's scale and zero point.
+# Buffers: histogram, min_val, max_val (empty until the first batch).
+#
+# As in PyTorch 1.13, each batch's values are binned over its range truncated to
+# integers (histc(x, min=int(min), max=int(max))): values outside the truncated
+# range are not counted, and a range inside (-1, 1) truncates to [0, 0], which histc
+# reads as the values' own range. Kept for parity: the scales are PyTorch's.
+model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_tensor_affine", reduce_range=false,
+                        quant_min=none, quant_max=none) {
+  bins = bins
+  upsample_rate = upsample_rate
+  dtype = dtype
+  qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
+  reduce_range = reduce_range
+  quant_min = quant_min
+  quant_max = quant_max
+  buffer histogram = zeros([bins])
+  buffer min_val = zeros([0])
+  buffer max_val = zeros([0])
+  forward(x) {
+    if x.numel() == 0 { return x }
+    no_grad {
+      let v = x.detach().to(f32)
+      # A first batch, or after batches that were all one value (PyTorch starts over).
+      if self.min_val.numel() == 0 or self.min_val.item() == self.max_val.item() {
+        self._start(v)
+      } else {
+        self._add(v)
+      }
+    }
+    return x
+  }
+  _start(v) {
+    self.min_val = v.min()
+    self.max_val = v.max()
+    self.histogram = _histc(v, self.bins, int(self.min_val.item()), int(self.max_val.item()))
+  }
+  # PyTorch's forward for a later batch, with _adjust_min_max: the old range cut into
+  # bins * up cells; the combined range stretched (its max moved up) to bins * down of
+  # those cells, `down` whole, so each old bin's up cells land on whole cells of the
+  # new grid, from cell `start`.
+  _add(v) {
+    let lo = minimum(v.min(), self.min_val)
+    let hi = maximum(v.max(), self.max_val)
+    let cells = self.bins * self.upsample_rate
+    let cell_width = (self.max_val - self.min_val) / cells
+    let down = int(_ceil((hi - lo) / (self.bins * cell_width)).item())
+    hi = hi + (down * (self.bins * cell_width) - (hi - lo))
+    let start = _round_to_int((self.min_val - lo) / cell_width).item()
+    let hist = _histc(v, self.bins, int(lo.item()), int(hi.item()))
+    if lo.item() == self.min_val.item() and hi.item() == self.max_val.item() {
+      hist = hist + self.histogram
+    } else {
+      hist = _combine_histograms(hist, self.histogram, self.upsample_rate, down, start, self.bins)
+    }
+    self.histogram = hist
+    self.min_val = lo
+    self.max_val = hi
+  }
+  calculate_qparams() {
+    if self.min_val.numel() == 0 { return _calculate_qparams(self, self.min_val, self.max_val) }
+    let (lo, hi) = _histogram_search(self)
+    return _calculate_qparams(self, lo, hi)
+  }
+}
+
 # ---- fake quantization -------------------------------------------------------------------
 
 # PyTorch's FakeQuantize: in training, the observer sees x and the quantization
@@ -269,17 +512,21 @@ model DynamicQuantizedLinear(in_features, out_features, weight, weight_scale, bi
   buffer weight_scale = weight_scale
   buffer bias = bias if bias != none else zeros([0])
   has_bias = bias != none
-  let _c = assert(weight.dtype == i8 and list(weight.shape) == [out_features, in_features],
-                  f"DynamicQuantizedLinear: expected an i8 weight of shape [{out_features}, {in_features}], got {weight.dtype} {weight.shape}")
+  let _c = _check_weight("DynamicQuantizedLinear", weight, [out_features, in_features])
   forward(x) = dynamic_quantized_linear(x, self.weight, self.weight_scale, self.bias if self.has_bias else none,
                                         reduce_range=self.reduce_range)
   # The weight as f32 values (what the int8 GEMM multiplies by).
   dequantized_weight() = dequantize_per_channel(self.weight, self.weight_scale, zeros([self.out_features], dtype=i64), 0)
 }
 
-# A DynamicQuantizedLinear from a float weight (and bias), its scales chosen by
-# `observer` (per output channel, symmetric i8 by default).
-fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
+fn _check_weight(what, weight, shape) =
+  assert(weight.dtype == i8 and list(weight.shape) == shape,
+         f"{what}: expected an i8 weight of shape {shape}, got {weight.dtype} {list(weight.shape)}")
+
+# A float weight quantized to i8 per output channel (dim 0) with the scales `observer`
+# chooses: (the i8 weight, its f32 scales). The int8 kernels take symmetric weights
+# only (zero point 0).
+fn _quantize_weight(weight, observer) {
   let w = weight.detach()
   let n = w.shape[0]
   observer(w)
@@ -290,9 +537,16 @@ fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
   if (zero_point != 0).sum().item() > 0 {
     assert(false, "quant: the int8 GEMM takes symmetric weights (zero point 0), but the weight observer chose nonzero zero points; use a symmetric one")
   }
-  let q = quantize_per_channel(w, scale, zero_point, 0, i8)
-  return DynamicQuantizedLinear(w.shape[1], n, q, scale, bias.detach().clone() if bias != none else none,
-                                reduce_range=reduce_range)
+  return (quantize_per_channel(w, scale, zero_point, 0, i8), scale)
+}
+
+fn _detached(t) = t.detach().clone() if t != none else none
+
+# A DynamicQuantizedLinear from a float weight (and bias), its scales chosen by
+# `observer` (per output channel, symmetric i8 by default).
+fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
+  let (q, scale) = _quantize_weight(weight, observer)
+  return DynamicQuantizedLinear(q.shape[1], q.shape[0], q, scale, _detached(bias), reduce_range=reduce_range)
 }
 
 # Quantization-aware Linear (PyTorch's nn.qat.Linear, with the input's dynamic
@@ -306,6 +560,130 @@ model QATLinear(in_features, out_features, weight, bias, activation_fake_quant, 
   activation_post_process = activation_fake_quant
   weight_fake_quant = weight_fake_quant
   forward(x) = linear(self.activation_post_process(x), self.weight_fake_quant(self.weight), self.bias)
+}
+
+# ---- static quantization: observed and quantized layers --------------------------------
+#
+# Static (post-training) quantization fixes each layer's input scale and zero point
+# once, from calibration batches, where dynamic quantization measures every batch.
+# prepare() swaps every Linear and Conv2d for an Observed one, which computes in f32
+# while its activation observer watches its input; convert() turns those into
+# QuantizedLinear / QuantizedConv2d, which quantize their input with the calibrated
+# parameters and run the int8 kernel (f32 out). No stubs are placed by hand: each int8
+# layer quantizes its own input (and compile() + the lower_quant pass keep the
+# activations u8 between layers).
+
+# PyTorch's QConfig: makers (functions of no arguments) of the observer that watches a
+# layer's input (activation) and of the one that chooses its weight's scales.
+model QConfig(activation, weight) {
+  activation = activation
+  weight = weight
+}
+
+# PyTorch's fbgemm default, with 8-bit activations: a HistogramObserver for inputs
+# (u8; reduce_range=false because VNNI's int8 multiply-add accumulates in 32 bits,
+# docs/quantization.md), symmetric i8 weights per output channel.
+let default_qconfig = QConfig(fn() = HistogramObserver(), default_weight_observer)
+# The same with a MinMaxObserver for inputs: the whole observed range, no clipping.
+let minmax_qconfig = QConfig(fn() = MinMaxObserver(), default_weight_observer)
+
+# A Linear during calibration: f32, its input watched by activation_post_process.
+model ObservedLinear(float_linear, qconfig) {
+  in_features = float_linear.in_features
+  out_features = float_linear.out_features
+  weight = float_linear.weight
+  bias = float_linear.bias
+  activation_post_process = qconfig.activation()
+  weight_observer = qconfig.weight()
+  forward(x) = linear(self.activation_post_process(x), self.weight, self.bias)
+}
+
+# A Conv2d during calibration: f32, its input watched by activation_post_process.
+model ObservedConv2d(conv, qconfig) {
+  in_channels = conv.in_channels
+  out_channels = conv.out_channels
+  kernel_size = conv.kernel_size
+  stride = conv.stride
+  padding = conv.padding
+  dilation = conv.dilation
+  groups = conv.groups
+  weight = conv.weight
+  bias = conv.bias
+  activation_post_process = qconfig.activation()
+  weight_observer = qconfig.weight()
+  forward(x) = conv2d(self.activation_post_process(x), self.weight, self.bias, stride=self.stride,
+                      padding=self.padding, dilation=self.dilation, groups=self.groups)
+}
+
+# Static quantization's Linear (PyTorch's nn.quantized.Linear, with an f32 output):
+# the input is quantized with the calibrated input_scale and input_zero_point, then
+# multiplied by the i8 weight (per output channel scales) on the int8 GEMM.
+# The input's parameters are plain numbers, so that compile() records them in the
+# graph as constants; the buffer input_qparams ([scale, zero point], f64) carries
+# them in the state_dict (after loading a state, sync_input_qparams(model)).
+model QuantizedLinear(in_features, out_features, weight, weight_scale, bias, input_scale, input_zero_point,
+                      input_dtype=u8) {
+  in_features = in_features
+  out_features = out_features
+  input_scale = input_scale
+  input_zero_point = input_zero_point
+  input_dtype = input_dtype
+  buffer weight = weight
+  buffer weight_scale = weight_scale
+  buffer bias = bias if bias != none else zeros([0])
+  buffer input_qparams = tensor([input_scale, input_zero_point], dtype=f64)
+  has_bias = bias != none
+  let _c = _check_weight("QuantizedLinear", weight, [out_features, in_features])
+  forward(x) = quantized_linear(quantize_per_tensor(x, self.input_scale, self.input_zero_point, self.input_dtype),
+                                self.weight, self.weight_scale, self.bias if self.has_bias else none,
+                                input_scale=self.input_scale, input_zero_point=self.input_zero_point)
+}
+
+# Static quantization's Conv2d (PyTorch's nn.quantized.Conv2d, with an f32 output):
+# as QuantizedLinear, on the int8 convolution; weight is i8 [out, in / groups, kh, kw].
+model QuantizedConv2d(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, weight,
+                      weight_scale, bias, input_scale, input_zero_point, input_dtype=u8) {
+  in_channels = in_channels
+  out_channels = out_channels
+  kernel_size = kernel_size
+  stride = stride
+  padding = padding
+  dilation = dilation
+  groups = groups
+  input_scale = input_scale
+  input_zero_point = input_zero_point
+  input_dtype = input_dtype
+  buffer weight = weight
+  buffer weight_scale = weight_scale
+  buffer bias = bias if bias != none else zeros([0])
+  buffer input_qparams = tensor([input_scale, input_zero_point], dtype=f64)
+  has_bias = bias != none
+  let _c = _check_weight("QuantizedConv2d", weight, [out_channels, in_channels // groups] + list(kernel_size))
+  forward(x) = quantized_conv2d(quantize_per_tensor(x, self.input_scale, self.input_zero_point, self.input_dtype),
+                                self.weight, self.weight_scale, self.bias if self.has_bias else none,
+                                input_scale=self.input_scale, input_zero_point=self.input_zero_point,
+                                stride=self.stride, padding=self.padding, dilation=self.dilation, groups=self.groups)
+}
+
+# The calibrated (scale, zero point) of an observed layer's input, as plain numbers.
+fn _input_qparams(observer) {
+  let (scale, zero_point) = observer.calculate_qparams()
+  assert(scale.numel() == 1, f"quant: an activation observer must be per tensor, got {scale.numel()} scales")
+  return (scale.reshape([-1])[0].item(), int(zero_point.reshape([-1])[0].item()))
+}
+
+fn _quantized_linear_from(l) {
+  let (q, scale) = _quantize_weight(l.weight, l.weight_observer)
+  let (s, z) = _input_qparams(l.activation_post_process)
+  return QuantizedLinear(l.in_features, l.out_features, q, scale, _detached(l.bias), s, z,
+                         l.activation_post_process.dtype)
+}
+
+fn _quantized_conv2d_from(c) {
+  let (q, scale) = _quantize_weight(c.weight, c.weight_observer)
+  let (s, z) = _input_qparams(c.activation_post_process)
+  return QuantizedConv2d(c.in_channels, c.out_channels, c.kernel_size, c.stride, c.padding, c.dilation, c.groups,
+                         q, scale, _detached(c.bias), s, z, c.activation_post_process.dtype)
 }
 
 # ---- model transforms --------------------------------------------------------------------
@@ -342,12 +720,105 @@ fn prepare_qat(model, activation=default_dynamic_fake_quant, weight=default_per_
   return r
 }
 
-# The int8 model of a QAT model: every QATLinear becomes a DynamicQuantizedLinear
-# whose weight is quantized with the scales its weight fake quantization trained with.
-fn convert(model, reduce_range=false, inplace=false) {
+# Folds an eval-mode BatchNorm2d into the Conv2d before it (PyTorch's
+# fuse_conv_bn_weights): w * gamma / sqrt(var + eps) per output channel, and the bias
+# (b - mean) * gamma / sqrt(var + eps) + beta.
+fn _fold_batch_norm(conv, bn) {
+  no_grad {
+    let inv_std = rsqrt(bn.running_var + bn.eps)
+    let gamma = bn.weight.detach() if bn.weight != none else ones([bn.num_features])
+    let beta = bn.bias.detach() if bn.bias != none else zeros([bn.num_features])
+    let b = conv.bias.detach() if conv.bias != none else zeros([conv.out_channels])
+    let w = conv.weight.detach() * (gamma * inv_std).reshape([-1, 1, 1, 1])
+    conv.weight = w.contiguous().requires_grad_(true)
+    conv.bias = ((b - bn.running_mean) * inv_std * gamma + beta).requires_grad_(true)
+  }
+}
+
+fn _foldable(conv, bn) = isinstance(conv, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d) and bn.track_running_stats and not bn.training
+
+fn _fuse_conv_bn_in(m) {
+  if isinstance(m, nn.Sequential) {
+    let layers = m.named_children()
+    for i in range(len(layers) - 1) {
+      let (name, bn) = layers[i + 1]
+      if _foldable(layers[i][1], bn) {
+        _fold_batch_norm(layers[i][1], bn)
+        setattr(m, name, nn.Identity())
+      }
+    }
+  }
+  for (name, child) in m.named_children() { _fuse_conv_bn_in(child) }
+}
+
+# For inference: a copy of `model` in eval mode in which every Conv2d directly followed
+# by a BatchNorm2d inside an nn.Sequential computes both (the batch norm folded into
+# its weight and bias; the BatchNorm2d becomes an nn.Identity, so the layers keep
+# their indices). Batch norms that normalize with each batch's statistics
+# (track_running_stats=false) stay. Quantization then sees the folded weights.
+fn fuse_conv_bn(model, inplace=false) {
   let m = model if inplace else deepcopy(model)
-  let swap = fn(l) = _convert_qat_linear(l, reduce_range) if isinstance(l, QATLinear) else none
+  m.eval()
+  _fuse_conv_bn_in(m)
+  return m
+}
+
+# Static quantization, step 1: a copy of `model` in eval mode with every nn.Linear and
+# nn.Conv2d replaced by an ObservedLinear / ObservedConv2d that watches its input with
+# qconfig.activation() (and will quantize its weight with qconfig.weight()). Run
+# calibration batches through it (calibrate(), or calls under no_grad), then convert().
+fn prepare(model, qconfig=default_qconfig, inplace=false) {
+  let m = model if inplace else deepcopy(model)
+  let swap = fn(l) = _observed(l, qconfig)
   let r = swap_modules(m, swap)
+  r.eval()
+  return r
+}
+
+fn _observed(l, qconfig) {
+  if isinstance(l, nn.Linear) { return ObservedLinear(l, qconfig) }
+  if isinstance(l, nn.Conv2d) { return ObservedConv2d(l, qconfig) }
+  return none
+}
+
+# Runs `batches` through a prepared model without gradients, so that its observers see
+# them; a batch is a tensor or an (input, target) pair. Returns the model.
+fn calibrate(prepared, batches) {
+  no_grad {
+    for b in batches { prepared(b[0] if type(b) == "tuple" or type(b) == "list" else b) }
+  }
+  return prepared
+}
+
+# The paths of the observed layers whose input observer saw nothing.
+fn _uncalibrated(m, path, out) {
+  if (isinstance(m, ObservedLinear) or isinstance(m, ObservedConv2d)) and m.activation_post_process.min_val.numel() == 0 {
+    out.append(path if path != "" else "(the model itself)")
+  }
+  for (name, child) in m.named_children() { _uncalibrated(child, path + "." + name if path != "" else name, out) }
+  return out
+}
+
+fn _convert_module(l, reduce_range) {
+  if isinstance(l, QATLinear) { return _convert_qat_linear(l, reduce_range) }
+  if isinstance(l, ObservedLinear) { return _quantized_linear_from(l) }
+  if isinstance(l, ObservedConv2d) { return _quantized_conv2d_from(l) }
+  return none
+}
+
+# The int8 model, in eval mode: every QATLinear of a QAT model becomes a
+# DynamicQuantizedLinear whose weight is quantized with the scales its weight fake
+# quantization trained with; every ObservedLinear / ObservedConv2d of a prepared and
+# calibrated model becomes a QuantizedLinear / QuantizedConv2d with the input scale
+# and zero point its observer chose. reduce_range applies to the dynamic layers.
+fn convert(model, reduce_range=false, inplace=false) {
+  let missing = _uncalibrated(model, "", [])
+  if len(missing) > 0 {
+    assert(false, f"quant.convert: {len(missing)} observed layer(s) never saw a calibration batch ({', '.join(missing)}): " +
+                  "run batches through the prepared model (quant.calibrate(prepared, batches)) before convert")
+  }
+  let m = model if inplace else deepcopy(model)
+  let r = swap_modules(m, fn(l) = _convert_module(l, reduce_range))
   r.eval()
   return r
 }
@@ -357,6 +828,30 @@ fn convert(model, reduce_range=false, inplace=false) {
 fn _convert_qat_linear(l, reduce_range) {
   let observer = l.weight_fake_quant.activation_post_process
   return _dynamic_linear_from(l.weight, l.bias, observer, reduce_range)
+}
+
+# Post-training static quantization in one call (PyTorch's quantize, eager mode): a
+# copy of `model` with batch norms folded into their convs (fuse_conv_bn), prepared
+# with qconfig, calibrated on calibration_batches (tensors or (input, target) pairs:
+# a few batches of training data), and converted to int8.
+fn quantize_static(model, calibration_batches, qconfig=default_qconfig) {
+  let prepared = prepare(fuse_conv_bn(model), qconfig, inplace=true)
+  calibrate(prepared, calibration_batches)
+  return convert(prepared, inplace=true)
+}
+
+# After loading a state into a statically quantized model (load(path, into=model) or
+# model.load_state_dict(d)), makes each quantized layer's forward use the loaded input
+# scale and zero point (forward reads plain numbers, the state holds them in
+# input_qparams). Returns the model.
+fn sync_input_qparams(model) {
+  if isinstance(model, QuantizedLinear) or isinstance(model, QuantizedConv2d) {
+    let (s, z) = model.input_qparams.tolist()
+    model.input_scale = s
+    model.input_zero_point = int(z)
+  }
+  for (name, child) in model.named_children() { sync_input_qparams(child) }
+  return model
 }
 
 # The bytes of a model's parameters and buffers (its state_dict's tensors), as stored:

@@ -61,6 +61,10 @@ FIGURES = {
     # with its CRC-32 checks and without (tensor/safetensors.hpp), and torch.load of
     # the same tensors; prints check_cost, the checked time over the unchecked one.
     "checkpoint_load": ("ms", False),
+    # Inference of the Fashion-MNIST CNN at batch 64 in f32 and static int8: nabla eager
+    # and compiled (scripts/bench/quant_cnn.dsl, quant.quantize_static) and PyTorch's
+    # eager static quantization (scripts/bench/quant_cnn_torch.py), interleaved.
+    "quant_cnn": ("ms", False),
 }
 
 # The int8 figures: nabla's script, PyTorch's script, and the cases each prints
@@ -136,6 +140,25 @@ def measure_checkpoint_load(rounds, env):
           f"check_cost={checked / unchecked:.2f} speedup={torch_ms / checked:.2f}", flush=True)
 
 
+def measure_quant_cnn(rounds, env):
+    """BENCH quant_cnn_b64: milliseconds per batch of 64 of the CNN in f32 and static
+    int8, nabla eager and as a compiled graph, PyTorch eager (medians over rounds);
+    int8's speedup over f32 on each side, and nabla's int8 against PyTorch's int8."""
+    env = {**env, "OPENBLAS_CORETYPE": "SkylakeX"}  # PyTorch's f32 at its best (measure_quant)
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(key_values([str(BUILD / "nabla"), str(ROOT / "scripts" / "bench" / "quant_cnn.dsl")], env))
+        ref.append(key_values([sys.executable, str(ROOT / "scripts" / "bench" / "quant_cnn_torch.py")], env))
+    med = {f"nabla_{k}": statistics.median(r[k] for r in ours) for k in ("f32", "int8", "f32_graph", "int8_graph")}
+    med.update({f"ref_{k}": statistics.median(r[k] for r in ref) for k in ("f32", "int8")})
+    print("BENCH quant_cnn_b64 " + " ".join(f"{k}={v:.3f}" for k, v in med.items()) + " unit=ms "
+          f"int8_speedup={med['nabla_f32'] / med['nabla_int8']:.2f} "
+          f"graph_int8_speedup={med['nabla_f32_graph'] / med['nabla_int8_graph']:.2f} "
+          f"ref_int8_speedup={med['ref_f32'] / med['ref_int8']:.2f} "
+          f"int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8']:.2f} "
+          f"graph_int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8_graph']:.2f}", flush=True)
+
+
 def measure(cmd, env):
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
@@ -174,6 +197,10 @@ def main():
             continue
         if name == "checkpoint_load":
             measure_checkpoint_load(args.rounds, env)
+
+
+        if name == "quant_cnn":
+            measure_quant_cnn(args.rounds, env)
             continue
         ours, ref = [], []
         for _ in range(args.rounds):
