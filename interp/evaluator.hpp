@@ -13,6 +13,7 @@
 // ops is converted at the expression that called the op.
 #pragma once
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -146,6 +147,29 @@ class Evaluator {
   }
   [[noreturn]] void throw_interrupt();
 
+  // The step budget (Interpreter::set_limits): one step per statement executed, loop
+  // iteration and call, counted from the start of each eval; past max_steps the
+  // step that was to run fails with "step budget of N exceeded". Counting loop
+  // iterations and calls too means every runaway program (an empty `while true {}`,
+  // endless recursion) spends steps.
+  uint64_t steps = 0;
+  uint64_t max_steps = 0;  // 0: no budget
+  void count_step() {
+    if (++steps > step_limit_) throw_step_budget();
+  }
+  void set_max_steps(uint64_t n) {
+    max_steps = n;
+    step_limit_ = n ? n : UINT64_MAX;
+  }
+  [[noreturn]] void throw_step_budget();
+  // Sandbox mode (Interpreter::set_limits): builtins that read or write files, open
+  // sockets or sleep call this first; it fails naming `what` ("save()").
+  bool sandbox = false;
+  void check_sandbox(const char* what) {
+    if (sandbox) throw_sandboxed(what);
+  }
+  [[noreturn]] void throw_sandboxed(const char* what);
+
   struct Impl;
   std::unique_ptr<Impl> impl;
 
@@ -153,6 +177,7 @@ class Evaluator {
   // The top level of a resolved program in the current module; a return, break or
   // continue that escapes it is an error at its statement.
   Value run_statements(const lang::Program& prog, bool want_value, bool* has_value);
+  uint64_t step_limit_ = UINT64_MAX;  // max_steps, or no limit
 };
 
 // builtins.cpp

@@ -75,6 +75,7 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
     if (src) {
       text = *src;
     } else {
+      ev.check_sandbox(("import " + i.module).c_str());  // not embedded: it would read the disk
       // Look for stdlib/<name>.dsl on disk: $NABLA_STDLIB, then next to the source tree.
       std::vector<std::string> dirs;
       if (const char* env = std::getenv("NABLA_STDLIB")) dirs.push_back(env);
@@ -100,6 +101,7 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
     ev.import_cache[i.module] = m;
     return m;
   }
+  ev.check_sandbox(("import \"" + i.module + "\"").c_str());
   std::string base = module->path;
   std::string dir;
   auto slash = base.find_last_of('/');
