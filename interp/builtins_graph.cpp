@@ -339,6 +339,20 @@ namespace {
 // The object that compile() returns; graph_module_of finds gm behind it.
 struct GraphModuleObj : ObjectObj {
   std::shared_ptr<GraphModule> gm;
+  // The compiled function and model are this object's references too: a graph
+  // module kept in the module that defines its function is a cycle (Note
+  // [Reference cycles] in cycles.hpp). Sound because gm has no other wrapper
+  // (graph_module_value makes one per compile), so no one else reports them.
+  void visit_references(RefVisitor& v) const override {
+    ObjectObj::visit_references(v);
+    v.visit(gm->fn);
+    v.visit(gm->model);
+  }
+  void release_references(Graveyard& g) override {
+    ObjectObj::release_references(g);
+    g.take(gm->fn);
+    g.take(gm->model);
+  }
 };
 
 }  // namespace

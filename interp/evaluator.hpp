@@ -34,14 +34,19 @@ namespace nabla::interp {
 // ("<stdlib>/nn.dsl:108:16").
 inline constexpr const char* kStdlibPrefix = "<stdlib>/";
 
-struct Frame : std::enable_shared_from_this<Frame> {
-  explicit Frame(int n) {
+// One call's variables. Tracked: a closure kept in the frame it closes over is a
+// cycle (Note [Reference cycles] in cycles.hpp).
+struct Frame : Tracked, std::enable_shared_from_this<Frame> {
+  explicit Frame(int n) : nslots(n) {
     if (n > kInline) {
       heap.reset(new Value[static_cast<size_t>(n)]);
       slots = heap.get();
     }
   }
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   static constexpr int kInline = 6;
+  int nslots;
   Value inline_slots[kInline];
   std::unique_ptr<Value[]> heap;
   Value* slots = inline_slots;
@@ -90,6 +95,10 @@ class Evaluator {
  public:
   Evaluator();
   ~Evaluator();
+
+  // The containers this evaluator made (first member: destroyed last, after every
+  // other member has dropped its values). See Note [Reference cycles].
+  CycleRegistry cycles;
 
   // Runs a parsed program in `module`: resolves, then executes the top level.
   // Returns the last expression statement's value when `echo` is set.

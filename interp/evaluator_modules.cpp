@@ -134,6 +134,7 @@ std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, co
 // ---- Evaluator ----------------------------------------------------------------------
 
 Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
+  CycleRegistry::Scope objects(&cycles);
   // Line-buffered even into a pipe or a file, so a training log shows each epoch's
   // line as it happens.
   output = [](const std::string& s) {
@@ -143,7 +144,17 @@ Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
   install_builtins(*this);
   main_module = new_module("__main__", "");
 }
-Evaluator::~Evaluator() = default;
+// Drops the roots, then frees the cycles among what they held: a module and its
+// functions, closures and their frames (Note [Reference cycles] in cycles.hpp).
+Evaluator::~Evaluator() {
+  CycleRegistry::Scope objects(&cycles);
+  main_module.reset();
+  import_cache.clear();
+  builtins.clear();
+  last_profile.reset();
+  impl.reset();
+  cycles.collect();
+}
 
 std::shared_ptr<Module> Evaluator::new_module(const std::string& name, const std::string& path) {
   auto m = std::make_shared<Module>();

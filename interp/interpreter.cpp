@@ -71,11 +71,17 @@ struct Interpreter::Impl {
     }
   }
 
-  // Runs f on the worker under the limits.
+  // Runs f on the worker under the limits; the containers it makes join the
+  // evaluator's registry, and the cycles it left behind are freed when it is done
+  // (Note [Reference cycles] in interp/cycles.hpp).
   void run(const std::function<void()>& f) {
     run_on_worker([&] {
-      LimitsScope scope(ev, limits);
-      f();
+      interp::CycleRegistry::Scope objects(&ev.cycles);
+      {
+        LimitsScope scope(ev, limits);
+        f();
+      }
+      ev.cycles.collect();
     });
   }
 
