@@ -216,6 +216,14 @@ struct MarkReachable : RefVisitor {
 
 }  // namespace
 
+void CycleRegistry::release_all() {
+  std::vector<Tracked*> all;
+  all.reserve(size_);
+  for (Tracked* t = head_; t; t = t->next_) all.push_back(t);
+  Graveyard graveyard;  // holds what the objects held until all are empty (see collect)
+  for (Tracked* t : all) t->release_references(graveyard);
+}
+
 size_t CycleRegistry::collect() {
   std::unordered_map<Tracked*, Count> counts;
   counts.reserve(size_);

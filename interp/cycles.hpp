@@ -20,8 +20,8 @@
 // alive, it never frees a live one.
 //
 // Collections run when nothing of the language is running: after each job of the
-// Interpreter's worker (each eval, REPL entry, test block) and when the evaluator is
-// destroyed. The registry is not locked: an evaluator's objects are made and freed
+// Interpreter's worker (each eval, REPL entry, test block). When the evaluator is
+// destroyed, every object it made is emptied (release_all). The registry is not locked: an evaluator's objects are made and freed
 // on its worker thread, or on the thread that owns the Interpreter while no job runs.
 #pragma once
 #include <cstddef>
@@ -92,6 +92,11 @@ class CycleRegistry {
 
   // Frees the cycles that nothing outside them reaches; returns how many objects.
   size_t collect();
+  // Empties every object (its evaluator is going, and with it every use of them):
+  // this also frees cycles that run through what the collector cannot see, such as
+  // a tensor whose autograd node holds a custom function's class. Objects held from
+  // outside stay alive, empty.
+  void release_all();
   size_t size() const { return size_; }
 
   // While alive, objects made on this thread join `registry` (restores the previous).

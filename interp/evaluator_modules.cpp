@@ -144,8 +144,9 @@ Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
   install_builtins(*this);
   main_module = new_module("__main__", "");
 }
-// Drops the roots, then frees the cycles among what they held: a module and its
-// functions, closures and their frames (Note [Reference cycles] in cycles.hpp).
+// Drops the roots, then empties what they held, which frees the cycles among them:
+// a module and its functions, closures and their frames, a tensor in a global whose
+// autograd node holds a custom function's class (Note [Reference cycles] in cycles.hpp).
 Evaluator::~Evaluator() {
   CycleRegistry::Scope objects(&cycles);
   main_module.reset();
@@ -153,7 +154,7 @@ Evaluator::~Evaluator() {
   builtins.clear();
   last_profile.reset();
   impl.reset();
-  cycles.collect();
+  cycles.release_all();
 }
 
 std::shared_ptr<Module> Evaluator::new_module(const std::string& name, const std::string& path) {

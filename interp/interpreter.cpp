@@ -24,6 +24,8 @@ using interp::Evaluator;
 using interp::LangError;
 using interp::Value;
 
+namespace {
+
 // While a job of the worker runs: the step count starts from 0 and the CPU
 // allocator holds the memory budget (Limits), restored when the job ends.
 class LimitsScope {
@@ -42,6 +44,8 @@ class LimitsScope {
   bool capped_;
   size_t saved_cap_ = 0;
 };
+
+}  // namespace
 
 struct Interpreter::Impl {
   Evaluator ev;

@@ -31,9 +31,12 @@ cmake --build "$BUILD_DIR" -j "$(nproc)" || exit 1
 # Runtime options, each with its reason (docs/hardening.md, "Sanitizer options"):
 #   detect_leaks=1                 LeakSanitizer at every process exit (the default on
 #                                  Linux, said out loud: the REPL session test relies on it)
+#   allocator_may_return_null=1    an impossible allocation returns null, as malloc does in
+#                                  a normal build, so tests of nabla's out-of-memory error
+#                                  (tests/tensor/) reach it instead of ASan's abort
 #   halt_on_error=1 (UBSan)        the first report fails the test (with -fno-sanitize-recover)
 #   print_stacktrace=1 (UBSan)     reports say how the code got there
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$NABLA_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0}"
 
