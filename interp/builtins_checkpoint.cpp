@@ -173,6 +173,7 @@ Value state_of(Evaluator& ev, const Value& obj, const std::string& fname) {
 }
 
 Value save_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("save()");
   Bound b = bind("save", a, {"obj", "path", "metadata"}, 2);
   Value state = state_of(ev, b[0], "save");
   std::string path = as_path(b[1], "save");
@@ -196,6 +197,7 @@ Value save_builtin(Evaluator& ev, CallArgs& a) {
 }
 
 Value load_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("load()");
   Bound b = bind("load", a, {"path", "into"}, 1);
   std::string path = as_path(b[0], "load");
   safetensors::Checkpoint ck = safetensors::load_file(path);
@@ -221,7 +223,8 @@ Value load_builtin(Evaluator& ev, CallArgs& a) {
 
 // The file's own __metadata__ entries (those given to save(metadata=...), or another
 // tool's), without nabla's "nabla.values".
-Value load_metadata_builtin(Evaluator&, CallArgs& a) {
+Value load_metadata_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("load_metadata()");
   Bound b = bind("load_metadata", a, {"path"}, 1);
   safetensors::Checkpoint ck = safetensors::load_file(as_path(b[0], "load_metadata"));
   auto d = std::make_shared<DictObj>();

@@ -16,6 +16,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
+#include "interp/idx_reader.hpp"
 #include "interp/progress.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -59,6 +60,22 @@ size_t gz_read_all(gzFile f, void* dst, size_t n, const std::string& path) {
   return done;
 }
 
+// Reads up to n bytes into a buffer that grows as the data arrives (doubling, from
+// 64 KiB), so that a header declaring a huge shape over a short file is reported as
+// truncated instead of allocating what the header claims. Fewer than n bytes: the
+// file ended.
+std::vector<unsigned char> gz_read_up_to(gzFile f, size_t n, const std::string& path) {
+  std::vector<unsigned char> buf;
+  while (buf.size() < n) {
+    size_t at = buf.size(), want = std::min(n - at, std::max<size_t>(at, size_t{64} << 10));
+    buf.resize(at + want);
+    size_t got = gz_read_all(f, buf.data() + at, want, path);
+    buf.resize(at + got);
+    if (got < want) break;
+  }
+  return buf;
+}
+
 int64_t type_size(uint8_t code) {
   switch (code) {
     case 0x08: case 0x09: return 1;
@@ -87,17 +104,19 @@ T load_be(const unsigned char* p) {
 }  // namespace
 
 Tensor read_idx_file(const std::string& path, bool scale) {
+  struct stat st {};
   {
     std::FILE* probe = std::fopen(path.c_str(), "rb");
     if (!probe) cannot_open("read_idx", path, errno);
     std::fclose(probe);
-    struct stat st;
     if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) cannot_open("read_idx", path, EISDIR);
   }
   GzFile g;
   g.f = gzopen(path.c_str(), "rb");
   if (!g.f) cannot_open("read_idx", path, errno ? errno : ENOMEM);
-  gzbuffer(g.f, 1 << 20);
+  // 1 MiB of input buffer (zlib adds twice that for output) for a large file; a
+  // small one needs no more than its size.
+  gzbuffer(g.f, static_cast<unsigned>(std::clamp<off_t>(st.st_size, 8 << 10, 1 << 20)));
   unsigned char magic[4];
   size_t got = gz_read_all(g.f, magic, 4, path);
   if (got < 4)
@@ -129,12 +148,10 @@ Tensor read_idx_file(const std::string& path, bool scale) {
     shape_text += (d ? ", " : "") + std::to_string(s);
   }
   size_t nbytes = static_cast<size_t>(numel * esize);
-  DType out_dt = scale ? DType::f32 : code == 0x0D ? DType::f32 : code == 0x0E ? DType::f64 : DType::i64;
-  Tensor t = empty(Shape(shape), out_dt);
-  // No u8 dtype: read the bytes, then convert.
-  std::vector<unsigned char> buf(nbytes);
-  unsigned char* raw = buf.data();
-  got = gz_read_all(g.f, raw, nbytes, path);
+  // No u8 dtype: read the bytes, then convert into a tensor allocated once the data is there.
+  std::vector<unsigned char> buf = gz_read_up_to(g.f, nbytes, path);
+  const unsigned char* raw = buf.data();
+  got = buf.size();
   if (got < nbytes)
     fail("read_idx(): " + path + " is truncated: expected " + std::to_string(nbytes) + " bytes of data for shape [" +
          shape_text + "], found " + std::to_string(got));
@@ -142,6 +159,8 @@ Tensor read_idx_file(const std::string& path, bool scale) {
   if (gz_read_all(g.f, &extra, 1, path) != 0)
     fail("read_idx(): " + path + " has bytes after the " + std::to_string(nbytes) + " bytes of data for shape [" +
          shape_text + "]");
+  DType out_dt = scale ? DType::f32 : code == 0x0D ? DType::f32 : code == 0x0E ? DType::f64 : DType::i64;
+  Tensor t = empty(Shape(shape), out_dt);
   auto n = static_cast<size_t>(numel);
   auto convert = [&](auto* dst, auto cast) {
     switch (code) {
@@ -383,12 +402,14 @@ Value progress_builtin(Evaluator& ev, CallArgs& a) {
 std::shared_ptr<Module> data_native_module(Evaluator&) {
   auto m = std::make_shared<Module>();
   m->name = "_data";
-  m->set("read_idx", make_native("read_idx", [](Evaluator&, CallArgs& a) {
+  m->set("read_idx", make_native("read_idx", [](Evaluator& ev, CallArgs& a) {
+           ev.check_sandbox("data.read_idx()");
            Bound b = bind("read_idx", a, {"path", "scale"}, 1);
            if (b[0].tag != Tag::Str) fail(std::string("read_idx(): path must be a str, got ") + type_name(b[0]));
            return Value::tensor(read_idx_file(b[0].as<StrObj>()->s, b.has(1) && as_bool(b[1], "read_idx(): scale")));
          }));
-  m->set("read_csv", make_native("read_csv", [](Evaluator&, CallArgs& a) {
+  m->set("read_csv", make_native("read_csv", [](Evaluator& ev, CallArgs& a) {
+           ev.check_sandbox("data.read_csv()");
            Bound b = bind("read_csv", a, {"path", "header"}, 1);
            if (b[0].tag != Tag::Str) fail(std::string("read_csv(): path must be a str, got ") + type_name(b[0]));
            return read_csv_file(b[0].as<StrObj>()->s, !b.has(1) || as_bool(b[1], "read_csv(): header"));
@@ -401,7 +422,8 @@ std::shared_ptr<Module> data_native_module(Evaluator&) {
            return Value::tensor(index_tensor(permutation(n, seed_of(b, 1, "permutation()"))));
          }));
   m->set("Progress", make_native("Progress", progress_builtin));
-  m->set("file_exists", make_native("file_exists", [](Evaluator&, CallArgs& a) {
+  m->set("file_exists", make_native("file_exists", [](Evaluator& ev, CallArgs& a) {
+           ev.check_sandbox("data.file_exists()");
            Bound b = bind("file_exists", a, {"path"}, 1);
            return Value::boolean(access(str(b[0]).c_str(), R_OK) == 0);
          }));

@@ -31,7 +31,8 @@ Tensor inplace_arg(const Value& v, const std::string& what) {
 void install(Module& m, const char* name, Fn fn) { m.set(name, make_native(name, std::move(fn))); }
 
 // dist.init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30)
-Value init_builtin(Evaluator&, CallArgs& a) {
+Value init_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("dist.init()");
   Bound b = bind("init", a, {"backend", "init_method", "rank", "world_size", "timeout"}, 0);
   if (dist::default_communicator()) fail("dist.init: the process group is already initialized (dist.destroy() first)");
   dist::InitOptions o;

@@ -339,6 +339,20 @@ namespace {
 // The object that compile() returns; graph_module_of finds gm behind it.
 struct GraphModuleObj : ObjectObj {
   std::shared_ptr<GraphModule> gm;
+  // The compiled function and model are this object's references too: a graph
+  // module kept in the module that defines its function is a cycle (Note
+  // [Reference cycles] in cycles.hpp). Sound because gm has no other wrapper
+  // (graph_module_value makes one per compile), so no one else reports them.
+  void visit_references(RefVisitor& v) const override {
+    ObjectObj::visit_references(v);
+    v.visit(gm->fn);
+    v.visit(gm->model);
+  }
+  void release_references(Graveyard& g) override {
+    ObjectObj::release_references(g);
+    g.take(gm->fn);
+    g.take(gm->model);
+  }
 };
 
 }  // namespace
@@ -383,7 +397,8 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"
   // draws the graph just before and after that pass of the pipeline, changes marked;
   // memory=true draws the memory plan instead (viz::memory_plan_dot).
-  obj->methods["render"] = [gm](Evaluator&, CallArgs& a) {
+  obj->methods["render"] = [gm](Evaluator& ev, CallArgs& a) {
+    ev.check_sandbox("render()");
     Bound b = bind("render", a, {"self", "path", "before_after", "memory"}, 2);
     if (b.has(3) && as_bool(b[3], "render(): memory")) {
       render_memory_plan(*gm, str(b[1]));
@@ -435,7 +450,8 @@ void install_graph_builtins(Evaluator& ev) {
   install_function(ev, "compile", compile_builtin);
   // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
   // double-backward graphs included.
-  install_function(ev, "render_autograd", [](Evaluator&, CallArgs& a) {
+  install_function(ev, "render_autograd", [](Evaluator& ev, CallArgs& a) {
+    ev.check_sandbox("render_autograd()");
     Bound b = bind("render_autograd", a, {"tensors", "path"}, 2);
     TensorList roots;
     if (b[0].tag == Tag::Tensor) roots.push_back(b[0].t);

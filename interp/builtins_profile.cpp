@@ -75,7 +75,8 @@ Value profile_value(std::shared_ptr<const Profiler> p) {
     for (const ProfileEvent& e : p->events()) out.push_back(event_value(e));
     return make_list(std::move(out));
   };
-  obj->methods["export_chrome_trace"] = [p](Evaluator&, CallArgs& a) {
+  obj->methods["export_chrome_trace"] = [p](Evaluator& ev, CallArgs& a) {
+    ev.check_sandbox("export_chrome_trace()");
     Bound b = bind("export_chrome_trace", a, {"self", "path"}, 2);
     write_chrome_trace(*p, str(b[1]));
     return Value();
@@ -115,6 +116,7 @@ ProfileOptions profile_options(const std::vector<std::pair<std::string, Value>>&
 }
 
 void run_profiled(Evaluator& ev, const ProfileOptions& options, const std::function<void()>& body) {
+  if (!options.trace.empty()) ev.check_sandbox("profile(trace=...)");
   auto profiler = std::make_shared<Profiler>();
   profiler->set_library_prefix(kStdlibPrefix);
   ev.last_profile = profiler;

@@ -228,7 +228,8 @@ Value chr_builtin(Evaluator&, CallArgs& a) {
 }
 
 // read_text(path): a whole file as a string (bytes as they are).
-Value read_text_builtin(Evaluator&, CallArgs& a) {
+Value read_text_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("read_text()");
   Bound b = bind("read_text", a, {"path"}, 1);
   if (b[0].tag != Tag::Str) fail("read_text() expected a path string, got " + repr(b[0]));
   const std::string& path = b[0].as<StrObj>()->s;
@@ -249,7 +250,8 @@ std::shared_ptr<Module> time_module(Evaluator&) {
            auto now = std::chrono::steady_clock::now().time_since_epoch();
            return Value::number(std::chrono::duration<double>(now).count());
          }));
-  m->set("sleep", make_native("sleep", [](Evaluator&, CallArgs& a) {
+  m->set("sleep", make_native("sleep", [](Evaluator& ev, CallArgs& a) {
+           ev.check_sandbox("time.sleep()");
            Bound b = bind("sleep", a, {"seconds"}, 1);
            double s = as_num(b[0], "sleep(): seconds");
            if (s < 0) fail("sleep(): seconds must not be negative");

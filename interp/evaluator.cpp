@@ -34,6 +34,14 @@ void Evaluator::throw_interrupt() {
   throw e;
 }
 
+void Evaluator::throw_step_budget() {
+  fail("step budget of " + std::to_string(max_steps) + " exceeded");
+}
+
+void Evaluator::throw_sandboxed(const char* what) {
+  fail(std::string(what) + " is not available in sandbox mode (no files, sockets or sleeping)");
+}
+
 // A break or continue that reached a function or module boundary.
 std::string stray_flow_message(Flow f) {
   return f == Flow::Break ? "'break' outside a loop" : "'continue' outside a loop";
@@ -225,6 +233,7 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
       auto& w = static_cast<const WhileStmt&>(s);
       while (true) {
         ev.check_interrupt();
+        ev.count_step();
         if (!cond_true(*w.cond)) break;
         Flow f = exec_block(w.body);
         if (f == Flow::Break) break;
@@ -317,6 +326,7 @@ Flow Evaluator::Impl::exec_for(const ForStmt& f) {
   Loc l = simple ? loc_of(&f.target) : Loc{};
   auto body = [&](Value v) -> int {  // 0 go on, 1 break, 2 return
     ev.check_interrupt();
+    ev.count_step();
     if (simple) store(l, std::move(v));
     else bind_pattern(f.target, std::move(v));
     Flow fl = exec_block(f.body);

@@ -13,6 +13,7 @@
 // ops is converted at the expression that called the op.
 #pragma once
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,14 +34,19 @@ namespace nabla::interp {
 // ("<stdlib>/nn.dsl:108:16").
 inline constexpr const char* kStdlibPrefix = "<stdlib>/";
 
-struct Frame : std::enable_shared_from_this<Frame> {
-  explicit Frame(int n) {
+// One call's variables. Tracked: a closure kept in the frame it closes over is a
+// cycle (Note [Reference cycles] in cycles.hpp).
+struct Frame : Tracked, std::enable_shared_from_this<Frame> {
+  explicit Frame(int n) : nslots(n) {
     if (n > kInline) {
       heap.reset(new Value[static_cast<size_t>(n)]);
       slots = heap.get();
     }
   }
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   static constexpr int kInline = 6;
+  int nslots;
   Value inline_slots[kInline];
   std::unique_ptr<Value[]> heap;
   Value* slots = inline_slots;
@@ -89,6 +95,10 @@ class Evaluator {
  public:
   Evaluator();
   ~Evaluator();
+
+  // The containers this evaluator made (first member: destroyed last, after every
+  // other member has dropped its values). See Note [Reference cycles].
+  CycleRegistry cycles;
 
   // Runs a parsed program in `module`: resolves, then executes the top level.
   // Returns the last expression statement's value when `echo` is set.
@@ -146,6 +156,29 @@ class Evaluator {
   }
   [[noreturn]] void throw_interrupt();
 
+  // The step budget (Interpreter::set_limits): one step per statement executed, loop
+  // iteration and call, counted from the start of each eval; past max_steps the
+  // step that was to run fails with "step budget of N exceeded". Counting loop
+  // iterations and calls too means every runaway program (an empty `while true {}`,
+  // endless recursion) spends steps.
+  uint64_t steps = 0;
+  uint64_t max_steps = 0;  // 0: no budget
+  void count_step() {
+    if (++steps > step_limit_) throw_step_budget();
+  }
+  void set_max_steps(uint64_t n) {
+    max_steps = n;
+    step_limit_ = n ? n : UINT64_MAX;
+  }
+  [[noreturn]] void throw_step_budget();
+  // Sandbox mode (Interpreter::set_limits): builtins that read or write files, open
+  // sockets or sleep call this first; it fails naming `what` ("save()").
+  bool sandbox = false;
+  void check_sandbox(const char* what) {
+    if (sandbox) throw_sandboxed(what);
+  }
+  [[noreturn]] void throw_sandboxed(const char* what);
+
   struct Impl;
   std::unique_ptr<Impl> impl;
 
@@ -153,6 +186,7 @@ class Evaluator {
   // The top level of a resolved program in the current module; a return, break or
   // continue that escapes it is an error at its statement.
   Value run_statements(const lang::Program& prog, bool want_value, bool* has_value);
+  uint64_t step_limit_ = UINT64_MAX;  // max_steps, or no limit
 };
 
 // builtins.cpp

@@ -79,6 +79,7 @@ Value Evaluator::Impl::invoke(const FnDecl& d, const FnInfo& info, const std::sh
                               const std::string& name, size_t skip, std::vector<Value>* prefix) {
   const SourceSpan* site = call_site;
   ev.check_interrupt();
+  ev.count_step();
   if (static_cast<int>(stack.size()) >= ev.max_depth) fail("maximum recursion depth exceeded");
   auto fr = std::make_shared<Frame>(info.nslots);
   fr->parent = env;

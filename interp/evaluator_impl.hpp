@@ -135,6 +135,7 @@ struct Evaluator::Impl {
 
   Flow exec(const Stmt& s) {
     try {
+      ev.count_step();
       return exec_inner(s);
     } catch (...) {
       rethrow_located(s.span);

@@ -22,6 +22,7 @@ Value Evaluator::Impl::instantiate(const std::shared_ptr<ModelClassObj>& cls, Ca
   const ModelInfo& mi = *cls->info;
   const SourceSpan* site = call_site;
   ev.check_interrupt();
+  ev.count_step();
   if (static_cast<int>(stack.size()) >= ev.max_depth) fail("maximum recursion depth exceeded");
   auto fr = std::make_shared<Frame>(mi.ctor.nslots);
   fr->parent = cls->env;

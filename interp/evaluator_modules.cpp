@@ -75,6 +75,7 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
     if (src) {
       text = *src;
     } else {
+      ev.check_sandbox(("import " + i.module).c_str());  // not embedded: it would read the disk
       // Look for stdlib/<name>.dsl on disk: $NABLA_STDLIB, then next to the source tree.
       std::vector<std::string> dirs;
       if (const char* env = std::getenv("NABLA_STDLIB")) dirs.push_back(env);
@@ -100,6 +101,7 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
     ev.import_cache[i.module] = m;
     return m;
   }
+  ev.check_sandbox(("import \"" + i.module + "\"").c_str());
   std::string base = module->path;
   std::string dir;
   auto slash = base.find_last_of('/');
@@ -132,6 +134,7 @@ std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, co
 // ---- Evaluator ----------------------------------------------------------------------
 
 Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
+  CycleRegistry::Scope objects(&cycles);
   // Line-buffered even into a pipe or a file, so a training log shows each epoch's
   // line as it happens.
   output = [](const std::string& s) {
@@ -141,7 +144,18 @@ Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
   install_builtins(*this);
   main_module = new_module("__main__", "");
 }
-Evaluator::~Evaluator() = default;
+// Drops the roots, then empties what they held, which frees the cycles among them:
+// a module and its functions, closures and their frames, a tensor in a global whose
+// autograd node holds a custom function's class (Note [Reference cycles] in cycles.hpp).
+Evaluator::~Evaluator() {
+  CycleRegistry::Scope objects(&cycles);
+  main_module.reset();
+  import_cache.clear();
+  builtins.clear();
+  last_profile.reset();
+  impl.reset();
+  cycles.release_all();
+}
 
 std::shared_ptr<Module> Evaluator::new_module(const std::string& name, const std::string& path) {
   auto m = std::make_shared<Module>();

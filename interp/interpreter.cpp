@@ -16,6 +16,7 @@
 #include "interp/graph_module.hpp"
 #include "interp/profile.hpp"
 #include "lang/parser.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla {
 
@@ -23,8 +24,32 @@ using interp::Evaluator;
 using interp::LangError;
 using interp::Value;
 
+namespace {
+
+// While a job of the worker runs: the step count starts from 0 and the CPU
+// allocator holds the memory budget (Limits), restored when the job ends.
+class LimitsScope {
+ public:
+  LimitsScope(Evaluator& ev, const Limits& limits) : capped_(limits.max_memory != 0) {
+    ev.steps = 0;
+    if (capped_) saved_cap_ = CpuAllocator::instance().set_limit(limits.max_memory);
+  }
+  ~LimitsScope() {
+    if (capped_) CpuAllocator::instance().set_limit(saved_cap_);
+  }
+  LimitsScope(const LimitsScope&) = delete;
+  LimitsScope& operator=(const LimitsScope&) = delete;
+
+ private:
+  bool capped_;
+  size_t saved_cap_ = 0;
+};
+
+}  // namespace
+
 struct Interpreter::Impl {
   Evaluator ev;
+  Limits limits;
 
   // ---- the worker thread ----
   std::mutex mu;
@@ -50,7 +75,21 @@ struct Interpreter::Impl {
     }
   }
 
+  // Runs f on the worker under the limits; the containers it makes join the
+  // evaluator's registry, and the cycles it left behind are freed when it is done
+  // (Note [Reference cycles] in interp/cycles.hpp).
   void run(const std::function<void()>& f) {
+    run_on_worker([&] {
+      interp::CycleRegistry::Scope objects(&ev.cycles);
+      {
+        LimitsScope scope(ev, limits);
+        f();
+      }
+      ev.cycles.collect();
+    });
+  }
+
+  void run_on_worker(const std::function<void()>& f) {
     if (!started) {
       pthread_attr_t attr;
       pthread_attr_init(&attr);
@@ -265,6 +304,12 @@ GraphResult Interpreter::graph(const GraphRequest& request) {
 }
 
 void Interpreter::set_output(std::function<void(const std::string&)> sink) { impl_->ev.output = std::move(sink); }
+
+void Interpreter::set_limits(const Limits& limits) {
+  impl_->limits = limits;
+  impl_->ev.set_max_steps(limits.max_steps);
+  impl_->ev.sandbox = limits.sandbox;
+}
 
 void Interpreter::interrupt() { impl_->ev.interrupt_flag.store(true, std::memory_order_relaxed); }
 

@@ -2,6 +2,8 @@
 // test` and the C++ test suites use. An Interpreter holds one global environment;
 // eval() runs source text in it and keeps every binding, also after an error.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -25,6 +27,24 @@ struct EvalResult {
   // The printed form of the last expression statement's value (the REPL echoes
   // it); empty when the input ended with a non-expression or the value was none.
   std::string echo;
+};
+
+// Limits for a program that must neither run away nor reach outside the process
+// (the fuzzer's, tests/fuzz/; `nabla --max-steps N --max-memory BYTES --sandbox`).
+// 0 means no limit; all are off by default. Going past one is an ordinary error at
+// the DSL line that did, and the interpreter's state stays usable.
+struct Limits {
+  // Per eval (each REPL input, each test block): statements executed, loop
+  // iterations and calls. Past it: "step budget of N exceeded".
+  uint64_t max_steps = 0;
+  // Bytes of live CPU tensors while an eval runs (the CPU allocator's `allocated`,
+  // which counts the whole process's tensors). A tensor that would pass it is not
+  // allocated: "memory budget of N bytes exceeded: ...".
+  size_t max_memory = 0;
+  // Builtins that read or write files, open sockets or sleep (save, load, read_text,
+  // data.read_idx, dist.init, time.sleep, gm.render, ...) and imports of .dsl files
+  // fail with "... is not available in sandbox mode"; the embedded stdlib still imports.
+  bool sandbox = false;
 };
 
 // Results of test blocks (`nabla test`).
@@ -124,6 +144,8 @@ class Interpreter {
   void interrupt();
   // Arguments of `nabla FILE.dsl args...`, visible as `args` in the language.
   void set_args(const std::vector<std::string>& args);
+  // Budgets and sandbox mode for the evals that follow (see Limits).
+  void set_limits(const Limits& limits);
 
   struct Impl;
 

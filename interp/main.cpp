@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -41,12 +42,19 @@ const char* const kHelp =
     "       nabla launch -n N [--master-port P] [--grace S] FILE.dsl [ARGS...]\n"
     "                                    run FILE.dsl as N ranks of a process group\n"
     "       nabla --version | --help | --list-ops\n"
+    "       nabla [--max-steps N] [--max-memory BYTES] [--sandbox] FILE.dsl | -e CODE | test PATH...\n"
+    "                                    the same, with limits (also before no command: the REPL)\n"
     "\n"
     "  --version    print the version and the CUDA runtime found\n"
     "  --help       print this help\n"
     "  --list-ops   print every op of the op table: name, devices, whether it has\n"
     "               a gradient, whether the graph passes can fuse it, and a\n"
     "               gradient of its gradient (or why not)\n"
+    "  --max-steps N       stop a run (each REPL input, each test block) after N steps\n"
+    "                      (statements, loop iterations and calls): a runtime error\n"
+    "  --max-memory BYTES  a runtime error when live CPU tensors would take more than\n"
+    "                      BYTES (suffixes K, M, G: powers of 1024)\n"
+    "  --sandbox           builtins that touch files, sockets or sleep are errors\n"
     "\n"
     "nabla graph runs FILE.dsl (ARGS after -- are its `args`), then compiles NAME, a\n"
     "model, a function or a graph module defined at its top level, as compile() does,\n"
@@ -82,6 +90,50 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+// The limits of --max-steps, --max-memory and --sandbox, for every interpreter made here.
+nabla::Limits g_limits;
+
+// A count with an optional K, M or G suffix (powers of 1024); false when `text` is not one.
+bool parse_count(const std::string& text, uint64_t* out) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  size_t used = 0;
+  unsigned long long n;
+  try {
+    n = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  std::string suffix = text.substr(used);
+  int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10 : suffix == "M" || suffix == "m" ? 20
+                                 : suffix == "G" || suffix == "g" ? 30 : -1;
+  if (shift < 0 || (shift > 0 && n > (UINT64_MAX >> shift))) return false;
+  *out = static_cast<uint64_t>(n) << shift;
+  return true;
+}
+
+// Takes the limit options at the front of `args` into g_limits; "" when they are
+// fine, else the message.
+std::string take_limit_options(Args& args) {
+  while (!args.empty()) {
+    std::string option = args[0];
+    bool numeric = option == "--max-steps" || option == "--max-memory";
+    if (option == "--sandbox") {
+      g_limits.sandbox = true;
+    } else if (!numeric) {
+      break;
+    } else {
+      uint64_t n = 0;
+      if (args.size() < 2 || !parse_count(args[1], &n) || n == 0)
+        return option + " needs a positive count, got " + (args.size() < 2 ? "nothing" : "'" + args[1] + "'");
+      if (option == "--max-steps") g_limits.max_steps = n;
+      else g_limits.max_memory = static_cast<size_t>(n);
+      args.erase(args.begin());
+    }
+    args.erase(args.begin());
+  }
+  return "";
+}
+
 // The table itself is describe_ops(), which the REPL's :ops prints too.
 int list_ops() {
   std::fputs(nabla::describe_ops().c_str(), stdout);
@@ -99,6 +151,7 @@ int finish(const nabla::EvalResult& r) {
 int run_code(const std::string& code, const Args& args) {
   nabla::Interpreter interp;
   interp.set_args(args);
+  interp.set_limits(g_limits);
   nabla::install_sigint_handler();
   nabla::InterruptScope scope(interp);
   return finish(interp.eval(code, "<-e>"));
@@ -108,6 +161,7 @@ int run_script(const std::string& path, const Args& args) {
   if (!std::ifstream(path)) return usage_error("cannot open '" + path + "': " + std::strerror(errno));
   nabla::Interpreter interp;
   interp.set_args(args);
+  interp.set_limits(g_limits);
   nabla::install_sigint_handler();
   nabla::InterruptScope scope(interp);
   return finish(interp.eval_file(path));
@@ -142,6 +196,7 @@ int run_tests(const Args& paths) {
   int passed = 0, failed = 0;
   for (const auto& file : files) {
     nabla::Interpreter interp;
+    interp.set_limits(g_limits);
     nabla::TestReport report;
     {
       nabla::InterruptScope scope(interp);
@@ -262,6 +317,7 @@ int run_graph_command(const Args& args) {
   if (std::string e = check_graph_command(cmd); !e.empty()) return usage_error(e);
   nabla::Interpreter interp;
   interp.set_args(cmd.script_args);
+  interp.set_limits(g_limits);
   nabla::install_sigint_handler();
   nabla::InterruptScope scope(interp);
   if (int status = finish(interp.eval_file(cmd.file))) return status;
@@ -283,8 +339,10 @@ int run_graph_command(const Args& args) {
 
 int main(int argc, char** argv) {
   Args args(argv + 1, argv + argc);
+  if (std::string e = take_limit_options(args); !e.empty()) return usage_error(e);
   if (args.empty()) {
     nabla::Interpreter interp;
+    interp.set_limits(g_limits);
     return nabla::run_repl(interp);
   }
   const std::string& first = args[0];
@@ -301,7 +359,11 @@ int main(int argc, char** argv) {
   }
   if (first == "test") return run_tests(rest);
   if (first == "graph") return run_graph_command(rest);
-  if (first == "launch") return nabla::run_launch(rest);
+  if (first == "launch") {
+    if (g_limits.max_steps || g_limits.max_memory || g_limits.sandbox)
+      return usage_error("--max-steps, --max-memory and --sandbox do not reach the ranks of nabla launch");
+    return nabla::run_launch(rest);
+  }
   if (first.size() > 1 && first[0] == '-') return usage_error("unknown option '" + first + "' (see nabla --help)");
   return run_script(first, rest);
 }

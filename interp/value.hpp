@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "interp/cycles.hpp"
 #include "lang/ast.hpp"
 #include "tensor/tensor.hpp"
 
@@ -112,8 +113,12 @@ struct StrObj : Obj {
   explicit StrObj(std::string v) : s(std::move(v)) {}
   std::string s;
 };
-struct ListObj : Obj {
+// Containers are Tracked: the cycle collector frees the cycles they form
+// (Note [Reference cycles] in cycles.hpp; their references are listed in cycles.cpp).
+struct ListObj : Obj, Tracked {
   std::vector<Value> items;
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
 };
 using TupleObj = ListObj;  // immutable by convention (Tag::Tuple)
 
@@ -123,7 +128,9 @@ struct ValueHash {
 struct ValueKeyEq {
   bool operator()(const Value& a, const Value& b) const;
 };
-struct DictObj : Obj {
+struct DictObj : Obj, Tracked {
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   std::vector<std::pair<Value, Value>> entries;
   std::unordered_map<Value, size_t, ValueHash, ValueKeyEq> index;
   Value* find(const Value& key);
@@ -143,7 +150,9 @@ struct FnInfo;
 
 // A DSL function: its declaration, the environment it closes over, defaults
 // evaluated when the function was made (as in Python).
-struct FuncObj : Obj {
+struct FuncObj : Obj, Tracked {
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   std::shared_ptr<lang::FnDecl> decl;
   const FnInfo* info = nullptr;
   std::shared_ptr<Frame> env;  // enclosing frame (null at module level)
@@ -169,14 +178,18 @@ struct NativeObj : Obj {
 };
 
 // obj.method captured as a value: calling it passes `self`.
-struct BoundObj : Obj {
+struct BoundObj : Obj, Tracked {
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   Value self;
   std::string name;  // method name (for tensors and objects)
   Value func;        // a Func (model methods) or none (builtin methods by name)
 };
 
 struct ModelInfo;
-struct ModelClassObj : Obj {
+struct ModelClassObj : Obj, Tracked {
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   std::shared_ptr<lang::ModelDecl> decl;
   const ModelInfo* info = nullptr;
   std::shared_ptr<Frame> env;
@@ -190,7 +203,9 @@ struct Field {
   Value value;
   FieldKind kind;
 };
-struct InstanceObj : Obj {
+struct InstanceObj : Obj, Tracked {
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   std::shared_ptr<ModelClassObj> cls;
   std::vector<Field> fields;
   std::shared_ptr<Frame> ctor_frame;  // methods see the constructor's params and lets
@@ -206,7 +221,9 @@ struct InstanceObj : Obj {
   }
 };
 
-struct Module : Obj, std::enable_shared_from_this<Module> {
+struct Module : Obj, Tracked, std::enable_shared_from_this<Module> {
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   std::string name;
   std::string path;  // the file, for relative imports
   std::vector<Value> slots;
@@ -229,7 +246,9 @@ struct Module : Obj, std::enable_shared_from_this<Module> {
 
 // A generic object with attributes and native methods (ctx of custom functions,
 // hook handles, ...).
-struct ObjectObj : Obj {
+struct ObjectObj : Obj, Tracked {
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
   std::string type_name;
   std::vector<std::pair<std::string, Value>> attrs;
   std::unordered_map<std::string, NativeFn> methods;  // called with self as pos[0]

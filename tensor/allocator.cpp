@@ -1,7 +1,9 @@
 #include "tensor/allocator.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "tensor/cuda/caching_allocator.hpp"
 #include "tensor/error.hpp"
@@ -120,6 +122,7 @@ CpuAllocator::Header* CpuAllocator::system_block(size_t requested, size_t cls, O
 void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
   static_assert(sizeof(Header) <= kAlignment, "the header must fit before the aligned bytes");
   std::lock_guard<std::mutex> lock(mutex_);
+  if (limit_ && cls > limit_ - std::min(limit_, stats_.allocated)) throw_over_limit(nbytes);
   ++stats_.allocations;
   if (nbytes > kLargestRequest) [[unlikely]]
     fail_out_of_memory(nbytes, origin, system_memory());
@@ -153,6 +156,16 @@ void CpuAllocator::deallocate(void* ptr, size_t) {
   if (cached_bytes_ + cls > kMaxCachedBytes) return release_to_system(h);
   cache_[cls].push_back(h);
   cached_bytes_ += cls;
+}
+
+size_t CpuAllocator::set_limit(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(limit_, bytes);
+}
+
+void CpuAllocator::throw_over_limit(size_t nbytes) {
+  throw Error("memory budget of " + std::to_string(limit_) + " bytes exceeded: a tensor needs " + std::to_string(nbytes) +
+              " bytes and " + std::to_string(stats_.allocated) + " bytes are in use by tensors");
 }
 
 AllocatorStats CpuAllocator::stats() {

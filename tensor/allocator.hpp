@@ -43,6 +43,11 @@ class CpuAllocator {
   std::vector<LiveBlock> live_blocks();  // every block handed out and not yet freed
   void reset_peak();
   void empty_cache();  // return every cached block to the system
+  // A cap on `allocated` (0: none, the default): a request that would take it past
+  // the cap throws nabla::Error ("memory budget of N bytes exceeded ...") before any
+  // memory is taken. The interpreter's memory budget (Interpreter::set_limits,
+  // `nabla --max-memory`) sets it while an eval runs. Returns the previous cap.
+  size_t set_limit(size_t bytes);
 
   // Requests round up to a size class: 64-byte steps below 4 KiB, then four classes
   // per power of two, so rounding wastes at most 25%.
@@ -62,6 +67,8 @@ class CpuAllocator {
   std::vector<Header*> blocks_;  // every block held from the system, live or cached
   AllocatorStats stats_;
   size_t cached_bytes_ = 0;
+  size_t limit_ = 0;  // set_limit
+  [[noreturn]] void throw_over_limit(size_t nbytes);
 };
 
 }  // namespace nabla

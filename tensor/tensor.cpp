@@ -103,12 +103,16 @@ std::string shape_str(const Shape& s) {
 
 std::string Tensor::shape_str() const { return nabla::shape_str(sizes()); }
 
+// Checked: a shape with a zero size has no elements, yet the strides of its other
+// sizes must still fit in 64 bits ([0, 2**40, 2**40]; found by the fuzzer,
+// tests/fuzz/regressions/idx/).
 Shape contiguous_strides(const Shape& sizes) {
   Shape strides(sizes.size());
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    if (i > 0 && __builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s))
+      throw Error("the shape " + shape_str(sizes) + " has strides that do not fit in 64 bits");
   }
   return strides;
 }

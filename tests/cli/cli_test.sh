@@ -166,6 +166,14 @@ if [ "$MODE" = usage ]; then
   expect "launch: no FILE" 2 "" "nabla: error: nabla launch needs a FILE.dsl to run (see nabla --help)" -- "$NABLA" launch -n 2
   expect "launch: missing FILE" 2 "" "nabla: error: cannot open 'no/such.dsl': No such file or directory" -- \
     "$NABLA" launch -n 2 no/such.dsl
+
+  # Limits (docs/hardening.md): bad counts are usage errors.
+  expect "--max-steps without a count" 2 "" "nabla: error: --max-steps needs a positive count, got nothing" -- "$NABLA" --max-steps
+  expect "--max-steps 0" 2 "" "nabla: error: --max-steps needs a positive count, got '0'" -- "$NABLA" --max-steps 0 -e 1
+  expect "--max-memory with a bad suffix" 2 "" "nabla: error: --max-memory needs a positive count, got '5T'" -- \
+    "$NABLA" --max-memory 5T -e 1
+  expect "limits do not reach launch" 2 "" "nabla: error: --max-steps, --max-memory and --sandbox do not reach the ranks of nabla launch" -- \
+    "$NABLA" --sandbox launch -n 2 tests/cli/launch_env.dsl
 else
   expect "-e prints" 0 "3" "" -- "$NABLA" -e 'print(1 + 2)'
   expect "-e does not echo" 0 "" "" -- "$NABLA" -e '1 + 2'
@@ -187,6 +195,19 @@ else
     bash -c "printf 'let w = zeros([1024, 1024])\n:mem\n' | '$NABLA'"
   expect "REPL :mem with an unknown device" 2 "" "error: unknown device 'tpu' (expected cpu, cuda or cuda:N)" -- \
     bash -c "printf ':mem tpu\n' | '$NABLA'"
+
+  # Limits: an endless loop, a tensor past the memory budget, a file in sandbox mode.
+  expect "--max-steps stops an endless loop" 1 "" "<-e>:1:1: error: step budget of 1000 exceeded" -- \
+    "$NABLA" --max-steps 1000 -e 'while true {}'
+  expect "--max-steps in a script" 1 "" "tests/cli/launch_spin.dsl:4:1: error: step budget of 50 exceeded" -- \
+    "$NABLA" --max-steps 50 tests/cli/launch_spin.dsl
+  expect "--max-memory" 1 "" "<-e>:1:1: error: memory budget of 1048576 bytes exceeded: a tensor needs 4000000 bytes..." -- \
+    "$NABLA" --max-memory 1M -e 'zeros([1000, 1000])'
+  expect "--max-memory lets smaller tensors be" 0 "(100, 100)" "" -- "$NABLA" --max-memory 1M -e 'print(zeros([100, 100]).shape)'
+  expect "--sandbox" 1 "" "<-e>:1:1: error: read_text() is not available in sandbox mode (no files, sockets or sleeping)" -- \
+    "$NABLA" --sandbox -e 'read_text("/etc/hostname")'
+  expect "limits in the REPL, per entry" 1 $'1\n2' "<repl:2>:1:1: error: step budget of 20 exceeded" -- \
+    bash -c "printf '1\nwhile true {}\n2\n' | '$NABLA' --max-steps 20"
 
   launch_checks
 

@@ -1,0 +1,111 @@
+# Graph mode: compile() captures eager code; the graph's results equal eager's.
+import nn
+
+fn mlp() = nn.Sequential([nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)])
+fn cnn() = nn.Sequential([
+  nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+  nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Dropout(0.3),
+  nn.Flatten(), nn.Linear(16 * 7 * 7, 32), nn.ReLU(), nn.Linear(32, 10)])
+
+test "MLP inference: the graph equals eager, also on inputs it was not captured with" {
+  manual_seed(0)
+  let m = mlp()
+  let x = randn([16, 784])
+  let gm = compile(m, x)
+  expect_close(gm(x), m(x), rtol=1e-6, atol=1e-6)
+  let x2 = randn([16, 784])
+  expect_close(gm(x2), m(x2), rtol=1e-6, atol=1e-6)
+}
+
+test "CNN inference in eval mode (BatchNorm with running stats, no dropout)" {
+  manual_seed(1)
+  let net = cnn()
+  net.eval()
+  let x = randn([4, 1, 28, 28])
+  let gm = compile(net, x)
+  expect_close(gm(x), net(x), rtol=1e-5, atol=1e-6)
+}
+
+test "a new input shape re-captures, and explain() says why" {
+  manual_seed(2)
+  let m = mlp()
+  let gm = compile(m, randn([8, 784]))
+  let x = randn([3, 784])
+  expect_close(gm(x), m(x), rtol=1e-6, atol=1e-6)
+  let report = gm.explain()
+  expect("2 graphs cached" in report, report)
+  expect("argument 'x' is f32[3, 784], the graph was captured with f32[8, 784]" in report, report)
+}
+
+test "switching train/eval re-captures: the guards include the modules' training flags" {
+  manual_seed(3)
+  let net = cnn()
+  let x = randn([2, 1, 28, 28])
+  net.eval()
+  let gm = compile(net, x)
+  net.train()
+  gm(x)
+  expect("training flags are 1" in gm.explain(), gm.explain())
+}
+
+test "train mode: one graph gives the loss and the gradients eager backward gives" {
+  manual_seed(4)
+  let m = mlp()
+  let x = randn([8, 784])
+  let y = tensor([0, 1, 2, 3, 4, 5, 6, 7])
+  fn step(xb, yb) = cross_entropy(m(xb), yb)
+  let gm = compile(step, x, y, train=true)
+  let loss = gm(x, y)
+  let graph_grads = []
+  for p in m.parameters() { graph_grads.append(p.grad.clone()) }
+  m.zero_grad()
+  let eager = step(x, y)
+  eager.backward()
+  expect_close(loss, eager.detach(), rtol=1e-6, atol=1e-7)
+  let k = 0
+  for p in m.parameters() {
+    expect_close(graph_grads[k], p.grad, rtol=1e-5, atol=1e-6)
+    k += 1
+  }
+}
+
+test "train mode on the CNN with BatchNorm: gradients and running stats as in eager" {
+  manual_seed(5)
+  let net = cnn()
+  net[7].p = 0.0  # dropout off, so both runs see the same mask
+  let x = randn([4, 1, 28, 28])
+  let y = tensor([1, 0, 3, 9])
+  fn step(xb, yb) = cross_entropy(net(xb), yb)
+  let gm = compile(step, x, y, train=true)
+  net.zero_grad()
+  let mean_before = net[1].running_mean.clone()
+  let tracked_before = net[1].num_batches_tracked.item()
+  gm(x, y)
+  let conv_grad = net[0].weight.grad.clone()
+  let graph_mean = net[1].running_mean.clone()
+  expect(net[1].num_batches_tracked.item() == tracked_before + 1, "the graph replays the buffer update")
+  net[1].running_mean.copy_(mean_before)
+  net.zero_grad()
+  step(x, y).backward()
+  expect_close(conv_grad, net[0].weight.grad, rtol=1e-4, atol=1e-5)
+  expect_close(graph_mean, net[1].running_mean, rtol=1e-6, atol=1e-7)
+}
+
+fn branchy(v) {
+  if v.sum().item() > 0 { return v * 2 }
+  return v
+}
+
+test "reading a traced value (item() driving a branch) is reported with its line" {
+  expect_error("compile(branchy, ones([2]))", "tests/graph/compile.dsl:95:6: item() reads the value of %1 (made by sum at tests/graph/compile.dsl:95:6)")
+}
+
+test "the IR text names ops, shapes and parameters" {
+  manual_seed(6)
+  let m = mlp()
+  let gm = compile(m, randn([2, 784]))
+  let ir = gm.ir()
+  expect("%0.weight: param f32[64, 784]" in ir, ir)
+  expect("linear(" in ir and "relu(" in ir, ir)
+  expect(": f32[2, 10]" in ir, ir)
+}

@@ -1,0 +1,3 @@
+# case: undefined function
+
+foo(1)

@@ -1,0 +1,3 @@
+# case: assignment to an undefined name
+
+y = 3

@@ -1,0 +1,4 @@
+# case: too many arguments
+
+fn f(a) = a
+f(1, 2)

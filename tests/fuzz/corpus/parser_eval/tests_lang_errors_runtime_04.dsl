@@ -1,0 +1,4 @@
+# case: too few arguments
+
+fn f(a, b) = a
+f(1)

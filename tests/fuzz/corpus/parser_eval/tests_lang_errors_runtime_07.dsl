@@ -1,0 +1,3 @@
+# case: builtin with a wrong arity
+
+len([1], [2])

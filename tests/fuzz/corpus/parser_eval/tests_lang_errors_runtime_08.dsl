@@ -1,0 +1,4 @@
+# case: calling an int
+
+let n = 3
+n(1)

@@ -1,0 +1,3 @@
+# case: calling a string
+
+"abc"()

@@ -1,0 +1,4 @@
+# case: calling none
+
+let nothing = none
+nothing()

@@ -1,0 +1,3 @@
+# case: int plus string
+
+let s = 1 + "a"

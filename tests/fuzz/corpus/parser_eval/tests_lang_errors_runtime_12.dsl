@@ -1,0 +1,3 @@
+# case: string times list
+
+let s = "a" * [1]

@@ -1,0 +1,3 @@
+# case: unary minus on a string
+
+let s = -"a"

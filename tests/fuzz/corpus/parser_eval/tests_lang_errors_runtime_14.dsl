@@ -1,0 +1,3 @@
+# case: ordering a list against an int
+
+let c = [1] < 1

@@ -1,0 +1,3 @@
+# case: division by zero
+
+let q = 1 / 0

@@ -1,0 +1,3 @@
+# case: integer division by zero
+
+let q = 7 // 0

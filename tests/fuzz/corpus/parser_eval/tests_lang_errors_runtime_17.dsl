@@ -1,0 +1,3 @@
+# case: modulo by zero
+
+let q = 7 % 0

@@ -1,0 +1,4 @@
+# case: string index out of range
+
+let s = "ab"
+print(s[2])

@@ -1,0 +1,4 @@
+# case: list index of the wrong type
+
+let xs = [1, 2]
+print(xs["a"])

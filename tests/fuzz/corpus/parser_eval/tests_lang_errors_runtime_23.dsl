@@ -1,0 +1,4 @@
+# case: missing member
+
+let t = (1, 2)
+t.foo

@@ -1,0 +1,3 @@
+# case: iterating over an int
+
+for i in 5 { }

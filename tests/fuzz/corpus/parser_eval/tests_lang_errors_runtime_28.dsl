@@ -1,0 +1,3 @@
+# case: unpacking too many values
+
+let (a, b) = (1, 2, 3)

@@ -1,0 +1,3 @@
+# case: unpacking a non-sequence
+
+let (a, b) = 7

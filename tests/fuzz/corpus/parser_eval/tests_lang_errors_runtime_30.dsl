@@ -1,0 +1,3 @@
+# case: break outside a loop
+
+break

@@ -1,0 +1,3 @@
+# case: continue outside a loop
+
+continue

@@ -1,0 +1,3 @@
+# case: return outside a function
+
+return 1

@@ -1,0 +1,3 @@
+# case: unknown module
+
+import nosuchmodule

@@ -1,0 +1,3 @@
+# case: bad format spec
+
+let s = f"{1:q}"

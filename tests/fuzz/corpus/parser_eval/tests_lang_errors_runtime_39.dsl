@@ -1,0 +1,7 @@
+# case: missing member of a model
+
+model M() {
+  w = ones([2])
+}
+let m = M()
+m.v

@@ -1,0 +1,3 @@
+# case: test helper expect fails
+
+expect(1 == 2)

@@ -1,0 +1,4 @@
+# case: unclosed bracket
+
+let xs = [1, 2,
+  3

@@ -1,0 +1,4 @@
+# case: unclosed block
+
+fn f(x) {
+  return x

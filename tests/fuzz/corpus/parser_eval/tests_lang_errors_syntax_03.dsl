@@ -1,0 +1,3 @@
+# case: unclosed string
+
+print("abc)

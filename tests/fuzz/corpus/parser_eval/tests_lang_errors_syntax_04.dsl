@@ -1,0 +1,3 @@
+# case: mismatched closer names the opener
+
+let v = (1, 2]

@@ -1,0 +1,3 @@
+# case: missing operand
+
+let y = 1 + * 2

@@ -1,0 +1,3 @@
+# case: let without a name
+
+let = 5

@@ -1,0 +1,3 @@
+# case: let without '='
+
+let x 5

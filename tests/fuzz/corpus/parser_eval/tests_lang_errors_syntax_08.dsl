@@ -1,0 +1,3 @@
+# case: keyword as a name
+
+let if = 3

@@ -1,0 +1,3 @@
+# case: fn without parameters
+
+fn f = 3

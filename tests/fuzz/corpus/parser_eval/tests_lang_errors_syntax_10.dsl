@@ -1,0 +1,3 @@
+# case: fn without a body
+
+fn f(x) x

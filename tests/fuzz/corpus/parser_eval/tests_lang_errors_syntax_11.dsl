@@ -1,0 +1,3 @@
+# case: lambda without '='
+
+let f = fn(x) x

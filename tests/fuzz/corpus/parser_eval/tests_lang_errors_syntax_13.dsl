@@ -1,0 +1,3 @@
+# case: while without a condition
+
+while { }

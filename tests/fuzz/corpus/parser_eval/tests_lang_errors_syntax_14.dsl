@@ -1,0 +1,3 @@
+# case: for without 'in'
+
+for i range(3) { }

@@ -1,0 +1,4 @@
+# case: member that is not a name
+
+let x = 1
+x.(1)

@@ -1,0 +1,3 @@
+# case: dict entry without ':'
+
+let d = {"a" 1}

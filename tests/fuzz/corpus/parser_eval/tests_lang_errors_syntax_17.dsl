@@ -1,0 +1,4 @@
+# case: conditional without else
+
+let c = true
+let v = 1 if c

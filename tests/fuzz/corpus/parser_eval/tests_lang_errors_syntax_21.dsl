@@ -1,0 +1,3 @@
+# case: parameter twice
+
+fn g(a, a) = a

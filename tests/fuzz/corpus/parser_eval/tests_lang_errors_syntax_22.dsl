@@ -1,0 +1,3 @@
+# case: required parameter after a default
+
+fn g(a=1, b) = a

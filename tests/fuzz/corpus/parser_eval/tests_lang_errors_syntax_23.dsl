@@ -1,0 +1,3 @@
+# case: buffer outside a model
+
+buffer b = 1

@@ -1,0 +1,3 @@
+# case: unknown escape
+
+print("a\q")

@@ -1,0 +1,3 @@
+# case: import of a number
+
+import 3

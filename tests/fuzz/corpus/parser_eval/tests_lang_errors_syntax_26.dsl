@@ -1,0 +1,3 @@
+# case: test without a name
+
+test { }

@@ -1,0 +1,4 @@
+# case: empty index
+
+let xs = [1]
+xs[]

@@ -1,0 +1,3 @@
+# case: integer too large
+
+let big = 99999999999999999999

@@ -1,0 +1,3 @@
+# case: 'and' without a right side
+
+let v = true and )

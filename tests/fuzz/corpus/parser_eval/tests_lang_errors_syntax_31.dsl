@@ -1,0 +1,3 @@
+# case: comparison without a right side
+
+let c = (1 < )

@@ -1,0 +1,3 @@
+# case: stray closing bracket
+
+)

@@ -1,0 +1,3 @@
+# case: import of a path without 'as'
+
+import "my-file.dsl"

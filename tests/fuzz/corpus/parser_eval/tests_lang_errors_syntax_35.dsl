@@ -1,0 +1,3 @@
+# case: unclosed list in a call
+
+print([1, 2)

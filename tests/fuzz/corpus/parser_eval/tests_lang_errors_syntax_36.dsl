@@ -1,0 +1,3 @@
+# case: else without if
+
+else { }

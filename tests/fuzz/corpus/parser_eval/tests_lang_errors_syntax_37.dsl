@@ -1,0 +1,3 @@
+# case: two commas in a call
+
+print(1,, 2)

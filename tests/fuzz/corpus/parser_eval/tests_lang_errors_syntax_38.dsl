@@ -1,0 +1,3 @@
+# case: two star parameters
+
+fn f(a, *b, *c) = a

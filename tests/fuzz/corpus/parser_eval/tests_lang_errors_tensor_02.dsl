@@ -1,0 +1,3 @@
+# case: shape mismatch in @
+
+let c = ones([2, 3]) @ ones([4, 5])

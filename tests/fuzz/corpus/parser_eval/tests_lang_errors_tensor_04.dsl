@@ -1,0 +1,3 @@
+# case: reshape to the wrong size
+
+let r = ones([2, 3]).reshape([4])

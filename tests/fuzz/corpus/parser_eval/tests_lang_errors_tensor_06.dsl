@@ -1,0 +1,3 @@
+# case: softmax dim out of range
+
+let s = ones([2, 3]).softmax(5)

@@ -1,0 +1,3 @@
+# case: sum dim out of range
+
+let s = ones([2, 3]).sum(2)

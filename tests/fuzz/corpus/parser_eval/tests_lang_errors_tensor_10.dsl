@@ -1,0 +1,3 @@
+# case: item of a tensor with several elements
+
+let v = ones([3]).item()

@@ -1,0 +1,3 @@
+# case: linear with mismatched features
+
+let y = linear(ones([2, 3]), ones([4, 5]))

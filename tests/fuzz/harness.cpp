@@ -1,0 +1,141 @@
+// The fuzz targets' harnesses (see harness.hpp). Each returns normally for any input
+// that ends in nabla's own error; everything else (a crash, a sanitizer report, a
+// broken property) is a finding.
+#include "tests/fuzz/harness.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "interp/idx_reader.hpp"
+#include "interp/interpreter.hpp"
+#include "passes/ir.hpp"
+#include "tensor/allocator.hpp"
+#include "tensor/error.hpp"
+#include "tensor/random.hpp"
+#include "tensor/safetensors.hpp"
+
+namespace nabla::fuzz {
+
+namespace {
+
+std::string as_text(const uint8_t* data, size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
+
+// Small budgets keep the executions per second high: a program gets 100000 steps
+// and 64 MiB of tensors, and may not touch files, sockets or the clock.
+Limits fuzz_limits() {
+  Limits limits;
+  limits.max_steps = 100000;
+  limits.max_memory = size_t{64} << 20;
+  limits.sandbox = true;
+  return limits;
+}
+
+// serialize(parse(bytes)); "" when bytes is not a checkpoint nabla reads, or holds
+// one that nabla cannot write back (a name that serialize refuses).
+std::string reserialize(const std::string& bytes, const char* name) {
+  safetensors::Checkpoint ck;
+  try {
+    ck = safetensors::parse(bytes, name);
+  } catch (const Error&) {
+    return "";
+  }
+  try {
+    return safetensors::serialize(ck.tensors, ck.metadata);
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+}  // namespace
+
+void parser_eval(const uint8_t* data, size_t size) {
+  manual_seed(0);  // each input sees the same random numbers, so a finding replays
+  {
+    Interpreter interp;
+    interp.set_output([](const std::string&) {});
+    interp.set_limits(fuzz_limits());
+    EvalResult r = interp.eval(as_text(data, size), "<fuzz>");
+    if (!r.ok && (!r.error || r.error->message.find("error") == std::string::npos))
+      fail_property("an eval failed without an error message");
+  }
+  // The allocator's cache may keep up to 2 GiB; keep a little, for speed, not more.
+  if (CpuAllocator::instance().stats().reserved > (size_t{256} << 20)) CpuAllocator::instance().empty_cache();
+}
+
+void safetensors(const uint8_t* data, size_t size) {
+  std::string once = reserialize(as_text(data, size), "<fuzz>");
+  if (once.empty()) return;
+  // What nabla wrote must read back, and write the same bytes again.
+  std::string twice = reserialize(once, "<fuzz: serialized>");
+  if (twice != once) fail_property("safetensors: a parsed checkpoint does not serialize, parse and serialize the same");
+}
+
+void idx(const uint8_t* data, size_t size) {
+  static const std::string path =
+      (std::filesystem::temp_directory_path() / ("nabla_fuzz_idx_" + std::to_string(getpid()))).string();
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  // With scale=true or not by the input's length: one read per input (each opens a
+  // gzip stream with a 1 MiB buffer, which ASan makes the slow part).
+  try {
+    interp::read_idx_file(path, size % 2 == 1);
+  } catch (const std::exception&) {  // the reader's errors are the language's (LangError)
+  }
+  std::remove(path.c_str());
+}
+
+void ir_parse(const uint8_t* data, size_t size) {
+  graph::Graph g;
+  try {
+    g = graph::parse_graph(as_text(data, size));
+  } catch (const Error&) {
+    return;
+  }
+  try {
+    graph::verify(g);
+  } catch (const Error&) {
+  }
+  // Whatever parsed prints, and the printed text is a fixed point of parse + print.
+  std::string printed = graph::print_graph(g);
+  std::string again;
+  try {
+    again = graph::print_graph(graph::parse_graph(printed));
+  } catch (const Error& e) {
+    fail_property("ir_parse: the printed form of a parsed graph does not parse: " + std::string(e.what()) +
+                  "\n--- printed:\n" + printed);
+  }
+  if (again != printed)
+    fail_property("ir_parse: print(parse(print(g))) differs from print(g)\n--- print(g):\n" + printed +
+                  "\n--- again:\n" + again);
+}
+
+const std::vector<Target>& targets() {
+  static const std::vector<Target> all = {
+      {"parser_eval", parser_eval},
+      {"safetensors", safetensors},
+      {"idx", idx},
+      {"ir_parse", ir_parse},
+  };
+  return all;
+}
+
+const Target* find_target(const std::string& name) {
+  for (const Target& t : targets())
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+void initialize() { setenv("OMP_NUM_THREADS", "1", 0); }
+
+void fail_property(const std::string& what) {
+  std::fprintf(stderr, "nabla fuzz: property broken: %s\n", what.c_str());
+  std::abort();
+}
+
+}  // namespace nabla::fuzz

@@ -1,0 +1,7 @@
+# Inputs that the fuzzers of tests/fuzz/ found crashing or tripping a sanitizer, as
+# the clean errors they are now (docs/hardening.md). The raw inputs are kept in
+# tests/fuzz/regressions/<target>/ and replayed by test_fuzz_replay.
+
+# case: a zero size with huge other sizes (idx: signed overflow of the strides)
+# expect error: tests/lang/errors_fuzz.dsl:7:9: error: the shape [0, 4294967296, 4294967296] has strides that do not fit in 64 bits
+let t = zeros([0, 4294967296, 4294967296])
