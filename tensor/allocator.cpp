@@ -122,11 +122,14 @@ CpuAllocator::Header* CpuAllocator::system_block(size_t requested, size_t cls, O
 void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
   static_assert(sizeof(Header) <= kAlignment, "the header must fit before the aligned bytes");
   std::lock_guard<std::mutex> lock(mutex_);
-  if (limit_ && cls > limit_ - std::min(limit_, stats_.allocated)) throw_over_limit(nbytes);
   ++stats_.allocations;
   if (nbytes > kLargestRequest) [[unlikely]]
     fail_out_of_memory(nbytes, origin, system_memory());
   size_t cls = size_class(nbytes);
+  if (limit_ && cls > limit_ - std::min(limit_, stats_.allocated)) [[unlikely]] {
+    --stats_.allocations;  // as fail_out_of_memory does: the allocation did not happen
+    throw_over_limit(nbytes);
+  }
   if (cls == 0) return nullptr;
   Header* h;
   auto it = cache_.find(cls);
