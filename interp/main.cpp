@@ -1,7 +1,8 @@
 // The `nabla` command: the REPL, scripts (`nabla FILE.dsl args`, `nabla -e CODE`),
 // the language's test runner (`nabla test PATH`), graph mode (`nabla graph FILE
 // --entry NAME`), local data-parallel ranks (`nabla launch -n N FILE`, launch.hpp)
-// and --version/--help/--list-ops.
+// and --version/--help/--list-ops; --max-steps, --max-memory and --sandbox before any
+// of them but launch set the interpreter's Limits (docs/hardening.md).
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
 // syntax error. Errors go to stderr. Uses the language only through the embedding
 // API (interp/interpreter.hpp); reads the pass registry (passes/pass_manager.hpp) to
@@ -42,8 +43,8 @@ const char* const kHelp =
     "       nabla launch -n N [--master-port P] [--grace S] FILE.dsl [ARGS...]\n"
     "                                    run FILE.dsl as N ranks of a process group\n"
     "       nabla --version | --help | --list-ops\n"
-    "       nabla [--max-steps N] [--max-memory BYTES] [--sandbox] FILE.dsl | -e CODE | test PATH...\n"
-    "                                    the same, with limits (also before no command: the REPL)\n"
+    "       nabla [--max-steps N] [--max-memory BYTES] [--sandbox] [COMMAND...]\n"
+    "                                    any of the above but launch (or the REPL), with limits\n"
     "\n"
     "  --version    print the version and the CUDA runtime found\n"
     "  --help       print this help\n"
