@@ -76,10 +76,11 @@ fuzz_one() {
   [ -f "$NABLA_ROOT/tests/fuzz/$t.dict" ] && dict=(-dict="$NABLA_ROOT/tests/fuzz/$t.dict")
   before=$(find "$findings" -type f | wc -l)
   # One OpenMP thread (the harness asks too). ASan: allocator_may_return_null lets an
-  # impossible malloc reach nabla's own out-of-memory error, as in a normal build; a
-  # shorter allocation stack (8 frames) and quarantine (64 MiB) double the executions
-  # per second (the interpreter allocates a lot). Replay a finding with the defaults.
-  OMP_NUM_THREADS=1 ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:malloc_context_size=8:quarantine_size_mb=64}" \
+  # impossible malloc reach nabla's own out-of-memory error, as in a normal build; no
+  # allocation stacks and a smaller quarantine (64 MiB) more than double the
+  # executions per second (the interpreter allocates a lot). A report then lacks the
+  # stacks of the allocation and the free: replay the finding with the defaults.
+  OMP_NUM_THREADS=1 ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:malloc_context_size=0:quarantine_size_mb=64}" \
     "$BUILD_DIR/tests/fuzz/fuzz_$t" "$corpus" "$NABLA_ROOT/tests/fuzz/corpus/$t" \
     -max_total_time="$SECONDS_EACH" -timeout=30 -rss_limit_mb=4096 -max_len="$(max_len "$t")" \
     -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" "$@" >"$log" 2>&1

@@ -38,6 +38,7 @@ FIGURES = {
     "softmax_2048": ("ms", False),
     "transpose_2048": ("ms", False),
     "batchnorm": ("ms", False),
+    "max_pool": ("ms", False),
     "dsl_scalar_add_1e6": ("ms", False),
     "dsl_tiny_add_1e5": ("ms", False),
     "dsl_fwd_bwd_1e4": ("ms", False),
@@ -197,8 +198,7 @@ def main():
             continue
         if name == "checkpoint_load":
             measure_checkpoint_load(args.rounds, env)
-
-
+            continue
         if name == "quant_cnn":
             measure_quant_cnn(args.rounds, env)
             continue

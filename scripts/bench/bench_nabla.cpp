@@ -77,6 +77,15 @@ double batchnorm_ms() {
   return median_seconds([&] { backward(batch_norm(x, w, b, rm, rv, true), g); }, 7, 10) * 1e3;
 }
 
+// The CNN's first 2x2 max pool, forward with indices (what training keeps for
+// backward), on [64, 32, 28, 28] f32.
+double max_pool_ms() {
+  Tensor x = randn({64, 32, 28, 28});
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  return median_seconds([&] { max_pool2d_with_indices(x, opt); }, 7, 20) * 1e3;
+}
+
 // Hessian-vector product of a 2-layer tanh MLP (8 -> 32 -> 1, batch 16).
 double hvp_us() {
   Tensor x = randn({16, 8});
@@ -137,7 +146,7 @@ int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-                 "sum_4m|softmax_2048|transpose_2048|batchnorm|checkpoint_load\n");
+                 "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|checkpoint_load\n");
     return 2;
   }
   manual_seed(0);
@@ -152,6 +161,7 @@ int main(int argc, char** argv) {
   else if (f == "tiny_fwd_bwd") v = tiny_fwd_bwd_us();
   else if (f == "hvp") v = hvp_us();
   else if (f == "batchnorm") v = batchnorm_ms();
+  else if (f == "max_pool") v = max_pool_ms();
   else if (f == "exp_4m" || f == "tanh_4m" || f == "sum_4m" || f == "softmax_2048" || f == "transpose_2048")
     v = kernel_ms(f);
   else {

@@ -75,6 +75,12 @@ def batchnorm_ms():
     return median_seconds(lambda: F.batch_norm(x, rm, rv, w, b, training=True).backward(g), 7, 10) * 1e3
 
 
+def max_pool_ms():
+    x = torch.randn(64, 32, 28, 28)
+    F = torch.nn.functional
+    return median_seconds(lambda: F.max_pool2d(x, 2, return_indices=True), 7, 20) * 1e3
+
+
 def kernel_ms(which):
     a, m = torch.randn(1 << 22), torch.randn(2048, 2048)
     fn = {"exp_4m": lambda: a.exp(), "tanh_4m": lambda: a.tanh(), "sum_4m": lambda: a.sum(),
@@ -130,6 +136,7 @@ FIGURES = {
     "dsl_tiny_add_1e5": lambda: loop_ms(dsl_tiny_add),
     "dsl_fwd_bwd_1e4": lambda: loop_ms(dsl_fwd_bwd),
     "batchnorm": batchnorm_ms,
+    "max_pool": max_pool_ms,
     **{k: (lambda k=k: kernel_ms(k)) for k in ["exp_4m", "tanh_4m", "sum_4m", "softmax_2048", "transpose_2048"]},
 }
 

@@ -77,6 +77,44 @@ void max_pool(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
   });
 }
 
+// The CNN's usual pool (2x2 window, stride 2, no padding or dilation, no partial
+// window): each output row reads two whole input rows, with no clipping, so the
+// window is four straight-line selects. Same rules as max_pool: the first cell
+// starts the window, a strictly greater value or any NaN takes over.
+bool is_plain_2x2(const PoolGeometry& g) {
+  return g.kernel.h == 2 && g.kernel.w == 2 && g.stride.h == 2 && g.stride.w == 2 && g.pad.h == 0 && g.pad.w == 0 &&
+         g.dilation.h == 1 && g.dilation.w == 1 && g.OH == g.H / 2 && g.OW == g.W / 2;
+}
+
+template <class T>
+void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
+  const int64_t W = g.W, OW = g.OW, OH = g.OH, plane_size = g.H * g.W;
+  // Captured by value: stores through idx (int64_t*) could alias captured references,
+  // which would reload every size from memory after each store.
+  for_rows(g, OW * 4, [=](int64_t plane, int64_t oh) {
+    const T* r0 = x + plane * plane_size + 2 * oh * W;
+    const T* r1 = r0 + W;
+    T* y_row = y + (plane * OH + oh) * OW;
+    int64_t* idx_row = idx + (plane * OH + oh) * OW;
+    const int64_t row_start = 2 * oh * W;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      // The cell offsets within the window: 0, 1 (top row), W, W + 1 (bottom row).
+      T best_val = r0[2 * ow];
+      int64_t best = 0;
+      auto consider = [&](T v, int64_t offset) {
+        bool take = (v > best_val) | (v != v);  // v != v: NaN
+        best_val = take ? v : best_val;
+        best = take ? offset : best;
+      };
+      consider(r0[2 * ow + 1], 1);
+      consider(r1[2 * ow], W);
+      consider(r1[2 * ow + 1], W + 1);
+      y_row[ow] = best_val;
+      idx_row[ow] = row_start + 2 * ow + best;
+    }
+  });
+}
+
 // One avg_pool2d window, clipped to the input, and the count it divides by.
 struct AvgWindow {
   int64_t h0, h1, w0, w1;
@@ -141,7 +179,10 @@ void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   int64_t* idx = static_cast<int64_t*>(out[1].raw_data());
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    max_pool(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()), idx, g);
+    const T* x_data = static_cast<const T*>(x.raw_data());
+    T* y_data = static_cast<T*>(out[0].raw_data());
+    if (is_plain_2x2(g)) return max_pool_2x2(x_data, y_data, idx, g);
+    max_pool(x_data, y_data, idx, g);
   };
   // u8 and i8: quantized activations, whose max pool is the quantized max pool (the
   // quantization is monotone, so it commutes with max; passes/lower_quant.cpp).

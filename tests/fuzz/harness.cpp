@@ -24,12 +24,14 @@ namespace {
 
 std::string as_text(const uint8_t* data, size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
 
-// Small budgets keep the executions per second high: a program gets 100000 steps
-// and 64 MiB of tensors, and may not touch files, sockets or the clock.
+// Small budgets keep the executions per second high: a program gets 20000 steps
+// and 16 MiB of tensors, and may not touch files, sockets or the clock. (A loop
+// that runs out of steps or a tensor over the budget is a clean error, which is
+// itself worth fuzzing; larger budgets only made such inputs slower.)
 Limits fuzz_limits() {
   Limits limits;
-  limits.max_steps = 100000;
-  limits.max_memory = size_t{64} << 20;
+  limits.max_steps = 20000;
+  limits.max_memory = size_t{16} << 20;
   limits.sandbox = true;
   return limits;
 }

@@ -152,3 +152,40 @@ TEST_CASE("max_pool2d: a NaN wins its window, like PyTorch") {
   CHECK(std::isnan(v.item()));
   CHECK(i.item() == 1);
 }
+
+// The 2x2 / stride 2 pool has its own kernel (pool.cpp, max_pool_2x2); it must pick
+// the same cell as the general rule: the first cell starts the window, a strictly
+// greater value or a NaN takes over. Few distinct values make ties common; odd sizes
+// leave a last row and column that no window reads.
+TEST_CASE("max_pool2d 2x2 stride 2: the same values and indices as the window rule") {
+  manual_seed(3);
+  const int64_t N = 2, C = 3, H = 7, W = 9, OH = H / 2, OW = W / 2;
+  std::vector<double> data = to_double_vector(rand({N, C, H, W}, DType::f64));
+  for (double& v : data) v = std::floor(4 * v);
+  data[5] = NAN, data[W + 4] = NAN, data[2 * H * W + 1] = -INFINITY, data[2 * H * W] = -INFINITY;
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  for (DType t : {DType::f64, DType::f32, DType::u8, DType::i8}) {
+    CAPTURE(dtype_name(t));
+    bool integer = t == DType::u8 || t == DType::i8;
+    std::vector<double> in = data;
+    if (integer)
+      for (double& v : in) v = std::isfinite(v) ? v : 0.0;
+    auto [v, i] = max_pool2d_with_indices(tensor_from(in, {N, C, H, W}, t), opt);
+    REQUIRE(v.sizes() == Shape{N, C, OH, OW});
+    std::vector<double> got_v = to_double_vector(v), got_i = to_double_vector(i);
+    for (int64_t p = 0; p < N * C; ++p)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t best = 2 * oh * W + 2 * ow;
+          for (int64_t at : {best + 1, best + W, best + W + 1}) {
+            double cell = in[p * H * W + at], held = in[p * H * W + best];
+            if (cell > held || std::isnan(cell)) best = at;
+          }
+          int64_t o = (p * OH + oh) * OW + ow;
+          CHECK(got_i[o] == best);
+          double want = in[p * H * W + best];
+          CHECK((got_v[o] == want || (std::isnan(got_v[o]) && std::isnan(want))));
+        }
+  }
+}
