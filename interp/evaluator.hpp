@@ -110,6 +110,9 @@ class Evaluator {
   std::shared_ptr<Module> current_module();
   void run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module);
   std::shared_ptr<Module> new_module(const std::string& name, const std::string& path);
+  // Interpreter::reset: a new main module (builtins and `args` only), no imports,
+  // no profile, no test results. The builtins, native modules and settings stay.
+  void reset_session();
 
   // Calls a callable value with arguments.
   Value call_value(const Value& callee, CallArgs& args);

@@ -165,6 +165,21 @@ std::shared_ptr<Module> Evaluator::new_module(const std::string& name, const std
   return m;
 }
 
+// The old main module and the imported modules become garbage; the caller frees
+// their cycles (Interpreter::Impl::run collects after every job). The parsed programs
+// stay with the evaluator (impl->programs): a function object that outlives the
+// session, say in an autograd node not yet freed, still finds its resolution.
+void Evaluator::reset_session() {
+  const Value* old_args = main_module->get("args");
+  Value kept_args = old_args ? *old_args : Value();
+  main_module = new_module("__main__", "");
+  if (old_args) main_module->set("args", kept_args);
+  import_cache.clear();
+  last_profile.reset();
+  tests = TestState();
+  current_file.clear();
+}
+
 Value Evaluator::run_program(const std::shared_ptr<Program>& prog, const std::shared_ptr<Module>& module,
                              bool want_echo, bool* has_echo) {
   impl->programs.push_back(prog);

@@ -311,6 +311,10 @@ void Interpreter::set_limits(const Limits& limits) {
   impl_->ev.sandbox = limits.sandbox;
 }
 
+void Interpreter::reset() {
+  impl_->run([&] { impl_->ev.reset_session(); });
+}
+
 void Interpreter::interrupt() { impl_->ev.interrupt_flag.store(true, std::memory_order_relaxed); }
 
 void Interpreter::set_args(const std::vector<std::string>& args) {

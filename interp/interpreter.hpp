@@ -142,6 +142,10 @@ class Interpreter {
   // Ask a running eval to stop at the next statement or loop iteration (signal-safe:
   // it only sets a flag); the eval fails with "interrupted".
   void interrupt();
+  // Forgets every name and import of the session, as a new Interpreter would, and
+  // keeps the settings (output, limits, args). The REPL's `:reset`; the fuzzer runs
+  // each input after a reset.
+  void reset();
   // Arguments of `nabla FILE.dsl args...`, visible as `args` in the language.
   void set_args(const std::vector<std::string>& args);
   // Budgets and sandbox mode for the evals that follow (see Limits).

@@ -84,6 +84,7 @@ const Command kCommands[] = {
     {"prof", ":prof stmt", "run a statement under the profiler and print its ops (last_profile() has them all)"},
     {"vars", ":vars", "the variables defined in this session, with their values"},
     {"load", ":load file", "run a .dsl file in this session (its names stay defined)"},
+    {"reset", ":reset", "forget every variable and import of this session (a fresh start; settings stay)"},
     {"graph", ":graph expr", "a graph module's IR and pass report; f(x, y) first compiles f on those inputs"},
     {"passes", ":passes", "every graph pass (what it does, what it needs) and the default pipeline"},
     {"cost", ":cost expr", "FLOPs, bytes, roofline bound and time of each node of a graph (as :graph compiles it)"},
@@ -387,6 +388,7 @@ class Repl {
     else if (name == "time" && !arg.empty()) time(arg);
     else if (name == "prof" && !arg.empty()) profile(arg);
     else if (name == "vars") vars();
+    else if (name == "reset" && arg.empty()) interp_.reset();
     else if (name == "load" && !arg.empty()) load(arg);
     else if (name == "graph" && !arg.empty()) graph(arg, false);
     else if (name == "cost" && !arg.empty()) graph(arg, true);
@@ -394,7 +396,7 @@ class Repl {
     else if (name == "ops" && arg.empty()) std::printf("%s", describe_ops().c_str());
     else if (name == "mem") memory(arg.empty() ? "cpu" : arg);
     else if (name == "type" || name == "time" || name == "prof" || name == "load" || name == "graph" ||
-             name == "passes" || name == "cost" || name == "ops")
+             name == "passes" || name == "cost" || name == "ops" || name == "reset")
       usage_error("usage: " + usage_of(name));
     else usage_error("unknown command ':" + name + "' (:help lists them)");
     return true;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "interp/idx_reader.hpp"
 #include "interp/interpreter.hpp"
@@ -17,6 +18,18 @@
 #include "tensor/error.hpp"
 #include "tensor/random.hpp"
 #include "tensor/safetensors.hpp"
+
+// LeakSanitizer's interface, where the build has it (the fuzz and sanitizer builds).
+#if defined(__SANITIZE_ADDRESS__)
+#define NABLA_FUZZ_HAS_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NABLA_FUZZ_HAS_LSAN 1
+#endif
+#endif
+#ifdef NABLA_FUZZ_HAS_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
 
 namespace nabla::fuzz {
 
@@ -52,18 +65,54 @@ std::string reserialize(const std::string& bytes, const char* name) {
   }
 }
 
+// One interpreter serves kInputsPerInterpreter inputs, reset before each
+// (Interpreter::reset: no name or import of one input reaches the next). Making an
+// interpreter costs more than most inputs (every builtin installed, a worker thread
+// started); a new one now and then bounds what an evaluator keeps of the programs it
+// ran. A finding that does not replay alone is a finding too: state that outlived
+// a reset.
+//
+// Leaks: an evaluator keeps the programs it ran until it goes, so libFuzzer's own
+// per-input leak check (more mallocs than frees in one input) would scan the heap
+// after every input, which took 55% of the time; scripts/fuzz.sh turns it off
+// (-detect_leaks=0) for this target. Instead, each time an interpreter goes,
+// LeakSanitizer checks that nothing of its inputs is left: a leak is a finding of
+// the batch of inputs that ran in it (and LeakSanitizer checks again at exit).
+constexpr int kInputsPerInterpreter = 64;
+
+void check_no_leaks() {
+#ifdef NABLA_FUZZ_HAS_LSAN
+  if (__lsan_do_recoverable_leak_check())
+    fail_property("parser_eval: memory of the last interpreter's inputs was never freed (the report above)");
+#endif
+}
+
+Interpreter& interpreter_for_next_input() {
+  static std::unique_ptr<Interpreter> interp;
+  static int inputs = 0;
+  if (interp && inputs < kInputsPerInterpreter) {
+    interp->reset();
+  } else {
+    if (interp) {
+      interp.reset();  // the old one first: one worker thread at a time
+      check_no_leaks();
+    }
+    interp = std::make_unique<Interpreter>();
+    interp->set_output([](const std::string&) {});
+    interp->set_limits(fuzz_limits());
+    inputs = 0;
+  }
+  ++inputs;
+  return *interp;
+}
+
 }  // namespace
 
 void parser_eval(const uint8_t* data, size_t size) {
   manual_seed(0);  // each input sees the same random numbers, so a finding replays
-  {
-    Interpreter interp;
-    interp.set_output([](const std::string&) {});
-    interp.set_limits(fuzz_limits());
-    EvalResult r = interp.eval(as_text(data, size), "<fuzz>");
-    if (!r.ok && (!r.error || r.error->message.find("error") == std::string::npos))
-      fail_property("an eval failed without an error message");
-  }
+  EvalResult r = interpreter_for_next_input().eval(as_text(data, size), "<fuzz>");
+  if (!r.ok && (!r.error || r.error->message.find("error") == std::string::npos))
+    fail_property("an eval failed without an error message");
   // The allocator's cache may keep up to 2 GiB; keep a little, for speed, not more.
   if (CpuAllocator::instance().stats().reserved > (size_t{256} << 20)) CpuAllocator::instance().empty_cache();
 }

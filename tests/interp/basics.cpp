@@ -99,3 +99,37 @@ TEST_CASE("errors: messages, locations, call trace") {
   s.error("kept = kept + 'x'");
   CHECK(s.run("print(kept)") == "5\n");
 }
+
+// Interpreter::reset (the REPL's :reset, the fuzzer between inputs): names, imports
+// and shadowed builtins go; args, output and limits stay; what was made before the
+// reset and is still referenced from nowhere is freed without trouble.
+TEST_CASE("reset: a fresh session with the same settings") {
+  Session s;
+  s.interp.set_args({"--lr", "0.1"});
+  nabla::Limits limits;
+  limits.max_steps = 1000;
+  s.interp.set_limits(limits);
+  s.run(R"(
+import nn
+let x = 3
+fn print(v) = 0
+model Net() {
+  fc = nn.Linear(2, 2)
+  forward(x) = self.fc(x)
+}
+let net = Net()
+let y = net(randn([1, 2]))
+let loop = []
+loop.append(loop)
+)");
+  CHECK(s.interp.has("x"));
+  s.interp.reset();
+  CHECK_FALSE(s.interp.has("x"));
+  CHECK_FALSE(s.interp.has("net"));
+  CHECK(s.error("x").find("'x'") != std::string::npos);
+  CHECK(s.error("nn.Linear(2, 2)").find("'nn'") != std::string::npos);
+  CHECK(s.run("print(1)") == "1\n");  // the builtin again, not the shadowing fn
+  CHECK(s.run("print(args)") == "['--lr', '0.1']\n");
+  CHECK(s.error("while true { }").find("step budget of 1000") != std::string::npos);
+  CHECK(s.run("import nn\nlet m = nn.Linear(2, 3)\nprint(m(ones([1, 2])).shape)") == "(1, 3)\n");
+}
