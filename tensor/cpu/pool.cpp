@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -96,46 +97,61 @@ bool is_plain_2x2(const PoolGeometry& g) {
 // holds one window's top-left (even byte) or top-right (odd byte) cell, widened
 // (zero- or sign-extended), so signed 16-bit compares order both types. The same
 // rule as the scalar loop: a strictly greater cell takes over, in the order 0, 1,
-// W, W + 1. Returns how many windows of the row it did (a multiple of 16).
+// W, W + 1. `top` and `bottom` hold the 32 cells of windows ow .. ow + 15.
 template <class T>
-int64_t max_pool_2x2_int8_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int64_t OW, int64_t W,
-                              int64_t row_start) {
+void max_pool_2x2_int8_block(const T* top_cells, const T* bottom_cells, T* y_out, int64_t* idx_out, int64_t W,
+                             int64_t first_index) {
   static_assert(sizeof(T) == 1);
   constexpr bool is_signed = std::is_signed_v<T>;
   auto even = [](__m256i v) {
     return is_signed ? _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 8) : _mm256_and_si256(v, _mm256_set1_epi16(0xFF));
   };
   auto odd = [](__m256i v) { return is_signed ? _mm256_srai_epi16(v, 8) : _mm256_srli_epi16(v, 8); };
+  __m256i top = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(top_cells));
+  __m256i bottom = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bottom_cells));
+  __m256i best = even(top), code = _mm256_setzero_si256();  // code: 0, 1, 2 (W), 3 (W + 1)
+  auto consider = [&](__m256i v, int16_t c) {
+    __m256i take = _mm256_cmpgt_epi16(v, best);
+    best = _mm256_blendv_epi8(best, v, take);
+    code = _mm256_blendv_epi8(code, _mm256_set1_epi16(c), take);
+  };
+  consider(odd(top), 1);
+  consider(even(bottom), 2);
+  consider(odd(bottom), 3);
+  // 16 lanes of 16 bits to 16 bytes (packs works within 128-bit halves: reorder).
+  __m256i packed = is_signed ? _mm256_packs_epi16(best, best) : _mm256_packus_epi16(best, best);
+  packed = _mm256_permute4x64_epi64(packed, 0b11011000);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(y_out), _mm256_castsi256_si128(packed));
+  // Indices: first_index + 2 * k + (code & 1) + (code >> 1) * W, 4 at a time.
+  alignas(32) int16_t codes[16];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(codes), code);
   const __m256i W64 = _mm256_set1_epi64x(W), one64 = _mm256_set1_epi64x(1);
-  int64_t ow = 0;
-  for (; ow + 16 <= OW; ow += 16) {
-    __m256i top = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + 2 * ow));
-    __m256i bottom = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + 2 * ow));
-    __m256i best = even(top), code = _mm256_setzero_si256();  // code: 0, 1, 2 (W), 3 (W + 1)
-    auto consider = [&](__m256i v, int16_t c) {
-      __m256i take = _mm256_cmpgt_epi16(v, best);
-      best = _mm256_blendv_epi8(best, v, take);
-      code = _mm256_blendv_epi8(code, _mm256_set1_epi16(c), take);
-    };
-    consider(odd(top), 1);
-    consider(even(bottom), 2);
-    consider(odd(bottom), 3);
-    // 16 lanes of 16 bits to 16 bytes (packs works within 128-bit halves: reorder).
-    __m256i packed = is_signed ? _mm256_packs_epi16(best, best) : _mm256_packus_epi16(best, best);
-    packed = _mm256_permute4x64_epi64(packed, 0b11011000);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y_row + ow), _mm256_castsi256_si128(packed));
-    // Indices: row_start + 2 * (ow + k) + (code & 1) + (code >> 1) * W, 4 at a time.
-    alignas(32) int16_t codes[16];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(codes), code);
-    for (int k = 0; k < 16; k += 4) {
-      __m256i c = _mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + k)));
-      __m256i base = _mm256_add_epi64(_mm256_set1_epi64x(row_start + 2 * (ow + k)), _mm256_set_epi64x(6, 4, 2, 0));
-      __m256i below = _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_srli_epi64(c, 1));  // 0 or all ones
-      __m256i at = _mm256_add_epi64(base, _mm256_add_epi64(_mm256_and_si256(c, one64), _mm256_and_si256(below, W64)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx_row + ow + k), at);
-    }
+  for (int k = 0; k < 16; k += 4) {
+    __m256i c = _mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + k)));
+    __m256i base = _mm256_add_epi64(_mm256_set1_epi64x(first_index + 2 * k), _mm256_set_epi64x(6, 4, 2, 0));
+    __m256i below = _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_srli_epi64(c, 1));  // 0 or all ones
+    __m256i at = _mm256_add_epi64(base, _mm256_add_epi64(_mm256_and_si256(c, one64), _mm256_and_si256(below, W64)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx_out + k), at);
   }
-  return ow;
+}
+
+// A whole output row: blocks of 16 windows, then the last few through buffers
+// (the CNN's rows are 14 and 7 windows; reading past the row could leave the tensor).
+template <class T>
+void max_pool_2x2_int8_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int64_t OW, int64_t W,
+                           int64_t row_start) {
+  int64_t ow = 0;
+  for (; ow + 16 <= OW; ow += 16)
+    max_pool_2x2_int8_block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row + ow, W, row_start + 2 * ow);
+  if (ow == OW) return;
+  const size_t rest = static_cast<size_t>(OW - ow);
+  T top[32] = {}, bottom[32] = {}, y_rest[16];
+  int64_t idx_rest[16];
+  std::memcpy(top, r0 + 2 * ow, 2 * rest);
+  std::memcpy(bottom, r1 + 2 * ow, 2 * rest);
+  max_pool_2x2_int8_block(top, bottom, y_rest, idx_rest, W, row_start + 2 * ow);
+  std::memcpy(y_row + ow, y_rest, rest);
+  std::memcpy(idx_row + ow, idx_rest, rest * sizeof(int64_t));
 }
 #endif
 
@@ -150,11 +166,10 @@ void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
     T* y_row = y + (plane * OH + oh) * OW;
     int64_t* idx_row = idx + (plane * OH + oh) * OW;
     const int64_t row_start = 2 * oh * W;
-    int64_t ow = 0;
 #ifdef __AVX2__
-    if constexpr (sizeof(T) == 1) ow = max_pool_2x2_int8_row(r0, r1, y_row, idx_row, OW, W, row_start);
+    if constexpr (sizeof(T) == 1) return max_pool_2x2_int8_row(r0, r1, y_row, idx_row, OW, W, row_start);
 #endif
-    for (; ow < OW; ++ow) {
+    for (int64_t ow = 0; ow < OW; ++ow) {
       // The cell offsets within the window: 0, 1 (top row), W, W + 1 (bottom row).
       T best_val = r0[2 * ow];
       int64_t best = 0;
