@@ -155,10 +155,12 @@ class ChannelBlocks {
   ChannelBlock cached_[kMax];
 };
 
-// Bytes 0-7 of v to a, bytes 8-15 to b.
+// Bytes 0-7 of v to a, bytes 8-15 to b: both through _mm_storel_epi64, an unaligned
+// store. (_mm_storeh_pd stores through a double*, which must be 8-byte aligned, and
+// an output row of the u8 tensor need not be: UBSan's finding in stdlib_tests.)
 inline void store_halves(__m128i v, uint8_t* a, uint8_t* b) {
   _mm_storel_epi64(reinterpret_cast<__m128i*>(a), v);
-  _mm_storeh_pd(reinterpret_cast<double*>(b), _mm_castsi128_pd(v));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(b), _mm_unpackhi_epi64(v, v));
 }
 
 // One 8 x 8 block to u8: the 8 positions' rows of 8 channels are requantized, packed
