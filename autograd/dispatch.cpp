@@ -11,6 +11,8 @@
 // floating inputs of rows whose policy is not `keep`: `lower` rows get their f32
 // inputs as the region's dtype, `f32` rows get their 16-bit inputs as f32. The
 // conversion is the to_dtype op, so gradients flow back in each input's own dtype.
+// Inputs that the kernel updates in place (OpDef::updated_inputs: batch_norm's
+// running statistics) go as they are, or the update would land in a dropped copy.
 // Outside a region this costs one thread-local read per call.
 //
 // Note [Half through f32]
@@ -245,8 +247,9 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
 // The inputs of `def` as an autocast region wants them (Note [Autocast]).
 TensorList autocast_inputs(const OpDef& def, const TensorList& inputs, DType region) {
   TensorList out = inputs;
-  for (Tensor& t : out) {
-    if (!t.defined() || !is_floating(t.dtype())) continue;
+  for (size_t i = 0; i < out.size(); ++i) {
+    Tensor& t = out[i];
+    if (!t.defined() || !is_floating(t.dtype()) || (def.updated_inputs >> i & 1u)) continue;
     if (def.autocast == AutocastPolicy::lower && t.dtype() == DType::f32) t = to_dtype(t, region);
     if (def.autocast == AutocastPolicy::f32 && is_half(t.dtype())) t = to_dtype(t, DType::f32);
   }

@@ -105,6 +105,10 @@ struct OpDef {
   // Its kernel handles f16/bf16 itself; otherwise they compute through f32
   // (see Note [Half through f32] in dispatch.cpp).
   bool half_native = false;
+  // Inputs the kernel writes in place (batch_norm's running statistics), as a bit set.
+  // Autocast hands them to the kernel as they are: a converted copy would take the
+  // update and be dropped (Note [Autocast] in dispatch.cpp).
+  uint32_t updated_inputs = 0;
   // Whether the graph passes may fuse it into an elementwise kernel (issue 5 reads this).
   bool elementwise = false;
   AutocastPolicy autocast = AutocastPolicy::keep;

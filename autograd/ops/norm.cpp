@@ -254,7 +254,8 @@ void register_norm_ops(std::vector<OpDef>& t) {
       // The running stats are read only in eval mode, where the
       // kernel leaves them unchanged (so their saved version holds).
       .saves = {0b11011, 0},
-      .half_native = true};
+      .half_native = true,
+      .updated_inputs = 0b11000};  // the running stats, in training
   row(t, OpId::batch_norm_backward) = {
       .num_inputs = 5,
       .num_outputs = 3,

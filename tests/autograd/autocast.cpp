@@ -35,3 +35,29 @@ TEST_CASE("autocast lowers products, keeps losses in f32, and restores on exit")
   CHECK(matmul(ones({2, 2}, DType::f64), ones({2, 2}, DType::f64)).dtype() == DType::f64);
   CHECK(matmul(ones({2, 2}), ones({2, 2})).dtype() == DType::f16);
 }
+
+TEST_CASE("autocast: batch_norm updates 16-bit running statistics in place") {
+  // A model moved to bf16 keeps bf16 running stats; the f32 policy of batch_norm must
+  // not hand the kernel f32 copies of them (their update would be lost).
+  manual_seed(6);
+  Tensor x = randn({8, 3, 4, 4}, DType::bf16);
+  Tensor weight = ones({3}, DType::bf16), bias = zeros({3}, DType::bf16);
+  Tensor running_mean = zeros({3}, DType::bf16), running_var = ones({3}, DType::bf16);
+  Tensor y;
+  {
+    AutocastGuard region(DType::bf16);
+    y = batch_norm(x, weight, bias, running_mean, running_var, /*training=*/true, 0.5, 1e-5);
+  }
+  CHECK(y.dtype() == DType::f32);
+  // momentum 0.5: the new running mean is half the batch mean of each channel, and
+  // the running variance moves from 1 toward the batch's (unbiased) variance.
+  Tensor wide = to_dtype(x, DType::f32);
+  std::vector<double> batch_mean = to_double_vector(mean(wide, {0, 2, 3}));
+  std::vector<double> batch_var = to_double_vector(var(wide, {0, 2, 3}));
+  std::vector<double> updated_mean = to_double_vector(running_mean), updated_var = to_double_vector(running_var);
+  CHECK(running_mean.dtype() == DType::bf16);
+  for (int c = 0; c < 3; ++c) {
+    CHECK(updated_mean[c] == doctest::Approx(0.5 * batch_mean[c]).epsilon(1e-2).scale(1e-2));
+    CHECK(updated_var[c] == doctest::Approx(0.5 + 0.5 * batch_var[c]).epsilon(1e-2));
+  }
+}
