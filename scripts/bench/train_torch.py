@@ -6,7 +6,7 @@ timed (the fastest is printed).
     train_torch.py mlp|cnn [epochs] [device]   ->  prints epoch_seconds=<s> test_accuracy=<a>
 
 device is "cpu" (default) or "cuda"; on a GPU the data moves there once and each epoch
-is timed up to a synchronisation. NABLA_FASHION_MNIST_DIR overrides the data folder.
+is timed up to a synchronisation, with TF32 off as in nabla. NABLA_FASHION_MNIST_DIR overrides the data folder.
 """
 import gzip
 import os
@@ -52,6 +52,10 @@ def main():
     epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     kind = sys.argv[1]
     device = sys.argv[3] if len(sys.argv) > 3 else "cpu"
+    # Exact f32 on both sides: nabla's matmuls and convolutions use TF32 only after
+    # cuda.set_allow_tf32(true), while recent PyTorch lets cuDNN use it by default.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     xtr, ytr = load("train")
     xte, yte = load("test")
     if kind == "cnn":

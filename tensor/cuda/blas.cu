@@ -15,6 +15,7 @@
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/blas.cuh"
+#include "tensor/cuda/cublas_library.cuh"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/handles.cuh"
 #include "tensor/cuda/settings.hpp"
@@ -85,7 +86,7 @@ struct Gemm {
 
 void run_strided(const Gemm& g, int64_t batches, int64_t stride_a, int64_t stride_b) {
   cublasHandle_t h = cublas_handle(g.out.device().index);
-  NABLA_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(
+  NABLA_CUBLAS_CHECK(cublas_library().cublasGemmStridedBatchedEx_64(
       h, op_of(g.B), op_of(g.A), g.N, g.M, g.K, g.scalars.alpha(), g.B.t.raw_data(), g.in_type, g.B.ld, stride_b,
       g.A.t.raw_data(), g.in_type, g.A.ld, stride_a, g.scalars.beta(), g.out.raw_data(), g.out_type, g.N, g.M * g.N,
       batches, g.compute, CUBLAS_GEMM_DEFAULT));
@@ -134,9 +135,9 @@ void run_pointer_array(const Gemm& g, const Shape& batch, int64_t batches) {
   batch_pointers_kernel<<<blocks_for(batches), kThreads, 0, stream_for(g.out)>>>(p, batches, calc);
   NABLA_CUDA_LAUNCH_CHECK();
   cublasHandle_t h = cublas_handle(g.out.device().index);
-  NABLA_CUBLAS_CHECK(cublasGemmBatchedEx_64(h, op_of(g.B), op_of(g.A), g.N, g.M, g.K, g.scalars.alpha(), p.b, g.in_type,
-                                            g.B.ld, p.a, g.in_type, g.A.ld, g.scalars.beta(), p.c, g.out_type, g.N,
-                                            batches, g.compute, CUBLAS_GEMM_DEFAULT));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasGemmBatchedEx_64(
+      h, op_of(g.B), op_of(g.A), g.N, g.M, g.K, g.scalars.alpha(), p.b, g.in_type, g.B.ld, p.a, g.in_type, g.A.ld,
+      g.scalars.beta(), p.c, g.out_type, g.N, batches, g.compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace
@@ -190,12 +191,12 @@ void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out, double 
 namespace {
 
 // Owns a cuBLASLt descriptor.
-template <class H, cublasStatus_t (*Destroy)(H)>
+template <class H, cublasStatus_t (*CublasLibrary::*Destroy)(H)>
 class LtDescriptor {
  public:
   LtDescriptor() = default;
   ~LtDescriptor() {
-    if (h_) Destroy(h_);
+    if (h_) (cublas_library().*Destroy)(h_);
   }
   LtDescriptor(const LtDescriptor&) = delete;
   LtDescriptor& operator=(const LtDescriptor&) = delete;
@@ -205,17 +206,17 @@ class LtDescriptor {
  private:
   H h_ = nullptr;
 };
-using MatmulDesc = LtDescriptor<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
-using MatrixLayout = LtDescriptor<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
-using MatmulPreference = LtDescriptor<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
+using MatmulDesc = LtDescriptor<cublasLtMatmulDesc_t, &CublasLibrary::cublasLtMatmulDescDestroy>;
+using MatrixLayout = LtDescriptor<cublasLtMatrixLayout_t, &CublasLibrary::cublasLtMatrixLayoutDestroy>;
+using MatmulPreference = LtDescriptor<cublasLtMatmulPreference_t, &CublasLibrary::cublasLtMatmulPreferenceDestroy>;
 
 template <class V>
 void set_attribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const V& v) {
-  NABLA_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof v));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof v));
 }
 template <class V>
 void set_attribute(cublasLtMatmulPreference_t p, cublasLtMatmulPreferenceAttributes_t attr, const V& v) {
-  NABLA_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(p, attr, &v, sizeof v));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasLtMatmulPreferenceSetAttribute(p, attr, &v, sizeof v));
 }
 
 // The largest power of two (up to 256) that divides the address: cuBLASLt picks only
@@ -228,7 +229,7 @@ uint32_t alignment_of(const void* p) {
 
 // A preference for algorithms that fit the workspace and the operands' alignment.
 void prefer(MatmulPreference& pref, size_t workspace_bytes, const void* a, const void* b, const void* d) {
-  NABLA_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(pref.out()));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasLtMatmulPreferenceCreate(pref.out()));
   set_attribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, static_cast<uint64_t>(workspace_bytes));
   set_attribute(pref.get(), CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_of(a));
   set_attribute(pref.get(), CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_of(b));
@@ -256,29 +257,32 @@ bool lt_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation 
   uint64_t rows = x.sizes()[0], K = x.sizes()[1], N = w.sizes()[0];
   cudaDataType type = cuda_data_type(y.dtype());
   MatmulDesc desc;
-  NABLA_CUBLAS_CHECK(cublasLtMatmulDescCreate(desc.out(), cublas_compute_type(y.dtype()), CUDA_R_32F));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasLtMatmulDescCreate(desc.out(), cublas_compute_type(y.dtype()), CUDA_R_32F));
   set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSA, W.transposed ? CUBLAS_OP_N : CUBLAS_OP_T);
   set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
   set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, *epilogue);
   if (b.defined()) set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, b.raw_data());
   MatrixLayout w_layout, x_layout, y_layout;
   // W column-major: [K, N] stored by rows (op T), [N, K] when a transposed view (op N).
+  NABLA_CUBLAS_CHECK(cublas_library().cublasLtMatrixLayoutCreate(w_layout.out(), type, W.transposed ? N : K,
+                                                                 W.transposed ? K : N, W.ld));
   NABLA_CUBLAS_CHECK(
-      cublasLtMatrixLayoutCreate(w_layout.out(), type, W.transposed ? N : K, W.transposed ? K : N, W.ld));
-  NABLA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(x_layout.out(), type, K, rows, static_cast<int64_t>(K)));
-  NABLA_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(y_layout.out(), type, N, rows, static_cast<int64_t>(N)));
+      cublas_library().cublasLtMatrixLayoutCreate(x_layout.out(), type, K, rows, static_cast<int64_t>(K)));
+  NABLA_CUBLAS_CHECK(
+      cublas_library().cublasLtMatrixLayoutCreate(y_layout.out(), type, N, rows, static_cast<int64_t>(N)));
   LtHandle lt = cublaslt_handle(y.device().index);
   MatmulPreference pref;
   prefer(pref, lt.workspace_bytes, W.t.raw_data(), x.raw_data(), y.raw_data());
   cublasLtMatmulHeuristicResult_t found{};
   int count = 0;
-  cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(lt.handle, desc.get(), w_layout.get(), x_layout.get(),
-                                                         y_layout.get(), y_layout.get(), pref.get(), 1, &found, &count);
+  cublasStatus_t status =
+      cublas_library().cublasLtMatmulAlgoGetHeuristic(lt.handle, desc.get(), w_layout.get(), x_layout.get(),
+                                                      y_layout.get(), y_layout.get(), pref.get(), 1, &found, &count);
   if (status != CUBLAS_STATUS_SUCCESS || count == 0) return false;
   float one = 1.0f, zero = 0.0f;
-  NABLA_CUBLAS_CHECK(cublasLtMatmul(lt.handle, desc.get(), &one, W.t.raw_data(), w_layout.get(), x.raw_data(),
-                                    x_layout.get(), &zero, y.raw_data(), y_layout.get(), y.raw_data(), y_layout.get(),
-                                    &found.algo, lt.workspace, lt.workspace_bytes, stream_for(y)));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasLtMatmul(
+      lt.handle, desc.get(), &one, W.t.raw_data(), w_layout.get(), x.raw_data(), x_layout.get(), &zero, y.raw_data(),
+      y_layout.get(), y.raw_data(), y_layout.get(), &found.algo, lt.workspace, lt.workspace_bytes, stream_for(y)));
   return true;
 }
 

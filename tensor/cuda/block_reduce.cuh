@@ -3,9 +3,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
-namespace nabla::cuda {
+#include "tensor/cuda/common.cuh"
 
-constexpr int kWarpSize = 32;
+namespace nabla::cuda {
 
 template <class T>
 __device__ __forceinline__ T warp_sum(T v) {

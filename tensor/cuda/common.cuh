@@ -28,20 +28,30 @@ void check(cudaError_t status, const char* what);
 inline cudaStream_t stream_of(int device) { return reinterpret_cast<cudaStream_t>(current_stream(device)); }
 inline cudaStream_t stream_for(const Tensor& t) { return stream_of(t.device().index); }
 
-// Makes `device` current for a scope (cudart state is per thread).
+// Makes `device` current for a scope (cudart state is per thread). Restores the
+// previous device only when it switched: every kernel launch makes one of these.
 class DeviceGuard {
  public:
   explicit DeviceGuard(int device) {
-    cudaGetDevice(&previous_);
-    if (previous_ != device) cudaSetDevice(device);
+    NABLA_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (previous_ != device) {
+      NABLA_CUDA_CHECK(cudaSetDevice(device));
+      switched_ = true;
+    }
   }
-  ~DeviceGuard() { cudaSetDevice(previous_); }
+  ~DeviceGuard() {
+    if (switched_) cudaSetDevice(previous_);
+  }
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;
 
  private:
   int previous_ = 0;
+  bool switched_ = false;
 };
+
+// Lanes of a warp, for the reductions' shuffles.
+constexpr int kWarpSize = 32;
 
 // ---------------------------------------------------------------------------
 // Element types. Half and BFloat16 hold the same bits as __half and __nv_bfloat16;
@@ -90,9 +100,12 @@ __device__ __forceinline__ float load_as_compute(const __nv_bfloat16* p) {
   return __bfloat162float(*p);
 }
 
-// Converts between any two device element types (through float for 16-bit floats).
+// Converts between any two device element types (through float for 16-bit floats),
+// as the CPU's element_cast (tensor/dtype.hpp): floats going to i8 or u8 go through
+// i64, so out-of-range values wrap modulo 256 (the GPU's own conversion saturates).
 template <class To, class From>
 __host__ __device__ __forceinline__ To convert(From v) {
+  constexpr bool small_int = std::is_same_v<To, int8_t> || std::is_same_v<To, uint8_t>;
   if constexpr (std::is_same_v<From, __half>) {
     return convert<To>(__half2float(v));
   } else if constexpr (std::is_same_v<From, __nv_bfloat16>) {
@@ -103,6 +116,8 @@ __host__ __device__ __forceinline__ To convert(From v) {
     return __float2bfloat16(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
+  } else if constexpr (small_int && std::is_floating_point_v<From>) {
+    return static_cast<To>(static_cast<int64_t>(v));
   } else {
     return static_cast<To>(v);
   }

@@ -187,10 +187,10 @@ std::vector<Algo> viable_algos(Query&& query, WorkspaceSize&& workspace_size) {
 }
 
 // Runs call(algo, workspace, bytes) with the first algorithm that cuDNN accepts.
-template <class Call>
 // An algorithm whose workspace does not fit in the device's free memory gives way to
 // the next one (the list is ranked, and the later ones often need less), as in PyTorch;
 // only when none fits is the out-of-memory error the caller's.
+template <class Call>
 void run_first_accepted(Pass pass, const std::vector<Algo>& algos, const Device& device, Call&& call) {
   std::optional<Error> out_of_memory;
   for (const Algo& a : algos) {
@@ -288,6 +288,17 @@ bool degenerate(const ConvGeometry& g) {
   return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 || g.OW == 0;
 }
 
+// `t` contiguous and 16-byte aligned, as cuDNN's vectorised kernels want: a view that
+// starts inside its storage (x.flatten()[1:].reshape(...)) is copied to a new block
+// (the caching allocator's blocks are aligned); anything else is passed as it is.
+Tensor cudnn_operand(const Tensor& t) {
+  Tensor c = contiguous_raw(t);
+  if (reinterpret_cast<uintptr_t>(c.raw_data()) % 16 == 0) return c;
+  Tensor aligned = empty(c.sizes(), c.dtype(), c.device());
+  cuda::copy_into(aligned, c);  // qualified: ADL would also find nabla::copy_into
+  return aligned;
+}
+
 }  // namespace
 
 void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& attrs, Activation act,
@@ -298,7 +309,7 @@ void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attr
   if (degenerate(g))
     fill(y, 0.0);
   else
-    run_forward(contiguous_raw(x), contiguous_raw(w), y, g);
+    run_forward(cudnn_operand(x), cudnn_operand(w), y, g);
   bias_activation(y, bias, g.OH * g.OW, act);
 }
 
@@ -313,7 +324,7 @@ void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList&
   if (dx.numel() == 0) return;
   DeviceGuard guard(dx.device().index);
   if (degenerate(g)) return fill(dx, 0.0);
-  run_backward_data(contiguous_raw(in[0]), contiguous_raw(in[1]), dx, g);
+  run_backward_data(cudnn_operand(in[0]), cudnn_operand(in[1]), dx, g);
 }
 
 // in: input [N, C, H, W], grad [N, OC, OH, OW]; out: the weight's gradient.
@@ -323,7 +334,7 @@ void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList
   if (dw.numel() == 0) return;
   DeviceGuard guard(dw.device().index);
   if (degenerate(g)) return fill(dw, 0.0);
-  run_backward_filter(contiguous_raw(in[0]), contiguous_raw(in[1]), dw, g);
+  run_backward_filter(cudnn_operand(in[0]), cudnn_operand(in[1]), dw, g);
 }
 
 }  // namespace nabla::cuda

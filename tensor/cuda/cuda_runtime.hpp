@@ -24,6 +24,11 @@ std::string runtime_info();           // one line for `nabla --version`
 std::string device_name(int device);  // "NVIDIA H100 80GB HBM3"
 // Throws nabla::Error naming the device when it is not there (or CUDA is not built).
 void check_device(int device);
+// Opens cuBLAS and cuBLASLt now, which otherwise happens at the first matmul on a GPU
+// (Note [Loading cuBLAS] in tensor/cuda/cublas_library.cuh), and says which were opened:
+// "cuBLAS 13.1.0 (/usr/local/cuda/lib/libcublas.so), cuBLASLt 130100 (...)". Needs no
+// GPU. Throws nabla::Error when they cannot be opened, or in a build without CUDA.
+std::string load_cublas();
 
 // ---------------------------------------------------------------------------
 // Memory. Device memory comes from the caching allocator of its device; `tag` (the

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensor/cuda/cublas_library.cuh"
 #include "tensor/cuda/handles.cuh"
 #include "tensor/cuda/settings.hpp"
 
@@ -99,7 +100,7 @@ bool allow_tf32() { return tf32_allowed.load(std::memory_order_relaxed); }
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw Error(std::string("cuBLAS error in ") + what + ": " + cublasGetStatusString(status));
+  throw Error(std::string("cuBLAS error in ") + what + ": " + cublas_library().cublasGetStatusString(status));
 }
 
 void check_cudnn(cudnnStatus_t status, const char* what) {
@@ -112,16 +113,16 @@ void check_cudnn(cudnnStatus_t status, const char* what) {
 
 cublasHandle_t cublas_handle(int device) {
   DeviceHandles& h = handles_of(device);
-  if (!h.blas) NABLA_CUBLAS_CHECK(cublasCreate(&h.blas));
-  NABLA_CUBLAS_CHECK(cublasSetStream(h.blas, stream_of(device)));
+  if (!h.blas) NABLA_CUBLAS_CHECK(cublas_library().cublasCreate(&h.blas));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasSetStream(h.blas, stream_of(device)));
   // cublasSetStream puts the default workspace back: give it this stream's own again.
-  NABLA_CUBLAS_CHECK(cublasSetWorkspace(h.blas, workspace_of(h, device), kCublasWorkspaceBytes));
+  NABLA_CUBLAS_CHECK(cublas_library().cublasSetWorkspace(h.blas, workspace_of(h, device), kCublasWorkspaceBytes));
   return h.blas;
 }
 
 LtHandle cublaslt_handle(int device) {
   DeviceHandles& h = handles_of(device);
-  if (!h.lt) NABLA_CUBLAS_CHECK(cublasLtCreate(&h.lt));
+  if (!h.lt) NABLA_CUBLAS_CHECK(cublas_library().cublasLtCreate(&h.lt));
   return {h.lt, workspace_of(h, device), kCublasWorkspaceBytes};
 }
 

@@ -108,10 +108,24 @@ void select_along(const Tensor& x, int64_t dim, const Tensor& index_in, const Te
 
 template <class T>
 __device__ __forceinline__ void atomic_add(T* at, T v) {
-  if constexpr (std::is_same_v<T, int64_t>)
+  if constexpr (std::is_same_v<T, int64_t>) {
     atomicAdd(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(v));  // two's complement
-  else
+  } else if constexpr (sizeof(T) == 1) {
+    // u8 and i8: no byte atomics, so a compare-and-swap of the aligned word holding
+    // the byte (inside the same allocation: blocks are 256-byte aligned). The sum
+    // wraps modulo 256, as the CPU's does.
+    auto address = reinterpret_cast<uintptr_t>(at);
+    auto* word = reinterpret_cast<unsigned int*>(address & ~uintptr_t(3));
+    unsigned shift = static_cast<unsigned>(address & 3) * 8;
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      unsigned sum = ((assumed >> shift) + static_cast<unsigned char>(v)) & 0xffu;
+      old = atomicCAS(word, assumed, (assumed & ~(0xffu << shift)) | (sum << shift));
+    } while (assumed != old);
+  } else {
     atomicAdd(at, v);
+  }
 }
 
 template <class T>
@@ -137,7 +151,7 @@ void scatter_add_into(const Tensor& out, int64_t dim, const Tensor& index, const
   visit_device_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
-                  std::is_same_v<T, int64_t>) {
+                  std::is_same_v<T, int64_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
       scatter_add_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out)>>>(
           device_data<T>(ov), device_data<const T>(sv), device_data<const int64_t>(index), n, calc, out.strides()[dim],
           out.sizes()[dim]);

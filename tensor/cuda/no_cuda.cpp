@@ -19,6 +19,7 @@ bool built_with_cuda() { return false; }
 std::string runtime_info() { return "CUDA: not built (configure with -DNABLA_CUDA=ON and nvcc on the path)"; }
 std::string device_name(int device) { not_built("cuda:" + std::to_string(device)); }
 void check_device(int device) { not_built("cuda:" + std::to_string(device)); }
+std::string load_cublas() { not_built("cuBLAS"); }
 CachingAllocator& device_allocator(int device) { not_built("cuda:" + std::to_string(device)); }
 void* allocate(int device, size_t, const std::string&) { not_built("cuda:" + std::to_string(device)); }
 void release(int, void*) {}

@@ -5,6 +5,7 @@
 // indices and counts padded cells differently at a ceil_mode border, hence no cuDNN.
 // Windows are summed in float for 16-bit inputs (as the CPU's f32 path does).
 #include <cmath>
+#include <type_traits>
 
 #include "tensor/cpu/conv_geometry.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -24,6 +25,16 @@ __device__ __forceinline__ int64_t first_tap(int64_t start, int64_t dilation) {
   return start >= 0 ? start : start + (-start + dilation - 1) / dilation * dilation;
 }
 
+// A window's starting value: -inf, or the type's lowest for u8 and i8 (quantized
+// activations), so that a window of lowest values keeps its first cell.
+template <class C>
+__device__ __forceinline__ C window_start_value() {
+  if constexpr (std::is_floating_point_v<C>)
+    return -INFINITY;
+  else
+    return std::is_signed_v<C> ? C(-128) : C(0);
+}
+
 // Each window starts at -inf on its first in-range cell and takes strictly greater
 // values (the first of equal maxima wins), and any NaN (the last NaN wins).
 template <class T>
@@ -36,7 +47,7 @@ __global__ void max_pool_kernel(const T* x, T* y, int64_t* indices, PoolGeometry
     int64_t h0 = first_tap(h_start, g.dilation.h), h1 = min64(h_start + (g.kernel.h - 1) * g.dilation.h + 1, g.H);
     int64_t w0 = first_tap(w_start, g.dilation.w), w1 = min64(w_start + (g.kernel.w - 1) * g.dilation.w + 1, g.W);
     int64_t best = h0 * g.W + w0;
-    C best_val = -INFINITY;
+    C best_val = window_start_value<C>();
     for (int64_t ih = h0; ih < h1; ih += g.dilation.h)
       for (int64_t iw = w0; iw < w1; iw += g.dilation.w) {
         C v = load_as_compute(in + ih * g.W + iw);
@@ -110,11 +121,18 @@ void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   if (n == 0) return;
   DeviceGuard guard(out[0].device().index);
   Tensor x = contiguous_raw(in[0]);
-  visit_device_float(out[0].dtype(), "max_pool2d", [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     max_pool_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
         device_data<const T>(x), device_data<T>(out[0]), device_data<int64_t>(out[1]), g, n);
-  });
+  };
+  // u8 and i8 as on the CPU: the max pool of quantized activations.
+  if (out[0].dtype() == DType::u8)
+    run(TypeTag<uint8_t>{});
+  else if (out[0].dtype() == DType::i8)
+    run(TypeTag<int8_t>{});
+  else
+    visit_device_float(out[0].dtype(), "max_pool2d", run);
   NABLA_CUDA_LAUNCH_CHECK();
 }
 

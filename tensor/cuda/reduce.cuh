@@ -34,7 +34,6 @@
 namespace nabla::cuda {
 
 constexpr unsigned kFullWarpMask = 0xffffffffu;
-constexpr int kWarpSize = 32;
 
 // ---------------------------------------------------------------------------
 // Device math named apart from the op kernels of kernels.hpp (exp, log, max, ...):

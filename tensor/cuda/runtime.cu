@@ -34,6 +34,31 @@ std::vector<StreamId>& current_streams() {
   thread_local std::vector<StreamId> streams;
   return streams;
 }
+
+// The streams new_stream made, with their devices: set_current_stream takes only
+// these (and 0), since any other number would reach cudart as a stream handle.
+class StreamRegistry {
+ public:
+  void add(int device, StreamId stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    made_.push_back({device, stream});
+  }
+  bool made_on(int device, StreamId stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [d, s] : made_)
+      if (d == device && s == stream) return true;
+    return false;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<int, StreamId>> made_;
+};
+
+StreamRegistry& streams_made() {
+  static StreamRegistry* registry = new StreamRegistry;  // never destroyed, as the streams
+  return *registry;
+}
 }  // namespace
 
 void check(cudaError_t status, const char* what) {
@@ -96,6 +121,9 @@ StreamId current_stream(int device) {
 
 void set_current_stream(int device, StreamId stream) {
   check_device(device);
+  if (stream != 0 && !streams_made().made_on(device, stream))
+    throw Error("cuda:" + std::to_string(device) + ": " + std::to_string(stream) +
+                " is not a stream of this device (streams come from cuda.new_stream(), 0 is the default stream)");
   auto& streams = current_streams();
   if (streams.size() <= size_t(device)) streams.resize(device + 1, 0);
   streams[device] = stream;
@@ -106,7 +134,9 @@ StreamId new_stream(int device) {
   DeviceGuard guard(device);
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  return reinterpret_cast<StreamId>(s);  // never destroyed: tensors may still be queued on it
+  StreamId id = reinterpret_cast<StreamId>(s);  // never destroyed: tensors may still be queued on it
+  streams_made().add(device, id);
+  return id;
 }
 
 void synchronize(int device) {

@@ -22,7 +22,8 @@ namespace nabla::cuda {
 namespace {
 
 template <class To, class From>
-__global__ void strided_copy_kernel(To* dst, const From* src, int64_t n, OffsetCalculator<2> calc) {
+__global__ void strided_copy_kernel(To* dst, const From* src, int64_t n,
+                                    const __grid_constant__ OffsetCalculator<2> calc) {
   NABLA_GRID_STRIDE_LOOP(i, n) {
     int64_t off[2];
     calc.offsets(i, off);
@@ -35,13 +36,29 @@ __global__ void contiguous_copy_kernel(To* dst, const From* src, int64_t n) {
   NABLA_GRID_STRIDE_LOOP(i, n) { dst[i] = convert<To>(src[i]); }
 }
 
+// The calculators are __grid_constant__ (as in elementwise.cu): indexed by a run-time
+// dim, a by-value parameter would be copied into every thread's local memory.
 template <class T>
-__global__ void fill_kernel(T* dst, T value, int64_t n, OffsetCalculator<1> calc) {
+__global__ void fill_kernel(T* dst, T value, int64_t n, const __grid_constant__ OffsetCalculator<1> calc) {
   NABLA_GRID_STRIDE_LOOP(i, n) {
     int64_t off[1];
     calc.offsets(i, off);
     dst[off[0]] = value;
   }
+}
+
+template <class T>
+__global__ void contiguous_fill_kernel(T* dst, T value, int64_t n) {
+  NABLA_GRID_STRIDE_LOOP(i, n) { dst[i] = value; }
+}
+
+template <class T>
+bool all_bits_zero(const T& v) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  for (unsigned char b : bytes)
+    if (b != 0) return false;
+  return true;
 }
 
 // dst = src (broadcast, converted); both on dst's device.
@@ -167,10 +184,18 @@ void fill(const Tensor& dst, double value) {
   visit_device_dtype(dst.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v = convert<T>(value);  // host-side conversion through the same rules
-    auto calc = make_offset_calculator<1>(dst.sizes(), {&dst});
-    fill_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(device_data<T>(dst), v, n, calc);
+    if (dst.is_contiguous() && all_bits_zero(v)) {
+      // zeros(), zero_grad(): the copy engine's memset, no kernel.
+      NABLA_CUDA_CHECK(cudaMemsetAsync(dst.raw_data(), 0, static_cast<size_t>(n) * sizeof(T), s));
+    } else if (dst.is_contiguous()) {
+      contiguous_fill_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(device_data<T>(dst), v, n);
+      NABLA_CUDA_LAUNCH_CHECK();
+    } else {
+      auto calc = make_offset_calculator<1>(dst.sizes(), {&dst});
+      fill_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(device_data<T>(dst), v, n, calc);
+      NABLA_CUDA_LAUNCH_CHECK();
+    }
   });
-  NABLA_CUDA_LAUNCH_CHECK();
 }
 
 Tensor to_device(const Tensor& t, const Device& device, bool non_blocking) {

@@ -177,6 +177,11 @@ if [ "$MODE" = usage ]; then
 else
   expect "-e prints" 0 "3" "" -- "$NABLA" -e 'print(1 + 2)'
   expect "-e does not echo" 0 "" "" -- "$NABLA" -e '1 + 2'
+  # Start-up: a CPU program never opens cuBLAS, whose start costs 0.3 s (Note [Loading
+  # cuBLAS]); the loader's log must show the libraries nabla does open (dnnl).
+  LD_DEBUG=files "$NABLA" -e 'print((ones([2, 2]) @ ones([2, 2])).sum().item())' >/dev/null 2>"$TMP/ld.log"
+  check "LD_DEBUG=files lists the libraries opened" grep -q 'file=libdnnl' "$TMP/ld.log"
+  check "a CPU program does not open cuBLAS" bash -c "! grep -q 'file=libcublas' '$TMP/ld.log'"
   expect "-e syntax error" 2 "" "<-e>:1:8: error: expected ')' to close '(' at 1:6" -- "$NABLA" -e 'print(1 '
   expect "-e runtime error" 1 "" "<-e>:1:1: error: undefined name 'undefined_q'" -- "$NABLA" -e 'undefined_q'
   expect "script arguments" 0 "['a', '-b']" "" -- "$NABLA" tests/cli/args.dsl a -b

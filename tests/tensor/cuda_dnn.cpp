@@ -112,6 +112,21 @@ struct AllowTf32 {
   ~AllowTf32() { cuda::set_allow_tf32(false); }
 };
 
+TEST_CASE("cuda f16 matmul and conv2d on operands at odd element offsets") {
+  // cuBLAS's pointer-array GEMM cannot see the device pointers' alignment, and cuDNN
+  // may refuse a misaligned 16-bit pointer: views that start one element in.
+  if (!have_gpu()) return;
+  Op mm = [](const TensorList& t) { return TensorList{matmul(slice(t[0], -1, 1, 7), t[1])}; };
+  check_op({rand_of({2, 1, 4, 7}, DType::f16), rand_of({3, 6, 5}, DType::f16)}, mm, 1e-2);  // two-sided broadcast
+  check_op({rand_of({3, 4, 7}, DType::f16), rand_of({3, 6, 5}, DType::f16)}, mm, 1e-2);     // strided batches
+  Op conv = [](const TensorList& t) {
+    Tensor x = reshape(slice(flatten(t[0]), 0, 1, 1 + 2 * 3 * 6 * 6), {2, 3, 6, 6});
+    return TensorList{conv2d(x, t[1], t[2], Conv2dOptions{{1, 1}, {1, 1}, {1, 1}, 1})};
+  };
+  check_op({rand_of({2 * 3 * 6 * 6 + 1}, DType::f16), rand_of({4, 3, 3, 3}, DType::f16), rand_of({4}, DType::f16)},
+           conv, 2e-2);
+}
+
 TEST_CASE("TF32 is opt-in") {
   CHECK_FALSE(cuda::allow_tf32());
   {
@@ -202,6 +217,20 @@ TEST_CASE("cuda pooling: the CPU's windows, indices and divisors") {
   Pool2dOptions plain{{2, 2}, {}, {0, 0}, {1, 1}, false, true};
   Pool2dOptions padded{{3, 3}, {2, 2}, {1, 1}, {1, 1}, true, false};
   Pool2dOptions dilated{{3, 2}, {1, 2}, {1, 1}, {2, 1}, true, true};
+  // u8 and i8 (quantized activations): small ranges, so windows hold ties; exact.
+  for (DType dt : {DType::u8, DType::i8}) {
+    CAPTURE(dtype_name(dt));
+    Tensor x = to_dtype(randint(dt == DType::u8 ? 0 : -128, dt == DType::u8 ? 256 : 128, {2, 3, 9, 8}), dt);
+    Tensor ties = to_dtype(randint(0, 3, {2, 3, 9, 8}), dt);
+    for (const Pool2dOptions& opt : {plain, padded, dilated}) {
+      Op max = [opt](const TensorList& t) {
+        auto [y, idx] = max_pool2d_with_indices(t[0], opt);
+        return TensorList{y, idx};
+      };
+      check_op({x}, max, 0.0);
+      check_op({ties}, max, 0.0);
+    }
+  }
   for (DType dt : kFloatTypes) {
     CAPTURE(dtype_name(dt));
     double tol = tolerance(dt);

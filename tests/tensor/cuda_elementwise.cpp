@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/fused.hpp"
@@ -260,6 +261,24 @@ TEST_CASE("cuda copying rows: contiguous, to_dtype, slice_backward") {
     check_close(to_dtype(gpu(x), dt), to_dtype(x, dt), std::string("to_dtype ") + dtype_name(dt), 0);
   Tensor g = sample({5, 3}, DType::f32);
   check_close(slice_backward(gpu(g), {5, 7}, 1, 1, 7, 2), slice_backward(g, {5, 7}, 1, 1, 7, 2), "slice_backward", 0);
+  // Floats going to u8 and i8 wrap modulo 256 as on the CPU (the GPU's own conversion
+  // saturates), in to_dtype, in a strided copy and in fill.
+  Tensor wild = tensor_from({-1, 255.5, 256, 300, -129, 200, -300.5}, {7}, DType::f32);
+  for (DType dt : {DType::u8, DType::i8}) {
+    std::string name = dtype_name(dt);
+    check_close(to_dtype(gpu(wild), dt), to_dtype(wild, dt), "to_dtype wraps, " + name, 0);
+    check_close(to_dtype(slice(gpu(wild), 0, 0, 7, 2), dt), to_dtype(slice(wild, 0, 0, 7, 2), dt),
+                "strided to_dtype wraps, " + name, 0);
+    check_close(full({3}, 300, dt, Device{DeviceKind::cuda, 0}), full({3}, 300, dt), "fill wraps, " + name, 0);
+  }
+  // fill: zeros through memset, other values and strided views through kernels.
+  check_close(zeros({4, 5}, DType::f16, Device{DeviceKind::cuda, 0}), zeros({4, 5}, DType::f16), "zeros f16", 0);
+  check_close(full({4, 5}, -0.0, DType::f32, Device{DeviceKind::cuda, 0}), full({4, 5}, -0.0), "fill -0.0", 0);
+  Tensor part = zeros({4, 5}, DType::f32, Device{DeviceKind::cuda, 0});
+  cuda::fill(slice(part, 1, 1, 5, 2), 2.5);
+  Tensor want = zeros({4, 5});
+  nabla::fill_raw(slice(want, 1, 1, 5, 2), 2.5);
+  check_close(part, want, "fill of a strided view", 0);
 }
 
 TEST_CASE("cuda dropout draws the cpu's mask for the same seed") {

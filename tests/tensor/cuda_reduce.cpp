@@ -286,6 +286,14 @@ TEST_CASE("CUDA gather, index_select, embedding and scatter_add") {
         "scatter_add dim 1", [](const TensorList& in) { return scatter_add(in[0], 1, in[1], transpose(in[2], 0, 1)); },
         {self, cols, to_dtype(randn({20, 30}, DType::f64), dt)}, tolerance(DType::f32));
   }
+  // u8 and i8 wrap modulo 256; neighbouring bytes of one word are hit at once.
+  for (DType dt : {DType::u8, DType::i8}) {
+    CAPTURE(dtype_name(dt));
+    Tensor self = to_dtype(randint(0, 100, {6, 5}), dt);
+    check_same(
+        "scatter_add bytes", [](const TensorList& in) { return scatter_add(in[0], 0, in[1], in[2]); },
+        {self, randint(0, 6, {4000, 5}), to_dtype(randint(0, 256, {4000, 5}), dt)}, 0);
+  }
   Tensor many = zeros({4, 3}, DType::f64);
   Tensor hits = randint(0, 4, {100000, 3});  // contended atomics
   check_same(
@@ -370,6 +378,16 @@ TEST_CASE("CUDA losses match the CPU for every reduction") {
             return binary_cross_entropy_with_logits(in[0] * 20.0, expand(in[1], {33, 17}), r);
           },
           {x, rand({1, 17}, dt)}, tol);
+    }
+    // Few positions, many classes: the class reduction splits over blocks, and the
+    // partial states of the two passes carry the smoothing sums and ignore counts.
+    Tensor wide = randn({3, 100000}, dt) * 2.0;
+    Tensor wide_target = tensor_from({5, -100, 99999}, {3}, DType::i64);
+    for (const char* reduction : {"none", "mean", "sum"}) {
+      std::string r = reduction;
+      check_same(
+          "cross_entropy with 100000 classes",
+          [&](const TensorList& in) { return cross_entropy(in[0], in[1], r, -100, 0.1); }, {wide, wide_target}, tol);
     }
     Tensor all_ignored = full({5}, -100, DType::i64);
     check_same(
