@@ -105,6 +105,9 @@ struct OpDef {
   // Its kernel handles f16/bf16 itself; otherwise they compute through f32
   // (see Note [Half through f32] in dispatch.cpp).
   bool half_native = false;
+  // Tensor arguments that may be left out (undefined): biases, batch_norm's weight,
+  // bias and running statistics. call() refuses any other missing one, naming it.
+  uint32_t optional_inputs = 0;
   // Inputs the kernel writes in place (batch_norm's running statistics), as a bit set.
   // Autocast hands them to the kernel as they are: a converted copy would take the
   // update and be dropped (Note [Autocast] in dispatch.cpp).

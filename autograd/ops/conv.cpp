@@ -337,6 +337,7 @@ void register_conv_ops(std::vector<OpDef>& t) {
                                        .backward = backward_avg_pool2d_backward,
                                        .saves = {0, 0}};
   row(t, OpId::conv2d).cost = cost_conv2d;
+  row(t, OpId::conv2d).optional_inputs = 0b100;  // bias
   row(t, OpId::conv2d_backward_input).cost = cost_conv2d_backward_input;
   row(t, OpId::conv2d_backward_weight).cost = cost_conv2d_backward_weight;
   row(t, OpId::max_pool2d).cost = cost_max_pool2d;

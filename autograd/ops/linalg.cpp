@@ -89,6 +89,7 @@ void register_linalg_ops(std::vector<OpDef>& t) {
   row(t, OpId::linear) = {
       .num_inputs = 3, .infer = infer_linear, .cpu = cpu::linear, .backward = backward_linear, .saves = {0b011, 0}};
   row(t, OpId::linear).cost = cost_linear;
+  row(t, OpId::linear).optional_inputs = 0b100;  // bias
   name_inputs(t, {{OpId::matmul, {"self", "other"}}, {OpId::linear, {"input", "weight", "bias"}}});
 }
 

@@ -280,6 +280,10 @@ void register_norm_ops(std::vector<OpDef>& t) {
       .backward = backward_dropout,
       .saves = {0, 0b10},
       .nondiff_outputs = 0b10};
+  // weight, bias and the running stats may be left out (check_param).
+  row(t, OpId::batch_norm).optional_inputs = 0b11110;
+  row(t, OpId::batch_norm_backward).optional_inputs = 0b11100;
+  row(t, OpId::layer_norm).optional_inputs = 0b110;
   row(t, OpId::batch_norm).cost = cost_batch_norm;
   row(t, OpId::batch_norm_backward).cost = cost_batch_norm_backward;
   row(t, OpId::layer_norm).cost = cost_layer_norm;

@@ -355,6 +355,8 @@ void register_quant_ops(std::vector<OpDef>& t) {
       .infer = infer_dynamic_quantized_linear,
       .cpu = cpu::dynamic_quantized_linear,
       .cost = cost_int8_linear};
+  for (OpId id : {OpId::quantized_linear, OpId::dynamic_quantized_linear, OpId::quantized_conv2d})
+    row(t, id).optional_inputs = 0b1000;  // bias
   for (OpId id : {OpId::quantize_per_tensor, OpId::quantize_per_channel, OpId::dequantize_per_tensor,
                   OpId::dequantize_per_channel, OpId::fake_quantize_per_tensor, OpId::fake_quantize_per_channel,
                   OpId::quantized_linear, OpId::dynamic_quantized_linear, OpId::quantized_conv2d})

@@ -5,3 +5,7 @@
 # case: a zero size with huge other sizes (idx: signed overflow of the strides)
 # expect error: tests/lang/errors_fuzz.dsl:7:9: error: the shape [0, 4294967296, 4294967296] has strides that do not fit in 64 bits
 let t = zeros([0, 4294967296, 4294967296])
+# ---
+# case: a binary op with its second tensor left out (parser_eval: a null tensor read by the shape rule)
+# expect error: tests/lang/errors_fuzz.dsl:11:1: error: le: argument 'other' is missing
+le([5, 3]).sum(0)
