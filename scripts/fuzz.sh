@@ -93,8 +93,12 @@ fuzz_one() {
     -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" $(leak_option "$t") "$@" >"$log" 2>&1
   after=$(find "$findings" -type f | wc -l)
   crashes=$((after - before))
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
-  [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#')
+  # Fork mode's parent counts every job in its '#N: cov: ...' lines; a crash makes it
+  # print the crashing job's own stats (a small count) as well, so take the largest.
+  execs=$({
+    grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$'
+    grep -oE '^#[0-9]+' "$log" | tr -d '#'
+  } | sort -n | tail -n 1)
   local line="FUZZ target=$t execs=${execs:-0} crashes=$crashes seconds=$SECONDS_EACH"
   echo "$line"
   echo "$(date -u +%FT%TZ) $line" >>"$BUILD_DIR/fuzz-runs.log"
