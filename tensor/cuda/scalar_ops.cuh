@@ -44,8 +44,18 @@ NABLA_DEVICE_SCALAR sqrt(T v) {
 }
 // 1 / sqrt rather than rsqrtf (2 ulp): both roundings are exact IEEE ones, as on the CPU.
 NABLA_DEVICE_SCALAR rsqrt(T v) { return T(1) / sqrt(v); }
-NABLA_DEVICE_SCALAR abs(T v) { return v < 0 ? -v : v; }
-NABLA_DEVICE_SCALAR sign(T v) { return T((v > 0) - (v < 0)); }
+NABLA_DEVICE_SCALAR abs(T v) {
+  if constexpr (std::is_unsigned_v<T>)  // u8, bool: no negative values (and no warning)
+    return v;
+  else
+    return v < 0 ? -v : v;
+}
+NABLA_DEVICE_SCALAR sign(T v) {
+  if constexpr (std::is_unsigned_v<T>)
+    return T(v > 0);
+  else
+    return T((v > 0) - (v < 0));
+}
 NABLA_DEVICE_SCALAR sin(T v) {
   if constexpr (kIsFloat<T>)
     return ::sinf(v);
