@@ -214,19 +214,6 @@ struct NestedOpScope {
 
 OpObserver* traced_observer() { return t_op_depth == 0 ? t_observer : nullptr; }
 
-// A tensor argument left out (undefined: the language passes one that was not given
-// or was none) is an error naming it, unless the row marks it optional. Shape rules
-// may then assume the rest are there.
-void check_inputs_present(const OpDef& def, const TensorList& inputs) {
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].defined() || (def.num_inputs >= 0 && (def.optional_inputs >> i & 1u))) continue;
-    std::string arg = def.num_inputs < 0            ? "tensors[" + std::to_string(i) + "]"
-                      : i < def.input_names.size() ? def.input_names[i]
-                                                   : "input " + std::to_string(i);
-    throw Error(std::string(def.name) + ": argument '" + arg + "' is missing");
-  }
-}
-
 // Shape rule, kernel (or view) and autograd recording of one call.
 TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given) {
   if (def.num_inputs >= 0 && static_cast<int>(inputs.size()) != def.num_inputs)

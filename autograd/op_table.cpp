@@ -69,6 +69,17 @@ std::vector<std::string> incomplete_rows() {
     if (!row_complete(row)) out.push_back(row.name);
   return out;
 }
+
+void check_inputs_present(const OpDef& def, const TensorList& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].defined() || (def.num_inputs >= 0 && (def.optional_inputs >> i & 1u))) continue;
+    std::string arg = def.num_inputs < 0           ? "tensors[" + std::to_string(i) + "]"
+                      : i < def.input_names.size() ? def.input_names[i]
+                                                   : "input " + std::to_string(i);
+    throw Error(std::string(def.name) + ": argument '" + arg + "' is missing");
+  }
+}
+
 const char* op_name(OpId id) { return kOpNames[static_cast<size_t>(id)]; }
 
 const OpDef* find_op(const std::string& name) {

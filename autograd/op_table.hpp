@@ -134,6 +134,12 @@ const std::vector<OpDef>& op_table();
 // Names of ops whose row lacks a shape rule or a kernel (should be none).
 std::vector<std::string> incomplete_rows();
 
+// Throws "add: argument 'other' is missing" for an undefined input that the row does
+// not mark optional (OpDef::optional_inputs). Every caller of a shape rule checks this
+// first, so that the rules may assume their required inputs are there: call() and the
+// graph verifier (whose IR may say `none` for any argument).
+void check_inputs_present(const OpDef& def, const TensorList& inputs);
+
 // The cost of one call of `def`: its row's rule, or the default one (one FLOP per
 // output element, every input and output read or written once; views cost nothing).
 // attrs must be complete (complete_attrs). Implemented in autograd/cost.cpp.

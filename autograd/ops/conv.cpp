@@ -184,7 +184,6 @@ Shape pool_out_shape(const Shape& x, const PoolGeometry& g) { return {x[0], x[1]
 
 std::vector<TensorMeta> infer_max_pool2d(const TensorList& in, const Attrs& a) {
   // u8 and i8 too: the max pool of quantized activations (no gradient: integers).
-  NABLA_CHECK(in[0].defined(), "max_pool2d: argument 'input' is missing");
   DType dt = in[0].dtype();
   if (!is_floating(dt) && dt != DType::u8 && dt != DType::i8)
     throw Error(std::string("max_pool2d: argument 'input' must be a floating, u8 or i8 tensor, got ") + dtype_name(dt));

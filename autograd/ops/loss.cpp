@@ -86,7 +86,6 @@ int64_t class_dim(int64_t input_dim) { return input_dim == 1 ? 0 : 1; }
 std::vector<TensorMeta> infer_class_loss(const char* op, const TensorList& in, const Attrs& a) {
   const Tensor &x = in[0], &t = in[1];
   check_floating(op, "input", x);
-  check(t.defined(), std::string(op) + ": argument 'target' is missing");
   if (x.dim() < 1)
     throw Error(std::string(op) + ": argument 'input' must have a class dim ([N, C, ...] or [C]), got shape " +
                 x.shape_str());

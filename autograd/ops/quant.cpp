@@ -87,8 +87,6 @@ int64_t check_channel_args(const char* op, const Tensor& x, const Tensor& scales
   NABLA_CHECK(x.dim() >= 1, std::string(op) + ": argument 'input' must have at least 1 dim, got shape " + x.shape_str());
   int64_t a = wrap_dim(axis, x.dim(), op);
   int64_t channels = x.sizes()[a];
-  NABLA_CHECK(scales.defined(), std::string(op) + ": argument 'scales' is missing");
-  NABLA_CHECK(zero_points.defined(), std::string(op) + ": argument 'zero_points' is missing");
   check_floating(op, "scales", scales);
   if (!is_integral(zero_points.dtype()))
     throw Error(std::string(op) + ": argument 'zero_points' must be an integer tensor, got " +
@@ -121,7 +119,6 @@ std::vector<TensorMeta> infer_quantize_per_channel(const TensorList& in, const A
 }
 
 void check_dequantize(const char* op, const Tensor& q, DType out) {
-  NABLA_CHECK(q.defined(), std::string(op) + ": argument 'input' is missing");
   check_quantized_dtype(op, "input", q.dtype());
   if (out != DType::f32 && out != DType::f64)
     throw Error(std::string(op) + ": argument 'dtype' must be f32 or f64, got " + dtype_name(out));
@@ -172,7 +169,6 @@ TensorList backward_fake_quantize(BackwardContext& c) {
 // ---- int8 linear and convolution --------------------------------------------------------
 
 void check_int8_weight(const char* op, const Tensor& w) {
-  NABLA_CHECK(w.defined(), std::string(op) + ": argument 'weight' is missing");
   if (w.dtype() != DType::i8)
     throw Error(std::string(op) + ": argument 'weight' must be i8 (quantized per channel, symmetric), got " +
                 dtype_name(w.dtype()));
@@ -180,7 +176,6 @@ void check_int8_weight(const char* op, const Tensor& w) {
 
 // weight_scales floating [channels]; bias floating [channels] or none.
 void check_channel_params(const char* op, const Tensor& scales, const Tensor& b, int64_t channels) {
-  NABLA_CHECK(scales.defined(), std::string(op) + ": argument 'weight_scales' is missing");
   check_floating(op, "weight_scales", scales);
   if (scales.dim() != 1 || scales.sizes()[0] != channels)
     throw Error(std::string(op) + ": argument 'weight_scales' of shape " + scales.shape_str() +
@@ -213,7 +208,6 @@ Shape check_int8_linear(const char* op, const Tensor& x, const Tensor& w, const 
 
 // A quantized activation (u8 or i8) with its input_scale and input_zero_point.
 void check_quantized_input(const char* op, const Tensor& x, const Attrs& a) {
-  NABLA_CHECK(x.defined(), std::string(op) + ": argument 'input' is missing");
   if (x.dtype() != DType::u8 && x.dtype() != DType::i8)
     throw Error(std::string(op) + ": argument 'input' must be u8 or i8 (a quantized activation), got " +
                 dtype_name(x.dtype()));

@@ -79,3 +79,12 @@ TEST_CASE("the verifier catches a wrong number of inputs and an unknown attribut
   g = parse_graph("graph g(%x: f32[2]) {\n  %1 = relu(%x) {alpha=0.5} : f32[2]\n  return %1\n}\n");
   CHECK(verify_error(g).find("node 0 (relu): shape rule: ") != std::string::npos);
 }
+
+TEST_CASE("the verifier refuses a required argument given as none, naming it") {
+  // The shape rule of add used to read the missing tensor (found by review: the same
+  // crash as the parser_eval fuzz finding, through the IR).
+  Graph g = parse_graph("graph g(%x: f32[2, 3]) {\n  %2 = add(%x, none) : f32[2, 3]\n  return %2\n}\n");
+  CHECK(verify_error(g) == "graph verifier: node 0 (add): shape rule: add: argument 'other' is missing");
+  g = parse_graph("graph g(%x: f32[4, 3], %w: f32[2, 3]) {\n  %2 = linear(%x, %w, none) : f32[4, 2]\n  return %2\n}\n");
+  CHECK(verify_error(g) == "(no error)");  // bias is optional
+}
