@@ -10,6 +10,35 @@ namespace nabla::interp {
 
 // ---- format specs ---------------------------------------------------------------------
 
+namespace {
+
+// Width and precision are at most this: past it a spec is an error, not a signed
+// overflow (a fuzz finding) or a string of gigabytes. Python has no such cap, but no
+// printout needs a million columns.
+constexpr int kMaxFormatCount = 1000000;
+
+// Reads the digits at spec[p] as a width or precision, moving p past them.
+int read_format_count(const std::string& spec, size_t& p, const char* what) {
+  int64_t n = 0;
+  while (p < spec.size() && std::isdigit(static_cast<unsigned char>(spec[p]))) {
+    n = n * 10 + (spec[p++] - '0');
+    if (n > kMaxFormatCount) fail("format spec '" + spec + "': " + what + " is larger than " + std::to_string(kMaxFormatCount));
+  }
+  return static_cast<int>(n);
+}
+
+// snprintf of one number into a string of the size it needs (a precision can ask for
+// any number of digits, more than a fixed buffer holds).
+template <class... Args>
+std::string printf_number(const char* format, Args... args) {
+  int size = std::snprintf(nullptr, 0, format, args...);
+  std::string out(static_cast<size_t>(size), '\0');
+  std::snprintf(out.data(), out.size() + 1, format, args...);
+  return out;
+}
+
+}  // namespace
+
 std::string format_value(const Value& v0, const std::string& spec) {
   Value v = v0;
   if (v.tag == Tag::Tensor && v.t.defined() && v.t.numel() == 1) {
@@ -42,18 +71,15 @@ std::string format_value(const Value& v0, const std::string& spec) {
     }
     ++p;
   }
-  while (p < spec.size() && std::isdigit(static_cast<unsigned char>(spec[p]))) {
-    width = (width < 0 ? 0 : width) * 10 + (spec[p++] - '0');
-  }
+  if (p < spec.size() && std::isdigit(static_cast<unsigned char>(spec[p]))) width = read_format_count(spec, p, "the width");
   if (p < spec.size() && (spec[p] == ',' || spec[p] == '_')) {
     comma = true;
     ++p;
   }
   if (p < spec.size() && spec[p] == '.') {
     ++p;
-    precision = 0;
     if (p >= spec.size() || !std::isdigit(static_cast<unsigned char>(spec[p]))) fail("format spec '" + spec + "': expected digits after '.'");
-    while (p < spec.size() && std::isdigit(static_cast<unsigned char>(spec[p]))) precision = precision * 10 + (spec[p++] - '0');
+    precision = read_format_count(spec, p, "the precision");
   }
   if (p < spec.size()) type = spec[p++];
   if (p != spec.size()) fail("invalid format spec '" + spec + "'");
@@ -69,7 +95,6 @@ std::string format_value(const Value& v0, const std::string& spec) {
     numeric = false;
   } else {
     if (!numeric) fail("format spec '" + spec + "' needs a number, got " + type_name(v));
-    char buf[512];
     if (type == 'd' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
       if (v.tag == Tag::Float) fail("format spec 'd' needs an int, got float");
       int64_t i = int_of(v);
@@ -82,8 +107,7 @@ std::string format_value(const Value& v0, const std::string& spec) {
           u >>= 1;
         } while (u);
       } else {
-        std::snprintf(buf, sizeof buf, type == 'x' ? "%llx" : type == 'X' ? "%llX" : "%llo", static_cast<unsigned long long>(u));
-        body = buf;
+        body = printf_number(type == 'x' ? "%llx" : type == 'X' ? "%llX" : "%llo", static_cast<unsigned long long>(u));
       }
     } else if (!type && v.tag != Tag::Float && precision < 0) {
       int64_t i = int_of(v);
@@ -97,19 +121,15 @@ std::string format_value(const Value& v0, const std::string& spec) {
       int prec = precision < 0 ? 6 : precision;
       switch (type) {
         case 'f':
-        case 'F': std::snprintf(buf, sizeof buf, "%.*f", prec, a); break;
+        case 'F': body = printf_number("%.*f", prec, a); break;
         case 'e':
-        case 'E': std::snprintf(buf, sizeof buf, type == 'e' ? "%.*e" : "%.*E", prec, a); break;
+        case 'E': body = printf_number(type == 'e' ? "%.*e" : "%.*E", prec, a); break;
         case 'g':
-        case 'G': std::snprintf(buf, sizeof buf, type == 'g' ? "%.*g" : "%.*G", prec == 0 ? 1 : prec, a); break;
-        case '%': std::snprintf(buf, sizeof buf, "%.*f%%", prec, a * 100); break;
-        case 0:
-          if (precision < 0) std::snprintf(buf, sizeof buf, "%s", float_repr(a).c_str());
-          else std::snprintf(buf, sizeof buf, "%.*g", prec == 0 ? 1 : prec, a);
-          break;
+        case 'G': body = printf_number(type == 'g' ? "%.*g" : "%.*G", prec == 0 ? 1 : prec, a); break;
+        case '%': body = printf_number("%.*f%%", prec, a * 100); break;
+        case 0: body = precision < 0 ? float_repr(a) : printf_number("%.*g", prec == 0 ? 1 : prec, a); break;
         default: fail(std::string("unknown format code '") + type + "' for a number");
       }
-      body = buf;
       if (std::isinf(a)) body = type == 'F' || type == 'E' || type == 'G' ? "INF" : "inf";
       if (std::isnan(a)) body = type == 'F' || type == 'E' || type == 'G' ? "NAN" : "nan";
     }

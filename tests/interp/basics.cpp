@@ -19,6 +19,11 @@ TEST_CASE("strings and f-strings") {
   CHECK(s.run("let x = 3.14159\nprint(f\"{x:.2f}|{x:8.3f}|{x:<8.1f}|{x:e}|{42:05d}|{0.25:%}|{'ab':>4}|{'ab':^6}|\")") ==
         "3.14|   3.142|3.1     |3.141590e+00|00042|25.000000%|  ab|  ab  |\n");
   CHECK(s.run("print(f\"{1234567:,} {1.5:g} {12:x} {'s'} {[1, 'a']}\")") == "1,234,567 1.5 c s [1, 'a']\n");
+  // Long widths and precisions are whole (not cut at a buffer's size), huge ones an error.
+  CHECK(s.run("let third = f\"{1/3:.600f}\"\nprint(len(third), third[:20], third[-3:], len(f\"{7:1000}\"), len(f\"{2.5:1000e}\"))") ==
+        "602 0.333333333333333314 000 1000 1000\n");
+  CHECK(s.error("print(f\"{1.0:.1111111111e}\")").find("error: format spec '.1111111111e': the precision is larger than 1000000") != std::string::npos);
+  CHECK(s.error("print(f\"{1.0:99999999999}\")").find("error: format spec '99999999999': the width is larger than 1000000") != std::string::npos);
   CHECK(s.run("print('a,b'.split(','), '-'.join(['x', 'y']), 'AbC'.lower(), '  s '.strip(), 'abc'[1:], 'abc'[-1])") ==
         "['a', 'b'] x-y abc s bc c\n");
   CHECK(s.run("print(str(1.0) + '!', len('abc'), 'ab' * 2, int('12') + 1, float('2.5'))") == "1.0! 3 abab 13 2.5\n");
