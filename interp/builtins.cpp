@@ -339,11 +339,14 @@ void install_builtins(Evaluator& ev) {
     bool floating = start.tag == Tag::Float || end.tag == Tag::Float || step.tag == Tag::Float;
     double s = as_num(start, "arange()"), e = as_num(end, "arange()"), st = as_num(step, "arange()");
     if (st == 0) fail("arange(): step must not be zero");
-    int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
-    std::vector<double> v;
-    for (int64_t k = 0; k < n; ++k) v.push_back(s + static_cast<double>(k) * st);
+    int64_t n = std::max<int64_t>(0, int_from_double(std::ceil((e - s) / st), "arange(): the number of values"));
+    // The tensor first, so that a huge count meets the allocator's checks (the memory
+    // budget, out of memory) before any work.
+    Tensor values = empty({n}, DType::f64);
+    double* v = values.data<double>();
+    for (int64_t k = 0; k < n; ++k) v[k] = s + static_cast<double>(k) * st;
     DType dt = o.dtype.value_or(floating ? DType::f32 : DType::i64);
-    return finish(tensor_from(v, {static_cast<int64_t>(v.size())}, dt), o, "arange");
+    return finish(to_dtype(values, dt), o, "arange");
   });
   install_function(ev, "linspace", [](Evaluator&, CallArgs& a) {
     FactoryOpts o = take_factory_kw(a, "linspace");

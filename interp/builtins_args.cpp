@@ -38,11 +38,17 @@ Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const ch
   return b;
 }
 
+int64_t int_from_double(double d, const std::string& what) {
+  // [-2^63, 2^63): both bounds are exact doubles; NaN fails both comparisons.
+  if (!(d >= -0x1p63 && d < 0x1p63)) fail(what + ": " + float_repr(d) + " is outside the range of a 64-bit int");
+  return static_cast<int64_t>(d);
+}
+
 int64_t as_int(const Value& v, const std::string& what) {
   if (v.tag == Tag::Int) return v.i;
   if (v.tag == Tag::Bool) return v.b;
-  if (v.tag == Tag::Float && v.f == std::floor(v.f)) return static_cast<int64_t>(v.f);
-  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype())) return static_cast<int64_t>(v.t.item());
+  if (v.tag == Tag::Float && v.f == std::floor(v.f)) return int_from_double(v.f, what);
+  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype())) return v.t.item_int();
   fail(what + ": expected an int, got " + type_name(v));
 }
 
@@ -71,7 +77,7 @@ std::vector<int64_t> as_ints(const Value& v, const std::string& what) {
   }
   if (v.tag == Tag::Int) return {v.i};
   if (v.tag == Tag::Tensor && v.t.dim() <= 1 && !is_floating(v.t.dtype())) {
-    for (double d : to_double_vector(v.t)) out.push_back(static_cast<int64_t>(d));
+    for (double d : to_double_vector(v.t)) out.push_back(int_from_double(d, what));
     return out;
   }
   fail(what + ": expected a list of ints, got " + type_name(v));
@@ -166,7 +172,7 @@ Value tolist(const Tensor& t) {
   auto scalar = [&](double d) {
     if (is_floating(t.dtype())) return Value::number(d);
     if (t.dtype() == DType::b8) return Value::boolean(d != 0);
-    return Value::integer(static_cast<int64_t>(d));
+    return Value::integer(int_from_double(d, "tolist"));
   };
   if (t.dim() == 0) return scalar(v[0]);
   size_t pos = 0;

@@ -3,6 +3,7 @@
 // (autograd/grad_reducer.hpp). Collectives work in place on the tensor's storage, as
 // torch.distributed's do, outside autograd; the differentiable ones for tensor
 // parallelism are ops of the table (autograd/ops/dist.cpp).
+#include <cmath>
 #include <chrono>
 
 #include "autograd/grad_reducer.hpp"
@@ -40,7 +41,7 @@ Value init_builtin(Evaluator& ev, CallArgs& a) {
   o.init_method = str_arg(b, 1, "dist.init: init_method", "env://");
   if (b.has(2)) o.rank = static_cast<int>(as_int(b[2], "dist.init: rank"));
   if (b.has(3)) o.world_size = static_cast<int>(as_int(b[3], "dist.init: world_size"));
-  if (b.has(4)) o.timeout = dist::Millis(static_cast<int64_t>(as_num(b[4], "dist.init: timeout") * 1000));
+  if (b.has(4)) o.timeout = dist::Millis(int_from_double(std::round(as_num(b[4], "dist.init: timeout") * 1000), "dist.init: timeout in ms"));
   dist::set_default_communicator(dist::init_communicator(o));
   return Value();
 }

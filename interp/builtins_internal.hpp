@@ -29,6 +29,9 @@ struct Bound {
 
 Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names, size_t required);
 int64_t as_int(const Value& v, const std::string& what);
+// A whole double as an int64; an error naming `what` when it is infinite, NaN or
+// past the 64-bit range (a plain cast would be undefined behaviour there).
+int64_t int_from_double(double d, const std::string& what);
 double as_num(const Value& v, const std::string& what);
 bool as_bool(const Value& v, const std::string& what);
 const Tensor& as_tensor(const Value& v, const std::string& what);

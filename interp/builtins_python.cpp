@@ -117,8 +117,7 @@ Value int_builtin(Evaluator&, CallArgs& a) {
     case Tag::Int: return v;
     case Tag::Bool: return Value::integer(v.b);
     case Tag::Float:
-      if (!std::isfinite(v.f)) fail("cannot convert " + float_repr(v.f) + " to int");
-      return Value::integer(static_cast<int64_t>(v.f));
+      return Value::integer(int_from_double(std::trunc(v.f), "int()"));
     case Tag::Str: {
       const std::string& s = v.as<StrObj>()->s;
       try {
@@ -130,10 +129,9 @@ Value int_builtin(Evaluator&, CallArgs& a) {
       }
       fail("invalid literal for int(): " + repr(v));
     }
-    case Tag::Tensor: {
-      double d = v.t.item();
-      return Value::integer(static_cast<int64_t>(d));
-    }
+    case Tag::Tensor:
+      if (!is_floating(v.t.dtype())) return Value::integer(v.t.item_int());
+      return Value::integer(int_from_double(std::trunc(v.t.item()), "int()"));
     default: fail(std::string("int() argument must be a number, str or one-element tensor, not ") + type_name(v));
   }
 }
@@ -162,12 +160,12 @@ Value round_builtin(Evaluator&, CallArgs& a) {
   double x = as_num(b[0], "round()");
   if (!b.has(1)) {
     if (b[0].tag == Tag::Int) return b[0];
-    return Value::integer(static_cast<int64_t>(std::nearbyint(x)));
+    return Value::integer(int_from_double(std::nearbyint(x), "round()"));
   }
   int64_t n = as_int(b[1], "round(): ndigits");
   double scale = std::pow(10.0, static_cast<double>(n));
   double r = std::nearbyint(x * scale) / scale;
-  return b[0].tag == Tag::Int ? Value::integer(static_cast<int64_t>(r)) : Value::number(r);
+  return b[0].tag == Tag::Int ? Value::integer(int_from_double(r, "round()")) : Value::number(r);
 }
 
 std::shared_ptr<Module> math_module(Evaluator& ev) {
@@ -194,11 +192,11 @@ std::shared_ptr<Module> math_module(Evaluator& ev) {
   unary("fabs", [](double x) { return std::fabs(x); });
   m->set("floor", make_native("floor", [](Evaluator&, CallArgs& a) {
            Bound b = bind("floor", a, {"x"}, 1);
-           return Value::integer(static_cast<int64_t>(std::floor(as_num(b[0], "floor()"))));
+           return Value::integer(int_from_double(std::floor(as_num(b[0], "floor()")), "floor()"));
          }));
   m->set("ceil", make_native("ceil", [](Evaluator&, CallArgs& a) {
            Bound b = bind("ceil", a, {"x"}, 1);
-           return Value::integer(static_cast<int64_t>(std::ceil(as_num(b[0], "ceil()"))));
+           return Value::integer(int_from_double(std::ceil(as_num(b[0], "ceil()")), "ceil()"));
          }));
   m->set("isnan", make_native("isnan", [](Evaluator&, CallArgs& a) {
            Bound b = bind("isnan", a, {"x"}, 1);

@@ -54,10 +54,9 @@ void install_tensor_methods() {
   m["item"] = [=](Evaluator&, CallArgs& a) {
     const Tensor& x = self_only("item", a);
     notify_value_read(x, "item()");
-    double d = x.item();
-    if (is_floating(x.dtype())) return Value::number(d);
-    if (x.dtype() == DType::b8) return Value::boolean(d != 0);
-    return Value::integer(static_cast<int64_t>(d));
+    if (is_floating(x.dtype())) return Value::number(x.item());
+    if (x.dtype() == DType::b8) return Value::boolean(x.item_int() != 0);
+    return Value::integer(x.item_int());
   };
   m["tolist"] = [=](Evaluator&, CallArgs& a) {
     const Tensor& x = self_only("tolist", a);

@@ -42,8 +42,9 @@ std::string printf_number(const char* format, Args... args) {
 std::string format_value(const Value& v0, const std::string& spec) {
   Value v = v0;
   if (v.tag == Tag::Tensor && v.t.defined() && v.t.numel() == 1) {
-    double d = v.t.item();
-    v = is_floating(v.t.dtype()) ? Value::number(d) : v.t.dtype() == DType::b8 ? Value::boolean(d != 0) : Value::integer(static_cast<int64_t>(d));
+    v = is_floating(v.t.dtype()) ? Value::number(v.t.item())
+        : v.t.dtype() == DType::b8 ? Value::boolean(v.t.item_int() != 0)
+                                   : Value::integer(v.t.item_int());
   }
   size_t p = 0;
   char fill = ' ', align = 0, sign = '-';

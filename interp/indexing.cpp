@@ -1,6 +1,7 @@
 // Indexing and index assignment: Python indexing of strings, lists, tuples and
 // dicts, and tensor indexing (ints, slices, ..., none, index and mask tensors) as
 // views or gathers, with the slice and ellipsis values the evaluator builds.
+#include <cmath>
 #include <algorithm>
 
 #include "autograd/grad_mode.hpp"
@@ -34,7 +35,7 @@ int64_t index_int(const Value& v, const char* what) {
   if (v.tag == Tag::Int) return v.i;
   if (v.tag == Tag::Bool) return v.b;
   if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype()) && v.t.dim() == 0)
-    return static_cast<int64_t>(v.t.item());
+    return v.t.item_int();
   fail(std::string(what) + " indices must be integers or slices, not " + type_name(v));
 }
 
@@ -164,7 +165,7 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
       } else if (is_floating(t.dtype())) {
         fail("tensors used as indices must be integer or bool tensors, got " + std::string(dtype_name(t.dtype())));
       } else if (t.dim() == 0) {
-        int64_t i = static_cast<int64_t>(t.item());
+        int64_t i = t.item_int();
         x = select(x, dim, wrap_index(i, x.size(dim), "tensor dim"));
         --consumed;
       } else {
@@ -174,7 +175,7 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
         bool neg = false;
         for (double d : iv) {
           if (d < -n || d >= n)
-            fail("index " + std::to_string(static_cast<int64_t>(d)) + " is out of range for dim " + std::to_string(dim) +
+            fail("index " + (std::fabs(d) < 0x1p63 ? std::to_string(static_cast<int64_t>(d)) : float_repr(d)) + " is out of range for dim " + std::to_string(dim) +
                  " of size " + std::to_string(n));
           neg |= d < 0;
         }

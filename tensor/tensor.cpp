@@ -1,6 +1,7 @@
 #include "tensor/tensor.hpp"
 
 #include <atomic>
+#include <type_traits>
 #include <cmath>
 
 #include "tensor/allocator.hpp"
@@ -66,6 +67,17 @@ double Tensor::item() const {
   return visit_dtype(dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return static_cast<double>(static_cast<compute_t<T>>(*static_cast<const T*>(raw_data())));
+  });
+}
+
+int64_t Tensor::item_int() const {
+  NABLA_CHECK(numel() == 1, "item(): expected a tensor with one element, got shape " + shape_str());
+  NABLA_CHECK(!is_floating(dtype()), std::string("item_int(): expected an integer or bool tensor, got ") + dtype_name(dtype()));
+  if (device().kind != DeviceKind::cpu) return cpu_copy(*this).item_int();  // waits for the device
+  return visit_dtype(dtype(), [&](auto tag) -> int64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(*static_cast<const T*>(raw_data()));
+    else return 0;  // not reached: floating dtypes were refused above
   });
 }
 

@@ -108,6 +108,9 @@ class Tensor {
     return static_cast<T*>(raw_data());
   }
   double item() const;  // the single value of a one-element tensor, as a double
+  // The single value of a one-element integer or bool tensor, exactly (a double
+  // rounds int64 values past 2^53, and 2^63 - 1 up to 2^63, which no int64 holds).
+  int64_t item_int() const;
 
   // Version counter (shared with every view of the same storage).
   uint32_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
