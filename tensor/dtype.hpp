@@ -108,13 +108,19 @@ template <class T> struct TypeTag { using type = T; };
 // as a cast does. Floats going to i8 or u8 go through i64, so that out-of-range values
 // wrap modulo 256 as PyTorch's casts do (a direct float-to-int8 cast of 300.0 is
 // undefined behaviour); quantize_* clamps instead (docs/quantization.md).
+// Every integer type goes through i64 the same way, and a float outside i64's range
+// (or NaN) gives INT64_MIN's low bits, as x86's conversion and so PyTorch on it do: a
+// plain cast there is undefined behaviour (an ir_parse fuzz finding: an i64 constant
+// of 4.4e54).
 template <class T, class V>
 inline compute_t<T> element_cast(V v) {
-  constexpr bool small_int = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>;
-  if constexpr (small_int && std::is_floating_point_v<V>)
-    return static_cast<T>(static_cast<int64_t>(v));
-  else
+  constexpr bool int_target = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  if constexpr (int_target && std::is_floating_point_v<V>) {
+    double d = static_cast<double>(v);
+    return static_cast<T>(d >= -0x1p63 && d < 0x1p63 ? static_cast<int64_t>(d) : INT64_MIN);
+  } else {
     return static_cast<compute_t<T>>(v);
+  }
 }
 
 // visit_dtype(dt, [&](auto tag) { using T = typename decltype(tag)::type; ... })
