@@ -76,10 +76,7 @@ std::vector<int64_t> as_ints(const Value& v, const std::string& what) {
     return out;
   }
   if (v.tag == Tag::Int) return {v.i};
-  if (v.tag == Tag::Tensor && v.t.dim() <= 1 && !is_floating(v.t.dtype())) {
-    for (double d : to_double_vector(v.t)) out.push_back(int_from_double(d, what));
-    return out;
-  }
+  if (v.tag == Tag::Tensor && v.t.dim() <= 1 && !is_floating(v.t.dtype())) return to_int64_vector(v.t);
   fail(what + ": expected a list of ints, got " + type_name(v));
 }
 
@@ -168,18 +165,19 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
 }
 
 Value tolist(const Tensor& t) {
-  std::vector<double> v = to_double_vector(t);
-  auto scalar = [&](double d) {
-    if (is_floating(t.dtype())) return Value::number(d);
-    if (t.dtype() == DType::b8) return Value::boolean(d != 0);
-    return Value::integer(int_from_double(d, "tolist"));
-  };
-  if (t.dim() == 0) return scalar(v[0]);
+  // The elements in order as language values; integers read exactly.
+  std::vector<Value> scalars;
+  if (is_floating(t.dtype())) {
+    for (double d : to_double_vector(t)) scalars.push_back(Value::number(d));
+  } else {
+    for (int64_t i : to_int64_vector(t)) scalars.push_back(t.dtype() == DType::b8 ? Value::boolean(i != 0) : Value::integer(i));
+  }
+  if (t.dim() == 0) return scalars[0];
   size_t pos = 0;
   std::function<Value(int64_t)> build = [&](int64_t d) -> Value {
     std::vector<Value> items;
     for (int64_t k = 0; k < t.size(d); ++k)
-      items.push_back(d + 1 == t.dim() ? scalar(v[pos++]) : build(d + 1));
+      items.push_back(d + 1 == t.dim() ? scalars[pos++] : build(d + 1));
     return make_list(std::move(items));
   };
   return build(0);

@@ -3,8 +3,8 @@
 // (autograd/grad_reducer.hpp). Collectives work in place on the tensor's storage, as
 // torch.distributed's do, outside autograd; the differentiable ones for tensor
 // parallelism are ops of the table (autograd/ops/dist.cpp).
-#include <cmath>
 #include <chrono>
+#include <cmath>
 
 #include "autograd/grad_reducer.hpp"
 #include "interp/builtins_internal.hpp"

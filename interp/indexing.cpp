@@ -1,8 +1,8 @@
 // Indexing and index assignment: Python indexing of strings, lists, tuples and
 // dicts, and tensor indexing (ints, slices, ..., none, index and mask tensors) as
 // views or gathers, with the slice and ellipsis values the evaluator builds.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"

@@ -105,13 +105,13 @@ template <class T> using compute_t = typename compute_type<T>::type;
 template <class T> struct TypeTag { using type = T; };
 
 // v (a value of any element type, or its compute type) converted to T's compute type
-// as a cast does. Floats going to i8 or u8 go through i64, so that out-of-range values
-// wrap modulo 256 as PyTorch's casts do (a direct float-to-int8 cast of 300.0 is
-// undefined behaviour); quantize_* clamps instead (docs/quantization.md).
-// Every integer type goes through i64 the same way, and a float outside i64's range
-// (or NaN) gives INT64_MIN's low bits, as x86's conversion and so PyTorch on it do: a
-// plain cast there is undefined behaviour (an ir_parse fuzz finding: an i64 constant
-// of 4.4e54).
+// as a cast does, with every float-to-integer case defined (a plain cast of a value
+// out of the target's range is undefined behaviour; an ir_parse fuzz finding was an
+// i64 constant of 4.4e54). Floats go through i64: narrower types wrap, so 300.0 -> u8
+// is 44 as in PyTorch; NaN and values outside i64 give INT64_MIN (its low bits for
+// narrower types), as x86's conversion and PyTorch's i64 cast do. PyTorch on x86 gives
+// INT32_MIN for i32/i16 values outside i32, where nabla wraps. quantize_* clamps
+// instead (docs/quantization.md).
 template <class T, class V>
 inline compute_t<T> element_cast(V v) {
   constexpr bool int_target = std::is_integral_v<T> && !std::is_same_v<T, bool>;

@@ -266,4 +266,11 @@ std::vector<double> to_double_vector(const Tensor& t) {
   return std::vector<double>(p, p + c.numel());
 }
 
+std::vector<int64_t> to_int64_vector(const Tensor& t) {
+  NABLA_CHECK(!is_floating(t.dtype()), std::string("to_int64_vector: expected an integer or bool tensor, got ") + dtype_name(t.dtype()));
+  Tensor c = to_dtype_raw(cpu_copy(t), DType::i64);
+  const int64_t* p = static_cast<const int64_t*>(c.raw_data());
+  return std::vector<int64_t>(p, p + c.numel());
+}
+
 }  // namespace nabla

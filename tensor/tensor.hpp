@@ -159,6 +159,8 @@ Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, i
 
 // Values of a tensor of any layout and device, row-major, as doubles (tests and printing).
 std::vector<double> to_double_vector(const Tensor& t);
+// The values of an integer or bool tensor as int64, exactly (a double rounds past 2^53).
+std::vector<int64_t> to_int64_vector(const Tensor& t);
 // t on the CPU (t itself when it is there): what printing and item() read.
 Tensor cpu_copy(const Tensor& t);
 // Moves t's values (and its .grad) to `device` in place: the same tensor object, now
