@@ -1,6 +1,6 @@
 // The int8 convolution of quantized.hpp: oneDNN's convolution computes the exact s32
-// sums of u8 or s8 activations times s8 weights (AVX-512 VNNI), with the activations'
-// zero point given at run time, and nabla's epilogue (Note [Int8 epilogue]) applies
+// sums of u8 or s8 activations times s8 weights (AVX-512 VNNI; without it, see Note
+// [Int8 without VNNI]), with the activations' zero point given at run time, and nabla's epilogue (Note [Int8 epilogue]) applies
 // the per-channel scales, the bias, relu and the requantization to u8.
 //
 // The padding: PyTorch pads a quantized input with its zero point, a real 0. oneDNN's
@@ -59,7 +59,8 @@ std::shared_ptr<int8::Int8Primitive> make_int8_conv(const ConvGeometry& g, DType
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                        src_nhwc, weights_any, memory::desc(), dst_nhwc, strides, dilates, pad, pad);
   dnnl::convolution_forward::primitive_desc pd(desc, int8::int8_attributes(), onednn::engine());
-  return std::make_shared<int8::Int8Primitive>(dnnl::convolution_forward(pd), pd, src_plain, weights_plain);
+  return std::make_shared<int8::Int8Primitive>(dnnl::convolution_forward(pd), pd, x_type, src_plain,
+                                               weights_plain);
 }
 
 bool degenerate(const ConvGeometry& g) {

@@ -1,7 +1,7 @@
 // The int8 GEMM of quantized.hpp: oneDNN's matmul primitive computes the exact s32
-// sums of u8 or s8 activations times s8 weights (AVX-512 VNNI's vpdpbusd here; oneDNN
-// adds the compensation that s8 activations need and subtracts the activations' zero
-// point), and nabla's epilogue (Note [Int8 epilogue]) applies the per-channel scales,
+// sums of u8 or s8 activations times s8 weights (AVX-512 VNNI's vpdpbusd; oneDNN adds
+// the compensation that s8 activations need and subtracts the activations' zero
+// point; on CPUs without VNNI see Note [Int8 without VNNI]), and nabla's epilogue (Note [Int8 epilogue]) applies the per-channel scales,
 // the bias, relu and the requantization to u8.
 //
 // Why not oneDNN's output scales: in oneDNN 2.6 the VNNI brgemm kernel takes scales
@@ -62,7 +62,7 @@ std::shared_ptr<int8::Int8Primitive> make_int8_matmul(int64_t M, int64_t K, int6
   memory::desc dst({M, N}, DT::s32, Tag::ab);
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, weights_any, dst), int8::int8_attributes(),
                                   onednn::engine());
-  return std::make_shared<int8::Int8Primitive>(dnnl::matmul(pd), pd, src, weights_plain);
+  return std::make_shared<int8::Int8Primitive>(dnnl::matmul(pd), pd, a_type, src, weights_plain);
 }
 
 // oneDNN plans a primitive's threads when it is created (omp_get_max_threads()), so

@@ -18,7 +18,28 @@
 
 namespace nabla::cpu::int8 {
 
-// oneDNN's type of u8 or i8 activations; `what` names the caller in the error.
+// Note [Int8 without VNNI]
+// Without VNNI (AVX2; AVX-512 before Cascade Lake), oneDNN's int8 kernels multiply u8
+// by s8 with vpmaddubsw, which adds each pair of adjacent products into a saturating
+// int16: 255 * -128 + 255 * -128 = -65280 comes out as -32768, and s8 activations,
+// which oneDNN first shifts to u8 by adding 128, saturate the same way. oneDNN
+// documents this and asks for 7-bit data (PyTorch's fbgemm has reduce_range for it).
+// nabla keeps the full 8-bit range exact instead. On such CPUs the primitives take u8
+// activations; each byte v (an s8 value plus 128, its zero point moved with it) is
+// split into v & 0x7f and v & 0x80, the primitive runs on each half (the high half
+// with zero point 0), and the two s32 sums are added. Every pair of products then
+// fits in int16: |127 * -128 * 2| and |128 * -128 * 2| are at most 32768, and -32768
+// is representable. It costs a second GEMM on those CPUs only; the padding of a
+// convolution still adds nothing (it counts as the zero point in the low half and is
+// 0 in the high half).
+//
+// True when this CPU's int8 products saturate (oneDNN's ISA has no VNNI); the
+// primitives split when this is true or a test forces it (int8_split_halves()).
+bool int8_products_saturate();
+
+// oneDNN's type of u8 or i8 activations as the primitives take them: u8 for both
+// when int8_split_halves() (Note [Int8 without VNNI]); `what` names the caller in
+// the error.
 dnnl::memory::data_type activation_type(DType t, const char* what);
 
 // What one thread needs to run a shared primitive: its argument objects, its
@@ -30,14 +51,18 @@ struct ExecSlot {
   std::unordered_map<int, dnnl::memory> args, reorder_args;
   Tensor scratch, src_buffer;
   int32_t zero_point_value = 0;
+  Tensor low_half, high_half, high_sums;  // Note [Int8 without VNNI]
 };
 
 // A primitive (matmul or convolution) with s32 output and a run-time src zero point.
 // `src_plain` and `weights_plain` are the layouts nabla holds; `src` and `weights`
 // the ones the primitive chose. The weight is reordered once per weight version
 // (onednn::PackedWeights), the activations on every call when their layouts differ.
+// `activations` is the dtype of the caller's activations (u8 or i8).
 struct Int8Primitive {
   dnnl::primitive prim;
+  DType activations;
+  bool split_halves;  // Note [Int8 without VNNI]
   dnnl::memory::desc src_plain, src, weights_plain, weights, dst, scratchpad;
   std::optional<dnnl::reorder> src_reorder;
   onednn::PackedWeights packed;
@@ -45,9 +70,11 @@ struct Int8Primitive {
 
   // Takes the chosen layouts from pd (a matmul's or a convolution's primitive_desc).
   template <class PrimitiveDesc>
-  Int8Primitive(dnnl::primitive prim_, const PrimitiveDesc& pd, const dnnl::memory::desc& src_plain_,
-                const dnnl::memory::desc& weights_plain_)
+  Int8Primitive(dnnl::primitive prim_, const PrimitiveDesc& pd, DType activations_,
+                const dnnl::memory::desc& src_plain_, const dnnl::memory::desc& weights_plain_)
       : prim(std::move(prim_)),
+        activations(activations_),
+        split_halves(int8_split_halves()),
         src_plain(src_plain_),
         src(pd.src_desc()),
         weights_plain(weights_plain_),
@@ -63,6 +90,10 @@ struct Int8Primitive {
 
  private:
   void init();
+  // One execution on activations in src_plain's layout, the weight already packed.
+  void execute(ExecSlot& s, const void* src_data, void* packed_weights, int32_t zero_point, void* dst_data);
+  // run() on a CPU whose int8 products saturate (Note [Int8 without VNNI]).
+  void run_in_halves(ExecSlot& s, const void* src_data, void* packed_weights, int32_t zero_point, void* dst_data);
 };
 
 // The attributes of an int8 primitive: a user scratchpad and the src zero point

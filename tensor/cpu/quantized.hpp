@@ -93,6 +93,15 @@ void int8_conv2d(const Tensor& x, int32_t x_zero_point, const Tensor& w, const C
 void int8_conv2d_s32(const Tensor& x, int32_t x_zero_point, const Tensor& w, const ConvGeometry& g,
                      const Tensor& out);
 
+// Whether the int8 primitives split each activation byte into two halves whose
+// products cannot saturate (Note [Int8 without VNNI] in int8_primitive.hpp): on CPUs
+// without VNNI, or when forced. force_int8_split_halves(true) makes the primitives
+// made from then on split on any CPU, so tests run that path where VNNI skips it;
+// false goes back to the CPU's choice. (A primitive is cached per weight tensor:
+// use fresh weights after switching.)
+bool int8_split_halves();
+void force_int8_split_halves(bool on);
+
 // The min and max of n floats (+inf and -inf when n is 0).
 void min_max_f32(const float* x, int64_t n, float* min, float* max);
 inline void min_max_f32(const Tensor& x, float* min, float* max) {  // x f32 contiguous

@@ -201,33 +201,40 @@ TEST_CASE("per-channel quantization: each channel within half its own step") {
 }
 
 TEST_CASE("the int8 GEMM equals an exact integer reference") {
-  std::mt19937 gen(7);
-  struct Shape3 {
-    int64_t M, K, N;
-  };
-  // Full value ranges (u8 255, i8 -128) and shapes around the kernel's blockings; the
-  // first two are big enough to run row-parallel (65 rows: uneven blocks), the third
-  // is one row of a big layer (oneDNN threads it).
-  for (Shape3 s : {Shape3{64, 784, 256}, Shape3{65, 784, 256}, Shape3{1, 4096, 2048}, Shape3{1, 784, 256},
-                   Shape3{7, 3, 33}, Shape3{5, 1000, 10}, Shape3{2, 1, 1}, Shape3{65, 129, 17}}) {
-    for (DType at : {DType::u8, DType::i8}) {
-      CAPTURE(s.M);
-      CAPTURE(s.K);
-      CAPTURE(s.N);
-      CAPTURE(dtype_name(at));
-      int64_t lo = at == DType::u8 ? 0 : -128, hi = at == DType::u8 ? 255 : 127;
-      Tensor a = random_ints({s.M, s.K}, lo, hi, at, gen);
-      Tensor w = random_ints({s.N, s.K}, -128, 127, DType::i8, gen);
-      int64_t zp = at == DType::u8 ? 131 : -7;
-      Tensor out = empty({s.M, s.N}, DType::i32);
-      cpu::int8_gemm_s32(a, static_cast<int32_t>(zp), w, out);
-      std::vector<int64_t> want = reference_sums(a, zp, w);
-      auto got = to_double_vector(out);
-      int64_t mismatches = 0;
-      for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
-      CHECK(mismatches == 0);
+  // Both paths of Note [Int8 without VNNI] on any CPU: the CPU's own choice, then
+  // every activation byte split in two halves.
+  for (bool split : {false, true}) {
+    CAPTURE(split);
+    cpu::force_int8_split_halves(split);
+    std::mt19937 gen(7);
+    struct Shape3 {
+      int64_t M, K, N;
+    };
+    // Full value ranges (u8 255, i8 -128) and shapes around the kernel's blockings; the
+    // first two are big enough to run row-parallel (65 rows: uneven blocks), the third
+    // is one row of a big layer (oneDNN threads it).
+    for (Shape3 s : {Shape3{64, 784, 256}, Shape3{65, 784, 256}, Shape3{1, 4096, 2048}, Shape3{1, 784, 256},
+                     Shape3{7, 3, 33}, Shape3{5, 1000, 10}, Shape3{2, 1, 1}, Shape3{65, 129, 17}}) {
+      for (DType at : {DType::u8, DType::i8}) {
+        CAPTURE(s.M);
+        CAPTURE(s.K);
+        CAPTURE(s.N);
+        CAPTURE(dtype_name(at));
+        int64_t lo = at == DType::u8 ? 0 : -128, hi = at == DType::u8 ? 255 : 127;
+        Tensor a = random_ints({s.M, s.K}, lo, hi, at, gen);
+        Tensor w = random_ints({s.N, s.K}, -128, 127, DType::i8, gen);
+        int64_t zp = at == DType::u8 ? 131 : -7;
+        Tensor out = empty({s.M, s.N}, DType::i32);
+        cpu::int8_gemm_s32(a, static_cast<int32_t>(zp), w, out);
+        std::vector<int64_t> want = reference_sums(a, zp, w);
+        auto got = to_double_vector(out);
+        int64_t mismatches = 0;
+        for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
+        CHECK(mismatches == 0);
+      }
     }
   }
+  cpu::force_int8_split_halves(false);
 }
 
 TEST_CASE("quantized_linear: the exact sums times the scales plus the bias") {
@@ -332,38 +339,45 @@ TEST_CASE("a requantized output is quantize_per_tensor of the f32 output, bit fo
 }
 
 TEST_CASE("the int8 convolution's sums equal a direct integer loop") {
-  std::mt19937 gen(12);
-  // Padding with a nonzero zero point, stride 2, dilation, groups (and depthwise),
-  // 1x1, unequal kernel/stride/padding per dim, the Fashion-MNIST CNN's two layers
-  // (one input channel: no input reorder), and tails of the epilogue's 8 x 8 blocks.
-  for (ConvCase c : {ConvCase{2, 3, 9, 9, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
-                     ConvCase{2, 4, 11, 10, 6, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1},
-                     ConvCase{1, 5, 12, 12, 7, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},
-                     ConvCase{2, 6, 8, 8, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2},
-                     ConvCase{1, 8, 7, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 8},
-                     ConvCase{3, 16, 5, 5, 24, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1},
-                     ConvCase{2, 3, 9, 13, 5, 3, 2, {2, 1}, {1, 0}, {1, 2}, 1},
-                     ConvCase{4, 1, 28, 28, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
-                     ConvCase{3, 32, 14, 14, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}}) {
-    cpu::ConvGeometry g = geometry_of(c);
-    for (DType xt : {DType::u8, DType::i8}) {
-      CAPTURE(c.C);
-      CAPTURE(c.OC);
-      CAPTURE(c.groups);
-      CAPTURE(dtype_name(xt));
-      int64_t lo = xt == DType::u8 ? 0 : -128, hi = xt == DType::u8 ? 255 : 127;
-      int64_t zp = xt == DType::u8 ? 131 : -7;
-      Tensor x = random_ints({c.N, c.C, c.H, c.W}, lo, hi, xt, gen);
-      Tensor w = random_ints({c.OC, c.C / c.groups, c.KH, c.KW}, -128, 127, DType::i8, gen);
-      Tensor out = empty({g.N, g.OC, g.OH, g.OW}, DType::i32);
-      cpu::int8_conv2d_s32(x, static_cast<int32_t>(zp), w, g, out);
-      std::vector<int64_t> want = reference_conv_sums(x, zp, w, g);
-      auto got = to_double_vector(out);
-      int64_t mismatches = 0;
-      for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
-      CHECK(mismatches == 0);
+  // Both paths of Note [Int8 without VNNI] on any CPU: the CPU's own choice, then
+  // every activation byte split in two halves.
+  for (bool split : {false, true}) {
+    CAPTURE(split);
+    cpu::force_int8_split_halves(split);
+    std::mt19937 gen(12);
+    // Padding with a nonzero zero point, stride 2, dilation, groups (and depthwise),
+    // 1x1, unequal kernel/stride/padding per dim, the Fashion-MNIST CNN's two layers
+    // (one input channel: no input reorder), and tails of the epilogue's 8 x 8 blocks.
+    for (ConvCase c : {ConvCase{2, 3, 9, 9, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
+                       ConvCase{2, 4, 11, 10, 6, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1},
+                       ConvCase{1, 5, 12, 12, 7, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},
+                       ConvCase{2, 6, 8, 8, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2},
+                       ConvCase{1, 8, 7, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 8},
+                       ConvCase{3, 16, 5, 5, 24, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1},
+                       ConvCase{2, 3, 9, 13, 5, 3, 2, {2, 1}, {1, 0}, {1, 2}, 1},
+                       ConvCase{4, 1, 28, 28, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
+                       ConvCase{3, 32, 14, 14, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}}) {
+      cpu::ConvGeometry g = geometry_of(c);
+      for (DType xt : {DType::u8, DType::i8}) {
+        CAPTURE(c.C);
+        CAPTURE(c.OC);
+        CAPTURE(c.groups);
+        CAPTURE(dtype_name(xt));
+        int64_t lo = xt == DType::u8 ? 0 : -128, hi = xt == DType::u8 ? 255 : 127;
+        int64_t zp = xt == DType::u8 ? 131 : -7;
+        Tensor x = random_ints({c.N, c.C, c.H, c.W}, lo, hi, xt, gen);
+        Tensor w = random_ints({c.OC, c.C / c.groups, c.KH, c.KW}, -128, 127, DType::i8, gen);
+        Tensor out = empty({g.N, g.OC, g.OH, g.OW}, DType::i32);
+        cpu::int8_conv2d_s32(x, static_cast<int32_t>(zp), w, g, out);
+        std::vector<int64_t> want = reference_conv_sums(x, zp, w, g);
+        auto got = to_double_vector(out);
+        int64_t mismatches = 0;
+        for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
+        CHECK(mismatches == 0);
+      }
     }
   }
+  cpu::force_int8_split_halves(false);
 }
 
 TEST_CASE("quantized_conv2d: f32, relu and requantized outputs follow the epilogue's formula exactly") {
