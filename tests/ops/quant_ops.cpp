@@ -145,6 +145,25 @@ std::pair<Tensor, Tensor> symmetric_per_channel(const Tensor& wf) {
   return {quantize_per_channel(wf, ws, zeros({N}, DType::i64), 0, DType::i8), ws};
 }
 
+// Elements of the i32 tensor `got` that differ from the exact sums `want`.
+int64_t mismatches(const Tensor& got, const std::vector<int64_t>& want) {
+  auto g = to_double_vector(got);
+  int64_t count = 0;
+  for (size_t i = 0; i < want.size(); ++i) count += static_cast<int64_t>(g[i]) != want[i];
+  return count;
+}
+
+// Runs check on both paths of Note [Int8 without VNNI], whatever the CPU: its own
+// choice, then every activation byte split in two halves.
+void on_both_int8_paths(const std::function<void()>& check) {
+  for (bool split : {false, true}) {
+    CAPTURE(split);
+    cpu::force_int8_split_halves(split);
+    check();
+  }
+  cpu::force_int8_split_halves(false);
+}
+
 double max_abs_diff(const Tensor& a, const Tensor& b) {
   auto x = to_double_vector(a), y = to_double_vector(b);
   double d = 0;
@@ -201,11 +220,7 @@ TEST_CASE("per-channel quantization: each channel within half its own step") {
 }
 
 TEST_CASE("the int8 GEMM equals an exact integer reference") {
-  // Both paths of Note [Int8 without VNNI] on any CPU: the CPU's own choice, then
-  // every activation byte split in two halves.
-  for (bool split : {false, true}) {
-    CAPTURE(split);
-    cpu::force_int8_split_halves(split);
+  on_both_int8_paths([] {
     std::mt19937 gen(7);
     struct Shape3 {
       int64_t M, K, N;
@@ -227,14 +242,10 @@ TEST_CASE("the int8 GEMM equals an exact integer reference") {
         Tensor out = empty({s.M, s.N}, DType::i32);
         cpu::int8_gemm_s32(a, static_cast<int32_t>(zp), w, out);
         std::vector<int64_t> want = reference_sums(a, zp, w);
-        auto got = to_double_vector(out);
-        int64_t mismatches = 0;
-        for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
-        CHECK(mismatches == 0);
+        CHECK(mismatches(out, want) == 0);
       }
     }
-  }
-  cpu::force_int8_split_halves(false);
+  });
 }
 
 TEST_CASE("quantized_linear: the exact sums times the scales plus the bias") {
@@ -339,11 +350,7 @@ TEST_CASE("a requantized output is quantize_per_tensor of the f32 output, bit fo
 }
 
 TEST_CASE("the int8 convolution's sums equal a direct integer loop") {
-  // Both paths of Note [Int8 without VNNI] on any CPU: the CPU's own choice, then
-  // every activation byte split in two halves.
-  for (bool split : {false, true}) {
-    CAPTURE(split);
-    cpu::force_int8_split_halves(split);
+  on_both_int8_paths([] {
     std::mt19937 gen(12);
     // Padding with a nonzero zero point, stride 2, dilation, groups (and depthwise),
     // 1x1, unequal kernel/stride/padding per dim, the Fashion-MNIST CNN's two layers
@@ -370,14 +377,10 @@ TEST_CASE("the int8 convolution's sums equal a direct integer loop") {
         Tensor out = empty({g.N, g.OC, g.OH, g.OW}, DType::i32);
         cpu::int8_conv2d_s32(x, static_cast<int32_t>(zp), w, g, out);
         std::vector<int64_t> want = reference_conv_sums(x, zp, w, g);
-        auto got = to_double_vector(out);
-        int64_t mismatches = 0;
-        for (size_t i = 0; i < want.size(); ++i) mismatches += static_cast<int64_t>(got[i]) != want[i];
-        CHECK(mismatches == 0);
+        CHECK(mismatches(out, want) == 0);
       }
     }
-  }
-  cpu::force_int8_split_halves(false);
+  });
 }
 
 TEST_CASE("quantized_conv2d: f32, relu and requantized outputs follow the epilogue's formula exactly") {
