@@ -82,12 +82,17 @@ void Int8Primitive::run_in_halves(ExecSlot& s, const void* src_data, void* packe
   const auto* in = static_cast<const uint8_t*>(src_data);
   auto* low = static_cast<uint8_t*>(s.low_half.raw_data());
   auto* high = static_cast<uint8_t*>(s.high_half.raw_data());
+  uint8_t any_high = 0;
   for (size_t i = 0; i < bytes; ++i) {
     uint8_t v = in[i] ^ flip;
     low[i] = v & 0x7f;
     high[i] = v & 0x80;
+    any_high |= v;
   }
   execute(s, low, packed_weights, zero_point + (flip ? 128 : 0), dst_data);
+  // 7-bit activations (reduce_range, PyTorch's answer to the same saturation) need
+  // one GEMM.
+  if (!(any_high & 0x80)) return;
   auto* high_sums = static_cast<int32_t*>(s.high_sums.raw_data());
   execute(s, high, packed_weights, 0, high_sums);
   auto* out = static_cast<int32_t*>(dst_data);

@@ -248,6 +248,17 @@ TEST_CASE("the int8 GEMM equals an exact integer reference") {
   });
 }
 
+TEST_CASE("the int8 GEMM is exact on 7-bit activations (reduce_range), which need one GEMM when split") {
+  on_both_int8_paths([] {
+    std::mt19937 gen(9);
+    Tensor a = random_ints({9, 70}, 0, 127, DType::u8, gen);
+    Tensor w = random_ints({33, 70}, -128, 127, DType::i8, gen);
+    Tensor out = empty({9, 33}, DType::i32);
+    cpu::int8_gemm_s32(a, 64, w, out);
+    CHECK(mismatches(out, reference_sums(a, 64, w)) == 0);
+  });
+}
+
 TEST_CASE("quantized_linear: the exact sums times the scales plus the bias") {
   std::mt19937 gen(8);
   Tensor x = random_ints({6, 300}, 0, 255, DType::u8, gen);
