@@ -100,16 +100,35 @@ def key_values(cmd, env):
     return {k: float(v) for k, v in (kv.split("=") for kv in out.strip().splitlines()[-1].split())}
 
 
+def openblas_core_type():
+    """The OpenBLAS core type for this CPU's widest vectors, from /proc/cpuinfo."""
+    try:
+        flags = set(next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split())
+    except (OSError, StopIteration):
+        return None
+    if "avx512f" in flags:
+        return "SkylakeX"
+    if "avx2" in flags:
+        return "Haswell"
+    return None
+
+
+def with_openblas_core_type(env):
+    """env with OPENBLAS_CORETYPE set for PyTorch's f32 at its best, whatever the
+    environment says. PyTorch's f32 Linear runs on Debian's OpenBLAS, which misdetects
+    an AVX-512 CPU as Prescott (about 6x slow) unless told its core type; on one,
+    SkylakeX is its fastest (with Haswell the MLP took 1.35x as long at batch 64 and
+    3.8x at batch 1). Never SkylakeX on a CPU without AVX-512: PyTorch dies of SIGILL."""
+    core = openblas_core_type()
+    return {**env, "OPENBLAS_CORETYPE": core} if core else env
+
+
 def measure_quant(name, rounds, env):
     """BENCH <name>_<case>: microseconds per call of f32 and int8 in nabla and PyTorch
     (medians over rounds), int8's speedup over f32 on each side, and nabla's int8
     against PyTorch's int8; keys that only nabla prints (e.g. int8_f32out) are added
     as nabla_<key>."""
-    # PyTorch's f32 Linear runs on Debian's OpenBLAS, which misdetects this CPU as
-    # Prescott (about 6x slow) unless told its core type; SkylakeX (AVX-512) is its
-    # fastest here (with Haswell, AVX2, the MLP took 1.35x as long at batch 64 and 3.8x
-    # at batch 1), so it is set whatever the environment says: PyTorch's f32 at its best.
-    env = {**env, "OPENBLAS_CORETYPE": "SkylakeX"}
+    env = with_openblas_core_type(env)
     nabla_script, torch_script, cases = QUANT_FIGURES[name]
     ours, ref = [], []
     for _ in range(rounds):
@@ -145,7 +164,7 @@ def measure_quant_cnn(rounds, env):
     """BENCH quant_cnn_b64: milliseconds per batch of 64 of the CNN in f32 and static
     int8, nabla eager and as a compiled graph, PyTorch eager (medians over rounds);
     int8's speedup over f32 on each side, and nabla's int8 against PyTorch's int8."""
-    env = {**env, "OPENBLAS_CORETYPE": "SkylakeX"}  # PyTorch's f32 at its best (measure_quant)
+    env = with_openblas_core_type(env)
     ours, ref = [], []
     for _ in range(rounds):
         ours.append(key_values([str(BUILD / "nabla"), str(ROOT / "scripts" / "bench" / "quant_cnn.dsl")], env))
