@@ -40,6 +40,11 @@ Tensor random_ints(const Shape& shape, int64_t lo, int64_t hi, DType t, std::mt1
   return tensor_from(v, shape, t);
 }
 
+// Random u8 or i8 values over the type's whole range (u8 255 and i8 -128 included).
+Tensor random_full_range(const Shape& shape, DType t, std::mt19937& gen) {
+  return t == DType::u8 ? random_ints(shape, 0, 255, t, gen) : random_ints(shape, -128, 127, t, gen);
+}
+
 // sum_k (a[m, k] - zp) * w[n, k] in 64-bit integers.
 std::vector<int64_t> reference_sums(const Tensor& a, int64_t zp, const Tensor& w) {
   std::vector<double> av = to_double_vector(a), wv = to_double_vector(w);
@@ -235,9 +240,8 @@ TEST_CASE("the int8 GEMM equals an exact integer reference") {
         CAPTURE(s.K);
         CAPTURE(s.N);
         CAPTURE(dtype_name(at));
-        int64_t lo = at == DType::u8 ? 0 : -128, hi = at == DType::u8 ? 255 : 127;
-        Tensor a = random_ints({s.M, s.K}, lo, hi, at, gen);
-        Tensor w = random_ints({s.N, s.K}, -128, 127, DType::i8, gen);
+        Tensor a = random_full_range({s.M, s.K}, at, gen);
+        Tensor w = random_full_range({s.N, s.K}, DType::i8, gen);
         int64_t zp = at == DType::u8 ? 131 : -7;
         Tensor out = empty({s.M, s.N}, DType::i32);
         cpu::int8_gemm_s32(a, static_cast<int32_t>(zp), w, out);
@@ -381,10 +385,9 @@ TEST_CASE("the int8 convolution's sums equal a direct integer loop") {
         CAPTURE(c.OC);
         CAPTURE(c.groups);
         CAPTURE(dtype_name(xt));
-        int64_t lo = xt == DType::u8 ? 0 : -128, hi = xt == DType::u8 ? 255 : 127;
         int64_t zp = xt == DType::u8 ? 131 : -7;
-        Tensor x = random_ints({c.N, c.C, c.H, c.W}, lo, hi, xt, gen);
-        Tensor w = random_ints({c.OC, c.C / c.groups, c.KH, c.KW}, -128, 127, DType::i8, gen);
+        Tensor x = random_full_range({c.N, c.C, c.H, c.W}, xt, gen);
+        Tensor w = random_full_range({c.OC, c.C / c.groups, c.KH, c.KW}, DType::i8, gen);
         Tensor out = empty({g.N, g.OC, g.OH, g.OW}, DType::i32);
         cpu::int8_conv2d_s32(x, static_cast<int32_t>(zp), w, g, out);
         std::vector<int64_t> want = reference_conv_sums(x, zp, w, g);
