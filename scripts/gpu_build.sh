@@ -93,6 +93,12 @@ unpack_all() {
     target="$(readlink "$link")"
     if [[ "$target" == /* ]] && [ -e "$DEPS$target" ]; then ln -sfn "$DEPS$target" "$link"; fi
   done < <(find "$DEPS" -type l)
+  # Gloo's CMake package names its library by absolute path (/usr/lib/libgloo.so.0.5.0)
+  # and stops the configure step when that file is missing: point it at the unpacked one.
+  local gloo
+  for gloo in "$DEPS"/usr/share/cmake/Gloo/GlooTargets-*.cmake; do
+    [ -e "$gloo" ] && sed -i "s#\"/usr/lib/#\"$DEPS/usr/lib/#g" "$gloo"
+  done
   echo "$stamp" >"$DEPS/.unpacked"
 }
 
@@ -107,7 +113,7 @@ runtime_lib_dir() {
   for lib in "$DEPS/$ARCH_LIBDIR"/lib*.so.* "$DEPS/usr/$ARCH_LIBDIR"/lib*.so.*; do
     [ -e "$lib" ] || continue
     name="$(basename "$lib")"
-    [[ "$name" =~ ^lib.*\.so\.[0-9]+$ ]] || continue  # the soname links (libfoo.so.5)
+    [[ "$name" =~ ^lib.*\.so\.[0-9]+(\.[0-9]+)*$ ]] || continue  # libfoo.so.5, libhiredis.so.0.14
     if [ "${NABLA_GPU_ALL_CARRIED_LIBS:-0}" = 1 ] || ! grep -q "^[[:space:]]*$name " <<<"$known"; then
       ln -sfn "$lib" "$dir/$name"
     fi

@@ -312,14 +312,14 @@ TensorList backward_to_dtype(BackwardContext& ctx) { return {to_dtype(ctx.grad()
 
 // to_device makes its output itself (a view row): an alias when the tensor is already
 // on the device, else a copy there (tensor/cuda/transfer.cu). Its gradient goes back
-// to the device the input came from ("source").
+// to the device the input was on, which the node records.
 TensorList view_to_device(const TensorList& in, const Attrs& a) {
   Device to = device_from_code(a.i("device"));
   if (in[0].device() == to) return {make_view(in[0], in[0].sizes(), in[0].strides(), in[0].offset())};
   return {cuda::to_device(in[0], to, a.b("non_blocking"))};
 }
 TensorList backward_to_device(BackwardContext& ctx) {
-  return {to_device(ctx.grad(), device_from_code(ctx.attrs().i("source")))};
+  return {to_device(ctx.grad(), ctx.input_device(0))};
 }
 
 }  // namespace
@@ -393,7 +393,6 @@ void register_view_ops(std::vector<OpDef>& t) {
                             .half_native = true};
   row(t, OpId::to_device) = {.num_inputs = 1,
                              .attrs = {attr_required("device", AttrKind::integer),
-                                       attr_required("source", AttrKind::integer),
                                        attr_optional("non_blocking", AttrKind::boolean, false)},
                              .infer = infer_same,
                              .view = view_to_device,
@@ -447,7 +446,7 @@ Tensor to_dtype(const Tensor& x, DType dtype) {
 Tensor to_device(const Tensor& x, const Device& device, bool non_blocking) {
   if (x.device() == device) return x;
   return call1(OpId::to_device, {x},
-               {{"device", device_code(device)}, {"source", device_code(x.device())}, {"non_blocking", non_blocking}});
+               {{"device", device_code(device)}, {"non_blocking", non_blocking}});
 }
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (x.dim() == 0) return reshape(x, {1});

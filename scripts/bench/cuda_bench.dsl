@@ -5,6 +5,7 @@
 # on [32, 64, 56, 56] with padding 1); DTYPE is f32, bf16 or f16; TF32 is 1 or 0.
 # After a warm-up, each of REPS repetitions times ITERS back-to-back calls between two
 # cuda.synchronize() and prints `seconds=S`, S being the time of one call.
+import cuda
 import time
 
 let op = args[0]

@@ -56,7 +56,10 @@ def describe(op):
 
 def nabla_seconds(op, dtype, tf32, reps, iters):
     cmd = [str(BUILD / "nabla"), str(DSL), op, dtype, "1" if tf32 else "0", str(reps), str(iters)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+    run = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if run.returncode != 0:
+        sys.exit(f"cuda_bench.py: {' '.join(cmd)} failed (status {run.returncode}):\n{run.stderr}")
+    out = run.stdout
     times = [float(line.split("=", 1)[1]) for line in out.splitlines() if line.startswith("seconds=")]
     if len(times) != reps:
         sys.exit(f"cuda_bench.py: expected {reps} 'seconds=' lines from {' '.join(cmd)}, got:\n{out}")

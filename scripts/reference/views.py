@@ -25,5 +25,5 @@ CASES = [
     case("to_dtype", [randn(2, 3)], {"dtype": torch.float32}, lambda x: x.to(torch.float32), atol=1e-6, rtol=1e-6,
          eps=1e-2),
     # to_device on the CPU (an alias); the CUDA sweep moves every case's inputs to the GPU.
-    case("to_device", [randn(2, 3)], {"device": -1, "source": -1, "non_blocking": False}, lambda x: x.to("cpu")),
+    case("to_device", [randn(2, 3)], {"device": -1, "non_blocking": False}, lambda x: x.to("cpu")),
 ]

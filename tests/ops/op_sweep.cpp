@@ -168,7 +168,9 @@ void check_outputs(const Case& c, const TensorList& got, const char* what, OpTal
   }
 }
 
-void check_device(const Case& c, const TensorList& got, Device device, OpTally& tally) {
+// Outputs are on the inputs' device, except where the case names one (to_device).
+void check_device(const Case& c, const TensorList& got, Device inputs_device, OpTally& tally) {
+  Device device = c.attrs.has("device") ? device_from_code(c.attrs.i("device")) : inputs_device;
   for (size_t k = 0; k < got.size(); ++k)
     if (got[k].defined() && got[k].device() != device) {
       tally.forward = false;
