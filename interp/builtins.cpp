@@ -43,7 +43,11 @@ FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initiali
   return o;
 }
 
-// Factories fill on the CPU and then move: a seed gives the same values on every device.
+// The device a factory makes its tensor on. zeros, ones, empty and full are made there;
+// the random factories draw on the CPU and finish() moves the result, so that a seed
+// gives the same values on every device.
+Device factory_device(const FactoryOpts& o) { return o.device.value_or(cpu_device()); }
+
 Value finish(Tensor t, const FactoryOpts& o, const std::string& fname) {
   if (o.device && *o.device != t.device()) t = cuda::to_device(t, *o.device);
   if (o.requires_grad) {
@@ -285,9 +289,10 @@ void install_builtins(Evaluator& ev) {
       for (int64_t s : shape)
         if (s < 0) fail(name + "(): negative size " + std::to_string(s));
       DType dt = o.dtype.value_or(DType::f32);
-      Tensor t = name == "zeros" ? zeros(shape, dt)
-                 : name == "ones" ? ones(shape, dt)
-                 : name == "empty" ? zeros(shape, dt)
+      Device device = factory_device(o);
+      Tensor t = name == "zeros" ? zeros(shape, dt, device)
+                 : name == "ones" ? ones(shape, dt, device)
+                 : name == "empty" ? zeros(shape, dt, device)
                  : name == "rand" ? rand(shape, dt)
                                   : randn(shape, dt);
       return finish(t, o, name);
@@ -301,8 +306,8 @@ void install_builtins(Evaluator& ev) {
       const Tensor& x = as_tensor(a.pos[0], name);
       DType dt = o.dtype.value_or(x.dtype());
       if (!o.device) o.device = x.device();  // *_like stays on x's device unless told
-      Tensor t = name == "zeros_like" ? zeros(x.sizes(), dt)
-                 : name == "ones_like" ? ones(x.sizes(), dt)
+      Tensor t = name == "zeros_like" ? zeros(x.sizes(), dt, *o.device)
+                 : name == "ones_like" ? ones(x.sizes(), dt, *o.device)
                  : name == "rand_like" ? rand(x.sizes(), dt)
                                        : randn(x.sizes(), dt);
       return finish(t, o, name);
@@ -312,7 +317,8 @@ void install_builtins(Evaluator& ev) {
     FactoryOpts o = take_factory_kw(a, "full", {"fill_value", "size"});
     Bound b = bind("full", a, {"size", "fill_value"}, 2);
     DType dt = o.dtype.value_or(b[1].tag == Tag::Float ? DType::f32 : b[1].tag == Tag::Bool ? DType::b8 : DType::i64);
-    return finish(full(Shape(as_ints(b[0], "full(): size")), as_num(b[1], "full(): fill_value"), dt), o, "full");
+    return finish(full(Shape(as_ints(b[0], "full(): size")), as_num(b[1], "full(): fill_value"), dt, factory_device(o)),
+                  o, "full");
   });
   install_function(ev, "randint", [](Evaluator&, CallArgs& a) {
     FactoryOpts o = take_factory_kw(a, "randint", {"low", "high", "size"});

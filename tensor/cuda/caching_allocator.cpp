@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "tensor/error.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla::cuda {
 
@@ -327,6 +328,16 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() {
   return segments;
 }
 
+// " at mlp.dsl:12:9 x @ w": where a block was asked for (its tag, the origin of the
+// DSL line) and the expression that the interpreter noted for that place, if any.
+namespace {
+std::string describe_tag(const std::string& tag) {
+  if (tag.empty()) return " (untagged)";
+  std::string expression = origin_expression(intern_origin(tag));
+  return " at " + tag + (expression.empty() ? "" : " " + expression);
+}
+}  // namespace
+
 // "CUDA out of memory: tried to allocate 2.00 GiB on cuda:0 (1.20 GiB free of
 // 80.00 GiB; nabla holds 78.10 GiB reserved, 76.00 GiB allocated). Largest live
 // tensors: 8.00 GiB at mlp.dsl:12:9 x @ w, ..."
@@ -347,7 +358,7 @@ std::string CachingAllocator::out_of_memory_message(size_t nbytes, size_t segmen
   size_t shown = std::min(live.size(), kLargestShown);
   for (size_t i = 0; i < shown; ++i) {
     const Block* block = live[i];
-    message += (i ? ", " : "") + format_bytes(block->size) + (block->tag.empty() ? " (untagged)" : " at " + block->tag);
+    message += (i ? ", " : "") + format_bytes(block->size) + describe_tag(block->tag);
   }
   if (live.size() > shown) {
     size_t rest = 0;

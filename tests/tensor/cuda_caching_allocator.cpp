@@ -13,6 +13,7 @@
 #include "tensor/cuda/caching_allocator.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/error.hpp"
+#include "tensor/origin.hpp"
 
 using namespace nabla;
 using namespace nabla::cuda;
@@ -317,6 +318,19 @@ TEST_CASE("out of memory: the cache is emptied and the allocation retried, then 
   a.free(grads);
   a.free(retried);
   CHECK(a.allocate(30 * MiB) != nullptr);  // the allocator still works
+}
+
+// Storage tags each block with the DSL place (current_origin()); the message adds the
+// expression that the interpreter noted for that place.
+TEST_CASE("the out-of-memory message shows the expression noted for a tag's place") {
+  Fixture f(4 * MiB);
+  CachingAllocator& a = *f.allocator;
+  note_origin_expression(intern_origin("oom_test.dsl:7:11"), "zeros([256, 1024])");
+  a.allocate(1 * MiB, 0, "oom_test.dsl:7:11");
+  a.allocate(512 * KiB, 0, "oom_test.dsl:8:3");  // a place with no expression noted
+  CHECK_THROWS_WITH_AS(a.allocate(8 * MiB), doctest::Contains("Largest live tensors: 1.00 MiB at oom_test.dsl:7:11 "
+                                                              "zeros([256, 1024]), 512.00 KiB at oom_test.dsl:8:3."),
+                       nabla::Error);
 }
 
 TEST_CASE("the out-of-memory message lists five live tensors and sums the rest") {
