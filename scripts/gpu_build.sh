@@ -102,6 +102,18 @@ unpack_all() {
   echo "$stamp" >"$DEPS/.unpacked"
 }
 
+# Whether LIB's file name is its SONAME, the name the loader looks for (libfoo.so.5,
+# libhiredis.so.0.14), rather than a fuller version (libfoo.so.5.0.0).
+is_soname_file() {
+  local name
+  name="$(basename "$1")"
+  if command -v readelf >/dev/null; then
+    [ "$(readelf -d "$1" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" = "$name" ]
+  else
+    [[ "$name" =~ ^lib.*\.so\.[0-9]+(\.[0-9]+)?$ ]]
+  fi
+}
+
 # The carried libraries that this machine lacks (by soname), linked into one folder
 # for LD_LIBRARY_PATH: the machine's own libtinfo or libgomp stays in use where it has
 # one. nabla's direct libraries (oneDNN, OpenBLAS, libedit) come through the rpath.
@@ -113,7 +125,7 @@ runtime_lib_dir() {
   for lib in "$DEPS/$ARCH_LIBDIR"/lib*.so.* "$DEPS/usr/$ARCH_LIBDIR"/lib*.so.*; do
     [ -e "$lib" ] || continue
     name="$(basename "$lib")"
-    [[ "$name" =~ ^lib.*\.so\.[0-9]+(\.[0-9]+)*$ ]] || continue  # libfoo.so.5, libhiredis.so.0.14
+    is_soname_file "$lib" || continue
     if [ "${NABLA_GPU_ALL_CARRIED_LIBS:-0}" = 1 ] || ! grep -q "^[[:space:]]*$name " <<<"$known"; then
       ln -sfn "$lib" "$dir/$name"
     fi
