@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of tests/fuzz/ (docs/hardening.md):
 #
-#   scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_ARGS...]   one target (parser_eval, safetensors, idx, ir_parse)
+#   scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_ARGS...]   one target (parser_eval, safetensors, idx, ir_parse, structured)
 #   scripts/fuzz.sh all SECONDS [LIBFUZZER_ARGS...]      each target in turn, SECONDS each
 #
 # Builds build-fuzz/ first when needed (clang, -DNABLA_FUZZ=ON: ASan and UBSan with
@@ -23,7 +23,7 @@ set -uo pipefail
 
 NABLA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${NABLA_FUZZ_BUILD_DIR:-$NABLA_ROOT/build-fuzz}"
-TARGETS=(parser_eval safetensors idx ir_parse)
+TARGETS=(parser_eval safetensors idx ir_parse structured)
 
 usage() {
   echo "usage: scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARGS...]  (targets: ${TARGETS[*]})" >&2
@@ -61,14 +61,15 @@ build() {
 max_len() {
   case $1 in
     parser_eval | ir_parse) echo 8192 ;;
+    structured) echo 64 ;;  # choice bytes: the generator writes the program
     *) echo 4096 ;;
   esac
 }
 
-# parser_eval checks leaks itself, once per interpreter (tests/fuzz/harness.cpp):
+# parser_eval and structured check leaks themselves, once per interpreter (tests/fuzz/harness.cpp):
 # libFuzzer's per-input check would scan the heap after every input.
 leak_option() {
-  [ "$1" = parser_eval ] && echo -detect_leaks=0
+  case $1 in parser_eval | structured) echo -detect_leaks=0 ;; esac
 }
 
 # fuzz_one TARGET: runs it, prints and records its FUZZ line; returns 1 on a finding.

@@ -18,6 +18,7 @@
 #include "tensor/error.hpp"
 #include "tensor/random.hpp"
 #include "tensor/safetensors.hpp"
+#include "tests/fuzz/program_gen.hpp"
 
 // LeakSanitizer's interface, where the build has it (the fuzz and sanitizer builds).
 #if defined(__SANITIZE_ADDRESS__)
@@ -87,7 +88,7 @@ void check_no_leaks() {
 #endif
 }
 
-Interpreter& interpreter_for_next_input() {
+Interpreter& interpreter_for_next_input(const Limits& limits) {
   static std::unique_ptr<Interpreter> interp;
   static int inputs = 0;
   if (interp && inputs < kInputsPerInterpreter) {
@@ -99,22 +100,39 @@ Interpreter& interpreter_for_next_input() {
     }
     interp = std::make_unique<Interpreter>();
     interp->set_output([](const std::string&) {});
-    interp->set_limits(fuzz_limits());
     inputs = 0;
   }
+  interp->set_limits(limits);
   ++inputs;
   return *interp;
 }
 
-}  // namespace
-
-void parser_eval(const uint8_t* data, size_t size) {
+// Runs a program in the next input's interpreter: any end but a crash, and an error
+// must have a message.
+void run_program(const std::string& text, const Limits& limits) {
   manual_seed(0);  // each input sees the same random numbers, so a finding replays
-  EvalResult r = interpreter_for_next_input().eval(as_text(data, size), "<fuzz>");
+  EvalResult r = interpreter_for_next_input(limits).eval(text, "<fuzz>");
   if (!r.ok && (!r.error || r.error->message.find("error") == std::string::npos))
     fail_property("an eval failed without an error message");
   // The allocator's cache may keep up to 2 GiB; keep a little, for speed, not more.
   if (CpuAllocator::instance().stats().reserved > (size_t{256} << 20)) CpuAllocator::instance().empty_cache();
+}
+
+// The generator's sizes in-process: deep enough to cross every recursion the
+// 8 MiB stack cannot hold, small enough for many executions per second under ASan.
+constexpr size_t kStructuredMaxSize = 20000;
+
+}  // namespace
+
+void parser_eval(const uint8_t* data, size_t size) { run_program(as_text(data, size), fuzz_limits()); }
+
+void structured(const uint8_t* data, size_t size) {
+  GeneratedProgram program = generate_program(data, size, kStructuredMaxSize);
+  if (program.via_stdin) return;  // REPL sessions need a process (fuzz_exit_runner)
+  Limits limits = fuzz_limits();
+  limits.max_steps = 40 * kStructuredMaxSize;  // loops that build the structures
+  limits.max_memory = size_t{256} << 20;
+  run_program(program.text, limits);
 }
 
 void safetensors(const uint8_t* data, size_t size) {
@@ -172,6 +190,7 @@ const std::vector<Target>& targets() {
       {"safetensors", safetensors},
       {"idx", idx},
       {"ir_parse", ir_parse},
+      {"structured", structured},
   };
   return all;
 }

@@ -32,6 +32,9 @@ void safetensors(const uint8_t* data, size_t size);
 void idx(const uint8_t* data, size_t size);
 // The IR text parser; what parses must print, parse and print again to the same text.
 void ir_parse(const uint8_t* data, size_t size);
+// A program written by the structure-aware generator (program_gen.hpp) from the bytes,
+// run as parser_eval runs its input, with steps enough for deep structures.
+void structured(const uint8_t* data, size_t size);
 
 struct Target {
   const char* name;

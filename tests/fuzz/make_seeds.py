@@ -127,11 +127,23 @@ def ir_parse_seeds():
             shutil.copy(os.path.join(golden, name), os.path.join(out, name))
 
 
+def structured_seeds():
+    """Choice bytes for the generator (tests/fuzz/program_gen.cpp): per class of
+    program, a few shapes at a middling size. The first byte picks the class, the
+    next ones the shape, the size (on a log scale: 36 is about 2^9) and the
+    operations."""
+    out = reset("structured")
+    for kind in range(8):
+        for shape in range(4):
+            write(out, "class%d_shape%d" % (kind, shape), bytes([kind, shape, 36, shape, 1, 2, 3, shape + 4, 5, 6]))
+
+
 def main():
     parser_eval_seeds()
     safetensors_seeds()
     idx_seeds()
     ir_parse_seeds()
+    structured_seeds()
     for target in sorted(os.listdir(CORPUS)):
         print("%s: %d seeds" % (target, len(os.listdir(os.path.join(CORPUS, target)))))
     return 0
