@@ -6,4 +6,7 @@ set -euo pipefail
 NABLA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$NABLA_ROOT/scripts/setup.sh"
 cd "${NABLA_BUILD_DIR:-$NABLA_ROOT/build}"
+# The default 8 MiB stack, even where the shell has more: deep programs must not
+# pass here because of a generous limit (issue 25).
+ulimit -s 8192
 ctest --output-on-failure -j "$(nproc)"
