@@ -6,7 +6,8 @@
 // nabla/alive/<rank> in the group's store every 500 ms, through a store connection of
 // its own, and "exit <collectives>" when the group is destroyed. When a collective
 // fails (a peer's socket closed, or the timeout passed), diagnose() reads every
-// rank's record twice, 1.5 s apart: a record that did not change belongs to a rank that
+// rank's record twice, 1.5 s apart (the record also says what the rank calls, as
+// "<ms> <n> <call>"): a record that did not change belongs to a rank that
 // died or was killed; one that changed but is behind this rank's collective count
 // belongs to a rank that is alive but hangs (or runs different code); "exit" to one
 // that finished early. Collective libraries report only a socket or a timeout; this
@@ -31,8 +32,10 @@ class Liveness {
   Liveness(const Liveness&) = delete;
   Liveness& operator=(const Liveness&) = delete;
 
-  // Called as a collective starts: its number (1, 2, ...) for the records.
-  uint64_t enter_collective() { return ++entered_; }
+  // Called as a collective starts: its number (1, 2, ...) for the records. `what`
+  // ("all_reduce(op=sum) of f32[4]") goes into the heartbeats, so that a rank whose
+  // peer waits in another call can say which.
+  uint64_t enter_collective(std::string what);
   uint64_t entered() const { return entered_.load(); }
   // A sentence naming the ranks to blame for collective `number` of this rank, e.g.
   // "rank 1 stopped answering (it died or was killed)".
@@ -46,7 +49,8 @@ class Liveness {
   std::string url_;
   int rank_, world_size_;
   std::atomic<uint64_t> entered_{0};
-  std::mutex mutex_;
+  std::mutex mutex_;  // guards stopping_ and calling_
+  std::string calling_;  // what collective number entered_ is
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread thread_;
