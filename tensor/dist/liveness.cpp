@@ -55,7 +55,10 @@ Liveness::~Liveness() {
   wake_.notify_all();
   thread_.join();
   try {
-    store_->set(key_of(rank_), bytes_of("exit " + std::to_string(entered_.load())));
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string record = "exit " + std::to_string(entered_.load());
+    if (!calling_.empty()) record += " " + calling_;  // its last call, for a peer's diagnosis
+    store_->set(key_of(rank_), bytes_of(record));
   } catch (...) {  // the store may be gone with rank 0; the others learn it from that
   }
 }
@@ -103,6 +106,12 @@ std::string Liveness::diagnose(uint64_t number) {
     std::lock_guard<std::mutex> lock(mutex_);
     own_call = calling_;
   }
+  // ", which was all_reduce(op=sum) of f32[5] where this rank calls ... of f32[4]"
+  auto differing_call = [&](const std::string& record) -> std::string {
+    std::string call = call_of(record);
+    if (entered_of(record) != number || call.empty() || call == own_call) return "";
+    return ", which was " + call + " where this rank calls " + own_call;
+  };
   std::vector<std::string> blamed;
   for (int r = 0; r < world_size_; ++r) {
     if (r == rank_) continue;
@@ -112,7 +121,7 @@ std::string Liveness::diagnose(uint64_t number) {
       blamed.push_back(who + " never joined the group's heartbeats");
     else if (now.rfind("exit", 0) == 0)
       blamed.push_back(who + " has left the group (it finished or destroyed it after collective #" +
-                       std::to_string(entered_of(now)) + ")");
+                       std::to_string(entered_of(now)) + differing_call(now) + ")");
     else if (now == first[r])
       blamed.push_back(who + " stopped answering (it died or was killed; its last heartbeat was at collective #" +
                        std::to_string(entered_of(now)) + ")");

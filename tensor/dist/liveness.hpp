@@ -2,16 +2,17 @@
 // the others stop within a timeout with an error naming it").
 //
 // Note [Heartbeats]
-// Each rank's thread writes "<wall-clock ms> <collectives entered>" under
-// nabla/alive/<rank> in the group's store every 500 ms, through a store connection of
-// its own, and "exit <collectives>" when the group is destroyed. When a collective
-// fails (a peer's socket closed, or the timeout passed), diagnose() reads every
-// rank's record twice, 1.5 s apart (the record also says what the rank calls, as
-// "<ms> <n> <call>"): a record that did not change belongs to a rank that
-// died or was killed; one that changed but is behind this rank's collective count
-// belongs to a rank that is alive but hangs (or runs different code); "exit" to one
-// that finished early. Collective libraries report only a socket or a timeout; this
-// turns that into a rank number.
+// Each rank's thread writes "<wall-clock ms> <collectives entered> <its current call>"
+// under nabla/alive/<rank> in the group's store every 500 ms, through a store
+// connection of its own, and "exit <collectives> <its last call>" when the group is
+// destroyed. When a collective fails (a peer's socket closed, or the timeout passed),
+// diagnose() reads every rank's record twice, 1.5 s apart: a record that did not
+// change belongs to a rank that died or was killed; one that changed but is behind
+// this rank's collective count belongs to a rank that is alive but hangs (or runs
+// different code); one at this collective with another call belongs to a rank whose
+// call differs (Note [Collective checks]); "exit" to one that finished early.
+// Collective libraries report only a socket or a timeout; this turns that into a rank
+// number and what it was doing.
 #pragma once
 #include <atomic>
 #include <condition_variable>
