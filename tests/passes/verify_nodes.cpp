@@ -135,6 +135,9 @@ TEST_CASE("integer constants fit their dtype, exactly (Note [IR constants])") {
   // Past 2^53 an i64 used to go through a double and change.
   CHECK(constant_of("i64[]", "9007199254740993").data<int64_t>()[0] == 9007199254740993);
   CHECK(constant_of("i64[]", "-9223372036854775808").data<int64_t>()[0] == INT64_MIN);
+  // and print back exactly
+  std::string text = graph_text("%c: const i64[3] = [9007199254740993, 9223372036854775807, -9223372036854775808]", "", "%c");
+  CHECK(print_graph(parse_graph(text)) == text);
   CHECK(constant_of("i32[]", "3.0").data<int32_t>()[0] == 3);  // the liberty of hand-written files
   CHECK(constant_error("i32[]", "3.5").find("the i32 constant '3.5' is not an integer") != std::string::npos);
   CHECK(constant_error("i64[]", "nan").find("is not an integer") != std::string::npos);
