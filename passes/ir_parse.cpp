@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <string_view>
@@ -214,12 +213,6 @@ void renumber(Scope& s) {
   g.values = std::move(values);
 }
 
-// One element of a constant: an integer (integer dtypes and bool) or a double.
-struct Element {
-  int64_t i = 0;
-  double d = 0;
-};
-
 // A number token, read as an int64 when it has no point, exponent, inf or nan.
 struct Number {
   std::string text;
@@ -341,7 +334,7 @@ class Parser {
     in_.skip_space();
     Mark at = in_.mark();
     std::string what = "for %" + name + ": " + meta_str(meta);
-    std::vector<Element> xs;
+    std::vector<ConstantElement> xs;
     if (!in_.accept('[')) {
       if (!meta.sizes.empty()) in_.fail("a list of " + std::to_string(shape_numel(meta.sizes)) + " values " + what);
       xs.push_back(scalar(meta.dtype));
@@ -362,28 +355,6 @@ class Parser {
     return constant_tensor(xs, meta);
   }
 
-  // The tensor of a constant from its checked elements: integers exactly (an i64
-  // past 2^53 would not survive a double), floats through tensor_from.
-  static Tensor constant_tensor(const std::vector<Element>& xs, const TensorMeta& meta) {
-    if (is_floating(meta.dtype)) {
-      std::vector<double> ds;
-      ds.reserve(xs.size());
-      for (const Element& x : xs) ds.push_back(x.d);
-      return tensor_from(ds, meta.sizes, meta.dtype);
-    }
-    Tensor t = empty(meta.sizes, meta.dtype);
-    for (size_t k = 0; k < xs.size(); ++k) {
-      int64_t v = xs[k].i;
-      switch (meta.dtype) {
-        case DType::i64: t.data<int64_t>()[k] = v; break;
-        case DType::i32: t.data<int32_t>()[k] = static_cast<int32_t>(v); break;
-        case DType::i8: t.data<int8_t>()[k] = static_cast<int8_t>(v); break;
-        default: static_cast<uint8_t*>(t.raw_data())[k] = static_cast<uint8_t>(v); break;  // u8, bool
-      }
-    }
-    return t;
-  }
-
   // '<' 'pool' '>': the constant's tensor is pool[name] (after the '<').
   Tensor pooled(const std::string& name, const TensorMeta& meta) {
     in_.skip_space();
@@ -401,65 +372,18 @@ class Parser {
   }
 
   // scalar := number | 'true' | 'false'   (true/false for bool constants, only they)
-  // Note [IR constants]: a value must fit its dtype, never wrap or round to inf: an
-  // integer dtype takes integers in its range (1000 is no i8; 3.0 reads as 3, 3.5 is
-  // an error, as are inf and nan), a float dtype numbers whose rounding stays finite
-  // (1e5 is no f16: its largest is 65504), unless the text says inf or nan.
-  Element scalar(DType dtype) {
-    Element e;
+  // The value must fit the dtype (Note [IR constants] in ir_text.hpp).
+  ConstantElement scalar(DType dtype) {
+    ConstantElement e;
     if (dtype == DType::b8) {
       if (in_.accept_word("true")) e.i = 1;
       else if (!in_.accept_word("false")) in_.fail("true or false");
       return e;
     }
     Number n = number("a number");
-    if (is_floating(dtype)) {
-      e.d = n.is_int ? static_cast<double>(n.i) : n.d;
-      bool says_inf = n.text.find("inf") != std::string::npos;  // "1e999" reads as inf too, but says otherwise
-      if (!says_inf && std::isinf(rounded_to(dtype, e.d)))
-        in_.fail_at(n.at, "the " + std::string(dtype_name(dtype)) + " constant '" + n.text + "' is out of its range (" +
-                              largest_text(dtype) + "); write inf for an infinity");
-      return e;
-    }
-    if (!n.is_int) {
-      bool integral = std::isfinite(n.d) && std::nearbyint(n.d) == n.d && n.d >= -0x1p63 && n.d < 0x1p63;
-      if (!integral)
-        in_.fail_at(n.at, "the " + std::string(dtype_name(dtype)) + " constant '" + n.text + "' is not an integer");
-      n.i = static_cast<int64_t>(n.d);
-    }
-    auto [lo, hi] = int_range(dtype);
-    if (n.i < lo || n.i > hi)
-      in_.fail_at(n.at, "the " + std::string(dtype_name(dtype)) + " constant '" + n.text + "' is out of its range (" +
-                            std::to_string(lo) + " to " + std::to_string(hi) + ")");
-    e.i = n.i;
+    std::string why = n.is_int ? constant_from_int(dtype, n.i, n.text, &e) : constant_from_double(dtype, n.d, n.text, &e);
+    if (!why.empty()) in_.fail_at(n.at, why);
     return e;
-  }
-
-  static double rounded_to(DType dtype, double d) {
-    switch (dtype) {
-      case DType::f32: return static_cast<float>(d);
-      case DType::f16: return static_cast<float>(Half(static_cast<float>(d)));
-      case DType::bf16: return static_cast<float>(BFloat16(static_cast<float>(d)));
-      default: return d;
-    }
-  }
-
-  static std::string largest_text(DType dtype) {
-    switch (dtype) {
-      case DType::f32: return "largest finite value 3.4028235e+38";
-      case DType::f16: return "largest finite value 65504";
-      case DType::bf16: return "largest finite value 3.3895314e+38";
-      default: return "largest finite value 1.7976931348623157e+308";
-    }
-  }
-
-  static std::pair<int64_t, int64_t> int_range(DType dtype) {
-    switch (dtype) {
-      case DType::i32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-      case DType::i8: return {-128, 127};
-      case DType::u8: return {0, 255};
-      default: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-    }
   }
 
   // number := ['-'|'+'] digits ['.' digits] [('e'|'E') ['-'|'+'] digits] | ['-'] ('inf' | 'nan')

@@ -59,7 +59,7 @@ std::string node_kind(mode_t mode) {
 }
 
 std::string refusal(mode_t mode) {
-  return "it is " + node_kind(mode) + ", not a regular file (only a regular file is replaced; see Note [Save targets])";
+  return "it is " + node_kind(mode) + ", not a regular file (nabla replaces only a regular file, or writes through a symlink to one)";
 }
 
 std::string link_text(const std::string& path) {

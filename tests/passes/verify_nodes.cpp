@@ -1,6 +1,6 @@
 // Issue 25: the verifier checks every node against what it claims to be (Note
 // [Verified nodes], passes/verify.cpp), and IR constants must fit their dtype (Note
-// [IR constants], passes/ir_parse.cpp). Golden cases of the same are the
+// [IR constants], passes/ir_text.hpp). Golden cases of the same are the
 // tests/passes/golden/verify_*.ir files (# ERROR: lines).
 #include <doctest/doctest.h>
 
