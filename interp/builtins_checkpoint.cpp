@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interp/builtins_internal.hpp"
+#include "tensor/json_linear.hpp"
 #include "tensor/safetensors.hpp"
 
 namespace nabla::interp {
@@ -28,6 +29,8 @@ constexpr const char* kValuesKey = "nabla.values";
 // Deep enough for any real state; a list that holds itself stops here instead of
 // overflowing the stack, and so does a hostile file's nabla.values.
 constexpr int kMaxNesting = 100;
+// The parser's own bound, far past kMaxNesting so that decode() reports the depth.
+constexpr int kMaxJsonDepth = 1 << 20;
 
 bool reserved_key(const std::string& k) { return k.rfind("__", 0) == 0; }
 
@@ -67,8 +70,8 @@ json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors:
       for (auto& [k, x] : entries) plain &= k.tag == Tag::Str && !reserved_key(k.as<StrObj>()->s);
       if (plain) {
         json o = json::object();
-        for (auto& [k, x] : entries)
-          o[k.as<StrObj>()->s] = encode(ev, x, sub(k.as<StrObj>()->s), tensors, depth + 1);
+        for (auto& [k, x] : entries)  // keys are unique: append (Note [Linear JSON])
+          append_member(o, k.as<StrObj>()->s, encode(ev, x, sub(k.as<StrObj>()->s), tensors, depth + 1));
         return o;
       }
       json pairs = json::array();
@@ -210,8 +213,9 @@ Value load_builtin(Evaluator& ev, CallArgs& a) {
   }
   for (auto& [k, v] : ck.metadata)
     if (k == kValuesKey) {
-      json j = json::parse(v, nullptr, false);
-      if (j.is_discarded()) fail("load(): " + path + ": " + kValuesKey + " is not valid JSON");
+      json j;  // linear in its size (Note [Linear JSON]); decode() bounds its depth
+      std::string why;
+      if (!parse_json_linear(v, kMaxJsonDepth, &j, &why)) fail("load(): " + path + ": " + kValuesKey + " " + why);
       std::unordered_map<std::string, Tensor> by_name;
       for (auto& [n, t] : ck.tensors) by_name.emplace(n, t);
       return decode(j, by_name, path);

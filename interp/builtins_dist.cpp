@@ -22,12 +22,10 @@ std::string str_arg(const Bound& b, size_t k, const std::string& what, const std
   return b[k].as<StrObj>()->s;
 }
 
-// A tensor that a collective may write in place: contiguous, its storage the caller's.
-Tensor inplace_arg(const Value& v, const std::string& what) {
-  const Tensor& t = as_tensor(v, what);
-  if (!t.is_contiguous()) fail(what + " must be contiguous (call .contiguous() first: a collective writes in place)");
-  return t;
-}
+// The tensor of a collective, which writes in place into its storage. Its layout
+// (contiguous or not) is the communicator's to check, after the ranks have compared
+// their calls (Note [Collective checks]), so that every rank fails alike.
+Tensor inplace_arg(const Value& v, const std::string& what) { return as_tensor(v, what); }
 
 void install(Module& m, const char* name, Fn fn) { m.set(name, make_native(name, std::move(fn))); }
 

@@ -2,6 +2,7 @@
 
 #include <editline/readline.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -196,10 +197,16 @@ char** complete(const char* text, int start, int) {
   return rl_completion_matches(text, next_match);
 }
 
+// The history file, or "" for none. libedit reads and rewrites it in place: a FIFO or
+// a device there would block the REPL (or be written into), so only a regular file,
+// or a free name, is used (Note [Save targets] in tensor/atomic_file.hpp).
 std::string history_path() {
-  if (const char* p = std::getenv("NABLA_HISTORY"); p && *p) return p;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.nabla_history";
-  return "";
+  std::string path;
+  if (const char* p = std::getenv("NABLA_HISTORY"); p && *p) path = p;
+  else if (const char* home = std::getenv("HOME"); home && *home) path = std::string(home) + "/.nabla_history";
+  struct stat st;
+  if (!path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return "";
+  return path;
 }
 
 // libedit's own read retries once after EINTR, so a Ctrl-C at the prompt could be

@@ -37,9 +37,22 @@ cpu::ElementwiseProgram program_of(const Graph& body) {
 
 bool on_gpu(const Tensor& t) { return t.device().kind == DeviceKind::cuda; }
 
-// One loop on the CPU, one kernel on a GPU; a program beyond the CUDA kernel's limits
-// runs its body's ops one by one.
+// Whether every step of the body is one the elementwise program runs.
+bool elementwise_body(const Graph& body) {
+  for (const Node& n : body.nodes) {
+    cpu::ElementwiseOp op;
+    if (!cpu::elementwise_op_from_name(n.op, &op) || n.outputs.size() != 1 || n.inputs.size() > 3 || n.body) return false;
+    for (int v : n.inputs)
+      if (v < 0) return false;
+  }
+  return true;
+}
+
+// One loop on the CPU, one kernel on a GPU; a program beyond the CUDA kernel's limits,
+// or a body with other ops than elementwise ones (a text graph may hold one; the
+// verifier checks each op), runs its body's ops one by one.
 void run_fused(const Node& node, const TensorList& inputs, TensorList& outputs) {
+  if (!elementwise_body(*node.body)) return copy_into(outputs[0], run_graph(*node.body, inputs).at(0));
   cpu::ElementwiseProgram program = program_of(*node.body);
   if (!on_gpu(outputs[0])) return cpu::run_elementwise_program(program, inputs, outputs[0]);
   if (cuda::program_fits_on_cuda(program)) return cuda::run_elementwise_program(program, inputs, outputs[0]);

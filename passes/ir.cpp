@@ -8,6 +8,7 @@
 
 #include "passes/ir_text.hpp"
 #include "passes/memory_plan.hpp"
+#include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {
 
@@ -144,17 +145,20 @@ std::string value_ref(const Graph& g, int id) {
 }
 
 // A constant's value inline when small ("= 0.5", "= [1.0, 2.0]"), else "= <pool>".
+// (An i64 prints from its own bits: through a double, one past 2^53 would change.)
 std::string constant_text(const Tensor& t) {
   if (t.numel() > kInlineConstantLimit) return "<pool>";
+  Tensor c = t.dtype() == DType::i64 ? contiguous_raw(cpu_copy(t)) : Tensor();
   std::vector<double> xs = to_double_vector(t);
   bool integral = !is_floating(t.dtype());
-  auto one = [&](double x) {
-    if (t.dtype() == DType::b8) return std::string(x != 0 ? "true" : "false");
-    return integral ? std::to_string(static_cast<int64_t>(x)) : number_text(x);
+  auto one = [&](size_t i) {
+    if (t.dtype() == DType::b8) return std::string(xs[i] != 0 ? "true" : "false");
+    if (t.dtype() == DType::i64) return std::to_string(c.data<int64_t>()[i]);
+    return integral ? std::to_string(static_cast<int64_t>(xs[i])) : number_text(xs[i]);
   };
-  if (t.dim() == 0) return one(xs[0]);
+  if (t.dim() == 0) return one(0);
   std::string s = "[";
-  for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + one(xs[i]);
+  for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + one(i);
   return s + "]";
 }
 

@@ -65,6 +65,7 @@ struct Node {
   std::vector<int> inputs;   // value ids; -1 for an absent optional input ("none")
   std::vector<int> outputs;  // value ids
   std::string origin;        // the DSL line that made it ("mlp.dsl:4:14"), may be empty
+  int text_line = 0;         // its line in the IR text it was read from (parse_graph); 0: none
   std::shared_ptr<Graph> body;  // fused nodes: the subgraph it computes (inputs %in0...)
   // Fused nodes: the ops and DSL lines it absorbed, for viz and explain.
   std::vector<std::string> absorbed;
@@ -108,9 +109,10 @@ std::string print_graph(const Graph& g);
 // "= <pool>") are taken from `pool` by name. Errors name the line and column.
 Graph parse_graph(const std::string& text, const std::map<std::string, Tensor>& pool = {});
 
-// Type and shape checks: every input defined before its use, every table op's
-// outputs as its shape rule says, fused bodies well formed. Throws nabla::Error with
-// the node and the reason; `after` names the pass that ran last (for the message).
+// Type and shape checks (Note [Verified nodes], passes/verify.cpp): every input
+// defined before its use, every node a known op with the right arity, attributes and
+// output types, bodies well formed. Throws nabla::Error with the node, its IR text
+// line and the reason; `after` names the pass that ran last (for the message).
 void verify(const Graph& g, const std::string& after = "");
 
 // A stand-in for value v with its type (and wrapped flag) and no real data, for

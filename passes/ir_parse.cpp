@@ -5,11 +5,13 @@
 //
 // Two liberties beyond what the printer writes, both for hand-written golden files:
 // whole-line '#' comments are skipped, and a constant of a float or int dtype may be
-// written with ints or numbers alike ("= 1" for an f32 constant).
+// written with ints or numbers alike ("= 1" for an f32 constant, "= 3.0" for an i32
+// one), as long as the value fits the dtype (Note [IR constants]).
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 
 #include "passes/ir.hpp"
@@ -312,9 +314,13 @@ class Parser {
       in_.fail_at(at, "expected a dtype (f32, f64, f16, bf16, i64, i32, i8, u8, bool), got '" + name + "'");
     in_.expect('[');
     if (in_.accept(']')) return m;
+    int64_t numel = 1;
     do {
       Number n = number("a size");
       if (!n.is_int || n.i < 0) in_.fail_at(n.at, "expected a size (an int >= 0), got '" + n.text + "'");
+      if (n.i > 0 && numel > std::numeric_limits<int64_t>::max() / n.i)
+        in_.fail_at(n.at, "the sizes multiply past the largest int: no tensor has that many elements");
+      numel *= n.i;
       m.sizes.push_back(n.i);
     } while (in_.accept(','));
     in_.expect(']');
@@ -328,22 +334,25 @@ class Parser {
     in_.skip_space();
     Mark at = in_.mark();
     std::string what = "for %" + name + ": " + meta_str(meta);
-    std::vector<double> xs;
+    std::vector<ConstantElement> xs;
     if (!in_.accept('[')) {
       if (!meta.sizes.empty()) in_.fail("a list of " + std::to_string(shape_numel(meta.sizes)) + " values " + what);
       xs.push_back(scalar(meta.dtype));
-      return tensor_from(xs, meta.sizes, meta.dtype);
+      return constant_tensor(xs, meta);
     }
     if (meta.sizes.empty()) in_.fail_at(at, "expected one value " + what + ", got a list");
+    int64_t numel = shape_numel(meta.sizes);
     if (!in_.accept(']')) {
-      do xs.push_back(scalar(meta.dtype));
-      while (in_.accept(','));
+      do {
+        if (static_cast<int64_t>(xs.size()) == numel)  // stop before a hostile list grows without bound
+          in_.fail_at(at, "expected " + std::to_string(numel) + " values " + what + ", got more");
+        xs.push_back(scalar(meta.dtype));
+      } while (in_.accept(','));
       in_.expect(']');
     }
-    int64_t numel = shape_numel(meta.sizes);
     if (static_cast<int64_t>(xs.size()) != numel)
       in_.fail_at(at, "expected " + std::to_string(numel) + " values " + what + ", got " + std::to_string(xs.size()));
-    return tensor_from(xs, meta.sizes, meta.dtype);
+    return constant_tensor(xs, meta);
   }
 
   // '<' 'pool' '>': the constant's tensor is pool[name] (after the '<').
@@ -363,14 +372,18 @@ class Parser {
   }
 
   // scalar := number | 'true' | 'false'   (true/false for bool constants, only they)
-  double scalar(DType dtype) {
+  // The value must fit the dtype (Note [IR constants] in ir_text.hpp).
+  ConstantElement scalar(DType dtype) {
+    ConstantElement e;
     if (dtype == DType::b8) {
-      if (in_.accept_word("true")) return 1;
-      if (in_.accept_word("false")) return 0;
-      in_.fail("true or false");
+      if (in_.accept_word("true")) e.i = 1;
+      else if (!in_.accept_word("false")) in_.fail("true or false");
+      return e;
     }
     Number n = number("a number");
-    return n.is_int ? static_cast<double>(n.i) : n.d;
+    std::string why = n.is_int ? constant_from_int(dtype, n.i, n.text, &e) : constant_from_double(dtype, n.d, n.text, &e);
+    if (!why.empty()) in_.fail_at(n.at, why);
+    return e;
   }
 
   // number := ['-'|'+'] digits ['.' digits] [('e'|'E') ['-'|'+'] digits] | ['-'] ('inf' | 'nan')
@@ -386,6 +399,8 @@ class Parser {
       auto [end, ec] = std::from_chars(first, t.data() + t.size(), n.i);
       n.is_int = ec == std::errc() && end == t.data() + t.size();
       if (n.is_int) return n;
+      if (ec == std::errc::result_out_of_range)
+        in_.fail_at(n.at, "expected " + what + ", got '" + t + "', which is out of the range of an int (i64)");
     } else {
       char* end = nullptr;
       n.d = std::strtod(t.c_str(), &end);
@@ -401,6 +416,7 @@ class Parser {
   void node(Scope& s) {
     std::vector<std::pair<std::string, Mark>> outs;
     in_.skip_space();
+    int line = in_.mark().line;
     if (in_.peek() == '%') {
       do {
         Mark at = ref_mark();
@@ -421,6 +437,7 @@ class Parser {
     int index = s.g.add_node(op, std::move(args), std::move(attrs), metas, std::move(from));
     Node& n = s.g.nodes[static_cast<size_t>(index)];
     n.body = std::move(fused);
+    n.text_line = line;
     for (size_t k = 0; k < outs.size(); ++k) define(s, outs[k].first, n.outputs[k], outs[k].second, true);
   }
 

@@ -1,93 +1,273 @@
 // The verifier: run after every pass, so a pass that breaks the graph is caught at
-// once and named.
+// once and named, and on graphs read from text, so that a hand-written or damaged
+// graph is refused before the executor trusts it.
+//
+// Note [Verified nodes]
+// Every node is checked against what it claims to be. A node of the op table: the
+// row's arity, its absent inputs only where the row allows them, its attributes by
+// name and kind (AttrKind: what the kernels' Attrs accessors accept), and its output
+// types recomputed with the row's shape rule. A graph-level op (those passes make,
+// which the executor implements itself): by the rule of its name below; a node with
+// a body is checked as a graph of its own, and the executor runs its body when no
+// kernel has its name. Any other name is an unknown op. Values: every input defined before its use, each constant's
+// tensor of its declared type, a wrapped number 0-dim f64, i64 or bool. Errors name the node, its
+// line in the IR text (parse_graph records it) and its DSL line.
 #include <string>
 
+#include "autograd/ops.hpp"
+#include "passes/executor.hpp"
 #include "passes/ir.hpp"
 #include "passes/memory_plan.hpp"
-#include "autograd/ops.hpp"
+#include "tensor/cpu/fused.hpp"
 
 namespace nabla::graph {
 
 namespace {
 
-[[noreturn]] void bad(const Graph& g, int node, const std::string& after, const std::string& why) {
-  std::string where = node >= 0 ? "node " + std::to_string(node) + " (" + g.nodes[static_cast<size_t>(node)].op + ")"
-                                : std::string("graph");
-  if (node >= 0 && !g.nodes[static_cast<size_t>(node)].origin.empty())
-    where += " from " + g.nodes[static_cast<size_t>(node)].origin;
-  throw Error("graph verifier" + (after.empty() ? std::string() : " after pass '" + after + "'") + ": " + where +
+// Where the verifier is: the graph, the pass that ran last, and the node it checks.
+// (`within`: "in the body of node 3 (fused) at line 7: " for a body's nodes.)
+struct Site {
+  const Graph& g;
+  const std::string& after;
+  int node = -1;
+  std::string within;
+};
+
+std::string node_place(const Graph& g, int node) {
+  const Node& n = g.nodes[static_cast<size_t>(node)];
+  std::string where = "node " + std::to_string(node) + " (" + n.op + ")";
+  if (n.text_line > 0) where += " at line " + std::to_string(n.text_line);
+  if (!n.origin.empty()) where += " from " + n.origin;
+  return where;
+}
+
+[[noreturn]] void bad(const Site& s, const std::string& why) {
+  std::string where = s.within + (s.node >= 0 ? node_place(s.g, s.node) : std::string("graph"));
+  throw Error("graph verifier" + (s.after.empty() ? std::string() : " after pass '" + s.after + "'") + ": " + where +
               ": " + why);
 }
 
 bool same_meta(const TensorMeta& a, const TensorMeta& b) { return a.dtype == b.dtype && a.sizes == b.sizes; }
 
-void verify_graph(const Graph& g, const std::string& after) {
-  std::vector<bool> defined(g.values.size(), false);
-  for (size_t i = 0; i < g.values.size(); ++i)
-    if (g.values[i].id != static_cast<int>(i)) bad(g, -1, after, "value " + std::to_string(i) + " has id " + std::to_string(g.values[i].id));
-  for (int id : g.inputs) {
-    const Value& v = g.value(id);
-    if (v.kind == ValueKind::op) bad(g, -1, after, "input %" + v.name + " is marked as an op output");
-    if (v.kind == ValueKind::constant && !g.constants.count(v.name))
-      bad(g, -1, after, "constant %" + v.name + " has no value");
-    defined[static_cast<size_t>(id)] = true;
+std::string count_of(size_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// ---- values --------------------------------------------------------------------------
+
+void verify_values(const Site& s) {
+  const Graph& g = s.g;
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const Value& v = g.values[i];
+    if (v.id != static_cast<int>(i)) bad(s, "value " + std::to_string(i) + " has id " + std::to_string(v.id));
+    bool number_type = v.meta.dtype == DType::f64 || v.meta.dtype == DType::i64 || v.meta.dtype == DType::b8;
+    if (v.wrapped && (!number_type || !v.meta.sizes.empty()))
+      bad(s, "value %" + (v.name.empty() ? std::to_string(i) : v.name) + " is a wrapped number typed " +
+                 meta_str(v.meta) + " (a wrapped number is f64[], i64[] or bool[])");
   }
+  for (int id : g.inputs) {
+    if (id < 0 || id >= static_cast<int>(g.values.size())) bad(s, "input " + std::to_string(id) + " does not exist");
+    const Value& v = g.value(id);
+    if (v.kind == ValueKind::op) bad(s, "input %" + v.name + " is marked as an op output");
+    if (v.kind != ValueKind::constant) continue;
+    auto it = g.constants.find(v.name);
+    if (it == g.constants.end()) bad(s, "constant %" + v.name + " has no value");
+    TensorMeta have{it->second.sizes(), it->second.dtype()};
+    if (!same_meta(have, v.meta))
+      bad(s, "constant %" + v.name + " is typed " + meta_str(v.meta) + " but its tensor is " + meta_str(have));
+  }
+}
+
+// ---- table ops -----------------------------------------------------------------------
+
+const char* kind_name(AttrKind k) {
+  switch (k) {
+    case AttrKind::integer: return "an int";
+    case AttrKind::number: return "a number";
+    case AttrKind::boolean: return "a bool";
+    case AttrKind::ints: return "a list of ints";
+    case AttrKind::dtype: return "a dtype";
+  }
+  return "?";
+}
+
+// Whether `v` is what the kernels read an attribute of kind `spec.kind` as (the Attrs
+// accessors: an int also reads as a number, a bool as an int); none only where the
+// row's default is none.
+bool attr_fits(const AttrSpec& spec, const AttrValue& v) {
+  if (std::holds_alternative<NoneAttr>(v)) return !spec.required && std::holds_alternative<NoneAttr>(spec.default_value);
+  switch (spec.kind) {
+    case AttrKind::integer: return std::holds_alternative<int64_t>(v) || std::holds_alternative<bool>(v);
+    case AttrKind::number: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case AttrKind::boolean: return std::holds_alternative<bool>(v);
+    case AttrKind::ints: return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrKind::dtype: return std::holds_alternative<DType>(v);
+  }
+  return false;
+}
+
+void verify_attrs(const Site& s, const Node& n, const OpDef& def) {
+  for (const Attr& a : n.attrs.items()) {
+    const AttrSpec* spec = nullptr;
+    for (const AttrSpec& sp : def.attrs)
+      if (sp.name == a.name) spec = &sp;
+    if (!spec) {
+      std::string names;
+      for (const AttrSpec& sp : def.attrs) names += (names.empty() ? "" : ", ") + sp.name;
+      bad(s, "unknown attribute '" + a.name + "' (" + def.name + " takes " + (names.empty() ? "none" : names) + ")");
+    }
+    if (!attr_fits(*spec, a.value))
+      bad(s, "attribute '" + a.name + "' must be " + kind_name(spec->kind) + ", got " + attr_value_str(a.value));
+  }
+  for (const AttrSpec& sp : def.attrs)
+    if (sp.required && !n.attrs.has(sp.name)) bad(s, "the required attribute '" + sp.name + "' is missing");
+}
+
+void verify_table_node(const Site& s, const Node& n, const OpDef& def) {
+  if (def.num_inputs >= 0 && static_cast<int>(n.inputs.size()) != def.num_inputs)
+    bad(s, "takes " + std::to_string(def.num_inputs) + " inputs, has " + std::to_string(n.inputs.size()));
+  if (def.num_inputs < 0 && n.inputs.empty()) bad(s, "takes a list of inputs, has none");
+  verify_attrs(s, n, def);
+  std::vector<TensorMeta> metas;
+  try {
+    metas = infer_types(s.g, n, def);
+  } catch (const std::exception& e) {
+    bad(s, std::string("shape rule: ") + e.what());
+  }
+  if (metas.size() != n.outputs.size())
+    bad(s, "has " + std::to_string(n.outputs.size()) + " outputs, the op makes " + std::to_string(metas.size()));
+  for (size_t k = 0; k < metas.size(); ++k)
+    if (!same_meta(metas[k], s.g.value(n.outputs[k]).meta))
+      bad(s, "output " + std::to_string(k) + " is typed " + meta_str(s.g.value(n.outputs[k]).meta) +
+                 " but the op makes " + meta_str(metas[k]));
+}
+
+// ---- graph-level ops -----------------------------------------------------------------
+
+void verify_graph(const Graph& g, const std::string& after, const std::string& within);
+
+void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, bool body) {
+  if (n.inputs.size() != inputs)
+    bad(s, "takes " + count_of(inputs, "input") + ", has " + std::to_string(n.inputs.size()));
+  for (int v : n.inputs)
+    if (v < 0) bad(s, "an input is none; " + n.op + " needs every input");
+  if (n.outputs.size() != outputs)
+    bad(s, "makes " + count_of(outputs, "output") + ", has " + std::to_string(n.outputs.size()));
+  if (!n.attrs.items().empty()) bad(s, n.op + " takes no attributes, has " + n.attrs.str());
+  if (body && !n.body) bad(s, n.op + " needs a body (the ops it computes)");
+  if (!body && n.body) bad(s, n.op + " has no body");
+}
+
+// copy_(dst, src): writes src, broadcast to dst's shape and converted to its dtype,
+// into a parameter or buffer (passes/capture.hpp).
+void verify_copy(const Site& s, const Node& n) {
+  expect_shape(s, n, 2, 0, false);
+  const Value& dst = s.g.value(n.inputs[0]);
+  const Value& src = s.g.value(n.inputs[1]);
+  if (dst.kind != ValueKind::param)
+    bad(s, "copy_ writes into a parameter or buffer, but %" + (dst.name.empty() ? std::to_string(dst.id) : dst.name) +
+               " is not one");
+  const Shape& to = dst.meta.sizes;
+  const Shape& from = src.meta.sizes;
+  bool fits = from.size() <= to.size();
+  for (size_t k = 0; fits && k < from.size(); ++k) {
+    int64_t f = from[from.size() - 1 - k], t = to[to.size() - 1 - k];
+    fits = f == t || f == 1;
+  }
+  if (!fits) bad(s, "copy_ of " + meta_str(src.meta) + " into " + meta_str(dst.meta) + ": the shapes do not broadcast");
+}
+
+// "linear_relu", "conv2d_gelu": an epilogue fusion (passes/fuse_epilogue.cpp).
+bool is_epilogue_op(const std::string& op) {
+  size_t cut = op.find('_');
+  if (cut == std::string::npos) return false;
+  std::string base = op.substr(0, cut);
+  cpu::Activation act;
+  return (base == "linear" || base == "conv2d") && cpu::activation_from_name(op.substr(cut + 1), &act);
+}
+
+// What the kernel of a node with a body needs of the body beyond being well formed.
+void verify_body_ops(const Site& s, const Node& n) {
+  const Graph& body = *n.body;
+  if (n.op == "fused") {  // one result; an elementwise body runs as one loop, any other op by op
+    if (body.outputs.size() != 1) bad(s, "a fused body yields one value, this one " + std::to_string(body.outputs.size()));
+    return;
+  }
+  if (!is_epilogue_op(n.op)) return;  // any other name: the executor runs the body
+  // linear_<act>, conv2d_<act>: the base op, then the activation on its result.
+  std::string base = n.op.substr(0, n.op.find('_')), act = n.op.substr(n.op.find('_') + 1);
+  bool shaped = body.nodes.size() == 2 && body.nodes[0].op == base && body.nodes[1].op == act &&
+                body.nodes[0].outputs.size() == 1 && body.nodes[1].inputs.size() == 1 &&
+                body.nodes[1].inputs[0] == body.nodes[0].outputs[0] && body.outputs.size() == 1 &&
+                body.outputs[0] == body.nodes[1].outputs[0];
+  if (!shaped) bad(s, "its body must be " + base + " and then " + act + " of its result");
+}
+
+// A node with a body: the body well formed, its inputs and outputs those of the node.
+void verify_body(const Site& s, const Node& n) {
+  expect_shape(s, n, n.inputs.size(), n.outputs.size(), true);
+  verify_graph(*n.body, s.after, s.within + "in the body of " + node_place(s.g, s.node) + ": ");
+  const Graph& body = *n.body;
+  if (body.inputs.size() != n.inputs.size())
+    bad(s, "body takes " + std::to_string(body.inputs.size()) + " inputs, node gives " + std::to_string(n.inputs.size()));
+  for (size_t k = 0; k < n.inputs.size(); ++k)
+    if (!same_meta(s.g.value(n.inputs[k]).meta, body.value(body.inputs[k]).meta))
+      bad(s, "body input " + std::to_string(k) + " does not match the node's input");
+  if (body.outputs.size() != n.outputs.size()) bad(s, "body yields a different number of outputs");
+  for (size_t k = 0; k < n.outputs.size(); ++k)
+    if (!same_meta(s.g.value(n.outputs[k]).meta, body.value(body.outputs[k]).meta))
+      bad(s, "body output " + std::to_string(k) + " has another type than the node's");
+  verify_body_ops(s, n);
+}
+
+void verify_node(const Site& s, const Node& n) {
+  if (const OpDef* def = Graph::table_op(n)) return verify_table_node(s, n, *def);
+  if (n.op == "copy_") return verify_copy(s, n);
+  // fused, linear_<act>, conv2d_<act>, or a group that the executor runs as its body;
+  // not under the name of a row, whose kernel it would seem to be.
+  if (n.body && find_op(n.op)) bad(s, n.op + " is an op of the table, which has no body");
+  if (n.body) return verify_body(s, n);
+  if (n.op == "fused" || is_epilogue_op(n.op)) bad(s, n.op + " needs a body (the ops it computes)");
+  if (has_graph_op(n.op)) return;  // registered at run time (register_graph_op): its own rules
+  bad(s, "unknown op '" + n.op + "' (not an op of the table, nor a graph-level op: copy_, fused, "
+         "linear_<activation>, conv2d_<activation>, or a node with a body)");
+}
+
+void verify_graph(const Graph& g, const std::string& after, const std::string& within) {
+  Site graph_site{g, after, -1, within};
+  verify_values(graph_site);
+  std::vector<bool> defined(g.values.size(), false);
+  for (int id : g.inputs) defined[static_cast<size_t>(id)] = true;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    int ni = static_cast<int>(i);
+    Site s{g, after, static_cast<int>(i), within};
     for (int v : n.inputs) {
-      if (v >= static_cast<int>(g.values.size())) bad(g, ni, after, "uses value " + std::to_string(v) + ", which does not exist");
-      if (v >= 0 && !defined[static_cast<size_t>(v)]) bad(g, ni, after, "uses %" + std::to_string(v) + " before its definition");
+      if (v >= static_cast<int>(g.values.size())) bad(s, "uses value " + std::to_string(v) + ", which does not exist");
+      if (v >= 0 && !defined[static_cast<size_t>(v)]) bad(s, "uses %" + std::to_string(v) + " before its definition");
     }
     for (int v : n.outputs) {
+      if (v < 0 || v >= static_cast<int>(g.values.size())) bad(s, "defines value " + std::to_string(v) + ", which does not exist");
       const Value& out = g.value(v);
-      if (defined[static_cast<size_t>(v)]) bad(g, ni, after, "defines %" + std::to_string(v) + " twice");
-      if (out.node != ni) bad(g, ni, after, "output %" + std::to_string(v) + " names node " + std::to_string(out.node));
+      if (defined[static_cast<size_t>(v)]) bad(s, "defines %" + std::to_string(v) + " twice");
+      if (out.node != s.node) bad(s, "output %" + std::to_string(v) + " names node " + std::to_string(out.node));
       defined[static_cast<size_t>(v)] = true;
     }
-    if (n.body) {
-      verify_graph(*n.body, after);
-      if (n.body->inputs.size() != n.inputs.size())
-        bad(g, ni, after, "body takes " + std::to_string(n.body->inputs.size()) + " inputs, node gives " + std::to_string(n.inputs.size()));
-      for (size_t k = 0; k < n.inputs.size(); ++k)
-        if (n.inputs[k] < 0 || !same_meta(g.value(n.inputs[k]).meta, n.body->value(n.body->inputs[k]).meta))
-          bad(g, ni, after, "body input " + std::to_string(k) + " does not match the node's input");
-      if (n.body->outputs.size() != n.outputs.size()) bad(g, ni, after, "body yields a different number of outputs");
-      for (size_t k = 0; k < n.outputs.size(); ++k)
-        if (!same_meta(g.value(n.outputs[k]).meta, n.body->value(n.body->outputs[k]).meta))
-          bad(g, ni, after, "body output " + std::to_string(k) + " has another type than the node's");
-      continue;
-    }
-    const OpDef* def = Graph::table_op(n);
-    if (!def) continue;  // graph-level ops (conv2d_act, ...) are checked by their pass's own tests
-    if (def->num_inputs >= 0 && static_cast<int>(n.inputs.size()) != def->num_inputs)
-      bad(g, ni, after, "takes " + std::to_string(def->num_inputs) + " inputs, has " + std::to_string(n.inputs.size()));
-    std::vector<TensorMeta> metas;
-    try {
-      metas = infer_types(g, n, *def);
-    } catch (const std::exception& e) {
-      bad(g, ni, after, std::string("shape rule: ") + e.what());
-    }
-    if (metas.size() != n.outputs.size())
-      bad(g, ni, after, "has " + std::to_string(n.outputs.size()) + " outputs, the op makes " + std::to_string(metas.size()));
-    for (size_t k = 0; k < metas.size(); ++k)
-      if (!same_meta(metas[k], g.value(n.outputs[k]).meta))
-        bad(g, ni, after, "output " + std::to_string(k) + " is typed " + meta_str(g.value(n.outputs[k]).meta) +
-                              " but the op makes " + meta_str(metas[k]));
+    verify_node(s, n);
   }
   for (int v : g.outputs)
     if (v < 0 || v >= static_cast<int>(g.values.size()) || !defined[static_cast<size_t>(v)])
-      bad(g, -1, after, "returns an undefined value");
+      bad(graph_site, "returns an undefined value");
 }
 
 }  // namespace
 
 void verify(const Graph& g, const std::string& after) {
-  verify_graph(g, after);
+  verify_graph(g, after, "");
   if (!g.plan) return;
   std::string why = memory_plan_problem(g, *g.plan);
   if (!why.empty())
-    bad(g, -1, after, "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
+    bad(Site{g, after},
+        "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
 }
 
 Tensor meta_tensor(const Value& v) {

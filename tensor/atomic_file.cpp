@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "tensor/error.hpp"
@@ -46,16 +47,63 @@ void sync_folder(const std::string& path) {
   ::close(fd);
 }
 
+// "a FIFO", "a character device", ...: what a node that is not a regular file is.
+std::string node_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symlink";
+  return "not a regular file";
+}
+
+std::string refusal(mode_t mode) {
+  return "it is " + node_kind(mode) + ", not a regular file (nabla replaces only a regular file, or writes through a symlink to one)";
+}
+
+std::string link_text(const std::string& path) {
+  char buf[4096];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+  return n < 0 ? std::string("?") : std::string(buf, static_cast<size_t>(n));
+}
+
 }  // namespace
 
-AtomicFileWriter::AtomicFileWriter(std::string path, std::string what)
-    : path_(std::move(path)), temp_(temp_path(path_)), what_(std::move(what)) {
+std::string AtomicFileWriter::resolve_target() {
+  struct stat st;
+  if (::lstat(path_.c_str(), &st) != 0) {
+    if (errno == ENOENT) return path_;  // a new file (a missing folder fails at the open)
+    fail(errno_text());
+  }
+  if (S_ISREG(st.st_mode)) return path_;
+  if (!S_ISLNK(st.st_mode)) fail(refusal(st.st_mode));
+  char* resolved = ::realpath(path_.c_str(), nullptr);
+  if (!resolved)
+    fail("it is a symlink to '" + link_text(path_) + "', which cannot be followed (" + errno_text() +
+         "); a save writes through a symlink only to an existing regular file");
+  std::string target(resolved);
+  std::free(resolved);
+  if (::lstat(target.c_str(), &st) != 0) fail("its target '" + target + "': " + errno_text());
+  if (!S_ISREG(st.st_mode)) fail("it is a symlink to '" + target + "', and " + refusal(st.st_mode).substr(3));
+  return target;
+}
+
+void AtomicFileWriter::open_temp() {
   for (;;) {
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    // O_NONBLOCK: a FIFO planted at the temporary name must not block the open.
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       // A missing folder is the path's problem; anything else is the temporary file's.
       if (errno == ENOENT) fail(errno_text());
+      if (errno == ENXIO) fail("its temporary file '" + temp_ + "' is taken by something that is not a regular file");
       fail("cannot open its temporary file '" + temp_ + "': " + errno_text());
+    }
+    struct stat st;
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {  // never truncated, never removed
+      ::close(fd_);
+      fd_ = -1;
+      fail("its temporary file '" + temp_ + "' is taken by something that is not a regular file");
     }
     if (lock_exclusive(fd_) != 0) {
       std::string why = errno_text();
@@ -63,9 +111,15 @@ AtomicFileWriter::AtomicFileWriter(std::string path, std::string what)
       fd_ = -1;
       fail("cannot lock its temporary file '" + temp_ + "': " + why);
     }
-    if (still_named(fd_, temp_)) break;
+    if (still_named(fd_, temp_)) return;
     ::close(fd_);  // another writer renamed this file over its path while we waited
   }
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path, std::string what) : path_(std::move(path)), what_(std::move(what)) {
+  target_ = resolve_target();
+  temp_ = temp_path(target_);
+  open_temp();
   if (::ftruncate(fd_, 0) != 0) {  // a temporary file left by a killed save is reused
     std::string why = errno_text();
     ::unlink(temp_.c_str());
@@ -98,13 +152,16 @@ void AtomicFileWriter::write(const void* data, size_t n) {
 
 void AtomicFileWriter::commit() {
   if (::fsync(fd_) != 0) fail(errno_text());
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(errno_text());
+  // Again, just before the rename: the target may have changed kind since the open.
+  struct stat st;
+  if (::lstat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) fail(refusal(st.st_mode));
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail(errno_text());
   // Closed (which drops the lock) only after the rename, so that no other writer can
   // truncate these bytes before they are in place. The bytes are synced: a close
   // error here cannot lose them.
   ::close(fd_);
   fd_ = -1;
-  sync_folder(path_);
+  sync_folder(target_);
 }
 
 void write_file_atomically(const std::string& path, const std::string& bytes, const std::string& what) {

@@ -11,6 +11,19 @@
 // again when the file it was held on has been renamed away meanwhile), so neither
 // can rename the other's half-written bytes. The temporary file is opened with
 // O_NOFOLLOW: a symlink planted at `path.tmp` is an error, never a file overwritten.
+//
+// Note [Save targets]
+// A rename replaces whatever node has the name, so only a regular file (or no file)
+// may be the target: a FIFO, a character or block device (/dev/null: as root, a save
+// there would turn it into a plain file for the whole machine), a socket or a folder
+// at `path` is an error that names what it is, and nothing is created. A symlink is
+// followed, as cp, editors and shell redirection do: the new bytes replace its final
+// target (which must be a regular file; a symlink to nothing is an error), and the
+// link stays a link. The temporary file sits beside that target, so the rename stays
+// within one folder. The target is checked when the writer opens and again right
+// before the rename; a node put there in between by another process can still be
+// replaced, which no rename-based writer can rule out. The temporary name itself must
+// be a regular file or free: anything else there is an error, never removed.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -32,7 +45,11 @@ class AtomicFileWriter {
 
  private:
   [[noreturn]] void fail(const std::string& reason);
-  std::string path_, temp_, what_;
+  // The regular file (or free name) that `path_` names, symlinks followed; an Error
+  // for any other kind of node (Note [Save targets]).
+  std::string resolve_target();
+  void open_temp();
+  std::string path_, target_, temp_, what_;
   int fd_ = -1;
 };
 

@@ -19,6 +19,7 @@
 #include "tensor/atomic_file.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/crc32c.hpp"
+#include "tensor/json_linear.hpp"
 
 namespace nabla::safetensors {
 
@@ -84,17 +85,6 @@ uint32_t header_crc(json header) {
   return crc32c(text.data(), text.size());
 }
 
-// JSON text, refusing nesting deeper than max_depth; false if it is not valid JSON.
-bool parse_json(const std::string& text, int max_depth, json* out, bool* too_deep) {
-  *too_deep = false;
-  json::parser_callback_t limit = [&](int depth, json::parse_event_t, json&) {
-    *too_deep = *too_deep || depth > max_depth;
-    return !*too_deep;
-  };
-  *out = json::parse(text, limit, false);
-  return !*too_deep && !out->is_discarded();
-}
-
 // ---- writing ------------------------------------------------------------------------
 
 // The padded JSON header and, per tensor, its contiguous CPU copy.
@@ -107,12 +97,18 @@ struct Layout {
 const void* bytes_of(const Tensor& t) { return t.numel() ? t.raw_data() : nullptr; }
 size_t nbytes_of(const Tensor& t) { return static_cast<size_t>(t.numel()) * dtype_size(t.dtype()); }
 
+// (A key given twice keeps its first place and its last value, as m[k] = v would.)
 json metadata_json(const Metadata& metadata, const std::string& file) {
   json m = json::object();
+  std::unordered_map<std::string, size_t> index;
   for (auto& [k, v] : metadata) {
     if (k == kHeaderCrcKey || k == kTensorCrcKey)
       fail(file, "metadata key '" + k + "' is reserved for nabla's checksums");
-    m[k] = v;
+    auto [it, fresh] = index.try_emplace(k, m.size());
+    if (fresh)
+      append_member(m, k, v);  // Note [Linear JSON]
+    else
+      static_cast<json::object_t::Container&>(m.get_ref<json::object_t&>())[it->second].second = v;
   }
   return m;
 }
@@ -132,10 +128,12 @@ Layout layout(const NamedTensors& tensors, const Metadata& metadata, const std::
     uint64_t n = nbytes_of(c);
     json shape = json::array();
     for (int64_t d : c.sizes()) shape.push_back(d);
-    h[name] = {{"dtype", dtype_code(c.dtype())},
-               {"shape", std::move(shape)},
-               {"data_offsets", {L.data_bytes, L.data_bytes + n}}};
-    crcs[name] = hex8(crc32c(bytes_of(c), n));
+    // Names are unique (seen): append, not h[name], which would search (Note [Linear JSON]).
+    append_member(h, name,
+                  {{"dtype", dtype_code(c.dtype())},
+                   {"shape", std::move(shape)},
+                   {"data_offsets", {L.data_bytes, L.data_bytes + n}}});
+    append_member(crcs, name, hex8(crc32c(bytes_of(c), n)));
     L.data_bytes += n;
     L.data.push_back(std::move(c));
   }
@@ -232,10 +230,8 @@ json read_header(uint64_t size, const ReadAt& read, const std::string& name, uin
   if (size_t z = text.find('\0'); z != std::string::npos)
     fail(name, "the header holds a NUL byte (at byte " + std::to_string(8 + z) + " of the file)");
   json h;
-  bool too_deep;
-  if (!parse_json(text, kMaxHeaderDepth, &h, &too_deep))
-    fail(name, too_deep ? "the header nests deeper than " + std::to_string(kMaxHeaderDepth) + " levels"
-                        : std::string("the header is not valid JSON"));
+  std::string why;
+  if (!parse_json_linear(text, kMaxHeaderDepth, &h, &why)) fail(name, "the header " + why);  // Note [Linear JSON]
   if (!h.is_object()) fail(name, "the header is not a JSON object");
   *header_bytes = n;
   return h;
@@ -329,14 +325,39 @@ std::unordered_map<std::string, uint32_t> take_checksums(const json& h, Metadata
     damaged(std::string("the header does not match its checksum (") + kHeaderCrcKey + " " + hex8(stored) +
             ", computed " + hex8(computed) + ")");
   json crcs;
-  bool too_deep;
-  if (!parse_json(*tensor_text, 1, &crcs, &too_deep) || !crcs.is_object() || crcs.size() != entries.size())
+  std::string why;
+  if (!parse_json_linear(*tensor_text, 1, &crcs, &why) || !crcs.is_object() || crcs.size() != entries.size())
     damaged(std::string("'") + kTensorCrcKey + "' does not list one checksum per tensor");
+  std::unordered_map<std::string, const json*> listed;  // crcs[name] would search (Note [Linear JSON])
+  listed.reserve(crcs.size());
+  for (auto& [k, v] : crcs.items()) listed.emplace(k, &v);
   std::unordered_map<std::string, uint32_t> out;
-  for (auto& e : entries)
-    if (!crcs.contains(e.name) || !parse_hex8(crcs[e.name], &out[e.name]))
+  out.reserve(entries.size());
+  for (auto& e : entries) {
+    auto it = listed.find(e.name);
+    if (it == listed.end() || !parse_hex8(*it->second, &out[e.name]))
       damaged(std::string("'") + kTensorCrcKey + "' has no valid checksum for tensor '" + e.name + "'");
+  }
   return out;
+}
+
+// Note [Bool bytes]
+// A BOOL element is one byte, and only 0 and 1 mean anything: the kernels add bytes
+// (a sum of four "true" bytes 0x02, 0x41, ... gave 265) and compare them (0x02 == true
+// was false). safetensors says no more than "BOOL"; PyTorch's and numpy's loaders
+// take the bytes as they are and leave such tensors broken in the same ways. nabla
+// refuses them instead of guessing (is 0x02 a flipped bit of 0x00 or of 0x03?): the
+// error names the tensor, the element and the byte. nabla's own files never hold
+// other bytes: every way to make a bool tensor writes 0 or 1.
+void check_bool_bytes(const Entry& e, const char* bytes, uint64_t n, const std::string& name) {
+  for (uint64_t k = 0; k < n; ++k) {
+    unsigned char b = static_cast<unsigned char>(bytes[k]);
+    if (b <= 1) continue;
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", b);
+    fail(name, "tensor '" + e.name + "': BOOL element " + std::to_string(k) + " holds the byte " + hex +
+                   ", but a BOOL byte must be 0 (false) or 1 (true): the file is damaged or was written wrongly");
+  }
 }
 
 // Reads a tensor's bytes in chunks, checksumming each while it is in cache.
@@ -355,6 +376,7 @@ Tensor read_tensor(const Entry& e, uint64_t data_start, const ReadAt& read, cons
   if (expected && crc != *expected)
     fail(name, "tensor '" + e.name + "': its bytes do not match their checksum (" + kTensorCrcKey + " " +
                    hex8(*expected) + ", computed " + hex8(crc) + "): the file is damaged");
+  if (e.dtype == DType::b8) check_bool_bytes(e, dst, size, name);
   return t;
 }
 
@@ -389,12 +411,15 @@ Checkpoint parse(const std::string& bytes, const std::string& name, bool verify)
 }
 
 Checkpoint load_file(const std::string& path, bool verify) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: the open of a FIFO without a writer would wait forever.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error("cannot load '" + path + "': " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    bool dir = S_ISDIR(st.st_mode);
     ::close(fd);
-    throw Error("cannot load '" + path + "': it is a directory");
+    throw Error("cannot load '" + path + "': " +
+                (dir ? std::string("it is a directory") : std::string("it is not a regular file (a device, FIFO or socket)")));
   }
   auto read = [&](uint64_t off, void* dst, uint64_t n) {
     char* p = static_cast<char*>(dst);

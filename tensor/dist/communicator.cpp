@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "tensor/dist/backends.hpp"
 #include "tensor/error.hpp"
@@ -52,6 +53,13 @@ InitOptions resolve_init_options(InitOptions o) {
     o.init_method = std::string("tcp://") + addr + ":" + port;
   }
   if (o.timeout.count() <= 0) throw Error("dist.init: timeout must be positive");
+  if (const char* debug = std::getenv("NABLA_DIST_DEBUG")) {
+    std::string level(debug);
+    if (level == "DETAIL" || level == "detail")
+      o.check_every_call = true;
+    else if (!level.empty() && level != "OFF" && level != "off")
+      throw Error("dist.init: NABLA_DIST_DEBUG='" + level + "' is not OFF or DETAIL");
+  }
   return o;
 }
 

@@ -4,8 +4,10 @@
 // a group starts (rendezvous through a store, store.hpp) and fails (liveness.hpp).
 //
 // Every collective is called by all ranks of the group in the same order with tensors
-// of the same shape and dtype; that is the caller's contract, as in torch.distributed.
-// A collective that fails (a peer died, or did not join within the timeout) throws an
+// of the same shape and dtype; that is the caller's contract, as in torch.distributed,
+// and each call is checked against it (Note [Collective checks], call_check.hpp): a
+// call that breaks it is an Error on every rank, which leaves the group usable. A
+// collective that fails (a peer died, or did not join within the timeout) throws an
 // Error that names the collective and the rank(s) to blame, and the group is broken
 // from then on: later calls fail at once with the first error.
 #pragma once
@@ -27,11 +29,15 @@ struct InitOptions {
   int rank = -1;        // -1: from RANK
   int world_size = -1;  // -1: from WORLD_SIZE
   Millis timeout{30000};  // for rendezvous and for each collective
+  // Compare the ranks' calls before every collective, not only the first time each
+  // call site makes each call (Note [Collective checks]): NABLA_DIST_DEBUG=DETAIL.
+  bool check_every_call = false;
 };
 
 // Fills rank, world size and the store URL from the environment where the options
 // leave them open (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, as torchrun and
-// `nabla launch` set them); an Error names what is missing or malformed.
+// `nabla launch` set them), and check_every_call from NABLA_DIST_DEBUG (OFF or
+// DETAIL); an Error names what is missing or malformed.
 InitOptions resolve_init_options(InitOptions options);
 
 class Communicator {

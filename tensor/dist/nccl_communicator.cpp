@@ -22,12 +22,16 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/dist/call_check.hpp"
 #include "tensor/dist/liveness.hpp"
 #endif
 #include "tensor/error.hpp"
@@ -79,7 +83,9 @@ class DeviceScope {
   int previous_ = 0;
 };
 
-ncclDataType_t nccl_dtype(DType dtype, const char* what) {
+// The NCCL type a reduction runs in. A bool reduces as bytes with max (or) and min
+// (and); a sum would make bytes other than 0 and 1, so it is refused.
+ncclDataType_t nccl_dtype(DType dtype, ReduceOp op, const char* what) {
   switch (dtype) {
     case DType::f32: return ncclFloat32;
     case DType::f64: return ncclFloat64;
@@ -87,11 +93,20 @@ ncclDataType_t nccl_dtype(DType dtype, const char* what) {
     case DType::bf16: return ncclBfloat16;
     case DType::i64: return ncclInt64;
     case DType::i32: return ncclInt32;
-    default:
-      throw Error(std::string("dist.") + what + " (nccl): " + dtype_name(dtype) +
-                  " tensors are not supported (f32, f64, f16, bf16, i64, i32); convert with .to(f32)");
+    case DType::i8: return ncclInt8;
+    case DType::u8: return ncclUint8;
+    case DType::b8:
+      if (op == ReduceOp::max || op == ReduceOp::min) return ncclUint8;
+      throw Error(std::string("dist.") + what + ": a bool tensor reduces with op=\"max\" (or) or op=\"min\" (and); " +
+                  "convert with .to(i32) to count");
   }
+  throw Error(std::string("dist.") + what + " (nccl): " + dtype_name(dtype) + " tensors are not supported");
 }
+
+// A failure of one of the checks' transfers (Note [Collective checks]): NCCL's text.
+struct CheckFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 ncclRedOp_t nccl_op(ReduceOp op) {
   switch (op) {
@@ -161,6 +176,8 @@ class NcclCommunicator : public Communicator {
     check_cuda(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "cudaEventCreate");
     check_cuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
     barrier_buffer_ = zeros({1}, DType::f32, cuda_device(device_));
+    check_buffer_ = zeros({static_cast<int64_t>(kCheckWords)}, DType::i64, cuda_device(device_));
+    transport_ = check_transport();
     join(exchange_unique_id(*store_, rank_, timeout_));
     try {
       liveness_ = std::make_unique<Liveness>(o.init_method, rank_, world_size_, timeout_);
@@ -187,9 +204,8 @@ class NcclCommunicator : public Communicator {
   std::string backend() const override { return "nccl"; }
 
   void all_reduce(Tensor& t, ReduceOp op) override {
-    check(t, "all_reduce");
-    ncclDataType_t type = nccl_dtype(t.dtype(), "all_reduce");
-    run("all_reduce", t, [&](cudaStream_t s) {
+    run(make_signature(Collective::all_reduce, rank_, &t, static_cast<int64_t>(op)), t, [&](cudaStream_t s) {
+      ncclDataType_t type = nccl_dtype(t.dtype(), op, "all_reduce");
       return ncclAllReduce(t.raw_data(), t.raw_data(), static_cast<size_t>(t.numel()), type, nccl_op(op), comm_, s);
     });
     t.bump_version();
@@ -197,54 +213,56 @@ class NcclCommunicator : public Communicator {
 
   // Bytes, whatever the dtype: a broadcast does not compute.
   void broadcast(Tensor& t, int src) override {
-    check(t, "broadcast");
-    check_rank(src, "broadcast", "src");
-    run("broadcast", t,
-        [&](cudaStream_t s) { return ncclBroadcast(t.raw_data(), t.raw_data(), byte_size(t), ncclUint8, src, comm_, s); });
+    run(make_signature(Collective::broadcast, rank_, &t, -1, src), t, [&](cudaStream_t s) {
+      check_rank(src, "broadcast", "src");
+      return ncclBroadcast(t.raw_data(), t.raw_data(), byte_size(t), ncclUint8, src, comm_, s);
+    });
     t.bump_version();
   }
 
   Tensor all_gather(const Tensor& t) override {
-    check(t, "all_gather");
-    Tensor out = empty(all_gather_shape(t), t.dtype(), t.device());
-    run("all_gather", t,
-        [&](cudaStream_t s) { return ncclAllGather(t.raw_data(), out.raw_data(), byte_size(t), ncclUint8, comm_, s); });
+    Tensor out;
+    run(make_signature(Collective::all_gather, rank_, &t), t, [&](cudaStream_t s) {
+      out = empty(all_gather_shape(t), t.dtype(), t.device());
+      return ncclAllGather(t.raw_data(), out.raw_data(), byte_size(t), ncclUint8, comm_, s);
+    });
     return out;
   }
 
   Tensor reduce_scatter(const Tensor& t, ReduceOp op) override {
-    check(t, "reduce_scatter");
-    if (t.dim() == 0 || t.size(0) % world_size_ != 0)
-      throw Error("dist.reduce_scatter: the first dimension of " + t.shape_str() + " must be a multiple of the world size " +
-                  std::to_string(world_size_));
-    ncclDataType_t type = nccl_dtype(t.dtype(), "reduce_scatter");
-    Shape chunk_sizes = t.sizes();
-    chunk_sizes[0] /= world_size_;
-    Tensor out = empty(chunk_sizes, t.dtype(), t.device());
-    run("reduce_scatter", t, [&](cudaStream_t s) {
-      return ncclReduceScatter(t.raw_data(), out.raw_data(), static_cast<size_t>(out.numel()), type, nccl_op(op), comm_, s);
+    Tensor out;
+    run(make_signature(Collective::reduce_scatter, rank_, &t, static_cast<int64_t>(op)), t, [&](cudaStream_t s) {
+      if (t.dim() == 0 || t.size(0) % world_size_ != 0)
+        throw Error("dist.reduce_scatter: the first dimension of " + t.shape_str() +
+                    " must be a multiple of the world size " + std::to_string(world_size_));
+      ncclDataType_t type = nccl_dtype(t.dtype(), op, "reduce_scatter");
+      Shape chunk_sizes = t.sizes();
+      chunk_sizes[0] /= world_size_;
+      out = empty(chunk_sizes, t.dtype(), t.device());
+      return ncclReduceScatter(t.raw_data(), out.raw_data(), static_cast<size_t>(out.numel()), type, nccl_op(op),
+                               comm_, s);
     });
     return out;
   }
 
   // NCCL has no barrier: an all-reduce of one number needs every rank, as one would.
   void barrier() override {
-    run("barrier", Tensor(), [&](cudaStream_t s) {
+    run(make_signature(Collective::barrier, rank_, nullptr), Tensor(), [&](cudaStream_t s) {
       void* p = barrier_buffer_.raw_data();
       return ncclAllReduce(p, p, 1, ncclFloat32, ncclSum, comm_, s);
     });
   }
 
   void send(const Tensor& t, int dst) override {
-    check(t, "send");
-    check_rank(dst, "send", "dst");
-    run("send", t, [&](cudaStream_t s) { return ncclSend(t.raw_data(), byte_size(t), ncclUint8, dst, comm_, s); });
+    check_rank(dst, "send", "dst");  // before the check: it needs a peer
+    run(make_signature(Collective::send, rank_, &t, -1, dst), t,
+        [&](cudaStream_t s) { return ncclSend(t.raw_data(), byte_size(t), ncclUint8, dst, comm_, s); });
   }
 
   void recv(Tensor& t, int src) override {
-    check(t, "recv");
     check_rank(src, "recv", "src");
-    run("recv", t, [&](cudaStream_t s) { return ncclRecv(t.raw_data(), byte_size(t), ncclUint8, src, comm_, s); });
+    run(make_signature(Collective::recv, rank_, &t, -1, src), t,
+        [&](cudaStream_t s) { return ncclRecv(t.raw_data(), byte_size(t), ncclUint8, src, comm_, s); });
     t.bump_version();
   }
 
@@ -327,23 +345,89 @@ class NcclCommunicator : public Communicator {
     }
   }
 
-  // Runs one collective: one at a time (like Gloo's context, a communicator is used
-  // by one thread), numbered for the heartbeats; a failure aborts the communicator
-  // and becomes an Error naming the ranks to blame. The group is broken after it.
+  // Runs one call: one at a time (like Gloo's context, a communicator is used by one
+  // thread), numbered for the heartbeats, after the ranks agree on it (Note
+  // [Collective checks]). A failure of NCCL or CUDA aborts the communicator and
+  // becomes an Error naming the ranks to blame; the group is broken after it. A
+  // disagreement or a refused argument is an Error that leaves the group usable.
   template <class Launch>
-  void run(const char* what, const Tensor& t, Launch&& launch) {
+  void run(const CallSignature& sig, const Tensor& t, Launch&& launch) {
+    const char* what = collective_name(sig.call);
     std::lock_guard<std::mutex> lock(mutex_);
     if (!broken_.empty()) throw Error("dist." + std::string(what) + ": the process group failed earlier: " + broken_);
-    uint64_t number = liveness_->enter_collective();
+    uint64_t number = liveness_->enter_collective(sig.describe());
     DeviceScope scope(device_);
-    std::string failure = enqueue_and_wait(launch);
+    std::string failure;
+    try {
+      if (sig.call == Collective::send || sig.call == Collective::recv)
+        check_point_to_point(transport_, sig, static_cast<int>(sig.root), number);
+      else
+        check_collective(transport_, sig, number);
+      if (sig.call != Collective::barrier) check(t, what);
+      if (sig.has_tensor && t.numel() == 0) return;  // nothing to move, on every rank alike
+      failure = enqueue_and_wait(launch);
+    } catch (const CheckFailure& f) {
+      failure = f.what();
+    }
     if (failure.empty()) return;
     ncclCommAbort(comm_);  // stops NCCL's kernel, which would otherwise wait for the peer forever
     comm_ = nullptr;
-    std::string size = t.defined() ? " of " + t.shape_str() + " " + dtype_name(t.dtype()) : "";
-    broken_ = "collective #" + std::to_string(number) + " (" + what + size + ") failed on rank " + std::to_string(rank_) +
-              ": " + liveness_->diagnose(number) + " [nccl: " + failure + "]";
+    broken_ = "collective #" + std::to_string(number) + " (" + sig.describe() + ") failed on rank " +
+              std::to_string(rank_) + ": " + liveness_->diagnose(number) + " [nccl: " + failure + "]";
     throw Error("dist." + std::string(what) + ": " + broken_);
+  }
+
+  // The transfers of Note [Collective checks], through NCCL on a small buffer of this
+  // GPU; a failure throws CheckFailure, which run() handles as any NCCL failure.
+  CheckTransport check_transport() {
+    CheckTransport c;
+    c.rank = rank_;
+    c.world_size = world_size_;
+    c.all_reduce_max = [this](int64_t* words, size_t n) {
+      words_on_device(words, n, n, [&](void* p, cudaStream_t s) {
+        return ncclAllReduce(p, p, n, ncclInt64, ncclMax, comm_, s);
+      });
+    };
+    c.all_gather = [this](const int64_t* mine, int64_t* all, size_t n) {
+      size_t total = n * static_cast<size_t>(world_size_);
+      std::vector<int64_t> buffer(total);
+      std::copy_n(mine, n, buffer.begin() + static_cast<ptrdiff_t>(n) * rank_);
+      words_on_device(buffer.data(), total, total, [&](void* p, cudaStream_t s) {
+        int64_t* base = static_cast<int64_t*>(p);
+        return ncclAllGather(base + n * static_cast<size_t>(rank_), base, n, ncclInt64, comm_, s);
+      });
+      std::copy(buffer.begin(), buffer.end(), all);
+    };
+    c.swap = [this](int peer, const int64_t* mine, int64_t* theirs, size_t n) {
+      std::vector<int64_t> buffer(2 * n);
+      std::copy_n(mine, n, buffer.begin());
+      words_on_device(buffer.data(), 2 * n, 2 * n, [&](void* p, cudaStream_t s) {
+        int64_t* base = static_cast<int64_t*>(p);
+        ncclResult_t r = ncclGroupStart();
+        if (r != ncclSuccess) return r;
+        ncclResult_t send = ncclSend(base, n, ncclInt64, peer, comm_, s);
+        ncclResult_t recv = ncclRecv(base + n, n, ncclInt64, peer, comm_, s);
+        r = ncclGroupEnd();
+        return send != ncclSuccess ? send : recv != ncclSuccess ? recv : r;
+      });
+      std::copy_n(buffer.begin() + static_cast<ptrdiff_t>(n), n, theirs);
+    };
+    return c;
+  }
+
+  // Copies `n` words to the check buffer on this GPU, runs `launch` on it, and copies
+  // `back` words back into `words`.
+  template <class Launch>
+  void words_on_device(int64_t* words, size_t n, size_t back, Launch&& launch) {
+    if (n > kCheckWords) throw Error("dist (nccl): a check of " + std::to_string(n) + " words is too large");
+    void* p = check_buffer_.raw_data();
+    // On the communicator's stream, so that NCCL's call follows the copy in and the
+    // copy out follows NCCL's call.
+    check_cuda(cudaMemcpyAsync(p, words, n * sizeof(int64_t), cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
+    std::string failure = enqueue_and_wait([&](cudaStream_t s) { return launch(p, s); });
+    if (!failure.empty()) throw CheckFailure(failure);
+    check_cuda(cudaMemcpyAsync(words, p, back * sizeof(int64_t), cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
 
   void check(const Tensor& t, const char* what) const {
@@ -365,6 +449,10 @@ class NcclCommunicator : public Communicator {
   cudaEvent_t ready_ = nullptr;  // the caller's stream reached the collective
   cudaEvent_t done_ = nullptr;   // NCCL's work on stream_ finished
   Tensor barrier_buffer_;
+  // The checks' words: an all-gather of every rank's signature at most.
+  static constexpr size_t kCheckWords = 2 * 1024 * CallSignature::kWords;
+  Tensor check_buffer_;
+  CheckTransport transport_;
   std::unique_ptr<Liveness> liveness_;
   std::mutex mutex_;
   std::string broken_;

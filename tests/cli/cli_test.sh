@@ -268,7 +268,7 @@ else
   expect "graph: a capture problem" 1 "" "nabla: error: compile: the function cannot be captured as a graph:" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry branchy --inputs 'f32[3]'
   mkdir -p "$TMP/folder.$EXT"
-  expect "graph: a render that fails" 1 "" "nabla: error: render: cannot write '$TMP/folder.$EXT': Is a directory" -- \
+  expect "graph: a render that fails" 1 "" "nabla: error: render: cannot write '$TMP/folder.$EXT': it is a folder, not a regular file (nabla replaces only a regular file, or writes through a symlink to one)" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/folder.$EXT"
   expect "graph: the script's own error" 1 "" "$GRAPH_MODELS:5:14: error: invalid literal for int(): 'x'" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp -- x

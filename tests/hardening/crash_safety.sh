@@ -57,6 +57,9 @@ extra_files() { ls -A "$WORK" | grep -v -x -e a.safetensors -e b.safetensors -e 
 # the file it left. Sets `verdict` to old, new or corrupt.
 kill_one() {
   cp "$B" "$CKPT"  # the first save is of A: before it, the path holds B
+  # Emptied here, not only by the child's redirection, which runs after the fork: the
+  # wait below must not find the last run's "saving" and kill a child not yet started.
+  : >"$WORK/log"
   "$NABLA" "$HERE/save_loop.dsl" loop "$WORK" >"$WORK/log" 2>&1 &
   local pid=$! waited=0
   until grep -q '^saving' "$WORK/log" 2>/dev/null; do

@@ -5,6 +5,9 @@
 //   # CHECK: text           a line of the printed result contains `text`
 //   # CHECK-NOT: text       no line between the neighbouring CHECK matches contains it
 //   # NOTE: text            some explanation note of the run contains `text`
+//   # ERROR: text           reading and verifying the file (and the pipeline, if
+//                           any) fails with an error that contains `text`: a
+//                           verifier golden case (no RUN line needed)
 //
 // Like LLVM's FileCheck, but simpler: the printed graph is split into lines; each
 // CHECK, in file order, matches the first line at or after the line below the
@@ -60,7 +63,7 @@ GoldenCase read_directives(const std::string& text) {
   std::vector<std::string> lines = split_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string line = lines[i].substr(std::min(lines[i].size(), lines[i].find_first_not_of(" \t")));
-    for (const char* kind : {"RUN", "CHECK", "CHECK-NOT", "NOTE"}) {
+    for (const char* kind : {"RUN", "CHECK", "CHECK-NOT", "NOTE", "ERROR"}) {
       std::string prefix = std::string("# ") + kind + ":";
       if (line.rfind(prefix, 0) != 0) continue;
       std::string rest = line.substr(prefix.size());
@@ -116,9 +119,27 @@ int total_changes(const std::vector<PassRecord>& records) {
   return n;
 }
 
+// An ERROR case: the text must be refused, by the parser, the verifier or the pipeline,
+// with every ERROR line's text in the message.
+void run_error_file(const GoldenCase& c, const std::string& text) {
+  std::string error = "(no error)";
+  try {
+    Graph g = parse_graph(text);
+    verify(g);
+    if (!c.pipeline.empty()) run_pipeline(g, parse_pipeline(c.pipeline), {});
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  INFO("error: " << error);
+  for (const Directive& d : c.directives)
+    if (d.kind == "ERROR") CHECK_MESSAGE(error.find(d.text) != std::string::npos, "line " << d.line << ": ERROR: " << d.text);
+}
+
 void run_golden_file(const std::filesystem::path& path) {
   std::string text = read_text(path);
   GoldenCase c = read_directives(text);
+  for (const Directive& d : c.directives)
+    if (d.kind == "ERROR") return run_error_file(c, text);
   REQUIRE_MESSAGE(!c.pipeline.empty(), "no '# RUN: <pipeline>' line");
   Graph g = parse_graph(text);
   PipelineOptions opt;
