@@ -133,10 +133,16 @@ struct Evaluator::Impl {
   void locate(LangError& e, const SourceSpan& span);
   [[noreturn]] void rethrow_located(const SourceSpan& span);
 
+  // Checks for an interrupt before and after the statement: a Ctrl-C that came during
+  // its native work (a long matmul, a save) stops the run here, at this statement,
+  // also when it is the program's last (Note [Interrupts] in interp/interpreter.cpp).
   Flow exec(const Stmt& s) {
     try {
+      ev.check_interrupt();
       ev.count_step();
-      return exec_inner(s);
+      Flow f = exec_inner(s);
+      ev.check_interrupt();
+      return f;
     } catch (...) {
       rethrow_located(s.span);
     }

@@ -228,7 +228,7 @@ Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
       if (obj.tag == Tag::Range) {
         auto* r = obj.as<RangeObj>();
         int64_t k = wrap_index(index_int(i, "range"), r->size(), "range");
-        return Value::integer(r->start + k * r->step);
+        return Value::integer(r->at(k));
       }
       if (obj.tag == Tag::Str) {
         const std::string& s = obj.as<StrObj>()->s;

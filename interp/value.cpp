@@ -31,9 +31,24 @@ Value make_native(std::string name, NativeFn fn) {
   return Value::object(Tag::Native, std::move(n));
 }
 
+// In unsigned arithmetic: stop - start passes INT64_MAX in range(-2**63, 2**63 - 1),
+// whose 2**64 - 1 elements len() cannot give (Python's OverflowError).
 int64_t RangeObj::size() const {
-  if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
-  return start > stop ? (start - stop - step - 1) / (-step) : 0;
+  if (step > 0 ? stop <= start : start <= stop) return 0;
+  uint64_t span = step > 0 ? static_cast<uint64_t>(stop) - static_cast<uint64_t>(start)
+                           : static_cast<uint64_t>(start) - static_cast<uint64_t>(stop);
+  uint64_t stride = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+  uint64_t n = (span - 1) / stride + 1;
+  if (n > static_cast<uint64_t>(INT64_MAX))
+    throw Error("range(" + std::to_string(start) + ", " + std::to_string(stop) + ", " + std::to_string(step) +
+                ") has " + std::to_string(n) + " elements, more than a 64-bit int counts");
+  return static_cast<int64_t>(n);
+}
+
+// start + k * step, which is in the range for k < size() even where k * step alone
+// would overflow (wrapping arithmetic, exact modulo 2**64).
+int64_t RangeObj::at(int64_t k) const {
+  return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(k) * static_cast<uint64_t>(step));
 }
 
 int Module::slot_of(const std::string& n) {

@@ -140,7 +140,8 @@ struct DictObj : Obj, Tracked {
 
 struct RangeObj : Obj {
   int64_t start = 0, stop = 0, step = 1;
-  int64_t size() const;
+  int64_t size() const;     // an Error past INT64_MAX elements
+  int64_t at(int64_t k) const;  // element k < size(), without overflow
 };
 
 class Evaluator;

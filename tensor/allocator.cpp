@@ -56,12 +56,14 @@ bool fits_in_system(size_t bytes, const SystemMemory& m) {
 }
 }  // namespace
 
-std::string CpuAllocator::out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m) {
+std::string CpuAllocator::out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m,
+                                                const std::string& what) {
   std::string expression = origin_expression(origin);
   std::string where = expression.empty() ? origin_text(origin) : expression;
   std::string message = "out of memory: tried to allocate " + cuda::format_bytes(requested) + " (" +
                         std::to_string(requested) + " bytes) on the CPU";
-  if (!where.empty()) message += " for '" + where + "'";
+  if (!what.empty()) message += " for " + what;
+  else if (!where.empty()) message += " for '" + where + "'";
   message += " (";
   if (m.known) message += cuda::format_bytes(m.available) + " available of " + cuda::format_bytes(m.total) + "; ";
   message += "nabla holds " + cuda::format_bytes(stats_.allocated) + " in tensors";
@@ -166,8 +168,34 @@ size_t CpuAllocator::set_limit(size_t bytes) {
   return std::exchange(limit_, bytes);
 }
 
-void CpuAllocator::throw_over_limit(size_t nbytes) {
-  throw Error("memory budget of " + std::to_string(limit_) + " bytes exceeded: a tensor needs " + std::to_string(nbytes) +
+// Note [Host memory budget]
+// Strings and lists are not tensors and are not allocated here, so `allocated` and the
+// budget of set_limit do not count them as they live. What the budget does see is the
+// request of a builtin that is about to build a big one from a count (repetition,
+// join, padding, the list of a range): check_host_request compares it with the budget
+// left by the tensors in use and, from kCheckedBytes, with what the system can give,
+// before a byte is taken. So `"ab" * 2**62` or `[0] * 10**10` fails at once, with the
+// errors of a tensor that size, instead of growing memory for a minute; the strings
+// and lists already alive are not added up (a list grown by append goes unseen).
+void CpuAllocator::check_host_request(size_t count, size_t item_bytes, const std::string& what) {
+  size_t nbytes;
+  if (__builtin_mul_overflow(count, item_bytes, &nbytes) || nbytes > kLargestRequest)
+    throw Error("out of memory: " + what + " needs " + std::to_string(count) + " x " + std::to_string(item_bytes) +
+                " bytes, more than any machine has (2^62)");
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (limit_ && nbytes > limit_ - std::min(limit_, stats_.allocated)) throw_over_limit(nbytes, what);
+  if (nbytes < kCheckedBytes) return;
+  SystemMemory m = system_memory();
+  if (!fits_in_system(nbytes, m)) {
+    empty_cache_locked();
+    m = system_memory();
+    if (!fits_in_system(nbytes, m))
+      throw Error(out_of_memory_message(nbytes, 0, m, what));
+  }
+}
+
+void CpuAllocator::throw_over_limit(size_t nbytes, const std::string& what) {
+  throw Error("memory budget of " + std::to_string(limit_) + " bytes exceeded: " + what + " needs " + std::to_string(nbytes) +
               " bytes and " + std::to_string(stats_.allocated) + " bytes are in use by tensors");
 }
 

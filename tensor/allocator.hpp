@@ -48,6 +48,10 @@ class CpuAllocator {
   // memory is taken. The interpreter's memory budget (Interpreter::set_limits,
   // `nabla --max-memory`) sets it while an eval runs. Returns the previous cap.
   size_t set_limit(size_t bytes);
+  // Asks before a big string or list is built (Note [Host memory budget]): throws the
+  // same Errors allocate() would for `count` items of `item_bytes` bytes, named
+  // `what` ("a str", "a list"), and takes nothing. The cap counts the tensors in use.
+  void check_host_request(size_t count, size_t item_bytes, const std::string& what);
 
   // Requests round up to a size class: 64-byte steps below 4 KiB, then four classes
   // per power of two, so rounding wastes at most 25%.
@@ -58,7 +62,8 @@ class CpuAllocator {
   // A new block from the system (the cache had none); Note [CPU out of memory].
   Header* system_block(size_t requested, size_t cls, OriginId origin);
   [[noreturn]] void fail_out_of_memory(size_t requested, OriginId origin, const SystemMemory& m);
-  std::string out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m);
+  std::string out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m,
+                                    const std::string& what = "");
   void release_to_system(Header* h);
   void empty_cache_locked();
 
@@ -68,7 +73,7 @@ class CpuAllocator {
   AllocatorStats stats_;
   size_t cached_bytes_ = 0;
   size_t limit_ = 0;  // set_limit
-  [[noreturn]] void throw_over_limit(size_t nbytes);
+  [[noreturn]] void throw_over_limit(size_t nbytes, const std::string& what = "a tensor");
 };
 
 }  // namespace nabla
