@@ -204,7 +204,11 @@ void install_builtins(Evaluator& ev) {
     Bound b = bind("enumerate", a, {"iterable", "start"}, 1);
     int64_t k = b.has(1) ? as_int(b[1], "enumerate(): start") : 0;
     std::vector<Value> out;
-    for (auto& x : ev.iterate(b[0])) out.push_back(make_tuple({Value::integer(k++), x}));
+    std::vector<Value> items = ev.iterate(b[0]);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0 && __builtin_add_overflow(k, 1, &k)) fail("integer overflow in enumerate(): the index passed 2**63 - 1");
+      out.push_back(make_tuple({Value::integer(k), std::move(items[i])}));
+    }
     return make_list(std::move(out));
   });
   install_function(ev, "zip", [](Evaluator& ev, CallArgs& a) {

@@ -212,14 +212,18 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
       for (auto& x : items) n += values_equal(x, a.pos[0]);
       return Value::integer(n);
     }
+    // Growth is charged to the memory budget first (Note [Host memory budget]).
     if (name == "append") {
       arity(a, name, 1, 1);
+      self.as<ListObj>()->reserve_items(1);
       items.push_back(a.pos[0]);
       return Value();
     }
     if (name == "extend") {
       arity(a, name, 1, 1);
-      for (auto& x : ev.iterate(a.pos[0])) items.push_back(x);
+      std::vector<Value> more = ev.iterate(a.pos[0]);
+      self.as<ListObj>()->reserve_items(more.size());
+      for (auto& x : more) items.push_back(std::move(x));
       return Value();
     }
     if (name == "insert") {
@@ -228,6 +232,7 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
       int64_t i = index_int(a.pos[0], "list");
       if (i < 0) i = std::max<int64_t>(0, i + n);
       i = std::min(i, n);
+      self.as<ListObj>()->reserve_items(1);
       items.insert(items.begin() + i, a.pos[1]);
       return Value();
     }

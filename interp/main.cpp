@@ -4,9 +4,10 @@
 // and --version/--help/--list-ops; --max-steps, --max-memory and --sandbox before any
 // of them but launch set the interpreter's Limits (docs/hardening.md).
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
-// syntax error, 130 when Ctrl-C (SIGINT) stopped it. Errors go to stderr. Uses the language only through the embedding
-// API (interp/interpreter.hpp); reads the pass registry (passes/pass_manager.hpp) to
-// reject a bad `nabla graph --passes` before the file runs.
+// syntax error, 130 when Ctrl-C (SIGINT) stopped it. Errors go to stderr. Uses the
+// language only through the embedding API (interp/interpreter.hpp); reads the pass
+// registry (passes/pass_manager.hpp) to reject a bad `nabla graph --passes` before the
+// file runs.
 #include <unistd.h>
 
 #include <algorithm>

@@ -128,7 +128,7 @@ void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
   if (nbytes > kLargestRequest) [[unlikely]]
     fail_out_of_memory(nbytes, origin, system_memory());
   size_t cls = size_class(nbytes);
-  if (limit_ && cls > limit_ - std::min(limit_, stats_.allocated)) [[unlikely]] {
+  if (limit_ && cls > limit_ - std::min(limit_, budget_in_use())) [[unlikely]] {
     --stats_.allocations;  // as fail_out_of_memory does: the allocation did not happen
     throw_over_limit(nbytes);
   }
@@ -165,25 +165,49 @@ void CpuAllocator::deallocate(void* ptr, size_t) {
 
 size_t CpuAllocator::set_limit(size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
+  has_limit_.store(bytes != 0);
   return std::exchange(limit_, bytes);
 }
 
 // Note [Host memory budget]
-// Strings and lists are not tensors and are not allocated here, so `allocated` and the
-// budget of set_limit do not count them as they live. What the budget does see is the
-// request of a builtin that is about to build a big one from a count (repetition,
-// join, padding, the list of a range): check_host_request compares it with the budget
-// left by the tensors in use and, from kCheckedBytes, with what the system can give,
-// before a byte is taken. So `"ab" * 2**62` or `[0] * 10**10` fails at once, with the
-// errors of a tensor that size, instead of growing memory for a minute; the strings
-// and lists already alive are not added up (a list grown by append goes unseen).
+// Strings and lists (the interpreter's str, list and tuple) are not tensors and are
+// not allocated here, but the memory budget counts them too:
+//  - live: each str is charged its bytes when it is made and refunded when it goes,
+//    each list or tuple the bytes of its items' array, again before an append or
+//    extend grows it (interp/value.cpp keeps the books; container_methods.cpp grows).
+//    add_host() keeps the total that host_bytes() reports; the budget of set_limit
+//    counts it with the tensors (budget_in_use), and check_host_budget() is where a
+//    new str or list meets the budget: past it, the budget's error, before it is made.
+//  - ahead: a builtin about to build a big one from a count (repetition, join,
+//    replace, the list of a range) calls check_host_request first, which also
+//    compares it, from kCheckedBytes, with what the system can give. So `"ab" * 2**62`
+//    or `[0] * 10**10` fails at once, instead of growing memory for a minute.
+// The charge is an estimate: the str's bytes and the list's 24-byte slots, not the
+// objects' headers, nor dicts. value.cpp passes small charges on in batches of 64 KiB
+// per thread (an atomic add per str would cost 5% of a string-heavy loop), so the
+// total may lag by that much.
+void CpuAllocator::add_host(int64_t delta) noexcept { host_bytes_.fetch_add(delta, std::memory_order_relaxed); }
+
+size_t CpuAllocator::host_bytes() const {
+  return static_cast<size_t>(std::max<int64_t>(0, host_bytes_.load(std::memory_order_relaxed)));
+}
+
+void CpuAllocator::check_host_budget(size_t nbytes, const char* what) {
+  if (!has_limit_.load(std::memory_order_relaxed)) [[likely]]
+    return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (limit_ && nbytes > limit_ - std::min(limit_, budget_in_use())) throw_over_limit(nbytes, what);
+}
+
 void CpuAllocator::check_host_request(size_t count, size_t item_bytes, const std::string& what) {
   size_t nbytes;
   if (__builtin_mul_overflow(count, item_bytes, &nbytes) || nbytes > kLargestRequest)
     throw Error("out of memory: " + what + " needs " + std::to_string(count) + " x " + std::to_string(item_bytes) +
                 " bytes, more than any machine has (2^62)");
+  if (nbytes < kCheckedBytes && !has_limit_.load(std::memory_order_relaxed)) [[likely]]
+    return;  // the common case (every str +) takes no lock
   std::lock_guard<std::mutex> lock(mutex_);
-  if (limit_ && nbytes > limit_ - std::min(limit_, stats_.allocated)) throw_over_limit(nbytes, what);
+  if (limit_ && nbytes > limit_ - std::min(limit_, budget_in_use())) throw_over_limit(nbytes, what);
   if (nbytes < kCheckedBytes) return;
   SystemMemory m = system_memory();
   if (!fits_in_system(nbytes, m)) {
@@ -195,8 +219,10 @@ void CpuAllocator::check_host_request(size_t count, size_t item_bytes, const std
 }
 
 void CpuAllocator::throw_over_limit(size_t nbytes, const std::string& what) {
+  size_t host = host_bytes();
   throw Error("memory budget of " + std::to_string(limit_) + " bytes exceeded: " + what + " needs " + std::to_string(nbytes) +
-              " bytes and " + std::to_string(stats_.allocated) + " bytes are in use by tensors");
+              " bytes and " + std::to_string(stats_.allocated) + " bytes are in use by tensors" +
+              (host ? " and " + std::to_string(host) + " by strings and lists" : std::string()));
 }
 
 AllocatorStats CpuAllocator::stats() {

@@ -5,6 +5,7 @@
 // memory_summary can name the lines that hold memory (Note [CPU block headers]).
 // Thread-safe; it must not know about tensors (storage.hpp owns blocks).
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -48,10 +49,16 @@ class CpuAllocator {
   // memory is taken. The interpreter's memory budget (Interpreter::set_limits,
   // `nabla --max-memory`) sets it while an eval runs. Returns the previous cap.
   size_t set_limit(size_t bytes);
-  // Asks before a big string or list is built (Note [Host memory budget]): throws the
-  // same Errors allocate() would for `count` items of `item_bytes` bytes, named
-  // `what` ("a str", "a list"), and takes nothing. The cap counts the tensors in use.
+  // The interpreter's strings and lists under the budget (Note [Host memory budget]).
+  // check_host_request asks before a big one is built: throws the Errors allocate()
+  // would for `count` items of `item_bytes` bytes, named `what` ("a str", "a list"),
+  // and takes nothing. check_host_budget is its cheap form for a str or list about to
+  // be made (the budget only). add_host counts the bytes of live ones (a negative
+  // delta when they go); host_bytes is their total.
   void check_host_request(size_t count, size_t item_bytes, const std::string& what);
+  void check_host_budget(size_t nbytes, const char* what);
+  void add_host(int64_t delta) noexcept;
+  size_t host_bytes() const;
 
   // Requests round up to a size class: 64-byte steps below 4 KiB, then four classes
   // per power of two, so rounding wastes at most 25%.
@@ -73,6 +80,9 @@ class CpuAllocator {
   AllocatorStats stats_;
   size_t cached_bytes_ = 0;
   size_t limit_ = 0;  // set_limit
+  std::atomic<bool> has_limit_{false};  // limit_ != 0, read without the lock by charge_host
+  std::atomic<int64_t> host_bytes_{0};  // add_host's sum (below 0 for a moment across threads)
+  size_t budget_in_use() const { return stats_.allocated + host_bytes(); }  // what the cap counts
   [[noreturn]] void throw_over_limit(size_t nbytes, const std::string& what = "a tensor");
 };
 

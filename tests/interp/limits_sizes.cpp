@@ -77,6 +77,34 @@ TEST_CASE("sizes: strings and lists built from a count are checked against --max
   CHECK(s.run("let v = \"a\" * 1000\nprint(len(v), len([0] * 1000))") == "1000 1000\n");
 }
 
+TEST_CASE("sizes: live strings and lists count under --max-memory, and give their bytes back") {
+  Session s;
+  auto& a = nabla::CpuAllocator::instance();
+  s.run("import nn\nlet m = nn.Linear(4, 3)");
+  size_t before = a.host_bytes();
+  MESSAGE("strings and lists of a session with nn imported: " << before << " bytes");
+  CHECK(before < (size_t(1) << 20));
+  s.run("let big = \"x\" * 10000000\nlet many = [0] * 1000000");
+  CHECK(a.host_bytes() >= before + 10000000 + 24000000);
+  s.run("big = none\nmany = none");
+  CHECK(a.host_bytes() < before + (size_t(1) << 20));
+  // Under a budget, a list grown by append and a string grown by + stop at it.
+  s.interp.set_limits(memory(size_t(50) << 20));
+  std::string e = quick_error(s, "let l = []\nwhile true { l.append(\"y\" * 100000) }");
+  CHECK(contains(e, "t.dsl:2:23: error: memory budget of 52428800 bytes exceeded: a str needs 100000 bytes and "));
+  CHECK(contains(e, " by strings and lists"));
+  e = quick_error(s, "let n = []\nlet i = 0\nwhile true {\n  n.append(i)\n  i = i + 1\n}");
+  CHECK(contains(e, "t.dsl:4:3: error: memory budget of 52428800 bytes exceeded: a list needs"));
+  e = quick_error(s, "let t = \"\"\nwhile true { t = t + \"abcdefgh\" * 1000 }");
+  CHECK(contains(e, "memory budget of 52428800 bytes exceeded: a str needs"));
+  e = quick_error(s, "let d = [1]\nwhile true { d[0:0] = d }");
+  CHECK(contains(e, "memory budget of 52428800 bytes exceeded: a list needs"));
+  // What those loops made is given back; the session goes on under the budget.
+  s.run("l = none\nn = none\nt = none\nd = none");
+  CHECK(a.host_bytes() < before + (size_t(1) << 20));
+  CHECK(s.run("print(len(\"z\" * 1000000))") == "1000000\n");
+}
+
 TEST_CASE("sizes: check_host_request names what it was asked for") {
   auto& a = nabla::CpuAllocator::instance();
   CHECK_NOTHROW(a.check_host_request(1000, 24, "a list"));
