@@ -322,12 +322,12 @@ std::string format_value(const Value& v0, const std::string& text) {
   if (v.tag == Tag::Int || v.tag == Tag::Bool) {  // a bool formats as its int under a spec
     if (is_int_type(s.type) || s.type == 0 || s.type == 'n') return format_int(s, int_of(v));
     if (is_float_type(s.type)) return format_float(s, static_cast<double>(int_of(v)));
-    spec_error(s, std::string("unknown format code '") + s.type + "' for an int");
+    fail(std::string("unknown format code '") + s.type + "' for a number");
   }
   if (v.tag == Tag::Float) {
     if (is_float_type(s.type) || s.type == 0 || s.type == 'n') return format_float(s, v.f);
     if (is_int_type(s.type)) spec_error(s, std::string("'") + s.type + "' needs an int, got float");
-    spec_error(s, std::string("unknown format code '") + s.type + "' for a float");
+    fail(std::string("unknown format code '") + s.type + "' for a number");
   }
   if (s.type != 0 && s.type != 's') {
     if (is_int_type(s.type) || is_float_type(s.type) || s.type == 'n')

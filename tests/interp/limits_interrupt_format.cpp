@@ -132,13 +132,14 @@ TEST_CASE("format: specs as Python's format() prints them") {
       {"65", "+c", "a sign is not allowed with 'c'"},
       {"-1", "c", "'c' needs a code point in [0, 0x10FFFF], got -1"},
       {"5", "z", "'z' is not allowed with an int"},
-      {"5", "s", "unknown format code 's' for an int"},
+      {"5", "s", "unknown format code 's' for a number"},
       {"1.0", ",n", "',' is not allowed with 'n'"},
       {"5", "1000001", "the width is larger than 1000000"},
   };
   for (const Case& c : errors) {
     std::string e = s.error("print(f\"{" + std::string(c.value) + ":" + c.spec + "}\")");
-    CHECK_MESSAGE(contains(e, std::string("format spec '") + c.spec + "'"), e);
+    if (std::string(c.want).rfind("unknown format code", 0) != 0)  // as tests/lang/errors_runtime.dsl has it
+      CHECK_MESSAGE(contains(e, std::string("format spec '") + c.spec + "'"), e);
     CHECK_MESSAGE(contains(e, c.want), e);
   }
 }
