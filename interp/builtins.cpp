@@ -196,11 +196,19 @@ void install_builtins(Evaluator& ev) {
     return total;
   });
   install_function(ev, "round", round_builtin);
+  install_function(ev, "divmod", divmod_builtin);
+  install_function(ev, "pow", [tensor_pow = op_functions()["pow"]](Evaluator& ev, CallArgs& a) {
+    return pow_builtin(ev, a, tensor_pow);
+  });
   install_function(ev, "enumerate", [](Evaluator& ev, CallArgs& a) {
     Bound b = bind("enumerate", a, {"iterable", "start"}, 1);
     int64_t k = b.has(1) ? as_int(b[1], "enumerate(): start") : 0;
     std::vector<Value> out;
-    for (auto& x : ev.iterate(b[0])) out.push_back(make_tuple({Value::integer(k++), x}));
+    std::vector<Value> items = ev.iterate(b[0]);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0 && __builtin_add_overflow(k, 1, &k)) fail("integer overflow in enumerate(): the index passed 2**63 - 1");
+      out.push_back(make_tuple({Value::integer(k), std::move(items[i])}));
+    }
     return make_list(std::move(out));
   });
   install_function(ev, "zip", [](Evaluator& ev, CallArgs& a) {
@@ -359,9 +367,12 @@ void install_builtins(Evaluator& ev) {
     Bound b = bind("linspace", a, {"start", "end", "steps"}, 3);
     double s = as_num(b[0], "linspace()"), e = as_num(b[1], "linspace()");
     int64_t n = as_int(b[2], "linspace(): steps");
-    std::vector<double> v;
-    for (int64_t k = 0; k < n; ++k) v.push_back(n == 1 ? s : s + (e - s) * static_cast<double>(k) / static_cast<double>(n - 1));
-    return finish(tensor_from(v, {n}, o.dtype.value_or(DType::f32)), o, "linspace");
+    if (n < 0) fail("linspace(): steps must be non-negative, got " + std::to_string(n));
+    // The tensor first, as arange's: a huge count meets the allocator's checks at once.
+    Tensor values = empty({n}, DType::f64);
+    double* v = values.data<double>();
+    for (int64_t k = 0; k < n; ++k) v[k] = n == 1 ? s : s + (e - s) * static_cast<double>(k) / static_cast<double>(n - 1);
+    return finish(to_dtype(values, o.dtype.value_or(DType::f32)), o, "linspace");
   });
   install_function(ev, "manual_seed", [](Evaluator&, CallArgs& a) {
     Bound b = bind("manual_seed", a, {"seed"}, 1);

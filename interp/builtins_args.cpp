@@ -126,6 +126,7 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
   }
   std::vector<int64_t> shape;
   std::vector<double> values;
+  std::vector<int64_t> ints;  // the same values exactly, while no float came (2**53 + 1 is not a double)
   int kind = 0;  // 0 bool, 1 int, 2 float
   bool any = false;
   std::function<void(const Value&, size_t)> walk = [&](const Value& x, size_t depth) {
@@ -145,15 +146,19 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
     any = true;
     if (x.tag == Tag::Bool) {
       values.push_back(x.b ? 1 : 0);
+      ints.push_back(x.b ? 1 : 0);
     } else if (x.tag == Tag::Int) {
       values.push_back(static_cast<double>(x.i));
+      ints.push_back(x.i);
       kind = std::max(kind, 1);
     } else if (x.tag == Tag::Float) {
       values.push_back(x.f);
       kind = 2;
     } else if (x.tag == Tag::Tensor && x.t.numel() == 1) {
+      bool floating = is_floating(x.t.dtype());
       values.push_back(x.t.item());
-      kind = std::max(kind, is_floating(x.t.dtype()) ? 2 : x.t.dtype() == DType::b8 ? 0 : 1);
+      ints.push_back(floating ? 0 : x.t.item_int());
+      kind = std::max(kind, floating ? 2 : x.t.dtype() == DType::b8 ? 0 : 1);
     } else {
       fail(std::string("tensor(): expected numbers or nested lists of numbers, got ") + type_name(x));
     }
@@ -161,7 +166,11 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
   walk(v, 0);
   DType dt = dtype ? *dtype : kind == 2 ? DType::f32 : kind == 1 ? DType::i64 : DType::b8;
   if (!any && !dtype) dt = DType::f32;
-  return tensor_from(values, Shape(shape), dt);
+  if (kind == 2 || is_floating(dt)) return tensor_from(values, Shape(shape), dt);
+  // Ints exactly: through doubles, int64 max would come back as int64 min.
+  Tensor t = empty(Shape(shape), DType::i64);
+  std::copy(ints.begin(), ints.end(), t.data<int64_t>());
+  return dt == DType::i64 ? t : to_dtype_raw(t, dt);
 }
 
 Value tolist(const Tensor& t) {

@@ -60,6 +60,8 @@ Value sorted_builtin(Evaluator& ev, CallArgs& a);
 Value int_builtin(Evaluator&, CallArgs& a);
 Value float_builtin(Evaluator&, CallArgs& a);
 Value round_builtin(Evaluator&, CallArgs& a);
+Value divmod_builtin(Evaluator&, CallArgs& a);
+Value pow_builtin(Evaluator& ev, CallArgs& a, const Fn& tensor_pow);  // tensor_pow: the op table's
 std::shared_ptr<Module> math_module(Evaluator& ev);
 std::shared_ptr<Module> time_module(Evaluator& ev);
 std::shared_ptr<Module> cuda_module(Evaluator& ev);  // builtins_cuda.cpp

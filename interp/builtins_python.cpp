@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <cmath>
+#include <cstdio>
+#include <tuple>
 
 #include "interp/builtins_internal.hpp"
 
@@ -125,7 +127,9 @@ Value int_builtin(Evaluator&, CallArgs& a) {
         long long r = std::stoll(s, &used, 10);
         std::string rest = s.substr(used);
         if (rest.find_first_not_of(" \t\n") == std::string::npos) return Value::integer(r);
-      } catch (...) {
+      } catch (const std::out_of_range&) {
+        fail("int(): " + repr(v) + " is outside the range of a 64-bit int");
+      } catch (const std::invalid_argument&) {
       }
       fail("invalid literal for int(): " + repr(v));
     }
@@ -155,17 +159,101 @@ Value float_builtin(Evaluator&, CallArgs& a) {
   fail(std::string("float() argument must be a number, str or one-element tensor, not ") + type_name(v));
 }
 
+// round(int, ndigits < 0) in integers, half to even, as Python: round(25, -1) is 20,
+// and no int passes through a double (which would change 2**62 + 1).
+static Value round_int(int64_t x, int64_t ndigits) {
+  if (ndigits >= 0) return Value::integer(x);
+  if (ndigits < -38) return Value::integer(0);  // 10**39 > 2 * |x|: rounds to 0
+  __int128 scale = 1;
+  for (int64_t k = 0; k < -ndigits; ++k) scale *= 10;
+  __int128 q = x / scale, r = x % scale;
+  if (r < 0) r += scale, q -= 1;  // floor division
+  if (2 * r > scale || (2 * r == scale && (q & 1))) q += 1;
+  __int128 out = q * scale;
+  if (out > INT64_MAX || out < INT64_MIN) fail("integer overflow in round()");
+  return Value::integer(static_cast<int64_t>(out));
+}
+
+// round(float, ndigits): the correctly rounded decimal (printf's, half to even on the
+// exact binary value), as Python's: round(2.675, 2) is 2.67, for 2.675 is a little
+// less than it reads; x * 100 would round up first.
+static double round_float(double x, int64_t ndigits) {
+  if (!std::isfinite(x) || ndigits > 323) return x;
+  if (ndigits < -308) return 0.0 * x;
+  if (ndigits >= 0) {
+    std::string text(static_cast<size_t>(std::snprintf(nullptr, 0, "%.*f", static_cast<int>(ndigits), x)), '\0');
+    std::snprintf(text.data(), text.size() + 1, "%.*f", static_cast<int>(ndigits), x);
+    return std::strtod(text.c_str(), nullptr);
+  }
+  double scale = std::pow(10.0, static_cast<double>(-ndigits));
+  double y = x / scale, z = std::nearbyint(y);
+  double r = z * scale;
+  return std::isfinite(r) ? r : x;
+}
+
 Value round_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("round", a, {"number", "ndigits"}, 1);
   double x = as_num(b[0], "round()");
+  bool is_int = b[0].tag == Tag::Int || b[0].tag == Tag::Bool;
   if (!b.has(1)) {
-    if (b[0].tag == Tag::Int) return b[0];
+    if (is_int) return Value::integer(int_of(b[0]));
     return Value::integer(int_from_double(std::nearbyint(x), "round()"));
   }
   int64_t n = as_int(b[1], "round(): ndigits");
-  double scale = std::pow(10.0, static_cast<double>(n));
-  double r = std::nearbyint(x * scale) / scale;
-  return b[0].tag == Tag::Int ? Value::integer(int_from_double(r, "round()")) : Value::number(r);
+  return is_int ? round_int(int_of(b[0]), n) : Value::number(round_float(x, n));
+}
+
+// divmod(a, b): (a // b, a % b), with their errors (Note [Integer overflow] in
+// operators.cpp).
+Value divmod_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("divmod", a, {"a", "b"}, 2);
+  if (!b[0].is_num() || !b[1].is_num())
+    fail(std::string("divmod() needs two numbers, got ") + type_name(b[0]) + " and " + type_name(b[1]));
+  return make_tuple({binary_op(lang::BinaryOp::FloorDiv, b[0], b[1]), binary_op(lang::BinaryOp::Mod, b[0], b[1])});
+}
+
+// The inverse of x modulo m (m > 0), for pow with a negative exponent.
+static int64_t inverse_mod(int64_t x, int64_t m) {
+  __int128 r0 = m, r1 = ((x % m) + m) % m, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    __int128 q = r0 / r1;
+    std::tie(r0, r1) = std::make_pair(r1, r0 - q * r1);
+    std::tie(t0, t1) = std::make_pair(t1, t0 - q * t1);
+  }
+  if (r0 != 1) fail("pow(): base is not invertible for the given modulus");
+  return static_cast<int64_t>(((t0 % m) + m) % m);
+}
+
+// pow(base, exp, mod) on ints, in 128-bit products (no overflow); the result has the
+// sign of mod, as Python's %.
+static Value pow_mod(int64_t base, int64_t exp, int64_t mod) {
+  if (mod == 0) fail("pow(): the modulus must not be 0");
+  __int128 m = mod < 0 ? -static_cast<__int128>(mod) : mod;
+  if (exp < 0) {
+    if (m > INT64_MAX) fail("pow(): the modulus is too large for a negative exponent");
+    base = inverse_mod(base, static_cast<int64_t>(m));
+  }
+  unsigned __int128 e = exp < 0 ? static_cast<unsigned __int128>(-static_cast<__int128>(exp)) : exp;
+  __int128 r = 1 % m, x = ((base % m) + m) % m;
+  for (; e; e >>= 1) {
+    if (e & 1) r = r * x % m;
+    x = x * x % m;
+  }
+  if (mod < 0 && r != 0) r -= m;
+  return Value::integer(static_cast<int64_t>(r));
+}
+
+// pow(base, exp[, mod]): Python's on numbers (base ** exp, its errors included); the
+// op table's pow on tensors.
+Value pow_builtin(Evaluator& ev, CallArgs& a, const Fn& tensor_pow) {
+  for (auto& v : a.pos)
+    if (v.tag == Tag::Tensor) return tensor_pow(ev, a);
+  Bound b = bind("pow", a, {"base", "exp", "mod"}, 2);
+  if (!b.has(2)) return binary_op(lang::BinaryOp::Pow, b[0], b[1]);
+  for (size_t k = 0; k < 3; ++k)
+    if (b[k].tag != Tag::Int && b[k].tag != Tag::Bool)
+      fail(std::string("pow() with a modulus needs three ints, got ") + type_name(b[k]));
+  return pow_mod(int_of(b[0]), int_of(b[1]), int_of(b[2]));
 }
 
 std::shared_ptr<Module> math_module(Evaluator& ev) {
@@ -238,6 +326,19 @@ Value read_text_builtin(Evaluator& ev, CallArgs& a) {
   return make_str(text.str());
 }
 
+// Sleeps in slices of at most 20 ms, so that Ctrl-C ends a long sleep at once
+// (Note [Interrupts] in interp/interpreter.cpp); `seconds` may be inf.
+static void sleep_interruptibly(Evaluator& ev, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  for (;;) {
+    ev.check_interrupt();
+    double left = seconds - std::chrono::duration<double>(Clock::now() - start).count();
+    if (left <= 0) return;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
+  }
+}
+
 // The native `time` module: perf_counter() (monotonic seconds, for timing),
 // time() (seconds since the epoch) and sleep(seconds).
 std::shared_ptr<Module> time_module(Evaluator&) {
@@ -252,8 +353,8 @@ std::shared_ptr<Module> time_module(Evaluator&) {
            ev.check_sandbox("time.sleep()");
            Bound b = bind("sleep", a, {"seconds"}, 1);
            double s = as_num(b[0], "sleep(): seconds");
-           if (s < 0) fail("sleep(): seconds must not be negative");
-           std::this_thread::sleep_for(std::chrono::duration<double>(s));
+           if (!(s >= 0)) fail("sleep(): seconds must be a non-negative number, got " + float_repr(s));
+           sleep_interruptibly(ev, s);
            return Value();
          }));
   m->set("time", make_native("time", [](Evaluator&, CallArgs& a) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "interp/builtins_internal.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla::interp {
 
@@ -100,28 +101,41 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
     }
     if (name == "join") {
       arity(a, name, 1, 1);
-      std::string out;
-      bool first = true;
-      for (auto& x : ev.iterate(a.pos[0])) {
-        if (!first) out += s;
-        first = false;
+      std::vector<Value> parts = ev.iterate(a.pos[0]);
+      size_t total = parts.empty() ? 0 : s.size() * (parts.size() - 1);  // the separators
+      for (auto& x : parts) {
         if (x.tag != Tag::Str) fail(std::string("join() expects strings, got ") + type_name(x));
-        out += x.as<StrObj>()->s;
+        total += x.as<StrObj>()->s.size();
       }
-      return make_str(out);
+      // Note [Host memory budget]: a long separator times many parts is asked for first.
+      if (!parts.empty() && s.size() > SIZE_MAX / parts.size()) total = SIZE_MAX;
+      CpuAllocator::instance().check_host_request(total, 1, "a str");
+      std::string out;
+      out.reserve(total);
+      for (size_t k = 0; k < parts.size(); ++k) {
+        if (k) out += s;
+        out += parts[k].as<StrObj>()->s;
+      }
+      return make_str(std::move(out));
     }
     if (name == "replace") {
       arity(a, name, 2, 2);
       const std::string& from = str_arg(a.pos[0], name);
       const std::string& to = str_arg(a.pos[1], name);
       if (from.empty()) return self;
+      size_t count = 0;
+      for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + from.size())) ++count;
+      // Note [Host memory budget]: each match may grow (a 1-byte match, a 1 MB replacement).
+      if (to.size() > from.size()) CpuAllocator::instance().check_host_request(count, to.size() - from.size(), "a str");
       std::string out;
       size_t b = 0, k;
       while ((k = s.find(from, b)) != std::string::npos) {
-        out += s.substr(b, k - b) + to;
+        out.append(s, b, k - b);
+        out += to;
         b = k + from.size();
       }
-      return make_str(out + s.substr(b));
+      out.append(s, b, std::string::npos);
+      return make_str(std::move(out));
     }
     if (name == "startswith" || name == "endswith") {
       arity(a, name, 1, 1);
@@ -198,14 +212,18 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
       for (auto& x : items) n += values_equal(x, a.pos[0]);
       return Value::integer(n);
     }
+    // Growth is charged to the memory budget first (Note [Host memory budget]).
     if (name == "append") {
       arity(a, name, 1, 1);
+      self.as<ListObj>()->reserve_items(1);
       items.push_back(a.pos[0]);
       return Value();
     }
     if (name == "extend") {
       arity(a, name, 1, 1);
-      for (auto& x : ev.iterate(a.pos[0])) items.push_back(x);
+      std::vector<Value> more = ev.iterate(a.pos[0]);
+      self.as<ListObj>()->reserve_items(more.size());
+      for (auto& x : more) items.push_back(std::move(x));
       return Value();
     }
     if (name == "insert") {
@@ -214,6 +232,7 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
       int64_t i = index_int(a.pos[0], "list");
       if (i < 0) i = std::max<int64_t>(0, i + n);
       i = std::min(i, n);
+      self.as<ListObj>()->reserve_items(1);
       items.insert(items.begin() + i, a.pos[1]);
       return Value();
     }

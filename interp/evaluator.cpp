@@ -14,6 +14,7 @@
 #include "autograd/trace.hpp"
 #include "interp/evaluator_impl.hpp"
 #include "interp/profile.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla::interp {
 
@@ -338,7 +339,7 @@ Flow Evaluator::Impl::exec_for(const ForStmt& f) {
     auto r = *it.as<RangeObj>();
     int64_t n = r.size();
     for (int64_t k = 0; k < n; ++k) {
-      int c = body(Value::integer(r.start + k * r.step));
+      int c = body(Value::integer(r.at(k)));
       if (c == 1) break;
       if (c == 2) return Flow::Return;
     }
@@ -674,8 +675,10 @@ std::vector<Value> Evaluator::iterate(const Value& v) {
       auto* r = v.as<RangeObj>();
       std::vector<Value> out;
       int64_t n = r->size();
+      // Note [Host memory budget]: list(range(10**12)) fails here, before it grows.
+      CpuAllocator::instance().check_host_request(static_cast<size_t>(n), sizeof(Value), "a list of a range");
       out.reserve(static_cast<size_t>(n));
-      for (int64_t k = 0; k < n; ++k) out.push_back(Value::integer(r->start + k * r->step));
+      for (int64_t k = 0; k < n; ++k) out.push_back(Value::integer(r->at(k)));
       return out;
     }
     case Tag::Dict: {

@@ -130,6 +130,19 @@ struct Evaluator::Impl {
     return Flow::Normal;
   }
 
+  // After each statement of a program's top level and of a test block: a Ctrl-C that
+  // came during the statement's native work (a long matmul, a save, the program's last
+  // statement) stops the run here, at that statement (Note [Interrupts] in
+  // interp/interpreter.cpp). Loops and calls check on their own.
+  void check_interrupt_after(const Stmt& s) {
+    if (!ev.interrupt_flag.load(std::memory_order_relaxed)) return;
+    try {
+      ev.throw_interrupt();
+    } catch (...) {
+      rethrow_located(s.span);
+    }
+  }
+
   void locate(LangError& e, const SourceSpan& span);
   [[noreturn]] void rethrow_located(const SourceSpan& span);
 

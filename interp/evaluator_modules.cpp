@@ -196,6 +196,7 @@ Value Evaluator::run_statements(const Program& prog, bool want_value, bool* has_
   for (auto& s : prog.stmts) {
     impl->last_was_expr = false;
     Flow f = impl->exec(*s);
+    impl->check_interrupt_after(*s);
     if (f != Flow::Normal) {
       LangError e(f == Flow::Return ? "'return' outside a function" : stray_flow_message(f));
       impl->locate(e, s->span);
@@ -218,7 +219,11 @@ void Evaluator::run_test_block(const lang::Block& body, const std::shared_ptr<Mo
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();
-  Flow f = impl->exec_block(body);
+  Flow f = Flow::Normal;
+  for (size_t k = 0; k < body.stmts.size() && f == Flow::Normal; ++k) {  // exec_block, checking interrupts
+    f = impl->exec(*body.stmts[k]);
+    impl->check_interrupt_after(*body.stmts[k]);
+  }
   if (f != Flow::Normal && f != Flow::Return) fail(stray_flow_message(f));
 }
 

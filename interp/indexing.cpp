@@ -228,7 +228,7 @@ Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
       if (obj.tag == Tag::Range) {
         auto* r = obj.as<RangeObj>();
         int64_t k = wrap_index(index_int(i, "range"), r->size(), "range");
-        return Value::integer(r->start + k * r->step);
+        return Value::integer(r->at(k));
       }
       if (obj.tag == Tag::Str) {
         const std::string& s = obj.as<StrObj>()->s;
@@ -273,6 +273,7 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
         if (v.tag == Tag::List || v.tag == Tag::Tuple) src = v.as<ListObj>()->items;
         else fail(std::string("can only assign a list or tuple to a list slice, got ") + type_name(v));
         items.erase(items.begin() + start, items.begin() + stop);
+        obj.as<ListObj>()->reserve_items(src.size());  // Note [Host memory budget]
         items.insert(items.begin() + start, src.begin(), src.end());
         return;
       }

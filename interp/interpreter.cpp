@@ -24,6 +24,17 @@ using interp::Evaluator;
 using interp::LangError;
 using interp::Value;
 
+// Note [Interrupts]
+// Ctrl-C is never lost. The SIGINT handler (interp/repl.cpp) only sets the evaluator's
+// interrupt_flag; the evaluator checks it before and after every statement, at each
+// loop iteration and call, and inside builtins that wait (time.sleep). So a Ctrl-C
+// during a long native op stops the run when the op returns, at that statement, even
+// the program's last ("file:line:col: error: interrupted"); one that came after the
+// last check is still this eval's error (report_late_interrupt), and one that came
+// outside any eval (while the interpreter was made or freed, at exit) is reported by
+// the command line (interp/main.cpp). An interrupted script exits with 130 (128 +
+// SIGINT, as shells and Python report); the REPL drops the entry and goes on.
+
 namespace {
 
 // While a job of the worker runs: the step count starts from 0 and the CPU
@@ -150,13 +161,24 @@ struct Interpreter::Impl {
         last_program = prog;
       } catch (LangError& e) {
         result.ok = false;
-        result.error = EvalError{EvalError::Kind::runtime, e.formatted()};
+        result.error = EvalError{EvalError::Kind::runtime, e.formatted(), e.interrupted};
       } catch (std::exception& e) {
         result.ok = false;
         result.error = EvalError{EvalError::Kind::runtime, std::string("error: ") + e.what()};
       }
     });
+    report_late_interrupt(result);
     return result;
+  }
+
+  // An interrupt that came after the last statement's check (while the cycles were
+  // collected, say) is this eval's, not the next one's: Note [Interrupts].
+  void report_late_interrupt(EvalResult& result) {
+    bool late = ev.interrupt_flag.exchange(false);
+    if (!late || !result.ok) return;  // an error (the interrupt's own or another) already ends the run
+    result.ok = false;
+    result.echo.clear();
+    result.error = EvalError{EvalError::Kind::runtime, "error: interrupted", true};
   }
 
   std::shared_ptr<lang::Program> last_program;
@@ -206,6 +228,7 @@ TestReport Interpreter::run_tests(const std::string& path) {
   EvalResult top = impl_->eval_text(text, path);
   if (!top.ok) {
     report.failed = 1;
+    report.interrupted = top.error->interrupted;
     report.failures.push_back(top.error->message);
     return report;
   }
@@ -236,7 +259,11 @@ TestReport Interpreter::run_tests(const std::string& path) {
       else ++report.passed;
       ev.tests.active = false;
     });
-    if (interrupted) break;
+    if (interrupted || ev.interrupt_flag.exchange(false)) {
+      report.interrupted = true;
+      if (!interrupted) report.failures.push_back("error: interrupted"), ++report.failed;
+      break;
+    }
   }
   return report;
 }

@@ -19,6 +19,7 @@ namespace nabla {
 struct EvalError {
   enum class Kind { syntax, runtime } kind = Kind::runtime;
   std::string message;  // the whole formatted text
+  bool interrupted = false;  // a runtime error from Interpreter::interrupt (Ctrl-C): exit status 130
 };
 
 struct EvalResult {
@@ -50,6 +51,7 @@ struct Limits {
 // Results of test blocks (`nabla test`).
 struct TestReport {
   int passed = 0, failed = 0;
+  bool interrupted = false;  // Ctrl-C stopped the file: its remaining blocks did not run
   std::vector<std::string> failures;  // each formatted with its location
 };
 
@@ -140,7 +142,8 @@ class Interpreter {
   // Where print() writes (stdout by default): tests capture it.
   void set_output(std::function<void(const std::string&)> sink);
   // Ask a running eval to stop at the next statement or loop iteration (signal-safe:
-  // it only sets a flag); the eval fails with "interrupted".
+  // it only sets a flag); the eval fails with "interrupted", also when the request
+  // came during its last statement or after it (Note [Interrupts] in interpreter.cpp).
   void interrupt();
   // Forgets every name and import of the session, as a new Interpreter would, and
   // keeps the settings (output, limits, args). The REPL's `:reset`; the fuzzer runs

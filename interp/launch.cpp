@@ -39,26 +39,51 @@ struct LaunchCommand {
   Args script_args;
 };
 
+// The most ranks one launch starts: `-n 100000` started processes until the machine
+// stalled. Each rank is a whole nabla process (16 MB resident before any tensor, its
+// kernels' threads) that dist.init connects to every other rank (Gloo's full mesh:
+// n - 1 sockets per rank, within the usual limit of 1024 open files per process).
+// torchrun has no cap; 256 is well past what one machine runs usefully (a rank per
+// core or GPU).
+constexpr int kMaxRanks = 256;
+
 // As main.cpp's: one line on stderr, status 2.
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "nabla: error: %s\n", message.c_str());
   return 2;
 }
 
+// A whole number (digits only, any length) clamped to INT64_MAX, or nullopt.
+std::optional<int64_t> parse_whole(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  int64_t v = 0;
+  for (char c : text)
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v)) return INT64_MAX;
+  return v;
+}
+
 // A whole number from lo to hi, or nullopt.
 std::optional<int> parse_int(const std::string& text, int lo, int hi) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  int v = std::stoi(text);
-  if (v < lo || v > hi) return std::nullopt;
-  return v;
+  std::optional<int64_t> v = parse_whole(text);
+  if (!v || *v < lo || *v > hi) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+// -n's value: "" when it is a count from 1 to kMaxRanks, else the message.
+std::string check_rank_count(const std::string& name, const std::string& value, int* out) {
+  std::optional<int64_t> n = parse_whole(value);
+  if (!n || *n < 1) return name + " needs a whole number of ranks, at least 1; got '" + value + "'";
+  if (*n > kMaxRanks)
+    return name + " " + value + ": nabla launch starts at most " + std::to_string(kMaxRanks) +
+           " ranks (the limit for one machine)";
+  *out = static_cast<int>(*n);
+  return "";
 }
 
 // Sets one option from its value; "" when fine, else the message.
 std::string set_option(const std::string& name, const std::string& value, LaunchCommand& cmd) {
   if (name == "-n" || name == "--nproc-per-node") {
-    std::optional<int> n = parse_int(value, 1, 1 << 20);
-    if (!n) return name + " needs a whole number of ranks, at least 1; got '" + value + "'";
-    cmd.nproc = *n;
+    if (std::string e = check_rank_count(name, value, &cmd.nproc); !e.empty()) return e;
   } else if (name == "--master-port") {
     std::optional<int> p = parse_int(value, 1, 65535);
     if (!p) return "--master-port needs a port from 1 to 65535, got '" + value + "'";

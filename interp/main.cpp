@@ -4,9 +4,10 @@
 // and --version/--help/--list-ops; --max-steps, --max-memory and --sandbox before any
 // of them but launch set the interpreter's Limits (docs/hardening.md).
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
-// syntax error. Errors go to stderr. Uses the language only through the embedding
-// API (interp/interpreter.hpp); reads the pass registry (passes/pass_manager.hpp) to
-// reject a bad `nabla graph --passes` before the file runs.
+// syntax error, 130 when Ctrl-C (SIGINT) stopped it. Errors go to stderr. Uses the
+// language only through the embedding API (interp/interpreter.hpp); reads the pass
+// registry (passes/pass_manager.hpp) to reject a bad `nabla graph --passes` before the
+// file runs.
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,7 +85,7 @@ const char* const kHelp =
     "status is the first failing rank's (128 + N for signal N).\n"
     "\n"
     "In the REPL, :help lists its commands. Exit status: 0 on success, 1 on a runtime\n"
-    "error or a failed test, 2 on a usage or syntax error.\n";
+    "error or a failed test, 2 on a usage or syntax error, 130 when Ctrl-C stopped it.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "nabla: error: %s\n", message.c_str());
@@ -141,31 +142,54 @@ int list_ops() {
   return nabla::incomplete_rows().empty() ? 0 : 1;
 }
 
+// The exit status of a run stopped by Ctrl-C: 128 + SIGINT, as shells and Python report.
+constexpr int kInterruptedStatus = 130;
+
 // Prints an eval's error and maps it to the exit status.
 int finish(const nabla::EvalResult& r) {
   std::fflush(stdout);
   if (r.ok) return 0;
   if (r.error) std::fprintf(stderr, "%s\n", r.error->message.c_str());
+  if (r.error && r.error->interrupted) return kInterruptedStatus;
   return r.error && r.error->kind == nabla::EvalError::Kind::syntax ? 2 : 1;
 }
 
-int run_code(const std::string& code, const Args& args) {
-  nabla::Interpreter interp;
-  interp.set_args(args);
-  interp.set_limits(g_limits);
+// Runs `run` (which makes, uses and frees an interpreter) with the SIGINT handler on:
+// a Ctrl-C that no eval reported (it came while the interpreter was made or freed, or
+// after the last statement's check) still ends the command with "error: interrupted"
+// and status 130 (Note [Interrupts] in interp/interpreter.cpp).
+template <class Run>
+int with_interrupts(Run run) {
   nabla::install_sigint_handler();
-  nabla::InterruptScope scope(interp);
-  return finish(interp.eval(code, "<-e>"));
+  int before = nabla::sigints_received();
+  int status = run();
+  if (nabla::sigints_received() != before && status != kInterruptedStatus) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: interrupted\n");
+    status = kInterruptedStatus;
+  }
+  return status;
+}
+
+int run_code(const std::string& code, const Args& args) {
+  return with_interrupts([&] {
+    nabla::Interpreter interp;
+    interp.set_args(args);
+    interp.set_limits(g_limits);
+    nabla::InterruptScope scope(interp);
+    return finish(interp.eval(code, "<-e>"));
+  });
 }
 
 int run_script(const std::string& path, const Args& args) {
   if (!std::ifstream(path)) return usage_error("cannot open '" + path + "': " + std::strerror(errno));
-  nabla::Interpreter interp;
-  interp.set_args(args);
-  interp.set_limits(g_limits);
-  nabla::install_sigint_handler();
-  nabla::InterruptScope scope(interp);
-  return finish(interp.eval_file(path));
+  return with_interrupts([&] {
+    nabla::Interpreter interp;
+    interp.set_args(args);
+    interp.set_limits(g_limits);
+    nabla::InterruptScope scope(interp);
+    return finish(interp.eval_file(path));
+  });
 }
 
 // The .dsl files under each path (a file, or a folder searched recursively), each
@@ -193,23 +217,27 @@ int run_tests(const Args& paths) {
   if (paths.empty()) return usage_error("`nabla test` needs a PATH (a .dsl file or a folder)");
   std::vector<std::string> files;
   if (!collect_test_files(paths, files)) return 2;
-  nabla::install_sigint_handler();
-  int passed = 0, failed = 0;
-  for (const auto& file : files) {
-    nabla::Interpreter interp;
-    interp.set_limits(g_limits);
-    nabla::TestReport report;
-    {
-      nabla::InterruptScope scope(interp);
-      report = interp.run_tests(file);
+  return with_interrupts([&] {
+    int passed = 0, failed = 0;
+    bool interrupted = false;
+    for (size_t k = 0; k < files.size() && !interrupted; ++k) {
+      nabla::Interpreter interp;
+      interp.set_limits(g_limits);
+      nabla::TestReport report;
+      {
+        nabla::InterruptScope scope(interp);
+        report = interp.run_tests(files[k]);
+      }
+      passed += report.passed;
+      failed += report.failed;
+      interrupted = report.interrupted;
+      std::fflush(stdout);
+      for (const auto& failure : report.failures) std::printf("FAIL %s\n", failure.c_str());
     }
-    passed += report.passed;
-    failed += report.failed;
+    std::printf("%d passed, %d failed%s\n", passed, failed, interrupted ? " (interrupted)" : "");
     std::fflush(stdout);
-    for (const auto& failure : report.failures) std::printf("FAIL %s\n", failure.c_str());
-  }
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+    return interrupted ? kInterruptedStatus : failed == 0 ? 0 : 1;
+  });
 }
 
 // ---- nabla graph ------------------------------------------------------------------
@@ -310,16 +338,21 @@ void print_graph_result(const GraphCommand& cmd, const nabla::GraphResult& g) {
     std::printf("wrote %s%s\n", r.out.c_str(), r.before_after.empty() ? "" : (" (before and after " + r.before_after + ")").c_str());
 }
 
+int run_graph(const GraphCommand& cmd);
+
 // `nabla graph FILE --entry NAME ...`: runs FILE, then Interpreter::graph.
 int run_graph_command(const Args& args) {
   GraphCommand cmd;
   if (std::string e = parse_graph_args(args, cmd); !e.empty()) return usage_error(e);
   if (cmd.list_passes) return std::fputs(nabla::describe_passes().c_str(), stdout), 0;
   if (std::string e = check_graph_command(cmd); !e.empty()) return usage_error(e);
+  return with_interrupts([&] { return run_graph(cmd); });
+}
+
+int run_graph(const GraphCommand& cmd) {
   nabla::Interpreter interp;
   interp.set_args(cmd.script_args);
   interp.set_limits(g_limits);
-  nabla::install_sigint_handler();
   nabla::InterruptScope scope(interp);
   if (int status = finish(interp.eval_file(cmd.file))) return status;
   if (is_identifier(cmd.request.entry) && !interp.has(cmd.request.entry))

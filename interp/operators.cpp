@@ -10,6 +10,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla::interp {
 
@@ -56,10 +57,31 @@ static const char* verb(BinaryOp op) {
 }
 
 
-static double py_fmod(double a, double b) {
-  double m = std::fmod(a, b);
-  if (m != 0 && ((m < 0) != (b < 0))) m += b;
-  return m;
+// Python's float // and % (float_divmod in CPython's floatobject.c): the quotient is
+// computed from the exact remainder, so that 1 // 0.1 is 9.0 (as 1 % 0.1 is 0.0999...)
+// where floor(1 / 0.1) would say 10.
+struct FloatDivmod {
+  double quotient, remainder;
+};
+static FloatDivmod float_divmod(double a, double b) {
+  double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= 1.0;
+    }
+  } else {
+    mod = std::copysign(0.0, b);
+  }
+  double floordiv;
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+  } else {
+    floordiv = std::copysign(0.0, a / b);
+  }
+  return {floordiv, mod};
 }
 
 // The six comparisons, for int and float operands alike; nullopt for other ops.
@@ -76,45 +98,68 @@ static std::optional<Value> compare(BinaryOp op, T a, T b) {
   }
 }
 
+// Note [Integer overflow]
+// Ints are 64-bit and never wrap: every int operation whose exact result does not fit
+// is the error "integer overflow in OP", as +, -, * and unary - always were. That
+// includes INT64_MIN // -1 and INT64_MIN % -1, which the CPU traps (SIGFPE) rather
+// than computing; the remainder is 0 in Python, but, as Rust's checked_rem does, it is
+// the overflow of the division it comes from. Division by zero is its own error, and
+// so is 0 ** negative (Python's ZeroDivisionError), for ints and floats alike.
+[[noreturn]] static void int_overflow(BinaryOp op) {
+  fail(std::string("integer overflow in ") + lang::op_symbol(op));
+}
+
+static int64_t int_floor_div(int64_t a, int64_t b) {
+  if (b == 0) fail("integer division by zero");
+  if (a == INT64_MIN && b == -1) int_overflow(BinaryOp::FloorDiv);
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+static int64_t int_mod(int64_t a, int64_t b) {
+  if (b == 0) fail("integer modulo by zero");
+  if (a == INT64_MIN && b == -1) int_overflow(BinaryOp::Mod);
+  int64_t m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+[[noreturn]] static void zero_to_negative_power() { fail("division by zero: 0 cannot be raised to a negative power"); }
+
+static Value int_pow(int64_t a, int64_t b) {
+  if (b < 0) {
+    if (a == 0) zero_to_negative_power();
+    return Value::number(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  }
+  int64_t r = 1, base = a;
+  for (int64_t e = b; e > 0;) {
+    if ((e & 1) && __builtin_mul_overflow(r, base, &r)) int_overflow(BinaryOp::Pow);
+    e >>= 1;
+    // An exponent bit is left, so r will take a factor of at least base * base.
+    if (e && __builtin_mul_overflow(base, base, &base)) int_overflow(BinaryOp::Pow);
+  }
+  return Value::integer(r);
+}
+
 static Value int_binary(BinaryOp op, int64_t a, int64_t b) {
   int64_t out;
   switch (op) {
     case BinaryOp::Add:
-      if (__builtin_add_overflow(a, b, &out)) fail("integer overflow in +");
+      if (__builtin_add_overflow(a, b, &out)) int_overflow(op);
       return Value::integer(out);
     case BinaryOp::Sub:
-      if (__builtin_sub_overflow(a, b, &out)) fail("integer overflow in -");
+      if (__builtin_sub_overflow(a, b, &out)) int_overflow(op);
       return Value::integer(out);
     case BinaryOp::Mul:
-      if (__builtin_mul_overflow(a, b, &out)) fail("integer overflow in *");
+      if (__builtin_mul_overflow(a, b, &out)) int_overflow(op);
       return Value::integer(out);
     case BinaryOp::Div:
       if (b == 0) fail("division by zero");
       return Value::number(static_cast<double>(a) / static_cast<double>(b));
-    case BinaryOp::FloorDiv: {
-      if (b == 0) fail("integer division by zero");
-      int64_t q = a / b;
-      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-      return Value::integer(q);
-    }
-    case BinaryOp::Mod: {
-      if (b == 0) fail("integer modulo by zero");
-      int64_t m = a % b;
-      if (m != 0 && ((m < 0) != (b < 0))) m += b;
-      return Value::integer(m);
-    }
-    case BinaryOp::Pow: {
-      if (b < 0) return Value::number(std::pow(static_cast<double>(a), static_cast<double>(b)));
-      int64_t r = 1, base = a;
-      int64_t e = b;
-      while (e > 0) {
-        if (e & 1)
-          if (__builtin_mul_overflow(r, base, &r)) fail("integer overflow in **");
-        e >>= 1;
-        if (e && __builtin_mul_overflow(base, base, &base)) fail("integer overflow in **");
-      }
-      return Value::integer(r);
-    }
+    case BinaryOp::FloorDiv: return Value::integer(int_floor_div(a, b));
+    case BinaryOp::Mod: return Value::integer(int_mod(a, b));
+    case BinaryOp::Pow: return int_pow(a, b);
     default:
       if (auto c = compare(op, a, b)) return *c;
       type_mismatch(op, Value::integer(a), Value::integer(b));
@@ -131,15 +176,44 @@ static Value float_binary(BinaryOp op, double a, double b) {
       return Value::number(a / b);
     case BinaryOp::FloorDiv:
       if (b == 0) fail("float floor division by zero");
-      return Value::number(std::floor(a / b));
+      return Value::number(float_divmod(a, b).quotient);
     case BinaryOp::Mod:
       if (b == 0) fail("float modulo by zero");
-      return Value::number(py_fmod(a, b));
-    case BinaryOp::Pow: return Value::number(std::pow(a, b));
+      return Value::number(float_divmod(a, b).remainder);
+    case BinaryOp::Pow:
+      if (a == 0 && b < 0 && std::isfinite(b)) zero_to_negative_power();  // 0.0 ** -inf is inf, as in Python
+      return Value::number(std::pow(a, b));
     default:
       if (auto c = compare(op, a, b)) return *c;
       type_mismatch(op, Value::number(a), Value::number(b));
   }
+}
+
+// An int beside a float compares exactly, as in Python: 2**53 + 1 != 2.0**53, where
+// converting the int to a double first would call them equal. -1, 0, 1 as <, ==, >;
+// 2 when d is NaN (every comparison but != is false).
+static int compare_int_float(int64_t i, double d) {
+  if (std::isnan(d)) return 2;
+  if (d >= 0x1p63) return -1;
+  if (d < -0x1p63) return 1;
+  double whole = std::trunc(d);
+  auto w = static_cast<int64_t>(whole);
+  if (i != w) return i < w ? -1 : 1;
+  double frac = d - whole;
+  return frac > 0 ? -1 : frac < 0 ? 1 : 0;
+}
+
+static std::optional<Value> mixed_compare(BinaryOp op, const Value& a, const Value& b) {
+  bool a_int = a.tag != Tag::Float, b_int = b.tag != Tag::Float;
+  if (a_int == b_int) return std::nullopt;
+  int c = a_int ? compare_int_float(int_of(a), b.f) : compare_int_float(int_of(b), a.f);
+  if (c != 2 && !a_int) c = -c;
+  if (c == 2) return op == BinaryOp::Ne ? std::optional<Value>(Value::boolean(true))
+                    : op == BinaryOp::Eq || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
+                              op == BinaryOp::Ge
+                        ? std::optional<Value>(Value::boolean(false))
+                        : std::nullopt;
+  return compare(op, c, 0);
 }
 
 static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
@@ -175,6 +249,20 @@ static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
 
 static int compare_values(const Value& a, const Value& b, BinaryOp op);
 
+// `x in range(...)` without iterating, and without the overflow of x - start: an int
+// (or a bool, or a whole float, as Python's == would find) between the bounds on the
+// step's grid.
+static bool range_contains(const RangeObj& r, const Value& item) {
+  int64_t x;
+  if (item.tag == Tag::Int || item.tag == Tag::Bool) x = int_of(item);
+  else if (item.tag == Tag::Float && std::trunc(item.f) == item.f && item.f >= -0x1p63 && item.f < 0x1p63) x = static_cast<int64_t>(item.f);
+  else return false;
+  bool inside = r.step > 0 ? (r.start <= x && x < r.stop) : (r.stop < x && x <= r.start);
+  if (!inside) return false;
+  __int128 offset = static_cast<__int128>(x) - r.start;
+  return offset % r.step == 0;
+}
+
 static bool contains(const Value& container, const Value& item) {
   switch (container.tag) {
     case Tag::List:
@@ -186,30 +274,44 @@ static bool contains(const Value& container, const Value& item) {
     case Tag::Str:
       if (item.tag != Tag::Str) fail(std::string("'in <str>' requires a str on the left, got ") + type_name(item));
       return container.as<StrObj>()->s.find(item.as<StrObj>()->s) != std::string::npos;
-    case Tag::Range: {
-      if (item.tag != Tag::Int) return false;
-      auto* r = container.as<RangeObj>();
-      int64_t n = r->size();
-      if (n == 0) return false;
-      int64_t off = item.i - r->start;
-      if (off % r->step != 0) return false;
-      int64_t k = off / r->step;
-      return k >= 0 && k < n;
-    }
+    case Tag::Range: return range_contains(*container.as<RangeObj>(), item);
     default: fail(std::string("argument of type '") + type_name(container) + "' is not a container");
   }
 }
 
+// Note [Host memory budget] (tensor/allocator.cpp): a big result is asked for before
+// it is built, so "ab" * 2**62 is an error at once, not a minute of growing.
 static Value seq_repeat(const Value& seq, int64_t n) {
+  size_t times = n > 0 ? static_cast<size_t>(n) : 0;
   if (seq.tag == Tag::Str) {
+    const std::string& s = seq.as<StrObj>()->s;
+    CpuAllocator::instance().check_host_request(times, s.size(), "a str");
     std::string out;
-    for (int64_t k = 0; k < n; ++k) out += seq.as<StrObj>()->s;
+    out.reserve(times * s.size());
+    for (size_t k = 0; k < times; ++k) out += s;
     return make_str(std::move(out));
   }
+  const auto& items = seq.as<ListObj>()->items;
+  CpuAllocator::instance().check_host_request(times, items.size() * sizeof(Value), std::string("a ") + type_name(seq));
   std::vector<Value> out;
-  for (int64_t k = 0; k < n; ++k)
-    for (auto& x : seq.as<ListObj>()->items) out.push_back(x);
+  out.reserve(times * items.size());
+  for (size_t k = 0; k < times; ++k) out.insert(out.end(), items.begin(), items.end());
   return seq.tag == Tag::List ? make_list(std::move(out)) : make_tuple(std::move(out));
+}
+
+static Value seq_concat(const Value& a, const Value& b) {
+  if (a.tag == Tag::Str) {
+    const std::string &x = a.as<StrObj>()->s, &y = b.as<StrObj>()->s;
+    CpuAllocator::instance().check_host_request(x.size() + y.size(), 1, "a str");
+    return make_str(x + y);
+  }
+  const auto &x = a.as<ListObj>()->items, &y = b.as<ListObj>()->items;
+  CpuAllocator::instance().check_host_request(x.size() + y.size(), sizeof(Value), std::string("a ") + type_name(a));
+  std::vector<Value> out;
+  out.reserve(x.size() + y.size());
+  out.insert(out.end(), x.begin(), x.end());
+  out.insert(out.end(), y.begin(), y.end());
+  return a.tag == Tag::List ? make_list(std::move(out)) : make_tuple(std::move(out));
 }
 
 Value binary_op(BinaryOp op, const Value& a, const Value& b) {
@@ -218,17 +320,13 @@ Value binary_op(BinaryOp op, const Value& a, const Value& b) {
   if (a.tag == Tag::Tensor || b.tag == Tag::Tensor) return tensor_binary(op, a, b);
   if (a.is_num() && b.is_num()) {
     if (a.tag != Tag::Float && b.tag != Tag::Float) return int_binary(op, int_of(a), int_of(b));
+    if (auto c = mixed_compare(op, a, b)) return *c;
     return float_binary(op, a.as_double(), b.as_double());
   }
   if (op == BinaryOp::Eq) return Value::boolean(values_equal(a, b));
   if (op == BinaryOp::Ne) return Value::boolean(!values_equal(a, b));
   bool seq_a = a.tag == Tag::Str || a.tag == Tag::List || a.tag == Tag::Tuple;
-  if (op == BinaryOp::Add && seq_a && a.tag == b.tag) {
-    if (a.tag == Tag::Str) return make_str(a.as<StrObj>()->s + b.as<StrObj>()->s);
-    std::vector<Value> out = a.as<ListObj>()->items;
-    for (auto& x : b.as<ListObj>()->items) out.push_back(x);
-    return a.tag == Tag::List ? make_list(std::move(out)) : make_tuple(std::move(out));
-  }
+  if (op == BinaryOp::Add && seq_a && a.tag == b.tag) return seq_concat(a, b);
   if (op == BinaryOp::Mul && seq_a && (b.tag == Tag::Int || b.tag == Tag::Bool)) return seq_repeat(a, int_of(b));
   if (op == BinaryOp::Mul && (a.tag == Tag::Int || a.tag == Tag::Bool) &&
       (b.tag == Tag::Str || b.tag == Tag::List || b.tag == Tag::Tuple))

@@ -29,9 +29,11 @@ namespace {
 // started; whether Ctrl-C was pressed at the prompt. Lock-free, so signal-safe.
 std::atomic<Interpreter*> g_interrupt_target{nullptr};
 std::atomic<int> g_interrupts{0};
+std::atomic<int> g_sigints_received{0};  // every SIGINT of the process (Note [Interrupts])
 volatile std::sig_atomic_t g_sigint_at_prompt = 0;
 
 void on_sigint(int) {
+  g_sigints_received.fetch_add(1);
   Interpreter* target = g_interrupt_target.load();
   if (!target) {
     g_sigint_at_prompt = 1;
@@ -55,6 +57,8 @@ void install_sigint_handler() {
   sa.sa_flags = 0;  // no SA_RESTART: a read at the prompt returns EINTR
   sigaction(SIGINT, &sa, nullptr);
 }
+
+int sigints_received() { return g_sigints_received.load(); }
 
 InterruptScope::InterruptScope(Interpreter& interp) {
   g_interrupts = 0;
@@ -381,7 +385,7 @@ class Repl {
     std::fflush(stdout);
     if (!r.ok && r.error) {
       std::fprintf(stderr, "%s\n", r.error->message.c_str());
-      worst_ = std::max(worst_, r.error->kind == EvalError::Kind::syntax ? 2 : 1);
+      worst_ = std::max(worst_, r.error->interrupted ? 130 : r.error->kind == EvalError::Kind::syntax ? 2 : 1);
     } else if (echo && !r.echo.empty()) {
       std::printf("%s\n", r.echo.c_str());
     }

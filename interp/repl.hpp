@@ -44,5 +44,8 @@ class InterruptScope {
 // EINTR): inside an InterruptScope it interrupts the interpreter; outside, it only
 // records that Ctrl-C was pressed (the REPL clears its line).
 void install_sigint_handler();
+// SIGINTs the process received since install_sigint_handler, inside an
+// InterruptScope or not: the command line's check that none went unreported.
+int sigints_received();
 
 }  // namespace nabla

@@ -9,19 +9,72 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
+#include "tensor/allocator.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::interp {
+
+// ---- the memory budget's charges (Note [Host memory budget] in tensor/allocator.cpp) ----
+
+namespace {
+
+// Charges under this many bytes are summed per thread and passed to the allocator
+// (one atomic add) when the sum reaches it, up or down.
+constexpr int64_t kBatchBytes = int64_t(64) << 10;
+thread_local int64_t t_unpassed = 0;
+
+// Counts `n` bytes of a str or list about to be made, which meet the budget first:
+// every big one, and a small one when its thread's batch is passed on.
+void charge(size_t n, const char* what) {
+  auto& a = CpuAllocator::instance();
+  auto bytes = static_cast<int64_t>(n);
+  if (bytes < kBatchBytes && (t_unpassed += bytes) < kBatchBytes) return;
+  if (bytes < kBatchBytes) a.add_host(std::exchange(t_unpassed, 0) - bytes);  // those made before: alive
+  a.check_host_budget(n, what);  // this one fails here, uncounted, or is counted
+  a.add_host(bytes);
+}
+
+void refund(size_t n) noexcept {
+  auto bytes = static_cast<int64_t>(n);
+  if (bytes >= kBatchBytes) return CpuAllocator::instance().add_host(-bytes);
+  if ((t_unpassed -= bytes) <= -kBatchBytes) CpuAllocator::instance().add_host(std::exchange(t_unpassed, 0));
+}
+
+}  // namespace
+
+StrObj::StrObj(std::string v) : s(std::move(v)) { charge(s.size(), "a str"); }
+StrObj::~StrObj() { refund(s.size()); }
+
+ListObj::~ListObj() { refund(charged_bytes); }
+
+void ListObj::charge_items() {
+  size_t bytes = items.capacity() * sizeof(Value);
+  if (bytes <= charged_bytes) return;
+  charge(bytes - charged_bytes, "a list");
+  charged_bytes = bytes;
+}
+
+void ListObj::reserve_items(size_t extra) {
+  size_t need = items.size() + extra;
+  if (need <= items.capacity()) return;
+  size_t grown = std::max(need, 2 * items.capacity());  // as push_back would grow it
+  size_t bytes = grown * sizeof(Value);
+  if (bytes > charged_bytes) charge(bytes - charged_bytes, "a list");
+  charged_bytes = std::max(charged_bytes, bytes);
+  items.reserve(grown);
+}
 
 Value make_str(std::string s) { return Value::object(Tag::Str, std::make_shared<StrObj>(std::move(s))); }
 Value make_list(std::vector<Value> items) {
   auto l = std::make_shared<ListObj>();
   l->items = std::move(items);
+  l->charge_items();
   return Value::object(Tag::List, std::move(l));
 }
 Value make_tuple(std::vector<Value> items) {
   auto l = std::make_shared<ListObj>();
   l->items = std::move(items);
+  l->charge_items();
   return Value::object(Tag::Tuple, std::move(l));
 }
 Value make_native(std::string name, NativeFn fn) {
@@ -31,10 +84,20 @@ Value make_native(std::string name, NativeFn fn) {
   return Value::object(Tag::Native, std::move(n));
 }
 
+// In unsigned arithmetic: stop - start passes INT64_MAX in range(-2**63, 2**63 - 1),
+// whose 2**64 - 1 elements len() cannot give (Python's OverflowError).
 int64_t RangeObj::size() const {
-  if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
-  return start > stop ? (start - stop - step - 1) / (-step) : 0;
+  if (step > 0 ? stop <= start : start <= stop) return 0;
+  uint64_t span = step > 0 ? static_cast<uint64_t>(stop) - static_cast<uint64_t>(start)
+                           : static_cast<uint64_t>(start) - static_cast<uint64_t>(stop);
+  uint64_t stride = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+  uint64_t n = (span - 1) / stride + 1;
+  if (n > static_cast<uint64_t>(INT64_MAX))
+    throw Error("range(" + std::to_string(start) + ", " + std::to_string(stop) + ", " + std::to_string(step) +
+                ") has " + std::to_string(n) + " elements, more than a 64-bit int counts");
+  return static_cast<int64_t>(n);
 }
+
 
 int Module::slot_of(const std::string& n) {
   auto it = names.find(n);

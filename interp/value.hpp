@@ -109,16 +109,25 @@ struct Value {
 
 // ---- heap objects -------------------------------------------------------------------
 
+// A str's bytes and a list's item slots count under the memory budget while they
+// live (Note [Host memory budget] in tensor/allocator.cpp).
 struct StrObj : Obj {
-  explicit StrObj(std::string v) : s(std::move(v)) {}
-  std::string s;
+  explicit StrObj(std::string v);  // the budget's error when it would pass the budget
+  ~StrObj() override;
+  std::string s;  // never changed after construction (its charge is its size)
 };
 // Containers are Tracked: the cycle collector frees the cycles they form
 // (Note [Reference cycles] in cycles.hpp; their references are listed in cycles.cpp).
 struct ListObj : Obj, Tracked {
+  ~ListObj() override;
   std::vector<Value> items;
+  size_t charged_bytes = 0;  // what the budget counts for items (reserve_items keeps it up)
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
+  // Room for `extra` more items, charged to the memory budget before it is taken
+  // (the budget's error when it would pass); what append, extend and insert call first.
+  void reserve_items(size_t extra);
+  void charge_items();  // charges items' capacity as it is now (a list made whole)
 };
 using TupleObj = ListObj;  // immutable by convention (Tag::Tuple)
 
@@ -140,7 +149,12 @@ struct DictObj : Obj, Tracked {
 
 struct RangeObj : Obj {
   int64_t start = 0, stop = 0, step = 1;
-  int64_t size() const;
+  int64_t size() const;  // an Error past INT64_MAX elements
+  // Element k < size(): start + k * step, which is in the range even where k * step
+  // alone would overflow (wrapping arithmetic, exact modulo 2**64).
+  int64_t at(int64_t k) const {
+    return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(k) * static_cast<uint64_t>(step));
+  }
 };
 
 class Evaluator;

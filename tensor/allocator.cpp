@@ -56,12 +56,14 @@ bool fits_in_system(size_t bytes, const SystemMemory& m) {
 }
 }  // namespace
 
-std::string CpuAllocator::out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m) {
+std::string CpuAllocator::out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m,
+                                                const std::string& what) {
   std::string expression = origin_expression(origin);
   std::string where = expression.empty() ? origin_text(origin) : expression;
   std::string message = "out of memory: tried to allocate " + cuda::format_bytes(requested) + " (" +
                         std::to_string(requested) + " bytes) on the CPU";
-  if (!where.empty()) message += " for '" + where + "'";
+  if (!what.empty()) message += " for " + what;
+  else if (!where.empty()) message += " for '" + where + "'";
   message += " (";
   if (m.known) message += cuda::format_bytes(m.available) + " available of " + cuda::format_bytes(m.total) + "; ";
   message += "nabla holds " + cuda::format_bytes(stats_.allocated) + " in tensors";
@@ -126,7 +128,7 @@ void* CpuAllocator::allocate(size_t nbytes, OriginId origin) {
   if (nbytes > kLargestRequest) [[unlikely]]
     fail_out_of_memory(nbytes, origin, system_memory());
   size_t cls = size_class(nbytes);
-  if (limit_ && cls > limit_ - std::min(limit_, stats_.allocated)) [[unlikely]] {
+  if (limit_ && cls > limit_ - std::min(limit_, budget_in_use())) [[unlikely]] {
     --stats_.allocations;  // as fail_out_of_memory does: the allocation did not happen
     throw_over_limit(nbytes);
   }
@@ -163,12 +165,64 @@ void CpuAllocator::deallocate(void* ptr, size_t) {
 
 size_t CpuAllocator::set_limit(size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
+  has_limit_.store(bytes != 0);
   return std::exchange(limit_, bytes);
 }
 
-void CpuAllocator::throw_over_limit(size_t nbytes) {
-  throw Error("memory budget of " + std::to_string(limit_) + " bytes exceeded: a tensor needs " + std::to_string(nbytes) +
-              " bytes and " + std::to_string(stats_.allocated) + " bytes are in use by tensors");
+// Note [Host memory budget]
+// Strings and lists (the interpreter's str, list and tuple) are not tensors and are
+// not allocated here, but the memory budget counts them too:
+//  - live: each str is charged its bytes when it is made and refunded when it goes,
+//    each list or tuple the bytes of its items' array, again before an append or
+//    extend grows it (interp/value.cpp keeps the books; container_methods.cpp grows).
+//    add_host() keeps the total that host_bytes() reports; the budget of set_limit
+//    counts it with the tensors (budget_in_use), and check_host_budget() is where a
+//    new str or list meets the budget: past it, the budget's error, before it is made.
+//  - ahead: a builtin about to build a big one from a count (repetition, join,
+//    replace, the list of a range) calls check_host_request first, which also
+//    compares it, from kCheckedBytes, with what the system can give. So `"ab" * 2**62`
+//    or `[0] * 10**10` fails at once, instead of growing memory for a minute.
+// The charge is an estimate: the str's bytes and the list's 24-byte slots, not the
+// objects' headers, nor dicts. value.cpp passes small charges on in batches of 64 KiB
+// per thread (an atomic add per str would cost 5% of a string-heavy loop), so the
+// total may lag by that much.
+void CpuAllocator::add_host(int64_t delta) noexcept { host_bytes_.fetch_add(delta, std::memory_order_relaxed); }
+
+size_t CpuAllocator::host_bytes() const {
+  return static_cast<size_t>(std::max<int64_t>(0, host_bytes_.load(std::memory_order_relaxed)));
+}
+
+void CpuAllocator::check_host_budget(size_t nbytes, const char* what) {
+  if (!has_limit_.load(std::memory_order_relaxed)) [[likely]]
+    return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (limit_ && nbytes > limit_ - std::min(limit_, budget_in_use())) throw_over_limit(nbytes, what);
+}
+
+void CpuAllocator::check_host_request(size_t count, size_t item_bytes, const std::string& what) {
+  size_t nbytes;
+  if (__builtin_mul_overflow(count, item_bytes, &nbytes) || nbytes > kLargestRequest)
+    throw Error("out of memory: " + what + " needs " + std::to_string(count) + " x " + std::to_string(item_bytes) +
+                " bytes, more than any machine has (2^62)");
+  if (nbytes < kCheckedBytes && !has_limit_.load(std::memory_order_relaxed)) [[likely]]
+    return;  // the common case (every str +) takes no lock
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (limit_ && nbytes > limit_ - std::min(limit_, budget_in_use())) throw_over_limit(nbytes, what);
+  if (nbytes < kCheckedBytes) return;
+  SystemMemory m = system_memory();
+  if (!fits_in_system(nbytes, m)) {
+    empty_cache_locked();
+    m = system_memory();
+    if (!fits_in_system(nbytes, m))
+      throw Error(out_of_memory_message(nbytes, 0, m, what));
+  }
+}
+
+void CpuAllocator::throw_over_limit(size_t nbytes, const std::string& what) {
+  size_t host = host_bytes();
+  throw Error("memory budget of " + std::to_string(limit_) + " bytes exceeded: " + what + " needs " + std::to_string(nbytes) +
+              " bytes and " + std::to_string(stats_.allocated) + " bytes are in use by tensors" +
+              (host ? " and " + std::to_string(host) + " by strings and lists" : std::string()));
 }
 
 AllocatorStats CpuAllocator::stats() {

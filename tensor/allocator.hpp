@@ -5,6 +5,7 @@
 // memory_summary can name the lines that hold memory (Note [CPU block headers]).
 // Thread-safe; it must not know about tensors (storage.hpp owns blocks).
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -48,6 +49,16 @@ class CpuAllocator {
   // memory is taken. The interpreter's memory budget (Interpreter::set_limits,
   // `nabla --max-memory`) sets it while an eval runs. Returns the previous cap.
   size_t set_limit(size_t bytes);
+  // The interpreter's strings and lists under the budget (Note [Host memory budget]).
+  // check_host_request asks before a big one is built: throws the Errors allocate()
+  // would for `count` items of `item_bytes` bytes, named `what` ("a str", "a list"),
+  // and takes nothing. check_host_budget is its cheap form for a str or list about to
+  // be made (the budget only). add_host counts the bytes of live ones (a negative
+  // delta when they go); host_bytes is their total.
+  void check_host_request(size_t count, size_t item_bytes, const std::string& what);
+  void check_host_budget(size_t nbytes, const char* what);
+  void add_host(int64_t delta) noexcept;
+  size_t host_bytes() const;
 
   // Requests round up to a size class: 64-byte steps below 4 KiB, then four classes
   // per power of two, so rounding wastes at most 25%.
@@ -58,7 +69,8 @@ class CpuAllocator {
   // A new block from the system (the cache had none); Note [CPU out of memory].
   Header* system_block(size_t requested, size_t cls, OriginId origin);
   [[noreturn]] void fail_out_of_memory(size_t requested, OriginId origin, const SystemMemory& m);
-  std::string out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m);
+  std::string out_of_memory_message(size_t requested, OriginId origin, const SystemMemory& m,
+                                    const std::string& what = "");
   void release_to_system(Header* h);
   void empty_cache_locked();
 
@@ -68,7 +80,10 @@ class CpuAllocator {
   AllocatorStats stats_;
   size_t cached_bytes_ = 0;
   size_t limit_ = 0;  // set_limit
-  [[noreturn]] void throw_over_limit(size_t nbytes);
+  std::atomic<bool> has_limit_{false};  // limit_ != 0, read without the lock by charge_host
+  std::atomic<int64_t> host_bytes_{0};  // add_host's sum (below 0 for a moment across threads)
+  size_t budget_in_use() const { return stats_.allocated + host_bytes(); }  // what the cap counts
+  [[noreturn]] void throw_over_limit(size_t nbytes, const std::string& what = "a tensor");
 };
 
 }  // namespace nabla

@@ -81,4 +81,18 @@ Tensor unsqueeze_reduced(const Tensor& g, const Shape& input_shape, const std::v
   return reshape(g, reduced_shape(input_shape, dims, true).vec());
 }
 
+int64_t size_add(const char* op, int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out))
+    throw Error(std::string(op) + ": the size " + std::to_string(a) + " + " + std::to_string(b) + " does not fit in 64 bits");
+  return out;
+}
+
+int64_t size_mul(const char* op, int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_mul_overflow(a, b, &out))
+    throw Error(std::string(op) + ": the size " + std::to_string(a) + " * " + std::to_string(b) + " does not fit in 64 bits");
+  return out;
+}
+
 }  // namespace nabla

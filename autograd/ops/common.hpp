@@ -26,6 +26,16 @@ Shape reduced_shape(const Shape& sizes, const std::vector<int64_t>& dims, bool k
 // g (the gradient of a reduction) reshaped so it broadcasts against the input.
 Tensor unsqueeze_reduced(const Tensor& g, const Shape& input_shape, const std::vector<int64_t>& dims, bool keepdim);
 
+// Note [Shape arithmetic]
+// Sizes come from the program (an expand to 2**62 costs nothing), so a shape rule's sum
+// or product of sizes can pass INT64_MAX; wrapped, it becomes a negative size ("cat:
+// sizes must be non-negative, got [-9223372036854775808]") or a small one that the
+// kernel then overruns. Shape rules add and multiply sizes with these, which throw an
+// error naming the op; the element count of a whole shape is checked when the tensor
+// is made (shape_numel), and conv and pooling windows in conv_geometry.hpp.
+int64_t size_add(const char* op, int64_t a, int64_t b);
+int64_t size_mul(const char* op, int64_t a, int64_t b);
+
 // A number as a person writes it in an error message ("1.5", not "1.500000").
 std::string number_str(double v);
 

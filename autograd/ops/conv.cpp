@@ -56,10 +56,13 @@ ConvGeometry check_conv(const char* op, const Shape& x, const char* x_arg, const
                 std::to_string(w[1] * g.groups) + " input channels (" + groups + ") but argument '" + x_arg +
                 "' of shape " + shape_str(x) + " has " + std::to_string(g.C));
   if (g.OH <= 0 || g.OW <= 0) {
-    Pair padded{g.H + 2 * g.pad.h, g.W + 2 * g.pad.w};
-    Pair reach{g.dilation.h * (g.KH - 1) + 1, g.dilation.w * (g.KW - 1) + 1};
-    throw Error(std::string(op) + ": argument '" + x_arg + "' of shape " + shape_str(x) + " is " + pair_str(padded) +
-                " after padding, smaller than the " + pair_str(reach) + " (dilated) kernel of argument '" + w_arg +
+    // In 128 bits, as the output size was: a dilation of 2**62 must not print a wrapped reach.
+    auto wide = [](__int128 v) { return v > INT64_MAX ? std::string("more than 2^63") : std::to_string(int64_t(v)); };
+    auto padded = [&](int64_t in, int64_t pad) { return wide(__int128(in) + 2 * __int128(pad)); };
+    auto reach = [&](int64_t d, int64_t k) { return wide(__int128(d) * (k - 1) + 1); };
+    throw Error(std::string(op) + ": argument '" + x_arg + "' of shape " + shape_str(x) + " is " + padded(g.H, g.pad.h) +
+                "x" + padded(g.W, g.pad.w) + " after padding, smaller than the " + reach(g.dilation.h, g.KH) + "x" +
+                reach(g.dilation.w, g.KW) + " (dilated) kernel of argument '" + w_arg +
                 "' of shape " + shape_str(w) + "; the computed output size is " + std::to_string(g.OH) + "x" +
                 std::to_string(g.OW));
   }
@@ -170,7 +173,7 @@ PoolGeometry check_pool(const char* op, const Shape& x, const char* x_arg, const
   check_positive(op, "stride", g.stride);
   check_positive(op, "dilation", g.dilation);
   check_non_negative(op, "padding", g.pad);
-  if (2 * g.pad.h > g.kernel.h || 2 * g.pad.w > g.kernel.w)
+  if (g.pad.h > g.kernel.h / 2 || g.pad.w > g.kernel.w / 2)  // 2 * pad could overflow
     throw Error(std::string(op) + ": argument 'padding' (" + pair_str(g.pad) +
                 ") must be at most half of 'kernel_size' (" + pair_str(g.kernel) + ")");
   if (g.OH <= 0 || g.OW <= 0)

@@ -139,7 +139,7 @@ std::vector<TensorMeta> infer_cat(const TensorList& in, const Attrs& a) {
     for (int64_t d = 0; fits && d < t.dim(); ++d) fits = d == dim || t.sizes()[d] == in[0].sizes()[d];
     NABLA_CHECK(fits, "cat: tensor " + std::to_string(i) + " has shape " + t.shape_str() + " but tensor 0 has shape " +
                           in[0].shape_str() + "; sizes must match except in dim " + str(dim));
-    s[dim] += t.sizes()[dim];
+    s[dim] = size_add("cat", s[dim], t.sizes()[dim]);  // Note [Shape arithmetic]
   }
   return one(s, result_type(in));
 }

@@ -16,6 +16,7 @@ namespace {
 Shape infer_size(const char* op, const std::vector<int64_t>& shape, int64_t numel, const Shape& from) {
   Shape out(shape.begin(), shape.end());
   int64_t known = 1, infer_at = -1;
+  bool overflow = false, has_zero = false;  // Note [Shape arithmetic]: a wrapped product could match numel
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
       NABLA_CHECK(infer_at < 0, std::string(op) + ": only one dimension can be -1, got " + shape_str(out));
@@ -23,9 +24,13 @@ Shape infer_size(const char* op, const std::vector<int64_t>& shape, int64_t nume
     } else {
       NABLA_CHECK(out[i] >= 0,
                   std::string(op) + ": invalid size " + std::to_string(out[i]) + " in shape " + shape_str(out));
-      known *= out[i];
+      has_zero = has_zero || out[i] == 0;
+      overflow = __builtin_mul_overflow(known, out[i], &known) || overflow;
     }
   }
+  if (has_zero) known = 0;
+  NABLA_CHECK(!overflow || has_zero, std::string(op) + ": shape " + shape_str(out) + " has more elements than fit in " +
+                                         "64 bits, invalid for input of shape " + shape_str(from));
   if (infer_at >= 0) {
     NABLA_CHECK(known != 0 && numel % known == 0,
                 std::string(op) + ": shape " + shape_str(out) + " is invalid for input of shape " + shape_str(from));
@@ -164,7 +169,7 @@ int64_t slice_bounds(const Tensor& x, const Attrs& a, int64_t* dim, int64_t* sta
   s = std::clamp<int64_t>(s, 0, size);
   e = std::clamp<int64_t>(e, s, size);
   *start = s;
-  return (e - s + *step - 1) / *step;
+  return e == s ? 0 : (e - s - 1) / *step + 1;  // not (e - s + step - 1): a step near 2**63 would overflow
 }
 std::vector<TensorMeta> infer_slice(const TensorList& in, const Attrs& a) {
   int64_t dim, start, step;
@@ -179,14 +184,15 @@ TensorList view_slice(const TensorList& in, const Attrs& a) {
   Shape s = in[0].sizes(), st = in[0].strides();
   int64_t offset = in[0].offset() + start * st[dim];
   s[dim] = len;
-  st[dim] *= step;
+  if (len > 1) st[dim] *= step;  // (len - 1) * step < size: no overflow; one element keeps its stride
   return {make_view(in[0], s, st, offset)};
 }
 TensorList backward_slice(BackwardContext& ctx) {
   Tensor x_meta = empty(ctx.input_shape(0), DType::b8);  // for bounds only (no data read)
   int64_t dim, start, step;
   int64_t len = slice_bounds(x_meta, ctx.attrs(), &dim, &start, &step);
-  return {slice_backward(ctx.grad(), ctx.input_shape(0).vec(), dim, start, start + len * step, step)};
+  int64_t end = len == 0 ? start : start + (len - 1) * step + 1;  // start + len * step could overflow
+  return {slice_backward(ctx.grad(), ctx.input_shape(0).vec(), dim, start, end, step)};
 }
 
 std::vector<TensorMeta> infer_select(const TensorList& in, const Attrs& a) {

@@ -15,6 +15,13 @@ Tensor as_dtype(const Tensor& t, DType dt) { return t.dtype() == dt ? t : to_dty
 
 namespace {
 
+// Whether an integer tensor holds a 0 (div's check of its divisor).
+bool any_zero(const Tensor& t) {
+  for (int64_t v : to_int64_vector(t))
+    if (v == 0) return true;
+  return false;
+}
+
 template <class F>
 void float_unary(const char* name, const TensorList& in, TensorList& out, F f) {
   Tensor x = as_dtype(in[0], out[0].dtype());
@@ -75,7 +82,7 @@ void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
   Shape sizes = out[0].sizes();
   int64_t offset = out[0].offset() + start * strides[dim];
   sizes[dim] = in[0].sizes()[dim];
-  strides[dim] *= step;
+  if (sizes[dim] > 1) strides[dim] *= step;  // one element keeps its stride: step may be near 2**63
   copy_into(make_view(out[0], sizes, strides, offset), in[0]);
 }
 
@@ -143,6 +150,12 @@ void mul(const TensorList& in, const Attrs&, TensorList& out) {
   numeric_binary("mul", in, out, [](auto x, auto y) { return scalar::mul(x, y); });
 }
 void div(const TensorList& in, const Attrs&, TensorList& out) {
+  // An integer result (never from the language, whose / divides as floats, but a
+  // kernel must not trap whoever calls it): a zero divisor is PyTorch's
+  // ZeroDivisionError, found before the loop (Note [Integer tensor arithmetic]).
+  DType dt = out[0].dtype();
+  if (!is_floating(dt) && dt != DType::b8 && any_zero(as_dtype(in[1], dt)))
+    throw Error("div: integer division by zero");
   numeric_binary("div", in, out, [](auto x, auto y) { return scalar::div(x, y); });
 }
 void pow(const TensorList& in, const Attrs&, TensorList& out) {
