@@ -1,0 +1,101 @@
+// The module walk (Note [Module walk] in module_walk.hpp): submodules of a model,
+// every module once, and the tensors they hold once.
+#include "interp/module_walk.hpp"
+
+namespace nabla::interp {
+
+std::string join_path(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+
+bool is_container(const Value& v) { return v.tag == Tag::List || v.tag == Tag::Tuple || v.tag == Tag::Dict; }
+
+namespace {
+
+// The models inside a container field, depth first in item order; containers are
+// opened once each, and with an explicit stack, since they may nest a million deep.
+void container_modules(const std::string& name, const Value& field, std::vector<std::pair<std::string, Value>>& out,
+                       std::unordered_set<const Obj*>& seen_containers) {
+  std::vector<std::pair<std::string, Value>> stack{{name, field}};
+  std::vector<std::pair<std::string, Value>> items;
+  while (!stack.empty()) {
+    auto [path, v] = std::move(stack.back());
+    stack.pop_back();
+    if (v.tag == Tag::Instance) {
+      out.emplace_back(std::move(path), std::move(v));
+      continue;
+    }
+    if (!seen_containers.insert(v.o.get()).second) continue;
+    items.clear();
+    if (v.tag == Tag::Dict) {
+      for (auto& [k, x] : v.as<DictObj>()->entries)
+        if (x.tag == Tag::Instance || is_container(x)) items.emplace_back(join_path(path, str(k)), x);
+    } else {
+      auto& xs = v.as<ListObj>()->items;
+      for (size_t k = 0; k < xs.size(); ++k)
+        if (xs[k].tag == Tag::Instance || is_container(xs[k])) items.emplace_back(join_path(path, std::to_string(k)), xs[k]);
+    }
+    for (auto it = items.rbegin(); it != items.rend(); ++it) stack.push_back(std::move(*it));
+  }
+}
+
+}  // namespace
+
+void direct_submodules(const InstanceObj& model, std::vector<std::pair<std::string, Value>>& out,
+                       std::unordered_set<const Obj*>& seen_containers) {
+  for (const Field& f : model.fields) {
+    if (f.value.tag == Tag::Instance) out.emplace_back(f.name, f.value);
+    else if (is_container(f.value)) container_modules(f.name, f.value, out, seen_containers);
+  }
+}
+
+bool holds_models(const Value& container) {
+  std::vector<std::pair<std::string, Value>> found;
+  std::unordered_set<const Obj*> seen;
+  container_modules("", container, found, seen);
+  return !found.empty();
+}
+
+std::vector<ModuleVisit> walk_modules(const Value& root) {
+  std::vector<ModuleVisit> out;
+  if (root.tag != Tag::Instance) return out;
+  std::unordered_set<const Obj*> seen_modules, seen_containers;
+  // Marked when popped, not when pushed: the first path of a module is then the one
+  // a recursive depth-first walk in field order would give.
+  std::vector<ModuleVisit> stack{{"", root, ModuleVisit::kNoParent}};
+  std::vector<std::pair<std::string, Value>> subs;
+  while (!stack.empty()) {
+    ModuleVisit visit = std::move(stack.back());
+    stack.pop_back();
+    if (!seen_modules.insert(visit.module.o.get()).second) continue;
+    size_t index = out.size();
+    out.push_back(std::move(visit));
+    subs.clear();
+    direct_submodules(*out.back().module.as<InstanceObj>(), subs, seen_containers);
+    const std::string& path = out.back().path;
+    for (auto it = subs.rbegin(); it != subs.rend(); ++it)
+      if (!seen_modules.count(it->second.o.get())) stack.push_back({join_path(path, it->first), it->second, index});
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, TensorKinds kinds) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  std::unordered_set<const void*> seen;
+  bool params = kinds != TensorKinds::buffers, buffers = kinds != TensorKinds::parameters;
+  for (const ModuleVisit& visit : walk_modules(root))
+    for (const Field& f : visit.module.as<InstanceObj>()->fields) {
+      bool wanted = (params && f.kind == FieldKind::parameter) || (buffers && f.kind == FieldKind::buffer);
+      if (!wanted || f.value.tag != Tag::Tensor || !f.value.t.defined()) continue;
+      if (seen.insert(f.value.t.impl()).second) out.emplace_back(join_path(visit.path, f.name), f.value.t);
+    }
+  return out;
+}
+
+int64_t parameter_elements(const Value& root) {
+  int64_t n = 0;
+  for (auto& [name, t] : named_tensors(root, TensorKinds::parameters)) n += t.numel();
+  return n;
+}
+
+}  // namespace nabla::interp
