@@ -56,7 +56,7 @@ void no_args(const CallArgs& args, const std::string& name) {
 // buffers such as counters stay), as PyTorch's Module.to(dtype). Returns m.
 Value retype_model(const Value& self, DType dtype) {
   if (!is_floating(dtype)) fail(std::string("to(): a model converts to a floating dtype, got ") + dtype_name(dtype));
-  for (auto& [n, t] : named_tensors(self, TensorKinds::both))
+  for (auto& [n, t] : named_tensors(self, TensorKinds::both, false))
     if (is_floating(t.dtype())) retype(t, dtype);
   return self;
 }
@@ -76,7 +76,7 @@ Value move_model(const Value& self, const std::string& name, CallArgs& args) {
     fail("to() takes one argument, a device (\"cpu\", \"cuda\" or \"cuda:N\") or a floating dtype");
   }
   if (device.kind == DeviceKind::cuda) cuda::check_device(device.index);
-  for (auto& [n, t] : named_tensors(self, TensorKinds::both)) relocate(t, device);
+  for (auto& [n, t] : named_tensors(self, TensorKinds::both, false)) relocate(t, device);
   return self;
 }
 
@@ -202,15 +202,16 @@ Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string
     bool named = name.rfind("named_", 0) == 0;
     auto kinds = name.find("buffers") != std::string::npos ? TensorKinds::buffers : TensorKinds::parameters;
     std::vector<Value> items;
-    for (auto& [n, t] : named_tensors(self, kinds))
+    for (auto& [n, t] : named_tensors(self, kinds, named))
       items.push_back(named ? make_tuple({make_str(n), Value::tensor(t)}) : Value::tensor(t));
     return make_list(std::move(items));
   }
   if (name == "modules" || name == "named_modules") {
     no_args(args, name);
     std::vector<Value> items;
-    for (ModuleVisit& visit : walk_modules(self))
-      items.push_back(name == "modules" ? visit.module : make_tuple({make_str(visit.path), visit.module}));
+    std::vector<ModuleVisit> visits = walk_modules(self);
+    for (size_t k = 0; k < visits.size(); ++k)
+      items.push_back(name == "modules" ? visits[k].module : make_tuple({make_str(path_of(visits, k)), visits[k].module}));
     return make_list(std::move(items));
   }
   if (name == "children" || name == "named_children") return children(self, name, args);
@@ -225,7 +226,7 @@ Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string
   }
   if (name == "zero_grad") {
     no_args(args, name);
-    for (auto& [n, t] : named_tensors(self, TensorKinds::parameters)) t.set_grad(Tensor());
+    for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_grad(Tensor());
     return Value();
   }
   if (name == "train" || name == "eval") {

@@ -49,12 +49,13 @@ class ModelPrinter {
     // counts add up to the total.
     std::vector<ModuleVisit> visits = walk_modules(root);
     std::vector<int64_t> own(visits.size(), 0);
-    std::unordered_set<const void*> seen;
+    AddressSet seen;
     for (size_t k = 0; k < visits.size(); ++k)
       for (const Field& f : visits[k].module.as<InstanceObj>()->fields)
-        if (f.kind == FieldKind::parameter && f.value.tag == Tag::Tensor && seen.insert(f.value.t.impl()).second)
+        if (f.kind == FieldKind::parameter && f.value.tag == Tag::Tensor && seen.insert(f.value.t.impl()))
           own[k] += f.value.t.numel();
     for (size_t k = visits.size(); k-- > 1;) own[visits[k].parent] += own[k];
+    counts_.reserve(visits.size());
     for (size_t k = 0; k < visits.size(); ++k) counts_[visits[k].module.o.get()] = own[k];
     total_ = own.empty() ? 0 : own[0];
   }

@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -27,13 +26,31 @@
 
 namespace nabla::interp {
 
-// A module the walk reached: its first path, the module (an instance), and the index
-// of the visit it was first reached from (kNoParent for the root).
+// A module the walk reached: the module (an instance), the index of the visit it was
+// first reached from (kNoParent for the root) and its name there ("fc", "layers.0").
+// The whole path is path_of's: a chain of n nested modules has paths of n^2 bytes in
+// all, which only the walks that name things should pay for.
 struct ModuleVisit {
   static constexpr size_t kNoParent = static_cast<size_t>(-1);
-  std::string path;
   Value module;
   size_t parent = kNoParent;
+  std::string name;
+};
+
+// A set of addresses (modules, containers, tensor bodies) with open addressing: a
+// walk inserts one per module and tensor, and a node-based std::unordered_set spent
+// most of a big walk's time in malloc.
+class AddressSet {
+ public:
+  // True when p was not in the set yet.
+  bool insert(const void* p);
+  bool contains(const void* p) const;
+
+ private:
+  static size_t slot_of(const void* p, size_t mask);
+  void grow();
+  std::vector<const void*> slots_;
+  size_t size_ = 0;
 };
 
 // "a" + "b" -> "a.b"; "" + "b" -> "b".
@@ -44,7 +61,7 @@ std::string join_path(const std::string& prefix, const std::string& name);
 // dict field, nested containers included ("layers.0", "heads.q", "blocks.1.0").
 // `seen_containers` keeps a container from being opened twice (it may hold itself).
 void direct_submodules(const InstanceObj& model, std::vector<std::pair<std::string, Value>>& out,
-                       std::unordered_set<const Obj*>& seen_containers);
+                       AddressSet& seen_containers);
 
 bool is_container(const Value& v);  // a list, tuple or dict
 // Whether a container holds a model, at any depth.
@@ -52,11 +69,14 @@ bool holds_models(const Value& container);
 
 // Every module under `root` (root first), each once; empty when root is not a model.
 std::vector<ModuleVisit> walk_modules(const Value& root);
+// The first path of visits[k]: "" for the root, "blocks.0.attn".
+std::string path_of(const std::vector<ModuleVisit>& visits, size_t k);
 
 enum class TensorKinds { parameters, buffers, both };
 // The parameters, buffers or both of every module of walk_modules(root), each tensor
-// once, under its first name ("fc.weight"); per module in field order.
-std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, TensorKinds kinds);
+// once, under its first name ("fc.weight"); per module in field order. Without
+// `names` the names are left empty (they cost the square of the nesting depth).
+std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, TensorKinds kinds, bool names = true);
 
 // The elements of the parameters of every module under root, each tensor once.
 int64_t parameter_elements(const Value& root);
