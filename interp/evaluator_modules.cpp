@@ -201,9 +201,13 @@ Value Evaluator::run_statements(const Program& prog, bool want_value, bool* has_
       impl->locate(e, s->span);
       throw e;
     }
+    // Only a top-level expression statement gives the value (the REPL echoes it):
+    // last_value is also set by expression statements that ran inside the calls of
+    // this one (`let m = nn.Linear(4, 3)` runs the constructor's), and an expression
+    // statement sets it last, after everything it called.
     if (want_value) {
-      *has_value = impl->last_was_expr;
-      if (impl->last_was_expr) last = std::move(impl->last_value);
+      *has_value = s->kind == StmtKind::Expr;
+      if (*has_value) last = std::move(impl->last_value);
     }
     impl->last_value = Value();
   }
