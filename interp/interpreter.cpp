@@ -311,6 +311,17 @@ void Interpreter::set_limits(const Limits& limits) {
   impl_->ev.sandbox = limits.sandbox;
 }
 
+const Limits& Interpreter::limits() const { return impl_->limits; }
+
+std::optional<EvalError> Interpreter::sandbox_refusal(const std::string& what) const {
+  try {
+    impl_->ev.check_sandbox(what.c_str());
+  } catch (const LangError& e) {
+    return EvalError{EvalError::Kind::runtime, e.formatted()};
+  }
+  return std::nullopt;
+}
+
 void Interpreter::reset() {
   impl_->run([&] { impl_->ev.reset_session(); });
 }
