@@ -3,6 +3,7 @@
 // state_dict and load_state_dict, register_buffer and the module hooks. Every one
 // that reaches into submodules goes through the module walk (Note [Module walk] in
 // interp/module_walk.hpp), so each module and each tensor is visited once.
+#include <unordered_map>
 #include <unordered_set>
 
 #include "autograd/grad_mode.hpp"
@@ -157,12 +158,15 @@ const Tensor* resolve_key(const Value& model, const std::string& key) {
 // load_state_dict(d, strict=true): copies every tensor of d into the parameter or
 // buffer of the same name, under no-grad. With strict, missing keys, unexpected keys
 // and shape mismatches are all reported in one error; without it only shapes are.
-// The keys state_dict() gives are required; a key under another path to one of
-// those tensors is accepted too (see resolve_key).
+// A key may name a tensor by any path to it (resolve_key): the names state_dict()
+// gives, or another path of a shared module or tied weight (PyTorch's state_dict
+// lists every path); a tensor is missing when no key reaches it.
 void load_state(const Value& self, DictObj& d, bool strict) {
   std::vector<std::string> problems;
   std::vector<std::pair<Tensor, Tensor>> copies;
+  AddressSet reached;
   auto take = [&](const std::string& n, const Tensor& dst, const Value& src) {
+    reached.insert(dst.impl());
     if (src.tag != Tag::Tensor) {
       problems.push_back("'" + n + "' is " + type_name(src) + ", not a tensor");
     } else if (src.t.sizes() != dst.sizes()) {
@@ -172,18 +176,25 @@ void load_state(const Value& self, DictObj& d, bool strict) {
       copies.emplace_back(dst, src.t);
     }
   };
-  std::unordered_set<std::string> known;
-  for (auto& [n, t] : named_tensors(self, TensorKinds::both)) {
-    known.insert(n);
-    if (const Value* src = d.find(make_str(n))) take(n, t, *src);
-    else if (strict) problems.push_back("missing key '" + n + "'");
-  }
+  auto own = named_tensors(self, TensorKinds::both);
+  std::unordered_map<std::string, Tensor> by_name(own.begin(), own.end());
   for (auto& [k, x] : d.entries) {
-    if (k.tag == Tag::Str && known.count(k.as<StrObj>()->s)) continue;
-    const Tensor* alias = k.tag == Tag::Str ? resolve_key(self, k.as<StrObj>()->s) : nullptr;
-    if (alias) take(k.as<StrObj>()->s, *alias, x);
-    else if (strict) problems.push_back("unexpected key " + repr(k));
+    if (k.tag == Tag::Str) {
+      const std::string& key = k.as<StrObj>()->s;
+      if (auto it = by_name.find(key); it != by_name.end()) {
+        take(key, it->second, x);
+        continue;
+      }
+      if (const Tensor* alias = resolve_key(self, key)) {
+        take(key, *alias, x);
+        continue;
+      }
+    }
+    if (strict) problems.push_back("unexpected key " + repr(k));
   }
+  if (strict)
+    for (auto& [n, t] : own)
+      if (!reached.contains(t.impl())) problems.push_back("missing key '" + n + "'");
   if (!problems.empty()) {
     std::string msg = "load_state_dict() into " + self.as<InstanceObj>()->cls->decl->name + ": " +
                       std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems");

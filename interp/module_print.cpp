@@ -41,36 +41,103 @@ std::string nonfinite_flag(const Tensor& t) {
   return "";
 }
 
+// Note: the counts follow the order print shows things in (fields in order, a
+// submodule's tree where its field is), not walk_modules' order (a module's own
+// tensors first): a tensor counts in the module where it is first shown, and where
+// it shows again it says "same tensor as PATH", so the counts add up to the total.
 class ModelPrinter {
  public:
-  explicit ModelPrinter(const Value& root) {
-    // Each parameter counts in the module the walk first found it in, and each
-    // module's count takes in those of the modules first found through it, so the
-    // counts add up to the total.
-    std::vector<ModuleVisit> visits = walk_modules(root);
-    std::vector<int64_t> own(visits.size(), 0);
-    AddressSet seen;
-    for (size_t k = 0; k < visits.size(); ++k)
-      for (const Field& f : visits[k].module.as<InstanceObj>()->fields)
-        if (f.kind == FieldKind::parameter && f.value.tag == Tag::Tensor && seen.insert(f.value.t.impl()))
-          own[k] += f.value.t.numel();
-    for (size_t k = visits.size(); k-- > 1;) own[visits[k].parent] += own[k];
-    counts_.reserve(visits.size());
-    for (size_t k = 0; k < visits.size(); ++k) counts_[visits[k].module.o.get()] = own[k];
-    total_ = own.empty() ? 0 : own[0];
-  }
+  explicit ModelPrinter(const Value& root) { count(root); }
 
   std::string print(const Value& root) {
     module(root, "", 0);
-    if (total_ > 0) out_ += parameters_note(total_) + " in total";
+    int64_t total = nodes_.empty() ? 0 : nodes_[0].count;
+    if (total > 0) out_ += parameters_note(total) + " in total";
     return std::move(out_);
   }
 
  private:
-  std::string out_;
-  std::unordered_map<const Obj*, int64_t> counts_;
+  // A module in print order: where it was first met (parent node, field name) and
+  // the parameters first shown in its tree.
+  struct Node {
+    size_t parent;
+    std::string name;
+    int64_t count = 0;
+  };
+  std::vector<Node> nodes_;
+  std::unordered_map<const Obj*, size_t> node_of_;
+  std::unordered_map<const void*, std::pair<size_t, const std::string*>> tensor_home_;  // node, field name
   std::unordered_map<const Obj*, std::string> shown_;  // module or container -> its first path
-  int64_t total_ = 0;
+  std::string out_;
+
+  // One entry of a module in field order: a tensor field, or a model it holds.
+  struct Item {
+    const Field* tensor = nullptr;
+    std::string name;
+    Value module;
+  };
+
+  std::vector<Item> items_of(const InstanceObj& m, AddressSet& seen_containers) {
+    std::vector<Item> items;
+    std::vector<std::pair<std::string, Value>> subs;
+    for (const Field& f : m.fields) {
+      if ((f.kind == FieldKind::parameter || f.kind == FieldKind::buffer) && f.value.tag == Tag::Tensor) {
+        items.push_back({&f, "", Value()});
+        continue;
+      }
+      subs.clear();
+      field_submodules(f, subs, seen_containers);
+      for (auto& [name, v] : subs) items.push_back({nullptr, std::move(name), std::move(v)});
+    }
+    return items;
+  }
+
+  // Depth first in print order, with an explicit stack (the printer stops at
+  // kMaxPrintDepth, the counts do not).
+  void count(const Value& root) {
+    if (root.tag != Tag::Instance) return;
+    AddressSet seen_containers;
+    struct Step {
+      size_t node;
+      std::vector<Item> items;
+      size_t next = 0;
+    };
+    std::vector<Step> stack;
+    auto enter = [&](const Value& m, size_t parent, std::string name) {
+      node_of_.emplace(m.o.get(), nodes_.size());
+      nodes_.push_back({parent, std::move(name)});
+      stack.push_back({nodes_.size() - 1, items_of(*m.as<InstanceObj>(), seen_containers)});
+    };
+    enter(root, ModuleVisit::kNoParent, "");
+    while (!stack.empty()) {
+      Step& top = stack.back();
+      if (top.next == top.items.size()) {
+        size_t node = top.node;
+        stack.pop_back();
+        if (nodes_[node].parent != ModuleVisit::kNoParent) nodes_[nodes_[node].parent].count += nodes_[node].count;
+        continue;
+      }
+      Item& item = top.items[top.next++];
+      size_t node = top.node;
+      if (item.tensor) {
+        const Field& f = *item.tensor;
+        if (tensor_home_.emplace(f.value.t.impl(), std::make_pair(node, &f.name)).second &&
+            f.kind == FieldKind::parameter)
+          nodes_[node].count += f.value.t.numel();
+      } else if (!node_of_.count(item.module.o.get())) {
+        Value m = item.module;
+        enter(m, node, std::move(item.name));  // invalidates top
+      }
+    }
+  }
+
+  std::string node_path(size_t node) const {
+    std::vector<const std::string*> names;
+    for (; nodes_[node].parent != ModuleVisit::kNoParent; node = nodes_[node].parent) names.push_back(&nodes_[node].name);
+    std::string path;
+    for (auto it = names.rbegin(); it != names.rend(); ++it) path = join_path(path, **it);
+    return path;
+  }
 
   static std::string where(const std::string& path) { return path.empty() ? "the model itself" : path; }
 
@@ -102,7 +169,7 @@ class ModelPrinter {
       out_ += "\n" + pad + f.name + ": ";
       if (f.value.tag == Tag::Instance) submodule(f.value, join_path(path, f.name), indent + 2);
       else if (shown_container) container(f.value, join_path(path, f.name), indent + 2);
-      else tensor_line(f);
+      else tensor_line(m, f);
     }
     if (any) {
       out_ += '\n';
@@ -113,14 +180,21 @@ class ModelPrinter {
   void submodule(const Value& v, const std::string& path, int indent) {
     bool first = !shown_.count(v.o.get());
     module(v, path, indent);
-    int64_t n = first ? counts_[v.o.get()] : 0;
+    auto node = node_of_.find(v.o.get());
+    int64_t n = first && node != node_of_.end() ? nodes_[node->second].count : 0;
     if (n > 0) out_ += parameters_note(n);
   }
 
-  void tensor_line(const Field& f) {
+  void tensor_line(const InstanceObj& m, const Field& f) {
     const Tensor& t = f.value.t;
     out_ += std::string(f.kind == FieldKind::parameter ? "Parameter" : "Buffer") + t.shape_str() +
             (t.dtype() == DType::f32 ? "" : std::string(" ") + dtype_name(t.dtype())) + nonfinite_flag(t);
+    auto home = tensor_home_.find(t.impl());
+    auto node = node_of_.find(&m);
+    if (home == tensor_home_.end() || node == node_of_.end()) return;
+    auto [first_node, first_name] = home->second;
+    if (first_node != node->second || *first_name != f.name)
+      out_ += "  # same tensor as " + join_path(node_path(first_node), *first_name);
   }
 
   // A list, tuple or dict that holds models: one item a line.

@@ -78,12 +78,14 @@ void container_modules(const std::string& name, const Value& field, std::vector<
 
 }  // namespace
 
+void field_submodules(const Field& f, std::vector<std::pair<std::string, Value>>& out, AddressSet& seen_containers) {
+  if (f.value.tag == Tag::Instance) out.emplace_back(f.name, f.value);
+  else if (is_container(f.value)) container_modules(f.name, f.value, out, seen_containers);
+}
+
 void direct_submodules(const InstanceObj& model, std::vector<std::pair<std::string, Value>>& out,
                        AddressSet& seen_containers) {
-  for (const Field& f : model.fields) {
-    if (f.value.tag == Tag::Instance) out.emplace_back(f.name, f.value);
-    else if (is_container(f.value)) container_modules(f.name, f.value, out, seen_containers);
-  }
+  for (const Field& f : model.fields) field_submodules(f, out, seen_containers);
 }
 
 bool holds_models(const Value& container) {

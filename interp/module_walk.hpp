@@ -62,6 +62,8 @@ std::string join_path(const std::string& prefix, const std::string& name);
 // `seen_containers` keeps a container from being opened twice (it may hold itself).
 void direct_submodules(const InstanceObj& model, std::vector<std::pair<std::string, Value>>& out,
                        AddressSet& seen_containers);
+// The same for one field.
+void field_submodules(const Field& f, std::vector<std::pair<std::string, Value>>& out, AddressSet& seen_containers);
 
 bool is_container(const Value& v);  // a list, tuple or dict
 // Whether a container holds a model, at any depth.
