@@ -81,7 +81,6 @@ Value move_model(const Value& self, const std::string& name, CallArgs& args) {
   return self;
 }
 
-
 // m.children() / m.named_children(): the models held directly in fields, in field
 // order, each once as in PyTorch (a layer held in two fields is listed under the
 // first); remove_duplicate=false lists every field (nn.Sequential([l, l]) runs l twice).
