@@ -126,10 +126,16 @@ void install_builtins(Evaluator& ev) {
   install_function(ev, "read_text", read_text_builtin);
   install_function(ev, "range", range_builtin);
   // env(name, default=none): an environment variable (RANK, WORLD_SIZE, ...), or default.
-  install_function(ev, "env", [](Evaluator&, CallArgs& a) {
+  // In sandbox mode only the ranks' variables that nabla launch sets can be read (the
+  // environment holds tokens, paths and user names): any other name is an error.
+  install_function(ev, "env", [](Evaluator& ev, CallArgs& a) {
     Bound b = bind("env", a, {"name", "default"}, 1);
     if (b[0].tag != Tag::Str) fail(std::string("env(): name must be a str, got ") + type_name(b[0]));
-    const char* value = std::getenv(b[0].as<StrObj>()->s.c_str());
+    const std::string& name = b[0].as<StrObj>()->s;
+    static const char* const kSandboxEnv[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"};
+    if (ev.sandbox && std::none_of(std::begin(kSandboxEnv), std::end(kSandboxEnv), [&](const char* n) { return name == n; }))
+      fail("env(" + repr(b[0]) + ") is not available in sandbox mode (only RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE are)");
+    const char* value = std::getenv(name.c_str());
     if (value) return make_str(value);
     return b.has(1) ? b[1] : Value::none();
   });

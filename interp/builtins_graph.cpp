@@ -14,6 +14,7 @@
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
 #include "interp/graph_module.hpp"
+#include "interp/module_walk.hpp"
 #include "passes/capture.hpp"
 #include "passes/executor.hpp"
 #include "passes/memory_plan.hpp"
@@ -64,19 +65,12 @@ std::string guard_text(const Value& v) {
   return repr(v);
 }
 
-// The training flags of a model and its submodules, in field order ("1" or "0" each):
-// dropout and batch_norm record different ops in each mode.
-void training_flags(const Value& v, std::string& out, int depth = 0) {
-  if (depth > 64) return;  // a cycle of modules; nothing we could capture anyway
-  if (v.tag == Tag::List || v.tag == Tag::Tuple) {
-    for (const Value& x : v.as<ListObj>()->items) training_flags(x, out, depth + 1);
-    return;
-  }
-  if (v.tag != Tag::Instance) return;
-  for (const Field& f : v.as<InstanceObj>()->fields) {
-    if (f.name == "training") out += truthy(f.value) ? "1" : "0";
-    else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List) training_flags(f.value, out, depth + 1);
-  }
+// The training flags of a model and its submodules, each module once in walk order
+// ("1" or "0" each; Note [Module walk]): dropout and batch_norm record different ops
+// in each mode.
+void training_flags(const Value& v, std::string& out) {
+  for (const ModuleVisit& visit : walk_modules(v))
+    if (Field* f = visit.module.as<InstanceObj>()->find("training")) out += truthy(f->value) ? "1" : "0";
 }
 
 Guards guards_of(const GraphModule& gm, const std::vector<Value>& args) {

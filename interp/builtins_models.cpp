@@ -14,7 +14,13 @@ namespace {
 // weights, a layer shared by two blocks) stays shared in the copy, and a cycle ends.
 using Memo = std::unordered_map<const void*, Value>;
 
-Value deepcopy_value(const Value& v, Memo& memo);
+// A copy still to make: `src`'s copy goes into *dst, a slot of a copy made already.
+// Copies are made from a work list, not by recursion, so a list nested a million
+// deep or a chain of a million modules is copied too (Note [Module walk]).
+struct CopyTask {
+  Value src;
+  Value* dst;
+};
 
 Value copy_tensor(const Tensor& t) {
   Tensor c = empty(t.sizes(), t.dtype(), t.device());
@@ -25,45 +31,51 @@ Value copy_tensor(const Tensor& t) {
   return Value::tensor(c);
 }
 
-Value copy_instance(const Value& v, Memo& memo) {
-  auto* src = v.as<InstanceObj>();
-  auto inst = std::make_shared<InstanceObj>();
-  Value out = Value::object(Tag::Instance, inst);
-  memo[src] = out;
-  inst->cls = src->cls;
-  inst->ctor_frame = src->ctor_frame;  // methods reach fields through self, not the frame
-  inst->forward_pre_hooks = src->forward_pre_hooks;
-  inst->forward_hooks = src->forward_hooks;
-  inst->backward_hooks = src->backward_hooks;
-  inst->full_backward_hooks = src->full_backward_hooks;
-  inst->next_hook_id = src->next_hook_id;
-  for (const Field& f : src->fields) inst->fields.push_back({f.name, deepcopy_value(f.value, memo), f.kind});
-  return out;
-}
-
-Value deepcopy_value(const Value& v, Memo& memo) {
+// The copy of v with its own slots still holding the originals, each slot queued to
+// be replaced by its copy.
+Value copy_shell(const Value& v, Memo& memo, std::vector<CopyTask>& tasks) {
   const void* key = v.tag == Tag::Tensor ? static_cast<const void*>(v.t.impl()) : nullptr;
   if (v.tag == Tag::Instance || v.tag == Tag::List || v.tag == Tag::Tuple || v.tag == Tag::Dict) key = v.o.get();
   if (!key) return v;  // numbers, strings, functions, classes, native objects: shared
   if (auto it = memo.find(key); it != memo.end()) return it->second;
-  switch (v.tag) {
-    case Tag::Tensor: return memo[key] = copy_tensor(v.t);
-    case Tag::Instance: return copy_instance(v, memo);
-    case Tag::Dict: {
-      auto d = std::make_shared<DictObj>();
-      Value out = Value::object(Tag::Dict, d);
-      memo[key] = out;
-      for (auto& [k, x] : v.as<DictObj>()->entries) d->set(k, deepcopy_value(x, memo));
-      return out;
-    }
-    default: {
-      auto l = std::make_shared<ListObj>();
-      Value out = Value::object(v.tag, l);
-      memo[key] = out;
-      for (const Value& x : v.as<ListObj>()->items) l->items.push_back(deepcopy_value(x, memo));
-      return out;
-    }
+  if (v.tag == Tag::Tensor) return memo[key] = copy_tensor(v.t);
+  if (v.tag == Tag::Instance) {
+    auto* src = v.as<InstanceObj>();
+    auto inst = std::make_shared<InstanceObj>();
+    inst->cls = src->cls;
+    inst->ctor_frame = src->ctor_frame;  // methods reach fields through self, not the frame
+    inst->forward_pre_hooks = src->forward_pre_hooks;
+    inst->forward_hooks = src->forward_hooks;
+    inst->backward_hooks = src->backward_hooks;
+    inst->full_backward_hooks = src->full_backward_hooks;
+    inst->next_hook_id = src->next_hook_id;
+    inst->fields = src->fields;
+    for (Field& f : inst->fields) tasks.push_back({f.value, &f.value});
+    return memo[key] = Value::object(Tag::Instance, inst);
   }
+  if (v.tag == Tag::Dict) {
+    auto d = std::make_shared<DictObj>();
+    d->entries = v.as<DictObj>()->entries;  // keys are immutable: shared
+    d->index = v.as<DictObj>()->index;
+    for (auto& [k, x] : d->entries) tasks.push_back({x, &x});
+    return memo[key] = Value::object(Tag::Dict, d);
+  }
+  auto l = std::make_shared<ListObj>();
+  l->items = v.as<ListObj>()->items;
+  for (Value& x : l->items) tasks.push_back({x, &x});
+  return memo[key] = Value::object(v.tag, l);
+}
+
+Value deepcopy_value(const Value& v) {
+  Memo memo;
+  Value out;
+  std::vector<CopyTask> tasks{{v, &out}};
+  while (!tasks.empty()) {
+    CopyTask t = std::move(tasks.back());
+    tasks.pop_back();
+    *t.dst = copy_shell(t.src, memo, tasks);
+  }
+  return out;
 }
 
 }  // namespace
@@ -74,8 +86,7 @@ void install_model_builtins(Evaluator& ev) {
   // with their hooks, lists, tuples and dicts item by item; anything else is shared.
   install_function(ev, "deepcopy", [](Evaluator&, CallArgs& a) {
     Bound b = bind("deepcopy", a, {"x"}, 1);
-    Memo memo;
-    return deepcopy_value(b[0], memo);
+    return deepcopy_value(b[0]);
   });
   // delattr(obj, name): removes a field of a model (a parameter, buffer, submodule or
   // attribute) or an attribute of an object, as Python's.

@@ -5,6 +5,7 @@
 // (the hot ones in evaluator.cpp, next to eval); the small helpers defined in this
 // class are shared by several files. Must not hold logic beyond those helpers.
 #pragma once
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -178,6 +179,12 @@ struct Evaluator::Impl {
 
   static std::string import_alias(const ImportStmt& i);
   std::shared_ptr<Module> do_import(const ImportStmt& i);
+  // Imports still running their top level, outermost first: (cache key, name shown).
+  // See Note [Import cycles] in evaluator_modules.cpp.
+  std::vector<std::pair<std::string, std::string>> importing;
+  std::shared_ptr<Module> import_once(const std::string& key, const std::string& shown,
+                                      const std::function<std::shared_ptr<Module>()>& load);
+  std::shared_ptr<Module> import_stdlib(const std::string& name);
   inline std::shared_ptr<Module> load_module(const std::string& name, const std::string& path, const std::string& text);
 
   // ================================ functions (evaluator_calls.cpp) ================================

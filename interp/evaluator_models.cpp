@@ -1,5 +1,5 @@
-// Models: instances (constructor bodies, fields, methods), the builtin model methods
-// (parameters, buffers, zero_grad, train/eval, children) and member access on any
+// Models: instances (constructor bodies, fields, methods, hooks around forward), the
+// names of the builtin model methods (defined in model_methods.cpp) and member access on any
 // value (get_attr, set_attr, call_method, member_names). Tensor and container
 // members are the builtins' (builtins_tensor.cpp, container_methods.cpp).
 #include "interp/evaluator.hpp"
@@ -187,132 +187,7 @@ Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
   return out;
 }
 
-// ---- model builtins ------------------------------------------------------------------
-
-namespace {
-
-void collect_params(const Value& v, const std::string& prefix, std::vector<std::pair<std::string, Value>>& out,
-                    bool buffers, std::unordered_set<const void*>& seen) {
-  if (v.tag == Tag::Instance) {
-    for (const Field& f : v.as<InstanceObj>()->fields) {
-      std::string name = prefix.empty() ? f.name : prefix + "." + f.name;
-      bool want = buffers ? f.kind == FieldKind::buffer : f.kind == FieldKind::parameter;
-      if (want) {
-        if (seen.insert(f.value.t.impl()).second) out.emplace_back(name, f.value);
-      } else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List || f.value.tag == Tag::Tuple ||
-                 f.value.tag == Tag::Dict) {
-        collect_params(f.value, name, out, buffers, seen);
-      }
-    }
-  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
-    auto& items = v.as<ListObj>()->items;
-    for (size_t k = 0; k < items.size(); ++k)
-      if (items[k].tag == Tag::Instance) collect_params(items[k], prefix + "." + std::to_string(k), out, buffers, seen);
-  } else if (v.tag == Tag::Dict) {
-    for (auto& [k, x] : v.as<DictObj>()->entries)
-      if (x.tag == Tag::Instance) collect_params(x, prefix + "." + str(k), out, buffers, seen);
-  }
-}
-
-// Parameters and buffers in field order, recursively: the keys of state_dict().
-void collect_state(const Value& v, const std::string& prefix, std::vector<std::pair<std::string, Value>>& out) {
-  auto sub = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
-  if (v.tag == Tag::Instance) {
-    for (const Field& f : v.as<InstanceObj>()->fields) {
-      if (f.kind == FieldKind::parameter || f.kind == FieldKind::buffer) out.emplace_back(sub(f.name), f.value);
-      else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List || f.value.tag == Tag::Tuple ||
-               f.value.tag == Tag::Dict)
-        collect_state(f.value, sub(f.name), out);
-    }
-  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
-    auto& items = v.as<ListObj>()->items;
-    for (size_t k = 0; k < items.size(); ++k)
-      if (items[k].tag == Tag::Instance) collect_state(items[k], sub(std::to_string(k)), out);
-  } else if (v.tag == Tag::Dict) {
-    for (auto& [k, x] : v.as<DictObj>()->entries)
-      if (x.tag == Tag::Instance) collect_state(x, sub(str(k)), out);
-  }
-}
-
-using HookList = std::vector<std::pair<int64_t, Value>>;
-
-HookList& hook_list(InstanceObj& inst, const std::string& method) {
-  if (method == "register_forward_pre_hook") return inst.forward_pre_hooks;
-  if (method == "register_forward_hook") return inst.forward_hooks;
-  if (method == "register_backward_hook") return inst.backward_hooks;
-  return inst.full_backward_hooks;
-}
-
-Value make_hook_handle(const Value& self, const std::string& method, int64_t id) {
-  auto obj = std::make_shared<ObjectObj>();
-  obj->type_name = "hook handle";
-  std::weak_ptr<Obj> weak = self.o;
-  obj->methods["remove"] = [weak, method, id](Evaluator&, CallArgs&) {
-    if (auto o = weak.lock()) {
-      auto& hooks = hook_list(*static_cast<InstanceObj*>(o.get()), method);
-      std::erase_if(hooks, [id](const auto& h) { return h.first == id; });
-    }
-    return Value();
-  };
-  return Value::object(Tag::Object, obj);
-}
-
-void set_training(const Value& v, bool mode) {
-  if (v.tag == Tag::Instance) {
-    auto* inst = v.as<InstanceObj>();
-    bool found = false;
-    for (Field& f : inst->fields) {
-      if (f.name == "training") {
-        f.value = Value::boolean(mode);
-        found = true;
-      } else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List || f.value.tag == Tag::Tuple) {
-        set_training(f.value, mode);
-      }
-    }
-    if (!found) inst->fields.push_back({"training", Value::boolean(mode), FieldKind::attribute});
-  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
-    for (auto& x : v.as<ListObj>()->items) set_training(x, mode);
-  }
-}
-
-void no_args(const CallArgs& args, const std::string& name) {
-  if (!args.pos.empty() || !args.kw.empty()) fail(name + "() takes no arguments");
-}
-
-// m.to(dtype): every floating parameter and buffer converted in place (integer
-// buffers such as counters stay), as PyTorch's Module.to(dtype). Returns m.
-Value retype_model(const Value& self, DType dtype) {
-  if (!is_floating(dtype)) fail(std::string("to(): a model converts to a floating dtype, got ") + dtype_name(dtype));
-  std::vector<std::pair<std::string, Value>> state;
-  collect_state(self, "", state);
-  for (auto& [n, v] : state)
-    if (is_floating(v.t.dtype())) retype(v.t, dtype);
-  return self;
-}
-
-// m.to(device), m.cuda(), m.cpu(): every parameter and buffer moves in place (PyTorch's
-// Module.to), so an optimizer made before the move still holds them. Returns m.
-Value move_model(const Value& self, const std::string& name, CallArgs& args) {
-  if (name == "to" && args.pos.size() == 1 && args.kw.empty() && args.pos[0].tag == Tag::DType)
-    return retype_model(self, args.pos[0].dt);
-  Device device = cpu_device();
-  if (name == "cuda") device = cuda_device(0);
-  if (args.pos.size() > 1 || !args.kw.empty()) fail(name + "() takes one argument, the device");
-  if (!args.pos.empty()) {
-    const Value& d = args.pos[0];
-    device = d.tag == Tag::Int && name == "cuda" ? cuda_device(static_cast<int>(d.i)) : as_device(d, name + "()");
-  } else if (name == "to") {
-    fail("to() takes one argument, a device (\"cpu\", \"cuda\" or \"cuda:N\") or a floating dtype");
-  }
-  if (device.kind == DeviceKind::cuda) cuda::check_device(device.index);
-  std::vector<std::pair<std::string, Value>> state;
-  collect_state(self, "", state);
-  for (auto& [n, v] : state) relocate(v.t, device);
-  return self;
-}
-
-}  // namespace
-
+// The builtin methods of every model (model_methods.cpp), for get_attr and completion.
 const char* const kModelMethods[] = {"parameters",
                                      "named_parameters",
                                      "buffers",
@@ -325,6 +200,9 @@ const char* const kModelMethods[] = {"parameters",
                                      "cpu",
                                      "children",
                                      "named_children",
+                                     "modules",
+                                     "named_modules",
+                                     "apply",
                                      "state_dict",
                                      "load_state_dict",
                                      "register_buffer",
@@ -333,116 +211,6 @@ const char* const kModelMethods[] = {"parameters",
                                      "register_backward_hook",
                                      "register_full_backward_hook"};
 
-Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string& name, CallArgs& args) {
-  if (name == "parameters" || name == "named_parameters" || name == "buffers" || name == "named_buffers") {
-    no_args(args, name);
-    std::vector<std::pair<std::string, Value>> out;
-    std::unordered_set<const void*> seen;
-    collect_params(self, "", out, name.find("buffers") != std::string::npos, seen);
-    std::vector<Value> items;
-    bool named = name.rfind("named_", 0) == 0;
-    for (auto& [n, v] : out) items.push_back(named ? make_tuple({make_str(n), v}) : v);
-    return make_list(std::move(items));
-  }
-  if (name == "zero_grad") {
-    no_args(args, name);
-    std::vector<std::pair<std::string, Value>> out;
-    std::unordered_set<const void*> seen;
-    collect_params(self, "", out, false, seen);
-    for (auto& [n, v] : out) v.t.set_grad(Tensor());
-    return Value();
-  }
-  if (name == "train" || name == "eval") {
-    bool mode = name == "train";
-    if (name == "train" && !args.pos.empty()) mode = truthy(args.pos[0]);
-    set_training(self, mode);
-    return self;
-  }
-  if (name == "to" || name == "cuda" || name == "cpu") return move_model(self, name, args);
-  if (name == "state_dict") {
-    no_args(args, name);
-    std::vector<std::pair<std::string, Value>> out;
-    collect_state(self, "", out);
-    auto d = std::make_shared<DictObj>();
-    for (auto& [n, v] : out) d->set(make_str(n), Value::tensor(detach(v.t)));
-    return Value::object(Tag::Dict, d);
-  }
-  if (name == "load_state_dict") {
-    // load_state_dict(d, strict=true): copies every tensor of d into the parameter or
-    // buffer of the same name, under no-grad. With strict, missing keys, unexpected keys
-    // and shape mismatches are all reported in one error; without it only shapes are.
-    if (args.pos.size() != 1) fail("load_state_dict() takes one argument, the state dict");
-    bool strict = true;
-    for (auto& [k, v] : args.kw) {
-      if (k == "strict") strict = truthy(v);
-      else fail("load_state_dict() got an unexpected keyword argument '" + k + "'");
-    }
-    const Value& dv = args.pos[0];
-    if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));
-    auto* d = dv.as<DictObj>();
-    std::vector<std::pair<std::string, Value>> own;
-    collect_state(self, "", own);
-    std::vector<std::string> problems;
-    std::vector<std::pair<Tensor, Tensor>> copies;
-    std::unordered_set<std::string> known;
-    for (auto& [n, v] : own) {
-      known.insert(n);
-      Value* src = d->find(make_str(n));
-      if (!src) {
-        if (strict) problems.push_back("missing key '" + n + "'");
-        continue;
-      }
-      if (src->tag != Tag::Tensor) {
-        problems.push_back("'" + n + "' is " + type_name(*src) + ", not a tensor");
-        continue;
-      }
-      if (src->t.sizes() != v.t.sizes()) {
-        problems.push_back("shape mismatch for '" + n + "': the dict has " + src->t.shape_str() + ", the model " +
-                           v.t.shape_str());
-        continue;
-      }
-      copies.emplace_back(v.t, src->t);
-    }
-    if (strict)
-      for (auto& [k, x] : d->entries)
-        if (k.tag != Tag::Str || !known.count(k.as<StrObj>()->s)) problems.push_back("unexpected key " + repr(k));
-    if (!problems.empty()) {
-      std::string msg = "load_state_dict() into " + self.as<InstanceObj>()->cls->decl->name + ": " +
-                        std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems");
-      for (auto& p : problems) msg += "\n  " + p;
-      fail(msg);
-    }
-    NoGradGuard ng;
-    for (auto& [dst, src] : copies) copy_(dst, src);
-    return Value();
-  }
-  if (name == "register_buffer") {
-    // register_buffer(name, tensor): a buffer as the `buffer` member makes one (kept
-    // by state_dict, moved by to(), never a parameter); replaces a field of that name.
-    if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
-    if (args.pos[0].tag != Tag::Str)
-      fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
-    set_field(*self.as<InstanceObj>(), args.pos[0].as<StrObj>()->s, args.pos[1], true);
-    return Value();
-  }
-  if (name == "register_forward_pre_hook" || name == "register_forward_hook" || name == "register_backward_hook" ||
-      name == "register_full_backward_hook") {
-    if (args.pos.size() != 1 || !args.kw.empty()) fail(name + "() takes one argument, the hook function");
-    auto* inst = self.as<InstanceObj>();
-    int64_t id = inst->next_hook_id++;
-    hook_list(*inst, name).emplace_back(id, args.pos[0]);
-    return make_hook_handle(self, name, id);
-  }
-  if (name == "children" || name == "named_children") {
-    no_args(args, name);
-    bool named = name == "named_children";
-    std::vector<Value> items;
-    for (const Field& f : self.as<InstanceObj>()->fields)
-      if (f.kind == FieldKind::submodule) items.push_back(named ? make_tuple({make_str(f.name), f.value}) : f.value);
-    return make_list(std::move(items));
-  }
-  fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'");
-}
 
 Value Evaluator::get_attr(const Value& obj, const std::string& name) {
   switch (obj.tag) {

@@ -7,11 +7,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <filesystem>
 #include <mutex>
-#include <sstream>
 
 #include "interp/evaluator_impl.hpp"
+#include "interp/program_file.hpp"
 #include "lang/parser.hpp"
 
 namespace nabla::interp {
@@ -59,6 +59,48 @@ std::string Evaluator::Impl::import_alias(const ImportStmt& i) {
   return stem;
 }
 
+namespace {
+
+// The import cache's key of a file: its canonical path.
+std::string file_import_key(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+  return "file:" + (ec ? path : canonical.string());
+}
+
+}  // namespace
+
+// Note [Import cycles]
+// A module is cached when its top level has run, so an import of a module whose own
+// imports are still running (a.dsl imports b.dsl imports a.dsl, or a file importing
+// itself) would start it again, endlessly: each level held its file open until the
+// descriptors ran out. Python would hand out the partly run module instead, whose
+// missing names fail later and far from the cause; here the import in progress is
+// found on `importing` and the cycle is an error at the import that closes it, naming
+// the chain: "circular import: a.dsl -> b.dsl -> a.dsl". A file is known by its
+// canonical path (one file reached as "a.dsl" and "./x/../a.dsl" is one module). The
+// script being run counts as in progress too (run_program), so a script that imports
+// itself, directly or not, fails at once instead of running twice.
+std::shared_ptr<Module> Evaluator::Impl::import_once(const std::string& key, const std::string& shown,
+                                                     const std::function<std::shared_ptr<Module>()>& load) {
+  auto cached = ev.import_cache.find(key);
+  if (cached != ev.import_cache.end()) return cached->second;
+  for (size_t k = 0; k < importing.size(); ++k) {
+    if (importing[k].first != key) continue;
+    std::string chain;
+    for (size_t j = k; j < importing.size(); ++j) chain += importing[j].second + " -> ";
+    fail("circular import: " + chain + shown + " (" + shown + " is still running its imports)");
+  }
+  importing.emplace_back(key, shown);
+  struct Pop {
+    std::vector<std::pair<std::string, std::string>>& stack;
+    ~Pop() { stack.pop_back(); }
+  } pop{importing};
+  auto m = load();
+  ev.import_cache[key] = m;
+  return m;
+}
+
 std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
   if (!i.is_path) {
     auto cached = ev.import_cache.find(i.module);
@@ -69,53 +111,41 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
       ev.import_cache[i.module] = m;
       return m;
     }
-    const std::string* src = find_stdlib_source(i.module);
-    std::string text;
-    std::string path = kStdlibPrefix + i.module + ".dsl";
-    if (src) {
-      text = *src;
-    } else {
-      ev.check_sandbox(("import " + i.module).c_str());  // not embedded: it would read the disk
-      // Look for stdlib/<name>.dsl on disk: $NABLA_STDLIB, then next to the source tree.
-      std::vector<std::string> dirs;
-      if (const char* env = std::getenv("NABLA_STDLIB")) dirs.push_back(env);
-#ifdef NABLA_STDLIB_DIR
-      dirs.push_back(NABLA_STDLIB_DIR);
-#endif
-      dirs.push_back("stdlib");
-      bool found = false;
-      for (auto& d : dirs) {
-        std::ifstream f(d + "/" + i.module + ".dsl");
-        if (f) {
-          std::stringstream ss;
-          ss << f.rdbuf();
-          text = ss.str();
-          path = d + "/" + i.module + ".dsl";
-          found = true;
-          break;
-        }
-      }
-      if (!found) fail("no module named '" + i.module + "'");
-    }
-    auto m = load_module(i.module, path, text);
-    ev.import_cache[i.module] = m;
-    return m;
+    return import_once(i.module, i.module, [&] { return import_stdlib(i.module); });
   }
   ev.check_sandbox(("import \"" + i.module + "\"").c_str());
   std::string base = module->path;
   std::string dir;
   auto slash = base.find_last_of('/');
   if (slash != std::string::npos) dir = base.substr(0, slash + 1);
-  std::string path = !i.module.empty() && i.module[0] == '/' ? i.module : dir + i.module;
-  auto cached = ev.import_cache.find("file:" + path);
-  if (cached != ev.import_cache.end()) return cached->second;
-  std::ifstream f(path);
-  if (!f) fail("cannot import '" + i.module + "': no file " + path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto m = load_module(import_alias(i), path, ss.str());
-  ev.import_cache["file:" + path] = m;
-  return m;
+  std::string path = std::filesystem::path(!i.module.empty() && i.module[0] == '/' ? i.module : dir + i.module)
+                         .lexically_normal()
+                         .string();
+  return import_once(file_import_key(path), path, [&] {
+    std::string text;
+    if (std::string problem = read_program_file(path, &text); !problem.empty())
+      fail("cannot import '" + i.module + "': " + problem);
+    return load_module(import_alias(i), path, text);
+  });
+}
+
+// A standard-library module: the embedded source (or one registered by a test), else
+// stdlib/<name>.dsl on disk ($NABLA_STDLIB, then next to the source tree).
+std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) {
+  if (const std::string* src = find_stdlib_source(name)) return load_module(name, kStdlibPrefix + name + ".dsl", *src);
+  ev.check_sandbox(("import " + name).c_str());  // not embedded: it would read the disk
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("NABLA_STDLIB")) dirs.push_back(env);
+#ifdef NABLA_STDLIB_DIR
+  dirs.push_back(NABLA_STDLIB_DIR);
+#endif
+  dirs.push_back("stdlib");
+  for (auto& d : dirs) {
+    std::string path = d + "/" + name + ".dsl", text;
+    if (program_file_problem(path).empty() && read_program_file(path, &text).empty())
+      return load_module(name, path, text);
+  }
+  fail("no module named '" + name + "'");
 }
 
 std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, const std::string& path, const std::string& text) {
@@ -187,6 +217,15 @@ Value Evaluator::run_program(const std::shared_ptr<Program>& prog, const std::sh
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();
+  // The script itself, while it runs, is an import in progress (Note [Import cycles]).
+  bool script = module == main_module && !module->path.empty() && prog->file && prog->file->name == module->path;
+  if (script) impl->importing.emplace_back(file_import_key(module->path), module->path);
+  struct Pop {
+    std::vector<std::pair<std::string, std::string>>* stack;
+    ~Pop() {
+      if (stack) stack->pop_back();
+    }
+  } pop{script ? &impl->importing : nullptr};
   return run_statements(*prog, want_echo, has_echo);
 }
 
@@ -202,9 +241,13 @@ Value Evaluator::run_statements(const Program& prog, bool want_value, bool* has_
       impl->locate(e, s->span);
       throw e;
     }
+    // Only a top-level expression statement gives the value (the REPL echoes it):
+    // last_value is also set by expression statements that ran inside the calls of
+    // this one (`let m = nn.Linear(4, 3)` runs the constructor's), and an expression
+    // statement sets it last, after everything it called.
     if (want_value) {
-      *has_value = impl->last_was_expr;
-      if (impl->last_was_expr) last = std::move(impl->last_value);
+      *has_value = s->kind == StmtKind::Expr;
+      if (*has_value) last = std::move(impl->last_value);
     }
     impl->last_value = Value();
   }

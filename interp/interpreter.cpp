@@ -8,13 +8,12 @@
 #include <pthread.h>
 
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "interp/evaluator.hpp"
 #include "interp/graph_module.hpp"
 #include "interp/profile.hpp"
+#include "interp/program_file.hpp"
 #include "lang/parser.hpp"
 #include "tensor/allocator.hpp"
 
@@ -195,21 +194,12 @@ EvalResult Interpreter::eval_profiled(const std::string& source, const std::stri
   return impl_->eval_text(source, name, true);
 }
 
-static bool read_file(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
 EvalResult Interpreter::eval_file(const std::string& path) {
   std::string text;
-  if (!read_file(path, &text)) {
+  if (std::string problem = read_program_file(path, &text); !problem.empty()) {
     EvalResult r;
     r.ok = false;
-    r.error = EvalError{EvalError::Kind::runtime, "error: cannot open file '" + path + "'"};
+    r.error = EvalError{EvalError::Kind::runtime, "error: " + problem};
     return r;
   }
   EvalResult r = impl_->eval_text(text, path);
@@ -220,9 +210,9 @@ EvalResult Interpreter::eval_file(const std::string& path) {
 TestReport Interpreter::run_tests(const std::string& path) {
   TestReport report;
   std::string text;
-  if (!read_file(path, &text)) {
+  if (std::string problem = read_program_file(path, &text); !problem.empty()) {
     report.failed = 1;
-    report.failures.push_back("error: cannot open file '" + path + "'");
+    report.failures.push_back("error: " + problem);
     return report;
   }
   EvalResult top = impl_->eval_text(text, path);
@@ -336,6 +326,17 @@ void Interpreter::set_limits(const Limits& limits) {
   impl_->limits = limits;
   impl_->ev.set_max_steps(limits.max_steps);
   impl_->ev.sandbox = limits.sandbox;
+}
+
+const Limits& Interpreter::limits() const { return impl_->limits; }
+
+std::optional<EvalError> Interpreter::sandbox_refusal(const std::string& what) const {
+  try {
+    impl_->ev.check_sandbox(what.c_str());
+  } catch (const LangError& e) {
+    return EvalError{EvalError::Kind::runtime, e.formatted()};
+  }
+  return std::nullopt;
 }
 
 void Interpreter::reset() {

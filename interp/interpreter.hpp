@@ -153,6 +153,12 @@ class Interpreter {
   void set_args(const std::vector<std::string>& args);
   // Budgets and sandbox mode for the evals that follow (see Limits).
   void set_limits(const Limits& limits);
+  const Limits& limits() const;
+  // In sandbox mode, the error that `what` (a REPL command such as ":load") gets, the
+  // same as a builtin that reaches outside ("error: :load is not available in sandbox
+  // mode ..."); nullopt when the sandbox is off. The REPL asks it before each command
+  // that reads or writes files or reads the environment.
+  std::optional<EvalError> sandbox_refusal(const std::string& what) const;
 
   struct Impl;
 

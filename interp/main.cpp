@@ -17,13 +17,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "autograd/op_table.hpp"
 #include "interp/interpreter.hpp"
 #include "interp/launch.hpp"
+#include "interp/program_file.hpp"
 #include "interp/repl.hpp"
 #include "passes/pass_manager.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -182,7 +182,7 @@ int run_code(const std::string& code, const Args& args) {
 }
 
 int run_script(const std::string& path, const Args& args) {
-  if (!std::ifstream(path)) return usage_error("cannot open '" + path + "': " + std::strerror(errno));
+  if (std::string problem = nabla::program_file_problem(path); !problem.empty()) return usage_error(problem);
   return with_interrupts([&] {
     nabla::Interpreter interp;
     interp.set_args(args);
@@ -304,7 +304,7 @@ std::string unwritable(const std::string& path) {
 std::string check_graph_command(const GraphCommand& cmd) {
   const nabla::GraphRequest& r = cmd.request;
   if (cmd.file.empty()) return "nabla graph needs a FILE.dsl (see nabla --help)";
-  if (!std::ifstream(cmd.file)) return "cannot open '" + cmd.file + "': " + std::strerror(errno);
+  if (std::string problem = nabla::program_file_problem(cmd.file); !problem.empty()) return problem;
   if (r.entry.empty()) return "nabla graph needs --entry NAME (a model or a function of " + cmd.file + ")";
   try {
     if (!r.inputs.empty()) nabla::parse_input_spec(r.inputs);

@@ -77,6 +77,9 @@ const char* const kKeywords[] = {"let",   "fn",     "model",    "function", "buf
                                  "not",   "test",   "no_grad",  "enable_grad", "detect_anomaly", "profile", "no_sync",
                                  "autocast"};
 
+// Under --sandbox (Note [REPL sandbox]) :load is refused like a builtin that reads
+// files; the others run code through the sandboxed builtins or only print (:mem reads
+// the allocators' figures, :passes and :ops static tables).
 struct Command {
   const char* name;
   const char* usage;
@@ -193,7 +196,8 @@ char* next_match(const char* text, int state) {
 char** complete(const char* text, int start, int) {
   std::string line(rl_line_buffer ? rl_line_buffer : "");
   if (line.rfind(":load ", 0) == 0) {
-    rl_attempted_completion_over = 0;  // libedit completes file names
+    // libedit completes file names, which lists folders: not in sandbox mode.
+    rl_attempted_completion_over = g_completion_interp->limits().sandbox ? 1 : 0;
     return nullptr;
   }
   rl_attempted_completion_over = 1;
@@ -201,10 +205,22 @@ char** complete(const char* text, int start, int) {
   return rl_completion_matches(text, next_match);
 }
 
-// The history file, or "" for none. libedit reads and rewrites it in place: a FIFO or
-// a device there would block the REPL (or be written into), so only a regular file,
-// or a free name, is used (Note [Save targets] in tensor/atomic_file.hpp).
-std::string history_path() {
+// The history file, or "" for none.
+//
+// Note [REPL sandbox]
+// `nabla --sandbox` promises that the program cannot reach files, sockets or the
+// environment beyond what Evaluator::check_sandbox lets through, and in the REPL the
+// program is what is typed (or piped) at it. So the REPL's own ways outside go
+// through the same check: :load (Interpreter::sandbox_refusal, before the file is
+// opened, so not even its first line shows in an error), file-name completion after
+// :load, and the history file, which is neither read nor written (nor are HOME and
+// NABLA_HISTORY read); history then lives in memory for the session.
+//
+// libedit reads and rewrites the history file in place: a FIFO or a device there
+// would block the REPL (or be written into), so only a regular file, or a free name,
+// is used (Note [Save targets] in tensor/atomic_file.hpp).
+std::string history_path(bool sandbox) {
+  if (sandbox) return "";
   std::string path;
   if (const char* p = std::getenv("NABLA_HISTORY"); p && *p) path = p;
   else if (const char* home = std::getenv("HOME"); home && *home) path = std::string(home) + "/.nabla_history";
@@ -231,7 +247,7 @@ int read_key_or_interrupt(FILE* in) {
 
 class EditInput {
  public:
-  explicit EditInput(Interpreter& interp) : history_(history_path()) {
+  explicit EditInput(Interpreter& interp) : history_(history_path(interp.limits().sandbox)) {
     rl_getc_function = read_key_or_interrupt;  // before anything initialises libedit
     g_completion_interp = &interp;
     rl_readline_name = "nabla";
@@ -512,6 +528,11 @@ class Repl {
 
   void load(const std::string& path) {
     EvalResult r;
+    if (auto refusal = interp_.sandbox_refusal(":load")) {
+      r.ok = false;
+      r.error = refusal;
+      return report(r, false);
+    }
     {
       InterruptScope scope(interp_);
       r = interp_.eval_file(path);

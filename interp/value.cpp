@@ -10,6 +10,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "tensor/allocator.hpp"
+#include "interp/module_walk.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::interp {
@@ -233,86 +234,6 @@ std::string quote(const std::string& s) {
   return out + q;
 }
 
-// " !! holds NaN" / " !! holds Inf" for a floating tensor with such values, else "".
-std::string nonfinite_flag(const Tensor& t) {
-  if (!t.defined() || !is_floating(t.dtype()) || t.numel() == 0) return "";
-  NoGradGuard ng;
-  Tensor x = detach(t);
-  if (sum(ne(x, x)).item() > 0) return " !! holds NaN";
-  Tensor d = sub(x, x);  // NaN where x is infinite
-  if (sum(ne(d, d)).item() > 0) return " !! holds Inf";
-  return "";
-}
-
-int64_t count_params(const Value& v) {
-  int64_t n = 0;
-  if (v.tag == Tag::Instance) {
-    for (const Field& f : v.as<InstanceObj>()->fields)
-      if (f.kind == FieldKind::parameter) n += f.value.t.numel();
-      else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List || f.value.tag == Tag::Tuple)
-        n += count_params(f.value);
-  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
-    for (const Value& x : v.as<ListObj>()->items)
-      if (x.tag == Tag::Instance) n += count_params(x);
-  }
-  return n;
-}
-
-std::string with_commas(int64_t n) {
-  std::string s = std::to_string(n), out;
-  for (size_t k = 0; k < s.size(); ++k) {
-    if (k && (s.size() - k) % 3 == 0) out += ',';
-    out += s[k];
-  }
-  return out;
-}
-
-bool holds_modules(const Value& v) {
-  if (v.tag != Tag::List && v.tag != Tag::Tuple) return false;
-  auto& items = v.as<ListObj>()->items;
-  return !items.empty() && std::any_of(items.begin(), items.end(), [](const Value& x) { return x.tag == Tag::Instance; });
-}
-
-// A model's tree: each parameter and buffer with its shape (and a flag when it holds
-// NaN or Inf), each submodule (or list of submodules) nested, followed by its number
-// of parameters; the outermost closes with the total.
-void model_tree(const InstanceObj& m, std::string& out, int indent) {
-  out += m.cls->decl->name + "(";
-  bool any = false;
-  std::string pad(static_cast<size_t>(indent + 2), ' ');
-  auto sub = [&](const Value& v, int in) {
-    model_tree(*v.as<InstanceObj>(), out, in);
-    int64_t n = count_params(v);
-    if (n > 0) out += "  # " + with_commas(n) + (n == 1 ? " parameter" : " parameters");
-  };
-  for (const Field& f : m.fields) {
-    if (f.kind == FieldKind::attribute && !holds_modules(f.value)) continue;
-    any = true;
-    out += "\n" + pad + f.name + ": ";
-    if (f.kind == FieldKind::submodule) {
-      sub(f.value, indent + 2);
-    } else if (f.kind == FieldKind::attribute) {
-      auto& items = f.value.as<ListObj>()->items;
-      out += f.value.tag == Tag::List ? "[" : "(";
-      for (size_t k = 0; k < items.size(); ++k) {
-        out += "\n" + pad + "  " + std::to_string(k) + ": ";
-        if (items[k].tag == Tag::Instance) sub(items[k], indent + 4);
-        else out += repr(items[k]);
-      }
-      out += "\n" + pad + (f.value.tag == Tag::List ? "]" : ")");
-    } else {
-      const Tensor& t = f.value.t;
-      out += std::string(f.kind == FieldKind::parameter ? "Parameter" : "Buffer") + t.shape_str() +
-             (t.dtype() == DType::f32 ? "" : std::string(" ") + dtype_name(t.dtype())) + nonfinite_flag(t);
-    }
-  }
-  if (any) {
-    out += '\n';
-    out.append(static_cast<size_t>(indent), ' ');
-  }
-  out += ")";
-}
-
 }  // namespace
 
 std::string repr(const Value& v) {
@@ -367,13 +288,7 @@ std::string str(const Value& v) {
     }
     case Tag::ModelClass: return "<model " + v.as<ModelClassObj>()->decl->name + ">";
     case Tag::FnClass: return "<function " + v.as<ModelClassObj>()->decl->name + ">";
-    case Tag::Instance: {
-      std::string s;
-      model_tree(*v.as<InstanceObj>(), s, 0);
-      int64_t n = count_params(v);
-      if (n > 0) s += "  # " + with_commas(n) + (n == 1 ? " parameter" : " parameters") + " in total";
-      return s;
-    }
+    case Tag::Instance: return model_repr(v);  // interp/module_print.cpp
     case Tag::Module: return "<module " + v.as<Module>()->name + ">";
     case Tag::Range: {
       auto* r = v.as<RangeObj>();

@@ -271,20 +271,21 @@ model Identity() {
 
 # Sequential([layer, ...]): calls its layers in order. Its fields are the layers,
 # named "0", "1", ... as in PyTorch (so state_dict keys read "0.weight"); m[i] is
-# layer i (negative i and slices work), len(m) their number.
+# layer i (negative i and slices work), len(m) their number. A layer given twice
+# runs twice (children(remove_duplicate=false): every field, shared ones too).
 model Sequential(layers) {
   let _ = _add_all(self, layers)
   forward(x) {
-    for l in self.children() { x = l(x) }
+    for l in self.children(remove_duplicate=false) { x = l(x) }
     return x
   }
   __getitem__(i) {
-    let ls = self.children()
+    let ls = self.children(remove_duplicate=false)
     return Sequential(ls[i]) if type(i) != "int" else ls[i]
   }
-  __len__() = len(self.children())
+  __len__() = len(self.children(remove_duplicate=false))
   append(layer) {
-    setattr(self, str(len(self.children())), layer)
+    setattr(self, str(len(self.children(remove_duplicate=false))), layer)
     return self
   }
 }

@@ -244,17 +244,18 @@ fn remove(module, name="weight") {
 
 # Whether any module of the model has a pruned parameter.
 fn is_pruned(model) {
-  if len(getattr(model, "_pruned", [])) > 0 { return true }
-  for c in model.children() {
-    if is_pruned(c) { return true }
+  for m in model.modules() {
+    if len(getattr(m, "_pruned", [])) > 0 { return true }
   }
   return false
 }
 
-# remove() on every pruned parameter of every module of the model. Returns it.
+# remove() on every pruned parameter of every module of the model (each module once,
+# also one held twice or by itself). Returns it.
 fn remove_all(model) {
-  for name in list(getattr(model, "_pruned", [])) { remove(model, name) }
-  for c in model.children() { remove_all(c) }
+  for m in model.modules() {
+    for name in list(getattr(m, "_pruned", [])) { remove(m, name) }
+  }
   return model
 }
 
@@ -318,12 +319,18 @@ fn _channelwise(l) {
 }
 
 # The layers of a Sequential in order, nested Sequentials flattened: [path, layer].
-fn _layers(seq, prefix="", out=none) {
+# Shrinking cuts each layer once, so a Sequential met twice (one that holds itself)
+# or a layer with parameters met twice is an error; a shared activation is fine.
+fn _layers(seq, prefix="", out=none, seen=none) {
   if out == none { out = [] }
+  if seen == none { seen = [seq] }
   let k = 0
-  for l in seq.children() {
+  for l in seq.children(remove_duplicate=false) {
     let path = prefix + str(k)
-    if isinstance(l, nn.Sequential) { _layers(l, path + ".", out) } else { out.append([path, l]) }
+    let stateful = isinstance(l, nn.Sequential) or len(l.parameters()) > 0
+    assert(not (stateful and l in seen), f"prune: layer {path} ({type(l)}) appears twice in the model; shrinking needs each layer with parameters once")
+    seen.append(l)
+    if isinstance(l, nn.Sequential) { _layers(l, path + ".", out, seen) } else { out.append([path, l]) }
     k = k + 1
   }
   return out

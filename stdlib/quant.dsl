@@ -689,12 +689,22 @@ fn _quantized_conv2d_from(c) {
 # ---- model transforms --------------------------------------------------------------------
 
 # Replaces every submodule m for which convert(m) is not none, depth first; returns the
-# model (or its replacement). Submodules held in plain lists are not visited (as
-# PyTorch's transforms skip plain Python lists).
-fn swap_modules(m, convert) {
+# model (or its replacement). Each module is converted once: one held in two fields
+# gets the same replacement in both, and a module that holds itself or an ancestor
+# ends the walk there (Note [Module walk]). Submodules held in plain lists are not
+# visited (as PyTorch's transforms skip plain Python lists).
+fn swap_modules(m, convert, _done=none) {
+  if _done == none { _done = {"from": [], "to": []} }
+  if m in _done["from"] { return _done["to"][_done["from"].index(m)] }
+  let k = len(_done["from"])
+  _done["from"].append(m)
+  _done["to"].append(m)  # what a cycle back to m finds while m's children are swapped
   let r = convert(m)
-  if r != none { return r }
-  for (name, child) in m.named_children() { setattr(m, name, swap_modules(child, convert)) }
+  if r != none {
+    _done["to"][k] = r
+    return r
+  }
+  for (name, child) in m.named_children(remove_duplicate=false) { setattr(m, name, swap_modules(child, convert, _done)) }
   return m
 }
 
@@ -737,18 +747,25 @@ fn _fold_batch_norm(conv, bn) {
 
 fn _foldable(conv, bn) = isinstance(conv, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d) and bn.track_running_stats and not bn.training
 
-fn _fuse_conv_bn_in(m) {
-  if isinstance(m, nn.Sequential) {
-    let layers = m.named_children()
-    for i in range(len(layers) - 1) {
-      let (name, bn) = layers[i + 1]
-      if _foldable(layers[i][1], bn) {
-        _fold_batch_norm(layers[i][1], bn)
-        setattr(m, name, nn.Identity())
+# Every Sequential of the model once (Note [Module walk]); a conv folded already (one
+# shared by two Sequentials) is an error, since folding it again would be wrong.
+fn _fuse_conv_bn_in(model) {
+  let folded = []
+  for m in model.modules() {
+    if isinstance(m, nn.Sequential) {
+      let layers = m.named_children(remove_duplicate=false)
+      for i in range(len(layers) - 1) {
+        let (name, bn) = layers[i + 1]
+        let conv = layers[i][1]
+        if _foldable(conv, bn) {
+          assert(not (conv in folded), f"quant.fuse_conv_bn: the Conv2d before '{name}' was folded already (it is shared by two places); fuse a model whose convs are not shared")
+          _fold_batch_norm(conv, bn)
+          folded.append(conv)
+          setattr(m, name, nn.Identity())
+        }
       }
     }
   }
-  for (name, child) in m.named_children() { _fuse_conv_bn_in(child) }
 }
 
 # For inference: a copy of `model` in eval mode in which every Conv2d directly followed
@@ -791,11 +808,13 @@ fn calibrate(prepared, batches) {
 }
 
 # The paths of the observed layers whose input observer saw nothing.
-fn _uncalibrated(m, path, out) {
-  if (isinstance(m, ObservedLinear) or isinstance(m, ObservedConv2d)) and m.activation_post_process.min_val.numel() == 0 {
-    out.append(path if path != "" else "(the model itself)")
+fn _uncalibrated(model) {
+  let out = []
+  for (path, m) in model.named_modules() {
+    if (isinstance(m, ObservedLinear) or isinstance(m, ObservedConv2d)) and m.activation_post_process.min_val.numel() == 0 {
+      out.append(path if path != "" else "(the model itself)")
+    }
   }
-  for (name, child) in m.named_children() { _uncalibrated(child, path + "." + name if path != "" else name, out) }
   return out
 }
 
@@ -812,7 +831,7 @@ fn _convert_module(l, reduce_range) {
 # calibrated model becomes a QuantizedLinear / QuantizedConv2d with the input scale
 # and zero point its observer chose. reduce_range applies to the dynamic layers.
 fn convert(model, reduce_range=false, inplace=false) {
-  let missing = _uncalibrated(model, "", [])
+  let missing = _uncalibrated(model)
   if len(missing) > 0 {
     assert(false, f"quant.convert: {len(missing)} observed layer(s) never saw a calibration batch ({', '.join(missing)}): " +
                   "run batches through the prepared model (quant.calibrate(prepared, batches)) before convert")
@@ -845,12 +864,13 @@ fn quantize_static(model, calibration_batches, qconfig=default_qconfig) {
 # scale and zero point (forward reads plain numbers, the state holds them in
 # input_qparams). Returns the model.
 fn sync_input_qparams(model) {
-  if isinstance(model, QuantizedLinear) or isinstance(model, QuantizedConv2d) {
-    let (s, z) = model.input_qparams.tolist()
-    model.input_scale = s
-    model.input_zero_point = int(z)
+  for m in model.modules() {
+    if isinstance(m, QuantizedLinear) or isinstance(m, QuantizedConv2d) {
+      let (s, z) = m.input_qparams.tolist()
+      m.input_scale = s
+      m.input_zero_point = int(z)
+    }
   }
-  for (name, child) in model.named_children() { sync_input_qparams(child) }
   return model
 }
 

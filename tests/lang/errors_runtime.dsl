@@ -160,7 +160,7 @@ r(0)
 import nosuchmodule
 # ---
 # case: missing imported file
-# expect error: tests/lang/errors_runtime.dsl:164:1: error: cannot import 'no_such_file.dsl': no file tests/lang/no_such_file.dsl
+# expect error: tests/lang/errors_runtime.dsl:164:1: error: cannot import 'no_such_file.dsl': cannot open 'tests/lang/no_such_file.dsl': No such file or directory
 import "no_such_file.dsl" as other
 # ---
 # case: bad format spec
