@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "interp/evaluator.hpp"
+#include "lang/stack_depth.hpp"
 
 namespace nabla::interp {
 
@@ -64,6 +65,8 @@ struct Evaluator::Impl {
   inline void resolve_model(const ModelDecl& d);
   inline void resolve_stmt(const Stmt& s);
   inline void resolve_expr(const Expr& e);
+  void resolve_chain(const Expr& top);
+  inline void resolve_other_operands(const Expr& link);
   void resolve_program(const Program& p, Module* m, bool child_scope);
 
   // ================================ locations ================================
@@ -131,12 +134,19 @@ struct Evaluator::Impl {
   }
 
   void locate(LangError& e, const SourceSpan& span);
+  // The native stack is nearly full (deep recursion, or expressions nested deeply
+  // inside it): fails with the recursion-limit message. See Note [Stack depth].
+  [[noreturn]] void throw_stack_full();
   [[noreturn]] void rethrow_located(const SourceSpan& span);
 
   Flow exec(const Stmt& s) {
     try {
       ev.count_step();
+      if (stack_nearly_full()) [[unlikely]] throw_stack_full();
       return exec_inner(s);
+    } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
+      if (!err.located) locate(err, s.span);
+      throw;
     } catch (...) {
       rethrow_located(s.span);
     }
@@ -215,6 +225,16 @@ struct Evaluator::Impl {
   inline CallArgs eval_args(const Call& c);
   void splat_into(const Arg& arg, std::vector<Value>& pos);
   inline Value eval_inner(const Expr& e);
+  // A chain link (lang::first_operand) given the value of its first operand: the
+  // same work eval does for it after evaluating that operand.
+  inline Value eval_attribute(const Attribute& a, const Value& obj);
+  inline Value eval_index(const Index& ix, const Value& obj);
+  inline Value eval_call(const Call& c, const Value& first);
+  inline Value eval_unary(const Unary& u, const Value& v);
+  inline Value eval_logical(const Logical& l, Value lhs);
+  Value eval_link(const Expr& link, Value first);
+  // A long chain (Note [Deep expressions]) with a loop, or the stack-full error.
+  Value eval_deep(const Expr& e);
   const Expr* current_call = nullptr;
 
   static inline void check_key(const Value& k);

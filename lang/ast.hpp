@@ -22,16 +22,45 @@ enum class ExprKind : uint8_t {
   Call, Unary, Binary, Logical, Conditional, Lambda
 };
 
+// Note [Deep expressions]
+// Input can make an expression tree as deep as it is long without a single bracket:
+// `a + a + ... + a` and `x.f().g()...` are left-nested chains, `- - - x` and
+// `not not x` nest unary operators. The parser reads these chains with loops, not
+// recursion (lang/grammar.hpp), and the recursion it does have (brackets, `**`,
+// `else`, lambdas, f-string fields) is capped at kMaxNesting levels (lang/parser.hpp).
+// So an expression tree is deep only along its chains, and every node records the
+// length of the chain below it (`chain_length`): code that walks expressions
+// recursively (the resolver, the evaluator) walks a long chain with a loop instead
+// (first_operand), and guards the rest with stack_nearly_full() (Note [Stack depth]).
+// Freeing never recurses: ExprDeleter frees a tree with a worklist.
+
+struct Expr;
+// The deleter of every owned expression: frees the node and, with a worklist, every
+// node below it, so that a 10^6-deep tree is freed without a 10^6-deep recursion.
+struct ExprDeleter {
+  ExprDeleter() noexcept = default;
+  template <class T>
+  ExprDeleter(const std::default_delete<T>&) noexcept {}  // from std::make_unique<Node>()
+  void operator()(Expr* e) const noexcept;
+};
+using ExprPtr = std::unique_ptr<Expr, ExprDeleter>;
+
 struct Expr {
   explicit Expr(ExprKind k) : kind(k) {}
   virtual ~Expr() = default;
   ExprKind kind;
+  // How many chain nodes (see first_operand) lie on the first-operand path from this
+  // node down, this one included; 0 for a node that is not a chain link. Saturates
+  // at kLongChain. See Note [Deep expressions].
+  uint8_t chain_length = 0;
   // The evaluator's cache of span.where() interned as an origin id (0 until first
   // evaluated; See Note [Interned origins] in tensor/origin.hpp). Fits in padding.
   mutable uint32_t origin_id = 0;
   SourceSpan span;
 };
-using ExprPtr = std::unique_ptr<Expr>;
+
+// A chain this long (or longer) is walked with a loop, not recursion.
+inline constexpr uint8_t kLongChain = 64;
 
 struct NoneLit : Expr { NoneLit() : Expr(ExprKind::None) {} };
 struct BoolLit : Expr { BoolLit() : Expr(ExprKind::Bool) {} bool value = false; };
@@ -90,6 +119,16 @@ struct Conditional : Expr {
   Conditional() : Expr(ExprKind::Conditional) {}
   ExprPtr cond, then_value, else_value;
 };
+
+// The child of a chain link that is evaluated first and continues the chain: the
+// operand of a unary operator, the left side of a binary or logical operator, the
+// object of an attribute or an index, the callee of a call (for a method call
+// `x.f(...)`, the object x: the attribute itself is not evaluated on its own). Null
+// for any other node.
+const Expr* first_operand(const Expr& e);
+// Sets e.chain_length from its first operand's (the AST builder calls it on every
+// node it makes).
+void set_chain_length(Expr& e);
 
 const char* op_symbol(BinaryOp op);  // "+", "@", "==", "not in", ...
 const char* op_symbol(UnaryOp op);
