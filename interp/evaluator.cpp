@@ -292,9 +292,6 @@ bool Evaluator::Impl::cond_true(const Expr& e) {
   if (v.tag == Tag::Bool) return v.b;
   try {
     return truthy(v);
-  } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
-    if (!err.located) locate(err, e.span);
-    throw;
   } catch (...) {
     rethrow_located(e.span);
   }
@@ -517,8 +514,7 @@ Value Evaluator::Impl::eval(const Expr& e) {
       break;
     }
     case ExprKind::Binary: {
-      // A long chain, or a full stack: eval_inner sends it to eval_deep.
-      if (e.chain_length >= kLongChain || stack_nearly_full()) [[unlikely]] break;
+      if (e.height >= kTall) [[unlikely]] break;  // eval_inner checks the stack first
       auto& b = static_cast<const Binary&>(e);
       Value l = eval(*b.lhs);
       Value r = eval(*b.rhs);
@@ -548,9 +544,8 @@ Value Evaluator::Impl::eval(const Expr& e) {
 // Note [Deep expressions] (lang/ast.hpp): a chain of kLongChain links or more is
 // walked down its first operands into a vector and evaluated bottom up, each link
 // with eval_link, so that `a + a + ... + a` (10^6 terms) or x.f().g()... run at
-// one level of native stack; anything else that gets here has found the stack full.
-Value Evaluator::Impl::eval_deep(const Expr& e) {
-  if (stack_nearly_full()) throw_stack_full();
+// one level of native stack.
+Value Evaluator::Impl::eval_chain(const Expr& e) {
   std::vector<const Expr*> links;
   const Expr* bottom = &e;
   for (const Expr* first = first_operand(e); first; first = first_operand(*first)) {
@@ -578,9 +573,7 @@ Value Evaluator::Impl::eval_link(const Expr& link, Value first) {
     case ExprKind::Binary: {
       auto& b = static_cast<const Binary&>(link);
       Value r = eval(*b.rhs);
-      Value fast;
-      if (scalar_binary_fast(b.op, first, r, &fast)) return fast;
-      return binary_values(b, first, r);
+      return binary_values(b, first, r);  // not scalar_binary_fast: eval's copy stays inlined
     }
     case ExprKind::Logical: return eval_logical(static_cast<const Logical&>(link), std::move(first));
     case ExprKind::Attribute: return eval_attribute(static_cast<const Attribute&>(link), first);
@@ -647,8 +640,12 @@ CallArgs Evaluator::Impl::eval_args(const Call& c) {
 }
 
 Value Evaluator::Impl::eval_inner(const Expr& e) {
-  if (e.chain_length >= kLongChain || stack_nearly_full()) [[unlikely]]
-    return eval_deep(e);
+  // Below a node less than kTall high the recursion is short: only tall nodes pay
+  // for the stack check (Note [Deep expressions]).
+  if (e.height >= kTall) [[unlikely]] {
+    if (stack_nearly_full()) throw_stack_full();
+    if (e.chain_length >= kLongChain) return eval_chain(e);
+  }
   switch (e.kind) {
     case ExprKind::None: return Value();
     case ExprKind::Bool: return Value::boolean(static_cast<const BoolLit&>(e).value);

@@ -144,9 +144,6 @@ struct Evaluator::Impl {
       ev.count_step();
       if (stack_nearly_full()) [[unlikely]] throw_stack_full();
       return exec_inner(s);
-    } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
-      if (!err.located) locate(err, s.span);
-      throw;
     } catch (...) {
       rethrow_located(s.span);
     }
@@ -233,8 +230,8 @@ struct Evaluator::Impl {
   inline Value eval_unary(const Unary& u, const Value& v);
   inline Value eval_logical(const Logical& l, Value lhs);
   Value eval_link(const Expr& link, Value first);
-  // A long chain (Note [Deep expressions]) with a loop, or the stack-full error.
-  Value eval_deep(const Expr& e);
+  // A long chain (Note [Deep expressions]) with a loop.
+  Value eval_chain(const Expr& e);
   const Expr* current_call = nullptr;
 
   static inline void check_key(const Value& k);

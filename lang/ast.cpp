@@ -1,5 +1,6 @@
 #include "lang/ast.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace nabla::lang {
@@ -51,13 +52,14 @@ const Expr* first_operand(const Expr& e) {
   }
 }
 
-void set_chain_length(Expr& e) {
+void measure(Expr& e) {
   const Expr* first = first_operand(e);
-  if (!first) {
-    e.chain_length = 0;
-    return;
-  }
-  e.chain_length = first->chain_length >= kLongChain ? kLongChain : static_cast<uint8_t>(first->chain_length + 1);
+  e.chain_length = !first ? 0
+                   : first->chain_length >= kLongChain ? kLongChain
+                                                       : static_cast<uint8_t>(first->chain_length + 1);
+  unsigned below = 0;
+  for_each_operand(e, [&](const Expr& x) { below = std::max<unsigned>(below, x.height); });
+  e.height = static_cast<uint8_t>(std::min(below + 1, 255u));
 }
 
 const char* op_symbol(BinaryOp op) {

@@ -62,6 +62,12 @@ class Converter {
 
   ExprPtr expr(const Node& n) {
     check_stack(n);
+    ExprPtr e = expr_node(n);
+    measure(*e);
+    return e;
+  }
+
+  ExprPtr expr_node(const Node& n) {
     if (is<g::int_lit>(n)) return int_lit(n);
     if (is<g::float_lit>(n)) return float_lit(n);
     if (is<g::string_lit>(n)) {
@@ -265,21 +271,21 @@ class Converter {
         call->span = sp;
         call->callee = std::move(result);
         call->args = arguments(s);
-        set_chain_length(*call);
+        measure(*call);
         result = std::move(call);
       } else if (is<g::index_suffix>(s)) {
         auto index = std::make_unique<Index>();
         index->span = sp;
         index->object = std::move(result);
         for (const auto& item : s.children) index->items.push_back(index_item(*item));
-        set_chain_length(*index);
+        measure(*index);
         result = std::move(index);
       } else {
         auto attr = std::make_unique<Attribute>();
         attr->span = sp;
         attr->object = std::move(result);
         attr->name = s.children.at(0)->string();
-        set_chain_length(*attr);
+        measure(*attr);
         result = std::move(attr);
       }
     }
@@ -322,6 +328,7 @@ class Converter {
       if (is<g::slice_stop>(*part)) s->stop = std::move(bound);
       if (is<g::slice_step>(*part)) s->step = std::move(bound);
     }
+    measure(*s);
     return s;
   }
 
@@ -337,7 +344,7 @@ class Converter {
       std::string_view text = op.string_view();
       u->op = text == "-" ? UnaryOp::Neg : text == "+" ? UnaryOp::Pos : UnaryOp::Not;
       u->operand = std::move(operand);
-      set_chain_length(*u);
+      measure(*u);
       operand = std::move(u);
     }
     return operand;
@@ -366,7 +373,7 @@ class Converter {
       b->span.end_line = b->rhs->span.end_line;
       b->span.end_col = b->rhs->span.end_col;
       b->lhs = std::move(lhs);
-      set_chain_length(*b);
+      measure(*b);
       lhs = std::move(b);
     }
     return lhs;
@@ -382,7 +389,7 @@ class Converter {
       l->span.end_line = l->rhs->span.end_line;
       l->span.end_col = l->rhs->span.end_col;
       l->lhs = std::move(lhs);
-      set_chain_length(*l);
+      measure(*l);
       lhs = std::move(l);
     }
     return lhs;
