@@ -77,7 +77,7 @@ const Value& Evaluator::Impl::read_name(const Name& n) {
 
 void Evaluator::Impl::assign_name(const Name& n, Value v) {
   if (n.depth < 0) {
-    if (!module->defined[n.slot]) fail("undefined name '" + n.id + "' (declare it with let)");
+    if (!module->defined[n.slot]) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
     module->slots[n.slot] = std::move(v);
     return;
   }
@@ -87,7 +87,7 @@ void Evaluator::Impl::assign_name(const Name& n, Value v) {
     return;
   }
   if (n.slot == -3) fail("cannot assign to self");
-  if (f->self.tag != Tag::Instance) fail("undefined name '" + n.id + "' (declare it with let)");
+  if (f->self.tag != Tag::Instance) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
   set_field(*f->self.as<InstanceObj>(), n.id, std::move(v), false);
 }
 

@@ -91,7 +91,8 @@ struct Evaluator::Impl {
     }
   }
 
-  [[noreturn]] void undefined(const std::string& name) { fail("undefined name '" + name + "'"); }
+  // A name may be megabytes long: the message names its start.
+  [[noreturn]] void undefined(const std::string& name) { fail("undefined name '" + clip_for_message(name) + "'"); }
 
   inline Value self_field(Frame* f, const std::string& name);
 
