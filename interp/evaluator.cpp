@@ -39,6 +39,11 @@ void Evaluator::throw_step_budget() {
   fail("step budget of " + std::to_string(max_steps) + " exceeded");
 }
 
+void Evaluator::Impl::throw_stack_full() {
+  fail("maximum recursion depth exceeded: the native stack is full (" + std::to_string(stack.size()) +
+       " calls deep; deeply nested expressions take stack too)");
+}
+
 void Evaluator::throw_sandboxed(const char* what) {
   fail(std::string(what) + " is not available in sandbox mode (no files, sockets or sleeping)");
 }
@@ -73,7 +78,7 @@ const Value& Evaluator::Impl::read_name(const Name& n) {
 
 void Evaluator::Impl::assign_name(const Name& n, Value v) {
   if (n.depth < 0) {
-    if (!module->defined[n.slot]) fail("undefined name '" + n.id + "' (declare it with let)");
+    if (!module->defined[n.slot]) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
     module->slots[n.slot] = std::move(v);
     return;
   }
@@ -83,7 +88,7 @@ void Evaluator::Impl::assign_name(const Name& n, Value v) {
     return;
   }
   if (n.slot == -3) fail("cannot assign to self");
-  if (f->self.tag != Tag::Instance) fail("undefined name '" + n.id + "' (declare it with let)");
+  if (f->self.tag != Tag::Instance) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
   set_field(*f->self.as<InstanceObj>(), n.id, std::move(v), false);
 }
 
@@ -510,6 +515,7 @@ Value Evaluator::Impl::eval(const Expr& e) {
       break;
     }
     case ExprKind::Binary: {
+      if (e.height >= kTall) [[unlikely]] break;  // eval_inner checks the stack first
       auto& b = static_cast<const Binary&>(e);
       Value l = eval(*b.lhs);
       Value r = eval(*b.rhs);
@@ -517,6 +523,9 @@ Value Evaluator::Impl::eval(const Expr& e) {
       if (scalar_binary_fast(b.op, l, r, &fast)) return fast;
       try {
         return binary_values(b, l, r);
+      } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
+        if (!err.located) locate(err, e.span);
+        throw;
       } catch (...) {
         rethrow_located(e.span);
       }
@@ -525,9 +534,86 @@ Value Evaluator::Impl::eval(const Expr& e) {
   }
   try {
     return eval_inner(e);
+  } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
+    if (!err.located) locate(err, e.span);
+    throw;
   } catch (...) {
     rethrow_located(e.span);
   }
+}
+
+// Note [Deep expressions] (lang/ast.hpp): a chain of kLongChain links or more is
+// walked down its first operands into a vector and evaluated bottom up, each link
+// with eval_link, so that `a + a + ... + a` (10^6 terms) or x.f().g()... run at
+// one level of native stack.
+Value Evaluator::Impl::eval_chain(const Expr& e) {
+  std::vector<const Expr*> links;
+  const Expr* bottom = &e;
+  for (const Expr* first = first_operand(e); first; first = first_operand(*first)) {
+    links.push_back(bottom);
+    bottom = first;
+  }
+  Value v = eval(*bottom);
+  for (size_t k = links.size(); k-- > 0;) {
+    const Expr& link = *links[k];
+    try {
+      v = eval_link(link, std::move(v));
+    } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
+      if (!err.located) locate(err, link.span);
+      throw;
+    } catch (...) {
+      rethrow_located(link.span);
+    }
+  }
+  return v;
+}
+
+Value Evaluator::Impl::eval_link(const Expr& link, Value first) {
+  switch (link.kind) {
+    case ExprKind::Unary: return eval_unary(static_cast<const Unary&>(link), first);
+    case ExprKind::Binary: {
+      auto& b = static_cast<const Binary&>(link);
+      Value r = eval(*b.rhs);
+      return binary_values(b, first, r);  // not scalar_binary_fast: eval's copy stays inlined
+    }
+    case ExprKind::Logical: return eval_logical(static_cast<const Logical&>(link), std::move(first));
+    case ExprKind::Attribute: return eval_attribute(static_cast<const Attribute&>(link), first);
+    case ExprKind::Index: return eval_index(static_cast<const Index&>(link), first);
+    case ExprKind::Call: return eval_call(static_cast<const Call&>(link), first);
+    default: fail("internal error: not a chain link");
+  }
+}
+
+Value Evaluator::Impl::eval_attribute(const Attribute& a, const Value& obj) {
+  if (obj.tag == Tag::Tensor) set_origin(a);  // x.T, x.mT are ops
+  return ev.get_attr(obj, a.name);
+}
+
+Value Evaluator::Impl::eval_index(const Index& ix, const Value& obj) {
+  std::vector<Value> idx = eval_index_items(ix);
+  if (obj.tag == Tag::Tensor) set_origin(ix);
+  return index_value(ev, obj, idx);
+}
+
+// `first` is the callee, or for a method call x.f(...) the object x.
+Value Evaluator::Impl::eval_call(const Call& c, const Value& first) {
+  CallArgs args = eval_args(c);
+  enter_call(c);
+  if (c.callee->kind == ExprKind::Attribute)
+    return ev.call_method(first, static_cast<const Attribute&>(*c.callee).name, args);
+  return ev.call_value(first, args);
+}
+
+Value Evaluator::Impl::eval_unary(const Unary& u, const Value& v) {
+  if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
+  if (v.tag == Tag::Tensor) set_origin(u);
+  return unary_op(u.op, v);
+}
+
+Value Evaluator::Impl::eval_logical(const Logical& l, Value lhs) {
+  bool t = truthy(lhs);
+  if (l.op == LogicalOp::And) return t ? eval(*l.rhs) : lhs;
+  return t ? lhs : eval(*l.rhs);
 }
 
 // f(*xs): the items of the list or tuple xs, appended as positional arguments.
@@ -555,6 +641,12 @@ CallArgs Evaluator::Impl::eval_args(const Call& c) {
 }
 
 Value Evaluator::Impl::eval_inner(const Expr& e) {
+  // Below a node less than kTall high the recursion is short: only tall nodes pay
+  // for the stack check (Note [Deep expressions]).
+  if (e.height >= kTall) [[unlikely]] {
+    if (stack_nearly_full()) throw_stack_full();
+    if (e.chain_length >= kLongChain) return eval_chain(e);
+  }
   switch (e.kind) {
     case ExprKind::None: return Value();
     case ExprKind::Bool: return Value::boolean(static_cast<const BoolLit&>(e).value);
@@ -596,39 +688,23 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
     case ExprKind::Name: return read_name(static_cast<const Name&>(e));
     case ExprKind::Attribute: {
       auto& a = static_cast<const Attribute&>(e);
-      Value obj = eval(*a.object);
-      if (obj.tag == Tag::Tensor) set_origin(e);  // x.T, x.mT are ops
-      return ev.get_attr(obj, a.name);
+      return eval_attribute(a, eval(*a.object));
     }
     case ExprKind::Index: {
       auto& ix = static_cast<const Index&>(e);
-      Value obj = eval(*ix.object);
-      std::vector<Value> idx = eval_index_items(ix);
-      if (obj.tag == Tag::Tensor) set_origin(e);
-      return index_value(ev, obj, idx);
+      return eval_index(ix, eval(*ix.object));
     }
     case ExprKind::Slice: fail("a slice is only allowed inside [ ]");
     case ExprKind::Ellipsis: fail("'...' is only allowed inside [ ]");
     case ExprKind::Call: {
       auto& c = static_cast<const Call&>(e);
-      if (c.callee->kind == ExprKind::Attribute) {
-        auto& a = static_cast<const Attribute&>(*c.callee);
-        Value obj = eval(*a.object);
-        CallArgs args = eval_args(c);
-        enter_call(c);
-        return ev.call_method(obj, a.name, args);
-      }
-      Value callee = eval(*c.callee);
-      CallArgs args = eval_args(c);
-      enter_call(c);
-      return ev.call_value(callee, args);
+      const Expr& first = c.callee->kind == ExprKind::Attribute ? *static_cast<const Attribute&>(*c.callee).object
+                                                                 : *c.callee;
+      return eval_call(c, eval(first));
     }
     case ExprKind::Unary: {
       auto& u = static_cast<const Unary&>(e);
-      Value v = eval(*u.operand);
-      if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
-      if (v.tag == Tag::Tensor) set_origin(e);
-      return unary_op(u.op, v);
+      return eval_unary(u, eval(*u.operand));
     }
     case ExprKind::Binary: {
       auto& b = static_cast<const Binary&>(e);
@@ -637,11 +713,8 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
       return binary_values(b, l, r);
     }
     case ExprKind::Logical: {
-      auto& b = static_cast<const Logical&>(e);
-      Value l = eval(*b.lhs);
-      bool t = truthy(l);
-      if (b.op == LogicalOp::And) return t ? eval(*b.rhs) : l;
-      return t ? l : eval(*b.rhs);
+      auto& l = static_cast<const Logical&>(e);
+      return eval_logical(l, eval(*l.lhs));
     }
     case ExprKind::Conditional: {
       auto& c = static_cast<const Conditional&>(e);
@@ -661,6 +734,7 @@ void Evaluator::Impl::check_key(const Value& k) {
     case Tag::None:
     case Tag::DType: return;
     case Tag::Tuple:
+      if (stack_nearly_full()) fail("dict key: the tuple nests too deeply");
       for (auto& x : k.as<ListObj>()->items) check_key(x);
       return;
     default: fail(std::string("unhashable type: '") + type_name(k) + "' cannot be a dict key");

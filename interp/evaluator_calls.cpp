@@ -81,6 +81,7 @@ Value Evaluator::Impl::invoke(const FnDecl& d, const FnInfo& info, const std::sh
   ev.check_interrupt();
   ev.count_step();
   if (static_cast<int>(stack.size()) >= ev.max_depth) fail("maximum recursion depth exceeded");
+  if (stack_nearly_full()) throw_stack_full();
   auto fr = std::make_shared<Frame>(info.nslots);
   fr->parent = env;
   fr->self = self;

@@ -214,7 +214,39 @@ void Evaluator::Impl::resolve_stmt(const Stmt& s) {
   }
 }
 
+// A long chain (Note [Deep expressions] in lang/ast.hpp) with a loop down its first
+// operands; the order in which names are resolved does not matter.
+void Evaluator::Impl::resolve_chain(const Expr& top) {
+  const Expr* e = &top;
+  for (const Expr* first = first_operand(top); first; first = first_operand(*first)) {
+    resolve_other_operands(*e);
+    e = first;
+  }
+  resolve_expr(*e);
+}
+
+// The operands of a chain link other than its first.
+void Evaluator::Impl::resolve_other_operands(const Expr& link) {
+  switch (link.kind) {
+    case ExprKind::Binary: resolve_expr(*static_cast<const Binary&>(link).rhs); break;
+    case ExprKind::Logical: resolve_expr(*static_cast<const Logical&>(link).rhs); break;
+    case ExprKind::Index:
+      for (auto& x : static_cast<const Index&>(link).items) resolve_expr(*x);
+      break;
+    case ExprKind::Call:
+      for (auto& a : static_cast<const Call&>(link).args) resolve_expr(*a.value);
+      break;
+    default: break;  // Unary, Attribute: the first operand is all
+  }
+}
+
 void Evaluator::Impl::resolve_expr(const Expr& e) {
+  if (e.chain_length >= kLongChain) return resolve_chain(e);
+  if (stack_nearly_full()) {
+    LangError err("expression nests too deeply: the native stack is full");
+    locate(err, e.span);
+    throw err;
+  }
   switch (e.kind) {
     case ExprKind::None:
     case ExprKind::Bool:

@@ -22,16 +22,55 @@ enum class ExprKind : uint8_t {
   Call, Unary, Binary, Logical, Conditional, Lambda
 };
 
+// Note [Deep expressions]
+// Input can make an expression tree as deep as it is long without a single bracket:
+// `a + a + ... + a` and `x.f().g()...` are left-nested chains, `- - - x` and
+// `not not x` nest unary operators. The parser reads these chains with loops, not
+// recursion (lang/grammar.hpp), and the recursion it does have (brackets, `**`,
+// `else`, lambdas, f-string fields) is capped at kMaxNesting levels (lang/parser.hpp).
+// So an expression tree is deep only along its chains, and every node records the
+// length of the chain below it (`chain_length`) and the height of its subtree
+// (`height`). Code that walks expressions recursively (the resolver, the evaluator)
+// walks a long chain with a loop instead (first_operand), and asks
+// stack_nearly_full() (Note [Stack depth]) at every tall node: below a node less than
+// kTall high the recursion is short, so the hot path of small expressions pays one
+// byte compare, not a stack check. Freeing never recurses: ExprDeleter frees a tree
+// with a worklist.
+
+struct Expr;
+// The deleter of every owned expression: frees the node and, with a worklist, every
+// node below it, so that a 10^6-deep tree is freed without a 10^6-deep recursion.
+struct ExprDeleter {
+  ExprDeleter() noexcept = default;
+  template <class T>
+  ExprDeleter(const std::default_delete<T>&) noexcept {}  // from std::make_unique<Node>()
+  void operator()(Expr* e) const noexcept;
+};
+using ExprPtr = std::unique_ptr<Expr, ExprDeleter>;
+
 struct Expr {
   explicit Expr(ExprKind k) : kind(k) {}
   virtual ~Expr() = default;
   ExprKind kind;
+  // How many chain nodes (see first_operand) lie on the first-operand path from this
+  // node down, this one included; 0 for a node that is not a chain link. Saturates
+  // at kLongChain. See Note [Deep expressions].
+  uint8_t chain_length = 0;
+  // 1 + the greatest height of the operands evaluated with this node (for_each_operand;
+  // a leaf is 1), saturated at 255.
+  uint8_t height = 1;
   // The evaluator's cache of span.where() interned as an origin id (0 until first
   // evaluated; See Note [Interned origins] in tensor/origin.hpp). Fits in padding.
   mutable uint32_t origin_id = 0;
   SourceSpan span;
 };
-using ExprPtr = std::unique_ptr<Expr>;
+
+// A chain this long (or longer) is walked with a loop, not recursion.
+inline constexpr uint8_t kLongChain = 64;
+// A node this high (or higher) checks the stack before its operands are evaluated.
+// Must not exceed kLongChain (a long chain is a tall node).
+inline constexpr uint8_t kTall = 32;
+static_assert(kTall <= kLongChain);
 
 struct NoneLit : Expr { NoneLit() : Expr(ExprKind::None) {} };
 struct BoolLit : Expr { BoolLit() : Expr(ExprKind::Bool) {} bool value = false; };
@@ -139,6 +178,79 @@ struct FnDecl {
 };
 
 struct Lambda : Expr { Lambda() : Expr(ExprKind::Lambda) {} std::shared_ptr<FnDecl> decl; };
+
+// ---- walking expressions (Note [Deep expressions]) ----------------------------------
+
+// The child of a chain link that is evaluated first and continues the chain: the
+// operand of a unary operator, the left side of a binary or logical operator, the
+// object of an attribute or an index, the callee of a call (for a method call
+// `x.f(...)`, the object x: the attribute itself is not evaluated on its own). Null
+// for any other node.
+const Expr* first_operand(const Expr& e);
+// Sets e.chain_length and e.height from its operands' (the AST builder calls it on
+// every node it makes, after its operands).
+void measure(Expr& e);
+
+// Calls f(const Expr&) on each operand that evaluating e evaluates with it (a lambda's
+// parameter defaults, not its body, which runs in a call of its own), left to right.
+template <class F>
+void for_each_operand(const Expr& e, F&& f) {
+  auto each = [&](const std::vector<ExprPtr>& v) {
+    for (const auto& x : v) f(*x);
+  };
+  switch (e.kind) {
+    case ExprKind::FString:
+      for (const auto& p : static_cast<const FString&>(e).parts)
+        if (p.expr) f(*p.expr);
+      break;
+    case ExprKind::List: each(static_cast<const ListLit&>(e).items); break;
+    case ExprKind::Tuple: each(static_cast<const TupleLit&>(e).items); break;
+    case ExprKind::Dict: {
+      auto& d = static_cast<const DictLit&>(e);
+      for (size_t k = 0; k < d.keys.size(); ++k) {
+        f(*d.keys[k]);
+        f(*d.values[k]);
+      }
+      break;
+    }
+    case ExprKind::Attribute: f(*static_cast<const Attribute&>(e).object); break;
+    case ExprKind::Index:
+      f(*static_cast<const Index&>(e).object);
+      each(static_cast<const Index&>(e).items);
+      break;
+    case ExprKind::Slice: {
+      auto& s = static_cast<const Slice&>(e);
+      for (const Expr* x : {s.start.get(), s.stop.get(), s.step.get()})
+        if (x) f(*x);
+      break;
+    }
+    case ExprKind::Call:
+      f(*static_cast<const Call&>(e).callee);
+      for (const auto& a : static_cast<const Call&>(e).args) f(*a.value);
+      break;
+    case ExprKind::Unary: f(*static_cast<const Unary&>(e).operand); break;
+    case ExprKind::Binary:
+      f(*static_cast<const Binary&>(e).lhs);
+      f(*static_cast<const Binary&>(e).rhs);
+      break;
+    case ExprKind::Logical:
+      f(*static_cast<const Logical&>(e).lhs);
+      f(*static_cast<const Logical&>(e).rhs);
+      break;
+    case ExprKind::Conditional: {
+      auto& c = static_cast<const Conditional&>(e);
+      f(*c.then_value);
+      f(*c.cond);
+      f(*c.else_value);
+      break;
+    }
+    case ExprKind::Lambda:
+      for (const auto& p : static_cast<const Lambda&>(e).decl->params)
+        if (p.default_value) f(*p.default_value);
+      break;
+    default: break;
+  }
+}
 
 struct ExprStmt : Stmt { ExprStmt() : Stmt(StmtKind::Expr) {} ExprPtr expr; };
 struct LetStmt : Stmt { LetStmt() : Stmt(StmtKind::Let) {} Pattern target; ExprPtr value; };

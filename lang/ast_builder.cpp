@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "lang/grammar.hpp"
+#include "lang/stack_depth.hpp"
 
 namespace nabla::lang {
 
@@ -53,12 +54,25 @@ class Converter {
 
   // -- expressions --
 
+  // The parse tree nests only as deep as the grammar's capped recursion (lang/parser.hpp);
+  // the guard is for a thread with a small stack.
+  void check_stack(const Node& n) const {
+    if (stack_nearly_full()) fail(n, "expression nests too deeply (the parser's stack is full)");
+  }
+
   ExprPtr expr(const Node& n) {
+    check_stack(n);
+    ExprPtr e = expr_node(n);
+    measure(*e);
+    return e;
+  }
+
+  ExprPtr expr_node(const Node& n) {
     if (is<g::int_lit>(n)) return int_lit(n);
     if (is<g::float_lit>(n)) return float_lit(n);
     if (is<g::string_lit>(n)) {
       auto e = make<StringLit>(n);
-      e->value = unescape(n, n.string_view().substr(1, n.string_view().size() - 2));
+      e->value = unescape(n, n.string_view().substr(1, n.string_view().size() - 2), 1, false);
       return e;
     }
     if (is<g::fstring_lit>(n)) return fstring(n);
@@ -122,7 +136,7 @@ class Converter {
       first += 2;
     }
     auto [ptr, ec] = std::from_chars(first, text.data() + text.size(), e->value, base);
-    if (ec != std::errc()) fail(n, "integer literal " + n.string() + " does not fit in 64 bits");
+    if (ec != std::errc()) fail(n, "integer literal " + clip_for_message(n.string_view()) + " does not fit in 64 bits");
     return e;
   }
 
@@ -135,27 +149,39 @@ class Converter {
     return e;
   }
 
-  std::string unescape(const Node& n, std::string_view raw) {
+  // The span of the escape at raw[i, i + len) of node n, raw starting `offset` bytes
+  // after n (a literal is on one line).
+  SourceSpan escape_span(const Node& n, size_t offset, size_t i, size_t len) const {
+    SourceSpan sp = span(n);
+    sp.col += static_cast<uint32_t>(offset + i);
+    sp.end_line = sp.line;
+    sp.end_col = sp.col + static_cast<uint32_t>(len);
+    return sp;
+  }
+
+  // The text of a string literal with its escapes resolved (the grammar has checked
+  // their shapes). raw starts `offset` bytes into node n; in f-string text (`fstring`)
+  // "{{" and "}}" stand for braces. \xHH is one byte (strings are bytes, as in Lua and
+  // Go); \u{H...} is a code point, written as UTF-8, so it must be one: a surrogate
+  // (U+D800 to U+DFFF) or a number past U+10FFFF is a syntax error at the escape.
+  std::string unescape(const Node& n, std::string_view raw, size_t offset, bool fstring) {
     std::string out;
     for (size_t i = 0; i < raw.size(); ++i) {
+      if (fstring && (raw[i] == '{' || raw[i] == '}') && i + 1 < raw.size() && raw[i + 1] == raw[i]) {
+        out += raw[i++];
+        continue;
+      }
       if (raw[i] != '\\') {
         out += raw[i];
         continue;
       }
+      size_t at = i;
       char c = raw[++i];
       switch (c) {
-        case 'n':
-          out += '\n';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case '0':
-          out += '\0';
-          break;
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case '0': out += '\0'; break;
         case 'x': {
           out += static_cast<char>(std::stoi(std::string(raw.substr(i + 1, 2)), nullptr, 16));
           i += 2;
@@ -163,8 +189,15 @@ class Converter {
         }
         case 'u': {
           size_t close = raw.find('}', i);
-          uint32_t cp = static_cast<uint32_t>(std::stoul(std::string(raw.substr(i + 2, close - i - 2)), nullptr, 16));
-          if (cp > 0x10ffff) fail(n, "\\u{...} escape is beyond the last Unicode code point");
+          std::string_view digits = raw.substr(i + 2, close - i - 2);
+          uint32_t cp = static_cast<uint32_t>(std::stoul(std::string(digits), nullptr, 16));
+          std::string escape(raw.substr(at, close + 1 - at));
+          if (cp > 0x10ffff)
+            throw SyntaxError{escape_span(n, offset, at, close + 1 - at),
+                              escape + " is past the last Unicode code point (U+10FFFF)"};
+          if (cp >= 0xd800 && cp <= 0xdfff)
+            throw SyntaxError{escape_span(n, offset, at, close + 1 - at),
+                              escape + " is a UTF-16 surrogate, not a character (U+D800 to U+DFFF have no UTF-8 form)"};
           append_utf8(out, cp);
           i = close;
           break;
@@ -199,13 +232,7 @@ class Converter {
     for (const auto& part : n.children) {
       FString::Part p;
       if (is<g::fstring_text>(*part)) {
-        std::string raw = part->string();
-        std::string text;
-        for (size_t i = 0; i < raw.size(); ++i) {  // {{ and }} stand for braces
-          text += raw[i];
-          if ((raw[i] == '{' || raw[i] == '}') && i + 1 < raw.size() && raw[i + 1] == raw[i]) ++i;
-        }
-        p.text = unescape(*part, text);
+        p.text = unescape(*part, part->string_view(), 0, true);
       } else {
         p.expr = expr(*part->children.at(0));
         if (part->children.size() > 1) p.format_spec = part->children[1]->string();
@@ -244,18 +271,21 @@ class Converter {
         call->span = sp;
         call->callee = std::move(result);
         call->args = arguments(s);
+        measure(*call);
         result = std::move(call);
       } else if (is<g::index_suffix>(s)) {
         auto index = std::make_unique<Index>();
         index->span = sp;
         index->object = std::move(result);
         for (const auto& item : s.children) index->items.push_back(index_item(*item));
+        measure(*index);
         result = std::move(index);
       } else {
         auto attr = std::make_unique<Attribute>();
         attr->span = sp;
         attr->object = std::move(result);
         attr->name = s.children.at(0)->string();
+        measure(*attr);
         result = std::move(attr);
       }
     }
@@ -284,15 +314,21 @@ class Converter {
     return args;
   }
 
+  // index_item: slice_start alone is an index; with slice_colon, a slice whose
+  // bounds are the slice_start, slice_stop and slice_step that are there.
   ExprPtr index_item(const Node& n) {
-    if (!is<g::slice>(n)) return expr(n);
+    bool is_slice = false;
+    for (const auto& part : n.children) is_slice |= is<g::slice_colon>(*part);
+    if (!is_slice) return expr(*n.children.at(0)->children.at(0));
     auto s = make<Slice>(n);
     for (const auto& part : n.children) {
+      if (is<g::slice_colon>(*part)) continue;
       ExprPtr bound = expr(*part->children.at(0));
       if (is<g::slice_start>(*part)) s->start = std::move(bound);
       if (is<g::slice_stop>(*part)) s->stop = std::move(bound);
       if (is<g::slice_step>(*part)) s->step = std::move(bound);
     }
+    measure(*s);
     return s;
   }
 
@@ -308,6 +344,7 @@ class Converter {
       std::string_view text = op.string_view();
       u->op = text == "-" ? UnaryOp::Neg : text == "+" ? UnaryOp::Pos : UnaryOp::Not;
       u->operand = std::move(operand);
+      measure(*u);
       operand = std::move(u);
     }
     return operand;
@@ -336,6 +373,7 @@ class Converter {
       b->span.end_line = b->rhs->span.end_line;
       b->span.end_col = b->rhs->span.end_col;
       b->lhs = std::move(lhs);
+      measure(*b);
       lhs = std::move(b);
     }
     return lhs;
@@ -351,6 +389,7 @@ class Converter {
       l->span.end_line = l->rhs->span.end_line;
       l->span.end_col = l->rhs->span.end_col;
       l->lhs = std::move(lhs);
+      measure(*l);
       lhs = std::move(l);
     }
     return lhs;
@@ -423,6 +462,7 @@ class Converter {
   }
 
   StmtPtr stmt(const Node& n) {
+    check_stack(n);
     if (is<g::expr_stmt>(n)) return expr_stmt(n);
     if (is<g::let_stmt>(n)) {
       auto s = make<LetStmt>(n);
@@ -472,7 +512,7 @@ class Converter {
     if (is<g::test_stmt>(n)) {
       auto s = make<TestStmt>(n);
       const Node& name = *n.children.at(0);
-      s->name = unescape(name, name.string_view().substr(1, name.string_view().size() - 2));
+      s->name = unescape(name, name.string_view().substr(1, name.string_view().size() - 2), 1, false);
       s->body = block(*n.children.at(1));
       return s;
     }
@@ -542,7 +582,7 @@ class Converter {
     const Node& target = *n.children.at(0);
     if (is<g::string_lit>(target)) {
       s->is_path = true;
-      s->module = unescape(target, target.string_view().substr(1, target.string_view().size() - 2));
+      s->module = unescape(target, target.string_view().substr(1, target.string_view().size() - 2), 1, false);
       std::string stem = s->module.substr(s->module.find_last_of('/') + 1);
       s->alias = stem.substr(0, stem.find('.'));
     } else {

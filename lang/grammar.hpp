@@ -10,9 +10,45 @@
 #pragma once
 #include <tao/pegtl.hpp>
 
+#include "lang/stack_depth.hpp"
+
 namespace nabla::lang::grammar {
 
 namespace p = tao::pegtl;
+
+// ---- nesting ----------------------------------------------------------------------
+
+// The parser's state: how deeply the expressions being read nest.
+struct Nesting {
+  int depth = 0;
+  int limit = 0;  // the most levels allowed (kMaxNesting)
+};
+
+// Rule, one nesting level deeper: the grammar's recursion (an expression inside
+// brackets, `**`'s right side, `else`'s, a lambda's body, an f-string field) goes
+// through here, and past `limit` levels, or with the native stack nearly full, the
+// parse stops with an error at the start of the level that was one too many. The
+// chains the grammar reads with loops (a + b + ..., x.f().g()..., - - x) do not
+// nest. See Note [Deep expressions] in lang/ast.hpp.
+template <typename Rule>
+struct nested {
+  using rule_t = typename p::seq<Rule>::rule_t;  // analyze<> sees seq<Rule>
+  using subs_t = p::type_list<Rule>;
+
+  template <p::apply_mode A, p::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Control, typename ParseInput, typename... States>
+  static bool match(ParseInput& in, Nesting& nesting, States&&... st) {
+    if (nesting.depth >= nesting.limit)
+      throw p::parse_error("expressions nest deeper than " + std::to_string(nesting.limit - 1) + " levels", in);
+    if (stack_nearly_full()) throw p::parse_error("expressions nest too deeply (the parser's stack is full)", in);
+    ++nesting.depth;
+    struct Leave {
+      Nesting& n;
+      ~Leave() { --n.depth; }
+    } leave{nesting};
+    return Control<Rule>::template match<A, M, Action, Control>(in, nesting, st...);
+  }
+};
 
 // ---- whitespace and comments ----------------------------------------------------
 
@@ -152,12 +188,14 @@ struct argument : p::sor<keyword_arg, splat_arg, expression> {};
 struct arg_list : p::seq<argument, wsnl, p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, expect_rparen> {};
 // x[i], x[1:3], x[:, ::2], x[..., -1], x[None]
+// The expression before ':' is read once: were a slice tried first and an index
+// after it failed, x[y[z[...]]] would read each level twice, 2^depth in all.
 struct slice_start : p::seq<expression> {};
 struct slice_stop : p::seq<expression> {};
 struct slice_step : p::seq<expression> {};
-struct slice : p::seq<p::opt<slice_start, wsnl>, p::one<':'>, wsnl, p::opt<slice_stop, wsnl>,
-                      p::opt<p::one<':'>, wsnl, p::opt<slice_step, wsnl>>> {};
-struct index_item : p::sor<slice, expression> {};
+struct slice_colon : p::one<':'> {};
+struct slice_rest : p::seq<slice_colon, wsnl, p::opt<slice_stop, wsnl>, p::opt<p::one<':'>, wsnl, p::opt<slice_step, wsnl>>> {};
+struct index_item : p::sor<p::seq<slice_start, wsnl, p::opt<slice_rest>>, slice_rest> {};
 struct index_items : p::seq<index_item, wsnl, p::star<p::one<','>, wsnl, index_item, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct err_index_items : p::failure {};
 struct expect_index_items : p::sor<p::seq<index_items>, err_index_items> {};
@@ -175,9 +213,11 @@ struct op_pow : p::string<'*', '*'> {};
 struct unary_op : p::sor<p::one<'-'>, p::one<'+'>> {};
 struct unary;
 struct expect_operand;
-struct power : p::seq<postfix, p::opt<ws, op_pow, wsnl, expect_operand>> {};
-struct unary : p::seq<p::star<unary_op, ws>, power> {};
 struct err_operand : p::failure {};
+// The right side of `**`, which nests (2 ** 2 ** 2 is 2 ** (2 ** 2)).
+struct expect_power_operand : p::sor<p::seq<nested<unary>>, err_operand> {};
+struct power : p::seq<postfix, p::opt<ws, op_pow, wsnl, expect_power_operand>> {};
+struct unary : p::seq<p::star<unary_op, ws>, power> {};
 struct expect_operand : p::sor<p::seq<unary>, err_operand> {};
 struct op_mul : p::sor<p::string<'/', '/'>, p::seq<p::one<'*'>, p::not_at<p::one<'*', '='>>>,
                        p::seq<p::one<'/', '%', '@'>, p::not_at<p::one<'='>>>> {};
@@ -191,7 +231,11 @@ struct op_cmp : p::sor<p::string<'=', '='>, p::string<'!', '='>, p::string<'<', 
                        p::one<'<'>, p::one<'>'>, op_not_in, kw_in> {};
 struct err_arith : p::failure {};
 struct expect_arith : p::sor<p::seq<arith>, err_arith> {};
-struct comparison : p::seq<arith, p::opt<ws, op_cmp, wsnl, expect_arith>> {};
+// a < b < c is not Python's chain: an error at the second operator, not a confusing
+// "expected ')'".
+struct err_chained_cmp : p::failure {};
+struct no_chained_cmp : p::sor<p::not_at<ws, op_cmp>, p::seq<ws, err_chained_cmp>> {};
+struct comparison : p::seq<arith, p::opt<ws, op_cmp, wsnl, expect_arith, no_chained_cmp>> {};
 struct not_op : kw_not {};
 struct not_expr : p::seq<p::star<not_op, ws>, comparison> {};
 struct op_and : kw_and {};
@@ -204,7 +248,9 @@ struct expect_and_expr : p::sor<p::seq<and_expr>, err_and_expr> {};
 struct or_expr : p::seq<and_expr, p::star<ws, op_or, wsnl, expect_and_expr>> {};
 struct expect_else : kw_else {};
 struct conditional : p::seq<or_expr, p::opt<ws, kw_if, ws, or_expr, ws, expect_else, wsnl, expect_expression>> {};
-struct expression : p::seq<conditional> {};
+// Every expression is one nesting level (brackets, `else`, lambda bodies and f-string
+// fields all hold expressions).
+struct expression : p::seq<nested<conditional>> {};
 
 // ---- statements -----------------------------------------------------------------
 

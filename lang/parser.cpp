@@ -47,6 +47,9 @@ inline constexpr auto error_message<g::err_term> = "expected an expression after
 template <>
 inline constexpr auto error_message<g::err_arith> = "expected an expression after the comparison";
 template <>
+inline constexpr auto error_message<g::err_chained_cmp> =
+    "comparisons do not chain (write 'a < b and b < c', or bracket one of them)";
+template <>
 inline constexpr auto error_message<g::err_not_expr> = "expected an expression after 'and'";
 template <>
 inline constexpr auto error_message<g::err_and_expr> = "expected an expression after 'or'";
@@ -106,7 +109,7 @@ using selector = pegtl::parse_tree::selector<
         g::format_spec, g::true_lit, g::false_lit, g::none_lit, g::ellipsis, g::trailing_comma, g::list_lit,
         g::dict_lit, g::dict_entry, g::lambda, g::param, g::param_star, g::param_default, g::call_suffix, g::keyword_arg,
         g::splat_arg,
-        g::index_suffix, g::slice, g::slice_start, g::slice_stop, g::slice_step, g::attribute_suffix, g::unary_op,
+        g::index_suffix, g::index_item, g::slice_colon, g::slice_start, g::slice_stop, g::slice_step, g::attribute_suffix, g::unary_op,
         g::op_pow, g::op_mul, g::op_add, g::op_cmp, g::not_op, g::op_and, g::op_or, g::let_stmt, g::fn_stmt,
         g::model_stmt, g::function_stmt, g::method_def, g::buffer_stmt, g::model_body, g::if_stmt, g::elif_clause,
         g::else_clause, g::while_stmt, g::for_stmt, g::break_stmt, g::continue_stmt, g::return_stmt, g::import_stmt,
@@ -223,7 +226,9 @@ ParseResult parse(std::shared_ptr<const SourceFile> file) {
   }
   try {
     pegtl::memory_input in(text.data(), text.size(), file->name);
-    auto root = pegtl::parse_tree::parse<g::program, selector, pegtl::nothing, control>(in);
+    g::Nesting nesting;
+    nesting.limit = kMaxNesting + 1;  // the outermost expression is level 0
+    auto root = pegtl::parse_tree::parse<g::program, selector, pegtl::nothing, control>(in, nesting);
     if (!root) {
       report(1, 1, "expected a statement", false);
       return result;

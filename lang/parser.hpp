@@ -22,8 +22,11 @@ struct ParseResult {
 
 ParseResult parse(std::shared_ptr<const SourceFile> file);
 
-// Nesting deeper than this (brackets, blocks, operators) is a syntax error, never
-// a stack overflow.
+// Nesting deeper than this is a syntax error, never a stack overflow: brackets and
+// blocks (counted by a scan before parsing), and expressions inside expressions
+// (brackets, `**`, `else`, lambda bodies, f-string fields; counted while parsing).
+// Flat chains (a + b + ..., x.f().g()..., - - x) do not nest and have no limit.
+// See Note [Deep expressions] in lang/ast.hpp.
 constexpr int kMaxNesting = 200;
 
 }  // namespace nabla::lang

@@ -4,18 +4,42 @@
 
 namespace nabla::lang {
 
-std::string SourceFile::line(uint32_t line_number) const {
+namespace {
+// Start of line `line_number` (1-based) by a scan from the top, or npos.
+size_t scan_line_start(const std::string& text, uint32_t line_number) {
   size_t start = 0;
   for (uint32_t l = 1; l < line_number; ++l) {
     size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) return "";
+    if (nl == std::string::npos) return std::string::npos;
     start = nl + 1;
   }
-  size_t end = text.find('\n', start);
-  std::string s = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!s.empty() && s.back() == '\r') s.pop_back();
+  return start;
+}
+}  // namespace
+
+std::string_view SourceFile::line_view(uint32_t line_number) const {
+  if (line_number == 0) return {};
+  size_t start = std::string::npos, end = std::string::npos;
+  if (line_index.cell) {
+    auto& cell = *line_index.cell;
+    std::call_once(cell.built, [&] {
+      cell.starts.push_back(0);
+      for (size_t i = text.find('\n'); i != std::string::npos; i = text.find('\n', i + 1))
+        cell.starts.push_back(i + 1);
+    });
+    if (line_number <= cell.starts.size()) start = cell.starts[line_number - 1];
+    if (line_number < cell.starts.size()) end = cell.starts[line_number] - 1;  // its '\n'
+  } else {
+    start = scan_line_start(text, line_number);  // a moved-from file
+    if (start != std::string::npos) end = text.find('\n', start);
+  }
+  if (start == std::string::npos || start > text.size()) return {};
+  std::string_view s(text.data() + start, (end == std::string::npos ? text.size() : end) - start);
+  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
   return s;
 }
+
+std::string SourceFile::line(uint32_t line_number) const { return std::string(line_view(line_number)); }
 
 std::string SourceSpan::where() const {
   if (!valid()) return "<unknown>";
@@ -25,34 +49,79 @@ std::string SourceSpan::where() const {
 std::string SourceSpan::text(size_t max_chars) const {
   if (!valid()) return "";
   std::string out;
-  for (uint32_t l = line; l <= std::max(line, end_line); ++l) {
-    std::string s = file->line(l);
+  for (uint32_t l = line; l <= std::max(line, end_line) && out.size() <= max_chars; ++l) {
+    std::string_view s = file->line_view(l);
     size_t from = l == line ? std::min<size_t>(col - 1, s.size()) : 0;
     size_t to = l == end_line ? std::min<size_t>(end_col - 1, s.size()) : s.size();
-    for (size_t i = from; i < to; ++i) {
+    // Stops one past max_chars: enough to know that "..." is due.
+    for (size_t i = from; i < to && out.size() <= max_chars; ++i) {
       bool space = s[i] == ' ' || s[i] == '\t';
       if (space && (out.empty() || out.back() == ' ')) continue;
       out += space ? ' ' : s[i];
     }
     if (l != end_line && !out.empty() && out.back() != ' ') out += ' ';
-    if (out.size() > max_chars) break;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   if (out.size() > max_chars) out = out.substr(0, max_chars) + "...";
   return out;
 }
 
+// Note [Echoed lines]
+// An error shows its source line and a caret under the column. A line of megabytes
+// (a 10 MB literal, a generated expression) would be echoed whole, with a caret line
+// as long, so a line longer than kMaxEchoedLine is shown as a window of
+// kMaxEchoedLine / 2 bytes before the column and as many after, cut at UTF-8
+// character boundaries and marked "..." where it was cut; the caret stays under the
+// column and its "~~~" ends with the window. Lines up to kMaxEchoedLine are echoed
+// exactly as before (the golden tests in tests/lang/*.dsl pin that format).
+
+namespace {
+bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0x80; }
+
+// The bytes [from, to) of `line` that an error at byte `col0` shows.
+void echo_window(std::string_view line, size_t col0, size_t* from, size_t* to) {
+  *from = 0;
+  *to = line.size();
+  if (line.size() <= kMaxEchoedLine) return;
+  constexpr size_t half = kMaxEchoedLine / 2;
+  size_t c = std::min(col0, line.size());
+  *from = c > half ? c - half : 0;
+  *to = std::min(line.size(), c + half);
+  while (*from > 0 && *from < line.size() && utf8_continuation(line[*from])) --*from;
+  while (*to < line.size() && utf8_continuation(line[*to])) ++*to;
+}
+}  // namespace
+
 std::string format_error(const SourceSpan& span, const std::string& message) {
   if (!span.valid()) return "error: " + message;
   std::string out = span.where() + ": error: " + message + "\n";
-  std::string text = span.file->line(span.line);
-  out += "  " + text + "\n  ";
+  std::string_view line = span.file->line_view(span.line);
+  size_t col0 = span.col - 1;  // the column as a byte offset
+  size_t from = 0, to = 0;
+  echo_window(line, col0, &from, &to);
+  const char* cut_before = from > 0 ? "..." : "";
+  out += "  ";
+  out += cut_before;
+  out.append(line.substr(from, to - from));
+  if (to < line.size()) out += "...";
+  out += "\n  ";
+  out += std::string(from > 0 ? 3 : 0, ' ');
   // Tabs stay tabs so the caret lines up under them.
-  for (uint32_t c = 1; c < span.col && c - 1 < text.size(); ++c) out += text[c - 1] == '\t' ? '\t' : ' ';
+  for (size_t c = from; c < col0 && c < to; ++c) out += line[c] == '\t' ? '\t' : ' ';
   out += '^';
-  if (span.end_line == span.line && span.end_col > span.col + 1)
-    out += std::string(std::min<size_t>(span.end_col - span.col - 1, text.size() + 1 - span.col), '~');
+  if (span.end_line == span.line && span.end_col > span.col + 1) {
+    size_t width = span.end_col - span.col - 1;
+    size_t room = to + 1 > span.col ? to + 1 - span.col : 0;  // up to one past the shown text
+    out += std::string(std::min(width, room), '~');
+  }
   return out;
+}
+
+std::string clip_for_message(std::string_view text, size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  size_t keep = max_chars;
+  while (keep > 0 && utf8_continuation(text[keep])) --keep;
+  return std::string(text.substr(0, keep)) + "...(" + std::to_string(text.size()) + " characters)";
 }
 
 }  // namespace nabla::lang

@@ -28,6 +28,23 @@ namespace detail {
 // a thread's first check.
 uintptr_t stack_limit_slow();
 inline thread_local uintptr_t t_stack_limit = 0;
+
+// The stack pointer, read without making the caller keep a frame pointer
+// (__builtin_frame_address(0) does: three more instructions in every call of a hot
+// recursive function such as the evaluator's eval, measured at 10% of a scalar loop).
+inline uintptr_t stack_pointer() {
+#if defined(__x86_64__)
+  uintptr_t sp;
+  asm("mov %%rsp, %0" : "=r"(sp));
+  return sp;
+#elif defined(__aarch64__)
+  uintptr_t sp;
+  asm("mov %0, sp" : "=r"(sp));
+  return sp;
+#else
+  return reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+#endif
+}
 }  // namespace detail
 
 // True when the frame that asks is within kStackReserve bytes of the end of its
@@ -35,7 +52,7 @@ inline thread_local uintptr_t t_stack_limit = 0;
 inline bool stack_nearly_full() {
   uintptr_t limit = detail::t_stack_limit;
   if (limit == 0) limit = detail::stack_limit_slow();
-  return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) < limit;
+  return detail::stack_pointer() < limit;
 }
 
 // Bytes between the calling frame and the end of its thread's stack (for messages
