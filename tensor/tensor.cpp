@@ -66,6 +66,12 @@ void release_iteratively(std::shared_ptr<void> owner) noexcept {
 AutogradMeta::~AutogradMeta() {
   release_iteratively(std::move(grad_fn));
   release_iteratively(std::move(grad));
+  // A leaf's hooks may hold tensors (a closure over the leaf made before it).
+  if (leaf_hooks.empty()) return;
+  try {
+    release_iteratively(std::make_shared<std::vector<TensorHook>>(std::move(leaf_hooks)));
+  } catch (...) {  // out of memory: they are freed here, recursively
+  }
 }
 
 void TensorImpl::refresh_layout() {
