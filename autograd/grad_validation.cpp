@@ -37,10 +37,10 @@ Tensor cast_to(const Tensor& g, const TensorMeta& meta) {
   return out;
 }
 
-// "output 0 of MulBackward" or "a leaf".
-std::string hooked_tensor(const Node& node, size_t slot) {
-  if (dynamic_cast<const AccumulateGrad*>(&node)) return "a leaf tensor";
-  return "output " + std::to_string(slot) + " of " + node.name();
+// "a tensor of shape [3] (output 0 of MulBackward)" or "a leaf tensor of shape [3]".
+std::string hooked_tensor(const Node& node, size_t slot, const Shape& sizes) {
+  if (dynamic_cast<const AccumulateGrad*>(&node)) return "a leaf tensor of shape " + shape_str(sizes);
+  return "a tensor of shape " + shape_str(sizes) + " (output " + std::to_string(slot) + " of " + node.name() + ")";
 }
 
 }  // namespace
@@ -59,8 +59,8 @@ Tensor fit_rule_gradient(const Tensor& g, const TensorMeta& meta, const Node& no
 
 Tensor fit_hook_gradient(const Tensor& g, const TensorMeta& meta, const Node& node, size_t slot) {
   if (!(g.sizes() == meta.sizes))
-    throw Error("a hook on " + hooked_tensor(node, slot) + " of shape " + shape_str(meta.sizes) +
-                " returned a gradient of shape " + g.shape_str() + "; a hook must return the shape it was given");
+    throw Error("a hook on " + hooked_tensor(node, slot, meta.sizes) + " returned a gradient of shape " +
+                g.shape_str() + "; a hook must return a gradient of the tensor's shape");
   return cast_to(g, meta);
 }
 
