@@ -241,8 +241,9 @@ TEST_CASE("every walk over a deep graph is iterative: grad, anomaly mode, hooks,
       CHECK(p.events().size() > size_t(kWalk));
     }
     SUBCASE("drawing the graph") {
-      std::string dot = viz::autograd_dot(y);
-      CHECK(dot.find("AccumulateGrad") != std::string::npos);
+      std::string dot = viz::autograd_dot(y);  // only what Graphviz lays out quickly (Note [Autograd drawing budget])
+      CHECK(dot.find("nodes nearest the outputs") != std::string::npos);
+      CHECK(dot.size() < 1'000'000);
     }
   });
 }
