@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <queue>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "autograd/anomaly.hpp"
 #include "autograd/grad_mode.hpp"
+#include "autograd/grad_validation.hpp"
 #include "autograd/node.hpp"
+#include "autograd/node_map.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -19,6 +19,15 @@ namespace nabla {
 
 namespace {
 
+// Note [Iterative graph walks]
+// A graph is as deep as the loop that built it (10^7 nodes is an ordinary long
+// training run that keeps its history by mistake), so nothing here takes a C++ frame
+// per node: the walks keep explicit stacks, the run a ready queue. The per-node
+// state sits in a flat NodeMap (~21 bytes a node); gradients wait in `waiting` only
+// while some of a node's inputs are still to come, and travel with the node in the
+// ready queue once all are in, so a chain never touches that map. Freeing a graph is
+// iterative too (Note [Iterative graph release] in tensor/tensor.hpp).
+
 // Where grad() wants a gradient captured: input slot `input_nr` of `node`.
 struct CaptureKey {
   Node* node;
@@ -26,19 +35,29 @@ struct CaptureKey {
   bool operator<(const CaptureKey& o) const { return node != o.node ? node < o.node : input_nr < o.input_nr; }
 };
 
-// Per node of the running graph: how many edges still have to deliver a gradient,
-// and the gradients delivered so far (one slot per output of the node).
-struct NodeTask {
-  int dependencies = 0;
+// Per node of the running graph.
+struct NodeState {
+  int32_t dependencies = 0;  // edges that still have to deliver a gradient
+  bool capture = false;      // grad(): an input slot of this node is captured
+  bool needed = false;       // grad(): the node leads to a capture, so it runs
+  uint8_t walk = 0;          // mark_needed's post-order state (0 new, 1 open, 2 done)
+};
+
+// A node whose gradients are all in, with them (one slot per output of the node).
+struct ReadyNode {
+  uint64_t sequence_nr;
+  Node* node;
   TensorList grads;
+  bool operator<(const ReadyNode& o) const { return sequence_nr < o.sequence_nr; }
 };
 
 struct GraphTask {
   bool create_graph = false;
   bool retain_graph = false;
   bool capturing = false;  // grad(): collect gradients, never touch .grad
-  std::unordered_map<Node*, NodeTask> nodes;  // every node reachable from the roots
-  std::unordered_set<Node*> needed;           // when capturing: nodes that lead to a capture
+  NodeMap<NodeState> nodes;  // every node reachable from the roots
+  std::unordered_map<Node*, TensorList> waiting;  // gradients of nodes not ready yet
+  std::vector<ReadyNode> ready;  // a max-heap on sequence_nr: the newest node runs first
   std::map<CaptureKey, std::vector<size_t>> captures;
   TensorList captured;
 };
@@ -54,37 +73,41 @@ void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
     stack.pop_back();
     for (const Edge& e : n->next_edges) {
       if (!e.valid()) continue;
-      auto [it, inserted] = task.nodes.try_emplace(e.fn.get());
-      ++it->second.dependencies;
+      auto [state, inserted] = task.nodes.try_emplace(e.fn.get());
+      ++state->dependencies;
       if (inserted) stack.push_back(e.fn.get());
     }
   }
 }
 
-// A node needs to run when one of its next nodes is a capture point or leads to one
-// (iterative post-order walk).
+// A node is needed (runs) when one of its next nodes is a capture point or needed
+// itself: an iterative post-order walk.
 void mark_needed(GraphTask& task, const std::vector<Node*>& roots) {
-  std::unordered_map<Node*, bool> memo;
+  for (const auto& entry : task.captures)
+    if (NodeState* s = task.nodes.find(entry.first.node)) s->capture = true;
+  std::vector<std::pair<Node*, size_t>> stack;  // (node, next edge to look at)
   for (Node* root : roots) {
-    std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
+    if (task.nodes.find(root)->walk != 0) continue;
+    task.nodes.find(root)->walk = 1;
+    stack.push_back({root, 0});
     while (!stack.empty()) {
-      auto& [n, child] = stack.back();
-      if (memo.count(n) && child == 0) {
-        stack.pop_back();
-        continue;
-      }
+      Node* n = stack.back().first;
+      size_t child = stack.back().second++;
       if (child < n->next_edges.size()) {
-        Node* next = n->next_edges[child++].fn.get();
-        if (next && !memo.count(next)) stack.push_back({next, 0});
+        Node* next = n->next_edges[child].fn.get();
+        NodeState* s = next ? task.nodes.find(next) : nullptr;
+        if (s && s->walk == 0) {
+          s->walk = 1;
+          stack.push_back({next, 0});
+        }
         continue;
       }
-      // leads: n is a capture point or reaches one; n runs only if a child leads.
-      bool runs = false;
-      for (const Edge& e : n->next_edges) runs |= e.valid() && memo[e.fn.get()];
-      bool is_capture = false;
-      for (const auto& entry : task.captures) is_capture |= entry.first.node == n;
-      memo[n] = runs || is_capture;
-      if (runs) task.needed.insert(n);
+      bool leads = false;
+      for (const Edge& e : n->next_edges)
+        if (NodeState* s = e.valid() ? task.nodes.find(e.fn.get()) : nullptr) leads |= s->needed || s->capture;
+      NodeState* state = task.nodes.find(n);
+      state->needed = leads;
+      state->walk = 2;
       stack.pop_back();
     }
   }
@@ -95,14 +118,34 @@ void accumulate(TensorList& slots, size_t slot, const Tensor& g) {
   slots[slot] = slots[slot].defined() ? add(slots[slot], g) : g;
 }
 
-// Each hook sees the gradient and may replace it (an undefined result keeps it).
-Tensor run_hooks(const std::vector<TensorHook>& hooks, Tensor g) {
-  for (const TensorHook& hook : hooks) {
-    if (!hook) continue;
-    Tensor replaced = hook(g);
-    if (replaced.defined()) g = replaced;
+void push_ready(GraphTask& task, Node* node, TensorList&& grads) {
+  task.ready.push_back(ReadyNode{node->sequence_nr, node, std::move(grads)});
+  std::push_heap(task.ready.begin(), task.ready.end());
+}
+
+ReadyNode pop_ready(GraphTask& task) {
+  std::pop_heap(task.ready.begin(), task.ready.end());
+  ReadyNode next = std::move(task.ready.back());
+  task.ready.pop_back();
+  return next;
+}
+
+// Gives `g` (undefined: nothing came) to slot e.input_nr of e.fn; the node becomes
+// ready when it was the last edge it waited for.
+void deliver(GraphTask& task, const Edge& e, const Tensor& g) {
+  Node* next = e.fn.get();
+  NodeState* state = task.nodes.find(next);
+  if (--state->dependencies > 0) {
+    if (g.defined()) accumulate(task.waiting[next], e.input_nr, g);
+    return;
   }
-  return g;
+  TensorList grads;
+  if (auto it = task.waiting.find(next); it != task.waiting.end()) {
+    grads = std::move(it->second);
+    task.waiting.erase(it);
+  }
+  if (g.defined()) accumulate(grads, e.input_nr, g);
+  push_ready(task, next, std::move(grads));
 }
 
 // The hooks registered on output slot k of node (for a leaf: the leaf's hooks).
@@ -114,9 +157,22 @@ const std::vector<TensorHook>* hooks_of(Node* node, size_t k) {
   return k < node->hooks.size() ? &node->hooks[k] : nullptr;
 }
 
+// Each hook sees the gradient and may replace it (an undefined result keeps it);
+// a replacement is fitted to the tensor (Note [Gradient validation]).
+Tensor run_hooks(const std::vector<TensorHook>& hooks, Tensor g, const Node& node, size_t k) {
+  for (const TensorHook& hook : hooks) {
+    if (!hook) continue;
+    Tensor replaced = hook(g);
+    if (!replaced.defined()) continue;
+    g = fits(replaced, node.output_metas[k]) ? replaced : fit_hook_gradient(replaced, node.output_metas[k], node, k);
+  }
+  return g;
+}
+
 void apply_hooks(Node* node, TensorList& grads) {
   for (size_t k = 0; k < grads.size(); ++k)
-    if (const auto* hooks = hooks_of(node, k); hooks && grads[k].defined()) grads[k] = run_hooks(*hooks, grads[k]);
+    if (const auto* hooks = hooks_of(node, k); hooks && !hooks->empty() && grads[k].defined())
+      grads[k] = run_hooks(*hooks, grads[k], *node, k);
 }
 
 // Outputs that received no gradient get zeros, so every rule sees defined grads.
@@ -142,17 +198,23 @@ TensorList apply_node(Node* node, TensorList&& grads) {
   return results;
 }
 
-void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_t, Node*>>& ready) {
-  TensorList grads = std::move(task.nodes[node].grads);
+void capture_grads(GraphTask& task, Node* node, const TensorList& grads) {
+  for (size_t k = 0; k < grads.size(); ++k) {
+    auto it = task.captures.find({node, static_cast<uint32_t>(k)});
+    if (it == task.captures.end() || !grads[k].defined()) continue;
+    for (size_t idx : it->second) task.captured[idx] = grads[k];
+  }
+}
+
+void run_node(GraphTask& task, ReadyNode&& item) {
+  Node* node = item.node;
+  TensorList grads = std::move(item.grads);
   grads.resize(node->num_outputs());
   apply_hooks(node, grads);
   if (task.capturing) {
-    for (size_t k = 0; k < grads.size(); ++k) {
-      auto it = task.captures.find({node, static_cast<uint32_t>(k)});
-      if (it == task.captures.end() || !grads[k].defined()) continue;
-      for (size_t idx : it->second) task.captured[idx] = grads[k];
-    }
-    if (!task.needed.count(node) || dynamic_cast<AccumulateGrad*>(node)) return;
+    const NodeState& state = *task.nodes.find(node);
+    if (state.capture) capture_grads(task, node, grads);
+    if (!state.needed) return;  // its next nodes lead to no capture (an AccumulateGrad never does)
   }
   fill_missing_grads(*node, grads);
   TensorList outputs;
@@ -164,9 +226,12 @@ void run_node(GraphTask& task, Node* node, std::priority_queue<std::pair<uint64_
   for (size_t i = 0; i < node->next_edges.size(); ++i) {
     const Edge& e = node->next_edges[i];
     if (!e.valid()) continue;
-    NodeTask& next = task.nodes[e.fn.get()];
-    if (i < outputs.size() && outputs[i].defined()) accumulate(next.grads, e.input_nr, outputs[i]);
-    if (--next.dependencies == 0) ready.push({e.fn->sequence_nr, e.fn.get()});
+    static const Tensor none;
+    const Tensor& g = i < outputs.size() ? outputs[i] : none;
+    if (!g.defined() || e.input_nr >= e.fn->output_metas.size() || fits(g, e.fn->output_metas[e.input_nr]))
+      deliver(task, e, g);
+    else
+      deliver(task, e, fit_rule_gradient(g, e.fn->output_metas[e.input_nr], *node, i));
   }
 }
 
@@ -178,18 +243,15 @@ void execute(GraphTask& task, const std::vector<Edge>& root_edges, const TensorL
   for (const Edge& e : root_edges) roots.push_back(e.fn.get());
   count_dependencies(task, roots);
   if (task.capturing) mark_needed(task, roots);
-  for (size_t i = 0; i < root_edges.size(); ++i)
-    accumulate(task.nodes[roots[i]].grads, root_edges[i].input_nr, seeds[i]);
-  std::priority_queue<std::pair<uint64_t, Node*>> ready;  // newest node first
-  for (size_t i = 0; i < roots.size(); ++i) {
-    bool repeated = std::find(roots.begin(), roots.begin() + static_cast<long>(i), roots[i]) != roots.begin() + static_cast<long>(i);
-    if (!repeated && task.nodes[roots[i]].dependencies == 0) ready.push({roots[i]->sequence_nr, roots[i]});
+  for (size_t i = 0; i < root_edges.size(); ++i) accumulate(task.waiting[roots[i]], root_edges[i].input_nr, seeds[i]);
+  for (Node* root : roots) {
+    auto it = task.waiting.find(root);  // gone when root came earlier in the list
+    if (it == task.waiting.end() || task.nodes.find(root)->dependencies != 0) continue;
+    TensorList grads = std::move(it->second);
+    task.waiting.erase(it);
+    push_ready(task, root, std::move(grads));
   }
-  while (!ready.empty()) {
-    Node* node = ready.top().second;
-    ready.pop();
-    run_node(task, node, ready);
-  }
+  while (!task.ready.empty()) run_node(task, pop_ready(task));
 }
 
 std::vector<Edge> root_edges_of(const TensorList& roots, const char* what) {
@@ -209,10 +271,7 @@ TensorList seeds_of(const TensorList& roots, const TensorList& grads, const char
   TensorList seeds(roots.size());
   for (size_t i = 0; i < roots.size(); ++i) {
     if (i < grads.size() && grads[i].defined()) {
-      if (!(grads[i].sizes() == roots[i].sizes()))
-        throw Error(std::string(what) + ": grad_output " + std::to_string(i) + " has shape " + grads[i].shape_str() +
-                    " but the output has shape " + roots[i].shape_str());
-      seeds[i] = grads[i];
+      seeds[i] = fit_seed(grads[i], roots[i], what, i);
     } else {
       if (roots[i].numel() != 1)
         throw Error(std::string(what) + ": a gradient can be implied only for one-element outputs; output " +

@@ -46,6 +46,10 @@ void set_autocast_dtype(std::optional<DType> dtype) { tl_autocast = dtype; }
 
 Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
+Node::~Node() {
+  for (Edge& e : next_edges) release_iteratively(std::move(e.fn));
+}
+
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta& meta = t.impl()->autograd_meta();
   if (meta.grad_fn) return Edge{meta.grad_fn, meta.output_nr};
@@ -53,6 +57,8 @@ Edge gradient_edge(const Tensor& t) {
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);
     meta.grad_accumulator = acc;
+  } else if (TensorMeta& m = acc->output_metas[0]; m.dtype != t.dtype() || m.device != t.device()) {
+    m = {t.sizes(), t.dtype(), t.device()};  // Module.to moved or retyped the leaf since (retype, relocate)
   }
   return Edge{acc, 0};
 }

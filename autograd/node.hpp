@@ -24,7 +24,11 @@ struct Edge {
 
 struct Node : std::enable_shared_from_this<Node> {
   Node();
-  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // Hands next_edges to release_iteratively (Note [Iterative graph release] in
+  // tensor/tensor.hpp), so freeing a long chain never recurses per node.
+  virtual ~Node();
 
   // Gradients for each next edge from the gradients of this node's outputs.
   virtual TensorList apply(TensorList&& grads) = 0;

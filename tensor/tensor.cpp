@@ -35,6 +35,45 @@ Storage::~Storage() {
     CpuAllocator::instance().deallocate(data, nbytes);
 }
 
+namespace {
+// The queue of the outermost release_iteratively running on this thread (null when
+// none runs). A plain pointer: it has no destructor, so tensors freed while the
+// program's statics are destroyed still find it valid.
+constinit thread_local std::vector<std::shared_ptr<void>>* t_release_queue = nullptr;
+}  // namespace
+
+void release_iteratively(std::shared_ptr<void> owner) noexcept {
+  if (!owner || owner.use_count() > 1) return;  // not the last reference: dropping it frees nothing
+  if (t_release_queue) {
+    try {
+      t_release_queue->push_back(std::move(owner));
+    } catch (...) {
+      owner.reset();  // out of memory for the queue: free it here, recursively
+    }
+    return;
+  }
+  std::vector<std::shared_ptr<void>> queue;
+  t_release_queue = &queue;
+  owner.reset();  // its destructor queues what it held (one level of frames)
+  while (!queue.empty()) {
+    std::shared_ptr<void> next = std::move(queue.back());
+    queue.pop_back();
+    next.reset();
+  }
+  t_release_queue = nullptr;
+}
+
+AutogradMeta::~AutogradMeta() {
+  release_iteratively(std::move(grad_fn));
+  release_iteratively(std::move(grad));
+  // A leaf's hooks may hold tensors (a closure over the leaf made before it).
+  if (leaf_hooks.empty()) return;
+  try {
+    release_iteratively(std::make_shared<std::vector<TensorHook>>(std::move(leaf_hooks)));
+  } catch (...) {  // out of memory: they are freed here, recursively
+  }
+}
+
 void TensorImpl::refresh_layout() {
   numel = shape_numel(sizes);
   contiguous = true;

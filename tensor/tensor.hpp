@@ -40,8 +40,30 @@ struct Storage {
 // (an undefined Tensor keeps the gradient as it is).
 using TensorHook = std::function<Tensor(const Tensor&)>;
 
+// Note [Iterative graph release]
+// An autograd graph is as long as the loop that built it (`total = total + loss` over
+// a million steps), and its owners chain: node -> next_edges -> node, node -> saved
+// tensor -> its grad_fn -> node, tensor -> .grad -> its grad_fn, hook -> captured
+// tensor -> grad_fn or leaf hooks. Freed by plain shared_ptr destructors, that is a
+// few C++ frames per node, and the stack overflows (at exit, typically) past ~10^5
+// nodes. So every owner on those paths that can hold the last reference to the rest
+// of a graph (Node::next_edges in autograd/node.cpp; AutogradMeta's grad_fn, grad and
+// leaf hooks here) hands it to release_iteratively instead of dropping it: the
+// outermost call frees it and queues what its destructor hands back, in a loop, so
+// the depth stays constant whatever the graph's shape (as PyTorch's deleteNode does
+// for next_edges). Every other path from a node to a node (saved tensors, a custom
+// function's ctx, node hooks) passes through a tensor, whose AutogradMeta breaks it.
+// A view keeps only its storage, never the tensor it was viewed from, so views of
+// views do not chain.
+void release_iteratively(std::shared_ptr<void> owner) noexcept;
+
 // Autograd state of one tensor; absent for tensors that never touched autograd.
 struct AutogradMeta {
+  AutogradMeta() = default;
+  AutogradMeta(const AutogradMeta&) = delete;
+  AutogradMeta& operator=(const AutogradMeta&) = delete;
+  ~AutogradMeta();  // releases grad_fn and grad iteratively (Note [Iterative graph release])
+
   bool requires_grad = false;
   bool retains_grad = false;
   std::shared_ptr<Tensor> grad;          // .grad of a leaf (or of a retains_grad non-leaf)

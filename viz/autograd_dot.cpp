@@ -2,8 +2,9 @@
 // grad_fn nodes, everything reachable through next_edges, and the AccumulateGrad
 // nodes of leaves. It only reads the graph: it never makes a leaf's accumulator
 // (gradient_edge would), so drawing a graph does not change it.
-#include <deque>
-#include <map>
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "autograd/node.hpp"
 #include "passes/ir.hpp"
@@ -60,22 +61,90 @@ DotAttrs node_attrs(const Node& node) {
   return attrs;
 }
 
-// Assigns "f<k>" ids in breadth-first order from the roots, so the same graph
-// always gives the same text.
+// Note [Autograd drawing budget]
+// Graphviz's dot layout grows much faster than the graph: 900 nodes in a chain take
+// 1.5 s, 3,000 take 20 s, and an edge spanning r ranks costs r - 1 virtual nodes, so
+// a 100-step loop adding a leaf at every step (the leaf's AccumulateGrad fed from
+// every step: spans summing to ~n^2/2) took minutes and gigabytes, and a 5,000-step
+// one exhausted the machine's memory. So the drawing keeps the nodes nearest the
+// roots (breadth first) while their count plus the virtual nodes of the edges between
+// them, ranked by longest path as dot ranks them, stays within kLayoutBudget (about
+// a second of layout), and a note says that the graph goes on. Only the nodes it may
+// draw are visited, so drawing a 10^7-node graph costs as little as a small one.
+constexpr size_t kLayoutBudget = 1000;
+
+// The nodes reachable from the roots in breadth-first order, at most `limit`.
+std::vector<const Node*> breadth_first(const std::vector<Tensor>& roots, size_t limit) {
+  std::vector<const Node*> order;
+  std::unordered_set<const Node*> seen;
+  auto visit = [&](const Node* n) {
+    if (n && order.size() < limit && seen.insert(n).second) order.push_back(n);
+  };
+  for (const Tensor& t : roots)
+    if (t.defined()) visit(t.grad_fn().get());
+  for (size_t i = 0; i < order.size(); ++i)
+    for (const Edge& e : order[i]->next_edges) visit(e.fn.get());
+  return order;
+}
+
+// The layout cost of drawing the first k nodes of `order`: k plus the virtual nodes
+// of their edges, with each node ranked one below its lowest drawn predecessor
+// (Kahn's order: the edges only point from earlier ranks to later ones).
+size_t layout_cost(const std::vector<const Node*>& order, size_t k) {
+  std::unordered_map<const Node*, size_t> index;
+  for (size_t i = 0; i < k; ++i) index.emplace(order[i], i);
+  std::vector<size_t> pending(k, 0), rank(k, 0);
+  for (size_t i = 0; i < k; ++i)
+    for (const Edge& e : order[i]->next_edges)
+      if (auto it = e.fn ? index.find(e.fn.get()) : index.end(); it != index.end()) ++pending[it->second];
+  std::vector<size_t> ready;
+  for (size_t i = 0; i < k; ++i)
+    if (pending[i] == 0) ready.push_back(i);
+  size_t cost = k;
+  while (!ready.empty()) {
+    size_t i = ready.back();
+    ready.pop_back();
+    for (const Edge& e : order[i]->next_edges) {
+      auto it = e.fn ? index.find(e.fn.get()) : index.end();
+      if (it == index.end()) continue;
+      rank[it->second] = std::max(rank[it->second], rank[i] + 1);
+      if (--pending[it->second] == 0) ready.push_back(it->second);
+    }
+  }
+  for (size_t i = 0; i < k; ++i)
+    for (const Edge& e : order[i]->next_edges)
+      if (auto it = e.fn ? index.find(e.fn.get()) : index.end(); it != index.end()) cost += rank[it->second] - rank[i] - 1;
+  return cost;
+}
+
+// How many of the first nodes of `order` fit the budget (the cost grows with k).
+size_t nodes_within_budget(const std::vector<const Node*>& order) {
+  size_t lo = 0, hi = order.size();  // the answer is in [lo, hi]
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo + 1) / 2;
+    if (layout_cost(order, mid) <= kLayoutBudget) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Draws the roots and the first `drawn` nodes of `order` ("f<k>" ids in that order,
+// so the same graph always gives the same text); edges to nodes left out are not
+// drawn, and the nodes they leave from say so.
 class AutogradDrawer {
  public:
-  explicit AutogradDrawer(DotWriter& out) : out_(out) {}
+  AutogradDrawer(DotWriter& out, const std::vector<const Node*>& order, size_t drawn)
+      : out_(out), order_(order), drawn_(drawn) {
+    for (size_t k = 0; k < drawn; ++k) ids_.emplace(order[k], detail::numbered("f", static_cast<long long>(k)));
+  }
 
   void draw(const std::vector<Tensor>& roots) {
     for (size_t k = 0; k < roots.size(); ++k) draw_root(roots[k], k);
-    while (!pending_.empty()) {
-      const Node* node = pending_.front();
-      pending_.pop_front();
-      draw_node(*node);
-    }
+    for (size_t k = 0; k < drawn_; ++k) draw_node(*order_[k]);
   }
 
  private:
+
   void draw_root(const Tensor& t, size_t k) {
     std::string id = detail::numbered("t", static_cast<long long>(k));
     out_.node(id, {{"class", "root"},
@@ -83,39 +152,45 @@ class AutogradDrawer {
                    {"fillcolor", "#dcfce7"},
                    {"color", "#15803d"},
                    {"label", root_label(t, k), true}});
-    if (t.defined() && t.grad_fn()) out_.edge(id, id_of(t.grad_fn().get()), {{"style", "dashed"}});
+    if (!t.defined() || !t.grad_fn()) return;
+    if (auto it = ids_.find(t.grad_fn().get()); it != ids_.end()) out_.edge(id, it->second, {{"style", "dashed"}});
   }
-
-  // The node's id, queueing it the first time it is seen.
-  std::string id_of(const Node* node) {
-    auto [it, inserted] = ids_.emplace(node, detail::numbered("f", static_cast<long long>(ids_.size())));
-    if (inserted) pending_.push_back(node);
-    return it->second;
-  }
-
   void draw_node(const Node& node) {
-    std::string id = ids_.at(&node);
-    out_.node(id, node_attrs(node));
+    const std::string& id = ids_.at(&node);
+    DotAttrs attrs = node_attrs(node);
     // With several next edges, a label says which input of the forward op each feeds.
     bool label = node.next_edges.size() > 1;
+    bool cut = false;
     for (size_t i = 0; i < node.next_edges.size(); ++i) {
       const Edge& e = node.next_edges[i];
       if (!e.valid()) continue;
-      std::string target = id_of(e.fn.get());
-      out_.edge(id, target, label ? DotAttrs{{"label", std::to_string(i)}} : DotAttrs{});
+      auto it = ids_.find(e.fn.get());
+      if (it == ids_.end()) {
+        cut = true;
+        continue;
+      }
+      out_.edge(id, it->second, label ? DotAttrs{{"label", std::to_string(i)}} : DotAttrs{});
     }
+    if (cut) attrs.back().value += "<BR/>" + html_note("more of the graph below is not drawn");
+    out_.node(id, attrs);
   }
 
   DotWriter& out_;
-  std::map<const Node*, std::string> ids_;
-  std::deque<const Node*> pending_;
+  const std::vector<const Node*>& order_;
+  size_t drawn_;
+  std::unordered_map<const Node*, std::string> ids_;
 };
 
 }  // namespace
 
 std::string autograd_dot(const std::vector<Tensor>& roots) {
-  DotWriter out("autograd", {{"label", "autograd graph"}, {"nodesep", "0.3"}, {"ranksep", "0.35"}});
-  AutogradDrawer(out).draw(roots);
+  std::vector<const Node*> order = breadth_first(roots, kLayoutBudget + 1);
+  size_t drawn = nodes_within_budget(order);
+  std::string title = "autograd graph";
+  if (drawn < order.size())
+    title += " (the " + std::to_string(drawn) + " nodes nearest the outputs; the rest would take Graphviz too long)";
+  DotWriter out("autograd", {{"label", title}, {"nodesep", "0.3"}, {"ranksep", "0.35"}});
+  AutogradDrawer(out, order, drawn).draw(roots);
   return out.finish();
 }
 
