@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "interp/builtins_internal.hpp"
+#include "interp/value_walk.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::interp {
@@ -14,7 +15,9 @@ namespace {
 // weights, a layer shared by two blocks) stays shared in the copy, and a cycle ends.
 using Memo = std::unordered_map<const void*, Value>;
 
-Value deepcopy_value(const Value& v, Memo& memo);
+// depth: how many containers deep the copy is (Note [Walks over nested values]: a
+// deeper value than the stack allows is an error; a cycle ends at the memo).
+Value deepcopy_value(const Value& v, Memo& memo, int depth = 0);
 
 Value copy_tensor(const Tensor& t) {
   Tensor c = empty(t.sizes(), t.dtype(), t.device());
@@ -25,7 +28,7 @@ Value copy_tensor(const Tensor& t) {
   return Value::tensor(c);
 }
 
-Value copy_instance(const Value& v, Memo& memo) {
+Value copy_instance(const Value& v, Memo& memo, int depth) {
   auto* src = v.as<InstanceObj>();
   auto inst = std::make_shared<InstanceObj>();
   Value out = Value::object(Tag::Instance, inst);
@@ -37,30 +40,31 @@ Value copy_instance(const Value& v, Memo& memo) {
   inst->backward_hooks = src->backward_hooks;
   inst->full_backward_hooks = src->full_backward_hooks;
   inst->next_hook_id = src->next_hook_id;
-  for (const Field& f : src->fields) inst->fields.push_back({f.name, deepcopy_value(f.value, memo), f.kind});
+  for (const Field& f : src->fields) inst->fields.push_back({f.name, deepcopy_value(f.value, memo, depth + 1), f.kind});
   return out;
 }
 
-Value deepcopy_value(const Value& v, Memo& memo) {
+Value deepcopy_value(const Value& v, Memo& memo, int depth) {
   const void* key = v.tag == Tag::Tensor ? static_cast<const void*>(v.t.impl()) : nullptr;
   if (v.tag == Tag::Instance || v.tag == Tag::List || v.tag == Tag::Tuple || v.tag == Tag::Dict) key = v.o.get();
   if (!key) return v;  // numbers, strings, functions, classes, native objects: shared
   if (auto it = memo.find(key); it != memo.end()) return it->second;
+  check_walk_depth("deepcopy()", v, depth);
   switch (v.tag) {
     case Tag::Tensor: return memo[key] = copy_tensor(v.t);
-    case Tag::Instance: return copy_instance(v, memo);
+    case Tag::Instance: return copy_instance(v, memo, depth);
     case Tag::Dict: {
       auto d = std::make_shared<DictObj>();
       Value out = Value::object(Tag::Dict, d);
       memo[key] = out;
-      for (auto& [k, x] : v.as<DictObj>()->entries) d->set(k, deepcopy_value(x, memo));
+      for (auto& [k, x] : v.as<DictObj>()->entries) d->set(k, deepcopy_value(x, memo, depth + 1));
       return out;
     }
     default: {
       auto l = std::make_shared<ListObj>();
       Value out = Value::object(v.tag, l);
       memo[key] = out;
-      for (const Value& x : v.as<ListObj>()->items) l->items.push_back(deepcopy_value(x, memo));
+      for (const Value& x : v.as<ListObj>()->items) l->items.push_back(deepcopy_value(x, memo, depth + 1));
       return out;
     }
   }

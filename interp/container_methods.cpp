@@ -189,13 +189,13 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
     if (name == "index") {
       arity(a, name, 1, 1);
       for (size_t k = 0; k < items.size(); ++k)
-        if (values_equal(items[k], a.pos[0])) return Value::integer(static_cast<int64_t>(k));
+        if (values_equal(items[k], a.pos[0], "index()")) return Value::integer(static_cast<int64_t>(k));
       fail(repr(a.pos[0]) + " is not in " + type_name(self));
     }
     if (name == "count") {
       arity(a, name, 1, 1);
       int64_t n = 0;
-      for (auto& x : items) n += values_equal(x, a.pos[0]);
+      for (auto& x : items) n += values_equal(x, a.pos[0], "count()");
       return Value::integer(n);
     }
     if (name == "append") {
@@ -229,7 +229,7 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
     if (name == "remove") {
       arity(a, name, 1, 1);
       for (size_t k = 0; k < items.size(); ++k)
-        if (values_equal(items[k], a.pos[0])) {
+        if (values_equal(items[k], a.pos[0], "remove()")) {
           items.erase(items.begin() + static_cast<long>(k));
           return Value();
         }

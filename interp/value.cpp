@@ -5,10 +5,13 @@
 #include <cstring>
 #include <algorithm>
 #include <cstdlib>
+#include <unordered_set>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
+#include "interp/value_walk.hpp"
+#include "lang/stack_depth.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::interp {
@@ -57,7 +60,11 @@ int Module::anon_slot(const std::string& n) {
 
 // ---- dict -----------------------------------------------------------------------------
 
-size_t ValueHash::operator()(const Value& v) const {
+namespace {
+
+// Python's hash of a dict key; a tuple combines its items' (recursing: a key nests only
+// through tuples, which cannot hold themselves).
+size_t hash_at(const Value& v, int depth) {
   switch (v.tag) {
     case Tag::None: return 0x9e37;
     case Tag::Bool: return std::hash<int64_t>()(v.b ? 1 : 0);
@@ -69,8 +76,9 @@ size_t ValueHash::operator()(const Value& v) const {
     }
     case Tag::Str: return std::hash<std::string>()(v.as<StrObj>()->s);
     case Tag::Tuple: {
+      check_walk_depth("dict key", v, depth);
       size_t h = 0x345678;
-      for (auto& x : v.as<ListObj>()->items) h = h * 1000003 ^ (*this)(x);
+      for (auto& x : v.as<ListObj>()->items) h = h * 1000003 ^ hash_at(x, depth + 1);
       return h;
     }
     case Tag::DType: return static_cast<size_t>(v.dt) + 77;
@@ -79,7 +87,32 @@ size_t ValueHash::operator()(const Value& v) const {
   }
 }
 
-bool ValueKeyEq::operator()(const Value& a, const Value& b) const { return values_equal(a, b); }
+}  // namespace
+
+size_t ValueHash::operator()(const Value& v) const { return hash_at(v, 0); }
+
+void check_dict_key(const Value& key) {
+  // Iterative: a key may be a tuple nested a million deep.
+  std::vector<const Value*> pending{&key};
+  while (!pending.empty()) {
+    const Value& k = *pending.back();
+    pending.pop_back();
+    switch (k.tag) {
+      case Tag::Str:
+      case Tag::Int:
+      case Tag::Bool:
+      case Tag::Float:
+      case Tag::None:
+      case Tag::DType: break;
+      case Tag::Tuple:
+        for (auto& x : k.as<ListObj>()->items) pending.push_back(&x);
+        break;
+      default: throw Error(std::string("unhashable type: '") + type_name(k) + "' cannot be a dict key");
+    }
+  }
+}
+
+bool ValueKeyEq::operator()(const Value& a, const Value& b) const { return values_equal(a, b, "dict key"); }
 
 Value* DictObj::find(const Value& key) {
   auto it = index.find(key);
@@ -181,16 +214,29 @@ std::string nonfinite_flag(const Tensor& t) {
   return "";
 }
 
-int64_t count_params(const Value& v) {
+// The parameters of a model and its submodules (in fields, or in lists and tuples of
+// them): each module and each parameter tensor once, however often it is reached (a
+// shared block, a tied weight, a model that holds itself). Iterative.
+int64_t count_params(const Value& root) {
+  std::unordered_set<const void*> seen;
+  std::vector<const Value*> pending{&root};
   int64_t n = 0;
-  if (v.tag == Tag::Instance) {
-    for (const Field& f : v.as<InstanceObj>()->fields)
-      if (f.kind == FieldKind::parameter) n += f.value.t.numel();
-      else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List || f.value.tag == Tag::Tuple)
-        n += count_params(f.value);
-  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
-    for (const Value& x : v.as<ListObj>()->items)
-      if (x.tag == Tag::Instance) n += count_params(x);
+  while (!pending.empty()) {
+    const Value& v = *pending.back();
+    pending.pop_back();
+    if (v.tag != Tag::Instance && v.tag != Tag::List && v.tag != Tag::Tuple) continue;
+    if (!seen.insert(v.o.get()).second) continue;
+    if (v.tag != Tag::Instance) {
+      for (const Value& x : v.as<ListObj>()->items) pending.push_back(&x);
+      continue;
+    }
+    for (const Field& f : v.as<InstanceObj>()->fields) {
+      if (f.kind == FieldKind::parameter) {
+        if (seen.insert(f.value.t.impl()).second) n += f.value.t.numel();
+      } else if (f.kind == FieldKind::submodule || f.value.tag == Tag::List || f.value.tag == Tag::Tuple) {
+        pending.push_back(&f.value);
+      }
+    }
   }
   return n;
 }
@@ -210,17 +256,33 @@ bool holds_modules(const Value& v) {
   return !items.empty() && std::any_of(items.begin(), items.end(), [](const Value& x) { return x.tag == Tag::Instance; });
 }
 
+// How values print (Note [Walks over nested values] in value_walk.hpp): appended to
+// one string (a nested container is not printed into a string of its own and copied,
+// which was quadratic in the depth), a container met again inside itself as [...],
+// (...), {...} or Name(...), and a nesting deeper than the stack allows as an error.
+void print_into(std::string& out, const Value& v, bool quoted, int depth);
+
+void print_param_count(std::string& out, int64_t n, const char* suffix) {
+  if (n > 0) out += "  # " + with_commas(n) + (n == 1 ? " parameter" : " parameters") + suffix;
+}
+
 // A model's tree: each parameter and buffer with its shape (and a flag when it holds
 // NaN or Inf), each submodule (or list of submodules) nested, followed by its number
 // of parameters; the outermost closes with the total.
-void model_tree(const InstanceObj& m, std::string& out, int indent) {
+void model_tree(const Value& model, std::string& out, int indent, int depth) {
+  const InstanceObj& m = *model.as<InstanceObj>();
   out += m.cls->decl->name + "(";
+  WalkLevel level(&walk_path(Walk::print), &m);
+  if (level.cycle()) {
+    out += "...)";
+    return;
+  }
+  if (lang::stack_nearly_full()) fail_too_deep("printing", model, depth);
   bool any = false;
   std::string pad(static_cast<size_t>(indent + 2), ' ');
   auto sub = [&](const Value& v, int in) {
-    model_tree(*v.as<InstanceObj>(), out, in);
-    int64_t n = count_params(v);
-    if (n > 0) out += "  # " + with_commas(n) + (n == 1 ? " parameter" : " parameters");
+    model_tree(v, out, in, depth + 1);
+    print_param_count(out, count_params(v), "");
   };
   for (const Field& f : m.fields) {
     if (f.kind == FieldKind::attribute && !holds_modules(f.value)) continue;
@@ -234,7 +296,7 @@ void model_tree(const InstanceObj& m, std::string& out, int indent) {
       for (size_t k = 0; k < items.size(); ++k) {
         out += "\n" + pad + "  " + std::to_string(k) + ": ";
         if (items[k].tag == Tag::Instance) sub(items[k], indent + 4);
-        else out += repr(items[k]);
+        else print_into(out, items[k], true, depth + 1);
       }
       out += "\n" + pad + (f.value.tag == Tag::List ? "]" : ")");
     } else {
@@ -250,16 +312,40 @@ void model_tree(const InstanceObj& m, std::string& out, int indent) {
   out += ")";
 }
 
-}  // namespace
-
-std::string repr(const Value& v) {
-  switch (v.tag) {
-    case Tag::Str: return quote(v.as<StrObj>()->s);
-    default: return str(v);
+// "[1, 'a']", "(1,)", "{'k': v}": the items by repr.
+void print_container(std::string& out, const Value& v, int depth) {
+  bool dict = v.tag == Tag::Dict, list = v.tag == Tag::List;
+  char open = dict ? '{' : list ? '[' : '(', close = dict ? '}' : list ? ']' : ')';
+  WalkLevel level(&walk_path(Walk::print), v.o.get());
+  out += open;
+  if (level.cycle()) {
+    out += "...";
+    out += close;
+    return;
   }
+  if (lang::stack_nearly_full()) fail_too_deep("printing", v, depth);
+  if (dict) {
+    bool first = true;
+    for (auto& [k, x] : v.as<DictObj>()->entries) {
+      if (!first) out += ", ";
+      first = false;
+      print_into(out, k, true, depth + 1);
+      out += ": ";
+      print_into(out, x, true, depth + 1);
+    }
+  } else {
+    auto& items = v.as<ListObj>()->items;
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (k) out += ", ";
+      print_into(out, items[k], true, depth + 1);
+    }
+    if (!list && items.size() == 1) out += ',';
+  }
+  out += close;
 }
 
-std::string str(const Value& v) {
+// A value that holds no values to print (numbers, tensors, functions, ...).
+std::string leaf_str(const Value& v) {
   switch (v.tag) {
     case Tag::None: return "none";
     case Tag::Bool: return v.b ? "true" : "false";
@@ -270,29 +356,6 @@ std::string str(const Value& v) {
       if (!v.t.defined()) return "none";
       notify_value_read(v.t, "printing");
       return v.t.str();
-    case Tag::Str: return v.as<StrObj>()->s;
-    case Tag::List:
-    case Tag::Tuple: {
-      auto& items = v.as<ListObj>()->items;
-      bool list = v.tag == Tag::List;
-      std::string s = list ? "[" : "(";
-      for (size_t k = 0; k < items.size(); ++k) {
-        if (k) s += ", ";
-        s += repr(items[k]);
-      }
-      if (!list && items.size() == 1) s += ",";
-      return s + (list ? "]" : ")");
-    }
-    case Tag::Dict: {
-      std::string s = "{";
-      bool first = true;
-      for (auto& [k, x] : v.as<DictObj>()->entries) {
-        if (!first) s += ", ";
-        first = false;
-        s += repr(k) + ": " + repr(x);
-      }
-      return s + "}";
-    }
     case Tag::Func: {
       auto* f = v.as<FuncObj>();
       return "<fn " + (f->qualname.empty() ? std::string("<lambda>") : f->qualname) + ">";
@@ -304,13 +367,6 @@ std::string str(const Value& v) {
     }
     case Tag::ModelClass: return "<model " + v.as<ModelClassObj>()->decl->name + ">";
     case Tag::FnClass: return "<function " + v.as<ModelClassObj>()->decl->name + ">";
-    case Tag::Instance: {
-      std::string s;
-      model_tree(*v.as<InstanceObj>(), s, 0);
-      int64_t n = count_params(v);
-      if (n > 0) s += "  # " + with_commas(n) + (n == 1 ? " parameter" : " parameters") + " in total";
-      return s;
-    }
     case Tag::Module: return "<module " + v.as<Module>()->name + ">";
     case Tag::Range: {
       auto* r = v.as<RangeObj>();
@@ -318,8 +374,39 @@ std::string str(const Value& v) {
              (r->step != 1 ? ", " + std::to_string(r->step) : std::string()) + ")";
     }
     case Tag::Object: return "<" + v.as<ObjectObj>()->type_name + ">";
+    default: return "?";  // containers and strings are print_into's
   }
-  return "?";
+}
+
+void print_into(std::string& out, const Value& v, bool quoted, int depth) {
+  switch (v.tag) {
+    case Tag::Str:
+      if (quoted) out += quote(v.as<StrObj>()->s);
+      else out += v.as<StrObj>()->s;
+      return;
+    case Tag::List:
+    case Tag::Tuple:
+    case Tag::Dict: print_container(out, v, depth); return;
+    case Tag::Instance:
+      model_tree(v, out, 0, depth);
+      print_param_count(out, count_params(v), " in total");
+      return;
+    default: out += leaf_str(v);
+  }
+}
+
+}  // namespace
+
+std::string repr(const Value& v) {
+  std::string out;
+  print_into(out, v, true, 0);
+  return out;
+}
+
+std::string str(const Value& v) {
+  std::string out;
+  print_into(out, v, false, 0);
+  return out;
 }
 
 bool truthy(const Value& v) {
@@ -343,7 +430,54 @@ bool truthy(const Value& v) {
   }
 }
 
-bool values_equal(const Value& a, const Value& b) {
+namespace {
+
+// The operation an equality walk is for, named by its errors (set by values_equal for
+// the walk's duration), and how many containers deep it is. Not parameters: equal_at
+// keeps the two arguments and the frameless scalar cases it had before walks were
+// guarded (most calls are scalars: a list's items, a dict key's parts).
+thread_local const char* t_equality_what = "==";
+thread_local int t_equality_depth = 0;
+
+// One container level of an equality walk (left also when an error unwinds it).
+struct EqualityLevel {
+  int depth = ++t_equality_depth;
+  ~EqualityLevel() { --t_equality_depth; }
+};
+
+bool equal_at(const Value& a, const Value& b);
+
+// Lists and tuples item by item, dicts entry by entry (same tags; see values_equal).
+// Inlined into equal_at, whose shallow levels stay one function.
+[[gnu::always_inline]] inline bool items_equal(const Value& a, const Value& b) {
+  if (a.tag == Tag::Dict) {
+    auto* x = a.as<DictObj>();
+    auto* y = b.as<DictObj>();
+    if (x->entries.size() != y->entries.size()) return false;
+    for (auto& [k, v] : x->entries) {
+      Value* o = y->find(k);
+      if (!o || !equal_at(v, *o)) return false;
+    }
+    return true;
+  }
+  auto& x = a.as<ListObj>()->items;
+  auto& y = b.as<ListObj>()->items;
+  if (x.size() != y.size()) return false;
+  for (size_t k = 0; k < x.size(); ++k)
+    if (!equal_at(x[k], y[k])) return false;
+  return true;
+}
+
+// items_equal from kTrackFrom levels down: with the path that finds a cycle and the
+// stack check (Note [Walks over nested values]); out of line, off the common path.
+[[gnu::noinline]] bool deep_items_equal(const Value& a, const Value& b, int depth) {
+  WalkLevel level(&walk_path(Walk::equality), a.o.get(), b.o.get());
+  if (level.cycle()) fail_cycle(t_equality_what, a);
+  check_walk_depth(t_equality_what, a, depth);
+  return items_equal(a, b);
+}
+
+bool equal_at(const Value& a, const Value& b) {
   if (a.is_num() && b.is_num()) {
     if (a.tag == Tag::Float || b.tag == Tag::Float) return a.as_double() == b.as_double();
     int64_t x = a.tag == Tag::Int ? a.i : a.b, y = b.tag == Tag::Int ? b.i : b.b;
@@ -356,23 +490,12 @@ bool values_equal(const Value& a, const Value& b) {
     case Tag::Tensor: return a.t.impl() == b.t.impl();
     case Tag::Str: return a.as<StrObj>()->s == b.as<StrObj>()->s;
     case Tag::List:
-    case Tag::Tuple: {
-      auto& x = a.as<ListObj>()->items;
-      auto& y = b.as<ListObj>()->items;
-      if (x.size() != y.size()) return false;
-      for (size_t k = 0; k < x.size(); ++k)
-        if (!values_equal(x[k], y[k])) return false;
-      return true;
-    }
+    case Tag::Tuple:
     case Tag::Dict: {
-      auto* x = a.as<DictObj>();
-      auto* y = b.as<DictObj>();
-      if (x->entries.size() != y->entries.size()) return false;
-      for (auto& [k, v] : x->entries) {
-        Value* o = y->find(k);
-        if (!o || !values_equal(v, *o)) return false;
-      }
-      return true;
+      if (a.o == b.o) return true;  // the same container: Python compares items by identity first
+      EqualityLevel level;
+      if (level.depth > kTrackFrom) return deep_items_equal(a, b, level.depth);
+      return items_equal(a, b);
     }
     case Tag::Range: {
       auto* x = a.as<RangeObj>();
@@ -383,11 +506,93 @@ bool values_equal(const Value& a, const Value& b) {
   }
 }
 
+}  // namespace
+
+bool values_equal(const Value& a, const Value& b, const char* what) {
+  if (a.tag < Tag::List || a.tag != b.tag) return equal_at(a, b);  // no walk: no name needed
+  const char* outer = t_equality_what;  // a dict comparison looks its keys up: walks nest
+  t_equality_what = what;
+  struct Restore {
+    const char* outer;
+    ~Restore() { t_equality_what = outer; }
+  } restore{outer};
+  return equal_at(a, b);
+}
+
+// ---- freeing --------------------------------------------------------------------------
+
+// Note [Freeing deep values]
+// The value that drops the last reference to a container frees it, and the container's
+// destructor drops the values it holds: freed naively, a list nested 10^6 deep is 10^6
+// nested destructor calls, which overflow the stack (a deep global at exit, the
+// interpreter's teardown, a REPL :reset). So each thread counts how many container
+// frees it is inside; past kMaxFreeDepth the last reference is moved to a worklist
+// instead, and the outermost free empties the worklist in a loop (CPython's
+// trashcan, PyTorch's deleteNode). A chain thus frees kMaxFreeDepth links per loop
+// round, with the stack of kMaxFreeDepth frees at most; a wide container (a list of
+// many small lists) frees each child directly, without the worklist. Every owner of
+// values passes through here (a frame's slots, a function's defaults, a model's
+// fields, a bound method's self), so chains through any of them are cut too; a
+// frame's parent chain is not a value, but it is only as deep as the source nests.
+// The worklist is allocated by the outermost free that needs it and freed when
+// emptied: it is never left behind (LeakSanitizer) and the thread-local state is
+// trivially destructible (usable during static destruction).
+
+namespace {
+
+constexpr int kMaxFreeDepth = 64;
+thread_local int t_free_depth = 0;
+thread_local std::vector<std::shared_ptr<Obj>>* t_deferred_frees = nullptr;
+
+// Heap objects that may hold values (a native function's closure may, too).
+bool may_hold_values(Tag tag) { return tag > Tag::Range; }
+
+// Frees what deeper frees left on the worklist; the outermost free calls this, and
+// each object it frees counts as one level deep.
+[[gnu::noinline]] void free_deferred() noexcept {
+  t_free_depth = 1;
+  while (!t_deferred_frees->empty()) {
+    std::shared_ptr<Obj> last = std::move(t_deferred_frees->back());
+    t_deferred_frees->pop_back();
+    last.reset();  // may push more
+  }
+  delete t_deferred_frees;
+  t_deferred_frees = nullptr;
+  t_free_depth = 0;
+}
+
+// Moves `last` to the worklist for the outermost free. Out of memory for the worklist,
+// it is freed here after all (deeper).
+[[gnu::noinline]] void defer_free(std::shared_ptr<Obj>& last) noexcept {
+  try {
+    if (!t_deferred_frees) t_deferred_frees = new std::vector<std::shared_ptr<Obj>>();
+    t_deferred_frees->push_back(std::move(last));
+  } catch (...) {
+    last.reset();
+  }
+}
+
+// Drops `last`, the last reference to an object that may hold values. Out of line, so
+// that destroy_slow's common paths (a tensor, a reference that is not the last) stay a
+// few instructions without a frame; the worklist's paths are out of line again.
+[[gnu::noinline]] void free_last(std::shared_ptr<Obj>& last) noexcept {
+  int depth = t_free_depth;
+  if (depth >= kMaxFreeDepth) return defer_free(last);
+  t_free_depth = depth + 1;
+  last.reset();  // the object's values come back here, one level deeper
+  t_free_depth = depth;
+  if (depth == 0 && t_deferred_frees) free_deferred();
+}
+
+}  // namespace
+
 void Value::destroy_slow() {
-  if (tag == Tag::Tensor)
+  if (tag == Tag::Tensor) {
     t.~Tensor();
-  else
-    o.~shared_ptr();
+    return;
+  }
+  if (may_hold_values(tag) && o.use_count() == 1) free_last(o);
+  o.~shared_ptr();  // empty after free_last
 }
 
 void Value::copy_slow(const Value& v) {
