@@ -277,6 +277,7 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
       Value* v = d->find(a.pos[0]);
       if (v) return *v;
       Value dv = a.pos.size() > 1 ? a.pos[1] : Value();
+      check_dict_key(a.pos[0]);
       d->set(a.pos[0], dv);
       return dv;
     }
