@@ -9,7 +9,7 @@ let d = {}
 let t = ()
 for i in range(1000000) {
   l = [l]
-  d = {"next": d, "i": i}
+  d = {"next": d}
   t = (t, i)
 }
 let n = 0

@@ -1,6 +1,6 @@
 # Issue 25 item 1: deep chains through every kind of value that holds values (lists,
 # dicts, tuples, bound methods' self, closures' frames, functions' defaults, model
-# fields), each 3 * 10^5 deep, all held by globals until exit.
+# fields), each 2 * 10^5 deep, all held by globals until exit.
 # status: 0
 # timeout: 120
 # expect: ok
@@ -17,7 +17,7 @@ let closures = fn() = 0
 let defaults = none
 let models = none
 let bound = none
-for i in range(300000) {
+for i in range(200000) {
   mixed = [{"k": (mixed,)}]
   closures = (fn(g) = fn() = g)(closures)
   defaults = with_default(defaults)
