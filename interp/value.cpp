@@ -112,7 +112,6 @@ void check_dict_key(const Value& key) {
   }
 }
 
-bool ValueKeyEq::operator()(const Value& a, const Value& b) const { return values_equal(a, b, "dict key"); }
 
 Value* DictObj::find(const Value& key) {
   auto it = index.find(key);
@@ -508,6 +507,10 @@ bool equal_at(const Value& a, const Value& b) {
 
 }  // namespace
 
+// Dict keys cannot hold themselves (check_dict_key): the walk needs no name of its own,
+// and a lookup stays one call.
+bool ValueKeyEq::operator()(const Value& a, const Value& b) const { return equal_at(a, b); }
+
 bool values_equal(const Value& a, const Value& b, const char* what) {
   if (a.tag < Tag::List || a.tag != b.tag) return equal_at(a, b);  // no walk: no name needed
   const char* outer = t_equality_what;  // a dict comparison looks its keys up: walks nest
@@ -572,27 +575,28 @@ bool may_hold_values(Tag tag) { return tag > Tag::Range; }
   }
 }
 
-// Drops `last`, the last reference to an object that may hold values. Out of line, so
-// that destroy_slow's common paths (a tensor, a reference that is not the last) stay a
-// few instructions without a frame; the worklist's paths are out of line again.
-[[gnu::noinline]] void free_last(std::shared_ptr<Obj>& last) noexcept {
-  int depth = t_free_depth;
-  if (depth >= kMaxFreeDepth) return defer_free(last);
-  t_free_depth = depth + 1;
-  last.reset();  // the object's values come back here, one level deeper
-  t_free_depth = depth;
-  if (depth == 0 && t_deferred_frees) free_deferred();
-}
-
 }  // namespace
 
+// A tensor, or a heap object: when this is the last reference to one that may hold
+// values, its free is counted (and deferred past kMaxFreeDepth, Note [Freeing deep
+// values]); the worklist's paths are out of line, so that the common paths stay short.
 void Value::destroy_slow() {
   if (tag == Tag::Tensor) {
     t.~Tensor();
     return;
   }
-  if (may_hold_values(tag) && o.use_count() == 1) free_last(o);
-  o.~shared_ptr();  // empty after free_last
+  if (!may_hold_values(tag) || o.use_count() != 1) {
+    o.~shared_ptr();
+    return;
+  }
+  if (t_free_depth >= kMaxFreeDepth) {
+    defer_free(o);
+    o.~shared_ptr();  // empty unless the worklist could not grow
+    return;
+  }
+  ++t_free_depth;
+  o.~shared_ptr();  // the object's values come back here, one level deeper
+  if (--t_free_depth == 0 && t_deferred_frees) free_deferred();
 }
 
 void Value::copy_slow(const Value& v) {
