@@ -16,8 +16,12 @@
 //     inside. Meeting one again on its own path is a cycle: printing shows it as
 //     [...], {...}, (...) as Python does, the others stop with fail_cycle(), as
 //     Python's RecursionError does. Printing tracks every level; the hot walks (==,
-//     hash, ordering) only from kTrackFrom levels down, so that comparing small
-//     tuples (dict keys) costs nothing extra, and a cycle is found a few levels later.
+//     ordering) only from kTrackFrom levels down, so that comparing small tuples
+//     (dict keys) costs nothing extra, and a cycle is found a few levels later.
+// Hashing needs no path (a key nests only through tuples, which cannot hold
+// themselves) and deepcopy() has its memo; both check the stack. Some walks are
+// bounded instead: tensor() at 25 levels (a tensor's dims), save() at 100 (what
+// load() reads back), and check_dict_key() and holds_itself() are iterative.
 #pragma once
 #include <cstddef>
 #include <string>
