@@ -461,9 +461,13 @@ bool equal_at(const Value& a, const Value& b);
   }
   auto& x = a.as<ListObj>()->items;
   auto& y = b.as<ListObj>()->items;
-  if (x.size() != y.size()) return false;
-  for (size_t k = 0; k < x.size(); ++k)
-    if (!equal_at(x[k], y[k])) return false;
+  size_t n = x.size();
+  if (n != y.size()) return false;
+  // Comparing runs no code of the program, so the items stay where they are.
+  const Value* px = x.data();
+  const Value* py = y.data();
+  for (size_t k = 0; k < n; ++k)
+    if (!equal_at(px[k], py[k])) return false;
   return true;
 }
 
