@@ -171,6 +171,7 @@ void install_builtins(Evaluator& ev) {
         for (auto& item : ev.iterate(a.pos[0])) {
           if ((item.tag != Tag::Tuple && item.tag != Tag::List) || item.as<ListObj>()->items.size() != 2)
             fail("dict() expects (key, value) pairs");
+          check_dict_key(item.as<ListObj>()->items[0]);
           d->set(item.as<ListObj>()->items[0], item.as<ListObj>()->items[1]);
         }
       }

@@ -8,7 +8,9 @@
 
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
+#include "interp/value_walk.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/loops.hpp"
 
 namespace nabla::interp {
 
@@ -129,8 +131,15 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
   std::vector<int64_t> ints;  // the same values exactly, while no float came (2**53 + 1 is not a double)
   int kind = 0;  // 0 bool, 1 int, 2 float
   bool any = false;
+  // Recursive, as deep as a tensor has dims at most (the CPU loops' limit): a deeper
+  // list, or one that holds itself, is an error (Note [Walks over nested values]).
   std::function<void(const Value&, size_t)> walk = [&](const Value& x, size_t depth) {
     if (x.tag == Tag::List || x.tag == Tag::Tuple) {
+      if (depth >= static_cast<size_t>(cpu::kMaxLoopDims)) {
+        if (holds_itself(x)) fail_cycle("tensor()", x);
+        fail("tensor(): the nested list is more than " + std::to_string(cpu::kMaxLoopDims) +
+             " levels deep (a tensor has at most " + std::to_string(cpu::kMaxLoopDims) + " dims)");
+      }
       auto& items = x.as<ListObj>()->items;
       if (depth == shape.size()) {
         if (any && depth >= shape.size()) fail("tensor(): ragged nested list (a number where a list was expected)");

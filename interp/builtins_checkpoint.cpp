@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interp/builtins_internal.hpp"
+#include "interp/value_walk.hpp"
 #include "tensor/json_linear.hpp"
 #include "tensor/safetensors.hpp"
 
@@ -26,8 +27,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 constexpr const char* kValuesKey = "nabla.values";
-// Deep enough for any real state; a list that holds itself stops here instead of
-// overflowing the stack, and so does a hostile file's nabla.values.
+// Deep enough for any real state; a deeper value stops here instead of overflowing
+// the stack (save's encoding and the JSON library recurse), and so does a hostile
+// file's nabla.values. A list or dict that holds itself is found before.
 constexpr int kMaxNesting = 100;
 // The parser's own bound, far past kMaxNesting so that decode() reports the depth.
 constexpr int kMaxJsonDepth = 1 << 20;
@@ -38,9 +40,13 @@ bool reserved_key(const std::string& k) { return k.rfind("__", 0) == 0; }
 json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors::NamedTensors& tensors,
             int depth = 0) {
   auto sub = [&](const std::string& k) { return path.empty() ? k : path + "." + k; };
+  // Every container on the way down, to name a cycle as one (Note [Walks over nested values]).
+  bool container = v.tag == Tag::List || v.tag == Tag::Tuple || v.tag == Tag::Dict;
+  WalkLevel level(container ? &walk_path(Walk::save) : nullptr, container ? v.o.get() : nullptr);
+  if (level.cycle()) fail_cycle("save()", v, path);
   if (depth > kMaxNesting)
     fail("save(): the value nests deeper than " + std::to_string(kMaxNesting) + " levels (at '" + path +
-         "'; does a list or dict hold itself?)");
+         "'), more than a checkpoint holds");
   switch (v.tag) {
     case Tag::None: return nullptr;
     case Tag::Bool: return v.b;

@@ -85,8 +85,9 @@ void install_graph_builtins(Evaluator& ev);  // builtins_graph.cpp: compile() an
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
 
-// Three-way comparison for ordering (sorted, min, max).
-int compare_for_sort(const Value& a, const Value& b);
+// Three-way comparison for ordering (sorted, min, max); `what` names the builtin in
+// the errors of a list that holds itself or nests too deeply.
+int compare_for_sort(const Value& a, const Value& b, const char* what = "sorted()");
 inline int64_t int_of(const Value& v) { return v.tag == Tag::Int ? v.i : v.b ? 1 : 0; }
 int64_t index_int(const Value& v, const char* what);
 int64_t wrap_index(int64_t i, int64_t n, const char* what);

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "interp/builtins_internal.hpp"
+#include "interp/value_walk.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::interp {

@@ -80,7 +80,7 @@ Value extremum_builtin(Evaluator& ev, CallArgs& a, bool is_max) {
       best_key = kv;
       continue;
     }
-    int c = compare_for_sort(kv, best_key);
+    int c = compare_for_sort(kv, best_key, is_max ? "max()" : "min()");
     if (is_max ? c > 0 : c < 0) {
       best = k;
       best_key = kv;
@@ -103,7 +103,7 @@ Value sorted_builtin(Evaluator& ev, CallArgs& a) {
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
   bool rev = b.has(2) && truthy(b[2]);
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    int c = compare_for_sort(keys[x], keys[y]);
+    int c = compare_for_sort(keys[x], keys[y], "sorted()");
     return rev ? c > 0 : c < 0;
   });
   std::vector<Value> out;

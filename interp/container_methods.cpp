@@ -203,13 +203,13 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
     if (name == "index") {
       arity(a, name, 1, 1);
       for (size_t k = 0; k < items.size(); ++k)
-        if (values_equal(items[k], a.pos[0])) return Value::integer(static_cast<int64_t>(k));
+        if (values_equal(items[k], a.pos[0], "index()")) return Value::integer(static_cast<int64_t>(k));
       fail(repr(a.pos[0]) + " is not in " + type_name(self));
     }
     if (name == "count") {
       arity(a, name, 1, 1);
       int64_t n = 0;
-      for (auto& x : items) n += values_equal(x, a.pos[0]);
+      for (auto& x : items) n += values_equal(x, a.pos[0], "count()");
       return Value::integer(n);
     }
     // Growth is charged to the memory budget first (Note [Host memory budget]).
@@ -248,7 +248,7 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
     if (name == "remove") {
       arity(a, name, 1, 1);
       for (size_t k = 0; k < items.size(); ++k)
-        if (values_equal(items[k], a.pos[0])) {
+        if (values_equal(items[k], a.pos[0], "remove()")) {
           items.erase(items.begin() + static_cast<long>(k));
           return Value();
         }
@@ -296,6 +296,7 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
       Value* v = d->find(a.pos[0]);
       if (v) return *v;
       Value dv = a.pos.size() > 1 ? a.pos[1] : Value();
+      check_dict_key(a.pos[0]);
       d->set(a.pos[0], dv);
       return dv;
     }

@@ -725,21 +725,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
   fail("internal error: unknown expression");
 }
 
-void Evaluator::Impl::check_key(const Value& k) {
-  switch (k.tag) {
-    case Tag::Str:
-    case Tag::Int:
-    case Tag::Bool:
-    case Tag::Float:
-    case Tag::None:
-    case Tag::DType: return;
-    case Tag::Tuple:
-      if (stack_nearly_full()) fail("dict key: the tuple nests too deeply");
-      for (auto& x : k.as<ListObj>()->items) check_key(x);
-      return;
-    default: fail(std::string("unhashable type: '") + type_name(k) + "' cannot be a dict key");
-  }
-}
+void Evaluator::Impl::check_key(const Value& k) { check_dict_key(k); }
 
 std::vector<Value> Evaluator::iterate(const Value& v) {
   switch (v.tag) {

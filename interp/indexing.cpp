@@ -284,8 +284,7 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
     case Tag::Dict: {
       if (idx.size() != 1) fail("dict keys must be a single value");
       const Value& key = idx[0];
-      if (!(key.is_num() || key.is_none() || key.tag == Tag::Str || key.tag == Tag::Tuple || key.tag == Tag::DType))
-        fail(std::string("unhashable type: '") + type_name(key) + "' cannot be a dict key");
+      check_dict_key(key);
       obj.as<DictObj>()->set(key, v);
       return;
     }

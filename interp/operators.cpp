@@ -11,6 +11,7 @@
 #include "autograd/ops.hpp"
 #include "interp/builtins_internal.hpp"
 #include "tensor/allocator.hpp"
+#include "interp/value_walk.hpp"
 
 namespace nabla::interp {
 
@@ -219,8 +220,8 @@ static std::optional<Value> mixed_compare(BinaryOp op, const Value& a, const Val
 static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
   bool ta = a.tag == Tag::Tensor, tb = b.tag == Tag::Tensor;
   if ((!ta && !a.is_num()) || (!tb && !b.is_num())) {
-    if (op == BinaryOp::Eq) return Value::boolean(values_equal(a, b));
-    if (op == BinaryOp::Ne) return Value::boolean(!values_equal(a, b));
+    if (op == BinaryOp::Eq) return Value::boolean(values_equal(a, b, "=="));
+    if (op == BinaryOp::Ne) return Value::boolean(!values_equal(a, b, "!="));
     type_mismatch(op, a, b);
   }
   Tensor xs, ys;
@@ -268,7 +269,7 @@ static bool contains(const Value& container, const Value& item) {
     case Tag::List:
     case Tag::Tuple:
       for (auto& x : container.as<ListObj>()->items)
-        if (values_equal(x, item)) return true;
+        if (values_equal(x, item, "in")) return true;
       return false;
     case Tag::Dict: return container.as<DictObj>()->find(item) != nullptr;
     case Tag::Str:
@@ -323,8 +324,8 @@ Value binary_op(BinaryOp op, const Value& a, const Value& b) {
     if (auto c = mixed_compare(op, a, b)) return *c;
     return float_binary(op, a.as_double(), b.as_double());
   }
-  if (op == BinaryOp::Eq) return Value::boolean(values_equal(a, b));
-  if (op == BinaryOp::Ne) return Value::boolean(!values_equal(a, b));
+  if (op == BinaryOp::Eq) return Value::boolean(values_equal(a, b, "=="));
+  if (op == BinaryOp::Ne) return Value::boolean(!values_equal(a, b, "!="));
   bool seq_a = a.tag == Tag::Str || a.tag == Tag::List || a.tag == Tag::Tuple;
   if (op == BinaryOp::Add && seq_a && a.tag == b.tag) return seq_concat(a, b);
   if (op == BinaryOp::Mul && seq_a && (b.tag == Tag::Int || b.tag == Tag::Bool)) return seq_repeat(a, int_of(b));
@@ -344,38 +345,86 @@ Value binary_op(BinaryOp op, const Value& a, const Value& b) {
   type_mismatch(op, a, b);
 }
 
-// Three-way comparison for ordering (sorted, min, max, <): numbers, strings, sequences.
-static int compare_values(const Value& a, const Value& b, BinaryOp op) {
+// Three-way comparison for ordering (sorted, min, max, <): numbers, strings, and lists
+// and tuples lexicographically, where (as in Python) the first items that differ by ==
+// decide by <. One pass: order_at also says whether a and b are equal, so that a
+// nested list is not compared by == and then again by < at every level (quadratic in
+// the depth). `what` names the operation in the errors of a list that holds itself or
+// nests deeper than the stack allows (Note [Walks over nested values]).
+static int order_at(const Value& a, const Value& b, BinaryOp op, const char* what, int depth, bool& equal);
+
+static int order_sequences(const Value& a, const Value& b, BinaryOp op, const char* what, int depth, bool& equal) {
+  equal = false;
+  if (a.o == b.o) {
+    equal = true;
+    return 0;
+  }
+  WalkLevel level(depth >= kTrackFrom ? &walk_path(Walk::order) : nullptr, a.o.get(), b.o.get());
+  if (level.cycle()) fail_cycle(what, a);
+  check_walk_depth(what, a, depth);
+  auto& x = a.as<ListObj>()->items;
+  auto& y = b.as<ListObj>()->items;
+  for (size_t k = 0; k < x.size() && k < y.size(); ++k) {
+    bool same = false;
+    int c = order_at(x[k], y[k], op, what, depth + 1, same);
+    if (!same) return c;
+  }
+  equal = x.size() == y.size();
+  return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+}
+
+template <class T>
+static int three_way(T x, T y, bool& equal) {
+  equal = x == y;
+  return x < y ? -1 : x > y ? 1 : 0;  // NaN: 0 and not equal, as before
+}
+
+static int order_at(const Value& a, const Value& b, BinaryOp op, const char* what, int depth, bool& equal) {
   if (a.is_num() && b.is_num()) {
-    double x = a.as_double(), y = b.as_double();
-    if (a.tag != Tag::Float && b.tag != Tag::Float) {
-      int64_t p = int_of(a), q = int_of(b);
-      return p < q ? -1 : p > q ? 1 : 0;
-    }
-    return x < y ? -1 : x > y ? 1 : 0;
+    if (a.tag != Tag::Float && b.tag != Tag::Float) return three_way(int_of(a), int_of(b), equal);
+    return three_way(a.as_double(), b.as_double(), equal);
   }
   if (a.tag == Tag::Str && b.tag == Tag::Str) {
     int c = a.as<StrObj>()->s.compare(b.as<StrObj>()->s);
-    return c < 0 ? -1 : c > 0 ? 1 : 0;
+    return three_way(c, 0, equal);
   }
-  if ((a.tag == Tag::List || a.tag == Tag::Tuple) && a.tag == b.tag) {
-    auto& x = a.as<ListObj>()->items;
-    auto& y = b.as<ListObj>()->items;
-    for (size_t k = 0; k < x.size() && k < y.size(); ++k) {
-      if (values_equal(x[k], y[k])) continue;
-      return compare_values(x[k], y[k], op);
-    }
-    return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
-  }
-  if (a.tag == Tag::Tensor || b.tag == Tag::Tensor) {
+  if ((a.tag == Tag::List || a.tag == Tag::Tuple) && a.tag == b.tag) return order_sequences(a, b, op, what, depth, equal);
+  if ((a.tag == Tag::Tensor && (b.tag == Tag::Tensor || b.is_num())) || (b.tag == Tag::Tensor && a.is_num())) {
     double x = a.tag == Tag::Tensor ? a.t.item() : a.as_double();
     double y = b.tag == Tag::Tensor ? b.t.item() : b.as_double();
-    return x < y ? -1 : x > y ? 1 : 0;
+    return three_way(x, y, equal);
+  }
+  // Not ordered, but items that are equal let a sequence comparison go on
+  // ([none, 1] < [none, 2]); at the top, `none < none` is an error as in Python.
+  if (depth > 0 && values_equal(a, b, what)) {
+    equal = true;
+    return 0;
   }
   type_mismatch(op, a, b);
 }
 
-int compare_for_sort(const Value& a, const Value& b) { return compare_values(a, b, BinaryOp::Lt); }
+// Two numbers, the common case of sorted, min and max, without the walk's arguments.
+static inline bool order_numbers(const Value& a, const Value& b, int& c) {
+  if (!a.is_num() || !b.is_num()) return false;
+  bool equal;
+  if (a.tag != Tag::Float && b.tag != Tag::Float) c = three_way(int_of(a), int_of(b), equal);
+  else c = three_way(a.as_double(), b.as_double(), equal);
+  return true;
+}
+
+static int compare_values(const Value& a, const Value& b, BinaryOp op) {
+  int c;
+  if (order_numbers(a, b, c)) return c;
+  bool equal = false;
+  return order_at(a, b, op, lang::op_symbol(op), 0, equal);
+}
+
+int compare_for_sort(const Value& a, const Value& b, const char* what) {
+  int c;
+  if (order_numbers(a, b, c)) return c;
+  bool equal = false;
+  return order_at(a, b, BinaryOp::Lt, what, 0, equal);
+}
 
 Value unary_op(UnaryOp op, const Value& a) {
   switch (op) {

@@ -5,12 +5,15 @@
 #include <cstring>
 #include <algorithm>
 #include <cstdlib>
+#include <unordered_set>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "tensor/allocator.hpp"
 #include "interp/module_walk.hpp"
+#include "interp/value_walk.hpp"
+#include "lang/stack_depth.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla::interp {
@@ -121,7 +124,11 @@ int Module::anon_slot(const std::string& n) {
 
 // ---- dict -----------------------------------------------------------------------------
 
-size_t ValueHash::operator()(const Value& v) const {
+namespace {
+
+// Python's hash of a dict key; a tuple combines its items' (recursing: a key nests only
+// through tuples, which cannot hold themselves).
+size_t hash_at(const Value& v, int depth) {
   switch (v.tag) {
     case Tag::None: return 0x9e37;
     case Tag::Bool: return std::hash<int64_t>()(v.b ? 1 : 0);
@@ -133,8 +140,9 @@ size_t ValueHash::operator()(const Value& v) const {
     }
     case Tag::Str: return std::hash<std::string>()(v.as<StrObj>()->s);
     case Tag::Tuple: {
+      check_walk_depth("dict key", v, depth);
       size_t h = 0x345678;
-      for (auto& x : v.as<ListObj>()->items) h = h * 1000003 ^ (*this)(x);
+      for (auto& x : v.as<ListObj>()->items) h = h * 1000003 ^ hash_at(x, depth + 1);
       return h;
     }
     case Tag::DType: return static_cast<size_t>(v.dt) + 77;
@@ -143,7 +151,31 @@ size_t ValueHash::operator()(const Value& v) const {
   }
 }
 
-bool ValueKeyEq::operator()(const Value& a, const Value& b) const { return values_equal(a, b); }
+}  // namespace
+
+size_t ValueHash::operator()(const Value& v) const { return hash_at(v, 0); }
+
+void check_dict_key(const Value& key) {
+  // Iterative: a key may be a tuple nested a million deep.
+  std::vector<const Value*> pending{&key};
+  while (!pending.empty()) {
+    const Value& k = *pending.back();
+    pending.pop_back();
+    switch (k.tag) {
+      case Tag::Str:
+      case Tag::Int:
+      case Tag::Bool:
+      case Tag::Float:
+      case Tag::None:
+      case Tag::DType: break;
+      case Tag::Tuple:
+        for (auto& x : k.as<ListObj>()->items) pending.push_back(&x);
+        break;
+      default: throw Error(std::string("unhashable type: '") + type_name(k) + "' cannot be a dict key");
+    }
+  }
+}
+
 
 Value* DictObj::find(const Value& key) {
   auto it = index.find(key);
@@ -234,16 +266,46 @@ std::string quote(const std::string& s) {
   return out + q;
 }
 
-}  // namespace
+// How values print (Note [Walks over nested values] in value_walk.hpp): appended to
+// one string (a nested container is not printed into a string of its own and copied,
+// which was quadratic in the depth), a container met again inside itself as [...],
+// (...), {...} or Name(...), and a nesting deeper than the stack allows as an error.
+void print_into(std::string& out, const Value& v, bool quoted, int depth);
 
-std::string repr(const Value& v) {
-  switch (v.tag) {
-    case Tag::Str: return quote(v.as<StrObj>()->s);
-    default: return str(v);
+// "[1, 'a']", "(1,)", "{'k': v}": the items by repr.
+void print_container(std::string& out, const Value& v, int depth) {
+  bool dict = v.tag == Tag::Dict, list = v.tag == Tag::List;
+  char open = dict ? '{' : list ? '[' : '(', close = dict ? '}' : list ? ']' : ')';
+  WalkLevel level(&walk_path(Walk::print), v.o.get());
+  out += open;
+  if (level.cycle()) {
+    out += "...";
+    out += close;
+    return;
   }
+  if (lang::stack_nearly_full()) fail_too_deep("printing", v, depth);
+  if (dict) {
+    bool first = true;
+    for (auto& [k, x] : v.as<DictObj>()->entries) {
+      if (!first) out += ", ";
+      first = false;
+      print_into(out, k, true, depth + 1);
+      out += ": ";
+      print_into(out, x, true, depth + 1);
+    }
+  } else {
+    auto& items = v.as<ListObj>()->items;
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (k) out += ", ";
+      print_into(out, items[k], true, depth + 1);
+    }
+    if (!list && items.size() == 1) out += ',';
+  }
+  out += close;
 }
 
-std::string str(const Value& v) {
+// A value that holds no values to print (numbers, tensors, functions, ...).
+std::string leaf_str(const Value& v) {
   switch (v.tag) {
     case Tag::None: return "none";
     case Tag::Bool: return v.b ? "true" : "false";
@@ -254,29 +316,6 @@ std::string str(const Value& v) {
       if (!v.t.defined()) return "none";
       notify_value_read(v.t, "printing");
       return v.t.str();
-    case Tag::Str: return v.as<StrObj>()->s;
-    case Tag::List:
-    case Tag::Tuple: {
-      auto& items = v.as<ListObj>()->items;
-      bool list = v.tag == Tag::List;
-      std::string s = list ? "[" : "(";
-      for (size_t k = 0; k < items.size(); ++k) {
-        if (k) s += ", ";
-        s += repr(items[k]);
-      }
-      if (!list && items.size() == 1) s += ",";
-      return s + (list ? "]" : ")");
-    }
-    case Tag::Dict: {
-      std::string s = "{";
-      bool first = true;
-      for (auto& [k, x] : v.as<DictObj>()->entries) {
-        if (!first) s += ", ";
-        first = false;
-        s += repr(k) + ": " + repr(x);
-      }
-      return s + "}";
-    }
     case Tag::Func: {
       auto* f = v.as<FuncObj>();
       return "<fn " + (f->qualname.empty() ? std::string("<lambda>") : f->qualname) + ">";
@@ -288,7 +327,6 @@ std::string str(const Value& v) {
     }
     case Tag::ModelClass: return "<model " + v.as<ModelClassObj>()->decl->name + ">";
     case Tag::FnClass: return "<function " + v.as<ModelClassObj>()->decl->name + ">";
-    case Tag::Instance: return model_repr(v);  // interp/module_print.cpp
     case Tag::Module: return "<module " + v.as<Module>()->name + ">";
     case Tag::Range: {
       auto* r = v.as<RangeObj>();
@@ -296,8 +334,36 @@ std::string str(const Value& v) {
              (r->step != 1 ? ", " + std::to_string(r->step) : std::string()) + ")";
     }
     case Tag::Object: return "<" + v.as<ObjectObj>()->type_name + ">";
+    default: return "?";  // containers and strings are print_into's
   }
-  return "?";
+}
+
+void print_into(std::string& out, const Value& v, bool quoted, int depth) {
+  switch (v.tag) {
+    case Tag::Str:
+      if (quoted) out += quote(v.as<StrObj>()->s);
+      else out += v.as<StrObj>()->s;
+      return;
+    case Tag::List:
+    case Tag::Tuple:
+    case Tag::Dict: print_container(out, v, depth); return;
+    case Tag::Instance: out += model_repr(v); return;  // interp/module_print.cpp
+    default: out += leaf_str(v);
+  }
+}
+
+}  // namespace
+
+std::string repr(const Value& v) {
+  std::string out;
+  print_into(out, v, true, 0);
+  return out;
+}
+
+std::string str(const Value& v) {
+  std::string out;
+  print_into(out, v, false, 0);
+  return out;
 }
 
 bool truthy(const Value& v) {
@@ -321,7 +387,58 @@ bool truthy(const Value& v) {
   }
 }
 
-bool values_equal(const Value& a, const Value& b) {
+namespace {
+
+// The operation an equality walk is for, named by its errors (set by values_equal for
+// the walk's duration), and how many containers deep it is. Not parameters: equal_at
+// keeps the two arguments and the frameless scalar cases it had before walks were
+// guarded (most calls are scalars: a list's items, a dict key's parts).
+thread_local const char* t_equality_what = "==";
+thread_local int t_equality_depth = 0;
+
+// One container level of an equality walk (left also when an error unwinds it).
+struct EqualityLevel {
+  int depth = ++t_equality_depth;
+  ~EqualityLevel() { --t_equality_depth; }
+};
+
+bool equal_at(const Value& a, const Value& b);
+
+// Lists and tuples item by item, dicts entry by entry (same tags; see values_equal).
+// Inlined into equal_at, whose shallow levels stay one function.
+[[gnu::always_inline]] inline bool items_equal(const Value& a, const Value& b) {
+  if (a.tag == Tag::Dict) {
+    auto* x = a.as<DictObj>();
+    auto* y = b.as<DictObj>();
+    if (x->entries.size() != y->entries.size()) return false;
+    for (auto& [k, v] : x->entries) {
+      Value* o = y->find(k);
+      if (!o || !equal_at(v, *o)) return false;
+    }
+    return true;
+  }
+  auto& x = a.as<ListObj>()->items;
+  auto& y = b.as<ListObj>()->items;
+  size_t n = x.size();
+  if (n != y.size()) return false;
+  // Comparing runs no code of the program, so the items stay where they are.
+  const Value* px = x.data();
+  const Value* py = y.data();
+  for (size_t k = 0; k < n; ++k)
+    if (!equal_at(px[k], py[k])) return false;
+  return true;
+}
+
+// items_equal from kTrackFrom levels down: with the path that finds a cycle and the
+// stack check (Note [Walks over nested values]); out of line, off the common path.
+[[gnu::noinline]] bool deep_items_equal(const Value& a, const Value& b, int depth) {
+  WalkLevel level(&walk_path(Walk::equality), a.o.get(), b.o.get());
+  if (level.cycle()) fail_cycle(t_equality_what, a);
+  check_walk_depth(t_equality_what, a, depth);
+  return items_equal(a, b);
+}
+
+bool equal_at(const Value& a, const Value& b) {
   if (a.is_num() && b.is_num()) {
     if (a.tag == Tag::Float || b.tag == Tag::Float) return a.as_double() == b.as_double();
     int64_t x = a.tag == Tag::Int ? a.i : a.b, y = b.tag == Tag::Int ? b.i : b.b;
@@ -334,23 +451,12 @@ bool values_equal(const Value& a, const Value& b) {
     case Tag::Tensor: return a.t.impl() == b.t.impl();
     case Tag::Str: return a.as<StrObj>()->s == b.as<StrObj>()->s;
     case Tag::List:
-    case Tag::Tuple: {
-      auto& x = a.as<ListObj>()->items;
-      auto& y = b.as<ListObj>()->items;
-      if (x.size() != y.size()) return false;
-      for (size_t k = 0; k < x.size(); ++k)
-        if (!values_equal(x[k], y[k])) return false;
-      return true;
-    }
+    case Tag::Tuple:
     case Tag::Dict: {
-      auto* x = a.as<DictObj>();
-      auto* y = b.as<DictObj>();
-      if (x->entries.size() != y->entries.size()) return false;
-      for (auto& [k, v] : x->entries) {
-        Value* o = y->find(k);
-        if (!o || !values_equal(v, *o)) return false;
-      }
-      return true;
+      if (a.o == b.o) return true;  // the same container: Python compares items by identity first
+      EqualityLevel level;
+      if (level.depth > kTrackFrom) return deep_items_equal(a, b, level.depth);
+      return items_equal(a, b);
     }
     case Tag::Range: {
       auto* x = a.as<RangeObj>();
@@ -361,11 +467,98 @@ bool values_equal(const Value& a, const Value& b) {
   }
 }
 
+}  // namespace
+
+// Dict keys cannot hold themselves (check_dict_key): the walk needs no name of its own,
+// and a lookup stays one call.
+bool ValueKeyEq::operator()(const Value& a, const Value& b) const { return equal_at(a, b); }
+
+bool values_equal(const Value& a, const Value& b, const char* what) {
+  if (a.tag < Tag::List || a.tag != b.tag) return equal_at(a, b);  // no walk: no name needed
+  const char* outer = t_equality_what;  // a dict comparison looks its keys up: walks nest
+  t_equality_what = what;
+  struct Restore {
+    const char* outer;
+    ~Restore() { t_equality_what = outer; }
+  } restore{outer};
+  return equal_at(a, b);
+}
+
+// ---- freeing --------------------------------------------------------------------------
+
+// Note [Freeing deep values]
+// The value that drops the last reference to a container frees it, and the container's
+// destructor drops the values it holds: freed naively, a list nested 10^6 deep is 10^6
+// nested destructor calls, which overflow the stack (a deep global at exit, the
+// interpreter's teardown, a REPL :reset). So each thread counts how many container
+// frees it is inside; past kMaxFreeDepth the last reference is moved to a worklist
+// instead, and the outermost free empties the worklist in a loop (CPython's
+// trashcan, PyTorch's deleteNode). A chain thus frees kMaxFreeDepth links per loop
+// round, with the stack of kMaxFreeDepth frees at most; a wide container (a list of
+// many small lists) frees each child directly, without the worklist. Every owner of
+// values passes through here (a frame's slots, a function's defaults, a model's
+// fields, a bound method's self), so chains through any of them are cut too; a
+// frame's parent chain is not a value, but it is only as deep as the source nests.
+// The worklist is allocated by the outermost free that needs it and freed when
+// emptied: it is never left behind (LeakSanitizer) and the thread-local state is
+// trivially destructible (usable during static destruction).
+
+namespace {
+
+constexpr int kMaxFreeDepth = 64;
+thread_local int t_free_depth = 0;
+thread_local std::vector<std::shared_ptr<Obj>>* t_deferred_frees = nullptr;
+
+// Heap objects that may hold values (a native function's closure may, too).
+bool may_hold_values(Tag tag) { return tag > Tag::Range; }
+
+// Frees what deeper frees left on the worklist; the outermost free calls this, and
+// each object it frees counts as one level deep.
+[[gnu::noinline]] void free_deferred() noexcept {
+  t_free_depth = 1;
+  while (!t_deferred_frees->empty()) {
+    std::shared_ptr<Obj> last = std::move(t_deferred_frees->back());
+    t_deferred_frees->pop_back();
+    last.reset();  // may push more
+  }
+  delete t_deferred_frees;
+  t_deferred_frees = nullptr;
+  t_free_depth = 0;
+}
+
+// Moves `last` to the worklist for the outermost free. Out of memory for the worklist,
+// it is freed here after all (deeper).
+[[gnu::noinline]] void defer_free(std::shared_ptr<Obj>& last) noexcept {
+  try {
+    if (!t_deferred_frees) t_deferred_frees = new std::vector<std::shared_ptr<Obj>>();
+    t_deferred_frees->push_back(std::move(last));
+  } catch (...) {
+    last.reset();
+  }
+}
+
+}  // namespace
+
+// A tensor, or a heap object: when this is the last reference to one that may hold
+// values, its free is counted (and deferred past kMaxFreeDepth, Note [Freeing deep
+// values]); the worklist's paths are out of line, so that the common paths stay short.
 void Value::destroy_slow() {
-  if (tag == Tag::Tensor)
+  if (tag == Tag::Tensor) {
     t.~Tensor();
-  else
+    return;
+  }
+  if (!may_hold_values(tag) || o.use_count() != 1) {
     o.~shared_ptr();
+    return;
+  }
+  if (t_free_depth >= kMaxFreeDepth) {
+    defer_free(o);
+    o.~shared_ptr();  // empty unless the worklist could not grow
+    return;
+  }
+  ++t_free_depth;
+  o.~shared_ptr();  // the object's values come back here, one level deeper
+  if (--t_free_depth == 0 && t_deferred_frees) free_deferred();
 }
 
 void Value::copy_slow(const Value& v) {

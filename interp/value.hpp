@@ -17,9 +17,12 @@
 
 namespace nabla::interp {
 
+// The order is used: tags from Tensor on take destroy's slow path, from Str on are heap
+// objects, and from List on they may hold values (Note [Freeing deep values]).
 enum class Tag : uint8_t {
   None, Bool, Int, Float, DType, Tensor,  // inline
-  Str, List, Tuple, Dict, Func, Native, Bound, ModelClass, Instance, Module, Range, FnClass, Object  // heap
+  Str, Range,  // heap, holding no values
+  List, Tuple, Dict, Func, Native, Bound, ModelClass, Instance, Module, FnClass, Object  // heap
 };
 
 struct Obj {
@@ -292,6 +295,11 @@ bool truthy(const Value& v);
 // "cpu", "cuda", "cuda:N" as a Device (checked against the GPUs present); errors name
 // `what` (builtins_cuda.cpp).
 Device as_device(const Value& v, const std::string& what);           // throws for tensors with more than one element
-bool values_equal(const Value& a, const Value& b);  // Python ==, tensors by identity
+// Python ==, tensors by identity; `what` (the operator or builtin) is named in the
+// error that a container holding itself, or nested deeper than the stack allows, gives
+// (Note [Walks over nested values] in value_walk.hpp).
+bool values_equal(const Value& a, const Value& b, const char* what = "==");
+// Fails unless v can be a dict key (numbers, strings, none, dtypes, tuples of them).
+void check_dict_key(const Value& v);
 
 }  // namespace nabla::interp
