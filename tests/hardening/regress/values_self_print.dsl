@@ -12,7 +12,7 @@
 # expect: true
 # expect: Box(
 # expect:   items: [
-# expect:     0: Box(...)
+# expect:     0: Box(...)  # same module as the model itself
 # expect:   ]
 # expect: )
 let l = []
