@@ -122,12 +122,19 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
       arity(a, name, 2, 2);
       const std::string& from = str_arg(a.pos[0], name);
       const std::string& to = str_arg(a.pos[1], name);
-      if (from.empty()) return self;
       size_t count = 0;
-      for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + from.size())) ++count;
+      if (from.empty()) count = s.size() + 1;  // Python: before each byte and at the end
+      else
+        for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + from.size())) ++count;
       // Note [Host memory budget]: each match may grow (a 1-byte match, a 1 MB replacement).
       if (to.size() > from.size()) CpuAllocator::instance().check_host_request(count, to.size() - from.size(), "a str");
       std::string out;
+      if (from.empty()) {  // "abc".replace("", "-") is "-a-b-c-"
+        out.reserve(s.size() + count * to.size());
+        out += to;
+        for (char c : s) (out += c) += to;
+        return make_str(std::move(out));
+      }
       size_t b = 0, k;
       while ((k = s.find(from, b)) != std::string::npos) {
         out.append(s, b, k - b);

@@ -18,3 +18,5 @@ let total = 0
 for (k, v) in [(1, 2), (3, 4)] { total += k * v }
 print(total)                          # expect: 14
 print(len("nabla"), "nabla"[0])       # expect: 5 n
+print("abc".replace("", "-"), "".replace("", "x"), "ab".replace("", "")) # expect: -a-b-c- x ab
+print("aXbXc".replace("X", "--"), "aaa".replace("a", "b"))  # expect: a--b--c bbb
