@@ -20,6 +20,7 @@
 #include "interp/progress.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/file_kind.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::interp {
@@ -28,10 +29,19 @@ namespace {
 
 const char* kFashionDir = "/usr/share/datasets/fashion-mnist/";
 
-[[noreturn]] void cannot_open(const std::string& fname, const std::string& path, int err) {
-  std::string msg = fname + "(): cannot open " + path + ": " + std::strerror(err);
+[[noreturn]] void cannot_open_because(const std::string& fname, const std::string& path, const std::string& why) {
+  std::string msg = fname + "(): cannot open " + path + ": " + why;
   if (path.rfind(kFashionDir, 0) == 0) msg += " (install the Debian package dataset-fashion-mnist)";
   fail(msg);
+}
+
+[[noreturn]] void cannot_open(const std::string& fname, const std::string& path, int err) {
+  cannot_open_because(fname, path, std::strerror(err));
+}
+
+// A folder, FIFO or device is refused before it is opened (a FIFO would block).
+void require_data_file(const std::string& fname, const std::string& path) {
+  if (std::string problem = regular_file_problem(path); !problem.empty()) cannot_open_because(fname, path, problem);
 }
 
 struct GzFile {
@@ -104,13 +114,9 @@ T load_be(const unsigned char* p) {
 }  // namespace
 
 Tensor read_idx_file(const std::string& path, bool scale) {
+  require_data_file("read_idx", path);
   struct stat st {};
-  {
-    std::FILE* probe = std::fopen(path.c_str(), "rb");
-    if (!probe) cannot_open("read_idx", path, errno);
-    std::fclose(probe);
-    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) cannot_open("read_idx", path, EISDIR);
-  }
+  stat(path.c_str(), &st);
   GzFile g;
   g.f = gzopen(path.c_str(), "rb");
   if (!g.f) cannot_open("read_idx", path, errno ? errno : ENOMEM);
@@ -197,6 +203,7 @@ namespace {
 
 // CSV of numbers: an optional header row of names, then rows of the same width.
 Value read_csv_file(const std::string& path, bool header) {
+  require_data_file("read_csv", path);
   std::ifstream in(path);
   if (!in) cannot_open("read_csv", path, errno);
   std::vector<std::string> names;

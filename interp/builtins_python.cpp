@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "interp/builtins_internal.hpp"
+#include "tensor/file_kind.hpp"
 
 namespace nabla::interp {
 
@@ -319,6 +320,8 @@ Value read_text_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("read_text", a, {"path"}, 1);
   if (b[0].tag != Tag::Str) fail("read_text() expected a path string, got " + repr(b[0]));
   const std::string& path = b[0].as<StrObj>()->s;
+  if (std::string problem = regular_file_problem(path); !problem.empty())
+    fail("cannot open " + path + ": " + problem);  // a FIFO would block, /dev/zero never end
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot open " + path + ": " + std::strerror(errno));
   std::ostringstream text;

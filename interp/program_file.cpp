@@ -8,11 +8,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "tensor/file_kind.hpp"
+
 namespace nabla {
 
 namespace {
 
-std::string not_a_program(const std::string& path, const char* what) {
+std::string not_a_program(const std::string& path, const std::string& what) {
   return "cannot run '" + path + "': it is " + what + ", not a program file";
 }
 
@@ -21,12 +23,8 @@ std::string not_a_program(const std::string& path, const char* what) {
 std::string program_file_problem(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return "cannot open '" + path + "': " + std::strerror(errno);
-  if (S_ISDIR(st.st_mode)) return not_a_program(path, "a folder");
-  if (S_ISCHR(st.st_mode)) return not_a_program(path, "a character device");
-  if (S_ISBLK(st.st_mode)) return not_a_program(path, "a block device");
-  if (S_ISSOCK(st.st_mode)) return not_a_program(path, "a socket");
-  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) return not_a_program(path, "not a regular file");
-  return "";
+  if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) return "";
+  return not_a_program(path, node_kind(st.st_mode));
 }
 
 std::string read_program_file(const std::string& path, std::string* text) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tensor/file_kind.hpp"
 #include "tensor/error.hpp"
 
 namespace nabla {
@@ -45,17 +46,6 @@ void sync_folder(const std::string& path) {
   if (fd < 0) return;
   ::fsync(fd);
   ::close(fd);
-}
-
-// "a FIFO", "a character device", ...: what a node that is not a regular file is.
-std::string node_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISLNK(mode)) return "a symlink";
-  return "not a regular file";
 }
 
 std::string refusal(mode_t mode) {

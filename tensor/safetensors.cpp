@@ -19,6 +19,7 @@
 #include "tensor/atomic_file.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/crc32c.hpp"
+#include "tensor/file_kind.hpp"
 #include "tensor/json_linear.hpp"
 
 namespace nabla::safetensors {
@@ -416,10 +417,9 @@ Checkpoint load_file(const std::string& path, bool verify) {
   if (fd < 0) throw Error("cannot load '" + path + "': " + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    bool dir = S_ISDIR(st.st_mode);
+    mode_t mode = st.st_mode;
     ::close(fd);
-    throw Error("cannot load '" + path + "': " +
-                (dir ? std::string("it is a directory") : std::string("it is not a regular file (a device, FIFO or socket)")));
+    throw Error("cannot load '" + path + "': it is " + node_kind(mode) + ", not a regular file");
   }
   auto read = [&](uint64_t off, void* dst, uint64_t n) {
     char* p = static_cast<char*>(dst);

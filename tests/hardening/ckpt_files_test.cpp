@@ -165,7 +165,23 @@ TEST_CASE("save() and load() in the language: a FIFO is refused, never waited on
   Session s;
   CHECK(s.error("save({\"w\": ones([2])}, \"" + fifo + "\")").find("it is a FIFO, not a regular file") !=
         std::string::npos);
-  CHECK(s.error("load(\"" + fifo + "\")").find("it is not a regular file") != std::string::npos);
+  CHECK(s.error("load(\"" + fifo + "\")").find("it is a FIFO, not a regular file") != std::string::npos);
+  CHECK(is_fifo(fifo));
+}
+
+TEST_CASE("every reader of a data file refuses a FIFO or a folder before opening it") {
+  TempDir dir;
+  std::string fifo = (dir.path() / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  Session s;
+  s.run("import data");
+  for (const std::string& path : {fifo, dir.path().string()}) {
+    std::string kind = path == fifo ? "it is a FIFO, not a regular file" : "it is a folder, not a regular file";
+    for (const std::string& call : {"read_text", "data.read_idx", "data.read_csv", "load"}) {
+      INFO(call << " of " << path);
+      CHECK(s.error(call + "(\"" + path + "\")").find(kind) != std::string::npos);
+    }
+  }
   CHECK(is_fifo(fifo));
 }
 

@@ -1,0 +1,23 @@
+// What a file-system node is, in words for messages, and the one check that every
+// reader of a data file makes before opening it: a folder, a FIFO, a device or a socket
+// is not a data file (a FIFO without a writer or /dev/zero would block or read
+// forever; a folder read as an empty file). Writers have their own rules (Note [Save
+// targets] in atomic_file.hpp), program files theirs (interp/program_file.hpp: pipes
+// are programs).
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+
+namespace nabla {
+
+// "a folder", "a FIFO", "a character device", "a block device", "a socket",
+// "a symlink", or "not a regular file".
+std::string node_kind(mode_t mode);
+
+// "" when `path` names a regular file (symlinks followed), else the reason, ready to
+// follow "cannot read 'PATH': ": "No such file or directory", "it is a folder, not a
+// regular file".
+std::string regular_file_problem(const std::string& path);
+
+}  // namespace nabla
