@@ -193,7 +193,7 @@ TEST_CASE("safetensors: a truncated file on disk is an error naming it") {
                            .c_str(),
                        Error);
   CHECK_THROWS_WITH_AS(st::load_file(tmp.path().string()),
-                       ("cannot load '" + tmp.path().string() + "': it is a directory").c_str(), Error);
+                       ("cannot load '" + tmp.path().string() + "': it is a folder, not a regular file").c_str(), Error);
   CHECK_THROWS_WITH_AS(st::load_file(tmp.file("none.safetensors")),
                        ("cannot load '" + tmp.file("none.safetensors") + "': No such file or directory").c_str(), Error);
 }
