@@ -269,6 +269,22 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
   fail(std::string(type_name(obj)) + " has no attribute '" + name + "'");
 }
 
+namespace {
+// A gradient assigned to `x.grad` must be one backward could have made: the tensor's
+// shape, dtype and device (PyTorch refuses the others the same way); an i64 .grad
+// would turn every later accumulation into integers.
+Tensor checked_grad(const Tensor& t, const Tensor& g) {
+  if (g.sizes() != t.sizes())
+    fail("tensor.grad: the assigned gradient has shape " + g.shape_str() + ", the tensor " + t.shape_str());
+  if (g.dtype() != t.dtype())
+    fail(std::string("tensor.grad: the assigned gradient has dtype ") + dtype_name(g.dtype()) + ", the tensor " +
+         dtype_name(t.dtype()) + " (convert it with .to(" + dtype_name(t.dtype()) + "))");
+  if (g.device() != t.device())
+    fail("tensor.grad: the assigned gradient is on " + g.device().str() + ", the tensor on " + t.device().str());
+  return g;
+}
+}  // namespace
+
 void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
   switch (obj.tag) {
     case Tag::Instance: Impl::set_field(*obj.as<InstanceObj>(), name, std::move(v), false); return;
@@ -278,7 +294,7 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
       Tensor t = obj.t;
       if (name == "grad") {
         if (v.is_none()) t.set_grad(Tensor());
-        else if (v.tag == Tag::Tensor) t.set_grad(v.t);
+        else if (v.tag == Tag::Tensor) t.set_grad(checked_grad(t, v.t));
         else fail(std::string("tensor.grad must be a tensor or none, got ") + type_name(v));
         return;
       }
