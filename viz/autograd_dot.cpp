@@ -10,6 +10,7 @@
 #include "passes/ir.hpp"
 #include "viz/dot_writer.hpp"
 #include "viz/graphviz.hpp"
+#include "viz/layout_budget.hpp"
 
 namespace nabla::viz {
 
@@ -61,18 +62,6 @@ DotAttrs node_attrs(const Node& node) {
   return attrs;
 }
 
-// Note [Autograd drawing budget]
-// Graphviz's dot layout grows much faster than the graph: 900 nodes in a chain take
-// 1.5 s, 3,000 take 20 s, and an edge spanning r ranks costs r - 1 virtual nodes, so
-// a 100-step loop adding a leaf at every step (the leaf's AccumulateGrad fed from
-// every step: spans summing to ~n^2/2) took minutes and gigabytes, and a 5,000-step
-// one exhausted the machine's memory. So the drawing keeps the nodes nearest the
-// roots (breadth first) while their count plus the virtual nodes of the edges between
-// them, ranked by longest path as dot ranks them, stays within kLayoutBudget (about
-// a second of layout), and a note says that the graph goes on. Only the nodes it may
-// draw are visited, so drawing a 10^7-node graph costs as little as a small one.
-constexpr size_t kLayoutBudget = 1000;
-
 // The nodes reachable from the roots in breadth-first order, at most `limit`.
 std::vector<const Node*> breadth_first(const std::vector<Tensor>& roots, size_t limit) {
   std::vector<const Node*> order;
@@ -87,45 +76,16 @@ std::vector<const Node*> breadth_first(const std::vector<Tensor>& roots, size_t 
   return order;
 }
 
-// The layout cost of drawing the first k nodes of `order`: k plus the virtual nodes
-// of their edges, with each node ranked one below its lowest drawn predecessor
-// (Kahn's order: the edges only point from earlier ranks to later ones).
-size_t layout_cost(const std::vector<const Node*>& order, size_t k) {
-  std::unordered_map<const Node*, size_t> index;
-  for (size_t i = 0; i < k; ++i) index.emplace(order[i], i);
-  std::vector<size_t> pending(k, 0), rank(k, 0);
-  for (size_t i = 0; i < k; ++i)
-    for (const Edge& e : order[i]->next_edges)
-      if (auto it = e.fn ? index.find(e.fn.get()) : index.end(); it != index.end()) ++pending[it->second];
-  std::vector<size_t> ready;
-  for (size_t i = 0; i < k; ++i)
-    if (pending[i] == 0) ready.push_back(i);
-  size_t cost = k;
-  while (!ready.empty()) {
-    size_t i = ready.back();
-    ready.pop_back();
-    for (const Edge& e : order[i]->next_edges) {
-      auto it = e.fn ? index.find(e.fn.get()) : index.end();
-      if (it == index.end()) continue;
-      rank[it->second] = std::max(rank[it->second], rank[i] + 1);
-      if (--pending[it->second] == 0) ready.push_back(it->second);
-    }
-  }
-  for (size_t i = 0; i < k; ++i)
-    for (const Edge& e : order[i]->next_edges)
-      if (auto it = e.fn ? index.find(e.fn.get()) : index.end(); it != index.end()) cost += rank[it->second] - rank[i] - 1;
-  return cost;
-}
-
-// How many of the first nodes of `order` fit the budget (the cost grows with k).
+// How many of the first nodes of `order` fit the drawing budget (Note [Drawing
+// budget] in layout_budget.hpp): the edges as positions in `order`.
 size_t nodes_within_budget(const std::vector<const Node*>& order) {
-  size_t lo = 0, hi = order.size();  // the answer is in [lo, hi]
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo + 1) / 2;
-    if (layout_cost(order, mid) <= kLayoutBudget) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  std::unordered_map<const Node*, size_t> position;
+  for (size_t i = 0; i < order.size(); ++i) position.emplace(order[i], i);
+  std::vector<std::vector<size_t>> edges(order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    for (const Edge& e : order[i]->next_edges)
+      if (auto it = e.fn ? position.find(e.fn.get()) : position.end(); it != position.end()) edges[i].push_back(it->second);
+  return detail::nodes_within_budget(edges);
 }
 
 // Draws the roots and the first `drawn` nodes of `order` ("f<k>" ids in that order,
@@ -184,7 +144,7 @@ class AutogradDrawer {
 }  // namespace
 
 std::string autograd_dot(const std::vector<Tensor>& roots) {
-  std::vector<const Node*> order = breadth_first(roots, kLayoutBudget + 1);
+  std::vector<const Node*> order = breadth_first(roots, detail::kLayoutBudget + 1);
   size_t drawn = nodes_within_budget(order);
   std::string title = "autograd graph";
   if (drawn < order.size())

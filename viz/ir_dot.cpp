@@ -5,11 +5,13 @@
 // node's body. A fused node has no DOT node of its own: it is a cluster, and edges
 // run straight from producers outside to the body nodes that read them, and from
 // the body nodes that produce its outputs to their readers outside.
+#include <algorithm>
 #include <map>
 
 #include "passes/ir_text.hpp"
 #include "viz/dot_writer.hpp"
 #include "viz/graphviz.hpp"
+#include "viz/layout_budget.hpp"
 
 namespace nabla::viz {
 
@@ -20,6 +22,8 @@ using detail::DotWriter;
 using detail::html_bold;
 using detail::html_escape;
 using detail::html_note;
+using detail::kLayoutBudget;
+using detail::nodes_within_budget;
 using graph::Graph;
 using graph::Node;
 using graph::Value;
@@ -125,6 +129,64 @@ const Look& input_look(ValueKind kind) {
   return kind == ValueKind::param ? kParamLook : kind == ValueKind::constant ? kConstLook : kInputLook;
 }
 
+// ---- what of a large graph is drawn (Note [Drawing budget]) ------------------------
+
+// The top-level nodes and graph inputs a drawing holds: all of a small graph; of a
+// large one those nearest the outputs (breadth first through the producers) that fit
+// the layout budget. A fused node counts as one.
+struct DrawnPart {
+  std::vector<bool> nodes;   // by node index
+  std::vector<bool> inputs;  // by value id
+  size_t drawn = 0, total = 0;
+};
+
+DrawnPart drawn_part(const Graph& g) {
+  // Units: node i is i, graph input value v is nodes.size() + v.
+  size_t n_nodes = g.nodes.size();
+  auto unit_of = [&](int value) {
+    const Value& v = g.value(value);
+    return v.kind == ValueKind::op ? static_cast<size_t>(v.node) : n_nodes + static_cast<size_t>(value);
+  };
+  std::vector<size_t> order;
+  std::vector<long> position(n_nodes + g.values.size(), -1);
+  auto visit = [&](int value) {
+    if (value < 0) return;
+    size_t u = unit_of(value);
+    if (position[u] >= 0 || order.size() > kLayoutBudget) return;
+    position[u] = static_cast<long>(order.size());
+    order.push_back(u);
+  };
+  for (int v : g.outputs) visit(v);
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] < n_nodes)
+      for (int v : g.nodes[order[i]].inputs) visit(v);
+  std::vector<std::vector<size_t>> edges(order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] < n_nodes)
+      for (int v : g.nodes[order[i]].inputs)
+        if (v >= 0 && position[unit_of(v)] >= 0) edges[i].push_back(static_cast<size_t>(position[unit_of(v)]));
+  DrawnPart part{std::vector<bool>(n_nodes, false), std::vector<bool>(g.values.size(), false), 0,
+                 n_nodes + g.inputs.size()};
+  part.drawn = nodes_within_budget(edges);
+  for (size_t i = 0; i < part.drawn; ++i) {
+    if (order[i] < n_nodes) part.nodes[order[i]] = true;
+    else part.inputs[order[i] - n_nodes] = true;
+  }
+  // A graph drawn whole also shows what no output reads (dead inputs and nodes).
+  if (part.drawn == order.size() && order.size() <= kLayoutBudget && part.total <= kLayoutBudget) {
+    part.nodes.assign(n_nodes, true);
+    part.inputs.assign(g.values.size(), true);
+    part.drawn = part.total;
+  }
+  return part;
+}
+
+std::string part_title(const std::string& title, const DrawnPart& part) {
+  if (part.drawn >= part.total) return title;
+  return title + " (the " + std::to_string(part.drawn) + " nodes nearest the outputs, of " +
+         std::to_string(part.total) + "; the rest would take Graphviz too long)";
+}
+
 // ---- drawing one graph ------------------------------------------------------------
 
 // One graph being drawn: the top level, one side of a diff, or a fused body.
@@ -135,6 +197,7 @@ struct Scope {
   // outside, by position in g->inputs ("" for an absent optional input).
   std::vector<std::string> bound;
   const Highlight* highlight = nullptr;  // top level of a diff side only
+  const DrawnPart* part = nullptr;       // top level: what is drawn (null: everything)
 };
 
 class IrDrawer {
@@ -143,12 +206,20 @@ class IrDrawer {
 
   void draw(const Scope& s) {
     draw_inputs(s);
-    for (size_t i = 0; i < s.g->nodes.size(); ++i) draw_node(s, static_cast<int>(i));
+    for (size_t i = 0; i < s.g->nodes.size(); ++i)
+      if (!s.part || s.part->nodes[i]) draw_node(s, static_cast<int>(i));
     draw_outputs(s);
   }
 
  private:
   bool is_bound(const Scope& s, size_t input_position) const { return input_position < s.bound.size(); }
+
+  // Whether the producer of `value` is in the drawing (a body's values always are).
+  static bool drawn(const Scope& s, int value) {
+    if (!s.part) return true;
+    const Value& v = s.g->value(value);
+    return v.kind == ValueKind::op ? s.part->nodes[static_cast<size_t>(v.node)] : s.part->inputs[static_cast<size_t>(value)];
+  }
 
   // The DOT id of the node that produces `value` ("" for an absent input).
   std::string source_of(const Scope& s, int value) const {
@@ -167,13 +238,13 @@ class IrDrawer {
   Scope body_scope(const Scope& s, int index) const {
     const Node& n = s.g->nodes[static_cast<size_t>(index)];
     Scope body{n.body.get(), s.prefix + "n" + std::to_string(index) + "_", {}, nullptr};
-    for (int v : n.inputs) body.bound.push_back(v < 0 ? "" : source_of(s, v));
+    for (int v : n.inputs) body.bound.push_back(v < 0 || !drawn(s, v) ? "" : source_of(s, v));
     return body;
   }
 
   void draw_inputs(const Scope& s) {
     for (size_t k = 0; k < s.g->inputs.size(); ++k) {
-      if (is_bound(s, k)) continue;
+      if (is_bound(s, k) || !drawn(s, s.g->inputs[k])) continue;
       const Value& v = s.g->value(s.g->inputs[k]);
       DotAttrs attrs = look_attrs(input_look(v.kind), s.highlight, s.highlight && marked(s.highlight->values, v.id));
       attrs.push_back({"label", input_label(*s.g, v), true});
@@ -187,11 +258,12 @@ class IrDrawer {
     if (n.body) return draw_fused(s, index, mark);
     const Look& look = Graph::table_op(n) ? kOpLook : kGraphOpLook;
     DotAttrs attrs = look_attrs(look, s.highlight, mark);
-    attrs.push_back({"label", op_label(*s.g, n), true});
+    bool cut = std::any_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return v >= 0 && !drawn(s, v); });
+    attrs.push_back({"label", op_label(*s.g, n) + (cut ? "<BR/>" + html_note("inputs from nodes not drawn") : ""), true});
     std::string id = s.prefix + "n" + std::to_string(index);
     out_.node(id, attrs);
     for (int v : n.inputs)
-      if (v >= 0) draw_edge(s, v, id);
+      if (v >= 0 && drawn(s, v)) draw_edge(s, v, id);
   }
 
   void draw_fused(const Scope& s, int index, bool mark) {
@@ -219,7 +291,7 @@ class IrDrawer {
                                     html_escape(graph::meta_str(s.g->value(v).meta)), true});
       std::string id = s.prefix + "out" + std::to_string(k);
       out_.node(id, attrs);
-      draw_edge(s, v, id);
+      if (drawn(s, v)) draw_edge(s, v, id);
     }
   }
 
@@ -304,16 +376,18 @@ int count(const Highlight& hl) {
 
 void draw_side(DotWriter& out, const std::string& id, const std::string& title, const Graph& g,
                const Highlight& hl) {
-  out.begin_cluster(id, {{"label", title}, {"class", id}, {"style", "dashed"}, {"color", "#9ca3af"}});
-  IrDrawer(out).draw(Scope{&g, id.substr(0, 1) + "_", {}, &hl});
+  DrawnPart part = drawn_part(g);
+  out.begin_cluster(id, {{"label", part_title(title, part)}, {"class", id}, {"style", "dashed"}, {"color", "#9ca3af"}});
+  IrDrawer(out).draw(Scope{&g, id.substr(0, 1) + "_", {}, &hl, &part});
   out.end_cluster();
 }
 
 }  // namespace
 
 std::string graph_dot(const graph::Graph& g) {
-  DotWriter out(g.name, graph_attrs("graph " + g.name));
-  IrDrawer(out).draw(Scope{&g, "", {}, nullptr});
+  DrawnPart part = drawn_part(g);
+  DotWriter out(g.name, graph_attrs(part_title("graph " + g.name, part)));
+  IrDrawer(out).draw(Scope{&g, "", {}, nullptr, &part});
   return out.finish();
 }
 

@@ -88,3 +88,31 @@ TEST_CASE("labels with DOT and HTML specials are drawn as written") {
   Svg svg(viz::render_data(viz::graph_dot(g), "svg"));
   CHECK(svg.titled("n0").texts.back() == "C:\\dir\\<a&b>.dsl:1:2");
 }
+
+// Note [Drawing budget]: every step of a 3000-step chain reads %x, so drawing it all
+// would ask dot for millions of virtual nodes (minutes, gigabytes). The drawing keeps
+// the nodes nearest the output, says so in its title, and marks where it cut.
+TEST_CASE("a large graph is drawn in part: the nodes nearest the outputs, within the layout budget") {
+  Graph g;
+  g.name = "loop";
+  int x = g.add_input("x", graph::ValueKind::input, viz_test::f32({4}));
+  int t = x;
+  for (int i = 0; i < 3000; ++i) t = g.nodes[g.add_node("mul", {t, x}, {}, {viz_test::f32({4})})].outputs[0];
+  g.outputs = {t};
+  std::string dot = viz::graph_dot(g);
+  CHECK(dot.find("nodes nearest the outputs, of 3001; the rest would take Graphviz too long") != std::string::npos);
+  CHECK(dot.find("inputs from nodes not drawn") != std::string::npos);
+  if (!viz_test::can_render()) return;
+  Svg svg(viz::render_data(dot, "svg"));
+  CHECK(svg.count("node") > 10);
+  CHECK(svg.count("node") < 200);  // each drawn step's edge from %x spans all ranks above it
+  CHECK(svg.has_title("n2999->out0"));
+}
+
+TEST_CASE("a graph within the budget is drawn whole, dead nodes included") {
+  Graph g = viz_test::small_mlp();
+  g.add_node("neg", {g.inputs[0]}, {}, {viz_test::f32({2, 3})});  // read by no output
+  std::string dot = viz::graph_dot(g);
+  CHECK(dot.find("nodes nearest") == std::string::npos);
+  CHECK(dot.find("\"n3\" [") != std::string::npos);
+}
