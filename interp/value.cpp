@@ -273,6 +273,20 @@ std::string quote(const std::string& s) {
 void print_into(std::string& out, const Value& v, bool quoted, int depth);
 
 // "[1, 'a']", "(1,)", "{'k': v}": the items by repr.
+// Note [Host memory budget] in tensor/allocator.cpp, for printed text: a value that
+// shares a sublist twice at each level prints 2^depth items from a few objects, all
+// inside one call, so the text asks the budget for its next doubling before it grows
+// past it. Past --max-memory or what the system can give, that is the budget's error,
+// not a minute of growth and then the OOM killer.
+thread_local size_t t_printed_checked = 0;  // bytes of text the budget has allowed
+
+void check_printed_growth(const std::string& out) {
+  constexpr size_t kFirstCheck = size_t{1} << 20;
+  if (out.size() < kFirstCheck || out.size() <= t_printed_checked) return;
+  CpuAllocator::instance().check_host_request(2 * out.size(), 1, "a str (the printed text of a value)");
+  t_printed_checked = 2 * out.size();
+}
+
 void print_container(std::string& out, const Value& v, int depth) {
   bool dict = v.tag == Tag::Dict, list = v.tag == Tag::List;
   char open = dict ? '{' : list ? '[' : '(', close = dict ? '}' : list ? ']' : ')';
@@ -302,6 +316,7 @@ void print_container(std::string& out, const Value& v, int depth) {
     if (!list && items.size() == 1) out += ',';
   }
   out += close;
+  check_printed_growth(out);
 }
 
 // A value that holds no values to print (numbers, tensors, functions, ...).
@@ -356,12 +371,14 @@ void print_into(std::string& out, const Value& v, bool quoted, int depth) {
 
 std::string repr(const Value& v) {
   std::string out;
+  t_printed_checked = 0;
   print_into(out, v, true, 0);
   return out;
 }
 
 std::string str(const Value& v) {
   std::string out;
+  t_printed_checked = 0;
   print_into(out, v, false, 0);
   return out;
 }

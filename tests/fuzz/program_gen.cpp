@@ -66,7 +66,9 @@ const std::vector<std::string> kContainerOps = {
 
 std::string deep_container(Choices& c, size_t cap) {
   size_t n = c.size_up_to(cap);
-  std::string wrap = c.pick<std::string>({"[l]", "{\"k\": l}", "(l,)", "[1, l, {\"a\": (l,)}]", "{1: [l]}"});
+  // Each level holds l once: a level that held it twice would make 2^n items to print
+  // or compare, which Python cannot do either (values_print_exponential.dsl).
+  std::string wrap = c.pick<std::string>({"[l]", "{\"k\": l}", "(l,)", "[1, l, {\"a\": (0,)}]", "{1: [l]}"});
   std::string leaf = c.pick<std::string>({"[]", "0", "{}", "()", "\"s\""});
   std::string program = "let l = " + leaf + "\nlet l2 = " + leaf + "\nfor i in range(" + num(n) +
                         ") {\n  l = " + wrap + "\n  l2 = " + wrap + "\n}\n";
