@@ -196,7 +196,6 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
     case StmtKind::Expr: {
       Value v = eval(*static_cast<const ExprStmt&>(s).expr);
       last_value = std::move(v);
-      last_was_expr = true;
       return Flow::Normal;
     }
     case StmtKind::Let: {

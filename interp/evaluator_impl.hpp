@@ -170,7 +170,6 @@ struct Evaluator::Impl {
   Flow exec_inner(const Stmt& s);
 
   Value last_value;
-  bool last_was_expr = false;
 
   inline bool cond_true(const Expr& e);
   inline void exec_aug(const AugAssignStmt& a);

@@ -233,7 +233,6 @@ Value Evaluator::run_statements(const Program& prog, bool want_value, bool* has_
   *has_value = false;
   Value last;
   for (auto& s : prog.stmts) {
-    impl->last_was_expr = false;
     Flow f = impl->exec(*s);
     impl->check_interrupt_after(*s);
     if (f != Flow::Normal) {

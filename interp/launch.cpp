@@ -22,6 +22,8 @@
 #include <optional>
 #include <thread>
 
+#include "interp/program_file.hpp"
+
 extern char** environ;
 
 namespace nabla {
@@ -118,7 +120,8 @@ std::string parse_launch_args(const Args& args, LaunchCommand& cmd) {
   if (i >= args.size()) return "nabla launch needs a FILE.dsl to run (see nabla --help)";
   cmd.file = args[i];
   cmd.script_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-  if (!std::ifstream(cmd.file)) return "cannot open '" + cmd.file + "': " + std::strerror(errno);
+  // A folder or a device is refused here, once, not by each rank (interp/program_file.hpp).
+  if (std::string problem = program_file_problem(cmd.file); !problem.empty()) return problem;
   return "";
 }
 

@@ -14,6 +14,9 @@
 #   # expect stderr: TEXT      text that standard error must contain (each of them)
 #   # no stderr: TEXT          text that standard error must not contain
 #
+# Each run gets a fresh empty folder for the files it writes, named by the
+# environment variable REGRESS_TMP (`env("REGRESS_TMP")`), removed afterwards.
+#
 # Usage: regress.sh NABLA REPO_ROOT [FILE.dsl ...]  (default: every regress/*.dsl)
 set -u
 NABLA=$1
@@ -34,6 +37,8 @@ run_one() {
   status=$(directive status 0 "$file")
   timeout=$(directive timeout 60 "$file")
   read -r -a args <<<"$(directive args '' "$file")"
+  rm -rf "$WORK/tmp" && mkdir "$WORK/tmp"
+  export REGRESS_TMP="$WORK/tmp"
   if grep -q '^# stdin$' "$file"; then
     (ulimit -s 8192; timeout -s KILL "$timeout" "$NABLA" "${args[@]}" <"$file" >"$WORK/out" 2>"$WORK/err")
   else

@@ -7,7 +7,7 @@
 # expect: 200000 200000 0.0 many
 let d = {}
 for i in range(200000) { d[f"layer{i}.weight"] = ones([1]) * i }
-let path = "/tmp/nabla_regress_dist_ckpt_200k.st"
+let path = env("REGRESS_TMP") + "/ckpt_200k.st"  # removed after the run (regress.sh)
 save(d, path, metadata={"note": "many"})
 let back = load(path)
 let into = {}

@@ -8,7 +8,7 @@
 let w = ones([1], requires_grad=true)
 let total = zeros([1])
 for i in range(1000000) { total = total + w }
-let dir = env("TMPDIR", "/tmp")
+let dir = env("REGRESS_TMP")  # removed after the run (regress.sh)
 let dot = dir + "/nabla_graph_render.dot"
 render_autograd(total, dot)
 print(len(read_text(dot)) < 1000000)

@@ -47,7 +47,7 @@ r.apply(fn(m) = kinds.append(type(m)))
 print(kinds)
 r.to("cpu")
 r.load_state_dict(r.state_dict())
-let path = "/tmp/nabla_regress_modules_self.safetensors"
+let path = env("REGRESS_TMP") + "/self.safetensors"  # removed after the run (regress.sh)
 save(r, path)
 load(path, into=r)
 print(len(load(path)) == 3)
