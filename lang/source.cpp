@@ -92,7 +92,12 @@ void echo_window(std::string_view line, size_t col0, size_t* from, size_t* to) {
 }
 }  // namespace
 
-std::string format_error(const SourceSpan& span, const std::string& message) {
+// A message quotes values (`repr(x)` of a list nested a million deep is megabytes);
+// past this many characters it is cut, saying how long it was.
+constexpr size_t kMaxMessage = 10000;
+
+std::string format_error(const SourceSpan& span, const std::string& full_message) {
+  std::string message = clip_for_message(full_message, kMaxMessage);
   if (!span.valid()) return "error: " + message;
   std::string out = span.where() + ": error: " + message + "\n";
   std::string_view line = span.file->line_view(span.line);
