@@ -11,7 +11,6 @@
 // (whose nodes save tensors and attributes, ~600 bytes and more) are 2 * 10^5 deep,
 // twice the depth whose freeing overflowed.
 #include <doctest/doctest.h>
-#include <pthread.h>
 
 #include <chrono>
 #include <cstdio>
@@ -24,40 +23,19 @@
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
+#include "stack_thread.hpp"
 #include "viz/graphviz.hpp"
 
 using namespace nabla;
 
 namespace {
 
+// The default main-thread stack (ulimit -s 8192).
+void on_default_stack(const std::function<void()>& fn) { nabla::testing::run_with_stack(size_t(8) << 20, fn); }
+
 constexpr int64_t kLong = 10'000'000;  // the target for chains
 constexpr int64_t kOps = 200'000;      // op-table chains (twice what overflowed when freed)
 constexpr int64_t kWalk = 100'000;     // op-table chains walked (a frame per node would overflow)
-
-// Runs fn on a thread with an 8 MiB stack and rethrows what it threw.
-void on_default_stack(const std::function<void()>& fn) {
-  struct Call {
-    const std::function<void()>* fn;
-    std::exception_ptr error;
-  } call{&fn, nullptr};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, size_t(8) << 20);
-  pthread_t thread;
-  auto body = [](void* p) -> void* {
-    auto* c = static_cast<Call*>(p);
-    try {
-      (*c->fn)();
-    } catch (...) {
-      c->error = std::current_exception();
-    }
-    return nullptr;
-  };
-  REQUIRE(pthread_create(&thread, &attr, body, &call) == 0);
-  pthread_join(thread, nullptr);
-  pthread_attr_destroy(&attr);
-  if (call.error) std::rethrow_exception(call.error);
-}
 
 // Prints how long a phase took (visible with doctest's -s).
 struct Timer {

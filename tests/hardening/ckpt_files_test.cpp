@@ -32,13 +32,6 @@ namespace st = nabla::safetensors;
 
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
@@ -121,7 +114,7 @@ TEST_CASE("a writer follows a symlink to a regular file, and the link stays a li
     write(link);
     CHECK(fs::is_symlink(link));
     CHECK(fs::read_symlink(link) == target);
-    CHECK(read_bytes(target) != "old");
+    CHECK(nabla::testing::read_file(target) != "old");
     CHECK(!fs::exists(target + ".tmp"));
     CHECK(!fs::exists(link + ".tmp"));
   }

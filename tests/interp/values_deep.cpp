@@ -4,7 +4,6 @@
 // interpreter's teardown. The chains are built and freed on a thread with a small
 // stack, so that a free that recursed per level would overflow it whatever the
 // process's stack limit is.
-#include <pthread.h>
 
 #include <functional>
 #include <memory>
@@ -14,6 +13,7 @@
 #include "helpers.hpp"
 #include "interp/cycles.hpp"
 #include "interp/value.hpp"
+#include "stack_thread.hpp"
 
 using namespace nabla::interp;
 using nabla::testing::Session;
@@ -22,30 +22,9 @@ namespace {
 
 constexpr int kDeep = 1000000;
 
-// Runs f on a thread whose stack is `stack_bytes`; returns what it threw ("" if nothing).
+// What f threw on a thread whose stack is `stack_bytes` ("" if nothing).
 std::string on_small_stack(const std::function<void()>& f, size_t stack_bytes = 512 * 1024) {
-  struct Job {
-    const std::function<void()>* f;
-    std::string error;
-  } job{&f, ""};
-  auto body = [](void* p) -> void* {
-    auto* j = static_cast<Job*>(p);
-    try {
-      (*j->f)();
-    } catch (const std::exception& e) {
-      j->error = e.what();
-      if (j->error.empty()) j->error = "exception";
-    }
-    return nullptr;
-  };
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, stack_bytes);
-  pthread_t thread;
-  REQUIRE(pthread_create(&thread, &attr, body, &job) == 0);
-  pthread_attr_destroy(&attr);
-  pthread_join(thread, nullptr);
-  return job.error;
+  return nabla::testing::error_with_stack(stack_bytes, f);
 }
 
 Value deep_list(int n) {

@@ -2,7 +2,6 @@
 // over nested values] in interp/value_walk.hpp): printing shows a cycle as Python
 // does, comparisons of cycles are errors naming the operation, and a deep value either
 // works or fails cleanly when the stack runs short (checked on a small stack).
-#include <pthread.h>
 
 #include <functional>
 #include <memory>
@@ -12,37 +11,16 @@
 #include "interp/builtins_internal.hpp"
 #include "interp/value.hpp"
 #include "interp/value_walk.hpp"
+#include "stack_thread.hpp"
 
 using namespace nabla::interp;
 using nabla::testing::Session;
 
 namespace {
 
-// Runs f on a thread with a 1 MiB stack (half of it the guard's reserve); returns what
-// it threw ("" if nothing).
-std::string on_small_stack(const std::function<void()>& f) {
-  struct Job {
-    const std::function<void()>* f;
-    std::string error;
-  } job{&f, ""};
-  auto body = [](void* p) -> void* {
-    auto* j = static_cast<Job*>(p);
-    try {
-      (*j->f)();
-    } catch (const std::exception& e) {
-      j->error = e.what();
-    }
-    return nullptr;
-  };
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 1 << 20);
-  pthread_t thread;
-  REQUIRE(pthread_create(&thread, &attr, body, &job) == 0);
-  pthread_attr_destroy(&attr);
-  pthread_join(thread, nullptr);
-  return job.error;
-}
+// What f threw on a thread with a 1 MiB stack, half of it the guard's reserve ("" if
+// nothing).
+std::string on_small_stack(const std::function<void()>& f) { return nabla::testing::error_with_stack(1 << 20, f); }
 
 Value deep_list(int n) {
   Value l = make_list({Value::integer(1)});

@@ -6,17 +6,11 @@
 
 #include "lang/grammar.hpp"
 #include "lang/parser.hpp"
+#include "parse_text.hpp"
 
 using namespace nabla::lang;
 
 namespace {
-
-ParseResult parse_text(const std::string& text, const std::string& name = "t.dsl") {
-  auto file = std::make_shared<SourceFile>();
-  file->name = name;
-  file->text = text;
-  return parse(file);
-}
 
 std::string dump(const Expr& e);
 

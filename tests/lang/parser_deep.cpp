@@ -4,24 +4,18 @@
 // trees are freed without recursion; a thread with a small stack gets an error, not
 // a crash; x[y[z[...]]] parses in linear time.
 #include <doctest/doctest.h>
-#include <pthread.h>
 
 #include <chrono>
 #include <functional>
 
 #include "lang/parser.hpp"
+#include "parse_text.hpp"
 #include "lang/stack_depth.hpp"
+#include "stack_thread.hpp"
 
 using namespace nabla::lang;
 
 namespace {
-
-ParseResult parse_text(const std::string& text) {
-  auto file = std::make_shared<SourceFile>();
-  file->name = "t.dsl";
-  file->text = text;
-  return parse(file);
-}
 
 std::string repeat(const std::string& s, size_t n) {
   std::string out;
@@ -38,19 +32,7 @@ std::string first_error_line(const std::string& text) {
 }
 
 // Runs f on a thread of its own with a stack of `bytes`.
-void on_thread_with_stack(size_t bytes, const std::function<void()>& f) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, bytes);
-  pthread_t thread;
-  auto body = [](void* p) -> void* {
-    (*static_cast<const std::function<void()>*>(p))();
-    return nullptr;
-  };
-  REQUIRE(pthread_create(&thread, &attr, body, const_cast<std::function<void()>*>(&f)) == 0);
-  pthread_join(thread, nullptr);
-  pthread_attr_destroy(&attr);
-}
+void on_thread_with_stack(size_t bytes, const std::function<void()>& f) { nabla::testing::run_with_stack(bytes, f); }
 
 // Depth of the first-operand chain below e (the AST's left spine).
 size_t spine(const Expr& e) {

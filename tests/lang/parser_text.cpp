@@ -7,17 +7,11 @@
 #include <chrono>
 
 #include "lang/parser.hpp"
+#include "parse_text.hpp"
 
 using namespace nabla::lang;
 
 namespace {
-
-ParseResult parse_text(const std::string& text) {
-  auto file = std::make_shared<SourceFile>();
-  file->name = "t.dsl";
-  file->text = text;
-  return parse(file);
-}
 
 std::string error_of(const std::string& text) {
   ParseResult r = parse_text(text);

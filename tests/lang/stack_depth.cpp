@@ -2,9 +2,9 @@
 // at each level stops with the reserve still free, on the main thread and on a
 // thread with a small stack of its own.
 #include <doctest/doctest.h>
-#include <pthread.h>
 
 #include "lang/stack_depth.hpp"
+#include "stack_thread.hpp"
 
 using namespace nabla::lang;
 
@@ -20,12 +20,6 @@ namespace {
   return reached + frame[0] - 1;  // frame is read after the call: no tail call
 }
 
-void* run_on_small_stack(void* out) {
-  *static_cast<int*>(out) = recurse_until_full(0);
-  *(static_cast<int*>(out) + 1) = static_cast<int>(stack_bytes_left() / 1024);
-  return nullptr;
-}
-
 }  // namespace
 
 TEST_CASE("the stack guard stops a deep recursion with the reserve left") {
@@ -36,15 +30,12 @@ TEST_CASE("the stack guard stops a deep recursion with the reserve left") {
 }
 
 TEST_CASE("the stack guard measures each thread's own stack") {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 2u << 20);  // 2 MiB: 1.5 MiB above the reserve
-  int result[2] = {0, 0};
-  pthread_t thread;
-  REQUIRE(pthread_create(&thread, &attr, run_on_small_stack, result) == 0);
-  pthread_join(thread, nullptr);
-  pthread_attr_destroy(&attr);
-  CHECK(result[0] > 100);
-  CHECK(result[0] < 2 * 1024 * 1024 / 256);  // it stopped inside the 2 MiB
-  CHECK(result[1] > 0);
+  int depth = 0, kib_left = 0;
+  nabla::testing::run_with_stack(2u << 20, [&] {  // 2 MiB: 1.5 MiB above the reserve
+    depth = recurse_until_full(0);
+    kib_left = static_cast<int>(stack_bytes_left() / 1024);
+  });
+  CHECK(depth > 100);
+  CHECK(depth < 2 * 1024 * 1024 / 256);  // it stopped inside the 2 MiB
+  CHECK(kib_left > 0);
 }

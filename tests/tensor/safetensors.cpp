@@ -22,12 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
@@ -172,7 +166,7 @@ TEST_CASE("safetensors: a truncated file on disk is an error naming it") {
   TempDir tmp("nabla_safetensors");
   std::string path = tmp.file("t.safetensors");
   st::save_file(path, {{"a", tensor_from({1, 2, 3, 4}, {4}, DType::f32)}});
-  std::string bytes = read_bytes(path);
+  std::string bytes = nabla::testing::read_file(path);
   write_bytes(path, bytes.substr(0, bytes.size() - 3));
   CHECK_THROWS_WITH_AS(st::load_file(path),
                        (path + ": tensor 'a': data_offsets [0, 16] are out of range (the data section has 13 bytes)")
@@ -202,7 +196,7 @@ TEST_CASE("safetensors: a failed save leaves the old file intact") {
   TempDir tmp("nabla_safetensors");
   std::string path = tmp.file("model.safetensors");
   st::save_file(path, {{"w", tensor_from({1, 2}, {2}, DType::f32)}});
-  std::string before = read_bytes(path);
+  std::string before = nabla::testing::read_file(path);
   // The temporary path is a directory: opening it for writing fails.
   fs::create_directory(path + ".tmp");
   CHECK_THROWS_WITH_AS(st::save_file(path, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}}),
@@ -210,7 +204,7 @@ TEST_CASE("safetensors: a failed save leaves the old file intact") {
                         ".tmp': Is a directory")
                            .c_str(),
                        Error);
-  CHECK(read_bytes(path) == before);
+  CHECK(nabla::testing::read_file(path) == before);
   CHECK(fs::is_directory(path + ".tmp"));
   fs::remove(path + ".tmp");
   // A symlink planted at the temporary path is refused, and its target left alone.
@@ -222,8 +216,8 @@ TEST_CASE("safetensors: a failed save leaves the old file intact") {
                                           ".tmp': Too many levels of symbolic links")
                                              .c_str()),
                        Error);
-  CHECK(read_bytes(victim) == "precious");
-  CHECK(read_bytes(path) == before);
+  CHECK(nabla::testing::read_file(victim) == "precious");
+  CHECK(nabla::testing::read_file(path) == before);
   fs::remove(path + ".tmp");
   // A write error part way (here a file size limit, as a full disk would) removes
   // the temporary file.
@@ -237,7 +231,7 @@ TEST_CASE("safetensors: a failed save leaves the old file intact") {
                        ("save: cannot write '" + path + "': File too large").c_str(), Error);
   REQUIRE(setrlimit(RLIMIT_FSIZE, &saved) == 0);
   std::signal(SIGXFSZ, saved_handler);
-  CHECK(read_bytes(path) == before);
+  CHECK(nabla::testing::read_file(path) == before);
   CHECK(tmp.listing() == std::vector<std::string>{"model.safetensors", "victim"});
   // A successful save replaces it.
   st::save_file(path, {{"w", tensor_from({3, 4, 5}, {3}, DType::f32)}});
