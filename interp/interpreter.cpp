@@ -10,10 +10,10 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "interp/evaluator.hpp"
-#include "interp/graph_module.hpp"
-#include "interp/profile.hpp"
-#include "interp/program_file.hpp"
+#include "interp/eval/evaluator.hpp"
+#include "interp/builtins/graph_module.hpp"
+#include "interp/builtins/profile.hpp"
+#include "interp/cli/program_file.hpp"
 #include "lang/parser.hpp"
 #include "tensor/allocator.hpp"
 
@@ -24,7 +24,7 @@ using interp::LangError;
 using interp::Value;
 
 // Note [Interrupts]
-// Ctrl-C is never lost. The SIGINT handler (interp/repl.cpp) only sets the evaluator's
+// Ctrl-C is never lost. The SIGINT handler (interp/cli/repl.cpp) only sets the evaluator's
 // interrupt_flag; the evaluator checks it before and after every statement, at each
 // loop iteration and call, and inside builtins that wait (time.sleep). So a Ctrl-C
 // during a long native op stops the run when the op returns, at that statement, even
@@ -87,7 +87,7 @@ struct Interpreter::Impl {
 
   // Runs f on the worker under the limits; the containers it makes join the
   // evaluator's registry, and the cycles it left behind are freed when it is done
-  // (Note [Reference cycles] in interp/cycles.hpp).
+  // (Note [Reference cycles] in interp/values/cycles.hpp).
   void run(const std::function<void()>& f) {
     run_on_worker([&] {
       interp::CycleRegistry::Scope objects(&ev.cycles);

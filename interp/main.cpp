@@ -22,9 +22,9 @@
 
 #include "autograd/op_table.hpp"
 #include "interp/interpreter.hpp"
-#include "interp/launch.hpp"
-#include "interp/program_file.hpp"
-#include "interp/repl.hpp"
+#include "interp/cli/launch.hpp"
+#include "interp/cli/program_file.hpp"
+#include "interp/cli/repl.hpp"
 #include "passes/pass_manager.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 

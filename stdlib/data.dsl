@@ -1,5 +1,5 @@
 # data: datasets, mini-batches, file readers and a progress bar.
-# The readers and the batching are native (the `_data` module, interp/builtins_data.cpp).
+# The readers and the batching are native (the `_data` module, interp/builtins/builtins_data.cpp).
 import _data
 
 # read_idx(path, scale=false): an IDX file (gzipped or plain) as a tensor. Integer

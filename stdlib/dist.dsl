@@ -1,5 +1,5 @@
 # dist: training on several processes (issue 8), as torch.distributed. The process
-# group is native (the `_dist` module, interp/builtins_dist.cpp): Gloo for CPU tensors,
+# group is native (the `_dist` module, interp/builtins/builtins_dist.cpp): Gloo for CPU tensors,
 # NCCL for CUDA tensors. Start N ranks with `nabla launch -n N file.dsl` (or any
 # launcher that sets RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT, as torchrun does).
 #

@@ -122,7 +122,7 @@ model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=fal
 # One Adam / AdamW update of parameter p with gradient g and state st (PyTorch 1.13's
 # single-tensor algorithm). decoupled: AdamW's p = p * (1 - lr * wd) instead of
 # Adam's g = g + wd * p. Contiguous f32/f64 tensors take the fused native update
-# (interp/builtins_optim.cpp, one pass without temporaries), others the tensor ops.
+# (interp/builtins/builtins_optim.cpp, one pass without temporaries), others the tensor ops.
 fn _adam_update(p, g, st, lr, beta1, beta2, eps, wd, amsgrad, decoupled) {
   if "step" in st {
     st["step"] = st["step"] + 1

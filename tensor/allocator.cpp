@@ -174,7 +174,7 @@ size_t CpuAllocator::set_limit(size_t bytes) {
 // not allocated here, but the memory budget counts them too:
 //  - live: each str is charged its bytes when it is made and refunded when it goes,
 //    each list or tuple the bytes of its items' array, again before an append or
-//    extend grows it (interp/value.cpp keeps the books; container_methods.cpp grows).
+//    extend grows it (interp/values/value.cpp keeps the books; container_methods.cpp grows).
 //    add_host() keeps the total that host_bytes() reports; the budget of set_limit
 //    counts it with the tensors (budget_in_use), and check_host_budget() is where a
 //    new str or list meets the budget: past it, the budget's error, before it is made.

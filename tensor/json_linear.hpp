@@ -1,5 +1,5 @@
 // JSON in time linear in its size, for the checkpoint headers (safetensors.cpp) and
-// their "nabla.values" (interp/builtins_checkpoint.cpp).
+// their "nabla.values" (interp/builtins/builtins_checkpoint.cpp).
 //
 // Note [Linear JSON]
 // nlohmann::ordered_json keeps an object's keys in a vector, in order, and finds a key

@@ -8,7 +8,7 @@
 //             relative to the start of this data section
 //
 // Deals only with tensors and files (the language's save/load are in
-// interp/builtins_checkpoint.cpp). Errors are nabla::Error naming the file.
+// interp/builtins/builtins_checkpoint.cpp). Errors are nabla::Error naming the file.
 //
 // Note [Checkpoint checksums]
 // A bit flipped on disk leaves a file that still parses: tensor bytes have no

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <memory>
 
-#include "interp/idx_reader.hpp"
+#include "interp/builtins/idx_reader.hpp"
 #include "interp/interpreter.hpp"
 #include "passes/ir.hpp"
 #include "tensor/allocator.hpp"

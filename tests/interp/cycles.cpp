@@ -1,4 +1,4 @@
-// The cycle collector (Note [Reference cycles] in interp/cycles.hpp): cycles of
+// The cycle collector (Note [Reference cycles] in interp/values/cycles.hpp): cycles of
 // values that hold a tensor must give the tensor's memory back once nothing outside
 // reaches them (after the eval, or when the interpreter goes), and nothing that is
 // still reachable may be freed. The CPU allocator's live bytes tell.

@@ -1,6 +1,6 @@
 // Integer edges (issue 25, item 5): every int64 operation of the language whose exact
 // result does not fit is "integer overflow in OP", never a SIGFPE or a wrapped value
-// (Note [Integer overflow] in interp/operators.cpp); 0 ** negative is a division by
+// (Note [Integer overflow] in interp/values/operators.cpp); 0 ** negative is a division by
 // zero; ranges count without overflow; the CPU kernels divide integers without
 // trapping (Note [Integer tensor arithmetic] in tensor/cpu/scalar_ops.hpp).
 #include <string>

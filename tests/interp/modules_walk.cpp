@@ -1,4 +1,4 @@
-// The module walk (Note [Module walk] in interp/module_walk.hpp): a model that holds
+// The module walk (Note [Module walk] in interp/models/module_walk.hpp): a model that holds
 // itself, a submodule held twice, a cycle at a distance, models in lists and dicts,
 // tied weights. Each module and each tensor is visited once by every builtin that
 // walks, state_dict names a shared module once (its first path), load_state_dict

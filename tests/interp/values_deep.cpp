@@ -1,5 +1,5 @@
 // Deep values (issue 25 item 1): freeing a value nested a million deep must not
-// recurse per level (Note [Freeing deep values] in interp/value.cpp), through every
+// recurse per level (Note [Freeing deep values] in interp/values/value.cpp), through every
 // kind of value that holds values, and neither may the cycle collector nor the
 // interpreter's teardown. The chains are built and freed on a thread with a small
 // stack, so that a free that recursed per level would overflow it whatever the
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "helpers.hpp"
-#include "interp/cycles.hpp"
-#include "interp/value.hpp"
+#include "interp/values/cycles.hpp"
+#include "interp/values/value.hpp"
 #include "stack_thread.hpp"
 
 using namespace nabla::interp;

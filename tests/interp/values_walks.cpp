@@ -1,5 +1,5 @@
 // Walks over values that hold themselves or nest deeply (issue 25 item 3, Note [Walks
-// over nested values] in interp/value_walk.hpp): printing shows a cycle as Python
+// over nested values] in interp/values/value_walk.hpp): printing shows a cycle as Python
 // does, comparisons of cycles are errors naming the operation, and a deep value either
 // works or fails cleanly when the stack runs short (checked on a small stack).
 
@@ -8,9 +8,9 @@
 #include <string>
 
 #include "helpers.hpp"
-#include "interp/builtins_internal.hpp"
-#include "interp/value.hpp"
-#include "interp/value_walk.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/values/value.hpp"
+#include "interp/values/value_walk.hpp"
 #include "stack_thread.hpp"
 
 using namespace nabla::interp;

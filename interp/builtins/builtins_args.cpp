@@ -1,0 +1,204 @@
+// Argument binding for builtins (names, required, keywords) and conversions of
+// values: ints, numbers, bools, dtypes, shapes, nested lists to tensors and
+// tensors back to lists. No builtin is defined here.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/values/value_walk.hpp"
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/loops.hpp"
+
+namespace nabla::interp {
+
+Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names, size_t required) {
+  Bound b;
+  size_t n = names.size();
+  b.v.resize(n);
+  b.given.assign(n, false);
+  std::vector<const char*> nm(names);
+  if (a.pos.size() > n)
+    fail(fname + "() takes at most " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
+         std::to_string(a.pos.size()) + " were given");
+  for (size_t k = 0; k < a.pos.size(); ++k) {
+    b.v[k] = std::move(a.pos[k]);
+    b.given[k] = true;
+  }
+  for (auto& [key, val] : a.kw) {
+    size_t k = 0;
+    while (k < n && key != nm[k]) ++k;
+    if (k == n) fail(fname + "() got an unexpected keyword argument '" + key + "'");
+    if (b.given[k]) fail(fname + "() got multiple values for argument '" + key + "'");
+    b.v[k] = std::move(val);
+    b.given[k] = true;
+  }
+  for (size_t k = 0; k < required; ++k)
+    if (!b.given[k]) fail(fname + "() missing required argument '" + nm[k] + "'");
+  return b;
+}
+
+int64_t int_from_double(double d, const std::string& what) {
+  // [-2^63, 2^63): both bounds are exact doubles; NaN fails both comparisons.
+  if (!(d >= -0x1p63 && d < 0x1p63)) fail(what + ": " + float_repr(d) + " is outside the range of a 64-bit int");
+  return static_cast<int64_t>(d);
+}
+
+int64_t as_int(const Value& v, const std::string& what) {
+  if (v.tag == Tag::Int) return v.i;
+  if (v.tag == Tag::Bool) return v.b;
+  if (v.tag == Tag::Float && v.f == std::floor(v.f)) return int_from_double(v.f, what);
+  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype())) return v.t.item_int();
+  fail(what + ": expected an int, got " + type_name(v));
+}
+
+double as_num(const Value& v, const std::string& what) {
+  if (v.is_num()) return v.as_double();
+  if (v.tag == Tag::Tensor && v.t.numel() == 1) return v.t.item();
+  fail(what + ": expected a number, got " + type_name(v));
+}
+
+bool as_bool(const Value& v, const std::string& what) {
+  if (v.tag == Tag::Bool) return v.b;
+  if (v.tag == Tag::Int) return v.i != 0;
+  fail(what + ": expected a bool, got " + type_name(v));
+}
+
+const Tensor& as_tensor(const Value& v, const std::string& what) {
+  if (v.tag != Tag::Tensor) fail(what + ": expected a tensor, got " + type_name(v));
+  return v.t;
+}
+
+std::vector<int64_t> as_ints(const Value& v, const std::string& what) {
+  std::vector<int64_t> out;
+  if (v.tag == Tag::List || v.tag == Tag::Tuple) {
+    for (auto& x : v.as<ListObj>()->items) out.push_back(as_int(x, what));
+    return out;
+  }
+  if (v.tag == Tag::Int) return {v.i};
+  if (v.tag == Tag::Tensor && v.t.dim() <= 1 && !is_floating(v.t.dtype())) return to_int64_vector(v.t);
+  fail(what + ": expected a list of ints, got " + type_name(v));
+}
+
+DType as_dtype(const Value& v, const std::string& what) {
+  if (v.tag == Tag::DType) return v.dt;
+  if (v.tag == Tag::Str) {
+    DType d;
+    if (dtype_from_name(v.as<StrObj>()->s, &d)) return d;
+    fail(what + ": unknown dtype '" + v.as<StrObj>()->s + "' (expected f32, f64, f16, bf16, i64, i32, i8, u8 or bool)");
+  }
+  if (v.tag == Tag::Native) {
+    const std::string& n = v.as<NativeObj>()->name;
+    if (n == "bool") return DType::b8;
+    if (n == "float") return DType::f32;
+    if (n == "int") return DType::i64;
+  }
+  fail(what + ": expected a dtype (f32, f64, f16, bf16, i64, i32, i8, u8, bool), got " + type_name(v));
+}
+
+// Shape given as a list/tuple or as varargs starting at pos[start].
+std::vector<int64_t> shape_args(const std::vector<Value>& pos, size_t start, const std::string& fname) {
+  if (pos.size() == start + 1 && (pos[start].tag == Tag::List || pos[start].tag == Tag::Tuple))
+    return as_ints(pos[start], fname);
+  std::vector<int64_t> out;
+  for (size_t k = start; k < pos.size(); ++k) out.push_back(as_int(pos[k], fname));
+  return out;
+}
+
+
+Value tuple_of(const TensorList& ts) {
+  std::vector<Value> items;
+  for (auto& t : ts) items.push_back(tensor_value(t));
+  return make_tuple(std::move(items));
+}
+
+// ---- tensors from values ----------------------------------------------------------------
+
+Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
+  if (v.tag == Tag::Tensor) {
+    Tensor t = contiguous_raw(v.t);
+    if (t.is_same(v.t)) {
+      Tensor c = empty(v.t.sizes(), v.t.dtype(), v.t.device());
+      copy_into(c, v.t);
+      t = c;
+    }
+    return dtype && *dtype != t.dtype() ? to_dtype_raw(t, *dtype) : t;
+  }
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+  std::vector<int64_t> ints;  // the same values exactly, while no float came (2**53 + 1 is not a double)
+  int kind = 0;  // 0 bool, 1 int, 2 float
+  bool any = false;
+  // Recursive, as deep as a tensor has dims at most (the CPU loops' limit): a deeper
+  // list, or one that holds itself, is an error (Note [Walks over nested values]).
+  std::function<void(const Value&, size_t)> walk = [&](const Value& x, size_t depth) {
+    if (x.tag == Tag::List || x.tag == Tag::Tuple) {
+      if (depth >= static_cast<size_t>(cpu::kMaxLoopDims)) {
+        if (holds_itself(x)) fail_cycle("tensor()", x);
+        fail("tensor(): the nested list is more than " + std::to_string(cpu::kMaxLoopDims) +
+             " levels deep (a tensor has at most " + std::to_string(cpu::kMaxLoopDims) + " dims)");
+      }
+      auto& items = x.as<ListObj>()->items;
+      if (depth == shape.size()) {
+        if (any && depth >= shape.size()) fail("tensor(): ragged nested list (a number where a list was expected)");
+        shape.push_back(static_cast<int64_t>(items.size()));
+      } else if (shape[depth] != static_cast<int64_t>(items.size())) {
+        fail("tensor(): ragged nested list (lengths " + std::to_string(shape[depth]) + " and " +
+             std::to_string(items.size()) + " at depth " + std::to_string(depth) + ")");
+      }
+      for (auto& y : items) walk(y, depth + 1);
+      return;
+    }
+    if (depth != shape.size()) fail("tensor(): ragged nested list (a number where a list was expected)");
+    any = true;
+    if (x.tag == Tag::Bool) {
+      values.push_back(x.b ? 1 : 0);
+      ints.push_back(x.b ? 1 : 0);
+    } else if (x.tag == Tag::Int) {
+      values.push_back(static_cast<double>(x.i));
+      ints.push_back(x.i);
+      kind = std::max(kind, 1);
+    } else if (x.tag == Tag::Float) {
+      values.push_back(x.f);
+      kind = 2;
+    } else if (x.tag == Tag::Tensor && x.t.numel() == 1) {
+      bool floating = is_floating(x.t.dtype());
+      values.push_back(x.t.item());
+      ints.push_back(floating ? 0 : x.t.item_int());
+      kind = std::max(kind, floating ? 2 : x.t.dtype() == DType::b8 ? 0 : 1);
+    } else {
+      fail(std::string("tensor(): expected numbers or nested lists of numbers, got ") + type_name(x));
+    }
+  };
+  walk(v, 0);
+  DType dt = dtype ? *dtype : kind == 2 ? DType::f32 : kind == 1 ? DType::i64 : DType::b8;
+  if (!any && !dtype) dt = DType::f32;
+  if (kind == 2 || is_floating(dt)) return tensor_from(values, Shape(shape), dt);
+  // Ints exactly: through doubles, int64 max would come back as int64 min.
+  Tensor t = empty(Shape(shape), DType::i64);
+  std::copy(ints.begin(), ints.end(), t.data<int64_t>());
+  return dt == DType::i64 ? t : to_dtype_raw(t, dt);
+}
+
+Value tolist(const Tensor& t) {
+  // The elements in order as language values; integers read exactly.
+  std::vector<Value> scalars;
+  if (is_floating(t.dtype())) {
+    for (double d : to_double_vector(t)) scalars.push_back(Value::number(d));
+  } else {
+    for (int64_t i : to_int64_vector(t)) scalars.push_back(t.dtype() == DType::b8 ? Value::boolean(i != 0) : Value::integer(i));
+  }
+  if (t.dim() == 0) return scalars[0];
+  size_t pos = 0;
+  std::function<Value(int64_t)> build = [&](int64_t d) -> Value {
+    std::vector<Value> items;
+    for (int64_t k = 0; k < t.size(d); ++k)
+      items.push_back(d + 1 == t.dim() ? scalars[pos++] : build(d + 1));
+    return make_list(std::move(items));
+  };
+  return build(0);
+}
+
+}  // namespace nabla::interp

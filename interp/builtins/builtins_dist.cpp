@@ -1,0 +1,165 @@
+// The native side of `import dist` (stdlib/dist.dsl), the module `_dist`: the process
+// group (tensor/dist/communicator.hpp) and the data-parallel reducer
+// (autograd/grad_reducer.hpp). Collectives work in place on the tensor's storage, as
+// torch.distributed's do, outside autograd; the differentiable ones for tensor
+// parallelism are ops of the table (autograd/ops/dist.cpp).
+#include <chrono>
+#include <cmath>
+
+#include "autograd/grad_reducer.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "tensor/dist/communicator.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+using dist::Communicator;
+
+std::string str_arg(const Bound& b, size_t k, const std::string& what, const std::string& fallback) {
+  if (!b.has(k)) return fallback;
+  if (b[k].tag != Tag::Str) fail(what + " must be a str, got " + type_name(b[k]));
+  return b[k].as<StrObj>()->s;
+}
+
+// The tensor of a collective, which writes in place into its storage. Its layout
+// (contiguous or not) is the communicator's to check, after the ranks have compared
+// their calls (Note [Collective checks]), so that every rank fails alike.
+Tensor inplace_arg(const Value& v, const std::string& what) { return as_tensor(v, what); }
+
+void install(Module& m, const char* name, Fn fn) { m.set(name, make_native(name, std::move(fn))); }
+
+// dist.init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30)
+Value init_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("dist.init()");
+  Bound b = bind("init", a, {"backend", "init_method", "rank", "world_size", "timeout"}, 0);
+  if (dist::default_communicator()) fail("dist.init: the process group is already initialized (dist.destroy() first)");
+  dist::InitOptions o;
+  o.backend = str_arg(b, 0, "dist.init: backend", "gloo");
+  o.init_method = str_arg(b, 1, "dist.init: init_method", "env://");
+  if (b.has(2)) o.rank = static_cast<int>(as_int(b[2], "dist.init: rank"));
+  if (b.has(3)) o.world_size = static_cast<int>(as_int(b[3], "dist.init: world_size"));
+  if (b.has(4)) o.timeout = dist::Millis(int_from_double(std::round(as_num(b[4], "dist.init: timeout") * 1000), "dist.init: timeout in ms"));
+  dist::set_default_communicator(dist::init_communicator(o));
+  return Value();
+}
+
+Value reducer_value(std::shared_ptr<GradReducer> r) {
+  auto obj = std::make_shared<ObjectObj>();
+  obj->type_name = "GradReducer";
+  obj->methods["set_sync"] = [r](Evaluator&, CallArgs& a) {
+    Bound b = bind("set_sync", a, {"self", "on"}, 2);
+    bool before = r->sync();
+    r->set_sync(as_bool(b[1], "set_sync(): on"));
+    return Value::boolean(before);
+  };
+  obj->methods["num_buckets"] = [r](Evaluator&, CallArgs& a) {
+    bind("num_buckets", a, {"self"}, 1);
+    return Value::integer(static_cast<int64_t>(r->num_buckets()));
+  };
+  obj->methods["bucket_params"] = [r](Evaluator&, CallArgs& a) {
+    bind("bucket_params", a, {"self"}, 1);
+    auto out = std::make_shared<ListObj>();
+    for (const auto& bucket : r->bucket_params()) {
+      auto l = std::make_shared<ListObj>();
+      for (size_t i : bucket) l->items.push_back(Value::integer(static_cast<int64_t>(i)));
+      out->items.push_back(Value::object(Tag::List, l));
+    }
+    return Value::object(Tag::List, out);
+  };
+  obj->methods["comm_stats"] = [r](Evaluator&, CallArgs& a) {
+    bind("comm_stats", a, {"self"}, 1);
+    auto d = std::make_shared<DictObj>();
+    d->set(make_str("comm_us"), Value::number(r->last_comm_us()));
+    d->set(make_str("wait_us"), Value::number(r->last_wait_us()));
+    return Value::object(Tag::Dict, d);
+  };
+  return Value::object(Tag::Object, obj);
+}
+
+std::shared_ptr<Module> dist_native_module(Evaluator&) {
+  auto m = std::make_shared<Module>();
+  m->name = "_dist";
+  install(*m, "init", init_builtin);
+  install(*m, "is_initialized", [](Evaluator&, CallArgs& a) {
+    bind("is_initialized", a, {}, 0);
+    return Value::boolean(dist::default_communicator() != nullptr);
+  });
+  install(*m, "destroy", [](Evaluator&, CallArgs& a) {
+    bind("destroy", a, {}, 0);
+    dist::set_default_communicator(nullptr);
+    return Value();
+  });
+  install(*m, "rank", [](Evaluator&, CallArgs& a) {
+    bind("rank", a, {}, 0);
+    return Value::integer(dist::require_communicator("dist.rank()").rank());
+  });
+  install(*m, "world_size", [](Evaluator&, CallArgs& a) {
+    bind("world_size", a, {}, 0);
+    return Value::integer(dist::require_communicator("dist.world_size()").world_size());
+  });
+  install(*m, "backend", [](Evaluator&, CallArgs& a) {
+    bind("backend", a, {}, 0);
+    return make_str(dist::require_communicator("dist.backend()").backend());
+  });
+  install(*m, "all_reduce", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("all_reduce", a, {"tensor", "op"}, 1);
+    Tensor t = inplace_arg(b[0], "dist.all_reduce: tensor");
+    dist::require_communicator("dist.all_reduce").all_reduce(t, dist::reduce_op_from_name(str_arg(b, 1, "op", "sum")));
+    return b[0];
+  });
+  install(*m, "broadcast", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("broadcast", a, {"tensor", "src"}, 1);
+    Tensor t = inplace_arg(b[0], "dist.broadcast: tensor");
+    int src = b.has(1) ? static_cast<int>(as_int(b[1], "dist.broadcast: src")) : 0;
+    dist::require_communicator("dist.broadcast").broadcast(t, src);
+    return b[0];
+  });
+  install(*m, "all_gather", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("all_gather", a, {"tensor"}, 1);
+    Tensor t = inplace_arg(b[0], "dist.all_gather: tensor");
+    return Value::tensor(dist::require_communicator("dist.all_gather").all_gather(t));
+  });
+  install(*m, "reduce_scatter", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("reduce_scatter", a, {"tensor", "op"}, 1);
+    Tensor t = inplace_arg(b[0], "dist.reduce_scatter: tensor");
+    dist::ReduceOp op = dist::reduce_op_from_name(str_arg(b, 1, "op", "sum"));
+    return Value::tensor(dist::require_communicator("dist.reduce_scatter").reduce_scatter(t, op));
+  });
+  install(*m, "barrier", [](Evaluator&, CallArgs& a) {
+    bind("barrier", a, {}, 0);
+    dist::require_communicator("dist.barrier").barrier();
+    return Value();
+  });
+  install(*m, "send", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("send", a, {"tensor", "dst"}, 2);
+    Tensor t = inplace_arg(b[0], "dist.send: tensor");
+    dist::require_communicator("dist.send").send(t, static_cast<int>(as_int(b[1], "dist.send: dst")));
+    return Value();
+  });
+  install(*m, "recv", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("recv", a, {"tensor", "src"}, 2);
+    Tensor t = inplace_arg(b[0], "dist.recv: tensor");
+    dist::require_communicator("dist.recv").recv(t, static_cast<int>(as_int(b[1], "dist.recv: src")));
+    return b[0];
+  });
+  // Reducer(params, bucket_bytes): the gradient averaging of DistributedDataParallel.
+  install(*m, "Reducer", [](Evaluator&, CallArgs& a) {
+    Bound b = bind("Reducer", a, {"params", "bucket_bytes"}, 2);
+    TensorList params;
+    if (b[0].tag != Tag::List && b[0].tag != Tag::Tuple) fail("Reducer: params must be a list of tensors");
+    for (const Value& v : b[0].as<ListObj>()->items) params.push_back(as_tensor(v, "Reducer: params"));
+    int64_t bytes = as_int(b[1], "Reducer: bucket_bytes");
+    if (bytes <= 0) fail("Reducer: bucket_bytes must be positive");
+    auto comm = dist::default_communicator();
+    if (!comm) fail("DistributedDataParallel needs a process group: call dist.init() first");
+    return reducer_value(std::make_shared<GradReducer>(params, static_cast<size_t>(bytes), comm));
+  });
+  return m;
+}
+
+}  // namespace
+
+void install_dist_builtins(Evaluator& ev) { ev.native_modules["_dist"] = dist_native_module; }
+
+}  // namespace nabla::interp

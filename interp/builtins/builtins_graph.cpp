@@ -1,0 +1,465 @@
+// compile(f, example_inputs..., train=false): graph mode. The function (or model) runs
+// once under a Capture (passes/capture.hpp) and the recorded graph is kept with the
+// guards it depends on: the shape and dtype of each tensor argument, the value of
+// every other argument, and a model's training flag. Calling the graph module checks
+// the guards; a call whose guards fail captures again (at most kMaxGraphs graphs are
+// kept) and the reason is logged for gm.explain(). In train mode the capture also
+// records the backward (the ops that backward rules run), and a call writes the
+// parameters' .grad like loss.backward() would. The operations behind the graph
+// module's methods are graph_module.hpp's, which `nabla graph` and `:graph` share.
+#include <algorithm>
+
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/graph_module.hpp"
+#include "interp/models/module_walk.hpp"
+#include "passes/capture.hpp"
+#include "passes/executor.hpp"
+#include "passes/memory_plan.hpp"
+#include "passes/pass_manager.hpp"
+#include "viz/graphviz.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+constexpr size_t kMaxGraphs = 8;
+
+// What one capture depended on.
+struct Guards {
+  std::vector<std::string> args;  // per argument: "f32[64, 784]" or repr of the value
+  std::string training;           // a model's training flag ("" for functions)
+};
+
+struct CompiledGraph {
+  Guards guards;
+  graph::Graph captured, graph;  // as recorded, and after the pipeline
+  std::vector<std::pair<std::string, Tensor>> params;  // live tensors bound by name
+  std::vector<std::string> input_names;
+  size_t forward_outputs = 1;    // outputs before the gradients (train mode)
+  bool tuple_output = false;
+  std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
+  std::vector<graph::PassRecord> records;
+};
+
+}  // namespace
+
+// Declared in graph_module.hpp, which the command line and the REPL reach through.
+struct GraphModule {
+  Value fn, model;  // model: the instance when compiling a model, else none
+  bool train = false;
+  std::string name;
+  std::vector<std::string> arg_names;
+  std::vector<std::string> pipeline;  // passes applied to every graph
+  std::vector<CompiledGraph> graphs;
+  size_t last_used = 0;
+  std::vector<std::string> log;  // captures and re-captures, with reasons
+};
+
+namespace {
+
+std::string guard_text(const Value& v) {
+  if (v.tag == Tag::Tensor) return graph::meta_str({v.t.sizes(), v.t.dtype()});
+  return repr(v);
+}
+
+// The training flags of a model and its submodules, each module once in walk order
+// ("1" or "0" each; Note [Module walk]): dropout and batch_norm record different ops
+// in each mode.
+void training_flags(const Value& v, std::string& out) {
+  for (const ModuleVisit& visit : walk_modules(v))
+    if (Field* f = visit.module.as<InstanceObj>()->find("training")) out += truthy(f->value) ? "1" : "0";
+}
+
+Guards guards_of(const GraphModule& gm, const std::vector<Value>& args) {
+  Guards g;
+  for (const Value& a : args) g.args.push_back(guard_text(a));
+  training_flags(gm.model, g.training);
+  return g;
+}
+
+// Why `now` does not match `had` ("" when it does).
+std::string mismatch(const GraphModule& gm, const Guards& had, const Guards& now) {
+  if (had.args.size() != now.args.size())
+    return std::to_string(now.args.size()) + " arguments instead of " + std::to_string(had.args.size());
+  for (size_t k = 0; k < had.args.size(); ++k)
+    if (had.args[k] != now.args[k])
+      return "argument '" + gm.arg_names[k] + "' is " + now.args[k] + ", the graph was captured with " + had.args[k];
+  if (had.training != now.training)
+    return "the modules' training flags are " + now.training + ", the graph was captured with " + had.training;
+  return "";
+}
+
+std::vector<std::string> param_names(const Value& fn, size_t count) {
+  std::vector<std::string> names;
+  std::shared_ptr<lang::FnDecl> decl;
+  if (fn.tag == Tag::Func) decl = fn.as<FuncObj>()->decl;
+  if (fn.tag == Tag::Instance)
+    for (auto& m : fn.as<InstanceObj>()->cls->decl->methods)
+      if (m->name == "forward") decl = m;
+  for (size_t k = 0; k < count; ++k)
+    names.push_back(decl && k < decl->params.size() && !decl->params[k].variadic ? decl->params[k].name
+                                                                               : "x" + std::to_string(k));
+  return names;
+}
+
+// The model's parameters and buffers as (name, tensor).
+std::vector<std::pair<std::string, Tensor>> model_tensors(Evaluator& ev, const Value& model) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  if (model.tag != Tag::Instance) return out;
+  for (const char* method : {"named_parameters", "named_buffers"}) {
+    CallArgs none;
+    Value list = ev.call_method(model, method, none);
+    for (auto& item : list.as<ListObj>()->items) {
+      auto& pair = item.as<ListObj>()->items;
+      if (pair[1].tag == Tag::Tensor) out.emplace_back(str(pair[0]), pair[1].t);
+    }
+  }
+  return out;
+}
+
+TensorList output_tensors(const Value& out, bool* tuple) {
+  *tuple = out.tag == Tag::Tuple || out.tag == Tag::List;
+  TensorList ts;
+  if (!*tuple) {
+    ts.push_back(as_tensor(out, "compile: the function's result"));
+    return ts;
+  }
+  for (auto& v : out.as<ListObj>()->items) ts.push_back(as_tensor(v, "compile: each result of the function"));
+  return ts;
+}
+
+std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
+  std::string s = "compile: the function cannot be captured as a graph:";
+  for (auto& p : problems) s += "\n  " + (p.origin.empty() ? std::string() : p.origin + ": ") + p.what;
+  return s;
+}
+
+CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
+  CompiledGraph cg;
+  cg.guards = guards_of(gm, args);
+  graph::Capture cap(gm.name);
+  cg.params = model_tensors(ev, gm.model);
+  for (auto& [name, t] : cg.params) cap.bind_param(t, name);
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].tag == Tag::Tensor) {
+      cap.bind_input(args[k].t, gm.arg_names[k]);
+      cg.input_names.push_back(gm.arg_names[k]);
+    }
+  // Training captures with gradients on; inference with the caller's grad mode, as
+  // eager would run (a function that calls grad() inside needs it on).
+  GradModeGuard mode(gm.train || grad_enabled());
+  cap.start();
+  CallArgs call;
+  call.pos = args;
+  Value out = ev.call_value(gm.fn, call);
+  TensorList outs = output_tensors(out, &cg.tuple_output);
+  cg.forward_outputs = outs.size();
+  for (size_t k = 0; k < cap.free_params().size(); ++k)
+    cg.params.emplace_back("free" + std::to_string(k), cap.free_params()[k]);
+  if (gm.train) {
+    // Gradients for the model's parameters and for weights the function closes over.
+    TensorList targets;
+    for (auto& [name, t] : cg.params)
+      if (t.requires_grad()) targets.push_back(t);
+    if (outs[0].numel() != 1) throw Error("compile(train=true): the function's (first) result must be the scalar loss");
+    TensorList grads = grad({outs[0]}, targets, {}, false, false, true);
+    for (size_t k = 0; k < grads.size(); ++k)
+      if (grads[k].defined()) {
+        outs.push_back(grads[k]);
+        cg.grad_targets.push_back(targets[k]);
+      }
+  }
+  cg.captured = cap.finish(outs);
+  if (!cap.problems().empty()) throw Error(problems_text(cap.problems()));
+  cg.graph = cg.captured;
+  if (!gm.pipeline.empty()) cg.records = graph::run_pipeline(cg.graph, gm.pipeline).records;
+  return cg;
+}
+
+CompiledGraph& graph_for(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
+  Guards now = guards_of(gm, args);
+  for (size_t k = 0; k < gm.graphs.size(); ++k)
+    if (mismatch(gm, gm.graphs[k].guards, now).empty()) {
+      gm.last_used = k;
+      return gm.graphs[k];
+    }
+  std::string why = gm.graphs.empty() ? "first call" : mismatch(gm, gm.graphs[gm.last_used].guards, now);
+  std::string where = gm.graphs.empty() ? std::string() : current_origin();
+  gm.log.push_back("capture " + std::to_string(gm.log.size() + 1) + (where.empty() ? "" : " at " + where) + ": " + why);
+  if (gm.graphs.size() == kMaxGraphs) {
+    gm.graphs.erase(gm.graphs.begin());  // the oldest goes
+    gm.log.back() += " (cache full: dropped the oldest graph)";
+  }
+  gm.graphs.push_back(capture(ev, gm, args));
+  gm.last_used = gm.graphs.size() - 1;
+  return gm.graphs.back();
+}
+
+// The executor's arguments: each non-constant graph input, by name.
+TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
+  TensorList tensor_args;
+  for (const Value& a : args)
+    if (a.tag == Tag::Tensor) tensor_args.push_back(a.t);
+  TensorList out;
+  for (int id : cg.graph.inputs) {
+    const graph::Value& v = cg.graph.value(id);
+    if (v.kind == graph::ValueKind::constant) continue;
+    bool found = false;
+    for (size_t k = 0; k < cg.input_names.size() && !found; ++k)
+      if (v.kind == graph::ValueKind::input && cg.input_names[k] == v.name) {
+        out.push_back(tensor_args[k]);
+        found = true;
+      }
+    for (size_t k = 0; k < cg.params.size() && !found; ++k)
+      if (v.kind == graph::ValueKind::param && cg.params[k].first == v.name) {
+        out.push_back(cg.params[k].second);
+        found = true;
+      }
+    if (!found) throw Error("graph module: no value for graph input %" + v.name);
+  }
+  return out;
+}
+
+Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
+  CompiledGraph& cg = graph_for(ev, gm, args);
+  TensorList outs = graph::run_graph(cg.graph, graph_args(cg, args));
+  for (size_t k = 0; k < cg.grad_targets.size(); ++k) {
+    Tensor p = cg.grad_targets[k];
+    const Tensor& g = outs[cg.forward_outputs + k];
+    Tensor old = p.grad();
+    p.set_grad(old.defined() ? add(old, g) : g);  // accumulates, as backward() does
+  }
+  outs.resize(cg.forward_outputs);
+  return cg.tuple_output ? tuple_of(outs) : Value::tensor(outs[0]);
+}
+
+}  // namespace
+
+std::string explain_graph(const GraphModule& gm) {
+  std::string s = "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "), " +
+                  std::to_string(gm.graphs.size()) + " graph" + (gm.graphs.size() == 1 ? "" : "s") + " cached\n";
+  for (size_t k = 0; k < gm.graphs.size(); ++k) {
+    const CompiledGraph& cg = gm.graphs[k];
+    s += "graph " + std::to_string(k + 1) + ": " + std::to_string(cg.captured.nodes.size()) + " nodes captured, " +
+         std::to_string(cg.graph.nodes.size()) + " after passes\n  guards:";
+    for (size_t a = 0; a < cg.guards.args.size(); ++a) s += "\n    " + gm.arg_names[a] + " == " + cg.guards.args[a];
+    if (!cg.guards.training.empty()) s += "\n    training flags == " + cg.guards.training;
+    s += "\n";
+    if (!cg.records.empty()) s += "  passes:\n" + graph::format_records(cg.records);
+  }
+  s += "captures:\n";
+  for (auto& line : gm.log) s += "  " + line + "\n";
+  return s;
+}
+
+std::string graph_heading(const GraphModule& gm) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  return "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "): " +
+         std::to_string(cg.captured.nodes.size()) + " nodes captured, " + std::to_string(cg.graph.nodes.size()) +
+         " after passes";
+}
+
+std::string optimize_graph(GraphModule& gm, const std::string& spec, bool explain) {
+  graph::PipelineOptions opt;
+  opt.explain = explain;
+  gm.pipeline = graph::parse_pipeline(spec);
+  std::string report;
+  for (CompiledGraph& cg : gm.graphs) {
+    cg.graph = cg.captured;
+    cg.records = graph::run_pipeline(cg.graph, gm.pipeline, opt).records;
+    report = graph::format_records(cg.records);
+  }
+  return report;
+}
+
+std::string graph_pass_report(const GraphModule& gm) {
+  return graph::format_records(gm.graphs.at(gm.last_used).records);
+}
+
+const graph::Graph& graph_in_use(const GraphModule& gm) { return gm.graphs.at(gm.last_used).graph; }
+
+Device graph_device(const GraphModule& gm) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  for (const auto& [name, t] : cg.params)
+    if (t.defined() && t.device().kind == DeviceKind::cuda) return t.device();
+  for (const auto& [name, t] : cg.graph.constants)
+    if (t.defined() && t.device().kind == DeviceKind::cuda) return t.device();
+  return cpu_device();
+}
+
+std::string graph_ir(const GraphModule& gm, bool captured) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  return graph::print_graph(captured ? cg.captured : cg.graph);
+}
+
+// The memory plan of the graph in use: the one the plan pass made, an empty one when
+// the pipeline ran plan and the graph has no intermediates to plan, else an error
+// that says how to get one.
+graph::MemoryPlan memory_plan_of(const GraphModule& gm, const std::string& what) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  if (cg.graph.plan) return *cg.graph.plan;
+  if (std::find(gm.pipeline.begin(), gm.pipeline.end(), "plan") != gm.pipeline.end()) return graph::MemoryPlan{};
+  fail("graph module: " + what + ": the graph has no memory plan; optimize it with a pipeline that ends in plan "
+       "(\"default\" does)");
+}
+
+void render_memory_plan(const GraphModule& gm, const std::string& path) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  graph::MemoryPlan p = memory_plan_of(gm, "render(memory=true)");
+  viz::render(viz::memory_plan_dot(graph::plan_buffer_uses(cg.graph, p), graph::plan_step_labels(cg.graph),
+                                   "memory plan of " + gm.name),
+              path);
+}
+
+void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  if (before_after.empty()) return viz::render(viz::graph_dot(cg.graph), path);
+  graph::PipelineOptions opt;
+  opt.snapshot_after = before_after;
+  graph::Graph g = cg.captured;
+  std::vector<std::string> passes = gm.pipeline;
+  bool listed = false;
+  for (auto& p : passes) listed |= p == before_after;
+  if (!listed) passes = graph::parse_pipeline(before_after);  // a pass outside the pipeline: run it alone
+  graph::PipelineResult r = graph::run_pipeline(g, passes, opt);
+  viz::render(viz::diff_dot(r.before_snapshot, r.after_snapshot, before_after), path);
+}
+
+namespace {
+
+// The object that compile() returns; graph_module_of finds gm behind it.
+struct GraphModuleObj : ObjectObj {
+  std::shared_ptr<GraphModule> gm;
+  // The compiled function and model are this object's references too: a graph
+  // module kept in the module that defines its function is a cycle (Note
+  // [Reference cycles] in cycles.hpp). Sound because gm has no other wrapper
+  // (graph_module_value makes one per compile), so no one else reports them.
+  void visit_references(RefVisitor& v) const override {
+    ObjectObj::visit_references(v);
+    v.visit(gm->fn);
+    v.visit(gm->model);
+  }
+  void release_references(Graveyard& g) override {
+    ObjectObj::release_references(g);
+    g.take(gm->fn);
+    g.take(gm->model);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<GraphModule> graph_module_of(const Value& v) {
+  if (v.tag != Tag::Object) return nullptr;
+  auto* obj = dynamic_cast<GraphModuleObj*>(v.as<Obj>());
+  return obj ? obj->gm : nullptr;
+}
+
+Value graph_module_value(std::shared_ptr<GraphModule> gm) {
+  auto obj = std::make_shared<GraphModuleObj>();
+  obj->gm = gm;
+  obj->type_name = "graph module";
+  obj->methods["__call__"] = [gm](Evaluator& ev, CallArgs& a) {
+    std::vector<Value> args(a.pos.begin() + 1, a.pos.end());
+    if (!a.kw.empty()) fail("graph module: call it with positional arguments");
+    return call_graph(ev, *gm, args);
+  };
+  obj->methods["optimize"] = [gm](Evaluator&, CallArgs& a) {
+    Bound b = bind("optimize", a, {"self", "passes", "explain"}, 1);
+    std::string spec = b.has(1) ? str(b[1]) : "default";
+    return make_str(optimize_graph(*gm, spec, b.has(2) && as_bool(b[2], "optimize(): explain")));
+  };
+  obj->methods["ir"] = [gm](Evaluator&, CallArgs& a) {
+    Bound b = bind("ir", a, {"self", "captured"}, 1);
+    return make_str(graph_ir(*gm, b.has(1) && as_bool(b[1], "ir(): captured")));
+  };
+  // gm.memory_plan(): the figures of the memory plan (see memory_plan_of).
+  obj->methods["memory_plan"] = [gm](Evaluator&, CallArgs& a) {
+    bind("memory_plan", a, {"self"}, 1);
+    graph::MemoryPlan p = memory_plan_of(*gm, "memory_plan()");
+    auto d = std::make_shared<DictObj>();
+    d->set(make_str("naive_bytes"), Value::integer(p.naive_bytes));
+    d->set(make_str("planned_bytes"), Value::integer(p.arena_bytes));
+    d->set(make_str("inplace"), Value::integer(p.in_place));
+    d->set(make_str("slots"), Value::integer(static_cast<int64_t>(p.slots.size())));
+    d->set(make_str("buffers"), Value::integer(static_cast<int64_t>(p.buffers.size())));
+    d->set(make_str("last_use_peak_bytes"), Value::integer(p.last_use_peak_bytes));
+    return Value::object(Tag::Dict, d);
+  };
+  // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"
+  // draws the graph just before and after that pass of the pipeline, changes marked;
+  // memory=true draws the memory plan instead (viz::memory_plan_dot).
+  obj->methods["render"] = [gm](Evaluator& ev, CallArgs& a) {
+    ev.check_sandbox("render()");
+    Bound b = bind("render", a, {"self", "path", "before_after", "memory"}, 2);
+    if (b.has(3) && as_bool(b[3], "render(): memory")) {
+      render_memory_plan(*gm, str(b[1]));
+      return Value();
+    }
+    render_graph(*gm, str(b[1]), b.has(2) ? str(b[2]) : std::string());
+    return Value();
+  };
+  // gm.cost(): FLOPs, bytes and roofline of each node (interp/builtins/graph_cost.cpp).
+  obj->methods["cost"] = [gm](Evaluator&, CallArgs& a) { return graph_cost_method(*gm, a); };
+  obj->methods["explain"] = [gm](Evaluator&, CallArgs& a) {
+    bind("explain", a, {"self"}, 1);
+    return make_str(explain_graph(*gm));
+  };
+  return Value::object(Tag::Object, obj);
+}
+
+std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
+                                           bool train) {
+  auto gm = std::make_shared<GraphModule>();
+  gm->fn = fn;
+  if (fn.tag == Tag::Instance) gm->model = fn;
+  gm->train = train;
+  gm->arg_names = param_names(fn, examples.size());
+  gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
+             : fn.tag == Tag::Instance ? fn.as<InstanceObj>()->cls->decl->name
+                                       : std::string("graph");
+  if (gm->name.empty()) gm->name = "lambda";
+  graph_for(ev, *gm, examples);
+  return gm;
+}
+
+namespace {
+
+Value compile_builtin(Evaluator& ev, CallArgs& a) {
+  if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
+  bool train = false;
+  for (auto& [k, v] : a.kw) {
+    if (k != "train") fail("compile() got an unexpected keyword argument '" + k + "'");
+    train = as_bool(v, "compile(): train");
+  }
+  std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
+  return graph_module_value(compile_graph(ev, a.pos[0], examples, train));
+}
+
+}  // namespace
+
+void install_graph_builtins(Evaluator& ev) {
+  install_function(ev, "compile", compile_builtin);
+  // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
+  // double-backward graphs included.
+  install_function(ev, "render_autograd", [](Evaluator& ev, CallArgs& a) {
+    ev.check_sandbox("render_autograd()");
+    Bound b = bind("render_autograd", a, {"tensors", "path"}, 2);
+    TensorList roots;
+    if (b[0].tag == Tag::Tensor) roots.push_back(b[0].t);
+    else
+      for (auto& v : b[0].as<ListObj>()->items) roots.push_back(as_tensor(v, "render_autograd(): tensors"));
+    viz::render(viz::autograd_dot(roots), str(b[1]));
+    return Value();
+  });
+  // graphviz_available(): whether this nabla lays drawings out (.svg, .png); a build
+  // without Graphviz (NABLA_GRAPHVIZ=OFF) writes .dot only. Tests that read SVG ask.
+  install_function(ev, "graphviz_available", [](Evaluator&, CallArgs& a) {
+    bind("graphviz_available", a, {}, 0);
+    return Value::boolean(viz::graphviz_available());
+  });
+}
+
+}  // namespace nabla::interp

@@ -1,0 +1,41 @@
+// Program files (interp/cli/program_file.hpp): what may be read as a program, and reading it.
+#include "interp/cli/program_file.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "tensor/file_kind.hpp"
+
+namespace nabla {
+
+namespace {
+
+std::string not_a_program(const std::string& path, const std::string& what) {
+  return "cannot run '" + path + "': it is " + what + ", not a program file";
+}
+
+}  // namespace
+
+std::string program_file_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "cannot open '" + path + "': " + std::strerror(errno);
+  if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) return "";
+  return not_a_program(path, node_kind(st.st_mode));
+}
+
+std::string read_program_file(const std::string& path, std::string* text) {
+  if (std::string problem = program_file_problem(path); !problem.empty()) return problem;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return "cannot open '" + path + "': " + std::strerror(errno);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return "cannot read '" + path + "': " + std::strerror(errno);
+  *text = ss.str();
+  return "";
+}
+
+}  // namespace nabla

@@ -1,0 +1,763 @@
+// The evaluator's hot paths: statements, expressions and the scalar fast paths
+// (eval, exec_inner, exec_for, exec_block, binary_values), with name reads and
+// writes, error locating and the error type. These stay in one translation unit so
+// that the compiler inlines across them; what is not on the hot path (resolver,
+// calls, models, modules) lives in the other evaluator_*.cpp files and must not
+// move here. See evaluator.hpp for the design.
+#include "interp/eval/evaluator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
+#include "interp/eval/evaluator_impl.hpp"
+#include "interp/builtins/profile.hpp"
+#include "tensor/allocator.hpp"
+
+namespace nabla::interp {
+
+// ---- errors -----------------------------------------------------------------------
+
+void fail(const std::string& message) { throw LangError(message); }
+
+std::string LangError::formatted() const {
+  std::string out = located ? format_error(span, message) : "error: " + message;
+  for (const auto& line : trace) out += "\n" + line;
+  return out;
+}
+
+void Evaluator::throw_interrupt() {
+  interrupt_flag.store(false);
+  LangError e("interrupted");
+  e.interrupted = true;
+  throw e;
+}
+
+void Evaluator::throw_step_budget() {
+  fail("step budget of " + std::to_string(max_steps) + " exceeded");
+}
+
+void Evaluator::Impl::throw_stack_full() {
+  fail("maximum recursion depth exceeded: the native stack is full (" + std::to_string(stack.size()) +
+       " calls deep; deeply nested expressions take stack too)");
+}
+
+void Evaluator::throw_sandboxed(const char* what) {
+  fail(std::string(what) + " is not available in sandbox mode (no files, sockets or sleeping)");
+}
+
+// A break or continue that reached a function or module boundary.
+std::string stray_flow_message(Flow f) {
+  return f == Flow::Break ? "'break' outside a loop" : "'continue' outside a loop";
+}
+
+// ---- locations ------------------------------------------------------------------------
+
+Value Evaluator::Impl::self_field(Frame* f, const std::string& name) {
+  if (f->self.tag != Tag::Instance) undefined(name);
+  auto* inst = f->self.as<InstanceObj>();
+  if (Field* fld = inst->find(name)) return fld->value;
+  auto& methods = inst->cls->info->methods;
+  if (methods.count(name)) return bound(f->self, name);
+  fail("model " + inst->cls->decl->name + " has no field '" + name + "' yet (it is assigned later in the body)");
+}
+
+const Value& Evaluator::Impl::read_name(const Name& n) {
+  if (n.depth < 0) {
+    if (!module->defined[n.slot]) undefined(n.id);
+    return module->slots[n.slot];
+  }
+  Frame* f = frame_at(n.depth);
+  if (n.slot >= 0) return f->slots[n.slot];
+  if (n.slot == -3) return f->self;
+  tmp_ = self_field(f, n.id);
+  return tmp_;
+}
+
+void Evaluator::Impl::assign_name(const Name& n, Value v) {
+  if (n.depth < 0) {
+    if (!module->defined[n.slot]) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
+    module->slots[n.slot] = std::move(v);
+    return;
+  }
+  Frame* f = frame_at(n.depth);
+  if (n.slot >= 0) {
+    f->slots[n.slot] = std::move(v);
+    return;
+  }
+  if (n.slot == -3) fail("cannot assign to self");
+  if (f->self.tag != Tag::Instance) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
+  set_field(*f->self.as<InstanceObj>(), n.id, std::move(v), false);
+}
+
+// ---- statements -------------------------------------------------------------------------
+
+void Evaluator::Impl::locate(LangError& e, const SourceSpan& span) {
+  e.located = true;
+  e.span = span;
+  size_t n = stack.size();
+  if (n == 0) return;
+  auto line = [](const SourceSpan* s, const std::string& name) {
+    return "  at " + (s ? s->where() : std::string("<native>")) + " in " + name;
+  };
+  std::vector<std::string> lines;
+  lines.push_back(line(&span, *stack[n - 1].name + "()"));
+  for (size_t k = n - 1; k >= 1; --k) lines.push_back(line(stack[k].site, *stack[k - 1].name + "()"));
+  lines.push_back(line(stack[0].site, "<module>"));
+  if (lines.size() > 24) {
+    size_t skipped = lines.size() - 20;
+    std::vector<std::string> cut(lines.begin(), lines.begin() + 10);
+    cut.push_back("  ... " + std::to_string(skipped) + " more calls ...");
+    cut.insert(cut.end(), lines.end() - 10, lines.end());
+    lines = std::move(cut);
+  }
+  e.trace = std::move(lines);
+}
+
+void Evaluator::Impl::rethrow_located(const SourceSpan& span) {
+  try {
+    throw;
+  } catch (LangError& e) {
+    if (!e.located) locate(e, span);
+    throw;
+  } catch (Error& e) {
+    LangError le(e.what());
+    locate(le, span);
+    throw le;
+  } catch (std::bad_alloc&) {
+    LangError le("out of memory");
+    locate(le, span);
+    throw le;
+  } catch (std::exception& e) {
+    LangError le(e.what());
+    locate(le, span);
+    throw le;
+  }
+}
+
+void Evaluator::Impl::bind_pattern(const Pattern& p, Value v) {
+  if (!p.is_tuple()) {
+    store(loc_of(&p), std::move(v));
+    return;
+  }
+  std::vector<Value> items = unpack(v, p.items.size());
+  for (size_t k = 0; k < items.size(); ++k) bind_pattern(p.items[k], std::move(items[k]));
+}
+
+std::vector<Value> Evaluator::Impl::unpack(const Value& v, size_t n) {
+  std::vector<Value> items;
+  if (v.tag == Tag::List || v.tag == Tag::Tuple) items = v.as<ListObj>()->items;
+  else if (v.tag == Tag::Tensor || v.tag == Tag::Range || v.tag == Tag::Dict) items = ev.iterate(v);
+  else fail(std::string("cannot unpack ") + type_name(v) + " into " + std::to_string(n) + " names");
+  if (items.size() != n)
+    fail("cannot unpack " + std::to_string(items.size()) + " values into " + std::to_string(n) + " names");
+  return items;
+}
+
+void Evaluator::Impl::assign_target(const Expr& target, Value v) {
+  switch (target.kind) {
+    case ExprKind::Name:
+      try {
+        assign_name(static_cast<const Name&>(target), std::move(v));
+      } catch (...) {
+        rethrow_located(target.span);
+      }
+      return;
+    case ExprKind::Attribute: {
+      auto& a = static_cast<const Attribute&>(target);
+      Value obj = eval(*a.object);
+      ev.set_attr(obj, a.name, std::move(v));
+      return;
+    }
+    case ExprKind::Index: {
+      auto& i = static_cast<const Index&>(target);
+      Value obj = eval(*i.object);
+      std::vector<Value> idx = eval_index_items(i);
+      if (obj.tag == Tag::Tensor) set_origin(target);  // x[i] = v writes with an op
+      assign_index(ev, obj, idx, v);
+      return;
+    }
+    case ExprKind::Tuple:
+    case ExprKind::List: {
+      auto& items = target.kind == ExprKind::Tuple ? static_cast<const TupleLit&>(target).items
+                                                   : static_cast<const ListLit&>(target).items;
+      std::vector<Value> vals = unpack(v, items.size());
+      for (size_t k = 0; k < items.size(); ++k) assign_target(*items[k], std::move(vals[k]));
+      return;
+    }
+    default: fail("cannot assign to this expression");
+  }
+}
+
+Flow Evaluator::Impl::exec_inner(const Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::Expr: {
+      Value v = eval(*static_cast<const ExprStmt&>(s).expr);
+      last_value = std::move(v);
+      return Flow::Normal;
+    }
+    case StmtKind::Let: {
+      auto& l = static_cast<const LetStmt&>(s);
+      Value v = l.value ? eval(*l.value) : Value();
+      if (!l.target.is_tuple()) store(loc_of(&l.target), std::move(v));
+      else bind_pattern(l.target, std::move(v));
+      return Flow::Normal;
+    }
+    case StmtKind::Assign: {
+      auto& a = static_cast<const AssignStmt&>(s);
+      Value v = eval(*a.value);
+      if (a.target->kind == ExprKind::Name) {
+        auto& n = static_cast<const Name&>(*a.target);
+        if (n.depth < 0 && module->defined[n.slot]) {
+          module->slots[n.slot] = std::move(v);
+          return Flow::Normal;
+        }
+        if (n.depth == 0 && n.slot >= 0) {
+          frame->slots[n.slot] = std::move(v);
+          return Flow::Normal;
+        }
+      }
+      assign_target(*a.target, std::move(v));
+      return Flow::Normal;
+    }
+    case StmtKind::AugAssign: {
+      auto& a = static_cast<const AugAssignStmt&>(s);
+      exec_aug(a);
+      return Flow::Normal;
+    }
+    case StmtKind::If: {
+      auto& i = static_cast<const IfStmt&>(s);
+      for (size_t k = 0; k < i.conds.size(); ++k)
+        if (cond_true(*i.conds[k])) return exec_block(i.blocks[k]);
+      if (i.else_block) return exec_block(*i.else_block);
+      return Flow::Normal;
+    }
+    case StmtKind::While: {
+      auto& w = static_cast<const WhileStmt&>(s);
+      while (true) {
+        ev.check_interrupt();
+        ev.count_step();
+        if (!cond_true(*w.cond)) break;
+        Flow f = exec_block(w.body);
+        if (f == Flow::Break) break;
+        if (f == Flow::Return) return f;
+      }
+      return Flow::Normal;
+    }
+    case StmtKind::For: return exec_for(static_cast<const ForStmt&>(s));
+    case StmtKind::Break: return Flow::Break;
+    case StmtKind::Continue: return Flow::Continue;
+    case StmtKind::Return: {
+      auto& r = static_cast<const ReturnStmt&>(s);
+      ret = r.value ? eval(*r.value) : Value();
+      return Flow::Return;
+    }
+    case StmtKind::Fn: {
+      auto& f = static_cast<const FnStmt&>(s);
+      store(loc_of(&f), make_function(f.decl, f.decl->name));
+      return Flow::Normal;
+    }
+    case StmtKind::Model: {
+      auto& m = static_cast<const ModelStmt&>(s);
+      auto cls = std::make_shared<ModelClassObj>();
+      cls->decl = m.decl;
+      cls->info = &model_infos.at(m.decl.get());
+      cls->env = frame ? frame->shared_from_this() : nullptr;
+      cls->module = module_ptr();
+      for (auto& p : m.decl->params) cls->defaults.push_back(p.default_value ? eval(*p.default_value) : Value());
+      store(loc_of(&m), Value::object(m.decl->is_function ? Tag::FnClass : Tag::ModelClass, std::move(cls)));
+      return Flow::Normal;
+    }
+    case StmtKind::Buffer: {
+      auto& b = static_cast<const BufferStmt&>(s);
+      if (!frame || frame->self.tag != Tag::Instance) fail("'buffer' is only allowed in a model body");
+      set_field(*frame->self.as<InstanceObj>(), b.name, eval(*b.value), true);
+      return Flow::Normal;
+    }
+    case StmtKind::Import: {
+      auto& i = static_cast<const ImportStmt&>(s);
+      store(loc_of(&i), Value::object(Tag::Module, do_import(i)));
+      return Flow::Normal;
+    }
+    case StmtKind::Context: return exec_context(static_cast<const ContextStmt&>(s));
+    case StmtKind::Test: return Flow::Normal;  // run by run_tests
+  }
+  return Flow::Normal;
+}
+
+bool Evaluator::Impl::cond_true(const Expr& e) {
+  Value v = eval(e);
+  if (v.tag == Tag::Bool) return v.b;
+  try {
+    return truthy(v);
+  } catch (...) {
+    rethrow_located(e.span);
+  }
+}
+
+void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
+  const Expr& t = *a.target;
+  if (t.kind == ExprKind::Name) {
+    auto& n = static_cast<const Name&>(t);
+    Value cur = read_name(n);
+    Value rhs = eval(*a.value);
+    if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
+    assign_name(n, binary_op(a.op, cur, rhs));
+  } else if (t.kind == ExprKind::Attribute) {
+    auto& at = static_cast<const Attribute&>(t);
+    Value obj = eval(*at.object);
+    Value cur = ev.get_attr(obj, at.name);
+    Value rhs = eval(*a.value);
+    if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
+    ev.set_attr(obj, at.name, binary_op(a.op, cur, rhs));
+  } else if (t.kind == ExprKind::Index) {
+    auto& ix = static_cast<const Index&>(t);
+    Value obj = eval(*ix.object);
+    std::vector<Value> idx = eval_index_items(ix);
+    Value cur = index_value(ev, obj, idx);
+    Value rhs = eval(*a.value);
+    if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
+    assign_index(ev, obj, idx, binary_op(a.op, cur, rhs));
+  } else {
+    fail("cannot assign to this expression");
+  }
+}
+
+Flow Evaluator::Impl::exec_for(const ForStmt& f) {
+  Value it = eval(*f.iterable);
+  bool simple = !f.target.is_tuple();
+  Loc l = simple ? loc_of(&f.target) : Loc{};
+  auto body = [&](Value v) -> int {  // 0 go on, 1 break, 2 return
+    ev.check_interrupt();
+    ev.count_step();
+    if (simple) store(l, std::move(v));
+    else bind_pattern(f.target, std::move(v));
+    Flow fl = exec_block(f.body);
+    if (fl == Flow::Break) return 1;
+    if (fl == Flow::Return) return 2;
+    return 0;
+  };
+  if (it.tag == Tag::Range) {
+    auto r = *it.as<RangeObj>();
+    int64_t n = r.size();
+    for (int64_t k = 0; k < n; ++k) {
+      int c = body(Value::integer(r.at(k)));
+      if (c == 1) break;
+      if (c == 2) return Flow::Return;
+    }
+    return Flow::Normal;
+  }
+  if (it.tag == Tag::List) {
+    // Python semantics: a list that grows while iterating is seen growing.
+    auto keep = it.o;
+    auto* l2 = it.as<ListObj>();
+    for (size_t k = 0; k < l2->items.size(); ++k) {
+      int c = body(l2->items[k]);
+      if (c == 1) break;
+      if (c == 2) return Flow::Return;
+    }
+    return Flow::Normal;
+  }
+  std::vector<Value> items = ev.iterate(it);
+  for (auto& v : items) {
+    int c = body(std::move(v));
+    if (c == 1) break;
+    if (c == 2) return Flow::Return;
+  }
+  return Flow::Normal;
+}
+
+Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
+  if (c.keyword == "profile") return exec_profiled(c);
+  if (c.keyword == "no_sync") return exec_no_sync(c);
+  if (!c.args.empty() && c.keyword != "autocast")
+    fail("'" + c.keyword + "' takes no arguments");
+  if (c.keyword == "no_grad") {
+    NoGradGuard g;
+    return exec_block(c.body);
+  }
+  if (c.keyword == "enable_grad") {
+    GradModeGuard g(true);
+    return exec_block(c.body);
+  }
+  if (c.keyword == "detect_anomaly") {
+    AnomalyGuard g;
+    return exec_block(c.body);
+  }
+  if (c.keyword == "autocast") {
+    AutocastGuard g(autocast_region_dtype(c));
+    return exec_block(c.body);
+  }
+  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly, profile, autocast or no_sync)");
+}
+
+// ---- expressions --------------------------------------------------------------------------
+
+// Makes `e` the current origin (tensor/origin.hpp), for every expression that may run
+// an op: autograd nodes, graph capture, CPU and GPU allocations, anomaly mode, errors
+// from deep inside ops and a profiler all read it. It is always kept current, with no
+// condition, because it costs an int store: the text is interned once per AST node
+// (See Note [Interned origins]).
+void Evaluator::Impl::set_origin(const Expr& e) {
+  if (e.origin_id == 0) [[unlikely]] {
+    e.origin_id = intern_origin(e.span.where());
+    note_origin_expression(e.origin_id, e.span.text());
+  }
+  set_current_origin_id(e.origin_id);
+}
+
+// The call about to run: error traces, call-site spans and the origin.
+void Evaluator::Impl::enter_call(const Call& c) {
+  call_site = &c.span;
+  ev.current_span = &c.span;
+  current_call = &c;
+  set_origin(c);
+}
+
+std::vector<Value> Evaluator::Impl::eval_index_items(const Index& ix) {
+  std::vector<Value> idx;
+  idx.reserve(ix.items.size());
+  for (auto& it : ix.items) {
+    if (it->kind == ExprKind::Slice) {
+      auto& s = static_cast<const Slice&>(*it);
+      idx.push_back(make_slice_value(s.start ? eval(*s.start) : Value(), s.stop ? eval(*s.stop) : Value(),
+                                     s.step ? eval(*s.step) : Value()));
+    } else if (it->kind == ExprKind::Ellipsis) {
+      idx.push_back(ellipsis_value());
+    } else {
+      idx.push_back(eval(*it));
+    }
+  }
+  return idx;
+}
+
+Value Evaluator::Impl::binary_values(const Binary& b, const Value& l, const Value& r) {
+  const Expr& e = b;
+  if (l.tag == Tag::Int && r.tag == Tag::Int) {
+    switch (b.op) {  // the fast path of scalar loops
+      case BinaryOp::Add: {
+        int64_t out;
+        if (!__builtin_add_overflow(l.i, r.i, &out)) return Value::integer(out);
+        break;
+      }
+      case BinaryOp::Sub: {
+        int64_t out;
+        if (!__builtin_sub_overflow(l.i, r.i, &out)) return Value::integer(out);
+        break;
+      }
+      case BinaryOp::Lt: return Value::boolean(l.i < r.i);
+      case BinaryOp::Le: return Value::boolean(l.i <= r.i);
+      case BinaryOp::Gt: return Value::boolean(l.i > r.i);
+      case BinaryOp::Ge: return Value::boolean(l.i >= r.i);
+      case BinaryOp::Eq: return Value::boolean(l.i == r.i);
+      case BinaryOp::Ne: return Value::boolean(l.i != r.i);
+      default: break;
+    }
+  }
+  if (l.tag == Tag::Tensor || r.tag == Tag::Tensor) set_origin(e);
+  return binary_op(b.op, l, r);
+}
+
+// Float-float and int-int arithmetic and comparisons inline (the scalar loop's
+// hot path); anything else, overflow included, goes to binary_values.
+bool Evaluator::Impl::scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out) {
+  if (l.tag == Tag::Float && r.tag == Tag::Float) {
+    double a = l.f, b = r.f;
+    switch (op) {
+      case BinaryOp::Add: *out = Value::number(a + b); return true;
+      case BinaryOp::Sub: *out = Value::number(a - b); return true;
+      case BinaryOp::Mul: *out = Value::number(a * b); return true;
+      case BinaryOp::Lt: *out = Value::boolean(a < b); return true;
+      case BinaryOp::Le: *out = Value::boolean(a <= b); return true;
+      case BinaryOp::Gt: *out = Value::boolean(a > b); return true;
+      case BinaryOp::Ge: *out = Value::boolean(a >= b); return true;
+      default: return false;
+    }
+  }
+  if (l.tag == Tag::Int && r.tag == Tag::Int) {
+    int64_t a = l.i, b = r.i, c;
+    switch (op) {
+      case BinaryOp::Add:
+        if (__builtin_add_overflow(a, b, &c)) return false;
+        *out = Value::integer(c);
+        return true;
+      case BinaryOp::Sub:
+        if (__builtin_sub_overflow(a, b, &c)) return false;
+        *out = Value::integer(c);
+        return true;
+      case BinaryOp::Lt: *out = Value::boolean(a < b); return true;
+      case BinaryOp::Le: *out = Value::boolean(a <= b); return true;
+      case BinaryOp::Gt: *out = Value::boolean(a > b); return true;
+      case BinaryOp::Ge: *out = Value::boolean(a >= b); return true;
+      case BinaryOp::Eq: *out = Value::boolean(a == b); return true;
+      case BinaryOp::Ne: *out = Value::boolean(a != b); return true;
+      default: return false;
+    }
+  }
+  return false;
+}
+
+Value Evaluator::Impl::eval(const Expr& e) {
+  // Leaves without a call or a try region: the hot path of scalar loops.
+  switch (e.kind) {
+    case ExprKind::Int: return Value::integer(static_cast<const IntLit&>(e).value);
+    case ExprKind::Float: return Value::number(static_cast<const FloatLit&>(e).value);
+    case ExprKind::Name: {
+      auto& n = static_cast<const Name&>(e);
+      if (n.depth < 0) {
+        if (module->defined[n.slot]) return module->slots[n.slot];
+      } else if (n.depth == 0 && n.slot >= 0) {
+        return frame->slots[n.slot];
+      }
+      break;
+    }
+    case ExprKind::Binary: {
+      if (e.height >= kTall) [[unlikely]] break;  // eval_inner checks the stack first
+      auto& b = static_cast<const Binary&>(e);
+      Value l = eval(*b.lhs);
+      Value r = eval(*b.rhs);
+      Value fast;
+      if (scalar_binary_fast(b.op, l, r, &fast)) return fast;
+      try {
+        return binary_values(b, l, r);
+      } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
+        if (!err.located) locate(err, e.span);
+        throw;
+      } catch (...) {
+        rethrow_located(e.span);
+      }
+    }
+    default: break;
+  }
+  try {
+    return eval_inner(e);
+  } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
+    if (!err.located) locate(err, e.span);
+    throw;
+  } catch (...) {
+    rethrow_located(e.span);
+  }
+}
+
+// Note [Deep expressions] (lang/ast.hpp): a chain of kLongChain links or more is
+// walked down its first operands into a vector and evaluated bottom up, each link
+// with eval_link, so that `a + a + ... + a` (10^6 terms) or x.f().g()... run at
+// one level of native stack.
+Value Evaluator::Impl::eval_chain(const Expr& e) {
+  std::vector<const Expr*> links;
+  const Expr* bottom = &e;
+  for (const Expr* first = first_operand(e); first; first = first_operand(*first)) {
+    links.push_back(bottom);
+    bottom = first;
+  }
+  Value v = eval(*bottom);
+  for (size_t k = links.size(); k-- > 0;) {
+    const Expr& link = *links[k];
+    try {
+      v = eval_link(link, std::move(v));
+    } catch (LangError& err) {  // the usual case, with one rethrow (rethrow_located takes two)
+      if (!err.located) locate(err, link.span);
+      throw;
+    } catch (...) {
+      rethrow_located(link.span);
+    }
+  }
+  return v;
+}
+
+Value Evaluator::Impl::eval_link(const Expr& link, Value first) {
+  switch (link.kind) {
+    case ExprKind::Unary: return eval_unary(static_cast<const Unary&>(link), first);
+    case ExprKind::Binary: {
+      auto& b = static_cast<const Binary&>(link);
+      Value r = eval(*b.rhs);
+      return binary_values(b, first, r);  // not scalar_binary_fast: eval's copy stays inlined
+    }
+    case ExprKind::Logical: return eval_logical(static_cast<const Logical&>(link), std::move(first));
+    case ExprKind::Attribute: return eval_attribute(static_cast<const Attribute&>(link), first);
+    case ExprKind::Index: return eval_index(static_cast<const Index&>(link), first);
+    case ExprKind::Call: return eval_call(static_cast<const Call&>(link), first);
+    default: fail("internal error: not a chain link");
+  }
+}
+
+Value Evaluator::Impl::eval_attribute(const Attribute& a, const Value& obj) {
+  if (obj.tag == Tag::Tensor) set_origin(a);  // x.T, x.mT are ops
+  return ev.get_attr(obj, a.name);
+}
+
+Value Evaluator::Impl::eval_index(const Index& ix, const Value& obj) {
+  std::vector<Value> idx = eval_index_items(ix);
+  if (obj.tag == Tag::Tensor) set_origin(ix);
+  return index_value(ev, obj, idx);
+}
+
+// `first` is the callee, or for a method call x.f(...) the object x.
+Value Evaluator::Impl::eval_call(const Call& c, const Value& first) {
+  CallArgs args = eval_args(c);
+  enter_call(c);
+  if (c.callee->kind == ExprKind::Attribute)
+    return ev.call_method(first, static_cast<const Attribute&>(*c.callee).name, args);
+  return ev.call_value(first, args);
+}
+
+Value Evaluator::Impl::eval_unary(const Unary& u, const Value& v) {
+  if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
+  if (v.tag == Tag::Tensor) set_origin(u);
+  return unary_op(u.op, v);
+}
+
+Value Evaluator::Impl::eval_logical(const Logical& l, Value lhs) {
+  bool t = truthy(lhs);
+  if (l.op == LogicalOp::And) return t ? eval(*l.rhs) : lhs;
+  return t ? lhs : eval(*l.rhs);
+}
+
+// f(*xs): the items of the list or tuple xs, appended as positional arguments.
+void Evaluator::Impl::splat_into(const Arg& arg, std::vector<Value>& pos) {
+  Value v = eval(*arg.value);
+  if (v.tag != Tag::List && v.tag != Tag::Tuple) {
+    try {
+      fail(std::string("*argument must be a list or a tuple, got ") + type_name(v));
+    } catch (...) {
+      rethrow_located(arg.span);  // the caret under the *argument, not the call
+    }
+  }
+  for (auto& x : v.as<ListObj>()->items) pos.push_back(x);
+}
+
+CallArgs Evaluator::Impl::eval_args(const Call& c) {
+  CallArgs a;
+  a.pos.reserve(c.args.size());
+  for (auto& arg : c.args) {
+    if (arg.splat) splat_into(arg, a.pos);
+    else if (arg.name.empty()) a.pos.push_back(eval(*arg.value));
+    else a.kw.emplace_back(arg.name, eval(*arg.value));
+  }
+  return a;
+}
+
+Value Evaluator::Impl::eval_inner(const Expr& e) {
+  // Below a node less than kTall high the recursion is short: only tall nodes pay
+  // for the stack check (Note [Deep expressions]).
+  if (e.height >= kTall) [[unlikely]] {
+    if (stack_nearly_full()) throw_stack_full();
+    if (e.chain_length >= kLongChain) return eval_chain(e);
+  }
+  switch (e.kind) {
+    case ExprKind::None: return Value();
+    case ExprKind::Bool: return Value::boolean(static_cast<const BoolLit&>(e).value);
+    case ExprKind::Int: return Value::integer(static_cast<const IntLit&>(e).value);
+    case ExprKind::Float: return Value::number(static_cast<const FloatLit&>(e).value);
+    case ExprKind::String: return make_str(static_cast<const StringLit&>(e).value);
+    case ExprKind::FString: {
+      std::string out;
+      for (auto& p : static_cast<const FString&>(e).parts) {
+        if (!p.expr) {
+          out += p.text;
+          continue;
+        }
+        Value v = eval(*p.expr);
+        out += p.format_spec.empty() ? str(v) : format_value(v, p.format_spec);
+      }
+      return make_str(std::move(out));
+    }
+    case ExprKind::List: {
+      std::vector<Value> items;
+      for (auto& x : static_cast<const ListLit&>(e).items) items.push_back(eval(*x));
+      return make_list(std::move(items));
+    }
+    case ExprKind::Tuple: {
+      std::vector<Value> items;
+      for (auto& x : static_cast<const TupleLit&>(e).items) items.push_back(eval(*x));
+      return make_tuple(std::move(items));
+    }
+    case ExprKind::Dict: {
+      auto& d = static_cast<const DictLit&>(e);
+      auto obj = std::make_shared<DictObj>();
+      for (size_t k = 0; k < d.keys.size(); ++k) {
+        Value key = eval(*d.keys[k]);
+        check_key(key);
+        obj->set(key, eval(*d.values[k]));
+      }
+      return Value::object(Tag::Dict, std::move(obj));
+    }
+    case ExprKind::Name: return read_name(static_cast<const Name&>(e));
+    case ExprKind::Attribute: {
+      auto& a = static_cast<const Attribute&>(e);
+      return eval_attribute(a, eval(*a.object));
+    }
+    case ExprKind::Index: {
+      auto& ix = static_cast<const Index&>(e);
+      return eval_index(ix, eval(*ix.object));
+    }
+    case ExprKind::Slice: fail("a slice is only allowed inside [ ]");
+    case ExprKind::Ellipsis: fail("'...' is only allowed inside [ ]");
+    case ExprKind::Call: {
+      auto& c = static_cast<const Call&>(e);
+      const Expr& first = c.callee->kind == ExprKind::Attribute ? *static_cast<const Attribute&>(*c.callee).object
+                                                                 : *c.callee;
+      return eval_call(c, eval(first));
+    }
+    case ExprKind::Unary: {
+      auto& u = static_cast<const Unary&>(e);
+      return eval_unary(u, eval(*u.operand));
+    }
+    case ExprKind::Binary: {
+      auto& b = static_cast<const Binary&>(e);
+      Value l = eval(*b.lhs);
+      Value r = eval(*b.rhs);
+      return binary_values(b, l, r);
+    }
+    case ExprKind::Logical: {
+      auto& l = static_cast<const Logical&>(e);
+      return eval_logical(l, eval(*l.lhs));
+    }
+    case ExprKind::Conditional: {
+      auto& c = static_cast<const Conditional&>(e);
+      return cond_true(*c.cond) ? eval(*c.then_value) : eval(*c.else_value);
+    }
+    case ExprKind::Lambda: return make_function(static_cast<const Lambda&>(e).decl, "");
+  }
+  fail("internal error: unknown expression");
+}
+
+void Evaluator::Impl::check_key(const Value& k) { check_dict_key(k); }
+
+std::vector<Value> Evaluator::iterate(const Value& v) {
+  switch (v.tag) {
+    case Tag::List:
+    case Tag::Tuple: return v.as<ListObj>()->items;
+    case Tag::Range: {
+      auto* r = v.as<RangeObj>();
+      std::vector<Value> out;
+      int64_t n = r->size();
+      // Note [Host memory budget]: list(range(10**12)) fails here, before it grows.
+      CpuAllocator::instance().check_host_request(static_cast<size_t>(n), sizeof(Value), "a list of a range");
+      out.reserve(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) out.push_back(Value::integer(r->at(k)));
+      return out;
+    }
+    case Tag::Dict: {
+      std::vector<Value> out;
+      for (auto& [k, x] : v.as<DictObj>()->entries) out.push_back(k);
+      return out;
+    }
+    case Tag::Str: {
+      std::vector<Value> out;
+      for (char c : v.as<StrObj>()->s) out.push_back(make_str(std::string(1, c)));
+      return out;
+    }
+    case Tag::Tensor: {
+      if (v.t.dim() == 0) fail("iteration over a 0-d tensor");
+      std::vector<Value> out;
+      for (int64_t k = 0; k < v.t.size(0); ++k) out.push_back(Value::tensor(select(v.t, 0, k)));
+      return out;
+    }
+    default: fail(std::string("'") + type_name(v) + "' object is not iterable");
+  }
+}
+
+}  // namespace nabla::interp

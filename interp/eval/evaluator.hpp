@@ -1,0 +1,219 @@
+// The tree-walking evaluator of nabla (docs/LANGUAGE.md has the language).
+//
+// A resolver pass runs over each program before it executes and gives every Name a
+// place: a slot of the current function's frame or of an enclosing one (depth,
+// slot), a slot of the module (depth -1), a field of `self` (slot -2) or `self`
+// itself (slot -3). Every function call gets one Frame for all its block scopes
+// (block scoping is resolved statically to distinct slots); closures keep their
+// enclosing frame alive. Module globals are a vector of slots with a name map used
+// only by the resolver, so a variable access never hashes a string.
+//
+// Errors: one exception type (LangError) that gets the span of the innermost
+// expression that failed and a snapshot of the DSL call stack; nabla::Error thrown by
+// ops is converted at the expression that called the op.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "interp/values/value.hpp"
+#include "lang/ast.hpp"
+
+namespace nabla {
+class Profiler;  // autograd/profiler.hpp
+}
+
+namespace nabla::interp {
+
+// How the embedded standard library's files are named in spans and errors
+// ("<stdlib>/nn.dsl:108:16").
+inline constexpr const char* kStdlibPrefix = "<stdlib>/";
+
+// One call's variables. Tracked: a closure kept in the frame it closes over is a
+// cycle (Note [Reference cycles] in cycles.hpp).
+struct Frame : Tracked, std::enable_shared_from_this<Frame> {
+  explicit Frame(int n) : nslots(n) {
+    if (n > kInline) {
+      heap.reset(new Value[static_cast<size_t>(n)]);
+      slots = heap.get();
+    }
+  }
+  void visit_references(RefVisitor& v) const override;
+  void release_references(Graveyard& g) override;
+  static constexpr int kInline = 6;
+  int nslots;
+  Value inline_slots[kInline];
+  std::unique_ptr<Value[]> heap;
+  Value* slots = inline_slots;
+  std::shared_ptr<Frame> parent;
+  Value self;
+};
+
+struct FnInfo {
+  int nslots = 0;
+  int nparams = 0;
+  bool variadic = false;  // has a *rest parameter (binding never takes the fast path)
+};
+
+struct ModelInfo {
+  FnInfo ctor;
+  std::unordered_set<std::string> members;  // fields, buffers and methods (bare names in methods)
+  std::unordered_map<std::string, std::shared_ptr<lang::FnDecl>> methods;
+};
+
+struct Loc {
+  int32_t depth = -1;  // -1: module slot
+  int32_t slot = 0;
+};
+
+class LangError : public std::exception {
+ public:
+  explicit LangError(std::string m) : message(std::move(m)) {}
+  const char* what() const noexcept override { return message.c_str(); }
+  std::string message;
+  lang::SourceSpan span;
+  bool located = false;
+  bool interrupted = false;
+  std::vector<std::string> trace;
+  std::string formatted() const;
+};
+
+[[noreturn]] void fail(const std::string& message);
+
+struct TestState {
+  bool active = false;
+  std::vector<std::string> failures;
+  int failed_in_block = 0;
+};
+
+class Evaluator {
+ public:
+  Evaluator();
+  ~Evaluator();
+
+  // The containers this evaluator made (first member: destroyed last, after every
+  // other member has dropped its values). See Note [Reference cycles].
+  CycleRegistry cycles;
+
+  // Runs a parsed program in `module`: resolves, then executes the top level.
+  // Returns the last expression statement's value when `echo` is set.
+  Value run_program(const std::shared_ptr<lang::Program>& prog, const std::shared_ptr<Module>& module,
+                    bool want_echo, bool* has_echo);
+  // Runs `source` (named `name`) in a child scope of `module` (expect_error, member_names).
+  Value eval_source(const std::string& source, const std::string& name, const std::shared_ptr<Module>& module,
+                    bool want_value);
+  std::shared_ptr<Module> current_module();
+  void run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module);
+  std::shared_ptr<Module> new_module(const std::string& name, const std::string& path);
+  // Interpreter::reset: a new main module (builtins and `args` only), no imports,
+  // no profile, no test results. The builtins, native modules and settings stay.
+  void reset_session();
+
+  // Calls a callable value with arguments.
+  Value call_value(const Value& callee, CallArgs& args);
+  // While alive, calls made from C++ with no statement running (Interpreter::graph
+  // calling its entry) name `site` as their call site in error traces, not the last
+  // call of whatever ran before. `site` must outlive the scope.
+  class CallSiteScope {
+   public:
+    CallSiteScope(Evaluator& ev, const lang::SourceSpan* site);
+    ~CallSiteScope();
+    CallSiteScope(const CallSiteScope&) = delete;
+    CallSiteScope& operator=(const CallSiteScope&) = delete;
+
+   private:
+    Evaluator& ev_;
+    const lang::SourceSpan* saved_;
+  };
+  Value get_attr(const Value& obj, const std::string& name);
+  void set_attr(const Value& obj, const std::string& name, Value v);
+  Value call_method(const Value& obj, const std::string& name, CallArgs& args);
+  std::vector<std::string> member_names(const Value& v);
+
+  // Values of an iterable as a vector (lists, tuples, ranges, dicts' keys, strings, tensors).
+  std::vector<Value> iterate(const Value& v);
+
+  std::shared_ptr<Module> main_module;
+  std::function<void(const std::string&)> output;
+  std::atomic<bool> interrupt_flag{false};
+  std::vector<std::string> args;
+  TestState tests;
+  int max_depth = 1000;
+  std::string current_file;  // the file being evaluated (relative imports)
+
+  // Builtins (builtins.cpp) are copied into every new module.
+  std::vector<std::pair<std::string, Value>> builtins;
+  std::shared_ptr<Profiler> last_profile;  // of the last profile { } block or :prof (last_profile())
+  std::unordered_map<std::string, std::function<std::shared_ptr<Module>(Evaluator&)>> native_modules;
+  std::unordered_map<std::string, std::shared_ptr<Module>> import_cache;
+
+  // Location helpers for builtins (expect failures name the calling line).
+  const lang::SourceSpan* current_span = nullptr;
+  void check_interrupt() {
+    if (interrupt_flag.load(std::memory_order_relaxed)) throw_interrupt();
+  }
+  [[noreturn]] void throw_interrupt();
+
+  // The step budget (Interpreter::set_limits): one step per statement executed, loop
+  // iteration and call, counted from the start of each eval; past max_steps the
+  // step that was to run fails with "step budget of N exceeded". Counting loop
+  // iterations and calls too means every runaway program (an empty `while true {}`,
+  // endless recursion) spends steps.
+  uint64_t steps = 0;
+  uint64_t max_steps = 0;  // 0: no budget
+  void count_step() {
+    if (++steps > step_limit_) throw_step_budget();
+  }
+  void set_max_steps(uint64_t n) {
+    max_steps = n;
+    step_limit_ = n ? n : UINT64_MAX;
+  }
+  [[noreturn]] void throw_step_budget();
+  // Sandbox mode (Interpreter::set_limits): builtins that read or write files, open
+  // sockets or sleep call this first; it fails naming `what` ("save()").
+  bool sandbox = false;
+  void check_sandbox(const char* what) {
+    if (sandbox) throw_sandboxed(what);
+  }
+  [[noreturn]] void throw_sandboxed(const char* what);
+
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+
+ private:
+  // The top level of a resolved program in the current module; a return, break or
+  // continue that escapes it is an error at its statement.
+  Value run_statements(const lang::Program& prog, bool want_value, bool* has_value);
+  uint64_t step_limit_ = UINT64_MAX;  // max_steps, or no limit
+};
+
+// builtins.cpp
+void install_builtins(Evaluator& ev);
+Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, bool* found);
+Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args);
+std::vector<std::string> tensor_member_names();
+bool has_container_method(Tag tag, const std::string& name);
+Value container_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args);
+std::vector<std::string> container_method_names(Tag tag);
+Value binary_op(lang::BinaryOp op, const Value& a, const Value& b);
+Value unary_op(lang::UnaryOp op, const Value& a);
+Tensor to_tensor_arg(const Value& v, const char* what);
+std::string format_value(const Value& v, const std::string& spec);
+Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx);
+void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx, const Value& v);
+Value make_slice_value(const Value& start, const Value& stop, const Value& step);
+Value ellipsis_value();
+Value tensor_value(Tensor t);  // none for an undefined tensor
+
+// Embedded stdlib sources (`import nn`): a name and its DSL text.
+void register_stdlib_source(const std::string& name, const std::string& source);
+const std::string* find_stdlib_source(const std::string& name);
+// stdlib/*.dsl as compiled into the binary (generated by cmake/embed_stdlib.cmake).
+const std::vector<std::pair<std::string, std::string>>& embedded_stdlib();
+
+}  // namespace nabla::interp

@@ -1,0 +1,262 @@
+// Internal to the evaluator: Evaluator::Impl, the state of a running program (frames,
+// module, call stack, resolution results) and the declarations the evaluator*.cpp
+// files share. Included by evaluator*.cpp only; builtins and the REPL use
+// evaluator.hpp. Members marked `inline` are defined in the one file that uses them
+// (the hot ones in evaluator.cpp, next to eval); the small helpers defined in this
+// class are shared by several files. Must not hold logic beyond those helpers.
+#pragma once
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "interp/eval/evaluator.hpp"
+#include "lang/stack_depth.hpp"
+
+namespace nabla::interp {
+
+using namespace lang;
+
+enum class Flow { Normal, Break, Continue, Return };
+
+// A break or continue that reached a function or module boundary.
+std::string stray_flow_message(Flow f);
+
+struct CallRec {
+  const SourceSpan* site;
+  const std::string* name;
+};
+
+struct RCtx {
+  RCtx* parent = nullptr;
+  bool is_module = false;
+  Module* module = nullptr;
+  FnInfo* info = nullptr;
+  std::vector<std::unordered_map<std::string, int>> blocks;
+  const ModelInfo* model = nullptr;  // methods and constructors: bare member names
+};
+
+struct Evaluator::Impl {
+  Evaluator& ev;
+  explicit Impl(Evaluator& e) : ev(e) {}
+
+  // Resolution results keyed by AST node address (programs are kept alive).
+  std::unordered_map<const void*, Loc> locs;
+  std::unordered_map<const FnDecl*, FnInfo> fn_infos;
+  std::unordered_map<const ModelDecl*, ModelInfo> model_infos;
+  std::vector<std::shared_ptr<Program>> programs;
+
+  // Execution state.
+  Frame* frame = nullptr;
+  Module* module = nullptr;
+  Value ret;
+  std::vector<CallRec> stack;
+  const SourceSpan* call_site = nullptr;
+
+  // ================================ resolver ================================
+  RCtx* rc = nullptr;
+
+  // evaluator_resolve.cpp: gives every Name its place (see evaluator.hpp).
+  inline Loc declare(const std::string& name);
+  inline Loc lookup(const std::string& name);
+  inline void declare_pattern(const Pattern& p);
+  inline void resolve_block(const Block& b, bool new_scope = true);
+  inline FnInfo& resolve_fn(const FnDecl& d, const ModelInfo* model);
+  inline void resolve_model(const ModelDecl& d);
+  inline void resolve_stmt(const Stmt& s);
+  inline void resolve_expr(const Expr& e);
+  void resolve_chain(const Expr& top);
+  inline void resolve_other_operands(const Expr& link);
+  void resolve_program(const Program& p, Module* m, bool child_scope);
+
+  // ================================ locations ================================
+  Frame* frame_at(int depth) {
+    Frame* f = frame;
+    while (depth-- > 0) f = f->parent.get();
+    return f;
+  }
+
+  const Loc& loc_of(const void* node) {
+    auto it = locs.find(node);
+    if (it == locs.end()) fail("internal error: unresolved binding");
+    return it->second;
+  }
+
+  void store(const Loc& l, Value v) {
+    if (l.depth < 0) {
+      module->slots[l.slot] = std::move(v);
+      module->defined[l.slot] = 1;
+    } else {
+      frame_at(l.depth)->slots[l.slot] = std::move(v);
+    }
+  }
+
+  // A name may be megabytes long: the message names its start.
+  [[noreturn]] void undefined(const std::string& name) { fail("undefined name '" + clip_for_message(name) + "'"); }
+
+  inline Value self_field(Frame* f, const std::string& name);
+
+  static Value bound(const Value& self, const std::string& name) {
+    auto b = std::make_shared<BoundObj>();
+    b->self = self;
+    b->name = name;
+    return Value::object(Tag::Bound, std::move(b));
+  }
+
+  inline const Value& read_name(const Name& n);
+  Value tmp_;
+
+  inline void assign_name(const Name& n, Value v);
+
+  // ================================ models ================================
+  static void set_field(InstanceObj& inst, const std::string& name, Value v, bool buffer) {
+    FieldKind kind = buffer ? FieldKind::buffer
+                     : v.tag == Tag::Instance ? FieldKind::submodule
+                     : v.tag == Tag::Tensor && v.t.defined() && v.t.requires_grad() && v.t.is_leaf()
+                         ? FieldKind::parameter
+                         : FieldKind::attribute;
+    if (buffer && v.tag != Tag::Tensor) fail("buffer '" + name + "' must be a tensor, got " + type_name(v));
+    if (Field* f = inst.find(name)) {
+      if (f->kind == FieldKind::buffer && v.tag == Tag::Tensor) kind = FieldKind::buffer;
+      f->value = std::move(v);
+      f->kind = kind;
+      return;
+    }
+    inst.fields.push_back({name, std::move(v), kind});
+  }
+
+  // ================================ statements (evaluator.cpp) ================================
+  Flow exec_block(const Block& b) {
+    for (auto& s : b.stmts) {
+      Flow f = exec(*s);
+      if (f != Flow::Normal) return f;
+    }
+    return Flow::Normal;
+  }
+
+  // After each statement of a program's top level and of a test block: a Ctrl-C that
+  // came during the statement's native work (a long matmul, a save, the program's last
+  // statement) stops the run here, at that statement (Note [Interrupts] in
+  // interp/interpreter.cpp). Loops and calls check on their own.
+  void check_interrupt_after(const Stmt& s) {
+    if (!ev.interrupt_flag.load(std::memory_order_relaxed)) return;
+    try {
+      ev.throw_interrupt();
+    } catch (...) {
+      rethrow_located(s.span);
+    }
+  }
+
+  void locate(LangError& e, const SourceSpan& span);
+  // The native stack is nearly full (deep recursion, or expressions nested deeply
+  // inside it): fails with the recursion-limit message. See Note [Stack depth].
+  [[noreturn]] void throw_stack_full();
+  [[noreturn]] void rethrow_located(const SourceSpan& span);
+
+  Flow exec(const Stmt& s) {
+    try {
+      ev.count_step();
+      if (stack_nearly_full()) [[unlikely]] throw_stack_full();
+      return exec_inner(s);
+    } catch (...) {
+      rethrow_located(s.span);
+    }
+  }
+
+  inline void bind_pattern(const Pattern& p, Value v);
+  inline std::vector<Value> unpack(const Value& v, size_t n);
+  inline void assign_target(const Expr& target, Value v);
+  Flow exec_inner(const Stmt& s);
+
+  Value last_value;
+
+  inline bool cond_true(const Expr& e);
+  inline void exec_aug(const AugAssignStmt& a);
+  inline Flow exec_for(const ForStmt& f);
+  inline Flow exec_context(const ContextStmt& c);
+  DType autocast_region_dtype(const ContextStmt& c);
+  Flow exec_profiled(const ContextStmt& c);
+  Flow exec_no_sync(const ContextStmt& c);
+
+  // ================================ modules (evaluator_modules.cpp) ================================
+  std::shared_ptr<Module> module_ptr() {
+    return module->shared_from_this();
+  }
+
+  static std::string import_alias(const ImportStmt& i);
+  std::shared_ptr<Module> do_import(const ImportStmt& i);
+  // Imports still running their top level, outermost first: (cache key, name shown).
+  // See Note [Import cycles] in evaluator_modules.cpp.
+  std::vector<std::pair<std::string, std::string>> importing;
+  std::shared_ptr<Module> import_once(const std::string& key, const std::string& shown,
+                                      const std::function<std::shared_ptr<Module>()>& load);
+  std::shared_ptr<Module> import_stdlib(const std::string& name);
+  inline std::shared_ptr<Module> load_module(const std::string& name, const std::string& path, const std::string& text);
+
+  // ================================ functions (evaluator_calls.cpp) ================================
+  Value make_function(const std::shared_ptr<FnDecl>& decl, const std::string& name);
+
+  struct FrameGuard {
+    Impl& im;
+    Frame* f;
+    Module* m;
+    size_t depth;
+    FrameGuard(Impl& i) : im(i), f(i.frame), m(i.module), depth(i.stack.size()) {}
+    ~FrameGuard() {
+      im.frame = f;
+      im.module = m;
+      im.stack.resize(depth);
+    }
+  };
+
+  void bind_args(const std::string& fname, const std::vector<Param>& params, const std::vector<Value>* defaults,
+                 CallArgs& args, Frame& fr, size_t skip);
+  Value invoke(const FnDecl& d, const FnInfo& info, const std::shared_ptr<Frame>& env, Module* mod,
+               const std::vector<Value>* defaults, const Value& self, CallArgs& args, const std::string& name,
+               size_t skip = 0, std::vector<Value>* prefix = nullptr);
+  inline Value call_func(const FuncObj& f, CallArgs& args);
+
+  // ================================ models (evaluator_models.cpp) ================================
+  Value instantiate(const std::shared_ptr<ModelClassObj>& cls, CallArgs& args);
+  Value call_model_method(const Value& self, const std::string& name, CallArgs& args);
+
+  std::unordered_set<std::string> interned;
+  const std::string& intern(const std::string& s) { return *interned.insert(s).first; }
+
+  Value builtin_model_method(const Value& self, const std::string& name, CallArgs& args);
+  Value call_instance(const Value& self, CallArgs& args);  // forward, then the module hooks
+  void run_forward_pre_hooks(const Value& self, CallArgs& args);
+
+  // ================================ custom functions (evaluator_calls.cpp) ================================
+  Value apply_custom(const std::shared_ptr<ModelClassObj>& cls, CallArgs& args);
+  Value call_custom_method(const ModelClassObj& cls, const std::string& name, CallArgs& args);
+
+  // ================================ expressions (evaluator.cpp) ================================
+  inline void set_origin(const Expr& e);
+  inline void enter_call(const Call& c);
+  inline std::vector<Value> eval_index_items(const Index& ix);
+  inline Value binary_values(const Binary& b, const Value& l, const Value& r);
+  static inline bool scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out);
+  Value eval(const Expr& e);
+  inline CallArgs eval_args(const Call& c);
+  void splat_into(const Arg& arg, std::vector<Value>& pos);
+  inline Value eval_inner(const Expr& e);
+  // A chain link (lang::first_operand) given the value of its first operand: the
+  // same work eval does for it after evaluating that operand. Always inlined: they
+  // are eval_inner's hot cases (measured: a call costs 60 instructions more when
+  // eval_call is not inlined).
+  [[gnu::always_inline]] inline Value eval_attribute(const Attribute& a, const Value& obj);
+  [[gnu::always_inline]] inline Value eval_index(const Index& ix, const Value& obj);
+  [[gnu::always_inline]] inline Value eval_call(const Call& c, const Value& first);
+  [[gnu::always_inline]] inline Value eval_unary(const Unary& u, const Value& v);
+  [[gnu::always_inline]] inline Value eval_logical(const Logical& l, Value lhs);
+  Value eval_link(const Expr& link, Value first);
+  // A long chain (Note [Deep expressions]) with a loop.
+  Value eval_chain(const Expr& e);
+  const Expr* current_call = nullptr;
+
+  static inline void check_key(const Value& k);
+};
+
+}  // namespace nabla::interp

@@ -1,0 +1,374 @@
+// Models: instances (constructor bodies, fields, methods, hooks around forward), the
+// names of the builtin model methods (defined in model_methods.cpp) and member access on any
+// value (get_attr, set_attr, call_method, member_names). Tensor and container
+// members are the builtins' (builtins_tensor.cpp, container_methods.cpp).
+#include "interp/eval/evaluator.hpp"
+
+#include <algorithm>
+
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "interp/eval/evaluator_impl.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
+
+namespace nabla::interp {
+
+Value Evaluator::Impl::instantiate(const std::shared_ptr<ModelClassObj>& cls, CallArgs& args) {
+  auto inst = std::make_shared<InstanceObj>();
+  inst->cls = cls;
+  Value self = Value::object(Tag::Instance, inst);
+  const ModelDecl& d = *cls->decl;
+  const ModelInfo& mi = *cls->info;
+  const SourceSpan* site = call_site;
+  ev.check_interrupt();
+  ev.count_step();
+  if (static_cast<int>(stack.size()) >= ev.max_depth) fail("maximum recursion depth exceeded");
+  auto fr = std::make_shared<Frame>(mi.ctor.nslots);
+  fr->parent = cls->env;
+  fr->self = self;
+  {
+    FrameGuard g(*this);
+    frame = cls->env.get();
+    module = cls->module.get();
+    bind_args(d.name, d.params, &cls->defaults, args, *fr, 0);
+  }
+  FrameGuard g(*this);
+  stack.push_back({site, &d.name});
+  frame = fr.get();
+  module = cls->module.get();
+  struct Pop {
+    Frame& f;
+    ~Pop() { f.self = Value(); }  // break the instance <-> constructor frame cycle
+  } pop{*fr};
+  for (auto& s : d.body.stmts) {
+    if (s->kind == StmtKind::Assign) {
+      auto& a = static_cast<const AssignStmt&>(*s);
+      if (a.target->kind == ExprKind::Name) {
+        try {
+          Value v = eval(*a.value);
+          set_field(*inst, static_cast<const Name&>(*a.target).id, std::move(v), false);
+        } catch (...) {
+          rethrow_located(s->span);
+        }
+        continue;
+      }
+    }
+    Flow f = exec(*s);
+    if (f == Flow::Return) fail("'return' in a model body");
+    if (f != Flow::Normal) fail(stray_flow_message(f));
+  }
+  inst->ctor_frame = fr;
+  return self;
+}
+
+Value Evaluator::Impl::call_model_method(const Value& self, const std::string& name, CallArgs& args) {
+  auto* inst = self.as<InstanceObj>();
+  auto& methods = inst->cls->info->methods;
+  auto it = methods.find(name);
+  if (it == methods.end()) {
+    if (Field* f = inst->find(name)) return ev.call_value(f->value, args);
+    if (name == "forward") fail("model " + inst->cls->decl->name + " has no forward method, so it cannot be called");
+    return builtin_model_method(self, name, args);
+  }
+  const FnDecl& d = *it->second;
+  const FnInfo& info = fn_infos.at(&d);
+  std::string qn = inst->cls->decl->name + "." + name;
+  // The name must outlive the call record: keep it in a stable place.
+  const std::string& stable = intern(qn);
+  return invoke(d, info, inst->ctor_frame, inst->cls->module.get(), nullptr, self, args, stable);
+}
+
+// Forward pre-hooks, fn(module, input) with input the tuple of positional arguments:
+// a result other than none replaces the arguments (a tuple gives all of them, anything
+// else the only one), as in PyTorch. Pruning (stdlib/prune.dsl) recomputes
+// `weight = weight_orig * weight_mask` in one.
+void Evaluator::Impl::run_forward_pre_hooks(const Value& self, CallArgs& args) {
+  auto hooks = self.as<InstanceObj>()->forward_pre_hooks;  // a hook may remove itself
+  for (auto& [id, fn] : hooks) {
+    CallArgs a;
+    a.pos = {self, make_tuple(args.pos)};
+    Value r = ev.call_value(fn, a);
+    if (r.is_none()) continue;
+    if (r.tag == Tag::Tuple) args.pos = r.as<ListObj>()->items;
+    else args.pos = {r};
+  }
+}
+
+// Calling an instance: forward pre-hooks, then forward, then its forward hooks (fn(module, input, output); a
+// hook that returns something other than none replaces the output), then, when the
+// output is a tensor that requires grad and backward hooks exist, a tensor hook on
+// the output that calls them with (module, grad_output) during backward (a returned
+// tensor replaces the gradient). Hooks are read when they run, so a removed hook
+// stops firing at once.
+Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
+  auto* inst = self.as<InstanceObj>();
+  if (!inst->forward_pre_hooks.empty()) run_forward_pre_hooks(self, args);
+  if (inst->forward_hooks.empty() && inst->backward_hooks.empty() && inst->full_backward_hooks.empty())
+    return call_model_method(self, "forward", args);
+  Value input = make_tuple(args.pos);
+  // Full backward hooks: every tensor input that requires grad goes into forward
+  // through an alias (a view node) whose gradient is the gradient with respect to that
+  // input through this call only; when all have arrived the hooks get (module,
+  // grad_input, grad_output), none for inputs that need no gradient.
+  struct FullState {
+    std::vector<Value> grad_in;
+    Value grad_out;
+    size_t pending = 0;
+  };
+  std::shared_ptr<FullState> full;
+  if (!inst->full_backward_hooks.empty() && grad_enabled()) {
+    full = std::make_shared<FullState>();
+    full->grad_in.assign(args.pos.size(), Value());
+    for (size_t k = 0; k < args.pos.size(); ++k) {
+      Value& a = args.pos[k];
+      if (a.tag != Tag::Tensor || !a.t.defined() || !a.t.requires_grad()) continue;
+      Tensor alias = view(a.t, IntList(a.t.sizes().begin(), a.t.sizes().end()));
+      ++full->pending;
+      Evaluator* e = &ev;
+      std::weak_ptr<Obj> weak = self.o;
+      register_hook(alias, [e, weak, full, k](const Tensor& g) {
+        full->grad_in[k] = Value::tensor(g);
+        if (--full->pending > 0) return Tensor();
+        auto o = weak.lock();
+        if (!o) return Tensor();
+        auto hooks = static_cast<InstanceObj*>(o.get())->full_backward_hooks;
+        for (auto& [id, fn] : hooks) {
+          CallArgs c;
+          c.pos = {Value::object(Tag::Instance, o), make_tuple(full->grad_in), make_tuple({full->grad_out})};
+          e->call_value(fn, c);
+        }
+        return Tensor();
+      });
+      a = Value::tensor(alias);
+    }
+  }
+  Value out = call_model_method(self, "forward", args);
+  auto hooks = inst->forward_hooks;  // a hook may remove itself
+  for (auto& [id, fn] : hooks) {
+    CallArgs a;
+    a.pos = {self, input, out};
+    Value r = ev.call_value(fn, a);
+    if (!r.is_none()) out = r;
+  }
+  if ((!inst->backward_hooks.empty() || full) && out.tag == Tag::Tensor && out.t.defined() && out.t.requires_grad()) {
+    Evaluator* e = &ev;
+    std::weak_ptr<Obj> weak = self.o;
+    register_hook(out.t, [e, weak, full](const Tensor& g) {
+      auto o = weak.lock();
+      if (!o) return Tensor();
+      Value module = Value::object(Tag::Instance, o);
+      auto bh = static_cast<InstanceObj*>(o.get())->backward_hooks;
+      Tensor grad = g;
+      bool changed = false;
+      for (auto& [id, fn] : bh) {
+        CallArgs a;
+        a.pos = {module, Value::tensor(grad)};
+        Value r = e->call_value(fn, a);
+        if (r.is_none()) continue;
+        if (r.tag != Tag::Tensor) fail(std::string("a backward hook must return a tensor or none, got ") + type_name(r));
+        grad = r.t;
+        changed = true;
+      }
+      if (full) {
+        full->grad_out = Value::tensor(grad);
+        if (full->pending == 0) {  // no input needs a gradient: the hooks run now
+          auto fh = static_cast<InstanceObj*>(o.get())->full_backward_hooks;
+          for (auto& [id, fn] : fh) {
+            CallArgs a;
+            a.pos = {module, make_tuple(full->grad_in), make_tuple({full->grad_out})};
+            e->call_value(fn, a);
+          }
+        }
+      }
+      return changed ? grad : Tensor();
+    });
+  }
+  return out;
+}
+
+// The builtin methods of every model (model_methods.cpp), for get_attr and completion.
+const char* const kModelMethods[] = {"parameters",
+                                     "named_parameters",
+                                     "buffers",
+                                     "named_buffers",
+                                     "zero_grad",
+                                     "train",
+                                     "eval",
+                                     "to",
+                                     "cuda",
+                                     "cpu",
+                                     "children",
+                                     "named_children",
+                                     "modules",
+                                     "named_modules",
+                                     "apply",
+                                     "state_dict",
+                                     "load_state_dict",
+                                     "register_buffer",
+                                     "register_forward_pre_hook",
+                                     "register_forward_hook",
+                                     "register_backward_hook",
+                                     "register_full_backward_hook"};
+
+
+Value Evaluator::get_attr(const Value& obj, const std::string& name) {
+  switch (obj.tag) {
+    case Tag::Tensor: {
+      bool found = false;
+      Value v = tensor_attr(*this, obj, name, &found);
+      if (found) return v;
+      return Impl::bound(obj, name);
+    }
+    case Tag::Instance: {
+      auto* inst = obj.as<InstanceObj>();
+      if (Field* f = inst->find(name)) return f->value;
+      if (inst->cls->info->methods.count(name)) return Impl::bound(obj, name);
+      for (const char* m : kModelMethods)
+        if (name == m) return Impl::bound(obj, name);
+      fail("model " + inst->cls->decl->name + " has no attribute '" + name + "'");
+    }
+    case Tag::Module: {
+      auto* m = obj.as<Module>();
+      if (const Value* v = m->get(name)) return *v;
+      fail("module '" + m->name + "' has no attribute '" + name + "'");
+    }
+    case Tag::Object: {
+      auto* o = obj.as<ObjectObj>();
+      if (Value* v = o->find(name)) return *v;
+      if (o->methods.count(name)) return Impl::bound(obj, name);
+      fail(o->type_name + " has no attribute '" + name + "'");
+    }
+    case Tag::ModelClass:
+    case Tag::FnClass:
+      if (name == "name") return make_str(obj.as<ModelClassObj>()->decl->name);
+      if (obj.tag == Tag::FnClass && name == "apply") return Impl::bound(obj, name);
+      break;
+    case Tag::Func:
+      if (name == "name") return make_str(obj.as<FuncObj>()->qualname);
+      break;
+    case Tag::DType:
+      if (name == "is_floating_point") return Value::boolean(is_floating(obj.dt));
+      if (name == "itemsize") return Value::integer(static_cast<int64_t>(dtype_size(obj.dt)));
+      break;
+    case Tag::Range: {
+      auto* r = obj.as<RangeObj>();
+      if (name == "start") return Value::integer(r->start);
+      if (name == "stop") return Value::integer(r->stop);
+      if (name == "step") return Value::integer(r->step);
+      break;
+    }
+    case Tag::Str:
+    case Tag::List:
+    case Tag::Dict:
+    case Tag::Tuple:
+      if (has_container_method(obj.tag, name)) return Impl::bound(obj, name);
+      break;
+    default: break;
+  }
+  fail(std::string(type_name(obj)) + " has no attribute '" + name + "'");
+}
+
+namespace {
+// A gradient assigned to `x.grad` must be one backward could have made: the tensor's
+// shape, dtype and device (PyTorch refuses the others the same way); an i64 .grad
+// would turn every later accumulation into integers.
+Tensor checked_grad(const Tensor& t, const Tensor& g) {
+  if (g.sizes() != t.sizes())
+    fail("tensor.grad: the assigned gradient has shape " + g.shape_str() + ", the tensor " + t.shape_str());
+  if (g.dtype() != t.dtype())
+    fail(std::string("tensor.grad: the assigned gradient has dtype ") + dtype_name(g.dtype()) + ", the tensor " +
+         dtype_name(t.dtype()) + " (convert it with .to(" + dtype_name(t.dtype()) + "))");
+  if (g.device() != t.device())
+    fail("tensor.grad: the assigned gradient is on " + g.device().str() + ", the tensor on " + t.device().str());
+  return g;
+}
+}  // namespace
+
+void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
+  switch (obj.tag) {
+    case Tag::Instance: Impl::set_field(*obj.as<InstanceObj>(), name, std::move(v), false); return;
+    case Tag::Object: obj.as<ObjectObj>()->set(name, std::move(v)); return;
+    case Tag::Module: obj.as<Module>()->set(name, std::move(v)); return;
+    case Tag::Tensor: {
+      Tensor t = obj.t;
+      if (name == "grad") {
+        if (v.is_none()) t.set_grad(Tensor());
+        else if (v.tag == Tag::Tensor) t.set_grad(checked_grad(t, v.t));
+        else fail(std::string("tensor.grad must be a tensor or none, got ") + type_name(v));
+        return;
+      }
+      if (name == "requires_grad") {
+        t.set_requires_grad(truthy(v));
+        return;
+      }
+      fail("cannot set attribute '" + name + "' of a tensor (only grad and requires_grad)");
+    }
+    default: fail(std::string("cannot set attribute '") + name + "' on " + type_name(obj));
+  }
+}
+
+Value Evaluator::call_method(const Value& obj, const std::string& name, CallArgs& args) {
+  switch (obj.tag) {
+    case Tag::Tensor: return tensor_method(*this, obj, name, args);
+    case Tag::Instance: return impl->call_model_method(obj, name, args);
+    case Tag::Object: {
+      auto* o = obj.as<ObjectObj>();
+      auto it = o->methods.find(name);
+      if (it != o->methods.end()) {
+        args.pos.insert(args.pos.begin(), obj);
+        return it->second(*this, args);
+      }
+      return call_value(get_attr(obj, name), args);
+    }
+    case Tag::FnClass:
+      if (name == "apply") return impl->apply_custom(std::static_pointer_cast<ModelClassObj>(obj.o), args);
+      break;
+    case Tag::Str:
+    case Tag::List:
+    case Tag::Dict:
+    case Tag::Tuple:
+      if (has_container_method(obj.tag, name)) return container_method(*this, obj, name, args);
+      break;
+    default: break;
+  }
+  Value fn = get_attr(obj, name);
+  return call_value(fn, args);
+}
+
+std::vector<std::string> Evaluator::member_names(const Value& v) {
+  std::vector<std::string> out;
+  switch (v.tag) {
+    case Tag::Tensor: out = tensor_member_names(); break;
+    case Tag::Instance: {
+      auto* inst = v.as<InstanceObj>();
+      for (auto& f : inst->fields) out.push_back(f.name);
+      for (auto& [n, d] : inst->cls->info->methods) out.push_back(n);
+      for (const char* m : kModelMethods) out.push_back(m);
+      break;
+    }
+    case Tag::Module: {
+      auto* m = v.as<Module>();
+      for (size_t k = 0; k < m->slot_names.size(); ++k)
+        if (m->defined[k] && m->names.count(m->slot_names[k])) {
+          bool builtin = false;
+          for (auto& [n, b] : builtins)
+            if (n == m->slot_names[k] && values_equal(b, m->slots[k])) builtin = true;
+          if (!builtin) out.push_back(m->slot_names[k]);
+        }
+      break;
+    }
+    case Tag::Object: {
+      auto* o = v.as<ObjectObj>();
+      for (auto& [n, x] : o->attrs) out.push_back(n);
+      for (auto& [n, f] : o->methods) out.push_back(n);
+      break;
+    }
+    default: out = container_method_names(v.tag); break;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace nabla::interp

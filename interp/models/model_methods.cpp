@@ -1,0 +1,288 @@
+// The builtin methods of every model (kModelMethods in evaluator_models.cpp):
+// parameters and buffers, modules and children, apply, zero_grad, train/eval, to,
+// state_dict and load_state_dict, register_buffer and the module hooks. Every one
+// that reaches into submodules goes through the module walk (Note [Module walk] in
+// interp/models/module_walk.hpp), so each module and each tensor is visited once.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "interp/eval/evaluator.hpp"
+#include "interp/eval/evaluator_impl.hpp"
+#include "interp/models/module_walk.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+using HookList = std::vector<std::pair<int64_t, Value>>;
+
+HookList& hook_list(InstanceObj& inst, const std::string& method) {
+  if (method == "register_forward_pre_hook") return inst.forward_pre_hooks;
+  if (method == "register_forward_hook") return inst.forward_hooks;
+  if (method == "register_backward_hook") return inst.backward_hooks;
+  return inst.full_backward_hooks;
+}
+
+Value make_hook_handle(const Value& self, const std::string& method, int64_t id) {
+  auto obj = std::make_shared<ObjectObj>();
+  obj->type_name = "hook handle";
+  std::weak_ptr<Obj> weak = self.o;
+  obj->methods["remove"] = [weak, method, id](Evaluator&, CallArgs&) {
+    if (auto o = weak.lock()) {
+      auto& hooks = hook_list(*static_cast<InstanceObj*>(o.get()), method);
+      std::erase_if(hooks, [id](const auto& h) { return h.first == id; });
+    }
+    return Value();
+  };
+  return Value::object(Tag::Object, obj);
+}
+
+// train(mode) / eval(): the `training` flag of every module under v, each once.
+void set_training(const Value& v, bool mode) {
+  for (const ModuleVisit& visit : walk_modules(v)) {
+    auto* inst = visit.module.as<InstanceObj>();
+    if (Field* f = inst->find("training")) f->value = Value::boolean(mode);
+    else inst->fields.push_back({"training", Value::boolean(mode), FieldKind::attribute});
+  }
+}
+
+void no_args(const CallArgs& args, const std::string& name) {
+  if (!args.pos.empty() || !args.kw.empty()) fail(name + "() takes no arguments");
+}
+
+// m.to(dtype): every floating parameter and buffer converted in place (integer
+// buffers such as counters stay), as PyTorch's Module.to(dtype). Returns m.
+Value retype_model(const Value& self, DType dtype) {
+  if (!is_floating(dtype)) fail(std::string("to(): a model converts to a floating dtype, got ") + dtype_name(dtype));
+  for (auto& [n, t] : named_tensors(self, TensorKinds::both, false))
+    if (is_floating(t.dtype())) retype(t, dtype);
+  return self;
+}
+
+// m.to(device), m.cuda(), m.cpu(): every parameter and buffer moves in place (PyTorch's
+// Module.to), so an optimizer made before the move still holds them. Returns m.
+Value move_model(const Value& self, const std::string& name, CallArgs& args) {
+  if (name == "to" && args.pos.size() == 1 && args.kw.empty() && args.pos[0].tag == Tag::DType)
+    return retype_model(self, args.pos[0].dt);
+  Device device = cpu_device();
+  if (name == "cuda") device = cuda_device(0);
+  if (args.pos.size() > 1 || !args.kw.empty()) fail(name + "() takes one argument, the device");
+  if (!args.pos.empty()) {
+    const Value& d = args.pos[0];
+    device = d.tag == Tag::Int && name == "cuda" ? cuda_device(static_cast<int>(d.i)) : as_device(d, name + "()");
+  } else if (name == "to") {
+    fail("to() takes one argument, a device (\"cpu\", \"cuda\" or \"cuda:N\") or a floating dtype");
+  }
+  if (device.kind == DeviceKind::cuda) cuda::check_device(device.index);
+  for (auto& [n, t] : named_tensors(self, TensorKinds::both, false)) relocate(t, device);
+  return self;
+}
+
+// m.children() / m.named_children(): the models held directly in fields, in field
+// order, each once as in PyTorch (a layer held in two fields is listed under the
+// first); remove_duplicate=false lists every field (nn.Sequential([l, l]) runs l twice).
+Value children(const Value& self, const std::string& name, CallArgs& args) {
+  if (!args.pos.empty()) fail(name + "() takes no positional arguments");
+  bool remove_duplicate = true;
+  for (auto& [k, v] : args.kw) {
+    if (k == "remove_duplicate") remove_duplicate = truthy(v);
+    else fail(name + "() got an unexpected keyword argument '" + k + "'");
+  }
+  bool named = name == "named_children";
+  std::unordered_set<const Obj*> seen;
+  std::vector<Value> items;
+  for (const Field& f : self.as<InstanceObj>()->fields) {
+    if (f.value.tag != Tag::Instance) continue;
+    if (remove_duplicate && !seen.insert(f.value.o.get()).second) continue;
+    items.push_back(named ? make_tuple({make_str(f.name), f.value}) : f.value);
+  }
+  return make_list(std::move(items));
+}
+
+// Calls fn on every module under root, each once, children before their parent and
+// in field order (PyTorch's Module.apply), over the tree of first paths.
+template <class Fn>
+void apply_post_order(const Value& root, Fn fn) {
+  std::vector<ModuleVisit> visits = walk_modules(root);
+  std::vector<std::vector<size_t>> kids(visits.size());
+  for (size_t k = 1; k < visits.size(); ++k) kids[visits[k].parent].push_back(k);
+  std::vector<std::pair<size_t, size_t>> stack;  // (visit, next child)
+  if (!visits.empty()) stack.emplace_back(0, 0);
+  while (!stack.empty()) {
+    auto& [v, next] = stack.back();
+    if (next < kids[v].size()) {
+      size_t child = kids[v][next++];
+      stack.emplace_back(child, 0);
+      continue;
+    }
+    Value m = visits[v].module;
+    stack.pop_back();
+    fn(m);
+  }
+}
+
+// The parameter or buffer a dotted key names by following fields from the model
+// ("b.weight", "layers.0.bias"), or null. A key under another path of a shared
+// module or tied weight (PyTorch's state_dict lists every path) still finds its tensor.
+const Tensor* resolve_key(const Value& model, const std::string& key) {
+  Value cur = model;
+  size_t start = 0;
+  for (;;) {
+    size_t dot = key.find('.', start);
+    std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const Value* next = nullptr;
+    if (cur.tag == Tag::Instance) {
+      Field* f = cur.as<InstanceObj>()->find(part);
+      if (f && dot == std::string::npos)
+        return (f->kind == FieldKind::parameter || f->kind == FieldKind::buffer) && f->value.tag == Tag::Tensor ? &f->value.t
+                                                                                                              : nullptr;
+      if (f) next = &f->value;
+    } else if (cur.tag == Tag::List || cur.tag == Tag::Tuple) {
+      auto& items = cur.as<ListObj>()->items;
+      for (size_t k = 0; k < items.size() && !next; ++k)
+        if (std::to_string(k) == part) next = &items[k];
+    } else if (cur.tag == Tag::Dict) {
+      for (auto& [k, x] : cur.as<DictObj>()->entries)
+        if (!next && str(k) == part) next = &x;
+    }
+    if (!next || dot == std::string::npos) return nullptr;
+    cur = *next;
+    start = dot + 1;
+  }
+}
+
+// load_state_dict(d, strict=true): copies every tensor of d into the parameter or
+// buffer of the same name, under no-grad. With strict, missing keys, unexpected keys
+// and shape mismatches are all reported in one error; without it only shapes are.
+// A key may name a tensor by any path to it (resolve_key): the names state_dict()
+// gives, or another path of a shared module or tied weight (PyTorch's state_dict
+// lists every path); a tensor is missing when no key reaches it.
+void load_state(const Value& self, DictObj& d, bool strict) {
+  std::vector<std::string> problems;
+  std::vector<std::pair<Tensor, Tensor>> copies;
+  AddressSet reached;
+  auto take = [&](const std::string& n, const Tensor& dst, const Value& src) {
+    reached.insert(dst.impl());
+    if (src.tag != Tag::Tensor) {
+      problems.push_back("'" + n + "' is " + type_name(src) + ", not a tensor");
+    } else if (src.t.sizes() != dst.sizes()) {
+      problems.push_back("shape mismatch for '" + n + "': the dict has " + src.t.shape_str() + ", the model " +
+                         dst.shape_str());
+    } else {
+      copies.emplace_back(dst, src.t);
+    }
+  };
+  auto own = named_tensors(self, TensorKinds::both);
+  std::unordered_map<std::string, Tensor> by_name(own.begin(), own.end());
+  for (auto& [k, x] : d.entries) {
+    if (k.tag == Tag::Str) {
+      const std::string& key = k.as<StrObj>()->s;
+      if (auto it = by_name.find(key); it != by_name.end()) {
+        take(key, it->second, x);
+        continue;
+      }
+      if (const Tensor* alias = resolve_key(self, key)) {
+        take(key, *alias, x);
+        continue;
+      }
+    }
+    if (strict) problems.push_back("unexpected key " + repr(k));
+  }
+  if (strict)
+    for (auto& [n, t] : own)
+      if (!reached.contains(t.impl())) problems.push_back("missing key '" + n + "'");
+  if (!problems.empty()) {
+    std::string msg = "load_state_dict() into " + self.as<InstanceObj>()->cls->decl->name + ": " +
+                      std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems");
+    for (auto& p : problems) msg += "\n  " + p;
+    fail(msg);
+  }
+  NoGradGuard ng;
+  for (auto& [dst, src] : copies) copy_(dst, src);
+}
+
+}  // namespace
+
+Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string& name, CallArgs& args) {
+  if (name == "parameters" || name == "named_parameters" || name == "buffers" || name == "named_buffers") {
+    no_args(args, name);
+    bool named = name.rfind("named_", 0) == 0;
+    auto kinds = name.find("buffers") != std::string::npos ? TensorKinds::buffers : TensorKinds::parameters;
+    std::vector<Value> items;
+    for (auto& [n, t] : named_tensors(self, kinds, named))
+      items.push_back(named ? make_tuple({make_str(n), Value::tensor(t)}) : Value::tensor(t));
+    return make_list(std::move(items));
+  }
+  if (name == "modules" || name == "named_modules") {
+    no_args(args, name);
+    std::vector<Value> items;
+    std::vector<ModuleVisit> visits = walk_modules(self);
+    for (size_t k = 0; k < visits.size(); ++k)
+      items.push_back(name == "modules" ? visits[k].module : make_tuple({make_str(path_of(visits, k)), visits[k].module}));
+    return make_list(std::move(items));
+  }
+  if (name == "children" || name == "named_children") return children(self, name, args);
+  if (name == "apply") {
+    if (args.pos.size() != 1 || !args.kw.empty()) fail("apply() takes one argument, the function to call on each module");
+    apply_post_order(self, [&](const Value& m) {
+      CallArgs a;
+      a.pos = {m};
+      ev.call_value(args.pos[0], a);
+    });
+    return self;
+  }
+  if (name == "zero_grad") {
+    no_args(args, name);
+    for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_grad(Tensor());
+    return Value();
+  }
+  if (name == "train" || name == "eval") {
+    bool mode = name == "train";
+    if (name == "train" && !args.pos.empty()) mode = truthy(args.pos[0]);
+    set_training(self, mode);
+    return self;
+  }
+  if (name == "to" || name == "cuda" || name == "cpu") return move_model(self, name, args);
+  if (name == "state_dict") {
+    no_args(args, name);
+    auto d = std::make_shared<DictObj>();
+    for (auto& [n, t] : named_tensors(self, TensorKinds::both)) d->set(make_str(n), Value::tensor(detach(t)));
+    return Value::object(Tag::Dict, d);
+  }
+  if (name == "load_state_dict") {
+    if (args.pos.size() != 1) fail("load_state_dict() takes one argument, the state dict");
+    bool strict = true;
+    for (auto& [k, v] : args.kw) {
+      if (k == "strict") strict = truthy(v);
+      else fail("load_state_dict() got an unexpected keyword argument '" + k + "'");
+    }
+    const Value& dv = args.pos[0];
+    if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));
+    load_state(self, *dv.as<DictObj>(), strict);
+    return Value();
+  }
+  if (name == "register_buffer") {
+    // register_buffer(name, tensor): a buffer as the `buffer` member makes one (kept
+    // by state_dict, moved by to(), never a parameter); replaces a field of that name.
+    if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
+    if (args.pos[0].tag != Tag::Str)
+      fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
+    set_field(*self.as<InstanceObj>(), args.pos[0].as<StrObj>()->s, args.pos[1], true);
+    return Value();
+  }
+  if (name == "register_forward_pre_hook" || name == "register_forward_hook" || name == "register_backward_hook" ||
+      name == "register_full_backward_hook") {
+    if (args.pos.size() != 1 || !args.kw.empty()) fail(name + "() takes one argument, the hook function");
+    auto* inst = self.as<InstanceObj>();
+    int64_t id = inst->next_hook_id++;
+    hook_list(*inst, name).emplace_back(id, args.pos[0]);
+    return make_hook_handle(self, name, id);
+  }
+  fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'");
+}
+
+
+}  // namespace nabla::interp

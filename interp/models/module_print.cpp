@@ -1,0 +1,241 @@
+// print(model): a model's tree of fields. Each parameter and buffer with its shape
+// (and a flag when it holds NaN or Inf), each submodule nested and followed by its
+// number of parameters, each list, tuple or dict that holds models item by item; the
+// outermost closes with the total. A module or container met again (shared, or a
+// cycle: `r.me = r`) is shown once in full and then by name only (Note [Module walk]).
+#include <unordered_map>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "interp/models/module_walk.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+// Deeper modules print as `Name(...)`: output that grows with the square of the depth
+// (each line indented by it) stays bounded, and so does the recursion.
+constexpr int kMaxPrintDepth = 64;
+
+std::string with_commas(int64_t n) {
+  std::string s = std::to_string(n), out;
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (k && (s.size() - k) % 3 == 0) out += ',';
+    out += s[k];
+  }
+  return out;
+}
+
+std::string parameters_note(int64_t n) {
+  return "  # " + with_commas(n) + (n == 1 ? " parameter" : " parameters");
+}
+
+// " !! holds NaN" / " !! holds Inf" for a floating tensor with such values, else "".
+std::string nonfinite_flag(const Tensor& t) {
+  if (!t.defined() || !is_floating(t.dtype()) || t.numel() == 0) return "";
+  NoGradGuard ng;
+  Tensor x = detach(t);
+  if (sum(ne(x, x)).item() > 0) return " !! holds NaN";
+  Tensor d = sub(x, x);  // NaN where x is infinite
+  if (sum(ne(d, d)).item() > 0) return " !! holds Inf";
+  return "";
+}
+
+// Note: the counts follow the order print shows things in (fields in order, a
+// submodule's tree where its field is), not walk_modules' order (a module's own
+// tensors first): a tensor counts in the module where it is first shown, and where
+// it shows again it says "same tensor as PATH", so the counts add up to the total.
+class ModelPrinter {
+ public:
+  explicit ModelPrinter(const Value& root) { count(root); }
+
+  std::string print(const Value& root) {
+    module(root, "", 0);
+    int64_t total = nodes_.empty() ? 0 : nodes_[0].count;
+    if (total > 0) out_ += parameters_note(total) + " in total";
+    return std::move(out_);
+  }
+
+ private:
+  // A module in print order: where it was first met (parent node, field name) and
+  // the parameters first shown in its tree.
+  struct Node {
+    size_t parent;
+    std::string name;
+    int64_t count = 0;
+  };
+  std::vector<Node> nodes_;
+  std::unordered_map<const Obj*, size_t> node_of_;
+  std::unordered_map<const void*, std::pair<size_t, const std::string*>> tensor_home_;  // node, field name
+  std::unordered_map<const Obj*, std::string> shown_;  // module or container -> its first path
+  std::string out_;
+
+  // One entry of a module in field order: a tensor field, or a model it holds.
+  struct Item {
+    const Field* tensor = nullptr;
+    std::string name;
+    Value module;
+  };
+
+  std::vector<Item> items_of(const InstanceObj& m, AddressSet& seen_containers) {
+    std::vector<Item> items;
+    std::vector<std::pair<std::string, Value>> subs;
+    for (const Field& f : m.fields) {
+      if ((f.kind == FieldKind::parameter || f.kind == FieldKind::buffer) && f.value.tag == Tag::Tensor) {
+        items.push_back({&f, "", Value()});
+        continue;
+      }
+      subs.clear();
+      field_submodules(f, subs, seen_containers);
+      for (auto& [name, v] : subs) items.push_back({nullptr, std::move(name), std::move(v)});
+    }
+    return items;
+  }
+
+  // Depth first in print order, with an explicit stack (the printer stops at
+  // kMaxPrintDepth, the counts do not).
+  void count(const Value& root) {
+    if (root.tag != Tag::Instance) return;
+    AddressSet seen_containers;
+    struct Step {
+      size_t node;
+      std::vector<Item> items;
+      size_t next = 0;
+    };
+    std::vector<Step> stack;
+    auto enter = [&](const Value& m, size_t parent, std::string name) {
+      node_of_.emplace(m.o.get(), nodes_.size());
+      nodes_.push_back({parent, std::move(name)});
+      stack.push_back({nodes_.size() - 1, items_of(*m.as<InstanceObj>(), seen_containers)});
+    };
+    enter(root, ModuleVisit::kNoParent, "");
+    while (!stack.empty()) {
+      Step& top = stack.back();
+      if (top.next == top.items.size()) {
+        size_t node = top.node;
+        stack.pop_back();
+        if (nodes_[node].parent != ModuleVisit::kNoParent) nodes_[nodes_[node].parent].count += nodes_[node].count;
+        continue;
+      }
+      Item& item = top.items[top.next++];
+      size_t node = top.node;
+      if (item.tensor) {
+        const Field& f = *item.tensor;
+        if (tensor_home_.emplace(f.value.t.impl(), std::make_pair(node, &f.name)).second &&
+            f.kind == FieldKind::parameter)
+          nodes_[node].count += f.value.t.numel();
+      } else if (!node_of_.count(item.module.o.get())) {
+        Value m = item.module;
+        enter(m, node, std::move(item.name));  // invalidates top
+      }
+    }
+  }
+
+  std::string node_path(size_t node) const {
+    std::vector<const std::string*> names;
+    for (; nodes_[node].parent != ModuleVisit::kNoParent; node = nodes_[node].parent) names.push_back(&nodes_[node].name);
+    std::string path;
+    for (auto it = names.rbegin(); it != names.rend(); ++it) path = join_path(path, **it);
+    return path;
+  }
+
+  static std::string where(const std::string& path) { return path.empty() ? "the model itself" : path; }
+
+  // A module in full, or by name when it was shown already or is too deep.
+  void module(const Value& v, const std::string& path, int indent) {
+    auto* m = v.as<InstanceObj>();
+    const std::string& name = m->cls->decl->name;
+    if (auto it = shown_.find(m); it != shown_.end()) {
+      out_ += name + "(...)  # same module as " + where(it->second);
+      return;
+    }
+    if (indent / 2 >= kMaxPrintDepth) {
+      out_ += name + "(...)";
+      return;
+    }
+    shown_.emplace(m, path);
+    out_ += name + "(";
+    fields(*m, path, indent);
+    out_ += ")";
+  }
+
+  void fields(const InstanceObj& m, const std::string& path, int indent) {
+    bool any = false;
+    std::string pad(static_cast<size_t>(indent + 2), ' ');
+    for (const Field& f : m.fields) {
+      bool shown_container = is_container(f.value) && holds_models(f.value);
+      if (f.kind == FieldKind::attribute && !shown_container) continue;
+      any = true;
+      out_ += "\n" + pad + f.name + ": ";
+      if (f.value.tag == Tag::Instance) submodule(f.value, join_path(path, f.name), indent + 2);
+      else if (shown_container) container(f.value, join_path(path, f.name), indent + 2);
+      else tensor_line(m, f);
+    }
+    if (any) {
+      out_ += '\n';
+      out_.append(static_cast<size_t>(indent), ' ');
+    }
+  }
+
+  void submodule(const Value& v, const std::string& path, int indent) {
+    bool first = !shown_.count(v.o.get());
+    module(v, path, indent);
+    auto node = node_of_.find(v.o.get());
+    int64_t n = first && node != node_of_.end() ? nodes_[node->second].count : 0;
+    if (n > 0) out_ += parameters_note(n);
+  }
+
+  void tensor_line(const InstanceObj& m, const Field& f) {
+    const Tensor& t = f.value.t;
+    out_ += std::string(f.kind == FieldKind::parameter ? "Parameter" : "Buffer") + t.shape_str() +
+            (t.dtype() == DType::f32 ? "" : std::string(" ") + dtype_name(t.dtype())) + nonfinite_flag(t);
+    auto home = tensor_home_.find(t.impl());
+    auto node = node_of_.find(&m);
+    if (home == tensor_home_.end() || node == node_of_.end()) return;
+    auto [first_node, first_name] = home->second;
+    if (first_node != node->second || *first_name != f.name)
+      out_ += "  # same tensor as " + join_path(node_path(first_node), *first_name);
+  }
+
+  // A list, tuple or dict that holds models: one item a line.
+  void container(const Value& v, const std::string& path, int indent) {
+    const char* kind = v.tag == Tag::List ? "list" : v.tag == Tag::Tuple ? "tuple" : "dict";
+    const char* open = v.tag == Tag::List ? "[" : v.tag == Tag::Tuple ? "(" : "{";
+    const char* close = v.tag == Tag::List ? "]" : v.tag == Tag::Tuple ? ")" : "}";
+    if (auto it = shown_.find(v.o.get()); it != shown_.end()) {
+      out_ += std::string(open) + "..." + close + "  # same " + kind + " as " + where(it->second);
+      return;
+    }
+    if (indent / 2 >= kMaxPrintDepth) {
+      out_ += std::string(open) + "..." + close;
+      return;
+    }
+    shown_.emplace(v.o.get(), path);
+    std::string pad(static_cast<size_t>(indent + 2), ' ');
+    out_ += open;
+    auto item = [&](const std::string& key, const Value& x) {
+      out_ += "\n" + pad + key + ": ";
+      if (x.tag == Tag::Instance) submodule(x, join_path(path, key), indent + 2);
+      else if (is_container(x) && holds_models(x)) container(x, join_path(path, key), indent + 2);
+      else out_ += repr(x);
+    };
+    if (v.tag == Tag::Dict) {
+      for (auto& [k, x] : v.as<DictObj>()->entries) item(str(k), x);
+    } else {
+      auto& items = v.as<ListObj>()->items;
+      for (size_t k = 0; k < items.size(); ++k) item(std::to_string(k), items[k]);
+    }
+    out_ += "\n";
+    out_.append(static_cast<size_t>(indent), ' ');
+    out_ += close;
+  }
+};
+
+}  // namespace
+
+std::string model_repr(const Value& model) {
+  ModelPrinter printer(model);
+  return printer.print(model);
+}
+
+}  // namespace nabla::interp

@@ -1,0 +1,321 @@
+// Indexing and index assignment: Python indexing of strings, lists, tuples and
+// dicts, and tensor indexing (ints, slices, ..., none, index and mask tensors) as
+// views or gathers, with the slice and ellipsis values the evaluator builds.
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+
+namespace nabla::interp {
+
+Value ellipsis_value() {
+  static const Value v = [] {
+    auto o = std::make_shared<ObjectObj>();
+    o->type_name = "ellipsis";
+    return Value::object(Tag::Object, o);
+  }();
+  return v;
+}
+
+Value make_slice_value(const Value& start, const Value& stop, const Value& step) {
+  auto o = std::make_shared<ObjectObj>();
+  o->type_name = "slice";
+  o->attrs = {{"start", start}, {"stop", stop}, {"step", step}};
+  return Value::object(Tag::Object, o);
+}
+
+static bool is_slice(const Value& v) { return v.tag == Tag::Object && v.as<ObjectObj>()->type_name == "slice"; }
+static bool is_ellipsis(const Value& v) { return v.tag == Tag::Object && v.o == ellipsis_value().o; }
+
+// ---- indexing -------------------------------------------------------------------------
+
+int64_t index_int(const Value& v, const char* what) {
+  if (v.tag == Tag::Int) return v.i;
+  if (v.tag == Tag::Bool) return v.b;
+  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype()) && v.t.dim() == 0)
+    return v.t.item_int();
+  fail(std::string(what) + " indices must be integers or slices, not " + type_name(v));
+}
+
+int64_t wrap_index(int64_t i, int64_t n, const char* what) {
+  int64_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n)
+    fail("index " + std::to_string(i) + " is out of range for " + what + " of length " + std::to_string(n));
+  return j;
+}
+
+// Python slice semantics: (start, stop, step) clamped for a sequence of length n.
+static void slice_bounds(const Value& sl, int64_t n, int64_t* start, int64_t* stop, int64_t* step) {
+  auto* o = sl.as<ObjectObj>();
+  const Value& a = o->attrs[0].second;
+  const Value& b = o->attrs[1].second;
+  const Value& c = o->attrs[2].second;
+  *step = c.is_none() ? 1 : index_int(c, "slice");
+  if (*step == 0) fail("slice step cannot be zero");
+  if (*step > 0) {
+    *start = a.is_none() ? 0 : index_int(a, "slice");
+    *stop = b.is_none() ? n : index_int(b, "slice");
+    if (*start < 0) *start = std::max<int64_t>(0, *start + n);
+    if (*stop < 0) *stop = std::max<int64_t>(0, *stop + n);
+    *start = std::min(*start, n);
+    *stop = std::min(*stop, n);
+    if (*stop < *start) *stop = *start;
+  } else {
+    *start = a.is_none() ? n - 1 : index_int(a, "slice");
+    *stop = b.is_none() ? -1 : index_int(b, "slice");
+    if (!a.is_none() && *start < 0) *start += n;
+    if (!b.is_none() && *stop < 0) *stop = std::max<int64_t>(-1, *stop + n);
+    *start = std::min(*start, n - 1);
+    if (*start < -1) *start = -1;
+  }
+}
+
+static std::vector<int64_t> slice_positions(const Value& sl, int64_t n) {
+  int64_t start, stop, step;
+  slice_bounds(sl, n, &start, &stop, &step);
+  std::vector<int64_t> out;
+  if (step > 0)
+    for (int64_t k = start; k < stop; k += step) out.push_back(k);
+  else
+    for (int64_t k = start; k > stop; k += step) out.push_back(k);
+  return out;
+}
+
+namespace {
+
+struct TensorIndexPlan {
+  Tensor view;          // after basic indexing
+  bool advanced = false;
+};
+
+bool is_index_tensor(const Value& v) {
+  return v.tag == Tag::Tensor || (v.tag == Tag::List && !v.as<ListObj>()->items.empty());
+}
+
+Tensor index_tensor_of(const Value& v) {
+  if (v.tag == Tag::Tensor) return v.t;
+  return tensor_from_value(v, std::nullopt);
+}
+
+Tensor nonzero_flat(const Tensor& mask) {
+  std::vector<double> m = to_double_vector(mask);
+  std::vector<double> idx;
+  for (size_t k = 0; k < m.size(); ++k)
+    if (m[k] != 0) idx.push_back(static_cast<double>(k));
+  return tensor_from(idx, {static_cast<int64_t>(idx.size())}, DType::i64);
+}
+
+Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
+  Tensor x = x0;
+  int64_t consumed = 0;
+  int advanced = 0;
+  bool has_ellipsis = false;
+  for (auto& v : idx) {
+    if (v.is_none()) continue;
+    if (is_ellipsis(v)) {
+      if (has_ellipsis) fail("an index can only have a single ellipsis ('...')");
+      has_ellipsis = true;
+      continue;
+    }
+    if (is_slice(v)) {
+      ++consumed;
+    } else if (is_index_tensor(v)) {
+      Tensor t = index_tensor_of(v);
+      consumed += t.dtype() == DType::b8 ? std::max<int64_t>(t.dim(), 0) : 1;
+      if (t.dim() > 0 || t.dtype() == DType::b8) ++advanced;
+    } else {
+      ++consumed;
+    }
+  }
+  if (consumed > x.dim())
+    fail("too many indices for tensor of dimension " + std::to_string(x.dim()) + " (got " + std::to_string(consumed) + ")");
+  if (advanced > 1) fail("only one tensor (mask or integer) index per indexing expression is supported");
+  int64_t dim = 0;
+  for (auto& v : idx) {
+    if (v.is_none()) {
+      x = unsqueeze(x, dim++);
+    } else if (is_ellipsis(v)) {
+      // x's dims are [dims made so far | original dims not yet indexed]; the items
+      // after the ellipsis consume `consumed` of the latter.
+      dim += x.dim() - dim - consumed;
+      continue;
+    } else if (is_slice(v)) {
+      int64_t n = x.size(dim);
+      int64_t start, stop, step;
+      slice_bounds(v, n, &start, &stop, &step);
+      if (step < 0) fail("tensor slices need a positive step (got " + std::to_string(step) + ")");
+      if (!(start == 0 && stop == n && step == 1)) x = slice(x, dim, start, stop, step);
+      ++dim;
+      --consumed;
+    } else if (is_index_tensor(v)) {
+      Tensor t = index_tensor_of(v);
+      if (t.dtype() == DType::b8) {
+        int64_t md = t.dim();
+        for (int64_t k = 0; k < md; ++k)
+          if (t.size(k) != x.size(dim + k))
+            fail("mask of shape " + t.shape_str() + " does not match the indexed dims of tensor of shape " +
+                 x.shape_str() + " (dim " + std::to_string(dim + k) + ": " + std::to_string(t.size(k)) + " vs " +
+                 std::to_string(x.size(dim + k)) + ")");
+        Tensor flat = md == 0 ? unsqueeze(x, dim) : md == 1 ? x : flatten(x, dim, dim + md - 1);
+        x = index_select(flat, dim, to_device(nonzero_flat(t), x.device()));
+        ++dim;
+        consumed -= md;
+      } else if (is_floating(t.dtype())) {
+        fail("tensors used as indices must be integer or bool tensors, got " + std::string(dtype_name(t.dtype())));
+      } else if (t.dim() == 0) {
+        int64_t i = t.item_int();
+        x = select(x, dim, wrap_index(i, x.size(dim), "tensor dim"));
+        --consumed;
+      } else {
+        Tensor flat_idx = t.dim() == 1 ? t : reshape(t, {t.numel()});
+        std::vector<double> iv = to_double_vector(flat_idx);
+        int64_t n = x.size(dim);
+        bool neg = false;
+        for (double d : iv) {
+          if (d < -n || d >= n)
+            fail("index " + (std::fabs(d) < 0x1p63 ? std::to_string(static_cast<int64_t>(d)) : float_repr(d)) + " is out of range for dim " + std::to_string(dim) +
+                 " of size " + std::to_string(n));
+          neg |= d < 0;
+        }
+        if (neg) {
+          for (double& d : iv)
+            if (d < 0) d += static_cast<double>(n);
+          flat_idx = tensor_from(iv, {static_cast<int64_t>(iv.size())}, DType::i64);
+        }
+        Tensor r = index_select(x, dim, to_device(flat_idx, x.device()));  // indices checked on the host
+        if (t.dim() != 1) {
+          std::vector<int64_t> shape;
+          for (int64_t k = 0; k < dim; ++k) shape.push_back(x.size(k));
+          for (int64_t k = 0; k < t.dim(); ++k) shape.push_back(t.size(k));
+          for (int64_t k = dim + 1; k < x.dim(); ++k) shape.push_back(x.size(k));
+          r = reshape(r, shape);
+        }
+        x = r;
+        dim += t.dim();
+        --consumed;
+      }
+    } else {
+      int64_t i = index_int(v, "tensor");
+      if (dim >= x.dim()) fail("too many indices for tensor of dimension " + std::to_string(x0.dim()));
+      x = select(x, dim, wrap_index(i, x.size(dim), ("dim " + std::to_string(dim) + " of a tensor").c_str()));
+      --consumed;
+    }
+  }
+  return x;
+}
+
+
+}  // namespace
+
+Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx) {
+  switch (obj.tag) {
+    case Tag::Tensor: return Value::tensor(index_tensor(obj.t, idx));
+    case Tag::Instance:  // a model with a __getitem__ method (nn.Sequential)
+      if (obj.as<InstanceObj>()->cls->info->methods.count("__getitem__")) {
+        CallArgs args;
+        args.pos = idx;
+        return ev.call_method(obj, "__getitem__", args);
+      }
+      fail(std::string("'") + type_name(obj) + "' object is not subscriptable");
+    case Tag::List:
+    case Tag::Tuple:
+    case Tag::Str:
+    case Tag::Range: {
+      if (idx.size() != 1) fail(std::string(type_name(obj)) + " indices must be a single int or slice");
+      const Value& i = idx[0];
+      if (obj.tag == Tag::Range) {
+        auto* r = obj.as<RangeObj>();
+        int64_t k = wrap_index(index_int(i, "range"), r->size(), "range");
+        return Value::integer(r->at(k));
+      }
+      if (obj.tag == Tag::Str) {
+        const std::string& s = obj.as<StrObj>()->s;
+        if (is_slice(i)) {
+          std::string out;
+          for (int64_t k : slice_positions(i, static_cast<int64_t>(s.size()))) out += s[static_cast<size_t>(k)];
+          return make_str(std::move(out));
+        }
+        int64_t k = wrap_index(index_int(i, "string"), static_cast<int64_t>(s.size()), "str");
+        return make_str(std::string(1, s[static_cast<size_t>(k)]));
+      }
+      auto& items = obj.as<ListObj>()->items;
+      if (is_slice(i)) {
+        std::vector<Value> out;
+        for (int64_t k : slice_positions(i, static_cast<int64_t>(items.size()))) out.push_back(items[static_cast<size_t>(k)]);
+        return obj.tag == Tag::List ? make_list(std::move(out)) : make_tuple(std::move(out));
+      }
+      int64_t k = wrap_index(index_int(i, type_name(obj)), static_cast<int64_t>(items.size()), type_name(obj));
+      return items[static_cast<size_t>(k)];
+    }
+    case Tag::Dict: {
+      if (idx.size() != 1) fail("dict keys must be a single value (use a tuple key: d[(a, b)])");
+      Value* v = obj.as<DictObj>()->find(idx[0]);
+      if (!v) fail("key " + repr(idx[0]) + " not found in dict");
+      return *v;
+    }
+    default: fail(std::string("'") + type_name(obj) + "' object is not subscriptable");
+  }
+}
+
+void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx, const Value& v) {
+  (void)ev;
+  switch (obj.tag) {
+    case Tag::List: {
+      if (idx.size() != 1) fail("list indices must be a single int or slice");
+      auto& items = obj.as<ListObj>()->items;
+      if (is_slice(idx[0])) {
+        int64_t start, stop, step;
+        slice_bounds(idx[0], static_cast<int64_t>(items.size()), &start, &stop, &step);
+        if (step != 1) fail("slice assignment to a list needs step 1");
+        std::vector<Value> src;
+        if (v.tag == Tag::List || v.tag == Tag::Tuple) src = v.as<ListObj>()->items;
+        else fail(std::string("can only assign a list or tuple to a list slice, got ") + type_name(v));
+        items.erase(items.begin() + start, items.begin() + stop);
+        obj.as<ListObj>()->reserve_items(src.size());  // Note [Host memory budget]
+        items.insert(items.begin() + start, src.begin(), src.end());
+        return;
+      }
+      int64_t k = wrap_index(index_int(idx[0], "list"), static_cast<int64_t>(items.size()), "list");
+      items[static_cast<size_t>(k)] = v;
+      return;
+    }
+    case Tag::Dict: {
+      if (idx.size() != 1) fail("dict keys must be a single value");
+      const Value& key = idx[0];
+      check_dict_key(key);
+      obj.as<DictObj>()->set(key, v);
+      return;
+    }
+    case Tag::Tensor: {
+      Tensor x = obj.t;
+      bool has_tensor_index = false;
+      for (auto& i : idx) has_tensor_index |= is_index_tensor(i);
+      Tensor src = to_tensor_arg(v, "tensor assignment");
+      if (has_tensor_index) {
+        if (idx.size() == 1) {
+          Tensor m = index_tensor_of(idx[0]);
+          if (m.dtype() == DType::b8 && m.dim() == x.dim()) {
+            bool same = true;
+            for (int64_t k = 0; k < m.dim(); ++k) same &= m.size(k) == x.size(k);
+            if (same) {
+              Tensor filled = where(m, to_dtype(src, x.dtype()), x);
+              copy_(x, filled);
+              return;
+            }
+          }
+        }
+        fail("assignment through a tensor index is only supported for a bool mask of the tensor's full shape "
+             "(use where() or scatter_add otherwise)");
+      }
+      Tensor view = index_tensor(x, idx);
+      copy_(view, src);
+      return;
+    }
+    case Tag::Tuple: fail("'tuple' object does not support item assignment");
+    case Tag::Str: fail("'str' object does not support item assignment");
+    default: fail(std::string("'") + type_name(obj) + "' object does not support item assignment");
+  }
+}
+}  // namespace nabla::interp
