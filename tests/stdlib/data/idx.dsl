@@ -52,7 +52,7 @@ test "read_idx: truncated and corrupt files say what was expected" {
   expect_error("data.read_idx(\"tests/data/bad-type.idx\")", "has an unknown IDX type code 0x07")
   expect_error("data.read_idx(\"tests/data/trailing.idx\")", "has bytes after the 3 bytes of data for shape [3]")
   expect_error("data.read_idx(\"tests/data/tiny.csv\")", "is not an IDX file")
-  expect_error("data.read_idx(\"tests/data\")", "read_idx(): cannot open tests/data: Is a directory")
+  expect_error("data.read_idx(\"tests/data\")", "read_idx(): cannot open tests/data: it is a folder, not a regular file")
 }
 
 test "read_csv: header, numbers, blank lines" {
