@@ -13,7 +13,7 @@
 #include "interp/eval/evaluator.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "interp/builtins/profile.hpp"
-#include "interp/cli/program_file.hpp"
+#include "interp/app/program_file.hpp"
 #include "lang/parser.hpp"
 #include "tensor/allocator.hpp"
 
@@ -24,14 +24,14 @@ using interp::LangError;
 using interp::Value;
 
 // Note [Interrupts]
-// Ctrl-C is never lost. The SIGINT handler (interp/cli/repl.cpp) only sets the evaluator's
+// Ctrl-C is never lost. The SIGINT handler (interp/app/repl.cpp) only sets the evaluator's
 // interrupt_flag; the evaluator checks it before and after every statement, at each
 // loop iteration and call, and inside builtins that wait (time.sleep). So a Ctrl-C
 // during a long native op stops the run when the op returns, at that statement, even
 // the program's last ("file:line:col: error: interrupted"); one that came after the
 // last check is still this eval's error (report_late_interrupt), and one that came
 // outside any eval (while the interpreter was made or freed, at exit) is reported by
-// the command line (interp/main.cpp). An interrupted script exits with 130 (128 +
+// the command line (interp/app/main.cpp). An interrupted script exits with 130 (128 +
 // SIGINT, as shells and Python report); the REPL drops the entry and goes on.
 
 namespace {

@@ -56,7 +56,7 @@ struct TestReport {
 };
 
 // What `nabla graph` and the REPL's `:graph` ask of graph mode (Interpreter::graph;
-// interp/cli/graph_command.cpp). `entry` is an expression evaluated in the global scope:
+// interp/app/graph_command.cpp). `entry` is an expression evaluated in the global scope:
 //   - a graph module (what compile() returns) is used as it is;
 //   - a call of a user function or a model, `f(x, y)`, compiles f with those
 //     (positional) arguments as the example inputs;
@@ -104,7 +104,7 @@ std::vector<Tensor> example_inputs(const std::vector<InputSpec>& specs);
 std::string describe_passes();
 // Every op of the table: devices, gradient, whether the fusion passes can fuse it,
 // grad of grad (or why not); then an error line per incomplete row (`nabla
-// --list-ops`, the REPL's `:ops`; interp/builtins/op_listing.cpp).
+// --list-ops`, the REPL's `:ops`; interp/app/op_listing.cpp).
 std::string describe_ops();
 
 class Interpreter {

@@ -2,7 +2,7 @@
 // reader of a data file makes before opening it: a folder, a FIFO, a device or a socket
 // is not a data file (a FIFO without a writer or /dev/zero would block or read
 // forever; a folder read as an empty file). Writers have their own rules (Note [Save
-// targets] in atomic_file.hpp), program files theirs (interp/cli/program_file.hpp: pipes
+// targets] in atomic_file.hpp), program files theirs (interp/app/program_file.hpp: pipes
 // are programs).
 #pragma once
 #include <sys/types.h>

@@ -17,7 +17,7 @@
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/idx_reader.hpp"
-#include "interp/builtins/progress.hpp"
+#include "interp/app/progress.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/file_kind.hpp"

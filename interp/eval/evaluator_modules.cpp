@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "interp/eval/evaluator_impl.hpp"
-#include "interp/cli/program_file.hpp"
+#include "interp/app/program_file.hpp"
 #include "lang/parser.hpp"
 
 namespace nabla::interp {

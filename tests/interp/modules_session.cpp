@@ -1,7 +1,7 @@
 // The session around a program: what the REPL echoes (only a top-level expression
 // entry), the sandbox's refusal of the REPL's own ways to files and the environment
-// (Note [REPL sandbox] in interp/cli/repl.cpp), what may be run as a program file
-// (interp/cli/program_file.hpp), and import cycles (Note [Import cycles]).
+// (Note [REPL sandbox] in interp/app/repl.cpp), what may be run as a program file
+// (interp/app/program_file.hpp), and import cycles (Note [Import cycles]).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 
 #include "helpers.hpp"
 #include "interp/eval/evaluator.hpp"
-#include "interp/cli/program_file.hpp"
+#include "interp/app/program_file.hpp"
 
 using nabla::testing::Session;
 

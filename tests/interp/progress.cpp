@@ -1,5 +1,5 @@
-// The progress bar of the data module: the text of its lines (interp/builtins/progress.hpp).
-#include "interp/builtins/progress.hpp"
+// The progress bar of the data module: the text of its lines (interp/app/progress.hpp).
+#include "interp/app/progress.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,11 +1,11 @@
-// The REPL's completion logic (interp/cli/repl.hpp), without a terminal: which
+// The REPL's completion logic (interp/app/repl.hpp), without a terminal: which
 // expression a '.' completes members of, and the candidates for names, members and
 // commands. tests/repl/repl_pty_test.cpp drives the real binary.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "interp/cli/repl.hpp"
+#include "interp/app/repl.hpp"
 
 using nabla::member_target;
 using nabla::repl_completions;

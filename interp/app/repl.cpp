@@ -1,4 +1,4 @@
-#include "interp/cli/repl.hpp"
+#include "interp/app/repl.hpp"
 
 #include <editline/readline.h>
 #include <poll.h>

@@ -22,9 +22,9 @@
 
 #include "autograd/op_table.hpp"
 #include "interp/interpreter.hpp"
-#include "interp/cli/launch.hpp"
-#include "interp/cli/program_file.hpp"
-#include "interp/cli/repl.hpp"
+#include "interp/app/launch.hpp"
+#include "interp/app/program_file.hpp"
+#include "interp/app/repl.hpp"
 #include "passes/pass_manager.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 

@@ -1,5 +1,5 @@
-// Program files (interp/cli/program_file.hpp): what may be read as a program, and reading it.
-#include "interp/cli/program_file.hpp"
+// Program files (interp/app/program_file.hpp): what may be read as a program, and reading it.
+#include "interp/app/program_file.hpp"
 
 #include <sys/stat.h>
 

@@ -3,7 +3,7 @@
 // with sigtimedwait, so that there are no signal handlers and no races between a
 // rank's exit and the deadlines of the grace period; the ranks get the signal mask
 // the launcher started with.
-#include "interp/cli/launch.hpp"
+#include "interp/app/launch.hpp"
 
 #include <netinet/in.h>
 #include <sched.h>
@@ -22,7 +22,7 @@
 #include <optional>
 #include <thread>
 
-#include "interp/cli/program_file.hpp"
+#include "interp/app/program_file.hpp"
 
 extern char** environ;
 
@@ -120,7 +120,7 @@ std::string parse_launch_args(const Args& args, LaunchCommand& cmd) {
   if (i >= args.size()) return "nabla launch needs a FILE.dsl to run (see nabla --help)";
   cmd.file = args[i];
   cmd.script_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-  // A folder or a device is refused here, once, not by each rank (interp/cli/program_file.hpp).
+  // A folder or a device is refused here, once, not by each rank (interp/app/program_file.hpp).
   if (std::string problem = program_file_problem(cmd.file); !problem.empty()) return problem;
   return "";
 }

@@ -1,5 +1,5 @@
 // The progress bar of data.Progress (see progress.hpp).
-#include "interp/builtins/progress.hpp"
+#include "interp/app/progress.hpp"
 
 #include <cmath>
 #include <cstdio>
