@@ -1,19 +1,10 @@
 #include "autograd/op_table.hpp"
 
-#include <unordered_map>
-
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla {
 
 namespace {
-
-const char* const kOpNames[] = {
-#define NABLA_OP_NAME(name) #name,
-    NABLA_OPS(NABLA_OP_NAME)
-#undef NABLA_OP_NAME
-};
-static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kNumOps, "op name table out of line with OpId");
 
 std::vector<OpDef> build_table() {
   std::vector<OpDef> table(kNumOps);
@@ -37,12 +28,25 @@ std::vector<OpDef> build_table() {
                 OpId::binary_cross_entropy, OpId::binary_cross_entropy_with_logits});
   for (int i = 0; i < kNumOps; ++i) {
     table[i].id = static_cast<OpId>(i);
-    table[i].name = kOpNames[i];
+    table[i].name = op_name(table[i].id);
     // Rows whose kernel serves every device (the collectives) set their cuda slot.
     if (table[i].cuda) continue;
-    cuda::Kernel k = cuda::find_kernel(kOpNames[i]);
+    cuda::Kernel k = cuda::find_kernel(table[i].id);
     table[i].cuda = k.fn;
     table[i].cuda_half_native = k.half_native;
+  }
+  // Note [Every device has every kernel]
+  // A row with a CPU kernel has a CUDA one too, unless it says why not (cpu_only).
+  // Checked here, when the table is built at start-up, so a kernel left out of
+  // tensor/cuda/kernel_table.cu stops nabla at once with the op's name rather than
+  // at the first call on a GPU tensor; tests/ops checks the same on every build.
+  if (cuda::built_with_cuda()) {
+    std::vector<std::string> missing = rows_missing_cuda_kernel(table);
+    if (!missing.empty()) {
+      std::string names;
+      for (const std::string& n : missing) names += (names.empty() ? "" : ", ") + n;
+      throw Error("op table: no CUDA kernel for " + names + " (tensor/cuda/kernel_table.cu; or mark the row cpu_only)");
+    }
   }
   return table;
 }
@@ -80,16 +84,16 @@ void check_inputs_present(const OpDef& def, const TensorList& inputs) {
   }
 }
 
-const char* op_name(OpId id) { return kOpNames[static_cast<size_t>(id)]; }
-
 const OpDef* find_op(const std::string& name) {
-  static const std::unordered_map<std::string, const OpDef*> by_name = [] {
-    std::unordered_map<std::string, const OpDef*> m;
-    for (const OpDef& row : op_table()) m[row.name] = &row;
-    return m;
-  }();
-  auto it = by_name.find(name);
-  return it == by_name.end() ? nullptr : it->second;
+  OpId id = op_id_from_name(name);
+  return id == OpId::kCount ? nullptr : &op_table()[static_cast<size_t>(id)];
+}
+
+std::vector<std::string> rows_missing_cuda_kernel(const std::vector<OpDef>& table) {
+  std::vector<std::string> out;
+  for (const OpDef& row : table)
+    if (row.cpu && !row.cuda && !row.cpu_only) out.push_back(row.name);
+  return out;
 }
 
 void set_autocast(std::vector<OpDef>& table, AutocastPolicy policy, std::initializer_list<OpId> ops) {

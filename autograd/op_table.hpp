@@ -8,18 +8,10 @@
 #include <vector>
 
 #include "tensor/attrs.hpp"
-#include "autograd/op_list.hpp"
+#include "tensor/op_list.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla {
-
-enum class OpId : uint16_t {
-#define NABLA_OP_ENUM(name) name,
-  NABLA_OPS(NABLA_OP_ENUM)
-#undef NABLA_OP_ENUM
-      kCount
-};
-constexpr int kNumOps = static_cast<int>(OpId::kCount);
 
 struct TensorMeta {
   Shape sizes;
@@ -88,7 +80,7 @@ struct OpDef {
   std::vector<AttrSpec> attrs;
   InferFn infer = nullptr;
   KernelFn cpu = nullptr;
-  KernelFn cuda = nullptr;  // filled from the CUDA backend (cuda::find_kernel); null without one
+  KernelFn cuda = nullptr;  // filled from the CUDA backend (cuda::find_kernel(id)); null without one
   bool cuda_half_native = false;  // the CUDA kernel takes f16/bf16 itself
   ViewFn view = nullptr;
   BackwardFn backward = nullptr;  // null: not differentiable (comparisons, argmax)
@@ -124,8 +116,7 @@ struct OpDef {
 };
 
 // The row of an op; every OpId has one (checked when the table is built).
-const OpDef& op_def(OpId id);
-const char* op_name(OpId id);
+const OpDef& op_def(OpId id);  // op_name(OpId) is tensor/op_list.hpp's
 // Looks an op up by its name; nullptr when there is none.
 const OpDef* find_op(const std::string& name);
 // Rows in OpId order.
@@ -133,6 +124,9 @@ const std::vector<OpDef>& op_table();
 
 // Names of ops whose row lacks a shape rule or a kernel (should be none).
 std::vector<std::string> incomplete_rows();
+// Names of the rows of `table` with a CPU kernel, no CUDA one and no cpu_only reason
+// (Note [Every device has every kernel]); empty for op_table() in a CUDA build.
+std::vector<std::string> rows_missing_cuda_kernel(const std::vector<OpDef>& table);
 
 // Throws "add: argument 'other' is missing" for an undefined input that the row does
 // not mark optional (OpDef::optional_inputs). Every caller of a shape rule checks this

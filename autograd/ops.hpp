@@ -42,22 +42,10 @@ Tensor to_device(const Tensor& x, const Device& device, bool non_blocking = fals
 Tensor number_on_device(const Tensor& number, Device device);
 Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 
-// Unary elementwise.
-Tensor neg(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor sqrt(const Tensor& x);
-Tensor rsqrt(const Tensor& x);
-Tensor abs(const Tensor& x);
-Tensor sign(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor cos(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor relu(const Tensor& x);
-Tensor gelu(const Tensor& x);
-Tensor silu(const Tensor& x);
-Tensor erf(const Tensor& x);
+// Unary elementwise: one function per op of NABLA_UNARY_OPS (tensor/op_list.hpp).
+#define NABLA_UNARY_DECL(name) Tensor name(const Tensor& x);
+NABLA_UNARY_OPS(NABLA_UNARY_DECL)
+#undef NABLA_UNARY_DECL
 
 // Binary elementwise, with broadcasting and type promotion; a double argument is a
 // wrapped number that does not widen the tensor's dtype (as in PyTorch).

@@ -26,9 +26,7 @@ namespace nabla::graph {
 
 namespace {
 
-bool is_comparison(const std::string& op) {
-  return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
-}
+bool is_comparison(const std::string& op) { return is_comparison_op(op_id_from_name(op)); }
 
 // Why node n cannot be in any group, or "". A comparison makes bool, which a group
 // holds as 1 or 0 in its own dtype: it may feed a where inside a group, never end
@@ -36,8 +34,7 @@ bool is_comparison(const std::string& op) {
 std::string not_fusable(const Graph& g, const Node& n, const std::vector<bool>& written) {
   const OpDef* def = Graph::table_op(n);
   if (!def || !def->elementwise) return "not elementwise";
-  cpu::ElementwiseOp op;
-  if (!cpu::elementwise_op_from_name(n.op, &op)) return "no fused kernel for " + n.op;
+  if (!cpu::runs_in_elementwise_program(def->id)) return "no fused kernel for " + n.op;
   if (n.outputs.size() != 1) return "several outputs";
   DType dt = g.value(n.outputs[0]).meta.dtype;
   bool comparison = is_comparison(n.op);
@@ -161,10 +158,7 @@ PassResult run_fuse(Graph& g, const PassContext& ctx) {
 
 }  // namespace
 
-bool elementwise_fusable(const OpDef& row) {
-  cpu::ElementwiseOp op;
-  return row.elementwise && cpu::elementwise_op_from_name(row.name, &op);
-}
+bool elementwise_fusable(const OpDef& row) { return row.elementwise && cpu::runs_in_elementwise_program(row.id); }
 
 PassInfo fuse_pass() {
   return {"fuse", "elementwise fusion: chains and trees of elementwise ops become one kernel", {}, run_fuse};

@@ -19,10 +19,11 @@ cpu::ElementwiseProgram program_of(const Graph& body) {
   for (size_t k = 0; k < body.inputs.size(); ++k) reg[static_cast<size_t>(body.inputs[k])] = static_cast<int>(k);
   for (const Node& n : body.nodes) {
     cpu::ElementwiseStep step;
-    if (!cpu::elementwise_op_from_name(n.op, &step.op) || n.outputs.size() != 1 || n.inputs.size() > 3)
+    step.op = op_id_from_name(n.op);
+    if (!cpu::runs_in_elementwise_program(step.op) || n.outputs.size() != 1 || n.inputs.size() > 3)
       throw Error("fused kernel: '" + n.op + "' is not an elementwise op it can run");
     for (size_t k = 0; k < n.inputs.size(); ++k) step.args[k] = reg.at(static_cast<size_t>(n.inputs[k]));
-    if (step.op == cpu::ElementwiseOp::clamp) {
+    if (step.op == OpId::clamp) {
       step.has_lo = !n.attrs.is_none("min");
       step.has_hi = !n.attrs.is_none("max");
       if (step.has_lo) step.lo = n.attrs.f("min");
@@ -40,8 +41,7 @@ bool on_gpu(const Tensor& t) { return t.device().kind == DeviceKind::cuda; }
 // Whether every step of the body is one the elementwise program runs.
 bool elementwise_body(const Graph& body) {
   for (const Node& n : body.nodes) {
-    cpu::ElementwiseOp op;
-    if (!cpu::elementwise_op_from_name(n.op, &op) || n.outputs.size() != 1 || n.inputs.size() > 3 || n.body) return false;
+    if (!cpu::runs_in_elementwise_program(op_id_from_name(n.op)) || n.outputs.size() != 1 || n.inputs.size() > 3 || n.body) return false;
     for (int v : n.inputs)
       if (v < 0) return false;
   }

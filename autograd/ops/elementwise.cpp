@@ -155,50 +155,68 @@ TensorList backward_clamp(BackwardContext& c) {
 // Cost: these rows keep the default rule (op_cost): one FLOP per output element,
 // whether the op is an add, a comparison or a transcendental (exp, tanh, gelu count
 // as one, as FLOP counters count them, not as the instructions they take).
-OpDef unary(KernelFn k, BackwardFn b, uint32_t save_in, uint32_t save_out, bool float_op = true) {
-  return {.num_inputs = 1,
-          .infer = float_op ? infer_float_unary : infer_numeric_unary,
-          .cpu = k,
-          .backward = b,
-          .saves = {save_in, save_out},
-          .elementwise = true};
+// The CPU kernel of an elementwise op (tensor/cpu/elementwise.cpp makes one per op of
+// the list).
+KernelFn cpu_kernel(OpId id) {
+  switch (id) {
+#define NABLA_KERNEL_CASE(name) \
+  case OpId::name:              \
+    return cpu::name;
+    NABLA_ELEMENTWISE_OPS(NABLA_KERNEL_CASE)
+#undef NABLA_KERNEL_CASE
+    default:
+      return nullptr;
+  }
 }
-OpDef binary(InferFn infer, KernelFn k, BackwardFn b, uint32_t save_in, uint32_t save_out = 0) {
-  return {.num_inputs = 2, .infer = infer, .cpu = k, .backward = b, .saves = {save_in, save_out}, .elementwise = true};
+
+// The row of a unary op: its kernel, its shape rule (integers kept or made f32, by
+// its family in tensor/op_list.hpp) and its one input, "input", come from the list;
+// the row gives the backward rule and what it saves.
+void unary(std::vector<OpDef>& t, OpId id, BackwardFn b, Saves saves) {
+  row(t, id) = {.num_inputs = 1,
+                .input_names = {"input"},
+                .infer = keeps_integers(id) ? infer_numeric_unary : infer_float_unary,
+                .cpu = cpu_kernel(id),
+                .backward = b,
+                .saves = saves,
+                .elementwise = true};
+}
+OpDef binary(InferFn infer, OpId id, BackwardFn b, uint32_t save_in, uint32_t save_out = 0) {
+  return {.num_inputs = 2, .infer = infer, .cpu = cpu_kernel(id), .backward = b, .saves = {save_in, save_out}, .elementwise = true};
 }
 
 }  // namespace
 
 void register_elementwise_ops(std::vector<OpDef>& t) {
-  row(t, OpId::neg) = unary(cpu::neg, backward_neg, 0, 0, false);
-  row(t, OpId::exp) = unary(cpu::exp, backward_exp, 0, 1);
-  row(t, OpId::log) = unary(cpu::log, backward_log, 1, 0);
-  row(t, OpId::sqrt) = unary(cpu::sqrt, backward_sqrt, 0, 1);
-  row(t, OpId::rsqrt) = unary(cpu::rsqrt, backward_rsqrt, 0, 1);
-  row(t, OpId::abs) = unary(cpu::abs, backward_abs, 1, 0, false);
-  row(t, OpId::sign) = unary(cpu::sign, backward_sign, 0, 0, false);
-  row(t, OpId::sin) = unary(cpu::sin, backward_sin, 1, 0);
-  row(t, OpId::cos) = unary(cpu::cos, backward_cos, 1, 0);
-  row(t, OpId::tanh) = unary(cpu::tanh, backward_tanh, 0, 1);
-  row(t, OpId::sigmoid) = unary(cpu::sigmoid, backward_sigmoid, 0, 1);
-  row(t, OpId::relu) = unary(cpu::relu, backward_relu, 0, 1, false);
-  row(t, OpId::gelu) = unary(cpu::gelu, backward_gelu, 1, 0);
-  row(t, OpId::silu) = unary(cpu::silu, backward_silu, 1, 0);
-  row(t, OpId::erf) = unary(cpu::erf, backward_erf, 1, 0);
+  unary(t, OpId::neg, backward_neg, {});
+  unary(t, OpId::exp, backward_exp, {.outputs = 1});
+  unary(t, OpId::log, backward_log, {.inputs = 1});
+  unary(t, OpId::sqrt, backward_sqrt, {.outputs = 1});
+  unary(t, OpId::rsqrt, backward_rsqrt, {.outputs = 1});
+  unary(t, OpId::abs, backward_abs, {.inputs = 1});
+  unary(t, OpId::sign, backward_sign, {});
+  unary(t, OpId::sin, backward_sin, {.inputs = 1});
+  unary(t, OpId::cos, backward_cos, {.inputs = 1});
+  unary(t, OpId::tanh, backward_tanh, {.outputs = 1});
+  unary(t, OpId::sigmoid, backward_sigmoid, {.outputs = 1});
+  unary(t, OpId::relu, backward_relu, {.outputs = 1});
+  unary(t, OpId::gelu, backward_gelu, {.inputs = 1});
+  unary(t, OpId::silu, backward_silu, {.inputs = 1});
+  unary(t, OpId::erf, backward_erf, {.inputs = 1});
 
-  row(t, OpId::add) = binary(infer_add, cpu::add, backward_add, 0);
-  row(t, OpId::sub) = binary(infer_sub, cpu::sub, backward_sub, 0);
-  row(t, OpId::mul) = binary(infer_mul, cpu::mul, backward_mul, 0b11);
-  row(t, OpId::div) = binary(infer_div, cpu::div, backward_div, 0b11);
-  row(t, OpId::pow) = binary(infer_pow, cpu::pow, backward_pow, 0b11, 1);
-  row(t, OpId::maximum) = binary(infer_maximum, cpu::maximum, backward_maximum, 0b11);
-  row(t, OpId::minimum) = binary(infer_minimum, cpu::minimum, backward_minimum, 0b11);
-  row(t, OpId::eq) = binary(infer_compare, cpu::eq, nullptr, 0);
-  row(t, OpId::ne) = binary(infer_compare, cpu::ne, nullptr, 0);
-  row(t, OpId::lt) = binary(infer_compare, cpu::lt, nullptr, 0);
-  row(t, OpId::le) = binary(infer_compare, cpu::le, nullptr, 0);
-  row(t, OpId::gt) = binary(infer_compare, cpu::gt, nullptr, 0);
-  row(t, OpId::ge) = binary(infer_compare, cpu::ge, nullptr, 0);
+  row(t, OpId::add) = binary(infer_add, OpId::add, backward_add, 0);
+  row(t, OpId::sub) = binary(infer_sub, OpId::sub, backward_sub, 0);
+  row(t, OpId::mul) = binary(infer_mul, OpId::mul, backward_mul, 0b11);
+  row(t, OpId::div) = binary(infer_div, OpId::div, backward_div, 0b11);
+  row(t, OpId::pow) = binary(infer_pow, OpId::pow, backward_pow, 0b11, 1);
+  row(t, OpId::maximum) = binary(infer_maximum, OpId::maximum, backward_maximum, 0b11);
+  row(t, OpId::minimum) = binary(infer_minimum, OpId::minimum, backward_minimum, 0b11);
+  row(t, OpId::eq) = binary(infer_compare, OpId::eq, nullptr, 0);
+  row(t, OpId::ne) = binary(infer_compare, OpId::ne, nullptr, 0);
+  row(t, OpId::lt) = binary(infer_compare, OpId::lt, nullptr, 0);
+  row(t, OpId::le) = binary(infer_compare, OpId::le, nullptr, 0);
+  row(t, OpId::gt) = binary(infer_compare, OpId::gt, nullptr, 0);
+  row(t, OpId::ge) = binary(infer_compare, OpId::ge, nullptr, 0);
   row(t, OpId::where) = {.num_inputs = 3,
                          .infer = infer_where,
                          .cpu = cpu::where,
@@ -213,22 +231,7 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
       .backward = backward_clamp,
       .saves = {1, 0},
       .elementwise = true};
-  name_inputs(t, {{OpId::neg, {"input"}},
-                  {OpId::exp, {"input"}},
-                  {OpId::log, {"input"}},
-                  {OpId::sqrt, {"input"}},
-                  {OpId::rsqrt, {"input"}},
-                  {OpId::abs, {"input"}},
-                  {OpId::sign, {"input"}},
-                  {OpId::sin, {"input"}},
-                  {OpId::cos, {"input"}},
-                  {OpId::tanh, {"input"}},
-                  {OpId::sigmoid, {"input"}},
-                  {OpId::relu, {"input"}},
-                  {OpId::gelu, {"input"}},
-                  {OpId::silu, {"input"}},
-                  {OpId::erf, {"input"}},
-                  {OpId::clamp, {"input"}},
+  name_inputs(t, {{OpId::clamp, {"input"}},
                   {OpId::add, {"self", "other"}},
                   {OpId::sub, {"self", "other"}},
                   {OpId::mul, {"self", "other"}},
@@ -249,38 +252,13 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
 
 #define NABLA_UNARY_API(name) \
   Tensor name(const Tensor& x) { return call1(OpId::name, {x}); }
-NABLA_UNARY_API(neg)
-NABLA_UNARY_API(exp)
-NABLA_UNARY_API(log)
-NABLA_UNARY_API(sqrt)
-NABLA_UNARY_API(rsqrt)
-NABLA_UNARY_API(abs)
-NABLA_UNARY_API(sign)
-NABLA_UNARY_API(sin)
-NABLA_UNARY_API(cos)
-NABLA_UNARY_API(tanh)
-NABLA_UNARY_API(sigmoid)
-NABLA_UNARY_API(relu)
-NABLA_UNARY_API(gelu)
-NABLA_UNARY_API(silu)
-NABLA_UNARY_API(erf)
+NABLA_UNARY_OPS(NABLA_UNARY_API)
 #undef NABLA_UNARY_API
 
 #define NABLA_BINARY_API(name) \
   Tensor name(const Tensor& a, const Tensor& b) { return call1(OpId::name, {a, b}); }
-NABLA_BINARY_API(add)
-NABLA_BINARY_API(sub)
-NABLA_BINARY_API(mul)
-NABLA_BINARY_API(div)
-NABLA_BINARY_API(pow)
-NABLA_BINARY_API(maximum)
-NABLA_BINARY_API(minimum)
-NABLA_BINARY_API(eq)
-NABLA_BINARY_API(ne)
-NABLA_BINARY_API(lt)
-NABLA_BINARY_API(le)
-NABLA_BINARY_API(gt)
-NABLA_BINARY_API(ge)
+NABLA_BINARY_OPS(NABLA_BINARY_API)
+NABLA_COMPARISON_OPS(NABLA_BINARY_API)
 #undef NABLA_BINARY_API
 
 Tensor pow(const Tensor& a, double exponent) { return pow(a, wrapped_scalar(exponent)); }

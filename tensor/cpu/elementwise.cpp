@@ -7,7 +7,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
-#include "tensor/cpu/scalar_ops.hpp"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla::cpu {
 
@@ -86,51 +86,18 @@ void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
   copy_into(make_view(out[0], sizes, strides, offset), in[0]);
 }
 
-void neg(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("neg", in, out, [](auto v) { return scalar::neg(v); });
-}
-void exp(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("exp", in, out, [](auto v) { return scalar::exp(v); });
-}
-void log(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("log", in, out, [](auto v) { return scalar::log(v); });
-}
-void sqrt(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("sqrt", in, out, [](auto v) { return scalar::sqrt(v); });
-}
-void rsqrt(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("rsqrt", in, out, [](auto v) { return scalar::rsqrt(v); });
-}
-void abs(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("abs", in, out, [](auto v) { return scalar::abs(v); });
-}
-void sign(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("sign", in, out, [](auto v) { return scalar::sign(v); });
-}
-void sin(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("sin", in, out, [](auto v) { return scalar::sin(v); });
-}
-void cos(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("cos", in, out, [](auto v) { return scalar::cos(v); });
-}
-void tanh(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("tanh", in, out, [](auto v) { return scalar::tanh(v); });
-}
-void sigmoid(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("sigmoid", in, out, [](auto v) { return scalar::sigmoid(v); });
-}
-void relu(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_unary("relu", in, out, [](auto v) { return scalar::relu(v); });
-}
-void gelu(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("gelu", in, out, [](auto v) { return scalar::gelu(v); });
-}
-void silu(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("silu", in, out, [](auto v) { return scalar::silu(v); });
-}
-void erf(const TensorList& in, const Attrs&, TensorList& out) {
-  float_unary("erf", in, out, [](auto v) { return scalar::erf(v); });
-}
+// The unary kernels: integer inputs keep their dtype for NABLA_INTEGER_UNARY_OPS,
+// the others compute in the float dtype the shape rule chose.
+#define NABLA_UNARY_KERNEL(name)                                                 \
+  void name(const TensorList& in, const Attrs&, TensorList& out) {              \
+    auto f = [](auto v) { return scalar::name(v); };                             \
+    if constexpr (keeps_integers(OpId::name))                                    \
+      numeric_unary(#name, in, out, f);                                          \
+    else                                                                         \
+      float_unary(#name, in, out, f);                                            \
+  }
+NABLA_UNARY_OPS(NABLA_UNARY_KERNEL)
+#undef NABLA_UNARY_KERNEL
 
 void add(const TensorList& in, const Attrs&, TensorList& out) {
   if (out[0].dtype() == DType::b8) {  // bool + bool is logical or, as in PyTorch
@@ -167,24 +134,12 @@ void maximum(const TensorList& in, const Attrs&, TensorList& out) {
 void minimum(const TensorList& in, const Attrs&, TensorList& out) {
   numeric_binary("minimum", in, out, [](auto x, auto y) { return scalar::minimum(x, y); });
 }
-void eq(const TensorList& in, const Attrs&, TensorList& out) {
-  compare(in, out, [](auto x, auto y) { return x == y; });
-}
-void ne(const TensorList& in, const Attrs&, TensorList& out) {
-  compare(in, out, [](auto x, auto y) { return x != y; });
-}
-void lt(const TensorList& in, const Attrs&, TensorList& out) {
-  compare(in, out, [](auto x, auto y) { return x < y; });
-}
-void le(const TensorList& in, const Attrs&, TensorList& out) {
-  compare(in, out, [](auto x, auto y) { return x <= y; });
-}
-void gt(const TensorList& in, const Attrs&, TensorList& out) {
-  compare(in, out, [](auto x, auto y) { return x > y; });
-}
-void ge(const TensorList& in, const Attrs&, TensorList& out) {
-  compare(in, out, [](auto x, auto y) { return x >= y; });
-}
+#define NABLA_COMPARE_KERNEL(name)                                                     \
+  void name(const TensorList& in, const Attrs&, TensorList& out) {                    \
+    compare(in, out, [](auto x, auto y) { return scalar::name(x, y); });               \
+  }
+NABLA_COMPARISON_OPS(NABLA_COMPARE_KERNEL)
+#undef NABLA_COMPARE_KERNEL
 
 void where(const TensorList& in, const Attrs&, TensorList& out) {
   DType dt = out[0].dtype();

@@ -19,7 +19,7 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/onednn.hpp"
-#include "tensor/cpu/scalar_ops.hpp"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla::cpu {
 
@@ -32,9 +32,12 @@ struct NamedActivation {
   const char* name;
   Activation act;
 };
-constexpr NamedActivation kActivations[] = {{"none", Activation::none},       {"relu", Activation::relu},
-                                            {"gelu", Activation::gelu},       {"tanh", Activation::tanh},
-                                            {"sigmoid", Activation::sigmoid}, {"silu", Activation::silu}};
+constexpr NamedActivation kActivations[] = {
+    {"none", Activation::none},
+#define NABLA_NAMED_ACTIVATION(name) {#name, Activation::name},
+    NABLA_EPILOGUE_ACTIVATIONS(NABLA_NAMED_ACTIVATION)
+#undef NABLA_NAMED_ACTIVATION
+};
 
 // A matmul primitive for one (rows, in, out, bias, activation) and one weight tensor,
 // with that weight in the primitive's layout as of `packed_version`.
@@ -124,16 +127,11 @@ void apply_activation(const Tensor& y, Activation act) {
       switch (act) {
         case Activation::none:
           return;
-        case Activation::relu:
-          return activate<T>(y, scalar::relu<T>);
-        case Activation::gelu:
-          return activate<T>(y, scalar::gelu<T>);
-        case Activation::tanh:
-          return activate<T>(y, scalar::tanh<T>);
-        case Activation::sigmoid:
-          return activate<T>(y, scalar::sigmoid<T>);
-        case Activation::silu:
-          return activate<T>(y, scalar::silu<T>);
+#define NABLA_ACTIVATE(name)  \
+  case Activation::name:      \
+    return activate<T>(y, scalar::name<T>);
+          NABLA_EPILOGUE_ACTIVATIONS(NABLA_ACTIVATE)
+#undef NABLA_ACTIVATE
       }
     } else {
       throw Error(std::string(activation_name(act)) + ": 16-bit floats compute through f32");

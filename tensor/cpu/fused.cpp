@@ -12,30 +12,13 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
-#include "tensor/cpu/scalar_ops.hpp"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla::cpu {
 
 namespace {
 
 constexpr int64_t kBlock = 512;
-
-struct NamedOp {
-  const char* name;
-  ElementwiseOp op;
-};
-constexpr NamedOp kElementwiseOps[] = {
-    {"neg", ElementwiseOp::neg},         {"exp", ElementwiseOp::exp},         {"log", ElementwiseOp::log},
-    {"sqrt", ElementwiseOp::sqrt},       {"rsqrt", ElementwiseOp::rsqrt},     {"abs", ElementwiseOp::abs},
-    {"sign", ElementwiseOp::sign},       {"sin", ElementwiseOp::sin},         {"cos", ElementwiseOp::cos},
-    {"tanh", ElementwiseOp::tanh},       {"sigmoid", ElementwiseOp::sigmoid}, {"relu", ElementwiseOp::relu},
-    {"gelu", ElementwiseOp::gelu},       {"silu", ElementwiseOp::silu},       {"erf", ElementwiseOp::erf},
-    {"add", ElementwiseOp::add},         {"sub", ElementwiseOp::sub},         {"mul", ElementwiseOp::mul},
-    {"div", ElementwiseOp::div},         {"pow", ElementwiseOp::pow},         {"maximum", ElementwiseOp::maximum},
-    {"minimum", ElementwiseOp::minimum}, {"where", ElementwiseOp::where},     {"clamp", ElementwiseOp::clamp},
-    {"eq", ElementwiseOp::eq},           {"ne", ElementwiseOp::ne},           {"lt", ElementwiseOp::lt},
-    {"le", ElementwiseOp::le},           {"gt", ElementwiseOp::gt},           {"ge", ElementwiseOp::ge},
-};
 
 // How a block of one input is found: in place (dense, the output's layout and
 // dtype), once per thread (a single element), or gathered through strides.
@@ -51,23 +34,11 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
   const T* a = reg[s.args[0]];
   const T* b = s.args[1] >= 0 ? reg[s.args[1]] : nullptr;
   const T* c = s.args[2] >= 0 ? reg[s.args[2]] : nullptr;
-#define NABLA_UNARY(name)                                           \
-  case ElementwiseOp::name:                                         \
-    for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i]); \
-    return;
-#define NABLA_BINARY(name)                                                \
-  case ElementwiseOp::name:                                               \
-    for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]); \
-    return;
-#define NABLA_COMPARE(name, op)                                          \
-  case ElementwiseOp::name:                                              \
-    for (int64_t i = 0; i < n; ++i) dst[i] = a[i] op b[i] ? T(1) : T(0); \
-    return;
   switch (s.op) {
-    case ElementwiseOp::where:
+    case OpId::where:
       for (int64_t i = 0; i < n; ++i) dst[i] = a[i] != T(0) ? b[i] : c[i];
       return;
-    case ElementwiseOp::clamp: {
+    case OpId::clamp: {
       T lo = static_cast<T>(s.lo), hi = static_cast<T>(s.hi);
       for (int64_t i = 0; i < n; ++i) {
         T v = a[i];
@@ -77,19 +48,27 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
       }
       return;
     }
-      // clang-format off
-    NABLA_UNARY(neg) NABLA_UNARY(exp) NABLA_UNARY(log) NABLA_UNARY(sqrt) NABLA_UNARY(rsqrt) NABLA_UNARY(abs)
-    NABLA_UNARY(sign) NABLA_UNARY(sin) NABLA_UNARY(cos) NABLA_UNARY(tanh) NABLA_UNARY(sigmoid) NABLA_UNARY(relu)
-    NABLA_UNARY(gelu) NABLA_UNARY(silu) NABLA_UNARY(erf)
-    NABLA_BINARY(add) NABLA_BINARY(sub) NABLA_BINARY(mul) NABLA_BINARY(div) NABLA_BINARY(pow)
-    NABLA_BINARY(maximum) NABLA_BINARY(minimum)
-    NABLA_COMPARE(eq, ==) NABLA_COMPARE(ne, !=) NABLA_COMPARE(lt, <) NABLA_COMPARE(le, <=) NABLA_COMPARE(gt, >)
-    NABLA_COMPARE(ge, >=)
-  }
-    // clang-format on
+#define NABLA_UNARY(name)                                           \
+  case OpId::name:                                                  \
+    for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i]); \
+    return;
+#define NABLA_BINARY(name)                                                \
+  case OpId::name:                                                        \
+    for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]); \
+    return;
+#define NABLA_COMPARE(name)                                                        \
+  case OpId::name:                                                                 \
+    for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]) ? T(1) : T(0); \
+    return;
+    NABLA_UNARY_OPS(NABLA_UNARY)
+    NABLA_BINARY_OPS(NABLA_BINARY)
+    NABLA_COMPARISON_OPS(NABLA_COMPARE)
 #undef NABLA_UNARY
 #undef NABLA_BINARY
 #undef NABLA_COMPARE
+    default:
+      return;  // not reached: run_elementwise_program checked every step
+  }
 }
 
 // Reads one element of dtype dt as T, as the op table's kernels convert a mixed
@@ -169,15 +148,6 @@ void run_program(const ElementwiseProgram& prog, const TensorList& inputs, const
 
 }  // namespace
 
-bool elementwise_op_from_name(const std::string& name, ElementwiseOp* op) {
-  for (const NamedOp& n : kElementwiseOps)
-    if (name == n.name) {
-      *op = n.op;
-      return true;
-    }
-  return false;
-}
-
 bool elementwise_program_reads(DType dt) {
   return dt == DType::f32 || dt == DType::f64 || dt == DType::i64 || dt == DType::i32 || dt == DType::b8;
 }
@@ -185,6 +155,9 @@ bool elementwise_program_reads(DType dt) {
 void run_elementwise_program(const ElementwiseProgram& program, const TensorList& inputs, const Tensor& out) {
   NABLA_CHECK(static_cast<int>(inputs.size()) == program.num_inputs, "elementwise program: wrong number of inputs");
   NABLA_CHECK(out.is_contiguous(), "elementwise program: the output must be contiguous");
+  for (const ElementwiseStep& step : program.steps)
+    if (!runs_in_elementwise_program(step.op))
+      throw Error(std::string("elementwise program: ") + op_name(step.op) + " cannot run in a fused loop");
   for (const Tensor& in : inputs)
     if (!elementwise_program_reads(in.dtype()))
       throw Error(std::string("fused elementwise kernel: cannot read an input of dtype ") + dtype_name(in.dtype()));

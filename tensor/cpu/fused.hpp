@@ -8,6 +8,7 @@
 
 #include "tensor/attrs.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/op_list.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla::cpu {
@@ -15,48 +16,20 @@ namespace nabla::cpu {
 // ---------------------------------------------------------------------------
 // Elementwise programs
 
-// The ops an elementwise program can run; each computes as the op table's kernel of
-// the same name does, on the same scalar functions, so a fused result equals the
-// unfused one.
-enum class ElementwiseOp : uint8_t {
-  neg,
-  exp,
-  log,
-  sqrt,
-  rsqrt,
-  abs,
-  sign,
-  sin,
-  cos,
-  tanh,
-  sigmoid,
-  relu,
-  gelu,
-  silu,
-  erf,  // unary
-  add,
-  sub,
-  mul,
-  div,
-  pow,
-  maximum,
-  minimum,  // binary
-  eq,
-  ne,
-  lt,
-  le,
-  gt,
-  ge,     // comparisons: 1 or 0 in the program's dtype (a where reads it)
-  where,  // cond, a, b
-  clamp,  // x (lo, hi)
-};
-// The op of the table's row `name` ("relu"), or false when it has none.
-bool elementwise_op_from_name(const std::string& name, ElementwiseOp* op);
+// The ops an elementwise program can run: NABLA_ELEMENTWISE_OPS (tensor/op_list.hpp),
+// each computing with the scalar function its unfused kernel uses
+// (tensor/scalar_ops.hpp), so a fused result equals the unfused one. Comparisons
+// write 1 or 0 in the program's dtype (a where reads it).
+constexpr bool runs_in_elementwise_program(OpId op) { return is_fusable_elementwise(op); }
+// How many registers a step of `op` reads (where 3; binary ops and comparisons 2).
+constexpr int elementwise_arity(OpId op) {
+  return op == OpId::where ? 3 : is_binary_op(op) || is_comparison_op(op) ? 2 : 1;
+}
 
 // One step: registers are numbered inputs first (0..num_inputs-1), then one per
 // step in order; step k writes register num_inputs + k.
 struct ElementwiseStep {
-  ElementwiseOp op;
+  OpId op = OpId::kCount;
   int args[3] = {-1, -1, -1};
   bool has_lo = false, has_hi = false;  // clamp's bounds
   double lo = 0, hi = 0;
@@ -79,7 +52,14 @@ void run_elementwise_program(const ElementwiseProgram& program, const TensorList
 // Epilogues
 
 // The activation a library call applies to its result.
-enum class Activation : uint8_t { none, relu, gelu, tanh, sigmoid, silu };
+// The activation a library call applies to its result: none or one of
+// NABLA_EPILOGUE_ACTIVATIONS (tensor/op_list.hpp).
+enum class Activation : uint8_t {
+  none,
+#define NABLA_ACTIVATION_ENUM(name) name,
+  NABLA_EPILOGUE_ACTIVATIONS(NABLA_ACTIVATION_ENUM)
+#undef NABLA_ACTIVATION_ENUM
+};
 // "relu" -> relu; false for a name that is not an activation.
 bool activation_from_name(const std::string& name, Activation* act);
 const char* activation_name(Activation act);

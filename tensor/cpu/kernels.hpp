@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tensor/attrs.hpp"
+#include "tensor/op_list.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla::cpu {
@@ -16,36 +17,10 @@ using TensorList = std::vector<Tensor>;
 NABLA_CPU_KERNEL(contiguous);
 NABLA_CPU_KERNEL(to_dtype);
 NABLA_CPU_KERNEL(slice_backward);
-NABLA_CPU_KERNEL(neg);
-NABLA_CPU_KERNEL(exp);
-NABLA_CPU_KERNEL(log);
-NABLA_CPU_KERNEL(sqrt);
-NABLA_CPU_KERNEL(rsqrt);
-NABLA_CPU_KERNEL(abs);
-NABLA_CPU_KERNEL(sign);
-NABLA_CPU_KERNEL(sin);
-NABLA_CPU_KERNEL(cos);
-NABLA_CPU_KERNEL(tanh);
-NABLA_CPU_KERNEL(sigmoid);
-NABLA_CPU_KERNEL(relu);
-NABLA_CPU_KERNEL(gelu);
-NABLA_CPU_KERNEL(silu);
-NABLA_CPU_KERNEL(erf);
-NABLA_CPU_KERNEL(add);
-NABLA_CPU_KERNEL(sub);
-NABLA_CPU_KERNEL(mul);
-NABLA_CPU_KERNEL(div);
-NABLA_CPU_KERNEL(pow);
-NABLA_CPU_KERNEL(maximum);
-NABLA_CPU_KERNEL(minimum);
-NABLA_CPU_KERNEL(eq);
-NABLA_CPU_KERNEL(ne);
-NABLA_CPU_KERNEL(lt);
-NABLA_CPU_KERNEL(le);
-NABLA_CPU_KERNEL(gt);
-NABLA_CPU_KERNEL(ge);
-NABLA_CPU_KERNEL(where);
-NABLA_CPU_KERNEL(clamp);
+// every op of NABLA_ELEMENTWISE_OPS (tensor/op_list.hpp)
+#define NABLA_CPU_ELEMENTWISE_KERNEL(name) NABLA_CPU_KERNEL(name);
+NABLA_ELEMENTWISE_OPS(NABLA_CPU_ELEMENTWISE_KERNEL)
+#undef NABLA_CPU_ELEMENTWISE_KERNEL
 
 // reduce.cpp
 NABLA_CPU_KERNEL(sum);

@@ -254,4 +254,34 @@ OffsetCalculator<N> make_offset_calculator(const Shape& shape, const std::array<
   return calc;
 }
 
+// Element `offset` of `data`, a tensor of dtype `dtype`, converted to C as the CPU's
+// as_dtype converts (16-bit floats through float, bool as 0 or 1, nonzero as true).
+// The switch is the same for every thread of a launch, so it costs a few uniform
+// branches, not divergence; in exchange the kernels are instantiated once per
+// compute type rather than once per combination of input dtypes.
+template <class C>
+__device__ __forceinline__ C load_converted(const void* data, DType dtype, int64_t offset) {
+  switch (dtype) {
+    case DType::f32:
+      return convert<C>(static_cast<const float*>(data)[offset]);
+    case DType::f64:
+      return convert<C>(static_cast<const double*>(data)[offset]);
+    case DType::f16:
+      return convert<C>(static_cast<const __half*>(data)[offset]);
+    case DType::bf16:
+      return convert<C>(static_cast<const __nv_bfloat16*>(data)[offset]);
+    case DType::i64:
+      return convert<C>(static_cast<const int64_t*>(data)[offset]);
+    case DType::i32:
+      return convert<C>(static_cast<const int32_t*>(data)[offset]);
+    case DType::b8:
+      return convert<C>(static_cast<const bool*>(data)[offset]);
+    case DType::i8:
+      return convert<C>(static_cast<const int8_t*>(data)[offset]);
+    case DType::u8:
+      return convert<C>(static_cast<const uint8_t*>(data)[offset]);
+  }
+  return C(0);
+}
+
 }  // namespace nabla::cuda

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tensor/attrs.hpp"
+#include "tensor/op_list.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla::cuda {
@@ -78,7 +79,7 @@ struct Kernel {
   // The kernel takes f16/bf16 itself; otherwise they compute through f32 as on the CPU.
   bool half_native = false;
 };
-// The CUDA kernel of op `name`; a null fn where the op has none yet.
-Kernel find_kernel(const std::string& name);
+// The CUDA kernel of `op` (tensor/cuda/kernel_table.cu); a null fn where it has none.
+Kernel find_kernel(OpId op);
 
 }  // namespace nabla::cuda

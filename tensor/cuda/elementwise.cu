@@ -10,14 +10,14 @@
 // `x * 2.0`): no index arithmetic, and when the dense inputs all have the op's dtype
 // (the common case) plain loads, several per thread in flight. And a strided one that
 // finds each input's element through an OffsetCalculator (any strides, broadcast dims
-// of stride 0). Inputs of other dtypes are read through scalar::load_converted, whose
+// of stride 0). Inputs of other dtypes are read through load_converted, whose
 // dtype switch is the same for every thread of a launch (uniform branches, no
 // divergence); this keeps the instantiations to one per op and dtype, not one per
 // combination of input dtypes.
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/kernels.hpp"
-#include "tensor/cuda/scalar_ops.cuh"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla::cuda {
 
@@ -69,7 +69,7 @@ __device__ __forceinline__ void flat_typed(Out* out, const Operands<N>& in, int6
   C single[N];
 #pragma unroll
   for (int k = 0; k < N; ++k)
-    single[k] = in.flat_stride[k] == 0 ? scalar::load_converted<C>(in.data[k], in.dtype[k], 0) : C(0);
+    single[k] = in.flat_stride[k] == 0 ? load_converted<C>(in.data[k], in.dtype[k], 0) : C(0);
   const int64_t tile = static_cast<int64_t>(blockDim.x) * kUnroll;
   for (int64_t base = blockIdx.x * tile; base < n; base += gridDim.x * tile) {
     C args[kUnroll][N];
@@ -96,7 +96,7 @@ __device__ __forceinline__ void flat_converting(Out* out, const Operands<N>& in,
   NABLA_GRID_STRIDE_LOOP(i, n) {
     C args[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) args[k] = scalar::load_converted<C>(in.data[k], in.dtype[k], i * in.flat_stride[k]);
+    for (int k = 0; k < N; ++k) args[k] = load_converted<C>(in.data[k], in.dtype[k], i * in.flat_stride[k]);
     out[i] = convert<Out>(apply<C, N>(op, args));
   }
 }
@@ -119,7 +119,7 @@ __global__ void strided_kernel(Out* out, Operands<N> in, const __grid_constant__
     calc.offsets(i, offset);
     C args[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) args[k] = scalar::load_converted<C>(in.data[k], in.dtype[k], offset[k]);
+    for (int k = 0; k < N; ++k) args[k] = load_converted<C>(in.data[k], in.dtype[k], offset[k]);
     out[i] = convert<Out>(apply<C, N>(op, args));
   }
 }
@@ -161,6 +161,8 @@ void launch_elementwise(const TensorList& inputs, const Tensor& out, Op op) {
 // ---------------------------------------------------------------------------
 // Functors: one per op, calling the shared scalar function at the compute type.
 
+// Functors: one per op of the list, calling the shared scalar function
+// (tensor/scalar_ops.hpp) at the compute type.
 #define NABLA_UNARY_FUNCTOR(name)                        \
   struct name##_fn {                                     \
     template <class C>                                   \
@@ -175,41 +177,16 @@ void launch_elementwise(const TensorList& inputs, const Tensor& out, Op op) {
       return scalar::name(x, y);                              \
     }                                                         \
   };
-#define NABLA_COMPARE_FUNCTOR(name, op)                          \
+#define NABLA_COMPARE_FUNCTOR(name)                              \
   struct name##_fn {                                             \
     template <class C>                                           \
     __device__ __forceinline__ bool operator()(C x, C y) const { \
-      return x op y;                                             \
+      return scalar::name(x, y);                                 \
     }                                                            \
   };
-NABLA_UNARY_FUNCTOR(neg)
-NABLA_UNARY_FUNCTOR(exp)
-NABLA_UNARY_FUNCTOR(log)
-NABLA_UNARY_FUNCTOR(sqrt)
-NABLA_UNARY_FUNCTOR(rsqrt)
-NABLA_UNARY_FUNCTOR(abs)
-NABLA_UNARY_FUNCTOR(sign)
-NABLA_UNARY_FUNCTOR(sin)
-NABLA_UNARY_FUNCTOR(cos)
-NABLA_UNARY_FUNCTOR(tanh)
-NABLA_UNARY_FUNCTOR(sigmoid)
-NABLA_UNARY_FUNCTOR(relu)
-NABLA_UNARY_FUNCTOR(gelu)
-NABLA_UNARY_FUNCTOR(silu)
-NABLA_UNARY_FUNCTOR(erf)
-NABLA_BINARY_FUNCTOR(add)
-NABLA_BINARY_FUNCTOR(sub)
-NABLA_BINARY_FUNCTOR(mul)
-NABLA_BINARY_FUNCTOR(div)
-NABLA_BINARY_FUNCTOR(pow)
-NABLA_BINARY_FUNCTOR(maximum)
-NABLA_BINARY_FUNCTOR(minimum)
-NABLA_COMPARE_FUNCTOR(eq, ==)
-NABLA_COMPARE_FUNCTOR(ne, !=)
-NABLA_COMPARE_FUNCTOR(lt, <)
-NABLA_COMPARE_FUNCTOR(le, <=)
-NABLA_COMPARE_FUNCTOR(gt, >)
-NABLA_COMPARE_FUNCTOR(ge, >=)
+NABLA_UNARY_OPS(NABLA_UNARY_FUNCTOR)
+NABLA_BINARY_OPS(NABLA_BINARY_FUNCTOR)
+NABLA_COMPARISON_OPS(NABLA_COMPARE_FUNCTOR)
 #undef NABLA_UNARY_FUNCTOR
 #undef NABLA_BINARY_FUNCTOR
 #undef NABLA_COMPARE_FUNCTOR
@@ -291,27 +268,19 @@ void compare(const TensorList& in, TensorList& out) {
 
 }  // namespace
 
-#define NABLA_FLOAT_UNARY(name) \
-  NABLA_KERNEL(name) { float_unary<name##_fn>(#name, in, out); }
-#define NABLA_NUMERIC_UNARY(name) \
-  NABLA_KERNEL(name) { numeric_unary<name##_fn>(#name, in, out); }
-NABLA_NUMERIC_UNARY(neg)
-NABLA_FLOAT_UNARY(exp)
-NABLA_FLOAT_UNARY(log)
-NABLA_FLOAT_UNARY(sqrt)
-NABLA_FLOAT_UNARY(rsqrt)
-NABLA_NUMERIC_UNARY(abs)
-NABLA_NUMERIC_UNARY(sign)
-NABLA_FLOAT_UNARY(sin)
-NABLA_FLOAT_UNARY(cos)
-NABLA_FLOAT_UNARY(tanh)
-NABLA_FLOAT_UNARY(sigmoid)
-NABLA_NUMERIC_UNARY(relu)
-NABLA_FLOAT_UNARY(gelu)
-NABLA_FLOAT_UNARY(silu)
-NABLA_FLOAT_UNARY(erf)
-#undef NABLA_FLOAT_UNARY
-#undef NABLA_NUMERIC_UNARY
+// The unary kernels: integer inputs keep their dtype for NABLA_INTEGER_UNARY_OPS
+// (not bool), the others compute in the float dtype the shape rule chose.
+template <OpId op, class Fn>
+void unary_kernel(const char* name, const TensorList& in, TensorList& out) {
+  if constexpr (keeps_integers(op))
+    numeric_unary<Fn>(name, in, out);
+  else
+    float_unary<Fn>(name, in, out);
+}
+#define NABLA_UNARY_KERNEL(name) \
+  NABLA_KERNEL(name) { unary_kernel<OpId::name, name##_fn>(#name, in, out); }
+NABLA_UNARY_OPS(NABLA_UNARY_KERNEL)
+#undef NABLA_UNARY_KERNEL
 
 NABLA_KERNEL(add) { numeric_binary<add_fn, true>("add", in, out); }
 NABLA_KERNEL(sub) { numeric_binary<sub_fn, false>("sub", in, out); }
@@ -321,12 +290,10 @@ NABLA_KERNEL(pow) { float_binary<pow_fn>("pow", in, out); }
 NABLA_KERNEL(maximum) { numeric_binary<maximum_fn, true>("maximum", in, out); }
 NABLA_KERNEL(minimum) { numeric_binary<minimum_fn, true>("minimum", in, out); }
 
-NABLA_KERNEL(eq) { compare<eq_fn>(in, out); }
-NABLA_KERNEL(ne) { compare<ne_fn>(in, out); }
-NABLA_KERNEL(lt) { compare<lt_fn>(in, out); }
-NABLA_KERNEL(le) { compare<le_fn>(in, out); }
-NABLA_KERNEL(gt) { compare<gt_fn>(in, out); }
-NABLA_KERNEL(ge) { compare<ge_fn>(in, out); }
+#define NABLA_COMPARE_KERNEL(name) \
+  NABLA_KERNEL(name) { compare<name##_fn>(in, out); }
+NABLA_COMPARISON_OPS(NABLA_COMPARE_KERNEL)
+#undef NABLA_COMPARE_KERNEL
 
 // A condition of another dtype is first made bool (nonzero is true), as the CPU
 // kernel does: read directly as an integer C, 0.5 would truncate to false.

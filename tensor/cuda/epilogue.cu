@@ -6,6 +6,7 @@
 
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/epilogue.hpp"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla::cuda {
 
@@ -13,26 +14,15 @@ namespace {
 
 using cpu::Activation;
 
-__device__ __forceinline__ float sigmoid_of(float v) { return 1.0f / (1.0f + expf(-v)); }
-// The CPU's f64 form, which never overflows exp.
-__device__ __forceinline__ double sigmoid_of(double v) {
-  return v >= 0 ? 1.0 / (1.0 + exp(-v)) : exp(v) / (1.0 + exp(v));
-}
-
-// The op table's scalar functions (tensor/cpu/scalar_ops.hpp) in float or double.
+// The op table's scalar functions (tensor/scalar_ops.hpp) in float or double.
 template <class C>
 __device__ __forceinline__ C activate(C v, Activation act) {
   switch (act) {
-    case Activation::relu:
-      return v > C(0) ? v : C(0);  // NaN gives 0, as the CPU's relu
-    case Activation::gelu:
-      return C(0.5) * v * (C(1) + erf(v * C(M_SQRT1_2)));
-    case Activation::tanh:
-      return tanh(v);
-    case Activation::sigmoid:
-      return sigmoid_of(v);
-    case Activation::silu:
-      return v * sigmoid_of(v);
+#define NABLA_ACTIVATE(name) \
+  case Activation::name:     \
+    return scalar::name(v);
+    NABLA_EPILOGUE_ACTIVATIONS(NABLA_ACTIVATE)
+#undef NABLA_ACTIVATE
     case Activation::none:
       break;
   }

@@ -9,22 +9,21 @@
 // a program has at most kMaxProgramInputs inputs and kMaxProgramSteps steps. Every
 // thread runs the same step at the same time, so the switch over the op is uniform:
 // no divergence, and the step is read from the parameter bank by all lanes at once.
-// The steps call the scalar functions of the unfused kernels (scalar_ops.cuh), so a
+// The steps call the scalar functions of the unfused kernels (tensor/scalar_ops.hpp), so a
 // fused result equals the unfused ops'.
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/fused.hpp"
-#include "tensor/cuda/scalar_ops.cuh"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla::cuda {
 
 namespace {
 
-using cpu::ElementwiseOp;
 constexpr int kMaxRegisters = kMaxProgramInputs + kMaxProgramSteps;
 
 struct DeviceStep {
-  ElementwiseOp op;
+  OpId op;
   int8_t args[3];  // registers; -1 when the op takes fewer
   bool has_lo, has_hi;
   double lo, hi;
@@ -44,66 +43,38 @@ struct DeviceProgram {
 static_assert(sizeof(DeviceProgram) + sizeof(OffsetCalculator<kMaxProgramInputs>) + 64 <= 4096,
               "the elementwise program no longer fits in 4 KiB of kernel parameters");
 
-// How many registers each op reads.
-int arity(ElementwiseOp op) {
-  switch (op) {
-    case ElementwiseOp::where:
-      return 3;
-    case ElementwiseOp::add:
-    case ElementwiseOp::sub:
-    case ElementwiseOp::mul:
-    case ElementwiseOp::div:
-    case ElementwiseOp::pow:
-    case ElementwiseOp::maximum:
-    case ElementwiseOp::minimum:
-    case ElementwiseOp::eq:
-    case ElementwiseOp::ne:
-    case ElementwiseOp::lt:
-    case ElementwiseOp::le:
-    case ElementwiseOp::gt:
-    case ElementwiseOp::ge:
-      return 2;
-    default:
-      return 1;  // the unary ops and clamp
-  }
-}
-
 template <class T>
 __device__ __forceinline__ T run_step(const DeviceStep& s, const T* reg) {
   T a = reg[s.args[0]];
   T b = s.args[1] >= 0 ? reg[s.args[1]] : T(0);
   T c = s.args[2] >= 0 ? reg[s.args[2]] : T(0);
-#define NABLA_UNARY(name)   \
-  case ElementwiseOp::name: \
-    return scalar::name(a);
-#define NABLA_BINARY(name)  \
-  case ElementwiseOp::name: \
-    return scalar::name(a, b);
-#define NABLA_COMPARE(name, op) \
-  case ElementwiseOp::name:     \
-    return a op b ? T(1) : T(0);
   switch (s.op) {
-    case ElementwiseOp::where:
+    case OpId::where:
       return a != T(0) ? b : c;
-    case ElementwiseOp::clamp: {
+    case OpId::clamp: {
       T lo = static_cast<T>(s.lo), hi = static_cast<T>(s.hi);
       if (s.has_lo && a < lo) a = lo;
       if (s.has_hi && a > hi) a = hi;
       return a;
     }
-      // clang-format off
-    NABLA_UNARY(neg) NABLA_UNARY(exp) NABLA_UNARY(log) NABLA_UNARY(sqrt) NABLA_UNARY(rsqrt) NABLA_UNARY(abs)
-    NABLA_UNARY(sign) NABLA_UNARY(sin) NABLA_UNARY(cos) NABLA_UNARY(tanh) NABLA_UNARY(sigmoid) NABLA_UNARY(relu)
-    NABLA_UNARY(gelu) NABLA_UNARY(silu) NABLA_UNARY(erf)
-    NABLA_BINARY(add) NABLA_BINARY(sub) NABLA_BINARY(mul) NABLA_BINARY(div) NABLA_BINARY(pow)
-    NABLA_BINARY(maximum) NABLA_BINARY(minimum)
-    NABLA_COMPARE(eq, ==) NABLA_COMPARE(ne, !=) NABLA_COMPARE(lt, <) NABLA_COMPARE(le, <=) NABLA_COMPARE(gt, >)
-    NABLA_COMPARE(ge, >=)
-      // clang-format on
-  }
+#define NABLA_UNARY(name) \
+  case OpId::name:        \
+    return scalar::name(a);
+#define NABLA_BINARY(name) \
+  case OpId::name:         \
+    return scalar::name(a, b);
+#define NABLA_COMPARE(name) \
+  case OpId::name:          \
+    return scalar::name(a, b) ? T(1) : T(0);
+    NABLA_UNARY_OPS(NABLA_UNARY)
+    NABLA_BINARY_OPS(NABLA_BINARY)
+    NABLA_COMPARISON_OPS(NABLA_COMPARE)
 #undef NABLA_UNARY
 #undef NABLA_BINARY
 #undef NABLA_COMPARE
+    default:
+      break;
+  }
   return a;  // not reached: the host checked every op
 }
 
@@ -120,7 +91,7 @@ __device__ __forceinline__ void load_inputs(const DeviceProgram& prog, const Off
   }
 #pragma unroll
   for (int k = 0; k < kMaxProgramInputs; ++k)
-    if (k < prog.num_inputs) reg[k] = scalar::load_converted<T>(prog.data[k], prog.dtype[k], offset[k]);
+    if (k < prog.num_inputs) reg[k] = load_converted<T>(prog.data[k], prog.dtype[k], offset[k]);
 }
 
 template <class T>
@@ -134,14 +105,16 @@ __global__ void program_kernel(T* out, const __grid_constant__ DeviceProgram pro
   }
 }
 
-// Throws unless every step reads registers written before it (a bad register would
+// Throws unless every step is an op of the fused loops and reads registers written before it (a bad register would
 // read outside the thread's register file on the device). Arguments past the op's
 // arity are ignored (device_program sets them to -1).
 void check_registers(const cpu::ElementwiseProgram& program) {
   int written = program.num_inputs;
   for (size_t s = 0; s < program.steps.size(); ++s, ++written) {
     const cpu::ElementwiseStep& step = program.steps[s];
-    for (int a = 0; a < arity(step.op); ++a)
+    NABLA_CHECK(cpu::runs_in_elementwise_program(step.op),
+                std::string("elementwise program: ") + op_name(step.op) + " cannot run in a fused loop");
+    for (int a = 0; a < cpu::elementwise_arity(step.op); ++a)
       NABLA_CHECK(step.args[a] >= 0 && step.args[a] < written,
                   "elementwise program: step " + std::to_string(s) + " reads register " + std::to_string(step.args[a]) +
                       " as argument " + std::to_string(a) + ", expected one of 0.." + std::to_string(written - 1));
@@ -160,7 +133,7 @@ DeviceProgram device_program(const cpu::ElementwiseProgram& program) {
     const cpu::ElementwiseStep& from = program.steps[s];
     DeviceStep& to = prog.steps[s];
     to.op = from.op;
-    for (int a = 0; a < 3; ++a) to.args[a] = a < arity(from.op) ? static_cast<int8_t>(from.args[a]) : -1;
+    for (int a = 0; a < 3; ++a) to.args[a] = a < cpu::elementwise_arity(from.op) ? static_cast<int8_t>(from.args[a]) : -1;
     to.has_lo = from.has_lo;
     to.has_hi = from.has_hi;
     to.lo = from.lo;

@@ -34,7 +34,7 @@ void synchronize_stream(int device, StreamId) { not_built("cuda:" + std::to_stri
 void copy_into(const Tensor&, const Tensor&, bool) { not_built("copy to or from a cuda tensor"); }
 void fill(const Tensor&, double) { not_built("fill of a cuda tensor"); }
 Tensor to_device(const Tensor&, const Device& device, bool) { not_built(device.str()); }
-Kernel find_kernel(const std::string&) { return {}; }
+Kernel find_kernel(OpId) { return {}; }
 void set_allow_tf32(bool) {}  // nothing computes in TF32 without CUDA
 bool allow_tf32() { return false; }
 void linear_act(const Tensor&, const Tensor&, const Tensor&, cpu::Activation, const Tensor&) {

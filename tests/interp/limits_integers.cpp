@@ -2,7 +2,7 @@
 // result does not fit is "integer overflow in OP", never a SIGFPE or a wrapped value
 // (Note [Integer overflow] in interp/values/operators.cpp); 0 ** negative is a division by
 // zero; ranges count without overflow; the CPU kernels divide integers without
-// trapping (Note [Integer tensor arithmetic] in tensor/cpu/scalar_ops.hpp).
+// trapping (Note [Integer tensor arithmetic] in tensor/scalar_ops.hpp).
 #include <string>
 #include <vector>
 

@@ -308,10 +308,10 @@ TEST_CASE("cuda dropout draws the cpu's mask for the same seed") {
 // y = tanh(clamp(where(x > b, gelu(x * b + c), x), -0.5, 2)) + 1.5, with b broadcast,
 // c an i32 column and 1.5 a CPU number: registers 0..3 are x, b, c, 1.5.
 cpu::ElementwiseProgram sample_program() {
-  using cpu::ElementwiseOp;
+  
   cpu::ElementwiseProgram prog;
   prog.num_inputs = 4;
-  auto step = [&](ElementwiseOp op, int a, int b = -1, int c = -1) {
+  auto step = [&](OpId op, int a, int b = -1, int c = -1) {
     cpu::ElementwiseStep s;
     s.op = op;
     s.args[0] = a;
@@ -320,17 +320,17 @@ cpu::ElementwiseProgram sample_program() {
     prog.steps.push_back(s);
     return prog.num_inputs + static_cast<int>(prog.steps.size()) - 1;
   };
-  int xb = step(ElementwiseOp::mul, 0, 1);
-  int xbc = step(ElementwiseOp::add, xb, 2);
-  int g = step(ElementwiseOp::gelu, xbc);
-  int cond = step(ElementwiseOp::gt, 0, 1);
-  int w = step(ElementwiseOp::where, cond, g, 0);
-  int clamped = step(ElementwiseOp::clamp, w);
+  int xb = step(OpId::mul, 0, 1);
+  int xbc = step(OpId::add, xb, 2);
+  int g = step(OpId::gelu, xbc);
+  int cond = step(OpId::gt, 0, 1);
+  int w = step(OpId::where, cond, g, 0);
+  int clamped = step(OpId::clamp, w);
   prog.steps.back().has_lo = prog.steps.back().has_hi = true;
   prog.steps.back().lo = -0.5;
   prog.steps.back().hi = 2.0;
-  int t = step(ElementwiseOp::tanh, clamped);
-  prog.result = step(ElementwiseOp::add, t, 3);
+  int t = step(OpId::tanh, clamped);
+  prog.result = step(OpId::add, t, 3);
   return prog;
 }
 
@@ -370,7 +370,7 @@ TEST_CASE("a fused program beyond the cuda limits is refused with a clear error"
   prog.num_inputs = 1;
   for (int k = 0; k <= cuda::kMaxProgramSteps; ++k) {
     cpu::ElementwiseStep s;
-    s.op = cpu::ElementwiseOp::neg;
+    s.op = OpId::neg;
     s.args[0] = k;
     prog.steps.push_back(s);
   }

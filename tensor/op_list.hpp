@@ -1,0 +1,93 @@
+// The list of every op, in one place: the op table's rows (autograd/), the kernels of
+// each device (tensor/cpu/, tensor/cuda/), the fused loops and the graph IR are all
+// keyed by the OpId made from it, and the elementwise families below generate their
+// kernels, fused-loop cases and functional API. Adding an op: docs/core.md, "Adding
+// an op". It lives in tensor/ because the kernel tables below autograd need the ids.
+#pragma once
+#include <cstdint>
+#include <string>
+
+// Unary elementwise ops. Each has one scalar function (tensor/scalar_ops.hpp) that the
+// CPU and CUDA kernels and both fused loops call, so every path computes alike.
+#define NABLA_UNARY_OPS(X) \
+  X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(sin) X(cos) X(tanh) X(sigmoid) X(relu) X(gelu) X(silu) X(erf)
+// The unary ops defined on integers as well (an integer input keeps its dtype); the
+// others compute an integer input as f32, as PyTorch's exp does.
+#define NABLA_INTEGER_UNARY_OPS(X) X(neg) X(abs) X(sign) X(relu)
+// Binary arithmetic: broadcasting, the inputs' result type.
+#define NABLA_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum)
+// Comparisons: broadcasting, bool out; in a fused loop 1 or 0 in the loop's dtype.
+#define NABLA_COMPARISON_OPS(X) X(eq) X(ne) X(lt) X(le) X(gt) X(ge)
+// Every op a fused elementwise loop can run (tensor/cpu/fused.cpp, tensor/cuda/fused.cu).
+#define NABLA_ELEMENTWISE_OPS(X) NABLA_UNARY_OPS(X) NABLA_BINARY_OPS(X) NABLA_COMPARISON_OPS(X) X(where) X(clamp)
+// The activations linear and conv2d can apply inside their library call (oneDNN
+// post-ops, cuBLASLt/cuDNN epilogues): passes/fuse_epilogue.cpp folds them in.
+#define NABLA_EPILOGUE_ACTIVATIONS(X) X(relu) X(gelu) X(tanh) X(sigmoid) X(silu)
+
+#define NABLA_OPS(X)                                                                          \
+  /* views (no copy; see autograd/ops/views.cpp) */                                          \
+  X(view) X(reshape) X(transpose) X(permute) X(slice) X(select) X(expand) X(squeeze)          \
+  X(unsqueeze) X(contiguous) X(slice_backward) X(to_dtype) X(to_device)                        \
+  /* elementwise (above) */                                                                 \
+  NABLA_ELEMENTWISE_OPS(X)                                                                    \
+  /* reductions */                                                                           \
+  X(sum) X(mean) X(max) X(min) X(max_dim) X(min_dim) X(argmax) X(argmin) X(var) X(std)        \
+  X(logsumexp) X(softmax) X(log_softmax)                                                      \
+  /* linear algebra */                                                                       \
+  X(matmul) X(linear)                                                                         \
+  /* attention */                                                                            \
+  X(scaled_dot_product_attention)                                                             \
+  /* convolution and pooling */                                                              \
+  X(conv2d) X(conv2d_backward_input) X(conv2d_backward_weight) X(max_pool2d) X(avg_pool2d)    \
+  X(avg_pool2d_backward)                                                                      \
+  /* normalization and regularization */                                                     \
+  X(batch_norm) X(batch_norm_backward) X(layer_norm) X(dropout)                              \
+  /* indexing and joining */                                                                 \
+  X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split)              \
+  /* losses */                                                                               \
+  X(cross_entropy) X(nll_loss) X(mse_loss) X(binary_cross_entropy)                            \
+  X(binary_cross_entropy_with_logits)                                                         \
+  /* tensor-parallel collectives (see Note [Tensor-parallel regions]) */                     \
+  X(dist_copy) X(dist_reduce) X(dist_split) X(dist_gather)                                    \
+  /* quantization */                                                                         \
+  X(quantize_per_tensor) X(quantize_per_channel) X(dequantize_per_tensor) X(dequantize_per_channel) \
+  X(fake_quantize_per_tensor) X(fake_quantize_per_channel) X(quantized_linear)                \
+  X(dynamic_quantized_linear) X(quantized_conv2d)
+
+namespace nabla {
+
+enum class OpId : uint16_t {
+#define NABLA_OP_ENUM(name) name,
+  NABLA_OPS(NABLA_OP_ENUM)
+#undef NABLA_OP_ENUM
+      kCount
+};
+constexpr int kNumOps = static_cast<int>(OpId::kCount);
+
+// The op's name ("gelu"), as the language, the IR text and error messages spell it.
+const char* op_name(OpId id);
+// The op named `name`; OpId::kCount when there is none.
+OpId op_id_from_name(const std::string& name);
+
+// Membership in the families above, known at compile time: kernels pick their dtype
+// rules with it, the fused loops and the graph passes test it instead of names.
+#define NABLA_OP_CASE(name) case OpId::name:
+#define NABLA_OP_FAMILY(predicate, LIST) \
+  constexpr bool predicate(OpId id) {    \
+    switch (id) {                        \
+      LIST(NABLA_OP_CASE)                \
+      return true;                       \
+      default:                           \
+        return false;                    \
+    }                                    \
+  }
+NABLA_OP_FAMILY(is_unary_op, NABLA_UNARY_OPS)
+NABLA_OP_FAMILY(keeps_integers, NABLA_INTEGER_UNARY_OPS)
+NABLA_OP_FAMILY(is_binary_op, NABLA_BINARY_OPS)
+NABLA_OP_FAMILY(is_comparison_op, NABLA_COMPARISON_OPS)
+NABLA_OP_FAMILY(is_fusable_elementwise, NABLA_ELEMENTWISE_OPS)
+NABLA_OP_FAMILY(is_epilogue_activation, NABLA_EPILOGUE_ACTIVATIONS)
+#undef NABLA_OP_FAMILY
+#undef NABLA_OP_CASE
+
+}  // namespace nabla
