@@ -97,10 +97,11 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
 
 void add_fused_kernels(std::map<std::string, GraphOpFn>& ops) {
   ops["fused"] = run_fused;
-  for (const char* act : {"relu", "gelu", "tanh", "sigmoid", "silu"}) {
-    ops[std::string("linear_") + act] = run_linear_act;
-    ops[std::string("conv2d_") + act] = run_conv2d_act;
-  }
+#define NABLA_EPILOGUE_KERNELS(act)      \
+  ops["linear_" #act] = run_linear_act; \
+  ops["conv2d_" #act] = run_conv2d_act;
+  NABLA_EPILOGUE_ACTIVATIONS(NABLA_EPILOGUE_KERNELS)
+#undef NABLA_EPILOGUE_KERNELS
 }
 
 }  // namespace nabla::graph

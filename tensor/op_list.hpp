@@ -10,7 +10,8 @@
 // Unary elementwise ops. Each has one scalar function (tensor/scalar_ops.hpp) that the
 // CPU and CUDA kernels and both fused loops call, so every path computes alike.
 #define NABLA_UNARY_OPS(X) \
-  X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(sin) X(cos) X(tanh) X(sigmoid) X(relu) X(gelu) X(silu) X(erf)
+  X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(sin) X(cos) X(tanh) X(sigmoid) X(relu) X(gelu) X(silu) X(erf) \
+  X(log1p) X(expm1)
 // The unary ops defined on integers as well (an integer input keeps its dtype); the
 // others compute an integer input as f32, as PyTorch's exp does.
 #define NABLA_INTEGER_UNARY_OPS(X) X(neg) X(abs) X(sign) X(relu)

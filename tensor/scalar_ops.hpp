@@ -42,6 +42,8 @@ NABLA_DEVICE_MATH(sin)
 NABLA_DEVICE_MATH(cos)
 NABLA_DEVICE_MATH(tanh)
 NABLA_DEVICE_MATH(erf)
+NABLA_DEVICE_MATH(log1p)
+NABLA_DEVICE_MATH(expm1)
 #undef NABLA_DEVICE_MATH
 template <class T>
 NABLA_SCALAR_FN T pow(T x, T y) {
@@ -91,6 +93,14 @@ NABLA_SCALAR_FN T cos(T v) {
 template <class T>
 NABLA_SCALAR_FN T erf(T v) {
   return std::erf(v);
+}
+template <class T>
+NABLA_SCALAR_FN T log1p(T v) {
+  return std::log1p(v);
+}
+template <class T>
+NABLA_SCALAR_FN T expm1(T v) {
+  return std::expm1(v);
 }
 template <class T>
 NABLA_SCALAR_FN T pow(T x, T y) {
@@ -154,6 +164,9 @@ NABLA_SCALAR relu(T v) { return v > 0 ? v : T(0); }  // NaN gives 0
 NABLA_SCALAR gelu(T v) { return T(0.5) * v * (T(1) + math::erf(v * T(0.70710678118654752440))); }  // erf form
 NABLA_SCALAR silu(T v) { return v * math::sigmoid(v); }
 NABLA_SCALAR erf(T v) { return math::erf(v); }
+// log(1 + x) and e^x - 1 without the cancellation near 0 of the plain forms.
+NABLA_SCALAR log1p(T v) { return math::log1p(v); }
+NABLA_SCALAR expm1(T v) { return math::expm1(v); }
 
 // ---------------------------------------------------------------------------
 // Binary (NABLA_BINARY_OPS). bool + bool is logical or and bool * bool logical and,

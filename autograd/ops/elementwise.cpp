@@ -57,6 +57,9 @@ TensorList backward_erf(BackwardContext& c) {
   return {c.grad() * (exp(neg(x * x)) * M_2_SQRTPI)};
 }
 
+TensorList backward_log1p(BackwardContext& c) { return {c.grad() / (c.input(0) + 1.0)}; }
+TensorList backward_expm1(BackwardContext& c) { return {c.grad() * (c.output(0) + 1.0)}; }
+
 std::vector<TensorMeta> infer_binary(const char* op, const TensorList& in) {
   return one(broadcast_shapes(op, in[0].sizes(), in[1].sizes()), result_type(in));
 }
@@ -203,6 +206,8 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   unary(t, OpId::gelu, backward_gelu, {.inputs = 1});
   unary(t, OpId::silu, backward_silu, {.inputs = 1});
   unary(t, OpId::erf, backward_erf, {.inputs = 1});
+  unary(t, OpId::log1p, backward_log1p, {.inputs = 1});
+  unary(t, OpId::expm1, backward_expm1, {.outputs = 1});
 
   row(t, OpId::add) = binary(infer_add, OpId::add, backward_add, 0);
   row(t, OpId::sub) = binary(infer_sub, OpId::sub, backward_sub, 0);

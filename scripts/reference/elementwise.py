@@ -19,6 +19,8 @@ UNARY = [
     ("gelu", torch.nn.functional.gelu, randn(3, 4)),
     ("silu", torch.nn.functional.silu, randn(3, 4)),
     ("erf", torch.erf, randn(3, 4)),
+    ("log1p", torch.log1p, rand(3, 4, low=-0.5, high=2.0)),
+    ("expm1", torch.expm1, randn(3, 4)),
 ]
 
 CASES = [case(op, [x], {}, fn) for op, fn, x in UNARY]
