@@ -1,4 +1,4 @@
-// The op table (DESIGN.md seam 1): one row per op with its name, arity, attributes,
+// The op table (docs/DESIGN.md seam 1): one row per op with its name, arity, attributes,
 // shape/dtype rule, kernels per device, and a backward rule written only with other
 // ops of the table, so that backward graphs are ordinary graphs and grad of grad
 // works for every row. Rows live in autograd/ops/<family>.cpp.

@@ -1,6 +1,6 @@
 // The seam that graph capture (passes/capture.*) plugs into: while an observer is set
 // on this thread, every op-table call reports itself once it has run — the forward
-// ops a model runs and the ops that backward rules run alike (DESIGN.md seam 4).
+// ops a model runs and the ops that backward rules run alike (docs/DESIGN.md seam 4).
 // Calls made inside another op's shape rule, kernel or view are not reported: the
 // outer op stands for them.
 #pragma once

@@ -1,4 +1,4 @@
-// The embedding API (DESIGN.md seam 7): what the REPL, the script runner, `nabla
+// The embedding API (docs/DESIGN.md seam 7): what the REPL, the script runner, `nabla
 // test` and the C++ test suites use. An Interpreter holds one global environment;
 // eval() runs source text in it and keeps every binding, also after an error.
 #pragma once

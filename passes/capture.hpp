@@ -1,4 +1,4 @@
-// Capture (DESIGN.md seam 4): eager code runs under an OpObserver while a Capture
+// Capture (docs/DESIGN.md seam 4): eager code runs under an OpObserver while a Capture
 // records each op-table call as a node of a Graph. Tensors are matched to graph
 // values by identity; a tensor that no recorded op made is a bound input or
 // parameter, an alias of a known value (same storage and layout: detach, saved

@@ -1,4 +1,4 @@
-// The graph IR (DESIGN.md seams 4 and 5): a typed SSA graph of op-table calls that
+// The graph IR (docs/DESIGN.md seams 4 and 5): a typed SSA graph of op-table calls that
 // `compile` captures from eager code, passes rewrite, the executor runs and viz/
 // draws. It knows ops, shapes and dtypes; it knows nothing of the language.
 //

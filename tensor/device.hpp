@@ -1,5 +1,5 @@
 // Where a tensor's storage lives: the CPU, or a CUDA device (cuda:N) when the CUDA
-// backend is built and a GPU is present (DESIGN.md, seams).
+// backend is built and a GPU is present (docs/DESIGN.md, seams).
 #pragma once
 #include <cstdint>
 #include <string>

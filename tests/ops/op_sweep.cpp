@@ -1,4 +1,4 @@
-// The table-wide sweep (DESIGN.md seam 1). For every case in tests/ops/reference/
+// The table-wide sweep (docs/DESIGN.md seam 1). For every case in tests/ops/reference/
 // (expected values made by PyTorch, see scripts/gen_op_reference.py) it checks:
 //   forward      the op's outputs against PyTorch's,
 //   layout       the same op on non-contiguous copies of the inputs gives the same,

@@ -1,4 +1,4 @@
-// The IR text form (DESIGN.md seam 5): graphs built with the Graph API print, parse
+// The IR text form (docs/DESIGN.md seam 5): graphs built with the Graph API print, parse
 // and print again to the same text; parse errors name the line and column.
 #include <doctest/doctest.h>
 
