@@ -1,5 +1,5 @@
 // The interactive loop of `nabla`, for its first user: someone typing a model into the
-// REPL"). On a terminal it edits lines with libedit (history in ~/.nabla_history or
+// REPL. On a terminal it edits lines with libedit (history in ~/.nabla_history or
 // $NABLA_HISTORY, tab completion of names and of members after '.'); otherwise it
 // reads plain lines and prints no prompts. An entry left open (a bracket, a block, a
 // string) asks for another line with "... "; lang::parse decides. Ctrl-C stops the
