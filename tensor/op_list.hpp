@@ -17,6 +17,12 @@
 #define NABLA_INTEGER_UNARY_OPS(X) X(neg) X(abs) X(sign) X(relu)
 // Binary arithmetic: broadcasting, the inputs' result type.
 #define NABLA_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum)
+// The binary ops whose shape rule makes the result a float (true division, pow), as
+// PyTorch's do: integers compute as floats.
+#define NABLA_FLOAT_RESULT_BINARY_OPS(X) X(div) X(pow)
+// The binary ops that divide by their second input: an integer zero divisor is an
+// error before the loop, never a trap (Note [Integer tensor arithmetic]).
+#define NABLA_DIVIDING_OPS(X) X(div)
 // Comparisons: broadcasting, bool out; in a fused loop 1 or 0 in the loop's dtype.
 #define NABLA_COMPARISON_OPS(X) X(eq) X(ne) X(lt) X(le) X(gt) X(ge)
 // Every op a fused elementwise loop can run (tensor/cpu/fused.cpp, tensor/cuda/fused.cu).
@@ -85,6 +91,8 @@ OpId op_id_from_name(const std::string& name);
 NABLA_OP_FAMILY(is_unary_op, NABLA_UNARY_OPS)
 NABLA_OP_FAMILY(keeps_integers, NABLA_INTEGER_UNARY_OPS)
 NABLA_OP_FAMILY(is_binary_op, NABLA_BINARY_OPS)
+NABLA_OP_FAMILY(has_float_result, NABLA_FLOAT_RESULT_BINARY_OPS)
+NABLA_OP_FAMILY(divides_by_second_input, NABLA_DIVIDING_OPS)
 NABLA_OP_FAMILY(is_comparison_op, NABLA_COMPARISON_OPS)
 NABLA_OP_FAMILY(is_fusable_elementwise, NABLA_ELEMENTWISE_OPS)
 NABLA_OP_FAMILY(is_epilogue_activation, NABLA_EPILOGUE_ACTIVATIONS)

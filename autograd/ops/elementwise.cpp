@@ -60,29 +60,20 @@ TensorList backward_erf(BackwardContext& c) {
 TensorList backward_log1p(BackwardContext& c) { return {c.grad() / (c.input(0) + 1.0)}; }
 TensorList backward_expm1(BackwardContext& c) { return {c.grad() * (c.output(0) + 1.0)}; }
 
-std::vector<TensorMeta> infer_binary(const char* op, const TensorList& in) {
-  return one(broadcast_shapes(op, in[0].sizes(), in[1].sizes()), result_type(in));
+// The shape rule of a binary op: the broadcast shape and the inputs' result type,
+// made a float for NABLA_FLOAT_RESULT_BINARY_OPS (true division, like Python's / and
+// PyTorch's div; pow).
+template <OpId op>
+std::vector<TensorMeta> infer_binary(const TensorList& in, const Attrs&) {
+  auto m = one(broadcast_shapes(op_name(op), in[0].sizes(), in[1].sizes()), result_type(in));
+  if constexpr (has_float_result(op)) m[0].dtype = float_result(m[0].dtype);
+  return m;
 }
-std::vector<TensorMeta> infer_add(const TensorList& in, const Attrs&) { return infer_binary("add", in); }
-std::vector<TensorMeta> infer_sub(const TensorList& in, const Attrs&) {
+std::vector<TensorMeta> infer_sub(const TensorList& in, const Attrs& attrs) {
   if (in[0].dtype() == DType::b8 && in[1].dtype() == DType::b8)
     throw Error("sub: subtracting two bool tensors is not supported; use logical ops or convert with to_dtype");
-  return infer_binary("sub", in);
+  return infer_binary<OpId::sub>(in, attrs);
 }
-std::vector<TensorMeta> infer_mul(const TensorList& in, const Attrs&) { return infer_binary("mul", in); }
-std::vector<TensorMeta> infer_div(const TensorList& in, const Attrs&) {
-  // True division: integers divide as floats, like Python's / and PyTorch's div.
-  auto m = infer_binary("div", in);
-  m[0].dtype = float_result(m[0].dtype);
-  return m;
-}
-std::vector<TensorMeta> infer_pow(const TensorList& in, const Attrs&) {
-  auto m = infer_binary("pow", in);
-  m[0].dtype = float_result(m[0].dtype);
-  return m;
-}
-std::vector<TensorMeta> infer_maximum(const TensorList& in, const Attrs&) { return infer_binary("maximum", in); }
-std::vector<TensorMeta> infer_minimum(const TensorList& in, const Attrs&) { return infer_binary("minimum", in); }
 std::vector<TensorMeta> infer_compare(const TensorList& in, const Attrs&) {
   return one(broadcast_shapes("comparison", in[0].sizes(), in[1].sizes()), DType::b8);
 }
@@ -184,8 +175,18 @@ void unary(std::vector<OpDef>& t, OpId id, BackwardFn b, Saves saves) {
                 .saves = saves,
                 .elementwise = true};
 }
-OpDef binary(InferFn infer, OpId id, BackwardFn b, uint32_t save_in, uint32_t save_out = 0) {
-  return {.num_inputs = 2, .infer = infer, .cpu = cpu_kernel(id), .backward = b, .saves = {save_in, save_out}, .elementwise = true};
+// The row of a binary op or comparison: its kernel, its inputs ("self", "other") and
+// by default its shape rule come from the list; the row gives the backward rule and
+// what it saves.
+template <OpId op>
+void binary(std::vector<OpDef>& t, BackwardFn b, Saves saves, InferFn infer = infer_binary<op>) {
+  row(t, op) = {.num_inputs = 2,
+                .input_names = {"self", "other"},
+                .infer = infer,
+                .cpu = cpu_kernel(op),
+                .backward = b,
+                .saves = saves,
+                .elementwise = true};
 }
 
 }  // namespace
@@ -209,19 +210,17 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   unary(t, OpId::log1p, backward_log1p, {.inputs = 1});
   unary(t, OpId::expm1, backward_expm1, {.outputs = 1});
 
-  row(t, OpId::add) = binary(infer_add, OpId::add, backward_add, 0);
-  row(t, OpId::sub) = binary(infer_sub, OpId::sub, backward_sub, 0);
-  row(t, OpId::mul) = binary(infer_mul, OpId::mul, backward_mul, 0b11);
-  row(t, OpId::div) = binary(infer_div, OpId::div, backward_div, 0b11);
-  row(t, OpId::pow) = binary(infer_pow, OpId::pow, backward_pow, 0b11, 1);
-  row(t, OpId::maximum) = binary(infer_maximum, OpId::maximum, backward_maximum, 0b11);
-  row(t, OpId::minimum) = binary(infer_minimum, OpId::minimum, backward_minimum, 0b11);
-  row(t, OpId::eq) = binary(infer_compare, OpId::eq, nullptr, 0);
-  row(t, OpId::ne) = binary(infer_compare, OpId::ne, nullptr, 0);
-  row(t, OpId::lt) = binary(infer_compare, OpId::lt, nullptr, 0);
-  row(t, OpId::le) = binary(infer_compare, OpId::le, nullptr, 0);
-  row(t, OpId::gt) = binary(infer_compare, OpId::gt, nullptr, 0);
-  row(t, OpId::ge) = binary(infer_compare, OpId::ge, nullptr, 0);
+  binary<OpId::add>(t, backward_add, {});
+  binary<OpId::sub>(t, backward_sub, {}, infer_sub);
+  binary<OpId::mul>(t, backward_mul, {.inputs = 0b11});
+  binary<OpId::div>(t, backward_div, {.inputs = 0b11});
+  binary<OpId::pow>(t, backward_pow, {.inputs = 0b11, .outputs = 1});
+  binary<OpId::maximum>(t, backward_maximum, {.inputs = 0b11});
+  binary<OpId::minimum>(t, backward_minimum, {.inputs = 0b11});
+  // Comparisons are not differentiable (their output is bool).
+#define NABLA_COMPARISON_ROW(name) binary<OpId::name>(t, nullptr, {}, infer_compare);
+  NABLA_COMPARISON_OPS(NABLA_COMPARISON_ROW)
+#undef NABLA_COMPARISON_ROW
   row(t, OpId::where) = {.num_inputs = 3,
                          .infer = infer_where,
                          .cpu = cpu::where,
@@ -237,18 +236,6 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
       .saves = {1, 0},
       .elementwise = true};
   name_inputs(t, {{OpId::clamp, {"input"}},
-                  {OpId::add, {"self", "other"}},
-                  {OpId::sub, {"self", "other"}},
-                  {OpId::mul, {"self", "other"}},
-                  {OpId::div, {"self", "other"}},
-                  {OpId::maximum, {"self", "other"}},
-                  {OpId::minimum, {"self", "other"}},
-                  {OpId::eq, {"self", "other"}},
-                  {OpId::ne, {"self", "other"}},
-                  {OpId::lt, {"self", "other"}},
-                  {OpId::le, {"self", "other"}},
-                  {OpId::gt, {"self", "other"}},
-                  {OpId::ge, {"self", "other"}},
                   {OpId::pow, {"self", "exponent"}},
                   {OpId::where, {"condition", "self", "other"}}});
 }

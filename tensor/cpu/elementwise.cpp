@@ -99,41 +99,24 @@ void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
 NABLA_UNARY_OPS(NABLA_UNARY_KERNEL)
 #undef NABLA_UNARY_KERNEL
 
-void add(const TensorList& in, const Attrs&, TensorList& out) {
-  if (out[0].dtype() == DType::b8) {  // bool + bool is logical or, as in PyTorch
-    map2<bool, bool, bool>(out[0], in[0], in[1], [](bool x, bool y) { return x || y; });
-    return;
-  }
-  numeric_binary("add", in, out, [](auto x, auto y) { return scalar::add(x, y); });
-}
-void sub(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("sub", in, out, [](auto x, auto y) { return scalar::sub(x, y); });
-}
-void mul(const TensorList& in, const Attrs&, TensorList& out) {
-  if (out[0].dtype() == DType::b8) {
-    map2<bool, bool, bool>(out[0], in[0], in[1], [](bool x, bool y) { return x && y; });
-    return;
-  }
-  numeric_binary("mul", in, out, [](auto x, auto y) { return scalar::mul(x, y); });
-}
-void div(const TensorList& in, const Attrs&, TensorList& out) {
-  // An integer result (never from the language, whose / divides as floats, but a
-  // kernel must not trap whoever calls it): a zero divisor is PyTorch's
-  // ZeroDivisionError, found before the loop (Note [Integer tensor arithmetic]).
+// The binary kernels compute in the output's dtype, the inputs' result type (div's
+// and pow's shape rules make it a float; bool + bool is or, bool * bool and, in the
+// scalar functions). An integer result of a dividing op (never from the language,
+// whose / divides as floats, but a kernel must not trap whoever calls it) checks for
+// a zero divisor first: PyTorch's ZeroDivisionError (Note [Integer tensor arithmetic]).
+void check_integer_divisor(const char* name, const TensorList& in, const TensorList& out) {
   DType dt = out[0].dtype();
   if (!is_floating(dt) && dt != DType::b8 && any_zero(as_dtype(in[1], dt)))
-    throw Error("div: integer division by zero");
-  numeric_binary("div", in, out, [](auto x, auto y) { return scalar::div(x, y); });
+    throw Error(std::string(name) + ": integer division by zero");
 }
-void pow(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("pow", in, out, [](auto x, auto y) { return scalar::pow(x, y); });
-}
-void maximum(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("maximum", in, out, [](auto x, auto y) { return scalar::maximum(x, y); });
-}
-void minimum(const TensorList& in, const Attrs&, TensorList& out) {
-  numeric_binary("minimum", in, out, [](auto x, auto y) { return scalar::minimum(x, y); });
-}
+#define NABLA_BINARY_KERNEL(name)                                                    \
+  void name(const TensorList& in, const Attrs&, TensorList& out) {                  \
+    if constexpr (divides_by_second_input(OpId::name)) check_integer_divisor(#name, in, out); \
+    numeric_binary(#name, in, out, [](auto x, auto y) { return scalar::name(x, y); }); \
+  }
+NABLA_BINARY_OPS(NABLA_BINARY_KERNEL)
+#undef NABLA_BINARY_KERNEL
+
 #define NABLA_COMPARE_KERNEL(name)                                                     \
   void name(const TensorList& in, const Attrs&, TensorList& out) {                    \
     compare(in, out, [](auto x, auto y) { return scalar::name(x, y); });               \

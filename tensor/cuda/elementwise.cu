@@ -282,13 +282,20 @@ void unary_kernel(const char* name, const TensorList& in, TensorList& out) {
 NABLA_UNARY_OPS(NABLA_UNARY_KERNEL)
 #undef NABLA_UNARY_KERNEL
 
-NABLA_KERNEL(add) { numeric_binary<add_fn, true>("add", in, out); }
-NABLA_KERNEL(sub) { numeric_binary<sub_fn, false>("sub", in, out); }
-NABLA_KERNEL(mul) { numeric_binary<mul_fn, true>("mul", in, out); }
-NABLA_KERNEL(div) { float_binary<div_fn>("div", in, out); }
-NABLA_KERNEL(pow) { float_binary<pow_fn>("pow", in, out); }
-NABLA_KERNEL(maximum) { numeric_binary<maximum_fn, true>("maximum", in, out); }
-NABLA_KERNEL(minimum) { numeric_binary<minimum_fn, true>("minimum", in, out); }
+// The binary kernels compute in the output's dtype, the inputs' result type (bool
+// + bool is or, bool * bool and, in the scalar functions); the float-result ops in
+// the float dtype their shape rule gives.
+template <OpId op, class Fn>
+void binary_kernel(const char* name, const TensorList& in, TensorList& out) {
+  if constexpr (has_float_result(op))
+    float_binary<Fn>(name, in, out);
+  else
+    numeric_binary<Fn, true>(name, in, out);
+}
+#define NABLA_BINARY_KERNEL(name) \
+  NABLA_KERNEL(name) { binary_kernel<OpId::name, name##_fn>(#name, in, out); }
+NABLA_BINARY_OPS(NABLA_BINARY_KERNEL)
+#undef NABLA_BINARY_KERNEL
 
 #define NABLA_COMPARE_KERNEL(name) \
   NABLA_KERNEL(name) { compare<name##_fn>(in, out); }
