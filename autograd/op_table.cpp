@@ -24,8 +24,8 @@ std::vector<OpDef> build_table() {
                {OpId::matmul, OpId::linear, OpId::conv2d, OpId::scaled_dot_product_attention});
   set_autocast(table, AutocastPolicy::f32,
                {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
-                OpId::batch_norm, OpId::batch_norm_backward, OpId::layer_norm, OpId::cross_entropy, OpId::nll_loss, OpId::mse_loss,
-                OpId::binary_cross_entropy, OpId::binary_cross_entropy_with_logits});
+                OpId::batch_norm, OpId::batch_norm_backward, OpId::layer_norm, OpId::cross_entropy, OpId::nll_loss,
+                OpId::mse_loss, OpId::binary_cross_entropy, OpId::binary_cross_entropy_with_logits});
   for (int i = 0; i < kNumOps; ++i) {
     table[i].id = static_cast<OpId>(i);
     table[i].name = op_name(table[i].id);
@@ -100,8 +100,7 @@ void set_autocast(std::vector<OpDef>& table, AutocastPolicy policy, std::initial
   for (OpId id : ops) table[static_cast<size_t>(id)].autocast = policy;
 }
 
-void name_inputs(std::vector<OpDef>& table,
-                 std::initializer_list<std::pair<OpId, std::vector<std::string>>> names) {
+void name_inputs(std::vector<OpDef>& table, std::initializer_list<std::pair<OpId, std::vector<std::string>>> names) {
   for (const auto& [id, list] : names) table[static_cast<size_t>(id)].input_names = list;
 }
 
@@ -112,8 +111,8 @@ Attrs complete_attrs(const OpDef& def, const Attrs& given) {
     if (!known) {
       std::string names;
       for (const AttrSpec& s : def.attrs) names += (names.empty() ? "" : ", ") + s.name;
-      throw Error(std::string(def.name) + ": unknown argument '" + a.name + "' (expected one of: " +
-                  (names.empty() ? "none" : names) + ")");
+      throw Error(std::string(def.name) + ": unknown argument '" + a.name +
+                  "' (expected one of: " + (names.empty() ? "none" : names) + ")");
     }
   }
   Attrs out = given;

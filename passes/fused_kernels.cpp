@@ -41,7 +41,9 @@ bool on_gpu(const Tensor& t) { return t.device().kind == DeviceKind::cuda; }
 // Whether every step of the body is one the elementwise program runs.
 bool elementwise_body(const Graph& body) {
   for (const Node& n : body.nodes) {
-    if (!cpu::runs_in_elementwise_program(op_id_from_name(n.op)) || n.outputs.size() != 1 || n.inputs.size() > 3 || n.body) return false;
+    if (!cpu::runs_in_elementwise_program(op_id_from_name(n.op)) || n.outputs.size() != 1 || n.inputs.size() > 3 ||
+        n.body)
+      return false;
     for (int v : n.inputs)
       if (v < 0) return false;
   }
@@ -97,7 +99,7 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
 
 void add_fused_kernels(std::map<std::string, GraphOpFn>& ops) {
   ops["fused"] = run_fused;
-#define NABLA_EPILOGUE_KERNELS(act)      \
+#define NABLA_EPILOGUE_KERNELS(act)     \
   ops["linear_" #act] = run_linear_act; \
   ops["conv2d_" #act] = run_conv2d_act;
   NABLA_EPILOGUE_ACTIVATIONS(NABLA_EPILOGUE_KERNELS)

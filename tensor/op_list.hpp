@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+// The lists read best one family per line, not as clang-format would set them.
+// clang-format off
 // Unary elementwise ops. Each has one scalar function (tensor/scalar_ops.hpp) that the
 // CPU and CUDA kernels and both fused loops call, so every path computes alike.
 #define NABLA_UNARY_OPS(X) \
@@ -60,6 +62,7 @@
   X(quantize_per_tensor) X(quantize_per_channel) X(dequantize_per_tensor) X(dequantize_per_channel) \
   X(fake_quantize_per_tensor) X(fake_quantize_per_channel) X(quantized_linear)                \
   X(dynamic_quantized_linear) X(quantized_conv2d)
+// clang-format on
 
 namespace nabla {
 

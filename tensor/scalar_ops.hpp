@@ -27,13 +27,13 @@ namespace math {
 
 #ifdef __CUDACC__
 // The device library's function for the compute type (::expf for float).
-#define NABLA_DEVICE_MATH(name)                         \
-  template <class T>                                    \
-  NABLA_SCALAR_FN T name(T v) {                         \
-    if constexpr (std::is_same_v<T, float>)             \
-      return ::name##f(v);                              \
-    else                                                \
-      return ::name(v);                                 \
+#define NABLA_DEVICE_MATH(name)             \
+  template <class T>                        \
+  NABLA_SCALAR_FN T name(T v) {             \
+    if constexpr (std::is_same_v<T, float>) \
+      return ::name##f(v);                  \
+    else                                    \
+      return ::name(v);                     \
   }
 NABLA_DEVICE_MATH(exp)
 NABLA_DEVICE_MATH(log)
@@ -118,7 +118,7 @@ NABLA_SCALAR_FN T pow(T x, T y) {
 // divisor is an error before the loop (tensor/cpu/elementwise.cpp), and
 // INT_MIN / -1, which traps (SIGFPE) on x86, wraps to INT_MIN.
 template <class T>
-constexpr bool kWrapping = std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) >= sizeof(int);
+constexpr bool kWrapping = std::is_integral<T>::value&& std::is_signed<T>::value && sizeof(T) >= sizeof(int);
 template <class T, class F>
 NABLA_SCALAR_FN T wrapping(T x, T y, F f) {
   using U = std::make_unsigned_t<T>;
@@ -160,7 +160,7 @@ NABLA_SCALAR sin(T v) { return math::sin(v); }
 NABLA_SCALAR cos(T v) { return math::cos(v); }
 NABLA_SCALAR tanh(T v) { return math::tanh(v); }
 NABLA_SCALAR sigmoid(T v) { return math::sigmoid(v); }
-NABLA_SCALAR relu(T v) { return v > 0 ? v : T(0); }  // NaN gives 0
+NABLA_SCALAR relu(T v) { return v > 0 ? v : T(0); }                                                // NaN gives 0
 NABLA_SCALAR gelu(T v) { return T(0.5) * v * (T(1) + math::erf(v * T(0.70710678118654752440))); }  // erf form
 NABLA_SCALAR silu(T v) { return v * math::sigmoid(v); }
 NABLA_SCALAR erf(T v) { return math::erf(v); }
@@ -211,10 +211,10 @@ NABLA_SCALAR minimum(T x, T y) { return (x != x || x < y) ? x : y; }
 // ---------------------------------------------------------------------------
 // Comparisons (NABLA_COMPARISON_OPS)
 
-#define NABLA_COMPARISON(name, op)               \
-  template <class T>                             \
-  NABLA_SCALAR_FN bool name(T x, T y) {          \
-    return x op y;                               \
+#define NABLA_COMPARISON(name, op)      \
+  template <class T>                    \
+  NABLA_SCALAR_FN bool name(T x, T y) { \
+    return x op y;                      \
   }
 NABLA_COMPARISON(eq, ==)
 NABLA_COMPARISON(ne, !=)

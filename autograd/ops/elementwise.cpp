@@ -235,9 +235,8 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
       .backward = backward_clamp,
       .saves = {1, 0},
       .elementwise = true};
-  name_inputs(t, {{OpId::clamp, {"input"}},
-                  {OpId::pow, {"self", "exponent"}},
-                  {OpId::where, {"condition", "self", "other"}}});
+  name_inputs(
+      t, {{OpId::clamp, {"input"}}, {OpId::pow, {"self", "exponent"}}, {OpId::where, {"condition", "self", "other"}}});
 }
 
 // The functional API of this family.

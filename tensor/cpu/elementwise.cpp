@@ -88,13 +88,13 @@ void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
 
 // The unary kernels: integer inputs keep their dtype for NABLA_INTEGER_UNARY_OPS,
 // the others compute in the float dtype the shape rule chose.
-#define NABLA_UNARY_KERNEL(name)                                                 \
-  void name(const TensorList& in, const Attrs&, TensorList& out) {              \
-    auto f = [](auto v) { return scalar::name(v); };                             \
-    if constexpr (keeps_integers(OpId::name))                                    \
-      numeric_unary(#name, in, out, f);                                          \
-    else                                                                         \
-      float_unary(#name, in, out, f);                                            \
+#define NABLA_UNARY_KERNEL(name)                                   \
+  void name(const TensorList& in, const Attrs&, TensorList& out) { \
+    auto f = [](auto v) { return scalar::name(v); };               \
+    if constexpr (keeps_integers(OpId::name))                      \
+      numeric_unary(#name, in, out, f);                            \
+    else                                                           \
+      float_unary(#name, in, out, f);                              \
   }
 NABLA_UNARY_OPS(NABLA_UNARY_KERNEL)
 #undef NABLA_UNARY_KERNEL
@@ -109,17 +109,17 @@ void check_integer_divisor(const char* name, const TensorList& in, const TensorL
   if (!is_floating(dt) && dt != DType::b8 && any_zero(as_dtype(in[1], dt)))
     throw Error(std::string(name) + ": integer division by zero");
 }
-#define NABLA_BINARY_KERNEL(name)                                                    \
-  void name(const TensorList& in, const Attrs&, TensorList& out) {                  \
+#define NABLA_BINARY_KERNEL(name)                                                             \
+  void name(const TensorList& in, const Attrs&, TensorList& out) {                            \
     if constexpr (divides_by_second_input(OpId::name)) check_integer_divisor(#name, in, out); \
-    numeric_binary(#name, in, out, [](auto x, auto y) { return scalar::name(x, y); }); \
+    numeric_binary(#name, in, out, [](auto x, auto y) { return scalar::name(x, y); });        \
   }
 NABLA_BINARY_OPS(NABLA_BINARY_KERNEL)
 #undef NABLA_BINARY_KERNEL
 
-#define NABLA_COMPARE_KERNEL(name)                                                     \
-  void name(const TensorList& in, const Attrs&, TensorList& out) {                    \
-    compare(in, out, [](auto x, auto y) { return scalar::name(x, y); });               \
+#define NABLA_COMPARE_KERNEL(name)                                       \
+  void name(const TensorList& in, const Attrs&, TensorList& out) {       \
+    compare(in, out, [](auto x, auto y) { return scalar::name(x, y); }); \
   }
 NABLA_COMPARISON_OPS(NABLA_COMPARE_KERNEL)
 #undef NABLA_COMPARE_KERNEL

@@ -32,10 +32,9 @@ struct NamedActivation {
   const char* name;
   Activation act;
 };
-constexpr NamedActivation kActivations[] = {
-    {"none", Activation::none},
+constexpr NamedActivation kActivations[] = {{"none", Activation::none},
 #define NABLA_NAMED_ACTIVATION(name) {#name, Activation::name},
-    NABLA_EPILOGUE_ACTIVATIONS(NABLA_NAMED_ACTIVATION)
+                                            NABLA_EPILOGUE_ACTIVATIONS(NABLA_NAMED_ACTIVATION)
 #undef NABLA_NAMED_ACTIVATION
 };
 
@@ -57,8 +56,8 @@ struct CachedLinear {
 using LinearKey = std::tuple<int64_t, int64_t, int64_t, bool, int, uint64_t>;
 constexpr size_t kMaxCachedLinears = 256;
 
-using onednn::SerialIfSmall;
 using onednn::buffer;
+using onednn::SerialIfSmall;
 
 std::shared_ptr<CachedLinear> make_linear(int64_t M, int64_t K, int64_t N, bool bias, Activation act,
                                           WeightLayout layout) {
@@ -127,8 +126,8 @@ void apply_activation(const Tensor& y, Activation act) {
       switch (act) {
         case Activation::none:
           return;
-#define NABLA_ACTIVATE(name)  \
-  case Activation::name:      \
+#define NABLA_ACTIVATE(name) \
+  case Activation::name:     \
     return activate<T>(y, scalar::name<T>);
           NABLA_EPILOGUE_ACTIVATIONS(NABLA_ACTIVATE)
 #undef NABLA_ACTIVATE

@@ -56,13 +56,13 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
   case OpId::name:                                                        \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]); \
     return;
-#define NABLA_COMPARE(name)                                                        \
-  case OpId::name:                                                                 \
+#define NABLA_COMPARE(name)                                                             \
+  case OpId::name:                                                                      \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]) ? T(1) : T(0); \
     return;
-    NABLA_UNARY_OPS(NABLA_UNARY)
-    NABLA_BINARY_OPS(NABLA_BINARY)
-    NABLA_COMPARISON_OPS(NABLA_COMPARE)
+      NABLA_UNARY_OPS(NABLA_UNARY)
+      NABLA_BINARY_OPS(NABLA_BINARY)
+      NABLA_COMPARISON_OPS(NABLA_COMPARE)
 #undef NABLA_UNARY
 #undef NABLA_BINARY
 #undef NABLA_COMPARE

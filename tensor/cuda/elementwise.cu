@@ -68,8 +68,7 @@ __device__ __forceinline__ void flat_typed(Out* out, const Operands<N>& in, int6
   using C = dcompute_t<In>;
   C single[N];
 #pragma unroll
-  for (int k = 0; k < N; ++k)
-    single[k] = in.flat_stride[k] == 0 ? load_converted<C>(in.data[k], in.dtype[k], 0) : C(0);
+  for (int k = 0; k < N; ++k) single[k] = in.flat_stride[k] == 0 ? load_converted<C>(in.data[k], in.dtype[k], 0) : C(0);
   const int64_t tile = static_cast<int64_t>(blockDim.x) * kUnroll;
   for (int64_t base = blockIdx.x * tile; base < n; base += gridDim.x * tile) {
     C args[kUnroll][N];

@@ -66,9 +66,9 @@ __device__ __forceinline__ T run_step(const DeviceStep& s, const T* reg) {
 #define NABLA_COMPARE(name) \
   case OpId::name:          \
     return scalar::name(a, b) ? T(1) : T(0);
-    NABLA_UNARY_OPS(NABLA_UNARY)
-    NABLA_BINARY_OPS(NABLA_BINARY)
-    NABLA_COMPARISON_OPS(NABLA_COMPARE)
+      NABLA_UNARY_OPS(NABLA_UNARY)
+      NABLA_BINARY_OPS(NABLA_BINARY)
+      NABLA_COMPARISON_OPS(NABLA_COMPARE)
 #undef NABLA_UNARY
 #undef NABLA_BINARY
 #undef NABLA_COMPARE
@@ -133,7 +133,8 @@ DeviceProgram device_program(const cpu::ElementwiseProgram& program) {
     const cpu::ElementwiseStep& from = program.steps[s];
     DeviceStep& to = prog.steps[s];
     to.op = from.op;
-    for (int a = 0; a < 3; ++a) to.args[a] = a < cpu::elementwise_arity(from.op) ? static_cast<int8_t>(from.args[a]) : -1;
+    for (int a = 0; a < 3; ++a)
+      to.args[a] = a < cpu::elementwise_arity(from.op) ? static_cast<int8_t>(from.args[a]) : -1;
     to.has_lo = from.has_lo;
     to.has_hi = from.has_hi;
     to.lo = from.lo;

@@ -25,7 +25,7 @@ constexpr Entry kKernels[] = {
     // elementwise.cu
     NABLA_ELEMENTWISE_OPS(NABLA_ELEMENTWISE_ENTRY)
 #undef NABLA_ELEMENTWISE_ENTRY
-    {OpId::sum, {sum, true}},
+        {OpId::sum, {sum, true}},
     {OpId::mean, {mean, true}},
     {OpId::max, {max, true}},
     {OpId::min, {min, true}},

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "ops/compare.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/random.hpp"
-#include "ops/compare.hpp"
 
 using namespace nabla;
 

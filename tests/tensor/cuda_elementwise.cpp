@@ -86,8 +86,8 @@ struct UnaryCase {
 // The ops that want positive inputs (logarithms, roots) get them.
 const std::vector<UnaryCase>& unary_cases() {
   static const std::vector<UnaryCase> cases = {
-#define NABLA_UNARY_CASE(name)                                                                               \
-  {#name, [](const Tensor& x) { return name(x); },                                                          \
+#define NABLA_UNARY_CASE(name)                     \
+  {#name, [](const Tensor& x) { return name(x); }, \
    OpId::name == OpId::log || OpId::name == OpId::sqrt || OpId::name == OpId::rsqrt || OpId::name == OpId::log1p},
       NABLA_UNARY_OPS(NABLA_UNARY_CASE)
 #undef NABLA_UNARY_CASE
@@ -300,7 +300,6 @@ TEST_CASE("cuda dropout draws the cpu's mask for the same seed") {
 // y = tanh(clamp(where(x > b, gelu(x * b + c), x), -0.5, 2)) + 1.5, with b broadcast,
 // c an i32 column and 1.5 a CPU number: registers 0..3 are x, b, c, 1.5.
 cpu::ElementwiseProgram sample_program() {
-  
   cpu::ElementwiseProgram prog;
   prog.num_inputs = 4;
   auto step = [&](OpId op, int a, int b = -1, int c = -1) {
