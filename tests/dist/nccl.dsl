@@ -92,8 +92,12 @@ test "nccl: errors name the backend, the device and the rank" {
   init_nccl()
   expect_error("dist.all_reduce(ones([3]))", "dist.all_reduce: backend \"nccl\" takes CUDA tensors, got one on cpu")
   expect_error("dist.all_gather(ones([3]))", "backend \"nccl\" takes CUDA tensors, got one on cpu")
+  # bool reduces as or (max) and and (min), as on Gloo; a sum is refused.
   expect_error("dist.all_reduce(ones([3], dtype=bool, device=\"cuda\"))",
-               "dist.all_reduce (nccl): bool tensors are not supported")
+               "dist.all_reduce: a bool tensor reduces with op=\"max\" (or) or op=\"min\" (and)")
+  let flags = ones([3], dtype=bool, device="cuda")
+  dist.all_reduce(flags, op="max")
+  expect(flags.to(i32).sum().item() == 3, "bool max-reduce over one rank keeps every flag")
   expect_error("dist.send(ones([3], device=\"cuda\"), 0)", "dist.send: dst is this rank (0)")
   expect_error("dist.broadcast(ones([3], device=\"cuda\"), src=1)", "src=1 is not a rank of this group (0 to 0)")
   expect_error("dist.reduce_scatter(ones([], device=\"cuda\"))", "the first dimension of [] must be a multiple")
