@@ -61,12 +61,13 @@ void Profiler::record_op(const OpDef& def, const TensorList& inputs, const Attrs
 }
 
 void Profiler::record_native_op(const std::string& name, const std::string& line, const TensorList& outputs,
-                               int64_t start_ns, int64_t end_ns, double flops, double bytes) {
+                               int64_t start_ns, int64_t end_ns, double flops, double bytes, const TensorList& inputs) {
   ProfileEvent e;
   e.name = name;
   e.source = line;
   e.line = user_line(line);
-  e.device = device_of({}, outputs);
+  e.device = device_of(inputs, outputs);
+  e.shapes = shapes_of(inputs);
   e.start_ns = start_ns;
   e.dur_ns = end_ns - start_ns;
   e.flops = flops;

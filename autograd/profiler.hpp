@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "autograd/op_table.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla {
 class Node;  // autograd/node.hpp
@@ -66,9 +67,10 @@ class Profiler {
   void record_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs,
                  int64_t start_ns, int64_t end_ns, const std::string& line);
   // Work outside the op table whose cost the caller knows: a graph-level op of the
-  // graph executor (fused kernels, linear_relu, ...), the optimizers' fused steps.
+  // graph executor (fused kernels, linear_relu, ...), the optimizers' fused steps
+  // (run_native_kernel below). `inputs`, when given, fill the shapes column.
   void record_native_op(const std::string& name, const std::string& line, const TensorList& outputs,
-                       int64_t start_ns, int64_t end_ns, double flops, double bytes);
+                       int64_t start_ns, int64_t end_ns, double flops, double bytes, const TensorList& inputs = {});
 
   // Spans: open returns a handle for close.
   size_t open_span(std::string name, std::string line);
@@ -113,6 +115,22 @@ inline Profiler*& active_profiler_slot() {
   return active;
 }
 inline Profiler* active_profiler() { return active_profiler_slot(); }
+
+// Runs `kernel`, a kernel outside the op table (the optimizers' fused steps,
+// autograd/optim_step.hpp), as call() runs a row's kernel: under an active profiler
+// it is timed to the end of its work on the device and recorded as `name` on the
+// current DSL line, with its inputs' shapes, its device, FLOPs and bytes.
+template <class Kernel>
+void run_native_kernel(const char* name, const TensorList& inputs, const TensorList& outputs, double flops,
+                       double bytes, Kernel&& kernel) {
+  Profiler* profiler = active_profiler();
+  if (!profiler) return kernel();
+  const std::string& line = current_origin();
+  int64_t start = profiler->now_ns();
+  kernel();
+  wait_for_device_work(outputs);
+  profiler->record_native_op(name, line, outputs, start, profiler->now_ns(), flops, bytes, inputs);
+}
 
 // Makes `p` this thread's active profiler for its lifetime (restoring the previous one).
 class ProfilerActivation {

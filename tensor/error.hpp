@@ -2,6 +2,7 @@
 // attaches a source span (file:line:col) on the way out, so the message here says
 // what was expected and what was found, never where.
 #pragma once
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,13 @@ inline void check(bool cond, const char* message) {
 }
 inline void check(bool cond, const std::string& message) {
   if (!cond) throw Error(message);
+}
+
+// A number as a person writes it in an error message ("1.5", not "1.500000").
+inline std::string number_str(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 }  // namespace nabla

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "tensor/host_device.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla {
@@ -23,5 +24,17 @@ Tensor bernoulli(const Shape& sizes, double p, DType dtype = DType::f32);
 // Raw draws for kernels that need their own (dropout): uniform doubles in [0, 1).
 double random_uniform();
 uint64_t random_bits();
+
+// Element i's uniform draw in [0, 1) for one draw `seed` of random_bits (dropout):
+// SplitMix64 over a counter, so the draw depends only on (seed, i), whatever the
+// thread count, and the CPU and CUDA kernels compute it bit for bit (Note [Dropout on
+// CUDA] in tensor/cuda/copy_ops.cu).
+NABLA_HOST_DEVICE inline double uniform_at(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
 
 }  // namespace nabla

@@ -1,15 +1,8 @@
 #include "autograd/ops/common.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace nabla {
-
-std::string number_str(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b, const char* a_name, const char* b_name) {
   if (a == b) return a;
@@ -40,23 +33,6 @@ void check_same_float(const char* op, const Tensor& a, const char* an, const Ten
   if (a.dtype() != b.dtype())
     throw Error(std::string(op) + ": arguments '" + an + "' and '" + bn + "' must have the same dtype, got " +
                 dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
-}
-
-std::vector<int64_t> reduction_dims(const char* op, const std::vector<int64_t>& dims, int64_t ndim) {
-  std::vector<int64_t> out;
-  if (dims.empty()) {
-    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
-    return out;
-  }
-  for (int64_t d : dims) {
-    int64_t w = wrap_dim(d, ndim, op);
-    if (ndim == 0) continue;  // dim 0 / -1 of a scalar reduces nothing
-    if (std::find(out.begin(), out.end(), w) != out.end())
-      throw Error(std::string(op) + ": dim " + std::to_string(w) + " appears more than once in dims");
-    out.push_back(w);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 Shape reduced_shape(const Shape& sizes, const std::vector<int64_t>& dims, bool keepdim) {

@@ -7,6 +7,7 @@
 #include "autograd/ops.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
+#include "tensor/layout.hpp"
 
 namespace nabla {
 
@@ -19,8 +20,7 @@ inline DType float_result(DType t) { return is_floating(t) ? t : DType::f32; }
 void check_floating(const char* op, const char* arg, const Tensor& t);
 // Both floating, and of one dtype (an, bn: the arguments' names).
 void check_same_float(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn);
-// Normalises dims (negative allowed, duplicates rejected); empty means all dims.
-std::vector<int64_t> reduction_dims(const char* op, const std::vector<int64_t>& dims, int64_t ndim);
+// reduction_dims, the dims normaliser the kernels use too, is in tensor/layout.hpp.
 // The output shape of reducing `dims` of `sizes`.
 Shape reduced_shape(const Shape& sizes, const std::vector<int64_t>& dims, bool keepdim);
 // g (the gradient of a reduction) reshaped so it broadcasts against the input.
@@ -35,9 +35,6 @@ Tensor unsqueeze_reduced(const Tensor& g, const Shape& input_shape, const std::v
 // is made (shape_numel), and conv and pooling windows in conv_geometry.hpp.
 int64_t size_add(const char* op, int64_t a, int64_t b);
 int64_t size_mul(const char* op, int64_t a, int64_t b);
-
-// A number as a person writes it in an error message ("1.5", not "1.500000").
-std::string number_str(double v);
 
 // Attribute specs for rows.
 inline AttrSpec attr_required(const char* name, AttrKind kind) { return {name, kind, NoneAttr{}, true}; }

@@ -1,49 +1,14 @@
-// A fused Adam/AdamW update for the optim stdlib module (stdlib/optim.dsl): one pass
-// over the elements, no temporaries. Registered by install_builtins as
-// `optim_adam_step_`; returns false (and does nothing) for tensors it does not handle
-// (not CPU, not contiguous, not one same f32/f64 dtype), and optim.dsl then takes its
-// path written with tensor ops.
-#include <cmath>
-
-#include "autograd/profiler.hpp"
+// The fused Adam/AdamW update for the optim stdlib module (stdlib/optim.dsl), bound
+// as `optim_adam_step_`: the kernel is tensor/optim.hpp's (CPU and CUDA), run under
+// the profiler by autograd/optim_step.hpp. It returns false (and does nothing) for
+// tensors it does not handle (not contiguous, not one same f32/f64 dtype, device and
+// shape), and optim.dsl then takes its path written with tensor ops.
+#include "autograd/optim_step.hpp"
 #include "interp/builtins/builtins_internal.hpp"
-#include "tensor/origin.hpp"
 
 namespace nabla::interp {
 
 namespace {
-
-template <class T>
-void adam_kernel(const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v, double lr, double beta1,
-                 double beta2, double eps, double wd, bool decoupled, double step_size, double bc2_sqrt) {
-  T* pd = p.data<T>();
-  const T* gd = g.data<T>();
-  T* md = m.data<T>();
-  T* vd = v.data<T>();
-  const T b1 = static_cast<T>(beta1), b2 = static_cast<T>(beta2);
-  const T one_b1 = static_cast<T>(1 - beta1), one_b2 = static_cast<T>(1 - beta2);
-  const T e = static_cast<T>(eps), ss = static_cast<T>(step_size), bc = static_cast<T>(bc2_sqrt);
-  const T l2 = decoupled ? T(0) : static_cast<T>(wd);
-  const T shrink = static_cast<T>(decoupled ? 1 - lr * wd : 1);
-  const int64_t n = p.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    T pi = pd[i] * shrink;
-    T gi = gd[i] + l2 * pd[i];
-    T mi = md[i] * b1 + gi * one_b1;
-    T vi = vd[i] * b2 + gi * gi * one_b2;
-    md[i] = mi;
-    vd[i] = vi;
-    pd[i] = pi - ss * (mi / (std::sqrt(vi) / bc + e));
-  }
-}
-
-// The profiler's row for one fused step: about 16 FLOPs per element (the sqrt as
-// one), p, g, m and v read and p, m and v written.
-void record_adam_step(Profiler& profiler, const Tensor& p, int64_t start_ns) {
-  double n = static_cast<double>(p.numel());
-  double bytes = 7 * n * static_cast<double>(dtype_size(p.dtype()));
-  profiler.record_native_op("adam_step", current_origin(), {p}, start_ns, profiler.now_ns(), 16 * n, bytes);
-}
 
 // optim_adam_step_(p, g, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, step, weight_decay, decoupled)
 Value adam_step(Evaluator&, CallArgs& a) {
@@ -55,28 +20,12 @@ Value adam_step(Evaluator&, CallArgs& a) {
   const Tensor& g = as_tensor(b[1], f);
   const Tensor& m = as_tensor(b[2], f);
   const Tensor& v = as_tensor(b[3], f);
-  DType dt = p.dtype();
-  for (const Tensor* t : {&p, &g, &m, &v}) {
-    if (t->dtype() != dt || (dt != DType::f32 && dt != DType::f64) || !t->is_contiguous() ||
-        t->device().kind != DeviceKind::cpu || t->numel() != p.numel() || t->sizes() != p.sizes())
-      return Value::boolean(false);
-  }
-  double lr = as_num(b[4], f), beta1 = as_num(b[5], f), beta2 = as_num(b[6], f), eps = as_num(b[7], f);
-  double step = as_num(b[8], f), wd = as_num(b[9], f);
-  bool decoupled = as_bool(b[10], f);
-  Profiler* profiler = active_profiler();
-  int64_t start = profiler ? profiler->now_ns() : 0;
-  double step_size = lr / (1 - std::pow(beta1, step));
-  double bc2_sqrt = std::sqrt(1 - std::pow(beta2, step));
-  if (dt == DType::f32)
-    adam_kernel<float>(p, g, m, v, lr, beta1, beta2, eps, wd, decoupled, step_size, bc2_sqrt);
-  else
-    adam_kernel<double>(p, g, m, v, lr, beta1, beta2, eps, wd, decoupled, step_size, bc2_sqrt);
-  p.bump_version();
-  m.bump_version();
-  v.bump_version();
-  if (profiler) record_adam_step(*profiler, p, start);
-  return Value::boolean(true);
+  if (!adam_step_supported(p, g, m, v)) return Value::boolean(false);  // before reading the numbers, as always
+  AdamHyper hyper;
+  hyper.lr = as_num(b[4], f), hyper.beta1 = as_num(b[5], f), hyper.beta2 = as_num(b[6], f);
+  hyper.eps = as_num(b[7], f), hyper.step = as_num(b[8], f), hyper.weight_decay = as_num(b[9], f);
+  hyper.decoupled = as_bool(b[10], f);
+  return Value::boolean(adam_step_(p, g, m, v, hyper));
 }
 
 }  // namespace

@@ -307,13 +307,6 @@ T* mut(const Tensor& t) {
   return static_cast<T*>(t.raw_data());
 }
 
-// An empty batch, channel or spatial extent leaves nothing for the libraries to do:
-// the output is the bias broadcast, or zeros.
-bool degenerate(const ConvGeometry& g) {
-  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 ||
-         g.OW == 0;
-}
-
 void fill_bias_or_zero(const Tensor& y, const Tensor& bias) {
   if (!bias.defined()) {
     fill_raw(y, 0.0);

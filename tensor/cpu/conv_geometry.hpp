@@ -1,13 +1,16 @@
-// The geometry of 2-D convolution and pooling (NCHW): attribute pairs and output
-// sizes, PyTorch's formulas, in one place for the shape rules (autograd/ops/conv.cpp,
-// which also validates and words the errors) and the kernels (tensor/cpu/conv.cpp,
-// pool.cpp), which trust what the shape rule accepted.
+// The geometry of 2-D convolution and pooling (NCHW): attribute pairs, output sizes
+// and pooling windows, PyTorch's formulas, in one place for the shape rules
+// (autograd/ops/conv.cpp, which also validates and words the errors) and the kernels
+// of both devices (tensor/cpu/conv.cpp, pool.cpp, int8_conv.cpp; tensor/cuda/conv.cu,
+// pool.cu), which trust what the shape rule accepted. The window functions run per
+// output element on both devices (NABLA_HOST_DEVICE), so this header stays C++17.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "tensor/attrs.hpp"
+#include "tensor/host_device.hpp"
 #include "tensor/small_vec.hpp"
 
 namespace nabla::cpu {
@@ -81,6 +84,14 @@ inline ConvGeometry conv_geometry(const Shape& x, const Shape& w, const Attrs& a
   return g;
 }
 
+// An empty batch, channel or spatial extent leaves the libraries (oneDNN, cuDNN)
+// nothing to do, and cuDNN rejects zero sizes: the output is the bias broadcast, or
+// zeros, and the gradients zeros.
+inline bool degenerate(const ConvGeometry& g) {
+  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 ||
+         g.OW == 0;
+}
+
 // Everything a pooling kernel needs (dilation is 1 for avg_pool2d).
 struct PoolGeometry {
   int64_t planes, H, W, OH, OW;  // planes = N*C
@@ -100,6 +111,29 @@ inline PoolGeometry pool_geometry(const Shape& x, const Attrs& a, const char* op
   g.OH = pool_out_size(op, g.H, g.kernel.h, g.stride.h, g.pad.h, g.dilation.h, g.ceil_mode);
   g.OW = pool_out_size(op, g.W, g.kernel.w, g.stride.w, g.pad.w, g.dilation.w, g.ceil_mode);
   return g;
+}
+
+// PyTorch's first cell of a max-pool window starting at `start`: the first in-range tap.
+NABLA_HOST_DEVICE inline int64_t first_tap(int64_t start, int64_t dilation) {
+  return start >= 0 ? start : start + (-start + dilation - 1) / dilation * dilation;
+}
+
+// One avg_pool2d window clipped to the input, and the count it divides by (0: the
+// window lies entirely in the padding). Padded cells count only up to the padded
+// border, not beyond it (a ceil_mode overhang).
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, divisor;
+};
+
+NABLA_HOST_DEVICE inline AvgWindow avg_window(const PoolGeometry& g, int64_t oh, int64_t ow, bool count_include_pad) {
+  int64_t h0 = oh * g.stride.h - g.pad.h, w0 = ow * g.stride.w - g.pad.w;
+  int64_t h1 = h0 + g.kernel.h < g.H + g.pad.h ? h0 + g.kernel.h : g.H + g.pad.h;
+  int64_t w1 = w0 + g.kernel.w < g.W + g.pad.w ? w0 + g.kernel.w : g.W + g.pad.w;
+  int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = h0 > 0 ? h0 : 0, w0 = w0 > 0 ? w0 : 0;
+  h1 = h1 < g.H ? h1 : g.H, w1 = w1 < g.W ? w1 : g.W;
+  if (h0 >= h1 || w0 >= w1) return {h0, h1, w0, w1, 0};
+  return {h0, h1, w0, w1, count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
 }
 
 }  // namespace nabla::cpu

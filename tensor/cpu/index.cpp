@@ -13,6 +13,7 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
+#include "tensor/layout.hpp"
 
 namespace nabla::cpu {
 
@@ -20,31 +21,6 @@ namespace {
 
 // Below this many bytes a copy runs on one thread.
 constexpr int64_t kParallelBytes = int64_t{1} << 20;
-
-// An unsigned integer type as wide as an element: moving it moves the element.
-template <class F>
-void visit_bytes(size_t esize, F&& f) {
-  switch (esize) {
-    case 1:
-      return f(TypeTag<uint8_t>{});
-    case 2:
-      return f(TypeTag<uint16_t>{});
-    case 4:
-      return f(TypeTag<uint32_t>{});
-    case 8:
-      return f(TypeTag<uint64_t>{});
-  }
-  throw Error("index kernels: unsupported element size " + std::to_string(esize));
-}
-
-// A 0-dim tensor seen as one element of a 1-D tensor, so kernels index a real dim.
-Tensor at_least_1d(const Tensor& t) { return t.dim() > 0 ? t : make_view(t, {1}, {1}, t.offset()); }
-
-int64_t prod(const Shape& s, size_t begin, size_t end) {
-  int64_t n = 1;
-  for (size_t d = begin; d < end; ++d) n *= s[d];
-  return n;
-}
 
 // The index tensor as i64 (an i32 index is widened once, here), in any layout:
 // backward rules pass expanded indices, which must not be materialised.
@@ -97,8 +73,8 @@ void copy_blocks(char* dst, int64_t dst_step, const char* src, int64_t src_step,
 // per selected row. Shared by index_select and embedding.
 void select_rows(const Tensor& x_in, int64_t dim, const Tensor& index, const Tensor& out) {
   Tensor x = contiguous_raw(x_in);
-  int64_t outer = prod(x.sizes(), 0, dim), size = x.sizes()[dim];
-  int64_t inner = prod(x.sizes(), dim + 1, x.sizes().size());
+  int64_t outer = size_product(x.sizes(), 0, dim), size = x.sizes()[dim];
+  int64_t inner = size_product(x.sizes(), dim + 1, x.sizes().size());
   Tensor flat = contiguous_raw(index);
   int64_t n = flat.numel();
   int64_t row = inner * static_cast<int64_t>(dtype_size(x.dtype()));
@@ -120,7 +96,7 @@ void select_rows(const Tensor& x_in, int64_t dim, const Tensor& index, const Ten
 // Writes each input into its slab of `out` along dim: a memcpy per contiguous block
 // when the input is contiguous with out's dtype, else a strided converting copy.
 void join(const TensorList& inputs, int64_t dim, const Tensor& out) {
-  int64_t outer = prod(out.sizes(), 0, dim), inner = prod(out.sizes(), dim + 1, out.sizes().size());
+  int64_t outer = size_product(out.sizes(), 0, dim), inner = size_product(out.sizes(), dim + 1, out.sizes().size());
   int64_t esize = static_cast<int64_t>(dtype_size(out.dtype()));
   int64_t out_block = out.sizes()[dim] * inner * esize;
   int64_t at = 0;  // where the current input starts along dim
@@ -132,9 +108,7 @@ void join(const TensorList& inputs, int64_t dim, const Tensor& out) {
         int64_t block = len * inner * esize;
         copy_blocks(dst, out_block, static_cast<const char*>(t.raw_data()), block, outer, block);
       } else {
-        Shape sizes = out.sizes();
-        sizes[dim] = len;
-        copy_into(make_view(out, sizes, out.strides(), out.offset() + at * out.strides()[dim]), t);
+        copy_into(slab(out, dim, at, len), t);
       }
     }
     at += len;
@@ -148,10 +122,7 @@ void gather(const TensorList& in, const Attrs& attrs, TensorList& out) {
   int64_t dim = wrap_dim(attrs.i("dim"), x.dim(), "gather");
   Tensor index = index_i64(at_least_1d(in[1]));
   check_indices("gather", index, dim, x.sizes()[dim]);
-  // x seen with the index's sizes and no step along dim: the index value supplies it.
-  Shape strides = x.strides();
-  strides[dim] = 0;
-  Tensor xv = make_view(x, index.sizes(), strides, x.offset());
+  Tensor xv = without_dim_step(x, index.sizes(), dim);
   Tensor o = make_view(out[0], index.sizes(), contiguous_strides(index.sizes()), out[0].offset());
   int64_t step = x.strides()[dim] * static_cast<int64_t>(dtype_size(x.dtype()));
   visit_bytes(dtype_size(x.dtype()), [&](auto tag) {
@@ -240,16 +211,7 @@ void cat(const TensorList& in, const Attrs& attrs, TensorList& out) {
 // stack is cat of the inputs each given a size-1 dim at `dim`.
 void stack(const TensorList& in, const Attrs& attrs, TensorList& out) {
   int64_t dim = wrap_dim(attrs.i("dim"), out[0].dim(), "stack");
-  TensorList unsqueezed;
-  unsqueezed.reserve(in.size());
-  for (const Tensor& t : in) {
-    Shape sizes = t.sizes(), strides = t.strides();
-    int64_t stride = dim < t.dim() ? sizes[dim] * strides[dim] : 1;
-    sizes.insert(dim, 1);
-    strides.insert(dim, stride);
-    unsqueezed.push_back(make_view(t, sizes, strides, t.offset()));
-  }
-  join(unsqueezed, dim, out[0]);
+  join(unsqueezed_at(in, dim), dim, out[0]);
 }
 
 }  // namespace nabla::cpu

@@ -63,11 +63,6 @@ std::shared_ptr<int8::Int8Primitive> make_int8_conv(const ConvGeometry& g, DType
                                                weights_plain);
 }
 
-bool degenerate(const ConvGeometry& g) {
-  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 ||
-         g.OW == 0;
-}
-
 void check_operands(const char* what, const Tensor& x, const Tensor& w, const ConvGeometry& g, const Tensor& out) {
   NABLA_CHECK(x.is_contiguous() && w.is_contiguous() && out.is_contiguous() && x.dim() == 4 && w.dim() == 4 &&
                   out.dim() == 4,

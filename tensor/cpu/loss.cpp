@@ -6,23 +6,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
+#include "tensor/layout.hpp"
 
 namespace nabla::cpu {
 
 namespace {
-
-// A number as a person writes it ("1.5", not "1.500000").
-std::string number_str(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 constexpr int64_t kNone = 0, kMean = 1;
 
@@ -74,23 +67,8 @@ void check_probabilities(const Tensor& probs) {
 }
 
 // ---- class losses --------------------------------------------------------------------
-// The input is seen as a contiguous [outer, C, inner] block (class dim 1, or 0 for an
-// unbatched [C] input); target position p = o * inner + s picks input[o, :, s].
-
-struct ClassLayout {
-  int64_t outer = 1, classes = 1, inner = 1;
-  int64_t positions() const { return outer * inner; }
-  int64_t at(int64_t p, int64_t c) const { return ((p / inner) * classes + c) * inner + p % inner; }
-};
-
-ClassLayout class_layout(const Tensor& input) {
-  ClassLayout l;
-  int64_t cdim = input.dim() == 1 ? 0 : 1;
-  for (int64_t d = 0; d < cdim; ++d) l.outer *= input.sizes()[d];
-  l.classes = input.sizes()[cdim];
-  for (int64_t d = cdim + 1; d < input.dim(); ++d) l.inner *= input.sizes()[d];
-  return l;
-}
+// The input is seen as a contiguous [outer, C, inner] block (ClassLayout,
+// tensor/layout.hpp); target position p = o * inner + s picks input[o, :, s].
 
 // Errors for a target that is neither a class index nor ignore_index; returns how many
 // targets count (those that are not ignore_index), the divisor of the mean.

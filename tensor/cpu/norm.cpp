@@ -9,6 +9,7 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
+#include "tensor/layout.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::cpu {
@@ -21,7 +22,8 @@ std::vector<double> values_or(const Tensor& t, int64_t n, double fill) {
 }
 
 // ---- batch_norm ----------------------------------------------------------------
-// x is seen as a contiguous [N, C, S] block, S being the product of the dims after C.
+// x is seen as a contiguous [N, C, S] block (ChannelLayout, tensor/layout.hpp), S being
+// the product of the dims after C.
 
 struct ChannelStats {
   std::vector<double> mean, var;  // var is biased (divides by the count)
@@ -140,19 +142,6 @@ void input_grad(const T* g, const T* x, T* gx, int64_t N, int64_t C, int64_t S, 
       kParallelGrain);
 }
 
-// ---- dropout ----------------------------------------------------------------------
-
-// Element i's uniform draw depends only on (seed, i): SplitMix64 over a counter. One
-// draw from the global generator per call, so the mask is the same at any thread count
-// and the generator's lock is taken once, not once per element.
-inline double uniform_at(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
-
 }  // namespace
 
 // Runs on 16-bit x itself (half_native): the running stats must be updated in
@@ -162,7 +151,8 @@ void batch_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
   DType dt = is_half(out[0].dtype()) ? DType::f32 : out[0].dtype();
   Tensor x = contiguous_raw(as_dtype(in[0], dt));
   Tensor y = out[0].dtype() == dt ? out[0] : empty(out[0].sizes(), dt);
-  int64_t N = x.sizes()[0], C = x.sizes()[1], S = N * C == 0 ? 0 : x.numel() / (N * C);
+  ChannelLayout planes = channel_layout(x);
+  int64_t N = planes.N, C = planes.C, S = planes.S;
   bool training = attrs.b("training");
   double eps = attrs.f("eps"), momentum = attrs.f("momentum");
   visit_float(dt, "batch_norm", [&](auto tag) {
@@ -196,7 +186,8 @@ void batch_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
 void batch_norm_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor &weight = in[2], &running_mean = in[3], &running_var = in[4];
   Tensor g = contiguous_raw(in[0]), x = contiguous_raw(in[1]);
-  int64_t N = x.sizes()[0], C = x.sizes()[1], S = N * C == 0 ? 0 : x.numel() / (N * C);
+  ChannelLayout planes = channel_layout(x);
+  int64_t N = planes.N, C = planes.C, S = planes.S;
   bool training = attrs.b("training");
   double eps = attrs.f("eps"), count = static_cast<double>(N * S);
   visit_float(x.dtype(), "batch_norm_backward", [&](auto tag) {
@@ -224,8 +215,8 @@ void batch_norm_backward(const TensorList& in, const Attrs& attrs, TensorList& o
 
 void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
   Tensor x = contiguous_raw(in[0]);
-  int64_t D = shape_numel(Shape(attrs.ints("normalized_shape")));
-  int64_t rows = D == 0 ? 0 : x.numel() / D;
+  RowLayout layout = layer_norm_rows(x, attrs.ints("normalized_shape"));
+  int64_t rows = layout.rows, D = layout.D;
   double eps = attrs.f("eps");
   std::vector<double> w = values_or(in[1], D, 1.0), b = values_or(in[2], D, 0.0);
   visit_float(x.dtype(), "layer_norm", [&](auto tag) {
@@ -253,7 +244,10 @@ void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
   });
 }
 
-// Outputs y and the 0/1 mask, both of x's dtype: y = x * mask / (1 - p).
+// Outputs y and the 0/1 mask, both of x's dtype: y = x * mask / (1 - p). Element i's
+// draw is uniform_at(seed, i) (tensor/random.hpp): one draw from the global generator
+// per call, so the mask is the same at any thread count and the generator's lock is
+// taken once, not once per element.
 void dropout(const TensorList& in, const Attrs& attrs, TensorList& out) {
   Tensor x = contiguous_raw(in[0]);
   double p = attrs.f("p");

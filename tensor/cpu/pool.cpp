@@ -38,12 +38,6 @@ void for_rows(const PoolGeometry& g, int64_t work_per_row, Body&& body) {
       kPoolGrain);
 }
 
-// PyTorch's first cell of a window starting at `start`: the first in-range tap.
-int64_t first_tap(int64_t start, int64_t dilation) {
-  while (start < 0) start += dilation;
-  return start;
-}
-
 // As PyTorch: each window starts at -inf on its first in-range cell, takes strictly
 // greater values (the first of equal maxima wins), and lets a NaN win. Integer windows
 // (u8, i8: quantized activations) start at the type's lowest value, so a window of
@@ -187,23 +181,6 @@ void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
       idx_row[ow] = row_start + 2 * ow + best;
     }
   });
-}
-
-// One avg_pool2d window, clipped to the input, and the count it divides by.
-struct AvgWindow {
-  int64_t h0, h1, w0, w1;
-  int64_t divisor;  // 0: the window lies entirely in the padding
-};
-
-AvgWindow avg_window(const PoolGeometry& g, int64_t oh, int64_t ow, bool count_include_pad) {
-  int64_t h0 = oh * g.stride.h - g.pad.h, w0 = ow * g.stride.w - g.pad.w;
-  // Padded cells count only up to the padded border, not beyond (ceil_mode overhang).
-  int64_t h1 = std::min(h0 + g.kernel.h, g.H + g.pad.h), w1 = std::min(w0 + g.kernel.w, g.W + g.pad.w);
-  int64_t padded = (h1 - h0) * (w1 - w0);
-  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
-  h1 = std::min(h1, g.H), w1 = std::min(w1, g.W);
-  if (h0 >= h1 || w0 >= w1) return {h0, h1, w0, w1, 0};
-  return {h0, h1, w0, w1, count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
 }
 
 template <class T>

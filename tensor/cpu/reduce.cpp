@@ -12,55 +12,6 @@
 
 namespace nabla::cpu {
 
-std::vector<int64_t> attr_dims(const Tensor& x, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> out;
-  if (dims.empty()) {
-    for (int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
-    return out;
-  }
-  for (int64_t d : dims) {
-    if (x.dim() == 0) continue;
-    out.push_back(wrap_dim(d, x.dim(), "reduction"));
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-ReduceLayout reduce_layout(const Tensor& x, const std::vector<int64_t>& dims) {
-  ReduceLayout r;
-  int64_t nd = x.dim();
-  bool consecutive = true;
-  for (size_t i = 1; i < dims.size(); ++i) consecutive &= dims[i] == dims[i - 1] + 1;
-  if (dims.empty()) {
-    r.data = contiguous_raw(x);
-    r.outer = x.numel();
-    return r;
-  }
-  if (consecutive) {
-    r.data = contiguous_raw(x);
-    for (int64_t d = 0; d < dims.front(); ++d) r.outer *= x.sizes()[d];
-    for (int64_t d : dims) r.reduced *= x.sizes()[d];
-    for (int64_t d = dims.back() + 1; d < nd; ++d) r.inner *= x.sizes()[d];
-    return r;
-  }
-  // Move the reduced dims last and copy once.
-  Shape sizes, strides;
-  for (int64_t d = 0; d < nd; ++d)
-    if (!std::binary_search(dims.begin(), dims.end(), d)) {
-      sizes.push_back(x.sizes()[d]);
-      strides.push_back(x.strides()[d]);
-      r.outer *= x.sizes()[d];
-    }
-  for (int64_t d : dims) {
-    sizes.push_back(x.sizes()[d]);
-    strides.push_back(x.strides()[d]);
-    r.reduced *= x.sizes()[d];
-  }
-  r.data = contiguous_raw(make_view(x, sizes, strides, x.offset()));
-  return r;
-}
-
 namespace {
 
 // out[o, j] = scale * sum_r x[o, r, j]. Rows are split across threads; a single long
@@ -95,7 +46,7 @@ void sum_kernel(const ReduceLayout& l, T* out, double scale) {
 }
 
 void sum_or_mean(const TensorList& in, const Attrs& attrs, TensorList& out, bool mean) {
-  auto dims = attr_dims(in[0], attrs.ints("dims"));
+  auto dims = reduction_dims(in[0], attrs.ints("dims"));
   Tensor x = as_dtype(in[0], out[0].dtype());
   ReduceLayout l = reduce_layout(x, dims);
   double scale = mean ? 1.0 / static_cast<double>(l.reduced) : 1.0;
@@ -176,12 +127,8 @@ void extremum(const Tensor& x, const std::vector<int64_t>& dims, const Tensor& v
   });
 }
 
-std::vector<int64_t> all_dims(const Tensor& x) { return attr_dims(x, {}); }
-std::vector<int64_t> one_dim(const Tensor& x, int64_t dim) { return attr_dims(x, {dim}); }
-// argmax/argmin: a none dim means the flattened tensor.
-std::vector<int64_t> arg_dims(const Tensor& x, const Attrs& attrs) {
-  return attrs.is_none("dim") ? all_dims(x) : one_dim(x, attrs.i("dim"));
-}
+std::vector<int64_t> all_dims(const Tensor& x) { return reduction_dims(x, {}); }
+std::vector<int64_t> one_dim(const Tensor& x, int64_t dim) { return reduction_dims(x, {dim}); }
 
 // out[o, j] = sum_r (x[o, r, j] - mean)^2 / divisor, or its square root. Two passes
 // (mean, then squared deviations) in double: the one-pass formula loses digits to
@@ -215,7 +162,7 @@ void variance_kernel(const ReduceLayout& l, T* out, double divisor, bool take_sq
 }
 
 void variance(const TensorList& in, const Attrs& attrs, TensorList& out, bool take_sqrt) {
-  ReduceLayout l = reduce_layout(in[0], attr_dims(in[0], attrs.ints("dims")));
+  ReduceLayout l = reduce_layout(in[0], reduction_dims(in[0], attrs.ints("dims")));
   // PyTorch divides by max(0, N - correction): too large a correction gives inf/nan.
   double divisor = static_cast<double>(std::max<int64_t>(0, l.reduced - attrs.i("correction")));
   visit_float(out[0].dtype(), take_sqrt ? "std" : "var", [&](auto tag) {
@@ -276,7 +223,7 @@ void std(const TensorList& in, const Attrs& attrs, TensorList& out) { variance(i
 void logsumexp(const TensorList& in, const Attrs& attrs, TensorList& out) {
   // Integer inputs compute in the output's floating dtype (PyTorch promotes them too).
   Tensor x = as_dtype(in[0], out[0].dtype());
-  ReduceLayout l = reduce_layout(x, attr_dims(x, attrs.ints("dims")));
+  ReduceLayout l = reduce_layout(x, reduction_dims(x, attrs.ints("dims")));
   visit_float(out[0].dtype(), "logsumexp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     logsumexp_kernel<T>(l, static_cast<T*>(out[0].raw_data()));

@@ -1,26 +1,16 @@
-// The layout every CPU reduction works on: the input seen as a contiguous
-// [outer, reduced, inner] block, so that a kernel is two plain loops. Reducing a
-// consecutive run of dims of a contiguous tensor needs no copy; other cases copy
-// once with the reduced dims moved to the end.
+// The CPU side of the reductions: accumulator types and the vectorised runs (sum,
+// max) that the kernels of reduce.cpp and softmax.cpp loop over. Every reduction
+// works on the contiguous [outer, reduced, inner] view of its input (ReduceLayout,
+// tensor/layout.hpp, shared with the CUDA kernels), so a kernel is two plain loops.
 #pragma once
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "tensor/layout.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla::cpu {
-
-struct ReduceLayout {
-  Tensor data;  // contiguous
-  int64_t outer = 1, reduced = 1, inner = 1;
-};
-
-// `dims` sorted, unique, non-negative; empty reduces nothing (reduced = 1).
-ReduceLayout reduce_layout(const Tensor& x, const std::vector<int64_t>& dims);
-
-// Normalised dims from the "dims" attribute (empty: all dims).
-std::vector<int64_t> attr_dims(const Tensor& x, const std::vector<int64_t>& dims);
 
 // The accumulator type of a reduction over T.
 template <class T> struct acc_type { using type = double; };

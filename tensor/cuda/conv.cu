@@ -282,12 +282,6 @@ void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, co
   });
 }
 
-// An empty batch, channel or spatial extent leaves cuDNN nothing to do (and it
-// rejects zero sizes): the result is zeros (plus the bias), as on the CPU.
-bool degenerate(const ConvGeometry& g) {
-  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 || g.OW == 0;
-}
-
 // `t` contiguous and 16-byte aligned, as cuDNN's vectorised kernels want: a view that
 // starts inside its storage (x.flatten()[1:].reshape(...)) is copied to a new block
 // (the caching allocator's blocks are aligned); anything else is passed as it is.

@@ -10,9 +10,9 @@
 // (seed, i). That hash is pure integer arithmetic and an exact conversion to double,
 // so the device computes it bit for bit: the host takes the same single draw, in
 // the same order (random_bits, only when dropping with p < 1), and each thread hashes
-// its own index. Nothing crosses the bus and the host loops over nothing; the cost is
-// that uniform_at below must stay identical to the CPU's (tests/tensor/
-// cuda_elementwise.cpp compares the masks).
+// its own index. Nothing crosses the bus and the host loops over nothing. Both
+// kernels call the one uniform_at of tensor/random.hpp (host and device), so they
+// cannot drift apart (tests/tensor/cuda_elementwise.cpp compares the masks).
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/kernels.hpp"
@@ -38,16 +38,6 @@ NABLA_KERNEL(slice_backward) {
 }
 
 namespace {
-
-// Element i's uniform draw in [0, 1): a copy of uniform_at in tensor/cpu/norm.cpp.
-// See Note [Dropout on CUDA].
-__device__ __forceinline__ double uniform_at(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
 
 struct DropoutParams {
   bool active;  // training and p > 0

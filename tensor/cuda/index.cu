@@ -16,37 +16,11 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cuda/kernels.hpp"
 #include "tensor/cuda/reduce.cuh"
+#include "tensor/layout.hpp"
 
 namespace nabla::cuda {
 
 namespace {
-
-// An unsigned integer type as wide as an element: moving it moves the element.
-template <class F>
-void visit_bytes(size_t element_size, F&& f) {
-  switch (element_size) {
-    case 1:
-      return f(TypeTag<uint8_t>{});
-    case 2:
-      return f(TypeTag<uint16_t>{});
-    case 4:
-      return f(TypeTag<uint32_t>{});
-    case 8:
-      return f(TypeTag<uint64_t>{});
-  }
-  throw Error("CUDA index kernels: unsupported element size " + std::to_string(element_size));
-}
-
-// A 0-dim tensor seen as one element of a 1-D tensor, so kernels index a real dim.
-Tensor at_least_1d(const Tensor& t) { return t.dim() > 0 ? t : make_view(t, {1}, {1}, t.offset()); }
-
-// `t` seen with `sizes` (no larger than its own off `dim`) and no step along `dim`:
-// an index value supplies the position along dim.
-Tensor without_dim_step(const Tensor& t, const Shape& sizes, int64_t dim) {
-  Shape strides = t.strides();
-  strides[dim] = 0;
-  return make_view(t, sizes, strides, t.offset());
-}
 
 // ---------------------------------------------------------------------------
 // gather: out[p] = x[p with p[dim] = index[p]]; out is contiguous in index's shape.
@@ -90,8 +64,7 @@ void select_along(const Tensor& x, int64_t dim, const Tensor& index_in, const Te
               std::string(embedding ? "embedding" : "index_select") + ": the output does not hold " + shape_str(shape));
   int64_t n = out.numel();
   if (n == 0) return;
-  int64_t inner = 1;
-  for (size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
+  int64_t inner = size_product(shape, dim + 1, shape.size());
   Tensor xv = without_dim_step(x, shape, dim);
   auto calc = make_offset_calculator<1>(shape, {&xv});
   visit_bytes(dtype_size(x.dtype()), [&](auto tag) {
@@ -169,9 +142,7 @@ void join(const TensorList& inputs, int64_t dim, const Tensor& out) {
   int64_t at = 0;  // where the current input starts along dim
   for (const Tensor& t : inputs) {
     int64_t len = t.sizes()[dim];
-    Shape sizes = out.sizes();
-    sizes[dim] = len;
-    nabla::copy_into(make_view(out, sizes, out.strides(), out.offset() + at * out.strides()[dim]), t);
+    nabla::copy_into(slab(out, dim, at, len), t);
     at += len;
   }
 }
@@ -227,16 +198,7 @@ void cat(const TensorList& in, const Attrs& attrs, TensorList& out) {
 void stack(const TensorList& in, const Attrs& attrs, TensorList& out) {
   DeviceGuard guard(out[0].device().index);
   int64_t dim = wrap_dim(attrs.i("dim"), out[0].dim(), "stack");
-  TensorList unsqueezed;
-  unsqueezed.reserve(in.size());
-  for (const Tensor& t : in) {
-    Shape sizes = t.sizes(), strides = t.strides();
-    int64_t stride = dim < t.dim() ? sizes[dim] * strides[dim] : 1;
-    sizes.insert(dim, 1);
-    strides.insert(dim, stride);
-    unsqueezed.push_back(make_view(t, sizes, strides, t.offset()));
-  }
-  join(unsqueezed, dim, out[0]);
+  join(unsqueezed_at(in, dim), dim, out[0]);
 }
 
 }  // namespace nabla::cuda

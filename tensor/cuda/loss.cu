@@ -14,6 +14,7 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cuda/kernels.hpp"
 #include "tensor/cuda/reduce.cuh"
+#include "tensor/layout.hpp"
 
 namespace nabla::cuda {
 
@@ -109,27 +110,8 @@ void pointwise_loss(const char* op, const TensorList& in, const Attrs& attrs, Te
 }
 
 // ---- class losses --------------------------------------------------------------------
-// The input is seen as a contiguous [outer, C, inner] block (class dim 1, or 0 for an
-// unbatched [C] input); target position p = o * inner + s picks input[o, :, s].
-
-struct ClassLayout {
-  int64_t outer = 1, classes = 1, inner = 1;
-  int64_t positions() const { return outer * inner; }
-};
-
-ClassLayout class_layout(const Tensor& input) {
-  ClassLayout l;
-  int64_t cdim = input.dim() == 1 ? 0 : 1;
-  for (int64_t d = 0; d < cdim; ++d) l.outer *= input.sizes()[d];
-  l.classes = input.sizes()[cdim];
-  for (int64_t d = cdim + 1; d < input.dim(); ++d) l.inner *= input.sizes()[d];
-  return l;
-}
-
-// The element of class c at target position p.
-__device__ __forceinline__ int64_t class_offset(int64_t p, int64_t c, int64_t classes, int64_t inner) {
-  return ((p / inner) * classes + c) * inner + p % inner;
-}
+// The input is seen as a contiguous [outer, C, inner] block (ClassLayout,
+// tensor/layout.hpp); target position p = o * inner + s picks input[o, :, s].
 
 __device__ __noinline__ void fail_target(const char* op, int64_t target, int64_t classes, int64_t ignore_index) {
   printf("nabla (CUDA): %s: target %lld is out of bounds for %lld classes (expected 0..%lld or ignore_index %lld)\n",

@@ -5,6 +5,7 @@
 #include "tensor/cuda/fused.hpp"
 #include "tensor/cuda/settings.hpp"
 #include "tensor/error.hpp"
+#include "tensor/optim.hpp"
 
 namespace nabla::cuda {
 
@@ -47,6 +48,9 @@ void bias_activation(const Tensor&, const Tensor&, int64_t, cpu::Activation) { n
 bool program_fits_on_cuda(const cpu::ElementwiseProgram&) { return false; }
 void run_elementwise_program(const cpu::ElementwiseProgram&, const TensorList&, const Tensor&) {
   not_built("fused elementwise kernel on cuda");
+}
+void adam_step(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const AdamHyper&) {
+  not_built("adam_step on cuda");
 }
 
 }  // namespace nabla::cuda

@@ -14,6 +14,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/block_reduce.cuh"
 #include "tensor/cuda/common.cuh"
+#include "tensor/layout.hpp"
 
 namespace nabla::cuda {
 
@@ -192,18 +193,13 @@ void batch_stats(const Tensor& x, int64_t N, int64_t C, int64_t S, const Tensor&
   NABLA_CUDA_LAUNCH_CHECK();
 }
 
-// x [N, C, ...] as [N, C, S]: S is the product of the dims after C.
-int64_t items_per_plane(const Tensor& x) {
-  int64_t N = x.sizes()[0], C = x.sizes()[1];
-  return N * C == 0 ? 0 : x.numel() / (N * C);
-}
-
 }  // namespace
 
 void batch_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor &weight = in[1], &bias = in[2], &running_mean = in[3], &running_var = in[4], &y = out[0];
   Tensor x = contiguous_raw(in[0]);
-  int64_t N = x.sizes()[0], C = x.sizes()[1], S = items_per_plane(x);
+  ChannelLayout planes = channel_layout(x);  // x [N, C, ...] as [N, C, S]
+  int64_t N = planes.N, C = planes.C, S = planes.S;
   if (C == 0) return;
   DeviceGuard guard(y.device().index);
   bool training = attrs.b("training");
@@ -237,7 +233,8 @@ void batch_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
 void batch_norm_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor &weight = in[2], &running_mean = in[3], &running_var = in[4];
   Tensor g = contiguous_raw(in[0]), x = contiguous_raw(in[1]);
-  int64_t N = x.sizes()[0], C = x.sizes()[1], S = items_per_plane(x);
+  ChannelLayout planes = channel_layout(x);  // x [N, C, ...] as [N, C, S]
+  int64_t N = planes.N, C = planes.C, S = planes.S;
   if (C == 0) return;
   DeviceGuard guard(out[0].device().index);
   bool training = attrs.b("training");
@@ -271,8 +268,8 @@ void batch_norm_backward(const TensorList& in, const Attrs& attrs, TensorList& o
 
 void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
   Tensor x = contiguous_raw(in[0]);
-  int64_t D = shape_numel(Shape(attrs.ints("normalized_shape")));
-  int64_t rows = D == 0 ? 0 : x.numel() / D;
+  RowLayout layout = layer_norm_rows(x, attrs.ints("normalized_shape"));
+  int64_t rows = layout.rows, D = layout.D;
   if (rows == 0) return;
   DeviceGuard guard(out[0].device().index);
   Tensor weight = in[1].defined() ? contiguous_raw(in[1]) : Tensor();

@@ -1,8 +1,9 @@
 // max_pool2d, avg_pool2d and avg_pool2d_backward: own kernels, one thread per output
 // element (per input element for the backward), following the CPU kernels' window
-// rules (tensor/cpu/pool.cpp) exactly: the same first cell, tie and NaN rules and
-// flat indices for max, the same divisors for avg. cuDNN's pooling returns no
-// indices and counts padded cells differently at a ceil_mode border, hence no cuDNN.
+// rules (tensor/cpu/pool.cpp) exactly: the same first cell (first_tap), tie and NaN
+// rules and flat indices for max, the same windows and divisors for avg (avg_window;
+// both in tensor/cpu/conv_geometry.hpp, shared). cuDNN's pooling returns no indices
+// and counts padded cells differently at a ceil_mode border, hence no cuDNN.
 // Windows are summed in float for 16-bit inputs (as the CPU's f32 path does).
 #include <cmath>
 #include <type_traits>
@@ -15,15 +16,12 @@ namespace nabla::cuda {
 
 namespace {
 
+using cpu::AvgWindow;
+using cpu::avg_window;
+using cpu::first_tap;
 using cpu::PoolGeometry;
 
 __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-__device__ __forceinline__ int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
-// The first in-range tap of a window starting at `start`, as PyTorch's CPU kernel.
-__device__ __forceinline__ int64_t first_tap(int64_t start, int64_t dilation) {
-  return start >= 0 ? start : start + (-start + dilation - 1) / dilation * dilation;
-}
 
 // A window's starting value: -inf, or the type's lowest for u8 and i8 (quantized
 // activations), so that a window of lowest values keeps its first cell.
@@ -59,22 +57,6 @@ __global__ void max_pool_kernel(const T* x, T* y, int64_t* indices, PoolGeometry
     y[o] = convert<T>(best_val);
     indices[o] = best;
   }
-}
-
-// One avg_pool2d window clipped to the input, and the count it divides by (0: the
-// window lies in the padding). Padded cells count only up to the padded border.
-struct AvgWindow {
-  int64_t h0, h1, w0, w1, divisor;
-};
-
-__device__ AvgWindow avg_window(const PoolGeometry& g, int64_t oh, int64_t ow, bool count_include_pad) {
-  int64_t h0 = oh * g.stride.h - g.pad.h, w0 = ow * g.stride.w - g.pad.w;
-  int64_t h1 = min64(h0 + g.kernel.h, g.H + g.pad.h), w1 = min64(w0 + g.kernel.w, g.W + g.pad.w);
-  int64_t padded = (h1 - h0) * (w1 - w0);
-  h0 = max64(h0, 0), w0 = max64(w0, 0);
-  h1 = min64(h1, g.H), w1 = min64(w1, g.W);
-  if (h0 >= h1 || w0 >= w1) return {h0, h1, w0, w1, 0};
-  return {h0, h1, w0, w1, count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
 }
 
 template <class T>

@@ -1,10 +1,9 @@
 // CUDA kernels of the reduction rows: sum, mean, max, min, max_dim, min_dim, argmax,
 // argmin, var, std, logsumexp. Each is a reduce op (a state, how to load, combine and
 // store it) run by the generic kernel of reduce.cuh over the [outer, reduced, inner]
-// layout that the CPU kernels use (a strided input is copied once on the device with
-// the reduced dims last; tensor/cpu/reduce.hpp cannot be shared, as nvcc's front end
-// rejects its GCC vector extensions). 16-bit floats accumulate
-// in f32, f32 in f32, f64 in f64, integer sums in i64. Semantics follow
+// layout that the CPU kernels use (tensor/layout.hpp: a strided input is copied once
+// on the device with the reduced dims last). 16-bit floats accumulate in f32, f32 in
+// f32, f64 in f64, integer sums in i64. Semantics follow
 // tensor/cpu/reduce.cpp: NaN wins a max/min, ties keep the first index, variance
 // divides by max(0, N - correction), logsumexp handles infinities as the CPU does.
 #include <algorithm>
@@ -26,54 +25,6 @@ int multiprocessor_count(int device) {
   NABLA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
   if (cached) cache[device].store(n, std::memory_order_relaxed);
   return n;
-}
-
-std::vector<int64_t> reduction_dims(const Tensor& x, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> out;
-  if (dims.empty()) {
-    for (int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
-    return out;
-  }
-  for (int64_t d : dims) {
-    if (x.dim() == 0) continue;
-    out.push_back(wrap_dim(d, x.dim(), "reduction"));
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-ReduceLayout reduce_layout(const Tensor& x, const std::vector<int64_t>& dims) {
-  ReduceLayout r;
-  bool consecutive = true;
-  for (size_t i = 1; i < dims.size(); ++i) consecutive &= dims[i] == dims[i - 1] + 1;
-  if (dims.empty()) {
-    r.data = contiguous_raw(x);
-    r.outer = x.numel();
-    return r;
-  }
-  if (consecutive) {
-    r.data = contiguous_raw(x);
-    for (int64_t d = 0; d < dims.front(); ++d) r.outer *= x.sizes()[d];
-    for (int64_t d : dims) r.reduced *= x.sizes()[d];
-    for (int64_t d = dims.back() + 1; d < x.dim(); ++d) r.inner *= x.sizes()[d];
-    return r;
-  }
-  // Move the reduced dims last and copy once.
-  Shape sizes, strides;
-  for (int64_t d = 0; d < x.dim(); ++d)
-    if (!std::binary_search(dims.begin(), dims.end(), d)) {
-      sizes.push_back(x.sizes()[d]);
-      strides.push_back(x.strides()[d]);
-      r.outer *= x.sizes()[d];
-    }
-  for (int64_t d : dims) {
-    sizes.push_back(x.sizes()[d]);
-    strides.push_back(x.strides()[d]);
-    r.reduced *= x.sizes()[d];
-  }
-  r.data = contiguous_raw(make_view(x, sizes, strides, x.offset()));
-  return r;
 }
 
 namespace {
@@ -287,10 +238,6 @@ void extremum(const Tensor& x, const std::vector<int64_t>& dims, bool is_max, co
 
 std::vector<int64_t> all_dims(const Tensor& x) { return reduction_dims(x, {}); }
 std::vector<int64_t> one_dim(const Tensor& x, int64_t dim) { return reduction_dims(x, {dim}); }
-// argmax/argmin: a none dim means the flattened tensor.
-std::vector<int64_t> arg_dims(const Tensor& x, const Attrs& attrs) {
-  return attrs.is_none("dim") ? all_dims(x) : one_dim(x, attrs.i("dim"));
-}
 
 void variance(const TensorList& in, const Attrs& attrs, TensorList& out, bool take_sqrt) {
   const Tensor& y = out[0];

@@ -4,7 +4,7 @@
 //
 // Note [CUDA reduction layout]
 // A reduction sees its input as a contiguous [outer, reduced, inner] block (the
-// layout of tensor/cpu/reduce.hpp: a strided input, or one reduced over dims that are
+// layout of tensor/layout.hpp, as on the CPU: a strided input, or one reduced over dims that are
 // not a consecutive run, is first copied once with the reduced dims moved last).
 // Output i = o * inner + j reduces x[o, :, j]. Two thread arrangements cover it:
 // - rows (inner == 1): each output's run is contiguous, so the threads along x of a
@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "tensor/cuda/common.cuh"
+#include "tensor/layout.hpp"
 
 namespace nabla::cuda {
 
@@ -142,15 +143,8 @@ __device__ T reduce_across_y(T v, Combine combine, T* slots) {
 // ---------------------------------------------------------------------------
 // The generic reduction (see Note [CUDA reduction layout]).
 
-// The input as a contiguous [outer, reduced, inner] block on its device.
-struct ReduceLayout {
-  Tensor data;  // contiguous
-  int64_t outer = 1, reduced = 1, inner = 1;
-};
-// `dims` sorted, unique, non-negative (reduction_dims); empty reduces nothing.
-ReduceLayout reduce_layout(const Tensor& x, const std::vector<int64_t>& dims);
-// The "dims" attribute normalised: wrapped, sorted, unique; empty means all dims.
-std::vector<int64_t> reduction_dims(const Tensor& x, const std::vector<int64_t>& dims);
+// The input as a contiguous [outer, reduced, inner] block on its device: ReduceLayout
+// and reduce_layout of tensor/layout.hpp, shared with the CPU kernels.
 
 constexpr int kReduceThreads = 256;  // threads per block of every reduction launch
 

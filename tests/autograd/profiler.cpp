@@ -1,11 +1,13 @@
 // The op profiler (autograd/profiler.hpp): what it records, how backward ops are
-// attributed, library lines, the tables and the Chrome trace.
+// attributed, library lines, the tables and the Chrome trace, and the fused optimizer
+// step outside the op table.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "autograd/engine.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/optim_step.hpp"
 #include "autograd/profiler.hpp"
 #include "tensor/origin.hpp"
 
@@ -184,4 +186,40 @@ TEST_CASE("the Chrome trace is JSON with complete events that nest") {
       ++inside;
     }
   CHECK(inside >= 2);
+}
+
+TEST_CASE("one fused Adam step is recorded as adam_step, with its line, shapes, device and cost") {
+  Tensor p = tensor_from({1, -2, 3, 0.5, 0, 4}, {2, 3}), g = tensor_from({0.1, 0.2, -0.3, 0.4, 0, 1}, {2, 3});
+  Tensor m = zeros({2, 3}), v = zeros({2, 3});
+  AdamHyper hyper;
+  hyper.lr = 0.1;
+  Profiler prof;
+  {
+    ProfilerActivation active(&prof);
+    set_current_origin("train.dsl:9:3");
+    CHECK(adam_step_(p, g, m, v, hyper));
+    set_current_origin("");
+  }
+  auto steps = ops_named(prof, "adam_step");
+  REQUIRE(steps.size() == 1);
+  REQUIRE(prof.events().size() == 1);  // the whole step, not the ops of one
+  const ProfileEvent& e = *steps[0];
+  CHECK(e.line == "train.dsl:9:3");
+  CHECK(e.device == "cpu");
+  CHECK(e.shapes == "[2, 3], [2, 3], [2, 3], [2, 3]");
+  CHECK(e.flops == 16 * 6);
+  CHECK(e.bytes == 7 * 6 * 4);
+  CHECK(e.dur_ns >= 0);
+  CHECK(to_double_vector(m)[1] == doctest::Approx(0.1 * 0.2));  // the step ran: (1 - beta1) * g
+  auto rows = profile_rows(prof.events(), ProfileGroup::op, "time");
+  REQUIRE(rows.size() == 1);
+  CHECK((rows[0].key == "adam_step" && rows[0].calls == 1 && rows[0].flops == 96));
+  // Tensors the fused kernel does not take: nothing runs, nothing is recorded.
+  Tensor g64 = to_dtype(g, DType::f64);
+  Profiler none;
+  {
+    ProfilerActivation active(&none);
+    CHECK_FALSE(adam_step_(p, g64, m, v, hyper));
+  }
+  CHECK(none.events().empty());
 }

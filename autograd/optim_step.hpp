@@ -1,0 +1,17 @@
+// The optimizers' fused steps as the interpreter's builtins call them: the kernel of
+// tensor/optim.hpp (CPU or CUDA, as the tensors live) run as call() runs a row's
+// kernel, so that the profiler records it like any op (run_native_kernel in
+// autograd/profiler.hpp: "adam_step", its time on the device, shapes, FLOPs, bytes).
+// They are not rows of the op table: they write their inputs in place, have no
+// gradient and are never nodes of a captured graph.
+#pragma once
+#include "tensor/optim.hpp"
+
+namespace nabla {
+
+// One Adam/AdamW step of p (tensor/optim.hpp's adam_step_raw), or false, having done
+// nothing, for tensors the fused kernel does not handle (adam_step_supported).
+bool adam_step_(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                const AdamHyper& hyper);
+
+}  // namespace nabla
