@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "passes/ir_text.hpp"
+#include "graph/ir_text.hpp"
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 

@@ -15,8 +15,8 @@
 // with the batch's statistics and updates the running ones), without running
 // statistics, after something other than conv2d, or after a conv2d whose result has
 // other consumers.
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 

@@ -1,5 +1,5 @@
 // Elementwise fusion: chains and trees of elementwise ops become one `fused` node,
-// whose body is the ops it absorbed and whose kernel (passes/fused_kernels.cpp, on
+// whose body is the ops it absorbed and whose kernel (graph/fused_kernels.cpp, on
 // cpu::run_elementwise_program) runs them in one loop that reads each input once.
 //
 // Groups grow from a root backwards: walking the nodes from the last, an elementwise
@@ -18,8 +18,8 @@
 #include <algorithm>
 #include <set>
 
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 #include "tensor/cpu/fused.hpp"
 
 namespace nabla::graph {

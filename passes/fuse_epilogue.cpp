@@ -1,14 +1,14 @@
 // Epilogue fusion: linear or conv2d followed by an activation becomes one node,
 // `linear_relu`, `conv2d_gelu`, ..., whose kernel applies the bias and the activation
-// inside the library call (oneDNN post-ops; passes/fused_kernels.cpp). The node's
+// inside the library call (oneDNN post-ops; graph/fused_kernels.cpp). The node's
 // body holds the two ops it absorbed, so it reads, verifies and draws like any fused
 // node. After fold_bn, Conv+BatchNorm+ReLU is one conv2d_relu.
 //
 // Left alone, with a note when explaining: an activation whose input has other
 // consumers (or is returned: the pre-activation value must exist), and dtypes other
 // than f32 (the oneDNN kernels are f32; f64 would gain nothing).
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 #include "tensor/cpu/fused.hpp"
 
 namespace nabla::graph {

@@ -25,8 +25,8 @@
 // Left alone, with a note when explaining: an int8 op whose f32 result has other
 // consumers or is returned (the f32 value must exist), a quantize to a dtype other than
 // u8 (the epilogue writes u8), a quantize after an int8 op that already requantizes.
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 

@@ -15,8 +15,8 @@
 // simplifiers make the same trade).
 #include <algorithm>
 
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <map>
 
-#include "passes/ir_text.hpp"
+#include "graph/ir_text.hpp"
 #include "viz/dot_writer.hpp"
 #include "viz/graphviz.hpp"
 #include "viz/layout_budget.hpp"

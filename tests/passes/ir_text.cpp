@@ -6,7 +6,7 @@
 #include <functional>
 #include <random>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;

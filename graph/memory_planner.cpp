@@ -1,7 +1,7 @@
 // The memory-planning pass `plan`: liveness of the top-level graph's values in
 // execution order, safe in-place reuse for elementwise nodes, and slots assigned
 // greedy by size; the plan is stored on the graph for the executor (see
-// passes/memory_plan.hpp for what is planned, and docs/passes.md "The memory plan").
+// graph/memory_plan.hpp for what is planned, and docs/passes.md "The memory plan").
 //
 // Why greedy by size into shared slots (Pisarchyk and Lee, "Efficient Memory
 // Management for Deep Neural Net Inference", 2020, the "shared objects" variant):
@@ -12,9 +12,9 @@
 // slot). In-place chains are planned as one unit, so their slot is shared by force.
 #include <algorithm>
 
-#include "passes/memory_plan.hpp"
-#include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
+#include "graph/memory_plan.hpp"
+#include "graph/rewrite.hpp"
+#include "passes/passes.hpp"  // (the plan pass moves to passes/plan.cpp next)
 
 namespace nabla::graph {
 

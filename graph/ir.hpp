@@ -17,7 +17,7 @@
 //   }
 //
 // A graph with a memory plan (the `plan` pass) prints it after the closing brace:
-// "plan(arena=..., ...) { slot ...; %5: slot 1, ... }" (passes/memory_plan.hpp).
+// "plan(arena=..., ...) { slot ...; %5: slot 1, ... }" (graph/memory_plan.hpp).
 //
 // Values are numbered in definition order; graph inputs keep their names. A node
 // names an op of the table, or a graph-level op that only passes create (fused
@@ -57,7 +57,7 @@ struct Value {
 };
 
 struct Graph;
-struct MemoryPlan;  // passes/memory_plan.hpp
+struct MemoryPlan;  // graph/memory_plan.hpp
 
 struct Node {
   std::string op;            // an op of the table ("linear") or a graph-level op ("fused")
@@ -109,7 +109,7 @@ std::string print_graph(const Graph& g);
 // "= <pool>") are taken from `pool` by name. Errors name the line and column.
 Graph parse_graph(const std::string& text, const std::map<std::string, Tensor>& pool = {});
 
-// Type and shape checks (Note [Verified nodes], passes/verify.cpp): every input
+// Type and shape checks (Note [Verified nodes], graph/verify.cpp): every input
 // defined before its use, every node a known op with the right arity, attributes and
 // output types, bodies well formed. Throws nabla::Error with the node, its IR text
 // line and the reason; `after` names the pass that ran last (for the message).

@@ -1,13 +1,13 @@
 // A memory plan's derived figures, its checks (the verifier's and the executor's),
-// its text form and its drawing's data (see passes/memory_plan.hpp; the planner is
-// passes/plan.cpp).
-#include "passes/memory_plan.hpp"
+// its text form and its drawing's data (see graph/memory_plan.hpp; the planner is
+// graph/memory_planner.cpp).
+#include "graph/memory_plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <tuple>
 
-#include "passes/rewrite.hpp"
+#include "graph/rewrite.hpp"
 
 namespace nabla::graph {
 
@@ -215,10 +215,10 @@ std::string print_plan(const Graph& g, const MemoryPlan& p) {
   return out + "}\n";
 }
 
-std::vector<viz::BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p) {
-  std::vector<viz::BufferUse> uses;
+std::vector<BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p) {
+  std::vector<BufferUse> uses;
   for (const PlannedBuffer& b : p.buffers) {
-    viz::BufferUse u;
+    BufferUse u;
     u.value = b.value;
     u.slot = b.slot;
     u.first_step = b.first_step;

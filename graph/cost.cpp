@@ -1,11 +1,11 @@
-// Graph cost (passes/cost.hpp): the op table's cost rules summed over a graph, and the
+// Graph cost (graph/cost.hpp): the op table's cost rules summed over a graph, and the
 // table that gm.cost() and `:cost` print.
-#include "passes/cost.hpp"
+#include "graph/cost.hpp"
 
 #include <cstdio>
 
 #include "autograd/cost.hpp"
-#include "passes/rewrite.hpp"
+#include "graph/rewrite.hpp"
 
 namespace nabla::graph {
 

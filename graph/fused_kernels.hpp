@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "passes/executor.hpp"
+#include "graph/executor.hpp"
 
 namespace nabla::graph {
 

@@ -1,13 +1,13 @@
 // Building, printing and compacting graphs (the parser is in ir_parse.cpp, the
 // verifier in verify.cpp).
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-#include "passes/ir_text.hpp"
-#include "passes/memory_plan.hpp"
+#include "graph/ir_text.hpp"
+#include "graph/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {

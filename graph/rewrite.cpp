@@ -1,5 +1,5 @@
 // Helpers shared by the rewriting passes (see rewrite.hpp).
-#include "passes/rewrite.hpp"
+#include "graph/rewrite.hpp"
 
 #include <map>
 

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "autograd/ops.hpp"
-#include "passes/executor.hpp"
-#include "passes/ir.hpp"
-#include "passes/memory_plan.hpp"
+#include "graph/executor.hpp"
+#include "graph/ir.hpp"
+#include "graph/memory_plan.hpp"
 #include "tensor/cpu/fused.hpp"
 
 namespace nabla::graph {
@@ -159,7 +159,7 @@ void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, b
 }
 
 // copy_(dst, src): writes src, broadcast to dst's shape and converted to its dtype,
-// into a parameter or buffer (passes/capture.hpp).
+// into a parameter or buffer (graph/capture.hpp).
 void verify_copy(const Site& s, const Node& n) {
   expect_shape(s, n, 2, 0, false);
   const Value& dst = s.g.value(n.inputs[0]);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 

@@ -1,6 +1,6 @@
-#include "passes/fused_kernels.hpp"
+#include "graph/fused_kernels.hpp"
 
-#include "passes/executor.hpp"
+#include "graph/executor.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/epilogue.hpp"

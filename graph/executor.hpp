@@ -8,7 +8,7 @@
 #pragma once
 #include <string>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 
@@ -19,7 +19,7 @@ TensorList run_graph(const Graph& g, const TensorList& args);
 // A graph-level op's kernel: fills `outputs`, allocated by the executor with the
 // node's output types (contiguous). With a memory plan, a "fused" node's output may
 // be the very memory of one of its inputs of the same shape and dtype (in place, see
-// passes/memory_plan.hpp): its kernel must read element i of every input before it
+// graph/memory_plan.hpp): its kernel must read element i of every input before it
 // writes element i of an output, as an elementwise loop does.
 using GraphOpFn = void (*)(const Node& node, const TensorList& inputs, TensorList& outputs);
 void register_graph_op(const std::string& name, GraphOpFn fn);

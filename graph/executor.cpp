@@ -1,13 +1,13 @@
-#include "passes/executor.hpp"
+#include "graph/executor.hpp"
 
 #include <map>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
-#include "passes/cost.hpp"
-#include "passes/fused_kernels.hpp"
-#include "passes/memory_plan.hpp"
+#include "graph/cost.hpp"
+#include "graph/fused_kernels.hpp"
+#include "graph/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/origin.hpp"
 
@@ -16,7 +16,7 @@ namespace nabla::graph {
 namespace {
 
 // "copy_"(dst, src): an in-place write into a parameter or buffer that the capture saw
-// (see passes/capture.hpp); no outputs.
+// (see graph/capture.hpp); no outputs.
 void copy_into_param(const Node&, const TensorList& ins, TensorList&) {
   copy_into(ins[0], ins[1]);
   ins[0].bump_version();

@@ -14,9 +14,9 @@
 #include <limits>
 #include <string_view>
 
-#include "passes/ir.hpp"
-#include "passes/ir_text.hpp"
-#include "passes/memory_plan.hpp"
+#include "graph/ir.hpp"
+#include "graph/ir_text.hpp"
+#include "graph/memory_plan.hpp"
 
 namespace nabla::graph {
 
@@ -535,7 +535,7 @@ class Parser {
   }
 
   // plan := 'plan' '(' name '=' int (',' name '=' int)* ')' '{' slot_line* buffer_line* '}'
-  // (after 'plan'; the grammar of the lines is in passes/memory_plan.hpp). Whether
+  // (after 'plan'; the grammar of the lines is in graph/memory_plan.hpp). Whether
   // the plan fits the graph and its figures add up is the verifier's question.
   void plan(Graph& g) {
     std::map<std::string, int64_t> header = plan_header();

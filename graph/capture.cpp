@@ -1,4 +1,4 @@
-#include "passes/capture.hpp"
+#include "graph/capture.hpp"
 
 #include "autograd/grad_mode.hpp"
 #include "tensor/cpu/copy.hpp"
