@@ -1,7 +1,9 @@
-// The memory-planning pass `plan`: liveness of the top-level graph's values in
-// execution order, safe in-place reuse for elementwise nodes, and slots assigned
-// greedy by size; the plan is stored on the graph for the executor (see
-// graph/memory_plan.hpp for what is planned, and docs/passes.md "The memory plan").
+// The memory planner (plan_memory, graph/memory_plan.hpp): liveness of the
+// top-level graph's values in execution order, safe in-place reuse for elementwise
+// nodes, and slots assigned greedy by size. The `plan` pass (passes/plan.cpp) stores
+// its plan on the graph for the executor, and the verifier checks a plan with the
+// same liveness and in-place rule (see graph/memory_plan.hpp for what is planned, and
+// docs/passes.md "The memory plan").
 //
 // Why greedy by size into shared slots (Pisarchyk and Lee, "Efficient Memory
 // Management for Deep Neural Net Inference", 2020, the "shared objects" variant):
@@ -14,7 +16,6 @@
 
 #include "graph/memory_plan.hpp"
 #include "graph/rewrite.hpp"
-#include "passes/passes.hpp"  // (the plan pass moves to passes/plan.cpp next)
 
 namespace nabla::graph {
 
@@ -238,35 +239,6 @@ MemoryPlan plan_memory(const Graph& g, std::vector<std::string>* refusals) {
   p.arena_bytes = offset;
   finish_plan(p, g.values.size());
   return p;
-}
-
-namespace {
-
-// A new plan, or 0 changes when the graph already carries this very plan (so a
-// second run changes nothing). A graph without intermediates gets no plan at all.
-PassResult run_plan(Graph& g, const PassContext& ctx) {
-  std::vector<std::string> refusals;
-  MemoryPlan p = plan_memory(g, ctx.explain ? &refusals : nullptr);
-  PassResult r;
-  if (p.buffers.empty()) {
-    r.changes = g.plan ? 1 : 0;
-    g.plan = nullptr;
-  } else if (!g.plan || !(*g.plan == p)) {
-    r.changes = static_cast<int>(p.buffers.size());
-    g.plan = std::make_shared<const MemoryPlan>(p);
-  }
-  r.notes.push_back(plan_summary(p));
-  for (std::string& line : refusals) r.notes.push_back(std::move(line));
-  return r;
-}
-
-}  // namespace
-
-PassInfo plan_pass() {
-  return {"plan",
-          "memory planning: liveness, buffer reuse in an arena and safe in-place; the executor uses the plan (run last)",
-          {},
-          run_plan};
 }
 
 }  // namespace nabla::graph
