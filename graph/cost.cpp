@@ -31,7 +31,7 @@ NodeCost node_cost(const Graph& g, const Node& n) {
   NodeCost c;
   c.node = static_cast<int>(&n - g.nodes.data());
   for (size_t k = 0; k < n.outputs.size(); ++k) c.results += (k ? ", %" : "%") + value_name(g, n.outputs[k]);
-  c.op = n.op;
+  c.op = n.name();
   if (!n.outputs.empty()) c.type = meta_str(g.value(n.outputs[0]).meta);
   c.origin = n.origin;
   c.cost = cost_of_node(g, n);

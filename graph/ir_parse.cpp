@@ -424,7 +424,7 @@ class Parser {
       } while (in_.accept(','));
       in_.expect('=');
     }
-    std::string op = in_.word("an op name");
+    Node head = Node::named(in_.word("an op name"));  // names map to ids here, once
     std::vector<int> args = arguments(s);
     Attrs attrs;
     in_.skip_blank();  // not past the line's end: a statement's origin may follow
@@ -434,7 +434,7 @@ class Parser {
     in_.skip_blank();
     if (in_.peek() == '{' && in_.accept('{')) fused = body();
     std::string from = origin();
-    int index = s.g.add_node(op, std::move(args), std::move(attrs), metas, std::move(from));
+    int index = s.g.add_node(std::move(head), std::move(args), std::move(attrs), metas, std::move(from));
     Node& n = s.g.nodes[static_cast<size_t>(index)];
     n.body = std::move(fused);
     n.text_line = line;

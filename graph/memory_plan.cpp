@@ -224,7 +224,7 @@ std::vector<BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p) {
     u.first_step = b.first_step;
     u.last_step = b.last_step;
     u.bytes = b.bytes;
-    u.label = ref(g, b.value) + " " + g.nodes[static_cast<size_t>(b.first_step)].op +
+    u.label = ref(g, b.value) + " " + g.nodes[static_cast<size_t>(b.first_step)].name() +
               (b.in_place_of >= 0 ? " (in place)" : "");
     u.in_place = b.in_place_of >= 0;
     uses.push_back(u);
@@ -234,7 +234,7 @@ std::vector<BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p) {
 
 std::vector<std::string> plan_step_labels(const Graph& g) {
   std::vector<std::string> labels;
-  for (const Node& n : g.nodes) labels.push_back(n.op);
+  for (const Node& n : g.nodes) labels.push_back(n.name());
   return labels;
 }
 

@@ -83,11 +83,11 @@ namespace {
 std::string not_elementwise(const Node& n) {
   if (n.outputs.size() != 1) return "it has " + std::to_string(n.outputs.size()) + " results";
   if (has_side_effect(n)) return side_effect(n);
-  if (n.op == "fused") {
+  if (n.kind == NodeKind::fused) {
     if (!n.body) return "";
     for (const Node& b : n.body->nodes) {
       const OpDef* def = Graph::table_op(b);
-      if (!def || !def->elementwise) return "its body has " + b.op + ", which is not elementwise";
+      if (!def || !def->elementwise) return "its body has " + b.name() + ", which is not elementwise";
     }
     const Graph& body = *n.body;
     if (body.nodes.empty() || body.outputs.size() != 1 || body.nodes.back().outputs.size() != 1 ||
@@ -96,7 +96,7 @@ std::string not_elementwise(const Node& n) {
     return "";
   }
   const OpDef* def = Graph::table_op(n);
-  if (!def || !def->elementwise) return n.op + " is not elementwise";
+  if (!def || !def->elementwise) return n.name() + " is not elementwise";
   return "";
 }
 
@@ -132,7 +132,8 @@ std::string in_place_refusal(const Graph& g, const Liveness& live, int node, siz
   if (a.dtype != r.dtype || a.sizes != r.sizes) return name + " is " + meta_str(a) + ", the result " + meta_str(r);
   int last = live.last[static_cast<size_t>(v)];
   if (last > node)
-    return name + " is read later (by " + g.nodes[static_cast<size_t>(last)].op + " at step " + std::to_string(last) + ")";
+    return name + " is read later (by " + g.nodes[static_cast<size_t>(last)].name() + " at step " +
+           std::to_string(last) + ")";
   for (int w : n.inputs)
     if (w >= 0 && w != v && live.roots[static_cast<size_t>(w)] == v)
       return name + " is also read through its view " + value_ref(g, w);
@@ -154,7 +155,7 @@ int64_t align_up(int64_t bytes) { return (bytes + kPlanAlignment - 1) / kPlanAli
 // The input whose buffer node i's result takes over, or -1; records the refusals.
 int in_place_input(const Graph& g, const Liveness& live, int i, std::vector<std::string>* refusals) {
   const Node& n = g.nodes[static_cast<size_t>(i)];
-  if (!not_elementwise(n).empty() && n.op != "fused") return -1;  // not a candidate: no note
+  if (!not_elementwise(n).empty() && n.kind != NodeKind::fused) return -1;  // not a candidate: no note
   std::string reasons;
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     std::string why = in_place_refusal(g, live, i, k);

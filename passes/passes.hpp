@@ -21,8 +21,6 @@ PassInfo plan_pass();           // passes/plan.cpp
 // activation into a linear/conv2d before it), "epilogue base" (linear, conv2d
 // themselves), comma-separated; "-" for none. The passes' own tests decide.
 std::string fusion_kinds(const OpDef& row);
-bool elementwise_fusable(const OpDef& row);       // passes/fuse.cpp
-bool epilogue_base(const std::string& op);        // passes/fuse_epilogue.cpp
-bool epilogue_activation(const std::string& op);  // passes/fuse_epilogue.cpp
+bool elementwise_fusable(const OpDef& row);  // passes/fuse.cpp
 
 }  // namespace nabla::graph
