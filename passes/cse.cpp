@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "passes/ir_text.hpp"
+#include "graph/ir_text.hpp"
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 
@@ -28,7 +28,7 @@ constexpr int64_t kMergeConstantLimit = 1024;
 std::string attrs_key(const Node& n) {
   const OpDef* def = Graph::table_op(n);
   Attrs attrs = def ? complete_attrs(*def, n.attrs) : n.attrs;
-  bool reshaping = def && (n.op == "reshape" || n.op == "view");
+  bool reshaping = def && is_reshape_op(n.op);
   std::vector<std::string> items;
   for (const Attr& a : attrs.items())
     if (!(reshaping && a.name == "shape")) items.push_back(a.name + "=" + attr_text(a.value));
@@ -66,7 +66,7 @@ class Cse {
   // writes into their storage so far), attributes, and the output types (graph-level
   // ops have no shape rule that would make them follow).
   std::string key(const Node& n) const {
-    std::string key = n.op + "(";
+    std::string key = n.name() + "(";
     for (int v : n.inputs) key += v < 0 ? "none," : std::to_string(v) + "@" + std::to_string(writes_[root(v)]) + ",";
     key += "){" + attrs_key(n) + "}:";
     for (int v : n.outputs) key += meta_str(g_.value(v).meta) + ",";

@@ -3,8 +3,8 @@
 // and params stay, being the caller's signature). Nodes with effects outside the graph
 // are kept (has_side_effect in rewrite.hpp: batch_norm in training mode, dropout,
 // copy_ into a parameter or buffer).
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 

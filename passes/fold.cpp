@@ -10,8 +10,8 @@
 // nodes whose kernel fails on the constants.
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 

@@ -15,8 +15,8 @@
 // with the batch's statistics and updates the running ones), without running
 // statistics, after something other than conv2d, or after a conv2d whose result has
 // other consumers.
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 
@@ -29,7 +29,7 @@ std::string fold_blocker(const Graph& g, const Node& bn, const std::vector<int>&
   if (bn.attrs.b("training")) return "training mode (it normalises with the batch's statistics)";
   if (bn.inputs.size() != 5 || bn.inputs[kMean] < 0 || bn.inputs[kVar] < 0) return "no running statistics";
   const Value& in = g.value(bn.inputs[kInput]);
-  if (in.kind != ValueKind::op || g.nodes[static_cast<size_t>(in.node)].op != "conv2d")
+  if (in.kind != ValueKind::op || g.nodes[static_cast<size_t>(in.node)].op != OpId::conv2d)
     return "its input is not a conv2d";
   if (uses[static_cast<size_t>(in.id)] > 1) return "the conv2d result has other consumers";
   if (!is_floating(in.meta.dtype)) return "dtype";
@@ -42,7 +42,7 @@ struct Folder {
   Graph& g;
   std::string origin;
 
-  int node(const std::string& op, std::vector<int> inputs, Attrs attrs, const TensorMeta& meta) {
+  int node(OpId op, std::vector<int> inputs, Attrs attrs, const TensorMeta& meta) {
     int index = g.add_node(op, std::move(inputs), std::move(attrs), {meta}, origin);
     return g.nodes[static_cast<size_t>(index)].outputs[0];
   }
@@ -59,7 +59,7 @@ PassResult run_fold_bn(Graph& g, const PassContext& ctx) {
   ValueForwarding forward;  // readers of a folded batch_norm read its conv
   for (size_t i = 0; i < original; ++i) {
     forward.forward_inputs(g.nodes[i]);
-    if (g.nodes[i].op != "batch_norm" || !Graph::table_op(g.nodes[i])) continue;
+    if (g.nodes[i].op != OpId::batch_norm || !Graph::table_op(g.nodes[i])) continue;
     std::string why = fold_blocker(g, g.nodes[i], uses);
     if (!why.empty()) {
       if (ctx.explain) r.notes.push_back(describe_node(g, g.nodes[i]) + ": not folded into a conv: " + why);
@@ -75,16 +75,16 @@ PassResult run_fold_bn(Graph& g, const PassContext& ctx) {
     Folder f{g, bn.origin};
     size_t first_new = g.nodes.size();
     int eps = g.add_constant(scalar_tensor(bn.attrs.f("eps"), dt));
-    int scale = f.node("rsqrt", {f.node("add", {bn.inputs[kVar], eps}, {}, vec)}, {}, vec);
-    if (bn.inputs[kGamma] >= 0) scale = f.node("mul", {bn.inputs[kGamma], scale}, {}, vec);
+    int scale = f.node(OpId::rsqrt, {f.node(OpId::add, {bn.inputs[kVar], eps}, {}, vec)}, {}, vec);
+    if (bn.inputs[kGamma] >= 0) scale = f.node(OpId::mul, {bn.inputs[kGamma], scale}, {}, vec);
     Shape column{channels, 1, 1, 1};
     int scale4 =
-        f.node("reshape", {scale}, {{"shape", std::vector<int64_t>(column.begin(), column.end())}}, {column, dt});
-    int weight = f.node("mul", {conv.inputs[1], scale4}, {}, wmeta);
-    int centred = conv.inputs[2] >= 0 ? f.node("sub", {conv.inputs[2], bn.inputs[kMean]}, {}, vec)
-                                      : f.node("neg", {bn.inputs[kMean]}, {}, vec);
-    int bias = f.node("mul", {centred, scale}, {}, vec);
-    if (bn.inputs[kBeta] >= 0) bias = f.node("add", {bias, bn.inputs[kBeta]}, {}, vec);
+        f.node(OpId::reshape, {scale}, {{"shape", std::vector<int64_t>(column.begin(), column.end())}}, {column, dt});
+    int weight = f.node(OpId::mul, {conv.inputs[1], scale4}, {}, wmeta);
+    int centred = conv.inputs[2] >= 0 ? f.node(OpId::sub, {conv.inputs[2], bn.inputs[kMean]}, {}, vec)
+                                      : f.node(OpId::neg, {bn.inputs[kMean]}, {}, vec);
+    int bias = f.node(OpId::mul, {centred, scale}, {}, vec);
+    if (bn.inputs[kBeta] >= 0) bias = f.node(OpId::add, {bias, bn.inputs[kBeta]}, {}, vec);
     for (size_t k = first_new; k < g.nodes.size(); ++k)
       before[static_cast<size_t>(conv_index)].push_back(static_cast<int>(k));
     // The conv reads the folded weight and bias and takes over the batch_norm's output.

@@ -1,5 +1,5 @@
 // Elementwise fusion: chains and trees of elementwise ops become one `fused` node,
-// whose body is the ops it absorbed and whose kernel (passes/fused_kernels.cpp, on
+// whose body is the ops it absorbed and whose kernel (graph/fused_kernels.cpp, on
 // cpu::run_elementwise_program) runs them in one loop that reads each input once.
 //
 // Groups grow from a root backwards: walking the nodes from the last, an elementwise
@@ -18,15 +18,13 @@
 #include <algorithm>
 #include <set>
 
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 #include "tensor/cpu/fused.hpp"
 
 namespace nabla::graph {
 
 namespace {
-
-bool is_comparison(const std::string& op) { return is_comparison_op(op_id_from_name(op)); }
 
 // Why node n cannot be in any group, or "". A comparison makes bool, which a group
 // holds as 1 or 0 in its own dtype: it may feed a where inside a group, never end
@@ -34,10 +32,10 @@ bool is_comparison(const std::string& op) { return is_comparison_op(op_id_from_n
 std::string not_fusable(const Graph& g, const Node& n, const std::vector<bool>& written) {
   const OpDef* def = Graph::table_op(n);
   if (!def || !def->elementwise) return "not elementwise";
-  if (!cpu::runs_in_elementwise_program(def->id)) return "no fused kernel for " + n.op;
+  if (!cpu::runs_in_elementwise_program(def->id)) return std::string("no fused kernel for ") + def->name;
   if (n.outputs.size() != 1) return "several outputs";
   DType dt = g.value(n.outputs[0]).meta.dtype;
-  bool comparison = is_comparison(n.op);
+  bool comparison = is_comparison_op(n.op);
   if (!comparison && dt != DType::f32 && dt != DType::f64) return std::string("dtype ") + dtype_name(dt);
   for (int v : n.inputs) {
     if (v < 0) continue;
@@ -61,7 +59,7 @@ class Fuser {
   std::vector<std::vector<int>> groups() {
     std::vector<std::vector<int>> out;
     for (size_t i = g_.nodes.size(); i-- > 0;) {
-      if (group_[i] >= 0 || !reason_[i].empty() || is_comparison(g_.nodes[i].op)) continue;
+      if (group_[i] >= 0 || !reason_[i].empty() || is_comparison_op(g_.nodes[i].op)) continue;
       std::vector<int> members = grow(static_cast<int>(i));
       if (members.size() < 2) continue;
       std::sort(members.begin(), members.end());
@@ -115,7 +113,7 @@ class Fuser {
     if (!reason.empty()) return reason;
     const TensorMeta& m = g_.value(v).meta;
     const Node& producer = g_.nodes[static_cast<size_t>(p)];
-    if (is_comparison(producer.op)) {
+    if (is_comparison_op(producer.op)) {
       // It compares in its inputs' result_type (f32 > 0.1 in f32), which must be the
       // group's dtype, the one the program computes in.
       DType compares_in =
@@ -150,7 +148,7 @@ PassResult run_fuse(Graph& g, const PassContext& ctx) {
   r.notes = std::move(fuser.notes);
   if (groups.empty()) return r;
   std::vector<bool> dead(g.nodes.size(), false);
-  for (const std::vector<int>& members : groups) fuse_nodes(g, members, "fused", dead);
+  for (const std::vector<int>& members : groups) fuse_nodes(g, members, Node::of_kind(NodeKind::fused), dead);
   r.changes = static_cast<int>(groups.size());
   g.compact(dead);
   return r;

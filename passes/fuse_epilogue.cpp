@@ -1,15 +1,14 @@
 // Epilogue fusion: linear or conv2d followed by an activation becomes one node,
 // `linear_relu`, `conv2d_gelu`, ..., whose kernel applies the bias and the activation
-// inside the library call (oneDNN post-ops; passes/fused_kernels.cpp). The node's
+// inside the library call (oneDNN post-ops; graph/fused_kernels.cpp). The node's
 // body holds the two ops it absorbed, so it reads, verifies and draws like any fused
 // node. After fold_bn, Conv+BatchNorm+ReLU is one conv2d_relu.
 //
 // Left alone, with a note when explaining: an activation whose input has other
 // consumers (or is returned: the pre-activation value must exist), and dtypes other
 // than f32 (the oneDNN kernels are f32; f64 would gain nothing).
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
-#include "tensor/cpu/fused.hpp"
 
 namespace nabla::graph {
 
@@ -18,7 +17,7 @@ namespace {
 // Why the activation node `a` cannot be folded into its producer `p`, or "".
 std::string epilogue_blocker(const Graph& g, const Node& p, const std::vector<int>& uses) {
   int v = p.outputs[0];
-  if (uses[static_cast<size_t>(v)] > 1) return "the " + p.op + " result has other consumers";
+  if (uses[static_cast<size_t>(v)] > 1) return std::string("the ") + op_name(p.op) + " result has other consumers";
   DType dt = g.value(v).meta.dtype;
   if (dt != DType::f32) return std::string("dtype ") + dtype_name(dt) + " (the fused kernels are f32)";
   return "";
@@ -30,19 +29,19 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
   std::vector<bool> dead(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& a = g.nodes[i];
-    if (!Graph::table_op(a) || !epilogue_activation(a.op) || a.inputs.empty() || a.inputs[0] < 0) continue;
+    if (!Graph::table_op(a) || !is_epilogue_activation(a.op) || a.inputs.empty() || a.inputs[0] < 0) continue;
     const Value& in = g.value(a.inputs[0]);
     if (in.kind != ValueKind::op) continue;
     int p = in.node;
     const Node& producer = g.nodes[static_cast<size_t>(p)];
-    if (!Graph::table_op(producer) || !epilogue_base(producer.op)) continue;
+    if (!Graph::table_op(producer) || !is_epilogue_base(producer.op)) continue;
     std::string why = epilogue_blocker(g, producer, uses);
     if (!why.empty()) {
-      if (ctx.explain) r.notes.push_back(describe_node(g, a) + ": not fused into " + producer.op + ": " + why);
+      if (ctx.explain)
+        r.notes.push_back(describe_node(g, a) + ": not fused into " + op_name(producer.op) + ": " + why);
       continue;
     }
-    std::string op = producer.op + "_" + a.op;
-    fuse_nodes(g, {p, static_cast<int>(i)}, op, dead);
+    fuse_nodes(g, {p, static_cast<int>(i)}, Node::epilogue_of(producer.op, a.op), dead);
     ++r.changes;
   }
   if (r.changes) g.compact(dead);
@@ -51,18 +50,11 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
 
 }  // namespace
 
-bool epilogue_base(const std::string& op) { return op == "linear" || op == "conv2d"; }
-
-bool epilogue_activation(const std::string& op) {
-  cpu::Activation act;
-  return op != "none" && cpu::activation_from_name(op, &act);
-}
-
 std::string fusion_kinds(const OpDef& row) {
   std::string s;
   if (elementwise_fusable(row)) s = "elementwise";
-  if (epilogue_activation(row.name)) s += s.empty() ? "epilogue" : ",epilogue";
-  if (epilogue_base(row.name)) s += s.empty() ? "epilogue base" : ",epilogue base";
+  if (is_epilogue_activation(row.id)) s += s.empty() ? "epilogue" : ",epilogue";
+  if (is_epilogue_base(row.id)) s += s.empty() ? "epilogue base" : ",epilogue base";
   return s.empty() ? "-" : s;
 }
 

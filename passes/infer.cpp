@@ -5,8 +5,8 @@
 // new batch size in the text form, say) without capturing again, and `verify`
 // then checks the result. A rule that rejects the new types is an error naming the
 // node.
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 

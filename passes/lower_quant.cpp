@@ -25,16 +25,14 @@
 // Left alone, with a note when explaining: an int8 op whose f32 result has other
 // consumers or is returned (the f32 value must exist), a quantize to a dtype other than
 // u8 (the epilogue writes u8), a quantize after an int8 op that already requantizes.
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 
 namespace {
 
-bool is_int8_op(const Node& n) {
-  return Graph::table_op(n) && (n.op == "quantized_linear" || n.op == "quantized_conv2d");
-}
+bool is_int8_op(const Node& n) { return Graph::table_op(n) && has_int8_epilogue(n.op); }
 
 // Whether the int8 node writes f32 (no requantization folded into it yet).
 bool writes_f32(const Node& n) { return !n.attrs.has("output_scale") || n.attrs.f("output_scale") == 0.0; }
@@ -51,10 +49,11 @@ int int8_producer(const Graph& g, const Node& n) {
 
 // Why the int8 node `p` cannot take over its consumer `c` (relu or quantize), or "".
 std::string fold_blocker(const Graph& g, const Node& p, const Node& c, const std::vector<int>& uses) {
-  if (!writes_f32(p)) return "the " + p.op + " already requantizes its output";
-  if (uses[static_cast<size_t>(p.outputs[0])] > 1) return "the " + p.op + " result has other consumers";
-  if (c.op == "relu" && has_relu(p)) return "the " + p.op + " already applies a relu";
-  if (c.op == "quantize_per_tensor" && c.attrs.dtype("dtype") != DType::u8)
+  std::string op = op_name(p.op);
+  if (!writes_f32(p)) return "the " + op + " already requantizes its output";
+  if (uses[static_cast<size_t>(p.outputs[0])] > 1) return "the " + op + " result has other consumers";
+  if (c.op == OpId::relu && has_relu(p)) return "the " + op + " already applies a relu";
+  if (c.op == OpId::quantize_per_tensor && c.attrs.dtype("dtype") != DType::u8)
     return std::string("quantizes to ") + dtype_name(c.attrs.dtype("dtype")) + " (the int8 epilogue writes u8)";
   return "";
 }
@@ -62,11 +61,11 @@ std::string fold_blocker(const Graph& g, const Node& p, const Node& c, const std
 // quantize_per_tensor(dequantize_per_tensor(q, s, z), s, z, q's dtype) is q: the
 // value of q, or -1 when `n` is not such a round trip.
 int round_trip_source(const Graph& g, const Node& n) {
-  if (n.op != "quantize_per_tensor" || n.inputs.empty() || n.inputs[0] < 0) return -1;
+  if (n.op != OpId::quantize_per_tensor || n.inputs.empty() || n.inputs[0] < 0) return -1;
   const Value& in = g.value(n.inputs[0]);
   if (in.kind != ValueKind::op) return -1;
   const Node& d = g.nodes[static_cast<size_t>(in.node)];
-  if (d.op != "dequantize_per_tensor" || d.inputs.empty() || d.inputs[0] < 0) return -1;
+  if (d.op != OpId::dequantize_per_tensor || d.inputs.empty() || d.inputs[0] < 0) return -1;
   bool same = d.attrs.f("scale") == n.attrs.f("scale") && d.attrs.i("zero_point") == n.attrs.i("zero_point") &&
               g.value(d.inputs[0]).meta.dtype == n.attrs.dtype("dtype");
   return same ? d.inputs[0] : -1;
@@ -76,8 +75,8 @@ int round_trip_source(const Graph& g, const Node& n) {
 // op(q(v)). max_pool2d only while its indices (output 1) are unused.
 bool commutes_with_quantize(const Node& n, const std::vector<int>& uses) {
   if (!Graph::table_op(n)) return false;
-  if (n.op == "reshape" || n.op == "view") return true;
-  return n.op == "max_pool2d" && n.outputs.size() == 2 && uses[static_cast<size_t>(n.outputs[1])] == 0;
+  if (is_reshape_op(n.op)) return true;
+  return n.op == OpId::max_pool2d && n.outputs.size() == 2 && uses[static_cast<size_t>(n.outputs[1])] == 0;
 }
 
 // Whether value v comes from an int8 op writing f32, through single-use relus and
@@ -86,7 +85,7 @@ bool reaches_int8_op(const Graph& g, int v, const std::vector<int>& uses) {
   while (v >= 0 && g.value(v).kind == ValueKind::op && uses[static_cast<size_t>(v)] == 1) {
     const Node& p = g.nodes[static_cast<size_t>(g.value(v).node)];
     if (is_int8_op(p)) return writes_f32(p);
-    if (!(Graph::table_op(p) && p.op == "relu") && !commutes_with_quantize(p, uses)) return false;
+    if (!(Graph::table_op(p) && p.op == OpId::relu) && !commutes_with_quantize(p, uses)) return false;
     v = p.inputs.empty() ? -1 : p.inputs[0];
   }
   return false;
@@ -121,7 +120,7 @@ int hoist_quantizes(Graph& g) {
     std::vector<int> uses = g.use_counts();
     for (size_t j = 0; j < g.nodes.size(); ++j) {
       const Node& q = g.nodes[j];
-      if (!Graph::table_op(q) || q.op != "quantize_per_tensor" || q.inputs[0] < 0) continue;
+      if (!Graph::table_op(q) || q.op != OpId::quantize_per_tensor || q.inputs[0] < 0) continue;
       if (q.attrs.dtype("dtype") != DType::u8) continue;  // the int8 epilogue writes u8
       const Value& y = g.value(q.inputs[0]);
       if (y.kind != ValueKind::op || uses[static_cast<size_t>(y.id)] != 1 || y.output != 0) continue;
@@ -152,16 +151,17 @@ PassResult run_lower_quant(Graph& g, const PassContext& ctx) {
       ++r.changes;
       continue;
     }
-    if (c.op != "relu" && c.op != "quantize_per_tensor") continue;
+    if (c.op != OpId::relu && c.op != OpId::quantize_per_tensor) continue;
     int p = int8_producer(g, c);
     if (p < 0) continue;
     Node& producer = g.nodes[static_cast<size_t>(p)];
     std::string why = fold_blocker(g, producer, c, uses);
     if (!why.empty()) {
-      if (ctx.explain) r.notes.push_back(describe_node(g, c) + ": not folded into " + producer.op + ": " + why);
+      if (ctx.explain)
+        r.notes.push_back(describe_node(g, c) + ": not folded into " + op_name(producer.op) + ": " + why);
       continue;
     }
-    if (c.op == "relu") {
+    if (c.op == OpId::relu) {
       producer.attrs.set("relu", true);
     } else {
       producer.attrs.set("output_scale", c.attrs.f("scale"));

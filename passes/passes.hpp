@@ -1,7 +1,7 @@
 // The passes, one function per pass file under passes/ (each returns its PassInfo);
 // pass_manager.cpp registers them in this order.
 #pragma once
-#include "passes/pass_manager.hpp"
+#include "graph/pass_manager.hpp"
 
 namespace nabla::graph {
 
@@ -21,8 +21,6 @@ PassInfo plan_pass();           // passes/plan.cpp
 // activation into a linear/conv2d before it), "epilogue base" (linear, conv2d
 // themselves), comma-separated; "-" for none. The passes' own tests decide.
 std::string fusion_kinds(const OpDef& row);
-bool elementwise_fusable(const OpDef& row);       // passes/fuse.cpp
-bool epilogue_base(const std::string& op);        // passes/fuse_epilogue.cpp
-bool epilogue_activation(const std::string& op);  // passes/fuse_epilogue.cpp
+bool elementwise_fusable(const OpDef& row);  // passes/fuse.cpp
 
 }  // namespace nabla::graph

@@ -15,8 +15,8 @@
 // simplifiers make the same trade).
 #include <algorithm>
 
+#include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "passes/rewrite.hpp"
 
 namespace nabla::graph {
 
@@ -55,11 +55,12 @@ using Rule = int (*)(const Facts& f, const Node& n);
 // the dtype or shape: i64 x * f32 1.0 is f32, x[3] + 0[2, 3] is [2, 3].
 int identity_operand(const Facts& f, const Node& n) {
   struct Identity {
-    const char* op;
+    OpId op;
     double value;
     bool left_too;  // the constant may be the left operand
   };
-  static const Identity identities[] = {{"mul", 1, true}, {"add", 0, true}, {"sub", 0, false}, {"div", 1, false}};
+  static const Identity identities[] = {
+      {OpId::mul, 1, true}, {OpId::add, 0, true}, {OpId::sub, 0, false}, {OpId::div, 1, false}};
   if (n.inputs.size() != 2 || n.inputs[1] < 0) return -1;
   for (const Identity& id : identities) {
     if (n.op != id.op) continue;
@@ -80,8 +81,8 @@ int identity_operand(const Facts& f, const Node& n) {
 
 // neg(neg(x)) -> x.
 int double_negation(const Facts& f, const Node& n) {
-  const Node* inner = n.op == "neg" ? producer(f.g, n.inputs[0]) : nullptr;
-  if (!inner || inner->op != "neg" || inner->body) return -1;
+  const Node* inner = n.op == OpId::neg ? producer(f.g, n.inputs[0]) : nullptr;
+  if (!inner || inner->op != OpId::neg || inner->body) return -1;
   return inner->inputs[0];
 }
 
@@ -98,8 +99,8 @@ std::pair<int64_t, int64_t> transposed_dims(const Graph& g, const Node& n) {
 
 // transpose(transpose(x, a, b), a, b) -> x (either order of a and b).
 int double_transpose(const Facts& f, const Node& n) {
-  const Node* inner = n.op == "transpose" ? producer(f.g, n.inputs[0]) : nullptr;
-  if (!inner || inner->op != "transpose" || inner->body) return -1;
+  const Node* inner = n.op == OpId::transpose ? producer(f.g, n.inputs[0]) : nullptr;
+  if (!inner || inner->op != OpId::transpose || inner->body) return -1;
   if (transposed_dims(f.g, n) != transposed_dims(f.g, *inner)) return -1;
   return inner->inputs[0];
 }
@@ -109,25 +110,25 @@ int double_transpose(const Facts& f, const Node& n) {
 // the element count being the same along the chain. view(reshape(x)) stays, since
 // view(x) may fail where the reshape copied.)
 bool collapse_reshape_chain(const Graph& g, Node& n) {
-  if (n.op != "reshape" && n.op != "view") return false;
+  if (!is_reshape_op(n.op)) return false;
   const Node* inner = producer(g, n.inputs[0]);
   if (!inner || inner->body) return false;
-  bool collapses = inner->op == "view" || (inner->op == "reshape" && n.op == "reshape");
+  bool collapses = inner->op == OpId::view || (inner->op == OpId::reshape && n.op == OpId::reshape);
   if (collapses) n.inputs[0] = inner->inputs[0];
   return collapses;
 }
 
 // reshape(x) or view(x) to x's own shape -> x.
 int identity_reshape(const Facts& f, const Node& n) {
-  if (n.op != "reshape" && n.op != "view") return -1;
+  if (!is_reshape_op(n.op)) return -1;
   if (!same_meta(f.g.value(n.outputs[0]).meta, f.g.value(n.inputs[0]).meta)) return -1;
   return n.inputs[0];
 }
 
 // contiguous(contiguous(x)) -> contiguous(x): the outer one reads the inner's result.
 int double_contiguous(const Facts& f, const Node& n) {
-  const Node* inner = n.op == "contiguous" ? producer(f.g, n.inputs[0]) : nullptr;
-  if (!inner || inner->op != "contiguous" || inner->body) return -1;
+  const Node* inner = n.op == OpId::contiguous ? producer(f.g, n.inputs[0]) : nullptr;
+  if (!inner || inner->op != OpId::contiguous || inner->body) return -1;
   return n.inputs[0];
 }
 

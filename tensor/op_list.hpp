@@ -32,6 +32,16 @@
 // The activations linear and conv2d can apply inside their library call (oneDNN
 // post-ops, cuBLASLt/cuDNN epilogues): passes/fuse_epilogue.cpp folds them in.
 #define NABLA_EPILOGUE_ACTIVATIONS(X) X(relu) X(gelu) X(tanh) X(sigmoid) X(silu)
+// The ops whose library call takes one of those activations as its epilogue
+// (linear_<act>, conv2d_<act> in the graph IR).
+#define NABLA_EPILOGUE_BASE_OPS(X) X(linear) X(conv2d)
+// Reshapes: the same elements in the same order under another shape (view never
+// copies and fails where the strides forbid it; reshape copies there). The graph
+// passes treat them alike.
+#define NABLA_RESHAPE_OPS(X) X(view) X(reshape)
+// The int8 ops with a requantizing epilogue (attributes relu, output_scale,
+// output_zero_point) that passes/lower_quant.cpp folds a relu or a quantize into.
+#define NABLA_INT8_EPILOGUE_OPS(X) X(quantized_linear) X(quantized_conv2d)
 
 #define NABLA_OPS(X)                                                                          \
   /* views (no copy; see autograd/ops/views.cpp) */                                          \
@@ -99,6 +109,9 @@ NABLA_OP_FAMILY(divides_by_second_input, NABLA_DIVIDING_OPS)
 NABLA_OP_FAMILY(is_comparison_op, NABLA_COMPARISON_OPS)
 NABLA_OP_FAMILY(is_fusable_elementwise, NABLA_ELEMENTWISE_OPS)
 NABLA_OP_FAMILY(is_epilogue_activation, NABLA_EPILOGUE_ACTIVATIONS)
+NABLA_OP_FAMILY(is_epilogue_base, NABLA_EPILOGUE_BASE_OPS)
+NABLA_OP_FAMILY(is_reshape_op, NABLA_RESHAPE_OPS)
+NABLA_OP_FAMILY(has_int8_epilogue, NABLA_INT8_EPILOGUE_OPS)
 #undef NABLA_OP_FAMILY
 #undef NABLA_OP_CASE
 

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "autograd/node.hpp"
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 #include "viz/dot_writer.hpp"
 #include "viz/graphviz.hpp"
 #include "viz/layout_budget.hpp"

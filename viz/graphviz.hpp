@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "passes/ir.hpp"
+#include "graph/buffer_use.hpp"
+#include "graph/ir.hpp"
 #include "tensor/tensor.hpp"
-#include "viz/buffer_use.hpp"
 
 namespace nabla::viz {
 
@@ -48,7 +48,7 @@ std::string autograd_dot(const Tensor& root);
 // overlap (a planner bug) go on extra rows marked "overlap". `step_labels[i]`, when
 // given, names step i in the header ("3 relu"). Invalid entries (negative slot or
 // step, last_step < first_step, negative bytes) are errors naming the buffer.
-std::string memory_plan_dot(const std::vector<BufferUse>& plan, const std::vector<std::string>& step_labels = {},
+std::string memory_plan_dot(const std::vector<graph::BufferUse>& plan, const std::vector<std::string>& step_labels = {},
                             const std::string& title = "memory plan");
 
 // Lays `dot_text` out with dot and returns it as `format`: "svg" (text), "png"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <map>
 
-#include "passes/ir_text.hpp"
+#include "graph/ir_text.hpp"
 #include "viz/dot_writer.hpp"
 #include "viz/graphviz.hpp"
 #include "viz/layout_budget.hpp"
@@ -81,7 +81,7 @@ std::string value_ref(const Graph& g, int id) {
 std::string node_heading(const Graph& g, const Node& n) {
   std::string s;
   for (size_t k = 0; k < n.outputs.size(); ++k) s += (k ? ", " : "") + value_ref(g, n.outputs[k]);
-  return (s.empty() ? "" : s + " = ") + n.op;
+  return (s.empty() ? "" : s + " = ") + n.name();
 }
 
 // "kernel_size=[2, 2], stride=[2, 2]", cut short so that a node stays narrow.
@@ -322,7 +322,7 @@ std::string types_key(const Graph& g, const std::vector<int>& values) {
 
 // What a node is, for matching across a pass: op, DSL line, input and output types.
 std::string node_key(const Graph& g, const Node& n) {
-  return n.op + "|" + n.origin + "|" + types_key(g, n.inputs) + "->" + types_key(g, n.outputs);
+  return n.name() + "|" + n.origin + "|" + types_key(g, n.inputs) + "->" + types_key(g, n.outputs);
 }
 
 std::string input_key(const Graph& g, int id) {

@@ -13,6 +13,7 @@ namespace nabla::viz {
 
 namespace {
 
+using graph::BufferUse;
 using detail::html_bold;
 using detail::html_escape;
 using detail::html_note;

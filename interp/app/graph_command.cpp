@@ -5,9 +5,9 @@
 // gm.render() (interp/builtins/graph_module.hpp), so the three interfaces cannot drift apart.
 #include <cctype>
 
+#include "graph/pass_manager.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "lang/parser.hpp"
-#include "passes/pass_manager.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla {

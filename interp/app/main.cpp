@@ -6,7 +6,7 @@
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
 // syntax error, 130 when Ctrl-C (SIGINT) stopped it. Errors go to stderr. Uses the
 // language only through the embedding API (interp/interpreter.hpp); reads the pass
-// registry (passes/pass_manager.hpp) to reject a bad `nabla graph --passes` before the
+// registry (graph/pass_manager.hpp) to reject a bad `nabla graph --passes` before the
 // file runs.
 #include <unistd.h>
 
@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "autograd/op_table.hpp"
-#include "interp/interpreter.hpp"
+#include "graph/pass_manager.hpp"
 #include "interp/app/launch.hpp"
 #include "interp/app/program_file.hpp"
 #include "interp/app/repl.hpp"
-#include "passes/pass_manager.hpp"
+#include "interp/interpreter.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace {

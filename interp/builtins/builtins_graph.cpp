@@ -1,5 +1,5 @@
 // compile(f, example_inputs..., train=false): graph mode. The function (or model) runs
-// once under a Capture (passes/capture.hpp) and the recorded graph is kept with the
+// once under a Capture (graph/capture.hpp) and the recorded graph is kept with the
 // guards it depends on: the shape and dtype of each tensor argument, the value of
 // every other argument, and a model's training flag. Calling the graph module checks
 // the guards; a call whose guards fail captures again (at most kMaxGraphs graphs are
@@ -12,13 +12,13 @@
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "graph/capture.hpp"
+#include "graph/executor.hpp"
+#include "graph/memory_plan.hpp"
+#include "graph/pass_manager.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "interp/models/module_walk.hpp"
-#include "passes/capture.hpp"
-#include "passes/executor.hpp"
-#include "passes/memory_plan.hpp"
-#include "passes/pass_manager.hpp"
 #include "viz/graphviz.hpp"
 
 namespace nabla::interp {

@@ -1,10 +1,10 @@
-// gm.cost() and `:cost`: the cost of the graph in use (passes/cost.hpp) on this
+// gm.cost() and `:cost`: the cost of the graph in use (graph/cost.hpp) on this
 // machine's measured roofline (autograd/roofline.hpp), as a table or as figures the
 // language can check (docs/cost.md).
 #include "autograd/roofline.hpp"
+#include "graph/cost.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/graph_module.hpp"
-#include "passes/cost.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "graph/ir.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/interpreter.hpp"
-#include "passes/ir.hpp"
 
 namespace nabla::interp {
 
@@ -49,7 +49,7 @@ const graph::Graph& graph_in_use(const GraphModule& gm);
 // Where the graph in use runs: the device of its parameters and constants (cuda:N if
 // any is there), else the CPU.
 Device graph_device(const GraphModule& gm);
-// gm.cost(): the cost table of the graph in use (passes/cost.hpp) on the roofline of
+// gm.cost(): the cost table of the graph in use (graph/cost.hpp) on the roofline of
 // `device` (graph_device when null), headed by graph_heading. interp/builtins/graph_cost.cpp.
 std::string graph_cost_table(const GraphModule& gm, const Device* device = nullptr);
 // gm.cost(table=true, device=none): the table as a string, or with table=false a dict

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <memory>
 
+#include "graph/ir.hpp"
 #include "interp/builtins/idx_reader.hpp"
 #include "interp/interpreter.hpp"
-#include "passes/ir.hpp"
 #include "tensor/allocator.hpp"
 #include "tensor/error.hpp"
 #include "tensor/random.hpp"

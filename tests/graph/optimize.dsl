@@ -1,7 +1,7 @@
 # Graph mode after the default pass pipeline (fold, simplify, cse, dce): the
 # optimized graphs give eager's results, in inference and in training, where the
 # graph also writes into BatchNorm's buffers (See Note [Writes in the graph] in
-# passes/rewrite.hpp).
+# graph/rewrite.hpp).
 import nn
 
 fn mlp() = nn.Sequential([nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)])

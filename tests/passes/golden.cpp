@@ -25,7 +25,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "passes/pass_manager.hpp"
+#include "graph/pass_manager.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;

@@ -6,7 +6,7 @@
 #include <functional>
 #include <random>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;
@@ -76,7 +76,7 @@ TEST_CASE("a graph with params, constants, two-output nodes and a fused body rou
   CHECK(back.nodes[2].attrs.b("ceil_mode") == false);
   REQUIRE(back.nodes[3].body);
   CHECK(back.nodes[3].body->nodes.size() == 2);
-  CHECK(back.nodes[3].body->nodes[1].op == "neg");
+  CHECK(back.nodes[3].body->nodes[1].op == OpId::neg);
 }
 
 TEST_CASE("attribute values of every kind round-trip") {

@@ -5,7 +5,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
-#include "passes/pass_manager.hpp"
+#include "graph/pass_manager.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;

@@ -1,4 +1,4 @@
-// The memory plan (passes/plan.cpp, passes/memory_plan.hpp) beyond the golden files:
+// The memory plan (passes/plan.cpp, graph/memory_plan.hpp) beyond the golden files:
 // on random graphs no two buffers live at the same step share bytes and a planned
 // run equals an unplanned one bit for bit; views keep their root's buffer live;
 // in-place only where it is safe; graph outputs keep memory of their own; a pass that
@@ -9,9 +9,9 @@
 #include <random>
 
 #include "autograd/ops.hpp"
-#include "passes/executor.hpp"
-#include "passes/memory_plan.hpp"
-#include "passes/pass_manager.hpp"
+#include "graph/executor.hpp"
+#include "graph/memory_plan.hpp"
+#include "graph/pass_manager.hpp"
 #include "tensor/random.hpp"
 #include "viz/graphviz.hpp"
 
@@ -376,7 +376,7 @@ TEST_CASE("the plan as viz draws it: in-place buffers share their slot's row, no
       "  return %4\n"
       "}\n");
   const MemoryPlan& p = plan_of(g);
-  std::vector<viz::BufferUse> uses = plan_buffer_uses(g, p);
+  std::vector<graph::BufferUse> uses = plan_buffer_uses(g, p);
   REQUIRE(uses.size() == 3);
   CHECK(uses[1].label == "%2 relu (in place)");
   CHECK(uses[1].in_place);

@@ -2,7 +2,7 @@
 // reason and the pass.
 #include <doctest/doctest.h>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;

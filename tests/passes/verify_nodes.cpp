@@ -1,13 +1,13 @@
 // Issue 25: the verifier checks every node against what it claims to be (Note
-// [Verified nodes], passes/verify.cpp), and IR constants must fit their dtype (Note
-// [IR constants], passes/ir_text.hpp). Golden cases of the same are the
+// [Verified nodes], graph/verify.cpp), and IR constants must fit their dtype (Note
+// [IR constants], graph/ir_text.hpp). Golden cases of the same are the
 // tests/passes/golden/verify_*.ir files (# ERROR: lines).
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "passes/executor.hpp"
-#include "passes/ir.hpp"
+#include "graph/executor.hpp"
+#include "graph/ir.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;

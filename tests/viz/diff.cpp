@@ -3,8 +3,8 @@
 // has is "added".
 #include <doctest/doctest.h>
 
+#include "graph/pass_manager.hpp"
 #include "graphs.hpp"
-#include "passes/pass_manager.hpp"
 #include "svg.hpp"
 #include "viz/graphviz.hpp"
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace viz_test {
 

@@ -6,7 +6,7 @@
 #include "viz/graphviz.hpp"
 
 using namespace nabla;
-using viz::BufferUse;
+using graph::BufferUse;
 using viz_test::Svg;
 
 TEST_CASE("memory_plan_dot draws slots, lifetimes and the totals") {

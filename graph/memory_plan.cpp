@@ -1,13 +1,13 @@
 // A memory plan's derived figures, its checks (the verifier's and the executor's),
-// its text form and its drawing's data (see passes/memory_plan.hpp; the planner is
-// passes/plan.cpp).
-#include "passes/memory_plan.hpp"
+// its text form and its drawing's data (see graph/memory_plan.hpp; the planner is
+// graph/memory_planner.cpp).
+#include "graph/memory_plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <tuple>
 
-#include "passes/rewrite.hpp"
+#include "graph/rewrite.hpp"
 
 namespace nabla::graph {
 
@@ -215,16 +215,16 @@ std::string print_plan(const Graph& g, const MemoryPlan& p) {
   return out + "}\n";
 }
 
-std::vector<viz::BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p) {
-  std::vector<viz::BufferUse> uses;
+std::vector<BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p) {
+  std::vector<BufferUse> uses;
   for (const PlannedBuffer& b : p.buffers) {
-    viz::BufferUse u;
+    BufferUse u;
     u.value = b.value;
     u.slot = b.slot;
     u.first_step = b.first_step;
     u.last_step = b.last_step;
     u.bytes = b.bytes;
-    u.label = ref(g, b.value) + " " + g.nodes[static_cast<size_t>(b.first_step)].op +
+    u.label = ref(g, b.value) + " " + g.nodes[static_cast<size_t>(b.first_step)].name() +
               (b.in_place_of >= 0 ? " (in place)" : "");
     u.in_place = b.in_place_of >= 0;
     uses.push_back(u);
@@ -234,7 +234,7 @@ std::vector<viz::BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p
 
 std::vector<std::string> plan_step_labels(const Graph& g) {
   std::vector<std::string> labels;
-  for (const Node& n : g.nodes) labels.push_back(n.op);
+  for (const Node& n : g.nodes) labels.push_back(n.name());
   return labels;
 }
 

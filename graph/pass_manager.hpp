@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 
@@ -31,11 +31,12 @@ struct PassInfo {
   bool retypes = false;
 };
 
-// Every registered pass, in registration order.
+// Every registered pass, in registration order, and the pipeline "default" stands
+// for: the registry in passes/passes.cpp defines these two (graph/ sits below the
+// passes and includes none of them).
 const std::vector<PassInfo>& all_passes();
-const PassInfo* find_pass(const std::string& name);
-// The pipeline "default" stands for.
 std::vector<std::string> default_pipeline();
+const PassInfo* find_pass(const std::string& name);
 
 // One pass's run inside a pipeline.
 struct PassRecord {

@@ -14,9 +14,9 @@
 #include <limits>
 #include <string_view>
 
-#include "passes/ir.hpp"
-#include "passes/ir_text.hpp"
-#include "passes/memory_plan.hpp"
+#include "graph/ir.hpp"
+#include "graph/ir_text.hpp"
+#include "graph/memory_plan.hpp"
 
 namespace nabla::graph {
 
@@ -424,7 +424,7 @@ class Parser {
       } while (in_.accept(','));
       in_.expect('=');
     }
-    std::string op = in_.word("an op name");
+    Node head = Node::named(in_.word("an op name"));  // names map to ids here, once
     std::vector<int> args = arguments(s);
     Attrs attrs;
     in_.skip_blank();  // not past the line's end: a statement's origin may follow
@@ -434,7 +434,7 @@ class Parser {
     in_.skip_blank();
     if (in_.peek() == '{' && in_.accept('{')) fused = body();
     std::string from = origin();
-    int index = s.g.add_node(op, std::move(args), std::move(attrs), metas, std::move(from));
+    int index = s.g.add_node(std::move(head), std::move(args), std::move(attrs), metas, std::move(from));
     Node& n = s.g.nodes[static_cast<size_t>(index)];
     n.body = std::move(fused);
     n.text_line = line;
@@ -535,7 +535,7 @@ class Parser {
   }
 
   // plan := 'plan' '(' name '=' int (',' name '=' int)* ')' '{' slot_line* buffer_line* '}'
-  // (after 'plan'; the grammar of the lines is in passes/memory_plan.hpp). Whether
+  // (after 'plan'; the grammar of the lines is in graph/memory_plan.hpp). Whether
   // the plan fits the graph and its figures add up is the verifier's question.
   void plan(Graph& g) {
     std::map<std::string, int64_t> header = plan_header();

@@ -1,9 +1,10 @@
 // Memory planning: which intermediate values of a graph may share memory, and where
-// each one lives in one arena per run. The `plan` pass (passes/plan.cpp) makes a
-// MemoryPlan and stores it on the graph (Graph::plan); the executor then allocates one
-// arena per run and places every planned value in it; the verifier checks the plan
-// against the graph after every pass; the text form prints it after the graph; viz/
-// draws it (memory_plan_dot). See "The memory plan" in docs/passes.md.
+// each one lives in one arena per run. The planner (plan_memory,
+// graph/memory_planner.cpp) makes a MemoryPlan and the `plan` pass (passes/plan.cpp)
+// stores it on the graph (Graph::plan); the executor then allocates one arena per run
+// and places every planned value in it; the verifier checks the plan against the
+// graph after every pass; the text form prints it after the graph; viz/ draws it
+// (memory_plan_dot). See "The memory plan" in docs/passes.md.
 //
 // Steps are node indices in execution order. A value is live from the step that
 // defines it to the last step that reads it or any view of it, both inclusive. A
@@ -16,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "passes/ir.hpp"
-#include "viz/buffer_use.hpp"
+#include "graph/buffer_use.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 
@@ -108,7 +109,7 @@ std::string plan_summary(const MemoryPlan& p);
 std::string print_plan(const Graph& g, const MemoryPlan& p);
 
 // The plan as viz::memory_plan_dot draws it (labels "%5 relu"), and the step labels.
-std::vector<viz::BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p);
+std::vector<BufferUse> plan_buffer_uses(const Graph& g, const MemoryPlan& p);
 std::vector<std::string> plan_step_labels(const Graph& g);
 
 }  // namespace nabla::graph

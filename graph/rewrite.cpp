@@ -1,5 +1,5 @@
 // Helpers shared by the rewriting passes (see rewrite.hpp).
-#include "passes/rewrite.hpp"
+#include "graph/rewrite.hpp"
 
 #include <map>
 
@@ -9,7 +9,7 @@ namespace {
 
 // batch_norm in training mode with running statistics (without them it is pure).
 bool updates_running_stats(const Node& n) {
-  return n.op == "batch_norm" && n.attrs.has("training") && n.attrs.b("training") && n.inputs.size() == 5 &&
+  return n.op == OpId::batch_norm && n.attrs.has("training") && n.attrs.b("training") && n.inputs.size() == 5 &&
          n.inputs[3] >= 0;
 }
 
@@ -17,13 +17,13 @@ bool updates_running_stats(const Node& n) {
 
 std::string side_effect(const Node& n) {
   if (updates_running_stats(n)) return "training mode updates the running statistics";
-  if (n.op == "dropout") return "draws from the random generator";
-  if (n.op == "copy_") return "writes into a parameter or buffer";
+  if (n.op == OpId::dropout) return "draws from the random generator";
+  if (n.kind == NodeKind::copy) return "writes into a parameter or buffer";
   return "";
 }
 
 std::vector<size_t> written_inputs(const Node& n) {
-  if (n.op == "copy_") return {0};
+  if (n.kind == NodeKind::copy) return {0};
   if (updates_running_stats(n)) return {3, 4};
   return {};
 }
@@ -58,7 +58,7 @@ std::string value_name(const Graph& g, int id) {
 std::string describe_node(const Graph& g, const Node& n) {
   std::string s;
   for (size_t k = 0; k < n.outputs.size(); ++k) s += (k ? ", %" : "%") + value_name(g, n.outputs[k]);
-  s += (s.empty() ? "" : " = ") + n.op;
+  s += (s.empty() ? "" : " = ") + n.name();
   if (!n.origin.empty()) s += " at " + n.origin;
   return s;
 }
@@ -97,9 +97,9 @@ int remove_constants(Graph& g, const std::function<bool(int)>& drop) {
   return removed;
 }
 
-void fuse_nodes(Graph& g, const std::vector<int>& members, const std::string& op, std::vector<bool>& dead) {
+void fuse_nodes(Graph& g, const std::vector<int>& members, const Node& head, std::vector<bool>& dead) {
   auto body = std::make_shared<Graph>();
-  body->name = op;
+  body->name = head.name();
   std::vector<int> outer_inputs;
   std::map<int, int> inner;  // outer value -> body value
   auto body_value = [&](int outer) {
@@ -118,15 +118,14 @@ void fuse_nodes(Graph& g, const std::vector<int>& members, const std::string& op
     for (int v : n.inputs) ins.push_back(body_value(v));
     std::vector<TensorMeta> metas;
     for (int v : n.outputs) metas.push_back(g.value(v).meta);
-    int b = body->add_node(n.op, ins, n.attrs, metas, n.origin);
+    int b = body->add_node(n.operation(), ins, n.attrs, metas, n.origin);
     const Node& copy = body->nodes[static_cast<size_t>(b)];
     for (size_t k = 0; k < n.outputs.size(); ++k) inner[n.outputs[k]] = copy.outputs[k];
-    absorbed.push_back(n.origin.empty() ? n.op : n.op + " at " + n.origin);
+    absorbed.push_back(n.origin.empty() ? n.name() : n.name() + " at " + n.origin);
   }
   Node& root = g.nodes[static_cast<size_t>(members.back())];
   for (int v : root.outputs) body->outputs.push_back(inner.at(v));
-  Node fused;
-  fused.op = op;
+  Node fused = head.operation();
   fused.inputs = outer_inputs;
   fused.outputs = root.outputs;
   fused.origin = root.origin;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "autograd/trace.hpp"
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <limits>
 
-#include "passes/ir_text.hpp"
+#include "graph/ir_text.hpp"
 
 namespace nabla::graph {
 

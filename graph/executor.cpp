@@ -1,13 +1,13 @@
-#include "passes/executor.hpp"
+#include "graph/executor.hpp"
 
 #include <map>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
-#include "passes/cost.hpp"
-#include "passes/fused_kernels.hpp"
-#include "passes/memory_plan.hpp"
+#include "graph/cost.hpp"
+#include "graph/fused_kernels.hpp"
+#include "graph/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/origin.hpp"
 
@@ -16,19 +16,32 @@ namespace nabla::graph {
 namespace {
 
 // "copy_"(dst, src): an in-place write into a parameter or buffer that the capture saw
-// (see passes/capture.hpp); no outputs.
+// (see graph/capture.hpp); no outputs.
 void copy_into_param(const Node&, const TensorList& ins, TensorList&) {
   copy_into(ins[0], ins[1]);
   ins[0].bump_version();
 }
 
-std::map<std::string, GraphOpFn>& graph_ops() {
-  static std::map<std::string, GraphOpFn> ops = [] {
-    std::map<std::string, GraphOpFn> table{{"copy_", copy_into_param}};
-    add_fused_kernels(table);
-    return table;
-  }();
+// Ops registered by name (register_graph_op), for custom nodes.
+std::map<std::string, GraphOpFn>& registered_ops() {
+  static std::map<std::string, GraphOpFn> ops;
   return ops;
+}
+
+// The executor's own kernel for a graph-level node, or null: copy_, the nodes of the
+// fusion passes (graph/fused_kernels.hpp), a custom op registered under its name.
+GraphOpFn graph_kernel(const Node& n) {
+  switch (n.kind) {
+    case NodeKind::table: return nullptr;
+    case NodeKind::copy: return copy_into_param;
+    case NodeKind::fused:
+    case NodeKind::epilogue: return fused_kernel(n);
+    case NodeKind::custom: {
+      auto it = registered_ops().find(n.custom_name);
+      return it == registered_ops().end() ? nullptr : it->second;
+    }
+  }
+  return nullptr;
 }
 
 // For each value, the index of the last node that reads it (-1: none; graph outputs
@@ -99,10 +112,9 @@ TensorList run_node(const Graph& g, const Node& n, const TensorList& ins, const 
     call_into(def->id, ins, n.attrs, outs);
     return outs;
   }
-  auto it = graph_ops().find(n.op);
-  if (it != graph_ops().end()) {
+  if (GraphOpFn kernel = graph_kernel(n)) {
     TensorList outs = allocate_outputs(g, n, buffers);
-    it->second(n, ins, outs);
+    kernel(n, ins, outs);
     return outs;
   }
   if (n.body) {  // a fused body without its own kernel: run it, then place its results
@@ -111,7 +123,7 @@ TensorList run_node(const Graph& g, const Node& n, const TensorList& ins, const 
     for (size_t k = 0; k < outs.size(); ++k) copy_into(outs[k], results[k]);
     return outs;
   }
-  throw Error("graph executor: no implementation of op '" + n.op + "'");
+  throw Error("graph executor: no implementation of op '" + n.name() + "'");
 }
 
 // run_node under the active profiler: each node an op of the profile, with its DSL
@@ -124,14 +136,14 @@ TensorList run_node_profiled(Profiler& profiler, const Graph& g, const Node& n, 
   wait_for_device_work(outs);
   int64_t end = profiler.now_ns();
   OpCost cost = node_cost(g, n).cost;
-  profiler.record_native_op(n.op, n.origin, outs, start, end, cost.flops, cost.bytes);
+  profiler.record_native_op(n.name(), n.origin, outs, start, end, cost.flops, cost.bytes);
   return outs;
 }
 
 }  // namespace
 
-void register_graph_op(const std::string& name, GraphOpFn fn) { graph_ops()[name] = fn; }
-bool has_graph_op(const std::string& name) { return graph_ops().count(name) > 0; }
+void register_graph_op(const std::string& name, GraphOpFn fn) { registered_ops()[name] = fn; }
+bool has_graph_op(const std::string& name) { return registered_ops().count(name) > 0; }
 
 
 TensorList run_graph(const Graph& g, const TensorList& args) {

@@ -1,31 +1,17 @@
-#include "passes/pass_manager.hpp"
+// The pass manager: pipelines by name, verification after each pass, records.
+// Which passes exist is passes/passes.cpp's to say (all_passes, default_pipeline).
+#include "graph/pass_manager.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <set>
 
-#include "passes/passes.hpp"
-
 namespace nabla::graph {
-
-const std::vector<PassInfo>& all_passes() {
-  static const std::vector<PassInfo> passes = {infer_pass(), fold_pass(),    simplify_pass(),
-                                                 cse_pass(),   dce_pass(),     fold_bn_pass(),   lower_quant_pass(),
-                                                 fuse_epilogue_pass(), fuse_pass(), plan_pass()};
-  return passes;
-}
 
 const PassInfo* find_pass(const std::string& name) {
   for (const PassInfo& p : all_passes())
     if (p.name == name) return &p;
   return nullptr;
-}
-
-std::vector<std::string> default_pipeline() {
-  std::vector<std::string> names;
-  for (const char* n : {"fold", "simplify", "cse", "dce", "fold_bn", "lower_quant", "fuse_epilogue", "fuse", "plan"})
-    if (find_pass(n)) names.push_back(n);
-  return names;
 }
 
 std::vector<std::string> parse_pipeline(const std::string& spec) {

@@ -1,4 +1,4 @@
-#include "passes/capture.hpp"
+#include "graph/capture.hpp"
 
 #include "autograd/grad_mode.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -84,7 +84,7 @@ void Capture::on_op(const OpDef& def, const TensorList& inputs, const Attrs& att
   for (const Tensor& t : inputs) ins.push_back(value_of(t));
   std::vector<TensorMeta> metas;
   for (const Tensor& t : outputs) metas.push_back({t.sizes(), t.dtype()});
-  int n = graph_.add_node(def.name, ins, attrs, metas, current_origin());
+  int n = graph_.add_node(def.id, ins, attrs, metas, current_origin());
   for (size_t k = 0; k < outputs.size(); ++k) remember(outputs[k], graph_.nodes[static_cast<size_t>(n)].outputs[k]);
 }
 
@@ -93,7 +93,7 @@ std::string Capture::describe(int id) const {
   std::string s(1, '%');  // appended piecewise: GCC 12 warns falsely on "%" + string
   if (v.kind != ValueKind::op) return s.append(v.name);
   const Node& n = graph_.nodes[static_cast<size_t>(v.node)];
-  s.append(std::to_string(id)).append(" (made by ").append(n.op);
+  s.append(std::to_string(id)).append(" (made by ").append(n.name());
   if (!n.origin.empty()) s.append(" at ").append(n.origin);
   return s.append(")");
 }
@@ -110,7 +110,7 @@ void Capture::on_value_read(const Tensor& t, const std::string& what) {
 void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
   int id = known(dst);  // the tensor itself or one with its exact layout
   if (id >= 0 && graph_.value(id).kind == ValueKind::param) {
-    graph_.add_node("copy_", {id, value_of(src)}, {}, {}, current_origin());
+    graph_.add_node(Node::of_kind(NodeKind::copy), {id, value_of(src)}, {}, {}, current_origin());
     return;
   }
   auto users = on_storage_.find(dst.storage().get());

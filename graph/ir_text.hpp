@@ -31,7 +31,7 @@ struct ConstantElement {
 };
 // Fill *out from a number read as an int or as a double (`text` as written, for the
 // message); "" when it fits `dtype`, else why not ("the i8 constant '1000' is out of
-// its range (-128 to 127)"). passes/ir_constants.cpp.
+// its range (-128 to 127)"). graph/ir_constants.cpp.
 std::string constant_from_int(DType dtype, int64_t value, const std::string& text, ConstantElement* out);
 std::string constant_from_double(DType dtype, double value, const std::string& text, ConstantElement* out);
 // The constant's tensor from its checked elements, one per element of `meta`.

@@ -15,10 +15,9 @@
 #include <string>
 
 #include "autograd/ops.hpp"
-#include "passes/executor.hpp"
-#include "passes/ir.hpp"
-#include "passes/memory_plan.hpp"
-#include "tensor/cpu/fused.hpp"
+#include "graph/executor.hpp"
+#include "graph/ir.hpp"
+#include "graph/memory_plan.hpp"
 
 namespace nabla::graph {
 
@@ -35,7 +34,7 @@ struct Site {
 
 std::string node_place(const Graph& g, int node) {
   const Node& n = g.nodes[static_cast<size_t>(node)];
-  std::string where = "node " + std::to_string(node) + " (" + n.op + ")";
+  std::string where = "node " + std::to_string(node) + " (" + n.name() + ")";
   if (n.text_line > 0) where += " at line " + std::to_string(n.text_line);
   if (!n.origin.empty()) where += " from " + n.origin;
   return where;
@@ -150,16 +149,16 @@ void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, b
   if (n.inputs.size() != inputs)
     bad(s, "takes " + count_of(inputs, "input") + ", has " + std::to_string(n.inputs.size()));
   for (int v : n.inputs)
-    if (v < 0) bad(s, "an input is none; " + n.op + " needs every input");
+    if (v < 0) bad(s, "an input is none; " + n.name() + " needs every input");
   if (n.outputs.size() != outputs)
     bad(s, "makes " + count_of(outputs, "output") + ", has " + std::to_string(n.outputs.size()));
-  if (!n.attrs.items().empty()) bad(s, n.op + " takes no attributes, has " + n.attrs.str());
-  if (body && !n.body) bad(s, n.op + " needs a body (the ops it computes)");
-  if (!body && n.body) bad(s, n.op + " has no body");
+  if (!n.attrs.items().empty()) bad(s, n.name() + " takes no attributes, has " + n.attrs.str());
+  if (body && !n.body) bad(s, n.name() + " needs a body (the ops it computes)");
+  if (!body && n.body) bad(s, n.name() + " has no body");
 }
 
 // copy_(dst, src): writes src, broadcast to dst's shape and converted to its dtype,
-// into a parameter or buffer (passes/capture.hpp).
+// into a parameter or buffer (graph/capture.hpp).
 void verify_copy(const Site& s, const Node& n) {
   expect_shape(s, n, 2, 0, false);
   const Value& dst = s.g.value(n.inputs[0]);
@@ -177,30 +176,23 @@ void verify_copy(const Site& s, const Node& n) {
   if (!fits) bad(s, "copy_ of " + meta_str(src.meta) + " into " + meta_str(dst.meta) + ": the shapes do not broadcast");
 }
 
-// "linear_relu", "conv2d_gelu": an epilogue fusion (passes/fuse_epilogue.cpp).
-bool is_epilogue_op(const std::string& op) {
-  size_t cut = op.find('_');
-  if (cut == std::string::npos) return false;
-  std::string base = op.substr(0, cut);
-  cpu::Activation act;
-  return (base == "linear" || base == "conv2d") && cpu::activation_from_name(op.substr(cut + 1), &act);
-}
-
 // What the kernel of a node with a body needs of the body beyond being well formed.
 void verify_body_ops(const Site& s, const Node& n) {
   const Graph& body = *n.body;
-  if (n.op == "fused") {  // one result; an elementwise body runs as one loop, any other op by op
+  if (n.kind == NodeKind::fused) {  // one result: an elementwise body runs as one loop, others op by op
     if (body.outputs.size() != 1) bad(s, "a fused body yields one value, this one " + std::to_string(body.outputs.size()));
     return;
   }
-  if (!is_epilogue_op(n.op)) return;  // any other name: the executor runs the body
-  // linear_<act>, conv2d_<act>: the base op, then the activation on its result.
-  std::string base = n.op.substr(0, n.op.find('_')), act = n.op.substr(n.op.find('_') + 1);
+  if (n.kind != NodeKind::epilogue) return;  // any other name: the executor runs the body
+  // linear_<act>, conv2d_<act> (passes/fuse_epilogue.cpp): the base op, then the
+  // activation on its result.
+  OpId base = n.epilogue.base, act = n.epilogue.activation;
   bool shaped = body.nodes.size() == 2 && body.nodes[0].op == base && body.nodes[1].op == act &&
                 body.nodes[0].outputs.size() == 1 && body.nodes[1].inputs.size() == 1 &&
                 body.nodes[1].inputs[0] == body.nodes[0].outputs[0] && body.outputs.size() == 1 &&
                 body.outputs[0] == body.nodes[1].outputs[0];
-  if (!shaped) bad(s, "its body must be " + base + " and then " + act + " of its result");
+  if (!shaped)
+    bad(s, std::string("its body must be ") + op_name(base) + " and then " + op_name(act) + " of its result");
 }
 
 // A node with a body: the body well formed, its inputs and outputs those of the node.
@@ -222,14 +214,16 @@ void verify_body(const Site& s, const Node& n) {
 
 void verify_node(const Site& s, const Node& n) {
   if (const OpDef* def = Graph::table_op(n)) return verify_table_node(s, n, *def);
-  if (n.op == "copy_") return verify_copy(s, n);
+  if (n.kind == NodeKind::copy) return verify_copy(s, n);
   // fused, linear_<act>, conv2d_<act>, or a group that the executor runs as its body;
   // not under the name of a row, whose kernel it would seem to be.
-  if (n.body && find_op(n.op)) bad(s, n.op + " is an op of the table, which has no body");
+  if (n.body && n.kind == NodeKind::table) bad(s, n.name() + " is an op of the table, which has no body");
   if (n.body) return verify_body(s, n);
-  if (n.op == "fused" || is_epilogue_op(n.op)) bad(s, n.op + " needs a body (the ops it computes)");
-  if (has_graph_op(n.op)) return;  // registered at run time (register_graph_op): its own rules
-  bad(s, "unknown op '" + n.op + "' (not an op of the table, nor a graph-level op: copy_, fused, "
+  if (n.kind == NodeKind::fused || n.kind == NodeKind::epilogue)
+    bad(s, n.name() + " needs a body (the ops it computes)");
+  // A custom name is left: registered at run time (register_graph_op), its own rules.
+  if (has_graph_op(n.custom_name)) return;
+  bad(s, "unknown op '" + n.name() + "' (not an op of the table, nor a graph-level op: copy_, fused, "
          "linear_<activation>, conv2d_<activation>, or a node with a body)");
 }
 

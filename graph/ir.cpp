@@ -1,16 +1,86 @@
 // Building, printing and compacting graphs (the parser is in ir_parse.cpp, the
 // verifier in verify.cpp).
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-#include "passes/ir_text.hpp"
-#include "passes/memory_plan.hpp"
+#include "graph/ir_text.hpp"
+#include "graph/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {
+
+// ---- what a node computes --------------------------------------------------------
+
+namespace {
+
+// The one spelling of each graph-level kind that has a fixed name.
+constexpr const char* kCopyName = "copy_";
+constexpr const char* kFusedName = "fused";
+
+// "linear_relu" -> {linear, relu}; false unless the name is an epilogue base, '_'
+// and an epilogue activation. (Table names such as "max_pool2d" are looked up first.)
+bool epilogue_from_name(const std::string& name, Epilogue* e) {
+  size_t cut = name.find('_');
+  if (cut == std::string::npos) return false;
+  e->base = op_id_from_name(name.substr(0, cut));
+  e->activation = op_id_from_name(name.substr(cut + 1));
+  return is_epilogue_base(e->base) && is_epilogue_activation(e->activation);
+}
+
+}  // namespace
+
+std::string Node::name() const {
+  switch (kind) {
+    case NodeKind::table: return op_name(op);
+    case NodeKind::copy: return kCopyName;
+    case NodeKind::fused: return kFusedName;
+    case NodeKind::epilogue: return std::string(op_name(epilogue.base)) + "_" + op_name(epilogue.activation);
+    case NodeKind::custom: return custom_name;
+  }
+  return "?";
+}
+
+Node Node::operation() const {
+  Node n;
+  n.kind = kind;
+  n.op = op;
+  n.epilogue = epilogue;
+  n.custom_name = custom_name;
+  return n;
+}
+
+Node Node::of(OpId op) {
+  Node n;
+  n.op = op;
+  return n;
+}
+
+Node Node::of_kind(NodeKind kind) {
+  Node n;
+  n.kind = kind;
+  return n;
+}
+
+Node Node::epilogue_of(OpId base, OpId activation) {
+  Node n;
+  n.kind = NodeKind::epilogue;
+  n.epilogue = {base, activation};
+  return n;
+}
+
+// Parsing maps a name to what it stands for here, once; passes then compare ids.
+Node Node::named(const std::string& name) {
+  if (OpId id = op_id_from_name(name); id != OpId::kCount) return of(id);
+  if (name == kCopyName) return of_kind(NodeKind::copy);
+  if (name == kFusedName) return of_kind(NodeKind::fused);
+  if (Epilogue e; epilogue_from_name(name, &e)) return epilogue_of(e.base, e.activation);
+  Node n = of_kind(NodeKind::custom);
+  n.custom_name = name;
+  return n;
+}
 
 // ---- building ---------------------------------------------------------------------
 
@@ -38,10 +108,9 @@ int Graph::add_constant(const Tensor& t, const std::string& name) {
   return id;
 }
 
-int Graph::add_node(const std::string& op, std::vector<int> node_inputs, Attrs attrs,
-                    const std::vector<TensorMeta>& outs, std::string origin) {
-  Node n;
-  n.op = op;
+int Graph::add_node(Node head, std::vector<int> node_inputs, Attrs attrs, const std::vector<TensorMeta>& outs,
+                    std::string origin) {
+  Node n = head.operation();
   n.inputs = std::move(node_inputs);
   n.attrs = std::move(attrs);
   n.origin = std::move(origin);
@@ -60,7 +129,10 @@ int Graph::add_node(const std::string& op, std::vector<int> node_inputs, Attrs a
   return index;
 }
 
-const OpDef* Graph::table_op(const Node& n) { return n.body ? nullptr : find_op(n.op); }
+const OpDef* Graph::table_op(const Node& n) {
+  bool row = n.kind == NodeKind::table && n.op != OpId::kCount;
+  return row && !n.body ? &op_def(n.op) : nullptr;
+}
 
 std::vector<int> Graph::use_counts() const {
   std::vector<int> uses(values.size(), 0);
@@ -176,7 +248,7 @@ void print_node(const Graph& g, const Node& n, const std::string& indent, std::s
   out += indent;
   for (size_t k = 0; k < n.outputs.size(); ++k) out += (k ? ", " : "") + value_ref(g, n.outputs[k]);
   if (!n.outputs.empty()) out += " = ";  // a node without outputs (copy_) is a statement
-  out += n.op + "(";
+  out += n.name() + "(";
   for (size_t k = 0; k < n.inputs.size(); ++k) out += (k ? ", " : "") + value_ref(g, n.inputs[k]);
   out += ")";
   if (!n.attrs.items().empty()) {

@@ -2,14 +2,12 @@
 // elementwise body, run as one loop) and `linear_<act>`, `conv2d_<act>` (the library
 // call with the activation as its epilogue).
 #pragma once
-#include <map>
-#include <string>
-
-#include "passes/executor.hpp"
+#include "graph/executor.hpp"
 
 namespace nabla::graph {
 
-// Adds them to the executor's table of graph-level ops.
-void add_fused_kernels(std::map<std::string, GraphOpFn>& ops);
+// The kernel of a fused or epilogue node (NodeKind::fused, NodeKind::epilogue), or
+// null for any other node.
+GraphOpFn fused_kernel(const Node& node);
 
 }  // namespace nabla::graph

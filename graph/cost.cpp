@@ -1,11 +1,11 @@
-// Graph cost (passes/cost.hpp): the op table's cost rules summed over a graph, and the
+// Graph cost (graph/cost.hpp): the op table's cost rules summed over a graph, and the
 // table that gm.cost() and `:cost` print.
-#include "passes/cost.hpp"
+#include "graph/cost.hpp"
 
 #include <cstdio>
 
 #include "autograd/cost.hpp"
-#include "passes/rewrite.hpp"
+#include "graph/rewrite.hpp"
 
 namespace nabla::graph {
 
@@ -31,7 +31,7 @@ NodeCost node_cost(const Graph& g, const Node& n) {
   NodeCost c;
   c.node = static_cast<int>(&n - g.nodes.data());
   for (size_t k = 0; k < n.outputs.size(); ++k) c.results += (k ? ", %" : "%") + value_name(g, n.outputs[k]);
-  c.op = n.op;
+  c.op = n.name();
   if (!n.outputs.empty()) c.type = meta_str(g.value(n.outputs[0]).meta);
   c.origin = n.origin;
   c.cost = cost_of_node(g, n);

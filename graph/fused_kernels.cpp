@@ -1,6 +1,6 @@
-#include "passes/fused_kernels.hpp"
+#include "graph/fused_kernels.hpp"
 
-#include "passes/executor.hpp"
+#include "graph/executor.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/epilogue.hpp"
@@ -19,9 +19,9 @@ cpu::ElementwiseProgram program_of(const Graph& body) {
   for (size_t k = 0; k < body.inputs.size(); ++k) reg[static_cast<size_t>(body.inputs[k])] = static_cast<int>(k);
   for (const Node& n : body.nodes) {
     cpu::ElementwiseStep step;
-    step.op = op_id_from_name(n.op);
+    step.op = n.op;  // OpId::kCount for a graph-level node, which no program runs
     if (!cpu::runs_in_elementwise_program(step.op) || n.outputs.size() != 1 || n.inputs.size() > 3)
-      throw Error("fused kernel: '" + n.op + "' is not an elementwise op it can run");
+      throw Error("fused kernel: '" + n.name() + "' is not an elementwise op it can run");
     for (size_t k = 0; k < n.inputs.size(); ++k) step.args[k] = reg.at(static_cast<size_t>(n.inputs[k]));
     if (step.op == OpId::clamp) {
       step.has_lo = !n.attrs.is_none("min");
@@ -41,8 +41,7 @@ bool on_gpu(const Tensor& t) { return t.device().kind == DeviceKind::cuda; }
 // Whether every step of the body is one the elementwise program runs.
 bool elementwise_body(const Graph& body) {
   for (const Node& n : body.nodes) {
-    if (!cpu::runs_in_elementwise_program(op_id_from_name(n.op)) || n.outputs.size() != 1 || n.inputs.size() > 3 ||
-        n.body)
+    if (!cpu::runs_in_elementwise_program(n.op) || n.outputs.size() != 1 || n.inputs.size() > 3 || n.body)
       return false;
     for (int v : n.inputs)
       if (v < 0) return false;
@@ -61,12 +60,17 @@ void run_fused(const Node& node, const TensorList& inputs, TensorList& outputs) 
   copy_into(outputs[0], run_graph(*node.body, inputs).at(0));
 }
 
-// "linear_relu" -> relu.
-cpu::Activation epilogue_of(const Node& node, const std::string& base) {
-  cpu::Activation act;
-  if (!cpu::activation_from_name(node.op.substr(base.size() + 1), &act))
-    throw Error("graph executor: no activation in op '" + node.op + "'");
-  return act;
+// "linear_relu" -> relu: the library's name for the activation op.
+cpu::Activation epilogue_of(const Node& node) {
+  switch (node.epilogue.activation) {
+#define NABLA_ACTIVATION_CASE(name) \
+  case OpId::name:                  \
+    return cpu::Activation::name;
+    NABLA_EPILOGUE_ACTIVATIONS(NABLA_ACTIVATION_CASE)
+#undef NABLA_ACTIVATION_CASE
+    default:
+      throw Error("graph executor: no activation in op '" + node.name() + "'");
+  }
 }
 
 // Argument k of the body's first node (the linear or conv2d): the node's inputs are
@@ -77,12 +81,12 @@ Tensor base_operand(const Node& node, const TensorList& inputs, size_t k) {
   if (v < 0) return Tensor();
   for (size_t i = 0; i < body.inputs.size(); ++i)
     if (body.inputs[i] == v) return inputs.at(i);
-  throw Error("graph executor: " + node.op + " reads a value its body does not take");
+  throw Error("graph executor: " + node.name() + " reads a value its body does not take");
 }
 
 void run_linear_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
   Tensor x = base_operand(node, inputs, 0), w = base_operand(node, inputs, 1), b = base_operand(node, inputs, 2);
-  cpu::Activation act = epilogue_of(node, "linear");
+  cpu::Activation act = epilogue_of(node);
   if (on_gpu(outputs[0])) return cuda::linear_act(x, w, b, act, outputs[0]);
   cpu::linear_act(x, w, b, act, cpu::WeightLayout::packed, outputs[0]);
 }
@@ -90,20 +94,21 @@ void run_linear_act(const Node& node, const TensorList& inputs, TensorList& outp
 void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
   const Node& conv = node.body->nodes.at(0);  // its attributes are the convolution's
   Tensor x = base_operand(node, inputs, 0), w = base_operand(node, inputs, 1), b = base_operand(node, inputs, 2);
-  cpu::Activation act = epilogue_of(node, "conv2d");
+  cpu::Activation act = epilogue_of(node);
   if (on_gpu(outputs[0])) return cuda::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
   cpu::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
 }
 
 }  // namespace
 
-void add_fused_kernels(std::map<std::string, GraphOpFn>& ops) {
-  ops["fused"] = run_fused;
-#define NABLA_EPILOGUE_KERNELS(act)     \
-  ops["linear_" #act] = run_linear_act; \
-  ops["conv2d_" #act] = run_conv2d_act;
-  NABLA_EPILOGUE_ACTIVATIONS(NABLA_EPILOGUE_KERNELS)
-#undef NABLA_EPILOGUE_KERNELS
+GraphOpFn fused_kernel(const Node& node) {
+  if (node.kind == NodeKind::fused) return run_fused;
+  if (node.kind != NodeKind::epilogue) return nullptr;
+  switch (node.epilogue.base) {
+    case OpId::linear: return run_linear_act;
+    case OpId::conv2d: return run_conv2d_act;
+    default: return nullptr;  // (no other base: Node::named makes none)
+  }
 }
 
 }  // namespace nabla::graph

@@ -1,11 +1,12 @@
 // A memory plan as viz/ draws it (memory_plan_dot in viz/graphviz.hpp). Data only,
-// with no Graphviz and no IR types, so that the memory-planning pass can fill it
-// without depending on the drawing code.
+// with no Graphviz and no IR types. It lives here, below viz/, so that the memory
+// planner fills it (plan_buffer_uses, graph/memory_plan.hpp) without including the
+// drawing code: viz/ includes graph/, never the other way round.
 #pragma once
 #include <cstdint>
 #include <string>
 
-namespace nabla::viz {
+namespace nabla::graph {
 
 // One buffer of a memory plan. Steps are node indices in execution order; a buffer
 // is live from the step that defines it to the last step that reads it, both
@@ -23,4 +24,4 @@ struct BufferUse {
   bool in_place = false;
 };
 
-}  // namespace nabla::viz
+}  // namespace nabla::graph

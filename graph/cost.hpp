@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "autograd/roofline.hpp"
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 
@@ -63,12 +63,13 @@ class ValueForwarding {
 int remove_constants(Graph& g, const std::function<bool(int)>& drop);
 
 // Replaces the nodes `members` (indices in execution order; the last is the root,
-// whose outputs the others only feed) by one node `op` whose body computes them, in
+// whose outputs the others only feed) by one node that computes what `head` says
+// (Node::of_kind(NodeKind::fused), Node::epilogue_of(...)) with a body of them, in
 // the root's place: its inputs are the values the members read from outside, its
 // outputs the root's, `absorbed` lists each member's op and DSL line. The other
 // members are marked in `dead` (Graph::compact drops them). The caller checks that
 // no value a non-root member defines is used outside the members.
-void fuse_nodes(Graph& g, const std::vector<int>& members, const std::string& op, std::vector<bool>& dead);
+void fuse_nodes(Graph& g, const std::vector<int>& members, const Node& head, std::vector<bool>& dead);
 
 // How many live node inputs and graph outputs use each value, ignoring dead nodes.
 std::vector<int> live_use_counts(const Graph& g, const std::vector<bool>& dead_nodes);

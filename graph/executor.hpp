@@ -3,12 +3,13 @@
 // to the kernel. A graph with a memory plan (Graph::plan, the `plan` pass) gets one
 // arena per run, and each planned value is a view into it; other values (graph
 // outputs among them, which the caller keeps) get their own buffers, freed right
-// after their last use. Graph-level ops that passes create (fused elementwise kernels,
-// linear or conv2d with an epilogue, ...) register their implementation here.
+// after their last use. Graph-level nodes have their kernels by kind (copy_ here; the
+// fusion passes' fused and linear_<act>/conv2d_<act> in graph/fused_kernels.hpp); a
+// custom op registers its kernel by name here.
 #pragma once
 #include <string>
 
-#include "passes/ir.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::graph {
 
@@ -19,9 +20,11 @@ TensorList run_graph(const Graph& g, const TensorList& args);
 // A graph-level op's kernel: fills `outputs`, allocated by the executor with the
 // node's output types (contiguous). With a memory plan, a "fused" node's output may
 // be the very memory of one of its inputs of the same shape and dtype (in place, see
-// passes/memory_plan.hpp): its kernel must read element i of every input before it
+// graph/memory_plan.hpp): its kernel must read element i of every input before it
 // writes element i of an output, as an elementwise loop does.
 using GraphOpFn = void (*)(const Node& node, const TensorList& inputs, TensorList& outputs);
+// The kernel of the custom nodes named `name` (NodeKind::custom); copy_ and the fusion
+// passes' nodes have theirs by kind.
 void register_graph_op(const std::string& name, GraphOpFn fn);
 bool has_graph_op(const std::string& name);
 

@@ -17,11 +17,13 @@
 //   }
 //
 // A graph with a memory plan (the `plan` pass) prints it after the closing brace:
-// "plan(arena=..., ...) { slot ...; %5: slot 1, ... }" (passes/memory_plan.hpp).
+// "plan(arena=..., ...) { slot ...; %5: slot 1, ... }" (graph/memory_plan.hpp).
 //
 // Values are numbered in definition order; graph inputs keep their names. A node
-// names an op of the table, or a graph-level op that only passes create (fused
-// kernels, "conv2d_act", ...), which the executor implements itself.
+// computes an op of the table (its OpId), or a graph-level op that only the capture
+// and passes create (copy_, fused, linear_relu, ...: NodeKind), which the executor
+// implements itself. The text spells either as one name (Node::name); the parser
+// maps names to what they stand for once (Node::named).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -57,10 +59,34 @@ struct Value {
 };
 
 struct Graph;
-struct MemoryPlan;  // passes/memory_plan.hpp
+struct MemoryPlan;  // graph/memory_plan.hpp
+
+// What a node computes beyond the op table's rows. Each kind has one spelling in the
+// text form, except custom, which keeps the name it was given.
+enum class NodeKind : uint8_t {
+  table,     // a row of the op table: Node::op ("linear", "relu")
+  copy,      // "copy_(dst, src)": a write into a parameter or buffer that the capture saw
+  fused,     // "fused": an elementwise group (the fuse pass); its body runs as one loop
+  epilogue,  // "linear_relu", "conv2d_gelu": Node::epilogue (the fuse_epilogue pass)
+  custom,    // any other name (Node::custom_name): a node with a body the executor runs
+             // op by op, an op registered with register_graph_op, or an unknown name
+             // that the verifier refuses
+};
+
+// An epilogue node: a base op (is_epilogue_base: linear, conv2d) whose library call
+// applies an activation (is_epilogue_activation: relu, gelu, ...) to its result.
+struct Epilogue {
+  OpId base = OpId::kCount;
+  OpId activation = OpId::kCount;
+};
 
 struct Node {
-  std::string op;            // an op of the table ("linear") or a graph-level op ("fused")
+  NodeKind kind = NodeKind::table;
+  // The row of a table node; OpId::kCount for every other kind, so that `n.op ==
+  // OpId::conv2d` never holds for a conv2d_relu node.
+  OpId op = OpId::kCount;
+  Epilogue epilogue;        // kind epilogue only
+  std::string custom_name;  // kind custom only
   Attrs attrs;
   std::vector<int> inputs;   // value ids; -1 for an absent optional input ("none")
   std::vector<int> outputs;  // value ids
@@ -69,6 +95,21 @@ struct Node {
   std::shared_ptr<Graph> body;  // fused nodes: the subgraph it computes (inputs %in0...)
   // Fused nodes: the ops and DSL lines it absorbed, for viz and explain.
   std::vector<std::string> absorbed;
+
+  // Its name in the text form, DOT labels and messages: "linear", "copy_", "fused",
+  // "conv2d_relu", or the custom name.
+  std::string name() const;
+  // What it computes (kind, op, epilogue, custom name), without inputs, outputs,
+  // attributes or body: the head of a node that computes the same.
+  Node operation() const;
+
+  // Heads of nodes, for Graph::add_node and fuse_nodes.
+  static Node of(OpId op);  // a table op
+  static Node of_kind(NodeKind kind);  // copy or fused
+  static Node epilogue_of(OpId base, OpId activation);
+  // What a name of the text form stands for: a table op, copy_, fused,
+  // <base>_<activation>, else a custom node of that name. The inverse of name().
+  static Node named(const std::string& name);
 };
 
 struct Graph {
@@ -86,14 +127,25 @@ struct Graph {
   // Building.
   int add_input(const std::string& name, ValueKind kind, TensorMeta meta);
   int add_constant(const Tensor& t, const std::string& name = "");  // name "" -> "c<k>"
-  // Appends a node and its output values; returns the node's index.
-  int add_node(const std::string& op, std::vector<int> inputs, Attrs attrs, const std::vector<TensorMeta>& outs,
+  // Appends a node computing what `head` says (Node::of, Node::named, ...) and its
+  // output values; returns the node's index.
+  int add_node(Node head, std::vector<int> inputs, Attrs attrs, const std::vector<TensorMeta>& outs,
                std::string origin = "");
+  int add_node(OpId op, std::vector<int> inputs, Attrs attrs, const std::vector<TensorMeta>& outs,
+               std::string origin = "") {
+    return add_node(Node::of(op), std::move(inputs), std::move(attrs), outs, std::move(origin));
+  }
+  // By name as the text form spells it (the parser's and the tests' way in).
+  int add_node(const std::string& name, std::vector<int> inputs, Attrs attrs, const std::vector<TensorMeta>& outs,
+               std::string origin = "") {
+    return add_node(Node::named(name), std::move(inputs), std::move(attrs), outs, std::move(origin));
+  }
 
   // Reading.
   const Value& value(int id) const { return values.at(static_cast<size_t>(id)); }
   Value& value(int id) { return values.at(static_cast<size_t>(id)); }
-  // The table row of a node (nullptr for graph-level ops such as "fused").
+  // The table row of a node (nullptr for graph-level ops such as "fused", and for a
+  // table op's name carrying a body, which the verifier refuses).
   static const OpDef* table_op(const Node& n);
   // For each value: how many node inputs and graph outputs use it.
   std::vector<int> use_counts() const;
@@ -109,7 +161,7 @@ std::string print_graph(const Graph& g);
 // "= <pool>") are taken from `pool` by name. Errors name the line and column.
 Graph parse_graph(const std::string& text, const std::map<std::string, Tensor>& pool = {});
 
-// Type and shape checks (Note [Verified nodes], passes/verify.cpp): every input
+// Type and shape checks (Note [Verified nodes], graph/verify.cpp): every input
 // defined before its use, every node a known op with the right arity, attributes and
 // output types, bodies well formed. Throws nabla::Error with the node, its IR text
 // line and the reason; `after` names the pass that ran last (for the message).
