@@ -7,10 +7,12 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 
 #include "interp/eval/evaluator.hpp"
+#include "interp/builtins/builtin_table.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "interp/builtins/profile.hpp"
 #include "interp/app/program_file.hpp"
@@ -284,6 +286,21 @@ std::vector<std::string> Interpreter::global_names() const {
   std::vector<std::string> names = impl_->ev.member_names(Value::object(interp::Tag::Module, impl_->ev.main_module));
   for (const auto& [name, value] : impl_->ev.builtins) names.push_back(name);
   return names;
+}
+
+std::optional<BuiltinHelp> Interpreter::builtin_help(const std::string& name) const {
+  size_t dot = name.find('.');
+  if (dot == std::string::npos) {  // the row documents the builtin only while the name holds it
+    const Value* bound = impl_->ev.main_module->get(name);
+    auto is_builtin = [&](const auto& b) {
+      return b.first == name && bound && bound->tag == interp::Tag::Native && bound->o == b.second.o;
+    };
+    if (std::none_of(impl_->ev.builtins.begin(), impl_->ev.builtins.end(), is_builtin)) return std::nullopt;
+  }
+  std::optional<interp::BuiltinDoc> doc = interp::find_builtin_doc(name);
+  if (!doc) return std::nullopt;
+  std::string owner = dot == std::string::npos ? "" : name.substr(0, dot + 1);  // "str."
+  return BuiltinHelp{owner + doc->signature, doc->doc};
 }
 
 std::vector<std::string> Interpreter::member_names(const std::string& expr) {

@@ -86,7 +86,8 @@ struct Command {
   const char* help;
 };
 const Command kCommands[] = {
-    {"help", ":help [name]", "this help, or what a name, keyword or command is"},
+    {"help", ":help [name]",
+     "this help, or what a name, keyword or command is (a builtin: its signature, as for str.split)"},
     {"type", ":type expr", "the type of an expression's value"},
     {"time", ":time stmt", "run a statement and print how long it took"},
     {"prof", ":prof stmt", "run a statement under the profiler and print its ops (last_profile() has them all)"},
@@ -453,6 +454,8 @@ class Repl {
       if (t == c.name) return (void)std::printf("%s  %s\n", c.usage, c.help);
     for (const char* k : kKeywords)
       if (t == k) return (void)std::printf("'%s' is a keyword of the language (see docs/LANGUAGE.md)\n", k);
+    if (auto builtin = interp_.builtin_help(t))
+      return (void)std::printf("%s\n  %s\n", builtin->signature.c_str(), builtin->doc.c_str());
     if (!interp_.has(t)) return usage_error("no name '" + t + "' is defined");
     std::printf("%s = %s\n", t.c_str(), first_line(interp_.str(t).value_or("?"), 72).c_str());
     std::vector<std::string> members;

@@ -1,6 +1,11 @@
-// Autograd builtins that wrap library entry points: gradcheck and gradgradcheck on a DSL function
-// (nabla::gradcheck does the work). grad() is registered in builtins.cpp and hooks
-// are tensor methods (builtins_tensor.cpp).
+// Autograd builtins: grad() and backward() over several tensors (torch.autograd's),
+// is_grad_enabled(), and gradcheck and gradgradcheck on a DSL function
+// (nabla::gradcheck does the work). Hooks are tensor methods (builtins_tensor.cpp).
+// The table at the end is this family's (Note [Builtin tables]).
+#include <optional>
+
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
 #include "autograd/gradcheck.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 
@@ -60,12 +65,82 @@ Value check_gradients(Evaluator& ev, CallArgs& a, const std::string& name, Check
   return Value::boolean(r.ok);
 }
 
-}  // namespace
-
 Value gradcheck_builtin(Evaluator& ev, CallArgs& a) { return check_gradients(ev, a, "gradcheck", nabla::gradcheck); }
 
 Value gradgradcheck_builtin(Evaluator& ev, CallArgs& a) {
   return check_gradients(ev, a, "gradgradcheck", nabla::gradgradcheck);
 }
+
+// A tensor, or a list or tuple of tensors (none entries stay undefined), as a TensorList.
+TensorList tensor_list_arg(const Value& v, const std::string& what) {
+  TensorList out;
+  if (v.tag == Tag::Tensor) {
+    out.push_back(v.t);
+  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
+    for (auto& x : v.as<ListObj>()->items) out.push_back(x.tag == Tag::None ? Tensor() : as_tensor(x, what));
+  } else {
+    fail(what + " must be a tensor or a list of tensors, got " + type_name(v));
+  }
+  return out;
+}
+
+Value grad_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("grad", a, {"outputs", "inputs", "grad_outputs", "create_graph", "retain_graph", "allow_unused"}, 2);
+  TensorList outs = tensor_list_arg(b[0], "grad(): outputs");
+  TensorList ins = tensor_list_arg(b[1], "grad(): inputs");
+  TensorList gos;
+  if (b.has(2)) gos = tensor_list_arg(b[2], "grad(): grad_outputs");
+  bool create = b.has(3) && as_bool(b[3], "grad(): create_graph");
+  std::optional<bool> retain;
+  if (b.has(4)) retain = as_bool(b[4], "grad(): retain_graph");
+  bool allow_unused = b.has(5) && as_bool(b[5], "grad(): allow_unused");
+  TensorList g = grad(outs, ins, gos, retain, create, allow_unused);
+  if (b[1].tag == Tag::Tensor) return tensor_value(g[0]);
+  std::vector<Value> items;
+  for (auto& t : g) items.push_back(tensor_value(t));
+  return make_list(std::move(items));
+}
+
+// backward(tensors, grad_tensors): torch.autograd.backward, one pass from several
+// roots (each with its own output gradient), accumulating into the leaves' .grad.
+Value backward_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("backward", a, {"tensors", "grad_tensors", "retain_graph", "create_graph"}, 1);
+  TensorList roots = tensor_list_arg(b[0], "backward(): tensors");
+  TensorList grads = b.has(1) ? tensor_list_arg(b[1], "backward(): grad_tensors") : TensorList(roots.size());
+  if (grads.size() != roots.size())
+    fail("backward(): " + std::to_string(roots.size()) + " tensors but " + std::to_string(grads.size()) +
+         " grad_tensors");
+  bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
+  bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;
+  nabla::backward(roots, grads, retain, create);
+  return Value();
+}
+
+Value is_grad_enabled_builtin(Evaluator&, CallArgs& a) {
+  bind("is_grad_enabled", a, {}, 0);
+  return Value::boolean(grad_enabled());
+}
+
+const BuiltinEntry kAutogradBuiltins[] = {
+    {"is_grad_enabled", is_grad_enabled_builtin, "is_grad_enabled()",
+     "Whether operations are recorded for autograd here (false inside no_grad { }). Example: is_grad_enabled()"},
+    {"grad", grad_builtin,
+     "grad(outputs, inputs, grad_outputs=none, create_graph=false, retain_graph=create_graph, allow_unused=false)",
+     "The gradients of outputs with respect to inputs, without touching .grad (create_graph: differentiable again). "
+     "Example: let (gx,) = grad(y.sum(), [x], create_graph=true)"},
+    {"backward", backward_builtin, "backward(tensors, grad_tensors=none, retain_graph=create_graph, create_graph=false)",
+     "One backward pass from several roots, each with its own output gradient, into the leaves' .grad. "
+     "Example: backward([loss1, loss2])"},
+    {"gradcheck", gradcheck_builtin, "gradcheck(fn, *inputs, eps=1e-06, atol=1e-05, rtol=0.001)",
+     "Compares fn's gradients with finite differences for the inputs that require grad; prints the first mismatch. "
+     "Example: gradcheck(fn(x) = (x * x).sum(), randn(3, dtype=f64, requires_grad=true))"},
+    {"gradgradcheck", gradgradcheck_builtin, "gradgradcheck(fn, *inputs, eps=1e-06, atol=1e-05, rtol=0.001)",
+     "gradcheck of the gradients themselves (grad of grad). "
+     "Example: gradgradcheck(fn(x) = x.tanh().sum(), randn(3, dtype=f64, requires_grad=true))"},
+};
+
+}  // namespace
+
+const BuiltinLibrary kAutogradLibrary = {"autograd", nullptr, kAutogradBuiltins, nullptr};
 
 }  // namespace nabla::interp

@@ -243,12 +243,20 @@ Value load_metadata_builtin(Evaluator& ev, CallArgs& a) {
   return Value::object(Tag::Dict, d);
 }
 
+const BuiltinEntry kCheckpointBuiltins[] = {
+    {"save", save_builtin, "save(obj, path, metadata=none)",
+     "Writes a dict of tensors (or a model's state_dict()) to a safetensors file; other values go in its header. "
+     "Example: save(m, \"model.safetensors\")"},
+    {"load", load_builtin, "load(path, into=none)",
+     "The values save() wrote; with into, copies the tensors into that dict or model in place and returns it. "
+     "Example: load(\"model.safetensors\", into=m)"},
+    {"load_metadata", load_metadata_builtin, "load_metadata(path)",
+     "The str to str metadata of a safetensors file (save(metadata=...) or another tool's). "
+     "Example: load_metadata(\"model.safetensors\")"},
+};
+
 }  // namespace
 
-void install_checkpoint_builtins(Evaluator& ev) {
-  install_function(ev, "save", save_builtin);
-  install_function(ev, "load", load_builtin);
-  install_function(ev, "load_metadata", load_metadata_builtin);
-}
+const BuiltinLibrary kCheckpointLibrary = {"checkpoint", nullptr, kCheckpointBuiltins, nullptr};
 
 }  // namespace nabla::interp

@@ -35,101 +35,142 @@ int device_index(const Bound& b, size_t k, const std::string& fname) {
   return d.index;
 }
 
-using StatField = size_t cuda::CachingAllocatorStats::*;
+Value is_available_builtin(Evaluator&, CallArgs& a) {
+  bind("is_available", a, {}, 0);
+  return Value::boolean(cuda::device_count() > 0);
+}
 
-Fn memory_stat(const std::string& name, StatField field) {
-  return [name, field](Evaluator&, CallArgs& a) {
-    Bound b = bind(name, a, {"device"}, 0);
-    return Value::integer(static_cast<int64_t>(cuda::device_allocator(device_index(b, 0, name)).stats().*field));
-  };
+// is_built(): whether this nabla has the CUDA backend (NABLA_CUDA=ON), GPU or not.
+Value is_built_builtin(Evaluator&, CallArgs& a) {
+  bind("is_built", a, {}, 0);
+  return Value::boolean(cuda::built_with_cuda());
+}
+
+Value device_count_builtin(Evaluator&, CallArgs& a) {
+  bind("device_count", a, {}, 0);
+  return Value::integer(cuda::device_count());
+}
+
+Value get_device_name_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("get_device_name", a, {"device"}, 0);
+  return make_str(cuda::device_name(device_index(b, 0, "get_device_name")));
+}
+
+Value synchronize_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("synchronize", a, {"device"}, 0);
+  cuda::synchronize(device_index(b, 0, "synchronize"));
+  return Value();
+}
+
+// Streams are opaque integers: new_stream() makes one, set_stream(s) queues this
+// thread's later work on the device there, set_stream(0) goes back to the default.
+Value new_stream_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("new_stream", a, {"device"}, 0);
+  return Value::integer(static_cast<int64_t>(cuda::new_stream(device_index(b, 0, "new_stream"))));
+}
+
+Value current_stream_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("current_stream", a, {"device"}, 0);
+  return Value::integer(static_cast<int64_t>(cuda::current_stream(device_index(b, 0, "current_stream"))));
+}
+
+Value set_stream_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("set_stream", a, {"stream", "device"}, 1);
+  cuda::set_current_stream(device_index(b, 1, "set_stream"), static_cast<cuda::StreamId>(as_int(b[0], "set_stream(): stream")));
+  return Value();
+}
+
+// TF32 for f32 matmuls and convolutions (off by default: f32 computes in f32).
+Value set_allow_tf32_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("set_allow_tf32", a, {"allow"}, 1);
+  cuda::set_allow_tf32(as_bool(b[0], "set_allow_tf32(): allow"));
+  return Value();
+}
+
+Value allow_tf32_builtin(Evaluator&, CallArgs& a) {
+  bind("allow_tf32", a, {}, 0);
+  return Value::boolean(cuda::allow_tf32());
 }
 
 // The figures every device has, as the top-level builtins give them (tensor/memory_stats).
-Fn memory_figure(const std::string& name, size_t MemoryFigures::*field) {
-  return [name, field](Evaluator&, CallArgs& a) {
-    Bound b = bind(name, a, {"device"}, 0);
-    return Value::integer(static_cast<int64_t>(memory_figures(cuda_device(device_index(b, 0, name))).*field));
-  };
+Value memory_figure(const std::string& name, size_t MemoryFigures::*field, CallArgs& a) {
+  Bound b = bind(name, a, {"device"}, 0);
+  return Value::integer(static_cast<int64_t>(memory_figures(cuda_device(device_index(b, 0, name))).*field));
 }
+Value memory_allocated_builtin(Evaluator&, CallArgs& a) {
+  return memory_figure("memory_allocated", &MemoryFigures::allocated, a);
+}
+Value max_memory_allocated_builtin(Evaluator&, CallArgs& a) {
+  return memory_figure("max_memory_allocated", &MemoryFigures::peak_allocated, a);
+}
+Value memory_reserved_builtin(Evaluator&, CallArgs& a) {
+  return memory_figure("memory_reserved", &MemoryFigures::reserved, a);
+}
+
+// A figure only the caching allocator has.
+Value max_memory_reserved_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("max_memory_reserved", a, {"device"}, 0);
+  int index = device_index(b, 0, "max_memory_reserved");
+  return Value::integer(static_cast<int64_t>(cuda::device_allocator(index).stats().peak_reserved));
+}
+
+Value reset_peak_memory_stats_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("reset_peak_memory_stats", a, {"device"}, 0);
+  reset_peak_memory_stats(cuda_device(device_index(b, 0, "reset_peak_memory_stats")));
+  return Value();
+}
+
+Value empty_cache_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("empty_cache", a, {"device"}, 0);
+  cuda::device_allocator(device_index(b, 0, "empty_cache")).empty_cache();
+  return Value();
+}
+
+Value memory_summary_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("memory_summary", a, {"device", "top"}, 0);
+  int64_t top = b.has(1) ? as_int(b[1], "memory_summary(): top") : 10;
+  return make_str(memory_summary(cuda_device(device_index(b, 0, "memory_summary")),
+                                 static_cast<size_t>(std::max<int64_t>(top, 0))));
+}
+
+// A `device` argument is "cuda", "cuda:N" or N, and cuda:0 when left out.
+const BuiltinEntry kCudaFunctions[] = {
+    {"is_available", is_available_builtin, "is_available()", "Whether a GPU can be used. Example: cuda.is_available()"},
+    {"is_built", is_built_builtin, "is_built()",
+     "Whether this nabla has the CUDA backend, GPU or not. Example: cuda.is_built()"},
+    {"device_count", device_count_builtin, "device_count()", "How many GPUs there are. Example: cuda.device_count()"},
+    {"get_device_name", get_device_name_builtin, "get_device_name(device=0)",
+     "The GPU's name. Example: cuda.get_device_name(0)"},
+    {"synchronize", synchronize_builtin, "synchronize(device=0)",
+     "Waits until the GPU has finished the work queued so far (for timing). Example: cuda.synchronize()"},
+    {"new_stream", new_stream_builtin, "new_stream(device=0)",
+     "A new stream (an int) for work that may overlap the default stream's. Example: let s = cuda.new_stream()"},
+    {"current_stream", current_stream_builtin, "current_stream(device=0)",
+     "The stream this thread queues work on (0: the default). Example: cuda.current_stream()"},
+    {"set_stream", set_stream_builtin, "set_stream(stream, device=0)",
+     "Queues this thread's later work on stream (0: the default). Example: cuda.set_stream(s)"},
+    {"set_allow_tf32", set_allow_tf32_builtin, "set_allow_tf32(allow)",
+     "Lets f32 matmuls and convolutions use TF32 (off by default). Example: cuda.set_allow_tf32(true)"},
+    {"allow_tf32", allow_tf32_builtin, "allow_tf32()", "Whether TF32 is allowed. Example: cuda.allow_tf32()"},
+    {"memory_allocated", memory_allocated_builtin, "memory_allocated(device=0)",
+     "Bytes held by live tensors on the GPU. Example: cuda.memory_allocated()"},
+    {"max_memory_allocated", max_memory_allocated_builtin, "max_memory_allocated(device=0)",
+     "The most bytes live tensors held at once since the last reset. Example: cuda.max_memory_allocated()"},
+    {"memory_reserved", memory_reserved_builtin, "memory_reserved(device=0)",
+     "Bytes the caching allocator holds, live tensors and cache. Example: cuda.memory_reserved()"},
+    {"max_memory_reserved", max_memory_reserved_builtin, "max_memory_reserved(device=0)",
+     "The most bytes the caching allocator held at once since the last reset. Example: cuda.max_memory_reserved()"},
+    {"reset_peak_memory_stats", reset_peak_memory_stats_builtin, "reset_peak_memory_stats(device=0)",
+     "Starts the peak figures again from what is live now. Example: cuda.reset_peak_memory_stats()"},
+    {"empty_cache", empty_cache_builtin, "empty_cache(device=0)",
+     "Gives the GPU memory the caching allocator keeps unused back to the driver. Example: cuda.empty_cache()"},
+    {"memory_summary", memory_summary_builtin, "memory_summary(device=0, top=10)",
+     "The GPU's memory as text: its figures and the largest live tensors with their lines. "
+     "Example: print(cuda.memory_summary())"},
+};
 
 }  // namespace
 
-std::shared_ptr<Module> cuda_module(Evaluator&) {
-  auto m = std::make_shared<Module>();
-  m->name = "cuda";
-  m->set("is_available", make_native("is_available", [](Evaluator&, CallArgs& a) {
-           bind("is_available", a, {}, 0);
-           return Value::boolean(cuda::device_count() > 0);
-         }));
-  // is_built(): whether this nabla has the CUDA backend (NABLA_CUDA=ON), GPU or not.
-  m->set("is_built", make_native("is_built", [](Evaluator&, CallArgs& a) {
-           bind("is_built", a, {}, 0);
-           return Value::boolean(cuda::built_with_cuda());
-         }));
-  m->set("device_count", make_native("device_count", [](Evaluator&, CallArgs& a) {
-           bind("device_count", a, {}, 0);
-           return Value::integer(cuda::device_count());
-         }));
-  m->set("get_device_name", make_native("get_device_name", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("get_device_name", a, {"device"}, 0);
-           return make_str(cuda::device_name(device_index(b, 0, "get_device_name")));
-         }));
-  m->set("synchronize", make_native("synchronize", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("synchronize", a, {"device"}, 0);
-           cuda::synchronize(device_index(b, 0, "synchronize"));
-           return Value();
-         }));
-  // Streams are opaque integers: new_stream() makes one, set_stream(s) queues this
-  // thread's later work on the device there, set_stream(0) goes back to the default.
-  m->set("new_stream", make_native("new_stream", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("new_stream", a, {"device"}, 0);
-           return Value::integer(static_cast<int64_t>(cuda::new_stream(device_index(b, 0, "new_stream"))));
-         }));
-  m->set("current_stream", make_native("current_stream", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("current_stream", a, {"device"}, 0);
-           return Value::integer(static_cast<int64_t>(cuda::current_stream(device_index(b, 0, "current_stream"))));
-         }));
-  m->set("set_stream", make_native("set_stream", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("set_stream", a, {"stream", "device"}, 1);
-           cuda::set_current_stream(device_index(b, 1, "set_stream"),
-                                    static_cast<cuda::StreamId>(as_int(b[0], "set_stream(): stream")));
-           return Value();
-         }));
-  // TF32 for f32 matmuls and convolutions (off by default: f32 computes in f32).
-  m->set("set_allow_tf32", make_native("set_allow_tf32", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("set_allow_tf32", a, {"allow"}, 1);
-           cuda::set_allow_tf32(as_bool(b[0], "set_allow_tf32(): allow"));
-           return Value();
-         }));
-  m->set("allow_tf32", make_native("allow_tf32", [](Evaluator&, CallArgs& a) {
-           bind("allow_tf32", a, {}, 0);
-           return Value::boolean(cuda::allow_tf32());
-         }));
-  m->set("memory_allocated",
-         make_native("memory_allocated", memory_figure("memory_allocated", &MemoryFigures::allocated)));
-  m->set("max_memory_allocated",
-         make_native("max_memory_allocated", memory_figure("max_memory_allocated", &MemoryFigures::peak_allocated)));
-  m->set("memory_reserved", make_native("memory_reserved", memory_figure("memory_reserved", &MemoryFigures::reserved)));
-  m->set("max_memory_reserved",
-         make_native("max_memory_reserved",
-                     memory_stat("max_memory_reserved", &cuda::CachingAllocatorStats::peak_reserved)));
-  m->set("reset_peak_memory_stats", make_native("reset_peak_memory_stats", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("reset_peak_memory_stats", a, {"device"}, 0);
-           reset_peak_memory_stats(cuda_device(device_index(b, 0, "reset_peak_memory_stats")));
-           return Value();
-         }));
-  m->set("empty_cache", make_native("empty_cache", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("empty_cache", a, {"device"}, 0);
-           cuda::device_allocator(device_index(b, 0, "empty_cache")).empty_cache();
-           return Value();
-         }));
-  m->set("memory_summary", make_native("memory_summary", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("memory_summary", a, {"device", "top"}, 0);
-           int64_t top = b.has(1) ? as_int(b[1], "memory_summary(): top") : 10;
-           return make_str(memory_summary(cuda_device(device_index(b, 0, "memory_summary")),
-                                          static_cast<size_t>(std::max<int64_t>(top, 0))));
-         }));
-  return m;
-}
+const BuiltinLibrary kCudaLibrary = {"cuda", "cuda", kCudaFunctions, nullptr};
 
 }  // namespace nabla::interp

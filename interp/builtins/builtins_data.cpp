@@ -406,41 +406,54 @@ Value progress_builtin(Evaluator& ev, CallArgs& a) {
   return Value::object(Tag::Module, m);
 }
 
-std::shared_ptr<Module> data_native_module(Evaluator&) {
-  auto m = std::make_shared<Module>();
-  m->name = "_data";
-  m->set("read_idx", make_native("read_idx", [](Evaluator& ev, CallArgs& a) {
-           ev.check_sandbox("data.read_idx()");
-           Bound b = bind("read_idx", a, {"path", "scale"}, 1);
-           if (b[0].tag != Tag::Str) fail(std::string("read_idx(): path must be a str, got ") + type_name(b[0]));
-           return Value::tensor(read_idx_file(b[0].as<StrObj>()->s, b.has(1) && as_bool(b[1], "read_idx(): scale")));
-         }));
-  m->set("read_csv", make_native("read_csv", [](Evaluator& ev, CallArgs& a) {
-           ev.check_sandbox("data.read_csv()");
-           Bound b = bind("read_csv", a, {"path", "header"}, 1);
-           if (b[0].tag != Tag::Str) fail(std::string("read_csv(): path must be a str, got ") + type_name(b[0]));
-           return read_csv_file(b[0].as<StrObj>()->s, !b.has(1) || as_bool(b[1], "read_csv(): header"));
-         }));
-  m->set("batches", make_native("batches", batches_builtin));
-  m->set("permutation", make_native("permutation", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("permutation", a, {"n", "seed"}, 1);
-           int64_t n = as_int(b[0], "permutation(): n");
-           if (n < 0) fail("permutation(): n must not be negative");
-           return Value::tensor(index_tensor(permutation(n, seed_of(b, 1, "permutation()"))));
-         }));
-  m->set("Progress", make_native("Progress", progress_builtin));
-  m->set("file_exists", make_native("file_exists", [](Evaluator& ev, CallArgs& a) {
-           ev.check_sandbox("data.file_exists()");
-           Bound b = bind("file_exists", a, {"path"}, 1);
-           return Value::boolean(access(str(b[0]).c_str(), R_OK) == 0);
-         }));
-  return m;
+Value read_idx_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("data.read_idx()");
+  Bound b = bind("read_idx", a, {"path", "scale"}, 1);
+  if (b[0].tag != Tag::Str) fail(std::string("read_idx(): path must be a str, got ") + type_name(b[0]));
+  return Value::tensor(read_idx_file(b[0].as<StrObj>()->s, b.has(1) && as_bool(b[1], "read_idx(): scale")));
 }
+
+Value read_csv_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("data.read_csv()");
+  Bound b = bind("read_csv", a, {"path", "header"}, 1);
+  if (b[0].tag != Tag::Str) fail(std::string("read_csv(): path must be a str, got ") + type_name(b[0]));
+  return read_csv_file(b[0].as<StrObj>()->s, !b.has(1) || as_bool(b[1], "read_csv(): header"));
+}
+
+Value permutation_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("permutation", a, {"n", "seed"}, 1);
+  int64_t n = as_int(b[0], "permutation(): n");
+  if (n < 0) fail("permutation(): n must not be negative");
+  return Value::tensor(index_tensor(permutation(n, seed_of(b, 1, "permutation()"))));
+}
+
+Value file_exists_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("data.file_exists()");
+  Bound b = bind("file_exists", a, {"path"}, 1);
+  return Value::boolean(access(str(b[0]).c_str(), R_OK) == 0);
+}
+
+// The native module behind `import data` (stdlib/data.dsl wraps it).
+const BuiltinEntry kDataFunctions[] = {
+    {"read_idx", read_idx_builtin, "read_idx(path, scale=false)",
+     "The tensor of an IDX file (MNIST's format, gzipped or not); scale: u8 as f32 in [0, 1]. "
+     "Example: _data.read_idx(\"train-images-idx3-ubyte.gz\", scale=true)"},
+    {"read_csv", read_csv_builtin, "read_csv(path, header=true)",
+     "A CSV file of numbers as (an f32 tensor of one row per line, the column names); header: the first line names them. "
+     "Example: _data.read_csv(\"points.csv\")"},
+    {"batches", batches_builtin, "batches(x, y, size, shuffle=false, drop_last=false, seed=none, device=none)",
+     "x (and y) cut into batches of size items along the first dim, as a list of views (or (x, y) tuples). "
+     "Example: _data.batches(x, y, 64, shuffle=true, seed=0)"},
+    {"permutation", permutation_builtin, "permutation(n, seed=none)",
+     "The ints 0 to n - 1 in a random order, as an i64 tensor. Example: _data.permutation(10, seed=1)"},
+    {"Progress", progress_builtin, "Progress(total=0, desc=\"\", tty=stdout is a terminal)",
+     "A progress bar with update(loss=none, steps=1), close() and count(). Example: let bar = _data.Progress(batches)"},
+    {"file_exists", file_exists_builtin, "file_exists(path)",
+     "Whether a readable file is at path (refused in sandbox mode). Example: _data.file_exists(\"data/train.csv\")"},
+};
 
 }  // namespace
 
-void install_data_builtins(Evaluator& ev) {
-  ev.native_modules["_data"] = data_native_module;
-}
+const BuiltinLibrary kDataLibrary = {"data", "_data", kDataFunctions, nullptr};
 
 }  // namespace nabla::interp

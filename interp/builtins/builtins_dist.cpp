@@ -1,5 +1,6 @@
-// The native side of `import dist` (stdlib/dist.dsl), the module `_dist`: the process
-// group (tensor/dist/communicator.hpp) and the data-parallel reducer
+// The native side of `import dist` (stdlib/dist.dsl), the module `_dist` (the table
+// at the end, Note [Builtin tables]): the process group
+// (tensor/dist/communicator.hpp) and the data-parallel reducer
 // (autograd/grad_reducer.hpp). Collectives work in place on the tensor's storage, as
 // torch.distributed's do, outside autograd; the differentiable ones for tensor
 // parallelism are ops of the table (autograd/ops/dist.cpp).
@@ -26,8 +27,6 @@ std::string str_arg(const Bound& b, size_t k, const std::string& what, const std
 // (contiguous or not) is the communicator's to check, after the ranks have compared
 // their calls (Note [Collective checks]), so that every rank fails alike.
 Tensor inplace_arg(const Value& v, const std::string& what) { return as_tensor(v, what); }
-
-void install(Module& m, const char* name, Fn fn) { m.set(name, make_native(name, std::move(fn))); }
 
 // dist.init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30)
 Value init_builtin(Evaluator& ev, CallArgs& a) {
@@ -77,89 +76,122 @@ Value reducer_value(std::shared_ptr<GradReducer> r) {
   return Value::object(Tag::Object, obj);
 }
 
-std::shared_ptr<Module> dist_native_module(Evaluator&) {
-  auto m = std::make_shared<Module>();
-  m->name = "_dist";
-  install(*m, "init", init_builtin);
-  install(*m, "is_initialized", [](Evaluator&, CallArgs& a) {
-    bind("is_initialized", a, {}, 0);
-    return Value::boolean(dist::default_communicator() != nullptr);
-  });
-  install(*m, "destroy", [](Evaluator&, CallArgs& a) {
-    bind("destroy", a, {}, 0);
-    dist::set_default_communicator(nullptr);
-    return Value();
-  });
-  install(*m, "rank", [](Evaluator&, CallArgs& a) {
-    bind("rank", a, {}, 0);
-    return Value::integer(dist::require_communicator("dist.rank()").rank());
-  });
-  install(*m, "world_size", [](Evaluator&, CallArgs& a) {
-    bind("world_size", a, {}, 0);
-    return Value::integer(dist::require_communicator("dist.world_size()").world_size());
-  });
-  install(*m, "backend", [](Evaluator&, CallArgs& a) {
-    bind("backend", a, {}, 0);
-    return make_str(dist::require_communicator("dist.backend()").backend());
-  });
-  install(*m, "all_reduce", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("all_reduce", a, {"tensor", "op"}, 1);
-    Tensor t = inplace_arg(b[0], "dist.all_reduce: tensor");
-    dist::require_communicator("dist.all_reduce").all_reduce(t, dist::reduce_op_from_name(str_arg(b, 1, "op", "sum")));
-    return b[0];
-  });
-  install(*m, "broadcast", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("broadcast", a, {"tensor", "src"}, 1);
-    Tensor t = inplace_arg(b[0], "dist.broadcast: tensor");
-    int src = b.has(1) ? static_cast<int>(as_int(b[1], "dist.broadcast: src")) : 0;
-    dist::require_communicator("dist.broadcast").broadcast(t, src);
-    return b[0];
-  });
-  install(*m, "all_gather", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("all_gather", a, {"tensor"}, 1);
-    Tensor t = inplace_arg(b[0], "dist.all_gather: tensor");
-    return Value::tensor(dist::require_communicator("dist.all_gather").all_gather(t));
-  });
-  install(*m, "reduce_scatter", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("reduce_scatter", a, {"tensor", "op"}, 1);
-    Tensor t = inplace_arg(b[0], "dist.reduce_scatter: tensor");
-    dist::ReduceOp op = dist::reduce_op_from_name(str_arg(b, 1, "op", "sum"));
-    return Value::tensor(dist::require_communicator("dist.reduce_scatter").reduce_scatter(t, op));
-  });
-  install(*m, "barrier", [](Evaluator&, CallArgs& a) {
-    bind("barrier", a, {}, 0);
-    dist::require_communicator("dist.barrier").barrier();
-    return Value();
-  });
-  install(*m, "send", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("send", a, {"tensor", "dst"}, 2);
-    Tensor t = inplace_arg(b[0], "dist.send: tensor");
-    dist::require_communicator("dist.send").send(t, static_cast<int>(as_int(b[1], "dist.send: dst")));
-    return Value();
-  });
-  install(*m, "recv", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("recv", a, {"tensor", "src"}, 2);
-    Tensor t = inplace_arg(b[0], "dist.recv: tensor");
-    dist::require_communicator("dist.recv").recv(t, static_cast<int>(as_int(b[1], "dist.recv: src")));
-    return b[0];
-  });
-  // Reducer(params, bucket_bytes): the gradient averaging of DistributedDataParallel.
-  install(*m, "Reducer", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("Reducer", a, {"params", "bucket_bytes"}, 2);
-    TensorList params;
-    if (b[0].tag != Tag::List && b[0].tag != Tag::Tuple) fail("Reducer: params must be a list of tensors");
-    for (const Value& v : b[0].as<ListObj>()->items) params.push_back(as_tensor(v, "Reducer: params"));
-    int64_t bytes = as_int(b[1], "Reducer: bucket_bytes");
-    if (bytes <= 0) fail("Reducer: bucket_bytes must be positive");
-    auto comm = dist::default_communicator();
-    if (!comm) fail("DistributedDataParallel needs a process group: call dist.init() first");
-    return reducer_value(std::make_shared<GradReducer>(params, static_cast<size_t>(bytes), comm));
-  });
-  return m;
+Value is_initialized_builtin(Evaluator&, CallArgs& a) {
+  bind("is_initialized", a, {}, 0);
+  return Value::boolean(dist::default_communicator() != nullptr);
 }
 
+Value destroy_builtin(Evaluator&, CallArgs& a) {
+  bind("destroy", a, {}, 0);
+  dist::set_default_communicator(nullptr);
+  return Value();
+}
+
+Value rank_builtin(Evaluator&, CallArgs& a) {
+  bind("rank", a, {}, 0);
+  return Value::integer(dist::require_communicator("dist.rank()").rank());
+}
+
+Value world_size_builtin(Evaluator&, CallArgs& a) {
+  bind("world_size", a, {}, 0);
+  return Value::integer(dist::require_communicator("dist.world_size()").world_size());
+}
+
+Value backend_builtin(Evaluator&, CallArgs& a) {
+  bind("backend", a, {}, 0);
+  return make_str(dist::require_communicator("dist.backend()").backend());
+}
+
+Value all_reduce_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("all_reduce", a, {"tensor", "op"}, 1);
+  Tensor t = inplace_arg(b[0], "dist.all_reduce: tensor");
+  dist::require_communicator("dist.all_reduce").all_reduce(t, dist::reduce_op_from_name(str_arg(b, 1, "op", "sum")));
+  return b[0];
+}
+
+Value broadcast_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("broadcast", a, {"tensor", "src"}, 1);
+  Tensor t = inplace_arg(b[0], "dist.broadcast: tensor");
+  int src = b.has(1) ? static_cast<int>(as_int(b[1], "dist.broadcast: src")) : 0;
+  dist::require_communicator("dist.broadcast").broadcast(t, src);
+  return b[0];
+}
+
+Value all_gather_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("all_gather", a, {"tensor"}, 1);
+  Tensor t = inplace_arg(b[0], "dist.all_gather: tensor");
+  return Value::tensor(dist::require_communicator("dist.all_gather").all_gather(t));
+}
+
+Value reduce_scatter_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("reduce_scatter", a, {"tensor", "op"}, 1);
+  Tensor t = inplace_arg(b[0], "dist.reduce_scatter: tensor");
+  dist::ReduceOp op = dist::reduce_op_from_name(str_arg(b, 1, "op", "sum"));
+  return Value::tensor(dist::require_communicator("dist.reduce_scatter").reduce_scatter(t, op));
+}
+
+Value barrier_builtin(Evaluator&, CallArgs& a) {
+  bind("barrier", a, {}, 0);
+  dist::require_communicator("dist.barrier").barrier();
+  return Value();
+}
+
+Value send_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("send", a, {"tensor", "dst"}, 2);
+  Tensor t = inplace_arg(b[0], "dist.send: tensor");
+  dist::require_communicator("dist.send").send(t, static_cast<int>(as_int(b[1], "dist.send: dst")));
+  return Value();
+}
+
+Value recv_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("recv", a, {"tensor", "src"}, 2);
+  Tensor t = inplace_arg(b[0], "dist.recv: tensor");
+  dist::require_communicator("dist.recv").recv(t, static_cast<int>(as_int(b[1], "dist.recv: src")));
+  return b[0];
+}
+
+// Reducer(params, bucket_bytes): the gradient averaging of DistributedDataParallel.
+Value reducer_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("Reducer", a, {"params", "bucket_bytes"}, 2);
+  TensorList params;
+  if (b[0].tag != Tag::List && b[0].tag != Tag::Tuple) fail("Reducer: params must be a list of tensors");
+  for (const Value& v : b[0].as<ListObj>()->items) params.push_back(as_tensor(v, "Reducer: params"));
+  int64_t bytes = as_int(b[1], "Reducer: bucket_bytes");
+  if (bytes <= 0) fail("Reducer: bucket_bytes must be positive");
+  auto comm = dist::default_communicator();
+  if (!comm) fail("DistributedDataParallel needs a process group: call dist.init() first");
+  return reducer_value(std::make_shared<GradReducer>(params, static_cast<size_t>(bytes), comm));
+}
+
+// The native module behind `import dist` (stdlib/dist.dsl wraps it).
+const BuiltinEntry kDistFunctions[] = {
+    {"init", init_builtin, "init(backend=\"gloo\", init_method=\"env://\", rank=none, world_size=none, timeout=30)",
+     "Joins the process group (ranks and world size from nabla launch's environment unless given). "
+     "Example: dist.init(backend=\"nccl\")"},
+    {"is_initialized", is_initialized_builtin, "is_initialized()",
+     "Whether this process is in a process group. Example: dist.is_initialized()"},
+    {"destroy", destroy_builtin, "destroy()", "Leaves the process group. Example: dist.destroy()"},
+    {"rank", rank_builtin, "rank()", "This process's rank in the group, from 0. Example: if dist.rank() == 0 { save(m, path) }"},
+    {"world_size", world_size_builtin, "world_size()", "How many processes the group has. Example: dist.world_size()"},
+    {"backend", backend_builtin, "backend()", "The group's backend, \"gloo\" or \"nccl\". Example: dist.backend()"},
+    {"all_reduce", all_reduce_builtin, "all_reduce(tensor, op=\"sum\")",
+     "Reduces tensor over every rank (op: sum, avg, max or min) into each rank's tensor, in place. "
+     "Example: dist.all_reduce(g, op=\"avg\")"},
+    {"broadcast", broadcast_builtin, "broadcast(tensor, src=0)",
+     "Copies rank src's tensor into every rank's, in place. Example: dist.broadcast(w, src=0)"},
+    {"all_gather", all_gather_builtin, "all_gather(tensor)",
+     "Every rank's tensor, concatenated along the first dim in rank order. Example: dist.all_gather(x)"},
+    {"reduce_scatter", reduce_scatter_builtin, "reduce_scatter(tensor, op=\"sum\")",
+     "Reduces tensor over every rank and gives each rank its slice of the first dim. Example: dist.reduce_scatter(g)"},
+    {"barrier", barrier_builtin, "barrier()", "Waits until every rank has reached it. Example: dist.barrier()"},
+    {"send", send_builtin, "send(tensor, dst)", "Sends tensor to rank dst (which calls recv). Example: dist.send(x, 1)"},
+    {"recv", recv_builtin, "recv(tensor, src)", "Receives into tensor, in place, what rank src sends. Example: dist.recv(x, 0)"},
+    {"Reducer", reducer_builtin, "Reducer(params, bucket_bytes)",
+     "The gradient averaging of DistributedDataParallel: buckets of params' gradients all-reduced during backward. "
+     "Example: _dist.Reducer(m.parameters(), 25 * 1024 * 1024)"},
+};
 }  // namespace
 
-void install_dist_builtins(Evaluator& ev) { ev.native_modules["_dist"] = dist_native_module; }
+const BuiltinLibrary kDistLibrary = {"dist", "_dist", kDistFunctions, nullptr};
 
 }  // namespace nabla::interp

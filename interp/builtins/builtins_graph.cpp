@@ -438,28 +438,39 @@ Value compile_builtin(Evaluator& ev, CallArgs& a) {
   return graph_module_value(compile_graph(ev, a.pos[0], examples, train));
 }
 
+// render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
+// double-backward graphs included.
+Value render_autograd_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("render_autograd()");
+  Bound b = bind("render_autograd", a, {"tensors", "path"}, 2);
+  TensorList roots;
+  if (b[0].tag == Tag::Tensor) roots.push_back(b[0].t);
+  else
+    for (auto& v : b[0].as<ListObj>()->items) roots.push_back(as_tensor(v, "render_autograd(): tensors"));
+  viz::render(viz::autograd_dot(roots), str(b[1]));
+  return Value();
+}
+
+// graphviz_available(): whether this nabla lays drawings out (.svg, .png); a build
+// without Graphviz (NABLA_GRAPHVIZ=OFF) writes .dot only. Tests that read SVG ask.
+Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
+  bind("graphviz_available", a, {}, 0);
+  return Value::boolean(viz::graphviz_available());
+}
+
+const BuiltinEntry kGraphBuiltins[] = {
+    {"compile", compile_builtin, "compile(fn_or_model, *example_inputs, train=false)",
+     "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn). "
+     "Example: let gm = compile(model, randn(8, 784))"},
+    {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path)",
+     "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file. "
+     "Example: render_autograd(loss, \"loss.svg\")"},
+    {"graphviz_available", graphviz_available_builtin, "graphviz_available()",
+     "Whether this nabla lays drawings out as .svg and .png (without Graphviz, .dot only). Example: graphviz_available()"},
+};
+
 }  // namespace
 
-void install_graph_builtins(Evaluator& ev) {
-  install_function(ev, "compile", compile_builtin);
-  // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
-  // double-backward graphs included.
-  install_function(ev, "render_autograd", [](Evaluator& ev, CallArgs& a) {
-    ev.check_sandbox("render_autograd()");
-    Bound b = bind("render_autograd", a, {"tensors", "path"}, 2);
-    TensorList roots;
-    if (b[0].tag == Tag::Tensor) roots.push_back(b[0].t);
-    else
-      for (auto& v : b[0].as<ListObj>()->items) roots.push_back(as_tensor(v, "render_autograd(): tensors"));
-    viz::render(viz::autograd_dot(roots), str(b[1]));
-    return Value();
-  });
-  // graphviz_available(): whether this nabla lays drawings out (.svg, .png); a build
-  // without Graphviz (NABLA_GRAPHVIZ=OFF) writes .dot only. Tests that read SVG ask.
-  install_function(ev, "graphviz_available", [](Evaluator&, CallArgs& a) {
-    bind("graphviz_available", a, {}, 0);
-    return Value::boolean(viz::graphviz_available());
-  });
-}
+const BuiltinLibrary kGraphLibrary = {"graph", nullptr, kGraphBuiltins, nullptr};
 
 }  // namespace nabla::interp

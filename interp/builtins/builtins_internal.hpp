@@ -1,8 +1,8 @@
 // Internal to the builtins (builtins*.cpp, operators.cpp, formatting.cpp,
-// indexing.cpp, container_methods.cpp): argument binding and conversions, the tables
-// of ops and tensor methods, and the builtin functions that install_builtins
-// (builtins.cpp) registers. The evaluator and the REPL use evaluator.hpp; this
-// header must not be included outside these files.
+// indexing.cpp, container_methods.cpp): argument binding and conversions, the ops by
+// name, and the libraries (Note [Builtin tables] in builtin_table.hpp) that
+// install_builtins (builtins.cpp) installs. The evaluator and the REPL use
+// evaluator.hpp; this header must not be included outside these files.
 #pragma once
 #include <functional>
 #include <initializer_list>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd/op_table.hpp"
+#include "interp/builtins/builtin_table.hpp"
 #include "interp/eval/evaluator.hpp"
 
 namespace nabla::interp {
@@ -43,45 +44,37 @@ Value tuple_of(const TensorList& ts);
 Tensor tensor_from_value(const Value& v, std::optional<DType> dtype);
 Value tolist(const Tensor& t);
 
-// ---- ops by name (builtins_ops.cpp) and tensor methods (builtins_tensor.cpp) ----------
+// ---- ops by name (builtins_ops.cpp) ---------------------------------------------------
 
 using Fn = std::function<Value(Evaluator&, CallArgs&)>;
-std::unordered_map<std::string, Fn>& op_functions();
-void install_op_functions();
-void install_tensor_methods();
+// Every op by name: the generic call of its row, or its function in op_conventions()
+// (builtin_table.hpp). Built on first use.
+const std::unordered_map<std::string, Fn>& op_functions();
+std::string op_signature(const OpDef& row);  // "conv2d(input, weight, bias=none, stride=[1, 1], ...)"
+std::string op_doc(const OpDef& row);        // a placeholder naming the row, with an example
+void install_op_builtins(Evaluator& ev);     // every op as a global builtin
 Tensor input_of(const Value& v, const std::string& fname, const std::string& arg);
 
-// ---- builtin functions (builtins_python.cpp, builtins_autograd.cpp, builtins_test.cpp) --
+// ---- the libraries (one per builtins_*.cpp; the list is builtins.cpp's) -----------------------
 
-Value len_builtin(Evaluator&, CallArgs& a);
-Value range_builtin(Evaluator&, CallArgs& a);
-Value extremum_builtin(Evaluator& ev, CallArgs& a, bool is_max);
-Value sorted_builtin(Evaluator& ev, CallArgs& a);
-Value int_builtin(Evaluator&, CallArgs& a);
-Value float_builtin(Evaluator&, CallArgs& a);
-Value round_builtin(Evaluator&, CallArgs& a);
-Value divmod_builtin(Evaluator&, CallArgs& a);
-Value pow_builtin(Evaluator& ev, CallArgs& a, const Fn& tensor_pow);  // tensor_pow: the op table's
-std::shared_ptr<Module> math_module(Evaluator& ev);
-std::shared_ptr<Module> time_module(Evaluator& ev);
-std::shared_ptr<Module> cuda_module(Evaluator& ev);  // builtins_cuda.cpp
-Value ord_builtin(Evaluator& ev, CallArgs& a);
-Value chr_builtin(Evaluator& ev, CallArgs& a);
-Value read_text_builtin(Evaluator& ev, CallArgs& a);
-Value gradcheck_builtin(Evaluator& ev, CallArgs& a);
-Value gradgradcheck_builtin(Evaluator& ev, CallArgs& a);
-Value expect_builtin(Evaluator& ev, CallArgs& a);
-Value expect_close_builtin(Evaluator& ev, CallArgs& a);
-Value expect_error_builtin(Evaluator& ev, CallArgs& a);
 void install_function(Evaluator& ev, const std::string& name, Fn fn);  // add or replace a builtin
-void install_checkpoint_builtins(Evaluator& ev);  // save, load (builtins_checkpoint.cpp)
-void install_optim_builtins(Evaluator& ev);       // builtins_optim.cpp: the fused Adam step
-void install_dist_builtins(Evaluator& ev);        // builtins_dist.cpp: the _dist module behind `import dist`
-void install_memory_builtins(Evaluator& ev);      // builtins_memory.cpp: allocator statistics
-void install_model_builtins(Evaluator& ev);       // builtins_models.cpp: deepcopy, delattr
-void install_profile_builtins(Evaluator& ev);     // builtins_profile.cpp: last_profile()
-void install_data_builtins(Evaluator& ev);
-void install_graph_builtins(Evaluator& ev);  // builtins_graph.cpp: compile() and graph modules  // builtins_data.cpp: the _data module behind `import data`
+extern const BuiltinLibrary kPythonLibrary;      // builtins_python.cpp: print, len, str, range, sorted, ...
+extern const BuiltinLibrary kNumberLibrary;      // builtins_numbers.cpp: int, float, abs, max, round, pow, ...
+extern const BuiltinLibrary kSystemLibrary;      // builtins_system.cpp: env, read_text
+extern const BuiltinLibrary kFactoryLibrary;     // builtins_factories.cpp: tensor, zeros, randn, arange, dtypes
+extern const BuiltinLibrary kAutogradLibrary;    // builtins_autograd.cpp: grad, backward, gradcheck
+extern const BuiltinLibrary kTestLibrary;        // builtins_test.cpp: expect, expect_close, expect_error
+extern const BuiltinLibrary kCheckpointLibrary;  // builtins_checkpoint.cpp: save, load, load_metadata
+extern const BuiltinLibrary kOptimLibrary;       // builtins_optim.cpp: the fused Adam step
+extern const BuiltinLibrary kMemoryLibrary;      // builtins_memory.cpp: allocator statistics
+extern const BuiltinLibrary kModelLibrary;       // builtins_models.cpp: deepcopy, delattr
+extern const BuiltinLibrary kProfileLibrary;     // builtins_profile.cpp: last_profile()
+extern const BuiltinLibrary kGraphLibrary;       // builtins_graph.cpp: compile() and graph modules
+extern const BuiltinLibrary kMathLibrary;        // builtins_math.cpp: the `math` module
+extern const BuiltinLibrary kTimeLibrary;        // builtins_time.cpp: the `time` module
+extern const BuiltinLibrary kCudaLibrary;        // builtins_cuda.cpp: the `cuda` module
+extern const BuiltinLibrary kDistLibrary;        // builtins_dist.cpp: the `_dist` module behind `import dist`
+extern const BuiltinLibrary kDataLibrary;        // builtins_data.cpp: the `_data` module behind `import data`
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
 

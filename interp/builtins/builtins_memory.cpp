@@ -16,30 +16,48 @@ Device device_arg(const Bound& b, size_t k, const std::string& fname) {
   return b.has(k) ? as_device(b[k], fname + "(): device") : cpu_device();
 }
 
-Fn stat_of(const std::string& name, size_t MemoryFigures::*field) {
-  return [name, field](Evaluator&, CallArgs& a) {
-    Bound b = bind(name, a, {"device"}, 0);
-    return Value::integer(static_cast<int64_t>(memory_figures(device_arg(b, 0, name)).*field));
-  };
+// One figure of a device's memory, as an int of bytes.
+Value figure(const std::string& name, size_t MemoryFigures::*field, CallArgs& a) {
+  Bound b = bind(name, a, {"device"}, 0);
+  return Value::integer(static_cast<int64_t>(memory_figures(device_arg(b, 0, name)).*field));
 }
+Value memory_allocated_builtin(Evaluator&, CallArgs& a) {
+  return figure("memory_allocated", &MemoryFigures::allocated, a);
+}
+Value max_memory_allocated_builtin(Evaluator&, CallArgs& a) {
+  return figure("max_memory_allocated", &MemoryFigures::peak_allocated, a);
+}
+Value memory_reserved_builtin(Evaluator&, CallArgs& a) { return figure("memory_reserved", &MemoryFigures::reserved, a); }
+
+Value reset_peak_memory_stats_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("reset_peak_memory_stats", a, {"device"}, 0);
+  reset_peak_memory_stats(device_arg(b, 0, "reset_peak_memory_stats"));
+  return Value();
+}
+
+Value memory_summary_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("memory_summary", a, {"device", "top"}, 0);
+  int64_t top = b.has(1) ? as_int(b[1], "memory_summary(): top") : 10;
+  if (top < 0) fail("memory_summary(): top must be 0 or more, got " + std::to_string(top));
+  return make_str(memory_summary(device_arg(b, 0, "memory_summary"), static_cast<size_t>(top)));
+}
+
+const BuiltinEntry kMemoryBuiltins[] = {
+    {"memory_allocated", memory_allocated_builtin, "memory_allocated(device=\"cpu\")",
+     "Bytes held by live tensors on a device. Example: memory_allocated(\"cuda\")"},
+    {"max_memory_allocated", max_memory_allocated_builtin, "max_memory_allocated(device=\"cpu\")",
+     "The most bytes live tensors held at once since the last reset_peak_memory_stats. Example: max_memory_allocated()"},
+    {"memory_reserved", memory_reserved_builtin, "memory_reserved(device=\"cpu\")",
+     "Bytes the device's allocator holds, live tensors and its cache. Example: memory_reserved(\"cuda:0\")"},
+    {"reset_peak_memory_stats", reset_peak_memory_stats_builtin, "reset_peak_memory_stats(device=\"cpu\")",
+     "Starts the peak figures again from what is live now. Example: reset_peak_memory_stats()"},
+    {"memory_summary", memory_summary_builtin, "memory_summary(device=\"cpu\", top=10)",
+     "A device's memory as text: its figures and the largest live tensors with their lines (the REPL's :mem). "
+     "Example: print(memory_summary(top=5))"},
+};
 
 }  // namespace
 
-void install_memory_builtins(Evaluator& ev) {
-  install_function(ev, "memory_allocated", stat_of("memory_allocated", &MemoryFigures::allocated));
-  install_function(ev, "max_memory_allocated", stat_of("max_memory_allocated", &MemoryFigures::peak_allocated));
-  install_function(ev, "memory_reserved", stat_of("memory_reserved", &MemoryFigures::reserved));
-  install_function(ev, "reset_peak_memory_stats", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("reset_peak_memory_stats", a, {"device"}, 0);
-    reset_peak_memory_stats(device_arg(b, 0, "reset_peak_memory_stats"));
-    return Value();
-  });
-  install_function(ev, "memory_summary", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("memory_summary", a, {"device", "top"}, 0);
-    int64_t top = b.has(1) ? as_int(b[1], "memory_summary(): top") : 10;
-    if (top < 0) fail("memory_summary(): top must be 0 or more, got " + std::to_string(top));
-    return make_str(memory_summary(device_arg(b, 0, "memory_summary"), static_cast<size_t>(top)));
-  });
-}
+const BuiltinLibrary kMemoryLibrary = {"memory", nullptr, kMemoryBuiltins, nullptr};
 
 }  // namespace nabla::interp

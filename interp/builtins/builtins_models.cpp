@@ -79,36 +79,45 @@ Value deepcopy_value(const Value& v) {
   return out;
 }
 
+// deepcopy(x): Python's copy.deepcopy for values of the language. Tensors are copied
+// (parameters stay leaves that require grad, without .grad), models field by field
+// with their hooks, lists, tuples and dicts item by item; anything else is shared.
+Value deepcopy_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("deepcopy", a, {"x"}, 1);
+  return deepcopy_value(b[0]);
+}
+
+// delattr(obj, name): removes a field of a model (a parameter, buffer, submodule or
+// attribute) or an attribute of an object, as Python's.
+Value delattr_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("delattr", a, {"obj", "name"}, 2);
+  if (b[1].tag != Tag::Str) fail(std::string("delattr(): name must be a str, got ") + type_name(b[1]));
+  const std::string& name = b[1].as<StrObj>()->s;
+  if (b[0].tag == Tag::Instance) {
+    auto* inst = b[0].as<InstanceObj>();
+    if (std::erase_if(inst->fields, [&](const Field& f) { return f.name == name; }) == 0)
+      fail("model " + inst->cls->decl->name + " has no field '" + name + "'");
+    return Value();
+  }
+  if (b[0].tag == Tag::Object) {
+    auto* o = b[0].as<ObjectObj>();
+    if (std::erase_if(o->attrs, [&](const auto& kv) { return kv.first == name; }) == 0)
+      fail(o->type_name + " has no attribute '" + name + "'");
+    return Value();
+  }
+  fail(std::string("delattr(): cannot delete attribute '") + name + "' of " + type_name(b[0]));
+}
+
+const BuiltinEntry kModelBuiltins[] = {
+    {"deepcopy", deepcopy_builtin, "deepcopy(x)",
+     "A copy of x all the way down (tensors, models, containers); what is shared in x is shared in the copy. "
+     "Example: let teacher = deepcopy(model)"},
+    {"delattr", delattr_builtin, "delattr(obj, name)",
+     "Removes the field of a model (or attribute of an object) called name. Example: delattr(layer, \"weight_orig\")"},
+};
+
 }  // namespace
 
-void install_model_builtins(Evaluator& ev) {
-  // deepcopy(x): Python's copy.deepcopy for values of the language. Tensors are copied
-  // (parameters stay leaves that require grad, without .grad), models field by field
-  // with their hooks, lists, tuples and dicts item by item; anything else is shared.
-  install_function(ev, "deepcopy", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("deepcopy", a, {"x"}, 1);
-    return deepcopy_value(b[0]);
-  });
-  // delattr(obj, name): removes a field of a model (a parameter, buffer, submodule or
-  // attribute) or an attribute of an object, as Python's.
-  install_function(ev, "delattr", [](Evaluator&, CallArgs& a) {
-    Bound b = bind("delattr", a, {"obj", "name"}, 2);
-    if (b[1].tag != Tag::Str) fail(std::string("delattr(): name must be a str, got ") + type_name(b[1]));
-    const std::string& name = b[1].as<StrObj>()->s;
-    if (b[0].tag == Tag::Instance) {
-      auto* inst = b[0].as<InstanceObj>();
-      if (std::erase_if(inst->fields, [&](const Field& f) { return f.name == name; }) == 0)
-        fail("model " + inst->cls->decl->name + " has no field '" + name + "'");
-      return Value();
-    }
-    if (b[0].tag == Tag::Object) {
-      auto* o = b[0].as<ObjectObj>();
-      if (std::erase_if(o->attrs, [&](const auto& kv) { return kv.first == name; }) == 0)
-        fail(o->type_name + " has no attribute '" + name + "'");
-      return Value();
-    }
-    fail(std::string("delattr(): cannot delete attribute '") + name + "' of " + type_name(b[0]));
-  });
-}
+const BuiltinLibrary kModelLibrary = {"models", nullptr, kModelBuiltins, nullptr};
 
 }  // namespace nabla::interp

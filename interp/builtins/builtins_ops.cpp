@@ -1,8 +1,11 @@
 // Every op of the table by name: the generic call of a row (tensor inputs, then
-// attributes by position or name) and the functions that add Python/PyTorch
-// argument conventions to a row (view, max, split, gather, ...). Tensor methods
-// and attributes are builtins_tensor.cpp's.
+// attributes by position or name), the table of functions that add Python/PyTorch
+// argument conventions to a row (view, max, split, gather, ...; Note [Builtin
+// tables]), and each op's signature made from its row. Tensor methods and attributes
+// are builtins_tensor.cpp's.
 #include <optional>
+#include <string_view>
+#include <variant>
 
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
@@ -112,178 +115,319 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
 
 }  // namespace
 
-// Functions that add semantics to a row (or compose rows); the rest go to call_row.
-std::unordered_map<std::string, Fn>& op_functions() {
-  static std::unordered_map<std::string, Fn> table;
-  return table;
-}
-
 namespace {
 
 Value row_call(const char* name, CallArgs& a) { return call_row(*find_op(name), a, name); }
 
-}  // namespace
+// ---- functions that add Python/PyTorch conventions to a row (or compose rows) ----------------
 
-void install_op_functions() {
-  auto& t = op_functions();
-  if (!t.empty()) return;
+Value matmul_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("matmul", a, {"self", "other"}, 2);
+  return Value::tensor(matmul(input_of(b[0], "matmul", "self"), input_of(b[1], "matmul", "other")));
+}
+
+Value contiguous_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("contiguous", a, {"input"}, 1);
+  return Value::tensor(contiguous(as_tensor(b[0], "contiguous")));
+}
+
+Value to_dtype_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("to_dtype", a, {"input", "dtype"}, 2);
+  return Value::tensor(to_dtype(as_tensor(b[0], "to_dtype"), as_dtype(b[1], "to_dtype")));
+}
+
+// view, reshape and expand take the shape as a list or as varargs; keywords go to the row.
+Value reshape_like(const char* name, CallArgs& a) {
+  if (a.pos.empty() || !a.kw.empty()) return row_call(name, a);
+  const Tensor& x = as_tensor(a.pos[0], name);
+  std::vector<int64_t> shape = shape_args(a.pos, 1, name);
+  if (std::string_view(name) == "view") return Value::tensor(view(x, shape));
+  if (std::string_view(name) == "reshape") return Value::tensor(reshape(x, shape));
+  return Value::tensor(expand(x, shape));
+}
+Value view_builtin(Evaluator&, CallArgs& a) { return reshape_like("view", a); }
+Value reshape_builtin(Evaluator&, CallArgs& a) { return reshape_like("reshape", a); }
+Value expand_builtin(Evaluator&, CallArgs& a) { return reshape_like("expand", a); }
+
+Value permute_builtin(Evaluator&, CallArgs& a) {
+  if (a.pos.size() >= 1 && a.kw.empty())
+    return Value::tensor(permute(as_tensor(a.pos[0], "permute"), shape_args(a.pos, 1, "permute")));
+  return row_call("permute", a);
+}
+
+Value squeeze_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("squeeze", a, {"input", "dim"}, 1);
+  const Tensor& x = as_tensor(b[0], "squeeze");
+  if (!b.has(1)) return Value::tensor(squeeze(x));
+  return Value::tensor(squeeze(x, as_ints(b[1], "squeeze(): argument 'dim'")));
+}
+
+Value flatten_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("flatten", a, {"input", "start_dim", "end_dim"}, 1);
+  return Value::tensor(flatten(as_tensor(b[0], "flatten"), b.has(1) ? as_int(b[1], "flatten") : 0,
+                               b.has(2) ? as_int(b[2], "flatten") : -1));
+}
+
+// max and min: of all elements, along a dim (values and indices), or of two tensors
+// elementwise (max(a, b), as in PyTorch).
+Value tensor_extremum(const std::string& name, bool is_max, CallArgs& a) {
+  Bound b = bind(name, a, {"input", "dim", "keepdim"}, 1);
+  const Tensor& x = as_tensor(b[0], name);
+  if (b.has(1) && b[1].tag == Tag::Tensor) return Value::tensor(is_max ? maximum(x, b[1].t) : minimum(x, b[1].t));
+  if (!b.has(1)) return Value::tensor(is_max ? max(x) : min(x));
+  int64_t dim = as_int(b[1], name + "(): argument 'dim'");
+  bool keep = b.has(2) && as_bool(b[2], name + "(): argument 'keepdim'");
+  auto [v, i] = is_max ? max(x, dim, keep) : min(x, dim, keep);
+  return make_tuple({Value::tensor(v), Value::tensor(i)});
+}
+Value max_builtin(Evaluator&, CallArgs& a) { return tensor_extremum("max", true, a); }
+Value min_builtin(Evaluator&, CallArgs& a) { return tensor_extremum("min", false, a); }
+
+Value arg_extremum(const std::string& name, CallArgs& a) {
+  Bound b = bind(name, a, {"input", "dim", "keepdim"}, 1);
+  const Tensor& x = as_tensor(b[0], name);
+  std::optional<int64_t> dim;
+  if (b.has(1)) dim = as_int(b[1], name + "(): argument 'dim'");
+  bool keep = b.has(2) && as_bool(b[2], name + "(): argument 'keepdim'");
+  return Value::tensor(name == "argmax" ? argmax(x, dim, keep) : argmin(x, dim, keep));
+}
+Value argmax_builtin(Evaluator&, CallArgs& a) { return arg_extremum("argmax", a); }
+Value argmin_builtin(Evaluator&, CallArgs& a) { return arg_extremum("argmin", a); }
+
+Value clamp_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("clamp", a, {"input", "min", "max"}, 1);
+  std::optional<double> lo, hi;
+  if (b.has(1)) lo = as_num(b[1], "clamp(): argument 'min'");
+  if (b.has(2)) hi = as_num(b[2], "clamp(): argument 'max'");
+  return Value::tensor(clamp(as_tensor(b[0], "clamp"), lo, hi));
+}
+
+Value split_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("split", a, {"input", "split_size_or_sections", "dim"}, 2);
+  const Tensor& x = as_tensor(b[0], "split");
+  int64_t dim = b.has(2) ? as_int(b[2], "split(): argument 'dim'") : 0;
+  if (b[1].tag == Tag::Int) return tuple_of(split(x, b[1].i, dim));
+  return tuple_of(split(x, as_ints(b[1], "split(): argument 'split_size_or_sections'"), dim));
+}
+
+Value max_pool2d_builtin(Evaluator&, CallArgs& a) {
+  bool with_indices = false;
+  for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
+    if (it->first == "return_indices") {
+      with_indices = as_bool(it->second, "max_pool2d(): argument 'return_indices'");
+      a.kw.erase(it);
+      break;
+    }
+  Value r = row_call("max_pool2d", a);
+  if (with_indices) return r;
+  return r.as<ListObj>()->items[0];
+}
+
+// Rows whose second output (a mask) only their backward reads: the function returns
+// the first, as PyTorch's do.
+Value first_output(const char* name, CallArgs& a) { return row_call(name, a).as<ListObj>()->items[0]; }
+Value dropout_builtin(Evaluator&, CallArgs& a) { return first_output("dropout", a); }
+Value fake_quantize_per_tensor_builtin(Evaluator&, CallArgs& a) { return first_output("fake_quantize_per_tensor", a); }
+Value fake_quantize_per_channel_builtin(Evaluator&, CallArgs& a) { return first_output("fake_quantize_per_channel", a); }
+
+// gather, index_select and scatter_add in PyTorch's argument order: (input, dim, index[, src]).
+Value indexed_by_dim(const std::string& name, CallArgs& a) {
+  Bound b = name == "scatter_add" ? bind(name, a, {"input", "dim", "index", "src"}, 4)
+                                  : bind(name, a, {"input", "dim", "index"}, 3);
+  const Tensor& x = as_tensor(b[0], name);
+  int64_t dim = as_int(b[1], name + "(): argument 'dim'");
+  Tensor idx = input_of(b[2], name, "index");
+  if (name == "gather") return Value::tensor(gather(x, dim, idx));
+  if (name == "index_select") return Value::tensor(index_select(x, dim, idx));
+  return Value::tensor(scatter_add(x, dim, idx, input_of(b[3], name, "src")));
+}
+Value gather_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("gather", a); }
+Value index_select_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("index_select", a); }
+Value scatter_add_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("scatter_add", a); }
+
+Value embedding_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("embedding", a, {"input", "weight"}, 2);
+  Tensor p = input_of(b[0], "embedding", "input"), q = input_of(b[1], "embedding", "weight");
+  // F.embedding(indices, weight); the row's own order (weight, indices) works too.
+  if (is_floating(p.dtype()) && !is_floating(q.dtype())) std::swap(p, q);
+  return Value::tensor(embedding(q, p));
+}
+
+Value layer_norm_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("layer_norm", a, {"input", "normalized_shape", "weight", "bias", "eps"}, 2);
+  return Value::tensor(layer_norm(as_tensor(b[0], "layer_norm"), as_ints(b[1], "layer_norm(): normalized_shape"),
+                                  b.has(2) ? as_tensor(b[2], "layer_norm(): weight") : Tensor(),
+                                  b.has(3) ? as_tensor(b[3], "layer_norm(): bias") : Tensor(),
+                                  b.has(4) ? as_num(b[4], "layer_norm(): eps") : 1e-5));
+}
+
+Value batch_norm_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("batch_norm", a,
+                 {"input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps"}, 3);
+  auto opt = [&](size_t k) { return b.has(k) ? as_tensor(b[k], "batch_norm") : Tensor(); };
+  return Value::tensor(batch_norm(as_tensor(b[0], "batch_norm"), opt(3), opt(4), opt(1), opt(2),
+                                  b.has(5) && as_bool(b[5], "batch_norm(): training"),
+                                  b.has(6) ? as_num(b[6], "batch_norm(): momentum") : 0.1,
+                                  b.has(7) ? as_num(b[7], "batch_norm(): eps") : 1e-5));
+}
+
+Value transpose_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("transpose", a, {"input", "dim0", "dim1"}, 3);
+  return Value::tensor(transpose(as_tensor(b[0], "transpose"), as_int(b[1], "transpose(): dim0"),
+                                 as_int(b[2], "transpose(): dim1")));
+}
+
+Value softmax_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("softmax", a, {"input", "dim"}, 1);
+  return Value::tensor(softmax(as_tensor(b[0], "softmax"), b.has(1) ? as_int(b[1], "softmax(): dim") : -1));
+}
+
+Value log_softmax_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("log_softmax", a, {"input", "dim"}, 1);
+  return Value::tensor(log_softmax(as_tensor(b[0], "log_softmax"), b.has(1) ? as_int(b[1], "log_softmax(): dim") : -1));
+}
+
+// These replace the generic call of the row of the same name (or compose rows, as
+// matmul does), for the builtin and the tensor method alike.
+const BuiltinEntry kOpConventions[] = {
+    {"matmul", matmul_builtin, "matmul(self, other)",
+     "The matrix product, batched and broadcast as PyTorch's (the @ operator). Example: matmul(x, w)"},
+    {"contiguous", contiguous_builtin, "contiguous(input)",
+     "The tensor itself when contiguous, else a contiguous copy. Example: x.t().contiguous()"},
+    {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)", "The tensor converted to dtype. Example: to_dtype(x, f64)"},
+    {"view", view_builtin, "view(input, *shape)",
+     "The same storage seen with another shape (-1 infers one size). Example: x.view(-1, 784)"},
+    {"reshape", reshape_builtin, "reshape(input, *shape)",
+     "The tensor with another shape, a view when it can be. Example: x.reshape(2, -1)"},
+    {"expand", expand_builtin, "expand(input, *shape)",
+     "A view repeating dims of size 1 up to shape (-1 keeps a size). Example: b.expand(4, -1)"},
+    {"permute", permute_builtin, "permute(input, *dims)", "A view with the dims reordered. Example: x.permute(0, 2, 1)"},
+    {"squeeze", squeeze_builtin, "squeeze(input, dim=none)",
+     "A view without the dims of size 1 (or only the given ones). Example: x.squeeze(1)"},
+    {"flatten", flatten_builtin, "flatten(input, start_dim=0, end_dim=-1)",
+     "The dims from start_dim to end_dim as one. Example: x.flatten(1)"},
+    {"max", max_builtin, "max(input, dim=none, keepdim=false)",
+     "The largest element; along dim, a (values, indices) tuple; of two tensors, elementwise. Example: x.max(dim=1)"},
+    {"min", min_builtin, "min(input, dim=none, keepdim=false)",
+     "The smallest element; along dim, a (values, indices) tuple; of two tensors, elementwise. Example: x.min(dim=1)"},
+    {"argmax", argmax_builtin, "argmax(input, dim=none, keepdim=false)",
+     "The index of the largest element, of all or along dim. Example: logits.argmax(dim=1)"},
+    {"argmin", argmin_builtin, "argmin(input, dim=none, keepdim=false)",
+     "The index of the smallest element, of all or along dim. Example: d.argmin(dim=0)"},
+    {"clamp", clamp_builtin, "clamp(input, min=none, max=none)",
+     "Each element limited to [min, max] (either bound may be none). Example: clamp(x, min=0.0)"},
+    {"split", split_builtin, "split(input, split_size_or_sections, dim=0)",
+     "A tuple of views: pieces of one size, or of the sizes in a list. Example: split(x, [2, 3], dim=1)"},
+    {"max_pool2d", max_pool2d_builtin,
+     "max_pool2d(input, kernel_size, stride=kernel_size, padding=[0, 0], dilation=[1, 1], ceil_mode=false, "
+     "return_indices=false)",
+     "The largest value in each window of the last two dims; with return_indices, also where it was. "
+     "Example: max_pool2d(x, 2)"},
+    {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)",
+     "Zeroes each element with probability p and scales the rest by 1/(1-p) while training. Example: dropout(h, 0.1)"},
+    {"fake_quantize_per_tensor", fake_quantize_per_tensor_builtin,
+     "fake_quantize_per_tensor(input, scale, zero_point, quant_min, quant_max)",
+     "Rounds to the integer grid of scale and zero_point and back; a straight-through gradient. "
+     "Example: fake_quantize_per_tensor(x, 0.1, 0, -128, 127)"},
+    {"fake_quantize_per_channel", fake_quantize_per_channel_builtin,
+     "fake_quantize_per_channel(input, scales, zero_points, axis, quant_min, quant_max)",
+     "fake_quantize_per_tensor with one scale and zero point per channel along axis. "
+     "Example: fake_quantize_per_channel(w, s, z, 0, -128, 127)"},
+    {"gather", gather_builtin, "gather(input, dim, index)",
+     "The elements of input at index along dim, as PyTorch's. Example: gather(logp, 1, target.view(-1, 1))"},
+    {"index_select", index_select_builtin, "index_select(input, dim, index)",
+     "The slices of input at the indices along dim. Example: index_select(x, 0, idx)"},
+    {"scatter_add", scatter_add_builtin, "scatter_add(input, dim, index, src)",
+     "A copy of input with src added at index along dim. Example: scatter_add(zeros([3]), 0, idx, ones([4]))"},
+    {"embedding", embedding_builtin, "embedding(input, weight)",
+     "The rows of weight that the integer tensor input names. Example: embedding(tokens, table)"},
+    {"layer_norm", layer_norm_builtin, "layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-05)",
+     "Normalizes over the last dims to mean 0 and variance 1, then scales and shifts. Example: layer_norm(x, [64])"},
+    {"batch_norm", batch_norm_builtin,
+     "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-05)",
+     "Normalizes each channel with the batch's statistics (training) or the running ones. "
+     "Example: batch_norm(x, mean, var, training=true)"},
+    {"transpose", transpose_builtin, "transpose(input, dim0, dim1)", "A view with two dims swapped. Example: x.transpose(0, 1)"},
+    {"softmax", softmax_builtin, "softmax(input, dim=-1)",
+     "exp of each element divided by the sum along dim. Example: softmax(logits, dim=1)"},
+    {"log_softmax", log_softmax_builtin, "log_softmax(input, dim=-1)",
+     "The logarithm of softmax, computed stably. Example: log_softmax(logits, dim=1)"},
+};
+
+// How a row's default shows in a signature: as the language writes it.
+std::string default_text(const AttrSpec& spec) {
+  if (spec.name == "reduction" && std::holds_alternative<int64_t>(spec.default_value)) {
+    for (const char* r : {"mean", "sum", "none"})
+      if (reduction_code(r) == std::get<int64_t>(spec.default_value)) return std::string("\"") + r + "\"";
+  }
+  if (const double* d = std::get_if<double>(&spec.default_value)) return float_repr(*d);
+  return attr_value_str(spec.default_value);
+}
+
+std::unordered_map<std::string, Fn> make_op_functions() {
+  std::unordered_map<std::string, Fn> table;
   for (const OpDef& def : op_table()) {
     const OpDef* d = &def;
-    t[def.name] = [d](Evaluator&, CallArgs& a) { return call_row(*d, a, d->name); };
+    table[def.name] = [d](Evaluator&, CallArgs& a) { return call_row(*d, a, d->name); };
   }
-  t["matmul"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("matmul", a, {"self", "other"}, 2);
-    return Value::tensor(matmul(input_of(b[0], "matmul", "self"), input_of(b[1], "matmul", "other")));
-  };
-  t["contiguous"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("contiguous", a, {"input"}, 1);
-    return Value::tensor(contiguous(as_tensor(b[0], "contiguous")));
-  };
-  t["to_dtype"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("to_dtype", a, {"input", "dtype"}, 2);
-    return Value::tensor(to_dtype(as_tensor(b[0], "to_dtype"), as_dtype(b[1], "to_dtype")));
-  };
-  for (const char* nm : {"view", "reshape", "expand"}) {
-    std::string name = nm;
-    t[name] = [name](Evaluator&, CallArgs& a) {
-      if (a.pos.size() >= 1 && a.kw.empty()) {
-        const Tensor& x = as_tensor(a.pos[0], name);
-        std::vector<int64_t> shape = shape_args(a.pos, 1, name);
-        if (name == "view") return Value::tensor(view(x, shape));
-        if (name == "reshape") return Value::tensor(reshape(x, shape));
-        return Value::tensor(expand(x, shape));
-      }
-      return row_call(name == "view" ? "view" : name == "reshape" ? "reshape" : "expand", a);
-    };
-  }
-  t["permute"] = [](Evaluator&, CallArgs& a) {
-    if (a.pos.size() >= 1 && a.kw.empty())
-      return Value::tensor(permute(as_tensor(a.pos[0], "permute"), shape_args(a.pos, 1, "permute")));
-    return row_call("permute", a);
-  };
-  t["squeeze"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("squeeze", a, {"input", "dim"}, 1);
-    const Tensor& x = as_tensor(b[0], "squeeze");
-    if (!b.has(1)) return Value::tensor(squeeze(x));
-    return Value::tensor(squeeze(x, as_ints(b[1], "squeeze(): argument 'dim'")));
-  };
-  t["flatten"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("flatten", a, {"input", "start_dim", "end_dim"}, 1);
-    return Value::tensor(flatten(as_tensor(b[0], "flatten"), b.has(1) ? as_int(b[1], "flatten") : 0,
-                                 b.has(2) ? as_int(b[2], "flatten") : -1));
-  };
-  auto extremum = [](const char* nm, bool is_max) {
-    std::string name = nm;
-    return [name, is_max](Evaluator&, CallArgs& a) -> Value {
-      Bound b = bind(name, a, {"input", "dim", "keepdim"}, 1);
-      const Tensor& x = as_tensor(b[0], name);
-      if (b.has(1) && b[1].tag == Tag::Tensor) {  // max(a, b) is elementwise, as in PyTorch
-        return Value::tensor(is_max ? maximum(x, b[1].t) : minimum(x, b[1].t));
-      }
-      if (!b.has(1)) return Value::tensor(is_max ? max(x) : min(x));
-      int64_t dim = as_int(b[1], name + "(): argument 'dim'");
-      bool keep = b.has(2) && as_bool(b[2], name + "(): argument 'keepdim'");
-      auto [v, i] = is_max ? max(x, dim, keep) : min(x, dim, keep);
-      return make_tuple({Value::tensor(v), Value::tensor(i)});
-    };
-  };
-  t["max"] = extremum("max", true);
-  t["min"] = extremum("min", false);
-  for (const char* nm : {"argmax", "argmin"}) {
-    std::string name = nm;
-    t[name] = [name](Evaluator&, CallArgs& a) {
-      Bound b = bind(name, a, {"input", "dim", "keepdim"}, 1);
-      const Tensor& x = as_tensor(b[0], name);
-      std::optional<int64_t> dim;
-      if (b.has(1)) dim = as_int(b[1], name + "(): argument 'dim'");
-      bool keep = b.has(2) && as_bool(b[2], name + "(): argument 'keepdim'");
-      return Value::tensor(name == "argmax" ? argmax(x, dim, keep) : argmin(x, dim, keep));
-    };
-  }
-  t["clamp"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("clamp", a, {"input", "min", "max"}, 1);
-    std::optional<double> lo, hi;
-    if (b.has(1)) lo = as_num(b[1], "clamp(): argument 'min'");
-    if (b.has(2)) hi = as_num(b[2], "clamp(): argument 'max'");
-    return Value::tensor(clamp(as_tensor(b[0], "clamp"), lo, hi));
-  };
-  t["split"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("split", a, {"input", "split_size_or_sections", "dim"}, 2);
-    const Tensor& x = as_tensor(b[0], "split");
-    int64_t dim = b.has(2) ? as_int(b[2], "split(): argument 'dim'") : 0;
-    if (b[1].tag == Tag::Int) return tuple_of(split(x, b[1].i, dim));
-    return tuple_of(split(x, as_ints(b[1], "split(): argument 'split_size_or_sections'"), dim));
-  };
-  t["max_pool2d"] = [](Evaluator&, CallArgs& a) {
-    bool with_indices = false;
-    for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
-      if (it->first == "return_indices") {
-        with_indices = as_bool(it->second, "max_pool2d(): argument 'return_indices'");
-        a.kw.erase(it);
-        break;
-      }
-    Value r = row_call("max_pool2d", a);
-    if (with_indices) return r;
-    return r.as<ListObj>()->items[0];
-  };
-  // Rows whose second output (a mask) only their backward reads: the function
-  // returns the first, as PyTorch's do.
-  for (const char* nm : {"dropout", "fake_quantize_per_tensor", "fake_quantize_per_channel"}) {
-    t[nm] = [nm](Evaluator&, CallArgs& a) {
-      Value r = row_call(nm, a);
-      return r.as<ListObj>()->items[0];
-    };
-  }
-  // PyTorch's argument order: (input, dim, index[, src]).
-  for (const char* nm : {"gather", "index_select", "scatter_add"}) {
-    std::string name = nm;
-    t[name] = [name](Evaluator&, CallArgs& a) {
-      Bound b = name == "scatter_add" ? bind(name, a, {"input", "dim", "index", "src"}, 4)
-                                      : bind(name, a, {"input", "dim", "index"}, 3);
-      const Tensor& x = as_tensor(b[0], name);
-      int64_t dim = as_int(b[1], name + "(): argument 'dim'");
-      Tensor idx = input_of(b[2], name, "index");
-      if (name == "gather") return Value::tensor(gather(x, dim, idx));
-      if (name == "index_select") return Value::tensor(index_select(x, dim, idx));
-      return Value::tensor(scatter_add(x, dim, idx, input_of(b[3], name, "src")));
-    };
-  }
-  t["embedding"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("embedding", a, {"input", "weight"}, 2);
-    Tensor p = input_of(b[0], "embedding", "input"), q = input_of(b[1], "embedding", "weight");
-    // F.embedding(indices, weight); the row's own order (weight, indices) works too.
-    if (is_floating(p.dtype()) && !is_floating(q.dtype())) std::swap(p, q);
-    return Value::tensor(embedding(q, p));
-  };
-  t["layer_norm"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("layer_norm", a, {"input", "normalized_shape", "weight", "bias", "eps"}, 2);
-    return Value::tensor(layer_norm(as_tensor(b[0], "layer_norm"), as_ints(b[1], "layer_norm(): normalized_shape"),
-                                    b.has(2) ? as_tensor(b[2], "layer_norm(): weight") : Tensor(),
-                                    b.has(3) ? as_tensor(b[3], "layer_norm(): bias") : Tensor(),
-                                    b.has(4) ? as_num(b[4], "layer_norm(): eps") : 1e-5));
-  };
-  t["batch_norm"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("batch_norm", a,
-                   {"input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps"}, 3);
-    auto opt = [&](size_t k) { return b.has(k) ? as_tensor(b[k], "batch_norm") : Tensor(); };
-    return Value::tensor(batch_norm(as_tensor(b[0], "batch_norm"), opt(3), opt(4), opt(1), opt(2),
-                                    b.has(5) && as_bool(b[5], "batch_norm(): training"),
-                                    b.has(6) ? as_num(b[6], "batch_norm(): momentum") : 0.1,
-                                    b.has(7) ? as_num(b[7], "batch_norm(): eps") : 1e-5));
-  };
-  t["transpose"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("transpose", a, {"input", "dim0", "dim1"}, 3);
-    return Value::tensor(transpose(as_tensor(b[0], "transpose"), as_int(b[1], "transpose(): dim0"),
-                                   as_int(b[2], "transpose(): dim1")));
-  };
-  t["softmax"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("softmax", a, {"input", "dim"}, 1);
-    return Value::tensor(softmax(as_tensor(b[0], "softmax"), b.has(1) ? as_int(b[1], "softmax(): dim") : -1));
-  };
-  t["log_softmax"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("log_softmax", a, {"input", "dim"}, 1);
-    return Value::tensor(log_softmax(as_tensor(b[0], "log_softmax"), b.has(1) ? as_int(b[1], "log_softmax(): dim") : -1));
-  };
+  for (const BuiltinEntry& e : kOpConventions) table[e.name] = e.function;
+  return table;
+}
+
+}  // namespace
+
+const std::unordered_map<std::string, Fn>& op_functions() {
+  static const std::unordered_map<std::string, Fn> table = make_op_functions();
+  return table;
+}
+
+std::span<const BuiltinEntry> op_conventions() { return kOpConventions; }
+
+namespace {
+
+// A row's tensor arguments as a signature names them: a list op's one list, or each
+// input with whether it may be left out (none).
+struct InputArg {
+  std::string name;
+  bool optional;
+};
+std::vector<InputArg> input_args(const OpDef& row) {
+  if (row.num_inputs < 0) return {{row.input_names.empty() ? "tensors" : row.input_names[0], false}};
+  std::vector<InputArg> out;
+  for (size_t k = 0; k < static_cast<size_t>(row.num_inputs); ++k)
+    out.push_back({k < row.input_names.size() ? row.input_names[k] : "input", (row.optional_inputs >> k & 1u) != 0});
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
+}  // namespace
+
+std::string op_signature(const OpDef& row) {
+  std::vector<std::string> args;
+  for (const InputArg& in : input_args(row)) args.push_back(in.optional ? in.name + "=none" : in.name);
+  for (const AttrSpec& spec : row.attrs) args.push_back(spec.required ? spec.name : spec.name + '=' + default_text(spec));
+  return std::string(row.name) + "(" + joined(args) + ")";
+}
+
+// A placeholder until the row has a doc of its own: what it is, and a call with the
+// arguments that must be given, by their names.
+std::string op_doc(const OpDef& row) {
+  std::vector<std::string> args;
+  for (const InputArg& in : input_args(row))
+    if (!in.optional) args.push_back(in.name);
+  for (const AttrSpec& spec : row.attrs)
+    if (spec.required) args.push_back(spec.name);
+  return std::string("The op ") + row.name + " of the op table (:ops lists its devices and gradients). Example: " +
+         row.name + "(" + joined(args) + ")";
+}
+
+void install_op_builtins(Evaluator& ev) {
+  for (auto& [name, fn] : op_functions()) install_function(ev, name, fn);
 }
 
 }  // namespace nabla::interp

@@ -136,12 +136,22 @@ void run_profiled(Evaluator& ev, const ProfileOptions& options, const std::funct
                             static_cast<size_t>(options.rows)));
 }
 
-void install_profile_builtins(Evaluator& ev) {
-  install_function(ev, "last_profile", [](Evaluator& ev, CallArgs& a) {
-    bind("last_profile", a, {}, 0);
-    if (!ev.last_profile) fail("last_profile(): nothing has been profiled yet (use profile { ... })");
-    return profile_value(ev.last_profile);
-  });
+namespace {
+
+Value last_profile_builtin(Evaluator& ev, CallArgs& a) {
+  bind("last_profile", a, {}, 0);
+  if (!ev.last_profile) fail("last_profile(): nothing has been profiled yet (use profile { ... })");
+  return profile_value(ev.last_profile);
 }
+
+const BuiltinEntry kProfileBuiltins[] = {
+    {"last_profile", last_profile_builtin, "last_profile()",
+     "The ops of the last profile { } block or :prof, with table(), rows(), events() and export_chrome_trace(path). "
+     "Example: print(last_profile().table(rows=10))"},
+};
+
+}  // namespace
+
+const BuiltinLibrary kProfileLibrary = {"profile", nullptr, kProfileBuiltins, nullptr};
 
 }  // namespace nabla::interp

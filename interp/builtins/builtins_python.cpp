@@ -1,21 +1,35 @@
-// Python builtins with logic of their own (len, range, min/max, sorted, int, float,
-// round) and the native `math` module. One-line builtins stay with their
-// registration in builtins.cpp.
+// Python's builtins of the language: printing, conversions to str, bool and the
+// containers, type tests, attributes by name, and iteration helpers (len, range,
+// enumerate, zip, sorted, ...). The numeric ones are builtins_numbers.cpp's. The
+// table at the end is this family's (Note [Builtin tables]).
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <thread>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-#include <cmath>
 #include <cstdio>
-#include <tuple>
+#include <iostream>
 
 #include "interp/builtins/builtins_internal.hpp"
-#include "tensor/file_kind.hpp"
 
 namespace nabla::interp {
+
+namespace {
+
+Value print_builtin(Evaluator& ev, CallArgs& a) {
+  std::string sep = " ", end = "\n";
+  bool flush = false;
+  for (auto& [k, v] : a.kw) {
+    if (k == "sep") sep = v.is_none() ? " " : str(v);
+    else if (k == "end") end = v.is_none() ? "\n" : str(v);
+    else if (k == "flush") flush = truthy(v);
+    else fail("print() got an unexpected keyword argument '" + k + "'");
+  }
+  std::string out;
+  for (size_t k = 0; k < a.pos.size(); ++k) {
+    if (k) out += sep;
+    out += str(a.pos[k]);
+  }
+  ev.output(out + end);
+  if (flush) std::cout.flush(), std::fflush(stdout);  // print(..., flush=true): a reader of a pipe sees it now
+  return Value();
+}
 
 Value len_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("len", a, {"obj"}, 1);
@@ -55,41 +69,6 @@ Value range_builtin(Evaluator&, CallArgs& a) {
   return Value::object(Tag::Range, r);
 }
 
-Value extremum_builtin(Evaluator& ev, CallArgs& a, bool is_max) {
-  const char* name = is_max ? "max" : "min";
-  if (!a.pos.empty() && a.pos[0].tag == Tag::Tensor) return op_functions()[name](ev, a);
-  Value key;
-  for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
-    if (it->first == "key") {
-      key = it->second;
-      a.kw.erase(it);
-      break;
-    }
-  if (!a.kw.empty()) fail(std::string(name) + "() got an unexpected keyword argument '" + a.kw[0].first + "'");
-  std::vector<Value> items = a.pos.size() == 1 ? ev.iterate(a.pos[0]) : a.pos;
-  if (items.empty()) fail(std::string(name) + "() of an empty sequence");
-  size_t best = 0;
-  Value best_key;
-  for (size_t k = 0; k < items.size(); ++k) {
-    Value kv = items[k];
-    if (!key.is_none()) {
-      CallArgs ka;
-      ka.pos.push_back(items[k]);
-      kv = ev.call_value(key, ka);
-    }
-    if (k == 0) {
-      best_key = kv;
-      continue;
-    }
-    int c = compare_for_sort(kv, best_key, is_max ? "max()" : "min()");
-    if (is_max ? c > 0 : c < 0) {
-      best = k;
-      best_key = kv;
-    }
-  }
-  return items[best];
-}
-
 Value sorted_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("sorted", a, {"iterable", "key", "reverse"}, 1);
   std::vector<Value> items = ev.iterate(b[0]);
@@ -112,193 +91,6 @@ Value sorted_builtin(Evaluator& ev, CallArgs& a) {
   return make_list(std::move(out));
 }
 
-Value int_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("int", a, {"x"}, 0);
-  const Value& v = b[0];
-  if (!b.given[0]) return Value::integer(0);
-  switch (v.tag) {
-    case Tag::Int: return v;
-    case Tag::Bool: return Value::integer(v.b);
-    case Tag::Float:
-      return Value::integer(int_from_double(std::trunc(v.f), "int()"));
-    case Tag::Str: {
-      const std::string& s = v.as<StrObj>()->s;
-      try {
-        size_t used = 0;
-        long long r = std::stoll(s, &used, 10);
-        std::string rest = s.substr(used);
-        if (rest.find_first_not_of(" \t\n") == std::string::npos) return Value::integer(r);
-      } catch (const std::out_of_range&) {
-        fail("int(): " + repr(v) + " is outside the range of a 64-bit int");
-      } catch (const std::invalid_argument&) {
-      }
-      fail("invalid literal for int(): " + repr(v));
-    }
-    case Tag::Tensor:
-      if (!is_floating(v.t.dtype())) return Value::integer(v.t.item_int());
-      return Value::integer(int_from_double(std::trunc(v.t.item()), "int()"));
-    default: fail(std::string("int() argument must be a number, str or one-element tensor, not ") + type_name(v));
-  }
-}
-
-Value float_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("float", a, {"x"}, 0);
-  const Value& v = b[0];
-  if (!b.given[0]) return Value::number(0.0);
-  if (v.is_num()) return Value::number(v.as_double());
-  if (v.tag == Tag::Tensor) return Value::number(v.t.item());
-  if (v.tag == Tag::Str) {
-    std::string s = v.as<StrObj>()->s;
-    if (s == "inf" || s == "+inf") return Value::number(INFINITY);
-    if (s == "-inf") return Value::number(-INFINITY);
-    if (s == "nan") return Value::number(NAN);
-    char* end = nullptr;
-    double d = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() && std::string(end).find_first_not_of(" \t\n") == std::string::npos) return Value::number(d);
-    fail("could not convert string to float: " + repr(v));
-  }
-  fail(std::string("float() argument must be a number, str or one-element tensor, not ") + type_name(v));
-}
-
-// round(int, ndigits < 0) in integers, half to even, as Python: round(25, -1) is 20,
-// and no int passes through a double (which would change 2**62 + 1).
-static Value round_int(int64_t x, int64_t ndigits) {
-  if (ndigits >= 0) return Value::integer(x);
-  if (ndigits < -38) return Value::integer(0);  // 10**39 > 2 * |x|: rounds to 0
-  __int128 scale = 1;
-  for (int64_t k = 0; k < -ndigits; ++k) scale *= 10;
-  __int128 q = x / scale, r = x % scale;
-  if (r < 0) r += scale, q -= 1;  // floor division
-  if (2 * r > scale || (2 * r == scale && (q & 1))) q += 1;
-  __int128 out = q * scale;
-  if (out > INT64_MAX || out < INT64_MIN) fail("integer overflow in round()");
-  return Value::integer(static_cast<int64_t>(out));
-}
-
-// round(float, ndigits): the correctly rounded decimal (printf's, half to even on the
-// exact binary value), as Python's: round(2.675, 2) is 2.67, for 2.675 is a little
-// less than it reads; x * 100 would round up first.
-static double round_float(double x, int64_t ndigits) {
-  if (!std::isfinite(x) || ndigits > 323) return x;
-  if (ndigits < -308) return 0.0 * x;
-  if (ndigits >= 0) {
-    std::string text(static_cast<size_t>(std::snprintf(nullptr, 0, "%.*f", static_cast<int>(ndigits), x)), '\0');
-    std::snprintf(text.data(), text.size() + 1, "%.*f", static_cast<int>(ndigits), x);
-    return std::strtod(text.c_str(), nullptr);
-  }
-  double scale = std::pow(10.0, static_cast<double>(-ndigits));
-  double y = x / scale, z = std::nearbyint(y);
-  double r = z * scale;
-  return std::isfinite(r) ? r : x;
-}
-
-Value round_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("round", a, {"number", "ndigits"}, 1);
-  double x = as_num(b[0], "round()");
-  bool is_int = b[0].tag == Tag::Int || b[0].tag == Tag::Bool;
-  if (!b.has(1)) {
-    if (is_int) return Value::integer(int_of(b[0]));
-    return Value::integer(int_from_double(std::nearbyint(x), "round()"));
-  }
-  int64_t n = as_int(b[1], "round(): ndigits");
-  return is_int ? round_int(int_of(b[0]), n) : Value::number(round_float(x, n));
-}
-
-// divmod(a, b): (a // b, a % b), with their errors (Note [Integer overflow] in
-// operators.cpp).
-Value divmod_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("divmod", a, {"a", "b"}, 2);
-  if (!b[0].is_num() || !b[1].is_num())
-    fail(std::string("divmod() needs two numbers, got ") + type_name(b[0]) + " and " + type_name(b[1]));
-  return make_tuple({binary_op(lang::BinaryOp::FloorDiv, b[0], b[1]), binary_op(lang::BinaryOp::Mod, b[0], b[1])});
-}
-
-// The inverse of x modulo m (m > 0), for pow with a negative exponent.
-static int64_t inverse_mod(int64_t x, int64_t m) {
-  __int128 r0 = m, r1 = ((x % m) + m) % m, t0 = 0, t1 = 1;
-  while (r1 != 0) {
-    __int128 q = r0 / r1;
-    std::tie(r0, r1) = std::make_pair(r1, r0 - q * r1);
-    std::tie(t0, t1) = std::make_pair(t1, t0 - q * t1);
-  }
-  if (r0 != 1) fail("pow(): base is not invertible for the given modulus");
-  return static_cast<int64_t>(((t0 % m) + m) % m);
-}
-
-// pow(base, exp, mod) on ints, in 128-bit products (no overflow); the result has the
-// sign of mod, as Python's %.
-static Value pow_mod(int64_t base, int64_t exp, int64_t mod) {
-  if (mod == 0) fail("pow(): the modulus must not be 0");
-  __int128 m = mod < 0 ? -static_cast<__int128>(mod) : mod;
-  if (exp < 0) {
-    if (m > INT64_MAX) fail("pow(): the modulus is too large for a negative exponent");
-    base = inverse_mod(base, static_cast<int64_t>(m));
-  }
-  unsigned __int128 e = exp < 0 ? static_cast<unsigned __int128>(-static_cast<__int128>(exp)) : exp;
-  __int128 r = 1 % m, x = ((base % m) + m) % m;
-  for (; e; e >>= 1) {
-    if (e & 1) r = r * x % m;
-    x = x * x % m;
-  }
-  if (mod < 0 && r != 0) r -= m;
-  return Value::integer(static_cast<int64_t>(r));
-}
-
-// pow(base, exp[, mod]): Python's on numbers (base ** exp, its errors included); the
-// op table's pow on tensors.
-Value pow_builtin(Evaluator& ev, CallArgs& a, const Fn& tensor_pow) {
-  for (auto& v : a.pos)
-    if (v.tag == Tag::Tensor) return tensor_pow(ev, a);
-  Bound b = bind("pow", a, {"base", "exp", "mod"}, 2);
-  if (!b.has(2)) return binary_op(lang::BinaryOp::Pow, b[0], b[1]);
-  for (size_t k = 0; k < 3; ++k)
-    if (b[k].tag != Tag::Int && b[k].tag != Tag::Bool)
-      fail(std::string("pow() with a modulus needs three ints, got ") + type_name(b[k]));
-  return pow_mod(int_of(b[0]), int_of(b[1]), int_of(b[2]));
-}
-
-std::shared_ptr<Module> math_module(Evaluator& ev) {
-  auto m = std::make_shared<Module>();
-  m->name = "math";
-  m->set("pi", Value::number(M_PI));
-  m->set("e", Value::number(M_E));
-  m->set("inf", Value::number(INFINITY));
-  m->set("nan", Value::number(NAN));
-  auto unary = [&](const char* nm, double (*f)(double)) {
-    std::string name = nm;
-    m->set(name, make_native(name, [name, f](Evaluator&, CallArgs& a) {
-             Bound b = bind(name, a, {"x"}, 1);
-             return Value::number(f(as_num(b[0], name + "()")));
-           }));
-  };
-  unary("sqrt", [](double x) { return std::sqrt(x); });
-  unary("exp", [](double x) { return std::exp(x); });
-  unary("log", [](double x) { return std::log(x); });
-  unary("sin", [](double x) { return std::sin(x); });
-  unary("cos", [](double x) { return std::cos(x); });
-  unary("tan", [](double x) { return std::tan(x); });
-  unary("tanh", [](double x) { return std::tanh(x); });
-  unary("fabs", [](double x) { return std::fabs(x); });
-  m->set("floor", make_native("floor", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("floor", a, {"x"}, 1);
-           return Value::integer(int_from_double(std::floor(as_num(b[0], "floor()")), "floor()"));
-         }));
-  m->set("ceil", make_native("ceil", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("ceil", a, {"x"}, 1);
-           return Value::integer(int_from_double(std::ceil(as_num(b[0], "ceil()")), "ceil()"));
-         }));
-  m->set("isnan", make_native("isnan", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("isnan", a, {"x"}, 1);
-           return Value::boolean(std::isnan(as_num(b[0], "isnan()")));
-         }));
-  m->set("isinf", make_native("isinf", [](Evaluator&, CallArgs& a) {
-           Bound b = bind("isinf", a, {"x"}, 1);
-           return Value::boolean(std::isinf(as_num(b[0], "isinf()")));
-         }));
-  (void)ev;
-  return m;
-}
-
 // ord(c): the code of a one-character (one-byte) string; chr(i): the inverse.
 Value ord_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("ord", a, {"c"}, 1);
@@ -314,58 +106,188 @@ Value chr_builtin(Evaluator&, CallArgs& a) {
   return make_str(std::string(1, static_cast<char>(i)));
 }
 
-// read_text(path): a whole file as a string (bytes as they are).
-Value read_text_builtin(Evaluator& ev, CallArgs& a) {
-  ev.check_sandbox("read_text()");
-  Bound b = bind("read_text", a, {"path"}, 1);
-  if (b[0].tag != Tag::Str) fail("read_text() expected a path string, got " + repr(b[0]));
-  const std::string& path = b[0].as<StrObj>()->s;
-  if (std::string problem = regular_file_problem(path); !problem.empty())
-    fail("cannot open " + path + ": " + problem);  // a FIFO would block, /dev/zero never end
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return make_str(text.str());
+
+Value str_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("str", a, {"x"}, 0);
+  return make_str(b.given[0] ? str(b[0]) : "");
 }
 
-// Sleeps in slices of at most 20 ms, so that Ctrl-C ends a long sleep at once
-// (Note [Interrupts] in interp/interpreter.cpp); `seconds` may be inf.
-static void sleep_interruptibly(Evaluator& ev, double seconds) {
-  using Clock = std::chrono::steady_clock;
-  auto start = Clock::now();
-  for (;;) {
-    ev.check_interrupt();
-    double left = seconds - std::chrono::duration<double>(Clock::now() - start).count();
-    if (left <= 0) return;
-    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
+Value repr_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("repr", a, {"x"}, 1);
+  return make_str(repr(b[0]));
+}
+
+Value bool_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("bool", a, {"x"}, 0);
+  return Value::boolean(b.given[0] && truthy(b[0]));
+}
+
+Value list_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("list", a, {"iterable"}, 0);
+  return make_list(b.given[0] ? ev.iterate(b[0]) : std::vector<Value>{});
+}
+
+Value tuple_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("tuple", a, {"iterable"}, 0);
+  return make_tuple(b.given[0] ? ev.iterate(b[0]) : std::vector<Value>{});
+}
+
+// The entries of dict(x): a dict's own, or (key, value) pairs.
+void add_pairs(Evaluator& ev, DictObj& d, const Value& x) {
+  if (x.tag == Tag::Dict) {
+    d = *x.as<DictObj>();
+    return;
+  }
+  for (auto& item : ev.iterate(x)) {
+    if ((item.tag != Tag::Tuple && item.tag != Tag::List) || item.as<ListObj>()->items.size() != 2)
+      fail("dict() expects (key, value) pairs");
+    check_dict_key(item.as<ListObj>()->items[0]);
+    d.set(item.as<ListObj>()->items[0], item.as<ListObj>()->items[1]);
   }
 }
 
-// The native `time` module: perf_counter() (monotonic seconds, for timing),
-// time() (seconds since the epoch) and sleep(seconds).
-std::shared_ptr<Module> time_module(Evaluator&) {
-  auto m = std::make_shared<Module>();
-  m->name = "time";
-  m->set("perf_counter", make_native("perf_counter", [](Evaluator&, CallArgs& a) {
-           bind("perf_counter", a, {}, 0);
-           auto now = std::chrono::steady_clock::now().time_since_epoch();
-           return Value::number(std::chrono::duration<double>(now).count());
-         }));
-  m->set("sleep", make_native("sleep", [](Evaluator& ev, CallArgs& a) {
-           ev.check_sandbox("time.sleep()");
-           Bound b = bind("sleep", a, {"seconds"}, 1);
-           double s = as_num(b[0], "sleep(): seconds");
-           if (!(s >= 0)) fail("sleep(): seconds must be a non-negative number, got " + float_repr(s));
-           sleep_interruptibly(ev, s);
-           return Value();
-         }));
-  m->set("time", make_native("time", [](Evaluator&, CallArgs& a) {
-           bind("time", a, {}, 0);
-           auto now = std::chrono::system_clock::now().time_since_epoch();
-           return Value::number(std::chrono::duration<double>(now).count());
-         }));
-  return m;
+Value dict_builtin(Evaluator& ev, CallArgs& a) {
+  auto d = std::make_shared<DictObj>();
+  if (a.pos.size() > 1) fail("dict() takes at most 1 positional argument");
+  if (!a.pos.empty()) add_pairs(ev, *d, a.pos[0]);
+  for (auto& [k, v] : a.kw) d->set(make_str(k), v);
+  return Value::object(Tag::Dict, d);
 }
+
+Value type_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("type", a, {"x"}, 1);
+  return make_str(type_name(b[0]));
+}
+
+Value enumerate_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("enumerate", a, {"iterable", "start"}, 1);
+  int64_t k = b.has(1) ? as_int(b[1], "enumerate(): start") : 0;
+  std::vector<Value> out;
+  std::vector<Value> items = ev.iterate(b[0]);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0 && __builtin_add_overflow(k, 1, &k)) fail("integer overflow in enumerate(): the index passed 2**63 - 1");
+    out.push_back(make_tuple({Value::integer(k), std::move(items[i])}));
+  }
+  return make_list(std::move(out));
+}
+
+Value zip_builtin(Evaluator& ev, CallArgs& a) {
+  if (!a.kw.empty()) fail("zip() takes no keyword arguments");
+  std::vector<std::vector<Value>> seqs;
+  size_t n = SIZE_MAX;
+  for (auto& p : a.pos) {
+    seqs.push_back(ev.iterate(p));
+    n = std::min(n, seqs.back().size());
+  }
+  if (seqs.empty()) n = 0;
+  std::vector<Value> out;
+  for (size_t k = 0; k < n; ++k) {
+    std::vector<Value> t;
+    for (auto& s : seqs) t.push_back(s[k]);
+    out.push_back(make_tuple(std::move(t)));
+  }
+  return make_list(std::move(out));
+}
+
+Value reversed_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("reversed", a, {"seq"}, 1);
+  std::vector<Value> items = ev.iterate(b[0]);
+  std::reverse(items.begin(), items.end());
+  return make_list(std::move(items));
+}
+
+Value any_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("any", a, {"iterable"}, 1);
+  for (auto& x : ev.iterate(b[0]))
+    if (truthy(x)) return Value::boolean(true);
+  return Value::boolean(false);
+}
+
+Value all_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("all", a, {"iterable"}, 1);
+  for (auto& x : ev.iterate(b[0]))
+    if (!truthy(x)) return Value::boolean(false);
+  return Value::boolean(true);
+}
+
+Value assert_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("assert", a, {"cond", "msg"}, 1);
+  if (!truthy(b[0])) fail("assertion failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
+  return Value();
+}
+
+Value isinstance_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("isinstance", a, {"obj", "type"}, 2);
+  if (b[1].tag == Tag::ModelClass)
+    return Value::boolean(b[0].tag == Tag::Instance && b[0].as<InstanceObj>()->cls.get() == b[1].as<ModelClassObj>());
+  if (b[1].tag == Tag::Str) return Value::boolean(type_name(b[0]) == b[1].as<StrObj>()->s);
+  if (b[1].tag == Tag::Native) {
+    const std::string& n = b[1].as<NativeObj>()->name;
+    return Value::boolean(n == type_name(b[0]) || (n == "tensor" && b[0].tag == Tag::Tensor));
+  }
+  fail(std::string("isinstance(): expected a model, a builtin type or a type name, got ") + type_name(b[1]));
+}
+
+// getattr/setattr by name, as Python's; nn.Sequential names its layers "0", "1", ...
+// (PyTorch's state_dict keys) with setattr(self, "0", layer).
+Value getattr_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("getattr", a, {"obj", "name", "default"}, 2);
+  if (b[1].tag != Tag::Str) fail(std::string("getattr(): name must be a str, got ") + type_name(b[1]));
+  if (!b.given[2]) return ev.get_attr(b[0], b[1].as<StrObj>()->s);  // a default of none counts
+  try {
+    return ev.get_attr(b[0], b[1].as<StrObj>()->s);
+  } catch (LangError& e) {
+    if (e.interrupted) throw;
+    return b[2];
+  }
+}
+
+Value setattr_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("setattr", a, {"obj", "name", "value"}, 3);
+  if (b[1].tag != Tag::Str) fail(std::string("setattr(): name must be a str, got ") + type_name(b[1]));
+  ev.set_attr(b[0], b[1].as<StrObj>()->s, b[2]);
+  return Value();
+}
+
+const BuiltinEntry kPythonBuiltins[] = {
+    {"print", print_builtin, "print(*values, sep=\" \", end=\"\\n\", flush=false)",
+     "Writes the values as str() shows them, sep between them and end after. Example: print(\"loss\", 0.5, sep=\": \")"},
+    {"len", len_builtin, "len(obj)",
+     "The number of items of a str, list, tuple, dict, range or tensor (its first dim). Example: len([1, 2, 3])"},
+    {"ord", ord_builtin, "ord(c)", "The code of a one-character (one-byte) str. Example: ord(\"a\")"},
+    {"chr", chr_builtin, "chr(i)", "The one-character str of a code in [0, 255]. Example: chr(97)"},
+    {"range", range_builtin, "range(stop) or range(start, stop, step=1)",
+     "The ints from start (0) up to stop, not including it, by step. Example: for i in range(10) { print(i) }"},
+    {"str", str_builtin, "str(x=\"\")", "x as print() shows it. Example: str(3.5)"},
+    {"repr", repr_builtin, "repr(x)", "x as source text would write it (strings quoted). Example: repr(\"a\")"},
+    {"bool", bool_builtin, "bool(x=false)", "Whether x is truthy (not none, false, 0, or empty). Example: bool([])"},
+    {"list", list_builtin, "list(iterable=[])", "A new list of the items of iterable. Example: list(range(3))"},
+    {"tuple", tuple_builtin, "tuple(iterable=())", "A tuple of the items of iterable. Example: tuple([1, 2])"},
+    {"dict", dict_builtin, "dict(pairs_or_dict={}, **kwargs)",
+     "A new dict from (key, value) pairs or another dict, then the keyword arguments. Example: dict(lr=0.1, momentum=0.9)"},
+    {"type", type_builtin, "type(x)", "The name of x's type, as a str. Example: type(1.0)"},
+    {"enumerate", enumerate_builtin, "enumerate(iterable, start=0)",
+     "(index, item) pairs, the index counting from start. Example: for (i, x) in enumerate(xs) { print(i, x) }"},
+    {"zip", zip_builtin, "zip(*iterables)",
+     "Tuples of the items at the same position, as many as the shortest has. Example: zip([1, 2], [\"a\", \"b\"])"},
+    {"sorted", sorted_builtin, "sorted(iterable, key=none, reverse=false)",
+     "A new sorted list; equal items keep their order. Example: sorted(words, key=len)"},
+    {"reversed", reversed_builtin, "reversed(seq)", "A new list of the items in reverse order. Example: reversed([1, 2, 3])"},
+    {"any", any_builtin, "any(iterable)", "Whether some item is truthy. Example: any([false, 0, \"x\"])"},
+    {"all", all_builtin, "all(iterable)", "Whether every item is truthy. Example: all([true, 1, \"x\"])"},
+    {"assert", assert_builtin, "assert(cond, msg=none)",
+     "An error \"assertion failed: msg\" unless cond is truthy. Example: assert(x.ndim == 2, \"expected a matrix\")"},
+    {"isinstance", isinstance_builtin, "isinstance(obj, type)",
+     "Whether obj is an instance of a model, of a builtin type (list, tensor, ...) or of a type name. "
+     "Example: isinstance(m, nn.Linear)"},
+    {"getattr", getattr_builtin, "getattr(obj, name, default)",
+     "The attribute of obj called name; default, when given, if there is none. Example: getattr(m, \"bias\", none)"},
+    {"setattr", setattr_builtin, "setattr(obj, name, value)",
+     "Sets the attribute of obj called name. Example: setattr(self, \"0\", layer)"},
+};
+
+}  // namespace
+
+const BuiltinLibrary kPythonLibrary = {"python", nullptr, kPythonBuiltins, nullptr};
 
 }  // namespace nabla::interp

@@ -1,6 +1,7 @@
 // Tensor attributes (shape, dtype, grad, ...) and methods (size, item, backward,
-// in-place ops, hooks); any op of the table is a method too (tensor_method falls
-// back to op_functions). The ops themselves are builtins_ops.cpp's.
+// in-place ops, hooks), the methods one table (Note [Builtin tables]); any op of the
+// table is a method too (tensor_method falls back to op_functions). The ops
+// themselves are builtins_ops.cpp's.
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
@@ -13,11 +14,6 @@
 namespace nabla::interp {
 
 namespace {
-
-std::unordered_map<std::string, Fn>& tensor_methods() {
-  static std::unordered_map<std::string, Fn> table;
-  return table;
-}
 
 const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
                                     "is_leaf", "device", "is_cuda", "data"};
@@ -32,175 +28,266 @@ Tensor clone_tensor(const Tensor& x) {
   return c;
 }
 
+// The receiver of a method that takes no arguments (it is a.pos[0], as for the ops).
+const Tensor& self_only(const std::string& name, CallArgs& a) {
+  if (a.pos.size() != 1 || !a.kw.empty()) fail(name + "() takes no arguments");
+  return a.pos[0].t;
+}
+
+Value dim_method(Evaluator&, CallArgs& a) { return Value::integer(self_only("dim", a).dim()); }
+Value numel_method(Evaluator&, CallArgs& a) { return Value::integer(self_only("numel", a).numel()); }
+
+Value size_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("size", a, {"self", "dim"}, 1);
+  const Tensor& x = b[0].t;
+  if (b.has(1)) return Value::integer(x.size(wrap_dim(as_int(b[1], "size(): dim"), x.dim(), "size")));
+  std::vector<Value> items;
+  for (int64_t s : x.sizes()) items.push_back(Value::integer(s));
+  return make_tuple(std::move(items));
+}
+
+Value item_method(Evaluator&, CallArgs& a) {
+  const Tensor& x = self_only("item", a);
+  notify_value_read(x, "item()");
+  if (is_floating(x.dtype())) return Value::number(x.item());
+  if (x.dtype() == DType::b8) return Value::boolean(x.item_int() != 0);
+  return Value::integer(x.item_int());
+}
+
+Value tolist_method(Evaluator&, CallArgs& a) {
+  const Tensor& x = self_only("tolist", a);
+  notify_value_read(x, "tolist()");
+  return tolist(x);
+}
+
+Value backward_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("backward", a, {"self", "gradient", "retain_graph", "create_graph"}, 1);
+  Tensor g = b.has(1) ? input_of(b[1], "backward", "gradient") : Tensor();
+  bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
+  bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;
+  nabla::backward(b[0].t, g, retain, create);
+  return Value();
+}
+
+Value detach_method(Evaluator&, CallArgs& a) { return Value::tensor(detach(self_only("detach", a))); }
+Value clone_method(Evaluator&, CallArgs& a) { return Value::tensor(clone_tensor(self_only("clone", a))); }
+
+// The device or dtype (or both) that to()'s `target` names: a tensor gives both.
+void read_to_target(const Value& t, std::optional<Device>& device, std::optional<DType>& dtype) {
+  Device d;
+  if (t.tag == Tag::Tensor) {
+    device = t.t.device();
+    dtype = t.t.dtype();
+  } else if (t.tag == Tag::Str && parse_device(t.as<StrObj>()->s, &d)) {
+    device = as_device(t, "to()");
+  } else if (t.tag == Tag::Str) {
+    DType parsed;
+    if (!dtype_from_name(t.as<StrObj>()->s, &parsed))
+      fail("to(): unknown device or dtype '" + t.as<StrObj>()->s + "' (devices: \"cpu\", \"cuda\", \"cuda:N\")");
+    dtype = parsed;
+  } else {
+    dtype = as_dtype(t, "to()");
+  }
+}
+
+// to(device), to(dtype), to(device, dtype), to(other_tensor), with device=, dtype=
+// and non_blocking= keywords, as in PyTorch. Moving is differentiable.
+Value to_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("to", a, {"self", "target", "dtype", "device", "non_blocking"}, 1);
+  Tensor x = b[0].t;
+  std::optional<Device> device;
+  std::optional<DType> dtype;
+  if (b.has(1)) read_to_target(b[1], device, dtype);
+  if (b.has(2)) dtype = as_dtype(b[2], "to(): dtype");
+  if (b.has(3)) device = as_device(b[3], "to(): device");
+  bool non_blocking = b.has(4) && as_bool(b[4], "to(): non_blocking");
+  if (device) x = to_device(x, *device, non_blocking);
+  if (dtype) x = to_dtype(x, *dtype);
+  return Value::tensor(x);
+}
+
+Value cuda_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("cuda", a, {"self", "device", "non_blocking"}, 1);
+  Device d = cuda_device(0);
+  if (b.has(1)) d = b[1].tag == Tag::Int ? cuda_device(static_cast<int>(as_int(b[1], "cuda(): device")))
+                                        : as_device(b[1], "cuda(): device");
+  if (d.kind != DeviceKind::cuda) fail("cuda(): expected a cuda device, got " + d.str());
+  cuda::check_device(d.index);
+  return Value::tensor(to_device(b[0].t, d, b.has(2) && as_bool(b[2], "cuda(): non_blocking")));
+}
+
+Value cpu_method(Evaluator&, CallArgs& a) { return Value::tensor(to_device(self_only("cpu", a), cpu_device())); }
+
+// Page-locked host memory: uploads from it can overlap compute (to(..., non_blocking=true)).
+Value pin_memory_method(Evaluator&, CallArgs& a) {
+  const Tensor& x = self_only("pin_memory", a);
+  if (x.device().kind != DeviceKind::cpu)
+    fail("pin_memory(): only CPU tensors can be pinned, this one is on " + x.device().str());
+  if (x.storage()->pinned) return a.pos[0];
+  if (cuda::device_count() == 0) fail("pin_memory(): pinned memory needs a GPU, and this machine has none");
+  Tensor p = empty_pinned(x.sizes(), x.dtype());
+  copy_into(p, x);
+  return Value::tensor(p);
+}
+
+Value is_pinned_method(Evaluator&, CallArgs& a) { return Value::boolean(self_only("is_pinned", a).storage()->pinned); }
+
+// PyTorch's name of the method that converts to `dtype`: x.float(), x.long(), ...
+const char* conversion_method_name(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::f16: return "half";
+    case DType::bf16: return "bfloat16";
+    case DType::i64: return "long";
+    case DType::i32: return "int";
+    case DType::b8: return "bool";
+    case DType::i8: return "char";
+    case DType::u8: return "byte";
+    default: return "to";
+  }
+}
+
+template <DType dtype>
+Value convert_method(Evaluator&, CallArgs& a) {
+  return Value::tensor(to_dtype(self_only(conversion_method_name(dtype), a), dtype));
+}
+
+Value t_method(Evaluator&, CallArgs& a) {
+  const Tensor& x = self_only("t", a);
+  if (x.dim() != 2) fail("t() expects a 2-D tensor, got shape " + x.shape_str());
+  return Value::tensor(transpose(x, 0, 1));
+}
+
+Value zero_method(Evaluator&, CallArgs& a) {
+  Tensor x = self_only("zero_", a);
+  zero_(x);
+  return a.pos[0];
+}
+
+Value fill_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("fill_", a, {"self", "value"}, 2);
+  Tensor x = b[0].t;
+  copy_(x, to_tensor_arg(b[1], "fill_"));
+  return b[0];
+}
+
+// add_, sub_, mul_, div_ and copy_: `op` in place on self with other.
+using InPlaceOp = Tensor& (*)(Tensor&, const Tensor&);
+Value in_place(const char* name, InPlaceOp op, CallArgs& a) {
+  Bound b = bind(name, a, {"self", "other"}, 2);
+  Tensor x = b[0].t;
+  op(x, to_tensor_arg(b[1], name));
+  return b[0];
+}
+Value add_method(Evaluator&, CallArgs& a) { return in_place("add_", add_, a); }
+Value sub_method(Evaluator&, CallArgs& a) { return in_place("sub_", sub_, a); }
+Value mul_method(Evaluator&, CallArgs& a) { return in_place("mul_", mul_, a); }
+Value div_method(Evaluator&, CallArgs& a) { return in_place("div_", div_, a); }
+Value copy_method(Evaluator&, CallArgs& a) { return in_place("copy_", copy_, a); }
+
+Value requires_grad_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("requires_grad_", a, {"self", "requires_grad"}, 1);
+  Tensor x = b[0].t;
+  bool v = b.has(1) ? as_bool(b[1], "requires_grad_()") : true;
+  if (v && !is_floating(x.dtype()))
+    fail(std::string("requires_grad_(): only floating tensors can require gradients, got ") + dtype_name(x.dtype()));
+  if (!x.is_leaf() && !v) fail("requires_grad_(false) on a non-leaf tensor: use detach()");
+  x.set_requires_grad(v);
+  return b[0];
+}
+
+Value retain_grad_method(Evaluator&, CallArgs& a) {
+  retain_grad(self_only("retain_grad", a));
+  return Value();
+}
+
+Value register_hook_method(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("register_hook", a, {"self", "hook"}, 2);
+  Value fn = b[1];
+  Evaluator* e = &ev;
+  HookHandle h = register_hook(b[0].t, [e, fn](const Tensor& g) {
+    CallArgs args;
+    args.pos.push_back(Value::tensor(g));
+    Value r = e->call_value(fn, args);
+    if (r.is_none()) return Tensor();
+    if (r.tag != Tag::Tensor) fail(std::string("a hook must return a tensor or none, got ") + type_name(r));
+    return r.t;
+  });
+  auto obj = std::make_shared<ObjectObj>();
+  obj->type_name = "hook handle";
+  auto handle = std::make_shared<HookHandle>(h);
+  obj->methods["remove"] = [handle](Evaluator&, CallArgs&) {
+    remove_hook(*handle);
+    return Value();
+  };
+  return Value::object(Tag::Object, obj);
+}
+
+// The methods that are not ops (every op is a method too: tensor_method falls back to
+// op_functions). Each takes the tensor as a.pos[0], so that its errors count
+// arguments as the op functions' do.
+const BuiltinEntry kTensorMethods[] = {
+    {"dim", dim_method, "dim()", "The number of dimensions, as .ndim. Example: x.dim()"},
+    {"numel", numel_method, "numel()", "The number of elements. Example: x.numel()"},
+    {"size", size_method, "size(dim=none)", "The shape as a tuple, or the size of one dim. Example: x.size(0)"},
+    {"item", item_method, "item()", "The value of a one-element tensor as a number or bool. Example: loss.item()"},
+    {"tolist", tolist_method, "tolist()", "The elements as nested lists of numbers. Example: x.tolist()"},
+    {"backward", backward_method, "backward(gradient=none, retain_graph=create_graph, create_graph=false)",
+     "Accumulates the gradient of this tensor into the .grad of the leaves it came from. Example: loss.backward()"},
+    {"detach", detach_method, "detach()", "The same values without autograd history (shares storage). Example: x.detach()"},
+    {"clone", clone_method, "clone()", "A copy with its own storage; differentiable. Example: y = x.clone()"},
+    {"to", to_method, "to(target=none, dtype=none, device=none, non_blocking=false)",
+     "This tensor on another device or in another dtype (a tensor target gives both). Example: x.to(\"cuda\", f16)"},
+    {"cuda", cuda_method, "cuda(device=0, non_blocking=false)", "This tensor on a GPU. Example: x.cuda()"},
+    {"cpu", cpu_method, "cpu()", "This tensor on the CPU. Example: x.cpu()"},
+    {"pin_memory", pin_memory_method, "pin_memory()",
+     "A copy in page-locked host memory, so that uploads can overlap compute. Example: x.pin_memory()"},
+    {"is_pinned", is_pinned_method, "is_pinned()", "Whether this tensor is in page-locked host memory. Example: x.is_pinned()"},
+    {"float", convert_method<DType::f32>, "float()", "This tensor as f32. Example: x.float()"},
+    {"double", convert_method<DType::f64>, "double()", "This tensor as f64. Example: x.double()"},
+    {"half", convert_method<DType::f16>, "half()", "This tensor as f16. Example: x.half()"},
+    {"bfloat16", convert_method<DType::bf16>, "bfloat16()", "This tensor as bf16. Example: x.bfloat16()"},
+    {"long", convert_method<DType::i64>, "long()", "This tensor as i64. Example: labels.long()"},
+    {"int", convert_method<DType::i32>, "int()", "This tensor as i32. Example: x.int()"},
+    {"bool", convert_method<DType::b8>, "bool()", "This tensor as bool. Example: (x > 0).bool()"},
+    {"char", convert_method<DType::i8>, "char()", "This tensor as i8. Example: x.char()"},
+    {"byte", convert_method<DType::u8>, "byte()", "This tensor as u8. Example: x.byte()"},
+    {"t", t_method, "t()", "The transpose of a 2-D tensor. Example: w.t()"},
+    {"zero_", zero_method, "zero_()", "Sets every element to 0 in place; returns this tensor. Example: x.grad.zero_()"},
+    {"fill_", fill_method, "fill_(value)", "Sets every element to value in place; returns this tensor. Example: x.fill_(1.0)"},
+    {"add_", add_method, "add_(other)", "Adds other in place; returns this tensor. Example: x.add_(y)"},
+    {"sub_", sub_method, "sub_(other)", "Subtracts other in place; returns this tensor. Example: w.sub_(lr * g)"},
+    {"mul_", mul_method, "mul_(other)", "Multiplies by other in place; returns this tensor. Example: x.mul_(0.9)"},
+    {"div_", div_method, "div_(other)", "Divides by other in place; returns this tensor. Example: x.div_(2)"},
+    {"copy_", copy_method, "copy_(other)", "Copies other's values in place; returns this tensor. Example: w.copy_(w0)"},
+    {"requires_grad_", requires_grad_method, "requires_grad_(requires_grad=true)",
+     "Sets whether autograd records operations on this leaf; returns this tensor. Example: w.requires_grad_()"},
+    {"retain_grad", retain_grad_method, "retain_grad()",
+     "Keeps the .grad of this non-leaf tensor after backward. Example: h.retain_grad()"},
+    {"register_hook", register_hook_method, "register_hook(hook)",
+     "Calls hook(grad) when this tensor's gradient is computed; a returned tensor replaces it. Returns a handle with "
+     "remove(). Example: x.register_hook(fn(g) = g * 2)"},
+};
+
+// The index of the method table, built once: tensor methods are called in hot loops.
+const std::unordered_map<std::string_view, const BuiltinEntry*>& tensor_method_index() {
+  static const auto index = [] {
+    std::unordered_map<std::string_view, const BuiltinEntry*> m;
+    for (const BuiltinEntry& e : kTensorMethods) m.emplace(e.name, &e);
+    return m;
+  }();
+  return index;
+}
+
+const BuiltinEntry* find_tensor_method(const std::string& name) {
+  auto it = tensor_method_index().find(name);
+  return it == tensor_method_index().end() ? nullptr : it->second;
+}
+
 }  // namespace
 
-void install_tensor_methods() {
-  auto& m = tensor_methods();
-  if (!m.empty()) return;
-  auto self_only = [](const std::string& name, CallArgs& a) -> const Tensor& {
-    if (a.pos.size() != 1 || !a.kw.empty()) fail(name + "() takes no arguments");
-    return a.pos[0].t;
-  };
-  m["dim"] = [=](Evaluator&, CallArgs& a) { return Value::integer(self_only("dim", a).dim()); };
-  m["numel"] = [=](Evaluator&, CallArgs& a) { return Value::integer(self_only("numel", a).numel()); };
-  m["size"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("size", a, {"self", "dim"}, 1);
-    const Tensor& x = b[0].t;
-    if (b.has(1)) return Value::integer(x.size(wrap_dim(as_int(b[1], "size(): dim"), x.dim(), "size")));
-    std::vector<Value> items;
-    for (int64_t s : x.sizes()) items.push_back(Value::integer(s));
-    return make_tuple(std::move(items));
-  };
-  m["item"] = [=](Evaluator&, CallArgs& a) {
-    const Tensor& x = self_only("item", a);
-    notify_value_read(x, "item()");
-    if (is_floating(x.dtype())) return Value::number(x.item());
-    if (x.dtype() == DType::b8) return Value::boolean(x.item_int() != 0);
-    return Value::integer(x.item_int());
-  };
-  m["tolist"] = [=](Evaluator&, CallArgs& a) {
-    const Tensor& x = self_only("tolist", a);
-    notify_value_read(x, "tolist()");
-    return tolist(x);
-  };
-  m["backward"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("backward", a, {"self", "gradient", "retain_graph", "create_graph"}, 1);
-    Tensor g = b.has(1) ? input_of(b[1], "backward", "gradient") : Tensor();
-    bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
-    bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;
-    nabla::backward(b[0].t, g, retain, create);
-    return Value();
-  };
-  m["detach"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(detach(self_only("detach", a))); };
-  m["clone"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(clone_tensor(self_only("clone", a))); };
-  // to(device), to(dtype), to(device, dtype), to(other_tensor), with device=, dtype=
-  // and non_blocking= keywords, as in PyTorch. Moving is differentiable.
-  m["to"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("to", a, {"self", "target", "dtype", "device", "non_blocking"}, 1);
-    Tensor x = b[0].t;
-    std::optional<Device> device;
-    std::optional<DType> dtype;
-    if (b.has(1)) {
-      const Value& t = b[1];
-      Device d;
-      if (t.tag == Tag::Tensor) {
-        device = t.t.device();
-        dtype = t.t.dtype();
-      } else if (t.tag == Tag::Str && parse_device(t.as<StrObj>()->s, &d)) {
-        device = as_device(t, "to()");
-      } else if (t.tag == Tag::Str) {
-        DType parsed;
-        if (!dtype_from_name(t.as<StrObj>()->s, &parsed))
-          fail("to(): unknown device or dtype '" + t.as<StrObj>()->s + "' (devices: \"cpu\", \"cuda\", \"cuda:N\")");
-        dtype = parsed;
-      } else {
-        dtype = as_dtype(t, "to()");
-      }
-    }
-    if (b.has(2)) dtype = as_dtype(b[2], "to(): dtype");
-    if (b.has(3)) device = as_device(b[3], "to(): device");
-    bool non_blocking = b.has(4) && as_bool(b[4], "to(): non_blocking");
-    if (device) x = to_device(x, *device, non_blocking);
-    if (dtype) x = to_dtype(x, *dtype);
-    return Value::tensor(x);
-  };
-  m["cuda"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("cuda", a, {"self", "device", "non_blocking"}, 1);
-    Device d = cuda_device(0);
-    if (b.has(1)) d = b[1].tag == Tag::Int ? cuda_device(static_cast<int>(as_int(b[1], "cuda(): device")))
-                                          : as_device(b[1], "cuda(): device");
-    if (d.kind != DeviceKind::cuda) fail("cuda(): expected a cuda device, got " + d.str());
-    cuda::check_device(d.index);
-    return Value::tensor(to_device(b[0].t, d, b.has(2) && as_bool(b[2], "cuda(): non_blocking")));
-  };
-  // Page-locked host memory: uploads from it can overlap compute (to(..., non_blocking=true)).
-  m["pin_memory"] = [=](Evaluator&, CallArgs& a) {
-    const Tensor& x = self_only("pin_memory", a);
-    if (x.device().kind != DeviceKind::cpu) fail("pin_memory(): only CPU tensors can be pinned, this one is on " +
-                                                 x.device().str());
-    if (x.storage()->pinned) return a.pos[0];
-    if (cuda::device_count() == 0) fail("pin_memory(): pinned memory needs a GPU, and this machine has none");
-    Tensor p = empty_pinned(x.sizes(), x.dtype());
-    copy_into(p, x);
-    return Value::tensor(p);
-  };
-  m["is_pinned"] = [=](Evaluator&, CallArgs& a) {
-    return Value::boolean(self_only("is_pinned", a).storage()->pinned);
-  };
-  for (auto [nm, dt] : std::initializer_list<std::pair<const char*, DType>>{
-           {"float", DType::f32}, {"double", DType::f64}, {"half", DType::f16}, {"bfloat16", DType::bf16},
-           {"long", DType::i64}, {"int", DType::i32}, {"bool", DType::b8},
-           {"char", DType::i8}, {"byte", DType::u8}}) {
-    std::string name = nm;
-    DType d = dt;
-    m[name] = [=](Evaluator&, CallArgs& a) { return Value::tensor(to_dtype(self_only(name, a), d)); };
-  }
-  m["cpu"] = [=](Evaluator&, CallArgs& a) { return Value::tensor(to_device(self_only("cpu", a), cpu_device())); };
-  m["t"] = [=](Evaluator&, CallArgs& a) {
-    const Tensor& x = self_only("t", a);
-    if (x.dim() != 2) fail("t() expects a 2-D tensor, got shape " + x.shape_str());
-    return Value::tensor(transpose(x, 0, 1));
-  };
-  m["zero_"] = [=](Evaluator&, CallArgs& a) {
-    Tensor x = self_only("zero_", a);
-    zero_(x);
-    return a.pos[0];
-  };
-  m["fill_"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("fill_", a, {"self", "value"}, 2);
-    Tensor x = b[0].t;
-    copy_(x, to_tensor_arg(b[1], "fill_"));
-    return b[0];
-  };
-  auto inplace = [](const std::string& name, Tensor& (*f)(Tensor&, const Tensor&)) {
-    return [name, f](Evaluator&, CallArgs& a) {
-      Bound b = bind(name, a, {"self", "other"}, 2);
-      Tensor x = b[0].t;
-      f(x, to_tensor_arg(b[1], name.c_str()));
-      return b[0];
-    };
-  };
-  m["add_"] = inplace("add_", add_);
-  m["sub_"] = inplace("sub_", sub_);
-  m["mul_"] = inplace("mul_", mul_);
-  m["div_"] = inplace("div_", div_);
-  m["copy_"] = inplace("copy_", copy_);
-  m["requires_grad_"] = [](Evaluator&, CallArgs& a) {
-    Bound b = bind("requires_grad_", a, {"self", "requires_grad"}, 1);
-    Tensor x = b[0].t;
-    bool v = b.has(1) ? as_bool(b[1], "requires_grad_()") : true;
-    if (v && !is_floating(x.dtype()))
-      fail(std::string("requires_grad_(): only floating tensors can require gradients, got ") + dtype_name(x.dtype()));
-    if (!x.is_leaf() && !v) fail("requires_grad_(false) on a non-leaf tensor: use detach()");
-    x.set_requires_grad(v);
-    return b[0];
-  };
-  m["retain_grad"] = [=](Evaluator&, CallArgs& a) {
-    retain_grad(self_only("retain_grad", a));
-    return Value();
-  };
-  m["register_hook"] = [](Evaluator& ev, CallArgs& a) {
-    Bound b = bind("register_hook", a, {"self", "hook"}, 2);
-    Value fn = b[1];
-    Evaluator* e = &ev;
-    HookHandle h = register_hook(b[0].t, [e, fn](const Tensor& g) {
-      CallArgs args;
-      args.pos.push_back(Value::tensor(g));
-      Value r = e->call_value(fn, args);
-      if (r.is_none()) return Tensor();
-      if (r.tag != Tag::Tensor) fail(std::string("a hook must return a tensor or none, got ") + type_name(r));
-      return r.t;
-    });
-    auto obj = std::make_shared<ObjectObj>();
-    obj->type_name = "hook handle";
-    auto handle = std::make_shared<HookHandle>(h);
-    obj->methods["remove"] = [handle](Evaluator&, CallArgs&) {
-      remove_hook(*handle);
-      return Value();
-    };
-    return Value::object(Tag::Object, obj);
-  };
-}
+std::span<const BuiltinEntry> tensor_methods() { return kTensorMethods; }
 
 Value tensor_attr(Evaluator&, const Value& self, const std::string& name, bool* found) {
   const Tensor& x = self.t;
@@ -227,15 +314,14 @@ Value tensor_attr(Evaluator&, const Value& self, const std::string& name, bool* 
   if (name == "is_cuda") return Value::boolean(x.device().kind == DeviceKind::cuda);
   if (name == "data") return Value::tensor(detach(x));
   *found = false;
-  if (tensor_methods().count(name) || op_functions().count(name)) return Value();
+  if (find_tensor_method(name) || op_functions().count(name)) return Value();
   fail("tensor has no attribute '" + name + "'");
 }
 
 Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args) {
-  auto it = tensor_methods().find(name);
-  if (it != tensor_methods().end()) {
+  if (const BuiltinEntry* m = find_tensor_method(name)) {
     args.pos.insert(args.pos.begin(), self);
-    return it->second(ev, args);
+    return m->function(ev, args);
   }
   auto op = op_functions().find(name);
   if (op != op_functions().end()) {
@@ -251,7 +337,7 @@ Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, C
 std::vector<std::string> tensor_member_names() {
   std::vector<std::string> out;
   for (const char* a : kTensorAttrs) out.push_back(a);
-  for (auto& [n, f] : tensor_methods()) out.push_back(n);
+  for (const BuiltinEntry& m : kTensorMethods) out.push_back(m.name);
   for (auto& [n, f] : op_functions()) out.push_back(n);
   return out;
 }

@@ -1,6 +1,7 @@
 // The test builtins: expect, expect_close and expect_error. Inside a test block a
 // failure is recorded (with the calling line) and the block goes on; outside one it
-// is an error. Running test blocks is interpreter.cpp's.
+// is an error. Running test blocks is interpreter.cpp's. The table at the end is
+// this family's (Note [Builtin tables]).
 #include <cmath>
 
 #include "interp/builtins/builtins_internal.hpp"
@@ -15,8 +16,6 @@ void record_failure(Evaluator& ev, const std::string& message) {
   ev.tests.failures.push_back(where);
   ++ev.tests.failed_in_block;
 }
-
-}  // namespace
 
 Value expect_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("expect", a, {"cond", "msg"}, 1);
@@ -74,5 +73,19 @@ Value expect_error_builtin(Evaluator& ev, CallArgs& a) {
   record_failure(ev, "expect_error: no error was raised" + (part.empty() ? std::string() : " (expected '" + part + "')"));
   return Value();
 }
+
+const BuiltinEntry kTestBuiltins[] = {
+    {"expect", expect_builtin, "expect(cond, msg=none)",
+     "Records a failure (in a test block; an error outside one) unless cond is truthy. Example: expect(len(xs) == 3)"},
+    {"expect_close", expect_close_builtin, "expect_close(actual, expected, rtol=1e-05, atol=1e-08, msg=none)",
+     "Records a failure unless every element is within atol + rtol * |expected|. Example: expect_close(y, [1.0, 2.0])"},
+    {"expect_error", expect_error_builtin, "expect_error(code, message=\"\")",
+     "Records a failure unless running the str code raises an error containing message. "
+     "Example: expect_error(\"1 / 0\", \"division by zero\")"},
+};
+
+}  // namespace
+
+const BuiltinLibrary kTestLibrary = {"test", nullptr, kTestBuiltins, nullptr};
 
 }  // namespace nabla::interp

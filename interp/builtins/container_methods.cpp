@@ -1,6 +1,7 @@
-// Methods of strings, lists, tuples and dicts (split, join, append, keys, ...):
-// their names for get_attr and completion, and the calls. Tensor methods are
-// builtins_tensor.cpp's.
+// Methods of strings, lists, tuples and dicts (split, join, append, keys, ...): one
+// table per receiver kind (Note [Builtin tables] in builtin_table.hpp), which
+// get_attr, call_method, completion and :help all read. Tensor methods are
+// builtins_tensor.cpp's, model methods interp/models/model_methods.cpp's.
 #include <algorithm>
 
 #include "interp/builtins/builtins_internal.hpp"
@@ -8,45 +9,12 @@
 
 namespace nabla::interp {
 
-// ---- container methods ------------------------------------------------------------------
+namespace {
 
-static const std::vector<std::string>& str_methods() {
-  static const std::vector<std::string> m = {"split", "join", "upper", "lower", "strip", "lstrip", "rstrip",
-                                             "replace", "startswith", "endswith", "find", "count", "format"};
-  return m;
-}
-static const std::vector<std::string>& list_methods() {
-  static const std::vector<std::string> m = {"append", "pop", "extend", "insert", "index", "count", "copy",
-                                             "clear", "reverse", "sort", "remove"};
-  return m;
-}
-static const std::vector<std::string>& tuple_methods() {
-  static const std::vector<std::string> m = {"index", "count"};
-  return m;
-}
-static const std::vector<std::string>& dict_methods() {
-  static const std::vector<std::string> m = {"keys", "values", "items", "get", "pop", "update", "copy", "clear",
-                                             "setdefault"};
-  return m;
-}
-
-std::vector<std::string> container_method_names(Tag tag) {
-  switch (tag) {
-    case Tag::Str: return str_methods();
-    case Tag::List: return list_methods();
-    case Tag::Tuple: return tuple_methods();
-    case Tag::Dict: return dict_methods();
-    default: return {};
-  }
-}
-
-bool has_container_method(Tag tag, const std::string& name) {
-  auto names = container_method_names(tag);
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-static void arity(const CallArgs& a, const std::string& name, size_t lo, size_t hi) {
-  if (!a.kw.empty() && name != "sort") fail(name + "() takes no keyword arguments");
+// Positional arguments between lo and hi, and no keywords (list.sort and str.format
+// read keywords and do not ask).
+void arity(const CallArgs& a, const std::string& name, size_t lo, size_t hi) {
+  if (!a.kw.empty()) fail(name + "() takes no keyword arguments");
   if (a.pos.size() < lo || a.pos.size() > hi) {
     std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
     fail(name + "() takes " + want + " argument" + (hi == 1 ? "" : "s") + " but " + std::to_string(a.pos.size()) +
@@ -54,288 +22,426 @@ static void arity(const CallArgs& a, const std::string& name, size_t lo, size_t 
   }
 }
 
-static const std::string& str_arg(const Value& v, const std::string& fn) {
+const std::string& str_arg(const Value& v, const std::string& fn) {
   if (v.tag != Tag::Str) fail(fn + "() expects a str, got " + type_name(v));
   return v.as<StrObj>()->s;
 }
 
+const std::string& text_of(const Value& self) { return self.as<StrObj>()->s; }
+
+// ---- str ----------------------------------------------------------------------------------
+
+Value change_case(const Value& self, CallArgs& a, bool upper) {
+  arity(a, upper ? "upper" : "lower", 0, 0);
+  std::string out = text_of(self);
+  for (char& c : out) c = static_cast<char>(upper ? std::toupper(c) : std::tolower(c));
+  return make_str(out);
+}
+Value str_upper(Evaluator&, const Value& self, CallArgs& a) { return change_case(self, a, true); }
+Value str_lower(Evaluator&, const Value& self, CallArgs& a) { return change_case(self, a, false); }
+
+// strip, lstrip and rstrip: `name` says which ends.
+Value strip_ends(const Value& self, CallArgs& a, const std::string& name) {
+  arity(a, name, 0, 1);
+  const std::string& s = text_of(self);
+  std::string chars = a.pos.empty() ? " \t\n\r\f\v" : str_arg(a.pos[0], name);
+  size_t b = name == "rstrip" ? 0 : s.find_first_not_of(chars);
+  if (b == std::string::npos) return make_str("");
+  size_t e = name == "lstrip" ? s.size() : s.find_last_not_of(chars) + 1;
+  return make_str(s.substr(b, e - b));
+}
+Value str_strip(Evaluator&, const Value& self, CallArgs& a) { return strip_ends(self, a, "strip"); }
+Value str_lstrip(Evaluator&, const Value& self, CallArgs& a) { return strip_ends(self, a, "lstrip"); }
+Value str_rstrip(Evaluator&, const Value& self, CallArgs& a) { return strip_ends(self, a, "rstrip"); }
+
+std::vector<Value> split_on_whitespace(const std::string& s) {
+  std::vector<Value> out;
+  size_t k = 0;
+  while (k < s.size()) {
+    while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+    size_t b = k;
+    while (k < s.size() && !std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+    if (k > b) out.push_back(make_str(s.substr(b, k - b)));
+  }
+  return out;
+}
+
+Value str_split(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "split", 0, 1);
+  const std::string& s = text_of(self);
+  if (a.pos.empty() || a.pos[0].is_none()) return make_list(split_on_whitespace(s));
+  const std::string& sep = str_arg(a.pos[0], "split");
+  if (sep.empty()) fail("split(): empty separator");
+  std::vector<Value> out;
+  size_t b = 0, k;
+  while ((k = s.find(sep, b)) != std::string::npos) {
+    out.push_back(make_str(s.substr(b, k - b)));
+    b = k + sep.size();
+  }
+  out.push_back(make_str(s.substr(b)));
+  return make_list(std::move(out));
+}
+
+Value str_join(Evaluator& ev, const Value& self, CallArgs& a) {
+  arity(a, "join", 1, 1);
+  const std::string& s = text_of(self);
+  std::vector<Value> parts = ev.iterate(a.pos[0]);
+  size_t total = parts.empty() ? 0 : s.size() * (parts.size() - 1);  // the separators
+  for (auto& x : parts) {
+    if (x.tag != Tag::Str) fail(std::string("join() expects strings, got ") + type_name(x));
+    total += x.as<StrObj>()->s.size();
+  }
+  // Note [Host memory budget]: a long separator times many parts is asked for first.
+  if (!parts.empty() && s.size() > SIZE_MAX / parts.size()) total = SIZE_MAX;
+  CpuAllocator::instance().check_host_request(total, 1, "a str");
+  std::string out;
+  out.reserve(total);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    if (k) out += s;
+    out += parts[k].as<StrObj>()->s;
+  }
+  return make_str(std::move(out));
+}
+
+Value str_replace(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "replace", 2, 2);
+  const std::string& s = text_of(self);
+  const std::string& from = str_arg(a.pos[0], "replace");
+  const std::string& to = str_arg(a.pos[1], "replace");
+  size_t count = 0;
+  if (from.empty()) count = s.size() + 1;  // Python: before each byte and at the end
+  else
+    for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + from.size())) ++count;
+  // Note [Host memory budget]: each match may grow (a 1-byte match, a 1 MB replacement).
+  if (to.size() > from.size()) CpuAllocator::instance().check_host_request(count, to.size() - from.size(), "a str");
+  std::string out;
+  if (from.empty()) {  // "abc".replace("", "-") is "-a-b-c-"
+    out.reserve(s.size() + count * to.size());
+    out += to;
+    for (char c : s) (out += c) += to;
+    return make_str(std::move(out));
+  }
+  size_t b = 0, k;
+  while ((k = s.find(from, b)) != std::string::npos) {
+    out.append(s, b, k - b);
+    out += to;
+    b = k + from.size();
+  }
+  out.append(s, b, std::string::npos);
+  return make_str(std::move(out));
+}
+
+Value has_affix(const Value& self, CallArgs& a, bool prefix) {
+  const char* name = prefix ? "startswith" : "endswith";
+  arity(a, name, 1, 1);
+  const std::string& s = text_of(self);
+  const std::string& p = str_arg(a.pos[0], name);
+  bool r = p.size() <= s.size() &&
+           (prefix ? s.compare(0, p.size(), p) == 0 : s.compare(s.size() - p.size(), p.size(), p) == 0);
+  return Value::boolean(r);
+}
+Value str_startswith(Evaluator&, const Value& self, CallArgs& a) { return has_affix(self, a, true); }
+Value str_endswith(Evaluator&, const Value& self, CallArgs& a) { return has_affix(self, a, false); }
+
+Value str_find(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "find", 1, 1);
+  size_t k = text_of(self).find(str_arg(a.pos[0], "find"));
+  return Value::integer(k == std::string::npos ? -1 : static_cast<int64_t>(k));
+}
+
+Value str_count(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "count", 1, 1);
+  const std::string& s = text_of(self);
+  const std::string& p = str_arg(a.pos[0], "count");
+  if (p.empty()) return Value::integer(static_cast<int64_t>(s.size()) + 1);
+  int64_t n = 0;
+  for (size_t k = s.find(p); k != std::string::npos; k = s.find(p, k + p.size())) ++n;
+  return Value::integer(n);
+}
+
+// The argument a replacement field names: "" the next positional one, "2" the third,
+// "name" a keyword.
+const Value& format_argument(const std::string& field, const CallArgs& a, size_t& next) {
+  if (field.empty()) {
+    if (next >= a.pos.size()) fail("format(): not enough arguments");
+    return a.pos[next++];
+  }
+  if (std::isdigit(static_cast<unsigned char>(field[0]))) {
+    size_t i = std::stoul(field);
+    if (i >= a.pos.size()) fail("format(): index " + field + " out of range");
+    return a.pos[i];
+  }
+  const Value* v = a.find_kw(field);
+  if (!v) fail("format(): no argument named '" + field + "'");
+  return *v;
+}
+
+// One replacement field, "{field:spec}", starting at s[k]; returns the index of its '}'.
+size_t format_field(const std::string& s, size_t k, const CallArgs& a, size_t& next, std::string& out) {
+  size_t e = s.find('}', k);
+  if (e == std::string::npos) fail("format(): unclosed '{'");
+  std::string field = s.substr(k + 1, e - k - 1);
+  std::string spec;
+  auto colon = field.find(':');
+  if (colon != std::string::npos) {
+    spec = field.substr(colon + 1);
+    field = field.substr(0, colon);
+  }
+  const Value& v = format_argument(field, a, next);
+  out += spec.empty() ? str(v) : format_value(v, spec);
+  return e;
+}
+
+Value str_format(Evaluator&, const Value& self, CallArgs& a) {
+  const std::string& s = text_of(self);
+  std::string out;
+  size_t next = 0;
+  for (size_t k = 0; k < s.size(); ++k) {
+    bool doubled = k + 1 < s.size() && s[k + 1] == s[k];
+    if ((s[k] == '{' || s[k] == '}') && doubled) out += s[k++];  // "{{" and "}}" are the braces
+    else if (s[k] == '{') k = format_field(s, k, a, next, out);
+    else out += s[k];
+  }
+  return make_str(out);
+}
+
+const MethodEntry kStrMethods[] = {
+    {"split", str_split, "split(sep=none)",
+     "The pieces between each sep, or between runs of whitespace without one. Example: \"a,b\".split(\",\")"},
+    {"join", str_join, "join(iterable)", "The strings of iterable with this one between them. Example: \", \".join(names)"},
+    {"upper", str_upper, "upper()", "This string in upper case. Example: \"abc\".upper()"},
+    {"lower", str_lower, "lower()", "This string in lower case. Example: \"ABC\".lower()"},
+    {"strip", str_strip, "strip(chars=whitespace)",
+     "This string without the given characters at either end. Example: \"  x \".strip()"},
+    {"lstrip", str_lstrip, "lstrip(chars=whitespace)",
+     "This string without the given characters at its start. Example: \"  x\".lstrip()"},
+    {"rstrip", str_rstrip, "rstrip(chars=whitespace)",
+     "This string without the given characters at its end. Example: line.rstrip(\"\\n\")"},
+    {"replace", str_replace, "replace(old, new)", "This string with every old replaced by new. Example: s.replace(\"-\", \"_\")"},
+    {"startswith", str_startswith, "startswith(prefix)", "Whether this string starts with prefix. Example: path.startswith(\"/\")"},
+    {"endswith", str_endswith, "endswith(suffix)", "Whether this string ends with suffix. Example: path.endswith(\".dsl\")"},
+    {"find", str_find, "find(sub)", "The index of the first sub in this string, or -1. Example: \"hello\".find(\"l\")"},
+    {"count", str_count, "count(sub)", "How many times sub occurs, without overlaps. Example: \"banana\".count(\"an\")"},
+    {"format", str_format, "format(*args, **kwargs)",
+     "This string with each {} field replaced by an argument, as Python's. Example: \"{} = {:.3f}\".format(\"loss\", 0.25)"},
+};
+
+// ---- list and tuple -------------------------------------------------------------------------
+
+std::vector<Value>& items_of(const Value& self) { return self.as<ListObj>()->items; }
+
+Value sequence_index(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "index", 1, 1);
+  auto& items = items_of(self);
+  for (size_t k = 0; k < items.size(); ++k)
+    if (values_equal(items[k], a.pos[0], "index()")) return Value::integer(static_cast<int64_t>(k));
+  fail(repr(a.pos[0]) + " is not in " + type_name(self));
+}
+
+Value sequence_count(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "count", 1, 1);
+  int64_t n = 0;
+  for (auto& x : items_of(self)) n += values_equal(x, a.pos[0], "count()");
+  return Value::integer(n);
+}
+
+// Growth is charged to the memory budget first (Note [Host memory budget]).
+Value list_append(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "append", 1, 1);
+  self.as<ListObj>()->reserve_items(1);
+  items_of(self).push_back(a.pos[0]);
+  return Value();
+}
+
+Value list_extend(Evaluator& ev, const Value& self, CallArgs& a) {
+  arity(a, "extend", 1, 1);
+  std::vector<Value> more = ev.iterate(a.pos[0]);
+  self.as<ListObj>()->reserve_items(more.size());
+  for (auto& x : more) items_of(self).push_back(std::move(x));
+  return Value();
+}
+
+Value list_insert(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "insert", 2, 2);
+  auto& items = items_of(self);
+  int64_t n = static_cast<int64_t>(items.size());
+  int64_t i = index_int(a.pos[0], "list");
+  if (i < 0) i = std::max<int64_t>(0, i + n);
+  i = std::min(i, n);
+  self.as<ListObj>()->reserve_items(1);
+  items.insert(items.begin() + i, a.pos[1]);
+  return Value();
+}
+
+Value list_pop(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "pop", 0, 1);
+  auto& items = items_of(self);
+  if (items.empty()) fail("pop from empty list");
+  int64_t i = a.pos.empty() ? -1 : index_int(a.pos[0], "list");
+  int64_t k = wrap_index(i, static_cast<int64_t>(items.size()), "list");
+  Value v = items[static_cast<size_t>(k)];
+  items.erase(items.begin() + k);
+  return v;
+}
+
+Value list_remove(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "remove", 1, 1);
+  auto& items = items_of(self);
+  for (size_t k = 0; k < items.size(); ++k)
+    if (values_equal(items[k], a.pos[0], "remove()")) {
+      items.erase(items.begin() + static_cast<long>(k));
+      return Value();
+    }
+  fail(repr(a.pos[0]) + " is not in list");
+}
+
+Value list_copy(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "copy", 0, 0);
+  return make_list(items_of(self));
+}
+
+Value list_clear(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "clear", 0, 0);
+  items_of(self).clear();
+  return Value();
+}
+
+Value list_reverse(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "reverse", 0, 0);
+  std::reverse(items_of(self).begin(), items_of(self).end());
+  return Value();
+}
+
+// In place, through the builtin sorted() (its key= and reverse= keywords and errors).
+Value list_sort(Evaluator& ev, const Value& self, CallArgs& a) {
+  CallArgs b;
+  b.pos.push_back(self);
+  b.kw = a.kw;
+  Value sorted = ev.call_value(*ev.main_module->get("sorted"), b);
+  items_of(self) = sorted.as<ListObj>()->items;
+  return Value();
+}
+
+const MethodEntry kListMethods[] = {
+    {"append", list_append, "append(x)", "Adds x at the end of this list. Example: xs.append(3)"},
+    {"pop", list_pop, "pop(index=-1)", "Removes the item at index (the last by default) and returns it. Example: xs.pop(0)"},
+    {"extend", list_extend, "extend(iterable)", "Adds every item of iterable at the end. Example: xs.extend([4, 5])"},
+    {"insert", list_insert, "insert(index, x)", "Puts x before the item at index. Example: xs.insert(0, first)"},
+    {"index", sequence_index, "index(x)", "The index of the first item equal to x; an error if none is. Example: xs.index(3)"},
+    {"count", sequence_count, "count(x)", "How many items equal x. Example: xs.count(0)"},
+    {"copy", list_copy, "copy()", "A new list with the same items (not copies of them). Example: ys = xs.copy()"},
+    {"clear", list_clear, "clear()", "Removes every item. Example: xs.clear()"},
+    {"reverse", list_reverse, "reverse()", "Reverses this list in place. Example: xs.reverse()"},
+    {"sort", list_sort, "sort(key=none, reverse=false)",
+     "Sorts this list in place, as sorted() orders. Example: xs.sort(key=fn(p) = p[1], reverse=true)"},
+    {"remove", list_remove, "remove(x)", "Removes the first item equal to x; an error if none is. Example: xs.remove(3)"},
+};
+
+const MethodEntry kTupleMethods[] = {
+    {"index", sequence_index, "index(x)", "The index of the first item equal to x; an error if none is. Example: t.index(3)"},
+    {"count", sequence_count, "count(x)", "How many items equal x. Example: t.count(0)"},
+};
+
+// ---- dict ---------------------------------------------------------------------------------
+
+DictObj& dict_of(const Value& self) { return *self.as<DictObj>(); }
+
+// keys, values and items, as lists in insertion order.
+Value dict_view(const Value& self, CallArgs& a, const std::string& name) {
+  arity(a, name, 0, 0);
+  std::vector<Value> out;
+  for (auto& [k, v] : dict_of(self).entries) out.push_back(name == "keys" ? k : name == "values" ? v : make_tuple({k, v}));
+  return make_list(std::move(out));
+}
+Value dict_keys(Evaluator&, const Value& self, CallArgs& a) { return dict_view(self, a, "keys"); }
+Value dict_values(Evaluator&, const Value& self, CallArgs& a) { return dict_view(self, a, "values"); }
+Value dict_items(Evaluator&, const Value& self, CallArgs& a) { return dict_view(self, a, "items"); }
+
+Value dict_get(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "get", 1, 2);
+  Value* v = dict_of(self).find(a.pos[0]);
+  return v ? *v : a.pos.size() > 1 ? a.pos[1] : Value();
+}
+
+Value dict_setdefault(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "setdefault", 1, 2);
+  Value* v = dict_of(self).find(a.pos[0]);
+  if (v) return *v;
+  Value dv = a.pos.size() > 1 ? a.pos[1] : Value();
+  check_dict_key(a.pos[0]);
+  dict_of(self).set(a.pos[0], dv);
+  return dv;
+}
+
+Value dict_pop(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "pop", 1, 2);
+  Value* v = dict_of(self).find(a.pos[0]);
+  if (!v) {
+    if (a.pos.size() > 1) return a.pos[1];
+    fail("key " + repr(a.pos[0]) + " not found in dict");
+  }
+  Value out = *v;
+  dict_of(self).erase(a.pos[0]);
+  return out;
+}
+
+Value dict_update(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "update", 1, 1);
+  if (a.pos[0].tag != Tag::Dict) fail(std::string("update() expects a dict, got ") + type_name(a.pos[0]));
+  for (auto& [k, v] : a.pos[0].as<DictObj>()->entries) dict_of(self).set(k, v);
+  return Value();
+}
+
+Value dict_copy(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "copy", 0, 0);
+  return Value::object(Tag::Dict, std::make_shared<DictObj>(dict_of(self)));
+}
+
+Value dict_clear(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, "clear", 0, 0);
+  dict_of(self).entries.clear();
+  dict_of(self).index.clear();
+  return Value();
+}
+
+const MethodEntry kDictMethods[] = {
+    {"keys", dict_keys, "keys()", "The keys, as a list in insertion order. Example: for k in d.keys() { print(k) }"},
+    {"values", dict_values, "values()", "The values, as a list in insertion order. Example: sum(d.values())"},
+    {"items", dict_items, "items()", "The (key, value) pairs, as a list in insertion order. Example: for (k, v) in d.items() { print(k, v) }"},
+    {"get", dict_get, "get(key, default=none)", "The value of key, or default when key is missing. Example: d.get(\"lr\", 0.1)"},
+    {"pop", dict_pop, "pop(key, default)",
+     "Removes key and returns its value; default, or an error, when key is missing. Example: d.pop(\"lr\")"},
+    {"update", dict_update, "update(other)", "Sets every key of the dict other to its value there. Example: d.update({\"lr\": 0.01})"},
+    {"copy", dict_copy, "copy()", "A new dict with the same entries (not copies of them). Example: e = d.copy()"},
+    {"clear", dict_clear, "clear()", "Removes every entry. Example: d.clear()"},
+    {"setdefault", dict_setdefault, "setdefault(key, default=none)",
+     "The value of key; when key is missing, sets it to default first. Example: d.setdefault(\"seen\", []).append(x)"},
+};
+
+}  // namespace
+
+std::span<const MethodEntry> container_methods(Tag tag) {
+  switch (tag) {
+    case Tag::Str: return kStrMethods;
+    case Tag::List: return kListMethods;
+    case Tag::Tuple: return kTupleMethods;
+    case Tag::Dict: return kDictMethods;
+    default: return {};
+  }
+}
+
+std::vector<std::string> container_method_names(Tag tag) {
+  std::vector<std::string> out;
+  for (const MethodEntry& m : container_methods(tag)) out.push_back(m.name);
+  return out;
+}
+
+bool has_container_method(Tag tag, const std::string& name) {
+  return find_entry(container_methods(tag), name) != nullptr;
+}
+
 Value container_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& a) {
-  if (self.tag == Tag::Str) {
-    const std::string& s = self.as<StrObj>()->s;
-    if (name == "upper" || name == "lower") {
-      arity(a, name, 0, 0);
-      std::string out = s;
-      for (char& c : out) c = static_cast<char>(name == "upper" ? std::toupper(c) : std::tolower(c));
-      return make_str(out);
-    }
-    if (name == "strip" || name == "lstrip" || name == "rstrip") {
-      arity(a, name, 0, 1);
-      std::string chars = a.pos.empty() ? " \t\n\r\f\v" : str_arg(a.pos[0], name);
-      size_t b = name == "rstrip" ? 0 : s.find_first_not_of(chars);
-      if (b == std::string::npos) return make_str("");
-      size_t e = name == "lstrip" ? s.size() : s.find_last_not_of(chars) + 1;
-      return make_str(s.substr(b, e - b));
-    }
-    if (name == "split") {
-      arity(a, name, 0, 1);
-      std::vector<Value> out;
-      if (a.pos.empty() || a.pos[0].is_none()) {
-        size_t k = 0;
-        while (k < s.size()) {
-          while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
-          size_t b = k;
-          while (k < s.size() && !std::isspace(static_cast<unsigned char>(s[k]))) ++k;
-          if (k > b) out.push_back(make_str(s.substr(b, k - b)));
-        }
-      } else {
-        const std::string& sep = str_arg(a.pos[0], name);
-        if (sep.empty()) fail("split(): empty separator");
-        size_t b = 0, k;
-        while ((k = s.find(sep, b)) != std::string::npos) {
-          out.push_back(make_str(s.substr(b, k - b)));
-          b = k + sep.size();
-        }
-        out.push_back(make_str(s.substr(b)));
-      }
-      return make_list(std::move(out));
-    }
-    if (name == "join") {
-      arity(a, name, 1, 1);
-      std::vector<Value> parts = ev.iterate(a.pos[0]);
-      size_t total = parts.empty() ? 0 : s.size() * (parts.size() - 1);  // the separators
-      for (auto& x : parts) {
-        if (x.tag != Tag::Str) fail(std::string("join() expects strings, got ") + type_name(x));
-        total += x.as<StrObj>()->s.size();
-      }
-      // Note [Host memory budget]: a long separator times many parts is asked for first.
-      if (!parts.empty() && s.size() > SIZE_MAX / parts.size()) total = SIZE_MAX;
-      CpuAllocator::instance().check_host_request(total, 1, "a str");
-      std::string out;
-      out.reserve(total);
-      for (size_t k = 0; k < parts.size(); ++k) {
-        if (k) out += s;
-        out += parts[k].as<StrObj>()->s;
-      }
-      return make_str(std::move(out));
-    }
-    if (name == "replace") {
-      arity(a, name, 2, 2);
-      const std::string& from = str_arg(a.pos[0], name);
-      const std::string& to = str_arg(a.pos[1], name);
-      size_t count = 0;
-      if (from.empty()) count = s.size() + 1;  // Python: before each byte and at the end
-      else
-        for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + from.size())) ++count;
-      // Note [Host memory budget]: each match may grow (a 1-byte match, a 1 MB replacement).
-      if (to.size() > from.size()) CpuAllocator::instance().check_host_request(count, to.size() - from.size(), "a str");
-      std::string out;
-      if (from.empty()) {  // "abc".replace("", "-") is "-a-b-c-"
-        out.reserve(s.size() + count * to.size());
-        out += to;
-        for (char c : s) (out += c) += to;
-        return make_str(std::move(out));
-      }
-      size_t b = 0, k;
-      while ((k = s.find(from, b)) != std::string::npos) {
-        out.append(s, b, k - b);
-        out += to;
-        b = k + from.size();
-      }
-      out.append(s, b, std::string::npos);
-      return make_str(std::move(out));
-    }
-    if (name == "startswith" || name == "endswith") {
-      arity(a, name, 1, 1);
-      const std::string& p = str_arg(a.pos[0], name);
-      bool r = p.size() <= s.size() &&
-               (name == "startswith" ? s.compare(0, p.size(), p) == 0 : s.compare(s.size() - p.size(), p.size(), p) == 0);
-      return Value::boolean(r);
-    }
-    if (name == "find") {
-      arity(a, name, 1, 1);
-      size_t k = s.find(str_arg(a.pos[0], name));
-      return Value::integer(k == std::string::npos ? -1 : static_cast<int64_t>(k));
-    }
-    if (name == "count") {
-      arity(a, name, 1, 1);
-      const std::string& p = str_arg(a.pos[0], name);
-      if (p.empty()) return Value::integer(static_cast<int64_t>(s.size()) + 1);
-      int64_t n = 0;
-      for (size_t k = s.find(p); k != std::string::npos; k = s.find(p, k + p.size())) ++n;
-      return Value::integer(n);
-    }
-    if (name == "format") {
-      std::string out;
-      size_t next = 0;
-      for (size_t k = 0; k < s.size(); ++k) {
-        if (s[k] == '{' && k + 1 < s.size() && s[k + 1] == '{') {
-          out += '{';
-          ++k;
-        } else if (s[k] == '}' && k + 1 < s.size() && s[k + 1] == '}') {
-          out += '}';
-          ++k;
-        } else if (s[k] == '{') {
-          size_t e = s.find('}', k);
-          if (e == std::string::npos) fail("format(): unclosed '{'");
-          std::string field = s.substr(k + 1, e - k - 1);
-          std::string spec;
-          auto colon = field.find(':');
-          if (colon != std::string::npos) {
-            spec = field.substr(colon + 1);
-            field = field.substr(0, colon);
-          }
-          const Value* v = nullptr;
-          if (field.empty()) {
-            if (next >= a.pos.size()) fail("format(): not enough arguments");
-            v = &a.pos[next++];
-          } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
-            size_t i = std::stoul(field);
-            if (i >= a.pos.size()) fail("format(): index " + field + " out of range");
-            v = &a.pos[i];
-          } else {
-            v = a.find_kw(field);
-            if (!v) fail("format(): no argument named '" + field + "'");
-          }
-          out += spec.empty() ? str(*v) : format_value(*v, spec);
-          k = e;
-        } else {
-          out += s[k];
-        }
-      }
-      return make_str(out);
-    }
-  }
-  if (self.tag == Tag::List || self.tag == Tag::Tuple) {
-    auto& items = self.as<ListObj>()->items;
-    if (name == "index") {
-      arity(a, name, 1, 1);
-      for (size_t k = 0; k < items.size(); ++k)
-        if (values_equal(items[k], a.pos[0], "index()")) return Value::integer(static_cast<int64_t>(k));
-      fail(repr(a.pos[0]) + " is not in " + type_name(self));
-    }
-    if (name == "count") {
-      arity(a, name, 1, 1);
-      int64_t n = 0;
-      for (auto& x : items) n += values_equal(x, a.pos[0], "count()");
-      return Value::integer(n);
-    }
-    // Growth is charged to the memory budget first (Note [Host memory budget]).
-    if (name == "append") {
-      arity(a, name, 1, 1);
-      self.as<ListObj>()->reserve_items(1);
-      items.push_back(a.pos[0]);
-      return Value();
-    }
-    if (name == "extend") {
-      arity(a, name, 1, 1);
-      std::vector<Value> more = ev.iterate(a.pos[0]);
-      self.as<ListObj>()->reserve_items(more.size());
-      for (auto& x : more) items.push_back(std::move(x));
-      return Value();
-    }
-    if (name == "insert") {
-      arity(a, name, 2, 2);
-      int64_t n = static_cast<int64_t>(items.size());
-      int64_t i = index_int(a.pos[0], "list");
-      if (i < 0) i = std::max<int64_t>(0, i + n);
-      i = std::min(i, n);
-      self.as<ListObj>()->reserve_items(1);
-      items.insert(items.begin() + i, a.pos[1]);
-      return Value();
-    }
-    if (name == "pop") {
-      arity(a, name, 0, 1);
-      if (items.empty()) fail("pop from empty list");
-      int64_t i = a.pos.empty() ? -1 : index_int(a.pos[0], "list");
-      int64_t k = wrap_index(i, static_cast<int64_t>(items.size()), "list");
-      Value v = items[static_cast<size_t>(k)];
-      items.erase(items.begin() + k);
-      return v;
-    }
-    if (name == "remove") {
-      arity(a, name, 1, 1);
-      for (size_t k = 0; k < items.size(); ++k)
-        if (values_equal(items[k], a.pos[0], "remove()")) {
-          items.erase(items.begin() + static_cast<long>(k));
-          return Value();
-        }
-      fail(repr(a.pos[0]) + " is not in list");
-    }
-    if (name == "copy") {
-      arity(a, name, 0, 0);
-      return make_list(items);
-    }
-    if (name == "clear") {
-      arity(a, name, 0, 0);
-      items.clear();
-      return Value();
-    }
-    if (name == "reverse") {
-      arity(a, name, 0, 0);
-      std::reverse(items.begin(), items.end());
-      return Value();
-    }
-    if (name == "sort") {
-      CallArgs b;
-      b.pos.push_back(self);
-      b.kw = a.kw;
-      Value sorted = ev.call_value(*ev.main_module->get("sorted"), b);
-      items = sorted.as<ListObj>()->items;
-      return Value();
-    }
-  }
-  if (self.tag == Tag::Dict) {
-    auto* d = self.as<DictObj>();
-    if (name == "keys" || name == "values" || name == "items") {
-      arity(a, name, 0, 0);
-      std::vector<Value> out;
-      for (auto& [k, v] : d->entries)
-        out.push_back(name == "keys" ? k : name == "values" ? v : make_tuple({k, v}));
-      return make_list(std::move(out));
-    }
-    if (name == "get") {
-      arity(a, name, 1, 2);
-      Value* v = d->find(a.pos[0]);
-      return v ? *v : a.pos.size() > 1 ? a.pos[1] : Value();
-    }
-    if (name == "setdefault") {
-      arity(a, name, 1, 2);
-      Value* v = d->find(a.pos[0]);
-      if (v) return *v;
-      Value dv = a.pos.size() > 1 ? a.pos[1] : Value();
-      check_dict_key(a.pos[0]);
-      d->set(a.pos[0], dv);
-      return dv;
-    }
-    if (name == "pop") {
-      arity(a, name, 1, 2);
-      Value* v = d->find(a.pos[0]);
-      if (!v) {
-        if (a.pos.size() > 1) return a.pos[1];
-        fail("key " + repr(a.pos[0]) + " not found in dict");
-      }
-      Value out = *v;
-      d->erase(a.pos[0]);
-      return out;
-    }
-    if (name == "update") {
-      arity(a, name, 1, 1);
-      if (a.pos[0].tag != Tag::Dict) fail(std::string("update() expects a dict, got ") + type_name(a.pos[0]));
-      for (auto& [k, v] : a.pos[0].as<DictObj>()->entries) d->set(k, v);
-      return Value();
-    }
-    if (name == "copy") {
-      arity(a, name, 0, 0);
-      auto c = std::make_shared<DictObj>(*d);
-      return Value::object(Tag::Dict, c);
-    }
-    if (name == "clear") {
-      arity(a, name, 0, 0);
-      d->entries.clear();
-      d->index.clear();
-      return Value();
-    }
-  }
+  if (const MethodEntry* m = find_entry(container_methods(self.tag), name)) return m->function(ev, self, a);
   fail(std::string(type_name(self)) + " has no attribute '" + name + "'");
 }
 

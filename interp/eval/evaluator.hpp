@@ -200,6 +200,8 @@ std::vector<std::string> tensor_member_names();
 bool has_container_method(Tag tag, const std::string& name);
 Value container_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args);
 std::vector<std::string> container_method_names(Tag tag);
+// interp/models/model_methods.cpp: parameters(), to(), state_dict(), ... of every model.
+Value builtin_model_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args);
 Value binary_op(lang::BinaryOp op, const Value& a, const Value& b);
 Value unary_op(lang::UnaryOp op, const Value& a);
 Tensor to_tensor_arg(const Value& v, const char* what);

@@ -224,7 +224,6 @@ struct Evaluator::Impl {
   std::unordered_set<std::string> interned;
   const std::string& intern(const std::string& s) { return *interned.insert(s).first; }
 
-  Value builtin_model_method(const Value& self, const std::string& name, CallArgs& args);
   Value call_instance(const Value& self, CallArgs& args);  // forward, then the module hooks
   void run_forward_pre_hooks(const Value& self, CallArgs& args);
 

@@ -1,7 +1,8 @@
-// Models: instances (constructor bodies, fields, methods, hooks around forward), the
-// names of the builtin model methods (defined in model_methods.cpp) and member access on any
-// value (get_attr, set_attr, call_method, member_names). Tensor and container
-// members are the builtins' (builtins_tensor.cpp, container_methods.cpp).
+// Models: instances (constructor bodies, fields, methods, hooks around forward) and
+// member access on any value (get_attr, set_attr, call_method, member_names). The
+// builtin members of tensors, containers and models are tables of the builtins
+// (builtins_tensor.cpp, container_methods.cpp, interp/models/model_methods.cpp; Note
+// [Builtin tables]).
 #include "interp/eval/evaluator.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "interp/builtins/builtin_table.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -69,7 +71,7 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
   if (it == methods.end()) {
     if (Field* f = inst->find(name)) return ev.call_value(f->value, args);
     if (name == "forward") fail("model " + inst->cls->decl->name + " has no forward method, so it cannot be called");
-    return builtin_model_method(self, name, args);
+    return builtin_model_method(ev, self, name, args);
   }
   const FnDecl& d = *it->second;
   const FnInfo& info = fn_infos.at(&d);
@@ -187,31 +189,6 @@ Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
   return out;
 }
 
-// The builtin methods of every model (model_methods.cpp), for get_attr and completion.
-const char* const kModelMethods[] = {"parameters",
-                                     "named_parameters",
-                                     "buffers",
-                                     "named_buffers",
-                                     "zero_grad",
-                                     "train",
-                                     "eval",
-                                     "to",
-                                     "cuda",
-                                     "cpu",
-                                     "children",
-                                     "named_children",
-                                     "modules",
-                                     "named_modules",
-                                     "apply",
-                                     "state_dict",
-                                     "load_state_dict",
-                                     "register_buffer",
-                                     "register_forward_pre_hook",
-                                     "register_forward_hook",
-                                     "register_backward_hook",
-                                     "register_full_backward_hook"};
-
-
 Value Evaluator::get_attr(const Value& obj, const std::string& name) {
   switch (obj.tag) {
     case Tag::Tensor: {
@@ -224,8 +201,7 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       auto* inst = obj.as<InstanceObj>();
       if (Field* f = inst->find(name)) return f->value;
       if (inst->cls->info->methods.count(name)) return Impl::bound(obj, name);
-      for (const char* m : kModelMethods)
-        if (name == m) return Impl::bound(obj, name);
+      if (find_entry(model_methods(), name)) return Impl::bound(obj, name);
       fail("model " + inst->cls->decl->name + " has no attribute '" + name + "'");
     }
     case Tag::Module: {
@@ -344,7 +320,7 @@ std::vector<std::string> Evaluator::member_names(const Value& v) {
       auto* inst = v.as<InstanceObj>();
       for (auto& f : inst->fields) out.push_back(f.name);
       for (auto& [n, d] : inst->cls->info->methods) out.push_back(n);
-      for (const char* m : kModelMethods) out.push_back(m);
+      for (const MethodEntry& m : model_methods()) out.push_back(m.name);
       break;
     }
     case Tag::Module: {

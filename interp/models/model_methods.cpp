@@ -1,4 +1,5 @@
-// The builtin methods of every model (kModelMethods in evaluator_models.cpp):
+// The builtin methods of every model, one table (Note [Builtin tables] in
+// interp/builtins/builtin_table.hpp) that get_attr, calls, completion and :help read:
 // parameters and buffers, modules and children, apply, zero_grad, train/eval, to,
 // state_dict and load_state_dict, register_buffer and the module hooks. Every one
 // that reaches into submodules goes through the module walk (Note [Module walk] in
@@ -8,6 +9,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "interp/builtins/builtin_table.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/models/module_walk.hpp"
@@ -204,85 +206,181 @@ void load_state(const Value& self, DictObj& d, bool strict) {
   for (auto& [dst, src] : copies) copy_(dst, src);
 }
 
-}  // namespace
+// ---- the methods -------------------------------------------------------------------------
 
-Value Evaluator::Impl::builtin_model_method(const Value& self, const std::string& name, CallArgs& args) {
-  if (name == "parameters" || name == "named_parameters" || name == "buffers" || name == "named_buffers") {
-    no_args(args, name);
-    bool named = name.rfind("named_", 0) == 0;
-    auto kinds = name.find("buffers") != std::string::npos ? TensorKinds::buffers : TensorKinds::parameters;
-    std::vector<Value> items;
-    for (auto& [n, t] : named_tensors(self, kinds, named))
-      items.push_back(named ? make_tuple({make_str(n), Value::tensor(t)}) : Value::tensor(t));
-    return make_list(std::move(items));
-  }
-  if (name == "modules" || name == "named_modules") {
-    no_args(args, name);
-    std::vector<Value> items;
-    std::vector<ModuleVisit> visits = walk_modules(self);
-    for (size_t k = 0; k < visits.size(); ++k)
-      items.push_back(name == "modules" ? visits[k].module : make_tuple({make_str(path_of(visits, k)), visits[k].module}));
-    return make_list(std::move(items));
-  }
-  if (name == "children" || name == "named_children") return children(self, name, args);
-  if (name == "apply") {
-    if (args.pos.size() != 1 || !args.kw.empty()) fail("apply() takes one argument, the function to call on each module");
-    apply_post_order(self, [&](const Value& m) {
-      CallArgs a;
-      a.pos = {m};
-      ev.call_value(args.pos[0], a);
-    });
-    return self;
-  }
-  if (name == "zero_grad") {
-    no_args(args, name);
-    for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_grad(Tensor());
-    return Value();
-  }
-  if (name == "train" || name == "eval") {
-    bool mode = name == "train";
-    if (name == "train" && !args.pos.empty()) mode = truthy(args.pos[0]);
-    set_training(self, mode);
-    return self;
-  }
-  if (name == "to" || name == "cuda" || name == "cpu") return move_model(self, name, args);
-  if (name == "state_dict") {
-    no_args(args, name);
-    auto d = std::make_shared<DictObj>();
-    for (auto& [n, t] : named_tensors(self, TensorKinds::both)) d->set(make_str(n), Value::tensor(detach(t)));
-    return Value::object(Tag::Dict, d);
-  }
-  if (name == "load_state_dict") {
-    if (args.pos.size() != 1) fail("load_state_dict() takes one argument, the state dict");
-    bool strict = true;
-    for (auto& [k, v] : args.kw) {
-      if (k == "strict") strict = truthy(v);
-      else fail("load_state_dict() got an unexpected keyword argument '" + k + "'");
-    }
-    const Value& dv = args.pos[0];
-    if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));
-    load_state(self, *dv.as<DictObj>(), strict);
-    return Value();
-  }
-  if (name == "register_buffer") {
-    // register_buffer(name, tensor): a buffer as the `buffer` member makes one (kept
-    // by state_dict, moved by to(), never a parameter); replaces a field of that name.
-    if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
-    if (args.pos[0].tag != Tag::Str)
-      fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
-    set_field(*self.as<InstanceObj>(), args.pos[0].as<StrObj>()->s, args.pos[1], true);
-    return Value();
-  }
-  if (name == "register_forward_pre_hook" || name == "register_forward_hook" || name == "register_backward_hook" ||
-      name == "register_full_backward_hook") {
-    if (args.pos.size() != 1 || !args.kw.empty()) fail(name + "() takes one argument, the hook function");
-    auto* inst = self.as<InstanceObj>();
-    int64_t id = inst->next_hook_id++;
-    hook_list(*inst, name).emplace_back(id, args.pos[0]);
-    return make_hook_handle(self, name, id);
-  }
-  fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'");
+// parameters(), named_parameters(), buffers(), named_buffers(): each tensor once.
+Value tensor_list(const Value& self, const std::string& name, TensorKinds kinds, bool named, const CallArgs& args) {
+  no_args(args, name);
+  std::vector<Value> items;
+  for (auto& [n, t] : named_tensors(self, kinds, named))
+    items.push_back(named ? make_tuple({make_str(n), Value::tensor(t)}) : Value::tensor(t));
+  return make_list(std::move(items));
+}
+Value parameters(Evaluator&, const Value& self, CallArgs& args) {
+  return tensor_list(self, "parameters", TensorKinds::parameters, false, args);
+}
+Value named_parameters(Evaluator&, const Value& self, CallArgs& args) {
+  return tensor_list(self, "named_parameters", TensorKinds::parameters, true, args);
+}
+Value buffers(Evaluator&, const Value& self, CallArgs& args) {
+  return tensor_list(self, "buffers", TensorKinds::buffers, false, args);
+}
+Value named_buffers(Evaluator&, const Value& self, CallArgs& args) {
+  return tensor_list(self, "named_buffers", TensorKinds::buffers, true, args);
 }
 
+// modules() / named_modules(): every module under self, each once, self first.
+Value module_list(const Value& self, const std::string& name, const CallArgs& args) {
+  no_args(args, name);
+  std::vector<Value> items;
+  std::vector<ModuleVisit> visits = walk_modules(self);
+  for (size_t k = 0; k < visits.size(); ++k)
+    items.push_back(name == "modules" ? visits[k].module : make_tuple({make_str(path_of(visits, k)), visits[k].module}));
+  return make_list(std::move(items));
+}
+Value modules(Evaluator&, const Value& self, CallArgs& args) { return module_list(self, "modules", args); }
+Value named_modules(Evaluator&, const Value& self, CallArgs& args) { return module_list(self, "named_modules", args); }
+
+Value children_of(Evaluator&, const Value& self, CallArgs& args) { return children(self, "children", args); }
+Value named_children(Evaluator&, const Value& self, CallArgs& args) { return children(self, "named_children", args); }
+
+Value apply_to_modules(Evaluator& ev, const Value& self, CallArgs& args) {
+  if (args.pos.size() != 1 || !args.kw.empty()) fail("apply() takes one argument, the function to call on each module");
+  apply_post_order(self, [&](const Value& m) {
+    CallArgs a;
+    a.pos = {m};
+    ev.call_value(args.pos[0], a);
+  });
+  return self;
+}
+
+Value zero_grad(Evaluator&, const Value& self, CallArgs& args) {
+  no_args(args, "zero_grad");
+  for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_grad(Tensor());
+  return Value();
+}
+
+// train(mode=true) and eval(): as PyTorch's, they return the model.
+Value set_train_mode(Evaluator&, const Value& self, CallArgs& args) {
+  set_training(self, args.pos.empty() || truthy(args.pos[0]));
+  return self;
+}
+Value set_eval_mode(Evaluator&, const Value& self, CallArgs&) {
+  set_training(self, false);
+  return self;
+}
+
+Value move_to(Evaluator&, const Value& self, CallArgs& args) { return move_model(self, "to", args); }
+Value move_to_cuda(Evaluator&, const Value& self, CallArgs& args) { return move_model(self, "cuda", args); }
+Value move_to_cpu(Evaluator&, const Value& self, CallArgs& args) { return move_model(self, "cpu", args); }
+
+Value state_dict(Evaluator&, const Value& self, CallArgs& args) {
+  no_args(args, "state_dict");
+  auto d = std::make_shared<DictObj>();
+  for (auto& [n, t] : named_tensors(self, TensorKinds::both)) d->set(make_str(n), Value::tensor(detach(t)));
+  return Value::object(Tag::Dict, d);
+}
+
+Value load_state_dict(Evaluator&, const Value& self, CallArgs& args) {
+  if (args.pos.size() != 1) fail("load_state_dict() takes one argument, the state dict");
+  bool strict = true;
+  for (auto& [k, v] : args.kw) {
+    if (k == "strict") strict = truthy(v);
+    else fail("load_state_dict() got an unexpected keyword argument '" + k + "'");
+  }
+  const Value& dv = args.pos[0];
+  if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));
+  load_state(self, *dv.as<DictObj>(), strict);
+  return Value();
+}
+
+// register_buffer(name, tensor): a buffer as the `buffer` member makes one (kept by
+// state_dict, moved by to(), never a parameter); replaces a field of that name.
+Value register_buffer(Evaluator&, const Value& self, CallArgs& args) {
+  if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
+  if (args.pos[0].tag != Tag::Str)
+    fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
+  Evaluator::Impl::set_field(*self.as<InstanceObj>(), args.pos[0].as<StrObj>()->s, args.pos[1], true);
+  return Value();
+}
+
+// The four register_*_hook methods: `method` names the list the hook joins.
+Value register_module_hook(const Value& self, const std::string& method, CallArgs& args) {
+  if (args.pos.size() != 1 || !args.kw.empty()) fail(method + "() takes one argument, the hook function");
+  auto* inst = self.as<InstanceObj>();
+  int64_t id = inst->next_hook_id++;
+  hook_list(*inst, method).emplace_back(id, args.pos[0]);
+  return make_hook_handle(self, method, id);
+}
+Value register_forward_pre_hook(Evaluator&, const Value& self, CallArgs& args) {
+  return register_module_hook(self, "register_forward_pre_hook", args);
+}
+Value register_forward_hook(Evaluator&, const Value& self, CallArgs& args) {
+  return register_module_hook(self, "register_forward_hook", args);
+}
+Value register_backward_hook(Evaluator&, const Value& self, CallArgs& args) {
+  return register_module_hook(self, "register_backward_hook", args);
+}
+Value register_full_backward_hook(Evaluator&, const Value& self, CallArgs& args) {
+  return register_module_hook(self, "register_full_backward_hook", args);
+}
+
+const MethodEntry kModelMethods[] = {
+    {"parameters", parameters, "parameters()",
+     "Every parameter of this model and its submodules, each once. Example: optim.Adam(m.parameters(), lr=1e-3)"},
+    {"named_parameters", named_parameters, "named_parameters()",
+     "Every parameter as a (dotted name, tensor) pair. Example: for (n, p) in m.named_parameters() { print(n, p.shape) }"},
+    {"buffers", buffers, "buffers()", "Every buffer of this model and its submodules, each once. Example: len(m.buffers())"},
+    {"named_buffers", named_buffers, "named_buffers()",
+     "Every buffer as a (dotted name, tensor) pair. Example: for (n, b) in m.named_buffers() { print(n) }"},
+    {"zero_grad", zero_grad, "zero_grad()", "Clears the .grad of every parameter. Example: m.zero_grad()"},
+    {"train", set_train_mode, "train(mode=true)",
+     "Sets the training flag of every module (dropout and batch norm read it); returns the model. Example: m.train()"},
+    {"eval", set_eval_mode, "eval()", "Clears the training flag of every module, as train(false); returns the model. Example: m.eval()"},
+    {"to", move_to, "to(device_or_dtype)",
+     "Moves every parameter and buffer to a device, or converts the floating ones to a dtype, in place; returns the model. "
+     "Example: m.to(\"cuda\")"},
+    {"cuda", move_to_cuda, "cuda(device=0)", "Moves every parameter and buffer to a GPU, in place; returns the model. Example: m.cuda()"},
+    {"cpu", move_to_cpu, "cpu()", "Moves every parameter and buffer to the CPU, in place; returns the model. Example: m.cpu()"},
+    {"children", children_of, "children(remove_duplicate=true)",
+     "The models held directly in fields, in field order. Example: for c in m.children() { print(c) }"},
+    {"named_children", named_children, "named_children(remove_duplicate=true)",
+     "The models held directly in fields as (field name, model) pairs. Example: for (n, c) in m.named_children() { print(n) }"},
+    {"modules", modules, "modules()", "This model and every module under it, each once. Example: len(m.modules())"},
+    {"named_modules", named_modules, "named_modules()",
+     "This model and every module under it as (dotted path, module) pairs, the model's path \"\". "
+     "Example: for (n, s) in m.named_modules() { print(n) }"},
+    {"apply", apply_to_modules, "apply(fn)",
+     "Calls fn(module) on every module, children before their parent; returns the model. Example: m.apply(init_weights)"},
+    {"state_dict", state_dict, "state_dict()",
+     "Every parameter and buffer by dotted name, detached. Example: save(m.state_dict(), \"model.safetensors\")"},
+    {"load_state_dict", load_state_dict, "load_state_dict(state, strict=true)",
+     "Copies each tensor of state into the parameter or buffer of its name. Example: m.load_state_dict(load(\"model.safetensors\"))"},
+    {"register_buffer", register_buffer, "register_buffer(name, tensor)",
+     "Makes tensor a buffer of this model (state_dict keeps it, to() moves it). Example: m.register_buffer(\"mask\", ones([4]))"},
+    {"register_forward_pre_hook", register_forward_pre_hook, "register_forward_pre_hook(hook)",
+     "Calls hook(module, input) before each call; a result other than none replaces the input. Returns a handle "
+     "with remove(). Example: m.register_forward_pre_hook(fn(mod, inp) = none)"},
+    {"register_forward_hook", register_forward_hook, "register_forward_hook(hook)",
+     "Calls hook(module, input, output) after each call; a result other than none replaces the output. Returns a "
+     "handle with remove(). Example: let h = m.register_forward_hook(fn(mod, inp, out) = print(out.shape))"},
+    {"register_backward_hook", register_backward_hook, "register_backward_hook(hook)",
+     "Calls hook(module, grad_output) during backward; a returned tensor replaces the gradient. Returns a handle "
+     "with remove(). Example: m.register_backward_hook(fn(mod, g) = g * 0.5)"},
+    {"register_full_backward_hook", register_full_backward_hook, "register_full_backward_hook(hook)",
+     "Calls hook(module, grad_input, grad_output) during backward, as PyTorch's. Returns a handle with remove(). "
+     "Example: m.register_full_backward_hook(fn(mod, gin, gout) = print(gout[0].shape))"},
+};
+
+}  // namespace
+
+std::span<const MethodEntry> model_methods() { return kModelMethods; }
+
+// A model's own methods and fields come first (call_model_method); this is the last
+// place a name is looked for.
+Value builtin_model_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args) {
+  if (const MethodEntry* m = find_entry(model_methods(), name)) return m->function(ev, self, args);
+  fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'");
+}
 
 }  // namespace nabla::interp

@@ -1,11 +1,14 @@
 // The REPL's completion logic (interp/app/repl.hpp), without a terminal: which
 // expression a '.' completes members of, and the candidates for names, members and
-// commands. tests/repl/repl_pty_test.cpp drives the real binary.
+// commands; and what :help prints for a builtin (Interpreter::builtin_help).
+// tests/repl/repl_pty_test.cpp drives the real binary.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <span>
 
 #include "interp/app/repl.hpp"
+#include "interp/builtins/builtin_table.hpp"
 
 using nabla::member_target;
 using nabla::repl_completions;
@@ -43,4 +46,35 @@ TEST_CASE("repl_completions: globals and keywords, commands, members") {
   CHECK(contains(members, "shape"));
   CHECK(contains(members, "sum"));
   CHECK(repl_completions(interp, "f(t).s", 5).empty());
+}
+
+TEST_CASE("repl_completions: a str, list or dict member completes to exactly its builtin table") {
+  // Note [Builtin tables]: completion lists the rows that dispatch calls.
+  nabla::Interpreter interp;
+  REQUIRE(interp.eval("let s = \"abc\"\nlet xs = [1]\nlet d = {\"k\": 1}").ok);
+  auto names_of = [](std::span<const nabla::interp::MethodEntry> rows) {
+    std::vector<std::string> out;
+    for (const auto& row : rows) out.push_back(row.name);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  CHECK(repl_completions(interp, "s.", 2) == names_of(nabla::interp::container_methods(nabla::interp::Tag::Str)));
+  CHECK(repl_completions(interp, "xs.", 3) == names_of(nabla::interp::container_methods(nabla::interp::Tag::List)));
+  CHECK(repl_completions(interp, "d.", 2) == names_of(nabla::interp::container_methods(nabla::interp::Tag::Dict)));
+}
+
+TEST_CASE("builtin_help: the signature and doc of :help, from the builtin tables") {
+  nabla::Interpreter interp;
+  auto print = interp.builtin_help("print");
+  REQUIRE(print.has_value());
+  CHECK(print->signature == "print(*values, sep=\" \", end=\"\\n\", flush=false)");
+  CHECK(print->doc.find("Example: print(") != std::string::npos);
+  CHECK(interp.builtin_help("str.split")->signature == "str.split(sep=none)");
+  CHECK(interp.builtin_help("math.sqrt")->signature == "math.sqrt(x)");
+  CHECK(interp.builtin_help("model.parameters")->signature == "model.parameters()");
+  CHECK(interp.builtin_help("relu")->signature == "relu(input)");
+  CHECK(!interp.builtin_help("f32"));  // a value, not a function
+  CHECK(!interp.builtin_help("nope"));
+  REQUIRE(interp.eval("let len = 3").ok);
+  CHECK(!interp.builtin_help("len"));  // the name no longer holds the builtin
 }

@@ -292,6 +292,10 @@ void graph_session(const std::string& nabla, const std::string& home) {
   s.send(":help cost\r");
   s.expect(":cost expr  FLOPs, bytes");
   s.expect(">>> ");
+  s.send(":help print\r");  // a builtin: its signature and doc, from its table's row
+  s.expect("print(*values, sep=\" \", end=\"\\n\", flush=false)");
+  s.expect("  Writes the values");
+  s.expect(">>> ");
   s.send("x.shape\r");
   s.expect("\n(2, 4)\n>>> ");
 

@@ -1,0 +1,216 @@
+// Tensor factories (tensor, zeros, ones, empty, full, rand, randn, randint, arange,
+// linspace, the *_like forms), manual_seed, and the dtype names (f32, i64, ...) as
+// values. Every factory takes dtype=, device= and requires_grad=. The table at the
+// end is this family's (Note [Builtin tables]).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/random.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+// Factories: shape as a list or as varargs; dtype= and requires_grad= keywords.
+struct FactoryOpts {
+  std::optional<DType> dtype;
+  std::optional<Device> device;
+  bool requires_grad = false;
+};
+FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initializer_list<const char*> extra = {}) {
+  FactoryOpts o;
+  std::vector<std::pair<std::string, Value>> rest;
+  for (auto& [k, v] : a.kw) {
+    if (k == "dtype") o.dtype = as_dtype(v, fname + "(): dtype");
+    else if (k == "requires_grad") o.requires_grad = as_bool(v, fname + "(): requires_grad");
+    else if (k == "device") o.device = as_device(v, fname + "(): device");
+    else {
+      bool ok = false;
+      for (const char* e : extra) ok |= k == e;
+      if (!ok) fail(fname + "() got an unexpected keyword argument '" + k + "'");
+      rest.emplace_back(k, v);
+    }
+  }
+  a.kw = std::move(rest);
+  return o;
+}
+
+// The device a factory makes its tensor on. zeros, ones, empty and full are made there;
+// the random factories draw on the CPU and finish() moves the result, so that a seed
+// gives the same values on every device.
+Device factory_device(const FactoryOpts& o) { return o.device.value_or(cpu_device()); }
+
+Value finish(Tensor t, const FactoryOpts& o, const std::string& fname) {
+  if (o.device && *o.device != t.device()) t = cuda::to_device(t, *o.device);
+  if (o.requires_grad) {
+    if (!is_floating(t.dtype()))
+      fail(fname + "(): only floating tensors can require gradients, got " + dtype_name(t.dtype()));
+    t.set_requires_grad(true);
+  }
+  return Value::tensor(std::move(t));
+}
+
+Value tensor_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "tensor");
+  if (a.pos.size() != 1) fail("tensor() takes 1 positional argument (the data) but " + std::to_string(a.pos.size()) + " were given");
+  return finish(tensor_from_value(a.pos[0], o.dtype), o, "tensor");
+}
+
+// zeros, ones, empty, rand and randn: a shape, as a list or as varargs.
+Value of_shape(const std::string& name, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, name);
+  Shape shape(shape_args(a.pos, 0, name));
+  for (int64_t s : shape)
+    if (s < 0) fail(name + "(): negative size " + std::to_string(s));
+  DType dt = o.dtype.value_or(DType::f32);
+  Device device = factory_device(o);
+  Tensor t = name == "zeros" ? zeros(shape, dt, device)
+             : name == "ones" ? ones(shape, dt, device)
+             : name == "empty" ? zeros(shape, dt, device)
+             : name == "rand" ? rand(shape, dt)
+                              : randn(shape, dt);
+  return finish(t, o, name);
+}
+Value zeros_builtin(Evaluator&, CallArgs& a) { return of_shape("zeros", a); }
+Value ones_builtin(Evaluator&, CallArgs& a) { return of_shape("ones", a); }
+Value empty_builtin(Evaluator&, CallArgs& a) { return of_shape("empty", a); }
+Value rand_builtin(Evaluator&, CallArgs& a) { return of_shape("rand", a); }
+Value randn_builtin(Evaluator&, CallArgs& a) { return of_shape("randn", a); }
+
+// zeros_like, ones_like, rand_like and randn_like: x's shape, dtype and device unless told.
+Value like(const std::string& name, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, name);
+  if (a.pos.size() != 1) fail(name + "() takes 1 positional argument");
+  const Tensor& x = as_tensor(a.pos[0], name);
+  DType dt = o.dtype.value_or(x.dtype());
+  if (!o.device) o.device = x.device();  // *_like stays on x's device unless told
+  Tensor t = name == "zeros_like" ? zeros(x.sizes(), dt, *o.device)
+             : name == "ones_like" ? ones(x.sizes(), dt, *o.device)
+             : name == "rand_like" ? rand(x.sizes(), dt)
+                                   : randn(x.sizes(), dt);
+  return finish(t, o, name);
+}
+Value zeros_like_builtin(Evaluator&, CallArgs& a) { return like("zeros_like", a); }
+Value ones_like_builtin(Evaluator&, CallArgs& a) { return like("ones_like", a); }
+Value rand_like_builtin(Evaluator&, CallArgs& a) { return like("rand_like", a); }
+Value randn_like_builtin(Evaluator&, CallArgs& a) { return like("randn_like", a); }
+
+Value full_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "full", {"fill_value", "size"});
+  Bound b = bind("full", a, {"size", "fill_value"}, 2);
+  DType dt = o.dtype.value_or(b[1].tag == Tag::Float ? DType::f32 : b[1].tag == Tag::Bool ? DType::b8 : DType::i64);
+  return finish(full(Shape(as_ints(b[0], "full(): size")), as_num(b[1], "full(): fill_value"), dt, factory_device(o)), o,
+                "full");
+}
+
+Value randint_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "randint", {"low", "high", "size"});
+  Bound b = a.pos.size() == 2 ? bind("randint", a, {"high", "size"}, 2) : bind("randint", a, {"low", "high", "size"}, 3);
+  int64_t low = 0, high;
+  std::vector<int64_t> shape;
+  if (b.v.size() == 2) {
+    high = as_int(b[0], "randint(): high");
+    shape = as_ints(b[1], "randint(): size");
+  } else {
+    low = as_int(b[0], "randint(): low");
+    high = as_int(b[1], "randint(): high");
+    shape = as_ints(b[2], "randint(): size");
+  }
+  if (high <= low) fail("randint(): high must be greater than low");
+  return finish(randint(low, high, Shape(shape), o.dtype.value_or(DType::i64)), o, "randint");
+}
+
+Value arange_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "arange");
+  Bound b = bind("arange", a, {"start", "end", "step"}, 1);
+  Value start = b.has(1) ? b[0] : Value::integer(0);
+  Value end = b.has(1) ? b[1] : b[0];
+  Value step = b.has(2) ? b[2] : Value::integer(1);
+  bool floating = start.tag == Tag::Float || end.tag == Tag::Float || step.tag == Tag::Float;
+  double s = as_num(start, "arange()"), e = as_num(end, "arange()"), st = as_num(step, "arange()");
+  if (st == 0) fail("arange(): step must not be zero");
+  int64_t n = std::max<int64_t>(0, int_from_double(std::ceil((e - s) / st), "arange(): the number of values"));
+  // The tensor first, so that a huge count meets the allocator's checks (the memory
+  // budget, out of memory) before any work.
+  Tensor values = empty({n}, DType::f64);
+  double* v = values.data<double>();
+  for (int64_t k = 0; k < n; ++k) v[k] = s + static_cast<double>(k) * st;
+  DType dt = o.dtype.value_or(floating ? DType::f32 : DType::i64);
+  return finish(to_dtype(values, dt), o, "arange");
+}
+
+Value linspace_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "linspace");
+  Bound b = bind("linspace", a, {"start", "end", "steps"}, 3);
+  double s = as_num(b[0], "linspace()"), e = as_num(b[1], "linspace()");
+  int64_t n = as_int(b[2], "linspace(): steps");
+  if (n < 0) fail("linspace(): steps must be non-negative, got " + std::to_string(n));
+  // The tensor first, as arange's: a huge count meets the allocator's checks at once.
+  Tensor values = empty({n}, DType::f64);
+  double* v = values.data<double>();
+  for (int64_t k = 0; k < n; ++k) v[k] = n == 1 ? s : s + (e - s) * static_cast<double>(k) / static_cast<double>(n - 1);
+  return finish(to_dtype(values, o.dtype.value_or(DType::f32)), o, "linspace");
+}
+
+Value manual_seed_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("manual_seed", a, {"seed"}, 1);
+  manual_seed(static_cast<uint64_t>(as_int(b[0], "manual_seed()")));
+  return Value();
+}
+
+// The dtypes by their short and their PyTorch names. bool, float and int are the
+// builtin functions, which as_dtype reads as b8, f32 and i64.
+void dtype_names(NamedValues& out) {
+  for (auto [name, dtype] : std::initializer_list<std::pair<const char*, DType>>{
+           {"f32", DType::f32}, {"f64", DType::f64}, {"f16", DType::f16}, {"bf16", DType::bf16},
+           {"i64", DType::i64}, {"i32", DType::i32}, {"float32", DType::f32}, {"float64", DType::f64},
+           {"int64", DType::i64}, {"int32", DType::i32}, {"i8", DType::i8}, {"u8", DType::u8},
+           {"int8", DType::i8}, {"uint8", DType::u8}})
+    out.emplace_back(name, Value::dtype(dtype));
+}
+
+// The keywords every factory takes, in every signature below.
+#define NABLA_FACTORY_KW "dtype=f32, device=\"cpu\", requires_grad=false"
+
+const BuiltinEntry kFactoryBuiltins[] = {
+    {"tensor", tensor_builtin, "tensor(data, dtype=none, device=\"cpu\", requires_grad=false)",
+     "A tensor of the numbers in data (nested lists), its dtype from them unless given. Example: tensor([[1, 2], [3, 4]])"},
+    {"zeros", zeros_builtin, "zeros(*size, " NABLA_FACTORY_KW ")", "A tensor of zeros. Example: zeros([2, 3])"},
+    {"ones", ones_builtin, "ones(*size, " NABLA_FACTORY_KW ")", "A tensor of ones. Example: ones(2, 3, dtype=f64)"},
+    {"empty", empty_builtin, "empty(*size, " NABLA_FACTORY_KW ")",
+     "A tensor to be written before it is read (its values are zeros here). Example: empty([4])"},
+    {"rand", rand_builtin, "rand(*size, " NABLA_FACTORY_KW ")",
+     "Uniform samples in [0, 1), drawn on the CPU (manual_seed repeats them). Example: rand([3])"},
+    {"randn", randn_builtin, "randn(*size, " NABLA_FACTORY_KW ")",
+     "Standard normal samples, drawn on the CPU (manual_seed repeats them). Example: randn(64, 10, requires_grad=true)"},
+    {"zeros_like", zeros_like_builtin, "zeros_like(x, dtype=none, device=none, requires_grad=false)",
+     "Zeros of x's shape, dtype and device unless given. Example: zeros_like(w)"},
+    {"ones_like", ones_like_builtin, "ones_like(x, dtype=none, device=none, requires_grad=false)",
+     "Ones of x's shape, dtype and device unless given. Example: ones_like(w)"},
+    {"rand_like", rand_like_builtin, "rand_like(x, dtype=none, device=none, requires_grad=false)",
+     "Uniform samples in [0, 1) of x's shape, dtype and device unless given. Example: rand_like(w)"},
+    {"randn_like", randn_like_builtin, "randn_like(x, dtype=none, device=none, requires_grad=false)",
+     "Standard normal samples of x's shape, dtype and device unless given. Example: randn_like(w)"},
+    {"full", full_builtin, "full(size, fill_value, dtype=none, device=\"cpu\", requires_grad=false)",
+     "A tensor of fill_value, its dtype from the value unless given. Example: full([2, 2], 0.5)"},
+    {"randint", randint_builtin, "randint(low=0, high, size, dtype=i64, device=\"cpu\", requires_grad=false)",
+     "Uniform random ints in [low, high). Example: randint(10, [4])"},
+    {"arange", arange_builtin, "arange(start=0, end, step=1, dtype=none, device=\"cpu\", requires_grad=false)",
+     "The numbers from start up to end, not including it, by step (i64 unless one is a float). Example: arange(5)"},
+    {"linspace", linspace_builtin, "linspace(start, end, steps, " NABLA_FACTORY_KW ")",
+     "steps numbers evenly spaced from start to end, both included. Example: linspace(0, 1, 5)"},
+    {"manual_seed", manual_seed_builtin, "manual_seed(seed)",
+     "Seeds the random generator, so that rand, randn, randint and dropout repeat. Example: manual_seed(0)"},
+};
+
+#undef NABLA_FACTORY_KW
+
+}  // namespace
+
+const BuiltinLibrary kFactoryLibrary = {"factories", nullptr, kFactoryBuiltins, dtype_names};
+
+}  // namespace nabla::interp

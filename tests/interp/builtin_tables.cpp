@@ -1,0 +1,194 @@
+// The builtin tables (Note [Builtin tables] in interp/builtins/builtin_table.hpp):
+// every row is complete, names are unique within a table, every builtin that exists
+// has a row, and dispatch, member names and completion read the same rows.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autograd/op_table.hpp"
+#include "helpers.hpp"
+#include "interp/builtins/builtin_table.hpp"
+#include "interp/eval/evaluator.hpp"
+
+using nabla::interp::BuiltinEntry;
+using nabla::interp::MethodEntry;
+using nabla::interp::Tag;
+using nabla::testing::Session;
+
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// One row's fields: a name, a signature that calls it by that name, and a doc of one
+// sentence and an example.
+template <class Entry>
+void check_row(const std::string& table, const Entry& e) {
+  INFO(table << ": " << (e.name ? e.name : "(null)"));
+  REQUIRE(e.name != nullptr);
+  REQUIRE(e.signature != nullptr);
+  REQUIRE(e.doc != nullptr);
+  CHECK(static_cast<bool>(e.function));
+  CHECK(std::string(e.name).size() > 0);
+  CHECK(starts_with(e.signature, std::string(e.name) + "("));
+  std::string doc = e.doc;
+  CHECK(doc.find("Example: ") != std::string::npos);
+  CHECK(doc.find("Example: ") > 0);  // a sentence comes first
+}
+
+template <class Entry>
+void check_table(const std::string& table, std::span<const Entry> rows) {
+  CHECK(!rows.empty());
+  std::set<std::string> seen;
+  for (const Entry& e : rows) {
+    check_row(table, e);
+    if (e.name) CHECK_MESSAGE(seen.insert(e.name).second, table << " has two rows named " << e.name);
+  }
+}
+
+template <class Entry>
+std::vector<std::string> sorted_names(std::span<const Entry> rows) {
+  std::vector<std::string> out;
+  for (const Entry& e : rows) out.push_back(e.name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const std::pair<const char*, Tag> kReceivers[] = {
+    {"str", Tag::Str}, {"list", Tag::List}, {"tuple", Tag::Tuple}, {"dict", Tag::Dict}};
+
+}  // namespace
+
+TEST_CASE("builtin tables: every row has a name, a signature that calls it and a doc with an example") {
+  for (const nabla::interp::BuiltinLibrary* library : nabla::interp::builtin_libraries()) {
+    REQUIRE(library->name != nullptr);
+    check_table(library->name, library->functions);
+  }
+  for (auto [kind, tag] : kReceivers) check_table(kind, nabla::interp::container_methods(tag));
+  check_table("model", nabla::interp::model_methods());
+  check_table("tensor", nabla::interp::tensor_methods());
+  check_table("op conventions", nabla::interp::op_conventions());
+}
+
+TEST_CASE("builtin tables: a global name is in one library, or deliberately replaces an op") {
+  // abs, max, min, sum and pow are Python's, and call the op for a tensor.
+  const std::set<std::string> replaced_ops = {"abs", "max", "min", "sum", "pow"};
+  std::map<std::string, std::string> owner;
+  for (const nabla::interp::BuiltinLibrary* library : nabla::interp::builtin_libraries()) {
+    if (library->module) continue;
+    for (const BuiltinEntry& e : library->functions) {
+      INFO(e.name);
+      CHECK_MESSAGE(owner.emplace(e.name, library->name).second, "in both " << owner[e.name] << " and " << library->name);
+      bool is_op = nabla::find_op(e.name) != nullptr || nabla::interp::find_entry(nabla::interp::op_conventions(), e.name);
+      CHECK(is_op == replaced_ops.count(e.name) > 0);
+    }
+  }
+  std::set<std::string> modules;
+  for (const nabla::interp::BuiltinLibrary* library : nabla::interp::builtin_libraries())
+    if (library->module) CHECK_MESSAGE(modules.insert(library->module).second, "two libraries make " << library->module);
+}
+
+TEST_CASE("builtin tables: every builtin function, module function and op has a doc") {
+  nabla::interp::Evaluator ev;
+  size_t functions = 0;
+  for (auto& [name, value] : ev.builtins) {
+    if (value.tag != Tag::Native) continue;  // the dtype names are values
+    ++functions;
+    auto doc = nabla::interp::find_builtin_doc(name);
+    REQUIRE_MESSAGE(doc.has_value(), "no row documents the builtin " << name);
+    CHECK(starts_with(doc->signature, name + "("));
+    CHECK(!doc->doc.empty());
+  }
+  CHECK(functions > 150);  // the ops and every library
+  for (auto& [module, make] : ev.native_modules) {
+    auto m = make(ev);
+    for (size_t k = 0; k < m->slot_names.size(); ++k) {
+      if (m->slots[k].tag != Tag::Native) continue;  // math.pi
+      auto doc = nabla::interp::find_builtin_doc(module + "." + m->slot_names[k]);
+      CHECK_MESSAGE(doc.has_value(), "no row documents " << module << "." << m->slot_names[k]);
+    }
+  }
+  for (const nabla::OpDef& row : nabla::op_table()) {
+    INFO(row.name);
+    auto doc = nabla::interp::find_builtin_doc(std::string("tensor.") + row.name);  // every op is a method too
+    REQUIRE(doc.has_value());
+    CHECK(!doc->doc.empty());
+  }
+}
+
+TEST_CASE("builtin tables: an op's signature is built from its row") {
+  auto conv = nabla::interp::find_builtin_doc("conv2d");
+  REQUIRE(conv.has_value());
+  CHECK(conv->signature == "conv2d(input, weight, bias=none, stride=[1, 1], padding=[0, 0], dilation=[1, 1], groups=1)");
+  CHECK(conv->doc.find("Example: conv2d(input, weight)") != std::string::npos);
+  auto loss = nabla::interp::find_builtin_doc("cross_entropy");
+  REQUIRE(loss.has_value());
+  CHECK(loss->signature == "cross_entropy(input, target, reduction=\"mean\", ignore_index=-100, label_smoothing=0.0)");
+  auto cat = nabla::interp::find_builtin_doc("cat");
+  REQUIRE(cat.has_value());
+  CHECK(cat->signature == "cat(tensors, dim=0)");
+  // A builtin that replaces an op documents itself; the tensor method is still the op.
+  CHECK(starts_with(nabla::interp::find_builtin_doc("sum")->signature, "sum(iterable, start=0)"));
+  CHECK(nabla::interp::find_builtin_doc("tensor.sum")->signature == "sum(input, dims=[], keepdim=false)");
+  CHECK(!nabla::interp::find_builtin_doc("no_such_builtin"));
+  CHECK(!nabla::interp::find_builtin_doc("str.no_such_method"));
+  CHECK(!nabla::interp::find_builtin_doc("math.sqrt.x"));
+  CHECK(nabla::interp::find_builtin_doc("math.sqrt")->signature == "sqrt(x)");
+}
+
+TEST_CASE("builtin tables: container methods dispatch and list exactly their table's rows") {
+  Session s;
+  const std::pair<Tag, const char*> samples[] = {
+      {Tag::Str, "\"a b\""}, {Tag::List, "[1, 2]"}, {Tag::Tuple, "(1, 2)"}, {Tag::Dict, "{\"a\": 1}"}};
+  for (auto [tag, source] : samples) {
+    INFO(source);
+    auto rows = nabla::interp::container_methods(tag);
+    CHECK(s.interp.member_names(source) == sorted_names(rows));
+    for (const MethodEntry& m : rows) {
+      CHECK(nabla::interp::has_container_method(tag, m.name));
+      CHECK(s.interp.eval(std::string("let f = ") + source + "." + m.name).ok);
+    }
+    CHECK(!nabla::interp::has_container_method(tag, "no_such_method"));
+    CHECK(s.error(std::string(source) + ".no_such_method()").find("has no attribute 'no_such_method'") != std::string::npos);
+  }
+}
+
+TEST_CASE("builtin tables: model methods dispatch and list their table's rows") {
+  Session s;
+  s.run("model M() { w = randn(2, requires_grad=true)\n  forward(x) = x * self.w }\nlet m = M()");
+  std::vector<std::string> members = s.interp.member_names("m");
+  for (const MethodEntry& row : nabla::interp::model_methods())
+    CHECK_MESSAGE(std::find(members.begin(), members.end(), row.name) != members.end(), row.name);
+  std::vector<std::string> expected = sorted_names(nabla::interp::model_methods());
+  expected.push_back("forward");
+  expected.push_back("w");
+  std::sort(expected.begin(), expected.end());
+  CHECK(members == expected);
+  CHECK(s.run("print(len(m.parameters()), m.train() == m, type(m.state_dict()))") == "1 true dict\n");
+  CHECK(s.error("m.no_such_method()").find("model M has no attribute 'no_such_method'") != std::string::npos);
+  CHECK(s.error("m.no_such_attr").find("model M has no attribute 'no_such_attr'") != std::string::npos);
+}
+
+TEST_CASE("builtin tables: tensor members include every method row, and each dispatches") {
+  Session s;
+  s.run("let t = ones(2)");
+  std::vector<std::string> members = s.interp.member_names("t");
+  for (const BuiltinEntry& row : nabla::interp::tensor_methods()) {
+    CHECK_MESSAGE(std::find(members.begin(), members.end(), row.name) != members.end(), row.name);
+    CHECK_MESSAGE(s.interp.eval(std::string("let f = t.") + row.name).ok, row.name);
+  }
+  CHECK(s.run("print(t.size(), t.double().dtype, t.numel())") == "(2,) f64 2\n");
+}
+
+TEST_CASE("builtin tables: errors are the methods' own") {
+  Session s;
+  CHECK(s.error("\"ab\".upper(1)").find("upper() takes 0 arguments but 1 was given") != std::string::npos);
+  CHECK(s.error("[1].append(x=1)").find("append() takes no keyword arguments") != std::string::npos);
+  CHECK(s.error("[].pop()").find("pop from empty list") != std::string::npos);
+  CHECK(s.error("(1, 2).index(3)").find("3 is not in tuple") != std::string::npos);
+  CHECK(s.error("(1, 2).append(3)").find("tuple has no attribute 'append'") != std::string::npos);
+  CHECK(s.error("{}.pop(\"k\")").find("key 'k' not found in dict") != std::string::npos);
+  CHECK(s.error("ones(2).float(1)").find("float() takes no arguments") != std::string::npos);
+  CHECK(s.run("let xs = [3, 1, 2]\nxs.sort(reverse=true)\nprint(xs, \"{}-{x}\".format(1, x=2))") == "[3, 2, 1] 1-2\n");
+}
