@@ -62,46 +62,24 @@ NABLA_SCALAR_FN T sigmoid(T v) {
     return v >= 0 ? T(1) / (T(1) + ::exp(-v)) : ::exp(v) / (T(1) + ::exp(v));
 }
 #else
-template <class T>
-NABLA_SCALAR_FN T exp(T v) {
-  return cpu::vmath::exp(v);
-}
-template <class T>
-NABLA_SCALAR_FN T tanh(T v) {
-  return cpu::vmath::tanh(v);
-}
-template <class T>
-NABLA_SCALAR_FN T sigmoid(T v) {
-  return cpu::vmath::sigmoid(v);
-}
-template <class T>
-NABLA_SCALAR_FN T log(T v) {
-  return std::log(v);
-}
-template <class T>
-NABLA_SCALAR_FN T sqrt(T v) {
-  return std::sqrt(v);
-}
-template <class T>
-NABLA_SCALAR_FN T sin(T v) {
-  return std::sin(v);
-}
-template <class T>
-NABLA_SCALAR_FN T cos(T v) {
-  return std::cos(v);
-}
-template <class T>
-NABLA_SCALAR_FN T erf(T v) {
-  return std::erf(v);
-}
-template <class T>
-NABLA_SCALAR_FN T log1p(T v) {
-  return std::log1p(v);
-}
-template <class T>
-NABLA_SCALAR_FN T expm1(T v) {
-  return std::expm1(v);
-}
+// The CPU's: the vectorisable f32 forms of vec_math.hpp where it has them, the C
+// library's otherwise.
+#define NABLA_HOST_MATH(name, library) \
+  template <class T>                   \
+  NABLA_SCALAR_FN T name(T v) {        \
+    return library::name(v);           \
+  }
+NABLA_HOST_MATH(exp, cpu::vmath)
+NABLA_HOST_MATH(tanh, cpu::vmath)
+NABLA_HOST_MATH(sigmoid, cpu::vmath)
+NABLA_HOST_MATH(log, std)
+NABLA_HOST_MATH(sqrt, std)
+NABLA_HOST_MATH(sin, std)
+NABLA_HOST_MATH(cos, std)
+NABLA_HOST_MATH(erf, std)
+NABLA_HOST_MATH(log1p, std)
+NABLA_HOST_MATH(expm1, std)
+#undef NABLA_HOST_MATH
 template <class T>
 NABLA_SCALAR_FN T pow(T x, T y) {
   return std::pow(x, y);
