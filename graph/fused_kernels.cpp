@@ -20,7 +20,7 @@ cpu::ElementwiseProgram program_of(const Graph& body) {
   for (const Node& n : body.nodes) {
     cpu::ElementwiseStep step;
     step.op = n.op;  // OpId::kCount for a graph-level node, which no program runs
-    if (!cpu::runs_in_elementwise_program(step.op) || n.outputs.size() != 1 || n.inputs.size() > 3)
+    if (!is_fusable_elementwise(step.op) || n.outputs.size() != 1 || n.inputs.size() > 3)
       throw Error("fused kernel: '" + n.name() + "' is not an elementwise op it can run");
     for (size_t k = 0; k < n.inputs.size(); ++k) step.args[k] = reg.at(static_cast<size_t>(n.inputs[k]));
     if (step.op == OpId::clamp) {
@@ -41,7 +41,7 @@ bool on_gpu(const Tensor& t) { return t.device().kind == DeviceKind::cuda; }
 // Whether every step of the body is one the elementwise program runs.
 bool elementwise_body(const Graph& body) {
   for (const Node& n : body.nodes) {
-    if (!cpu::runs_in_elementwise_program(n.op) || n.outputs.size() != 1 || n.inputs.size() > 3 || n.body)
+    if (!is_fusable_elementwise(n.op) || n.outputs.size() != 1 || n.inputs.size() > 3 || n.body)
       return false;
     for (int v : n.inputs)
       if (v < 0) return false;

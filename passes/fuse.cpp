@@ -32,7 +32,7 @@ namespace {
 std::string not_fusable(const Graph& g, const Node& n, const std::vector<bool>& written) {
   const OpDef* def = Graph::table_op(n);
   if (!def || !def->elementwise) return "not elementwise";
-  if (!cpu::runs_in_elementwise_program(def->id)) return std::string("no fused kernel for ") + def->name;
+  if (!is_fusable_elementwise(def->id)) return std::string("no fused kernel for ") + def->name;
   if (n.outputs.size() != 1) return "several outputs";
   DType dt = g.value(n.outputs[0]).meta.dtype;
   bool comparison = is_comparison_op(n.op);
@@ -156,7 +156,7 @@ PassResult run_fuse(Graph& g, const PassContext& ctx) {
 
 }  // namespace
 
-bool elementwise_fusable(const OpDef& row) { return row.elementwise && cpu::runs_in_elementwise_program(row.id); }
+bool elementwise_fusable(const OpDef& row) { return row.elementwise && is_fusable_elementwise(row.id); }
 
 PassInfo fuse_pass() {
   return {"fuse", "elementwise fusion: chains and trees of elementwise ops become one kernel", {}, run_fuse};

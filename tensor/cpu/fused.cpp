@@ -156,7 +156,7 @@ void run_elementwise_program(const ElementwiseProgram& program, const TensorList
   NABLA_CHECK(static_cast<int>(inputs.size()) == program.num_inputs, "elementwise program: wrong number of inputs");
   NABLA_CHECK(out.is_contiguous(), "elementwise program: the output must be contiguous");
   for (const ElementwiseStep& step : program.steps)
-    if (!runs_in_elementwise_program(step.op))
+    if (!is_fusable_elementwise(step.op))
       throw Error(std::string("elementwise program: ") + op_name(step.op) + " cannot run in a fused loop");
   for (const Tensor& in : inputs)
     if (!elementwise_program_reads(in.dtype()))

@@ -19,8 +19,9 @@ namespace nabla::cpu {
 // The ops an elementwise program can run: NABLA_ELEMENTWISE_OPS (tensor/op_list.hpp),
 // each computing with the scalar function its unfused kernel uses
 // (tensor/scalar_ops.hpp), so a fused result equals the unfused one. Comparisons
-// write 1 or 0 in the program's dtype (a where reads it).
-constexpr bool runs_in_elementwise_program(OpId op) { return is_fusable_elementwise(op); }
+// write 1 or 0 in the program's dtype (a where reads it). is_fusable_elementwise
+// (tensor/op_list.hpp) says whether a step's op is one of them.
+
 // How many registers a step of `op` reads (where 3; binary ops and comparisons 2).
 constexpr int elementwise_arity(OpId op) {
   return op == OpId::where ? 3 : is_binary_op(op) || is_comparison_op(op) ? 2 : 1;

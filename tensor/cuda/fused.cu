@@ -112,7 +112,7 @@ void check_registers(const cpu::ElementwiseProgram& program) {
   int written = program.num_inputs;
   for (size_t s = 0; s < program.steps.size(); ++s, ++written) {
     const cpu::ElementwiseStep& step = program.steps[s];
-    NABLA_CHECK(cpu::runs_in_elementwise_program(step.op),
+    NABLA_CHECK(is_fusable_elementwise(step.op),
                 std::string("elementwise program: ") + op_name(step.op) + " cannot run in a fused loop");
     for (int a = 0; a < cpu::elementwise_arity(step.op); ++a)
       NABLA_CHECK(step.args[a] >= 0 && step.args[a] < written,

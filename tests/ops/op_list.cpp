@@ -63,7 +63,7 @@ TEST_CASE("every op of the elementwise list has an elementwise row with a CPU ke
     const OpDef& row = op_def(op);
     CHECK(row.elementwise);
     CHECK(bool(row.cpu));
-    CHECK(cpu::runs_in_elementwise_program(op));
+    CHECK(is_fusable_elementwise(op));
   }
 }
 
