@@ -47,22 +47,21 @@ Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 NABLA_UNARY_OPS(NABLA_UNARY_DECL)
 #undef NABLA_UNARY_DECL
 
-// Binary elementwise, with broadcasting and type promotion; a double argument is a
+// Unary elementwise with scalar attributes: one function per op of
+// NABLA_PARAMETRIC_UNARY_OPS, its attributes by name, the row's defaults for those left
+// out: softplus(x, {{"beta", 2.0}}).
+#define NABLA_PARAMETRIC_UNARY_DECL(name) Tensor name(const Tensor& x, const Attrs& attrs = {});
+NABLA_PARAMETRIC_UNARY_OPS(NABLA_PARAMETRIC_UNARY_DECL)
+#undef NABLA_PARAMETRIC_UNARY_DECL
+
+// Binary elementwise and comparisons, with broadcasting and type promotion: one
+// function per op of NABLA_BINARY_OPS and NABLA_COMPARISON_OPS; a double argument is a
 // wrapped number that does not widen the tensor's dtype (as in PyTorch).
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor sub(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor div(const Tensor& a, const Tensor& b);
-Tensor pow(const Tensor& a, const Tensor& b);
+#define NABLA_BINARY_DECL(name) Tensor name(const Tensor& a, const Tensor& b);
+NABLA_BINARY_OPS(NABLA_BINARY_DECL)
+NABLA_COMPARISON_OPS(NABLA_BINARY_DECL)
+#undef NABLA_BINARY_DECL
 Tensor pow(const Tensor& a, double exponent);
-Tensor maximum(const Tensor& a, const Tensor& b);
-Tensor minimum(const Tensor& a, const Tensor& b);
-Tensor eq(const Tensor& a, const Tensor& b);
-Tensor ne(const Tensor& a, const Tensor& b);
-Tensor lt(const Tensor& a, const Tensor& b);
-Tensor le(const Tensor& a, const Tensor& b);
-Tensor gt(const Tensor& a, const Tensor& b);
-Tensor ge(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
 

@@ -5,6 +5,7 @@
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/fused.hpp"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla::graph {
 
@@ -26,8 +27,13 @@ cpu::ElementwiseProgram program_of(const Graph& body) {
     if (step.op == OpId::clamp) {
       step.has_lo = !n.attrs.is_none("min");
       step.has_hi = !n.attrs.is_none("max");
-      if (step.has_lo) step.lo = n.attrs.f("min");
-      if (step.has_hi) step.hi = n.attrs.f("max");
+      if (step.has_lo) step.attr[0] = n.attrs.f("min");
+      if (step.has_hi) step.attr[1] = n.attrs.f("max");
+    }
+    if (is_parametric_unary_op(step.op)) {
+      std::array<double, 2> values = scalar::scalar_attr_values(step.op, n.attrs);
+      step.attr[0] = values[0];
+      step.attr[1] = values[1];
     }
     reg[static_cast<size_t>(n.outputs[0])] = prog.num_inputs + static_cast<int>(prog.steps.size());
     prog.steps.push_back(step);

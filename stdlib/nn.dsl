@@ -323,6 +323,30 @@ model LogSoftmax(dim=-1) {
   dim = dim
   forward(x) = log_softmax(x, dim=self.dim)
 }
+model LeakyReLU(negative_slope=0.01) {
+  negative_slope = negative_slope
+  forward(x) = leaky_relu(x, negative_slope=self.negative_slope)
+}
+model ELU(alpha=1.0) {
+  alpha = alpha
+  forward(x) = elu(x, alpha=self.alpha)
+}
+model Softplus(beta=1.0, threshold=20.0) {
+  beta = beta
+  threshold = threshold
+  forward(x) = softplus(x, beta=self.beta, threshold=self.threshold)
+}
+model Hardswish() {
+  forward(x) = hardswish(x)
+}
+model Mish() {
+  forward(x) = mish(x)
+}
+model Hardtanh(min_val=-1.0, max_val=1.0) {
+  min_val = min_val
+  max_val = max_val
+  forward(x) = hardtanh(x, min_val=self.min_val, max_val=self.max_val)
+}
 
 # ---- losses (reduction: "mean", "sum" or "none") --------------------------------------
 

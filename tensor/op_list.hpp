@@ -13,22 +13,30 @@
 // CPU and CUDA kernels and both fused loops call, so every path computes alike.
 #define NABLA_UNARY_OPS(X) \
   X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(sin) X(cos) X(tanh) X(sigmoid) X(relu) X(gelu) X(silu) X(erf) \
-  X(log1p) X(expm1)
+  X(log1p) X(expm1) \
+  X(floor) X(ceil) X(round) X(trunc) X(hardswish) X(mish)
 // The unary ops defined on integers as well (an integer input keeps its dtype); the
 // others compute an integer input as f32, as PyTorch's exp does.
-#define NABLA_INTEGER_UNARY_OPS(X) X(neg) X(abs) X(sign) X(relu)
+#define NABLA_INTEGER_UNARY_OPS(X) X(neg) X(abs) X(sign) X(relu) X(floor) X(ceil) X(round) X(trunc)
+// Unary ops with scalar attributes (softplus's beta and threshold): each scalar
+// function takes the value and up to two numbers, named with their defaults by
+// scalar::scalar_attrs (tensor/scalar_ops.hpp), whose names the row's attributes take.
+// An integer input computes as f32.
+#define NABLA_PARAMETRIC_UNARY_OPS(X) X(softplus) X(elu) X(leaky_relu) X(hardtanh) X(logit)
 // Binary arithmetic: broadcasting, the inputs' result type.
-#define NABLA_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum)
+#define NABLA_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum) \
+  X(remainder) X(atan2) X(logaddexp)
 // The binary ops whose shape rule makes the result a float (true division, pow), as
 // PyTorch's do: integers compute as floats.
-#define NABLA_FLOAT_RESULT_BINARY_OPS(X) X(div) X(pow)
+#define NABLA_FLOAT_RESULT_BINARY_OPS(X) X(div) X(pow) X(atan2) X(logaddexp)
 // The binary ops that divide by their second input: an integer zero divisor is an
 // error before the loop, never a trap (Note [Integer tensor arithmetic]).
-#define NABLA_DIVIDING_OPS(X) X(div)
+#define NABLA_DIVIDING_OPS(X) X(div) X(remainder)
 // Comparisons: broadcasting, bool out; in a fused loop 1 or 0 in the loop's dtype.
 #define NABLA_COMPARISON_OPS(X) X(eq) X(ne) X(lt) X(le) X(gt) X(ge)
 // Every op a fused elementwise loop can run (tensor/cpu/fused.cpp, tensor/cuda/fused.cu).
-#define NABLA_ELEMENTWISE_OPS(X) NABLA_UNARY_OPS(X) NABLA_BINARY_OPS(X) NABLA_COMPARISON_OPS(X) X(where) X(clamp)
+#define NABLA_ELEMENTWISE_OPS(X) \
+  NABLA_UNARY_OPS(X) NABLA_PARAMETRIC_UNARY_OPS(X) NABLA_BINARY_OPS(X) NABLA_COMPARISON_OPS(X) X(where) X(clamp)
 // The activations linear and conv2d can apply inside their library call (oneDNN
 // post-ops, cuBLASLt/cuDNN epilogues): passes/fuse_epilogue.cpp folds them in.
 #define NABLA_EPILOGUE_ACTIVATIONS(X) X(relu) X(gelu) X(tanh) X(sigmoid) X(silu)
@@ -103,6 +111,7 @@ OpId op_id_from_name(const std::string& name);
   }
 NABLA_OP_FAMILY(is_unary_op, NABLA_UNARY_OPS)
 NABLA_OP_FAMILY(keeps_integers, NABLA_INTEGER_UNARY_OPS)
+NABLA_OP_FAMILY(is_parametric_unary_op, NABLA_PARAMETRIC_UNARY_OPS)
 NABLA_OP_FAMILY(is_binary_op, NABLA_BINARY_OPS)
 NABLA_OP_FAMILY(has_float_result, NABLA_FLOAT_RESULT_BINARY_OPS)
 NABLA_OP_FAMILY(divides_by_second_input, NABLA_DIVIDING_OPS)

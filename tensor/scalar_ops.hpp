@@ -11,8 +11,12 @@
 // in CUDA code the device library's (expf for float, exp for double). Always inlined:
 // a call inside a kernel loop would stop it from vectorising.
 #pragma once
+#include <array>
 #include <cmath>
 #include <type_traits>
+
+#include "tensor/attrs.hpp"
+#include "tensor/op_list.hpp"
 
 #ifdef __CUDACC__
 #define NABLA_SCALAR_FN __host__ __device__ __forceinline__
@@ -44,14 +48,23 @@ NABLA_DEVICE_MATH(tanh)
 NABLA_DEVICE_MATH(erf)
 NABLA_DEVICE_MATH(log1p)
 NABLA_DEVICE_MATH(expm1)
+NABLA_DEVICE_MATH(floor)
+NABLA_DEVICE_MATH(ceil)
+NABLA_DEVICE_MATH(trunc)
+NABLA_DEVICE_MATH(rint)
 #undef NABLA_DEVICE_MATH
-template <class T>
-NABLA_SCALAR_FN T pow(T x, T y) {
-  if constexpr (std::is_same_v<T, float>)
-    return ::powf(x, y);
-  else
-    return ::pow(x, y);
-}
+#define NABLA_DEVICE_MATH2(name)            \
+  template <class T>                        \
+  NABLA_SCALAR_FN T name(T x, T y) {        \
+    if constexpr (std::is_same_v<T, float>) \
+      return ::name##f(x, y);               \
+    else                                    \
+      return ::name(x, y);                  \
+  }
+NABLA_DEVICE_MATH2(pow)
+NABLA_DEVICE_MATH2(fmod)
+NABLA_DEVICE_MATH2(atan2)
+#undef NABLA_DEVICE_MATH2
 // As vec_math.hpp: f32 as 1 / (1 + e^-x) (e^-x overflowing to inf gives exactly 0);
 // f64 picks the form that cannot overflow.
 template <class T>
@@ -79,11 +92,20 @@ NABLA_HOST_MATH(cos, std)
 NABLA_HOST_MATH(erf, std)
 NABLA_HOST_MATH(log1p, std)
 NABLA_HOST_MATH(expm1, std)
+NABLA_HOST_MATH(floor, std)
+NABLA_HOST_MATH(ceil, std)
+NABLA_HOST_MATH(trunc, std)
+NABLA_HOST_MATH(rint, std)  // half to even in the default rounding mode
 #undef NABLA_HOST_MATH
-template <class T>
-NABLA_SCALAR_FN T pow(T x, T y) {
-  return std::pow(x, y);
-}
+#define NABLA_HOST_MATH2(name)       \
+  template <class T>                 \
+  NABLA_SCALAR_FN T name(T x, T y) { \
+    return std::name(x, y);          \
+  }
+NABLA_HOST_MATH2(pow)
+NABLA_HOST_MATH2(fmod)
+NABLA_HOST_MATH2(atan2)
+#undef NABLA_HOST_MATH2
 #endif
 
 }  // namespace math
@@ -145,6 +167,90 @@ NABLA_SCALAR erf(T v) { return math::erf(v); }
 // log(1 + x) and e^x - 1 without the cancellation near 0 of the plain forms.
 NABLA_SCALAR log1p(T v) { return math::log1p(v); }
 NABLA_SCALAR expm1(T v) { return math::expm1(v); }
+// Rounding: an integer is already whole. round is half to even, as PyTorch's.
+#define NABLA_ROUNDING(name, library)    \
+  NABLA_SCALAR name(T v) {               \
+    if constexpr (std::is_integral_v<T>) \
+      return v;                          \
+    else                                 \
+      return math::library(v);           \
+  }
+NABLA_ROUNDING(floor, floor)
+NABLA_ROUNDING(ceil, ceil)
+NABLA_ROUNDING(round, rint)
+NABLA_ROUNDING(trunc, trunc)
+#undef NABLA_ROUNDING
+// The forms of PyTorch's CPU kernels, operation for operation.
+NABLA_SCALAR hardswish(T v) {
+  T r6 = v + T(3);
+  r6 = r6 > T(0) ? r6 : T(0);
+  r6 = r6 < T(6) ? r6 : T(6);
+  return v * r6 / T(6);
+}
+NABLA_SCALAR mish(T v) { return v * math::tanh(math::log1p(math::exp(v))); }
+
+// ---------------------------------------------------------------------------
+// Unary with scalar attributes (NABLA_PARAMETRIC_UNARY_OPS)
+
+// Note [Scalar attributes of unary ops]
+// A parametric op's scalar function takes the value and two numbers a and b, its
+// attributes in the order scalar_attrs lists them (an op with one ignores b). The
+// same list gives the op's row its attributes (names, defaults) and gives every
+// path the numbers from a row's Attrs (scalar_attr_values): the CPU and CUDA
+// kernels, and the fused loops, whose steps carry them (ElementwiseStep::attr), so a
+// new parametric op needs no code outside this file, its list entry and its row.
+struct ScalarAttr {
+  const char* name = nullptr;  // nullptr: no attribute in this place
+  double default_value = 0;
+  // The default is none, which the scalar function reads as default_value (logit's
+  // eps: none, read as -1, is no clamping, as PyTorch reads a negative eps).
+  bool default_none = false;
+};
+using ScalarAttrList = std::array<ScalarAttr, 2>;
+
+constexpr ScalarAttrList scalar_attrs(OpId id) {
+  switch (id) {
+    case OpId::softplus:
+      return {{{"beta", 1.0}, {"threshold", 20.0}}};
+    case OpId::elu:
+      return {{{"alpha", 1.0}}};
+    case OpId::leaky_relu:
+      return {{{"negative_slope", 0.01}}};
+    case OpId::hardtanh:
+      return {{{"min_val", -1.0}, {"max_val", 1.0}}};
+    case OpId::logit:
+      return {{{"eps", -1.0, true}}};
+    default:
+      return {};
+  }
+}
+
+// The numbers a parametric op computes with, from its attributes (the defaults for
+// those `attrs` lacks; none read as the default value).
+inline std::array<double, 2> scalar_attr_values(OpId id, const Attrs& attrs) {
+  std::array<double, 2> values{};
+  ScalarAttrList list = scalar_attrs(id);
+  for (size_t k = 0; k < list.size(); ++k) {
+    const ScalarAttr& spec = list[k];
+    if (!spec.name) continue;
+    bool given = attrs.has(spec.name) && !attrs.is_none(spec.name);
+    values[k] = given ? attrs.f(spec.name) : spec.default_value;
+  }
+  return values;
+}
+
+// log(1 + e^(beta x)) / beta, or x itself where beta x passes threshold.
+NABLA_SCALAR softplus(T v, T beta, T threshold) {
+  return v * beta > threshold ? v : math::log1p(math::exp(v * beta)) / beta;
+}
+NABLA_SCALAR elu(T v, T alpha, T) { return v > T(0) ? v : alpha * math::expm1(v); }
+NABLA_SCALAR leaky_relu(T v, T negative_slope, T) { return v > T(0) ? v : v * negative_slope; }
+NABLA_SCALAR hardtanh(T v, T min_val, T max_val) { return v < min_val ? min_val : v > max_val ? max_val : v; }
+// log(x / (1 - x)), x first clamped to [eps, 1 - eps] unless eps is negative.
+NABLA_SCALAR logit(T v, T eps, T) {
+  if (eps >= T(0)) v = v < eps ? eps : v > T(1) - eps ? T(1) - eps : v;
+  return math::log(v / (T(1) - v));
+}
 
 // ---------------------------------------------------------------------------
 // Binary (NABLA_BINARY_OPS). bool + bool is logical or and bool * bool logical and,
@@ -183,6 +289,38 @@ NABLA_SCALAR pow(T x, T y) { return math::pow(x, y); }
 // NaN wins, as in PyTorch.
 NABLA_SCALAR maximum(T x, T y) { return (x != x || x > y) ? x : y; }
 NABLA_SCALAR minimum(T x, T y) { return (x != x || x < y) ? x : y; }
+// The remainder with the divisor's sign (Python's %, PyTorch's remainder). Integer
+// y != 0 here (the kernel checks first); x % -1 is 0 without computing INT_MIN % -1,
+// which traps.
+NABLA_SCALAR remainder(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return false;  // the shape rule refuses bool; y is true here, and x % 1 is 0
+  } else if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>)
+      if (y == T(-1)) return T(0);
+    T r = static_cast<T>(x % y);
+    if constexpr (std::is_signed_v<T>)
+      if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
+    return r;
+  } else {
+    T r = math::fmod(x, y);
+    return r != T(0) && ((r < T(0)) != (y < T(0))) ? r + y : r;
+  }
+}
+NABLA_SCALAR atan2(T x, T y) { return math::atan2(x, y); }
+// log(e^x + e^y) without overflow: the larger plus log1p(e^-|x - y|); two equal
+// infinities give themselves (their difference would be NaN; x - x is not 0 only for
+// an infinity once x == y has ruled out NaN). An integer T (a direct call of the CPU
+// kernel; the shape rule makes the result a float) computes in double.
+NABLA_SCALAR logaddexp(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(logaddexp<double>(x, y));
+  } else {
+    if (x == y && x - x != T(0)) return x;
+    T larger = x > y ? x : y;
+    return larger + math::log1p(math::exp(-abs(x - y)));
+  }
+}
 
 #undef NABLA_SCALAR
 

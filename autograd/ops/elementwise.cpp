@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/ops/common.hpp"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla {
 
@@ -59,6 +60,61 @@ TensorList backward_erf(BackwardContext& c) {
 
 TensorList backward_log1p(BackwardContext& c) { return {c.grad() / (c.input(0) + 1.0)}; }
 TensorList backward_expm1(BackwardContext& c) { return {c.grad() * (c.output(0) + 1.0)}; }
+// floor, ceil, round, trunc: piecewise constant, so a zero gradient (as PyTorch's).
+TensorList backward_rounding(BackwardContext& c) { return {zeros_like(c.grad())}; }
+TensorList backward_hardswish(BackwardContext& c) {
+  // 0 below -3, x / 3 + 1/2 on [-3, 3], 1 above (PyTorch's sides of each bound)
+  Tensor x = c.input(0);
+  Tensor inside = where(le(x, wrapped_scalar(3.0)), c.grad() * (x / 3.0 + 0.5), c.grad());
+  return {where(lt(x, wrapped_scalar(-3.0)), zero_scalar(), inside)};
+}
+TensorList backward_mish(BackwardContext& c) {
+  // d/dx x tanh(softplus(x)) = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)
+  Tensor x = c.input(0);
+  Tensor t = tanh(softplus(x));
+  return {c.grad() * (t + x * sigmoid(x) * (1.0 - t * t))};
+}
+
+// The parametric ops (Note [Scalar attributes of unary ops]): their rules read the
+// attributes by the names of scalar::scalar_attrs.
+TensorList backward_softplus(BackwardContext& c) {
+  Tensor z = c.input(0) * c.attrs().f("beta");
+  return {where(gt(z, wrapped_scalar(c.attrs().f("threshold"))), c.grad(), c.grad() * sigmoid(z))};
+}
+TensorList backward_elu(BackwardContext& c) {
+  Tensor x = c.input(0);
+  return {where(gt(x, zero_scalar()), c.grad(), c.grad() * exp(x) * c.attrs().f("alpha"))};
+}
+TensorList backward_leaky_relu(BackwardContext& c) {
+  Tensor x = c.input(0);
+  return {where(gt(x, zero_scalar()), c.grad(), c.grad() * c.attrs().f("negative_slope"))};
+}
+TensorList backward_hardtanh(BackwardContext& c) {
+  // PyTorch's: zero at the bounds as well as beyond them
+  Tensor x = c.input(0);
+  Tensor inside = mul(gt(x, wrapped_scalar(c.attrs().f("min_val"))), lt(x, wrapped_scalar(c.attrs().f("max_val"))));
+  return {where(inside, c.grad(), zero_scalar())};
+}
+TensorList backward_logit(BackwardContext& c) {
+  // 1 / (x (1 - x)); with eps, zero where the forward clamped x to [eps, 1 - eps]
+  Tensor x = c.input(0);
+  Tensor g = c.grad() / (x * (1.0 - x));
+  if (c.attrs().is_none("eps") || c.attrs().f("eps") < 0) return {g};
+  double eps = c.attrs().f("eps");
+  Tensor inside = mul(ge(x, wrapped_scalar(eps)), le(x, wrapped_scalar(1.0 - eps)));
+  return {where(inside, g, zero_scalar())};
+}
+std::vector<TensorMeta> infer_hardtanh(const TensorList& in, const Attrs& a) {
+  double lo = a.f("min_val"), hi = a.f("max_val");
+  if (lo > hi)
+    throw Error("hardtanh: min_val (" + attr_value_str(a.value("min_val")) + ") must not be greater than max_val (" +
+                attr_value_str(a.value("max_val")) + ")");
+  return infer_float_unary(in, a);
+}
+std::vector<TensorMeta> infer_softplus(const TensorList& in, const Attrs& a) {
+  if (a.f("beta") == 0) throw Error("softplus: beta must not be 0 (it divides by beta)");
+  return infer_float_unary(in, a);
+}
 
 // The shape rule of a binary op: the broadcast shape and the inputs' result type,
 // made a float for NABLA_FLOAT_RESULT_BINARY_OPS (true division, like Python's / and
@@ -76,6 +132,12 @@ std::vector<TensorMeta> infer_sub(const TensorList& in, const Attrs& attrs) {
 }
 std::vector<TensorMeta> infer_compare(const TensorList& in, const Attrs&) {
   return one(broadcast_shapes("comparison", in[0].sizes(), in[1].sizes()), DType::b8);
+}
+
+std::vector<TensorMeta> infer_remainder(const TensorList& in, const Attrs& attrs) {
+  if (in[0].dtype() == DType::b8 && in[1].dtype() == DType::b8)
+    throw Error("remainder: not defined for two bool tensors; convert one with to_dtype");
+  return infer_binary<OpId::remainder>(in, attrs);
 }
 
 TensorList backward_add(BackwardContext& c) {
@@ -116,6 +178,25 @@ TensorList backward_extremum(BackwardContext& c, bool is_max) {
   weight_a = to_dtype(weight_a, c.grad().dtype());
   return {c.needs_grad(0) ? reduce_to_shape(c.grad() * weight_a, c.input_shape(0)) : Tensor(),
           c.needs_grad(1) ? reduce_to_shape(c.grad() * (1.0 - weight_a), c.input_shape(1)) : Tensor()};
+}
+// remainder(a, b) = a - floor(a / b) b: 1 in a, -floor(a / b) in b.
+TensorList backward_remainder(BackwardContext& c) {
+  return {
+      c.needs_grad(0) ? reduce_to_shape(c.grad(), c.input_shape(0)) : Tensor(),
+      c.needs_grad(1) ? reduce_to_shape(neg(c.grad() * floor(c.input(0) / c.input(1))), c.input_shape(1)) : Tensor()};
+}
+// atan2(a, b): b / (a^2 + b^2) in a, -a / (a^2 + b^2) in b.
+TensorList backward_atan2(BackwardContext& c) {
+  Tensor a = c.input(0), b = c.input(1);
+  Tensor r2 = a * a + b * b;
+  return {c.needs_grad(0) ? reduce_to_shape(c.grad() * b / r2, c.input_shape(0)) : Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(neg(c.grad() * a) / r2, c.input_shape(1)) : Tensor()};
+}
+// logaddexp(a, b): e^a / (e^a + e^b) = sigmoid(a - b) in a, sigmoid(b - a) in b.
+TensorList backward_logaddexp(BackwardContext& c) {
+  Tensor a = c.input(0), b = c.input(1);
+  return {c.needs_grad(0) ? reduce_to_shape(c.grad() * sigmoid(a - b), c.input_shape(0)) : Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(c.grad() * sigmoid(b - a), c.input_shape(1)) : Tensor()};
 }
 TensorList backward_maximum(BackwardContext& c) { return backward_extremum(c, true); }
 TensorList backward_minimum(BackwardContext& c) { return backward_extremum(c, false); }
@@ -175,6 +256,19 @@ void unary(std::vector<OpDef>& t, OpId id, BackwardFn b, Saves saves) {
                 .saves = saves,
                 .elementwise = true};
 }
+// The row of a parametric unary op: a unary row, with the attributes of
+// scalar::scalar_attrs (a default of none where the list says so) and a shape rule
+// that may check them.
+void parametric_unary(std::vector<OpDef>& t, OpId id, BackwardFn b, Saves saves, InferFn infer = infer_float_unary) {
+  unary(t, id, b, saves);
+  OpDef& r = row(t, id);
+  r.infer = infer;
+  for (const scalar::ScalarAttr& spec : scalar::scalar_attrs(id)) {
+    if (!spec.name) continue;
+    r.attrs.push_back({spec.name, AttrKind::number, NoneAttr{}});
+    if (!spec.default_none) r.attrs.back().default_value = spec.default_value;
+  }
+}
 // The row of a binary op or comparison: its kernel, its inputs ("self", "other") and
 // by default its shape rule come from the list; the row gives the backward rule and
 // what it saves.
@@ -209,6 +303,18 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   unary(t, OpId::erf, backward_erf, {.inputs = 1});
   unary(t, OpId::log1p, backward_log1p, {.inputs = 1});
   unary(t, OpId::expm1, backward_expm1, {.outputs = 1});
+  unary(t, OpId::floor, backward_rounding, {});
+  unary(t, OpId::ceil, backward_rounding, {});
+  unary(t, OpId::round, backward_rounding, {});
+  unary(t, OpId::trunc, backward_rounding, {});
+  unary(t, OpId::hardswish, backward_hardswish, {.inputs = 1});
+  unary(t, OpId::mish, backward_mish, {.inputs = 1});
+
+  parametric_unary(t, OpId::softplus, backward_softplus, {.inputs = 1}, infer_softplus);
+  parametric_unary(t, OpId::elu, backward_elu, {.inputs = 1});
+  parametric_unary(t, OpId::leaky_relu, backward_leaky_relu, {.inputs = 1});
+  parametric_unary(t, OpId::hardtanh, backward_hardtanh, {.inputs = 1}, infer_hardtanh);
+  parametric_unary(t, OpId::logit, backward_logit, {.inputs = 1});
 
   binary<OpId::add>(t, backward_add, {});
   binary<OpId::sub>(t, backward_sub, {}, infer_sub);
@@ -217,6 +323,9 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   binary<OpId::pow>(t, backward_pow, {.inputs = 0b11, .outputs = 1});
   binary<OpId::maximum>(t, backward_maximum, {.inputs = 0b11});
   binary<OpId::minimum>(t, backward_minimum, {.inputs = 0b11});
+  binary<OpId::remainder>(t, backward_remainder, {.inputs = 0b11}, infer_remainder);
+  binary<OpId::atan2>(t, backward_atan2, {.inputs = 0b11});
+  binary<OpId::logaddexp>(t, backward_logaddexp, {.inputs = 0b11});
   // Comparisons are not differentiable (their output is bool).
 #define NABLA_COMPARISON_ROW(name) binary<OpId::name>(t, nullptr, {}, infer_compare);
   NABLA_COMPARISON_OPS(NABLA_COMPARISON_ROW)
@@ -245,6 +354,11 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   Tensor name(const Tensor& x) { return call1(OpId::name, {x}); }
 NABLA_UNARY_OPS(NABLA_UNARY_API)
 #undef NABLA_UNARY_API
+
+#define NABLA_PARAMETRIC_UNARY_API(name) \
+  Tensor name(const Tensor& x, const Attrs& attrs) { return call1(OpId::name, {x}, attrs); }
+NABLA_PARAMETRIC_UNARY_OPS(NABLA_PARAMETRIC_UNARY_API)
+#undef NABLA_PARAMETRIC_UNARY_API
 
 #define NABLA_BINARY_API(name) \
   Tensor name(const Tensor& a, const Tensor& b) { return call1(OpId::name, {a, b}); }

@@ -93,7 +93,10 @@ double round_float(double x, int64_t ndigits) {
   return std::isfinite(r) ? r : x;
 }
 
-Value round_builtin(Evaluator&, CallArgs& a) {
+// round(number, ndigits): Python's on numbers; of a tensor, the op round (half to
+// even, elementwise).
+Value round_builtin(Evaluator& ev, CallArgs& a) {
+  if (a.pos.size() == 1 && a.pos[0].tag == Tag::Tensor) return op_functions().at("round")(ev, a);
   Bound b = bind("round", a, {"number", "ndigits"}, 1);
   double x = as_num(b[0], "round()");
   bool is_int = b[0].tag == Tag::Int || b[0].tag == Tag::Bool;
@@ -232,7 +235,8 @@ const BuiltinEntry kNumberBuiltins[] = {
     {"sum", sum_builtin, "sum(iterable, start=0)",
      "start plus every item; of a tensor, as the op sum(input, dims=[], keepdim=false). Example: sum(x, dim=1)"},
     {"round", round_builtin, "round(number, ndigits=none)",
-     "number rounded half to even, to an int, or to ndigits decimals. Example: round(2.675, 2)"},
+     "number rounded half to even, to an int, or to ndigits decimals; of a tensor, the op round. "
+     "Example: round(2.675, 2)"},
     {"divmod", divmod_builtin, "divmod(a, b)", "The tuple (a // b, a % b). Example: divmod(7, 2)"},
     {"pow", pow_builtin, "pow(base, exp, mod=none)",
      "base ** exp, or with mod that modulo mod in exact integers; of tensors, the op pow. Example: pow(3, -1, 7)"},

@@ -242,8 +242,8 @@ static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
     case BinaryOp::Le: return Value::tensor(le(l, r));
     case BinaryOp::Gt: return Value::tensor(gt(l, r));
     case BinaryOp::Ge: return Value::tensor(ge(l, r));
-    case BinaryOp::FloorDiv:
-    case BinaryOp::Mod: fail(std::string("operator '") + lang::op_symbol(op) + "' is not supported on tensors");
+    case BinaryOp::Mod: return Value::tensor(remainder(l, r));  // the divisor's sign, as Python's %
+    case BinaryOp::FloorDiv: fail(std::string("operator '") + lang::op_symbol(op) + "' is not supported on tensors");
     default: type_mismatch(op, a, b);
   }
 }

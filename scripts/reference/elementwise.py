@@ -51,3 +51,58 @@ for op in ["eq", "ne", "lt", "le", "gt", "ge"]:
     a = randint(0, 3, 3, 4).double()
     b = randint(0, 3, 4).double()
     CASES.append(case(op, [a, b], {}, getattr(torch, op), grad=[]))
+
+# Rounding, the binary ops remainder, atan2 and logaddexp, and the activations, the
+# parametric ones (attributes: Note [Scalar attributes of unary ops]) with their
+# defaults and with others. Rounding's gradient is zero: inputs stay away from the
+# jumps (integers; round's halves), so central differences see no step.
+F = torch.nn.functional
+NEAR_INTEGERS = [float(k) for k in range(-8, 9)]
+NEAR_HALVES = [k + 0.5 for k in range(-8, 8)]
+for op in ["floor", "ceil", "trunc"]:
+    CASES.append(case(op, [away_from(randn(3, 4) * 3, NEAR_INTEGERS)], {}, getattr(torch, op)))
+    CASES.append(case(op, [randint(-5, 5, 4)], {}, getattr(torch, op), name=f"{op}_int"))
+CASES += [
+    case("round", [away_from(randn(3, 4) * 3, NEAR_HALVES)], {}, torch.round),
+    case("round", [torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.49, -3.51], dtype=torch.float64)], {},
+         torch.round, name="round_half_to_even", grad=[]),
+    case("round", [randint(-5, 5, 4, dtype=torch.int32)], {}, torch.round, name="round_int"),
+]
+
+
+def remainder_operands(shape_a, shape_b):
+    """a and b of both signs with a / b never near an integer, where remainder jumps."""
+    b = rand(*shape_b, low=0.5, high=2.0) * torch.where(randn(*shape_b) > 0, 1.0, -1.0).double()
+    q = randint(-3, 3, *shape_a).double() + rand(*shape_a, low=0.1, high=0.9)
+    return q * b, b
+
+
+a, b = remainder_operands((3, 4), (3, 4))
+CASES.append(case("remainder", [a, b], {}, torch.remainder))
+a, b = remainder_operands((2, 3), (3,))
+CASES.append(case("remainder", [a, b], {}, torch.remainder, name="remainder_broadcast"))
+CASES += [
+    case("remainder", [randint(-9, 9, 6), torch.tensor([3, -3, 4, -4, 5, -2])], {}, torch.remainder,
+         name="remainder_int_divisor_sign"),
+    case("atan2", [randn(3, 4), randn(3, 4)], {}, torch.atan2),
+    case("atan2", [randn(2, 3), randn(3)], {}, torch.atan2, name="atan2_broadcast"),
+    case("atan2", [randint(-3, 3, 4), randint(1, 3, 4)], {}, torch.atan2, name="atan2_int_as_float", grad=[]),
+    case("logaddexp", [randn(3, 4), randn(3, 4)], {}, torch.logaddexp),
+    case("logaddexp", [randn(2, 3) * 30, randn(3) * 30], {}, torch.logaddexp, name="logaddexp_broadcast_wide"),
+    case("hardswish", [away_from(randn(3, 4) * 3, [-3.0, 3.0])], {}, F.hardswish),
+    case("mish", [randn(3, 4) * 2], {}, F.mish),
+    case("softplus", [randn(3, 4) * 2], {}, F.softplus),
+    case("softplus", [away_from(randn(3, 4), [0.5])], {"beta": 2.0, "threshold": 1.0},
+         lambda x: F.softplus(x, beta=2.0, threshold=1.0), name="softplus_beta_threshold"),
+    case("elu", [away_from(randn(3, 4), [0.0])], {}, F.elu),
+    case("elu", [away_from(randn(3, 4), [0.0])], {"alpha": 0.5}, lambda x: F.elu(x, alpha=0.5), name="elu_alpha"),
+    case("leaky_relu", [away_from(randn(3, 4), [0.0])], {}, F.leaky_relu),
+    case("leaky_relu", [away_from(randn(3, 4), [0.0])], {"negative_slope": 0.2},
+         lambda x: F.leaky_relu(x, negative_slope=0.2), name="leaky_relu_slope"),
+    case("hardtanh", [away_from(randn(3, 4) * 2, [-1.0, 1.0])], {}, F.hardtanh),
+    case("hardtanh", [away_from(randn(3, 4) * 2, [-0.5, 2.0])], {"min_val": -0.5, "max_val": 2.0},
+         lambda x: F.hardtanh(x, min_val=-0.5, max_val=2.0), name="hardtanh_bounds"),
+    case("logit", [rand(3, 4, low=0.05, high=0.95)], {}, torch.logit),
+    case("logit", [away_from(rand(3, 4, low=0.05, high=0.95), [0.2, 0.8])], {"eps": 0.2},
+         lambda x: torch.logit(x, eps=0.2), name="logit_eps"),
+]

@@ -99,6 +99,19 @@ void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
 NABLA_UNARY_OPS(NABLA_UNARY_KERNEL)
 #undef NABLA_UNARY_KERNEL
 
+// The parametric kernels: the attributes as numbers of the compute type (Note
+// [Scalar attributes of unary ops] in tensor/scalar_ops.hpp).
+#define NABLA_PARAMETRIC_UNARY_KERNEL(name)                                  \
+  void name(const TensorList& in, const Attrs& attrs, TensorList& out) {     \
+    std::array<double, 2> p = scalar::scalar_attr_values(OpId::name, attrs); \
+    float_unary(#name, in, out, [p](auto v) {                                \
+      using C = decltype(v);                                                 \
+      return scalar::name(v, static_cast<C>(p[0]), static_cast<C>(p[1]));    \
+    });                                                                      \
+  }
+NABLA_PARAMETRIC_UNARY_OPS(NABLA_PARAMETRIC_UNARY_KERNEL)
+#undef NABLA_PARAMETRIC_UNARY_KERNEL
+
 // The binary kernels compute in the output's dtype, the inputs' result type (div's
 // and pow's shape rules make it a float; bool + bool is or, bool * bool and, in the
 // scalar functions). An integer result of a dividing op (never from the language,

@@ -39,7 +39,7 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
       for (int64_t i = 0; i < n; ++i) dst[i] = a[i] != T(0) ? b[i] : c[i];
       return;
     case OpId::clamp: {
-      T lo = static_cast<T>(s.lo), hi = static_cast<T>(s.hi);
+      T lo = static_cast<T>(s.attr[0]), hi = static_cast<T>(s.attr[1]);
       for (int64_t i = 0; i < n; ++i) {
         T v = a[i];
         if (s.has_lo && v < lo) v = lo;
@@ -52,6 +52,12 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
   case OpId::name:                                                  \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i]); \
     return;
+#define NABLA_PARAMETRIC_UNARY(name)                                        \
+  case OpId::name: {                                                        \
+    T p0 = static_cast<T>(s.attr[0]), p1 = static_cast<T>(s.attr[1]);       \
+    for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], p0, p1); \
+    return;                                                                 \
+  }
 #define NABLA_BINARY(name)                                                \
   case OpId::name:                                                        \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]); \
@@ -61,9 +67,11 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i], b[i]) ? T(1) : T(0); \
     return;
       NABLA_UNARY_OPS(NABLA_UNARY)
+      NABLA_PARAMETRIC_UNARY_OPS(NABLA_PARAMETRIC_UNARY)
       NABLA_BINARY_OPS(NABLA_BINARY)
       NABLA_COMPARISON_OPS(NABLA_COMPARE)
 #undef NABLA_UNARY
+#undef NABLA_PARAMETRIC_UNARY
 #undef NABLA_BINARY
 #undef NABLA_COMPARE
     default:

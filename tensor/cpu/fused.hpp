@@ -32,8 +32,10 @@ constexpr int elementwise_arity(OpId op) {
 struct ElementwiseStep {
   OpId op = OpId::kCount;
   int args[3] = {-1, -1, -1};
-  bool has_lo = false, has_hi = false;  // clamp's bounds
-  double lo = 0, hi = 0;
+  // The step's numbers: clamp's bounds (each where has_lo, has_hi say it has one), or
+  // a parametric op's attributes (scalar::scalar_attr_values).
+  bool has_lo = false, has_hi = false;
+  double attr[2] = {0, 0};
 };
 
 struct ElementwiseProgram {

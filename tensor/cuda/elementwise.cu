@@ -183,10 +183,23 @@ void launch_elementwise(const TensorList& inputs, const Tensor& out, Op op) {
       return scalar::name(x, y);                                 \
     }                                                            \
   };
+// A parametric op's functor carries its attributes (Note [Scalar attributes of unary
+// ops] in tensor/scalar_ops.hpp), converted to the compute type per call: the
+// conversion is loop-invariant, and the compiler hoists it.
+#define NABLA_PARAMETRIC_UNARY_FUNCTOR(name)                        \
+  struct name##_fn {                                                \
+    double a, b;                                                    \
+    template <class C>                                              \
+    __device__ __forceinline__ C operator()(C v) const {            \
+      return scalar::name(v, static_cast<C>(a), static_cast<C>(b)); \
+    }                                                               \
+  };
 NABLA_UNARY_OPS(NABLA_UNARY_FUNCTOR)
+NABLA_PARAMETRIC_UNARY_OPS(NABLA_PARAMETRIC_UNARY_FUNCTOR)
 NABLA_BINARY_OPS(NABLA_BINARY_FUNCTOR)
 NABLA_COMPARISON_OPS(NABLA_COMPARE_FUNCTOR)
 #undef NABLA_UNARY_FUNCTOR
+#undef NABLA_PARAMETRIC_UNARY_FUNCTOR
 #undef NABLA_BINARY_FUNCTOR
 #undef NABLA_COMPARE_FUNCTOR
 
@@ -214,10 +227,10 @@ struct clamp_fn {
 
 // Float ops (exp, ...): the shape rule made the output floating.
 template <class Op>
-void float_unary(const char* name, const TensorList& in, TensorList& out) {
+void float_unary(const char* name, const TensorList& in, TensorList& out, Op op = Op{}) {
   visit_device_float(out[0].dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch_elementwise<T, T, 1>(in, out[0], Op{});
+    launch_elementwise<T, T, 1>(in, out[0], op);
   });
 }
 
@@ -280,6 +293,17 @@ void unary_kernel(const char* name, const TensorList& in, TensorList& out) {
   NABLA_KERNEL(name) { unary_kernel<OpId::name, name##_fn>(#name, in, out); }
 NABLA_UNARY_OPS(NABLA_UNARY_KERNEL)
 #undef NABLA_UNARY_KERNEL
+
+// The parametric kernels: the functor carries the row's attributes as numbers.
+template <class Fn>
+void parametric_unary_kernel(OpId op, const TensorList& in, const Attrs& attrs, TensorList& out) {
+  std::array<double, 2> p = scalar::scalar_attr_values(op, attrs);
+  float_unary<Fn>(op_name(op), in, out, Fn{p[0], p[1]});
+}
+#define NABLA_PARAMETRIC_UNARY_KERNEL(name) \
+  NABLA_KERNEL(name) { parametric_unary_kernel<name##_fn>(OpId::name, in, attrs, out); }
+NABLA_PARAMETRIC_UNARY_OPS(NABLA_PARAMETRIC_UNARY_KERNEL)
+#undef NABLA_PARAMETRIC_UNARY_KERNEL
 
 // The binary kernels compute in the output's dtype, the inputs' result type (bool
 // + bool is or, bool * bool and, in the scalar functions); the float-result ops in

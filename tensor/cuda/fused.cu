@@ -26,7 +26,7 @@ struct DeviceStep {
   OpId op;
   int8_t args[3];  // registers; -1 when the op takes fewer
   bool has_lo, has_hi;
-  double lo, hi;
+  double attr[2];  // clamp's bounds or a parametric op's attributes (cpu::ElementwiseStep)
 };
 
 struct DeviceProgram {
@@ -52,7 +52,7 @@ __device__ __forceinline__ T run_step(const DeviceStep& s, const T* reg) {
     case OpId::where:
       return a != T(0) ? b : c;
     case OpId::clamp: {
-      T lo = static_cast<T>(s.lo), hi = static_cast<T>(s.hi);
+      T lo = static_cast<T>(s.attr[0]), hi = static_cast<T>(s.attr[1]);
       if (s.has_lo && a < lo) a = lo;
       if (s.has_hi && a > hi) a = hi;
       return a;
@@ -60,6 +60,9 @@ __device__ __forceinline__ T run_step(const DeviceStep& s, const T* reg) {
 #define NABLA_UNARY(name) \
   case OpId::name:        \
     return scalar::name(a);
+#define NABLA_PARAMETRIC_UNARY(name) \
+  case OpId::name:                   \
+    return scalar::name(a, static_cast<T>(s.attr[0]), static_cast<T>(s.attr[1]));
 #define NABLA_BINARY(name) \
   case OpId::name:         \
     return scalar::name(a, b);
@@ -67,9 +70,11 @@ __device__ __forceinline__ T run_step(const DeviceStep& s, const T* reg) {
   case OpId::name:          \
     return scalar::name(a, b) ? T(1) : T(0);
       NABLA_UNARY_OPS(NABLA_UNARY)
+      NABLA_PARAMETRIC_UNARY_OPS(NABLA_PARAMETRIC_UNARY)
       NABLA_BINARY_OPS(NABLA_BINARY)
       NABLA_COMPARISON_OPS(NABLA_COMPARE)
 #undef NABLA_UNARY
+#undef NABLA_PARAMETRIC_UNARY
 #undef NABLA_BINARY
 #undef NABLA_COMPARE
     default:
@@ -137,8 +142,8 @@ DeviceProgram device_program(const cpu::ElementwiseProgram& program) {
       to.args[a] = a < cpu::elementwise_arity(from.op) ? static_cast<int8_t>(from.args[a]) : -1;
     to.has_lo = from.has_lo;
     to.has_hi = from.has_hi;
-    to.lo = from.lo;
-    to.hi = from.hi;
+    to.attr[0] = from.attr[0];
+    to.attr[1] = from.attr[1];
   }
   return prog;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs/core.md's "Adding an op" names every file a new elementwise op touches. This
-checks that list against the tree: for each op of NABLA_UNARY_OPS, NABLA_BINARY_OPS
-and NABLA_COMPARISON_OPS (tensor/op_list.hpp), every non-test file that registers it (a list entry, its
+checks that list against the tree: for each op of NABLA_UNARY_OPS,
+NABLA_PARAMETRIC_UNARY_OPS, NABLA_BINARY_OPS and NABLA_COMPARISON_OPS (tensor/op_list.hpp), every non-test file that registers it (a list entry, its
 scalar function, a kernel, a row, a table entry, its name in a list or table
 of names, a switch case) in the core's layers must be one of the files the document names. A hand-kept list of op names
 anywhere else fails here, naming the file and the line.
@@ -39,7 +39,8 @@ def listed(macro):
 
 
 def elementwise_ops():
-    return listed("NABLA_UNARY_OPS") + listed("NABLA_BINARY_OPS") + listed("NABLA_COMPARISON_OPS")
+    return (listed("NABLA_UNARY_OPS") + listed("NABLA_PARAMETRIC_UNARY_OPS") + listed("NABLA_BINARY_OPS")
+            + listed("NABLA_COMPARISON_OPS"))
 
 
 def name_list_patterns(op):

@@ -14,6 +14,7 @@
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/random.hpp"
+#include "tensor/scalar_ops.hpp"
 
 using namespace nabla;
 
@@ -27,8 +28,13 @@ std::vector<OpId> elementwise_list() {
   };
 }
 
-// Inputs in every op's domain (log, sqrt, rsqrt, pow want positive numbers).
+// Inputs in every op's domain (log, sqrt, rsqrt, pow want positive numbers; logit
+// numbers in (0, 1)).
 Tensor positive(const Shape& shape) { return add(rand(shape, DType::f64), wrapped_scalar(0.5)); }
+Tensor in_domain(OpId op, const Shape& shape) {
+  return op == OpId::logit ? add(mul(rand(shape, DType::f64), wrapped_scalar(0.8)), wrapped_scalar(0.1))
+                           : positive(shape);
+}
 
 // One step of `op` over the program's inputs 0..arity-1.
 cpu::ElementwiseProgram one_step(OpId op) {
@@ -40,8 +46,13 @@ cpu::ElementwiseProgram one_step(OpId op) {
   for (int k = 0; k < arity; ++k) step.args[k] = k;
   if (op == OpId::clamp) {
     step.has_lo = step.has_hi = true;
-    step.lo = 0.7;
-    step.hi = 1.2;
+    step.attr[0] = 0.7;
+    step.attr[1] = 1.2;
+  }
+  if (is_parametric_unary_op(op)) {  // the row's defaults, as unfused gets them
+    std::array<double, 2> values = scalar::scalar_attr_values(op, {});
+    step.attr[0] = values[0];
+    step.attr[1] = values[1];
   }
   prog.steps = {step};
   prog.result = arity;
@@ -79,7 +90,8 @@ TEST_CASE("every row marked elementwise is in the list the fused loops run") {
 TEST_CASE("the families of the list partition it and match the rows' arity") {
   for (OpId op : elementwise_list()) {
     CAPTURE(op_name(op));
-    int families = is_unary_op(op) + is_binary_op(op) + is_comparison_op(op) + (op == OpId::where || op == OpId::clamp);
+    int families = is_unary_op(op) + is_parametric_unary_op(op) + is_binary_op(op) + is_comparison_op(op) +
+                   (op == OpId::where || op == OpId::clamp);
     CHECK(families == 1);
     CHECK(op_def(op).num_inputs == cpu::elementwise_arity(op));
     if (keeps_integers(op)) CHECK(is_unary_op(op));
@@ -93,7 +105,7 @@ TEST_CASE("a one-step fused loop computes what each elementwise op's kernel comp
     CAPTURE(op_name(op));
     int arity = cpu::elementwise_arity(op);
     TensorList in;
-    for (int k = 0; k < arity; ++k) in.push_back(positive({5, 7}));
+    for (int k = 0; k < arity; ++k) in.push_back(in_domain(op, {5, 7}));
     TensorList row_in = in;
     if (op == OpId::where) {  // the program reads the condition as 1 or 0, the row as bool
       row_in[0] = gt(in[0], wrapped_scalar(1.0));

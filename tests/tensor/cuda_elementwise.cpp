@@ -318,8 +318,8 @@ cpu::ElementwiseProgram sample_program() {
   int w = step(OpId::where, cond, g, 0);
   int clamped = step(OpId::clamp, w);
   prog.steps.back().has_lo = prog.steps.back().has_hi = true;
-  prog.steps.back().lo = -0.5;
-  prog.steps.back().hi = 2.0;
+  prog.steps.back().attr[0] = -0.5;
+  prog.steps.back().attr[1] = 2.0;
   int t = step(OpId::tanh, clamped);
   prog.result = step(OpId::add, t, 3);
   return prog;
@@ -372,8 +372,8 @@ TEST_CASE("every elementwise op of the list runs as a one-step fused program on 
     step.op = op;
     for (int k = 0; k < arity; ++k) step.args[k] = k;
     step.has_lo = step.has_hi = op == OpId::clamp;
-    step.lo = 0.7;
-    step.hi = 1.2;
+    step.attr[0] = 0.7;
+    step.attr[1] = 1.2;
     prog.steps = {step};
     prog.result = arity;
     for (DType dt : {DType::f32, DType::f64}) {
