@@ -17,6 +17,7 @@
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/fused.hpp"
 #include "tensor/random.hpp"
+#include "tensor/scalar_ops.hpp"
 
 namespace nabla {
 namespace {
@@ -108,6 +109,9 @@ const std::vector<BinaryCase>& arithmetic_cases() {
       {"div", [](const Tensor& a, const Tensor& b) { return div(a, b); }},
       {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }},
       {"minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }},
+      {"remainder", [](const Tensor& a, const Tensor& b) { return remainder(a, b); }},
+      {"atan2", [](const Tensor& a, const Tensor& b) { return atan2(a, b); }},
+      {"logaddexp", [](const Tensor& a, const Tensor& b) { return logaddexp(a, b); }},
   };
   return cases;
 }
@@ -141,11 +145,39 @@ TEST_CASE("cuda unary ops equal the cpu ones, dense and non-contiguous") {
       check_close(c.op(transpose(gpu(x), 0, 1)), c.op(transpose(x, 0, 1)), what + " transposed");
     }
   }
-  // Integer inputs: neg, abs, sign, relu stay integers; float ops compute in f32.
+  // Integer inputs: neg, abs, sign, relu and the rounding ops stay integers; float ops
+  // compute in f32.
   Tensor i = to_dtype(randint(-50, 50, {9, 11}), DType::i64);
-  for (const char* name : {"neg", "abs", "sign", "relu", "exp", "sin"})
+  for (const char* name : {"neg", "abs", "sign", "relu", "floor", "round", "exp", "sin"})
     for (const UnaryCase& c : unary_cases())
       if (std::string(c.name) == name) check_close(c.op(gpu(i)), c.op(i), std::string(name) + " i64");
+}
+
+// Every op of NABLA_PARAMETRIC_UNARY_OPS, with the row's defaults and with attributes
+// of its own (numbers in every op's range: logit reads 0.2 as its eps).
+TEST_CASE("cuda parametric unary ops equal the cpu ones, with default and given attributes") {
+  if (!have_gpu()) return;
+  manual_seed(3);
+  const OpId ops[] = {
+#define NABLA_LISTED(op) OpId::op,
+      NABLA_PARAMETRIC_UNARY_OPS(NABLA_LISTED)
+#undef NABLA_LISTED
+  };
+  for (DType dt : kFloatTypes) {
+    for (OpId op : ops) {
+      Attrs given;
+      const double value[2] = {0.2, 1.5};
+      scalar::ScalarAttrList list = scalar::scalar_attrs(op);
+      for (size_t k = 0; k < list.size(); ++k)
+        if (list[k].name) given.set(list[k].name, value[k]);
+      Tensor x = sample({37, 65}, dt);
+      if (op == OpId::logit) x = sigmoid(x);
+      std::string what = std::string(op_name(op)) + " " + dtype_name(dt);
+      check_close(call1(op, {gpu(x)}), call1(op, {x}), what);
+      check_close(call1(op, {transpose(gpu(x), 0, 1)}, given), call1(op, {transpose(x, 0, 1)}, given),
+                  what + " attributes");
+    }
+  }
 }
 
 TEST_CASE("cuda binary ops broadcast, convert mixed dtypes and read strided inputs as the cpu does") {
