@@ -270,24 +270,63 @@ void sort(const TensorList& in, const Attrs& attrs, TensorList& out) {
   });
 }
 
-// The k first of the ordered line: a partial sort when k is small next to the line,
-// else a selection and a sort of the k (PyTorch's choice of the two). Unsorted
-// results come sorted too (any order is allowed).
+// The k best of a line of n (every `stride`-th element from src), best first, kept in
+// a heap whose top is the worst kept: most elements cost one comparison with it, and
+// the line is read in place, never copied.
+template <class T>
+void best_of_line(const T* src, int64_t stride, int64_t n, int64_t k, const Before<T>& before,
+                  std::vector<Entry<T>>& heap) {
+  heap.clear();
+  for (int64_t j = 0; j < k; ++j) heap.push_back({src[j * stride], j});
+  std::make_heap(heap.begin(), heap.end(), before);
+  T worst = heap.front().first;
+  for (int64_t j = k; j < n; ++j) {
+    T v = src[j * stride];
+    // Strictly behind the worst kept: out, at one comparison (NaN takes the full one).
+    if (before.descending ? v < worst : worst < v) continue;
+    Entry<T> e{v, j};
+    if (!before(e, heap.front())) continue;
+    std::pop_heap(heap.begin(), heap.end(), before);
+    heap.back() = e;
+    std::push_heap(heap.begin(), heap.end(), before);
+    worst = heap.front().first;
+  }
+  std::sort_heap(heap.begin(), heap.end(), before);
+}
+
+// The k first of the ordered line: the heap above when k is small next to the line,
+// else a selection over the whole line and a sort of the k. Unsorted results come
+// sorted too (any order is allowed).
 void topk(const TensorList& in, const Attrs& attrs, TensorList& out) {
   Tensor x = contiguous_raw(at_least_1d(in[0]));
   int64_t dim = wrap_dim(attrs.i("dim"), x.dim(), "topk"), k = attrs.i("k");
   if (k == 0) return;
   bool largest = attrs.b("largest");
+  Lines l = lines_along(x.sizes(), dim);
   visit_orderable(x.dtype(), "topk", [&](auto tag) {
     using T = typename decltype(tag)::type;
     Before<T> before{largest};
-    order_lines<T>(x, dim, k, out[0], out[1], [&](std::vector<Entry<T>>& line) {
-      auto kth = line.begin() + k;
-      if (k * 64 <= static_cast<int64_t>(line.size())) {
-        std::partial_sort(line.begin(), kth, line.end(), before);
-      } else {
+    if (k * 8 > l.n) {
+      order_lines<T>(x, dim, k, out[0], out[1], [&](std::vector<Entry<T>>& line) {
+        auto kth = line.begin() + k;
         std::nth_element(line.begin(), kth - 1, line.end(), before);
         std::sort(line.begin(), kth - 1, before);
+      });
+      return;
+    }
+    const T* xp = x.data<T>();
+    T* vp = out[0].data<T>();
+    int64_t* ip = out[1].data<int64_t>();
+    parallel_for(0, l.outer * l.inner, x.numel(), [&](int64_t lo, int64_t hi) {
+      std::vector<Entry<T>> heap;
+      heap.reserve(static_cast<size_t>(k));
+      for (int64_t r = lo; r < hi; ++r) {
+        int64_t o = r / l.inner, i = r % l.inner;
+        best_of_line(xp + o * l.n * l.inner + i, l.inner, l.n, k, before, heap);
+        for (int64_t j = 0; j < k; ++j) {
+          vp[(o * k + j) * l.inner + i] = heap[j].first;
+          ip[(o * k + j) * l.inner + i] = heap[j].second;
+        }
       }
     });
   });
