@@ -248,13 +248,15 @@ void register_scans_and_sorts(std::vector<OpDef>& t) {
                           .attrs = {attr_required("dim", AttrKind::integer)},
                           .infer = infer_cumsum,
                           .cpu = cpu::cumsum,
-                          .backward = backward_cumsum};
+                          .backward = backward_cumsum,
+                          .autocast = AutocastPolicy::f32};  // PyTorch's autocast scans in f32
   row(t, OpId::cumprod) = {.num_inputs = 1,
                            .attrs = {attr_required("dim", AttrKind::integer)},
                            .infer = infer_cumprod,
                            .cpu = cpu::cumprod,
                            .backward = backward_cumprod,
-                           .saves = {1, 1}};
+                           .saves = {1, 1},
+                           .autocast = AutocastPolicy::f32};
   row(t, OpId::sort) = {.num_inputs = 1,
                         .num_outputs = 2,
                         .attrs = {dim_attr(-1), flag("descending", false), flag("stable", false)},
