@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "autograd/cost.hpp"
-#include "autograd/ops/common.hpp"
 #include "autograd/grad_mode.hpp"
+#include "autograd/ops/common.hpp"
 
 namespace nabla {
 
@@ -56,7 +56,7 @@ Tensor cumprod_backward_with_zeros(const Tensor& x, const Tensor& g, int64_t dim
   Tensor pos = arange(n, DType::i64, x.device());
   Tensor row = reshape(pos, {n, 1}), col = reshape(pos, {1, n});
   Tensor spread = where(eq(row, col), wrapped_scalar(1.0), expand(unsqueeze(xt, -2), square));
-  Tensor products = cumprod(spread, -1);                           // P[..., i, j]
+  Tensor products = cumprod(spread, -1);  // P[..., i, j]
   Tensor terms = where(ge(col, row), products * unsqueeze(gt, -2), wrapped_scalar(0.0));
   return transpose(sum(terms, {-1}), dim, last);
 }
@@ -127,8 +127,8 @@ std::vector<TensorMeta> infer_roll(const TensorList& in, const Attrs& a) {
   if (dims.empty()) {
     NABLA_CHECK(shifts.size() == 1, "roll: without dims, shifts must have one element, got " + ints_str(shifts));
   } else {
-    NABLA_CHECK(shifts.size() == dims.size(), "roll: shifts " + ints_str(shifts) + " and dims " + ints_str(dims) +
-                                                  " must have the same length");
+    NABLA_CHECK(shifts.size() == dims.size(),
+                "roll: shifts " + ints_str(shifts) + " and dims " + ints_str(dims) + " must have the same length");
     for (int64_t d : dims) wrap_dim(d, in[0].dim(), "roll");
   }
   return one(in[0].sizes(), in[0].dtype());
@@ -142,8 +142,7 @@ TensorList backward_roll(BackwardContext& c) {
 // ---- tril(x; diagonal), triu(x; diagonal) ----
 
 std::vector<TensorMeta> infer_triangle(const char* op, const TensorList& in) {
-  NABLA_CHECK(in[0].dim() >= 2,
-              std::string(op) + ": input must have at least 2 dims, got shape " + in[0].shape_str());
+  NABLA_CHECK(in[0].dim() >= 2, std::string(op) + ": input must have at least 2 dims, got shape " + in[0].shape_str());
   return one(in[0].sizes(), in[0].dtype());
 }
 std::vector<TensorMeta> infer_tril(const TensorList& in, const Attrs&) { return infer_triangle("tril", in); }
@@ -205,9 +204,9 @@ TensorList backward_repeat(BackwardContext& c) {
 // ---- one_hot(x; num_classes), multinomial(probs; num_samples, replacement) ----
 
 std::vector<TensorMeta> infer_one_hot(const TensorList& in, const Attrs& a) {
-  NABLA_CHECK(in[0].dtype() == DType::i64 || in[0].dtype() == DType::i32,
-              std::string("one_hot: input must be an integer tensor of class indices, got ") +
-                  dtype_name(in[0].dtype()));
+  NABLA_CHECK(
+      in[0].dtype() == DType::i64 || in[0].dtype() == DType::i32,
+      std::string("one_hot: input must be an integer tensor of class indices, got ") + dtype_name(in[0].dtype()));
   int64_t classes = a.i("num_classes");
   NABLA_CHECK(classes >= 0, "one_hot: num_classes must be non-negative, got " + str(classes));
   Shape s = in[0].sizes();
@@ -222,9 +221,9 @@ std::vector<TensorMeta> infer_multinomial(const TensorList& in, const Attrs& a) 
   int64_t samples = a.i("num_samples"), categories = p.sizes()[p.dim() - 1];
   NABLA_CHECK(samples > 0, "multinomial: num_samples must be positive, got " + str(samples));
   NABLA_CHECK(categories > 0, "multinomial: input of shape " + p.shape_str() + " has no categories");
-  NABLA_CHECK(a.b("replacement") || samples <= categories,
-              "multinomial: cannot draw " + str(samples) + " samples without replacement from " + str(categories) +
-                  " categories (input of shape " + p.shape_str() + ")");
+  NABLA_CHECK(a.b("replacement") || samples <= categories, "multinomial: cannot draw " + str(samples) +
+                                                               " samples without replacement from " + str(categories) +
+                                                               " categories (input of shape " + p.shape_str() + ")");
   Shape s = p.sizes();
   s[p.dim() - 1] = samples;
   return one(s, DType::i64);
@@ -239,7 +238,7 @@ OpCost cost_sort(const TensorList& in, const Attrs& a, const TensorList& out) {
   int64_t n = in[0].dim() == 0 ? 1 : in[0].sizes()[wrap_dim(a.i("dim"), in[0].dim(), "sort")];
   return {cost_numel(in[0]) * log2_of(n), io_bytes(in, out)};
 }
-OpCost cost_topk(const TensorList& in, const Attrs& a, const TensorList&out) {
+OpCost cost_topk(const TensorList& in, const Attrs& a, const TensorList& out) {
   return {cost_numel(in[0]) * log2_of(std::max<int64_t>(a.i("k"), 2)), io_bytes(in, out)};
 }
 
@@ -266,16 +265,16 @@ void register_scans_and_sorts(std::vector<OpDef>& t) {
                         .saves = {0, 0b10},
                         .nondiff_outputs = 0b10,
                         .cost = cost_sort};
-  row(t, OpId::topk) = {.num_inputs = 1,
-                        .num_outputs = 2,
-                        .attrs = {attr_required("k", AttrKind::integer), dim_attr(-1), flag("largest", true),
-                                  flag("sorted", true)},
-                        .infer = infer_topk,
-                        .cpu = cpu::topk,
-                        .backward = backward_by_indices,
-                        .saves = {0, 0b10},
-                        .nondiff_outputs = 0b10,
-                        .cost = cost_topk};
+  row(t, OpId::topk) = {
+      .num_inputs = 1,
+      .num_outputs = 2,
+      .attrs = {attr_required("k", AttrKind::integer), dim_attr(-1), flag("largest", true), flag("sorted", true)},
+      .infer = infer_topk,
+      .cpu = cpu::topk,
+      .backward = backward_by_indices,
+      .saves = {0, 0b10},
+      .nondiff_outputs = 0b10,
+      .cost = cost_topk};
 }
 
 void register_moves(std::vector<OpDef>& t) {
@@ -285,20 +284,26 @@ void register_moves(std::vector<OpDef>& t) {
                         .cpu = cpu::flip,
                         .backward = backward_flip,
                         .half_native = true};
-  row(t, OpId::roll) = {.num_inputs = 1,
-                        .attrs = {attr_required("shifts", AttrKind::ints),
-                                  attr_optional("dims", AttrKind::ints, IntList{})},
-                        .infer = infer_roll,
-                        .cpu = cpu::roll,
-                        .backward = backward_roll,
-                        .half_native = true};
+  row(t, OpId::roll) = {
+      .num_inputs = 1,
+      .attrs = {attr_required("shifts", AttrKind::ints), attr_optional("dims", AttrKind::ints, IntList{})},
+      .infer = infer_roll,
+      .cpu = cpu::roll,
+      .backward = backward_roll,
+      .half_native = true};
   AttrSpec diagonal = attr_optional("diagonal", AttrKind::integer, int64_t{0});
-  row(t, OpId::tril) = {
-      .num_inputs = 1, .attrs = {diagonal}, .infer = infer_tril, .cpu = cpu::tril, .backward = backward_tril,
-      .half_native = true};
-  row(t, OpId::triu) = {
-      .num_inputs = 1, .attrs = {diagonal}, .infer = infer_triu, .cpu = cpu::triu, .backward = backward_triu,
-      .half_native = true};
+  row(t, OpId::tril) = {.num_inputs = 1,
+                        .attrs = {diagonal},
+                        .infer = infer_tril,
+                        .cpu = cpu::tril,
+                        .backward = backward_tril,
+                        .half_native = true};
+  row(t, OpId::triu) = {.num_inputs = 1,
+                        .attrs = {diagonal},
+                        .infer = infer_triu,
+                        .cpu = cpu::triu,
+                        .backward = backward_triu,
+                        .half_native = true};
   row(t, OpId::masked_fill) = {.num_inputs = 2,
                                .attrs = {attr_required("value", AttrKind::number)},
                                .infer = infer_masked_fill,
@@ -386,16 +391,16 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, std::optional<int64_t
 // With a count per slice: the slices picked by index_select of each position as often
 // as its count says (the indices are computed on the host, where the counts go once).
 Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<int64_t> dim) {
-  NABLA_CHECK(is_index_type(repeats.dtype()), std::string("repeat_interleave: repeats must be an integer tensor, got ") +
-                                                  dtype_name(repeats.dtype()));
+  NABLA_CHECK(is_index_type(repeats.dtype()),
+              std::string("repeat_interleave: repeats must be an integer tensor, got ") + dtype_name(repeats.dtype()));
   NABLA_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-D, got shape " + repeats.shape_str());
   if (repeats.dim() == 0 || repeats.numel() == 1) return repeat_interleave(x, repeats.item_int(), dim);
   Tensor src = dim ? x : reshape(x, {-1});
   int64_t d = dim ? wrap_dim(*dim, x.dim(), "repeat_interleave") : 0;
   int64_t size = size_along(src, d);
   NABLA_CHECK(repeats.numel() == size, "repeat_interleave: repeats of shape " + repeats.shape_str() +
-                                           " must have one count per element of dim " + str(d) + " (size " +
-                                           str(size) + ") of the input of shape " + src.shape_str());
+                                           " must have one count per element of dim " + str(d) + " (size " + str(size) +
+                                           ") of the input of shape " + src.shape_str());
   Tensor counts = contiguous_raw(to_dtype_raw(cpu_copy(repeats), DType::i64));
   const int64_t* c = counts.data<int64_t>();
   std::vector<int64_t> picks;

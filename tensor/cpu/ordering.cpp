@@ -4,6 +4,8 @@
 // the op's dim; rows run in parallel. Values are checked before any parallel loop (an
 // exception must not leave an OpenMP region). sort and topk order NaN above every
 // number, as PyTorch does, and break ties by position, so both are stable.
+#include "tensor/ordering.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,7 +16,6 @@
 #include "tensor/cpu/loops.hpp"
 #include "tensor/cpu/parallel.hpp"
 #include "tensor/layout.hpp"
-#include "tensor/ordering.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::cpu {
@@ -98,8 +99,7 @@ struct Before {
 // Calls order(line) on each line of x along dim (parallel over lines) and writes the
 // first `keep` entries of the ordered line to values and indices.
 template <class T, class Order>
-void order_lines(const Tensor& x, int64_t dim, int64_t keep, const Tensor& values, const Tensor& indices,
-                 Order order) {
+void order_lines(const Tensor& x, int64_t dim, int64_t keep, const Tensor& values, const Tensor& indices, Order order) {
   Lines l = lines_along(x.sizes(), dim);
   const T* xp = x.data<T>();
   T* vp = values.data<T>();
@@ -204,8 +204,8 @@ void check_distributions(const T* p, int64_t rows, int64_t categories, int64_t s
     for (int64_t j = 0; j < categories; ++j) {
       double v = static_cast<double>(p[r * categories + j]);
       if (!std::isfinite(v) || v < 0)
-        throw Error("multinomial: probabilities must be finite and non-negative, got " + number_str(v) +
-                    " in row " + str(r) + " at category " + str(j));
+        throw Error("multinomial: probabilities must be finite and non-negative, got " + number_str(v) + " in row " +
+                    str(r) + " at category " + str(j));
       total += v;
       positive += v > 0;
     }

@@ -62,8 +62,8 @@ void scan(const TensorList& in, const Attrs& attrs, TensorList& out) {
   visit_device_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int64_t>) {
-      scan_kernel<T, kProduct><<<blocks_for(l.count()), kThreads, 0, stream_for(out[0])>>>(
-          device_data<T>(out[0]), device_data<const T>(x), l);
+      scan_kernel<T, kProduct><<<blocks_for(l.count()), kThreads, 0, stream_for(out[0])>>>(device_data<T>(out[0]),
+                                                                                           device_data<const T>(x), l);
     } else {
       throw Error(std::string("scan: unexpected dtype ") + dtype_name(x.dtype()));
     }
@@ -168,8 +168,8 @@ __global__ void sort_step_kernel(T* key, int64_t* pos, Lines l, int64_t size, in
 }
 
 template <class T>
-__global__ void sort_store_kernel(T* values, int64_t* indices, const T* key, const int64_t* pos, Lines l,
-                                  int64_t size, int64_t keep) {
+__global__ void sort_store_kernel(T* values, int64_t* indices, const T* key, const int64_t* pos, Lines l, int64_t size,
+                                  int64_t keep) {
   NABLA_GRID_STRIDE_LOOP(p, l.count() * keep) {
     int64_t r = p / keep, j = p % keep;
     values[l.at(r, j, keep)] = key[r * size + j];
@@ -204,11 +204,11 @@ void sort_lines(const Tensor& x, Lines l, int64_t keep, bool descending, const T
       device_data<T>(key), device_data<int64_t>(pos), device_data<const T>(x), l, size);
   for (int64_t k = 2; k <= size; k <<= 1)
     for (int64_t j = k >> 1; j > 0; j >>= 1)
-      sort_step_kernel<T><<<blocks_for(pairs), kThreads, 0, stream>>>(device_data<T>(key), device_data<int64_t>(pos),
-                                                                      l, size, k, j, descending);
+      sort_step_kernel<T><<<blocks_for(pairs), kThreads, 0, stream>>>(device_data<T>(key), device_data<int64_t>(pos), l,
+                                                                      size, k, j, descending);
   sort_store_kernel<T><<<blocks_for(l.count() * keep), kThreads, 0, stream>>>(
-      device_data<T>(values), device_data<int64_t>(indices), device_data<const T>(key),
-      device_data<const int64_t>(pos), l, size, keep);
+      device_data<T>(values), device_data<int64_t>(indices), device_data<const T>(key), device_data<const int64_t>(pos),
+      l, size, keep);
   NABLA_CUDA_LAUNCH_CHECK();
 }
 
@@ -261,8 +261,8 @@ void triangle(const TensorList& in, const Attrs& attrs, TensorList& out, bool up
   visit_bytes(dtype_size(x.dtype()), [&](auto tag) {
     using E = typename decltype(tag)::type;
     triangle_kernel<E><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
-        device_data<E>(out[0]), device_data<const E>(x), n, x.sizes()[nd - 2], x.sizes()[nd - 1],
-        attrs.i("diagonal"), upper);
+        device_data<E>(out[0]), device_data<const E>(x), n, x.sizes()[nd - 2], x.sizes()[nd - 1], attrs.i("diagonal"),
+        upper);
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }
@@ -328,8 +328,8 @@ void flip(const TensorList& in, const Attrs& attrs, TensorList& out) {
   }
   visit_bytes(dtype_size(x.dtype()), [&](auto tag) {
     using E = typename decltype(tag)::type;
-    flip_kernel<E><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(device_data<E>(out[0]),
-                                                                        device_data<const E>(x), n, calc, base);
+    flip_kernel<E><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(device_data<E>(out[0]), device_data<const E>(x),
+                                                                       n, calc, base);
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }
@@ -350,8 +350,7 @@ void masked_fill(const TensorList& in, const Attrs& attrs, TensorList& out) {
   visit_device_dtype(out[0].dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     masked_fill_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
-        device_data<T>(out[0]), device_data<const T>(in[0]), device_data<const bool>(in[1]), n, calc,
-        attrs.f("value"));
+        device_data<T>(out[0]), device_data<const T>(in[0]), device_data<const bool>(in[1]), n, calc, attrs.f("value"));
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }
@@ -369,8 +368,8 @@ void one_hot(const TensorList& in, const Attrs& attrs, TensorList& out) {
   if (out[0].numel() == 0) return;
   NABLA_CUDA_CHECK(cudaMemsetAsync(out[0].raw_data(), 0, out[0].numel() * sizeof(int64_t), stream));
   if (n == 0) return;
-  one_hot_kernel<<<blocks_for(n), kThreads, 0, stream>>>(device_data<int64_t>(out[0]),
-                                                         device_data<const int64_t>(x), n, classes);
+  one_hot_kernel<<<blocks_for(n), kThreads, 0, stream>>>(device_data<int64_t>(out[0]), device_data<const int64_t>(x), n,
+                                                         classes);
   NABLA_CUDA_LAUNCH_CHECK();
 }
 
