@@ -15,6 +15,7 @@ std::vector<OpDef> build_table() {
   register_conv_ops(table);
   register_norm_ops(table);
   register_index_ops(table);
+  register_ordering_ops(table);
   register_loss_ops(table);
   register_attention_ops(table);
   register_dist_ops(table);

@@ -148,6 +148,30 @@ Tensor stack(const TensorList& tensors, int64_t dim = 0);
 TensorList split(const Tensor& x, const IntList& sizes, int64_t dim = 0);
 TensorList split(const Tensor& x, int64_t split_size, int64_t dim = 0);
 
+// Scans, ordering and indexing (autograd/ops/ordering.cpp), as PyTorch's.
+Tensor cumsum(const Tensor& x, int64_t dim);
+Tensor cumprod(const Tensor& x, int64_t dim);
+// Values and indices sorted along dim; stable keeps equal elements in their order
+// (nabla's sort is always stable; the flag is PyTorch's).
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
+Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
+// The k largest (or smallest) elements along dim and their indices.
+std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+Tensor flip(const Tensor& x, const IntList& dims);
+Tensor roll(const Tensor& x, const IntList& shifts, const IntList& dims = {});
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+// x with `value` where the bool mask (broadcast to x's shape) is true.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
+Tensor repeat(const Tensor& x, const IntList& sizes);  // torch.Tensor.repeat
+// Each element (or slice along dim) repeated `repeats` times; dim none flattens first.
+Tensor repeat_interleave(const Tensor& x, int64_t repeats, std::optional<int64_t> dim = std::nullopt);
+Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt);
+// i64 [..., num_classes]; num_classes -1: one more than the largest class.
+Tensor one_hot(const Tensor& x, int64_t num_classes = -1);
+// Category indices drawn from the rows of probs (1-D or 2-D) with nabla's RNG.
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false);
+
 // Losses; reduction is "mean", "sum" or "none".
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::string& reduction = "mean",
                      int64_t ignore_index = -100, double label_smoothing = 0.0);

@@ -71,6 +71,9 @@
   X(batch_norm) X(batch_norm_backward) X(layer_norm) X(dropout)                              \
   /* indexing and joining */                                                                 \
   X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split)              \
+  /* scans, ordering and indexing (see autograd/ops/ordering.cpp) */                          \
+  X(cumsum) X(cumprod) X(sort) X(topk) X(flip) X(roll) X(tril) X(triu) X(masked_fill)         \
+  X(repeat) X(one_hot) X(multinomial)                                                         \
   /* losses */                                                                               \
   X(cross_entropy) X(nll_loss) X(mse_loss) X(binary_cross_entropy)                            \
   X(binary_cross_entropy_with_logits)                                                         \

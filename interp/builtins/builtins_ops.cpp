@@ -287,6 +287,40 @@ Value log_softmax_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(log_softmax(as_tensor(b[0], "log_softmax"), b.has(1) ? as_int(b[1], "log_softmax(): dim") : -1));
 }
 
+// flip and repeat take their dims or sizes as a list or as varargs (x.flip(0, 1),
+// x.repeat(2, 3)), as PyTorch's methods do.
+Value ints_varargs(const char* name, CallArgs& a) {
+  if (a.pos.size() < 2 || !a.kw.empty()) return row_call(name, a);
+  const Tensor& x = as_tensor(a.pos[0], name);
+  std::vector<int64_t> ints = shape_args(a.pos, 1, name);
+  return Value::tensor(std::string_view(name) == "flip" ? flip(x, ints) : repeat(x, ints));
+}
+Value flip_builtin(Evaluator&, CallArgs& a) { return ints_varargs("flip", a); }
+Value repeat_builtin(Evaluator&, CallArgs& a) { return ints_varargs("repeat", a); }
+
+Value argsort_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("argsort", a, {"input", "dim", "descending", "stable"}, 1);
+  return Value::tensor(argsort(as_tensor(b[0], "argsort"), b.has(1) ? as_int(b[1], "argsort(): argument 'dim'") : -1,
+                               b.has(2) && as_bool(b[2], "argsort(): argument 'descending'"),
+                               b.has(3) && as_bool(b[3], "argsort(): argument 'stable'")));
+}
+
+// repeats: an int, or an integer tensor (or list) with one count per slice.
+Value repeat_interleave_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("repeat_interleave", a, {"input", "repeats", "dim"}, 2);
+  const Tensor& x = as_tensor(b[0], "repeat_interleave");
+  std::optional<int64_t> dim;
+  if (b.has(2)) dim = as_int(b[2], "repeat_interleave(): argument 'dim'");
+  if (b[1].tag == Tag::Int) return Value::tensor(repeat_interleave(x, b[1].i, dim));
+  return Value::tensor(repeat_interleave(x, input_of(b[1], "repeat_interleave", "repeats"), dim));
+}
+
+Value one_hot_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("one_hot", a, {"input", "num_classes"}, 1);
+  return Value::tensor(one_hot(input_of(b[0], "one_hot", "input"),
+                               b.has(1) ? as_int(b[1], "one_hot(): argument 'num_classes'") : -1));
+}
+
 // These replace the generic call of the row of the same name (or compose rows, as
 // matmul does), for the builtin and the tensor method alike.
 const BuiltinEntry kOpConventions[] = {
@@ -352,6 +386,16 @@ const BuiltinEntry kOpConventions[] = {
      "exp of each element divided by the sum along dim. Example: softmax(logits, dim=1)"},
     {"log_softmax", log_softmax_builtin, "log_softmax(input, dim=-1)",
      "The logarithm of softmax, computed stably. Example: log_softmax(logits, dim=1)"},
+    {"flip", flip_builtin, "flip(input, *dims)", "The tensor reversed along dims. Example: x.flip(0, 1)"},
+    {"repeat", repeat_builtin, "repeat(input, *sizes)",
+     "The tensor tiled sizes[d] times along each dim, as torch.Tensor.repeat. Example: x.repeat(2, 1)"},
+    {"argsort", argsort_builtin, "argsort(input, dim=-1, descending=false, stable=false)",
+     "The indices that sort input along dim (sort's second output). Example: x.argsort(descending=true)"},
+    {"repeat_interleave", repeat_interleave_builtin, "repeat_interleave(input, repeats, dim=none)",
+     "Each element (or slice along dim) repeated repeats times; repeats may give one count per slice. "
+     "Example: repeat_interleave(x, 2, dim=0)"},
+    {"one_hot", one_hot_builtin, "one_hot(input, num_classes=-1)",
+     "i64 one-hot vectors of the class indices (num_classes -1: the largest class + 1). Example: one_hot(y, 10)"},
 };
 
 // How a row's default shows in a signature: as the language writes it.

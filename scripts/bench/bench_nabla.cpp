@@ -114,6 +114,16 @@ double kernel_ms(const std::string& which) {
   return median_seconds(fn, 7, 10) * 1e3;
 }
 
+// sort and topk along the rows of a 2048 x 2048 f32 matrix (ms per call): values
+// and indices, as PyTorch's.
+double ordering_ms(const std::string& which) {
+  Tensor m = randn({2048, 2048});
+  std::function<void()> fn;
+  if (which == "sort") fn = [&] { sort(m, 1); };
+  else fn = [&] { topk(m, 16, 1); };  // topk
+  return median_seconds(fn, 7, 5) * 1e3;
+}
+
 double milliseconds_of(const std::function<void()>& fn) {
   auto t0 = Clock::now();
   fn();
@@ -146,7 +156,7 @@ int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-                 "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|checkpoint_load\n");
+                 "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|checkpoint_load\n");
     return 2;
   }
   manual_seed(0);
@@ -162,6 +172,7 @@ int main(int argc, char** argv) {
   else if (f == "hvp") v = hvp_us();
   else if (f == "batchnorm") v = batchnorm_ms();
   else if (f == "max_pool") v = max_pool_ms();
+  else if (f == "sort" || f == "topk") v = ordering_ms(f);
   else if (f == "exp_4m" || f == "tanh_4m" || f == "sum_4m" || f == "softmax_2048" || f == "transpose_2048")
     v = kernel_ms(f);
   else {

@@ -88,6 +88,12 @@ def kernel_ms(which):
     return median_seconds(fn, 7, 10) * 1e3
 
 
+def ordering_ms(which):
+    m = torch.randn(2048, 2048)
+    fn = {"sort": lambda: m.sort(1), "topk": lambda: m.topk(16, 1)}[which]
+    return median_seconds(fn, 7, 5) * 1e3
+
+
 # The interpreter figures: the loops of scripts/bench/interp/*.dsl, written in
 # Python, each timed whole (ms per run), as nabla's side is.
 def dsl_scalar_add():
@@ -137,6 +143,8 @@ FIGURES = {
     "dsl_fwd_bwd_1e4": lambda: loop_ms(dsl_fwd_bwd),
     "batchnorm": batchnorm_ms,
     "max_pool": max_pool_ms,
+    "sort": lambda: ordering_ms("sort"),
+    "topk": lambda: ordering_ms("topk"),
     **{k: (lambda k=k: kernel_ms(k)) for k in ["exp_4m", "tanh_4m", "sum_4m", "softmax_2048", "transpose_2048"]},
 }
 

@@ -66,6 +66,20 @@ NABLA_CPU_KERNEL(scatter_add);
 NABLA_CPU_KERNEL(cat);
 NABLA_CPU_KERNEL(stack);
 
+// ordering.cpp
+NABLA_CPU_KERNEL(cumsum);
+NABLA_CPU_KERNEL(cumprod);
+NABLA_CPU_KERNEL(sort);
+NABLA_CPU_KERNEL(topk);
+NABLA_CPU_KERNEL(flip);
+NABLA_CPU_KERNEL(roll);
+NABLA_CPU_KERNEL(tril);
+NABLA_CPU_KERNEL(triu);
+NABLA_CPU_KERNEL(masked_fill);
+NABLA_CPU_KERNEL(repeat);
+NABLA_CPU_KERNEL(one_hot);
+NABLA_CPU_KERNEL(multinomial);
+
 // loss.cpp
 NABLA_CPU_KERNEL(cross_entropy);
 NABLA_CPU_KERNEL(nll_loss);
