@@ -281,7 +281,7 @@ fn _rnn_layer(m, x, layer, h, c) {
     w_hh.append(getattr(m, "weight_hh" + sfx).T)
     b_hh.append(bh)
   }
-  # The steps' inputs, [dirs, B, G*H] each (xs[t][0]), by one split: its backward is one cat,
+  # The steps' inputs, [dirs, B, G*H] each (xs[t].squeeze(0)), by one split: its backward is one cat,
   # where indexing xp[t] would add a [T, ...] gradient per step.
   let xs = split(stack(projected, dim=1), [1] * steps, dim=0)
   let w = stack(w_hh)  # [dirs, H, G*H]
@@ -290,13 +290,13 @@ fn _rnn_layer(m, x, layer, h, c) {
   for t in range(steps) {
     let gh = matmul(h, w)
     if m.mode == "LSTM" {
-      let (h2, c2) = _lstm_step(xs[t][0], gh, c, m.hidden_size)
+      let (h2, c2) = _lstm_step(xs[t].squeeze(0), gh, c, m.hidden_size)
       h = h2
       c = c2
     } elif m.mode == "GRU" {
-      h = _gru_step(xs[t][0], gh + gru_bias if gru_bias != none else gh, h, m.hidden_size)
+      h = _gru_step(xs[t].squeeze(0), gh + gru_bias if gru_bias != none else gh, h, m.hidden_size)
     } else {
-      h = _rnn_tanh_step(xs[t][0], gh, m.nonlinearity)
+      h = _rnn_tanh_step(xs[t].squeeze(0), gh, m.nonlinearity)
     }
     outs.append(h)
   }
