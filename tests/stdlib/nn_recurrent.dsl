@@ -54,6 +54,17 @@ test "RNN: relu, 2 layers, unbatched input, equals PyTorch" {
   expect_close(h_n, ref["rnn.h_n"], rtol=1e-5, atol=1e-6)
 }
 
+test "RNN: tanh, bidirectional, batch_first; GRU without biases: equal PyTorch" {
+  let r = loaded(nn.RNN(4, 6, bidirectional=true, batch_first=true), "rnn_bi")
+  let (y, h_n) = r(ref["rnn_bi.x"])
+  expect_close(y, ref["rnn_bi.y"], rtol=1e-5, atol=1e-6)
+  expect_close(h_n, ref["rnn_bi.h_n"], rtol=1e-5, atol=1e-6)
+  let g = loaded(nn.GRU(4, 6, bias=false), "gru_nb")
+  let (y2, h2) = g(ref["gru_nb.x"])
+  expect_close(y2, ref["gru_nb.y"], rtol=1e-5, atol=1e-6)
+  expect_close(h2, ref["gru_nb.h_n"], rtol=1e-5, atol=1e-6)
+}
+
 test "LSTMCell, GRUCell, RNNCell equal PyTorch" {
   let x = ref["cell.x"]
   let h = ref["cell.h"]

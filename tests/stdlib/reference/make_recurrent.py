@@ -53,6 +53,18 @@ def main():
     add_state(out, "rnn", rnn)
     out.update({"rnn.x": x, "rnn.y": y, "rnn.h_n": hn})
 
+    # RNN: tanh, bidirectional, batch_first; GRU without biases
+    rnn_bi = torch.nn.RNN(4, 6, bidirectional=True, batch_first=True)
+    x = torch.randn(3, 5, 4)
+    y, hn = rnn_bi(x)
+    add_state(out, "rnn_bi", rnn_bi)
+    out.update({"rnn_bi.x": x, "rnn_bi.y": y, "rnn_bi.h_n": hn})
+    gru_nb = torch.nn.GRU(4, 6, bias=False)
+    x = torch.randn(5, 3, 4)
+    y, hn = gru_nb(x)
+    add_state(out, "gru_nb", gru_nb)
+    out.update({"gru_nb.x": x, "gru_nb.y": y, "gru_nb.h_n": hn})
+
     # The cells, one step from a given state
     x = torch.randn(3, 4)
     h, c = torch.randn(3, 6), torch.randn(3, 6)
