@@ -69,6 +69,10 @@ FIGURES = {
     # and compiled (scripts/bench/quant_cnn.dsl, quant.quantize_static) and PyTorch's
     # eager static quantization (scripts/bench/quant_cnn_torch.py), interleaved.
     "quant_cnn": ("ms", False),
+    # nn.LSTM(256, 256, num_layers=2) forward+backward, seq 64, batch 32, f32: nabla
+    # (scripts/bench/lstm.dsl) against torch.nn.LSTM (scripts/bench/lstm_torch.py),
+    # milliseconds per iteration.
+    "lstm": ("ms", False),
 }
 
 # The int8 figures: nabla's script, PyTorch's script, and the cases each prints
@@ -76,6 +80,13 @@ FIGURES = {
 QUANT_FIGURES = {
     "quant_mlp": ("quant_mlp.dsl", "quant_torch.py", ("b64", "b1")),
     "quant_conv": ("quant_conv.dsl", "quant_conv_torch.py", ("l1", "l2")),
+}
+
+
+# Figures measured by a script on each side, each printing one number (the unit of
+# FIGURES) as its last line: name -> (nabla script, PyTorch script), in scripts/bench/.
+SCRIPT_FIGURES = {
+    "lstm": ("lstm.dsl", "lstm_torch.py"),
 }
 
 
@@ -163,6 +174,21 @@ def measure_checkpoint_load(rounds, env):
           f"check_cost={checked / unchecked:.2f} speedup={torch_ms / checked:.2f}", flush=True)
 
 
+def measure_script_figure(name, rounds, env):
+    """A SCRIPT_FIGURES figure: the two scripts in turns, medians of their last lines.
+    PyTorch gets its best OpenBLAS core type (with_openblas_core_type)."""
+    unit, higher_better = FIGURES[name]
+    nabla_script, torch_script = SCRIPT_FIGURES[name]
+    bench_dir = ROOT / "scripts" / "bench"
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(measure([str(BUILD / "nabla"), str(bench_dir / nabla_script)], env))
+        ref.append(measure([sys.executable, str(bench_dir / torch_script)], with_openblas_core_type(env)))
+    a, b = statistics.median(ours), statistics.median(ref)
+    speedup = a / b if higher_better else b / a
+    print(f"BENCH {name} nabla={a:.3f} ref={b:.3f} unit={unit} speedup={speedup:.2f}", flush=True)
+
+
 def measure_quant_cnn(rounds, env):
     """BENCH quant_cnn_b64: milliseconds per batch of 64 of the CNN in f32 and static
     int8, nabla eager and as a compiled graph, PyTorch eager (medians over rounds);
@@ -223,6 +249,9 @@ def main():
             continue
         if name == "quant_cnn":
             measure_quant_cnn(args.rounds, env)
+            continue
+        if name in SCRIPT_FIGURES:
+            measure_script_figure(name, args.rounds, env)
             continue
         ours, ref = [], []
         for _ in range(args.rounds):
