@@ -227,6 +227,7 @@ Value max_pool2d_builtin(Evaluator&, CallArgs& a) {
 // the first, as PyTorch's do.
 Value first_output(const char* name, CallArgs& a) { return row_call(name, a).as<ListObj>()->items[0]; }
 Value dropout_builtin(Evaluator&, CallArgs& a) { return first_output("dropout", a); }
+Value attention_builtin(Evaluator&, CallArgs& a) { return first_output("scaled_dot_product_attention", a); }
 Value fake_quantize_per_tensor_builtin(Evaluator&, CallArgs& a) { return first_output("fake_quantize_per_tensor", a); }
 Value fake_quantize_per_channel_builtin(Evaluator&, CallArgs& a) { return first_output("fake_quantize_per_channel", a); }
 
@@ -325,6 +326,12 @@ const BuiltinEntry kOpConventions[] = {
      "Example: max_pool2d(x, 2)"},
     {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)",
      "Zeroes each element with probability p and scales the rest by 1/(1-p) while training. Example: dropout(h, 0.1)"},
+    {"scaled_dot_product_attention", attention_builtin,
+     "scaled_dot_product_attention(query, key, value, attn_mask=none, dropout_p=0.0, is_causal=false, scale=none, "
+     "enable_gqa=false)",
+     "softmax(query @ key^T * scale + mask) @ value over the last two dims, batch dims broadcast; attn_mask is bool "
+     "(true: attend) or added to the scores; enable_gqa lets key and value have fewer heads (dim -3) than query. "
+     "Example: scaled_dot_product_attention(q, k, v, is_causal=true)"},
     {"fake_quantize_per_tensor", fake_quantize_per_tensor_builtin,
      "fake_quantize_per_tensor(input, scale, zero_point, quant_min, quant_max)",
      "Rounds to the integer grid of scale and zero_point and back; a straight-through gradient. "
