@@ -61,11 +61,31 @@ int64_t check_gqa(const Tensor& q, const Tensor& k, const Tensor& v) {
 
 // The scores' shape [batch..., L, S]: the batch dims of query, key and value broadcast
 // (key and value taken with query's heads under grouped-query attention).
+// Whether t has fewer heads (dim -3) than q, a divisor of q's: grouped-query attention.
+bool fewer_heads(const Tensor& t, const Tensor& q) {
+  if (q.dim() < 3 || t.dim() < 3) return false;
+  int64_t hq = q.sizes()[q.dim() - 3], ht = t.sizes()[t.dim() - 3];
+  return ht > 0 && ht < hq && hq % ht == 0;
+}
+
+// `batch` broadcast with the batch dims `b` of argument `name` (shape t); the error
+// shows both batch shapes and the full ones.
+Shape broadcast_batch(const Shape& batch, const Tensor& q, const Shape& b, const Tensor& t, const char* name) {
+  try {
+    return broadcast_shapes(kOp, batch, b, "query", name);
+  } catch (const Error&) {
+    throw Error(std::string(kOp) + ": the batch dims " + shape_str(b) + " of '" + name + "' (shape " + t.shape_str() +
+                ") cannot be broadcast with the batch dims " + shape_str(batch) + " of 'query' (shape " +
+                q.shape_str() + ")" +
+                (fewer_heads(t, q) ? "; for fewer key/value heads than query heads pass enable_gqa=true" : ""));
+  }
+}
+
 Shape scores_shape(const Tensor& q, const Tensor& k, const Tensor& v, int64_t groups) {
   Shape kb = batch_of(k), vb = batch_of(v);
   if (groups > 1) kb.back() = vb.back() = q.sizes()[q.dim() - 3];
-  Shape batch = broadcast_shapes(kOp, batch_of(q), kb, "query", "key");
-  batch = broadcast_shapes(kOp, batch, vb, "query", "value");
+  Shape batch = broadcast_batch(batch_of(q), q, kb, k, "key");
+  batch = broadcast_batch(batch, q, vb, v, "value");
   batch.push_back(q.sizes()[q.dim() - 2]);
   batch.push_back(k.sizes()[k.dim() - 2]);
   return batch;
