@@ -206,6 +206,9 @@ Tensor zeros_like(const Tensor& x);
 Tensor ones_like(const Tensor& x);
 // Sums g over the dims that broadcasting added or expanded, giving `shape`.
 Tensor reduce_to_shape(const Tensor& g, const Shape& shape);
+// Einstein summation as torch.einsum ("ij,jk->ik", "bhld,bhmd->bhlm", "ii->i", "...ij,...jk"),
+// lowered to sum, permute, reshape and batched matmul (autograd/einsum.cpp).
+Tensor einsum(const std::string& equation, const TensorList& operands);
 
 // Autograd-aware in-place writes (bump the version; rebase history).
 Tensor& copy_(Tensor& dst, const Tensor& src);

@@ -126,6 +126,19 @@ Value matmul_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(matmul(input_of(b[0], "matmul", "self"), input_of(b[1], "matmul", "other")));
 }
 
+// einsum(equation, *operands), or einsum(equation, [operands]) as PyTorch allows.
+Value einsum_builtin(Evaluator&, CallArgs& a) {
+  if (!a.kw.empty()) fail("einsum() takes no keyword arguments, got '" + a.kw.begin()->first + "'");
+  if (a.pos.empty() || a.pos[0].tag != Tag::Str)
+    fail(std::string("einsum() expects an equation string first, got ") + (a.pos.empty() ? "nothing" : type_name(a.pos[0])));
+  std::vector<Value> items(a.pos.begin() + 1, a.pos.end());
+  if (items.size() == 1 && (items[0].tag == Tag::List || items[0].tag == Tag::Tuple))
+    items = items[0].as<ListObj>()->items;
+  TensorList operands;
+  for (size_t i = 0; i < items.size(); ++i) operands.push_back(input_of(items[i], "einsum", "operand " + std::to_string(i)));
+  return Value::tensor(einsum(a.pos[0].as<StrObj>()->s, operands));
+}
+
 Value contiguous_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("contiguous", a, {"input"}, 1);
   return Value::tensor(contiguous(as_tensor(b[0], "contiguous")));
@@ -291,6 +304,9 @@ Value log_softmax_builtin(Evaluator&, CallArgs& a) {
 // These replace the generic call of the row of the same name (or compose rows, as
 // matmul does), for the builtin and the tensor method alike.
 const BuiltinEntry kOpConventions[] = {
+    {"einsum", einsum_builtin, "einsum(equation, *operands)",
+     "Einstein summation as torch.einsum: labels shared by operands multiply, labels missing from the output are "
+     "summed, '...' broadcasts. Example: einsum(\"bij,bjk->bik\", a, b)"},
     {"matmul", matmul_builtin, "matmul(self, other)",
      "The matrix product, batched and broadcast as PyTorch's (the @ operator). Example: matmul(x, w)"},
     {"contiguous", contiguous_builtin, "contiguous(input)",

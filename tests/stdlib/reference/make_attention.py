@@ -10,11 +10,13 @@ Layers run in eval mode (no dropout) with gradients enabled, so PyTorch takes it
 reference path, not the inference fast path.
 """
 import pathlib
+import sys
 
 import torch
 import torch.nn as nn
 
-from safetensors_file import write_safetensors
+sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "reference"))
+from safetensors_file import write_safetensors  # noqa: E402
 
 OUT = pathlib.Path(__file__).with_name("attention.safetensors")
 
@@ -92,5 +94,5 @@ def cases():
 
 
 if __name__ == "__main__":
-    write_safetensors(cases(), OUT)
+    write_safetensors(OUT, cases())
     print(f"{OUT}: {OUT.stat().st_size} bytes")
