@@ -178,7 +178,10 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
   node->inputs.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const Tensor& t = inputs[i];
-    if (!t.defined()) continue;
+    if (!t.defined()) {
+      node->inputs[i].saved = SavedTensor::absent();
+      continue;
+    }
     node->inputs[i].meta = {t.sizes(), t.dtype(), t.device()};
     if (t.requires_grad()) node->next_edges[i] = gradient_edge(t);
     if (i < 32 && (def.saves.inputs >> i) & 1u) node->inputs[i].saved = SavedTensor(t, false);

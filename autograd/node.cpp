@@ -71,6 +71,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output)
 }
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, int index) const {
+  if (absent_) return Tensor();
   if (!data_.defined())
     throw Error(std::string("backward of '") + op +
                 "': its saved tensors were already freed; call backward with retain_graph=true to go through the "

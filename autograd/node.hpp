@@ -52,6 +52,12 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   SavedTensor(const Tensor& t, bool is_output);
+  // An optional input that was left out: unpacks as an undefined tensor.
+  static SavedTensor absent() {
+    SavedTensor s;
+    s.absent_ = true;
+    return s;
+  }
   Tensor unpack(const std::shared_ptr<Node>& owner, const char* op, int index) const;
   bool defined() const { return data_.defined(); }
   // The tensor as saved, without the version check or grad_fn (anomaly reports).
@@ -60,6 +66,7 @@ class SavedTensor {
 
  private:
   Tensor data_;
+  bool absent_ = false;  // an optional input left out: unpacks as undefined, never "freed"
   uint32_t version_ = 0;
   bool is_output_ = false;
   bool requires_grad_ = false;

@@ -98,9 +98,17 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
-// Attention: softmax(q k^T * scale [+ causal mask]) v over the last two dims of
-// q [..., L, E], k [..., S, E], v [..., S, Ev] (batch dims broadcast); scale defaults
-// to 1/sqrt(E); is_causal lets query i see keys j <= i.
+// Attention: softmax(q k^T * scale + mask) v over the last two dims of q [..., L, E],
+// k [..., S, E], v [..., S, Ev] (batch dims broadcast), as PyTorch's
+// scaled_dot_product_attention.
+struct AttentionOptions {
+  Tensor attn_mask;  // bool (true: attend) or additive, of q's dtype; broadcast to [..., L, S]
+  double dropout_p = 0.0;  // dropout on the attention weights
+  bool is_causal = false;  // query i sees keys j <= i (no attn_mask then)
+  std::optional<double> scale;  // default 1/sqrt(E)
+  bool enable_gqa = false;  // key/value may have fewer heads (dim -3) than q, a divisor
+};
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options);
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt);
 
@@ -221,6 +229,9 @@ Tensor zeros_like(const Tensor& x);
 Tensor ones_like(const Tensor& x);
 // Sums g over the dims that broadcasting added or expanded, giving `shape`.
 Tensor reduce_to_shape(const Tensor& g, const Shape& shape);
+// Einstein summation as torch.einsum ("ij,jk->ik", "bhld,bhmd->bhlm", "ii->i", "...ij,...jk"),
+// lowered to sum, permute, reshape and batched matmul (autograd/einsum.cpp).
+Tensor einsum(const std::string& equation, const TensorList& operands);
 
 // Autograd-aware in-place writes (bump the version; rebase history).
 Tensor& copy_(Tensor& dst, const Tensor& src);

@@ -113,4 +113,20 @@ int64_t size_product(const Shape& sizes, size_t begin, size_t end) {
   return n;
 }
 
+Tensor gqa_view(const Tensor& t, int64_t query_heads, int64_t groups) {
+  if (groups == 1 || !t.defined() || t.dim() < 3) return t;
+  size_t at = static_cast<size_t>(t.dim() - 2);  // the group dim goes before the last two
+  Shape sizes = t.sizes(), strides = t.strides();
+  if (sizes[at - 1] == query_heads) {
+    sizes[at - 1] = query_heads / groups;
+    sizes.insert(at, groups);
+    strides.insert(at, strides[at - 1]);
+    strides[at - 1] *= groups;
+  } else {
+    sizes.insert(at, 1);
+    strides.insert(at, 0);
+  }
+  return make_view(t, sizes, strides, t.offset());
+}
+
 }  // namespace nabla

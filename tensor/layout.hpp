@@ -2,7 +2,8 @@
 // of a reduction and the [outer, reduced, inner] block it reduces, the [outer, C,
 // inner] block of a class loss, the [N, C, S] planes of batch_norm and the rows of
 // layer_norm, and the views the indexing and joining kernels address (a 0-dim tensor
-// as 1-D, a dim whose step an index supplies, a slab along a dim). tensor/cpu/ and
+// as 1-D, a dim whose step an index supplies, a slab along a dim), the grouped-query
+// attention views. tensor/cpu/ and
 // tensor/cuda/ both use these; only the kernels differ. The shape rules' dims
 // normaliser (autograd/ops/common.hpp) is the same function.
 //
@@ -109,5 +110,20 @@ Tensor slab(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 TensorList unsqueezed_at(const TensorList& inputs, int64_t dim);
 // The product of sizes[begin, end).
 int64_t size_product(const Shape& sizes, size_t begin, size_t end);
+
+// ---- attention ------------------------------------------------------------------------
+
+// Note [Grouped-query attention]
+// With enable_gqa, query has Hq heads (dim -3) and key and value Hk, Hq a multiple of
+// Hk: query head h reads key/value head h / (Hq / Hk), as PyTorch's repeat_interleave
+// of the key and value heads. No copy: the kernels see it as broadcasting. The head
+// dim of query, output, mask and keep-mask is split into [Hk, Hq / Hk] (a view),
+// key and value gain a unit dim there ([Hk, 1]), and a mask whose head dim is 1 a
+// unit dim too; the batch loops then pair the heads. The backward rule does the same
+// with reshape and unsqueeze (autograd/ops/attention.cpp).
+//
+// `t` ([..., H, rows, cols]) so seen, for `groups` = Hq / Hk and `query_heads` = Hq;
+// t itself when groups is 1 or t has fewer than 3 dims (it broadcasts as it is).
+Tensor gqa_view(const Tensor& t, int64_t query_heads, int64_t groups);
 
 }  // namespace nabla

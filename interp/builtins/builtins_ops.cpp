@@ -126,6 +126,19 @@ Value matmul_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(matmul(input_of(b[0], "matmul", "self"), input_of(b[1], "matmul", "other")));
 }
 
+// einsum(equation, *operands), or einsum(equation, [operands]) as PyTorch allows.
+Value einsum_builtin(Evaluator&, CallArgs& a) {
+  if (!a.kw.empty()) fail("einsum() takes no keyword arguments, got '" + a.kw.begin()->first + "'");
+  if (a.pos.empty() || a.pos[0].tag != Tag::Str)
+    fail(std::string("einsum() expects an equation string first, got ") + (a.pos.empty() ? "nothing" : type_name(a.pos[0])));
+  std::vector<Value> items(a.pos.begin() + 1, a.pos.end());
+  if (items.size() == 1 && (items[0].tag == Tag::List || items[0].tag == Tag::Tuple))
+    items = items[0].as<ListObj>()->items;
+  TensorList operands;
+  for (size_t i = 0; i < items.size(); ++i) operands.push_back(input_of(items[i], "einsum", "operand " + std::to_string(i)));
+  return Value::tensor(einsum(a.pos[0].as<StrObj>()->s, operands));
+}
+
 Value contiguous_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("contiguous", a, {"input"}, 1);
   return Value::tensor(contiguous(as_tensor(b[0], "contiguous")));
@@ -227,6 +240,7 @@ Value max_pool2d_builtin(Evaluator&, CallArgs& a) {
 // the first, as PyTorch's do.
 Value first_output(const char* name, CallArgs& a) { return row_call(name, a).as<ListObj>()->items[0]; }
 Value dropout_builtin(Evaluator&, CallArgs& a) { return first_output("dropout", a); }
+Value attention_builtin(Evaluator&, CallArgs& a) { return first_output("scaled_dot_product_attention", a); }
 Value fake_quantize_per_tensor_builtin(Evaluator&, CallArgs& a) { return first_output("fake_quantize_per_tensor", a); }
 Value fake_quantize_per_channel_builtin(Evaluator&, CallArgs& a) { return first_output("fake_quantize_per_channel", a); }
 
@@ -324,6 +338,9 @@ Value one_hot_builtin(Evaluator&, CallArgs& a) {
 // These replace the generic call of the row of the same name (or compose rows, as
 // matmul does), for the builtin and the tensor method alike.
 const BuiltinEntry kOpConventions[] = {
+    {"einsum", einsum_builtin, "einsum(equation, *operands)",
+     "Einstein summation as torch.einsum: labels shared by operands multiply, labels missing from the output are "
+     "summed, '...' broadcasts. Example: einsum(\"bij,bjk->bik\", a, b)"},
     {"matmul", matmul_builtin, "matmul(self, other)",
      "The matrix product, batched and broadcast as PyTorch's (the @ operator). Example: matmul(x, w)"},
     {"contiguous", contiguous_builtin, "contiguous(input)",
@@ -359,6 +376,12 @@ const BuiltinEntry kOpConventions[] = {
      "Example: max_pool2d(x, 2)"},
     {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)",
      "Zeroes each element with probability p and scales the rest by 1/(1-p) while training. Example: dropout(h, 0.1)"},
+    {"scaled_dot_product_attention", attention_builtin,
+     "scaled_dot_product_attention(query, key, value, attn_mask=none, dropout_p=0.0, is_causal=false, scale=none, "
+     "enable_gqa=false)",
+     "softmax(query @ key^T * scale + mask) @ value over the last two dims, batch dims broadcast; attn_mask is bool "
+     "(true: attend) or added to the scores; enable_gqa lets key and value have fewer heads (dim -3) than query. "
+     "Example: scaled_dot_product_attention(q, k, v, is_causal=true)"},
     {"fake_quantize_per_tensor", fake_quantize_per_tensor_builtin,
      "fake_quantize_per_tensor(input, scale, zero_point, quant_min, quant_max)",
      "Rounds to the integer grid of scale and zero_point and back; a straight-through gradient. "

@@ -6,7 +6,7 @@ import struct
 
 import torch
 
-DTYPE_CODES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64"}
+DTYPE_CODES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.bool: "BOOL"}
 
 
 def write_safetensors(path, tensors):

@@ -1,6 +1,9 @@
-// scaled_dot_product_attention as three steps on the device: the scores
-// q k^T * scale as one batched GEMM (cuBLAS, the scale as its alpha), a masked row
-// softmax (a warp per row), and the weighted sum p v as a second batched GEMM.
+// scaled_dot_product_attention as steps on the device: the scores q k^T * scale as
+// one batched GEMM (cuBLAS, the scale as its alpha), the attn_mask added (a bool mask
+// as 0 / -inf, read broadcast in place), a masked row softmax (a warp per row; a row
+// that sees no key is NaN, as on the CPU), dropout on the weights (the keep-mask drawn
+// with the CPU's uniform_at), and the weighted sum p v as a second batched GEMM.
+// Grouped-query attention is broadcasting (Note [Grouped-query attention]).
 // Unlike the CPU's flash-style kernel, the [batch..., L, S] score matrix exists, once:
 // simple and right, at the price of that memory. With 16-bit inputs the scores stay
 // in f32 and the weights are rounded to the input dtype for the second GEMM (both
@@ -10,6 +13,8 @@
 
 #include "tensor/cuda/blas.cuh"
 #include "tensor/cuda/block_reduce.cuh"
+#include "tensor/layout.hpp"
+#include "tensor/random.hpp"
 
 namespace nabla::cuda {
 
@@ -39,6 +44,30 @@ __global__ void masked_softmax_kernel(const dcompute_t<T>* scores, T* weights, i
   }
 }
 
+// scores += mask (broadcast to the scores' shape; a bool mask adds 0 or -inf).
+template <class A>
+__global__ void add_mask_kernel(A* scores, int64_t n, OffsetCalculator<1> mask_at, const void* mask, DType mask_dtype) {
+  NABLA_GRID_STRIDE_LOOP(i, n) {
+    int64_t off[1];
+    mask_at.offsets(i, off);
+    if (mask_dtype == DType::b8)
+      scores[i] = static_cast<const bool*>(mask)[off[0]] ? scores[i] : A(-INFINITY);
+    else
+      scores[i] += load_converted<A>(mask, mask_dtype, off[0]);
+  }
+}
+
+// weights *= keep / (1 - p), the keep-mask drawn here (one bool per weight).
+template <class T>
+__global__ void dropout_weights_kernel(T* weights, bool* keep, int64_t n, uint64_t seed, double p, double scale) {
+  using A = dcompute_t<T>;
+  NABLA_GRID_STRIDE_LOOP(i, n) {
+    bool k = p < 1.0 && uniform_at(seed, static_cast<uint64_t>(i)) >= p;
+    keep[i] = k;
+    weights[i] = convert<T>(k ? static_cast<A>(weights[i]) * static_cast<A>(scale) : A(0));
+  }
+}
+
 // The view of t with its last two dims swapped.
 Tensor transposed_last(const Tensor& t) {
   Shape sizes = t.sizes(), strides = t.strides();
@@ -51,12 +80,17 @@ Tensor transposed_last(const Tensor& t) {
 }  // namespace
 
 void scaled_dot_product_attention(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor &q = in[0], &k = in[1], &v = in[2], &o = out[0];
-  if (o.numel() == 0) return;
-  DeviceGuard guard(o.device().index);
+  if (out[0].numel() == 0) return;
+  DeviceGuard guard(out[0].device().index);
+  int64_t heads = in[0].dim() >= 3 ? in[0].sizes()[in[0].dim() - 3] : 1;
+  int64_t groups = attrs.b("enable_gqa") ? heads / in[1].sizes()[in[1].dim() - 3] : 1;
+  Tensor q = gqa_view(in[0], heads, groups), k = gqa_view(in[1], heads, groups), v = gqa_view(in[2], heads, groups);
+  Tensor mask = gqa_view(in[3], heads, groups), o = gqa_view(out[0], heads, groups);
   int64_t E = q.sizes()[q.dim() - 1], L = q.sizes()[q.dim() - 2], S = k.sizes()[k.dim() - 2];
+  double dropout_p = attrs.f("dropout_p");
+  uint64_t seed = dropout_p > 0.0 && dropout_p < 1.0 ? random_bits() : 0;  // before any early return, as on the CPU
   // Softmax over no keys is 0/0, as on the CPU.
-  if (S == 0) return fill(o, NAN);
+  if (S == 0) return fill(out[0], NAN);
   double scale = attrs.is_none("scale") ? 1.0 / std::sqrt(static_cast<double>(E)) : attrs.f("scale");
   Shape scores_shape(o.sizes().begin(), o.sizes().end() - 2);
   int64_t rows = shape_numel(scores_shape) * L;
@@ -64,12 +98,25 @@ void scaled_dot_product_attention(const TensorList& in, const Attrs& attrs, Tens
   scores_shape.push_back(S);
   Tensor scores = empty(scores_shape, is_half(o.dtype()) ? DType::f32 : o.dtype(), o.device());
   batched_matmul(q, transposed_last(k), scores, scale);
+  if (mask.defined()) {
+    OffsetCalculator<1> mask_at = make_offset_calculator<1>(scores_shape, {&mask});
+    visit_device_float(scores.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+      using A = typename decltype(tag)::type;
+      add_mask_kernel<A><<<blocks_for(scores.numel()), kThreads, 0, stream_for(o)>>>(
+          device_data<A>(scores), scores.numel(), mask_at, mask.raw_data(), mask.dtype());
+    });
+    NABLA_CUDA_LAUNCH_CHECK();
+  }
   Tensor weights = scores.dtype() == o.dtype() ? scores : empty(scores_shape, o.dtype(), o.device());
   bool causal = attrs.b("is_causal");
   visit_device_float(o.dtype(), "scaled_dot_product_attention", [&](auto tag) {
     using T = typename decltype(tag)::type;
     masked_softmax_kernel<T><<<blocks_for(rows * kWarpSize), kThreads, 0, stream_for(o)>>>(
         device_data<const dcompute_t<T>>(scores), device_data<T>(weights), rows, L, S, causal);
+    if (dropout_p > 0.0)
+      dropout_weights_kernel<T><<<blocks_for(weights.numel()), kThreads, 0, stream_for(o)>>>(
+          device_data<T>(weights), device_data<bool>(out[1]), weights.numel(), seed, dropout_p,
+          dropout_p < 1.0 ? 1.0 / (1.0 - dropout_p) : 0.0);
   });
   NABLA_CUDA_LAUNCH_CHECK();
   batched_matmul(weights, v, o);

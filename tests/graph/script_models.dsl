@@ -88,12 +88,12 @@ test "fashion_mnist_cnn: a training step's loss and gradients" {
 
 model Block(dim, heads) {
   ln1 = nn.LayerNorm([dim])
-  attn = nn.MultiheadAttention(dim, heads)
+  attn = nn.MultiheadAttention(dim, heads, batch_first=true)
   ln2 = nn.LayerNorm([dim])
   mlp = nn.Sequential([nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim)])
   forward(x) {
     let h = self.ln1(x)
-    let y = x + self.attn(h, h, h, is_causal=true)
+    let y = x + self.attn(h, h, h, need_weights=false, is_causal=true)[0]
     return y + self.mlp(self.ln2(y))
   }
 }

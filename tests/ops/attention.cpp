@@ -11,6 +11,7 @@
 
 #include "autograd/engine.hpp"
 #include "autograd/ops.hpp"
+#include "tensor/memory_stats.hpp"
 #include "tensor/random.hpp"
 
 using namespace nabla;
@@ -76,4 +77,53 @@ TEST_CASE("sdpa: gradients on a multi-block case equal the composed formula's") 
     TensorList b = grad({sum(composed(q, k, v, causal, 1.0 / std::sqrt(8.0)) * w)}, xs);
     for (size_t i = 0; i < 3; ++i) CHECK(max_abs_diff(a[i], b[i]) < 1e-10);
   }
+}
+
+namespace {
+
+// The composed formula with PyTorch's attn_mask (bool: attend where true; float: added)
+// and grouped-query attention (key/value heads repeat_interleave'd up to the query's).
+Tensor composed_masked(const Tensor& q, Tensor k, Tensor v, const Tensor& mask, int64_t groups) {
+  if (groups > 1) {
+    auto repeat_heads = [&](const Tensor& t) {
+      IntList s(t.sizes().begin(), t.sizes().end());
+      IntList grouped = s;
+      grouped.insert(grouped.end() - 2, groups);
+      IntList wide = s;
+      wide[wide.size() - 3] *= groups;
+      return reshape(expand(unsqueeze(t, t.dim() - 2), grouped), wide);
+    };
+    k = repeat_heads(k);
+    v = repeat_heads(v);
+  }
+  Tensor s = matmul(q, transpose(k, -1, -2)) * (1.0 / std::sqrt(static_cast<double>(q.sizes().back())));
+  s = mask.dtype() == DType::b8 ? where(mask, s, full({}, -std::numeric_limits<double>::infinity(), s.dtype()))
+                                : s + mask;
+  return matmul(softmax(s, -1), v);
+}
+
+}  // namespace
+
+// Note [Attention backward memory]: past kScoreBudget score elements the backward
+// works on pieces of the batch and head dims. The pieces' gradients must join into
+// the whole's, and the backward must hold far less than the whole score matrix's
+// temporaries (the unchunked rule holds p, dp, dp * p and ds at once: 4 of them).
+TEST_CASE("sdpa: the chunked backward equals the composed gradients and bounds its memory") {
+  manual_seed(10);
+  int64_t H = 16, Hk = 4, L = 1024, E = 8;
+  Tensor q = randn({1, H, L, E}), k = randn({1, Hk, L, E}), v = randn({1, Hk, L, E});
+  Tensor mask = gt(randn({1, 1, 1, L}), full({}, -1.0));  // a key-padding style mask
+  Tensor w = randn({1, H, L, E});
+  TensorList xs{q.set_requires_grad(true), k.set_requires_grad(true), v.set_requires_grad(true)};
+  AttentionOptions options{.attn_mask = mask, .enable_gqa = true};
+  Tensor loss = sum(scaled_dot_product_attention(q, k, v, options) * w);
+  size_t before = memory_figures(cpu_device()).allocated;
+  reset_peak_memory_stats(cpu_device());
+  TensorList a = grad({loss}, xs);
+  double peak = static_cast<double>(memory_figures(cpu_device()).peak_allocated - before);
+  double score_matrix = static_cast<double>(H * L * L * 4);
+  MESSAGE("backward peak " << peak / 1e6 << " MB; the whole score matrix is " << score_matrix / 1e6 << " MB");
+  CHECK(peak < 2.0 * score_matrix);
+  TensorList b = grad({sum(composed_masked(q, k, v, mask, H / Hk) * w)}, xs);
+  for (size_t i = 0; i < 3; ++i) CHECK(max_abs_diff(a[i], b[i]) < 1e-4);
 }
