@@ -33,7 +33,11 @@ AttrValue convert_attr(const AttrSpec& spec, const Value& v, const std::string& 
     case AttrKind::number: return as_num(v, what);
     case AttrKind::boolean: return as_bool(v, what);
     case AttrKind::ints:
-      if (v.tag == Tag::Int && pair_attr(spec.name)) return std::vector<int64_t>{v.i, v.i};
+      // A window size given as one number: once per spatial dim (once for the 1-D ops).
+      if (v.tag == Tag::Int && pair_attr(spec.name)) {
+        bool one_d = fname.size() > 2 && fname.compare(fname.size() - 2, 2, "1d") == 0;
+        return one_d ? std::vector<int64_t>{v.i} : std::vector<int64_t>{v.i, v.i};
+      }
       return as_ints(v, what);
     case AttrKind::dtype: return as_dtype(v, what);
   }
@@ -210,18 +214,22 @@ Value split_builtin(Evaluator&, CallArgs& a) {
   return tuple_of(split(x, as_ints(b[1], "split(): argument 'split_size_or_sections'"), dim));
 }
 
-Value max_pool2d_builtin(Evaluator&, CallArgs& a) {
+// Max pools: (values, indices) with return_indices=true, else the values.
+Value max_pool_call(const char* name, CallArgs& a) {
   bool with_indices = false;
   for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
     if (it->first == "return_indices") {
-      with_indices = as_bool(it->second, "max_pool2d(): argument 'return_indices'");
+      with_indices = as_bool(it->second, std::string(name) + "(): argument 'return_indices'");
       a.kw.erase(it);
       break;
     }
-  Value r = row_call("max_pool2d", a);
+  Value r = row_call(name, a);
   if (with_indices) return r;
   return r.as<ListObj>()->items[0];
 }
+Value max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool2d", a); }
+Value max_pool1d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool1d", a); }
+Value adaptive_max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("adaptive_max_pool2d", a); }
 
 // Rows whose second output (a mask) only their backward reads: the function returns
 // the first, as PyTorch's do.
@@ -323,6 +331,14 @@ const BuiltinEntry kOpConventions[] = {
      "return_indices=false)",
      "The largest value in each window of the last two dims; with return_indices, also where it was. "
      "Example: max_pool2d(x, 2)"},
+    {"max_pool1d", max_pool1d_builtin,
+     "max_pool1d(input, kernel_size, stride=kernel_size, padding=[0], dilation=[1], ceil_mode=false, "
+     "return_indices=false)",
+     "The largest value in each window of the last dim; with return_indices, also where it was. "
+     "Example: max_pool1d(x, 2)"},
+    {"adaptive_max_pool2d", adaptive_max_pool2d_builtin, "adaptive_max_pool2d(input, output_size, return_indices=false)",
+     "The largest value in each of output_size windows that tile the last two dims; with return_indices, also where "
+     "it was. Example: adaptive_max_pool2d(x, [1, 1])"},
     {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)",
      "Zeroes each element with probability p and scales the rest by 1/(1-p) while training. Example: dropout(h, 0.1)"},
     {"fake_quantize_per_tensor", fake_quantize_per_tensor_builtin,
