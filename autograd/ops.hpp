@@ -159,6 +159,16 @@ Tensor avg_pool1d(const Tensor& x, const Pool1dOptions& opt);
 Tensor adaptive_avg_pool1d(const Tensor& x, int64_t output_size);
 Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const IntList& output_size);
+// 3-D convolution over [N, C, D, H, W] (weight [C_out, C_in / groups, kD, kH, kW]);
+// lists of one or three values. No row of its own: the depth is unfolded into the
+// channels and one conv2d computes it (conv.cpp), so its gradients are the table's.
+struct Conv3dOptions {
+  IntList stride{1};
+  IntList padding{0};
+  IntList dilation{1};
+  int64_t groups = 1;
+};
+Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), const Conv3dOptions& opt = {});
 
 // Normalization and regularization.
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,

@@ -125,7 +125,7 @@ model Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
                       dilation=self.dilation, groups=self.groups)
 }
 
-# ---- 1-D and transposed convolutions (PyTorch's init: kaiming-uniform a=sqrt(5) on the
+# ---- 1-D, 3-D and transposed convolutions (PyTorch's init: kaiming-uniform a=sqrt(5) on the
 # weight, whose dim 1 times the kernel is the fan-in; the bias in the same bound) ------
 
 fn _single(v) = [v] if type(v) == "int" else list(v)
@@ -145,6 +145,26 @@ model Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
   bias = parameter([out_channels]) if bias else none
   let _ = _default_init(self.weight, self.bias)
   forward(x) = conv1d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
+                      dilation=self.dilation, groups=self.groups)
+}
+
+fn _triple(v) = [v, v, v] if type(v) == "int" else list(v)
+
+# Over [N, C, D, H, W]: weight [out_channels, in_channels / groups, kD, kH, kW].
+model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
+  in_channels = in_channels
+  out_channels = out_channels
+  kernel_size = _triple(kernel_size)
+  stride = _triple(stride)
+  padding = _triple(padding)
+  dilation = _triple(dilation)
+  groups = groups
+  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
+                  "Conv3d: in_channels and out_channels must be divisible by groups")
+  weight = parameter([out_channels, in_channels // groups] + _triple(kernel_size))
+  bias = parameter([out_channels]) if bias else none
+  let _ = _default_init(self.weight, self.bias)
+  forward(x) = conv3d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
                       dilation=self.dilation, groups=self.groups)
 }
 

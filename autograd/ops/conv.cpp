@@ -15,6 +15,8 @@
 // derivatives are conv2d and conv2d_backward_weight. adaptive_avg_pool is linear and
 // separable, y = A_H x A_W^T with A the averaging matrices, so its gradient is
 // A_H^T g A_W: two matmuls. adaptive_max_pool2d routes its gradient as max_pool2d.
+#include <array>
+
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 #include "autograd/ops/conv_checks.hpp"
@@ -384,25 +386,37 @@ std::vector<TensorMeta> infer_conv_transpose(const TensorList& in, const Attrs& 
                 ", which is not positive");
   }
   Shape out{xs[0], ws[1] * groups, int64_t(oh), int64_t(ow)};
-  // The convolution it is the adjoint of must map the output back onto the input.
-  ConvGeometry g = check_conv(op, out, "output", ws, "weight", a2);
-  if (g.OH != xs[2] || g.OW != xs[3])
-    throw Error(std::string(op) + ": an output_padding (" + pair_str(out_pad, spatial) +
-                ") not smaller than 'stride' (" + pair_str(stride, spatial) + ") is not supported yet");
+  // The convolution it is the adjoint of maps the output back onto the input (and,
+  // with an output_padding not smaller than the stride, onto a zero border past it).
+  check_conv(op, out, "output", ws, "weight", a2);
   check_bias(op, x, in[2], out[1], w);
   return one(one_d ? drop_height(out) : out, x.dtype());
 }
 
 // y = conv2d_backward_input(x, w): its derivatives are conv2d and conv2d_backward_weight
-// (as backward_conv2d_backward_input's), plus the bias's.
+// (as backward_conv2d_backward_input's), plus the bias's. Where the convolution's
+// output is larger than x (output_padding >= stride), the kernel extended x by zeros:
+// the input's gradient is cut back to x, and x extended again for the weight's.
 template <int spatial>
 TensorList backward_conv_transpose(BackwardContext& c) {
-  Conv2dOptions opt = conv_options_2d(c.attrs(), spatial, spatial == 1 ? "conv_transpose1d" : "conv_transpose2d");
+  const char* op = spatial == 1 ? "conv_transpose1d" : "conv_transpose2d";
+  Attrs a2 = as_2d(c.attrs(), spatial, op);
+  Conv2dOptions opt = conv_options(a2);
   Tensor G = lift(c.grad(), spatial), gx, gw, gb;
-  if (c.needs_grad(0)) gx = drop(conv2d(G, lift(c.input(1), spatial), Tensor(), opt), spatial);
-  if (c.needs_grad(1))
-    gw = drop(conv2d_backward_weight(G, lift(c.input(0), spatial), cpu::unit_height(c.input_shape(1)).vec(), opt),
-              spatial);
+  Shape xs = cpu::unit_height(c.input_shape(0)), ws = cpu::unit_height(c.input_shape(1));
+  ConvGeometry g = cpu::conv_geometry(G.sizes(), ws, a2, op);
+  if (c.needs_grad(0)) {
+    gx = conv2d(G, lift(c.input(1), spatial), Tensor(), opt);
+    if (g.OH != xs[2]) gx = slice(gx, 2, 0, xs[2]);
+    if (g.OW != xs[3]) gx = slice(gx, 3, 0, xs[3]);
+    gx = drop(gx, spatial);
+  }
+  if (c.needs_grad(1)) {
+    Tensor x = lift(c.input(0), spatial);
+    if (g.OH != xs[2]) x = slice_backward(x, {xs[0], xs[1], g.OH, xs[3]}, 2, 0, xs[2], 1);
+    if (g.OW != xs[3]) x = slice_backward(x, {xs[0], xs[1], g.OH, g.OW}, 3, 0, xs[3], 1);
+    gw = drop(conv2d_backward_weight(G, x, ws.vec(), opt), spatial);
+  }
   if (c.needs_grad(2)) gb = sum(c.grad(), spatial == 1 ? IntList{0, 2} : IntList{0, 2, 3});
   return {gx, gw, gb};
 }
@@ -809,6 +823,76 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const IntList& ou
   TensorList outs =
       unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::adaptive_max_pool2d, {xb}, a); });
   return {outs[0], outs[1]};
+}
+
+namespace {
+
+std::array<int64_t, 3> triple(const IntList& v, const char* name) {
+  if (v.size() == 1) return {v[0], v[0], v[0]};
+  if (v.size() == 3) return {v[0], v[1], v[2]};
+  throw Error(std::string("conv3d: argument '") + name + "' must have 1 or 3 values, got " + std::to_string(v.size()));
+}
+
+std::string triple_str(const std::array<int64_t, 3>& v) {
+  return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+}
+
+// Validates conv3d's arguments (as check_conv does conv2d's) and returns the output's
+// [OD, OH, OW].
+std::array<int64_t, 3> check_conv3d(const Shape& x, const Shape& w, const std::array<int64_t, 3>& s,
+                                    const std::array<int64_t, 3>& p, const std::array<int64_t, 3>& d, int64_t groups) {
+  const char* op = "conv3d";
+  check_rank(op, "input", x, 3, "[N, C, D, H, W]");
+  check_rank(op, "weight", w, 3, "[C_out, C_in / groups, kD, kH, kW]");
+  for (int i = 0; i < 3; ++i) {
+    if (s[i] <= 0) throw Error("conv3d: argument 'stride' must be positive, got " + triple_str(s));
+    if (d[i] <= 0) throw Error("conv3d: argument 'dilation' must be positive, got " + triple_str(d));
+    if (p[i] < 0) throw Error("conv3d: argument 'padding' must be non-negative, got " + triple_str(p));
+  }
+  std::string groups_str = "groups=" + std::to_string(groups);
+  if (groups <= 0) throw Error("conv3d: argument 'groups' must be positive, got " + groups_str);
+  if (w[0] % groups != 0)
+    throw Error("conv3d: argument 'weight' of shape " + shape_str(w) + " has " + std::to_string(w[0]) +
+                " output channels, which " + groups_str + " does not divide");
+  if (w[1] * groups != x[1])
+    throw Error("conv3d: argument 'weight' of shape " + shape_str(w) + " expects " + std::to_string(w[1] * groups) +
+                " input channels (" + groups_str + ") but argument 'input' of shape " + shape_str(x) + " has " +
+                std::to_string(x[1]));
+  std::array<int64_t, 3> out{};
+  for (int i = 0; i < 3; ++i) out[i] = cpu::conv_out_size(op, x[2 + i], w[2 + i], s[i], p[i], d[i]);
+  if (out[0] <= 0 || out[1] <= 0 || out[2] <= 0)
+    throw Error("conv3d: argument 'input' of shape " + shape_str(x) + " is smaller after padding " + triple_str(p) +
+                " than the (dilated) kernel of argument 'weight' of shape " + shape_str(w) +
+                "; the computed output size is " + triple_str(out));
+  return out;
+}
+
+}  // namespace
+
+// The depth unfolded into the channels: output depth od reads the kD input slices
+// od * stride - padding + kd * dilation, stacked group by group as [groups, kD,
+// C_in / groups] channels of an [N * OD, kD * C_in, H, W] tensor; the weight, permuted
+// to [C_out, kD * C_in / groups, kH, kW], makes one conv2d of them the 3-D convolution.
+// The copies cost kD times the input; the multiply-adds are conv2d's at its speed.
+Tensor conv3d(const Tensor& x_in, const Tensor& w, const Tensor& bias, const Conv3dOptions& opt) {
+  if (x_in.defined() && x_in.dim() == 4) return squeeze(conv3d(unsqueeze(x_in, 0), w, bias, opt), {0});
+  auto s = triple(opt.stride, "stride"), p = triple(opt.padding, "padding"), d = triple(opt.dilation, "dilation");
+  const Shape &xs = x_in.sizes(), &ws = w.sizes();
+  std::array<int64_t, 3> out = check_conv3d(xs, ws, s, p, d, opt.groups);
+  int64_t N = xs[0], C = xs[1], D = xs[2], H = xs[3], W = xs[4];
+  int64_t OC = ws[0], Cg = ws[1], KD = ws[2], G = opt.groups, OD = out[0];
+  Tensor x = p[0] ? slice_backward(x_in, {N, C, D + 2 * p[0], H, W}, 2, p[0], p[0] + D, 1) : x_in;
+  TensorList taps;
+  for (int64_t kd = 0; kd < KD; ++kd) {
+    int64_t start = kd * d[0];
+    taps.push_back(slice(x, 2, start, start + (OD - 1) * s[0] + 1, s[0]));  // [N, C, OD, H, W]
+  }
+  Tensor t = reshape(stack(taps, 2), {N, G, Cg, KD, OD, H, W});
+  t = reshape(permute(t, {0, 4, 1, 3, 2, 5, 6}), {N * OD, G * KD * Cg, H, W});
+  Tensor wf = reshape(permute(w, {0, 2, 1, 3, 4}), {OC, KD * Cg, ws[3], ws[4]});
+  Conv2dOptions o2{{s[1], s[2]}, {p[1], p[2]}, {d[1], d[2]}, G};
+  Tensor y = reshape(conv2d(t, wf, bias, o2), {N, OD, OC, out[1], out[2]});
+  return contiguous(permute(y, {0, 2, 1, 3, 4}));
 }
 
 }  // namespace nabla

@@ -130,6 +130,22 @@ Value matmul_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(matmul(input_of(b[0], "matmul", "self"), input_of(b[1], "matmul", "other")));
 }
 
+// conv3d composes rows (autograd/ops/conv.cpp); one number stands for the three dims.
+Value conv3d_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("conv3d", a, {"input", "weight", "bias", "stride", "padding", "dilation", "groups"}, 2);
+  auto list = [&](size_t k, const char* name, int64_t fallback) {
+    if (!b.has(k)) return IntList{fallback};
+    std::string what = std::string("conv3d(): argument '") + name + "'";
+    if (b[k].tag == Tag::Int) return IntList{b[k].i};
+    std::vector<int64_t> v = as_ints(b[k], what);
+    return IntList(v.begin(), v.end());
+  };
+  Conv3dOptions opt{list(3, "stride", 1), list(4, "padding", 0), list(5, "dilation", 1),
+                    b.has(6) ? as_int(b[6], "conv3d(): argument 'groups'") : 1};
+  return Value::tensor(conv3d(input_of(b[0], "conv3d", "input"), input_of(b[1], "conv3d", "weight"),
+                              b.has(2) ? input_of(b[2], "conv3d", "bias") : Tensor(), opt));
+}
+
 Value contiguous_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("contiguous", a, {"input"}, 1);
   return Value::tensor(contiguous(as_tensor(b[0], "contiguous")));
@@ -300,6 +316,9 @@ Value log_softmax_builtin(Evaluator&, CallArgs& a) {
 const BuiltinEntry kOpConventions[] = {
     {"matmul", matmul_builtin, "matmul(self, other)",
      "The matrix product, batched and broadcast as PyTorch's (the @ operator). Example: matmul(x, w)"},
+    {"conv3d", conv3d_builtin, "conv3d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)",
+     "3-D convolution over [N, C, D, H, W] (weight [C_out, C_in / groups, kD, kH, kW]); lists of 1 or 3 values. "
+     "Example: conv3d(x, w, padding=1)"},
     {"contiguous", contiguous_builtin, "contiguous(input)",
      "The tensor itself when contiguous, else a contiguous copy. Example: x.t().contiguous()"},
     {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)", "The tensor converted to dtype. Example: to_dtype(x, f64)"},

@@ -64,6 +64,11 @@ CASES = [
        padding=(1, 1), output_padding=(1, 1)),
     t2(randn(1, 4, 2, 3), randn(4, 1, 2, 2), None, "conv_transpose2d_groups2_dilation2_stride21", stride=(2, 1),
        groups=2, dilation=(2, 2)),
+    # output_padding not smaller than the stride, but than the dilation (x extended by zeros)
+    t1(randn(1, 2, 4), randn(2, 2, 2), randn(2), "conv_transpose1d_outpad_dilation", stride=1, output_padding=1,
+       dilation=2),
+    t2(randn(1, 2, 3, 2), randn(2, 2, 2, 2), None, "conv_transpose2d_outpad_dilation", stride=(1, 2),
+       output_padding=(2, 1), dilation=(3, 1)),
     # max_pool1d / avg_pool1d
     max1d_case(distinct(2, 2, 6), "max_pool1d", 2),
     max1d_case(distinct(1, 2, 7), "max_pool1d_pad1_stride2_ceil", 3, stride=2, padding=1, ceil_mode=True),

@@ -407,9 +407,18 @@ void add_channel_bias(const Tensor& y, const Tensor& bias) {
 }  // namespace
 
 // conv_transpose2d(x, w) is the adjoint of conv2d in its input: conv2d_backward_input
-// with x as the gradient, and the output (shaped by the rule) as the input shape.
+// with x as the gradient, and the output (shaped by the rule) as the input shape. An
+// output_padding not smaller than the stride (allowed when smaller than the dilation)
+// makes that convolution's output larger than x: x is extended by zeros to it.
 void conv_transpose2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  TensorList adjoint_in{in[0], in[1]};
+  ConvGeometry g = conv_geometry(out[0].sizes(), in[1].sizes(), attrs, "conv_transpose2d");
+  Tensor x = in[0];
+  if (x.sizes()[2] != g.OH || x.sizes()[3] != g.OW) {
+    Tensor extended = zeros({g.N, x.sizes()[1], g.OH, g.OW}, x.dtype());
+    copy_into(make_view(extended, x.sizes(), extended.strides(), 0), x);
+    x = extended;
+  }
+  TensorList adjoint_in{x, in[1]};
   conv2d_backward_input(adjoint_in, attrs, out);
   if (in[2].defined() && out[0].numel() > 0) add_channel_bias(out[0], in[2]);
 }

@@ -336,9 +336,18 @@ void conv1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   cpu::on_unit_height<conv2d>(in, attrs, out, "conv1d");
 }
 
-// cuDNN's backward data is the transposed convolution; then the bias.
+// cuDNN's backward data is the transposed convolution; then the bias. x is extended by
+// zeros where the convolution's output is larger (as on the CPU).
 void conv_transpose2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  TensorList adjoint_in{in[0], in[1]};
+  ConvGeometry g = cpu::conv_geometry(out[0].sizes(), in[1].sizes(), attrs, "conv_transpose2d");
+  Tensor x = in[0];
+  if (x.sizes()[2] != g.OH || x.sizes()[3] != g.OW) {
+    DeviceGuard guard(x.device().index);
+    Tensor extended = zeros({g.N, x.sizes()[1], g.OH, g.OW}, x.dtype(), x.device());
+    cuda::copy_into(make_view(extended, x.sizes(), extended.strides(), 0), x);
+    x = extended;
+  }
+  TensorList adjoint_in{x, in[1]};
   conv2d_backward_input(adjoint_in, attrs, out);
   const Tensor& y = out[0];
   if (!in[2].defined() || y.numel() == 0) return;

@@ -1,4 +1,4 @@
-# 1-D and transposed convolution layers, 1-D and adaptive pooling (run by `nabla test
+# 1-D, 3-D and transposed convolution layers, 1-D and adaptive pooling (run by `nabla test
 # tests/stdlib`; ctest: stdlib_tests). The PyTorch parity file is written by
 # tests/stdlib/reference/make_conv.py.
 import nn
@@ -18,6 +18,8 @@ fn expect_like_torch(m, name) {
 test "layers give PyTorch's outputs from PyTorch's state_dicts" {
   expect_like_torch(nn.Conv1d(4, 6, 3, stride=2, padding=1, groups=2), "conv1d")
   expect_like_torch(nn.Conv1d(3, 2, 2, dilation=2, bias=false), "conv1d_dilated")
+  expect_like_torch(nn.Conv3d(4, 6, [3, 2, 3], stride=[2, 1, 1], padding=[1, 0, 1], dilation=[1, 2, 1], groups=2),
+                    "conv3d")
   expect_like_torch(nn.ConvTranspose1d(4, 3, 3, stride=2, padding=1, output_padding=1), "conv_transpose1d")
   expect_like_torch(nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1), "conv_transpose2d")
   expect_like_torch(nn.ConvTranspose2d(4, 6, 2, stride=1, groups=2, dilation=2), "conv_transpose2d_groups")
@@ -56,6 +58,8 @@ test "output shapes" {
   let x = randn([2, 4, 10])
   expect(nn.Conv1d(4, 6, 3)(x).shape == (2, 6, 8))
   expect(nn.Conv1d(4, 6, 3, stride=2, padding=1)(x).shape == (2, 6, 5))
+  expect(nn.Conv3d(2, 4, 3, padding=1)(randn([2, 2, 5, 6, 7])).shape == (2, 4, 5, 6, 7))
+  expect(nn.Conv3d(2, 4, [1, 3, 3], stride=2)(randn([2, 5, 6, 7])).shape == (4, 3, 2, 3))
   expect(nn.ConvTranspose1d(4, 2, 3, stride=2)(x).shape == (2, 2, 21))
   expect(nn.ConvTranspose1d(4, 2, 3, stride=2, padding=1, output_padding=1)(x).shape == (2, 2, 20))
   expect(nn.ConvTranspose2d(3, 5, 4, stride=2, padding=1)(randn([1, 3, 7, 8])).shape == (1, 5, 14, 16))
@@ -78,6 +82,15 @@ test "conv_transpose is the adjoint of conv in its input" {
   let lhs = (conv2d(y, w, stride=2, padding=1) * x).sum()
   let rhs = (y * conv_transpose2d(x, w, stride=2, padding=1, output_padding=1)).sum()
   expect_close(lhs, rhs, rtol=1e-4, atol=1e-3)
+}
+
+test "conv3d's gradients and second derivatives match finite differences (f64)" {
+  manual_seed(3)
+  let x = randn([1, 2, 4, 3, 3], dtype=f64, requires_grad=true)
+  let w = randn([2, 1, 2, 2, 2], dtype=f64, requires_grad=true)
+  let b = randn([2], dtype=f64, requires_grad=true)
+  expect(gradcheck(fn(x, w, b) = conv3d(x, w, b, stride=[2, 1, 1], padding=1, groups=2), x, w, b))
+  expect(gradgradcheck(fn(x, w, b) = conv3d(x, w, b, stride=[2, 1, 1], padding=1, groups=2), x, w, b))
 }
 
 test "layers train: gradients reach every parameter" {

@@ -1,4 +1,4 @@
-"""Writes conv.safetensors: PyTorch's Conv1d, ConvTranspose1d/2d and adaptive pooling
+"""Writes conv.safetensors: PyTorch's Conv1d, Conv3d, ConvTranspose1d/2d and adaptive pooling
 layers (state_dicts under their PyTorch keys, prefixed by the case name), an input and
 PyTorch's output for each, for tests/stdlib/nn_conv.dsl.
 
@@ -23,6 +23,8 @@ def cases():
     layers = {
         "conv1d": (nn.Conv1d(4, 6, 3, stride=2, padding=1, groups=2), (2, 4, 9)),
         "conv1d_dilated": (nn.Conv1d(3, 2, 2, dilation=2, bias=False), (1, 3, 7)),
+        "conv3d": (nn.Conv3d(4, 6, (3, 2, 3), stride=(2, 1, 1), padding=(1, 0, 1), dilation=(1, 2, 1), groups=2),
+                   (2, 4, 5, 5, 4)),
         "conv_transpose1d": (nn.ConvTranspose1d(4, 3, 3, stride=2, padding=1, output_padding=1), (2, 4, 5)),
         "conv_transpose2d": (nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1), (2, 3, 4, 5)),
         "conv_transpose2d_groups": (nn.ConvTranspose2d(4, 6, 2, stride=1, groups=2, dilation=2), (1, 4, 3, 3)),
