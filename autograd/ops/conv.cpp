@@ -53,9 +53,7 @@ void check_non_negative(const char* op, const char* name, Pair p, int spatial = 
 std::vector<int64_t> per_dim(int64_t value, int spatial) { return std::vector<int64_t>(size_t(spatial), value); }
 
 // The 2-D attributes of a row with `spatial` dims (1: on a unit height).
-Attrs as_2d(const Attrs& a, int spatial, const char* op) {
-  return spatial == 1 ? cpu::unit_height_attrs(a, op) : a;
-}
+Attrs as_2d(const Attrs& a, int spatial, const char* op) { return spatial == 1 ? cpu::unit_height_attrs(a, op) : a; }
 
 // A tensor of a 1-D row as the 2-D row's, and back (autograd ops: the backward rules).
 Tensor lift(const Tensor& t, int spatial) { return spatial == 1 && t.defined() ? unsqueeze(t, 2) : t; }
@@ -711,6 +709,12 @@ TensorList unbatched_as_batch(const Tensor& x, F&& f, int64_t spatial = 2) {
   return outs;
 }
 
+// The same for the 1-D ops' unbatched [C, L].
+template <class F>
+TensorList unbatched_1d_as_batch(const Tensor& x, F&& f) {
+  return unbatched_as_batch(x, std::forward<F>(f), 1);
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dOptions& opt) {
@@ -770,23 +774,25 @@ Attrs pool1d_call_attrs(const Pool1dOptions& o, bool is_max) {
           {"stride", o.stride ? once(*o.stride) : std::vector<int64_t>{}},
           {"padding", once(o.padding)},
           {"ceil_mode", o.ceil_mode}};
-  if (is_max) a.set("dilation", once(o.dilation));
-  else a.set("count_include_pad", o.count_include_pad);
+  if (is_max)
+    a.set("dilation", once(o.dilation));
+  else
+    a.set("count_include_pad", o.count_include_pad);
   return a;
 }
 
 }  // namespace
 
 Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv1dOptions& o) {
-  Attrs a{{"stride", once(o.stride)}, {"padding", once(o.padding)}, {"dilation", once(o.dilation)},
-          {"groups", o.groups}};
-  return unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::conv1d, {xb, weight, bias}, a); }, 1)[0];
+  Attrs a{
+      {"stride", once(o.stride)}, {"padding", once(o.padding)}, {"dilation", once(o.dilation)}, {"groups", o.groups}};
+  return unbatched_1d_as_batch(x, [&](const Tensor& xb) { return call(OpId::conv1d, {xb, weight, bias}, a); })[0];
 }
 
 Tensor conv_transpose1d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvTransposeOptions& opt) {
-  return unbatched_as_batch(
-      x, [&](const Tensor& xb) { return call(OpId::conv_transpose1d, {xb, weight, bias}, transpose_call_attrs(opt)); },
-      1)[0];
+  return unbatched_1d_as_batch(x, [&](const Tensor& xb) {
+    return call(OpId::conv_transpose1d, {xb, weight, bias}, transpose_call_attrs(opt));
+  })[0];
 }
 
 Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvTransposeOptions& opt) {
@@ -796,21 +802,21 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bia
 }
 
 std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x, const Pool1dOptions& opt) {
-  TensorList outs = unbatched_as_batch(
-      x, [&](const Tensor& xb) { return call(OpId::max_pool1d, {xb}, pool1d_call_attrs(opt, true)); }, 1);
+  TensorList outs = unbatched_1d_as_batch(
+      x, [&](const Tensor& xb) { return call(OpId::max_pool1d, {xb}, pool1d_call_attrs(opt, true)); });
   return {outs[0], outs[1]};
 }
 
 Tensor max_pool1d(const Tensor& x, const Pool1dOptions& opt) { return max_pool1d_with_indices(x, opt).first; }
 
 Tensor avg_pool1d(const Tensor& x, const Pool1dOptions& opt) {
-  return unbatched_as_batch(
-      x, [&](const Tensor& xb) { return call(OpId::avg_pool1d, {xb}, pool1d_call_attrs(opt, false)); }, 1)[0];
+  return unbatched_1d_as_batch(
+      x, [&](const Tensor& xb) { return call(OpId::avg_pool1d, {xb}, pool1d_call_attrs(opt, false)); })[0];
 }
 
 Tensor adaptive_avg_pool1d(const Tensor& x, int64_t output_size) {
   Attrs a{{"output_size", once(output_size)}};
-  return unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::adaptive_avg_pool1d, {xb}, a); }, 1)[0];
+  return unbatched_1d_as_batch(x, [&](const Tensor& xb) { return call(OpId::adaptive_avg_pool1d, {xb}, a); })[0];
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
@@ -820,8 +826,7 @@ Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
 
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const IntList& output_size) {
   Attrs a{{"output_size", output_size}};
-  TensorList outs =
-      unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::adaptive_max_pool2d, {xb}, a); });
+  TensorList outs = unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::adaptive_max_pool2d, {xb}, a); });
   return {outs[0], outs[1]};
 }
 

@@ -164,9 +164,11 @@ std::string checkpoint_load() {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr,
-                 "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-                 "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|checkpoint_load\n");
+    std::fprintf(
+        stderr,
+        "usage: nabla_bench "
+        "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
+        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|checkpoint_load\n");
     return 2;
   }
   manual_seed(0);
@@ -177,8 +179,10 @@ int main(int argc, char** argv) {
   else if (f == "sgemm_1024") v = sgemm_gflops(1024);
   else if (f == "sgemm_2048") v = sgemm_gflops(2048);
   else if (f == "conv2d") v = conv2d_gflops();
-  else if (f == "conv1d") v = conv1d_gflops();
-  else if (f == "conv_transpose2d") v = conv_transpose2d_gflops();
+  else if (f == "conv1d")
+    v = conv1d_gflops();
+  else if (f == "conv_transpose2d")
+    v = conv_transpose2d_gflops();
   else if (f == "tiny_add") v = tiny_add_us();
   else if (f == "tiny_fwd_bwd") v = tiny_fwd_bwd_us();
   else if (f == "hvp") v = hvp_us();

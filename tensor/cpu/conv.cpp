@@ -10,13 +10,12 @@
 //
 // f64 (gradcheck's dtype; oneDNN has no f64 convolution) runs as im2col + GEMM on
 // OpenBLAS, one group of one image at a time.
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>

@@ -16,12 +16,12 @@ namespace nabla::cuda {
 
 namespace {
 
-using cpu::AvgWindow;
-using cpu::avg_window;
-using cpu::first_tap;
-using cpu::AdaptiveGeometry;
 using cpu::adaptive_end;
 using cpu::adaptive_start;
+using cpu::AdaptiveGeometry;
+using cpu::avg_window;
+using cpu::AvgWindow;
+using cpu::first_tap;
 using cpu::PoolGeometry;
 
 __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -207,8 +207,8 @@ void adaptive_avg_pool2d(const TensorList& in, const Attrs& attrs, TensorList& o
   Tensor x = contiguous_raw(in[0]);
   visit_device_float(out[0].dtype(), "adaptive_avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    adaptive_avg_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(device_data<const T>(x),
-                                                                                device_data<T>(out[0]), g, n);
+    adaptive_avg_kernel<T>
+        <<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(device_data<const T>(x), device_data<T>(out[0]), g, n);
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }
