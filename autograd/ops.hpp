@@ -134,6 +134,48 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Pool2dO
 Tensor max_pool2d(const Tensor& x, const Pool2dOptions& opt);
 Tensor avg_pool2d(const Tensor& x, const Pool2dOptions& opt);
 Tensor avg_pool2d_backward(const Tensor& grad, const IntList& input_shape, const Pool2dOptions& opt);
+// 1-D convolution and pooling ([N, C, L]; they run as the 2-D ops on a unit height),
+// transposed convolution (weight [C_in, C_out / groups, k...], as PyTorch's) and
+// adaptive pooling (windows [floor(i*in/out), ceil((i+1)*in/out)) per output cell).
+struct Conv1dOptions {
+  int64_t stride = 1, padding = 0, dilation = 1, groups = 1;
+};
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), const Conv1dOptions& opt = {});
+struct ConvTransposeOptions {  // one value per list stands for every spatial dim
+  IntList stride{1};
+  IntList padding{0};
+  IntList output_padding{0};
+  int64_t groups = 1;
+  IntList dilation{1};
+};
+Tensor conv_transpose1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+                        const ConvTransposeOptions& opt = {});
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+                        const ConvTransposeOptions& opt = {});
+struct Pool1dOptions {
+  int64_t kernel_size = 1;
+  std::optional<int64_t> stride;  // none: equal to kernel_size
+  int64_t padding = 0;
+  int64_t dilation = 1;  // max_pool1d only
+  bool ceil_mode = false;
+  bool count_include_pad = true;  // avg_pool1d only
+};
+std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x, const Pool1dOptions& opt);
+Tensor max_pool1d(const Tensor& x, const Pool1dOptions& opt);
+Tensor avg_pool1d(const Tensor& x, const Pool1dOptions& opt);
+Tensor adaptive_avg_pool1d(const Tensor& x, int64_t output_size);
+Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const IntList& output_size);
+// 3-D convolution over [N, C, D, H, W] (weight [C_out, C_in / groups, kD, kH, kW]);
+// lists of one or three values. No row of its own: the depth is unfolded into the
+// channels and one conv2d computes it (conv.cpp), so its gradients are the table's.
+struct Conv3dOptions {
+  IntList stride{1};
+  IntList padding{0};
+  IntList dilation{1};
+  int64_t groups = 1;
+};
+Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), const Conv3dOptions& opt = {});
 
 // Normalization and regularization.
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,

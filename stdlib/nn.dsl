@@ -125,6 +125,91 @@ model Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
                       dilation=self.dilation, groups=self.groups)
 }
 
+# ---- 1-D, 3-D and transposed convolutions (PyTorch's init: kaiming-uniform a=sqrt(5) on the
+# weight, whose dim 1 times the kernel is the fan-in; the bias in the same bound) ------
+
+fn _single(v) = [v] if type(v) == "int" else list(v)
+
+# Over [N, C, L]: weight [out_channels, in_channels / groups, kernel_size].
+model Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
+  in_channels = in_channels
+  out_channels = out_channels
+  kernel_size = _single(kernel_size)
+  stride = _single(stride)
+  padding = _single(padding)
+  dilation = _single(dilation)
+  groups = groups
+  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
+                  "Conv1d: in_channels and out_channels must be divisible by groups")
+  weight = parameter([out_channels, in_channels // groups] + _single(kernel_size))
+  bias = parameter([out_channels]) if bias else none
+  let _ = _default_init(self.weight, self.bias)
+  forward(x) = conv1d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
+                      dilation=self.dilation, groups=self.groups)
+}
+
+fn _triple(v) = [v, v, v] if type(v) == "int" else list(v)
+
+# Over [N, C, D, H, W]: weight [out_channels, in_channels / groups, kD, kH, kW].
+model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
+  in_channels = in_channels
+  out_channels = out_channels
+  kernel_size = _triple(kernel_size)
+  stride = _triple(stride)
+  padding = _triple(padding)
+  dilation = _triple(dilation)
+  groups = groups
+  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
+                  "Conv3d: in_channels and out_channels must be divisible by groups")
+  weight = parameter([out_channels, in_channels // groups] + _triple(kernel_size))
+  bias = parameter([out_channels]) if bias else none
+  let _ = _default_init(self.weight, self.bias)
+  forward(x) = conv3d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
+                      dilation=self.dilation, groups=self.groups)
+}
+
+# The adjoint of Conv1d in its input: weight [in_channels, out_channels / groups,
+# kernel_size]; the output is (L - 1) * stride - 2 * padding + dilation * (kernel_size - 1)
+# + output_padding + 1 long.
+model ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                      bias=true, dilation=1) {
+  in_channels = in_channels
+  out_channels = out_channels
+  kernel_size = _single(kernel_size)
+  stride = _single(stride)
+  padding = _single(padding)
+  output_padding = _single(output_padding)
+  dilation = _single(dilation)
+  groups = groups
+  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
+                  "ConvTranspose1d: in_channels and out_channels must be divisible by groups")
+  weight = parameter([in_channels, out_channels // groups] + _single(kernel_size))
+  bias = parameter([out_channels]) if bias else none
+  let _ = _default_init(self.weight, self.bias)
+  forward(x) = conv_transpose1d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
+                                output_padding=self.output_padding, groups=self.groups, dilation=self.dilation)
+}
+
+# The adjoint of Conv2d in its input: weight [in_channels, out_channels / groups, kH, kW].
+model ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                      bias=true, dilation=1) {
+  in_channels = in_channels
+  out_channels = out_channels
+  kernel_size = _pair(kernel_size)
+  stride = _pair(stride)
+  padding = _pair(padding)
+  output_padding = _pair(output_padding)
+  dilation = _pair(dilation)
+  groups = groups
+  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
+                  "ConvTranspose2d: in_channels and out_channels must be divisible by groups")
+  weight = parameter([in_channels, out_channels // groups] + _pair(kernel_size))
+  bias = parameter([out_channels]) if bias else none
+  let _ = _default_init(self.weight, self.bias)
+  forward(x) = conv_transpose2d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
+                                output_padding=self.output_padding, groups=self.groups, dilation=self.dilation)
+}
+
 # Batch normalization over dim 1 ([N, C] or [N, C, L] for 1d, [N, C, H, W] for 2d).
 # Training normalizes with the batch's statistics and moves running_mean/running_var
 # (unbiased variance) by `momentum`; eval normalizes with the running statistics.
@@ -688,6 +773,47 @@ model AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_incl
   count_include_pad = count_include_pad
   forward(x) = avg_pool2d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
                           ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
+}
+
+# ---- 1-D and adaptive pooling ------------------------------------------------------------
+
+model MaxPool1d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false) {
+  kernel_size = _single(kernel_size)
+  stride = _single(kernel_size) if stride == none else _single(stride)
+  padding = _single(padding)
+  dilation = _single(dilation)
+  ceil_mode = ceil_mode
+  forward(x) = max_pool1d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
+                          dilation=self.dilation, ceil_mode=self.ceil_mode)
+}
+
+model AvgPool1d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
+  kernel_size = _single(kernel_size)
+  stride = _single(kernel_size) if stride == none else _single(stride)
+  padding = _single(padding)
+  ceil_mode = ceil_mode
+  count_include_pad = count_include_pad
+  forward(x) = avg_pool1d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
+                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
+}
+
+# Adaptive pools: output_size windows tile each pooled dim (cell i covers
+# [floor(i * in / out), ceil((i + 1) * in / out))), whatever the input's size.
+model AdaptiveAvgPool1d(output_size) {
+  output_size = _single(output_size)
+  forward(x) = adaptive_avg_pool1d(x, self.output_size)
+}
+
+model AdaptiveAvgPool2d(output_size) {
+  output_size = _pair(output_size)
+  forward(x) = adaptive_avg_pool2d(x, self.output_size)
+}
+
+# return_indices=true: forward returns (values, indices), indices flat over each H*W plane.
+model AdaptiveMaxPool2d(output_size, return_indices=false) {
+  output_size = _pair(output_size)
+  return_indices = return_indices
+  forward(x) = adaptive_max_pool2d(x, self.output_size, return_indices=self.return_indices)
 }
 
 # Flattens dims start_dim..end_dim into one.

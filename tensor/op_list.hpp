@@ -67,6 +67,9 @@
   /* convolution and pooling */                                                              \
   X(conv2d) X(conv2d_backward_input) X(conv2d_backward_weight) X(max_pool2d) X(avg_pool2d)    \
   X(avg_pool2d_backward)                                                                      \
+  /* 1-D convolution and pooling, transposed convolution, adaptive pooling */                 \
+  X(conv1d) X(conv_transpose1d) X(conv_transpose2d) X(max_pool1d) X(avg_pool1d)               \
+  X(adaptive_avg_pool1d) X(adaptive_avg_pool2d) X(adaptive_max_pool2d)                        \
   /* normalization and regularization */                                                     \
   X(batch_norm) X(batch_norm_backward) X(layer_norm) X(dropout)                              \
   /* indexing and joining */                                                                 \

@@ -9,13 +9,14 @@
 namespace nabla {
 
 // stride, padding, dilation (int lists, one value for both dims) and groups, after
-// `shape_attr` (a required int list) when one is given.
-std::vector<AttrSpec> conv_attrs(const char* shape_attr = nullptr);
+// `shape_attr` (a required int list) when one is given; spatial = 1: one value each.
+std::vector<AttrSpec> conv_attrs(const char* shape_attr = nullptr, int spatial = 2);
 
 // Validates a convolution of input shape x with weight shape w (named as the calling
 // row names them: x_arg, w_arg) and returns its geometry; the errors name the op,
-// the arguments and their shapes.
+// the arguments and their shapes. spatial = 1: a 1-D row ([N, C, L], one value per
+// list), whose geometry is the 2-D one on a unit height.
 cpu::ConvGeometry check_conv(const char* op, const Shape& x, const char* x_arg, const Shape& w, const char* w_arg,
-                             const Attrs& a);
+                             const Attrs& a, int spatial = 2);
 
 }  // namespace nabla

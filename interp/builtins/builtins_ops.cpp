@@ -33,7 +33,11 @@ AttrValue convert_attr(const AttrSpec& spec, const Value& v, const std::string& 
     case AttrKind::number: return as_num(v, what);
     case AttrKind::boolean: return as_bool(v, what);
     case AttrKind::ints:
-      if (v.tag == Tag::Int && pair_attr(spec.name)) return std::vector<int64_t>{v.i, v.i};
+      // A window size given as one number: once per spatial dim (once for the 1-D ops).
+      if (v.tag == Tag::Int && pair_attr(spec.name)) {
+        bool one_d = fname.size() > 2 && fname.compare(fname.size() - 2, 2, "1d") == 0;
+        return one_d ? std::vector<int64_t>{v.i} : std::vector<int64_t>{v.i, v.i};
+      }
       return as_ints(v, what);
     case AttrKind::dtype: return as_dtype(v, what);
   }
@@ -139,6 +143,22 @@ Value einsum_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(einsum(a.pos[0].as<StrObj>()->s, operands));
 }
 
+// conv3d composes rows (autograd/ops/conv.cpp); one number stands for the three dims.
+Value conv3d_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("conv3d", a, {"input", "weight", "bias", "stride", "padding", "dilation", "groups"}, 2);
+  auto list = [&](size_t k, const char* name, int64_t fallback) {
+    if (!b.has(k)) return IntList{fallback};
+    std::string what = std::string("conv3d(): argument '") + name + "'";
+    if (b[k].tag == Tag::Int) return IntList{b[k].i};
+    std::vector<int64_t> v = as_ints(b[k], what);
+    return IntList(v.begin(), v.end());
+  };
+  Conv3dOptions opt{list(3, "stride", 1), list(4, "padding", 0), list(5, "dilation", 1),
+                    b.has(6) ? as_int(b[6], "conv3d(): argument 'groups'") : 1};
+  return Value::tensor(conv3d(input_of(b[0], "conv3d", "input"), input_of(b[1], "conv3d", "weight"),
+                              b.has(2) ? input_of(b[2], "conv3d", "bias") : Tensor(), opt));
+}
+
 Value contiguous_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("contiguous", a, {"input"}, 1);
   return Value::tensor(contiguous(as_tensor(b[0], "contiguous")));
@@ -223,18 +243,22 @@ Value split_builtin(Evaluator&, CallArgs& a) {
   return tuple_of(split(x, as_ints(b[1], "split(): argument 'split_size_or_sections'"), dim));
 }
 
-Value max_pool2d_builtin(Evaluator&, CallArgs& a) {
+// Max pools: (values, indices) with return_indices=true, else the values.
+Value max_pool_call(const char* name, CallArgs& a) {
   bool with_indices = false;
   for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
     if (it->first == "return_indices") {
-      with_indices = as_bool(it->second, "max_pool2d(): argument 'return_indices'");
+      with_indices = as_bool(it->second, std::string(name) + "(): argument 'return_indices'");
       a.kw.erase(it);
       break;
     }
-  Value r = row_call("max_pool2d", a);
+  Value r = row_call(name, a);
   if (with_indices) return r;
   return r.as<ListObj>()->items[0];
 }
+Value max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool2d", a); }
+Value max_pool1d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool1d", a); }
+Value adaptive_max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("adaptive_max_pool2d", a); }
 
 // Rows whose second output (a mask) only their backward reads: the function returns
 // the first, as PyTorch's do.
@@ -343,16 +367,21 @@ const BuiltinEntry kOpConventions[] = {
      "summed, '...' broadcasts. Example: einsum(\"bij,bjk->bik\", a, b)"},
     {"matmul", matmul_builtin, "matmul(self, other)",
      "The matrix product, batched and broadcast as PyTorch's (the @ operator). Example: matmul(x, w)"},
+    {"conv3d", conv3d_builtin, "conv3d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)",
+     "3-D convolution over [N, C, D, H, W] (weight [C_out, C_in / groups, kD, kH, kW]); lists of 1 or 3 values. "
+     "Example: conv3d(x, w, padding=1)"},
     {"contiguous", contiguous_builtin, "contiguous(input)",
      "The tensor itself when contiguous, else a contiguous copy. Example: x.t().contiguous()"},
-    {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)", "The tensor converted to dtype. Example: to_dtype(x, f64)"},
+    {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)",
+     "The tensor converted to dtype. Example: to_dtype(x, f64)"},
     {"view", view_builtin, "view(input, *shape)",
      "The same storage seen with another shape (-1 infers one size). Example: x.view(-1, 784)"},
     {"reshape", reshape_builtin, "reshape(input, *shape)",
      "The tensor with another shape, a view when it can be. Example: x.reshape(2, -1)"},
     {"expand", expand_builtin, "expand(input, *shape)",
      "A view repeating dims of size 1 up to shape (-1 keeps a size). Example: b.expand(4, -1)"},
-    {"permute", permute_builtin, "permute(input, *dims)", "A view with the dims reordered. Example: x.permute(0, 2, 1)"},
+    {"permute", permute_builtin, "permute(input, *dims)",
+     "A view with the dims reordered. Example: x.permute(0, 2, 1)"},
     {"squeeze", squeeze_builtin, "squeeze(input, dim=none)",
      "A view without the dims of size 1 (or only the given ones). Example: x.squeeze(1)"},
     {"flatten", flatten_builtin, "flatten(input, start_dim=0, end_dim=-1)",
@@ -374,6 +403,15 @@ const BuiltinEntry kOpConventions[] = {
      "return_indices=false)",
      "The largest value in each window of the last two dims; with return_indices, also where it was. "
      "Example: max_pool2d(x, 2)"},
+    {"max_pool1d", max_pool1d_builtin,
+     "max_pool1d(input, kernel_size, stride=kernel_size, padding=[0], dilation=[1], ceil_mode=false, "
+     "return_indices=false)",
+     "The largest value in each window of the last dim; with return_indices, also where it was. "
+     "Example: max_pool1d(x, 2)"},
+    {"adaptive_max_pool2d", adaptive_max_pool2d_builtin,
+     "adaptive_max_pool2d(input, output_size, return_indices=false)",
+     "The largest value in each of output_size windows that tile the last two dims; with return_indices, also where "
+     "it was. Example: adaptive_max_pool2d(x, [1, 1])"},
     {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)",
      "Zeroes each element with probability p and scales the rest by 1/(1-p) while training. Example: dropout(h, 0.1)"},
     {"scaled_dot_product_attention", attention_builtin,
@@ -404,7 +442,8 @@ const BuiltinEntry kOpConventions[] = {
      "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-05)",
      "Normalizes each channel with the batch's statistics (training) or the running ones. "
      "Example: batch_norm(x, mean, var, training=true)"},
-    {"transpose", transpose_builtin, "transpose(input, dim0, dim1)", "A view with two dims swapped. Example: x.transpose(0, 1)"},
+    {"transpose", transpose_builtin, "transpose(input, dim0, dim1)",
+     "A view with two dims swapped. Example: x.transpose(0, 1)"},
     {"softmax", softmax_builtin, "softmax(input, dim=-1)",
      "exp of each element divided by the sum along dim. Example: softmax(logits, dim=1)"},
     {"log_softmax", log_softmax_builtin, "log_softmax(input, dim=-1)",

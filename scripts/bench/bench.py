@@ -29,6 +29,8 @@ FIGURES = {
     "sgemm_1024": ("GFLOP/s", True),
     "sgemm_2048": ("GFLOP/s", True),
     "conv2d": ("GFLOP/s", True),
+    "conv1d": ("GFLOP/s", True),
+    "conv_transpose2d": ("GFLOP/s", True),
     "tiny_add": ("us", False),
     "tiny_fwd_bwd": ("us", False),
     "hvp": ("us", False),

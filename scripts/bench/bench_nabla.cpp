@@ -50,6 +50,26 @@ double conv2d_gflops() {
   return 2.0 * 64 * 64 * 28 * 28 * 32 * 9 / s / 1e9;
 }
 
+// conv1d: 64 -> 128 channels, kernel 3, on [64, 64, 256] (a 1-D CNN's middle layer).
+double conv1d_gflops() {
+  Tensor x = randn({64, 64, 256}), w = randn({128, 64, 3});
+  Conv1dOptions opt;
+  opt.padding = 1;
+  double s = median_seconds([&] { conv1d(x, w, Tensor(), opt); }, 7, 3);
+  return 2.0 * 64 * 128 * 256 * 64 * 3 / s / 1e9;
+}
+
+// conv_transpose2d: 64 -> 32 channels, kernel 4, stride 2, padding 1: [32, 64, 14, 14]
+// up to [32, 32, 28, 28] (a decoder's upsampling layer).
+double conv_transpose2d_gflops() {
+  Tensor x = randn({32, 64, 14, 14}), w = randn({64, 32, 4, 4}), b = randn({32});
+  ConvTransposeOptions opt;
+  opt.stride = {2};
+  opt.padding = {1};
+  double s = median_seconds([&] { conv_transpose2d(x, w, b, opt); }, 7, 3);
+  return 2.0 * 32 * 64 * 14 * 14 * 32 * 16 / s / 1e9;
+}
+
 double tiny_add_us() {
   Tensor a = randn({4}), b = randn({4});
   return median_seconds([&] { add(a, b); }, 9, 20000) * 1e6;
@@ -154,9 +174,11 @@ std::string checkpoint_load() {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr,
-                 "usage: nabla_bench sgemm_256|sgemm_1024|sgemm_2048|conv2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-                 "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|checkpoint_load\n");
+    std::fprintf(
+        stderr,
+        "usage: nabla_bench "
+        "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
+        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|checkpoint_load\n");
     return 2;
   }
   manual_seed(0);
@@ -167,6 +189,10 @@ int main(int argc, char** argv) {
   else if (f == "sgemm_1024") v = sgemm_gflops(1024);
   else if (f == "sgemm_2048") v = sgemm_gflops(2048);
   else if (f == "conv2d") v = conv2d_gflops();
+  else if (f == "conv1d")
+    v = conv1d_gflops();
+  else if (f == "conv_transpose2d")
+    v = conv_transpose2d_gflops();
   else if (f == "tiny_add") v = tiny_add_us();
   else if (f == "tiny_fwd_bwd") v = tiny_fwd_bwd_us();
   else if (f == "hvp") v = hvp_us();

@@ -36,6 +36,18 @@ def conv2d_gflops():
     return 2.0 * 64 * 64 * 28 * 28 * 32 * 9 / s / 1e9
 
 
+def conv1d_gflops():
+    x, w = torch.randn(64, 64, 256), torch.randn(128, 64, 3)
+    s = median_seconds(lambda: torch.nn.functional.conv1d(x, w, padding=1), 7, 3)
+    return 2.0 * 64 * 128 * 256 * 64 * 3 / s / 1e9
+
+
+def conv_transpose2d_gflops():
+    x, w, b = torch.randn(32, 64, 14, 14), torch.randn(64, 32, 4, 4), torch.randn(32)
+    s = median_seconds(lambda: torch.nn.functional.conv_transpose2d(x, w, b, stride=2, padding=1), 7, 3)
+    return 2.0 * 32 * 64 * 14 * 14 * 32 * 16 / s / 1e9
+
+
 def tiny_add_us():
     a, b = torch.randn(4), torch.randn(4)
     return median_seconds(lambda: torch.add(a, b), 9, 20000) * 1e6
@@ -135,6 +147,8 @@ FIGURES = {
     "sgemm_1024": lambda: sgemm_gflops(1024),
     "sgemm_2048": lambda: sgemm_gflops(2048),
     "conv2d": conv2d_gflops,
+    "conv1d": conv1d_gflops,
+    "conv_transpose2d": conv_transpose2d_gflops,
     "tiny_add": tiny_add_us,
     "tiny_fwd_bwd": tiny_fwd_bwd_us,
     "hvp": hvp_us,

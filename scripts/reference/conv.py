@@ -7,16 +7,7 @@ op non-differentiable there.
 """
 import torch
 import torch.nn.functional as F
-from lib import case, randn
-
-
-def distinct(*shape):
-    """Values with no ties, spaced 0.1 apart: a random permutation of a range."""
-    n = 1
-    for s in shape:
-        n *= s
-    perm = torch.argsort(randn(n)).to(torch.float64)  # a permutation from the family's stream
-    return ((perm - n / 2) * 0.1).reshape(shape)
+from lib import case, distinct, randn
 
 
 def conv_case(x, w, b, name, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):

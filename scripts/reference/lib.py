@@ -46,6 +46,16 @@ def randint(low, high, *shape, dtype=torch.int64):
     return torch.randint(low, high, shape, generator=_GEN).to(dtype)
 
 
+def distinct(*shape):
+    """Values with no ties, spaced 0.1 apart: a random permutation of a range (max
+    pooling inputs, so that no window has a tie)."""
+    n = 1
+    for s in shape:
+        n *= s
+    perm = torch.argsort(randn(n)).to(torch.float64)  # a permutation from the family's stream
+    return ((perm - n / 2) * 0.1).reshape(shape)
+
+
 def away_from(x, points, gap=0.05):
     """Moves values that lie within `gap` of a kink (e.g. 0 for relu) off it, so
     central differences do not straddle a point where the op is not differentiable."""

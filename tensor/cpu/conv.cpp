@@ -1,4 +1,6 @@
-// CPU kernels of conv2d and its two adjoints (conv2d_backward_input, _weight).
+// CPU kernels of conv2d and its two adjoints (conv2d_backward_input, _weight), and of
+// the rows built on them: conv1d (conv2d on a unit height), conv_transpose2d
+// (conv2d_backward_input plus the bias) and conv_transpose1d.
 //
 // f32 runs on oneDNN's convolution primitives (forward, backward data, backward
 // weights). oneDNN picks its own blocked layouts (format_tag::any); operands are
@@ -8,13 +10,12 @@
 //
 // f64 (gradcheck's dtype; oneDNN has no f64 convolution) runs as im2col + GEMM on
 // OpenBLAS, one group of one image at a time.
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
@@ -24,6 +25,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/onednn.hpp"
+#include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
 
@@ -376,6 +378,52 @@ void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList
     else
       backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), g);
   });
+}
+
+void conv1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  on_unit_height<conv2d>(in, attrs, out, "conv1d");
+}
+
+namespace {
+
+// y[n, c, ...] += bias[c].
+void add_channel_bias(const Tensor& y, const Tensor& bias) {
+  Tensor b = contiguous_raw(bias);
+  int64_t channels = y.sizes()[1], rows = y.sizes()[0] * channels, inner = rows ? y.numel() / rows : 0;
+  visit_float(y.dtype(), "conv_transpose2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = mut<T>(y);
+    const T* add = ptr<T>(b);
+    parallel_for(0, rows, rows * inner, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        T v = add[r % channels];
+        for (T *p = out + r * inner, *end = p + inner; p < end; ++p) *p += v;
+      }
+    });
+  });
+}
+
+}  // namespace
+
+// conv_transpose2d(x, w) is the adjoint of conv2d in its input: conv2d_backward_input
+// with x as the gradient, and the output (shaped by the rule) as the input shape. An
+// output_padding not smaller than the stride (allowed when smaller than the dilation)
+// makes that convolution's output larger than x: x is extended by zeros to it.
+void conv_transpose2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  ConvGeometry g = conv_geometry(out[0].sizes(), in[1].sizes(), attrs, "conv_transpose2d");
+  Tensor x = in[0];
+  if (x.sizes()[2] != g.OH || x.sizes()[3] != g.OW) {
+    Tensor extended = zeros({g.N, x.sizes()[1], g.OH, g.OW}, x.dtype());
+    copy_into(make_view(extended, x.sizes(), extended.strides(), 0), x);
+    x = extended;
+  }
+  TensorList adjoint_in{x, in[1]};
+  conv2d_backward_input(adjoint_in, attrs, out);
+  if (in[2].defined() && out[0].numel() > 0) add_channel_bias(out[0], in[2]);
+}
+
+void conv_transpose1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  on_unit_height<conv_transpose2d>(in, attrs, out, "conv_transpose1d");
 }
 
 }  // namespace nabla::cpu

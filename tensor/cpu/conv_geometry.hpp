@@ -12,6 +12,7 @@
 #include "tensor/attrs.hpp"
 #include "tensor/host_device.hpp"
 #include "tensor/small_vec.hpp"
+#include "tensor/tensor.hpp"
 
 namespace nabla::cpu {
 
@@ -134,6 +135,71 @@ NABLA_HOST_DEVICE inline AvgWindow avg_window(const PoolGeometry& g, int64_t oh,
   h1 = h1 < g.H ? h1 : g.H, w1 = w1 < g.W ? w1 : g.W;
   if (h0 >= h1 || w0 >= w1) return {h0, h1, w0, w1, 0};
   return {h0, h1, w0, w1, count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
+}
+
+// ---------------------------------------------------------------------------
+// 1-D rows on a unit height
+//
+// conv1d, conv_transpose1d, max_pool1d, avg_pool1d and adaptive_avg_pool1d are their
+// 2-D rows on an [N, C, 1, L] view: oneDNN and cuDNN run a 1 x k kernel at full speed,
+// and the shape rules, window rules and kernels stay one set.
+
+// [N, C, L] -> [N, C, 1, L]; other ranks as they are (a bias, a 4-D shape).
+inline Shape unit_height(const Shape& s) {
+  if (s.size() != 3) return s;
+  return {s[0], s[1], 1, s[2]};
+}
+
+// The 2-D attributes of a 1-D row: every window list of one value v becomes
+// [neutral, v] (padding 0, else 1); an empty list (a pool's default stride) stays
+// empty. A list of more values is an error naming the op.
+inline Attrs unit_height_attrs(const Attrs& a, const char* op) {
+  Attrs lifted = a;
+  for (const char* name : {"kernel_size", "stride", "padding", "dilation", "output_padding", "output_size"}) {
+    if (!a.has(name)) continue;
+    const std::vector<int64_t>& v = a.ints(name);
+    if (v.empty()) continue;
+    if (v.size() != 1)
+      throw Error(std::string(op) + ": argument '" + name + "' must have 1 value, got " + std::to_string(v.size()));
+    bool padding = std::string(name) == "padding" || std::string(name) == "output_padding";
+    lifted.set(name, std::vector<int64_t>{padding ? 0 : 1, v[0]});
+  }
+  return lifted;
+}
+
+// A rank-3 tensor seen as [N, C, 1, L] (a view of the same storage); others as they are.
+inline Tensor unit_height_view(const Tensor& t) {
+  if (!t.defined() || t.dim() != 3) return t;
+  const Shape &s = t.sizes(), &st = t.strides();
+  return make_view(t, {s[0], s[1], 1, s[2]}, {st[0], st[1], s[2] * st[2], st[2]}, t.offset());
+}
+
+// Runs the 2-D kernel `kernel2d` of a device for a 1-D row.
+template <void (*kernel2d)(const std::vector<Tensor>&, const Attrs&, std::vector<Tensor>&)>
+void on_unit_height(const std::vector<Tensor>& in, const Attrs& attrs, std::vector<Tensor>& out, const char* op) {
+  std::vector<Tensor> in2, out2;
+  for (const Tensor& t : in) in2.push_back(unit_height_view(t));
+  for (const Tensor& t : out) out2.push_back(unit_height_view(t));
+  kernel2d(in2, unit_height_attrs(attrs, op), out2);
+}
+
+// ---------------------------------------------------------------------------
+// Adaptive pooling: output cell i of a dim of size `in` pooled to `out` covers
+// [floor(i * in / out), ceil((i + 1) * in / out)), as PyTorch's.
+
+NABLA_HOST_DEVICE inline int64_t adaptive_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
+NABLA_HOST_DEVICE inline int64_t adaptive_end(int64_t i, int64_t in, int64_t out) {
+  return ((i + 1) * in + out - 1) / out;
+}
+
+struct AdaptiveGeometry {
+  int64_t planes, H, W, OH, OW;  // planes = N*C
+};
+
+// output_size: one value (both dims) or two.
+inline AdaptiveGeometry adaptive_geometry(const Shape& x, const Attrs& a, const char* op) {
+  Pair o = attr_pair(a, "output_size", op);
+  return {x[0] * x[1], x[2], x[3], o.h, o.w};
 }
 
 }  // namespace nabla::cpu

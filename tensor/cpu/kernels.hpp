@@ -51,6 +51,14 @@ NABLA_CPU_KERNEL(conv2d_backward_weight);
 NABLA_CPU_KERNEL(max_pool2d);
 NABLA_CPU_KERNEL(avg_pool2d);
 NABLA_CPU_KERNEL(avg_pool2d_backward);
+NABLA_CPU_KERNEL(conv1d);
+NABLA_CPU_KERNEL(conv_transpose1d);
+NABLA_CPU_KERNEL(conv_transpose2d);
+NABLA_CPU_KERNEL(max_pool1d);
+NABLA_CPU_KERNEL(avg_pool1d);
+NABLA_CPU_KERNEL(adaptive_avg_pool1d);
+NABLA_CPU_KERNEL(adaptive_avg_pool2d);
+NABLA_CPU_KERNEL(adaptive_max_pool2d);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

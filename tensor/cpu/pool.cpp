@@ -1,4 +1,5 @@
-// CPU kernels of max_pool2d, avg_pool2d and avg_pool2d_backward: plain loops over
+// CPU kernels of max_pool2d, avg_pool2d and avg_pool2d_backward, the adaptive pools
+// and the 1-D pools (the 2-D ones on a unit height): plain loops over
 // (plane, output row), OpenMP across them. Window rules follow PyTorch's CPU kernels
 // exactly (which padded cells count, which index wins a tie, NaN propagation), since
 // the reference cases compare against them.
@@ -262,6 +263,97 @@ void avg_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
     using T = typename decltype(tag)::type;
     avg_pool_backward(static_cast<const T*>(gy.raw_data()), static_cast<T*>(dx.raw_data()), g,
                       attrs.b("count_include_pad"));
+  });
+}
+
+void max_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  on_unit_height<max_pool2d>(in, attrs, out, "max_pool1d");
+}
+
+void avg_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  on_unit_height<avg_pool2d>(in, attrs, out, "avg_pool1d");
+}
+
+namespace {
+
+// Calls body(plane, oh, h0, h1) for every output row of an adaptive pool.
+template <class Body>
+void for_adaptive_rows(const AdaptiveGeometry& g, Body&& body) {
+  int64_t rows = g.planes * g.OH;
+  int64_t window = (g.H / std::max<int64_t>(g.OH, 1) + 1) * (g.W / std::max<int64_t>(g.OW, 1) + 1);
+  parallel_for(
+      0, rows, rows * g.OW * window,
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          int64_t oh = r % g.OH;
+          body(r / g.OH, oh, adaptive_start(oh, g.H, g.OH), adaptive_end(oh, g.H, g.OH));
+        }
+      },
+      kPoolGrain);
+}
+
+template <class T>
+void adaptive_avg(const T* x, T* y, const AdaptiveGeometry& g) {
+  for_adaptive_rows(g, [&](int64_t plane, int64_t oh, int64_t h0, int64_t h1) {
+    const T* in = x + plane * g.H * g.W;
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      int64_t w0 = adaptive_start(ow, g.W, g.OW), w1 = adaptive_end(ow, g.W, g.OW);
+      T total = 0;
+      for (int64_t ih = h0; ih < h1; ++ih)
+        for (int64_t iw = w0; iw < w1; ++iw) total += in[ih * g.W + iw];
+      y[(plane * g.OH + oh) * g.OW + ow] = total / static_cast<T>((h1 - h0) * (w1 - w0));
+    }
+  });
+}
+
+// The max_pool rules: the first of equal maxima wins, a NaN wins; indices flat over
+// each H*W plane.
+template <class T>
+void adaptive_max(const T* x, T* y, int64_t* idx, const AdaptiveGeometry& g) {
+  for_adaptive_rows(g, [&](int64_t plane, int64_t oh, int64_t h0, int64_t h1) {
+    const T* in = x + plane * g.H * g.W;
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      int64_t w0 = adaptive_start(ow, g.W, g.OW), w1 = adaptive_end(ow, g.W, g.OW);
+      int64_t best = h0 * g.W + w0;
+      T best_val = lowest_for_max<T>();
+      for (int64_t ih = h0; ih < h1; ++ih)
+        for (int64_t iw = w0; iw < w1; ++iw) {
+          T v = in[ih * g.W + iw];
+          bool take = (v > best_val) | (v != v);
+          best_val = take ? v : best_val;
+          best = take ? ih * g.W + iw : best;
+        }
+      int64_t o = (plane * g.OH + oh) * g.OW + ow;
+      y[o] = best_val;
+      idx[o] = best;
+    }
+  });
+}
+
+}  // namespace
+
+void adaptive_avg_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  AdaptiveGeometry g = adaptive_geometry(in[0].sizes(), attrs, "adaptive_avg_pool2d");
+  if (out[0].numel() == 0) return;
+  Tensor x = contiguous_raw(in[0]);
+  visit_float(out[0].dtype(), "adaptive_avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    adaptive_avg(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()), g);
+  });
+}
+
+void adaptive_avg_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  on_unit_height<adaptive_avg_pool2d>(in, attrs, out, "adaptive_avg_pool1d");
+}
+
+void adaptive_max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  AdaptiveGeometry g = adaptive_geometry(in[0].sizes(), attrs, "adaptive_max_pool2d");
+  if (out[0].numel() == 0) return;
+  Tensor x = contiguous_raw(in[0]);
+  visit_float(out[0].dtype(), "adaptive_max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    adaptive_max(static_cast<const T*>(x.raw_data()), static_cast<T*>(out[0].raw_data()),
+                 static_cast<int64_t*>(out[1].raw_data()), g);
   });
 }
 

@@ -331,4 +331,32 @@ void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList
   run_backward_filter(cudnn_operand(in[0]), cudnn_operand(in[1]), dw, g);
 }
 
+// The rows built on conv2d and its input adjoint, as on the CPU (tensor/cpu/conv.cpp).
+void conv1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  cpu::on_unit_height<conv2d>(in, attrs, out, "conv1d");
+}
+
+// cuDNN's backward data is the transposed convolution; then the bias. x is extended by
+// zeros where the convolution's output is larger (as on the CPU).
+void conv_transpose2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  ConvGeometry g = cpu::conv_geometry(out[0].sizes(), in[1].sizes(), attrs, "conv_transpose2d");
+  Tensor x = in[0];
+  if (x.sizes()[2] != g.OH || x.sizes()[3] != g.OW) {
+    DeviceGuard guard(x.device().index);
+    Tensor extended = zeros({g.N, x.sizes()[1], g.OH, g.OW}, x.dtype(), x.device());
+    cuda::copy_into(make_view(extended, x.sizes(), extended.strides(), 0), x);
+    x = extended;
+  }
+  TensorList adjoint_in{x, in[1]};
+  conv2d_backward_input(adjoint_in, attrs, out);
+  const Tensor& y = out[0];
+  if (!in[2].defined() || y.numel() == 0) return;
+  DeviceGuard guard(y.device().index);
+  bias_activation(y, in[2], y.numel() / (y.sizes()[0] * y.sizes()[1]), cpu::Activation::none);
+}
+
+void conv_transpose1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  cpu::on_unit_height<conv_transpose2d>(in, attrs, out, "conv_transpose1d");
+}
+
 }  // namespace nabla::cuda

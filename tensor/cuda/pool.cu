@@ -1,5 +1,5 @@
-// max_pool2d, avg_pool2d and avg_pool2d_backward: own kernels, one thread per output
-// element (per input element for the backward), following the CPU kernels' window
+// max_pool2d, avg_pool2d and avg_pool2d_backward, and the adaptive pools: own kernels,
+// one thread per output element (per input element for the backward), following the CPU kernels' window
 // rules (tensor/cpu/pool.cpp) exactly: the same first cell (first_tap), tie and NaN
 // rules and flat indices for max, the same windows and divisors for avg (avg_window;
 // both in tensor/cpu/conv_geometry.hpp, shared). cuDNN's pooling returns no indices
@@ -16,8 +16,11 @@ namespace nabla::cuda {
 
 namespace {
 
-using cpu::AvgWindow;
+using cpu::adaptive_end;
+using cpu::adaptive_start;
+using cpu::AdaptiveGeometry;
 using cpu::avg_window;
+using cpu::AvgWindow;
 using cpu::first_tap;
 using cpu::PoolGeometry;
 
@@ -95,6 +98,46 @@ __global__ void avg_pool_backward_kernel(const T* gy, T* dx, PoolGeometry g, boo
   }
 }
 
+// Adaptive pools: the window of output (oh, ow) is adaptive_start..adaptive_end in
+// each dim; max follows max_pool_kernel's rules.
+template <class T>
+__global__ void adaptive_avg_kernel(const T* x, T* y, AdaptiveGeometry g, int64_t n) {
+  using C = dcompute_t<T>;
+  NABLA_GRID_STRIDE_LOOP(o, n) {
+    int64_t ow = o % g.OW, oh = (o / g.OW) % g.OH, plane = o / (g.OW * g.OH);
+    const T* in = x + plane * g.H * g.W;
+    int64_t h0 = adaptive_start(oh, g.H, g.OH), h1 = adaptive_end(oh, g.H, g.OH);
+    int64_t w0 = adaptive_start(ow, g.W, g.OW), w1 = adaptive_end(ow, g.W, g.OW);
+    C total = 0;
+    for (int64_t ih = h0; ih < h1; ++ih)
+      for (int64_t iw = w0; iw < w1; ++iw) total += load_as_compute(in + ih * g.W + iw);
+    y[o] = convert<T>(total / static_cast<C>((h1 - h0) * (w1 - w0)));
+  }
+}
+
+template <class T>
+__global__ void adaptive_max_kernel(const T* x, T* y, int64_t* indices, AdaptiveGeometry g, int64_t n) {
+  using C = dcompute_t<T>;
+  NABLA_GRID_STRIDE_LOOP(o, n) {
+    int64_t ow = o % g.OW, oh = (o / g.OW) % g.OH, plane = o / (g.OW * g.OH);
+    const T* in = x + plane * g.H * g.W;
+    int64_t h0 = adaptive_start(oh, g.H, g.OH), h1 = adaptive_end(oh, g.H, g.OH);
+    int64_t w0 = adaptive_start(ow, g.W, g.OW), w1 = adaptive_end(ow, g.W, g.OW);
+    int64_t best = h0 * g.W + w0;
+    C best_val = window_start_value<C>();
+    for (int64_t ih = h0; ih < h1; ++ih)
+      for (int64_t iw = w0; iw < w1; ++iw) {
+        C v = load_as_compute(in + ih * g.W + iw);
+        if (v > best_val || v != v) {
+          best_val = v;
+          best = ih * g.W + iw;
+        }
+      }
+    y[o] = convert<T>(best_val);
+    indices[o] = best;
+  }
+}
+
 }  // namespace
 
 void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
@@ -144,6 +187,46 @@ void avg_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
     using T = typename decltype(tag)::type;
     avg_pool_backward_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(dx)>>>(
         device_data<const T>(gy), device_data<T>(dx), g, attrs.b("count_include_pad"), n);
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+void max_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  cpu::on_unit_height<max_pool2d>(in, attrs, out, "max_pool1d");
+}
+
+void avg_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  cpu::on_unit_height<avg_pool2d>(in, attrs, out, "avg_pool1d");
+}
+
+void adaptive_avg_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  AdaptiveGeometry g = cpu::adaptive_geometry(in[0].sizes(), attrs, "adaptive_avg_pool2d");
+  int64_t n = out[0].numel();
+  if (n == 0) return;
+  DeviceGuard guard(out[0].device().index);
+  Tensor x = contiguous_raw(in[0]);
+  visit_device_float(out[0].dtype(), "adaptive_avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    adaptive_avg_kernel<T>
+        <<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(device_data<const T>(x), device_data<T>(out[0]), g, n);
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+void adaptive_avg_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  cpu::on_unit_height<adaptive_avg_pool2d>(in, attrs, out, "adaptive_avg_pool1d");
+}
+
+void adaptive_max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  AdaptiveGeometry g = cpu::adaptive_geometry(in[0].sizes(), attrs, "adaptive_max_pool2d");
+  int64_t n = out[0].numel();
+  if (n == 0) return;
+  DeviceGuard guard(out[0].device().index);
+  Tensor x = contiguous_raw(in[0]);
+  visit_device_float(out[0].dtype(), "adaptive_max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    adaptive_max_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
+        device_data<const T>(x), device_data<T>(out[0]), device_data<int64_t>(out[1]), g, n);
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }
