@@ -39,6 +39,8 @@ FIGURES = {
     "transpose_2048": ("ms", False),
     "batchnorm": ("ms", False),
     "max_pool": ("ms", False),
+    "group_norm": ("ms", False),
+    "interpolate_bilinear": ("ms", False),
     "dsl_scalar_add_1e6": ("ms", False),
     "dsl_tiny_add_1e5": ("ms", False),
     "dsl_fwd_bwd_1e4": ("ms", False),
