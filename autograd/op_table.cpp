@@ -14,6 +14,7 @@ std::vector<OpDef> build_table() {
   register_linalg_ops(table);
   register_conv_ops(table);
   register_norm_ops(table);
+  register_resample_ops(table);
   register_index_ops(table);
   register_ordering_ops(table);
   register_loss_ops(table);

@@ -187,6 +187,40 @@ TensorList batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor
 Tensor layer_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 Tensor dropout(const Tensor& x, double p, bool training = true);
+// Normalizes each group of channels/num_groups channels of x [N, C, ...] over the
+// group and the spatial dims, then scales and shifts per channel (weight, bias [C]).
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+// group_norm with one group per channel.
+Tensor instance_norm(const Tensor& x, const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                     double eps = 1e-5);
+// x * rsqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the dtype's
+// machine epsilon, as PyTorch's rms_norm.
+Tensor rms_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight = Tensor(),
+                std::optional<double> eps = std::nullopt);
+
+// Resampling and padding (autograd/ops/resample.cpp).
+enum class InterpolateMode : int64_t { nearest = 0, linear = 1, bicubic = 2 };
+// "nearest", "linear", "bilinear", "bicubic" (the last two for 4-D inputs, "linear"
+// for 3-D ones); anything else is an error naming the mode.
+InterpolateMode interpolate_mode(const std::string& mode, int64_t input_dims);
+struct InterpolateOptions {
+  IntList size;                       // output size of the spatial dims, or empty
+  std::vector<double> scale_factor;   // one per spatial dim (or one for all), or empty
+  InterpolateMode mode = InterpolateMode::nearest;
+  std::optional<bool> align_corners;  // linear and bicubic only
+};
+// Resizes the spatial dims of x [N, C, W] or [N, C, H, W], as PyTorch's interpolate.
+Tensor interpolate(const Tensor& x, const InterpolateOptions& opt);
+// The gradient of interpolate for x of shape input_shape: the adjoint linear map.
+Tensor interpolate_backward(const Tensor& grad, const IntList& input_shape, const Attrs& interpolate_attrs);
+enum class PadMode : int64_t { constant = 0, reflect = 1, replicate = 2, circular = 3 };
+PadMode pad_mode(const std::string& mode);
+// Pads the last len(pad)/2 dims of x; pad lists (left, right) pairs, last dim first.
+Tensor pad(const Tensor& x, const IntList& pad, PadMode mode = PadMode::constant, double value = 0.0);
+// The gradient of a reflect, replicate or circular pad: sums each padded element back
+// onto the element it copies.
+Tensor pad_backward(const Tensor& grad, const IntList& pad, PadMode mode);
 
 // Indexing and joining.
 Tensor embedding(const Tensor& weight, const Tensor& indices);

@@ -20,6 +20,9 @@ let permutation = _data.permutation
 # loss is a number or a one-element tensor; a GPU tensor is summed on the GPU and read
 # only when the bar shows the mean, so the loop does not wait for the device each step.
 let Progress = _data.Progress
+# save_image(tensor, path): writes [H, W] or [C, H, W] (C 1 or 3; floats in [0, 1],
+# clamped) as an 8-bit PNG file.
+let save_image = _data.save_image
 
 # A dataset of tensors whose first dimension is the item: x and y (y may be none).
 model TensorDataset(x, y=none) {

@@ -268,6 +268,90 @@ model LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true) {
   forward(x) = layer_norm(x, self.normalized_shape, weight=self.weight, bias=self.bias, eps=self.eps)
 }
 
+# Normalizes each group of num_channels / num_groups channels over the group and the
+# spatial dims, then scales and shifts per channel (weight [C] ones, bias [C] zeros).
+fn _check_groups(num_groups, num_channels) {
+  assert(num_groups > 0 and num_channels % num_groups == 0,
+         f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+  return num_groups
+}
+
+model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true) {
+  num_groups = _check_groups(num_groups, num_channels)
+  num_channels = num_channels
+  eps = eps
+  affine = affine
+  weight = ones([num_channels], requires_grad=true) if affine else none
+  bias = zeros([num_channels], requires_grad=true) if affine else none
+  forward(x) = group_norm(x, self.num_groups, weight=self.weight, bias=self.bias, eps=self.eps)
+}
+
+# Normalizes each channel of each sample over its H x W values (batch statistics only:
+# track_running_stats=true is not supported). A 3-D input [C, H, W] is one sample.
+fn _no_running_stats(track) {
+  assert(not track, "InstanceNorm2d: track_running_stats=true is not supported")
+  return track
+}
+
+model InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+  num_features = num_features
+  eps = eps
+  momentum = momentum
+  track_running_stats = _no_running_stats(track_running_stats)
+  weight = ones([num_features], requires_grad=true) if affine else none
+  bias = zeros([num_features], requires_grad=true) if affine else none
+  forward(x) {
+    assert(x.ndim == 3 or x.ndim == 4, f"InstanceNorm2d: expected a 3-d or 4-d input, got shape {x.shape}")
+    if x.ndim == 3 {
+      return instance_norm(x.unsqueeze(0), weight=self.weight, bias=self.bias, eps=self.eps).squeeze(0)
+    }
+    return instance_norm(x, weight=self.weight, bias=self.bias, eps=self.eps)
+  }
+}
+
+# x / sqrt(mean(x^2) + eps) over the last dims, times weight (ones); eps none is the
+# dtype's machine epsilon, as PyTorch's.
+model RMSNorm(normalized_shape, eps=none, elementwise_affine=true) {
+  normalized_shape = [normalized_shape] if type(normalized_shape) == "int" else list(normalized_shape)
+  eps = eps
+  weight = ones(self.normalized_shape, requires_grad=true) if elementwise_affine else none
+  forward(x) = rms_norm(x, self.normalized_shape, weight=self.weight, eps=self.eps)
+}
+
+# Resizes the spatial dims (interpolate): give size or scale_factor.
+model Upsample(size=none, scale_factor=none, mode="nearest", align_corners=none) {
+  size = size
+  scale_factor = scale_factor
+  mode = mode
+  align_corners = align_corners
+  forward(x) = interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
+                           align_corners=self.align_corners)
+}
+
+# 2-d padding layers: padding is an int (every side) or [left, right, top, bottom].
+fn _pad4(p) = [p, p, p, p] if type(p) == "int" else list(p)
+
+model ZeroPad2d(padding) {
+  padding = _pad4(padding)
+  forward(x) = pad(x, self.padding)
+}
+
+model ConstantPad2d(padding, value) {
+  padding = _pad4(padding)
+  value = value
+  forward(x) = pad(x, self.padding, value=self.value)
+}
+
+model ReflectionPad2d(padding) {
+  padding = _pad4(padding)
+  forward(x) = pad(x, self.padding, mode="reflect")
+}
+
+model ReplicationPad2d(padding) {
+  padding = _pad4(padding)
+  forward(x) = pad(x, self.padding, mode="replicate")
+}
+
 # Zeroes each element with probability p and scales the rest by 1/(1-p) in training;
 # the identity in eval.
 model Dropout(p=0.5) {

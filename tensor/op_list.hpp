@@ -72,6 +72,9 @@
   X(adaptive_avg_pool1d) X(adaptive_avg_pool2d) X(adaptive_max_pool2d)                        \
   /* normalization and regularization */                                                     \
   X(batch_norm) X(batch_norm_backward) X(layer_norm) X(dropout)                              \
+  X(group_norm) X(rms_norm)                                                                   \
+  /* resampling and padding (autograd/ops/resample.cpp) */                                   \
+  X(interpolate) X(interpolate_backward) X(pad) X(pad_backward)                               \
   /* indexing and joining */                                                                 \
   X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split)              \
   /* scans, ordering and indexing (see autograd/ops/ordering.cpp) */                          \

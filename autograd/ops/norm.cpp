@@ -1,6 +1,8 @@
-// Rows of batch_norm, layer_norm and dropout. The backward rules recompute the
+// Rows of batch_norm, layer_norm, group_norm, rms_norm and dropout. The backward rules recompute the
 // normalization from the saved input with ops of the table (no saved statistics
 // from the kernel), so the gradients are themselves differentiable.
+#include <limits>
+
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
 
@@ -173,16 +175,21 @@ IntList trailing_dims(int64_t ndim, size_t count) {
   return dims;
 }
 
-std::vector<TensorMeta> infer_layer_norm(const TensorList& in, const Attrs& a) {
-  const Tensor& x = in[0];
-  check_floating("layer_norm", "input", x);
-  Shape normalized(a.ints("normalized_shape"));
+// The normalized_shape check of layer_norm and rms_norm.
+void check_normalized_shape(const char* op, const Tensor& x, const Shape& normalized) {
   size_t k = normalized.size();
   bool matches = k >= 1 && k <= static_cast<size_t>(x.dim());
   for (size_t i = 0; matches && i < k; ++i) matches = x.sizes()[x.dim() - k + i] == normalized[i];
   if (!matches)
-    throw Error("layer_norm: normalized_shape " + shape_str(normalized) +
+    throw Error(std::string(op) + ": normalized_shape " + shape_str(normalized) +
                 " must be non-empty and equal the last dims of argument 'input' of shape " + x.shape_str());
+}
+
+std::vector<TensorMeta> infer_layer_norm(const TensorList& in, const Attrs& a) {
+  const Tensor& x = in[0];
+  check_floating("layer_norm", "input", x);
+  Shape normalized(a.ints("normalized_shape"));
+  check_normalized_shape("layer_norm", x, normalized);
   check_param("layer_norm", "weight", in[1], normalized, x, true);
   check_param("layer_norm", "bias", in[2], normalized, x, true);
   return one(x.sizes(), x.dtype());
@@ -201,6 +208,77 @@ TensorList backward_layer_norm(BackwardContext& c) {
   if (c.needs_grad(1)) gw = reduce_to_shape(g * xhat, c.input_shape(1));
   if (c.needs_grad(2)) gb = reduce_to_shape(g, c.input_shape(2));
   return {gx, gw, gb};
+}
+
+// ---- group_norm -------------------------------------------------------------------
+
+std::vector<TensorMeta> infer_group_norm(const TensorList& in, const Attrs& a) {
+  const Tensor& x = in[0];
+  check_batch_norm_input("group_norm", x);
+  int64_t groups = a.i("num_groups"), C = x.sizes()[1];
+  if (groups <= 0) throw Error("group_norm: num_groups must be positive, got " + std::to_string(groups));
+  if (C % groups != 0)
+    throw Error("group_norm: the channels of argument 'input' (shape " + x.shape_str() + ", C = " + std::to_string(C) +
+                ") must be divisible by num_groups = " + std::to_string(groups));
+  Shape channels{C};
+  check_param("group_norm", "weight", in[1], channels, x, true);
+  check_param("group_norm", "bias", in[2], channels, x, true);
+  return one(x.sizes(), x.dtype());
+}
+
+// x [N, C, ...] as [N, G, C / G * ...]: each group's items along dim 2.
+Tensor as_groups(const Tensor& t, int64_t groups) {
+  int64_t N = t.sizes()[0];
+  return reshape(t, {N, groups, N * groups == 0 ? 0 : t.numel() / (N * groups)});
+}
+
+TensorList backward_group_norm(BackwardContext& c) {
+  Tensor x = c.input(0), g = c.grad();
+  int64_t groups = c.attrs().i("num_groups"), nd = x.dim();
+  IntList group_dims{2};
+  auto [xhat, rstd] = normalize(as_groups(x, groups), group_dims, c.attrs().f("eps"));
+  Tensor gx, gw, gb;
+  if (c.needs_grad(0)) {
+    Tensor gxhat = given(c, 1) ? g * per_channel(c.input(1), nd) : g;
+    gx = reshape(normalized_input_grad(as_groups(gxhat, groups), xhat, rstd, group_dims), x.sizes().vec());
+  }
+  if (c.needs_grad(1)) gw = sum(g * reshape(xhat, x.sizes().vec()), batch_norm_dims(nd));
+  if (c.needs_grad(2)) gb = sum(g, batch_norm_dims(nd));
+  return {gx, gw, gb};
+}
+
+// ---- rms_norm -----------------------------------------------------------------------
+
+std::vector<TensorMeta> infer_rms_norm(const TensorList& in, const Attrs& a) {
+  const Tensor& x = in[0];
+  check_floating("rms_norm", "input", x);
+  Shape normalized(a.ints("normalized_shape"));
+  check_normalized_shape("rms_norm", x, normalized);
+  check_param("rms_norm", "weight", in[1], normalized, x, true);
+  if (!a.is_none("eps") && !(a.f("eps") >= 0))
+    throw Error("rms_norm: eps must be non-negative, got " + number_str(a.f("eps")));
+  return one(x.sizes(), x.dtype());
+}
+
+// eps, or the machine epsilon of the dtype the kernel computes in (16-bit inputs
+// compute in f32: Note [Half through f32] in dispatch.cpp), as the CPU kernel takes it.
+double rms_eps(const Attrs& a, DType dt) {
+  if (!a.is_none("eps")) return a.f("eps");
+  return dt == DType::f64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
+}
+
+// y = x * r * w, r = rsqrt(mean(x^2) + eps): dx = r * (gw - x * r^2 * mean(gw * x)), gw = g * w.
+TensorList backward_rms_norm(BackwardContext& c) {
+  Tensor x = c.input(0), g = c.grad();
+  IntList dims = trailing_dims(x.dim(), c.attrs().ints("normalized_shape").size());
+  Tensor r = rsqrt(mean(x * x, dims, true) + rms_eps(c.attrs(), x.dtype()));
+  Tensor gx, gw;
+  if (c.needs_grad(0)) {
+    Tensor gxhat = given(c, 1) ? g * c.input(1) : g;
+    gx = r * (gxhat - x * (r * r) * mean(gxhat * x, dims, true));
+  }
+  if (c.needs_grad(1)) gw = reduce_to_shape(g * x * r, c.input_shape(1));
+  return {gx, gw};
 }
 
 // ---- dropout ------------------------------------------------------------------------
@@ -240,6 +318,10 @@ OpCost cost_batch_norm_backward(const TensorList& in, const Attrs&, const Tensor
 OpCost cost_layer_norm(const TensorList& in, const Attrs&, const TensorList& out) {
   return cost_per_input_element(7.0, in, out);
 }
+// rms_norm: 4 per element (square-and-add, then two multiplies and the weight's).
+OpCost cost_rms_norm(const TensorList& in, const Attrs&, const TensorList& out) {
+  return cost_per_input_element(4.0, in, out);
+}
 
 }  // namespace
 
@@ -271,6 +353,26 @@ void register_norm_ops(std::vector<OpDef>& t) {
       .cpu = cpu::layer_norm,
       .backward = backward_layer_norm,
       .saves = {0b011, 0}};
+  row(t, OpId::group_norm) = {
+      .num_inputs = 3,
+      .attrs = {attr_required("num_groups", AttrKind::integer), attr_optional("eps", AttrKind::number, 1e-5)},
+      .infer = infer_group_norm,
+      .cpu = cpu::group_norm,
+      .backward = backward_group_norm,
+      .saves = {0b011, 0},
+      .optional_inputs = 0b110,
+      .autocast = AutocastPolicy::f32,
+      .cost = cost_layer_norm};
+  row(t, OpId::rms_norm) = {
+      .num_inputs = 2,
+      .attrs = {attr_required("normalized_shape", AttrKind::ints), attr_optional("eps", AttrKind::number, NoneAttr{})},
+      .infer = infer_rms_norm,
+      .cpu = cpu::rms_norm,
+      .backward = backward_rms_norm,
+      .saves = {0b011, 0},
+      .optional_inputs = 0b10,
+      .autocast = AutocastPolicy::f32,
+      .cost = cost_rms_norm};
   row(t, OpId::dropout) = {
       .num_inputs = 1,
       .num_outputs = 2,
@@ -290,6 +392,8 @@ void register_norm_ops(std::vector<OpDef>& t) {
   name_inputs(t, {{OpId::batch_norm, {"input", "weight", "bias", "running_mean", "running_var"}},
                   {OpId::batch_norm_backward, {"grad", "input", "weight", "running_mean", "running_var"}},
                   {OpId::layer_norm, {"input", "weight", "bias"}},
+                  {OpId::group_norm, {"input", "weight", "bias"}},
+                  {OpId::rms_norm, {"input", "weight"}},
                   {OpId::dropout, {"input"}}});
 }
 
@@ -308,6 +412,22 @@ TensorList batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor
 Tensor layer_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
   return call1(OpId::layer_norm, {x, weight, bias}, {{"normalized_shape", normalized_shape}, {"eps", eps}});
+}
+
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  return call1(OpId::group_norm, {x, weight, bias}, {{"num_groups", num_groups}, {"eps", eps}});
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+  if (x.dim() < 2)
+    throw Error("instance_norm: argument 'input' must have at least 2 dims [N, C, ...], got shape " + x.shape_str());
+  return group_norm(x, x.sizes()[1], weight, bias, eps);
+}
+
+Tensor rms_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight, std::optional<double> eps) {
+  Attrs attrs{{"normalized_shape", normalized_shape}};
+  if (eps) attrs.set("eps", *eps);
+  return call1(OpId::rms_norm, {x, weight}, attrs);
 }
 
 Tensor dropout(const Tensor& x, double p, bool training) {

@@ -17,6 +17,7 @@
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/idx_reader.hpp"
+#include "interp/builtins/png.hpp"
 #include "interp/app/progress.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -433,6 +434,36 @@ Value file_exists_builtin(Evaluator& ev, CallArgs& a) {
   return Value::boolean(access(str(b[0]).c_str(), R_OK) == 0);
 }
 
+// save_image(tensor, path): [H, W] or [C, H, W] (C 1 or 3) as an 8-bit PNG; floating
+// values are clamped to [0, 1] and scaled to 0..255, integers clamped to 0..255.
+Value save_image_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("data.save_image()");
+  Bound b = bind("save_image", a, {"tensor", "path"}, 2);
+  const Tensor& t = as_tensor(b[0], "save_image(): tensor");
+  if (b[1].tag != Tag::Str) fail(std::string("save_image(): path must be a str, got ") + type_name(b[1]));
+  const std::string& path = b[1].as<StrObj>()->s;
+  bool planar = t.dim() == 3;
+  int64_t channels = planar ? t.sizes()[0] : 1;
+  if ((t.dim() != 2 && !planar) || (channels != 1 && channels != 3))
+    fail("save_image(): expected a tensor [H, W] or [C, H, W] with C 1 or 3, got shape " + t.shape_str());
+  int64_t h = t.sizes()[t.dim() - 2], w = t.sizes()[t.dim() - 1];
+  if (h == 0 || w == 0) fail("save_image(): the image is empty: shape " + t.shape_str());
+  std::vector<double> v = to_double_vector(contiguous_raw(t));
+  std::vector<uint8_t> pixels(v.size());
+  double scale = is_floating(t.dtype()) ? 255.0 : 1.0;
+  // [C, H, W] planes to interleaved [H, W, C].
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < h * w; ++i) {
+      double x = std::round(v[static_cast<size_t>(c * h * w + i)] * scale);
+      pixels[static_cast<size_t>(i * channels + c)] =
+          static_cast<uint8_t>(std::isnan(x) ? 0.0 : std::clamp(x, 0.0, 255.0));
+    }
+  std::string png = encode_png(pixels, w, h, static_cast<int>(channels));
+  std::ofstream out(path, std::ios::binary);
+  if (!out.write(png.data(), static_cast<std::streamsize>(png.size()))) cannot_open("save_image", path, errno);
+  return Value::none();
+}
+
 // The native module behind `import data` (stdlib/data.dsl wraps it).
 const BuiltinEntry kDataFunctions[] = {
     {"read_idx", read_idx_builtin, "read_idx(path, scale=false)",
@@ -448,6 +479,9 @@ const BuiltinEntry kDataFunctions[] = {
      "The ints 0 to n - 1 in a random order, as an i64 tensor. Example: _data.permutation(10, seed=1)"},
     {"Progress", progress_builtin, "Progress(total=0, desc=\"\", tty=stdout is a terminal)",
      "A progress bar with update(loss=none, steps=1), close() and count(). Example: let bar = _data.Progress(batches)"},
+    {"save_image", save_image_builtin, "save_image(tensor, path)",
+     "Writes [H, W] or [C, H, W] (C 1 or 3; floats in [0, 1]) as an 8-bit PNG file. "
+     "Example: _data.save_image(x[0], \"digit.png\")"},
     {"file_exists", file_exists_builtin, "file_exists(path)",
      "Whether a readable file is at path (refused in sandbox mode). Example: _data.file_exists(\"data/train.csv\")"},
 };

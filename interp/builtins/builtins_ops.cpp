@@ -309,6 +309,70 @@ Value batch_norm_builtin(Evaluator&, CallArgs& a) {
                                   b.has(7) ? as_num(b[7], "batch_norm(): eps") : 1e-5));
 }
 
+Value group_norm_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("group_norm", a, {"input", "num_groups", "weight", "bias", "eps"}, 2);
+  auto opt = [&](size_t k) { return b.has(k) ? as_tensor(b[k], "group_norm") : Tensor(); };
+  return Value::tensor(group_norm(as_tensor(b[0], "group_norm"), as_int(b[1], "group_norm(): num_groups"), opt(2),
+                                  opt(3), b.has(4) ? as_num(b[4], "group_norm(): eps") : 1e-5));
+}
+
+// PyTorch's signature; the running statistics (use_input_stats=false) are not supported.
+Value instance_norm_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("instance_norm", a,
+                 {"input", "running_mean", "running_var", "weight", "bias", "use_input_stats", "momentum", "eps"}, 1);
+  if (b.has(1) || b.has(2) || (b.has(5) && !as_bool(b[5], "instance_norm(): use_input_stats")))
+    fail("instance_norm(): running statistics are not supported (use_input_stats must be true)");
+  auto opt = [&](size_t k) { return b.has(k) ? as_tensor(b[k], "instance_norm") : Tensor(); };
+  return Value::tensor(instance_norm(as_tensor(b[0], "instance_norm"), opt(3), opt(4),
+                                     b.has(7) ? as_num(b[7], "instance_norm(): eps") : 1e-5));
+}
+
+Value rms_norm_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("rms_norm", a, {"input", "normalized_shape", "weight", "eps"}, 2);
+  return Value::tensor(rms_norm(as_tensor(b[0], "rms_norm"), as_ints(b[1], "rms_norm(): normalized_shape"),
+                                b.has(2) ? as_tensor(b[2], "rms_norm(): weight") : Tensor(),
+                                b.has(3) ? std::optional<double>(as_num(b[3], "rms_norm(): eps")) : std::nullopt));
+}
+
+// An int or a list of ints (interpolate's size), a number or a list of numbers
+// (scale_factor).
+std::vector<int64_t> int_or_ints(const Value& v, const std::string& what) {
+  if (v.tag == Tag::Int) return {v.i};
+  return as_ints(v, what);
+}
+std::vector<double> number_or_numbers(const Value& v, const std::string& what) {
+  if (v.is_num()) return {as_num(v, what)};
+  if (v.tag != Tag::List && v.tag != Tag::Tuple)
+    fail(what + " must be a number or a list of numbers, got " + type_name(v));
+  std::vector<double> out;
+  for (const Value& x : v.as<ListObj>()->items) out.push_back(as_num(x, what));
+  return out;
+}
+
+const std::string& str_arg(const Value& v, const std::string& what) {
+  if (v.tag != Tag::Str) fail(what + " must be a string, got " + type_name(v));
+  return v.as<StrObj>()->s;
+}
+
+Value interpolate_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("interpolate", a, {"input", "size", "scale_factor", "mode", "align_corners"}, 1);
+  const Tensor& x = as_tensor(b[0], "interpolate");
+  InterpolateOptions opt;
+  if (b.has(1)) opt.size = int_or_ints(b[1], "interpolate(): size");
+  if (b.has(2)) opt.scale_factor = number_or_numbers(b[2], "interpolate(): scale_factor");
+  if (b.has(3)) opt.mode = interpolate_mode(str_arg(b[3], "interpolate(): mode"), x.dim());
+  if (b.has(4)) opt.align_corners = as_bool(b[4], "interpolate(): align_corners");
+  return Value::tensor(interpolate(x, opt));
+}
+
+Value pad_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("pad", a, {"input", "pad", "mode", "value"}, 2);
+  PadMode mode = b.has(2) ? pad_mode(str_arg(b[2], "pad(): mode")) : PadMode::constant;
+  if (b.has(3) && mode != PadMode::constant) fail("pad(): value may only be given with mode 'constant'");
+  return Value::tensor(
+      pad(as_tensor(b[0], "pad"), as_ints(b[1], "pad(): pad"), mode, b.has(3) ? as_num(b[3], "pad(): value") : 0.0));
+}
+
 Value transpose_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("transpose", a, {"input", "dim0", "dim1"}, 3);
   return Value::tensor(transpose(as_tensor(b[0], "transpose"), as_int(b[1], "transpose(): dim0"),
@@ -442,6 +506,24 @@ const BuiltinEntry kOpConventions[] = {
      "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-05)",
      "Normalizes each channel with the batch's statistics (training) or the running ones. "
      "Example: batch_norm(x, mean, var, training=true)"},
+    {"group_norm", group_norm_builtin, "group_norm(input, num_groups, weight=none, bias=none, eps=1e-05)",
+     "Normalizes each group of channels over the group and the spatial dims, then scales and shifts per channel. "
+     "Example: group_norm(x, 4, w, b)"},
+    {"instance_norm", instance_norm_builtin,
+     "instance_norm(input, running_mean=none, running_var=none, weight=none, bias=none, use_input_stats=true, "
+     "momentum=0.1, eps=1e-05)",
+     "Normalizes each channel of each sample over the spatial dims (group_norm with one group per channel). "
+     "Example: instance_norm(x)"},
+    {"rms_norm", rms_norm_builtin, "rms_norm(input, normalized_shape, weight=none, eps=none)",
+     "x / sqrt(mean(x^2) + eps) over the last dims, times weight; eps defaults to the dtype's epsilon. "
+     "Example: rms_norm(x, [64], w)"},
+    {"interpolate", interpolate_builtin,
+     "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)",
+     "Resizes the spatial dims of [N, C, W] or [N, C, H, W]: nearest, linear (3-D), bilinear or bicubic (4-D). "
+     "Example: interpolate(x, scale_factor=2, mode=\"bilinear\")"},
+    {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)",
+     "Pads the last dims: pad lists (left, right) sizes, last dim first; constant, reflect, replicate or "
+     "circular. Example: pad(x, [1, 1, 2, 2], mode=\"reflect\")"},
     {"transpose", transpose_builtin, "transpose(input, dim0, dim1)",
      "A view with two dims swapped. Example: x.transpose(0, 1)"},
     {"softmax", softmax_builtin, "softmax(input, dim=-1)",

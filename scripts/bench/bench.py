@@ -44,6 +44,8 @@ FIGURES = {
     # sort (values and indices) and topk (k = 16) along the rows of a 2048 x 2048 f32 matrix.
     "sort": ("ms", False),
     "topk": ("ms", False),
+    "group_norm": ("ms", False),
+    "interpolate_bilinear": ("ms", False),
     "dsl_scalar_add_1e6": ("ms", False),
     "dsl_tiny_add_1e5": ("ms", False),
     "dsl_fwd_bwd_1e4": ("ms", False),

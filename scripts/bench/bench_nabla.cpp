@@ -106,6 +106,21 @@ double max_pool_ms() {
   return median_seconds([&] { max_pool2d_with_indices(x, opt); }, 7, 20) * 1e3;
 }
 
+// group_norm forward (8 groups, with affine parameters) on [32, 64, 28, 28] f32.
+double group_norm_ms() {
+  Tensor x = randn({32, 64, 28, 28}), w = randn({64}), b = randn({64});
+  return median_seconds([&] { group_norm(x, 8, w, b); }, 7, 10) * 1e3;
+}
+
+// Bilinear 2x upsampling (align_corners=false), forward, [32, 32, 28, 28] -> 56 x 56 f32.
+double interpolate_bilinear_ms() {
+  Tensor x = randn({32, 32, 28, 28});
+  InterpolateOptions opt;
+  opt.scale_factor = {2.0};
+  opt.mode = InterpolateMode::linear;
+  return median_seconds([&] { interpolate(x, opt); }, 7, 10) * 1e3;
+}
+
 // Hessian-vector product of a 2-layer tanh MLP (8 -> 32 -> 1, batch 16).
 double hvp_us() {
   Tensor x = randn({16, 8});
@@ -178,7 +193,7 @@ int main(int argc, char** argv) {
         stderr,
         "usage: nabla_bench "
         "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|checkpoint_load\n");
+        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|group_norm|interpolate_bilinear|checkpoint_load\n");
     return 2;
   }
   manual_seed(0);
@@ -199,6 +214,8 @@ int main(int argc, char** argv) {
   else if (f == "batchnorm") v = batchnorm_ms();
   else if (f == "max_pool") v = max_pool_ms();
   else if (f == "sort" || f == "topk") v = ordering_ms(f);
+  else if (f == "group_norm") v = group_norm_ms();
+  else if (f == "interpolate_bilinear") v = interpolate_bilinear_ms();
   else if (f == "exp_4m" || f == "tanh_4m" || f == "sum_4m" || f == "softmax_2048" || f == "transpose_2048")
     v = kernel_ms(f);
   else {

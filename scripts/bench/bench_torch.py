@@ -93,6 +93,16 @@ def max_pool_ms():
     return median_seconds(lambda: F.max_pool2d(x, 2, return_indices=True), 7, 20) * 1e3
 
 
+def group_norm_ms():
+    x, w, b = torch.randn(32, 64, 28, 28), torch.randn(64), torch.randn(64)
+    return median_seconds(lambda: torch.nn.functional.group_norm(x, 8, w, b), 7, 10) * 1e3
+
+
+def interpolate_bilinear_ms():
+    x = torch.randn(32, 32, 28, 28)
+    return median_seconds(lambda: torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"), 7, 10) * 1e3
+
+
 def kernel_ms(which):
     a, m = torch.randn(1 << 22), torch.randn(2048, 2048)
     fn = {"exp_4m": lambda: a.exp(), "tanh_4m": lambda: a.tanh(), "sum_4m": lambda: a.sum(),
@@ -159,6 +169,8 @@ FIGURES = {
     "max_pool": max_pool_ms,
     "sort": lambda: ordering_ms("sort"),
     "topk": lambda: ordering_ms("topk"),
+    "group_norm": group_norm_ms,
+    "interpolate_bilinear": interpolate_bilinear_ms,
     **{k: (lambda k=k: kernel_ms(k)) for k in ["exp_4m", "tanh_4m", "sum_4m", "softmax_2048", "transpose_2048"]},
 }
 

@@ -94,3 +94,35 @@ CASES = [
     bn_backward_case("batch_norm_backward_eval_4d", (2, 3, 2, 2), False, eps=1e-3),
     bn_backward_case("batch_norm_backward_eval_2d_no_affine", (4, 3), False, affine=False),
 ]
+
+
+# group_norm and rms_norm (appended: the family's stream keeps the cases above as they were).
+def group_norm(groups, eps=1e-5):
+    return lambda x, w, b: F.group_norm(x, groups, w, b, eps)
+
+
+def rms_norm(shape, eps=None):
+    """torch.nn.functional.rms_norm of recent PyTorch (1.13 lacks it): eps defaults to
+    the dtype's machine epsilon."""
+    def fn(x, w):
+        e = torch.finfo(x.dtype).eps if eps is None else eps
+        dims = tuple(range(x.dim() - len(shape), x.dim()))
+        y = x * torch.rsqrt((x * x).mean(dims, keepdim=True) + e)
+        return y * w if w is not None else y
+    return fn
+
+
+CASES += [
+    case("group_norm", [randn(2, 6, 3, 2), randn(6), randn(6)], {"num_groups": 3, "eps": 1e-5}, group_norm(3)),
+    case("group_norm", [randn(3, 4, 5), None, None], {"num_groups": 2, "eps": 1e-5}, group_norm(2),
+         name="group_norm_3d_no_affine"),
+    case("group_norm", [randn(2, 4, 2, 3), randn(4), None], {"num_groups": 4, "eps": 1e-3}, group_norm(4, 1e-3),
+         name="group_norm_instance"),
+    case("group_norm", [randn(4, 6), randn(6), randn(6)], {"num_groups": 1, "eps": 1e-5}, group_norm(1),
+         name="group_norm_2d_one_group"),
+    case("rms_norm", [randn(4, 5), randn(5)], {"normalized_shape": [5], "eps": 1e-5}, rms_norm([5], 1e-5)),
+    case("rms_norm", [randn(2, 3, 4), randn(3, 4)], {"normalized_shape": [3, 4]}, rms_norm([3, 4]),
+         name="rms_norm_default_eps"),
+    case("rms_norm", [randn(3, 6), None], {"normalized_shape": [6], "eps": 1e-3}, rms_norm([6], 1e-3),
+         name="rms_norm_no_weight"),
+]

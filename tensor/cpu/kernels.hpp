@@ -65,6 +65,14 @@ NABLA_CPU_KERNEL(batch_norm);
 NABLA_CPU_KERNEL(batch_norm_backward);
 NABLA_CPU_KERNEL(layer_norm);
 NABLA_CPU_KERNEL(dropout);
+NABLA_CPU_KERNEL(group_norm);
+NABLA_CPU_KERNEL(rms_norm);
+
+// resample.cpp
+NABLA_CPU_KERNEL(interpolate);
+NABLA_CPU_KERNEL(interpolate_backward);
+NABLA_CPU_KERNEL(pad);
+NABLA_CPU_KERNEL(pad_backward);
 
 // index.cpp
 NABLA_CPU_KERNEL(embedding);

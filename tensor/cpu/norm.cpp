@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <limits>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
@@ -238,6 +239,77 @@ void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
             double rstd = 1.0 / std::sqrt(sq / static_cast<double>(D) + eps);
             for (int64_t j = 0; j < D; ++j)
               yp[r * D + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * rstd * w[j] + b[j]);
+          }
+        },
+        kParallelGrain);
+  });
+}
+
+// x [N, C, ...] as N * G contiguous groups of C / G channels of S items each; a group's
+// statistics in double, then one fused scale-and-shift per channel.
+void group_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = contiguous_raw(in[0]);
+  ChannelLayout planes = channel_layout(x);
+  int64_t N = planes.N, C = planes.C, S = planes.S, G = attrs.i("num_groups");
+  int64_t per_group = C / G, group_size = per_group * S;
+  double eps = attrs.f("eps");
+  std::vector<double> w = values_or(in[1], C, 1.0), b = values_or(in[2], C, 0.0);
+  visit_float(x.dtype(), "group_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = static_cast<const T*>(x.raw_data());
+    T* yp = static_cast<T*>(out[0].raw_data());
+    parallel_for(
+        0, N * G, x.numel(),
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t ng = lo; ng < hi; ++ng) {
+            const T* group = xp + ng * group_size;
+            double sum = 0, sq = 0;
+#pragma omp simd reduction(+ : sum)
+            for (int64_t j = 0; j < group_size; ++j) sum += static_cast<double>(group[j]);
+            double mean = group_size > 0 ? sum / static_cast<double>(group_size) : 0.0;
+#pragma omp simd reduction(+ : sq)
+            for (int64_t j = 0; j < group_size; ++j) {
+              double d = static_cast<double>(group[j]) - mean;
+              sq += d * d;
+            }
+            double rstd = 1.0 / std::sqrt(sq / static_cast<double>(group_size) + eps);
+            for (int64_t k = 0; k < per_group; ++k) {
+              int64_t c = ng % G * per_group + k;
+              T scale = static_cast<T>(rstd * w[c]), shift = static_cast<T>(b[c] - mean * rstd * w[c]);
+              const T* src = group + k * S;
+              T* dst = yp + ng * group_size + k * S;
+#pragma omp simd
+              for (int64_t i = 0; i < S; ++i) dst[i] = src[i] * scale + shift;
+            }
+          }
+        },
+        kParallelGrain);
+  });
+}
+
+// y = x * rsqrt(mean(x^2) + eps) * weight over rows of the normalized dims.
+void rms_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = contiguous_raw(in[0]);
+  RowLayout layout = layer_norm_rows(x, attrs.ints("normalized_shape"));
+  int64_t rows = layout.rows, D = layout.D;
+  std::vector<double> w = values_or(in[1], D, 1.0);
+  visit_float(x.dtype(), "rms_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    double eps = attrs.is_none("eps") ? static_cast<double>(std::numeric_limits<T>::epsilon()) : attrs.f("eps");
+    std::vector<T> wt(w.begin(), w.end());
+    const T* xp = static_cast<const T*>(x.raw_data());
+    T* yp = static_cast<T*>(out[0].raw_data());
+    parallel_for(
+        0, rows, rows * D,
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t r = lo; r < hi; ++r) {
+            const T* row = xp + r * D;
+            double sq = 0;
+#pragma omp simd reduction(+ : sq)
+            for (int64_t j = 0; j < D; ++j) sq += static_cast<double>(row[j]) * static_cast<double>(row[j]);
+            T rms = static_cast<T>(1.0 / std::sqrt(sq / static_cast<double>(D) + eps));
+#pragma omp simd
+            for (int64_t j = 0; j < D; ++j) yp[r * D + j] = row[j] * rms * wt[j];
           }
         },
         kParallelGrain);

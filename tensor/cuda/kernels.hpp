@@ -81,6 +81,13 @@ NABLA_CUDA_KERNEL(adaptive_max_pool2d);
 NABLA_CUDA_KERNEL(batch_norm);
 NABLA_CUDA_KERNEL(batch_norm_backward);
 NABLA_CUDA_KERNEL(layer_norm);
+NABLA_CUDA_KERNEL(group_norm);
+NABLA_CUDA_KERNEL(rms_norm);
+// resample.cu
+NABLA_CUDA_KERNEL(interpolate);
+NABLA_CUDA_KERNEL(interpolate_backward);
+NABLA_CUDA_KERNEL(pad);
+NABLA_CUDA_KERNEL(pad_backward);
 NABLA_CUDA_KERNEL(scaled_dot_product_attention);
 
 #undef NABLA_CUDA_KERNEL

@@ -1,4 +1,4 @@
-// batch_norm, batch_norm_backward and layer_norm: own kernels, with the formulas of
+// batch_norm, batch_norm_backward, layer_norm, group_norm and rms_norm: own kernels, with the formulas of
 // the CPU kernels (tensor/cpu/norm.cpp). A channel (batch_norm) or a row (layer_norm)
 // is reduced by one block with warp-shuffle sums, in two passes (the mean, then the
 // squared deviations), which stays accurate for inputs with a large mean. Sums and
@@ -10,6 +10,7 @@
 // CPU kernel does; it is half_native so that the dispatcher never hands it f32
 // copies of 16-bit statistics, whose update would be lost.
 #include <algorithm>
+#include <limits>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/block_reduce.cuh"
@@ -151,7 +152,73 @@ __global__ void layer_norm_kernel(const T* x, const T* weight, const T* bias, T*
   }
 }
 
+// One block per (n, g) group of a contiguous [N, C, S] input: the group's C / G
+// channels are contiguous, so the two statistics passes and the affine pass read it
+// coalesced; channel c = g * C / G + j / S for item j of the group.
+template <class T>
+__global__ void group_norm_kernel(const T* x, const T* weight, const T* bias, T* y, int64_t groups_total, int64_t G,
+                                  int64_t per_group, int64_t S, dcompute_t<T> eps) {
+  using A = dcompute_t<T>;
+  __shared__ A scratch[kWarpSize];
+  int64_t size = per_group * S;
+  for (int64_t ng = blockIdx.x; ng < groups_total; ng += gridDim.x) {
+    const T* in = x + ng * size;
+    T* out = y + ng * size;
+    A sum = 0;
+    for (int64_t j = threadIdx.x; j < size; j += blockDim.x) sum += load_as_compute(in + j);
+    A mean = block_sum(sum, scratch) / static_cast<A>(size);
+    A sq = 0;
+    for (int64_t j = threadIdx.x; j < size; j += blockDim.x) {
+      A d = load_as_compute(in + j) - mean;
+      sq += d * d;
+    }
+    A rstd = A(1) / sqrt(block_sum(sq, scratch) / static_cast<A>(size) + eps);
+    int64_t first_channel = ng % G * per_group;
+    for (int64_t j = threadIdx.x; j < size; j += blockDim.x) {
+      int64_t c = first_channel + j / S;
+      A v = (load_as_compute(in + j) - mean) * rstd;
+      if (weight) v *= load_as_compute(weight + c);
+      if (bias) v += load_as_compute(bias + c);
+      out[j] = convert<T>(v);
+    }
+  }
+}
+
+// One block per row: x * rsqrt(mean(x^2) + eps) * weight.
+template <class T>
+__global__ void rms_norm_kernel(const T* x, const T* weight, T* y, int64_t rows, int64_t D, dcompute_t<T> eps) {
+  using A = dcompute_t<T>;
+  __shared__ A scratch[kWarpSize];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* in = x + r * D;
+    T* out = y + r * D;
+    A sq = 0;
+    for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+      A v = load_as_compute(in + j);
+      sq += v * v;
+    }
+    A rms = A(1) / sqrt(block_sum(sq, scratch) / static_cast<A>(D) + eps);
+    for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+      A v = load_as_compute(in + j) * rms;
+      if (weight) v *= load_as_compute(weight + j);
+      out[j] = convert<T>(v);
+    }
+  }
+}
+
 unsigned blocks_of(int64_t units) { return static_cast<unsigned>(std::min<int64_t>(units, kMaxBlocks)); }
+
+// A warp per 32 values, up to kNormThreads: short rows do not idle a whole block.
+int row_threads(int64_t D) {
+  return static_cast<int>(
+      std::max<int64_t>(kWarpSize, std::min<int64_t>(kNormThreads, (D + kWarpSize - 1) / kWarpSize * kWarpSize)));
+}
+
+// t's device data, or null for an absent optional input.
+template <class T>
+const T* optional_data(const Tensor& t) {
+  return t.defined() ? device_data<const T>(t) : nullptr;
+}
 
 // The accumulation dtype of x's: f64 for f64, f32 otherwise.
 DType acc_dtype(DType x) { return x == DType::f64 ? DType::f64 : DType::f32; }
@@ -274,8 +341,7 @@ void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
   DeviceGuard guard(out[0].device().index);
   Tensor weight = in[1].defined() ? contiguous_raw(in[1]) : Tensor();
   Tensor bias = in[2].defined() ? contiguous_raw(in[2]) : Tensor();
-  // A warp per 32 values, up to kNormThreads: short rows do not idle a whole block.
-  int threads = static_cast<int>(std::min<int64_t>(kNormThreads, (D + kWarpSize - 1) / kWarpSize * kWarpSize));
+  int threads = row_threads(D);
   visit_device_float(x.dtype(), "layer_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = dcompute_t<T>;
@@ -283,6 +349,44 @@ void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
         device_data<const T>(x), weight.defined() ? device_data<const T>(weight) : nullptr,
         bias.defined() ? device_data<const T>(bias) : nullptr, device_data<T>(out[0]), rows, D,
         static_cast<A>(attrs.f("eps")));
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+void group_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = contiguous_raw(in[0]);
+  ChannelLayout planes = channel_layout(x);
+  int64_t G = attrs.i("num_groups"), groups_total = planes.N * G, per_group = planes.C / G;
+  if (groups_total == 0 || x.numel() == 0) return;
+  DeviceGuard guard(out[0].device().index);
+  Tensor weight = in[1].defined() ? contiguous_raw(in[1]) : Tensor();
+  Tensor bias = in[2].defined() ? contiguous_raw(in[2]) : Tensor();
+  visit_device_float(x.dtype(), "group_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = dcompute_t<T>;
+    group_norm_kernel<T><<<blocks_of(groups_total), row_threads(per_group * planes.S), 0, stream_for(x)>>>(
+        device_data<const T>(x), optional_data<T>(weight), optional_data<T>(bias), device_data<T>(out[0]), groups_total,
+        G, per_group, planes.S, static_cast<A>(attrs.f("eps")));
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+void rms_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  Tensor x = contiguous_raw(in[0]);
+  RowLayout layout = layer_norm_rows(x, attrs.ints("normalized_shape"));
+  int64_t rows = layout.rows, D = layout.D;
+  if (rows == 0 || D == 0) return;
+  DeviceGuard guard(out[0].device().index);
+  Tensor weight = in[1].defined() ? contiguous_raw(in[1]) : Tensor();
+  // eps defaults to the machine epsilon of the dtype computed in (f32 for 16-bit).
+  double eps = !attrs.is_none("eps")     ? attrs.f("eps")
+               : x.dtype() == DType::f64 ? std::numeric_limits<double>::epsilon()
+                                         : std::numeric_limits<float>::epsilon();
+  visit_device_float(x.dtype(), "rms_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = dcompute_t<T>;
+    rms_norm_kernel<T><<<blocks_of(rows), row_threads(D), 0, stream_for(x)>>>(
+        device_data<const T>(x), optional_data<T>(weight), device_data<T>(out[0]), rows, D, static_cast<A>(eps));
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }

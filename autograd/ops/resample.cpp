@@ -1,0 +1,298 @@
+// Rows of interpolate and pad, and of their backward rows. Both ops are linear in
+// their input, so each backward is the adjoint linear map (interpolate_backward,
+// pad_backward, or for a constant pad a crop, which is pad with negated sizes), and
+// the adjoint's own backward is the forward op again: grad of grad holds at any order.
+#include "tensor/resample.hpp"
+
+#include <cmath>
+
+#include "autograd/cost.hpp"
+#include "autograd/ops/common.hpp"
+
+namespace nabla {
+
+namespace {
+
+std::string ints_str(const IntList& v) { return shape_str(Shape(v)); }
+
+// ---- interpolate --------------------------------------------------------------------
+
+// The mode and the scales of interpolate's attributes, for an input of `ndim` dims.
+void check_interpolate_attrs(const char* op, const Attrs& a, int64_t ndim) {
+  int64_t mode = a.i("mode");
+  if (mode < kInterpolateNearest || mode > kInterpolateBicubic)
+    throw Error(std::string(op) + ": mode must be 0 (nearest), 1 (linear/bilinear) or 2 (bicubic), got " +
+                std::to_string(mode));
+  if (mode == kInterpolateBicubic && ndim != 4)
+    throw Error(std::string(op) + ": mode 'bicubic' needs a 4-D input [N, C, H, W], got " + std::to_string(ndim) +
+                " dims");
+  for (const char* s : {"scale_h", "scale_w"})
+    if (!a.is_none(s) && !(a.f(s) > 0))
+      throw Error(std::string(op) + ": " + s + " must be positive, got " + number_str(a.f(s)));
+}
+
+void check_resample_input(const char* op, const char* arg, const Tensor& t) {
+  check_floating(op, arg, t);
+  if (t.dim() != 3 && t.dim() != 4)
+    throw Error(std::string(op) + ": argument '" + arg + "' must be 3-D [N, C, W] or 4-D [N, C, H, W], got shape " +
+                t.shape_str());
+}
+
+// x's shape with its spatial dims replaced by `size`.
+Shape resized(const char* op, const Tensor& x, const IntList& size) {
+  if (static_cast<int64_t>(size.size()) != x.dim() - 2)
+    throw Error(std::string(op) + ": size " + ints_str(size) + " must give one size per spatial dim of input " +
+                x.shape_str());
+  Shape out = x.sizes();
+  for (size_t k = 0; k < size.size(); ++k) {
+    if (size[k] <= 0) throw Error(std::string(op) + ": size " + ints_str(size) + " must be positive");
+    out[k + 2] = size[k];
+  }
+  return out;
+}
+
+std::vector<TensorMeta> infer_interpolate(const TensorList& in, const Attrs& a) {
+  const Tensor& x = in[0];
+  check_resample_input("interpolate", "input", x);
+  check_interpolate_attrs("interpolate", a, x.dim());
+  for (int64_t d = 2; d < x.dim(); ++d)
+    if (x.sizes()[d] == 0) throw Error("interpolate: argument 'input' has an empty spatial dim: " + x.shape_str());
+  return one(resized("interpolate", x, a.ints("size")), x.dtype());
+}
+
+// Inputs (grad); outputs the gradient of an input of shape input_size.
+std::vector<TensorMeta> infer_interpolate_backward(const TensorList& in, const Attrs& a) {
+  const Tensor& g = in[0];
+  check_resample_input("interpolate_backward", "grad", g);
+  check_interpolate_attrs("interpolate_backward", a, g.dim());
+  Shape input(a.ints("input_size"));
+  bool matches = static_cast<int64_t>(input.size()) == g.dim() && input[0] == g.sizes()[0] && input[1] == g.sizes()[1];
+  for (size_t d = 2; matches && d < input.size(); ++d) matches = input[d] > 0;
+  if (!matches)
+    throw Error("interpolate_backward: input_size " + shape_str(input) + " does not fit argument 'grad' of shape " +
+                g.shape_str());
+  return one(input, g.dtype());
+}
+
+// The spatial sizes of t.
+IntList spatial_sizes(const Shape& t) { return IntList(t.begin() + 2, t.end()); }
+
+// The attributes shared by interpolate and interpolate_backward.
+Attrs resample_attrs(const Attrs& a) {
+  Attrs out;
+  for (const char* name : {"mode", "align_corners", "scale_h", "scale_w"}) out.set(name, a.value(name));
+  return out;
+}
+
+TensorList backward_interpolate(BackwardContext& c) {
+  return {interpolate_backward(c.grad(), c.input_shape(0).vec(), c.attrs())};
+}
+
+TensorList backward_interpolate_backward(BackwardContext& c) {
+  Attrs attrs = resample_attrs(c.attrs());
+  attrs.set("size", spatial_sizes(c.input_shape(0)));
+  return {call1(OpId::interpolate, {c.grad()}, attrs)};
+}
+
+// 2 FLOPs (a multiply-add) per tap per output element.
+OpCost cost_interpolate(const TensorList& in, const Attrs& a, const TensorList& out) {
+  int64_t taps = a.i("mode") == kInterpolateNearest ? 1 : a.i("mode") == kInterpolateLinear ? 2 : 4;
+  const Tensor& big = a.has("input_size") ? in[0] : out[0];  // the output side of the forward map
+  double per_dim = big.dim() == 4 ? static_cast<double>(taps * taps) : static_cast<double>(taps);
+  return {2.0 * per_dim * static_cast<double>(big.numel()), io_bytes(in, out)};
+}
+
+// ---- pad ----------------------------------------------------------------------------
+
+const char* pad_mode_name(int64_t mode) {
+  switch (mode) {
+    case kPadConstant:
+      return "constant";
+    case kPadReflect:
+      return "reflect";
+    case kPadReplicate:
+      return "replicate";
+    case kPadCircular:
+      return "circular";
+    default:
+      return "?";
+  }
+}
+
+// The padded shape of `small`, checking pad against it and the mode (op and arg name
+// the tensor in errors).
+Shape padded_shape(const char* op, const char* arg, const Shape& small, const IntList& pad, int64_t mode) {
+  if (mode < kPadConstant || mode > kPadCircular)
+    throw Error(std::string(op) + ": mode must be 0 (constant), 1 (reflect), 2 (replicate) or 3 (circular), got " +
+                std::to_string(mode));
+  int64_t nd = static_cast<int64_t>(small.size());
+  if (pad.size() % 2 != 0)
+    throw Error(std::string(op) + ": pad " + ints_str(pad) + " must have an even length (a left and a right size " +
+                "per dim, last dim first)");
+  int64_t k = static_cast<int64_t>(pad.size()) / 2;
+  if (k > nd || k > kMaxPadDims)
+    throw Error(std::string(op) + ": pad " + ints_str(pad) + " pads " + std::to_string(k) + " dims, but argument '" +
+                arg + "' has shape " + shape_str(small));
+  Shape out = small;
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t d = nd - 1 - j, n = small[d], l = pad[2 * j], r = pad[2 * j + 1];
+    std::string where = std::string(op) + ": pad " + ints_str(pad) + " with mode '" + pad_mode_name(mode) +
+                        "' on dim " + std::to_string(d) + " of size " + std::to_string(n) + " (argument '" + arg +
+                        "' of shape " + shape_str(small) + ")";
+    if (mode != kPadConstant && (l < 0 || r < 0)) throw Error(where + ": the sizes must be non-negative");
+    if (mode == kPadReflect && (l >= n || r >= n))
+      throw Error(where + ": reflect padding must be smaller than the dim's size");
+    if (mode == kPadCircular && (l > n || r > n))
+      throw Error(where + ": circular padding must be at most the dim's size");
+    if (mode != kPadConstant && n == 0) throw Error(where + ": the dim must not be empty");
+    out[d] = size_add(op, size_add(op, n, l), r);
+    if (out[d] < 0) throw Error(where + ": the padded size would be " + std::to_string(out[d]));
+  }
+  return out;
+}
+
+std::vector<TensorMeta> infer_pad(const TensorList& in, const Attrs& a) {
+  check_floating("pad", "input", in[0]);
+  return one(padded_shape("pad", "input", in[0].sizes(), a.ints("pad"), a.i("mode")), in[0].dtype());
+}
+
+// Inputs (grad) of the padded shape; outputs the unpadded shape.
+std::vector<TensorMeta> infer_pad_backward(const TensorList& in, const Attrs& a) {
+  const Tensor& g = in[0];
+  check_floating("pad_backward", "grad", g);
+  IntList pad = a.ints("pad");
+  Shape small = g.sizes();
+  int64_t k = static_cast<int64_t>(pad.size()) / 2;
+  if (pad.size() % 2 == 0 && k <= g.dim())
+    for (int64_t j = 0; j < k; ++j) small[g.dim() - 1 - j] -= pad[2 * j] + pad[2 * j + 1];
+  for (int64_t s : small)
+    if (s < 0)
+      throw Error("pad_backward: pad " + ints_str(pad) + " is larger than argument 'grad' of shape " + g.shape_str());
+  // The forward shape rule on the unpadded shape checks the rest (and gives back g's).
+  padded_shape("pad_backward", "grad", small, pad, a.i("mode"));
+  return one(small, g.dtype());
+}
+
+IntList negated(IntList v) {
+  for (int64_t& x : v) x = -x;
+  return v;
+}
+
+// A constant pad's adjoint is the crop that pad with negated sizes makes.
+TensorList backward_pad(BackwardContext& c) {
+  const IntList& p = c.attrs().ints("pad");
+  auto mode = static_cast<PadMode>(c.attrs().i("mode"));
+  if (mode == PadMode::constant) return {pad(c.grad(), negated(p), PadMode::constant, 0.0)};
+  return {pad_backward(c.grad(), p, mode)};
+}
+
+TensorList backward_pad_backward(BackwardContext& c) {
+  return {pad(c.grad(), c.attrs().ints("pad"), static_cast<PadMode>(c.attrs().i("mode")), 0.0)};
+}
+
+std::vector<AttrSpec> interpolate_attr_specs() {
+  return {attr_optional("mode", AttrKind::integer, int64_t(kInterpolateNearest)),
+          attr_optional("align_corners", AttrKind::boolean, false),
+          attr_optional("scale_h", AttrKind::number, NoneAttr{}),
+          attr_optional("scale_w", AttrKind::number, NoneAttr{})};
+}
+
+}  // namespace
+
+void register_resample_ops(std::vector<OpDef>& t) {
+  std::vector<AttrSpec> forward_attrs{attr_required("size", AttrKind::ints)};
+  std::vector<AttrSpec> backward_attrs{attr_required("input_size", AttrKind::ints)};
+  for (const AttrSpec& s : interpolate_attr_specs()) {
+    forward_attrs.push_back(s);
+    backward_attrs.push_back(s);
+  }
+  row(t, OpId::interpolate) = {.num_inputs = 1,
+                               .attrs = forward_attrs,
+                               .infer = infer_interpolate,
+                               .cpu = cpu::interpolate,
+                               .backward = backward_interpolate,
+                               .cost = cost_interpolate};
+  row(t, OpId::interpolate_backward) = {.num_inputs = 1,
+                                        .attrs = backward_attrs,
+                                        .infer = infer_interpolate_backward,
+                                        .cpu = cpu::interpolate_backward,
+                                        .backward = backward_interpolate_backward,
+                                        .cost = cost_interpolate};
+  std::vector<AttrSpec> pad_attrs{attr_required("pad", AttrKind::ints),
+                                  attr_optional("mode", AttrKind::integer, int64_t(kPadConstant)),
+                                  attr_optional("value", AttrKind::number, 0.0)};
+  row(t, OpId::pad) = {
+      .num_inputs = 1, .attrs = pad_attrs, .infer = infer_pad, .cpu = cpu::pad, .backward = backward_pad};
+  row(t, OpId::pad_backward) = {.num_inputs = 1,
+                                .attrs = {pad_attrs[0], pad_attrs[1]},
+                                .infer = infer_pad_backward,
+                                .cpu = cpu::pad_backward,
+                                .backward = backward_pad_backward};
+  name_inputs(t, {{OpId::interpolate, {"input"}},
+                  {OpId::interpolate_backward, {"grad"}},
+                  {OpId::pad, {"input"}},
+                  {OpId::pad_backward, {"grad"}}});
+}
+
+InterpolateMode interpolate_mode(const std::string& mode, int64_t input_dims) {
+  if (mode == "nearest") return InterpolateMode::nearest;
+  if ((mode == "linear" && input_dims == 3) || (mode == "bilinear" && input_dims == 4)) return InterpolateMode::linear;
+  if (mode == "bicubic" && input_dims == 4) return InterpolateMode::bicubic;
+  if (mode == "linear" || mode == "bilinear" || mode == "bicubic")
+    throw Error("interpolate: mode '" + mode + "' needs a " + (mode == "linear" ? "3-D" : "4-D") + " input, got " +
+                std::to_string(input_dims) + " dims");
+  throw Error("interpolate: unknown mode '" + mode +
+              "' (expected \"nearest\", \"linear\" (3-D), \"bilinear\" or \"bicubic\" (4-D))");
+}
+
+Tensor interpolate(const Tensor& x, const InterpolateOptions& opt) {
+  check_resample_input("interpolate", "input", x);
+  size_t spatial = static_cast<size_t>(x.dim() - 2);
+  if (opt.size.empty() == opt.scale_factor.empty())
+    throw Error(std::string("interpolate: give exactly one of size and scale_factor, got ") +
+                (opt.size.empty() ? "neither" : "both"));
+  if (opt.align_corners && opt.mode == InterpolateMode::nearest)
+    throw Error("interpolate: align_corners may only be set with the linear, bilinear and bicubic modes");
+  Attrs attrs{{"mode", static_cast<int64_t>(opt.mode)}, {"align_corners", opt.align_corners.value_or(false)}};
+  IntList size = opt.size;
+  if (size.size() == 1 && spatial == 2) size = {size[0], size[0]};
+  if (!opt.scale_factor.empty()) {
+    std::vector<double> sf = opt.scale_factor;
+    if (sf.size() == 1) sf.assign(spatial, sf[0]);
+    if (sf.size() != spatial)
+      throw Error("interpolate: scale_factor must have one value per spatial dim (" + std::to_string(spatial) +
+                  ") of input " + x.shape_str() + ", got " + std::to_string(opt.scale_factor.size()));
+    const char* names[2] = {"scale_h", "scale_w"};
+    for (size_t k = 0; k < spatial; ++k) {
+      if (!(sf[k] > 0)) throw Error("interpolate: scale_factor must be positive, got " + number_str(sf[k]));
+      size.push_back(static_cast<int64_t>(std::floor(static_cast<double>(x.sizes()[k + 2]) * sf[k])));
+      attrs.set(names[k + 2 - spatial], sf[k]);
+    }
+  }
+  attrs.set("size", size);
+  return call1(OpId::interpolate, {x}, attrs);
+}
+
+Tensor interpolate_backward(const Tensor& grad, const IntList& input_shape, const Attrs& interpolate_attrs) {
+  Attrs attrs = resample_attrs(interpolate_attrs);
+  attrs.set("input_size", input_shape);
+  return call1(OpId::interpolate_backward, {grad}, attrs);
+}
+
+PadMode pad_mode(const std::string& mode) {
+  if (mode == "constant") return PadMode::constant;
+  if (mode == "reflect") return PadMode::reflect;
+  if (mode == "replicate") return PadMode::replicate;
+  if (mode == "circular") return PadMode::circular;
+  throw Error("pad: unknown mode '" + mode + "' (expected \"constant\", \"reflect\", \"replicate\" or \"circular\")");
+}
+
+Tensor pad(const Tensor& x, const IntList& pad, PadMode mode, double value) {
+  return call1(OpId::pad, {x}, {{"pad", pad}, {"mode", static_cast<int64_t>(mode)}, {"value", value}});
+}
+
+Tensor pad_backward(const Tensor& grad, const IntList& pad, PadMode mode) {
+  return call1(OpId::pad_backward, {grad}, {{"pad", pad}, {"mode", static_cast<int64_t>(mode)}});
+}
+
+}  // namespace nabla
