@@ -102,21 +102,11 @@ if dtype == f64 {
 }
 
 # ---- sampling ----
-# The next character's code from logits [vocab]: softmax(logits / temperature) kept
-# to its k most likely characters, renormalized, and drawn with one uniform number.
-# Written with lists until the topk and multinomial ops exist; then it is
-# topk(logits / temperature, k) and multinomial(softmax(values), 1).
+# The next character's code from logits [vocab]: one draw among the k most likely
+# characters, by softmax(logits / temperature) over them.
 fn sample_top_k(logits, k, temperature=1.0) {
-  let probs = softmax(logits.to(f64) / temperature, dim=-1).tolist()
-  let top = sorted(range(len(probs)), key=fn(i) = -probs[i])[0:k]
-  let total = 0.0
-  for i in top { total = total + probs[i] }
-  let u = rand([1], dtype=f64).item() * total
-  for i in top {
-    u = u - probs[i]
-    if u <= 0.0 { return i }
-  }
-  return top[-1]
+  let (values, indices) = topk(logits / temperature, k)
+  return int(indices[multinomial(softmax(values, dim=-1), 1)[0]].item())
 }
 
 # Feeds the prompt, then one sampled character at a time, carrying the LSTM's state.

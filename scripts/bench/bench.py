@@ -46,6 +46,10 @@ FIGURES = {
     "topk": ("ms", False),
     "group_norm": ("ms", False),
     "interpolate_bilinear": ("ms", False),
+    # Attention forward + backward with a bool key-padding mask, [8, 8, 256, 64] f32:
+    # nabla's scaled_dot_product_attention against PyTorch 1.13's composition (it has no
+    # fused op): masked_fill, softmax and two matmuls.
+    "sdpa_mask": ("ms", False),
     "dsl_scalar_add_1e6": ("ms", False),
     "dsl_tiny_add_1e5": ("ms", False),
     "dsl_fwd_bwd_1e4": ("ms", False),

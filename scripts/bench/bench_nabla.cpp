@@ -112,6 +112,15 @@ double group_norm_ms() {
   return median_seconds([&] { group_norm(x, 8, w, b); }, 7, 10) * 1e3;
 }
 
+// Attention forward + backward with a bool key-padding mask, [8, 8, 256, 64] f32.
+double sdpa_mask_ms() {
+  Tensor q = randn({8, 8, 256, 64}).set_requires_grad(true), k = randn({8, 8, 256, 64}).set_requires_grad(true);
+  Tensor v = randn({8, 8, 256, 64}).set_requires_grad(true), g = randn({8, 8, 256, 64});
+  Tensor keep = gt(rand({8, 1, 1, 256}), full({}, 0.2));
+  AttentionOptions opt{.attn_mask = keep};
+  return median_seconds([&] { grad({scaled_dot_product_attention(q, k, v, opt)}, {q, k, v}, {g}); }, 7, 3) * 1e3;
+}
+
 // Bilinear 2x upsampling (align_corners=false), forward, [32, 32, 28, 28] -> 56 x 56 f32.
 double interpolate_bilinear_ms() {
   Tensor x = randn({32, 32, 28, 28});
@@ -193,7 +202,7 @@ int main(int argc, char** argv) {
         stderr,
         "usage: nabla_bench "
         "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|group_norm|interpolate_bilinear|checkpoint_load\n");
+        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|group_norm|interpolate_bilinear|sdpa_mask|checkpoint_load\n");
     return 2;
   }
   manual_seed(0);
@@ -215,6 +224,7 @@ int main(int argc, char** argv) {
   else if (f == "max_pool") v = max_pool_ms();
   else if (f == "sort" || f == "topk") v = ordering_ms(f);
   else if (f == "group_norm") v = group_norm_ms();
+  else if (f == "sdpa_mask") v = sdpa_mask_ms();
   else if (f == "interpolate_bilinear") v = interpolate_bilinear_ms();
   else if (f == "exp_4m" || f == "tanh_4m" || f == "sum_4m" || f == "softmax_2048" || f == "transpose_2048")
     v = kernel_ms(f);

@@ -98,6 +98,18 @@ def group_norm_ms():
     return median_seconds(lambda: torch.nn.functional.group_norm(x, 8, w, b), 7, 10) * 1e3
 
 
+def sdpa_mask_ms():
+    q, k, v = (torch.randn(8, 8, 256, 64, requires_grad=True) for _ in range(3))
+    keep = torch.rand(8, 1, 1, 256) > 0.2
+    keep[..., 0] = True
+    g = torch.randn(8, 8, 256, 64)
+
+    def step():
+        s = (q @ k.transpose(-1, -2) * 0.125).masked_fill(~keep, float("-inf"))
+        torch.autograd.grad(s.softmax(-1) @ v, [q, k, v], g)
+    return median_seconds(step, 7, 3) * 1e3
+
+
 def interpolate_bilinear_ms():
     x = torch.randn(32, 32, 28, 28)
     return median_seconds(lambda: torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"), 7, 10) * 1e3
@@ -170,6 +182,7 @@ FIGURES = {
     "sort": lambda: ordering_ms("sort"),
     "topk": lambda: ordering_ms("topk"),
     "group_norm": group_norm_ms,
+    "sdpa_mask": sdpa_mask_ms,
     "interpolate_bilinear": interpolate_bilinear_ms,
     **{k: (lambda k=k: kernel_ms(k)) for k in ["exp_4m", "tanh_4m", "sum_4m", "softmax_2048", "transpose_2048"]},
 }
