@@ -73,3 +73,7 @@ test "gradients flow through GroupNorm, Upsample and reflect padding" {
   # GroupNorm's output sums to its bias per group whatever x is: the gradient of the sum is 0.
   expect_close(x.grad, zeros([2, 4, 3, 3]), rtol=0.0, atol=1e-4)
 }
+
+test "GroupNorm checks its channels when it is built" {
+  expect_error("nn.GroupNorm(4, 6)", "GroupNorm: num_channels (6) must be divisible by num_groups (4)")
+}
