@@ -4,16 +4,17 @@ PyTorch's output for each, for tests/stdlib/nn_conv.dsl.
 
     /usr/bin/python3 tests/stdlib/reference/make_conv.py
 
-The safetensors format is written by hand (no safetensors package here): an 8-byte
-little-endian header length, a JSON header {name: {dtype, shape, data_offsets}}, then
-the raw bytes.
+The file is written by scripts/reference/safetensors_file.py (there is no safetensors
+package here).
 """
-import json
 import pathlib
-import struct
+import sys
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "reference"))
+from safetensors_file import write_safetensors  # noqa: E402
 
 OUT = pathlib.Path(__file__).with_name("conv.safetensors")
 
@@ -46,18 +47,6 @@ def cases():
     return tensors
 
 
-def write_safetensors(tensors, path):
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        data = t.detach().contiguous().to(torch.float32).numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
 if __name__ == "__main__":
-    write_safetensors(cases(), OUT)
+    write_safetensors(OUT, cases())
     print(f"{OUT}: {OUT.stat().st_size} bytes")

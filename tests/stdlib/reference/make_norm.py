@@ -5,29 +5,18 @@ bicubic Upsample(scale_factor=2) and ReflectionPad2d(2) of the same input.
 
     /usr/bin/python3 tests/stdlib/reference/make_norm.py
 
-There is no python safetensors package here, so the format is written by hand: an
-8-byte little-endian header length, a JSON header {name: {dtype, shape,
-data_offsets}}, then the raw little-endian bytes.
+The file is written by scripts/reference/safetensors_file.py (there is no safetensors
+package here).
 """
-import json
 import pathlib
-import struct
+import sys
 
 import torch
 
+sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "reference"))
+from safetensors_file import write_safetensors  # noqa: E402
+
 OUT = pathlib.Path(__file__).with_name("norm.safetensors")
-
-
-def save_safetensors(tensors, path):
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        data = t.detach().contiguous().to(torch.float32).numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 def main():
@@ -46,7 +35,7 @@ def main():
             "bicubic_output": torch.nn.Upsample(size=(7, 9), mode="bicubic", align_corners=True)(x),
             "reflection_pad_output": torch.nn.ReflectionPad2d(2)(x),
         })
-    save_safetensors(tensors, OUT)
+    write_safetensors(OUT, tensors)
     print(f"wrote {OUT} ({OUT.stat().st_size} bytes): {', '.join(tensors)}")
 
 
