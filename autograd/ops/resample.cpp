@@ -265,7 +265,12 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& opt) {
     const char* names[2] = {"scale_h", "scale_w"};
     for (size_t k = 0; k < spatial; ++k) {
       if (!(sf[k] > 0)) throw Error("interpolate: scale_factor must be positive, got " + number_str(sf[k]));
-      size.push_back(static_cast<int64_t>(std::floor(static_cast<double>(x.sizes()[k + 2]) * sf[k])));
+      double scaled = std::floor(static_cast<double>(x.sizes()[k + 2]) * sf[k]);
+      // Converting a double past int64's range is undefined: refuse it first.
+      if (!(scaled < 9.2e18))
+        throw Error("interpolate: scale_factor " + number_str(sf[k]) + " makes dim " + std::to_string(k + 2) +
+                    " of input " + x.shape_str() + " larger than 64 bits can count");
+      size.push_back(static_cast<int64_t>(scaled));
       attrs.set(names[k + 2 - spatial], sf[k]);
     }
   }

@@ -77,3 +77,7 @@ test "gradients flow through GroupNorm, Upsample and reflect padding" {
 test "GroupNorm checks its channels when it is built" {
   expect_error("nn.GroupNorm(4, 6)", "GroupNorm: num_channels (6) must be divisible by num_groups (4)")
 }
+
+test "interpolate refuses a scale_factor whose size does not fit in 64 bits" {
+  expect_error("interpolate(randn([1, 1, 2, 2]), scale_factor=1e300)", "larger than 64 bits can count")
+}
