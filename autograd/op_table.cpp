@@ -23,8 +23,8 @@ std::vector<OpDef> build_table() {
   register_quant_ops(table);
   // PyTorch's autocast lists, in short: products lower, numerically touchy ops f32.
   set_autocast(table, AutocastPolicy::lower,
-               {OpId::matmul, OpId::linear, OpId::conv2d, OpId::conv1d, OpId::conv_transpose1d, OpId::conv_transpose2d,
-                OpId::scaled_dot_product_attention});
+               {OpId::matmul, OpId::linear, OpId::conv2d, OpId::conv3d, OpId::conv1d, OpId::conv_transpose1d,
+                OpId::conv_transpose2d, OpId::scaled_dot_product_attention});
   set_autocast(table, AutocastPolicy::f32,
                {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
                 OpId::batch_norm, OpId::batch_norm_backward, OpId::layer_norm, OpId::cross_entropy, OpId::nll_loss,

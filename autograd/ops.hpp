@@ -167,8 +167,7 @@ Tensor adaptive_avg_pool1d(const Tensor& x, int64_t output_size);
 Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const IntList& output_size);
 // 3-D convolution over [N, C, D, H, W] (weight [C_out, C_in / groups, kD, kH, kW]);
-// lists of one or three values. No row of its own: the depth is unfolded into the
-// channels and one conv2d computes it (conv.cpp), so its gradients are the table's.
+// lists of one or three values. Its two adjoints, as conv2d's, are its gradients.
 struct Conv3dOptions {
   IntList stride{1};
   IntList padding{0};
@@ -176,6 +175,10 @@ struct Conv3dOptions {
   int64_t groups = 1;
 };
 Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), const Conv3dOptions& opt = {});
+Tensor conv3d_backward_input(const Tensor& grad, const Tensor& weight, const IntList& input_shape,
+                             const Conv3dOptions& opt = {});
+Tensor conv3d_backward_weight(const Tensor& x, const Tensor& grad, const IntList& weight_shape,
+                              const Conv3dOptions& opt = {});
 
 // Normalization and regularization.
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,

@@ -164,8 +164,10 @@ model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
   weight = parameter([out_channels, in_channels // groups] + _triple(kernel_size))
   bias = parameter([out_channels]) if bias else none
   let _ = _default_init(self.weight, self.bias)
-  forward(x) = conv3d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
-                      dilation=self.dilation, groups=self.groups)
+  _conv(x) = conv3d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
+                    dilation=self.dilation, groups=self.groups)
+  # As PyTorch, an unbatched [C, D, H, W] input is a batch of one.
+  forward(x) = self._conv(x.unsqueeze(0)).squeeze(0) if x.ndim == 4 else self._conv(x)
 }
 
 # The adjoint of Conv1d in its input: weight [in_channels, out_channels / groups,

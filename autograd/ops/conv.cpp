@@ -1,7 +1,7 @@
 // Rows of conv2d, its two adjoints (conv2d_backward_input, conv2d_backward_weight),
-// max_pool2d, avg_pool2d and avg_pool2d_backward, the rows built on them (conv1d,
-// conv_transpose1d/2d, max_pool1d, avg_pool1d), the adaptive pools, and their
-// functional API.
+// conv3d and its two adjoints (the same rules on [N, C, D, H, W]), max_pool2d, avg_pool2d and avg_pool2d_backward, the
+// rows built on them (conv1d, conv_transpose1d/2d, max_pool1d, avg_pool1d), the adaptive pools, and their functional
+// API.
 //
 // conv2d(x, w) is bilinear, so its derivatives are the two adjoints, and each
 // adjoint's derivatives are again conv2d or the other adjoint: grad of grad stays
@@ -172,6 +172,121 @@ TensorList backward_conv2d_backward_weight(BackwardContext& c) {
   Tensor G = c.grad(), gx, ggrad;
   if (c.needs_grad(0)) gx = conv2d_backward_input(c.input(1), G, c.input_shape(0).vec(), opt);
   if (c.needs_grad(1)) ggrad = conv2d(c.input(0), G, Tensor(), opt);
+  return {gx, ggrad};
+}
+
+// ---------------------------------------------------------------------------
+// 3-D convolution: conv2d's rules on [N, C, D, H, W]
+
+using cpu::ConvNdGeometry;
+
+void check_bias(const char* op, const Tensor& x, const Tensor& b, int64_t channels, const Tensor& w);  // below
+
+std::string dims_str(const std::vector<int64_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+  return s;
+}
+
+// check_conv's checks, in any number of spatial dims (conv3d's rows).
+ConvNdGeometry check_conv_nd(const char* op, const Shape& x, const char* x_arg, const Shape& w, const char* w_arg,
+                             const Attrs& a) {
+  check_rank(op, x_arg, x, 3, "[N, C, D, H, W]");
+  check_rank(op, w_arg, w, 3, "[C_out, C_in / groups, kD, kH, kW]");
+  ConvNdGeometry g = cpu::conv_nd_geometry(x, w, a, op);
+  auto check_all = [&](const char* name, const std::vector<int64_t>& v, int64_t least, const char* what) {
+    for (int64_t e : v)
+      if (e < least)
+        throw Error(std::string(op) + ": argument '" + name + "' must be " + what + ", got " + dims_str(v));
+  };
+  check_all("stride", g.stride, 1, "positive");
+  check_all("dilation", g.dilation, 1, "positive");
+  check_all("padding", g.pad, 0, "non-negative");
+  std::string groups = "groups=" + std::to_string(g.groups);
+  if (g.groups <= 0) throw Error(std::string(op) + ": argument 'groups' must be positive, got " + groups);
+  if (g.OC % g.groups != 0)
+    throw Error(std::string(op) + ": argument '" + w_arg + "' of shape " + shape_str(w) + " has " +
+                std::to_string(g.OC) + " output channels, which " + groups + " does not divide");
+  if (w[1] * g.groups != g.C)
+    throw Error(std::string(op) + ": argument '" + w_arg + "' of shape " + shape_str(w) + " expects " +
+                std::to_string(w[1] * g.groups) + " input channels (" + groups + ") but argument '" + x_arg +
+                "' of shape " + shape_str(x) + " has " + std::to_string(g.C));
+  for (int64_t o : g.out)
+    if (o <= 0)
+      throw Error(std::string(op) + ": argument '" + x_arg + "' of shape " + shape_str(x) + " with padding " +
+                  dims_str(g.pad) + " is smaller than the (dilated) kernel of argument '" + w_arg + "' of shape " +
+                  shape_str(w) + "; the computed output size is " + dims_str(g.out));
+  return g;
+}
+
+Shape conv_nd_out_shape(const ConvNdGeometry& g) {
+  Shape s{g.N, g.OC};
+  for (int64_t o : g.out) s.push_back(o);
+  return s;
+}
+
+void check_grad_shape_nd(const char* op, const Tensor& grad, const ConvNdGeometry& g, const std::string& of) {
+  Shape want = conv_nd_out_shape(g);
+  if (!(grad.sizes() == want))
+    throw Error(std::string(op) + ": argument 'grad' of shape " + grad.shape_str() +
+                " does not match the convolution's output shape " + shape_str(want) + " (" + of + ")");
+}
+
+std::vector<TensorMeta> infer_conv3d(const TensorList& in, const Attrs& a) {
+  const Tensor &x = in[0], &w = in[1];
+  check_same_float("conv3d", x, "input", w, "weight");
+  ConvNdGeometry g = check_conv_nd("conv3d", x.sizes(), "input", w.sizes(), "weight", a);
+  check_bias("conv3d", x, in[2], g.OC, w);
+  return one(conv_nd_out_shape(g), x.dtype());
+}
+
+std::vector<TensorMeta> infer_conv3d_backward_input(const TensorList& in, const Attrs& a) {
+  const char* op = "conv3d_backward_input";
+  const Tensor &grad = in[0], &w = in[1];
+  check_same_float(op, grad, "grad", w, "weight");
+  Shape x(a.ints("input_shape"));
+  ConvNdGeometry g = check_conv_nd(op, x, "input_shape", w.sizes(), "weight", a);
+  check_grad_shape_nd(op, grad, g, "input_shape " + shape_str(x) + ", weight of shape " + w.shape_str());
+  return one(x, grad.dtype());
+}
+
+std::vector<TensorMeta> infer_conv3d_backward_weight(const TensorList& in, const Attrs& a) {
+  const char* op = "conv3d_backward_weight";
+  const Tensor &x = in[0], &grad = in[1];
+  check_same_float(op, x, "input", grad, "grad");
+  Shape w(a.ints("weight_shape"));
+  ConvNdGeometry g = check_conv_nd(op, x.sizes(), "input", w, "weight_shape", a);
+  check_grad_shape_nd(op, grad, g, "input of shape " + x.shape_str() + ", weight_shape " + shape_str(w));
+  return one(w, x.dtype());
+}
+
+Conv3dOptions conv3d_options(const Attrs& a) {
+  return {a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.i("groups")};
+}
+
+// As conv2d's three rules: each adjoint's derivatives are conv3d or the other adjoint.
+TensorList backward_conv3d(BackwardContext& c) {
+  Conv3dOptions opt = conv3d_options(c.attrs());
+  Tensor g = c.grad(), gx, gw, gb;
+  if (c.needs_grad(0)) gx = conv3d_backward_input(g, c.input(1), c.input_shape(0).vec(), opt);
+  if (c.needs_grad(1)) gw = conv3d_backward_weight(c.input(0), g, c.input_shape(1).vec(), opt);
+  if (c.needs_grad(2)) gb = sum(g, {0, 2, 3, 4});
+  return {gx, gw, gb};
+}
+
+TensorList backward_conv3d_backward_input(BackwardContext& c) {
+  Conv3dOptions opt = conv3d_options(c.attrs());
+  Tensor G = c.grad(), ggrad, gw;
+  if (c.needs_grad(0)) ggrad = conv3d(G, c.input(1), Tensor(), opt);
+  if (c.needs_grad(1)) gw = conv3d_backward_weight(G, c.input(0), c.input_shape(1).vec(), opt);
+  return {ggrad, gw};
+}
+
+TensorList backward_conv3d_backward_weight(BackwardContext& c) {
+  Conv3dOptions opt = conv3d_options(c.attrs());
+  Tensor G = c.grad(), gx, ggrad;
+  if (c.needs_grad(0)) gx = conv3d_backward_input(c.input(1), G, c.input_shape(0).vec(), opt);
+  if (c.needs_grad(1)) ggrad = conv3d(c.input(0), G, Tensor(), opt);
   return {gx, ggrad};
 }
 
@@ -655,6 +770,28 @@ void register_conv_ops(std::vector<OpDef>& t) {
                                        .saves = {0, 0b10},
                                        .nondiff_outputs = 0b10,
                                        .cost = cost_adaptive_pool};
+  row(t, OpId::conv3d) = {.num_inputs = 3,
+                          .attrs = conv_attrs(nullptr, 3),
+                          .infer = infer_conv3d,
+                          .cpu = cpu::conv3d,
+                          .backward = backward_conv3d,
+                          .saves = {0b011, 0},
+                          .optional_inputs = 0b100,  // bias
+                          .cost = cost_conv2d};
+  row(t, OpId::conv3d_backward_input) = {.num_inputs = 2,
+                                         .attrs = conv_attrs("input_shape", 3),
+                                         .infer = infer_conv3d_backward_input,
+                                         .cpu = cpu::conv3d_backward_input,
+                                         .backward = backward_conv3d_backward_input,
+                                         .saves = {0b11, 0},
+                                         .cost = cost_conv2d_backward_input};
+  row(t, OpId::conv3d_backward_weight) = {.num_inputs = 2,
+                                          .attrs = conv_attrs("weight_shape", 3),
+                                          .infer = infer_conv3d_backward_weight,
+                                          .cpu = cpu::conv3d_backward_weight,
+                                          .backward = backward_conv3d_backward_weight,
+                                          .saves = {0b11, 0},
+                                          .cost = cost_conv2d_backward_weight};
   row(t, OpId::conv2d).cost = cost_conv2d;
   row(t, OpId::conv2d).optional_inputs = 0b100;  // bias
   row(t, OpId::conv2d_backward_input).cost = cost_conv2d_backward_input;
@@ -675,12 +812,16 @@ void register_conv_ops(std::vector<OpDef>& t) {
                   {OpId::avg_pool1d, {"input"}},
                   {OpId::adaptive_avg_pool1d, {"input"}},
                   {OpId::adaptive_avg_pool2d, {"input"}},
-                  {OpId::adaptive_max_pool2d, {"input"}}});
+                  {OpId::adaptive_max_pool2d, {"input"}},
+                  {OpId::conv3d, {"input", "weight", "bias"}},
+                  {OpId::conv3d_backward_input, {"grad", "weight"}},
+                  {OpId::conv3d_backward_weight, {"input", "grad"}}});
 }
 
 namespace {
 
-Attrs conv_call_attrs(const Conv2dOptions& o) {
+template <class Options>  // Conv2dOptions, Conv3dOptions
+Attrs conv_call_attrs(const Options& o) {
   return {{"stride", o.stride}, {"padding", o.padding}, {"dilation", o.dilation}, {"groups", o.groups}};
 }
 
@@ -830,74 +971,27 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, const IntList& ou
   return {outs[0], outs[1]};
 }
 
-namespace {
-
-std::array<int64_t, 3> triple(const IntList& v, const char* name) {
-  if (v.size() == 1) return {v[0], v[0], v[0]};
-  if (v.size() == 3) return {v[0], v[1], v[2]};
-  throw Error(std::string("conv3d: argument '") + name + "' must have 1 or 3 values, got " + std::to_string(v.size()));
+Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv3dOptions& opt) {
+  return unbatched_as_batch(
+      x,
+      [&](const Tensor& xb) {
+        return call(OpId::conv3d, {xb, weight, bias}, conv_call_attrs(opt));
+      },
+      3)[0];
 }
 
-std::string triple_str(const std::array<int64_t, 3>& v) {
-  return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+Tensor conv3d_backward_input(const Tensor& grad, const Tensor& weight, const IntList& input_shape,
+                             const Conv3dOptions& opt) {
+  Attrs a = conv_call_attrs(opt);
+  a.set("input_shape", input_shape);
+  return call1(OpId::conv3d_backward_input, {grad, weight}, a);
 }
 
-// Validates conv3d's arguments (as check_conv does conv2d's) and returns the output's
-// [OD, OH, OW].
-std::array<int64_t, 3> check_conv3d(const Shape& x, const Shape& w, const std::array<int64_t, 3>& s,
-                                    const std::array<int64_t, 3>& p, const std::array<int64_t, 3>& d, int64_t groups) {
-  const char* op = "conv3d";
-  check_rank(op, "input", x, 3, "[N, C, D, H, W]");
-  check_rank(op, "weight", w, 3, "[C_out, C_in / groups, kD, kH, kW]");
-  for (int i = 0; i < 3; ++i) {
-    if (s[i] <= 0) throw Error("conv3d: argument 'stride' must be positive, got " + triple_str(s));
-    if (d[i] <= 0) throw Error("conv3d: argument 'dilation' must be positive, got " + triple_str(d));
-    if (p[i] < 0) throw Error("conv3d: argument 'padding' must be non-negative, got " + triple_str(p));
-  }
-  std::string groups_str = "groups=" + std::to_string(groups);
-  if (groups <= 0) throw Error("conv3d: argument 'groups' must be positive, got " + groups_str);
-  if (w[0] % groups != 0)
-    throw Error("conv3d: argument 'weight' of shape " + shape_str(w) + " has " + std::to_string(w[0]) +
-                " output channels, which " + groups_str + " does not divide");
-  if (w[1] * groups != x[1])
-    throw Error("conv3d: argument 'weight' of shape " + shape_str(w) + " expects " + std::to_string(w[1] * groups) +
-                " input channels (" + groups_str + ") but argument 'input' of shape " + shape_str(x) + " has " +
-                std::to_string(x[1]));
-  std::array<int64_t, 3> out{};
-  for (int i = 0; i < 3; ++i) out[i] = cpu::conv_out_size(op, x[2 + i], w[2 + i], s[i], p[i], d[i]);
-  if (out[0] <= 0 || out[1] <= 0 || out[2] <= 0)
-    throw Error("conv3d: argument 'input' of shape " + shape_str(x) + " is smaller after padding " + triple_str(p) +
-                " than the (dilated) kernel of argument 'weight' of shape " + shape_str(w) +
-                "; the computed output size is " + triple_str(out));
-  return out;
-}
-
-}  // namespace
-
-// The depth unfolded into the channels: output depth od reads the kD input slices
-// od * stride - padding + kd * dilation, stacked group by group as [groups, kD,
-// C_in / groups] channels of an [N * OD, kD * C_in, H, W] tensor; the weight, permuted
-// to [C_out, kD * C_in / groups, kH, kW], makes one conv2d of them the 3-D convolution.
-// The copies cost kD times the input; the multiply-adds are conv2d's at its speed.
-Tensor conv3d(const Tensor& x_in, const Tensor& w, const Tensor& bias, const Conv3dOptions& opt) {
-  if (x_in.defined() && x_in.dim() == 4) return squeeze(conv3d(unsqueeze(x_in, 0), w, bias, opt), {0});
-  auto s = triple(opt.stride, "stride"), p = triple(opt.padding, "padding"), d = triple(opt.dilation, "dilation");
-  const Shape &xs = x_in.sizes(), &ws = w.sizes();
-  std::array<int64_t, 3> out = check_conv3d(xs, ws, s, p, d, opt.groups);
-  int64_t N = xs[0], C = xs[1], D = xs[2], H = xs[3], W = xs[4];
-  int64_t OC = ws[0], Cg = ws[1], KD = ws[2], G = opt.groups, OD = out[0];
-  Tensor x = p[0] ? slice_backward(x_in, {N, C, D + 2 * p[0], H, W}, 2, p[0], p[0] + D, 1) : x_in;
-  TensorList taps;
-  for (int64_t kd = 0; kd < KD; ++kd) {
-    int64_t start = kd * d[0];
-    taps.push_back(slice(x, 2, start, start + (OD - 1) * s[0] + 1, s[0]));  // [N, C, OD, H, W]
-  }
-  Tensor t = reshape(stack(taps, 2), {N, G, Cg, KD, OD, H, W});
-  t = reshape(permute(t, {0, 4, 1, 3, 2, 5, 6}), {N * OD, G * KD * Cg, H, W});
-  Tensor wf = reshape(permute(w, {0, 2, 1, 3, 4}), {OC, KD * Cg, ws[3], ws[4]});
-  Conv2dOptions o2{{s[1], s[2]}, {p[1], p[2]}, {d[1], d[2]}, G};
-  Tensor y = reshape(conv2d(t, wf, bias, o2), {N, OD, OC, out[1], out[2]});
-  return contiguous(permute(y, {0, 2, 1, 3, 4}));
+Tensor conv3d_backward_weight(const Tensor& x, const Tensor& grad, const IntList& weight_shape,
+                              const Conv3dOptions& opt) {
+  Attrs a = conv_call_attrs(opt);
+  a.set("weight_shape", weight_shape);
+  return call1(OpId::conv3d_backward_weight, {x, grad}, a);
 }
 
 }  // namespace nabla

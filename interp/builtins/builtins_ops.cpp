@@ -33,10 +33,14 @@ AttrValue convert_attr(const AttrSpec& spec, const Value& v, const std::string& 
     case AttrKind::number: return as_num(v, what);
     case AttrKind::boolean: return as_bool(v, what);
     case AttrKind::ints:
-      // A window size given as one number: once per spatial dim (once for the 1-D ops).
+      // A window size given as one number: once per spatial dim (the 1-D and 3-D ops
+      // end in "1d" and "3d", the others are 2-D).
       if (v.tag == Tag::Int && pair_attr(spec.name)) {
-        bool one_d = fname.size() > 2 && fname.compare(fname.size() - 2, 2, "1d") == 0;
-        return one_d ? std::vector<int64_t>{v.i} : std::vector<int64_t>{v.i, v.i};
+        auto ends_with = [&](const char* tail) {
+          return fname.size() > 2 && fname.compare(fname.size() - 2, 2, tail) == 0;
+        };
+        size_t dims = ends_with("1d") ? 1 : ends_with("3d") ? 3 : 2;
+        return std::vector<int64_t>(dims, v.i);
       }
       return as_ints(v, what);
     case AttrKind::dtype: return as_dtype(v, what);
@@ -141,22 +145,6 @@ Value einsum_builtin(Evaluator&, CallArgs& a) {
   TensorList operands;
   for (size_t i = 0; i < items.size(); ++i) operands.push_back(input_of(items[i], "einsum", "operand " + std::to_string(i)));
   return Value::tensor(einsum(a.pos[0].as<StrObj>()->s, operands));
-}
-
-// conv3d composes rows (autograd/ops/conv.cpp); one number stands for the three dims.
-Value conv3d_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("conv3d", a, {"input", "weight", "bias", "stride", "padding", "dilation", "groups"}, 2);
-  auto list = [&](size_t k, const char* name, int64_t fallback) {
-    if (!b.has(k)) return IntList{fallback};
-    std::string what = std::string("conv3d(): argument '") + name + "'";
-    if (b[k].tag == Tag::Int) return IntList{b[k].i};
-    std::vector<int64_t> v = as_ints(b[k], what);
-    return IntList(v.begin(), v.end());
-  };
-  Conv3dOptions opt{list(3, "stride", 1), list(4, "padding", 0), list(5, "dilation", 1),
-                    b.has(6) ? as_int(b[6], "conv3d(): argument 'groups'") : 1};
-  return Value::tensor(conv3d(input_of(b[0], "conv3d", "input"), input_of(b[1], "conv3d", "weight"),
-                              b.has(2) ? input_of(b[2], "conv3d", "bias") : Tensor(), opt));
 }
 
 Value contiguous_builtin(Evaluator&, CallArgs& a) {
@@ -431,9 +419,6 @@ const BuiltinEntry kOpConventions[] = {
      "summed, '...' broadcasts. Example: einsum(\"bij,bjk->bik\", a, b)"},
     {"matmul", matmul_builtin, "matmul(self, other)",
      "The matrix product, batched and broadcast as PyTorch's (the @ operator). Example: matmul(x, w)"},
-    {"conv3d", conv3d_builtin, "conv3d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)",
-     "3-D convolution over [N, C, D, H, W] (weight [C_out, C_in / groups, kD, kH, kW]); lists of 1 or 3 values. "
-     "Example: conv3d(x, w, padding=1)"},
     {"contiguous", contiguous_builtin, "contiguous(input)",
      "The tensor itself when contiguous, else a contiguous copy. Example: x.t().contiguous()"},
     {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)",

@@ -1,6 +1,6 @@
-// CPU kernels of conv2d and its two adjoints (conv2d_backward_input, _weight), and of
-// the rows built on them: conv1d (conv2d on a unit height), conv_transpose2d
-// (conv2d_backward_input plus the bias) and conv_transpose1d.
+// CPU kernels of conv2d and conv3d and their adjoints (conv{2,3}d_backward_input,
+// _weight), and of the rows built on conv2d: conv1d (conv2d on a unit height),
+// conv_transpose2d (conv2d_backward_input plus the bias) and conv_transpose1d.
 //
 // f32 runs on oneDNN's convolution primitives (forward, backward data, backward
 // weights). oneDNN picks its own blocked layouts (format_tag::any); operands are
@@ -9,7 +9,7 @@
 // cached, keyed by every shape and attribute that defines them.
 //
 // f64 (gradcheck's dtype; oneDNN has no f64 convolution) runs as im2col + GEMM on
-// OpenBLAS, one group of one image at a time.
+// OpenBLAS, one group of one image at a time (conv2d), or as direct loops (conv3d).
 #include <algorithm>
 #include <array>
 #include <map>
@@ -68,32 +68,41 @@ Operand operand(int arg, bool output, const memory::desc& plain, const memory::d
   return o;
 }
 
-// The plain (NCHW / OIHW / GOIHW) descriptors and the problem's vectors.
+// The plain (NC[D]HW / OI[D]HW / GOI[D]HW) descriptors and the problem's vectors.
 struct ConvDescs {
   memory::desc src, weights, dst, bias;  // plain layouts
   memory::desc src_any, weights_any, dst_any;
   memory::dims strides, dilates, pad_l, pad_r;
 };
 
-ConvDescs conv_descs(const ConvGeometry& g, bool bias) {
+// `lead` followed by one value per spatial dim.
+memory::dims with_spatial(memory::dims lead, const std::vector<int64_t>& spatial) {
+  lead.insert(lead.end(), spatial.begin(), spatial.end());
+  return lead;
+}
+
+ConvDescs conv_descs(const ConvNdGeometry& g, bool bias) {
   auto f32 = memory::data_type::f32;
-  memory::dims src{g.N, g.C, g.H, g.W}, dst{g.N, g.OC, g.OH, g.OW};
-  memory::dims wei = g.groups == 1 ? memory::dims{g.OC, g.C, g.KH, g.KW}
-                                   : memory::dims{g.groups, g.OC / g.groups, g.C / g.groups, g.KH, g.KW};
+  bool three = g.spatial() == 3;
+  memory::dims src = with_spatial({g.N, g.C}, g.in), dst = with_spatial({g.N, g.OC}, g.out);
+  memory::dims wei = g.groups == 1 ? with_spatial({g.OC, g.C}, g.kernel)
+                                   : with_spatial({g.groups, g.OC / g.groups, g.C / g.groups}, g.kernel);
+  Tag activations = three ? Tag::ncdhw : Tag::nchw;
+  Tag weights = g.groups == 1 ? (three ? Tag::oidhw : Tag::oihw) : (three ? Tag::goidhw : Tag::goihw);
   ConvDescs d;
-  d.src = memory::desc(src, f32, Tag::nchw);
-  d.dst = memory::desc(dst, f32, Tag::nchw);
-  d.weights = memory::desc(wei, f32, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  d.src = memory::desc(src, f32, activations);
+  d.dst = memory::desc(dst, f32, activations);
+  d.weights = memory::desc(wei, f32, weights);
   if (bias) d.bias = memory::desc({g.OC}, f32, Tag::x);
   d.src_any = memory::desc(src, f32, Tag::any);
   d.dst_any = memory::desc(dst, f32, Tag::any);
   d.weights_any = memory::desc(wei, f32, Tag::any);
-  d.strides = {g.stride.h, g.stride.w};
-  d.dilates = {g.dilation.h - 1, g.dilation.w - 1};  // oneDNN counts the gaps
+  d.strides = g.stride;
+  for (int64_t dil : g.dilation) d.dilates.push_back(dil - 1);  // oneDNN counts the gaps
   // PyTorch floors the output size; oneDNN accepts the same symmetric padding
   // because it floors (src - ker + pad_l + pad_r) / stride too.
-  d.pad_l = {g.pad.h, g.pad.w};
-  d.pad_r = {g.pad.h, g.pad.w};
+  d.pad_l = g.pad;
+  d.pad_r = g.pad;
   return d;
 }
 
@@ -108,7 +117,7 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::p
 
 // The forward convolution, with `act` applied to its result as a post-op (the graph
 // passes' conv2d_act; eager conv2d passes none).
-CachedConv make_forward(const ConvGeometry& g, bool bias, Activation act) {
+CachedConv make_forward(const ConvNdGeometry& g, bool bias, Activation act) {
   ConvDescs d = conv_descs(g, bias);
   auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, act);
   CachedConv c{dnnl::convolution_forward(pd), {}, pd.scratchpad_desc()};
@@ -119,7 +128,7 @@ CachedConv make_forward(const ConvGeometry& g, bool bias, Activation act) {
   return c;
 }
 
-CachedConv make_backward_data(const ConvGeometry& g) {
+CachedConv make_backward_data(const ConvNdGeometry& g) {
   ConvDescs d = conv_descs(g, false);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
   dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any, d.dst_any,
@@ -132,7 +141,7 @@ CachedConv make_backward_data(const ConvGeometry& g) {
   return c;
 }
 
-CachedConv make_backward_weights(const ConvGeometry& g) {
+CachedConv make_backward_weights(const ConvNdGeometry& g) {
   ConvDescs d = conv_descs(g, false);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
   dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
@@ -148,21 +157,25 @@ CachedConv make_backward_weights(const ConvGeometry& g) {
 // The cache: every number that defines a primitive is in the key. It holds at most
 // kMaxCachedConvs primitives and starts over when full (a run with ever-changing
 // shapes must not grow it without bound); callers keep theirs alive by shared_ptr.
-using ConvKey = std::array<int64_t, 19>;
+using ConvKey = std::vector<int64_t>;
 constexpr size_t kMaxCachedConvs = 256;
 
-std::shared_ptr<const CachedConv> cached_conv(Pass pass, const ConvGeometry& g, bool bias,
+ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act) {
+  ConvKey key{static_cast<int64_t>(pass), bias, static_cast<int64_t>(act), g.N, g.C, g.OC, g.groups};
+  for (const std::vector<int64_t>* dims : {&g.in, &g.kernel, &g.out, &g.stride, &g.pad, &g.dilation})
+    key.insert(key.end(), dims->begin(), dims->end());
+  return key;
+}
+
+// `op` names the row in oneDNN's errors.
+std::shared_ptr<const CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& g, bool bias,
                                               Activation act = Activation::none) {
   static std::mutex mutex;
   static std::map<ConvKey, std::shared_ptr<const CachedConv>> cache;
-  ConvKey key{static_cast<int64_t>(pass), bias, g.N, g.C, g.H, g.W, g.OC, g.KH, g.KW, g.stride.h, g.stride.w,
-              g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups, g.OH, g.OW, static_cast<int64_t>(act)};
+  ConvKey key = conv_key(pass, g, bias, act);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  const char* op = pass == Pass::forward         ? "conv2d"
-                   : pass == Pass::backward_data ? "conv2d_backward_input"
-                                                 : "conv2d_backward_weight";
   try {
     CachedConv c = pass == Pass::forward         ? make_forward(g, bias, act)
                    : pass == Pass::backward_data ? make_backward_data(g)
@@ -314,8 +327,46 @@ void fill_bias_or_zero(const Tensor& y, const Tensor& bias) {
     fill_raw(y, 0.0);
     return;
   }
-  copy_into(y, make_view(bias, {y.sizes()[0], bias.numel(), y.sizes()[2], y.sizes()[3]}, {0, bias.strides()[0], 0, 0},
-                         bias.offset()));
+  // bias[c] broadcast over every other dim of y [N, C, spatial...].
+  std::vector<int64_t> strides(y.sizes().size(), 0);
+  strides[1] = bias.strides()[0];
+  copy_into(y, make_view(bias, y.sizes().vec(), strides, bias.offset()));
+}
+
+// ---------------------------------------------------------------------------
+// conv3d in f64: direct loops
+
+// Calls tap(out_index, in_index, weight_index) for every product of the 3-D
+// convolution y[n, oc, o...] += x[n, c, i...] * w[oc, c % Cg, k...]; forward and both
+// adjoints are this one loop with a different accumulation.
+template <class Tap>
+void for_each_tap_3d(const ConvNdGeometry& g, Tap&& tap) {
+  int64_t Cg = g.C / g.groups, OCg = g.OC / g.groups;
+  const auto &in = g.in, &k = g.kernel, &out = g.out;
+  int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2], k_plane = k[0] * k[1] * k[2];
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t oc = 0; oc < g.OC; ++oc)
+      for (int64_t cg = 0; cg < Cg; ++cg) {
+        int64_t c = oc / OCg * Cg + cg;
+        int64_t x0 = (n * g.C + c) * in_plane, y0 = (n * g.OC + oc) * out_plane, w0 = (oc * Cg + cg) * k_plane;
+        for (int64_t od = 0; od < out[0]; ++od)
+          for (int64_t oh = 0; oh < out[1]; ++oh)
+            for (int64_t ow = 0; ow < out[2]; ++ow)
+              for (int64_t kd = 0; kd < k[0]; ++kd) {
+                int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+                if (id < 0 || id >= in[0]) continue;
+                for (int64_t kh = 0; kh < k[1]; ++kh) {
+                  int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+                  if (ih < 0 || ih >= in[1]) continue;
+                  for (int64_t kw = 0; kw < k[2]; ++kw) {
+                    int64_t iw = ow * g.stride[2] - g.pad[2] + kw * g.dilation[2];
+                    if (iw < 0 || iw >= in[2]) continue;
+                    tap(y0 + (od * out[1] + oh) * out[2] + ow, x0 + (id * in[1] + ih) * in[2] + iw,
+                        w0 + (kd * k[1] + kh) * k[2] + kw);
+                  }
+                }
+              }
+      }
 }
 
 }  // namespace
@@ -336,7 +387,7 @@ void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, c
       std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
       if (b.defined()) ptrs.push_back(b.raw_data());
       ptrs.push_back(y.raw_data());
-      execute(*cached_conv(Pass::forward, g, b.defined(), act), ptrs);
+      execute(*cached_conv("conv2d", Pass::forward, as_nd(g), b.defined(), act), ptrs);
     } else {
       forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), g);
       apply_activation(y, act);
@@ -358,7 +409,8 @@ void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList&
   visit_float(dx.dtype(), "conv2d_backward_input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
-      execute(*cached_conv(Pass::backward_data, g, false), {gy.raw_data(), w.raw_data(), dx.raw_data()});
+      execute(*cached_conv("conv2d_backward_input", Pass::backward_data, as_nd(g), false),
+              {gy.raw_data(), w.raw_data(), dx.raw_data()});
     else
       backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), g);
   });
@@ -374,9 +426,76 @@ void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList
   visit_float(dw.dtype(), "conv2d_backward_weight", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
-      execute(*cached_conv(Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
+      execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, as_nd(g), false),
+              {x.raw_data(), gy.raw_data(), dw.raw_data()});
     else
       backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), g);
+  });
+}
+
+// conv3d and its adjoints: oneDNN in f32, the direct loops otherwise.
+void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& y = out[0];
+  ConvNdGeometry g = conv_nd_geometry(in[0].sizes(), in[1].sizes(), attrs, "conv3d");
+  if (y.numel() == 0) return;
+  if (degenerate(g) || y.dtype() != DType::f32) fill_bias_or_zero(y, in[2]);
+  if (degenerate(g)) return;
+  Tensor x = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
+  Tensor b = in[2].defined() ? contiguous_raw(in[2]) : Tensor();
+  visit_float(y.dtype(), "conv3d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
+      if (b.defined()) ptrs.push_back(b.raw_data());
+      ptrs.push_back(y.raw_data());
+      execute(*cached_conv("conv3d", Pass::forward, g, b.defined()), ptrs);
+    } else {
+      const T *xp = ptr<T>(x), *wp = ptr<T>(w);
+      T* yp = mut<T>(y);
+      for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { yp[o] += xp[i] * wp[k]; });
+    }
+  });
+}
+
+// in: grad [N, OC, OD, OH, OW], weight; out: the input's gradient [N, C, D, H, W].
+void conv3d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dx = out[0];
+  ConvNdGeometry g = conv_nd_geometry(dx.sizes(), in[1].sizes(), attrs, "conv3d_backward_input");
+  if (dx.numel() == 0) return;
+  fill_raw(dx, 0.0);
+  if (degenerate(g)) return;
+  Tensor gy = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
+  visit_float(dx.dtype(), "conv3d_backward_input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      execute(*cached_conv("conv3d_backward_input", Pass::backward_data, g, false),
+              {gy.raw_data(), w.raw_data(), dx.raw_data()});
+    } else {
+      const T *gp = ptr<T>(gy), *wp = ptr<T>(w);
+      T* dp = mut<T>(dx);
+      for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { dp[i] += gp[o] * wp[k]; });
+    }
+  });
+}
+
+// in: input [N, C, D, H, W], grad [N, OC, OD, OH, OW]; out: the weight's gradient.
+void conv3d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dw = out[0];
+  ConvNdGeometry g = conv_nd_geometry(in[0].sizes(), dw.sizes(), attrs, "conv3d_backward_weight");
+  if (dw.numel() == 0) return;
+  fill_raw(dw, 0.0);
+  if (degenerate(g)) return;
+  Tensor x = contiguous_raw(in[0]), gy = contiguous_raw(in[1]);
+  visit_float(dw.dtype(), "conv3d_backward_weight", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      execute(*cached_conv("conv3d_backward_weight", Pass::backward_weights, g, false),
+              {x.raw_data(), gy.raw_data(), dw.raw_data()});
+    } else {
+      const T *xp = ptr<T>(x), *gp = ptr<T>(gy);
+      T* dp = mut<T>(dw);
+      for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { dp[k] += xp[i] * gp[o]; });
+    }
   });
 }
 

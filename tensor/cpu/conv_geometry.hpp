@@ -93,6 +93,53 @@ inline bool degenerate(const ConvGeometry& g) {
          g.OW == 0;
 }
 
+// The geometry of a convolution over any number of spatial dims (conv3d's), one value
+// per dim; conv2d's seen as one (as_nd) so that both share the library descriptors.
+struct ConvNdGeometry {
+  int64_t N = 0, C = 0, OC = 0, groups = 1;
+  std::vector<int64_t> in, kernel, out, stride, pad, dilation;
+  size_t spatial() const { return in.size(); }
+};
+
+// An int-list attribute with one value per spatial dim; one value stands for all.
+inline std::vector<int64_t> attr_dims(const Attrs& attrs, const char* name, const char* op, size_t spatial) {
+  const std::vector<int64_t>& v = attrs.ints(name);
+  if (v.size() == 1) return std::vector<int64_t>(spatial, v[0]);
+  if (v.size() == spatial) return v;
+  throw Error(std::string(op) + ": argument '" + name + "' must have 1 or " + std::to_string(spatial) +
+              " values, got " + std::to_string(v.size()));
+}
+
+// x [N, C, spatial...], w [OC, C/groups, kernel...].
+inline ConvNdGeometry conv_nd_geometry(const Shape& x, const Shape& w, const Attrs& a, const char* op) {
+  ConvNdGeometry g;
+  size_t spatial = x.size() - 2;
+  g.N = x[0], g.C = x[1], g.OC = w[0], g.groups = a.i("groups");
+  g.stride = attr_dims(a, "stride", op, spatial);
+  g.pad = attr_dims(a, "padding", op, spatial);
+  g.dilation = attr_dims(a, "dilation", op, spatial);
+  for (size_t d = 0; d < spatial; ++d) {
+    g.in.push_back(x[2 + d]);
+    g.kernel.push_back(w[2 + d]);
+    g.out.push_back(conv_out_size(op, x[2 + d], w[2 + d], g.stride[d], g.pad[d], g.dilation[d]));
+  }
+  return g;
+}
+
+inline ConvNdGeometry as_nd(const ConvGeometry& g) {
+  ConvNdGeometry n;
+  n.N = g.N, n.C = g.C, n.OC = g.OC, n.groups = g.groups;
+  n.in = {g.H, g.W}, n.kernel = {g.KH, g.KW}, n.out = {g.OH, g.OW};
+  n.stride = {g.stride.h, g.stride.w}, n.pad = {g.pad.h, g.pad.w}, n.dilation = {g.dilation.h, g.dilation.w};
+  return n;
+}
+
+inline bool degenerate(const ConvNdGeometry& g) {
+  bool empty = g.N == 0 || g.C == 0 || g.OC == 0;
+  for (size_t d = 0; d < g.spatial(); ++d) empty = empty || g.in[d] == 0 || g.kernel[d] == 0 || g.out[d] == 0;
+  return empty;
+}
+
 // Everything a pooling kernel needs (dilation is 1 for avg_pool2d).
 struct PoolGeometry {
   int64_t planes, H, W, OH, OW;  // planes = N*C

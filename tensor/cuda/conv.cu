@@ -1,5 +1,5 @@
-// conv2d and its two adjoints (conv2d_backward_input, conv2d_backward_weight) on
-// cuDNN 9's convolution API, and conv2d_act (epilogue.hpp).
+// conv2d and conv3d and their adjoints (conv{2,3}d_backward_input, _weight) on cuDNN
+// 9's convolution API (Nd descriptors serve both), and conv2d_act (epilogue.hpp).
 //
 // Layout: descriptors are built from each tensor's sizes and strides. The filter
 // and the outputs are NCHW, so x and grad go in NCHW too (a copy where they are laid
@@ -33,6 +33,7 @@ namespace {
 
 using cpu::Activation;
 using cpu::ConvGeometry;
+using cpu::ConvNdGeometry;
 
 constexpr size_t kMaxWorkspaceBytes = size_t(256) << 20;
 constexpr int kMaxAlgoResults = 32;  // a _v7 query may list an algorithm once per math type
@@ -40,7 +41,11 @@ constexpr size_t kMaxCachedProblems = 1024;
 
 enum class Pass : int64_t { forward, backward_data, backward_filter };
 
-const char* op_name(Pass pass) {
+const char* op_name(Pass pass, size_t spatial) {
+  if (spatial == 3)
+    return pass == Pass::forward         ? "conv3d"
+           : pass == Pass::backward_data ? "conv3d_backward_input"
+                                         : "conv3d_backward_weight";
   return pass == Pass::forward         ? "conv2d"
          : pass == Pass::backward_data ? "conv2d_backward_input"
                                        : "conv2d_backward_weight";
@@ -97,29 +102,37 @@ struct ConvDescriptors {
   FilterDesc w;
   ConvDesc conv;
 
-  ConvDescriptors(const Tensor& xt, const Tensor& wt, const Tensor& yt, const ConvGeometry& g) {
+  ConvDescriptors(const Tensor& xt, const Tensor& wt, const Tensor& yt, const ConvNdGeometry& g) {
     describe(x, xt);
     describe(y, yt);
-    const Shape& ws = wt.sizes();
-    NABLA_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w.get(), data_type(wt.dtype()), CUDNN_TENSOR_NCHW, to_int(ws[0]),
-                                                 to_int(ws[1]), to_int(ws[2]), to_int(ws[3])));
+    std::vector<int> filter = ints(wt.sizes().vec());
+    NABLA_CUDNN_CHECK(cudnnSetFilterNdDescriptor(w.get(), data_type(wt.dtype()), CUDNN_TENSOR_NCHW,
+                                                 static_cast<int>(filter.size()), filter.data()));
     DType dt = yt.dtype();
-    NABLA_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
-        conv.get(), to_int(g.pad.h), to_int(g.pad.w), to_int(g.stride.h), to_int(g.stride.w), to_int(g.dilation.h),
-        to_int(g.dilation.w), CUDNN_CROSS_CORRELATION, dt == DType::f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
+    std::vector<int> pad = ints(g.pad), stride = ints(g.stride), dilation = ints(g.dilation);
+    NABLA_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(conv.get(), static_cast<int>(g.spatial()), pad.data(),
+                                                      stride.data(), dilation.data(), CUDNN_CROSS_CORRELATION,
+                                                      dt == DType::f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
     NABLA_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv.get(), to_int(g.groups)));
     NABLA_CUDNN_CHECK(cudnnSetConvolutionMathType(conv.get(), math_type(dt)));
   }
 
-  // A dim of size 1 takes its NCHW stride: its own may be anything, and cuDNN checks it.
+  static std::vector<int> ints(const std::vector<int64_t>& v) {
+    std::vector<int> out;
+    for (int64_t e : v) out.push_back(to_int(e));
+    return out;
+  }
+
+  // A dim of size 1 takes its NC[D]HW stride: its own may be anything, and cuDNN checks it.
   static void describe(const TensorDesc& d, const Tensor& t) {
     Shape packed = contiguous_strides(t.sizes());
-    int dims[4], strides[4];
-    for (int i = 0; i < 4; ++i) {
+    int rank = static_cast<int>(t.dim());
+    std::vector<int> dims(static_cast<size_t>(rank)), strides(static_cast<size_t>(rank));
+    for (int i = 0; i < rank; ++i) {
       dims[i] = to_int(t.sizes()[i]);
       strides[i] = to_int(t.sizes()[i] == 1 ? packed[i] : t.strides()[i]);
     }
-    NABLA_CUDNN_CHECK(cudnnSetTensorNdDescriptor(d.get(), data_type(t.dtype()), 4, dims, strides));
+    NABLA_CUDNN_CHECK(cudnnSetTensorNdDescriptor(d.get(), data_type(t.dtype()), rank, dims.data(), strides.data()));
   }
 };
 
@@ -138,17 +151,20 @@ struct Algo {
   size_t workspace_bytes;
 };
 
-using ConvKey = std::array<int64_t, 19>;
+using ConvKey = std::vector<int64_t>;
 
-ConvKey conv_key(Pass pass, DType dt, int device, const ConvGeometry& g, int64_t group_channels) {
-  ConvKey key{};
-  int64_t problem[] = {static_cast<int64_t>(pass), static_cast<int64_t>(dt), device,
-                       static_cast<int64_t>(math_type(dt))};
-  int64_t sizes[] = {g.N, g.C, g.H, g.W, g.OC, group_channels, g.KH, g.KW};
-  int64_t attrs[] = {g.stride.h, g.stride.w, g.pad.h, g.pad.w, g.dilation.h, g.dilation.w, g.groups};
-  auto next = std::copy(std::begin(problem), std::end(problem), key.begin());
-  next = std::copy(std::begin(sizes), std::end(sizes), next);
-  std::copy(std::begin(attrs), std::end(attrs), next);
+ConvKey conv_key(Pass pass, DType dt, int device, const ConvNdGeometry& g, int64_t group_channels) {
+  ConvKey key{static_cast<int64_t>(pass),
+              static_cast<int64_t>(dt),
+              device,
+              static_cast<int64_t>(math_type(dt)),
+              g.N,
+              g.C,
+              g.OC,
+              group_channels,
+              g.groups};
+  for (const std::vector<int64_t>* dims : {&g.in, &g.kernel, &g.stride, &g.pad, &g.dilation})
+    key.insert(key.end(), dims->begin(), dims->end());
   return key;
 }
 
@@ -191,7 +207,7 @@ std::vector<Algo> viable_algos(Query&& query, WorkspaceSize&& workspace_size) {
 // the next one (the list is ranked, and the later ones often need less), as in PyTorch;
 // only when none fits is the out-of-memory error the caller's.
 template <class Call>
-void run_first_accepted(Pass pass, const std::vector<Algo>& algos, const Device& device, Call&& call) {
+void run_first_accepted(const char* op, const std::vector<Algo>& algos, const Device& device, Call&& call) {
   std::optional<Error> out_of_memory;
   for (const Algo& a : algos) {
     Tensor ws;
@@ -203,16 +219,16 @@ void run_first_accepted(Pass pass, const std::vector<Algo>& algos, const Device&
     }
     cudnnStatus_t status = call(a.algo, ws.defined() ? ws.raw_data() : nullptr, a.workspace_bytes);
     if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) continue;
-    check_cudnn(status, op_name(pass));
+    check_cudnn(status, op);
     return;
   }
   if (out_of_memory) throw *out_of_memory;
-  throw Error(std::string(op_name(pass)) + ": cuDNN has no algorithm for this convolution within " +
+  throw Error(std::string(op) + ": cuDNN has no algorithm for this convolution within " +
               std::to_string(kMaxWorkspaceBytes >> 20) + " MiB of workspace");
 }
 
 // y = conv2d(x, w), all NCHW.
-void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvGeometry& g) {
+void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvNdGeometry& g) {
   cudnnHandle_t h = cudnn_handle(y.device().index);
   ConvDescriptors d(x, w, y, g);
   auto find = [&] {
@@ -227,7 +243,7 @@ void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvGe
   };
   Scalars s(y.dtype());
   auto algos = cached_algos(conv_key(Pass::forward, y.dtype(), y.device().index, g, w.sizes()[1]), find);
-  run_first_accepted(Pass::forward, algos, y.device(), [&](int algo, void* ws, size_t bytes) {
+  run_first_accepted(op_name(Pass::forward, g.spatial()), algos, y.device(), [&](int algo, void* ws, size_t bytes) {
     return cudnnConvolutionForward(h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
                                    static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, bytes, s.zero(), d.y.get(),
                                    y.raw_data());
@@ -235,7 +251,7 @@ void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvGe
 }
 
 // dx = conv2d_backward_input(dy, w), all NCHW.
-void run_backward_data(const Tensor& dy, const Tensor& w, const Tensor& dx, const ConvGeometry& g) {
+void run_backward_data(const Tensor& dy, const Tensor& w, const Tensor& dx, const ConvNdGeometry& g) {
   cudnnHandle_t h = cudnn_handle(dx.device().index);
   ConvDescriptors d(dx, w, dy, g);
   auto find = [&] {
@@ -251,15 +267,16 @@ void run_backward_data(const Tensor& dy, const Tensor& w, const Tensor& dx, cons
   };
   Scalars s(dx.dtype());
   auto algos = cached_algos(conv_key(Pass::backward_data, dx.dtype(), dx.device().index, g, w.sizes()[1]), find);
-  run_first_accepted(Pass::backward_data, algos, dx.device(), [&](int algo, void* ws, size_t bytes) {
-    return cudnnConvolutionBackwardData(h, s.one(), d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
-                                        static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, bytes, s.zero(),
-                                        d.x.get(), dx.raw_data());
-  });
+  run_first_accepted(
+      op_name(Pass::backward_data, g.spatial()), algos, dx.device(), [&](int algo, void* ws, size_t bytes) {
+        return cudnnConvolutionBackwardData(h, s.one(), d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
+                                            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, bytes, s.zero(),
+                                            d.x.get(), dx.raw_data());
+      });
 }
 
 // dw = conv2d_backward_weight(x, dy), all NCHW.
-void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, const ConvGeometry& g) {
+void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, const ConvNdGeometry& g) {
   cudnnHandle_t h = cudnn_handle(dw.device().index);
   ConvDescriptors d(x, dw, dy, g);
   auto find = [&] {
@@ -275,11 +292,12 @@ void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, co
   };
   Scalars s(dw.dtype());
   auto algos = cached_algos(conv_key(Pass::backward_filter, dw.dtype(), dw.device().index, g, dw.sizes()[1]), find);
-  run_first_accepted(Pass::backward_filter, algos, dw.device(), [&](int algo, void* ws, size_t bytes) {
-    return cudnnConvolutionBackwardFilter(h, s.one(), d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
-                                          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, bytes, s.zero(),
-                                          d.w.get(), dw.raw_data());
-  });
+  run_first_accepted(
+      op_name(Pass::backward_filter, g.spatial()), algos, dw.device(), [&](int algo, void* ws, size_t bytes) {
+        return cudnnConvolutionBackwardFilter(h, s.one(), d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(),
+                                              d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws,
+                                              bytes, s.zero(), d.w.get(), dw.raw_data());
+      });
 }
 
 // `t` contiguous and 16-byte aligned, as cuDNN's vectorised kernels want: a view that
@@ -303,7 +321,7 @@ void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attr
   if (degenerate(g))
     fill(y, 0.0);
   else
-    run_forward(cudnn_operand(x), cudnn_operand(w), y, g);
+    run_forward(cudnn_operand(x), cudnn_operand(w), y, cpu::as_nd(g));
   bias_activation(y, bias, g.OH * g.OW, act);
 }
 
@@ -318,13 +336,44 @@ void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList&
   if (dx.numel() == 0) return;
   DeviceGuard guard(dx.device().index);
   if (degenerate(g)) return fill(dx, 0.0);
-  run_backward_data(cudnn_operand(in[0]), cudnn_operand(in[1]), dx, g);
+  run_backward_data(cudnn_operand(in[0]), cudnn_operand(in[1]), dx, cpu::as_nd(g));
 }
 
 // in: input [N, C, H, W], grad [N, OC, OH, OW]; out: the weight's gradient.
 void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor& dw = out[0];
   ConvGeometry g = cpu::conv_geometry(in[0].sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
+  if (dw.numel() == 0) return;
+  DeviceGuard guard(dw.device().index);
+  if (degenerate(g)) return fill(dw, 0.0);
+  run_backward_filter(cudnn_operand(in[0]), cudnn_operand(in[1]), dw, cpu::as_nd(g));
+}
+
+// conv3d and its adjoints: cuDNN's Nd convolution; the bias added as conv2d's.
+void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& y = out[0];
+  ConvNdGeometry g = cpu::conv_nd_geometry(in[0].sizes(), in[1].sizes(), attrs, "conv3d");
+  if (y.numel() == 0) return;
+  DeviceGuard guard(y.device().index);
+  if (degenerate(g))
+    fill(y, 0.0);
+  else
+    run_forward(cudnn_operand(in[0]), cudnn_operand(in[1]), y, g);
+  bias_activation(y, in[2], g.out[0] * g.out[1] * g.out[2], cpu::Activation::none);
+}
+
+void conv3d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dx = out[0];
+  ConvNdGeometry g = cpu::conv_nd_geometry(dx.sizes(), in[1].sizes(), attrs, "conv3d_backward_input");
+  if (dx.numel() == 0) return;
+  DeviceGuard guard(dx.device().index);
+  if (degenerate(g)) return fill(dx, 0.0);
+  run_backward_data(cudnn_operand(in[0]), cudnn_operand(in[1]), dx, g);
+}
+
+void conv3d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  const Tensor& dw = out[0];
+  ConvNdGeometry g = cpu::conv_nd_geometry(in[0].sizes(), dw.sizes(), attrs, "conv3d_backward_weight");
   if (dw.numel() == 0) return;
   DeviceGuard guard(dw.device().index);
   if (degenerate(g)) return fill(dw, 0.0);

@@ -47,3 +47,7 @@ let y = max_pool1d(ones([1, 2, 4]), [2, 2])
 # case: avg_pool1d padding over half the kernel
 # expect error: tests/lang/errors_conv.dsl:49:9: error: avg_pool1d: argument 'padding' (2) must be at most half of 'kernel_size' (2)
 let y = avg_pool1d(ones([1, 2, 4]), 2, padding=2)
+# ---
+# case: conv3d input channels not matching the weight
+# expect error: tests/lang/errors_conv.dsl:53:9: error: conv3d: argument 'weight' of shape [4, 2, 2, 2, 2] expects 2 input channels (groups=1) but argument 'input' of shape [1, 3, 4, 4, 4] has 3
+let y = conv3d(ones([1, 3, 4, 4, 4]), ones([4, 2, 2, 2, 2]))
