@@ -30,6 +30,8 @@
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
 #include "autograd/trace.hpp"
+#include "autograd/transforms/forward.hpp"
+#include "autograd/transforms/vmap.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/origin.hpp"
@@ -303,6 +305,12 @@ void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& wha
 
 TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   const OpDef& def = op_def(id);
+  // Inputs with a tangent or a batch dim of a jvp or vmap that is running go to it
+  // (Note [Transform levels]); outside transforms this is one thread-local read.
+  if (transforms::any_level_visible()) [[unlikely]]
+    if (transforms::Level* level = transforms::innermost_level_of(inputs))
+      return level->kind == transforms::LevelKind::forward ? transforms::forward_call(def, inputs, given, *level)
+                                                           : transforms::batch_call(def, inputs, given, *level);
 #if NABLA_PROFILER
   if (Profiler* profiler = active_profiler(); profiler && t_op_depth == 0) [[unlikely]]
     return call_profiled(*profiler, def, inputs, given);

@@ -4,6 +4,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/transforms/levels.hpp"
 #include "tensor/print.hpp"
 
 namespace nabla {
@@ -68,6 +69,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output)
   // An output is kept as a plain alias: holding the tensor itself would make
   // node -> output -> grad_fn(node) a cycle.
   data_ = is_output ? detach(t) : t;
+  if (is_output) transforms::share_tangents(t, data_);  // jvp of a backward pass reads them
 }
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, int index) const {
@@ -89,6 +91,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, i
   meta.requires_grad = true;
   meta.grad_fn = owner;
   meta.output_nr = output_nr_;
+  transforms::share_tangents(data_, t);
   return t;
 }
 

@@ -21,6 +21,8 @@ std::vector<OpDef> build_table() {
   register_attention_ops(table);
   register_dist_ops(table);
   register_quant_ops(table);
+  register_jvp_rules(table);
+  register_batch_rules(table);
   // PyTorch's autocast lists, in short: products lower, numerically touchy ops f32.
   set_autocast(table, AutocastPolicy::lower,
                {OpId::matmul, OpId::linear, OpId::conv2d, OpId::conv3d, OpId::conv1d, OpId::conv_transpose1d,

@@ -29,6 +29,8 @@ struct AttrSpec {
 };
 
 class BackwardContext;  // autograd/node.hpp
+class JvpContext;       // autograd/transforms/forward.hpp
+class BatchContext;     // autograd/transforms/vmap.hpp
 
 using TensorList = std::vector<Tensor>;
 // Shape and dtype of every output, checked against the inputs (errors name the op,
@@ -41,6 +43,23 @@ using ViewFn = TensorList (*)(const TensorList& inputs, const Attrs& attrs);
 // Gradients for every input (an undefined Tensor where an input needs none), built
 // from ops of the table so that they are differentiable again.
 using BackwardFn = TensorList (*)(BackwardContext& ctx);
+
+// How a row's forward-mode derivative (jvp) is made (Note [Forward-mode rules] in
+// autograd/transforms/jvp_rules.cpp). All but `rule` are derived from the row itself.
+enum class JvpKind : uint8_t {
+  none,         // no forward derivative (not differentiable, or a surrogate backward)
+  linear,       // linear in its floating inputs together: the op of the tangents
+  multilinear,  // linear in each floating input alone (mul, matmul): a sum of op calls
+  elementwise,  // a diagonal Jacobian: the backward rule applied to the tangent
+  rule,         // OpDef::jvp, written by hand
+  transpose,    // the transpose of the backward rule (it is linear in the gradient)
+};
+// Output tangents from the inputs, their tangents (undefined: zero) and the outputs,
+// built from ops of the table so that jvp of jvp and jvp of grad work.
+using JvpFn = TensorList (*)(const JvpContext& ctx);
+// How vmap runs a row on batched inputs (Note [Batching rules] in
+// autograd/transforms/batch_rules.cpp): a rule, or a loop over the batch.
+using BatchFn = TensorList (*)(BatchContext& ctx);
 
 // What one call of an op costs, counted without running it (docs/cost.md):
 // floating-point operations in the style of PyTorch's FLOP counters (a multiply-add
@@ -87,6 +106,14 @@ struct OpDef {
   Saves saves;
   // Outputs that never carry gradient (indices, masks), as a bit set.
   uint32_t nondiff_outputs = 0;
+  // Forward mode (filled by register_jvp_rules once the families have registered).
+  JvpKind jvp_kind = JvpKind::none;
+  JvpFn jvp = nullptr;
+  // A multilinear row's input that is added to the product rather than multiplied
+  // (linear's and conv's bias): its tangent is added once. -1: none.
+  int8_t jvp_bias_input = -1;
+  // vmap's rule for the row; null: the row runs once per batch element (a loop).
+  BatchFn batch = nullptr;
   // Non-null when backward exists but is not itself differentiable: says why.
   const char* no_double_backward = nullptr;
   // Non-null when backward is a surrogate rather than the derivative of the forward
@@ -164,5 +191,8 @@ void register_loss_ops(std::vector<OpDef>& table);
 void register_attention_ops(std::vector<OpDef>& table);
 void register_dist_ops(std::vector<OpDef>& table);
 void register_quant_ops(std::vector<OpDef>& table);
+// Forward-mode and batching rules, set on the rows after every family registered.
+void register_jvp_rules(std::vector<OpDef>& table);
+void register_batch_rules(std::vector<OpDef>& table);
 
 }  // namespace nabla

@@ -32,6 +32,8 @@ Tensor expand(const Tensor& x, const IntList& shape);
 Tensor squeeze(const Tensor& x);  // every size-1 dim
 Tensor squeeze(const Tensor& x, const IntList& dims);
 Tensor unsqueeze(const Tensor& x, int64_t dim);
+// The same elements as x under a new tensor (a view); differentiable.
+Tensor alias(const Tensor& x);
 Tensor contiguous(const Tensor& x);
 Tensor slice_backward(const Tensor& grad, const IntList& input_shape, int64_t dim, int64_t start, int64_t end, int64_t step);
 Tensor to_dtype(const Tensor& x, DType dtype);

@@ -100,6 +100,12 @@ int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
 int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
 int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
 
+void Tensor::throw_batched_read() {
+  throw Error(
+      "cannot read the values of a tensor batched by vmap (item(), tolist(), printing, a number or a branch made "
+      "from it): inside vmap each batch element has its own values; return the tensor from the function instead");
+}
+
 double Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item(): expected a tensor with one element, got shape " + shape_str());
   if (device().kind != DeviceKind::cpu) return cpu_copy(*this).item();  // waits for the device
@@ -257,6 +263,7 @@ Tensor tensor_from(const std::vector<double>& values, const Shape& sizes, DType 
 }
 
 Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset) {
+  if (base.impl()->batched) (void)base.raw_data();  // vmap's tensors have no layout to view: the error
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = base.storage();
   impl->sizes = sizes;

@@ -18,6 +18,8 @@ namespace nabla {
 
 struct Node;  // autograd/node.hpp
 class Tensor;
+struct ForwardGrads;  // a tensor's jvp tangents: autograd/transforms/levels.hpp
+struct BatchedInfo;   // what a vmap-batched tensor wraps: autograd/transforms/levels.hpp
 
 // Refcounted bytes on one device, plus the version counter shared by all views.
 // CPU bytes come from the caching CPU allocator, or pinned (page-locked, for copies
@@ -71,6 +73,9 @@ struct AutogradMeta {
   uint32_t output_nr = 0;                // which output of grad_fn this is
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, made on demand
   std::vector<TensorHook> leaf_hooks;    // hooks of a leaf (non-leaf hooks live on grad_fn)
+  // Tangents of jvp levels (Note [Transform levels]); shared with the aliases that
+  // autograd saves of this tensor, so that a backward run inside jvp sees them.
+  std::shared_ptr<ForwardGrads> forward;
 };
 
 // A number that orders tensor creations (graph capture tells tensors that existed
@@ -89,6 +94,10 @@ struct TensorImpl {
   bool wrapped_number = false;  // made from a plain number: does not drive type promotion
   uint64_t serial = new_tensor_serial();
   std::unique_ptr<AutogradMeta> autograd;
+  // Set on a tensor that vmap batched (Note [Transform levels]): sizes are the
+  // per-example ones, the values live in the physical tensor this points to, and
+  // reading raw data is an error.
+  std::shared_ptr<BatchedInfo> batched;
 
   AutogradMeta& autograd_meta() {
     if (!autograd) autograd = std::make_unique<AutogradMeta>();
@@ -122,6 +131,7 @@ class Tensor {
 
   // Raw element access (the storage pointer plus the offset).
   void* raw_data() const {
+    if (impl_->batched) [[unlikely]] throw_batched_read();
     return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(dtype_size(dtype()));
   }
   template <class T>
@@ -151,6 +161,7 @@ class Tensor {
   std::string str() const;        // PyTorch-style printing (print.cpp)
 
  private:
+  [[noreturn]] static void throw_batched_read();
   std::shared_ptr<TensorImpl> impl_;
 };
 

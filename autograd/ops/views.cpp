@@ -6,6 +6,7 @@
 
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
+#include "autograd/transforms/vmap.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla {
@@ -302,6 +303,11 @@ TensorList view_unsqueeze(const TensorList& in, const Attrs& a) {
 
 std::vector<TensorMeta> infer_same(const TensorList& in, const Attrs&) { return one(in[0].sizes(), in[0].dtype()); }
 TensorList backward_identity(BackwardContext& ctx) { return {ctx.grad()}; }
+// The same elements under a new tensor: what the function transforms differentiate
+// or attach a tangent to, so that the caller's own tensor is left as it was.
+TensorList view_alias(const TensorList& in, const Attrs&) {
+  return {make_view(in[0], in[0].sizes(), in[0].strides(), in[0].offset())};
+}
 
 std::vector<TensorMeta> infer_slice_backward(const TensorList& in, const Attrs& a) {
   return one(Shape(a.ints("input_shape")), in[0].dtype());
@@ -404,6 +410,7 @@ void register_view_ops(std::vector<OpDef>& t) {
                              .view = view_to_device,
                              .backward = backward_to_device,
                              .half_native = true};
+  row(t, OpId::alias) = {.num_inputs = 1, .infer = infer_same, .view = view_alias, .backward = backward_identity};
   // Copies (views keep the default: they cost nothing); to_device is a view row on
   // one device but moves every byte between two.
   for (OpId id : {OpId::contiguous, OpId::slice_backward, OpId::to_dtype, OpId::to_device}) row(t, id).cost = cost_copy;
@@ -419,7 +426,8 @@ void register_view_ops(std::vector<OpDef>& t) {
                   {OpId::contiguous, {"input"}},
                   {OpId::slice_backward, {"grad"}},
                   {OpId::to_dtype, {"input"}},
-                  {OpId::to_device, {"input"}}});
+                  {OpId::to_device, {"input"}},
+                  {OpId::alias, {"input"}}});
 }
 
 // The functional API of this family.
@@ -440,6 +448,7 @@ Tensor expand(const Tensor& x, const IntList& shape) { return call1(OpId::expand
 Tensor squeeze(const Tensor& x) { return call1(OpId::squeeze, {x}, {{"dims", NoneAttr{}}}); }
 Tensor squeeze(const Tensor& x, const IntList& dims) { return call1(OpId::squeeze, {x}, {{"dims", dims}}); }
 Tensor unsqueeze(const Tensor& x, int64_t dim) { return call1(OpId::unsqueeze, {x}, {{"dim", dim}}); }
+Tensor alias(const Tensor& x) { return call1(OpId::alias, {x}); }
 Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : call1(OpId::contiguous, {x}); }
 Tensor slice_backward(const Tensor& grad, const IntList& input_shape, int64_t dim, int64_t start, int64_t end,
                       int64_t step) {
@@ -468,6 +477,7 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor detach(const Tensor& x) {
+  if (const auto& b = x.impl()->batched) return transforms::make_batched(detach(b->physical), b->level, b->bdim);
   Tensor t = make_view(x, x.sizes(), x.strides(), x.offset());
   t.impl()->is_view = x.impl()->is_view;
   return t;

@@ -84,7 +84,8 @@ TensorList tensor_list_arg(const Value& v, const std::string& what) {
   return out;
 }
 
-Value grad_builtin(Evaluator&, CallArgs& a) {
+Value grad_builtin(Evaluator& ev, CallArgs& a) {
+  if (!a.pos.empty() && is_callable_value(a.pos[0])) return grad_of_function(ev, a);
   Bound b = bind("grad", a, {"outputs", "inputs", "grad_outputs", "create_graph", "retain_graph", "allow_unused"}, 2);
   TensorList outs = tensor_list_arg(b[0], "grad(): outputs");
   TensorList ins = tensor_list_arg(b[1], "grad(): inputs");
@@ -125,9 +126,11 @@ const BuiltinEntry kAutogradBuiltins[] = {
     {"is_grad_enabled", is_grad_enabled_builtin, "is_grad_enabled()",
      "Whether operations are recorded for autograd here (false inside no_grad { }). Example: is_grad_enabled()"},
     {"grad", grad_builtin,
-     "grad(outputs, inputs, grad_outputs=none, create_graph=false, retain_graph=create_graph, allow_unused=false)",
-     "The gradients of outputs with respect to inputs, without touching .grad (create_graph: differentiable again). "
-     "Example: let (gx,) = grad(y.sum(), [x], create_graph=true)"},
+     "grad(outputs, inputs, grad_outputs=none, create_graph=false, retain_graph=create_graph, allow_unused=false) "
+     "or grad(func, argnums=0, has_aux=false)",
+     "The gradients of outputs with respect to inputs, without touching .grad (create_graph: differentiable again); "
+     "given a function, the function that returns its gradient, as JAX's grad. "
+     "Example: let (gx,) = grad(y.sum(), [x], create_graph=true); grad(fn(x) = (x * x).sum())(x)"},
     {"backward", backward_builtin, "backward(tensors, grad_tensors=none, retain_graph=create_graph, create_graph=false)",
      "One backward pass from several roots, each with its own output gradient, into the leaves' .grad. "
      "Example: backward([loss1, loss2])"},

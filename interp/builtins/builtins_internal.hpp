@@ -62,6 +62,12 @@ extern const BuiltinLibrary kPythonLibrary;      // builtins_python.cpp: print, 
 extern const BuiltinLibrary kNumberLibrary;      // builtins_numbers.cpp: int, float, abs, max, round, pow, ...
 extern const BuiltinLibrary kSystemLibrary;      // builtins_system.cpp: env, read_text
 extern const BuiltinLibrary kFactoryLibrary;     // builtins_factories.cpp: tensor, zeros, randn, arange, dtypes
+extern const BuiltinLibrary kFuncLibrary;        // builtins_func.cpp: grad(f), vjp, jvp, jacrev, vmap, ...
+extern const BuiltinLibrary kFuncModule;         // the same rows as the native module `func`
+// grad(f, argnums=0, has_aux=false): the function form of grad (builtins_func.cpp),
+// for the grad builtin when its first argument is a function.
+Value grad_of_function(Evaluator& ev, CallArgs& a);
+bool is_callable_value(const Value& v);
 extern const BuiltinLibrary kAutogradLibrary;    // builtins_autograd.cpp: grad, backward, gradcheck
 extern const BuiltinLibrary kTestLibrary;        // builtins_test.cpp: expect, expect_close, expect_error
 extern const BuiltinLibrary kCheckpointLibrary;  // builtins_checkpoint.cpp: save, load, load_metadata

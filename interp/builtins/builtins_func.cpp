@@ -1,0 +1,747 @@
+// The function transforms, as JAX's and torch.func's: grad, value_and_grad, vjp,
+// jvp, jacrev, jacfwd, hessian, hvp and vmap. Each takes a function and returns a
+// function (or calls it at once: vjp, jvp, hvp). Arguments and results may be
+// tensors or pytrees of them (interp/values/pytree.hpp). The table at the end is
+// the family's (Note [Builtin tables]); they are global builtins and the native
+// module `func` alike.
+//
+// Reverse mode is autograd's tape: the transform runs the function on aliases of
+// its arguments that require grad, then one backward pass. jvp and vmap open levels
+// (Note [Transform levels] in autograd/transforms/levels.hpp); jacrev is vmap over
+// vjp, jacfwd vmap over jvp, hessian jacfwd over jacrev, hvp jvp over grad.
+//
+// Note [Per-example gradients]
+// Inside vmap a tensor is a wrapper around a physical tensor with a batch dim, and
+// autograd records the physical ops. grad inside vmap (vmap(grad(f))) therefore
+// differentiates physical tensors: each differentiated argument is batched at every
+// open batch level (expanded where it is not), its physical tensor becomes the leaf,
+// and the per-example outputs are seeded with ones. The examples of a batch never mix
+// (that is what vmap means), so the gradient of the summed outputs with respect to
+// the physical leaf holds each example's own gradient in its slot.
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "autograd/transforms/forward.hpp"
+#include "autograd/transforms/vmap.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/values/pytree.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+using transforms::Level;
+using transforms::LevelKind;
+using transforms::LevelScope;
+
+// How many reverse-mode transforms (grad, vjp, jacrev) are running their function on
+// this thread: one inside another keeps the graph of its results, so that the outer
+// one can differentiate them. (Forward mode needs no graph: tangents flow through the
+// backward pass's ops as through any others.)
+thread_local int t_reverse_depth = 0;
+
+bool is_function(const Value& v) {
+  return v.tag == Tag::Func || v.tag == Tag::Native || v.tag == Tag::Bound || v.tag == Tag::Instance ||
+         v.tag == Tag::FnClass;
+}
+
+enum class Mode { forward, reverse };
+
+Value call_function(Evaluator& ev, const Value& f, std::vector<Value> pos,
+                    std::vector<std::pair<std::string, Value>> kw, Mode mode) {
+  CallArgs a;
+  a.pos = std::move(pos);
+  a.kw = std::move(kw);
+  int entered = mode == Mode::reverse ? 1 : 0;
+  t_reverse_depth += entered;
+  struct Leave {
+    int n;
+    ~Leave() { t_reverse_depth -= n; }
+  } leave{entered};
+  return ev.call_value(f, a);
+}
+
+// Whether gradients computed now must stay differentiable: inside another reverse
+// transform, or for arguments that already require grad (an outer backward wants them).
+bool keep_graph_for(const std::vector<Tensor>& inputs) {
+  if (!grad_enabled()) return false;
+  if (t_reverse_depth > 0) return true;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+// argnums: an int, or a tuple of ints (then the gradients are a tuple).
+struct ArgNums {
+  std::vector<size_t> which;
+  bool tuple = false;
+};
+
+ArgNums parse_argnums(const Value& v, const std::string& fname) {
+  ArgNums out;
+  auto one = [&](const Value& x) {
+    int64_t k = as_int(x, fname + "(): argnums");
+    if (k < 0) fail(fname + "(): argnums must be non-negative, got " + std::to_string(k));
+    out.which.push_back(static_cast<size_t>(k));
+  };
+  if (v.tag == Tag::Tuple || v.tag == Tag::List) {
+    out.tuple = true;
+    for (const Value& x : v.as<ListObj>()->items) one(x);
+    if (out.which.empty()) fail(fname + "(): argnums is an empty tuple");
+  } else {
+    one(v);
+  }
+  return out;
+}
+
+void check_argnums(const ArgNums& argnums, size_t nargs, const std::string& fname) {
+  for (size_t k : argnums.which)
+    if (k >= nargs)
+      fail(fname + "(): argnums " + std::to_string(k) + " is out of range: the function was called with " +
+           std::to_string(nargs) + " positional argument" + (nargs == 1 ? "" : "s"));
+}
+
+Value function_arg(CallArgs& a, const std::string& fname) {
+  if (a.pos.empty()) fail(fname + "() missing required argument 'func'");
+  Value f = a.pos[0];
+  if (!is_function(f)) fail(fname + "(): func must be a function, got " + type_name(f));
+  return f;
+}
+
+// The batch levels a reverse transform differentiates through (Note [Per-example
+// gradients]): those open now, innermost first, down to the innermost jvp. A jvp
+// between a vmap and this transform (hessian's jacfwd over jacrev) gives tangents
+// batched at that vmap; those levels stay outside, where the tape records the batched
+// tangent ops as it records any others.
+std::vector<std::pair<uint64_t, int64_t>> open_batch_levels() {
+  std::vector<std::pair<uint64_t, int64_t>> out;
+  const Level* forward = transforms::innermost_visible(LevelKind::forward);
+  uint64_t newest_forward = forward ? forward->id : 0;
+  std::vector<std::unique_ptr<transforms::HideLevels>> hidden;
+  while (Level* l = transforms::innermost_visible(LevelKind::batch)) {
+    if (l->id < newest_forward) break;
+    out.emplace_back(l->id, l->batch_size);
+    hidden.push_back(std::make_unique<transforms::HideLevels>(l->id));
+  }
+  return out;
+}
+
+// t as the physical tensor of every batch level in `levels` (batch dims first,
+// outermost first), expanded at the levels where it is not batched.
+Tensor to_physical(const Tensor& t, const std::vector<std::pair<uint64_t, int64_t>>& levels,
+                   const std::string& fname) {
+  Tensor p = t;
+  for (const auto& [id, size] : levels) {
+    if (!transforms::level_open(id)) fail(fname + ": called after the vmap it was made in returned");
+    p = transforms::unbatch(p, id, size, 0);
+  }
+  return p;
+}
+
+Tensor to_logical(const Tensor& p, const std::vector<std::pair<uint64_t, int64_t>>& levels) {
+  Tensor t = p;
+  for (auto it = levels.rbegin(); it != levels.rend(); ++it) t = transforms::make_batched(t, it->first, 0);
+  return t;
+}
+
+// t without its autograd history, keeping its jvp tangents (jvp of grad needs them),
+// also those on the physical tensor of a vmap wrapper.
+Tensor without_history(const Tensor& t) {
+  Tensor d;
+  if (const auto& b = t.impl()->batched)
+    d = transforms::make_batched(without_history(b->physical), b->level, b->bdim);
+  else
+    d = detach(t);
+  transforms::share_tangents(t, d);
+  return d;
+}
+
+// The tensors a reverse-mode transform differentiates: for each argument leaf, the
+// physical leaf (requires grad) and the logical tensor the function sees.
+struct Differentiated {
+  std::vector<Tensor> leaves;   // physical, requiring grad
+  std::vector<Tensor> logical;  // what the function gets
+  std::vector<std::pair<uint64_t, int64_t>> levels;
+};
+
+Differentiated differentiate(const std::vector<Tensor>& tensors, const std::string& fname) {
+  Differentiated d;
+  d.levels = open_batch_levels();
+  for (const Tensor& t : tensors) {
+    if (!is_floating(t.dtype()))
+      fail(fname + ": an argument to differentiate is a " + dtype_name(t.dtype()) +
+           " tensor; gradients need floating tensors (convert it with .to(f32) or leave it out of argnums)");
+    Tensor leaf = alias(to_physical(t, d.levels, fname));
+    if (leaf.impl()->batched)
+      fail(fname + ": differentiating an argument batched by a vmap outside a jvp that encloses this " + fname +
+           " (as in vmap(hessian(f))) is not supported yet; vmap over the jvp's tangents instead");
+    if (!leaf.requires_grad()) leaf.set_requires_grad(true);
+    d.leaves.push_back(leaf);
+    d.logical.push_back(to_logical(leaf, d.levels));
+  }
+  return d;
+}
+
+// Gradients of `outputs` (logical) weighted by `cotangents` (logical; undefined: ones
+// for a one-element output) with respect to the differentiated leaves, as logical
+// tensors; zeros where an output does not depend on a leaf.
+std::vector<Tensor> reverse_pass(const Differentiated& d, const std::vector<Tensor>& outputs,
+                                 const std::vector<Tensor>& cotangents, bool keep, const std::string& fname) {
+  TensorList roots, seeds;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    Tensor out = to_physical(outputs[k], d.levels, fname);
+    if (!out.requires_grad()) continue;  // does not depend on what is differentiated
+    roots.push_back(out);
+    seeds.push_back(cotangents[k].defined() ? to_physical(cotangents[k], d.levels, fname) : ones_like(out));
+  }
+  std::vector<Tensor> grads(d.leaves.size());
+  if (!roots.empty()) grads = grad(roots, d.leaves, seeds, /*retain_graph=*/true, keep, /*allow_unused=*/true);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < d.leaves.size(); ++i) {
+    Tensor g = grads[i].defined() ? grads[i] : zeros_like(d.leaves[i]);
+    if (!keep) g = without_history(g);
+    out.push_back(to_logical(g, d.levels));
+  }
+  return out;
+}
+
+std::vector<Tensor> checked_outputs(const Value& out, const std::string& fname) {
+  std::vector<Tensor> leaves = tree_leaves(out);
+  if (leaves.empty())
+    fail(fname + ": the function must return a tensor (or a list, tuple or dict of tensors), got " + type_name(out));
+  return leaves;
+}
+
+// Splits (output, aux) when has_aux.
+std::pair<Value, Value> split_aux(const Value& out, bool has_aux, const std::string& fname) {
+  if (!has_aux) return {out, Value()};
+  if (out.tag != Tag::Tuple || out.as<ListObj>()->items.size() != 2)
+    fail(fname + "(has_aux=true): the function must return a tuple (output, aux), got " + type_name(out));
+  const auto& items = out.as<ListObj>()->items;
+  return {items[0], items[1]};
+}
+
+// ---- grad and value_and_grad ----------------------------------------------------------
+
+struct GradSpec {
+  Value f;
+  ArgNums argnums;
+  bool has_aux = false;
+  std::string name;  // "grad" or "value_and_grad"
+};
+
+GradSpec grad_spec(CallArgs& a, const std::string& fname) {
+  Value f = function_arg(a, fname);
+  CallArgs rest;
+  rest.pos.assign(a.pos.begin() + 1, a.pos.end());
+  rest.kw = a.kw;
+  Bound b = bind(fname, rest, {"argnums", "has_aux"}, 0);
+  GradSpec s{f, ArgNums{{0}, false}, b.has(1) && as_bool(b[1], fname + "(): has_aux"), fname};
+  if (b.has(0)) s.argnums = parse_argnums(b[0], fname);
+  return s;
+}
+
+// (value, gradients, aux) of one call of a grad transform.
+struct ValueAndGrad {
+  Value value, grads, aux;
+};
+
+ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
+  check_argnums(s.argnums, a.pos.size(), s.name);
+  std::vector<Value> args = a.pos;
+  std::vector<std::vector<Tensor>> per_arg;
+  std::vector<Tensor> all;
+  for (size_t k : s.argnums.which) {
+    per_arg.push_back(tree_leaves(args[k]));
+    if (per_arg.back().empty())
+      fail(s.name + ": argument " + std::to_string(k) + " (in argnums) has no tensor to differentiate, got " +
+           type_name(args[k]));
+    all.insert(all.end(), per_arg.back().begin(), per_arg.back().end());
+  }
+  bool keep = keep_graph_for(all);
+  GradModeGuard enable(true);
+  Differentiated d = differentiate(all, s.name);
+  size_t next = 0;
+  for (size_t j = 0; j < s.argnums.which.size(); ++j) args[s.argnums.which[j]] = tree_replace(args[s.argnums.which[j]], d.logical, next);
+  Value out = call_function(ev, s.f, args, a.kw, Mode::reverse);
+  auto [value, aux] = split_aux(out, s.has_aux, s.name);
+  if (value.tag != Tag::Tensor)
+    fail(s.name + ": the function must return a tensor, got " + type_name(value) +
+         (s.has_aux ? "" : " (pass has_aux=true to return (output, aux))"));
+  if (value.t.numel() != 1)
+    fail(s.name + ": the function must return a single number (one element), got a tensor of shape " +
+         value.t.shape_str() + "; use vjp or jacrev for other outputs");
+  std::vector<Tensor> g = reverse_pass(d, {value.t}, {Tensor()}, keep, s.name);
+  std::vector<Value> per;
+  next = 0;
+  for (size_t j = 0; j < s.argnums.which.size(); ++j) {
+    std::vector<Tensor> mine(g.begin() + next, g.begin() + next + per_arg[j].size());
+    next += per_arg[j].size();
+    per.push_back(tree_rebuild(a.pos[s.argnums.which[j]], mine));
+  }
+  ValueAndGrad r;
+  r.grads = s.argnums.tuple ? make_tuple(std::move(per)) : per[0];
+  r.value = tensor_value(keep ? value.t : without_history(value.t));
+  r.aux = aux;
+  return r;
+}
+
+Value grad_transform(Evaluator&, CallArgs& a) {
+  GradSpec s = grad_spec(a, "grad");
+  return make_native("grad(" + std::string(type_name(s.f)) + ")", [s](Evaluator& ev, CallArgs& call) {
+    ValueAndGrad r = run_value_and_grad(ev, s, call);
+    return s.has_aux ? make_tuple({r.grads, r.aux}) : r.grads;
+  });
+}
+
+Value value_and_grad_builtin(Evaluator&, CallArgs& a) {
+  GradSpec s = grad_spec(a, "value_and_grad");
+  return make_native("value_and_grad", [s](Evaluator& ev, CallArgs& call) {
+    ValueAndGrad r = run_value_and_grad(ev, s, call);
+    Value value = s.has_aux ? make_tuple({r.value, r.aux}) : r.value;
+    return make_tuple({value, r.grads});
+  });
+}
+
+// ---- vjp ------------------------------------------------------------------------------------
+
+Value vjp_builtin(Evaluator& ev, CallArgs& a) {
+  Value f = function_arg(a, "vjp");
+  bool has_aux = false;
+  for (auto& [k, v] : a.kw) {
+    if (k == "has_aux") has_aux = as_bool(v, "vjp(): has_aux");
+    else fail("vjp() got an unexpected keyword argument '" + k + "'");
+  }
+  std::vector<Value> primals(a.pos.begin() + 1, a.pos.end());
+  if (primals.empty()) fail("vjp() missing the primals: vjp(func, *primals)");
+  std::vector<Tensor> all;
+  for (const Value& p : primals) {
+    std::vector<Tensor> leaves = tree_leaves(p);
+    all.insert(all.end(), leaves.begin(), leaves.end());
+  }
+  bool keep = keep_graph_for(all);
+  GradModeGuard enable(true);
+  auto d = std::make_shared<Differentiated>(differentiate(all, "vjp"));
+  std::vector<Value> args;
+  size_t next = 0;
+  for (const Value& p : primals) args.push_back(tree_replace(p, d->logical, next));
+  Value out = call_function(ev, f, args, {}, Mode::reverse);
+  auto [value, aux] = split_aux(out, has_aux, "vjp");
+  std::vector<Tensor> outputs = checked_outputs(value, "vjp");
+  Value shape_of_out = value;
+  Value vjp_fn = make_native("vjp_fn", [d, outputs, shape_of_out, primals, keep](Evaluator&, CallArgs& call) {
+    if (call.pos.size() != 1 || !call.kw.empty())
+      fail("vjp_fn() takes one argument: the cotangents, shaped like the function's output");
+    std::vector<Tensor> cot = tree_leaves(call.pos[0]);
+    if (cot.size() != outputs.size())
+      fail("vjp_fn(): the function returned " + std::to_string(outputs.size()) + " tensor(s) but " +
+           std::to_string(cot.size()) + " cotangent(s) were given");
+    for (size_t k = 0; k < cot.size(); ++k)
+      if (!(cot[k].sizes() == outputs[k].sizes()))
+        fail("vjp_fn(): cotangent " + std::to_string(k) + " has shape " + cot[k].shape_str() + " but output " +
+             std::to_string(k) + " has shape " + outputs[k].shape_str());
+    std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep, "vjp_fn");
+    std::vector<Value> per;
+    size_t next = 0;
+    for (const Value& p : primals) {
+      std::vector<Tensor> leaves = tree_leaves(p);
+      std::vector<Tensor> mine(g.begin() + next, g.begin() + next + leaves.size());
+      next += leaves.size();
+      per.push_back(tree_rebuild(p, mine));
+    }
+    return make_tuple(std::move(per));
+  });
+  std::vector<Tensor> shown;
+  for (const Tensor& t : outputs) shown.push_back(keep ? t : without_history(t));
+  std::vector<Value> result{tree_rebuild(value, shown), vjp_fn};
+  if (has_aux) result.push_back(aux);
+  return make_tuple(std::move(result));
+}
+
+// ---- jvp ------------------------------------------------------------------------------------
+
+// (outputs, their tangents) of f at primals with tangents, in one forward pass.
+std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector<Value>& primals,
+                                const std::vector<Value>& tangents, Value* aux, const std::string& fname) {
+  if (tangents.size() != primals.size())
+    fail(fname + ": " + std::to_string(primals.size()) + " primals but " + std::to_string(tangents.size()) +
+         " tangents");
+  LevelScope scope(LevelKind::forward);
+  Level& level = *transforms::visible_level(scope.id());
+  std::vector<Value> args;
+  for (size_t k = 0; k < primals.size(); ++k) {
+    std::vector<Tensor> p = tree_leaves(primals[k]), t = tree_leaves(tangents[k]);
+    if (p.size() != t.size())
+      fail(fname + ": primal " + std::to_string(k) + " has " + std::to_string(p.size()) + " tensor(s) but its tangent " +
+           std::to_string(t.size()));
+    std::vector<Tensor> duals;
+    for (size_t i = 0; i < p.size(); ++i)
+      duals.push_back(transforms::make_dual(p[i], t[i], level, fname + ": primal " + std::to_string(k)));
+    args.push_back(tree_rebuild(primals[k], duals));
+  }
+  Value out = call_function(ev, f, args, {}, Mode::forward);
+  if (aux) {
+    auto [value, extra] = split_aux(out, true, fname);
+    out = value;
+    *aux = extra;
+  }
+  std::vector<Tensor> outs = checked_outputs(out, fname), primal_out, tangent_out;
+  for (const Tensor& o : outs) {
+    Tensor t = transforms::tangent_at(o, level.id);
+    primal_out.push_back(transforms::primal_at(o, level.id));
+    tangent_out.push_back(t.defined() ? t : zeros_like(primal_out.back()));
+  }
+  return {tree_rebuild(out, primal_out), tree_rebuild(out, tangent_out)};
+}
+
+std::vector<Value> items_of(const Value& v, const std::string& what) {
+  if (v.tag == Tag::Tuple || v.tag == Tag::List) return v.as<ListObj>()->items;
+  if (v.tag == Tag::Tensor) return {v};
+  fail(what + " must be a tuple of tensors (one per argument of the function), got " + type_name(v));
+}
+
+Value jvp_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("jvp", a, {"func", "primals", "tangents", "has_aux"}, 3);
+  if (!is_function(b[0])) fail("jvp(): func must be a function, got " + std::string(type_name(b[0])));
+  bool has_aux = b.has(3) && as_bool(b[3], "jvp(): has_aux");
+  Value aux;
+  auto [out, tangent] = run_jvp(ev, b[0], items_of(b[1], "jvp(): primals"), items_of(b[2], "jvp(): tangents"),
+                                has_aux ? &aux : nullptr, "jvp");
+  std::vector<Value> r{out, tangent};
+  if (has_aux) r.push_back(aux);
+  return make_tuple(std::move(r));
+}
+
+// hvp(f, primals, tangents): (f(primals), H·tangents), forward over reverse.
+Value hvp_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("hvp", a, {"func", "primals", "tangents"}, 3);
+  if (!is_function(b[0])) fail("hvp(): func must be a function, got " + std::string(type_name(b[0])));
+  std::vector<Value> primals = items_of(b[1], "hvp(): primals");
+  ArgNums every;
+  every.tuple = true;
+  for (size_t k = 0; k < primals.size(); ++k) every.which.push_back(k);
+  GradSpec spec{b[0], every, false, "hvp"};
+  Value value;
+  Value grad_fn = make_native("grad", [spec, &value](Evaluator& inner, CallArgs& call) {
+    ValueAndGrad r = run_value_and_grad(inner, spec, call);
+    value = r.value;
+    return r.grads;
+  });
+  auto [grads, hv] = run_jvp(ev, grad_fn, primals, items_of(b[2], "hvp(): tangents"), nullptr, "hvp");
+  Value product = b[1].tag == Tag::Tensor ? hv.as<ListObj>()->items[0] : hv;
+  Value plain = value.tag == Tag::Tensor ? tensor_value(detach(value.t)) : value;
+  return make_tuple({plain, product});
+}
+
+// ---- vmap -----------------------------------------------------------------------------------
+
+transforms::Randomness parse_randomness(const Value& v) {
+  std::string s = v.is_none() ? "error" : v.tag == Tag::Str ? v.as<StrObj>()->s : "";
+  if (s == "error") return transforms::Randomness::error;
+  if (s == "different") return transforms::Randomness::different;
+  if (s == "same") return transforms::Randomness::same;
+  fail("vmap(): randomness must be \"error\", \"different\" or \"same\", got " + repr(v));
+}
+
+// The in_dim of each argument: an int or none for all, or a tuple with one per argument.
+std::vector<Value> per_argument_dims(const Value& dims, size_t nargs, const std::string& what) {
+  if (dims.tag != Tag::Tuple && dims.tag != Tag::List) return std::vector<Value>(nargs, dims);
+  const auto& items = dims.as<ListObj>()->items;
+  if (items.size() != nargs)
+    fail("vmap: " + what + " has " + std::to_string(items.size()) + " entries but the function was called with " +
+         std::to_string(nargs) + " argument" + (nargs == 1 ? "" : "s"));
+  return items;
+}
+
+struct VmapSpec {
+  Value f, in_dims, out_dims;
+  transforms::Randomness randomness;
+};
+
+// The batch size the arguments' in_dims give, checking each.
+int64_t batch_size_of(const std::vector<Value>& args, const std::vector<Value>& dims) {
+  int64_t size = -1;
+  std::string first;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (dims[k].is_none()) continue;
+    int64_t d = as_int(dims[k], "vmap: in_dims[" + std::to_string(k) + "]");
+    std::vector<Tensor> leaves = tree_leaves(args[k]);
+    if (leaves.empty())
+      fail("vmap: in_dims[" + std::to_string(k) + "] is " + std::to_string(d) + " but argument " + std::to_string(k) +
+           " is " + type_name(args[k]) + ", not a tensor (give none for it)");
+    for (const Tensor& t : leaves) {
+      if (d < -t.dim() || d >= t.dim())
+        fail("vmap: in_dims[" + std::to_string(k) + "] is " + std::to_string(d) + " but argument " +
+             std::to_string(k) + " has " + std::to_string(t.dim()) + " dims (shape " + t.shape_str() + ")");
+      int64_t n = t.size(d);
+      std::string here = "argument " + std::to_string(k) + " (shape " + t.shape_str() + ", in_dim " +
+                         std::to_string(d) + ")";
+      if (size >= 0 && n != size)
+        fail("vmap: the batch sizes differ: " + std::to_string(size) + " for " + first + " but " +
+             std::to_string(n) + " for " + here);
+      if (size < 0) {
+        size = n;
+        first = here;
+      }
+    }
+  }
+  if (size < 0) fail("vmap: no argument is batched (every in_dim is none)");
+  if (size == 0) fail("vmap: the batch is empty (" + first + ")");
+  return size;
+}
+
+Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
+  std::vector<Value> dims = per_argument_dims(s.in_dims, a.pos.size(), "in_dims");
+  int64_t size = batch_size_of(a.pos, dims);
+  LevelScope scope(LevelKind::batch, size, s.randomness);
+  std::vector<Value> args = a.pos;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (dims[k].is_none()) continue;
+    int64_t d = as_int(dims[k], "vmap: in_dims");
+    std::vector<Tensor> wrapped;
+    for (const Tensor& t : tree_leaves(args[k]))
+      wrapped.push_back(transforms::make_batched(t, scope.id(), wrap_dim(d, t.dim(), "vmap")));
+    args[k] = tree_rebuild(args[k], wrapped);
+  }
+  Value out = call_function(ev, s.f, args, a.kw, Mode::forward);
+  std::vector<Value> outs = out.tag == Tag::Tuple ? out.as<ListObj>()->items : std::vector<Value>{out};
+  std::vector<Value> out_dims = per_argument_dims(s.out_dims, outs.size(), "out_dims");
+  for (size_t k = 0; k < outs.size(); ++k) {
+    std::vector<Tensor> leaves = checked_outputs(outs[k], "vmap");
+    std::vector<Tensor> physical;
+    for (const Tensor& t : leaves) {
+      int64_t d = out_dims[k].is_none() ? 0 : as_int(out_dims[k], "vmap: out_dims");
+      if (out_dims[k].is_none() && !transforms::batched_at(t, scope.id()))
+        physical.push_back(t);  // out_dims none: an output the same for every example
+      else
+        physical.push_back(transforms::unbatch(t, scope.id(), size, wrap_dim(d, t.dim() + 1, "vmap: out_dims")));
+    }
+    outs[k] = tree_rebuild(outs[k], physical);
+  }
+  return out.tag == Tag::Tuple ? make_tuple(std::move(outs)) : outs[0];
+}
+
+Value vmap_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("vmap", a, {"func", "in_dims", "out_dims", "randomness"}, 1);
+  if (!is_function(b[0])) fail("vmap(): func must be a function, got " + std::string(type_name(b[0])));
+  VmapSpec s{b[0], b.given[1] ? b[1] : Value::integer(0), b.given[2] ? b[2] : Value::integer(0),
+             parse_randomness(b[3])};
+  return make_native("vmap", [s](Evaluator& ev, CallArgs& call) { return run_vmap(ev, s, call); });
+}
+
+// ---- jacobians --------------------------------------------------------------------------------
+
+// The identity of n elements shaped [n, *shape]: one basis tangent per row.
+Tensor basis(const Tensor& like) {
+  int64_t n = like.numel();
+  Tensor eye = to_dtype(eq(unsqueeze(arange(n, DType::i64, like.device()), 1), arange(n, DType::i64, like.device())),
+                        like.dtype());
+  IntList shape{n};
+  shape.insert(shape.end(), like.sizes().begin(), like.sizes().end());
+  return reshape(eye, shape);
+}
+
+// A Jacobian given as [n_out, *in] (jacrev's rows) or [n_in, *out] (jacfwd's columns)
+// reshaped to out's shape followed by in's.
+Tensor jacobian_shape(const Tensor& rows, const Tensor& out, const Tensor& in, bool rows_are_outputs) {
+  IntList shape(out.sizes().begin(), out.sizes().end());
+  shape.insert(shape.end(), in.sizes().begin(), in.sizes().end());
+  if (rows_are_outputs) return reshape(rows, shape);
+  // [n_in, *out] -> [*out, n_in] -> [*out, *in]
+  Tensor moved = reshape(rows, {in.numel(), out.numel()});
+  return reshape(transpose(moved, 0, 1), shape);
+}
+
+// Nests per-output, per-argument Jacobians as torch.func does: the outputs' structure
+// outside, the differentiated arguments' (a tuple when argnums is) inside.
+Value nest_jacobians(const Value& out_tree, const std::vector<Tensor>& outs, const std::vector<Value>& arg_trees,
+                     const ArgNums& argnums, const std::vector<std::vector<Tensor>>& jac /*[out][in leaf]*/) {
+  std::vector<Tensor> per_out_values;
+  std::vector<Value> per_out;
+  for (size_t o = 0; o < outs.size(); ++o) {
+    std::vector<Value> per_arg;
+    size_t next = 0;
+    for (size_t j = 0; j < argnums.which.size(); ++j) {
+      std::vector<Tensor> leaves = tree_leaves(arg_trees[j]);
+      std::vector<Tensor> mine(jac[o].begin() + next, jac[o].begin() + next + leaves.size());
+      next += leaves.size();
+      per_arg.push_back(tree_rebuild(arg_trees[j], mine));
+    }
+    per_out.push_back(argnums.tuple ? make_tuple(std::move(per_arg)) : per_arg[0]);
+  }
+  if (out_tree.tag == Tag::Tensor) return per_out[0];
+  // Rebuild the output structure with the per-output values in the tensor slots.
+  std::vector<Value> slots = per_out;
+  size_t next = 0;
+  std::function<Value(const Value&)> place = [&](const Value& v) -> Value {
+    switch (v.tag) {
+      case Tag::Tensor: return slots.at(next++);
+      case Tag::List:
+      case Tag::Tuple: {
+        std::vector<Value> items;
+        for (const Value& x : v.as<ListObj>()->items) items.push_back(place(x));
+        return v.tag == Tag::List ? make_list(std::move(items)) : make_tuple(std::move(items));
+      }
+      default: return v;
+    }
+  };
+  return place(out_tree);
+}
+
+struct JacSpec {
+  Value f;
+  ArgNums argnums;
+  bool has_aux = false;
+  std::string name;
+};
+
+JacSpec jac_spec(CallArgs& a, const std::string& fname) {
+  GradSpec g = grad_spec(a, fname);
+  return JacSpec{g.f, g.argnums, g.has_aux, fname};
+}
+
+// jacrev: one vjp, then its vjp_fn batched over the rows of the identity (vmap over
+// vjp), one output at a time.
+Value run_jacrev(Evaluator& ev, const JacSpec& s, CallArgs& a) {
+  check_argnums(s.argnums, a.pos.size(), s.name);
+  std::vector<Value> args = a.pos, arg_trees;
+  std::vector<Tensor> all;
+  for (size_t k : s.argnums.which) {
+    arg_trees.push_back(args[k]);
+    std::vector<Tensor> leaves = tree_leaves(args[k]);
+    all.insert(all.end(), leaves.begin(), leaves.end());
+  }
+  bool keep = keep_graph_for(all);
+  GradModeGuard enable(true);
+  Differentiated d = differentiate(all, s.name);
+  size_t next = 0;
+  for (size_t k : s.argnums.which) args[k] = tree_replace(args[k], d.logical, next);
+  Value out = call_function(ev, s.f, args, a.kw, Mode::reverse);
+  auto [value, aux] = split_aux(out, s.has_aux, s.name);
+  std::vector<Tensor> outs = checked_outputs(value, s.name);
+  std::vector<std::vector<Tensor>> jac;
+  for (const Tensor& o : outs) {
+    Tensor rows = basis(o);
+    std::vector<Tensor> per_leaf;
+    {
+      LevelScope scope(LevelKind::batch, rows.size(0));
+      Tensor cotangent = transforms::make_batched(rows, scope.id(), 0);
+      std::vector<Tensor> g = reverse_pass(d, {o}, {cotangent}, keep, s.name);
+      for (const Tensor& x : g) per_leaf.push_back(transforms::unbatch(x, scope.id(), rows.size(0), 0));
+    }
+    std::vector<Tensor> shaped;
+    for (size_t i = 0; i < per_leaf.size(); ++i) {
+      Tensor j = jacobian_shape(per_leaf[i], o, all[i], true);
+      shaped.push_back(keep ? j : without_history(j));
+    }
+    jac.push_back(shaped);
+  }
+  Value result = nest_jacobians(value, outs, arg_trees, s.argnums, jac);
+  return s.has_aux ? make_tuple({result, aux}) : result;
+}
+
+// jacfwd: jvp batched over the rows of the identity of each input (vmap over jvp).
+Value run_jacfwd(Evaluator& ev, const JacSpec& s, CallArgs& a) {
+  check_argnums(s.argnums, a.pos.size(), s.name);
+  std::vector<Value> arg_trees;
+  std::vector<Tensor> all;
+  for (size_t k : s.argnums.which) {
+    arg_trees.push_back(a.pos[k]);
+    std::vector<Tensor> leaves = tree_leaves(a.pos[k]);
+    all.insert(all.end(), leaves.begin(), leaves.end());
+  }
+  // func of the differentiated arguments alone, the others as given.
+  Value f = s.f;
+  std::vector<Value> given = a.pos;
+  ArgNums argnums = s.argnums;
+  auto kw = a.kw;
+  Value partial = make_native("jacfwd", [f, given, argnums, kw](Evaluator& inner, CallArgs& call) {
+    std::vector<Value> full = given;
+    for (size_t j = 0; j < argnums.which.size(); ++j) full[argnums.which[j]] = call.pos[j];
+    return call_function(inner, f, full, kw, Mode::forward);
+  });
+  Value value_tree, aux;
+  std::vector<Tensor> outs;
+  std::vector<std::vector<Tensor>> columns_of;  // [input leaf][output]: [n_in, *out]
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!is_floating(all[i].dtype()))
+      fail(s.name + ": an argument to differentiate is a " + dtype_name(all[i].dtype()) +
+           " tensor; derivatives need floating tensors");
+    Tensor columns = basis(all[i]);
+    LevelScope batch(LevelKind::batch, columns.size(0));
+    std::vector<Tensor> leaf_tangents;
+    for (size_t l = 0; l < all.size(); ++l)
+      leaf_tangents.push_back(l == i ? transforms::make_batched(columns, batch.id(), 0) : zeros_like(all[l]));
+    std::vector<Value> tangents;
+    size_t next = 0;
+    for (const Value& tree : arg_trees) tangents.push_back(tree_replace(tree, leaf_tangents, next));
+    auto [out, tangent_out] = run_jvp(ev, partial, arg_trees, tangents, s.has_aux ? &aux : nullptr, s.name);
+    value_tree = out;
+    outs = tree_leaves(out);
+    std::vector<Tensor> columns_out;
+    for (const Tensor& t : tree_leaves(tangent_out))
+      columns_out.push_back(transforms::unbatch(t, batch.id(), columns.size(0), 0));
+    columns_of.push_back(columns_out);
+  }
+  std::vector<std::vector<Tensor>> jac(outs.size());
+  for (size_t o = 0; o < outs.size(); ++o)
+    for (size_t i = 0; i < all.size(); ++i) jac[o].push_back(jacobian_shape(columns_of[i][o], outs[o], all[i], false));
+  Value result = nest_jacobians(value_tree, outs, arg_trees, s.argnums, jac);
+  return s.has_aux ? make_tuple({result, aux}) : result;
+}
+
+Value jacrev_builtin(Evaluator&, CallArgs& a) {
+  JacSpec s = jac_spec(a, "jacrev");
+  return make_native("jacrev", [s](Evaluator& ev, CallArgs& call) { return run_jacrev(ev, s, call); });
+}
+
+Value jacfwd_builtin(Evaluator&, CallArgs& a) {
+  JacSpec s = jac_spec(a, "jacfwd");
+  return make_native("jacfwd", [s](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, s, call); });
+}
+
+// hessian(f) = jacfwd(jacrev(f)), both over the same argnums.
+Value hessian_builtin(Evaluator&, CallArgs& a) {
+  JacSpec s = jac_spec(a, "hessian");
+  if (s.has_aux) fail("hessian(): has_aux is not supported; use jacfwd(jacrev(f, has_aux=true)) instead");
+  JacSpec inner{s.f, s.argnums, false, "hessian"};
+  Value jacobian = make_native("jacrev", [inner](Evaluator& ev, CallArgs& call) { return run_jacrev(ev, inner, call); });
+  JacSpec outer{jacobian, s.argnums, false, "hessian"};
+  return make_native("hessian", [outer](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, outer, call); });
+}
+
+const BuiltinEntry kFuncBuiltins[] = {
+    {"value_and_grad", value_and_grad_builtin, "value_and_grad(func, argnums=0, has_aux=false)",
+     "A function returning (func(*args), its gradient with respect to the argnums arguments); func returns one "
+     "number. Example: let (loss, g) = value_and_grad(fn(w) = (w * w).sum())(w)"},
+    {"vjp", vjp_builtin, "vjp(func, *primals, has_aux=false)",
+     "(func(*primals), vjp_fn): vjp_fn(cotangents) gives the vector-Jacobian products for every primal, as a tuple. "
+     "Example: let (y, pull) = vjp(fn(x) = x.sin(), x); let (gx,) = pull(ones_like(y))"},
+    {"jvp", jvp_builtin, "jvp(func, primals, tangents, has_aux=false)",
+     "(func(*primals), the Jacobian times the tangents), in one forward pass of dual tensors. "
+     "Example: let (y, dy) = jvp(fn(x) = x.sin(), (x,), (ones_like(x),))"},
+    {"hvp", hvp_builtin, "hvp(func, primals, tangents)",
+     "(func(*primals), the Hessian of func times the tangents), forward over reverse; func returns one number. "
+     "Example: let (f, hv) = hvp(fn(x) = (x ** 3).sum(), (x,), (v,))"},
+    {"jacrev", jacrev_builtin, "jacrev(func, argnums=0, has_aux=false)",
+     "A function returning the Jacobian of func (output dims, then input dims), by reverse mode batched over the "
+     "outputs. Example: jacrev(fn(x) = x.tanh())(x)"},
+    {"jacfwd", jacfwd_builtin, "jacfwd(func, argnums=0, has_aux=false)",
+     "A function returning the Jacobian of func by forward mode batched over the inputs. "
+     "Example: jacfwd(fn(x) = x.tanh())(x)"},
+    {"hessian", hessian_builtin, "hessian(func, argnums=0)",
+     "A function returning the Hessian of func (jacfwd of jacrev). Example: hessian(fn(x) = (x ** 3).sum())(x)"},
+    {"vmap", vmap_builtin, "vmap(func, in_dims=0, out_dims=0, randomness=\"error\")",
+     "A function that maps func over a batch dim of its arguments (in_dims: an int or none for all, or one per "
+     "argument), running its ops batched. Example: vmap(fn(x) = x.dot(w))(xs)"},
+};
+
+}  // namespace
+
+Value grad_of_function(Evaluator& ev, CallArgs& a) { return grad_transform(ev, a); }
+bool is_callable_value(const Value& v) { return is_function(v); }
+
+const BuiltinLibrary kFuncLibrary = {"func", nullptr, kFuncBuiltins, nullptr};
+const BuiltinLibrary kFuncModule = {"func", "func", kFuncBuiltins, nullptr};
+
+}  // namespace nabla::interp
