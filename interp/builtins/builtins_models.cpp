@@ -249,6 +249,7 @@ class SwappedFields {
       bool reassigned = f->value.tag != Tag::Tensor || f->value.t.impl() != it->rep.tensor.t.impl();
       if (reassigned) dict_.set(it->rep.key, f->value);
       f->value = it->original;
+      f->kind = it->kind;  // a reassignment may have made a parameter a plain field
     }
     swaps_.clear();
   }
@@ -311,7 +312,9 @@ Value functional_call_builtin(Evaluator& ev, CallArgs& a) {
     throw;
   } catch (Error& e) {
     swapped.restore();
-    throw Error(e.what() + shape_note(reps));
+    std::string note = shape_note(reps);
+    if (note.empty()) throw;
+    throw Error(e.what() + note);
   } catch (...) {
     swapped.restore();
     throw;

@@ -38,20 +38,30 @@ tangent_out); jacrev/jacfwd(f, argnums=0); hessian(f, argnums=0); hvp(f, primals
 tangents) -> (out, hvp); vmap(f, in_dims=0, out_dims=0); a dict argument gives a dict
 result with the same keys):
 
+With ref = load("tests/func/reference/transforms.safetensors"), p =
+models.params(ref, "mlp"), x = ref["mlp.x"], t = ref["mlp.targets"] (likewise for
+"cnn"); a dict result compares with models.prefixed(ref, "mlp.grad."). The functions
+of today's tensor grad give every value below within rtol=1e-9 (models_match.dsl).
+
+  mlp.out, mlp.loss       models.mlp(p, x), models.mlp_loss(p, x, t)
   mlp.grad.*              grad(fn(p) = models.mlp_loss(p, x, t))(p)
   mlp.per_sample_grads.*  vmap(grad(models.mlp_loss_one), in_dims=(none, 0, 0))(p, x, t)
-  mlp.jacrev, mlp.jacfwd  jacrev(fn(xr) = models.mlp(p, xr))(x[0])      (and jacfwd)
+  mlp.jacrev, mlp.jacfwd  jacrev(fn(r) = models.mlp(p, r.unsqueeze(0))[0])(mlp.x_row)   (and jacfwd; x_row = x[0])
   mlp.hessian_fc1_bias    hessian(fn(b) = models.mlp_loss(models.with_key(p, "fc1.bias", b), x, t))(p["fc1.bias"])
   mlp.jvp.*               jvp(fn(x) = models.mlp(p, x), (x,), (mlp.jvp.tangent,))
   mlp.jvp_params.*        jvp(fn(q) = models.mlp(q, x), (p,), (tangent dict mlp.jvp_params.tangent.*,))
   mlp.vjp.*               let (out, f) = vjp(fn(x) = models.mlp(p, x), x); f(mlp.vjp.cotangent)
   mlp.hvp.*               hvp(fn(b) = models.mlp_loss(models.with_key(p, "fc1.bias", b), x, t), (b,), (mlp.hvp.vector,))
-  cnn.*                   the same for the CNN (jacrev/jacfwd of one image [1, 6, 6])
+  cnn.*                   the same for the CNN (cnn.x_row is one image, [1, 6, 6]; the Hessian is
+                          w.r.t. fc.bias, the hvp w.r.t. conv.bias)
   layer_norm.jacrev_x     jacrev(models.layer_norm_fn)(x, w, b)      [3, 5, 3, 5]
   layer_norm.jacrev_w     jacrev(models.layer_norm_fn, argnums=1)(x, w, b)   [3, 5, 5]
   layer_norm.jvp.*        jvp(models.layer_norm_fn, (x, w, b), (tx, tw, tb))
   softmax_ce.grad         grad(models.softmax_ce)(logits, t)
   softmax_ce.hessian      hessian(models.softmax_ce)(logits, t)      [2, 3, 2, 3]
+                          (PyTorch made this one, and the networks' Hessians, as jacrev of
+                          jacrev: 1.13 has no forward rule for log_softmax's backward, which
+                          functorch.hessian's jacfwd needs; same values)
   softmax.jacrev          jacrev(fn(z) = softmax(z, dim=-1))(softmax.z)   [3, 3]
   two_arg.grad_x/_y       grad(models.two_arg, argnums=(0, 1))(x, y)
   two_arg.hessian_xx/xy/yx/yy  hessian(models.two_arg, argnums=(0, 1))(x, y): ((xx, xy), (yx, yy))
@@ -61,9 +71,9 @@ result with the same keys):
   (vmap_f, vmap_h: `let (vmap_f, vmap_h) = models.vmap_functions(ref["vmap.W"])`)
   vmap.f                  vmap(vmap_f)(vmap.X)                              [5]
   vmap.g_in_dims_0_none   vmap(models.vmap_g, in_dims=(0, none))(vmap.X, vmap.W)   [5]
-  vmap.f_in_dims_1        vmap(vmap_f, in_dims=1)(vmap.XT)           [5]
-  vmap.h_out_dims_1       vmap(vmap_h, out_dims=1)(vmap.X)           [3, 5]
-  vmap.nested             vmap(vmap(vmap_f))(vmap.X3)                [2, 5]
+  vmap.f_in_dims_1        vmap(vmap_f, in_dims=1)(vmap.XT)                  [5]
+  vmap.h_out_dims_1       vmap(vmap_h, out_dims=1)(vmap.X)                  [3, 5]
+  vmap.nested             vmap(vmap(vmap_f))(vmap.X3)                       [2, 5]
 """
 import json
 import pathlib

@@ -200,3 +200,26 @@ test "hooks run around the call; a nested module's call sees the dict's tensors"
   same(out, ones([1, 2]))
   same(seen[0], out)
 }
+
+model Bare() {
+  w = ones([2], requires_grad=true)
+  forward(x) = x * w
+}
+
+model Echo() {
+  forward(*xs, k=0) = (xs, k)
+}
+
+test "a forward that names its fields bare sees the dict's tensors" {
+  let m = Bare()
+  same(functional_call(m, {"w": tensor([3.0, 4.0])}, ones([2])), tensor([3.0, 4.0]))
+  same(m.w, ones([2]))
+}
+
+test "args: a tuple gives the positional arguments, anything else is the one argument" {
+  let m = Echo()
+  expect(functional_call(m, {}, (1, 2)) == ((1, 2), 0))
+  expect(functional_call(m, {}, [1, 2]) == (([1, 2],), 0))
+  expect(functional_call(m, {}, ()) == ((), 0))
+  expect(functional_call(m, {}, (1,), {"k": 5}) == ((1,), 5))
+}
