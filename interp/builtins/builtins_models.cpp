@@ -1,9 +1,13 @@
-// Python builtins that reshape models from outside: deepcopy (copy.deepcopy) and
-// delattr. The pruning library (stdlib/prune.dsl) copies a model before it cuts it
-// and removes `weight_orig` / `weight_mask` when pruning is made permanent.
+// Builtins that work on models from outside: deepcopy (copy.deepcopy), delattr, and
+// functional_call (torch.func.functional_call). The pruning library (stdlib/prune.dsl)
+// copies a model before it cuts it and removes `weight_orig` / `weight_mask` when
+// pruning is made permanent; the function transforms (grad, vmap, ...) run over a
+// model's parameters through functional_call.
+#include <algorithm>
 #include <unordered_map>
 
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/models/module_walk.hpp"
 #include "interp/values/value_walk.hpp"
 #include "tensor/cpu/copy.hpp"
 
@@ -108,12 +112,224 @@ Value delattr_builtin(Evaluator&, CallArgs& a) {
   fail(std::string("delattr(): cannot delete attribute '") + name + "' of " + type_name(b[0]));
 }
 
+// ---- functional_call -----------------------------------------------------------------------
+//
+// Note [functional_call]
+// functional_call(model, tensors, args) calls the model with the dict's tensors in
+// the fields of its parameters and buffers, and puts the model's own tensors back
+// when the call ends, by return or by error, so the model is never changed by it. The
+// forward reads the dict's tensors themselves: gradients flow to them, and in-place
+// updates (batch norm's running statistics in training mode) go to them, as in
+// PyTorch. A field the forward reassigns (`self.count = self.count + 1`) passes its
+// new value to the dict, as PyTorch 1.13's functional_call writes it there. A tied
+// tensor (one tensor in the fields of two modules, which state_dict lists once) is
+// replaced in every field that holds it, as torch.func's functional_call does.
+
+// Levenshtein distance, for suggesting the names a mistyped key was meant to be.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string last_part(const std::string& key) { return key.substr(key.rfind('.') + 1); }
+
+// The names of `names` a mistyped `key` most likely meant (a few edits away, or the
+// same last part: "weight" for "fc1.weight"), nearest first; all of them when none is near.
+std::vector<std::string> close_names(const std::string& key, const std::vector<std::string>& names) {
+  std::vector<std::pair<size_t, std::string>> near;
+  size_t limit = std::max<size_t>(2, key.size() / 3);
+  for (const std::string& n : names) {
+    size_t d = edit_distance(key, n);
+    if (d <= limit || last_part(n) == last_part(key)) near.emplace_back(d, n);
+  }
+  if (near.empty()) return names;
+  std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& [d, n] : near) out.push_back(n);
+  return out;
+}
+
+[[noreturn]] void fail_unknown_key(const Value& model, const std::string& key) {
+  std::vector<std::string> names;
+  for (auto& [n, t] : named_tensors(model, TensorKinds::both)) names.push_back(n);
+  std::string msg = "functional_call(): model " + model.as<InstanceObj>()->cls->decl->name +
+                    " has no parameter or buffer '" + key + "'";
+  if (names.empty()) fail(msg + " (it has none)");
+  std::vector<std::string> close = close_names(key, names);
+  bool all = close.size() == names.size();
+  msg += all ? "; its parameters and buffers are " : "; did you mean ";
+  const size_t shown = 12;
+  for (size_t k = 0; k < close.size() && k < shown; ++k) msg += (k ? ", '" : "'") + close[k] + "'";
+  if (close.size() > shown) msg += ", ... (" + std::to_string(close.size()) + " in all)";
+  fail(msg);
+}
+
+// A field of a module that holds a parameter or buffer: where a dict's tensor goes.
+struct TensorField {
+  Value module;  // the instance (kept alive while swapped)
+  std::string name;
+};
+
+// Every parameter and buffer field under root, by the tensor it holds: a tied tensor
+// has several fields.
+std::unordered_map<const void*, std::vector<TensorField>> tensor_fields(const Value& root) {
+  std::unordered_map<const void*, std::vector<TensorField>> out;
+  for (const ModuleVisit& visit : walk_modules(root))
+    for (const Field& f : visit.module.as<InstanceObj>()->fields)
+      if ((f.kind == FieldKind::parameter || f.kind == FieldKind::buffer) && f.value.tag == Tag::Tensor)
+        out[f.value.t.impl()].push_back({visit.module, f.name});
+  return out;
+}
+
+// One replacement: the dict's key and tensor, and the model's own tensor it stands for.
+struct Replacement {
+  Value key;
+  Value tensor;
+  Tensor own;
+};
+
+// The dict's entries checked against the model: every key names a parameter or
+// buffer (else an error that suggests names), every value is a tensor, and two keys
+// of one tied tensor do not bring two different tensors.
+std::vector<Replacement> replacements(const Value& model, const DictObj& d) {
+  std::vector<Replacement> out;
+  std::unordered_map<const void*, size_t> by_own;
+  for (auto& [k, v] : d.entries) {
+    if (k.tag != Tag::Str) fail(std::string("functional_call(): the dict's keys must be str, got ") + repr(k));
+    const std::string& key = k.as<StrObj>()->s;
+    const Tensor* own = resolve_key(model, key);
+    if (!own) fail_unknown_key(model, key);
+    if (v.tag != Tag::Tensor)
+      fail("functional_call(): the value of '" + key + "' must be a tensor, got " + type_name(v));
+    auto [it, fresh] = by_own.emplace(own->impl(), out.size());
+    if (!fresh) {
+      const Replacement& first = out[it->second];
+      if (first.tensor.t.impl() != v.t.impl())
+        fail("functional_call(): '" + str(first.key) + "' and '" + key +
+             "' name one tensor of the model (tied weights), and the dict gives them different tensors");
+      continue;
+    }
+    out.push_back({k, v, *own});
+  }
+  return out;
+}
+
+// The fields of the model holding the dict's tensors for one call; restore() puts the
+// model's own back and passes reassigned fields to the dict (Note [functional_call]).
+class SwappedFields {
+ public:
+  SwappedFields(const Value& model, DictObj& dict, const std::vector<Replacement>& reps) : dict_(dict) {
+    auto fields = tensor_fields(model);
+    for (const Replacement& r : reps)
+      for (const TensorField& tf : fields[r.own.impl()]) {
+        Field* f = tf.module.as<InstanceObj>()->find(tf.name);
+        swaps_.push_back({tf, f->kind, f->value, r});
+        f->value = r.tensor;
+      }
+  }
+
+  void restore() {
+    for (auto it = swaps_.rbegin(); it != swaps_.rend(); ++it) {
+      auto* inst = it->field.module.as<InstanceObj>();
+      Field* f = inst->find(it->field.name);
+      if (!f) {  // the call deleted the field
+        inst->fields.push_back({it->field.name, it->original, it->kind});
+        continue;
+      }
+      bool reassigned = f->value.tag != Tag::Tensor || f->value.t.impl() != it->rep.tensor.t.impl();
+      if (reassigned) dict_.set(it->rep.key, f->value);
+      f->value = it->original;
+      f->kind = it->kind;  // a reassignment may have made a parameter a plain field
+    }
+    swaps_.clear();
+  }
+
+ private:
+  struct Swap {
+    TensorField field;
+    FieldKind kind;
+    Value original;
+    Replacement rep;
+  };
+  DictObj& dict_;
+  std::vector<Swap> swaps_;
+};
+
+// What an error inside the call adds when the dict's shapes differ from the model's
+// own: the likely cause, which PyTorch leaves to the op that fails.
+std::string shape_note(const std::vector<Replacement>& reps) {
+  std::string note;
+  for (const Replacement& r : reps)
+    if (r.tensor.t.sizes() != r.own.sizes())
+      note += "\n  note: functional_call() was given '" + str(r.key) + "' of shape " + r.tensor.t.shape_str() +
+              " where the model's own has shape " + r.own.shape_str();
+  return note;
+}
+
+// The positional arguments: a tuple gives each of its items, any other value is the
+// only one (PyTorch's rule); kwargs, when not none, is a dict of str keys.
+CallArgs model_call_args(const Value& args, const Value& kwargs) {
+  CallArgs call;
+  call.pos = args.tag == Tag::Tuple ? args.as<ListObj>()->items : std::vector<Value>{args};
+  if (kwargs.is_none()) return call;
+  if (kwargs.tag != Tag::Dict)
+    fail(std::string("functional_call(): kwargs must be a dict or none, got ") + type_name(kwargs));
+  for (auto& [k, v] : kwargs.as<DictObj>()->entries) {
+    if (k.tag != Tag::Str) fail(std::string("functional_call(): the keys of kwargs must be str, got ") + repr(k));
+    call.kw.emplace_back(k.as<StrObj>()->s, v);
+  }
+  return call;
+}
+
+// functional_call(model, params_and_buffers, args, kwargs=none): see Note [functional_call].
+Value functional_call_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("functional_call", a, {"model", "params_and_buffers", "args", "kwargs"}, 3);
+  const Value& model = b[0];
+  if (model.tag != Tag::Instance)
+    fail(std::string("functional_call(): model must be a model instance, got ") + type_name(model));
+  if (b[1].tag != Tag::Dict)
+    fail(std::string("functional_call(): params_and_buffers must be a dict of tensors, got ") + type_name(b[1]));
+  CallArgs call = model_call_args(b[2], b[3]);
+  std::vector<Replacement> reps = replacements(model, *b[1].as<DictObj>());
+  SwappedFields swapped(model, *b[1].as<DictObj>(), reps);
+  try {
+    Value out = ev.call_value(model, call);
+    swapped.restore();
+    return out;
+  } catch (LangError& e) {
+    swapped.restore();
+    if (!e.interrupted) e.message += shape_note(reps);
+    throw;
+  } catch (Error& e) {
+    swapped.restore();
+    std::string note = shape_note(reps);
+    if (note.empty()) throw;
+    throw Error(e.what() + note);
+  } catch (...) {
+    swapped.restore();
+    throw;
+  }
+}
+
 const BuiltinEntry kModelBuiltins[] = {
     {"deepcopy", deepcopy_builtin, "deepcopy(x)",
      "A copy of x all the way down (tensors, models, containers); what is shared in x is shared in the copy. "
      "Example: let teacher = deepcopy(model)"},
     {"delattr", delattr_builtin, "delattr(obj, name)",
      "Removes the field of a model (or attribute of an object) called name. Example: delattr(layer, \"weight_orig\")"},
+    {"functional_call", functional_call_builtin, "functional_call(model, params_and_buffers, args, kwargs=none)",
+     "Calls model(*args, **kwargs) with the dict's tensors (state_dict names) in place of its parameters and buffers, "
+     "for this call only. Example: functional_call(net, {\"fc.weight\": w}, (x,))"},
 };
 
 }  // namespace

@@ -126,36 +126,6 @@ void apply_post_order(const Value& root, Fn fn) {
   }
 }
 
-// The parameter or buffer a dotted key names by following fields from the model
-// ("b.weight", "layers.0.bias"), or null. A key under another path of a shared
-// module or tied weight (PyTorch's state_dict lists every path) still finds its tensor.
-const Tensor* resolve_key(const Value& model, const std::string& key) {
-  Value cur = model;
-  size_t start = 0;
-  for (;;) {
-    size_t dot = key.find('.', start);
-    std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    const Value* next = nullptr;
-    if (cur.tag == Tag::Instance) {
-      Field* f = cur.as<InstanceObj>()->find(part);
-      if (f && dot == std::string::npos)
-        return (f->kind == FieldKind::parameter || f->kind == FieldKind::buffer) && f->value.tag == Tag::Tensor ? &f->value.t
-                                                                                                              : nullptr;
-      if (f) next = &f->value;
-    } else if (cur.tag == Tag::List || cur.tag == Tag::Tuple) {
-      auto& items = cur.as<ListObj>()->items;
-      for (size_t k = 0; k < items.size() && !next; ++k)
-        if (std::to_string(k) == part) next = &items[k];
-    } else if (cur.tag == Tag::Dict) {
-      for (auto& [k, x] : cur.as<DictObj>()->entries)
-        if (!next && str(k) == part) next = &x;
-    }
-    if (!next || dot == std::string::npos) return nullptr;
-    cur = *next;
-    start = dot + 1;
-  }
-}
-
 // load_state_dict(d, strict=true): copies every tensor of d into the parameter or
 // buffer of the same name, under no-grad. With strict, missing keys, unexpected keys
 // and shape mismatches are all reported in one error; without it only shapes are.

@@ -155,4 +155,33 @@ int64_t parameter_elements(const Value& root) {
   return n;
 }
 
+// A key under another path of a shared module or tied weight (PyTorch's state_dict
+// lists every path) still finds its tensor.
+const Tensor* resolve_key(const Value& model, const std::string& key) {
+  Value cur = model;
+  size_t start = 0;
+  for (;;) {
+    size_t dot = key.find('.', start);
+    std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const Value* next = nullptr;
+    if (cur.tag == Tag::Instance) {
+      Field* f = cur.as<InstanceObj>()->find(part);
+      if (f && dot == std::string::npos)
+        return (f->kind == FieldKind::parameter || f->kind == FieldKind::buffer) && f->value.tag == Tag::Tensor ? &f->value.t
+                                                                                                              : nullptr;
+      if (f) next = &f->value;
+    } else if (cur.tag == Tag::List || cur.tag == Tag::Tuple) {
+      auto& items = cur.as<ListObj>()->items;
+      for (size_t k = 0; k < items.size() && !next; ++k)
+        if (std::to_string(k) == part) next = &items[k];
+    } else if (cur.tag == Tag::Dict) {
+      for (auto& [k, x] : cur.as<DictObj>()->entries)
+        if (!next && str(k) == part) next = &x;
+    }
+    if (!next || dot == std::string::npos) return nullptr;
+    cur = *next;
+    start = dot + 1;
+  }
+}
+
 }  // namespace nabla::interp

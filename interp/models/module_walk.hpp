@@ -80,6 +80,11 @@ enum class TensorKinds { parameters, buffers, both };
 // `names` the names are left empty (they cost the square of the nesting depth).
 std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, TensorKinds kinds, bool names = true);
 
+// The parameter or buffer a dotted key names by following fields from the model
+// ("b.weight", "layers.0.bias"), or null: state_dict's names, and every other path
+// to a shared module or tied weight (load_state_dict, functional_call).
+const Tensor* resolve_key(const Value& model, const std::string& key);
+
 // The elements of the parameters of every module under root, each tensor once.
 int64_t parameter_elements(const Value& root);
 
