@@ -504,7 +504,8 @@ const BuiltinEntry kOpConventions[] = {
      "Example: rms_norm(x, [64], w)"},
     {"interpolate", interpolate_builtin,
      "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)",
-     "Resizes the spatial dims of [N, C, W] or [N, C, H, W]: nearest, linear (3-D), bilinear or bicubic (4-D). "
+     "Resizes the spatial dims of [N, C, W] or [N, C, H, W]: nearest, area, linear (3-D), bilinear or bicubic "
+     "(4-D). "
      "Example: interpolate(x, scale_factor=2, mode=\"bilinear\")"},
     {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)",
      "Pads the last dims: pad lists (left, right) sizes, last dim first; constant, reflect, replicate or "
