@@ -197,6 +197,12 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight = Te
 // group_norm with one group per channel.
 Tensor instance_norm(const Tensor& x, const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
                      double eps = 1e-5);
+// PyTorch's F.instance_norm with running statistics [C]: with use_input_stats each
+// sample normalizes over its own values, and running_mean/running_var (when given)
+// move by momentum toward the batch's average of the per-sample mean and unbiased
+// variance; without it the running statistics normalize, as batch_norm in eval.
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool use_input_stats, double momentum, double eps);
 // x * rsqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the dtype's
 // machine epsilon, as PyTorch's rms_norm.
 Tensor rms_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight = Tensor(),
