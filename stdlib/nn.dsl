@@ -680,9 +680,10 @@ model GRUCell(input_size, hidden_size, bias=true) {
 # [3E], out_proj a Linear(E, E)) and init (xavier-uniform in_proj_weight, zero biases).
 # A key of kdim features or a value of vdim features other than E takes separate
 # projections instead, as PyTorch's: q_proj_weight [E, E], k_proj_weight [E, kdim] and
-# v_proj_weight [E, vdim] (no in_proj_weight). add_zero_attn appends a zero key and
-# value after the projections, which every query may attend (the masks get a column
-# that allows it).
+# v_proj_weight [E, vdim] (no in_proj_weight). After the projections add_bias_kv
+# appends the learned key bias_k and value bias_v ([1, 1, E], xavier-normal), then
+# add_zero_attn a zero key and value; every query may attend these (the masks get
+# columns that allow them), so weights have S + 1 or S + 2 columns, as PyTorch's.
 # Inputs are [L, B, E] ([B, L, E] with batch_first) or unbatched [L, E]; forward
 # returns (output, weights): the weights [B, L, S] averaged over heads ([B, H, L, S]
 # with average_attn_weights=false) when need_weights, else none. Masks as PyTorch's:
@@ -704,29 +705,31 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
   head_dim = embed_dim // num_heads
   let _c = assert(embed_dim % num_heads == 0,
                   f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})")
-  let _kv = assert(not add_bias_kv, "MultiheadAttention: add_bias_kv=true is not supported")
   let same = self.kdim == embed_dim and self.vdim == embed_dim
   in_proj_weight = xavier_uniform_(parameter([3 * embed_dim, embed_dim])) if same else none
   q_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, embed_dim]))
   k_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, self.kdim]))
   v_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, self.vdim]))
   in_proj_bias = parameter([3 * embed_dim]) if bias else none
+  bias_k = xavier_normal_(parameter([1, 1, embed_dim])) if add_bias_kv else none
+  bias_v = xavier_normal_(parameter([1, 1, embed_dim])) if add_bias_kv else none
   out_proj = Linear(embed_dim, embed_dim, bias=bias)
   let _b = zeros_(self.out_proj.bias) if bias else none
+  # The keys (and values) appended after the projected ones: bias_k and a zero key.
+  extra_keys = (1 if add_bias_kv else 0) + (1 if add_zero_attn else 0)
   # x [B, T, features] projected for q (i = 0), k (1) or v (2): by rows [i*E, (i+1)*E)
-  # of in_proj or by its own weight; split into heads [B, H, T, D].
+  # of in_proj or by its own weight, keys and values followed by the extra ones;
+  # split into heads [B, H, T', D].
   _project(x, i) {
     let e = self.embed_dim
     let b = self.in_proj_bias[i * e:(i + 1) * e] if self.in_proj_bias != none else none
     let w = [self.q_proj_weight, self.k_proj_weight, self.v_proj_weight][i]
     if self.in_proj_weight != none { w = self.in_proj_weight[i * e:(i + 1) * e] }
     let y = linear(x, w, b)
-    let s = _shape(x)
-    let heads = y.reshape([s[0], s[1], self.num_heads, self.head_dim]).transpose(1, 2)
-    if i > 0 and self.add_zero_attn {
-      return cat([heads, zeros([s[0], self.num_heads, 1, self.head_dim], dtype=heads.dtype)], dim=2)
-    }
-    return heads
+    let B = x.shape[0]
+    if i > 0 and self.bias_k != none { y = cat([y, [self.bias_k, self.bias_v][i - 1].expand([B, 1, e])], dim=1) }
+    if i > 0 and self.add_zero_attn { y = cat([y, zeros([B, 1, e], dtype=y.dtype)], dim=1) }
+    return y.reshape([B, y.shape[1], self.num_heads, self.head_dim]).transpose(1, 2)
   }
   forward(query, key, value, key_padding_mask=none, need_weights=true, attn_mask=none,
           average_attn_weights=true, is_causal=false) {
@@ -743,7 +746,7 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
     let S = _shape(k_in)[1]
     let kpm = key_padding_mask.unsqueeze(0) if unbatched and key_padding_mask != none else key_padding_mask
     let mask = _attention_mask(attn_mask, kpm, is_causal, B, self.num_heads, L, S)
-    if self.add_zero_attn and mask != none { mask = _allow_last_key(mask) }
+    if mask != none and self.extra_keys > 0 { mask = _allow_extra_keys(mask, self.extra_keys) }
     let q = self._project(q_in, 0)
     let k = self._project(k_in, 1)
     let v = self._project(v_in, 2)
@@ -811,8 +814,8 @@ fn _attention_mask(attn_mask, key_padding_mask, is_causal, B, H, L, S) {
   for m in masks[1:] { out = _merge_masks(out, m) }
   return out
 }
-# mask with one more key column that every query may attend (add_zero_attn's key).
-fn _allow_last_key(mask) = pad(mask, [0, 1], value=1.0 if str(mask.dtype) == "bool" else 0.0)
+# mask with n more key columns that every query may attend (bias_k, the zero key).
+fn _allow_extra_keys(mask, n) = pad(mask, [0, n], value=1.0 if str(mask.dtype) == "bool" else 0.0)
 # PyTorch's "true is masked out" as "true attends"; a float mask stays additive.
 fn _allowed(m) = m == false if str(m.dtype) == "bool" else m
 fn _additive(m) = where(m, 0.0, float("-inf")) if str(m.dtype) == "bool" else m

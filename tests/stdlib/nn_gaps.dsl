@@ -1,6 +1,6 @@
 # masked_fill with a tensor value, pad of integer and bool tensors, and interpolate's
 # area mode and 1-D inputs from the language; InstanceNorm1d/2d/3d and
-# MultiheadAttention's kdim, vdim, add_zero_attn and bias=false against PyTorch's
+# MultiheadAttention's kdim, vdim, add_bias_kv, add_zero_attn and bias=false against PyTorch's
 # state_dicts and outputs in tests/stdlib/reference/gaps.safetensors (written by
 # tests/stdlib/reference/make_gaps.py). Run by ctest stdlib_tests.
 import nn
@@ -129,4 +129,20 @@ test "MultiheadAttention with add_zero_attn and bias=false matches PyTorch" {
   let n = m(r["query"], r["key"], r["key"], attn_mask=r["attn_mask"], key_padding_mask=r["key_padding_mask"],
             need_weights=false)
   expect_close(n[0], r["out"], rtol=1e-4, atol=1e-5)
+}
+
+test "MultiheadAttention with add_bias_kv and add_zero_attn matches PyTorch" {
+  let m = like_torch(nn.MultiheadAttention(8, 4, add_bias_kv=true, add_zero_attn=true, batch_first=true),
+                     "mha_bias_kv", ["in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj.weight",
+                                     "out_proj.bias"])
+  m.eval()
+  let r = saved("mha_bias_kv.")
+  let a = m(r["query"], r["key"], r["key"], attn_mask=r["float_mask"])
+  expect_close(a[0], r["out"], rtol=1e-4, atol=1e-5)
+  expect(a[1].shape == (2, 3, 7))
+  expect_close(a[1], r["weights"], rtol=1e-4, atol=1e-6)
+  expect_close(m(r["query"], r["key"], r["key"], attn_mask=r["float_mask"], need_weights=false)[0], r["out"],
+               rtol=1e-4, atol=1e-5)
+  m(r["query"], r["key"], r["key"])[0].sum().backward()
+  expect(m.bias_k.grad != none and m.bias_v.grad != none)
 }

@@ -2,7 +2,7 @@
 InstanceNorm2d and InstanceNorm3d (affine and tracked running statistics: outputs and
 running statistics after two training steps, then the output in eval) and
 MultiheadAttention with kdim and vdim (separate q/k/v projection weights), with
-add_zero_attn and with bias=False, each as its state_dict under PyTorch's keys
+add_zero_attn and bias=False, and with add_bias_kv, each as its state_dict under PyTorch's keys
 prefixed by the case name, its inputs and PyTorch's outputs.
 
     /usr/bin/python3 tests/stdlib/reference/make_gaps.py
@@ -79,6 +79,13 @@ def cases():
     kpm2[0, 5:] = True
     out_z, w_z = zero(xq, xk, xk, attn_mask=am, key_padding_mask=kpm2, average_attn_weights=False)
     put("mha_zero", zero, query=xq, key=xk, attn_mask=am, key_padding_mask=kpm2, out=out_z, weights=w_z)
+
+    both = nn.MultiheadAttention(8, 4, add_bias_kv=True, add_zero_attn=True, batch_first=True).eval()
+    randomize(both)
+    bq, bk = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+    fam = torch.randn(3, 5)
+    out_b, w_b = both(bq, bk, bk, attn_mask=fam)
+    put("mha_bias_kv", both, query=bq, key=bk, float_mask=fam, out=out_b, weights=w_b)
     return t
 
 
