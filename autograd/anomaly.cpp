@@ -11,9 +11,9 @@ namespace nabla {
 
 // Note [Anomaly rule]
 // PyTorch's detect_anomaly checks backward only. Forward is checked too, and an op
-// is blamed when a floating output holds a NaN or Inf while every floating input and
-// every number attribute (masked_fill's -inf, a fill value) is finite: that is the op
-// that made the first non-finite value. An op that only passes one on (x * 0 where x
+// is blamed when a floating output holds a NaN or Inf while every floating input
+// (masked_fill's -inf value) and every number attribute (pad's fill value) is
+// finite: that is the op that made the first non-finite value. An op that only passes one on (x * 0 where x
 // holds Inf gives NaN) is not blamed, so the report names where the trouble started,
 // not the last op it reached; a non-finite value made outside the region is never
 // blamed. Views make no values and are not checked. In backward every value the rule

@@ -199,21 +199,27 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight = Te
 // group_norm with one group per channel.
 Tensor instance_norm(const Tensor& x, const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
                      double eps = 1e-5);
+// PyTorch's F.instance_norm with running statistics [C]: with use_input_stats each
+// sample normalizes over its own values, and running_mean/running_var (when given)
+// move by momentum toward the batch's average of the per-sample mean and unbiased
+// variance; without it the running statistics normalize, as batch_norm in eval.
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool use_input_stats, double momentum, double eps);
 // x * rsqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the dtype's
 // machine epsilon, as PyTorch's rms_norm.
 Tensor rms_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight = Tensor(),
                 std::optional<double> eps = std::nullopt);
 
 // Resampling and padding (autograd/ops/resample.cpp).
-enum class InterpolateMode : int64_t { nearest = 0, linear = 1, bicubic = 2 };
-// "nearest", "linear", "bilinear", "bicubic" (the last two for 4-D inputs, "linear"
-// for 3-D ones); anything else is an error naming the mode.
+enum class InterpolateMode : int64_t { nearest = 0, linear = 1, bicubic = 2, area = 3 };
+// "nearest", "area", "linear", "bilinear", "bicubic" (the last two for 4-D inputs,
+// "linear" for 3-D ones); anything else is an error naming the modes.
 InterpolateMode interpolate_mode(const std::string& mode, int64_t input_dims);
 struct InterpolateOptions {
   IntList size;                       // output size of the spatial dims, or empty
   std::vector<double> scale_factor;   // one per spatial dim (or one for all), or empty
   InterpolateMode mode = InterpolateMode::nearest;
-  std::optional<bool> align_corners;  // linear and bicubic only
+  std::optional<bool> align_corners;  // linear, bilinear and bicubic only
 };
 // Resizes the spatial dims of x [N, C, W] or [N, C, H, W], as PyTorch's interpolate.
 Tensor interpolate(const Tensor& x, const InterpolateOptions& opt);
@@ -250,7 +256,9 @@ Tensor flip(const Tensor& x, const IntList& dims);
 Tensor roll(const Tensor& x, const IntList& shifts, const IntList& dims = {});
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
-// x with `value` where the bool mask (broadcast to x's shape) is true.
+// x with `value` where the bool mask (broadcast to x's shape) is true. A 0-dim tensor
+// value is differentiable: its gradient sums the output's over the filled positions.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 Tensor repeat(const Tensor& x, const IntList& sizes);  // torch.Tensor.repeat
 // Each element (or slice along dim) repeated `repeats` times; dim none flattens first.

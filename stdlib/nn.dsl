@@ -288,27 +288,53 @@ model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true) {
   forward(x) = group_norm(x, self.num_groups, weight=self.weight, bias=self.bias, eps=self.eps)
 }
 
-# Normalizes each channel of each sample over its H x W values (batch statistics only:
-# track_running_stats=true is not supported). A 3-D input [C, H, W] is one sample.
-fn _no_running_stats(track) {
-  assert(not track, "InstanceNorm2d: track_running_stats=true is not supported")
-  return track
+# InstanceNorm1d, InstanceNorm2d and InstanceNorm3d as PyTorch's: each channel of each
+# sample normalizes over its spatial values ([N, C, L], [N, C, H, W], [N, C, D, H, W];
+# without the batch dim, one sample). affine adds weight (ones) and bias (zeros);
+# track_running_stats keeps running_mean and running_var, moved by momentum in
+# training (toward the batch's average of the per-sample mean and unbiased variance)
+# and used in eval, and num_batches_tracked, which PyTorch's InstanceNorm keeps at 0
+# (so this does too). State_dict keys are PyTorch's: only those that exist.
+fn _instance_norm_fields(m, num_features, eps, momentum, affine, track_running_stats) {
+  m.num_features = num_features
+  m.eps = eps
+  m.momentum = momentum
+  m.affine = affine
+  m.track_running_stats = track_running_stats
+  m.training = true
+  m.weight = ones([num_features], requires_grad=true) if affine else none
+  m.bias = zeros([num_features], requires_grad=true) if affine else none
+  m.running_mean = none
+  m.running_var = none
+  if track_running_stats {
+    m.register_buffer("running_mean", zeros([num_features]))
+    m.register_buffer("running_var", ones([num_features]))
+    m.register_buffer("num_batches_tracked", tensor(0))
+  }
+  return m
+}
+
+fn _instance_norm(m, x, name, spatial) {
+  assert(x.ndim == spatial + 1 or x.ndim == spatial + 2,
+         f"{name}: expected a {spatial + 1}-d or {spatial + 2}-d input, got shape {list(x.shape)}")
+  if x.ndim == spatial + 1 { return _instance_norm(m, x.unsqueeze(0), name, spatial).squeeze(0) }
+  return instance_norm(x, m.running_mean, m.running_var, weight=m.weight, bias=m.bias,
+                       use_input_stats=m.training or not m.track_running_stats, momentum=m.momentum, eps=m.eps)
+}
+
+model InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+  let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
+  forward(x) = _instance_norm(self, x, "InstanceNorm1d", 1)
 }
 
 model InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
-  num_features = num_features
-  eps = eps
-  momentum = momentum
-  track_running_stats = _no_running_stats(track_running_stats)
-  weight = ones([num_features], requires_grad=true) if affine else none
-  bias = zeros([num_features], requires_grad=true) if affine else none
-  forward(x) {
-    assert(x.ndim == 3 or x.ndim == 4, f"InstanceNorm2d: expected a 3-d or 4-d input, got shape {x.shape}")
-    if x.ndim == 3 {
-      return instance_norm(x.unsqueeze(0), weight=self.weight, bias=self.bias, eps=self.eps).squeeze(0)
-    }
-    return instance_norm(x, weight=self.weight, bias=self.bias, eps=self.eps)
-  }
+  let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
+  forward(x) = _instance_norm(self, x, "InstanceNorm2d", 2)
+}
+
+model InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+  let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
+  forward(x) = _instance_norm(self, x, "InstanceNorm3d", 3)
 }
 
 # x / sqrt(mean(x^2) + eps) over the last dims, times weight (ones); eps none is the
@@ -652,6 +678,12 @@ model GRUCell(input_size, hidden_size, bias=true) {
 # Multi-head attention as PyTorch's nn.MultiheadAttention: its arguments, parameter
 # layout (in_proj_weight [3E, E] holding the q, k, v projections stacked, in_proj_bias
 # [3E], out_proj a Linear(E, E)) and init (xavier-uniform in_proj_weight, zero biases).
+# A key of kdim features or a value of vdim features other than E takes separate
+# projections instead, as PyTorch's: q_proj_weight [E, E], k_proj_weight [E, kdim] and
+# v_proj_weight [E, vdim] (no in_proj_weight). After the projections add_bias_kv
+# appends the learned key bias_k and value bias_v ([1, 1, E], xavier-normal), then
+# add_zero_attn a zero key and value; every query may attend these (the masks get
+# columns that allow them), so weights have S + 1 or S + 2 columns, as PyTorch's.
 # Inputs are [L, B, E] ([B, L, E] with batch_first) or unbatched [L, E]; forward
 # returns (output, weights): the weights [B, L, S] averaged over heads ([B, H, L, S]
 # with average_attn_weights=false) when need_weights, else none. Masks as PyTorch's:
@@ -660,29 +692,50 @@ model GRUCell(input_size, hidden_size, bias=true) {
 # the causal mask (query i sees keys j <= i) on top of any other. Without
 # need_weights the heads run through scaled_dot_product_attention, whose kernel
 # never holds the whole score matrix; with it the weights are made explicitly.
-model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, batch_first=false) {
+model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_kv=false, add_zero_attn=false,
+                         kdim=none, vdim=none, batch_first=false) {
   embed_dim = embed_dim
+  kdim = kdim if kdim != none else embed_dim
+  vdim = vdim if vdim != none else embed_dim
   num_heads = num_heads
   dropout = dropout
+  add_zero_attn = add_zero_attn
   batch_first = batch_first
   training = true
   head_dim = embed_dim // num_heads
   let _c = assert(embed_dim % num_heads == 0,
                   f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})")
-  in_proj_weight = xavier_uniform_(parameter([3 * embed_dim, embed_dim]))
+  let same = self.kdim == embed_dim and self.vdim == embed_dim
+  in_proj_weight = xavier_uniform_(parameter([3 * embed_dim, embed_dim])) if same else none
+  q_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, embed_dim]))
+  k_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, self.kdim]))
+  v_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, self.vdim]))
   in_proj_bias = parameter([3 * embed_dim]) if bias else none
+  bias_k = xavier_normal_(parameter([1, 1, embed_dim])) if add_bias_kv else none
+  bias_v = xavier_normal_(parameter([1, 1, embed_dim])) if add_bias_kv else none
   out_proj = Linear(embed_dim, embed_dim, bias=bias)
   let _b = zeros_(self.out_proj.bias) if bias else none
-  # x [B, T, E] projected by rows [i*E, (i+1)*E) of in_proj, split into heads [B, H, T, D].
+  # The keys (and values) appended after the projected ones: bias_k and a zero key.
+  extra_keys = (1 if add_bias_kv else 0) + (1 if add_zero_attn else 0)
+  # x [B, T, features] projected for q (i = 0), k (1) or v (2): by rows [i*E, (i+1)*E)
+  # of in_proj or by its own weight, keys and values followed by the extra ones;
+  # split into heads [B, H, T', D].
   _project(x, i) {
     let e = self.embed_dim
     let b = self.in_proj_bias[i * e:(i + 1) * e] if self.in_proj_bias != none else none
-    let y = linear(x, self.in_proj_weight[i * e:(i + 1) * e], b)
-    let s = _shape(x)
-    return y.reshape([s[0], s[1], self.num_heads, self.head_dim]).transpose(1, 2)
+    let w = [self.q_proj_weight, self.k_proj_weight, self.v_proj_weight][i]
+    if self.in_proj_weight != none { w = self.in_proj_weight[i * e:(i + 1) * e] }
+    let y = linear(x, w, b)
+    let B = x.shape[0]
+    if i > 0 and self.bias_k != none { y = cat([y, [self.bias_k, self.bias_v][i - 1].expand([B, 1, e])], dim=1) }
+    if i > 0 and self.add_zero_attn { y = cat([y, zeros([B, 1, e], dtype=y.dtype)], dim=1) }
+    return y.reshape([B, y.shape[1], self.num_heads, self.head_dim]).transpose(1, 2)
   }
   forward(query, key, value, key_padding_mask=none, need_weights=true, attn_mask=none,
           average_attn_weights=true, is_causal=false) {
+    _check_features(query, "query", "embed_dim", self.embed_dim)
+    _check_features(key, "key", "kdim", self.kdim)
+    _check_features(value, "value", "vdim", self.vdim)
     let unbatched = query.dim() == 2
     let q_in = _batch_major(query, unbatched, self.batch_first)
     let k_in = _batch_major(key, unbatched, self.batch_first)
@@ -693,6 +746,7 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, batch_fir
     let S = _shape(k_in)[1]
     let kpm = key_padding_mask.unsqueeze(0) if unbatched and key_padding_mask != none else key_padding_mask
     let mask = _attention_mask(attn_mask, kpm, is_causal, B, self.num_heads, L, S)
+    if mask != none and self.extra_keys > 0 { mask = _allow_extra_keys(mask, self.extra_keys) }
     let q = self._project(q_in, 0)
     let k = self._project(k_in, 1)
     let v = self._project(v_in, 2)
@@ -715,6 +769,11 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, batch_fir
     let out = self.out_proj(o.transpose(1, 2).reshape([B, L, self.embed_dim]))
     return (_batch_restore(out, unbatched, self.batch_first), weights)
   }
+}
+
+fn _check_features(x, name, arg, n) {
+  assert(x.shape[x.dim() - 1] == n,
+         f"MultiheadAttention: {name} of shape {list(x.shape)} must have {arg} = {n} features in its last dim")
 }
 
 # [B, T, E] from an attention input: [T, B, E] unless batch_first, [T, E] unbatched.
@@ -755,6 +814,8 @@ fn _attention_mask(attn_mask, key_padding_mask, is_causal, B, H, L, S) {
   for m in masks[1:] { out = _merge_masks(out, m) }
   return out
 }
+# mask with n more key columns that every query may attend (bias_k, the zero key).
+fn _allow_extra_keys(mask, n) = pad(mask, [0, n], value=1.0 if str(mask.dtype) == "bool" else 0.0)
 # PyTorch's "true is masked out" as "true attends"; a float mask stays additive.
 fn _allowed(m) = m == false if str(m.dtype) == "bool" else m
 fn _additive(m) = where(m, 0.0, float("-inf")) if str(m.dtype) == "bool" else m

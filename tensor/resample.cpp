@@ -26,9 +26,33 @@ constexpr double kCubicA = -0.75;
 double cubic_near(double x) { return ((kCubicA + 2) * x - (kCubicA + 3)) * x * x + 1; }                   // |x| <= 1
 double cubic_far(double x) { return ((kCubicA * x - 5 * kCubicA) * x + 8 * kCubicA) * x - 4 * kCubicA; }  // 1 < |x| < 2
 
+// Adaptive average pooling's window of output o: [first, last).
+int64_t area_first(int64_t o, int64_t in, int64_t out) { return o * in / out; }
+int64_t area_last(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+// Each output the mean of its window; the widest window sets the tap count, and
+// narrower ones repeat their first input with weight 0.
+ResampleTaps area_taps(int64_t in, int64_t out) {
+  ResampleTaps t;
+  for (int64_t o = 0; o < out; ++o)
+    t.taps = std::max(t.taps, static_cast<int>(area_last(o, in, out) - area_first(o, in, out)));
+  t.index.resize(static_cast<size_t>(out * t.taps));
+  t.weight.resize(static_cast<size_t>(out * t.taps));
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t first = area_first(o, in, out), width = area_last(o, in, out) - first;
+    for (int64_t k = 0; k < t.taps; ++k) {
+      auto at = static_cast<size_t>(o * t.taps + k);
+      t.index[at] = k < width ? first + k : first;
+      t.weight[at] = k < width ? 1.0 / static_cast<double>(width) : 0.0;
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 ResampleTaps resample_taps(int64_t in, int64_t out, int64_t mode, bool align_corners, double scale_factor) {
+  if (mode == kInterpolateArea) return area_taps(in, out);
   ResampleTaps t;
   t.taps = mode == kInterpolateNearest ? 1 : mode == kInterpolateLinear ? 2 : 4;
   t.index.resize(static_cast<size_t>(out * t.taps));

@@ -2,8 +2,9 @@
 // (tensor/cpu/resample.cpp, tensor/cuda/resample.cu):
 //   - interpolate resizes [planes, H, W] (a 3-D input is [planes, 1, W]); each output
 //     coordinate of a dim reads `taps` input coordinates with fixed weights (nearest
-//     1, linear 2, bicubic 4), so forward and backward are one sum over a tap table
-//     and every mode shares the kernels;
+//     1, linear 2, bicubic 4; area the widest window of adaptive average pooling, the
+//     narrower windows padded with zero weights), so forward and backward are one sum
+//     over a tap table and every mode shares the kernels;
 //   - pad maps each coordinate of a padded dim to the input coordinate it copies
 //     (pad_source), -1 for the constant fill.
 // Must not touch: autograd, the language, any device API. .cu files include this.
@@ -20,7 +21,7 @@ namespace nabla {
 // ---- interpolate ----------------------------------------------------------------------
 
 // The codes of interpolate's `mode` attribute (autograd/ops.hpp's InterpolateMode).
-enum : int64_t { kInterpolateNearest = 0, kInterpolateLinear = 1, kInterpolateBicubic = 2 };
+enum : int64_t { kInterpolateNearest = 0, kInterpolateLinear = 1, kInterpolateBicubic = 2, kInterpolateArea = 3 };
 
 // The input coordinates and weights that output coordinate o of one dim reads:
 // index[o * taps + k], weight[o * taps + k].
@@ -31,6 +32,8 @@ struct ResampleTaps {
 };
 // PyTorch's rules (aten/src/ATen/native/UpSample.h): `scale_factor` <= 0 means none
 // (the scale is in/out); align_corners maps the corner pixels' centres onto each other.
+// Area is adaptive average pooling (AdaptivePooling.h): output o averages inputs
+// [floor(o * in / out), ceil((o + 1) * in / out)), whatever the scale factor.
 ResampleTaps resample_taps(int64_t in, int64_t out, int64_t mode, bool align_corners, double scale_factor);
 
 // x [N, C, W] or [N, C, H, W] (and its output) as [planes, H, W].

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "autograd/cost.hpp"
+#include "autograd/grad_mode.hpp"
 #include "autograd/ops/common.hpp"
 
 namespace nabla {
@@ -422,6 +423,48 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   if (x.dim() < 2)
     throw Error("instance_norm: argument 'input' must have at least 2 dims [N, C, ...], got shape " + x.shape_str());
   return group_norm(x, x.sizes()[1], weight, bias, eps);
+}
+
+namespace {
+
+void check_running_stat(const char* arg, const Tensor& stat, const Tensor& x) {
+  if (!stat.defined()) throw Error(std::string("instance_norm: argument '") + arg + "' is missing");
+  if (stat.dim() != 1 || stat.sizes()[0] != x.sizes()[1])
+    throw Error(std::string("instance_norm: argument '") + arg + "' of shape " + stat.shape_str() +
+                " must have one value per channel of argument 'input' of shape " + x.shape_str() +
+                " (C = " + std::to_string(x.sizes()[1]) + ")");
+}
+
+// running = (1 - momentum) running + momentum * the batch's mean of per_sample [N, C],
+// in place and outside autograd, as PyTorch's (which runs batch_norm on [1, N * C, ...]
+// with the statistics repeated N times, then averages the N copies back).
+void move_running_stat(Tensor running, const Tensor& per_sample, double momentum) {
+  copy_(running, running * (1.0 - momentum) + mean(per_sample, {0}) * momentum);
+}
+
+}  // namespace
+
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool use_input_stats, double momentum, double eps) {
+  if (x.dim() < 2)
+    throw Error("instance_norm: argument 'input' must have at least 2 dims [N, C, ...], got shape " + x.shape_str());
+  bool tracked = running_mean.defined() || running_var.defined();
+  if (tracked || !use_input_stats) {
+    check_running_stat("running_mean", running_mean, x);
+    check_running_stat("running_var", running_var, x);
+  }
+  if (!use_input_stats) return batch_norm(x, weight, bias, running_mean, running_var, false, momentum, eps);
+  if (tracked) {
+    NoGradGuard no_grad;
+    IntList spatial;
+    for (int64_t d = 2; d < x.dim(); ++d) spatial.push_back(d);
+    if (spatial.empty())
+      throw Error("instance_norm: argument 'input' of shape " + x.shape_str() +
+                  " has no spatial dims to take running statistics over");
+    move_running_stat(running_mean, mean(x, spatial), momentum);
+    move_running_stat(running_var, var(x, spatial), momentum);
+  }
+  return instance_norm(x, weight, bias, eps);
 }
 
 Tensor rms_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& weight, std::optional<double> eps) {

@@ -150,12 +150,15 @@ std::vector<TensorMeta> infer_triu(const TensorList& in, const Attrs&) { return 
 TensorList backward_tril(BackwardContext& c) { return {tril(c.grad(), c.attrs().i("diagonal"))}; }
 TensorList backward_triu(BackwardContext& c) { return {triu(c.grad(), c.attrs().i("diagonal"))}; }
 
-// ---- masked_fill(x, mask; value) ----
+// ---- masked_fill(x, mask, value) ----
 
+// value is a 0-dim tensor (a number arrives wrapped), cast to x's dtype as PyTorch's.
 std::vector<TensorMeta> infer_masked_fill(const TensorList& in, const Attrs&) {
-  const Tensor &x = in[0], &mask = in[1];
+  const Tensor &x = in[0], &mask = in[1], &value = in[2];
   NABLA_CHECK(mask.dtype() == DType::b8, std::string("masked_fill: mask must be a bool tensor, got ") +
                                              dtype_name(mask.dtype()) + " of shape " + mask.shape_str());
+  NABLA_CHECK(value.dim() == 0,
+              "masked_fill: value must be a number or a 0-dim tensor, got a tensor of shape " + value.shape_str());
   bool fits = mask.dim() <= x.dim();
   for (int64_t d = 1; fits && d <= mask.dim(); ++d) {
     int64_t m = mask.sizes()[mask.dim() - d];
@@ -165,9 +168,17 @@ std::vector<TensorMeta> infer_masked_fill(const TensorList& in, const Attrs&) {
                         x.shape_str());
   return one(x.sizes(), x.dtype());
 }
+// x's gradient where it was kept; value's the sum of the gradient where it was put.
 TensorList backward_masked_fill(BackwardContext& c) {
-  Tensor gx = c.needs_grad(0) ? masked_fill(c.grad(), c.input(1), 0.0) : Tensor();
-  return {gx, Tensor()};
+  Tensor mask = c.input(1);
+  Tensor gx = c.needs_grad(0) ? masked_fill(c.grad(), mask, 0.0) : Tensor();
+  Tensor gv;
+  if (c.needs_grad(2)) {
+    gv = sum(where(mask, c.grad(), wrapped_scalar(0.0)));
+    if (gv.dtype() != c.input_dtype(2)) gv = to_dtype(gv, c.input_dtype(2));
+    if (gv.device() != c.input_device(2)) gv = to_device(gv, c.input_device(2));
+  }
+  return {gx, Tensor(), gv};
 }
 
 // ---- repeat(x; sizes) ----
@@ -304,8 +315,7 @@ void register_moves(std::vector<OpDef>& t) {
                         .cpu = cpu::triu,
                         .backward = backward_triu,
                         .half_native = true};
-  row(t, OpId::masked_fill) = {.num_inputs = 2,
-                               .attrs = {attr_required("value", AttrKind::number)},
+  row(t, OpId::masked_fill) = {.num_inputs = 3,
                                .infer = infer_masked_fill,
                                .cpu = cpu::masked_fill,
                                .backward = backward_masked_fill,
@@ -342,7 +352,7 @@ void register_ordering_ops(std::vector<OpDef>& t) {
                   {OpId::roll, {"input"}},
                   {OpId::tril, {"input"}},
                   {OpId::triu, {"input"}},
-                  {OpId::masked_fill, {"input", "mask"}},
+                  {OpId::masked_fill, {"input", "mask", "value"}},
                   {OpId::repeat, {"input"}},
                   {OpId::one_hot, {"input"}},
                   {OpId::multinomial, {"input"}}});
@@ -370,8 +380,11 @@ Tensor roll(const Tensor& x, const IntList& shifts, const IntList& dims) {
 }
 Tensor tril(const Tensor& x, int64_t diagonal) { return call1(OpId::tril, {x}, {{"diagonal", diagonal}}); }
 Tensor triu(const Tensor& x, int64_t diagonal) { return call1(OpId::triu, {x}, {{"diagonal", diagonal}}); }
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  return call1(OpId::masked_fill, {x, mask, value}, {});
+}
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
-  return call1(OpId::masked_fill, {x, mask}, {{"value", value}});
+  return masked_fill(x, mask, wrapped_scalar(value));
 }
 Tensor repeat(const Tensor& x, const IntList& sizes) { return call1(OpId::repeat, {x}, {{"sizes", sizes}}); }
 

@@ -4,6 +4,7 @@
 // the adjoint's own backward is the forward op again: grad of grad holds at any order.
 #include "tensor/resample.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/cost.hpp"
@@ -20,8 +21,8 @@ std::string ints_str(const IntList& v) { return shape_str(Shape(v)); }
 // The mode and the scales of interpolate's attributes, for an input of `ndim` dims.
 void check_interpolate_attrs(const char* op, const Attrs& a, int64_t ndim) {
   int64_t mode = a.i("mode");
-  if (mode < kInterpolateNearest || mode > kInterpolateBicubic)
-    throw Error(std::string(op) + ": mode must be 0 (nearest), 1 (linear/bilinear) or 2 (bicubic), got " +
+  if (mode < kInterpolateNearest || mode > kInterpolateArea)
+    throw Error(std::string(op) + ": mode must be 0 (nearest), 1 (linear/bilinear), 2 (bicubic) or 3 (area), got " +
                 std::to_string(mode));
   if (mode == kInterpolateBicubic && ndim != 4)
     throw Error(std::string(op) + ": mode 'bicubic' needs a 4-D input [N, C, H, W], got " + std::to_string(ndim) +
@@ -94,8 +95,11 @@ TensorList backward_interpolate_backward(BackwardContext& c) {
   return {call1(OpId::interpolate, {c.grad()}, attrs)};
 }
 
-// 2 FLOPs (a multiply-add) per tap per output element.
+// 2 FLOPs (a multiply-add) per tap per output element; area reads each input element
+// about once, so counts the larger side.
 OpCost cost_interpolate(const TensorList& in, const Attrs& a, const TensorList& out) {
+  if (a.i("mode") == kInterpolateArea)
+    return {2.0 * static_cast<double>(std::max(in[0].numel(), out[0].numel())), io_bytes(in, out)};
   int64_t taps = a.i("mode") == kInterpolateNearest ? 1 : a.i("mode") == kInterpolateLinear ? 2 : 4;
   const Tensor& big = a.has("input_size") ? in[0] : out[0];  // the output side of the forward map
   double per_dim = big.dim() == 4 ? static_cast<double>(taps * taps) : static_cast<double>(taps);
@@ -151,8 +155,8 @@ Shape padded_shape(const char* op, const char* arg, const Shape& small, const In
   return out;
 }
 
+// Any dtype: integer and bool tensors pad too (and carry no gradient).
 std::vector<TensorMeta> infer_pad(const TensorList& in, const Attrs& a) {
-  check_floating("pad", "input", in[0]);
   return one(padded_shape("pad", "input", in[0].sizes(), a.ints("pad"), a.i("mode")), in[0].dtype());
 }
 
@@ -234,15 +238,27 @@ void register_resample_ops(std::vector<OpDef>& t) {
                   {OpId::pad_backward, {"grad"}}});
 }
 
+namespace {
+
+// The modes an input of `dims` dims takes, for the error of a mode that needs another rank.
+std::string modes_for_rank(int64_t dims) {
+  if (dims == 3) return " (a 3-D input [N, C, W] takes \"nearest\", \"area\" or \"linear\")";
+  if (dims == 4) return " (a 4-D input [N, C, H, W] takes \"nearest\", \"area\", \"bilinear\" or \"bicubic\")";
+  return "";
+}
+
+}  // namespace
+
 InterpolateMode interpolate_mode(const std::string& mode, int64_t input_dims) {
   if (mode == "nearest") return InterpolateMode::nearest;
+  if (mode == "area") return InterpolateMode::area;
   if ((mode == "linear" && input_dims == 3) || (mode == "bilinear" && input_dims == 4)) return InterpolateMode::linear;
   if (mode == "bicubic" && input_dims == 4) return InterpolateMode::bicubic;
   if (mode == "linear" || mode == "bilinear" || mode == "bicubic")
     throw Error("interpolate: mode '" + mode + "' needs a " + (mode == "linear" ? "3-D" : "4-D") + " input, got " +
-                std::to_string(input_dims) + " dims");
+                std::to_string(input_dims) + " dims" + modes_for_rank(input_dims));
   throw Error("interpolate: unknown mode '" + mode +
-              "' (expected \"nearest\", \"linear\" (3-D), \"bilinear\" or \"bicubic\" (4-D))");
+              "' (expected \"nearest\", \"area\", \"linear\" (3-D), \"bilinear\" or \"bicubic\" (4-D))");
 }
 
 Tensor interpolate(const Tensor& x, const InterpolateOptions& opt) {
@@ -251,7 +267,7 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& opt) {
   if (opt.size.empty() == opt.scale_factor.empty())
     throw Error(std::string("interpolate: give exactly one of size and scale_factor, got ") +
                 (opt.size.empty() ? "neither" : "both"));
-  if (opt.align_corners && opt.mode == InterpolateMode::nearest)
+  if (opt.align_corners && (opt.mode == InterpolateMode::nearest || opt.mode == InterpolateMode::area))
     throw Error("interpolate: align_corners may only be set with the linear, bilinear and bicubic modes");
   Attrs attrs{{"mode", static_cast<int64_t>(opt.mode)}, {"align_corners", opt.align_corners.value_or(false)}};
   IntList size = opt.size;

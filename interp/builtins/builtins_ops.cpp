@@ -304,15 +304,16 @@ Value group_norm_builtin(Evaluator&, CallArgs& a) {
                                   opt(3), b.has(4) ? as_num(b[4], "group_norm(): eps") : 1e-5));
 }
 
-// PyTorch's signature; the running statistics (use_input_stats=false) are not supported.
+// PyTorch's signature and defaults.
 Value instance_norm_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("instance_norm", a,
                  {"input", "running_mean", "running_var", "weight", "bias", "use_input_stats", "momentum", "eps"}, 1);
-  if (b.has(1) || b.has(2) || (b.has(5) && !as_bool(b[5], "instance_norm(): use_input_stats")))
-    fail("instance_norm(): running statistics are not supported (use_input_stats must be true)");
   auto opt = [&](size_t k) { return b.has(k) ? as_tensor(b[k], "instance_norm") : Tensor(); };
-  return Value::tensor(instance_norm(as_tensor(b[0], "instance_norm"), opt(3), opt(4),
-                                     b.has(7) ? as_num(b[7], "instance_norm(): eps") : 1e-5));
+  bool use_input_stats = !b.has(5) || as_bool(b[5], "instance_norm(): use_input_stats");
+  double momentum = b.has(6) ? as_num(b[6], "instance_norm(): momentum") : 0.1;
+  double eps = b.has(7) ? as_num(b[7], "instance_norm(): eps") : 1e-5;
+  return Value::tensor(
+      instance_norm(as_tensor(b[0], "instance_norm"), opt(3), opt(4), opt(1), opt(2), use_input_stats, momentum, eps));
 }
 
 Value rms_norm_builtin(Evaluator&, CallArgs& a) {
@@ -497,14 +498,16 @@ const BuiltinEntry kOpConventions[] = {
     {"instance_norm", instance_norm_builtin,
      "instance_norm(input, running_mean=none, running_var=none, weight=none, bias=none, use_input_stats=true, "
      "momentum=0.1, eps=1e-05)",
-     "Normalizes each channel of each sample over the spatial dims (group_norm with one group per channel). "
+     "Normalizes each channel of each sample over the spatial dims (group_norm with one group per channel); "
+     "given running statistics, moves them in training and normalizes with them when use_input_stats=false. "
      "Example: instance_norm(x)"},
     {"rms_norm", rms_norm_builtin, "rms_norm(input, normalized_shape, weight=none, eps=none)",
      "x / sqrt(mean(x^2) + eps) over the last dims, times weight; eps defaults to the dtype's epsilon. "
      "Example: rms_norm(x, [64], w)"},
     {"interpolate", interpolate_builtin,
      "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)",
-     "Resizes the spatial dims of [N, C, W] or [N, C, H, W]: nearest, linear (3-D), bilinear or bicubic (4-D). "
+     "Resizes the spatial dims of [N, C, W] or [N, C, H, W]: nearest, area, linear (3-D), bilinear or bicubic "
+     "(4-D). "
      "Example: interpolate(x, scale_factor=2, mode=\"bilinear\")"},
     {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)",
      "Pads the last dims: pad lists (left, right) sizes, last dim first; constant, reflect, replicate or "

@@ -72,12 +72,16 @@ CASES = [
     case("triu", [randn(2, 3, 5)], {"diagonal": 2}, lambda x: x.triu(2), name="triu_batched_above"),
     case("triu", [randn(3, 3)], {"diagonal": -5}, lambda x: x.triu(-5), name="triu_keeps_all"),
 
-    case("masked_fill", [randn(3, 4), randn(3, 4) > 0], {"value": -1.5},
-         lambda x, m: x.masked_fill(m, -1.5), grad=[0]),
-    case("masked_fill", [randn(2, 3, 4), randn(3, 1) > 0], {"value": 0.25},
-         lambda x, m: x.masked_fill(m, 0.25), name="masked_fill_broadcast", grad=[0]),
-    case("masked_fill", [randint(-9, 9, 2, 3), tensor([True, False, True], torch.bool)], {"value": 7.0},
-         lambda x, m: x.masked_fill(m, 7), name="masked_fill_i64"),
+    # value is a 0-dim tensor input (a number arrives as one), differentiable.
+    case("masked_fill", [randn(3, 4), randn(3, 4) > 0, tensor(-1.5)], {},
+         lambda x, m, v: x.masked_fill(m, v), grad=[0, 2]),
+    case("masked_fill", [randn(2, 3, 4), randn(3, 1) > 0, tensor(0.25)], {},
+         lambda x, m, v: x.masked_fill(m, v), name="masked_fill_broadcast", grad=[0, 2]),
+    case("masked_fill", [randint(-9, 9, 2, 3), tensor([True, False, True], torch.bool), tensor(7.0)], {},
+         lambda x, m, v: x.masked_fill(m, v), name="masked_fill_i64", grad=[]),
+    case("masked_fill", [tensor([[1.0, 2.0], [3.0, 4.0]], torch.float32), tensor([False, True], torch.bool),
+                         tensor(-2, torch.int64)], {},
+         lambda x, m, v: x.masked_fill(m, v), name="masked_fill_value_cast", grad=[]),
 
     case("repeat", [randn(2, 3)], {"sizes": [2, 1, 2]}, lambda x: x.repeat(2, 1, 2)),
     case("repeat", [randn(3)], {"sizes": [2, 3]}, lambda x: x.repeat(2, 3), name="repeat_new_dim"),

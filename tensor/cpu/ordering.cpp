@@ -350,13 +350,13 @@ void roll(const TensorList& in, const Attrs& attrs, TensorList& out) {
 void tril(const TensorList& in, const Attrs& attrs, TensorList& out) { triangle(in, attrs, out, false); }
 void triu(const TensorList& in, const Attrs& attrs, TensorList& out) { triangle(in, attrs, out, true); }
 
-// out = value where the mask (broadcast to x) is true, else x.
-void masked_fill(const TensorList& in, const Attrs& attrs, TensorList& out) {
+// out = value (0-dim, cast to out's dtype) where the mask (broadcast to x) is true, else x.
+void masked_fill(const TensorList& in, const Attrs&, TensorList& out) {
   const Tensor& o = out[0];
-  double value = attrs.f("value");
+  Tensor value = to_dtype_raw(in[2], o.dtype());
   visit_dtype(o.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T fill = static_cast<T>(element_cast<T>(value));
+    T fill = *static_cast<const T*>(value.raw_data());
     StridedLoop<3> loop({&o, &in[0], &in[1]});
     parallel_for(0, loop.numel(), loop.numel(), [&](int64_t b, int64_t e) {
       loop.run_range(b, e, [&](char** p, int64_t n, const int64_t* s) {

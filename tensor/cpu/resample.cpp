@@ -1,4 +1,4 @@
-// CPU kernels of interpolate, interpolate_backward, pad and pad_backward. Both
+// CPU kernels of interpolate, interpolate_backward, pad (every dtype) and pad_backward. Both
 // interpolate kernels are one sum over the tap tables of tensor/resample.hpp, with the
 // tap counts as template arguments so that the inner loops unroll; planes (or rows)
 // go to threads. The backward kernels scatter-add, one thread per plane (interpolate)
@@ -17,7 +17,8 @@ namespace nabla::cpu {
 
 namespace {
 
-// Calls f with std::integral_constant<int, taps> for a tap count of 1, 2 or 4.
+// Calls f with std::integral_constant<int, taps> for a tap count of 1, 2 or 4, and
+// with 0 for any other (area's windows): the kernels then read the table's count.
 template <class F>
 void with_taps(int taps, F&& f) {
   switch (taps) {
@@ -25,9 +26,18 @@ void with_taps(int taps, F&& f) {
       return f(std::integral_constant<int, 1>{});
     case 2:
       return f(std::integral_constant<int, 2>{});
-    default:
+    case 4:
       return f(std::integral_constant<int, 4>{});
+    default:
+      return f(std::integral_constant<int, 0>{});
   }
+}
+
+// The tap count a kernel instantiated for K uses: K itself, so that the fixed loops
+// unroll, or the table's for K = 0.
+template <int K>
+int tap_count(const ResampleTaps& t) {
+  return K > 0 ? K : t.taps;
 }
 
 // A tap table in the kernel's dtype.
@@ -42,22 +52,23 @@ void interpolate_rows(const T* x, T* y, const ResamplePlanes& p, const ResampleT
                       int64_t lo, int64_t hi) {
   std::vector<T> wh = weights_as<T>(th), ww = weights_as<T>(tw);
   const int64_t* iw = tw.index.data();
+  const int kh = tap_count<KH>(th), kw = tap_count<KW>(tw);
+  std::vector<const T*> rows(static_cast<size_t>(kh));
+  std::vector<T> row_weight(static_cast<size_t>(kh));
   for (int64_t r = lo; r < hi; ++r) {
     int64_t plane = r / p.out_h, oh = r % p.out_h;
-    const T* rows[KH];
-    T row_weight[KH];
-    for (int a = 0; a < KH; ++a) {
-      rows[a] = x + (plane * p.in_h + th.index[oh * KH + a]) * p.in_w;
-      row_weight[a] = wh[oh * KH + a];
+    for (int a = 0; a < kh; ++a) {
+      rows[a] = x + (plane * p.in_h + th.index[oh * kh + a]) * p.in_w;
+      row_weight[a] = wh[oh * kh + a];
     }
     T* out = y + r * p.out_w;
     for (int64_t ow = 0; ow < p.out_w; ++ow) {
-      const int64_t* cols = iw + ow * KW;
-      const T* colw = ww.data() + ow * KW;
+      const int64_t* cols = iw + ow * kw;
+      const T* colw = ww.data() + ow * kw;
       T acc = 0;
-      for (int a = 0; a < KH; ++a) {
+      for (int a = 0; a < kh; ++a) {
         T s = 0;
-        for (int b = 0; b < KW; ++b) s += colw[b] * rows[a][cols[b]];
+        for (int b = 0; b < kw; ++b) s += colw[b] * rows[a][cols[b]];
         acc += row_weight[a] * s;
       }
       out[ow] = acc;
@@ -70,16 +81,17 @@ template <class T, int KH, int KW>
 void interpolate_backward_planes(const T* g, T* gx, const ResamplePlanes& p, const ResampleTaps& th,
                                  const ResampleTaps& tw, int64_t lo, int64_t hi) {
   std::vector<T> wh = weights_as<T>(th), ww = weights_as<T>(tw);
+  const int kh = tap_count<KH>(th), kw = tap_count<KW>(tw);
   for (int64_t plane = lo; plane < hi; ++plane) {
     T* dst = gx + plane * p.in_h * p.in_w;
     for (int64_t oh = 0; oh < p.out_h; ++oh) {
       const T* grow = g + (plane * p.out_h + oh) * p.out_w;
-      for (int a = 0; a < KH; ++a) {
-        T* row = dst + th.index[oh * KH + a] * p.in_w;
-        T rw = wh[oh * KH + a];
+      for (int a = 0; a < kh; ++a) {
+        T* row = dst + th.index[oh * kh + a] * p.in_w;
+        T rw = wh[oh * kh + a];
         for (int64_t ow = 0; ow < p.out_w; ++ow) {
           T v = rw * grow[ow];
-          for (int b = 0; b < KW; ++b) row[tw.index[ow * KW + b]] += ww[ow * KW + b] * v;
+          for (int b = 0; b < kw; ++b) row[tw.index[ow * kw + b]] += ww[ow * kw + b] * v;
         }
       }
     }
@@ -131,7 +143,7 @@ void interpolate(const TensorList& in, const Attrs& attrs, TensorList& out) {
       with_taps(tw.taps, [&](auto kw_tag) {
         constexpr int kh = decltype(kh_tag)::value, kw = decltype(kw_tag)::value;
         parallel_for(
-            0, rows, rows * p.out_w * kh * kw,
+            0, rows, rows * p.out_w * th.taps * tw.taps,
             [&](int64_t lo, int64_t hi) { interpolate_rows<T, kh, kw>(xp, yp, p, th, tw, lo, hi); }, kParallelGrain);
       });
     });
@@ -152,7 +164,7 @@ void interpolate_backward(const TensorList& in, const Attrs& attrs, TensorList& 
       with_taps(tw.taps, [&](auto kw_tag) {
         constexpr int kh = decltype(kh_tag)::value, kw = decltype(kw_tag)::value;
         parallel_for(
-            0, p.planes, g.numel() * kh * kw,
+            0, p.planes, g.numel() * th.taps * tw.taps,
             [&](int64_t lo, int64_t hi) { interpolate_backward_planes<T, kh, kw>(gp, gx, p, th, tw, lo, hi); },
             kParallelGrain);
       });
@@ -171,11 +183,11 @@ void pad(const TensorList& in, const Attrs& attrs, TensorList& out) {
   double value = attrs.f("value");
   std::vector<int64_t> columns = pad_column_map(geo, mode);
   int64_t width = geo.out[geo.dims - 1], rows = out[0].numel() / width;
-  visit_float(x.dtype(), "pad", [&](auto tag) {
+  visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* xp = static_cast<const T*>(x.raw_data());
     T* yp = static_cast<T*>(out[0].raw_data());
-    T fill = static_cast<T>(value);
+    T fill = static_cast<T>(element_cast<T>(value));
     parallel_for(
         0, rows, rows * width,
         [&](int64_t lo, int64_t hi) {

@@ -268,15 +268,16 @@ void triangle(const TensorList& in, const Attrs& attrs, TensorList& out, bool up
 }
 
 // ---------------------------------------------------------------------------
-// masked_fill: out = value where mask (broadcast) is true, else x (broadcast-free).
+// masked_fill: out = *value where mask (broadcast) is true, else x (broadcast-free).
+// value is a 0-dim tensor on the device, already in out's dtype.
 
 template <class T>
 __global__ void masked_fill_kernel(T* out, const T* x, const bool* mask, int64_t n, OffsetCalculator<2> calc,
-                                   double value) {
+                                   const T* value) {
   NABLA_GRID_STRIDE_LOOP(i, n) {
     int64_t off[2];
     calc.offsets(i, off);
-    out[i] = mask[off[1]] ? convert<T>(value) : x[off[0]];
+    out[i] = mask[off[1]] ? *value : x[off[0]];
   }
 }
 
@@ -342,15 +343,17 @@ void roll(const TensorList& in, const Attrs& attrs, TensorList& out) {
 void tril(const TensorList& in, const Attrs& attrs, TensorList& out) { triangle(in, attrs, out, false); }
 void triu(const TensorList& in, const Attrs& attrs, TensorList& out) { triangle(in, attrs, out, true); }
 
-void masked_fill(const TensorList& in, const Attrs& attrs, TensorList& out) {
+void masked_fill(const TensorList& in, const Attrs&, TensorList& out) {
   DeviceGuard guard(out[0].device().index);
   int64_t n = out[0].numel();
   if (n == 0) return;
   auto calc = make_offset_calculator<2>(out[0].sizes(), {&in[0], &in[1]});
+  Tensor value = to_dtype_raw(in[2], out[0].dtype());  // on the device: the dispatcher moved it
   visit_device_dtype(out[0].dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     masked_fill_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
-        device_data<T>(out[0]), device_data<const T>(in[0]), device_data<const bool>(in[1]), n, calc, attrs.f("value"));
+        device_data<T>(out[0]), device_data<const T>(in[0]), device_data<const bool>(in[1]), n, calc,
+        device_data<const T>(value));
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }

@@ -146,10 +146,10 @@ void pad(const TensorList& in, const Attrs& attrs, TensorList& out) {
   if (n == 0) return;
   DeviceGuard guard(out[0].device().index);
   PadGeometry geo = pad_geometry(x.sizes(), attrs.ints("pad"));
-  visit_f32_f64(x.dtype(), "pad", [&](auto tag) {
+  visit_device_dtype(x.dtype(), [&](auto tag) {  // integers and bools too (no gradient)
     using T = typename decltype(tag)::type;
     pad_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(x)>>>(device_data<const T>(x), device_data<T>(out[0]), geo,
-                                                                 attrs.i("mode"), static_cast<T>(attrs.f("value")), n);
+                                                                 attrs.i("mode"), convert<T>(attrs.f("value")), n);
     NABLA_CUDA_LAUNCH_CHECK();
   });
 }

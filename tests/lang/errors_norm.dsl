@@ -19,7 +19,7 @@ let y = group_norm(x, 0)
 let y = rms_norm(ones([2, 5]), [5], weight=ones([4]))
 # ---
 # case: unknown interpolate mode
-# expect error: tests/lang/errors_norm.dsl:23:9: error: interpolate: unknown mode 'trilinear' (expected "nearest", "linear" (3-D), "bilinear" or "bicubic" (4-D))
+# expect error: tests/lang/errors_norm.dsl:23:9: error: interpolate: unknown mode 'trilinear' (expected "nearest", "area", "linear" (3-D), "bilinear" or "bicubic" (4-D))
 let y = interpolate(ones([1, 1, 4, 4]), scale_factor=2, mode="trilinear")
 # ---
 # case: interpolate with both size and scale_factor
@@ -31,7 +31,7 @@ let y = interpolate(ones([1, 1, 4, 4]), size=[8, 8], scale_factor=2)
 let y = interpolate(ones([1, 1, 4, 4]))
 # ---
 # case: bilinear on a 3-D input
-# expect error: tests/lang/errors_norm.dsl:35:9: error: interpolate: mode 'bilinear' needs a 4-D input, got 3 dims
+# expect error: tests/lang/errors_norm.dsl:35:9: error: interpolate: mode 'bilinear' needs a 4-D input, got 3 dims (a 3-D input [N, C, W] takes "nearest", "area" or "linear")
 let y = interpolate(ones([1, 2, 4]), size=8, mode="bilinear")
 # ---
 # case: align_corners with nearest
