@@ -4,12 +4,14 @@
 // jvp carries a tangent through each op: output tangent = J · input tangents, J the
 // op's Jacobian. A row gets its rule in one of these ways, most derived from the
 // row itself, as PyTorch derives many of its forward formulas from its backward ones:
-//   linear       the op is linear in its floating inputs together (views, add, sum,
+//   linear       the op is linear in its floating inputs together (views, where, sum,
 //                cat, gather, pooling by averages, interpolate): J t is the op of t.
-//   multilinear  linear in each floating input alone (mul, matmul; linear and conv,
-//                whose bias is added): the sum of the op with one input replaced.
-//   elementwise  J is diagonal once inputs are broadcast to the output's shape, so
-//                J t = J^T t: the row's backward rule with t as the output gradient.
+//   multilinear  linear in each floating input alone (matmul; linear and conv, whose
+//                bias is added): the sum of the op with one input replaced.
+//   elementwise  every op of the elementwise families (add and mul too, so that a new
+//                one needs nothing here): J is diagonal once inputs are broadcast to
+//                the output's shape, so J t = J^T t, the row's backward rule with t
+//                as the output gradient.
 //   rule         written here with ops of the table (softmax, max_dim, masked_fill).
 //   transpose    every other differentiable row: its backward rule B(g) = J^T g is
 //                linear in g, so J t is the gradient of <B(g), t> with respect to g,
@@ -93,14 +95,14 @@ void register_jvp_rules(std::vector<OpDef>& t) {
   set_kind(t, JvpKind::linear,
            {OpId::view, OpId::reshape, OpId::transpose, OpId::permute, OpId::slice, OpId::select, OpId::expand,
             OpId::squeeze, OpId::unsqueeze, OpId::contiguous, OpId::slice_backward, OpId::to_dtype, OpId::to_device,
-            OpId::alias, OpId::neg, OpId::add, OpId::sub, OpId::where, OpId::sum, OpId::mean, OpId::cat, OpId::stack,
+            OpId::alias, OpId::where, OpId::sum, OpId::mean, OpId::cat, OpId::stack,
             OpId::split, OpId::cumsum, OpId::flip, OpId::roll, OpId::tril, OpId::triu, OpId::repeat,
             OpId::avg_pool1d, OpId::avg_pool2d, OpId::avg_pool2d_backward, OpId::adaptive_avg_pool1d,
             OpId::adaptive_avg_pool2d, OpId::interpolate, OpId::interpolate_backward, OpId::pad_backward,
             OpId::embedding, OpId::gather, OpId::index_select, OpId::scatter_add, OpId::dist_copy,
             OpId::dist_reduce, OpId::dist_split, OpId::dist_gather});
   set_kind(t, JvpKind::multilinear,
-           {OpId::mul, OpId::matmul, OpId::linear, OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv_transpose1d,
+           {OpId::matmul, OpId::linear, OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv_transpose1d,
             OpId::conv_transpose2d, OpId::conv2d_backward_input, OpId::conv2d_backward_weight,
             OpId::conv3d_backward_input, OpId::conv3d_backward_weight});
   for (OpId id : {OpId::linear, OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv_transpose1d,
