@@ -33,5 +33,9 @@ GradcheckResult gradcheck(const GradcheckFn& f, const TensorList& inputs, const 
                           const GradcheckOptions& opt = {});
 GradcheckResult gradgradcheck(const GradcheckFn& f, const TensorList& inputs, const std::vector<size_t>& which,
                               const GradcheckOptions& opt = {});
+// Forward mode (jvp): each output's tangent for fixed random input tangents against
+// central differences along those tangents.
+GradcheckResult jvpcheck(const GradcheckFn& f, const TensorList& inputs, const std::vector<size_t>& which,
+                         const GradcheckOptions& opt = {});
 
 }  // namespace nabla

@@ -20,22 +20,41 @@ std::string double_grad_of(const OpDef& row) {
   return "yes";
 }
 
+const char* jvp_of(const OpDef& row) {
+  switch (row.jvp_kind) {
+    case JvpKind::none: return "-";
+    case JvpKind::linear: return "linear";
+    case JvpKind::multilinear: return "multilinear";
+    case JvpKind::elementwise: return "elementwise";
+    case JvpKind::rule: return "rule";
+    case JvpKind::transpose: return "transpose";
+  }
+  return "-";
+}
+
 }  // namespace
 
 std::string describe_ops() {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-34s %-10s %-5s %-26s %s\n", "op", "devices", "grad", "fusable", "grad of grad");
+  std::snprintf(buf, sizeof buf, "%-34s %-10s %-5s %-26s %-12s %-5s %s\n", "op", "devices", "grad", "fusable", "jvp",
+                "vmap", "grad of grad");
   std::string s = buf;
   for (const OpDef& row : op_table()) {
-    std::snprintf(buf, sizeof buf, "%-34s %-10s %-5s %-26s %s\n", row.name, devices_of(row).c_str(),
-                  !row.backward ? "no" : row.straight_through ? "ste" : "yes", graph::fusion_kinds(row).c_str(), double_grad_of(row).c_str());
+    std::snprintf(buf, sizeof buf, "%-34s %-10s %-5s %-26s %-12s %-5s %s\n", row.name, devices_of(row).c_str(),
+                  !row.backward ? "no" : row.straight_through ? "ste" : "yes", graph::fusion_kinds(row).c_str(),
+                  jvp_of(row), row.batch ? "rule" : "loop", double_grad_of(row).c_str());
     s += buf;
   }
   s += "fusable: elementwise = the fuse pass joins it with its neighbours into one loop; epilogue = fuse_epilogue\n"
        "folds it into the linear or conv2d before it (linear_relu, ...); epilogue base = linear, conv2d "
        "(docs/passes.md)\n"
        "grad: ste = a straight-through estimator, not the derivative of the forward (fake quantization; "
-       "docs/quantization.md)\n";
+       "docs/quantization.md)\n"
+       "jvp: how its forward-mode rule is made: linear = the op of the tangents, multilinear = one call per input, "
+       "elementwise = its backward rule (a diagonal Jacobian), rule = by hand, transpose = its backward rule "
+       "transposed (Note [Forward-mode rules])\n"
+       "vmap: rule = a batching rule runs the whole batch at once; loop = once per example (Note [Batching "
+       "rules])\n";
   for (const std::string& name : incomplete_rows()) s += "error: op '" + name + "' has no complete row\n";
   return s;
 }

@@ -3,7 +3,9 @@
 //   forward      the op's outputs against PyTorch's,
 //   layout       the same op on non-contiguous copies of the inputs gives the same,
 //   gradcheck    first derivatives against central differences (f64),
-//   gradgrad     second derivatives likewise, unless the row says why it cannot.
+//   gradgrad     second derivatives likewise, unless the row says why it cannot,
+//   jvp          forward-mode tangents against central differences (f64),
+//   vmap         the row's batching rule against running it once per example.
 // Rows whose backward is a surrogate (OpDef::straight_through: fake quantization)
 // are not the derivative of their forward, so their cases carry PyTorch's gradients
 // for a given output gradient ("grad_output", "input_grads") and the sweep compares
@@ -29,6 +31,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/transforms/vmap.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/random.hpp"
@@ -107,8 +110,8 @@ bool close(const Tensor& got, const Tensor& want, double atol, double rtol, std:
 
 struct OpTally {
   int cases = 0;
-  bool forward = true, gradcheck = true, gradgrad = true;
-  bool gradchecked = false, gradgradchecked = false;
+  bool forward = true, gradcheck = true, gradgrad = true, jvp = true, vmap = true;
+  bool gradchecked = false, gradgradchecked = false, jvpchecked = false, vmapchecked = false;
   std::vector<std::string> failures;
 };
 
@@ -204,6 +207,84 @@ GradcheckResult check_reference_grads(const Case& c, const TensorList& given, De
   return r;
 }
 
+// Note [Batching rule checks]
+// Each case runs under vmap over a batch of three examples (floating inputs scaled a
+// little per example; indices and masks the same), three ways: every input batched
+// at dim 0, only the first batched, every input batched at its last dim. The result
+// must equal the op run once per example and stacked. Random rows are left out.
+constexpr int64_t kBatch = 3;
+
+Tensor example_of(const Tensor& t, int64_t b) {
+  if (!t.defined() || !is_floating(t.dtype()) || t.dim() == 0) return t;
+  return t * (1.0 - 0.05 * static_cast<double>(b));
+}
+
+enum class BatchLayout { all_first, first_only, all_last };
+
+TensorList vmap_of(const Case& c, const TensorList& inputs, BatchLayout layout) {
+  transforms::LevelScope scope(transforms::LevelKind::batch, kBatch, transforms::Randomness::error);
+  TensorList args;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    bool batched = t.defined() && (layout != BatchLayout::first_only || i == 0);
+    if (!batched) {
+      args.push_back(t);
+      continue;
+    }
+    TensorList examples;
+    for (int64_t b = 0; b < kBatch; ++b) examples.push_back(example_of(t, b));
+    int64_t bdim = layout == BatchLayout::all_last ? t.dim() : 0;
+    args.push_back(transforms::make_batched(stack(examples, bdim), scope.id(), bdim));
+  }
+  TensorList outs;
+  for (const Tensor& out : run(c, args)) outs.push_back(transforms::unbatch(out, scope.id(), kBatch, 0));
+  return outs;
+}
+
+TensorList loop_of(const Case& c, const TensorList& inputs, BatchLayout layout) {
+  std::vector<TensorList> per_example;
+  for (int64_t b = 0; b < kBatch; ++b) {
+    TensorList args;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      args.push_back(layout != BatchLayout::first_only || i == 0 ? example_of(inputs[i], b) : inputs[i]);
+    per_example.push_back(run(c, args));
+  }
+  TensorList outs;
+  for (size_t k = 0; k < per_example[0].size(); ++k) {
+    TensorList column;
+    for (auto& one : per_example) column.push_back(one[k]);
+    outs.push_back(stack(column, 0));
+  }
+  return outs;
+}
+
+void check_batching(const Case& c, OpTally& tally) {
+  const char* names[] = {"all inputs batched at dim 0", "only the first input batched", "batched at the last dim"};
+  for (BatchLayout layout : {BatchLayout::all_first, BatchLayout::first_only, BatchLayout::all_last}) {
+    TensorList expected;
+    try {
+      expected = loop_of(c, c.inputs, layout);
+    } catch (const std::exception&) {
+      continue;  // not valid per example either (a batched index): nothing to compare
+    }
+    tally.vmapchecked = true;
+    std::string what = std::string("vmap (") + names[static_cast<int>(layout)] + ")";
+    try {
+      TensorList got = vmap_of(c, c.inputs, layout);
+      for (size_t k = 0; k < expected.size(); ++k) {
+        std::string why;
+        if (k >= got.size() || !close(got[k], expected[k], 1e-12, 1e-9, &why)) {
+          tally.vmap = false;
+          tally.failures.push_back(c.name + ": " + what + ": output " + std::to_string(k) + ": " + why);
+        }
+      }
+    } catch (const std::exception& e) {
+      tally.vmap = false;
+      tally.failures.push_back(c.name + ": " + what + " threw: " + e.what());
+    }
+  }
+}
+
 void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
   ++tally.cases;
   TensorList inputs;
@@ -223,10 +304,25 @@ void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
     tally.forward = false;
     tally.failures.push_back(c.name + ": forward threw: " + e.what());
   }
+  bool random = c.def->id == OpId::dropout || c.def->id == OpId::multinomial;
+  if (c.forward && c.def->batch && !random && device.kind == DeviceKind::cpu) check_batching(c, tally);
   if (c.grad.empty() || !c.def->backward) return;
   GradcheckFn f = [&](const TensorList& in) { return run(c, in); };
   GradcheckOptions opt;
   opt.eps = c.eps;
+  if (c.def->jvp_kind != JvpKind::none && !c.grad_output.defined()) {
+    try {
+      tally.jvpchecked = true;
+      auto r = jvpcheck(f, inputs, c.grad, opt);
+      if (!r.ok) {
+        tally.jvp = false;
+        tally.failures.push_back(c.name + ": " + r.message);
+      }
+    } catch (const std::exception& e) {
+      tally.jvp = false;
+      tally.failures.push_back(c.name + ": jvpcheck threw: " + e.what());
+    }
+  }
   try {
     tally.gradchecked = true;
     auto r = c.grad_output.defined() ? check_reference_grads(c, inputs, device) : gradcheck(f, inputs, c.grad, opt);
@@ -280,7 +376,7 @@ TEST_CASE("op table sweep: forward, layouts, gradcheck, gradgradcheck") {
   std::map<std::string, OpTally> tallies;
   for (const Case& c : load_cases()) sweep_case(c, tallies[c.def->name]);
 
-  int total = 0, grad_ok = 0, gradgrad_ok = 0;
+  int total = 0, grad_ok = 0, gradgrad_ok = 0, jvp_ok = 0, vmap_ok = 0;
   for (const OpDef& row : op_table()) {
     ++total;
     auto it = tallies.find(row.name);
@@ -290,6 +386,11 @@ TEST_CASE("op table sweep: forward, layouts, gradcheck, gradgradcheck") {
     }
     OpTally& t = it->second;
     for (const auto& f : t.failures) FAIL_CHECK(std::string(row.name) << ": " << f);
+    if (row.jvp_kind != JvpKind::none) {
+      CHECK_MESSAGE(t.jvpchecked, "op '" << std::string(row.name) << "' has a forward rule but no case checks it");
+      if (t.jvpchecked && t.jvp) ++jvp_ok;
+    }
+    if (row.batch && t.vmapchecked && t.vmap) ++vmap_ok;
     if (row.backward) {
       CHECK_MESSAGE(t.gradchecked, "op '" << std::string(row.name) << "' is differentiable but no case gradchecks it");
       if (t.gradchecked && t.gradcheck) ++grad_ok;
@@ -299,8 +400,10 @@ TEST_CASE("op table sweep: forward, layouts, gradcheck, gradgradcheck") {
       }
     }
   }
-  MESSAGE("OPS total=" << total << " gradcheck=" << grad_ok << " gradgradcheck=" << gradgrad_ok);
-  std::printf("OPS total=%d gradcheck=%d gradgradcheck=%d\n", total, grad_ok, gradgrad_ok);
+  MESSAGE("OPS total=" << total << " gradcheck=" << grad_ok << " gradgradcheck=" << gradgrad_ok << " jvp=" << jvp_ok
+                       << " vmap=" << vmap_ok);
+  std::printf("OPS total=%d gradcheck=%d gradgradcheck=%d jvp=%d vmap=%d\n", total, grad_ok, gradgrad_ok, jvp_ok,
+              vmap_ok);
 }
 
 // Every row's cost rule (OpDef::cost, or the default) on the inputs of the reference
