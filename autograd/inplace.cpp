@@ -3,11 +3,19 @@
 // CopyBackward node takes over x's history. Writing into a leaf that requires grad
 // is an error outside no_grad, and so is writing into a view of a tensor that
 // requires grad (its base's history would not see the write).
+//
+// Note [In-place writes under transforms]
+// Inside vmap a write into a batched tensor writes every example's slot of its
+// physical tensor. A batched value written into a tensor that is not batched (one
+// captured from outside the function) is an error, as in functorch: each example
+// would write its own value into the one tensor. Inside jvp, in-place writes on
+// tensors with tangents are an error (their tangents would not follow).
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/ops/common.hpp"
 #include "autograd/trace.hpp"
+#include "autograd/transforms/vmap.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla {
@@ -48,9 +56,28 @@ Tensor& apply_inplace(Tensor& dst, const Tensor& src, Tensor (*op)(const Tensor&
   return copy_(dst, result);
 }
 
+// A write that a jvp or vmap level takes part in: done here (true), or an error.
+bool write_under_transforms(Tensor& dst, const Tensor& src) {
+  transforms::Level* level = transforms::innermost_level_of({dst, src});
+  if (!level) return false;
+  if (level->kind == transforms::LevelKind::forward)
+    throw Error("jvp: in-place writes on tensors with tangents are not supported; write out of place (y = x + v)");
+  bool dst_batched = transforms::batched_at(dst, level->id);
+  if (!dst_batched)
+    throw Error("vmap: in-place write of a batched value into a tensor that is not batched (captured from outside "
+                "the function?): every example would write its own value into the one tensor; write out of place "
+                "(y = x + v), or pass the tensor to vmap as an argument");
+  Tensor dst_physical = transforms::unbatch(dst, level->id, level->batch_size, 0);
+  Tensor src_physical = transforms::unbatch(src, level->id, level->batch_size, 0);
+  transforms::HideLevels hide(level->id);
+  copy_(dst_physical, src_physical);
+  return true;
+}
+
 }  // namespace
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
+  if (transforms::any_level_visible() && write_under_transforms(dst, src)) return dst;
   check_writable(dst, "copy_");
   if (!(broadcast_shapes("copy_", dst.sizes(), src.sizes(), "self", "src") == dst.sizes()))
     throw Error("copy_: src of shape " + src.shape_str() + " cannot be broadcast to the destination shape " +

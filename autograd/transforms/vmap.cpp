@@ -167,6 +167,23 @@ TensorList batch_call(const OpDef& def, const TensorList& inputs, const Attrs& g
   return outs;
 }
 
+Tensor random_under_vmap(const char* name, const Shape& shape, const std::function<Tensor(const Shape&)>& draw) {
+  Level* level = innermost_visible(LevelKind::batch);
+  if (!level) return draw(shape);
+  if (level->randomness == Randomness::error)
+    throw Error(std::string("vmap: ") + name +
+                " draws random numbers, and vmap was called with randomness=\"error\"; pass randomness=\"different\" "
+                "(each batch element draws its own) or \"same\" (one draw for the whole batch)");
+  uint64_t id = level->id;
+  int64_t size = level->batch_size;
+  bool different = level->randomness == Randomness::different;
+  HideLevels hide(id);  // outer vmaps decide for their own batch dims
+  if (!different) return random_under_vmap(name, shape, draw);
+  Shape batched = shape;
+  batched.insert(0, size);
+  return make_batched(random_under_vmap(name, batched, draw), id, 0);
+}
+
 void note_once(const std::string& key, const std::string& text) {
   static std::mutex mutex;
   static std::set<std::string> seen;

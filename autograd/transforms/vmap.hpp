@@ -1,6 +1,7 @@
 // vmap's core: tensors batched at a level (Note [Transform levels]) and how an op
 // call on them runs, by the row's batching rule or by a loop over the batch.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,12 @@ bool batched_at(const Tensor& t, uint64_t level);
 
 // An op call some of whose inputs are batched at `level`.
 TensorList batch_call(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Level& level);
+
+// A random factory's draw (rand, randn, randint) of per-example shape `shape` as the
+// innermost vmap's randomness says (Note [vmap randomness]): an error, one draw for
+// the whole batch, or a batched tensor with a draw per example. `draw` makes a plain
+// tensor of a shape; `name` names the factory in the error.
+Tensor random_under_vmap(const char* name, const Shape& shape, const std::function<Tensor(const Shape&)>& draw);
 
 // Prints `text` on stderr the first time `key` is seen in this process.
 void note_once(const std::string& key, const std::string& text);

@@ -9,6 +9,7 @@
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "autograd/transforms/vmap.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::interp {
@@ -45,7 +46,8 @@ FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initiali
 Device factory_device(const FactoryOpts& o) { return o.device.value_or(cpu_device()); }
 
 Value finish(Tensor t, const FactoryOpts& o, const std::string& fname) {
-  if (o.device && *o.device != t.device()) t = cuda::to_device(t, *o.device);
+  // (A draw batched by vmap moves as an op, which the batch level runs on its values.)
+  if (o.device && *o.device != t.device()) t = t.impl()->batched ? to_device(t, *o.device) : cuda::to_device(t, *o.device);
   if (o.requires_grad) {
     if (!is_floating(t.dtype()))
       fail(fname + "(): only floating tensors can require gradients, got " + dtype_name(t.dtype()));
@@ -60,7 +62,8 @@ Value tensor_builtin(Evaluator&, CallArgs& a) {
   return finish(tensor_from_value(a.pos[0], o.dtype), o, "tensor");
 }
 
-// zeros, ones, empty, rand and randn: a shape, as a list or as varargs.
+// zeros, ones, empty, rand and randn: a shape, as a list or as varargs. The random
+// ones draw inside vmap as its randomness says (Note [vmap randomness]).
 Value of_shape(const std::string& name, CallArgs& a) {
   FactoryOpts o = take_factory_kw(a, name);
   Shape shape(shape_args(a.pos, 0, name));
@@ -71,8 +74,8 @@ Value of_shape(const std::string& name, CallArgs& a) {
   Tensor t = name == "zeros" ? zeros(shape, dt, device)
              : name == "ones" ? ones(shape, dt, device)
              : name == "empty" ? zeros(shape, dt, device)
-             : name == "rand" ? rand(shape, dt)
-                              : randn(shape, dt);
+             : name == "rand" ? transforms::random_under_vmap("rand", shape, [dt](const Shape& s) { return rand(s, dt); })
+                              : transforms::random_under_vmap("randn", shape, [dt](const Shape& s) { return randn(s, dt); });
   return finish(t, o, name);
 }
 Value zeros_builtin(Evaluator&, CallArgs& a) { return of_shape("zeros", a); }
@@ -90,8 +93,8 @@ Value like(const std::string& name, CallArgs& a) {
   if (!o.device) o.device = x.device();  // *_like stays on x's device unless told
   Tensor t = name == "zeros_like" ? zeros(x.sizes(), dt, *o.device)
              : name == "ones_like" ? ones(x.sizes(), dt, *o.device)
-             : name == "rand_like" ? rand(x.sizes(), dt)
-                                   : randn(x.sizes(), dt);
+             : name == "rand_like" ? transforms::random_under_vmap("rand_like", x.sizes(), [dt](const Shape& s) { return rand(s, dt); })
+                                   : transforms::random_under_vmap("randn_like", x.sizes(), [dt](const Shape& s) { return randn(s, dt); });
   return finish(t, o, name);
 }
 Value zeros_like_builtin(Evaluator&, CallArgs& a) { return like("zeros_like", a); }
@@ -121,7 +124,9 @@ Value randint_builtin(Evaluator&, CallArgs& a) {
     shape = as_ints(b[2], "randint(): size");
   }
   if (high <= low) fail("randint(): high must be greater than low");
-  return finish(randint(low, high, Shape(shape), o.dtype.value_or(DType::i64)), o, "randint");
+  DType dt = o.dtype.value_or(DType::i64);
+  Tensor t = transforms::random_under_vmap("randint", Shape(shape), [low, high, dt](const Shape& s) { return randint(low, high, s, dt); });
+  return finish(t, o, "randint");
 }
 
 Value arange_builtin(Evaluator&, CallArgs& a) {

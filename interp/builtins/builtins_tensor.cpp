@@ -7,6 +7,7 @@
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
+#include "autograd/transforms/levels.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -18,8 +19,9 @@ namespace {
 const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
                                     "is_leaf", "device", "is_cuda", "data"};
 
+// An op when autograd, a jvp or a vmap must see the copy (Note [Transform levels]).
 Tensor clone_tensor(const Tensor& x) {
-  if (x.requires_grad() && grad_enabled()) {
+  if ((x.requires_grad() && grad_enabled()) || transforms::any_level_visible()) {
     Value zero = is_floating(x.dtype()) ? Value::number(0.0) : Value::integer(0);
     return add(x, to_tensor_arg(zero, "clone"));
   }
