@@ -700,14 +700,18 @@ Value jacfwd_builtin(Evaluator&, CallArgs& a) {
   return make_native("jacfwd", [s](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, s, call); });
 }
 
-// hessian(f) = jacfwd(jacrev(f)), both over the same argnums.
+// hessian(f) = jacfwd(jacrev(f)), both over the same argnums. Inside vmap it is
+// jacrev(jacrev(f)) (the same values): a reverse transform under a jvp cannot yet
+// differentiate an argument that the enclosing vmap batches (open_batch_levels).
 Value hessian_builtin(Evaluator&, CallArgs& a) {
   JacSpec s = jac_spec(a, "hessian");
   if (s.has_aux) fail("hessian(): has_aux is not supported; use jacfwd(jacrev(f, has_aux=true)) instead");
   JacSpec inner{s.f, s.argnums, false, "hessian"};
   Value jacobian = make_native("jacrev", [inner](Evaluator& ev, CallArgs& call) { return run_jacrev(ev, inner, call); });
   JacSpec outer{jacobian, s.argnums, false, "hessian"};
-  return make_native("hessian", [outer](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, outer, call); });
+  return make_native("hessian", [outer](Evaluator& ev, CallArgs& call) {
+    return transforms::innermost_visible(LevelKind::batch) ? run_jacrev(ev, outer, call) : run_jacfwd(ev, outer, call);
+  });
 }
 
 const BuiltinEntry kFuncBuiltins[] = {
@@ -742,6 +746,8 @@ Value grad_of_function(Evaluator& ev, CallArgs& a) { return grad_transform(ev, a
 bool is_callable_value(const Value& v) { return is_function(v); }
 
 const BuiltinLibrary kFuncLibrary = {"func", nullptr, kFuncBuiltins, nullptr};
-const BuiltinLibrary kFuncModule = {"func", "func", kFuncBuiltins, nullptr};
+// The module has grad too (the global grad is autograd's, which takes both forms).
+void add_func_module_values(NamedValues& out) { out.emplace_back("grad", make_native("grad", grad_transform)); }
+const BuiltinLibrary kFuncModule = {"func", "func", kFuncBuiltins, add_func_module_values};
 
 }  // namespace nabla::interp
