@@ -746,8 +746,15 @@ Value grad_of_function(Evaluator& ev, CallArgs& a) { return grad_transform(ev, a
 bool is_callable_value(const Value& v) { return is_function(v); }
 
 const BuiltinLibrary kFuncLibrary = {"func", nullptr, kFuncBuiltins, nullptr};
-// The module has grad too (the global grad is autograd's, which takes both forms).
-void add_func_module_values(NamedValues& out) { out.emplace_back("grad", make_native("grad", grad_transform)); }
-const BuiltinLibrary kFuncModule = {"func", "func", kFuncBuiltins, add_func_module_values};
+// The module's rows: grad (the function form only; the global grad is autograd's,
+// which takes both forms), then the family's.
+const std::vector<BuiltinEntry> kFuncModuleRows = [] {
+  std::vector<BuiltinEntry> rows{{"grad", grad_transform, "grad(func, argnums=0, has_aux=false)",
+                                  "The function that returns func's gradient with respect to argument argnums, as "
+                                  "JAX's grad. Example: func.grad(fn(x) = (x * x).sum())(x)"}};
+  rows.insert(rows.end(), std::begin(kFuncBuiltins), std::end(kFuncBuiltins));
+  return rows;
+}();
+const BuiltinLibrary kFuncModule = {"func", "func", kFuncModuleRows, nullptr};
 
 }  // namespace nabla::interp
