@@ -285,6 +285,22 @@ void check_batching(const Case& c, OpTally& tally) {
   }
 }
 
+// One derivative check of a case: marks it checked, and records its failure.
+void run_check(const Case& c, const char* what, bool& checked, bool& ok, OpTally& tally,
+               const std::function<GradcheckResult()>& check) {
+  checked = true;
+  try {
+    GradcheckResult r = check();
+    if (!r.ok) {
+      ok = false;
+      tally.failures.push_back(c.name + ": " + r.message);
+    }
+  } catch (const std::exception& e) {
+    ok = false;
+    tally.failures.push_back(c.name + ": " + what + " threw: " + e.what());
+  }
+}
+
 void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
   ++tally.cases;
   TensorList inputs;
@@ -310,42 +326,14 @@ void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
   GradcheckFn f = [&](const TensorList& in) { return run(c, in); };
   GradcheckOptions opt;
   opt.eps = c.eps;
-  if (c.def->jvp_kind != JvpKind::none && !c.grad_output.defined()) {
-    try {
-      tally.jvpchecked = true;
-      auto r = jvpcheck(f, inputs, c.grad, opt);
-      if (!r.ok) {
-        tally.jvp = false;
-        tally.failures.push_back(c.name + ": " + r.message);
-      }
-    } catch (const std::exception& e) {
-      tally.jvp = false;
-      tally.failures.push_back(c.name + ": jvpcheck threw: " + e.what());
-    }
-  }
-  try {
-    tally.gradchecked = true;
-    auto r = c.grad_output.defined() ? check_reference_grads(c, inputs, device) : gradcheck(f, inputs, c.grad, opt);
-    if (!r.ok) {
-      tally.gradcheck = false;
-      tally.failures.push_back(c.name + ": " + r.message);
-    }
-  } catch (const std::exception& e) {
-    tally.gradcheck = false;
-    tally.failures.push_back(c.name + ": gradcheck threw: " + e.what());
-  }
+  if (c.def->jvp_kind != JvpKind::none && !c.grad_output.defined())
+    run_check(c, "jvpcheck", tally.jvpchecked, tally.jvp, tally, [&] { return jvpcheck(f, inputs, c.grad, opt); });
+  run_check(c, "gradcheck", tally.gradchecked, tally.gradcheck, tally, [&] {
+    return c.grad_output.defined() ? check_reference_grads(c, inputs, device) : gradcheck(f, inputs, c.grad, opt);
+  });
   if (!c.gradgrad || c.def->no_double_backward) return;
-  try {
-    tally.gradgradchecked = true;
-    auto r = gradgradcheck(f, inputs, c.grad, opt);
-    if (!r.ok) {
-      tally.gradgrad = false;
-      tally.failures.push_back(c.name + ": " + r.message);
-    }
-  } catch (const std::exception& e) {
-    tally.gradgrad = false;
-    tally.failures.push_back(c.name + ": gradgradcheck threw: " + e.what());
-  }
+  run_check(c, "gradgradcheck", tally.gradgradchecked, tally.gradgrad, tally,
+            [&] { return gradgradcheck(f, inputs, c.grad, opt); });
 }
 
 std::vector<Case> load_cases() {
