@@ -185,10 +185,23 @@ TensorList batch_matmul(BatchContext& c) {
   return {out};
 }
 
-// linear: a batched input rides in the leading dims; a batched weight or bias loops.
+// linear: a batched input rides in the leading dims of one GEMM. A batched weight
+// (per-example gradients differentiate an expanded one: Note [Per-example gradients]
+// in builtins_func.cpp) makes it a batched matmul, whose operand may stay a
+// broadcast view (no copy of the weight per example).
 TensorList batch_linear(BatchContext& c) {
-  if (c.batched(1) || c.batched(2)) return decline(c);
-  return c.call_batched_first({c.batch_first(0), c.physical(1), c.physical(2)}, c.attrs());
+  if (!c.batched(1) && !c.batched(2))
+    return c.call_batched_first({c.batch_first(0), c.physical(1), c.physical(2)}, c.attrs());
+  if (c.logical_dim(0) == 0 || c.logical_dim(1) != 2) return decline(c);  // the op's own error
+  Tensor x = c.batch_first(0);
+  IntList shape = shape_of(x);
+  int64_t in = shape.back();
+  Tensor rows = reshape(x, {c.batch_size(), -1, in});
+  Tensor y = matmul(rows, transpose(c.batch_first(1), 1, 2));  // [B, rows, out]
+  if (c.physical(2).defined()) y = y + (c.batched(2) ? unsqueeze(c.batch_first(2), 1) : c.physical(2));
+  shape.back() = y.size(-1);
+  c.out_bdims = {0};
+  return {reshape(y, shape)};
 }
 
 // embedding: the batched indices lead the output as they lead the input.
