@@ -155,6 +155,48 @@ TensorList batch_join(BatchContext& c) {
   return c.call_batched_first(args, a);
 }
 
+// gather, scatter_add: every tensor input batched (unbatched ones expanded; their
+// ranks agree per example, so they agree batched), the dim moved up.
+TensorList batch_indexed(BatchContext& c) {
+  int64_t rank = c.logical_dim(0);
+  if (rank == 0) return decline(c);
+  TensorList args;
+  for (size_t i = 0; i < c.num_inputs(); ++i) args.push_back(c.batch_first(i));
+  Attrs a = c.attrs();
+  a.set("dim", shifted(c, a.i("dim"), rank));
+  return c.call_batched_first(args, a);
+}
+
+// index_select: a batched input with one index for every example; batched indices loop.
+TensorList batch_index_select(BatchContext& c) {
+  if (c.batched(1) || c.logical_dim(0) == 0) return decline(c);
+  Attrs a = c.attrs();
+  a.set("dim", shifted(c, a.i("dim"), c.logical_dim(0)));
+  return c.call_batched_first({c.batch_first(0), c.physical(1)}, a);
+}
+
+// masked_fill: the input batched whenever the mask is (the output has the input's
+// shape), both at one per-example rank; a batched fill value loops.
+TensorList batch_masked_fill(BatchContext& c) {
+  for (size_t i = 2; i < c.num_inputs(); ++i)
+    if (c.batched(i)) return decline(c);
+  int64_t rank = std::max(c.logical_dim(0), c.logical_dim(1));
+  TensorList args{pad_rank(c.batch_first(0), rank)};
+  args.push_back(c.batched(1) ? pad_rank(c.batch_first(1), rank) : c.physical(1));
+  for (size_t i = 2; i < c.num_inputs(); ++i) args.push_back(c.physical(i));
+  return c.call_batched_first(args, c.attrs());
+}
+
+// slice_backward: the gradient of a slice of a batched tensor, batch dim first.
+TensorList batch_slice_backward(BatchContext& c) {
+  Attrs a = c.attrs();
+  IntList shape = a.ints("input_shape");
+  a.set("dim", shifted(c, a.i("dim"), static_cast<int64_t>(shape.size())));
+  shape.insert(shape.begin(), c.batch_size());
+  a.set("input_shape", shape);
+  return c.call_batched_first({c.batch_first(0)}, a);
+}
+
 // max, min of every element: per example, flattened.
 TensorList batch_full_extremum(BatchContext& c) {
   Tensor flat = reshape(c.batch_first(0), {c.batch_size(), -1});
@@ -331,7 +373,11 @@ void register_batch_rules(std::vector<OpDef>& t) {
   set_rule(t, batch_matmul, {OpId::matmul});
   set_rule(t, batch_linear, {OpId::linear});
   set_rule(t, batch_embedding, {OpId::embedding});
-  set_rule(t, batch_trailing, {OpId::layer_norm, OpId::rms_norm, OpId::pad});
+  set_rule(t, batch_trailing, {OpId::layer_norm, OpId::rms_norm, OpId::pad, OpId::pad_backward});
+  set_rule(t, batch_indexed, {OpId::gather, OpId::scatter_add});
+  set_rule(t, batch_index_select, {OpId::index_select});
+  set_rule(t, batch_masked_fill, {OpId::masked_fill});
+  set_rule(t, batch_slice_backward, {OpId::slice_backward});
   set_rule(t, batch_fold_n,
            {OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv_transpose1d, OpId::conv_transpose2d,
             OpId::max_pool1d, OpId::max_pool2d, OpId::avg_pool1d, OpId::avg_pool2d, OpId::adaptive_avg_pool1d,
