@@ -188,10 +188,32 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   });
 }
 
+// out[i] = f(a[i], b[i], c[i]) (where, and the fused loops' ternary ops). Runs whose
+// operands are dense, or dense but for one broadcast number in b or c (relu's
+// backward: where(mask, g, 0)), are plain loops the compiler vectorizes.
 template <class Out, class A, class B, class C, class F>
 void map3(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, F f) {
   StridedLoop<4> loop({&out, &a, &b, &c});
   loop.run([&](char** p, int64_t n, const int64_t* s) {
+    if (n == 0) return;
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const A* x = reinterpret_cast<const A*>(p[1]);
+    const B* y = reinterpret_cast<const B*>(p[2]);
+    const C* z = reinterpret_cast<const C*>(p[3]);
+    auto dense_run = [&](auto load_y, auto load_z) {
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = static_cast<Out>(f(static_cast<compute_t<A>>(x[i]), load_y(i), load_z(i)));
+    };
+    auto each_y = [&](int64_t i) { return static_cast<compute_t<B>>(y[i]); };
+    auto each_z = [&](int64_t i) { return static_cast<compute_t<C>>(z[i]); };
+    compute_t<B> y0 = static_cast<compute_t<B>>(*y);
+    compute_t<C> z0 = static_cast<compute_t<C>>(*z);
+    auto one_y = [&](int64_t) { return y0; };
+    auto one_z = [&](int64_t) { return z0; };
+    bool dense = s[0] == sizeof(Out) && s[1] == sizeof(A);
+    if (dense && s[2] == sizeof(B) && s[3] == sizeof(C)) return dense_run(each_y, each_z);
+    if (dense && s[2] == sizeof(B) && s[3] == 0) return dense_run(each_y, one_z);
+    if (dense && s[2] == 0 && s[3] == sizeof(C)) return dense_run(one_y, each_z);
     for (int64_t i = 0; i < n; ++i)
       at<Out>(p[0], s[0], i) = static_cast<Out>(f(static_cast<compute_t<A>>(at<const A>(p[1], s[1], i)),
                                                   static_cast<compute_t<B>>(at<const B>(p[2], s[2], i)),
