@@ -19,7 +19,10 @@
 // (that is what vmap means), so the gradient of the summed outputs with respect to
 // the physical leaf holds each example's own gradient in its slot.
 #include "autograd/engine.hpp"
+#include <unordered_set>
+
 #include "autograd/grad_mode.hpp"
+#include "autograd/node.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/transforms/forward.hpp"
 #include "autograd/transforms/vmap.hpp"
@@ -61,14 +64,48 @@ Value call_function(Evaluator& ev, const Value& f, std::vector<Value> pos,
   return ev.call_value(f, a);
 }
 
-// Whether gradients computed now must stay differentiable: inside another reverse
-// transform, or for arguments that already require grad (an outer backward wants them).
-bool keep_graph_for(const std::vector<Tensor>& inputs) {
-  if (!grad_enabled()) return false;
+// The tensor whose graph autograd records for t: t, or the physical tensor inside
+// vmap's wrappers.
+const Tensor& recorded_tensor(const Tensor& t) {
+  return t.defined() && t.impl()->batched ? recorded_tensor(t.impl()->batched->physical) : t;
+}
+
+// Whether the graph behind `outputs` reaches a tensor that requires grad other than
+// `leaves` (a parameter the function captured).
+bool reaches_other_leaves(const std::vector<Tensor>& outputs, const std::vector<Tensor>& leaves) {
+  std::unordered_set<const TensorImpl*> ours;
+  for (const Tensor& l : leaves) ours.insert(l.impl());
+  std::unordered_set<const Node*> seen;
+  std::vector<std::shared_ptr<Node>> stack;
+  for (const Tensor& o : outputs) {
+    const Tensor& t = recorded_tensor(o);
+    if (t.requires_grad()) stack.push_back(gradient_edge(t).fn);
+  }
+  while (!stack.empty()) {
+    std::shared_ptr<Node> node = std::move(stack.back());
+    stack.pop_back();
+    if (!node || !seen.insert(node.get()).second) continue;
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(node.get())) {
+      auto leaf = acc->leaf.lock();
+      if (leaf && !ours.count(leaf.get())) return true;
+      continue;
+    }
+    for (const Edge& e : node->next_edges) stack.push_back(e.fn);
+  }
+  return false;
+}
+
+// Whether the gradients a reverse transform computes must stay differentiable: grad
+// mode was on where it was called (`recording`), and an outer backward may want them:
+// inside another reverse transform, for arguments that require grad, or for outputs
+// that depend on captured tensors that do (as torch.func's grad keeps them).
+bool keep_graph(bool recording, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                const std::vector<Tensor>& leaves) {
+  if (!recording) return false;
   if (t_reverse_depth > 0) return true;
   for (const Tensor& t : inputs)
     if (t.defined() && t.requires_grad()) return true;
-  return false;
+  return reaches_other_leaves(outputs, leaves);
 }
 
 // argnums: an int, or a tuple of ints (then the gradients are a tuple).
@@ -169,8 +206,8 @@ Differentiated differentiate(const std::vector<Tensor>& tensors, const std::stri
   d.levels = open_batch_levels();
   for (const Tensor& t : tensors) {
     if (!is_floating(t.dtype()))
-      fail(fname + ": an argument to differentiate is a " + dtype_name(t.dtype()) +
-           " tensor; gradients need floating tensors (convert it with .to(f32) or leave it out of argnums)");
+      fail(fname + ": an argument to differentiate has dtype " + dtype_name(t.dtype()) +
+           "; gradients need floating tensors (convert it with .to(f32) or leave it out of argnums)");
     Tensor leaf = alias(to_physical(t, d.levels, fname));
     if (leaf.impl()->batched)
       fail(fname + ": differentiating an argument batched by a vmap outside a jvp that encloses this " + fname +
@@ -258,11 +295,12 @@ ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
            type_name(args[k]));
     all.insert(all.end(), per_arg.back().begin(), per_arg.back().end());
   }
-  bool keep = keep_graph_for(all);
+  bool recording = grad_enabled();
   GradModeGuard enable(true);
   Differentiated d = differentiate(all, s.name);
   size_t next = 0;
-  for (size_t j = 0; j < s.argnums.which.size(); ++j) args[s.argnums.which[j]] = tree_replace(args[s.argnums.which[j]], d.logical, next);
+  for (size_t j = 0; j < s.argnums.which.size(); ++j)
+    args[s.argnums.which[j]] = tree_replace(args[s.argnums.which[j]], d.logical, next);
   Value out = call_function(ev, s.f, args, a.kw, Mode::reverse);
   auto [value, aux] = split_aux(out, s.has_aux, s.name);
   if (value.tag != Tag::Tensor)
@@ -271,6 +309,7 @@ ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
   if (value.t.numel() != 1)
     fail(s.name + ": the function must return a single number (one element), got a tensor of shape " +
          value.t.shape_str() + "; use vjp or jacrev for other outputs");
+  bool keep = keep_graph(recording, all, {value.t}, d.leaves);
   std::vector<Tensor> g = reverse_pass(d, {value.t}, {Tensor()}, keep, s.name);
   std::vector<Value> per;
   next = 0;
@@ -319,7 +358,7 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
     std::vector<Tensor> leaves = tree_leaves(p);
     all.insert(all.end(), leaves.begin(), leaves.end());
   }
-  bool keep = keep_graph_for(all);
+  bool recording = grad_enabled();
   GradModeGuard enable(true);
   auto d = std::make_shared<Differentiated>(differentiate(all, "vjp"));
   std::vector<Value> args;
@@ -328,6 +367,7 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
   Value out = call_function(ev, f, args, {}, Mode::reverse);
   auto [value, aux] = split_aux(out, has_aux, "vjp");
   std::vector<Tensor> outputs = checked_outputs(value, "vjp");
+  bool keep = keep_graph(recording, all, outputs, d->leaves);
   Value shape_of_out = value;
   Value vjp_fn = make_native("vjp_fn", [d, outputs, shape_of_out, primals, keep](Evaluator&, CallArgs& call) {
     if (call.pos.size() != 1 || !call.kw.empty())
@@ -611,7 +651,7 @@ Value run_jacrev(Evaluator& ev, const JacSpec& s, CallArgs& a) {
     std::vector<Tensor> leaves = tree_leaves(args[k]);
     all.insert(all.end(), leaves.begin(), leaves.end());
   }
-  bool keep = keep_graph_for(all);
+  bool recording = grad_enabled();
   GradModeGuard enable(true);
   Differentiated d = differentiate(all, s.name);
   size_t next = 0;
@@ -619,6 +659,7 @@ Value run_jacrev(Evaluator& ev, const JacSpec& s, CallArgs& a) {
   Value out = call_function(ev, s.f, args, a.kw, Mode::reverse);
   auto [value, aux] = split_aux(out, s.has_aux, s.name);
   std::vector<Tensor> outs = checked_outputs(value, s.name);
+  bool keep = keep_graph(recording, all, outs, d.leaves);
   std::vector<std::vector<Tensor>> jac;
   for (const Tensor& o : outs) {
     Tensor rows = basis(o);
@@ -665,8 +706,8 @@ Value run_jacfwd(Evaluator& ev, const JacSpec& s, CallArgs& a) {
   std::vector<std::vector<Tensor>> columns_of;  // [input leaf][output]: [n_in, *out]
   for (size_t i = 0; i < all.size(); ++i) {
     if (!is_floating(all[i].dtype()))
-      fail(s.name + ": an argument to differentiate is a " + dtype_name(all[i].dtype()) +
-           " tensor; derivatives need floating tensors");
+      fail(s.name + ": an argument to differentiate has dtype " + dtype_name(all[i].dtype()) +
+           "; derivatives need floating tensors");
     Tensor columns = basis(all[i]);
     LevelScope batch(LevelKind::batch, columns.size(0));
     std::vector<Tensor> leaf_tangents;
