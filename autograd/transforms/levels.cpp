@@ -10,6 +10,7 @@
 namespace nabla::transforms {
 
 namespace detail {
+constinit thread_local int t_open_levels = 0;
 constinit thread_local int t_visible_levels = 0;
 }  // namespace detail
 
@@ -27,6 +28,7 @@ void count_visible() {
   for (const Level& l : t_levels)
     if (l.id < t_hidden_from) ++n;
   nabla::transforms::detail::t_visible_levels = n;
+  nabla::transforms::detail::t_open_levels = static_cast<int>(t_levels.size());
 }
 
 Level* find_open(uint64_t id) {
@@ -130,8 +132,8 @@ void set_tangent(const Tensor& t, Level& level, const Tensor& tangent) {
   level.holders.push_back(holder);
 }
 
-void share_tangents(const Tensor& from, const Tensor& to) {
-  if (t_levels.empty() || from.is_same(to)) return;
+void share_tangents_slow(const Tensor& from, const Tensor& to) {
+  if (from.is_same(to)) return;
   std::shared_ptr<ForwardGrads>& holder = from.impl()->autograd_meta().forward;
   if (!holder) holder = std::make_shared<ForwardGrads>();  // its tangents may come after the save
   to.impl()->autograd_meta().forward = holder;

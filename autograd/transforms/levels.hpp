@@ -66,9 +66,12 @@ struct Level {
 };
 
 namespace detail {
-// How many levels are open and not hidden: call() reads it once per op.
+// How many levels are open, and how many of those are not hidden: call() and saved
+// tensors read them once per op.
+extern constinit thread_local int t_open_levels;
 extern constinit thread_local int t_visible_levels;
 }  // namespace detail
+inline bool any_level_open() { return detail::t_open_levels > 0; }
 inline bool any_level_visible() { return detail::t_visible_levels > 0; }
 
 // Opens a level for its lifetime; at the end a forward level clears its tangents.
@@ -110,7 +113,10 @@ Tensor tangent_at(const Tensor& t, uint64_t level);
 // Gives t a tangent at `level` (replacing one it had), registering it with the level.
 void set_tangent(const Tensor& t, Level& level, const Tensor& tangent);
 // Makes `to` share the tangents of `from` (the aliases autograd saves of an output).
-void share_tangents(const Tensor& from, const Tensor& to);
+void share_tangents_slow(const Tensor& from, const Tensor& to);
+inline void share_tangents(const Tensor& from, const Tensor& to) {
+  if (any_level_open()) share_tangents_slow(from, to);
+}
 
 }  // namespace transforms
 }  // namespace nabla
