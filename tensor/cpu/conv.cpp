@@ -371,38 +371,24 @@ void for_each_tap_3d(const ConvNdGeometry& g, Tap&& tap) {
       }
 }
 
-// f64 (any dtype but f32): im2col + GEMM in 2-D, the direct loops in 3-D. Each
-// writes all of its output.
+// conv3d in f64: accumulates each product of the convolution into `out` as `pass`
+// says; the caller zeroes `out` (or sets it to the bias) first.
 template <class T>
-void forward_f64(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, const ConvNdGeometry& g) {
-  if (g.spatial() == 2)
-    return forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), planar(g));
-  fill_bias_or_zero(y, b);
-  const T *xp = ptr<T>(x), *wp = ptr<T>(w);
-  T* yp = mut<T>(y);
-  for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { yp[o] += xp[i] * wp[k]; });
-}
-
-template <class T>
-void backward_input_f64(const Tensor& gy, const Tensor& w, const Tensor& dx, const ConvNdGeometry& g) {
-  if (g.spatial() == 2) return backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), planar(g));
-  fill_raw(dx, 0.0);
-  const T *gp = ptr<T>(gy), *wp = ptr<T>(w);
-  T* dp = mut<T>(dx);
-  for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { dp[i] += gp[o] * wp[k]; });
-}
-
-template <class T>
-void backward_weight_f64(const Tensor& x, const Tensor& gy, const Tensor& dw, const ConvNdGeometry& g) {
-  if (g.spatial() == 2) return backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), planar(g));
-  fill_raw(dw, 0.0);
-  const T *xp = ptr<T>(x), *gp = ptr<T>(gy);
-  T* dp = mut<T>(dw);
-  for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { dp[k] += xp[i] * gp[o]; });
+void direct_3d(Pass pass, const Tensor& a, const Tensor& b, const Tensor& out, const ConvNdGeometry& g) {
+  const T *pa = ptr<T>(a), *pb = ptr<T>(b);
+  T* po = mut<T>(out);
+  switch (pass) {
+    case Pass::forward:  // a = x, b = w, out = y
+      return for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { po[o] += pa[i] * pb[k]; });
+    case Pass::backward_data:  // a = grad, b = w, out = dx
+      return for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { po[i] += pa[o] * pb[k]; });
+    case Pass::backward_weights:  // a = x, b = grad, out = dw
+      return for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { po[k] += pa[i] * pb[o]; });
+  }
 }
 
 // The kernels of a convolution row in 2 or 3 spatial dims (`op` names it in errors):
-// oneDNN in f32, the f64 loops above otherwise.
+// oneDNN in f32; otherwise (f64) im2col + GEMM in 2-D, the direct loops in 3-D.
 
 // y = act(conv(x, w) + bias); y [N, OC, out...].
 void conv_forward(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs,
@@ -422,8 +408,12 @@ void conv_forward(const char* op, const Tensor& input, const Tensor& weight, con
       if (b.defined()) ptrs.push_back(b.raw_data());
       ptrs.push_back(y.raw_data());
       execute(*cached_conv(op, Pass::forward, g, b.defined(), act), ptrs);
+    } else if (g.spatial() == 2) {
+      forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), planar(g));
+      apply_activation(y, act);
     } else {
-      forward_f64<T>(x, w, b, y, g);
+      fill_bias_or_zero(y, b);
+      direct_3d<T>(Pass::forward, x, w, y, g);
       apply_activation(y, act);
     }
   });
@@ -440,8 +430,12 @@ void conv_backward_input(const char* op, const TensorList& in, const Attrs& attr
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
       execute(*cached_conv(op, Pass::backward_data, g, false), {gy.raw_data(), w.raw_data(), dx.raw_data()});
-    else
-      backward_input_f64<T>(gy, w, dx, g);
+    else if (g.spatial() == 2)
+      backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), planar(g));
+    else {
+      fill_raw(dx, 0.0);
+      direct_3d<T>(Pass::backward_data, gy, w, dx, g);
+    }
   });
 }
 
@@ -456,8 +450,12 @@ void conv_backward_weight(const char* op, const TensorList& in, const Attrs& att
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
       execute(*cached_conv(op, Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
-    else
-      backward_weight_f64<T>(x, gy, dw, g);
+    else if (g.spatial() == 2)
+      backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), planar(g));
+    else {
+      fill_raw(dw, 0.0);
+      direct_3d<T>(Pass::backward_weights, x, gy, dw, g);
+    }
   });
 }
 
