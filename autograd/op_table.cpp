@@ -13,6 +13,7 @@ std::vector<OpDef> build_table() {
   register_reduction_ops(table);
   register_linalg_ops(table);
   register_conv_ops(table);
+  register_pool_ops(table);
   register_norm_ops(table);
   register_resample_ops(table);
   register_index_ops(table);

@@ -183,6 +183,7 @@ void register_elementwise_ops(std::vector<OpDef>& table);
 void register_reduction_ops(std::vector<OpDef>& table);
 void register_linalg_ops(std::vector<OpDef>& table);
 void register_conv_ops(std::vector<OpDef>& table);
+void register_pool_ops(std::vector<OpDef>& table);
 void register_norm_ops(std::vector<OpDef>& table);
 void register_resample_ops(std::vector<OpDef>& table);
 void register_index_ops(std::vector<OpDef>& table);

@@ -254,9 +254,9 @@ std::vector<TensorMeta> infer_quantized_conv2d(const TensorList& in, const Attrs
   const Tensor &x = in[0], &w = in[1];
   check_quantized_input(op, x, a);
   check_int8_weight(op, w);
-  cpu::ConvGeometry g = check_conv(op, x.sizes(), "input", w.sizes(), "weight", a);
+  cpu::ConvNdGeometry g = check_conv(op, x.sizes(), "input", w.sizes(), "weight", a);
   check_channel_params(op, in[2], in[3], g.OC);
-  return one({g.N, g.OC, g.OH, g.OW}, check_output_attrs(op, a));
+  return one(conv_out_shape(g), check_output_attrs(op, a));
 }
 
 // FLOPs: 2*M*N*K (the integer multiply-adds, counted as linear's are), plus for the

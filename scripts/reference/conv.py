@@ -1,4 +1,4 @@
-"""Reference cases of conv2d, its adjoints, and pooling (conv.cpp).
+"""Reference cases of conv2d, its adjoints, and pooling (conv.cpp, pool.cpp).
 
 Inputs stay small (under ~100 elements each) so that the f64 gradient checks, which
 take two evaluations per input element, stay fast. Max pooling inputs are distinct

@@ -1,5 +1,5 @@
 """Reference cases of the 1-D convolution and pooling rows, transposed convolution and
-the adaptive pools (conv.cpp).
+the adaptive pools (conv.cpp, pool.cpp).
 
 Inputs stay small (under ~100 elements each) so that the f64 gradient checks stay
 fast. Max pooling inputs are distinct values (lib.distinct), so that no window has a

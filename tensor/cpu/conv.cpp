@@ -10,6 +10,8 @@
 //
 // f64 (gradcheck's dtype; oneDNN has no f64 convolution) runs as im2col + GEMM on
 // OpenBLAS, one group of one image at a time (conv2d), or as direct loops (conv3d).
+// Both ranks share one kernel per pass (conv_forward, conv_backward_input,
+// conv_backward_weight) on the N-d geometry; only the f64 loops differ.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -369,11 +371,29 @@ void for_each_tap_3d(const ConvNdGeometry& g, Tap&& tap) {
       }
 }
 
-}  // namespace
+// conv3d in f64: accumulates each product of the convolution into `out` as `pass`
+// says; the caller zeroes `out` (or sets it to the bias) first.
+template <class T>
+void direct_3d(Pass pass, const Tensor& a, const Tensor& b, const Tensor& out, const ConvNdGeometry& g) {
+  const T *pa = ptr<T>(a), *pb = ptr<T>(b);
+  T* po = mut<T>(out);
+  switch (pass) {
+    case Pass::forward:  // a = x, b = w, out = y
+      return for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { po[o] += pa[i] * pb[k]; });
+    case Pass::backward_data:  // a = grad, b = w, out = dx
+      return for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { po[i] += pa[o] * pb[k]; });
+    case Pass::backward_weights:  // a = x, b = grad, out = dw
+      return for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { po[k] += pa[i] * pb[o]; });
+  }
+}
 
-void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs, Activation act,
-                const Tensor& y) {
-  ConvGeometry g = conv_geometry(input.sizes(), weight.sizes(), attrs, "conv2d");
+// The kernels of a convolution row in 2 or 3 spatial dims (`op` names it in errors):
+// oneDNN in f32; otherwise (f64) im2col + GEMM in 2-D, the direct loops in 3-D.
+
+// y = act(conv(x, w) + bias); y [N, OC, out...].
+void conv_forward(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs,
+                  Activation act, const Tensor& y) {
+  ConvNdGeometry g = conv_nd_geometry(input.sizes(), weight.sizes(), attrs, op);
   if (y.numel() == 0) return;
   if (degenerate(g)) {
     fill_bias_or_zero(y, bias);
@@ -381,122 +401,89 @@ void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, c
   }
   Tensor x = contiguous_raw(input), w = contiguous_raw(weight);
   Tensor b = bias.defined() ? contiguous_raw(bias) : Tensor();
-  visit_float(y.dtype(), "conv2d", [&](auto tag) {
+  visit_float(y.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>) {
       std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
       if (b.defined()) ptrs.push_back(b.raw_data());
       ptrs.push_back(y.raw_data());
-      execute(*cached_conv("conv2d", Pass::forward, as_nd(g), b.defined(), act), ptrs);
+      execute(*cached_conv(op, Pass::forward, g, b.defined(), act), ptrs);
+    } else if (g.spatial() == 2) {
+      forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), planar(g));
+      apply_activation(y, act);
     } else {
-      forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), g);
+      fill_bias_or_zero(y, b);
+      direct_3d<T>(Pass::forward, x, w, y, g);
       apply_activation(y, act);
     }
   });
 }
 
-void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  conv2d_act(in[0], in[1], in[2], attrs, Activation::none, out[0]);
-}
-
-// in: grad [N, OC, OH, OW], weight; out: the input's gradient [N, C, H, W].
-void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+// in: grad [N, OC, out...], weight; out: the input's gradient [N, C, in...].
+void conv_backward_input(const char* op, const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor& dx = out[0];
-  ConvGeometry g = conv_geometry(dx.sizes(), in[1].sizes(), attrs, "conv2d_backward_input");
+  ConvNdGeometry g = conv_nd_geometry(dx.sizes(), in[1].sizes(), attrs, op);
   if (dx.numel() == 0) return;
   if (degenerate(g)) return fill_raw(dx, 0.0);
   Tensor gy = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
-  visit_float(dx.dtype(), "conv2d_backward_input", [&](auto tag) {
+  visit_float(dx.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
-      execute(*cached_conv("conv2d_backward_input", Pass::backward_data, as_nd(g), false),
-              {gy.raw_data(), w.raw_data(), dx.raw_data()});
-    else
-      backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), g);
+      execute(*cached_conv(op, Pass::backward_data, g, false), {gy.raw_data(), w.raw_data(), dx.raw_data()});
+    else if (g.spatial() == 2)
+      backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), planar(g));
+    else {
+      fill_raw(dx, 0.0);
+      direct_3d<T>(Pass::backward_data, gy, w, dx, g);
+    }
   });
 }
 
-// in: input [N, C, H, W], grad [N, OC, OH, OW]; out: the weight's gradient.
-void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+// in: input [N, C, in...], grad [N, OC, out...]; out: the weight's gradient.
+void conv_backward_weight(const char* op, const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor& dw = out[0];
-  ConvGeometry g = conv_geometry(in[0].sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
+  ConvNdGeometry g = conv_nd_geometry(in[0].sizes(), dw.sizes(), attrs, op);
   if (dw.numel() == 0) return;
   if (degenerate(g)) return fill_raw(dw, 0.0);
   Tensor x = contiguous_raw(in[0]), gy = contiguous_raw(in[1]);
-  visit_float(dw.dtype(), "conv2d_backward_weight", [&](auto tag) {
+  visit_float(dw.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
-      execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, as_nd(g), false),
-              {x.raw_data(), gy.raw_data(), dw.raw_data()});
-    else
-      backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), g);
+      execute(*cached_conv(op, Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
+    else if (g.spatial() == 2)
+      backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), planar(g));
+    else {
+      fill_raw(dw, 0.0);
+      direct_3d<T>(Pass::backward_weights, x, gy, dw, g);
+    }
   });
 }
 
-// conv3d and its adjoints: oneDNN in f32, the direct loops otherwise.
+}  // namespace
+
+void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs, Activation act,
+                const Tensor& y) {
+  conv_forward("conv2d", input, weight, bias, attrs, act, y);
+}
+
+void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv2d_act(in[0], in[1], in[2], attrs, Activation::none, out[0]);
+}
+void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv_backward_input("conv2d_backward_input", in, attrs, out);
+}
+void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv_backward_weight("conv2d_backward_weight", in, attrs, out);
+}
+
 void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& y = out[0];
-  ConvNdGeometry g = conv_nd_geometry(in[0].sizes(), in[1].sizes(), attrs, "conv3d");
-  if (y.numel() == 0) return;
-  if (degenerate(g) || y.dtype() != DType::f32) fill_bias_or_zero(y, in[2]);
-  if (degenerate(g)) return;
-  Tensor x = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
-  Tensor b = in[2].defined() ? contiguous_raw(in[2]) : Tensor();
-  visit_float(y.dtype(), "conv3d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, float>) {
-      std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
-      if (b.defined()) ptrs.push_back(b.raw_data());
-      ptrs.push_back(y.raw_data());
-      execute(*cached_conv("conv3d", Pass::forward, g, b.defined()), ptrs);
-    } else {
-      const T *xp = ptr<T>(x), *wp = ptr<T>(w);
-      T* yp = mut<T>(y);
-      for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { yp[o] += xp[i] * wp[k]; });
-    }
-  });
+  conv_forward("conv3d", in[0], in[1], in[2], attrs, Activation::none, out[0]);
 }
-
-// in: grad [N, OC, OD, OH, OW], weight; out: the input's gradient [N, C, D, H, W].
 void conv3d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& dx = out[0];
-  ConvNdGeometry g = conv_nd_geometry(dx.sizes(), in[1].sizes(), attrs, "conv3d_backward_input");
-  if (dx.numel() == 0) return;
-  fill_raw(dx, 0.0);
-  if (degenerate(g)) return;
-  Tensor gy = contiguous_raw(in[0]), w = contiguous_raw(in[1]);
-  visit_float(dx.dtype(), "conv3d_backward_input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, float>) {
-      execute(*cached_conv("conv3d_backward_input", Pass::backward_data, g, false),
-              {gy.raw_data(), w.raw_data(), dx.raw_data()});
-    } else {
-      const T *gp = ptr<T>(gy), *wp = ptr<T>(w);
-      T* dp = mut<T>(dx);
-      for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { dp[i] += gp[o] * wp[k]; });
-    }
-  });
+  conv_backward_input("conv3d_backward_input", in, attrs, out);
 }
-
-// in: input [N, C, D, H, W], grad [N, OC, OD, OH, OW]; out: the weight's gradient.
 void conv3d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& dw = out[0];
-  ConvNdGeometry g = conv_nd_geometry(in[0].sizes(), dw.sizes(), attrs, "conv3d_backward_weight");
-  if (dw.numel() == 0) return;
-  fill_raw(dw, 0.0);
-  if (degenerate(g)) return;
-  Tensor x = contiguous_raw(in[0]), gy = contiguous_raw(in[1]);
-  visit_float(dw.dtype(), "conv3d_backward_weight", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, float>) {
-      execute(*cached_conv("conv3d_backward_weight", Pass::backward_weights, g, false),
-              {x.raw_data(), gy.raw_data(), dw.raw_data()});
-    } else {
-      const T *xp = ptr<T>(x), *gp = ptr<T>(gy);
-      T* dp = mut<T>(dw);
-      for_each_tap_3d(g, [&](int64_t o, int64_t i, int64_t k) { dp[k] += xp[i] * gp[o]; });
-    }
-  });
+  conv_backward_weight("conv3d_backward_weight", in, attrs, out);
 }
 
 void conv1d(const TensorList& in, const Attrs& attrs, TensorList& out) {

@@ -1,9 +1,10 @@
-// The geometry of 2-D convolution and pooling (NCHW): attribute pairs, output sizes
-// and pooling windows, PyTorch's formulas, in one place for the shape rules
-// (autograd/ops/conv.cpp, which also validates and words the errors) and the kernels
-// of both devices (tensor/cpu/conv.cpp, pool.cpp, int8_conv.cpp; tensor/cuda/conv.cu,
-// pool.cu), which trust what the shape rule accepted. The window functions run per
-// output element on both devices (NABLA_HOST_DEVICE), so this header stays C++17.
+// The geometry of convolution (N-d, and 2-D by name) and 2-D pooling (NCHW): attribute
+// lists, output sizes and pooling windows, PyTorch's formulas, in one place for the
+// shape rules (autograd/ops/conv.cpp and pool.cpp, which also validate and word the
+// errors) and the kernels of both devices (tensor/cpu/conv.cpp, pool.cpp,
+// int8_conv.cpp; tensor/cuda/conv.cu, pool.cu), which trust what the shape rule
+// accepted. The window functions run per output element on both devices
+// (NABLA_HOST_DEVICE), so this header stays C++17.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,8 +27,7 @@ inline Pair attr_pair(const Attrs& attrs, const char* name, const char* op, Pair
   if (v.empty()) return fallback;
   if (v.size() == 1) return {v[0], v[0]};
   if (v.size() == 2) return {v[0], v[1]};
-  throw Error(std::string(op) + ": argument '" + name + "' must have 1 or 2 values, got " +
-              std::to_string(v.size()));
+  throw Error(std::string(op) + ": argument '" + name + "' must have 1 or 2 values, got " + std::to_string(v.size()));
 }
 
 // The sizes come from the program, and padding or dilation of 2**62 would wrap a
@@ -57,53 +57,31 @@ inline int64_t conv_out_size(const char* op, int64_t in, int64_t kernel, int64_t
 
 // PyTorch's pooling_output_shape: as conv, but ceil_mode rounds up, and a last
 // window that would start in the right padding is dropped.
-inline int64_t pool_out_size(const char* op, int64_t in, int64_t kernel, int64_t stride, int64_t pad,
-                             int64_t dilation, bool ceil_mode) {
+inline int64_t pool_out_size(const char* op, int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+                             bool ceil_mode) {
   return window_out_size(op, in, kernel, stride, pad, dilation, ceil_mode);
 }
 
-// Everything a conv kernel needs; the batch and channel counts come from tensors.
-struct ConvGeometry {
-  int64_t N, C, H, W;     // input
-  int64_t OC, KH, KW;     // weight [OC, C/groups, KH, KW]
-  int64_t OH, OW;         // output
-  Pair stride, pad, dilation;
-  int64_t groups;
-};
-
-inline ConvGeometry conv_geometry(const Shape& x, const Shape& w, const Attrs& a,
-                                  const char* op) {
-  ConvGeometry g{};
-  g.N = x[0], g.C = x[1], g.H = x[2], g.W = x[3];
-  g.OC = w[0], g.KH = w[2], g.KW = w[3];
-  g.stride = attr_pair(a, "stride", op);
-  g.pad = attr_pair(a, "padding", op);
-  g.dilation = attr_pair(a, "dilation", op);
-  g.groups = a.i("groups");
-  g.OH = conv_out_size(op, g.H, g.KH, g.stride.h, g.pad.h, g.dilation.h);
-  g.OW = conv_out_size(op, g.W, g.KW, g.stride.w, g.pad.w, g.dilation.w);
-  return g;
-}
-
-// An empty batch, channel or spatial extent leaves the libraries (oneDNN, cuDNN)
-// nothing to do, and cuDNN rejects zero sizes: the output is the bias broadcast, or
-// zeros, and the gradients zeros.
-inline bool degenerate(const ConvGeometry& g) {
-  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 ||
-         g.OW == 0;
-}
-
-// The geometry of a convolution over any number of spatial dims (conv3d's), one value
-// per dim; conv2d's seen as one (as_nd) so that both share the library descriptors.
+// The geometry of a convolution over any number of spatial dims, one value per dim:
+// the shape rules, the oneDNN and cuDNN descriptors and conv3d's direct loops read it.
 struct ConvNdGeometry {
   int64_t N = 0, C = 0, OC = 0, groups = 1;
   std::vector<int64_t> in, kernel, out, stride, pad, dilation;
   size_t spatial() const { return in.size(); }
+  // Output elements per (n, c) plane.
+  int64_t out_plane() const {
+    int64_t n = 1;
+    for (int64_t o : out) n *= o;
+    return n;
+  }
 };
 
-// An int-list attribute with one value per spatial dim; one value stands for all.
+// An int-list attribute with one value per spatial dim: one value stands for all, as
+// in PyTorch; an empty list gives zeros (as attr_pair's; the shape rule then rejects a
+// zero stride or dilation and takes a zero padding).
 inline std::vector<int64_t> attr_dims(const Attrs& attrs, const char* name, const char* op, size_t spatial) {
   const std::vector<int64_t>& v = attrs.ints(name);
+  if (v.empty()) return std::vector<int64_t>(spatial, 0);
   if (v.size() == 1) return std::vector<int64_t>(spatial, v[0]);
   if (v.size() == spatial) return v;
   throw Error(std::string(op) + ": argument '" + name + "' must have 1 or " + std::to_string(spatial) +
@@ -126,18 +104,42 @@ inline ConvNdGeometry conv_nd_geometry(const Shape& x, const Shape& w, const Att
   return g;
 }
 
-inline ConvNdGeometry as_nd(const ConvGeometry& g) {
-  ConvNdGeometry n;
-  n.N = g.N, n.C = g.C, n.OC = g.OC, n.groups = g.groups;
-  n.in = {g.H, g.W}, n.kernel = {g.KH, g.KW}, n.out = {g.OH, g.OW};
-  n.stride = {g.stride.h, g.stride.w}, n.pad = {g.pad.h, g.pad.w}, n.dilation = {g.dilation.h, g.dilation.w};
-  return n;
-}
-
+// An empty batch, channel or spatial extent leaves the libraries (oneDNN, cuDNN)
+// nothing to do, and cuDNN rejects zero sizes: the output is the bias broadcast, or
+// zeros, and the gradients zeros.
 inline bool degenerate(const ConvNdGeometry& g) {
   bool empty = g.N == 0 || g.C == 0 || g.OC == 0;
   for (size_t d = 0; d < g.spatial(); ++d) empty = empty || g.in[d] == 0 || g.kernel[d] == 0 || g.out[d] == 0;
   return empty;
+}
+
+// A 2-D convolution's geometry by name (NCHW): what the f64 im2col loops, the int8
+// convolution and the transposed convolution read.
+struct ConvGeometry {
+  int64_t N, C, H, W;  // input
+  int64_t OC, KH, KW;  // weight [OC, C/groups, KH, KW]
+  int64_t OH, OW;      // output
+  Pair stride, pad, dilation;
+  int64_t groups;
+};
+
+inline bool degenerate(const ConvGeometry& g) {
+  return g.N == 0 || g.C == 0 || g.OC == 0 || g.H == 0 || g.W == 0 || g.KH == 0 || g.KW == 0 || g.OH == 0 || g.OW == 0;
+}
+
+// The N-d geometry of a 2-D convolution, by name.
+inline ConvGeometry planar(const ConvNdGeometry& n) {
+  ConvGeometry g{};
+  g.N = n.N, g.C = n.C, g.H = n.in[0], g.W = n.in[1];
+  g.OC = n.OC, g.KH = n.kernel[0], g.KW = n.kernel[1];
+  g.OH = n.out[0], g.OW = n.out[1];
+  g.stride = {n.stride[0], n.stride[1]}, g.pad = {n.pad[0], n.pad[1]}, g.dilation = {n.dilation[0], n.dilation[1]};
+  g.groups = n.groups;
+  return g;
+}
+
+inline ConvGeometry conv_geometry(const Shape& x, const Shape& w, const Attrs& a, const char* op) {
+  return planar(conv_nd_geometry(x, w, a, op));
 }
 
 // Everything a pooling kernel needs (dilation is 1 for avg_pool2d).

@@ -33,7 +33,7 @@ namespace {
 
 using cpu::Activation;
 using cpu::ConvGeometry;
-using cpu::ConvNdGeometry;
+using cpu::ConvNdGeometry;  // both ranks run on cuDNN's Nd descriptors
 
 constexpr size_t kMaxWorkspaceBytes = size_t(256) << 20;
 constexpr int kMaxAlgoResults = 32;  // a _v7 query may list an algorithm once per math type
@@ -311,73 +311,71 @@ Tensor cudnn_operand(const Tensor& t) {
   return aligned;
 }
 
-}  // namespace
+// The kernels of a convolution row in 2 or 3 spatial dims (op_name names it).
 
-void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& attrs, Activation act,
-                const Tensor& y) {
-  ConvGeometry g = cpu::conv_geometry(x.sizes(), w.sizes(), attrs, "conv2d");
+// The spatial dims of an activation [N, C, spatial...].
+size_t spatial_dims(const Tensor& t) { return static_cast<size_t>(t.dim() - 2); }
+
+// y = act(conv(x, w) + bias): cuDNN's convolution, then the bias and the activation.
+void conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& attrs, Activation act,
+                  const Tensor& y) {
+  ConvNdGeometry g = cpu::conv_nd_geometry(x.sizes(), w.sizes(), attrs, op_name(Pass::forward, spatial_dims(y)));
   if (y.numel() == 0) return;
   DeviceGuard guard(y.device().index);
   if (degenerate(g))
     fill(y, 0.0);
   else
-    run_forward(cudnn_operand(x), cudnn_operand(w), y, cpu::as_nd(g));
-  bias_activation(y, bias, g.OH * g.OW, act);
+    run_forward(cudnn_operand(x), cudnn_operand(w), y, g);
+  bias_activation(y, bias, g.out_plane(), act);
 }
 
-void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  cuda::conv2d_act(in[0], in[1], in[2], attrs, Activation::none, out[0]);
-}
-
-// in: grad [N, OC, OH, OW], weight; out: the input's gradient [N, C, H, W].
-void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+// in: grad [N, OC, out...], weight; out: the input's gradient [N, C, in...].
+void conv_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor& dx = out[0];
-  ConvGeometry g = cpu::conv_geometry(dx.sizes(), in[1].sizes(), attrs, "conv2d_backward_input");
-  if (dx.numel() == 0) return;
-  DeviceGuard guard(dx.device().index);
-  if (degenerate(g)) return fill(dx, 0.0);
-  run_backward_data(cudnn_operand(in[0]), cudnn_operand(in[1]), dx, cpu::as_nd(g));
-}
-
-// in: input [N, C, H, W], grad [N, OC, OH, OW]; out: the weight's gradient.
-void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& dw = out[0];
-  ConvGeometry g = cpu::conv_geometry(in[0].sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
-  if (dw.numel() == 0) return;
-  DeviceGuard guard(dw.device().index);
-  if (degenerate(g)) return fill(dw, 0.0);
-  run_backward_filter(cudnn_operand(in[0]), cudnn_operand(in[1]), dw, cpu::as_nd(g));
-}
-
-// conv3d and its adjoints: cuDNN's Nd convolution; the bias added as conv2d's.
-void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& y = out[0];
-  ConvNdGeometry g = cpu::conv_nd_geometry(in[0].sizes(), in[1].sizes(), attrs, "conv3d");
-  if (y.numel() == 0) return;
-  DeviceGuard guard(y.device().index);
-  if (degenerate(g))
-    fill(y, 0.0);
-  else
-    run_forward(cudnn_operand(in[0]), cudnn_operand(in[1]), y, g);
-  bias_activation(y, in[2], g.out[0] * g.out[1] * g.out[2], cpu::Activation::none);
-}
-
-void conv3d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& dx = out[0];
-  ConvNdGeometry g = cpu::conv_nd_geometry(dx.sizes(), in[1].sizes(), attrs, "conv3d_backward_input");
+  ConvNdGeometry g =
+      cpu::conv_nd_geometry(dx.sizes(), in[1].sizes(), attrs, op_name(Pass::backward_data, spatial_dims(dx)));
   if (dx.numel() == 0) return;
   DeviceGuard guard(dx.device().index);
   if (degenerate(g)) return fill(dx, 0.0);
   run_backward_data(cudnn_operand(in[0]), cudnn_operand(in[1]), dx, g);
 }
 
-void conv3d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+// in: input [N, C, in...], grad [N, OC, out...]; out: the weight's gradient.
+void conv_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor& dw = out[0];
-  ConvNdGeometry g = cpu::conv_nd_geometry(in[0].sizes(), dw.sizes(), attrs, "conv3d_backward_weight");
+  ConvNdGeometry g =
+      cpu::conv_nd_geometry(in[0].sizes(), dw.sizes(), attrs, op_name(Pass::backward_filter, spatial_dims(dw)));
   if (dw.numel() == 0) return;
   DeviceGuard guard(dw.device().index);
   if (degenerate(g)) return fill(dw, 0.0);
   run_backward_filter(cudnn_operand(in[0]), cudnn_operand(in[1]), dw, g);
+}
+
+}  // namespace
+
+void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& attrs, Activation act,
+                const Tensor& y) {
+  conv_forward(x, w, bias, attrs, act, y);
+}
+
+void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  cuda::conv2d_act(in[0], in[1], in[2], attrs, Activation::none, out[0]);
+}
+void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv_backward_input(in, attrs, out);
+}
+void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv_backward_weight(in, attrs, out);
+}
+
+void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv_forward(in[0], in[1], in[2], attrs, Activation::none, out[0]);
+}
+void conv3d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv_backward_input(in, attrs, out);
+}
+void conv3d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  conv_backward_weight(in, attrs, out);
 }
 
 // The rows built on conv2d and its input adjoint, as on the CPU (tensor/cpu/conv.cpp).
