@@ -340,7 +340,9 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
       if (!(cot[k].sizes() == outputs[k].sizes()))
         fail("vjp_fn(): cotangent " + std::to_string(k) + " has shape " + cot[k].shape_str() + " but output " +
              std::to_string(k) + " has shape " + outputs[k].shape_str());
-    std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep, "vjp_fn");
+    // Cotangents that require grad keep the products differentiable in them too (the
+    // transpose of the transpose: jvp by a double vjp), as functorch's vjp_fn does.
+    std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep || keep_graph_for(cot), "vjp_fn");
     std::vector<Value> per;
     size_t next = 0;
     for (const Value& p : primals) {

@@ -136,3 +136,16 @@ test "three levels: grad(grad(grad)), jvp(vmap(grad)), jacfwd(vmap(grad))" {
   for i in range(5) { close(J[i, :, i], tape_hessian(X[i])) }
   close(J[0, :, 1], zeros([4, 4], dtype=f64))
 }
+
+# <vjp_fn(c), u> differentiated in c is J u.
+fn jvp_by_double_vjp(x, u) {
+  let (y, pull) = vjp(g, x)
+  let c = zeros([3], dtype=f64)
+  c.requires_grad = true
+  let (gx,) = pull(c)
+  return grad((gx * u).sum(), [c])[0]
+}
+
+test "vjp_fn is differentiable in its cotangent: a double vjp gives the jvp" {
+  draws(fn(x, u, v) = close(jvp_by_double_vjp(x, u), jvp(g, (x,), (u,))[1]))
+}
