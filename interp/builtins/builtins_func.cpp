@@ -445,13 +445,15 @@ transforms::Randomness parse_randomness(const Value& v) {
   fail("vmap(): randomness must be \"error\", \"different\" or \"same\", got " + repr(v));
 }
 
-// The in_dim of each argument: an int or none for all, or a tuple with one per argument.
-std::vector<Value> per_argument_dims(const Value& dims, size_t nargs, const std::string& what) {
-  if (dims.tag != Tag::Tuple && dims.tag != Tag::List) return std::vector<Value>(nargs, dims);
+// The dim of each argument (in_dims) or output (out_dims): an int or none for all, or
+// a tuple with one per argument or output.
+std::vector<Value> per_entry_dims(const Value& dims, size_t n, const std::string& what) {
+  if (dims.tag != Tag::Tuple && dims.tag != Tag::List) return std::vector<Value>(n, dims);
   const auto& items = dims.as<ListObj>()->items;
-  if (items.size() != nargs)
-    fail("vmap: " + what + " has " + std::to_string(items.size()) + " entries but the function was called with " +
-         std::to_string(nargs) + " argument" + (nargs == 1 ? "" : "s"));
+  std::string count = std::to_string(n) + (what == "in_dims" ? " argument" : " output") + (n == 1 ? "" : "s");
+  if (items.size() != n)
+    fail("vmap: " + what + " has " + std::to_string(items.size()) + " entries but the function " +
+         (what == "in_dims" ? "was called with " : "returned ") + count);
   return items;
 }
 
@@ -493,7 +495,7 @@ int64_t batch_size_of(const std::vector<Value>& args, const std::vector<Value>& 
 }
 
 Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
-  std::vector<Value> dims = per_argument_dims(s.in_dims, a.pos.size(), "in_dims");
+  std::vector<Value> dims = per_entry_dims(s.in_dims, a.pos.size(), "in_dims");
   int64_t size = batch_size_of(a.pos, dims);
   LevelScope scope(LevelKind::batch, size, s.randomness);
   std::vector<Value> args = a.pos;
@@ -507,7 +509,7 @@ Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
   }
   Value out = call_function(ev, s.f, args, a.kw, Mode::forward);
   std::vector<Value> outs = out.tag == Tag::Tuple ? out.as<ListObj>()->items : std::vector<Value>{out};
-  std::vector<Value> out_dims = per_argument_dims(s.out_dims, outs.size(), "out_dims");
+  std::vector<Value> out_dims = per_entry_dims(s.out_dims, outs.size(), "out_dims");
   for (size_t k = 0; k < outs.size(); ++k) {
     std::vector<Tensor> leaves = checked_outputs(outs[k], "vmap");
     std::vector<Tensor> physical;
