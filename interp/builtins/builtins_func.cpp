@@ -362,20 +362,32 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
 
 // ---- jvp ------------------------------------------------------------------------------------
 
-// (outputs, their tangents) of f at primals with tangents, in one forward pass.
-std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector<Value>& primals,
-                                const std::vector<Value>& tangents, Value* aux, const std::string& fname) {
+// One tangent per primal, with its tensors shaped as the primal's.
+void check_tangents(const std::vector<Value>& primals, const std::vector<Value>& tangents, const std::string& fname) {
   if (tangents.size() != primals.size())
     fail(fname + ": " + std::to_string(primals.size()) + " primals but " + std::to_string(tangents.size()) +
          " tangents");
-  LevelScope scope(LevelKind::forward);
-  Level& level = *transforms::visible_level(scope.id());
-  std::vector<Value> args;
   for (size_t k = 0; k < primals.size(); ++k) {
     std::vector<Tensor> p = tree_leaves(primals[k]), t = tree_leaves(tangents[k]);
     if (p.size() != t.size())
       fail(fname + ": primal " + std::to_string(k) + " has " + std::to_string(p.size()) + " tensor(s) but its tangent " +
            std::to_string(t.size()));
+    for (size_t i = 0; i < p.size(); ++i)
+      if (!(t[i].sizes() == p[i].sizes()))
+        fail(fname + ": primal " + std::to_string(k) + ": the tangent has shape " + t[i].shape_str() +
+             " but its primal has shape " + p[i].shape_str());
+  }
+}
+
+// (outputs, their tangents) of f at primals with tangents, in one forward pass.
+std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector<Value>& primals,
+                                const std::vector<Value>& tangents, Value* aux, const std::string& fname) {
+  check_tangents(primals, tangents, fname);
+  LevelScope scope(LevelKind::forward);
+  Level& level = *transforms::visible_level(scope.id());
+  std::vector<Value> args;
+  for (size_t k = 0; k < primals.size(); ++k) {
+    std::vector<Tensor> p = tree_leaves(primals[k]), t = tree_leaves(tangents[k]);
     std::vector<Tensor> duals;
     for (size_t i = 0; i < p.size(); ++i)
       duals.push_back(transforms::make_dual(p[i], t[i], level, fname + ": primal " + std::to_string(k)));
@@ -414,11 +426,33 @@ Value jvp_builtin(Evaluator& ev, CallArgs& a) {
   return make_tuple(std::move(r));
 }
 
+// H·tangents as the gradient of <grad f, tangents> (reverse over reverse): the values
+// of forward over reverse, and what works inside vmap, where a reverse transform under
+// a jvp cannot yet differentiate an argument that the enclosing vmap batches (as
+// hessian). A tuple, one product per primal; `value` gets f(primals).
+Value hvp_by_reverse_over_reverse(Evaluator& ev, const GradSpec& spec, const std::vector<Value>& primals,
+                                  const std::vector<Value>& tangents, Value& value) {
+  check_tangents(primals, tangents, "hvp");
+  std::vector<Tensor> t = tree_leaves(make_tuple(tangents));
+  Value inner_product = make_native("hvp", [spec, t, &value](Evaluator& inner, CallArgs& call) {
+    ValueAndGrad r = run_value_and_grad(inner, spec, call);
+    value = r.value;
+    std::vector<Tensor> g = tree_leaves(r.grads);
+    Tensor s = sum(mul(g[0], t[0]));
+    for (size_t k = 1; k < g.size(); ++k) s = add(s, sum(mul(g[k], t[k])));
+    return tensor_value(s);
+  });
+  CallArgs call;
+  call.pos = primals;
+  return run_value_and_grad(ev, GradSpec{inner_product, spec.argnums, false, "hvp"}, call).grads;
+}
+
 // hvp(f, primals, tangents): (f(primals), H·tangents), forward over reverse.
 Value hvp_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("hvp", a, {"func", "primals", "tangents"}, 3);
   if (!is_function(b[0])) fail("hvp(): func must be a function, got " + std::string(type_name(b[0])));
   std::vector<Value> primals = items_of(b[1], "hvp(): primals");
+  std::vector<Value> tangents = items_of(b[2], "hvp(): tangents");
   ArgNums every;
   every.tuple = true;
   for (size_t k = 0; k < primals.size(); ++k) every.which.push_back(k);
@@ -429,7 +463,9 @@ Value hvp_builtin(Evaluator& ev, CallArgs& a) {
     value = r.value;
     return r.grads;
   });
-  auto [grads, hv] = run_jvp(ev, grad_fn, primals, items_of(b[2], "hvp(): tangents"), nullptr, "hvp");
+  Value hv = transforms::innermost_visible(LevelKind::batch)
+                 ? hvp_by_reverse_over_reverse(ev, spec, primals, tangents, value)
+                 : run_jvp(ev, grad_fn, primals, tangents, nullptr, "hvp").second;
   Value product = b[1].tag == Tag::Tensor ? hv.as<ListObj>()->items[0] : hv;
   Value plain = value.tag == Tag::Tensor ? tensor_value(detach(value.t)) : value;
   return make_tuple({plain, product});

@@ -117,11 +117,30 @@ test "jvp(vmap) and vmap(jvp) are the loop of jvps" {
   close(vmap(fn(x) = jvp(g, (x,), (u,))[1])(X), stack(table(5, fn(i) = tape_jacobian(X[i]) @ u)))
 }
 
-test "vmap over jacrev, jacfwd and hessian: per-example Jacobians and Hessians" {
+test "vmap over jacrev, jacfwd, hessian and hvp: per-example Jacobians, Hessians and their products" {
   let X = batch()
+  let V = batch()
   close(vmap(jacrev(g))(X), stack(table(5, fn(i) = tape_jacobian(X[i]))))
   close(vmap(jacfwd(g))(X), stack(table(5, fn(i) = tape_jacobian(X[i]))))
   close(vmap(hessian(f))(X), stack(table(5, fn(i) = tape_hessian(X[i]))))
+  let products = stack(table(5, fn(i) = tape_hessian(X[i]) @ V[i]))
+  close(vmap(fn(x, v) = hvp(f, (x,), (v,))[1][0])(X, V), products)
+  close(vmap(fn(x, v) = hvp(f, x, v)[1])(X, V), products)
+  close(vmap(fn(x) = hvp(f, (x,), (V[0],))[1][0])(X), stack(table(5, fn(i) = tape_hessian(X[i]) @ V[0])))
+  close(vmap(fn(x) = hvp(f, x, x)[0])(X), vmap(f)(X))
+  # over two arguments, against hvp outside vmap
+  let two = fn(x, y) = ((x @ W).tanh() * (y @ W)).sum() + (x * y.sin()).sum()
+  let Y = batch()
+  let U = batch()
+  let (hx, hy) = vmap(fn(x, y, v, u) = hvp(two, (x, y), (v, u))[1])(X, Y, V, U)
+  for i in range(5) {
+    let (wx, wy) = hvp(two, (X[i], Y[i]), (V[i], U[i]))[1]
+    close(hx[i], wx)
+    close(hy[i], wy)
+  }
+  # inside jacfwd's batch of basis tangents: the derivative of H v, by either mode
+  let d = fn(x) = hvp(f, (x,), (V[0],))[1][0]
+  close(jacfwd(d)(X[0]), jacrev(d)(X[0]))
 }
 
 test "three levels: grad(grad(grad)), jvp(vmap(grad)), jacfwd(vmap(grad))" {
