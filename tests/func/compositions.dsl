@@ -2,26 +2,13 @@
 # and jacfwd over themselves) against what the tensor form of grad gives, or the loop
 # that vmap stands for, in f64 on seeded random inputs.
 
+import "checks.dsl" as checks
+
 manual_seed(2839)
 
-fn close(a, b) {
-  expect(a.shape == b.shape, f"shape {a.shape} where {b.shape} was expected")
-  expect(a.dtype == b.dtype, f"dtype {a.dtype} where {b.dtype} was expected")
-  expect_close(a, b, rtol=1e-9, atol=1e-10)
-}
-
-# [f(0), ..., f(n - 1)]
-fn table(n, f) {
-  let out = []
-  for i in range(n) { out.append(f(i)) }
-  return out
-}
-
-fn leaf(t) {
-  let x = t.detach().clone()
-  x.requires_grad = true
-  return x
-}
+let close = checks.close
+let table = checks.table
+let leaf = checks.leaf
 
 let W = randn(4, 3, dtype=f64)
 

@@ -5,21 +5,12 @@
 # tangent; vjp == cotangent @ Jacobian; Hessians are symmetric and all four ways to build one agree;
 # vmap(f)(X) == stack([f(x_i)]) with in_dims and out_dims varied.
 
+import "checks.dsl" as checks
+
 manual_seed(2838)
 
-# expect_close broadcasts: also check shape and dtype. `what` names the function.
-fn close(a, b, what="") {
-  expect(a.shape == b.shape, f"{what}: shape {a.shape} where {b.shape} was expected")
-  expect(a.dtype == b.dtype, f"{what}: dtype {a.dtype} where {b.dtype} was expected")
-  expect_close(a, b, rtol=1e-9, atol=1e-10, msg=what)
-}
-
-# [f(0), ..., f(n - 1)]
-fn table(n, f) {
-  let out = []
-  for i in range(n) { out.append(f(i)) }
-  return out
-}
+let close = checks.close
+let table = checks.table
 
 # f applied to each slice of X along dim 0, stacked along out_dim: what vmap means.
 fn loop_map(f, X, out_dim=0) = stack(table(X.shape[0], fn(i) = f(X[i])), dim=out_dim)

@@ -3,25 +3,16 @@
 # vmap over stacked params (an ensemble), against the tensor form of grad and loops,
 # in f64. The model itself never changes.
 import nn
+import "checks.dsl" as checks
 
 manual_seed(2840)
 
-fn close(a, b) {
-  expect(a.shape == b.shape, f"shape {a.shape} where {b.shape} was expected")
-  expect(a.dtype == b.dtype, f"dtype {a.dtype} where {b.dtype} was expected")
-  expect_close(a, b, rtol=1e-9, atol=1e-10)
-}
+let close = checks.close
+let table = checks.table
 
 fn close_dicts(got, want) {
   expect(sorted(list(got.keys())) == sorted(list(want.keys())), "the same keys")
   for (k, t) in want.items() { close(got[k], t) }
-}
-
-# [f(0), ..., f(n - 1)]
-fn table(n, f) {
-  let out = []
-  for i in range(n) { out.append(f(i)) }
-  return out
 }
 
 model MLP() {

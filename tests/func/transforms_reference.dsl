@@ -4,16 +4,11 @@
 # committed values. The models are tests/func/models.dsl's; models_match.dsl checks
 # that they and the references agree by the tensor form of grad.
 import "models.dsl" as models
+import "checks.dsl" as checks
 
 let ref = load("tests/func/reference/transforms.safetensors")
 
-# expect_close broadcasts; a transform's result must also have the reference's shape
-# and dtype.
-fn close(a, b) {
-  expect(a.shape == b.shape, f"shape {a.shape} where the reference has {b.shape}")
-  expect(a.dtype == b.dtype, f"dtype {a.dtype} where the reference has {b.dtype}")
-  expect_close(a, b, rtol=1e-9, atol=1e-11)
-}
+fn close(a, b) = checks.close(a, b, atol=1e-11)
 
 # Each tensor of the dict `got` against the reference tensors under `start`, same keys.
 fn close_dict(got, start) {
