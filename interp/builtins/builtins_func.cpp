@@ -380,7 +380,9 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
       if (!(cot[k].sizes() == outputs[k].sizes()))
         fail("vjp_fn(): cotangent " + std::to_string(k) + " has shape " + cot[k].shape_str() + " but output " +
              std::to_string(k) + " has shape " + outputs[k].shape_str());
-    std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep, "vjp_fn");
+    // Cotangents that require grad keep the products differentiable in them too (the
+    // transpose of the transpose: jvp by a double vjp), as functorch's vjp_fn does.
+    std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep || keep_graph_for(cot), "vjp_fn");
     std::vector<Value> per;
     size_t next = 0;
     for (const Value& p : primals) {
@@ -400,20 +402,32 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
 
 // ---- jvp ------------------------------------------------------------------------------------
 
-// (outputs, their tangents) of f at primals with tangents, in one forward pass.
-std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector<Value>& primals,
-                                const std::vector<Value>& tangents, Value* aux, const std::string& fname) {
+// One tangent per primal, with its tensors shaped as the primal's.
+void check_tangents(const std::vector<Value>& primals, const std::vector<Value>& tangents, const std::string& fname) {
   if (tangents.size() != primals.size())
     fail(fname + ": " + std::to_string(primals.size()) + " primals but " + std::to_string(tangents.size()) +
          " tangents");
-  LevelScope scope(LevelKind::forward);
-  Level& level = *transforms::visible_level(scope.id());
-  std::vector<Value> args;
   for (size_t k = 0; k < primals.size(); ++k) {
     std::vector<Tensor> p = tree_leaves(primals[k]), t = tree_leaves(tangents[k]);
     if (p.size() != t.size())
       fail(fname + ": primal " + std::to_string(k) + " has " + std::to_string(p.size()) + " tensor(s) but its tangent " +
            std::to_string(t.size()));
+    for (size_t i = 0; i < p.size(); ++i)
+      if (!(t[i].sizes() == p[i].sizes()))
+        fail(fname + ": primal " + std::to_string(k) + ": the tangent has shape " + t[i].shape_str() +
+             " but its primal has shape " + p[i].shape_str());
+  }
+}
+
+// (outputs, their tangents) of f at primals with tangents, in one forward pass.
+std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector<Value>& primals,
+                                const std::vector<Value>& tangents, Value* aux, const std::string& fname) {
+  check_tangents(primals, tangents, fname);
+  LevelScope scope(LevelKind::forward);
+  Level& level = *transforms::visible_level(scope.id());
+  std::vector<Value> args;
+  for (size_t k = 0; k < primals.size(); ++k) {
+    std::vector<Tensor> p = tree_leaves(primals[k]), t = tree_leaves(tangents[k]);
     std::vector<Tensor> duals;
     for (size_t i = 0; i < p.size(); ++i)
       duals.push_back(transforms::make_dual(p[i], t[i], level, fname + ": primal " + std::to_string(k)));
@@ -452,11 +466,33 @@ Value jvp_builtin(Evaluator& ev, CallArgs& a) {
   return make_tuple(std::move(r));
 }
 
+// H·tangents as the gradient of <grad f, tangents> (reverse over reverse): the values
+// of forward over reverse, and what works inside vmap, where a reverse transform under
+// a jvp cannot yet differentiate an argument that the enclosing vmap batches (as
+// hessian). A tuple, one product per primal; `value` gets f(primals).
+Value hvp_by_reverse_over_reverse(Evaluator& ev, const GradSpec& spec, const std::vector<Value>& primals,
+                                  const std::vector<Value>& tangents, Value& value) {
+  check_tangents(primals, tangents, "hvp");
+  std::vector<Tensor> t = tree_leaves(make_tuple(tangents));
+  Value inner_product = make_native("hvp", [spec, t, &value](Evaluator& inner, CallArgs& call) {
+    ValueAndGrad r = run_value_and_grad(inner, spec, call);
+    value = r.value;
+    std::vector<Tensor> g = tree_leaves(r.grads);
+    Tensor s = sum(mul(g[0], t[0]));
+    for (size_t k = 1; k < g.size(); ++k) s = add(s, sum(mul(g[k], t[k])));
+    return tensor_value(s);
+  });
+  CallArgs call;
+  call.pos = primals;
+  return run_value_and_grad(ev, GradSpec{inner_product, spec.argnums, false, "hvp"}, call).grads;
+}
+
 // hvp(f, primals, tangents): (f(primals), H·tangents), forward over reverse.
 Value hvp_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("hvp", a, {"func", "primals", "tangents"}, 3);
   if (!is_function(b[0])) fail("hvp(): func must be a function, got " + std::string(type_name(b[0])));
   std::vector<Value> primals = items_of(b[1], "hvp(): primals");
+  std::vector<Value> tangents = items_of(b[2], "hvp(): tangents");
   ArgNums every;
   every.tuple = true;
   for (size_t k = 0; k < primals.size(); ++k) every.which.push_back(k);
@@ -467,7 +503,9 @@ Value hvp_builtin(Evaluator& ev, CallArgs& a) {
     value = r.value;
     return r.grads;
   });
-  auto [grads, hv] = run_jvp(ev, grad_fn, primals, items_of(b[2], "hvp(): tangents"), nullptr, "hvp");
+  Value hv = transforms::innermost_visible(LevelKind::batch)
+                 ? hvp_by_reverse_over_reverse(ev, spec, primals, tangents, value)
+                 : run_jvp(ev, grad_fn, primals, tangents, nullptr, "hvp").second;
   Value product = b[1].tag == Tag::Tensor ? hv.as<ListObj>()->items[0] : hv;
   Value plain = value.tag == Tag::Tensor ? tensor_value(detach(value.t)) : value;
   return make_tuple({plain, product});
@@ -483,13 +521,15 @@ transforms::Randomness parse_randomness(const Value& v) {
   fail("vmap(): randomness must be \"error\", \"different\" or \"same\", got " + repr(v));
 }
 
-// The in_dim of each argument: an int or none for all, or a tuple with one per argument.
-std::vector<Value> per_argument_dims(const Value& dims, size_t nargs, const std::string& what) {
-  if (dims.tag != Tag::Tuple && dims.tag != Tag::List) return std::vector<Value>(nargs, dims);
+// The dim of each argument (in_dims) or output (out_dims): an int or none for all, or
+// a tuple with one per argument or output.
+std::vector<Value> per_entry_dims(const Value& dims, size_t n, const std::string& what) {
+  if (dims.tag != Tag::Tuple && dims.tag != Tag::List) return std::vector<Value>(n, dims);
   const auto& items = dims.as<ListObj>()->items;
-  if (items.size() != nargs)
-    fail("vmap: " + what + " has " + std::to_string(items.size()) + " entries but the function was called with " +
-         std::to_string(nargs) + " argument" + (nargs == 1 ? "" : "s"));
+  std::string count = std::to_string(n) + (what == "in_dims" ? " argument" : " output") + (n == 1 ? "" : "s");
+  if (items.size() != n)
+    fail("vmap: " + what + " has " + std::to_string(items.size()) + " entries but the function " +
+         (what == "in_dims" ? "was called with " : "returned ") + count);
   return items;
 }
 
@@ -531,7 +571,7 @@ int64_t batch_size_of(const std::vector<Value>& args, const std::vector<Value>& 
 }
 
 Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
-  std::vector<Value> dims = per_argument_dims(s.in_dims, a.pos.size(), "in_dims");
+  std::vector<Value> dims = per_entry_dims(s.in_dims, a.pos.size(), "in_dims");
   int64_t size = batch_size_of(a.pos, dims);
   LevelScope scope(LevelKind::batch, size, s.randomness);
   std::vector<Value> args = a.pos;
@@ -545,7 +585,7 @@ Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
   }
   Value out = call_function(ev, s.f, args, a.kw, Mode::forward);
   std::vector<Value> outs = out.tag == Tag::Tuple ? out.as<ListObj>()->items : std::vector<Value>{out};
-  std::vector<Value> out_dims = per_argument_dims(s.out_dims, outs.size(), "out_dims");
+  std::vector<Value> out_dims = per_entry_dims(s.out_dims, outs.size(), "out_dims");
   for (size_t k = 0; k < outs.size(); ++k) {
     std::vector<Tensor> leaves = checked_outputs(outs[k], "vmap");
     std::vector<Tensor> physical;
