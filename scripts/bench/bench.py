@@ -81,6 +81,12 @@ FIGURES = {
     # (scripts/bench/lstm.dsl) against torch.nn.LSTM (scripts/bench/lstm_torch.py),
     # milliseconds per iteration.
     "lstm": ("ms", False),
+    # The function transforms, nabla (scripts/bench/func_transforms.dsl) against PyTorch
+    # 1.13's functorch (scripts/bench/func_transforms_torch.py), interleaved; prints five
+    # BENCH lines (milliseconds per call): per-example gradients of the 784-256-128-10 MLP
+    # at batch 64 by vmap(grad) (and nabla's loop of grad), hessian of a 64-parameter
+    # tanh MLP, jacrev and jacfwd of a 256 -> 256 map, jvp of the MLP (and its forward).
+    "func_transforms": ("ms", False),
 }
 
 # The int8 figures: nabla's script, PyTorch's script, and the cases each prints
@@ -216,6 +222,35 @@ def measure_quant_cnn(rounds, env):
           f"graph_int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8_graph']:.2f}", flush=True)
 
 
+def measure_func_transforms(rounds, env):
+    """BENCH func_*: the medians over rounds of each case's milliseconds per call; speedup
+    is PyTorch's time over nabla's, and the per-example gradient and jvp lines add
+    nabla's ratios to its loop of grad and to its forward pass (and PyTorch's)."""
+    env = with_openblas_core_type(env)
+    bench_dir = ROOT / "scripts" / "bench"
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(key_values([str(BUILD / "nabla"), str(bench_dir / "func_transforms.dsl")], env))
+        ref.append(key_values([sys.executable, str(bench_dir / "func_transforms_torch.py")], env))
+    n = {k: statistics.median(r[k] for r in ours) for k in ours[0]}
+    t = {k: statistics.median(r[k] for r in ref) for k in ref[0]}
+
+    def line(name, case, extra=""):
+        print(f"BENCH {name} nabla={n[case]:.3f} ref={t[case]:.3f} unit=ms speedup={t[case] / n[case]:.2f}{extra}",
+              flush=True)
+
+    line("func_persample_grad_b64", "persample_vmap",
+         f" nabla_loop={n['persample_loop']:.3f} ref_loop={t['persample_loop']:.3f}"
+         f" vmap_over_loop={n['persample_loop'] / n['persample_vmap']:.2f}"
+         f" ref_vmap_over_loop={t['persample_loop'] / t['persample_vmap']:.2f}")
+    line("func_hessian_64", "hessian")
+    line("func_jacrev_256", "jacrev")
+    line("func_jacfwd_256", "jacfwd")
+    line("func_jvp_mlp_b64", "jvp",
+         f" nabla_forward={n['forward']:.3f} ref_forward={t['forward']:.3f}"
+         f" jvp_over_forward={n['jvp'] / n['forward']:.2f} ref_jvp_over_forward={t['jvp'] / t['forward']:.2f}")
+
+
 def measure(cmd, env):
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
@@ -257,6 +292,9 @@ def main():
             continue
         if name == "quant_cnn":
             measure_quant_cnn(args.rounds, env)
+            continue
+        if name == "func_transforms":
+            measure_func_transforms(args.rounds, env)
             continue
         if name in SCRIPT_FIGURES:
             measure_script_figure(name, args.rounds, env)
