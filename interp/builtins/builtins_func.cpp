@@ -382,7 +382,7 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
              std::to_string(k) + " has shape " + outputs[k].shape_str());
     // Cotangents that require grad keep the products differentiable in them too (the
     // transpose of the transpose: jvp by a double vjp), as functorch's vjp_fn does.
-    std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep || keep_graph_for(cot), "vjp_fn");
+    std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep || keep_graph(grad_enabled(), cot, {}, {}), "vjp_fn");
     std::vector<Value> per;
     size_t next = 0;
     for (const Value& p : primals) {
