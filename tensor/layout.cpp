@@ -88,6 +88,15 @@ Tensor without_dim_step(const Tensor& t, const Shape& sizes, int64_t dim) {
   return make_view(t, sizes, strides, t.offset());
 }
 
+Tensor sliced_view(const Tensor& t, const Attrs& a, int64_t count) {
+  int64_t dim = wrap_dim(a.i("dim"), t.dim(), "slice_backward");
+  Shape sizes = t.sizes(), strides = t.strides();
+  int64_t offset = t.offset() + a.i("start") * strides[dim];
+  sizes[dim] = count;
+  if (count > 1) strides[dim] *= a.i("step");  // one element keeps its stride: step may be near 2**63
+  return make_view(t, sizes, strides, offset);
+}
+
 Tensor slab(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   Shape sizes = t.sizes();
   sizes[dim] = length;

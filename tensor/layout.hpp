@@ -106,6 +106,9 @@ Tensor at_least_1d(const Tensor& t);
 Tensor without_dim_step(const Tensor& t, const Shape& sizes, int64_t dim);
 // The positions [start, start + length) of `t` along `dim`: where cat writes one input.
 Tensor slab(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+// The view of t that slice(t, dim, start, _, step) of `count` elements is: where
+// slice_backward writes its gradient (its attributes as the shape rule checked them).
+Tensor sliced_view(const Tensor& t, const Attrs& slice_attrs, int64_t count);
 // The inputs of stack, each given a size-1 dim at `dim` (a view): stack is cat of these.
 TensorList unsqueezed_at(const TensorList& inputs, int64_t dim);
 // The product of sizes[begin, end).

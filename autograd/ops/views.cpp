@@ -172,6 +172,12 @@ int64_t slice_bounds(const Tensor& x, const Attrs& a, int64_t* dim, int64_t* sta
   *start = s;
   return e == s ? 0 : (e - s - 1) / *step + 1;  // not (e - s + step - 1): a step near 2**63 would overflow
 }
+// A tensor of `shape` for slice_bounds: a stride-0 view of one byte, nothing
+// allocated or read whatever the shape.
+Tensor shape_stand_in(const Shape& shape) {
+  return make_view(zeros({}, DType::b8), shape, Shape(shape.size(), 0), 0);
+}
+
 std::vector<TensorMeta> infer_slice(const TensorList& in, const Attrs& a) {
   int64_t dim, start, step;
   Shape s = in[0].sizes();
@@ -189,9 +195,8 @@ TensorList view_slice(const TensorList& in, const Attrs& a) {
   return {make_view(in[0], s, st, offset)};
 }
 TensorList backward_slice(BackwardContext& ctx) {
-  Tensor x_meta = empty(ctx.input_shape(0), DType::b8);  // for bounds only (no data read)
   int64_t dim, start, step;
-  int64_t len = slice_bounds(x_meta, ctx.attrs(), &dim, &start, &step);
+  int64_t len = slice_bounds(shape_stand_in(ctx.input_shape(0)), ctx.attrs(), &dim, &start, &step);
   int64_t end = len == 0 ? start : start + (len - 1) * step + 1;  // start + len * step could overflow
   return {slice_backward(ctx.grad(), ctx.input_shape(0).vec(), dim, start, end, step)};
 }
@@ -309,8 +314,28 @@ TensorList view_alias(const TensorList& in, const Attrs&) {
   return {make_view(in[0], in[0].sizes(), in[0].strides(), in[0].offset())};
 }
 
+// The gradient must be what slice(input of input_shape, dim, start, end, step) gives:
+// the kernel writes it there (tensor/layout.hpp's sliced_view).
 std::vector<TensorMeta> infer_slice_backward(const TensorList& in, const Attrs& a) {
-  return one(Shape(a.ints("input_shape")), in[0].dtype());
+  Shape input_shape(a.ints("input_shape"));
+  for (int64_t s : input_shape)
+    if (s < 0) throw Error("slice_backward: input_shape " + shape_str(input_shape) + " has a negative size");
+  if (in[0].dim() != static_cast<int64_t>(input_shape.size()))
+    throw Error("slice_backward: grad of shape " + in[0].shape_str() + " has " + std::to_string(in[0].dim()) +
+                " dims but input_shape " + shape_str(input_shape) + " has " + std::to_string(input_shape.size()));
+  int64_t dim, start, step;
+  Shape expected = input_shape;
+  int64_t len = slice_bounds(shape_stand_in(input_shape), a, &dim, &start, &step);
+  expected[dim] = len;
+  if (start != a.i("start"))
+    throw Error("slice_backward: start " + std::to_string(a.i("start")) + " is not within [0, " +
+                std::to_string(input_shape[dim]) + "] (dim " + std::to_string(dim) + " of input_shape " +
+                shape_str(input_shape) + ")");
+  if (!(expected == in[0].sizes()))
+    throw Error("slice_backward: grad of shape " + in[0].shape_str() + " is not the slice of dim " +
+                std::to_string(dim) + " of input_shape " + shape_str(input_shape) + ", which has shape " +
+                shape_str(expected));
+  return one(input_shape, in[0].dtype());
 }
 TensorList backward_slice_backward(BackwardContext& ctx) {
   const Attrs& a = ctx.attrs();

@@ -7,6 +7,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/loops.hpp"
+#include "tensor/layout.hpp"
 #include "tensor/scalar_ops.hpp"
 
 namespace nabla::cpu {
@@ -77,13 +78,8 @@ void to_dtype(const TensorList& in, const Attrs&, TensorList& out) { copy_into(o
 // The adjoint of slice: zeros everywhere but the sliced positions, which get grad.
 void slice_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
   fill_raw(out[0], 0.0);
-  int64_t dim = attrs.i("dim"), start = attrs.i("start"), step = attrs.i("step");
-  Shape strides = out[0].strides();
-  Shape sizes = out[0].sizes();
-  int64_t offset = out[0].offset() + start * strides[dim];
-  sizes[dim] = in[0].sizes()[dim];
-  if (sizes[dim] > 1) strides[dim] *= step;  // one element keeps its stride: step may be near 2**63
-  copy_into(make_view(out[0], sizes, strides, offset), in[0]);
+  int64_t dim = wrap_dim(attrs.i("dim"), out[0].dim(), "slice_backward");
+  copy_into(sliced_view(out[0], attrs, in[0].size(dim)), in[0]);
 }
 
 // The unary kernels: integer inputs keep their dtype for NABLA_INTEGER_UNARY_OPS,

@@ -16,6 +16,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/kernels.hpp"
+#include "tensor/layout.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::cuda {
@@ -28,13 +29,8 @@ NABLA_KERNEL(to_dtype) { cuda::copy_into(out[0], in[0]); }
 // The adjoint of slice: zeros everywhere but the sliced positions, which get grad.
 NABLA_KERNEL(slice_backward) {
   cuda::fill(out[0], 0.0);
-  int64_t dim = attrs.i("dim"), start = attrs.i("start"), step = attrs.i("step");
-  Shape strides = out[0].strides();
-  Shape sizes = out[0].sizes();
-  int64_t offset = out[0].offset() + start * strides[dim];
-  sizes[dim] = in[0].sizes()[dim];
-  strides[dim] *= step;
-  cuda::copy_into(make_view(out[0], sizes, strides, offset), in[0]);
+  int64_t dim = wrap_dim(attrs.i("dim"), out[0].dim(), "slice_backward");
+  cuda::copy_into(sliced_view(out[0], attrs, in[0].size(dim)), in[0]);
 }
 
 namespace {
