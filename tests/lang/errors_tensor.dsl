@@ -97,9 +97,9 @@ fn run_model(x) = layer(x, ones([5, 2]))
 run_model(ones([4, 3]))
 # ---
 # case: slice_backward's gradient must be the slice it names (else it would write out of bounds)
-# expect error: tests/lang/errors_tensor.dsl:102:1: error: slice_backward: grad of shape [1, 1] is not the slice of dim 1 of input_shape [3, 5], which has shape [3, 2]
+# expect error: tests/lang/errors_tensor.dsl:101:1: error: slice_backward: grad of shape [1, 1] is not the slice of dim 1 of input_shape [3, 5], which has shape [3, 2]
 slice_backward(ones([1, 1]), input_shape=[3, 5], dim=1, start=1, end=4, step=2)
 # ---
 # case: slice_backward's start is where the slice begins, within the dim
-# expect error: tests/lang/errors_tensor.dsl:106:1: error: slice_backward: start -7 is not within [0, 5] (dim 1 of input_shape [3, 5])
+# expect error: tests/lang/errors_tensor.dsl:105:1: error: slice_backward: start -7 is not within [0, 5] (dim 1 of input_shape [3, 5])
 slice_backward(ones([3, 2]), input_shape=[3, 5], dim=1, start=-7, end=4, step=2)
