@@ -143,11 +143,9 @@ TensorList batch_matrix_last(BatchContext& c) {
   return c.call_batched_first({c.batch_first(0)}, c.attrs());
 }
 
-// cat, stack: every input batched (unbatched ones expanded), the dim moved up.
-TensorList batch_join(BatchContext& c) {
-  int64_t rank = c.logical_dim(0) + (c.def().id == OpId::stack ? 1 : 0);
-  for (size_t i = 0; i < c.num_inputs(); ++i)
-    if (c.logical_dim(i) == 0 && c.def().id == OpId::cat) return decline(c);
+// The row on every tensor input with the batch dim first (unbatched ones expanded),
+// its "dim" attribute (of a per-example tensor of rank `rank`) moved up.
+TensorList call_all_batched(BatchContext& c, int64_t rank) {
   TensorList args;
   for (size_t i = 0; i < c.num_inputs(); ++i) args.push_back(c.batch_first(i));
   Attrs a = c.attrs();
@@ -155,16 +153,18 @@ TensorList batch_join(BatchContext& c) {
   return c.call_batched_first(args, a);
 }
 
-// gather, scatter_add: every tensor input batched (unbatched ones expanded; their
-// ranks agree per example, so they agree batched), the dim moved up.
+// cat, stack: every input batched, the dim moved up.
+TensorList batch_join(BatchContext& c) {
+  for (size_t i = 0; i < c.num_inputs(); ++i)
+    if (c.logical_dim(i) == 0 && c.def().id == OpId::cat) return decline(c);
+  return call_all_batched(c, c.logical_dim(0) + (c.def().id == OpId::stack ? 1 : 0));
+}
+
+// gather, scatter_add: every tensor input batched (their ranks agree per example, so
+// they agree batched), the dim moved up.
 TensorList batch_indexed(BatchContext& c) {
-  int64_t rank = c.logical_dim(0);
-  if (rank == 0) return decline(c);
-  TensorList args;
-  for (size_t i = 0; i < c.num_inputs(); ++i) args.push_back(c.batch_first(i));
-  Attrs a = c.attrs();
-  a.set("dim", shifted(c, a.i("dim"), rank));
-  return c.call_batched_first(args, a);
+  if (c.logical_dim(0) == 0) return decline(c);
+  return call_all_batched(c, c.logical_dim(0));
 }
 
 // index_select: a batched input with one index for every example; batched indices loop.
