@@ -286,14 +286,13 @@ struct ValueAndGrad {
 ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
   check_argnums(s.argnums, a.pos.size(), s.name);
   std::vector<Value> args = a.pos;
-  std::vector<std::vector<Tensor>> per_arg;
   std::vector<Tensor> all;
   for (size_t k : s.argnums.which) {
-    per_arg.push_back(tree_leaves(args[k]));
-    if (per_arg.back().empty())
+    std::vector<Tensor> leaves = tree_leaves(args[k]);
+    if (leaves.empty())
       fail(s.name + ": argument " + std::to_string(k) + " (in argnums) has no tensor to differentiate, got " +
            type_name(args[k]));
-    all.insert(all.end(), per_arg.back().begin(), per_arg.back().end());
+    all.insert(all.end(), leaves.begin(), leaves.end());
   }
   bool recording = grad_enabled();
   GradModeGuard enable(true);
@@ -311,13 +310,9 @@ ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
          value.t.shape_str() + "; use vjp or jacrev for other outputs");
   bool keep = keep_graph(recording, all, {value.t}, d.leaves);
   std::vector<Tensor> g = reverse_pass(d, {value.t}, {Tensor()}, keep, s.name);
-  std::vector<Value> per;
-  next = 0;
-  for (size_t j = 0; j < s.argnums.which.size(); ++j) {
-    std::vector<Tensor> mine(g.begin() + next, g.begin() + next + per_arg[j].size());
-    next += per_arg[j].size();
-    per.push_back(tree_rebuild(a.pos[s.argnums.which[j]], mine));
-  }
+  std::vector<Value> differentiated;
+  for (size_t k : s.argnums.which) differentiated.push_back(a.pos[k]);
+  std::vector<Value> per = tree_rebuild_each(differentiated, g);
   ValueAndGrad r;
   r.grads = s.argnums.tuple ? make_tuple(std::move(per)) : per[0];
   r.value = tensor_value(keep ? value.t : without_history(value.t));
@@ -383,15 +378,7 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
     // Cotangents that require grad keep the products differentiable in them too (the
     // transpose of the transpose: jvp by a double vjp), as functorch's vjp_fn does.
     std::vector<Tensor> g = reverse_pass(*d, outputs, cot, keep || keep_graph(grad_enabled(), cot, {}, {}), "vjp_fn");
-    std::vector<Value> per;
-    size_t next = 0;
-    for (const Value& p : primals) {
-      std::vector<Tensor> leaves = tree_leaves(p);
-      std::vector<Tensor> mine(g.begin() + next, g.begin() + next + leaves.size());
-      next += leaves.size();
-      per.push_back(tree_rebuild(p, mine));
-    }
-    return make_tuple(std::move(per));
+    return make_tuple(tree_rebuild_each(primals, g));
   });
   std::vector<Tensor> shown;
   for (const Tensor& t : outputs) shown.push_back(keep ? t : without_history(t));
@@ -634,38 +621,15 @@ Tensor jacobian_shape(const Tensor& rows, const Tensor& out, const Tensor& in, b
 
 // Nests per-output, per-argument Jacobians as torch.func does: the outputs' structure
 // outside, the differentiated arguments' (a tuple when argnums is) inside.
-Value nest_jacobians(const Value& out_tree, const std::vector<Tensor>& outs, const std::vector<Value>& arg_trees,
-                     const ArgNums& argnums, const std::vector<std::vector<Tensor>>& jac /*[out][in leaf]*/) {
-  std::vector<Tensor> per_out_values;
+Value nest_jacobians(const Value& out_tree, const std::vector<Value>& arg_trees, const ArgNums& argnums,
+                     const std::vector<std::vector<Tensor>>& jac /*[out][in leaf]*/) {
   std::vector<Value> per_out;
-  for (size_t o = 0; o < outs.size(); ++o) {
-    std::vector<Value> per_arg;
-    size_t next = 0;
-    for (size_t j = 0; j < argnums.which.size(); ++j) {
-      std::vector<Tensor> leaves = tree_leaves(arg_trees[j]);
-      std::vector<Tensor> mine(jac[o].begin() + next, jac[o].begin() + next + leaves.size());
-      next += leaves.size();
-      per_arg.push_back(tree_rebuild(arg_trees[j], mine));
-    }
+  for (const std::vector<Tensor>& of_output : jac) {
+    std::vector<Value> per_arg = tree_rebuild_each(arg_trees, of_output);
     per_out.push_back(argnums.tuple ? make_tuple(std::move(per_arg)) : per_arg[0]);
   }
-  if (out_tree.tag == Tag::Tensor) return per_out[0];
-  // Rebuild the output structure with the per-output values in the tensor slots.
-  std::vector<Value> slots = per_out;
   size_t next = 0;
-  std::function<Value(const Value&)> place = [&](const Value& v) -> Value {
-    switch (v.tag) {
-      case Tag::Tensor: return slots.at(next++);
-      case Tag::List:
-      case Tag::Tuple: {
-        std::vector<Value> items;
-        for (const Value& x : v.as<ListObj>()->items) items.push_back(place(x));
-        return v.tag == Tag::List ? make_list(std::move(items)) : make_tuple(std::move(items));
-      }
-      default: return v;
-    }
-  };
-  return place(out_tree);
+  return tree_place(out_tree, per_out, next);
 }
 
 struct JacSpec {
@@ -717,7 +681,7 @@ Value run_jacrev(Evaluator& ev, const JacSpec& s, CallArgs& a) {
     }
     jac.push_back(shaped);
   }
-  Value result = nest_jacobians(value, outs, arg_trees, s.argnums, jac);
+  Value result = nest_jacobians(value, arg_trees, s.argnums, jac);
   return s.has_aux ? make_tuple({result, aux}) : result;
 }
 
@@ -767,7 +731,7 @@ Value run_jacfwd(Evaluator& ev, const JacSpec& s, CallArgs& a) {
   std::vector<std::vector<Tensor>> jac(outs.size());
   for (size_t o = 0; o < outs.size(); ++o)
     for (size_t i = 0; i < all.size(); ++i) jac[o].push_back(jacobian_shape(columns_of[i][o], outs[o], all[i], false));
-  Value result = nest_jacobians(value_tree, outs, arg_trees, s.argnums, jac);
+  Value result = nest_jacobians(value_tree, arg_trees, s.argnums, jac);
   return s.has_aux ? make_tuple({result, aux}) : result;
 }
 

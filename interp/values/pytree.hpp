@@ -15,5 +15,11 @@ std::vector<Tensor> tree_leaves(const Value& v);
 Value tree_replace(const Value& like, const std::vector<Tensor>& leaves, size_t& next);
 // tree_replace from the first leaf, checking that every leaf was used.
 Value tree_rebuild(const Value& like, const std::vector<Tensor>& leaves);
+// Each of `likes` rebuilt in turn from one flat list of leaves (the gradients of
+// several arguments, in their order), checking that every leaf was used.
+std::vector<Value> tree_rebuild_each(const std::vector<Value>& likes, const std::vector<Tensor>& leaves);
+// A value shaped like `like` with its tensor leaves replaced, in order, by any values
+// (a Jacobian's per-output structures). Advances next.
+Value tree_place(const Value& like, const std::vector<Value>& values, size_t& next);
 
 }  // namespace nabla::interp

@@ -203,3 +203,14 @@ test "vmap with a tuple output and a dict argument: out_dims per output" {
   close(per, A.sum(1))
   close(vmap(fn(x) = W.sum())(A), W.sum().expand([4]))
 }
+
+test "Jacobians of a function returning a dict nest per output key" {
+  let x = randn(3, dtype=f64)
+  fn f(x) = {"scaled": x * 2.0, "total": (x * x).sum()}
+  for jac in [jacrev(f), jacfwd(f)] {
+    let j = jac(x)
+    expect(sorted(list(j.keys())) == ["scaled", "total"], "one Jacobian per key")
+    close(j["scaled"], to_dtype(eq(arange(3).unsqueeze(1), arange(3)), f64) * 2.0)
+    close(j["total"], x * 2.0)
+  }
+}
