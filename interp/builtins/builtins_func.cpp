@@ -27,15 +27,12 @@
 #include "autograd/transforms/forward.hpp"
 #include "autograd/transforms/vmap.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/func_transforms.hpp"
 #include "interp/values/pytree.hpp"
 
 namespace nabla::interp {
 
-namespace {
-
-using transforms::Level;
-using transforms::LevelKind;
-using transforms::LevelScope;
+namespace func {
 
 // How many reverse-mode transforms (grad, vjp, jacrev) are running their function on
 // this thread: one inside another keeps the graph of its results, so that the outer
@@ -47,8 +44,6 @@ bool is_function(const Value& v) {
   return v.tag == Tag::Func || v.tag == Tag::Native || v.tag == Tag::Bound || v.tag == Tag::Instance ||
          v.tag == Tag::FnClass;
 }
-
-enum class Mode { forward, reverse };
 
 Value call_function(Evaluator& ev, const Value& f, std::vector<Value> pos,
                     std::vector<std::pair<std::string, Value>> kw, Mode mode) {
@@ -107,12 +102,6 @@ bool keep_graph(bool recording, const std::vector<Tensor>& inputs, const std::ve
     if (t.defined() && t.requires_grad()) return true;
   return reaches_other_leaves(outputs, leaves);
 }
-
-// argnums: an int, or a tuple of ints (then the gradients are a tuple).
-struct ArgNums {
-  std::vector<size_t> which;
-  bool tuple = false;
-};
 
 ArgNums parse_argnums(const Value& v, const std::string& fname) {
   ArgNums out;
@@ -193,14 +182,6 @@ Tensor without_history(const Tensor& t) {
   return d;
 }
 
-// The tensors a reverse-mode transform differentiates: for each argument leaf, the
-// physical leaf (requires grad) and the logical tensor the function sees.
-struct Differentiated {
-  std::vector<Tensor> leaves;   // physical, requiring grad
-  std::vector<Tensor> logical;  // what the function gets
-  std::vector<std::pair<uint64_t, int64_t>> levels;
-};
-
 Differentiated differentiate(const std::vector<Tensor>& tensors, const std::string& fname) {
   Differentiated d;
   d.levels = open_batch_levels();
@@ -259,13 +240,6 @@ std::pair<Value, Value> split_aux(const Value& out, bool has_aux, const std::str
 }
 
 // ---- grad and value_and_grad ----------------------------------------------------------
-
-struct GradSpec {
-  Value f;
-  ArgNums argnums;
-  bool has_aux = false;
-  std::string name;  // "grad" or "value_and_grad"
-};
 
 GradSpec grad_spec(CallArgs& a, const std::string& fname) {
   Value f = function_arg(a, fname);
@@ -596,169 +570,6 @@ Value vmap_builtin(Evaluator&, CallArgs& a) {
   return make_native("vmap", [s](Evaluator& ev, CallArgs& call) { return run_vmap(ev, s, call); });
 }
 
-// ---- jacobians --------------------------------------------------------------------------------
-
-// The identity of n elements shaped [n, *shape]: one basis tangent per row.
-Tensor basis(const Tensor& like) {
-  int64_t n = like.numel();
-  Tensor eye = to_dtype(eq(unsqueeze(arange(n, DType::i64, like.device()), 1), arange(n, DType::i64, like.device())),
-                        like.dtype());
-  IntList shape{n};
-  shape.insert(shape.end(), like.sizes().begin(), like.sizes().end());
-  return reshape(eye, shape);
-}
-
-// A Jacobian given as [n_out, *in] (jacrev's rows) or [n_in, *out] (jacfwd's columns)
-// reshaped to out's shape followed by in's.
-Tensor jacobian_shape(const Tensor& rows, const Tensor& out, const Tensor& in, bool rows_are_outputs) {
-  IntList shape(out.sizes().begin(), out.sizes().end());
-  shape.insert(shape.end(), in.sizes().begin(), in.sizes().end());
-  if (rows_are_outputs) return reshape(rows, shape);
-  // [n_in, *out] -> [*out, n_in] -> [*out, *in]
-  Tensor moved = reshape(rows, {in.numel(), out.numel()});
-  return reshape(transpose(moved, 0, 1), shape);
-}
-
-// Nests per-output, per-argument Jacobians as torch.func does: the outputs' structure
-// outside, the differentiated arguments' (a tuple when argnums is) inside.
-Value nest_jacobians(const Value& out_tree, const std::vector<Value>& arg_trees, const ArgNums& argnums,
-                     const std::vector<std::vector<Tensor>>& jac /*[out][in leaf]*/) {
-  std::vector<Value> per_out;
-  for (const std::vector<Tensor>& of_output : jac) {
-    std::vector<Value> per_arg = tree_rebuild_each(arg_trees, of_output);
-    per_out.push_back(argnums.tuple ? make_tuple(std::move(per_arg)) : per_arg[0]);
-  }
-  size_t next = 0;
-  return tree_place(out_tree, per_out, next);
-}
-
-struct JacSpec {
-  Value f;
-  ArgNums argnums;
-  bool has_aux = false;
-  std::string name;
-};
-
-JacSpec jac_spec(CallArgs& a, const std::string& fname) {
-  GradSpec g = grad_spec(a, fname);
-  return JacSpec{g.f, g.argnums, g.has_aux, fname};
-}
-
-// jacrev: one vjp, then its vjp_fn batched over the rows of the identity (vmap over
-// vjp), one output at a time.
-Value run_jacrev(Evaluator& ev, const JacSpec& s, CallArgs& a) {
-  check_argnums(s.argnums, a.pos.size(), s.name);
-  std::vector<Value> args = a.pos, arg_trees;
-  std::vector<Tensor> all;
-  for (size_t k : s.argnums.which) {
-    arg_trees.push_back(args[k]);
-    std::vector<Tensor> leaves = tree_leaves(args[k]);
-    all.insert(all.end(), leaves.begin(), leaves.end());
-  }
-  bool recording = grad_enabled();
-  GradModeGuard enable(true);
-  Differentiated d = differentiate(all, s.name);
-  size_t next = 0;
-  for (size_t k : s.argnums.which) args[k] = tree_replace(args[k], d.logical, next);
-  Value out = call_function(ev, s.f, args, a.kw, Mode::reverse);
-  auto [value, aux] = split_aux(out, s.has_aux, s.name);
-  std::vector<Tensor> outs = checked_outputs(value, s.name);
-  bool keep = keep_graph(recording, all, outs, d.leaves);
-  std::vector<std::vector<Tensor>> jac;
-  for (const Tensor& o : outs) {
-    Tensor rows = basis(o);
-    std::vector<Tensor> per_leaf;
-    {
-      LevelScope scope(LevelKind::batch, rows.size(0));
-      Tensor cotangent = transforms::make_batched(rows, scope.id(), 0);
-      std::vector<Tensor> g = reverse_pass(d, {o}, {cotangent}, keep, s.name);
-      for (const Tensor& x : g) per_leaf.push_back(transforms::unbatch(x, scope.id(), rows.size(0), 0));
-    }
-    std::vector<Tensor> shaped;
-    for (size_t i = 0; i < per_leaf.size(); ++i) {
-      Tensor j = jacobian_shape(per_leaf[i], o, all[i], true);
-      shaped.push_back(keep ? j : without_history(j));
-    }
-    jac.push_back(shaped);
-  }
-  Value result = nest_jacobians(value, arg_trees, s.argnums, jac);
-  return s.has_aux ? make_tuple({result, aux}) : result;
-}
-
-// jacfwd: jvp batched over the rows of the identity of each input (vmap over jvp).
-Value run_jacfwd(Evaluator& ev, const JacSpec& s, CallArgs& a) {
-  check_argnums(s.argnums, a.pos.size(), s.name);
-  std::vector<Value> arg_trees;
-  std::vector<Tensor> all;
-  for (size_t k : s.argnums.which) {
-    arg_trees.push_back(a.pos[k]);
-    std::vector<Tensor> leaves = tree_leaves(a.pos[k]);
-    all.insert(all.end(), leaves.begin(), leaves.end());
-  }
-  // func of the differentiated arguments alone, the others as given.
-  Value f = s.f;
-  std::vector<Value> given = a.pos;
-  ArgNums argnums = s.argnums;
-  auto kw = a.kw;
-  Value partial = make_native("jacfwd", [f, given, argnums, kw](Evaluator& inner, CallArgs& call) {
-    std::vector<Value> full = given;
-    for (size_t j = 0; j < argnums.which.size(); ++j) full[argnums.which[j]] = call.pos[j];
-    return call_function(inner, f, full, kw, Mode::forward);
-  });
-  Value value_tree, aux;
-  std::vector<Tensor> outs;
-  std::vector<std::vector<Tensor>> columns_of;  // [input leaf][output]: [n_in, *out]
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (!is_floating(all[i].dtype()))
-      fail(s.name + ": an argument to differentiate has dtype " + dtype_name(all[i].dtype()) +
-           "; derivatives need floating tensors");
-    Tensor columns = basis(all[i]);
-    LevelScope batch(LevelKind::batch, columns.size(0));
-    std::vector<Tensor> leaf_tangents;
-    for (size_t l = 0; l < all.size(); ++l)
-      leaf_tangents.push_back(l == i ? transforms::make_batched(columns, batch.id(), 0) : zeros_like(all[l]));
-    std::vector<Value> tangents;
-    size_t next = 0;
-    for (const Value& tree : arg_trees) tangents.push_back(tree_replace(tree, leaf_tangents, next));
-    auto [out, tangent_out] = run_jvp(ev, partial, arg_trees, tangents, s.has_aux ? &aux : nullptr, s.name);
-    value_tree = out;
-    outs = tree_leaves(out);
-    std::vector<Tensor> columns_out;
-    for (const Tensor& t : tree_leaves(tangent_out))
-      columns_out.push_back(transforms::unbatch(t, batch.id(), columns.size(0), 0));
-    columns_of.push_back(columns_out);
-  }
-  std::vector<std::vector<Tensor>> jac(outs.size());
-  for (size_t o = 0; o < outs.size(); ++o)
-    for (size_t i = 0; i < all.size(); ++i) jac[o].push_back(jacobian_shape(columns_of[i][o], outs[o], all[i], false));
-  Value result = nest_jacobians(value_tree, arg_trees, s.argnums, jac);
-  return s.has_aux ? make_tuple({result, aux}) : result;
-}
-
-Value jacrev_builtin(Evaluator&, CallArgs& a) {
-  JacSpec s = jac_spec(a, "jacrev");
-  return make_native("jacrev", [s](Evaluator& ev, CallArgs& call) { return run_jacrev(ev, s, call); });
-}
-
-Value jacfwd_builtin(Evaluator&, CallArgs& a) {
-  JacSpec s = jac_spec(a, "jacfwd");
-  return make_native("jacfwd", [s](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, s, call); });
-}
-
-// hessian(f) = jacfwd(jacrev(f)), both over the same argnums. Inside vmap it is
-// jacrev(jacrev(f)) (the same values): a reverse transform under a jvp cannot yet
-// differentiate an argument that the enclosing vmap batches (open_batch_levels).
-Value hessian_builtin(Evaluator&, CallArgs& a) {
-  JacSpec s = jac_spec(a, "hessian");
-  if (s.has_aux) fail("hessian(): has_aux is not supported; use jacfwd(jacrev(f, has_aux=true)) instead");
-  JacSpec inner{s.f, s.argnums, false, "hessian"};
-  Value jacobian = make_native("jacrev", [inner](Evaluator& ev, CallArgs& call) { return run_jacrev(ev, inner, call); });
-  JacSpec outer{jacobian, s.argnums, false, "hessian"};
-  return make_native("hessian", [outer](Evaluator& ev, CallArgs& call) {
-    return transforms::innermost_visible(LevelKind::batch) ? run_jacrev(ev, outer, call) : run_jacfwd(ev, outer, call);
-  });
-}
-
 const BuiltinEntry kFuncBuiltins[] = {
     {"value_and_grad", value_and_grad_builtin, "value_and_grad(func, argnums=0, has_aux=false)",
      "A function returning (func(*args), its gradient with respect to the argnums arguments); func returns one "
@@ -785,19 +596,19 @@ const BuiltinEntry kFuncBuiltins[] = {
      "argument), running its ops batched. Example: vmap(fn(x) = x.dot(w))(xs)"},
 };
 
-}  // namespace
+}  // namespace func
 
-Value grad_of_function(Evaluator& ev, CallArgs& a) { return grad_transform(ev, a); }
-bool is_callable_value(const Value& v) { return is_function(v); }
+Value grad_of_function(Evaluator& ev, CallArgs& a) { return func::grad_transform(ev, a); }
+bool is_callable_value(const Value& v) { return func::is_function(v); }
 
-const BuiltinLibrary kFuncLibrary = {"func", nullptr, kFuncBuiltins, nullptr};
+const BuiltinLibrary kFuncLibrary = {"func", nullptr, func::kFuncBuiltins, nullptr};
 // The module's rows: grad (the function form only; the global grad is autograd's,
 // which takes both forms), then the family's.
 const std::vector<BuiltinEntry> kFuncModuleRows = [] {
-  std::vector<BuiltinEntry> rows{{"grad", grad_transform, "grad(func, argnums=0, has_aux=false)",
+  std::vector<BuiltinEntry> rows{{"grad", func::grad_transform, "grad(func, argnums=0, has_aux=false)",
                                   "The function that returns func's gradient with respect to argument argnums, as "
                                   "JAX's grad. Example: func.grad(fn(x) = (x * x).sum())(x)"}};
-  rows.insert(rows.end(), std::begin(kFuncBuiltins), std::end(kFuncBuiltins));
+  rows.insert(rows.end(), std::begin(func::kFuncBuiltins), std::end(func::kFuncBuiltins));
   return rows;
 }();
 const BuiltinLibrary kFuncModule = {"func", "func", kFuncModuleRows, nullptr};

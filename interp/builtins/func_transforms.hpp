@@ -1,0 +1,74 @@
+// What the function transforms' builtins share (builtins_func.cpp: grad, vjp, jvp,
+// hvp, vmap and the machinery; builtins_func_jacobians.cpp: jacrev, jacfwd,
+// hessian). Internal to those two files.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograd/transforms/levels.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+
+namespace nabla::interp::func {
+
+using transforms::Level;
+using transforms::LevelKind;
+using transforms::LevelScope;
+
+bool is_function(const Value& v);
+
+// Whether a transform calls its function for reverse mode (grad, vjp, jacrev: a
+// transform inside one keeps the graph of its results) or not.
+enum class Mode { forward, reverse };
+Value call_function(Evaluator& ev, const Value& f, std::vector<Value> pos,
+                    std::vector<std::pair<std::string, Value>> kw, Mode mode);
+
+// argnums: an int, or a tuple of ints (then the gradients are a tuple).
+struct ArgNums {
+  std::vector<size_t> which;
+  bool tuple = false;
+};
+void check_argnums(const ArgNums& argnums, size_t nargs, const std::string& fname);
+
+// A grad-like transform's function and options (grad, value_and_grad, jacrev, ...).
+struct GradSpec {
+  Value f;
+  ArgNums argnums;
+  bool has_aux = false;
+  std::string name;  // "grad", "jacrev", ...
+};
+// (func, argnums=0, has_aux=false) of a call of the builtin `fname`.
+GradSpec grad_spec(CallArgs& a, const std::string& fname);
+
+// The tensors a reverse-mode transform differentiates: for each argument leaf, the
+// physical leaf (requires grad) and the logical tensor the function sees.
+struct Differentiated {
+  std::vector<Tensor> leaves;   // physical, requiring grad
+  std::vector<Tensor> logical;  // what the function gets
+  std::vector<std::pair<uint64_t, int64_t>> levels;
+};
+Differentiated differentiate(const std::vector<Tensor>& tensors, const std::string& fname);
+// Whether the gradients must stay differentiable (keep their graph).
+bool keep_graph(bool recording, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                const std::vector<Tensor>& leaves);
+// Gradients of `outputs` weighted by `cotangents` (undefined: ones) with respect to
+// the differentiated leaves, as the function saw them; zeros where unused.
+std::vector<Tensor> reverse_pass(const Differentiated& d, const std::vector<Tensor>& outputs,
+                                 const std::vector<Tensor>& cotangents, bool keep, const std::string& fname);
+// t without its autograd history, keeping its jvp tangents.
+Tensor without_history(const Tensor& t);
+
+// The tensor leaves of a function's result; an error naming `fname` when it has none.
+std::vector<Tensor> checked_outputs(const Value& out, const std::string& fname);
+// Splits (output, aux) when has_aux.
+std::pair<Value, Value> split_aux(const Value& out, bool has_aux, const std::string& fname);
+// (outputs, their tangents) of f at primals with tangents, in one forward pass.
+std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector<Value>& primals,
+                                const std::vector<Value>& tangents, Value* aux, const std::string& fname);
+
+// The Jacobian builtins (builtins_func_jacobians.cpp).
+Value jacrev_builtin(Evaluator& ev, CallArgs& a);
+Value jacfwd_builtin(Evaluator& ev, CallArgs& a);
+Value hessian_builtin(Evaluator& ev, CallArgs& a);
+
+}  // namespace nabla::interp::func
