@@ -347,6 +347,10 @@ void Interpreter::set_limits(const Limits& limits) {
 
 const Limits& Interpreter::limits() const { return impl_->limits; }
 
+void Interpreter::set_full_trace(bool on) { impl_->ev.full_trace = on; }
+
+bool Interpreter::full_trace() const { return impl_->ev.full_trace; }
+
 std::optional<EvalError> Interpreter::sandbox_refusal(const std::string& what) const {
   try {
     impl_->ev.check_sandbox(what.c_str());

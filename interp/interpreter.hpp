@@ -166,6 +166,13 @@ class Interpreter {
   // Budgets and sandbox mode for the evals that follow (see Limits).
   void set_limits(const Limits& limits);
   const Limits& limits() const;
+  // Errors raised inside the standard library are shown at the innermost line of the
+  // user's code, the library frames marked "[library]" in the trace, and the ops the
+  // library runs carry the user's call site and module path ("fc1 (train.dsl:12:9)").
+  // on: the library's own lines instead, for work on the library (`--full-trace`,
+  // the REPL's `:set full_trace on`). Off by default; reset() keeps it.
+  void set_full_trace(bool on);
+  bool full_trace() const;
   // In sandbox mode, the error that `what` (a REPL command such as ":load") gets, the
   // same as a builtin that reaches outside ("error: :load is not available in sandbox
   // mode ..."); nullopt when the sandbox is off. The REPL asks it before each command

@@ -2,7 +2,8 @@
 // the language's test runner (`nabla test PATH`), graph mode (`nabla graph FILE
 // --entry NAME`), local data-parallel ranks (`nabla launch -n N FILE`, launch.hpp)
 // and --version/--help/--list-ops; --max-steps, --max-memory and --sandbox before any
-// of them but launch set the interpreter's Limits (docs/hardening.md).
+// of them but launch set the interpreter's Limits (docs/hardening.md), and
+// --full-trace before any of them shows errors at the standard library's own lines.
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
 // syntax error, 130 when Ctrl-C (SIGINT) stopped it. Errors go to stderr. Uses the
 // language only through the embedding API (interp/interpreter.hpp); reads the pass
@@ -46,6 +47,8 @@ const char* const kHelp =
     "       nabla --version | --help | --list-ops\n"
     "       nabla [--max-steps N] [--max-memory BYTES] [--sandbox] [COMMAND...]\n"
     "                                    any of the above but launch (or the REPL), with limits\n"
+    "       nabla --full-trace [COMMAND...]\n"
+    "                                    any of the above, errors at the standard library's lines\n"
     "\n"
     "  --version    print the version and the CUDA runtime found\n"
     "  --help       print this help\n"
@@ -57,6 +60,11 @@ const char* const kHelp =
     "  --max-memory BYTES  a runtime error when live CPU tensors would take more than\n"
     "                      BYTES (suffixes K, M, G: powers of 1024)\n"
     "  --sandbox           builtins that touch files, sockets or sleep are errors\n"
+    "  --full-trace        an error raised inside the standard library (nn, optim, data,\n"
+    "                      ...) is shown at the library's line, not at the innermost line\n"
+    "                      of your code that called it, and ops the library runs keep its\n"
+    "                      lines in graphs and profiles (for work on the library itself;\n"
+    "                      the REPL's :set full_trace on)\n"
     "\n"
     "nabla graph runs FILE.dsl (ARGS after -- are its `args`), then compiles NAME, a\n"
     "model, a function or a graph module defined at its top level, as compile() does,\n"
@@ -94,6 +102,14 @@ int usage_error(const std::string& message) {
 
 // The limits of --max-steps, --max-memory and --sandbox, for every interpreter made here.
 nabla::Limits g_limits;
+// --full-trace, for every interpreter made here and the ranks of nabla launch.
+bool g_full_trace = false;
+
+// The front options' settings on a new interpreter.
+void apply_options(nabla::Interpreter& interp) {
+  interp.set_limits(g_limits);
+  interp.set_full_trace(g_full_trace);
+}
 
 // A count with an optional K, M or G suffix (powers of 1024); false when `text` is not one.
 bool parse_count(const std::string& text, uint64_t* out) {
@@ -113,14 +129,16 @@ bool parse_count(const std::string& text, uint64_t* out) {
   return true;
 }
 
-// Takes the limit options at the front of `args` into g_limits; "" when they are
-// fine, else the message.
-std::string take_limit_options(Args& args) {
+// Takes the options at the front of `args` (limits, --full-trace) into g_limits and
+// g_full_trace; "" when they are fine, else the message.
+std::string take_front_options(Args& args) {
   while (!args.empty()) {
     std::string option = args[0];
     bool numeric = option == "--max-steps" || option == "--max-memory";
     if (option == "--sandbox") {
       g_limits.sandbox = true;
+    } else if (option == "--full-trace") {
+      g_full_trace = true;
     } else if (!numeric) {
       break;
     } else {
@@ -175,7 +193,7 @@ int run_code(const std::string& code, const Args& args) {
   return with_interrupts([&] {
     nabla::Interpreter interp;
     interp.set_args(args);
-    interp.set_limits(g_limits);
+    apply_options(interp);
     nabla::InterruptScope scope(interp);
     return finish(interp.eval(code, "<-e>"));
   });
@@ -186,7 +204,7 @@ int run_script(const std::string& path, const Args& args) {
   return with_interrupts([&] {
     nabla::Interpreter interp;
     interp.set_args(args);
-    interp.set_limits(g_limits);
+    apply_options(interp);
     nabla::InterruptScope scope(interp);
     return finish(interp.eval_file(path));
   });
@@ -222,7 +240,7 @@ int run_tests(const Args& paths) {
     bool interrupted = false;
     for (size_t k = 0; k < files.size() && !interrupted; ++k) {
       nabla::Interpreter interp;
-      interp.set_limits(g_limits);
+      apply_options(interp);
       nabla::TestReport report;
       {
         nabla::InterruptScope scope(interp);
@@ -352,7 +370,7 @@ int run_graph_command(const Args& args) {
 int run_graph(const GraphCommand& cmd) {
   nabla::Interpreter interp;
   interp.set_args(cmd.script_args);
-  interp.set_limits(g_limits);
+  apply_options(interp);
   nabla::InterruptScope scope(interp);
   if (int status = finish(interp.eval_file(cmd.file))) return status;
   if (is_identifier(cmd.request.entry) && !interp.has(cmd.request.entry))
@@ -373,10 +391,10 @@ int run_graph(const GraphCommand& cmd) {
 
 int main(int argc, char** argv) {
   Args args(argv + 1, argv + argc);
-  if (std::string e = take_limit_options(args); !e.empty()) return usage_error(e);
+  if (std::string e = take_front_options(args); !e.empty()) return usage_error(e);
   if (args.empty()) {
     nabla::Interpreter interp;
-    interp.set_limits(g_limits);
+    apply_options(interp);
     return nabla::run_repl(interp);
   }
   const std::string& first = args[0];
@@ -396,7 +414,7 @@ int main(int argc, char** argv) {
   if (first == "launch") {
     if (g_limits.max_steps || g_limits.max_memory || g_limits.sandbox)
       return usage_error("--max-steps, --max-memory and --sandbox do not reach the ranks of nabla launch");
-    return nabla::run_launch(rest);
+    return nabla::run_launch(rest, g_full_trace ? Args{"--full-trace"} : Args{});
   }
   if (first.size() > 1 && first[0] == '-') return usage_error("unknown option '" + first + "' (see nabla --help)");
   return run_script(first, rest);

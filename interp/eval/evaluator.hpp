@@ -181,6 +181,10 @@ class Evaluator {
     if (sandbox) throw_sandboxed(what);
   }
   [[noreturn]] void throw_sandboxed(const char* what);
+  // `--full-trace`, the REPL's `:set full_trace on`: errors raised in the standard
+  // library are shown at the library's line and its ops carry their library lines,
+  // for work on the library itself (Note [User line] in evaluator_trace.cpp).
+  bool full_trace = false;
 
   struct Impl;
   std::unique_ptr<Impl> impl;

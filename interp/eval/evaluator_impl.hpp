@@ -13,6 +13,7 @@
 
 #include "interp/eval/evaluator.hpp"
 #include "lang/stack_depth.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla::interp {
 
@@ -26,6 +27,22 @@ std::string stray_flow_message(Flow f);
 struct CallRec {
   const SourceSpan* site;
   const std::string* name;
+  // The origin of library ops run under this call when it is the innermost call made
+  // from the user's code and no layer call is above it (its site's text), once asked.
+  // See Note [User line] in evaluator_trace.cpp.
+  OriginId library_origin = 0;
+};
+
+// A model's method running (forward, step, ...): the model, the index in the call
+// stack of the method's frame, its module path from the outermost model method
+// running ("fc1", "encoder.layers.0.attn", as named_modules names it; found when
+// first asked) and the origin of the library ops under it. See Note [User line].
+struct LayerCall {
+  const InstanceObj* model;
+  size_t depth;
+  std::string path;
+  bool path_known = false;
+  OriginId origin = 0;  // "fc1 (train.dsl:12:9)", once asked
 };
 
 struct RCtx {
@@ -148,7 +165,21 @@ struct Evaluator::Impl {
     }
   }
 
+  // evaluator_trace.cpp: where an error is shown, and the origin of library ops
+  // (Note [User line]).
   void locate(LangError& e, const SourceSpan& span);
+  std::vector<LayerCall> layer_calls;
+  OriginId library_origin(const Expr& e);
+  const std::string& layer_path(size_t k);
+  std::string layer_label(size_t k);
+  // Records a model method call on layer_calls for its lifetime.
+  struct LayerScope {
+    Impl& im;
+    LayerScope(Impl& i, const InstanceObj& model) : im(i) { im.layer_calls.push_back({&model, im.stack.size()}); }
+    ~LayerScope() { im.layer_calls.pop_back(); }
+    LayerScope(const LayerScope&) = delete;
+    LayerScope& operator=(const LayerScope&) = delete;
+  };
   // The native stack is nearly full (deep recursion, or expressions nested deeply
   // inside it): fails with the recursion-limit message. See Note [Stack depth].
   [[noreturn]] void throw_stack_full();
@@ -192,7 +223,9 @@ struct Evaluator::Impl {
   std::shared_ptr<Module> import_once(const std::string& key, const std::string& shown,
                                       const std::function<std::shared_ptr<Module>()>& load);
   std::shared_ptr<Module> import_stdlib(const std::string& name);
-  inline std::shared_ptr<Module> load_module(const std::string& name, const std::string& path, const std::string& text);
+  // library: the standard library's (SourceFile::library).
+  inline std::shared_ptr<Module> load_module(const std::string& name, const std::string& path, const std::string& text,
+                                             bool library);
 
   // ================================ functions (evaluator_calls.cpp) ================================
   Value make_function(const std::shared_ptr<FnDecl>& decl, const std::string& name);
