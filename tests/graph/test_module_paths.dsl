@@ -64,3 +64,15 @@ test "the passes' notes in gm.explain() name the module" {
   let report = gm.explain()
   expect("batch_norm at bn (tests/graph/test_module_paths.dsl:60:18): not folded into a conv: training mode" in report, report)
 }
+
+test "a layer held twice is named by its first path, as named_modules names it" {
+  model Tied() {
+    enc = nn.Linear(4, 4)
+    forward(x) = self.again(enc(x))
+  }
+  let m = Tied()
+  m.again = m.enc
+  let ir = compile(m, randn(2, 4)).ir()
+  expect("# enc (tests/graph/test_module_paths.dsl:71:29)\n" in ir and "# enc (tests/graph/test_module_paths.dsl:71:18)\n" in ir, ir)
+  expect(m.named_modules()[1][0] == "enc", f"{m.named_modules()}")
+}
