@@ -15,7 +15,9 @@
 namespace nabla {
 
 // What went wrong, formatted for the user: "file:line:col: error: message", the
-// source line, a caret, then the call trace ("  at train.dsl:12:5 in step()").
+// source line, a caret, then the call trace ("  at train.dsl:12:5 in step()"). An
+// error raised inside the standard library is at the innermost line of the user's
+// code, its library frames marked " [library]" in the trace (see set_full_trace).
 struct EvalError {
   enum class Kind { syntax, runtime } kind = Kind::runtime;
   std::string message;  // the whole formatted text

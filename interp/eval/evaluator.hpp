@@ -9,8 +9,10 @@
 // only by the resolver, so a variable access never hashes a string.
 //
 // Errors: one exception type (LangError) that gets the span of the innermost
-// expression that failed and a snapshot of the DSL call stack; nabla::Error thrown by
-// ops is converted at the expression that called the op.
+// expression that failed (of the innermost user frame when that expression is the
+// standard library's: Note [User line] in evaluator_trace.cpp) and a snapshot of the
+// DSL call stack; nabla::Error thrown by ops is converted at the expression that
+// called the op.
 #pragma once
 #include <atomic>
 #include <cstdint>
