@@ -25,6 +25,7 @@
 #include "interp/app/launch.hpp"
 #include "interp/app/program_file.hpp"
 #include "interp/app/repl.hpp"
+#include "interp/app/test_command.hpp"
 #include "interp/interpreter.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -192,52 +193,13 @@ int run_script(const std::string& path, const Args& args) {
   });
 }
 
-// The .dsl files under each path (a file, or a folder searched recursively), each
-// folder's files sorted; false after reporting a path that does not exist.
-bool collect_test_files(const Args& paths, std::vector<std::string>& files) {
-  for (const auto& path : paths) {
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return usage_error("no such file or folder: '" + path + "'"), false;
-    if (!fs::is_directory(path, ec)) {
-      files.push_back(path);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& e : fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec))
-      if (e.is_regular_file() && e.path().extension() == ".dsl") found.push_back(e.path().string());
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  return true;
-}
-
-// `nabla test PATH...`: each file in a fresh interpreter; every failure with its
-// location, then "N passed, N failed".
-int run_tests(const Args& paths) {
-  if (paths.empty()) return usage_error("`nabla test` needs a PATH (a .dsl file or a folder)");
+// `nabla test [OPTIONS] PATH...` (interp/app/test_command.hpp).
+int run_tests(const Args& args) {
+  nabla::TestCommand cmd;
+  if (std::string e = nabla::parse_test_args(args, cmd); !e.empty()) return usage_error(e);
   std::vector<std::string> files;
-  if (!collect_test_files(paths, files)) return 2;
-  return with_interrupts([&] {
-    int passed = 0, failed = 0;
-    bool interrupted = false;
-    for (size_t k = 0; k < files.size() && !interrupted; ++k) {
-      nabla::Interpreter interp;
-      interp.set_limits(g_limits);
-      nabla::TestReport report;
-      {
-        nabla::InterruptScope scope(interp);
-        report = interp.run_tests(files[k]);
-      }
-      passed += report.passed;
-      failed += report.failed;
-      interrupted = report.interrupted;
-      std::fflush(stdout);
-      for (const auto& failure : report.failures) std::printf("FAIL %s\n", failure.c_str());
-    }
-    std::printf("%d passed, %d failed%s\n", passed, failed, interrupted ? " (interrupted)" : "");
-    std::fflush(stdout);
-    return interrupted ? kInterruptedStatus : failed == 0 ? 0 : 1;
-  });
+  if (std::string e = nabla::collect_test_files(cmd.paths, files); !e.empty()) return usage_error(e);
+  return with_interrupts([&] { return nabla::run_test_files(cmd, files, g_limits); });
 }
 
 // ---- nabla graph ------------------------------------------------------------------

@@ -191,7 +191,7 @@ else
   "$NABLA" test tests/cli/failing_tests.dsl | grep -q "tests/cli/failing_tests.dsl:9" ||
     { echo "FAIL nabla test: the failure does not name tests/cli/failing_tests.dsl:9"; failures=$((failures + 1)); }
   expect "test: all pass" 0 '*' "" -- "$NABLA" test tests/lang/test_blocks
-  [ "$(last_line "$NABLA" test tests/lang/test_blocks)" = "4 passed, 0 failed" ] ||
+  [ "$(last_line "$NABLA" test tests/lang/test_blocks)" = "7 passed, 0 failed" ] ||
     { echo "FAIL nabla test: summary line of tests/lang/test_blocks"; failures=$((failures + 1)); }
   expect "REPL from a pipe" 0 $'3\n[1, 2]' "" -- bash -c "printf '1 + 2\nlet b = [1,\n  2]\nb\n' | '$NABLA'"
   expect "REPL from a pipe keeps going after an error" 1 "5" "<repl:1>:1:1: error: undefined name 'nope'" -- \

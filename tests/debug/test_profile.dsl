@@ -1,5 +1,5 @@
 # The profiler from the language: profile { } blocks, last_profile(), tables, traces.
-# Run by `nabla test tests/debug` (ctest debug_tests).
+# Run by `nabla test tests/debug` (ctest dsl_tests).
 import nn
 
 model Net() {
@@ -37,7 +37,7 @@ test "a profile block records each op with its user line, forward and backward" 
   # Both layers run in the standard library; they count under the user's line.
   for e in ops {
     if e["name"] == "linear" {
-      expect(e["line"] == "tests/debug/profile.dsl:8:16" or e["line"] == "tests/debug/profile.dsl:8:25", e["line"])
+      expect(e["line"] == "tests/debug/test_profile.dsl:8:16" or e["line"] == "tests/debug/test_profile.dsl:8:25", e["line"])
       expect(e["source"].startswith("<stdlib>/nn.dsl:"), e["source"])
     }
   }
@@ -48,7 +48,7 @@ test "a profile block records each op with its user line, forward and backward" 
   expect("LinearBackward" in spans, f"{spans}")
   # Grouped by line: fc1(x) in Net.forward has its forward and its backward time.
   let rows = p.rows(group="line")
-  let fc1 = where_field(rows, "key", "tests/debug/profile.dsl:8:25")
+  let fc1 = where_field(rows, "key", "tests/debug/test_profile.dsl:8:25")
   expect(len(fc1) == 1, f"{rows}")
   expect(fc1[0]["forward_us"] > 0 and fc1[0]["backward_us"] > 0, f"{fc1[0]}")
   expect(p.elapsed_us > 0, "elapsed")
