@@ -118,6 +118,12 @@ if [ "$MODE" = usage ]; then
   expect "test of a missing path" 2 "" "nabla: error: no such file or folder: 'no/such'" -- "$NABLA" test no/such
   expect "--help" 0 '*' "" -- "$NABLA" --help
   expect "--version" 0 '*' "" -- "$NABLA" --version
+  # A command's --help prints that command's part of the help, status 0.
+  expect "graph --help" 0 '*' "" -- "$NABLA" graph --help
+  check "graph --help lists the graph options" bash -c "'$NABLA' graph --help | grep -q -- '--before-after PASS'"
+  expect "test --help" 0 '*' "" -- "$NABLA" test --help
+  check "test --help lists -k" bash -c "'$NABLA' test --help | grep -q -- '-k PATTERN'"
+  check "--help has the graph and test options" bash -c "'$NABLA' --help | grep -q -- '--collect-only' && '$NABLA' --help | grep -q -- '--explain'"
 
   # nabla graph: option errors are found before the file runs (status 2).
   expect "graph: unknown option" 2 "" "nabla: error: unknown option '--frob' for nabla graph (see nabla --help)" -- \
@@ -274,6 +280,22 @@ else
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/folder.$EXT"
   expect "graph: the script's own error" 1 "" "$GRAPH_MODELS:5:14: error: invalid literal for int(): 'x'" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp -- x
+  # A model class: constructed when its constructor needs no arguments, else the error says how.
+  "$NABLA" graph "$GRAPH_MODELS" --entry Gate --passes "" >"$TMP/gate.txt"
+  check "graph: a model class with no constructor arguments is constructed" \
+    grep -qx "graph module 'Gate' (inference): 2 nodes captured, 2 after passes" "$TMP/gate.txt"
+  expect "graph: a model class whose constructor needs arguments" 1 "" \
+    "nabla: error: graph: 'Scaled' is a model class, not a model, and its constructor needs (k): construct one in --entry, such as --entry 'Scaled(...)', or name a model that the file makes (let net = Scaled(...))" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry Scaled
+  expect "graph: a model class constructed in --entry" 0 '*' "" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry 'Scaled(3.0)' --inputs 'f32[2]'
+
+  # The REPL echoes a report (gm.optimize(), gm.cost()) as its text, not a quoted str.
+  printf 'let gm = compile(fn(x) = x * 1.0 + x * 1.0, randn([4]))\ngm.optimize("simplify,cse")\ngm.cost()\n' |
+    "$NABLA" >"$TMP/echo.txt"
+  check "REPL: gm.optimize()'s report echoes as lines" grep -q '^simplify  *[0-9]* changes' "$TMP/echo.txt"
+  check "REPL: gm.cost()'s table echoes as lines" grep -q '^graph module .lambda. (inference)' "$TMP/echo.txt"
+  check "REPL: no quoted report" bash -c "! grep -qF '\\n' '$TMP/echo.txt'"
 fi
 
 if [ "$failures" -ne 0 ]; then
