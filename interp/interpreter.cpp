@@ -178,6 +178,7 @@ struct Interpreter::Impl {
   // collected, say) is this eval's, not the next one's: Note [Interrupts].
   void report_late_interrupt(EvalResult& result) {
     bool late = ev.interrupt_flag.exchange(false);
+    if (late && ev.timed_out.exchange(false)) return;  // a test's time limit, reached as the run ended: it ended in time
     if (!late || !result.ok) return;  // an error (the interrupt's own or another) already ends the run
     result.ok = false;
     result.echo.clear();

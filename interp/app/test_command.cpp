@@ -260,7 +260,7 @@ int list_tests(const std::vector<std::string>& files, const std::function<bool(c
       else std::printf("%s\n", test_id(file, name).c_str()), ++listed;
     }
   }
-  std::printf("%d tests in %zu files%s%s\n", listed, files.size(),
+  std::printf("%d test%s in %zu file%s%s%s\n", listed, listed == 1 ? "" : "s", files.size(), files.size() == 1 ? "" : "s",
               deselected ? (", " + std::to_string(deselected) + " deselected").c_str() : "",
               errors ? (", " + std::to_string(errors) + " not collected").c_str() : "");
   return errors ? 2 : 0;
