@@ -287,8 +287,8 @@ struct ObjectObj : Obj, Tracked {
 // ---- helpers ------------------------------------------------------------------------
 
 Value make_str(std::string s);
-// A str that a method returns as a report for people to read (gm.optimize(), gm.cost(),
-// gm.explain()): a str in every way but its repr, which is the text itself rather than
+// A str that a builtin returns as a report for people to read (gm.optimize(), gm.cost(),
+// gm.explain(), memory_summary(), a profile's table()): a str in every way but its repr, which is the text itself rather than
 // a quoted literal, so the REPL echoes the table as print() shows it (as a Python str
 // subclass whose __repr__ is __str__).
 Value make_report(std::string text);

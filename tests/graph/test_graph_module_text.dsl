@@ -39,6 +39,8 @@ test "reports are strs whose repr is their text" {
   expect(repr(table) == table.rstrip("\n") and "total" in table, repr(table))
   let why = gm.explain()
   expect(repr(why) == why.rstrip("\n") and "captures:" in why, repr(why))
+  let mem = memory_summary()
+  expect(repr(mem) == mem.rstrip("\n") and "allocated" in mem, repr(mem))
   # Everything made from a report is an ordinary str again.
   expect(repr(report + "") == repr("" + report) and repr(report + "").startswith("'"), repr(report + ""))
 }
