@@ -22,6 +22,7 @@ struct EvalError {
   enum class Kind { syntax, runtime } kind = Kind::runtime;
   std::string message;  // the whole formatted text
   bool interrupted = false;  // a runtime error from Interpreter::interrupt (Ctrl-C): exit status 130
+  bool timed_out = false;    // a test's time limit stopped it (TestOptions::timeout_s), not Ctrl-C
 };
 
 struct EvalResult {
@@ -50,12 +51,42 @@ struct Limits {
   bool sandbox = false;
 };
 
-// Results of test blocks (`nabla test`).
-struct TestReport {
-  int passed = 0, failed = 0;
-  bool interrupted = false;  // Ctrl-C stopped the file: its remaining blocks did not run
+// One test block's result (`nabla test -v` prints each as it ends).
+struct TestResult {
+  std::string name;  // the test's name; "" for the file's top level when it failed
+  bool passed = true;
+  bool timed_out = false;  // stopped by TestOptions::timeout_s
+  double seconds = 0;
   std::vector<std::string> failures;  // each formatted with its location
 };
+
+// How run_tests runs a file's test blocks (`nabla test -k -x --timeout`).
+struct TestOptions {
+  // Which tests run, by name; every test when empty. The others are deselected.
+  std::function<bool(const std::string& name)> select;
+  // Seconds each test block (and the file's top level) may run; 0: no limit. A block
+  // past it stops at its next statement, loop iteration or call, as Ctrl-C stops
+  // one, and fails with "timed out after S s"; the next block runs.
+  double timeout_s = 0;
+  bool stop_at_first_failure = false;  // the file's remaining blocks do not run
+  std::function<void(const TestResult&)> on_result;  // called as each test ends
+};
+
+// Results of test blocks (`nabla test`).
+struct TestReport {
+  int passed = 0, failed = 0, deselected = 0;
+  bool interrupted = false;  // Ctrl-C stopped the file: its remaining blocks did not run
+  bool stopped = false;      // TestOptions::stop_at_first_failure stopped the file
+  std::vector<std::string> failures;  // each formatted with its location, after `test "name": `
+};
+
+// The test blocks of a program file, found by parsing it without running it (`nabla
+// test --collect-only`); `error` is the syntax error or the read problem, else "".
+struct TestCollection {
+  std::vector<std::string> names;
+  std::string error;
+};
+TestCollection collect_tests(const std::string& path);
 
 // What `nabla graph` and the REPL's `:graph` ask of graph mode (Interpreter::graph;
 // interp/app/graph_command.cpp). `entry` is an expression evaluated in the global scope:
@@ -130,8 +161,9 @@ class Interpreter {
   // REPL's :prof; `profile { }` in the language, interp/builtins/profile.hpp).
   EvalResult eval_profiled(const std::string& source, const std::string& name);
   EvalResult eval_file(const std::string& path);
-  // Runs the file's top level, then every `test "name" { ... }` block in it.
-  TestReport run_tests(const std::string& path);
+  // Runs the file's top level, then every `test "name" { ... }` block in it that
+  // options.select selects.
+  TestReport run_tests(const std::string& path, const TestOptions& options = {});
 
   // Read back values of globals.
   bool has(const std::string& name) const;

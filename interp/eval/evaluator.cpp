@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
@@ -30,8 +31,12 @@ std::string LangError::formatted() const {
 
 void Evaluator::throw_interrupt() {
   interrupt_flag.store(false);
-  LangError e("interrupted");
+  bool timeout = timed_out.exchange(false);
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", timeout_s);
+  LangError e(timeout ? "timed out after " + std::string(limit) + " s (nabla test --timeout)" : "interrupted");
   e.interrupted = true;
+  e.timed_out = timeout;
   throw e;
 }
 

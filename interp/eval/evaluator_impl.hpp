@@ -45,12 +45,14 @@ struct LayerCall {
   OriginId origin = 0;  // "fc1 (train.dsl:12:9)", once asked
 };
 
+using BlockNames = std::unordered_map<std::string, int>;  // a scope's names and their slots
+
 struct RCtx {
   RCtx* parent = nullptr;
   bool is_module = false;
   Module* module = nullptr;
   FnInfo* info = nullptr;
-  std::vector<std::unordered_map<std::string, int>> blocks;
+  std::vector<BlockNames> blocks;
   const ModelInfo* model = nullptr;  // methods and constructors: bare member names
 };
 
@@ -63,6 +65,11 @@ struct Evaluator::Impl {
   std::unordered_map<const FnDecl*, FnInfo> fn_infos;
   std::unordered_map<const ModelDecl*, ModelInfo> model_infos;
   std::vector<std::shared_ptr<Program>> programs;
+  // The names each test block declares (module slots of its scope and the scopes
+  // inside it), so that expect_error's code sees the block's locals (test_block_locals).
+  std::unordered_map<const TestStmt*, BlockNames> test_locals;
+  BlockNames* recording_test_locals = nullptr;  // while a test block is resolved
+  const TestStmt* running_test = nullptr;        // while run_test_block runs one
 
   // Execution state.
   Frame* frame = nullptr;
@@ -85,7 +92,9 @@ struct Evaluator::Impl {
   inline void resolve_expr(const Expr& e);
   void resolve_chain(const Expr& top);
   inline void resolve_other_operands(const Expr& link);
-  void resolve_program(const Program& p, Module* m, bool child_scope);
+  // child_scope: the program's own names go in a scope of their own, inside
+  // `visible` when given (a test block's names; see test_locals).
+  void resolve_program(const Program& p, Module* m, bool child_scope, const BlockNames* visible = nullptr);
 
   // ================================ locations ================================
   Frame* frame_at(int depth) {

@@ -260,10 +260,18 @@ std::shared_ptr<Module> Evaluator::current_module() {
   return impl->module ? impl->module->shared_from_this() : main_module;
 }
 
-void Evaluator::run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module) {
+void Evaluator::run_test_block(const lang::TestStmt& test, const std::shared_ptr<Module>& module) {
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();
+  const lang::TestStmt* saved_test = impl->running_test;
+  impl->running_test = &test;
+  struct Restore {
+    Impl& impl;
+    const lang::TestStmt* test;
+    ~Restore() { impl.running_test = test; }
+  } restore{*impl, saved_test};
+  const lang::Block& body = test.body;
   Flow f = Flow::Normal;
   for (size_t k = 0; k < body.stmts.size() && f == Flow::Normal; ++k) {  // exec_block, checking interrupts
     f = impl->exec(*body.stmts[k]);
@@ -281,7 +289,10 @@ Value Evaluator::eval_source(const std::string& source, const std::string& name,
   if (!parsed.program) fail(parsed.error.value_or("syntax error"));
   std::shared_ptr<Program> prog(std::move(parsed.program));
   impl->programs.push_back(prog);
-  impl->resolve_program(*prog, module.get(), true);
+  // At a test block's own level (not in a function it calls), the code sees the block's locals.
+  const BlockNames* visible = nullptr;
+  if (impl->running_test && !impl->frame && impl->module == module.get()) visible = &impl->test_locals[impl->running_test];
+  impl->resolve_program(*prog, module.get(), true, visible);
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();

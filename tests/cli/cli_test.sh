@@ -163,6 +163,12 @@ if [ "$MODE" = usage ]; then
   expect "--help" 0 '*' "" -- "$NABLA" --help
   expect "--version" 0 '*' "" -- "$NABLA" --version
   "$NABLA" --help | grep -q '^  --full-trace  ' || { echo "FAIL --help: no --full-trace"; failures=$((failures + 1)); }
+  # A command's --help prints that command's part of the help, status 0.
+  expect "graph --help" 0 '*' "" -- "$NABLA" graph --help
+  check "graph --help lists the graph options" bash -c "'$NABLA' graph --help | grep -q -- '--before-after PASS'"
+  expect "test --help" 0 '*' "" -- "$NABLA" test --help
+  check "test --help lists -k" bash -c "'$NABLA' test --help | grep -q -- '-k PATTERN'"
+  check "--help has the graph and test options" bash -c "'$NABLA' --help | grep -q -- '--collect-only' && '$NABLA' --help | grep -q -- '--explain'"
 
   # nabla graph: option errors are found before the file runs (status 2).
   expect "graph: unknown option" 2 "" "nabla: error: unknown option '--frob' for nabla graph (see nabla --help)" -- \
@@ -236,7 +242,7 @@ else
   "$NABLA" test tests/cli/failing_tests.dsl | grep -q "tests/cli/failing_tests.dsl:9" ||
     { echo "FAIL nabla test: the failure does not name tests/cli/failing_tests.dsl:9"; failures=$((failures + 1)); }
   expect "test: all pass" 0 '*' "" -- "$NABLA" test tests/lang/test_blocks
-  [ "$(last_line "$NABLA" test tests/lang/test_blocks)" = "4 passed, 0 failed" ] ||
+  [ "$(last_line "$NABLA" test tests/lang/test_blocks)" = "7 passed, 0 failed" ] ||
     { echo "FAIL nabla test: summary line of tests/lang/test_blocks"; failures=$((failures + 1)); }
   expect "REPL from a pipe" 0 $'3\n[1, 2]' "" -- bash -c "printf '1 + 2\nlet b = [1,\n  2]\nb\n' | '$NABLA'"
   expect "REPL from a pipe keeps going after an error" 1 "5" "<repl:1>:1:1: error: undefined name 'nope'" -- \
@@ -320,6 +326,22 @@ else
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/folder.$EXT"
   expect "graph: the script's own error" 1 "" "$GRAPH_MODELS:5:14: error: invalid literal for int(): 'x'" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp -- x
+  # A model class: constructed when its constructor needs no arguments, else the error says how.
+  "$NABLA" graph "$GRAPH_MODELS" --entry Gate --passes "" >"$TMP/gate.txt"
+  check "graph: a model class with no constructor arguments is constructed" \
+    grep -qx "graph module 'Gate' (inference): 2 nodes captured, 2 after passes" "$TMP/gate.txt"
+  expect "graph: a model class whose constructor needs arguments" 1 "" \
+    "nabla: error: graph: 'Scaled' is a model class, not a model, and its constructor needs (k): construct one in --entry, such as --entry 'Scaled(...)', or name a model that the file makes (let net = Scaled(...))" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry Scaled
+  expect "graph: a model class constructed in --entry" 0 '*' "" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry 'Scaled(3.0)' --inputs 'f32[2]'
+
+  # The REPL echoes a report (gm.optimize(), gm.cost()) as its text, not a quoted str.
+  printf 'let gm = compile(fn(x) = x * 1.0 + x * 1.0, randn([4]))\ngm.optimize("simplify,cse")\ngm.cost()\n' |
+    "$NABLA" >"$TMP/echo.txt"
+  check "REPL: gm.optimize()'s report echoes as lines" grep -q '^simplify  *[0-9]* changes' "$TMP/echo.txt"
+  check "REPL: gm.cost()'s table echoes as lines" grep -q '^graph module .lambda. (inference)' "$TMP/echo.txt"
+  check "REPL: no quoted report" bash -c "! grep -qF '\\n' '$TMP/echo.txt'"
 fi
 
 if [ "$failures" -ne 0 ]; then
