@@ -9,7 +9,14 @@ let read_idx = _data.read_idx
 # read_csv(path, header=true): (data, columns): an f32 [rows, cols] tensor and the
 # column names (c0, c1, ... without a header). Empty fields are nan.
 let read_csv = _data.read_csv
-fn csv(path, header=true) = _data.read_csv(path, header)
+fn csv(path, header=true) {
+  """A CSV file of numbers as (an f32 [rows, cols] tensor, the column names), empty fields nan;
+  without a header the columns are named c0, c1 and so on.
+
+  Example: let (points, columns) = data.csv("points.csv")
+  """
+  return _data.read_csv(path, header)
+}
 # permutation(n, seed=none): an i64 tensor holding 0..n-1 shuffled (seeded, or drawn
 # from the global generator, which manual_seed fixes).
 let permutation = _data.permutation
@@ -24,8 +31,12 @@ let Progress = _data.Progress
 # clamped) as an 8-bit PNG file.
 let save_image = _data.save_image
 
-# A dataset of tensors whose first dimension is the item: x and y (y may be none).
 model TensorDataset(x, y=none) {
+  """A dataset of tensors whose first dim indexes the items, x with the labels y (or none), as
+  torch.utils.data.TensorDataset, with batches() for mini-batches.
+
+  Example: data.TensorDataset(randn(100, 4), randint(3, [100])).batches(32, shuffle=true, seed=0)
+  """
   if y != none and len(x) != len(y) {
     assert(false, f"TensorDataset: x has {len(x)} items but y has {len(y)}")
   }
@@ -60,6 +71,12 @@ let fashion_mnist_std = 0.3530
 # normalize=true standardizes the images with the training set's mean and standard
 # deviation (torchvision's Normalize((0.2860,), (0.3530,)) for this data set).
 fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist_dir) {
+  """Fashion-MNIST as a TensorDataset of f32 images in [0, 1] ([N, 784], or [N, 1, 28, 28] with
+  flatten=false) and i64 labels 0..9, split "train" (60000 items) or "test" (10000);
+  normalize=true standardizes the images.
+
+  Example: let test = data.fashion_mnist("test", normalize=true)
+  """
   let prefix = "train" if split == "train" else "t10k" if split == "test" else none
   if prefix == none {
     assert(false, f"fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
@@ -73,8 +90,13 @@ fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist
   return TensorDataset(x.reshape([n, 784]) if flatten else x.reshape([n, 1, 28, 28]), y)
 }
 
-# Whether the Fashion-MNIST files are installed (tests skip without them).
-fn fashion_mnist_available(dir=fashion_mnist_dir) = _data.file_exists(f"{dir}/t10k-images-idx3-ubyte.gz")
+fn fashion_mnist_available(dir=fashion_mnist_dir) {
+  """Whether the Fashion-MNIST files are installed in dir (tests skip without them).
+
+  Example: data.fashion_mnist_available()
+  """
+  return _data.file_exists(f"{dir}/t10k-images-idx3-ubyte.gz")
+}
 
 # Whether `path` names a readable file (a checkpoint from an earlier run, say).
 let file_exists = _data.file_exists

@@ -21,7 +21,15 @@ import optim
 # "env://" (MASTER_ADDR, MASTER_PORT), "tcp://host:port" or "file:///path"; rank and
 # world_size default to RANK and WORLD_SIZE. A collective that fails stops with an
 # error naming the rank that died or hangs, within timeout seconds.
-fn init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30) = _dist.init(backend, init_method, rank, world_size, timeout)
+fn init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30) {
+  """Joins the process group of this run's ranks (waiting for all of them up to timeout seconds), as
+  torch.distributed.init_process_group; rank and world_size default to RANK and WORLD_SIZE, which
+  nabla launch sets.
+
+  Example: dist.init(backend="gloo")
+  """
+  return _dist.init(backend, init_method, rank, world_size, timeout)
+}
 let is_initialized = _dist.is_initialized
 # destroy(): leaves the group (the others see this rank as finished).
 let destroy = _dist.destroy
@@ -50,6 +58,11 @@ let _save_file = save  # the builtin, before this module's save() hides it
 # writes it: atomically, so a reader sees the old file or the new one); every rank
 # returns once the file is there. Returns whether this rank wrote it.
 fn save(obj, path, metadata=none) {
+  """Writes a checkpoint as save() does, from rank 0 only, and returns on every rank once the file is
+  there; whether this rank wrote it.
+
+  Example: dist.save(nn.Linear(4, 2), "model.safetensors")
+  """
   let writer = not _dist.is_initialized() or _dist.rank() == 0
   if writer { _save_file(obj, path, metadata) }
   if _dist.is_initialized() { _dist.barrier() }
@@ -63,6 +76,11 @@ fn save(obj, path, metadata=none) {
 # same step. `no_sync(ddp) { ... }` skips the averaging (gradient accumulation: the
 # next synchronized backward averages all that accumulated).
 model DistributedDataParallel(module, bucket_cap_mb=25) {
+  """Wraps module so that backward averages its gradients over the ranks, in buckets all-reduced
+  while backward goes on, as torch.nn.parallel.DistributedDataParallel.
+
+  Example: let ddp = dist.DistributedDataParallel(nn.Linear(4, 2))
+  """
   module = module
   for p in module.parameters() { _dist.broadcast(p, 0) }
   for b in module.buffers() { _dist.broadcast(b, 0) }
@@ -82,6 +100,11 @@ model DistributedDataParallel(module, bucket_cap_mb=25) {
 # repeating its first items to a multiple of num_replicas (or cut, drop_last=true),
 # then every num_replicas-th item from this rank's position.
 model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, seed=0, drop_last=false) {
+  """This rank's share of a dataset per epoch (shuffled the same on every rank by seed + epoch), as
+  torch.utils.data.distributed.DistributedSampler, with batches() for its mini-batches.
+
+  Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).indices()
+  """
   dataset = dataset
   num_replicas = num_replicas if num_replicas != none else _dist.world_size()
   rank = rank if rank != none else _dist.rank()
@@ -123,6 +146,11 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
 # compute gradients on their own batches; rank 0's parameters are broadcast first.
 #   let opt = dist.ZeroRedundancyOptimizer(model.parameters(), fn(ps) = optim.Adam(ps, lr=1e-3))
 model ZeroRedundancyOptimizer(params, make_optimizer) {
+  """An optimizer whose state is sharded over the ranks (ZeRO stage 1): each rank's inner optimizer,
+  made by make_optimizer, updates its share, as torch.distributed.optim.ZeroRedundancyOptimizer.
+
+  Example: dist.ZeroRedundancyOptimizer(nn.Linear(4, 2).parameters(), fn(ps) = optim.Adam(ps, lr=1e-3))
+  """
   params = list(params)
   for p in params { _dist.broadcast(p, 0) }
   world = _dist.world_size()
@@ -173,6 +201,11 @@ fn _zero_flat(tensors, size) {
 # averages over micro-batches. out_shape(n) gives the shape of stage r's output for a
 # micro-batch of n items, on every rank (for the receiving buffers).
 model Pipeline(stage, chunks, out_shapes) {
+  """A GPipe pipeline: rank r runs stage on each of chunks micro-batches, sending activations to the
+  next rank and gradients back; out_shapes[r](n) is stage r's output shape for n items.
+
+  Example: let pipe = dist.Pipeline(nn.Linear(8, 8), 4, [fn(n) = [n, 8]])
+  """
   stage = stage
   chunks = chunks
   # out_shapes[r](n): the output shape of stage r for n items.
@@ -258,6 +291,11 @@ fn _tp_check_divisible(layer, what, size) {
 # into the whole output on every rank; false leaves this rank's slice, for a
 # RowParallelLinear to take.
 model ColumnParallelLinear(in_features, out_features, bias=true, gather_output=true, whole=none) {
+  """A Linear whose output features are split over the ranks, gathered again with gather_output, as
+  Megatron-LM's ColumnParallelLinear (without dist.init(), an ordinary Linear).
+
+  Example: dist.ColumnParallelLinear(8, 16)(randn(2, 8))
+  """
   in_features = in_features
   out_features = out_features
   gather_output = gather_output
@@ -277,6 +315,11 @@ model ColumnParallelLinear(in_features, out_features, bias=true, gather_output=t
 # input_is_parallel=true x is already this rank's slice (a ColumnParallelLinear's
 # output); otherwise the whole x is given and each rank takes its slice.
 model RowParallelLinear(in_features, out_features, bias=true, input_is_parallel=true, whole=none) {
+  """A Linear whose input features are split over the ranks, the partial products summed by an
+  all-reduce, as Megatron-LM's RowParallelLinear (without dist.init(), an ordinary Linear).
+
+  Example: dist.RowParallelLinear(16, 8, input_is_parallel=false)(randn(2, 16))
+  """
   in_features = in_features
   out_features = out_features
   input_is_parallel = input_is_parallel

@@ -1,8 +1,9 @@
 // The examples of the docs that :help prints run as written: every op row's
-// (OpDef::doc) and every builtin table row's (Note [Builtin tables]). Each example is
-// the text after "Example: ", evaluated in a session that imported nn, optim, dist and
-// the native modules (math, time, ...), as a user would before calling them, so that a
-// doc cannot teach a call the language refuses. Examples that write files run in a
+// (OpDef::doc), every builtin table row's (Note [Builtin tables]) and the docstring
+// of every public fn and model of the stdlib modules listed below. Each example is
+// the text after "Example: ", evaluated in a session that imported those modules, nn,
+// optim and the native modules (math, time, ...), as a user would before calling
+// them, so that a doc cannot teach a call the language refuses. Examples that write files run in a
 // temporary folder (checkpoint's load reads what save's example wrote). The rows whose
 // example needs the world outside (a GPU, a process group, the user's data files)
 // are listed with why.
@@ -31,8 +32,12 @@ std::string example_of(const std::string& doc) {
 
 // What every example may assume: the modules a user imports first (a module's
 // functions are called as math.sqrt(2), after `import math`).
+// The stdlib modules whose public fns and models must have a docstring with an example.
+const char* const kDocumentedModules[] = {"data", "dist", "distill", "functional", "prune", "quant"};
+
 void prepare(Session& s) {
-  s.run("import nn\nimport optim\nimport dist");
+  s.run("import nn\nimport optim");
+  for (const char* module : kDocumentedModules) s.run(std::string("import ") + module);
   for (const nabla::interp::BuiltinLibrary* library : nabla::interp::builtin_libraries())
     if (library->module) s.run(std::string("import ") + library->module);
   nabla::manual_seed(0);
@@ -96,6 +101,11 @@ const std::map<std::string, std::string> kNeedsTheWorld = {
     {"_data.read_idx", "the user's data file"},
     {"_data.read_csv", "the user's data file"},
     {"system.read_text", "the user's data file"},
+    {"data.csv", "the user's data file"},
+    {"data.fashion_mnist", "a data set on disk"},
+    {"dist.init", "a process group (nabla launch)"},
+    {"dist.DistributedDataParallel", "a process group"},
+    {"dist.ZeroRedundancyOptimizer", "a process group"},
 };
 
 bool runs_here(const std::string& name) {
@@ -132,4 +142,32 @@ TEST_CASE("builtin docs: every row's example runs, but those that need the world
   check_table_examples(s, "model", nabla::interp::model_methods());
   check_table_examples(s, "tensor", nabla::interp::tensor_methods());
   check_table_examples(s, "ops", nabla::interp::op_conventions());
+}
+
+// What print shows for `expression`, without the newline.
+std::string shown(Session& s, const std::string& expression) {
+  std::string out = s.run("print(" + expression + ")");
+  return out.empty() ? out : out.substr(0, out.size() - 1);
+}
+
+TEST_CASE("stdlib docs: every public fn and model has a docstring whose example runs") {
+  InTemporaryFolder folder;
+  Session s;
+  prepare(s);
+  for (const char* module : kDocumentedModules) {
+    size_t documented = 0;
+    for (const std::string& member : s.interp.member_names(module)) {
+      std::string name = std::string(module) + "." + member;
+      std::string kind = shown(s, "type(" + name + ")");
+      if (member[0] == '_' || (kind != "function" && kind != "model")) continue;  // values, builtins, modules
+      ++documented;
+      std::string doc = shown(s, name + ".doc");
+      INFO(name);
+      size_t example = doc.find("Example: ");
+      CHECK(example != std::string::npos);
+      CHECK(example > 0);  // a sentence first, then the example
+      if (runs_here(name)) check_example_runs(s, name, doc);
+    }
+    CHECK_MESSAGE(documented > 0, module);
+  }
 }
