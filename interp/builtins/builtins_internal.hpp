@@ -78,6 +78,7 @@ extern const BuiltinLibrary kMemoryLibrary;      // builtins_memory.cpp: allocat
 extern const BuiltinLibrary kModelLibrary;       // builtins_models.cpp: deepcopy, delattr
 extern const BuiltinLibrary kProfileLibrary;     // builtins_profile.cpp: last_profile()
 extern const BuiltinLibrary kGraphLibrary;       // builtins_graph.cpp: compile() and graph modules
+extern const BuiltinLibrary kHelpLibrary;        // builtins_help.cpp: help(x)
 extern const BuiltinLibrary kMathLibrary;        // builtins_math.cpp: the `math` module
 extern const BuiltinLibrary kTimeLibrary;        // builtins_time.cpp: the `time` module
 extern const BuiltinLibrary kCudaLibrary;        // builtins_cuda.cpp: the `cuda` module
