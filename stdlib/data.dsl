@@ -43,21 +43,44 @@ model TensorDataset(x, y=none) {
   x = x
   y = y
   __len__() = len(self.x)
-  # The i-th item: (x[i], y[i]), or x[i] without labels.
-  item(i) = (self.x[i], self.y[i]) if self.y != none else self.x[i]
+  item(i) {
+    """The i-th item: (x[i], y[i]), or x[i] without labels.
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).item(3)
+    """
+    return (self.x[i], self.y[i]) if self.y != none else self.x[i]
+  }
   __getitem__(i) = self.item(i)
-  # The first n items (a view: no copy).
-  subset(n) = TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
-  # The dataset on `device` ("cuda"): moved once, so that shuffling and batching run
-  # there with no copy per epoch or batch.
-  to(device) = TensorDataset(self.x.to(device), self.y.to(device) if self.y != none else none)
+  subset(n) {
+    """The first n items as a dataset of views (no copy).
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).subset(5)
+    """
+    return TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
+  }
+  to(device) {
+    """The dataset moved to device once, so that shuffling and batching run there with no copy per
+    epoch or batch.
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).to("cpu")
+    """
+    return TensorDataset(self.x.to(device), self.y.to(device) if self.y != none else none)
+  }
   # Mini-batches: a list of (xb, yb) tuples (xb alone without labels) to loop over.
   # shuffle=true permutes the items first: seed=k gives the same order every time,
   # no seed draws one from the global generator. drop_last drops a short last batch.
   # device="cuda" moves the (shuffled) items there in one pinned transfer; the
   # batches are views of it. (A dataset used for many epochs is better moved once
   # with to(device).)
-  batches(size, shuffle=false, drop_last=false, seed=none, device=none) = _data.batches(self.x, self.y, size, shuffle, drop_last, seed, device)
+  batches(size, shuffle=false, drop_last=false, seed=none, device=none) {
+    """Mini-batches as a list of (xb, yb) tuples (xb alone without labels), as a DataLoader gives
+    them: shuffled first with shuffle (seed=k repeats an order), a short last batch dropped with
+    drop_last, moved to device in one transfer.
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).batches(4, shuffle=true, seed=0)
+    """
+    return _data.batches(self.x, self.y, size, shuffle, drop_last, seed, device)
+  }
 }
 
 let fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"

@@ -88,11 +88,28 @@ model DistributedDataParallel(module, bucket_cap_mb=25) {
   forward(x) = self.module(x)
   # Whether backward averages gradients; returns the previous setting (no_sync uses it).
   _set_sync(on) = self._reducer.set_sync(on)
-  num_buckets() = self._reducer.num_buckets()
-  bucket_params() = self._reducer.bucket_params()
-  # {comm_us, wait_us} of the last synchronized backward: the time spent in
-  # all-reduces, and how much of it backward's end still waited for (the rest overlapped).
-  comm_stats() = self._reducer.comm_stats()
+  num_buckets() {
+    """How many buckets of gradients backward all-reduces.
+
+    Example: dist.DistributedDataParallel(nn.Linear(4, 2)).num_buckets()
+    """
+    return self._reducer.num_buckets()
+  }
+  bucket_params() {
+    """The parameters of each bucket, one list per bucket.
+
+    Example: dist.DistributedDataParallel(nn.Linear(4, 2)).bucket_params()
+    """
+    return self._reducer.bucket_params()
+  }
+  comm_stats() {
+    """{comm_us, wait_us} of the last synchronized backward: microseconds spent in all-reduces, and
+    how many of them backward's end still waited for (the rest overlapped).
+
+    Example: dist.DistributedDataParallel(nn.Linear(4, 2)).comm_stats()
+    """
+    return self._reducer.comm_stats()
+  }
 }
 
 # Each rank's share of a dataset per epoch (torch's DistributedSampler): with
@@ -112,14 +129,24 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
   seed = seed
   drop_last = drop_last
   epoch = 0
-  set_epoch(e) { self.epoch = e }
+  set_epoch(e) {
+    """Sets the epoch, which reseeds the shuffle, as torch's DistributedSampler.set_epoch; call it
+    before each epoch.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).set_epoch(1)
+    """
+    self.epoch = e
+  }
   # Items per rank.
   __len__() {
     let n = len(self.dataset)
     return n // self.num_replicas if self.drop_last else (n + self.num_replicas - 1) // self.num_replicas
   }
-  # This rank's item indices for the current epoch (an i64 tensor).
   indices() {
+    """This rank's item indices for the current epoch, as an i64 tensor.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).indices()
+    """
     let n = len(self.dataset)
     let order = data.permutation(n, seed=self.seed + self.epoch) if self.shuffle else arange(n)
     let total = len(self) * self.num_replicas
@@ -128,14 +155,22 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
     }
     return order[self.rank:total:self.num_replicas]
   }
-  # This rank's items as a dataset.
   shard() {
+    """This rank's items for the current epoch, as a TensorDataset.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).shard()
+    """
     let idx = self.indices()
     let ds = self.dataset
     return data.TensorDataset(ds.x[idx], ds.y[idx] if ds.y != none else none)
   }
-  # Mini-batches of this rank's items, in the epoch's order.
-  batches(size, drop_last=false, device=none) = self.shard().batches(size, drop_last=drop_last, device=device)
+  batches(size, drop_last=false, device=none) {
+    """Mini-batches of this rank's items in the epoch's order, as TensorDataset.batches gives them.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).batches(2)
+    """
+    return self.shard().batches(size, drop_last=drop_last, device=device)
+  }
 }
 
 # ZeRO stage 1 (optimizer-state sharding): each rank keeps the optimizer state of
@@ -159,8 +194,20 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
   # This rank's share of the flat parameters: the only tensor the inner optimizer sees.
   shard = _zero_flat(params, shard_size * world)[_dist.rank() * shard_size:(_dist.rank() + 1) * shard_size].detach().clone().requires_grad_()
   inner = make_optimizer([self.shard])
-  zero_grad(set_to_none=true) = optim._zero_grad(self.params, set_to_none)
+  zero_grad(set_to_none=true) {
+    """Clears the parameters' gradients (to none with set_to_none, else to zeros), as an optimizer's
+    zero_grad.
+
+    Example: dist.ZeroRedundancyOptimizer(nn.Linear(4, 2).parameters(), fn(ps) = optim.SGD(ps, lr=0.1)).zero_grad()
+    """
+    return optim._zero_grad(self.params, set_to_none)
+  }
   step() {
+    """Averages the gradients over the ranks, updates this rank's share with the inner optimizer and
+    gathers the updated shares into every rank's parameters.
+
+    Example: dist.ZeroRedundancyOptimizer(nn.Linear(4, 2).parameters(), fn(ps) = optim.SGD(ps, lr=0.1)).step()
+    """
     let grads = []
     for p in self.params { grads.append(p.grad if p.grad != none else zeros_like(p)) }
     self.shard.grad = _dist.reduce_scatter(_zero_flat(grads, self.shard_size * self.world), "avg")
@@ -213,6 +260,11 @@ model Pipeline(stage, chunks, out_shapes) {
   # Runs forward and backward over the batch; returns the mean loss on the last rank,
   # none on the others.
   train_step(x, target, loss_fn) {
+    """Runs forward and backward of the batch x through the pipeline, loss_fn(out, target) on each
+    micro-batch; the mean loss on the last rank, none on the others.
+
+    Example: dist.Pipeline(nn.Linear(8, 8), 2, [fn(n) = [n, 8]]).train_step(randn(4, 8), randn(4, 8), mse_loss)
+    """
     let r = _dist.rank()
     let last = _dist.world_size() - 1
     let n = x.shape[0] // self.chunks

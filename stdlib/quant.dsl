@@ -52,8 +52,18 @@ model QuantizedTensor(int_repr, scale, zero_point, axis=none) {
   axis = axis
   dtype = int_repr.dtype
   shape = int_repr.shape
-  qscheme() = "per_tensor_affine" if self.axis == none else "per_channel_affine"
+  qscheme() {
+    """"per_tensor_affine" or "per_channel_affine", as torch.Tensor.qscheme.
+
+    Example: quant.quantize(randn(4), 0.05, 128).qscheme()
+    """
+    return "per_tensor_affine" if self.axis == none else "per_channel_affine"
+  }
   dequantize(dtype=f32) {
+    """The floats scale * (int_repr - zero_point) in dtype, as torch.Tensor.dequantize.
+
+    Example: quant.quantize(randn(4), 0.05, 128).dequantize()
+    """
     if self.axis == none { return dequantize_per_tensor(self.int_repr, self.scale, self.zero_point, dtype) }
     return dequantize_per_channel(self.int_repr, self.scale, self.zero_point, self.axis, dtype)
   }
@@ -132,7 +142,13 @@ model MinMaxObserver(dtype=u8, qscheme="per_tensor_affine", reduce_range=false, 
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scale, zero_point) for what it has seen, as PyTorch's calculate_qparams.
+
+    Example: let obs = quant.MinMaxObserver(); obs(randn(100)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
 model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="per_tensor_affine", reduce_range=false,
@@ -165,7 +181,13 @@ model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="pe
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scale, zero_point) for what it has seen, as PyTorch's calculate_qparams.
+
+    Example: let obs = quant.MovingAverageMinMaxObserver(); obs(randn(100)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
 # The min and max of each slice of x along ch_axis, as two 1-D tensors.
@@ -202,7 +224,14 @@ model PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetr
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scales, zero_points) of each channel for what it has seen, as PyTorch's
+    calculate_qparams.
+
+    Example: let obs = quant.PerChannelMinMaxObserver(); obs(randn(4, 8)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
 model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, dtype=i8,
@@ -235,7 +264,14 @@ model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, 
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scales, zero_points) of each channel for what it has seen, as PyTorch's
+    calculate_qparams.
+
+    Example: let obs = quant.MovingAveragePerChannelMinMaxObserver(); obs(randn(4, 8)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
 fn _is_per_channel(obs) = obs.qscheme == "per_channel_affine" or obs.qscheme == "per_channel_symmetric"
@@ -480,6 +516,11 @@ model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_ten
     self.max_val = hi
   }
   calculate_qparams() {
+    """The (scale, zero_point) of the range whose quantization error is least, as PyTorch's
+    calculate_qparams.
+
+    Example: let obs = quant.HistogramObserver(); obs(randn(1000)); obs.calculate_qparams()
+    """
     if self.min_val.numel() == 0 { return _calculate_qparams(self, self.min_val, self.max_val) }
     let (lo, hi) = _histogram_search(self)
     return _calculate_qparams(self, lo, hi)
@@ -505,16 +546,43 @@ model FakeQuantize(observer) {
   buffer scale = tensor(1.0)
   buffer zero_point = tensor(0)
   enable_observer(enabled=true) {
+    """Turns the observer on (off with false), so that forward updates the quantization parameters;
+    returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).enable_observer(false)
+    """
     self.observer_enabled = enabled
     return self
   }
-  disable_observer() = self.enable_observer(false)
+  disable_observer() {
+    """Freezes the quantization parameters (enable_observer(false)); returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).disable_observer()
+    """
+    return self.enable_observer(false)
+  }
   enable_fake_quant(enabled=true) {
+    """Turns fake quantization on (off with false: forward is the identity); returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).enable_fake_quant(false)
+    """
     self.fake_quant_enabled = enabled
     return self
   }
-  disable_fake_quant() = self.enable_fake_quant(false)
-  calculate_qparams() = self.activation_post_process.calculate_qparams()
+  disable_fake_quant() {
+    """Makes forward the identity (enable_fake_quant(false)); returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).disable_fake_quant()
+    """
+    return self.enable_fake_quant(false)
+  }
+  calculate_qparams() {
+    """The observer's (scale, zero_point).
+
+    Example: let fq = quant.FakeQuantize(quant.MinMaxObserver()); fq(randn(8)); fq.calculate_qparams()
+    """
+    return self.activation_post_process.calculate_qparams()
+  }
   forward(x) {
     let obs = self.activation_post_process
     if self.observer_enabled {
@@ -579,7 +647,13 @@ model DynamicQuantizedLinear(in_features, out_features, weight, weight_scale, bi
   forward(x) = dynamic_quantized_linear(x, self.weight, self.weight_scale, self.bias if self.has_bias else none,
                                         reduce_range=self.reduce_range)
   # The weight as f32 values (what the int8 GEMM multiplies by).
-  dequantized_weight() = dequantize_per_channel(self.weight, self.weight_scale, zeros([self.out_features], dtype=i64), 0)
+  dequantized_weight() {
+    """The f32 weight that the i8 weight and its scales stand for.
+
+    Example: quant.DynamicQuantizedLinear(4, 2, quantize_per_channel(randn(2, 4), full([2], 0.05), zeros(2, dtype=i64), 0, i8), full([2], 0.05)).dequantized_weight()
+    """
+    return dequantize_per_channel(self.weight, self.weight_scale, zeros([self.out_features], dtype=i64), 0)
+  }
 }
 
 fn _check_weight(what, weight, shape) =
