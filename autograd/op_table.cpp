@@ -110,6 +110,10 @@ void name_inputs(std::vector<OpDef>& table, std::initializer_list<std::pair<OpId
   for (const auto& [id, list] : names) table[static_cast<size_t>(id)].input_names = list;
 }
 
+void document_ops(std::vector<OpDef>& table, std::initializer_list<std::pair<OpId, const char*>> docs) {
+  for (const auto& [id, doc] : docs) table[static_cast<size_t>(id)].doc = doc;
+}
+
 Attrs complete_attrs(const OpDef& def, const Attrs& given) {
   for (const Attr& a : given.items()) {
     bool known = false;

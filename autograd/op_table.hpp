@@ -97,6 +97,10 @@ struct OpDef {
   // the language and error messages use them. Set with name_inputs by each family.
   std::vector<std::string> input_names;
   std::vector<AttrSpec> attrs;
+  // What the op does, one sentence in PyTorch's terms, then "Example: ..." with a
+  // self-contained call in the language (`:help NAME` prints it; tests/ops/op_docs.cpp
+  // runs every example). Set with document_ops by each family.
+  const char* doc = nullptr;
   InferFn infer = nullptr;
   KernelFn cpu = nullptr;
   KernelFn cuda = nullptr;  // filled from the CUDA backend (cuda::find_kernel(id)); null without one
@@ -176,6 +180,9 @@ void set_autocast(std::vector<OpDef>& table, AutocastPolicy policy, std::initial
 // Gives rows their tensor argument names (a list of (op, names) pairs).
 void name_inputs(std::vector<OpDef>& table,
                  std::initializer_list<std::pair<OpId, std::vector<std::string>>> names);
+
+// Gives rows their docs (a list of (op, doc) pairs).
+void document_ops(std::vector<OpDef>& table, std::initializer_list<std::pair<OpId, const char*>> docs);
 
 // Row registration, one function per family file.
 void register_view_ops(std::vector<OpDef>& table);

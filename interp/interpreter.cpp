@@ -14,6 +14,7 @@
 
 #include "interp/eval/evaluator.hpp"
 #include "interp/builtins/builtin_table.hpp"
+#include "interp/builtins/help.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "interp/builtins/profile.hpp"
 #include "interp/app/program_file.hpp"
@@ -363,19 +364,32 @@ std::vector<std::string> Interpreter::global_names() const {
   return names;
 }
 
-std::optional<BuiltinHelp> Interpreter::builtin_help(const std::string& name) const {
-  size_t dot = name.find('.');
-  if (dot == std::string::npos) {  // the row documents the builtin only while the name holds it
-    const Value* bound = impl_->ev.main_module->get(name);
-    auto is_builtin = [&](const auto& b) {
-      return b.first == name && bound && bound->tag == interp::Tag::Native && bound->o == b.second.o;
-    };
-    if (std::none_of(impl_->ev.builtins.begin(), impl_->ev.builtins.end(), is_builtin)) return std::nullopt;
-  }
-  std::optional<interp::BuiltinDoc> doc = interp::find_builtin_doc(name);
-  if (!doc) return std::nullopt;
-  std::string owner = dot == std::string::npos ? "" : name.substr(0, dot + 1);  // "str."
-  return BuiltinHelp{owner + doc->signature, doc->doc};
+HelpResult Interpreter::help(const std::string& name) {
+  HelpResult result;
+  impl_->run([&] {
+    try {
+      result.text = interp::help_for_name(impl_->ev, name);
+    } catch (LangError& e) {
+      result.ok = false;
+      result.error = e.message;
+    } catch (std::exception& e) {
+      result.ok = false;
+      result.error = e.what();
+    }
+  });
+  return result;
+}
+
+std::vector<std::string> Interpreter::keyword_names(const std::string& callee) {
+  std::vector<std::string> out;
+  impl_->run([&] {
+    try {
+      Value v = impl_->ev.eval_source(callee, "<completion>", impl_->ev.main_module, true);
+      out = interp::keyword_names(impl_->ev, v);
+    } catch (std::exception&) {
+    }
+  });
+  return out;
 }
 
 std::vector<std::string> Interpreter::member_names(const std::string& expr) {

@@ -140,11 +140,11 @@ std::string describe_passes();
 // --list-ops`, the REPL's `:ops`; interp/app/op_listing.cpp).
 std::string describe_ops();
 
-// What the REPL's :help prints for a builtin: its row in the builtin tables (Note
-// [Builtin tables] in interp/builtins/builtin_table.hpp).
-struct BuiltinHelp {
-  std::string signature;  // "range(stop) or range(start, stop, step=1)", "str.split(sep=none)"
-  std::string doc;        // one sentence, then "Example: ..."
+// What the REPL's :help NAME prints: help("NAME")'s text, or its error.
+struct HelpResult {
+  bool ok = true;
+  std::string text;   // signature, doc, methods or a module's names (interp/builtins/help.hpp)
+  std::string error;  // "undefined name 'x'", "module 'nn' has no attribute 'Lienar'"
 };
 
 class Interpreter {
@@ -173,11 +173,14 @@ class Interpreter {
   std::vector<std::string> global_names() const;  // user globals and builtins
   // Names of the members of the value `expr` evaluates to (completion after '.').
   std::vector<std::string> member_names(const std::string& expr);
-  // The signature and doc of a builtin that `name` still names in this session
-  // ("print", "relu"), of a native module's function ("math.sqrt") or of a builtin
-  // type's method ("str.split", "list.append", "tensor.sum", "model.parameters");
-  // nullopt for any other name, and for a builtin's name the session has rebound.
-  std::optional<BuiltinHelp> builtin_help(const std::string& name) const;
+  // What help("NAME") prints: a builtin, op, method ("str.split", "Tensor.sum",
+  // "model.parameters"), a native module's function ("math.sqrt"), a DSL function,
+  // model or method ("nn.Linear", "optim.Adam.step"), a module (imported or not: "nn")
+  // or a variable of the session.
+  HelpResult help(const std::string& name);
+  // The keyword arguments that the callable `callee` (an expression: "conv2d",
+  // "nn.Linear", "m.forward") takes, for completion after "callee(".
+  std::vector<std::string> keyword_names(const std::string& callee);
 
   // Graph mode from the command line and the REPL: capture, optimize, print and
   // render as GraphRequest says. Errors (an unknown name, a capture problem, a bad

@@ -9,7 +9,14 @@ let read_idx = _data.read_idx
 # read_csv(path, header=true): (data, columns): an f32 [rows, cols] tensor and the
 # column names (c0, c1, ... without a header). Empty fields are nan.
 let read_csv = _data.read_csv
-fn csv(path, header=true) = _data.read_csv(path, header)
+fn csv(path, header=true) {
+  """A CSV file of numbers as (an f32 [rows, cols] tensor, the column names), empty fields nan;
+  without a header the columns are named c0, c1 and so on.
+
+  Example: let (points, columns) = data.csv("points.csv")
+  """
+  return _data.read_csv(path, header)
+}
 # permutation(n, seed=none): an i64 tensor holding 0..n-1 shuffled (seeded, or drawn
 # from the global generator, which manual_seed fixes).
 let permutation = _data.permutation
@@ -24,29 +31,56 @@ let Progress = _data.Progress
 # clamped) as an 8-bit PNG file.
 let save_image = _data.save_image
 
-# A dataset of tensors whose first dimension is the item: x and y (y may be none).
 model TensorDataset(x, y=none) {
+  """A dataset of tensors whose first dim indexes the items, x with the labels y (or none), as
+  torch.utils.data.TensorDataset, with batches() for mini-batches.
+
+  Example: data.TensorDataset(randn(100, 4), randint(3, [100])).batches(32, shuffle=true, seed=0)
+  """
   if y != none and len(x) != len(y) {
     assert(false, f"TensorDataset: x has {len(x)} items but y has {len(y)}")
   }
   x = x
   y = y
   __len__() = len(self.x)
-  # The i-th item: (x[i], y[i]), or x[i] without labels.
-  item(i) = (self.x[i], self.y[i]) if self.y != none else self.x[i]
+  item(i) {
+    """The i-th item: (x[i], y[i]), or x[i] without labels.
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).item(3)
+    """
+    return (self.x[i], self.y[i]) if self.y != none else self.x[i]
+  }
   __getitem__(i) = self.item(i)
-  # The first n items (a view: no copy).
-  subset(n) = TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
-  # The dataset on `device` ("cuda"): moved once, so that shuffling and batching run
-  # there with no copy per epoch or batch.
-  to(device) = TensorDataset(self.x.to(device), self.y.to(device) if self.y != none else none)
+  subset(n) {
+    """The first n items as a dataset of views (no copy).
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).subset(5)
+    """
+    return TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
+  }
+  to(device) {
+    """The dataset moved to device once, so that shuffling and batching run there with no copy per
+    epoch or batch.
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).to("cpu")
+    """
+    return TensorDataset(self.x.to(device), self.y.to(device) if self.y != none else none)
+  }
   # Mini-batches: a list of (xb, yb) tuples (xb alone without labels) to loop over.
   # shuffle=true permutes the items first: seed=k gives the same order every time,
   # no seed draws one from the global generator. drop_last drops a short last batch.
   # device="cuda" moves the (shuffled) items there in one pinned transfer; the
   # batches are views of it. (A dataset used for many epochs is better moved once
   # with to(device).)
-  batches(size, shuffle=false, drop_last=false, seed=none, device=none) = _data.batches(self.x, self.y, size, shuffle, drop_last, seed, device)
+  batches(size, shuffle=false, drop_last=false, seed=none, device=none) {
+    """Mini-batches as a list of (xb, yb) tuples (xb alone without labels), as a DataLoader gives
+    them: shuffled first with shuffle (seed=k repeats an order), a short last batch dropped with
+    drop_last, moved to device in one transfer.
+
+    Example: data.TensorDataset(randn(10, 4), arange(10)).batches(4, shuffle=true, seed=0)
+    """
+    return _data.batches(self.x, self.y, size, shuffle, drop_last, seed, device)
+  }
 }
 
 let fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"
@@ -60,6 +94,12 @@ let fashion_mnist_std = 0.3530
 # normalize=true standardizes the images with the training set's mean and standard
 # deviation (torchvision's Normalize((0.2860,), (0.3530,)) for this data set).
 fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist_dir) {
+  """Fashion-MNIST as a TensorDataset of f32 images in [0, 1] ([N, 784], or [N, 1, 28, 28] with
+  flatten=false) and i64 labels 0..9, split "train" (60000 items) or "test" (10000);
+  normalize=true standardizes the images.
+
+  Example: let test = data.fashion_mnist("test", normalize=true)
+  """
   let prefix = "train" if split == "train" else "t10k" if split == "test" else none
   if prefix == none {
     assert(false, f"fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
@@ -73,8 +113,13 @@ fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist
   return TensorDataset(x.reshape([n, 784]) if flatten else x.reshape([n, 1, 28, 28]), y)
 }
 
-# Whether the Fashion-MNIST files are installed (tests skip without them).
-fn fashion_mnist_available(dir=fashion_mnist_dir) = _data.file_exists(f"{dir}/t10k-images-idx3-ubyte.gz")
+fn fashion_mnist_available(dir=fashion_mnist_dir) {
+  """Whether the Fashion-MNIST files are installed in dir (tests skip without them).
+
+  Example: data.fashion_mnist_available()
+  """
+  return _data.file_exists(f"{dir}/t10k-images-idx3-ubyte.gz")
+}
 
 # Whether `path` names a readable file (a checkpoint from an earlier run, say).
 let file_exists = _data.file_exists

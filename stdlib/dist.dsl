@@ -21,7 +21,15 @@ import optim
 # "env://" (MASTER_ADDR, MASTER_PORT), "tcp://host:port" or "file:///path"; rank and
 # world_size default to RANK and WORLD_SIZE. A collective that fails stops with an
 # error naming the rank that died or hangs, within timeout seconds.
-fn init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30) = _dist.init(backend, init_method, rank, world_size, timeout)
+fn init(backend="gloo", init_method="env://", rank=none, world_size=none, timeout=30) {
+  """Joins the process group of this run's ranks (waiting for all of them up to timeout seconds), as
+  torch.distributed.init_process_group; rank and world_size default to RANK and WORLD_SIZE, which
+  nabla launch sets.
+
+  Example: dist.init(backend="gloo")
+  """
+  return _dist.init(backend, init_method, rank, world_size, timeout)
+}
 let is_initialized = _dist.is_initialized
 # destroy(): leaves the group (the others see this rank as finished).
 let destroy = _dist.destroy
@@ -50,6 +58,11 @@ let _save_file = save  # the builtin, before this module's save() hides it
 # writes it: atomically, so a reader sees the old file or the new one); every rank
 # returns once the file is there. Returns whether this rank wrote it.
 fn save(obj, path, metadata=none) {
+  """Writes a checkpoint as save() does, from rank 0 only, and returns on every rank once the file is
+  there; whether this rank wrote it.
+
+  Example: dist.save(nn.Linear(4, 2), "model.safetensors")
+  """
   let writer = not _dist.is_initialized() or _dist.rank() == 0
   if writer { _save_file(obj, path, metadata) }
   if _dist.is_initialized() { _dist.barrier() }
@@ -63,6 +76,11 @@ fn save(obj, path, metadata=none) {
 # same step. `no_sync(ddp) { ... }` skips the averaging (gradient accumulation: the
 # next synchronized backward averages all that accumulated).
 model DistributedDataParallel(module, bucket_cap_mb=25) {
+  """Wraps module so that backward averages its gradients over the ranks, in buckets all-reduced
+  while backward goes on, as torch.nn.parallel.DistributedDataParallel.
+
+  Example: let ddp = dist.DistributedDataParallel(nn.Linear(4, 2))
+  """
   module = module
   for p in module.parameters() { _dist.broadcast(p, 0) }
   for b in module.buffers() { _dist.broadcast(b, 0) }
@@ -70,11 +88,28 @@ model DistributedDataParallel(module, bucket_cap_mb=25) {
   forward(x) = self.module(x)
   # Whether backward averages gradients; returns the previous setting (no_sync uses it).
   _set_sync(on) = self._reducer.set_sync(on)
-  num_buckets() = self._reducer.num_buckets()
-  bucket_params() = self._reducer.bucket_params()
-  # {comm_us, wait_us} of the last synchronized backward: the time spent in
-  # all-reduces, and how much of it backward's end still waited for (the rest overlapped).
-  comm_stats() = self._reducer.comm_stats()
+  num_buckets() {
+    """How many buckets of gradients backward all-reduces.
+
+    Example: dist.DistributedDataParallel(nn.Linear(4, 2)).num_buckets()
+    """
+    return self._reducer.num_buckets()
+  }
+  bucket_params() {
+    """The parameters of each bucket, one list per bucket.
+
+    Example: dist.DistributedDataParallel(nn.Linear(4, 2)).bucket_params()
+    """
+    return self._reducer.bucket_params()
+  }
+  comm_stats() {
+    """{comm_us, wait_us} of the last synchronized backward: microseconds spent in all-reduces, and
+    how many of them backward's end still waited for (the rest overlapped).
+
+    Example: dist.DistributedDataParallel(nn.Linear(4, 2)).comm_stats()
+    """
+    return self._reducer.comm_stats()
+  }
 }
 
 # Each rank's share of a dataset per epoch (torch's DistributedSampler): with
@@ -82,6 +117,11 @@ model DistributedDataParallel(module, bucket_cap_mb=25) {
 # repeating its first items to a multiple of num_replicas (or cut, drop_last=true),
 # then every num_replicas-th item from this rank's position.
 model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, seed=0, drop_last=false) {
+  """This rank's share of a dataset per epoch (shuffled the same on every rank by seed + epoch), as
+  torch.utils.data.distributed.DistributedSampler, with batches() for its mini-batches.
+
+  Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).indices()
+  """
   dataset = dataset
   num_replicas = num_replicas if num_replicas != none else _dist.world_size()
   rank = rank if rank != none else _dist.rank()
@@ -89,14 +129,24 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
   seed = seed
   drop_last = drop_last
   epoch = 0
-  set_epoch(e) { self.epoch = e }
+  set_epoch(e) {
+    """Sets the epoch, which reseeds the shuffle, as torch's DistributedSampler.set_epoch; call it
+    before each epoch.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).set_epoch(1)
+    """
+    self.epoch = e
+  }
   # Items per rank.
   __len__() {
     let n = len(self.dataset)
     return n // self.num_replicas if self.drop_last else (n + self.num_replicas - 1) // self.num_replicas
   }
-  # This rank's item indices for the current epoch (an i64 tensor).
   indices() {
+    """This rank's item indices for the current epoch, as an i64 tensor.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).indices()
+    """
     let n = len(self.dataset)
     let order = data.permutation(n, seed=self.seed + self.epoch) if self.shuffle else arange(n)
     let total = len(self) * self.num_replicas
@@ -105,14 +155,22 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
     }
     return order[self.rank:total:self.num_replicas]
   }
-  # This rank's items as a dataset.
   shard() {
+    """This rank's items for the current epoch, as a TensorDataset.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).shard()
+    """
     let idx = self.indices()
     let ds = self.dataset
     return data.TensorDataset(ds.x[idx], ds.y[idx] if ds.y != none else none)
   }
-  # Mini-batches of this rank's items, in the epoch's order.
-  batches(size, drop_last=false, device=none) = self.shard().batches(size, drop_last=drop_last, device=device)
+  batches(size, drop_last=false, device=none) {
+    """Mini-batches of this rank's items in the epoch's order, as TensorDataset.batches gives them.
+
+    Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).batches(2)
+    """
+    return self.shard().batches(size, drop_last=drop_last, device=device)
+  }
 }
 
 # ZeRO stage 1 (optimizer-state sharding): each rank keeps the optimizer state of
@@ -123,6 +181,11 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
 # compute gradients on their own batches; rank 0's parameters are broadcast first.
 #   let opt = dist.ZeroRedundancyOptimizer(model.parameters(), fn(ps) = optim.Adam(ps, lr=1e-3))
 model ZeroRedundancyOptimizer(params, make_optimizer) {
+  """An optimizer whose state is sharded over the ranks (ZeRO stage 1): each rank's inner optimizer,
+  made by make_optimizer, updates its share, as torch.distributed.optim.ZeroRedundancyOptimizer.
+
+  Example: dist.ZeroRedundancyOptimizer(nn.Linear(4, 2).parameters(), fn(ps) = optim.Adam(ps, lr=1e-3))
+  """
   params = list(params)
   for p in params { _dist.broadcast(p, 0) }
   world = _dist.world_size()
@@ -131,8 +194,20 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
   # This rank's share of the flat parameters: the only tensor the inner optimizer sees.
   shard = _zero_flat(params, shard_size * world)[_dist.rank() * shard_size:(_dist.rank() + 1) * shard_size].detach().clone().requires_grad_()
   inner = make_optimizer([self.shard])
-  zero_grad(set_to_none=true) = optim._zero_grad(self.params, set_to_none)
+  zero_grad(set_to_none=true) {
+    """Clears the parameters' gradients (to none with set_to_none, else to zeros), as an optimizer's
+    zero_grad.
+
+    Example: dist.ZeroRedundancyOptimizer(nn.Linear(4, 2).parameters(), fn(ps) = optim.SGD(ps, lr=0.1)).zero_grad()
+    """
+    return optim._zero_grad(self.params, set_to_none)
+  }
   step() {
+    """Averages the gradients over the ranks, updates this rank's share with the inner optimizer and
+    gathers the updated shares into every rank's parameters.
+
+    Example: dist.ZeroRedundancyOptimizer(nn.Linear(4, 2).parameters(), fn(ps) = optim.SGD(ps, lr=0.1)).step()
+    """
     let grads = []
     for p in self.params { grads.append(p.grad if p.grad != none else zeros_like(p)) }
     self.shard.grad = _dist.reduce_scatter(_zero_flat(grads, self.shard_size * self.world), "avg")
@@ -173,6 +248,11 @@ fn _zero_flat(tensors, size) {
 # averages over micro-batches. out_shape(n) gives the shape of stage r's output for a
 # micro-batch of n items, on every rank (for the receiving buffers).
 model Pipeline(stage, chunks, out_shapes) {
+  """A GPipe pipeline: rank r runs stage on each of chunks micro-batches, sending activations to the
+  next rank and gradients back; out_shapes[r](n) is stage r's output shape for n items.
+
+  Example: let pipe = dist.Pipeline(nn.Linear(8, 8), 4, [fn(n) = [n, 8]])
+  """
   stage = stage
   chunks = chunks
   # out_shapes[r](n): the output shape of stage r for n items.
@@ -180,6 +260,11 @@ model Pipeline(stage, chunks, out_shapes) {
   # Runs forward and backward over the batch; returns the mean loss on the last rank,
   # none on the others.
   train_step(x, target, loss_fn) {
+    """Runs forward and backward of the batch x through the pipeline, loss_fn(out, target) on each
+    micro-batch; the mean loss on the last rank, none on the others.
+
+    Example: dist.Pipeline(nn.Linear(8, 8), 2, [fn(n) = [n, 8]]).train_step(randn(4, 8), randn(4, 8), mse_loss)
+    """
     let r = _dist.rank()
     let last = _dist.world_size() - 1
     let n = x.shape[0] // self.chunks
@@ -258,6 +343,11 @@ fn _tp_check_divisible(layer, what, size) {
 # into the whole output on every rank; false leaves this rank's slice, for a
 # RowParallelLinear to take.
 model ColumnParallelLinear(in_features, out_features, bias=true, gather_output=true, whole=none) {
+  """A Linear whose output features are split over the ranks, gathered again with gather_output, as
+  Megatron-LM's ColumnParallelLinear (without dist.init(), an ordinary Linear).
+
+  Example: dist.ColumnParallelLinear(8, 16)(randn(2, 8))
+  """
   in_features = in_features
   out_features = out_features
   gather_output = gather_output
@@ -277,6 +367,11 @@ model ColumnParallelLinear(in_features, out_features, bias=true, gather_output=t
 # input_is_parallel=true x is already this rank's slice (a ColumnParallelLinear's
 # output); otherwise the whole x is given and each rank takes its slice.
 model RowParallelLinear(in_features, out_features, bias=true, input_is_parallel=true, whole=none) {
+  """A Linear whose input features are split over the ranks, the partial products summed by an
+  all-reduce, as Megatron-LM's RowParallelLinear (without dist.init(), an ordinary Linear).
+
+  Example: dist.RowParallelLinear(16, 8, input_is_parallel=false)(randn(2, 16))
+  """
   in_features = in_features
   out_features = out_features
   input_is_parallel = input_is_parallel

@@ -7,15 +7,26 @@
 #   let loss = distill.kd_loss(student(xb), t_logits, yb, temperature=4.0, alpha=0.9)
 import nn
 
-# softmax(logits / temperature): the teacher's "dark knowledge" (how much a shirt
-# looks like a T-shirt) shows in the small probabilities a higher temperature lifts.
-fn soft_targets(logits, temperature=4.0) = softmax(logits / temperature, dim=-1)
+fn soft_targets(logits, temperature=4.0) {
+  """softmax(logits / temperature) along the last dim: a teacher's class probabilities, softened so
+  that the small ones carry its knowledge.
+
+  Example: distill.soft_targets(randn(4, 10), temperature=4.0)
+  """
+  return softmax(logits / temperature, dim=-1)
+}
 
 # alpha * T^2 * KL(softmax(teacher / T) || softmax(student / T)) + (1 - alpha) *
 # cross_entropy(student, target), the KL averaged over the batch ("batchmean"). T^2
 # keeps the soft term's gradients (which scale as 1/T^2) comparable to the hard
 # term's when T changes. The teacher's logits carry no gradient (detached here).
 fn kd_loss(student_logits, teacher_logits, target, temperature=4.0, alpha=0.9) {
+  """The distillation loss of Hinton et al. (2015): alpha * T^2 * KL(softmax(teacher / T) ||
+  softmax(student / T)) + (1 - alpha) * cross_entropy(student, target), the teacher's logits
+  detached.
+
+  Example: distill.kd_loss(randn(8, 10, requires_grad=true), randn(8, 10), randint(10, [8]), temperature=4.0, alpha=0.9)
+  """
   let t = temperature
   let soft = nn.kl_div(log_softmax(student_logits / t, dim=-1), log_softmax(teacher_logits.detach() / t, dim=-1),
                        reduction="batchmean", log_target=true)

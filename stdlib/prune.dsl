@@ -162,15 +162,22 @@ fn _prune(module, name, compute) {
 
 # ---- the pruning methods (PyTorch's names and defaults) -----------------------------------
 
-# Prunes `amount` (a fraction, or a count) of module.name's entries, those of smallest
-# absolute value (of importance_scores when given, a tensor of the same shape).
 fn l1_unstructured(module, name="weight", amount=0.3, importance_scores=none) {
+  """Prunes amount (a fraction, or a count) of module.name's entries, those of smallest absolute
+  value (or importance_scores), as torch.nn.utils.prune.l1_unstructured; returns module.
+
+  Example: prune.l1_unstructured(nn.Linear(8, 4), "weight", amount=0.5)
+  """
   return _prune(module, name, fn(t, mask) = _unstructured(
       (importance_scores if importance_scores != none else t).abs(), mask, amount))
 }
 
-# Prunes `amount` of module.name's entries chosen at random (from the global generator).
 fn random_unstructured(module, name="weight", amount=0.3) {
+  """Prunes amount of module.name's entries chosen at random, as
+  torch.nn.utils.prune.random_unstructured; returns module.
+
+  Example: prune.random_unstructured(nn.Linear(8, 4), "weight", amount=0.5)
+  """
   return _prune(module, name, fn(t, mask) = _unstructured(rand_like(t), mask, amount))
 }
 
@@ -179,29 +186,54 @@ fn random_unstructured(module, name="weight", amount=0.3) {
 # math.inf). The pruned slices become zero; the layer keeps its shape (see
 # shrink_channels for a smaller layer).
 fn ln_structured(module, name="weight", amount=0.3, n=1, dim=0, importance_scores=none) {
+  """Prunes amount of the slices of module.name along dim, those of smallest Ln norm, as
+  torch.nn.utils.prune.ln_structured; returns module.
+
+  Example: prune.ln_structured(nn.Conv2d(3, 8, 3), "weight", amount=0.25, n=2, dim=0)
+  """
   return _prune(module, name, fn(t, mask) = _structured(
       importance_scores if importance_scores != none else t, mask, amount, n, dim))
 }
 
-# Prunes `amount` of the slices along `dim` chosen at random.
 fn random_structured(module, name="weight", amount=0.3, dim=0) {
+  """Prunes amount of the slices of module.name along dim chosen at random, as
+  torch.nn.utils.prune.random_structured; returns module.
+
+  Example: prune.random_structured(nn.Linear(8, 4), "weight", amount=0.5, dim=0)
+  """
   return _prune(module, name, fn(t, mask) = _structured(rand_like(t), mask, amount, 1, dim))
 }
 
-# Applies a mask of your own (a tensor of the parameter's shape; 0 prunes).
 fn custom_from_mask(module, name="weight", mask=none) {
+  """Prunes module.name where mask (a tensor of its shape) is 0, as
+  torch.nn.utils.prune.custom_from_mask; returns module.
+
+  Example: prune.custom_from_mask(nn.Linear(2, 2), "weight", mask=tensor([[1, 0], [0, 1]]))
+  """
   assert(isinstance(mask, "tensor"), "prune.custom_from_mask: mask must be a tensor")
   return _prune(module, name, fn(t, old) = old * (mask != 0).to(old.dtype))
 }
 
 # Prunes nothing but sets up name_orig and name_mask (all ones): a fresh model takes a
 # pruned checkpoint's state_dict after identity() on the same parameters.
-fn identity(module, name="weight") = _prune(module, name, fn(t, mask) = mask.clone())
+fn identity(module, name="weight") {
+  """Sets up module.name for pruning (name_orig and an all-ones name_mask) without pruning anything,
+  as torch.nn.utils.prune.identity; returns module.
+
+  Example: prune.identity(nn.Linear(4, 2))
+  """
+  return _prune(module, name, fn(t, mask) = mask.clone())
+}
 
 # Prunes `amount` of the entries of all the given parameters together: the smallest
 # scores over all of them go, so layers end with different sparsities.
 # parameters: a list of (module, name); pruning_method "l1" or "random".
 fn global_unstructured(parameters, amount=0.2, pruning_method="l1") {
+  """Prunes amount of the entries of all the given (module, name) parameters together, the smallest
+  over all of them (or random ones), as torch.nn.utils.prune.global_unstructured.
+
+  Example: let a = nn.Linear(8, 8); let b = nn.Linear(8, 2); prune.global_unstructured([(a, "weight"), (b, "weight")], amount=0.5)
+  """
   assert(pruning_method == "l1" or pruning_method == "random",
          f"prune.global_unstructured: pruning_method must be \"l1\" or \"random\", got {repr(pruning_method)}")
   let scores = []
@@ -232,6 +264,11 @@ fn global_unstructured(parameters, amount=0.2, pruning_method="l1") {
 # tensor as name_orig, multiplied by the mask in place, so an optimizer keeps it),
 # and name_orig and name_mask go.
 fn remove(module, name="weight") {
+  """Makes the pruning of module.name permanent: name is a parameter again, its pruned entries zero,
+  as torch.nn.utils.prune.remove; returns module.
+
+  Example: prune.remove(prune.l1_unstructured(nn.Linear(4, 2), "weight", amount=0.5), "weight")
+  """
   let orig = getattr(module, name + "_orig", none)
   assert(orig != none, f"prune.remove: parameter '{name}' of {type(module)} has to be pruned before pruning can be removed")
   no_grad { orig.mul_(getattr(module, name + "_mask")) }
@@ -242,17 +279,22 @@ fn remove(module, name="weight") {
   return module
 }
 
-# Whether any module of the model has a pruned parameter.
 fn is_pruned(model) {
+  """Whether any module of model has a pruned parameter, as torch.nn.utils.prune.is_pruned.
+
+  Example: prune.is_pruned(nn.Linear(4, 2))
+  """
   for m in model.modules() {
     if len(getattr(m, "_pruned", [])) > 0 { return true }
   }
   return false
 }
 
-# remove() on every pruned parameter of every module of the model (each module once,
-# also one held twice or by itself). Returns it.
 fn remove_all(model) {
+  """remove() on every pruned parameter of every module of model; returns model.
+
+  Example: prune.remove_all(prune.l1_unstructured(nn.Linear(4, 2), "weight", amount=0.5))
+  """
   for m in model.modules() {
     for name in list(getattr(m, "_pruned", [])) { remove(m, name) }
   }
@@ -284,6 +326,11 @@ fn _effective_parameters(model) {
 # zeros, sparsity), ...], "numel", "zeros", "sparsity"}. Pruned parameters are marked
 # with *.
 fn sparsity_report(model, show=true) {
+  """The zeros and sparsity of each parameter and of the whole model, printed as a table when show
+  and returned as a dict.
+
+  Example: prune.sparsity_report(prune.l1_unstructured(nn.Linear(8, 4), "weight", amount=0.5))
+  """
   let rows = []
   let total = 0
   let zeros_total = 0
@@ -370,6 +417,11 @@ fn _consumer(layers, i) {
 # ranked after the previous conv's removed channels are taken out of them (the
 # "greedy" criterion of Li et al., Pruning Filters for Efficient ConvNets, 2017).
 fn channel_plan(model, amount=0.5, n=1) {
+  """Which output channels of each Conv2d of a Sequential CNN stay when amount of them go, those
+  whose filters have the smallest Ln norm, as a list of one dict per conv.
+
+  Example: prune.channel_plan(nn.Sequential([nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 3)]), amount=0.5)
+  """
   assert(isinstance(model, nn.Sequential), f"prune.channel_plan: expected an nn.Sequential, got {type(model)}")
   let layers = _layers(model)
   let plan = []
@@ -442,6 +494,12 @@ fn _shrink_step(layers, step) {
 # copy's pruning masks are made permanent first. plan: one from channel_plan(model,
 # ...) to use instead (its amount and n then do not matter).
 fn shrink_channels(model, amount=0.5, n=1, plan=none) {
+  """A smaller copy of a Sequential CNN with amount of each Conv2d's output channels removed
+  (channel_plan), with their batch-norm entries and the next layer's inputs; model is left as it
+  was.
+
+  Example: prune.shrink_channels(nn.Sequential([nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 3)]), amount=0.5)
+  """
   let small = remove_all(deepcopy(model))
   if plan == none { plan = channel_plan(small, amount, n) }
   let layers = _layers(small)

@@ -25,9 +25,12 @@ import nn
 # float32's machine epsilon: the smallest scale an observer returns (PyTorch's eps).
 let eps_f32 = 1.1920928955078125e-07
 
-# (quant_min, quant_max) of a quantized dtype; reduce_range drops one bit, as PyTorch
-# does for activations on CPUs whose int8 multiply-add saturates at 16 bits.
 fn qrange(dtype, reduce_range=false) {
+  """(quant_min, quant_max) of a quantized dtype (u8, i8 or i32); reduce_range drops one bit, as
+  PyTorch does for activations.
+
+  Example: quant.qrange(u8, reduce_range=true)
+  """
   if dtype == u8 { return (0, 127) if reduce_range else (0, 255) }
   if dtype == i8 { return (-64, 63) if reduce_range else (-128, 127) }
   if dtype == i32 { return (-2147483648, 2147483647) }
@@ -38,14 +41,29 @@ fn qrange(dtype, reduce_range=false) {
 # x ~ scale * (int_repr - zero_point). Per tensor, scale is a number and zero_point an
 # int; per channel (axis given), both are 1-D tensors with one entry per index of `axis`.
 model QuantizedTensor(int_repr, scale, zero_point, axis=none) {
+  """Integers with the scale and zero point that give them meaning, x ~ scale * (int_repr -
+  zero_point), per tensor or per channel along axis, as PyTorch's quantized tensors.
+
+  Example: quant.QuantizedTensor(tensor([10, 20], dtype=u8), 0.1, 0).dequantize()
+  """
   int_repr = int_repr
   scale = scale
   zero_point = zero_point
   axis = axis
   dtype = int_repr.dtype
   shape = int_repr.shape
-  qscheme() = "per_tensor_affine" if self.axis == none else "per_channel_affine"
+  qscheme() {
+    """"per_tensor_affine" or "per_channel_affine", as torch.Tensor.qscheme.
+
+    Example: quant.quantize(randn(4), 0.05, 128).qscheme()
+    """
+    return "per_tensor_affine" if self.axis == none else "per_channel_affine"
+  }
   dequantize(dtype=f32) {
+    """The floats scale * (int_repr - zero_point) in dtype, as torch.Tensor.dequantize.
+
+    Example: quant.quantize(randn(4), 0.05, 128).dequantize()
+    """
     if self.axis == none { return dequantize_per_tensor(self.int_repr, self.scale, self.zero_point, dtype) }
     return dequantize_per_channel(self.int_repr, self.scale, self.zero_point, self.axis, dtype)
   }
@@ -55,6 +73,11 @@ model QuantizedTensor(int_repr, scale, zero_point, axis=none) {
 # `axis` with tensors of scales and zero points (PyTorch's torch.quantize_per_tensor
 # and torch.quantize_per_channel, returning a QuantizedTensor).
 fn quantize(x, scale, zero_point, dtype=u8, axis=none) {
+  """x quantized per tensor (a number scale and an int zero point) or per channel along axis (tensors
+  of them), as torch.quantize_per_tensor and torch.quantize_per_channel.
+
+  Example: quant.quantize(randn(4), 0.05, 128, dtype=u8).dequantize()
+  """
   if axis == none {
     return QuantizedTensor(quantize_per_tensor(x, scale, zero_point, dtype), scale, zero_point)
   }
@@ -97,8 +120,12 @@ fn _calculate_qparams(obs, min_val, max_val) {
   return (scale, zero_point)
 }
 
-# PyTorch's MinMaxObserver: the running min and max of everything it saw.
 model MinMaxObserver(dtype=u8, qscheme="per_tensor_affine", reduce_range=false, quant_min=none, quant_max=none) {
+  """An observer of the running min and max of what it sees, from which calculate_qparams() chooses a
+  scale and zero point, as torch.ao.quantization.MinMaxObserver.
+
+  Example: let obs = quant.MinMaxObserver(); obs(randn(100)); obs.calculate_qparams()
+  """
   dtype = dtype
   qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
   reduce_range = reduce_range
@@ -115,13 +142,22 @@ model MinMaxObserver(dtype=u8, qscheme="per_tensor_affine", reduce_range=false, 
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scale, zero_point) for what it has seen, as PyTorch's calculate_qparams.
+
+    Example: let obs = quant.MinMaxObserver(); obs(randn(100)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
-# PyTorch's MovingAverageMinMaxObserver: min and max move toward each batch's by
-# averaging_constant (1 follows the last batch: dynamic quantization).
 model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="per_tensor_affine", reduce_range=false,
                                   quant_min=none, quant_max=none) {
+  """An observer whose min and max move toward each batch's by averaging_constant, as
+  torch.ao.quantization.MovingAverageMinMaxObserver.
+
+  Example: let obs = quant.MovingAverageMinMaxObserver(averaging_constant=0.1); obs(randn(100)); obs.calculate_qparams()
+  """
   averaging_constant = averaging_constant
   dtype = dtype
   qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
@@ -145,7 +181,13 @@ model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="pe
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scale, zero_point) for what it has seen, as PyTorch's calculate_qparams.
+
+    Example: let obs = quant.MovingAverageMinMaxObserver(); obs(randn(100)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
 # The min and max of each slice of x along ch_axis, as two 1-D tensors.
@@ -154,9 +196,13 @@ fn _channel_min_max(x, ch_axis) {
   return (y.min(dim=1)[0], y.max(dim=1)[0])
 }
 
-# PyTorch's PerChannelMinMaxObserver: a running min and max per index of ch_axis.
 model PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetric", reduce_range=false,
                                quant_min=none, quant_max=none) {
+  """An observer of the running min and max of each index of ch_axis, giving one scale and zero point
+  per channel, as torch.ao.quantization.PerChannelMinMaxObserver.
+
+  Example: let obs = quant.PerChannelMinMaxObserver(ch_axis=0); obs(randn(4, 8)); obs.calculate_qparams()
+  """
   ch_axis = ch_axis
   dtype = dtype
   qscheme = _check_qscheme(qscheme, ["per_channel_affine", "per_channel_symmetric"])
@@ -178,13 +224,24 @@ model PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetr
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scales, zero_points) of each channel for what it has seen, as PyTorch's
+    calculate_qparams.
+
+    Example: let obs = quant.PerChannelMinMaxObserver(); obs(randn(4, 8)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
-# PyTorch's MovingAveragePerChannelMinMaxObserver (fbgemm's QAT weight observer).
 model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, dtype=i8,
                                             qscheme="per_channel_symmetric", reduce_range=false, quant_min=none,
                                             quant_max=none) {
+  """A per-channel observer whose mins and maxes move toward each batch's by averaging_constant, as
+  torch.ao.quantization.MovingAveragePerChannelMinMaxObserver.
+
+  Example: let obs = quant.MovingAveragePerChannelMinMaxObserver(ch_axis=0); obs(randn(4, 8)); obs.calculate_qparams()
+  """
   averaging_constant = averaging_constant
   ch_axis = ch_axis
   dtype = dtype
@@ -207,7 +264,14 @@ model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, 
     }
     return x
   }
-  calculate_qparams() = _calculate_qparams(self, self.min_val, self.max_val)
+  calculate_qparams() {
+    """The (scales, zero_points) of each channel for what it has seen, as PyTorch's
+    calculate_qparams.
+
+    Example: let obs = quant.MovingAveragePerChannelMinMaxObserver(); obs(randn(4, 8)); obs.calculate_qparams()
+    """
+    return _calculate_qparams(self, self.min_val, self.max_val)
+  }
 }
 
 fn _is_per_channel(obs) = obs.qscheme == "per_channel_affine" or obs.qscheme == "per_channel_symmetric"
@@ -395,6 +459,12 @@ fn _histogram_search(obs) {
 # reads as the values' own range. Kept for parity: the scales are PyTorch's.
 model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_tensor_affine", reduce_range=false,
                         quant_min=none, quant_max=none) {
+  """An observer keeping a histogram of what it sees, from which calculate_qparams() picks the range
+  with the least quantization error (clipping outliers), as
+  torch.ao.quantization.HistogramObserver.
+
+  Example: let obs = quant.HistogramObserver(); obs(randn(1000)); obs.calculate_qparams()
+  """
   bins = bins
   upsample_rate = upsample_rate
   dtype = dtype
@@ -446,6 +516,11 @@ model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_ten
     self.max_val = hi
   }
   calculate_qparams() {
+    """The (scale, zero_point) of the range whose quantization error is least, as PyTorch's
+    calculate_qparams.
+
+    Example: let obs = quant.HistogramObserver(); obs(randn(1000)); obs.calculate_qparams()
+    """
     if self.min_val.numel() == 0 { return _calculate_qparams(self, self.min_val, self.max_val) }
     let (lo, hi) = _histogram_search(self)
     return _calculate_qparams(self, lo, hi)
@@ -459,22 +534,55 @@ model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_ten
 # _per_channel), so the model trains against the rounding it will meet as int8.
 # Gradients pass straight through where x is inside the range (docs/quantization.md).
 model FakeQuantize(observer) {
+  """Fake quantization: in training the observer follows x, which is then quantized and dequantized
+  with its parameters, the gradient passing straight through, as
+  torch.ao.quantization.FakeQuantize.
+
+  Example: quant.FakeQuantize(quant.MinMaxObserver())(randn(8))
+  """
   activation_post_process = observer
   observer_enabled = true
   fake_quant_enabled = true
   buffer scale = tensor(1.0)
   buffer zero_point = tensor(0)
   enable_observer(enabled=true) {
+    """Turns the observer on (off with false), so that forward updates the quantization parameters;
+    returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).enable_observer(false)
+    """
     self.observer_enabled = enabled
     return self
   }
-  disable_observer() = self.enable_observer(false)
+  disable_observer() {
+    """Freezes the quantization parameters (enable_observer(false)); returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).disable_observer()
+    """
+    return self.enable_observer(false)
+  }
   enable_fake_quant(enabled=true) {
+    """Turns fake quantization on (off with false: forward is the identity); returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).enable_fake_quant(false)
+    """
     self.fake_quant_enabled = enabled
     return self
   }
-  disable_fake_quant() = self.enable_fake_quant(false)
-  calculate_qparams() = self.activation_post_process.calculate_qparams()
+  disable_fake_quant() {
+    """Makes forward the identity (enable_fake_quant(false)); returns this module.
+
+    Example: quant.FakeQuantize(quant.MinMaxObserver()).disable_fake_quant()
+    """
+    return self.enable_fake_quant(false)
+  }
+  calculate_qparams() {
+    """The observer's (scale, zero_point).
+
+    Example: let fq = quant.FakeQuantize(quant.MinMaxObserver()); fq(randn(8)); fq.calculate_qparams()
+    """
+    return self.activation_post_process.calculate_qparams()
+  }
   forward(x) {
     let obs = self.activation_post_process
     if self.observer_enabled {
@@ -492,12 +600,30 @@ model FakeQuantize(observer) {
   }
 }
 
-# What dynamic quantization does to an activation, as fake quantization: u8 with the
-# range of the current batch (PyTorch's default_dynamic_fake_quant).
-fn default_dynamic_fake_quant() = FakeQuantize(MovingAverageMinMaxObserver(averaging_constant=1.0, dtype=u8))
-# Weights: symmetric i8 per output channel (PyTorch's fbgemm QAT weight fake quant).
-fn default_per_channel_weight_fake_quant() = FakeQuantize(MovingAveragePerChannelMinMaxObserver(ch_axis=0, dtype=i8))
-fn default_weight_observer() = PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetric")
+fn default_dynamic_fake_quant() {
+  """The fake quantization dynamic quantization applies to an activation: u8 over the current batch's
+  range, as PyTorch's default_dynamic_fake_quant.
+
+  Example: quant.default_dynamic_fake_quant()(randn(8))
+  """
+  return FakeQuantize(MovingAverageMinMaxObserver(averaging_constant=1.0, dtype=u8))
+}
+fn default_per_channel_weight_fake_quant() {
+  """The fake quantization of a weight in quantization-aware training: symmetric i8 per output
+  channel, as PyTorch's default_per_channel_weight_fake_quant.
+
+  Example: quant.default_per_channel_weight_fake_quant()(randn(4, 8))
+  """
+  return FakeQuantize(MovingAveragePerChannelMinMaxObserver(ch_axis=0, dtype=i8))
+}
+fn default_weight_observer() {
+  """The observer that chooses a weight's scales: symmetric i8 per output channel, as PyTorch's
+  default_per_channel_weight_observer.
+
+  Example: let obs = quant.default_weight_observer(); obs(randn(4, 8)); obs.calculate_qparams()
+  """
+  return PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetric")
+}
 
 # ---- quantized modules -------------------------------------------------------------------
 
@@ -505,6 +631,11 @@ fn default_weight_observer() = PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qsc
 # (symmetric, so no zero points are kept), an f32 bias; each call quantizes its input
 # to u8 with that batch's range and runs the int8 GEMM (dynamic_quantized_linear).
 model DynamicQuantizedLinear(in_features, out_features, weight, weight_scale, bias=none, reduce_range=false) {
+  """A Linear with an i8 weight quantized per output channel that quantizes each input to u8 over
+  that batch's range, as torch.ao.nn.quantized.dynamic.Linear (quantize_dynamic makes them).
+
+  Example: quant.DynamicQuantizedLinear(4, 2, quantize_per_channel(randn(2, 4), full([2], 0.05), zeros(2, dtype=i64), 0, i8), full([2], 0.05))(randn(3, 4))
+  """
   in_features = in_features
   out_features = out_features
   reduce_range = reduce_range
@@ -516,7 +647,13 @@ model DynamicQuantizedLinear(in_features, out_features, weight, weight_scale, bi
   forward(x) = dynamic_quantized_linear(x, self.weight, self.weight_scale, self.bias if self.has_bias else none,
                                         reduce_range=self.reduce_range)
   # The weight as f32 values (what the int8 GEMM multiplies by).
-  dequantized_weight() = dequantize_per_channel(self.weight, self.weight_scale, zeros([self.out_features], dtype=i64), 0)
+  dequantized_weight() {
+    """The f32 weight that the i8 weight and its scales stand for.
+
+    Example: quant.DynamicQuantizedLinear(4, 2, quantize_per_channel(randn(2, 4), full([2], 0.05), zeros(2, dtype=i64), 0, i8), full([2], 0.05)).dequantized_weight()
+    """
+    return dequantize_per_channel(self.weight, self.weight_scale, zeros([self.out_features], dtype=i64), 0)
+  }
 }
 
 fn _check_weight(what, weight, shape) =
@@ -553,6 +690,12 @@ fn _dynamic_linear_from(weight, bias, observer, reduce_range) {
 # fake quantization too): the forward sees the rounding of int8 weights and u8
 # activations; the weight and bias are the float ones and keep training.
 model QATLinear(in_features, out_features, weight, bias, activation_fake_quant, weight_fake_quant) {
+  """A Linear for quantization-aware training, whose forward sees the rounding of its fake-quantized
+  input and weight while the float weight trains, as torch.ao.nn.qat.Linear (prepare_qat makes
+  them).
+
+  Example: quant.QATLinear(4, 2, randn(2, 4, requires_grad=true), zeros(2), quant.default_dynamic_fake_quant(), quant.default_per_channel_weight_fake_quant())(randn(3, 4))
+  """
   in_features = in_features
   out_features = out_features
   weight = weight
@@ -573,9 +716,12 @@ model QATLinear(in_features, out_features, weight, bias, activation_fake_quant, 
 # layer quantizes its own input (and compile() + the lower_quant pass keep the
 # activations u8 between layers).
 
-# PyTorch's QConfig: makers (functions of no arguments) of the observer that watches a
-# layer's input (activation) and of the one that chooses its weight's scales.
 model QConfig(activation, weight) {
+  """Makers (functions of no arguments) of the observers that static quantization puts on a layer's input (activation) and
+  weight, as torch.ao.quantization.QConfig.
+
+  Example: quant.prepare(nn.Sequential([nn.Linear(8, 4)]), qconfig=quant.QConfig(fn() = quant.MinMaxObserver(), quant.default_weight_observer))
+  """
   activation = activation
   weight = weight
 }
@@ -587,8 +733,12 @@ let default_qconfig = QConfig(fn() = HistogramObserver(), default_weight_observe
 # The same with a MinMaxObserver for inputs: the whole observed range, no clipping.
 let minmax_qconfig = QConfig(fn() = MinMaxObserver(), default_weight_observer)
 
-# A Linear during calibration: f32, its input watched by activation_post_process.
 model ObservedLinear(float_linear, qconfig) {
+  """A Linear during calibration, computing in f32 while its qconfig's activation observer watches
+  its input (prepare makes them).
+
+  Example: quant.ObservedLinear(nn.Linear(4, 2), quant.default_qconfig)(randn(3, 4))
+  """
   in_features = float_linear.in_features
   out_features = float_linear.out_features
   weight = float_linear.weight
@@ -598,8 +748,12 @@ model ObservedLinear(float_linear, qconfig) {
   forward(x) = linear(self.activation_post_process(x), self.weight, self.bias)
 }
 
-# A Conv2d during calibration: f32, its input watched by activation_post_process.
 model ObservedConv2d(conv, qconfig) {
+  """A Conv2d during calibration, computing in f32 while its qconfig's activation observer watches
+  its input (prepare makes them).
+
+  Example: quant.ObservedConv2d(nn.Conv2d(3, 4, 3), quant.default_qconfig)(randn(1, 3, 8, 8))
+  """
   in_channels = conv.in_channels
   out_channels = conv.out_channels
   kernel_size = conv.kernel_size
@@ -623,6 +777,12 @@ model ObservedConv2d(conv, qconfig) {
 # them in the state_dict (after loading a state, sync_input_qparams(model)).
 model QuantizedLinear(in_features, out_features, weight, weight_scale, bias, input_scale, input_zero_point,
                       input_dtype=u8) {
+  """Static quantization's Linear: its input quantized with the calibrated scale and zero point,
+  multiplied by an i8 weight on the int8 GEMM, f32 out, as torch.ao.nn.quantized.Linear (convert
+  makes them).
+
+  Example: quant.quantize_static(nn.Sequential([nn.Linear(8, 4)]), [randn(16, 8)])
+  """
   in_features = in_features
   out_features = out_features
   input_scale = input_scale
@@ -643,6 +803,11 @@ model QuantizedLinear(in_features, out_features, weight, weight_scale, bias, inp
 # as QuantizedLinear, on the int8 convolution; weight is i8 [out, in / groups, kh, kw].
 model QuantizedConv2d(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, weight,
                       weight_scale, bias, input_scale, input_zero_point, input_dtype=u8) {
+  """Static quantization's Conv2d: QuantizedLinear's scheme on the int8 convolution, as
+  torch.ao.nn.quantized.Conv2d (convert makes them).
+
+  Example: quant.quantize_static(nn.Sequential([nn.Conv2d(3, 4, 3)]), [randn(2, 3, 8, 8)])
+  """
   in_channels = in_channels
   out_channels = out_channels
   kernel_size = kernel_size
@@ -694,6 +859,11 @@ fn _quantized_conv2d_from(c) {
 # ends the walk there (Note [Module walk]). Submodules held in plain lists are not
 # visited (as PyTorch's transforms skip plain Python lists).
 fn swap_modules(m, convert, _done=none) {
+  """Replaces every submodule m of a model for which convert(m) is not none, depth first; returns the
+  model or its replacement.
+
+  Example: quant.swap_modules(nn.Sequential([nn.Linear(4, 2), nn.ReLU()]), fn(m) = nn.Identity() if isinstance(m, nn.ReLU) else none)
+  """
   if _done == none { _done = {"from": [], "to": []} }
   if m in _done["from"] { return _done["to"][_done["from"].index(m)] }
   let k = len(_done["from"])
@@ -713,6 +883,11 @@ fn swap_modules(m, convert, _done=none) {
 # was unless inplace. weight_observer makes the observer that picks each weight's
 # scales.
 fn quantize_dynamic(model, reduce_range=false, inplace=false, weight_observer=default_weight_observer) {
+  """A copy of model with every nn.Linear replaced by a DynamicQuantizedLinear, as
+  torch.ao.quantization.quantize_dynamic.
+
+  Example: quant.quantize_dynamic(nn.Sequential([nn.Linear(8, 4)]))(randn(2, 8))
+  """
   let m = model if inplace else deepcopy(model)
   let convert = fn(l) = _dynamic_linear_from(l.weight, l.bias, weight_observer(), reduce_range) if isinstance(l, nn.Linear) else none
   return swap_modules(m, convert)
@@ -723,6 +898,11 @@ fn quantize_dynamic(model, reduce_range=false, inplace=false, weight_observer=de
 # its weight (weight). Train it as usual, then convert() it.
 fn prepare_qat(model, activation=default_dynamic_fake_quant, weight=default_per_channel_weight_fake_quant,
                inplace=false) {
+  """A copy of model in training mode with every nn.Linear replaced by a QATLinear, to train and then
+  convert(), as torch.ao.quantization.prepare_qat.
+
+  Example: quant.prepare_qat(nn.Sequential([nn.Linear(8, 4)]))(randn(2, 8))
+  """
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = QATLinear(l.in_features, l.out_features, l.weight, l.bias, activation(), weight()) if isinstance(l, nn.Linear) else none
   let r = swap_modules(m, swap)
@@ -774,6 +954,11 @@ fn _fuse_conv_bn_in(model) {
 # their indices). Batch norms that normalize with each batch's statistics
 # (track_running_stats=false) stay. Quantization then sees the folded weights.
 fn fuse_conv_bn(model, inplace=false) {
+  """A copy of model in eval mode in which every Conv2d followed by a BatchNorm2d in a Sequential has
+  the batch norm folded into its weight and bias, as torch.ao.quantization.fuse_modules.
+
+  Example: quant.fuse_conv_bn(nn.Sequential([nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)]))
+  """
   let m = model if inplace else deepcopy(model)
   m.eval()
   _fuse_conv_bn_in(m)
@@ -785,6 +970,11 @@ fn fuse_conv_bn(model, inplace=false) {
 # qconfig.activation() (and will quantize its weight with qconfig.weight()). Run
 # calibration batches through it (calibrate(), or calls under no_grad), then convert().
 fn prepare(model, qconfig=default_qconfig, inplace=false) {
+  """A copy of model in eval mode with every nn.Linear and nn.Conv2d replaced by an observed layer
+  that watches its input, to calibrate and then convert(), as torch.ao.quantization.prepare.
+
+  Example: quant.prepare(nn.Sequential([nn.Linear(8, 4)]))
+  """
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = _observed(l, qconfig)
   let r = swap_modules(m, swap)
@@ -798,9 +988,12 @@ fn _observed(l, qconfig) {
   return none
 }
 
-# Runs `batches` through a prepared model without gradients, so that its observers see
-# them; a batch is a tensor or an (input, target) pair. Returns the model.
 fn calibrate(prepared, batches) {
+  """Runs batches (tensors or (input, target) pairs) through a prepared model without gradients so
+  that its observers see them; returns the model.
+
+  Example: quant.calibrate(quant.prepare(nn.Sequential([nn.Linear(8, 4)])), [randn(16, 8)])
+  """
   no_grad {
     for b in batches { prepared(b[0] if type(b) == "tuple" or type(b) == "list" else b) }
   }
@@ -831,6 +1024,11 @@ fn _convert_module(l, reduce_range) {
 # calibrated model becomes a QuantizedLinear / QuantizedConv2d with the input scale
 # and zero point its observer chose. reduce_range applies to the dynamic layers.
 fn convert(model, reduce_range=false, inplace=false) {
+  """The int8 model in eval mode: QATLinear layers become DynamicQuantizedLinear, calibrated observed
+  layers QuantizedLinear and QuantizedConv2d, as torch.ao.quantization.convert.
+
+  Example: quant.convert(quant.calibrate(quant.prepare(nn.Sequential([nn.Linear(8, 4)])), [randn(16, 8)]))
+  """
   let missing = _uncalibrated(model)
   if len(missing) > 0 {
     assert(false, f"quant.convert: {len(missing)} observed layer(s) never saw a calibration batch ({', '.join(missing)}): " +
@@ -854,6 +1052,11 @@ fn _convert_qat_linear(l, reduce_range) {
 # with qconfig, calibrated on calibration_batches (tensors or (input, target) pairs:
 # a few batches of training data), and converted to int8.
 fn quantize_static(model, calibration_batches, qconfig=default_qconfig) {
+  """Post-training static quantization in one call: fuse_conv_bn, prepare with qconfig, calibrate on
+  calibration_batches and convert, as torch.ao.quantization.quantize.
+
+  Example: quant.quantize_static(nn.Sequential([nn.Linear(8, 4)]), [randn(16, 8)])(randn(2, 8))
+  """
   let prepared = prepare(fuse_conv_bn(model), qconfig, inplace=true)
   calibrate(prepared, calibration_batches)
   return convert(prepared, inplace=true)
@@ -864,6 +1067,11 @@ fn quantize_static(model, calibration_batches, qconfig=default_qconfig) {
 # scale and zero point (forward reads plain numbers, the state holds them in
 # input_qparams). Returns the model.
 fn sync_input_qparams(model) {
+  """Makes each quantized layer's forward use the input scale and zero point of a state just loaded
+  into the model; returns the model.
+
+  Example: quant.sync_input_qparams(quant.quantize_static(nn.Sequential([nn.Linear(8, 4)]), [randn(16, 8)]))
+  """
   for m in model.modules() {
     if isinstance(m, QuantizedLinear) or isinstance(m, QuantizedConv2d) {
       let (s, z) = m.input_qparams.tolist()
@@ -874,9 +1082,11 @@ fn sync_input_qparams(model) {
   return model
 }
 
-# The bytes of a model's parameters and buffers (its state_dict's tensors), as stored:
-# what quantization shrinks. (A safetensors file adds a small JSON header.)
 fn model_size_bytes(model) {
+  """The bytes of a model's parameters and buffers as stored, what quantization shrinks.
+
+  Example: quant.model_size_bytes(nn.Linear(8, 4))
+  """
   let n = 0
   let sd = model.state_dict()
   for k in sd { n = n + sd[k].numel() * sd[k].dtype.itemsize }

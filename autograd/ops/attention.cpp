@@ -325,6 +325,14 @@ void register_attention_ops(std::vector<OpDef>& t) {
       .optional_inputs = 0b1000};
   row(t, OpId::scaled_dot_product_attention).cost = cost_sdpa;
   name_inputs(t, {{OpId::scaled_dot_product_attention, {"query", "key", "value", "attn_mask"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t, {{OpId::scaled_dot_product_attention,
+                    "softmax(query @ key^T * scale + attn_mask) @ value over the last two dims with batch dims "
+                    "broadcast, as torch.nn.functional.scaled_dot_product_attention: a bool attn_mask is true where "
+                    "attention is allowed, is_causal hides later positions, enable_gqa lets key and value have fewer "
+                    "heads (dim -3). "
+                    "Example: scaled_dot_product_attention(randn(1, 2, 4, 8), randn(1, 2, 4, 8), randn(1, 2, 4, 8), "
+                    "is_causal=true)"}});
 }
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {

@@ -403,6 +403,45 @@ void register_conv_ops(std::vector<OpDef>& t) {
                   {OpId::conv3d, {"input", "weight", "bias"}},
                   {OpId::conv3d_backward_input, {"grad", "weight"}},
                   {OpId::conv3d_backward_weight, {"input", "grad"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(
+      t,
+      {{OpId::conv2d,
+        "2-D convolution (cross-correlation) of input [N, C_in, H, W] with weight [C_out, C_in / groups, "
+        "kH, kW], plus bias, as torch.nn.functional.conv2d. "
+        "Example: conv2d(randn(1, 3, 8, 8), randn(4, 3, 3, 3), padding=1)"},
+       {OpId::conv2d_backward_input,
+        "The gradient of conv2d with respect to its input, of shape input_shape, from the output gradient "
+        "grad and weight (a transposed convolution). "
+        "Example: conv2d_backward_input(randn(1, 4, 6, 6), randn(4, 3, 3, 3), input_shape=[1, 3, 8, 8])"},
+       {OpId::conv2d_backward_weight,
+        "The gradient of conv2d with respect to its weight, of shape weight_shape, from input and the "
+        "output gradient grad. "
+        "Example: conv2d_backward_weight(randn(1, 3, 8, 8), randn(1, 4, 6, 6), weight_shape=[4, 3, 3, 3])"},
+       {OpId::conv1d,
+        "1-D convolution (cross-correlation) of input [N, C_in, L] with weight [C_out, C_in / groups, k], "
+        "plus bias, as torch.nn.functional.conv1d. "
+        "Example: conv1d(randn(1, 3, 16), randn(4, 3, 5), padding=2)"},
+       {OpId::conv_transpose1d,
+        "1-D transposed convolution (the gradient of conv1d) of input [N, C_in, L] with weight [C_in, C_out "
+        "/ groups, k], plus bias, as torch.nn.functional.conv_transpose1d. "
+        "Example: conv_transpose1d(randn(1, 4, 8), randn(4, 2, 3), stride=2)"},
+       {OpId::conv_transpose2d,
+        "2-D transposed convolution (the gradient of conv2d) of input [N, C_in, H, W] with weight [C_in, "
+        "C_out / groups, kH, kW], plus bias, as torch.nn.functional.conv_transpose2d. "
+        "Example: conv_transpose2d(randn(1, 4, 4, 4), randn(4, 2, 3, 3), stride=2, padding=1, output_padding=1)"},
+       {OpId::conv3d,
+        "3-D convolution (cross-correlation) of input [N, C_in, D, H, W] with weight [C_out, C_in / groups, "
+        "kD, kH, kW], plus bias, as torch.nn.functional.conv3d. "
+        "Example: conv3d(randn(1, 2, 6, 6, 6), randn(4, 2, 3, 3, 3), padding=1)"},
+       {OpId::conv3d_backward_input,
+        "The gradient of conv3d with respect to its input, of shape input_shape, from the output gradient "
+        "grad and weight. "
+        "Example: conv3d_backward_input(randn(1, 4, 4, 4, 4), randn(4, 2, 3, 3, 3), input_shape=[1, 2, 6, 6, 6])"},
+       {OpId::conv3d_backward_weight,
+        "The gradient of conv3d with respect to its weight, of shape weight_shape, from input and the "
+        "output gradient grad. "
+        "Example: conv3d_backward_weight(randn(1, 2, 6, 6, 6), randn(1, 4, 4, 4, 4), weight_shape=[4, 2, 3, 3, 3])"}});
 }
 
 // ---------------------------------------------------------------------------

@@ -150,6 +150,24 @@ void register_dist_ops(std::vector<OpDef>& t) {
                   {OpId::dist_reduce, {"input"}},
                   {OpId::dist_split, {"input"}},
                   {OpId::dist_gather, {"input"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t,
+               {{OpId::dist_copy,
+                 "The input itself, whose gradient is all-reduced over the tensor-parallel group (Megatron's copy to "
+                 "the model-parallel region; the identity without a group). "
+                 "Example: dist_copy(randn(4))"},
+                {OpId::dist_reduce,
+                 "The sum of every rank's input (an all-reduce) whose gradient passes through unchanged (Megatron's "
+                 "reduce from the model-parallel region; the identity without a group). "
+                 "Example: dist_reduce(randn(4))"},
+                {OpId::dist_split,
+                 "This rank's chunk of input along dim, whose gradient is all-gathered (Megatron's scatter to the "
+                 "model-parallel region; the identity without a group). "
+                 "Example: dist_split(randn(2, 4), dim=-1)"},
+                {OpId::dist_gather,
+                 "Every rank's input joined along dim (an all-gather), whose gradient is split back (Megatron's "
+                 "gather from the model-parallel region; the identity without a group). "
+                 "Example: dist_gather(randn(2, 4), dim=-1)"}});
 }
 
 Tensor dist_copy(const Tensor& x) { return call1(OpId::dist_copy, {x}); }

@@ -346,6 +346,151 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
       .elementwise = true};
   name_inputs(
       t, {{OpId::clamp, {"input"}}, {OpId::pow, {"self", "exponent"}}, {OpId::where, {"condition", "self", "other"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t, {{OpId::neg,
+                    "The negation -input of each element, as torch.neg. "
+                    "Example: neg(tensor([1.0, -2.0]))"},
+                   {OpId::exp,
+                    "e raised to each element, as torch.exp. "
+                    "Example: exp(tensor([0.0, 1.0]))"},
+                   {OpId::log,
+                    "The natural logarithm of each element, as torch.log. "
+                    "Example: log(tensor([1.0, 10.0]))"},
+                   {OpId::sqrt,
+                    "The square root of each element, as torch.sqrt. "
+                    "Example: sqrt(tensor([4.0, 9.0]))"},
+                   {OpId::rsqrt,
+                    "The reciprocal of the square root of each element, as torch.rsqrt. "
+                    "Example: rsqrt(tensor([4.0, 16.0]))"},
+                   {OpId::abs,
+                    "The absolute value of each element, as torch.abs. "
+                    "Example: abs(tensor([-1.5, 2.0]))"},
+                   {OpId::sign,
+                    "-1, 0 or 1 by the sign of each element, as torch.sign. "
+                    "Example: sign(tensor([-2.0, 0.0, 3.0]))"},
+                   {OpId::sin,
+                    "The sine of each element (in radians), as torch.sin. "
+                    "Example: sin(tensor([0.0, 1.5708]))"},
+                   {OpId::cos,
+                    "The cosine of each element (in radians), as torch.cos. "
+                    "Example: cos(tensor([0.0, 3.1416]))"},
+                   {OpId::tanh,
+                    "The hyperbolic tangent of each element, as torch.tanh. "
+                    "Example: tanh(randn(4))"},
+                   {OpId::sigmoid,
+                    "The logistic function 1 / (1 + exp(-x)) of each element, as torch.sigmoid. "
+                    "Example: sigmoid(randn(4))"},
+                   {OpId::relu,
+                    "max(x, 0) of each element, as torch.relu. "
+                    "Example: relu(tensor([-1.0, 2.0]))"},
+                   {OpId::gelu,
+                    "x * Phi(x) of each element, Phi the standard normal CDF (the exact erf form), as "
+                    "torch.nn.functional.gelu. "
+                    "Example: gelu(randn(4))"},
+                   {OpId::silu,
+                    "x * sigmoid(x) of each element (swish), as torch.nn.functional.silu. "
+                    "Example: silu(randn(4))"},
+                   {OpId::erf,
+                    "The Gauss error function of each element, as torch.erf. "
+                    "Example: erf(tensor([0.0, 0.5]))"},
+                   {OpId::log1p,
+                    "log(1 + x) of each element, accurate for small x, as torch.log1p. "
+                    "Example: log1p(tensor([1e-8, 1.0]))"},
+                   {OpId::expm1,
+                    "exp(x) - 1 of each element, accurate for small x, as torch.expm1. "
+                    "Example: expm1(tensor([1e-8, 1.0]))"},
+                   {OpId::floor,
+                    "The largest integer not above each element, as torch.floor. "
+                    "Example: floor(tensor([1.5, -1.5]))"},
+                   {OpId::ceil,
+                    "The smallest integer not below each element, as torch.ceil. "
+                    "Example: ceil(tensor([1.5, -1.5]))"},
+                   {OpId::round,
+                    "Each element rounded to the nearest integer, halves to even, as torch.round. "
+                    "Example: randn(4).round()"},
+                   {OpId::trunc,
+                    "Each element rounded toward zero, as torch.trunc. "
+                    "Example: trunc(tensor([1.7, -1.7]))"},
+                   {OpId::hardswish,
+                    "x * relu6(x + 3) / 6 of each element, as torch.nn.functional.hardswish. "
+                    "Example: hardswish(randn(4))"},
+                   {OpId::mish,
+                    "x * tanh(softplus(x)) of each element, as torch.nn.functional.mish. "
+                    "Example: mish(randn(4))"},
+                   {OpId::softplus,
+                    "log(1 + exp(beta * x)) / beta of each element, x itself where beta * x exceeds threshold, as "
+                    "torch.nn.functional.softplus. "
+                    "Example: softplus(randn(4), beta=2.0)"},
+                   {OpId::elu,
+                    "x where x > 0, else alpha * (exp(x) - 1), of each element, as torch.nn.functional.elu. "
+                    "Example: elu(randn(4), alpha=1.0)"},
+                   {OpId::leaky_relu,
+                    "x where x > 0, else negative_slope * x, of each element, as torch.nn.functional.leaky_relu. "
+                    "Example: leaky_relu(randn(4), negative_slope=0.2)"},
+                   {OpId::hardtanh,
+                    "Each element clamped to [min_val, max_val], as torch.nn.functional.hardtanh. "
+                    "Example: hardtanh(randn(4), min_val=-0.5, max_val=0.5)"},
+                   {OpId::logit,
+                    "log(p / (1 - p)) of each element p, clamped first to [eps, 1 - eps] when eps is given, as "
+                    "torch.logit. "
+                    "Example: logit(tensor([0.25, 0.5]), eps=1e-6)"},
+                   {OpId::add,
+                    "self + other elementwise with broadcasting (the + operator), as torch.add. "
+                    "Example: add(randn(2, 3), randn(3))"},
+                   {OpId::sub,
+                    "self - other elementwise with broadcasting (the - operator), as torch.sub. "
+                    "Example: sub(randn(2, 3), 1.0)"},
+                   {OpId::mul,
+                    "self * other elementwise with broadcasting (the * operator), as torch.mul. "
+                    "Example: mul(randn(2, 3), randn(2, 1))"},
+                   {OpId::div,
+                    "self / other elementwise with broadcasting, integers divided as floats (the / operator), as "
+                    "torch.div. "
+                    "Example: div(arange(4), 2)"},
+                   {OpId::pow,
+                    "self raised to exponent elementwise with broadcasting (the ** operator), as torch.pow. "
+                    "Example: tensor([2.0, 3.0]).pow(2)"},
+                   {OpId::maximum,
+                    "The larger of self and other elementwise with broadcasting (NaN wins), as torch.maximum. "
+                    "Example: maximum(randn(3), zeros(3))"},
+                   {OpId::minimum,
+                    "The smaller of self and other elementwise with broadcasting (NaN wins), as torch.minimum. "
+                    "Example: minimum(randn(3), zeros(3))"},
+                   {OpId::remainder,
+                    "self modulo other elementwise, the result taking other's sign as Python's % does, as "
+                    "torch.remainder. "
+                    "Example: remainder(tensor([-3, 5]), 4)"},
+                   {OpId::atan2,
+                    "The angle of the point (other, self) elementwise, atan(self / other) in the right quadrant, as "
+                    "torch.atan2. "
+                    "Example: atan2(tensor([1.0, -1.0]), tensor([-1.0, -1.0]))"},
+                   {OpId::logaddexp,
+                    "log(exp(self) + exp(other)) elementwise, computed without overflow, as torch.logaddexp. "
+                    "Example: logaddexp(tensor([1000.0]), tensor([1000.0]))"},
+                   {OpId::eq,
+                    "self == other elementwise with broadcasting, a bool tensor, as torch.eq. "
+                    "Example: eq(tensor([1, 2]), tensor([1, 3]))"},
+                   {OpId::ne,
+                    "self != other elementwise with broadcasting, a bool tensor, as torch.ne. "
+                    "Example: ne(tensor([1, 2]), tensor([1, 3]))"},
+                   {OpId::lt,
+                    "self < other elementwise with broadcasting, a bool tensor, as torch.lt. "
+                    "Example: lt(arange(4), 2)"},
+                   {OpId::le,
+                    "self <= other elementwise with broadcasting, a bool tensor, as torch.le. "
+                    "Example: le(arange(4), 2)"},
+                   {OpId::gt,
+                    "self > other elementwise with broadcasting, a bool tensor, as torch.gt. "
+                    "Example: gt(arange(4), 2)"},
+                   {OpId::ge,
+                    "self >= other elementwise with broadcasting, a bool tensor, as torch.ge. "
+                    "Example: ge(arange(4), 2)"},
+                   {OpId::where,
+                    "The element of self where condition is true, else of other, all three broadcast, as torch.where. "
+                    "Example: where(tensor([true, false]), ones(2), zeros(2))"},
+                   {OpId::clamp,
+                    "Each element limited to [min, max], either bound none for no limit, as torch.clamp. "
+                    "Example: clamp(randn(4), min=0.0)"}});
 }
 
 // The functional API of this family.

@@ -291,6 +291,30 @@ void register_index_ops(std::vector<OpDef>& t) {
                   {OpId::cat, {"tensors"}},
                   {OpId::stack, {"tensors"}},
                   {OpId::split, {"input"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t, {{OpId::embedding,
+                    "The rows of weight that the integer tensor input names, as torch.nn.functional.embedding. "
+                    "Example: embedding(tensor([0, 2]), randn(5, 3))"},
+                   {OpId::gather,
+                    "The elements of input at index along dim (out[i][j] = input[i][index[i][j]] for dim 1), as "
+                    "torch.gather. "
+                    "Example: gather(randn(2, 3), 1, tensor([[0], [2]]))"},
+                   {OpId::index_select,
+                    "The slices of input at the indices along dim, as torch.index_select. "
+                    "Example: index_select(randn(4, 3), 0, tensor([0, 2]))"},
+                   {OpId::scatter_add,
+                    "A copy of input with each element of src added at its index along dim, as torch.scatter_add. "
+                    "Example: scatter_add(zeros(3), 0, tensor([0, 1, 0]), ones(3))"},
+                   {OpId::cat,
+                    "The tensors joined along an existing dim, as torch.cat. "
+                    "Example: cat([randn(2, 3), randn(1, 3)], dim=0)"},
+                   {OpId::stack,
+                    "The tensors, all of one shape, joined along a new dim, as torch.stack. "
+                    "Example: stack([randn(3), randn(3)], dim=1)"},
+                   {OpId::split,
+                    "A tuple of views of input along dim: pieces of split_size (the last may be smaller), or of the "
+                    "sizes in a list, as torch.split. "
+                    "Example: split(randn(4, 5), [2, 3], dim=1)"}});
 }
 
 // The functional API of this family.

@@ -91,6 +91,15 @@ void register_linalg_ops(std::vector<OpDef>& t) {
   row(t, OpId::linear).cost = cost_linear;
   row(t, OpId::linear).optional_inputs = 0b100;  // bias
   name_inputs(t, {{OpId::matmul, {"self", "other"}}, {OpId::linear, {"input", "weight", "bias"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t, {{OpId::matmul,
+                    "The matrix product with PyTorch's batching and broadcasting, a 1-D operand taken as a vector (the "
+                    "@ operator), as torch.matmul. "
+                    "Example: matmul(randn(2, 3), randn(3, 4))"},
+                   {OpId::linear,
+                    "input @ weight^T + bias, weight of shape [out_features, in_features], as "
+                    "torch.nn.functional.linear. "
+                    "Example: linear(randn(2, 4), randn(3, 4), bias=zeros(3))"}});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

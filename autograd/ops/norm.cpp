@@ -396,6 +396,33 @@ void register_norm_ops(std::vector<OpDef>& t) {
                   {OpId::group_norm, {"input", "weight", "bias"}},
                   {OpId::rms_norm, {"input", "weight"}},
                   {OpId::dropout, {"input"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t,
+               {{OpId::batch_norm,
+                 "Normalizes each channel (dim 1) with the batch's mean and variance while training (moving "
+                 "running_mean and running_var by momentum), else with the running ones, then scales by weight and "
+                 "shifts by bias, as torch.nn.functional.batch_norm. "
+                 "Example: batch_norm(randn(4, 3), zeros(3), ones(3), training=true)"},
+                {OpId::batch_norm_backward,
+                 "The gradients of batch_norm with respect to input, weight and bias, a tuple, from the output "
+                 "gradient grad. "
+                 "Example: batch_norm_backward(randn(4, 3), randn(4, 3), training=true)"},
+                {OpId::layer_norm,
+                 "Normalizes over the last dims (normalized_shape) to mean 0 and variance 1, then scales by weight "
+                 "and shifts by bias, as torch.nn.functional.layer_norm. "
+                 "Example: layer_norm(randn(2, 8), [8])"},
+                {OpId::dropout,
+                 "Zeroes each element with probability p and scales the rest by 1 / (1 - p) while training; the "
+                 "identity otherwise, as torch.nn.functional.dropout. "
+                 "Example: dropout(randn(4, 4), p=0.1)"},
+                {OpId::group_norm,
+                 "Normalizes each of num_groups groups of channels over the group and the spatial dims, then scales "
+                 "and shifts per channel, as torch.nn.functional.group_norm. "
+                 "Example: group_norm(randn(2, 4, 3, 3), 2)"},
+                {OpId::rms_norm,
+                 "x / sqrt(mean(x^2) + eps) over the last dims (normalized_shape), times weight; eps defaults to the "
+                 "dtype's machine epsilon, as torch.nn.functional.rms_norm. "
+                 "Example: rms_norm(randn(2, 8), [8])"}});
 }
 
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,

@@ -356,6 +356,49 @@ void register_ordering_ops(std::vector<OpDef>& t) {
                   {OpId::repeat, {"input"}},
                   {OpId::one_hot, {"input"}},
                   {OpId::multinomial, {"input"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t, {{OpId::cumsum,
+                    "The running sums along dim, as torch.cumsum. "
+                    "Example: cumsum(arange(5), dim=0)"},
+                   {OpId::cumprod,
+                    "The running products along dim, as torch.cumprod. "
+                    "Example: cumprod(tensor([1.0, 2.0, 3.0]), dim=0)"},
+                   {OpId::sort,
+                    "The values sorted along dim and the indices they came from, a (values, indices) tuple, as "
+                    "torch.sort. "
+                    "Example: sort(randn(5), descending=true)"},
+                   {OpId::topk,
+                    "The k largest values along dim (the smallest with largest=false) and their indices, a (values, "
+                    "indices) tuple, as torch.topk. "
+                    "Example: topk(randn(10), 3)"},
+                   {OpId::flip,
+                    "The tensor reversed along each of dims, as torch.flip. "
+                    "Example: flip(arange(6).view(2, 3), 0, 1)"},
+                   {OpId::roll,
+                    "The elements shifted by shifts along dims, those pushed off the end coming back at the start (no "
+                    "dims: the flattened tensor), as torch.roll. "
+                    "Example: roll(arange(5), 2)"},
+                   {OpId::tril,
+                    "The lower triangle of the last two dims, the elements above diagonal zeroed, as torch.tril. "
+                    "Example: tril(ones(3, 3))"},
+                   {OpId::triu,
+                    "The upper triangle of the last two dims, the elements below diagonal zeroed, as torch.triu. "
+                    "Example: triu(ones(3, 3), diagonal=1)"},
+                   {OpId::masked_fill,
+                    "A copy of input with value wherever the bool mask (broadcast to input) is true, as "
+                    "torch.Tensor.masked_fill. "
+                    "Example: masked_fill(randn(2, 2), tensor([[true, false], [false, true]]), 0.0)"},
+                   {OpId::repeat,
+                    "The tensor tiled sizes[d] times along each dim d, as torch.Tensor.repeat. "
+                    "Example: repeat(tensor([1, 2]), 2, 2)"},
+                   {OpId::one_hot,
+                    "i64 one-hot vectors of the class indices in input (num_classes -1: the largest index + 1), as "
+                    "torch.nn.functional.one_hot. "
+                    "Example: one_hot(tensor([0, 2, 1]), num_classes=3)"},
+                   {OpId::multinomial,
+                    "num_samples indices drawn from each row of the probability weights in input, with or without "
+                    "replacement, as torch.multinomial. "
+                    "Example: multinomial(tensor([0.2, 0.8]), 4, replacement=true)"}});
 }
 
 // The functional API of this family.

@@ -291,6 +291,40 @@ void register_pool_ops(std::vector<OpDef>& t) {
                   {OpId::adaptive_avg_pool1d, {"input"}},
                   {OpId::adaptive_avg_pool2d, {"input"}},
                   {OpId::adaptive_max_pool2d, {"input"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t,
+               {{OpId::max_pool2d,
+                 "The largest value in each kernel_size window of the last two dims (stride defaults to "
+                 "kernel_size), with return_indices also where it was, as torch.nn.functional.max_pool2d. "
+                 "Example: max_pool2d(randn(1, 1, 4, 4), 2)"},
+                {OpId::avg_pool2d,
+                 "The mean of each kernel_size window of the last two dims (stride defaults to kernel_size; "
+                 "count_include_pad counts the padding in the divisor), as torch.nn.functional.avg_pool2d. "
+                 "Example: avg_pool2d(randn(1, 1, 4, 4), 2)"},
+                {OpId::avg_pool2d_backward,
+                 "The gradient of avg_pool2d with respect to its input, of shape input_shape: each window's gradient "
+                 "spread evenly over the window. "
+                 "Example: avg_pool2d_backward(ones(1, 1, 2, 2), input_shape=[1, 1, 4, 4], kernel_size=[2, 2])"},
+                {OpId::max_pool1d,
+                 "The largest value in each kernel_size window of the last dim (stride defaults to kernel_size), "
+                 "with return_indices also where it was, as torch.nn.functional.max_pool1d. "
+                 "Example: max_pool1d(randn(1, 2, 8), 2)"},
+                {OpId::avg_pool1d,
+                 "The mean of each kernel_size window of the last dim (stride defaults to kernel_size), as "
+                 "torch.nn.functional.avg_pool1d. "
+                 "Example: avg_pool1d(randn(1, 2, 8), 2)"},
+                {OpId::adaptive_avg_pool1d,
+                 "The mean of each of output_size windows that tile the last dim, as "
+                 "torch.nn.functional.adaptive_avg_pool1d. "
+                 "Example: adaptive_avg_pool1d(randn(1, 2, 10), 5)"},
+                {OpId::adaptive_avg_pool2d,
+                 "The mean of each of output_size windows that tile the last two dims ([1, 1]: global average "
+                 "pooling), as torch.nn.functional.adaptive_avg_pool2d. "
+                 "Example: adaptive_avg_pool2d(randn(1, 3, 8, 8), [1, 1])"},
+                {OpId::adaptive_max_pool2d,
+                 "The largest value in each of output_size windows that tile the last two dims, with return_indices "
+                 "also where it was, as torch.nn.functional.adaptive_max_pool2d. "
+                 "Example: adaptive_max_pool2d(randn(1, 3, 8, 8), [2, 2])"}});
 }
 
 // ---------------------------------------------------------------------------

@@ -364,6 +364,49 @@ void register_quant_ops(std::vector<OpDef>& t) {
                   {OpId::quantized_linear, {"input", "weight", "weight_scales", "bias"}},
                   {OpId::dynamic_quantized_linear, {"input", "weight", "weight_scales", "bias"}},
                   {OpId::quantized_conv2d, {"input", "weight", "weight_scales", "bias"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(
+      t,
+      {{OpId::quantize_per_tensor,
+        "round(input / scale) + zero_point clamped to dtype's range (i8 or u8), as "
+        "torch.quantize_per_tensor's integer values. "
+        "Example: quantize_per_tensor(randn(4), scale=0.1, zero_point=0, dtype=i8)"},
+       {OpId::quantize_per_channel,
+        "quantize_per_tensor with one scale and zero point per slice along axis, as "
+        "torch.quantize_per_channel's integer values. "
+        "Example: quantize_per_channel(randn(3, 4), full([3], 0.1), zeros(3, dtype=i64), axis=0, dtype=i8)"},
+       {OpId::dequantize_per_tensor,
+        "(input - zero_point) * scale of an integer tensor, in dtype, as torch.dequantize. "
+        "Example: dequantize_per_tensor(tensor([10, -5], dtype=i8), scale=0.1, zero_point=0)"},
+       {OpId::dequantize_per_channel,
+        "dequantize_per_tensor with one scale and zero point per slice along axis, as torch.dequantize of a "
+        "per-channel tensor. "
+        "Example: dequantize_per_channel(tensor([[10], [-5]], dtype=i8), tensor([0.1, 0.2]), zeros(2, dtype=i64), "
+        "axis=0)"},
+       {OpId::fake_quantize_per_tensor,
+        "input rounded to the integer grid of scale and zero_point within [quant_min, quant_max] and back "
+        "to floats, with a straight-through gradient, as torch.fake_quantize_per_tensor_affine. "
+        "Example: fake_quantize_per_tensor(randn(4), 0.1, 0, -128, 127)"},
+       {OpId::fake_quantize_per_channel,
+        "fake_quantize_per_tensor with one scale and zero point per slice along axis, as "
+        "torch.fake_quantize_per_channel_affine. "
+        "Example: fake_quantize_per_channel(randn(3, 4), full([3], 0.1), zeros(3, dtype=i64), 0, -128, 127)"},
+       {OpId::quantized_linear,
+        "The int8 linear of quantized activations input (u8 or i8, input_scale, input_zero_point) and "
+        "per-channel i8 weight, in f32 or, given output_scale, requantized to u8 (relu first if asked), as "
+        "torch.ops.quantized.linear. "
+        "Example: quantized_linear(quantize_per_tensor(randn(2, 4), 0.1, 0, i8), quantize_per_tensor(randn(3, 4), 0.1, "
+        "0, i8), full([3], 0.1), input_scale=0.1, input_zero_point=0)"},
+       {OpId::dynamic_quantized_linear,
+        "The linear of float input and per-channel i8 weight, quantizing the input per call from its range, "
+        "as torch.ops.quantized.linear_dynamic. "
+        "Example: dynamic_quantized_linear(randn(2, 4), quantize_per_tensor(randn(3, 4), 0.1, 0, i8), full([3], 0.1))"},
+       {OpId::quantized_conv2d,
+        "The int8 conv2d of quantized activations input (u8 or i8, input_scale, input_zero_point) and "
+        "per-channel i8 weight, in f32 or, given output_scale, requantized to u8 (relu first if asked), as "
+        "torch.ops.quantized.conv2d. "
+        "Example: quantized_conv2d(quantize_per_tensor(randn(1, 2, 5, 5), 0.1, 0, i8), quantize_per_tensor(randn(3, 2, "
+        "3, 3), 0.1, 0, i8), full([3], 0.1), input_scale=0.1, input_zero_point=0)"}});
 }
 
 Tensor quantize_per_tensor(const Tensor& x, double scale, int64_t zero_point, DType dtype) {

@@ -347,6 +347,52 @@ void register_reduction_ops(std::vector<OpDef>& t) {
                   {OpId::logsumexp, {"input"}},
                   {OpId::softmax, {"input"}},
                   {OpId::log_softmax, {"input"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t, {{OpId::sum,
+                    "The sum of all elements, or over dims (dim=d for one), keeping them as size 1 with keepdim, as "
+                    "torch.sum. "
+                    "Example: randn(2, 3).sum(dim=1)"},
+                   {OpId::mean,
+                    "The mean of all elements, or over dims (dim=d for one), keeping them as size 1 with keepdim, as "
+                    "torch.mean. "
+                    "Example: mean(randn(2, 3), dim=0, keepdim=true)"},
+                   {OpId::max,
+                    "The largest element; along dim, a (values, indices) tuple; of two tensors, their elementwise "
+                    "maximum, as torch.max. "
+                    "Example: randn(3, 4).max(dim=1)"},
+                   {OpId::min,
+                    "The smallest element; along dim, a (values, indices) tuple; of two tensors, their elementwise "
+                    "minimum, as torch.min. "
+                    "Example: randn(3, 4).min(dim=1)"},
+                   {OpId::max_dim,
+                    "The largest value along dim and its index, a (values, indices) tuple, as torch.max(input, dim). "
+                    "Example: max_dim(randn(3, 4), dim=1)"},
+                   {OpId::min_dim,
+                    "The smallest value along dim and its index, a (values, indices) tuple, as torch.min(input, dim). "
+                    "Example: min_dim(randn(3, 4), dim=1)"},
+                   {OpId::argmax,
+                    "The index of the largest element, in the flattened tensor or along dim, as torch.argmax. "
+                    "Example: argmax(randn(3, 4), dim=1)"},
+                   {OpId::argmin,
+                    "The index of the smallest element, in the flattened tensor or along dim, as torch.argmin. "
+                    "Example: argmin(randn(3, 4), dim=0)"},
+                   {OpId::var,
+                    "The variance of all elements or over dims, divided by N - correction (1: Bessel's correction, 0: "
+                    "the population variance), as torch.var. "
+                    "Example: var(randn(8, 3), dim=0)"},
+                   {OpId::std,
+                    "The standard deviation of all elements or over dims, divided by N - correction (1: Bessel's "
+                    "correction), as torch.std. "
+                    "Example: std(randn(8, 3), dim=0, correction=0)"},
+                   {OpId::logsumexp,
+                    "log(sum(exp(x))) of all elements or over dims, computed without overflow, as torch.logsumexp. "
+                    "Example: logsumexp(randn(2, 5), dim=1)"},
+                   {OpId::softmax,
+                    "exp of each element divided by the sum of exp along dim, as torch.softmax. "
+                    "Example: softmax(randn(2, 5), dim=1)"},
+                   {OpId::log_softmax,
+                    "The logarithm of softmax along dim, computed stably, as torch.log_softmax. "
+                    "Example: log_softmax(randn(2, 5), dim=1)"}});
 }
 
 Tensor sum(const Tensor& x, const IntList& dims, bool keepdim) {

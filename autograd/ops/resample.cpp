@@ -236,6 +236,24 @@ void register_resample_ops(std::vector<OpDef>& t) {
                   {OpId::interpolate_backward, {"grad"}},
                   {OpId::pad, {"input"}},
                   {OpId::pad_backward, {"grad"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t,
+               {{OpId::interpolate,
+                 "Resizes the spatial dims of [N, C, W] or [N, C, H, W] to size or by scale_factor: nearest, area, "
+                 "linear (3-D), bilinear or bicubic (4-D), as torch.nn.functional.interpolate. "
+                 "Example: interpolate(randn(1, 1, 4, 4), scale_factor=2, mode=\"bilinear\")"},
+                {OpId::interpolate_backward,
+                 "The gradient of interpolate with respect to its input, of shape input_size; mode is 0 (nearest), 1 "
+                 "(linear, bilinear), 2 (bicubic) or 3 (area). "
+                 "Example: interpolate_backward(ones(1, 1, 4, 4), input_size=[1, 1, 2, 2])"},
+                {OpId::pad,
+                 "Pads the last dims, pad listing (left, right) sizes from the last dim backwards, with a constant "
+                 "value or by reflect, replicate or circular, as torch.nn.functional.pad. "
+                 "Example: pad(randn(1, 1, 3, 3), [1, 1, 2, 2], mode=\"reflect\")"},
+                {OpId::pad_backward,
+                 "The gradient of pad with respect to its input: grad with the padding cut off and, for mode 1 "
+                 "(reflect), 2 (replicate) or 3 (circular), the padding's gradient added where it was copied from. "
+                 "Example: pad_backward(ones(1, 1, 4, 4), pad=[1, 1, 1, 1])"}});
 }
 
 namespace {

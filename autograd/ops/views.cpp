@@ -453,6 +453,58 @@ void register_view_ops(std::vector<OpDef>& t) {
                   {OpId::to_dtype, {"input"}},
                   {OpId::to_device, {"input"}},
                   {OpId::alias, {"input"}}});
+  // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
+  document_ops(t,
+               {{OpId::view,
+                 "The same storage seen with another shape, as torch.Tensor.view: -1 infers one size, and strides "
+                 "that forbid it are an error (reshape copies instead). "
+                 "Example: arange(12).view(3, 4)"},
+                {OpId::reshape,
+                 "The tensor with another shape, as torch.reshape: a view when the strides allow it, else a copy (-1 "
+                 "infers one size). "
+                 "Example: reshape(arange(6), 2, -1)"},
+                {OpId::transpose,
+                 "A view with dims dim0 and dim1 swapped, as torch.transpose. "
+                 "Example: transpose(randn(2, 3), 0, 1)"},
+                {OpId::permute,
+                 "A view with the dims reordered, dims[i] becoming dim i, as torch.permute. "
+                 "Example: permute(randn(2, 3, 4), 2, 0, 1)"},
+                {OpId::slice,
+                 "A view of the elements start, start + step, ... before end along dim, what x[start:end:step] "
+                 "makes. "
+                 "Example: slice(arange(10), dim=0, start=2, end=8, step=2)"},
+                {OpId::select,
+                 "A view of the slice at index along dim, that dim removed, what x[index] makes, as torch.select. "
+                 "Example: select(randn(3, 4), dim=0, index=1)"},
+                {OpId::expand,
+                 "A view repeating dims of size 1 up to the given shape without copying, as torch.Tensor.expand (-1 "
+                 "keeps a size). "
+                 "Example: expand(randn(1, 3), 4, -1)"},
+                {OpId::squeeze,
+                 "A view without the dims of size 1, or without the given dims where their size is 1, as "
+                 "torch.squeeze. "
+                 "Example: squeeze(randn(2, 1, 3), 1)"},
+                {OpId::unsqueeze,
+                 "A view with a new dim of size 1 at position dim, as torch.unsqueeze. "
+                 "Example: unsqueeze(randn(3), dim=0)"},
+                {OpId::contiguous,
+                 "The tensor itself when its elements are in row-major order, else a row-major copy, as "
+                 "torch.Tensor.contiguous. "
+                 "Example: randn(2, 3).t().contiguous()"},
+                {OpId::slice_backward,
+                 "The gradient of slice: grad placed at the sliced positions of a zero tensor of input_shape "
+                 "(slice's adjoint). "
+                 "Example: slice_backward(ones(2), input_shape=[5], dim=0, start=1, end=3)"},
+                {OpId::to_dtype,
+                 "The tensor converted to dtype, as torch.Tensor.to(dtype). "
+                 "Example: to_dtype(arange(3), f64)"},
+                {OpId::to_device,
+                 "The tensor on another device, as torch.Tensor.to(device): device is -1 for the CPU or the index of "
+                 "a CUDA device, and a tensor already there is returned as it is. "
+                 "Example: to_device(randn(2), -1)"},
+                {OpId::alias,
+                 "A new tensor sharing the input's storage, shape and strides, as torch.Tensor.view_as(input). "
+                 "Example: alias(randn(3))"}});
 }
 
 // The functional API of this family.

@@ -107,6 +107,10 @@ const Command kCommands[] = {
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// A leading '_' marks a name private to its module: completion offers it only to a
+// word that starts with '_'.
+bool is_private_name(const std::string& name) { return !name.empty() && name[0] == '_'; }
+
 std::vector<std::string> sorted_unique(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -132,6 +136,28 @@ std::string member_target(const std::string& line, size_t dot) {
   return expr;
 }
 
+std::string call_target(const std::string& line, size_t start) {
+  size_t i = std::min(start, line.size());
+  while (i > 0 && line[i - 1] == ' ') --i;
+  if (i == 0 || (line[i - 1] != '(' && line[i - 1] != ',')) return "";  // not where an argument starts
+  int depth = 0;  // closed brackets passed while scanning back
+  char quote = 0;
+  for (; i > 0; --i) {
+    char c = line[i - 1];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == ')' || c == ']' || c == '}') {
+      ++depth;
+    } else if (c == '(' || c == '[' || c == '{') {
+      if (depth == 0) return c == '(' ? member_target(line, i - 1) : "";
+      --depth;
+    }
+  }
+  return "";
+}
+
 std::vector<std::string> repl_completions(Interpreter& interp, const std::string& line, size_t start) {
   if (start > 0 && start <= line.size() && line[start - 1] == '.') {
     std::string target = member_target(line, start - 1);
@@ -144,7 +170,12 @@ std::vector<std::string> repl_completions(Interpreter& interp, const std::string
     for (const Command& c : kCommands) names.push_back(c.name);
     return names;
   }
-  names = interp.global_names();
+  if (std::string callee = call_target(line, start); !callee.empty()) {
+    InterruptScope scope(interp);
+    for (const std::string& k : interp.keyword_names(callee)) names.push_back(k + "=");
+  }
+  for (std::string& n : interp.global_names())
+    if (!(is_private_name(n) && (start >= line.size() || line[start] != '_'))) names.push_back(std::move(n));
   names.insert(names.end(), std::begin(kKeywords), std::end(kKeywords));
   return sorted_unique(std::move(names));
 }
@@ -455,21 +486,15 @@ class Repl {
     std::string t = topic[0] == ':' ? topic.substr(1) : topic;
     for (const Command& c : kCommands)
       if (t == c.name) return (void)std::printf("%s  %s\n", c.usage, c.help);
-    for (const char* k : kKeywords)
-      if (t == k) return (void)std::printf("'%s' is a keyword of the language (see docs/LANGUAGE.md)\n", k);
-    if (auto builtin = interp_.builtin_help(t))
-      return (void)std::printf("%s\n  %s\n", builtin->signature.c_str(), builtin->doc.c_str());
-    if (!interp_.has(t)) return usage_error("no name '" + t + "' is defined");
-    std::printf("%s = %s\n", t.c_str(), first_line(interp_.str(t).value_or("?"), 72).c_str());
-    std::vector<std::string> members;
+    HelpResult h;
     {
       InterruptScope scope(interp_);
-      members = interp_.member_names(t);
+      h = interp_.help(t);
     }
-    if (members.empty()) return;
-    std::string list;
-    for (const auto& m : sorted_unique(members)) list += (list.empty() ? "" : ", ") + m;
-    std::printf("members: %s\n", list.c_str());
+    if (h.ok) return (void)std::printf("%s", h.text.c_str());
+    for (const char* k : kKeywords)
+      if (t == k) return (void)std::printf("'%s' is a keyword of the language (see docs/LANGUAGE.md)\n", k);
+    usage_error(h.error);
   }
 
   void time(const std::string& code) {

@@ -20,7 +20,9 @@ int run_repl(Interpreter& interp);
 
 // Completion candidates for the word line[start, end) (the word the cursor is in),
 // not yet filtered by its prefix: members when the word follows '.', REPL commands
-// after a leading ':', else the interpreter's globals and the language's keywords.
+// after a leading ':', else the interpreter's globals and the language's keywords,
+// and inside a call's parentheses the callee's keyword arguments ("lr="). Private
+// names (a leading '_') only for a word that starts with '_'.
 // Sorted, without duplicates. Exposed for tests.
 std::vector<std::string> repl_completions(Interpreter& interp, const std::string& line, size_t start);
 
@@ -29,6 +31,10 @@ std::vector<std::string> repl_completions(Interpreter& interp, const std::string
 // "xs[0]"); empty when there is none. Calls are left out: completing must not run
 // user code with side effects.
 std::string member_target(const std::string& line, size_t dot);
+
+// The callee whose keyword arguments to offer when the word at line[start] starts an
+// argument of an open call ("nn.Linear(4, " gives "nn.Linear"); empty elsewhere.
+std::string call_target(const std::string& line, size_t start);
 
 // While alive, SIGINT asks `interp` to stop its running statement (the third Ctrl-C
 // in a row ends the process, for a statement stuck inside a native call).

@@ -32,7 +32,7 @@ struct BuiltinEntry {
   const char* name;
   BuiltinFunction function;
   const char* signature;  // how to call it: "range(start, stop=none, step=1)"
-  const char* doc;        // one sentence, then "Example: ..."
+  const char* doc;        // one sentence, then "Example: ..." (in op_conventions(), null: the op row's)
 };
 
 // A method of a builtin type (str, list, tuple, dict, model): the receiver apart from

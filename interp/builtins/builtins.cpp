@@ -14,7 +14,7 @@ namespace {
 const BuiltinLibrary* const kBuiltinLibraries[] = {
     &kPythonLibrary, &kNumberLibrary, &kSystemLibrary, &kFactoryLibrary, &kAutogradLibrary, &kTestLibrary,
     &kCheckpointLibrary, &kOptimLibrary, &kMemoryLibrary, &kModelLibrary, &kProfileLibrary, &kGraphLibrary,
-    &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kFuncLibrary, &kFuncModule,
+    &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kFuncLibrary, &kFuncModule, &kHelpLibrary,
 };
 
 // A native module made from its library: the values first, then the functions.
@@ -44,7 +44,8 @@ BuiltinDoc doc_of(const std::string& name, const char* signature, const char* do
 
 // An op by name: the function that gives it Python's conventions, else its row.
 std::optional<BuiltinDoc> op_builtin_doc(const std::string& name) {
-  if (const BuiltinEntry* e = find_entry(op_conventions(), name)) return doc_of(name, e->signature, e->doc);
+  if (const BuiltinEntry* e = find_entry(op_conventions(), name))
+    return BuiltinDoc{name, e->signature, convention_doc(*e)};
   if (const OpDef* row = find_op(name)) return BuiltinDoc{name, op_signature(*row), op_doc(*row)};
   return std::nullopt;
 }

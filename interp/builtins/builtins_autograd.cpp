@@ -130,10 +130,11 @@ const BuiltinEntry kAutogradBuiltins[] = {
      "or grad(func, argnums=0, has_aux=false)",
      "The gradients of outputs with respect to inputs, without touching .grad (create_graph: differentiable again); "
      "given a function, the function that returns its gradient, as JAX's grad. "
-     "Example: let (gx,) = grad(y.sum(), [x], create_graph=true); grad(fn(x) = (x * x).sum())(x)"},
-    {"backward", backward_builtin, "backward(tensors, grad_tensors=none, retain_graph=create_graph, create_graph=false)",
+     "Example: let x = randn(3, requires_grad=true); let (gx,) = grad((x * x).sum(), [x], create_graph=true)"},
+    {"backward", backward_builtin,
+     "backward(tensors, grad_tensors=none, retain_graph=create_graph, create_graph=false)",
      "One backward pass from several roots, each with its own output gradient, into the leaves' .grad. "
-     "Example: backward([loss1, loss2])"},
+     "Example: let w = randn(3, requires_grad=true); backward([(w * w).sum(), w.sum()])"},
     {"gradcheck", gradcheck_builtin, "gradcheck(fn, *inputs, eps=1e-06, atol=1e-05, rtol=0.001)",
      "Compares fn's gradients with finite differences for the inputs that require grad; prints the first mismatch. "
      "Example: gradcheck(fn(x) = (x * x).sum(), randn(3, dtype=f64, requires_grad=true))"},

@@ -246,10 +246,10 @@ Value load_metadata_builtin(Evaluator& ev, CallArgs& a) {
 const BuiltinEntry kCheckpointBuiltins[] = {
     {"save", save_builtin, "save(obj, path, metadata=none)",
      "Writes a dict of tensors (or a model's state_dict()) to a safetensors file; other values go in its header. "
-     "Example: save(m, \"model.safetensors\")"},
+     "Example: save(nn.Linear(4, 2), \"model.safetensors\")"},
     {"load", load_builtin, "load(path, into=none)",
      "The values save() wrote; with into, copies the tensors into that dict or model in place and returns it. "
-     "Example: load(\"model.safetensors\", into=m)"},
+     "Example: load(\"model.safetensors\", into=nn.Linear(4, 2))"},
     {"load_metadata", load_metadata_builtin, "load_metadata(path)",
      "The str to str metadata of a safetensors file (save(metadata=...) or another tool's). "
      "Example: load_metadata(\"model.safetensors\")"},

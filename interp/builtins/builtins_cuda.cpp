@@ -148,7 +148,7 @@ const BuiltinEntry kCudaFunctions[] = {
     {"current_stream", current_stream_builtin, "current_stream(device=0)",
      "The stream this thread queues work on (0: the default). Example: cuda.current_stream()"},
     {"set_stream", set_stream_builtin, "set_stream(stream, device=0)",
-     "Queues this thread's later work on stream (0: the default). Example: cuda.set_stream(s)"},
+     "Queues this thread's later work on stream (0: the default). Example: cuda.set_stream(cuda.new_stream())"},
     {"set_allow_tf32", set_allow_tf32_builtin, "set_allow_tf32(allow)",
      "Lets f32 matmuls and convolutions use TF32 (off by default). Example: cuda.set_allow_tf32(true)"},
     {"allow_tf32", allow_tf32_builtin, "allow_tf32()", "Whether TF32 is allowed. Example: cuda.allow_tf32()"},

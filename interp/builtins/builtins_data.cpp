@@ -470,18 +470,20 @@ const BuiltinEntry kDataFunctions[] = {
      "The tensor of an IDX file (MNIST's format, gzipped or not); scale: u8 as f32 in [0, 1]. "
      "Example: _data.read_idx(\"train-images-idx3-ubyte.gz\", scale=true)"},
     {"read_csv", read_csv_builtin, "read_csv(path, header=true)",
-     "A CSV file of numbers as (an f32 tensor of one row per line, the column names); header: the first line names them. "
+     "A CSV file of numbers as (an f32 tensor of one row per line, the column names); header: the first line names "
+     "them. "
      "Example: _data.read_csv(\"points.csv\")"},
     {"batches", batches_builtin, "batches(x, y, size, shuffle=false, drop_last=false, seed=none, device=none)",
      "x (and y) cut into batches of size items along the first dim, as a list of views (or (x, y) tuples). "
-     "Example: _data.batches(x, y, 64, shuffle=true, seed=0)"},
+     "Example: _data.batches(randn(100, 4), arange(100), 64, shuffle=true, seed=0)"},
     {"permutation", permutation_builtin, "permutation(n, seed=none)",
      "The ints 0 to n - 1 in a random order, as an i64 tensor. Example: _data.permutation(10, seed=1)"},
     {"Progress", progress_builtin, "Progress(total=0, desc=\"\", tty=stdout is a terminal)",
-     "A progress bar with update(loss=none, steps=1), close() and count(). Example: let bar = _data.Progress(batches)"},
+     "A progress bar with update(loss=none, steps=1), close() and count(). Example: let bar = _data.Progress(10, "
+     "desc=\"epoch 1\")"},
     {"save_image", save_image_builtin, "save_image(tensor, path)",
      "Writes [H, W] or [C, H, W] (C 1 or 3; floats in [0, 1]) as an 8-bit PNG file. "
-     "Example: _data.save_image(x[0], \"digit.png\")"},
+     "Example: _data.save_image(rand(28, 28), \"digit.png\")"},
     {"file_exists", file_exists_builtin, "file_exists(path)",
      "Whether a readable file is at path (refused in sandbox mode). Example: _data.file_exists(\"data/train.csv\")"},
 };

@@ -171,24 +171,28 @@ const BuiltinEntry kDistFunctions[] = {
     {"is_initialized", is_initialized_builtin, "is_initialized()",
      "Whether this process is in a process group. Example: dist.is_initialized()"},
     {"destroy", destroy_builtin, "destroy()", "Leaves the process group. Example: dist.destroy()"},
-    {"rank", rank_builtin, "rank()", "This process's rank in the group, from 0. Example: if dist.rank() == 0 { save(m, path) }"},
+    {"rank", rank_builtin, "rank()",
+     "This process's rank in the group, from 0. Example: if dist.rank() == 0 { print(\"the first rank\") }"},
     {"world_size", world_size_builtin, "world_size()", "How many processes the group has. Example: dist.world_size()"},
     {"backend", backend_builtin, "backend()", "The group's backend, \"gloo\" or \"nccl\". Example: dist.backend()"},
     {"all_reduce", all_reduce_builtin, "all_reduce(tensor, op=\"sum\")",
      "Reduces tensor over every rank (op: sum, avg, max or min) into each rank's tensor, in place. "
-     "Example: dist.all_reduce(g, op=\"avg\")"},
+     "Example: dist.all_reduce(ones(3), op=\"avg\")"},
     {"broadcast", broadcast_builtin, "broadcast(tensor, src=0)",
-     "Copies rank src's tensor into every rank's, in place. Example: dist.broadcast(w, src=0)"},
+     "Copies rank src's tensor into every rank's, in place. Example: dist.broadcast(randn(3), src=0)"},
     {"all_gather", all_gather_builtin, "all_gather(tensor)",
-     "Every rank's tensor, concatenated along the first dim in rank order. Example: dist.all_gather(x)"},
+     "Every rank's tensor, concatenated along the first dim in rank order. Example: dist.all_gather(ones(2, 3))"},
     {"reduce_scatter", reduce_scatter_builtin, "reduce_scatter(tensor, op=\"sum\")",
-     "Reduces tensor over every rank and gives each rank its slice of the first dim. Example: dist.reduce_scatter(g)"},
+     "Reduces tensor over every rank and gives each rank its slice of the first dim. Example: "
+     "dist.reduce_scatter(ones(4, 3))"},
     {"barrier", barrier_builtin, "barrier()", "Waits until every rank has reached it. Example: dist.barrier()"},
-    {"send", send_builtin, "send(tensor, dst)", "Sends tensor to rank dst (which calls recv). Example: dist.send(x, 1)"},
-    {"recv", recv_builtin, "recv(tensor, src)", "Receives into tensor, in place, what rank src sends. Example: dist.recv(x, 0)"},
+    {"send", send_builtin, "send(tensor, dst)",
+     "Sends tensor to rank dst (which calls recv). Example: dist.send(ones(3), 1)"},
+    {"recv", recv_builtin, "recv(tensor, src)",
+     "Receives into tensor, in place, what rank src sends. Example: dist.recv(zeros(3), 0)"},
     {"Reducer", reducer_builtin, "Reducer(params, bucket_bytes)",
      "The gradient averaging of DistributedDataParallel: buckets of params' gradients all-reduced during backward. "
-     "Example: _dist.Reducer(m.parameters(), 25 * 1024 * 1024)"},
+     "Example: _dist.Reducer(nn.Linear(4, 2).parameters(), 25 * 1024 * 1024)"},
 };
 }  // namespace
 

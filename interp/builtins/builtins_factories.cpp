@@ -183,7 +183,8 @@ void dtype_names(NamedValues& out) {
 
 const BuiltinEntry kFactoryBuiltins[] = {
     {"tensor", tensor_builtin, "tensor(data, dtype=none, device=\"cpu\", requires_grad=false)",
-     "A tensor of the numbers in data (nested lists), its dtype from them unless given. Example: tensor([[1, 2], [3, 4]])"},
+     "A tensor of the numbers in data (nested lists), its dtype from them unless given. Example: tensor([[1, 2], [3, "
+     "4]])"},
     {"zeros", zeros_builtin, "zeros(*size, " NABLA_FACTORY_KW ")", "A tensor of zeros. Example: zeros([2, 3])"},
     {"ones", ones_builtin, "ones(*size, " NABLA_FACTORY_KW ")", "A tensor of ones. Example: ones(2, 3, dtype=f64)"},
     {"empty", empty_builtin, "empty(*size, " NABLA_FACTORY_KW ")",
@@ -191,15 +192,16 @@ const BuiltinEntry kFactoryBuiltins[] = {
     {"rand", rand_builtin, "rand(*size, " NABLA_FACTORY_KW ")",
      "Uniform samples in [0, 1), drawn on the CPU (manual_seed repeats them). Example: rand([3])"},
     {"randn", randn_builtin, "randn(*size, " NABLA_FACTORY_KW ")",
-     "Standard normal samples, drawn on the CPU (manual_seed repeats them). Example: randn(64, 10, requires_grad=true)"},
+     "Standard normal samples, drawn on the CPU (manual_seed repeats them). Example: randn(64, 10, "
+     "requires_grad=true)"},
     {"zeros_like", zeros_like_builtin, "zeros_like(x, dtype=none, device=none, requires_grad=false)",
-     "Zeros of x's shape, dtype and device unless given. Example: zeros_like(w)"},
+     "Zeros of x's shape, dtype and device unless given. Example: zeros_like(randn(2, 3))"},
     {"ones_like", ones_like_builtin, "ones_like(x, dtype=none, device=none, requires_grad=false)",
-     "Ones of x's shape, dtype and device unless given. Example: ones_like(w)"},
+     "Ones of x's shape, dtype and device unless given. Example: ones_like(randn(2, 3))"},
     {"rand_like", rand_like_builtin, "rand_like(x, dtype=none, device=none, requires_grad=false)",
-     "Uniform samples in [0, 1) of x's shape, dtype and device unless given. Example: rand_like(w)"},
+     "Uniform samples in [0, 1) of x's shape, dtype and device unless given. Example: rand_like(randn(2, 3))"},
     {"randn_like", randn_like_builtin, "randn_like(x, dtype=none, device=none, requires_grad=false)",
-     "Standard normal samples of x's shape, dtype and device unless given. Example: randn_like(w)"},
+     "Standard normal samples of x's shape, dtype and device unless given. Example: randn_like(zeros(2, 3))"},
     {"full", full_builtin, "full(size, fill_value, dtype=none, device=\"cpu\", requires_grad=false)",
      "A tensor of fill_value, its dtype from the value unless given. Example: full([2, 2], 0.5)"},
     {"randint", randint_builtin, "randint(low=0, high, size, dtype=i64, device=\"cpu\", requires_grad=false)",

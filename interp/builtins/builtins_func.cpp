@@ -573,27 +573,27 @@ Value vmap_builtin(Evaluator&, CallArgs& a) {
 const BuiltinEntry kFuncBuiltins[] = {
     {"value_and_grad", value_and_grad_builtin, "value_and_grad(func, argnums=0, has_aux=false)",
      "A function returning (func(*args), its gradient with respect to the argnums arguments); func returns one "
-     "number. Example: let (loss, g) = value_and_grad(fn(w) = (w * w).sum())(w)"},
+     "number. Example: let (loss, g) = value_and_grad(fn(w) = (w * w).sum())(randn(3))"},
     {"vjp", vjp_builtin, "vjp(func, *primals, has_aux=false)",
      "(func(*primals), vjp_fn): vjp_fn(cotangents) gives the vector-Jacobian products for every primal, as a tuple. "
-     "Example: let (y, pull) = vjp(fn(x) = x.sin(), x); let (gx,) = pull(ones_like(y))"},
+     "Example: let (y, pull) = vjp(fn(x) = x.sin(), randn(3)); let (gx,) = pull(ones_like(y))"},
     {"jvp", jvp_builtin, "jvp(func, primals, tangents, has_aux=false)",
      "(func(*primals), the Jacobian times the tangents), in one forward pass of dual tensors. "
-     "Example: let (y, dy) = jvp(fn(x) = x.sin(), (x,), (ones_like(x),))"},
+     "Example: let (y, dy) = jvp(fn(x) = x.sin(), (randn(3),), (ones(3),))"},
     {"hvp", hvp_builtin, "hvp(func, primals, tangents)",
      "(func(*primals), the Hessian of func times the tangents), forward over reverse; func returns one number. "
-     "Example: let (f, hv) = hvp(fn(x) = (x ** 3).sum(), (x,), (v,))"},
+     "Example: let (f, hv) = hvp(fn(x) = (x ** 3).sum(), (randn(3),), (ones(3),))"},
     {"jacrev", jacrev_builtin, "jacrev(func, argnums=0, has_aux=false)",
      "A function returning the Jacobian of func (output dims, then input dims), by reverse mode batched over the "
-     "outputs. Example: jacrev(fn(x) = x.tanh())(x)"},
+     "outputs. Example: jacrev(fn(x) = x.tanh())(randn(3))"},
     {"jacfwd", jacfwd_builtin, "jacfwd(func, argnums=0, has_aux=false)",
      "A function returning the Jacobian of func by forward mode batched over the inputs. "
-     "Example: jacfwd(fn(x) = x.tanh())(x)"},
+     "Example: jacfwd(fn(x) = x.tanh())(randn(3))"},
     {"hessian", hessian_builtin, "hessian(func, argnums=0)",
-     "A function returning the Hessian of func (jacfwd of jacrev). Example: hessian(fn(x) = (x ** 3).sum())(x)"},
+     "A function returning the Hessian of func (jacfwd of jacrev). Example: hessian(fn(x) = (x ** 3).sum())(randn(3))"},
     {"vmap", vmap_builtin, "vmap(func, in_dims=0, out_dims=0, randomness=\"error\")",
      "A function that maps func over a batch dim of its arguments (in_dims: an int or none for all, or one per "
-     "argument), running its ops batched. Example: vmap(fn(x) = x.dot(w))(xs)"},
+     "argument), running its ops batched. Example: let w = randn(4); vmap(fn(x) = (x * w).sum())(randn(8, 4))"},
 };
 
 }  // namespace func
@@ -607,7 +607,7 @@ const BuiltinLibrary kFuncLibrary = {"func", nullptr, func::kFuncBuiltins, nullp
 const std::vector<BuiltinEntry> kFuncModuleRows = [] {
   std::vector<BuiltinEntry> rows{{"grad", func::grad_transform, "grad(func, argnums=0, has_aux=false)",
                                   "The function that returns func's gradient with respect to argument argnums, as "
-                                  "JAX's grad. Example: func.grad(fn(x) = (x * x).sum())(x)"}};
+                                  "JAX's grad. Example: func.grad(fn(x) = (x * x).sum())(randn(3))"}};
   rows.insert(rows.end(), std::begin(func::kFuncBuiltins), std::end(func::kFuncBuiltins));
   return rows;
 }();

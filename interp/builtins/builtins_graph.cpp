@@ -500,12 +500,13 @@ Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
 const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin, "compile(fn_or_model, *example_inputs, train=false)",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn). "
-     "Example: let gm = compile(model, randn(8, 784))"},
+     "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path)",
      "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file. "
-     "Example: render_autograd(loss, \"loss.svg\")"},
+     "Example: render_autograd((randn(3, requires_grad=true) * 2).sum(), \"loss.dot\")"},
     {"graphviz_available", graphviz_available_builtin, "graphviz_available()",
-     "Whether this nabla lays drawings out as .svg and .png (without Graphviz, .dot only). Example: graphviz_available()"},
+     "Whether this nabla lays drawings out as .svg and .png (without Graphviz, .dot only). Example: "
+     "graphviz_available()"},
 };
 
 }  // namespace

@@ -51,7 +51,9 @@ using Fn = std::function<Value(Evaluator&, CallArgs&)>;
 // (builtin_table.hpp). Built on first use.
 const std::unordered_map<std::string, Fn>& op_functions();
 std::string op_signature(const OpDef& row);  // "conv2d(input, weight, bias=none, stride=[1, 1], ...)"
-std::string op_doc(const OpDef& row);        // a placeholder naming the row, with an example
+std::string op_doc(const OpDef& row);        // the row's doc: a sentence, then "Example: ..."
+// The doc of an op_conventions() entry: its own, or (for an op of the table) its row's.
+std::string convention_doc(const BuiltinEntry& entry);
 void install_op_builtins(Evaluator& ev);     // every op as a global builtin
 Tensor input_of(const Value& v, const std::string& fname, const std::string& arg);
 
@@ -76,6 +78,7 @@ extern const BuiltinLibrary kMemoryLibrary;      // builtins_memory.cpp: allocat
 extern const BuiltinLibrary kModelLibrary;       // builtins_models.cpp: deepcopy, delattr
 extern const BuiltinLibrary kProfileLibrary;     // builtins_profile.cpp: last_profile()
 extern const BuiltinLibrary kGraphLibrary;       // builtins_graph.cpp: compile() and graph modules
+extern const BuiltinLibrary kHelpLibrary;        // builtins_help.cpp: help(x)
 extern const BuiltinLibrary kMathLibrary;        // builtins_math.cpp: the `math` module
 extern const BuiltinLibrary kTimeLibrary;        // builtins_time.cpp: the `time` module
 extern const BuiltinLibrary kCudaLibrary;        // builtins_cuda.cpp: the `cuda` module

@@ -61,8 +61,8 @@ const BuiltinEntry kMathFunctions[] = {
     {"fabs", fabs_builtin, "fabs(x)", "The absolute value of x as a float. Example: math.fabs(-2)"},
     {"floor", floor_builtin, "floor(x)", "The largest int not above x. Example: math.floor(2.7)"},
     {"ceil", ceil_builtin, "ceil(x)", "The smallest int not below x. Example: math.ceil(2.1)"},
-    {"isnan", isnan_builtin, "isnan(x)", "Whether x is a NaN. Example: math.isnan(loss)"},
-    {"isinf", isinf_builtin, "isinf(x)", "Whether x is infinite. Example: math.isinf(1 / 0.0)"},
+    {"isnan", isnan_builtin, "isnan(x)", "Whether x is a NaN. Example: math.isnan(float(\"nan\"))"},
+    {"isinf", isinf_builtin, "isinf(x)", "Whether x is infinite. Example: math.isinf(float(\"inf\"))"},
 };
 
 }  // namespace

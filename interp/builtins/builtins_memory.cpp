@@ -44,11 +44,12 @@ Value memory_summary_builtin(Evaluator&, CallArgs& a) {
 
 const BuiltinEntry kMemoryBuiltins[] = {
     {"memory_allocated", memory_allocated_builtin, "memory_allocated(device=\"cpu\")",
-     "Bytes held by live tensors on a device. Example: memory_allocated(\"cuda\")"},
+     "Bytes held by live tensors on a device. Example: memory_allocated(\"cpu\")"},
     {"max_memory_allocated", max_memory_allocated_builtin, "max_memory_allocated(device=\"cpu\")",
-     "The most bytes live tensors held at once since the last reset_peak_memory_stats. Example: max_memory_allocated()"},
+     "The most bytes live tensors held at once since the last reset_peak_memory_stats. Example: "
+     "max_memory_allocated()"},
     {"memory_reserved", memory_reserved_builtin, "memory_reserved(device=\"cpu\")",
-     "Bytes the device's allocator holds, live tensors and its cache. Example: memory_reserved(\"cuda:0\")"},
+     "Bytes the device's allocator holds, live tensors and its cache. Example: memory_reserved()"},
     {"reset_peak_memory_stats", reset_peak_memory_stats_builtin, "reset_peak_memory_stats(device=\"cpu\")",
      "Starts the peak figures again from what is live now. Example: reset_peak_memory_stats()"},
     {"memory_summary", memory_summary_builtin, "memory_summary(device=\"cpu\", top=10)",

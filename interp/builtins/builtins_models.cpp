@@ -324,12 +324,13 @@ Value functional_call_builtin(Evaluator& ev, CallArgs& a) {
 const BuiltinEntry kModelBuiltins[] = {
     {"deepcopy", deepcopy_builtin, "deepcopy(x)",
      "A copy of x all the way down (tensors, models, containers); what is shared in x is shared in the copy. "
-     "Example: let teacher = deepcopy(model)"},
+     "Example: let teacher = deepcopy(nn.Linear(4, 2))"},
     {"delattr", delattr_builtin, "delattr(obj, name)",
-     "Removes the field of a model (or attribute of an object) called name. Example: delattr(layer, \"weight_orig\")"},
+     "Removes the field of a model (or attribute of an object) called name. Example: delattr(nn.Linear(4, 2), "
+     "\"bias\")"},
     {"functional_call", functional_call_builtin, "functional_call(model, params_and_buffers, args, kwargs=none)",
      "Calls model(*args, **kwargs) with the dict's tensors (state_dict names) in place of its parameters and buffers, "
-     "for this call only. Example: functional_call(net, {\"fc.weight\": w}, (x,))"},
+     "for this call only. Example: functional_call(nn.Linear(4, 2), {\"weight\": zeros(2, 4)}, (randn(3, 4),))"},
 };
 
 }  // namespace

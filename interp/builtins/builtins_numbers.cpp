@@ -228,12 +228,13 @@ const BuiltinEntry kNumberBuiltins[] = {
     {"abs", abs_builtin, "abs(x)", "The absolute value of a number; of a tensor, elementwise. Example: abs(-3)"},
     {"max", max_builtin, "max(iterable, key=none) or max(a, b, ...)",
      "The largest item (the first of equals); of a tensor, as the op max(input, dim=none, keepdim=false). "
-     "Example: max(scores, key=fn(s) = s[1])"},
+     "Example: max([(\"a\", 2), (\"b\", 5)], key=fn(s) = s[1])"},
     {"min", min_builtin, "min(iterable, key=none) or min(a, b, ...)",
      "The smallest item (the first of equals); of a tensor, as the op min(input, dim=none, keepdim=false). "
      "Example: min(3, 1, 2)"},
     {"sum", sum_builtin, "sum(iterable, start=0)",
-     "start plus every item; of a tensor, as the op sum(input, dims=[], keepdim=false). Example: sum(x, dim=1)"},
+     "start plus every item; of a tensor, as the op sum(input, dims=[], keepdim=false). Example: sum(randn(2, 3), "
+     "dim=1)"},
     {"round", round_builtin, "round(number, ndigits=none)",
      "number rounded half to even, to an int, or to ndigits decimals; of a tensor, the op round. "
      "Example: round(2.675, 2)"},

@@ -413,121 +413,81 @@ Value one_hot_builtin(Evaluator&, CallArgs& a) {
 }
 
 // These replace the generic call of the row of the same name (or compose rows, as
-// matmul does), for the builtin and the tensor method alike.
+// matmul does), for the builtin and the tensor method alike. An entry for an op of the
+// table has no doc of its own (nullptr): the row's doc describes the op as these call
+// it, so that each op is documented once (convention_doc).
 const BuiltinEntry kOpConventions[] = {
     {"einsum", einsum_builtin, "einsum(equation, *operands)",
      "Einstein summation as torch.einsum: labels shared by operands multiply, labels missing from the output are "
-     "summed, '...' broadcasts. Example: einsum(\"bij,bjk->bik\", a, b)"},
-    {"matmul", matmul_builtin, "matmul(self, other)",
-     "The matrix product, batched and broadcast as PyTorch's (the @ operator). Example: matmul(x, w)"},
-    {"contiguous", contiguous_builtin, "contiguous(input)",
-     "The tensor itself when contiguous, else a contiguous copy. Example: x.t().contiguous()"},
-    {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)",
-     "The tensor converted to dtype. Example: to_dtype(x, f64)"},
-    {"view", view_builtin, "view(input, *shape)",
-     "The same storage seen with another shape (-1 infers one size). Example: x.view(-1, 784)"},
-    {"reshape", reshape_builtin, "reshape(input, *shape)",
-     "The tensor with another shape, a view when it can be. Example: x.reshape(2, -1)"},
-    {"expand", expand_builtin, "expand(input, *shape)",
-     "A view repeating dims of size 1 up to shape (-1 keeps a size). Example: b.expand(4, -1)"},
-    {"permute", permute_builtin, "permute(input, *dims)",
-     "A view with the dims reordered. Example: x.permute(0, 2, 1)"},
-    {"squeeze", squeeze_builtin, "squeeze(input, dim=none)",
-     "A view without the dims of size 1 (or only the given ones). Example: x.squeeze(1)"},
+     "summed, '...' broadcasts. Example: einsum(\"bij,bjk->bik\", randn(2, 3, 4), randn(2, 4, 5))"},
+    {"matmul", matmul_builtin, "matmul(self, other)", nullptr},
+    {"contiguous", contiguous_builtin, "contiguous(input)", nullptr},
+    {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)", nullptr},
+    {"view", view_builtin, "view(input, *shape)", nullptr},
+    {"reshape", reshape_builtin, "reshape(input, *shape)", nullptr},
+    {"expand", expand_builtin, "expand(input, *shape)", nullptr},
+    {"permute", permute_builtin, "permute(input, *dims)", nullptr},
+    {"squeeze", squeeze_builtin, "squeeze(input, dim=none)", nullptr},
     {"flatten", flatten_builtin, "flatten(input, start_dim=0, end_dim=-1)",
-     "The dims from start_dim to end_dim as one. Example: x.flatten(1)"},
-    {"max", max_builtin, "max(input, dim=none, keepdim=false)",
-     "The largest element; along dim, a (values, indices) tuple; of two tensors, elementwise. Example: x.max(dim=1)"},
-    {"min", min_builtin, "min(input, dim=none, keepdim=false)",
-     "The smallest element; along dim, a (values, indices) tuple; of two tensors, elementwise. Example: x.min(dim=1)"},
-    {"argmax", argmax_builtin, "argmax(input, dim=none, keepdim=false)",
-     "The index of the largest element, of all or along dim. Example: logits.argmax(dim=1)"},
-    {"argmin", argmin_builtin, "argmin(input, dim=none, keepdim=false)",
-     "The index of the smallest element, of all or along dim. Example: d.argmin(dim=0)"},
-    {"clamp", clamp_builtin, "clamp(input, min=none, max=none)",
-     "Each element limited to [min, max] (either bound may be none). Example: clamp(x, min=0.0)"},
-    {"split", split_builtin, "split(input, split_size_or_sections, dim=0)",
-     "A tuple of views: pieces of one size, or of the sizes in a list. Example: split(x, [2, 3], dim=1)"},
+     "The dims from start_dim to end_dim merged into one, as torch.flatten (a view when the strides allow it). "
+     "Example: flatten(randn(2, 3, 4), start_dim=1)"},
+    {"max", max_builtin, "max(input, dim=none, keepdim=false)", nullptr},
+    {"min", min_builtin, "min(input, dim=none, keepdim=false)", nullptr},
+    {"argmax", argmax_builtin, "argmax(input, dim=none, keepdim=false)", nullptr},
+    {"argmin", argmin_builtin, "argmin(input, dim=none, keepdim=false)", nullptr},
+    {"clamp", clamp_builtin, "clamp(input, min=none, max=none)", nullptr},
+    {"split", split_builtin, "split(input, split_size_or_sections, dim=0)", nullptr},
     {"max_pool2d", max_pool2d_builtin,
      "max_pool2d(input, kernel_size, stride=kernel_size, padding=[0, 0], dilation=[1, 1], ceil_mode=false, "
      "return_indices=false)",
-     "The largest value in each window of the last two dims; with return_indices, also where it was. "
-     "Example: max_pool2d(x, 2)"},
+     nullptr},
     {"max_pool1d", max_pool1d_builtin,
      "max_pool1d(input, kernel_size, stride=kernel_size, padding=[0], dilation=[1], ceil_mode=false, "
      "return_indices=false)",
-     "The largest value in each window of the last dim; with return_indices, also where it was. "
-     "Example: max_pool1d(x, 2)"},
+     nullptr},
     {"adaptive_max_pool2d", adaptive_max_pool2d_builtin,
-     "adaptive_max_pool2d(input, output_size, return_indices=false)",
-     "The largest value in each of output_size windows that tile the last two dims; with return_indices, also where "
-     "it was. Example: adaptive_max_pool2d(x, [1, 1])"},
-    {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)",
-     "Zeroes each element with probability p and scales the rest by 1/(1-p) while training. Example: dropout(h, 0.1)"},
+     "adaptive_max_pool2d(input, output_size, return_indices=false)", nullptr},
+    {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)", nullptr},
     {"scaled_dot_product_attention", attention_builtin,
      "scaled_dot_product_attention(query, key, value, attn_mask=none, dropout_p=0.0, is_causal=false, scale=none, "
      "enable_gqa=false)",
-     "softmax(query @ key^T * scale + mask) @ value over the last two dims, batch dims broadcast; attn_mask is bool "
-     "(true: attend) or added to the scores; enable_gqa lets key and value have fewer heads (dim -3) than query. "
-     "Example: scaled_dot_product_attention(q, k, v, is_causal=true)"},
+     nullptr},
     {"fake_quantize_per_tensor", fake_quantize_per_tensor_builtin,
-     "fake_quantize_per_tensor(input, scale, zero_point, quant_min, quant_max)",
-     "Rounds to the integer grid of scale and zero_point and back; a straight-through gradient. "
-     "Example: fake_quantize_per_tensor(x, 0.1, 0, -128, 127)"},
+     "fake_quantize_per_tensor(input, scale, zero_point, quant_min, quant_max)", nullptr},
     {"fake_quantize_per_channel", fake_quantize_per_channel_builtin,
-     "fake_quantize_per_channel(input, scales, zero_points, axis, quant_min, quant_max)",
-     "fake_quantize_per_tensor with one scale and zero point per channel along axis. "
-     "Example: fake_quantize_per_channel(w, s, z, 0, -128, 127)"},
-    {"gather", gather_builtin, "gather(input, dim, index)",
-     "The elements of input at index along dim, as PyTorch's. Example: gather(logp, 1, target.view(-1, 1))"},
-    {"index_select", index_select_builtin, "index_select(input, dim, index)",
-     "The slices of input at the indices along dim. Example: index_select(x, 0, idx)"},
-    {"scatter_add", scatter_add_builtin, "scatter_add(input, dim, index, src)",
-     "A copy of input with src added at index along dim. Example: scatter_add(zeros([3]), 0, idx, ones([4]))"},
-    {"embedding", embedding_builtin, "embedding(input, weight)",
-     "The rows of weight that the integer tensor input names. Example: embedding(tokens, table)"},
+     "fake_quantize_per_channel(input, scales, zero_points, axis, quant_min, quant_max)", nullptr},
+    {"gather", gather_builtin, "gather(input, dim, index)", nullptr},
+    {"index_select", index_select_builtin, "index_select(input, dim, index)", nullptr},
+    {"scatter_add", scatter_add_builtin, "scatter_add(input, dim, index, src)", nullptr},
+    {"embedding", embedding_builtin, "embedding(input, weight)", nullptr},
     {"layer_norm", layer_norm_builtin, "layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-05)",
-     "Normalizes over the last dims to mean 0 and variance 1, then scales and shifts. Example: layer_norm(x, [64])"},
+     nullptr},
     {"batch_norm", batch_norm_builtin,
      "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-05)",
-     "Normalizes each channel with the batch's statistics (training) or the running ones. "
-     "Example: batch_norm(x, mean, var, training=true)"},
-    {"group_norm", group_norm_builtin, "group_norm(input, num_groups, weight=none, bias=none, eps=1e-05)",
-     "Normalizes each group of channels over the group and the spatial dims, then scales and shifts per channel. "
-     "Example: group_norm(x, 4, w, b)"},
+     nullptr},
+    {"group_norm", group_norm_builtin, "group_norm(input, num_groups, weight=none, bias=none, eps=1e-05)", nullptr},
     {"instance_norm", instance_norm_builtin,
      "instance_norm(input, running_mean=none, running_var=none, weight=none, bias=none, use_input_stats=true, "
      "momentum=0.1, eps=1e-05)",
      "Normalizes each channel of each sample over the spatial dims (group_norm with one group per channel); "
      "given running statistics, moves them in training and normalizes with them when use_input_stats=false. "
-     "Example: instance_norm(x)"},
-    {"rms_norm", rms_norm_builtin, "rms_norm(input, normalized_shape, weight=none, eps=none)",
-     "x / sqrt(mean(x^2) + eps) over the last dims, times weight; eps defaults to the dtype's epsilon. "
-     "Example: rms_norm(x, [64], w)"},
+     "Example: instance_norm(randn(2, 3, 4, 4))"},
+    {"rms_norm", rms_norm_builtin, "rms_norm(input, normalized_shape, weight=none, eps=none)", nullptr},
     {"interpolate", interpolate_builtin,
-     "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)",
-     "Resizes the spatial dims of [N, C, W] or [N, C, H, W]: nearest, area, linear (3-D), bilinear or bicubic "
-     "(4-D). "
-     "Example: interpolate(x, scale_factor=2, mode=\"bilinear\")"},
-    {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)",
-     "Pads the last dims: pad lists (left, right) sizes, last dim first; constant, reflect, replicate or "
-     "circular. Example: pad(x, [1, 1, 2, 2], mode=\"reflect\")"},
-    {"transpose", transpose_builtin, "transpose(input, dim0, dim1)",
-     "A view with two dims swapped. Example: x.transpose(0, 1)"},
-    {"softmax", softmax_builtin, "softmax(input, dim=-1)",
-     "exp of each element divided by the sum along dim. Example: softmax(logits, dim=1)"},
-    {"log_softmax", log_softmax_builtin, "log_softmax(input, dim=-1)",
-     "The logarithm of softmax, computed stably. Example: log_softmax(logits, dim=1)"},
-    {"flip", flip_builtin, "flip(input, *dims)", "The tensor reversed along dims. Example: x.flip(0, 1)"},
-    {"repeat", repeat_builtin, "repeat(input, *sizes)",
-     "The tensor tiled sizes[d] times along each dim, as torch.Tensor.repeat. Example: x.repeat(2, 1)"},
+     "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)", nullptr},
+    {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)", nullptr},
+    {"transpose", transpose_builtin, "transpose(input, dim0, dim1)", nullptr},
+    {"softmax", softmax_builtin, "softmax(input, dim=-1)", nullptr},
+    {"log_softmax", log_softmax_builtin, "log_softmax(input, dim=-1)", nullptr},
+    {"flip", flip_builtin, "flip(input, *dims)", nullptr},
+    {"repeat", repeat_builtin, "repeat(input, *sizes)", nullptr},
     {"argsort", argsort_builtin, "argsort(input, dim=-1, descending=false, stable=false)",
-     "The indices that sort input along dim (sort's second output). Example: x.argsort(descending=true)"},
+     "The indices that sort input along dim (sort's second output), as torch.argsort. "
+     "Example: argsort(tensor([3.0, 1.0, 2.0]), descending=true)"},
     {"repeat_interleave", repeat_interleave_builtin, "repeat_interleave(input, repeats, dim=none)",
-     "Each element (or slice along dim) repeated repeats times; repeats may give one count per slice. "
-     "Example: repeat_interleave(x, 2, dim=0)"},
-    {"one_hot", one_hot_builtin, "one_hot(input, num_classes=-1)",
-     "i64 one-hot vectors of the class indices (num_classes -1: the largest class + 1). Example: one_hot(y, 10)"},
+     "Each element (or slice along dim) repeated repeats times, repeats an int or one count per slice, as "
+     "torch.repeat_interleave. Example: repeat_interleave(tensor([1, 2, 3]), tensor([1, 0, 2]), dim=0)"},
+    {"one_hot", one_hot_builtin, "one_hot(input, num_classes=-1)", nullptr},
 };
 
 // How a row's default shows in a signature: as the language writes it.
@@ -590,16 +550,12 @@ std::string op_signature(const OpDef& row) {
   return std::string(row.name) + "(" + joined(args) + ")";
 }
 
-// A placeholder until the row has a doc of its own: what it is, and a call with the
-// arguments that must be given, by their names.
-std::string op_doc(const OpDef& row) {
-  std::vector<std::string> args;
-  for (const InputArg& in : input_args(row))
-    if (!in.optional) args.push_back(in.name);
-  for (const AttrSpec& spec : row.attrs)
-    if (spec.required) args.push_back(spec.name);
-  return std::string("The op ") + row.name + " of the op table (:ops lists its devices and gradients). Example: " +
-         row.name + "(" + joined(args) + ")";
+std::string op_doc(const OpDef& row) { return row.doc ? row.doc : ""; }
+
+std::string convention_doc(const BuiltinEntry& entry) {
+  if (entry.doc) return entry.doc;
+  const OpDef* row = find_op(entry.name);
+  return row ? op_doc(*row) : "";
 }
 
 void install_op_builtins(Evaluator& ev) {

@@ -32,7 +32,7 @@ const BuiltinEntry kOptimBuiltins[] = {
     {"optim_adam_step_", adam_step,
      "optim_adam_step_(p, g, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, step, weight_decay, decoupled)",
      "One fused Adam (AdamW when decoupled) update of p in place; false, doing nothing, for tensors it does not "
-     "handle. Example: optim_adam_step_(p, p.grad, m, v, 1e-3, 0.9, 0.999, 1e-8, 1, 0.0, false)"},
+     "handle. Example: optim_adam_step_(randn(3), ones(3), zeros(3), zeros(3), 1e-3, 0.9, 0.999, 1e-8, 1, 0.0, false)"},
 };
 
 }  // namespace

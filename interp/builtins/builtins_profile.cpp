@@ -147,7 +147,7 @@ Value last_profile_builtin(Evaluator& ev, CallArgs& a) {
 const BuiltinEntry kProfileBuiltins[] = {
     {"last_profile", last_profile_builtin, "last_profile()",
      "The ops of the last profile { } block or :prof, with table(), rows(), events() and export_chrome_trace(path). "
-     "Example: print(last_profile().table(rows=10))"},
+     "Example: profile { relu(randn(64)) }; print(last_profile().table(rows=10))"},
 };
 
 }  // namespace

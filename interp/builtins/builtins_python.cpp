@@ -251,7 +251,8 @@ Value setattr_builtin(Evaluator& ev, CallArgs& a) {
 
 const BuiltinEntry kPythonBuiltins[] = {
     {"print", print_builtin, "print(*values, sep=\" \", end=\"\\n\", flush=false)",
-     "Writes the values as str() shows them, sep between them and end after. Example: print(\"loss\", 0.5, sep=\": \")"},
+     "Writes the values as str() shows them, sep between them and end after. Example: print(\"loss\", 0.5, sep=\": "
+     "\")"},
     {"len", len_builtin, "len(obj)",
      "The number of items of a str, list, tuple, dict, range or tensor (its first dim). Example: len([1, 2, 3])"},
     {"ord", ord_builtin, "ord(c)", "The code of a one-character (one-byte) str. Example: ord(\"a\")"},
@@ -264,26 +265,31 @@ const BuiltinEntry kPythonBuiltins[] = {
     {"list", list_builtin, "list(iterable=[])", "A new list of the items of iterable. Example: list(range(3))"},
     {"tuple", tuple_builtin, "tuple(iterable=())", "A tuple of the items of iterable. Example: tuple([1, 2])"},
     {"dict", dict_builtin, "dict(pairs_or_dict={}, **kwargs)",
-     "A new dict from (key, value) pairs or another dict, then the keyword arguments. Example: dict(lr=0.1, momentum=0.9)"},
+     "A new dict from (key, value) pairs or another dict, then the keyword arguments. Example: dict(lr=0.1, "
+     "momentum=0.9)"},
     {"type", type_builtin, "type(x)", "The name of x's type, as a str. Example: type(1.0)"},
     {"enumerate", enumerate_builtin, "enumerate(iterable, start=0)",
-     "(index, item) pairs, the index counting from start. Example: for (i, x) in enumerate(xs) { print(i, x) }"},
+     "(index, item) pairs, the index counting from start. Example: for (i, x) in enumerate([\"a\", \"b\"]) { print(i, "
+     "x) }"},
     {"zip", zip_builtin, "zip(*iterables)",
      "Tuples of the items at the same position, as many as the shortest has. Example: zip([1, 2], [\"a\", \"b\"])"},
     {"sorted", sorted_builtin, "sorted(iterable, key=none, reverse=false)",
-     "A new sorted list; equal items keep their order. Example: sorted(words, key=len)"},
-    {"reversed", reversed_builtin, "reversed(seq)", "A new list of the items in reverse order. Example: reversed([1, 2, 3])"},
+     "A new sorted list; equal items keep their order. Example: sorted([\"pear\", \"fig\", \"apple\"], key=len)"},
+    {"reversed", reversed_builtin, "reversed(seq)",
+     "A new list of the items in reverse order. Example: reversed([1, 2, 3])"},
     {"any", any_builtin, "any(iterable)", "Whether some item is truthy. Example: any([false, 0, \"x\"])"},
     {"all", all_builtin, "all(iterable)", "Whether every item is truthy. Example: all([true, 1, \"x\"])"},
     {"assert", assert_builtin, "assert(cond, msg=none)",
-     "An error \"assertion failed: msg\" unless cond is truthy. Example: assert(x.ndim == 2, \"expected a matrix\")"},
+     "An error \"assertion failed: msg\" unless cond is truthy. Example: assert(randn(2, 3).ndim == 2, \"expected a "
+     "matrix\")"},
     {"isinstance", isinstance_builtin, "isinstance(obj, type)",
      "Whether obj is an instance of a model, of a builtin type (list, tensor, ...) or of a type name. "
-     "Example: isinstance(m, nn.Linear)"},
+     "Example: isinstance(nn.Linear(4, 2), nn.Linear)"},
     {"getattr", getattr_builtin, "getattr(obj, name, default)",
-     "The attribute of obj called name; default, when given, if there is none. Example: getattr(m, \"bias\", none)"},
+     "The attribute of obj called name; default, when given, if there is none. Example: getattr(nn.Linear(4, 2), "
+     "\"bias\", none)"},
     {"setattr", setattr_builtin, "setattr(obj, name, value)",
-     "Sets the attribute of obj called name. Example: setattr(self, \"0\", layer)"},
+     "Sets the attribute of obj called name. Example: setattr(nn.Linear(4, 2), \"bias\", zeros(2))"},
 };
 
 }  // namespace

@@ -93,9 +93,11 @@ Value expect_error_builtin(Evaluator& ev, CallArgs& a) {
 
 const BuiltinEntry kTestBuiltins[] = {
     {"expect", expect_builtin, "expect(cond, msg=none)",
-     "Records a failure (in a test block; an error outside one) unless cond is truthy. Example: expect(len(xs) == 3)"},
+     "Records a failure (in a test block; an error outside one) unless cond is truthy. Example: expect(len([1, 2, 3]) "
+     "== 3)"},
     {"expect_close", expect_close_builtin, "expect_close(actual, expected, rtol=1e-05, atol=1e-08, msg=none)",
-     "Records a failure unless every element is within atol + rtol * |expected|. Example: expect_close(y, [1.0, 2.0])"},
+     "Records a failure unless every element is within atol + rtol * |expected|. Example: "
+     "expect_close(sqrt(tensor([1.0, 4.0])), [1.0, 2.0])"},
     {"expect_error", expect_error_builtin, "expect_error(code, message=\"\")",
      "Records a failure unless running code (a function of no arguments, or a str of code that sees "
      "the test block's locals) raises an error containing message. "

@@ -208,7 +208,8 @@ Value str_format(Evaluator&, const Value& self, CallArgs& a) {
 const MethodEntry kStrMethods[] = {
     {"split", str_split, "split(sep=none)",
      "The pieces between each sep, or between runs of whitespace without one. Example: \"a,b\".split(\",\")"},
-    {"join", str_join, "join(iterable)", "The strings of iterable with this one between them. Example: \", \".join(names)"},
+    {"join", str_join, "join(iterable)",
+     "The strings of iterable with this one between them. Example: \", \".join([\"a\", \"b\"])"},
     {"upper", str_upper, "upper()", "This string in upper case. Example: \"abc\".upper()"},
     {"lower", str_lower, "lower()", "This string in lower case. Example: \"ABC\".lower()"},
     {"strip", str_strip, "strip(chars=whitespace)",
@@ -216,14 +217,19 @@ const MethodEntry kStrMethods[] = {
     {"lstrip", str_lstrip, "lstrip(chars=whitespace)",
      "This string without the given characters at its start. Example: \"  x\".lstrip()"},
     {"rstrip", str_rstrip, "rstrip(chars=whitespace)",
-     "This string without the given characters at its end. Example: line.rstrip(\"\\n\")"},
-    {"replace", str_replace, "replace(old, new)", "This string with every old replaced by new. Example: s.replace(\"-\", \"_\")"},
-    {"startswith", str_startswith, "startswith(prefix)", "Whether this string starts with prefix. Example: path.startswith(\"/\")"},
-    {"endswith", str_endswith, "endswith(suffix)", "Whether this string ends with suffix. Example: path.endswith(\".dsl\")"},
+     "This string without the given characters at its end. Example: \"x\\n\".rstrip(\"\\n\")"},
+    {"replace", str_replace, "replace(old, new)",
+     "This string with every old replaced by new. Example: \"a-b\".replace(\"-\", \"_\")"},
+    {"startswith", str_startswith, "startswith(prefix)",
+     "Whether this string starts with prefix. Example: \"/tmp/a\".startswith(\"/\")"},
+    {"endswith", str_endswith, "endswith(suffix)",
+     "Whether this string ends with suffix. Example: \"main.dsl\".endswith(\".dsl\")"},
     {"find", str_find, "find(sub)", "The index of the first sub in this string, or -1. Example: \"hello\".find(\"l\")"},
-    {"count", str_count, "count(sub)", "How many times sub occurs, without overlaps. Example: \"banana\".count(\"an\")"},
+    {"count", str_count, "count(sub)",
+     "How many times sub occurs, without overlaps. Example: \"banana\".count(\"an\")"},
     {"format", str_format, "format(*args, **kwargs)",
-     "This string with each {} field replaced by an argument, as Python's. Example: \"{} = {:.3f}\".format(\"loss\", 0.25)"},
+     "This string with each {} field replaced by an argument, as Python's. Example: \"{} = {:.3f}\".format(\"loss\", "
+     "0.25)"},
 };
 
 // ---- list and tuple -------------------------------------------------------------------------
@@ -323,23 +329,31 @@ Value list_sort(Evaluator& ev, const Value& self, CallArgs& a) {
 }
 
 const MethodEntry kListMethods[] = {
-    {"append", list_append, "append(x)", "Adds x at the end of this list. Example: xs.append(3)"},
-    {"pop", list_pop, "pop(index=-1)", "Removes the item at index (the last by default) and returns it. Example: xs.pop(0)"},
-    {"extend", list_extend, "extend(iterable)", "Adds every item of iterable at the end. Example: xs.extend([4, 5])"},
-    {"insert", list_insert, "insert(index, x)", "Puts x before the item at index. Example: xs.insert(0, first)"},
-    {"index", sequence_index, "index(x)", "The index of the first item equal to x; an error if none is. Example: xs.index(3)"},
-    {"count", sequence_count, "count(x)", "How many items equal x. Example: xs.count(0)"},
-    {"copy", list_copy, "copy()", "A new list with the same items (not copies of them). Example: ys = xs.copy()"},
-    {"clear", list_clear, "clear()", "Removes every item. Example: xs.clear()"},
-    {"reverse", list_reverse, "reverse()", "Reverses this list in place. Example: xs.reverse()"},
+    {"append", list_append, "append(x)", "Adds x at the end of this list. Example: let xs = [1, 2]; xs.append(3)"},
+    {"pop", list_pop, "pop(index=-1)",
+     "Removes the item at index (the last by default) and returns it. Example: let xs = [1, 2, 3]; xs.pop(0)"},
+    {"extend", list_extend, "extend(iterable)",
+     "Adds every item of iterable at the end. Example: let xs = [1, 2, 3]; xs.extend([4, 5])"},
+    {"insert", list_insert, "insert(index, x)",
+     "Puts x before the item at index. Example: let xs = [2, 3]; xs.insert(0, 1)"},
+    {"index", sequence_index, "index(x)",
+     "The index of the first item equal to x; an error if none is. Example: [1, 2, 3].index(3)"},
+    {"count", sequence_count, "count(x)", "How many items equal x. Example: [0, 1, 0].count(0)"},
+    {"copy", list_copy, "copy()",
+     "A new list with the same items (not copies of them). Example: let ys = [1, 2].copy()"},
+    {"clear", list_clear, "clear()", "Removes every item. Example: let xs = [1, 2]; xs.clear()"},
+    {"reverse", list_reverse, "reverse()", "Reverses this list in place. Example: let xs = [1, 2, 3]; xs.reverse()"},
     {"sort", list_sort, "sort(key=none, reverse=false)",
-     "Sorts this list in place, as sorted() orders. Example: xs.sort(key=fn(p) = p[1], reverse=true)"},
-    {"remove", list_remove, "remove(x)", "Removes the first item equal to x; an error if none is. Example: xs.remove(3)"},
+     "Sorts this list in place, as sorted() orders. Example: let xs = [(\"a\", 2), (\"b\", 5)]; xs.sort(key=fn(p) = "
+     "p[1], reverse=true)"},
+    {"remove", list_remove, "remove(x)",
+     "Removes the first item equal to x; an error if none is. Example: let xs = [1, 2, 3]; xs.remove(3)"},
 };
 
 const MethodEntry kTupleMethods[] = {
-    {"index", sequence_index, "index(x)", "The index of the first item equal to x; an error if none is. Example: t.index(3)"},
-    {"count", sequence_count, "count(x)", "How many items equal x. Example: t.count(0)"},
+    {"index", sequence_index, "index(x)",
+     "The index of the first item equal to x; an error if none is. Example: (1, 2, 3).index(3)"},
+    {"count", sequence_count, "count(x)", "How many items equal x. Example: (0, 1, 0).count(0)"},
 };
 
 // ---- dict ---------------------------------------------------------------------------------
@@ -405,17 +419,27 @@ Value dict_clear(Evaluator&, const Value& self, CallArgs& a) {
 }
 
 const MethodEntry kDictMethods[] = {
-    {"keys", dict_keys, "keys()", "The keys, as a list in insertion order. Example: for k in d.keys() { print(k) }"},
-    {"values", dict_values, "values()", "The values, as a list in insertion order. Example: sum(d.values())"},
-    {"items", dict_items, "items()", "The (key, value) pairs, as a list in insertion order. Example: for (k, v) in d.items() { print(k, v) }"},
-    {"get", dict_get, "get(key, default=none)", "The value of key, or default when key is missing. Example: d.get(\"lr\", 0.1)"},
+    {"keys", dict_keys, "keys()",
+     "The keys, as a list in insertion order. Example: let d = {\"lr\": 0.1, \"momentum\": 0.9}; for k in d.keys() { "
+     "print(k) }"},
+    {"values", dict_values, "values()",
+     "The values, as a list in insertion order. Example: sum({\"a\": 1, \"b\": 2}.values())"},
+    {"items", dict_items, "items()",
+     "The (key, value) pairs, as a list in insertion order. Example: let d = {\"lr\": 0.1}; for (k, v) in d.items() { "
+     "print(k, v) }"},
+    {"get", dict_get, "get(key, default=none)",
+     "The value of key, or default when key is missing. Example: {\"momentum\": 0.9}.get(\"lr\", 0.1)"},
     {"pop", dict_pop, "pop(key, default)",
-     "Removes key and returns its value; default, or an error, when key is missing. Example: d.pop(\"lr\")"},
-    {"update", dict_update, "update(other)", "Sets every key of the dict other to its value there. Example: d.update({\"lr\": 0.01})"},
-    {"copy", dict_copy, "copy()", "A new dict with the same entries (not copies of them). Example: e = d.copy()"},
-    {"clear", dict_clear, "clear()", "Removes every entry. Example: d.clear()"},
+     "Removes key and returns its value; default, or an error, when key is missing. Example: let d = {\"lr\": 0.1}; "
+     "d.pop(\"lr\")"},
+    {"update", dict_update, "update(other)",
+     "Sets every key of the dict other to its value there. Example: let d = {\"lr\": 0.1}; d.update({\"lr\": 0.01})"},
+    {"copy", dict_copy, "copy()",
+     "A new dict with the same entries (not copies of them). Example: let e = {\"lr\": 0.1}.copy()"},
+    {"clear", dict_clear, "clear()", "Removes every entry. Example: let d = {\"lr\": 0.1}; d.clear()"},
     {"setdefault", dict_setdefault, "setdefault(key, default=none)",
-     "The value of key; when key is missing, sets it to default first. Example: d.setdefault(\"seen\", []).append(x)"},
+     "The value of key; when key is missing, sets it to default first. Example: let d = {}; d.setdefault(\"seen\", "
+     "[]).append(1)"},
 };
 
 }  // namespace

@@ -115,6 +115,10 @@ class Evaluator {
   // Runs a test block's statements in `module`; expect_error's code (eval_source) sees its locals.
   void run_test_block(const lang::TestStmt& test, const std::shared_ptr<Module>& module);
   std::shared_ptr<Module> new_module(const std::string& name, const std::string& path);
+  // A native or standard-library module by name, loaded and cached as `import` does,
+  // but bound in no module (help finds `nn` before `import nn`); null when there is
+  // no module of that name.
+  std::shared_ptr<Module> find_module(const std::string& name);
   // Interpreter::reset: a new main module (builtins and `args` only), no imports,
   // no profile, no test results. The builtins, native modules and settings stay.
   void reset_session();

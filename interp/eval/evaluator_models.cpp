@@ -11,6 +11,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtin_table.hpp"
+#include "interp/builtins/help.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -219,10 +220,12 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
     case Tag::ModelClass:
     case Tag::FnClass:
       if (name == "name") return make_str(obj.as<ModelClassObj>()->decl->name);
+      if (name == "doc") return make_str(obj.as<ModelClassObj>()->decl->doc);
       if (obj.tag == Tag::FnClass && name == "apply") return Impl::bound(obj, name);
       break;
     case Tag::Func:
       if (name == "name") return make_str(obj.as<FuncObj>()->qualname);
+      if (name == "doc") return make_str(obj.as<FuncObj>()->decl->doc);
       break;
     case Tag::DType:
       if (name == "is_floating_point") return Value::boolean(is_floating(obj.dt));
@@ -319,15 +322,18 @@ std::vector<std::string> Evaluator::member_names(const Value& v) {
     case Tag::Tensor: out = tensor_member_names(); break;
     case Tag::Instance: {
       auto* inst = v.as<InstanceObj>();
-      for (auto& f : inst->fields) out.push_back(f.name);
-      for (auto& [n, d] : inst->cls->info->methods) out.push_back(n);
+      for (auto& f : inst->fields)
+        if (!is_private_name(f.name)) out.push_back(f.name);
+      for (auto& [n, d] : inst->cls->info->methods)
+        if (!is_private_name(n)) out.push_back(n);
       for (const MethodEntry& m : model_methods()) out.push_back(m.name);
       break;
     }
     case Tag::Module: {
       auto* m = v.as<Module>();
+      bool hide_private = m != main_module.get();  // the session's own names all show
       for (size_t k = 0; k < m->slot_names.size(); ++k)
-        if (m->defined[k] && m->names.count(m->slot_names[k])) {
+        if (m->defined[k] && m->names.count(m->slot_names[k]) && !(hide_private && is_private_name(m->slot_names[k]))) {
           bool builtin = false;
           for (auto& [n, b] : builtins)
             if (n == m->slot_names[k] && values_equal(b, m->slots[k])) builtin = true;

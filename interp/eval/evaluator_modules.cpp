@@ -129,6 +129,14 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
   });
 }
 
+std::shared_ptr<Module> Evaluator::find_module(const std::string& name) {
+  if (!import_cache.count(name) && !native_modules.count(name) && !find_stdlib_source(name)) return nullptr;
+  ImportStmt i;
+  i.module = name;
+  i.alias = name;
+  return impl->do_import(i);
+}
+
 // A standard-library module: the embedded source (or one registered by a test), else
 // stdlib/<name>.dsl on disk ($NABLA_STDLIB, then next to the source tree).
 std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) {

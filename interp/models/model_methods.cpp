@@ -297,49 +297,67 @@ Value register_full_backward_hook(Evaluator&, const Value& self, CallArgs& args)
 
 const MethodEntry kModelMethods[] = {
     {"parameters", parameters, "parameters()",
-     "Every parameter of this model and its submodules, each once. Example: optim.Adam(m.parameters(), lr=1e-3)"},
+     "Every parameter of this model and its submodules, each once. Example: optim.Adam(nn.Linear(4, 2).parameters(), "
+     "lr=1e-3)"},
     {"named_parameters", named_parameters, "named_parameters()",
-     "Every parameter as a (dotted name, tensor) pair. Example: for (n, p) in m.named_parameters() { print(n, p.shape) }"},
-    {"buffers", buffers, "buffers()", "Every buffer of this model and its submodules, each once. Example: len(m.buffers())"},
+     "Every parameter as a (dotted name, tensor) pair. Example: for (n, p) in nn.Linear(4, 2).named_parameters() { "
+     "print(n, p.shape) }"},
+    {"buffers", buffers, "buffers()",
+     "Every buffer of this model and its submodules, each once. Example: len(nn.BatchNorm1d(4).buffers())"},
     {"named_buffers", named_buffers, "named_buffers()",
-     "Every buffer as a (dotted name, tensor) pair. Example: for (n, b) in m.named_buffers() { print(n) }"},
-    {"zero_grad", zero_grad, "zero_grad()", "Clears the .grad of every parameter. Example: m.zero_grad()"},
+     "Every buffer as a (dotted name, tensor) pair. Example: for (n, b) in nn.BatchNorm1d(4).named_buffers() { "
+     "print(n) }"},
+    {"zero_grad", zero_grad, "zero_grad()",
+     "Clears the .grad of every parameter. Example: nn.Linear(4, 2).zero_grad()"},
     {"train", set_train_mode, "train(mode=true)",
-     "Sets the training flag of every module (dropout and batch norm read it); returns the model. Example: m.train()"},
-    {"eval", set_eval_mode, "eval()", "Clears the training flag of every module, as train(false); returns the model. Example: m.eval()"},
+     "Sets the training flag of every module (dropout and batch norm read it); returns the model. Example: "
+     "nn.Dropout(0.5).train()"},
+    {"eval", set_eval_mode, "eval()",
+     "Clears the training flag of every module, as train(false); returns the model. Example: nn.Dropout(0.5).eval()"},
     {"to", move_to, "to(device_or_dtype)",
-     "Moves every parameter and buffer to a device, or converts the floating ones to a dtype, in place; returns the model. "
-     "Example: m.to(\"cuda\")"},
-    {"cuda", move_to_cuda, "cuda(device=0)", "Moves every parameter and buffer to a GPU, in place; returns the model. Example: m.cuda()"},
-    {"cpu", move_to_cpu, "cpu()", "Moves every parameter and buffer to the CPU, in place; returns the model. Example: m.cpu()"},
+     "Moves every parameter and buffer to a device, or converts the floating ones to a dtype, in place; returns the "
+     "model. "
+     "Example: nn.Linear(4, 2).to(f64)"},
+    {"cuda", move_to_cuda, "cuda(device=0)",
+     "Moves every parameter and buffer to a GPU, in place; returns the model. Example: nn.Linear(4, 2).cuda()"},
+    {"cpu", move_to_cpu, "cpu()",
+     "Moves every parameter and buffer to the CPU, in place; returns the model. Example: nn.Linear(4, 2).cpu()"},
     {"children", children_of, "children(remove_duplicate=true)",
-     "The models held directly in fields, in field order. Example: for c in m.children() { print(c) }"},
+     "The models held directly in fields, in field order. Example: for c in nn.Sequential([nn.Linear(4, 8), "
+     "nn.ReLU()]).children() { print(c) }"},
     {"named_children", named_children, "named_children(remove_duplicate=true)",
-     "The models held directly in fields as (field name, model) pairs. Example: for (n, c) in m.named_children() { print(n) }"},
-    {"modules", modules, "modules()", "This model and every module under it, each once. Example: len(m.modules())"},
+     "The models held directly in fields as (field name, model) pairs. Example: for (n, c) in "
+     "nn.Sequential([nn.Linear(4, 8), nn.ReLU()]).named_children() { print(n) }"},
+    {"modules", modules, "modules()",
+     "This model and every module under it, each once. Example: len(nn.Sequential([nn.Linear(4, 8), "
+     "nn.ReLU()]).modules())"},
     {"named_modules", named_modules, "named_modules()",
      "This model and every module under it as (dotted path, module) pairs, the model's path \"\". "
-     "Example: for (n, s) in m.named_modules() { print(n) }"},
+     "Example: for (n, s) in nn.Sequential([nn.Linear(4, 8), nn.ReLU()]).named_modules() { print(n) }"},
     {"apply", apply_to_modules, "apply(fn)",
-     "Calls fn(module) on every module, children before their parent; returns the model. Example: m.apply(init_weights)"},
+     "Calls fn(module) on every module, children before their parent; returns the model. Example: "
+     "nn.Sequential([nn.Linear(4, 8), nn.ReLU()]).apply(fn(mod) = print(type(mod)))"},
     {"state_dict", state_dict, "state_dict()",
-     "Every parameter and buffer by dotted name, detached. Example: save(m.state_dict(), \"model.safetensors\")"},
+     "Every parameter and buffer by dotted name, detached. Example: nn.Linear(4, 2).state_dict()[\"weight\"].shape"},
     {"load_state_dict", load_state_dict, "load_state_dict(state, strict=true)",
-     "Copies each tensor of state into the parameter or buffer of its name. Example: m.load_state_dict(load(\"model.safetensors\"))"},
+     "Copies each tensor of state into the parameter or buffer of its name. Example: nn.Linear(4, "
+     "2).load_state_dict(nn.Linear(4, 2).state_dict())"},
     {"register_buffer", register_buffer, "register_buffer(name, tensor)",
-     "Makes tensor a buffer of this model (state_dict keeps it, to() moves it). Example: m.register_buffer(\"mask\", ones([4]))"},
+     "Makes tensor a buffer of this model (state_dict keeps it, to() moves it). Example: nn.Linear(4, "
+     "2).register_buffer(\"mask\", ones([4]))"},
     {"register_forward_pre_hook", register_forward_pre_hook, "register_forward_pre_hook(hook)",
      "Calls hook(module, input) before each call; a result other than none replaces the input. Returns a handle "
-     "with remove(). Example: m.register_forward_pre_hook(fn(mod, inp) = none)"},
+     "with remove(). Example: nn.Linear(4, 2).register_forward_pre_hook(fn(mod, inp) = none)"},
     {"register_forward_hook", register_forward_hook, "register_forward_hook(hook)",
      "Calls hook(module, input, output) after each call; a result other than none replaces the output. Returns a "
-     "handle with remove(). Example: let h = m.register_forward_hook(fn(mod, inp, out) = print(out.shape))"},
+     "handle with remove(). Example: let m = nn.Linear(4, 2); let h = m.register_forward_hook(fn(mod, inp, out) = "
+     "print(out.shape)); m(randn(3, 4))"},
     {"register_backward_hook", register_backward_hook, "register_backward_hook(hook)",
      "Calls hook(module, grad_output) during backward; a returned tensor replaces the gradient. Returns a handle "
-     "with remove(). Example: m.register_backward_hook(fn(mod, g) = g * 0.5)"},
+     "with remove(). Example: nn.Linear(4, 2).register_backward_hook(fn(mod, g) = g * 0.5)"},
     {"register_full_backward_hook", register_full_backward_hook, "register_full_backward_hook(hook)",
      "Calls hook(module, grad_input, grad_output) during backward, as PyTorch's. Returns a handle with remove(). "
-     "Example: m.register_full_backward_hook(fn(mod, gin, gout) = print(gout[0].shape))"},
+     "Example: nn.Linear(4, 2).register_full_backward_hook(fn(mod, gin, gout) = print(gout[0].shape))"},
 };
 
 }  // namespace

@@ -247,8 +247,10 @@ else
   expect "REPL from a pipe" 0 $'3\n[1, 2]' "" -- bash -c "printf '1 + 2\nlet b = [1,\n  2]\nb\n' | '$NABLA'"
   expect "REPL from a pipe keeps going after an error" 1 "5" "<repl:1>:1:1: error: undefined name 'nope'" -- \
     bash -c "printf 'nope\nlet five = 5\nfive\n' | '$NABLA'"
-  expect "REPL :help of a builtin prints its table row" 0 $'len(obj)\n  The number of items of a str, list, tuple, dict, range or tensor (its first dim). Example: len([1, 2, 3])\nstr.join(iterable)\n  The strings of iterable with this one between them. Example: ", ".join(names)' "" -- \
+  expect "REPL :help of a builtin prints its table row" 0 $'len(obj)\n  The number of items of a str, list, tuple, dict, range or tensor (its first dim).\n  Example: len([1, 2, 3])\nstr.join(iterable)\n  The strings of iterable with this one between them.\n  Example: ", ".join(["a", "b"])' "" -- \
     bash -c "printf ':help len\n:help str.join\n' | '$NABLA'"
+  expect "REPL :help of an unknown attribute of a module not imported is an error" 2 "" "error: module 'nn' has no attribute 'Nope'" -- \
+    bash -c "printf ':help nn.Nope\n' | '$NABLA'"
   expect "REPL :mem lists a live tensor with its line" 0 $'cpu\n  allocated 4.00 MiB (peak 4.00 MiB), reserved 4.00 MiB, in 1 live blocks\n  cached 0 B; 1 allocations, 0 served from the cache\n  largest live tensors:\n    4.00 MiB  <repl:1>:1:9  zeros([1024, 1024])' "" -- \
     bash -c "printf 'let w = zeros([1024, 1024])\n:mem\n' | '$NABLA'"
   expect "REPL :mem with an unknown device" 2 "" "error: unknown device 'tpu' (expected cpu, cuda or cuda:N)" -- \

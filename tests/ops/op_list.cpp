@@ -2,11 +2,14 @@
 // of the list has a row marked elementwise and runs in the fused loops, computing
 // there what its own kernel computes; every row that claims CUDA has a CUDA kernel
 // (Note [Every device has every kernel]), and the check that says so at start-up
-// finds a kernel left out. The GPU half of the fused-loop check is in
+// finds a kernel left out; every row has a doc whose example calls it (which
+// tests/interp/op_docs.cpp runs). The GPU half of the fused-loop check is in
 // tests/tensor/cuda_elementwise.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <regex>
+#include <string>
 #include <vector>
 
 #include "autograd/ops.hpp"
@@ -67,6 +70,20 @@ Tensor unfused(OpId op, const TensorList& in) {
 }
 
 }  // namespace
+
+TEST_CASE("every row has a doc: a sentence, then an example that calls the op") {
+  for (const OpDef& row : op_table()) {
+    CAPTURE(row.name);
+    REQUIRE(row.doc != nullptr);
+    std::string doc = row.doc;
+    size_t example = doc.find("Example: ");
+    REQUIRE(example != std::string::npos);
+    CHECK(example > 0);  // a sentence comes first
+    // The call: the name, not inside a longer one (max in argmax), then "(".
+    std::regex call("(^|[^A-Za-z0-9_])" + std::string(row.name) + "\\(");
+    CHECK(std::regex_search(doc.substr(example), call));
+  }
+}
 
 TEST_CASE("every op of the elementwise list has an elementwise row with a CPU kernel") {
   for (OpId op : elementwise_list()) {

@@ -1,6 +1,6 @@
 // The REPL's completion logic (interp/app/repl.hpp), without a terminal: which
 // expression a '.' completes members of, and the candidates for names, members and
-// commands; and what :help prints for a builtin (Interpreter::builtin_help).
+// commands, keyword arguments after '('; and what :help prints (Interpreter::help).
 // tests/repl/repl_pty_test.cpp drives the real binary.
 #include <doctest/doctest.h>
 
@@ -63,18 +63,61 @@ TEST_CASE("repl_completions: a str, list or dict member completes to exactly its
   CHECK(repl_completions(interp, "d.", 2) == names_of(nabla::interp::container_methods(nabla::interp::Tag::Dict)));
 }
 
-TEST_CASE("builtin_help: the signature and doc of :help, from the builtin tables") {
+// The first line of help's text: the signature.
+std::string signature_line(nabla::Interpreter& interp, const std::string& name) {
+  nabla::HelpResult h = interp.help(name);
+  INFO(name << ": " << h.error);
+  REQUIRE(h.ok);
+  return h.text.substr(0, h.text.find('\n'));
+}
+
+TEST_CASE("help: the signature and doc of :help, from the builtin tables and DSL declarations") {
   nabla::Interpreter interp;
-  auto print = interp.builtin_help("print");
-  REQUIRE(print.has_value());
-  CHECK(print->signature == "print(*values, sep=\" \", end=\"\\n\", flush=false)");
-  CHECK(print->doc.find("Example: print(") != std::string::npos);
-  CHECK(interp.builtin_help("str.split")->signature == "str.split(sep=none)");
-  CHECK(interp.builtin_help("math.sqrt")->signature == "math.sqrt(x)");
-  CHECK(interp.builtin_help("model.parameters")->signature == "model.parameters()");
-  CHECK(interp.builtin_help("relu")->signature == "relu(input)");
-  CHECK(!interp.builtin_help("f32"));  // a value, not a function
-  CHECK(!interp.builtin_help("nope"));
+  CHECK(signature_line(interp, "print") == "print(*values, sep=\" \", end=\"\\n\", flush=false)");
+  CHECK(interp.help("print").text.find("  Example: print(") != std::string::npos);
+  CHECK(signature_line(interp, "str.split") == "str.split(sep=none)");
+  CHECK(signature_line(interp, "math.sqrt") == "math.sqrt(x)");
+  CHECK(signature_line(interp, "model.parameters") == "model.parameters()");
+  CHECK(signature_line(interp, "relu") == "relu(input)");
+  CHECK(signature_line(interp, "Tensor.sum") == "Tensor.sum(input, dims=[], keepdim=false)");
+  // Standard-library modules before any import, and their models' methods.
+  CHECK(signature_line(interp, "nn.Linear") == "nn.Linear(in_features, out_features, bias=true)");
+  CHECK(signature_line(interp, "optim.Adam.step") == "optim.Adam.step()");
+  CHECK(signature_line(interp, "nn") == "module nn (not imported in this session: `import nn` to use it)");
+  CHECK(!interp.has("nn"));  // found, not imported
+  CHECK(interp.help("nn").text.find("_pair") == std::string::npos);  // private names stay out
+  CHECK(signature_line(interp, "f32") == "f32 = f32 (dtype)");  // a value, not a function
+  CHECK(interp.help("nope").error == "undefined name 'nope'");
+  CHECK(interp.help("nn.Nope").error == "module 'nn' has no attribute 'Nope'");
   REQUIRE(interp.eval("let len = 3").ok);
-  CHECK(!interp.builtin_help("len"));  // the name no longer holds the builtin
+  CHECK(signature_line(interp, "len") == "len = 3 (int)");  // the name no longer holds the builtin
+}
+
+TEST_CASE("call_target and keyword completion: after 'name(' the callee's keyword arguments") {
+  using nabla::call_target;
+  CHECK(call_target("f(", 2) == "f");
+  CHECK(call_target("nn.Linear(4, ", 13) == "nn.Linear");
+  CHECK(call_target("g(f(x), ", 8) == "g");
+  CHECK(call_target("f(x", 3) == "");        // inside an argument, not at its start
+  CHECK(call_target("xs[", 3) == "");
+  CHECK(call_target("f(x).g(", 7) == "");    // a call before: completion runs no code
+  CHECK(call_target("m.fc(\"(\", ", 10) == "m.fc");
+  nabla::Interpreter interp;
+  REQUIRE(interp.eval("import nn\nfn area(w, h=2) = w * h\nlet t = zeros([2])\nlet s = \"a\"").ok);
+  auto conv = repl_completions(interp, "conv2d(x, ", 10);
+  CHECK(contains(conv, "stride="));
+  CHECK(contains(conv, "groups="));
+  CHECK(contains(conv, "print"));  // a positional argument may be any name
+  CHECK(contains(repl_completions(interp, "nn.Linear(3, 4, ", 16), "bias="));
+  CHECK(contains(repl_completions(interp, "area(", 5), "h="));
+  CHECK(contains(repl_completions(interp, "t.sum(", 6), "keepdim="));
+  CHECK(contains(repl_completions(interp, "s.split(", 8), "sep="));
+  CHECK(!contains(repl_completions(interp, "area(1) + ", 10), "h="));
+}
+
+TEST_CASE("repl_completions: private names (a leading '_') only for a word that starts with '_'") {
+  nabla::Interpreter interp;
+  REQUIRE(interp.eval("import nn").ok);
+  CHECK(!contains(repl_completions(interp, "nn.", 3), "_pair"));
+  CHECK(contains(repl_completions(interp, "nn.", 3), "Linear"));
 }
