@@ -187,6 +187,11 @@ struct py_statement_habit
              p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("with")>>, err_py_with>,
              p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("from")>>, err_py_from>> {};
 
+// sum(x for x in xs), (x for x in xs): a generator expression; comprehensions are
+// list and dict ones only.
+struct err_py_generator : p::failure {};
+struct no_generator : p::sor<p::not_at<TAO_PEGTL_KEYWORD("for")>, err_py_generator> {};
+
 // if x: / for i in xs: / fn f(x): / model M: (blocks are braces) and `else if`.
 struct err_py_colon_block : p::failure {};
 struct py_colon_block : p::seq<p::at<p::one<':'>>, err_py_colon_block> {};
@@ -205,7 +210,7 @@ struct expect_colon : p::one<':'> {};
 struct trailing_comma : p::one<','> {};
 struct paren_items : p::seq<expression, wsnl, p::star<p::one<','>, wsnl, expression, wsnl>,
                             p::opt<trailing_comma, wsnl>> {};
-struct paren_expr : p::seq<p::one<'('>, wsnl, p::opt<paren_items>, expect_rparen> {};
+struct paren_expr : p::seq<p::one<'('>, wsnl, p::opt<paren_items>, no_generator, expect_rparen> {};
 // ---- comprehensions
 // The clauses after a comprehension's first expression: `for TARGET in xs`, then more
 // loops and `if cond` filters. The iterables and conditions are or_exprs, as in
@@ -257,7 +262,7 @@ struct keyword_arg : p::seq<identifier, ws, p::one<'='>, p::not_at<p::one<'='>>,
 struct splat_arg : p::seq<p::one<'*'>, ws, expect_expression> {};
 struct argument : p::sor<keyword_arg, splat_arg, expression> {};
 struct arg_list : p::seq<argument, wsnl, p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
-struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, expect_rparen> {};
+struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, no_generator, expect_rparen> {};
 // x[i], x[1:3], x[:, ::2], x[..., -1], x[None]
 // The expression before ':' is read once: were a slice tried first and an index
 // after it failed, x[y[z[...]]] would read each level twice, 2^depth in all.

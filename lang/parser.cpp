@@ -131,6 +131,9 @@ template <>
 inline constexpr auto error_message<g::err_py_colon_block> =
     "expected '{' to start the block (nabla writes blocks in braces, not after ':')";
 template <>
+inline constexpr auto error_message<g::err_py_generator> =
+    "generator expressions are not supported; make it a list comprehension: [x for x in xs]";
+template <>
 inline constexpr auto error_message<g::err_py_else_if> = "'else if' is written 'elif' in nabla";
 
 struct error_table {

@@ -242,10 +242,14 @@ while true:
 fn f(x):
     return x
 # ---
+# case: generator expression
+# expect syntax error: tests/lang/errors_didyoumean.dsl:247:23: error: generator expressions are not supported; make it a list comprehension: [x for x in xs]
+let total = sum(x * x for x in range(3))
+# ---
 # case: else if
-# expect syntax error: tests/lang/errors_didyoumean.dsl:247:18: error: 'else if' is written 'elif' in nabla
+# expect syntax error: tests/lang/errors_didyoumean.dsl:251:18: error: 'else if' is written 'elif' in nabla
 if true { } else if false { }
 # ---
 # case: an undeclared name is declared with let (kept)
-# expect error: tests/lang/errors_didyoumean.dsl:251:1: error: undefined name 'x' (declare it with let)
+# expect error: tests/lang/errors_didyoumean.dsl:255:1: error: undefined name 'x' (declare it with let)
 x = 1

@@ -320,6 +320,8 @@ TEST_CASE("Python habits get a one-line hint naming nabla's form") {
   CHECK(first_line("if x:") == "t.dsl:1:5: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')");
   CHECK(first_line("y = a && b") == "t.dsl:1:7: error: '&&' is not an operator here; write 'and'");
   CHECK(first_line("y = None") == "t.dsl:1:5: error: 'None' is Python's spelling; nabla writes 'none'");
+  CHECK(first_line("s = sum(x for x in xs)") == "t.dsl:1:11: error: generator expressions are not supported; "
+                                                "make it a list comprehension: [x for x in xs]");
   // `lambda` stays a name where no parameter follows it.
   CHECK(parse_text("let lambda = 0.5\nlambda * 2").program);
   CHECK(parse_text("y = a != b").program);
