@@ -116,10 +116,12 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
   }
   std::sort(near.begin(), near.end(),
             [](const Ranked& a, const Ranked& b) { return a.rank != b.rank ? a.rank < b.rank : a.order < b.order; });
-  // The best and those at most one edit worse: `Optim` suggests `optim`, not `time`.
+  // The best and those at most one edit worse; after a match that differs only in
+  // case (or a synonym), only its equals: `optim.adam` suggests `Adam`, not `AdamW`.
+  size_t worst = near.empty() || near[0].distance() == 0 ? 0 : near[0].distance() + 1;
   std::vector<std::string> out;
   for (size_t k = 0; k < near.size() && out.size() < 3; ++k)
-    if (near[k].distance() <= near[0].distance() + 1) out.push_back(near[k].name);
+    if (near[k].distance() <= worst) out.push_back(near[k].name);
   return out;
 }
 

@@ -18,15 +18,16 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // sets of short names (the standard modules) where noise cannot creep in.
 enum class Closeness { usual, loose };
 
-// Up to three candidates close to `name`, best first: a known synonym (learning_rate
-// for lr) or a match that differs only in case, then by edit distance, ties in the
-// candidates' order. A dotted candidate ("nn.Linear") is compared by its last part
+// Up to three candidates close to `name`, best first: a known synonym (lr for
+// learning_rate) or a match that differs only in case, then by edit distance, ties in
+// the candidates' order; only the best and those one edit worse (only the best, when
+// it is a synonym or a case-only match). A dotted candidate ("nn.Linear") is compared by its last part
 // when `name` has no dot. Private names (a leading '_') are offered only for a name
 // that starts with '_'.
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
                                        Closeness closeness = Closeness::usual);
 
-// "; did you mean 'weight'?", "; did you mean 'Adam' or 'AdamW'?", or "" when none
+// "; did you mean 'weight'?", "; did you mean 'nn.Linear' or 'linear'?", or "" when none
 // is close: appended to a message that names what was not found.
 std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates,
                          Closeness closeness = Closeness::usual);

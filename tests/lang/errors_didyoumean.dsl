@@ -91,7 +91,7 @@ import nn
 let fc = nn.Lienar(3, 4)
 # ---
 # case: module member differing in case
-# expect error: tests/lang/errors_didyoumean.dsl:96:12: error: module 'optim' has no attribute 'adam'; did you mean 'Adam' or 'AdamW'?
+# expect error: tests/lang/errors_didyoumean.dsl:96:12: error: module 'optim' has no attribute 'adam'; did you mean 'Adam'?
 import optim
 let make = optim.adam
 # ---
