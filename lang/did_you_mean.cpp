@@ -15,12 +15,29 @@ struct Synonym {
   const char* name;
 };
 constexpr Synonym kSynonyms[] = {
-    {"learning_rate", "lr"},    {"keepdims", "keepdim"},   {"keep_dims", "keepdim"},  {"axis", "dim"},
-    {"axes", "dims"},           {"axes", "dim"},           {"epsilon", "eps"},        {"rate", "p"},
-    {"units", "out_features"},  {"input_dim", "in_features"}, {"output_dim", "out_features"},
-    {"filters", "out_channels"}, {"kernel", "kernel_size"}, {"strides", "stride"},    {"use_bias", "bias"},
-    {"beta_1", "betas"},        {"beta_2", "betas"},       {"beta1", "betas"},        {"beta2", "betas"},
-    {"decay", "weight_decay"},  {"astype", "to"},          {"numpy", "tolist"},       {"Dense", "Linear"},
+    {"learning_rate", "lr"},
+    {"keepdims", "keepdim"},
+    {"keep_dims", "keepdim"},
+    {"axis", "dim"},
+    {"axes", "dims"},
+    {"axes", "dim"},
+    {"epsilon", "eps"},
+    {"rate", "p"},
+    {"units", "out_features"},
+    {"input_dim", "in_features"},
+    {"output_dim", "out_features"},
+    {"filters", "out_channels"},
+    {"kernel", "kernel_size"},
+    {"strides", "stride"},
+    {"use_bias", "bias"},
+    {"beta_1", "betas"},
+    {"beta_2", "betas"},
+    {"beta1", "betas"},
+    {"beta2", "betas"},
+    {"decay", "weight_decay"},
+    {"astype", "to"},
+    {"numpy", "tolist"},
+    {"Dense", "Linear"},
 };
 
 bool is_synonym(std::string_view habit, std::string_view name) {

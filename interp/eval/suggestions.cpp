@@ -9,7 +9,8 @@
 namespace nabla::interp {
 
 void fail_unexpected_keyword(const std::string& fname, const std::string& key, const std::vector<std::string>& valid) {
-  fail(fname + "() got an unexpected keyword argument '" + clip_for_message(key) + "'" + keyword_suggestion(key, valid));
+  fail(fname + "() got an unexpected keyword argument '" + clip_for_message(key) + "'" +
+       keyword_suggestion(key, valid));
 }
 
 std::vector<std::string> Evaluator::Impl::module_names() const {
@@ -28,7 +29,8 @@ std::string Evaluator::attribute_hint(const Value& obj, const std::string& name)
 // where it was read, the module's names (builtins included), and the members of the
 // modules it imported, qualified ("nn.Linear" for `Lienar`).
 std::string Evaluator::Impl::undefined_name_hint(const std::string& name, const Name* n) {
-  if (find_stdlib_source(name) || ev.native_modules.count(name)) return " (it is a module: write 'import " + name + "' first)";
+  if (find_stdlib_source(name) || ev.native_modules.count(name))
+    return " (it is a module: write 'import " + name + "' first)";
   std::vector<std::string> candidates;
   if (auto it = n ? scope_of_new_names.find(n) : scope_of_new_names.end(); it != scope_of_new_names.end())
     candidates = it->second;

@@ -1,8 +1,8 @@
 // The did-you-mean helper (lang/did_you_mean.hpp): distances, which candidates are
 // close enough, their order, and the phrasing every lookup error shares.
-#include <doctest/doctest.h>
-
 #include "lang/did_you_mean.hpp"
+
+#include <doctest/doctest.h>
 
 using namespace nabla::lang;
 
@@ -60,7 +60,8 @@ TEST_CASE("the phrasing of the suggestion and of the keyword list") {
   CHECK(did_you_mean("Lienar", {"nn.Linear", "linear"}) == "; did you mean 'nn.Linear' or 'linear'?");
   CHECK(did_you_mean("ab", {"ac", "ad", "ae"}) == "; did you mean 'ac', 'ad' or 'ae'?");
   CHECK(did_you_mean("zzz", {"weight"}).empty());
-  CHECK(keyword_suggestion("keep_dim", {"dim", "keepdim"}) == "; did you mean 'keepdim'? (valid keywords: dim, keepdim)");
+  CHECK(keyword_suggestion("keep_dim", {"dim", "keepdim"}) ==
+        "; did you mean 'keepdim'? (valid keywords: dim, keepdim)");
   CHECK(keyword_suggestion("colour", {"bias"}) == " (valid keywords: bias)");
   CHECK(keyword_suggestion("x", {}) == " (it takes no keyword arguments)");
 }

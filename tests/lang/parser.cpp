@@ -300,12 +300,16 @@ TEST_CASE("list and dict comprehensions: clauses in order, tuple targets, filter
 TEST_CASE("a comprehension's syntax errors say what was expected") {
   CHECK(error_of("[x for in xs]") ==
         "t.dsl:1:8: error: expected a name or a parenthesised tuple of names\n  [x for in xs]\n         ^");
-  CHECK(error_of("[x for x xs]") == "t.dsl:1:10: error: expected 'in' after the loop variable\n  [x for x xs]\n           ^");
-  CHECK(error_of("[x for x in]") == "t.dsl:1:12: error: expected what to iterate after 'in'\n  [x for x in]\n             ^");
+  CHECK(error_of("[x for x xs]") ==
+        "t.dsl:1:10: error: expected 'in' after the loop variable\n  [x for x xs]\n           ^");
+  CHECK(error_of("[x for x in]") ==
+        "t.dsl:1:12: error: expected what to iterate after 'in'\n  [x for x in]\n             ^");
   CHECK(error_of("[x for x in xs if]") ==
         "t.dsl:1:18: error: expected a condition after 'if'\n  [x for x in xs if]\n                   ^");
-  CHECK(error_of("[x for x in xs") == "t.dsl:1:15: error: expected ']' to close '[' at 1:1\n  [x for x in xs\n                ^");
-  CHECK(error_of("{k: v for k in}") == "t.dsl:1:15: error: expected what to iterate after 'in'\n  {k: v for k in}\n                ^");
+  CHECK(error_of("[x for x in xs") ==
+        "t.dsl:1:15: error: expected ']' to close '[' at 1:1\n  [x for x in xs\n                ^");
+  CHECK(error_of("{k: v for k in}") ==
+        "t.dsl:1:15: error: expected what to iterate after 'in'\n  {k: v for k in}\n                ^");
 }
 
 TEST_CASE("Python habits get a one-line hint naming nabla's form") {
@@ -317,7 +321,8 @@ TEST_CASE("Python habits get a one-line hint naming nabla's form") {
                                    "'fn name(params) { ... }' or 'fn name(params) = expr'");
   CHECK(first_line("let f = lambda x: x") ==
         "t.dsl:1:9: error: 'lambda' is Python's; nabla writes an anonymous function as 'fn(x) = x + 1'");
-  CHECK(first_line("if x:") == "t.dsl:1:5: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')");
+  CHECK(first_line("if x:") ==
+        "t.dsl:1:5: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')");
   CHECK(first_line("y = a && b") == "t.dsl:1:7: error: '&&' is not an operator here; write 'and'");
   CHECK(first_line("y = None") == "t.dsl:1:5: error: 'None' is Python's spelling; nabla writes 'none'");
   CHECK(first_line("s = sum(x for x in xs)") == "t.dsl:1:11: error: generator expressions are not supported; "
