@@ -8,9 +8,14 @@
 
 namespace nabla::interp {
 
-void fail_unexpected_keyword(const std::string& fname, const std::string& key, const std::vector<std::string>& valid) {
-  fail(fname + "() got an unexpected keyword argument '" + clip_for_message(key) + "'" +
-       keyword_suggestion(key, valid));
+// A method's receiver (`self`, bound by position) is left out of the list: it is
+// never what a caller means to name.
+void fail_unexpected_keyword(const std::string& fname, const std::string& key,
+                             const std::vector<std::string>& valid) {
+  std::vector<std::string> named;
+  for (const std::string& v : valid)
+    if (v != "self") named.push_back(v);
+  fail(fname + "() got an unexpected keyword argument '" + clip_for_message(key) + "'" + keyword_suggestion(key, named));
 }
 
 std::vector<std::string> Evaluator::Impl::module_names() const {

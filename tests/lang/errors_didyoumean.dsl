@@ -123,25 +123,30 @@ print(x.mean(keepdims=true))
 let x = ones([2, 3])
 print(sum(x, axis=0))
 # ---
+# case: tensor method keyword, the receiver left out
+# expect error: tests/lang/errors_didyoumean.dsl:129:9: error: to() got an unexpected keyword argument 'devise'; did you mean 'device'? (valid keywords: target, dtype, device, non_blocking)
+let x = ones([2])
+let y = x.to(devise="cpu")
+# ---
 # case: layer constructor keyword
-# expect error: tests/lang/errors_didyoumean.dsl:129:10: error: Linear() got an unexpected keyword argument 'bais'; did you mean 'bias'? (valid keywords: in_features, out_features, bias)
+# expect error: tests/lang/errors_didyoumean.dsl:134:10: error: Linear() got an unexpected keyword argument 'bais'; did you mean 'bias'? (valid keywords: in_features, out_features, bias)
 import nn
 let fc = nn.Linear(3, 4, bais=false)
 # ---
 # case: optimizer keyword from PyTorch/Keras habits
-# expect error: tests/lang/errors_didyoumean.dsl:136:11: error: SGD() got an unexpected keyword argument 'learning_rate'; did you mean 'lr'? (valid keywords: params, lr, momentum, dampening, weight_decay, nesterov, maximize)
+# expect error: tests/lang/errors_didyoumean.dsl:141:11: error: SGD() got an unexpected keyword argument 'learning_rate'; did you mean 'lr'? (valid keywords: params, lr, momentum, dampening, weight_decay, nesterov, maximize)
 import nn
 import optim
 let m = nn.Linear(3, 4)
 let opt = optim.SGD(m.parameters(), learning_rate=0.1)
 # ---
 # case: user function keyword
-# expect error: tests/lang/errors_didyoumean.dsl:141:1: error: train() got an unexpected keyword argument 'stpes'; did you mean 'steps'? (valid keywords: steps, lr)
+# expect error: tests/lang/errors_didyoumean.dsl:146:1: error: train() got an unexpected keyword argument 'stpes'; did you mean 'steps'? (valid keywords: steps, lr)
 fn train(steps, lr=0.1) = steps
 train(stpes=3)
 # ---
 # case: user model method keyword
-# expect error: tests/lang/errors_didyoumean.dsl:149:1: error: Net.forward() got an unexpected keyword argument 'scael'; did you mean 'scale'? (valid keywords: x, scale)
+# expect error: tests/lang/errors_didyoumean.dsl:154:1: error: Net.forward() got an unexpected keyword argument 'scael'; did you mean 'scale'? (valid keywords: x, scale)
 model Net(d) {
   fc = d
   forward(x, scale=1) = x * scale
@@ -149,107 +154,107 @@ model Net(d) {
 Net(2)(1, scael=2)
 # ---
 # case: builtin keyword
-# expect error: tests/lang/errors_didyoumean.dsl:153:1: error: print() got an unexpected keyword argument 'sepp'; did you mean 'sep'? (valid keywords: sep, end, flush)
+# expect error: tests/lang/errors_didyoumean.dsl:158:1: error: print() got an unexpected keyword argument 'sepp'; did you mean 'sep'? (valid keywords: sep, end, flush)
 print(1, 2, sepp=",")
 # ---
 # case: factory keyword
-# expect error: tests/lang/errors_didyoumean.dsl:157:9: error: zeros() got an unexpected keyword argument 'dtyp'; did you mean 'dtype'? (valid keywords: dtype, device, requires_grad)
+# expect error: tests/lang/errors_didyoumean.dsl:162:9: error: zeros() got an unexpected keyword argument 'dtyp'; did you mean 'dtype'? (valid keywords: dtype, device, requires_grad)
 let z = zeros([2], dtyp=f32)
 # ---
 # case: a keyword far from all lists the valid ones
-# expect error: tests/lang/errors_didyoumean.dsl:162:10: error: Linear() got an unexpected keyword argument 'colour' (valid keywords: in_features, out_features, bias)
+# expect error: tests/lang/errors_didyoumean.dsl:167:10: error: Linear() got an unexpected keyword argument 'colour' (valid keywords: in_features, out_features, bias)
 import nn
 let fc = nn.Linear(3, 4, colour=1)
 # ---
 # case: def
-# expect syntax error: tests/lang/errors_didyoumean.dsl:166:1: error: 'def' is Python's; nabla defines a function with 'fn name(params) { ... }' or 'fn name(params) = expr'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:171:1: error: 'def' is Python's; nabla defines a function with 'fn name(params) { ... }' or 'fn name(params) = expr'
 def train(x):
     return x
 # ---
 # case: lambda
-# expect syntax error: tests/lang/errors_didyoumean.dsl:171:14: error: 'lambda' is Python's; nabla writes an anonymous function as 'fn(x) = x + 1'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:176:14: error: 'lambda' is Python's; nabla writes an anonymous function as 'fn(x) = x + 1'
 let double = lambda x: x * 2
 # ---
 # case: lambda as an argument
-# expect syntax error: tests/lang/errors_didyoumean.dsl:175:14: error: 'lambda' is Python's; nabla writes an anonymous function as 'fn(x) = x + 1'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:180:14: error: 'lambda' is Python's; nabla writes an anonymous function as 'fn(x) = x + 1'
 let ys = map(lambda x: x, [1])
 # ---
 # case: with no_grad:
-# expect syntax error: tests/lang/errors_didyoumean.dsl:179:1: error: 'with' is Python's; nabla writes a context block without it: 'no_grad { ... }'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:184:1: error: 'with' is Python's; nabla writes a context block without it: 'no_grad { ... }'
 with no_grad:
     y = 1
 # ---
 # case: class
-# expect syntax error: tests/lang/errors_didyoumean.dsl:184:1: error: 'class' is Python's; nabla declares a model with 'model Name(params) { ... }'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:189:1: error: 'class' is Python's; nabla declares a model with 'model Name(params) { ... }'
 class Net(nn.Module):
     pass
 # ---
 # case: from ... import
-# expect syntax error: tests/lang/errors_didyoumean.dsl:189:1: error: 'from ... import' is Python's; nabla imports the module ('import nn') and names its members ('nn.Linear')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:194:1: error: 'from ... import' is Python's; nabla imports the module ('import nn') and names its members ('nn.Linear')
 from nn import Linear
 # ---
 # case: left shift
-# expect syntax error: tests/lang/errors_didyoumean.dsl:193:13: error: '<<' and '>>' are not operators here (no bit shifts; write 2 ** n for a power of two)
+# expect syntax error: tests/lang/errors_didyoumean.dsl:198:13: error: '<<' and '>>' are not operators here (no bit shifts; write 2 ** n for a power of two)
 let big = 1 << 62
 # ---
 # case: right shift
-# expect syntax error: tests/lang/errors_didyoumean.dsl:197:14: error: '<<' and '>>' are not operators here (no bit shifts; write 2 ** n for a power of two)
+# expect syntax error: tests/lang/errors_didyoumean.dsl:202:14: error: '<<' and '>>' are not operators here (no bit shifts; write 2 ** n for a power of two)
 let half = 8 >> 1
 # ---
 # case: True
-# expect syntax error: tests/lang/errors_didyoumean.dsl:201:10: error: 'True' is Python's spelling; nabla writes 'true'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:206:10: error: 'True' is Python's spelling; nabla writes 'true'
 let ok = True
 # ---
 # case: False
-# expect syntax error: tests/lang/errors_didyoumean.dsl:205:10: error: 'False' is Python's spelling; nabla writes 'false'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:210:10: error: 'False' is Python's spelling; nabla writes 'false'
 let ok = False
 # ---
 # case: None
-# expect syntax error: tests/lang/errors_didyoumean.dsl:210:11: error: 'None' is Python's spelling; nabla writes 'none'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:215:11: error: 'None' is Python's spelling; nabla writes 'none'
 let x = ones([3])
 let y = x[None]
 # ---
 # case: &&
-# expect syntax error: tests/lang/errors_didyoumean.dsl:214:17: error: '&&' is not an operator here; write 'and'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:219:17: error: '&&' is not an operator here; write 'and'
 let both = true && false
 # ---
 # case: ||
-# expect syntax error: tests/lang/errors_didyoumean.dsl:218:19: error: '||' is not an operator here; write 'or'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:223:19: error: '||' is not an operator here; write 'or'
 let either = true || false
 # ---
 # case: ! as not
-# expect syntax error: tests/lang/errors_didyoumean.dsl:222:10: error: '!' is not an operator here; write 'not x'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:227:10: error: '!' is not an operator here; write 'not x'
 let no = !true
 # ---
 # case: if with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:227:9: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:232:9: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 let x = 1
 if x > 0:
     print(x)
 # ---
 # case: for with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:232:18: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:237:18: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 for i in range(3):
     print(i)
 # ---
 # case: while with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:237:11: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:242:11: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 while true:
     break
 # ---
 # case: fn with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:242:8: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:247:8: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 fn f(x):
     return x
 # ---
 # case: generator expression
-# expect syntax error: tests/lang/errors_didyoumean.dsl:247:23: error: generator expressions are not supported; make it a list comprehension: [x for x in xs]
+# expect syntax error: tests/lang/errors_didyoumean.dsl:252:23: error: generator expressions are not supported; make it a list comprehension: [x for x in xs]
 let total = sum(x * x for x in range(3))
 # ---
 # case: else if
-# expect syntax error: tests/lang/errors_didyoumean.dsl:251:18: error: 'else if' is written 'elif' in nabla
+# expect syntax error: tests/lang/errors_didyoumean.dsl:256:18: error: 'else if' is written 'elif' in nabla
 if true { } else if false { }
 # ---
 # case: an undeclared name is declared with let (kept)
-# expect error: tests/lang/errors_didyoumean.dsl:255:1: error: undefined name 'x' (declare it with let)
+# expect error: tests/lang/errors_didyoumean.dsl:260:1: error: undefined name 'x' (declare it with let)
 x = 1
