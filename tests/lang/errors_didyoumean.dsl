@@ -215,46 +215,48 @@ let x = ones([3])
 let y = x[None]
 # ---
 # case: &&
-# expect syntax error: tests/lang/errors_didyoumean.dsl:219:17: error: '&&' is not an operator here; write 'and'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:221:17: error: '&&' is not an operator here; write 'and'
+# expect error line:   let both = true && false
+# expect error line:                   ^
 let both = true && false
 # ---
 # case: ||
-# expect syntax error: tests/lang/errors_didyoumean.dsl:223:19: error: '||' is not an operator here; write 'or'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:225:19: error: '||' is not an operator here; write 'or'
 let either = true || false
 # ---
 # case: ! as not
-# expect syntax error: tests/lang/errors_didyoumean.dsl:227:10: error: '!' is not an operator here; write 'not x'
+# expect syntax error: tests/lang/errors_didyoumean.dsl:229:10: error: '!' is not an operator here; write 'not x'
 let no = !true
 # ---
 # case: if with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:232:9: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:234:9: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 let x = 1
 if x > 0:
     print(x)
 # ---
 # case: for with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:237:18: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:239:18: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 for i in range(3):
     print(i)
 # ---
 # case: while with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:242:11: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:244:11: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 while true:
     break
 # ---
 # case: fn with ':'
-# expect syntax error: tests/lang/errors_didyoumean.dsl:247:8: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
+# expect syntax error: tests/lang/errors_didyoumean.dsl:249:8: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')
 fn f(x):
     return x
 # ---
 # case: generator expression
-# expect syntax error: tests/lang/errors_didyoumean.dsl:252:23: error: generator expressions are not supported; make it a list comprehension: [x for x in xs]
+# expect syntax error: tests/lang/errors_didyoumean.dsl:254:23: error: generator expressions are not supported; make it a list comprehension: [x for x in xs]
 let total = sum(x * x for x in range(3))
 # ---
 # case: else if
-# expect syntax error: tests/lang/errors_didyoumean.dsl:256:18: error: 'else if' is written 'elif' in nabla
+# expect syntax error: tests/lang/errors_didyoumean.dsl:258:18: error: 'else if' is written 'elif' in nabla
 if true { } else if false { }
 # ---
 # case: an undeclared name is declared with let (kept)
-# expect error: tests/lang/errors_didyoumean.dsl:260:1: error: undefined name 'x' (declare it with let)
+# expect error: tests/lang/errors_didyoumean.dsl:262:1: error: undefined name 'x' (declare it with let)
 x = 1
