@@ -19,7 +19,7 @@ namespace nabla::lang {
 
 enum class ExprKind : uint8_t {
   None, Bool, Int, Float, String, FString, List, Tuple, Dict, Name, Attribute, Index, Slice, Ellipsis,
-  Call, Unary, Binary, Logical, Conditional, Lambda
+  Call, Unary, Binary, Logical, Conditional, Lambda, Comprehension
 };
 
 // Note [Deep expressions]
@@ -180,6 +180,22 @@ struct FnDecl {
 
 struct Lambda : Expr { Lambda() : Expr(ExprKind::Lambda) {} std::shared_ptr<FnDecl> decl; };
 
+// [x * 2 for x in xs if x > 0] and {k: v for (k, v) in pairs}: the element (a dict's
+// key and value) made once for each binding the clauses produce, in order. A clause
+// is a loop (`for target in expr`) or a filter (`if expr`); the loop variables are
+// the comprehension's own, as in Python (they do not leak into the enclosing scope).
+struct ComprehensionClause {
+  Pattern target;  // a loop's; unused by a filter
+  ExprPtr expr;    // the loop's iterable, or the filter's condition
+  bool is_filter() const { return target.name.empty() && target.items.empty(); }
+};
+struct Comprehension : Expr {
+  Comprehension() : Expr(ExprKind::Comprehension) {}
+  ExprPtr element;  // a list's item, or a dict's key
+  ExprPtr value;    // a dict's value; null for a list
+  std::vector<ComprehensionClause> clauses;  // the first is always a loop
+};
+
 // ---- walking expressions (Note [Deep expressions]) ----------------------------------
 
 // The child of a chain link that is evaluated first and continues the chain: the
@@ -249,6 +265,13 @@ void for_each_operand(const Expr& e, F&& f) {
       for (const auto& p : static_cast<const Lambda&>(e).decl->params)
         if (p.default_value) f(*p.default_value);
       break;
+    case ExprKind::Comprehension: {
+      auto& c = static_cast<const Comprehension&>(e);
+      for (const auto& clause : c.clauses) f(*clause.expr);
+      f(*c.element);
+      if (c.value) f(*c.value);
+      break;
+    }
     default: break;
   }
 }

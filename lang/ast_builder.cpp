@@ -111,6 +111,7 @@ class Converter {
     }
     if (is<g::paren_expr>(n) && n.children.size() == 1) return parenthesised(n);
     if (is<g::paren_expr>(n) || is<g::expression_list>(n)) return tuple(n);
+    if (is_comprehension(n)) return comprehension(n);
     if (is<g::list_lit>(n)) {
       auto e = make<ListLit>(n);
       for (const auto& c : n.children) e->items.push_back(expr(*c));
@@ -483,6 +484,30 @@ class Converter {
     return decl;
   }
 
+  // A list or dict whose first item is followed by `for` clauses.
+  bool is_comprehension(const Node& n) const {
+    return (is<g::list_lit>(n) || is<g::dict_lit>(n)) && n.children.size() > 1 && is<g::comp_for>(*n.children[1]);
+  }
+
+  ExprPtr comprehension(const Node& n) {
+    auto e = make<Comprehension>(n);
+    const Node& first = *n.children[0];
+    if (is<g::dict_entry>(first)) {
+      e->element = expr(*first.children.at(0));
+      e->value = expr(*first.children.at(1));
+    } else {
+      e->element = expr(first);
+    }
+    for (size_t k = 1; k < n.children.size(); ++k) {
+      const Node& c = *n.children[k];
+      ComprehensionClause clause;
+      if (is<g::comp_for>(c)) clause.target = pattern(*c.children.at(0));
+      clause.expr = expr(*c.children.back());
+      e->clauses.push_back(std::move(clause));
+    }
+    return e;
+  }
+
   Pattern pattern(const Node& n) {
     Pattern p;
     p.span = span(n);
@@ -490,6 +515,7 @@ class Converter {
       p.name = n.string();
       return p;
     }
+    if (is<g::for_target>(n) && n.children.size() == 1) return pattern(*n.children[0]);
     for (const auto& c : n.children) p.items.push_back(pattern(*c));
     return p;
   }

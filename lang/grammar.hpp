@@ -152,6 +152,63 @@ struct false_lit : kw_false {};
 struct none_lit : kw_none {};
 struct ellipsis : p::string<'.', '.', '.'> {};
 
+// ---- Python habits --------------------------------------------------------------
+// Spellings from Python (and C) that are not nabla's. Each is recognised where it
+// starts and fails there at once with a one-line hint naming nabla's form
+// (lang/parser.cpp's error table), instead of a generic error a few tokens later.
+// Only spellings that can never be valid nabla are caught: `lambda` stays a name
+// (`let lambda = 0.5`) unless a parameter or ':' follows it.
+
+// `True`, `False`, `None`: nabla's constants are lower case.
+struct err_py_true : p::failure {};
+struct err_py_false : p::failure {};
+struct err_py_none : p::failure {};
+struct py_constant : p::sor<p::seq<p::at<TAO_PEGTL_KEYWORD("True")>, err_py_true>,
+                            p::seq<p::at<TAO_PEGTL_KEYWORD("False")>, err_py_false>,
+                            p::seq<p::at<TAO_PEGTL_KEYWORD("None")>, err_py_none>> {};
+// lambda x: x + 1
+struct err_py_lambda : p::failure {};
+struct py_lambda : p::seq<TAO_PEGTL_KEYWORD("lambda"), ws, p::sor<p::identifier_first, p::one<':'>>> {};
+// !x (but not !=)
+struct err_py_not : p::failure {};
+struct py_not : p::seq<p::one<'!'>, p::not_at<p::one<'='>>> {};
+// Where an atom may start.
+struct py_atom_habit : p::sor<p::seq<p::at<py_lambda>, err_py_lambda>, p::seq<p::at<py_not>, err_py_not>,
+                              py_constant> {};
+
+// a << b, a >> b: no bit shifts.
+struct err_py_shift : p::failure {};
+struct no_shift : p::sor<p::not_at<ws, p::sor<p::string<'<', '<'>, p::string<'>', '>'>>>,
+                         p::seq<ws, err_py_shift>> {};
+// a && b, a || b: after a whole or_expr, where nothing else may follow.
+struct err_py_and : p::failure {};
+struct err_py_or : p::failure {};
+struct no_c_logic : p::sor<p::not_at<ws, p::sor<p::string<'&', '&'>, p::string<'|', '|'>>>,
+                           p::seq<ws, p::sor<p::seq<p::at<p::one<'&'>>, err_py_and>, err_py_or>>> {};
+
+// def f(x):, class Net:, with no_grad:, from nn import Linear: where a statement starts.
+struct err_py_def : p::failure {};
+struct err_py_class : p::failure {};
+struct err_py_with : p::failure {};
+struct err_py_from : p::failure {};
+template <typename Word>
+struct py_word_then_name : p::seq<Word, ws, p::identifier_first> {};
+struct py_statement_habit
+    : p::sor<p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("def")>>, err_py_def>,
+             p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("class")>>, err_py_class>,
+             p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("with")>>, err_py_with>,
+             p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("from")>>, err_py_from>> {};
+
+// sum(x for x in xs), (x for x in xs): a generator expression; comprehensions are
+// list and dict ones only.
+struct err_py_generator : p::failure {};
+struct no_generator : p::sor<p::not_at<TAO_PEGTL_KEYWORD("for")>, err_py_generator> {};
+
+// if x: / for i in xs: / fn f(x): / model M: (blocks are braces) and `else if`.
+struct err_py_colon_block : p::failure {};
+struct py_colon_block : p::seq<p::at<p::one<':'>>, err_py_colon_block> {};
+struct err_py_else_if : p::failure {};
+
 // ---- expressions ----------------------------------------------------------------
 
 struct err_expression : p::failure {};
@@ -165,13 +222,32 @@ struct expect_colon : p::one<':'> {};
 struct trailing_comma : p::one<','> {};
 struct paren_items : p::seq<expression, wsnl, p::star<p::one<','>, wsnl, expression, wsnl>,
                             p::opt<trailing_comma, wsnl>> {};
-struct paren_expr : p::seq<p::one<'('>, wsnl, p::opt<paren_items>, expect_rparen> {};
-// [a, b, c]
-struct list_items : p::seq<expression, wsnl, p::star<p::one<','>, wsnl, expression, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct paren_expr : p::seq<p::one<'('>, wsnl, p::opt<paren_items>, no_generator, expect_rparen> {};
+// ---- comprehensions
+// The clauses after a comprehension's first expression: `for TARGET in xs`, then more
+// loops and `if cond` filters. The iterables and conditions are or_exprs, as in
+// Python, so that `for x in xs if c` reads `if c` as a filter, not as the start of a
+// conditional expression. The first expression is read once, and then either
+// clauses or more items follow: trying a comprehension first and a plain list after
+// it would read nested lists twice per level.
+struct or_expr;
+struct expect_for_target;
+struct expect_in;
+struct err_comp_iterable : p::failure {};
+struct expect_comp_iterable : p::sor<p::seq<or_expr>, err_comp_iterable> {};
+struct err_comp_condition : p::failure {};
+struct expect_comp_condition : p::sor<p::seq<or_expr>, err_comp_condition> {};
+struct comp_for : p::seq<kw_for, ws, expect_for_target, ws, expect_in, wsnl, expect_comp_iterable> {};
+struct comp_if : p::seq<kw_if, ws, expect_comp_condition> {};
+struct comp_clauses : p::seq<comp_for, wsnl, p::star<p::sor<comp_for, comp_if>, wsnl>> {};
+// [a, b, c] or [x * 2 for x in xs if x > 0]
+struct list_rest : p::seq<p::star<p::one<','>, wsnl, expression, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct list_items : p::seq<expression, wsnl, p::sor<comp_clauses, list_rest>> {};
 struct list_lit : p::seq<p::one<'['>, wsnl, p::opt<list_items>, expect_rbracket> {};
-// {"a": 1, "b": 2}
+// {"a": 1, "b": 2} or {k: v * 2 for (k, v) in pairs}
 struct dict_entry : p::seq<expression, wsnl, expect_colon, wsnl, expect_expression> {};
-struct dict_items : p::seq<dict_entry, wsnl, p::star<p::one<','>, wsnl, dict_entry, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct dict_rest : p::seq<p::star<p::one<','>, wsnl, dict_entry, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct dict_items : p::seq<dict_entry, wsnl, p::sor<comp_clauses, dict_rest>> {};
 struct dict_lit : p::seq<p::one<'{'>, wsnl, p::opt<dict_items>, expect_rbrace> {};
 
 // A parameter with an optional default: lr=0.01; or *rest, which collects the extra
@@ -190,7 +266,7 @@ struct lambda : p::seq<kw_fn, ws, p::at<p::one<'('>>, expect_params, ws, expect_
 
 // The smallest expressions.
 struct atom : p::sor<fstring_lit, float_lit, int_lit, triple_string_lit, string_lit, true_lit, false_lit, none_lit, lambda,
-                     identifier, paren_expr, list_lit, dict_lit, ellipsis> {};
+                     py_atom_habit, identifier, paren_expr, list_lit, dict_lit, ellipsis> {};
 
 // f(a, b, lr=0.1): positional then keyword arguments; f(*xs) passes a list's or a
 // tuple's items as positional arguments.
@@ -198,7 +274,7 @@ struct keyword_arg : p::seq<identifier, ws, p::one<'='>, p::not_at<p::one<'='>>,
 struct splat_arg : p::seq<p::one<'*'>, ws, expect_expression> {};
 struct argument : p::sor<keyword_arg, splat_arg, expression> {};
 struct arg_list : p::seq<argument, wsnl, p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
-struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, expect_rparen> {};
+struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, no_generator, expect_rparen> {};
 // x[i], x[1:3], x[:, ::2], x[..., -1], x[None]
 // The expression before ':' is read once: were a slice tried first and an index
 // after it failed, x[y[z[...]]] would read each level twice, 2^depth in all.
@@ -247,7 +323,7 @@ struct expect_arith : p::sor<p::seq<arith>, err_arith> {};
 // "expected ')'".
 struct err_chained_cmp : p::failure {};
 struct no_chained_cmp : p::sor<p::not_at<ws, op_cmp>, p::seq<ws, err_chained_cmp>> {};
-struct comparison : p::seq<arith, p::opt<ws, op_cmp, wsnl, expect_arith, no_chained_cmp>> {};
+struct comparison : p::seq<arith, no_shift, p::opt<ws, op_cmp, wsnl, expect_arith, no_chained_cmp>> {};
 struct not_op : kw_not {};
 struct not_expr : p::seq<p::star<not_op, ws>, comparison> {};
 struct op_and : kw_and {};
@@ -257,7 +333,7 @@ struct and_expr : p::seq<not_expr, p::star<ws, op_and, wsnl, expect_not_expr>> {
 struct op_or : kw_or {};
 struct err_and_expr : p::failure {};
 struct expect_and_expr : p::sor<p::seq<and_expr>, err_and_expr> {};
-struct or_expr : p::seq<and_expr, p::star<ws, op_or, wsnl, expect_and_expr>> {};
+struct or_expr : p::seq<and_expr, p::star<ws, op_or, wsnl, expect_and_expr>, no_c_logic> {};
 struct expect_else : kw_else {};
 struct conditional : p::seq<or_expr, p::opt<ws, kw_if, ws, or_expr, ws, expect_else, wsnl, expect_expression>> {};
 // Every expression is one nesting level (brackets, `else`, lambda bodies and f-string
@@ -274,7 +350,7 @@ struct statements : p::star<wsnl, statement, ws, expect_stmt_end> {};
 // { statements }
 struct block : p::seq<p::one<'{'>, wsnl, statements, wsnl, expect_rbrace> {};
 struct err_block : p::failure {};
-struct expect_block : p::sor<p::seq<p::at<p::one<'{'>>, block>, err_block> {};
+struct expect_block : p::sor<p::seq<p::at<p::one<'{'>>, block>, py_colon_block, err_block> {};
 
 // A binding target: x, or (a, (b, c)).
 struct pattern;
@@ -283,6 +359,10 @@ struct tuple_pattern : p::seq<p::one<'('>, wsnl, pattern, wsnl, p::star<p::one<'
 struct pattern : p::sor<identifier, tuple_pattern> {};
 struct err_pattern : p::failure {};
 struct expect_pattern : p::sor<p::seq<pattern>, err_pattern> {};
+// A loop's target (of `for` and of comprehensions): a pattern, or patterns separated
+// by commas, which unpack a tuple as a parenthesised pattern does (`for k, v in ...`).
+struct for_target : p::seq<pattern, p::star<ws, p::one<','>, wsnl, expect_pattern>> {};
+struct expect_for_target : p::sor<p::seq<for_target>, err_pattern> {};
 
 struct expect_equals : p::one<'='> {};
 // let x = 1 / let (a, b) = pair
@@ -306,7 +386,7 @@ struct model_member : p::sor<method_def, buffer_stmt, statement> {};
 struct model_members : p::star<wsnl, model_member, ws, expect_stmt_end> {};
 struct model_body : p::seq<p::one<'{'>, wsnl, model_members, wsnl, expect_rbrace> {};
 struct err_model_body : p::failure {};
-struct expect_model_body : p::sor<p::seq<p::at<p::one<'{'>>, model_body>, err_model_body> {};
+struct expect_model_body : p::sor<p::seq<p::at<p::one<'{'>>, model_body>, py_colon_block, err_model_body> {};
 // model MLP(d_in, d_out) { fc = nn.Linear(d_in, d_out); forward(x) = fc(x) }
 // `model` and `function` start a declaration only when a name follows, so both stay
 // usable as variable names (`let model = MLP(4, 2)`).
@@ -318,14 +398,14 @@ struct function_stmt : p::seq<kw_function, ws, p::at<p::identifier_first>, expec
 struct err_condition : p::failure {};
 struct expect_condition : p::sor<p::seq<expression>, err_condition> {};
 struct elif_clause : p::seq<wsnl, kw_elif, ws, expect_condition, ws, expect_block> {};
-struct else_clause : p::seq<wsnl, kw_else, ws, expect_block> {};
+struct else_clause : p::seq<wsnl, kw_else, ws, p::sor<p::seq<p::at<kw_if>, err_py_else_if>, expect_block>> {};
 // if c { } elif d { } else { }
 struct if_stmt : p::seq<kw_if, ws, expect_condition, ws, expect_block, p::star<elif_clause>, p::opt<else_clause>> {};
 // while c { }
 struct while_stmt : p::seq<kw_while, ws, expect_condition, ws, expect_block> {};
 struct expect_in : kw_in {};
-// for x in xs { } / for (x, y) in pairs { }
-struct for_stmt : p::seq<kw_for, ws, expect_pattern, ws, expect_in, ws, expect_expression, ws, expect_block> {};
+// for x in xs { } / for (x, y) in pairs { } / for k, v in d.items() { }
+struct for_stmt : p::seq<kw_for, ws, expect_for_target, ws, expect_in, ws, expect_expression, ws, expect_block> {};
 struct break_stmt : kw_break {};
 struct continue_stmt : kw_continue {};
 // return / return x / return a, b
@@ -364,7 +444,8 @@ struct aug_tail : p::seq<ws, op_aug, wsnl, expect_expression> {};
 struct expr_stmt : p::seq<expression_list, p::opt<p::sor<assign_tail, aug_tail>>> {};
 
 struct statement : p::sor<let_stmt, fn_stmt, model_stmt, function_stmt, if_stmt, while_stmt, for_stmt, break_stmt,
-                          continue_stmt, return_stmt, import_stmt, context_stmt, test_stmt, buffer_stmt, expr_stmt> {};
+                          continue_stmt, return_stmt, import_stmt, context_stmt, test_stmt, buffer_stmt,
+                          py_statement_habit, expr_stmt> {};
 
 struct expect_end : p::seq<p::eof> {};
 // A whole file (or REPL entry).

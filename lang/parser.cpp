@@ -94,7 +94,51 @@ inline constexpr auto error_message<g::expect_stmt_end> = "expected a newline or
 template <>
 inline constexpr auto error_message<g::expect_end> = "expected a statement";
 template <>
+inline constexpr auto error_message<g::err_comp_iterable> = "expected what to iterate after 'in'";
+template <>
+inline constexpr auto error_message<g::err_comp_condition> = "expected a condition after 'if'";
+template <>
 inline constexpr auto error_message<g::err_expression_list> = "expected an expression after '='";
+
+// Python habits (grammar.hpp): one line naming nabla's form.
+template <>
+inline constexpr auto error_message<g::err_py_true> = "'True' is Python's spelling; nabla writes 'true'";
+template <>
+inline constexpr auto error_message<g::err_py_false> = "'False' is Python's spelling; nabla writes 'false'";
+template <>
+inline constexpr auto error_message<g::err_py_none> = "'None' is Python's spelling; nabla writes 'none'";
+template <>
+inline constexpr auto error_message<g::err_py_lambda> =
+    "'lambda' is Python's; nabla writes an anonymous function as 'fn(x) = x + 1'";
+template <>
+inline constexpr auto error_message<g::err_py_not> = "'!' is not an operator here; write 'not x'";
+template <>
+inline constexpr auto error_message<g::err_py_shift> =
+    "'<<' and '>>' are not operators here (no bit shifts; write 2 ** n for a power of two)";
+template <>
+inline constexpr auto error_message<g::err_py_and> = "'&&' is not an operator here; write 'and'";
+template <>
+inline constexpr auto error_message<g::err_py_or> = "'||' is not an operator here; write 'or'";
+template <>
+inline constexpr auto error_message<g::err_py_def> =
+    "'def' is Python's; nabla defines a function with 'fn name(params) { ... }' or 'fn name(params) = expr'";
+template <>
+inline constexpr auto error_message<g::err_py_class> =
+    "'class' is Python's; nabla declares a model with 'model Name(params) { ... }'";
+template <>
+inline constexpr auto error_message<g::err_py_with> =
+    "'with' is Python's; nabla writes a context block without it: 'no_grad { ... }'";
+template <>
+inline constexpr auto error_message<g::err_py_from> =
+    "'from ... import' is Python's; nabla imports the module ('import nn') and names its members ('nn.Linear')";
+template <>
+inline constexpr auto error_message<g::err_py_colon_block> =
+    "expected '{' to start the block (nabla writes blocks in braces, not after ':')";
+template <>
+inline constexpr auto error_message<g::err_py_generator> =
+    "generator expressions are not supported; make it a list comprehension: [x for x in xs]";
+template <>
+inline constexpr auto error_message<g::err_py_else_if> = "'else if' is written 'elif' in nabla";
 
 struct error_table {
   template <typename Rule>
@@ -118,7 +162,7 @@ using selector = pegtl::parse_tree::selector<
         g::model_stmt, g::function_stmt, g::method_def, g::buffer_stmt, g::model_body, g::if_stmt, g::elif_clause,
         g::else_clause, g::while_stmt, g::for_stmt, g::break_stmt, g::continue_stmt, g::return_stmt, g::import_stmt,
         g::module_path, g::import_alias, g::context_stmt, g::context_name, g::test_stmt, g::expr_stmt, g::assign_tail,
-        g::aug_tail, g::op_aug, g::block, g::tuple_pattern, g::paren_expr>,
+        g::aug_tail, g::op_aug, g::block, g::tuple_pattern, g::paren_expr, g::for_target, g::comp_for, g::comp_if>,
     // paren_expr is not folded: "(x)" keeps its parentheses in the span (ast_builder.cpp).
     pegtl::parse_tree::fold_one::on<g::postfix, g::power, g::unary, g::term, g::arith, g::comparison,
                                     g::not_expr, g::and_expr, g::or_expr, g::conditional, g::expression_list>>;

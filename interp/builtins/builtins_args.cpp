@@ -30,7 +30,7 @@ Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const ch
   for (auto& [key, val] : a.kw) {
     size_t k = 0;
     while (k < n && key != nm[k]) ++k;
-    if (k == n) fail(fname + "() got an unexpected keyword argument '" + key + "'");
+    if (k == n) fail_unexpected_keyword(fname, key, std::vector<std::string>(nm.begin(), nm.end()));
     if (b.given[k]) fail(fname + "() got multiple values for argument '" + key + "'");
     b.v[k] = std::move(val);
     b.given[k] = true;

@@ -27,7 +27,7 @@ Value check_gradients(Evaluator& ev, CallArgs& a, const std::string& name, Check
     if (k == "eps") opt.eps = as_num(v, name + "(): eps");
     else if (k == "atol") opt.atol = as_num(v, name + "(): atol");
     else if (k == "rtol") opt.rtol = as_num(v, name + "(): rtol");
-    else fail(name + "() got an unexpected keyword argument '" + k + "'");
+    else fail_unexpected_keyword(name, k, {"eps", "atol", "rtol"});
   }
   Value fn = a.pos[0];
   std::vector<Value> args(a.pos.begin() + 1, a.pos.end());

@@ -22,6 +22,12 @@ struct FactoryOpts {
   std::optional<Device> device;
   bool requires_grad = false;
 };
+// The keywords every factory takes, then its own.
+std::vector<std::string> factory_keywords(std::initializer_list<const char*> extra) {
+  std::vector<std::string> out = {"dtype", "device", "requires_grad"};
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
 FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initializer_list<const char*> extra = {}) {
   FactoryOpts o;
   std::vector<std::pair<std::string, Value>> rest;
@@ -32,7 +38,7 @@ FactoryOpts take_factory_kw(CallArgs& a, const std::string& fname, std::initiali
     else {
       bool ok = false;
       for (const char* e : extra) ok |= k == e;
-      if (!ok) fail(fname + "() got an unexpected keyword argument '" + k + "'");
+      if (!ok) fail_unexpected_keyword(fname, k, factory_keywords(extra));
       rest.emplace_back(k, v);
     }
   }

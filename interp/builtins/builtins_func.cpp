@@ -318,7 +318,7 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
   bool has_aux = false;
   for (auto& [k, v] : a.kw) {
     if (k == "has_aux") has_aux = as_bool(v, "vjp(): has_aux");
-    else fail("vjp() got an unexpected keyword argument '" + k + "'");
+    else fail_unexpected_keyword("vjp", k, {"has_aux"});
   }
   std::vector<Value> primals(a.pos.begin() + 1, a.pos.end());
   if (primals.empty()) fail("vjp() missing the primals: vjp(func, *primals)");

@@ -470,7 +470,7 @@ Value compile_builtin(Evaluator& ev, CallArgs& a) {
   if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
   bool train = false;
   for (auto& [k, v] : a.kw) {
-    if (k != "train") fail("compile() got an unexpected keyword argument '" + k + "'");
+    if (k != "train") fail_unexpected_keyword("compile", k, {"train"});
     train = as_bool(v, "compile(): train");
   }
   std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());

@@ -9,6 +9,7 @@
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/models/module_walk.hpp"
 #include "interp/values/value_walk.hpp"
+#include "lang/did_you_mean.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::interp {
@@ -125,22 +126,6 @@ Value delattr_builtin(Evaluator&, CallArgs& a) {
 // tensor (one tensor in the fields of two modules, which state_dict lists once) is
 // replaced in every field that holds it, as torch.func's functional_call does.
 
-// Levenshtein distance, for suggesting the names a mistyped key was meant to be.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string last_part(const std::string& key) { return key.substr(key.rfind('.') + 1); }
 
 // The names of `names` a mistyped `key` most likely meant (a few edits away, or the
@@ -149,7 +134,7 @@ std::vector<std::string> close_names(const std::string& key, const std::vector<s
   std::vector<std::pair<size_t, std::string>> near;
   size_t limit = std::max<size_t>(2, key.size() / 3);
   for (const std::string& n : names) {
-    size_t d = edit_distance(key, n);
+    size_t d = lang::edit_distance(key, n);
     if (d <= limit || last_part(n) == last_part(key)) near.emplace_back(d, n);
   }
   if (near.empty()) return names;

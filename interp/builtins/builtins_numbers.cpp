@@ -184,7 +184,7 @@ Value extremum(Evaluator& ev, CallArgs& a, bool is_max) {
       a.kw.erase(it);
       break;
     }
-  if (!a.kw.empty()) fail(std::string(name) + "() got an unexpected keyword argument '" + a.kw[0].first + "'");
+  if (!a.kw.empty()) fail_unexpected_keyword(name, a.kw[0].first, {"key"});
   std::vector<Value> items = a.pos.size() == 1 ? ev.iterate(a.pos[0]) : a.pos;
   if (items.empty()) fail(std::string(name) + "() of an empty sequence");
   size_t best = 0;

@@ -60,6 +60,18 @@ Tensor input_of(const Value& v, const std::string& fname, const std::string& arg
 
 namespace {
 
+// The keywords a row's call takes: its first `nin` input names, then its attributes
+// (`dim` beside a `dims` list, which it stands for).
+std::vector<std::string> row_keywords(const OpDef& def, size_t nin) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < def.input_names.size() && k < nin; ++k) out.push_back(def.input_names[k]);
+  for (const auto& attr : def.attrs) {
+    if (attr.name == std::string("dims")) out.push_back("dim");
+    out.push_back(attr.name);
+  }
+  return out;
+}
+
 // Generic call of a row: tensor arguments first (by position or by their input
 // names), then attributes (by position in the row's order, or by name).
 Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
@@ -99,7 +111,7 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
       j = 0;
       while (j < def.attrs.size() && def.attrs[j].name != name) ++j;
     }
-    if (j == def.attrs.size()) fail(fname + "() got an unexpected keyword argument '" + key + "'");
+    if (j == def.attrs.size()) fail_unexpected_keyword(fname, key, row_keywords(def, nin));
     if (attr_set[j]) fail(fname + "() got multiple values for argument '" + key + "'");
     attrs.set(name, convert_attr(def.attrs[j], val, fname));
     attr_set[j] = true;

@@ -19,7 +19,7 @@ Value print_builtin(Evaluator& ev, CallArgs& a) {
     if (k == "sep") sep = v.is_none() ? " " : str(v);
     else if (k == "end") end = v.is_none() ? "\n" : str(v);
     else if (k == "flush") flush = truthy(v);
-    else fail("print() got an unexpected keyword argument '" + k + "'");
+    else fail_unexpected_keyword("print", k, {"sep", "end", "flush"});
   }
   std::string out;
   for (size_t k = 0; k < a.pos.size(); ++k) {

@@ -306,7 +306,7 @@ const BuiltinEntry* find_tensor_method(const std::string& name) {
 
 std::span<const BuiltinEntry> tensor_methods() { return kTensorMethods; }
 
-Value tensor_attr(Evaluator&, const Value& self, const std::string& name, bool* found) {
+Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, bool* found) {
   const Tensor& x = self.t;
   *found = true;
   if (name == "shape") {
@@ -332,7 +332,7 @@ Value tensor_attr(Evaluator&, const Value& self, const std::string& name, bool* 
   if (name == "data") return Value::tensor(detach(x));
   *found = false;
   if (find_tensor_method(name) || op_functions().count(name)) return Value();
-  fail("tensor has no attribute '" + name + "'");
+  fail("tensor has no attribute '" + name + "'" + ev.attribute_hint(self, name));
 }
 
 Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args) {
@@ -348,7 +348,7 @@ Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, C
   bool found = false;
   Value v = tensor_attr(ev, self, name, &found);
   if (found) return ev.call_value(v, args);
-  fail("tensor has no attribute '" + name + "'");
+  fail("tensor has no attribute '" + name + "'" + ev.attribute_hint(self, name));
 }
 
 std::vector<std::string> tensor_member_names() {

@@ -466,7 +466,7 @@ bool has_container_method(Tag tag, const std::string& name) {
 
 Value container_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& a) {
   if (const MethodEntry* m = find_entry(container_methods(self.tag), name)) return m->function(ev, self, a);
-  fail(std::string(type_name(self)) + " has no attribute '" + name + "'");
+  fail(std::string(type_name(self)) + " has no attribute '" + name + "'" + ev.attribute_hint(self, name));
 }
 
 }  // namespace nabla::interp

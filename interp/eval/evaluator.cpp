@@ -71,7 +71,7 @@ Value Evaluator::Impl::self_field(Frame* f, const std::string& name) {
 
 const Value& Evaluator::Impl::read_name(const Name& n) {
   if (n.depth < 0) {
-    if (!module->defined[n.slot]) undefined(n.id);
+    if (!module->defined[n.slot]) undefined(n.id, &n);
     return module->slots[n.slot];
   }
   Frame* f = frame_at(n.depth);
@@ -83,7 +83,7 @@ const Value& Evaluator::Impl::read_name(const Name& n) {
 
 void Evaluator::Impl::assign_name(const Name& n, Value v) {
   if (n.depth < 0) {
-    if (!module->defined[n.slot]) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
+    if (!module->defined[n.slot]) undefined(n.id, &n, " (declare it with let)");
     module->slots[n.slot] = std::move(v);
     return;
   }
@@ -93,7 +93,7 @@ void Evaluator::Impl::assign_name(const Name& n, Value v) {
     return;
   }
   if (n.slot == -3) fail("cannot assign to self");
-  if (f->self.tag != Tag::Instance) fail("undefined name '" + clip_for_message(n.id) + "' (declare it with let)");
+  if (f->self.tag != Tag::Instance) undefined(n.id, &n, " (declare it with let)");
   set_field(*f->self.as<InstanceObj>(), n.id, std::move(v), false);
 }
 
@@ -312,44 +312,17 @@ Flow Evaluator::Impl::exec_for(const ForStmt& f) {
   Value it = eval(*f.iterable);
   bool simple = !f.target.is_tuple();
   Loc l = simple ? loc_of(&f.target) : Loc{};
-  auto body = [&](Value v) -> int {  // 0 go on, 1 break, 2 return
+  Flow result = Flow::Normal;
+  each_item(it, [&](Value v) {
     ev.check_interrupt();
     ev.count_step();
     if (simple) store(l, std::move(v));
     else bind_pattern(f.target, std::move(v));
     Flow fl = exec_block(f.body);
-    if (fl == Flow::Break) return 1;
-    if (fl == Flow::Return) return 2;
-    return 0;
-  };
-  if (it.tag == Tag::Range) {
-    auto r = *it.as<RangeObj>();
-    int64_t n = r.size();
-    for (int64_t k = 0; k < n; ++k) {
-      int c = body(Value::integer(r.at(k)));
-      if (c == 1) break;
-      if (c == 2) return Flow::Return;
-    }
-    return Flow::Normal;
-  }
-  if (it.tag == Tag::List) {
-    // Python semantics: a list that grows while iterating is seen growing.
-    auto keep = it.o;
-    auto* l2 = it.as<ListObj>();
-    for (size_t k = 0; k < l2->items.size(); ++k) {
-      int c = body(l2->items[k]);
-      if (c == 1) break;
-      if (c == 2) return Flow::Return;
-    }
-    return Flow::Normal;
-  }
-  std::vector<Value> items = ev.iterate(it);
-  for (auto& v : items) {
-    int c = body(std::move(v));
-    if (c == 1) break;
-    if (c == 2) return Flow::Return;
-  }
-  return Flow::Normal;
+    if (fl == Flow::Return) result = Flow::Return;
+    return fl != Flow::Break && fl != Flow::Return;
+  });
+  return result;
 }
 
 Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
@@ -709,6 +682,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
       return cond_true(*c.cond) ? eval(*c.then_value) : eval(*c.else_value);
     }
     case ExprKind::Lambda: return make_function(static_cast<const Lambda&>(e).decl, "");
+    case ExprKind::Comprehension: return eval_comprehension(static_cast<const Comprehension&>(e));
   }
   fail("internal error: unknown expression");
 }

@@ -87,6 +87,10 @@ class LangError : public std::exception {
 };
 
 [[noreturn]] void fail(const std::string& message);
+// "fname() got an unexpected keyword argument 'key'", then the closest of `valid` and
+// the list of them (interp/eval/suggestions.cpp): every keyword check ends here.
+[[noreturn]] void fail_unexpected_keyword(const std::string& fname, const std::string& key,
+                                          const std::vector<std::string>& valid);
 
 struct TestState {
   bool active = false;
@@ -143,6 +147,8 @@ class Evaluator {
   void set_attr(const Value& obj, const std::string& name, Value v);
   Value call_method(const Value& obj, const std::string& name, CallArgs& args);
   std::vector<std::string> member_names(const Value& v);
+  // "; did you mean 'weight'?" for an attribute `name` that `obj` lacks, or "".
+  std::string attribute_hint(const Value& obj, const std::string& name);
 
   // Values of an iterable as a vector (lists, tuples, ranges, dicts' keys, strings, tensors).
   std::vector<Value> iterate(const Value& v);

@@ -29,6 +29,14 @@ Value Evaluator::Impl::make_function(const std::shared_ptr<FnDecl>& decl, const 
   return Value::object(Tag::Func, std::move(f));
 }
 
+// The parameters a call may name: all but `self` (the first `skip`) and a *rest.
+std::vector<std::string> keyword_names(const std::vector<Param>& params, size_t skip) {
+  std::vector<std::string> out;
+  for (size_t k = skip; k < params.size(); ++k)
+    if (!params[k].variadic) out.push_back(params[k].name);
+  return out;
+}
+
 // Binds arguments to the first params of `frame` with Python's rules: a *rest
 // parameter takes the extra positional arguments as a tuple, and the parameters after
 // it only bind by keyword.
@@ -56,7 +64,7 @@ void Evaluator::Impl::bind_args(const std::string& fname, const std::vector<Para
   for (auto& [name, v] : args.kw) {
     size_t k = skip;
     while (k < params.size() && (params[k].name != name || params[k].variadic)) ++k;
-    if (k == params.size()) fail(fname + "() got an unexpected keyword argument '" + name + "'");
+    if (k == params.size()) fail_unexpected_keyword(fname, name, keyword_names(params, skip));
     if (set[k]) fail(fname + "() got multiple values for argument '" + name + "'");
     fr.slots[k] = std::move(v);
     set[k] = 1;

@@ -70,6 +70,9 @@ struct Evaluator::Impl {
   std::unordered_map<const TestStmt*, BlockNames> test_locals;
   BlockNames* recording_test_locals = nullptr;  // while a test block is resolved
   const TestStmt* running_test = nullptr;        // while run_test_block runs one
+  // The local names in scope where a name the module had never seen was read (a
+  // typo, or a global assigned later): the candidates of its did-you-mean.
+  std::unordered_map<const Name*, std::vector<std::string>> scope_of_new_names;
 
   // Execution state.
   Frame* frame = nullptr;
@@ -91,7 +94,10 @@ struct Evaluator::Impl {
   inline void resolve_stmt(const Stmt& s);
   inline void resolve_expr(const Expr& e);
   void resolve_chain(const Expr& top);
+  void resolve_comprehension(const Comprehension& c);
   inline void resolve_other_operands(const Expr& link);
+  inline void resolve_name(Name& n);
+  std::vector<std::string> names_in_scope() const;
   // child_scope: the program's own names go in a scope of their own, inside
   // `visible` when given (a test block's names; see test_locals).
   void resolve_program(const Program& p, Module* m, bool child_scope, const BlockNames* visible = nullptr);
@@ -118,8 +124,12 @@ struct Evaluator::Impl {
     }
   }
 
-  // A name may be megabytes long: the message names its start.
-  [[noreturn]] void undefined(const std::string& name) { fail("undefined name '" + clip_for_message(name) + "'"); }
+  // A name may be megabytes long: the message names its start. `n`, when known, adds
+  // the locals in scope to the did-you-mean (suggestions.cpp).
+  [[noreturn]] void undefined(const std::string& name, const Name* n = nullptr, const char* advice = "") {
+    fail("undefined name '" + clip_for_message(name) + "'" + advice + undefined_name_hint(name, n));
+  }
+  std::string undefined_name_hint(const std::string& name, const Name* n);
 
   inline Value self_field(Frame* f, const std::string& name);
 
@@ -204,7 +214,7 @@ struct Evaluator::Impl {
     }
   }
 
-  inline void bind_pattern(const Pattern& p, Value v);
+  void bind_pattern(const Pattern& p, Value v);
   inline std::vector<Value> unpack(const Value& v, size_t n);
   inline void assign_target(const Expr& target, Value v);
   Flow exec_inner(const Stmt& s);
@@ -214,6 +224,29 @@ struct Evaluator::Impl {
   inline bool cond_true(const Expr& e);
   inline void exec_aug(const AugAssignStmt& a);
   inline Flow exec_for(const ForStmt& f);
+
+  // Calls `body(item)` on each item of an iterable, in order, until it returns false:
+  // what `for` loops and comprehensions iterate. A range is not made into a list; a
+  // list that grows while iterating is seen growing (Python's semantics).
+  template <class Body>
+  void each_item(const Value& iterable, Body&& body) {
+    if (iterable.tag == Tag::Range) {
+      auto r = *iterable.as<RangeObj>();
+      int64_t n = r.size();
+      for (int64_t k = 0; k < n; ++k)
+        if (!body(Value::integer(r.at(k)))) return;
+      return;
+    }
+    if (iterable.tag == Tag::List) {
+      auto keep = iterable.o;
+      auto* list = iterable.as<ListObj>();
+      for (size_t k = 0; k < list->items.size(); ++k)
+        if (!body(list->items[k])) return;
+      return;
+    }
+    for (auto& v : ev.iterate(iterable))
+      if (!body(std::move(v))) return;
+  }
   inline Flow exec_context(const ContextStmt& c);
   DType autocast_region_dtype(const ContextStmt& c);
   Flow exec_profiled(const ContextStmt& c);
@@ -232,6 +265,9 @@ struct Evaluator::Impl {
   std::shared_ptr<Module> import_once(const std::string& key, const std::string& shown,
                                       const std::function<std::shared_ptr<Module>()>& load);
   std::shared_ptr<Module> import_stdlib(const std::string& name);
+  // The modules `import NAME` finds without a path: the standard library's and the
+  // native ones (suggestions.cpp).
+  std::vector<std::string> module_names() const;
   // library: the standard library's (SourceFile::library).
   inline std::shared_ptr<Module> load_module(const std::string& name, const std::string& path, const std::string& text,
                                              bool library);
@@ -295,6 +331,9 @@ struct Evaluator::Impl {
   Value eval_link(const Expr& link, Value first);
   // A long chain (Note [Deep expressions]) with a loop.
   Value eval_chain(const Expr& e);
+  // evaluator_comprehensions.cpp: [x for x in xs if c] and {k: v for ...}.
+  Value eval_comprehension(const Comprehension& c);
+  void run_clauses(const Comprehension& c, size_t k, const std::function<void()>& emit);
   const Expr* current_call = nullptr;
 
   static inline void check_key(const Value& k);

@@ -204,18 +204,18 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       if (Field* f = inst->find(name)) return f->value;
       if (inst->cls->info->methods.count(name)) return Impl::bound(obj, name);
       if (find_entry(model_methods(), name)) return Impl::bound(obj, name);
-      fail("model " + inst->cls->decl->name + " has no attribute '" + name + "'");
+      fail("model " + inst->cls->decl->name + " has no attribute '" + name + "'" + attribute_hint(obj, name));
     }
     case Tag::Module: {
       auto* m = obj.as<Module>();
       if (const Value* v = m->get(name)) return *v;
-      fail("module '" + m->name + "' has no attribute '" + name + "'");
+      fail("module '" + m->name + "' has no attribute '" + name + "'" + attribute_hint(obj, name));
     }
     case Tag::Object: {
       auto* o = obj.as<ObjectObj>();
       if (Value* v = o->find(name)) return *v;
       if (o->methods.count(name)) return Impl::bound(obj, name);
-      fail(o->type_name + " has no attribute '" + name + "'");
+      fail(o->type_name + " has no attribute '" + name + "'" + attribute_hint(obj, name));
     }
     case Tag::ModelClass:
     case Tag::FnClass:
@@ -246,7 +246,7 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       break;
     default: break;
   }
-  fail(std::string(type_name(obj)) + " has no attribute '" + name + "'");
+  fail(std::string(type_name(obj)) + " has no attribute '" + name + "'" + attribute_hint(obj, name));
 }
 
 namespace {

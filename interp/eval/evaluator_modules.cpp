@@ -12,6 +12,7 @@
 
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/app/program_file.hpp"
+#include "lang/did_you_mean.hpp"
 #include "lang/parser.hpp"
 
 namespace nabla::interp {
@@ -154,7 +155,7 @@ std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) 
     if (program_file_problem(path).empty() && read_program_file(path, &text).empty())
       return load_module(name, path, text, true);
   }
-  fail("no module named '" + name + "'");
+  fail("no module named '" + name + "'" + did_you_mean(name, module_names(), Closeness::loose));
 }
 
 std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, const std::string& path,

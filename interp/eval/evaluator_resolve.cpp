@@ -49,6 +49,26 @@ Loc Evaluator::Impl::lookup(const std::string& name) {
   return {-1, module->slot_of(name)};
 }
 
+void Evaluator::Impl::resolve_name(Name& n) {
+  bool heard_of = rc->module->names.count(n.id) > 0;
+  Loc l = lookup(n.id);
+  n.depth = l.depth;
+  n.slot = l.slot;
+  if (l.depth < 0 && !heard_of && rc->module->names.count(n.id)) scope_of_new_names[&n] = names_in_scope();
+}
+
+// The names the resolver can see from here, innermost first (the module's own come
+// from the module when the name is found undefined).
+std::vector<std::string> Evaluator::Impl::names_in_scope() const {
+  std::vector<std::string> out;
+  for (const RCtx* c = rc; c; c = c->parent) {
+    for (size_t k = c->blocks.size(); k-- > 0;)
+      for (auto& [name, slot] : c->blocks[k]) out.push_back(name);
+    if (c->model) out.insert(out.end(), c->model->members.begin(), c->model->members.end());
+  }
+  return out;
+}
+
 void Evaluator::Impl::declare_pattern(const Pattern& p) {
   if (!p.is_tuple()) {
     locs[&p] = declare(p.name);
@@ -278,13 +298,7 @@ void Evaluator::Impl::resolve_expr(const Expr& e) {
       for (auto& x : d.values) resolve_expr(*x);
       break;
     }
-    case ExprKind::Name: {
-      auto& n = const_cast<Name&>(static_cast<const Name&>(e));
-      Loc l = lookup(n.id);
-      n.depth = l.depth;
-      n.slot = l.slot;
-      break;
-    }
+    case ExprKind::Name: resolve_name(const_cast<Name&>(static_cast<const Name&>(e))); break;
     case ExprKind::Attribute: resolve_expr(*static_cast<const Attribute&>(e).object); break;
     case ExprKind::Index: {
       auto& i = static_cast<const Index&>(e);
@@ -326,7 +340,23 @@ void Evaluator::Impl::resolve_expr(const Expr& e) {
       break;
     }
     case ExprKind::Lambda: resolve_fn(*static_cast<const Lambda&>(e).decl, nullptr); break;
+    case ExprKind::Comprehension: resolve_comprehension(static_cast<const Comprehension&>(e)); break;
   }
+}
+
+// The first iterable is read in the enclosing scope (Python's rule); the loop
+// variables live in a scope of their own that ends with the comprehension, so they
+// neither leak out nor replace a variable of the same name outside.
+void Evaluator::Impl::resolve_comprehension(const Comprehension& c) {
+  resolve_expr(*c.clauses.front().expr);
+  rc->blocks.emplace_back();
+  for (size_t k = 0; k < c.clauses.size(); ++k) {
+    if (k > 0) resolve_expr(*c.clauses[k].expr);
+    if (!c.clauses[k].is_filter()) declare_pattern(c.clauses[k].target);
+  }
+  resolve_expr(*c.element);
+  if (c.value) resolve_expr(*c.value);
+  rc->blocks.pop_back();
 }
 
 void Evaluator::Impl::resolve_program(const Program& p, Module* m, bool child_scope, const BlockNames* visible) {

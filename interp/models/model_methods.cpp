@@ -91,7 +91,7 @@ Value children(const Value& self, const std::string& name, CallArgs& args) {
   bool remove_duplicate = true;
   for (auto& [k, v] : args.kw) {
     if (k == "remove_duplicate") remove_duplicate = truthy(v);
-    else fail(name + "() got an unexpected keyword argument '" + k + "'");
+    else fail_unexpected_keyword(name, k, {"remove_duplicate"});
   }
   bool named = name == "named_children";
   std::unordered_set<const Obj*> seen;
@@ -256,7 +256,7 @@ Value load_state_dict(Evaluator&, const Value& self, CallArgs& args) {
   bool strict = true;
   for (auto& [k, v] : args.kw) {
     if (k == "strict") strict = truthy(v);
-    else fail("load_state_dict() got an unexpected keyword argument '" + k + "'");
+    else fail_unexpected_keyword("load_state_dict", k, {"strict"});
   }
   const Value& dv = args.pos[0];
   if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));
@@ -368,7 +368,8 @@ std::span<const MethodEntry> model_methods() { return kModelMethods; }
 // place a name is looked for.
 Value builtin_model_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args) {
   if (const MethodEntry* m = find_entry(model_methods(), name)) return m->function(ev, self, args);
-  fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'");
+  fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'" +
+       ev.attribute_hint(self, name));
 }
 
 }  // namespace nabla::interp

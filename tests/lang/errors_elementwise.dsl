@@ -39,7 +39,7 @@ let y = softplus(ones([2]), beta=0.0)
 let y = elu(ones([2]), alpha="big")
 # ---
 # case: leaky_relu with an unknown argument
-# expect error: tests/lang/errors_elementwise.dsl:43:9: error: leaky_relu() got an unexpected keyword argument 'slope'
+# expect error: tests/lang/errors_elementwise.dsl:43:9: error: leaky_relu() got an unexpected keyword argument 'slope' (valid keywords: input, negative_slope)
 let y = leaky_relu(ones([2]), slope=0.1)
 # ---
 # case: floor of a str

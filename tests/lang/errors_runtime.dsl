@@ -3,7 +3,7 @@
 # check the source line, the caret and the call trace too.
 
 # case: undefined name
-# expect error: tests/lang/errors_runtime.dsl:8:7: error: undefined name 'lossx'
+# expect error: tests/lang/errors_runtime.dsl:8:7: error: undefined name 'lossx'; did you mean 'loss'?
 let loss = 1
 print(lossx)
 # ---
@@ -26,7 +26,7 @@ fn f(a, b) = a
 f(1)
 # ---
 # case: unknown keyword argument
-# expect error: tests/lang/errors_runtime.dsl:31:1: error: f() got an unexpected keyword argument 'c'
+# expect error: tests/lang/errors_runtime.dsl:31:1: error: f() got an unexpected keyword argument 'c' (valid keywords: a)
 fn f(a) = a
 f(1, c=3)
 # ---

@@ -12,6 +12,13 @@ using namespace nabla::lang;
 
 namespace {
 
+std::string dump_pattern(const Pattern& p) {
+  if (!p.is_tuple()) return p.name;
+  std::string s = "(";
+  for (size_t k = 0; k < p.items.size(); ++k) s += (k ? " " : "") + dump_pattern(p.items[k]);
+  return s + ")";
+}
+
 std::string dump(const Expr& e);
 
 std::string dump_list(const std::vector<ExprPtr>& items) {
@@ -90,6 +97,14 @@ std::string dump(const Expr& e) {
       for (const auto& p : l.decl->params) s += " " + p.name;
       return s + " " + (l.decl->expr_body ? dump(*l.decl->expr_body) : "{...}") + ")";
     }
+    case ExprKind::Comprehension: {
+      const auto& c = static_cast<const Comprehension&>(e);
+      std::string s = "(comp " + dump(*c.element) + (c.value ? ":" + dump(*c.value) : "");
+      for (const auto& clause : c.clauses)
+        s += clause.is_filter() ? " (if " + dump(*clause.expr) + ")"
+                                : " (for " + dump_pattern(clause.target) + " " + dump(*clause.expr) + ")";
+      return s + ")";
+    }
   }
   return "?";
 }
@@ -140,8 +155,8 @@ TEST_CASE("literals, collections, calls, indexing and attributes") {
   CHECK(expr_of("{\"a\": 1, 2: [3]}") == "{ \"a\":1 2:[ 3]}");
   CHECK(expr_of("f(x, lr=0.1)(y)") == "(call (call f x lr=0.1f) y)");
   CHECK(expr_of("m.fc1.weight.T") == "(. (. (. m fc1) weight) T)");
-  CHECK(expr_of("x[:, 1:3, ::2, ..., -1, None]") ==
-        "(index x (slice _ _ _) (slice 1 3 _) (slice _ _ 2) ... (- 1) None)");
+  CHECK(expr_of("x[:, 1:3, ::2, ..., -1, none]") ==
+        "(index x (slice _ _ _) (slice 1 3 _) (slice _ _ 2) ... (- 1) none)");
   CHECK(expr_of("x[i][j]") == "(index (index x i) j)");
   CHECK(expr_of("fn(a, b=2) = a * b") == "(fn a b (* a b))");
   CHECK(expr_of("\"tab\\there \\u{e9}\"") == "\"tab\there \xc3\xa9\"");
@@ -265,6 +280,56 @@ TEST_CASE("syntax errors say what was expected, with the line and a caret") {
   CHECK(error_of(")") == "t.dsl:1:1: error: expected a statement\n  )\n  ^");
   CHECK(error_of("buffer b = 1") ==
         "t.dsl:1:1: error: 'buffer' declares a model's buffer; it is only allowed in a model body\n  buffer b = 1\n  ^~~~~~~~~~~~");
+}
+
+TEST_CASE("list and dict comprehensions: clauses in order, tuple targets, filters read as filters") {
+  CHECK(expr_of("[x * 2 for x in xs]") == "(comp (* x 2) (for x xs))");
+  CHECK(expr_of("[x for x in xs if x > 0 if x < 9]") == "(comp x (for x xs) (if (> x 0)) (if (< x 9)))");
+  CHECK(expr_of("[(i, j) for i in a for j in f(i)]") == "(comp (tuple i j) (for i a) (for j (call f i)))");
+  CHECK(expr_of("[k for k, v in d.items()]") == "(comp k (for (k v) (call (. d items))))");
+  CHECK(expr_of("[a for (a, (b, c)) in t]") == "(comp a (for (a (b c)) t))");
+  CHECK(expr_of("[x if c else y for x in xs]") == "(comp (if c x y) (for x xs))");
+  CHECK(expr_of("{k: v for k, v in d.items() if v}") == "(comp k:v (for (k v) (call (. d items))) (if v))");
+  CHECK(expr_of("[\n  x\n  for x in xs\n  if x\n]") == "(comp x (for x xs) (if x))");
+  CHECK(expr_of("[[y for y in x] for x in xs]") == "(comp (comp y (for y x)) (for x xs))");
+  // A list is still a list, and a nested one is read once per level.
+  CHECK(expr_of("[a, b, c]") == "[ a b c]");
+  CHECK(parse_text("x = " + std::string(150, '[') + "1 for z in y" + std::string(150, ']')).program);
+}
+
+TEST_CASE("a comprehension's syntax errors say what was expected") {
+  CHECK(error_of("[x for in xs]") ==
+        "t.dsl:1:8: error: expected a name or a parenthesised tuple of names\n  [x for in xs]\n         ^");
+  CHECK(error_of("[x for x xs]") ==
+        "t.dsl:1:10: error: expected 'in' after the loop variable\n  [x for x xs]\n           ^");
+  CHECK(error_of("[x for x in]") ==
+        "t.dsl:1:12: error: expected what to iterate after 'in'\n  [x for x in]\n             ^");
+  CHECK(error_of("[x for x in xs if]") ==
+        "t.dsl:1:18: error: expected a condition after 'if'\n  [x for x in xs if]\n                   ^");
+  CHECK(error_of("[x for x in xs") ==
+        "t.dsl:1:15: error: expected ']' to close '[' at 1:1\n  [x for x in xs\n                ^");
+  CHECK(error_of("{k: v for k in}") ==
+        "t.dsl:1:15: error: expected what to iterate after 'in'\n  {k: v for k in}\n                ^");
+}
+
+TEST_CASE("Python habits get a one-line hint naming nabla's form") {
+  auto first_line = [](const std::string& text) {
+    std::string e = error_of(text);
+    return e.substr(0, e.find('\n'));
+  };
+  CHECK(first_line("def f(x):") == "t.dsl:1:1: error: 'def' is Python's; nabla defines a function with "
+                                   "'fn name(params) { ... }' or 'fn name(params) = expr'");
+  CHECK(first_line("let f = lambda x: x") ==
+        "t.dsl:1:9: error: 'lambda' is Python's; nabla writes an anonymous function as 'fn(x) = x + 1'");
+  CHECK(first_line("if x:") ==
+        "t.dsl:1:5: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')");
+  CHECK(first_line("y = a && b") == "t.dsl:1:7: error: '&&' is not an operator here; write 'and'");
+  CHECK(first_line("y = None") == "t.dsl:1:5: error: 'None' is Python's spelling; nabla writes 'none'");
+  CHECK(first_line("s = sum(x for x in xs)") == "t.dsl:1:11: error: generator expressions are not supported; "
+                                                "make it a list comprehension: [x for x in xs]");
+  // `lambda` stays a name where no parameter follows it.
+  CHECK(parse_text("let lambda = 0.5\nlambda * 2").program);
+  CHECK(parse_text("y = a != b").program);
 }
 
 TEST_CASE("an input that stops early is incomplete (the REPL asks for more)") {
