@@ -101,7 +101,7 @@ const BuiltinEntry kTestBuiltins[] = {
     {"expect_error", expect_error_builtin, "expect_error(code, message=\"\")",
      "Records a failure unless running code (a function of no arguments, or a str of code that sees "
      "the test block's locals) raises an error containing message. "
-     "Example: expect_error(fn() = m(bad), \"shape\") or expect_error(\"1 / 0\", \"division by zero\")"},
+     "Example: expect_error(fn() = ones(2) + ones(3), \"shape\"); expect_error(\"1 / 0\", \"division by zero\")"},
 };
 
 }  // namespace
