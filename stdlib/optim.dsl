@@ -1,19 +1,219 @@
 # optim: optimizers and learning-rate schedulers with PyTorch's semantics, names and
-# defaults (one parameter group).
+# defaults, parameter groups included.
 #
 #   import optim
 #   let opt = optim.Adam(m.parameters(), lr=1e-3)
 #   let sched = optim.CosineAnnealingLR(opt, 100)
 #   opt.zero_grad(); loss.backward(); opt.step(); sched.step()
 #
+# Parameter groups, as PyTorch's: `params` is a list of tensors (one group) or a list of
+# dicts, `[{"params": [...], "lr": 0.1}, {"params": [...]}]`, whose keys override the
+# constructor's hyperparameters for that group. `opt.param_groups` is that list of
+# dicts, each with every hyperparameter filled in; step() reads them at every step, so
+# `for g in opt.param_groups { g["lr"] = 0.01 }` changes the learning rate.
+# `opt.add_param_group({"params": [...], ...})` adds one; `opt.defaults` holds the
+# constructor's values. `opt.lr` (and any hyperparameter: `opt.momentum`, `opt.betas`)
+# reads group 0's value and, assigned, sets it in every group (the schedulers' old
+# single-group interface; for one group it is that group's value). `opt.params` is every
+# parameter, group after group, and `opt.state[i]` parameter i's state.
+#
+# Constructors check their arguments at once (not at the first step()): params is a
+# non-empty list of floating-point leaf tensors that require grad, no tensor twice; a
+# group is a dict with "params" and only hyperparameter keys; the ranges are PyTorch's
+# (lr >= 0, eps >= 0, 0 <= beta < 1, momentum >= 0, weight_decay >= 0, nesterov only
+# with momentum > 0 and dampening 0). Messages name the optimizer, the argument and
+# the value found: `optim.SGD(): params[1]['lr'] must be >= 0, got -0.1`.
+#
 # Every optimizer has step() (updates the parameters in place under no_grad and skips
-# those whose grad is none), zero_grad() (sets every grad to none; zero_grad(set_to_none=false) zeroes them), a readable and
-# settable `lr`, and state_dict() / load_state_dict(d). A state dict is a flat dict of
-# numbers and tensors: the hyperparameters under their names ("lr", "momentum",
-# "beta1", ...) and each parameter's state under "state.<index>.<name>" (e.g.
-# "state.0.exp_avg", "state.0.step"); its tensors are copies.
+# those whose grad is none), zero_grad() (sets every grad to none;
+# zero_grad(set_to_none=false) zeroes them), and state_dict() / load_state_dict(d). A
+# state dict is a flat dict of numbers and tensors: group 0's hyperparameters under
+# their names ("lr", "momentum", "beta1", "beta2", ...), group k's (k >= 1) under
+# "param_groups.<k>.<name>", and each parameter's state under "state.<i>.<name>" (e.g.
+# "state.0.exp_avg", "state.0.step"), i counting the parameters group after group; its
+# tensors are copies. A single-group state dict is the format of before groups existed.
 
 import math
+
+# --- argument checks ------------------------------------------------------------------
+
+fn _is_number(v) = type(v) == "int" or type(v) == "float"
+
+# A range an argument must lie in, by the text its error message shows.
+let _ranges = {">= 0": fn(v) = v >= 0, "> 0": fn(v) = v > 0, "> 1": fn(v) = v > 1,
+               "in [0, 1)": fn(v) = v >= 0 and v < 1, "in (0, 1)": fn(v) = v > 0 and v < 1}
+
+# How a found value is shown: numbers, bools and strs as written, others by type.
+fn _shown(v) = repr(v) if type(v) in ["int", "float", "bool", "str", "none"] else type(v)
+
+# Checks argument `what` of `who` (e.g. "optim.SGD()") against kind: "number", "bool",
+# "int > 0", "betas" (a pair in [0, 1)) or a range of _ranges.
+fn _check_option(who, what, kind, v) {
+  if kind == "betas" {
+    if not (type(v) in ["tuple", "list"] and len(v) == 2) {
+      fail(f"{who}: {what} must be a pair (beta1, beta2), got {_shown(v)}")
+    }
+    _check_option(who, f"{what}[0]", "in [0, 1)", v[0])
+    return _check_option(who, f"{what}[1]", "in [0, 1)", v[1])
+  }
+  let want = none
+  if kind == "bool" {
+    if type(v) != "bool" { want = "true or false" }
+  } elif kind == "int > 0" {
+    if type(v) != "int" or v <= 0 { want = "an int > 0" }
+  } elif not _is_number(v) {
+    want = "a number"
+  } elif kind != "number" and not _ranges[kind](v) {
+    want = kind
+  }
+  if want != none { fail(f"{who}: {what} must be {want}, got {_shown(v)}") }
+}
+
+# Checks every argument of `given` whose kind `kinds` names; prefix: what encloses them.
+fn _check_options(who, prefix, given, kinds) {
+  for k in given {
+    if k in kinds { _check_option(who, prefix + (k if prefix == "" else f"[{repr(k)}]"), kinds[k], given[k]) }
+  }
+}
+
+# Whether x is an optimizer of this module (or one shaped like them: param_groups).
+fn _is_optimizer(x) = type(getattr(x, "param_groups", none)) == "list"
+
+fn _check_optimizer(who, x) {
+  if not _is_optimizer(x) {
+    fail(f"{who}: optimizer must be an optimizer (optim.SGD, optim.Adam, ...), got {_shown(x)}")
+  }
+  return x
+}
+
+# --- parameter groups -----------------------------------------------------------------
+
+# What each optimizer's hyperparameters take, in the constructor's order.
+let _options = {
+  "SGD": {"lr": ">= 0", "momentum": ">= 0", "dampening": "number", "weight_decay": ">= 0",
+          "nesterov": "bool", "maximize": "bool"},
+  "Adam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "amsgrad": "bool",
+           "maximize": "bool"},
+  "RMSprop": {"lr": ">= 0", "alpha": ">= 0", "eps": ">= 0", "weight_decay": ">= 0", "momentum": ">= 0",
+              "centered": "bool", "maximize": "bool"},
+}
+_options["AdamW"] = _options["Adam"]
+
+# The items of a list or tuple argument; what: its name in messages.
+fn _as_list(who, what, x) {
+  if type(x) in ["list", "tuple"] { return list(x) }
+  let hint = ""
+  if type(x) == "tensor" { hint = " (a single tensor: wrap it, [t])" }
+  elif type(x) == "dict" { hint = " (a single parameter group: wrap it, [{...}])" }
+  elif type(x) == "method" { hint = " (call the method: m.parameters())" }
+  fail(f"{who}: {what} must be a list of tensors or of parameter groups (dicts), got {_shown(x)}{hint}")
+}
+
+# The tensors of a group, checked; seen: every tensor already in a group (appended to).
+fn _group_params(who, what, ps, seen) {
+  let items = _as_list(who, what, ps)
+  if len(items) == 0 { fail(f"{who}: {what} is empty (no tensor to optimize)") }
+  for j in range(len(items)) {
+    let p = items[j]
+    let at = f"{what}[{j}]"
+    if type(p) != "tensor" { fail(f"{who}: {at} must be a tensor, got {_shown(p)}") }
+    if not p.dtype.is_floating_point { fail(f"{who}: {at} must be a floating-point tensor, got dtype {p.dtype}") }
+    if not p.requires_grad {
+      fail(f"{who}: {at} does not require grad, so no step would change it (make it with requires_grad=true, or leave frozen tensors out)")
+    }
+    if not p.is_leaf { fail(f"{who}: {at} is not a leaf tensor (it was computed from others); optimize the tensors it was computed from") }
+    if p in seen { fail(f"{who}: {at} appears twice (a tensor belongs to one parameter group, once)") }
+    seen.append(p)
+  }
+  return items
+}
+
+# One group from a spec dict: its params and every hyperparameter, the spec's or the
+# constructor's (defaults). where: the spec's name in messages.
+fn _make_group(who, where, spec, defaults, kinds, seen) {
+  if type(spec) != "dict" { fail(f"{who}: {where} must be a dict with a 'params' key, got {_shown(spec)}") }
+  if not ("params" in spec) {
+    fail(f"{who}: {where} has no 'params' key (a parameter group is {{'params': [tensors], 'lr': ...}})")
+  }
+  for k in spec {
+    if k != "params" and not (k in kinds) {
+      fail(f"{who}: {where} has an unknown key {_shown(k)}; the valid keys are {_joined(['params'] + list(kinds))}")
+    }
+  }
+  _check_options(who, where, spec, kinds)
+  return _fill_group(who, where + ": ", {"params": _group_params(who, f"{where}['params']", spec["params"], seen)},
+                     spec, defaults)
+}
+
+# group (its params already in) with every hyperparameter, spec's own or the default.
+fn _fill_group(who, where, group, spec, defaults) {
+  for k in defaults { group[k] = spec[k] if k in spec else defaults[k] }
+  if "nesterov" in group and group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0) {
+    fail(f"{who}: {where}nesterov=true needs momentum > 0 and dampening 0, got momentum={group['momentum']}, dampening={group['dampening']}")
+  }
+  return group
+}
+
+fn _joined(keys) {
+  let out = ""
+  for k in keys { out = out + (", " if out != "" else "") + repr(k) }
+  return out
+}
+
+# An optimizer's param_groups from its params argument (a list of tensors or of group
+# dicts) and its constructor's hyperparameters, everything checked.
+fn _param_groups(who, params, defaults, kinds) {
+  _check_options(who, "", defaults, kinds)
+  let items = _as_list(who, "params", params)
+  if len(items) == 0 { fail(f"{who}: params is empty (no tensor to optimize; pass e.g. m.parameters())") }
+  let seen = []
+  let dicts = 0
+  for x in items { if type(x) == "dict" { dicts = dicts + 1 } }
+  if dicts == 0 { return [_fill_group(who, "", {"params": _group_params(who, "params", items, seen)}, {}, defaults)] }
+  if dicts < len(items) { fail(f"{who}: params mixes tensors and parameter groups (dicts); give a list of one kind") }
+  let groups = []
+  for i in range(len(items)) { groups.append(_make_group(who, f"params[{i}]", items[i], defaults, kinds, seen)) }
+  return groups
+}
+
+fn _all_params(groups) {
+  let out = []
+  for g in groups { for p in g["params"] { out.append(p) } }
+  return out
+}
+
+fn _empty_states(n) {
+  let states = []
+  for i in range(n) { states.append({}) }
+  return states
+}
+
+fn _add_param_group(opt, spec) {
+  let who = f"optim.{type(opt)}.add_param_group()"
+  let seen = list(opt.params)
+  let group = _make_group(who, "param_group", spec, opt.defaults, _options[type(opt)], seen)
+  opt.param_groups.append(group)
+  for p in group["params"] {
+    opt.params.append(p)
+    opt.state.append({})
+  }
+}
+
+# opt.NAME for a hyperparameter: group 0's value (the optimizers' __getattr__).
+fn _group_option(opt, name) {
+  if name in opt.defaults { return opt.param_groups[0][name] }
+  fail(f"optim.{type(opt)} has no attribute '{name}' (its hyperparameters: {_joined(list(opt.defaults))})")
+}
+
+# opt.NAME = v for a hyperparameter: checked, then set in every group (__setattr__).
+fn _set_group_option(opt, name, v) {
+  let kinds = _options[type(opt)]
+  if not (name in kinds) {
+    fail(f"optim.{type(opt)}: cannot set '{name}': not a field or hyperparameter (its hyperparameters: {_joined(list(kinds))})")
+  }
+  _check_option(f"optim.{type(opt)}", name, kinds[name], v)
+  for g in opt.param_groups { g[name] = v }
+}
 
 # --- shared helpers -------------------------------------------------------------------
 
@@ -24,43 +224,93 @@ fn _zero_grad(params, set_to_none) {
   }
 }
 
-# hyper: a dict of the hyperparameters; states: one dict per parameter.
-fn _state_dict(hyper, states) {
-  let d = {}
-  for k in hyper { d[k] = hyper[k] }
-  for i in range(len(states)) {
-    let st = states[i]
-    for k in st {
-      let v = st[k]
-      d[f"state.{i}.{k}"] = v.detach().clone() if type(v) == "tensor" else v
+# One step of opt: update(p, grad, state, group) for every parameter with a grad
+# (negated when its group maximizes), under no_grad.
+fn _step_groups(opt, update) {
+  no_grad {
+    let i = 0
+    for group in opt.param_groups {
+      for p in group["params"] {
+        if p.grad != none { update(p, -p.grad if group["maximize"] else p.grad, opt.state[i], group) }
+        i = i + 1
+      }
     }
+  }
+}
+
+fn _copied(v) = v.detach().clone() if type(v) == "tensor" else v
+
+# The flat state dict (see the header): "betas" is stored as "beta1" and "beta2".
+fn _state_dict(opt) {
+  let d = {}
+  for k in range(len(opt.param_groups)) {
+    let prefix = "" if k == 0 else f"param_groups.{k}."
+    let g = opt.param_groups[k]
+    for name in g {
+      if name == "betas" {
+        d[prefix + "beta1"] = g["betas"][0]
+        d[prefix + "beta2"] = g["betas"][1]
+      } elif name != "params" {
+        d[prefix + name] = g[name]
+      }
+    }
+  }
+  for i in range(len(opt.state)) {
+    let st = opt.state[i]
+    for k in st { d[f"state.{i}.{k}"] = _copied(st[k]) }
   }
   return d
 }
 
+# How many parameter groups a flat state dict describes.
+fn _groups_in(d) {
+  let n = 1
+  for k in d {
+    if k.startswith("param_groups.") { n = max(n, int(k.split(".")[1]) + 1) }
+  }
+  return n
+}
+
+fn _loaded(who, d, key) {
+  if not (key in d) { fail(f"{who}: the state dict has no '{key}'") }
+  return d[key]
+}
+
+fn _load_state_dict(opt, d) {
+  let who = f"optim.{type(opt)}.load_state_dict()"
+  let n = _groups_in(d)
+  if n != len(opt.param_groups) {
+    fail(f"{who}: the state dict has {n} parameter group(s), the optimizer {len(opt.param_groups)}")
+  }
+  for k in range(n) {
+    let prefix = "" if k == 0 else f"param_groups.{k}."
+    let g = opt.param_groups[k]
+    for name in g {
+      if name == "betas" {
+        g["betas"] = (_loaded(who, d, prefix + "beta1"), _loaded(who, d, prefix + "beta2"))
+      } elif name != "params" {
+        g[name] = _loaded(who, d, prefix + name)
+      }
+    }
+  }
+  opt.state = _load_states(who, d, len(opt.params))
+}
+
 # The per-parameter states of a state dict, for n parameters.
-fn _load_states(d, n) {
-  let states = []
-  for i in range(n) { states.append({}) }
+fn _load_states(who, d, n) {
+  let states = _empty_states(n)
   for k in d {
     if k.startswith("state.") {
       let parts = k.split(".")
       let i = int(parts[1])
-      if i >= n { fail_load(f"load_state_dict(): '{k}' names parameter {i}, the optimizer has {n}") }
-      let v = d[k]
-      states[i][parts[2]] = v.detach().clone() if type(v) == "tensor" else v
+      if i >= n { fail(f"{who}: '{k}' names parameter {i}, the optimizer has {n}") }
+      states[i][parts[2]] = _copied(d[k])
     }
   }
   return states
 }
 
-fn fail_load(msg) = assert(false, msg)
-
-fn _empty_states(n) {
-  let states = []
-  for i in range(n) { states.append({}) }
-  return states
-}
+fn zeros_like(p) = zeros(p.shape, dtype=p.dtype, device=p.device)
 
 # --- optimizers -----------------------------------------------------------------------
 
@@ -68,55 +318,35 @@ fn _empty_states(n) {
 # momentum buf = g at the first step, then buf = momentum * buf + (1 - dampening) * g,
 # and g = g + momentum * buf (nesterov) or g = buf; p = p - lr * g.
 model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  momentum = momentum
-  dampening = dampening
-  weight_decay = weight_decay
-  nesterov = nesterov
-  maximize = maximize
+  defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+              "nesterov": nesterov, "maximize": maximize}
+  param_groups = _param_groups("optim.SGD()", params, defaults, _options["SGD"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
-  let _checked = assert(not nesterov or (momentum > 0 and dampening == 0),
-                        "SGD: nesterov momentum requires a momentum and zero dampening")
 
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) = _add_param_group(self, param_group)
   zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
+  step() = _step_groups(self, _sgd_update)
+  state_dict() = _state_dict(self)
+  load_state_dict(d) = _load_state_dict(self, d)
+}
 
-  step() {
-    no_grad {
-      for i in range(len(self.params)) {
-        let p = self.params[i]
-        let g = p.grad
-        if g == none { continue }
-        if self.maximize { g = -g }
-        if self.weight_decay != 0 { g = g + self.weight_decay * p }
-        if self.momentum != 0 {
-          let st = self.state[i]
-          if "momentum_buffer" in st {
-            st["momentum_buffer"].mul_(self.momentum).add_(g * (1 - self.dampening) if self.dampening != 0 else g)
-          } else {
-            st["momentum_buffer"] = g.detach().clone()
-          }
-          let buf = st["momentum_buffer"]
-          g = g + self.momentum * buf if self.nesterov else buf
-        }
-        p.sub_(g * self.lr)
-      }
+fn _sgd_update(p, g, st, group) {
+  let momentum = group["momentum"]
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  if momentum != 0 {
+    let dampening = group["dampening"]
+    if "momentum_buffer" in st {
+      st["momentum_buffer"].mul_(momentum).add_(g * (1 - dampening) if dampening != 0 else g)
+    } else {
+      st["momentum_buffer"] = g.detach().clone()
     }
+    let buf = st["momentum_buffer"]
+    g = g + momentum * buf if group["nesterov"] else buf
   }
-
-  state_dict() = _state_dict({"lr": self.lr, "momentum": self.momentum, "dampening": self.dampening,
-                              "weight_decay": self.weight_decay, "nesterov": self.nesterov,
-                              "maximize": self.maximize}, self.state)
-
-  load_state_dict(d) {
-    self.lr = d["lr"]
-    self.momentum = d["momentum"]
-    self.dampening = d["dampening"]
-    self.weight_decay = d["weight_decay"]
-    self.nesterov = d["nesterov"]
-    self.maximize = d["maximize"]
-    self.state = _load_states(d, len(self.params))
-  }
+  p.sub_(g * group["lr"])
 }
 
 # One Adam / AdamW update of parameter p with gradient g and state st (PyTorch 1.13's
@@ -162,199 +392,167 @@ fn _use_fused_adam(on) {
   _fused[0] = on
 }
 
-fn zeros_like(p) = zeros(p.shape, dtype=p.dtype, device=p.device)
-
-fn _adam_step(opt, decoupled) {
-  no_grad {
-    for i in range(len(opt.params)) {
-      let p = opt.params[i]
-      let g = p.grad
-      if g == none { continue }
-      if opt.maximize { g = -g }
-      _adam_update(p, g, opt.state[i], opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay,
-                   opt.amsgrad, decoupled)
-    }
-  }
+fn _adam_group_update(p, g, st, group, decoupled) {
+  _adam_update(p, g, st, group["lr"], group["betas"][0], group["betas"][1], group["eps"], group["weight_decay"],
+               group["amsgrad"], decoupled)
 }
 
-fn _adam_hyper(opt) = {"lr": opt.lr, "beta1": opt.beta1, "beta2": opt.beta2, "eps": opt.eps,
-                       "weight_decay": opt.weight_decay, "amsgrad": opt.amsgrad, "maximize": opt.maximize}
-
-fn _adam_load(opt, d) {
-  opt.lr = d["lr"]
-  opt.beta1 = d["beta1"]
-  opt.beta2 = d["beta2"]
-  opt.betas = (d["beta1"], d["beta2"])
-  opt.eps = d["eps"]
-  opt.weight_decay = d["weight_decay"]
-  opt.amsgrad = d["amsgrad"]
-  opt.maximize = d["maximize"]
-  opt.state = _load_states(d, len(opt.params))
-}
+fn _adam_param(p, g, st, group) = _adam_group_update(p, g, st, group, false)
+fn _adamw_param(p, g, st, group) = _adam_group_update(p, g, st, group, true)
 
 # Adam (torch.optim.Adam): L2 weight decay added to the gradient.
 model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  betas = betas
-  beta1 = betas[0]
-  beta2 = betas[1]
-  eps = eps
-  weight_decay = weight_decay
-  amsgrad = amsgrad
-  maximize = maximize
+  defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+              "maximize": maximize}
+  param_groups = _param_groups("optim.Adam()", params, defaults, _options["Adam"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
 
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) = _add_param_group(self, param_group)
   zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _adam_step(self, false)
-  state_dict() = _state_dict(_adam_hyper(self), self.state)
-  load_state_dict(d) = _adam_load(self, d)
+  step() = _step_groups(self, _adam_param)
+  state_dict() = _state_dict(self)
+  load_state_dict(d) = _load_state_dict(self, d)
 }
 
 # AdamW (torch.optim.AdamW): decoupled weight decay, p = p * (1 - lr * weight_decay).
 model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  betas = betas
-  beta1 = betas[0]
-  beta2 = betas[1]
-  eps = eps
-  weight_decay = weight_decay
-  amsgrad = amsgrad
-  maximize = maximize
+  defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+              "maximize": maximize}
+  param_groups = _param_groups("optim.AdamW()", params, defaults, _options["AdamW"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
 
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) = _add_param_group(self, param_group)
   zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _adam_step(self, true)
-  state_dict() = _state_dict(_adam_hyper(self), self.state)
-  load_state_dict(d) = _adam_load(self, d)
+  step() = _step_groups(self, _adamw_param)
+  state_dict() = _state_dict(self)
+  load_state_dict(d) = _load_state_dict(self, d)
 }
 
 # RMSprop (torch.optim.RMSprop): square_avg = alpha * square_avg + (1 - alpha) * g^2;
 # avg = sqrt(square_avg) + eps (centered: sqrt(square_avg - grad_avg^2) + eps); with
 # momentum buf = momentum * buf + g / avg and p = p - lr * buf, else p = p - lr * g / avg.
 model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  alpha = alpha
-  eps = eps
-  weight_decay = weight_decay
-  momentum = momentum
-  centered = centered
-  maximize = maximize
+  defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
+              "centered": centered, "maximize": maximize}
+  param_groups = _param_groups("optim.RMSprop()", params, defaults, _options["RMSprop"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
 
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) = _add_param_group(self, param_group)
   zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
+  step() = _step_groups(self, _rmsprop_update)
+  state_dict() = _state_dict(self)
+  load_state_dict(d) = _load_state_dict(self, d)
+}
 
-  step() {
-    no_grad {
-      for i in range(len(self.params)) {
-        let p = self.params[i]
-        let g = p.grad
-        if g == none { continue }
-        if self.maximize { g = -g }
-        if self.weight_decay != 0 { g = g + self.weight_decay * p }
-        let st = self.state[i]
-        if "step" in st {
-          st["step"] = st["step"] + 1
-        } else {
-          st["step"] = 1
-          st["square_avg"] = zeros_like(p)
-          if self.momentum > 0 { st["momentum_buffer"] = zeros_like(p) }
-          if self.centered { st["grad_avg"] = zeros_like(p) }
-        }
-        let sq = st["square_avg"]
-        sq.mul_(self.alpha).add_(g * g * (1 - self.alpha))
-        let avg = none
-        if self.centered {
-          let ga = st["grad_avg"]
-          ga.mul_(self.alpha).add_(g * (1 - self.alpha))
-          avg = (sq - ga * ga).sqrt().add_(self.eps)
-        } else {
-          avg = sq.sqrt().add_(self.eps)
-        }
-        if self.momentum > 0 {
-          let buf = st["momentum_buffer"]
-          buf.mul_(self.momentum).add_(g / avg)
-          p.sub_(buf * self.lr)
-        } else {
-          p.sub_(g.div(avg).mul_(self.lr))
-        }
-      }
-    }
+fn _rmsprop_update(p, g, st, group) {
+  let alpha = group["alpha"]
+  let momentum = group["momentum"]
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  if "step" in st {
+    st["step"] = st["step"] + 1
+  } else {
+    st["step"] = 1
+    st["square_avg"] = zeros_like(p)
+    if momentum > 0 { st["momentum_buffer"] = zeros_like(p) }
+    if group["centered"] { st["grad_avg"] = zeros_like(p) }
   }
-
-  state_dict() = _state_dict({"lr": self.lr, "alpha": self.alpha, "eps": self.eps,
-                              "weight_decay": self.weight_decay, "momentum": self.momentum,
-                              "centered": self.centered, "maximize": self.maximize}, self.state)
-
-  load_state_dict(d) {
-    self.lr = d["lr"]
-    self.alpha = d["alpha"]
-    self.eps = d["eps"]
-    self.weight_decay = d["weight_decay"]
-    self.momentum = d["momentum"]
-    self.centered = d["centered"]
-    self.maximize = d["maximize"]
-    self.state = _load_states(d, len(self.params))
+  let sq = st["square_avg"]
+  sq.mul_(alpha).add_(g * g * (1 - alpha))
+  let avg = none
+  if group["centered"] {
+    let ga = st["grad_avg"]
+    ga.mul_(alpha).add_(g * (1 - alpha))
+    avg = (sq - ga * ga).sqrt().add_(group["eps"])
+  } else {
+    avg = sq.sqrt().add_(group["eps"])
+  }
+  if momentum > 0 {
+    let buf = st["momentum_buffer"]
+    buf.mul_(momentum).add_(g / avg)
+    p.sub_(buf * group["lr"])
+  } else {
+    p.sub_(g.div(avg).mul_(group["lr"]))
   }
 }
 
 # --- learning-rate schedulers ---------------------------------------------------------
-# Each takes the optimizer's lr at construction as base_lr, sets the lr of epoch 0 at
-# once (as PyTorch does), and on step() advances last_epoch by one and sets the
-# optimizer's lr to the closed form below; get_lr() returns the lr it last set, and
-# get_last_lr() the same as PyTorch's list of one lr per group, [lr].
-# state_dict() / load_state_dict(d) hold base_lr and last_epoch.
+# Each takes every group's lr at construction as that group's base lr (base_lrs), sets
+# the lrs of epoch 0 at once (as PyTorch does), and on step() advances last_epoch by one
+# and sets each group's lr to the closed form below, lr_at(base_lr, last_epoch), from its
+# own base lr. get_last_lr() returns every group's lr, as PyTorch's; get_lr() group 0's.
+# state_dict() / load_state_dict(d) hold base_lrs and last_epoch (a state dict with a
+# single "base_lr" loads too).
 
-fn _set_lr(opt, lr) {
-  opt.lr = lr
+fn _group_lrs(opt) {
+  let out = []
+  for g in opt.param_groups { out.append(g["lr"]) }
+  return out
 }
 
-fn _sched_state(s) = {"base_lr": s.base_lr, "last_epoch": s.last_epoch}
+# Sets every group's lr to the scheduler's value for its epoch.
+fn _apply_lrs(s) {
+  let groups = s.optimizer.param_groups
+  for k in range(len(groups)) { groups[k]["lr"] = s.lr_at(s.base_lrs[k], s.last_epoch) }
+}
+
+fn _sched_step(s) {
+  s.last_epoch = s.last_epoch + 1
+  _apply_lrs(s)
+}
+
+fn _sched_state(s) = {"base_lrs": list(s.base_lrs), "last_epoch": s.last_epoch}
+
+fn _sched_load(s, d) {
+  let who = f"optim.{type(s)}.load_state_dict()"
+  let base_lrs = d["base_lrs"] if "base_lrs" in d else [_loaded(who, d, "base_lr")]
+  let n = len(s.optimizer.param_groups)
+  if len(base_lrs) != n { fail(f"{who}: the state dict has {len(base_lrs)} base lr(s), the optimizer {n} parameter group(s)") }
+  s.base_lrs = list(base_lrs)
+  s.last_epoch = _loaded(who, d, "last_epoch")
+  _apply_lrs(s)
+}
 
 # StepLR: lr = base_lr * gamma ** (last_epoch // step_size).
 model StepLR(optimizer, step_size, gamma=0.1) {
-  optimizer = optimizer
+  optimizer = _check_optimizer("optim.StepLR()", optimizer)
   step_size = step_size
   gamma = gamma
-  base_lr = optimizer.lr
+  let _checked = _check_options("optim.StepLR()", "", {"step_size": step_size, "gamma": gamma},
+                                {"step_size": "int > 0", "gamma": "number"})
+  base_lrs = _group_lrs(optimizer)
   last_epoch = 0
-  get_lr() = self.optimizer.lr
-  get_last_lr() = [self.optimizer.lr]
-  lr_at(e) = self.base_lr * self.gamma ** (e // self.step_size)
-  step() {
-    self.last_epoch = self.last_epoch + 1
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
+  get_lr() = self.optimizer.param_groups[0]["lr"]
+  get_last_lr() = _group_lrs(self.optimizer)
+  lr_at(base_lr, e) = base_lr * self.gamma ** (e // self.step_size)
+  step() = _sched_step(self)
   state_dict() = _sched_state(self)
-  load_state_dict(d) {
-    self.base_lr = d["base_lr"]
-    self.last_epoch = d["last_epoch"]
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
+  load_state_dict(d) = _sched_load(self, d)
 }
 
 # CosineAnnealingLR: lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2.
 model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
-  optimizer = optimizer
+  optimizer = _check_optimizer("optim.CosineAnnealingLR()", optimizer)
   T_max = T_max
   eta_min = eta_min
-  base_lr = optimizer.lr
+  let _checked = _check_options("optim.CosineAnnealingLR()", "", {"T_max": T_max, "eta_min": eta_min},
+                                {"T_max": "> 0", "eta_min": "number"})
+  base_lrs = _group_lrs(optimizer)
   last_epoch = 0
-  get_lr() = self.optimizer.lr
-  get_last_lr() = [self.optimizer.lr]
-  lr_at(e) = self.eta_min + (self.base_lr - self.eta_min) * (1 + math.cos(math.pi * e / self.T_max)) / 2
-  step() {
-    self.last_epoch = self.last_epoch + 1
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
+  get_lr() = self.optimizer.param_groups[0]["lr"]
+  get_last_lr() = _group_lrs(self.optimizer)
+  lr_at(base_lr, e) = self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * e / self.T_max)) / 2
+  step() = _sched_step(self)
   state_dict() = _sched_state(self)
-  load_state_dict(d) {
-    self.base_lr = d["base_lr"]
-    self.last_epoch = d["last_epoch"]
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
+  load_state_dict(d) = _sched_load(self, d)
 }
 
 # LinearWarmup: lr = base_lr * min(1, (last_epoch + 1) / warmup_steps): base_lr /
@@ -362,24 +560,18 @@ model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
 # staying there. It is PyTorch's LinearLR(start_factor=1/warmup_steps, end_factor=1,
 # total_iters=warmup_steps-1).
 model LinearWarmup(optimizer, warmup_steps) {
-  optimizer = optimizer
+  optimizer = _check_optimizer("optim.LinearWarmup()", optimizer)
   warmup_steps = warmup_steps
-  base_lr = optimizer.lr
+  let _checked = _check_option("optim.LinearWarmup()", "warmup_steps", "int > 0", warmup_steps)
+  base_lrs = _group_lrs(optimizer)
   last_epoch = 0
-  let _started = _set_lr(optimizer, base_lr * min(1.0, 1 / warmup_steps))
-  get_lr() = self.optimizer.lr
-  get_last_lr() = [self.optimizer.lr]
-  lr_at(e) = self.base_lr * min(1.0, (e + 1) / self.warmup_steps)
-  step() {
-    self.last_epoch = self.last_epoch + 1
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
+  let _started = _apply_lrs(self)
+  get_lr() = self.optimizer.param_groups[0]["lr"]
+  get_last_lr() = _group_lrs(self.optimizer)
+  lr_at(base_lr, e) = base_lr * min(1.0, (e + 1) / self.warmup_steps)
+  step() = _sched_step(self)
   state_dict() = _sched_state(self)
-  load_state_dict(d) {
-    self.base_lr = d["base_lr"]
-    self.last_epoch = d["last_epoch"]
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
+  load_state_dict(d) = _sched_load(self, d)
 }
 
 # ---- mixed precision ---------------------------------------------------------------
@@ -392,6 +584,11 @@ model LinearWarmup(optimizer, warmup_steps) {
 #                                   # after growth_interval clean steps
 model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000) {
   current_scale = init_scale
+  let _checked = _check_options("optim.GradScaler()", "",
+                                {"init_scale": init_scale, "growth_factor": growth_factor,
+                                 "backoff_factor": backoff_factor, "growth_interval": growth_interval},
+                                {"init_scale": "> 0", "growth_factor": "> 1", "backoff_factor": "in (0, 1)",
+                                 "growth_interval": "int > 0"})
   growth = growth_factor
   backoff = backoff_factor
   interval = growth_interval
@@ -402,6 +599,7 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   get_scale() = self.current_scale
   # Divides every gradient of opt's parameters by the scale and notes Inf/NaN.
   unscale_(opt) {
+    _check_optimizer("optim.GradScaler.unscale_()", opt)
     if self.unscaled { return none }
     let inv = 1.0 / self.current_scale
     no_grad {
@@ -416,7 +614,7 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   }
   # opt.step() unless a gradient held Inf or NaN; returns whether it stepped.
   step(opt) {
-    self.unscale_(opt)
+    self.unscale_(_check_optimizer("optim.GradScaler.step()", opt))
     if self.found_inf { return false }
     opt.step()
     return true

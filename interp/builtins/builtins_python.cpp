@@ -216,6 +216,13 @@ Value assert_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
+// fail(msg): an error whose message is msg itself, for checks whose text already says
+// what was expected and what was found (the stdlib's constructors use it).
+Value fail_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("fail", a, {"msg"}, 1);
+  fail(str(b[0]));
+}
+
 Value isinstance_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("isinstance", a, {"obj", "type"}, 2);
   if (b[1].tag == Tag::ModelClass)
@@ -277,6 +284,9 @@ const BuiltinEntry kPythonBuiltins[] = {
     {"all", all_builtin, "all(iterable)", "Whether every item is truthy. Example: all([true, 1, \"x\"])"},
     {"assert", assert_builtin, "assert(cond, msg=none)",
      "An error \"assertion failed: msg\" unless cond is truthy. Example: assert(x.ndim == 2, \"expected a matrix\")"},
+    {"fail", fail_builtin, "fail(msg)",
+     "An error with the message msg (assert's without the \"assertion failed\" prefix). "
+     "Example: fail(f\"expected a matrix, got {x.ndim} dims\")"},
     {"isinstance", isinstance_builtin, "isinstance(obj, type)",
      "Whether obj is an instance of a model, of a builtin type (list, tensor, ...) or of a type name. "
      "Example: isinstance(m, nn.Linear)"},
