@@ -43,8 +43,12 @@ fn _is_number(v) = type(v) == "int" or type(v) == "float"
 let _ranges = {">= 0": fn(v) = v >= 0, "> 0": fn(v) = v > 0, "> 1": fn(v) = v > 1,
                "in [0, 1)": fn(v) = v >= 0 and v < 1, "in (0, 1)": fn(v) = v > 0 and v < 1}
 
-# How a found value is shown: numbers, bools and strs as written, others by type.
-fn _shown(v) = repr(v) if type(v) in ["int", "float", "bool", "str", "none"] else type(v)
+# How a found value is shown: numbers, bools and strs as written, a model class by
+# name, others by type.
+fn _shown(v) {
+  if type(v) in ["int", "float", "bool", "str", "none"] { return repr(v) }
+  return f"the model class {v.name} (not an instance)" if type(v) == "model" else type(v)
+}
 
 # Checks argument `what` of `who` (e.g. "optim.SGD()") against kind: "number", "bool",
 # "int > 0", "betas" (a pair in [0, 1)) or a range of _ranges.
