@@ -174,6 +174,7 @@ struct FnDecl {
   std::vector<Param> params;
   ExprPtr expr_body;  // set for the `= expr` form
   Block block_body;   // otherwise
+  std::string doc;    // the docstring: a string literal as the block's first statement (not kept in the block)
   SourceSpan span;
 };
 
@@ -286,6 +287,7 @@ struct ModelDecl {
   std::vector<Param> params;
   Block body;  // fields, buffers, lets and other statements, in order
   std::vector<std::shared_ptr<FnDecl>> methods;
+  std::string doc;  // the docstring: a string literal as the body's first member (not kept in the body)
   bool is_function = false;
   SourceSpan span;
 };

@@ -1,6 +1,7 @@
 // Parse tree to AST (see lang/ast_builder.hpp).
 #include "lang/ast_builder.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -73,6 +74,15 @@ class Converter {
     if (is<g::string_lit>(n)) {
       auto e = make<StringLit>(n);
       e->value = unescape(n, n.string_view().substr(1, n.string_view().size() - 2), 1, false);
+      return e;
+    }
+    if (is<g::triple_string_lit>(n)) {
+      auto e = make<StringLit>(n);
+      // Escapes are checked where they stand (errors point at them), then resolved in
+      // the cleaned text, so that an escaped \t or \n is kept as written.
+      std::string_view raw = n.string_view().substr(3, n.string_view().size() - 6);
+      unescape(n, raw, 3, false);
+      e->value = unescape(n, clean_indentation(std::string(raw)), 3, false);
       return e;
     }
     if (is<g::fstring_lit>(n)) return fstring(n);
@@ -151,9 +161,18 @@ class Converter {
 
   // The span of the escape at raw[i, i + len) of node n, raw starting `offset` bytes
   // after n (a literal is on one line).
+  // The span of the escape at byte offset + i of node n (a triple-quoted string may
+  // put it lines below the node's start).
   SourceSpan escape_span(const Node& n, size_t offset, size_t i, size_t len) const {
     SourceSpan sp = span(n);
-    sp.col += static_cast<uint32_t>(offset + i);
+    std::string_view before = n.string_view().substr(0, offset + i);
+    size_t newline = before.rfind('\n');
+    if (newline == std::string_view::npos) {
+      sp.col += static_cast<uint32_t>(offset + i);
+    } else {
+      sp.line += static_cast<uint32_t>(std::count(before.begin(), before.end(), '\n'));
+      sp.col = static_cast<uint32_t>(before.size() - newline);
+    }
     sp.end_line = sp.line;
     sp.end_col = sp.col + static_cast<uint32_t>(len);
     return sp;
@@ -423,6 +442,17 @@ class Converter {
     params.push_back(std::move(p));
   }
 
+  // A block's docstring: its first statement when that is a plain string literal,
+  // taken out of the block (as in Python, it documents and does nothing).
+  static std::string take_docstring(std::vector<StmtPtr>& stmts) {
+    if (stmts.empty() || stmts.front()->kind != StmtKind::Expr) return "";
+    const Expr& e = *static_cast<const ExprStmt&>(*stmts.front()).expr;
+    if (e.kind != ExprKind::String) return "";
+    std::string doc = static_cast<const StringLit&>(e).value;
+    stmts.erase(stmts.begin());
+    return doc;
+  }
+
   // children[first..]: param* then the body (an expression or a block).
   std::shared_ptr<FnDecl> function(const Node& n, std::string name, size_t first) {
     auto decl = std::make_shared<FnDecl>();
@@ -434,6 +464,7 @@ class Converter {
         add_param(c, decl->params);
       } else if (is<g::block>(c)) {
         decl->block_body = block(c);
+        decl->doc = take_docstring(decl->block_body.stmts);
       } else {
         decl->expr_body = expr(c);
       }
@@ -626,6 +657,7 @@ class Converter {
         } else {
           decl->body.stmts.push_back(stmt(*member));
         }
+        if (member == c.children.front()) decl->doc = take_docstring(decl->body.stmts);
       }
     }
     s->decl = std::move(decl);
@@ -636,6 +668,32 @@ class Converter {
 };
 
 }  // namespace
+
+std::string clean_indentation(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t start = 0;;) {
+    size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  auto indent = [](const std::string& l) { return l.find_first_not_of(" \t\r"); };
+  size_t margin = std::string::npos;  // the least indentation of the lines after the first, blank ones aside
+  for (size_t k = 1; k < lines.size(); ++k)
+    if (indent(lines[k]) != std::string::npos) margin = std::min(margin, indent(lines[k]));
+  lines[0].erase(0, std::min(indent(lines[0]), lines[0].size()));
+  for (size_t k = 1; k < lines.size() && margin != std::string::npos; ++k) lines[k].erase(0, std::min(margin, lines[k].size()));
+  auto blank = [&](const std::string& l) { return indent(l) == std::string::npos; };
+  while (!lines.empty() && blank(lines.back())) lines.pop_back();
+  size_t first = 0;
+  while (first < lines.size() && blank(lines[first])) ++first;
+  std::string out;
+  for (size_t k = first; k < lines.size(); ++k) {
+    if (k > first) out += '\n';
+    out += lines[k];
+  }
+  return out;
+}
 
 std::unique_ptr<Program> build_ast(const Node& root, std::shared_ptr<const SourceFile> file) {
   return Converter(std::move(file)).program(root);

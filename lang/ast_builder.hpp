@@ -17,6 +17,12 @@ struct SyntaxError {
   std::string message;
 };
 
+// A triple-quoted string's text with its indentation cleaned as Python's
+// inspect.cleandoc does: the first line's leading blanks and the common indentation
+// of the others removed, blank lines at both ends dropped (tabs count as one blank:
+// they are not expanded). Applied to the source text, before escapes are resolved.
+std::string clean_indentation(const std::string& text);
+
 // Throws SyntaxError.
 std::unique_ptr<Program> build_ast(const tao::pegtl::parse_tree::node& root, std::shared_ptr<const SourceFile> file);
 

@@ -119,6 +119,18 @@ struct expect_squote : p::one<'\''> {};
 struct string_lit : p::sor<p::seq<p::one<'"'>, p::star<string_char<'"'>>, expect_dquote>,
                            p::seq<p::one<'\''>, p::star<string_char<'\''>>, expect_squote>> {};
 
+// """text""" or '''text''': may span lines, with the escapes of "text"; the AST
+// builder cleans the indentation as Python's inspect.cleandoc does (docstrings).
+template <char Q>
+struct triple_quote : p::string<Q, Q, Q> {};
+template <char Q>
+struct triple_char : p::sor<p::seq<p::at<p::one<'\\'>>, expect_escape>,
+                            p::seq<p::not_at<triple_quote<Q>>, p::not_one<'\\'>>> {};
+struct expect_triple_dquote : triple_quote<'"'> {};
+struct expect_triple_squote : triple_quote<'\''> {};
+struct triple_string_lit : p::sor<p::seq<triple_quote<'"'>, p::star<triple_char<'"'>>, expect_triple_dquote>,
+                                  p::seq<triple_quote<'\''>, p::star<triple_char<'\''>>, expect_triple_squote>> {};
+
 struct expression;
 // Literal text of an f-string: anything but a quote, a brace or a newline; '{{' and
 // '}}' stand for braces.
@@ -177,7 +189,7 @@ struct lambda : p::seq<kw_fn, ws, p::at<p::one<'('>>, expect_params, ws, expect_
                        expect_expression> {};
 
 // The smallest expressions.
-struct atom : p::sor<fstring_lit, float_lit, int_lit, string_lit, true_lit, false_lit, none_lit, lambda,
+struct atom : p::sor<fstring_lit, float_lit, int_lit, triple_string_lit, string_lit, true_lit, false_lit, none_lit, lambda,
                      identifier, paren_expr, list_lit, dict_lit, ellipsis> {};
 
 // f(a, b, lr=0.1): positional then keyword arguments; f(*xs) passes a list's or a

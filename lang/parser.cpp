@@ -32,6 +32,10 @@ inline constexpr auto error_message<g::expect_dquote> = "expected '\"'";
 template <>
 inline constexpr auto error_message<g::expect_squote> = "expected '''";
 template <>
+inline constexpr auto error_message<g::expect_triple_dquote> = "expected '\"\"\"'";
+template <>
+inline constexpr auto error_message<g::expect_triple_squote> = "expected \"'''\"";
+template <>
 inline constexpr auto error_message<g::expect_escape> =
     "unknown escape sequence (expected \\n, \\t, \\r, \\0, \\\\, \\\", \\', \\{, \\}, \\xHH or \\u{HHHH})";
 template <>
@@ -105,7 +109,7 @@ template <typename Rule>
 using selector = pegtl::parse_tree::selector<
     Rule,
     pegtl::parse_tree::store_content::on<
-        g::identifier, g::float_lit, g::int_lit, g::string_lit, g::fstring_lit, g::fstring_text, g::fstring_field,
+        g::identifier, g::float_lit, g::int_lit, g::string_lit, g::triple_string_lit, g::fstring_lit, g::fstring_text, g::fstring_field,
         g::format_spec, g::true_lit, g::false_lit, g::none_lit, g::ellipsis, g::trailing_comma, g::list_lit,
         g::dict_lit, g::dict_entry, g::lambda, g::param, g::param_star, g::param_default, g::call_suffix, g::keyword_arg,
         g::splat_arg,
@@ -132,22 +136,27 @@ std::vector<Opener> open_brackets(const std::string& text, size_t end, int* max_
   std::vector<Opener> stack;
   uint32_t line = 1, col = 1;
   char in_string = 0;
+  bool triple = false;  // in a """...""" or '''...''' string, which spans lines
   Opener string_start;
+  auto triple_at = [&](size_t i, char q) { return i + 2 < text.size() && text[i + 1] == q && text[i + 2] == q; };
   for (size_t i = 0; i < end && i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
       if (c == '\\') {
         ++i, ++col;
-      } else if (c == in_string) {
+      } else if (c == in_string && (!triple || triple_at(i, c))) {
+        if (triple) i += 2, col += 2;
         in_string = 0;
-      } else if (c == '\n') {
+      } else if (c == '\n' && !triple) {
         in_string = 0;  // strings end at the line; the grammar reports it there
       }
     } else if (c == '#') {
       while (i + 1 < end && text[i + 1] != '\n') ++i, ++col;
     } else if (c == '"' || c == '\'') {
       in_string = c;
+      triple = triple_at(i, c);
       string_start = {c, line, col};
+      if (triple) i += 2, col += 2;
     } else if (c == '(' || c == '[' || c == '{') {
       stack.push_back({c, line, col});
       if (static_cast<int>(stack.size()) > *max_depth) {
@@ -180,7 +189,9 @@ std::string name_opener(const std::string& message, const std::string& text, siz
   bool closes = (message == "expected ')'" && o.ch == '(') || (message == "expected ']'" && o.ch == '[') ||
                 (message == "expected '}'" && o.ch == '{');
   if (closes) return message + " to close '" + o.ch + "' at " + at_position(o);
-  if ((message == "expected '\"'" || message == "expected '''") && (o.ch == '"' || o.ch == '\''))
+  bool closes_string = message == "expected '\"'" || message == "expected '''" ||
+                       message == "expected '\"\"\"'" || message == "expected \"'''\"";
+  if (closes_string && (o.ch == '"' || o.ch == '\''))
     return message + " to close the string started at " + at_position(o);
   return message;
 }

@@ -230,10 +230,12 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
     case Tag::ModelClass:
     case Tag::FnClass:
       if (name == "name") return make_str(obj.as<ModelClassObj>()->decl->name);
+      if (name == "doc") return make_str(obj.as<ModelClassObj>()->decl->doc);
       if (obj.tag == Tag::FnClass && name == "apply") return Impl::bound(obj, name);
       break;
     case Tag::Func:
       if (name == "name") return make_str(obj.as<FuncObj>()->qualname);
+      if (name == "doc") return make_str(obj.as<FuncObj>()->decl->doc);
       break;
     case Tag::DType:
       if (name == "is_floating_point") return Value::boolean(is_floating(obj.dt));
