@@ -26,9 +26,7 @@ let save_image = _data.save_image
 
 # A dataset of tensors whose first dimension is the item: x and y (y may be none).
 model TensorDataset(x, y=none) {
-  if y != none and len(x) != len(y) {
-    assert(false, f"TensorDataset: x has {len(x)} items but y has {len(y)}")
-  }
+  let _checked = _check_items(x, y)
   x = x
   y = y
   __len__() = len(self.x)
@@ -49,6 +47,17 @@ model TensorDataset(x, y=none) {
   batches(size, shuffle=false, drop_last=false, seed=none, device=none) = _data.batches(self.x, self.y, size, shuffle, drop_last, seed, device)
 }
 
+# TensorDataset's arguments: tensors with the items along dim 0, as many in y as in x.
+fn _check_items(x, y) {
+  let who = "data.TensorDataset()"
+  for (name, t) in [("x", x), ("y", y)] {
+    if name == "y" and t == none { continue }
+    if type(t) != "tensor" { fail(f"{who}: {name} must be a tensor (its items along dim 0), got {type(t)}") }
+    if t.ndim == 0 { fail(f"{who}: {name} must have a dim of items, got a 0-d tensor") }
+  }
+  if y != none and len(x) != len(y) { fail(f"{who}: x has {len(x)} items but y has {len(y)}") }
+}
+
 let fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"
 # The mean and standard deviation of the 60000 training images' pixels, in [0, 1].
 let fashion_mnist_mean = 0.2860
@@ -62,7 +71,7 @@ let fashion_mnist_std = 0.3530
 fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist_dir) {
   let prefix = "train" if split == "train" else "t10k" if split == "test" else none
   if prefix == none {
-    assert(false, f"fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
+    fail(f"data.fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
   }
   let x = _data.read_idx(f"{dir}/{prefix}-images-idx3-ubyte.gz", scale=true)
   let y = _data.read_idx(f"{dir}/{prefix}-labels-idx1-ubyte.gz")

@@ -63,7 +63,7 @@ fn save(obj, path, metadata=none) {
 # same step. `no_sync(ddp) { ... }` skips the averaging (gradient accumulation: the
 # next synchronized backward averages all that accumulated).
 model DistributedDataParallel(module, bucket_cap_mb=25) {
-  module = module
+  module = _checked_module("dist.DistributedDataParallel()", module)
   for p in module.parameters() { _dist.broadcast(p, 0) }
   for b in module.buffers() { _dist.broadcast(b, 0) }
   _reducer = _dist.Reducer(module.parameters(), int(bucket_cap_mb * 1024 * 1024))
@@ -82,7 +82,7 @@ model DistributedDataParallel(module, bucket_cap_mb=25) {
 # repeating its first items to a multiple of num_replicas (or cut, drop_last=true),
 # then every num_replicas-th item from this rank's position.
 model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, seed=0, drop_last=false) {
-  dataset = dataset
+  dataset = _checked_dataset("dist.DistributedSampler()", dataset)
   num_replicas = num_replicas if num_replicas != none else _dist.world_size()
   rank = rank if rank != none else _dist.rank()
   shuffle = shuffle
@@ -123,7 +123,8 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
 # compute gradients on their own batches; rank 0's parameters are broadcast first.
 #   let opt = dist.ZeroRedundancyOptimizer(model.parameters(), fn(ps) = optim.Adam(ps, lr=1e-3))
 model ZeroRedundancyOptimizer(params, make_optimizer) {
-  params = list(params)
+  params = optim._group_params("dist.ZeroRedundancyOptimizer()", "params", params, [])
+  let _checked = _check_maker(make_optimizer)
   for p in params { _dist.broadcast(p, 0) }
   world = _dist.world_size()
   numel = _zero_numel(params)
@@ -145,6 +146,36 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
         offset = offset + p.numel()
       }
     }
+  }
+}
+
+# The constructors' checks of their structured arguments.
+fn _checked_module(who, m) {
+  if not nn._is_module(m) { fail(f"{who}: the module must be a model instance, got {optim._shown(m)}") }
+  return m
+}
+
+# A dataset DistributedSampler can shard: a data.TensorDataset (its x and y are cut).
+fn _checked_dataset(who, ds) {
+  if type(ds) == "tensor" or getattr(ds, "x", none) == none {
+    fail(f"{who}: dataset must be a data.TensorDataset (its x and y are sharded), got {optim._shown(ds)}")
+  }
+  return ds
+}
+
+fn _check_maker(make_optimizer) {
+  if not (type(make_optimizer) in ["function", "builtin", "method", "model"]) {
+    fail(f"dist.ZeroRedundancyOptimizer(): make_optimizer must be a function of the parameter list " +
+         f"(fn(ps) = optim.Adam(ps)), got {optim._shown(make_optimizer)}")
+  }
+}
+
+# A stage: this rank's layer (a model instance) or a function of its input.
+fn _checked_stage(stage) = stage if type(stage) in ["function", "builtin", "method"] else _checked_module("dist.Pipeline()", stage)
+
+fn _check_out_shapes(out_shapes) {
+  if not (type(out_shapes) in ["list", "tuple"]) {
+    fail(f"dist.Pipeline(): out_shapes must be a list with one function per stage (n -> the stage's output shape), got {optim._shown(out_shapes)}")
   }
 }
 
@@ -173,8 +204,10 @@ fn _zero_flat(tensors, size) {
 # averages over micro-batches. out_shape(n) gives the shape of stage r's output for a
 # micro-batch of n items, on every rank (for the receiving buffers).
 model Pipeline(stage, chunks, out_shapes) {
-  stage = stage
+  stage = _checked_stage(stage)
   chunks = chunks
+  let _checked = optim._check_option("dist.Pipeline()", "chunks", "int > 0", chunks)
+  let _shapes_checked = _check_out_shapes(out_shapes)
   # out_shapes[r](n): the output shape of stage r for n items.
   out_shapes = out_shapes
   # Runs forward and backward over the batch; returns the mean loss on the last rank,

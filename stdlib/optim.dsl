@@ -314,8 +314,6 @@ fn _load_states(who, d, n) {
   return states
 }
 
-fn zeros_like(p) = zeros(p.shape, dtype=p.dtype, device=p.device)
-
 # --- optimizers -----------------------------------------------------------------------
 
 # SGD with momentum (PyTorch's torch.optim.SGD): with weight decay g = g + wd * p; with

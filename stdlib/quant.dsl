@@ -576,8 +576,24 @@ model QATLinear(in_features, out_features, weight, bias, activation_fake_quant, 
 # PyTorch's QConfig: makers (functions of no arguments) of the observer that watches a
 # layer's input (activation) and of the one that chooses its weight's scales.
 model QConfig(activation, weight) {
-  activation = activation
-  weight = weight
+  activation = _checked_maker("activation", activation)
+  weight = _checked_maker("weight", weight)
+}
+
+# A QConfig field: a function of no arguments (or a model class) making a fresh
+# observer for each layer; an observer instance would be shared by every layer.
+fn _checked_maker(what, maker) {
+  if not (type(maker) in ["function", "builtin", "method", "model"]) {
+    let hint = " (an observer: pass a function making one, fn() = ...)" if nn._is_module(maker) else ""
+    fail(f"quant.QConfig(): {what} must be a function that makes an observer, got {type(maker)}{hint}")
+  }
+  return maker
+}
+
+# The model argument of the quantization transforms: a model instance.
+fn _checked_model(who, model) {
+  if not nn._is_module(model) { fail(f"{who}: model must be a model instance, got {type(model)}") }
+  return model
 }
 
 # PyTorch's fbgemm default, with 8-bit activations: a HistogramObserver for inputs
@@ -713,6 +729,7 @@ fn swap_modules(m, convert, _done=none) {
 # was unless inplace. weight_observer makes the observer that picks each weight's
 # scales.
 fn quantize_dynamic(model, reduce_range=false, inplace=false, weight_observer=default_weight_observer) {
+  _checked_model("quant.quantize_dynamic()", model)
   let m = model if inplace else deepcopy(model)
   let convert = fn(l) = _dynamic_linear_from(l.weight, l.bias, weight_observer(), reduce_range) if isinstance(l, nn.Linear) else none
   return swap_modules(m, convert)
@@ -723,6 +740,7 @@ fn quantize_dynamic(model, reduce_range=false, inplace=false, weight_observer=de
 # its weight (weight). Train it as usual, then convert() it.
 fn prepare_qat(model, activation=default_dynamic_fake_quant, weight=default_per_channel_weight_fake_quant,
                inplace=false) {
+  _checked_model("quant.prepare_qat()", model)
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = QATLinear(l.in_features, l.out_features, l.weight, l.bias, activation(), weight()) if isinstance(l, nn.Linear) else none
   let r = swap_modules(m, swap)
@@ -774,6 +792,7 @@ fn _fuse_conv_bn_in(model) {
 # their indices). Batch norms that normalize with each batch's statistics
 # (track_running_stats=false) stay. Quantization then sees the folded weights.
 fn fuse_conv_bn(model, inplace=false) {
+  _checked_model("quant.fuse_conv_bn()", model)
   let m = model if inplace else deepcopy(model)
   m.eval()
   _fuse_conv_bn_in(m)
@@ -785,6 +804,8 @@ fn fuse_conv_bn(model, inplace=false) {
 # qconfig.activation() (and will quantize its weight with qconfig.weight()). Run
 # calibration batches through it (calibrate(), or calls under no_grad), then convert().
 fn prepare(model, qconfig=default_qconfig, inplace=false) {
+  _checked_model("quant.prepare()", model)
+  if not isinstance(qconfig, QConfig) { fail(f"quant.prepare(): qconfig must be a quant.QConfig, got {type(qconfig)}") }
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = _observed(l, qconfig)
   let r = swap_modules(m, swap)
@@ -801,6 +822,8 @@ fn _observed(l, qconfig) {
 # Runs `batches` through a prepared model without gradients, so that its observers see
 # them; a batch is a tensor or an (input, target) pair. Returns the model.
 fn calibrate(prepared, batches) {
+  _checked_model("quant.calibrate()", prepared)
+  if type(batches) == "tensor" { fail("quant.calibrate(): batches must be a list of batches, got one tensor (wrap it: [x])") }
   no_grad {
     for b in batches { prepared(b[0] if type(b) == "tuple" or type(b) == "list" else b) }
   }
@@ -831,6 +854,7 @@ fn _convert_module(l, reduce_range) {
 # calibrated model becomes a QuantizedLinear / QuantizedConv2d with the input scale
 # and zero point its observer chose. reduce_range applies to the dynamic layers.
 fn convert(model, reduce_range=false, inplace=false) {
+  _checked_model("quant.convert()", model)
   let missing = _uncalibrated(model)
   if len(missing) > 0 {
     assert(false, f"quant.convert: {len(missing)} observed layer(s) never saw a calibration batch ({', '.join(missing)}): " +
@@ -854,6 +878,7 @@ fn _convert_qat_linear(l, reduce_range) {
 # with qconfig, calibrated on calibration_batches (tensors or (input, target) pairs:
 # a few batches of training data), and converted to int8.
 fn quantize_static(model, calibration_batches, qconfig=default_qconfig) {
+  _checked_model("quant.quantize_static()", model)
   let prepared = prepare(fuse_conv_bn(model), qconfig, inplace=true)
   calibrate(prepared, calibration_batches)
   return convert(prepared, inplace=true)
