@@ -11,6 +11,7 @@
 #     sampler.set_epoch(epoch)
 #     for (xb, yb) in sampler.batches(64) { ... loss.backward() ... }
 #   }
+import _argcheck
 import _dist
 import data
 import nn
@@ -151,14 +152,14 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
 
 # The constructors' checks of their structured arguments.
 fn _checked_module(who, m) {
-  if not nn._is_module(m) { fail(f"{who}: the module must be a model instance, got {optim._shown(m)}") }
+  if not nn._is_module(m) { fail(f"{who}: the module must be a model instance, got {_argcheck.shown(m)}") }
   return m
 }
 
 # A dataset DistributedSampler can shard: a data.TensorDataset (its x and y are cut).
 fn _checked_dataset(who, ds) {
   if type(ds) == "tensor" or getattr(ds, "x", none) == none {
-    fail(f"{who}: dataset must be a data.TensorDataset (its x and y are sharded), got {optim._shown(ds)}")
+    fail(f"{who}: dataset must be a data.TensorDataset (its x and y are sharded), got {_argcheck.shown(ds)}")
   }
   return ds
 }
@@ -166,7 +167,7 @@ fn _checked_dataset(who, ds) {
 fn _check_maker(make_optimizer) {
   if not (type(make_optimizer) in ["function", "builtin", "method", "model"]) {
     fail(f"dist.ZeroRedundancyOptimizer(): make_optimizer must be a function of the parameter list " +
-         f"(fn(ps) = optim.Adam(ps)), got {optim._shown(make_optimizer)}")
+         f"(fn(ps) = optim.Adam(ps)), got {_argcheck.shown(make_optimizer)}")
   }
 }
 
@@ -175,7 +176,7 @@ fn _checked_stage(stage) = stage if type(stage) in ["function", "builtin", "meth
 
 fn _check_out_shapes(out_shapes) {
   if not (type(out_shapes) in ["list", "tuple"]) {
-    fail(f"dist.Pipeline(): out_shapes must be a list with one function per stage (n -> the stage's output shape), got {optim._shown(out_shapes)}")
+    fail(f"dist.Pipeline(): out_shapes must be a list with one function per stage (n -> the stage's output shape), got {_argcheck.shown(out_shapes)}")
   }
 }
 
@@ -206,7 +207,7 @@ fn _zero_flat(tensors, size) {
 model Pipeline(stage, chunks, out_shapes) {
   stage = _checked_stage(stage)
   chunks = chunks
-  let _checked = optim._check_option("dist.Pipeline()", "chunks", "int > 0", chunks)
+  let _checked = _argcheck.check_option("dist.Pipeline()", "chunks", "int > 0", chunks)
   let _shapes_checked = _check_out_shapes(out_shapes)
   # out_shapes[r](n): the output shape of stage r for n items.
   out_shapes = out_shapes

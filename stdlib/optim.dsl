@@ -34,61 +34,8 @@
 # tensors are copies. A single-group state dict is the format of before groups existed.
 
 import math
-
-# --- argument checks ------------------------------------------------------------------
-
-fn _is_number(v) = type(v) == "int" or type(v) == "float"
-
-# A range an argument must lie in, by the text its error message shows.
-let _ranges = {">= 0": fn(v) = v >= 0, "> 0": fn(v) = v > 0, "> 1": fn(v) = v > 1,
-               "in [0, 1)": fn(v) = v >= 0 and v < 1, "in (0, 1)": fn(v) = v > 0 and v < 1}
-
-# How a found value is shown: numbers, bools and strs as written, a model class by
-# name, others by type.
-fn _shown(v) {
-  if type(v) in ["int", "float", "bool", "str", "none"] { return repr(v) }
-  return f"the model class {v.name} (not an instance)" if type(v) == "model" else type(v)
-}
-
-# Checks argument `what` of `who` (e.g. "optim.SGD()") against kind: "number", "bool",
-# "int > 0", "betas" (a pair in [0, 1)) or a range of _ranges.
-fn _check_option(who, what, kind, v) {
-  if kind == "betas" {
-    if not (type(v) in ["tuple", "list"] and len(v) == 2) {
-      fail(f"{who}: {what} must be a pair (beta1, beta2), got {_shown(v)}")
-    }
-    _check_option(who, f"{what}[0]", "in [0, 1)", v[0])
-    return _check_option(who, f"{what}[1]", "in [0, 1)", v[1])
-  }
-  let want = none
-  if kind == "bool" {
-    if type(v) != "bool" { want = "true or false" }
-  } elif kind == "int > 0" {
-    if type(v) != "int" or v <= 0 { want = "an int > 0" }
-  } elif not _is_number(v) {
-    want = "a number"
-  } elif kind != "number" and not _ranges[kind](v) {
-    want = kind
-  }
-  if want != none { fail(f"{who}: {what} must be {want}, got {_shown(v)}") }
-}
-
-# Checks every argument of `given` whose kind `kinds` names; prefix: what encloses them.
-fn _check_options(who, prefix, given, kinds) {
-  for k in given {
-    if k in kinds { _check_option(who, prefix + (k if prefix == "" else f"[{repr(k)}]"), kinds[k], given[k]) }
-  }
-}
-
-# Whether x is an optimizer of this module (or one shaped like them: param_groups).
-fn _is_optimizer(x) = type(getattr(x, "param_groups", none)) == "list"
-
-fn _check_optimizer(who, x) {
-  if not _is_optimizer(x) {
-    fail(f"{who}: optimizer must be an optimizer (optim.SGD, optim.Adam, ...), got {_shown(x)}")
-  }
-  return x
-}
+import _argcheck
+import _lr_scheduler
 
 # --- parameter groups -----------------------------------------------------------------
 
@@ -110,7 +57,7 @@ fn _as_list(who, what, x) {
   if type(x) == "tensor" { hint = " (a single tensor: wrap it, [t])" }
   elif type(x) == "dict" { hint = " (a single parameter group: wrap it, [{...}])" }
   elif type(x) == "method" { hint = " (call the method: m.parameters())" }
-  fail(f"{who}: {what} must be a list of tensors or of parameter groups (dicts), got {_shown(x)}{hint}")
+  fail(f"{who}: {what} must be a list of tensors or of parameter groups (dicts), got {_argcheck.shown(x)}{hint}")
 }
 
 # The tensors of a group, checked; seen: every tensor already in a group (appended to).
@@ -120,7 +67,7 @@ fn _group_params(who, what, ps, seen) {
   for j in range(len(items)) {
     let p = items[j]
     let at = f"{what}[{j}]"
-    if type(p) != "tensor" { fail(f"{who}: {at} must be a tensor, got {_shown(p)}") }
+    if type(p) != "tensor" { fail(f"{who}: {at} must be a tensor, got {_argcheck.shown(p)}") }
     if not p.dtype.is_floating_point { fail(f"{who}: {at} must be a floating-point tensor, got dtype {p.dtype}") }
     if not p.requires_grad {
       fail(f"{who}: {at} does not require grad, so no step would change it (make it with requires_grad=true, or leave frozen tensors out)")
@@ -135,16 +82,16 @@ fn _group_params(who, what, ps, seen) {
 # One group from a spec dict: its params and every hyperparameter, the spec's or the
 # constructor's (defaults). where: the spec's name in messages.
 fn _make_group(who, where, spec, defaults, kinds, seen) {
-  if type(spec) != "dict" { fail(f"{who}: {where} must be a dict with a 'params' key, got {_shown(spec)}") }
+  if type(spec) != "dict" { fail(f"{who}: {where} must be a dict with a 'params' key, got {_argcheck.shown(spec)}") }
   if not ("params" in spec) {
     fail(f"{who}: {where} has no 'params' key (a parameter group is {{'params': [tensors], 'lr': ...}})")
   }
   for k in spec {
     if k != "params" and not (k in kinds) {
-      fail(f"{who}: {where} has an unknown key {_shown(k)}; the valid keys are {_joined(['params'] + list(kinds))}")
+      fail(f"{who}: {where} has an unknown key {_argcheck.shown(k)}; the valid keys are {_argcheck.joined(['params'] + list(kinds))}")
     }
   }
-  _check_options(who, where, spec, kinds)
+  _argcheck.check_options(who, where, spec, kinds)
   return _fill_group(who, where + ": ", {"params": _group_params(who, f"{where}['params']", spec["params"], seen)},
                      spec, defaults)
 }
@@ -158,16 +105,10 @@ fn _fill_group(who, where, group, spec, defaults) {
   return group
 }
 
-fn _joined(keys) {
-  let out = ""
-  for k in keys { out = out + (", " if out != "" else "") + repr(k) }
-  return out
-}
-
 # An optimizer's param_groups from its params argument (a list of tensors or of group
 # dicts) and its constructor's hyperparameters, everything checked.
 fn _param_groups(who, params, defaults, kinds) {
-  _check_options(who, "", defaults, kinds)
+  _argcheck.check_options(who, "", defaults, kinds)
   let items = _as_list(who, "params", params)
   if len(items) == 0 { fail(f"{who}: params is empty (no tensor to optimize; pass e.g. m.parameters())") }
   let seen = []
@@ -206,16 +147,16 @@ fn _add_param_group(opt, spec) {
 # opt.NAME for a hyperparameter: group 0's value (the optimizers' __getattr__).
 fn _group_option(opt, name) {
   if name in opt.defaults { return opt.param_groups[0][name] }
-  fail(f"optim.{type(opt)} has no attribute '{name}' (its hyperparameters: {_joined(list(opt.defaults))})")
+  fail(f"optim.{type(opt)} has no attribute '{name}' (its hyperparameters: {_argcheck.joined(list(opt.defaults))})")
 }
 
 # opt.NAME = v for a hyperparameter: checked, then set in every group (__setattr__).
 fn _set_group_option(opt, name, v) {
   let kinds = _options[type(opt)]
   if not (name in kinds) {
-    fail(f"optim.{type(opt)}: cannot set '{name}': not a field or hyperparameter (its hyperparameters: {_joined(list(kinds))})")
+    fail(f"optim.{type(opt)}: cannot set '{name}': not a field or hyperparameter (its hyperparameters: {_argcheck.joined(list(kinds))})")
   }
-  _check_option(f"optim.{type(opt)}", name, kinds[name], v)
+  _argcheck.check_option(f"optim.{type(opt)}", name, kinds[name], v)
   for g in opt.param_groups { g[name] = v }
 }
 
@@ -275,11 +216,6 @@ fn _groups_in(d) {
   return n
 }
 
-fn _loaded(who, d, key) {
-  if not (key in d) { fail(f"{who}: the state dict has no '{key}'") }
-  return d[key]
-}
-
 fn _load_state_dict(opt, d) {
   let who = f"optim.{type(opt)}.load_state_dict()"
   let n = _groups_in(d)
@@ -291,9 +227,9 @@ fn _load_state_dict(opt, d) {
     let g = opt.param_groups[k]
     for name in g {
       if name == "betas" {
-        g["betas"] = (_loaded(who, d, prefix + "beta1"), _loaded(who, d, prefix + "beta2"))
+        g["betas"] = (_argcheck.loaded(who, d, prefix + "beta1"), _argcheck.loaded(who, d, prefix + "beta2"))
       } elif name != "params" {
-        g[name] = _loaded(who, d, prefix + name)
+        g[name] = _argcheck.loaded(who, d, prefix + name)
       }
     }
   }
@@ -320,6 +256,10 @@ fn _load_states(who, d, n) {
 # momentum buf = g at the first step, then buf = momentum * buf + (1 - dampening) * g,
 # and g = g + momentum * buf (nesterov) or g = buf; p = p - lr * g.
 model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=false, maximize=false) {
+  """Stochastic gradient descent with momentum, dampening, weight decay and Nesterov momentum, as torch.optim.SGD.
+
+  Example: optim.SGD(m.parameters(), lr=0.1, momentum=0.9, nesterov=true)
+  """
   defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
               "nesterov": nesterov, "maximize": maximize}
   param_groups = _param_groups("optim.SGD()", params, defaults, _options["SGD"])
@@ -328,11 +268,23 @@ model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=fal
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) = _add_param_group(self, param_group)
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _step_groups(self, _sgd_update)
-  state_dict() = _state_dict(self)
-  load_state_dict(d) = _load_state_dict(self, d)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
+  }
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _sgd_update) }
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
+  load_state_dict(d) {
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
+  }
 }
 
 fn _sgd_update(p, g, st, group) {
@@ -404,6 +356,10 @@ fn _adamw_param(p, g, st, group) = _adam_group_update(p, g, st, group, true)
 
 # Adam (torch.optim.Adam): L2 weight decay added to the gradient.
 model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=false, maximize=false) {
+  """Adam with L2 weight decay added to the gradient and optional AMSGrad, as torch.optim.Adam.
+
+  Example: optim.Adam([{"params": m.body.parameters()}, {"params": m.head.parameters(), "lr": 1e-2}], lr=1e-3)
+  """
   defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
               "maximize": maximize}
   param_groups = _param_groups("optim.Adam()", params, defaults, _options["Adam"])
@@ -412,15 +368,31 @@ model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgra
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) = _add_param_group(self, param_group)
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _step_groups(self, _adam_param)
-  state_dict() = _state_dict(self)
-  load_state_dict(d) = _load_state_dict(self, d)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
+  }
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adam_param) }
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
+  load_state_dict(d) {
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
+  }
 }
 
 # AdamW (torch.optim.AdamW): decoupled weight decay, p = p * (1 - lr * weight_decay).
 model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=false, maximize=false) {
+  """Adam with decoupled weight decay (p *= 1 - lr * weight_decay), as torch.optim.AdamW.
+
+  Example: optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1e-2)
+  """
   defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
               "maximize": maximize}
   param_groups = _param_groups("optim.AdamW()", params, defaults, _options["AdamW"])
@@ -429,17 +401,33 @@ model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, am
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) = _add_param_group(self, param_group)
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _step_groups(self, _adamw_param)
-  state_dict() = _state_dict(self)
-  load_state_dict(d) = _load_state_dict(self, d)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
+  }
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adamw_param) }
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
+  load_state_dict(d) {
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
+  }
 }
 
 # RMSprop (torch.optim.RMSprop): square_avg = alpha * square_avg + (1 - alpha) * g^2;
 # avg = sqrt(square_avg) + eps (centered: sqrt(square_avg - grad_avg^2) + eps); with
 # momentum buf = momentum * buf + g / avg and p = p - lr * buf, else p = p - lr * g / avg.
 model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=false, maximize=false) {
+  """RMSprop: the gradient divided by a running root mean square, with optional momentum and centering, as torch.optim.RMSprop.
+
+  Example: optim.RMSprop(m.parameters(), lr=1e-2, alpha=0.99)
+  """
   defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
               "centered": centered, "maximize": maximize}
   param_groups = _param_groups("optim.RMSprop()", params, defaults, _options["RMSprop"])
@@ -448,11 +436,26 @@ model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) = _add_param_group(self, param_group)
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _step_groups(self, _rmsprop_update)
-  state_dict() = _state_dict(self)
-  load_state_dict(d) = _load_state_dict(self, d)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
+  }
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
+  step() {
+    "Updates every parameter that has a grad. Example: opt.step()"
+    _step_groups(self, _rmsprop_update)
+  }
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
+  load_state_dict(d) {
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
+  }
 }
 
 fn _rmsprop_update(p, g, st, group) {
@@ -486,95 +489,12 @@ fn _rmsprop_update(p, g, st, group) {
   }
 }
 
-# --- learning-rate schedulers ---------------------------------------------------------
-# Each takes every group's lr at construction as that group's base lr (base_lrs), sets
-# the lrs of epoch 0 at once (as PyTorch does), and on step() advances last_epoch by one
-# and sets each group's lr to the closed form below, lr_at(base_lr, last_epoch), from its
-# own base lr. get_last_lr() returns every group's lr, as PyTorch's; get_lr() group 0's.
-# state_dict() / load_state_dict(d) hold base_lrs and last_epoch (a state dict with a
-# single "base_lr" loads too).
-
-fn _group_lrs(opt) {
-  let out = []
-  for g in opt.param_groups { out.append(g["lr"]) }
-  return out
-}
-
-# Sets every group's lr to the scheduler's value for its epoch.
-fn _apply_lrs(s) {
-  let groups = s.optimizer.param_groups
-  for k in range(len(groups)) { groups[k]["lr"] = s.lr_at(s.base_lrs[k], s.last_epoch) }
-}
-
-fn _sched_step(s) {
-  s.last_epoch = s.last_epoch + 1
-  _apply_lrs(s)
-}
-
-fn _sched_state(s) = {"base_lrs": list(s.base_lrs), "last_epoch": s.last_epoch}
-
-fn _sched_load(s, d) {
-  let who = f"optim.{type(s)}.load_state_dict()"
-  let base_lrs = d["base_lrs"] if "base_lrs" in d else [_loaded(who, d, "base_lr")]
-  let n = len(s.optimizer.param_groups)
-  if len(base_lrs) != n { fail(f"{who}: the state dict has {len(base_lrs)} base lr(s), the optimizer {n} parameter group(s)") }
-  s.base_lrs = list(base_lrs)
-  s.last_epoch = _loaded(who, d, "last_epoch")
-  _apply_lrs(s)
-}
-
-# StepLR: lr = base_lr * gamma ** (last_epoch // step_size).
-model StepLR(optimizer, step_size, gamma=0.1) {
-  optimizer = _check_optimizer("optim.StepLR()", optimizer)
-  step_size = step_size
-  gamma = gamma
-  let _checked = _check_options("optim.StepLR()", "", {"step_size": step_size, "gamma": gamma},
-                                {"step_size": "int > 0", "gamma": "number"})
-  base_lrs = _group_lrs(optimizer)
-  last_epoch = 0
-  get_lr() = self.optimizer.param_groups[0]["lr"]
-  get_last_lr() = _group_lrs(self.optimizer)
-  lr_at(base_lr, e) = base_lr * self.gamma ** (e // self.step_size)
-  step() = _sched_step(self)
-  state_dict() = _sched_state(self)
-  load_state_dict(d) = _sched_load(self, d)
-}
-
-# CosineAnnealingLR: lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2.
-model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
-  optimizer = _check_optimizer("optim.CosineAnnealingLR()", optimizer)
-  T_max = T_max
-  eta_min = eta_min
-  let _checked = _check_options("optim.CosineAnnealingLR()", "", {"T_max": T_max, "eta_min": eta_min},
-                                {"T_max": "> 0", "eta_min": "number"})
-  base_lrs = _group_lrs(optimizer)
-  last_epoch = 0
-  get_lr() = self.optimizer.param_groups[0]["lr"]
-  get_last_lr() = _group_lrs(self.optimizer)
-  lr_at(base_lr, e) = self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * e / self.T_max)) / 2
-  step() = _sched_step(self)
-  state_dict() = _sched_state(self)
-  load_state_dict(d) = _sched_load(self, d)
-}
-
-# LinearWarmup: lr = base_lr * min(1, (last_epoch + 1) / warmup_steps): base_lr /
-# warmup_steps at construction, reaching base_lr after warmup_steps - 1 steps and
-# staying there. It is PyTorch's LinearLR(start_factor=1/warmup_steps, end_factor=1,
-# total_iters=warmup_steps-1).
-model LinearWarmup(optimizer, warmup_steps) {
-  optimizer = _check_optimizer("optim.LinearWarmup()", optimizer)
-  warmup_steps = warmup_steps
-  let _checked = _check_option("optim.LinearWarmup()", "warmup_steps", "int > 0", warmup_steps)
-  base_lrs = _group_lrs(optimizer)
-  last_epoch = 0
-  let _started = _apply_lrs(self)
-  get_lr() = self.optimizer.param_groups[0]["lr"]
-  get_last_lr() = _group_lrs(self.optimizer)
-  lr_at(base_lr, e) = base_lr * min(1.0, (e + 1) / self.warmup_steps)
-  step() = _sched_step(self)
-  state_dict() = _sched_state(self)
-  load_state_dict(d) = _sched_load(self, d)
-}
+# --- learning-rate schedulers (stdlib/_lr_scheduler.dsl) ------------------------------
+# Each takes every group's lr at construction as that group's base lr and sets every
+# group's lr from its own base lr at each step().
+let StepLR = _lr_scheduler.StepLR
+let CosineAnnealingLR = _lr_scheduler.CosineAnnealingLR
+let LinearWarmup = _lr_scheduler.LinearWarmup
 
 # ---- mixed precision ---------------------------------------------------------------
 
@@ -585,8 +505,12 @@ model LinearWarmup(optimizer, warmup_steps) {
 #   scaler.update()                 # halves the scale after Inf/NaN, doubles it
 #                                   # after growth_interval clean steps
 model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000) {
+  """Dynamic loss scaling for 16-bit training: scales the loss, unscales the grads and skips steps with Inf or NaN, as torch.cuda.amp.GradScaler.
+
+  Example: scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
+  """
   current_scale = init_scale
-  let _checked = _check_options("optim.GradScaler()", "",
+  let _checked = _argcheck.check_options("optim.GradScaler()", "",
                                 {"init_scale": init_scale, "growth_factor": growth_factor,
                                  "backoff_factor": backoff_factor, "growth_interval": growth_interval},
                                 {"init_scale": "> 0", "growth_factor": "> 1", "backoff_factor": "in (0, 1)",
@@ -597,11 +521,14 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   clean_steps = 0
   found_inf = false
   unscaled = false
-  scale(loss) = loss * self.current_scale
-  get_scale() = self.current_scale
-  # Divides every gradient of opt's parameters by the scale and notes Inf/NaN.
+  scale(loss) {
+    "loss times the scale. Example: scaler.scale(loss).backward()"
+    return loss * self.current_scale
+  }
+  get_scale() { "The current scale. Example: print(scaler.get_scale())"; return self.current_scale }
   unscale_(opt) {
-    _check_optimizer("optim.GradScaler.unscale_()", opt)
+    "Divides every grad of opt's parameters by the scale (once per step) and notes Inf/NaN. Example: scaler.unscale_(opt); nn.clip_grad_norm_(m.parameters(), 1.0)"
+    _argcheck.check_optimizer("optim.GradScaler.unscale_()", opt)
     if self.unscaled { return none }
     let inv = 1.0 / self.current_scale
     no_grad {
@@ -614,14 +541,15 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     }
     self.unscaled = true
   }
-  # opt.step() unless a gradient held Inf or NaN; returns whether it stepped.
   step(opt) {
-    self.unscale_(_check_optimizer("optim.GradScaler.step()", opt))
+    "opt.step() on the unscaled grads unless one held Inf or NaN; returns whether it stepped. Example: scaler.step(opt)"
+    self.unscale_(_argcheck.check_optimizer("optim.GradScaler.step()", opt))
     if self.found_inf { return false }
     opt.step()
     return true
   }
   update() {
+    "Halves the scale after an Inf/NaN step, doubles it after growth_interval clean ones. Example: scaler.update()"
     if self.found_inf {
       self.current_scale = self.current_scale * self.backoff
       self.clean_steps = 0
@@ -635,9 +563,13 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     self.found_inf = false
     self.unscaled = false
   }
-  state_dict() = {"scale": self.current_scale, "growth_factor": self.growth, "backoff_factor": self.backoff,
-                  "growth_interval": self.interval, "clean_steps": self.clean_steps}
+  state_dict() {
+    "The scale and its schedule, as a dict. Example: save(scaler.state_dict(), \"scaler.nabla\")"
+    return {"scale": self.current_scale, "growth_factor": self.growth, "backoff_factor": self.backoff,
+            "growth_interval": self.interval, "clean_steps": self.clean_steps}
+  }
   load_state_dict(d) {
+    "Restores the scale and the count of clean steps from state_dict(). Example: scaler.load_state_dict(d)"
     self.current_scale = d["scale"]
     self.clean_steps = d["clean_steps"]
   }

@@ -53,20 +53,20 @@ import data
 let ds = data.TensorDataset(ones([3, 2]), arange(2))
 # ---
 # case: dist.DistributedDataParallel given a list of layers
-# expect error: <stdlib>/dist.dsl:154:29: error: dist.DistributedDataParallel(): the module must be a model instance, got list
+# expect error: <stdlib>/dist.dsl:155:29: error: dist.DistributedDataParallel(): the module must be a model instance, got list
 # expect error line:   at tests/lang/errors_constructors.dsl:60:11 in <module>
 import nn
 import dist
 let ddp = dist.DistributedDataParallel([nn.Linear(2, 2)])
 # ---
 # case: dist.DistributedSampler given a tensor
-# expect error: <stdlib>/dist.dsl:161:5: error: dist.DistributedSampler(): dataset must be a data.TensorDataset (its x and y are sharded), got tensor
+# expect error: <stdlib>/dist.dsl:162:5: error: dist.DistributedSampler(): dataset must be a data.TensorDataset (its x and y are sharded), got tensor
 # expect error line:   at tests/lang/errors_constructors.dsl:66:9 in <module>
 import dist
 let s = dist.DistributedSampler(ones([8, 2]), num_replicas=2, rank=0)
 # ---
 # case: dist.ZeroRedundancyOptimizer given an optimizer, not a function making one
-# expect error: <stdlib>/dist.dsl:168:5: error: dist.ZeroRedundancyOptimizer(): make_optimizer must be a function of the parameter list (fn(ps) = optim.Adam(ps)), got Adam
+# expect error: <stdlib>/dist.dsl:169:5: error: dist.ZeroRedundancyOptimizer(): make_optimizer must be a function of the parameter list (fn(ps) = optim.Adam(ps)), got Adam
 # expect error line:   at tests/lang/errors_constructors.dsl:75:9 in <module>
 import nn
 import dist
@@ -75,7 +75,7 @@ let m = nn.Linear(2, 2)
 let z = dist.ZeroRedundancyOptimizer(m.parameters(), optim.Adam(m.parameters()))
 # ---
 # case: dist.Pipeline with zero chunks
-# expect error: <stdlib>/optim.dsl:73:21: error: dist.Pipeline(): chunks must be an int > 0, got 0
+# expect error: <stdlib>/_argcheck.dsl:39:21: error: dist.Pipeline(): chunks must be an int > 0, got 0
 # expect error line:   at tests/lang/errors_constructors.dsl:82:9 in <module>
 import nn
 import dist
