@@ -229,21 +229,23 @@ fn check_group_lrs(sched, opt, want) {
         print(f"  check(run(fn(ps) = {dsl}{sched_arg}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
         print("}\n")
     for name, dsl, make in SCHEDS:
-        want = group_lrs(make, 8)
-        print(f'test "{name} lr sequences of two groups match PyTorch" {{')
-        print('  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},')
-        print('                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)')
-        print(f"  let sched = {dsl}")
-        print(f"  check_group_lrs(sched, opt, {fmt(want)})")
-        print("}\n")
+        print_sched_test(f"{name} lr sequences of two groups match PyTorch",
+                         ['let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},',
+                          '                     {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)'],
+                         dsl, "check_group_lrs", group_lrs(make, 8))
     for name, dsl, make in SCHEDS:
-        want = lrs(make, 14)
-        print(f'test "{name} lr sequence matches PyTorch" {{')
-        print("  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)")
-        print(f"  let sched = {dsl}")
-        print(f"  check_lrs(sched, opt, {fmt(want)})")
-        print("}\n")
+        print_sched_test(f"{name} lr sequence matches PyTorch",
+                         ["let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)"], dsl, "check_lrs", lrs(make, 14))
 
+
+# A test block: the optimizer's lines, the scheduler `dsl`, then checker(sched, opt, want).
+def print_sched_test(title, opt_lines, dsl, checker, want):
+    print(f'test "{title}" {{')
+    for line in opt_lines:
+        print("  " + line)
+    print(f"  let sched = {dsl}")
+    print(f"  {checker}(sched, opt, {fmt(want)})")
+    print("}\n")
 
 if __name__ == "__main__":
     main()
