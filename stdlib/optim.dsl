@@ -172,6 +172,7 @@ fn _zero_grad(params, set_to_none) {
 # One step of opt: update(p, grad, state, group) for every parameter with a grad
 # (negated when its group maximizes), under no_grad.
 fn _step_groups(opt, update) {
+  _check_groups_kept(opt)
   no_grad {
     let i = 0
     for group in opt.param_groups {
@@ -180,6 +181,16 @@ fn _step_groups(opt, update) {
         i = i + 1
       }
     }
+  }
+}
+
+# The state is kept per parameter in opt.params' order: a tensor put into a group's
+# "params" list by hand would get another's state, so it is an error.
+fn _check_groups_kept(opt) {
+  let n = 0
+  for g in opt.param_groups { n = n + len(g["params"]) }
+  if n != len(opt.params) {
+    fail(f"optim.{type(opt)}.step(): the parameter groups hold {n} tensors, the optimizer was given {len(opt.params)} (add tensors with add_param_group(), not to a group's 'params')")
   }
 }
 

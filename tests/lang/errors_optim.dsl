@@ -221,7 +221,7 @@ let opt = optim.SGD([w], lr=0.1)
 opt.add_param_group({"params": [ones([1], requires_grad=true)], "betas": (0.9, 0.99)})
 # ---
 # case: load_state_dict of another number of groups
-# expect error: <stdlib>/optim.dsl:223:5: error: optim.SGD.load_state_dict(): the state dict has 2 parameter group(s), the optimizer 1
+# expect error: <stdlib>/optim.dsl:234:5: error: optim.SGD.load_state_dict(): the state dict has 2 parameter group(s), the optimizer 1
 # expect error line:   at tests/lang/errors_optim.dsl:230:1 in <module>
 import optim
 let w = tensor([1.0, 2.0], requires_grad=true)

@@ -145,3 +145,8 @@ test "schedulers scale every group from its own base lr" {
   let w = optim.LinearWarmup(optim.Adam([{"params": [fresh()], "lr": 1.0}, {"params": [fresh()], "lr": 0.5}]), 2)
   expect(w.get_last_lr() == [0.5, 0.25], f"{w.get_last_lr()}")
 }
+
+test "a tensor put into a group's params by hand is an error at step()" {
+  expect_error("let opt = optim.SGD([tensor([1.0], requires_grad=true)])\nopt.param_groups[0]['params'].append(tensor([2.0], requires_grad=true))\nopt.step()",
+               "the parameter groups hold 2 tensors, the optimizer was given 1 (add tensors with add_param_group()")
+}
