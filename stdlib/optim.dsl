@@ -13,9 +13,10 @@
 # `for g in opt.param_groups { g["lr"] = 0.01 }` changes the learning rate.
 # `opt.add_param_group({"params": [...], ...})` adds one; `opt.defaults` holds the
 # constructor's values. `opt.lr` (and any hyperparameter: `opt.momentum`, `opt.betas`)
-# reads group 0's value and, assigned, sets it in every group (the schedulers' old
-# single-group interface; for one group it is that group's value). `opt.params` is every
-# parameter, group after group, and `opt.state[i]` parameter i's state.
+# reads group 0's value and, assigned, sets it in every group (with one group, simply
+# its value; __getattr__ / __setattr__ below). `opt.params` is every parameter, group
+# after group, and `opt.state[i]` parameter i's state. The schedulers live in
+# stdlib/_lr_scheduler.dsl, the argument checks shared with dist in stdlib/_argcheck.dsl.
 #
 # Constructors check their arguments at once (not at the first step()): params is a
 # non-empty list of floating-point leaf tensors that require grad, no tensor twice; a
