@@ -44,7 +44,10 @@ struct ProfileEvent {
   // see set_library_prefix) counts under the innermost call outside it; a backward op
   // under the line of its forward op.
   std::string line;
-  std::string source;  // the innermost DSL expression (in library code too)
+  // The origin the op ran with: the innermost DSL expression, or in library code the
+  // user's call and module path ("fc1 (train.dsl:12:9)"), the library's own line
+  // under --full-trace (Note [User line] in interp/eval/evaluator_trace.cpp).
+  std::string source;
   bool is_op = true;   // an op-table call, or a span (trace nesting only)
   ProfilePhase phase = ProfilePhase::forward;
   std::string device;  // "cpu", "cuda:0"

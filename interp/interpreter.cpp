@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -16,6 +17,7 @@
 #include "interp/builtins/graph_module.hpp"
 #include "interp/builtins/profile.hpp"
 #include "interp/app/program_file.hpp"
+#include "interp/test_watchdog.hpp"
 #include "lang/parser.hpp"
 #include "tensor/allocator.hpp"
 
@@ -162,7 +164,7 @@ struct Interpreter::Impl {
         last_program = prog;
       } catch (LangError& e) {
         result.ok = false;
-        result.error = EvalError{EvalError::Kind::runtime, e.formatted(), e.interrupted};
+        result.error = EvalError{EvalError::Kind::runtime, e.formatted(), e.interrupted && !e.timed_out, e.timed_out};
       } catch (std::exception& e) {
         result.ok = false;
         result.error = EvalError{EvalError::Kind::runtime, std::string("error: ") + e.what()};
@@ -176,6 +178,7 @@ struct Interpreter::Impl {
   // collected, say) is this eval's, not the next one's: Note [Interrupts].
   void report_late_interrupt(EvalResult& result) {
     bool late = ev.interrupt_flag.exchange(false);
+    if (late && ev.timed_out.exchange(false)) return;  // a test's time limit, reached as the run ended: it ended in time
     if (!late || !result.ok) return;  // an error (the interrupt's own or another) already ends the run
     result.ok = false;
     result.echo.clear();
@@ -183,6 +186,11 @@ struct Interpreter::Impl {
   }
 
   std::shared_ptr<lang::Program> last_program;
+
+  // run_tests' parts.
+  TestResult run_test_block(const lang::TestStmt& t, interp::TestWatchdog& watchdog, bool* interrupted);
+  std::optional<TestResult> run_test_file_top(const std::string& path, interp::TestWatchdog& watchdog,
+                                              bool* interrupted);
 };
 
 Interpreter::Interpreter() : impl_(std::make_unique<Impl>()) {}
@@ -209,55 +217,122 @@ EvalResult Interpreter::eval_file(const std::string& path) {
   return r;
 }
 
-TestReport Interpreter::run_tests(const std::string& path) {
-  TestReport report;
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Counts `result` into `report` (its failures prefixed with the test's name) and
+// tells options.on_result.
+void record_result(TestReport& report, const TestResult& result, const TestOptions& options) {
+  (result.passed ? report.passed : report.failed) += 1;
+  std::string prefix = result.name.empty() ? "" : "test \"" + result.name + "\": ";
+  for (const auto& f : result.failures) report.failures.push_back(prefix + f);
+  if (options.on_result) options.on_result(result);
+}
+
+}  // namespace
+
+// Runs one test block on the worker with the watchdog armed; a Ctrl-C ends the
+// file (*interrupted), a time limit or any other error only the block.
+TestResult Interpreter::Impl::run_test_block(const lang::TestStmt& t, interp::TestWatchdog& watchdog,
+                                             bool* interrupted) {
+  TestResult result;
+  result.name = t.name;
+  auto start = std::chrono::steady_clock::now();
+  run([&] {
+    ev.tests.active = true;
+    ev.tests.failures.clear();
+    ev.tests.failed_in_block = 0;
+    watchdog.arm();
+    try {
+      ev.run_test_block(t, ev.main_module);
+    } catch (LangError& e) {
+      ev.tests.failures.push_back(e.formatted());
+      *interrupted = e.interrupted && !e.timed_out;
+      result.timed_out = e.timed_out;
+    } catch (std::exception& e) {
+      ev.tests.failures.push_back(std::string("error: ") + e.what());
+    }
+    watchdog.disarm();
+    result.failures = std::move(ev.tests.failures);
+    ev.tests.failures.clear();
+    ev.tests.active = false;
+  });
+  if (!*interrupted && ev.interrupt_flag.exchange(false)) {  // a Ctrl-C after the block's last check
+    *interrupted = true;
+    result.failures.push_back("error: interrupted");
+  }
+  result.passed = result.failures.empty();
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+// The file's top level, under the time limit; a failed result when it did not run to its end.
+std::optional<TestResult> Interpreter::Impl::run_test_file_top(const std::string& path, interp::TestWatchdog& watchdog,
+                                                               bool* interrupted) {
   std::string text;
+  TestResult result;
+  auto start = std::chrono::steady_clock::now();
   if (std::string problem = read_program_file(path, &text); !problem.empty()) {
-    report.failed = 1;
-    report.failures.push_back("error: " + problem);
+    result.failures.push_back("error: " + problem);
+  } else {
+    watchdog.arm();
+    EvalResult top = eval_text(text, path);
+    watchdog.disarm();
+    if (top.ok) return std::nullopt;
+    *interrupted = top.error->interrupted;
+    result.timed_out = top.error->timed_out;
+    result.failures.push_back(top.error->message);
+  }
+  result.passed = false;
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+TestReport Interpreter::run_tests(const std::string& path, const TestOptions& options) {
+  TestReport report;
+  bool interrupted = false;
+  interp::TestWatchdog watchdog(impl_->ev, options.timeout_s);
+  if (auto failed_top = impl_->run_test_file_top(path, watchdog, &interrupted)) {
+    record_result(report, *failed_top, options);
+    report.interrupted = interrupted;
+    report.stopped = options.stop_at_first_failure;
     return report;
   }
-  EvalResult top = impl_->eval_text(text, path);
-  if (!top.ok) {
-    report.failed = 1;
-    report.interrupted = top.error->interrupted;
-    report.failures.push_back(top.error->message);
-    return report;
-  }
-  auto prog = impl_->last_program;
-  Evaluator& ev = impl_->ev;
-  for (auto& s : prog->stmts) {
+  for (auto& s : impl_->last_program->stmts) {
     if (s->kind != lang::StmtKind::Test) continue;
     auto& t = static_cast<const lang::TestStmt&>(*s);
-    bool interrupted = false;
-    impl_->run([&] {
-      ev.tests.active = true;
-      ev.tests.failed_in_block = 0;
-      size_t before = ev.tests.failures.size();
-      try {
-        ev.run_test_block(t.body, ev.main_module);
-      } catch (LangError& e) {
-        ev.tests.failures.push_back(e.formatted());
-        ++ev.tests.failed_in_block;
-        interrupted = e.interrupted;
-      } catch (std::exception& e) {
-        ev.tests.failures.push_back(std::string("error: ") + e.what());
-        ++ev.tests.failed_in_block;
-      }
-      for (size_t k = before; k < ev.tests.failures.size(); ++k)
-        report.failures.push_back("test \"" + t.name + "\": " + ev.tests.failures[k]);
-      ev.tests.failures.resize(before);
-      if (ev.tests.failed_in_block) ++report.failed;
-      else ++report.passed;
-      ev.tests.active = false;
-    });
-    if (interrupted || ev.interrupt_flag.exchange(false)) {
-      report.interrupted = true;
-      if (!interrupted) report.failures.push_back("error: interrupted"), ++report.failed;
-      break;
+    if (options.select && !options.select(t.name)) {
+      ++report.deselected;
+      continue;
     }
+    TestResult result = impl_->run_test_block(t, watchdog, &interrupted);
+    record_result(report, result, options);
+    report.interrupted = interrupted;
+    report.stopped = !result.passed && options.stop_at_first_failure;
+    if (interrupted || report.stopped) break;
   }
   return report;
+}
+
+TestCollection collect_tests(const std::string& path) {
+  TestCollection out;
+  auto file = std::make_shared<lang::SourceFile>();
+  file->name = path;
+  if (std::string problem = read_program_file(path, &file->text); !problem.empty()) {
+    out.error = "error: " + problem;
+    return out;
+  }
+  auto parsed = lang::parse(file);
+  if (!parsed.program) {
+    out.error = parsed.error.value_or("syntax error");
+    return out;
+  }
+  for (auto& s : parsed.program->stmts)
+    if (s->kind == lang::StmtKind::Test) out.names.push_back(static_cast<const lang::TestStmt&>(*s).name);
+  return out;
 }
 
 bool Interpreter::has(const std::string& name) const { return impl_->ev.main_module->get(name) != nullptr; }
@@ -346,6 +421,10 @@ void Interpreter::set_limits(const Limits& limits) {
 }
 
 const Limits& Interpreter::limits() const { return impl_->limits; }
+
+void Interpreter::set_full_trace(bool on) { impl_->ev.full_trace = on; }
+
+bool Interpreter::full_trace() const { return impl_->ev.full_trace; }
 
 std::optional<EvalError> Interpreter::sandbox_refusal(const std::string& what) const {
   try {

@@ -15,11 +15,14 @@
 namespace nabla {
 
 // What went wrong, formatted for the user: "file:line:col: error: message", the
-// source line, a caret, then the call trace ("  at train.dsl:12:5 in step()").
+// source line, a caret, then the call trace ("  at train.dsl:12:5 in step()"). An
+// error raised inside the standard library is at the innermost line of the user's
+// code, its library frames marked " [library]" in the trace (see set_full_trace).
 struct EvalError {
   enum class Kind { syntax, runtime } kind = Kind::runtime;
   std::string message;  // the whole formatted text
   bool interrupted = false;  // a runtime error from Interpreter::interrupt (Ctrl-C): exit status 130
+  bool timed_out = false;    // a test's time limit stopped it (TestOptions::timeout_s), not Ctrl-C
 };
 
 struct EvalResult {
@@ -48,12 +51,42 @@ struct Limits {
   bool sandbox = false;
 };
 
-// Results of test blocks (`nabla test`).
-struct TestReport {
-  int passed = 0, failed = 0;
-  bool interrupted = false;  // Ctrl-C stopped the file: its remaining blocks did not run
+// One test block's result (`nabla test -v` prints each as it ends).
+struct TestResult {
+  std::string name;  // the test's name; "" for the file's top level when it failed
+  bool passed = true;
+  bool timed_out = false;  // stopped by TestOptions::timeout_s
+  double seconds = 0;
   std::vector<std::string> failures;  // each formatted with its location
 };
+
+// How run_tests runs a file's test blocks (`nabla test -k -x --timeout`).
+struct TestOptions {
+  // Which tests run, by name; every test when empty. The others are deselected.
+  std::function<bool(const std::string& name)> select;
+  // Seconds each test block (and the file's top level) may run; 0: no limit. A block
+  // past it stops at its next statement, loop iteration or call, as Ctrl-C stops
+  // one, and fails with "timed out after S s"; the next block runs.
+  double timeout_s = 0;
+  bool stop_at_first_failure = false;  // the file's remaining blocks do not run
+  std::function<void(const TestResult&)> on_result;  // called as each test ends
+};
+
+// Results of test blocks (`nabla test`).
+struct TestReport {
+  int passed = 0, failed = 0, deselected = 0;
+  bool interrupted = false;  // Ctrl-C stopped the file: its remaining blocks did not run
+  bool stopped = false;      // TestOptions::stop_at_first_failure stopped the file
+  std::vector<std::string> failures;  // each formatted with its location, after `test "name": `
+};
+
+// The test blocks of a program file, found by parsing it without running it (`nabla
+// test --collect-only`); `error` is the syntax error or the read problem, else "".
+struct TestCollection {
+  std::vector<std::string> names;
+  std::string error;
+};
+TestCollection collect_tests(const std::string& path);
 
 // What `nabla graph` and the REPL's `:graph` ask of graph mode (Interpreter::graph;
 // interp/app/graph_command.cpp). `entry` is an expression evaluated in the global scope:
@@ -128,8 +161,9 @@ class Interpreter {
   // REPL's :prof; `profile { }` in the language, interp/builtins/profile.hpp).
   EvalResult eval_profiled(const std::string& source, const std::string& name);
   EvalResult eval_file(const std::string& path);
-  // Runs the file's top level, then every `test "name" { ... }` block in it.
-  TestReport run_tests(const std::string& path);
+  // Runs the file's top level, then every `test "name" { ... }` block in it that
+  // options.select selects.
+  TestReport run_tests(const std::string& path, const TestOptions& options = {});
 
   // Read back values of globals.
   bool has(const std::string& name) const;
@@ -166,6 +200,13 @@ class Interpreter {
   // Budgets and sandbox mode for the evals that follow (see Limits).
   void set_limits(const Limits& limits);
   const Limits& limits() const;
+  // Errors raised inside the standard library are shown at the innermost line of the
+  // user's code, the library frames marked "[library]" in the trace, and the ops the
+  // library runs carry the user's call site and module path ("fc1 (train.dsl:12:9)").
+  // on: the library's own lines instead, for work on the library (`--full-trace`,
+  // the REPL's `:set full_trace on`). Off by default; reset() keeps it.
+  void set_full_trace(bool on);
+  bool full_trace() const;
   // In sandbox mode, the error that `what` (a REPL command such as ":load") gets, the
   // same as a builtin that reaches outside ("error: :load is not available in sandbox
   // mode ..."); nullopt when the sandbox is off. The REPL asks it before each command

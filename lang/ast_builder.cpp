@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "lang/grammar.hpp"
 #include "lang/stack_depth.hpp"
@@ -23,7 +24,17 @@ class Converter {
   std::unique_ptr<Program> program(const Node& root) {
     auto prog = std::make_unique<Program>();
     prog->file = file_;
-    for (const auto& child : root.children) prog->stmts.push_back(stmt(*child));
+    std::unordered_map<std::string, uint32_t> test_lines;  // name -> line of the first test so named
+    for (const auto& child : root.children) {
+      prog->stmts.push_back(stmt(*child));
+      const Stmt& s = *prog->stmts.back();
+      if (s.kind != StmtKind::Test) continue;
+      auto [first, inserted] = test_lines.emplace(static_cast<const TestStmt&>(s).name, s.span.line);
+      // Names are unique in a file: `nabla test -k` and the reports name tests by them.
+      if (!inserted)
+        fail(*child, "duplicate test name \"" + clip_for_message(first->first) + "\": the first test so named is at line " +
+                         std::to_string(first->second));
+    }
     return prog;
   }
 

@@ -17,6 +17,10 @@ namespace nabla::lang {
 struct SourceFile {
   std::string name;  // "train.dsl", "<repl:3>", "<-e>"
   std::string text;
+  // The standard library's code, not the user's: an error raised while it runs is
+  // shown at the user's line that called into it, and its ops carry that line
+  // (Note [User line] in interp/eval/evaluator_trace.cpp).
+  bool library = false;
   std::string line(uint32_t line_number) const;  // 1-based, without the newline
   // The same without a copy (empty past the last line); valid while the file lives.
   std::string_view line_view(uint32_t line_number) const;

@@ -15,7 +15,7 @@
 // and z, so the f32 tensor between the two layers is never written. Each rewrite gives
 // bit for bit what the nodes it replaces give (Note [Requantized outputs] in
 // tensor/cpu/quantized.hpp: the epilogue quantizes the very f32 value the f32 output
-// would hold), which tests/passes/golden and tests/graph/quant_lower.dsl check.
+// would hold), which tests/passes/golden and tests/graph/test_quant_lower.dsl check.
 //
 // A quantize that follows the int8 op through a max_pool2d, reshape or view first
 // moves above them (quantization is monotone and elementwise, so it commutes with max

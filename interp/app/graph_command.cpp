@@ -189,6 +189,21 @@ std::vector<Value> examples_for(Evaluator& ev, const Entry& entry, const GraphRe
   return out;
 }
 
+// --entry Gate, a model class: a model of it when its constructor needs no arguments
+// (what the user meant), else the error says how to make one.
+Value model_of_class(Evaluator& ev, const Value& cls, const GraphRequest& req) {
+  const lang::ModelDecl& decl = *cls.as<ModelClassObj>()->decl;
+  std::string needed;
+  for (const lang::Param& p : decl.params)
+    if (!p.default_value && !p.variadic) needed += (needed.empty() ? "" : ", ") + p.name;
+  if (!needed.empty())
+    throw Error("graph: '" + req.entry + "' is a model class, not a model, and its constructor needs (" + needed +
+                "): construct one in --entry, such as --entry '" + decl.name + "(...)', or name a model that the file makes (let net = " +
+                decl.name + "(...))");
+  CallArgs none;
+  return ev.call_value(cls, none);
+}
+
 std::shared_ptr<GraphModule> module_for(Evaluator& ev, const Entry& entry, const GraphRequest& req) {
   Evaluator::CallSiteScope site(ev, &entry.site);
   if (entry.called) {
@@ -199,6 +214,11 @@ std::shared_ptr<GraphModule> module_for(Evaluator& ev, const Entry& entry, const
     if (!req.inputs.empty() || req.train)
       throw Error("graph: '" + req.entry + "' is already a graph module; --inputs and --train apply to a model or a function");
     return gm;
+  }
+  if (entry.value.tag == Tag::ModelClass) {
+    Entry made = entry;
+    made.value = model_of_class(ev, entry.value, req);
+    return compile_graph(ev, made.value, examples_for(ev, made, req), req.train);
   }
   if (!compilable(entry.value))
     throw Error("graph: '" + req.entry + "' is not a model, a function or a graph module (its type is " +

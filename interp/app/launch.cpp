@@ -39,6 +39,7 @@ struct LaunchCommand {
   int grace_s = 60;     // after a rank fails, before the others get SIGTERM
   std::string file;
   Args script_args;
+  Args rank_options;  // before FILE in each rank's command line
 };
 
 // The most ranks one launch starts: `-n 100000` started processes until the machine
@@ -306,7 +307,9 @@ std::vector<pid_t> start_ranks(const LaunchCommand& cmd, int port, const sigset_
     error = std::string("cannot find this program (/proc/self/exe): ") + std::strerror(errno);
     return {};
   }
-  Args argv = {std::string(exe, static_cast<size_t>(n)), cmd.file};
+  Args argv = {std::string(exe, static_cast<size_t>(n))};
+  argv.insert(argv.end(), cmd.rank_options.begin(), cmd.rank_options.end());
+  argv.push_back(cmd.file);
   argv.insert(argv.end(), cmd.script_args.begin(), cmd.script_args.end());
   std::vector<pid_t> pids;
   std::fflush(nullptr);  // or the ranks would write the launcher's buffered output again
@@ -323,8 +326,9 @@ std::vector<pid_t> start_ranks(const LaunchCommand& cmd, int port, const sigset_
 
 }  // namespace
 
-int run_launch(const Args& args) {
+int run_launch(const Args& args, const Args& rank_options) {
   LaunchCommand cmd;
+  cmd.rank_options = rank_options;
   if (std::string e = parse_launch_args(args, cmd); !e.empty()) return usage_error(e);
   int port = cmd.master_port ? cmd.master_port : find_free_port();
   if (port == 0) return std::fprintf(stderr, "nabla launch: cannot find a free port: %s\n", std::strerror(errno)), 1;

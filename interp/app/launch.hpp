@@ -10,8 +10,9 @@
 
 namespace nabla {
 
-// `args` are those after "launch". Returns the exit status: 0 when every rank
+// `args` are those after "launch"; `rank_options` go before FILE in each rank's
+// command line ("--full-trace"). Returns the exit status: 0 when every rank
 // succeeds, else the first failing rank's (128 + N for signal N); 2 on a usage error.
-int run_launch(const std::vector<std::string>& args);
+int run_launch(const std::vector<std::string>& args, const std::vector<std::string>& rank_options = {});
 
 }  // namespace nabla

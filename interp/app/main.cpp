@@ -2,7 +2,8 @@
 // the language's test runner (`nabla test PATH`), graph mode (`nabla graph FILE
 // --entry NAME`), local data-parallel ranks (`nabla launch -n N FILE`, launch.hpp)
 // and --version/--help/--list-ops; --max-steps, --max-memory and --sandbox before any
-// of them but launch set the interpreter's Limits (docs/hardening.md).
+// of them but launch set the interpreter's Limits (docs/hardening.md), and
+// --full-trace before any of them shows errors at the standard library's own lines.
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
 // syntax error, 130 when Ctrl-C (SIGINT) stopped it. Errors go to stderr. Uses the
 // language only through the embedding API (interp/interpreter.hpp); reads the pass
@@ -25,6 +26,7 @@
 #include "interp/app/launch.hpp"
 #include "interp/app/program_file.hpp"
 #include "interp/app/repl.hpp"
+#include "interp/app/test_command.hpp"
 #include "interp/interpreter.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -33,11 +35,12 @@ namespace {
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 
-const char* const kHelp =
+const char* const kUsage =
     "usage: nabla                        start the REPL\n"
     "       nabla FILE.dsl [ARGS...]     run a script (ARGS are `args` in the language)\n"
     "       nabla -e CODE [ARGS...]      run CODE\n"
-    "       nabla test PATH...           run the test blocks of every .dsl file under PATH\n"
+    "       nabla test [-k PATTERN] [-v] [-x] [--timeout S] [--collect-only] PATH...\n"
+    "                                    run the test blocks of PATH (test_*.dsl, *_test.dsl)\n"
     "       nabla graph FILE.dsl --entry NAME [OPTIONS] [-- ARGS...]\n"
     "                                    capture NAME as a graph, optimize, print, draw\n"
     "       nabla graph --list-passes    list the graph passes and the default pipeline\n"
@@ -46,9 +49,11 @@ const char* const kHelp =
     "       nabla --version | --help | --list-ops\n"
     "       nabla [--max-steps N] [--max-memory BYTES] [--sandbox] [COMMAND...]\n"
     "                                    any of the above but launch (or the REPL), with limits\n"
+    "       nabla --full-trace [COMMAND...]\n"
+    "                                    any of the above, errors at the standard library's lines\n"
     "\n"
     "  --version    print the version and the CUDA runtime found\n"
-    "  --help       print this help\n"
+    "  --help       print this help (nabla test --help, nabla graph --help: the command's part)\n"
     "  --list-ops   print every op of the op table: name, devices, whether it has\n"
     "               a gradient, whether the graph passes can fuse it, and a\n"
     "               gradient of its gradient (or why not)\n"
@@ -57,10 +62,35 @@ const char* const kHelp =
     "  --max-memory BYTES  a runtime error when live CPU tensors would take more than\n"
     "                      BYTES (suffixes K, M, G: powers of 1024)\n"
     "  --sandbox           builtins that touch files, sockets or sleep are errors\n"
-    "\n"
+    "  --full-trace        an error raised inside the standard library (nn, optim, data,\n"
+    "                      ...) is shown at the library's line, not at the innermost line\n"
+    "                      of your code that called it, and ops the library runs keep its\n"
+    "                      lines in graphs and profiles (for work on the library itself;\n"
+    "                      the REPL's :set full_trace on)\n";
+
+const char* const kTestHelp =
+    "nabla test runs the `test \"name\" { ... }` blocks of each PATH: a file (whatever its\n"
+    "name), or a folder searched recursively for test_*.dsl and *_test.dsl files (folders\n"
+    "starting with '.' are skipped). Each file runs in a fresh interpreter: its top\n"
+    "level, then its test blocks; a failure prints FAIL and its location, and the run\n"
+    "ends with \"N passed, N failed\". Options:\n"
+    "  -k PATTERN       run the tests whose name matches: words matched as parts of the\n"
+    "                   name, ignoring case, combined with and, or, not and parentheses\n"
+    "                   (-k \"linear and not cuda\"); words side by side are one phrase\n"
+    "  -v, --verbose    print each test: PASS or FAIL, FILE::NAME and its time\n"
+    "  -x, --exitfirst  stop at the first failure\n"
+    "  --timeout S      a test (and a file's top level) running longer than S seconds\n"
+    "                   (default 60; 0: no limit) stops at its next statement, loop\n"
+    "                   iteration or call, fails with \"timed out after S s\", and the\n"
+    "                   run goes on\n"
+    "  --collect-only   list the tests that would run (FILE::NAME), run none\n";
+
+const char* const kGraphHelp =
     "nabla graph runs FILE.dsl (ARGS after -- are its `args`), then compiles NAME, a\n"
     "model, a function or a graph module defined at its top level, as compile() does,\n"
-    "runs the pass pipeline and prints one line per pass. Options:\n"
+    "runs the pass pipeline and prints one line per pass. A model class whose\n"
+    "constructor needs no arguments is constructed (--entry Net); else construct one\n"
+    "in NAME (--entry 'Net(4)'). Options:\n"
     "  --entry NAME         what to compile (also an expression: a call f(x, y)\n"
     "                       compiles f with those arguments as example inputs)\n"
     "  --inputs SPEC        example inputs: f32[64,784] or f32[64,1,28,28],i64[64]\n"
@@ -76,16 +106,31 @@ const char* const kHelp =
     "  --print              print the optimized graph's text form\n"
     "  --explain            print the passes' notes on rewrites not made, and the\n"
     "                       guards the graph depends on\n"
-    "\n"
+    "  --list-passes        list the graph passes and the default pipeline\n";
+
+const char* const kLaunchHelp =
     "nabla launch starts N processes of this nabla on FILE.dsl, as torchrun does, each\n"
     "with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1 and\n"
     "MASTER_PORT (a free port unless --master-port) for dist.init(), and OMP_NUM_THREADS\n"
     "= cores / N unless set. -n is also spelled --nproc-per-node. When a rank fails,\n"
     "the others get --grace seconds (60) to stop, then SIGTERM, then SIGKILL; the exit\n"
-    "status is the first failing rank's (128 + N for signal N).\n"
-    "\n"
+    "status is the first failing rank's (128 + N for signal N).\n";
+
+const char* const kHelpEnd =
     "In the REPL, :help lists its commands. Exit status: 0 on success, 1 on a runtime\n"
     "error or a failed test, 2 on a usage or syntax error, 130 when Ctrl-C stopped it.\n";
+
+int print_help() {
+  std::printf("%s\n%s\n%s\n%s\n%s", kUsage, kTestHelp, kGraphHelp, kLaunchHelp, kHelpEnd);
+  return 0;
+}
+
+// `nabla test --help`, `nabla graph --help`: the command's part of the help (not a
+// script's argument after --).
+bool asks_for_help(const Args& args) {
+  auto end = std::find(args.begin(), args.end(), "--");
+  return std::any_of(args.begin(), end, [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "nabla: error: %s\n", message.c_str());
@@ -94,6 +139,14 @@ int usage_error(const std::string& message) {
 
 // The limits of --max-steps, --max-memory and --sandbox, for every interpreter made here.
 nabla::Limits g_limits;
+// --full-trace, for every interpreter made here and the ranks of nabla launch.
+bool g_full_trace = false;
+
+// The front options' settings on a new interpreter.
+void apply_options(nabla::Interpreter& interp) {
+  interp.set_limits(g_limits);
+  interp.set_full_trace(g_full_trace);
+}
 
 // A count with an optional K, M or G suffix (powers of 1024); false when `text` is not one.
 bool parse_count(const std::string& text, uint64_t* out) {
@@ -113,14 +166,16 @@ bool parse_count(const std::string& text, uint64_t* out) {
   return true;
 }
 
-// Takes the limit options at the front of `args` into g_limits; "" when they are
-// fine, else the message.
-std::string take_limit_options(Args& args) {
+// Takes the options at the front of `args` (limits, --full-trace) into g_limits and
+// g_full_trace; "" when they are fine, else the message.
+std::string take_front_options(Args& args) {
   while (!args.empty()) {
     std::string option = args[0];
     bool numeric = option == "--max-steps" || option == "--max-memory";
     if (option == "--sandbox") {
       g_limits.sandbox = true;
+    } else if (option == "--full-trace") {
+      g_full_trace = true;
     } else if (!numeric) {
       break;
     } else {
@@ -175,7 +230,7 @@ int run_code(const std::string& code, const Args& args) {
   return with_interrupts([&] {
     nabla::Interpreter interp;
     interp.set_args(args);
-    interp.set_limits(g_limits);
+    apply_options(interp);
     nabla::InterruptScope scope(interp);
     return finish(interp.eval(code, "<-e>"));
   });
@@ -186,58 +241,20 @@ int run_script(const std::string& path, const Args& args) {
   return with_interrupts([&] {
     nabla::Interpreter interp;
     interp.set_args(args);
-    interp.set_limits(g_limits);
+    apply_options(interp);
     nabla::InterruptScope scope(interp);
     return finish(interp.eval_file(path));
   });
 }
 
-// The .dsl files under each path (a file, or a folder searched recursively), each
-// folder's files sorted; false after reporting a path that does not exist.
-bool collect_test_files(const Args& paths, std::vector<std::string>& files) {
-  for (const auto& path : paths) {
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return usage_error("no such file or folder: '" + path + "'"), false;
-    if (!fs::is_directory(path, ec)) {
-      files.push_back(path);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& e : fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec))
-      if (e.is_regular_file() && e.path().extension() == ".dsl") found.push_back(e.path().string());
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  return true;
-}
-
-// `nabla test PATH...`: each file in a fresh interpreter; every failure with its
-// location, then "N passed, N failed".
-int run_tests(const Args& paths) {
-  if (paths.empty()) return usage_error("`nabla test` needs a PATH (a .dsl file or a folder)");
+// `nabla test [OPTIONS] PATH...` (interp/app/test_command.hpp).
+int run_tests(const Args& args) {
+  if (asks_for_help(args)) return std::fputs(kTestHelp, stdout), 0;
+  nabla::TestCommand cmd;
+  if (std::string e = nabla::parse_test_args(args, cmd); !e.empty()) return usage_error(e);
   std::vector<std::string> files;
-  if (!collect_test_files(paths, files)) return 2;
-  return with_interrupts([&] {
-    int passed = 0, failed = 0;
-    bool interrupted = false;
-    for (size_t k = 0; k < files.size() && !interrupted; ++k) {
-      nabla::Interpreter interp;
-      interp.set_limits(g_limits);
-      nabla::TestReport report;
-      {
-        nabla::InterruptScope scope(interp);
-        report = interp.run_tests(files[k]);
-      }
-      passed += report.passed;
-      failed += report.failed;
-      interrupted = report.interrupted;
-      std::fflush(stdout);
-      for (const auto& failure : report.failures) std::printf("FAIL %s\n", failure.c_str());
-    }
-    std::printf("%d passed, %d failed%s\n", passed, failed, interrupted ? " (interrupted)" : "");
-    std::fflush(stdout);
-    return interrupted ? kInterruptedStatus : failed == 0 ? 0 : 1;
-  });
+  if (std::string e = nabla::collect_test_files(cmd.paths, files); !e.empty()) return usage_error(e);
+  return with_interrupts([&] { return nabla::run_test_files(cmd, files, apply_options); });
 }
 
 // ---- nabla graph ------------------------------------------------------------------
@@ -342,6 +359,7 @@ int run_graph(const GraphCommand& cmd);
 
 // `nabla graph FILE --entry NAME ...`: runs FILE, then Interpreter::graph.
 int run_graph_command(const Args& args) {
+  if (asks_for_help(args)) return std::fputs(kGraphHelp, stdout), 0;
   GraphCommand cmd;
   if (std::string e = parse_graph_args(args, cmd); !e.empty()) return usage_error(e);
   if (cmd.list_passes) return std::fputs(nabla::describe_passes().c_str(), stdout), 0;
@@ -352,7 +370,7 @@ int run_graph_command(const Args& args) {
 int run_graph(const GraphCommand& cmd) {
   nabla::Interpreter interp;
   interp.set_args(cmd.script_args);
-  interp.set_limits(g_limits);
+  apply_options(interp);
   nabla::InterruptScope scope(interp);
   if (int status = finish(interp.eval_file(cmd.file))) return status;
   if (is_identifier(cmd.request.entry) && !interp.has(cmd.request.entry))
@@ -373,15 +391,15 @@ int run_graph(const GraphCommand& cmd) {
 
 int main(int argc, char** argv) {
   Args args(argv + 1, argv + argc);
-  if (std::string e = take_limit_options(args); !e.empty()) return usage_error(e);
+  if (std::string e = take_front_options(args); !e.empty()) return usage_error(e);
   if (args.empty()) {
     nabla::Interpreter interp;
-    interp.set_limits(g_limits);
+    apply_options(interp);
     return nabla::run_repl(interp);
   }
   const std::string& first = args[0];
   Args rest(args.begin() + 1, args.end());
-  if (first == "--help" || first == "-h") return std::fputs(kHelp, stdout), 0;
+  if (first == "--help" || first == "-h") return print_help();
   if (first == "--version") {
     std::printf("nabla %s\n%s\n", NABLA_VERSION, nabla::cuda::runtime_info().c_str());
     return 0;
@@ -396,7 +414,7 @@ int main(int argc, char** argv) {
   if (first == "launch") {
     if (g_limits.max_steps || g_limits.max_memory || g_limits.sandbox)
       return usage_error("--max-steps, --max-memory and --sandbox do not reach the ranks of nabla launch");
-    return nabla::run_launch(rest);
+    return nabla::run_launch(rest, g_full_trace ? Args{"--full-trace"} : Args{});
   }
   if (first.size() > 1 && first[0] == '-') return usage_error("unknown option '" + first + "' (see nabla --help)");
   return run_script(first, rest);

@@ -100,6 +100,8 @@ const Command kCommands[] = {
     {"ops", ":ops", "every op of the table: devices, grad, fusable, grad of grad (as nabla --list-ops)"},
     {"mem", ":mem [device]",
      "a device's memory (cpu by default, or cuda[:N]): figures, largest live tensors and their lines"},
+    {"set", ":set [setting]",
+     "the settings; :set full_trace on shows errors and ops at the standard library's own lines, off at yours"},
     {"quit", ":quit", "leave the REPL (Ctrl-D too)"},
 };
 
@@ -423,6 +425,7 @@ class Repl {
     else if (name == "passes" && arg.empty()) std::printf("%s", describe_passes().c_str());
     else if (name == "ops" && arg.empty()) std::printf("%s", describe_ops().c_str());
     else if (name == "mem") memory(arg.empty() ? "cpu" : arg);
+    else if (name == "set") set(arg);
     else if (name == "type" || name == "time" || name == "prof" || name == "load" || name == "graph" ||
              name == "passes" || name == "cost" || name == "ops" || name == "reset")
       usage_error("usage: " + usage_of(name));
@@ -527,6 +530,17 @@ class Repl {
       std::fprintf(stderr, "error: %s\n", e.what());
       worst_ = std::max(worst_, 1);
     }
+  }
+
+  // :set prints the settings; :set NAME VALUE changes one. The only one is
+  // full_trace (`nabla --full-trace`): errors raised inside the standard library at
+  // its own lines rather than the user's.
+  void set(const std::string& arg) {
+    if (arg.empty()) return (void)std::printf("full_trace %s\n", interp_.full_trace() ? "on" : "off");
+    auto [setting, value] = split_command(":" + arg);
+    if (setting != "full_trace") return usage_error("unknown setting '" + setting + "' (settings: full_trace)");
+    if (value != "on" && value != "off") return usage_error("usage: :set full_trace on|off, got '" + value + "'");
+    interp_.set_full_trace(value == "on");
   }
 
   void load(const std::string& path) {

@@ -129,7 +129,7 @@ Value empty_cache_builtin(Evaluator&, CallArgs& a) {
 Value memory_summary_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("memory_summary", a, {"device", "top"}, 0);
   int64_t top = b.has(1) ? as_int(b[1], "memory_summary(): top") : 10;
-  return make_str(memory_summary(cuda_device(device_index(b, 0, "memory_summary")),
+  return make_report(memory_summary(cuda_device(device_index(b, 0, "memory_summary")),
                                  static_cast<size_t>(std::max<int64_t>(top, 0))));
 }
 

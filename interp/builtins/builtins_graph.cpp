@@ -255,6 +255,44 @@ std::string explain_graph(const GraphModule& gm) {
   return s;
 }
 
+namespace {
+
+// "x: f32[64, 784], y: i64[64]": the graph's values of `kind`, or its outputs.
+std::string values_text(const graph::Graph& g, const std::vector<int>& ids, bool named) {
+  std::string s;
+  for (int id : ids) {
+    const graph::Value& v = g.value(id);
+    if (named && v.kind != graph::ValueKind::input) continue;
+    s += (s.empty() ? "" : ", ") + (named ? v.name + ": " : std::string()) + graph::meta_str(v.meta);
+  }
+  return s.empty() ? "none" : s;
+}
+
+std::string passes_text(const std::vector<graph::PassRecord>& records) {
+  std::string s;
+  for (const auto& r : records) s += (s.empty() ? "" : ", ") + r.name;
+  return s.empty() ? "none (gm.optimize() runs the default pipeline)" : s;
+}
+
+}  // namespace
+
+std::string describe_graph_module(const GraphModule& gm) {
+  if (gm.graphs.empty()) return "graph module '" + gm.name + "' (nothing captured)";
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  std::string guards;
+  for (size_t a = 0; a < cg.guards.args.size(); ++a)
+    guards += (guards.empty() ? "" : ", ") + gm.arg_names[a] + " == " + cg.guards.args[a];
+  if (!cg.guards.training.empty()) guards += (guards.empty() ? "" : ", ") + std::string("training flags == ") + cg.guards.training;
+  return "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + ")\n" +
+         "  inputs:  " + values_text(cg.graph, cg.graph.inputs, true) + "\n" +
+         "  outputs: " + values_text(cg.graph, cg.graph.outputs, false) + "\n" +
+         "  nodes:   " + std::to_string(cg.captured.nodes.size()) + " captured, " +
+         std::to_string(cg.graph.nodes.size()) + " after passes\n" +
+         "  passes:  " + passes_text(cg.records) + "\n" +
+         "  guards:  " + (guards.empty() ? "none" : guards) + "\n" +
+         "  graphs cached: " + std::to_string(gm.graphs.size());
+}
+
 std::string graph_heading(const GraphModule& gm) {
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
   return "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "): " +
@@ -361,6 +399,7 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   auto obj = std::make_shared<GraphModuleObj>();
   obj->gm = gm;
   obj->type_name = "graph module";
+  obj->describe = [gm] { return describe_graph_module(*gm); };
   obj->methods["__call__"] = [gm](Evaluator& ev, CallArgs& a) {
     std::vector<Value> args(a.pos.begin() + 1, a.pos.end());
     if (!a.kw.empty()) fail("graph module: call it with positional arguments");
@@ -369,7 +408,7 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   obj->methods["optimize"] = [gm](Evaluator&, CallArgs& a) {
     Bound b = bind("optimize", a, {"self", "passes", "explain"}, 1);
     std::string spec = b.has(1) ? str(b[1]) : "default";
-    return make_str(optimize_graph(*gm, spec, b.has(2) && as_bool(b[2], "optimize(): explain")));
+    return make_report(optimize_graph(*gm, spec, b.has(2) && as_bool(b[2], "optimize(): explain")));
   };
   obj->methods["ir"] = [gm](Evaluator&, CallArgs& a) {
     Bound b = bind("ir", a, {"self", "captured"}, 1);
@@ -405,7 +444,7 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   obj->methods["cost"] = [gm](Evaluator&, CallArgs& a) { return graph_cost_method(*gm, a); };
   obj->methods["explain"] = [gm](Evaluator&, CallArgs& a) {
     bind("explain", a, {"self"}, 1);
-    return make_str(explain_graph(*gm));
+    return make_report(explain_graph(*gm));
   };
   return Value::object(Tag::Object, obj);
 }

@@ -39,7 +39,7 @@ Value memory_summary_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("memory_summary", a, {"device", "top"}, 0);
   int64_t top = b.has(1) ? as_int(b[1], "memory_summary(): top") : 10;
   if (top < 0) fail("memory_summary(): top must be 0 or more, got " + std::to_string(top));
-  return make_str(memory_summary(device_arg(b, 0, "memory_summary"), static_cast<size_t>(top)));
+  return make_report(memory_summary(device_arg(b, 0, "memory_summary"), static_cast<size_t>(top)));
 }
 
 const BuiltinEntry kMemoryBuiltins[] = {

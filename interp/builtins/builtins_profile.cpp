@@ -60,7 +60,7 @@ Value profile_value(std::shared_ptr<const Profiler> p) {
     auto [group, sort] = group_and_sort(b);
     int64_t rows = b.has(3) ? as_int(b[3], "table(): rows") : 0;
     if (rows < 0) fail("table(): rows must be 0 (all) or more, got " + std::to_string(rows));
-    return make_str(profile_table(*p, group, sort, static_cast<size_t>(rows)));
+    return make_report(profile_table(*p, group, sort, static_cast<size_t>(rows)));
   };
   obj->methods["rows"] = [p](Evaluator&, CallArgs& a) {
     Bound b = bind("rows", a, {"self", "group", "sort"}, 1);

@@ -2,6 +2,7 @@
 // failure is recorded (with the calling line) and the block goes on; outside one it
 // is an error. Running test blocks is interpreter.cpp's. The table at the end is
 // this family's (Note [Builtin tables]).
+#include <atomic>
 #include <cmath>
 
 #include "interp/builtins/builtins_internal.hpp"
@@ -55,13 +56,29 @@ Value expect_close_builtin(Evaluator& ev, CallArgs& a) {
   return Value();
 }
 
+// Runs expect_error's code: a function (called with no arguments) or a str of code,
+// which sees the test block's locals (Evaluator::eval_source).
+void run_expected_error_code(Evaluator& ev, const Value& code) {
+  if (code.tag == Tag::Str) {
+    // Each run is its own source ("<expect_error:3>"): origins are interned by place, and
+    // one name for all would give an allocation error the text of another run's code.
+    static std::atomic<uint64_t> runs{0};
+    std::string name = "<expect_error:" + std::to_string(++runs) + ">";
+    ev.eval_source(code.as<StrObj>()->s, name, ev.current_module(), false);
+    return;
+  }
+  CallArgs none;
+  ev.call_value(code, none);
+}
+
 Value expect_error_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("expect_error", a, {"code", "message"}, 1);
-  if (b[0].tag != Tag::Str) fail(std::string("expect_error(): 'code' must be a str, got ") + type_name(b[0]));
+  if (b[0].tag != Tag::Str && !is_callable_value(b[0]))
+    fail(std::string("expect_error(): 'code' must be a function or a str of code, got ") + type_name(b[0]));
   std::string part = b.has(1) ? str(b[1]) : "";
   const lang::SourceSpan* span = ev.current_span;
   try {
-    ev.eval_source(b[0].as<StrObj>()->s, "<expect_error>", ev.current_module(), false);
+    run_expected_error_code(ev, b[0]);
   } catch (LangError& e) {
     if (e.interrupted) throw;
     ev.current_span = span;
@@ -80,8 +97,9 @@ const BuiltinEntry kTestBuiltins[] = {
     {"expect_close", expect_close_builtin, "expect_close(actual, expected, rtol=1e-05, atol=1e-08, msg=none)",
      "Records a failure unless every element is within atol + rtol * |expected|. Example: expect_close(y, [1.0, 2.0])"},
     {"expect_error", expect_error_builtin, "expect_error(code, message=\"\")",
-     "Records a failure unless running the str code raises an error containing message. "
-     "Example: expect_error(\"1 / 0\", \"division by zero\")"},
+     "Records a failure unless running code (a function of no arguments, or a str of code that sees "
+     "the test block's locals) raises an error containing message. "
+     "Example: expect_error(fn() = m(bad), \"shape\") or expect_error(\"1 / 0\", \"division by zero\")"},
 };
 
 }  // namespace

@@ -68,7 +68,7 @@ Value graph_cost_method(const GraphModule& gm, CallArgs& a) {
   if (b.has(2) && !parse_device(str(b[2]), &device))
     fail("graph module: cost(): device must be \"cpu\", \"cuda\" or \"cuda:N\", got '" + str(b[2]) + "'");
   const Device* d = b.has(2) ? &device : nullptr;
-  if (!b.has(1) || as_bool(b[1], "cost(): table")) return make_str(graph_cost_table(gm, d));
+  if (!b.has(1) || as_bool(b[1], "cost(): table")) return make_report(graph_cost_table(gm, d));
   return cost_dict(graph::graph_cost(graph_in_use(gm)), roofline_for(gm, d));
 }
 

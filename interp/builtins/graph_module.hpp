@@ -41,6 +41,9 @@ void render_graph(const GraphModule& gm, const std::string& path, const std::str
 void render_memory_plan(const GraphModule& gm, const std::string& path);
 // "graph module 'MLP' (inference): 12 nodes captured, 9 after passes" (the graph in use).
 std::string graph_heading(const GraphModule& gm);
+// print(gm): the graph in use's inputs (names, dtypes, shapes), outputs, node counts,
+// the passes run on it and its guards, and how many graphs are cached.
+std::string describe_graph_module(const GraphModule& gm);
 // gm.explain(): the guards of each cached graph, its passes, and every capture with its reason.
 std::string explain_graph(const GraphModule& gm);
 

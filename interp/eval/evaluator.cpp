@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
@@ -30,8 +31,12 @@ std::string LangError::formatted() const {
 
 void Evaluator::throw_interrupt() {
   interrupt_flag.store(false);
-  LangError e("interrupted");
+  bool timeout = timed_out.exchange(false);
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", timeout_s);
+  LangError e(timeout ? "timed out after " + std::string(limit) + " s (nabla test --timeout)" : "interrupted");
   e.interrupted = true;
+  e.timed_out = timeout;
   throw e;
 }
 
@@ -93,28 +98,6 @@ void Evaluator::Impl::assign_name(const Name& n, Value v) {
 }
 
 // ---- statements -------------------------------------------------------------------------
-
-void Evaluator::Impl::locate(LangError& e, const SourceSpan& span) {
-  e.located = true;
-  e.span = span;
-  size_t n = stack.size();
-  if (n == 0) return;
-  auto line = [](const SourceSpan* s, const std::string& name) {
-    return "  at " + (s ? s->where() : std::string("<native>")) + " in " + name;
-  };
-  std::vector<std::string> lines;
-  lines.push_back(line(&span, *stack[n - 1].name + "()"));
-  for (size_t k = n - 1; k >= 1; --k) lines.push_back(line(stack[k].site, *stack[k - 1].name + "()"));
-  lines.push_back(line(stack[0].site, "<module>"));
-  if (lines.size() > 24) {
-    size_t skipped = lines.size() - 20;
-    std::vector<std::string> cut(lines.begin(), lines.begin() + 10);
-    cut.push_back("  ... " + std::to_string(skipped) + " more calls ...");
-    cut.insert(cut.end(), lines.end() - 10, lines.end());
-    lines = std::move(cut);
-  }
-  e.trace = std::move(lines);
-}
 
 void Evaluator::Impl::rethrow_located(const SourceSpan& span) {
   try {
@@ -401,11 +384,17 @@ Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
 // an op: autograd nodes, graph capture, CPU and GPU allocations, anomaly mode, errors
 // from deep inside ops and a profiler all read it. It is always kept current, with no
 // condition, because it costs an int store: the text is interned once per AST node
-// (See Note [Interned origins]).
+// (See Note [Interned origins]). An expression of the standard library stands for the
+// user's call into it instead (See Note [User line] in evaluator_trace.cpp).
 void Evaluator::Impl::set_origin(const Expr& e) {
   if (e.origin_id == 0) [[unlikely]] {
     e.origin_id = intern_origin(e.span.where());
     note_origin_expression(e.origin_id, e.span.text());
+  }
+  const SourceFile* file = e.span.file.get();
+  if (file && file->library && !ev.full_trace) [[unlikely]] {
+    set_current_origin_id(library_origin(e));
+    return;
   }
   set_current_origin_id(e.origin_id);
 }

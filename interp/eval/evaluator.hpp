@@ -9,8 +9,10 @@
 // only by the resolver, so a variable access never hashes a string.
 //
 // Errors: one exception type (LangError) that gets the span of the innermost
-// expression that failed and a snapshot of the DSL call stack; nabla::Error thrown by
-// ops is converted at the expression that called the op.
+// expression that failed (of the innermost user frame when that expression is the
+// standard library's: Note [User line] in evaluator_trace.cpp) and a snapshot of the
+// DSL call stack; nabla::Error thrown by ops is converted at the expression that
+// called the op.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -78,7 +80,8 @@ class LangError : public std::exception {
   std::string message;
   lang::SourceSpan span;
   bool located = false;
-  bool interrupted = false;
+  bool interrupted = false;  // Ctrl-C or a test's time limit: expect_error and the like let it through
+  bool timed_out = false;    // the test's time limit (Evaluator::timeout_s), not Ctrl-C
   std::vector<std::string> trace;
   std::string formatted() const;
 };
@@ -104,11 +107,13 @@ class Evaluator {
   // Returns the last expression statement's value when `echo` is set.
   Value run_program(const std::shared_ptr<lang::Program>& prog, const std::shared_ptr<Module>& module,
                     bool want_echo, bool* has_echo);
-  // Runs `source` (named `name`) in a child scope of `module` (expect_error, member_names).
+  // Runs `source` (named `name`) in a child scope of `module` (expect_error, member_names);
+  // called from a test block's own statements, the scope sees the block's locals.
   Value eval_source(const std::string& source, const std::string& name, const std::shared_ptr<Module>& module,
                     bool want_value);
   std::shared_ptr<Module> current_module();
-  void run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module);
+  // Runs a test block's statements in `module`; expect_error's code (eval_source) sees its locals.
+  void run_test_block(const lang::TestStmt& test, const std::shared_ptr<Module>& module);
   std::shared_ptr<Module> new_module(const std::string& name, const std::string& path);
   // Interpreter::reset: a new main module (builtins and `args` only), no imports,
   // no profile, no test results. The builtins, native modules and settings stay.
@@ -160,6 +165,11 @@ class Evaluator {
     if (interrupt_flag.load(std::memory_order_relaxed)) throw_interrupt();
   }
   [[noreturn]] void throw_interrupt();
+  // A test's time limit (`nabla test --timeout`; interp/test_watchdog.hpp): the watchdog
+  // sets timed_out, then interrupt_flag, and the interrupt it causes is the error
+  // "timed out after <timeout_s> s" rather than "interrupted".
+  std::atomic<bool> timed_out{false};
+  double timeout_s = 0;
 
   // The step budget (Interpreter::set_limits): one step per statement executed, loop
   // iteration and call, counted from the start of each eval; past max_steps the
@@ -183,6 +193,10 @@ class Evaluator {
     if (sandbox) throw_sandboxed(what);
   }
   [[noreturn]] void throw_sandboxed(const char* what);
+  // `--full-trace`, the REPL's `:set full_trace on`: errors raised in the standard
+  // library are shown at the library's line and its ops carry their library lines,
+  // for work on the library itself (Note [User line] in evaluator_trace.cpp).
+  bool full_trace = false;
 
   struct Impl;
   std::unique_ptr<Impl> impl;

@@ -13,6 +13,7 @@
 
 #include "interp/eval/evaluator.hpp"
 #include "lang/stack_depth.hpp"
+#include "tensor/origin.hpp"
 
 namespace nabla::interp {
 
@@ -26,14 +27,32 @@ std::string stray_flow_message(Flow f);
 struct CallRec {
   const SourceSpan* site;
   const std::string* name;
+  // The origin of library ops run under this call when it is the innermost call made
+  // from the user's code and no layer call is above it (its site's text), once asked.
+  // See Note [User line] in evaluator_trace.cpp.
+  OriginId library_origin = 0;
 };
+
+// A model's method running (forward, step, ...): the model, the index in the call
+// stack of the method's frame, its module path from the outermost model method
+// running ("fc1", "encoder.layers.0.attn", as named_modules names it; found when
+// first asked) and the origin of the library ops under it. See Note [User line].
+struct LayerCall {
+  const InstanceObj* model;
+  size_t depth;
+  std::string path;
+  bool path_known = false;
+  OriginId origin = 0;  // "fc1 (train.dsl:12:9)", once asked
+};
+
+using BlockNames = std::unordered_map<std::string, int>;  // a scope's names and their slots
 
 struct RCtx {
   RCtx* parent = nullptr;
   bool is_module = false;
   Module* module = nullptr;
   FnInfo* info = nullptr;
-  std::vector<std::unordered_map<std::string, int>> blocks;
+  std::vector<BlockNames> blocks;
   const ModelInfo* model = nullptr;  // methods and constructors: bare member names
 };
 
@@ -46,6 +65,11 @@ struct Evaluator::Impl {
   std::unordered_map<const FnDecl*, FnInfo> fn_infos;
   std::unordered_map<const ModelDecl*, ModelInfo> model_infos;
   std::vector<std::shared_ptr<Program>> programs;
+  // The names each test block declares (module slots of its scope and the scopes
+  // inside it), so that expect_error's code sees the block's locals (test_block_locals).
+  std::unordered_map<const TestStmt*, BlockNames> test_locals;
+  BlockNames* recording_test_locals = nullptr;  // while a test block is resolved
+  const TestStmt* running_test = nullptr;        // while run_test_block runs one
 
   // Execution state.
   Frame* frame = nullptr;
@@ -68,7 +92,9 @@ struct Evaluator::Impl {
   inline void resolve_expr(const Expr& e);
   void resolve_chain(const Expr& top);
   inline void resolve_other_operands(const Expr& link);
-  void resolve_program(const Program& p, Module* m, bool child_scope);
+  // child_scope: the program's own names go in a scope of their own, inside
+  // `visible` when given (a test block's names; see test_locals).
+  void resolve_program(const Program& p, Module* m, bool child_scope, const BlockNames* visible = nullptr);
 
   // ================================ locations ================================
   Frame* frame_at(int depth) {
@@ -148,7 +174,21 @@ struct Evaluator::Impl {
     }
   }
 
+  // evaluator_trace.cpp: where an error is shown, and the origin of library ops
+  // (Note [User line]).
   void locate(LangError& e, const SourceSpan& span);
+  std::vector<LayerCall> layer_calls;
+  OriginId library_origin(const Expr& e);
+  const std::string& layer_path(size_t k);
+  std::string layer_label(size_t k);
+  // Records a model method call on layer_calls for its lifetime.
+  struct LayerScope {
+    Impl& im;
+    LayerScope(Impl& i, const InstanceObj& model) : im(i) { im.layer_calls.push_back({&model, im.stack.size()}); }
+    ~LayerScope() { im.layer_calls.pop_back(); }
+    LayerScope(const LayerScope&) = delete;
+    LayerScope& operator=(const LayerScope&) = delete;
+  };
   // The native stack is nearly full (deep recursion, or expressions nested deeply
   // inside it): fails with the recursion-limit message. See Note [Stack depth].
   [[noreturn]] void throw_stack_full();
@@ -192,7 +232,9 @@ struct Evaluator::Impl {
   std::shared_ptr<Module> import_once(const std::string& key, const std::string& shown,
                                       const std::function<std::shared_ptr<Module>()>& load);
   std::shared_ptr<Module> import_stdlib(const std::string& name);
-  inline std::shared_ptr<Module> load_module(const std::string& name, const std::string& path, const std::string& text);
+  // library: the standard library's (SourceFile::library).
+  inline std::shared_ptr<Module> load_module(const std::string& name, const std::string& path, const std::string& text,
+                                             bool library);
 
   // ================================ functions (evaluator_calls.cpp) ================================
   Value make_function(const std::shared_ptr<FnDecl>& decl, const std::string& name);

@@ -78,6 +78,7 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
   std::string qn = inst->cls->decl->name + "." + name;
   // The name must outlive the call record: keep it in a stable place.
   const std::string& stable = intern(qn);
+  LayerScope layer(*this, *inst);  // the module path of the library's ops (Note [User line])
   return invoke(d, info, inst->ctor_frame, inst->cls->module.get(), nullptr, self, args, stable);
 }
 

@@ -125,14 +125,15 @@ std::shared_ptr<Module> Evaluator::Impl::do_import(const ImportStmt& i) {
     std::string text;
     if (std::string problem = read_program_file(path, &text); !problem.empty())
       fail("cannot import '" + i.module + "': " + problem);
-    return load_module(import_alias(i), path, text);
+    return load_module(import_alias(i), path, text, false);
   });
 }
 
 // A standard-library module: the embedded source (or one registered by a test), else
 // stdlib/<name>.dsl on disk ($NABLA_STDLIB, then next to the source tree).
 std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) {
-  if (const std::string* src = find_stdlib_source(name)) return load_module(name, kStdlibPrefix + name + ".dsl", *src);
+  if (const std::string* src = find_stdlib_source(name))
+    return load_module(name, kStdlibPrefix + name + ".dsl", *src, true);
   ev.check_sandbox(("import " + name).c_str());  // not embedded: it would read the disk
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("NABLA_STDLIB")) dirs.push_back(env);
@@ -143,15 +144,17 @@ std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) 
   for (auto& d : dirs) {
     std::string path = d + "/" + name + ".dsl", text;
     if (program_file_problem(path).empty() && read_program_file(path, &text).empty())
-      return load_module(name, path, text);
+      return load_module(name, path, text, true);
   }
   fail("no module named '" + name + "'");
 }
 
-std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, const std::string& path, const std::string& text) {
+std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, const std::string& path,
+                                                    const std::string& text, bool library) {
   auto file = std::make_shared<SourceFile>();
   file->name = path;
   file->text = text;
+  file->library = library;
   auto parsed = parse(file);
   if (!parsed.program) fail("in module '" + name + "':\n" + parsed.error.value_or("syntax error"));
   auto m = ev.new_module(name, path);
@@ -257,10 +260,18 @@ std::shared_ptr<Module> Evaluator::current_module() {
   return impl->module ? impl->module->shared_from_this() : main_module;
 }
 
-void Evaluator::run_test_block(const lang::Block& body, const std::shared_ptr<Module>& module) {
+void Evaluator::run_test_block(const lang::TestStmt& test, const std::shared_ptr<Module>& module) {
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();
+  const lang::TestStmt* saved_test = impl->running_test;
+  impl->running_test = &test;
+  struct Restore {
+    Impl& impl;
+    const lang::TestStmt* test;
+    ~Restore() { impl.running_test = test; }
+  } restore{*impl, saved_test};
+  const lang::Block& body = test.body;
   Flow f = Flow::Normal;
   for (size_t k = 0; k < body.stmts.size() && f == Flow::Normal; ++k) {  // exec_block, checking interrupts
     f = impl->exec(*body.stmts[k]);
@@ -278,7 +289,10 @@ Value Evaluator::eval_source(const std::string& source, const std::string& name,
   if (!parsed.program) fail(parsed.error.value_or("syntax error"));
   std::shared_ptr<Program> prog(std::move(parsed.program));
   impl->programs.push_back(prog);
-  impl->resolve_program(*prog, module.get(), true);
+  // At a test block's own level (not in a function it calls), the code sees the block's locals.
+  const BlockNames* visible = nullptr;
+  if (impl->running_test && !impl->frame && impl->module == module.get()) visible = &impl->test_locals[impl->running_test];
+  impl->resolve_program(*prog, module.get(), true, visible);
   Impl::FrameGuard g(*impl);
   impl->frame = nullptr;
   impl->module = module.get();

@@ -15,6 +15,7 @@ Loc Evaluator::Impl::declare(const std::string& name) {
     if (it != b.end()) return {-1, it->second};
     int s = rc->module->anon_slot(name);
     b[name] = s;
+    if (recording_test_locals) (*recording_test_locals)[name] = s;
     return {-1, s};
   }
   auto& b = rc->blocks.back();
@@ -210,7 +211,14 @@ void Evaluator::Impl::resolve_stmt(const Stmt& s) {
       resolve_block(c.body);
       break;
     }
-    case StmtKind::Test: resolve_block(static_cast<const TestStmt&>(s).body); break;
+    case StmtKind::Test: {
+      auto& t = static_cast<const TestStmt&>(s);
+      BlockNames* saved = recording_test_locals;
+      recording_test_locals = &test_locals[&t];
+      resolve_block(t.body);
+      recording_test_locals = saved;
+      break;
+    }
   }
 }
 
@@ -321,11 +329,12 @@ void Evaluator::Impl::resolve_expr(const Expr& e) {
   }
 }
 
-void Evaluator::Impl::resolve_program(const Program& p, Module* m, bool child_scope) {
+void Evaluator::Impl::resolve_program(const Program& p, Module* m, bool child_scope, const BlockNames* visible) {
   RCtx c;
   c.is_module = true;
   c.module = m;
   c.blocks.emplace_back();
+  if (visible) c.blocks.push_back(*visible);  // read and assigned, but a `let` makes a name of its own
   if (child_scope) c.blocks.emplace_back();
   RCtx* saved = rc;
   Module* saved_module = module;

@@ -88,6 +88,23 @@ void direct_submodules(const InstanceObj& model, std::vector<std::pair<std::stri
   for (const Field& f : model.fields) field_submodules(f, out, seen_containers);
 }
 
+std::string submodule_name(const InstanceObj& model, const InstanceObj& child) {
+  std::vector<std::pair<std::string, Value>> found;
+  AddressSet seen_containers;
+  for (const Field& f : model.fields) {
+    if (f.value.tag == Tag::Instance) {
+      if (f.value.o.get() == &child) return f.name;
+      continue;
+    }
+    if (!is_container(f.value)) continue;
+    found.clear();
+    field_submodules(f, found, seen_containers);
+    for (auto& [name, module] : found)
+      if (module.o.get() == &child) return name;
+  }
+  return "";
+}
+
 bool holds_models(const Value& container) {
   std::vector<std::pair<std::string, Value>> found;
   AddressSet seen;

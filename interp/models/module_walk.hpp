@@ -65,6 +65,11 @@ void direct_submodules(const InstanceObj& model, std::vector<std::pair<std::stri
 // The same for one field.
 void field_submodules(const Field& f, std::vector<std::pair<std::string, Value>>& out, AddressSet& seen_containers);
 
+// The name `child` has among `model`'s direct submodules ("fc1", "layers.0"; the
+// first if it has several), or "" when it is not one of them. Stops at the field
+// that holds it.
+std::string submodule_name(const InstanceObj& model, const InstanceObj& child);
+
 bool is_container(const Value& v);  // a list, tuple or dict
 // Whether a container holds a model, at any depth.
 bool holds_models(const Value& container);

@@ -69,6 +69,11 @@ void ListObj::reserve_items(size_t extra) {
 }
 
 Value make_str(std::string s) { return Value::object(Tag::Str, std::make_shared<StrObj>(std::move(s))); }
+Value make_report(std::string text) {
+  auto s = std::make_shared<StrObj>(std::move(text));
+  s->repr_is_text = true;
+  return Value::object(Tag::Str, std::move(s));
+}
 Value make_list(std::vector<Value> items) {
   auto l = std::make_shared<ListObj>();
   l->items = std::move(items);
@@ -348,17 +353,23 @@ std::string leaf_str(const Value& v) {
       return "range(" + std::to_string(r->start) + ", " + std::to_string(r->stop) +
              (r->step != 1 ? ", " + std::to_string(r->step) : std::string()) + ")";
     }
-    case Tag::Object: return "<" + v.as<ObjectObj>()->type_name + ">";
+    case Tag::Object: {
+      auto* o = v.as<ObjectObj>();
+      return o->describe ? o->describe() : "<" + o->type_name + ">";
+    }
     default: return "?";  // containers and strings are print_into's
   }
 }
 
 void print_into(std::string& out, const Value& v, bool quoted, int depth) {
   switch (v.tag) {
-    case Tag::Str:
-      if (quoted) out += quote(v.as<StrObj>()->s);
-      else out += v.as<StrObj>()->s;
+    case Tag::Str: {
+      auto* s = v.as<StrObj>();
+      if (quoted && s->repr_is_text) out += s->s.size() && s->s.back() == '\n' ? s->s.substr(0, s->s.size() - 1) : s->s;
+      else if (quoted) out += quote(s->s);
+      else out += s->s;
       return;
+    }
     case Tag::List:
     case Tag::Tuple:
     case Tag::Dict: print_container(out, v, depth); return;

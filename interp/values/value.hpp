@@ -118,6 +118,8 @@ struct StrObj : Obj {
   explicit StrObj(std::string v);  // the budget's error when it would pass the budget
   ~StrObj() override;
   std::string s;  // never changed after construction (its charge is its size)
+  // A report (make_report): its repr is its text, so the REPL's echo shows the table.
+  bool repr_is_text = false;
 };
 // Containers are Tracked: the cycle collector frees the cycles they form
 // (Note [Reference cycles] in cycles.hpp; their references are listed in cycles.cpp).
@@ -269,6 +271,8 @@ struct ObjectObj : Obj, Tracked {
   std::string type_name;
   std::vector<std::pair<std::string, Value>> attrs;
   std::unordered_map<std::string, NativeFn> methods;  // called with self as pos[0]
+  // What print and repr show; "<type_name>" when unset (a graph module's summary).
+  std::function<std::string()> describe;
   Value* find(const std::string& n) {
     for (auto& [k, v] : attrs)
       if (k == n) return &v;
@@ -283,6 +287,11 @@ struct ObjectObj : Obj, Tracked {
 // ---- helpers ------------------------------------------------------------------------
 
 Value make_str(std::string s);
+// A str that a builtin returns as a report for people to read (gm.optimize(), gm.cost(),
+// gm.explain(), memory_summary(), a profile's table()): a str in every way but its repr, which is the text itself rather than
+// a quoted literal, so the REPL echoes the table as print() shows it (as a Python str
+// subclass whose __repr__ is __str__).
+Value make_report(std::string text);
 Value make_list(std::vector<Value> items = {});
 Value make_tuple(std::vector<Value> items = {});
 Value make_native(std::string name, NativeFn fn);

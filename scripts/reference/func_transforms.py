@@ -9,11 +9,11 @@ writes, in float64 with fixed seeds (the class targets are i64):
   that made it (the `calls` dict of this script), for a reader of the tests;
 - tests/func/reference/functional_call.safetensors: a model with batch norm, its own
   state and another state, and what torch.nn.utils.stateless.functional_call gives
-  with the other state (tests/func/functional_call.dsl).
+  with the other state (tests/func/test_functional_call.dsl).
 
 tests/func/models.dsl writes the same functions in the language, each taking a params
 dict with the keys below (`models.params(ref, "mlp")` reads one from the file), and
-tests/func/models_match.dsl checks their values and loss gradients against this file.
+tests/func/test_models_match.dsl checks their values and loss gradients against this file.
 
 The functions (F is torch.nn.functional; every one is also in tests/func/models.dsl):
 
@@ -314,7 +314,7 @@ def vmap_references():
 # ---- functional_call ----------------------------------------------------------------------
 
 class BatchNormNet(torch.nn.Module):
-    """tests/func/functional_call.dsl's Net: Linear(4, 6), BatchNorm1d(6), tanh, Linear(6, 3)."""
+    """tests/func/test_functional_call.dsl's Net: Linear(4, 6), BatchNorm1d(6), tanh, Linear(6, 3)."""
 
     def __init__(self):
         super().__init__()

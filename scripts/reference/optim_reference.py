@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Expected parameter trajectories and learning-rate sequences for the `optim` stdlib
-module, computed with PyTorch. Writes tests/stdlib/optim/reference.dsl (test blocks that
+module, computed with PyTorch. Writes tests/stdlib/optim/test_reference.dsl (test blocks that
 run the same problem in nabla and compare).
 
-    /usr/bin/python3 scripts/reference/optim_reference.py > tests/stdlib/optim/reference.dsl
+    /usr/bin/python3 scripts/reference/optim_reference.py > tests/stdlib/optim/test_reference.dsl
 
 The problem: three f64 parameters W [2,3], b [3], c [2]; the loss
 sum(0.5*A*W*W + B*W) + sum(0.5*a*b*b + bb*b) (c takes no part, so its grad stays none

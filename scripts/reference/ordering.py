@@ -4,7 +4,7 @@ Gradient cases avoid ties (sort and topk are not differentiable where two values
 meet); the ties of `sort_stable_ties` are checked forward only. cumprod's cases with
 zeros check the rule of Note [cumprod with zeros]. one_hot and multinomial have no
 gradient; multinomial's forward cases are the distributions whose draws are certain
-(one category per row), its statistics are checked in tests/stdlib/nn_ordering.dsl."""
+(one category per row), its statistics are checked in tests/stdlib/test_nn_ordering.dsl."""
 import torch
 import torch.nn.functional as F
 from lib import case, randn, randint

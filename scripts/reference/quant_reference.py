@@ -4,10 +4,10 @@ torch.ao.quantization: observers' min/max and quantization parameters after a fe
 batches, FakeQuantize's output and straight-through gradient, a dynamically quantized
 Linear (per-channel weights), one QAT forward/backward (fake-quantized input and
 weight), and HistogramObserver's histogram and quantization parameters after batches
-whose range grows (and shrinks, and starts constant). Writes tests/stdlib/quant/reference.dsl (test blocks that run the same in
+whose range grows (and shrinks, and starts constant). Writes tests/stdlib/quant/test_reference.dsl (test blocks that run the same in
 nabla and compare):
 
-    /usr/bin/python3 scripts/reference/quant_reference.py > tests/stdlib/quant/reference.dsl
+    /usr/bin/python3 scripts/reference/quant_reference.py > tests/stdlib/quant/test_reference.dsl
 """
 import warnings
 

@@ -157,7 +157,7 @@ class ChannelBlocks {
 
 // Bytes 0-7 of v to a, bytes 8-15 to b: both through _mm_storel_epi64, an unaligned
 // store. (_mm_storeh_pd stores through a double*, which must be 8-byte aligned, and
-// an output row of the u8 tensor need not be: UBSan's finding in stdlib_tests.)
+// an output row of the u8 tensor need not be: UBSan's finding in the stdlib tests.)
 inline void store_halves(__m128i v, uint8_t* a, uint8_t* b) {
   _mm_storel_epi64(reinterpret_cast<__m128i*>(a), v);
   _mm_storel_epi64(reinterpret_cast<__m128i*>(b), _mm_unpackhi_epi64(v, v));

@@ -106,6 +106,50 @@ launch_checks() {
     'nabla launch: rank [01] \(pid [0-9]+\) was killed by signal 15 \(SIGTERM\)' "$TMP/term.err"
 }
 
+# Errors raised inside the standard library: at the user's line, the library's frames
+# marked [library]; --full-trace (before any command) and the REPL's :set full_trace
+# on show the library's line instead, and keep it on the ops in a graph.
+full_trace_checks() {
+  local lib_err="linear: argument 'input' of shape [2, 5] has 5 features but argument 'weight' of shape [4, 3] expects 3"
+  local code='import nn; nn.Linear(3, 4)(randn(2, 5))'
+  expect "a library error at the user's line" 1 "" "tests/cli/library_error.dsl:4:9: error: $lib_err" -- \
+    "$NABLA" tests/cli/library_error.dsl
+  "$NABLA" tests/cli/library_error.dsl 2>"$TMP/lib.err"
+  check "the library's frame is marked" grep -qxE '  at <stdlib>/nn\.dsl:[0-9]+:[0-9]+ in Linear\.forward\(\) \[library\]' "$TMP/lib.err"
+  check "the caret under the user's call" grep -qx '          ^~~~~~~~~~~~~~~~~~~~~~~~~~~~' "$TMP/lib.err"
+  expect "--full-trace: a script's library error at the library's line" 1 "" "<stdlib>/nn.dsl:..." -- \
+    "$NABLA" --full-trace tests/cli/library_error.dsl
+  "$NABLA" --full-trace tests/cli/library_error.dsl 2>&1 | grep -qF "error: $lib_err" ||
+    { echo "FAIL --full-trace: the message"; failures=$((failures + 1)); }
+  expect "-e: a library error at the user's line" 1 "" "<-e>:1:12: error: $lib_err" -- "$NABLA" -e "$code"
+  expect "--full-trace -e" 1 "" "<stdlib>/nn.dsl:..." -- "$NABLA" --full-trace -e "$code"
+  "$NABLA" test tests/cli/library_error_tests.dsl | grep -qF \
+    "FAIL test \"a layer given the wrong input\": tests/cli/library_error_tests.dsl:5:11: error: $lib_err" ||
+    { echo "FAIL nabla test: a library error not at the test's line"; failures=$((failures + 1)); }
+  "$NABLA" --full-trace test tests/cli/library_error_tests.dsl | grep -qF \
+    "FAIL test \"a layer given the wrong input\": <stdlib>/nn.dsl:" ||
+    { echo "FAIL nabla --full-trace test: not at the library's line"; failures=$((failures + 1)); }
+  expect "the REPL: :set full_trace on, then off" 1 $'full_trace off\nfull_trace on' "<repl:1>:1:12: error: $lib_err" -- \
+    bash -c "printf '%s\n:set\n:set full_trace on\n:set\n%s\n:set full_trace off\n%s\n' '$code' '$code' '$code' | '$NABLA'"
+  printf '%s\n:set full_trace on\n%s\n:set full_trace off\n%s\n' "$code" "$code" "$code" | "$NABLA" 2>"$TMP/repl.err"
+  check "the REPL: at the library's line when on" [ "$(grep -c '^<stdlib>/nn.dsl:[0-9]*:[0-9]*: error: linear' "$TMP/repl.err")" = 1 ]
+  check "the REPL: at the entry's line when off" grep -q "^<repl:3>:1:12: error: linear" "$TMP/repl.err"
+  expect "the REPL: a bad :set" 2 "" "error: usage: :set full_trace on|off, got 'maybe'" -- \
+    bash -c "printf ':set full_trace maybe\n' | '$NABLA'"
+  expect "the REPL: an unknown setting" 2 "" "error: unknown setting 'colour' (settings: full_trace)" -- \
+    bash -c "printf ':set colour on\n' | '$NABLA'"
+  "$NABLA" graph "$GRAPH_MODELS" --entry 'mlp(randn(8, 5))' 2>"$TMP/graph.err"
+  check "graph: a capture's library error at the entry" \
+    grep -qx "<graph>:1:1: error: linear: argument 'input' of shape \[8, 5\] has 5 features but argument 'weight' of shape \[16, 784\] expects 784" "$TMP/graph.err"
+  "$NABLA" graph "$GRAPH_MODELS" --entry mlp --passes "" --print >"$TMP/ir.txt"
+  check "graph: the ops carry the module path" grep -q ' = linear(%6, %2.weight, %2.bias) : f32\[8, 10\]  # 2 (<graph>:1:1)$' "$TMP/ir.txt"
+  "$NABLA" --full-trace graph "$GRAPH_MODELS" --entry mlp --passes "" --print >"$TMP/ir.txt"
+  check "--full-trace graph: the ops carry the library's lines" \
+    grep -qE ' = linear\(%6, %2.weight, %2.bias\) : f32\[8, 10\]  # <stdlib>/nn\.dsl:[0-9]+:[0-9]+$' "$TMP/ir.txt"
+  "$NABLA" --full-trace launch -n 1 tests/cli/library_error.dsl 2>"$TMP/launch.err"
+  check "--full-trace reaches the ranks of nabla launch" grep -q "^<stdlib>/nn.dsl:[0-9]*:[0-9]*: error: linear" "$TMP/launch.err"
+}
+
 GRAPH_MODELS=tests/cli/graph_models.dsl
 TMP=$(mktemp -d /tmp/nabla-cli.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -118,6 +162,13 @@ if [ "$MODE" = usage ]; then
   expect "test of a missing path" 2 "" "nabla: error: no such file or folder: 'no/such'" -- "$NABLA" test no/such
   expect "--help" 0 '*' "" -- "$NABLA" --help
   expect "--version" 0 '*' "" -- "$NABLA" --version
+  "$NABLA" --help | grep -q '^  --full-trace  ' || { echo "FAIL --help: no --full-trace"; failures=$((failures + 1)); }
+  # A command's --help prints that command's part of the help, status 0.
+  expect "graph --help" 0 '*' "" -- "$NABLA" graph --help
+  check "graph --help lists the graph options" bash -c "'$NABLA' graph --help | grep -q -- '--before-after PASS'"
+  expect "test --help" 0 '*' "" -- "$NABLA" test --help
+  check "test --help lists -k" bash -c "'$NABLA' test --help | grep -q -- '-k PATTERN'"
+  check "--help has the graph and test options" bash -c "'$NABLA' --help | grep -q -- '--collect-only' && '$NABLA' --help | grep -q -- '--explain'"
 
   # nabla graph: option errors are found before the file runs (status 2).
   expect "graph: unknown option" 2 "" "nabla: error: unknown option '--frob' for nabla graph (see nabla --help)" -- \
@@ -191,7 +242,7 @@ else
   "$NABLA" test tests/cli/failing_tests.dsl | grep -q "tests/cli/failing_tests.dsl:9" ||
     { echo "FAIL nabla test: the failure does not name tests/cli/failing_tests.dsl:9"; failures=$((failures + 1)); }
   expect "test: all pass" 0 '*' "" -- "$NABLA" test tests/lang/test_blocks
-  [ "$(last_line "$NABLA" test tests/lang/test_blocks)" = "4 passed, 0 failed" ] ||
+  [ "$(last_line "$NABLA" test tests/lang/test_blocks)" = "7 passed, 0 failed" ] ||
     { echo "FAIL nabla test: summary line of tests/lang/test_blocks"; failures=$((failures + 1)); }
   expect "REPL from a pipe" 0 $'3\n[1, 2]' "" -- bash -c "printf '1 + 2\nlet b = [1,\n  2]\nb\n' | '$NABLA'"
   expect "REPL from a pipe keeps going after an error" 1 "5" "<repl:1>:1:1: error: undefined name 'nope'" -- \
@@ -217,6 +268,7 @@ else
     bash -c "printf '1\nwhile true {}\n2\n' | '$NABLA' --max-steps 20"
 
   launch_checks
+  full_trace_checks
 
   # nabla graph: capture, passes, rendering. The pipelines are spelled out where a
   # check counts nodes: what "default" does grows with the passes. A nabla built
@@ -274,6 +326,22 @@ else
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/folder.$EXT"
   expect "graph: the script's own error" 1 "" "$GRAPH_MODELS:5:14: error: invalid literal for int(): 'x'" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp -- x
+  # A model class: constructed when its constructor needs no arguments, else the error says how.
+  "$NABLA" graph "$GRAPH_MODELS" --entry Gate --passes "" >"$TMP/gate.txt"
+  check "graph: a model class with no constructor arguments is constructed" \
+    grep -qx "graph module 'Gate' (inference): 2 nodes captured, 2 after passes" "$TMP/gate.txt"
+  expect "graph: a model class whose constructor needs arguments" 1 "" \
+    "nabla: error: graph: 'Scaled' is a model class, not a model, and its constructor needs (k): construct one in --entry, such as --entry 'Scaled(...)', or name a model that the file makes (let net = Scaled(...))" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry Scaled
+  expect "graph: a model class constructed in --entry" 0 '*' "" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry 'Scaled(3.0)' --inputs 'f32[2]'
+
+  # The REPL echoes a report (gm.optimize(), gm.cost()) as its text, not a quoted str.
+  printf 'let gm = compile(fn(x) = x * 1.0 + x * 1.0, randn([4]))\ngm.optimize("simplify,cse")\ngm.cost()\n' |
+    "$NABLA" >"$TMP/echo.txt"
+  check "REPL: gm.optimize()'s report echoes as lines" grep -q '^simplify  *[0-9]* changes' "$TMP/echo.txt"
+  check "REPL: gm.cost()'s table echoes as lines" grep -q '^graph module .lambda. (inference)' "$TMP/echo.txt"
+  check "REPL: no quoted report" bash -c "! grep -qF '\\n' '$TMP/echo.txt'"
 fi
 
 if [ "$failures" -ne 0 ]; then

@@ -20,3 +20,15 @@ fn branchy(v) {
 }
 
 let not_a_model = 3
+
+# Model classes: `--entry Gate` constructs one (its constructor needs no arguments);
+# `--entry Scaled` is an error that says how (`--entry 'Scaled(3.0)'` constructs one).
+model Gate() {
+  fc = nn.Linear(4, 4)
+  forward(x) = sigmoid(fc(x))
+}
+let Gate_inputs = [randn([2, 4])]
+
+model Scaled(k) {
+  forward(x) = x * k
+}

@@ -24,10 +24,10 @@ MAX_SEED_BYTES = 6000  # parser_eval runs with -max_len 8192 (scripts/fuzz.sh)
 WHOLE_PROGRAMS = [
     "tests/lang/basics.dsl", "tests/lang/collections.dsl", "tests/lang/functions.dsl",
     "tests/lang/tensors.dsl", "tests/lang/readme_example.dsl", "tests/lang/stdlib_import.dsl",
-    "tests/lang/test_blocks/arithmetic.dsl", "tests/lang/test_blocks/autograd.dsl",
+    "tests/lang/test_blocks/test_arithmetic.dsl", "tests/lang/test_blocks/test_autograd.dsl",
     "scripts/regression.dsl", "scripts/higher_order.dsl", "scripts/char_transformer.dsl",
-    "tests/stdlib/nn_train.dsl", "tests/graph/compile.dsl", "tests/memory/memory.dsl",
-    "tests/debug/profile.dsl",
+    "tests/stdlib/test_nn_train.dsl", "tests/graph/test_compile.dsl", "tests/memory/test_memory.dsl",
+    "tests/debug/test_profile.dsl",
 ]
 SPLIT_PROGRAMS = [
     "tests/lang/errors_syntax.dsl", "tests/lang/errors_runtime.dsl", "tests/lang/errors_tensor.dsl",

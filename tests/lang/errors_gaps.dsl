@@ -2,7 +2,7 @@
 # integer tensors and instance_norm's running statistics: each names the op, the
 # argument and the shapes or values. (The InstanceNorm and MultiheadAttention layers'
 # argument errors are asserts in stdlib/nn.dsl, whose line numbers move with every
-# edit there: tests/stdlib/nn_gaps.dsl checks their text with expect_error.)
+# edit there: tests/stdlib/test_nn_gaps.dsl checks their text with expect_error.)
 
 # case: masked_fill with a value tensor that is not 0-dim
 # expect error: tests/lang/errors_gaps.dsl:9:9: error: masked_fill: value must be a number or a 0-dim tensor, got a tensor of shape [2]

@@ -246,6 +246,7 @@ void graph_session(const std::string& nabla, const std::string& home) {
   s.expect("no passes run (gm.optimize() runs the default pipeline)");
   s.expect(">>> ");
   s.send("gm.optimize('cse')\r");
+  s.expect("\ncse ");  // the report echoes as its lines, not as a quoted str with \n in it
   s.expect(">>> ");
   s.send(":graph gm\r");
   s.expect("after passes\ncse ");

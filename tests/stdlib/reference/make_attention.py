@@ -2,7 +2,7 @@
 sequence-first, with bool and float attn_mask, key_padding_mask, need_weights and
 per-head weights), TransformerEncoderLayer (post- and pre-norm, relu and gelu, masks)
 and TransformerDecoderLayer, each as its state_dict under PyTorch's keys prefixed by
-the case name, its inputs and PyTorch's outputs, for tests/stdlib/nn_transformer.dsl.
+the case name, its inputs and PyTorch's outputs, for tests/stdlib/test_nn_transformer.dsl.
 
     /usr/bin/python3 tests/stdlib/reference/make_attention.py
 

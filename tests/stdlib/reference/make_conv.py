@@ -1,6 +1,6 @@
 """Writes conv.safetensors: PyTorch's Conv1d, Conv3d, ConvTranspose1d/2d and adaptive pooling
 layers (state_dicts under their PyTorch keys, prefixed by the case name), an input and
-PyTorch's output for each, for tests/stdlib/nn_conv.dsl.
+PyTorch's output for each, for tests/stdlib/test_nn_conv.dsl.
 
     /usr/bin/python3 tests/stdlib/reference/make_conv.py
 

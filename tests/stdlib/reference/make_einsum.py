@@ -1,4 +1,4 @@
-"""Writes einsum.safetensors: for each equation of tests/stdlib/einsum.dsl, random f64
+"""Writes einsum.safetensors: for each equation of tests/stdlib/test_einsum.dsl, random f64
 operands, torch.einsum's output, and the operands' gradients for a random output
 weight (the sum of output * weight), for the einsum tests.
 

@@ -1,4 +1,4 @@
-"""Writes gaps.safetensors for tests/stdlib/nn_gaps.dsl: PyTorch's InstanceNorm1d,
+"""Writes gaps.safetensors for tests/stdlib/test_nn_gaps.dsl: PyTorch's InstanceNorm1d,
 InstanceNorm2d and InstanceNorm3d (affine and tracked running statistics: outputs and
 running statistics after two training steps, then the output in eval) and
 MultiheadAttention with kdim and vdim (separate q/k/v projection weights), with

@@ -1,4 +1,4 @@
-"""Writes tests/stdlib/reference/norm.safetensors for tests/stdlib/nn_norm.dsl:
+"""Writes tests/stdlib/reference/norm.safetensors for tests/stdlib/test_nn_norm.dsl:
 PyTorch's GroupNorm(3, 6) state_dict (random affine parameters, PyTorch's key names
 weight and bias), an input, GroupNorm's output, and the outputs of bilinear and
 bicubic Upsample(scale_factor=2) and ReflectionPad2d(2) of the same input.

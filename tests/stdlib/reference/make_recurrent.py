@@ -1,4 +1,4 @@
-"""PyTorch's recurrent layers, for tests/stdlib/nn_recurrent.dsl: each layer's
+"""PyTorch's recurrent layers, for tests/stdlib/test_nn_recurrent.dsl: each layer's
 state_dict (PyTorch's key names, under "<layer>.state."), an input, initial
 states, PyTorch's outputs and final states, and for the LSTM the gradients of
 sum(output * weights) with respect to the input and one weight. f32, as nabla's layers.

@@ -41,7 +41,7 @@ test "out of GPU memory: the error names the request and the largest live tensor
   let too_big = "zeros([1024, 1024, 1024, 1024], device=\"cuda\")"  # 4 TiB
   expect_error(too_big, "CUDA out of memory: tried to allocate 4.00 TiB on cuda:0 (")
   expect_error(too_big, "Largest live tensors: 1.00 GiB at ")
-  expect_error(too_big, "1.00 GiB at tests/cuda/memory.dsl:40:14 zeros([256, 1024, 1024], device=\"cuda\")")
+  expect_error(too_big, "1.00 GiB at tests/cuda/test_memory.dsl:40:14 zeros([256, 1024, 1024], device=\"cuda\")")
   let after = ones([1000], device="cuda")
   expect(after.sum().item() == 1000, "allocating after the error works")
   expect(keep.sum().item() == 0, "the live tensor is intact")

@@ -1,5 +1,5 @@
 # 1-D, 3-D and transposed convolution layers, 1-D and adaptive pooling (run by `nabla test
-# tests/stdlib`; ctest: stdlib_tests). The PyTorch parity file is written by
+# tests/stdlib`; ctest dsl_tests). The PyTorch parity file is written by
 # tests/stdlib/reference/make_conv.py.
 import nn
 import math

@@ -1,5 +1,5 @@
 # Static (post-training) quantization: fuse_conv_bn, prepare, calibrate, convert,
-# quantize_static and the QuantizedLinear they make (tests/stdlib/quant/static_conv.dsl
+# quantize_static and the QuantizedLinear they make (tests/stdlib/quant/test_static_conv.dsl
 # has the convolutions). Run by `nabla test tests/stdlib`.
 import nn
 import quant

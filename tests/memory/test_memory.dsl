@@ -31,8 +31,8 @@ test "memory_summary lists a big tensor with the line that made it" {
   let big = randn([2048, 1024])
   let s = memory_summary()
   expect(s.startswith("cpu\n"), s)
-  expect("  largest live tensors:\n    8.00 MiB  tests/memory/memory.dsl:31:13  randn([2048, 1024])\n" in s, s)
-  expect("memory.dsl:31:13" not in memory_summary(top=0))  # top=0: the figures and a sum only
+  expect("  largest live tensors:\n    8.00 MiB  tests/memory/test_memory.dsl:31:13  randn([2048, 1024])\n" in s, s)
+  expect("test_memory.dsl:31:13" not in memory_summary(top=0))  # top=0: the figures and a sum only
 }
 
 test "memory functions read a device argument" {

@@ -3,7 +3,7 @@
 # it must give, and the errors for a tensor on the wrong device for each backend.
 # Without a GPU the test says so and checks that asking for NCCL is a clear error.
 # Two ranks need two GPUs (NCCL refuses two ranks on one).
-#   nabla test tests/dist/nccl.dsl          (ctest dist_nccl, label cuda)
+#   nabla test tests/dist/test_nccl.dsl          (ctest dist_nccl, label cuda)
 import dist
 import cuda
 

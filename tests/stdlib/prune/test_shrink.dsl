@@ -1,5 +1,5 @@
 # Structured channel pruning that really shrinks a Sequential CNN
-# (prune.channel_plan, prune.shrink_channels; ctest: stdlib_prune_tests).
+# (prune.channel_plan, prune.shrink_channels; ctest dsl_tests).
 import nn
 import optim
 import prune

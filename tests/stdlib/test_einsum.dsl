@@ -1,6 +1,6 @@
 # einsum against torch.einsum: values and gradients from PyTorch for each equation
 # (tests/stdlib/reference/make_einsum.py writes them), gradcheck and gradgradcheck in
-# f64, and the errors (run by `nabla test tests/stdlib`; ctest: stdlib_tests).
+# f64, and the errors (run by `nabla test tests/stdlib`; ctest dsl_tests).
 let ref = load("tests/stdlib/reference/einsum.safetensors")
 
 # name: (equation, number of operands), as in make_einsum.py

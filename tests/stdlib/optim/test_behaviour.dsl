@@ -1,4 +1,4 @@
-# The optim module's behaviour beyond the PyTorch trajectories of reference.dsl:
+# The optim module's behaviour beyond the PyTorch trajectories of test_reference.dsl:
 # zero_grad, skipped parameters, lr, state dicts, convergence. `nabla test tests/stdlib/optim`.
 import optim
 

@@ -1,6 +1,6 @@
 # The scans, ordering and indexing ops from the language (autograd/ops/ordering.cpp):
 # PyTorch's names, argument orders and method forms, the composites argsort and
-# repeat_interleave, and multinomial's statistics (run by ctest stdlib_tests).
+# repeat_interleave, and multinomial's statistics (run by ctest dsl_tests).
 import math
 
 test "sort, argsort and topk as PyTorch's" {

@@ -1,4 +1,4 @@
-# The quant module's behaviour beyond PyTorch parity (reference.dsl): quantized
+# The quant module's behaviour beyond PyTorch parity (test_reference.dsl): quantized
 # tensors, copies that leave the original alone, sizes, QAT training, conversion,
 # deepcopy and named_children, and the errors (run by `nabla test tests/stdlib`).
 import nn

@@ -1,4 +1,4 @@
-# Resource limits from the language (issue 10; ctest: hardening_limits). An allocation
+# Resource limits from the language (issue 10; ctest dsl_tests). An allocation
 # larger than memory is an error naming the expression or op, the bytes and what is
 # available, and the program goes on; deep recursion stops at the depth limit; a
 # checkpoint that cannot be read or written is an error naming it (damaged files:

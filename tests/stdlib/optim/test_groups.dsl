@@ -1,6 +1,6 @@
 # Parameter groups: param_groups, add_param_group, opt.lr over groups, state dicts of
-# several groups, schedulers over groups (reference.dsl compares the trajectories with
-# PyTorch). `nabla test tests/stdlib/optim/groups.dsl`.
+# several groups, schedulers over groups (test_reference.dsl compares the trajectories with
+# PyTorch). `nabla test tests/stdlib/optim/test_groups.dsl`.
 import optim
 
 let target = tensor([1.5, -2.0, 0.5, 3.0])

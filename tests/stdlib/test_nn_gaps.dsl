@@ -2,7 +2,7 @@
 # area mode and 1-D inputs from the language; InstanceNorm1d/2d/3d and
 # MultiheadAttention's kdim, vdim, add_bias_kv, add_zero_attn and bias=false against PyTorch's
 # state_dicts and outputs in tests/stdlib/reference/gaps.safetensors (written by
-# tests/stdlib/reference/make_gaps.py). Run by ctest stdlib_tests.
+# tests/stdlib/reference/make_gaps.py). Run by ctest dsl_tests.
 import nn
 
 let ref = load("tests/stdlib/reference/gaps.safetensors")

@@ -1,6 +1,6 @@
 # The elementwise activation layers (LeakyReLU, ELU, Softplus, Hardswish, Mish,
 # Hardtanh) and the elementwise ops they call (run by `nabla test tests/stdlib`; ctest:
-# stdlib_tests). PyTorch's numbers come from torch 1.13, by the python line above each.
+# dsl_tests). PyTorch's numbers come from torch 1.13, by the python line above each.
 import nn
 
 # x = torch.tensor([-3.5, -1.25, -0.5, 0.0, 0.75, 2.5, 4.0])

@@ -1,5 +1,5 @@
 # Knowledge distillation's loss (stdlib/distill.dsl) and nn.kl_div, against the
-# formulas computed by hand with plain numbers (ctest: stdlib_prune_tests).
+# formulas computed by hand with plain numbers (ctest dsl_tests).
 import nn
 import distill
 import math

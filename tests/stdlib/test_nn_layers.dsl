@@ -1,4 +1,4 @@
-# nn layers, initializers and losses (run by `nabla test tests/stdlib`; ctest: stdlib_tests).
+# nn layers, initializers and losses (run by `nabla test tests/stdlib`; ctest dsl_tests).
 import nn
 import math
 

@@ -1,6 +1,6 @@
 # MultiheadAttention's masks and weights, TransformerEncoderLayer and
 # TransformerDecoderLayer against PyTorch (run by `nabla test tests/stdlib`; ctest:
-# stdlib_tests). The parity file is written by tests/stdlib/reference/make_attention.py.
+# dsl_tests). The parity file is written by tests/stdlib/reference/make_attention.py.
 import nn
 
 let ref = load("tests/stdlib/reference/attention.safetensors")

@@ -1,5 +1,5 @@
 # Pruning with masks (stdlib/prune.dsl): which entries go, that they stay zero through
-# training, save/load and compile(), composition and remove() (ctest: stdlib_prune_tests).
+# training, save/load and compile(), composition and remove() (ctest dsl_tests).
 import nn
 import optim
 import prune

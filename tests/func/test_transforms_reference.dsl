@@ -1,7 +1,7 @@
 # The function transforms against PyTorch 1.13's functorch, in f64: each test calls
 # the transform as the reference's docstring says (scripts/reference/func_transforms.py,
 # whose `calls` are in tests/func/reference/transforms.json) and compares with the
-# committed values. The models are tests/func/models.dsl's; models_match.dsl checks
+# committed values. The models are tests/func/models.dsl's; test_models_match.dsl checks
 # that they and the references agree by the tensor form of grad.
 import "models.dsl" as models
 import "checks.dsl" as checks

@@ -97,7 +97,7 @@ fn branchy(v) {
 }
 
 test "reading a traced value (item() driving a branch) is reported with its line" {
-  expect_error("compile(branchy, ones([2]))", "tests/graph/compile.dsl:95:6: item() reads the value of %1 (made by sum at tests/graph/compile.dsl:95:6)")
+  expect_error("compile(branchy, ones([2]))", "tests/graph/test_compile.dsl:95:6: item() reads the value of %1 (made by sum at tests/graph/test_compile.dsl:95:6)")
 }
 
 test "the IR text names ops, shapes and parameters" {

@@ -1,4 +1,4 @@
-# Test blocks run by `nabla test tests/lang/test_blocks` (ctest: lang_test_blocks).
+# Test blocks run by `nabla test tests/lang/test_blocks` (ctest dsl_tests).
 fn square(v) = v * v
 
 test "square of a number" {

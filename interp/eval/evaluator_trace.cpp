@@ -1,0 +1,127 @@
+// Where the user sees a runtime error and where an op says it came from: the call
+// trace of an error and its primary location (locate), and the origin of the ops the
+// standard library runs (library_origin, with the module paths of layer_calls). The
+// statements and expressions that call these are evaluator.cpp's.
+//
+// Note [User line]
+// The standard library is code the user did not write: an error it raises (a Linear
+// given the wrong number of features, an assert in a constructor, an optimizer's
+// step) is about the user's call into it. So the error is shown at the innermost
+// frame in the user's own code (its file:line:col, source line and caret), and the
+// library frames follow in the trace marked "[library]". The ops the library runs
+// likewise carry the user's call site as their origin (tensor/origin.hpp), with the
+// path of the module running them when the library runs them inside a model's
+// method: "fc1 (train.dsl:12:9)", "encoder.layers.0.self_attn (train.dsl:30:5)", the
+// model's class name for the outermost one ("Linear (t.dsl:4:9)"). Graph IR comments,
+// Graphviz labels, gm.explain()'s pass notes, the profiler's by-line table, anomaly
+// messages and memory reports all read the origin, so they tell fc1 from fc2.
+// Evaluator::full_trace (`--full-trace`, `:set full_trace on`) turns both off, for
+// work on the library itself. Library code is a file the stdlib importer loaded
+// (SourceFile::library); a local file the user imports is the user's.
+#include "interp/eval/evaluator.hpp"
+
+#include "interp/eval/evaluator_impl.hpp"
+#include "interp/models/module_walk.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+bool in_library(const SourceSpan* s) { return s && s->file && s->file->library; }
+bool in_user_code(const SourceSpan* s) { return s && s->file && !s->file->library; }
+
+// One frame of a trace: where it is and the function it is in ("<module>" for the
+// top level).
+struct TraceFrame {
+  const SourceSpan* where;
+  std::string in;
+};
+
+std::string trace_line(const TraceFrame& f) {
+  return "  at " + (f.where ? f.where->where() : std::string("<native>")) + " in " + f.in +
+         (in_library(f.where) ? " [library]" : "");
+}
+
+// A trace of more than 24 frames keeps its first and last 10.
+void cut_long_trace(std::vector<std::string>& lines) {
+  if (lines.size() <= 24) return;
+  size_t skipped = lines.size() - 20;
+  std::vector<std::string> cut(lines.begin(), lines.begin() + 10);
+  cut.push_back("  ... " + std::to_string(skipped) + " more calls ...");
+  cut.insert(cut.end(), lines.end() - 10, lines.end());
+  lines = std::move(cut);
+}
+
+}  // namespace
+
+// The error's span and trace: the frames innermost first; the primary location is
+// `span`, or, when that is library code, the innermost frame in the user's code.
+void Evaluator::Impl::locate(LangError& e, const SourceSpan& span) {
+  e.located = true;
+  e.span = span;
+  size_t n = stack.size();
+  if (n == 0) return;
+  std::vector<TraceFrame> frames;
+  frames.push_back({&span, *stack[n - 1].name + "()"});
+  for (size_t k = n - 1; k >= 1; --k) frames.push_back({stack[k].site, *stack[k - 1].name + "()"});
+  frames.push_back({stack[0].site, "<module>"});
+  if (in_library(&span) && !ev.full_trace)
+    for (const TraceFrame& f : frames)
+      if (in_user_code(f.where)) {
+        e.span = *f.where;
+        break;
+      }
+  std::vector<std::string> lines;
+  for (const TraceFrame& f : frames) lines.push_back(trace_line(f));
+  cut_long_trace(lines);
+  e.trace = std::move(lines);
+}
+
+// The origin of an op that library expression `e` runs: the innermost call made from
+// the user's code, with the path of the innermost model method the library runs
+// above it. Interned once per call record or layer call.
+OriginId Evaluator::Impl::library_origin(const Expr& e) {
+  size_t k = stack.size();
+  while (k > 0 && !in_user_code(stack[k - 1].site)) --k;
+  if (k == 0) return e.origin_id;  // no user code below (an import's top level)
+  CallRec& boundary = stack[k - 1];
+  bool in_layer = !layer_calls.empty() && layer_calls.back().depth >= k - 1;
+  OriginId& cached = in_layer ? layer_calls.back().origin : boundary.library_origin;
+  if (cached == 0) {
+    std::string site = boundary.site->where();
+    cached = intern_origin(in_layer ? layer_label(layer_calls.size() - 1) + " (" + site + ")" : site);
+    note_origin_expression(cached, boundary.site->text());
+  }
+  return cached;
+}
+
+// layer_calls[k]'s module path: its name in the model whose method called it,
+// after that one's path; "" for a model that is not a submodule of the caller (the
+// outermost, or one passed in as an argument). Resolved from the first unknown
+// caller upward, with no recursion (a method may call itself a thousand times).
+const std::string& Evaluator::Impl::layer_path(size_t k) {
+  size_t first = k;
+  while (first > 0 && !layer_calls[first].path_known) --first;
+  for (size_t j = first; j <= k; ++j) {
+    LayerCall& c = layer_calls[j];
+    if (c.path_known) continue;
+    c.path_known = true;
+    if (j == 0) continue;
+    const LayerCall& caller = layer_calls[j - 1];
+    if (caller.model == c.model) {
+      c.path = caller.path;  // a method calling another of its model's
+      continue;
+    }
+    std::string name = submodule_name(*caller.model, *c.model);
+    if (!name.empty()) c.path = join_path(caller.path, name);
+  }
+  return layer_calls[k].path;
+}
+
+// The module path of layer_calls[k], or its model's class name at the outermost.
+std::string Evaluator::Impl::layer_label(size_t k) {
+  const std::string& path = layer_path(k);
+  return path.empty() ? layer_calls[k].model->cls->decl->name : path;
+}
+
+}  // namespace nabla::interp
