@@ -37,9 +37,7 @@ model TensorDataset(x, y=none) {
 
   Example: data.TensorDataset(randn(100, 4), randint(3, [100])).batches(32, shuffle=true, seed=0)
   """
-  if y != none and len(x) != len(y) {
-    assert(false, f"TensorDataset: x has {len(x)} items but y has {len(y)}")
-  }
+  let _checked = _check_items(x, y)
   x = x
   y = y
   __len__() = len(self.x)
@@ -83,6 +81,17 @@ model TensorDataset(x, y=none) {
   }
 }
 
+# TensorDataset's arguments: tensors with the items along dim 0, as many in y as in x.
+fn _check_items(x, y) {
+  let who = "data.TensorDataset()"
+  for (name, t) in [("x", x), ("y", y)] {
+    if name == "y" and t == none { continue }
+    if type(t) != "tensor" { fail(f"{who}: {name} must be a tensor (its items along dim 0), got {type(t)}") }
+    if t.ndim == 0 { fail(f"{who}: {name} must have a dim of items, got a 0-d tensor") }
+  }
+  if y != none and len(x) != len(y) { fail(f"{who}: x has {len(x)} items but y has {len(y)}") }
+}
+
 let fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"
 # The mean and standard deviation of the 60000 training images' pixels, in [0, 1].
 let fashion_mnist_mean = 0.2860
@@ -102,7 +111,7 @@ fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist
   """
   let prefix = "train" if split == "train" else "t10k" if split == "test" else none
   if prefix == none {
-    assert(false, f"fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
+    fail(f"data.fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
   }
   let x = _data.read_idx(f"{dir}/{prefix}-images-idx3-ubyte.gz", scale=true)
   let y = _data.read_idx(f"{dir}/{prefix}-labels-idx1-ubyte.gz")

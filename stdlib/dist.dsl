@@ -11,6 +11,7 @@
 #     sampler.set_epoch(epoch)
 #     for (xb, yb) in sampler.batches(64) { ... loss.backward() ... }
 #   }
+import _argcheck
 import _dist
 import data
 import nn
@@ -81,7 +82,7 @@ model DistributedDataParallel(module, bucket_cap_mb=25) {
 
   Example: let ddp = dist.DistributedDataParallel(nn.Linear(4, 2))
   """
-  module = module
+  module = _checked_module("dist.DistributedDataParallel()", module)
   for p in module.parameters() { _dist.broadcast(p, 0) }
   for b in module.buffers() { _dist.broadcast(b, 0) }
   _reducer = _dist.Reducer(module.parameters(), int(bucket_cap_mb * 1024 * 1024))
@@ -122,7 +123,7 @@ model DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, se
 
   Example: dist.DistributedSampler(data.TensorDataset(randn(10, 4)), num_replicas=2, rank=0).indices()
   """
-  dataset = dataset
+  dataset = _checked_dataset("dist.DistributedSampler()", dataset)
   num_replicas = num_replicas if num_replicas != none else _dist.world_size()
   rank = rank if rank != none else _dist.rank()
   shuffle = shuffle
@@ -186,7 +187,8 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
 
   Example: dist.ZeroRedundancyOptimizer(nn.Linear(4, 2).parameters(), fn(ps) = optim.Adam(ps, lr=1e-3))
   """
-  params = list(params)
+  params = optim._group_params("dist.ZeroRedundancyOptimizer()", "params", params, [])
+  let _checked = _check_maker(make_optimizer)
   for p in params { _dist.broadcast(p, 0) }
   world = _dist.world_size()
   numel = _zero_numel(params)
@@ -223,6 +225,36 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
   }
 }
 
+# The constructors' checks of their structured arguments.
+fn _checked_module(who, m) {
+  if not nn._is_module(m) { fail(f"{who}: the module must be a model instance, got {_argcheck.shown(m)}") }
+  return m
+}
+
+# A dataset DistributedSampler can shard: a data.TensorDataset (its x and y are cut).
+fn _checked_dataset(who, ds) {
+  if type(ds) == "tensor" or getattr(ds, "x", none) == none {
+    fail(f"{who}: dataset must be a data.TensorDataset (its x and y are sharded), got {_argcheck.shown(ds)}")
+  }
+  return ds
+}
+
+fn _check_maker(make_optimizer) {
+  if not (type(make_optimizer) in ["function", "builtin", "method", "model"]) {
+    fail(f"dist.ZeroRedundancyOptimizer(): make_optimizer must be a function of the parameter list " +
+         f"(fn(ps) = optim.Adam(ps)), got {_argcheck.shown(make_optimizer)}")
+  }
+}
+
+# A stage: this rank's layer (a model instance) or a function of its input.
+fn _checked_stage(stage) = stage if type(stage) in ["function", "builtin", "method"] else _checked_module("dist.Pipeline()", stage)
+
+fn _check_out_shapes(out_shapes) {
+  if not (type(out_shapes) in ["list", "tuple"]) {
+    fail(f"dist.Pipeline(): out_shapes must be a list with one function per stage (n -> the stage's output shape), got {_argcheck.shown(out_shapes)}")
+  }
+}
+
 fn _zero_numel(tensors) {
   let n = 0
   for t in tensors { n = n + t.numel() }
@@ -253,8 +285,10 @@ model Pipeline(stage, chunks, out_shapes) {
 
   Example: let pipe = dist.Pipeline(nn.Linear(8, 8), 4, [fn(n) = [n, 8]])
   """
-  stage = stage
+  stage = _checked_stage(stage)
   chunks = chunks
+  let _checked = _argcheck.check_option("dist.Pipeline()", "chunks", "int > 0", chunks)
+  let _shapes_checked = _check_out_shapes(out_shapes)
   # out_shapes[r](n): the output shape of stage r for n items.
   out_shapes = out_shapes
   # Runs forward and backward over the batch; returns the mean loss on the last rank,

@@ -996,17 +996,36 @@ model Sequential(layers) {
   }
   __len__() = len(self.children(remove_duplicate=false))
   append(layer) {
-    setattr(self, str(len(self.children(remove_duplicate=false))), layer)
+    setattr(self, str(len(self.children(remove_duplicate=false))), _checked_layer("nn.Sequential.append()", "layer", layer))
     return self
   }
 }
 
 fn _add_all(m, layers) {
+  if not (type(layers) in ["list", "tuple"]) {
+    let hint = " (a single layer: wrap it, nn.Sequential([layer]))" if _is_module(layers) else ""
+    fail(f"nn.Sequential(): layers must be a list of layers, got {type(layers)}{hint}")
+  }
   let k = 0
   for l in layers {
-    setattr(m, str(k), l)
+    setattr(m, str(k), _checked_layer("nn.Sequential()", f"layers[{k}]", l))
     k = k + 1
   }
+}
+
+# Whether x is a model instance (a layer or a whole model). A tensor answers every
+# attribute name with a method, so it is ruled out first.
+fn _is_module(x) = type(x) != "tensor" and getattr(x, "named_children", none) != none
+
+# l, checked to be a layer, a model instance: Sequential calls its children, and a
+# function is no child. A model class, the usual slip, gets its own message.
+fn _checked_layer(who, what, l) {
+  if type(l) == "model" { fail(f"{who}: {what} is the model class {l.name}, not a layer (construct it: {l.name}(...))") }
+  if not _is_module(l) {
+    let hint = " (a function is not a layer: use its layer, nn.ReLU() for relu, or a model of your own)" if type(l) in ["function", "builtin", "method"] else ""
+    fail(f"{who}: {what} must be a layer (a model instance), got {type(l)}{hint}")
+  }
+  return l
 }
 
 # ---- activations --------------------------------------------------------------------

@@ -1,19 +1,176 @@
 # optim: optimizers and learning-rate schedulers with PyTorch's semantics, names and
-# defaults (one parameter group).
+# defaults, parameter groups included.
 #
 #   import optim
 #   let opt = optim.Adam(m.parameters(), lr=1e-3)
 #   let sched = optim.CosineAnnealingLR(opt, 100)
 #   opt.zero_grad(); loss.backward(); opt.step(); sched.step()
 #
+# Parameter groups, as PyTorch's: `params` is a list of tensors (one group) or a list of
+# dicts, `[{"params": [...], "lr": 0.1}, {"params": [...]}]`, whose keys override the
+# constructor's hyperparameters for that group. `opt.param_groups` is that list of
+# dicts, each with every hyperparameter filled in; step() reads them at every step, so
+# `for g in opt.param_groups { g["lr"] = 0.01 }` changes the learning rate.
+# `opt.add_param_group({"params": [...], ...})` adds one; `opt.defaults` holds the
+# constructor's values. `opt.lr` (and any hyperparameter: `opt.momentum`, `opt.betas`)
+# reads group 0's value and, assigned, sets it in every group (with one group, simply
+# its value; __getattr__ / __setattr__ below). `opt.params` is every parameter, group
+# after group, and `opt.state[i]` parameter i's state. The schedulers live in
+# stdlib/_lr_scheduler.dsl, the argument checks shared with dist in stdlib/_argcheck.dsl.
+#
+# Constructors check their arguments at once (not at the first step()): params is a
+# non-empty list of floating-point leaf tensors that require grad, no tensor twice; a
+# group is a dict with "params" and only hyperparameter keys; the ranges are PyTorch's
+# (lr >= 0, eps >= 0, 0 <= beta < 1, momentum >= 0, weight_decay >= 0, nesterov only
+# with momentum > 0 and dampening 0). Messages name the optimizer, the argument and
+# the value found: `optim.SGD(): params[1]['lr'] must be >= 0, got -0.1`.
+#
 # Every optimizer has step() (updates the parameters in place under no_grad and skips
-# those whose grad is none), zero_grad() (sets every grad to none; zero_grad(set_to_none=false) zeroes them), a readable and
-# settable `lr`, and state_dict() / load_state_dict(d). A state dict is a flat dict of
-# numbers and tensors: the hyperparameters under their names ("lr", "momentum",
-# "beta1", ...) and each parameter's state under "state.<index>.<name>" (e.g.
-# "state.0.exp_avg", "state.0.step"); its tensors are copies.
+# those whose grad is none), zero_grad() (sets every grad to none;
+# zero_grad(set_to_none=false) zeroes them), and state_dict() / load_state_dict(d). A
+# state dict is a flat dict of numbers and tensors: group 0's hyperparameters under
+# their names ("lr", "momentum", "beta1", "beta2", ...), group k's (k >= 1) under
+# "param_groups.<k>.<name>", and each parameter's state under "state.<i>.<name>" (e.g.
+# "state.0.exp_avg", "state.0.step"), i counting the parameters group after group; its
+# tensors are copies. A single-group state dict is the format of before groups existed.
 
 import math
+import _argcheck
+import _lr_scheduler
+
+# --- parameter groups -----------------------------------------------------------------
+
+# What each optimizer's hyperparameters take, in the constructor's order.
+let _options = {
+  "SGD": {"lr": ">= 0", "momentum": ">= 0", "dampening": "number", "weight_decay": ">= 0",
+          "nesterov": "bool", "maximize": "bool"},
+  "Adam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "amsgrad": "bool",
+           "maximize": "bool"},
+  "RMSprop": {"lr": ">= 0", "alpha": ">= 0", "eps": ">= 0", "weight_decay": ">= 0", "momentum": ">= 0",
+              "centered": "bool", "maximize": "bool"},
+}
+_options["AdamW"] = _options["Adam"]
+
+# The items of a list or tuple argument; what: its name in messages.
+fn _as_list(who, what, x) {
+  if type(x) in ["list", "tuple"] { return list(x) }
+  let hint = ""
+  if type(x) == "tensor" { hint = " (a single tensor: wrap it, [t])" }
+  elif type(x) == "dict" { hint = " (a single parameter group: wrap it, [{...}])" }
+  elif type(x) == "method" { hint = " (call the method: m.parameters())" }
+  fail(f"{who}: {what} must be a list of tensors or of parameter groups (dicts), got {_argcheck.shown(x)}{hint}")
+}
+
+# The tensors of a group, checked; seen: every tensor already in a group (appended to).
+fn _group_params(who, what, ps, seen) {
+  let items = _as_list(who, what, ps)
+  if len(items) == 0 { fail(f"{who}: {what} is empty (no tensor to optimize)") }
+  for j in range(len(items)) {
+    let p = items[j]
+    let at = f"{what}[{j}]"
+    if type(p) != "tensor" { fail(f"{who}: {at} must be a tensor, got {_argcheck.shown(p)}") }
+    if not p.dtype.is_floating_point { fail(f"{who}: {at} must be a floating-point tensor, got dtype {p.dtype}") }
+    if not p.is_leaf { fail(f"{who}: {at} is not a leaf tensor (it was computed from others); optimize the tensors it was computed from") }
+    if p in seen { fail(f"{who}: {at} appears twice (a tensor belongs to one parameter group, once)") }
+    seen.append(p)
+  }
+  return items
+}
+
+# One group from a spec dict: its params and every hyperparameter, the spec's or the
+# constructor's (defaults). where: the spec's name in messages.
+fn _make_group(who, where, spec, defaults, kinds, seen) {
+  if type(spec) != "dict" { fail(f"{who}: {where} must be a dict with a 'params' key, got {_argcheck.shown(spec)}") }
+  if not ("params" in spec) {
+    fail(f"{who}: {where} has no 'params' key (a parameter group is {{'params': [tensors], 'lr': ...}})")
+  }
+  for k in spec {
+    if k != "params" and not (k in kinds) { _check_extra_key(who, where, k, kinds) }
+  }
+  _argcheck.check_options(who, where, spec, kinds)
+  return _fill_group(who, where + ": ", {"params": _group_params(who, f"{where}['params']", spec["params"], seen)},
+                     spec, defaults)
+}
+
+# A group key this optimizer has no hyperparameter for. As in PyTorch, a group may carry
+# keys of the user's own ("name": "encoder"), kept with the group; but a key that is a
+# hyperparameter of another optimizer (betas given to SGD) or a near miss of one of
+# this optimizer's (learning_rate, lrr) would be silently ignored, so it is an error.
+fn _check_extra_key(who, where, k, kinds) {
+  let valid = ['params'] + list(kinds)
+  let hint = did_you_mean(k, valid)
+  let elsewhere = false
+  for name in _options { if k in _options[name] { elsewhere = true } }
+  if hint != "" or elsewhere {
+    let why = hint if hint != "" else "; it is another optimizer's hyperparameter"
+    fail(f"{who}: {where} has the key {_argcheck.shown(k)}, which this optimizer does not take{why} (its keys: {_argcheck.joined(valid)})")
+  }
+}
+
+# group (its params already in) with every hyperparameter, spec's own or the default.
+fn _fill_group(who, where, group, spec, defaults) {
+  for k in defaults { group[k] = spec[k] if k in spec else defaults[k] }
+  for k in spec { if not (k in group) { group[k] = spec[k] } }
+  if "nesterov" in group and group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0) {
+    fail(f"{who}: {where}nesterov=true needs momentum > 0 and dampening 0, got momentum={group['momentum']}, dampening={group['dampening']}")
+  }
+  return group
+}
+
+# An optimizer's param_groups from its params argument (a list of tensors or of group
+# dicts) and its constructor's hyperparameters, everything checked.
+fn _param_groups(who, params, defaults, kinds) {
+  _argcheck.check_options(who, "", defaults, kinds)
+  let items = _as_list(who, "params", params)
+  if len(items) == 0 { fail(f"{who}: params is empty (no tensor to optimize; pass e.g. m.parameters())") }
+  let seen = []
+  let dicts = 0
+  for x in items { if type(x) == "dict" { dicts = dicts + 1 } }
+  if dicts == 0 { return [_fill_group(who, "", {"params": _group_params(who, "params", items, seen)}, {}, defaults)] }
+  if dicts < len(items) { fail(f"{who}: params mixes tensors and parameter groups (dicts); give a list of one kind") }
+  let groups = []
+  for i in range(len(items)) { groups.append(_make_group(who, f"params[{i}]", items[i], defaults, kinds, seen)) }
+  return groups
+}
+
+fn _all_params(groups) {
+  let out = []
+  for g in groups { for p in g["params"] { out.append(p) } }
+  return out
+}
+
+fn _empty_states(n) {
+  let states = []
+  for i in range(n) { states.append({}) }
+  return states
+}
+
+fn _add_param_group(opt, spec) {
+  let who = f"optim.{type(opt)}.add_param_group()"
+  let seen = list(opt.params)
+  let group = _make_group(who, "param_group", spec, opt.defaults, _options[type(opt)], seen)
+  opt.param_groups.append(group)
+  for p in group["params"] {
+    opt.params.append(p)
+    opt.state.append({})
+  }
+}
+
+# opt.NAME for a hyperparameter: group 0's value (the optimizers' __getattr__).
+fn _group_option(opt, name) {
+  if name in opt.defaults { return opt.param_groups[0][name] }
+  fail(f"optim.{type(opt)} has no attribute '{name}' (its hyperparameters: {_argcheck.joined(list(opt.defaults))})")
+}
+
+# opt.NAME = v for a hyperparameter: checked, then set in every group (__setattr__).
+fn _set_group_option(opt, name, v) {
+  let kinds = _options[type(opt)]
+  if not (name in kinds) {
+    fail(f"optim.{type(opt)}: cannot set '{name}': not a field or hyperparameter (its hyperparameters: {_argcheck.joined(list(kinds))})")
+  }
+  _argcheck.check_option(f"optim.{type(opt)}", name, kinds[name], v)
+  for g in opt.param_groups { g[name] = v }
+}
 
 # --- shared helpers -------------------------------------------------------------------
 
@@ -24,41 +181,95 @@ fn _zero_grad(params, set_to_none) {
   }
 }
 
-# hyper: a dict of the hyperparameters; states: one dict per parameter.
-fn _state_dict(hyper, states) {
-  let d = {}
-  for k in hyper { d[k] = hyper[k] }
-  for i in range(len(states)) {
-    let st = states[i]
-    for k in st {
-      let v = st[k]
-      d[f"state.{i}.{k}"] = v.detach().clone() if type(v) == "tensor" else v
+# One step of opt: update(p, grad, state, group) for every parameter with a grad
+# (negated when its group maximizes), under no_grad.
+fn _step_groups(opt, update) {
+  _check_groups_kept(opt)
+  no_grad {
+    let i = 0
+    for group in opt.param_groups {
+      for p in group["params"] {
+        if p.grad != none { update(p, -p.grad if group["maximize"] else p.grad, opt.state[i], group) }
+        i = i + 1
+      }
     }
+  }
+}
+
+# The state is kept per parameter in opt.params' order: a tensor put into a group's
+# "params" list by hand would get another's state, so it is an error.
+fn _check_groups_kept(opt) {
+  let n = 0
+  for g in opt.param_groups { n = n + len(g["params"]) }
+  if n != len(opt.params) {
+    fail(f"optim.{type(opt)}.step(): the parameter groups hold {n} tensors, the optimizer was given {len(opt.params)} (add tensors with add_param_group(), not to a group's 'params')")
+  }
+}
+
+fn _copied(v) = v.detach().clone() if type(v) == "tensor" else v
+
+# The flat state dict (see the header): "betas" is stored as "beta1" and "beta2".
+fn _state_dict(opt) {
+  let d = {}
+  for k in range(len(opt.param_groups)) {
+    let prefix = "" if k == 0 else f"param_groups.{k}."
+    let g = opt.param_groups[k]
+    for name in g {
+      if name == "betas" {
+        d[prefix + "beta1"] = g["betas"][0]
+        d[prefix + "beta2"] = g["betas"][1]
+      } elif name != "params" {
+        d[prefix + name] = g[name]
+      }
+    }
+  }
+  for i in range(len(opt.state)) {
+    let st = opt.state[i]
+    for k in st { d[f"state.{i}.{k}"] = _copied(st[k]) }
   }
   return d
 }
 
+# How many parameter groups a flat state dict describes.
+fn _groups_in(d) {
+  let n = 1
+  for k in d {
+    if k.startswith("param_groups.") { n = max(n, int(k.split(".")[1]) + 1) }
+  }
+  return n
+}
+
+fn _load_state_dict(opt, d) {
+  let who = f"optim.{type(opt)}.load_state_dict()"
+  let n = _groups_in(d)
+  if n != len(opt.param_groups) {
+    fail(f"{who}: the state dict has {n} parameter group(s), the optimizer {len(opt.param_groups)}")
+  }
+  for k in range(n) {
+    let prefix = "" if k == 0 else f"param_groups.{k}."
+    let g = opt.param_groups[k]
+    for name in g {
+      if name == "betas" {
+        g["betas"] = (_argcheck.loaded(who, d, prefix + "beta1"), _argcheck.loaded(who, d, prefix + "beta2"))
+      } elif name != "params" {
+        g[name] = _argcheck.loaded(who, d, prefix + name)
+      }
+    }
+  }
+  opt.state = _load_states(who, d, len(opt.params))
+}
+
 # The per-parameter states of a state dict, for n parameters.
-fn _load_states(d, n) {
-  let states = []
-  for i in range(n) { states.append({}) }
+fn _load_states(who, d, n) {
+  let states = _empty_states(n)
   for k in d {
     if k.startswith("state.") {
       let parts = k.split(".")
       let i = int(parts[1])
-      if i >= n { fail_load(f"load_state_dict(): '{k}' names parameter {i}, the optimizer has {n}") }
-      let v = d[k]
-      states[i][parts[2]] = v.detach().clone() if type(v) == "tensor" else v
+      if i >= n { fail(f"{who}: '{k}' names parameter {i}, the optimizer has {n}") }
+      states[i][parts[2]] = _copied(d[k])
     }
   }
-  return states
-}
-
-fn fail_load(msg) = assert(false, msg)
-
-fn _empty_states(n) {
-  let states = []
-  for i in range(n) { states.append({}) }
   return states
 }
 
@@ -68,55 +279,51 @@ fn _empty_states(n) {
 # momentum buf = g at the first step, then buf = momentum * buf + (1 - dampening) * g,
 # and g = g + momentum * buf (nesterov) or g = buf; p = p - lr * g.
 model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  momentum = momentum
-  dampening = dampening
-  weight_decay = weight_decay
-  nesterov = nesterov
-  maximize = maximize
+  """Stochastic gradient descent with momentum, dampening, weight decay and Nesterov momentum, as torch.optim.SGD.
+
+  Example: optim.SGD(m.parameters(), lr=0.1, momentum=0.9, nesterov=true)
+  """
+  defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+              "nesterov": nesterov, "maximize": maximize}
+  param_groups = _param_groups("optim.SGD()", params, defaults, _options["SGD"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
-  let _checked = assert(not nesterov or (momentum > 0 and dampening == 0),
-                        "SGD: nesterov momentum requires a momentum and zero dampening")
 
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-
-  step() {
-    no_grad {
-      for i in range(len(self.params)) {
-        let p = self.params[i]
-        let g = p.grad
-        if g == none { continue }
-        if self.maximize { g = -g }
-        if self.weight_decay != 0 { g = g + self.weight_decay * p }
-        if self.momentum != 0 {
-          let st = self.state[i]
-          if "momentum_buffer" in st {
-            st["momentum_buffer"].mul_(self.momentum).add_(g * (1 - self.dampening) if self.dampening != 0 else g)
-          } else {
-            st["momentum_buffer"] = g.detach().clone()
-          }
-          let buf = st["momentum_buffer"]
-          g = g + self.momentum * buf if self.nesterov else buf
-        }
-        p.sub_(g * self.lr)
-      }
-    }
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
   }
-
-  state_dict() = _state_dict({"lr": self.lr, "momentum": self.momentum, "dampening": self.dampening,
-                              "weight_decay": self.weight_decay, "nesterov": self.nesterov,
-                              "maximize": self.maximize}, self.state)
-
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _sgd_update) }
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
   load_state_dict(d) {
-    self.lr = d["lr"]
-    self.momentum = d["momentum"]
-    self.dampening = d["dampening"]
-    self.weight_decay = d["weight_decay"]
-    self.nesterov = d["nesterov"]
-    self.maximize = d["maximize"]
-    self.state = _load_states(d, len(self.params))
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
   }
+}
+
+fn _sgd_update(p, g, st, group) {
+  let momentum = group["momentum"]
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  if momentum != 0 {
+    let dampening = group["dampening"]
+    if "momentum_buffer" in st {
+      st["momentum_buffer"].mul_(momentum).add_(g * (1 - dampening) if dampening != 0 else g)
+    } else {
+      st["momentum_buffer"] = g.detach().clone()
+    }
+    let buf = st["momentum_buffer"]
+    g = g + momentum * buf if group["nesterov"] else buf
+  }
+  p.sub_(g * group["lr"])
 }
 
 # One Adam / AdamW update of parameter p with gradient g and state st (PyTorch 1.13's
@@ -162,225 +369,155 @@ fn _use_fused_adam(on) {
   _fused[0] = on
 }
 
-fn zeros_like(p) = zeros(p.shape, dtype=p.dtype, device=p.device)
-
-fn _adam_step(opt, decoupled) {
-  no_grad {
-    for i in range(len(opt.params)) {
-      let p = opt.params[i]
-      let g = p.grad
-      if g == none { continue }
-      if opt.maximize { g = -g }
-      _adam_update(p, g, opt.state[i], opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay,
-                   opt.amsgrad, decoupled)
-    }
-  }
+fn _adam_group_update(p, g, st, group, decoupled) {
+  _adam_update(p, g, st, group["lr"], group["betas"][0], group["betas"][1], group["eps"], group["weight_decay"],
+               group["amsgrad"], decoupled)
 }
 
-fn _adam_hyper(opt) = {"lr": opt.lr, "beta1": opt.beta1, "beta2": opt.beta2, "eps": opt.eps,
-                       "weight_decay": opt.weight_decay, "amsgrad": opt.amsgrad, "maximize": opt.maximize}
-
-fn _adam_load(opt, d) {
-  opt.lr = d["lr"]
-  opt.beta1 = d["beta1"]
-  opt.beta2 = d["beta2"]
-  opt.betas = (d["beta1"], d["beta2"])
-  opt.eps = d["eps"]
-  opt.weight_decay = d["weight_decay"]
-  opt.amsgrad = d["amsgrad"]
-  opt.maximize = d["maximize"]
-  opt.state = _load_states(d, len(opt.params))
-}
+fn _adam_param(p, g, st, group) = _adam_group_update(p, g, st, group, false)
+fn _adamw_param(p, g, st, group) = _adam_group_update(p, g, st, group, true)
 
 # Adam (torch.optim.Adam): L2 weight decay added to the gradient.
 model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  betas = betas
-  beta1 = betas[0]
-  beta2 = betas[1]
-  eps = eps
-  weight_decay = weight_decay
-  amsgrad = amsgrad
-  maximize = maximize
+  """Adam with L2 weight decay added to the gradient and optional AMSGrad, as torch.optim.Adam.
+
+  Example: optim.Adam([{"params": m.body.parameters()}, {"params": m.head.parameters(), "lr": 1e-2}], lr=1e-3)
+  """
+  defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+              "maximize": maximize}
+  param_groups = _param_groups("optim.Adam()", params, defaults, _options["Adam"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
 
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _adam_step(self, false)
-  state_dict() = _state_dict(_adam_hyper(self), self.state)
-  load_state_dict(d) = _adam_load(self, d)
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
+  }
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adam_param) }
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
+  load_state_dict(d) {
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
+  }
 }
 
 # AdamW (torch.optim.AdamW): decoupled weight decay, p = p * (1 - lr * weight_decay).
 model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  betas = betas
-  beta1 = betas[0]
-  beta2 = betas[1]
-  eps = eps
-  weight_decay = weight_decay
-  amsgrad = amsgrad
-  maximize = maximize
+  """Adam with decoupled weight decay (p *= 1 - lr * weight_decay), as torch.optim.AdamW.
+
+  Example: optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1e-2)
+  """
+  defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+              "maximize": maximize}
+  param_groups = _param_groups("optim.AdamW()", params, defaults, _options["AdamW"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
 
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-  step() = _adam_step(self, true)
-  state_dict() = _state_dict(_adam_hyper(self), self.state)
-  load_state_dict(d) = _adam_load(self, d)
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
+  }
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adamw_param) }
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
+  load_state_dict(d) {
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
+  }
 }
 
 # RMSprop (torch.optim.RMSprop): square_avg = alpha * square_avg + (1 - alpha) * g^2;
 # avg = sqrt(square_avg) + eps (centered: sqrt(square_avg - grad_avg^2) + eps); with
 # momentum buf = momentum * buf + g / avg and p = p - lr * buf, else p = p - lr * g / avg.
 model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=false, maximize=false) {
-  params = list(params)
-  lr = lr
-  alpha = alpha
-  eps = eps
-  weight_decay = weight_decay
-  momentum = momentum
-  centered = centered
-  maximize = maximize
+  """RMSprop: the gradient divided by a running root mean square, with optional momentum and centering, as torch.optim.RMSprop.
+
+  Example: optim.RMSprop(m.parameters(), lr=1e-2, alpha=0.99)
+  """
+  defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
+              "centered": centered, "maximize": maximize}
+  param_groups = _param_groups("optim.RMSprop()", params, defaults, _options["RMSprop"])
+  params = _all_params(param_groups)
   state = _empty_states(len(params))
 
-  zero_grad(set_to_none=true) = _zero_grad(self.params, set_to_none)
-
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) {
+    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
+    _add_param_group(self, param_group)
+  }
+  zero_grad(set_to_none=true) {
+    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
+    _zero_grad(self.params, set_to_none)
+  }
   step() {
-    no_grad {
-      for i in range(len(self.params)) {
-        let p = self.params[i]
-        let g = p.grad
-        if g == none { continue }
-        if self.maximize { g = -g }
-        if self.weight_decay != 0 { g = g + self.weight_decay * p }
-        let st = self.state[i]
-        if "step" in st {
-          st["step"] = st["step"] + 1
-        } else {
-          st["step"] = 1
-          st["square_avg"] = zeros_like(p)
-          if self.momentum > 0 { st["momentum_buffer"] = zeros_like(p) }
-          if self.centered { st["grad_avg"] = zeros_like(p) }
-        }
-        let sq = st["square_avg"]
-        sq.mul_(self.alpha).add_(g * g * (1 - self.alpha))
-        let avg = none
-        if self.centered {
-          let ga = st["grad_avg"]
-          ga.mul_(self.alpha).add_(g * (1 - self.alpha))
-          avg = (sq - ga * ga).sqrt().add_(self.eps)
-        } else {
-          avg = sq.sqrt().add_(self.eps)
-        }
-        if self.momentum > 0 {
-          let buf = st["momentum_buffer"]
-          buf.mul_(self.momentum).add_(g / avg)
-          p.sub_(buf * self.lr)
-        } else {
-          p.sub_(g.div(avg).mul_(self.lr))
-        }
-      }
-    }
+    "Updates every parameter that has a grad. Example: opt.step()"
+    _step_groups(self, _rmsprop_update)
   }
-
-  state_dict() = _state_dict({"lr": self.lr, "alpha": self.alpha, "eps": self.eps,
-                              "weight_decay": self.weight_decay, "momentum": self.momentum,
-                              "centered": self.centered, "maximize": self.maximize}, self.state)
-
+  state_dict() {
+    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
+    return _state_dict(self)
+  }
   load_state_dict(d) {
-    self.lr = d["lr"]
-    self.alpha = d["alpha"]
-    self.eps = d["eps"]
-    self.weight_decay = d["weight_decay"]
-    self.momentum = d["momentum"]
-    self.centered = d["centered"]
-    self.maximize = d["maximize"]
-    self.state = _load_states(d, len(self.params))
+    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
+    _load_state_dict(self, d)
   }
 }
 
-# --- learning-rate schedulers ---------------------------------------------------------
-# Each takes the optimizer's lr at construction as base_lr, sets the lr of epoch 0 at
-# once (as PyTorch does), and on step() advances last_epoch by one and sets the
-# optimizer's lr to the closed form below; get_lr() returns the lr it last set, and
-# get_last_lr() the same as PyTorch's list of one lr per group, [lr].
-# state_dict() / load_state_dict(d) hold base_lr and last_epoch.
-
-fn _set_lr(opt, lr) {
-  opt.lr = lr
-}
-
-fn _sched_state(s) = {"base_lr": s.base_lr, "last_epoch": s.last_epoch}
-
-# StepLR: lr = base_lr * gamma ** (last_epoch // step_size).
-model StepLR(optimizer, step_size, gamma=0.1) {
-  optimizer = optimizer
-  step_size = step_size
-  gamma = gamma
-  base_lr = optimizer.lr
-  last_epoch = 0
-  get_lr() = self.optimizer.lr
-  get_last_lr() = [self.optimizer.lr]
-  lr_at(e) = self.base_lr * self.gamma ** (e // self.step_size)
-  step() {
-    self.last_epoch = self.last_epoch + 1
-    self.optimizer.lr = self.lr_at(self.last_epoch)
+fn _rmsprop_update(p, g, st, group) {
+  let alpha = group["alpha"]
+  let momentum = group["momentum"]
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  if "step" in st {
+    st["step"] = st["step"] + 1
+  } else {
+    st["step"] = 1
+    st["square_avg"] = zeros_like(p)
+    if momentum > 0 { st["momentum_buffer"] = zeros_like(p) }
+    if group["centered"] { st["grad_avg"] = zeros_like(p) }
   }
-  state_dict() = _sched_state(self)
-  load_state_dict(d) {
-    self.base_lr = d["base_lr"]
-    self.last_epoch = d["last_epoch"]
-    self.optimizer.lr = self.lr_at(self.last_epoch)
+  let sq = st["square_avg"]
+  sq.mul_(alpha).add_(g * g * (1 - alpha))
+  let avg = none
+  if group["centered"] {
+    let ga = st["grad_avg"]
+    ga.mul_(alpha).add_(g * (1 - alpha))
+    avg = (sq - ga * ga).sqrt().add_(group["eps"])
+  } else {
+    avg = sq.sqrt().add_(group["eps"])
+  }
+  if momentum > 0 {
+    let buf = st["momentum_buffer"]
+    buf.mul_(momentum).add_(g / avg)
+    p.sub_(buf * group["lr"])
+  } else {
+    p.sub_(g.div(avg).mul_(group["lr"]))
   }
 }
 
-# CosineAnnealingLR: lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2.
-model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
-  optimizer = optimizer
-  T_max = T_max
-  eta_min = eta_min
-  base_lr = optimizer.lr
-  last_epoch = 0
-  get_lr() = self.optimizer.lr
-  get_last_lr() = [self.optimizer.lr]
-  lr_at(e) = self.eta_min + (self.base_lr - self.eta_min) * (1 + math.cos(math.pi * e / self.T_max)) / 2
-  step() {
-    self.last_epoch = self.last_epoch + 1
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
-  state_dict() = _sched_state(self)
-  load_state_dict(d) {
-    self.base_lr = d["base_lr"]
-    self.last_epoch = d["last_epoch"]
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
-}
-
-# LinearWarmup: lr = base_lr * min(1, (last_epoch + 1) / warmup_steps): base_lr /
-# warmup_steps at construction, reaching base_lr after warmup_steps - 1 steps and
-# staying there. It is PyTorch's LinearLR(start_factor=1/warmup_steps, end_factor=1,
-# total_iters=warmup_steps-1).
-model LinearWarmup(optimizer, warmup_steps) {
-  optimizer = optimizer
-  warmup_steps = warmup_steps
-  base_lr = optimizer.lr
-  last_epoch = 0
-  let _started = _set_lr(optimizer, base_lr * min(1.0, 1 / warmup_steps))
-  get_lr() = self.optimizer.lr
-  get_last_lr() = [self.optimizer.lr]
-  lr_at(e) = self.base_lr * min(1.0, (e + 1) / self.warmup_steps)
-  step() {
-    self.last_epoch = self.last_epoch + 1
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
-  state_dict() = _sched_state(self)
-  load_state_dict(d) {
-    self.base_lr = d["base_lr"]
-    self.last_epoch = d["last_epoch"]
-    self.optimizer.lr = self.lr_at(self.last_epoch)
-  }
-}
+# --- learning-rate schedulers (stdlib/_lr_scheduler.dsl) ------------------------------
+# Each takes every group's lr at construction as that group's base lr and sets every
+# group's lr from its own base lr at each step().
+let StepLR = _lr_scheduler.StepLR
+let CosineAnnealingLR = _lr_scheduler.CosineAnnealingLR
+let LinearWarmup = _lr_scheduler.LinearWarmup
 
 # ---- mixed precision ---------------------------------------------------------------
 
@@ -391,17 +528,30 @@ model LinearWarmup(optimizer, warmup_steps) {
 #   scaler.update()                 # halves the scale after Inf/NaN, doubles it
 #                                   # after growth_interval clean steps
 model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000) {
+  """Dynamic loss scaling for 16-bit training: scales the loss, unscales the grads and skips steps with Inf or NaN, as torch.cuda.amp.GradScaler.
+
+  Example: scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
+  """
   current_scale = init_scale
+  let _checked = _argcheck.check_options("optim.GradScaler()", "",
+                                {"init_scale": init_scale, "growth_factor": growth_factor,
+                                 "backoff_factor": backoff_factor, "growth_interval": growth_interval},
+                                {"init_scale": "> 0", "growth_factor": "> 1", "backoff_factor": "in (0, 1)",
+                                 "growth_interval": "int > 0"})
   growth = growth_factor
   backoff = backoff_factor
   interval = growth_interval
   clean_steps = 0
   found_inf = false
   unscaled = false
-  scale(loss) = loss * self.current_scale
-  get_scale() = self.current_scale
-  # Divides every gradient of opt's parameters by the scale and notes Inf/NaN.
+  scale(loss) {
+    "loss times the scale. Example: scaler.scale(loss).backward()"
+    return loss * self.current_scale
+  }
+  get_scale() { "The current scale. Example: print(scaler.get_scale())"; return self.current_scale }
   unscale_(opt) {
+    "Divides every grad of opt's parameters by the scale (once per step) and notes Inf/NaN. Example: scaler.unscale_(opt); nn.clip_grad_norm_(m.parameters(), 1.0)"
+    _argcheck.check_optimizer("optim.GradScaler.unscale_()", opt)
     if self.unscaled { return none }
     let inv = 1.0 / self.current_scale
     no_grad {
@@ -414,14 +564,15 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     }
     self.unscaled = true
   }
-  # opt.step() unless a gradient held Inf or NaN; returns whether it stepped.
   step(opt) {
-    self.unscale_(opt)
+    "opt.step() on the unscaled grads unless one held Inf or NaN; returns whether it stepped. Example: scaler.step(opt)"
+    self.unscale_(_argcheck.check_optimizer("optim.GradScaler.step()", opt))
     if self.found_inf { return false }
     opt.step()
     return true
   }
   update() {
+    "Halves the scale after an Inf/NaN step, doubles it after growth_interval clean ones. Example: scaler.update()"
     if self.found_inf {
       self.current_scale = self.current_scale * self.backoff
       self.clean_steps = 0
@@ -435,9 +586,13 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     self.found_inf = false
     self.unscaled = false
   }
-  state_dict() = {"scale": self.current_scale, "growth_factor": self.growth, "backoff_factor": self.backoff,
-                  "growth_interval": self.interval, "clean_steps": self.clean_steps}
+  state_dict() {
+    "The scale and its schedule, as a dict. Example: save(scaler.state_dict(), \"scaler.nabla\")"
+    return {"scale": self.current_scale, "growth_factor": self.growth, "backoff_factor": self.backoff,
+            "growth_interval": self.interval, "clean_steps": self.clean_steps}
+  }
   load_state_dict(d) {
+    "Restores the scale and the count of clean steps from state_dict(). Example: scaler.load_state_dict(d)"
     self.current_scale = d["scale"]
     self.clean_steps = d["clean_steps"]
   }

@@ -138,6 +138,7 @@ fn _recompute_all(module, input) {
 # name_orig and name_mask (see Note [Pruning masks]); after that it updates the mask
 # in place, composing with the old one. Returns the module.
 fn _prune(module, name, compute) {
+  _check_target("prune", module, name)
   let orig = getattr(module, name + "_orig", none)
   if orig == none {
     let w = getattr(module, name, none)
@@ -158,6 +159,30 @@ fn _prune(module, name, compute) {
   }
   _recompute(module, name)
   return module
+}
+
+# A pruning target: a model instance and the name (a str) of one of its attributes.
+fn _check_target(who, module, name) {
+  if not nn._is_module(module) {
+    let hint = " (pass the layer and the name: prune.l1_unstructured(layer, \"weight\"))" if type(module) == "tensor" else ""
+    fail(f"{who}: module must be a layer (a model instance), got {type(module)}{hint}")
+  }
+  if type(name) != "str" { fail(f"{who}: name must be a str (the parameter's name, \"weight\"), got {type(name)}") }
+}
+
+# global_unstructured's parameters: a list of (module, name) pairs.
+fn _check_pairs(parameters) {
+  let who = "prune.global_unstructured()"
+  if not (type(parameters) in ["list", "tuple"]) {
+    fail(f"{who}: parameters must be a list of (module, name) pairs, got {type(parameters)}")
+  }
+  for i in range(len(parameters)) {
+    let p = parameters[i]
+    if not (type(p) in ["tuple", "list"] and len(p) == 2) {
+      fail(f"{who}: parameters[{i}] must be a (module, name) pair such as (model.fc1, \"weight\"), got {type(p)}")
+    }
+    _check_target(f"{who}: parameters[{i}]", p[0], p[1])
+  }
 }
 
 # ---- the pruning methods (PyTorch's names and defaults) -----------------------------------
@@ -236,6 +261,7 @@ fn global_unstructured(parameters, amount=0.2, pruning_method="l1") {
   """
   assert(pruning_method == "l1" or pruning_method == "random",
          f"prune.global_unstructured: pruning_method must be \"l1\" or \"random\", got {repr(pruning_method)}")
+  _check_pairs(parameters)
   let scores = []
   let masks = []
   no_grad {

@@ -722,8 +722,24 @@ model QConfig(activation, weight) {
 
   Example: quant.prepare(nn.Sequential([nn.Linear(8, 4)]), qconfig=quant.QConfig(fn() = quant.MinMaxObserver(), quant.default_weight_observer))
   """
-  activation = activation
-  weight = weight
+  activation = _checked_maker("activation", activation)
+  weight = _checked_maker("weight", weight)
+}
+
+# A QConfig field: a function of no arguments (or a model class) making a fresh
+# observer for each layer; an observer instance would be shared by every layer.
+fn _checked_maker(what, maker) {
+  if not (type(maker) in ["function", "builtin", "method", "model"]) {
+    let hint = " (an observer: pass a function making one, fn() = ...)" if nn._is_module(maker) else ""
+    fail(f"quant.QConfig(): {what} must be a function that makes an observer, got {type(maker)}{hint}")
+  }
+  return maker
+}
+
+# The model argument of the quantization transforms: a model instance.
+fn _checked_model(who, model) {
+  if not nn._is_module(model) { fail(f"{who}: model must be a model instance, got {type(model)}") }
+  return model
 }
 
 # PyTorch's fbgemm default, with 8-bit activations: a HistogramObserver for inputs
@@ -888,6 +904,7 @@ fn quantize_dynamic(model, reduce_range=false, inplace=false, weight_observer=de
 
   Example: quant.quantize_dynamic(nn.Sequential([nn.Linear(8, 4)]))(randn(2, 8))
   """
+  _checked_model("quant.quantize_dynamic()", model)
   let m = model if inplace else deepcopy(model)
   let convert = fn(l) = _dynamic_linear_from(l.weight, l.bias, weight_observer(), reduce_range) if isinstance(l, nn.Linear) else none
   return swap_modules(m, convert)
@@ -903,6 +920,7 @@ fn prepare_qat(model, activation=default_dynamic_fake_quant, weight=default_per_
 
   Example: quant.prepare_qat(nn.Sequential([nn.Linear(8, 4)]))(randn(2, 8))
   """
+  _checked_model("quant.prepare_qat()", model)
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = QATLinear(l.in_features, l.out_features, l.weight, l.bias, activation(), weight()) if isinstance(l, nn.Linear) else none
   let r = swap_modules(m, swap)
@@ -959,6 +977,7 @@ fn fuse_conv_bn(model, inplace=false) {
 
   Example: quant.fuse_conv_bn(nn.Sequential([nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)]))
   """
+  _checked_model("quant.fuse_conv_bn()", model)
   let m = model if inplace else deepcopy(model)
   m.eval()
   _fuse_conv_bn_in(m)
@@ -975,6 +994,8 @@ fn prepare(model, qconfig=default_qconfig, inplace=false) {
 
   Example: quant.prepare(nn.Sequential([nn.Linear(8, 4)]))
   """
+  _checked_model("quant.prepare()", model)
+  if not isinstance(qconfig, QConfig) { fail(f"quant.prepare(): qconfig must be a quant.QConfig, got {type(qconfig)}") }
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = _observed(l, qconfig)
   let r = swap_modules(m, swap)
@@ -994,6 +1015,8 @@ fn calibrate(prepared, batches) {
 
   Example: quant.calibrate(quant.prepare(nn.Sequential([nn.Linear(8, 4)])), [randn(16, 8)])
   """
+  _checked_model("quant.calibrate()", prepared)
+  if type(batches) == "tensor" { fail("quant.calibrate(): batches must be a list of batches, got one tensor (wrap it: [x])") }
   no_grad {
     for b in batches { prepared(b[0] if type(b) == "tuple" or type(b) == "list" else b) }
   }
@@ -1029,6 +1052,7 @@ fn convert(model, reduce_range=false, inplace=false) {
 
   Example: quant.convert(quant.calibrate(quant.prepare(nn.Sequential([nn.Linear(8, 4)])), [randn(16, 8)]))
   """
+  _checked_model("quant.convert()", model)
   let missing = _uncalibrated(model)
   if len(missing) > 0 {
     assert(false, f"quant.convert: {len(missing)} observed layer(s) never saw a calibration batch ({', '.join(missing)}): " +
@@ -1057,6 +1081,7 @@ fn quantize_static(model, calibration_batches, qconfig=default_qconfig) {
 
   Example: quant.quantize_static(nn.Sequential([nn.Linear(8, 4)]), [randn(16, 8)])(randn(2, 8))
   """
+  _checked_model("quant.quantize_static()", model)
   let prepared = prepare(fuse_conv_bn(model), qconfig, inplace=true)
   calibrate(prepared, calibration_batches)
   return convert(prepared, inplace=true)

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "interp/builtins/builtins_internal.hpp"
+#include "lang/did_you_mean.hpp"
 
 namespace nabla::interp {
 
@@ -216,6 +217,28 @@ Value assert_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
+// fail(msg): an error whose message is msg itself, for checks whose text already says
+// what was expected and what was found (the stdlib's constructors use it).
+Value fail_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("fail", a, {"msg"}, 1);
+  fail(str(b[0]));
+}
+
+// did_you_mean(name, candidates): the interpreter's own suggestion text, for libraries
+// written in the language that look names up themselves (optimizer group keys).
+Value did_you_mean_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("did_you_mean", a, {"name", "candidates"}, 2);
+  if (b[0].tag != Tag::Str) fail(std::string("did_you_mean(): 'name' must be a str, got ") + type_name(b[0]));
+  if (b[1].tag != Tag::List && b[1].tag != Tag::Tuple)
+    fail(std::string("did_you_mean(): 'candidates' must be a list of str, got ") + type_name(b[1]));
+  std::vector<std::string> candidates;
+  for (const Value& c : b[1].as<ListObj>()->items) {
+    if (c.tag != Tag::Str) fail(std::string("did_you_mean(): every candidate must be a str, got ") + type_name(c));
+    candidates.push_back(c.as<StrObj>()->s);
+  }
+  return make_str(lang::did_you_mean(b[0].as<StrObj>()->s, candidates));
+}
+
 Value isinstance_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("isinstance", a, {"obj", "type"}, 2);
   if (b[1].tag == Tag::ModelClass)
@@ -282,6 +305,12 @@ const BuiltinEntry kPythonBuiltins[] = {
     {"assert", assert_builtin, "assert(cond, msg=none)",
      "An error \"assertion failed: msg\" unless cond is truthy. Example: assert(randn(2, 3).ndim == 2, \"expected a "
      "matrix\")"},
+    {"fail", fail_builtin, "fail(msg)",
+     "An error with the message msg (assert's without the \"assertion failed\" prefix). "
+     "Example: if randn(2, 3).ndim != 2 { fail(\"expected a matrix\") }"},
+    {"did_you_mean", did_you_mean_builtin, "did_you_mean(name, candidates)",
+     "The interpreter's suggestion for a mistyped name: \"; did you mean 'lr'?\" naming the closest candidates, "
+     "or \"\" when none is close. Example: did_you_mean(\"learning_rat\", [\"lr\", \"learning_rate\"])"},
     {"isinstance", isinstance_builtin, "isinstance(obj, type)",
      "Whether obj is an instance of a model, of a builtin type (list, tensor, ...) or of a type name. "
      "Example: isinstance(nn.Linear(4, 2), nn.Linear)"},

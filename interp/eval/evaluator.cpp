@@ -151,6 +151,7 @@ void Evaluator::Impl::assign_target(const Expr& target, Value v) {
     case ExprKind::Attribute: {
       auto& a = static_cast<const Attribute&>(target);
       Value obj = eval(*a.object);
+      Evaluator::CallSiteScope site(ev, &a.span);  // where a model's __setattr__ hook is called from
       ev.set_attr(obj, a.name, std::move(v));
       return;
     }
@@ -291,9 +292,10 @@ void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
   } else if (t.kind == ExprKind::Attribute) {
     auto& at = static_cast<const Attribute&>(t);
     Value obj = eval(*at.object);
-    Value cur = ev.get_attr(obj, at.name);
+    Value cur = obj.tag == Tag::Instance ? get_attr_at(obj, at) : ev.get_attr(obj, at.name);
     Value rhs = eval(*a.value);
     if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
+    Evaluator::CallSiteScope site(ev, &at.span);
     ev.set_attr(obj, at.name, binary_op(a.op, cur, rhs));
   } else if (t.kind == ExprKind::Index) {
     auto& ix = static_cast<const Index&>(t);
@@ -547,6 +549,15 @@ Value Evaluator::Impl::eval_link(const Expr& link, Value first) {
 
 Value Evaluator::Impl::eval_attribute(const Attribute& a, const Value& obj) {
   if (obj.tag == Tag::Tensor) set_origin(a);  // x.T, x.mT are ops
+  if (obj.tag == Tag::Instance) return get_attr_at(obj, a);
+  return ev.get_attr(obj, a.name);
+}
+
+// A model's obj.name read at `a`: a field at once, else through get_attr, with `a` as
+// the call site of a __getattr__ hook.
+Value Evaluator::Impl::get_attr_at(const Value& obj, const Attribute& a) {
+  if (const Field* f = obj.as<InstanceObj>()->find(a.name)) return f->value;
+  Evaluator::CallSiteScope site(ev, &a.span);
   return ev.get_attr(obj, a.name);
 }
 

@@ -324,6 +324,7 @@ struct Evaluator::Impl {
   // are eval_inner's hot cases (measured: a call costs 60 instructions more when
   // eval_call is not inlined).
   [[gnu::always_inline]] inline Value eval_attribute(const Attribute& a, const Value& obj);
+  Value get_attr_at(const Value& obj, const Attribute& a);  // obj: a model instance
   [[gnu::always_inline]] inline Value eval_index(const Index& ix, const Value& obj);
   [[gnu::always_inline]] inline Value eval_call(const Call& c, const Value& first);
   [[gnu::always_inline]] inline Value eval_unary(const Unary& u, const Value& v);

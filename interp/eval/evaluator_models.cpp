@@ -191,6 +191,17 @@ Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
   return out;
 }
 
+// A model's attribute hooks, as Python's: `__getattr__(name)` answers a read of a name
+// that is neither a field nor a method, `__setattr__(name, value)` an assignment to a
+// name that is not a field (fields assign as usual, so the hooks never see them).
+// optim's optimizers use them to read and set the hyperparameters of their groups.
+Value Evaluator::call_attr_hook(const Value& obj, const char* hook, const std::string& name, const Value* value) {
+  CallArgs a;
+  a.pos.push_back(make_str(name));
+  if (value) a.pos.push_back(*value);
+  return call_method(obj, hook, a);
+}
+
 Value Evaluator::get_attr(const Value& obj, const std::string& name) {
   switch (obj.tag) {
     case Tag::Tensor: {
@@ -204,6 +215,7 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       if (Field* f = inst->find(name)) return f->value;
       if (inst->cls->info->methods.count(name)) return Impl::bound(obj, name);
       if (find_entry(model_methods(), name)) return Impl::bound(obj, name);
+      if (inst->cls->info->methods.count("__getattr__")) return call_attr_hook(obj, "__getattr__", name, nullptr);
       fail("model " + inst->cls->decl->name + " has no attribute '" + name + "'" + attribute_hint(obj, name));
     }
     case Tag::Module: {
@@ -267,7 +279,15 @@ Tensor checked_grad(const Tensor& t, const Tensor& g) {
 
 void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
   switch (obj.tag) {
-    case Tag::Instance: Impl::set_field(*obj.as<InstanceObj>(), name, std::move(v), false); return;
+    case Tag::Instance: {
+      auto* inst = obj.as<InstanceObj>();
+      if (!inst->find(name) && inst->cls->info->methods.count("__setattr__")) {
+        call_attr_hook(obj, "__setattr__", name, &v);
+        return;
+      }
+      Impl::set_field(*inst, name, std::move(v), false);
+      return;
+    }
     case Tag::Object: obj.as<ObjectObj>()->set(name, std::move(v)); return;
     case Tag::Module: obj.as<Module>()->set(name, std::move(v)); return;
     case Tag::Tensor: {

@@ -30,17 +30,20 @@ def fmt(x):
     return repr(float(x))
 
 
-def run(make):
+def run(make, sched=None):
     W = torch.tensor(W0, requires_grad=True)
     b = torch.tensor(B0, requires_grad=True)
     c = torch.tensor(C0, requires_grad=True)
     opt = make([W, b, c])
+    s = sched(opt) if sched else None
     A_, BW_, AB_, BB_ = map(torch.tensor, (A, BW, AB, BB))
     for _ in range(STEPS):
         opt.zero_grad()
         loss = (0.5 * A_ * W * W + BW_ * W).sum() + (0.5 * AB_ * b * b + BB_ * b).sum()
         loss.backward()
         opt.step()
+        if s:
+            s.step()
     return W.tolist(), b.tolist(), c.tolist()
 
 
@@ -67,6 +70,58 @@ CASES = [
     ("RMSprop centered", "optim.RMSprop(ps, lr=0.01, centered=true, momentum=0.5)",
      lambda ps: torch.optim.RMSprop(ps, lr=0.01, centered=True, momentum=0.5)),
 ]
+
+
+# Two parameter groups (W alone; b and c) whose own lr, weight_decay, ... override the
+# constructor's; the last cases also run a scheduler, which scales each group's lr from
+# its own base lr. (name, nabla optimizer, torch optimizer, nabla scheduler, torch scheduler)
+GROUP_CASES = [
+    ("SGD two groups momentum nesterov weight_decay",
+     'optim.SGD([{"params": [ps[0]], "lr": 0.05, "weight_decay": 0.1}, {"params": [ps[1], ps[2]]}], '
+     'lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=true)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]], "lr": 0.05, "weight_decay": 0.1}, {"params": ps[1:]}],
+                                lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True), None, None),
+    ("SGD two groups momentum dampening",
+     'optim.SGD([{"params": [ps[0]], "momentum": 0.5, "dampening": 0.2}, {"params": [ps[1], ps[2]], "lr": 0.02}], '
+     'lr=0.1, momentum=0.9)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]], "momentum": 0.5, "dampening": 0.2},
+                                 {"params": ps[1:], "lr": 0.02}], lr=0.1, momentum=0.9), None, None),
+    ("Adam two groups",
+     'optim.Adam([{"params": [ps[0]], "lr": 0.05, "betas": (0.8, 0.99), "weight_decay": 0.1}, {"params": [ps[1], ps[2]]}], '
+     'lr=0.1, eps=1e-6)',
+     lambda ps: torch.optim.Adam([{"params": [ps[0]], "lr": 0.05, "betas": (0.8, 0.99), "weight_decay": 0.1},
+                                  {"params": ps[1:]}], lr=0.1, eps=1e-6), None, None),
+    ("AdamW two groups",
+     'optim.AdamW([{"params": [ps[0]], "weight_decay": 0.5}, {"params": [ps[1], ps[2]], "lr": 0.02, "amsgrad": true}], lr=0.1)',
+     lambda ps: torch.optim.AdamW([{"params": [ps[0]], "weight_decay": 0.5},
+                                   {"params": ps[1:], "lr": 0.02, "amsgrad": True}], lr=0.1), None, None),
+    ("RMSprop two groups",
+     'optim.RMSprop([{"params": [ps[0]], "momentum": 0.9, "centered": true}, {"params": [ps[1], ps[2]], "lr": 0.05}], '
+     'lr=0.01, weight_decay=0.1)',
+     lambda ps: torch.optim.RMSprop([{"params": [ps[0]], "momentum": 0.9, "centered": True},
+                                     {"params": ps[1:], "lr": 0.05}], lr=0.01, weight_decay=0.1), None, None),
+    ("SGD two groups with StepLR",
+     'optim.SGD([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05, momentum=0.9)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]], "lr": 0.2}, {"params": ps[1:]}], lr=0.05, momentum=0.9),
+     "fn(o) = optim.StepLR(o, 2, gamma=0.5)", lambda o: torch.optim.lr_scheduler.StepLR(o, 2, gamma=0.5)),
+    ("Adam two groups with CosineAnnealingLR",
+     'optim.Adam([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05)',
+     lambda ps: torch.optim.Adam([{"params": [ps[0]], "lr": 0.2}, {"params": ps[1:]}], lr=0.05),
+     "fn(o) = optim.CosineAnnealingLR(o, 4, eta_min=0.01)",
+     lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, 4, eta_min=0.01)),
+]
+
+
+def group_lrs(make_sched, n):
+    p, q = torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([{"params": [p], "lr": 0.1}, {"params": [q], "lr": 0.02}], lr=0.5)
+    s = make_sched(opt)
+    out = [[g["lr"] for g in opt.param_groups]]
+    for _ in range(n):
+        opt.step()
+        s.step()
+        out.append([g["lr"] for g in opt.param_groups])
+    return out
 
 
 def lrs(make_sched, n, lr=0.1):
@@ -105,17 +160,20 @@ def main():
     print("let AB = tensor(" + fmt(AB) + ", dtype=f64)")
     print("let BB = tensor(" + fmt(BB) + ", dtype=f64)")
     print("""
-# Runs `steps` steps of make(params) on the quadratic; returns [W, b, c].
-fn run(make, steps=%d) {
+# Runs `steps` steps of make(params) on the quadratic, with sched(optimizer).step()
+# after each when given; returns [W, b, c].
+fn run(make, steps=%d, sched=none) {
   let W = tensor(W0, dtype=f64, requires_grad=true)
   let b = tensor(B0, dtype=f64, requires_grad=true)
   let c = tensor(C0, dtype=f64, requires_grad=true)
   let opt = make([W, b, c])
+  let s = sched(opt) if sched != none else none
   for i in range(steps) {
     opt.zero_grad()
     let loss = (0.5 * A * W * W + BW * W).sum() + (0.5 * AB * b * b + BB * b).sum()
     loss.backward()
     opt.step()
+    if s != none { s.step() }
   }
   return [W, b, c]
 }
@@ -134,6 +192,23 @@ fn check_lrs(sched, opt, want) {
     expect_close(sched.get_lr(), want[i], rtol=1e-12, atol=1e-15)
   }
 }
+
+# want: every group's lrs at each epoch; group 0's must also be opt.lr and get_lr().
+fn check_group_lrs(sched, opt, want) {
+  for i in range(len(want)) {
+    if i > 0 {
+      opt.step()
+      sched.step()
+    }
+    let got = sched.get_last_lr()
+    expect(len(got) == len(want[i]), f"{len(got)} lrs")
+    for k in range(len(got)) {
+      expect_close(got[k], want[i][k], rtol=1e-12, atol=1e-15)
+      expect_close(opt.param_groups[k]["lr"], want[i][k], rtol=1e-12, atol=1e-15)
+    }
+    expect(opt.lr == got[0] and sched.get_lr() == got[0])
+  }
+}
 """ % STEPS)
     for name, dsl, make in CASES:
         W, b, c = run(make)
@@ -147,14 +222,30 @@ fn check_lrs(sched, opt, want) {
             print(f"  check(run(fn(ps) = {dsl}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
             print("  optim._use_fused_adam(true)")
             print("}\n")
-    for name, dsl, make in SCHEDS:
-        want = lrs(make, 14)
-        print(f'test "{name} lr sequence matches PyTorch" {{')
-        print("  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)")
-        print(f"  let sched = {dsl}")
-        print(f"  check_lrs(sched, opt, {fmt(want)})")
+    for name, dsl, make, sched_dsl, sched in GROUP_CASES:
+        W, b, c = run(make, sched)
+        sched_arg = f", sched={sched_dsl}" if sched_dsl else ""
+        print(f'test "{name} matches PyTorch after {STEPS} steps" {{')
+        print(f"  check(run(fn(ps) = {dsl}{sched_arg}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
         print("}\n")
+    for name, dsl, make in SCHEDS:
+        print_sched_test(f"{name} lr sequences of two groups match PyTorch",
+                         ['let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},',
+                          '                     {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)'],
+                         dsl, "check_group_lrs", group_lrs(make, 8))
+    for name, dsl, make in SCHEDS:
+        print_sched_test(f"{name} lr sequence matches PyTorch",
+                         ["let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)"], dsl, "check_lrs", lrs(make, 14))
 
+
+# A test block: the optimizer's lines, the scheduler `dsl`, then checker(sched, opt, want).
+def print_sched_test(title, opt_lines, dsl, checker, want):
+    print(f'test "{title}" {{')
+    for line in opt_lines:
+        print("  " + line)
+    print(f"  let sched = {dsl}")
+    print(f"  {checker}(sched, opt, {fmt(want)})")
+    print("}\n")
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,7 @@ test "TensorDataset: len, item, subset" {
   expect(s.y.tolist() == [0, 1, 2])
   expect(len(data.TensorDataset(zeros([4, 3]))) == 4)
   expect(len([1, 2]) == 2)
-  expect_error("data.TensorDataset(arange(3), arange(4))", "TensorDataset: x has 3 items but y has 4")
+  expect_error("data.TensorDataset(arange(3), arange(4))", "data.TensorDataset(): x has 3 items but y has 4")
 }
 
 test "batches: sizes and drop_last" {

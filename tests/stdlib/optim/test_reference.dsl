@@ -9,17 +9,20 @@ let BW = tensor([[0.1, -0.3, 0.2], [0.0, 0.4, -0.1]], dtype=f64)
 let AB = tensor([2.0, 0.7, 1.2], dtype=f64)
 let BB = tensor([-0.5, 0.1, 0.3], dtype=f64)
 
-# Runs `steps` steps of make(params) on the quadratic; returns [W, b, c].
-fn run(make, steps=5) {
+# Runs `steps` steps of make(params) on the quadratic, with sched(optimizer).step()
+# after each when given; returns [W, b, c].
+fn run(make, steps=5, sched=none) {
   let W = tensor(W0, dtype=f64, requires_grad=true)
   let b = tensor(B0, dtype=f64, requires_grad=true)
   let c = tensor(C0, dtype=f64, requires_grad=true)
   let opt = make([W, b, c])
+  let s = sched(opt) if sched != none else none
   for i in range(steps) {
     opt.zero_grad()
     let loss = (0.5 * A * W * W + BW * W).sum() + (0.5 * AB * b * b + BB * b).sum()
     loss.backward()
     opt.step()
+    if s != none { s.step() }
   }
   return [W, b, c]
 }
@@ -36,6 +39,23 @@ fn check_lrs(sched, opt, want) {
     sched.step()
     expect_close(opt.lr, want[i], rtol=1e-12, atol=1e-15)
     expect_close(sched.get_lr(), want[i], rtol=1e-12, atol=1e-15)
+  }
+}
+
+# want: every group's lrs at each epoch; group 0's must also be opt.lr and get_lr().
+fn check_group_lrs(sched, opt, want) {
+  for i in range(len(want)) {
+    if i > 0 {
+      opt.step()
+      sched.step()
+    }
+    let got = sched.get_last_lr()
+    expect(len(got) == len(want[i]), f"{len(got)} lrs")
+    for k in range(len(got)) {
+      expect_close(got[k], want[i][k], rtol=1e-12, atol=1e-15)
+      expect_close(opt.param_groups[k]["lr"], want[i][k], rtol=1e-12, atol=1e-15)
+    }
+    expect(opt.lr == got[0] and sched.get_lr() == got[0])
   }
 }
 
@@ -119,6 +139,69 @@ test "RMSprop momentum weight_decay matches PyTorch after 5 steps" {
 
 test "RMSprop centered matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.RMSprop(ps, lr=0.01, centered=true, momentum=0.5)), [[[0.03520195896333432, -0.48669445834430114, 1.4633711663996225], [0.9758684535310614, -0.1964456815645514, -0.2522624241853689]], [0.24514435469846732, -0.141107151788151, 0.2912922055272611], [1.0, -1.0]])
+}
+
+test "SGD two groups momentum nesterov weight_decay matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.SGD([{"params": [ps[0]], "lr": 0.05, "weight_decay": 0.1}, {"params": [ps[1], ps[2]]}], lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=true)), [[[0.0646447942241973, 0.2969801834483144, 0.958714892649267], [-0.5153638802524101, -0.23169155328921603, -0.20858918769246157]], [0.2274203544264616, -0.1474355448642836, -0.47782152904352915], [1.0, -1.0]])
+}
+
+test "SGD two groups momentum dampening matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.SGD([{"params": [ps[0]], "momentum": 0.5, "dampening": 0.2}, {"params": [ps[1], ps[2]], "lr": 0.02}], lr=0.1, momentum=0.9)), [[[0.16429883839999998, 0.044692788800000015, 1.2570431167999998], [-0.14675455200000007, -0.14107406440000006, -0.3420603981388799]], [0.27611126368, -0.18982798255998723, 0.48715163634452496], [1.0, -1.0]])
+}
+
+test "Adam two groups matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adam([{"params": [ps[0]], "lr": 0.05, "betas": (0.8, 0.99), "weight_decay": 0.1}, {"params": [ps[1], ps[2]]}], lr=0.1, eps=1e-6)), [[[0.2551878744457578, -0.7522725134673095, 1.7510182630681472], [1.251660627811741, 0.006529965921629459, -0.5031954824183524]], [0.28946334246568556, -0.18208685891435314, 0.3073762600415392], [1.0, -1.0]])
+}
+
+test "AdamW two groups matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.AdamW([{"params": [ps[0]], "weight_decay": 0.5}, {"params": [ps[1], ps[2]], "lr": 0.02, "amsgrad": true}], lr=0.1)), [[[-0.039206443654006155, -0.33224932384653655, 1.1004743897771332], [0.7172790988106398, -0.2302411359178832, -0.14309514408348026]], [0.22436288096532195, -0.11852958935847294, 0.6994280231096751], [1.0, -1.0]])
+}
+
+test "RMSprop two groups matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.RMSprop([{"params": [ps[0]], "momentum": 0.9, "centered": true}, {"params": [ps[1], ps[2]], "lr": 0.05}], lr=0.01, weight_decay=0.1)), [[[-0.27710269686029027, -0.12058615781356193, 1.0751769604088672], [0.5984266514887872, -0.4839849408049159, 0.09619584830802981]], [0.23796414871640761, -0.12474392978666644, -0.17191065485622914], [1.0, -1.0]])
+}
+
+test "SGD two groups with StepLR matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.SGD([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05, momentum=0.9), sched=fn(o) = optim.StepLR(o, 2, gamma=0.5)), [[[-0.12359800000000003, 0.7228725000000003, 0.5477809999999999], [-0.8416650000000001, -0.43664031250000007, 0.023855818400000055]], [0.26974543749999996, -0.1866884908780469, 0.3956427114199999], [1.0, -1.0]])
+}
+
+test "Adam two groups with CosineAnnealingLR matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adam([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05), sched=fn(o) = optim.CosineAnnealingLR(o, 4, eta_min=0.01)), [[[-0.002072572359590987, -0.4814521460448975, 1.4770767911120137], [0.9791593082112967, -0.24302875574930283, -0.23559746071067383]], [0.22383445933538784, -0.11283645662881697, 0.6503820929749468], [1.0, -1.0]])
+}
+
+test "StepLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.StepLR(opt, 3, gamma=0.5)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.1, 0.02], [0.1, 0.02], [0.05, 0.01], [0.05, 0.01], [0.05, 0.01], [0.025, 0.005], [0.025, 0.005], [0.025, 0.005]])
+}
+
+test "StepLR default gamma lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.StepLR(opt, 2)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.1, 0.02], [0.010000000000000002, 0.002], [0.010000000000000002, 0.002], [0.0010000000000000002, 0.0002], [0.0010000000000000002, 0.0002], [0.00010000000000000003, 2e-05], [0.00010000000000000003, 2e-05], [1.0000000000000004e-05, 2.0000000000000003e-06]])
+}
+
+test "CosineAnnealingLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.CosineAnnealingLR(opt, 10, eta_min=0.001)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.09757729755661011, 0.01953503690480396], [0.0905463412215599, 0.018185661446562], [0.07959536998847742, 0.016083959896778494], [0.0657963412215599, 0.013435661446561997], [0.0505, 0.010499999999999995], [0.03520365877844011, 0.007564338553437996], [0.02140463001152259, 0.004916040103221504], [0.010453658778440109, 0.0028143385534379994]])
+}
+
+test "CosineAnnealingLR eta_min=0 lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.CosineAnnealingLR(opt, 4)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.08535533905932738, 0.017071067811865476], [0.05, 0.01], [0.014644660940672627, 0.0029289321881345253], [0.0, 0.0], [0.014644660940672622, 0.0029289321881345244], [0.05000000000000001, 0.010000000000000002], [0.0853553390593274, 0.017071067811865483], [0.10000000000000003, 0.02000000000000001]])
+}
+
+test "LinearWarmup lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.LinearWarmup(opt, 5)
+  check_group_lrs(sched, opt, [[0.020000000000000004, 0.004], [0.04000000000000001, 0.008], [0.06000000000000001, 0.012], [0.08000000000000002, 0.016], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02]])
 }
 
 test "StepLR lr sequence matches PyTorch" {

@@ -1,0 +1,70 @@
+# _argcheck: the argument checks the standard library's constructors share (optim's
+# optimizers and schedulers, dist's wrappers): each failure names the function (who),
+# the argument (what) and the value found, e.g. "optim.SGD(): lr must be >= 0, got -0.1".
+# Private to the stdlib (its name starts with _).
+
+fn is_number(v) = type(v) == "int" or type(v) == "float"
+
+# A range an argument must lie in, by the text its error message shows.
+let ranges = {">= 0": fn(v) = v >= 0, "> 0": fn(v) = v > 0, "> 1": fn(v) = v > 1,
+              "in [0, 1)": fn(v) = v >= 0 and v < 1, "in (0, 1)": fn(v) = v > 0 and v < 1}
+
+# How a found value is shown: numbers, bools and strs as written, a model class by
+# name, others by type.
+fn shown(v) {
+  if type(v) in ["int", "float", "bool", "str", "none"] { return repr(v) }
+  return f"the model class {v.name} (not an instance)" if type(v) == "model" else type(v)
+}
+
+# Checks argument `what` of `who` (e.g. "optim.SGD()") against kind: "number", "bool",
+# "int > 0", "betas" (a pair in [0, 1)) or a range of ranges.
+fn check_option(who, what, kind, v) {
+  if kind == "betas" {
+    if not (type(v) in ["tuple", "list"] and len(v) == 2) {
+      fail(f"{who}: {what} must be a pair (beta1, beta2), got {shown(v)}")
+    }
+    check_option(who, f"{what}[0]", "in [0, 1)", v[0])
+    return check_option(who, f"{what}[1]", "in [0, 1)", v[1])
+  }
+  let want = none
+  if kind == "bool" {
+    if type(v) != "bool" { want = "true or false" }
+  } elif kind == "int > 0" {
+    if type(v) != "int" or v <= 0 { want = "an int > 0" }
+  } elif not is_number(v) {
+    want = "a number"
+  } elif kind != "number" and not ranges[kind](v) {
+    want = kind
+  }
+  if want != none { fail(f"{who}: {what} must be {want}, got {shown(v)}") }
+}
+
+# Checks every argument of `given` whose kind `kinds` names; prefix: what encloses them.
+fn check_options(who, prefix, given, kinds) {
+  for k in given {
+    if k in kinds { check_option(who, prefix + (k if prefix == "" else f"[{repr(k)}]"), kinds[k], given[k]) }
+  }
+}
+
+# Whether x is one of optim's optimizers (or shaped like them: a list param_groups).
+fn is_optimizer(x) = type(getattr(x, "param_groups", none)) == "list"
+
+fn check_optimizer(who, x) {
+  if not is_optimizer(x) {
+    fail(f"{who}: optimizer must be an optimizer (optim.SGD, optim.Adam, ...), got {shown(x)}")
+  }
+  return x
+}
+
+# The keys as a message lists them: 'a', 'b', 'c'.
+fn joined(keys) {
+  let out = ""
+  for k in keys { out = out + (", " if out != "" else "") + repr(k) }
+  return out
+}
+
+# d[key] of a state dict, or an error naming the key it lacks.
+fn loaded(who, d, key) {
+  if not (key in d) { fail(f"{who}: the state dict has no '{key}'") }
+  return d[key]
+}
