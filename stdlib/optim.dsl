@@ -19,8 +19,9 @@
 # stdlib/_lr_scheduler.dsl, the argument checks shared with dist in stdlib/_argcheck.dsl.
 #
 # Constructors check their arguments at once (not at the first step()): params is a
-# non-empty list of floating-point leaf tensors that require grad, no tensor twice; a
-# group is a dict with "params" and only hyperparameter keys; the ranges are PyTorch's
+# non-empty list of floating-point leaf tensors (frozen ones are accepted, as in
+# PyTorch), no tensor twice; a group is a dict with "params", hyperparameter keys and
+# keys of the user's own (but not near misses of hyperparameters); the ranges are PyTorch's
 # (lr >= 0, eps >= 0, 0 <= beta < 1, momentum >= 0, weight_decay >= 0, nesterov only
 # with momentum > 0 and dampening 0). Messages name the optimizer, the argument and
 # the value found: `optim.SGD(): params[1]['lr'] must be >= 0, got -0.1`.
