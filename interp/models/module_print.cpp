@@ -67,7 +67,8 @@ bool is_hyperparameter(const Value& v, int depth = 0) {
 
 // "in_features=3, out_features=4, bias=true": the model's constructor arguments as
 // they were bound (defaults included), read from its field of the same name when that
-// holds a plain value (a scheduler's changed lr shows), in the order they were declared.
+// holds a plain value other than none (a scheduler's changed lr shows), in the order
+// they were declared.
 std::string hyperparameters(const InstanceObj& m) {
   if (!m.ctor_frame) return "";  // printed while it is being constructed
   const auto& params = m.cls->decl->params;
@@ -75,7 +76,8 @@ std::string hyperparameters(const InstanceObj& m) {
   for (size_t k = 0; k < params.size() && static_cast<int>(k) < m.ctor_frame->nslots; ++k) {
     const Value* v = &m.ctor_frame->slots[k];
     for (const Field& f : m.fields)
-      if (f.name == params[k].name && f.kind == FieldKind::attribute && is_hyperparameter(f.value)) v = &f.value;
+      if (f.name == params[k].name && f.kind == FieldKind::attribute && !f.value.is_none() && is_hyperparameter(f.value))
+        v = &f.value;  // not a none field: Linear(bias=false) keeps none where its bias would be
     if (!is_hyperparameter(*v)) continue;
     out += (out.empty() ? "" : ", ") + params[k].name + "=" + repr(*v);
   }
