@@ -76,7 +76,8 @@ std::string hyperparameters(const InstanceObj& m) {
   for (size_t k = 0; k < params.size() && static_cast<int>(k) < m.ctor_frame->nslots; ++k) {
     const Value* v = &m.ctor_frame->slots[k];
     for (const Field& f : m.fields)
-      if (f.name == params[k].name && f.kind == FieldKind::attribute && !f.value.is_none() && is_hyperparameter(f.value))
+      if (f.name == params[k].name && f.kind == FieldKind::attribute && !f.value.is_none() &&
+          is_hyperparameter(f.value))
         v = &f.value;  // not a none field: Linear(bias=false) keeps none where its bias would be
     if (!is_hyperparameter(*v)) continue;
     out += (out.empty() ? "" : ", ") + params[k].name + "=" + repr(*v);
