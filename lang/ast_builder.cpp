@@ -719,7 +719,8 @@ std::string clean_indentation(const std::string& text) {
   for (size_t k = 1; k < lines.size(); ++k)
     if (indent(lines[k]) != std::string::npos) margin = std::min(margin, indent(lines[k]));
   lines[0].erase(0, std::min(indent(lines[0]), lines[0].size()));
-  for (size_t k = 1; k < lines.size() && margin != std::string::npos; ++k) lines[k].erase(0, std::min(margin, lines[k].size()));
+  for (size_t k = 1; k < lines.size() && margin != std::string::npos; ++k)
+    lines[k].erase(0, std::min(margin, lines[k].size()));
   auto blank = [&](const std::string& l) { return indent(l) == std::string::npos; };
   while (!lines.empty() && blank(lines.back())) lines.pop_back();
   size_t first = 0;

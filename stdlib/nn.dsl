@@ -19,12 +19,16 @@ fn _prod(xs) {
 
 # A new parameter: an f32 tensor of `shape` that requires grad (zeros until an
 # initializer fills it).
-fn parameter(shape) = zeros(shape, requires_grad=true)
+fn parameter(shape) {
+  "A new parameter: an f32 tensor of shape, zeros, that requires grad. Example: let w = nn.parameter([4, 3])"
+  return zeros(shape, requires_grad=true)
+}
 
 # ---- initializers (in place, under no_grad; each returns its tensor) -----------------
 
 # (fan_in, fan_out) of a weight: dim 1 and dim 0 times the receptive field.
 fn calculate_fan_in_and_fan_out(t) {
+  "The (fan_in, fan_out) of a weight: dim 1 and dim 0 times the receptive field. Example: nn.calculate_fan_in_and_fan_out(zeros([8, 4, 3, 3]))"
   let s = _shape(t)
   if len(s) < 2 { assert(false, "fan in and fan out need a tensor with at least 2 dims") }
   let receptive = _prod(s[2:])
@@ -32,6 +36,7 @@ fn calculate_fan_in_and_fan_out(t) {
 }
 
 fn calculate_gain(nonlinearity, param=none) {
+  "PyTorch's recommended gain for a nonlinearity (linear, sigmoid, tanh, relu, leaky_relu, selu). Example: nn.calculate_gain('relu')"
   if nonlinearity == "linear" or nonlinearity == "sigmoid" or nonlinearity == "conv2d" { return 1.0 }
   if nonlinearity == "tanh" { return 5.0 / 3.0 }
   if nonlinearity == "relu" { return math.sqrt(2.0) }
@@ -49,40 +54,53 @@ fn _fan(t, mode) {
 }
 
 fn uniform_(t, a=0.0, b=1.0) {
+  "Fills t with values drawn from U(a, b), in place under no_grad; returns t. Example: nn.uniform_(w, -0.1, 0.1)"
   no_grad { t.copy_(rand(_shape(t), dtype=t.dtype) * (b - a) + a) }
   return t
 }
 
 fn normal_(t, mean=0.0, std=1.0) {
+  "Fills t with values drawn from N(mean, std^2), in place under no_grad; returns t. Example: nn.normal_(w, std=0.02)"
   no_grad { t.copy_(randn(_shape(t), dtype=t.dtype) * std + mean) }
   return t
 }
 
 fn constant_(t, val) {
+  "Fills t with val, in place under no_grad; returns t. Example: nn.constant_(b, 0.1)"
   no_grad { t.fill_(val) }
   return t
 }
 
-fn zeros_(t) = constant_(t, 0.0)
-fn ones_(t) = constant_(t, 1.0)
+fn zeros_(t) {
+  "Fills t with zeros, in place under no_grad; returns t. Example: nn.zeros_(b)"
+  return constant_(t, 0.0)
+}
+fn ones_(t) {
+  "Fills t with ones, in place under no_grad; returns t. Example: nn.ones_(gamma)"
+  return constant_(t, 1.0)
+}
 
 fn kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
+  "He initialization from a uniform distribution, as PyTorch's. Example: nn.kaiming_uniform_(w, nonlinearity='relu')"
   let std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
   let bound = math.sqrt(3.0) * std
   return uniform_(t, -bound, bound)
 }
 
 fn kaiming_normal_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
+  "He initialization from a normal distribution, as PyTorch's. Example: nn.kaiming_normal_(w, mode='fan_out')"
   return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode)))
 }
 
 fn xavier_uniform_(t, gain=1.0) {
+  "Glorot initialization from a uniform distribution, as PyTorch's. Example: nn.xavier_uniform_(w)"
   let f = calculate_fan_in_and_fan_out(t)
   let bound = gain * math.sqrt(6.0 / (f[0] + f[1]))
   return uniform_(t, -bound, bound)
 }
 
 fn xavier_normal_(t, gain=1.0) {
+  "Glorot initialization from a normal distribution, as PyTorch's. Example: nn.xavier_normal_(w, gain=1.0)"
   let f = calculate_fan_in_and_fan_out(t)
   return normal_(t, 0.0, gain * math.sqrt(2.0 / (f[0] + f[1])))
 }
@@ -100,6 +118,7 @@ fn _default_init(w, b) {
 }
 
 model Linear(in_features, out_features, bias=true) {
+  "Applies y = x W^T + b over the last dim (weight [out_features, in_features]). Example: nn.Linear(784, 256)(randn([32, 784]))"
   in_features = in_features
   out_features = out_features
   weight = parameter([out_features, in_features])
@@ -109,6 +128,7 @@ model Linear(in_features, out_features, bias=true) {
 }
 
 model Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
+  "2-D convolution over [N, C, H, W] (weight [out_channels, in_channels / groups, kH, kW]). Example: nn.Conv2d(3, 16, 3, padding=1)"
   in_channels = in_channels
   out_channels = out_channels
   kernel_size = _pair(kernel_size)
@@ -132,6 +152,7 @@ fn _single(v) = [v] if type(v) == "int" else list(v)
 
 # Over [N, C, L]: weight [out_channels, in_channels / groups, kernel_size].
 model Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
+  "1-D convolution over [N, C, L]. Example: nn.Conv1d(8, 16, 5, padding=2)"
   in_channels = in_channels
   out_channels = out_channels
   kernel_size = _single(kernel_size)
@@ -152,6 +173,7 @@ fn _triple(v) = [v, v, v] if type(v) == "int" else list(v)
 
 # Over [N, C, D, H, W]: weight [out_channels, in_channels / groups, kD, kH, kW].
 model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
+  "3-D convolution over [N, C, D, H, W]. Example: nn.Conv3d(1, 4, 3)"
   in_channels = in_channels
   out_channels = out_channels
   kernel_size = _triple(kernel_size)
@@ -175,6 +197,7 @@ model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
 # + output_padding + 1 long.
 model ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                       bias=true, dilation=1) {
+  "1-D transposed convolution (the gradient of Conv1d) over [N, C, L]. Example: nn.ConvTranspose1d(16, 8, 4, stride=2)"
   in_channels = in_channels
   out_channels = out_channels
   kernel_size = _single(kernel_size)
@@ -195,6 +218,7 @@ model ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=
 # The adjoint of Conv2d in its input: weight [in_channels, out_channels / groups, kH, kW].
 model ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                       bias=true, dilation=1) {
+  "2-D transposed convolution (the gradient of Conv2d) over [N, C, H, W]. Example: nn.ConvTranspose2d(16, 8, 4, stride=2, padding=1)"
   in_channels = in_channels
   out_channels = out_channels
   kernel_size = _pair(kernel_size)
@@ -229,6 +253,7 @@ fn _batch_norm(m, x) {
 }
 
 model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
+  "Batch normalization over [N, C] or [N, C, L], with running statistics for eval. Example: nn.BatchNorm1d(256)"
   num_features = num_features
   eps = eps
   momentum = momentum
@@ -246,6 +271,7 @@ model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
 }
 
 model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
+  "Batch normalization over [N, C, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm2d(16)"
   num_features = num_features
   eps = eps
   momentum = momentum
@@ -263,6 +289,7 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
 }
 
 model LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true) {
+  "Layer normalization over the last dims (normalized_shape), with a learned scale and shift. Example: nn.LayerNorm(512)"
   normalized_shape = [normalized_shape] if type(normalized_shape) == "int" else list(normalized_shape)
   eps = eps
   weight = ones(self.normalized_shape, requires_grad=true) if elementwise_affine else none
@@ -279,6 +306,7 @@ fn _check_groups(num_groups, num_channels) {
 }
 
 model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true) {
+  "Group normalization: channels split into num_groups groups, each normalized. Example: nn.GroupNorm(4, 32)"
   num_groups = _check_groups(num_groups, num_channels)
   num_channels = num_channels
   eps = eps
@@ -323,16 +351,19 @@ fn _instance_norm(m, x, name, spatial) {
 }
 
 model InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+  "Instance normalization over [N, C, L]: each channel of each example normalized. Example: nn.InstanceNorm1d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
   forward(x) = _instance_norm(self, x, "InstanceNorm1d", 1)
 }
 
 model InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+  "Instance normalization over [N, C, H, W]: each channel of each example normalized. Example: nn.InstanceNorm2d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
   forward(x) = _instance_norm(self, x, "InstanceNorm2d", 2)
 }
 
 model InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+  "Instance normalization over [N, C, D, H, W]. Example: nn.InstanceNorm3d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
   forward(x) = _instance_norm(self, x, "InstanceNorm3d", 3)
 }
@@ -340,6 +371,7 @@ model InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_r
 # x / sqrt(mean(x^2) + eps) over the last dims, times weight (ones); eps none is the
 # dtype's machine epsilon, as PyTorch's.
 model RMSNorm(normalized_shape, eps=none, elementwise_affine=true) {
+  "Root-mean-square normalization over the last dims, with a learned scale. Example: nn.RMSNorm(512)"
   normalized_shape = [normalized_shape] if type(normalized_shape) == "int" else list(normalized_shape)
   eps = eps
   weight = ones(self.normalized_shape, requires_grad=true) if elementwise_affine else none
@@ -348,6 +380,7 @@ model RMSNorm(normalized_shape, eps=none, elementwise_affine=true) {
 
 # Resizes the spatial dims (interpolate): give size or scale_factor.
 model Upsample(size=none, scale_factor=none, mode="nearest", align_corners=none) {
+  "Upsamples [N, C, H, W] to size or by scale_factor (nearest, bilinear, ...). Example: nn.Upsample(scale_factor=2)"
   size = size
   scale_factor = scale_factor
   mode = mode
@@ -360,22 +393,26 @@ model Upsample(size=none, scale_factor=none, mode="nearest", align_corners=none)
 fn _pad4(p) = [p, p, p, p] if type(p) == "int" else list(p)
 
 model ZeroPad2d(padding) {
+  "Pads the last two dims with zeros. Example: nn.ZeroPad2d(1)"
   padding = _pad4(padding)
   forward(x) = pad(x, self.padding)
 }
 
 model ConstantPad2d(padding, value) {
+  "Pads the last two dims with value. Example: nn.ConstantPad2d(1, 0.5)"
   padding = _pad4(padding)
   value = value
   forward(x) = pad(x, self.padding, value=self.value)
 }
 
 model ReflectionPad2d(padding) {
+  "Pads the last two dims with their reflection. Example: nn.ReflectionPad2d(2)"
   padding = _pad4(padding)
   forward(x) = pad(x, self.padding, mode="reflect")
 }
 
 model ReplicationPad2d(padding) {
+  "Pads the last two dims by repeating the edge values. Example: nn.ReplicationPad2d(2)"
   padding = _pad4(padding)
   forward(x) = pad(x, self.padding, mode="replicate")
 }
@@ -383,12 +420,14 @@ model ReplicationPad2d(padding) {
 # Zeroes each element with probability p and scales the rest by 1/(1-p) in training;
 # the identity in eval.
 model Dropout(p=0.5) {
+  "Zeroes each element with probability p in training (the rest scaled by 1 / (1 - p)); identity in eval. Example: nn.Dropout(0.5)"
   p = p
   training = true
   forward(x) = dropout(x, p=self.p, training=self.training) if self.training and self.p > 0 else x
 }
 
 model Embedding(num_embeddings, embedding_dim) {
+  "A lookup table of num_embeddings vectors of embedding_dim; called with i64 indices. Example: nn.Embedding(10000, 128)(tensor([1, 5], dtype=i64))"
   num_embeddings = num_embeddings
   embedding_dim = embedding_dim
   weight = normal_(parameter([num_embeddings, embedding_dim]))
@@ -563,6 +602,7 @@ fn _rnn_check_args(mode, num_layers, dropout, nonlinearity) {
 
 model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true, batch_first=false,
           dropout=0.0, bidirectional=false) {
+  "A multi-layer Elman RNN (tanh or relu) over a sequence; returns (output, h_n). Example: nn.RNN(10, 20, num_layers=2)"
   mode = "RNN"
   input_size = input_size
   hidden_size = hidden_size
@@ -581,6 +621,7 @@ model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true,
 
 model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0,
            bidirectional=false) {
+  "A multi-layer LSTM over a sequence; returns (output, (h_n, c_n)). Example: nn.LSTM(10, 20, batch_first=true)"
   mode = "LSTM"
   input_size = input_size
   hidden_size = hidden_size
@@ -598,6 +639,7 @@ model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, 
 
 model GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0,
           bidirectional=false) {
+  "A multi-layer GRU over a sequence; returns (output, h_n). Example: nn.GRU(10, 20)"
   mode = "GRU"
   input_size = input_size
   hidden_size = hidden_size
@@ -634,6 +676,7 @@ fn _cell_state(m, s, x) = zeros([x.shape[0], m.hidden_size], dtype=x.dtype) if s
 fn _cell_output(input, s) = s if input.ndim == 2 else s.squeeze(0)
 
 model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
+  "One step of an Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh). Example: nn.RNNCell(10, 20)"
   input_size = input_size
   hidden_size = hidden_size
   bias = bias
@@ -648,6 +691,7 @@ model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
 }
 
 model LSTMCell(input_size, hidden_size, bias=true) {
+  "One step of an LSTM; returns (h', c'). Example: nn.LSTMCell(10, 20)"
   input_size = input_size
   hidden_size = hidden_size
   bias = bias
@@ -663,6 +707,7 @@ model LSTMCell(input_size, hidden_size, bias=true) {
 }
 
 model GRUCell(input_size, hidden_size, bias=true) {
+  "One step of a GRU; returns h'. Example: nn.GRUCell(10, 20)"
   input_size = input_size
   hidden_size = hidden_size
   bias = bias
@@ -694,6 +739,7 @@ model GRUCell(input_size, hidden_size, bias=true) {
 # never holds the whole score matrix; with it the weights are made explicitly.
 model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_kv=false, add_zero_attn=false,
                          kdim=none, vdim=none, batch_first=false) {
+  "Multi-head attention as PyTorch's; forward(query, key, value) returns (output, weights). Example: nn.MultiheadAttention(512, 8, batch_first=true)"
   embed_dim = embed_dim
   kdim = kdim if kdim != none else embed_dim
   vdim = vdim if vdim != none else embed_dim
@@ -837,6 +883,7 @@ fn _activation(a) {
 
 model TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                               layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true) {
+  "Self-attention then a feed-forward block, each with residual and layer norm. Example: nn.TransformerEncoderLayer(512, 8, batch_first=true)"
   self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
   linear1 = Linear(d_model, dim_feedforward, bias=bias)
   dropout = Dropout(dropout)
@@ -865,6 +912,7 @@ model TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1,
 
 model TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                               layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true) {
+  "Self-attention, attention over the encoder's memory, then a feed-forward block. Example: nn.TransformerDecoderLayer(512, 8)"
   self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
   multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
   linear1 = Linear(d_model, dim_feedforward, bias=bias)
@@ -903,6 +951,7 @@ model TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1,
 }
 
 model MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false) {
+  "2-D max pooling over [N, C, H, W] (stride defaults to kernel_size). Example: nn.MaxPool2d(2)"
   kernel_size = _pair(kernel_size)
   stride = _pair(kernel_size) if stride == none else _pair(stride)
   padding = _pair(padding)
@@ -913,6 +962,7 @@ model MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false
 }
 
 model AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
+  "2-D average pooling over [N, C, H, W] (stride defaults to kernel_size). Example: nn.AvgPool2d(2)"
   kernel_size = _pair(kernel_size)
   stride = _pair(kernel_size) if stride == none else _pair(stride)
   padding = _pair(padding)
@@ -925,6 +975,7 @@ model AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_incl
 # ---- 1-D and adaptive pooling ------------------------------------------------------------
 
 model MaxPool1d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false) {
+  "1-D max pooling over [N, C, L]. Example: nn.MaxPool1d(2)"
   kernel_size = _single(kernel_size)
   stride = _single(kernel_size) if stride == none else _single(stride)
   padding = _single(padding)
@@ -935,6 +986,7 @@ model MaxPool1d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false
 }
 
 model AvgPool1d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
+  "1-D average pooling over [N, C, L]. Example: nn.AvgPool1d(2)"
   kernel_size = _single(kernel_size)
   stride = _single(kernel_size) if stride == none else _single(stride)
   padding = _single(padding)
@@ -947,17 +999,20 @@ model AvgPool1d(kernel_size, stride=none, padding=0, ceil_mode=false, count_incl
 # Adaptive pools: output_size windows tile each pooled dim (cell i covers
 # [floor(i * in / out), ceil((i + 1) * in / out))), whatever the input's size.
 model AdaptiveAvgPool1d(output_size) {
+  "Average pooling of [N, C, L] to output_size positions. Example: nn.AdaptiveAvgPool1d(1)"
   output_size = _single(output_size)
   forward(x) = adaptive_avg_pool1d(x, self.output_size)
 }
 
 model AdaptiveAvgPool2d(output_size) {
+  "Average pooling of [N, C, H, W] to an output_size grid. Example: nn.AdaptiveAvgPool2d([1, 1])"
   output_size = _pair(output_size)
   forward(x) = adaptive_avg_pool2d(x, self.output_size)
 }
 
 # return_indices=true: forward returns (values, indices), indices flat over each H*W plane.
 model AdaptiveMaxPool2d(output_size, return_indices=false) {
+  "Max pooling of [N, C, H, W] to an output_size grid. Example: nn.AdaptiveMaxPool2d(1)"
   output_size = _pair(output_size)
   return_indices = return_indices
   forward(x) = adaptive_max_pool2d(x, self.output_size, return_indices=self.return_indices)
@@ -965,6 +1020,7 @@ model AdaptiveMaxPool2d(output_size, return_indices=false) {
 
 # Flattens dims start_dim..end_dim into one.
 model Flatten(start_dim=1, end_dim=-1) {
+  "Flattens dims start_dim..end_dim into one. Example: nn.Flatten()(zeros([2, 3, 4])).shape"
   start_dim = start_dim
   end_dim = end_dim
   forward(x) {
@@ -977,6 +1033,7 @@ model Flatten(start_dim=1, end_dim=-1) {
 }
 
 model Identity() {
+  "Returns its input unchanged (a placeholder layer). Example: nn.Identity()(x)"
   forward(x) = x
 }
 
@@ -985,6 +1042,7 @@ model Identity() {
 # layer i (negative i and slices work), len(m) their number. A layer given twice
 # runs twice (children(remove_duplicate=false): every field, shared ones too).
 model Sequential(layers) {
+  "Calls its layers in order; fields named 0, 1, ... as in PyTorch. Example: nn.Sequential([nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)])"
   let _ = _add_all(self, layers)
   forward(x) {
     for l in self.children(remove_duplicate=false) { x = l(x) }
@@ -1031,48 +1089,61 @@ fn _checked_layer(who, what, l) {
 # ---- activations --------------------------------------------------------------------
 
 model ReLU() {
+  "max(x, 0), elementwise. Example: nn.ReLU()(x)"
   forward(x) = relu(x)
 }
 model GELU() {
+  "The Gaussian error linear unit, elementwise. Example: nn.GELU()(x)"
   forward(x) = gelu(x)
 }
 model SiLU() {
+  "x * sigmoid(x), elementwise (swish). Example: nn.SiLU()(x)"
   forward(x) = silu(x)
 }
 model Tanh() {
+  "tanh(x), elementwise. Example: nn.Tanh()(x)"
   forward(x) = tanh(x)
 }
 model Sigmoid() {
+  "1 / (1 + exp(-x)), elementwise. Example: nn.Sigmoid()(x)"
   forward(x) = sigmoid(x)
 }
 model Softmax(dim=-1) {
+  "exp(x) normalized to sum to 1 along dim. Example: nn.Softmax(dim=1)(logits)"
   dim = dim
   forward(x) = softmax(x, dim=self.dim)
 }
 model LogSoftmax(dim=-1) {
+  "The log of softmax along dim, computed stably. Example: nn.LogSoftmax(dim=1)(logits)"
   dim = dim
   forward(x) = log_softmax(x, dim=self.dim)
 }
 model LeakyReLU(negative_slope=0.01) {
+  "x where x > 0, else negative_slope * x. Example: nn.LeakyReLU(0.2)(x)"
   negative_slope = negative_slope
   forward(x) = leaky_relu(x, negative_slope=self.negative_slope)
 }
 model ELU(alpha=1.0) {
+  "x where x > 0, else alpha * (exp(x) - 1). Example: nn.ELU()(x)"
   alpha = alpha
   forward(x) = elu(x, alpha=self.alpha)
 }
 model Softplus(beta=1.0, threshold=20.0) {
+  "log(1 + exp(beta * x)) / beta (linear above threshold). Example: nn.Softplus()(x)"
   beta = beta
   threshold = threshold
   forward(x) = softplus(x, beta=self.beta, threshold=self.threshold)
 }
 model Hardswish() {
+  "x * relu6(x + 3) / 6, elementwise. Example: nn.Hardswish()(x)"
   forward(x) = hardswish(x)
 }
 model Mish() {
+  "x * tanh(softplus(x)), elementwise. Example: nn.Mish()(x)"
   forward(x) = mish(x)
 }
 model Hardtanh(min_val=-1.0, max_val=1.0) {
+  "x clamped to [min_val, max_val]. Example: nn.Hardtanh(-2.0, 2.0)(x)"
   min_val = min_val
   max_val = max_val
   forward(x) = hardtanh(x, min_val=self.min_val, max_val=self.max_val)
@@ -1081,6 +1152,7 @@ model Hardtanh(min_val=-1.0, max_val=1.0) {
 # ---- losses (reduction: "mean", "sum" or "none") --------------------------------------
 
 model CrossEntropyLoss(reduction="mean", label_smoothing=0.0, ignore_index=-100) {
+  "Cross entropy of logits [N, C] against class indices [N] (or probabilities). Example: nn.CrossEntropyLoss()(logits, y)"
   reduction = reduction
   label_smoothing = label_smoothing
   ignore_index = ignore_index
@@ -1088,19 +1160,23 @@ model CrossEntropyLoss(reduction="mean", label_smoothing=0.0, ignore_index=-100)
                                          label_smoothing=self.label_smoothing, ignore_index=self.ignore_index)
 }
 model NLLLoss(reduction="mean", ignore_index=-100) {
+  "Negative log likelihood of log-probabilities [N, C] against class indices [N]. Example: nn.NLLLoss()(log_softmax(logits, 1), y)"
   reduction = reduction
   ignore_index = ignore_index
   forward(input, target) = nll_loss(input, target, reduction=self.reduction, ignore_index=self.ignore_index)
 }
 model MSELoss(reduction="mean") {
+  "The mean (or sum) of squared differences. Example: nn.MSELoss()(pred, target)"
   reduction = reduction
   forward(input, target) = mse_loss(input, target, reduction=self.reduction)
 }
 model BCELoss(reduction="mean") {
+  "Binary cross entropy of probabilities in [0, 1] against targets. Example: nn.BCELoss()(sigmoid(z), y)"
   reduction = reduction
   forward(input, target) = binary_cross_entropy(input, target, reduction=self.reduction)
 }
 model BCEWithLogitsLoss(reduction="mean") {
+  "Binary cross entropy of logits (a sigmoid applied stably) against targets. Example: nn.BCEWithLogitsLoss()(z, y)"
   reduction = reduction
   forward(input, target) = binary_cross_entropy_with_logits(input, target, reduction=self.reduction)
 }
@@ -1112,6 +1188,7 @@ model BCEWithLogitsLoss(reduction="mean") {
 # size: the true KL per item) is the one that matches the math; "mean" (PyTorch's
 # default) divides by every element.
 fn kl_div(input, target, reduction="mean", log_target=false) {
+  "The Kullback-Leibler divergence of target from input (log-probabilities), as PyTorch's. Example: nn.kl_div(log_softmax(z, 1), p, reduction='batchmean')"
   let pointwise = none
   if log_target {
     pointwise = exp(target) * (target - input)
@@ -1126,6 +1203,7 @@ fn kl_div(input, target, reduction="mean", log_target=false) {
   assert(false, f"kl_div: reduction must be \"none\", \"sum\", \"mean\" or \"batchmean\", got {repr(reduction)}")
 }
 model KLDivLoss(reduction="mean", log_target=false) {
+  "The Kullback-Leibler divergence loss (input log-probabilities), as PyTorch's. Example: nn.KLDivLoss(reduction='batchmean')(log_q, p)"
   reduction = reduction
   log_target = log_target
   forward(input, target) = kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
@@ -1142,6 +1220,7 @@ fn _params_of(parameters) {
 # Scales every gradient in place (well: replaces p.grad) so that their total norm is
 # at most max_norm; returns the total norm before clipping, as a 0-dim tensor.
 fn clip_grad_norm_(parameters, max_norm, norm_type=2.0) {
+  "Scales the gradients of parameters so that their total norm is at most max_norm; returns the norm before. Example: nn.clip_grad_norm_(m.parameters(), 1.0)"
   let grads = []
   for p in _params_of(parameters) {
     if p.grad != none { grads.append(p.grad) }
@@ -1167,6 +1246,7 @@ fn clip_grad_norm_(parameters, max_norm, norm_type=2.0) {
 
 # Clamps every gradient to [-value, value].
 fn clip_grad_value_(parameters, clip_value) {
+  "Clamps every gradient of parameters to [-clip_value, clip_value]. Example: nn.clip_grad_value_(m.parameters(), 0.5)"
   no_grad {
     for p in _params_of(parameters) {
       if p.grad != none { p.grad = clamp(p.grad, min=-clip_value, max=clip_value) }
@@ -1176,6 +1256,7 @@ fn clip_grad_value_(parameters, clip_value) {
 
 # The number of trainable parameter elements of a model (or a list of tensors).
 fn count_parameters(m) {
+  "The number of parameter elements of a model (shared tensors once). Example: nn.count_parameters(nn.Linear(3, 4))"
   let n = 0
   for p in _params_of(m) {
     if p.requires_grad { n = n + p.numel() }
@@ -1214,6 +1295,7 @@ function _Checkpoint {
   }
 }
 fn checkpoint(f, *args) {
+  "Runs f(*args) without keeping its activations; backward runs f again to rebuild them. Example: nn.checkpoint(block, x)"
   let any_requires_grad = false
   for x in args {
     any_requires_grad = any_requires_grad or (isinstance(x, "tensor") and x.requires_grad)

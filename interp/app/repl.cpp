@@ -87,7 +87,7 @@ struct Command {
 };
 const Command kCommands[] = {
     {"help", ":help [name]",
-     "this help, or what a name, keyword or command is (a builtin: its signature, as for str.split)"},
+     "this help, or what a name, keyword or command is: its signature, doc and example (nn.Linear, Tensor.sum)"},
     {"type", ":type expr", "the type of an expression's value"},
     {"time", ":time stmt", "run a statement and print how long it took"},
     {"prof", ":prof stmt", "run a statement under the profiler and print its ops (last_profile() has them all)"},

@@ -14,7 +14,8 @@ namespace {
 const BuiltinLibrary* const kBuiltinLibraries[] = {
     &kPythonLibrary, &kNumberLibrary, &kSystemLibrary, &kFactoryLibrary, &kAutogradLibrary, &kTestLibrary,
     &kCheckpointLibrary, &kOptimLibrary, &kMemoryLibrary, &kModelLibrary, &kProfileLibrary, &kGraphLibrary,
-    &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kFuncLibrary, &kFuncModule, &kHelpLibrary,
+    &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kFuncLibrary, &kFuncModule,
+    &kHelpLibrary,
 };
 
 // A native module made from its library: the values first, then the functions.

@@ -2,12 +2,11 @@
 // resolved to a builtin row, a DSL function, model, method or module, and described
 // with its signature and doc. The table at the end is this family's (Note [Builtin
 // tables]).
-#include "interp/builtins/help.hpp"
-
 #include <algorithm>
 #include <cctype>
 
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/help.hpp"
 
 namespace nabla::interp {
 
@@ -20,7 +19,8 @@ bool is_tensor_kind(const std::string& s) { return s == "Tensor" || s == "tensor
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 std::vector<std::string> split_dotted(const std::string& name) {
@@ -77,8 +77,12 @@ std::string params_text(const std::vector<lang::Param>& params) {
   std::string out;
   for (const lang::Param& p : params) {
     if (!out.empty()) out += ", ";
-    out += (p.variadic ? "*" : "") + p.name;
-    if (p.default_value) out += "=" + p.default_value->span.text(40);
+    if (p.variadic) out += '*';
+    out += p.name;
+    if (p.default_value) {
+      out += '=';
+      out += p.default_value->span.text(40);
+    }
   }
   return "(" + out + ")";
 }
@@ -98,11 +102,11 @@ std::string row_help(const std::string& shown, const BuiltinDoc& doc) {
 // A resolved name: a value, or a method of a model class (which is no value).
 struct Target {
   Value value;
-  std::string shown;                                 // the name as asked ("nn.Linear")
-  std::shared_ptr<lang::FnDecl> method;              // a DSL method of `value` (a model class)
-  const MethodEntry* model_method = nullptr;         // a builtin method of every model
-  std::string module_owner;                          // the native module a native function came from
-  bool not_imported = false;                         // a module found without an import
+  std::string shown;                          // the name as asked ("nn.Linear")
+  std::shared_ptr<lang::FnDecl> method;       // a DSL method of `value` (a model class)
+  const MethodEntry* model_method = nullptr;  // a builtin method of every model
+  std::string module_owner;                   // the native module a native function came from
+  bool not_imported = false;                  // a module found without an import
 };
 
 // The module that holds native `v` under `name`, among those loaded ("math" for sqrt).
@@ -125,7 +129,8 @@ std::optional<BuiltinDoc> native_doc(Evaluator& ev, const Value& v, const std::s
 }
 
 // The help of a type's method row: "str.split", "Tensor.sum", "model.parameters".
-std::optional<std::string> type_member_help(const std::string& shown, const std::string& kind, const std::string& member) {
+std::optional<std::string> type_member_help(const std::string& shown, const std::string& kind,
+                                            const std::string& member) {
   std::string owner = is_tensor_kind(kind) ? "tensor" : kind;
   auto doc = find_builtin_doc(owner + "." + member);
   if (!doc) return std::nullopt;
@@ -137,23 +142,33 @@ std::string wrapped_names(const std::vector<std::string>& names) {
   std::string out, line = " ";
   for (const std::string& n : names) {
     if (is_private_name(n)) continue;
-    if (line.size() + n.size() > 78) out += line + "\n", line = " ";
-    line += " " + n;
+    if (line.size() + n.size() > 78) {
+      out += line;
+      out += '\n';
+      line = " ";
+    }
+    line += ' ';
+    line += n;
   }
-  return out + line + "\n";
+  out += line;
+  out += '\n';
+  return out;
 }
 
 // "Tensor": the methods a tensor has.
 std::string tensor_type_help() {
-  return "Tensor: an n-dimensional array with autograd; every op is also a method (x.sum() is sum(x)).\n"
-         "methods (help(\"Tensor.NAME\") for one):\n" +
-         wrapped_names(tensor_member_names());
+  std::string out =
+      "Tensor: an n-dimensional array with autograd; every op is also a method (x.sum() is sum(x)).\n"
+      "methods (help(\"Tensor.NAME\") for one):\n";
+  out += wrapped_names(tensor_member_names());
+  return out;
 }
 
 // "model": the builtin methods of every model, one line each.
 std::string model_type_help() {
   std::string out = "model: every model (a `model` declaration's instances) has these methods:\n";
-  for (const MethodEntry& m : model_methods()) out += "  " + std::string(m.signature) + "  " + first_sentence(m.doc) + "\n";
+  for (const MethodEntry& m : model_methods())
+    out += "  " + std::string(m.signature) + "  " + first_sentence(m.doc) + "\n";
   return out;
 }
 
@@ -168,8 +183,8 @@ Value global_value(Evaluator& ev, const std::string& name) {
 Target resolve_head(Evaluator& ev, const std::string& head) {
   Target t;
   t.shown = head;
-  if (ev.main_module->get(head) || std::any_of(ev.builtins.begin(), ev.builtins.end(),
-                                               [&](const auto& b) { return b.first == head; })) {
+  if (ev.main_module->get(head) ||
+      std::any_of(ev.builtins.begin(), ev.builtins.end(), [&](const auto& b) { return b.first == head; })) {
     t.value = global_value(ev, head);
     return t;
   }
@@ -246,14 +261,17 @@ std::vector<std::pair<std::string, Value>> public_members(Evaluator& ev, const M
 // The one-line doc of a module's member in a listing.
 std::string summary_of(Evaluator& ev, const Value& v, const std::string& module_owner) {
   switch (v.tag) {
-    case Tag::Func: return first_sentence(v.as<FuncObj>()->decl->doc);
+    case Tag::Func:
+      return first_sentence(v.as<FuncObj>()->decl->doc);
     case Tag::ModelClass:
-    case Tag::FnClass: return first_sentence(v.as<ModelClassObj>()->decl->doc);
+    case Tag::FnClass:
+      return first_sentence(v.as<ModelClassObj>()->decl->doc);
     case Tag::Native: {
       auto doc = native_doc(ev, v, module_owner);
       return doc ? first_sentence(doc->doc) : "";
     }
-    default: return std::string("a ") + type_name(v);
+    default:
+      return std::string("a ") + type_name(v);
   }
 }
 
@@ -296,9 +314,11 @@ std::string value_help(Evaluator& ev, const Target& t) {
       bool renamed = t.shown.substr(t.shown.rfind('.') + 1) != v.as<NativeObj>()->name;
       return renamed ? row_help(v.as<NativeObj>()->name, *doc) : row_help(t.shown, *doc);
     }
-    case Tag::Func: return function_help(t.shown, *v.as<FuncObj>());
+    case Tag::Func:
+      return function_help(t.shown, *v.as<FuncObj>());
     case Tag::ModelClass:
-    case Tag::FnClass: return model_class_help(t.shown, *v.as<ModelClassObj>());
+    case Tag::FnClass:
+      return model_class_help(t.shown, *v.as<ModelClassObj>());
     case Tag::Instance: {
       auto cls = v.as<InstanceObj>()->cls;
       return "an instance of model " + cls->decl->name + ": " + first_line_of(repr(v)) + "\n" +
@@ -310,15 +330,19 @@ std::string value_help(Evaluator& ev, const Target& t) {
       if (auto doc = builtin_method_doc(*b)) return row_help(doc->name, *doc);
       break;
     }
-    case Tag::Module: return module_help(ev, t);
-    default: break;
+    case Tag::Module:
+      return module_help(ev, t);
+    default:
+      break;
   }
   return t.shown + " = " + first_line_of(repr(v)) + " (" + type_name(v) + ")\n";
 }
 
 std::string describe(Evaluator& ev, const Target& t) {
   if (t.method) return t.shown + params_text(t.method->params) + "\n" + indented_doc(t.method->doc);
-  if (t.model_method) return row_help("model." + std::string(t.model_method->name), {t.shown, t.model_method->signature, t.model_method->doc});
+  if (t.model_method)
+    return row_help("model." + std::string(t.model_method->name),
+                    {t.shown, t.model_method->signature, t.model_method->doc});
   return value_help(ev, t);
 }
 
@@ -344,8 +368,10 @@ std::vector<std::string> signature_names(const std::string& signature) {
     };
     for (char c : inside) {
       depth += (c == '[' || c == '(' || c == '{') - (c == ']' || c == ')' || c == '}');
-      if (c == ',' && depth == 0) take();
-      else token += c;
+      if (c == ',' && depth == 0)
+        take();
+      else
+        token += c;
     }
     take();
     open = signature.find('(', close);
@@ -386,12 +412,22 @@ std::string help_for_value(Evaluator& ev, const Value& v) {
   Target t;
   t.value = v;
   switch (v.tag) {
-    case Tag::Native: t.shown = v.as<NativeObj>()->name; break;
-    case Tag::Func: t.shown = v.as<FuncObj>()->qualname; break;
+    case Tag::Native:
+      t.shown = v.as<NativeObj>()->name;
+      break;
+    case Tag::Func:
+      t.shown = v.as<FuncObj>()->qualname;
+      break;
     case Tag::ModelClass:
-    case Tag::FnClass: t.shown = v.as<ModelClassObj>()->decl->name; break;
-    case Tag::Module: t.shown = v.as<Module>()->name; break;
-    default: t.shown = type_name(v); break;
+    case Tag::FnClass:
+      t.shown = v.as<ModelClassObj>()->decl->name;
+      break;
+    case Tag::Module:
+      t.shown = v.as<Module>()->name;
+      break;
+    default:
+      t.shown = type_name(v);
+      break;
   }
   return describe(ev, t);
 }
@@ -402,8 +438,10 @@ std::vector<std::string> keyword_names(Evaluator& ev, const Value& callee) {
       auto doc = native_doc(ev, callee, "");
       return doc ? signature_names(doc->signature) : std::vector<std::string>{};
     }
-    case Tag::Func: return param_names(callee.as<FuncObj>()->decl->params);
-    case Tag::ModelClass: return param_names(callee.as<ModelClassObj>()->decl->params);
+    case Tag::Func:
+      return param_names(callee.as<FuncObj>()->decl->params);
+    case Tag::ModelClass:
+      return param_names(callee.as<ModelClassObj>()->decl->params);
     case Tag::Bound: {
       auto* b = callee.as<BoundObj>();
       if (b->func.tag == Tag::Func) return param_names(b->func.as<FuncObj>()->decl->params);
@@ -414,7 +452,8 @@ std::vector<std::string> keyword_names(Evaluator& ev, const Value& callee) {
       auto doc = builtin_method_doc(*b);
       return doc ? signature_names(doc->signature) : std::vector<std::string>{};
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 

@@ -3,10 +3,12 @@
 // number of parameters, each list, tuple or dict that holds models item by item; the
 // outermost closes with the total. A module or container met again (shared, or a
 // cycle: `r.me = r`) is shown once in full and then by name only (Note [Module walk]).
+#include <algorithm>
 #include <unordered_map>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "interp/eval/evaluator.hpp"
 #include "interp/models/module_walk.hpp"
 
 namespace nabla::interp {
@@ -39,6 +41,48 @@ std::string nonfinite_flag(const Tensor& t) {
   Tensor d = sub(x, x);  // NaN where x is infinite
   if (sum(ne(d, d)).item() > 0) return " !! holds Inf";
   return "";
+}
+
+// Whether a constructor argument shows in a model's header, as PyTorch's extra_repr
+// shows hyperparameters: numbers, bools, strings, none, dtypes, and lists, tuples and
+// dicts of those; not tensors, models or functions, nor containers holding them (an
+// optimizer's parameter list).
+bool is_hyperparameter(const Value& v, int depth = 0) {
+  switch (v.tag) {
+    case Tag::None:
+    case Tag::Bool:
+    case Tag::Int:
+    case Tag::Float:
+    case Tag::DType:
+    case Tag::Str: return true;
+    case Tag::List:
+    case Tag::Tuple: {
+      const auto& items = v.as<ListObj>()->items;
+      return depth < 2 && items.size() <= 16 &&
+             std::all_of(items.begin(), items.end(), [&](const Value& x) { return is_hyperparameter(x, depth + 1); });
+    }
+    default: return false;
+  }
+}
+
+// "in_features=3, out_features=4, bias=true": the model's constructor arguments as
+// they were bound (defaults included), read from its field of the same name when that
+// holds a plain value other than none (a scheduler's changed lr shows), in the order
+// they were declared.
+std::string hyperparameters(const InstanceObj& m) {
+  if (!m.ctor_frame) return "";  // printed while it is being constructed
+  const auto& params = m.cls->decl->params;
+  std::string out;
+  for (size_t k = 0; k < params.size() && static_cast<int>(k) < m.ctor_frame->nslots; ++k) {
+    const Value* v = &m.ctor_frame->slots[k];
+    for (const Field& f : m.fields)
+      if (f.name == params[k].name && f.kind == FieldKind::attribute && !f.value.is_none() &&
+          is_hyperparameter(f.value))
+        v = &f.value;  // not a none field: Linear(bias=false) keeps none where its bias would be
+    if (!is_hyperparameter(*v)) continue;
+    out += (out.empty() ? "" : ", ") + params[k].name + "=" + repr(*v);
+  }
+  return out;
 }
 
 // Note: the counts follow the order print shows things in (fields in order, a
@@ -154,26 +198,39 @@ class ModelPrinter {
       return;
     }
     shown_.emplace(m, path);
+    std::string args = hyperparameters(*m);
     out_ += name + "(";
-    fields(*m, path, indent);
+    size_t header_end = out_.size();
+    fields(*m, path, indent, args.empty());
+    if (out_.size() == header_end) {  // no lines: PyTorch's one-line form, Linear(in_features=3, ...)
+      out_ += args + ")";
+      return;
+    }
+    if (!args.empty()) out_.insert(header_end, "\n" + std::string(static_cast<size_t>(indent + 2), ' ') + args);
+    out_ += '\n';
+    out_.append(static_cast<size_t>(indent), ' ');
     out_ += ")";
   }
 
-  void fields(const InstanceObj& m, const std::string& path, int indent) {
-    bool any = false;
+  // A module's lines: each submodule as PyTorch shows children, `(fc1): Linear(...)`,
+  // each container of models; its parameters and buffers when its header shows no
+  // hyperparameters (`weight: Parameter[4, 3]`), else only those that are flagged
+  // (NaN, Inf, a tensor shown before).
+  void fields(const InstanceObj& m, const std::string& path, int indent, bool all_tensors) {
     std::string pad(static_cast<size_t>(indent + 2), ' ');
     for (const Field& f : m.fields) {
       bool shown_container = is_container(f.value) && holds_models(f.value);
       if (f.kind == FieldKind::attribute && !shown_container) continue;
-      any = true;
-      out_ += "\n" + pad + f.name + ": ";
-      if (f.value.tag == Tag::Instance) submodule(f.value, join_path(path, f.name), indent + 2);
-      else if (shown_container) container(f.value, join_path(path, f.name), indent + 2);
-      else tensor_line(m, f);
-    }
-    if (any) {
-      out_ += '\n';
-      out_.append(static_cast<size_t>(indent), ' ');
+      if (f.value.tag == Tag::Instance) {
+        out_ += "\n" + pad + "(" + f.name + "): ";
+        submodule(f.value, join_path(path, f.name), indent + 2);
+      } else if (shown_container) {
+        out_ += "\n" + pad + "(" + f.name + "): ";
+        container(f.value, join_path(path, f.name), indent + 2);
+      } else if (std::string line = tensor_line(m, f); all_tensors || line.find(" !! ") != std::string::npos ||
+                                                         line.find("  # same tensor") != std::string::npos) {
+        out_ += "\n" + pad + f.name + ": " + line;
+      }
     }
   }
 
@@ -185,16 +242,17 @@ class ModelPrinter {
     if (n > 0) out_ += parameters_note(n);
   }
 
-  void tensor_line(const InstanceObj& m, const Field& f) {
+  std::string tensor_line(const InstanceObj& m, const Field& f) {
     const Tensor& t = f.value.t;
-    out_ += std::string(f.kind == FieldKind::parameter ? "Parameter" : "Buffer") + t.shape_str() +
-            (t.dtype() == DType::f32 ? "" : std::string(" ") + dtype_name(t.dtype())) + nonfinite_flag(t);
+    std::string line = std::string(f.kind == FieldKind::parameter ? "Parameter" : "Buffer") + t.shape_str() +
+                       (t.dtype() == DType::f32 ? "" : std::string(" ") + dtype_name(t.dtype())) + nonfinite_flag(t);
     auto home = tensor_home_.find(t.impl());
     auto node = node_of_.find(&m);
-    if (home == tensor_home_.end() || node == node_of_.end()) return;
+    if (home == tensor_home_.end() || node == node_of_.end()) return line;
     auto [first_node, first_name] = home->second;
     if (first_node != node->second || *first_name != f.name)
-      out_ += "  # same tensor as " + join_path(node_path(first_node), *first_name);
+      line += "  # same tensor as " + join_path(node_path(first_node), *first_name);
+    return line;
   }
 
   // A list, tuple or dict that holds models: one item a line.
@@ -214,7 +272,7 @@ class ModelPrinter {
     std::string pad(static_cast<size_t>(indent + 2), ' ');
     out_ += open;
     auto item = [&](const std::string& key, const Value& x) {
-      out_ += "\n" + pad + key + ": ";
+      out_ += "\n" + pad + "(" + key + "): ";
       if (x.tag == Tag::Instance) submodule(x, join_path(path, key), indent + 2);
       else if (is_container(x) && holds_models(x)) container(x, join_path(path, key), indent + 2);
       else out_ += repr(x);

@@ -52,8 +52,8 @@ TEST_CASE("module walk: r.me = r ends everywhere") {
   s.run("r.zero_grad()\nr.to('cpu')\nr.to(f64)\nr.load_state_dict(r.state_dict())");
   CHECK(s.run("print(r.l.weight.dtype)") == "f64\n");
   std::string printed = s.run("print(r)");
-  CHECK(contains(printed, "me: R(...)  # same module as the model itself"));
-  CHECK(contains(printed, "me: Linear(...)  # same module as l"));
+  CHECK(contains(printed, "(me): R(...)  # same module as the model itself"));
+  CHECK(contains(printed, "(me): Linear(...)  # same module as l"));
   CHECK(contains(printed, "# 9 parameters in total"));
   // children() lists the model itself, as PyTorch's named_children does.
   CHECK(s.run("print(len(r.children()))") == "2\n");
@@ -73,8 +73,8 @@ TEST_CASE("module walk: shared, cyclic, contained and tied count once") {
         "['Emb', 'Head', 'Linear', 'B', 'Linear', 'Identity', 'Top']\n");
   std::string printed = s.run("print(t)");
   CHECK(contains(printed, "weight: Parameter[4, 2]  # same tensor as emb.weight"));
-  CHECK(contains(printed, "again: Linear(...)  # same module as enc"));
-  CHECK(contains(printed, "back: Top(...)  # same module as the model itself"));
+  CHECK(contains(printed, "(again): Linear(...)  # same module as enc"));
+  CHECK(contains(printed, "(back): Top(...)  # same module as the model itself"));
   CHECK(contains(printed, "[...]  # same list as blocks.3"));
   CHECK(contains(printed, ")  # 22 parameters in total"));
 }

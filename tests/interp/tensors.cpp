@@ -118,8 +118,9 @@ loss.backward()
 print(m.fc1.weight.grad.shape, m.fc2.b.grad.tolist())
 )") == "(3, 2) 4 mlp 1.0 2.0\n"
        "fc1.weight (8, 4)\nfc1.b (8,)\nfc2.weight (2, 8)\nfc2.b (2,)\n"
-       "MLP(\n  fc1: Linear(\n    weight: Parameter[8, 4]\n    b: Parameter[8]\n  )  # 40 parameters\n"
-       "  fc2: Linear(\n    weight: Parameter[2, 8]\n    b: Parameter[2]\n  )  # 18 parameters\n"
+       "MLP(\n  d_in=4, d_hidden=8, d_out=2\n"
+       "  (fc1): Linear(d_in=4, d_out=8, bias=true)  # 40 parameters\n"
+       "  (fc2): Linear(d_in=8, d_out=2, bias=true)  # 18 parameters\n"
        ")  # 58 parameters in total\n"
        "(8, 4) [3.0, 3.0]\n");
   CHECK(s.error("model A() { forward(x) = x }\nA().nope").find("model A has no attribute 'nope'") != std::string::npos);

@@ -119,6 +119,6 @@ TEST_CASE("walks: a model that holds itself prints once, and counts its paramete
   Session s;
   s.run("import nn\nmodel Pair() {\n  a = nn.Linear(2, 2)\n  b = a\n  forward(x) = x\n}\nlet p = Pair()\np.me = p");
   std::string out = s.run("print(p)");
-  CHECK(out.find("me: Pair(...)") != std::string::npos);
+  CHECK(out.find("(me): Pair(...)") != std::string::npos);
   CHECK(out.find("# 6 parameters in total") != std::string::npos);  // a and b are one layer
 }

@@ -354,6 +354,48 @@ void limits_session(const std::string& nabla, const std::string& home) {
   if (status != 0) s.fail("exit status " + std::to_string(status));
 }
 
+// :help on dotted names before and after an import, keyword completion after '('.
+void help_session(const std::string& nabla, const std::string& home) {
+  Session s(nabla, home);
+  s.expect(">>> ");
+  step(":help nn before import nn: its names and how to import it");
+  s.send(":help nn\r");
+  s.expect("module nn (not imported in this session: `import nn` to use it)");
+  s.expect("  Linear");
+  s.expect(">>> ");
+  step(":help on dotted names: a layer, an optimizer's method, a tensor method");
+  s.send(":help nn.Linear\r");
+  s.expect("nn.Linear(in_features, out_features, bias=true)");
+  s.expect("  Example: nn.Linear(");
+  s.expect(">>> ");
+  s.send(":help optim.Adam.step\r");
+  s.expect("optim.Adam.step()");
+  s.expect(">>> ");
+  s.send(":help Tensor.sum\r");
+  s.expect("Tensor.sum(input, dims=[], keepdim=false)");
+  s.expect(">>> ");
+  step(":help of an unknown attribute is an error, and the session goes on");
+  s.send(":help nn.Zzzzzz\r");
+  s.expect("module 'nn' has no attribute 'Zzzzzz'");
+  s.expect(">>> ");
+  step("tab after 'name(' completes a keyword argument");
+  s.send("import nn\r");
+  s.expect(">>> ");
+  s.send("let l = nn.Linear(2, 3, bia\t");  // completes to bias=
+  s.send("false)\r");
+  s.expect(">>> ");
+  s.send("l\r");
+  s.expect("Linear(in_features=2, out_features=3, bias=false)");
+  s.expect(">>> ");
+  s.send("mean(ones([2, 2]), dims=[0], keep\t");  // completes to keepdim=
+  s.send("true)\r");
+  s.expect("tensor([[1., 1.]])");
+  s.expect(">>> ");
+  s.send(":quit\r");
+  int status = s.wait_exit();
+  if (status != 0) s.fail("exit status " + std::to_string(status));
+}
+
 // stdin a pipe: no prompts, no escape codes, statements still span lines.
 void piped_session(const std::string& nabla) {
   step("stdin a pipe: plain lines, no escape codes");
@@ -385,6 +427,7 @@ int main(int argc, char** argv) {
     second_session(nabla, home);
     graph_session(nabla, home);
     limits_session(nabla, home);
+    help_session(nabla, home);
     piped_session(nabla);
     std::printf("repl: all steps passed\n");
   } catch (const std::exception& e) {

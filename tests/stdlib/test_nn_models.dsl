@@ -1,6 +1,7 @@
 # Model features used by nn: train/eval, state_dict, hooks, printing; gradient
 # utilities; training end to end (run by `nabla test tests/stdlib`).
 import nn
+import optim
 
 model MLP(d_in, d_hidden, d_out) {
   fc1 = nn.Linear(d_in, d_hidden)
@@ -136,12 +137,14 @@ test "full backward hooks get (module, grad_input, grad_output)" {
   expect(len(got) == 3)
 }
 
-test "printing a model shows shapes, parameter counts, a total and NaN or Inf" {
+test "printing a model shows hyperparameters as PyTorch does, parameter counts, a total and NaN or Inf" {
   let m = MLP(4, 8, 2)
   let s = str(m)
-  expect("fc1: Linear(" in s and "weight: Parameter[8, 4]" in s, s)
-  expect("  # 40 parameters" in s, s)
-  expect("running_mean: Buffer[8]" in s, s)
+  expect("\n  (fc1): Linear(in_features=4, out_features=8, bias=true)  # 40 parameters\n" in s, s)
+  expect("(bn): BatchNorm1d(num_features=8, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)" in s, s)
+  expect("(drop): Dropout(p=0.1)" in s, s)
+  expect("MLP(\n  d_in=4, d_hidden=8, d_out=2\n" in s, s)
+  expect(not ("Parameter[" in s), s)  # a layer's hyperparameters stand for its tensors
   expect(")  # 74 parameters in total" in s, s)
   expect(not ("!!" in s))
   no_grad { m.fc1.weight[0, 0] = nan_value() }
@@ -150,7 +153,9 @@ test "printing a model shows shapes, parameter counts, a total and NaN or Inf" {
   expect("weight: Parameter[8, 4] !! holds NaN" in t, t)
   expect("bias: Parameter[2] !! holds Inf" in t, t)
   let q = str(nn.Sequential([nn.Linear(2, 2), nn.ReLU()]))
-  expect("0: Linear(" in q and "1: ReLU()" in q, q)
+  expect(q == "Sequential(\n  (0): Linear(in_features=2, out_features=2, bias=true)  # 6 parameters\n  (1): ReLU()\n)  # 6 parameters in total", q)
+  let opt = optim.Adam(m.parameters(), lr=0.01)
+  expect(str(opt) == "Adam(lr=0.01, betas=(0.9, 0.999), eps=1e-08, weight_decay=0, amsgrad=false, maximize=false)", str(opt))
 }
 
 fn nan_value() = tensor(0.0) / tensor(0.0)

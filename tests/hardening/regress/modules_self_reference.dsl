@@ -4,12 +4,9 @@
 # status: 0
 # timeout: 60
 # expect: R(
-# expect:   l: Linear(
-# expect:     weight: Parameter[3, 2]
-# expect:     bias: Parameter[3]
-# expect:   )  # 9 parameters
+# expect:   (l): Linear(in_features=2, out_features=3, bias=true)  # 9 parameters
 # expect:   w: Parameter[2]
-# expect:   me: R(...)  # same module as the model itself
+# expect:   (me): R(...)  # same module as the model itself
 # expect: )  # 11 parameters in total
 # expect: 3 11
 # expect: ['w', 'l.weight', 'l.bias']

@@ -8,9 +8,9 @@
 # expect: 6 22 22
 # expect: ['emb.weight', 'head.bias', 'enc.weight', 'enc.bias', 'blocks.1.weight', 'blocks.1.bias']
 # expect: ['', 'emb', 'head', 'enc', 'b', 'blocks.1', 'blocks.2.k']
-# expect:   again: Linear(...)  # same module as enc
-# expect:   b: B(
-# expect:     back: Top(...)  # same module as the model itself
+# expect:   (again): Linear(...)  # same module as enc
+# expect:   (b): B(
+# expect:     (back): Top(...)  # same module as the model itself
 # expect: )  # 22 parameters in total
 # expect: loaded
 # expect: 7.0 7.0
@@ -43,7 +43,7 @@ for (n, m) in t.named_modules() { names.append(n) }
 print(names)
 let text = str(t)
 for line in text.split("\n") {
-  if "in total" in line or "back:" in line or "again: Linear" in line or line == "  b: B(" { print(line) }
+  if "in total" in line or "(back):" in line or "(again): Linear" in line or line == "  (b): B(" { print(line) }
 }
 t.load_state_dict(t.state_dict())
 print("loaded")

@@ -11,8 +11,8 @@
 # expect: 3
 # expect: true
 # expect: Box(
-# expect:   items: [
-# expect:     0: Box(...)  # same module as the model itself
+# expect:   (items): [
+# expect:     (0): Box(...)  # same module as the model itself
 # expect:   ]
 # expect: )
 let l = []
