@@ -4,8 +4,8 @@
 # case: an op
 help(conv2d)
 # expect: conv2d(input, weight, bias=none, stride=[1, 1], padding=[0, 0], dilation=[1, 1], groups=1)
-# expect:   The op conv2d of the op table (:ops lists its devices and gradients).
-# expect:   Example: conv2d(input, weight)
+# expect:   2-D convolution (cross-correlation) of input [N, C_in, H, W] with weight [C_out, C_in / groups, kH, kW], plus bias, as torch.nn.functional.conv2d.
+# expect:   Example: conv2d(randn(1, 3, 8, 8), randn(4, 3, 3, 3), padding=1)
 # ---
 # case: a layer of a module not imported, by its dotted name
 help("nn.Linear")
@@ -21,15 +21,19 @@ import optim
 help(optim.Adam)
 help("optim.Adam.zero_grad")
 # expect: Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=false, maximize=false)
-# expect:   (no docstring)
+# expect:   Adam with L2 weight decay added to the gradient and optional AMSGrad, as torch.optim.Adam.
+# expect:
+# expect:   Example: optim.Adam([{"params": m.body.parameters()}, {"params": m.head.parameters(), "lr": 1e-2}], lr=1e-3)
 # expect: methods:
-# expect:   zero_grad(set_to_none=true)
-# expect:   step()
-# expect:   state_dict()
-# expect:   load_state_dict(d)
+# expect:   add_param_group(param_group)  Adds a group: {'params': [...], hyperparameter: value}.
+# expect:   zero_grad(set_to_none=true)  Sets every grad to none (or zeros).
+# expect:   step()  Updates every parameter that has a grad.
+# expect:   state_dict()  Every group's hyperparameters and the state, as a flat dict.
+# expect:   load_state_dict(d)  Restores a state_dict().
 # expect: (and the methods every model has: help("model"))
 # expect: optim.Adam.zero_grad(set_to_none=true)
-# expect:   (no docstring)
+# expect:   Sets every grad to none (or zeros).
+# expect:   Example: opt.zero_grad()
 # ---
 # case: a user function and model with docstrings, and an instance
 fn area(w, h=2) {
@@ -70,8 +74,8 @@ help("Tensor.sum")
 help("str.split")
 help("math.sqrt")
 # expect: Tensor.sum(input, dims=[], keepdim=false)
-# expect:   The op sum of the op table (:ops lists its devices and gradients).
-# expect:   Example: sum(input)
+# expect:   The sum of all elements, or over dims (dim=d for one), keeping them as size 1 with keepdim, as torch.sum.
+# expect:   Example: randn(2, 3).sum(dim=1)
 # expect: str.split(sep=none)
 # expect:   The pieces between each sep, or between runs of whitespace without one.
 # expect:   Example: "a,b".split(",")
@@ -81,8 +85,8 @@ help("math.sqrt")
 # ---
 # case: an unknown name is the evaluator's own error
 help("nn.Zzzzzz")
-# expect error: tests/lang/help.dsl:83:1: error: module 'nn' has no attribute 'Zzzzzz'
+# expect error: tests/lang/help.dsl:87:1: error: module 'nn' has no attribute 'Zzzzzz'
 # ---
 # case: not a name
 help("nn..Linear")
-# expect error: tests/lang/help.dsl:87:1: error: help: expected a name or a dotted name (nn.Linear), got 'nn..Linear'
+# expect error: tests/lang/help.dsl:91:1: error: help: expected a name or a dotted name (nn.Linear), got 'nn..Linear'
