@@ -305,6 +305,8 @@ std::optional<BuiltinDoc> builtin_method_doc(const BoundObj& b) {
   return doc;
 }
 
+std::string describe(Evaluator& ev, const Target& t);
+
 std::string value_help(Evaluator& ev, const Target& t) {
   const Value& v = t.value;
   switch (v.tag) {
@@ -328,6 +330,11 @@ std::string value_help(Evaluator& ev, const Target& t) {
       auto* b = v.as<BoundObj>();
       if (b->func.tag == Tag::Func) return function_help(b->func.as<FuncObj>()->qualname, *b->func.as<FuncObj>());
       if (auto doc = builtin_method_doc(*b)) return row_help(doc->name, *doc);
+      if (b->self.tag == Tag::ModelClass) {  // optim.SGD.step: the class's own method
+        const auto& methods = b->self.as<ModelClassObj>()->info->methods;
+        if (auto it = methods.find(b->name); it != methods.end())
+          return describe(ev, Target{v, b->self.as<ModelClassObj>()->decl->name + "." + b->name, it->second});
+      }
       break;
     }
     case Tag::Module:

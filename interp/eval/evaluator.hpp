@@ -147,6 +147,7 @@ class Evaluator {
   void set_attr(const Value& obj, const std::string& name, Value v);
   // Calls a model's __getattr__(name) or __setattr__(name, *value) hook.
   Value call_attr_hook(const Value& obj, const char* hook, const std::string& name, const Value* value);
+  Value call_unbound_method(const Value& cls, const std::string& name, CallArgs& args);
   Value call_method(const Value& obj, const std::string& name, CallArgs& args);
   std::vector<std::string> member_names(const Value& v);
   // "; did you mean 'weight'?" for an attribute `name` that `obj` lacks, or "".

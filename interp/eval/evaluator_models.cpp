@@ -234,6 +234,9 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       if (name == "name") return make_str(obj.as<ModelClassObj>()->decl->name);
       if (name == "doc") return make_str(obj.as<ModelClassObj>()->decl->doc);
       if (obj.tag == Tag::FnClass && name == "apply") return Impl::bound(obj, name);
+      // Class.method: Python's unbound method, called with an instance first (and
+      // what help(optim.SGD.step) describes).
+      if (obj.as<ModelClassObj>()->info->methods.count(name)) return Impl::bound(obj, name);
       break;
     case Tag::Func:
       if (name == "name") return make_str(obj.as<FuncObj>()->qualname);
@@ -308,6 +311,19 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
   }
 }
 
+// Class.method(instance, args...): the method of `cls` called on an instance of it.
+Value Evaluator::call_unbound_method(const Value& cls, const std::string& name, CallArgs& args) {
+  auto* c = cls.as<ModelClassObj>();
+  std::string shown = c->decl->name + "." + name + "()";
+  if (args.pos.empty()) fail(shown + " needs an instance of " + c->decl->name + " as its first argument");
+  const Value& self = args.pos.front();
+  if (self.tag != Tag::Instance || self.as<InstanceObj>()->cls.get() != c)
+    fail(shown + " needs an instance of " + c->decl->name + " as its first argument, got " + type_name(self));
+  Value receiver = self;
+  args.pos.erase(args.pos.begin());
+  return impl->call_model_method(receiver, name, args);
+}
+
 Value Evaluator::call_method(const Value& obj, const std::string& name, CallArgs& args) {
   switch (obj.tag) {
     case Tag::Tensor: return tensor_method(*this, obj, name, args);
@@ -323,6 +339,9 @@ Value Evaluator::call_method(const Value& obj, const std::string& name, CallArgs
     }
     case Tag::FnClass:
       if (name == "apply") return impl->apply_custom(std::static_pointer_cast<ModelClassObj>(obj.o), args);
+      break;
+    case Tag::ModelClass:
+      if (obj.as<ModelClassObj>()->info->methods.count(name)) return call_unbound_method(obj, name, args);
       break;
     case Tag::Str:
     case Tag::List:

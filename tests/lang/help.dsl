@@ -90,3 +90,18 @@ help("nn.Zzzzzz")
 # case: not a name
 help("nn..Linear")
 # expect error: tests/lang/help.dsl:91:1: error: help: expected a name or a dotted name (nn.Linear), got 'nn..Linear'
+# ---
+# case: a method of a model class as a value; Class.method(instance, ...) calls it
+import optim
+import nn
+help(optim.SGD.step)
+print(nn.Linear.forward(nn.Linear(2, 3), ones(1, 2)).shape)
+# expect: SGD.step()
+# expect:   Updates every parameter that has a grad.
+# expect:   Example: opt.step()
+# expect: (1, 3)
+# ---
+# case: Class.method without an instance of the class
+import nn
+nn.Linear.forward(3, ones(2))
+# expect error: tests/lang/help.dsl:106:1: error: Linear.forward() needs an instance of Linear as its first argument, got int
