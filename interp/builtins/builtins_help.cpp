@@ -474,10 +474,23 @@ Value help_builtin(Evaluator& ev, CallArgs& a) {
   return Value();
 }
 
+// dir(obj): the public names of obj's attributes and methods, sorted, as Python's;
+// without obj, the names the current module has defined.
+Value dir_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("dir", a, {"obj"}, 0);
+  Value of = b.given[0] ? b[0] : Value::object(Tag::Module, ev.current_module());
+  std::vector<Value> names;
+  for (const std::string& n : ev.member_names(of)) names.push_back(make_str(n));
+  return make_list(std::move(names));
+}
+
 const BuiltinEntry kHelpFunctions[] = {
     {"help", help_builtin, "help(obj)",
      "Prints the signature and doc of a function, model, method, module or value; obj may be a dotted name as a "
      "string, also of a module not imported yet. Example: help(\"nn.Linear\")"},
+    {"dir", dir_builtin, "dir(obj=none)",
+     "The public names of obj's attributes and methods (a module's, a model's, a tensor's, ...) as a sorted list, "
+     "as Python's dir; without obj, the names this module has defined. Example: dir(nn.Linear(2, 3))"},
 };
 
 }  // namespace

@@ -380,6 +380,12 @@ std::vector<std::string> Evaluator::member_names(const Value& v) {
         }
       break;
     }
+    case Tag::ModelClass: {  // its methods, which Class.method names (and help shows)
+      out = {"doc", "name"};
+      for (auto& [n, d] : v.as<ModelClassObj>()->info->methods)
+        if (!is_private_name(n)) out.push_back(n);
+      break;
+    }
     case Tag::Object: {
       auto* o = v.as<ObjectObj>();
       for (auto& [n, x] : o->attrs) out.push_back(n);

@@ -105,3 +105,15 @@ print(nn.Linear.forward(nn.Linear(2, 3), ones(1, 2)).shape)
 import nn
 nn.Linear.forward(3, ones(2))
 # expect error: tests/lang/help.dsl:106:1: error: Linear.forward() needs an instance of Linear as its first argument, got int
+# ---
+# case: dir lists public names, sorted: of the module, an instance, a class, a module
+import nn
+let q = 3
+print("q" in dir(), "nn" in dir(), dir() == sorted(dir()))
+print(dir(nn.Linear))
+print("Linear" in dir(nn), "_default_init" in dir(nn), "forward" in dir(nn.Linear(2, 3)), "weight" in dir(nn.Linear(2, 3)))
+print(dir(ones(2)) == sorted(dir(ones(2))), "sum" in dir(ones(2)))
+# expect: true true true
+# expect: ['doc', 'forward', 'name']
+# expect: true false true true
+# expect: true true
