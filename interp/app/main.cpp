@@ -66,7 +66,8 @@ const char* const kUsage =
     "                      ...) is shown at the library's line, not at the innermost line\n"
     "                      of your code that called it, and ops the library runs keep its\n"
     "                      lines in graphs and profiles (for work on the library itself;\n"
-    "                      the REPL's :set full_trace on)\n";
+    "                      the REPL's :set full_trace on)\n"
+    "These options may also follow `test` or `graph` (nabla test tests --full-trace).\n";
 
 const char* const kTestHelp =
     "nabla test runs the `test \"name\" { ... }` blocks of each PATH: a file (whatever its\n"
@@ -166,27 +167,44 @@ bool parse_count(const std::string& text, uint64_t* out) {
   return true;
 }
 
+// The option at args[i] when it is a limit or --full-trace: applied to g_limits or
+// g_full_trace and erased from args (with its value), *taken set; "" unless its
+// value is bad, then the message.
+std::string take_option_at(Args& args, size_t i, bool* taken) {
+  const std::string option = args[i];
+  bool numeric = option == "--max-steps" || option == "--max-memory";
+  *taken = numeric || option == "--sandbox" || option == "--full-trace";
+  if (!*taken) return "";
+  if (option == "--sandbox") g_limits.sandbox = true;
+  if (option == "--full-trace") g_full_trace = true;
+  if (numeric) {
+    uint64_t n = 0;
+    if (i + 1 >= args.size() || !parse_count(args[i + 1], &n) || n == 0)
+      return option + " needs a positive count, got " + (i + 1 >= args.size() ? "nothing" : "'" + args[i + 1] + "'");
+    if (option == "--max-steps") g_limits.max_steps = n;
+    else g_limits.max_memory = static_cast<size_t>(n);
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+  return "";
+}
+
 // Takes the options at the front of `args` (limits, --full-trace) into g_limits and
 // g_full_trace; "" when they are fine, else the message.
 std::string take_front_options(Args& args) {
-  while (!args.empty()) {
-    std::string option = args[0];
-    bool numeric = option == "--max-steps" || option == "--max-memory";
-    if (option == "--sandbox") {
-      g_limits.sandbox = true;
-    } else if (option == "--full-trace") {
-      g_full_trace = true;
-    } else if (!numeric) {
-      break;
-    } else {
-      uint64_t n = 0;
-      if (args.size() < 2 || !parse_count(args[1], &n) || n == 0)
-        return option + " needs a positive count, got " + (args.size() < 2 ? "nothing" : "'" + args[1] + "'");
-      if (option == "--max-steps") g_limits.max_steps = n;
-      else g_limits.max_memory = static_cast<size_t>(n);
-      args.erase(args.begin());
-    }
-    args.erase(args.begin());
+  bool taken = true;
+  while (!args.empty() && taken)
+    if (std::string e = take_option_at(args, 0, &taken); !e.empty()) return e;
+  return "";
+}
+
+// Takes those options from anywhere among a command's own arguments (before `--`),
+// as pytest users write them: `nabla test tests --full-trace`.
+std::string take_command_options(Args& args) {
+  for (size_t i = 0; i < args.size() && args[i] != "--";) {
+    bool taken = false;
+    if (std::string e = take_option_at(args, i, &taken); !e.empty()) return e;
+    if (!taken) ++i;
   }
   return "";
 }
@@ -409,8 +427,10 @@ int main(int argc, char** argv) {
     if (rest.empty()) return usage_error("-e needs CODE (see nabla --help)");
     return run_code(rest[0], Args(rest.begin() + 1, rest.end()));
   }
-  if (first == "test") return run_tests(rest);
-  if (first == "graph") return run_graph_command(rest);
+  if (first == "test" || first == "graph") {
+    if (std::string e = take_command_options(rest); !e.empty()) return usage_error(e);
+    return first == "test" ? run_tests(rest) : run_graph_command(rest);
+  }
   if (first == "launch") {
     if (g_limits.max_steps || g_limits.max_memory || g_limits.sandbox)
       return usage_error("--max-steps, --max-memory and --sandbox do not reach the ranks of nabla launch");

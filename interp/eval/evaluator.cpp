@@ -262,7 +262,12 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
     }
     case StmtKind::Import: {
       auto& i = static_cast<const ImportStmt&>(s);
-      store(loc_of(&i), Value::object(Tag::Module, do_import(i)));
+      try {
+        store(loc_of(&i), Value::object(Tag::Module, do_import(i)));
+      } catch (LangError& e) {
+        locate_at_import(e, i.span);
+        throw;
+      }
       return Flow::Normal;
     }
     case StmtKind::Context: return exec_context(static_cast<const ContextStmt&>(s));

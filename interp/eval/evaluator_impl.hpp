@@ -187,6 +187,7 @@ struct Evaluator::Impl {
   // evaluator_trace.cpp: where an error is shown, and the origin of library ops
   // (Note [User line]).
   void locate(LangError& e, const SourceSpan& span);
+  void locate_at_import(LangError& e, const SourceSpan& import_site);
   std::vector<LayerCall> layer_calls;
   OriginId library_origin(const Expr& e);
   const std::string& layer_path(size_t k);

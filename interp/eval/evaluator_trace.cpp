@@ -77,6 +77,18 @@ void Evaluator::Impl::locate(LangError& e, const SourceSpan& span) {
   e.trace = std::move(lines);
 }
 
+// A module's top level runs on a stack of its own, so an error raised while an
+// import runs it (an `import nn` under --max-steps, a bad file the user imports) has
+// no frame of the importer: the import statement joins the trace, as Python's import
+// chain does. When the error is the library's, the user's import statement becomes
+// its primary location, the library's lines staying in the trace (Note [User line]).
+void Evaluator::Impl::locate_at_import(LangError& e, const SourceSpan& import_site) {
+  if (!e.located) return;
+  if (e.trace.empty()) e.trace.push_back(trace_line({&e.span, "<module>"}));  // raised at the module's top level
+  e.trace.push_back(trace_line({&import_site, stack.empty() ? "<module>" : *stack.back().name + "()"}));
+  if (!ev.full_trace && in_library(&e.span) && in_user_code(&import_site)) e.span = import_site;
+}
+
 // The origin of an op that library expression `e` runs: the innermost call made from
 // the user's code, with the path of the innermost model method the library runs
 // above it. Interned once per call record or layer call.

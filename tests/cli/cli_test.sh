@@ -126,6 +126,16 @@ full_trace_checks() {
   "$NABLA" test tests/cli/library_error_tests.dsl | grep -qF \
     "FAIL test \"a layer given the wrong input\": tests/cli/library_error_tests.dsl:5:11: error: $lib_err" ||
     { echo "FAIL nabla test: a library error not at the test's line"; failures=$((failures + 1)); }
+  "$NABLA" test tests/cli/library_error_tests.dsl --full-trace | grep -qF \
+    "FAIL test \"a layer given the wrong input\": <stdlib>/nn.dsl:" ||
+    { echo "FAIL nabla test ... --full-trace: not at the library's line"; failures=$((failures + 1)); }
+  # An error while a library module's top level runs: at the user's import, the
+  # import chain in the trace.
+  expect "an import that fails inside the library" 1 "" "<-e>:1:1: error: step budget of 5 exceeded" -- \
+    "$NABLA" --max-steps 5 -e 'import optim'
+  "$NABLA" --max-steps 5 -e 'import optim' 2>"$TMP/import.err"
+  check "the import chain: the library's lines, then the user's import" \
+    bash -c "grep -qE '^  at <stdlib>/optim.dsl:[0-9]+:1 in <module> \\[library\\]$' '$TMP/import.err' && tail -1 '$TMP/import.err' | grep -qx '  at <-e>:1:1 in <module>'"
   "$NABLA" --full-trace test tests/cli/library_error_tests.dsl | grep -qF \
     "FAIL test \"a layer given the wrong input\": <stdlib>/nn.dsl:" ||
     { echo "FAIL nabla --full-trace test: not at the library's line"; failures=$((failures + 1)); }
