@@ -224,7 +224,7 @@ Target resolve_member(Evaluator& ev, Target t, const std::string& member) {
 // ---- describing what was found ------------------------------------------------------------
 
 std::string function_help(const std::string& shown, const FuncObj& f) {
-  return shown + params_text(f.decl->params) + "\n" + indented_doc(f.decl->doc);
+  return (shown.empty() ? "<lambda>" : shown) + params_text(f.decl->params) + "\n" + indented_doc(f.decl->doc);
 }
 
 std::string method_line(const lang::FnDecl& m) {

@@ -117,3 +117,8 @@ print(dir(ones(2)) == sorted(dir(ones(2))), "sum" in dir(ones(2)))
 # expect: ['doc', 'forward', 'name']
 # expect: true false true true
 # expect: true true
+# ---
+# case: a lambda has no name of its own
+help(fn(x, y=2) = x)
+# expect: <lambda>(x, y=2)
+# expect:   (no docstring)
