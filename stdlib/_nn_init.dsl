@@ -1,0 +1,104 @@
+# _nn_init: the helpers and initializers every nn layer file shares (nn.parameter,
+# nn.uniform_, nn.kaiming_uniform_, ...). nn re-exports the public ones; import nn, not
+# this module.
+import math
+
+# ---- helpers ----------------------------------------------------------------------
+
+fn _pair(v) = [v, v] if type(v) == "int" else list(v)
+
+fn _shape(t) = list(t.shape)
+
+fn _prod(xs) {
+  let n = 1
+  for x in xs { n = n * x }
+  return n
+}
+
+# A new parameter: an f32 tensor of `shape` that requires grad (zeros until an
+# initializer fills it).
+fn parameter(shape) {
+  "A new parameter: an f32 tensor of shape, zeros, that requires grad. Example: let w = nn.parameter([4, 3])"
+  return zeros(shape, requires_grad=true)
+}
+
+# ---- initializers (in place, under no_grad; each returns its tensor) -----------------
+
+# (fan_in, fan_out) of a weight: dim 1 and dim 0 times the receptive field.
+fn calculate_fan_in_and_fan_out(t) {
+  "The (fan_in, fan_out) of a weight: dim 1 and dim 0 times the receptive field. Example: nn.calculate_fan_in_and_fan_out(zeros([8, 4, 3, 3]))"
+  let s = _shape(t)
+  if len(s) < 2 { assert(false, "fan in and fan out need a tensor with at least 2 dims") }
+  let receptive = _prod(s[2:])
+  return (s[1] * receptive, s[0] * receptive)
+}
+
+fn calculate_gain(nonlinearity, param=none) {
+  "PyTorch's recommended gain for a nonlinearity (linear, sigmoid, tanh, relu, leaky_relu, selu). Example: nn.calculate_gain('relu')"
+  if nonlinearity == "linear" or nonlinearity == "sigmoid" or nonlinearity == "conv2d" { return 1.0 }
+  if nonlinearity == "tanh" { return 5.0 / 3.0 }
+  if nonlinearity == "relu" { return math.sqrt(2.0) }
+  if nonlinearity == "leaky_relu" {
+    let slope = 0.01 if param == none else param
+    return math.sqrt(2.0 / (1.0 + slope * slope))
+  }
+  if nonlinearity == "selu" { return 0.75 }
+  assert(false, f"unsupported nonlinearity {nonlinearity}")
+}
+
+fn _fan(t, mode) {
+  let f = calculate_fan_in_and_fan_out(t)
+  return f[0] if mode == "fan_in" else f[1]
+}
+
+fn uniform_(t, a=0.0, b=1.0) {
+  "Fills t with values drawn from U(a, b), in place under no_grad; returns t. Example: nn.uniform_(w, -0.1, 0.1)"
+  no_grad { t.copy_(rand(_shape(t), dtype=t.dtype) * (b - a) + a) }
+  return t
+}
+
+fn normal_(t, mean=0.0, std=1.0) {
+  "Fills t with values drawn from N(mean, std^2), in place under no_grad; returns t. Example: nn.normal_(w, std=0.02)"
+  no_grad { t.copy_(randn(_shape(t), dtype=t.dtype) * std + mean) }
+  return t
+}
+
+fn constant_(t, val) {
+  "Fills t with val, in place under no_grad; returns t. Example: nn.constant_(b, 0.1)"
+  no_grad { t.fill_(val) }
+  return t
+}
+
+fn zeros_(t) {
+  "Fills t with zeros, in place under no_grad; returns t. Example: nn.zeros_(b)"
+  return constant_(t, 0.0)
+}
+fn ones_(t) {
+  "Fills t with ones, in place under no_grad; returns t. Example: nn.ones_(gamma)"
+  return constant_(t, 1.0)
+}
+
+fn kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
+  "He initialization from a uniform distribution, as PyTorch's. Example: nn.kaiming_uniform_(w, nonlinearity='relu')"
+  let std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
+  let bound = math.sqrt(3.0) * std
+  return uniform_(t, -bound, bound)
+}
+
+fn kaiming_normal_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
+  "He initialization from a normal distribution, as PyTorch's. Example: nn.kaiming_normal_(w, mode='fan_out')"
+  return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode)))
+}
+
+fn xavier_uniform_(t, gain=1.0) {
+  "Glorot initialization from a uniform distribution, as PyTorch's. Example: nn.xavier_uniform_(w)"
+  let f = calculate_fan_in_and_fan_out(t)
+  let bound = gain * math.sqrt(6.0 / (f[0] + f[1]))
+  return uniform_(t, -bound, bound)
+}
+
+fn xavier_normal_(t, gain=1.0) {
+  "Glorot initialization from a normal distribution, as PyTorch's. Example: nn.xavier_normal_(w, gain=1.0)"
+  let f = calculate_fan_in_and_fan_out(t)
+  return normal_(t, 0.0, gain * math.sqrt(2.0 / (f[0] + f[1])))
+}

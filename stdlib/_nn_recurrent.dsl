@@ -1,0 +1,289 @@
+# _nn_recurrent: nn.RNN, nn.LSTM, nn.GRU and their cells. nn re-exports them; import nn,
+# not this module.
+import math
+import _nn_init
+# ---- recurrent layers ---------------------------------------------------------------
+# RNN, LSTM, GRU and their cells with PyTorch's semantics: gate order (LSTM i, f, g, o;
+# GRU r, z, n with n = tanh(W_in x + b_in + r * (W_hn h + b_hn))), parameters named
+# weight_ih_l{k}[_reverse], weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}, every one drawn
+# from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)). Inputs are [T, B, in] ([B, T, in]
+# with batch_first) or unbatched [T, in]; states are [layers * directions, B, H].
+# Note [Recurrent GEMMs]: a layer projects the inputs of all time steps in one GEMM per
+# direction (x @ W_ih^T, with b_ih and, where the cell allows, b_hh folded in); each
+# step then runs one batched GEMM h @ W_hh^T for every gate of both directions at
+# once, [directions, B, H] x [directions, H, G*H]. The reverse direction runs on its
+# inputs reversed in time, so both directions take the same step t together.
+# proj_size is not supported.
+
+fn _rnn_gate_count(mode) = 4 if mode == "LSTM" else (3 if mode == "GRU" else 1)
+
+fn _rnn_suffix(layer, direction) = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+
+# A [rows, cols] parameter drawn from U(-1/sqrt(H), 1/sqrt(H)), as RNNBase.reset_parameters.
+fn _rnn_parameter(shape, hidden_size) {
+  let bound = 1.0 / math.sqrt(hidden_size)
+  return _nn_init.uniform_(_nn_init.parameter(shape), -bound, bound)
+}
+
+# Adds one layer-and-direction's weights to m under PyTorch's names (prefix "" for the
+# layers, whose names carry the suffix; the cells' names have none).
+fn _rnn_add_weights(m, suffix, gates, input_size, hidden_size, bias) {
+  setattr(m, "weight_ih" + suffix, _rnn_parameter([gates * hidden_size, input_size], hidden_size))
+  setattr(m, "weight_hh" + suffix, _rnn_parameter([gates * hidden_size, hidden_size], hidden_size))
+  if bias {
+    setattr(m, "bias_ih" + suffix, _rnn_parameter([gates * hidden_size], hidden_size))
+    setattr(m, "bias_hh" + suffix, _rnn_parameter([gates * hidden_size], hidden_size))
+  }
+}
+
+fn _rnn_add_all_weights(m) {
+  let gates = _rnn_gate_count(m.mode)
+  for layer in range(m.num_layers) {
+    let n_in = m.input_size if layer == 0 else m.hidden_size * m.num_directions
+    for d in range(m.num_directions) {
+      _rnn_add_weights(m, _rnn_suffix(layer, d), gates, n_in, m.hidden_size, m.bias)
+    }
+  }
+}
+
+# One step of each cell on precomputed gate pre-activations. gi: the input part
+# (x W_ih^T + b_ih, plus b_hh for LSTM and RNN), gh: h W_hh^T (plus b_hh for GRU).
+fn _lstm_step(gi, gh, c, hidden_size) {
+  let (i, f, g, o) = split(gi + gh, [hidden_size, hidden_size, hidden_size, hidden_size], dim=-1)
+  let c_next = sigmoid(f) * c + sigmoid(i) * tanh(g)
+  return (sigmoid(o) * tanh(c_next), c_next)
+}
+
+fn _gru_step(gi, gh, h, hidden_size) {
+  let two = 2 * hidden_size
+  let (rz_i, n_i) = split(gi, [two, hidden_size], dim=-1)
+  let (rz_h, n_h) = split(gh, [two, hidden_size], dim=-1)
+  let (r, z) = split(sigmoid(rz_i + rz_h), [hidden_size, hidden_size], dim=-1)
+  let n = tanh(n_i + r * n_h)
+  return n + z * (h - n)  # (1 - z) * n + z * h
+}
+
+fn _rnn_tanh_step(gi, gh, nonlinearity) = tanh(gi + gh) if nonlinearity == "tanh" else relu(gi + gh)
+
+# One layer, both directions together. x: [T, B, in]; h, c: [directions, B, H] (c is
+# none except for LSTM). Returns (y [T, B, directions * H], h_n, c_n).
+fn _rnn_layer(m, x, layer, h, c) {
+  let steps = x.shape[0]
+  let dirs = m.num_directions
+  let reverse = arange(steps - 1, -1, -1)
+  let projected = []
+  let w_hh = []
+  let b_hh = []
+  for d in range(dirs) {
+    let sfx = _rnn_suffix(layer, d)
+    let b_ih = getattr(m, "bias_ih" + sfx) if m.bias else none
+    let bh = getattr(m, "bias_hh" + sfx) if m.bias else none
+    # b_hh joins the input projection unless GRU's r gates it (n's hidden part)
+    let fold = m.bias and m.mode != "GRU"
+    let p = linear(x, getattr(m, "weight_ih" + sfx), b_ih + bh if fold else b_ih)
+    projected.append(index_select(p, 0, reverse) if d == 1 else p)
+    w_hh.append(getattr(m, "weight_hh" + sfx).T)
+    b_hh.append(bh)
+  }
+  # The steps' inputs, [dirs, B, G*H] each (xs[t].squeeze(0)), by one split: its backward is one cat,
+  # where indexing xp[t] would add a [T, ...] gradient per step.
+  let xs = split(stack(projected, dim=1), [1] * steps, dim=0)
+  let w = stack(w_hh)  # [dirs, H, G*H]
+  let gru_bias = stack(b_hh).unsqueeze(1) if m.mode == "GRU" and m.bias else none
+  let outs = []
+  for t in range(steps) {
+    let gh = matmul(h, w)
+    if m.mode == "LSTM" {
+      let (h2, c2) = _lstm_step(xs[t].squeeze(0), gh, c, m.hidden_size)
+      h = h2
+      c = c2
+    } elif m.mode == "GRU" {
+      h = _gru_step(xs[t].squeeze(0), gh + gru_bias if gru_bias != none else gh, h, m.hidden_size)
+    } else {
+      h = _rnn_tanh_step(xs[t].squeeze(0), gh, m.nonlinearity)
+    }
+    outs.append(h)
+  }
+  let ys = stack(outs)  # [T, dirs, B, H]
+  let y = ys[:, 0] if dirs == 1 else cat([ys[:, 0], index_select(ys[:, 1], 0, reverse)], dim=-1)
+  return (y, h, c)
+}
+
+fn _rnn_check_state(m, name, s, want) {
+  assert(_nn_init._shape(s) == want, f"{m.mode}: expected {name} of shape {want}, got {_nn_init._shape(s)}")
+}
+
+# The multi-layer forward shared by RNN, LSTM and GRU. hx: none, h0, or (h0, c0) for LSTM.
+fn _rnn_forward(m, input, hx) {
+  assert(input.ndim == 2 or input.ndim == 3,
+         f"{m.mode}: expected a 2-d (unbatched) or 3-d input, got shape {input.shape}")
+  let batched = input.ndim == 3
+  let x = input if batched else input.unsqueeze(1)
+  if batched and m.batch_first { x = x.transpose(0, 1) }
+  assert(x.shape[2] == m.input_size,
+         f"{m.mode}: expected input with {m.input_size} features (input_size), got shape {input.shape}")
+  let state_shape = [m.num_layers * m.num_directions, x.shape[1], m.hidden_size]
+  let lstm = m.mode == "LSTM"
+  let h0 = none
+  let c0 = none
+  if hx == none {
+    h0 = zeros(state_shape, dtype=x.dtype)
+    c0 = zeros(state_shape, dtype=x.dtype) if lstm else none
+  } else {
+    h0 = hx[0] if lstm else hx
+    c0 = hx[1] if lstm else none
+    if not batched {
+      h0 = h0.unsqueeze(1)
+      c0 = c0.unsqueeze(1) if lstm else none
+    }
+    _rnn_check_state(m, "h0", h0, state_shape)
+    if lstm { _rnn_check_state(m, "c0", c0, state_shape) }
+  }
+  let hs = []
+  let cs = []
+  let dirs = m.num_directions
+  for layer in range(m.num_layers) {
+    let (y, h, c) = _rnn_layer(m, x, layer, h0[layer * dirs:(layer + 1) * dirs],
+                               c0[layer * dirs:(layer + 1) * dirs] if lstm else none)
+    hs.append(h)
+    cs.append(c)
+    x = y
+    if m.training and m.dropout > 0 and layer < m.num_layers - 1 { x = dropout(x, p=m.dropout, training=true) }
+  }
+  let h_n = cat(hs)
+  let c_n = cat(cs) if lstm else none
+  if batched and m.batch_first { x = x.transpose(0, 1) }
+  if not batched {
+    x = x.squeeze(1)
+    h_n = h_n.squeeze(1)
+    c_n = c_n.squeeze(1) if lstm else none
+  }
+  return (x, (h_n, c_n)) if lstm else (x, h_n)
+}
+
+fn _rnn_check_args(mode, num_layers, dropout, nonlinearity) {
+  assert(num_layers >= 1, f"{mode}: num_layers must be at least 1, got {num_layers}")
+  assert(dropout >= 0 and dropout <= 1, f"{mode}: dropout must be in [0, 1], got {dropout}")
+  assert(nonlinearity == "tanh" or nonlinearity == "relu",
+         f"{mode}: nonlinearity must be 'tanh' or 'relu', got '{nonlinearity}'")
+}
+
+model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true, batch_first=false,
+          dropout=0.0, bidirectional=false) {
+  "A multi-layer Elman RNN (tanh or relu) over a sequence; returns (output, h_n). Example: nn.RNN(10, 20, num_layers=2)"
+  mode = "RNN"
+  input_size = input_size
+  hidden_size = hidden_size
+  num_layers = num_layers
+  nonlinearity = nonlinearity
+  bias = bias
+  batch_first = batch_first
+  dropout = dropout
+  bidirectional = bidirectional
+  num_directions = 2 if bidirectional else 1
+  training = true
+  let _c = _rnn_check_args("RNN", num_layers, dropout, nonlinearity)
+  let _w = _rnn_add_all_weights(self)
+  forward(input, hx=none) = _rnn_forward(self, input, hx)
+}
+
+model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0,
+           bidirectional=false) {
+  "A multi-layer LSTM over a sequence; returns (output, (h_n, c_n)). Example: nn.LSTM(10, 20, batch_first=true)"
+  mode = "LSTM"
+  input_size = input_size
+  hidden_size = hidden_size
+  num_layers = num_layers
+  bias = bias
+  batch_first = batch_first
+  dropout = dropout
+  bidirectional = bidirectional
+  num_directions = 2 if bidirectional else 1
+  training = true
+  let _c = _rnn_check_args("LSTM", num_layers, dropout, "tanh")
+  let _w = _rnn_add_all_weights(self)
+  forward(input, hx=none) = _rnn_forward(self, input, hx)
+}
+
+model GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0,
+          bidirectional=false) {
+  "A multi-layer GRU over a sequence; returns (output, h_n). Example: nn.GRU(10, 20)"
+  mode = "GRU"
+  input_size = input_size
+  hidden_size = hidden_size
+  num_layers = num_layers
+  bias = bias
+  batch_first = batch_first
+  dropout = dropout
+  bidirectional = bidirectional
+  num_directions = 2 if bidirectional else 1
+  training = true
+  let _c = _rnn_check_args("GRU", num_layers, dropout, "tanh")
+  let _w = _rnn_add_all_weights(self)
+  forward(input, hx=none) = _rnn_forward(self, input, hx)
+}
+
+# The cells: one step. input [B, in] or unbatched [in]; hx [B, H] (LSTMCell: (h, c)),
+# zeros when left out. Returns h' (LSTMCell: (h', c')).
+fn _cell_gates(m, x, h) {
+  let gi = linear(x, m.weight_ih, m.bias_ih if m.bias else none)
+  let gh = linear(h, m.weight_hh, m.bias_hh if m.bias else none)
+  return (gi, gh)
+}
+
+fn _cell_input(m, name, input) {
+  assert(input.ndim == 1 or input.ndim == 2,
+         f"{name}: expected a 1-d (unbatched) or 2-d input, got shape {input.shape}")
+  assert(input.shape[-1] == m.input_size,
+         f"{name}: expected input with {m.input_size} features (input_size), got shape {input.shape}")
+  return input if input.ndim == 2 else input.unsqueeze(0)
+}
+
+fn _cell_state(m, s, x) = zeros([x.shape[0], m.hidden_size], dtype=x.dtype) if s == none else (s if s.ndim == 2 else s.unsqueeze(0))
+
+fn _cell_output(input, s) = s if input.ndim == 2 else s.squeeze(0)
+
+model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
+  "One step of an Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh). Example: nn.RNNCell(10, 20)"
+  input_size = input_size
+  hidden_size = hidden_size
+  bias = bias
+  nonlinearity = nonlinearity
+  let _c = _rnn_check_args("RNNCell", 1, 0.0, nonlinearity)
+  let _w = _rnn_add_weights(self, "", 1, input_size, hidden_size, bias)
+  forward(input, hx=none) {
+    let x = _cell_input(self, "RNNCell", input)
+    let (gi, gh) = _cell_gates(self, x, _cell_state(self, hx, x))
+    return _cell_output(input, _rnn_tanh_step(gi, gh, self.nonlinearity))
+  }
+}
+
+model LSTMCell(input_size, hidden_size, bias=true) {
+  "One step of an LSTM; returns (h', c'). Example: nn.LSTMCell(10, 20)"
+  input_size = input_size
+  hidden_size = hidden_size
+  bias = bias
+  let _w = _rnn_add_weights(self, "", 4, input_size, hidden_size, bias)
+  forward(input, hx=none) {
+    let x = _cell_input(self, "LSTMCell", input)
+    let h = _cell_state(self, hx[0] if hx != none else none, x)
+    let c = _cell_state(self, hx[1] if hx != none else none, x)
+    let (gi, gh) = _cell_gates(self, x, h)
+    let (h2, c2) = _lstm_step(gi, gh, c, self.hidden_size)
+    return (_cell_output(input, h2), _cell_output(input, c2))
+  }
+}
+
+model GRUCell(input_size, hidden_size, bias=true) {
+  "One step of a GRU; returns h'. Example: nn.GRUCell(10, 20)"
+  input_size = input_size
+  hidden_size = hidden_size
+  bias = bias
+  let _w = _rnn_add_weights(self, "", 3, input_size, hidden_size, bias)
+  forward(input, hx=none) {
+    let x = _cell_input(self, "GRUCell", input)
+    let h = _cell_state(self, hx, x)
+    let (gi, gh) = _cell_gates(self, x, h)
+    return _cell_output(input, _gru_step(gi, gh, h, self.hidden_size))
+  }
+}
