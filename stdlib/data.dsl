@@ -17,6 +17,62 @@ fn csv(path, header=true) {
   """
   return _data.read_csv(path, header)
 }
+fn write_csv(path, rows, header=none) {
+  """Writes rows (a 2-D tensor, or a list of rows of numbers, all as wide) as a CSV file that
+  data.csv / data.read_csv read back, with header (a list of column names) as its first row,
+  whole or not at all as write_text does.
+
+  Example: data.write_csv("losses.csv", [[1, 0.51], [2, 0.42]], header=["epoch", "loss"])
+  """
+  let table = _csv_rows(rows)
+  let width = len(table[0]) if len(table) > 0 else (len(header) if header != none else 0)
+  let lines = []
+  if header != none { lines.append(_csv_header(header, width)) }
+  for i in range(len(table)) {
+    let r = table[i]
+    if type(r) != "list" and type(r) != "tuple" { fail(f"data.write_csv(): rows[{i}] must be a list of numbers, got {type(r)}") }
+    if len(r) != width { fail(f"data.write_csv(): rows[{i}] has {len(r)} values, rows[0] has {width}") }
+    lines.append(",".join([_csv_number(v, i) for v in r]))
+  }
+  write_text(path, "".join([l + "\n" for l in lines]))
+}
+
+# write_csv's rows as a list of lists: a 2-D tensor's tolist(), or the list given.
+fn _csv_rows(rows) {
+  if type(rows) == "tensor" {
+    if rows.ndim != 2 { fail(f"data.write_csv(): rows must be a 2-D tensor [rows, columns], got {rows.ndim} dims") }
+    return rows.tolist()
+  }
+  if type(rows) != "list" and type(rows) != "tuple" {
+    fail(f"data.write_csv(): rows must be a 2-D tensor or a list of rows, got {type(rows)}")
+  }
+  return list(rows)
+}
+
+# One value of a row: a number (bool, int or float; nan is written as an empty field,
+# which read_csv reads as nan), written with every digit it has.
+fn _csv_number(v, i) {
+  if type(v) == "tensor" and v.numel() == 1 { return _csv_number(v.item(), i) }
+  if type(v) == "bool" { return "1" if v else "0" }
+  if type(v) == "int" { return str(v) }
+  if type(v) == "float" { return "" if v != v else repr(v) }
+  fail(f"data.write_csv(): rows[{i}] holds a {type(v)}; a CSV row holds numbers")
+}
+
+# The header row: width names with no comma, quote or line break (read_csv splits at
+# every comma).
+fn _csv_header(header, width) {
+  if type(header) != "list" and type(header) != "tuple" { fail(f"data.write_csv(): header must be a list of column names, got {type(header)}") }
+  if len(header) != width { fail(f"data.write_csv(): header has {len(header)} names, the rows have {width} columns") }
+  for h in header {
+    if type(h) != "str" { fail(f"data.write_csv(): header names must be str, got {type(h)}") }
+    for c in [",", "\"", "\n", "\r"] {
+      if c in h { fail(f"data.write_csv(): header name {repr(h)} holds {repr(c)}, which a CSV field cannot hold here") }
+    }
+  }
+  return ",".join(header)
+}
+
 # permutation(n, seed=none): an i64 tensor holding 0..n-1 shuffled (seeded, or drawn
 # from the global generator, which manual_seed fixes).
 let permutation = _data.permutation
