@@ -20,14 +20,16 @@ LIMIT_MIB=64  # what the device tool carries: the working tree and the carried p
 BUILD_PACKAGES=(tao-pegtl-dev doctest-dev nlohmann-json3-dev
                 libdnnl-dev libopenblas-openmp-dev libedit-dev zlib1g-dev
                 opencl-c-headers ocl-icd-opencl-dev  # oneDNN's CMake config asks for OpenCL
-                libgloo-dev libhiredis-dev libibverbs-dev libnl-3-dev libnl-route-3-dev)  # Gloo (dist)
+                libgloo-dev libhiredis-dev libibverbs-dev libnl-3-dev libnl-route-3-dev  # Gloo (dist)
+                libprotobuf-dev protobuf-compiler)  # TensorBoard logs (interp/log/)
 # The shared libraries behind them and what those load. The GPU machine's own copy of
 # a library wins where it has one (scripts/gpu_build.sh checks each soname). Not
 # libgomp1: OpenMP comes with that machine's compiler, and an older libgomp beside
 # libdnnl.so would sit on nabla's rpath ahead of it.
 RUNTIME_PACKAGES=(libdnnl2 libopenblas0-openmp libedit2 zlib1g ocl-icd-libopencl1
                   libgfortran5 libquadmath0 libbsd0 libmd0 libtinfo6
-                  libgloo0 libhiredis0.14 libibverbs1 libnl-3-200 libnl-route-3-200)
+                  libgloo0 libhiredis0.14 libibverbs1 libnl-3-200 libnl-route-3-200
+                  libprotobuf32 libprotoc32)
 DATA_PACKAGES=(dataset-fashion-mnist)
 
 say() { echo "gpu_deps: $*"; }

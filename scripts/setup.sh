@@ -19,6 +19,10 @@ PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           tao-pegtl-dev doctest-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libgloo-dev
           libfmt-dev nlohmann-json3-dev libgraphviz-dev fonts-dejavu-core libedit-dev zlib1g-dev
           dataset-fashion-mnist)
+# TensorBoard logs (import log, interp/log/): libprotobuf-dev and protobuf-compiler
+# build the event schema's classes; python3-protobuf, python3-numpy and python3-pil
+# read the events files back in the log_read_back test.
+PACKAGES+=(libprotobuf-dev protobuf-compiler python3-protobuf python3-numpy python3-pil)
 PACKAGES+=("$@")
 
 missing_packages() {

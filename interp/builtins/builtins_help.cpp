@@ -180,11 +180,15 @@ Value global_value(Evaluator& ev, const std::string& name) {
 }
 
 // The first part of a dotted name: a session name, a builtin, or a module not imported.
-Target resolve_head(Evaluator& ev, const std::string& head) {
+// A builtin that a module shares its name with (the op log, the module log) is the
+// builtin alone, and the module when members follow ("log.SummaryWriter").
+Target resolve_head(Evaluator& ev, const std::string& head, bool has_members) {
   Target t;
   t.shown = head;
-  if (ev.main_module->get(head) ||
-      std::any_of(ev.builtins.begin(), ev.builtins.end(), [&](const auto& b) { return b.first == head; })) {
+  const Value* session = ev.main_module->get(head);
+  bool builtin = (session && session->tag == Tag::Native) ||
+                 std::any_of(ev.builtins.begin(), ev.builtins.end(), [&](const auto& b) { return b.first == head; });
+  if ((session && !builtin) || (builtin && !(has_members && ev.find_module(head)))) {
     t.value = global_value(ev, head);
     return t;
   }
@@ -410,7 +414,7 @@ std::string help_for_name(Evaluator& ev, const std::string& name) {
   }
   if (!shadowed && parts.size() == 1 && is_tensor_kind(head)) return tensor_type_help();
   if (!shadowed && parts.size() == 1 && head == "model") return model_type_help();
-  Target t = resolve_head(ev, head);
+  Target t = resolve_head(ev, head, parts.size() > 1);
   for (size_t k = 1; k < parts.size(); ++k) t = resolve_member(ev, std::move(t), parts[k]);
   return describe(ev, t);
 }

@@ -25,8 +25,9 @@ void put_chunk(std::string& out, const char* type, const std::string& data) {
 }  // namespace
 
 std::string encode_png(const std::vector<uint8_t>& pixels, int64_t width, int64_t height, int channels) {
-  if (width <= 0 || height <= 0 || width > 0x7fffffff || height > 0x7fffffff || (channels != 1 && channels != 3))
-    throw Error("encode_png: expected a positive size and 1 or 3 channels, got " + std::to_string(width) + " x " +
+  bool known_channels = channels == 1 || channels == 3 || channels == 4;
+  if (width <= 0 || height <= 0 || width > 0x7fffffff || height > 0x7fffffff || !known_channels)
+    throw Error("encode_png: expected a positive size and 1, 3 or 4 channels, got " + std::to_string(width) + " x " +
                 std::to_string(height) + " x " + std::to_string(channels));
   size_t row = static_cast<size_t>(width) * static_cast<size_t>(channels);
   if (pixels.size() != row * static_cast<size_t>(height))
@@ -48,8 +49,9 @@ std::string encode_png(const std::vector<uint8_t>& pixels, int64_t width, int64_
   std::string header;
   put_u32(header, static_cast<uint32_t>(width));
   put_u32(header, static_cast<uint32_t>(height));
-  // Bit depth 8; color type 0 (gray) or 2 (RGB); compression, filter, interlace 0.
-  for (int byte : {8, channels == 1 ? 0 : 2, 0, 0, 0}) header.push_back(static_cast<char>(byte));
+  // Bit depth 8; color type 0 (gray), 2 (RGB) or 6 (RGBA); compression, filter, interlace 0.
+  int color_type = channels == 1 ? 0 : channels == 3 ? 2 : 6;
+  for (int byte : {8, color_type, 0, 0, 0}) header.push_back(static_cast<char>(byte));
   std::string out = "\x89PNG\r\n\x1a\n";
   put_chunk(out, "IHDR", header);
   put_chunk(out, "IDAT", packed);
