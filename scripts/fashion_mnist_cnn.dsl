@@ -1,14 +1,17 @@
 # Fashion-MNIST with a small CNN: two 3x3 conv layers (32 and 64 channels) with ReLU
 # and 2x2 max pooling, then a 128-unit dense layer; Adam (lr 1e-3), batches of 64,
 # 5 epochs (published small CNNs reach 0.90-0.93 test accuracy; this one 0.913).
-#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device]
+#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device] [--logdir DIR]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
 import optim
 import data
 import time
+import "train_log.dsl" as train_log
 
+# --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
+let (args, writer) = train_log.from_args(args)
 let epochs = int(args[0]) if len(args) > 0 else 5
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
@@ -49,5 +52,6 @@ for epoch in range(epochs) {
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
+  train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = accuracy(test))
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} test_accuracy={accuracy(test):.4f}")

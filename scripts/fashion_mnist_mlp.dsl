@@ -4,14 +4,17 @@
 # to 0 over the run's steps: with a constant rate the last steps' noise moves the test
 # accuracy by about two points from seed to seed (0.85-0.875, PyTorch alike); with the
 # decay, seeds 0-4 all land at 0.881-0.883.
-#   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items] [device]
+#   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items] [device] [--logdir DIR]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
 import optim
 import data
 import time
+import "train_log.dsl" as train_log
 
+# --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
+let (args, writer) = train_log.from_args(args)
 let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
@@ -52,5 +55,6 @@ for epoch in range(epochs) {
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
+  train_log.log_epoch(writer, epoch + 1, model, opt, bar.mean_loss(), fn() = accuracy(test))
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} test_accuracy={accuracy(test):.4f}")

@@ -5,6 +5,10 @@ every tag, step, wall time and value, against what numpy and PIL compute from th
 data (torch.utils.tensorboard's rules, repeated here). Also: a SummaryWriter on a
 folder that cannot be written is a positioned error at construction.
 
+Then scripts/fashion_mnist_mlp.dsl --logdir, for two short epochs: each epoch's train
+loss and test accuracy as the script prints them, the cosine learning rate, and a
+histogram of every parameter.
+
   python3 read_back.py NABLA PROTO_PY_DIR
 """
 import io
@@ -27,6 +31,7 @@ sys.path.insert(0, PROTO_PY)
 from interp.log.proto import event_pb2, plugin_hparams_pb2, plugin_text_pb2, tensor_pb2  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 failures = []
 checks = 0
 
@@ -88,11 +93,11 @@ def read_events(path):
     return events
 
 
-def events_of(folder):
+def events_of(folder, suffix=".main"):
     """The events of the one events file in folder, the file_version record checked."""
     names = [n for n in os.listdir(folder) if n.startswith("events.out.tfevents.")]
     check(len(names) == 1, f"{folder}: one events file, found {names}")
-    pattern = r"events\.out\.tfevents\.\d{10}\.%s\.\d+\.\d+\.main" % re.escape(socket.gethostname())
+    pattern = r"events\.out\.tfevents\.\d{10}\.%s\.\d+\.\d+%s" % (re.escape(socket.gethostname()), re.escape(suffix))
     check(re.fullmatch(pattern, names[0]) is not None, f"{names[0]}: TensorBoard's file name")
     events = read_events(os.path.join(folder, names[0]))
     first = events[0]
@@ -271,6 +276,32 @@ def check_bad_folder(tmp):
     check(lines[1].strip() == "let w = log.SummaryWriter(\"/proc\")" and "^" in lines[2], f"bad folder: {r.stderr}")
 
 
+def check_training_script(tmp):
+    """fashion_mnist_mlp.dsl 2 epochs of 2000 items: 32 steps each, a cosine over 64."""
+    logdir = os.path.join(tmp, "mlp")
+    r = subprocess.run([NABLA, os.path.join(ROOT, "scripts", "fashion_mnist_mlp.dsl"), "2", "2000", "--logdir", logdir],
+                       capture_output=True, text=True, check=True)
+    bar_losses = [float(x) for x in re.findall(r"loss (\d+\.\d+)", r.stdout)]
+    final_accuracy = float(re.search(r"test_accuracy=(\d+\.\d+)", r.stdout).group(1))
+    events = events_of(logdir, suffix="")
+    sizes = [("0.weight", 256 * 784), ("0.bias", 256), ("2.weight", 128 * 256), ("2.bias", 128),
+             ("4.weight", 10 * 128), ("4.bias", 10)]
+    per_epoch = 3 + len(sizes)
+    check(len(events) == 2 * per_epoch, f"mlp: {len(events)} events")
+    for epoch in (1, 2):
+        e = events[(epoch - 1) * per_epoch:epoch * per_epoch]
+        loss = one_value(e[0], "train/loss", epoch).simple_value
+        check(round(loss, 4) == bar_losses[epoch - 1], f"mlp: loss {loss} vs the bar's {bar_losses[epoch - 1]}")
+        accuracy = one_value(e[1], "test/accuracy", epoch).simple_value
+        check(0.5 < accuracy < 1, f"mlp: accuracy {accuracy}")
+        if epoch == 2:
+            check(round(accuracy, 4) == final_accuracy, f"mlp: accuracy {accuracy} vs printed {final_accuracy}")
+        lr = 1e-3 * (1 + math.cos(math.pi * 32 * epoch / 64)) / 2
+        check(abs(one_value(e[2], "learning_rate", epoch).simple_value - lr) < 1e-9, f"mlp: lr at epoch {epoch}")
+        for (name, size), event in zip(sizes, e[3:]):
+            check(one_value(event, name, epoch).histo.num == size, f"mlp: histogram of {name}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         logdir = os.path.join(tmp, "logs")
@@ -284,6 +315,7 @@ def main():
             check(one_value(e, "run", 4).simple_value == np.float32(value) and e.wall_time == 2000.5, folder)
         check_hparams(events_of(os.path.join(logdir, "hp")))
         check_bad_folder(tmp)
+        check_training_script(tmp)
     print(f"read_back: {checks} checks, {len(failures)} failures")
     return 1 if failures else 0
 

@@ -1,0 +1,29 @@
+# --logdir DIR for the Fashion-MNIST training scripts: TensorBoard logs of the run
+# (import log; docs/LANGUAGE.md, "TensorBoard logs"), one point per epoch: the mean
+# train loss, the test accuracy (or another metric), the learning rate and a
+# histogram of every parameter. `tensorboard --logdir DIR` draws them.
+#   import "train_log.dsl" as train_log
+#   let (args, writer) = train_log.from_args(args)   # writer is none without --logdir
+#   ... after each epoch:
+#   train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = accuracy(test))
+import log
+
+# (the arguments without `--logdir DIR`, a SummaryWriter on DIR or none without it).
+fn from_args(argv) {
+  let at = argv.index("--logdir") if "--logdir" in argv else -1
+  if at < 0 { return (argv, none) }
+  if at + 1 >= len(argv) { fail("--logdir needs a folder: --logdir DIR") }
+  let rest = [argv[i] for i in range(len(argv)) if i != at and i != at + 1]
+  return (rest, log.SummaryWriter(argv[at + 1]))
+}
+
+# One epoch's points at step: train/loss, metric_tag (metric() is called only when
+# logging: a test pass costs time), learning_rate, and each parameter's histogram.
+fn log_epoch(writer, step, model, opt, train_loss, metric=none, metric_tag="test/accuracy") {
+  if writer == none { return none }
+  writer.add_scalar("train/loss", train_loss, step)
+  if metric != none { writer.add_scalar(metric_tag, metric(), step) }
+  writer.add_scalar("learning_rate", opt.lr, step)
+  for (name, p) in model.named_parameters() { writer.add_histogram(name, p, step) }
+  writer.flush()
+}
