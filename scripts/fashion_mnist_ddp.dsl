@@ -1,5 +1,5 @@
 # Fashion-MNIST's MLP (scripts/fashion_mnist_mlp.dsl) trained data-parallel:
-#   nabla launch -n 2 scripts/fashion_mnist_ddp.dsl [epochs] [train_items] [checkpoint]
+#   nabla launch -n 2 scripts/fashion_mnist_ddp.dsl [epochs] [train_items] [checkpoint] [--logdir DIR]
 # Each rank trains on its share of every epoch (dist.DistributedSampler) with batches
 # of 64 / world_size, so that the global batch is 64 as in the single-process script;
 # dist.DistributedDataParallel averages the gradients, so every rank takes the same
@@ -11,10 +11,13 @@ import optim
 import data
 import dist
 import time
+import "train_log.dsl" as train_log
 
 dist.init()
 let rank = dist.rank()
 let world = dist.world_size()
+# --logdir DIR: TensorBoard logs, one point per epoch, written by rank 0 (its share's loss).
+let (args, writer) = train_log.from_args(args, writes=rank == 0)
 let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let checkpoint = args[2] if len(args) > 2 else none
@@ -60,6 +63,7 @@ for epoch in range(epochs) {
   }
   if bar != none { bar.close() }
   epoch_seconds.append(time.perf_counter() - t0)
+  if bar != none { train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = accuracy(test)) }
   if checkpoint != none { dist.save({"model": net.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch}, checkpoint) }
 }
 # Every rank holds the same parameters; rank 0 reports.

@@ -8,13 +8,14 @@
 #   train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = accuracy(test))
 import log
 
-# (the arguments without `--logdir DIR`, a SummaryWriter on DIR or none without it).
-fn from_args(argv) {
+# (the arguments without `--logdir DIR`, a SummaryWriter on DIR or none without it;
+# none also where writes is false: the ranks of a data-parallel run but rank 0).
+fn from_args(argv, writes=true) {
   let at = argv.index("--logdir") if "--logdir" in argv else -1
   if at < 0 { return (argv, none) }
   if at + 1 >= len(argv) { fail("--logdir needs a folder: --logdir DIR") }
   let rest = [argv[i] for i in range(len(argv)) if i != at and i != at + 1]
-  return (rest, log.SummaryWriter(argv[at + 1]))
+  return (rest, log.SummaryWriter(argv[at + 1]) if writes else none)
 }
 
 # One epoch's points at step: train/loss, metric_tag (metric() is called only when

@@ -302,6 +302,22 @@ def check_training_script(tmp):
             check(one_value(event, name, epoch).histo.num == size, f"mlp: histogram of {name}")
 
 
+def check_flushed_at_exit(tmp):
+    """Events buffered (max_queue and flush_secs far off) reach the file when the
+    program ends, normally or by an error, without close()."""
+    for ending in ("", "fail(\"boom\")\n"):
+        logdir = os.path.join(tmp, "exit%d" % len(ending))
+        script = os.path.join(tmp, "exit.dsl")
+        with open(script, "w") as f:
+            f.write("import log\nlet w = log.SummaryWriter(\"%s\", max_queue=1000, flush_secs=1000)\n" % logdir)
+            f.write("for i in range(3) { w.add_scalar(\"x\", i * 0.5, i) }\n" + ending)
+        r = subprocess.run([NABLA, script], capture_output=True, text=True)
+        check(r.returncode == (1 if ending else 0), f"exit: status {r.returncode} {r.stderr}")
+        events = events_of(logdir, suffix="")
+        check([(e.step, e.summary.value[0].simple_value) for e in events] == [(0, 0.0), (1, 0.5), (2, 1.0)],
+              f"exit {ending!r}: events {events}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         logdir = os.path.join(tmp, "logs")
@@ -315,6 +331,7 @@ def main():
             check(one_value(e, "run", 4).simple_value == np.float32(value) and e.wall_time == 2000.5, folder)
         check_hparams(events_of(os.path.join(logdir, "hp")))
         check_bad_folder(tmp)
+        check_flushed_at_exit(tmp)
         check_training_script(tmp)
     print(f"read_back: {checks} checks, {len(failures)} failures")
     return 1 if failures else 0
