@@ -202,12 +202,16 @@ link_dataset() {
 say "on $(hostname): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 || echo 'no nvidia-smi')"
 unpack_all
 CUDNN_LIB=""
+LIB_PATH="$(runtime_lib_dir)"
+# protoc, which configure checks and the build runs (TensorBoard's schema,
+# interp/log/proto), loads the carried libprotoc and libprotobuf.
+BUILD_LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$LIB_PATH${BUILD_LD_LIBRARY_PATH:+:$BUILD_LD_LIBRARY_PATH}"
 configure
 build
 link_dataset
 
-LIB_PATH="$(runtime_lib_dir)"
-export LD_LIBRARY_PATH="$LIB_PATH${CUDNN_LIB:+:$CUDNN_LIB}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$LIB_PATH${CUDNN_LIB:+:$CUDNN_LIB}${BUILD_LD_LIBRARY_PATH:+:$BUILD_LD_LIBRARY_PATH}"
 export PKG_CONFIG_PATH="$DEPS/usr/$ARCH_LIBDIR/pkgconfig:$DEPS/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 say "carried libraries this machine lacks: $(find "$LIB_PATH" -mindepth 1 -printf '%f ')"
 say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
