@@ -5,10 +5,12 @@ import _log
 import time
 
 model SummaryWriter(log_dir=none, comment="", max_queue=10, flush_secs=120, filename_suffix="") {
-  """A writer of TensorBoard events files in log_dir (made when missing; none: runs/<date>_<host><comment>),
-  with PyTorch's methods: add_scalar, add_scalars, add_histogram, add_image, add_text, add_hparams, flush
-  and close. A folder that cannot be written is an error here, not at the first add_scalar. Events are
-  written every max_queue events or flush_secs seconds, by flush() and close(), and when the program ends.
+  """A writer of TensorBoard events files, as torch.utils.tensorboard.SummaryWriter.
+
+  It writes in log_dir (made when missing; none: runs/<date>_<host><comment>), with PyTorch's methods:
+  add_scalar, add_scalars, add_histogram, add_image, add_text, add_hparams, flush and close. A folder
+  that cannot be written is an error here, not at the first add_scalar. Events are written every
+  max_queue events or flush_secs seconds, by flush() and close(), and when the program ends.
 
   Example: let writer = log.SummaryWriter("runs/example"); writer.add_scalar("loss", 0.5, 1); writer.close()
   """

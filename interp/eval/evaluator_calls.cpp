@@ -127,6 +127,20 @@ Evaluator::CallSiteScope::CallSiteScope(Evaluator& ev, const SourceSpan* site) :
 
 Evaluator::CallSiteScope::~CallSiteScope() { ev_.impl->call_site = saved_; }
 
+// A module named as a builtin (the module log, the op log) hides it where imported:
+// the message says how to reach the builtin.
+[[noreturn]] static void fail_not_callable(const Value& callee, const Evaluator& ev) {
+  std::string msg = std::string("'") + type_name(callee) + "' object is not callable";
+  if (callee.tag == Tag::Module) {
+    const std::string& name = callee.as<Module>()->name;
+    for (const auto& builtin : ev.builtins)
+      if (builtin.first == name)
+        fail(msg + ": 'import " + name + "' hides the builtin " + name + " in this file; import the module " +
+             "under another name (import " + name + " as " + name + "_module) to call the builtin");
+  }
+  fail(msg);
+}
+
 Value Evaluator::call_value(const Value& callee, CallArgs& args) {
   switch (callee.tag) {
     case Tag::Func: return impl->call_func(*callee.as<FuncObj>(), args);
@@ -142,7 +156,7 @@ Value Evaluator::call_value(const Value& callee, CallArgs& args) {
     case Tag::Object:
       if (callee.as<ObjectObj>()->methods.count("__call__")) return call_method(callee, "__call__", args);
       [[fallthrough]];
-    default: fail(std::string("'") + type_name(callee) + "' object is not callable");
+    default: fail_not_callable(callee, *this);
   }
 }
 

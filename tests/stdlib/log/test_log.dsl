@@ -87,3 +87,8 @@ test "text and hparams check their arguments" {
   w.flush()
   w.close()
 }
+
+test "the module log hides the op log, and the error says how to reach it" {
+  expect_error(fn() = log(tensor(1.0)), "'import log' hides the builtin log in this file")
+  expect_close(tensor(1.0).log(), tensor(0.0))
+}
