@@ -47,3 +47,8 @@ TEST_CASE("encode_png refuses a pixel count that does not match") {
   CHECK_THROWS(encode_png({1, 2, 3}, 2, 2, 1));
   CHECK_THROWS(encode_png({1, 2, 3, 4}, 2, 2, 2));
 }
+
+TEST_CASE("encode_png: RGB is color type 2, RGBA 6") {
+  CHECK(static_cast<uint8_t>(encode_png({1, 2, 3}, 1, 1, 3)[25]) == 2);
+  CHECK(static_cast<uint8_t>(encode_png({1, 2, 3, 4}, 1, 1, 4)[25]) == 6);
+}

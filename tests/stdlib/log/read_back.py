@@ -93,6 +93,53 @@ def read_events(path):
     return events
 
 
+def wire_fields(data):
+    """(field number, wire type, value) of a protobuf message, read from the bytes
+    alone: the check on the field numbers that does not trust the .proto files."""
+    fields, at = [], 0
+
+    def varint():
+        nonlocal at
+        shift = value = 0
+        while True:
+            b = data[at]
+            at += 1
+            value |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return value
+
+    while at < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value = varint()
+        elif wire == 1:
+            value, at = struct.unpack("<d", data[at:at + 8])[0], at + 8
+        elif wire == 5:
+            value, at = struct.unpack("<f", data[at:at + 4])[0], at + 4
+        else:
+            n = varint()
+            value, at = data[at:at + n], at + n
+        fields.append((number, wire, value))
+    return fields
+
+
+def check_wire_format(path):
+    """TensorBoard's numbers: Event wall_time 1 (double), step 2, file_version 3,
+    summary 5; Summary value 1; Value tag 1, simple_value 2 (float)."""
+    data = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", data[:8])
+    first = dict((f, v) for f, _, v in wire_fields(data[12:12 + n]))
+    check(first.get(3) == b"brain.Event:2" and isinstance(first.get(1), float), f"wire: first record {first}")
+    at = 16 + n
+    (m,) = struct.unpack("<Q", data[at:at + 8])
+    event = wire_fields(data[at + 12:at + 12 + m])
+    check([(f, w) for f, w, _ in event] == [(1, 1), (5, 2)], f"wire: event fields {event}")  # step 0 is not written
+    value = wire_fields(wire_fields(event[1][2])[0][2])
+    check(value == [(1, 2, b"train/loss"), (2, 5, np.float32(1 / 3))], f"wire: scalar value {value}")
+
+
 def events_of(folder, suffix=".main"):
     """The events of the one events file in folder, the file_version record checked."""
     names = [n for n in os.listdir(folder) if n.startswith("events.out.tfevents.")]
@@ -326,6 +373,7 @@ def main():
         ended = time.time()
         data = load_safetensors(os.path.join(logdir, "data.safetensors"))
         check_main(events_of(logdir), data, started, ended)
+        check_wire_format(next(os.path.join(logdir, n) for n in os.listdir(logdir) if n.startswith("events.out")))
         for folder, value in (("run_train", 0.5), ("run_test/a", 0.25)):
             (e,) = events_of(os.path.join(logdir, folder))
             check(one_value(e, "run", 4).simple_value == np.float32(value) and e.wall_time == 2000.5, folder)
