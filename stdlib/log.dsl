@@ -87,10 +87,7 @@ model SummaryWriter(log_dir=none, comment="", max_queue=10, flush_secs=120, file
     """
     let name = run_name if run_name != none else str(time.time())
     if type(name) != "str" { fail(f"add_hparams(): run_name must be a str, got {type(name)}") }
-    let run = _log.open(self.log_dir + "/" + name, self.filename_suffix, self.max_queue, self.flush_secs)
-    _log.add_hparams(run, hparam_dict, metric_dict)
-    for metric, value in metric_dict.items() { _log.add_scalar(run, metric, value) }
-    _log.close(run)
+    _log.add_hparams(self.log_dir + "/" + name, hparam_dict, metric_dict, self.filename_suffix)
   }
   flush() {
     """Writes every event logged so far to disk.

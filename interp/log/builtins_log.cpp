@@ -183,26 +183,38 @@ std::vector<tb::HParam> hparams_of(const Value& dict) {
   return out;
 }
 
-std::vector<std::string> metric_tags_of(const Value& dict) {
+// metric_dict's entries: str keys, numbers or one-element tensors.
+std::vector<std::pair<std::string, double>> metrics_of(const Value& dict) {
   if (dict.tag != Tag::Dict) fail(std::string("add_hparams(): metric_dict must be a dict, got ") + type_name(dict));
-  std::vector<std::string> tags;
-  for (const auto& entry : dict.as<DictObj>()->entries) {
-    if (entry.first.tag != Tag::Str) fail("add_hparams(): metric_dict's keys must be strs, got " + repr(entry.first));
-    tags.push_back(entry.first.as<StrObj>()->s);
+  std::vector<std::pair<std::string, double>> metrics;
+  for (const auto& [key, v] : dict.as<DictObj>()->entries) {
+    if (key.tag != Tag::Str) fail("add_hparams(): metric_dict's keys must be strs, got " + repr(key));
+    const std::string& tag = key.as<StrObj>()->s;
+    metrics.emplace_back(tag, number_arg(v, "add_hparams", ("metric_dict['" + tag + "']").c_str()));
   }
-  return tags;
+  return metrics;
 }
 
-// The experiment, session_start_info and session_end_info summaries (the metrics'
-// values are add_scalar's, stdlib/log.dsl).
-Value add_hparams_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("add_hparams", a, {"file", "hparam_dict", "metric_dict"}, 3);
-  tb::EventFileWriter& w = writer_of(b[0], "add_hparams");
-  tb::HParamsSummaries s = tb::hparams_summaries(hparams_of(b[1]), metric_tags_of(b[2]));
-  double now = tb::wall_time_now();
+// The run of add_hparams, as PyTorch writes it: a new events file in run_dir with the
+// experiment, session_start_info and session_end_info summaries, then each metric as
+// a scalar. Every argument is checked before the folder is made.
+Value add_hparams_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("add_hparams()");
+  Bound b = bind("add_hparams", a, {"run_dir", "hparam_dict", "metric_dict", "filename_suffix"}, 3);
+  const std::string& run_dir = str_arg(b[0], "add_hparams", "run_dir");
+  std::vector<tb::HParam> hparams = hparams_of(b[1]);
+  std::vector<std::pair<std::string, double>> metrics = metrics_of(b[2]);
+  std::string suffix = b.has(3) ? str_arg(b[3], "add_hparams", "filename_suffix") : "";
+  std::vector<std::string> tags;
+  for (const auto& metric : metrics) tags.push_back(metric.first);
+  tb::HParamsSummaries s = tb::hparams_summaries(hparams, tags);
   named("add_hparams", [&] {
+    tb::EventFileWriter w(run_dir, suffix, 10, 120);
+    double now = tb::wall_time_now();
     for (const auto* summary : {&s.experiment, &s.session_start_info, &s.session_end_info})
       w.add_summary(*summary, std::nullopt, now);
+    for (const auto& [tag, value] : metrics) w.add_summary(tb::scalar_summary(tag, value), std::nullopt, now);
+    w.close();
   });
   return Value();
 }
@@ -243,9 +255,9 @@ const BuiltinEntry kLogFunctions[] = {
     {"add_text", add_text_builtin, "add_text(file, tag, text_string, global_step=none, walltime=none)",
      "Writes a text summary under tag/text_summary. "
      "Example: _log.add_text(_log.open(\"runs/t\"), \"note\", \"hello\", 1)"},
-    {"add_hparams", add_hparams_builtin, "add_hparams(file, hparam_dict, metric_dict)",
-     "Writes the hparams plugin's experiment, session start and session end. "
-     "Example: _log.add_hparams(_log.open(\"runs/p\"), {\"lr\": 0.1}, {\"accuracy\": 0.9})"},
+    {"add_hparams", add_hparams_builtin, "add_hparams(run_dir, hparam_dict, metric_dict, filename_suffix=\"\")",
+     "Writes a run in run_dir: the hparams plugin's experiment, session start and end, and each metric. "
+     "Example: _log.add_hparams(\"runs/p/run1\", {\"lr\": 0.1}, {\"accuracy\": 0.9})"},
     {"flush", flush_builtin, "flush(file)",
      "Writes the events buffered so far. Example: _log.flush(_log.open(\"runs/f\"))"},
     {"close", close_builtin, "close(file)",

@@ -82,7 +82,8 @@ test "text and hparams check their arguments" {
   expect_error(fn() = w.add_text("t", 3), "add_text(): text_string must be a str, got int")
   expect_error(fn() = w.add_hparams([1], {}), "hparam_dict must be a dict, got list")
   expect_error(fn() = w.add_hparams({"a": [1]}, {}), "hparam_dict['a'] must be a number, str, bool or one-element tensor, got list")
-  expect_error(fn() = w.add_hparams({"a": 1}, {"m": "x"}), "scalar_value must be a number")
+  expect_error(fn() = w.add_hparams({"a": 1}, {"m": "x"}, run_name="bad"), "add_hparams(): metric_dict['m'] must be a number or a one-element tensor, got str")
+  write_text(root + "/text/bad", "")  # a file can be written there: the bad call made no run folder
   w.add_hparams({"a": 1}, {"m": 0.5}, run_name="r")
   w.flush()
   w.close()
