@@ -3,8 +3,6 @@
 // function checking its arguments and converting the language's values for
 // summaries.hpp. The SummaryWriter model of stdlib/log.dsl calls these with its own
 // events file; its methods' names and arguments are PyTorch's, and so are these.
-#include <unistd.h>
-
 #include <ctime>
 #include <memory>
 
@@ -70,11 +68,13 @@ Value open_builtin(Evaluator& ev, CallArgs& a) {
   std::string suffix = b.has(1) ? str_arg(b[1], "SummaryWriter", "filename_suffix") : "";
   int64_t max_queue = b.has(2) ? as_int(b[2], "SummaryWriter(): max_queue") : 10;
   double flush_secs = b.has(3) ? number_arg(b[3], "SummaryWriter", "flush_secs") : 120;
+  if (dir.empty()) fail("SummaryWriter(): log_dir is empty; give a folder (\".\" for this one)");
+  if (max_queue < 1) fail("SummaryWriter(): max_queue must be at least 1, got " + std::to_string(max_queue));
+  if (!(flush_secs >= 0)) fail("SummaryWriter(): flush_secs must be >= 0, got " + number_str(flush_secs));
   auto file = std::make_shared<EventFileObj>();
   file->type_name = "EventFile";
-  file->writer = named("SummaryWriter", [&] {
-    return std::make_unique<tb::EventFileWriter>(dir, suffix, std::max<int64_t>(max_queue, 1), flush_secs);
-  });
+  file->writer =
+      named("SummaryWriter", [&] { return std::make_unique<tb::EventFileWriter>(dir, suffix, max_queue, flush_secs); });
   tb::EventFileWriter* w = file->writer.get();
   file->describe = [w] { return "<EventFile " + w->path() + ">"; };
   return Value::object(Tag::Object, file);
@@ -89,9 +89,7 @@ Value default_log_dir_builtin(Evaluator&, CallArgs& a) {
   localtime_r(&now, &local);
   char stamp[64];
   std::strftime(stamp, sizeof stamp, "%b%d_%H-%M-%S", &local);
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return make_str("runs/" + std::string(stamp) + "_" + host + comment);
+  return make_str("runs/" + std::string(stamp) + "_" + tb::host_name() + comment);
 }
 
 Value path_builtin(Evaluator&, CallArgs& a) {
@@ -104,8 +102,9 @@ Value add_scalar_builtin(Evaluator&, CallArgs& a) {
   tb::EventFileWriter& w = writer_of(b[0], "add_scalar");
   const std::string& tag = str_arg(b[1], "add_scalar", "tag");
   double value = number_arg(b[2], "add_scalar", "scalar_value");  // NaN and inf are written as they are
-  named("add_scalar", [&] { w.add_summary(tb::scalar_summary(tag, value), step_arg(b, 3, "add_scalar"),
-                                          walltime_arg(b, 4, "add_scalar")); });
+  named("add_scalar", [&] {
+    w.add_summary(tb::scalar_summary(tag, value), step_arg(b, 3, "add_scalar"), walltime_arg(b, 4, "add_scalar"));
+  });
   return Value();
 }
 
@@ -137,8 +136,10 @@ Value add_histogram_builtin(Evaluator&, CallArgs& a) {
   std::optional<int64_t> max_bins;
   if (b.has(6)) max_bins = as_int(b[6], "add_histogram(): max_bins");
   auto histogram = named("add_histogram", [&] { return tb::make_histogram(values, edges, max_bins); });
-  named("add_histogram", [&] { w.add_summary(tb::histogram_summary(tag, histogram), step_arg(b, 3, "add_histogram"),
-                                             walltime_arg(b, 5, "add_histogram")); });
+  named("add_histogram", [&] {
+    w.add_summary(tb::histogram_summary(tag, histogram), step_arg(b, 3, "add_histogram"),
+                  walltime_arg(b, 5, "add_histogram"));
+  });
   return Value();
 }
 
@@ -149,10 +150,12 @@ Value add_image_builtin(Evaluator&, CallArgs& a) {
   const Tensor& t = as_tensor(b[2], "add_image(): img_tensor");
   std::string dataformats = b.has(5) ? str_arg(b[5], "add_image", "dataformats") : "CHW";
   tb::Image image = named("add_image", [&] {
-    return tb::image_from_values(to_double_vector(t), std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), dataformats, t.dtype() == DType::u8);
+    return tb::image_from_values(to_double_vector(t), std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
+                                 dataformats, t.dtype() == DType::u8);
   });
-  named("add_image", [&] { w.add_summary(tb::image_summary(tag, image), step_arg(b, 3, "add_image"),
-                                         walltime_arg(b, 4, "add_image")); });
+  named("add_image", [&] {
+    w.add_summary(tb::image_summary(tag, image), step_arg(b, 3, "add_image"), walltime_arg(b, 4, "add_image"));
+  });
   return Value();
 }
 
@@ -161,8 +164,9 @@ Value add_text_builtin(Evaluator&, CallArgs& a) {
   tb::EventFileWriter& w = writer_of(b[0], "add_text");
   const std::string& tag = str_arg(b[1], "add_text", "tag");
   const std::string& text = str_arg(b[2], "add_text", "text_string");
-  named("add_text", [&] { w.add_summary(tb::text_summary(tag, text), step_arg(b, 3, "add_text"),
-                                        walltime_arg(b, 4, "add_text")); });
+  named("add_text", [&] {
+    w.add_summary(tb::text_summary(tag, text), step_arg(b, 3, "add_text"), walltime_arg(b, 4, "add_text"));
+  });
   return Value();
 }
 
@@ -174,11 +178,15 @@ std::vector<tb::HParam> hparams_of(const Value& dict) {
     if (key.tag != Tag::Str) fail("add_hparams(): hparam_dict's keys must be strs, got " + repr(key));
     const std::string& name = key.as<StrObj>()->s;
     if (v.is_none()) continue;
-    if (v.tag == Tag::Bool) out.push_back({name, v.b});
-    else if (v.tag == Tag::Str) out.push_back({name, v.as<StrObj>()->s});
-    else if (v.is_num() || (v.tag == Tag::Tensor && v.t.numel() == 1)) out.push_back({name, number_arg(v, "", "")});
-    else fail("add_hparams(): hparam_dict['" + name + "'] must be a number, str, bool or one-element tensor, got " +
-              std::string(type_name(v)));
+    if (v.tag == Tag::Bool)
+      out.push_back({name, v.b});
+    else if (v.tag == Tag::Str)
+      out.push_back({name, v.as<StrObj>()->s});
+    else if (v.is_num() || (v.tag == Tag::Tensor && v.t.numel() == 1))
+      out.push_back({name, number_arg(v, "", "")});
+    else
+      fail("add_hparams(): hparam_dict['" + name + "'] must be a number, str, bool or one-element tensor, got " +
+           std::string(type_name(v)));
   }
   return out;
 }
@@ -260,8 +268,7 @@ const BuiltinEntry kLogFunctions[] = {
      "Example: _log.add_hparams(\"runs/p/run1\", {\"lr\": 0.1}, {\"accuracy\": 0.9})"},
     {"flush", flush_builtin, "flush(file)",
      "Writes the events buffered so far. Example: _log.flush(_log.open(\"runs/f\"))"},
-    {"close", close_builtin, "close(file)",
-     "Flushes and closes the file. Example: _log.close(_log.open(\"runs/c\"))"},
+    {"close", close_builtin, "close(file)", "Flushes and closes the file. Example: _log.close(_log.open(\"runs/c\"))"},
 };
 
 }  // namespace

@@ -44,12 +44,6 @@ OpenWriters& open_writers() {
   return *registry;
 }
 
-std::string host_name() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
-  return host;
-}
-
 // events.out.tfevents.<%010d time>.<host>.<pid>.<n>: n counts the files this process
 // opened, so two writers opened in one second get two files (PyTorch's _global_uid).
 std::string events_file_name(const std::string& suffix) {
@@ -71,6 +65,12 @@ void make_log_dir(const std::string& log_dir) {
 }
 
 }  // namespace
+
+std::string host_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
+  return host;
+}
 
 double wall_time_now() {
   using namespace std::chrono;
@@ -150,7 +150,8 @@ void EventFileWriter::close() {
     error = e.what();
   }
   file_ = nullptr;
-  if (std::fclose(f) != 0 && error.empty()) error = "cannot close the events file " + path_ + ": " + std::strerror(errno);
+  if (std::fclose(f) != 0 && error.empty())
+    error = "cannot close the events file " + path_ + ": " + std::strerror(errno);
   if (!error.empty()) throw Error(error);
 }
 

@@ -18,14 +18,15 @@ namespace nabla::tensorboard_log {
 
 // Seconds since the epoch, as Python's time.time().
 double wall_time_now();
+// This machine's name, as socket.gethostname() (in the file name and PyTorch's default folder).
+std::string host_name();
 
 class EventFileWriter {
  public:
   // Makes log_dir (and its parents) when missing and opens a new events file there,
   // writing its first record: the folder is checked here, not at the first write
   // (a path that is a file, or a folder that cannot be written, is an error now).
-  EventFileWriter(const std::string& log_dir, const std::string& filename_suffix, int64_t max_queue,
-                  double flush_secs);
+  EventFileWriter(const std::string& log_dir, const std::string& filename_suffix, int64_t max_queue, double flush_secs);
   ~EventFileWriter();
   EventFileWriter(const EventFileWriter&) = delete;
   EventFileWriter& operator=(const EventFileWriter&) = delete;

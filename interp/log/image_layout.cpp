@@ -73,8 +73,8 @@ Image image_from_values(const std::vector<double>& values, const std::vector<int
       int64_t image = (y / h) * columns + x / w;
       if (image >= count) continue;  // the grid's empty cells stay black
       for (int64_t c = 0; c < out.channels; ++c) {
-        int64_t source = image * step(l.n) + (channels == 1 ? 0 : c) * step(l.c) + (y % h) * step(l.h) +
-                         (x % w) * step(l.w);
+        int64_t source =
+            image * step(l.n) + (channels == 1 ? 0 : c) * step(l.c) + (y % h) * step(l.h) + (x % w) * step(l.w);
         out.pixels[static_cast<size_t>((y * out.width + x) * out.channels + c)] =
             to_byte(values[static_cast<size_t>(source)], is_u8);
       }

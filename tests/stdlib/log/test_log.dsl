@@ -29,6 +29,9 @@ test "a folder that cannot be written is an error at construction" {
   expect_error(fn() = log.SummaryWriter(root + "_a_file/below"), "cannot make the log folder")
   expect_error(fn() = log.SummaryWriter("/proc"), "cannot write in the log folder /proc")
   expect_error(fn() = log.SummaryWriter(3), "log_dir must be a str, got int")
+  expect_error(fn() = log.SummaryWriter(""), "log_dir is empty")
+  expect_error(fn() = log.SummaryWriter(root + "/q", max_queue=0), "max_queue must be at least 1, got 0")
+  expect_error(fn() = log.SummaryWriter(root + "/q", flush_secs=-1), "flush_secs must be >= 0, got -1")
 }
 
 test "scalars: non-finite values are written; wrong types are errors naming the argument" {
