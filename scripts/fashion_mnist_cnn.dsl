@@ -1,14 +1,16 @@
 # Fashion-MNIST with a small CNN: two 3x3 conv layers (32 and 64 channels) with ReLU
 # and 2x2 max pooling, then a 128-unit dense layer; Adam (lr 1e-3), batches of 64,
 # 5 epochs (published small CNNs reach 0.90-0.93 test accuracy; this one 0.913).
-#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device]
+#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device] [--plot PATH]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
 import optim
 import data
 import time
+import "training_plot.dsl" as training_plot
 
+let curves = training_plot.from_args(args, "Fashion-MNIST CNN")  # --plot PATH: see scripts/training_plot.dsl
 let epochs = int(args[0]) if len(args) > 0 else 5
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
@@ -46,8 +48,11 @@ for epoch in range(epochs) {
     loss.backward()
     opt.step()
     bar.update(loss=loss)
+    training_plot.record_step(curves, loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
+  training_plot.record_epoch(curves, fn() = accuracy(test))
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} test_accuracy={accuracy(test):.4f}")
+training_plot.save(curves)

@@ -4,14 +4,16 @@
 # to 0 over the run's steps: with a constant rate the last steps' noise moves the test
 # accuracy by about two points from seed to seed (0.85-0.875, PyTorch alike); with the
 # decay, seeds 0-4 all land at 0.881-0.883.
-#   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items] [device]
+#   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items] [device] [--plot PATH]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
 import optim
 import data
 import time
+import "training_plot.dsl" as training_plot
 
+let curves = training_plot.from_args(args, "Fashion-MNIST MLP")  # --plot PATH: see scripts/training_plot.dsl
 let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
@@ -49,8 +51,11 @@ for epoch in range(epochs) {
     opt.step()
     sched.step()
     bar.update(loss=loss)
+    training_plot.record_step(curves, loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
+  training_plot.record_epoch(curves, fn() = accuracy(test))
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} test_accuracy={accuracy(test):.4f}")
+training_plot.save(curves)
