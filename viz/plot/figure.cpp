@@ -2,6 +2,7 @@
 #include "viz/plot/figure.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
@@ -38,6 +39,12 @@ std::vector<std::pair<size_t, size_t>> finite_runs(const std::vector<double>& xs
 
 namespace {
 
+std::string shortest(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
 // The finite values' [min, max], widened to [v - 0.5, v + 0.5] when they are one value
 // (numpy's rule); nullopt when there is none.
 std::optional<std::pair<double, double>> finite_range(const std::vector<double>& values) {
@@ -57,9 +64,9 @@ Series histogram(const std::vector<double>& values, int64_t bins, std::optional<
   if (!range) range = finite_range(values);
   if (!range) throw Error("hist(): no finite value to count (" + std::to_string(values.size()) + " values)");
   auto [lo, hi] = *range;
-  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
-    throw Error("hist(): range must be finite with low < high, got (" + std::to_string(lo) + ", " +
-                std::to_string(hi) + ")");
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi) || !std::isfinite(hi - lo))
+    throw Error("hist(): range must be finite with low < high, and high - low finite, got (" + shortest(lo) + ", " +
+                shortest(hi) + ")");
   Series s{Series::Kind::Histogram, std::move(label), {}, std::vector<double>(static_cast<size_t>(bins), 0.0)};
   for (int64_t k = 0; k <= bins; ++k) s.xs.push_back(lo + (hi - lo) * static_cast<double>(k) / bins);
   for (double v : values) {

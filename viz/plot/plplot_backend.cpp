@@ -80,6 +80,12 @@ std::string plplot_text(const std::string& s) {
   return out;
 }
 
+std::string shortest(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
 double axis_value(double v, bool log) { return log ? std::log10(v) : v; }
 
 struct Window {
@@ -89,12 +95,22 @@ struct Window {
   }
 };
 
-// [lo, hi] with matplotlib's 5% margins; a single value gets +-0.5 (a decade on a log axis).
-std::pair<double, double> padded(double lo, double hi) {
-  if (!(lo <= hi)) return {0, 1};
-  if (lo == hi) return {lo - 0.5, hi + 0.5};
-  double m = 0.05 * (hi - lo);
-  return {lo - m, hi + m};
+// [lo, hi] with matplotlib's 5% margins, made drawable (as matplotlib's nonsingular):
+// a span too small for PLplot's tick labels to tell the ends apart (PLplot can loop
+// for minutes on 1 to 1 + 2e-16) is widened to 5% of the values' size (+-0.5 about 0;
+// a decade on a log axis); a span past the largest double is an error.
+std::pair<double, double> axis_limits(double lo, double hi, const char* axis) {
+  if (!(lo <= hi)) return {0, 1};  // nothing drawable: an empty frame
+  double size = std::max(std::abs(lo), std::abs(hi));
+  if (hi - lo <= 1e-9 * size || hi == lo) {
+    double centre = lo / 2 + hi / 2, half = size == 0 ? 0.5 : 0.05 * size;
+    lo = centre - half, hi = centre + half;
+  }
+  double margin = 0.05 * hi - 0.05 * lo;  // two products: no overflow before the check
+  if (!std::isfinite(hi - lo) || !std::isfinite(lo - margin) || !std::isfinite(hi + margin))
+    throw Error(std::string("plot: cannot draw ") + axis + " values that far apart: from " + shortest(lo) + " to " +
+                shortest(hi));
+  return {lo - margin, hi + margin};
 }
 
 // The data window in axis units (log10 on a log axis): every drawable point of every
@@ -119,8 +135,8 @@ Window data_window(const Figure& f) {
         if (!f.logx || x > 0)
           for (double y : {bottom, std::max(s.ys[k], bottom)}) w.add(axis_value(x, f.logx), axis_value(y, f.logy));
   }
-  auto [x0, x1] = padded(w.xmin, w.xmax);
-  auto [y0, y1] = padded(w.ymin, w.ymax);
+  auto [x0, x1] = axis_limits(w.xmin, w.xmax, "x");
+  auto [y0, y1] = axis_limits(w.ymin, w.ymax, "y");
   // Histogram bars stand on the axis: no margin below a linear y of 0.
   if (!f.logy && w.ymin == 0 && w.ymax > 0) y0 = 0;
   return {x0, x1, y0, y1};

@@ -196,3 +196,17 @@ TEST_CASE("plot: saving picks the format by extension; a bad extension or folder
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
     CHECK_MESSAGE(entry.path().extension() != ".tmp", entry.path());
 }
+
+TEST_CASE("plot: spans PLplot cannot label are widened, and spans past the largest double are an error") {
+  vp::Figure f;
+  f.series = {line({1.0, 1.0000000000000002})};  // PLplot looped for minutes on this window
+  CHECK(drawn(f).count_stroked(kFirstColour) == 1);
+  f.series = {line({7, 7, 7})};
+  CHECK(drawn(f).count_stroked(kFirstColour) == 1);
+  f.series = {line({1e308, -1e308})};
+  CHECK_THROWS_WITH_AS(vp::render_figure(f, "svg"), doctest::Contains("cannot draw y values that far apart"), nabla::Error);
+  CHECK_THROWS_WITH_AS(vp::histogram({1e308, -1e308}, 3, std::nullopt, ""), doctest::Contains("high - low finite"),
+                       nabla::Error);
+  f.series = {line({1, 2})};
+  CHECK(drawn(f).count_stroked(kFirstColour) == 1);  // PLplot still draws after the failed figure
+}
