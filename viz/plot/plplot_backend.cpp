@@ -238,6 +238,9 @@ bool available(std::string*) { return true; }
 std::string draw_svg(const Figure& f) {
   char* buffer = nullptr;
   size_t size = 0;
+  // Freed last, after the stream has ended and PLplot has closed the memory stream,
+  // whether the drawing succeeded or threw.
+  std::unique_ptr<char*, void (*)(char**)> free_buffer(&buffer, [](char** p) { std::free(*p); });
   FILE* memory = open_memstream(&buffer, &size);
   if (!memory) throw Error("plot: cannot open a memory stream for the SVG");
   {
@@ -247,10 +250,8 @@ std::string draw_svg(const Figure& f) {
     plspage(0, 0, static_cast<PLINT>(f.width), static_cast<PLINT>(f.height), 0, 0);
     draw_figure(f, true);
   }
-  std::unique_ptr<char, decltype(&std::free)> owned(buffer, &std::free);
   Stream::check_complaints();
-  std::string svg(buffer ? buffer : "", size);
-  return svg;
+  return std::string(buffer ? buffer : "", size);
 }
 
 std::vector<uint8_t> draw_rgb(const Figure& f) {
