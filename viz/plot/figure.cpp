@@ -121,16 +121,19 @@ ImageGrid make_grid(const std::vector<double>& images, int64_t n, int channels, 
 }
 
 std::string describe(const Figure& figure) {
+  auto size = [](int64_t w, int64_t h) { return std::to_string(w) + "x" + std::to_string(h); };
   std::string out = "<figure";
   if (!figure.title.empty()) out += " '" + figure.title + "'";
-  out += " " + std::to_string(figure.width) + "x" + std::to_string(figure.height);
-  if (figure.image) return out + ": image grid " + std::to_string(figure.image->width) + "x" +
-                           std::to_string(figure.image->height) + ">";
+  out += ' ';
+  out += size(figure.width, figure.height);
+  if (figure.image) return out + ": image grid " + size(figure.image->width, figure.image->height) + ">";
   int64_t lines = 0, hists = 0;
   std::string labels;
   for (const Series& s : figure.series) {
     (s.kind == Series::Kind::Line ? lines : hists) += 1;
-    if (!s.label.empty()) labels += (labels.empty() ? "" : ", ") + s.label;
+    if (s.label.empty()) continue;
+    if (!labels.empty()) labels += ", ";
+    labels += s.label;
   }
   out += ": " + std::to_string(lines) + (lines == 1 ? " line" : " lines");
   if (hists) out += ", " + std::to_string(hists) + (hists == 1 ? " histogram" : " histograms");

@@ -48,7 +48,10 @@ std::mutex plplot_mutex;
 std::string pending_complaints;  // PLplot's aborts during the current drawing
 
 int throw_on_exit(PLCHAR_VECTOR message) { throw Error(std::string("plot: PLplot failed: ") + message); }
-void collect_abort(PLCHAR_VECTOR message) { pending_complaints += (pending_complaints.empty() ? "" : "; ") + std::string(message); }
+void collect_abort(PLCHAR_VECTOR message) {
+  if (!pending_complaints.empty()) pending_complaints += "; ";
+  pending_complaints += message;
+}
 
 // One PLplot stream for one drawing (Note [PLplot streams]).
 class Stream {
