@@ -8,7 +8,16 @@
 #include <cctype>
 #include <sstream>
 
+#include "viz/plot/plot_backend.hpp"
+
 namespace plot_test {
+
+bool can_draw() {
+  std::string why;
+  if (nabla::viz::plot::backend::available(&why)) return true;
+  MESSAGE("skipped the drawing checks of this test case: " << why);
+  return false;
+}
 
 namespace {
 

@@ -8,6 +8,12 @@
 
 namespace plot_test {
 
+// Whether this nabla draws line plots and histograms (it was built with PLplot). When
+// it was not (NABLA_PLPLOT=OFF, as on the GPU machines), says so in a doctest MESSAGE,
+// so that a test case that then returns shows that it skipped its drawing checks:
+//   if (!plot_test::can_draw()) return;
+bool can_draw();
+
 struct Polyline {
   std::string stroke, fill;  // "#1F77B4", or "none"
   std::vector<std::pair<double, double>> points;
