@@ -3,6 +3,7 @@
 // turns the language's values into the figure model (viz/plot/figure.hpp) and warns
 // about what a series cannot draw; the drawing is viz/plot's, and no PLplot call is
 // made here.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -57,27 +58,42 @@ void warn(Evaluator& ev, const std::string& message) {
 
 // ---- the figure's options -----------------------------------------------------------
 
-// The keyword arguments that set a figure's options, taken out of `a` so that the
-// caller binds the rest: title, xlabel, ylabel, logx, logy, width, height.
-vp::Figure take_figure_options(CallArgs& a, const std::string& fname) {
-  vp::Figure f;
+constexpr const char* kFigureOptions[] = {"title", "xlabel", "ylabel", "logx", "logy", "width", "height"};
+
+// Sets f's option `key` from `value`; false when `key` names no option.
+bool set_figure_option(vp::Figure& f, const std::string& key, const Value& value, const std::string& fname) {
+  std::string what = fname + "(): " + key;
+  if (key == "title") f.title = text_of(value, what);
+  else if (key == "xlabel") f.xlabel = text_of(value, what);
+  else if (key == "ylabel") f.ylabel = text_of(value, what);
+  else if (key == "logx") f.logx = as_bool(value, what);
+  else if (key == "logy") f.logy = as_bool(value, what);
+  else if (key == "width") f.width = as_int(value, what);
+  else if (key == "height") f.height = as_int(value, what);
+  else return false;
+  return true;
+}
+
+// Binds a call that takes `names` and, as keywords, the figure's options (title,
+// xlabel, ylabel, logx, logy, width, height), which go into *figure; an unknown
+// keyword is an error listing both.
+Bound bind_with_figure_options(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names,
+                               size_t required, vp::Figure& figure) {
   std::vector<std::pair<std::string, Value>> rest;
   for (auto& [key, value] : a.kw) {
-    std::string what = fname + "(): " + key;
-    if (key == "title") f.title = text_of(value, what);
-    else if (key == "xlabel") f.xlabel = text_of(value, what);
-    else if (key == "ylabel") f.ylabel = text_of(value, what);
-    else if (key == "logx") f.logx = as_bool(value, what);
-    else if (key == "logy") f.logy = as_bool(value, what);
-    else if (key == "width") f.width = as_int(value, what);
-    else if (key == "height") f.height = as_int(value, what);
-    else rest.emplace_back(key, std::move(value));
+    if (set_figure_option(figure, key, value, fname)) continue;
+    if (std::find_if(names.begin(), names.end(), [&](const char* n) { return key == n; }) == names.end()) {
+      std::vector<std::string> valid(names.begin(), names.end());
+      valid.insert(valid.end(), std::begin(kFigureOptions), std::end(kFigureOptions));
+      fail_unexpected_keyword(fname, key, valid);
+    }
+    rest.emplace_back(key, std::move(value));
   }
   a.kw = std::move(rest);
-  for (auto [name, size] : {std::pair{"width", f.width}, std::pair{"height", f.height}})
+  for (auto [name, size] : {std::pair{"width", figure.width}, std::pair{"height", figure.height}})
     if (size < 64 || size > 8192)
       fail(fname + "(): " + name + " must be between 64 and 8192 pixels, got " + std::to_string(size));
-  return f;
+  return bind(fname, a, names, required);
 }
 
 // ---- adding series --------------------------------------------------------------------
@@ -211,15 +227,15 @@ Value figure_value(vp::Figure f) {
 // ---- the module's functions -------------------------------------------------------------
 
 Value figure_builtin(Evaluator&, CallArgs& a) {
-  vp::Figure f = take_figure_options(a, "Figure");
-  bind("Figure", a, {}, 0);
+  vp::Figure f;
+  bind_with_figure_options("Figure", a, {}, 0, f);
   return figure_value(std::move(f));
 }
 
 // plot.lines({"train": ys, "test": ys2}) or plot.lines(ys): one series a dict entry.
 Value lines_builtin(Evaluator& ev, CallArgs& a) {
-  vp::Figure f = take_figure_options(a, "lines");
-  Bound b = bind("lines", a, {"series", "xs", "path"}, 1);
+  vp::Figure f;
+  Bound b = bind_with_figure_options("lines", a, {"series", "xs", "path"}, 1, f);
   std::optional<std::vector<double>> xs;
   if (b.has(1)) xs = numbers_of(b[1], "lines(): xs", false);
   if (b[0].tag == Tag::Dict) {
@@ -236,8 +252,8 @@ Value lines_builtin(Evaluator& ev, CallArgs& a) {
 }
 
 Value hist_builtin(Evaluator& ev, CallArgs& a) {
-  vp::Figure f = take_figure_options(a, "hist");
-  Bound b = bind("hist", a, {"values", "bins", "range", "label", "path"}, 1);
+  vp::Figure f;
+  Bound b = bind_with_figure_options("hist", a, {"values", "bins", "range", "label", "path"}, 1, f);
   add_histogram(ev, f, b[0], b[1], b[2], b.has(3) ? text_of(b[3], "hist(): label") : "", "hist");
   if (b.has(4)) save_to(ev, f, b[4], "hist");
   return figure_value(std::move(f));

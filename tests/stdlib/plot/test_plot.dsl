@@ -59,7 +59,8 @@ test "bad series are errors that say what was expected and what was found" {
   expect_error(fn() = plot.Figure(logy=true).line([-1, 0]), "0 NaN or inf, 2 not positive on a log axis")
   expect_error(fn() = plot.lines({}), "the dict of series is empty")
   expect_error(fn() = plot.Figure(width=10), "width must be between 64 and 8192 pixels, got 10")
-  expect_error(fn() = plot.Figure(colour="red"), "colour")
+  expect_error(fn() = plot.Figure(colour="red"), "unexpected keyword argument 'colour' (valid keywords: title, xlabel")
+  expect_error(fn() = plot.lines([1, 2], titel="x"), "did you mean 'title'?")
   expect_error(fn() = plot.image_grid(rand(2, 2, 8, 8)), "expected images [N, H, W] or [N, C, H, W] with C 1 or 3, got shape [2, 2, 8, 8]")
   expect_error(fn() = plot.image_grid(rand(2, 8, 8)).line([1, 2]), "this figure is an image grid")
 }
