@@ -4,7 +4,7 @@
 # a 1x1 conv and a sigmoid give the image. The input is the image plus Gaussian noise
 # (std 0.3, clamped to [0, 1]); the target is the clean image. Adam (lr 2e-3), batches
 # of 64, 3 epochs.
-#   nabla scripts/fashion_mnist_autoencoder.dsl [epochs] [train_items] [device] [image] [--logdir DIR]
+#   nabla scripts/fashion_mnist_autoencoder.dsl [epochs] [train_items] [device] [image] [--logdir DIR] [--plot PATH]
 # Prints one line per epoch (a progress bar on a terminal), then the mean squared
 # reconstruction error on the test set, and writes a PNG grid to `image` (default
 # fashion_mnist_autoencoder.png): noisy inputs, reconstructions and clean images of
@@ -14,7 +14,9 @@ import optim
 import data
 import time
 import "train_log.dsl" as train_log
+import "training_plot.dsl" as training_plot
 
+let curves = training_plot.from_args(args, "Fashion-MNIST denoising autoencoder")  # --plot PATH: see scripts/training_plot.dsl
 # --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
 let (args, writer) = train_log.from_args(args)
 let epochs = int(args[0]) if len(args) > 0 else 3
@@ -83,12 +85,14 @@ for epoch in range(epochs) {
     loss.backward()
     opt.step()
     bar.update(loss=loss)
+    training_plot.record_step(curves, loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
   train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = test_mse(test), "test/reconstruction_mse")
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} reconstruction_mse={test_mse(test):.4f}")
+training_plot.save(curves)
 
 # The grid: 3 rows (noisy, reconstructed, clean) of 8 images, 2-pixel gaps.
 manual_seed(2)

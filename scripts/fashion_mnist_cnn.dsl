@@ -1,7 +1,7 @@
 # Fashion-MNIST with a small CNN: two 3x3 conv layers (32 and 64 channels) with ReLU
 # and 2x2 max pooling, then a 128-unit dense layer; Adam (lr 1e-3), batches of 64,
 # 5 epochs (published small CNNs reach 0.90-0.93 test accuracy; this one 0.913).
-#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device] [--logdir DIR]
+#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device] [--logdir DIR] [--plot PATH]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
@@ -9,7 +9,9 @@ import optim
 import data
 import time
 import "train_log.dsl" as train_log
+import "training_plot.dsl" as training_plot
 
+let curves = training_plot.from_args(args, "Fashion-MNIST CNN")  # --plot PATH: see scripts/training_plot.dsl
 # --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
 let (args, writer) = train_log.from_args(args)
 let epochs = int(args[0]) if len(args) > 0 else 5
@@ -49,9 +51,12 @@ for epoch in range(epochs) {
     loss.backward()
     opt.step()
     bar.update(loss=loss)
+    training_plot.record_step(curves, loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
   train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = accuracy(test))
+  training_plot.record_epoch(curves, fn() = accuracy(test))
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} test_accuracy={accuracy(test):.4f}")
+training_plot.save(curves)

@@ -3,7 +3,7 @@
 # channels, kernel 3) with batch norm and ReLU, 2x max pooling after the second,
 # adaptive average pooling to 4 steps, then a 128-unit dense layer; Adam (lr 1e-3),
 # batches of 64, 5 epochs.
-#   nabla scripts/fashion_mnist_conv1d.dsl [epochs] [train_items] [device] [--logdir DIR]
+#   nabla scripts/fashion_mnist_conv1d.dsl [epochs] [train_items] [device] [--logdir DIR] [--plot PATH]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
@@ -11,7 +11,9 @@ import optim
 import data
 import time
 import "train_log.dsl" as train_log
+import "training_plot.dsl" as training_plot
 
+let curves = training_plot.from_args(args, "Fashion-MNIST Conv1d")  # --plot PATH: see scripts/training_plot.dsl
 # --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
 let (args, writer) = train_log.from_args(args)
 let epochs = int(args[0]) if len(args) > 0 else 5
@@ -59,9 +61,12 @@ for epoch in range(epochs) {
     loss.backward()
     opt.step()
     bar.update(loss=loss)
+    training_plot.record_step(curves, loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
   train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = accuracy(test))
+  training_plot.record_epoch(curves, fn() = accuracy(test))
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} test_accuracy={accuracy(test):.4f}")
+training_plot.save(curves)

@@ -4,7 +4,7 @@
 # to 0 over the run's steps: with a constant rate the last steps' noise moves the test
 # accuracy by about two points from seed to seed (0.85-0.875, PyTorch alike); with the
 # decay, seeds 0-4 all land at 0.881-0.883.
-#   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items] [device] [--logdir DIR]
+#   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items] [device] [--logdir DIR] [--plot PATH]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
@@ -12,7 +12,9 @@ import optim
 import data
 import time
 import "train_log.dsl" as train_log
+import "training_plot.dsl" as training_plot
 
+let curves = training_plot.from_args(args, "Fashion-MNIST MLP")  # --plot PATH: see scripts/training_plot.dsl
 # --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
 let (args, writer) = train_log.from_args(args)
 let epochs = int(args[0]) if len(args) > 0 else 3
@@ -52,9 +54,12 @@ for epoch in range(epochs) {
     opt.step()
     sched.step()
     bar.update(loss=loss)
+    training_plot.record_step(curves, loss)
   }
   bar.close()
   epoch_seconds.append(time.perf_counter() - t0)
   train_log.log_epoch(writer, epoch + 1, model, opt, bar.mean_loss(), fn() = accuracy(test))
+  training_plot.record_epoch(curves, fn() = accuracy(test))
 }
 print(f"epoch_seconds={min(epoch_seconds):.3f} test_accuracy={accuracy(test):.4f}")
+training_plot.save(curves)

@@ -15,10 +15,14 @@ BUILD_DIR="${NABLA_BUILD_DIR:-$NABLA_ROOT/build}"
 # (dnnl-config.cmake) calls find_package(OpenCL), which libdnnl-dev only recommends
 # and --no-install-recommends skips: ocl-icd-opencl-dev brings the headers and libOpenCL.
 # libgloo-dev: the CPU collectives of dist (issue 8).
+# libplplot-dev: PLplot for `import plot` (viz/plot/); its libplplot17 holds the svg
+# and mem drivers used, and libplplot-data the Hershey fonts of PNG text (no X, no
+# fontconfig needed).
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           tao-pegtl-dev doctest-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libgloo-dev
           libfmt-dev nlohmann-json3-dev libgraphviz-dev fonts-dejavu-core libedit-dev zlib1g-dev
-          dataset-fashion-mnist)
+          dataset-fashion-mnist
+          libplplot-dev)
 # TensorBoard logs (import log, interp/log/): libprotobuf-dev and protobuf-compiler
 # build the event schema's classes; python3-protobuf, python3-numpy and python3-pil
 # read the events files back in the log_read_back test.

@@ -65,6 +65,7 @@ std::span<const BuiltinLibrary* const> builtin_libraries();
 std::span<const MethodEntry> container_methods(Tag tag);  // str, list, tuple, dict: container_methods.cpp
 std::span<const MethodEntry> model_methods();             // every model: interp/models/model_methods.cpp
 std::span<const BuiltinEntry> tensor_methods();           // builtins_tensor.cpp
+std::span<const BuiltinEntry> figure_methods();           // plot's figures (self first): builtins_plot.cpp
 // The ops whose builtin adds Python/PyTorch conventions to their row (view(x, 2, 3),
 // max(x, dim=1)); every other op's builtin is its row's generic call (builtins_ops.cpp).
 std::span<const BuiltinEntry> op_conventions();

@@ -14,8 +14,8 @@ namespace {
 const BuiltinLibrary* const kBuiltinLibraries[] = {
     &kPythonLibrary, &kNumberLibrary, &kSystemLibrary, &kFactoryLibrary, &kAutogradLibrary, &kTestLibrary,
     &kCheckpointLibrary, &kOptimLibrary, &kMemoryLibrary, &kModelLibrary, &kProfileLibrary, &kGraphLibrary,
-    &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kFuncLibrary, &kFuncModule,
-    &kHelpLibrary, &kLogLibrary,
+    &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kPlotLibrary, &kFuncLibrary,
+    &kFuncModule, &kHelpLibrary, &kLogLibrary,
 };
 
 // A native module made from its library: the values first, then the functions.
@@ -74,6 +74,8 @@ std::optional<BuiltinDoc> member_doc(const std::string& name, const std::string&
       if (const MethodEntry* m = find_entry(container_methods(tag), member)) return doc_of(name, m->signature, m->doc);
   if (owner == "model")
     if (const MethodEntry* m = find_entry(model_methods(), member)) return doc_of(name, m->signature, m->doc);
+  if (owner == "figure")
+    if (const BuiltinEntry* e = find_entry(figure_methods(), member)) return doc_of(name, e->signature, e->doc);
   if (owner != "tensor") return std::nullopt;
   if (const BuiltinEntry* e = find_entry(tensor_methods(), member)) return doc_of(name, e->signature, e->doc);
   return op_builtin_doc(member);  // every op is a method too

@@ -85,6 +85,7 @@ extern const BuiltinLibrary kCudaLibrary;        // builtins_cuda.cpp: the `cuda
 extern const BuiltinLibrary kDistLibrary;        // builtins_dist.cpp: the `_dist` module behind `import dist`
 extern const BuiltinLibrary kDataLibrary;        // builtins_data.cpp: the `_data` module behind `import data`
 extern const BuiltinLibrary kLogLibrary;         // interp/log/builtins_log.cpp: the `_log` module behind `import log`
+extern const BuiltinLibrary kPlotLibrary;        // builtins_plot.cpp: the `plot` module (figures, SVG, PNG)
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
 

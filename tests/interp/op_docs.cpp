@@ -144,6 +144,7 @@ TEST_CASE("builtin docs: every row's example runs, but those that need the world
   for (auto [kind, tag] : receivers) check_table_examples(s, kind, nabla::interp::container_methods(tag));
   check_table_examples(s, "model", nabla::interp::model_methods());
   check_table_examples(s, "tensor", nabla::interp::tensor_methods());
+  check_table_examples(s, "figure", nabla::interp::figure_methods());
   check_table_examples(s, "ops", nabla::interp::op_conventions());
 }
 
