@@ -201,7 +201,7 @@ if [ "$MODE" = usage ]; then
   expect "graph: unwritable --out" 2 "" "nabla: error: cannot write '/no/such/folder/g.svg': no folder '/no/such/folder'" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out /no/such/folder/g.svg
   expect "graph: unknown --out format" 2 "" \
-    "nabla: error: --out 'g.jpg': unknown format '.jpg' (use .svg, .png, .dot or .gv)" -- \
+    "nabla: error: --out 'g.jpg': unknown format '.jpg' (use .svg, .png, .dot, .gv or .onnx)" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out g.jpg
   expect "graph: --before-after without --out" 2 "" "nabla: error: --before-after needs --out PATH to draw to" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --before-after cse
