@@ -1,5 +1,6 @@
 # nabla's side of scripts/bench/onnx_bench.py: the MLP and CNN of graph_mode.dsl in
-# eval mode at batch 1 and 64, compiled with the default passes.
+# eval mode at batch 1 and 64, compiled with the default passes, and one addition on
+# [1, 784] (add_b1): what a call costs beside its work, in each runtime.
 #   nabla scripts/bench/onnx_bench.dsl DIR export     writes DIR/<case>.onnx and its input
 #   nabla scripts/bench/onnx_bench.dsl DIR time REPS  prints "<case> <us per call>" lines
 #                                                     (median of 5 runs of REPS calls)
@@ -17,7 +18,8 @@ let cnn = nn.Sequential([
 mlp.eval()
 cnn.eval()
 let cases = [["mlp_b1", mlp, randn([1, 784])], ["mlp_b64", mlp, randn([64, 784])],
-             ["cnn_b1", cnn, randn([1, 1, 28, 28])], ["cnn_b64", cnn, randn([64, 1, 28, 28])]]
+             ["cnn_b1", cnn, randn([1, 1, 28, 28])], ["cnn_b64", cnn, randn([64, 1, 28, 28])],
+             ["add_b1", fn(x) = x + 1.0, randn([1, 784])]]
 
 fn median_us(gm, x, reps) {
   let times = []

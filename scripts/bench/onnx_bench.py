@@ -8,7 +8,8 @@ the figure is the median over rounds.
 
     /usr/bin/python3 scripts/bench/onnx_bench.py [--rounds N] [--reps N]
 prints  BENCH onnx_<case> nabla_graph=.. onnx_runtime=.. ratio=.. unit=us threads=2
-(ratio = nabla / ONNX Runtime: below 1 nabla is faster).
+(ratio = nabla / ONNX Runtime: below 1 nabla is faster). add_b1, one addition on [1, 784],
+is the cost of a call beside its work in each (for ONNX Runtime, mostly node's binding).
 """
 import argparse
 import os
@@ -19,7 +20,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NABLA = ROOT / "build" / "nabla"
-CASES = ["mlp_b1", "mlp_b64", "cnn_b1", "cnn_b64"]
+CASES = ["mlp_b1", "mlp_b64", "cnn_b1", "cnn_b64", "add_b1"]
 
 
 def figures(command, env):
