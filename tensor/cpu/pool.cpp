@@ -169,40 +169,23 @@ inline void max_pool_2x2_f32_block(const float* top_cells, const float* bottom_c
   }
 }
 
-// A whole f32 output row: blocks of 8 windows, then the last few through buffers
-// (the CNN's rows are 14 and 7 windows; reading past the row could leave the tensor).
-inline void max_pool_2x2_f32_row(const float* r0, const float* r1, float* y_row, int64_t* idx_row, int64_t OW,
-                                 int64_t W, int64_t row_start) {
+// A whole output row: blocks of kWindows windows (`block`: 16 for u8 and i8, 8 for
+// f32), then the last few through buffers (the CNN's rows are 14 and 7 windows;
+// reading past the row could leave the tensor).
+template <int kWindows, class T, class Block>
+void max_pool_2x2_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int64_t OW, int64_t W, int64_t row_start,
+                      Block block) {
   int64_t ow = 0;
-  for (; ow + 8 <= OW; ow += 8)
-    max_pool_2x2_f32_block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row + ow, W, row_start + 2 * ow);
+  for (; ow + kWindows <= OW; ow += kWindows)
+    block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row + ow, W, row_start + 2 * ow);
   if (ow == OW) return;
   const size_t rest = static_cast<size_t>(OW - ow);
-  float top[16] = {}, bottom[16] = {}, y_rest[8];
-  int64_t idx_rest[8];
-  std::memcpy(top, r0 + 2 * ow, 2 * rest * sizeof(float));
-  std::memcpy(bottom, r1 + 2 * ow, 2 * rest * sizeof(float));
-  max_pool_2x2_f32_block(top, bottom, y_rest, idx_rest, W, row_start + 2 * ow);
-  std::memcpy(y_row + ow, y_rest, rest * sizeof(float));
-  std::memcpy(idx_row + ow, idx_rest, rest * sizeof(int64_t));
-}
-
-// A whole output row: blocks of 16 windows, then the last few through buffers
-// (the CNN's rows are 14 and 7 windows; reading past the row could leave the tensor).
-template <class T>
-void max_pool_2x2_int8_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int64_t OW, int64_t W,
-                           int64_t row_start) {
-  int64_t ow = 0;
-  for (; ow + 16 <= OW; ow += 16)
-    max_pool_2x2_int8_block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row + ow, W, row_start + 2 * ow);
-  if (ow == OW) return;
-  const size_t rest = static_cast<size_t>(OW - ow);
-  T top[32] = {}, bottom[32] = {}, y_rest[16];
-  int64_t idx_rest[16];
-  std::memcpy(top, r0 + 2 * ow, 2 * rest);
-  std::memcpy(bottom, r1 + 2 * ow, 2 * rest);
-  max_pool_2x2_int8_block(top, bottom, y_rest, idx_rest, W, row_start + 2 * ow);
-  std::memcpy(y_row + ow, y_rest, rest);
+  T top[2 * kWindows] = {}, bottom[2 * kWindows] = {}, y_rest[kWindows];
+  int64_t idx_rest[kWindows];
+  std::memcpy(top, r0 + 2 * ow, 2 * rest * sizeof(T));
+  std::memcpy(bottom, r1 + 2 * ow, 2 * rest * sizeof(T));
+  block(top, bottom, y_rest, idx_rest, W, row_start + 2 * ow);
+  std::memcpy(y_row + ow, y_rest, rest * sizeof(T));
   std::memcpy(idx_row + ow, idx_rest, rest * sizeof(int64_t));
 }
 #endif
@@ -219,10 +202,10 @@ void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
     int64_t* idx_row = idx + (plane * OH + oh) * OW;
     const int64_t row_start = 2 * oh * W;
 #ifdef __AVX2__
-    if constexpr (sizeof(T) == 1) return max_pool_2x2_int8_row(r0, r1, y_row, idx_row, OW, W, row_start);
-#endif
-#ifdef __AVX2__
-    if constexpr (std::is_same_v<T, float>) return max_pool_2x2_f32_row(r0, r1, y_row, idx_row, OW, W, row_start);
+    if constexpr (sizeof(T) == 1)
+      return max_pool_2x2_row<16>(r0, r1, y_row, idx_row, OW, W, row_start, max_pool_2x2_int8_block<T>);
+    if constexpr (std::is_same_v<T, float>)
+      return max_pool_2x2_row<8>(r0, r1, y_row, idx_row, OW, W, row_start, max_pool_2x2_f32_block);
 #endif
     for (int64_t ow = 0; ow < OW; ++ow) {
       // The cell offsets within the window: 0, 1 (top row), W, W + 1 (bottom row).
