@@ -14,6 +14,9 @@ namespace {
 constexpr int64_t kReductionNone = 0, kReductionMean = 1;  // the loss rows' reduction codes
 constexpr int64_t kInterpolateNearest = 0, kInterpolateLinear = 1;
 constexpr int64_t kPadConstant = 0, kPadReflect = 1, kPadReplicate = 2;
+// Resize's nearest_mode for PyTorch's nearest: the cell at the floor of the source
+// coordinate (with coordinate_transformation_mode "asymmetric").
+constexpr const char* kNearestFloor = "floor";
 
 
 void require_inference(NodeEmit& e) {
@@ -231,7 +234,7 @@ void interpolate(NodeEmit& e) {
   if (mode == kInterpolateNearest) {
     set_string(n, "mode", "nearest");
     set_string(n, "coordinate_transformation_mode", "asymmetric");
-    set_string(n, "nearest_mode", "floor");
+    set_string(n, "nearest_mode", kNearestFloor);
     return;
   }
   set_string(n, "mode", "linear");
