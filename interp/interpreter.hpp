@@ -105,7 +105,7 @@ struct GraphRequest {
   bool reoptimize = true;    // run `passes` on a graph module too (false: keep its own)
   bool explain = false;      // passes note the rewrites they did not make; fill GraphResult::explain
   bool cost = false;         // fill GraphResult::cost (gm.cost()'s table)
-  std::string out;           // render to this path (.svg, .png, .dot or .gv) when not empty
+  std::string out;           // render to this path (.svg, .png, .dot or .gv), or .onnx: export, when not empty
   std::string before_after;  // with `out`: draw this pass's before and after instead
   std::string source_name = "<graph>";  // what errors in `entry` call it
 };

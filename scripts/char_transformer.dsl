@@ -5,6 +5,7 @@
 import nn
 import optim
 import time
+import "char_model.dsl" as char_model
 
 let steps = int(args[0]) if len(args) > 0 else 600
 let seq = 64
@@ -26,30 +27,8 @@ let corpus = tensor(codes)
 let vocab = len(chars)
 print(f"{len(text)} characters, {vocab} distinct")
 
-# ---- the model: pre-norm blocks of causal self-attention and an MLP ----
-model Block(dim, heads) {
-  ln1 = nn.LayerNorm([dim])
-  attn = nn.MultiheadAttention(dim, heads, batch_first=true)
-  ln2 = nn.LayerNorm([dim])
-  mlp = nn.Sequential([nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim)])
-  forward(x) {
-    let h = self.ln1(x)
-    let y = x + self.attn(h, h, h, need_weights=false, is_causal=true)[0]
-    return y + self.mlp(self.ln2(y))
-  }
-}
-
-model CharTransformer(vocab, dim, heads, seq) {
-  tok = nn.Embedding(vocab, dim)
-  pos = nn.Embedding(seq, dim)
-  blocks = nn.Sequential([Block(dim, heads), Block(dim, heads)])
-  ln = nn.LayerNorm([dim])
-  head = nn.Linear(dim, vocab)
-  # idx: [batch, t] character codes -> logits [batch, t, vocab]
-  forward(idx) = self.head(self.ln(self.blocks(self.tok(idx) + self.pos(arange(idx.shape[1])))))
-}
-
-let net = CharTransformer(vocab, dim, heads, seq)
+# ---- the model (scripts/char_model.dsl: pre-norm blocks of causal self-attention) ----
+let net = char_model.CharTransformer(vocab, dim, heads, seq)
 let opt = optim.AdamW(net.parameters(), lr=3e-3, weight_decay=0.01)
 let schedule = optim.CosineAnnealingLR(opt, steps)
 print(f"{nn.count_parameters(net)} parameters")

@@ -27,6 +27,9 @@ PACKAGES=(build-essential cmake ninja-build ccache pkg-config
 # build the event schema's classes; python3-protobuf, python3-numpy and python3-pil
 # read the events files back in the log_read_back test.
 PACKAGES+=(libprotobuf-dev protobuf-compiler python3-protobuf python3-numpy python3-pil)
+# ONNX export (graph/onnx/, docs/onnx.md): libonnx's protobuf classes write the models;
+# python3-onnx (onnx.checker) and ONNX Runtime through node check them (tests/onnx/).
+PACKAGES+=(libonnx-dev libprotobuf-dev python3-onnx nodejs npm)
 PACKAGES+=("$@")
 
 missing_packages() {
@@ -50,6 +53,19 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 }
 
+# ONNX Runtime for node, pinned: 1.30.0 declares no node engine (Debian 12's node 18
+# runs its N-API v6 binding) and carries the linux x64 libonnxruntime in the package.
+# --ignore-scripts skips its install script, which downloads binaries for other
+# platforms and fails offline; tests/onnx/ort_loader.js finds it in .deps/node.
+ORT_NODE_VERSION=1.30.0
+install_onnxruntime_node() {
+  local prefix="$NABLA_ROOT/.deps/node"
+  local manifest="$prefix/node_modules/onnxruntime-node/package.json"
+  if [ -f "$manifest" ] && grep -q "\"version\": \"$ORT_NODE_VERSION\"" "$manifest"; then return 0; fi
+  echo "nabla setup: installing onnxruntime-node@$ORT_NODE_VERSION into $prefix"
+  npm install --ignore-scripts --no-audit --no-fund --prefix "$prefix" "onnxruntime-node@$ORT_NODE_VERSION"
+}
+
 configure_and_build() {
   local jobs
   jobs=$(nproc)
@@ -60,4 +76,5 @@ configure_and_build() {
 }
 
 install_missing
+install_onnxruntime_node
 configure_and_build

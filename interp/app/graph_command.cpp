@@ -226,6 +226,9 @@ std::shared_ptr<GraphModule> module_for(Evaluator& ev, const Entry& entry, const
   return compile_graph(ev, entry.value, examples_for(ev, entry, req), req.train);
 }
 
+// --out m.onnx: an ONNX model instead of a drawing.
+bool writes_onnx(const std::string& out) { return out.size() > 5 && out.compare(out.size() - 5, 5, ".onnx") == 0; }
+
 }  // namespace
 
 GraphResult run_graph_request(Evaluator& ev, const GraphRequest& req) {
@@ -240,7 +243,12 @@ GraphResult run_graph_request(Evaluator& ev, const GraphRequest& req) {
   r.ir = graph_ir(*gm, false);
   if (req.explain) r.explain = explain_graph(*gm);
   if (req.cost) r.cost = graph_cost_table(*gm);
-  if (!req.out.empty()) render_graph(*gm, req.out, req.before_after);
+  if (writes_onnx(req.out)) {
+    if (!req.before_after.empty()) throw Error("graph: before_after draws a drawing; --out " + req.out + " is an ONNX model");
+    export_graph_onnx(*gm, req.out);
+  } else if (!req.out.empty()) {
+    render_graph(*gm, req.out, req.before_after);
+  }
   return r;
 }
 

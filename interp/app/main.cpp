@@ -102,7 +102,8 @@ const char* const kGraphHelp =
     "  --passes P           a pipeline: default (the default), fold,cse,dce; \"\": none\n"
     "  --train              capture a training step (compile(..., train=true)): NAME's\n"
     "                       first result must be the scalar loss\n"
-    "  --out PATH           draw the optimized graph: .svg, .png, .dot or .gv\n"
+    "  --out PATH           draw the optimized graph: .svg, .png, .dot or .gv; or\n"
+    "                       write it as an ONNX model (opset 17): .onnx\n"
     "  --before-after PASS  with --out, draw the graph before and after PASS instead\n"
     "  --print              print the optimized graph's text form\n"
     "  --explain            print the passes' notes on rewrites not made, and the\n"
@@ -352,8 +353,9 @@ std::string check_graph_command(const GraphCommand& cmd) {
   if (!r.before_after.empty() && r.out.empty()) return "--before-after needs --out PATH to draw to";
   if (r.out.empty()) return "";
   std::string ext = fs::path(r.out).extension().string();
-  if (ext != ".svg" && ext != ".png" && ext != ".dot" && ext != ".gv")
-    return "--out '" + r.out + "': unknown format '" + ext + "' (use .svg, .png, .dot or .gv)";
+  if (ext != ".svg" && ext != ".png" && ext != ".dot" && ext != ".gv" && ext != ".onnx")
+    return "--out '" + r.out + "': unknown format '" + ext + "' (use .svg, .png, .dot, .gv or .onnx)";
+  if (ext == ".onnx" && !r.before_after.empty()) return "--before-after draws a drawing; --out '" + r.out + "' is an ONNX model";
   std::string why = unwritable(r.out);
   return why.empty() ? "" : "cannot write '" + r.out + "': " + why;
 }

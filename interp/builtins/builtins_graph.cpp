@@ -14,6 +14,7 @@
 #include "autograd/ops.hpp"
 #include "graph/capture.hpp"
 #include "graph/executor.hpp"
+#include "graph/onnx/export.hpp"
 #include "graph/memory_plan.hpp"
 #include "graph/pass_manager.hpp"
 #include "interp/builtins/builtins_internal.hpp"
@@ -366,6 +367,33 @@ void render_graph(const GraphModule& gm, const std::string& path, const std::str
   viz::render(viz::diff_dot(r.before_snapshot, r.after_snapshot, before_after), path);
 }
 
+// The input shapes of each cached graph, when they differ: "x == f32[2, 784]; x == f32[64, 784]".
+std::string captured_shapes(const GraphModule& gm) {
+  std::vector<std::string> seen;
+  for (const CompiledGraph& cg : gm.graphs) {
+    std::string s;
+    for (size_t a = 0; a < cg.guards.args.size(); ++a)
+      s += (s.empty() ? "" : ", ") + gm.arg_names[a] + " == " + cg.guards.args[a];
+    if (std::find(seen.begin(), seen.end(), s) == seen.end()) seen.push_back(s);
+  }
+  std::string out;
+  for (const std::string& s : seen) out += (out.empty() ? "" : "; ") + s;
+  return seen.size() > 1 ? out : "";
+}
+
+void export_graph_onnx(const GraphModule& gm, const std::string& path) {
+  if (gm.train)
+    fail("export_onnx: graph module '" + gm.name + "' is a training step (compile(..., train=true)); ONNX export "
+         "writes inference graphs: compile the model without train=true, or call export_onnx(model, inputs, path)");
+  std::string shapes = captured_shapes(gm);
+  if (!shapes.empty())
+    fail("export_onnx: graph module '" + gm.name + "' was captured for several input shapes (" + shapes +
+         "), a dynamic-shape graph; an ONNX export has static shapes: export one with "
+         "export_onnx(model, example_inputs, path)");
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  graph::export_onnx(cg.graph, cg.params, path);
+}
+
 namespace {
 
 // The object that compile() returns; graph_module_of finds gm behind it.
@@ -442,6 +470,13 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   };
   // gm.cost(): FLOPs, bytes and roofline of each node (interp/builtins/graph_cost.cpp).
   obj->methods["cost"] = [gm](Evaluator&, CallArgs& a) { return graph_cost_method(*gm, a); };
+  // gm.export_onnx(path): the graph in use as an ONNX model (graph/onnx/export.hpp).
+  obj->methods["export_onnx"] = [gm](Evaluator& ev, CallArgs& a) {
+    ev.check_sandbox("export_onnx()");
+    Bound b = bind("export_onnx", a, {"self", "path"}, 2);
+    export_graph_onnx(*gm, str(b[1]));
+    return Value();
+  };
   obj->methods["explain"] = [gm](Evaluator&, CallArgs& a) {
     bind("explain", a, {"self"}, 1);
     return make_report(explain_graph(*gm));
@@ -490,6 +525,59 @@ Value render_autograd_builtin(Evaluator& ev, CallArgs& a) {
   return Value();
 }
 
+// The `training` flag of every module under a model, as it was (absent: never set),
+// put back on destruction: export_onnx runs a model in eval mode, as torch.onnx.export
+// does, and leaves each module as it found it.
+class TrainingFlags {
+ public:
+  explicit TrainingFlags(const Value& model) {
+    if (model.tag != Tag::Instance) return;
+    for (const ModuleVisit& visit : walk_modules(model)) {
+      auto* inst = visit.module.as<InstanceObj>();
+      Field* f = inst->find("training");
+      saved_.push_back({visit.module, f != nullptr, f && truthy(f->value)});
+    }
+  }
+  ~TrainingFlags() {
+    for (const Saved& s : saved_) {
+      auto* inst = s.module.as<InstanceObj>();
+      if (s.present) inst->find("training")->value = Value::boolean(s.value);
+      else std::erase_if(inst->fields, [](const auto& f) { return f.name == "training"; });
+    }
+  }
+  TrainingFlags(const TrainingFlags&) = delete;
+  TrainingFlags& operator=(const TrainingFlags&) = delete;
+
+ private:
+  struct Saved {
+    Value module;
+    bool present, value;
+  };
+  std::vector<Saved> saved_;
+};
+
+// export_onnx(model_or_fn, example_inputs, path): compile for inference on the example
+// inputs (a tensor or a list of them), run the default passes (BatchNorm folds into
+// its conv), write the graph as ONNX.
+Value export_onnx_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("export_onnx()");
+  Bound b = bind("export_onnx", a, {"model_or_fn", "example_inputs", "path"}, 3);
+  std::vector<Value> examples;
+  if (b[1].tag == Tag::List || b[1].tag == Tag::Tuple) examples = b[1].as<ListObj>()->items;
+  else if (b[1].tag == Tag::Tensor) examples = {b[1]};
+  else fail(std::string("export_onnx(): example_inputs must be a tensor or a list of inputs, got ") + type_name(b[1]));
+  std::string path = str(b[2]);
+  TrainingFlags restore(b[0]);
+  if (b[0].tag == Tag::Instance) {
+    CallArgs none;
+    ev.call_method(b[0], "eval", none);
+  }
+  std::shared_ptr<GraphModule> gm = compile_graph(ev, b[0], examples, false);
+  optimize_graph(*gm, "default", false);
+  export_graph_onnx(*gm, path);
+  return Value();
+}
+
 // graphviz_available(): whether this nabla lays drawings out (.svg, .png); a build
 // without Graphviz (NABLA_GRAPHVIZ=OFF) writes .dot only. Tests that read SVG ask.
 Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
@@ -504,6 +592,10 @@ const BuiltinEntry kGraphBuiltins[] = {
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path)",
      "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file. "
      "Example: render_autograd((randn(3, requires_grad=true) * 2).sum(), \"loss.dot\")"},
+    {"export_onnx", export_onnx_builtin, "export_onnx(model_or_fn, example_inputs, path)",
+     "Writes the model (in eval mode) or function, compiled on the example inputs with the default passes, as an ONNX "
+     "model (opset 17) for ONNX Runtime or Netron; gm.export_onnx(path) writes a graph module. "
+     "Example: export_onnx(nn.Linear(784, 10), randn(1, 784), \"linear.onnx\")"},
     {"graphviz_available", graphviz_available_builtin, "graphviz_available()",
      "Whether this nabla lays drawings out as .svg and .png (without Graphviz, .dot only). Example: "
      "graphviz_available()"},

@@ -39,6 +39,9 @@ std::string graph_ir(const GraphModule& gm, bool captured);
 void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after = "");
 // gm.render(path, memory=true): the memory plan of the graph in use.
 void render_memory_plan(const GraphModule& gm, const std::string& path);
+// gm.export_onnx(path): the graph in use as an ONNX model. A training step, or a
+// module captured for several input shapes, is an error.
+void export_graph_onnx(const GraphModule& gm, const std::string& path);
 // "graph module 'MLP' (inference): 12 nodes captured, 9 after passes" (the graph in use).
 std::string graph_heading(const GraphModule& gm);
 // print(gm): the graph in use's inputs (names, dtypes, shapes), outputs, node counts,

@@ -130,22 +130,62 @@ void max_pool_2x2_int8_block(const T* top_cells, const T* bottom_cells, T* y_out
   }
 }
 
-// A whole output row: blocks of 16 windows, then the last few through buffers
-// (the CNN's rows are 14 and 7 windows; reading past the row could leave the tensor).
-template <class T>
-void max_pool_2x2_int8_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int64_t OW, int64_t W,
-                           int64_t row_start) {
+// 8 f32 windows at once: the cells of windows ow .. ow + 7 (16 of the top row, 16 of
+// the bottom) split into even and odd columns, then the scalar loop's comparisons
+// (strictly greater, or a NaN) lane by lane, so both paths give the same values and
+// indices. The scalar loop cost the CNN's max pools more than its convolutions.
+inline void max_pool_2x2_f32_block(const float* top_cells, const float* bottom_cells, float* y_out, int64_t* idx_out,
+                                   int64_t W, int64_t first_index) {
+  auto split = [](const float* p, __m256* even, __m256* odd) {
+    __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
+    // shuffle_ps works within 128-bit halves: [0 2 8 10 | 4 6 12 14], put back in order.
+    auto in_order = [](__m256 v) { return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0b11011000)); };
+    *even = in_order(_mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
+    *odd = in_order(_mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1)));
+  };
+  __m256 top_even, top_odd, bottom_even, bottom_odd;
+  split(top_cells, &top_even, &top_odd);
+  split(bottom_cells, &bottom_even, &bottom_odd);
+  __m256 best = top_even;
+  __m256 code = _mm256_setzero_ps();  // the lanes hold 0, 1, 2 (W), 3 (W + 1) as int32 bits
+  auto consider = [&](__m256 v, int32_t c) {
+    __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    best = _mm256_blendv_ps(best, v, take);
+    code = _mm256_blendv_ps(code, _mm256_castsi256_ps(_mm256_set1_epi32(c)), take);
+  };
+  consider(top_odd, 1);
+  consider(bottom_even, 2);
+  consider(bottom_odd, 3);
+  _mm256_storeu_ps(y_out, best);
+  // Indices: first_index + 2 * k + (code & 1) + (code >> 1) * W, 4 at a time.
+  __m256i codes = _mm256_castps_si256(code);
+  const __m256i W64 = _mm256_set1_epi64x(W), one64 = _mm256_set1_epi64x(1);
+  for (int half = 0; half < 2; ++half) {
+    __m256i c = _mm256_cvtepi32_epi64(half ? _mm256_extracti128_si256(codes, 1) : _mm256_castsi256_si128(codes));
+    __m256i base = _mm256_add_epi64(_mm256_set1_epi64x(first_index + 8 * half), _mm256_set_epi64x(6, 4, 2, 0));
+    __m256i below = _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_srli_epi64(c, 1));  // 0 or all ones
+    __m256i at = _mm256_add_epi64(base, _mm256_add_epi64(_mm256_and_si256(c, one64), _mm256_and_si256(below, W64)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx_out + 4 * half), at);
+  }
+}
+
+// A whole output row: blocks of kWindows windows (`block`: 16 for u8 and i8, 8 for
+// f32), then the last few through buffers (the CNN's rows are 14 and 7 windows;
+// reading past the row could leave the tensor).
+template <int kWindows, class T, class Block>
+void max_pool_2x2_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int64_t OW, int64_t W, int64_t row_start,
+                      Block block) {
   int64_t ow = 0;
-  for (; ow + 16 <= OW; ow += 16)
-    max_pool_2x2_int8_block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row + ow, W, row_start + 2 * ow);
+  for (; ow + kWindows <= OW; ow += kWindows)
+    block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row + ow, W, row_start + 2 * ow);
   if (ow == OW) return;
   const size_t rest = static_cast<size_t>(OW - ow);
-  T top[32] = {}, bottom[32] = {}, y_rest[16];
-  int64_t idx_rest[16];
-  std::memcpy(top, r0 + 2 * ow, 2 * rest);
-  std::memcpy(bottom, r1 + 2 * ow, 2 * rest);
-  max_pool_2x2_int8_block(top, bottom, y_rest, idx_rest, W, row_start + 2 * ow);
-  std::memcpy(y_row + ow, y_rest, rest);
+  T top[2 * kWindows] = {}, bottom[2 * kWindows] = {}, y_rest[kWindows];
+  int64_t idx_rest[kWindows];
+  std::memcpy(top, r0 + 2 * ow, 2 * rest * sizeof(T));
+  std::memcpy(bottom, r1 + 2 * ow, 2 * rest * sizeof(T));
+  block(top, bottom, y_rest, idx_rest, W, row_start + 2 * ow);
+  std::memcpy(y_row + ow, y_rest, rest * sizeof(T));
   std::memcpy(idx_row + ow, idx_rest, rest * sizeof(int64_t));
 }
 #endif
@@ -162,7 +202,10 @@ void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
     int64_t* idx_row = idx + (plane * OH + oh) * OW;
     const int64_t row_start = 2 * oh * W;
 #ifdef __AVX2__
-    if constexpr (sizeof(T) == 1) return max_pool_2x2_int8_row(r0, r1, y_row, idx_row, OW, W, row_start);
+    if constexpr (sizeof(T) == 1)
+      return max_pool_2x2_row<16>(r0, r1, y_row, idx_row, OW, W, row_start, max_pool_2x2_int8_block<T>);
+    if constexpr (std::is_same_v<T, float>)
+      return max_pool_2x2_row<8>(r0, r1, y_row, idx_row, OW, W, row_start, max_pool_2x2_f32_block);
 #endif
     for (int64_t ow = 0; ow < OW; ++ow) {
       // The cell offsets within the window: 0, 1 (top row), W, W + 1 (bottom row).

@@ -201,8 +201,11 @@ if [ "$MODE" = usage ]; then
   expect "graph: unwritable --out" 2 "" "nabla: error: cannot write '/no/such/folder/g.svg': no folder '/no/such/folder'" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out /no/such/folder/g.svg
   expect "graph: unknown --out format" 2 "" \
-    "nabla: error: --out 'g.jpg': unknown format '.jpg' (use .svg, .png, .dot or .gv)" -- \
+    "nabla: error: --out 'g.jpg': unknown format '.jpg' (use .svg, .png, .dot, .gv or .onnx)" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out g.jpg
+  expect "graph: --before-after with an ONNX --out" 2 "" \
+    "nabla: error: --before-after draws a drawing; --out 'm.onnx' is an ONNX model" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry mlp --before-after fuse --out m.onnx
   expect "graph: --before-after without --out" 2 "" "nabla: error: --before-after needs --out PATH to draw to" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --before-after cse
   expect "graph --list-passes" 0 '*' "" -- "$NABLA" graph --list-passes
@@ -315,6 +318,14 @@ else
   check "graph --before-after: removed nodes" grep -q "class=\"${NODE}op removed\"" "$TMP/diff.$EXT"
   expect "graph: a training step" 0 '*' "" -- "$NABLA" graph "$GRAPH_MODELS" --entry step --train --inputs 'f32[8,784],i64[8]' --out "$TMP/step.dot"
   check "graph: the training step's DOT has the backward's matmuls" grep -q '= matmul' "$TMP/step.dot"
+  # --out m.onnx: the graph after the passes as an ONNX model (tests/onnx/ runs such
+  # models in ONNX Runtime); a training step is not an inference graph.
+  "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out "$TMP/mlp.onnx" >"$TMP/onnx.txt"
+  check "graph --out .onnx: says what it wrote" grep -qx "wrote $TMP/mlp.onnx" "$TMP/onnx.txt"
+  check "graph --out .onnx: a model that onnx.checker accepts" /usr/bin/python3 tests/onnx/check_model.py "$TMP/mlp.onnx"
+  expect "graph --out .onnx: a training step is refused" 1 "" \
+    "nabla: error: export_onnx: graph module 'step' is a training step (compile(..., train=true)); ONNX export writes inference graphs: compile the model without train=true, or call export_onnx(model, inputs, path)" -- \
+    "$NABLA" graph "$GRAPH_MODELS" --entry step --train --inputs 'f32[8,784],i64[8]' --out "$TMP/step.onnx"
   "$NABLA" graph "$GRAPH_MODELS" --entry step --train --inputs 'f32[8,784],i64[8]' --explain >"$TMP/explain.txt"
   check "graph --explain: the guards" grep -q '    y == i64\[8\]' "$TMP/explain.txt"
 

@@ -157,7 +157,8 @@ TEST_CASE("max_pool2d: a NaN wins its window, like PyTorch") {
 // the same cell as the general rule: the first cell starts the window, a strictly
 // greater value or a NaN takes over. Few distinct values make ties common; odd sizes
 // leave a last row and column that no window reads; 37 columns give u8 and i8 one
-// block of 16 windows for the AVX2 loop and 2 through its buffered tail.
+// block of 16 windows for the AVX2 loop and 2 through its buffered tail, and f32 two
+// blocks of 8 and 2 through its tail.
 TEST_CASE("max_pool2d 2x2 stride 2: the same values and indices as the window rule") {
   manual_seed(3);
   const int64_t N = 2, C = 3, H = 7, W = 37, OH = H / 2, OW = W / 2;
