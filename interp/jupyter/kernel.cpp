@@ -1,5 +1,5 @@
-// `nabla kernel -f CONNECTION_FILE`: xeus's kernel (ZeroMQ server, message signing,
-// the in-memory history) around a KernelInterpreter.
+// `nabla kernel -f CONNECTION_FILE`: xeus's kernel (ZeroMQ server, message signing)
+// around a KernelInterpreter and a SessionHistory.
 #include "interp/jupyter/kernel.hpp"
 
 #include <pthread.h>
@@ -13,6 +13,7 @@
 
 #include "interp/app/repl.hpp"
 #include "interp/jupyter/connection_file.hpp"
+#include "interp/jupyter/history.hpp"
 #include "interp/jupyter/kernel_interpreter.hpp"
 #include "xeus/xkernel.hpp"
 #include "xeus/xserver_zmq.hpp"
@@ -62,8 +63,10 @@ int run_kernel_command(Interpreter& interp, const std::vector<std::string>& args
   }
   route_sigint_to_one_thread();
   auto context = xeus::make_context<zmq::context_t>();
-  xeus::xkernel kernel(config, xeus::get_user_name(), std::move(context), std::make_unique<KernelInterpreter>(interp),
-                       xeus::make_xserver_zmq);
+  auto history = std::make_unique<SessionHistory>();
+  auto kernel_interpreter = std::make_unique<KernelInterpreter>(interp, *history);
+  xeus::xkernel kernel(config, xeus::get_user_name(), std::move(context), std::move(kernel_interpreter),
+                       xeus::make_xserver_zmq, std::move(history));
   kernel.start();  // returns only by exiting the process after a shutdown request
   return 0;
 }

@@ -107,6 +107,7 @@ nl::json KernelInterpreter::execute_request_impl(int execution_count, const std:
                                                  bool /*store_history*/, nl::json /*user_expressions*/,
                                                  bool /*allow_stdin*/) {
   silent_ = silent;
+  history_.set_current_line(execution_count);
   EvalResult r;
   {
     // Native code's own writes (a library's warning on stderr) become streams too.

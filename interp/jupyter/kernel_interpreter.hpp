@@ -9,13 +9,14 @@
 #include <string>
 
 #include "interp/interpreter.hpp"
+#include "interp/jupyter/history.hpp"
 #include "xeus/xinterpreter.hpp"
 
 namespace nabla::jupyter {
 
 class KernelInterpreter : public xeus::xinterpreter {
  public:
-  explicit KernelInterpreter(Interpreter& interp) : interp_(interp) {}
+  KernelInterpreter(Interpreter& interp, SessionHistory& history) : interp_(interp), history_(history) {}
 
  private:
   void configure_impl() override;
@@ -34,6 +35,7 @@ class KernelInterpreter : public xeus::xinterpreter {
   nl::json error_reply(const EvalError& error, bool silent);
 
   Interpreter& interp_;
+  SessionHistory& history_;
   std::mutex publish_mutex_;  // the worker's prints and displays, the fd captures' readers
   bool silent_ = false;       // the running cell's: nothing goes to iopub
 };
