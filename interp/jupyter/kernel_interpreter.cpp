@@ -100,7 +100,9 @@ nl::json KernelInterpreter::error_reply(const EvalError& error, bool silent) {
   std::vector<std::string> traceback = lines_of(error.message);
   std::string evalue = traceback.empty() ? ename : traceback.front();
   if (!silent) publish_execution_error(ename, evalue, traceback);
-  return xeus::create_error_reply(ename, evalue, traceback);
+  // Not xeus::create_error_reply: xeus 2.4 defines it with ename and evalue swapped
+  // against its own declaration.
+  return {{"status", "error"}, {"ename", ename}, {"evalue", evalue}, {"traceback", traceback}};
 }
 
 nl::json KernelInterpreter::execute_request_impl(int execution_count, const std::string& code, bool silent,
