@@ -19,6 +19,12 @@ PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           tao-pegtl-dev doctest-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libgloo-dev
           libfmt-dev nlohmann-json3-dev libgraphviz-dev fonts-dejavu-core libedit-dev zlib1g-dev
           dataset-fashion-mnist)
+# The Jupyter kernel (interp/jupyter/) on xeus, and its tests: jupyter_kernel_test,
+# jupyter_client (with pyzmq) and `jupyter nbconvert` (jupyter-nbconvert brings the
+# `jupyter` command of jupyter-core) running examples/mlp.ipynb.
+PACKAGES+=(xeus-dev libzmq3-dev cppzmq-dev xtl-dev nlohmann-json3-dev uuid-dev libssl-dev
+           python3-jupyter-kernel-test python3-jupyter-client python3-zmq python3-nbconvert python3-nbclient
+           python3-nbformat jupyter-nbconvert)
 PACKAGES+=("$@")
 
 missing_packages() {
