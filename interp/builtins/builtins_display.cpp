@@ -68,8 +68,12 @@ MimeBundle repr_images(Evaluator& ev, const Value& v) {
   return images;
 }
 
-void display_svg(Evaluator& ev, const std::string& svg, const std::string& what) {
+void require_notebook(Evaluator& ev, const std::string& what) {
   if (!ev.display) fail(what + ": no notebook to show the drawing in; give a path (.svg, .png or .dot)");
+}
+
+void display_svg(Evaluator& ev, const std::string& svg, const std::string& what) {
+  require_notebook(ev, what);
   ev.display(DisplayData{{{"text/plain", "<drawing>"}, {"image/svg+xml", svg}}, "", false});
 }
 

@@ -26,8 +26,10 @@ namespace nabla::interp {
 // an error naming it.
 MimeBundle repr_images(Evaluator& ev, const Value& v);
 
-// Sends an SVG drawing to the notebook. Without one, fails: "<what>: no notebook to
-// show the drawing in; give a path (.svg, .png or .dot)".
+// Fails unless a notebook is there to show a drawing: "<what>: no notebook to show
+// the drawing in; give a path (.svg, .png or .dot)". Asked before laying it out.
+void require_notebook(Evaluator& ev, const std::string& what);
+// Sends an SVG drawing to the notebook (require_notebook first).
 void display_svg(Evaluator& ev, const std::string& svg, const std::string& what);
 
 // A progress bar's output in a notebook: each redraw ("\r" + line) replaces the
