@@ -37,6 +37,16 @@ nlohmann::json mime_json(const MimeBundle& bundle) {
 
 namespace {
 
+// The length of s's prefix that does not end inside a UTF-8 sequence.
+size_t utf8_whole_prefix(const std::string& s) {
+  size_t start = s.size();  // where the last sequence starts
+  while (start > 0 && s.size() - start < 4 && (static_cast<unsigned char>(s[start - 1]) & 0xC0) == 0x80) --start;
+  if (start == 0) return s.size();
+  unsigned char lead = static_cast<unsigned char>(s[start - 1]);
+  size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  return s.size() - (start - 1) < length ? start - 1 : s.size();
+}
+
 void flush_standard_streams() {
   std::cout.flush();
   std::cerr.flush();
@@ -62,12 +72,28 @@ FdCapture::FdCapture(int fd, std::function<void(const std::string&)> sink) : fd_
   read_end_ = ends[0];
   reader_ = std::thread([this] {
     char chunk[4096];
+    std::string pending;  // a UTF-8 sequence cut by the chunk's end waits for its rest
     for (;;) {
       ssize_t n = read(read_end_, chunk, sizeof chunk);
-      if (n > 0) sink_(std::string(chunk, static_cast<size_t>(n)));
-      else if (n == 0 || errno != EINTR) break;
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      pending.append(chunk, static_cast<size_t>(n));
+      size_t whole = utf8_whole_prefix(pending);
+      deliver(pending.substr(0, whole));
+      pending.erase(0, whole);
     }
+    deliver(pending);
   });
+}
+
+// On the reader thread, where an exception would end the process: a message that
+// cannot be sent is lost, the cell goes on.
+void FdCapture::deliver(const std::string& text) {
+  if (text.empty()) return;
+  try {
+    sink_(text);
+  } catch (const std::exception&) {
+  }
 }
 
 FdCapture::~FdCapture() {

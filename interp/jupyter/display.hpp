@@ -30,6 +30,8 @@ class FdCapture {
   FdCapture& operator=(const FdCapture&) = delete;
 
  private:
+  void deliver(const std::string& text);
+
   int fd_;
   int saved_ = -1;  // the original of fd_, -1 when capturing could not start
   int read_end_ = -1;

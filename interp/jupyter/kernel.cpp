@@ -15,6 +15,7 @@
 #include "interp/jupyter/connection_file.hpp"
 #include "interp/jupyter/history.hpp"
 #include "interp/jupyter/kernel_interpreter.hpp"
+#include "xeus/xdebugger.hpp"
 #include "xeus/xkernel.hpp"
 #include "xeus/xserver_zmq.hpp"
 #include "zmq.hpp"
@@ -65,8 +66,12 @@ int run_kernel_command(Interpreter& interp, const std::vector<std::string>& args
   auto context = xeus::make_context<zmq::context_t>();
   auto history = std::make_unique<SessionHistory>();
   auto kernel_interpreter = std::make_unique<KernelInterpreter>(interp, *history);
+  // Output that is not UTF-8 (print of a str holding bytes, a native library's
+  // stderr) is sent with U+FFFD in place of its bad bytes: xeus's default, strict,
+  // would throw while sending and lose the message, the reply included.
   xeus::xkernel kernel(config, xeus::get_user_name(), std::move(context), std::move(kernel_interpreter),
-                       xeus::make_xserver_zmq, std::move(history));
+                       xeus::make_xserver_zmq, std::move(history), nullptr, xeus::make_null_debugger,
+                       nl::json::object(), nl::json::error_handler_t::replace);
   kernel.start();  // returns only by exiting the process after a shutdown request
   return 0;
 }

@@ -68,6 +68,16 @@ class Interrupt(KernelSession):
         self.assertEqual(self.result_of("i > 0")["text/plain"], "true")
         self.assertTrue(self.km.is_alive())
 
+    def test_interrupt_stops_a_wait_inside_a_builtin(self):
+        self.ok("import time")
+        started = time.monotonic()
+        self.kc.execute("time.sleep(60)")
+        time.sleep(1.0)
+        self.km.interrupt_kernel()
+        reply = self.kc.get_shell_msg(timeout=nabla_kernel.TIMEOUT)
+        self.assertEqual(reply["content"]["ename"], "interrupted")
+        self.assertLess(time.monotonic() - started, 30)
+
     def test_interrupt_between_cells_is_harmless(self):
         self.ok("let kept = 1")
         self.km.interrupt_kernel()
@@ -155,6 +165,51 @@ class Errors(KernelSession):
             self.assertEqual(reply["traceback"][1], "  " + code)  # the source line, then the caret
             self.assertIn("error", [t for t, c in outputs])
         self.assertEqual(self.result_of("x * 21")["text/plain"], "42")
+
+
+class Editing(KernelSession):
+    """Completion and inspection at a cursor inside the cell, as the REPL's Tab and :help."""
+
+    def request(self, send, *args):
+        msg_id = send(*args)
+        reply = self.kc.get_shell_msg(timeout=nabla_kernel.TIMEOUT)
+        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        return reply["content"]
+
+    def test_completion_of_members_and_keyword_arguments(self):
+        self.ok("import nn\nlet layer = nn.Linear(4, 2)")
+        reply = self.request(self.kc.complete, "nn.Lin", 6)
+        self.assertIn("Linear", reply["matches"])
+        self.assertEqual((reply["cursor_start"], reply["cursor_end"]), (3, 6))
+        code = "layer.wei + 1"  # the cursor after "wei": the whole word is replaced
+        reply = self.request(self.kc.complete, code, 9)
+        self.assertEqual(reply["matches"], ["weight"])
+        self.assertEqual((reply["cursor_start"], reply["cursor_end"]), (6, 9))
+        reply = self.request(self.kc.complete, "nn.Linear(4, 2, bi", 18)
+        self.assertIn("bias=", reply["matches"])  # and the globals, as the REPL offers them
+
+    def test_cursor_positions_count_code_points(self):
+        code = 'let s = "é"\npri'
+        reply = self.request(self.kc.complete, code, len(code))
+        self.assertEqual(reply["matches"], ["print"])
+        self.assertEqual((reply["cursor_start"], reply["cursor_end"]), (len(code) - 3, len(code)))
+
+    def test_inspection_of_the_name_at_the_cursor(self):
+        reply = self.request(self.kc.inspect, "import nn\nlet m = nn.Linear(4, 2)", 23)  # in "Linear"
+        self.assertTrue(reply["found"])
+        self.assertIn("Linear(in_features, out_features", reply["data"]["text/plain"])
+        reply = self.request(self.kc.inspect, "conv2d(x, ", 10)  # inside a call: the callee
+        self.assertTrue(reply["found"])
+        self.assertIn("conv2d(input, weight", reply["data"]["text/plain"])
+        self.assertFalse(self.request(self.kc.inspect, "no_such_name_here", 5)["found"])
+
+    def test_is_complete_indents_open_blocks(self):
+        reply = self.request(self.kc.is_complete, "fn f(x) {\n  if x {")
+        self.assertEqual((reply["status"], reply["indent"]), ("incomplete", "        "))
+
+    def test_output_that_is_not_utf8_is_replaced_not_lost(self):
+        outputs = self.ok('print("a\\xffb")')
+        self.assertIn(("stream", {"name": "stdout", "text": "a\ufffdb\n"}), outputs)
 
 
 class ConnectionFile(unittest.TestCase):
