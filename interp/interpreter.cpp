@@ -430,6 +430,10 @@ GraphResult Interpreter::graph(const GraphRequest& request) {
 
 void Interpreter::set_output(std::function<void(const std::string&)> sink) { impl_->ev.output = std::move(sink); }
 
+void Interpreter::set_warning_output(std::function<void(const std::string&)> sink) {
+  impl_->ev.warning_output = std::move(sink);
+}
+
 void Interpreter::set_display(std::function<void(const DisplayData&)> sink) { impl_->ev.display = std::move(sink); }
 
 void Interpreter::set_limits(const Limits& limits) {

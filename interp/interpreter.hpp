@@ -209,6 +209,9 @@ class Interpreter {
 
   // Where print() writes (stdout by default): tests capture it.
   void set_output(std::function<void(const std::string&)> sink);
+  // Where warnings go ("gradcheck: warning: input 0 is f32, ..."): stderr by default;
+  // a notebook's stderr stream.
+  void set_warning_output(std::function<void(const std::string&)> sink);
   // Where display(x), gm.render() and render_autograd() without a path, and progress
   // bars send their output: a notebook (the Jupyter kernel, interp/jupyter/). Unset
   // (the default, or an empty function), display(x) prints x's text form, a drawing

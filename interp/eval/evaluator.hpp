@@ -159,6 +159,8 @@ class Evaluator {
 
   std::shared_ptr<Module> main_module;
   std::function<void(const std::string&)> output;
+  // Where warnings go (stderr by default; Interpreter::set_warning_output).
+  std::function<void(const std::string&)> warning_output;
   // A notebook's display (Interpreter::set_display); empty on a terminal. Note [Display]
   // in interp/builtins/display.hpp.
   std::function<void(const DisplayData&)> display;

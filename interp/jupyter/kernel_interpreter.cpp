@@ -74,6 +74,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 void KernelInterpreter::configure_impl() {
   interp_.set_output([this](const std::string& s) { publish_text("stdout", s); });
+  interp_.set_warning_output([this](const std::string& s) { publish_text("stderr", s); });
   interp_.set_display([this](const DisplayData& d) { publish_display(d); });
 }
 

@@ -207,6 +207,11 @@ class Editing(KernelSession):
         reply = self.request(self.kc.is_complete, "fn f(x) {\n  if x {")
         self.assertEqual((reply["status"], reply["indent"]), ("incomplete", "        "))
 
+    def test_warnings_go_to_stderr(self):
+        outputs = self.ok("gradcheck(fn(x) = x * 2, randn(3, requires_grad=true))")
+        stderr = "".join(c["text"] for t, c in outputs if t == "stream" and c["name"] == "stderr")
+        self.assertIn("gradcheck: warning: input 0 is f32, not f64", stderr)
+
     def test_output_that_is_not_utf8_is_replaced_not_lost(self):
         outputs = self.ok('print("a\\xffb")')
         self.assertIn(("stream", {"name": "stdout", "text": "a\ufffdb\n"}), outputs)
