@@ -15,13 +15,16 @@ namespace {
 // method or attribute, a native module's function.
 bool has_method(const Value& v, const std::string& name) {
   switch (v.tag) {
-    case Tag::Instance: return v.as<InstanceObj>()->cls->info->methods.count(name) > 0;
+    case Tag::Instance:
+      return v.as<InstanceObj>()->cls->info->methods.count(name) > 0;
     case Tag::Object: {
       auto* o = v.as<ObjectObj>();
       return o->methods.count(name) > 0 || o->find(name) != nullptr;
     }
-    case Tag::Module: return v.as<Module>()->get(name) != nullptr;
-    default: return false;
+    case Tag::Module:
+      return v.as<Module>()->get(name) != nullptr;
+    default:
+      return false;
   }
 }
 
@@ -46,8 +49,10 @@ MimeBundle display_bundle(Evaluator& ev, const Value& v) {
 Value display_builtin(Evaluator& ev, CallArgs& a) {
   if (!a.kw.empty()) fail_unexpected_keyword("display", a.kw.front().first, {});
   for (const Value& v : a.pos) {
-    if (ev.display) ev.display(DisplayData{display_bundle(ev, v), "", false});
-    else ev.output(repr(v) + "\n");
+    if (ev.display)
+      ev.display(DisplayData{display_bundle(ev, v), "", false});
+    else
+      ev.output(repr(v) + "\n");
   }
   return Value();
 }

@@ -30,7 +30,8 @@ std::string port_field(const nl::json& j, const std::string& path, const char* n
   if (!j.contains(name)) bad(path, std::string("missing \"") + name + "\"");
   const nl::json& v = j[name];
   long port = -1;
-  if (v.is_number_integer()) port = v.get<long>();
+  if (v.is_number_integer())
+    port = v.get<long>();
   else if (v.is_string() && !v.get<std::string>().empty() &&
            v.get<std::string>().find_first_not_of("0123456789") == std::string::npos &&
            v.get<std::string>().size() <= 5)
@@ -60,11 +61,14 @@ xeus::xconfiguration read_connection_file(const std::string& path) {
   config.m_iopub_port = port_field(j, path, "iopub_port");
   config.m_hb_port = port_field(j, path, "hb_port");
   config.m_key = string_field(j, path, "key");
-  config.m_signature_scheme = j.contains("signature_scheme") ? string_field(j, path, "signature_scheme") : "hmac-sha256";
+  config.m_signature_scheme =
+      j.contains("signature_scheme") ? string_field(j, path, "signature_scheme") : "hmac-sha256";
   const char* const schemes[] = {"hmac-sha256", "hmac-sha1", "hmac-sha224", "hmac-sha384", "hmac-sha512", "hmac-md5"};
   if (std::find(std::begin(schemes), std::end(schemes), config.m_signature_scheme) == std::end(schemes))
-    bad(path, "\"signature_scheme\" must be one of hmac-sha256, hmac-sha1, hmac-sha224, hmac-sha384, hmac-sha512, "
-              "hmac-md5; got \"" + config.m_signature_scheme + "\"");
+    bad(path,
+        "\"signature_scheme\" must be one of hmac-sha256, hmac-sha1, hmac-sha224, hmac-sha384, hmac-sha512, "
+        "hmac-md5; got \"" +
+            config.m_signature_scheme + "\"");
   return config;
 }
 

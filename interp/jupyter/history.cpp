@@ -12,8 +12,10 @@ namespace {
 nl::json reply_of(const std::vector<SessionHistory::Entry>& entries, bool output) {
   nl::json history = nl::json::array();
   for (const auto& e : entries) {
-    if (output) history.push_back({e.session, e.line, {e.input, e.output}});
-    else history.push_back({e.session, e.line, e.input});
+    if (output)
+      history.push_back({e.session, e.line, {e.input, e.output}});
+    else
+      history.push_back({e.session, e.line, e.input});
   }
   return {{"status", "ok"}, {"history", history}};
 }

@@ -45,8 +45,9 @@ void route_sigint_to_one_thread() {
   }).detach();
 }
 
-const char* const kKernelUsage = "usage: nabla kernel -f CONNECTION_FILE (Jupyter starts it through the kernelspec "
-                                 "that `nabla jupyter install` writes)";
+const char* const kKernelUsage =
+    "usage: nabla kernel -f CONNECTION_FILE (Jupyter starts it through the kernelspec "
+    "that `nabla jupyter install` writes)";
 
 }  // namespace
 

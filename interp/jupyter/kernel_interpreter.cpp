@@ -10,18 +10,21 @@ namespace nabla::jupyter {
 
 namespace {
 
+bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
 // Jupyter counts cursor positions in Unicode code points, strings are UTF-8 bytes.
 size_t byte_offset(const std::string& s, int code_points) {
   size_t i = 0;
-  for (int n = 0; i < s.size() && n < code_points; ++n)
-    do ++i;
-    while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80);
+  for (int n = 0; i < s.size() && n < code_points; ++n) {
+    ++i;  // the code point's first byte, then its continuation bytes
+    while (i < s.size() && is_utf8_continuation(s[i])) ++i;
+  }
   return i;
 }
 
 int code_points(const std::string& s, size_t bytes) {
   int n = 0;
-  for (size_t i = 0; i < bytes && i < s.size(); ++i) n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  for (size_t i = 0; i < bytes && i < s.size(); ++i) n += !is_utf8_continuation(s[i]);
   return n;
 }
 
@@ -39,8 +42,7 @@ std::pair<size_t, size_t> word_at(const std::string& code, size_t cursor) {
 // else the callee of the call whose arguments the cursor is in ("conv2d(x, |").
 std::string name_at(const std::string& code, size_t cursor) {
   auto [start, end] = word_at(code, cursor);
-  while (start > 1 && code[start - 1] == '.' && is_name_char(code[start - 2]))
-    start = word_at(code, start - 1).first;
+  while (start > 1 && code[start - 1] == '.' && is_name_char(code[start - 2])) start = word_at(code, start - 1).first;
   if (start < end) return code.substr(start, end - start);
   return call_target(code.substr(0, cursor), cursor);
 }
@@ -50,10 +52,14 @@ std::string indent_hint(const std::string& code) {
   int depth = 0;
   char quote = 0;
   for (char c : code) {
-    if (quote) quote = c == quote ? 0 : quote;
-    else if (c == '"' || c == '\'') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    if (quote)
+      quote = c == quote ? 0 : quote;
+    else if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+      --depth;
   }
   return std::string(4 * static_cast<size_t>(depth), ' ');
 }
@@ -88,14 +94,16 @@ void KernelInterpreter::publish_display(const DisplayData& d) {
   if (silent_) return;
   nl::json transient = nl::json::object();
   if (!d.display_id.empty()) transient["display_id"] = d.display_id;
-  if (d.update) update_display_data(mime_json(d.data), nl::json::object(), transient);
-  else display_data(mime_json(d.data), nl::json::object(), transient);
+  if (d.update)
+    update_display_data(mime_json(d.data), nl::json::object(), transient);
+  else
+    display_data(mime_json(d.data), nl::json::object(), transient);
 }
 
 // The positioned message as the traceback, one line per entry; its first line as
 // the value; the kind ("syntax error", "error", "interrupted") as the name.
 nl::json KernelInterpreter::error_reply(const EvalError& error, bool silent) {
-  std::string ename = error.interrupted                        ? "interrupted"
+  std::string ename = error.interrupted                       ? "interrupted"
                       : error.kind == EvalError::Kind::syntax ? "syntax error"
                                                               : "error";
   std::vector<std::string> traceback = lines_of(error.message);
@@ -153,9 +161,12 @@ nl::json KernelInterpreter::inspect_request_impl(const std::string& code, int cu
 
 nl::json KernelInterpreter::is_complete_request_impl(const std::string& code) {
   switch (entry_status(code)) {
-    case EntryStatus::incomplete: return xeus::create_is_complete_reply("incomplete", indent_hint(code));
-    case EntryStatus::invalid: return xeus::create_is_complete_reply("invalid");
-    case EntryStatus::complete: break;
+    case EntryStatus::incomplete:
+      return xeus::create_is_complete_reply("incomplete", indent_hint(code));
+    case EntryStatus::invalid:
+      return xeus::create_is_complete_reply("invalid");
+    case EntryStatus::complete:
+      break;
   }
   return xeus::create_is_complete_reply("complete");
 }

@@ -71,12 +71,14 @@ int install_kernelspec(const std::vector<std::string>& options) {
   if (dir.empty()) return std::fprintf(stderr, "nabla jupyter install: %s\n", error.c_str()), 2;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return std::fprintf(stderr, "nabla jupyter install: cannot make %s: %s\n", dir.c_str(), ec.message().c_str()), 1;
+  if (ec)
+    return std::fprintf(stderr, "nabla jupyter install: cannot make %s: %s\n", dir.c_str(), ec.message().c_str()), 1;
   std::string path = dir + "/kernel.json";
   std::ofstream out(path);
   out << kernel_json().dump(2) << "\n";
   out.close();
-  if (!out) return std::fprintf(stderr, "nabla jupyter install: cannot write %s: %s\n", path.c_str(), std::strerror(errno)), 1;
+  if (!out)
+    return std::fprintf(stderr, "nabla jupyter install: cannot write %s: %s\n", path.c_str(), std::strerror(errno)), 1;
   std::printf("installed the nabla kernelspec in %s\n", dir.c_str());
   return 0;
 }

@@ -107,8 +107,9 @@ TEST_CASE("display: a _repr_png_ that returns no str is an error naming it") {
 
 TEST_CASE("display: a progress bar redraws one display in place") {
   Notebook nb;
-  REQUIRE(nb.interp.eval("import data\nlet bar = data.Progress(3, desc=\"epoch 1\")\n"
-                         "for i in range(3) { bar.update(loss=0.5) }\nbar.close()")
+  REQUIRE(nb.interp
+              .eval("import data\nlet bar = data.Progress(3, desc=\"epoch 1\")\n"
+                    "for i in range(3) { bar.update(loss=0.5) }\nbar.close()")
               .ok);
   REQUIRE(nb.shown.size() >= 2);
   CHECK(!nb.shown.front().update);
