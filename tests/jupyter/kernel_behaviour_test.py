@@ -59,9 +59,10 @@ class Interrupt(KernelSession):
         msg_id = self.kc.execute("while true { i = i + 1 }")
         time.sleep(1.0)  # the loop is running
         self.km.interrupt_kernel()
-        reply = self.kc.get_shell_msg(timeout=nabla_kernel.TIMEOUT)
-        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        reply = nabla_kernel.reply_to(self.kc, msg_id)
+        outputs = nabla_kernel.outputs_of(self.kc, msg_id)
         self.assertEqual(reply["content"]["status"], "error")
+        self.assertEqual([t for t, c in outputs], ["error"])
         self.assertEqual(reply["content"]["ename"], "interrupted")
         self.assertIn("interrupted", reply["content"]["evalue"])
         self.assertEqual(self.result_of("kept + 1")["text/plain"], "42")
@@ -71,12 +72,14 @@ class Interrupt(KernelSession):
     def test_interrupt_stops_a_wait_inside_a_builtin(self):
         self.ok("import time")
         started = time.monotonic()
-        self.kc.execute("time.sleep(60)")
+        msg_id = self.kc.execute("time.sleep(60)")
         time.sleep(1.0)
         self.km.interrupt_kernel()
-        reply = self.kc.get_shell_msg(timeout=nabla_kernel.TIMEOUT)
+        reply = nabla_kernel.reply_to(self.kc, msg_id)
+        nabla_kernel.outputs_of(self.kc, msg_id)
         self.assertEqual(reply["content"]["ename"], "interrupted")
         self.assertLess(time.monotonic() - started, 30)
+        self.assertEqual(self.result_of("1 + 1")["text/plain"], "2")
 
     def test_interrupt_between_cells_is_harmless(self):
         self.ok("let kept = 1")

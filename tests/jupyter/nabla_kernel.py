@@ -2,7 +2,6 @@
 --prefix` writes, found through a temporary JUPYTER_PATH, and running one cell with
 jupyter_client. Each test script takes the nabla binary as its first argument."""
 import os
-import queue
 import subprocess
 import sys
 import tempfile
@@ -28,9 +27,21 @@ def run_cell(kc, code, timeout=TIMEOUT):
     """Executes code; returns (the execute_reply's content, the cell's iopub messages
     between busy and idle, as (msg_type, content) pairs)."""
     msg_id = kc.execute(code)
+    return reply_to(kc, msg_id, timeout)["content"], outputs_of(kc, msg_id, timeout)
+
+
+def reply_to(kc, msg_id, timeout=TIMEOUT):
+    """The shell reply to the request msg_id."""
     reply = kc.get_shell_msg(timeout=timeout)
     while reply["parent_header"].get("msg_id") != msg_id:
         reply = kc.get_shell_msg(timeout=timeout)
+    return reply
+
+
+def outputs_of(kc, msg_id, timeout=TIMEOUT):
+    """The iopub messages of request msg_id up to its idle status. The next request
+    must wait for it: after a failed cell xeus drops (aborts) the execute requests
+    that reach it before then, as the protocol's stop_on_error asks."""
     outputs = []
     while True:
         msg = kc.get_iopub_msg(timeout=timeout)
@@ -38,17 +49,7 @@ def run_cell(kc, code, timeout=TIMEOUT):
             continue
         if msg["msg_type"] == "status":
             if msg["content"]["execution_state"] == "idle":
-                return reply["content"], outputs
+                return outputs
             continue
         if msg["msg_type"] != "execute_input":
             outputs.append((msg["msg_type"], msg["content"]))
-
-
-def drain(channel_get, seconds=0.5):
-    """Every message that arrives on a channel within `seconds`."""
-    messages = []
-    while True:
-        try:
-            messages.append(channel_get(timeout=seconds))
-        except queue.Empty:
-            return messages
