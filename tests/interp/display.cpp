@@ -3,10 +3,12 @@
 // path, _repr_svg_ / _repr_png_ and progress bars send, with and without a notebook.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "interp/interpreter.hpp"
+#include "temp_dir.hpp"
 
 using nabla::DisplayData;
 using nabla::EvalResult;
@@ -94,6 +96,15 @@ TEST_CASE("display: _repr_svg_ of a model, in display(x) and as a cell's last va
   Interpreter terminal;
   REQUIRE(terminal.eval(kFigure).ok);
   CHECK(terminal.eval("Figure(7)").images.empty());
+}
+
+TEST_CASE("display: a module's _repr_svg_ function (a native-style object without self)") {
+  nabla::testing::TempDir dir("nabla_display");
+  std::ofstream(dir.file("badge.dsl")) << "fn _repr_svg_() = \"<svg><text>badge</text></svg>\"\n";
+  Notebook nb;
+  REQUIRE(nb.interp.eval("import \"" + dir.file("badge.dsl") + "\" as badge\ndisplay(badge)").ok);
+  REQUIRE(nb.shown.size() == 1);
+  CHECK(nb.shown[0].data.at("image/svg+xml") == "<svg><text>badge</text></svg>");
 }
 
 TEST_CASE("display: a _repr_png_ that returns no str is an error naming it") {
