@@ -1,7 +1,9 @@
 """What the Jupyter kernel's tests share: the kernelspec that `nabla jupyter install
 --prefix` writes, found through a temporary JUPYTER_PATH, and running one cell with
 jupyter_client. Each test script takes the nabla binary as its first argument."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +18,7 @@ def install_kernelspec_from_argv():
         sys.exit("usage: %s NABLA_BINARY [unittest options]" % sys.argv[0])
     nabla = os.path.abspath(sys.argv.pop(1))
     prefix = tempfile.mkdtemp(prefix="nabla-jupyter-")
+    atexit.register(shutil.rmtree, prefix, True)
     done = subprocess.run([nabla, "jupyter", "install", "--prefix", prefix], capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit("nabla jupyter install failed: " + done.stderr)

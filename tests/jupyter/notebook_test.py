@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,9 @@ SOURCE_DIR = sys.argv.pop(1)
 class MlpNotebook(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        out = os.path.join(tempfile.mkdtemp(prefix="nabla-notebook-"), "mlp.ipynb")
+        folder = tempfile.mkdtemp(prefix="nabla-notebook-")
+        cls.addClassCleanup(shutil.rmtree, folder, True)
+        out = os.path.join(folder, "mlp.ipynb")
         done = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute",
                                "--ExecutePreprocessor.timeout=600",
                                os.path.join(SOURCE_DIR, "examples", "mlp.ipynb"), "--output", out],
