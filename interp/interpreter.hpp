@@ -223,8 +223,8 @@ class Interpreter {
   // came during its last statement or after it (Note [Interrupts] in interpreter.cpp).
   void interrupt();
   // Forgets every name and import of the session, as a new Interpreter would, and
-  // keeps the settings (output, limits, args). The REPL's `:reset`; the fuzzer runs
-  // each input after a reset.
+  // keeps the settings (the output, warning and display sinks, limits, args). The
+  // REPL's `:reset`; the fuzzer runs each input after a reset.
   void reset();
   // Arguments of `nabla FILE.dsl args...`, visible as `args` in the language.
   void set_args(const std::vector<std::string>& args);
