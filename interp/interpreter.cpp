@@ -14,6 +14,7 @@
 
 #include "interp/eval/evaluator.hpp"
 #include "interp/builtins/builtin_table.hpp"
+#include "interp/builtins/display.hpp"
 #include "interp/builtins/help.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "interp/builtins/profile.hpp"
@@ -162,6 +163,7 @@ struct Interpreter::Impl {
           run_it();
         }
         if (has_echo && !last.is_none()) result.echo = interp::repr(last);
+        if (has_echo && !last.is_none() && ev.display) result.images = interp::repr_images(ev, last);
         last_program = prog;
       } catch (LangError& e) {
         result.ok = false;
@@ -427,6 +429,12 @@ GraphResult Interpreter::graph(const GraphRequest& request) {
 }
 
 void Interpreter::set_output(std::function<void(const std::string&)> sink) { impl_->ev.output = std::move(sink); }
+
+void Interpreter::set_warning_output(std::function<void(const std::string&)> sink) {
+  impl_->ev.warning_output = std::move(sink);
+}
+
+void Interpreter::set_display(std::function<void(const DisplayData&)> sink) { impl_->ev.display = std::move(sink); }
 
 void Interpreter::set_limits(const Limits& limits) {
   impl_->limits = limits;

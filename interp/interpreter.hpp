@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,12 +26,30 @@ struct EvalError {
   bool timed_out = false;    // a test's time limit stopped it (TestOptions::timeout_s), not Ctrl-C
 };
 
+// A value's forms for a notebook, keyed by MIME type: "text/plain" (its printed
+// form), "image/svg+xml" (SVG text), "image/png" (the PNG file's bytes).
+using MimeBundle = std::map<std::string, std::string>;
+
 struct EvalResult {
   bool ok = true;
   std::optional<EvalError> error;
   // The printed form of the last expression statement's value (the REPL echoes
   // it); empty when the input ended with a non-expression or the value was none.
   std::string echo;
+  // With a display sink set (Interpreter::set_display): that value's images, from
+  // its _repr_svg_() and _repr_png_() methods ("image/svg+xml", "image/png"); a
+  // notebook shows them with `echo` as the cell's result. Empty otherwise.
+  MimeBundle images;
+};
+
+// What a program sends to a notebook (Interpreter::set_display): display(x), a
+// drawing made without a path (gm.render()), a progress bar. A progress bar redraws
+// itself in place: its first message has a display_id and update false, the later
+// ones the same id and update true (Jupyter's display_data, update_display_data).
+struct DisplayData {
+  MimeBundle data;
+  std::string display_id;  // "" for a display that never changes
+  bool update = false;
 };
 
 // Limits for a program that must neither run away nor reach outside the process
@@ -190,13 +209,22 @@ class Interpreter {
 
   // Where print() writes (stdout by default): tests capture it.
   void set_output(std::function<void(const std::string&)> sink);
+  // Where warnings go ("gradcheck: warning: input 0 is f32, ..."): stderr by default;
+  // a notebook's stderr stream.
+  void set_warning_output(std::function<void(const std::string&)> sink);
+  // Where display(x), gm.render() and render_autograd() without a path, and progress
+  // bars send their output: a notebook (the Jupyter kernel, interp/jupyter/). Unset
+  // (the default, or an empty function), display(x) prints x's text form, a drawing
+  // needs a path, and a progress bar redraws a terminal line. See Note [Display] in
+  // interp/builtins/display.hpp.
+  void set_display(std::function<void(const DisplayData&)> sink);
   // Ask a running eval to stop at the next statement or loop iteration (signal-safe:
   // it only sets a flag); the eval fails with "interrupted", also when the request
   // came during its last statement or after it (Note [Interrupts] in interpreter.cpp).
   void interrupt();
   // Forgets every name and import of the session, as a new Interpreter would, and
-  // keeps the settings (output, limits, args). The REPL's `:reset`; the fuzzer runs
-  // each input after a reset.
+  // keeps the settings (the output, warning and display sinks, limits, args). The
+  // REPL's `:reset`; the fuzzer runs each input after a reset.
   void reset();
   // Arguments of `nabla FILE.dsl args...`, visible as `args` in the language.
   void set_args(const std::vector<std::string>& args);

@@ -7,7 +7,7 @@
 #   bash scripts/gpu_build.sh [COMMAND [ARG...]]
 #
 # 1. unpacks every .gpu-deps/**/*.deb into $NABLA_DEPS_ROOT (/tmp/nabla-deps), never /;
-# 2. configures build-gpu/ with -DNABLA_CUDA=ON -DNABLA_GRAPHVIZ=OFF, finding the
+# 2. configures build-gpu/ with -DNABLA_CUDA=ON -DNABLA_GRAPHVIZ=OFF -DNABLA_JUPYTER=OFF -DNABLA_ONNX=OFF, finding the
 #    headers, libraries and CMake packages there and cuDNN in the nvidia-cudnn pip
 #    package (-DCUDNN_ROOT), and builds it on every core;
 # 3. runs `ctest -L cuda --output-on-failure` in build-gpu/;
@@ -151,7 +151,7 @@ configure() {
   command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || die "no nvcc on PATH or in /usr/local/cuda/bin"
   command -v ninja >/dev/null && generator=(-G Ninja)
   CMAKE_ARGS=(-S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
-              -DNABLA_CUDA=ON -DNABLA_GRAPHVIZ=OFF
+              -DNABLA_CUDA=ON -DNABLA_GRAPHVIZ=OFF -DNABLA_JUPYTER=OFF -DNABLA_ONNX=OFF
               -DCMAKE_PREFIX_PATH="$DEPS/usr"
               -DCMAKE_LIBRARY_PATH="$DEPS/usr/$ARCH_LIBDIR;$DEPS/$ARCH_LIBDIR"
               -DCMAKE_INCLUDE_PATH="$DEPS/usr/include;$DEPS/usr/include/x86_64-linux-gnu"

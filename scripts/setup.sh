@@ -30,6 +30,12 @@ PACKAGES+=(libprotobuf-dev protobuf-compiler python3-protobuf python3-numpy pyth
 # ONNX export (graph/onnx/, docs/onnx.md): libonnx's protobuf classes write the models;
 # python3-onnx (onnx.checker) and ONNX Runtime through node check them (tests/onnx/).
 PACKAGES+=(libonnx-dev libprotobuf-dev python3-onnx nodejs npm)
+# The Jupyter kernel (interp/jupyter/) on xeus, and its tests: jupyter_kernel_test,
+# jupyter_client (with pyzmq) and `jupyter nbconvert` (jupyter-nbconvert brings the
+# `jupyter` command of jupyter-core) running examples/mlp.ipynb.
+PACKAGES+=(xeus-dev libzmq3-dev cppzmq-dev xtl-dev nlohmann-json3-dev uuid-dev libssl-dev
+           python3-jupyter-kernel-test python3-jupyter-client python3-zmq python3-nbconvert python3-nbclient
+           python3-nbformat jupyter-nbconvert)
 PACKAGES+=("$@")
 
 missing_packages() {

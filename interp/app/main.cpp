@@ -1,7 +1,8 @@
 // The `nabla` command: the REPL, scripts (`nabla FILE.dsl args`, `nabla -e CODE`),
 // the language's test runner (`nabla test PATH`), graph mode (`nabla graph FILE
-// --entry NAME`), local data-parallel ranks (`nabla launch -n N FILE`, launch.hpp)
-// and --version/--help/--list-ops; --max-steps, --max-memory and --sandbox before any
+// --entry NAME`), local data-parallel ranks (`nabla launch -n N FILE`, launch.hpp),
+// the Jupyter kernel (`nabla kernel -f FILE`, `nabla jupyter install`,
+// interp/jupyter/kernel.hpp) and --version/--help/--list-ops; --max-steps, --max-memory and --sandbox before any
 // of them but launch set the interpreter's Limits (docs/hardening.md), and
 // --full-trace before any of them shows errors at the standard library's own lines.
 // Exit status: 0 on success, 1 on a runtime error or a failed test, 2 on a usage or
@@ -28,6 +29,7 @@
 #include "interp/app/repl.hpp"
 #include "interp/app/test_command.hpp"
 #include "interp/interpreter.hpp"
+#include "interp/jupyter/kernel.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace {
@@ -46,6 +48,10 @@ const char* const kUsage =
     "       nabla graph --list-passes    list the graph passes and the default pipeline\n"
     "       nabla launch -n N [--master-port P] [--grace S] FILE.dsl [ARGS...]\n"
     "                                    run FILE.dsl as N ranks of a process group\n"
+    "       nabla kernel -f CONNECTION_FILE\n"
+    "                                    serve a Jupyter notebook (Jupyter starts it)\n"
+    "       nabla jupyter install [--user | --prefix DIR]\n"
+    "                                    write the Jupyter kernelspec of this nabla\n"
     "       nabla --version | --help | --list-ops\n"
     "       nabla [--max-steps N] [--max-memory BYTES] [--sandbox] [COMMAND...]\n"
     "                                    any of the above but launch (or the REPL), with limits\n"
@@ -433,6 +439,12 @@ int main(int argc, char** argv) {
     if (std::string e = take_command_options(rest); !e.empty()) return usage_error(e);
     return first == "test" ? run_tests(rest) : run_graph_command(rest);
   }
+  if (first == "kernel") {
+    nabla::Interpreter interp;
+    apply_options(interp);
+    return nabla::jupyter::run_kernel_command(interp, rest);
+  }
+  if (first == "jupyter") return nabla::jupyter::run_jupyter_command(rest);
   if (first == "launch") {
     if (g_limits.max_steps || g_limits.max_memory || g_limits.sandbox)
       return usage_error("--max-steps, --max-memory and --sandbox do not reach the ranks of nabla launch");

@@ -180,6 +180,13 @@ std::vector<std::string> repl_completions(Interpreter& interp, const std::string
   return sorted_unique(std::move(names));
 }
 
+EntryStatus entry_status(const std::string& code) {
+  auto file = std::make_shared<lang::SourceFile>(lang::SourceFile{"<repl>", code});
+  lang::ParseResult parsed = lang::parse(file);
+  if (parsed.incomplete) return EntryStatus::incomplete;
+  return parsed.program ? EntryStatus::complete : EntryStatus::invalid;
+}
+
 // ---- reading lines --------------------------------------------------------------
 
 namespace {
@@ -328,10 +335,7 @@ std::string trim(const std::string& s) {
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
-bool parses_incomplete(const std::string& code) {
-  auto file = std::make_shared<lang::SourceFile>(lang::SourceFile{"<repl>", code});
-  return lang::parse(file).incomplete;
-}
+bool parses_incomplete(const std::string& code) { return entry_status(code) == EntryStatus::incomplete; }
 
 // Splits ":cmd rest" into its name and argument.
 std::pair<std::string, std::string> split_command(const std::string& entry) {

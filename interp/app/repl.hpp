@@ -36,6 +36,12 @@ std::string member_target(const std::string& line, size_t dot);
 // argument of an open call ("nn.Linear(4, " gives "nn.Linear"); empty elsewhere.
 std::string call_target(const std::string& line, size_t start);
 
+// Whether `code` is a whole entry: incomplete when it ends inside an open bracket,
+// block or string (the REPL asks for another line, a notebook's Enter adds one),
+// invalid when it has a syntax error that more lines cannot mend. lang::parse decides.
+enum class EntryStatus { complete, incomplete, invalid };
+EntryStatus entry_status(const std::string& code);
+
 // While alive, SIGINT asks `interp` to stop its running statement (the third Ctrl-C
 // in a row ends the process, for a statement stuck inside a native call).
 class InterruptScope {

@@ -39,7 +39,7 @@ Value check_gradients(Evaluator& ev, CallArgs& a, const std::string& name, Check
     const Tensor& t = args[k].t;
     if (t.requires_grad()) {
       if (t.dtype() != DType::f64)
-        ev.output(name + ": warning: input " + std::to_string(k) + " is " + dtype_name(t.dtype()) +
+        ev.warning_output(name + ": warning: input " + std::to_string(k) + " is " + dtype_name(t.dtype()) +
                   ", not f64; differences will be imprecise\n");
       which.push_back(tensors.size());
     }

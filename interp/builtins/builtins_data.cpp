@@ -16,6 +16,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/display.hpp"
 #include "interp/builtins/idx_reader.hpp"
 #include "interp/builtins/png.hpp"
 #include "interp/app/progress.hpp"
@@ -368,12 +369,16 @@ Value progress_builtin(Evaluator& ev, CallArgs& a) {
                       ? static_cast<int64_t>(b[0].as<ListObj>()->items.size())
                       : as_int(b[0], "Progress(): total");
   std::string desc = b.has(1) ? str(b[1]) : "";
-  bool tty = b.has(2) ? as_bool(b[2], "Progress(): tty") : isatty(STDOUT_FILENO) == 1;
+  // In a notebook (a display sink) the bar redraws its own display in place, as on
+  // a terminal, unless tty= says otherwise (Note [Display] in display.hpp).
+  bool notebook = ev.display && !b.has(2);
+  bool tty = b.has(2) ? as_bool(b[2], "Progress(): tty") : notebook || isatty(STDOUT_FILENO) == 1;
   Evaluator* evp = &ev;
-  auto bar = std::make_shared<ProgressBar>(desc, total, tty, [evp, tty](const std::string& s) {
+  auto out = notebook ? progress_display(ev) : [evp, tty](const std::string& s) {
     evp->output(s);
     if (tty) std::fflush(stdout);
-  });
+  };
+  auto bar = std::make_shared<ProgressBar>(desc, total, tty, out);
   auto m = std::make_shared<Module>();
   m->name = "Progress";
   // update(loss=...) takes a number or a one-element tensor; a tensor on a GPU is
@@ -434,20 +439,18 @@ Value file_exists_builtin(Evaluator& ev, CallArgs& a) {
   return Value::boolean(access(str(b[0]).c_str(), R_OK) == 0);
 }
 
-// save_image(tensor, path): [H, W] or [C, H, W] (C 1 or 3) as an 8-bit PNG; floating
-// values are clamped to [0, 1] and scaled to 0..255, integers clamped to 0..255.
-Value save_image_builtin(Evaluator& ev, CallArgs& a) {
-  ev.check_sandbox("data.save_image()");
-  Bound b = bind("save_image", a, {"tensor", "path"}, 2);
-  const Tensor& t = as_tensor(b[0], "save_image(): tensor");
-  if (b[1].tag != Tag::Str) fail(std::string("save_image(): path must be a str, got ") + type_name(b[1]));
-  const std::string& path = b[1].as<StrObj>()->s;
+}  // namespace
+
+bool is_image_tensor(const Tensor& t) {
+  int64_t channels = t.dim() == 3 ? t.sizes()[0] : 1;
+  return (t.dim() == 2 || t.dim() == 3) && (channels == 1 || channels == 3);
+}
+
+// Floating values are clamped to [0, 1] and scaled to 0..255, integers clamped to 0..255.
+std::string image_tensor_png(const Tensor& t) {
   bool planar = t.dim() == 3;
   int64_t channels = planar ? t.sizes()[0] : 1;
-  if ((t.dim() != 2 && !planar) || (channels != 1 && channels != 3))
-    fail("save_image(): expected a tensor [H, W] or [C, H, W] with C 1 or 3, got shape " + t.shape_str());
   int64_t h = t.sizes()[t.dim() - 2], w = t.sizes()[t.dim() - 1];
-  if (h == 0 || w == 0) fail("save_image(): the image is empty: shape " + t.shape_str());
   std::vector<double> v = to_double_vector(contiguous_raw(t));
   std::vector<uint8_t> pixels(v.size());
   double scale = is_floating(t.dtype()) ? 255.0 : 1.0;
@@ -458,7 +461,22 @@ Value save_image_builtin(Evaluator& ev, CallArgs& a) {
       pixels[static_cast<size_t>(i * channels + c)] =
           static_cast<uint8_t>(std::isnan(x) ? 0.0 : std::clamp(x, 0.0, 255.0));
     }
-  std::string png = encode_png(pixels, w, h, static_cast<int>(channels));
+  return encode_png(pixels, w, h, static_cast<int>(channels));
+}
+
+namespace {
+
+// save_image(tensor, path): [H, W] or [C, H, W] (C 1 or 3) as an 8-bit PNG (image_tensor_png).
+Value save_image_builtin(Evaluator& ev, CallArgs& a) {
+  ev.check_sandbox("data.save_image()");
+  Bound b = bind("save_image", a, {"tensor", "path"}, 2);
+  const Tensor& t = as_tensor(b[0], "save_image(): tensor");
+  if (b[1].tag != Tag::Str) fail(std::string("save_image(): path must be a str, got ") + type_name(b[1]));
+  const std::string& path = b[1].as<StrObj>()->s;
+  if (!is_image_tensor(t))
+    fail("save_image(): expected a tensor [H, W] or [C, H, W] with C 1 or 3, got shape " + t.shape_str());
+  if (t.numel() == 0) fail("save_image(): the image is empty: shape " + t.shape_str());
+  std::string png = image_tensor_png(t);
   std::ofstream out(path, std::ios::binary);
   if (!out.write(png.data(), static_cast<std::streamsize>(png.size()))) cannot_open("save_image", path, errno);
   return Value::none();

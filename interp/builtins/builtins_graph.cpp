@@ -18,6 +18,7 @@
 #include "graph/memory_plan.hpp"
 #include "graph/pass_manager.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/display.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "interp/models/module_walk.hpp"
 #include "viz/graphviz.hpp"
@@ -345,17 +346,16 @@ graph::MemoryPlan memory_plan_of(const GraphModule& gm, const std::string& what)
        "(\"default\" does)");
 }
 
-void render_memory_plan(const GraphModule& gm, const std::string& path) {
+std::string memory_plan_drawing(const GraphModule& gm) {
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
   graph::MemoryPlan p = memory_plan_of(gm, "render(memory=true)");
-  viz::render(viz::memory_plan_dot(graph::plan_buffer_uses(cg.graph, p), graph::plan_step_labels(cg.graph),
-                                   "memory plan of " + gm.name),
-              path);
+  return viz::memory_plan_dot(graph::plan_buffer_uses(cg.graph, p), graph::plan_step_labels(cg.graph),
+                              "memory plan of " + gm.name);
 }
 
-void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after) {
+std::string graph_drawing(const GraphModule& gm, const std::string& before_after) {
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
-  if (before_after.empty()) return viz::render(viz::graph_dot(cg.graph), path);
+  if (before_after.empty()) return viz::graph_dot(cg.graph);
   graph::PipelineOptions opt;
   opt.snapshot_after = before_after;
   graph::Graph g = cg.captured;
@@ -364,7 +364,18 @@ void render_graph(const GraphModule& gm, const std::string& path, const std::str
   for (auto& p : passes) listed |= p == before_after;
   if (!listed) passes = graph::parse_pipeline(before_after);  // a pass outside the pipeline: run it alone
   graph::PipelineResult r = graph::run_pipeline(g, passes, opt);
-  viz::render(viz::diff_dot(r.before_snapshot, r.after_snapshot, before_after), path);
+  return viz::diff_dot(r.before_snapshot, r.after_snapshot, before_after);
+}
+
+void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after) {
+  viz::render(graph_drawing(gm, before_after), path);
+}
+
+// A drawing to `path`, or without one (none) to the notebook (Note [Display]).
+static void draw_to(Evaluator& ev, const std::string& dot, const Value& path, const std::string& what) {
+  if (!path.is_none()) return viz::render(dot, str(path));
+  require_notebook(ev, what);
+  display_svg(ev, viz::render_data(dot, "svg"), what);
 }
 
 // The input shapes of each cached graph, when they differ: "x == f32[2, 784]; x == f32[64, 784]".
@@ -457,15 +468,14 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   };
   // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"
   // draws the graph just before and after that pass of the pipeline, changes marked;
-  // memory=true draws the memory plan instead (viz::memory_plan_dot).
+  // memory=true draws the memory plan instead (viz::memory_plan_dot). Without a path,
+  // in a notebook: shown there as SVG.
   obj->methods["render"] = [gm](Evaluator& ev, CallArgs& a) {
-    ev.check_sandbox("render()");
-    Bound b = bind("render", a, {"self", "path", "before_after", "memory"}, 2);
-    if (b.has(3) && as_bool(b[3], "render(): memory")) {
-      render_memory_plan(*gm, str(b[1]));
-      return Value();
-    }
-    render_graph(*gm, str(b[1]), b.has(2) ? str(b[2]) : std::string());
+    Bound b = bind("render", a, {"self", "path", "before_after", "memory"}, 1);
+    if (b.has(1)) ev.check_sandbox("render()");  // a notebook's drawing writes no file
+    bool memory = b.has(3) && as_bool(b[3], "render(): memory");
+    std::string dot = memory ? memory_plan_drawing(*gm) : graph_drawing(*gm, b.has(2) ? str(b[2]) : std::string());
+    draw_to(ev, dot, b[1], "gm.render()");
     return Value();
   };
   // gm.cost(): FLOPs, bytes and roofline of each node (interp/builtins/graph_cost.cpp).
@@ -513,15 +523,15 @@ Value compile_builtin(Evaluator& ev, CallArgs& a) {
 }
 
 // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
-// double-backward graphs included.
+// double-backward graphs included; without a path, in a notebook, shown there.
 Value render_autograd_builtin(Evaluator& ev, CallArgs& a) {
-  ev.check_sandbox("render_autograd()");
-  Bound b = bind("render_autograd", a, {"tensors", "path"}, 2);
+  Bound b = bind("render_autograd", a, {"tensors", "path"}, 1);
+  if (b.has(1)) ev.check_sandbox("render_autograd()");  // a notebook's drawing writes no file
   TensorList roots;
   if (b[0].tag == Tag::Tensor) roots.push_back(b[0].t);
   else
     for (auto& v : b[0].as<ListObj>()->items) roots.push_back(as_tensor(v, "render_autograd(): tensors"));
-  viz::render(viz::autograd_dot(roots), str(b[1]));
+  draw_to(ev, viz::autograd_dot(roots), b[1], "render_autograd()");
   return Value();
 }
 
@@ -589,8 +599,9 @@ const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin, "compile(fn_or_model, *example_inputs, train=false)",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn). "
      "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
-    {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path)",
-     "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file. "
+    {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",
+     "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file; without a path, "
+     "in a notebook, shows it there. "
      "Example: render_autograd((randn(3, requires_grad=true) * 2).sum(), \"loss.dot\")"},
     {"export_onnx", export_onnx_builtin, "export_onnx(model_or_fn, example_inputs, path)",
      "Writes the model (in eval mode) or function, compiled on the example inputs with the default passes, as an ONNX "

@@ -44,6 +44,14 @@ Value tuple_of(const TensorList& ts);
 Tensor tensor_from_value(const Value& v, std::optional<DType> dtype);
 Value tolist(const Tensor& t);
 
+// ---- images (builtins_data.cpp) -------------------------------------------------------
+
+// Whether t is an image for data.save_image and display(x): [H, W] or [C, H, W], C 1 or 3.
+bool is_image_tensor(const Tensor& t);
+// The PNG file's bytes of an image tensor (8-bit; floats clamped to [0, 1] and
+// scaled, integers clamped to 0..255; NaN black).
+std::string image_tensor_png(const Tensor& t);
+
 // ---- ops by name (builtins_ops.cpp) ---------------------------------------------------
 
 using Fn = std::function<Value(Evaluator&, CallArgs&)>;
@@ -86,6 +94,7 @@ extern const BuiltinLibrary kDistLibrary;        // builtins_dist.cpp: the `_dis
 extern const BuiltinLibrary kDataLibrary;        // builtins_data.cpp: the `_data` module behind `import data`
 extern const BuiltinLibrary kLogLibrary;         // interp/log/builtins_log.cpp: the `_log` module behind `import log`
 extern const BuiltinLibrary kPlotLibrary;        // builtins_plot.cpp: the `plot` module (figures, SVG, PNG)
+extern const BuiltinLibrary kDisplayLibrary;     // builtins_display.cpp: display(x) for notebooks
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
 

@@ -37,8 +37,10 @@ std::string graph_ir(const GraphModule& gm, bool captured);
 // gm.render(path, before_after): the graph in use (.svg, .png, .dot), or with
 // `before_after` set the graph just before and after that pass of the pipeline.
 void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after = "");
-// gm.render(path, memory=true): the memory plan of the graph in use.
-void render_memory_plan(const GraphModule& gm, const std::string& path);
+// What render_graph draws, as DOT text (gm.render() without a path shows it in a notebook).
+std::string graph_drawing(const GraphModule& gm, const std::string& before_after = "");
+// gm.render(path, memory=true): the memory plan of the graph in use, as DOT text.
+std::string memory_plan_drawing(const GraphModule& gm);
 // gm.export_onnx(path): the graph in use as an ONNX model. A training step, or a
 // module captured for several input shapes, is an error.
 void export_graph_onnx(const GraphModule& gm, const std::string& path);

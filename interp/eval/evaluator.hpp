@@ -23,6 +23,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "interp/interpreter.hpp"
 #include "interp/values/value.hpp"
 #include "lang/ast.hpp"
 
@@ -158,6 +159,11 @@ class Evaluator {
 
   std::shared_ptr<Module> main_module;
   std::function<void(const std::string&)> output;
+  // Where warnings go (stderr by default; Interpreter::set_warning_output).
+  std::function<void(const std::string&)> warning_output;
+  // A notebook's display (Interpreter::set_display); empty on a terminal. Note [Display]
+  // in interp/builtins/display.hpp.
+  std::function<void(const DisplayData&)> display;
   std::atomic<bool> interrupt_flag{false};
   std::vector<std::string> args;
   TestState tests;

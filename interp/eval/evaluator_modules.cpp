@@ -183,6 +183,10 @@ Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
     std::fwrite(s.data(), 1, s.size(), stdout);
     if (s.find('\n') != std::string::npos) std::fflush(stdout);
   };
+  warning_output = [](const std::string& s) {
+    std::fflush(stdout);  // after what was printed before it
+    std::fwrite(s.data(), 1, s.size(), stderr);
+  };
   install_builtins(*this);
   main_module = new_module("__main__", "");
 }
