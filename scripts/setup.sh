@@ -29,7 +29,10 @@ PACKAGES=(build-essential cmake ninja-build ccache pkg-config
 PACKAGES+=(libprotobuf-dev protobuf-compiler python3-protobuf python3-numpy python3-pil)
 # ONNX export (graph/onnx/, docs/onnx.md): libonnx's protobuf classes write the models;
 # python3-onnx (onnx.checker) and ONNX Runtime through node check them (tests/onnx/).
-PACKAGES+=(libonnx-dev libprotobuf-dev python3-onnx nodejs npm)
+PACKAGES+=(libonnx-dev libprotobuf-dev python3-onnx)
+# node and npm from Debian, unless the machine already has them (a NodeSource nodejs
+# carries its own npm and conflicts with Debian's npm package).
+command -v npm >/dev/null && command -v node >/dev/null || PACKAGES+=(nodejs npm)
 # The Jupyter kernel (interp/jupyter/) on xeus, and its tests: jupyter_kernel_test,
 # jupyter_client (with pyzmq) and `jupyter nbconvert` (jupyter-nbconvert brings the
 # `jupyter` command of jupyter-core) running examples/mlp.ipynb.

@@ -50,10 +50,11 @@ std::string series_name(const std::string& label, size_t index) {
   return label.empty() ? "series " + std::to_string(index + 1) : "series '" + label + "'";
 }
 
-// A warning on the output, at the call that caused it: "file:line:col: warning: ...".
+// A warning, at the call that caused it: "file:line:col: warning: ...". It goes where
+// every warning goes (stderr; a notebook's stderr stream), not into print()'s output.
 void warn(Evaluator& ev, const std::string& message) {
   std::string where = ev.current_span && ev.current_span->valid() ? ev.current_span->where() + ": " : "";
-  ev.output(where + "warning: " + message + "\n");
+  ev.warning_output(where + "warning: " + message + "\n");
 }
 
 // ---- the figure's options -----------------------------------------------------------

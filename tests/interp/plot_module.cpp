@@ -3,7 +3,12 @@
 // and the count), and errors located at the user's line.
 #include "helpers.hpp"
 
-using nabla::testing::Session;
+// A session whose run() returns what it printed and warned, in order.
+struct Session : nabla::testing::Session {
+  Session() {
+    interp.set_warning_output([this](const std::string& s) { out += s; });
+  }
+};
 
 TEST_CASE("plot: a NaN or inf in a series gives one warning at the call, naming the series and the count") {
   Session s;

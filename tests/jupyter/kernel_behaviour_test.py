@@ -148,6 +148,16 @@ class RichDisplay(KernelSession):
         self.assertEqual(data["image/svg+xml"], "<svg xmlns='http://www.w3.org/2000/svg'><circle r='3'/></svg>")
         self.assertIn("Dot", data["text/plain"])
 
+    def test_a_plot_is_the_cell_result_and_its_nan_warning_is_stderr(self):
+        outputs = self.ok('import plot\nplot.lines({"train": [1, 0.5, float(\"nan\"), 0.25]}, title="loss")')
+        (data,) = [c["data"] for t, c in outputs if t == "execute_result"]
+        self.assertIn("<svg", data["image/svg+xml"])
+        png = base64.b64decode(data["image/png"])
+        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+        self.assertIn("figure 'loss'", data["text/plain"])
+        stderr = "".join(c["text"] for t, c in outputs if t == "stream" and c["name"] == "stderr")
+        self.assertIn("1 of 4 points are NaN or inf", stderr)
+
     def test_progress_bar_updates_one_display(self):
         shown = self.displays('import data\nlet bar = data.Progress(4, desc="epoch 1")\n'
                               "for i in range(4) { bar.update(loss=0.25) }\nbar.close()")

@@ -1,9 +1,11 @@
 """examples/mlp.ipynb executed as a user would, with `jupyter nbconvert --to notebook
 --execute` (Debian's jupyter-nbconvert) on the nabla kernel: no cell fails, the
 progress bars end as one finished display per epoch, the test accuracy is printed,
-the training image shows as a PNG and the model's graph as SVG.
+the training image shows as a PNG, the loss plot as SVG and PNG, and the model's
+graph as SVG.
 Run: notebook_test.py NABLA_BINARY SOURCE_DIR."""
 import base64
+import html
 import json
 import os
 import re
@@ -52,15 +54,20 @@ class MlpNotebook(unittest.TestCase):
         accuracy = float(re.search(r"test accuracy (\d\.\d{4})", text).group(1))
         self.assertGreater(accuracy, 0.7)  # 2 epochs on 6000 images: about 0.83
 
-    def test_image_and_graph_shown(self):
-        (png,) = self.data_of("image/png")
-        png = base64.b64decode(png)
-        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
-        self.assertEqual((int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")), (28, 28))
-        (svg,) = self.data_of("image/svg+xml")
-        self.assertIn("<svg", svg)
-        self.assertIn("linear", svg)
-
+    def test_image_plot_and_graph_shown(self):
+        pngs = [base64.b64decode(png) for png in self.data_of("image/png")]
+        for png in pngs:
+            self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+        sizes = [(int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) for png in pngs]
+        self.assertIn((28, 28), sizes)  # the training image
+        self.assertIn((640, 480), sizes)  # the loss plot's PNG form
+        svgs = self.data_of("image/svg+xml")
+        self.assertEqual(len(svgs), 2)
+        plot_svg, graph_svg = svgs
+        plot_text = html.unescape(plot_svg)  # PLplot writes text as character references
+        self.assertTrue("training loss" in plot_text and "train loss" in plot_text, "no title or legend in the plot")
+        self.assertIn("<svg", graph_svg)
+        self.assertIn("linear", graph_svg)
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
