@@ -1,5 +1,5 @@
 # --logdir DIR for the Fashion-MNIST training scripts: TensorBoard logs of the run
-# (import log; docs/LANGUAGE.md, "TensorBoard logs"), one point per epoch: the mean
+# (import log; docs/tools.md, "TensorBoard logs"), one point per epoch: the mean
 # train loss, the test accuracy (or another metric), the learning rate and a
 # histogram of every parameter. `tensorboard --logdir DIR` draws them.
 #   import "train_log.dsl" as train_log

@@ -1,6 +1,6 @@
 # import plot from the language: figures from lists and tensors of any float dtype,
 # the one-call helpers, inline display's _repr_svg_ / _repr_png_, and the errors that
-# bad data and bad paths give (docs/LANGUAGE.md, "Plots"). The drawings themselves are
+# bad data and bad paths give (docs/tools.md, "Plots"). The drawings themselves are
 # read back by tests/viz/plot (test_plot).
 import plot
 
