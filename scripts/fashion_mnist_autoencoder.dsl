@@ -18,7 +18,7 @@ import "training_plot.dsl" as training_plot
 
 let curves = training_plot.from_args(args, "Fashion-MNIST denoising autoencoder")  # --plot PATH: see scripts/training_plot.dsl
 # --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
-let (args, writer) = train_log.from_args(args)
+let writer = train_log.from_args(args)
 let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"

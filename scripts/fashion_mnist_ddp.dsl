@@ -17,7 +17,7 @@ dist.init()
 let rank = dist.rank()
 let world = dist.world_size()
 # --logdir DIR: TensorBoard logs, one point per epoch, written by rank 0 (its share's loss).
-let (args, writer) = train_log.from_args(args, writes=rank == 0)
+let writer = train_log.from_args(args, writes=rank == 0)
 let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let checkpoint = args[2] if len(args) > 2 else none

@@ -3,19 +3,22 @@
 # train loss, the test accuracy (or another metric), the learning rate and a
 # histogram of every parameter. `tensorboard --logdir DIR` draws them.
 #   import "train_log.dsl" as train_log
-#   let (args, writer) = train_log.from_args(args)   # writer is none without --logdir
+#   let writer = train_log.from_args(args)   # before reading args; none without --logdir
 #   ... after each epoch:
 #   train_log.log_epoch(writer, epoch + 1, net, opt, bar.mean_loss(), fn() = accuracy(test))
 import log
 
-# (the arguments without `--logdir DIR`, a SummaryWriter on DIR or none without it;
-# none also where writes is false: the ranks of a data-parallel run but rank 0).
-fn from_args(argv, writes=true) {
-  let at = argv.index("--logdir") if "--logdir" in argv else -1
-  if at < 0 { return (argv, none) }
-  if at + 1 >= len(argv) { fail("--logdir needs a folder: --logdir DIR") }
-  let rest = [argv[i] for i in range(len(argv)) if i != at and i != at + 1]
-  return (rest, log.SummaryWriter(argv[at + 1]) if writes else none)
+# Takes `--logdir DIR` out of args (so the positional arguments read as before, as
+# training_plot.from_args does with --plot) and returns a SummaryWriter on DIR, or
+# none without it; none also where writes is false (the ranks of a data-parallel run
+# but rank 0).
+fn from_args(args, writes=true) {
+  if not ("--logdir" in args) { return none }
+  let at = args.index("--logdir")
+  if at + 1 >= len(args) { fail("--logdir needs a folder: --logdir DIR") }
+  let folder = args.pop(at + 1)
+  args.remove("--logdir")
+  return log.SummaryWriter(folder) if writes else none
 }
 
 # One epoch's points at step: train/loss, metric_tag (metric() is called only when
