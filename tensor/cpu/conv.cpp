@@ -128,8 +128,6 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::p
   return {desc, onednn::attributes(act), engine()};
 }
 
-// The forward convolution, with `act` applied to its result as a post-op (the graph
-// passes' conv2d_act; eager conv2d passes none).
 std::shared_ptr<CachedConv> new_cached(dnnl::primitive prim, const memory::desc& scratchpad) {
   auto c = std::make_shared<CachedConv>();
   c->prim = std::move(prim);
@@ -137,8 +135,26 @@ std::shared_ptr<CachedConv> new_cached(dnnl::primitive prim, const memory::desc&
   return c;
 }
 
-std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Activation act) {
+// The channel block oneDNN's direct convolutions compute in on this machine: 16 with
+// AVX-512, else 0 (leave the layout to oneDNN).
+int64_t channel_block_of_isa() {
+  static const int64_t block = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core ? 16 : 0;
+  }();
+  return block;
+}
+
+// The forward convolution, with `act` applied to its result as a post-op (the graph
+// passes' conv2d_act; eager conv2d passes none). A `pooled` result (read by
+// conv2d_act_max_pool2d's pool, never reordered) is asked for in the ISA's channel
+// blocks: left to itself, oneDNN picks channels-last brgconv on AVX-512, which is as
+// fast as the blocked kernel on the CNN's second layer and takes 1.5x as long on its
+// first (one input channel).
+std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Activation act, bool pooled) {
   ConvDescs d = conv_descs(g, bias);
+  if (pooled && g.spatial() == 2 && channel_block_of_isa() == 16)
+    d.dst_any = memory::desc(d.dst.dims(), memory::data_type::f32, Tag::aBcd16b);
   auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, act);
   auto c = new_cached(dnnl::convolution_forward(pd), pd.scratchpad_desc());
   c->operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
@@ -182,9 +198,9 @@ std::shared_ptr<CachedConv> make_backward_weights(const ConvNdGeometry& g) {
 using ConvKey = std::vector<int64_t>;
 constexpr size_t kMaxCachedConvs = 256;
 
-ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, uint64_t weight_owner) {
+ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, uint64_t weight_owner, bool pooled) {
   ConvKey key{static_cast<int64_t>(pass), bias, static_cast<int64_t>(act), static_cast<int64_t>(weight_owner),
-              g.N,  g.C,  g.OC,          g.groups};
+              pooled, g.N, g.C, g.OC, g.groups};
   for (const std::vector<int64_t>* dims : {&g.in, &g.kernel, &g.out, &g.stride, &g.pad, &g.dilation})
     key.insert(key.end(), dims->begin(), dims->end());
   return key;
@@ -192,17 +208,18 @@ ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, 
 
 // `op` names the row in oneDNN's errors; `packed_weight` (defined for a forward pass
 // only) is the weight the primitive keeps in its own layout, one primitive per
-// weight tensor.
+// weight tensor; `pooled` as for make_forward.
 std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& g, bool bias,
-                                        Activation act = Activation::none, const Tensor& packed_weight = Tensor()) {
+                                        Activation act = Activation::none, const Tensor& packed_weight = Tensor(),
+                                        bool pooled = false) {
   static std::mutex mutex;
   static std::map<ConvKey, std::shared_ptr<CachedConv>> cache;
-  ConvKey key = conv_key(pass, g, bias, act, packed_weight.defined() ? packed_weight.impl()->serial : 0);
+  ConvKey key = conv_key(pass, g, bias, act, packed_weight.defined() ? packed_weight.impl()->serial : 0, pooled);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   try {
-    std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act)
+    std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled)
                                     : pass == Pass::backward_data ? make_backward_data(g)
                                                                   : make_backward_weights(g);
     if (cache.size() >= kMaxCachedConvs) cache.clear();
@@ -454,8 +471,8 @@ void conv_forward(const char* op, const Tensor& input, const Tensor& weight, con
       ptrs.push_back(y.raw_data());
       bool packed = layout == WeightLayout::packed;
       onednn::SerialIfSmall serial(forward_macs(g));
-      execute(*cached_conv(op, Pass::forward, g, b.defined(), act, packed ? weight : Tensor()), ptrs,
-              packed ? w : Tensor(), take_output);
+      execute(*cached_conv(op, Pass::forward, g, b.defined(), act, packed ? weight : Tensor(), take_output != nullptr),
+              ptrs, packed ? w : Tensor(), take_output);
     } else if (g.spatial() == 2) {
       forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), planar(g));
       apply_activation(y, act);
@@ -514,9 +531,21 @@ void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, c
   conv_forward("conv2d", input, weight, bias, attrs, act, layout, y);
 }
 
-// The convolution's result is pooled where oneDNN left it when that is channels-last
-// (brgconv's choice on AVX-512 machines) and the pool is the plain 2x2 one: no reorder
-// of the full-size result, and the pool reads it once. Anything else (indices wanted,
+// The channel block of a layout [N, C, H, W] that max_pool_2x2_channel_blocked reads:
+// C for channels-last, 16 or 8 for nChw16c / nChw8c; 0 for any other.
+int64_t channel_block(const memory::desc& md) {
+  memory::dims dims = md.dims();
+  if (dims.size() != 4) return 0;
+  auto f32 = memory::data_type::f32;
+  if (md == memory::desc(dims, f32, Tag::nhwc)) return dims[1];
+  for (auto [tag, block] : {std::pair{Tag::aBcd16b, 16}, std::pair{Tag::aBcd8b, 8}})
+    if (md == memory::desc(dims, f32, tag)) return block;
+  return 0;
+}
+
+// The convolution's result is pooled where oneDNN left it when that is channel-blocked
+// (nChw16c, nChw8c or channels-last) and the pool is the plain 2x2 one: no reorder of
+// the full-size result, and the pool reads it once. Anything else (indices wanted,
 // another layout or pool, f64) runs the convolution into a buffer, then the pool.
 void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs,
                            Activation act, const Attrs& pool_attrs, WeightLayout layout, const Tensor& out,
@@ -524,12 +553,12 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
   ConvNdGeometry g = conv_nd_geometry(x.sizes(), w.sizes(), conv_attrs, "conv2d");
   Shape activated_sizes{g.N, g.OC, g.out[0], g.out[1]};
   PoolGeometry pool = pool_geometry(activated_sizes, pool_attrs, "max_pool2d");
-  memory::desc channels_last({g.N, g.OC, g.out[0], g.out[1]}, memory::data_type::f32, Tag::nhwc);
   bool pooled = false;
   ChosenOutput pool_in_place = [&](const memory::desc& chosen, const void* data) {
-    if (indices.defined() || out.dtype() != DType::f32 || chosen != channels_last || !is_plain_2x2(pool)) return false;
-    max_pool_2x2_channels_last(static_cast<const float*>(data), static_cast<float*>(out.raw_data()), g.N, g.OC,
-                               g.out[0], g.out[1]);
+    int64_t block = channel_block(chosen);
+    if (indices.defined() || out.dtype() != DType::f32 || block == 0 || !is_plain_2x2(pool)) return false;
+    max_pool_2x2_channel_blocked(static_cast<const float*>(data), static_cast<float*>(out.raw_data()), g.N, g.OC,
+                                 g.out[0], g.out[1], block);
     return pooled = true;
   };
   Tensor activated = empty(activated_sizes, out.dtype());

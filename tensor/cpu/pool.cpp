@@ -92,32 +92,46 @@ bool is_plain_2x2(const PoolGeometry& g) {
          g.dilation.h == 1 && g.dilation.w == 1 && g.OH == g.H / 2 && g.OW == g.W / 2;
 }
 
-// One output row (n, oh) at a time: the windows' maxima over all channels at once
-// (contiguous in channels-last, so the loop over c vectorizes), into a [OW][C] tile,
-// then written out channel by channel (planar rows of OW). The rules of max_pool_2x2:
-// the first cell starts, a strictly greater value or a NaN takes over.
-void max_pool_2x2_channels_last(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W) {
-  const int64_t OH = H / 2, OW = W / 2;
-  PoolGeometry rows_of{};
-  rows_of.planes = N;
+// One output row of one channel block at a time: the windows' maxima over the block's
+// channels at once (contiguous, so the loop over them vectorizes), into a [OW][block]
+// tile, then written out channel by channel (planar rows of OW). The rules of
+// max_pool_2x2: the first cell starts, a strictly greater value or a NaN takes over.
+void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
+                                  int64_t block) {
+  const int64_t OH = H / 2, OW = W / 2, blocks = (C + block - 1) / block;
+  PoolGeometry rows_of{};  // for_rows's split: "planes" of (image, channel block)
+  rows_of.planes = N * blocks;
   rows_of.OH = OH;
-  for_rows(rows_of, OW * C * 4, [=](int64_t n, int64_t oh) {
+  for_rows(rows_of, OW * block * 4, [=](int64_t plane, int64_t oh) {
     thread_local std::vector<float> tile;
-    tile.resize(static_cast<size_t>(OW * C));
-    const float* r0 = x + ((n * H + 2 * oh) * W) * C;
-    const float* r1 = r0 + W * C;
+    tile.resize(static_cast<size_t>(OW * block));
+    const float* r0 = x + (plane * H + 2 * oh) * W * block;
+    const float* r1 = r0 + W * block;
     for (int64_t ow = 0; ow < OW; ++ow) {
-      const float *a = r0 + 2 * ow * C, *b = a + C, *c2 = r1 + 2 * ow * C, *d = c2 + C;
-      float* t = tile.data() + ow * C;
-      for (int64_t c = 0; c < C; ++c) {
-        float best = a[c];
-        for (float v : {b[c], c2[c], d[c]}) best = (v > best) | (v != v) ? v : best;
-        t[c] = best;
+      const float *a = r0 + 2 * ow * block, *b = a + block, *c = r1 + 2 * ow * block, *d = c + block;
+      float* t = tile.data() + ow * block;
+      int64_t i = 0;
+#ifdef __AVX2__
+      for (; i + 8 <= block; i += 8) {
+        __m256 best = _mm256_loadu_ps(a + i);
+        for (const float* cell : {b, c, d}) {
+          __m256 v = _mm256_loadu_ps(cell + i);
+          __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+          best = _mm256_blendv_ps(best, v, take);
+        }
+        _mm256_storeu_ps(t + i, best);
+      }
+#endif
+      for (; i < block; ++i) {
+        float best = a[i];
+        for (float v : {b[i], c[i], d[i]}) best = (v > best) | (v != v) ? v : best;
+        t[i] = best;
       }
     }
-    for (int64_t c = 0; c < C; ++c) {
-      float* out = y + ((n * C + c) * OH + oh) * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) out[ow] = tile[static_cast<size_t>(ow * C + c)];
+    const int64_t n = plane / blocks, first = plane % blocks * block, count = std::min(block, C - first);
+    for (int64_t i = 0; i < count; ++i) {
+      float* out = y + ((n * C + first + i) * OH + oh) * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) out[ow] = tile[static_cast<size_t>(ow * block + i)];
     }
   });
 }

@@ -121,9 +121,11 @@ test "a comparison with a number joins the group and compares in f32, as eager d
 test "Conv+ReLU+MaxPool becomes one conv2d_relu_max_pool2d and equals eager, values and indices" {
   manual_seed(26)
   # 2x2 pools of even and odd sizes (floor mode drops the last row), and pools the
-  # fast path does not take (3x3, stride 1, ceil mode): each equals eager exactly
-  for pool in [nn.MaxPool2d(2), nn.MaxPool2d(3), nn.MaxPool2d(2, stride=1), nn.MaxPool2d(2, ceil_mode=true)] {
-    let net = nn.Sequential([nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), pool])
+  # fast path does not take (3x3, stride 1, ceil mode): each equals eager
+  # (20 channels: a partly filled last block of 16 in oneDNN's blocked layout)
+  for (channels, pool) in [[16, nn.MaxPool2d(2)], [20, nn.MaxPool2d(2)], [16, nn.MaxPool2d(3)],
+                           [16, nn.MaxPool2d(2, stride=1)], [16, nn.MaxPool2d(2, ceil_mode=true)]] {
+    let net = nn.Sequential([nn.Conv2d(3, channels, 3, padding=1), nn.ReLU(), pool])
     net.eval()
     for shape in [[1, 3, 12, 12], [5, 3, 9, 11]] {
       let x = randn(shape)
@@ -131,7 +133,9 @@ test "Conv+ReLU+MaxPool becomes one conv2d_relu_max_pool2d and equals eager, val
         let gm = compile(net, x)
         gm.optimize()
         expect(ir_has(gm, "conv2d_relu_max_pool2d("), gm.ir())
-        expect_close(gm(x), net(x), rtol=0, atol=0)
+        # the pooled convolution may run another oneDNN kernel than eager's (channel
+        # blocks): equal within rounding
+        expect_close(gm(x), net(x), rtol=1e-5, atol=1e-6)
       }
     }
   }
@@ -145,7 +149,7 @@ test "Conv+ReLU+MaxPool becomes one conv2d_relu_max_pool2d and equals eager, val
     expect(ir_has(gm, "conv2d_relu_max_pool2d("), gm.ir())
     let (values, indices) = gm(x)
     let (eager_values, eager_indices) = pooled(x)
-    expect_close(values, eager_values, rtol=0, atol=0)
+    expect_close(values, eager_values, rtol=1e-5, atol=1e-6)
     expect_close(indices.float(), eager_indices.float(), rtol=0, atol=0)
     expect(indices.dtype == eager_indices.dtype, f"indices of dtype {indices.dtype}")
   }
