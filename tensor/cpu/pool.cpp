@@ -92,10 +92,81 @@ bool is_plain_2x2(const PoolGeometry& g) {
          g.dilation.h == 1 && g.dilation.w == 1 && g.OH == g.H / 2 && g.OW == g.W / 2;
 }
 
+namespace {
+
+// The window maxima of one output row of a channel block: tile[ow * block + i] for
+// channel i of the block, from input rows r0 and r1 (each [W][block]).
+void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t block, float* tile) {
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    const float *a = r0 + 2 * ow * block, *b = a + block, *c = r1 + 2 * ow * block, *d = c + block;
+    float* t = tile + ow * block;
+    int64_t i = 0;
+#ifdef __AVX2__
+    for (; i + 8 <= block; i += 8) {
+      __m256 best = _mm256_loadu_ps(a + i);
+      for (const float* cell : {b, c, d}) {
+        __m256 v = _mm256_loadu_ps(cell + i);
+        __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        best = _mm256_blendv_ps(best, v, take);
+      }
+      _mm256_storeu_ps(t + i, best);
+    }
+#endif
+    for (; i < block; ++i) {
+      float best = a[i];
+      for (float v : {b[i], c[i], d[i]}) best = (v > best) | (v != v) ? v : best;
+      t[i] = best;
+    }
+  }
+}
+
+#ifdef __AVX2__
+// r[k][j] -> r[j][k] for an 8x8 block of floats.
+inline void transpose_8x8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+    r[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+  }
+}
+#endif
+
+// Channels [0, count) of the tile ([OW][block], rows padded to a multiple of 8) into
+// their planar output rows, channel i's at out + i * channel_stride: 8x8 transposes,
+// the last columns of a row through a masked store.
+void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride) {
+  int64_t i = 0;
+#ifdef __AVX2__
+  for (; i + 8 <= count; i += 8)
+    for (int64_t ow = 0; ow < OW; ow += 8) {
+      __m256 r[8];
+      for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(tile + (ow + k) * block + i);
+      transpose_8x8(r);
+      int64_t cols = std::min<int64_t>(8, OW - ow);
+      __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      for (int j = 0; j < 8; ++j) _mm256_maskstore_ps(out + (i + j) * channel_stride + ow, mask, r[j]);
+    }
+#endif
+  for (; i < count; ++i)
+    for (int64_t ow = 0; ow < OW; ++ow) out[i * channel_stride + ow] = tile[ow * block + i];
+}
+
+}  // namespace
+
 // One output row of one channel block at a time: the windows' maxima over the block's
-// channels at once (contiguous, so the loop over them vectorizes), into a [OW][block]
-// tile, then written out channel by channel (planar rows of OW). The rules of
-// max_pool_2x2: the first cell starts, a strictly greater value or a NaN takes over.
+// channels at once (contiguous, so they vectorize), into a [OW][block] tile, then
+// transposed into the channels' planar rows. The rules of max_pool_2x2: the first
+// cell starts, a strictly greater value or a NaN takes over.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
                                   int64_t block) {
   const int64_t OH = H / 2, OW = W / 2, blocks = (C + block - 1) / block;
@@ -104,35 +175,11 @@ void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C
   rows_of.OH = OH;
   for_rows(rows_of, OW * block * 4, [=](int64_t plane, int64_t oh) {
     thread_local std::vector<float> tile;
-    tile.resize(static_cast<size_t>(OW * block));
+    tile.resize(static_cast<size_t>((OW + 7) / 8 * 8 * block));
     const float* r0 = x + (plane * H + 2 * oh) * W * block;
-    const float* r1 = r0 + W * block;
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      const float *a = r0 + 2 * ow * block, *b = a + block, *c = r1 + 2 * ow * block, *d = c + block;
-      float* t = tile.data() + ow * block;
-      int64_t i = 0;
-#ifdef __AVX2__
-      for (; i + 8 <= block; i += 8) {
-        __m256 best = _mm256_loadu_ps(a + i);
-        for (const float* cell : {b, c, d}) {
-          __m256 v = _mm256_loadu_ps(cell + i);
-          __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-          best = _mm256_blendv_ps(best, v, take);
-        }
-        _mm256_storeu_ps(t + i, best);
-      }
-#endif
-      for (; i < block; ++i) {
-        float best = a[i];
-        for (float v : {b[i], c[i], d[i]}) best = (v > best) | (v != v) ? v : best;
-        t[i] = best;
-      }
-    }
-    const int64_t n = plane / blocks, first = plane % blocks * block, count = std::min(block, C - first);
-    for (int64_t i = 0; i < count; ++i) {
-      float* out = y + ((n * C + first + i) * OH + oh) * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) out[ow] = tile[static_cast<size_t>(ow * block + i)];
-    }
+    blocked_window_max(r0, r0 + W * block, OW, block, tile.data());
+    const int64_t n = plane / blocks, first = plane % blocks * block;
+    write_planar(tile.data(), OW, block, std::min(block, C - first), y + ((n * C + first) * OH + oh) * OW, OH * OW);
   });
 }
 
