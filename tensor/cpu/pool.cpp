@@ -20,6 +20,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/parallel.hpp"
+#include "tensor/cpu/transpose8.hpp"
 
 namespace nabla::cpu {
 
@@ -120,27 +121,6 @@ void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t bl
   }
 }
 
-#ifdef __AVX2__
-// r[k][j] -> r[j][k] for an 8x8 block of floats.
-inline void transpose_8x8(__m256 r[8]) {
-  __m256 t[8], u[8];
-  for (int k = 0; k < 8; k += 2) {
-    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-  }
-  for (int k = 0; k < 8; k += 4) {
-    u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int k = 0; k < 4; ++k) {
-    r[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
-    r[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
-  }
-}
-#endif
-
 // Channels [0, count) of the tile ([OW][block], rows padded to a multiple of 8) into
 // their planar output rows, channel i's at out + i * channel_stride: 8x8 transposes,
 // the last columns of a row through a masked store.
@@ -151,7 +131,7 @@ void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, f
     for (int64_t ow = 0; ow < OW; ow += 8) {
       __m256 r[8];
       for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(tile + (ow + k) * block + i);
-      transpose_8x8(r);
+      transpose8(r);
       int64_t cols = std::min<int64_t>(8, OW - ow);
       __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
       for (int j = 0; j < 8; ++j) _mm256_maskstore_ps(out + (i + j) * channel_stride + ow, mask, r[j]);
