@@ -159,7 +159,8 @@ void run_kernel(const OpDef& def, const TensorList& given, const Attrs& attrs, T
   for (const Tensor& t : inputs)
     wide_in.push_back(t.defined() && is_half(t.dtype()) ? to_dtype_raw(t, DType::f32) : t);
   TensorList wide_out;
-  for (const Tensor& o : outs) wide_out.push_back(is_half(o.dtype()) ? empty(o.sizes(), DType::f32, device) : o);
+  for (const Tensor& o : outs)  // an optional output may be left out (undefined)
+    wide_out.push_back(o.defined() && is_half(o.dtype()) ? empty(o.sizes(), DType::f32, device) : o);
   kernel(wide_in, attrs, wide_out);
   for (size_t k = 0; k < outs.size(); ++k)
     if (!wide_out[k].is_same(outs[k])) copy_into(outs[k], wide_out[k]);

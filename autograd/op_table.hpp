@@ -131,6 +131,10 @@ struct OpDef {
   // Tensor arguments that may be left out (undefined): biases, batch_norm's weight,
   // bias and running statistics. call() refuses any other missing one, naming it.
   uint32_t optional_inputs = 0;
+  // Outputs the kernels (CPU and CUDA) skip when handed undefined, as a bit set: the
+  // graph executor leaves them out where nothing reads them (max pool's indices in an
+  // inference graph). Eager calls always get every output.
+  uint32_t optional_outputs = 0;
   // Inputs the kernel writes in place (batch_norm's running statistics), as a bit set.
   // Autocast hands them to the kernel as they are: a converted copy would take the
   // update and be dropped (Note [Autocast] in dispatch.cpp).

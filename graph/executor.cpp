@@ -64,6 +64,9 @@ struct Buffers {
   const MemoryPlan* plan = nullptr;
   Device device;
   Tensor arena;  // bytes (b8), 64-byte aligned by the CPU allocator (512 by the CUDA one)
+  const std::vector<int>* last_use = nullptr;  // last_uses(g): -1 for a value nothing reads
+
+  bool unread(int value) const { return (*last_use)[static_cast<size_t>(value)] < 0; }
 
   Tensor place(const Value& v) const {
     const PlannedBuffer* b = plan ? plan->find(v.id) : nullptr;
@@ -80,9 +83,10 @@ struct Buffers {
   }
 };
 
-Buffers buffers_for(const Graph& g, Device device) {
+Buffers buffers_for(const Graph& g, Device device, const std::vector<int>& last_use) {
   Buffers b;
   b.device = device;
+  b.last_use = &last_use;
   if (!g.plan) return b;
   check_plan_fits(g, *g.plan);
   b.plan = g.plan.get();
@@ -98,10 +102,25 @@ Device run_device(const TensorList& args) {
   return cpu_device();
 }
 
+// The outputs of a node that its kernel skips when handed undefined: the row's
+// OpDef::optional_outputs, and for conv2d_<act>_max_pool2d the pool's.
+uint32_t optional_outputs(const Node& n) {
+  if (const OpDef* def = Graph::table_op(n)) return def->optional_outputs;
+  if (n.kind == NodeKind::epilogue && n.epilogue.pool != OpId::kCount) return op_def(n.epilogue.pool).optional_outputs;
+  return 0;
+}
+
+// The node's output buffers; an optional output that nothing reads is left undefined,
+// and the kernel skips it (an inference graph's max pool computes no indices).
 TensorList allocate_outputs(const Graph& g, const Node& n, const Buffers& buffers) {
+  uint32_t optional = optional_outputs(n);
   TensorList outs;
   outs.reserve(n.outputs.size());
-  for (int v : n.outputs) outs.push_back(buffers.place(g.value(v)));
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    int v = n.outputs[k];
+    bool skip = (optional >> k & 1u) && buffers.unread(v);
+    outs.push_back(skip ? Tensor() : buffers.place(g.value(v)));
+  }
   return outs;
 }
 
@@ -174,7 +193,7 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
     throw Error("graph " + g.name + ": " + std::to_string(args.size()) + " arguments given, it takes " +
                 std::to_string(next_arg));
   std::vector<int> last = last_uses(g);
-  Buffers buffers = buffers_for(g, device);
+  Buffers buffers = buffers_for(g, device, last);
   Profiler* profiler = active_profiler();
   ProfileSpan span([&] { return std::pair<std::string, std::string>("graph " + g.name, current_origin()); });
   for (size_t i = 0; i < g.nodes.size(); ++i) {

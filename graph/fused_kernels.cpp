@@ -1,5 +1,6 @@
 #include "graph/fused_kernels.hpp"
 
+#include "autograd/ops.hpp"
 #include "graph/executor.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
@@ -97,12 +98,29 @@ void run_linear_act(const Node& node, const TensorList& inputs, TensorList& outp
   cpu::linear_act(x, w, b, act, cpu::WeightLayout::packed, outputs[0]);
 }
 
+// conv2d_<act>_max_pool2d on a GPU: the convolution, then the pool (the CPU kernel
+// pools from oneDNN's layout itself).
+void run_conv2d_act_pool_on_gpu(const Node& node, const Tensor& x, const Tensor& w, const Tensor& b,
+                                TensorList& outputs) {
+  const Node& conv = node.body->nodes.at(0);
+  Tensor activated = empty(node.body->value(conv.outputs[0]).meta.sizes, x.dtype(), x.device());
+  cuda::conv2d_act(x, w, b, conv.attrs, epilogue_of(node), activated);
+  call_into(OpId::max_pool2d, {activated}, node.body->nodes.at(2).attrs, outputs);
+}
+
 void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
   const Node& conv = node.body->nodes.at(0);  // its attributes are the convolution's
   Tensor x = base_operand(node, inputs, 0), w = base_operand(node, inputs, 1), b = base_operand(node, inputs, 2);
   cpu::Activation act = epilogue_of(node);
-  if (on_gpu(outputs[0])) return cuda::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
-  cpu::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
+  bool pooled = node.epilogue.pool == OpId::max_pool2d;
+  if (on_gpu(outputs[0])) {
+    if (pooled) return run_conv2d_act_pool_on_gpu(node, x, w, b, outputs);
+    return cuda::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
+  }
+  if (pooled)
+    return cpu::conv2d_act_max_pool2d(x, w, b, conv.attrs, act, node.body->nodes.at(2).attrs, cpu::WeightLayout::packed,
+                                      outputs[0], outputs[1]);
+  cpu::conv2d_act(x, w, b, conv.attrs, act, cpu::WeightLayout::packed, outputs[0]);
 }
 
 }  // namespace

@@ -20,14 +20,22 @@ namespace {
 constexpr const char* kCopyName = "copy_";
 constexpr const char* kFusedName = "fused";
 
-// "linear_relu" -> {linear, relu}; false unless the name is an epilogue base, '_'
-// and an epilogue activation. (Table names such as "max_pool2d" are looked up first.)
-bool epilogue_from_name(const std::string& name, Epilogue* e) {
+constexpr const char* kPoolSuffix = "_max_pool2d";
+
+// "linear_relu" -> {linear, relu}, "conv2d_relu_max_pool2d" -> {conv2d, relu,
+// max_pool2d}; false unless the name is an epilogue base, '_' and an epilogue
+// activation (then the pool suffix, after conv2d only). (Table names such as
+// "max_pool2d" are looked up first.)
+bool epilogue_from_name(std::string name, Epilogue* e) {
+  size_t suffix = std::string(kPoolSuffix).size();
+  bool pooled = name.size() > suffix && name.compare(name.size() - suffix, suffix, kPoolSuffix) == 0;
+  if (pooled) name.resize(name.size() - suffix);
   size_t cut = name.find('_');
   if (cut == std::string::npos) return false;
   e->base = op_id_from_name(name.substr(0, cut));
   e->activation = op_id_from_name(name.substr(cut + 1));
-  return is_epilogue_base(e->base) && is_epilogue_activation(e->activation);
+  e->pool = pooled ? OpId::max_pool2d : OpId::kCount;
+  return is_epilogue_base(e->base) && is_epilogue_activation(e->activation) && (!pooled || e->base == OpId::conv2d);
 }
 
 }  // namespace
@@ -37,7 +45,9 @@ std::string Node::name() const {
     case NodeKind::table: return op_name(op);
     case NodeKind::copy: return kCopyName;
     case NodeKind::fused: return kFusedName;
-    case NodeKind::epilogue: return std::string(op_name(epilogue.base)) + "_" + op_name(epilogue.activation);
+    case NodeKind::epilogue:
+      return std::string(op_name(epilogue.base)) + "_" + op_name(epilogue.activation) +
+             (epilogue.pool == OpId::kCount ? "" : kPoolSuffix);
     case NodeKind::custom: return custom_name;
   }
   return "?";
@@ -64,10 +74,10 @@ Node Node::of_kind(NodeKind kind) {
   return n;
 }
 
-Node Node::epilogue_of(OpId base, OpId activation) {
+Node Node::epilogue_of(OpId base, OpId activation, OpId pool) {
   Node n;
   n.kind = NodeKind::epilogue;
-  n.epilogue = {base, activation};
+  n.epilogue = {base, activation, pool};
   return n;
 }
 
@@ -76,7 +86,7 @@ Node Node::named(const std::string& name) {
   if (OpId id = op_id_from_name(name); id != OpId::kCount) return of(id);
   if (name == kCopyName) return of_kind(NodeKind::copy);
   if (name == kFusedName) return of_kind(NodeKind::fused);
-  if (Epilogue e; epilogue_from_name(name, &e)) return epilogue_of(e.base, e.activation);
+  if (Epilogue e; epilogue_from_name(name, &e)) return epilogue_of(e.base, e.activation, e.pool);
   Node n = of_kind(NodeKind::custom);
   n.custom_name = name;
   return n;

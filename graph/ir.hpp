@@ -74,10 +74,13 @@ enum class NodeKind : uint8_t {
 };
 
 // An epilogue node: a base op (is_epilogue_base: linear, conv2d) whose library call
-// applies an activation (is_epilogue_activation: relu, gelu, ...) to its result.
+// applies an activation (is_epilogue_activation: relu, gelu, ...) to its result, and
+// for conv2d optionally a max_pool2d of that ("conv2d_relu_max_pool2d": the pool reads
+// the convolution's own layout, so its output is never reordered at full size).
 struct Epilogue {
   OpId base = OpId::kCount;
   OpId activation = OpId::kCount;
+  OpId pool = OpId::kCount;  // max_pool2d, or kCount: none
 };
 
 struct Node {
@@ -106,7 +109,7 @@ struct Node {
   // Heads of nodes, for Graph::add_node and fuse_nodes.
   static Node of(OpId op);  // a table op
   static Node of_kind(NodeKind kind);  // copy or fused
-  static Node epilogue_of(OpId base, OpId activation);
+  static Node epilogue_of(OpId base, OpId activation, OpId pool = OpId::kCount);
   // What a name of the text form stands for: a table op, copy_, fused,
   // <base>_<activation>, else a custom node of that name. The inverse of name().
   static Node named(const std::string& name);

@@ -185,14 +185,19 @@ void verify_body_ops(const Site& s, const Node& n) {
   }
   if (n.kind != NodeKind::epilogue) return;  // any other name: the executor runs the body
   // linear_<act>, conv2d_<act> (passes/fuse_epilogue.cpp): the base op, then the
-  // activation on its result.
-  OpId base = n.epilogue.base, act = n.epilogue.activation;
-  bool shaped = body.nodes.size() == 2 && body.nodes[0].op == base && body.nodes[1].op == act &&
-                body.nodes[0].outputs.size() == 1 && body.nodes[1].inputs.size() == 1 &&
-                body.nodes[1].inputs[0] == body.nodes[0].outputs[0] && body.outputs.size() == 1 &&
-                body.outputs[0] == body.nodes[1].outputs[0];
+  // activation on its result; conv2d_<act>_max_pool2d: then the pool of that, whose
+  // outputs are the node's.
+  OpId base = n.epilogue.base, act = n.epilogue.activation, pool = n.epilogue.pool;
+  size_t ops = pool == OpId::kCount ? 2 : 3;
+  auto feeds = [&](size_t k) {  // body node k reads node k - 1's one result
+    return body.nodes[k - 1].outputs.size() == 1 && body.nodes[k].inputs.size() == 1 &&
+           body.nodes[k].inputs[0] == body.nodes[k - 1].outputs[0];
+  };
+  bool shaped = body.nodes.size() == ops && body.nodes[0].op == base && body.nodes[1].op == act && feeds(1) &&
+                (ops == 2 || (body.nodes[2].op == pool && feeds(2))) && body.outputs == body.nodes.back().outputs;
   if (!shaped)
-    bad(s, std::string("its body must be ") + op_name(base) + " and then " + op_name(act) + " of its result");
+    bad(s, std::string("its body must be ") + op_name(base) + " and then " + op_name(act) + " of its result" +
+               (ops == 3 ? std::string(", then ") + op_name(pool) + " of that" : ""));
 }
 
 // A node with a body: the body well formed, its inputs and outputs those of the node.

@@ -4,9 +4,18 @@
 // body holds the two ops it absorbed, so it reads, verifies and draws like any fused
 // node. After fold_bn, Conv+BatchNorm+ReLU is one conv2d_relu.
 //
+// A max_pool2d that is the activation's only reader joins a conv2d's node
+// (`conv2d_relu_max_pool2d`): oneDNN computes the convolution in its own layout, and
+// the kernel pools from that layout straight into NCHW, so the full-size result is
+// never reordered (the reorder and the pool cost a CNN about as much as its
+// convolutions). The node's outputs are the pool's, indices included (computed only
+// when read).
+//
 // Left alone, with a note when explaining: an activation whose input has other
 // consumers (or is returned: the pre-activation value must exist), and dtypes other
 // than f32 (the oneDNN kernels are f32; f64 would gain nothing).
+#include <algorithm>
+
 #include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
 
@@ -21,6 +30,19 @@ std::string epilogue_blocker(const Graph& g, const Node& p, const std::vector<in
   DType dt = g.value(v).meta.dtype;
   if (dt != DType::f32) return std::string("dtype ") + dtype_name(dt) + " (the fused kernels are f32)";
   return "";
+}
+
+// The max_pool2d node that is the only reader of node `act`'s result, or -1; a pool
+// follows only a conv2d.
+int pool_after(const Graph& g, const Node& base, size_t act, const std::vector<int>& uses) {
+  int v = g.nodes[act].outputs[0];
+  if (base.op != OpId::conv2d || uses[static_cast<size_t>(v)] != 1) return -1;
+  for (size_t j = act + 1; j < g.nodes.size(); ++j) {
+    const Node& n = g.nodes[j];
+    if (std::find(n.inputs.begin(), n.inputs.end(), v) == n.inputs.end()) continue;
+    return Graph::table_op(n) && n.op == OpId::max_pool2d && n.inputs[0] == v ? static_cast<int>(j) : -1;
+  }
+  return -1;  // a graph output
 }
 
 PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
@@ -41,7 +63,12 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
         r.notes.push_back(describe_node(g, a) + ": not fused into " + op_name(producer.op) + ": " + why);
       continue;
     }
-    fuse_nodes(g, {p, static_cast<int>(i)}, Node::epilogue_of(producer.op, a.op), dead);
+    int pool = pool_after(g, producer, i, uses);
+    if (pool < 0) {
+      fuse_nodes(g, {p, static_cast<int>(i)}, Node::epilogue_of(producer.op, a.op), dead);
+    } else {
+      fuse_nodes(g, {p, static_cast<int>(i), pool}, Node::epilogue_of(producer.op, a.op, OpId::max_pool2d), dead);
+    }
     ++r.changes;
   }
   if (r.changes) g.compact(dead);
@@ -60,7 +87,8 @@ std::string fusion_kinds(const OpDef& row) {
 
 PassInfo fuse_epilogue_pass() {
   return {"fuse_epilogue",
-          "epilogue fusion: linear or conv2d and the activation after it become one library call",
+          "epilogue fusion: linear or conv2d and the activation after it (and a max pool after a conv2d's) "
+          "become one library call",
           {},
           run_fuse_epilogue};
 }

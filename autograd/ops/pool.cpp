@@ -228,6 +228,7 @@ void register_pool_ops(std::vector<OpDef>& t) {
                               .backward = backward_max_pool,
                               .saves = {0, 0b10},
                               .nondiff_outputs = 0b10,
+                              .optional_outputs = 0b10,
                               .cost = cost_max_pool2d};
   row(t, OpId::avg_pool2d) = {.num_inputs = 1,
                               .attrs = pool_attrs(false),
@@ -251,6 +252,7 @@ void register_pool_ops(std::vector<OpDef>& t) {
                               .backward = backward_max_pool,
                               .saves = {0, 0b10},
                               .nondiff_outputs = 0b10,
+                              .optional_outputs = 0b10,
                               .cost = cost_max_pool1d};
   row(t, OpId::avg_pool1d) = {.num_inputs = 1,
                               .attrs = pool_attrs(false, nullptr, 1),

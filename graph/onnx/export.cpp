@@ -51,9 +51,15 @@ void declare_inputs(::onnx::GraphProto& gp, GraphWriter& w, const Graph& g, cons
 
 void emit_nodes(GraphWriter& w, const Graph& g, std::vector<std::string>& names);
 
-// A fused or epilogue node: the ops of its body, its inputs bound to the node's.
+// A fused or epilogue node: the ops of its body, its inputs bound to the node's. A
+// node output that nothing reads is no output of the body as written, so that its op
+// need not compute it (MaxPool's indices in conv2d_relu_max_pool2d).
 void emit_body(GraphWriter& w, const Graph& g, const Node& n, std::vector<std::string>& names) {
-  const Graph& body = *n.body;
+  Graph body = *n.body;
+  std::vector<int> uses = g.use_counts();
+  body.outputs.clear();
+  for (size_t k = 0; k < n.outputs.size(); ++k)
+    if (uses[static_cast<size_t>(n.outputs[k])] > 0) body.outputs.push_back(n.body->outputs.at(k));
   std::vector<std::string> inner(body.values.size());
   for (size_t k = 0; k < body.inputs.size(); ++k) {
     const Value& v = body.value(body.inputs[k]);
@@ -65,7 +71,7 @@ void emit_body(GraphWriter& w, const Graph& g, const Node& n, std::vector<std::s
   }
   emit_nodes(w, body, inner);
   for (size_t k = 0; k < n.outputs.size(); ++k)
-    names[static_cast<size_t>(n.outputs[k])] = inner[static_cast<size_t>(body.outputs.at(k))];
+    names[static_cast<size_t>(n.outputs[k])] = inner[static_cast<size_t>(n.body->outputs.at(k))];
 }
 
 void emit_node(GraphWriter& w, const Graph& g, const Node& n, std::vector<std::string>& names) {

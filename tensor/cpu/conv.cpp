@@ -6,7 +6,11 @@
 // weights). oneDNN picks its own blocked layouts (format_tag::any); operands are
 // reordered from and to plain NCHW only when the chosen layout differs. Creating a
 // primitive costs tens of microseconds, so primitives and their reorders are
-// cached, keyed by every shape and attribute that defines them.
+// cached, keyed by every shape and attribute that defines them, with the memory
+// objects of their arguments (made once, pointed at each call's data). The graph's
+// conv2d_<act> (WeightLayout::packed) also keeps its weight in the primitive's layout,
+// reordered once per weight tensor and version, as linear_<act> does: at batch 1 the
+// weight reorders cost as much as the convolutions.
 //
 // f64 (gradcheck's dtype; oneDNN has no f64 convolution) runs as im2col + GEMM on
 // OpenBLAS, one group of one image at a time (conv2d), or as direct loops (conv3d).
@@ -14,6 +18,7 @@
 // conv_backward_weight) on the N-d geometry; only the f64 loops differ.
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +63,12 @@ struct CachedConv {
   dnnl::primitive prim;
   std::vector<Operand> operands;
   memory::desc scratchpad;  // user-managed, so concurrent calls never share one
+  // The state of a call, one caller at a time (`run_mutex`): the primitive's argument
+  // memory objects (in the chosen layouts), those of the plain side of each reordered
+  // operand, and the weight in the chosen layout (a packed primitive's only).
+  std::mutex run_mutex;
+  std::unordered_map<int, memory> args, plain_args;
+  onednn::PackedWeights packed;
 };
 
 Operand operand(int arg, bool output, const memory::desc& plain, const memory::desc& chosen) {
@@ -117,73 +128,102 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::p
   return {desc, onednn::attributes(act), engine()};
 }
 
-// The forward convolution, with `act` applied to its result as a post-op (the graph
-// passes' conv2d_act; eager conv2d passes none).
-CachedConv make_forward(const ConvNdGeometry& g, bool bias, Activation act) {
-  ConvDescs d = conv_descs(g, bias);
-  auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, act);
-  CachedConv c{dnnl::convolution_forward(pd), {}, pd.scratchpad_desc()};
-  c.operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
-  c.operands.push_back(operand(DNNL_ARG_WEIGHTS, false, d.weights, pd.weights_desc()));
-  if (bias) c.operands.push_back(operand(DNNL_ARG_BIAS, false, d.bias, pd.bias_desc()));
-  c.operands.push_back(operand(DNNL_ARG_DST, true, d.dst, pd.dst_desc()));
+std::shared_ptr<CachedConv> new_cached(dnnl::primitive prim, const memory::desc& scratchpad) {
+  auto c = std::make_shared<CachedConv>();
+  c->prim = std::move(prim);
+  c->scratchpad = scratchpad;
   return c;
 }
 
-CachedConv make_backward_data(const ConvNdGeometry& g) {
+// The channel block oneDNN's direct convolutions compute in on this machine: 16 with
+// AVX-512, else 0 (leave the layout to oneDNN).
+int64_t channel_block_of_isa() {
+  static const int64_t block = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core ? 16 : 0;
+  }();
+  return block;
+}
+
+// The forward convolution, with `act` applied to its result as a post-op (the graph
+// passes' conv2d_act; eager conv2d passes none). A `pooled` result (read by
+// conv2d_act_max_pool2d's pool, never reordered) is asked for in the ISA's channel
+// blocks: left to itself, oneDNN picks channels-last brgconv on AVX-512, which is as
+// fast as the blocked kernel on the CNN's second layer and takes 1.5x as long on its
+// first (one input channel).
+std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Activation act, bool pooled) {
+  ConvDescs d = conv_descs(g, bias);
+  if (pooled && g.spatial() == 2 && channel_block_of_isa() == 16)
+    d.dst_any = memory::desc(d.dst.dims(), memory::data_type::f32, Tag::aBcd16b);
+  auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, act);
+  auto c = new_cached(dnnl::convolution_forward(pd), pd.scratchpad_desc());
+  c->operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
+  c->operands.push_back(operand(DNNL_ARG_WEIGHTS, false, d.weights, pd.weights_desc()));
+  if (bias) c->operands.push_back(operand(DNNL_ARG_BIAS, false, d.bias, pd.bias_desc()));
+  c->operands.push_back(operand(DNNL_ARG_DST, true, d.dst, pd.dst_desc()));
+  return c;
+}
+
+std::shared_ptr<CachedConv> make_backward_data(const ConvNdGeometry& g) {
   ConvDescs d = conv_descs(g, false);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
   dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any, d.dst_any,
                                              d.strides, d.dilates, d.pad_l, d.pad_r);
   dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), engine(), hint);
-  CachedConv c{dnnl::convolution_backward_data(pd), {}, pd.scratchpad_desc()};
-  c.operands.push_back(operand(DNNL_ARG_DIFF_DST, false, d.dst, pd.diff_dst_desc()));
-  c.operands.push_back(operand(DNNL_ARG_WEIGHTS, false, d.weights, pd.weights_desc()));
-  c.operands.push_back(operand(DNNL_ARG_DIFF_SRC, true, d.src, pd.diff_src_desc()));
+  auto c = new_cached(dnnl::convolution_backward_data(pd), pd.scratchpad_desc());
+  c->operands.push_back(operand(DNNL_ARG_DIFF_DST, false, d.dst, pd.diff_dst_desc()));
+  c->operands.push_back(operand(DNNL_ARG_WEIGHTS, false, d.weights, pd.weights_desc()));
+  c->operands.push_back(operand(DNNL_ARG_DIFF_SRC, true, d.src, pd.diff_src_desc()));
   return c;
 }
 
-CachedConv make_backward_weights(const ConvNdGeometry& g) {
+std::shared_ptr<CachedConv> make_backward_weights(const ConvNdGeometry& g) {
   ConvDescs d = conv_descs(g, false);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
   dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
                                                 memory::desc(), d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
   dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), engine(), hint);
-  CachedConv c{dnnl::convolution_backward_weights(pd), {}, pd.scratchpad_desc()};
-  c.operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
-  c.operands.push_back(operand(DNNL_ARG_DIFF_DST, false, d.dst, pd.diff_dst_desc()));
-  c.operands.push_back(operand(DNNL_ARG_DIFF_WEIGHTS, true, d.weights, pd.diff_weights_desc()));
+  auto c = new_cached(dnnl::convolution_backward_weights(pd), pd.scratchpad_desc());
+  c->operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
+  c->operands.push_back(operand(DNNL_ARG_DIFF_DST, false, d.dst, pd.diff_dst_desc()));
+  c->operands.push_back(operand(DNNL_ARG_DIFF_WEIGHTS, true, d.weights, pd.diff_weights_desc()));
   return c;
 }
 
-// The cache: every number that defines a primitive is in the key. It holds at most
-// kMaxCachedConvs primitives and starts over when full (a run with ever-changing
-// shapes must not grow it without bound); callers keep theirs alive by shared_ptr.
+// The cache: every number that defines a primitive is in the key, and for a packed
+// weight the weight tensor's serial (that primitive holds a copy of its data). It
+// holds at most kMaxCachedConvs primitives and starts over when full (a run with
+// ever-changing shapes must not grow it without bound); callers keep theirs alive by
+// shared_ptr.
 using ConvKey = std::vector<int64_t>;
 constexpr size_t kMaxCachedConvs = 256;
 
-ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act) {
-  ConvKey key{static_cast<int64_t>(pass), bias, static_cast<int64_t>(act), g.N, g.C, g.OC, g.groups};
+ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, uint64_t weight_owner, bool pooled) {
+  ConvKey key{static_cast<int64_t>(pass), bias, static_cast<int64_t>(act), static_cast<int64_t>(weight_owner),
+              pooled, g.N, g.C, g.OC, g.groups};
   for (const std::vector<int64_t>* dims : {&g.in, &g.kernel, &g.out, &g.stride, &g.pad, &g.dilation})
     key.insert(key.end(), dims->begin(), dims->end());
   return key;
 }
 
-// `op` names the row in oneDNN's errors.
-std::shared_ptr<const CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& g, bool bias,
-                                              Activation act = Activation::none) {
+// `op` names the row in oneDNN's errors; `packed_weight` (defined for a forward pass
+// only) is the weight the primitive keeps in its own layout, one primitive per
+// weight tensor; `pooled` as for make_forward.
+std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& g, bool bias,
+                                        Activation act = Activation::none, const Tensor& packed_weight = Tensor(),
+                                        bool pooled = false) {
   static std::mutex mutex;
-  static std::map<ConvKey, std::shared_ptr<const CachedConv>> cache;
-  ConvKey key = conv_key(pass, g, bias, act);
+  static std::map<ConvKey, std::shared_ptr<CachedConv>> cache;
+  ConvKey key = conv_key(pass, g, bias, act, packed_weight.defined() ? packed_weight.impl()->serial : 0, pooled);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   try {
-    CachedConv c = pass == Pass::forward         ? make_forward(g, bias, act)
-                   : pass == Pass::backward_data ? make_backward_data(g)
-                                                 : make_backward_weights(g);
+    std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled)
+                                    : pass == Pass::backward_data ? make_backward_data(g)
+                                                                  : make_backward_weights(g);
     if (cache.size() >= kMaxCachedConvs) cache.clear();
-    return cache.emplace(key, std::make_shared<const CachedConv>(std::move(c))).first->second;
+    return cache.emplace(key, std::move(c)).first->second;
   } catch (const dnnl::error& e) {
     throw Error(std::string(op) + ": oneDNN could not create the convolution: " + e.what());
   }
@@ -191,35 +231,48 @@ std::shared_ptr<const CachedConv> cached_conv(const char* op, Pass pass, const C
 
 using onednn::buffer;
 
-// Runs a cached primitive on plain buffers given in operand order.
-void execute(const CachedConv& c, const std::vector<void*>& plain) {
+// Takes an output in the layout the primitive chose, in place of the reorder to plain
+// (conv2d_act_max_pool2d pools from it); returns false to leave it to the reorder.
+using ChosenOutput = std::function<bool(const memory::desc& chosen, const void* data)>;
+
+// Runs a cached primitive on plain buffers given in operand order; `packed_weight`
+// (its data is also the weight's entry in `plain`) is reordered into the primitive's
+// packed copy only when it changed.
+void execute(CachedConv& c, const std::vector<void*>& plain, const Tensor& packed_weight = Tensor(),
+             const ChosenOutput& take_output = nullptr) {
   dnnl::stream& s = stream();
-  std::unordered_map<int, memory> args;
-  std::vector<Tensor> keep;  // reorder buffers, alive until the stream is done
-  std::vector<std::pair<memory, const Operand*>> outputs_to_convert;
+  std::lock_guard<std::mutex> lock(c.run_mutex);
+  std::vector<Tensor> keep;  // reorder buffers (from the caching allocator), alive until the stream is done
+  std::vector<const Operand*> outputs_to_convert;
   for (size_t i = 0; i < c.operands.size(); ++i) {
     const Operand& o = c.operands[i];
-    memory user(o.plain, engine(), plain[i]);
     if (!o.convert) {
-      args.emplace(o.arg, user);
-      continue;
-    }
-    keep.push_back(buffer(o.chosen));
-    memory blocked(o.chosen, engine(), keep.back().raw_data());
-    args.emplace(o.arg, blocked);
-    if (o.output) {
-      outputs_to_convert.push_back({user, &o});
+      onednn::bind_argument(c.args, o.arg, o.plain, plain[i]);
+    } else if (o.arg == DNNL_ARG_WEIGHTS && packed_weight.defined()) {
+      onednn::bind_argument(c.args, o.arg, o.chosen, c.packed.data_for(o.plain, o.chosen, packed_weight));
     } else {
-      o.convert->execute(s, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, blocked}});
+      keep.push_back(buffer(o.chosen));
+      onednn::bind_argument(c.args, o.arg, o.chosen, keep.back().raw_data());
+      onednn::bind_argument(c.plain_args, o.arg, o.plain, plain[i]);
+      if (o.output)
+        outputs_to_convert.push_back(&o);
+      else
+        o.convert->execute(s, {{DNNL_ARG_FROM, c.plain_args.at(o.arg)}, {DNNL_ARG_TO, c.args.at(o.arg)}});
     }
   }
   if (c.scratchpad.get_size() > 0) {
     keep.push_back(buffer(c.scratchpad));
-    args.emplace(DNNL_ARG_SCRATCHPAD, memory(c.scratchpad, engine(), keep.back().raw_data()));
+    onednn::bind_argument(c.args, DNNL_ARG_SCRATCHPAD, c.scratchpad, keep.back().raw_data());
   }
-  c.prim.execute(s, args);
-  for (auto& [user, o] : outputs_to_convert)
-    o->convert->execute(s, {{DNNL_ARG_FROM, args.at(o->arg)}, {DNNL_ARG_TO, user}});
+  c.prim.execute(s, c.args);
+  for (const Operand* o : outputs_to_convert) {
+    const memory& chosen = c.args.at(o->arg);
+    if (take_output) {
+      s.wait();
+      if (take_output(o->chosen, chosen.get_data_handle())) continue;
+    }
+    o->convert->execute(s, {{DNNL_ARG_FROM, chosen}, {DNNL_ARG_TO, c.plain_args.at(o->arg)}});
+  }
   s.wait();
 }
 
@@ -390,9 +443,18 @@ void direct_3d(Pass pass, const Tensor& a, const Tensor& b, const Tensor& out, c
 // The kernels of a convolution row in 2 or 3 spatial dims (`op` names it in errors):
 // oneDNN in f32; otherwise (f64) im2col + GEMM in 2-D, the direct loops in 3-D.
 
+// The multiply-adds of a forward convolution (SerialIfSmall runs a small one, the
+// first layer at batch 1, on one thread).
+int64_t forward_macs(const ConvNdGeometry& g) {
+  int64_t macs = g.N * g.OC * (g.C / g.groups);
+  for (int64_t d : g.out) macs *= d;
+  for (int64_t d : g.kernel) macs *= d;
+  return macs;
+}
+
 // y = act(conv(x, w) + bias); y [N, OC, out...].
 void conv_forward(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs,
-                  Activation act, const Tensor& y) {
+                  Activation act, WeightLayout layout, const Tensor& y, const ChosenOutput& take_output = nullptr) {
   ConvNdGeometry g = conv_nd_geometry(input.sizes(), weight.sizes(), attrs, op);
   if (y.numel() == 0) return;
   if (degenerate(g)) {
@@ -407,7 +469,10 @@ void conv_forward(const char* op, const Tensor& input, const Tensor& weight, con
       std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
       if (b.defined()) ptrs.push_back(b.raw_data());
       ptrs.push_back(y.raw_data());
-      execute(*cached_conv(op, Pass::forward, g, b.defined(), act), ptrs);
+      bool packed = layout == WeightLayout::packed;
+      onednn::SerialIfSmall serial(forward_macs(g));
+      execute(*cached_conv(op, Pass::forward, g, b.defined(), act, packed ? weight : Tensor(), take_output != nullptr),
+              ptrs, packed ? w : Tensor(), take_output);
     } else if (g.spatial() == 2) {
       forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), planar(g));
       apply_activation(y, act);
@@ -462,12 +527,49 @@ void conv_backward_weight(const char* op, const TensorList& in, const Attrs& att
 }  // namespace
 
 void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs, Activation act,
-                const Tensor& y) {
-  conv_forward("conv2d", input, weight, bias, attrs, act, y);
+                WeightLayout layout, const Tensor& y) {
+  conv_forward("conv2d", input, weight, bias, attrs, act, layout, y);
+}
+
+// The channel block of a layout [N, C, H, W] that max_pool_2x2_channel_blocked reads:
+// C for channels-last, 16 or 8 for nChw16c / nChw8c; 0 for any other.
+int64_t channel_block(const memory::desc& md) {
+  memory::dims dims = md.dims();
+  if (dims.size() != 4) return 0;
+  auto f32 = memory::data_type::f32;
+  if (md == memory::desc(dims, f32, Tag::nhwc)) return dims[1];
+  for (auto [tag, block] : {std::pair{Tag::aBcd16b, 16}, std::pair{Tag::aBcd8b, 8}})
+    if (md == memory::desc(dims, f32, tag)) return block;
+  return 0;
+}
+
+// The convolution's result is pooled where oneDNN left it when that is channel-blocked
+// (nChw16c, nChw8c or channels-last) and the pool is the plain 2x2 one: no reorder of
+// the full-size result, and the pool reads it once. Anything else (indices wanted,
+// another layout or pool, f64) runs the convolution into a buffer, then the pool.
+void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs,
+                           Activation act, const Attrs& pool_attrs, WeightLayout layout, const Tensor& out,
+                           const Tensor& indices) {
+  ConvNdGeometry g = conv_nd_geometry(x.sizes(), w.sizes(), conv_attrs, "conv2d");
+  Shape activated_sizes{g.N, g.OC, g.out[0], g.out[1]};
+  PoolGeometry pool = pool_geometry(activated_sizes, pool_attrs, "max_pool2d");
+  bool pooled = false;
+  ChosenOutput pool_in_place = [&](const memory::desc& chosen, const void* data) {
+    int64_t block = channel_block(chosen);
+    if (indices.defined() || out.dtype() != DType::f32 || block == 0 || !is_plain_2x2(pool)) return false;
+    max_pool_2x2_channel_blocked(static_cast<const float*>(data), static_cast<float*>(out.raw_data()), g.N, g.OC,
+                                 g.out[0], g.out[1], block);
+    return pooled = true;
+  };
+  Tensor activated = empty(activated_sizes, out.dtype());
+  conv_forward("conv2d", x, w, bias, conv_attrs, act, layout, activated, pool_in_place);
+  if (pooled) return;
+  TensorList pool_out{out, indices};
+  max_pool2d({activated}, pool_attrs, pool_out);
 }
 
 void conv2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  conv2d_act(in[0], in[1], in[2], attrs, Activation::none, out[0]);
+  conv2d_act(in[0], in[1], in[2], attrs, Activation::none, WeightLayout::plain, out[0]);
 }
 void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
   conv_backward_input("conv2d_backward_input", in, attrs, out);
@@ -477,7 +579,7 @@ void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList
 }
 
 void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  conv_forward("conv3d", in[0], in[1], in[2], attrs, Activation::none, out[0]);
+  conv_forward("conv3d", in[0], in[1], in[2], attrs, Activation::none, WeightLayout::plain, out[0]);
 }
 void conv3d_backward_input(const TensorList& in, const Attrs& attrs, TensorList& out) {
   conv_backward_input("conv3d_backward_input", in, attrs, out);

@@ -69,8 +69,9 @@ const char* activation_name(Activation act);
 // y = act(y), in place, with the scalar functions of the op table's kernels.
 void apply_activation(const Tensor& y, Activation act);
 
-// Where linear_act reads W from: as it is, or reordered into the layout the kernel
-// computes on, once per weight tensor and version (so an optimizer step is seen).
+// Where linear_act and conv2d_act read W from: as it is, or reordered into the layout
+// the kernel computes on, once per weight tensor and version (so an optimizer step is
+// seen).
 enum class WeightLayout : uint8_t { plain, packed };
 
 // out = act(x W^T + b): f32 on oneDNN's matmul primitive with the bias and the
@@ -82,8 +83,14 @@ void linear_act(const Tensor& x, const Tensor& w, const Tensor& bias, Activation
 void linear_gemm(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out);
 
 // out = act(conv2d(x, w, b)) with conv2d's attributes; f32 applies act as a oneDNN
-// post-op of the convolution.
+// post-op of the convolution (eager conv2d is conv2d_act with none, plain).
 void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs, Activation act,
-                const Tensor& out);
+                WeightLayout layout, const Tensor& out);
+// out, indices = max_pool2d(act(conv2d(x, w, b))) with each op's attributes (indices
+// may be undefined: not computed). f32 with a 2x2 stride-2 pool pools from oneDNN's
+// channels-last result straight into `out`; otherwise the two kernels one by one.
+void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs,
+                           Activation act, const Attrs& pool_attrs, WeightLayout layout, const Tensor& out,
+                           const Tensor& indices);
 
 }  // namespace nabla::cpu

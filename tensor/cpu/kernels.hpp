@@ -62,6 +62,15 @@ NABLA_CPU_KERNEL(avg_pool1d);
 NABLA_CPU_KERNEL(adaptive_avg_pool1d);
 NABLA_CPU_KERNEL(adaptive_avg_pool2d);
 NABLA_CPU_KERNEL(adaptive_max_pool2d);
+// pool.cpp: the CNN's usual max pool (2x2 window, stride 2, no padding or dilation,
+// floor mode), and that pool's values (no indices) from f32 `x` in a channel-blocked
+// layout [N, ceil(C / block), H, W, block] (oneDNN's nChw16c, nChw8c; channels-last
+// is block = C) into planar `y` [N, C, H / 2, W / 2]: the epilogue of a convolution
+// whose result oneDNN keeps blocked (conv2d_act_max_pool2d).
+struct PoolGeometry;  // conv_geometry.hpp
+bool is_plain_2x2(const PoolGeometry& g);
+void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
+                                  int64_t block);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

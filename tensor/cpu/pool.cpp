@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #ifdef __AVX2__
 #include <immintrin.h>
@@ -19,6 +20,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/parallel.hpp"
+#include "tensor/cpu/transpose8.hpp"
 
 namespace nabla::cpu {
 
@@ -49,6 +51,8 @@ T lowest_for_max() {
   else return std::numeric_limits<T>::lowest();
 }
 
+// `idx` null: an inference graph reads no indices (OpDef::optional_outputs), so none
+// are computed or stored; the values are the same.
 template <class T>
 void max_pool(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
   // Locals, not g's fields: stores to idx (int64_t) could alias those, forcing reloads.
@@ -73,7 +77,7 @@ void max_pool(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
         }
       int64_t o = (plane * g.OH + oh) * g.OW + ow;
       y[o] = best_val;
-      idx[o] = best;
+      if (idx) idx[o] = best;
     }
   });
 }
@@ -82,10 +86,84 @@ void max_pool(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
 // window): each output row reads two whole input rows, with no clipping, so the
 // window is four straight-line selects. Same rules as max_pool: the first cell
 // starts the window, a strictly greater value or any NaN takes over.
+}  // namespace
+
 bool is_plain_2x2(const PoolGeometry& g) {
   return g.kernel.h == 2 && g.kernel.w == 2 && g.stride.h == 2 && g.stride.w == 2 && g.pad.h == 0 && g.pad.w == 0 &&
          g.dilation.h == 1 && g.dilation.w == 1 && g.OH == g.H / 2 && g.OW == g.W / 2;
 }
+
+namespace {
+
+// The window maxima of one output row of a channel block: tile[ow * block + i] for
+// channel i of the block, from input rows r0 and r1 (each [W][block]).
+void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t block, float* tile) {
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    const float *a = r0 + 2 * ow * block, *b = a + block, *c = r1 + 2 * ow * block, *d = c + block;
+    float* t = tile + ow * block;
+    int64_t i = 0;
+#ifdef __AVX2__
+    for (; i + 8 <= block; i += 8) {
+      __m256 best = _mm256_loadu_ps(a + i);
+      for (const float* cell : {b, c, d}) {
+        __m256 v = _mm256_loadu_ps(cell + i);
+        __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        best = _mm256_blendv_ps(best, v, take);
+      }
+      _mm256_storeu_ps(t + i, best);
+    }
+#endif
+    for (; i < block; ++i) {
+      float best = a[i];
+      for (float v : {b[i], c[i], d[i]}) best = (v > best) | (v != v) ? v : best;
+      t[i] = best;
+    }
+  }
+}
+
+// Channels [0, count) of the tile ([OW][block], rows padded to a multiple of 8) into
+// their planar output rows, channel i's at out + i * channel_stride: 8x8 transposes,
+// the last columns of a row through a masked store.
+void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride) {
+  int64_t i = 0;
+#ifdef __AVX2__
+  for (; i + 8 <= count; i += 8)
+    for (int64_t ow = 0; ow < OW; ow += 8) {
+      __m256 r[8];
+      for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(tile + (ow + k) * block + i);
+      transpose8(r);
+      int64_t cols = std::min<int64_t>(8, OW - ow);
+      __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      for (int j = 0; j < 8; ++j) _mm256_maskstore_ps(out + (i + j) * channel_stride + ow, mask, r[j]);
+    }
+#endif
+  for (; i < count; ++i)
+    for (int64_t ow = 0; ow < OW; ++ow) out[i * channel_stride + ow] = tile[ow * block + i];
+}
+
+}  // namespace
+
+// One output row of one channel block at a time: the windows' maxima over the block's
+// channels at once (contiguous, so they vectorize), into a [OW][block] tile, then
+// transposed into the channels' planar rows. The rules of max_pool_2x2: the first
+// cell starts, a strictly greater value or a NaN takes over.
+void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
+                                  int64_t block) {
+  const int64_t OH = H / 2, OW = W / 2, blocks = (C + block - 1) / block;
+  PoolGeometry rows_of{};  // for_rows's split: "planes" of (image, channel block)
+  rows_of.planes = N * blocks;
+  rows_of.OH = OH;
+  for_rows(rows_of, OW * block * 4, [=](int64_t plane, int64_t oh) {
+    thread_local std::vector<float> tile;
+    tile.resize(static_cast<size_t>((OW + 7) / 8 * 8 * block));
+    const float* r0 = x + (plane * H + 2 * oh) * W * block;
+    blocked_window_max(r0, r0 + W * block, OW, block, tile.data());
+    const int64_t n = plane / blocks, first = plane % blocks * block;
+    write_planar(tile.data(), OW, block, std::min(block, C - first), y + ((n * C + first) * OH + oh) * OW, OH * OW);
+  });
+}
+
+namespace {
 
 #ifdef __AVX2__
 // 16 windows of a u8 or i8 row pair at once (the int8 CNN's pools): each 16-bit lane
@@ -117,6 +195,7 @@ void max_pool_2x2_int8_block(const T* top_cells, const T* bottom_cells, T* y_out
   __m256i packed = is_signed ? _mm256_packs_epi16(best, best) : _mm256_packus_epi16(best, best);
   packed = _mm256_permute4x64_epi64(packed, 0b11011000);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(y_out), _mm256_castsi256_si128(packed));
+  if (!idx_out) return;
   // Indices: first_index + 2 * k + (code & 1) + (code >> 1) * W, 4 at a time.
   alignas(32) int16_t codes[16];
   _mm256_store_si256(reinterpret_cast<__m256i*>(codes), code);
@@ -157,6 +236,7 @@ inline void max_pool_2x2_f32_block(const float* top_cells, const float* bottom_c
   consider(bottom_even, 2);
   consider(bottom_odd, 3);
   _mm256_storeu_ps(y_out, best);
+  if (!idx_out) return;
   // Indices: first_index + 2 * k + (code & 1) + (code >> 1) * W, 4 at a time.
   __m256i codes = _mm256_castps_si256(code);
   const __m256i W64 = _mm256_set1_epi64x(W), one64 = _mm256_set1_epi64x(1);
@@ -177,16 +257,16 @@ void max_pool_2x2_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int6
                       Block block) {
   int64_t ow = 0;
   for (; ow + kWindows <= OW; ow += kWindows)
-    block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row + ow, W, row_start + 2 * ow);
+    block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row ? idx_row + ow : nullptr, W, row_start + 2 * ow);
   if (ow == OW) return;
   const size_t rest = static_cast<size_t>(OW - ow);
   T top[2 * kWindows] = {}, bottom[2 * kWindows] = {}, y_rest[kWindows];
   int64_t idx_rest[kWindows];
   std::memcpy(top, r0 + 2 * ow, 2 * rest * sizeof(T));
   std::memcpy(bottom, r1 + 2 * ow, 2 * rest * sizeof(T));
-  block(top, bottom, y_rest, idx_rest, W, row_start + 2 * ow);
+  block(top, bottom, y_rest, idx_row ? idx_rest : nullptr, W, row_start + 2 * ow);
   std::memcpy(y_row + ow, y_rest, rest * sizeof(T));
-  std::memcpy(idx_row + ow, idx_rest, rest * sizeof(int64_t));
+  if (idx_row) std::memcpy(idx_row + ow, idx_rest, rest * sizeof(int64_t));
 }
 #endif
 
@@ -199,7 +279,7 @@ void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
     const T* r0 = x + plane * plane_size + 2 * oh * W;
     const T* r1 = r0 + W;
     T* y_row = y + (plane * OH + oh) * OW;
-    int64_t* idx_row = idx + (plane * OH + oh) * OW;
+    int64_t* idx_row = idx ? idx + (plane * OH + oh) * OW : nullptr;
     const int64_t row_start = 2 * oh * W;
 #ifdef __AVX2__
     if constexpr (sizeof(T) == 1)
@@ -222,7 +302,7 @@ void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
       consider(r1[2 * ow], W);
       consider(r1[2 * ow + 1], W + 1);
       y_row[ow] = best_val;
-      idx_row[ow] = row_start + 2 * ow + best;
+      if (idx_row) idx_row[ow] = row_start + 2 * ow + best;
     }
   });
 }
@@ -271,7 +351,7 @@ void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   PoolGeometry g = pool_geometry(in[0].sizes(), attrs, "max_pool2d");
   if (out[0].numel() == 0) return;
   Tensor x = contiguous_raw(in[0]);
-  int64_t* idx = static_cast<int64_t*>(out[1].raw_data());
+  int64_t* idx = out[1].defined() ? static_cast<int64_t*>(out[1].raw_data()) : nullptr;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x_data = static_cast<const T*>(x.raw_data());

@@ -58,7 +58,7 @@ __global__ void max_pool_kernel(const T* x, T* y, int64_t* indices, PoolGeometry
         }
       }
     y[o] = convert<T>(best_val);
-    indices[o] = best;
+    if (indices) indices[o] = best;  // null: an inference graph reads none
   }
 }
 
@@ -149,7 +149,8 @@ void max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     max_pool_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
-        device_data<const T>(x), device_data<T>(out[0]), device_data<int64_t>(out[1]), g, n);
+        device_data<const T>(x), device_data<T>(out[0]), out[1].defined() ? device_data<int64_t>(out[1]) : nullptr, g,
+        n);
   };
   // u8 and i8 as on the CPU: the max pool of quantized activations.
   if (out[0].dtype() == DType::u8)
@@ -226,7 +227,8 @@ void adaptive_max_pool2d(const TensorList& in, const Attrs& attrs, TensorList& o
   visit_device_float(out[0].dtype(), "adaptive_max_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     adaptive_max_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out[0])>>>(
-        device_data<const T>(x), device_data<T>(out[0]), device_data<int64_t>(out[1]), g, n);
+        device_data<const T>(x), device_data<T>(out[0]), out[1].defined() ? device_data<int64_t>(out[1]) : nullptr, g,
+        n);
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }

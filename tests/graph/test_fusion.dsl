@@ -117,3 +117,56 @@ test "a comparison with a number joins the group and compares in f32, as eager d
   expect_close(gm(x), h(x), rtol=0, atol=0)
   expect_close(h(x)[0], tensor([0.1, 0.6, -1.0, 0.1]).exp() * tensor([1.0, 0.0, 1.0, 1.0]) + tensor([0.0, 0.6, 0.0, 0.0]), rtol=1e-6, atol=1e-7)
 }
+
+test "Conv+ReLU+MaxPool becomes one conv2d_relu_max_pool2d and equals eager, values and indices" {
+  manual_seed(26)
+  # 2x2 pools of even and odd sizes (floor mode drops the last row), and pools the
+  # fast path does not take (3x3, stride 1, ceil mode): each equals eager
+  # (20 channels: a partly filled last block of 16 in oneDNN's blocked layout)
+  for (channels, pool) in [[16, nn.MaxPool2d(2)], [20, nn.MaxPool2d(2)], [16, nn.MaxPool2d(3)],
+                           [16, nn.MaxPool2d(2, stride=1)], [16, nn.MaxPool2d(2, ceil_mode=true)]] {
+    let net = nn.Sequential([nn.Conv2d(3, channels, 3, padding=1), nn.ReLU(), pool])
+    net.eval()
+    for shape in [[1, 3, 12, 12], [5, 3, 9, 11]] {
+      let x = randn(shape)
+      no_grad {
+        let gm = compile(net, x)
+        gm.optimize()
+        expect(ir_has(gm, "conv2d_relu_max_pool2d("), gm.ir())
+        # the pooled convolution may run another oneDNN kernel than eager's (channel
+        # blocks): equal within rounding
+        expect_close(gm(x), net(x), rtol=1e-5, atol=1e-6)
+      }
+    }
+  }
+  # the indices, when the graph returns them, as eager's
+  let conv = nn.Conv2d(2, 8, 3)
+  fn pooled(x) = max_pool2d(relu(conv(x)), 2, return_indices=true)
+  let x = randn([3, 2, 10, 10])
+  no_grad {
+    let gm = compile(pooled, x)
+    gm.optimize()
+    expect(ir_has(gm, "conv2d_relu_max_pool2d("), gm.ir())
+    let (values, indices) = gm(x)
+    let (eager_values, eager_indices) = pooled(x)
+    expect_close(values, eager_values, rtol=1e-5, atol=1e-6)
+    expect_close(indices.float(), eager_indices.float(), rtol=0, atol=0)
+    expect(indices.dtype == eager_indices.dtype, f"indices of dtype {indices.dtype}")
+  }
+}
+
+test "a max pool is left out of the conv's node when the activation has another reader" {
+  manual_seed(27)
+  let conv = nn.Conv2d(1, 4, 3)
+  fn two_readers(x) {
+    let h = relu(conv(x))
+    return max_pool2d(h, 2).sum() + h.sum()
+  }
+  let x = randn([2, 1, 8, 8])
+  no_grad {
+    let gm = compile(two_readers, x)
+    gm.optimize()
+    expect(ir_has(gm, "conv2d_relu(") and not ir_has(gm, "conv2d_relu_max_pool2d("), gm.ir())
+    expect_close(gm(x), two_readers(x), rtol=1e-5, atol=1e-5)
+  }
+}

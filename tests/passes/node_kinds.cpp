@@ -109,8 +109,20 @@ TEST_CASE("Node::named and Node::name are inverses, for every row and every epil
   CHECK(graph::Node::named("copy_").kind == NodeKind::copy);
   CHECK(graph::Node::named("fused").kind == NodeKind::fused);
   CHECK(graph::Node::named("max_pool2d").op == OpId::max_pool2d);  // a row with '_' is a row
-  // Names that only look like an epilogue: no such activation, or no such base.
-  for (const char* name : {"linear_none", "conv2d_act", "matmul_relu", "linear_", "frob"}) {
+  for (OpId act : {OpId::relu, OpId::gelu}) {  // a conv's epilogue may end in its max pool
+    std::string name = std::string("conv2d_") + op_name(act) + "_max_pool2d";
+    graph::Node n = graph::Node::named(name);
+    CHECK(n.kind == NodeKind::epilogue);
+    CHECK(n.epilogue.base == OpId::conv2d);
+    CHECK(n.epilogue.activation == act);
+    CHECK(n.epilogue.pool == OpId::max_pool2d);
+    CHECK(n.name() == name);
+  }
+  CHECK(graph::Node::named("conv2d_relu").epilogue.pool == OpId::kCount);
+  // Names that only look like an epilogue: no such activation, no such base, a pool
+  // after linear, or a pool with no activation.
+  for (const char* name : {"linear_none", "conv2d_act", "matmul_relu", "linear_", "frob", "linear_relu_max_pool2d",
+                           "conv2d_max_pool2d", "conv2d_relu_avg_pool2d"}) {
     graph::Node n = graph::Node::named(name);
     CHECK(n.kind == NodeKind::custom);
     CHECK(n.op == OpId::kCount);
@@ -136,4 +148,30 @@ TEST_CASE("a custom op registered by name verifies and runs with its kernel") {
   Tensor y = run_graph(g, {tensor_from({1, 2}, {2})}).at(0);
   CHECK(y.data<float>()[0] == 2);
   CHECK(y.data<float>()[1] == 4);
+}
+
+TEST_CASE("conv2d_relu_max_pool2d reads back from its text and verifies; its body must end in the pool") {
+  const char* text =
+      "graph g(%x: f32[1, 1, 4, 4], %w: param f32[2, 1, 1, 1], %b: param f32[2]) {\n"
+      "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b) : f32[1, 2, 2, 2], i64[1, 2, 2, 2] {\n"
+      "    body(%in0: f32[1, 1, 4, 4], %in1: f32[2, 1, 1, 1], %in2: f32[2])\n"
+      "    %3 = conv2d(%in0, %in1, %in2) {stride=[1, 1], padding=[0, 0], dilation=[1, 1], groups=1} : "
+      "f32[1, 2, 4, 4]\n"
+      "    %4 = relu(%3) : f32[1, 2, 4, 4]\n"
+      "    %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], "
+      "ceil_mode=false} : f32[1, 2, 2, 2], i64[1, 2, 2, 2]\n"
+      "    yield %5, %6\n"
+      "  }\n"
+      "  return %3\n"
+      "}\n";
+  Graph g = parse_graph(text);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].epilogue.pool == OpId::max_pool2d);
+  CHECK(print_graph(g) == text);
+  verify(g);
+  // A body that computes something else than the name says is the verifier's error.
+  Graph wrong = parse_graph(text);
+  wrong.nodes[0].body->nodes[1].op = OpId::sigmoid;
+  CHECK(verify_error(wrong).find("its body must be conv2d and then relu of its result, then max_pool2d of that") !=
+        std::string::npos);
 }

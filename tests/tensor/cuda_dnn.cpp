@@ -205,7 +205,7 @@ TEST_CASE("cuda conv2d and its adjoints with stride, padding, dilation and group
       if (t[0].device() == kGpu)
         cuda::conv2d_act(t[0], t[1], t[2], attrs, cpu::Activation::relu, out);
       else
-        cpu::conv2d_act(t[0], t[1], t[2], attrs, cpu::Activation::relu, out);
+        cpu::conv2d_act(t[0], t[1], t[2], attrs, cpu::Activation::relu, cpu::WeightLayout::plain, out);
       return TensorList{out};
     };
     check_op({rand_of({2, 3, 6, 6}, dt), rand_of({4, 3, 3, 3}, dt), rand_of({4}, dt)}, fused, tolerance(dt));
