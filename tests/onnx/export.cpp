@@ -8,6 +8,7 @@
 #include <set>
 
 #include "graph/onnx/export.hpp"
+#include "tests/passes/pooled_conv_text.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;
@@ -38,21 +39,6 @@ const char* const kMlp = R"(graph mlp(%w: param f32[3, 4], %b: param f32[3], %x:
 }
 )";
 
-// conv2d_relu_max_pool2d returning `result` (%3: the pooled values, %4: the indices).
-std::string pooled_conv(const std::string& result) {
-  return "graph g(%x: f32[1, 1, 4, 4], %w: param f32[2, 1, 1, 1], %b: param f32[2]) {\n"
-         "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b) : f32[1, 2, 2, 2], i64[1, 2, 2, 2] {\n"
-         "    body(%in0: f32[1, 1, 4, 4], %in1: f32[2, 1, 1, 1], %in2: f32[2])\n"
-         "    %3 = conv2d(%in0, %in1, %in2) {stride=[1, 1], padding=[0, 0], dilation=[1, 1], groups=1} : "
-         "f32[1, 2, 4, 4]\n"
-         "    %4 = relu(%3) : f32[1, 2, 4, 4]\n"
-         "    %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], "
-         "ceil_mode=false} : f32[1, 2, 2, 2], i64[1, 2, 2, 2]\n"
-         "    yield %5, %6\n"
-         "  }\n"
-         "  return " + result + "\n}\n";
-}
-
 int max_pool_outputs(const ::onnx::ModelProto& m) {
   for (const auto& n : m.graph().node())
     if (n.op_type() == "MaxPool") return n.output_size();
@@ -64,12 +50,12 @@ int max_pool_outputs(const ::onnx::ModelProto& m) {
 TEST_CASE("onnx: a fused node's output that nothing reads is left out of its body's ops") {
   BoundParams params{{"w", ones({2, 1, 1, 1})}, {"b", zeros({2})}};
   // The pooled convolution's indices unread: MaxPool computes none (as nabla does).
-  ::onnx::ModelProto values_only = exported(parse_graph(pooled_conv("%3")), params);
+  ::onnx::ModelProto values_only = exported(parse_graph(nabla::testing::pooled_conv_text("%3")), params);
   CHECK(op_types(values_only).count("Conv") == 1);
   CHECK(max_pool_outputs(values_only) == 1);
   CHECK(op_types(values_only).count("Sub") == 0);
   // Returned, they are written (made plane-relative by a Sub, as max_pool2d's are).
-  ::onnx::ModelProto with_indices = exported(parse_graph(pooled_conv("%3, %4")), params);
+  ::onnx::ModelProto with_indices = exported(parse_graph(nabla::testing::pooled_conv_text("%3, %4")), params);
   CHECK(max_pool_outputs(with_indices) == 2);
   CHECK(op_types(with_indices).count("Sub") == 1);
 }

@@ -6,6 +6,7 @@
 
 #include "graph/executor.hpp"
 #include "graph/ir.hpp"
+#include "tests/passes/pooled_conv_text.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;
@@ -151,19 +152,7 @@ TEST_CASE("a custom op registered by name verifies and runs with its kernel") {
 }
 
 TEST_CASE("conv2d_relu_max_pool2d reads back from its text and verifies; its body must end in the pool") {
-  const char* text =
-      "graph g(%x: f32[1, 1, 4, 4], %w: param f32[2, 1, 1, 1], %b: param f32[2]) {\n"
-      "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b) : f32[1, 2, 2, 2], i64[1, 2, 2, 2] {\n"
-      "    body(%in0: f32[1, 1, 4, 4], %in1: f32[2, 1, 1, 1], %in2: f32[2])\n"
-      "    %3 = conv2d(%in0, %in1, %in2) {stride=[1, 1], padding=[0, 0], dilation=[1, 1], groups=1} : "
-      "f32[1, 2, 4, 4]\n"
-      "    %4 = relu(%3) : f32[1, 2, 4, 4]\n"
-      "    %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], "
-      "ceil_mode=false} : f32[1, 2, 2, 2], i64[1, 2, 2, 2]\n"
-      "    yield %5, %6\n"
-      "  }\n"
-      "  return %3\n"
-      "}\n";
+  const std::string text = nabla::testing::pooled_conv_text("%3");
   Graph g = parse_graph(text);
   REQUIRE(g.nodes.size() == 1);
   CHECK(g.nodes[0].epilogue.pool == OpId::max_pool2d);
