@@ -60,6 +60,17 @@ double as_num(const Value& v, const std::string& what) {
   fail(what + ": expected a number, got " + type_name(v));
 }
 
+std::vector<double> as_numbers(const Value& v, const std::string& what) {
+  if (v.tag == Tag::Tensor) return to_double_vector(v.t);
+  if (v.tag != Tag::List && v.tag != Tag::Tuple)
+    fail(what + ": expected a tensor or a list of numbers, got " + type_name(v));
+  const auto& items = v.as<ListObj>()->items;
+  std::vector<double> out;
+  out.reserve(items.size());
+  for (size_t k = 0; k < items.size(); ++k) out.push_back(as_num(items[k], what + "[" + std::to_string(k) + "]"));
+  return out;
+}
+
 bool as_bool(const Value& v, const std::string& what) {
   if (v.tag == Tag::Bool) return v.b;
   if (v.tag == Tag::Int) return v.i != 0;

@@ -270,6 +270,14 @@ std::string values_text(const graph::Graph& g, const std::vector<int>& ids, bool
   return s.empty() ? "none" : s;
 }
 
+// "x == f32[64, 784], y == i64[64]": what a cached graph's arguments must be.
+std::string arg_guards_text(const GraphModule& gm, const CompiledGraph& cg) {
+  std::string s;
+  for (size_t a = 0; a < cg.guards.args.size(); ++a)
+    s += (s.empty() ? "" : ", ") + gm.arg_names[a] + " == " + cg.guards.args[a];
+  return s;
+}
+
 std::string passes_text(const std::vector<graph::PassRecord>& records) {
   std::string s;
   for (const auto& r : records) s += (s.empty() ? "" : ", ") + r.name;
@@ -281,9 +289,7 @@ std::string passes_text(const std::vector<graph::PassRecord>& records) {
 std::string describe_graph_module(const GraphModule& gm) {
   if (gm.graphs.empty()) return "graph module '" + gm.name + "' (nothing captured)";
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
-  std::string guards;
-  for (size_t a = 0; a < cg.guards.args.size(); ++a)
-    guards += (guards.empty() ? "" : ", ") + gm.arg_names[a] + " == " + cg.guards.args[a];
+  std::string guards = arg_guards_text(gm, cg);
   if (!cg.guards.training.empty()) guards += (guards.empty() ? "" : ", ") + std::string("training flags == ") + cg.guards.training;
   return "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + ")\n" +
          "  inputs:  " + values_text(cg.graph, cg.graph.inputs, true) + "\n" +
@@ -382,9 +388,7 @@ static void draw_to(Evaluator& ev, const std::string& dot, const Value& path, co
 std::string captured_shapes(const GraphModule& gm) {
   std::vector<std::string> seen;
   for (const CompiledGraph& cg : gm.graphs) {
-    std::string s;
-    for (size_t a = 0; a < cg.guards.args.size(); ++a)
-      s += (s.empty() ? "" : ", ") + gm.arg_names[a] + " == " + cg.guards.args[a];
+    std::string s = arg_guards_text(gm, cg);
     if (std::find(seen.begin(), seen.end(), s) == seen.end()) seen.push_back(s);
   }
   std::string out;

@@ -37,6 +37,10 @@ double as_num(const Value& v, const std::string& what);
 bool as_bool(const Value& v, const std::string& what);
 const Tensor& as_tensor(const Value& v, const std::string& what);
 std::vector<int64_t> as_ints(const Value& v, const std::string& what);
+// The numbers of a tensor (any shape, flattened; any dtype or device) or of a list or
+// tuple of numbers (as as_num takes each); else "<what>: expected a tensor or a list of
+// numbers, got ..." (plot's series, TensorBoard's histograms).
+std::vector<double> as_numbers(const Value& v, const std::string& what);
 DType as_dtype(const Value& v, const std::string& what);
 // Shape given as a list/tuple or as varargs starting at pos[start].
 std::vector<int64_t> shape_args(const std::vector<Value>& pos, size_t start, const std::string& fname);

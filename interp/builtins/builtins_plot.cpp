@@ -26,18 +26,9 @@ struct FigureObj : ObjectObj {
 // tensor is copied to the CPU). A line's values must be one-dimensional; a
 // histogram's may have any shape (flattened, as TensorBoard's histograms are).
 std::vector<double> numbers_of(const Value& v, const std::string& what, bool flatten) {
-  if (v.tag == Tag::Tensor) {
-    if (!flatten && v.t.dim() > 1)
-      fail(what + ": expected a 1-D tensor or a list of numbers, got a tensor of shape " + v.t.shape_str());
-    return to_double_vector(v.t);
-  }
-  if (v.tag != Tag::List && v.tag != Tag::Tuple)
-    fail(what + ": expected a list of numbers or a tensor, got " + type_name(v));
-  const auto& items = v.as<ListObj>()->items;
-  std::vector<double> out;
-  out.reserve(items.size());
-  for (size_t k = 0; k < items.size(); ++k) out.push_back(as_num(items[k], what + "[" + std::to_string(k) + "]"));
-  return out;
+  if (!flatten && v.tag == Tag::Tensor && v.t.dim() > 1)
+    fail(what + ": expected a 1-D tensor or a list of numbers, got a tensor of shape " + v.t.shape_str());
+  return as_numbers(v, what);
 }
 
 std::string text_of(const Value& v, const std::string& what) {

@@ -108,21 +108,12 @@ Value add_scalar_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
-// The values of a histogram: a tensor, or a list or tuple of numbers.
-std::vector<double> histogram_values(const Value& v) {
-  if (v.tag == Tag::Tensor) return to_double_vector(v.t);
-  if (v.tag != Tag::List && v.tag != Tag::Tuple)
-    fail(std::string("add_histogram(): values must be a tensor or a list of numbers, got ") + type_name(v));
-  std::vector<double> out;
-  for (const Value& x : v.as<ListObj>()->items) out.push_back(number_arg(x, "add_histogram", "values[i]"));
-  return out;
-}
-
 // bins: "tensorflow" (SummaryWriter's default), a number of equal bins, or the edges.
 std::vector<double> histogram_edges(const Value& bins, const std::vector<double>& values) {
   if (bins.tag == Tag::Str && bins.as<StrObj>()->s == "tensorflow") return tb::tensorflow_bins();
   if (bins.tag == Tag::Int) return named("add_histogram", [&] { return tb::equal_bins(values, bins.i); });
-  if (bins.tag == Tag::Tensor || bins.tag == Tag::List || bins.tag == Tag::Tuple) return histogram_values(bins);
+  if (bins.tag == Tag::Tensor || bins.tag == Tag::List || bins.tag == Tag::Tuple)
+    return as_numbers(bins, "add_histogram(): bins");
   fail("add_histogram(): bins must be \"tensorflow\", a number of bins or a list of edges, got " + repr(bins));
 }
 
@@ -130,7 +121,7 @@ Value add_histogram_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("add_histogram", a, {"file", "tag", "values", "global_step", "bins", "walltime", "max_bins"}, 3);
   tb::EventFileWriter& w = writer_of(b[0], "add_histogram");
   const std::string& tag = str_arg(b[1], "add_histogram", "tag");
-  std::vector<double> values = histogram_values(b[2]);
+  std::vector<double> values = as_numbers(b[2], "add_histogram(): values");
   if (values.empty()) fail("add_histogram(): values is empty: a histogram needs at least one value");
   std::vector<double> edges = b.has(4) ? histogram_edges(b[4], values) : tb::tensorflow_bins();
   std::optional<int64_t> max_bins;

@@ -61,7 +61,7 @@ test "histograms: empty values, bad bins and bad edges are errors" {
   expect_error(fn() = w.add_histogram("b", randn(3), bins=[2, 1]), "edges must increase")
   expect_error(fn() = w.add_histogram("b", tensor([float("nan"), 1.0]), bins=3), "range is not finite")
   expect_error(fn() = w.add_histogram("b", tensor([float("nan"), float("nan")])), "no value falls in the bins")
-  expect_error(fn() = w.add_histogram("b", "abc"), "values must be a tensor or a list of numbers, got str")
+  expect_error(fn() = w.add_histogram("b", "abc"), "add_histogram(): values: expected a tensor or a list of numbers, got str")
   w.close()
 }
 
