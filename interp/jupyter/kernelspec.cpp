@@ -4,15 +4,14 @@
 //   (none)        /usr/local/share/jupyter/kernels/nabla (every user of the machine)
 //   --user        $JUPYTER_DATA_DIR, else $XDG_DATA_HOME/jupyter, else ~/.local/share/jupyter
 //   --prefix DIR  DIR/share/jupyter/kernels/nabla (a virtual environment, or a test's JUPYTER_PATH=DIR/share/jupyter)
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "interp/jupyter/kernel.hpp"
+#include "tensor/atomic_file.hpp"
+#include "tensor/error.hpp"
 #include "nlohmann/json.hpp"
 
 namespace nabla::jupyter {
@@ -73,12 +72,11 @@ int install_kernelspec(const std::vector<std::string>& options) {
   fs::create_directories(dir, ec);
   if (ec)
     return std::fprintf(stderr, "nabla jupyter install: cannot make %s: %s\n", dir.c_str(), ec.message().c_str()), 1;
-  std::string path = dir + "/kernel.json";
-  std::ofstream out(path);
-  out << kernel_json().dump(2) << "\n";
-  out.close();
-  if (!out)
-    return std::fprintf(stderr, "nabla jupyter install: cannot write %s: %s\n", path.c_str(), std::strerror(errno)), 1;
+  try {  // atomically: a failed install leaves a kernel.json that was there as it was
+    write_file_atomically(dir + "/kernel.json", kernel_json().dump(2) + "\n", "nabla jupyter install");
+  } catch (const Error& e) {
+    return std::fprintf(stderr, "%s\n", e.what()), 1;
+  }
   std::printf("installed the nabla kernelspec in %s\n", dir.c_str());
   return 0;
 }
