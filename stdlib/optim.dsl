@@ -185,14 +185,33 @@ fn _zero_grad(params, set_to_none) {
 # One step of opt: update(p, grad, state, group) for every parameter with a grad
 # (negated when its group maximizes), under no_grad.
 fn _step_groups(opt, update) {
+  _step_group_lists(opt, fn(ps, gs, sts, group) = _each_param(update, ps, gs, sts, group))
+}
+
+fn _each_param(update, ps, gs, sts, group) {
+  for k in range(len(ps)) { update(ps[k], gs[k], sts[k], group) }
+}
+
+# One step of opt a group at a time: update_group(params, grads, states, group) with
+# the group's parameters that have a grad, their grads (negated when the group
+# maximizes) and states, under no_grad (multi-tensor kernels take a group at once).
+fn _step_group_lists(opt, update_group) {
   _check_groups_kept(opt)
   no_grad {
     let i = 0
     for group in opt.param_groups {
+      let ps = []
+      let gs = []
+      let sts = []
       for p in group["params"] {
-        if p.grad != none { update(p, -p.grad if group["maximize"] else p.grad, opt.state[i], group) }
+        if p.grad != none {
+          ps.append(p)
+          gs.append(-p.grad if group["maximize"] else p.grad)
+          sts.append(opt.state[i])
+        }
         i = i + 1
       }
+      update_group(ps, gs, sts, group)
     }
   }
 }
@@ -328,18 +347,11 @@ fn _sgd_update(p, g, st, group) {
 }
 
 # One Adam / AdamW update of parameter p with gradient g and state st (PyTorch 1.13's
-# single-tensor algorithm). decoupled: AdamW's p = p * (1 - lr * wd) instead of
-# Adam's g = g + wd * p. Contiguous f32/f64 tensors take the fused native update
-# (interp/builtins/builtins_optim.cpp, one pass without temporaries), others the tensor ops.
+# single-tensor algorithm), its state already advanced (_adam_advance). decoupled:
+# AdamW's p = p * (1 - lr * wd) instead of Adam's g = g + wd * p. Contiguous f32/f64
+# tensors take the fused native update (interp/builtins/builtins_optim.cpp, one pass
+# without temporaries), others the tensor ops.
 fn _adam_update(p, g, st, lr, beta1, beta2, eps, wd, amsgrad, decoupled) {
-  if "step" in st {
-    st["step"] = st["step"] + 1
-  } else {
-    st["step"] = 1
-    st["exp_avg"] = zeros_like(p)
-    st["exp_avg_sq"] = zeros_like(p)
-    if amsgrad { st["max_exp_avg_sq"] = zeros_like(p) }
-  }
   let t = st["step"]
   let m = st["exp_avg"]
   let v = st["exp_avg_sq"]
@@ -364,19 +376,52 @@ fn _adam_update(p, g, st, lr, beta1, beta2, eps, wd, amsgrad, decoupled) {
   p.sub_(m.div(denom).mul_(lr / bc1))
 }
 
+# The state of p for its next Adam step: the step count advanced, the moments made
+# (zeros) at the first step.
+fn _adam_advance(p, st, amsgrad) {
+  if "step" in st {
+    st["step"] = st["step"] + 1
+  } else {
+    st["step"] = 1
+    st["exp_avg"] = zeros_like(p)
+    st["exp_avg_sq"] = zeros_like(p)
+    if amsgrad { st["max_exp_avg_sq"] = zeros_like(p) }
+  }
+}
+
 # Whether Adam/AdamW may use the fused native update (tests compare both paths).
 let _fused = [true]
 fn _use_fused_adam(on) {
   _fused[0] = on
 }
 
-fn _adam_group_update(p, g, st, group, decoupled) {
-  _adam_update(p, g, st, group["lr"], group["betas"][0], group["betas"][1], group["eps"], group["weight_decay"],
-               group["amsgrad"], decoupled)
+# One Adam / AdamW step of a group's parameters ps with grads gs and states sts: one
+# multi-tensor kernel for the whole group (optim_adam_step_multi_) when it handles
+# them, else parameter by parameter.
+fn _adam_group_step(ps, gs, sts, group, decoupled) {
+  let amsgrad = group["amsgrad"]
+  for k in range(len(ps)) { _adam_advance(ps[k], sts[k], amsgrad) }
+  let lr = group["lr"]
+  let beta1 = group["betas"][0]
+  let beta2 = group["betas"][1]
+  let eps = group["eps"]
+  let wd = group["weight_decay"]
+  if len(ps) > 0 and not amsgrad and _fused[0] {
+    let ms = []
+    let vs = []
+    let steps = []
+    for st in sts {
+      ms.append(st["exp_avg"])
+      vs.append(st["exp_avg_sq"])
+      steps.append(st["step"])
+    }
+    if optim_adam_step_multi_(ps, gs, ms, vs, steps, lr, beta1, beta2, eps, wd, decoupled) { return none }
+  }
+  for k in range(len(ps)) { _adam_update(ps[k], gs[k], sts[k], lr, beta1, beta2, eps, wd, amsgrad, decoupled) }
 }
 
-fn _adam_param(p, g, st, group) = _adam_group_update(p, g, st, group, false)
-fn _adamw_param(p, g, st, group) = _adam_group_update(p, g, st, group, true)
+fn _adam_groups(ps, gs, sts, group) = _adam_group_step(ps, gs, sts, group, false)
+fn _adamw_groups(ps, gs, sts, group) = _adam_group_step(ps, gs, sts, group, true)
 
 # Adam (torch.optim.Adam): L2 weight decay added to the gradient.
 model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=false, maximize=false) {
@@ -400,7 +445,7 @@ model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgra
     "Sets every grad to none (or zeros). Example: opt.zero_grad()"
     _zero_grad(self.params, set_to_none)
   }
-  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adam_param) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_group_lists(self, _adam_groups) }
   state_dict() {
     "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
     return _state_dict(self)
@@ -433,7 +478,7 @@ model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, am
     "Sets every grad to none (or zeros). Example: opt.zero_grad()"
     _zero_grad(self.params, set_to_none)
   }
-  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adamw_param) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_group_lists(self, _adamw_groups) }
   state_dict() {
     "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
     return _state_dict(self)

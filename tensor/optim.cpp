@@ -3,6 +3,8 @@
 namespace nabla {
 
 bool adam_step_supported(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq) {
+  for (const Tensor* t : {&p, &g, &exp_avg, &exp_avg_sq})
+    if (!t->defined()) return false;
   DType dt = p.dtype();
   if (dt != DType::f32 && dt != DType::f64) return false;
   for (const Tensor* t : {&p, &g, &exp_avg, &exp_avg_sq})
@@ -22,6 +24,45 @@ void adam_step_raw(const Tensor& p, const Tensor& g, const Tensor& exp_avg, cons
   p.bump_version();
   exp_avg.bump_version();
   exp_avg_sq.bump_version();
+}
+
+bool adam_step_multi_supported(const AdamMultiArgs& args) {
+  size_t n = args.p.size();
+  if (args.g.size() != n || args.exp_avg.size() != n || args.exp_avg_sq.size() != n || args.steps.size() != n)
+    return false;
+  for (size_t k = 0; k < n; ++k) {
+    if (!adam_step_supported(args.p[k], args.g[k], args.exp_avg[k], args.exp_avg_sq[k])) return false;
+    if (args.p[k].dtype() != args.p[0].dtype() || args.p[k].device() != args.p[0].device()) return false;
+  }
+  return true;
+}
+
+void adam_step_multi_raw(const AdamMultiArgs& args, const AdamHyper& hyper) {
+  NABLA_CHECK(adam_step_multi_supported(args),
+              "adam_step_multi: expects lists of one length of contiguous f32 or f64 tensors, each parameter with "
+              "its gradient and state of its shape, all of one dtype and device");
+  if (args.p.empty()) return;
+  if (args.p[0].device().kind == DeviceKind::cuda)
+    cuda::adam_step_multi(args, hyper);
+  else
+    cpu::adam_step_multi(args, hyper);
+  for (size_t k = 0; k < args.p.size(); ++k) {
+    args.p[k].bump_version();
+    args.exp_avg[k].bump_version();
+    args.exp_avg_sq[k].bump_version();
+  }
+}
+
+double adam_step_multi_flops(const TensorList& p) {
+  double total = 0;
+  for (const Tensor& t : p) total += adam_step_flops(t);
+  return total;
+}
+
+double adam_step_multi_bytes(const TensorList& p) {
+  double total = 0;
+  for (const Tensor& t : p) total += adam_step_bytes(t);
+  return total;
 }
 
 // About 16 FLOPs per element, the square root counted as one.

@@ -1,7 +1,9 @@
 // Fused optimizer updates: one pass over a parameter and its state, written in place,
-// no temporaries. The stdlib's Adam and AdamW (stdlib/optim.dsl) reach adam_step_raw
-// through the builtin optim_adam_step_, which runs it under the profiler
-// (autograd/optim_step.hpp); the per-element update is written once here
+// no temporaries. The stdlib's Adam and AdamW (stdlib/optim.dsl) reach
+// adam_step_multi_raw (every parameter of a group in one kernel: one launch, one
+// parallel loop over all their elements) through the builtin optim_adam_step_multi_,
+// and adam_step_raw (one parameter) through optim_adam_step_; both run under the
+// profiler (autograd/optim_step.hpp). The per-element update is written once here
 // (NABLA_HOST_DEVICE) and looped over by the CPU kernel (tensor/cpu/optim.cpp) and
 // the CUDA kernel (tensor/cuda/optim.cu). SGD, RMSprop and the rest are written with
 // tensor ops in optim.dsl and need no kernel of their own.
@@ -11,11 +13,14 @@
 #include <math.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "tensor/host_device.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla {
+
+using TensorList = std::vector<Tensor>;
 
 // The hyperparameters of one Adam/AdamW step; `step` counts from 1.
 struct AdamHyper {
@@ -78,11 +83,28 @@ void adam_step_raw(const Tensor& p, const Tensor& g, const Tensor& exp_avg, cons
 double adam_step_flops(const Tensor& p);
 double adam_step_bytes(const Tensor& p);
 
+// Every parameter of a list in one kernel: p[k] from g[k] with exp_avg[k] and
+// exp_avg_sq[k], at its own step count steps[k] (hyper.step is not read). Element for
+// element the update of adam_step_raw, so the results are bit-equal to a loop of
+// adam_step_raw over the list.
+struct AdamMultiArgs {
+  TensorList p, g, exp_avg, exp_avg_sq;
+  std::vector<double> steps;
+};
+// Whether adam_step_multi_raw handles these lists: of one length, each quadruple
+// adam_step_supported, all on one device in one dtype.
+bool adam_step_multi_supported(const AdamMultiArgs& args);
+void adam_step_multi_raw(const AdamMultiArgs& args, const AdamHyper& hyper);
+double adam_step_multi_flops(const TensorList& p);
+double adam_step_multi_bytes(const TensorList& p);
+
 namespace cpu {
+void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper);
 void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const AdamHyper& hyper);
 }
 namespace cuda {
+void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper);
 void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const AdamHyper& hyper);
 }

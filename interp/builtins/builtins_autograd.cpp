@@ -11,6 +11,19 @@
 
 namespace nabla::interp {
 
+// Declared in builtins_internal.hpp.
+TensorList tensor_list_arg(const Value& v, const std::string& what) {
+  TensorList out;
+  if (v.tag == Tag::Tensor) {
+    out.push_back(v.t);
+  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
+    for (auto& x : v.as<ListObj>()->items) out.push_back(x.tag == Tag::None ? Tensor() : as_tensor(x, what));
+  } else {
+    fail(what + " must be a tensor or a list of tensors, got " + type_name(v));
+  }
+  return out;
+}
+
 namespace {
 
 using Checker = GradcheckResult (*)(const GradcheckFn&, const TensorList&, const std::vector<size_t>&,
@@ -69,19 +82,6 @@ Value gradcheck_builtin(Evaluator& ev, CallArgs& a) { return check_gradients(ev,
 
 Value gradgradcheck_builtin(Evaluator& ev, CallArgs& a) {
   return check_gradients(ev, a, "gradgradcheck", nabla::gradgradcheck);
-}
-
-// A tensor, or a list or tuple of tensors (none entries stay undefined), as a TensorList.
-TensorList tensor_list_arg(const Value& v, const std::string& what) {
-  TensorList out;
-  if (v.tag == Tag::Tensor) {
-    out.push_back(v.t);
-  } else if (v.tag == Tag::List || v.tag == Tag::Tuple) {
-    for (auto& x : v.as<ListObj>()->items) out.push_back(x.tag == Tag::None ? Tensor() : as_tensor(x, what));
-  } else {
-    fail(what + " must be a tensor or a list of tensors, got " + type_name(v));
-  }
-  return out;
 }
 
 Value grad_builtin(Evaluator& ev, CallArgs& a) {

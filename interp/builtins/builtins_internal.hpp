@@ -45,6 +45,8 @@ DType as_dtype(const Value& v, const std::string& what);
 // Shape given as a list/tuple or as varargs starting at pos[start].
 std::vector<int64_t> shape_args(const std::vector<Value>& pos, size_t start, const std::string& fname);
 Value tuple_of(const TensorList& ts);
+// A tensor, or a list or tuple of tensors (none entries stay undefined), as a TensorList.
+TensorList tensor_list_arg(const Value& v, const std::string& what);
 Tensor tensor_from_value(const Value& v, std::optional<DType> dtype);
 Value tolist(const Tensor& t);
 

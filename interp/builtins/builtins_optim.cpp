@@ -1,5 +1,6 @@
-// The fused Adam/AdamW update for the optim stdlib module (stdlib/optim.dsl), bound
-// as `optim_adam_step_`: the kernel is tensor/optim.hpp's (CPU and CUDA), run under
+// The fused Adam/AdamW updates for the optim stdlib module (stdlib/optim.dsl), bound
+// as `optim_adam_step_` (one parameter) and `optim_adam_step_multi_` (lists of
+// parameters, gradients and states: every parameter of a group in one kernel): the kernel is tensor/optim.hpp's (CPU and CUDA), run under
 // the profiler by autograd/optim_step.hpp. It returns false (and does nothing) for
 // tensors it does not handle (not contiguous, not one same f32/f64 dtype, device and
 // shape), and optim.dsl then takes its path written with tensor ops.
@@ -28,11 +29,36 @@ Value adam_step(Evaluator&, CallArgs& a) {
   return Value::boolean(adam_step_(p, g, m, v, hyper));
 }
 
+// optim_adam_step_multi_(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay, decoupled)
+Value adam_step_multi(Evaluator&, CallArgs& a) {
+  Bound b = bind("optim_adam_step_multi_", a,
+                 {"params", "grads", "exp_avgs", "exp_avg_sqs", "steps", "lr", "beta1", "beta2", "eps", "weight_decay",
+                  "decoupled"},
+                 11);
+  const std::string f = "optim_adam_step_multi_()";
+  AdamMultiArgs args{tensor_list_arg(b[0], f + ": params"), tensor_list_arg(b[1], f + ": grads"),
+                     tensor_list_arg(b[2], f + ": exp_avgs"), tensor_list_arg(b[3], f + ": exp_avg_sqs"),
+                     as_numbers(b[4], f + ": steps")};
+  if (!adam_step_multi_supported(args)) return Value::boolean(false);
+  AdamHyper hyper;
+  hyper.lr = as_num(b[5], f), hyper.beta1 = as_num(b[6], f), hyper.beta2 = as_num(b[7], f);
+  hyper.eps = as_num(b[8], f), hyper.weight_decay = as_num(b[9], f);
+  hyper.decoupled = as_bool(b[10], f);
+  return Value::boolean(adam_step_multi_(args, hyper));
+}
+
 const BuiltinEntry kOptimBuiltins[] = {
     {"optim_adam_step_", adam_step,
      "optim_adam_step_(p, g, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, step, weight_decay, decoupled)",
      "One fused Adam (AdamW when decoupled) update of p in place; false, doing nothing, for tensors it does not "
      "handle. Example: optim_adam_step_(randn(3), ones(3), zeros(3), zeros(3), 1e-3, 0.9, 0.999, 1e-8, 1, 0.0, false)"},
+    {"optim_adam_step_multi_", adam_step_multi,
+     "optim_adam_step_multi_(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay, "
+     "decoupled)",
+     "One fused Adam (AdamW when decoupled) update of every tensor of params in place, in one kernel, parameter k "
+     "at step steps[k]; false, doing nothing, for lists it does not handle. Example: "
+     "optim_adam_step_multi_([randn(3), randn(2)], [ones(3), ones(2)], [zeros(3), zeros(2)], [zeros(3), zeros(2)], "
+     "[1, 1], 1e-3, 0.9, 0.999, 1e-8, 0.0, false)"},
 };
 
 }  // namespace

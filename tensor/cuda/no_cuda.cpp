@@ -52,5 +52,6 @@ void run_elementwise_program(const cpu::ElementwiseProgram&, const TensorList&, 
 void adam_step(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const AdamHyper&) {
   not_built("adam_step on cuda");
 }
+void adam_step_multi(const AdamMultiArgs&, const AdamHyper&) { not_built("adam_step_multi on cuda"); }
 
 }  // namespace nabla::cuda

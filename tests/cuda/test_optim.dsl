@@ -1,6 +1,6 @@
 # The fused Adam/AdamW step on a GPU (tensor/cuda/optim.cu): twenty steps give the
 # parameters that the tensor-op path gives on the GPU and that the CPU kernel gives,
-# and one profiled step is one adam_step row on cuda:0, as on the CPU. Without a GPU
+# and one profiled step is one adam_step_multi row on cuda:0, as on the CPU. Without a GPU
 # each test checks instead that asking for one is a clear error.
 import cuda
 import optim
@@ -35,7 +35,7 @@ test "the fused Adam step on a GPU equals the tensor-op path and the CPU kernel"
   }
 }
 
-test "one Adam step on a GPU is one adam_step row of the profile" {
+test "one Adam step on a GPU is one adam_step_multi row of the profile" {
   if not cuda.is_available() {
     expect_error("zeros([3], device=\"cuda\")", f"cuda:0: {no_gpu}")
     return none
@@ -45,10 +45,10 @@ test "one Adam step on a GPU is one adam_step row of the profile" {
   let opt = optim.Adam([w], lr=0.1)
   profile(print=false) { opt.step() }
   let steps = []
-  for e in last_profile().events() { if e["name"] == "adam_step" { steps.append(e) } }
+  for e in last_profile().events() { if e["name"] == "adam_step_multi" { steps.append(e) } }
   expect(len(steps) == 1, f"{last_profile().events()}")
   expect(steps[0]["device"] == "cuda:0", f"{steps[0]}")
   let rows = last_profile().rows()
-  expect(len(rows) == 1 and rows[0]["key"] == "adam_step", f"{rows}")
+  expect(len(rows) == 1 and rows[0]["key"] == "adam_step_multi", f"{rows}")
   expect(rows[0]["flops"] == 16 * 30 and rows[0]["bytes"] == 7 * 30 * 4, f"{rows[0]}")
 }

@@ -79,16 +79,18 @@ test "tables sort by any column and the trace is Chrome's format" {
   expect(len(trace.split("\"ph\":\"X\"")) == len(p.events()) + 1, "complete events only")
 }
 
-test "the fused Adam step, outside the op table, has its own row" {
+test "the fused Adam step, outside the op table, is one row for all the parameters" {
   import optim
   let w = randn([10, 3], requires_grad=true)
+  let b = randn([5], requires_grad=true)
   (w * w).sum().backward()
-  let opt = optim.Adam([w], lr=0.1)
+  (b * b).sum().backward()
+  let opt = optim.Adam([w, b], lr=0.1)
   profile(print=false) { opt.step() }
-  let rows = where_field(last_profile().rows(), "key", "adam_step")
+  let rows = where_field(last_profile().rows(), "key", "adam_step_multi")
   expect(len(rows) == 1 and rows[0]["calls"] == 1, f"{last_profile().rows()}")
   # 16 FLOPs per element; p, g, m, v read and p, m, v written, 4 bytes each.
-  expect(rows[0]["flops"] == 16 * 30 and rows[0]["bytes"] == 7 * 30 * 4, f"{rows[0]}")
+  expect(rows[0]["flops"] == 16 * 35 and rows[0]["bytes"] == 7 * 35 * 4, f"{rows[0]}")
 }
 
 test "profile options are checked" {

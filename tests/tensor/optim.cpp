@@ -1,9 +1,11 @@
 // The fused Adam step (tensor/optim.hpp): the CPU kernel against the update written
-// out in double, which tensors it takes, and (with a GPU) the CUDA kernel against the
-// CPU kernel.
+// out in double, the multi-tensor step against the step of each parameter alone (bit
+// for bit), which tensors they take, and (with a GPU) the CUDA kernels against the
+// CPU kernels.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "autograd/ops.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -63,6 +65,84 @@ TEST_CASE("adam_step_raw follows Adam's and AdamW's update, in place") {
   }
 }
 
+// Parameters of mixed sizes (a bias of 1, an empty one, big ones), so that the
+// flattened range splits between threads inside and between parameters.
+std::vector<AdamState> random_states(DType dtype) {
+  std::vector<AdamState> states;
+  for (const Shape& sizes : std::vector<Shape>{{3}, {1}, {70, 301}, {0}, {9000}, {128, 65}, {5}})
+    states.push_back(random_state(sizes, dtype));
+  return states;
+}
+
+AdamMultiArgs multi_args(const std::vector<AdamState>& states) {
+  AdamMultiArgs args;
+  for (size_t k = 0; k < states.size(); ++k) {
+    args.p.push_back(states[k].p), args.g.push_back(states[k].g);
+    args.exp_avg.push_back(states[k].m), args.exp_avg_sq.push_back(states[k].v);
+    args.steps.push_back(static_cast<double>(1 + k % 3));  // parameters at different steps
+  }
+  return args;
+}
+
+std::vector<AdamState> cloned(const std::vector<AdamState>& states) {
+  std::vector<AdamState> out;
+  for (const AdamState& s : states)
+    out.push_back({contiguous_raw(s.p * 1), s.g, contiguous_raw(s.m * 1), contiguous_raw(s.v * 1)});
+  return out;
+}
+
+void expect_bit_equal(const Tensor& a, const Tensor& b) {
+  REQUIRE(a.numel() == b.numel());
+  CHECK(std::memcmp(a.raw_data(), b.raw_data(), static_cast<size_t>(a.numel()) * dtype_size(a.dtype())) == 0);
+}
+
+TEST_CASE("adam_step_multi_raw equals adam_step_raw on each parameter, bit for bit, in f32 and f64") {
+  manual_seed(11);
+  for (DType dtype : {DType::f32, DType::f64}) {
+    for (bool decoupled : {false, true}) {
+      CAPTURE(dtype_name(dtype));
+      CAPTURE(decoupled);
+      std::vector<AdamState> multi = random_states(dtype), single = cloned(multi);
+      AdamMultiArgs args = multi_args(multi);
+      AdamHyper h;
+      h.lr = 0.003, h.weight_decay = 0.05, h.decoupled = decoupled;
+      for (int round = 0; round < 2; ++round) {
+        adam_step_multi_raw(args, h);
+        for (size_t k = 0; k < single.size(); ++k) {
+          AdamHyper hk = h;
+          hk.step = args.steps[k];
+          adam_step_raw(single[k].p, single[k].g, single[k].m, single[k].v, hk);
+        }
+      }
+      for (size_t k = 0; k < multi.size(); ++k) {
+        expect_bit_equal(multi[k].p, single[k].p);
+        expect_bit_equal(multi[k].m, single[k].m);
+        expect_bit_equal(multi[k].v, single[k].v);
+      }
+    }
+  }
+}
+
+TEST_CASE("adam_step_multi_supported: lists of one length, each quadruple supported, one dtype and device") {
+  std::vector<AdamState> states = random_states(DType::f32);
+  AdamMultiArgs args = multi_args(states);
+  CHECK(adam_step_multi_supported(args));
+  AdamMultiArgs short_steps = args;
+  short_steps.steps.pop_back();
+  CHECK_FALSE(adam_step_multi_supported(short_steps));
+  AdamMultiArgs mixed = args;
+  AdamState f64 = random_state({2}, DType::f64);
+  mixed.p.push_back(f64.p), mixed.g.push_back(f64.g), mixed.exp_avg.push_back(f64.m);
+  mixed.exp_avg_sq.push_back(f64.v), mixed.steps.push_back(1);
+  CHECK_FALSE(adam_step_multi_supported(mixed));
+  AdamMultiArgs undefined = args;
+  undefined.g[1] = Tensor();
+  CHECK_FALSE(adam_step_multi_supported(undefined));
+  CHECK_THROWS_WITH_AS(adam_step_multi_raw(undefined, AdamHyper{}), doctest::Contains("adam_step_multi: expects"),
+                       Error);
+  CHECK(adam_step_multi_flops(args.p) == 16.0 * (3 + 1 + 70 * 301 + 9000 + 128 * 65 + 5));
+}
+
 TEST_CASE("adam_step_supported: contiguous f32 or f64 tensors of one shape, dtype and device") {
   AdamState s = random_state({4, 3}, DType::f32);
   CHECK(adam_step_supported(s.p, s.g, s.m, s.v));
@@ -98,6 +178,30 @@ TEST_CASE("CUDA adam_step matches the CPU kernel") {
       expect_close(dev.p, to_double_vector(cpu.p), tol);
       expect_close(dev.m, to_double_vector(cpu.m), tol);
       expect_close(dev.v, to_double_vector(cpu.v), tol);
+    }
+  }
+}
+
+TEST_CASE("CUDA adam_step_multi matches the CPU kernel, across launches of many parameters") {
+  if (cuda::device_count() == 0) {
+    MESSAGE("no GPU here: skipping (" << cuda::runtime_info() << ")");
+    return;
+  }
+  manual_seed(12);
+  Device gpu{DeviceKind::cuda, 0};
+  for (DType dtype : {DType::f32, DType::f64}) {
+    std::vector<AdamState> cpu, dev;
+    for (int k = 0; k < 3; ++k)  // 21 parameters: more than one launch holds
+      for (const AdamState& s : random_states(dtype)) cpu.push_back(s), dev.push_back(copied(s, gpu));
+    AdamMultiArgs on_cpu = multi_args(cpu), on_gpu = multi_args(dev);
+    AdamHyper h;
+    h.lr = 0.001, h.weight_decay = 0.01;
+    adam_step_multi_raw(on_cpu, h);
+    adam_step_multi_raw(on_gpu, h);
+    double tol = dtype == DType::f32 ? 1e-5 : 1e-12;
+    for (size_t k = 0; k < cpu.size(); ++k) {
+      expect_close(dev[k].p, to_double_vector(cpu[k].p), tol);
+      expect_close(dev[k].v, to_double_vector(cpu[k].v), tol);
     }
   }
 }
