@@ -8,6 +8,7 @@
 #include "graph/cost.hpp"
 #include "graph/fused_kernels.hpp"
 #include "graph/memory_plan.hpp"
+#include "graph/rewrite.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/origin.hpp"
 
@@ -56,41 +57,97 @@ std::vector<int> last_uses(const Graph& g) {
   return last;
 }
 
+// Note [Buffers kept between runs]
+// A training step runs one graph thousands of times with the same shapes. Each run
+// needs an arena (the memory plan's) and a buffer for each value it returns (the loss,
+// the gradients; outputs are never planned, since the caller keeps them). Allocating
+// them per run costs allocator calls and, for large outputs, page faults; so a graph
+// module hands a KeptBuffers from each run to the next. A run takes a kept buffer only
+// when nothing but the KeptBuffers holds it (one reference to the tensor, one to its
+// storage: the caller dropped the result and every view of it, e.g. opt.zero_grad()
+// dropped last step's gradients), so a result the caller still holds is never
+// overwritten; otherwise it allocates, as without a KeptBuffers. Taking the buffers
+// out of the KeptBuffers at the start of a run keeps two overlapping runs of one
+// graph (a re-entrant custom op) apart: the second finds none. A reused buffer is
+// handed out as a new tensor over the old storage, so no autograd state or flag of
+// the old result carries over.
+
+// Whether only its holder reaches t: no other tensor, no view of its storage.
+bool unshared(const Tensor& t) {
+  return t.defined() && t.impl_ptr().use_count() == 1 && t.storage().use_count() == 1;
+}
+
+// A new contiguous tensor of `meta` over storage, `offset_bytes` in.
+Tensor tensor_over(const std::shared_ptr<Storage>& storage, const TensorMeta& meta, int64_t offset_bytes, bool view) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = storage;
+  impl->sizes = meta.sizes;
+  impl->strides = contiguous_strides(meta.sizes);
+  impl->offset = offset_bytes / static_cast<int64_t>(dtype_size(meta.dtype));
+  impl->dtype = meta.dtype;
+  impl->is_view = view;
+  impl->refresh_layout();
+  return Tensor(std::move(impl));
+}
+
 // Where a run's values live: on the device of the run's arguments; with a memory
-// plan, one arena (allocated per run, so that two runs of one graph never share it)
-// in which each planned value is a contiguous view at its slot's offset; every other
-// value gets its own allocation.
+// plan, one arena in which each planned value is a contiguous view at its slot's
+// offset; every other value gets its own allocation, or for the values a run returns
+// the buffer of a previous run (Note [Buffers kept between runs]).
 struct Buffers {
   const MemoryPlan* plan = nullptr;
   Device device;
   Tensor arena;  // bytes (b8), 64-byte aligned by the CPU allocator (512 by the CUDA one)
   const std::vector<int>* last_use = nullptr;  // last_uses(g): -1 for a value nothing reads
+  std::vector<char> returned;                  // per value: whether the run returns its storage
+  std::map<int, Tensor> reusable;              // value id -> a previous run's buffer, unshared
+  mutable std::vector<std::pair<int, Tensor>> handed_out;  // this run's buffers of returned values
+  mutable size_t allocated = 0;                            // of those and the arena, how many are new
 
   bool unread(int value) const { return (*last_use)[static_cast<size_t>(value)] < 0; }
 
   Tensor place(const Value& v) const {
-    const PlannedBuffer* b = plan ? plan->find(v.id) : nullptr;
-    if (!b) return empty(v.meta.sizes, v.meta.dtype, device);
-    auto impl = std::make_shared<TensorImpl>();
-    impl->storage = arena.storage();
-    impl->sizes = v.meta.sizes;
-    impl->strides = contiguous_strides(v.meta.sizes);
-    impl->offset = b->offset / static_cast<int64_t>(dtype_size(v.meta.dtype));
-    impl->dtype = v.meta.dtype;
-    impl->is_view = true;
-    impl->refresh_layout();
-    return Tensor(std::move(impl));
+    if (const PlannedBuffer* b = plan ? plan->find(v.id) : nullptr) return tensor_over(arena.storage(), v.meta, b->offset, true);
+    if (!returned[static_cast<size_t>(v.id)]) return empty(v.meta.sizes, v.meta.dtype, device);
+    auto old = reusable.find(v.id);
+    bool fits = old != reusable.end() && old->second.sizes() == v.meta.sizes && old->second.dtype() == v.meta.dtype;
+    Tensor t = fits ? tensor_over(old->second.storage(), v.meta, 0, false) : empty(v.meta.sizes, v.meta.dtype, device);
+    allocated += fits ? 0 : 1;
+    handed_out.emplace_back(v.id, t);
+    return t;
   }
 };
 
-Buffers buffers_for(const Graph& g, Device device, const std::vector<int>& last_use) {
+// Per value: whether a graph output is it or a view of it (its storage leaves the run).
+std::vector<char> returned_storage(const Graph& g) {
+  std::vector<int> roots = storage_roots(g);
+  std::vector<char> returned(g.values.size(), 0);
+  for (int v : g.outputs) returned[static_cast<size_t>(roots[static_cast<size_t>(v)])] = 1;
+  return returned;
+}
+
+// The previous run's buffers that this run may take: unshared, on this device.
+void take_kept(Buffers& b, KeptBuffers& kept, int64_t arena_bytes) {
+  Tensor arena = std::move(kept.arena);
+  if (unshared(arena) && arena.device() == b.device && arena.numel() >= arena_bytes) b.arena = std::move(arena);
+  for (auto& [id, t] : kept.returned)
+    if (unshared(t) && t.offset() == 0 && t.device() == b.device) b.reusable.emplace(id, std::move(t));
+  kept.returned.clear();
+}
+
+Buffers buffers_for(const Graph& g, Device device, const std::vector<int>& last_use, KeptBuffers* kept) {
   Buffers b;
   b.device = device;
   b.last_use = &last_use;
+  b.returned = returned_storage(g);
+  if (g.plan) check_plan_fits(g, *g.plan);
+  if (kept) take_kept(b, *kept, g.plan ? g.plan->arena_bytes : 0);
   if (!g.plan) return b;
-  check_plan_fits(g, *g.plan);
   b.plan = g.plan.get();
-  b.arena = empty({g.plan->arena_bytes}, DType::b8, device);
+  if (!b.arena.defined()) {
+    b.arena = empty({g.plan->arena_bytes}, DType::b8, device);
+    b.allocated = 1;
+  }
   return b;
 }
 
@@ -165,7 +222,7 @@ void register_graph_op(const std::string& name, GraphOpFn fn) { registered_ops()
 bool has_graph_op(const std::string& name) { return registered_ops().count(name) > 0; }
 
 
-TensorList run_graph(const Graph& g, const TensorList& args) {
+TensorList run_graph(const Graph& g, const TensorList& args, KeptBuffers* kept) {
   NoGradGuard no_grad;
   std::vector<Tensor> vals(g.values.size());
   size_t next_arg = 0;
@@ -193,7 +250,7 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
     throw Error("graph " + g.name + ": " + std::to_string(args.size()) + " arguments given, it takes " +
                 std::to_string(next_arg));
   std::vector<int> last = last_uses(g);
-  Buffers buffers = buffers_for(g, device, last);
+  Buffers buffers = buffers_for(g, device, last, kept);
   Profiler* profiler = active_profiler();
   ProfileSpan span([&] { return std::pair<std::string, std::string>("graph " + g.name, current_origin()); });
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -210,6 +267,11 @@ TensorList run_graph(const Graph& g, const TensorList& args) {
   }
   TensorList out;
   for (int v : g.outputs) out.push_back(vals[static_cast<size_t>(v)]);
+  if (kept) {
+    kept->arena = std::move(buffers.arena);
+    kept->returned = std::move(buffers.handed_out);
+    kept->allocated = buffers.allocated;
+  }
   return out;
 }
 

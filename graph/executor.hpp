@@ -1,21 +1,33 @@
 // The executor: runs a graph with the op table's kernels, outside autograd. It
 // allocates every node's outputs itself (from the types in the graph) and hands them
 // to the kernel. A graph with a memory plan (Graph::plan, the `plan` pass) gets one
-// arena per run, and each planned value is a view into it; other values (graph
-// outputs among them, which the caller keeps) get their own buffers, freed right
-// after their last use. Graph-level nodes have their kernels by kind (copy_ here; the
+// arena per run (or the previous run's, see KeptBuffers), and each planned value is a
+// view into it; other values (graph outputs among them, which the caller keeps) get
+// their own buffers, freed right after their last use. Graph-level nodes have their kernels by kind (copy_ here; the
 // fusion passes' fused and linear_<act>/conv2d_<act> in graph/fused_kernels.hpp); a
 // custom op registers its kernel by name here.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "graph/ir.hpp"
 
 namespace nabla::graph {
 
+// Buffers that one graph's runs hand on to the next; see Note [Buffers kept between
+// runs] in graph/executor.cpp. A graph module keeps one per graph.
+struct KeptBuffers {
+  Tensor arena;                                  // the memory plan's arena
+  std::vector<std::pair<int, Tensor>> returned;  // value id -> the buffer a run returned it in
+  size_t allocated = 0;  // buffers the last run allocated for these (0: it reused every one)
+};
+
 // args: one tensor per graph input that is not a constant (inputs and params, in
-// the order of Graph::inputs); returns the graph's outputs.
-TensorList run_graph(const Graph& g, const TensorList& args);
+// the order of Graph::inputs); returns the graph's outputs. With `kept`, the run
+// takes its arena and its outputs' buffers from there when nothing else holds them
+// any more, and leaves its own there for the next run.
+TensorList run_graph(const Graph& g, const TensorList& args, KeptBuffers* kept = nullptr);
 
 // A graph-level op's kernel: fills `outputs`, allocated by the executor with the
 // node's output types (contiguous). With a memory plan, a "fused" node's output may

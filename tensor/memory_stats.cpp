@@ -79,10 +79,10 @@ std::string largest(std::vector<Live>& live, size_t top) {
 MemoryFigures memory_figures(const Device& device) {
   if (device.kind == DeviceKind::cpu) {
     AllocatorStats s = CpuAllocator::instance().stats();
-    return {s.allocated, s.peak_allocated, s.reserved};
+    return {s.allocated, s.peak_allocated, s.reserved, s.allocations};
   }
   cuda::CachingAllocatorStats s = cuda::device_allocator(device.index).stats();
-  return {s.allocated, s.peak_allocated, s.reserved};
+  return {s.allocated, s.peak_allocated, s.reserved, s.allocations};
 }
 
 void reset_peak_memory_stats(const Device& device) {

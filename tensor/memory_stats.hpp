@@ -11,11 +11,14 @@
 namespace nabla {
 
 // PyTorch's names: bytes handed out to tensors (rounded as the allocator rounds), the
-// peak of that since the last reset, and bytes held from the system (the cache too).
+// peak of that since the last reset, and bytes held from the system (the cache too);
+// and the number of allocations made so far (served from the cache or not), which
+// tells whether a loop allocates at all.
 struct MemoryFigures {
   size_t allocated = 0;
   size_t peak_allocated = 0;
   size_t reserved = 0;
+  size_t allocations = 0;
 };
 
 MemoryFigures memory_figures(const Device& device);

@@ -44,6 +44,7 @@ struct CompiledGraph {
   bool tuple_output = false;
   std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
   std::vector<graph::PassRecord> records;
+  graph::KeptBuffers kept;  // the arena and returned buffers one call hands on to the next
 };
 
 }  // namespace
@@ -227,7 +228,7 @@ TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
 
 Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
   CompiledGraph& cg = graph_for(ev, gm, args);
-  TensorList outs = graph::run_graph(cg.graph, graph_args(cg, args));
+  TensorList outs = graph::run_graph(cg.graph, graph_args(cg, args), &cg.kept);
   for (size_t k = 0; k < cg.grad_targets.size(); ++k) {
     Tensor p = cg.grad_targets[k];
     const Tensor& g = outs[cg.forward_outputs + k];
@@ -468,6 +469,9 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
     d->set(make_str("slots"), Value::integer(static_cast<int64_t>(p.slots.size())));
     d->set(make_str("buffers"), Value::integer(static_cast<int64_t>(p.buffers.size())));
     d->set(make_str("last_use_peak_bytes"), Value::integer(p.last_use_peak_bytes));
+    // How many buffers (the arena, the results) the last call allocated instead of
+    // taking the previous call's (Note [Buffers kept between runs]).
+    d->set(make_str("run_allocations"), Value::integer(static_cast<int64_t>(gm->graphs.at(gm->last_used).kept.allocated)));
     return Value::object(Tag::Dict, d);
   };
   // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"

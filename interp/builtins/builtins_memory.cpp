@@ -1,6 +1,6 @@
 // Memory of a device as builtins, with PyTorch's names and a device argument ("cpu",
 // the default, "cuda" or "cuda:N"): memory_allocated(device), max_memory_allocated,
-// memory_reserved, reset_peak_memory_stats (the reset_peak) and
+// memory_reserved, memory_allocations, reset_peak_memory_stats (the reset_peak) and
 // memory_summary(device, top=10), the text that the REPL's :mem prints. The `cuda`
 // module's functions of the same names (builtins_cuda.cpp) share tensor/memory_stats.
 // Reads tensor/memory_stats.hpp; touches nothing else.
@@ -28,6 +28,9 @@ Value max_memory_allocated_builtin(Evaluator&, CallArgs& a) {
   return figure("max_memory_allocated", &MemoryFigures::peak_allocated, a);
 }
 Value memory_reserved_builtin(Evaluator&, CallArgs& a) { return figure("memory_reserved", &MemoryFigures::reserved, a); }
+Value memory_allocations_builtin(Evaluator&, CallArgs& a) {
+  return figure("memory_allocations", &MemoryFigures::allocations, a);
+}
 
 Value reset_peak_memory_stats_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("reset_peak_memory_stats", a, {"device"}, 0);
@@ -50,6 +53,9 @@ const BuiltinEntry kMemoryBuiltins[] = {
      "max_memory_allocated()"},
     {"memory_reserved", memory_reserved_builtin, "memory_reserved(device=\"cpu\")",
      "Bytes the device's allocator holds, live tensors and its cache. Example: memory_reserved()"},
+    {"memory_allocations", memory_allocations_builtin, "memory_allocations(device=\"cpu\")",
+     "How many allocations the device's allocator has made so far (from its cache or not): the difference over a "
+     "loop says whether the loop allocates. Example: memory_allocations()"},
     {"reset_peak_memory_stats", reset_peak_memory_stats_builtin, "reset_peak_memory_stats(device=\"cpu\")",
      "Starts the peak figures again from what is live now. Example: reset_peak_memory_stats()"},
     {"memory_summary", memory_summary_builtin, "memory_summary(device=\"cpu\", top=10)",
