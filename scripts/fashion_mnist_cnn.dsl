@@ -1,8 +1,10 @@
 # Fashion-MNIST with a small CNN: two 3x3 conv layers (32 and 64 channels) with ReLU
 # and 2x2 max pooling, then a 128-unit dense layer; Adam (lr 1e-3), batches of 64,
 # 5 epochs (published small CNNs reach 0.90-0.93 test accuracy; this one 0.913).
-#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device] [--logdir DIR] [--plot PATH]
+#   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device] [--logdir DIR] [--plot PATH] [--compile]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
+# --compile: each step's forward and backward run as one compiled graph (compile(...,
+# train=true) with the default passes: fused, planned into one arena), Adam as before.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
 import optim
@@ -14,6 +16,8 @@ import "training_plot.dsl" as training_plot
 let curves = training_plot.from_args(args, "Fashion-MNIST CNN")  # --plot PATH: see scripts/training_plot.dsl
 # --logdir DIR (anywhere among the arguments): TensorBoard logs, one point per epoch.
 let writer = train_log.from_args(args)
+let compile_step = "--compile" in args
+if compile_step { args.remove("--compile") }
 let epochs = int(args[0]) if len(args) > 0 else 5
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
@@ -26,6 +30,12 @@ let net = nn.Sequential([
   nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
   nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10)]).to(device)
 let opt = optim.Adam(net.parameters(), lr=1e-3)
+fn loss_of(xb, yb) = cross_entropy(net(xb), yb)
+let step = none
+if compile_step {
+  step = compile(loss_of, zeros([64, 1, 28, 28], device=device), zeros([64], dtype=i64, device=device), train=true)
+  step.optimize("default")
+}
 
 # The fraction of ds's items the network classifies right.
 fn accuracy(ds) {
@@ -46,9 +56,14 @@ for epoch in range(epochs) {
   let batches = train.batches(64, shuffle=true)
   let bar = data.Progress(batches, desc=f"epoch {epoch + 1}/{epochs}")
   for (xb, yb) in batches {
-    let loss = cross_entropy(net(xb), yb)
+    let loss = none
     opt.zero_grad()
-    loss.backward()
+    if step == none {
+      loss = loss_of(xb, yb)
+      loss.backward()
+    } else {
+      loss = step(xb, yb)  # the loss; the gradients are in the parameters' .grad
+    }
     opt.step()
     bar.update(loss=loss)
     training_plot.record_step(curves, loss)

@@ -2,11 +2,15 @@
 # batches of 64 real images): two warm-up steps, then `steps` steps under the
 # profiler. Prints the ops by time, then each line of this file with its forward and
 # backward time, and writes a Chrome trace (open it in Perfetto or chrome://tracing).
-#   nabla scripts/profile_cnn.dsl [steps] [trace.json]
+# --compile: the step's forward and backward run as one compiled graph (compile(...,
+# train=true), default passes), each node of it a row of the table.
+#   nabla scripts/profile_cnn.dsl [steps] [trace.json] [--compile]
 import nn
 import optim
 import data
 
+let compile_step = "--compile" in args
+if compile_step { args.remove("--compile") }
 let steps = int(args[0]) if len(args) > 0 else 5
 let trace_path = args[1] if len(args) > 1 else "cnn_trace.json"
 manual_seed(0)
@@ -29,10 +33,22 @@ model CNN() {
 let net = CNN()
 let opt = optim.Adam(net.parameters(), lr=1e-3)
 
+fn loss_of(xb, yb) = cross_entropy(net(xb), yb)
+let compiled = none
+if compile_step {
+  compiled = compile(loss_of, zeros([64, 1, 28, 28]), zeros([64], dtype=i64), train=true)
+  compiled.optimize("default")
+}
+
 fn train_step(xb, yb) {
-  let loss = cross_entropy(net(xb), yb)
   opt.zero_grad()
-  loss.backward()
+  let loss = none
+  if compiled == none {
+    loss = loss_of(xb, yb)
+    loss.backward()
+  } else {
+    loss = compiled(xb, yb)
+  }
   opt.step()
   return loss
 }
@@ -41,7 +57,7 @@ let batches = []
 for b in train.batches(64) { batches.append(b) }
 for (xb, yb) in batches[0:2] { train_step(xb, yb) }  # warm-up: caches, primitives
 
-profile(sort="time", rows=12, trace=trace_path) {
+profile(sort="time", rows=16, trace=trace_path) {
   for (xb, yb) in batches[2:] { train_step(xb, yb) }
 }
 print(last_profile().table(group="line", rows=12))

@@ -53,16 +53,19 @@ void adam_step_multi_raw(const AdamMultiArgs& args, const AdamHyper& hyper) {
   }
 }
 
-double adam_step_multi_flops(const TensorList& p) {
-  double total = 0;
-  for (const Tensor& t : p) total += adam_step_flops(t);
-  return total;
+namespace {
+double total_elements(const TensorList& p) {
+  double n = 0;
+  for (const Tensor& t : p) n += static_cast<double>(t.numel());
+  return n;
 }
+}  // namespace
+
+// The per-parameter figures summed; the list is of one dtype (adam_step_multi_supported).
+double adam_step_multi_flops(const TensorList& p) { return 16 * total_elements(p); }
 
 double adam_step_multi_bytes(const TensorList& p) {
-  double total = 0;
-  for (const Tensor& t : p) total += adam_step_bytes(t);
-  return total;
+  return p.empty() ? 0 : 7 * total_elements(p) * static_cast<double>(dtype_size(p[0].dtype()));
 }
 
 // About 16 FLOPs per element, the square root counted as one.

@@ -58,6 +58,10 @@ FIGURES = {
     # final test accuracies are printed too.
     "mlp_epoch": ("s", False),
     "cnn_epoch": ("s", False),
+    # The epochs with a compiled training step (fashion_mnist_{mlp,cnn}.dsl --compile:
+    # forward and backward as one graph, fused and planned) against the same eager PyTorch.
+    "cnn_epoch_compiled": ("s", False),
+    "mlp_epoch_compiled": ("s", False),
     # Inference of the Fashion-MNIST MLP in f32 and int8 (dynamic quantization) at
     # batch 64 and 1: nabla (scripts/bench/quant_mlp.dsl, quant.quantize_dynamic) and
     # PyTorch (scripts/bench/quant_torch.py, torch.quantization.quantize_dynamic), the
@@ -113,9 +117,11 @@ def train_run(cmd, env):
 
 def measure_training(name, rounds, env):
     model = name.split("_")[0]
+    flags = ["--compile"] if name.endswith("_compiled") else []
     ours, ref = [], []
     for _ in range(rounds):
-        ours.append(train_run([str(BUILD / "nabla"), str(ROOT / "scripts" / f"fashion_mnist_{model}.dsl"), "1"], env))
+        ours.append(train_run([str(BUILD / "nabla"), str(ROOT / "scripts" / f"fashion_mnist_{model}.dsl"), "1"] + flags,
+                              env))
         ref.append(train_run([sys.executable, str(ROOT / "scripts" / "bench" / "train_torch.py"), model, "1"], env))
     a = statistics.median(t for t, _ in ours)
     b = statistics.median(t for t, _ in ref)
@@ -281,7 +287,7 @@ def main():
     print(f"# threads={env['OMP_NUM_THREADS']} rounds={args.rounds} (median; nabla and PyTorch interleaved)")
     for name in args.figures:
         unit, higher_better = FIGURES[name]
-        if name.endswith("_epoch"):
+        if name.endswith("_epoch") or name.endswith("_epoch_compiled"):
             measure_training(name, args.rounds, env)
             continue
         if name in QUANT_FIGURES:
