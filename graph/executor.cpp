@@ -107,7 +107,8 @@ struct Buffers {
   bool unread(int value) const { return (*last_use)[static_cast<size_t>(value)] < 0; }
 
   Tensor place(const Value& v) const {
-    if (const PlannedBuffer* b = plan ? plan->find(v.id) : nullptr) return tensor_over(arena.storage(), v.meta, b->offset, true);
+    if (const PlannedBuffer* b = plan ? plan->find(v.id) : nullptr)
+      return tensor_over(arena.storage(), v.meta, b->offset, true);
     if (!returned[static_cast<size_t>(v.id)]) return empty(v.meta.sizes, v.meta.dtype, device);
     auto old = reusable.find(v.id);
     bool fits = old != reusable.end() && old->second.sizes() == v.meta.sizes && old->second.dtype() == v.meta.dtype;

@@ -471,7 +471,8 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
     d->set(make_str("last_use_peak_bytes"), Value::integer(p.last_use_peak_bytes));
     // How many buffers (the arena, the results) the last call allocated instead of
     // taking the previous call's (Note [Buffers kept between runs]).
-    d->set(make_str("run_allocations"), Value::integer(static_cast<int64_t>(gm->graphs.at(gm->last_used).kept.allocated)));
+    size_t run_allocations = gm->graphs.at(gm->last_used).kept.allocated;
+    d->set(make_str("run_allocations"), Value::integer(static_cast<int64_t>(run_allocations)));
     return Value::object(Tag::Dict, d);
   };
   // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"

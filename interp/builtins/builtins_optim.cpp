@@ -1,9 +1,10 @@
 // The fused Adam/AdamW updates for the optim stdlib module (stdlib/optim.dsl), bound
 // as `optim_adam_step_` (one parameter) and `optim_adam_step_multi_` (lists of
-// parameters, gradients and states: every parameter of a group in one kernel): the kernel is tensor/optim.hpp's (CPU and CUDA), run under
-// the profiler by autograd/optim_step.hpp. It returns false (and does nothing) for
-// tensors it does not handle (not contiguous, not one same f32/f64 dtype, device and
-// shape), and optim.dsl then takes its path written with tensor ops.
+// parameters, gradients and states: every parameter of a group in one kernel). The
+// kernels are tensor/optim.hpp's (CPU and CUDA), run under the profiler by
+// autograd/optim_step.hpp. Each returns false (and does nothing) for tensors it does
+// not handle (not contiguous, not one same f32/f64 dtype, device and shape), and
+// optim.dsl then takes the next path: per parameter, then tensor ops.
 #include "autograd/optim_step.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 

@@ -4,10 +4,11 @@
 // multi-tensor step treats its parameters as one flattened range of elements, so two
 // threads split a list of many small tensors (biases) as evenly as one big one; both
 // forms run the same segment loop, so they agree bit for bit.
+#include "tensor/optim.hpp"
+
 #include <algorithm>
 
 #include "tensor/cpu/parallel.hpp"
-#include "tensor/optim.hpp"
 
 namespace nabla::cpu {
 
@@ -45,8 +46,8 @@ void adam_multi_kernel(const AdamMultiArgs& args, const AdamHyper& hyper) {
     size_t k = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), lo) - start.begin()) - 1;
     for (; k < args.p.size() && start[k] < hi; ++k) {
       int64_t a = std::max(lo, start[k]) - start[k], b = std::min(hi, start[k + 1]) - start[k];
-      adam_segment(args.p[k].data<T>(), args.g[k].data<T>(), args.exp_avg[k].data<T>(), args.exp_avg_sq[k].data<T>(),
-                   a, b, constants[k]);
+      adam_segment(args.p[k].data<T>(), args.g[k].data<T>(), args.exp_avg[k].data<T>(), args.exp_avg_sq[k].data<T>(), a,
+                   b, constants[k]);
     }
   });
 }
