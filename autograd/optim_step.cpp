@@ -24,4 +24,18 @@ bool adam_step_multi_(const AdamMultiArgs& args, const AdamHyper& hyper) {
   return true;
 }
 
+bool sgd_step_multi_(const SgdMultiArgs& args, const SgdHyper& hyper) {
+  if (!sgd_step_multi_supported(args, hyper)) return false;
+  bool momentum = hyper.momentum != 0;
+  TensorList inputs = args.p, outputs = args.p;
+  inputs.insert(inputs.end(), args.g.begin(), args.g.end());
+  if (momentum) {
+    inputs.insert(inputs.end(), args.momentum_buffer.begin(), args.momentum_buffer.end());
+    outputs.insert(outputs.end(), args.momentum_buffer.begin(), args.momentum_buffer.end());
+  }
+  run_native_kernel("sgd_step_multi", inputs, outputs, sgd_step_multi_flops(args.p),
+                    sgd_step_multi_bytes(args.p, hyper), [&] { sgd_step_multi_raw(args, hyper); });
+  return true;
+}
+
 }  // namespace nabla

@@ -307,7 +307,7 @@ model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=fal
               "nesterov": nesterov, "maximize": maximize}
   param_groups = _param_groups("optim.SGD()", params, defaults, _options["SGD"])
   params = _all_params(param_groups)
-  state = _empty_states(len(params))
+  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
@@ -319,7 +319,7 @@ model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=fal
     "Sets every grad to none (or zeros). Example: opt.zero_grad()"
     _zero_grad(self.params, set_to_none)
   }
-  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _sgd_update) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_group_lists(self, _sgd_group_step) }
   state_dict() {
     "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
     return _state_dict(self)
@@ -328,6 +328,27 @@ model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=fal
     "Restores a state_dict(). Example: opt.load_state_dict(sd)"
     _load_state_dict(self, d)
   }
+}
+
+# One SGD step of a group's parameters ps with grads gs and states sts: one
+# multi-tensor kernel for the whole group (optim_sgd_step_multi_, rounding as the
+# tensor ops of _sgd_update do) when it handles them, else parameter by parameter.
+fn _sgd_group_step(ps, gs, sts, group) {
+  if len(ps) > 0 and _fused[0] {
+    let momentum = group["momentum"]
+    let bufs = []   # without momentum, none
+    let fresh = []
+    for k in range(len(ps) if momentum != 0 else 0) {
+      let had = "momentum_buffer" in sts[k]
+      fresh.append(not had)
+      bufs.append(sts[k]["momentum_buffer"] if had else zeros_like(ps[k]))
+    }
+    if optim_sgd_step_multi_(ps, gs, bufs, fresh, group["lr"], momentum, group["dampening"], group["weight_decay"], group["nesterov"]) {
+      if momentum != 0 { for k in range(len(ps)) { sts[k]["momentum_buffer"] = bufs[k] } }
+      return none
+    }
+  }
+  _each_param(_sgd_update, ps, gs, sts, group)
 }
 
 fn _sgd_update(p, g, st, group) {
@@ -389,9 +410,9 @@ fn _adam_advance(p, st, amsgrad) {
   }
 }
 
-# Whether Adam/AdamW may use the fused native update (tests compare both paths).
+# Whether Adam, AdamW and SGD may use the fused native updates (tests compare both paths).
 let _fused = [true]
-fn _use_fused_adam(on) {
+fn _use_fused(on) {
   _fused[0] = on
 }
 
@@ -433,7 +454,7 @@ model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgra
               "maximize": maximize}
   param_groups = _param_groups("optim.Adam()", params, defaults, _options["Adam"])
   params = _all_params(param_groups)
-  state = _empty_states(len(params))
+  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
@@ -466,7 +487,7 @@ model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, am
               "maximize": maximize}
   param_groups = _param_groups("optim.AdamW()", params, defaults, _options["AdamW"])
   params = _all_params(param_groups)
-  state = _empty_states(len(params))
+  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
@@ -501,7 +522,7 @@ model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
               "centered": centered, "maximize": maximize}
   param_groups = _param_groups("optim.RMSprop()", params, defaults, _options["RMSprop"])
   params = _all_params(param_groups)
-  state = _empty_states(len(params))
+  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
 
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)

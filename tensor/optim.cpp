@@ -68,6 +68,40 @@ double adam_step_multi_bytes(const TensorList& p) {
   return p.empty() ? 0 : 7 * total_elements(p) * static_cast<double>(dtype_size(p[0].dtype()));
 }
 
+bool sgd_step_multi_supported(const SgdMultiArgs& args, const SgdHyper& hyper) {
+  size_t n = args.p.size();
+  bool momentum = hyper.momentum != 0;
+  if (args.g.size() != n || (momentum && (args.momentum_buffer.size() != n || args.fresh.size() != n))) return false;
+  for (size_t k = 0; k < n; ++k) {
+    const Tensor& buf = momentum ? args.momentum_buffer[k] : args.g[k];
+    if (!adam_step_supported(args.p[k], args.g[k], buf, buf)) return false;  // the same conditions
+    if (args.p[k].dtype() != args.p[0].dtype() || args.p[k].device() != args.p[0].device()) return false;
+  }
+  return true;
+}
+
+void sgd_step_multi_raw(const SgdMultiArgs& args, const SgdHyper& hyper) {
+  NABLA_CHECK(sgd_step_multi_supported(args, hyper),
+              "sgd_step_multi: expects lists of one length of contiguous f32 or f64 tensors, each parameter with "
+              "its gradient (and momentum buffer) of its shape, all of one dtype and device");
+  if (args.p.empty()) return;
+  if (args.p[0].device().kind == DeviceKind::cuda)
+    cuda::sgd_step_multi(args, hyper);
+  else
+    cpu::sgd_step_multi(args, hyper);
+  for (size_t k = 0; k < args.p.size(); ++k) {
+    args.p[k].bump_version();
+    if (hyper.momentum != 0) args.momentum_buffer[k].bump_version();
+  }
+}
+
+double sgd_step_multi_flops(const TensorList& p) { return 6 * total_elements(p); }
+
+double sgd_step_multi_bytes(const TensorList& p, const SgdHyper& hyper) {
+  double per_element = hyper.momentum != 0 ? 5 : 3;
+  return p.empty() ? 0 : per_element * total_elements(p) * static_cast<double>(dtype_size(p[0].dtype()));
+}
+
 // About 16 FLOPs per element, the square root counted as one.
 double adam_step_flops(const Tensor& p) { return 16 * static_cast<double>(p.numel()); }
 

@@ -5,8 +5,10 @@
 // and adam_step_raw (one parameter) through optim_adam_step_; both run under the
 // profiler (autograd/optim_step.hpp). The per-element update is written once here
 // (NABLA_HOST_DEVICE) and looped over by the CPU kernel (tensor/cpu/optim.cpp) and
-// the CUDA kernel (tensor/cuda/optim.cu). SGD, RMSprop and the rest are written with
-// tensor ops in optim.dsl and need no kernel of their own.
+// the CUDA kernel (tensor/cuda/optim.cu). SGD (with momentum, dampening, Nesterov and
+// weight decay) has a multi-tensor kernel too, sgd_step_multi_raw, whose update rounds
+// exactly as optim.dsl's tensor ops do (bit-equal); RMSprop and the rest are written
+// with tensor ops in optim.dsl.
 //
 // Must not touch: autograd, the language. .cu files include this (C++17).
 #pragma once
@@ -98,12 +100,87 @@ void adam_step_multi_raw(const AdamMultiArgs& args, const AdamHyper& hyper);
 double adam_step_multi_flops(const TensorList& p);
 double adam_step_multi_bytes(const TensorList& p);
 
+// The hyperparameters of one SGD step, torch.optim.SGD's.
+struct SgdHyper {
+  double lr = 1e-3, momentum = 0, dampening = 0, weight_decay = 0;
+  bool nesterov = false;
+};
+
+// The step's constants in the parameter's dtype. The flags are the DSL path's
+// branches (a term that is 0 is skipped, not added), so that signed zeros and
+// infinities come out as they do there.
+template <class T>
+struct SgdConstants {
+  T lr, momentum, weight_decay, dampening_keep;  // dampening_keep = 1 - dampening
+  bool decay, with_momentum, dampened, nesterov;
+};
+
+template <class T>
+SgdConstants<T> sgd_constants(const SgdHyper& h) {
+  return {static_cast<T>(h.lr),       static_cast<T>(h.momentum), static_cast<T>(h.weight_decay),
+          static_cast<T>(1 - h.dampening), h.weight_decay != 0,   h.momentum != 0,
+          h.dampening != 0,           h.nesterov};
+}
+
+// a * b and a + b rounded each on its own: never contracted into one fused
+// multiply-add, which optim.dsl's separate tensor ops cannot be (the CPU loop is
+// compiled without contraction; on a GPU the _rn intrinsics say so).
+template <class T>
+NABLA_HOST_DEVICE inline T mul_rounded(T a, T b) {
+#ifdef __CUDA_ARCH__
+  if constexpr (sizeof(T) == 4) return __fmul_rn(a, b); else return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+template <class T>
+NABLA_HOST_DEVICE inline T add_rounded(T a, T b) {
+#ifdef __CUDA_ARCH__
+  if constexpr (sizeof(T) == 4) return __fadd_rn(a, b); else return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+// Element i of an SGD step, in the order of optim.dsl's _sgd_update: d = g + wd * p;
+// with momentum buf = buf * momentum + d * (1 - dampening) (buf = d at the first step:
+// `fresh`), d = d + momentum * buf (Nesterov) or buf; then p = p - d * lr.
+template <class T>
+NABLA_HOST_DEVICE inline void sgd_update(T* p, const T* g, T* buf, int64_t i, bool fresh, const SgdConstants<T>& c) {
+  T d = g[i];
+  if (c.decay) d = add_rounded(d, mul_rounded(c.weight_decay, p[i]));
+  if (c.with_momentum) {
+    T b = fresh ? d : add_rounded(mul_rounded(buf[i], c.momentum), c.dampened ? mul_rounded(d, c.dampening_keep) : d);
+    buf[i] = b;
+    d = c.nesterov ? add_rounded(d, mul_rounded(c.momentum, b)) : b;
+  }
+  p[i] = p[i] - mul_rounded(d, c.lr);
+}
+
+// Every parameter of a list in one kernel: p[k] from g[k]; with momentum,
+// momentum_buffer[k] is read and written (fresh[k]: it holds nothing yet, this is the
+// parameter's first step), without it the list may be empty.
+struct SgdMultiArgs {
+  TensorList p, g, momentum_buffer;
+  std::vector<char> fresh;
+};
+// Whether sgd_step_multi_raw handles these: p and g (and the buffers, with momentum)
+// lists of one length, contiguous f32 or f64 tensors of one shape per parameter, all
+// of one dtype and device.
+bool sgd_step_multi_supported(const SgdMultiArgs& args, const SgdHyper& hyper);
+void sgd_step_multi_raw(const SgdMultiArgs& args, const SgdHyper& hyper);
+// About 6 FLOPs per element; p, g, buf read and p, buf written (p, g and p without momentum).
+double sgd_step_multi_flops(const TensorList& p);
+double sgd_step_multi_bytes(const TensorList& p, const SgdHyper& hyper);
+
 namespace cpu {
+void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper);
 void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper);
 void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const AdamHyper& hyper);
 }
 namespace cuda {
+void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper);
 void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper);
 void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const AdamHyper& hyper);

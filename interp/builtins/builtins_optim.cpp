@@ -1,6 +1,7 @@
 // The fused Adam/AdamW updates for the optim stdlib module (stdlib/optim.dsl), bound
 // as `optim_adam_step_` (one parameter) and `optim_adam_step_multi_` (lists of
-// parameters, gradients and states: every parameter of a group in one kernel). The
+// parameters, gradients and states: every parameter of a group in one kernel), and
+// SGD's, `optim_sgd_step_multi_`. The
 // kernels are tensor/optim.hpp's (CPU and CUDA), run under the profiler by
 // autograd/optim_step.hpp. Each returns false (and does nothing) for tensors it does
 // not handle (not contiguous, not one same f32/f64 dtype, device and shape), and
@@ -48,6 +49,22 @@ Value adam_step_multi(Evaluator&, CallArgs& a) {
   return Value::boolean(adam_step_multi_(args, hyper));
 }
 
+// optim_sgd_step_multi_(params, grads, momentum_buffers, fresh, lr, momentum, dampening, weight_decay, nesterov)
+Value sgd_step_multi(Evaluator&, CallArgs& a) {
+  Bound b = bind("optim_sgd_step_multi_", a,
+                 {"params", "grads", "momentum_buffers", "fresh", "lr", "momentum", "dampening", "weight_decay",
+                  "nesterov"},
+                 9);
+  const std::string f = "optim_sgd_step_multi_()";
+  SgdHyper hyper;
+  hyper.lr = as_num(b[4], f), hyper.momentum = as_num(b[5], f), hyper.dampening = as_num(b[6], f);
+  hyper.weight_decay = as_num(b[7], f), hyper.nesterov = as_bool(b[8], f);
+  SgdMultiArgs args{tensor_list_arg(b[0], f + ": params"), tensor_list_arg(b[1], f + ": grads"),
+                    tensor_list_arg(b[2], f + ": momentum_buffers"), {}};
+  for (double fresh : as_numbers(b[3], f + ": fresh")) args.fresh.push_back(fresh != 0);
+  return Value::boolean(sgd_step_multi_(args, hyper));
+}
+
 const BuiltinEntry kOptimBuiltins[] = {
     {"optim_adam_step_", adam_step,
      "optim_adam_step_(p, g, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, step, weight_decay, decoupled)",
@@ -60,6 +77,12 @@ const BuiltinEntry kOptimBuiltins[] = {
      "at step steps[k]; false, doing nothing, for lists it does not handle. Example: "
      "optim_adam_step_multi_([randn(3), randn(2)], [ones(3), ones(2)], [zeros(3), zeros(2)], [zeros(3), zeros(2)], "
      "[1, 1], 1e-3, 0.9, 0.999, 1e-8, 0.0, false)"},
+    {"optim_sgd_step_multi_", sgd_step_multi,
+     "optim_sgd_step_multi_(params, grads, momentum_buffers, fresh, lr, momentum, dampening, weight_decay, nesterov)",
+     "One fused SGD update of every tensor of params in place, in one kernel, rounding as optim.SGD's tensor ops "
+     "do; with momentum, momentum_buffers[k] is updated (fresh[k]: its first step, it becomes the gradient); false, "
+     "doing nothing, for lists it does not handle. Example: "
+     "optim_sgd_step_multi_([randn(3)], [ones(3)], [zeros(3)], [true], 0.1, 0.9, 0.0, 0.0, false)"},
 };
 
 }  // namespace

@@ -218,9 +218,9 @@ fn check_group_lrs(sched, opt, want) {
         if name.startswith("Adam") and "amsgrad" not in name:
             # The same through the tensor-op path instead of the fused native update.
             print(f'test "{name} matches PyTorch after {STEPS} steps without the fused update" {{')
-            print("  optim._use_fused_adam(false)")
+            print("  optim._use_fused(false)")
             print(f"  check(run(fn(ps) = {dsl}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
-            print("  optim._use_fused_adam(true)")
+            print("  optim._use_fused(true)")
             print("}\n")
     for name, dsl, make, sched_dsl, sched in GROUP_CASES:
         W, b, c = run(make, sched)

@@ -1,4 +1,4 @@
-// The CPU kernels of the fused Adam step (tensor/optim.hpp): the shared per-element
+// The CPU kernels of the fused Adam and SGD steps (tensor/optim.hpp): the shared per-element
 // update over the elements, split across threads when there are enough of them (each
 // element is independent, so the result does not depend on the thread count). The
 // multi-tensor step treats its parameters as one flattened range of elements, so two
@@ -23,32 +23,52 @@ template <class T>
   for (int64_t i = lo; i < hi; ++i) adam_update(p, g, m, v, i, c);
 }
 
-// The flattened element range of a list of parameters: parameter k holds elements
-// [start[k], start[k + 1]).
-std::vector<int64_t> segment_starts(const TensorList& p) {
+// SGD's segment, compiled without FMA contraction so that each product and sum
+// rounds as optim.dsl's separate tensor ops do (see sgd_update).
+template <class T>
+[[gnu::noinline, gnu::optimize("fp-contract=off")]] void sgd_segment(T* __restrict p, const T* __restrict g,
+                                                                    T* __restrict buf, int64_t lo, int64_t hi,
+                                                                    bool fresh, const SgdConstants<T>& c) {
+  for (int64_t i = lo; i < hi; ++i) sgd_update(p, g, buf, i, fresh, c);
+}
+
+// Runs segment(k, lo, hi) over the elements of every tensor of `p` as one flattened
+// range split across the threads: parameter k holds elements [start[k], start[k + 1]),
+// and a thread's chunk may cover the end of one parameter and the start of the next.
+template <class Segment>
+void for_flattened(const TensorList& p, int64_t work_per_element, Segment&& segment) {
   std::vector<int64_t> start(p.size() + 1, 0);
   for (size_t k = 0; k < p.size(); ++k) start[k + 1] = start[k] + p[k].numel();
-  return start;
+  const int64_t total = start.back();
+  parallel_for(0, total, work_per_element * total, [&](int64_t lo, int64_t hi) {
+    // The last parameter starting at or before lo, then each one the chunk reaches.
+    size_t k = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), lo) - start.begin()) - 1;
+    for (; k < p.size() && start[k] < hi; ++k)
+      segment(k, std::max(lo, start[k]) - start[k], std::min(hi, start[k + 1]) - start[k]);
+  });
 }
 
 template <class T>
 void adam_multi_kernel(const AdamMultiArgs& args, const AdamHyper& hyper) {
-  const std::vector<int64_t> start = segment_starts(args.p);
   std::vector<AdamConstants<T>> constants;
   for (double step : args.steps) {
     AdamHyper h = hyper;
     h.step = step;
     constants.push_back(adam_constants<T>(h));
   }
-  const int64_t total = start.back();
-  parallel_for(0, total, 4 * total, [&](int64_t lo, int64_t hi) {
-    // The first parameter whose range reaches past lo, then each one the chunk covers.
-    size_t k = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), lo) - start.begin()) - 1;
-    for (; k < args.p.size() && start[k] < hi; ++k) {
-      int64_t a = std::max(lo, start[k]) - start[k], b = std::min(hi, start[k + 1]) - start[k];
-      adam_segment(args.p[k].data<T>(), args.g[k].data<T>(), args.exp_avg[k].data<T>(), args.exp_avg_sq[k].data<T>(), a,
-                   b, constants[k]);
-    }
+  for_flattened(args.p, 4, [&](size_t k, int64_t lo, int64_t hi) {
+    adam_segment(args.p[k].data<T>(), args.g[k].data<T>(), args.exp_avg[k].data<T>(), args.exp_avg_sq[k].data<T>(), lo,
+                 hi, constants[k]);
+  });
+}
+
+template <class T>
+void sgd_multi_kernel(const SgdMultiArgs& args, const SgdHyper& hyper) {
+  const SgdConstants<T> c = sgd_constants<T>(hyper);
+  for_flattened(args.p, 3, [&](size_t k, int64_t lo, int64_t hi) {
+    T* buf = c.with_momentum ? args.momentum_buffer[k].data<T>() : nullptr;
+    bool fresh = c.with_momentum && args.fresh[k];
+    sgd_segment(args.p[k].data<T>(), args.g[k].data<T>(), buf, lo, hi, fresh, c);
   });
 }
 
@@ -60,6 +80,14 @@ void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper) {
     adam_multi_kernel<float>(args, hyper);
   else
     adam_multi_kernel<double>(args, hyper);
+}
+
+void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper) {
+  if (args.p.empty()) return;
+  if (args.p[0].dtype() == DType::f32)
+    sgd_multi_kernel<float>(args, hyper);
+  else
+    sgd_multi_kernel<double>(args, hyper);
 }
 
 // One parameter: the multi-tensor kernel over a list of one.

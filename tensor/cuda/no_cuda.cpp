@@ -53,5 +53,6 @@ void adam_step(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const
   not_built("adam_step on cuda");
 }
 void adam_step_multi(const AdamMultiArgs&, const AdamHyper&) { not_built("adam_step_multi on cuda"); }
+void sgd_step_multi(const SgdMultiArgs&, const SgdHyper&) { not_built("sgd_step_multi on cuda"); }
 
 }  // namespace nabla::cuda

@@ -1,4 +1,4 @@
-// The CUDA kernels of the fused Adam step (tensor/optim.hpp): one thread per element
+// The CUDA kernels of the fused Adam and SGD steps (tensor/optim.hpp): one thread per element
 // in a grid-stride loop, each applying the per-element update the CPU kernel applies
 // (adam_update, compiled for both), on the parameter's current stream. The
 // multi-tensor step passes up to kMaxTensorsPerLaunch parameters by value in one
@@ -60,7 +60,58 @@ void launch_adam_multi_all(const AdamMultiArgs& args, const AdamHyper& hyper) {
     launch_adam_multi<T>(args, hyper, first, std::min(args.p.size(), first + kMaxTensorsPerLaunch));
 }
 
+// SGD: the same launch shape, one set of constants for every parameter.
+template <class T>
+struct SgdLaunch {
+  T* p[kMaxTensorsPerLaunch];
+  const T* g[kMaxTensorsPerLaunch];
+  T* buf[kMaxTensorsPerLaunch];
+  int64_t n[kMaxTensorsPerLaunch];
+  bool fresh[kMaxTensorsPerLaunch];
+  SgdConstants<T> c;
+};
+
+template <class T>
+__global__ void sgd_multi_kernel(SgdLaunch<T> a) {
+  const int k = blockIdx.y;
+  NABLA_GRID_STRIDE_LOOP(i, a.n[k]) { sgd_update(a.p[k], a.g[k], a.buf[k], i, a.fresh[k], a.c); }
+}
+
+template <class T>
+void launch_sgd_multi(const SgdMultiArgs& args, const SgdHyper& hyper, size_t first, size_t last) {
+  SgdLaunch<T> a{};
+  a.c = sgd_constants<T>(hyper);
+  int64_t most = 0;
+  for (size_t k = first; k < last; ++k) {
+    size_t j = k - first;
+    a.p[j] = device_data<T>(args.p[k]);
+    a.g[j] = device_data<const T>(args.g[k]);
+    a.buf[j] = a.c.with_momentum ? device_data<T>(args.momentum_buffer[k]) : nullptr;
+    a.fresh[j] = a.c.with_momentum && args.fresh[k];
+    a.n[j] = args.p[k].numel();
+    most = std::max(most, a.n[j]);
+  }
+  dim3 grid(blocks_for(most), static_cast<unsigned>(last - first));
+  sgd_multi_kernel<T><<<grid, kThreads, 0, stream_for(args.p[first])>>>(a);
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+template <class T>
+void launch_sgd_multi_all(const SgdMultiArgs& args, const SgdHyper& hyper) {
+  for (size_t first = 0; first < args.p.size(); first += kMaxTensorsPerLaunch)
+    launch_sgd_multi<T>(args, hyper, first, std::min(args.p.size(), first + kMaxTensorsPerLaunch));
+}
+
 }  // namespace
+
+void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper) {
+  if (args.p.empty()) return;
+  DeviceGuard guard(args.p[0].device().index);
+  if (args.p[0].dtype() == DType::f32)
+    launch_sgd_multi_all<float>(args, hyper);
+  else
+    launch_sgd_multi_all<double>(args, hyper);
+}
 
 void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper) {
   if (args.p.empty()) return;

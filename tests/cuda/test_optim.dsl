@@ -1,4 +1,4 @@
-# The fused Adam/AdamW step on a GPU (tensor/cuda/optim.cu): twenty steps give the
+# The fused Adam/AdamW and SGD steps on a GPU (tensor/cuda/optim.cu): twenty steps give the
 # parameters that the tensor-op path gives on the GPU and that the CPU kernel gives,
 # and one profiled step is one adam_step_multi row on cuda:0, as on the CPU. Without a GPU
 # each test checks instead that asking for one is a clear error.
@@ -11,7 +11,7 @@ fn quad(x) = (3.0 * (x - 1.5) * (x - 1.5)).sum()
 
 # x after `steps` steps of the optimizer `make` makes, from the same start, on `device`.
 fn trained(make, device, fused, steps) {
-  optim._use_fused_adam(fused)
+  optim._use_fused(fused)
   let x = tensor([0.5, -1.0, 2.0, 0.0, 4.0, -3.5], device=device, requires_grad=true)
   let opt = make([x])
   for i in range(steps) {
@@ -19,7 +19,7 @@ fn trained(make, device, fused, steps) {
     quad(x).backward()
     opt.step()
   }
-  optim._use_fused_adam(true)
+  optim._use_fused(true)
   return x.detach().cpu()
 }
 
@@ -32,6 +32,20 @@ test "the fused Adam step on a GPU equals the tensor-op path and the CPU kernel"
     let fused = trained(make, "cuda", true, 20)
     expect_close(fused, trained(make, "cuda", false, 20), rtol=1e-5, atol=1e-6)
     expect_close(fused, trained(make, "cpu", true, 20), rtol=1e-5, atol=1e-6)
+  }
+}
+
+test "the fused SGD step on a GPU equals the tensor-op path bit for bit" {
+  if not cuda.is_available() {
+    expect_error("tensor([1.0], device=\"cuda\")", f"cuda:0: {no_gpu}")
+    return none
+  }
+  for make in [fn(ps) = optim.SGD(ps, lr=0.05, momentum=0.9, weight_decay=0.1),
+               fn(ps) = optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=true),
+               fn(ps) = optim.SGD(ps, lr=0.05, momentum=0.5, dampening=0.25)] {
+    let fused = trained(make, "cuda", true, 20)
+    expect_close(fused, trained(make, "cuda", false, 20), rtol=0, atol=0)
+    expect_close(fused, trained(make, "cpu", true, 20), rtol=0, atol=0)
   }
 }
 

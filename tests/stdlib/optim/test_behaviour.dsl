@@ -183,12 +183,12 @@ test "the fused Adam update equals the tensor-op one in f32" {
   for make in [fn(ps) = optim.Adam(ps, lr=0.01, weight_decay=0.1), fn(ps) = optim.AdamW(ps, lr=0.01)] {
     let xs = []
     for fused in [true, false] {
-      optim._use_fused_adam(fused)
+      optim._use_fused(fused)
       let x = tensor([0.5, -1.0, 2.0, 0.0], requires_grad=true)
       train(make([x]), x, 20)
       xs.append(x)
     }
-    optim._use_fused_adam(true)
+    optim._use_fused(true)
     expect(xs[0].dtype == f32)
     expect_close(xs[0], xs[1], rtol=1e-5, atol=1e-6)
   }
@@ -217,4 +217,41 @@ test "Adam, AdamW, SGD and RMSprop train a small MLP" {
     let last = cross_entropy(m(x), y).item()
     expect(last < 0.5 * first, f"loss {first} -> {last}")
   }
+}
+
+test "SGD's fused multi-tensor step equals its tensor ops bit for bit, with every option, in f32 and f64" {
+  let options = [{"momentum": 0}, {"momentum": 0.9}, {"momentum": 0.9, "dampening": 0.25},
+                 {"momentum": 0.9, "nesterov": true, "weight_decay": 0.01}, {"momentum": 0.5, "maximize": true},
+                 {"weight_decay": 0.1}]
+  for dtype in [f32, f64] {
+    for o in options {
+      let results = []
+      for fused in [true, false] {
+        optim._use_fused(fused)
+        manual_seed(40)
+        let ps = [randn([33, 17], dtype=dtype, requires_grad=true), randn([5], dtype=dtype, requires_grad=true)]
+        let group = {"params": ps}
+        for k in o { group[k] = o[k] }
+        let opt = optim.SGD([group], lr=0.05)
+        for step in range(4) {
+          opt.zero_grad()
+          (sum(ps[0] * ps[0]) + sum(sin(ps[1])) * step).backward()
+          opt.step()
+        }
+        results.append(ps)
+      }
+      optim._use_fused(true)
+      for k in range(2) { expect_close(results[0][k], results[1][k], rtol=0, atol=0) }
+    }
+  }
+}
+
+test "one SGD step is one sgd_step_multi row of the profile" {
+  let ps = [randn([10, 3], requires_grad=true), randn([4], requires_grad=true)]
+  (sum(ps[0] * ps[0]) + sum(ps[1] * ps[1])).backward()
+  let opt = optim.SGD(ps, lr=0.1, momentum=0.9)
+  profile(print=false) { opt.step() }
+  let rows = last_profile().rows()
+  expect(len(rows) == 1 and rows[0]["key"] == "sgd_step_multi" and rows[0]["calls"] == 1, f"{rows}")
+  expect(rows[0]["flops"] == 6 * 34 and rows[0]["bytes"] == 5 * 34 * 4, f"{rows[0]}")
 }

@@ -170,3 +170,15 @@ test "a frozen tensor (requires_grad false) is accepted and left alone, as in Py
   expect_close(frozen, ones([4]))
   expect((a - zeros([4])).abs().sum().item() > 0, "the trained tensor moved")
 }
+
+test "one group of several parameters given as a dict steps every one of them" {
+  for make in [fn(g) = optim.SGD(g, lr=0.1, momentum=0.9), fn(g) = optim.Adam(g, lr=0.1),
+               fn(g) = optim.AdamW(g, lr=0.1), fn(g) = optim.RMSprop(g, lr=0.1)] {
+    let ps = [ones([3], requires_grad=true), ones([2], requires_grad=true)]
+    let opt = make([{"params": ps}])
+    expect(len(opt.state) == 2, f"{len(opt.state)} states for 2 parameters")
+    (sum(ps[0] * ps[0]) + sum(ps[1] * ps[1])).backward()
+    opt.step()
+    expect(ps[0].tolist()[0] < 1 and ps[1].tolist()[0] < 1, f"{ps}")
+  }
+}

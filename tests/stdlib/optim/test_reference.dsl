@@ -80,9 +80,9 @@ test "Adam lr=0.1 matches PyTorch after 5 steps" {
 }
 
 test "Adam lr=0.1 matches PyTorch after 5 steps without the fused update" {
-  optim._use_fused_adam(false)
+  optim._use_fused(false)
   check(run(fn(ps) = optim.Adam(ps, lr=0.1)), [[[0.019381499347134207, -0.5064140585116399, 1.5023411173207304], [1.004358168868855, -0.22398124176984657, -0.2598893797692156]], [0.2894637231994766, -0.18208841592970418, 0.3073758422801735], [1.0, -1.0]])
-  optim._use_fused_adam(true)
+  optim._use_fused(true)
 }
 
 test "Adam defaults matches PyTorch after 5 steps" {
@@ -90,9 +90,9 @@ test "Adam defaults matches PyTorch after 5 steps" {
 }
 
 test "Adam defaults matches PyTorch after 5 steps without the fused update" {
-  optim._use_fused_adam(false)
+  optim._use_fused(false)
   check(run(fn(ps) = optim.Adam(ps)), [[[0.49500072988414145, -0.995000378861388, 1.99500018104638], [1.4950002900799721, 0.24500084902484748, -0.745000498841674]], [0.29500982998119507, -0.19500846876574685, 0.7950004151780561], [1.0, -1.0]])
-  optim._use_fused_adam(true)
+  optim._use_fused(true)
 }
 
 test "Adam betas weight_decay matches PyTorch after 5 steps" {
@@ -100,9 +100,9 @@ test "Adam betas weight_decay matches PyTorch after 5 steps" {
 }
 
 test "Adam betas weight_decay matches PyTorch after 5 steps without the fused update" {
-  optim._use_fused_adam(false)
+  optim._use_fused(false)
   check(run(fn(ps) = optim.Adam(ps, lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)), [[[0.2551878744457578, -0.7522725134673095, 1.7510182630681472], [1.251660627811741, 0.006529965921629459, -0.5031954824183524]], [0.22673834049656347, -0.0983112709624647, 0.5525683962006487], [1.0, -1.0]])
-  optim._use_fused_adam(true)
+  optim._use_fused(true)
 }
 
 test "Adam amsgrad matches PyTorch after 5 steps" {
@@ -114,9 +114,9 @@ test "AdamW lr=0.1 matches PyTorch after 5 steps" {
 }
 
 test "AdamW lr=0.1 matches PyTorch after 5 steps without the fused update" {
-  optim._use_fused_adam(false)
+  optim._use_fused(false)
   check(run(fn(ps) = optim.AdamW(ps, lr=0.1)), [[[0.018019721356318547, -0.5025052567086554, 1.4934140168706513], [0.9979541519994888, -0.22417090215284552, -0.2572448322379597]], [0.2894359325588579, -0.18201801030233505, 0.3044572778053363], [1.0, -1.0]])
-  optim._use_fused_adam(true)
+  optim._use_fused(true)
 }
 
 test "AdamW weight_decay=0.5 matches PyTorch after 5 steps" {
@@ -124,9 +124,9 @@ test "AdamW weight_decay=0.5 matches PyTorch after 5 steps" {
 }
 
 test "AdamW weight_decay=0.5 matches PyTorch after 5 steps without the fused update" {
-  optim._use_fused_adam(false)
+  optim._use_fused(false)
   check(run(fn(ps) = optim.AdamW(ps, lr=0.1, weight_decay=0.5)), [[[-0.039206443654006155, -0.33224932384653655, 1.1004743897771332], [0.7172790988106398, -0.2302411359178832, -0.14309514408348026]], [0.28607129748897897, -0.17826745305787164, 0.1779068247502491], [1.0, -1.0]])
-  optim._use_fused_adam(true)
+  optim._use_fused(true)
 }
 
 test "RMSprop lr=0.01 matches PyTorch after 5 steps" {
