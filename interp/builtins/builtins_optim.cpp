@@ -13,6 +13,16 @@ namespace nabla::interp {
 
 namespace {
 
+// Whether arguments [first, last) are plain numbers. A hyperparameter set to anything
+// else (a tensor in a param group) makes the builtin return false, so that optim.dsl's
+// tensor-op path runs and reports what the user wrote wrong, as it would without the
+// fused kernels.
+bool numbers_at(const Bound& b, size_t first, size_t last) {
+  for (size_t k = first; k < last; ++k)
+    if (!b[k].is_num()) return false;
+  return true;
+}
+
 // optim_adam_step_(p, g, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, step, weight_decay, decoupled)
 Value adam_step(Evaluator&, CallArgs& a) {
   Bound b =
@@ -23,7 +33,7 @@ Value adam_step(Evaluator&, CallArgs& a) {
   const Tensor& g = as_tensor(b[1], f);
   const Tensor& m = as_tensor(b[2], f);
   const Tensor& v = as_tensor(b[3], f);
-  if (!adam_step_supported(p, g, m, v)) return Value::boolean(false);  // before reading the numbers, as always
+  if (!adam_step_supported(p, g, m, v) || !numbers_at(b, 4, 11)) return Value::boolean(false);
   AdamHyper hyper;
   hyper.lr = as_num(b[4], f), hyper.beta1 = as_num(b[5], f), hyper.beta2 = as_num(b[6], f);
   hyper.eps = as_num(b[7], f), hyper.step = as_num(b[8], f), hyper.weight_decay = as_num(b[9], f);
@@ -41,7 +51,7 @@ Value adam_step_multi(Evaluator&, CallArgs& a) {
   AdamMultiArgs args{tensor_list_arg(b[0], f + ": params"), tensor_list_arg(b[1], f + ": grads"),
                      tensor_list_arg(b[2], f + ": exp_avgs"), tensor_list_arg(b[3], f + ": exp_avg_sqs"),
                      as_numbers(b[4], f + ": steps")};
-  if (!adam_step_multi_supported(args)) return Value::boolean(false);
+  if (!adam_step_multi_supported(args) || !numbers_at(b, 5, 11)) return Value::boolean(false);
   AdamHyper hyper;
   hyper.lr = as_num(b[5], f), hyper.beta1 = as_num(b[6], f), hyper.beta2 = as_num(b[7], f);
   hyper.eps = as_num(b[8], f), hyper.weight_decay = as_num(b[9], f);
@@ -56,6 +66,7 @@ Value sgd_step_multi(Evaluator&, CallArgs& a) {
                   "nesterov"},
                  9);
   const std::string f = "optim_sgd_step_multi_()";
+  if (!numbers_at(b, 4, 9)) return Value::boolean(false);
   SgdHyper hyper;
   hyper.lr = as_num(b[4], f), hyper.momentum = as_num(b[5], f), hyper.dampening = as_num(b[6], f);
   hyper.weight_decay = as_num(b[7], f), hyper.nesterov = as_bool(b[8], f);
