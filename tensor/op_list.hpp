@@ -70,6 +70,8 @@
   /* 1-D convolution and pooling, transposed convolution, adaptive pooling */                 \
   X(conv1d) X(conv_transpose1d) X(conv_transpose2d) X(max_pool1d) X(avg_pool1d)               \
   X(adaptive_avg_pool1d) X(adaptive_avg_pool2d) X(adaptive_max_pool2d)                        \
+  /* the max pools' gradient: a scatter over their argmax indices (autograd/ops/pool.cpp) */  \
+  X(max_pool2d_backward)                                                                      \
   /* 3-D convolution */                                                                       \
   X(conv3d) X(conv3d_backward_input) X(conv3d_backward_weight)                                \
   /* normalization and regularization */                                                     \
