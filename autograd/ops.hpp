@@ -66,6 +66,8 @@ NABLA_COMPARISON_OPS(NABLA_BINARY_DECL)
 Tensor pow(const Tensor& a, double exponent);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+// relu's gradient: grad where x > threshold, else 0 (PyTorch's threshold_backward).
+Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold);
 
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

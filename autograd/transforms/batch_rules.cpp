@@ -378,7 +378,8 @@ void register_batch_rules(std::vector<OpDef>& t) {
   for (OpDef& def : t) {
     OpId id = static_cast<OpId>(&def - t.data());
     if (is_unary_op(id) || is_parametric_unary_op(id) || id == OpId::clamp) def.batch = batch_same_layout;
-    if (is_binary_op(id) || is_comparison_op(id) || id == OpId::where) def.batch = batch_broadcast;
+    if (is_binary_op(id) || is_comparison_op(id) || id == OpId::where || id == OpId::threshold_backward)
+      def.batch = batch_broadcast;
   }
   set_rule(t, batch_same_layout,
            {OpId::contiguous, OpId::alias, OpId::to_dtype, OpId::to_device, OpId::dropout, OpId::one_hot});
