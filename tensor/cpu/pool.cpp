@@ -28,9 +28,6 @@ namespace nabla::cpu {
 
 namespace {
 
-// Below this many window reads a pool runs on one thread.
-constexpr int64_t kPoolGrain = 16384;
-
 // Calls body(plane, oh) for every output row, in parallel when there is enough work.
 template <class Body>
 void for_rows(const PoolGeometry& g, int64_t work_per_row, Body&& body) {
@@ -39,8 +36,7 @@ void for_rows(const PoolGeometry& g, int64_t work_per_row, Body&& body) {
       0, rows, rows * work_per_row,
       [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) body(r / g.OH, r % g.OH);
-      },
-      kPoolGrain);
+      });
 }
 
 // As PyTorch: each window starts at -inf on its first in-range cell, takes strictly
@@ -343,8 +339,7 @@ void avg_pool_backward(const T* gy, T* dx, const PoolGeometry& g, bool count_inc
                 for (int64_t iw = win.w0; iw < win.w1; ++iw) out[ih * g.W + iw] += share;
             }
         }
-      },
-      kPoolGrain);
+      });
 }
 
 }  // namespace
@@ -470,8 +465,7 @@ void for_adaptive_rows(const AdaptiveGeometry& g, Body&& body) {
           int64_t oh = r % g.OH;
           body(r / g.OH, oh, adaptive_start(oh, g.H, g.OH), adaptive_end(oh, g.H, g.OH));
         }
-      },
-      kPoolGrain);
+      });
 }
 
 template <class T>
