@@ -357,12 +357,6 @@ void register_pool_ops(std::vector<OpDef>& t) {
                  "plane, where its window's maximum was, as torch.ops.aten.max_pool2d_with_indices_backward. "
                  "Example: max_pool2d_backward(ones(1, 1, 2, 2), max_pool2d(randn(1, 1, 4, 4), 2, "
                  "return_indices=true)[1], input_shape=[1, 1, 4, 4])"},
-                {OpId::max_pool2d_backward,
-                 "The gradient of a max pool (max_pool1d, max_pool2d, adaptive_max_pool2d) with respect to its "
-                 "input, of shape input_shape: each element of grad added at the flat index, within its (n, c) "
-                 "plane, where its window's maximum was, as torch.ops.aten.max_pool2d_with_indices_backward. "
-                 "Example: max_pool2d_backward(ones(1, 1, 2, 2), max_pool2d(randn(1, 1, 4, 4), 2, "
-                 "return_indices=true)[1], input_shape=[1, 1, 4, 4])"},
                 {OpId::avg_pool2d_backward,
                  "The gradient of avg_pool2d with respect to its input, of shape input_shape: each window's gradient "
                  "spread evenly over the window. "
