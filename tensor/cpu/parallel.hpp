@@ -19,6 +19,11 @@ namespace nabla::cpu {
 // over 32K floats (128 KB, ~2 us on one core) only just repays.
 constexpr int64_t kParallelGrain = 32768;
 
+// Work of a plain byte copy (memcpy) in those units: it moves about 32 bytes in the
+// time a kernel's loop touches one element, so a copy uses the team from 1 MiB.
+constexpr int64_t kCopyBytesPerElement = 32;
+inline int64_t copy_work(int64_t bytes) { return bytes / kCopyBytesPerElement; }
+
 // The grain-size rule: the team is used when the work reaches the grain, there are at
 // least two tasks to split, more than one thread, and we are not inside a team already.
 inline bool use_threads(int64_t work, int64_t tasks) {
