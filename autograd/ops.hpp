@@ -66,6 +66,8 @@ NABLA_COMPARISON_OPS(NABLA_BINARY_DECL)
 Tensor pow(const Tensor& a, double exponent);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+// relu's gradient: grad where x > threshold, else 0 (PyTorch's threshold_backward).
+Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold);
 
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);
@@ -136,6 +138,9 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Pool2dO
 Tensor max_pool2d(const Tensor& x, const Pool2dOptions& opt);
 Tensor avg_pool2d(const Tensor& x, const Pool2dOptions& opt);
 Tensor avg_pool2d_backward(const Tensor& grad, const IntList& input_shape, const Pool2dOptions& opt);
+// The gradient of a max pool at its input of shape input_shape: grad [N, C, *out]
+// added into each (n, c) plane at the pool's flat indices (same shape as grad).
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const IntList& input_shape);
 // 1-D convolution and pooling ([N, C, L]; they run as the 2-D ops on a unit height),
 // transposed convolution (weight [C_in, C_out / groups, k...], as PyTorch's) and
 // adaptive pooling (windows [floor(i*in/out), ceil((i+1)*in/out)) per output cell).

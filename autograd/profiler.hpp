@@ -197,7 +197,11 @@ struct ProfileRow {
   double backward_us = 0;
   double flops = 0;
   double bytes = 0;
+  bool on_cpu = true;  // every op of the row ran on the CPU (BW% compares with its copy bandwidth)
   double total_us() const { return forward_us + backward_us; }
+  // bytes / time as a fraction of machine_copy_bandwidth() (autograd/roofline.hpp),
+  // or -1 where it means nothing: no time, or ops on a GPU.
+  double bandwidth_fraction() const;
 };
 
 // "op" or "line"; anything else is an error naming both.

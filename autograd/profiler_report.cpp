@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/profiler.hpp"
+#include "autograd/roofline.hpp"
 #include "tensor/atomic_file.hpp"
 
 namespace nabla {
@@ -48,7 +49,8 @@ std::string pad(std::string s, size_t width, bool left) {
 }
 
 // One line of the table: key, then calls, forward, backward and total ms, the share
-// of the ops' time, GFLOP, GFLOP/s, MB and GB/s.
+// of the ops' time, GFLOP, GFLOP/s, MB, GB/s and GB/s as a share of the machine's
+// copy bandwidth (BW%).
 std::string table_line(const ProfileRow& r, double all_us, size_t key_width) {
   double total = r.total_us();
   std::string s = pad(r.key, key_width, true);
@@ -61,10 +63,18 @@ std::string table_line(const ProfileRow& r, double all_us, size_t key_width) {
   s += pad(total > 0 ? format("%.1f", r.flops / total / 1e3) : "-", 10, false);
   s += pad(format("%.2f", r.bytes / 1e6), 10, false);
   s += pad(total > 0 ? format("%.2f", r.bytes / total / 1e3) : "-", 9, false);
+  double fraction = r.bandwidth_fraction();
+  s += pad(fraction >= 0 ? format("%.0f%%", 100.0 * fraction) : "-", 6, false);
   return s + "\n";
 }
 
 }  // namespace
+
+double ProfileRow::bandwidth_fraction() const {
+  if (!on_cpu || total_us() <= 0) return -1;
+  double copy = machine_copy_bandwidth();
+  return copy > 0 ? bytes / (total_us() * 1e-6) / copy : -1;
+}
 
 ProfileGroup profile_group_from_name(const std::string& name) {
   if (name == "op") return ProfileGroup::op;
@@ -96,6 +106,7 @@ std::vector<ProfileRow> profile_rows(const std::vector<ProfileEvent>& events, Pr
     (e.phase == ProfilePhase::forward ? r.forward_us : r.backward_us) += static_cast<double>(e.dur_ns) / kNsPerUs;
     r.flops += e.flops;
     r.bytes += e.bytes;
+    r.on_cpu = r.on_cpu && e.device == "cpu";
   }
   std::vector<ProfileRow> out;
   for (auto& [key, row] : rows) out.push_back(std::move(row));
@@ -113,6 +124,7 @@ std::string profile_table(const Profiler& p, ProfileGroup group, const std::stri
     total.backward_us += r.backward_us;
     total.flops += r.flops;
     total.bytes += r.bytes;
+    total.on_cpu = total.on_cpu && r.on_cpu;
   }
   size_t key_width = group == ProfileGroup::op ? 8 : 12;
   for (const ProfileRow& r : rows) key_width = std::max(key_width, r.key.size());
@@ -120,13 +132,16 @@ std::string profile_table(const Profiler& p, ProfileGroup group, const std::stri
   std::string s = pad(group == ProfileGroup::op ? "op" : "line", key_width, true) + pad("calls", 8, false) +
                   pad("forward ms", 12, false) + pad("backward ms", 12, false) + pad("total ms", 11, false) +
                   pad("%", 8, false) + pad("GFLOP", 10, false) + pad("GFLOP/s", 10, false) + pad("MB", 10, false) +
-                  pad("GB/s", 9, false) + "\n";
+                  pad("GB/s", 9, false) + pad("BW%", 6, false) + "\n";
   size_t shown = limit ? std::min(limit, rows.size()) : rows.size();
   for (size_t i = 0; i < shown; ++i) s += table_line(rows[i], total.total_us(), key_width);
   if (shown < rows.size()) s += "... " + std::to_string(rows.size() - shown) + " more rows\n";
   s += table_line(total, total.total_us(), key_width);
   s += format("(%.3f ms profiled; ops took %.3f ms of it)\n", static_cast<double>(p.elapsed_ns()) / 1e6,
               total.total_us() / 1e3);
+  if (total.on_cpu && machine_copy_bandwidth() > 0)
+    s += "(BW%: GB/s as a share of this machine's copy bandwidth, " +
+         format("%.1f GB/s)\n", machine_copy_bandwidth() / 1e9);
   return s;
 }
 

@@ -1,10 +1,17 @@
 // Measures the roofline (autograd/roofline.hpp) with the op table's kernels.
 #include "autograd/roofline.hpp"
 
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "autograd/grad_mode.hpp"
@@ -73,7 +80,62 @@ Roofline measure(const Device& d) {
   return r;
 }
 
+// Note [Copy bandwidth]
+// A memory-bound op's target is the rate at which this machine copies memory, so that
+// is measured directly, not through an op: a memcpy (the library's tuned one) on every
+// thread of the team, each over its own slice, so both cores stream at once. Each
+// buffer is larger than the last-level cache (twice what sysconf reports), so the
+// copy runs at the memory's rate, not the cache's; it is capped at kMaxCopyBuffer (a
+// VM may report its host's whole L3, here 480 MiB, of which it gets a share) and
+// halved if the memory is not there. Bytes count a read and a write per byte copied,
+// as the cost rules count an op's bytes. The pages are touched by the thread that
+// copies them, before timing, so first-touch faults are not measured.
+constexpr size_t kMinCopyBuffer = size_t{64} << 20, kMaxCopyBuffer = size_t{256} << 20;
+
+size_t copy_buffer_bytes() {
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  size_t want = llc > 0 ? 2 * static_cast<size_t>(llc) : kMinCopyBuffer;
+  return std::clamp(want, kMinCopyBuffer, kMaxCopyBuffer);
+}
+
+using Buffer = std::unique_ptr<char, decltype(&std::free)>;
+Buffer page_aligned(size_t bytes) { return Buffer(static_cast<char*>(std::aligned_alloc(4096, bytes)), &std::free); }
+
+// f(lo, hi) on every thread of the team, over page-aligned slices covering [0, bytes).
+template <class F>
+void on_each_slice(size_t bytes, F&& f) {
+#pragma omp parallel
+  {
+    size_t nt = static_cast<size_t>(omp_get_num_threads()), t = static_cast<size_t>(omp_get_thread_num());
+    size_t slice = (bytes / nt + 4095) / 4096 * 4096;
+    size_t lo = std::min(bytes, t * slice), hi = std::min(bytes, lo + slice);
+    if (lo < hi) f(lo, hi);
+  }
+}
+
+double measure_copy_bandwidth() {
+  for (size_t bytes = copy_buffer_bytes(); bytes >= kMinCopyBuffer / 4; bytes /= 2) {
+    Buffer src = page_aligned(bytes), dst = page_aligned(bytes);
+    if (!src || !dst) continue;
+    on_each_slice(bytes, [&](size_t lo, size_t hi) {  // first touch by the thread that copies the slice
+      std::memset(src.get() + lo, 1, hi - lo);
+      std::memset(dst.get() + lo, 0, hi - lo);
+    });
+    double best = best_seconds(cpu_device(), [&] {
+      on_each_slice(bytes, [&](size_t lo, size_t hi) { std::memcpy(dst.get() + lo, src.get() + lo, hi - lo); });
+    });
+    return 2.0 * static_cast<double>(bytes) / best;
+  }
+  return 0.0;  // no memory for even the smallest buffers: the BW% column shows "-"
+}
+
 }  // namespace
+
+double machine_copy_bandwidth() {
+  static const double measured = measure_copy_bandwidth();  // once per process, thread-safe
+  return measured;
+}
 
 const Roofline& machine_roofline(const Device& device) {
   static std::mutex mutex;

@@ -27,6 +27,13 @@ struct Roofline {
 // on the first call for that device and cached; errors if the device is unusable.
 const Roofline& machine_roofline(const Device& device = cpu_device());
 
+// This machine's copy bandwidth in bytes/s (read + written), measured once per
+// process on first use (Note [Copy bandwidth] in roofline.cpp): a memcpy on every
+// thread over buffers larger than the last-level cache, the best of a few. What the
+// profiler's BW% column divides by: a memory-bound op at 100% moves its bytes as
+// fast as a copy of them from memory.
+double machine_copy_bandwidth();
+
 // Where an op sits on a roofline.
 struct RooflineEstimate {
   double intensity = 0;       // FLOPs per byte (0 when the op moves no bytes)

@@ -31,6 +31,7 @@ cpu::ElementwiseProgram program_of(const Graph& body) {
       if (step.has_lo) step.attr[0] = n.attrs.f("min");
       if (step.has_hi) step.attr[1] = n.attrs.f("max");
     }
+    if (step.op == OpId::threshold_backward) step.attr[0] = n.attrs.f("threshold");
     if (is_parametric_unary_op(step.op)) {
       std::array<double, 2> values = scalar::scalar_attr_values(step.op, n.attrs);
       step.attr[0] = values[0];

@@ -35,8 +35,10 @@
 // Comparisons: broadcasting, bool out; in a fused loop 1 or 0 in the loop's dtype.
 #define NABLA_COMPARISON_OPS(X) X(eq) X(ne) X(lt) X(le) X(gt) X(ge)
 // Every op a fused elementwise loop can run (tensor/cpu/fused.cpp, tensor/cuda/fused.cu).
+// threshold_backward is relu's gradient as one loop (grad where input > threshold).
 #define NABLA_ELEMENTWISE_OPS(X) \
-  NABLA_UNARY_OPS(X) NABLA_PARAMETRIC_UNARY_OPS(X) NABLA_BINARY_OPS(X) NABLA_COMPARISON_OPS(X) X(where) X(clamp)
+  NABLA_UNARY_OPS(X) NABLA_PARAMETRIC_UNARY_OPS(X) NABLA_BINARY_OPS(X) NABLA_COMPARISON_OPS(X) X(where) X(clamp) \
+  X(threshold_backward)
 // The activations linear and conv2d can apply inside their library call (oneDNN
 // post-ops, cuBLASLt/cuDNN epilogues): passes/fuse_epilogue.cpp folds them in.
 #define NABLA_EPILOGUE_ACTIVATIONS(X) X(relu) X(gelu) X(tanh) X(sigmoid) X(silu)
@@ -70,6 +72,8 @@
   /* 1-D convolution and pooling, transposed convolution, adaptive pooling */                 \
   X(conv1d) X(conv_transpose1d) X(conv_transpose2d) X(max_pool1d) X(avg_pool1d)               \
   X(adaptive_avg_pool1d) X(adaptive_avg_pool2d) X(adaptive_max_pool2d)                        \
+  /* the max pools' gradient: a scatter over their argmax indices (autograd/ops/pool.cpp) */  \
+  X(max_pool2d_backward)                                                                      \
   /* 3-D convolution */                                                                       \
   X(conv3d) X(conv3d_backward_input) X(conv3d_backward_weight)                                \
   /* normalization and regularization */                                                     \

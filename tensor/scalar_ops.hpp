@@ -322,6 +322,12 @@ NABLA_SCALAR logaddexp(T x, T y) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// threshold_backward: relu's gradient, PyTorch's threshold_backward: 0 where x is at
+// most the threshold, else g (a NaN x passes g; a select, so a NaN g at x <= threshold
+// gives 0, not NaN * 0).
+NABLA_SCALAR threshold_backward(T g, T x, T threshold) { return x <= threshold ? T(0) : g; }
+
 #undef NABLA_SCALAR
 
 // ---------------------------------------------------------------------------

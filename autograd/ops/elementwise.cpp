@@ -38,9 +38,9 @@ TensorList backward_sigmoid(BackwardContext& c) {
   Tensor y = c.output(0);
   return {c.grad() * (y * (1.0 - y))};
 }
-TensorList backward_relu(BackwardContext& c) {
-  return {where(gt(c.output(0), zero_scalar()), c.grad(), zero_scalar())};
-}
+// relu's output is positive exactly where its input is, so the saved output decides
+// (as PyTorch's threshold_backward(grad, result, 0)).
+TensorList backward_relu(BackwardContext& c) { return {threshold_backward(c.grad(), c.output(0), 0.0)}; }
 TensorList backward_gelu(BackwardContext& c) {
   // d/dx x*Phi(x) = Phi(x) + x*phi(x)
   Tensor x = c.input(0);
@@ -213,6 +213,20 @@ TensorList backward_where(BackwardContext& c) {
           c.needs_grad(2) ? reduce_to_shape(where(cond, zero_scalar(), c.grad()), c.input_shape(2)) : Tensor()};
 }
 
+// threshold_backward(grad, input; threshold): grad and input broadcast, in their
+// result type made a float.
+std::vector<TensorMeta> infer_threshold_backward(const TensorList& in, const Attrs&) {
+  check_floating("threshold_backward", "grad", in[0]);
+  Shape s = broadcast_shapes("threshold_backward", in[0].sizes(), in[1].sizes(), "grad", "input");
+  return one(s, float_result(result_type(in)));
+}
+// Linear in grad (the same mask on the incoming gradient); piecewise constant in
+// input, whose gradient is zero where it exists: none.
+TensorList backward_threshold_backward(BackwardContext& c) {
+  Tensor gg = threshold_backward(c.grad(), c.input(1), c.attrs().f("threshold"));
+  return {c.needs_grad(0) ? reduce_to_shape(gg, c.input_shape(0)) : Tensor(), Tensor()};
+}
+
 std::vector<TensorMeta> infer_clamp(const TensorList& in, const Attrs& a) {
   DType t = in[0].dtype();
   bool float_bound = std::holds_alternative<double>(a.value("min")) || std::holds_alternative<double>(a.value("max"));
@@ -344,8 +358,17 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
       .backward = backward_clamp,
       .saves = {1, 0},
       .elementwise = true};
-  name_inputs(
-      t, {{OpId::clamp, {"input"}}, {OpId::pow, {"self", "exponent"}}, {OpId::where, {"condition", "self", "other"}}});
+  row(t, OpId::threshold_backward) = {.num_inputs = 2,
+                                      .attrs = {attr_optional("threshold", AttrKind::number, 0.0)},
+                                      .infer = infer_threshold_backward,
+                                      .cpu = cpu::threshold_backward,
+                                      .backward = backward_threshold_backward,
+                                      .saves = {0b10, 0},
+                                      .elementwise = true};
+  name_inputs(t, {{OpId::clamp, {"input"}},
+                  {OpId::pow, {"self", "exponent"}},
+                  {OpId::where, {"condition", "self", "other"}},
+                  {OpId::threshold_backward, {"grad", "input"}}});
   // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
   document_ops(t, {{OpId::neg,
                     "The negation -input of each element, as torch.neg. "
@@ -490,7 +513,11 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
                     "Example: where(tensor([true, false]), ones(2), zeros(2))"},
                    {OpId::clamp,
                     "Each element limited to [min, max], either bound none for no limit, as torch.clamp. "
-                    "Example: clamp(randn(4), min=0.0)"}});
+                    "Example: clamp(randn(4), min=0.0)"},
+                   {OpId::threshold_backward,
+                    "grad where input is greater than threshold, else 0, both broadcast: relu's gradient (input its "
+                    "result, threshold 0), as torch.ops.aten.threshold_backward. "
+                    "Example: threshold_backward(ones(3), tensor([-1.0, 0.0, 2.0]), threshold=0.0)"}});
 }
 
 // The functional API of this family.
@@ -513,6 +540,9 @@ NABLA_COMPARISON_OPS(NABLA_BINARY_API)
 
 Tensor pow(const Tensor& a, double exponent) { return pow(a, wrapped_scalar(exponent)); }
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) { return call1(OpId::where, {cond, a, b}); }
+Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold) {
+  return call1(OpId::threshold_backward, {grad, x}, {{"threshold", threshold}});
+}
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
   return call1(
       OpId::clamp, {x},

@@ -3,7 +3,8 @@
 // functional API.
 //
 // avg_pool2d and avg_pool2d_backward are an adjoint pair, so grad of grad stays inside
-// them. max_pool2d routes its gradient with scatter_add on the indices. The 1-D rows
+// them. The max pools route their gradient with max_pool2d_backward, one scatter of
+// the gradient over their argmax indices, whose own gradient is a gather at them. The 1-D rows
 // are the 2-D ones on a unit height ([N, C, L] seen as [N, C, 1, L]; cpu::unit_height
 // in tensor/cpu/conv_geometry.hpp): their kernels run the 2-D kernels on views, and
 // their backward rules are the 2-D rows' on unsqueezed tensors. adaptive_avg_pool is
@@ -67,15 +68,48 @@ int64_t plane_numel(const Shape& s) {
 }
 
 // Max pools (max_pool1d/2d, adaptive_max_pool2d): the indices are flat over each
-// (n, c) plane, so the gradient is a scatter_add of the output's gradient into each
-// plane at them.
+// (n, c) plane, so the gradient is one max_pool2d_backward: the output's gradient
+// scattered into each plane at them.
 TensorList backward_max_pool(BackwardContext& c) {
-  const Shape& xs = c.input_shape(0);
-  Tensor g = c.grad(0), idx = c.output(1);
-  int64_t n = xs[0], ch = xs[1], out_plane = plane_numel(idx.sizes());
-  Tensor planes = zeros({n, ch, plane_numel(xs)}, g.dtype(), g.device());
-  Tensor gx = scatter_add(planes, 2, reshape(idx, {n, ch, out_plane}), reshape(g, {n, ch, out_plane}));
-  return {reshape(gx, xs.vec())};
+  return {max_pool2d_backward(c.grad(0), c.output(1), c.input_shape(0).vec())};
+}
+
+// max_pool2d_backward(grad, indices; input_shape): grad and indices [N, C, *out],
+// the result [N, C, *in] = input_shape (any number of spatial dims: the 1-D and
+// adaptive pools route their gradient through it too).
+std::vector<TensorMeta> infer_max_pool2d_backward(const TensorList& in, const Attrs& a) {
+  const char* op = "max_pool2d_backward";
+  const Tensor &grad = in[0], &indices = in[1];
+  check_floating(op, "grad", grad);
+  if (indices.dtype() != DType::i64)
+    throw Error(std::string(op) + ": argument 'indices' must be an i64 tensor (a max pool's indices), got " +
+                dtype_name(indices.dtype()));
+  if (!(indices.sizes() == grad.sizes()))
+    throw Error(std::string(op) + ": argument 'indices' of shape " + indices.shape_str() +
+                " must have the shape of argument 'grad' " + grad.shape_str());
+  Shape x(a.ints("input_shape"));
+  if (grad.dim() < 3 || x.size() != grad.sizes().size())
+    throw Error(std::string(op) + ": argument 'grad' of shape " + grad.shape_str() + " and input_shape " +
+                shape_str(x) + " must be [N, C, ...] of one rank, at least 3");
+  int64_t in_plane = 1;
+  for (int64_t d : x.vec()) {
+    if (d < 0) throw Error(std::string(op) + ": input_shape " + shape_str(x) + " has a negative size");
+    in_plane = size_mul(op, in_plane, d);
+  }
+  if (x[0] != grad.sizes()[0] || x[1] != grad.sizes()[1])
+    throw Error(std::string(op) + ": argument 'grad' of shape " + grad.shape_str() + " does not match input_shape " +
+                shape_str(x) + " in N and C");
+  return one(x, grad.dtype());
+}
+
+// Linear in grad, its adjoint a gather: each output gradient element reads the
+// incoming gradient at the input cell its window's maximum came from.
+TensorList backward_max_pool2d_backward(BackwardContext& c) {
+  Tensor gg = c.grad(), idx = c.input(1);
+  const Shape& gs = c.input_shape(0);
+  int64_t n = gs[0], ch = gs[1];
+  Tensor planes = reshape(gg, {n, ch, plane_numel(gg.sizes())});
+  return {reshape(gather(planes, 2, reshape(idx, {n, ch, plane_numel(gs)})), gs.vec()), Tensor()};
 }
 
 template <int spatial>
@@ -211,6 +245,12 @@ OpCost cost_avg_pool1d(const TensorList& in, const Attrs& a, const TensorList& o
   return {cost_numel(out[0]) * (pool1d_window(a) + 1.0), io_bytes(in, out)};
 }
 
+// max_pool2d_backward: one add per grad element; bytes: grad and indices read, the
+// whole result written (zeros where no window's maximum was).
+OpCost cost_max_pool2d_backward(const TensorList& in, const Attrs&, const TensorList& out) {
+  return {cost_numel(in[0]), io_bytes(in, out)};
+}
+
 // Adaptive pools read every input element about once (windows overlap by at most a
 // cell), plus a divide per output for the average.
 OpCost cost_adaptive_pool(const TensorList& in, const Attrs&, const TensorList& out) {
@@ -285,7 +325,15 @@ void register_pool_ops(std::vector<OpDef>& t) {
                                        .saves = {0, 0b10},
                                        .nondiff_outputs = 0b10,
                                        .cost = cost_adaptive_pool};
+  row(t, OpId::max_pool2d_backward) = {.num_inputs = 2,
+                                       .attrs = {attr_required("input_shape", AttrKind::ints)},
+                                       .infer = infer_max_pool2d_backward,
+                                       .cpu = cpu::max_pool2d_backward,
+                                       .backward = backward_max_pool2d_backward,
+                                       .saves = {0b10, 0},
+                                       .cost = cost_max_pool2d_backward};
   name_inputs(t, {{OpId::max_pool2d, {"input"}},
+                  {OpId::max_pool2d_backward, {"grad", "indices"}},
                   {OpId::avg_pool2d, {"input"}},
                   {OpId::avg_pool2d_backward, {"grad"}},
                   {OpId::max_pool1d, {"input"}},
@@ -303,6 +351,12 @@ void register_pool_ops(std::vector<OpDef>& t) {
                  "The mean of each kernel_size window of the last two dims (stride defaults to kernel_size; "
                  "count_include_pad counts the padding in the divisor), as torch.nn.functional.avg_pool2d. "
                  "Example: avg_pool2d(randn(1, 1, 4, 4), 2)"},
+                {OpId::max_pool2d_backward,
+                 "The gradient of a max pool (max_pool1d, max_pool2d, adaptive_max_pool2d) with respect to its "
+                 "input, of shape input_shape: each element of grad added at the flat index, within its (n, c) "
+                 "plane, where its window's maximum was, as torch.ops.aten.max_pool2d_with_indices_backward. "
+                 "Example: max_pool2d_backward(ones(1, 1, 2, 2), max_pool2d(randn(1, 1, 4, 4), 2, "
+                 "return_indices=true)[1], input_shape=[1, 1, 4, 4])"},
                 {OpId::avg_pool2d_backward,
                  "The gradient of avg_pool2d with respect to its input, of shape input_shape: each window's gradient "
                  "spread evenly over the window. "
@@ -376,6 +430,10 @@ Tensor avg_pool2d(const Tensor& x, const Pool2dOptions& opt) {
   bool undilated = opt.dilation.empty() || opt.dilation == IntList{1, 1} || opt.dilation == IntList{1};
   check(undilated, "avg_pool2d: has no dilation; got dilation " + shape_str(Shape(opt.dilation)));
   return unbatched_as_batch(x, [&](const Tensor& xb) { return call(OpId::avg_pool2d, {xb}, avg_call_attrs(opt)); })[0];
+}
+
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& indices, const IntList& input_shape) {
+  return call1(OpId::max_pool2d_backward, {grad, indices}, {{"input_shape", input_shape}});
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad, const IntList& input_shape, const Pool2dOptions& opt) {

@@ -12,7 +12,8 @@
 //   shifted dims the batch dim first and every dim attribute moved up by one
 //                (reductions, softmax, scans, sort, views, cat and stack).
 //   folded       ops on a leading N dim (conv, pooling, interpolate, group_norm) whose
-//                other inputs are unbatched: batch and N merge into one dim.
+//                other inputs are unbatched: batch and N merge into one dim
+//                (max_pool2d_backward folds its indices alike).
 //   per-example reductions: the losses run with reduction="none" and reduce per
 //                batch element.
 // A row without a rule, or a call that its rule does not cover (a batched conv weight),
@@ -277,6 +278,26 @@ int64_t folded_rank(OpId id) {
   }
 }
 
+// x [B, N, ...] (batch dim first) as [B * N, ...].
+Tensor merge_batch_into_n(const Tensor& x) {
+  IntList merged = shape_of(x);
+  merged[1] *= merged[0];
+  merged.erase(merged.begin());
+  return reshape(x, merged);
+}
+
+// The outputs of a call on [B * N, ...] inputs back as [B, N, ...], batch dim first.
+TensorList split_batch_from_n(BatchContext& c, TensorList outs, int64_t n) {
+  for (Tensor& out : outs) {
+    IntList split = shape_of(out);
+    split[0] = n;
+    split.insert(split.begin(), c.batch_size());
+    out = reshape(out, split);
+  }
+  c.out_bdims.assign(outs.size(), 0);
+  return outs;
+}
+
 // conv, pooling, interpolate, group_norm: batch and N merged into one N.
 TensorList batch_fold_n(BatchContext& c) {
   for (size_t i = 1; i < c.num_inputs(); ++i)
@@ -286,21 +307,23 @@ TensorList batch_fold_n(BatchContext& c) {
   if (!any_rank && c.logical_dim(0) != folded_rank(id)) return decline(c);
   if (c.logical_dim(0) < 1) return decline(c);
   Tensor x = c.batch_first(0);
-  IntList merged = shape_of(x);
-  int64_t n = merged[1];
-  merged.erase(merged.begin());
-  merged[0] = c.batch_size() * n;
-  TensorList args{reshape(x, merged)};
+  TensorList args{merge_batch_into_n(x)};
   for (size_t i = 1; i < c.num_inputs(); ++i) args.push_back(c.physical(i));
-  TensorList outs = call(id, args, c.attrs());
-  for (Tensor& out : outs) {
-    IntList split = shape_of(out);
-    split[0] = n;
-    split.insert(split.begin(), c.batch_size());
-    out = reshape(out, split);
-  }
-  c.out_bdims.assign(outs.size(), 0);
-  return outs;
+  return split_batch_from_n(c, call(id, args, c.attrs()), x.sizes()[1]);
+}
+
+// max_pool2d_backward: grad and indices (either may be batched) folded alike, and
+// input_shape's N scaled by the batch.
+TensorList batch_max_pool_backward(BatchContext& c) {
+  if (c.logical_dim(0) < 3 || c.logical_dim(1) != c.logical_dim(0)) return decline(c);
+  Tensor grad = c.batch_first(0);
+  Attrs a = c.attrs();
+  IntList input_shape = a.ints("input_shape");
+  if (input_shape.empty()) return decline(c);
+  input_shape[0] *= c.batch_size();
+  a.set("input_shape", input_shape);
+  TensorList args{merge_batch_into_n(grad), merge_batch_into_n(c.batch_first(1))};
+  return split_batch_from_n(c, call(OpId::max_pool2d_backward, args, a), grad.sizes()[1]);
 }
 
 // The losses: reduction "none" on the whole batch, then each example's own reduction.
@@ -355,7 +378,8 @@ void register_batch_rules(std::vector<OpDef>& t) {
   for (OpDef& def : t) {
     OpId id = static_cast<OpId>(&def - t.data());
     if (is_unary_op(id) || is_parametric_unary_op(id) || id == OpId::clamp) def.batch = batch_same_layout;
-    if (is_binary_op(id) || is_comparison_op(id) || id == OpId::where) def.batch = batch_broadcast;
+    if (is_binary_op(id) || is_comparison_op(id) || id == OpId::where || id == OpId::threshold_backward)
+      def.batch = batch_broadcast;
   }
   set_rule(t, batch_same_layout,
            {OpId::contiguous, OpId::alias, OpId::to_dtype, OpId::to_device, OpId::dropout, OpId::one_hot});
@@ -382,6 +406,7 @@ void register_batch_rules(std::vector<OpDef>& t) {
            {OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv_transpose1d, OpId::conv_transpose2d,
             OpId::max_pool1d, OpId::max_pool2d, OpId::avg_pool1d, OpId::avg_pool2d, OpId::adaptive_avg_pool1d,
             OpId::adaptive_avg_pool2d, OpId::adaptive_max_pool2d, OpId::interpolate, OpId::group_norm});
+  set_rule(t, batch_max_pool_backward, {OpId::max_pool2d_backward});
   set_rule(t, batch_loss,
            {OpId::cross_entropy, OpId::nll_loss, OpId::mse_loss, OpId::binary_cross_entropy,
             OpId::binary_cross_entropy_with_logits});

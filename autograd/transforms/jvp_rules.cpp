@@ -97,8 +97,9 @@ void register_jvp_rules(std::vector<OpDef>& t) {
             OpId::squeeze, OpId::unsqueeze, OpId::contiguous, OpId::slice_backward, OpId::to_dtype, OpId::to_device,
             OpId::alias, OpId::where, OpId::sum, OpId::mean, OpId::cat, OpId::stack,
             OpId::split, OpId::cumsum, OpId::flip, OpId::roll, OpId::tril, OpId::triu, OpId::repeat,
-            OpId::avg_pool1d, OpId::avg_pool2d, OpId::avg_pool2d_backward, OpId::adaptive_avg_pool1d,
-            OpId::adaptive_avg_pool2d, OpId::interpolate, OpId::interpolate_backward, OpId::pad_backward,
+            OpId::avg_pool1d, OpId::avg_pool2d, OpId::avg_pool2d_backward, OpId::max_pool2d_backward,
+            OpId::adaptive_avg_pool1d, OpId::adaptive_avg_pool2d, OpId::interpolate, OpId::interpolate_backward,
+            OpId::pad_backward,
             OpId::embedding, OpId::gather, OpId::index_select, OpId::scatter_add, OpId::dist_copy,
             OpId::dist_reduce, OpId::dist_split, OpId::dist_gather});
   set_kind(t, JvpKind::multilinear,

@@ -345,6 +345,8 @@ std::vector<MappingRow> nn_op_rows() {
       {OpId::conv3d_backward_input, nullptr, gradient},
       {OpId::conv3d_backward_weight, nullptr, gradient},
       {OpId::avg_pool2d_backward, nullptr, gradient},
+      {OpId::max_pool2d_backward, nullptr, gradient},
+      {OpId::threshold_backward, nullptr, gradient},
       {OpId::batch_norm_backward, nullptr, gradient},
       {OpId::interpolate_backward, nullptr, gradient},
       {OpId::pad_backward, nullptr, gradient},

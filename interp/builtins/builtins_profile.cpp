@@ -22,13 +22,15 @@ Value dict_of(std::initializer_list<std::pair<const char*, Value>> items) {
 }
 
 Value row_value(const ProfileRow& r) {
+  double fraction = r.bandwidth_fraction();
   return dict_of({{"key", make_str(r.key)},
                   {"calls", Value::integer(r.calls)},
                   {"forward_us", Value::number(r.forward_us)},
                   {"backward_us", Value::number(r.backward_us)},
                   {"total_us", Value::number(r.total_us())},
                   {"flops", Value::number(r.flops)},
-                  {"bytes", Value::number(r.bytes)}});
+                  {"bytes", Value::number(r.bytes)},
+                  {"bw_fraction", fraction >= 0 ? Value::number(fraction) : Value::none()}});
 }
 
 Value event_value(const ProfileEvent& e) {

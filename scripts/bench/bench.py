@@ -41,6 +41,11 @@ FIGURES = {
     "transpose_2048": ("ms", False),
     "batchnorm": ("ms", False),
     "max_pool": ("ms", False),
+    # The gradients of the CNN's first pool and relu on [64, 32, 28, 28] f32: nabla's
+    # max_pool2d_backward and threshold_backward against PyTorch's
+    # aten.max_pool2d_with_indices_backward and aten.threshold_backward.
+    "max_pool_backward": ("ms", False),
+    "relu_backward": ("ms", False),
     # sort (values and indices) and topk (k = 16) along the rows of a 2048 x 2048 f32 matrix.
     "sort": ("ms", False),
     "topk": ("ms", False),
@@ -106,6 +111,24 @@ QUANT_FIGURES = {
 SCRIPT_FIGURES = {
     "lstm": ("lstm.dsl", "lstm_torch.py"),
 }
+
+
+# Memory-bound figures: the bytes one call reads and writes (the op's cost rule: each
+# input and output once; a max pool's indices are i64), so their lines add each side's
+# GB/s and nabla's as a fraction of the copy bandwidth nabla measures (bw_fraction,
+# the profiler's BW%).
+_POOLED_CNN = 64 * 32 * 28 * 28  # elements of the first block's activation
+BANDWIDTH_FIGURES = {
+    "max_pool": _POOLED_CNN * 4 + _POOLED_CNN // 4 * (4 + 8),           # x in; values and indices out
+    "max_pool_backward": _POOLED_CNN // 4 * (4 + 8) + _POOLED_CNN * 4,  # grad and indices in; dx out
+    "relu_backward": _POOLED_CNN * 4 * 3,                               # grad and result in; dx out
+}
+
+
+def bandwidth_fields(name, nabla_ms, ref_ms, copy_gbs):
+    moved = BANDWIDTH_FIGURES[name]
+    gbs, ref_gbs = moved / nabla_ms / 1e6, moved / ref_ms / 1e6
+    return f" GB/s={gbs:.2f} ref_GB/s={ref_gbs:.2f} copy_GB/s={copy_gbs:.2f} bw_fraction={gbs / copy_gbs:.2f}"
 
 
 def train_run(cmd, env):
@@ -285,6 +308,10 @@ def main():
     nabla_cmd = [str(BUILD / "nabla_bench")]
     torch_cmd = [sys.executable, str(ROOT / "scripts" / "bench" / "bench_torch.py")]
     print(f"# threads={env['OMP_NUM_THREADS']} rounds={args.rounds} (median; nabla and PyTorch interleaved)")
+    copy_gbs = None
+    if any(name in BANDWIDTH_FIGURES for name in args.figures):
+        copy_gbs = measure(nabla_cmd + ["copy_bandwidth"], env)
+        print(f"# copy bandwidth {copy_gbs:.2f} GB/s (a memcpy on every thread over buffers larger than the LLC)")
     for name in args.figures:
         unit, higher_better = FIGURES[name]
         if name.endswith("_epoch") or name.endswith("_epoch_compiled"):
@@ -311,7 +338,8 @@ def main():
             ref.append(measure(torch_cmd + [name], env))
         a, b = statistics.median(ours), statistics.median(ref)
         speedup = a / b if higher_better else b / a
-        print(f"BENCH {name} nabla={a:.3f} ref={b:.3f} unit={unit} speedup={speedup:.2f}", flush=True)
+        extra = bandwidth_fields(name, a, b, copy_gbs) if name in BANDWIDTH_FIGURES else ""
+        print(f"BENCH {name} nabla={a:.3f} ref={b:.3f} unit={unit} speedup={speedup:.2f}{extra}", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 
 #include "autograd/engine.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/roofline.hpp"
 #include "tensor/random.hpp"
 #include "tensor/safetensors.hpp"
 
@@ -104,6 +105,22 @@ double max_pool_ms() {
   Pool2dOptions opt;
   opt.kernel_size = {2, 2};
   return median_seconds([&] { max_pool2d_with_indices(x, opt); }, 7, 20) * 1e3;
+}
+
+// The memory-bound backward ops of the CNN's first block, on [64, 32, 28, 28] f32:
+// the 2x2 max pool's gradient from its indices (max_pool2d_backward) and relu's
+// gradient from its result (threshold_backward).
+double max_pool_backward_ms() {
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  Tensor indices = max_pool2d_with_indices(randn({64, 32, 28, 28}), opt).second;
+  Tensor grad = randn(indices.sizes());
+  return median_seconds([&] { max_pool2d_backward(grad, indices, {64, 32, 28, 28}); }, 7, 20) * 1e3;
+}
+
+double relu_backward_ms() {
+  Tensor y = relu(randn({64, 32, 28, 28})), grad = randn({64, 32, 28, 28});
+  return median_seconds([&] { threshold_backward(grad, y, 0.0); }, 7, 20) * 1e3;
 }
 
 // group_norm forward (8 groups, with affine parameters) on [32, 64, 28, 28] f32.
@@ -202,7 +219,8 @@ int main(int argc, char** argv) {
         stderr,
         "usage: nabla_bench "
         "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|sort|topk|group_norm|interpolate_bilinear|sdpa_mask|checkpoint_load\n");
+        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|max_pool_backward|relu_backward|sort|topk|group_norm|"
+        "interpolate_bilinear|sdpa_mask|checkpoint_load|copy_bandwidth\n");
     return 2;
   }
   manual_seed(0);
@@ -222,6 +240,9 @@ int main(int argc, char** argv) {
   else if (f == "hvp") v = hvp_us();
   else if (f == "batchnorm") v = batchnorm_ms();
   else if (f == "max_pool") v = max_pool_ms();
+  else if (f == "max_pool_backward") v = max_pool_backward_ms();
+  else if (f == "relu_backward") v = relu_backward_ms();
+  else if (f == "copy_bandwidth") v = machine_copy_bandwidth() / 1e9;  // GB/s, what the profiler's BW% divides by
   else if (f == "sort" || f == "topk") v = ordering_ms(f);
   else if (f == "group_norm") v = group_norm_ms();
   else if (f == "sdpa_mask") v = sdpa_mask_ms();

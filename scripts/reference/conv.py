@@ -79,6 +79,20 @@ def avg_backward_case(grad, input_shape, name, kernel, stride=(), padding=(0, 0)
     return case("avg_pool2d_backward", [grad], attrs, reference, name=name)
 
 
+def max_backward_case(x, name, pool, **kw):
+    """max_pool2d_backward on the indices `pool` (F.max_pool2d, F.max_pool1d or
+    F.adaptive_max_pool2d with return_indices) finds in x; the reference is PyTorch's
+    autograd of that pool at x."""
+    y, indices = pool(x, return_indices=True, **kw)
+    grad = randn(*y.shape)
+
+    def reference(g, idx):
+        xr = x.clone().requires_grad_(True)
+        return torch.autograd.grad(pool(xr, **kw), xr, g)[0]
+    return case("max_pool2d_backward", [grad, indices], {"input_shape": list(x.shape)}, reference, name=name,
+                grad=[0])
+
+
 CASES = [
     # conv2d
     conv_case(randn(1, 2, 4, 4), randn(3, 2, 3, 3), randn(3), "conv2d"),
@@ -124,4 +138,12 @@ CASES = [
                       padding=(1, 1), count_include_pad=False),
     avg_backward_case(randn(1, 2, 3, 3), (1, 2, 5, 5), "avg_pool2d_backward_ceil_include", (2, 2), stride=(2, 2),
                       padding=(1, 1), ceil_mode=True),
+    # max_pool2d_backward: the gradient of each max pool at its indices; overlapping
+    # windows (stride below the kernel, adaptive windows) add into a shared maximum.
+    max_backward_case(distinct(1, 2, 4, 4), "max_pool2d_backward", F.max_pool2d, kernel_size=2),
+    max_backward_case(distinct(2, 1, 5, 5), "max_pool2d_backward_overlap", F.max_pool2d, kernel_size=3, stride=1,
+                      padding=1),
+    max_backward_case(distinct(1, 2, 9), "max_pool2d_backward_1d", F.max_pool1d, kernel_size=3, stride=2),
+    max_backward_case(distinct(1, 2, 5, 5), "max_pool2d_backward_adaptive", F.adaptive_max_pool2d,
+                      output_size=(2, 3)),
 ]

@@ -106,3 +106,15 @@ CASES += [
     case("logit", [away_from(rand(3, 4, low=0.05, high=0.95), [0.2, 0.8])], {"eps": 0.2},
          lambda x: torch.logit(x, eps=0.2), name="logit_eps"),
 ]
+
+# threshold_backward: relu's gradient (grad where input > threshold), its input away
+# from the threshold; the input's own gradient is zero, which gradcheck confirms.
+CASES += [
+    case("threshold_backward", [randn(3, 4), away_from(randn(3, 4), [0.0])], {"threshold": 0.0},
+         lambda g, x: torch.ops.aten.threshold_backward(g, x, 0.0)),
+    case("threshold_backward", [randn(2, 3), away_from(randn(3), [0.5])], {"threshold": 0.5},
+         lambda g, x: torch.ops.aten.threshold_backward(g, x, 0.5), name="threshold_backward_broadcast"),
+    case("threshold_backward", [randn(4), torch.tensor([-1.0, 0.0, 1e-9, 1.0], dtype=torch.float64)],
+         {"threshold": 0.0}, lambda g, x: torch.ops.aten.threshold_backward(g, x, 0.0),
+         name="threshold_backward_at_threshold", grad=[]),
+]

@@ -111,3 +111,13 @@ CASES += [
     case("log_softmax", [randn(2, 3, 4, dtype=torch.float32)], {"dim": -1}, lambda x: x.log_softmax(-1),
          name="log_softmax_f32", atol=1e-5, rtol=1e-5, grad=[]),
 ]
+
+# The bias gradients' sums, read in place by the CPU kernel: over N, H, W of
+# [N, C, H, W] (rows longer than one 1024-float block), and down the rows of [N, F].
+CASES += [
+    case("sum", [randn(2, 3, 20, 55)], {"dims": [0, 2, 3], "keepdim": False}, lambda x: x.sum((0, 2, 3)),
+         name="sum_bias_gradient_nchw", gradgrad=False),
+    case("mean", [randn(2, 3, 5, 7)], {"dims": [0, 2, 3], "keepdim": True}, lambda x: x.mean((0, 2, 3), keepdim=True),
+         name="mean_kept_middle"),
+    case("sum", [randn(9, 70)], {"dims": [0], "keepdim": False}, lambda x: x.sum(0), name="sum_rows_of_nf"),
+]

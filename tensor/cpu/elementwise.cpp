@@ -166,4 +166,17 @@ void clamp(const TensorList& in, const Attrs& attrs, TensorList& out) {
   });
 }
 
+// relu's gradient in one loop, in the output's float dtype (the threshold converted
+// to it, as clamp's bounds are).
+void threshold_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  DType dt = out[0].dtype();
+  Tensor g = as_dtype(in[0], dt), x = as_dtype(in[1], dt);
+  double threshold = attrs.f("threshold");
+  visit_float(dt, "threshold_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T t = static_cast<T>(threshold);
+    map2<T, T, T>(out[0], g, x, [t](T gv, T xv) { return scalar::threshold_backward(gv, xv, t); });
+  });
+}
+
 }  // namespace nabla::cpu

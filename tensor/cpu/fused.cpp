@@ -48,6 +48,11 @@ void apply_step(const ElementwiseStep& s, const T* const* reg, T* dst, int64_t n
       }
       return;
     }
+    case OpId::threshold_backward: {
+      T threshold = static_cast<T>(s.attr[0]);
+      for (int64_t i = 0; i < n; ++i) dst[i] = scalar::threshold_backward<T>(a[i], b[i], threshold);
+      return;
+    }
 #define NABLA_UNARY(name)                                           \
   case OpId::name:                                                  \
     for (int64_t i = 0; i < n; ++i) dst[i] = scalar::name<T>(a[i]); \

@@ -22,9 +22,12 @@ namespace nabla::cpu {
 // write 1 or 0 in the program's dtype (a where reads it). is_fusable_elementwise
 // (tensor/op_list.hpp) says whether a step's op is one of them.
 
-// How many registers a step of `op` reads (where 3; binary ops and comparisons 2).
+// How many registers a step of `op` reads (where 3; binary ops, comparisons and
+// threshold_backward 2).
 constexpr int elementwise_arity(OpId op) {
-  return op == OpId::where ? 3 : is_binary_op(op) || is_comparison_op(op) ? 2 : 1;
+  return op == OpId::where                                                             ? 3
+         : is_binary_op(op) || is_comparison_op(op) || op == OpId::threshold_backward ? 2
+                                                                                      : 1;
 }
 
 // One step: registers are numbered inputs first (0..num_inputs-1), then one per
@@ -32,8 +35,9 @@ constexpr int elementwise_arity(OpId op) {
 struct ElementwiseStep {
   OpId op = OpId::kCount;
   int args[3] = {-1, -1, -1};
-  // The step's numbers: clamp's bounds (each where has_lo, has_hi say it has one), or
-  // a parametric op's attributes (scalar::scalar_attr_values).
+  // The step's numbers: clamp's bounds (each where has_lo, has_hi say it has one),
+  // threshold_backward's threshold, or a parametric op's attributes
+  // (scalar::scalar_attr_values).
   bool has_lo = false, has_hi = false;
   double attr[2] = {0, 0};
 };

@@ -19,9 +19,6 @@ namespace nabla::cpu {
 
 namespace {
 
-// Below this many bytes a copy runs on one thread.
-constexpr int64_t kParallelBytes = int64_t{1} << 20;
-
 // The index tensor as i64 (an i32 index is widened once, here), in any layout:
 // backward rules pass expanded indices, which must not be materialised.
 Tensor index_i64(const Tensor& index) { return as_dtype(index, DType::i64); }
@@ -58,15 +55,14 @@ void copy_blocks(char* dst, int64_t dst_step, const char* src, int64_t src_step,
   constexpr int64_t kPiece = int64_t{256} << 10;
   int64_t pieces = (block_bytes + kPiece - 1) / kPiece;
   parallel_for(
-      0, nblocks * pieces, nblocks * block_bytes,
+      0, nblocks * pieces, copy_work(nblocks * block_bytes),
       [&](int64_t lo, int64_t hi) {
         for (int64_t item = lo; item < hi; ++item) {
           int64_t b = item / pieces, start = (item % pieces) * kPiece;
           int64_t len = std::min(kPiece, block_bytes - start);
           std::memcpy(dst + b * dst_step + start, src + b * src_step + start, len);
         }
-      },
-      kParallelBytes);
+      });
 }
 
 // out[o, i, :] = x[o, index[i], :] with x viewed as [outer, size, inner]: one memcpy
@@ -83,14 +79,13 @@ void select_rows(const Tensor& x_in, int64_t dim, const Tensor& index, const Ten
   char* dst = static_cast<char*>(out.raw_data());
   int64_t rows = outer * n;
   parallel_for(
-      0, rows, rows * row,
+      0, rows, copy_work(rows * row),
       [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) {
           int64_t o = r / n, i = r % n;
           std::memcpy(dst + r * row, src + (o * size + idx[i]) * row, row);
         }
-      },
-      kParallelBytes);
+      });
 }
 
 // Writes each input into its slab of `out` along dim: a memcpy per contiguous block

@@ -62,6 +62,7 @@ NABLA_CPU_KERNEL(avg_pool1d);
 NABLA_CPU_KERNEL(adaptive_avg_pool1d);
 NABLA_CPU_KERNEL(adaptive_avg_pool2d);
 NABLA_CPU_KERNEL(adaptive_max_pool2d);
+NABLA_CPU_KERNEL(max_pool2d_backward);
 // pool.cpp: the CNN's usual max pool (2x2 window, stride 2, no padding or dilation,
 // floor mode), and that pool's values (no indices) from f32 `x` in a channel-blocked
 // layout [N, ceil(C / block), H, W, block] (oneDNN's nChw16c, nChw8c; channels-last

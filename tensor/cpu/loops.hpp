@@ -4,19 +4,17 @@
 // Adjacent dims that are contiguous for every operand are merged first, so the
 // common all-contiguous case becomes one flat, vectorisable loop.
 #pragma once
-#include <omp.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 
+#include "tensor/cpu/parallel.hpp"
 #include "tensor/tensor.hpp"
 
 namespace nabla::cpu {
 
 constexpr int kMaxLoopDims = 25;
-// Below this many elements a loop runs on one thread: waking the team costs more.
-constexpr int64_t kParallelGrain = 32768;
 
 template <int N>
 struct StridedLoop {
@@ -113,18 +111,7 @@ struct StridedLoop {
   template <class Inner>
   void run(Inner&& inner) const {
     int64_t total = numel();
-    if (total == 0) return;
-    if (total < kParallelGrain || omp_get_max_threads() == 1) {
-      run_range(0, total, inner);
-      return;
-    }
-#pragma omp parallel
-    {
-      int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-      int64_t chunk = (total + nt - 1) / nt;
-      int64_t b = std::min(total, t * chunk), e = std::min(total, b + chunk);
-      run_range(b, e, inner);
-    }
+    parallel_for(0, total, total, [&](int64_t b, int64_t e) { run_range(b, e, inner); });
   }
 };
 

@@ -56,8 +56,7 @@ ChannelStats channel_stats(const T* x, int64_t N, int64_t C, int64_t S) {
           st.mean[c] = m;
           st.var[c] = sq / count;
         }
-      },
-      kParallelGrain);
+      });
   return st;
 }
 
@@ -81,8 +80,7 @@ void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const std
 #pragma omp simd
           for (int64_t i = 0; i < S; ++i) out[i] = static_cast<T>(static_cast<double>(in[i]) * a + b);
         }
-      },
-      kParallelGrain);
+      });
 }
 
 // running = (1 - momentum) * running + momentum * stat, in place, in the running
@@ -117,8 +115,7 @@ void grad_sums(const T* g, const T* x, int64_t N, int64_t C, int64_t S, const st
           sum_g[c] = sg;
           sum_g_xc[c] = sgx;
         }
-      },
-      kParallelGrain);
+      });
 }
 
 // gx[n, c, :] = k[c] * (g - shift_g[c] - (x - mean[c]) * slope[c]): batch_norm's input
@@ -139,8 +136,7 @@ void input_grad(const T* g, const T* x, T* gx, int64_t N, int64_t C, int64_t S, 
           for (int64_t i = 0; i < S; ++i)
             out[i] = static_cast<T>(kc * (static_cast<double>(gr[i]) - sc - (static_cast<double>(xr[i]) - mc) * lc));
         }
-      },
-      kParallelGrain);
+      });
 }
 
 }  // namespace
@@ -240,8 +236,7 @@ void layer_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
             for (int64_t j = 0; j < D; ++j)
               yp[r * D + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * rstd * w[j] + b[j]);
           }
-        },
-        kParallelGrain);
+        });
   });
 }
 
@@ -282,8 +277,7 @@ void group_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
               for (int64_t i = 0; i < S; ++i) dst[i] = src[i] * scale + shift;
             }
           }
-        },
-        kParallelGrain);
+        });
   });
 }
 
@@ -311,8 +305,7 @@ void rms_norm(const TensorList& in, const Attrs& attrs, TensorList& out) {
 #pragma omp simd
             for (int64_t j = 0; j < D; ++j) yp[r * D + j] = row[j] * rms * wt[j];
           }
-        },
-        kParallelGrain);
+        });
   });
 }
 
@@ -341,8 +334,7 @@ void dropout(const TensorList& in, const Attrs& attrs, TensorList& out) {
             mp[i] = static_cast<T>(keep ? 1 : 0);
             yp[i] = keep ? static_cast<T>(active ? xp[i] * scale : xp[i]) : static_cast<T>(0);
           }
-        },
-        kParallelGrain);
+        });
   });
 }
 

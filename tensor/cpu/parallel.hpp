@@ -1,5 +1,8 @@
-// parallel_for: OpenMP over [begin, end) only when the work is big enough to pay for
-// waking the thread team. (`#pragma omp parallel for if(...)` still enters libgomp
+// parallel_for / parallel_reduce: OpenMP over [begin, end) only when the work is big
+// enough to pay for waking the thread team. Whether it is comes from ONE rule,
+// use_threads below: every CPU kernel that splits work (elementwise loops in
+// loops.hpp, fused programs, reductions, pooling, norms...) goes through these two
+// helpers, so no kernel decides on its own. (`#pragma omp parallel for if(...)` still enters libgomp
 // and allocates a team when the condition is false, which costs more than a tiny
 // kernel; see Note [Tiny op latency] in autograd/dispatch.cpp.)
 #pragma once
@@ -11,12 +14,28 @@
 
 namespace nabla::cpu {
 
+// The grain: below this many elements touched (reads plus writes, roughly) a kernel
+// runs on the calling thread. Waking the team costs a few microseconds, which a loop
+// over 32K floats (128 KB, ~2 us on one core) only just repays.
+constexpr int64_t kParallelGrain = 32768;
+
+// Work of a plain byte copy (memcpy) in those units: it moves about 32 bytes in the
+// time a kernel's loop touches one element, so a copy uses the team from 1 MiB.
+constexpr int64_t kCopyBytesPerElement = 32;
+inline int64_t copy_work(int64_t bytes) { return bytes / kCopyBytesPerElement; }
+
+// The grain-size rule: the team is used when the work reaches the grain, there are at
+// least two tasks to split, more than one thread, and we are not inside a team already.
+inline bool use_threads(int64_t work, int64_t tasks) {
+  return work >= kParallelGrain && tasks > 1 && omp_get_max_threads() > 1 && !omp_in_parallel();
+}
+
 // fn(lo, hi) is called on disjoint chunks covering [begin, end). `work` is the total
-// cost estimate (elements touched); below `grain` everything runs on this thread.
+// cost estimate (elements touched); use_threads decides whether the team runs it.
 template <class F>
-void parallel_for(int64_t begin, int64_t end, int64_t work, F&& fn, int64_t grain = 32768) {
+void parallel_for(int64_t begin, int64_t end, int64_t work, F&& fn) {
   if (end <= begin) return;
-  if (work < grain || end - begin == 1 || omp_get_max_threads() == 1 || omp_in_parallel()) {
+  if (!use_threads(work, end - begin)) {
     fn(begin, end);
     return;
   }
@@ -32,10 +51,9 @@ void parallel_for(int64_t begin, int64_t end, int64_t work, F&& fn, int64_t grai
 // Reduces [begin, end) by chunk(lo, hi) -> T on disjoint chunks, then combines the
 // partial results in chunk order (so a given thread count always sums alike).
 template <class T, class Chunk, class Combine>
-T parallel_reduce(int64_t begin, int64_t end, int64_t work, T identity, Chunk&& chunk, Combine&& combine,
-                  int64_t grain = 32768) {
+T parallel_reduce(int64_t begin, int64_t end, int64_t work, T identity, Chunk&& chunk, Combine&& combine) {
   if (end <= begin) return identity;
-  if (work < grain || end - begin == 1 || omp_get_max_threads() == 1 || omp_in_parallel()) return chunk(begin, end);
+  if (!use_threads(work, end - begin)) return chunk(begin, end);
   int max_threads = omp_get_max_threads();
   std::vector<T> partial(static_cast<size_t>(max_threads), identity);
 #pragma omp parallel num_threads(max_threads)

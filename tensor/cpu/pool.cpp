@@ -1,5 +1,6 @@
-// CPU kernels of max_pool2d, avg_pool2d and avg_pool2d_backward, the adaptive pools
-// and the 1-D pools (the 2-D ones on a unit height): plain loops over
+// CPU kernels of max_pool2d, avg_pool2d, the pools' backward ops (avg_pool2d_backward,
+// max_pool2d_backward), the adaptive pools and the 1-D pools (the 2-D ones on a unit
+// height): plain loops over
 // (plane, output row), OpenMP across them. Window rules follow PyTorch's CPU kernels
 // exactly (which padded cells count, which index wins a tie, NaN propagation), since
 // the reference cases compare against them.
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -26,9 +28,6 @@ namespace nabla::cpu {
 
 namespace {
 
-// Below this many window reads a pool runs on one thread.
-constexpr int64_t kPoolGrain = 16384;
-
 // Calls body(plane, oh) for every output row, in parallel when there is enough work.
 template <class Body>
 void for_rows(const PoolGeometry& g, int64_t work_per_row, Body&& body) {
@@ -37,8 +36,7 @@ void for_rows(const PoolGeometry& g, int64_t work_per_row, Body&& body) {
       0, rows, rows * work_per_row,
       [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) body(r / g.OH, r % g.OH);
-      },
-      kPoolGrain);
+      });
 }
 
 // As PyTorch: each window starts at -inf on its first in-range cell, takes strictly
@@ -341,8 +339,7 @@ void avg_pool_backward(const T* gy, T* dx, const PoolGeometry& g, bool count_inc
                 for (int64_t iw = win.w0; iw < win.w1; ++iw) out[ih * g.W + iw] += share;
             }
         }
-      },
-      kPoolGrain);
+      });
 }
 
 }  // namespace
@@ -389,6 +386,63 @@ void avg_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
   });
 }
 
+namespace {
+
+// Scatters one plane's gradient: plane[idx[k]] += grad[k] after zeroing the plane
+// (while it is in cache). Overlapping windows that share a maximum add in order.
+// Returns how many indices fell outside the plane (skipped, never written).
+template <class T>
+int64_t scatter_plane(T* plane, int64_t plane_size, const T* grad, const int64_t* idx, int64_t count) {
+  std::fill(plane, plane + plane_size, T(0));
+  int64_t outside = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    auto j = static_cast<uint64_t>(idx[k]);  // a negative index wraps far above the plane
+    if (j < static_cast<uint64_t>(plane_size))
+      plane[j] += grad[k];
+    else
+      ++outside;
+  }
+  return outside;
+}
+
+[[noreturn]] void fail_outside_plane(const Tensor& idx, int64_t plane_size) {
+  const int64_t* p = idx.data<int64_t>();
+  int64_t k = 0;
+  while (k < idx.numel() && p[k] >= 0 && p[k] < plane_size) ++k;
+  throw Error("max_pool2d_backward: argument 'indices' holds " + std::to_string(k < idx.numel() ? p[k] : -1) +
+              " at flat position " + std::to_string(k) + ", outside a plane of " + std::to_string(plane_size) +
+              " elements (input_shape's spatial dims)");
+}
+
+}  // namespace
+
+// The max pools' gradient: every (n, c) plane of the result is independent, so the
+// planes run in parallel with no atomics; an index outside its plane is counted and
+// fails after the loop (an exception must not leave an OpenMP region).
+void max_pool2d_backward(const TensorList& in, const Attrs&, TensorList& out) {
+  const Tensor& dx = out[0];
+  int64_t planes = dx.sizes()[0] * dx.sizes()[1];
+  if (dx.numel() == 0) return;
+  Tensor grad = contiguous_raw(in[0]), idx = contiguous_raw(in[1]);
+  int64_t in_plane = dx.numel() / planes, out_plane = grad.numel() / planes;
+  int64_t outside = visit_float(dx.dtype(), "max_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* o = dx.data<T>();
+    const T* g = grad.data<T>();
+    const int64_t* ix = idx.data<int64_t>();
+    return parallel_reduce<int64_t>(
+        0, planes, dx.numel() + 3 * grad.numel(), 0,
+        [&](int64_t lo, int64_t hi) {
+          int64_t n = 0;
+          for (int64_t p = lo; p < hi; ++p)
+            n += scatter_plane(o + p * in_plane, in_plane, g + p * out_plane, ix + p * out_plane, out_plane);
+          return n;
+        },
+        std::plus<int64_t>());
+  });
+  if (outside) fail_outside_plane(idx, in_plane);
+}
+
 void max_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   on_unit_height<max_pool2d>(in, attrs, out, "max_pool1d");
 }
@@ -411,8 +465,7 @@ void for_adaptive_rows(const AdaptiveGeometry& g, Body&& body) {
           int64_t oh = r % g.OH;
           body(r / g.OH, oh, adaptive_start(oh, g.H, g.OH), adaptive_end(oh, g.H, g.OH));
         }
-      },
-      kPoolGrain);
+      });
 }
 
 template <class T>

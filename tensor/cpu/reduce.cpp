@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
@@ -29,6 +30,17 @@ void sum_kernel(const ReduceLayout& l, T* out, double scale) {
     return;
   }
   int64_t work = l.outer * l.reduced * l.inner;
+  if (l.outer == 1) {  // down the columns of [reduced, inner] (a linear bias gradient): split the columns
+    parallel_for(0, l.inner, work, [&](int64_t lo, int64_t hi) {
+      std::vector<A> acc(static_cast<size_t>(hi - lo), A(0));
+      for (int64_t r = 0; r < l.reduced; ++r) {
+        const T* row = x + r * l.inner + lo;
+        for (int64_t j = 0; j < hi - lo; ++j) acc[j] += static_cast<A>(static_cast<compute_t<T>>(row[j]));
+      }
+      for (int64_t j = lo; j < hi; ++j) store(j, acc[j - lo]);
+    });
+    return;
+  }
   parallel_for(0, l.outer, work, [&](int64_t lo, int64_t hi) {
     std::vector<A> acc(l.inner == 1 ? 0 : l.inner);
     for (int64_t o = lo; o < hi; ++o) {
@@ -45,15 +57,60 @@ void sum_kernel(const ReduceLayout& l, T* out, double scale) {
   });
 }
 
+// A contiguous x reduced over its leading and trailing dims, keeping one block of
+// dims between them: [N, C, S] summed over N and S, as a conv's bias gradient sums
+// [N, C, H, W] over N, H, W.
+struct KeptMiddle {
+  int64_t N = 1, C = 1, S = 1;
+};
+std::optional<KeptMiddle> kept_middle(const Tensor& x, const std::vector<int64_t>& dims) {
+  int64_t nd = x.dim();
+  if (!x.is_contiguous() || dims.empty() || dims.front() != 0 || dims.back() != nd - 1) return std::nullopt;
+  size_t gap = 0;  // the one place where consecutive reduced dims jump over the kept ones
+  for (size_t i = 1; i < dims.size(); ++i)
+    if (dims[i] != dims[i - 1] + 1) {
+      if (gap) return std::nullopt;
+      gap = i;
+    }
+  if (!gap) return std::nullopt;
+  KeptMiddle k;
+  for (int64_t d = 0; d < nd; ++d) {
+    int64_t size = x.sizes()[d];
+    if (d <= dims[gap - 1]) k.N *= size;
+    else if (d < dims[gap]) k.C *= size;
+    else k.S *= size;
+  }
+  return k;
+}
+
+// out[c] = scale * sum_n sum_s x[n, c, s], read in place (reduce_layout would copy x
+// to move the reduced dims together, tripling the traffic): the channels split across
+// threads, each (n, c) row of S a vectorised run.
+template <class T>
+void sum_kept_middle(const T* x, const KeptMiddle& k, T* out, double scale) {
+  using A = acc_t<T>;
+  parallel_for(0, k.C, k.N * k.C * k.S, [&](int64_t lo, int64_t hi) {
+    for (int64_t c = lo; c < hi; ++c) {
+      A total = 0;
+      for (int64_t n = 0; n < k.N; ++n) total += sum_run(x + (n * k.C + c) * k.S, k.S);
+      out[c] = static_cast<T>(static_cast<compute_t<T>>(total * scale));
+    }
+  });
+}
+
 void sum_or_mean(const TensorList& in, const Attrs& attrs, TensorList& out, bool mean) {
   auto dims = reduction_dims(in[0], attrs.ints("dims"));
   Tensor x = as_dtype(in[0], out[0].dtype());
-  ReduceLayout l = reduce_layout(x, dims);
-  double scale = mean ? 1.0 / static_cast<double>(l.reduced) : 1.0;
+  std::optional<KeptMiddle> middle = kept_middle(x, dims);
+  ReduceLayout l = middle ? ReduceLayout{} : reduce_layout(x, dims);
+  int64_t reduced = middle ? middle->N * middle->S : l.reduced;
+  double scale = mean ? 1.0 / static_cast<double>(reduced) : 1.0;
   visit_dtype(out[0].dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>)
       throw Error("sum: cannot sum into a bool tensor");
+    else if (middle)
+      sum_kept_middle<T>(static_cast<const T*>(x.raw_data()), *middle, static_cast<T*>(out[0].raw_data()), scale);
     else
       sum_kernel<T>(l, static_cast<T*>(out[0].raw_data()), scale);
   });

@@ -3,6 +3,7 @@
 // works on the contiguous [outer, reduced, inner] view of its input (ReduceLayout,
 // tensor/layout.hpp, shared with the CUDA kernels), so a kernel is two plain loops.
 #pragma once
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -41,16 +42,19 @@ template <>
 inline double sum_run<float>(const float* p, int64_t n) {
   constexpr int64_t kBlock = 1024;
   double total = 0;
-  int64_t i = 0;
-  for (; i + kBlock <= n; i += kBlock) {
+  // The last, partial block goes through the lanes too: the rows of a bias gradient
+  // (H * W = 784 or 196 floats) are shorter than a block.
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t len = std::min(kBlock, n - i);
     float lane[64] = {};
-    for (int64_t b = 0; b < kBlock; b += 64)
+    int64_t b = 0;
+    for (; b + 64 <= len; b += 64)
       for (int k = 0; k < 64; ++k) lane[k] += p[i + b + k];
     double block = 0;
     for (int k = 0; k < 64; ++k) block += lane[k];
+    for (; b < len; ++b) block += p[i + b];
     total += block;
   }
-  for (; i < n; ++i) total += p[i];
   return total;
 }
 

@@ -144,7 +144,7 @@ void interpolate(const TensorList& in, const Attrs& attrs, TensorList& out) {
         constexpr int kh = decltype(kh_tag)::value, kw = decltype(kw_tag)::value;
         parallel_for(
             0, rows, rows * p.out_w * th.taps * tw.taps,
-            [&](int64_t lo, int64_t hi) { interpolate_rows<T, kh, kw>(xp, yp, p, th, tw, lo, hi); }, kParallelGrain);
+            [&](int64_t lo, int64_t hi) { interpolate_rows<T, kh, kw>(xp, yp, p, th, tw, lo, hi); });
       });
     });
   });
@@ -165,8 +165,7 @@ void interpolate_backward(const TensorList& in, const Attrs& attrs, TensorList& 
         constexpr int kh = decltype(kh_tag)::value, kw = decltype(kw_tag)::value;
         parallel_for(
             0, p.planes, g.numel() * th.taps * tw.taps,
-            [&](int64_t lo, int64_t hi) { interpolate_backward_planes<T, kh, kw>(gp, gx, p, th, tw, lo, hi); },
-            kParallelGrain);
+            [&](int64_t lo, int64_t hi) { interpolate_backward_planes<T, kh, kw>(gp, gx, p, th, tw, lo, hi); });
       });
     });
   });
@@ -201,8 +200,7 @@ void pad(const TensorList& in, const Attrs& attrs, TensorList& out) {
             const T* row = xp + src;
             for (int64_t j = 0; j < width; ++j) dst[j] = columns[j] < 0 ? fill : row[columns[j]];
           }
-        },
-        kParallelGrain);
+        });
   });
 }
 
@@ -234,8 +232,7 @@ void pad_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
             for (int64_t j = 0; j < width; ++j)
               if (columns[j] >= 0) row[columns[j]] += grow[j];
           }
-        },
-        kParallelGrain);
+        });
   });
 }
 

@@ -1,5 +1,5 @@
 // CUDA kernels of the elementwise rows: the unary ops, the broadcasting binary ops,
-// the comparisons, where and clamp. Every op goes through one launcher: a functor
+// the comparisons, where, clamp and threshold_backward. Every op goes through one launcher: a functor
 // applied per output element, with each input converted as it is read to the
 // compute type (the output's dtype, float for f16/bf16, or for comparisons the
 // inputs' result_type), exactly as the CPU kernels convert a mixed input with
@@ -222,6 +222,13 @@ struct clamp_fn {
   }
 };
 
+// relu's gradient (the threshold in the compute type, converted on the host).
+template <class C>
+struct threshold_backward_fn {
+  C threshold;
+  __device__ __forceinline__ C operator()(C g, C x) const { return scalar::threshold_backward(g, x, threshold); }
+};
+
 // ---------------------------------------------------------------------------
 // Dtype dispatch, with the CPU kernels' rules for which dtypes each op accepts.
 
@@ -346,6 +353,15 @@ NABLA_KERNEL(clamp) {
       throw Error("clamp: not defined for bool");
     else
       launch_elementwise<T, T, 1>(in, out[0], clamp_fn<C>{has_lo, has_hi, static_cast<C>(lo), static_cast<C>(hi)});
+  });
+}
+
+NABLA_KERNEL(threshold_backward) {
+  double threshold = attrs.f("threshold");
+  visit_device_float(out[0].dtype(), "threshold_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = dcompute_t<T>;
+    launch_elementwise<T, T, 2>(in, out[0], threshold_backward_fn<C>{static_cast<C>(threshold)});
   });
 }
 

@@ -26,7 +26,7 @@ struct DeviceStep {
   OpId op;
   int8_t args[3];  // registers; -1 when the op takes fewer
   bool has_lo, has_hi;
-  double attr[2];  // clamp's bounds or a parametric op's attributes (cpu::ElementwiseStep)
+  double attr[2];  // clamp's bounds, a threshold or a parametric op's attributes (cpu::ElementwiseStep)
 };
 
 struct DeviceProgram {
@@ -57,6 +57,8 @@ __device__ __forceinline__ T run_step(const DeviceStep& s, const T* reg) {
       if (s.has_hi && a > hi) a = hi;
       return a;
     }
+    case OpId::threshold_backward:
+      return scalar::threshold_backward(a, b, static_cast<T>(s.attr[0]));
 #define NABLA_UNARY(name) \
   case OpId::name:        \
     return scalar::name(a);

@@ -80,6 +80,7 @@ constexpr Entry kKernels[] = {
     {OpId::adaptive_avg_pool1d, {adaptive_avg_pool1d, true}},
     {OpId::adaptive_avg_pool2d, {adaptive_avg_pool2d, true}},
     {OpId::adaptive_max_pool2d, {adaptive_max_pool2d, true}},
+    {OpId::max_pool2d_backward, {max_pool2d_backward, false}},  // f16/bf16 add in f32 (atomics)
     {OpId::batch_norm, {batch_norm, true}},
     {OpId::batch_norm_backward, {batch_norm_backward, true}},
     {OpId::layer_norm, {layer_norm, true}},

@@ -81,6 +81,7 @@ NABLA_CUDA_KERNEL(avg_pool1d);
 NABLA_CUDA_KERNEL(adaptive_avg_pool1d);
 NABLA_CUDA_KERNEL(adaptive_avg_pool2d);
 NABLA_CUDA_KERNEL(adaptive_max_pool2d);
+NABLA_CUDA_KERNEL(max_pool2d_backward);
 NABLA_CUDA_KERNEL(batch_norm);
 NABLA_CUDA_KERNEL(batch_norm_backward);
 NABLA_CUDA_KERNEL(layer_norm);

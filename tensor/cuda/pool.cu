@@ -1,5 +1,6 @@
-// max_pool2d, avg_pool2d and avg_pool2d_backward, and the adaptive pools: own kernels,
-// one thread per output element (per input element for the backward), following the CPU kernels' window
+// max_pool2d, avg_pool2d, the pools' backward ops and the adaptive pools: own kernels,
+// one thread per output element (per input element for avg_pool2d_backward, per grad
+// element for max_pool2d_backward), following the CPU kernels' window
 // rules (tensor/cpu/pool.cpp) exactly: the same first cell (first_tap), tie and NaN
 // rules and flat indices for max, the same windows and divisors for avg (avg_window;
 // both in tensor/cpu/conv_geometry.hpp, shared). cuDNN's pooling returns no indices
@@ -11,6 +12,7 @@
 #include "tensor/cpu/conv_geometry.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
+#include "tensor/cuda/reduce.cuh"
 
 namespace nabla::cuda {
 
@@ -188,6 +190,48 @@ void avg_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
     using T = typename decltype(tag)::type;
     avg_pool_backward_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(dx)>>>(
         device_data<const T>(gy), device_data<T>(dx), g, attrs.b("count_include_pad"), n);
+  });
+  NABLA_CUDA_LAUNCH_CHECK();
+}
+
+namespace {
+
+// max_pool2d_backward: one thread per grad element adds it into its plane of dx
+// (zeroed first) at its index. Windows that overlap may share a maximum, so the
+// adds are atomic: such terms add in an order that depends on timing (last bits may
+// differ from the CPU's ordered sum, as scatter_add's do).
+template <class T>
+__global__ void max_pool_backward_kernel(const T* grad, const int64_t* indices, T* dx, int64_t in_plane,
+                                         int64_t out_plane, int64_t n) {
+  NABLA_GRID_STRIDE_LOOP(k, n) {
+    int64_t j = indices[k];
+    check_index("max_pool2d_backward", j, in_plane);
+    atomicAdd(dx + (k / out_plane) * in_plane + j, grad[k]);
+  }
+}
+
+}  // namespace
+
+// in: grad and indices [N, C, *out]; out: [N, C, *in] (attribute input_shape).
+void max_pool2d_backward(const TensorList& in, const Attrs&, TensorList& out) {
+  const Tensor& dx = out[0];
+  if (dx.numel() == 0) return;
+  DeviceGuard guard(dx.device().index);
+  int64_t planes = dx.sizes()[0] * dx.sizes()[1];
+  Tensor grad = contiguous_raw(in[0]), indices = contiguous_raw(in[1]);
+  int64_t n = grad.numel();
+  NABLA_CUDA_CHECK(
+      cudaMemsetAsync(dx.raw_data(), 0, static_cast<size_t>(dx.numel()) * dtype_size(dx.dtype()), stream_for(dx)));
+  if (n == 0) return;
+  visit_device_float(dx.dtype(), "max_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      max_pool_backward_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(dx)>>>(
+          device_data<const T>(grad), device_data<const int64_t>(indices), device_data<T>(dx), dx.numel() / planes,
+          n / planes, n);
+    } else {
+      throw Error(std::string("max_pool2d_backward: 16-bit floats compute through f32 on CUDA"));
+    }
   });
   NABLA_CUDA_LAUNCH_CHECK();
 }

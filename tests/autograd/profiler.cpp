@@ -9,6 +9,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/optim_step.hpp"
 #include "autograd/profiler.hpp"
+#include "autograd/roofline.hpp"
 #include "tensor/origin.hpp"
 
 using namespace nabla;
@@ -156,6 +157,14 @@ TEST_CASE("profile tables group by op or by line, sort by any column, and reject
   CHECK(table.find("neg") != std::string::npos);
   CHECK(table.find("more rows") != std::string::npos);
   CHECK(table.find("\ntotal ") != std::string::npos);
+  // BW%: each row's GB/s over the copy bandwidth measured once for the process.
+  CHECK(table.find("GB/s   BW%\n") != std::string::npos);
+  CHECK(table.find("this machine's copy bandwidth") != std::string::npos);
+  double copy = machine_copy_bandwidth();
+  CHECK(copy > 1e8);  // any machine copies more than 100 MB/s
+  CHECK(copy == machine_copy_bandwidth());  // measured once
+  const ProfileRow& neg_row = by_calls[0];
+  CHECK(neg_row.bandwidth_fraction() == doctest::Approx(neg_row.bytes / (neg_row.total_us() * 1e-6) / copy));
 }
 
 TEST_CASE("the Chrome trace is JSON with complete events that nest") {

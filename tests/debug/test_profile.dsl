@@ -69,8 +69,10 @@ test "tables sort by any column and the trace is Chrome's format" {
   expect(by_calls[0]["key"] == "matmul" and by_calls[0]["calls"] == 3, f"{by_calls[0]}")
   # Each matmul's FLOPs are its row's cost rule: 2 * 16^3.
   expect(by_calls[0]["flops"] == 3 * 2 * 16 ** 3, f"{by_calls[0]}")
+  # bw_fraction: the row's bytes per second over the machine's copy bandwidth (BW%).
+  expect(by_calls[0]["bw_fraction"] > 0, f"{by_calls[0]}")
   let table = p.table(group="op", sort="calls", rows=1)
-  expect(table.startswith("op "), table)
+  expect(table.startswith("op ") and "GB/s   BW%" in table, table)
   expect("matmul" in table and "1 more rows" in table, table)
   # tests/autograd/profiler.cpp parses the JSON; here: the file is the whole trace.
   let trace = read_text("/tmp/nabla_profile_test_trace.json")

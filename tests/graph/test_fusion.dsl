@@ -36,6 +36,19 @@ test "strided inputs, a bool condition, clamp and every unary op, in f32 and f64
   }
 }
 
+test "relu's gradient (threshold_backward) fuses with its neighbours, its threshold kept" {
+  manual_seed(23)
+  fn h(g, x) = threshold_backward(g * 2.0, x, threshold=0.25) + threshold_backward(g, x.relu()) * x
+  for dt in [f32, f64] {
+    let g = randn([64, 515], dtype=dt)
+    let x = randn([515], dtype=dt)
+    let gm = compile(h, g, x)
+    gm.optimize("fuse")
+    expect(ir_has(gm, "fused(") and ir_has(gm, "{threshold=0.25}"), gm.ir())
+    expect_close(gm(g, x), h(g, x), rtol=0, atol=0)
+  }
+}
+
 test "linear + relu/gelu/tanh/sigmoid/silu as one call equals eager" {
   manual_seed(22)
   let x = randn([64, 96])

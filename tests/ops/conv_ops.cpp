@@ -131,6 +131,54 @@ TEST_CASE("pooling: shape errors") {
                     "and dilation 1x1; the computed output size is 0x0");
 }
 
+TEST_CASE("max_pool2d_backward: shape errors, and indices outside their plane") {
+  Tensor g = ones({1, 1, 2, 2}), idx = zeros({1, 1, 2, 2}, DType::i64);
+  CHECK_THROWS_WITH(max_pool2d_backward(g, zeros({1, 1, 2, 2}), {1, 1, 4, 4}),
+                    "max_pool2d_backward: argument 'indices' must be an i64 tensor (a max pool's indices), got f32");
+  CHECK_THROWS_WITH(max_pool2d_backward(g, zeros({1, 1, 2, 3}, DType::i64), {1, 1, 4, 4}),
+                    "max_pool2d_backward: argument 'indices' of shape [1, 1, 2, 3] must have the shape of argument "
+                    "'grad' [1, 1, 2, 2]");
+  CHECK_THROWS_WITH(max_pool2d_backward(g, idx, {1, 2, 4, 4}),
+                    "max_pool2d_backward: argument 'grad' of shape [1, 1, 2, 2] does not match input_shape "
+                    "[1, 2, 4, 4] in N and C");
+  CHECK_THROWS_WITH(max_pool2d_backward(g, idx, {1, 1, 16}),
+                    "max_pool2d_backward: argument 'grad' of shape [1, 1, 2, 2] and input_shape [1, 1, 16] must be "
+                    "[N, C, ...] of one rank, at least 3");
+  CHECK_THROWS_WITH(max_pool2d_backward(g, full({1, 1, 2, 2}, 16, DType::i64), {1, 1, 4, 4}),
+                    "max_pool2d_backward: argument 'indices' holds 16 at flat position 0, outside a plane of 16 "
+                    "elements (input_shape's spatial dims)");
+  CHECK_THROWS_WITH(max_pool2d_backward(g, tensor_from({0, 1, -1, 2}, {1, 1, 2, 2}, DType::i64), {1, 1, 4, 4}),
+                    "max_pool2d_backward: argument 'indices' holds -1 at flat position 2, outside a plane of 16 "
+                    "elements (input_shape's spatial dims)");
+}
+
+// Windows that overlap can share their maximum: its cell gets the sum of their
+// gradients. On a batch large enough for both threads, the kernel (one scatter per
+// plane) equals the scatter_add it replaced.
+TEST_CASE("max_pool2d_backward: windows that share a maximum add their gradients") {
+  Tensor x = tensor_from({0, 0, 0, 0, 9, 0, 0, 0, 0}, {1, 1, 3, 3}, DType::f64);
+  Pool2dOptions overlap;
+  overlap.kernel_size = {2, 2};
+  overlap.stride = {1, 1};
+  Tensor idx = max_pool2d_with_indices(x, overlap).second;
+  Tensor dx = max_pool2d_backward(tensor_from({1, 2, 3, 4}, {1, 1, 2, 2}, DType::f64), idx, {1, 1, 3, 3});
+  CHECK(to_double_vector(dx) == std::vector<double>{0, 0, 0, 0, 10, 0, 0, 0, 0});
+  manual_seed(4);
+  Pool2dOptions cnn;
+  cnn.kernel_size = {3, 3};
+  cnn.stride = {2, 2};
+  cnn.padding = {1, 1};
+  for (DType t : {DType::f32, DType::f64}) {
+    Tensor big = randn({8, 16, 28, 28}, t);
+    Tensor indices = max_pool2d_with_indices(big, cnn).second;
+    Tensor grad = randn(indices.sizes(), t);
+    Tensor want =
+        reshape(scatter_add(zeros({8, 16, 784}, t), 2, reshape(indices, {8, 16, -1}), reshape(grad, {8, 16, -1})),
+                {8, 16, 28, 28});
+    CHECK(max_abs_diff(max_pool2d_backward(grad, indices, {8, 16, 28, 28}), want) == 0);
+  }
+}
+
 TEST_CASE("conv2d: no input channels or an empty batch give the bias, or nothing") {
   for (DType t : {DType::f32, DType::f64}) {
     Tensor b = tensor_from({1, 2, 3}, {3}, t);

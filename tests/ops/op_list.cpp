@@ -52,6 +52,7 @@ cpu::ElementwiseProgram one_step(OpId op) {
     step.attr[0] = 0.7;
     step.attr[1] = 1.2;
   }
+  if (op == OpId::threshold_backward) step.attr[0] = 1.0;  // inputs lie in [0.5, 1.5): both sides
   if (is_parametric_unary_op(op)) {  // the row's defaults, as unfused gets them
     std::array<double, 2> values = scalar::scalar_attr_values(op, {});
     step.attr[0] = values[0];
@@ -65,6 +66,7 @@ cpu::ElementwiseProgram one_step(OpId op) {
 // What the op's row computes, with the attributes the one-step program uses.
 Tensor unfused(OpId op, const TensorList& in) {
   if (op == OpId::clamp) return clamp(in[0], 0.7, 1.2);
+  if (op == OpId::threshold_backward) return threshold_backward(in[0], in[1], 1.0);
   Tensor out = call1(op, in);
   return out.dtype() == DType::b8 ? to_dtype(out, DType::f64) : out;  // a program writes 1 or 0
 }
@@ -108,7 +110,7 @@ TEST_CASE("the families of the list partition it and match the rows' arity") {
   for (OpId op : elementwise_list()) {
     CAPTURE(op_name(op));
     int families = is_unary_op(op) + is_parametric_unary_op(op) + is_binary_op(op) + is_comparison_op(op) +
-                   (op == OpId::where || op == OpId::clamp);
+                   (op == OpId::where || op == OpId::clamp || op == OpId::threshold_backward);
     CHECK(families == 1);
     CHECK(op_def(op).num_inputs == cpu::elementwise_arity(op));
     if (keeps_integers(op)) CHECK(is_unary_op(op));

@@ -251,6 +251,11 @@ TEST_CASE("cuda pooling: the CPU's windows, indices and divisors") {
         check_op({rand_of(y.sizes(), dt)}, back, tol);
       }
     }
+    for (const Pool2dOptions& opt : {plain, padded, dilated}) {
+      Tensor indices = max_pool2d_with_indices(rand_of({2, 3, 9, 8}, dt), opt).second;
+      Op back = [](const TensorList& t) { return TensorList{max_pool2d_backward(t[0], t[1], {2, 3, 9, 8})}; };
+      check_op({rand_of(indices.sizes(), dt), indices}, back, tol);
+    }
   }
 }
 
