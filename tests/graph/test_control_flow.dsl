@@ -86,6 +86,12 @@ test "an LSTM over a sequence is one scan: equal to eager, IR size independent o
   expect(lines16 == lines256, f"{lines16} vs {lines256}")
   expect(long.ir().count(" = scan(") == 1, long.ir())
   expect("for over 256 rows -> scan (carries: c, h, loss)" in long.explain(), long.explain())
+  # The default passes run inside the body too, on a copy: the captured graph stays.
+  let captured = long.ir(captured=true)
+  long.optimize("default")
+  expect(long.ir(captured=true) == captured)
+  expect(long.ir() != captured, "fusion inside the scan's body")
+  expect_close(long(xs)[0], want[0], rtol=1e-12, atol=1e-12)
 }
 
 fn weighted_rows(xs) {
