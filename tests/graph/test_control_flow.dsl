@@ -144,3 +144,23 @@ test "what cannot lower is an error that says why; tracing points at mode=script
   expect_error("compile(changes_type, ones([2]), mode=\"script\")", "variable 'x' is f32[] after the then-branch and f32[2] after the else-branch")
   expect_error("compile(gate, ones([2]), mode=\"jit\")", "compile(): mode must be \"trace\"")
 }
+
+fn rnn_invariant(xs, w) {
+  let h = xs[0] * 0.0
+  for x in xs {
+    h = tanh(h @ (w.t() * 0.5) + x)
+  }
+  return h
+}
+
+test "licm moves what a loop body computes from invariants alone before the loop" {
+  manual_seed(6)
+  let w = randn([3, 3], dtype=f64)
+  let gm = compile(rnn_invariant, randn([7, 2, 3], dtype=f64), w, mode="script")
+  let report = gm.optimize("default", true)
+  expect("moved 2 loop-invariant nodes out of the scan" in report, report)
+  let ir = gm.ir()
+  expect(ir.find("transpose(") < ir.find(" = scan(") and ir.find("transpose(") >= 0, ir)
+  let xs = randn([7, 2, 3], dtype=f64)
+  expect_close(gm(xs, w), rnn_invariant(xs, w), rtol=1e-12, atol=1e-12)
+}
