@@ -16,6 +16,8 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 
 Capture::Capture(std::string graph_name) { graph_.name = std::move(graph_name); }
 
+Capture::Capture(std::string graph_name, Capture* parent) : Capture(std::move(graph_name)) { parent_ = parent; }
+
 Capture::~Capture() { stop(); }
 
 void Capture::start() {
@@ -62,6 +64,7 @@ int Capture::known(const Tensor& t) const {
 int Capture::value_of(const Tensor& t) {
   if (!t.defined()) return -1;
   if (int id = known(t); id >= 0) return remember(t, id);
+  if (parent_ && t.impl()->serial < start_serial_) return capture_from_parent(t);
   // A tensor that existed before the capture (a weight or buffer the function closes
   // over) is bound live, so updates to it reach the graph; one made during the
   // capture (a wrapped number, zeros() in the body) is a constant.
@@ -71,6 +74,11 @@ int Capture::value_of(const Tensor& t) {
     name += std::to_string(free_params_.size() - 1);  // (not "free" + ...: a GCC 12 false warning)
     return bind_param(t, name);
   }
+  for (auto [first, end] : region_serials_)
+    if (t.impl()->serial >= first && t.impl()->serial < end)
+      problems_.push_back({"a value made inside a lowered branch or loop body is read after it, other than through a "
+                           "variable that the branch or loop assigns (a list it appended to?)",
+                           current_origin()});
   // Captured by value (a raw copy, not an op, so it is not traced): later changes to
   // the tensor do not reach the graph.
   Tensor copy = empty(t.sizes(), t.dtype());
@@ -120,15 +128,58 @@ void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string
                        current_origin()});
 }
 
+// A region input for a tensor of the enclosing graph, named as the parent names it
+// when it has a name the region does not use yet ("w", "fc1.weight"), else "in<k>".
+int Capture::capture_from_parent(const Tensor& t) {
+  int outer = parent_->value_of(t);
+  std::string name = parent_->graph_.value(outer).name;
+  for (const Value& v : graph_.values)
+    if (!name.empty() && v.name == name) name.clear();
+  if (name.empty()) name = "in" + std::to_string(captured_.size());
+  int id = graph_.add_input(name, ValueKind::input, {t.sizes(), t.dtype()});
+  graph_.value(id).wrapped = parent_->graph_.value(outer).wrapped;
+  captured_.emplace_back(outer, t);
+  return remember(t, id);
+}
+
+bool Capture::traced(const Tensor& t) const {
+  int id = known(t);
+  if (id < 0) return parent_ && t.impl()->serial < start_serial_ && parent_->traced(t);
+  return graph_.value(id).kind != ValueKind::constant;
+}
+
+std::shared_ptr<Graph> Capture::finish_region(const TensorList& outputs) {
+  finish_graph(outputs);
+  auto g = std::make_shared<Graph>(graph_);
+  parent_->problems_.insert(parent_->problems_.end(), problems_.begin(), problems_.end());
+  parent_->region_serials_.emplace_back(start_serial_, new_tensor_serial());
+  return g;
+}
+
+int Capture::add_region_node(Node head, std::vector<int> inputs, Attrs attrs,
+                             std::vector<std::shared_ptr<Graph>> regions, const TensorList& outputs,
+                             const std::string& origin) {
+  std::vector<TensorMeta> metas;
+  for (const Tensor& t : outputs) metas.push_back({t.sizes(), t.dtype()});
+  int n = graph_.add_node(std::move(head), std::move(inputs), std::move(attrs), metas, origin);
+  graph_.nodes[static_cast<size_t>(n)].regions = std::move(regions);
+  for (size_t k = 0; k < outputs.size(); ++k) remember(outputs[k], graph_.nodes[static_cast<size_t>(n)].outputs[k]);
+  return n;
+}
+
 Graph Capture::finish(const TensorList& outputs) {
+  finish_graph(outputs);
+  verify(graph_, "capture");  // (a region is verified with the graph that holds it)
+  return graph_;
+}
+
+void Capture::finish_graph(const TensorList& outputs) {
   stop();
   for (const Tensor& t : outputs) {
     if (!t.defined()) throw Error("compile: the function returned an undefined tensor");
     graph_.outputs.push_back(value_of(t));
   }
   graph_.compact({});  // canonical numbering: inputs first, then outputs in node order
-  verify(graph_, "capture");
-  return graph_;
 }
 
 }  // namespace nabla::graph

@@ -28,6 +28,11 @@ struct CaptureProblem {
 class Capture : public OpObserver {
  public:
   explicit Capture(std::string graph_name);
+  // The capture of a control-flow region inside `parent` (script mode lowering `if`,
+  // `for`, `while`; graph/control_flow.hpp): a tensor the region reads that existed
+  // before it started becomes a region input, and the parent's value of it an operand
+  // of the node (captured()); tensors made in the region are its own.
+  Capture(std::string graph_name, Capture* parent);
   ~Capture() override;
   Capture(const Capture&) = delete;
   Capture& operator=(const Capture&) = delete;
@@ -44,6 +49,23 @@ class Capture : public OpObserver {
   // The graph that returns `outputs` (made by recorded ops, inputs or constants).
   Graph finish(const TensorList& outputs);
   const std::vector<CaptureProblem>& problems() const { return problems_; }
+
+  // Script mode's way in (interp/ lowers control flow with these).
+  // The graph value of t, bound as any tensor the recorded ops read would be.
+  int value_id(const Tensor& t) { return value_of(t); }
+  // Whether t's value varies between calls (made by a recorded op, an input or a
+  // parameter): a branch on it must be lowered, not read.
+  bool traced(const Tensor& t) const;
+  // A region capture's inputs taken from the parent, after its bound inputs: the
+  // parent's value id and tensor of each, in signature order.
+  const std::vector<std::pair<int, Tensor>>& captured() const { return captured_; }
+  // finish() for a region capture: the region's graph; its problems become the
+  // parent's, and a tensor made inside it that the parent later reads is a problem
+  // (it escaped the region other than as one of its outputs).
+  std::shared_ptr<Graph> finish_region(const TensorList& outputs);
+  // Records a node with regions (cond, while_loop, scan) whose results are `outputs`.
+  int add_region_node(Node head, std::vector<int> inputs, Attrs attrs, std::vector<std::shared_ptr<Graph>> regions,
+                      const TensorList& outputs, const std::string& origin);
   // Tensors that no op made, that existed before start() and were not bound: bound as
   // params named "free<k>" (weights and buffers a function closes over). Their live
   // tensors, in order.
@@ -57,6 +79,8 @@ class Capture : public OpObserver {
   int value_of(const Tensor& t);
   int known(const Tensor& t) const;  // -1 when t is neither recorded nor an alias
   int remember(const Tensor& t, int id);
+  int capture_from_parent(const Tensor& t);
+  void finish_graph(const TensorList& outputs);  // finish() but for verifying
   std::string describe(int id) const;
 
   Graph graph_;
@@ -67,6 +91,9 @@ class Capture : public OpObserver {
   std::unordered_map<const Storage*, std::vector<size_t>> on_storage_;
   TensorList free_params_;
   std::vector<CaptureProblem> problems_;
+  Capture* parent_ = nullptr;                       // region captures only
+  std::vector<std::pair<int, Tensor>> captured_;    // region captures only, see captured()
+  std::vector<std::pair<uint64_t, uint64_t>> region_serials_;  // tensor serials of finished regions
   OpObserver* previous_ = nullptr;
   uint64_t start_serial_ = 0;  // tensors with a smaller serial existed before start()
   bool active_ = false;

@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
+#include "graph/control_flow.hpp"
 #include "graph/cost.hpp"
 #include "graph/fused_kernels.hpp"
 #include "graph/memory_plan.hpp"
@@ -37,6 +38,9 @@ GraphOpFn graph_kernel(const Node& n) {
     case NodeKind::copy: return copy_into_param;
     case NodeKind::fused:
     case NodeKind::epilogue: return fused_kernel(n);
+    case NodeKind::cond:
+    case NodeKind::while_loop:
+    case NodeKind::scan: return run_control_flow;
     case NodeKind::custom: {
       auto it = registered_ops().find(n.custom_name);
       return it == registered_ops().end() ? nullptr : it->second;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "graph/control_flow.hpp"
 #include "graph/ir_text.hpp"
 #include "graph/memory_plan.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -21,6 +22,10 @@ constexpr const char* kCopyName = "copy_";
 constexpr const char* kFusedName = "fused";
 
 constexpr const char* kPoolSuffix = "_max_pool2d";
+
+// The control-flow kinds by their one spelling (graph/control_flow.hpp).
+constexpr std::pair<NodeKind, const char*> kControlNames[] = {
+    {NodeKind::cond, "cond"}, {NodeKind::while_loop, "while_loop"}, {NodeKind::scan, "scan"}};
 
 // "linear_relu" -> {linear, relu}, "conv2d_relu_max_pool2d" -> {conv2d, relu,
 // max_pool2d}; false unless the name is an epilogue base, '_' and an epilogue
@@ -49,7 +54,12 @@ std::string Node::name() const {
       return std::string(op_name(epilogue.base)) + "_" + op_name(epilogue.activation) +
              (epilogue.pool == OpId::kCount ? "" : kPoolSuffix);
     case NodeKind::custom: return custom_name;
+    case NodeKind::cond:
+    case NodeKind::while_loop:
+    case NodeKind::scan: break;
   }
+  for (const auto& [k, name] : kControlNames)
+    if (k == kind) return name;
   return "?";
 }
 
@@ -86,6 +96,8 @@ Node Node::named(const std::string& name) {
   if (OpId id = op_id_from_name(name); id != OpId::kCount) return of(id);
   if (name == kCopyName) return of_kind(NodeKind::copy);
   if (name == kFusedName) return of_kind(NodeKind::fused);
+  for (const auto& [kind, spelling] : kControlNames)
+    if (name == spelling) return of_kind(kind);
   if (Epilogue e; epilogue_from_name(name, &e)) return epilogue_of(e.base, e.activation, e.pool);
   Node n = of_kind(NodeKind::custom);
   n.custom_name = name;
@@ -252,7 +264,7 @@ const char* kind_word(ValueKind k) {
   }
 }
 
-void print_body(const Graph& g, const std::string& indent, std::string& out);
+void print_body(const Graph& g, const std::string& label, const std::string& indent, std::string& out);
 
 void print_node(const Graph& g, const Node& n, const std::string& indent, std::string& out) {
   out += indent;
@@ -271,7 +283,13 @@ void print_node(const Graph& g, const Node& n, const std::string& indent, std::s
   for (size_t k = 0; k < n.outputs.size(); ++k) out += (k ? ", " : " ") + meta_str(g.value(n.outputs[k]).meta);
   if (n.body) {
     out += " {\n";
-    print_body(*n.body, indent + "  ", out);
+    print_body(*n.body, "body", indent + "  ", out);
+    out += indent + "}";
+  }
+  for (size_t r = 0; r < n.regions.size(); ++r) {  // control flow: "{ then(...) ... } { else(...) ... }"
+    const std::vector<std::string>& labels = region_labels(n.kind);
+    out += " {\n";
+    print_body(*n.regions[r], r < labels.size() ? labels[r] : "region", indent + "  ", out);
     out += indent + "}";
   }
   if (!n.origin.empty()) out += "  # " + n.origin;
@@ -293,9 +311,10 @@ void print_signature(const Graph& g, std::string& out) {
   out += ")";
 }
 
-// A fused node's body: its signature line, nodes, and "yield".
-void print_body(const Graph& g, const std::string& indent, std::string& out) {
-  out += indent + "body";
+// A fused node's body or a control-flow region: its label and signature line
+// ("body(...)", "then(...)"), nodes, and "yield".
+void print_body(const Graph& g, const std::string& label, const std::string& indent, std::string& out) {
+  out += indent + label;
   print_signature(g, out);
   out += "\n";
   for (const Node& n : g.nodes) print_node(g, n, indent, out);

@@ -16,6 +16,15 @@
 //     return %7
 //   }
 //
+// Control-flow nodes carry regions, printed after the types, each "{ label(...) ...
+// yield ... }" (graph/control_flow.hpp has their layout):
+//
+//     %9, %10 = scan(%h0, %xs) {carried=1, scanned=1, length=5} : f32[3], f32[5, 3] {
+//       body(%h: f32[3], %x: f32[3])
+//       ...
+//       yield %4, %4
+//     }
+//
 // A graph with a memory plan (the `plan` pass) prints it after the closing brace:
 // "plan(arena=..., ...) { slot ...; %5: slot 1, ... }" (graph/memory_plan.hpp).
 //
@@ -71,6 +80,10 @@ enum class NodeKind : uint8_t {
   custom,    // any other name (Node::custom_name): a node with a body the executor runs
              // op by op, an op registered with register_graph_op, or an unknown name
              // that the verifier refuses
+  // Structured control flow: nodes with regions (Node::regions; graph/control_flow.hpp).
+  cond,        // "cond(pred, operands...)": regions then, else
+  while_loop,  // "while_loop(carried..., invariants...)": regions cond, body
+  scan,        // "scan(init..., xs..., invariants...)": region body, run once per row of xs
 };
 
 // An epilogue node: a base op (is_epilogue_base: linear, conv2d) whose library call
@@ -96,6 +109,9 @@ struct Node {
   std::string origin;        // the DSL line that made it ("mlp.dsl:4:14"), may be empty
   int text_line = 0;         // its line in the IR text it was read from (parse_graph); 0: none
   std::shared_ptr<Graph> body;  // fused nodes: the subgraph it computes (inputs %in0...)
+  // Control-flow nodes (cond, while_loop, scan): their regions, closed graphs whose
+  // inputs are the node's operands as graph/control_flow.hpp lays them out.
+  std::vector<std::shared_ptr<Graph>> regions;
   // Fused nodes: the ops and DSL lines it absorbed, for viz and explain.
   std::vector<std::string> absorbed;
 

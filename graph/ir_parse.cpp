@@ -14,6 +14,7 @@
 #include <limits>
 #include <string_view>
 
+#include "graph/control_flow.hpp"
 #include "graph/ir.hpp"
 #include "graph/ir_text.hpp"
 #include "graph/memory_plan.hpp"
@@ -249,9 +250,22 @@ class Parser {
     return std::move(s.g);
   }
 
-  // body := '{' 'body' signature node* 'yield' [ref (',' ref)*] '}'   (after the '{')
-  std::shared_ptr<Graph> body() {
-    in_.expect_word("body");
+  // bodies := ('{' body)*   (a fused node's one "body"; a control-flow node's regions,
+  // labelled as region_labels says, in that order)
+  std::vector<std::shared_ptr<Graph>> bodies(const Node& head) {
+    static const std::vector<std::string> fused_body = {"body"};
+    const std::vector<std::string>& labels = is_control_flow(head) ? region_labels(head.kind) : fused_body;
+    std::vector<std::shared_ptr<Graph>> out;
+    for (in_.skip_blank(); out.size() < labels.size() && in_.peek() == '{'; in_.skip_blank()) {
+      in_.advance();
+      out.push_back(body(labels[out.size()]));
+    }
+    return out;
+  }
+
+  // body := label signature node* 'yield' [ref (',' ref)*] '}'   (after the '{')
+  std::shared_ptr<Graph> body(const std::string& label) {
+    in_.expect_word(label);
     Scope s;
     signature(s);
     nodes_until(s, "yield");
@@ -410,7 +424,7 @@ class Parser {
   }
 
   // node := [ref (',' ref)* '='] op arguments ['{' attributes] [':' type (',' type)*]
-  //         ['{' body] [origin]
+  //         bodies [origin]
   // (':' and the types exactly when there are outputs: a node without outputs, such
   // as copy_, is a statement "copy_(%p, %5)")
   void node(Scope& s) {
@@ -430,21 +444,29 @@ class Parser {
     in_.skip_blank();  // not past the line's end: a statement's origin may follow
     if (in_.peek() == '{' && !looking_at_body() && in_.accept('{')) attrs = attributes();
     std::vector<TensorMeta> metas = output_types(outs.size());
-    std::shared_ptr<Graph> fused;
-    in_.skip_blank();
-    if (in_.peek() == '{' && in_.accept('{')) fused = body();
+    std::vector<std::shared_ptr<Graph>> regions = bodies(head);
     std::string from = origin();
+    bool control = is_control_flow(head);
     int index = s.g.add_node(std::move(head), std::move(args), std::move(attrs), metas, std::move(from));
     Node& n = s.g.nodes[static_cast<size_t>(index)];
-    n.body = std::move(fused);
+    if (control) n.regions = std::move(regions);
+    else if (!regions.empty()) n.body = std::move(regions[0]);
     n.text_line = line;
     for (size_t k = 0; k < outs.size(); ++k) define(s, outs[k].first, n.outputs[k], outs[k].second, true);
   }
 
-  // Whether a '{' that follows opens a fused body ("{ body(") rather than attributes.
+  // Whether a '{' that follows opens a body or region ("{ body(", "{ then(") rather
+  // than attributes ("{dim=1}").
   bool looking_at_body() {
     Mark start = in_.mark();
-    bool body = in_.accept('{') && in_.accept_word("body") && in_.accept('(');
+    bool body = false;
+    if (in_.accept('{')) {
+      in_.skip_space();
+      if (std::isalpha(static_cast<unsigned char>(in_.peek()))) {
+        in_.word("a label");
+        body = in_.accept('(');
+      }
+    }
     in_.reset(start);
     return body;
   }

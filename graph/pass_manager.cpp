@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <set>
 
+#include "graph/control_flow_passes.hpp"
+
 namespace nabla::graph {
 
 const PassInfo* find_pass(const std::string& name) {
@@ -57,6 +59,7 @@ PipelineResult run_pipeline(Graph& g, const std::vector<std::string>& passes, co
     rec.nodes_before = static_cast<int>(g.nodes.size());
     auto t0 = std::chrono::steady_clock::now();
     PassResult r = p->run(g, ctx);
+    if (!p->top_level_only) add_results(r, run_in_regions(g, *p, ctx));
     rec.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     verify(g, name);
     rec.changes = r.changes;

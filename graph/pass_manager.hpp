@@ -29,6 +29,9 @@ struct PassInfo {
   // It re-types the graph (infer), so a pipeline that starts with it may be given one
   // whose types are stale: the manager does not verify the graph before it.
   bool retypes = false;
+  // It runs on the graph itself only, not also inside the regions of its control-flow
+  // nodes (graph/control_flow_passes.cpp) as the others do.
+  bool top_level_only = false;
 };
 
 // Every registered pass, in registration order, and the pipeline "default" stands

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "autograd/ops.hpp"
+#include "graph/control_flow.hpp"
 #include "graph/executor.hpp"
 #include "graph/ir.hpp"
 #include "graph/memory_plan.hpp"
@@ -217,7 +218,20 @@ void verify_body(const Site& s, const Node& n) {
   verify_body_ops(s, n);
 }
 
+// cond, while_loop, scan: each region a graph of its own, then the layout of
+// operands, regions and outputs (See Note [Control-flow regions] in control_flow.hpp).
+void verify_control_flow(const Site& s, const Node& n) {
+  const std::vector<std::string>& labels = region_labels(n.kind);
+  for (size_t r = 0; r < n.regions.size(); ++r)
+    if (n.regions[r])
+      verify_graph(*n.regions[r], s.after,
+                   s.within + "in region '" + (r < labels.size() ? labels[r] : "?") + "' of " + node_place(s.g, s.node) + ": ");
+  if (std::string why = control_flow_problem(s.g, n); !why.empty()) bad(s, why);
+}
+
 void verify_node(const Site& s, const Node& n) {
+  if (is_control_flow(n)) return verify_control_flow(s, n);
+  if (!n.regions.empty()) bad(s, n.name() + " has regions; only cond, while_loop and scan do");
   if (const OpDef* def = Graph::table_op(n)) return verify_table_node(s, n, *def);
   if (n.kind == NodeKind::copy) return verify_copy(s, n);
   // fused, linear_<act>, conv2d_<act>, or a group that the executor runs as its body;

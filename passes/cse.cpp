@@ -4,7 +4,7 @@
 // in ({dim=1} equals {dim=1, keepdim=false}); a reshape or view compares by its result
 // shape ({shape=[-1, 784]} equals {shape=[4, 784]}). Equal small constants merge first
 // (a capture makes one 0.0 per `x > 0`), so that the nodes reading them can merge too.
-// Nodes with a fused body, and nodes with an effect outside the graph (dropout,
+// Nodes with a fused body or regions, and nodes with an effect outside the graph (dropout,
 // batch_norm in training mode, copy_) are never merged, and two reads of a value are
 // not merged across a write into it (See Note [Writes in the graph] in rewrite.hpp).
 #include <algorithm>
@@ -104,7 +104,7 @@ class Cse {
 
   // Points n's users at an earlier node that computes the same; true when it did.
   bool merge_with_earlier(const Node& n, size_t index) {
-    if (n.body || n.outputs.empty()) return false;  // a node without outputs exists for its effect
+    if (n.body || !n.regions.empty() || n.outputs.empty()) return false;  // a node without outputs exists for its effect
     auto [it, inserted] = first_.emplace(key(n), index);
     if (inserted) return false;
     const Node& earlier = g_.nodes[it->second];

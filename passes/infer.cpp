@@ -70,7 +70,8 @@ PassInfo infer_pass() {
           "shape and dtype inference: re-type every value from its inputs with the ops' shape rules",
           {},
           run_infer,
-          /*retypes=*/true};
+          /*retypes=*/true,
+          /*top_level_only=*/true};  // a region's types follow its node's operands
 }
 
 }  // namespace nabla::graph

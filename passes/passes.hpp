@@ -9,6 +9,7 @@ PassInfo infer_pass();     // passes/infer.cpp
 PassInfo fold_pass();      // passes/fold.cpp
 PassInfo simplify_pass();  // passes/simplify.cpp
 PassInfo cse_pass();       // passes/cse.cpp
+PassInfo licm_pass();      // passes/licm.cpp
 PassInfo dce_pass();       // passes/dce.cpp
 PassInfo fold_bn_pass();        // passes/fold_bn.cpp
 PassInfo lower_quant_pass();    // passes/lower_quant.cpp

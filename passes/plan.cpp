@@ -32,7 +32,9 @@ PassInfo plan_pass() {
   return {"plan",
           "memory planning: liveness, buffer reuse in an arena and safe in-place; the executor uses the plan (run last)",
           {},
-          run_plan};
+          run_plan,
+          /*retypes=*/false,
+          /*top_level_only=*/true};  // a region's intermediates are freed after their last use, per run
 }
 
 }  // namespace nabla::graph

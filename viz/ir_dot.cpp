@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "graph/control_flow.hpp"
 #include "graph/ir_text.hpp"
 #include "viz/dot_writer.hpp"
 #include "viz/graphviz.hpp"
@@ -264,6 +265,21 @@ class IrDrawer {
     out_.node(id, attrs);
     for (int v : n.inputs)
       if (v >= 0 && drawn(s, v)) draw_edge(s, v, id);
+    for (size_t r = 0; r < n.regions.size(); ++r) draw_region(n, id, r);
+  }
+
+  // A region of cond, while_loop or scan: a dashed cluster beside its node, labelled
+  // with the region, the node and the DSL line it came from; its inputs and yields are
+  // its own (regions are closed: the node's operands feed it).
+  void draw_region(const Node& n, const std::string& node_id, size_t r) {
+    const std::vector<std::string>& labels = graph::region_labels(n.kind);
+    std::string label = html_bold((r < labels.size() ? labels[r] : "region") + " of " + n.name());
+    if (!n.origin.empty()) label += "<BR/>" + html_note(n.origin);
+    std::string id = node_id + "_r" + std::to_string(r);
+    out_.begin_cluster(id, {{"class", "region"}, {"style", "dashed"}, {"color", "#6d28d9"}, {"labeljust", "l"},
+                            {"fontsize", "10"}, {"label", label, true}});
+    draw(Scope{n.regions[r].get(), id + "_", {}, nullptr});
+    out_.end_cluster();
   }
 
   void draw_fused(const Scope& s, int index, bool mark) {

@@ -20,6 +20,7 @@
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/display.hpp"
 #include "interp/builtins/graph_module.hpp"
+#include "interp/eval/script_mode.hpp"
 #include "interp/models/module_walk.hpp"
 #include "viz/graphviz.hpp"
 
@@ -45,6 +46,7 @@ struct CompiledGraph {
   std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
   std::vector<graph::PassRecord> records;
   graph::KeptBuffers kept;  // the arena and returned buffers one call hands on to the next
+  std::vector<std::string> lowered;  // script mode: what each lowered statement became
 };
 
 }  // namespace
@@ -53,6 +55,7 @@ struct CompiledGraph {
 struct GraphModule {
   Value fn, model;  // model: the instance when compiling a model, else none
   bool train = false;
+  bool script = false;  // mode="script": control flow on tensors lowers to cond, while_loop, scan
   std::string name;
   std::vector<std::string> arg_names;
   std::vector<std::string> pipeline;  // passes applied to every graph
@@ -136,7 +139,14 @@ TensorList output_tensors(const Value& out, bool* tuple) {
 
 std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
   std::string s = "compile: the function cannot be captured as a graph:";
-  for (auto& p : problems) s += "\n  " + (p.origin.empty() ? std::string() : p.origin + ": ") + p.what;
+  bool branch = false;
+  for (auto& p : problems) {
+    s += "\n  " + (p.origin.empty() ? std::string() : p.origin + ": ") + p.what;
+    branch = branch || p.what.rfind("a condition on its value", 0) == 0;
+  }
+  if (branch)
+    s += "\n  (compile(f, x, mode=\"script\") lowers an if or while on a tensor to a cond or while_loop node, "
+         "and a for over a range or a tensor to a scan)";
   return s;
 }
 
@@ -154,10 +164,17 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   // Training captures with gradients on; inference with the caller's grad mode, as
   // eager would run (a function that calls grad() inside needs it on).
   GradModeGuard mode(gm.train || grad_enabled());
+  ScriptMode script{&cap, {}};
+  ScriptScope script_scope(ev, gm.script ? &script : nullptr);
   cap.start();
   CallArgs call;
   call.pos = args;
   Value out = ev.call_value(gm.fn, call);
+  cg.lowered = script.notes;
+  if (gm.train && !script.notes.empty())
+    throw Error("compile(train=true, mode=\"script\"): the function has control flow lowered to graph nodes (" +
+                script.notes[0] + "), and gradients through them are not implemented yet: compile the training "
+                "step without mode=\"script\" (loops unroll)");
   TensorList outs = output_tensors(out, &cg.tuple_output);
   cg.forward_outputs = outs.size();
   for (size_t k = 0; k < cap.free_params().size(); ++k)
@@ -251,6 +268,8 @@ std::string explain_graph(const GraphModule& gm) {
     for (size_t a = 0; a < cg.guards.args.size(); ++a) s += "\n    " + gm.arg_names[a] + " == " + cg.guards.args[a];
     if (!cg.guards.training.empty()) s += "\n    training flags == " + cg.guards.training;
     s += "\n";
+    if (!cg.lowered.empty()) s += "  lowered control flow:\n";
+    for (const std::string& line : cg.lowered) s += "    " + line + "\n";
     if (!cg.records.empty()) s += "  passes:\n" + graph::format_records(cg.records);
   }
   s += "captures:\n";
@@ -504,11 +523,12 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
 }
 
 std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
-                                           bool train) {
+                                           bool train, bool script) {
   auto gm = std::make_shared<GraphModule>();
   gm->fn = fn;
   if (fn.tag == Tag::Instance) gm->model = fn;
   gm->train = train;
+  gm->script = script;
   gm->arg_names = param_names(fn, examples.size());
   gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
              : fn.tag == Tag::Instance ? fn.as<InstanceObj>()->cls->decl->name
@@ -522,13 +542,22 @@ namespace {
 
 Value compile_builtin(Evaluator& ev, CallArgs& a) {
   if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
-  bool train = false;
+  bool train = false, script = false;
   for (auto& [k, v] : a.kw) {
-    if (k != "train") fail_unexpected_keyword("compile", k, {"train"});
-    train = as_bool(v, "compile(): train");
+    if (k == "train") {
+      train = as_bool(v, "compile(): train");
+    } else if (k == "mode") {
+      std::string mode = str(v);
+      if (mode != "trace" && mode != "script")
+        fail("compile(): mode must be \"trace\" (run the function, unrolling its loops) or \"script\" (lower its "
+             "if, for and while on tensors to graph nodes), got \"" + mode + "\"");
+      script = mode == "script";
+    } else {
+      fail_unexpected_keyword("compile", k, {"train", "mode"});
+    }
   }
   std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
-  return graph_module_value(compile_graph(ev, a.pos[0], examples, train));
+  return graph_module_value(compile_graph(ev, a.pos[0], examples, train, script));
 }
 
 // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
@@ -605,8 +634,9 @@ Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
 }
 
 const BuiltinEntry kGraphBuiltins[] = {
-    {"compile", compile_builtin, "compile(fn_or_model, *example_inputs, train=false)",
-     "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn). "
+    {"compile", compile_builtin, "compile(fn_or_model, *example_inputs, train=false, mode=\"trace\")",
+     "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn); "
+     "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes. "
      "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",
      "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file; without a path, "

@@ -213,6 +213,7 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
     }
     case StmtKind::If: {
       auto& i = static_cast<const IfStmt&>(s);
+      if (ev.script) return script_if(i, 0);  // compile(mode="script"): evaluator_control_flow.cpp
       for (size_t k = 0; k < i.conds.size(); ++k)
         if (cond_true(*i.conds[k])) return exec_block(i.blocks[k]);
       if (i.else_block) return exec_block(*i.else_block);
@@ -220,15 +221,8 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
     }
     case StmtKind::While: {
       auto& w = static_cast<const WhileStmt&>(s);
-      while (true) {
-        ev.check_interrupt();
-        ev.count_step();
-        if (!cond_true(*w.cond)) break;
-        Flow f = exec_block(w.body);
-        if (f == Flow::Break) break;
-        if (f == Flow::Return) return f;
-      }
-      return Flow::Normal;
+      if (ev.script) return script_while(w);
+      return exec_while_from(w, std::nullopt);
     }
     case StmtKind::For: return exec_for(static_cast<const ForStmt&>(s));
     case StmtKind::Break: return Flow::Break;
@@ -276,8 +270,24 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
   return Flow::Normal;
 }
 
-bool Evaluator::Impl::cond_true(const Expr& e) {
-  Value v = eval(e);
+// `first`: the condition's first value when the caller has evaluated it already.
+Flow Evaluator::Impl::exec_while_from(const WhileStmt& w, std::optional<bool> first) {
+  while (true) {
+    ev.check_interrupt();
+    ev.count_step();
+    bool go = first ? *first : cond_true(*w.cond);
+    first.reset();
+    if (!go) break;
+    Flow f = exec_block(w.body);
+    if (f == Flow::Break) break;
+    if (f == Flow::Return) return f;
+  }
+  return Flow::Normal;
+}
+
+bool Evaluator::Impl::cond_true(const Expr& e) { return value_true(eval(e), e); }
+
+bool Evaluator::Impl::value_true(const Value& v, const Expr& e) {
   if (v.tag == Tag::Bool) return v.b;
   try {
     return truthy(v);
@@ -317,6 +327,12 @@ void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
 
 Flow Evaluator::Impl::exec_for(const ForStmt& f) {
   Value it = eval(*f.iterable);
+  if (ev.script)
+    if (std::optional<Flow> lowered = script_for(f, it)) return *lowered;  // a scan: evaluator_control_flow.cpp
+  return exec_for_value(f, it);
+}
+
+Flow Evaluator::Impl::exec_for_value(const ForStmt& f, const Value& it) {
   bool simple = !f.target.is_tuple();
   Loc l = simple ? loc_of(&f.target) : Loc{};
   Flow result = Flow::Normal;

@@ -99,10 +99,16 @@ struct TestState {
   int failed_in_block = 0;
 };
 
+struct ScriptMode;  // interp/eval/script_mode.hpp
+
 class Evaluator {
  public:
   Evaluator();
   ~Evaluator();
+
+  // Set while compile(..., mode="script") captures: control flow on tensors lowers
+  // to graph nodes (interp/eval/script_mode.hpp).
+  ScriptMode* script = nullptr;
 
   // The containers this evaluator made (first member: destroyed last, after every
   // other member has dropped its values). See Note [Reference cycles].

@@ -6,6 +6,7 @@
 // class are shared by several files. Must not hold logic beyond those helpers.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -223,8 +224,19 @@ struct Evaluator::Impl {
   Value last_value;
 
   inline bool cond_true(const Expr& e);
+  bool value_true(const Value& v, const Expr& e);  // the truth of e's value v (errors located at e)
   inline void exec_aug(const AugAssignStmt& a);
   inline Flow exec_for(const ForStmt& f);
+  Flow exec_for_value(const ForStmt& f, const Value& iterable);
+  Flow exec_while_from(const WhileStmt& w, std::optional<bool> first);
+
+  // evaluator_control_flow.cpp: compile(..., mode="script") (ev.script set) lowers an
+  // `if`/`elif` or `while` on a traced tensor to cond / while_loop and a `for` over a
+  // range or a tensor to scan; everything else runs (and is traced) as usual.
+  Flow script_if(const IfStmt& i, size_t from);
+  Flow script_while(const WhileStmt& w);
+  std::optional<Flow> script_for(const ForStmt& f, const Value& iterable);
+  Value load(const Loc& l) { return l.depth < 0 ? module->slots[l.slot] : frame_at(l.depth)->slots[l.slot]; }
 
   // Calls `body(item)` on each item of an iterable, in order, until it returns false:
   // what `for` loops and comprehensions iterate. A range is not made into a list; a

@@ -6,6 +6,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 
 namespace nabla::interp {
@@ -34,8 +35,10 @@ static bool is_ellipsis(const Value& v) { return v.tag == Tag::Object && v.o == 
 int64_t index_int(const Value& v, const char* what) {
   if (v.tag == Tag::Int) return v.i;
   if (v.tag == Tag::Bool) return v.b;
-  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype()) && v.t.dim() == 0)
+  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype()) && v.t.dim() == 0) {
+    notify_value_read(v.t, "an index");  // a graph capture cannot replay a number read from a tensor
     return v.t.item_int();
+  }
   fail(std::string(what) + " indices must be integers or slices, not " + type_name(v));
 }
 
@@ -166,7 +169,13 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
         fail("tensors used as indices must be integer or bool tensors, got " + std::string(dtype_name(t.dtype())));
       } else if (t.dim() == 0) {
         int64_t i = t.item_int();
-        x = select(x, dim, wrap_index(i, x.size(dim), "tensor dim"));
+        if (op_observer() && i >= 0 && i < x.size(dim)) {
+          // A graph capture records the index as data (x[i] in a loop lowered to a scan).
+          x = select(index_select(x, dim, reshape(t, {1})), dim, 0);
+        } else {
+          notify_value_read(t, "an index");
+          x = select(x, dim, wrap_index(i, x.size(dim), "tensor dim"));
+        }
         --consumed;
       } else {
         Tensor flat_idx = t.dim() == 1 ? t : reshape(t, {t.numel()});

@@ -116,3 +116,33 @@ TEST_CASE("a graph within the budget is drawn whole, dead nodes included") {
   CHECK(dot.find("nodes nearest") == std::string::npos);
   CHECK(dot.find("\"n3\" [") != std::string::npos);
 }
+
+TEST_CASE("a control-flow node's regions are dashed clusters labelled with the region and its DSL line") {
+  Graph g = graph::parse_graph(R"(graph gate(%x: f32[4, 3], %c0: const f32[] = 0.0) {
+  %2 = sum(%x) : f32[]
+  %3 = gt(%2, %c0) : bool[]
+  %4 = cond(%3, %x) : f32[4, 3] {
+    then(%x: f32[4, 3])
+    %1 = relu(%x) : f32[4, 3]  # gate.dsl:4:9
+    yield %1
+  } {
+    else(%x: f32[4, 3])
+    %1 = neg(%x) : f32[4, 3]  # gate.dsl:6:9
+    yield %1
+  }  # gate.dsl:3:3
+  return %4
+}
+)");
+  graph::verify(g);
+  std::string dot = viz::graph_dot(g);
+  CHECK(dot.find("subgraph \"cluster_n2_r0\"") != std::string::npos);
+  CHECK(dot.find("subgraph \"cluster_n2_r1\"") != std::string::npos);
+  CHECK(dot.find("then of cond") != std::string::npos);
+  CHECK(dot.find("else of cond") != std::string::npos);
+  CHECK(dot.find("gate.dsl:3:3") != std::string::npos);
+  CHECK(dot.find("gate.dsl:6:9") != std::string::npos);  // the region's own nodes, with their lines
+  if (!viz_test::can_render()) return;
+  Svg svg(viz::render_data(dot, "svg"));
+  CHECK(svg.count("clust") == 2);
+  CHECK(svg.titled("cluster_n2_r0").has_class("region"));
+}

@@ -1,0 +1,76 @@
+// Running cond, while_loop and scan (See Note [Control-flow regions] in
+// graph/control_flow.hpp): each region runs with run_graph, which plans and frees
+// its own intermediates, so a scan over n steps holds one body's buffers at a time,
+// not n. The rows a scan reads and writes are views, never copies of the xs. The
+// predicate is read on the host (a device sync on CUDA): per-iteration CUDA graphs
+// and conditional nodes are not used yet.
+#include "graph/control_flow.hpp"
+#include "graph/executor.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+bool predicate(const Tensor& t) { return t.item() != 0.0; }
+
+TensorList slice(const TensorList& xs, size_t from, size_t count) {
+  return TensorList(xs.begin() + static_cast<long>(from), xs.begin() + static_cast<long>(from + count));
+}
+
+TensorList concat(TensorList a, const TensorList& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Row `k` of t along its leading axis, as a view.
+Tensor row(const Tensor& t, int64_t k) {
+  Shape sizes(t.sizes().begin() + 1, t.sizes().end());
+  Shape strides(t.strides().begin() + 1, t.strides().end());
+  return make_view(t, sizes, strides, t.offset() + k * t.strides()[0]);
+}
+
+void copy_all(TensorList& to, size_t at, const TensorList& from) {
+  for (size_t k = 0; k < from.size(); ++k) copy_into(to[at + k], from[k]);
+}
+
+void run_cond(const Node& n, const TensorList& ins, TensorList& outs) {
+  const Graph& region = *n.regions[predicate(ins[0]) ? 0 : 1];
+  copy_all(outs, 0, run_graph(region, slice(ins, 1, ins.size() - 1)));
+}
+
+void run_while(const Node& n, const TensorList& ins, TensorList& outs) {
+  ControlLayout l = control_layout(n);
+  TensorList carried = slice(ins, 0, l.carried), invariants = slice(ins, l.carried, l.invariants);
+  while (predicate(run_graph(*n.regions[0], concat(carried, invariants))[0]))
+    carried = run_graph(*n.regions[1], concat(carried, invariants));
+  copy_all(outs, 0, carried);
+}
+
+void run_scan(const Node& n, const TensorList& ins, TensorList& outs) {
+  ControlLayout l = control_layout(n);
+  TensorList carry = slice(ins, 0, l.carried), xs = slice(ins, l.carried, l.scanned);
+  TensorList invariants = slice(ins, l.carried + l.scanned, l.invariants);
+  for (int64_t i = 0; i < l.length; ++i) {
+    int64_t step = l.reverse ? l.length - 1 - i : i;
+    TensorList rows;
+    for (const Tensor& x : xs) rows.push_back(row(x, step));
+    TensorList results = run_graph(*n.regions[0], concat(concat(carry, rows), invariants));
+    carry = slice(results, 0, l.carried);
+    for (size_t j = l.carried; j < results.size(); ++j) copy_into(row(outs[j], step), results[j]);
+  }
+  copy_all(outs, 0, carry);
+}
+
+}  // namespace
+
+void run_control_flow(const Node& n, const TensorList& ins, TensorList& outs) {
+  switch (n.kind) {
+    case NodeKind::cond: return run_cond(n, ins, outs);
+    case NodeKind::while_loop: return run_while(n, ins, outs);
+    case NodeKind::scan: return run_scan(n, ins, outs);
+    default: throw Error("graph executor: " + n.name() + " is not a control-flow op");
+  }
+}
+
+}  // namespace nabla::graph

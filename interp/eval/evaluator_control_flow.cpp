@@ -1,0 +1,531 @@
+// Script mode (interp/eval/script_mode.hpp): while compile(..., mode="script")
+// captures, an `if`/`elif` or `while` whose condition is a traced tensor becomes a
+// cond or while_loop node, and a `for` over a range or a tensor a scan
+// (graph/control_flow.hpp). A statement lowers in three steps:
+//  1. The variables its blocks assign (assigned_in) are what the node carries or
+//     outputs: each region yields their values at the end of its block.
+//  2. Each block runs once, on real values, under a region capture (a graph::Capture
+//     with the enclosing one as parent): a loop's carried tensors and the first row
+//     are bound as region inputs, and whatever else the block reads becomes an
+//     operand of the node.
+//  3. The variables go back to their values before the statement, the node joins the
+//     enclosing capture, and the executor runs it on the real operands: its results
+//     are the variables' new values, so the program goes on with what eager gives.
+// A `for` that cannot lower (its body breaks or returns, changes a variable that is
+// not a tensor, or uses the row as a number) runs as usual, unrolled by tracing, and
+// the note says why. An `if` or `while` on a tensor that cannot lower is an error.
+#include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
+#include "graph/control_flow.hpp"
+#include "interp/eval/evaluator_impl.hpp"
+#include "interp/eval/script_mode.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+using graph::Capture;
+using Operands = std::vector<std::pair<int, Tensor>>;  // outer value id and tensor, per operand
+
+// ---- the variables a block assigns ------------------------------------------------------
+
+bool same_var(const Name& a, const Name& b) { return a.depth == b.depth && a.slot == b.slot; }
+
+void add_var(const Expr& target, std::vector<const Name*>& out) {
+  if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
+    const auto& items = target.kind == ExprKind::Tuple ? static_cast<const TupleLit&>(target).items
+                                                       : static_cast<const ListLit&>(target).items;
+    for (const auto& item : items) add_var(*item, out);
+    return;
+  }
+  if (target.kind != ExprKind::Name) return;  // x.f = ..., x[i] = ...: no variable changes
+  auto& n = static_cast<const Name&>(target);
+  if (n.slot < 0) return;  // a model's field written bare, not a variable
+  for (const Name* m : out)
+    if (same_var(*m, n)) return;
+  out.push_back(&n);
+}
+
+// The variables that `b` assigns (`x = ...`, `x += ...`, `a, b = ...`, in nested
+// blocks too), each once, in order. A `let` declares a variable of its block, which
+// does not outlive it, and a `fn` body runs in another frame: neither counts.
+void assigned_in(const Block& b, std::vector<const Name*>& out) {
+  for (const auto& s : b.stmts) {
+    switch (s->kind) {
+      case StmtKind::Assign: add_var(*static_cast<const AssignStmt&>(*s).target, out); break;
+      case StmtKind::AugAssign: add_var(*static_cast<const AugAssignStmt&>(*s).target, out); break;
+      case StmtKind::If: {
+        auto& i = static_cast<const IfStmt&>(*s);
+        for (const Block& blk : i.blocks) assigned_in(blk, out);
+        if (i.else_block) assigned_in(*i.else_block, out);
+        break;
+      }
+      case StmtKind::While: assigned_in(static_cast<const WhileStmt&>(*s).body, out); break;
+      case StmtKind::For: assigned_in(static_cast<const ForStmt&>(*s).body, out); break;
+      case StmtKind::Context: assigned_in(static_cast<const ContextStmt&>(*s).body, out); break;
+      default: break;
+    }
+  }
+}
+
+Loc loc(const Name& n) { return Loc{n.depth, n.slot}; }
+
+std::vector<Value> load_all(Evaluator::Impl& im, const std::vector<const Name*>& vars) {
+  std::vector<Value> out;
+  for (const Name* n : vars) out.push_back(im.load(loc(*n)));
+  return out;
+}
+
+void store_all(Evaluator::Impl& im, const std::vector<const Name*>& vars, const std::vector<Value>& values) {
+  for (size_t k = 0; k < vars.size(); ++k) im.store(loc(*vars[k]), values[k]);
+}
+
+// Whether a variable holds the same thing: the same tensor, or equal plain values.
+bool same_value(const Value& a, const Value& b) {
+  if (a.tag == Tag::Tensor || b.tag == Tag::Tensor) return a.tag == b.tag && a.t.impl() == b.t.impl();
+  try {
+    return values_equal(a, b);
+  } catch (...) {
+    return false;
+  }
+}
+
+std::string names_text(const std::vector<const Name*>& vars) {
+  std::string s;
+  for (const Name* n : vars) s += (s.empty() ? "" : ", ") + n->id;
+  return s.empty() ? "nothing" : s;
+}
+
+// ---- regions ----------------------------------------------------------------------------
+
+// A copy outside the op table (not recorded): a region input that the enclosing
+// capture does not know, so that the block's reads of it are reads of the input.
+Tensor fresh_copy(const Tensor& t) {
+  Tensor c = empty(t.sizes(), t.dtype(), t.device());
+  copy_into(c, t);
+  return c;
+}
+
+// One block run under a region capture, installed as the script's capture (and the
+// thread's op observer) from start() until finish() or destruction.
+class Region {
+ public:
+  Region(ScriptMode& script, const std::string& name) : script_(script), outer_(*script.capture), capture_(name, &outer_) {}
+  ~Region() {
+    capture_.stop();
+    script_.capture = &outer_;
+  }
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+
+  // Binds a fresh copy of t as the next region input and returns it.
+  Tensor bind(const Tensor& t, const std::string& name) {
+    Tensor c = fresh_copy(t);
+    capture_.bind_input(c, name);
+    return c;
+  }
+  void start() {
+    capture_.start();
+    script_.capture = &capture_;
+  }
+  std::shared_ptr<graph::Graph> finish(const TensorList& outputs) {
+    std::shared_ptr<graph::Graph> g = capture_.finish_region(outputs);
+    script_.capture = &outer_;
+    return g;
+  }
+  Capture& capture() { return capture_; }
+  Capture& outer() { return outer_; }
+
+ private:
+  ScriptMode& script_;
+  Capture& outer_;
+  Capture capture_;
+};
+
+void add_operands(Operands& all, const Operands& more) {
+  for (const auto& op : more) {
+    bool seen = false;
+    for (const auto& have : all) seen = seen || have.first == op.first;
+    if (!seen) all.push_back(op);
+  }
+}
+
+std::string unused_name(const graph::Graph& r) {
+  for (size_t k = 0;; ++k) {
+    std::string name = "unused" + std::to_string(k);
+    bool taken = false;
+    for (const graph::Value& v : r.values) taken = taken || v.name == name;
+    if (!taken) return name;
+  }
+}
+
+// Makes region r take the `bound` inputs it bound itself, then exactly `all`, in
+// that order: the regions of one node take the same operands (See Note
+// [Control-flow regions]), so an operand that r does not read is an unused input.
+void align_region(graph::Graph& r, size_t bound, const Operands& mine, const Operands& all) {
+  std::vector<int> params = graph::region_params(r);
+  std::vector<int> inputs(params.begin(), params.begin() + static_cast<long>(bound));
+  for (const auto& [outer_id, t] : all) {
+    int id = -1;
+    for (size_t j = 0; j < mine.size(); ++j)
+      if (mine[j].first == outer_id) id = params[bound + j];
+    if (id < 0) id = r.add_input(unused_name(r), graph::ValueKind::input, {t.sizes(), t.dtype()});
+    inputs.push_back(id);
+  }
+  for (int id : r.inputs)
+    if (r.value(id).kind == graph::ValueKind::constant) inputs.push_back(id);
+  r.inputs = std::move(inputs);
+  r.compact({});
+}
+
+// Runs node n on real tensors with the executor, outside the capture: the values
+// that the statement leaves in its variables.
+TensorList run_lowered(const graph::Node& n, const TensorList& ins, const std::vector<TensorMeta>& metas) {
+  OpObserver* saved = set_op_observer(nullptr);
+  TensorList outs;
+  Device device = ins.empty() ? cpu_device() : ins[0].device();
+  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype, device));
+  try {
+    graph::run_control_flow(n, ins, outs);
+  } catch (...) {
+    set_op_observer(saved);
+    throw;
+  }
+  set_op_observer(saved);
+  return outs;
+}
+
+// Adds the node to the enclosing capture and returns its results on real values.
+TensorList add_node(Capture& outer, graph::NodeKind kind, Attrs attrs, std::vector<std::shared_ptr<graph::Graph>> regions,
+                    const Operands& operands, const std::vector<TensorMeta>& metas, const std::string& origin) {
+  graph::Node n = graph::Node::of_kind(kind);
+  n.attrs = std::move(attrs);
+  n.regions = std::move(regions);
+  TensorList ins;
+  std::vector<int> ids;
+  for (const auto& [id, t] : operands) {
+    ids.push_back(id);
+    ins.push_back(t);
+  }
+  n.inputs = ids;
+  TensorList outs = run_lowered(n, ins, metas);
+  outer.add_region_node(graph::Node::of_kind(kind), ids, n.attrs, n.regions, outs, origin);
+  return outs;
+}
+
+std::vector<TensorMeta> metas_of(const TensorList& ts) {
+  std::vector<TensorMeta> out;
+  for (const Tensor& t : ts) out.push_back({t.sizes(), t.dtype()});
+  return out;
+}
+
+// A tensor condition as the bool[] a cond or while_loop reads (recorded ops).
+Tensor predicate(const Tensor& t) {
+  if (t.numel() != 1)
+    fail("the truth value of a tensor with " + std::to_string(t.numel()) +
+         " elements is ambiguous (use .any() / .all() style reductions, e.g. (x > 0).sum() > 0)");
+  Tensor p = t.dim() == 0 ? t : reshape(t, {});
+  return p.dtype() == DType::b8 ? p : call(OpId::ne, {p, wrapped_scalar(0.0)})[0];
+}
+
+const char* flow_word(Flow f) {
+  switch (f) {
+    case Flow::Break: return "break";
+    case Flow::Continue: return "continue";
+    case Flow::Return: return "return";
+    default: return "";
+  }
+}
+
+// ---- if -----------------------------------------------------------------------------------
+
+// What one branch of a lowered `if` left: its region and the variables' values.
+struct Branch {
+  std::shared_ptr<graph::Graph> region;
+  Operands operands;
+  std::vector<Value> values;
+};
+
+// Which variables a lowered `if` outputs: those either branch changed, each a tensor
+// of one type in both; a plain value (a number, a string) must be the same in both.
+std::vector<size_t> if_outputs(const std::vector<const Name*>& vars, const std::vector<Value>& before,
+                               const Branch& a, const Branch& b) {
+  std::vector<size_t> outs;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    const Value &x = a.values[k], &y = b.values[k];
+    if (same_value(x, before[k]) && same_value(y, before[k])) continue;
+    const std::string& name = vars[k]->id;
+    if (x.tag != Tag::Tensor || y.tag != Tag::Tensor) {
+      if (same_value(x, y)) continue;
+      fail("an if on a tensor condition lowers to a cond, whose branches differ only in tensors, but variable '" + name +
+           "' is " + repr(x) + " after one branch and " + repr(y) + " after the other");
+    }
+    if (x.t.sizes() != y.t.sizes() || x.t.dtype() != y.t.dtype())
+      fail("an if on a tensor condition lowers to a cond, whose branches yield the same types, but variable '" + name +
+           "' is " + graph::meta_str({x.t.sizes(), x.t.dtype()}) + " after the then-branch and " +
+           graph::meta_str({y.t.sizes(), y.t.dtype()}) + " after the else-branch");
+    outs.push_back(k);
+  }
+  return outs;
+}
+
+template <class Body>
+Branch capture_branch(Evaluator::Impl& im, const char* label, const std::vector<const Name*>& vars,
+                      const std::vector<Value>& before, Body&& body) {
+  Region region(*im.ev.script, label);
+  region.start();
+  Flow flow = body();
+  if (flow != Flow::Normal)
+    fail(std::string("a '") + flow_word(flow) + "' inside an if on a tensor condition cannot be lowered to a cond: "
+         "assign a variable in both branches and " + flow_word(flow) + " after the if");
+  Branch b;
+  b.values = load_all(im, vars);
+  TensorList yields;
+  for (const Value& v : b.values)
+    if (v.tag == Tag::Tensor) yields.push_back(v.t);
+  b.region = region.finish(yields);
+  b.operands = region.capture().captured();
+  store_all(im, vars, before);
+  return b;
+}
+
+// Keeps the yields of the variables in `outs` (regions yield every tensor variable).
+void keep_yields(graph::Graph& r, const std::vector<Value>& values, const std::vector<size_t>& outs) {
+  std::vector<int> kept;
+  size_t tensor_index = 0;
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (values[k].tag != Tag::Tensor) continue;
+    if (std::find(outs.begin(), outs.end(), k) != outs.end()) kept.push_back(r.outputs[tensor_index]);
+    ++tensor_index;
+  }
+  r.outputs = kept;
+}
+
+Flow lower_if(Evaluator::Impl& im, const IfStmt& i, size_t k, const Tensor& condition) {
+  std::vector<const Name*> vars;
+  assigned_in(i.blocks[k], vars);
+  for (size_t j = k + 1; j < i.blocks.size(); ++j) assigned_in(i.blocks[j], vars);
+  if (i.else_block) assigned_in(*i.else_block, vars);
+  Capture& outer = *im.ev.script->capture;
+  Tensor pred = predicate(condition);
+  std::vector<Value> before = load_all(im, vars);
+  Branch then = capture_branch(im, "then", vars, before, [&] { return im.exec_block(i.blocks[k]); });
+  Branch other = capture_branch(im, "else", vars, before, [&] { return im.script_if(i, k + 1); });
+  std::vector<size_t> outs = if_outputs(vars, before, then, other);
+  keep_yields(*then.region, then.values, outs);
+  keep_yields(*other.region, other.values, outs);
+  Operands operands = {{outer.value_id(pred), pred}};
+  Operands all;
+  add_operands(all, then.operands);
+  add_operands(all, other.operands);
+  align_region(*then.region, 0, then.operands, all);
+  align_region(*other.region, 0, other.operands, all);
+  operands.insert(operands.end(), all.begin(), all.end());
+  std::vector<TensorMeta> metas;
+  std::vector<const Name*> changed;
+  for (size_t o : outs) {
+    metas.push_back({then.values[o].t.sizes(), then.values[o].t.dtype()});
+    changed.push_back(vars[o]);
+  }
+  std::string origin = k == 0 ? i.span.where() : i.conds[k]->span.where();
+  TensorList results = add_node(outer, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
+  for (size_t o = 0; o < outs.size(); ++o) im.store(loc(*vars[outs[o]]), Value::tensor(results[o]));
+  im.ev.script->notes.push_back(origin + (k == 0 ? ": if" : ": elif") + " on a tensor -> cond (outputs: " +
+                                names_text(changed) + ")");
+  return Flow::Normal;
+}
+
+// ---- loops --------------------------------------------------------------------------------
+
+// The variables a loop carries: those its body assigns that hold tensors before it.
+// A plain value the body changes cannot be carried: "" or why not.
+struct Carried {
+  std::vector<const Name*> vars;
+  TensorList values;  // before the loop
+};
+
+Carried carried_of(Evaluator::Impl& im, const Block& body, const Name* except = nullptr) {
+  std::vector<const Name*> vars;
+  assigned_in(body, vars);
+  Carried c;
+  for (const Name* n : vars) {
+    if (except && same_var(*n, *except)) continue;
+    Value v = im.load(loc(*n));
+    if (v.tag != Tag::Tensor) continue;  // checked after the body ran: it must not change
+    c.vars.push_back(n);
+    c.values.push_back(v.t);
+  }
+  return c;
+}
+
+// The plain variables the body changed ("" when none did): a lowered loop carries tensors only.
+std::string changed_plain(const std::vector<const Name*>& vars, const std::vector<Value>& before,
+                          const std::vector<Value>& after) {
+  for (size_t k = 0; k < vars.size(); ++k)
+    if (before[k].tag != Tag::Tensor && !same_value(before[k], after[k]))
+      return "variable '" + vars[k]->id + "' is " + repr(before[k]) + " before the body and " + repr(after[k]) +
+             " after it (a lowered loop carries tensors only)";
+  return "";
+}
+
+// Checks each carried tensor keeps its type; returns its value after the body.
+TensorList carried_after(Evaluator::Impl& im, const Carried& c, const char* loop) {
+  TensorList out;
+  for (size_t k = 0; k < c.vars.size(); ++k) {
+    Value v = im.load(loc(*c.vars[k]));
+    const Tensor& was = c.values[k];
+    if (v.tag != Tag::Tensor || v.t.sizes() != was.sizes() || v.t.dtype() != was.dtype())
+      fail(std::string("a ") + loop + " lowers to a loop node, whose carried values keep their types, but variable '" +
+           c.vars[k]->id + "' is " + graph::meta_str({was.sizes(), was.dtype()}) + " before the body and " +
+           (v.tag == Tag::Tensor ? graph::meta_str({v.t.sizes(), v.t.dtype()}) : repr(v)) + " after it");
+    out.push_back(v.t);
+  }
+  return out;
+}
+
+Operands carried_operands(Capture& outer, const TensorList& values) {
+  Operands ops;
+  for (const Tensor& t : values) ops.emplace_back(outer.value_id(t), t);
+  return ops;
+}
+
+void store_results(Evaluator::Impl& im, const std::vector<const Name*>& vars, const TensorList& results) {
+  for (size_t k = 0; k < vars.size(); ++k) im.store(loc(*vars[k]), Value::tensor(results[k]));
+}
+
+}  // namespace
+
+// ---- the evaluator's entry points ------------------------------------------------------
+
+Flow Evaluator::Impl::script_if(const IfStmt& i, size_t k) {
+  if (k == i.conds.size()) return i.else_block ? exec_block(*i.else_block) : Flow::Normal;
+  const Expr& cond = *i.conds[k];
+  Value c = eval(cond);
+  if (c.tag != Tag::Tensor || !ev.script->capture->traced(c.t))
+    return value_true(c, cond) ? exec_block(i.blocks[k]) : script_if(i, k + 1);
+  return lower_if(*this, i, k, c.t);
+}
+
+Flow Evaluator::Impl::script_while(const WhileStmt& w) {
+  std::vector<const Name*> vars;
+  assigned_in(w.body, vars);
+  std::vector<Value> before = load_all(*this, vars);
+  Carried c = carried_of(*this, w.body);
+  Capture& outer = *ev.script->capture;
+  // The condition, captured as a region first: a loop on a plain condition runs as usual.
+  auto cond_region = std::make_unique<Region>(*ev.script, "cond");
+  for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(cond_region->bind(c.values[k], c.vars[k]->id)));
+  cond_region->start();
+  Value first = eval(*w.cond);
+  if (first.tag != Tag::Tensor || !cond_region->capture().traced(first.t)) {
+    cond_region.reset();
+    store_all(*this, vars, before);
+    return exec_while_from(w, value_true(first, *w.cond));
+  }
+  std::shared_ptr<graph::Graph> cond_graph = cond_region->finish({predicate(first.t)});
+  Operands invariants = cond_region->capture().captured();
+  store_all(*this, vars, before);
+  Region body(*ev.script, "body");
+  for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(body.bind(c.values[k], c.vars[k]->id)));
+  body.start();
+  Flow flow = exec_block(w.body);
+  if (flow != Flow::Normal)
+    fail(std::string("a '") + flow_word(flow) + "' inside a while loop on a tensor condition cannot be lowered to a "
+         "while_loop: fold it into the loop's condition");
+  if (std::string why = changed_plain(vars, before, load_all(*this, vars)); !why.empty())
+    fail("a while loop on a tensor condition lowers to a while_loop, but " + why);
+  std::shared_ptr<graph::Graph> body_graph = body.finish(carried_after(*this, c, "while loop on a tensor condition"));
+  Operands all;
+  add_operands(all, invariants);
+  add_operands(all, body.capture().captured());
+  align_region(*cond_graph, c.vars.size(), invariants, all);
+  align_region(*body_graph, c.vars.size(), body.capture().captured(), all);
+  store_all(*this, vars, before);
+  Operands operands = carried_operands(outer, c.values);
+  operands.insert(operands.end(), all.begin(), all.end());
+  std::string origin = w.span.where();
+  Attrs attrs;
+  attrs.set("carried", static_cast<int64_t>(c.vars.size()));
+  TensorList results = add_node(outer, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
+                                metas_of(c.values), origin);
+  store_results(*this, c.vars, results);
+  ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + ")");
+  return Flow::Normal;
+}
+
+namespace {
+
+// The scanned tensor of a `for`: the iterable's rows (a range as i64 values).
+Tensor scanned_of(const Value& it) {
+  if (it.tag == Tag::Tensor) return it.t.dim() >= 1 ? it.t : Tensor();
+  if (it.tag != Tag::Range) return Tensor();
+  auto& r = *it.as<RangeObj>();
+  std::vector<double> xs;
+  for (int64_t k = 0; k < r.size(); ++k) xs.push_back(static_cast<double>(r.at(k)));
+  return tensor_from(xs, {static_cast<int64_t>(xs.size())}, DType::i64);
+}
+
+// Row k of x, as a fresh tensor.
+Tensor row_of(const Tensor& x, int64_t k) {
+  Shape sizes(x.sizes().begin() + 1, x.sizes().end());
+  Shape strides(x.strides().begin() + 1, x.strides().end());
+  return fresh_copy(make_view(x, sizes, strides, x.offset() + k * x.strides()[0]));
+}
+
+}  // namespace
+
+// A `for` over a range or a tensor's rows: a scan, unless the body cannot be one
+// (then nullopt: the caller runs the loop as usual and tracing unrolls it).
+std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& it) {
+  Tensor xs = scanned_of(it);
+  std::string origin = f.span.where();
+  if (!xs.defined() || f.target.is_tuple() || xs.size(0) == 0) return std::nullopt;
+  std::vector<const Name*> vars;
+  assigned_in(f.body, vars);
+  std::vector<Value> before = load_all(*this, vars);
+  Value target_before = load(loc_of(&f.target));
+  Carried c = carried_of(*this, f.body);
+  Capture& outer = *ev.script->capture;
+  std::string why;
+  std::shared_ptr<graph::Graph> body_graph;
+  Operands invariants;
+  {
+    Region body(*ev.script, "body");
+    for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(body.bind(c.values[k], c.vars[k]->id)));
+    store(loc_of(&f.target), Value::tensor(body.bind(row_of(xs, 0), f.target.name)));
+    body.start();
+    try {
+      Flow flow = exec_block(f.body);
+      if (flow != Flow::Normal) why = std::string("its body may '") + flow_word(flow) + "'";
+      if (why.empty() && !body.capture().problems().empty())
+        why = "its body reads the row's value (" + body.capture().problems()[0].what + ")";
+      if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
+      if (why.empty()) body_graph = body.finish(carried_after(*this, c, "for loop"));
+    } catch (const std::exception& e) {
+      why = std::string("its body fails with the row as a tensor (") + e.what() + ")";
+    }
+    if (body_graph) invariants = body.capture().captured();
+  }
+  store_all(*this, vars, before);
+  store(loc_of(&f.target), target_before);
+  if (!body_graph) {
+    ev.script->notes.push_back(origin + ": for unrolled: " + why);
+    return std::nullopt;
+  }
+  align_region(*body_graph, c.vars.size() + 1, invariants, invariants);
+  Operands operands = carried_operands(outer, c.values);
+  operands.emplace_back(outer.value_id(xs), xs);
+  operands.insert(operands.end(), invariants.begin(), invariants.end());
+  Attrs attrs;
+  attrs.set("carried", static_cast<int64_t>(c.vars.size()));
+  attrs.set("scanned", int64_t{1});
+  attrs.set("length", xs.size(0));
+  TensorList results = add_node(outer, graph::NodeKind::scan, attrs, {body_graph}, operands, metas_of(c.values), origin);
+  store_results(*this, c.vars, results);
+  ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +
+                             names_text(c.vars) + ")");
+  return Flow::Normal;
+}
+
+}  // namespace nabla::interp

@@ -1,0 +1,35 @@
+// compile(f, x, mode="script"): while the function runs under a capture, the
+// evaluator lowers the language's own control flow on tensors to the graph's cond,
+// while_loop and scan nodes (graph/control_flow.hpp) instead of tracing it
+// (interp/eval/evaluator_control_flow.cpp). This is the state it shares with the
+// compile builtin.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "graph/capture.hpp"
+#include "interp/eval/evaluator.hpp"
+
+namespace nabla::interp {
+
+struct ScriptMode {
+  graph::Capture* capture = nullptr;  // the innermost capture: the function's, or a region's
+  // What each lowered statement became, for gm.explain():
+  // "gate.dsl:4:3: if on a tensor -> cond (outputs: y)".
+  std::vector<std::string> notes;
+};
+
+// Sets ev.script for its lifetime.
+class ScriptScope {
+ public:
+  ScriptScope(Evaluator& ev, ScriptMode* mode) : ev_(ev), saved_(ev.script) { ev.script = mode; }
+  ~ScriptScope() { ev_.script = saved_; }
+  ScriptScope(const ScriptScope&) = delete;
+  ScriptScope& operator=(const ScriptScope&) = delete;
+
+ private:
+  Evaluator& ev_;
+  ScriptMode* saved_;
+};
+
+}  // namespace nabla::interp

@@ -1,0 +1,166 @@
+# compile(f, x, mode="script"): if/elif and while on a tensor lower to cond and
+# while_loop nodes, for over a range or a tensor's rows to a scan
+# (graph/control_flow.hpp); the compiled function equals eager on inputs that take
+# other branches and other trip counts than the example did.
+
+fn gate(x) {
+  let y = x
+  if x.sum() > 0 {
+    y = relu(x) * 2.0
+  } elif x.sum() < -1.0 {
+    y = x * x
+  } else {
+    y = -x
+  }
+  return y
+}
+
+test "a per-batch gate: if/elif/else on a tensor is a cond, each branch taken by some input" {
+  manual_seed(0)
+  let gm = compile(gate, randn([4, 3], dtype=f64), mode="script")
+  let ir = gm.ir()
+  expect(ir.count(" = cond(") == 2, ir)
+  expect(" then(" in ir and " else(" in ir, ir)
+  for shift in [-2.0, -0.3, 0.0, 2.0] {
+    let z = randn([4, 3], dtype=f64) * 0.1 + shift
+    expect_close(gm(z), gate(z), rtol=0, atol=0)
+  }
+  let text = gm.explain()
+  expect("test_control_flow.dsl:8:3: if on a tensor -> cond (outputs: y)" in text, text)
+  expect("test_control_flow.dsl:10:10: elif on a tensor -> cond (outputs: y)" in text, text)
+}
+
+fn newton_sqrt(a) {
+  let x = a * 0.0 + 1.0
+  while (x * x - a).abs().max() > 1e-12 {
+    x = 0.5 * (x + a / x)
+  }
+  return x
+}
+
+test "Newton's iterations until a norm falls below a bound: a while_loop, any trip count" {
+  let gm = compile(newton_sqrt, tensor([2.0, 9.0], dtype=f64), mode="script")
+  expect(gm.ir().count(" = while_loop(") == 1, gm.ir())
+  for a in [tensor([4.0, 16.0], dtype=f64), tensor([1e6, 1e-6], dtype=f64), tensor([1.0, 1.0], dtype=f64)] {
+    expect_close(gm(a), newton_sqrt(a), rtol=0, atol=0)
+    expect_close(gm(a), a.sqrt(), rtol=1e-12, atol=1e-12)
+  }
+}
+
+# An LSTM written as a loop over the rows of its input, weights closed over.
+fn lstm_weights(hidden) {
+  manual_seed(3)
+  return [randn([4, 4 * hidden], dtype=f64) * 0.3, randn([hidden, 4 * hidden], dtype=f64) * 0.3, zeros([4 * hidden], dtype=f64)]
+}
+let W = lstm_weights(5)
+
+fn lstm(xs) {
+  let h = zeros([2, 5], dtype=f64)
+  let c = zeros([2, 5], dtype=f64)
+  let loss = zeros([], dtype=f64)
+  for x in xs {
+    let gates = x @ W[0] + h @ W[1] + W[2]
+    let i = sigmoid(gates[:, 0:5])
+    let f = sigmoid(gates[:, 5:10])
+    let g = tanh(gates[:, 10:15])
+    let o = sigmoid(gates[:, 15:20])
+    c = f * c + i * g
+    h = o * tanh(c)
+    loss = loss + (h * h).sum()
+  }
+  return loss, h
+}
+
+test "an LSTM over a sequence is one scan: equal to eager, IR size independent of the length" {
+  manual_seed(4)
+  let short = compile(lstm, randn([16, 2, 4], dtype=f64), mode="script")
+  let long = compile(lstm, randn([256, 2, 4], dtype=f64), mode="script")
+  let xs = randn([256, 2, 4], dtype=f64)
+  let got = long(xs)
+  let want = lstm(xs)
+  expect_close(got[0], want[0], rtol=1e-12, atol=1e-12)
+  expect_close(got[1], want[1], rtol=1e-12, atol=1e-12)
+  let lines16 = short.ir().count("\n")
+  let lines256 = long.ir().count("\n")
+  print(f"LSTM step IR: {lines16} lines at length 16, {lines256} at length 256")
+  expect(lines16 == lines256, f"{lines16} vs {lines256}")
+  expect(long.ir().count(" = scan(") == 1, long.ir())
+  expect("for over 256 rows -> scan (carries: c, h, loss)" in long.explain(), long.explain())
+  # The default passes run inside the body too, on a copy: the captured graph stays.
+  let captured = long.ir(captured=true)
+  long.optimize("default")
+  expect(long.ir(captured=true) == captured)
+  expect(long.ir() != captured, "fusion inside the scan's body")
+  expect_close(long(xs)[0], want[0], rtol=1e-12, atol=1e-12)
+}
+
+fn weighted_rows(xs) {
+  let s = xs[0] * 0.0
+  for i in range(xs.shape[0]) {
+    s = s + xs[i] * i
+  }
+  return s
+}
+
+test "for over a range: the counter is a scanned tensor, and x[i] reads row i of every call's input" {
+  manual_seed(5)
+  let gm = compile(weighted_rows, randn([6, 3], dtype=f64), mode="script")
+  let xs = randn([6, 3], dtype=f64)
+  expect_close(gm(xs), weighted_rows(xs), rtol=1e-12, atol=1e-12)
+  expect("index_select(" in gm.ir(), gm.ir())
+}
+
+fn count_up(x) {
+  for k in range(3) {
+    x = x + [1.0, 2.0, 3.0][k]
+  }
+  return x
+}
+
+test "a for whose body cannot be a scan is unrolled, and explain() says why" {
+  let gm = compile(count_up, zeros([2], dtype=f64), mode="script")
+  expect_close(gm(ones([2], dtype=f64)), ones([2], dtype=f64) * 7.0)
+  expect("for unrolled: its body reads the row's value (an index reads the value of %k" in gm.explain(), gm.explain())
+  expect(" = scan(" not in gm.ir(), gm.ir())
+}
+
+fn branchy(x) {
+  if x.sum() > 0 {
+    return x
+  }
+  return -x
+}
+
+fn changes_type(x) {
+  if x.sum() > 0 {
+    x = x.sum()
+  }
+  return x
+}
+
+test "what cannot lower is an error that says why; tracing points at mode=script" {
+  expect_error("compile(gate, ones([2]))", "mode=\"script\") lowers an if or while on a tensor")
+  expect_error("compile(branchy, ones([2]), mode=\"script\")", "a 'return' inside an if on a tensor condition cannot be lowered to a cond")
+  expect_error("compile(changes_type, ones([2]), mode=\"script\")", "variable 'x' is f32[] after the then-branch and f32[2] after the else-branch")
+  expect_error("compile(gate, ones([2]), mode=\"jit\")", "compile(): mode must be \"trace\"")
+}
+
+fn rnn_invariant(xs, w) {
+  let h = xs[0] * 0.0
+  for x in xs {
+    h = tanh(h @ (w.t() * 0.5) + x)
+  }
+  return h
+}
+
+test "licm moves what a loop body computes from invariants alone before the loop" {
+  manual_seed(6)
+  let w = randn([3, 3], dtype=f64)
+  let gm = compile(rnn_invariant, randn([7, 2, 3], dtype=f64), w, mode="script")
+  let report = gm.optimize("default", true)
+  expect("moved 2 loop-invariant nodes out of the scan" in report, report)
+  let ir = gm.ir()
+  expect(ir.find("transpose(") < ir.find(" = scan(") and ir.find("transpose(") >= 0, ir)
+  let xs = randn([7, 2, 3], dtype=f64)
+  expect_close(gm(xs, w), rnn_invariant(xs, w), rtol=1e-12, atol=1e-12)
+}
