@@ -13,6 +13,7 @@
 #   }
 import _argcheck
 import _dist
+import _fsdp
 import data
 import nn
 import optim
@@ -224,6 +225,9 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
     }
   }
 }
+
+# Fully sharded data parallel (ZeRO-2/3): stdlib/_fsdp.dsl.
+let FullyShardedDataParallel = _fsdp.FullyShardedDataParallel
 
 # The constructors' checks of their structured arguments.
 fn _checked_module(who, m) {

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cmath>
 
+#include "autograd/engine.hpp"
 #include "autograd/grad_reducer.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/dist/communicator.hpp"
+#include "tensor/dist/flat_storage.hpp"
 
 namespace nabla::interp {
 
@@ -123,6 +125,15 @@ Value all_gather_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(dist::require_communicator("dist.all_gather").all_gather(t));
 }
 
+// all_gather_into(output, tensor): torch's all_gather_into_tensor, into a flat buffer.
+Value all_gather_into_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("all_gather_into", a, {"output", "tensor"}, 2);
+  Tensor out = inplace_arg(b[0], "dist.all_gather_into: output");
+  Tensor t = inplace_arg(b[1], "dist.all_gather_into: tensor");
+  dist::require_communicator("dist.all_gather_into").all_gather_into(t, out);
+  return b[0];
+}
+
 Value reduce_scatter_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("reduce_scatter", a, {"tensor", "op"}, 1);
   Tensor t = inplace_arg(b[0], "dist.reduce_scatter: tensor");
@@ -148,6 +159,46 @@ Value recv_builtin(Evaluator&, CallArgs& a) {
   Tensor t = inplace_arg(b[0], "dist.recv: tensor");
   dist::require_communicator("dist.recv").recv(t, static_cast<int>(as_int(b[1], "dist.recv: src")));
   return b[0];
+}
+
+// The pieces of stdlib/_fsdp.dsl that the language cannot say: a unit's gathered
+// flat parameter given back and refilled (Note [FSDP resharding]), and where
+// backward stands.
+Value release_bytes_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("release_bytes", a, {"tensor"}, 1);
+  dist::release_bytes(as_tensor(b[0], "_dist.release_bytes: tensor"));
+  return Value();
+}
+
+Value has_bytes_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("has_bytes", a, {"tensor"}, 1);
+  return Value::boolean(dist::has_bytes(as_tensor(b[0], "_dist.has_bytes: tensor")));
+}
+
+Value refill_gathered_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("refill_gathered", a, {"shard", "full"}, 2);
+  Tensor shard = as_tensor(b[0], "_dist.refill_gathered: shard");
+  Tensor full = as_tensor(b[1], "_dist.refill_gathered: full");
+  dist::refill_gathered(dist::require_communicator("FullyShardedDataParallel"), shard, full);
+  return Value();
+}
+
+Value backward_depth_builtin(Evaluator&, CallArgs& a) {
+  bind("backward_depth", a, {}, 0);
+  return Value::integer(backward_depth());
+}
+
+// at_backward_end(fn): fn() when the outermost backward() now running ends; false
+// (and nothing queued) outside backward.
+Value at_backward_end_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("at_backward_end", a, {"fn"}, 1);
+  Value fn = b[0];
+  Evaluator* e = &ev;
+  return Value::boolean(queue_backward_callback([e, fn](bool completed) {
+    if (!completed) return;  // backward failed: its error is the one to report
+    CallArgs none;
+    e->call_value(fn, none);
+  }));
 }
 
 // Reducer(params, bucket_bytes): the gradient averaging of DistributedDataParallel.
@@ -185,6 +236,22 @@ const BuiltinEntry kDistFunctions[] = {
     {"reduce_scatter", reduce_scatter_builtin, "reduce_scatter(tensor, op=\"sum\")",
      "Reduces tensor over every rank and gives each rank its slice of the first dim. Example: "
      "dist.reduce_scatter(ones(4, 3))"},
+    {"all_gather_into", all_gather_into_builtin, "all_gather_into(output, tensor)",
+     "Gathers every rank's tensor into output, a flat buffer of world_size * tensor.numel() elements, in rank "
+     "order (torch's all_gather_into_tensor). Example: dist.all_gather_into(zeros(2 * dist.world_size()), ones(2))"},
+    {"release_bytes", release_bytes_builtin, "release_bytes(tensor)",
+     "FSDP's resharding: gives the tensor's storage bytes back, its views kept (Note [FSDP resharding]). Example: "
+     "_dist.release_bytes(t)"},
+    {"has_bytes", has_bytes_builtin, "has_bytes(tensor)",
+     "Whether the tensor's storage holds bytes (false after release_bytes). Example: _dist.has_bytes(ones(2))"},
+    {"refill_gathered", refill_gathered_builtin, "refill_gathered(shard, full)",
+     "Takes bytes again for full and all-gathers every rank's shard into it, its version kept. Example: "
+     "_dist.refill_gathered(shard, full)"},
+    {"backward_depth", backward_depth_builtin, "backward_depth()",
+     "How many backward() calls run now (0 outside backward). Example: _dist.backward_depth()"},
+    {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",
+     "Calls fn() when the outermost backward() now running ends; false outside backward. Example: "
+     "_dist.at_backward_end(fn() = print(\"done\"))"},
     {"barrier", barrier_builtin, "barrier()", "Waits until every rank has reached it. Example: dist.barrier()"},
     {"send", send_builtin, "send(tensor, dst)",
      "Sends tensor to rank dst (which calls recv). Example: dist.send(ones(3), 1)"},
