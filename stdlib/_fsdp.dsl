@@ -20,7 +20,11 @@
 #                 gradient) reduce-scatter the flat gradient, averaged over the
 #                 ranks, into this rank's flat_param.grad; unbind and give the bytes
 #                 back. A recomputation's own backward (nn.checkpoint inside a unit)
-#                 reduces its share then and leaves the rest to the outer backward.
+#                 (nn.checkpoint around a unit) reshards at its own depth.
+# nn.checkpoint goes around whole units, as PyTorch's apply_activation_checkpointing
+# wraps FSDP's units: a recomputation inside a unit would run the unit's
+# _GatherShard node in its own backward, which releases what the node saved before
+# the outer backward reaches it (an error that says so).
 # "grad_op" (ZeRO-2) keeps the gathered vector from forward to backward and gathers
 # once; "none" keeps whole parameters on every rank and all-reduces the flat
 # gradient (DistributedDataParallel's arithmetic, one bucket per unit).
@@ -45,6 +49,12 @@ function _GatherShard {
     return unit._gather(shard)
   }
   backward(ctx, grad) {
+    if ctx == none {
+      # A backward nested in this one (nn.checkpoint's recomputation inside the unit)
+      # already ran this node and released what it saved.
+      fail("dist.FullyShardedDataParallel: nn.checkpoint inside a unit's forward is not supported; " +
+           "checkpoint whole units instead (nn.checkpoint(unit, x), where unit is wrapped by auto_wrap)")
+    }
     let unit = ctx.saved[0]
     let reduced = unit._reduce_grad(grad)
     unit._post_backward(ctx.saved[1])
@@ -139,8 +149,9 @@ model _FsdpUnit(module, path, entries, flat, sharding, param_dtype, reduce_dtype
     return none
   }
 
-  # After the flat gradient was reduced: reshard unless a backward nested in the one
-  # this unit's forward belongs to made it (a recomputation's partial gradient).
+  # After the flat gradient was reduced: reshard when this is the backward of the
+  # forward that gathered (a unit recomputed by nn.checkpoint gathers inside the
+  # outer backward and is differentiated one level deeper).
   _post_backward(call) {
     if _dist.backward_depth() == call["depth"] + 1 { self._reshard(call) }
   }
