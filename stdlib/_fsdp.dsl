@@ -183,11 +183,17 @@ model _FsdpUnit(module, path, entries, flat, sharding, param_dtype, reduce_dtype
   # Writes whole parameter values (a dict by name, as full_params gives) into this
   # rank's shard.
   load_full_params(values) {
+    let shard = self.shard_of(values)
+    no_grad { self.flat_param.copy_(shard) }
+  }
+  # This rank's slice of the flat vector of whole tensors by name (parameters, or an
+  # optimizer's state shaped like them).
+  shard_of(values) {
     let parts = []
     for e in entries { parts.append(values[_fsdp_join(path, e[4])].detach().to(self.flat_param.dtype).reshape([-1])) }
     let flat = _fsdp_padded(cat(parts), self.shard_size * self.world)
     let r = _dist.rank() if self.world > 1 else 0
-    no_grad { self.flat_param.copy_(flat[r * self.shard_size:(r + 1) * self.shard_size]) }
+    return flat[r * self.shard_size:(r + 1) * self.shard_size].clone()
   }
   # [name, shape, numel] of each parameter, in flat order.
   layout() {

@@ -14,6 +14,7 @@
 import _argcheck
 import _dist
 import _fsdp
+import _fsdp_checkpoint
 import data
 import nn
 import optim
@@ -228,6 +229,9 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
 
 # Fully sharded data parallel (ZeRO-2/3): stdlib/_fsdp.dsl.
 let FullyShardedDataParallel = _fsdp.FullyShardedDataParallel
+# Sharded checkpoints that reshard: stdlib/_fsdp_checkpoint.dsl.
+let save_sharded = _fsdp_checkpoint.save_sharded
+let load_sharded = _fsdp_checkpoint.load_sharded
 
 # The constructors' checks of their structured arguments.
 fn _checked_module(who, m) {

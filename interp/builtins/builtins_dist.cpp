@@ -6,6 +6,7 @@
 // parallelism are ops of the table (autograd/ops/dist.cpp).
 #include <chrono>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "autograd/engine.hpp"
 #include "autograd/grad_reducer.hpp"
@@ -201,6 +202,50 @@ Value at_backward_end_builtin(Evaluator& ev, CallArgs& a) {
   }));
 }
 
+// The index of a sharded checkpoint (stdlib/_fsdp_checkpoint.dsl), in the layout of
+// Hugging Face's and PyTorch's sharded safetensors: {"metadata": {str: str},
+// "weight_map": {tensor name: file}}.
+using IndexJson = nlohmann::ordered_json;
+
+IndexJson str_dict_json(const Value& v, const std::string& what) {
+  if (v.tag != Tag::Dict) fail(what + " must be a dict of str to str, got " + type_name(v));
+  IndexJson o = IndexJson::object();
+  for (auto& [k, x] : v.as<DictObj>()->entries) {
+    if (k.tag != Tag::Str || x.tag != Tag::Str) fail(what + " must be a dict of str to str");
+    o[k.as<StrObj>()->s] = x.as<StrObj>()->s;
+  }
+  return o;
+}
+
+Value json_str_dict(const IndexJson& j, const std::string& what) {
+  if (!j.is_object()) fail("dist.load_sharded: the index's \"" + what + "\" is not an object");
+  auto d = std::make_shared<DictObj>();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_string())
+      fail("dist.load_sharded: the index's \"" + what + "\" maps '" + it.key() + "' to something not a str");
+    d->set(make_str(it.key()), make_str(it.value().get<std::string>()));
+  }
+  return Value::object(Tag::Dict, d);
+}
+
+// sharded_index_text(weight_map, metadata): the index file's text.
+Value sharded_index_text_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("sharded_index_text", a, {"weight_map", "metadata"}, 2);
+  IndexJson j = {{"metadata", str_dict_json(b[1], "metadata")}, {"weight_map", str_dict_json(b[0], "weight_map")}};
+  return make_str(j.dump(2) + "\n");
+}
+
+// parse_sharded_index(text): [weight_map, metadata].
+Value parse_sharded_index_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("parse_sharded_index", a, {"text"}, 1);
+  if (b[0].tag != Tag::Str) fail("parse_sharded_index: text must be a str");
+  IndexJson j = IndexJson::parse(b[0].as<StrObj>()->s, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("weight_map"))
+    fail("dist.load_sharded: the index is not JSON with a \"weight_map\"");
+  IndexJson meta = j.contains("metadata") ? j["metadata"] : IndexJson::object();
+  return make_list({json_str_dict(j["weight_map"], "weight_map"), json_str_dict(meta, "metadata")});
+}
+
 // Reducer(params, bucket_bytes): the gradient averaging of DistributedDataParallel.
 Value reducer_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("Reducer", a, {"params", "bucket_bytes"}, 2);
@@ -252,6 +297,12 @@ const BuiltinEntry kDistFunctions[] = {
     {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",
      "Calls fn() when the outermost backward() now running ends; false outside backward. Example: "
      "_dist.at_backward_end(fn() = print(\"done\"))"},
+    {"sharded_index_text", sharded_index_text_builtin, "sharded_index_text(weight_map, metadata)",
+     "The JSON text of a sharded checkpoint's index: {metadata, weight_map}. Example: "
+     "_dist.sharded_index_text({\"w\": \"a.safetensors\"}, {})"},
+    {"parse_sharded_index", parse_sharded_index_builtin, "parse_sharded_index(text)",
+     "[weight_map, metadata] of a sharded checkpoint's index text. Example: "
+     "_dist.parse_sharded_index(\"{\\\"weight_map\\\": {}}\")"},
     {"barrier", barrier_builtin, "barrier()", "Waits until every rank has reached it. Example: dist.barrier()"},
     {"send", send_builtin, "send(tensor, dst)",
      "Sends tensor to rank dst (which calls recv). Example: dist.send(ones(3), 1)"},
