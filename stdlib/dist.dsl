@@ -227,6 +227,17 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
   }
 }
 
+# elastic_state(): where this run stands among nabla launch's restarts.
+fn elastic_state() {
+  """{restart_count, max_restarts}: how many times nabla launch --max-restarts started the ranks again
+  before this run (0 the first time), and how many it may; a script resumes from its latest
+  checkpoint when restart_count > 0 (as torchrun's TORCHELASTIC_RESTART_COUNT).
+
+  Example: if dist.elastic_state()["restart_count"] > 0 { print("resuming") }
+  """
+  return {"restart_count": int(env("NABLA_RESTART_COUNT", "0")), "max_restarts": int(env("NABLA_MAX_RESTARTS", "0"))}
+}
+
 # Fully sharded data parallel (ZeRO-2/3): stdlib/_fsdp.dsl.
 let FullyShardedDataParallel = _fsdp.FullyShardedDataParallel
 # Sharded checkpoints that reshard: stdlib/_fsdp_checkpoint.dsl.
