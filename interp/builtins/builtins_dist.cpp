@@ -286,12 +286,12 @@ const BuiltinEntry kDistFunctions[] = {
      "order (torch's all_gather_into_tensor). Example: dist.all_gather_into(zeros(2 * dist.world_size()), ones(2))"},
     {"release_bytes", release_bytes_builtin, "release_bytes(tensor)",
      "FSDP's resharding: gives the tensor's storage bytes back, its views kept (Note [FSDP resharding]). Example: "
-     "_dist.release_bytes(t)"},
+     "_dist.release_bytes(ones(4))"},
     {"has_bytes", has_bytes_builtin, "has_bytes(tensor)",
      "Whether the tensor's storage holds bytes (false after release_bytes). Example: _dist.has_bytes(ones(2))"},
     {"refill_gathered", refill_gathered_builtin, "refill_gathered(shard, full)",
      "Takes bytes again for full and all-gathers every rank's shard into it, its version kept. Example: "
-     "_dist.refill_gathered(shard, full)"},
+     "_dist.refill_gathered(ones(2), zeros(2 * dist.world_size()))"},
     {"backward_depth", backward_depth_builtin, "backward_depth()",
      "How many backward() calls run now (0 outside backward). Example: _dist.backward_depth()"},
     {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",
