@@ -63,14 +63,16 @@ function _GatherShard {
 }
 
 # One unit: `entries` are [owner module, field name, shape, numel, name in the unit]
-# of its parameters in order, `flat` their values flattened (and padded) on every rank.
-model _FsdpUnit(module, path, entries, flat, sharding, param_dtype, reduce_dtype) {
+# of its parameters in order, `shard` this rank's slice of their values flattened
+# and padded to a multiple of `world` (the whole vector when world is 1). The whole
+# vector is not kept: the constructor's arguments live as long as the unit.
+model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, reduce_dtype) {
   path = path
   sharding = sharding
-  world = 1 if sharding == "none" else _dist.world_size()
-  shard_size = flat.numel() // self.world
+  world = world
+  shard_size = shard.numel()
   # This rank's slice of the flat parameter vector: the optimizer's parameter.
-  flat_param = flat[_dist.rank() * self.shard_size:(_dist.rank() + 1) * self.shard_size].detach().clone().requires_grad_() if self.world > 1 else flat.detach().clone().requires_grad_()
+  flat_param = shard.requires_grad_()
   numel = _fsdp_numel(entries)
   # The call whose forward runs now (set by the pre-forward hook).
   _current = none
@@ -125,7 +127,11 @@ model _FsdpUnit(module, path, entries, flat, sharding, param_dtype, reduce_dtype
     let call = self._current
     self._current = none
     self._unbind()
-    if not call["full"].requires_grad { return none }
+    if not call["full"].requires_grad {
+      call["full"] = none
+      call["views"] = none
+      return none
+    }
     if self.sharding == "full" and self.world > 1 { _dist.release_bytes(call["full"]) }
     for t in _fsdp_output_tensors(out) {
       t.register_hook(fn(g) = self._pre_backward(call))
@@ -136,6 +142,9 @@ model _FsdpUnit(module, path, entries, flat, sharding, param_dtype, reduce_dtype
   # The first gradient to reach one of the unit's outputs: gather again if the bytes
   # were given back, bind the views while the unit's backward runs.
   _pre_backward(call) {
+    if call["full"] == none {
+      fail("dist.FullyShardedDataParallel: a second backward through the same forward (retain_graph=true) is not supported: the unit resharded after the first")
+    }
     if not _dist.has_bytes(call["full"]) {
       _dist.refill_gathered(self._shard_to_gather(), call["full"])
       self.gathers = self.gathers + 1
@@ -156,9 +165,15 @@ model _FsdpUnit(module, path, entries, flat, sharding, param_dtype, reduce_dtype
     if _dist.backward_depth() == call["depth"] + 1 { self._reshard(call) }
   }
 
+  # Unbinds, gives the bytes back under "full", and drops the call's tensors: the
+  # call, its flat vector, that vector's _GatherShard node and the node's saved call
+  # make a cycle that reference counts never free.
   _reshard(call) {
+    if call["full"] == none { return none }
     self._unbind()
     if self.sharding == "full" and self.world > 1 { _dist.release_bytes(call["full"]) }
+    call["full"] = none
+    call["views"] = none
   }
 
   _bind(views) {
@@ -315,8 +330,11 @@ fn _fsdp_unit(root, path, names, sharding, param_dtype, reduce_dtype) {
   }
   let world = 1 if sharding == "none" else _dist.world_size()
   let numel = _fsdp_numel(entries)
-  let flat = _fsdp_padded(cat(parts), (numel + world - 1) // world * world)
-  let unit = _FsdpUnit(_fsdp_resolve(root, path) if path != "" else root, path, entries, flat, sharding,
+  let size = (numel + world - 1) // world
+  let r = _dist.rank() if world > 1 else 0
+  let shard = _fsdp_padded(cat(parts), size * world)[r * size:(r + 1) * size].detach().clone()
+  parts = none
+  let unit = _FsdpUnit(_fsdp_resolve(root, path) if path != "" else root, path, entries, shard, world, sharding,
                        param_dtype if param_dtype != none else dtype, reduce_dtype if reduce_dtype != none else dtype)
   unit._unbind()
   unit._install()
