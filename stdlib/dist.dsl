@@ -48,6 +48,8 @@ let all_reduce = _dist.all_reduce
 let broadcast = _dist.broadcast
 # all_gather(t): the ranks' t concatenated along dim 0, in rank order.
 let all_gather = _dist.all_gather
+# all_gather_into(output, t): the same into output, a flat buffer of world * t.numel().
+let all_gather_into = _dist.all_gather_into
 # reduce_scatter(t, op="sum"): t is [world * n, ...]; this rank's n rows of the sum.
 let reduce_scatter = _dist.reduce_scatter
 let barrier = _dist.barrier
