@@ -68,4 +68,14 @@ for sharding in ["full", "grad_op"] {
   }
   expect(norms1[0] > 0.05, f"the clipping did not clip ({norms1[0]})")
 }
+
+# A checkpoint inside a unit's forward: an error on every rank that says what to do,
+# and the process still exits cleanly (the graph it leaves is freed at exit).
+model Checkpointed(d) {
+  a = nn.Linear(d, d)
+  b = nn.Linear(d, d)
+  forward(x) = nn.checkpoint(self.b, tanh(self.a(x)))
+}
+let inside = dist.FullyShardedDataParallel(Checkpointed(4).to(f64), auto_wrap=["Checkpointed"])
+expect_error(fn() = inside(randn([2, 4], dtype=f64)).sum().backward(), "nn.checkpoint inside a unit's forward is not supported")
 print(f"rank {rank}: fsdp with checkpoints and clipping equals one process")
