@@ -307,6 +307,8 @@ bool queue_backward_callback(std::function<void(bool completed)> callback) {
   return true;
 }
 
+int backward_depth() { return t_backward_callbacks.depth; }
+
 void backward(const TensorList& roots, const TensorList& grads, bool retain_graph, bool create_graph) {
   GraphTask task;
   task.create_graph = create_graph;

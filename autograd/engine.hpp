@@ -39,6 +39,10 @@ void remove_hook(const HookHandle& handle);
 // (autograd/grad_reducer.hpp). Returns false, queuing nothing, outside backward()
 // (grad() runs hooks too, but no callback).
 bool queue_backward_callback(std::function<void(bool completed)> callback);
+// How many backward() calls are running on this thread: 0 outside backward, 2 inside
+// a backward() that a custom function's backward called (nn.checkpoint's
+// recomputation); FSDP reshards a unit at the depth it was gathered at, plus one.
+int backward_depth();
 
 // Keeps .grad of a non-leaf tensor after backward.
 void retain_grad(const Tensor& t);

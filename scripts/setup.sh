@@ -39,6 +39,8 @@ command -v npm >/dev/null && command -v node >/dev/null || PACKAGES+=(nodejs npm
 PACKAGES+=(xeus-dev libzmq3-dev cppzmq-dev xtl-dev nlohmann-json3-dev uuid-dev libssl-dev
            python3-jupyter-kernel-test python3-jupyter-client python3-zmq python3-nbconvert python3-nbclient
            python3-nbformat jupyter-nbconvert)
+# iproute2: `ip netns` and veth pairs for the two-node launch test (dist_fsdp_multinode).
+PACKAGES+=(iproute2)
 PACKAGES+=("$@")
 
 missing_packages() {

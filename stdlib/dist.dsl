@@ -13,6 +13,8 @@
 #   }
 import _argcheck
 import _dist
+import _fsdp
+import _fsdp_checkpoint
 import data
 import nn
 import optim
@@ -46,6 +48,8 @@ let all_reduce = _dist.all_reduce
 let broadcast = _dist.broadcast
 # all_gather(t): the ranks' t concatenated along dim 0, in rank order.
 let all_gather = _dist.all_gather
+# all_gather_into(output, t): the same into output, a flat buffer of world * t.numel().
+let all_gather_into = _dist.all_gather_into
 # reduce_scatter(t, op="sum"): t is [world * n, ...]; this rank's n rows of the sum.
 let reduce_scatter = _dist.reduce_scatter
 let barrier = _dist.barrier
@@ -224,6 +228,23 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
     }
   }
 }
+
+# elastic_state(): where this run stands among nabla launch's restarts.
+fn elastic_state() {
+  """{restart_count, max_restarts}: how many times nabla launch --max-restarts started the ranks again
+  before this run (0 the first time), and how many it may; a script resumes from its latest
+  checkpoint when restart_count > 0 (as torchrun's TORCHELASTIC_RESTART_COUNT).
+
+  Example: if dist.elastic_state()["restart_count"] > 0 { print("resuming") }
+  """
+  return {"restart_count": int(env("NABLA_RESTART_COUNT", "0")), "max_restarts": int(env("NABLA_MAX_RESTARTS", "0"))}
+}
+
+# Fully sharded data parallel (ZeRO-2/3): stdlib/_fsdp.dsl.
+let FullyShardedDataParallel = _fsdp.FullyShardedDataParallel
+# Sharded checkpoints that reshard: stdlib/_fsdp_checkpoint.dsl.
+let save_sharded = _fsdp_checkpoint.save_sharded
+let load_sharded = _fsdp_checkpoint.load_sharded
 
 # The constructors' checks of their structured arguments.
 fn _checked_module(who, m) {

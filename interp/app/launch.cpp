@@ -34,9 +34,13 @@ using Args = std::vector<std::string>;
 using Clock = std::chrono::steady_clock;
 
 struct LaunchCommand {
-  int nproc = 0;
-  int master_port = 0;  // 0: a free port
+  int nproc = 0;        // ranks on this node
+  int nnodes = 1;       // nodes, each running a launcher with the same options
+  int node_rank = 0;    // this node's place: its ranks are node_rank * nproc + 0..nproc-1
+  std::string master_addr = "127.0.0.1";  // where rank 0 (node 0) serves the store
+  int master_port = 0;  // 0: a free port (one node only)
   int grace_s = 60;     // after a rank fails, before the others get SIGTERM
+  int max_restarts = 0;  // times the ranks start again after one fails
   std::string file;
   Args script_args;
   Args rank_options;  // before FILE in each rank's command line
@@ -83,19 +87,52 @@ std::string check_rank_count(const std::string& name, const std::string& value, 
   return "";
 }
 
+// The options that take a value, and the range of the whole-number ones.
+struct OptionSpec {
+  const char* name;
+  int lo, hi;
+  int LaunchCommand::* field;  // null: not a whole number (-n's count, --master-addr)
+  const char* needs;
+};
+const OptionSpec kOptions[] = {
+    {"-n", 1, kMaxRanks, nullptr, ""},
+    {"--nproc-per-node", 1, kMaxRanks, nullptr, ""},
+    {"--nnodes", 1, 1 << 16, &LaunchCommand::nnodes, "a whole number of nodes, at least 1"},
+    {"--node-rank", 0, (1 << 16) - 1, &LaunchCommand::node_rank, "a node rank from 0"},
+    {"--master-addr", 0, 0, nullptr, ""},
+    {"--master-port", 1, 65535, &LaunchCommand::master_port, "a port from 1 to 65535"},
+    {"--grace", 0, 1 << 24, &LaunchCommand::grace_s, "a whole number of seconds"},
+    {"--max-restarts", 0, 1000, &LaunchCommand::max_restarts, "a whole number of restarts from 0 to 1000"},
+};
+
+const OptionSpec* find_option(const std::string& name) {
+  for (const OptionSpec& o : kOptions)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
 // Sets one option from its value; "" when fine, else the message.
-std::string set_option(const std::string& name, const std::string& value, LaunchCommand& cmd) {
-  if (name == "-n" || name == "--nproc-per-node") {
-    if (std::string e = check_rank_count(name, value, &cmd.nproc); !e.empty()) return e;
-  } else if (name == "--master-port") {
-    std::optional<int> p = parse_int(value, 1, 65535);
-    if (!p) return "--master-port needs a port from 1 to 65535, got '" + value + "'";
-    cmd.master_port = *p;
-  } else {
-    std::optional<int> s = parse_int(value, 0, 1 << 24);
-    if (!s) return "--grace needs a whole number of seconds, got '" + value + "'";
-    cmd.grace_s = *s;
+std::string set_option(const OptionSpec& o, const std::string& value, LaunchCommand& cmd) {
+  std::string name = o.name;
+  if (name == "-n" || name == "--nproc-per-node") return check_rank_count(name, value, &cmd.nproc);
+  if (name == "--master-addr") {
+    if (value.empty()) return "--master-addr needs a host name or address";
+    cmd.master_addr = value;
+    return "";
   }
+  std::optional<int> v = parse_int(value, o.lo, o.hi);
+  if (!v) return name + " needs " + o.needs + ", got '" + value + "'";
+  cmd.*o.field = *v;
+  return "";
+}
+
+// What the options say together: "" when they fit, else the message.
+std::string check_nodes(const LaunchCommand& cmd) {
+  if (cmd.node_rank >= cmd.nnodes)
+    return "--node-rank " + std::to_string(cmd.node_rank) + " is not a node of --nnodes " + std::to_string(cmd.nnodes) +
+           " (0 to " + std::to_string(cmd.nnodes - 1) + ")";
+  if (cmd.nnodes > 1 && cmd.master_port == 0)
+    return "--nnodes " + std::to_string(cmd.nnodes) + " needs --master-port: every node's launcher must name the same one";
   return "";
 }
 
@@ -106,18 +143,21 @@ std::string parse_launch_args(const Args& args, LaunchCommand& cmd) {
   for (; i < args.size() && args[i].size() > 1 && args[i][0] == '-'; ++i) {
     std::string name = args[i], value;
     size_t eq = name.find('=');
-    if (name.rfind("--", 0) == 0 && eq != std::string::npos) {
+    bool inline_value = name.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inline_value) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
-    } else if (name == "-n" || name == "--nproc-per-node" || name == "--master-port" || name == "--grace") {
+    }
+    const OptionSpec* o = find_option(name);
+    if (!o) return "unknown option '" + name + "' for nabla launch (see nabla --help)";
+    if (!inline_value) {
       if (i + 1 >= args.size()) return name + " needs a value (see nabla --help)";
       value = args[++i];
     }
-    if (name != "-n" && name != "--nproc-per-node" && name != "--master-port" && name != "--grace")
-      return "unknown option '" + name + "' for nabla launch (see nabla --help)";
-    if (std::string e = set_option(name, value, cmd); !e.empty()) return e;
+    if (std::string e = set_option(*o, value, cmd); !e.empty()) return e;
   }
   if (cmd.nproc == 0) return "nabla launch needs -n N, the number of ranks (see nabla --help)";
+  if (std::string e = check_nodes(cmd); !e.empty()) return e;
   if (i >= args.size()) return "nabla launch needs a FILE.dsl to run (see nabla --help)";
   cmd.file = args[i];
   cmd.script_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
@@ -155,13 +195,20 @@ int usable_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// This process's environment with rank `rank`'s variables set (replacing any there);
-// OMP_NUM_THREADS splits the cores unless the user set it.
-std::vector<std::string> rank_environment(const LaunchCommand& cmd, int port, int rank) {
+// This process's environment with local rank `local`'s variables set (replacing any
+// there), as torchrun sets them; NABLA_RESTART_COUNT and NABLA_MAX_RESTARTS are what
+// dist.elastic_state() reads. OMP_NUM_THREADS splits the cores unless the user set it.
+std::vector<std::string> rank_environment(const LaunchCommand& cmd, int port, int local, int restart) {
   std::vector<std::pair<std::string, std::string>> vars = {
-      {"RANK", std::to_string(rank)},          {"LOCAL_RANK", std::to_string(rank)},
-      {"WORLD_SIZE", std::to_string(cmd.nproc)}, {"LOCAL_WORLD_SIZE", std::to_string(cmd.nproc)},
-      {"MASTER_ADDR", "127.0.0.1"},            {"MASTER_PORT", std::to_string(port)}};
+      {"RANK", std::to_string(cmd.node_rank * cmd.nproc + local)},
+      {"LOCAL_RANK", std::to_string(local)},
+      {"WORLD_SIZE", std::to_string(cmd.nnodes * cmd.nproc)},
+      {"LOCAL_WORLD_SIZE", std::to_string(cmd.nproc)},
+      {"GROUP_RANK", std::to_string(cmd.node_rank)},
+      {"MASTER_ADDR", cmd.master_addr},
+      {"MASTER_PORT", std::to_string(port)},
+      {"NABLA_RESTART_COUNT", std::to_string(restart)},
+      {"NABLA_MAX_RESTARTS", std::to_string(cmd.max_restarts)}};
   if (!std::getenv("OMP_NUM_THREADS"))
     vars.push_back({"OMP_NUM_THREADS", std::to_string(std::max(1, usable_cores() / cmd.nproc))});
   std::vector<std::string> env;
@@ -211,10 +258,15 @@ std::string signal_name(int sig) {
 // will report their own error), then SIGTERM, then SIGKILL 5 s later.
 class Supervisor {
  public:
-  Supervisor(std::vector<pid_t> pids, int grace_s) : pids_(std::move(pids)), running_(pids_.size()), grace_(grace_s) {
+  // rank_base: the global rank of this node's first (what messages name).
+  Supervisor(std::vector<pid_t> pids, int grace_s, int rank_base)
+      : pids_(std::move(pids)), running_(pids_.size()), grace_(grace_s), rank_base_(rank_base) {
     exited_.assign(pids_.size(), false);
   }
   int run(const sigset_t& waited_for);
+  // The local rank that failed first, or -1; whether the launcher was told to stop.
+  int failed_rank() const { return failed_rank_; }
+  bool interrupted() const { return interrupted_; }
 
  private:
   void reap();
@@ -227,8 +279,11 @@ class Supervisor {
   std::vector<bool> exited_;
   size_t running_;
   std::chrono::seconds grace_;
+  int rank_base_;
   int status_ = 0;
   bool failed_ = false;
+  int failed_rank_ = -1;
+  bool interrupted_ = false;
   Clock::time_point term_at_ = Clock::time_point::max(), kill_at_ = Clock::time_point::max();
 };
 
@@ -240,6 +295,7 @@ int Supervisor::run(const sigset_t& waited_for) {
     int sig = ::sigtimedwait(&waited_for, &info, wait ? &*wait : nullptr);
     // A Ctrl-C at the terminal (si_code SI_KERNEL) reached every rank already: they
     // share the launcher's process group. A kill(1) of the launcher is passed on.
+    if (sig == SIGINT || sig == SIGTERM) interrupted_ = true;
     if ((sig == SIGINT || sig == SIGTERM) && info.si_code != SI_KERNEL) signal_running(sig);
     reap();
     on_deadlines();
@@ -262,11 +318,13 @@ void Supervisor::on_exit(size_t rank, int wait_status) {
   int code = signaled ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
   if (code == 0 || failed_) return;
   failed_ = true;
+  failed_rank_ = static_cast<int>(rank);
   status_ = code;
   std::string how = signaled ? "was killed by signal " + std::to_string(WTERMSIG(wait_status)) + " (" +
                                    signal_name(WTERMSIG(wait_status)) + ")"
                              : "exited with status " + std::to_string(code);
-  std::fprintf(stderr, "nabla launch: rank %zu (pid %d) %s\n", rank, pids_[rank], how.c_str());
+  std::fprintf(stderr, "nabla launch: rank %zu (pid %d) %s\n", rank + static_cast<size_t>(rank_base_), pids_[rank],
+               how.c_str());
   term_at_ = Clock::now() + grace_;
 }
 
@@ -300,7 +358,8 @@ std::optional<timespec> Supervisor::time_to_next_deadline() const {
 }
 
 // Starts the ranks; their pids, or a message in `error`.
-std::vector<pid_t> start_ranks(const LaunchCommand& cmd, int port, const sigset_t& child_mask, std::string& error) {
+std::vector<pid_t> start_ranks(const LaunchCommand& cmd, int port, int restart, const sigset_t& child_mask,
+                               std::string& error) {
   char exe[4096];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n < 0) {
@@ -314,7 +373,7 @@ std::vector<pid_t> start_ranks(const LaunchCommand& cmd, int port, const sigset_
   std::vector<pid_t> pids;
   std::fflush(nullptr);  // or the ranks would write the launcher's buffered output again
   for (int rank = 0; rank < cmd.nproc; ++rank) {
-    pid_t pid = spawn(argv[0], argv, rank_environment(cmd, port, rank), child_mask);
+    pid_t pid = spawn(argv[0], argv, rank_environment(cmd, port, rank, restart), child_mask);
     if (pid < 0) {
       error = "cannot start rank " + std::to_string(rank) + ": " + std::strerror(errno);
       break;
@@ -324,28 +383,52 @@ std::vector<pid_t> start_ranks(const LaunchCommand& cmd, int port, const sigset_
   return pids;
 }
 
-}  // namespace
-
-int run_launch(const Args& args, const Args& rank_options) {
-  LaunchCommand cmd;
-  cmd.rank_options = rank_options;
-  if (std::string e = parse_launch_args(args, cmd); !e.empty()) return usage_error(e);
-  int port = cmd.master_port ? cmd.master_port : find_free_port();
-  if (port == 0) return std::fprintf(stderr, "nabla launch: cannot find a free port: %s\n", std::strerror(errno)), 1;
-  sigset_t waited_for, child_mask;
-  sigemptyset(&waited_for);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&waited_for, sig);
-  ::sigprocmask(SIG_BLOCK, &waited_for, &child_mask);  // before the first fork: no exit is missed
+// One start of this node's ranks: the launcher's status, and the supervisor's view.
+int run_attempt(const LaunchCommand& cmd, int port, int restart, const sigset_t& waited_for,
+                const sigset_t& child_mask, int* failed_rank, bool* interrupted) {
   std::string error;
-  std::vector<pid_t> pids = start_ranks(cmd, port, child_mask, error);
-  Supervisor supervisor(pids, cmd.grace_s);
+  std::vector<pid_t> pids = start_ranks(cmd, port, restart, child_mask, error);
+  // With restarts left, the others stop at once: they all start again anyway.
+  Supervisor supervisor(pids, restart < cmd.max_restarts ? 0 : cmd.grace_s, cmd.node_rank * cmd.nproc);
   if (!error.empty()) {
     std::fprintf(stderr, "nabla launch: %s\n", error.c_str());
     for (pid_t pid : pids) ::kill(pid, SIGTERM);
     supervisor.run(waited_for);
+    *interrupted = true;  // nothing to restart: the launcher itself failed
     return 1;
   }
-  return supervisor.run(waited_for);
+  int status = supervisor.run(waited_for);
+  *failed_rank = supervisor.failed_rank();
+  *interrupted = supervisor.interrupted();
+  return status;
+}
+
+}  // namespace
+
+// Starts the ranks, and with --max-restarts K starts all of them again (up to K
+// times) when one fails, as torchrun does: the script resumes from its latest
+// checkpoint, or from what dist.elastic_state() says.
+int run_launch(const Args& args, const Args& rank_options) {
+  LaunchCommand cmd;
+  cmd.rank_options = rank_options;
+  if (std::string e = parse_launch_args(args, cmd); !e.empty()) return usage_error(e);
+  sigset_t waited_for, child_mask;
+  sigemptyset(&waited_for);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&waited_for, sig);
+  ::sigprocmask(SIG_BLOCK, &waited_for, &child_mask);  // before the first fork: no exit is missed
+  for (int restart = 0;; ++restart) {
+    // A fresh port each start on one node: the last rank 0's may still linger.
+    int port = cmd.master_port ? cmd.master_port : find_free_port();
+    if (port == 0) return std::fprintf(stderr, "nabla launch: cannot find a free port: %s\n", std::strerror(errno)), 1;
+    int failed_rank = -1;
+    bool interrupted = false;
+    int status = run_attempt(cmd, port, restart, waited_for, child_mask, &failed_rank, &interrupted);
+    if (status == 0 || interrupted || failed_rank < 0 || restart >= cmd.max_restarts) return status;
+    std::fprintf(stderr,
+                 "nabla launch: rank %d died; restarting all %d rank(s) of node %d (restart %d of %d): the script "
+                 "resumes from its latest checkpoint\n",
+                 cmd.node_rank * cmd.nproc + failed_rank, cmd.nproc, cmd.node_rank, restart + 1, cmd.max_restarts);
+  }
 }
 
 }  // namespace nabla

@@ -48,6 +48,9 @@ const char* const kUsage =
     "       nabla graph --list-passes    list the graph passes and the default pipeline\n"
     "       nabla launch -n N [--master-port P] [--grace S] FILE.dsl [ARGS...]\n"
     "                                    run FILE.dsl as N ranks of a process group\n"
+    "       nabla launch -n N --nnodes M --node-rank R --master-addr HOST --master-port P\n"
+    "                    [--max-restarts K] FILE.dsl [ARGS...]\n"
+    "                                    node R's N ranks of an M-node group\n"
     "       nabla kernel -f CONNECTION_FILE\n"
     "                                    serve a Jupyter notebook (Jupyter starts it)\n"
     "       nabla jupyter install [--user | --prefix DIR]\n"
@@ -122,7 +125,12 @@ const char* const kLaunchHelp =
     "MASTER_PORT (a free port unless --master-port) for dist.init(), and OMP_NUM_THREADS\n"
     "= cores / N unless set. -n is also spelled --nproc-per-node. When a rank fails,\n"
     "the others get --grace seconds (60) to stop, then SIGTERM, then SIGKILL; the exit\n"
-    "status is the first failing rank's (128 + N for signal N).\n";
+    "status is the first failing rank's (128 + N for signal N). Across machines, run one\n"
+    "launcher per node with --nnodes M, its --node-rank R, and the same --master-addr and\n"
+    "--master-port (node 0's address): node R runs ranks R*N .. R*N+N-1 of M*N. With\n"
+    "--max-restarts K a failed rank stops this node's others at once and all start again,\n"
+    "up to K times, with NABLA_RESTART_COUNT set (dist.elastic_state()); the script\n"
+    "resumes from its latest checkpoint.\n";
 
 const char* const kHelpEnd =
     "In the REPL, :help lists its commands. Exit status: 0 on success, 1 on a runtime\n"

@@ -6,10 +6,13 @@
 // parallelism are ops of the table (autograd/ops/dist.cpp).
 #include <chrono>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
+#include "autograd/engine.hpp"
 #include "autograd/grad_reducer.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/dist/communicator.hpp"
+#include "tensor/dist/flat_storage.hpp"
 
 namespace nabla::interp {
 
@@ -123,6 +126,15 @@ Value all_gather_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(dist::require_communicator("dist.all_gather").all_gather(t));
 }
 
+// all_gather_into(output, tensor): torch's all_gather_into_tensor, into a flat buffer.
+Value all_gather_into_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("all_gather_into", a, {"output", "tensor"}, 2);
+  Tensor out = inplace_arg(b[0], "dist.all_gather_into: output");
+  Tensor t = inplace_arg(b[1], "dist.all_gather_into: tensor");
+  dist::require_communicator("dist.all_gather_into").all_gather_into(t, out);
+  return b[0];
+}
+
 Value reduce_scatter_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("reduce_scatter", a, {"tensor", "op"}, 1);
   Tensor t = inplace_arg(b[0], "dist.reduce_scatter: tensor");
@@ -148,6 +160,90 @@ Value recv_builtin(Evaluator&, CallArgs& a) {
   Tensor t = inplace_arg(b[0], "dist.recv: tensor");
   dist::require_communicator("dist.recv").recv(t, static_cast<int>(as_int(b[1], "dist.recv: src")));
   return b[0];
+}
+
+// The pieces of stdlib/_fsdp.dsl that the language cannot say: a unit's gathered
+// flat parameter given back and refilled (Note [FSDP resharding]), and where
+// backward stands.
+Value release_bytes_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("release_bytes", a, {"tensor"}, 1);
+  dist::release_bytes(as_tensor(b[0], "_dist.release_bytes: tensor"));
+  return Value();
+}
+
+Value has_bytes_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("has_bytes", a, {"tensor"}, 1);
+  return Value::boolean(dist::has_bytes(as_tensor(b[0], "_dist.has_bytes: tensor")));
+}
+
+Value refill_gathered_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("refill_gathered", a, {"shard", "full"}, 2);
+  Tensor shard = as_tensor(b[0], "_dist.refill_gathered: shard");
+  Tensor full = as_tensor(b[1], "_dist.refill_gathered: full");
+  dist::refill_gathered(dist::require_communicator("FullyShardedDataParallel"), shard, full);
+  return Value();
+}
+
+Value backward_depth_builtin(Evaluator&, CallArgs& a) {
+  bind("backward_depth", a, {}, 0);
+  return Value::integer(backward_depth());
+}
+
+// at_backward_end(fn): fn() when the outermost backward() now running ends; false
+// (and nothing queued) outside backward.
+Value at_backward_end_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("at_backward_end", a, {"fn"}, 1);
+  Value fn = b[0];
+  Evaluator* e = &ev;
+  return Value::boolean(queue_backward_callback([e, fn](bool completed) {
+    if (!completed) return;  // backward failed: its error is the one to report
+    CallArgs none;
+    e->call_value(fn, none);
+  }));
+}
+
+// The index of a sharded checkpoint (stdlib/_fsdp_checkpoint.dsl), in the layout of
+// Hugging Face's and PyTorch's sharded safetensors: {"metadata": {str: str},
+// "weight_map": {tensor name: file}}.
+using IndexJson = nlohmann::ordered_json;
+
+IndexJson str_dict_json(const Value& v, const std::string& what) {
+  if (v.tag != Tag::Dict) fail(what + " must be a dict of str to str, got " + type_name(v));
+  IndexJson o = IndexJson::object();
+  for (auto& [k, x] : v.as<DictObj>()->entries) {
+    if (k.tag != Tag::Str || x.tag != Tag::Str) fail(what + " must be a dict of str to str");
+    o[k.as<StrObj>()->s] = x.as<StrObj>()->s;
+  }
+  return o;
+}
+
+Value json_str_dict(const IndexJson& j, const std::string& what) {
+  if (!j.is_object()) fail("dist.load_sharded: the index's \"" + what + "\" is not an object");
+  auto d = std::make_shared<DictObj>();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_string())
+      fail("dist.load_sharded: the index's \"" + what + "\" maps '" + it.key() + "' to something not a str");
+    d->set(make_str(it.key()), make_str(it.value().get<std::string>()));
+  }
+  return Value::object(Tag::Dict, d);
+}
+
+// sharded_index_text(weight_map, metadata): the index file's text.
+Value sharded_index_text_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("sharded_index_text", a, {"weight_map", "metadata"}, 2);
+  IndexJson j = {{"metadata", str_dict_json(b[1], "metadata")}, {"weight_map", str_dict_json(b[0], "weight_map")}};
+  return make_str(j.dump(2) + "\n");
+}
+
+// parse_sharded_index(text): [weight_map, metadata].
+Value parse_sharded_index_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("parse_sharded_index", a, {"text"}, 1);
+  if (b[0].tag != Tag::Str) fail("parse_sharded_index: text must be a str");
+  IndexJson j = IndexJson::parse(b[0].as<StrObj>()->s, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("weight_map"))
+    fail("dist.load_sharded: the index is not JSON with a \"weight_map\"");
+  IndexJson meta = j.contains("metadata") ? j["metadata"] : IndexJson::object();
+  return make_list({json_str_dict(j["weight_map"], "weight_map"), json_str_dict(meta, "metadata")});
 }
 
 // Reducer(params, bucket_bytes): the gradient averaging of DistributedDataParallel.
@@ -185,6 +281,28 @@ const BuiltinEntry kDistFunctions[] = {
     {"reduce_scatter", reduce_scatter_builtin, "reduce_scatter(tensor, op=\"sum\")",
      "Reduces tensor over every rank and gives each rank its slice of the first dim. Example: "
      "dist.reduce_scatter(ones(4, 3))"},
+    {"all_gather_into", all_gather_into_builtin, "all_gather_into(output, tensor)",
+     "Gathers every rank's tensor into output, a flat buffer of world_size * tensor.numel() elements, in rank "
+     "order (torch's all_gather_into_tensor). Example: dist.all_gather_into(zeros(2 * dist.world_size()), ones(2))"},
+    {"release_bytes", release_bytes_builtin, "release_bytes(tensor)",
+     "FSDP's resharding: gives the tensor's storage bytes back, its views kept (Note [FSDP resharding]). Example: "
+     "_dist.release_bytes(ones(4))"},
+    {"has_bytes", has_bytes_builtin, "has_bytes(tensor)",
+     "Whether the tensor's storage holds bytes (false after release_bytes). Example: _dist.has_bytes(ones(2))"},
+    {"refill_gathered", refill_gathered_builtin, "refill_gathered(shard, full)",
+     "Takes bytes again for full and all-gathers every rank's shard into it, its version kept. Example: "
+     "_dist.refill_gathered(ones(2), zeros(2 * dist.world_size()))"},
+    {"backward_depth", backward_depth_builtin, "backward_depth()",
+     "How many backward() calls run now (0 outside backward). Example: _dist.backward_depth()"},
+    {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",
+     "Calls fn() when the outermost backward() now running ends; false outside backward. Example: "
+     "_dist.at_backward_end(fn() = print(\"done\"))"},
+    {"sharded_index_text", sharded_index_text_builtin, "sharded_index_text(weight_map, metadata)",
+     "The JSON text of a sharded checkpoint's index: {metadata, weight_map}. Example: "
+     "_dist.sharded_index_text({\"w\": \"a.safetensors\"}, {})"},
+    {"parse_sharded_index", parse_sharded_index_builtin, "parse_sharded_index(text)",
+     "[weight_map, metadata] of a sharded checkpoint's index text. Example: "
+     "_dist.parse_sharded_index(\"{\\\"weight_map\\\": {}}\")"},
     {"barrier", barrier_builtin, "barrier()", "Waits until every rank has reached it. Example: dist.barrier()"},
     {"send", send_builtin, "send(tensor, dst)",
      "Sends tensor to rank dst (which calls recv). Example: dist.send(ones(3), 1)"},

@@ -4,6 +4,7 @@
 #include "interp/values/cycles.hpp"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "interp/eval/evaluator.hpp"
 #include "interp/values/value.hpp"
@@ -165,7 +166,16 @@ void CycleRegistry::link(Tracked* t) {
   ++size_;
 }
 
+namespace {
+// The objects release_all has still to empty; an object freed meanwhile (the last
+// reference to it dropped by emptying another, through a path the graveyard does not
+// hold, such as an autograd node's custom-function context) leaves the set, so that
+// release_all never calls into a freed object.
+thread_local std::unordered_set<Tracked*>* t_release_pending = nullptr;
+}  // namespace
+
 void CycleRegistry::unlink(Tracked* t) {
+  if (t_release_pending) t_release_pending->erase(t);
   if (t->prev_) t->prev_->next_ = t->next_;
   else head_ = t->next_;
   if (t->next_) t->next_->prev_ = t->prev_;
@@ -220,8 +230,14 @@ void CycleRegistry::release_all() {
   std::vector<Tracked*> all;
   all.reserve(size_);
   for (Tracked* t = head_; t; t = t->next_) all.push_back(t);
-  Graveyard graveyard;  // holds what the objects held until all are empty (see collect)
-  for (Tracked* t : all) t->release_references(graveyard);
+  std::unordered_set<Tracked*> pending(all.begin(), all.end());
+  t_release_pending = &pending;
+  {
+    Graveyard graveyard;  // holds what the objects held until all are empty (see collect)
+    for (Tracked* t : all)
+      if (pending.erase(t)) t->release_references(graveyard);
+    t_release_pending = nullptr;  // freeing the graveyard unlinks objects: the set is done
+  }
 }
 
 size_t CycleRegistry::collect() {

@@ -101,4 +101,15 @@ Shape Communicator::all_gather_shape(const Tensor& t) const {
   return sizes;
 }
 
+void Communicator::check_gather_buffer(const Tensor& t, const Tensor& out) const {
+  int64_t want = t.numel() * world_size_;
+  if (!out.defined() || !out.is_contiguous() || out.dtype() != t.dtype() || out.device() != t.device() ||
+      out.numel() != want)
+    throw Error("dist.all_gather_into: the output must be a contiguous " + std::string(dtype_name(t.dtype())) +
+                " tensor of " + std::to_string(want) + " elements on " + t.device().str() + " (world " +
+                std::to_string(world_size_) + " x " + std::to_string(t.numel()) + "), got " +
+                (out.defined() ? std::string(dtype_name(out.dtype())) + out.shape_str() + " on " + out.device().str()
+                               : std::string("an undefined tensor")));
+}
+
 }  // namespace nabla::dist

@@ -53,6 +53,10 @@ class Communicator {
   virtual void broadcast(Tensor& t, int src) = 0;
   // The ranks' tensors concatenated along dim 0, in rank order: [world * n, ...].
   virtual Tensor all_gather(const Tensor& t) = 0;
+  // The same into `out`, a contiguous buffer of world * t.numel() elements of t's
+  // dtype on t's device (FSDP gathers a unit's flat parameter into the storage its
+  // views were saved with). `out` is written, not reallocated.
+  virtual void all_gather_into(const Tensor& t, Tensor& out) = 0;
   // `t` is [world * n, ...]: the reduction over ranks of chunk `rank` (rows
   // rank*n .. rank*n+n-1), [n, ...].
   virtual Tensor reduce_scatter(const Tensor& t, ReduceOp op) = 0;
@@ -68,6 +72,9 @@ class Communicator {
   void check_rank(int r, const char* what, const char* arg) const;
   // all_gather's result shape: dim 0 (1 for a scalar) times the world size.
   Shape all_gather_shape(const Tensor& t) const;
+  // An Error unless `out` can hold all_gather(t): contiguous, t's dtype and device,
+  // world * t.numel() elements.
+  void check_gather_buffer(const Tensor& t, const Tensor& out) const;
   int rank_;
   int world_size_;
 };

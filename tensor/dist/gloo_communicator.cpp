@@ -207,15 +207,17 @@ class GlooCommunicator : public Communicator {
     Tensor out;
     run(make_signature(Collective::all_gather, rank_, &t), [&](uint32_t tag) {
       out = empty(all_gather_shape(t), t.dtype(), t.device());
-      if (t.numel() == 0) return;
-      gloo::AllgatherOptions opts(context_);
-      opts.setInput(static_cast<uint8_t*>(t.raw_data()), byte_size(t));
-      opts.setOutput(static_cast<uint8_t*>(out.raw_data()), byte_size(out));
-      opts.setTag(tag);
-      opts.setTimeout(timeout_);
-      gloo::allgather(opts);
+      gather_bytes(t, out, tag);
     });
     return out;
+  }
+
+  void all_gather_into(const Tensor& t, Tensor& out) override {
+    run(make_signature(Collective::all_gather, rank_, &t), [&](uint32_t tag) {
+      check_gather_buffer(t, out);
+      gather_bytes(t, out, tag);
+    });
+    out.bump_version();
   }
 
   Tensor reduce_scatter(const Tensor& t, ReduceOp op) override {
@@ -238,7 +240,10 @@ class GlooCommunicator : public Communicator {
         gloo::ReduceScatterHalvingDoubling<T> algorithm(context_, {work.data<T>()}, static_cast<int>(work.numel()),
                                                         counts, fn);
         algorithm.run();
-        std::memcpy(chunk_out.raw_data(), work.data<T>() + chunk * rank_, static_cast<size_t>(chunk) * sizeof(T));
+        // The algorithm's distribution phase leaves this rank's reduced chunk at the
+        // start of the buffer. Its own chunk position holds it too on 2 ranks only:
+        // on 4, halving-doubling ends with the chunks in another order.
+        std::memcpy(chunk_out.raw_data(), work.data<T>(), static_cast<size_t>(chunk) * sizeof(T));
         if (op == ReduceOp::avg) divide<T>(chunk_out.raw_data(), static_cast<size_t>(chunk), world_size_);
       });
       out = chunk_out.dtype() == t.dtype() ? chunk_out : to_dtype_raw(chunk_out, t.dtype());
@@ -277,6 +282,17 @@ class GlooCommunicator : public Communicator {
   }
 
  private:
+  // Gloo's all-gather of t's bytes into out (world * t's bytes).
+  void gather_bytes(const Tensor& t, Tensor& out, uint32_t tag) {
+    if (t.numel() == 0) return;
+    gloo::AllgatherOptions opts(context_);
+    opts.setInput(static_cast<uint8_t*>(t.raw_data()), byte_size(t));
+    opts.setOutput(static_cast<uint8_t*>(out.raw_data()), byte_size(out));
+    opts.setTag(tag);
+    opts.setTimeout(timeout_);
+    gloo::allgather(opts);
+  }
+
   // The transfers of Note [Collective checks], under the checks' own tag and slots.
   CheckTransport check_transport() {
     CheckTransport c;

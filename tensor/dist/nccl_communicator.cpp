@@ -229,6 +229,14 @@ class NcclCommunicator : public Communicator {
     return out;
   }
 
+  void all_gather_into(const Tensor& t, Tensor& out) override {
+    run(make_signature(Collective::all_gather, rank_, &t), t, [&](cudaStream_t s) {
+      check_gather_buffer(t, out);
+      return ncclAllGather(t.raw_data(), out.raw_data(), byte_size(t), ncclUint8, comm_, s);
+    });
+    out.bump_version();
+  }
+
   Tensor reduce_scatter(const Tensor& t, ReduceOp op) override {
     Tensor out;
     run(make_signature(Collective::reduce_scatter, rank_, &t, static_cast<int64_t>(op)), t, [&](cudaStream_t s) {

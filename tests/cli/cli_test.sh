@@ -72,6 +72,9 @@ launch_checks() {
   expect "launch: --nproc-per-node, --master-port and the user's OMP_NUM_THREADS" 0 \
     $'rank 0 local 0 of 3 3 127.0.0.1 port 29517 omp 5 args []\nrank 1 local 1 of 3 3 127.0.0.1 port 29517 omp 5 args []\nrank 2 local 2 of 3 3 127.0.0.1 port 29517 omp 5 args []' "" -- \
     bash -c "OMP_NUM_THREADS=5 '$NABLA' launch --nproc-per-node=3 --master-port 29517 tests/cli/launch_env.dsl | sort"
+  expect "launch: node 1 of 2 (global ranks, the master's address)" 0 \
+    $'rank 2 local 0 of 4 2 10.9.8.7 port 29519 omp 1 args []\nrank 3 local 1 of 4 2 10.9.8.7 port 29519 omp 1 args []' "" -- \
+    bash -c "OMP_NUM_THREADS=1 '$NABLA' launch -n 2 --nnodes 2 --node-rank 1 --master-addr 10.9.8.7 --master-port 29519 tests/cli/launch_env.dsl | sort"
 
   "$NABLA" launch -n 2 tests/cli/launch_fail.dsl >"$TMP/fail.out" 2>"$TMP/fail.err"
   check "launch: a failing rank's status" [ $? = 1 ]
@@ -225,6 +228,13 @@ if [ "$MODE" = usage ]; then
     "$NABLA" launch -n 2 --master-port 70000 "$LAUNCH_ENV"
   expect "launch: bad --grace" 2 "" "nabla: error: --grace needs a whole number of seconds, got '-1'" -- \
     "$NABLA" launch -n 2 --grace=-1 "$LAUNCH_ENV"
+  expect "launch: --node-rank past --nnodes" 2 "" "nabla: error: --node-rank 2 is not a node of --nnodes 2 (0 to 1)" -- \
+    "$NABLA" launch -n 2 --nnodes 2 --node-rank 2 --master-port 29519 "$LAUNCH_ENV"
+  expect "launch: --nnodes without --master-port" 2 "" \
+    "nabla: error: --nnodes 2 needs --master-port: every node's launcher must name the same one" -- \
+    "$NABLA" launch -n 2 --nnodes 2 "$LAUNCH_ENV"
+  expect "launch: bad --max-restarts" 2 "" "nabla: error: --max-restarts needs a whole number of restarts from 0 to 1000, got 'x'" -- \
+    "$NABLA" launch -n 2 --max-restarts x "$LAUNCH_ENV"
   expect "launch: unknown option" 2 "" "nabla: error: unknown option '--frob' for nabla launch (see nabla --help)" -- \
     "$NABLA" launch -n 2 --frob "$LAUNCH_ENV"
   expect "launch: no FILE" 2 "" "nabla: error: nabla launch needs a FILE.dsl to run (see nabla --help)" -- "$NABLA" launch -n 2

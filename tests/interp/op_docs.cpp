@@ -101,6 +101,8 @@ const std::map<std::string, std::string> kNeedsTheWorld = {
     {"_dist.send", "a process group of two"},
     {"_dist.recv", "a process group of two"},
     {"_dist.Reducer", "a process group"},
+    {"_dist.all_gather_into", "a process group"},
+    {"_dist.refill_gathered", "a process group"},
     {"_data.read_idx", "the user's data file"},
     {"_data.read_csv", "the user's data file"},
     {"system.read_text", "the user's data file"},
@@ -109,6 +111,9 @@ const std::map<std::string, std::string> kNeedsTheWorld = {
     {"dist.init", "a process group (nabla launch)"},
     {"dist.DistributedDataParallel", "a process group"},
     {"dist.ZeroRedundancyOptimizer", "a process group"},
+    {"dist.FullyShardedDataParallel", "a process group"},
+    {"dist.save_sharded", "a process group; writes files"},
+    {"dist.load_sharded", "a sharded checkpoint on disk"},
 };
 
 bool runs_here(const std::string& name) {

@@ -1,0 +1,449 @@
+# Fully sharded data parallel (ZeRO-2/3, as torch.distributed.fsdp), the private part
+# of `import dist` that dist.dsl re-exports as dist.FullyShardedDataParallel.
+#
+# The model is cut into units (auto_wrap: a submodule becomes a unit of its own by
+# parameter count, by class or by a predicate; the root takes what is left). The
+# parameters of a unit are flattened into one vector, padded to a multiple of the
+# world size, and rank r keeps only the r-th 1/N slice of it, its `flat_param`: the
+# only parameter the optimizer sees. The module's own parameter fields are none
+# outside the unit's forward and backward.
+#
+# One unit call (docs/distributed.md, "Fully sharded data parallel"):
+#   pre-forward   all-gather the shards into the full flat vector (in param_dtype),
+#                 bind each parameter field to its view of it;
+#   post-forward  unbind; under "full" give the flat vector's bytes back (its views
+#                 stay in the autograd graph: Note [FSDP resharding]); hooks on the
+#                 outputs wait for backward;
+#   pre-backward  (the first output gradient) all-gather into the same bytes again,
+#                 bind the views (nn.checkpoint's recomputation reads them);
+#   post-backward (_GatherShard's backward, when every use of the views has sent its
+#                 gradient) reduce-scatter the flat gradient, averaged over the
+#                 ranks, into this rank's flat_param.grad; unbind and give the bytes
+#                 back. A recomputation's own backward (nn.checkpoint inside a unit)
+#                 (nn.checkpoint around a unit) reshards at its own depth.
+# nn.checkpoint goes around whole units, as PyTorch's apply_activation_checkpointing
+# wraps FSDP's units: a recomputation inside a unit would run the unit's
+# _GatherShard node in its own backward, which releases what the node saved before
+# the outer backward reaches it (an error that says so).
+# "grad_op" (ZeRO-2) keeps the gathered vector from forward to backward and gathers
+# once; "none" keeps whole parameters on every rank and all-reduces the flat
+# gradient (DistributedDataParallel's arithmetic, one bucket per unit).
+#
+# Collectives are synchronous (the communicators run one call at a time and return
+# with the result): each unit gathers just before it runs, in forward order, and
+# in backward in the order the engine reaches the units (the reverse), so there is
+# no prefetch to overlap; every rank makes the same calls in the same order because
+# every rank runs the same graph.
+import _dist
+import _argcheck
+import nn
+
+let _shardings = ["full", "grad_op", "none"]
+let _float_dtypes = [f16, bf16, f32, f64]
+
+# The full flat vector of a unit from this rank's shard: a custom function so that
+# its backward is the reduce-scatter (Note [FSDP resharding] in tensor/dist/flat_storage.hpp).
+function _GatherShard {
+  forward(ctx, unit, call, shard) {
+    ctx.save(unit, call)
+    return unit._gather(shard)
+  }
+  backward(ctx, grad) {
+    if ctx == none {
+      # A backward nested in this one (nn.checkpoint's recomputation inside the unit)
+      # already ran this node and released what it saved.
+      fail("dist.FullyShardedDataParallel: nn.checkpoint inside a unit's forward is not supported; " +
+           "checkpoint whole units instead (nn.checkpoint(unit, x), where unit is wrapped by auto_wrap)")
+    }
+    let unit = ctx.saved[0]
+    let reduced = unit._reduce_grad(grad)
+    unit._post_backward(ctx.saved[1])
+    return (none, none, reduced)
+  }
+}
+
+# One unit: `entries` are [owner module, field name, shape, numel, name in the unit]
+# of its parameters in order, `shard` this rank's slice of their values flattened
+# and padded to a multiple of `world` (the whole vector when world is 1). The whole
+# vector is not kept: the constructor's arguments live as long as the unit.
+model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, reduce_dtype) {
+  path = path
+  sharding = sharding
+  world = world
+  shard_size = shard.numel()
+  # This rank's slice of the flat parameter vector: the optimizer's parameter.
+  flat_param = shard.requires_grad_()
+  numel = _fsdp_numel(entries)
+  # The call whose forward runs now (set by the pre-forward hook).
+  _current = none
+  # Collectives this unit made: what tests and comm_counts() read.
+  gathers = 0
+  reductions = 0
+
+  _install() {
+    module.register_forward_pre_hook(fn(mod, inp) = self._pre_forward(inp))
+    module.register_forward_hook(fn(mod, inp, out) = self._post_forward(out))
+  }
+
+  # What forward gathers: the shard in param_dtype.
+  _shard_to_gather() = self.flat_param.detach().to(param_dtype).contiguous()
+
+  _gather(shard) {
+    if self.world == 1 { return shard.detach().to(param_dtype) }
+    self.gathers = self.gathers + 1
+    let full = zeros([self.shard_size * self.world], dtype=param_dtype)
+    _dist.all_gather_into(full, self._shard_to_gather())
+    return full
+  }
+
+  # The gradient of the full flat vector -> this rank's share of its average.
+  _reduce_grad(grad) {
+    let g = grad.to(reduce_dtype).contiguous()
+    self.reductions = self.reductions + 1
+    if self.world == 1 {
+      if _dist.world_size() > 1 { _dist.all_reduce(g, "avg") }
+      return g.to(self.flat_param.dtype)
+    }
+    return _dist.reduce_scatter(g, "avg").to(self.flat_param.dtype)
+  }
+
+  _pre_forward(inp) {
+    let call = {"views": none, "full": none, "depth": _dist.backward_depth(), "queued": false}
+    let full = _GatherShard(self, call, self.flat_param)
+    let views = []
+    let offset = 0
+    for e in entries {
+      views.append(full[offset:offset + e[3]].reshape(e[2]))
+      offset = offset + e[3]
+    }
+    call["full"] = full
+    call["views"] = views
+    self._bind(views)
+    self._current = call
+    return _fsdp_cast_inputs(inp, param_dtype)
+  }
+
+  _post_forward(out) {
+    let call = self._current
+    self._current = none
+    self._unbind()
+    if not call["full"].requires_grad {
+      call["full"] = none
+      call["views"] = none
+      return none
+    }
+    if self.sharding == "full" and self.world > 1 { _dist.release_bytes(call["full"]) }
+    for t in _fsdp_output_tensors(out) {
+      t.register_hook(fn(g) = self._pre_backward(call))
+    }
+    return none
+  }
+
+  # The first gradient to reach one of the unit's outputs: gather again if the bytes
+  # were given back, bind the views while the unit's backward runs.
+  _pre_backward(call) {
+    if call["full"] == none {
+      fail("dist.FullyShardedDataParallel: a second backward through the same forward (retain_graph=true) is not supported: the unit resharded after the first")
+    }
+    if not _dist.has_bytes(call["full"]) {
+      _dist.refill_gathered(self._shard_to_gather(), call["full"])
+      self.gathers = self.gathers + 1
+    }
+    self._bind(call["views"])
+    if not call["queued"] {
+      # A unit whose backward never reaches _GatherShard at its own depth (all of it
+      # inside a recomputation) reshards when backward ends.
+      call["queued"] = _dist.at_backward_end(fn() = self._reshard(call))
+    }
+    return none
+  }
+
+  # After the flat gradient was reduced: reshard when this is the backward of the
+  # forward that gathered (a unit recomputed by nn.checkpoint gathers inside the
+  # outer backward and is differentiated one level deeper).
+  _post_backward(call) {
+    if _dist.backward_depth() == call["depth"] + 1 { self._reshard(call) }
+  }
+
+  # Unbinds, gives the bytes back under "full", and drops the call's tensors: the
+  # call, its flat vector, that vector's _GatherShard node and the node's saved call
+  # make a cycle that reference counts never free.
+  _reshard(call) {
+    if call["full"] == none { return none }
+    self._unbind()
+    if self.sharding == "full" and self.world > 1 { _dist.release_bytes(call["full"]) }
+    call["full"] = none
+    call["views"] = none
+  }
+
+  _bind(views) {
+    for (e, v) in zip(entries, views) { setattr(e[0], e[1], v) }
+  }
+  _unbind() {
+    for e in entries { setattr(e[0], e[1], none) }
+  }
+
+  # This unit's parameters whole, by name (every rank calls it: an all-gather).
+  full_params() {
+    let whole = self.flat_param.detach()
+    if self.world > 1 { whole = _dist.all_gather(whole.contiguous()) }
+    let out = {}
+    let offset = 0
+    for e in entries {
+      out[_fsdp_join(path, e[4])] = whole[offset:offset + e[3]].reshape(e[2]).clone()
+      offset = offset + e[3]
+    }
+    return out
+  }
+  # Writes whole parameter values (a dict by name, as full_params gives) into this
+  # rank's shard.
+  load_full_params(values) {
+    let shard = self.shard_of(values)
+    no_grad { self.flat_param.copy_(shard) }
+  }
+  # This rank's slice of the flat vector of whole tensors by name (parameters, or an
+  # optimizer's state shaped like them).
+  shard_of(values) {
+    let parts = []
+    for e in entries { parts.append(values[_fsdp_join(path, e[4])].detach().to(self.flat_param.dtype).reshape([-1])) }
+    let flat = _fsdp_padded(cat(parts), self.shard_size * self.world)
+    let r = _dist.rank() if self.world > 1 else 0
+    return flat[r * self.shard_size:(r + 1) * self.shard_size].clone()
+  }
+  # [name, shape, numel] of each parameter, in flat order.
+  layout() {
+    let out = []
+    for e in entries { out.append([_fsdp_join(path, e[4]), e[2], e[3]]) }
+    return out
+  }
+}
+
+fn _fsdp_join(path, name) = name if path == "" else path + "." + name
+
+fn _fsdp_numel(entries) {
+  let n = 0
+  for e in entries { n = n + e[3] }
+  return n
+}
+
+fn _fsdp_padded(flat, size) = flat if flat.numel() == size else cat([flat, zeros([size - flat.numel()], dtype=flat.dtype)])
+
+# The floating-point tensors among a forward's positional inputs, cast to dtype (as
+# PyTorch's MixedPrecision casts a unit's inputs); none when nothing changes.
+fn _fsdp_cast_inputs(inp, dtype) {
+  let changed = false
+  let out = []
+  for x in inp {
+    if isinstance(x, "tensor") and x.dtype in _float_dtypes and x.dtype != dtype {
+      out.append(x.to(dtype))
+      changed = true
+    } else {
+      out.append(x)
+    }
+  }
+  return tuple(out) if changed else none
+}
+
+# The tensors of a forward's output that need a gradient (a tensor, or a tuple or
+# list of them).
+fn _fsdp_output_tensors(out) {
+  let items = out if type(out) in ["tuple", "list"] else [out]
+  let ts = []
+  for x in items {
+    if isinstance(x, "tensor") and x.requires_grad { ts.append(x) }
+  }
+  return ts
+}
+
+# ---- auto-wrap -----------------------------------------------------------------------
+
+# Whether auto_wrap makes `m` (with n parameter elements not yet in a unit) a unit.
+fn _fsdp_wraps(policy, m, n) {
+  if policy == none or n == 0 { return false }
+  if type(policy) == "int" { return n >= policy }
+  if type(policy) in ["list", "tuple"] {
+    for name in policy {
+      if isinstance(m, name) { return true }
+    }
+    return false
+  }
+  return policy(m)
+}
+
+fn _fsdp_check_policy(policy) {
+  let ok = policy == none or type(policy) in ["int", "list", "tuple", "function", "builtin", "method"]
+  if not ok {
+    fail(f"dist.FullyShardedDataParallel(): auto_wrap must be none, a parameter count (int), a list of model " +
+         f"class names or a function of the module, got {_argcheck.shown(policy)}")
+  }
+}
+
+# Whether `name` (a parameter path) lies under the module at `prefix`.
+fn _fsdp_under(name, prefix) = prefix == "" or name.startswith(prefix + ".")
+
+# [module path, [parameter names]] of each unit, innermost first, the root last: a
+# submodule whose parameters not yet in a unit satisfy the policy becomes a unit.
+fn _fsdp_plan(root, policy) {
+  let names = []
+  for (n, p) in root.named_parameters() { names.append(n) }
+  let taken = {}
+  let units = []
+  let mods = root.named_modules()
+  for k in range(len(mods) - 1, 0, -1) {
+    let (path, m) = mods[k]
+    let mine = [n for n in names if _fsdp_under(n, path) and not (n in taken)]
+    let count = 0
+    for n in mine { count = count + _fsdp_resolve(root, n).numel() }
+    if _fsdp_wraps(policy, m, count) {
+      for n in mine { taken[n] = true }
+      units.append([path, mine])
+    }
+  }
+  let rest = [n for n in names if not (n in taken)]
+  if len(rest) > 0 { units.append(["", rest]) }
+  return units
+}
+
+# The object a dotted path names from root ("blocks.0.attn" -> the module; the last
+# part of a parameter path is its field).
+fn _fsdp_resolve(root, path) {
+  let obj = root
+  for part in path.split(".") { obj = getattr(obj, part) }
+  return obj
+}
+
+fn _fsdp_unit(root, path, names, sharding, param_dtype, reduce_dtype) {
+  let entries = []
+  let parts = []
+  let dtype = none
+  for n in names {
+    let steps = n.split(".")
+    let field = steps[len(steps) - 1]
+    let owner = root if len(steps) == 1 else _fsdp_resolve(root, ".".join(steps[0:len(steps) - 1]))
+    let p = getattr(owner, field)
+    if dtype != none and p.dtype != dtype {
+      fail(f"dist.FullyShardedDataParallel(): the parameters of unit '{path}' have dtypes {dtype} and {p.dtype}; a unit's flat parameter has one dtype (cast the model with .to() first)")
+    }
+    dtype = p.dtype
+    entries.append([owner, field, p.shape, p.numel(), n[len(path) + 1:len(n)] if path != "" else n])
+    parts.append(p.detach().reshape([-1]))
+  }
+  let world = 1 if sharding == "none" else _dist.world_size()
+  let numel = _fsdp_numel(entries)
+  let size = (numel + world - 1) // world
+  let r = _dist.rank() if world > 1 else 0
+  let shard = _fsdp_padded(cat(parts), size * world)[r * size:(r + 1) * size].detach().clone()
+  parts = none
+  let unit = _FsdpUnit(_fsdp_resolve(root, path) if path != "" else root, path, entries, shard, world, sharding,
+                       param_dtype if param_dtype != none else dtype, reduce_dtype if reduce_dtype != none else dtype)
+  unit._unbind()
+  unit._install()
+  return unit
+}
+
+fn _fsdp_precision(mixed_precision) {
+  if mixed_precision == none { return [none, none] }
+  if type(mixed_precision) != "dict" {
+    fail(f"dist.FullyShardedDataParallel(): mixed_precision must be none or a dict such as " +
+         f"{{\"param_dtype\": bf16, \"reduce_dtype\": f32}}, got {_argcheck.shown(mixed_precision)}")
+  }
+  for k in mixed_precision.keys() {
+    if not (k in ["param_dtype", "reduce_dtype"]) {
+      fail(f"dist.FullyShardedDataParallel(): mixed_precision has no key '{k}' (param_dtype, reduce_dtype)")
+    }
+  }
+  return [mixed_precision.get("param_dtype", none), mixed_precision.get("reduce_dtype", none)]
+}
+
+# ---- the wrapper -----------------------------------------------------------------------
+
+# FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_precision=none)
+model FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_precision=none) {
+  """Shards module's parameters, gradients and optimizer state over the ranks (ZeRO-3 with
+  sharding="full", ZeRO-2 with "grad_op", DistributedDataParallel's arithmetic with "none"), as
+  torch.distributed.fsdp.FullyShardedDataParallel: each unit's parameters are all-gathered for its
+  forward and backward and its gradients reduce-scattered. auto_wrap makes submodules units of their
+  own: a parameter count, a list of model class names or a function of the module;
+  mixed_precision={"param_dtype": bf16, "reduce_dtype": f32} gathers and computes in param_dtype and
+  reduces gradients in reduce_dtype. Give the optimizer its parameters() (this rank's shards).
+
+  Example: let fsdp = dist.FullyShardedDataParallel(net, sharding="full", auto_wrap=["Block"])
+  """
+  let _mod_checked = nn._is_module(module) or fail(f"dist.FullyShardedDataParallel(): the module must be a model instance, got {_argcheck.shown(module)}")
+  let _sharding_checked = sharding in _shardings or fail(f"dist.FullyShardedDataParallel(): sharding must be \"full\", \"grad_op\" or \"none\", got {_argcheck.shown(sharding)}")
+  let _policy_checked = _fsdp_check_policy(auto_wrap)
+  let _precision = _fsdp_precision(mixed_precision)
+  sharding = sharding
+  no_grad {
+    for p in module.parameters() { _dist.broadcast(p, 0) }
+    for b in module.buffers() { _dist.broadcast(b, 0) }
+  }
+  module = module
+  # The units, innermost first and the root's last; their flat_params are this
+  # model's parameters().
+  units = [_fsdp_unit(module, u[0], u[1], sharding, _precision[0], _precision[1]) for u in _fsdp_plan(module, auto_wrap)]
+  forward(*args) = self.module(*args)
+
+  clip_grad_norm_(max_norm, norm_type=2.0) {
+    """Scales the gradients of every shard so that the norm of the whole model's gradient, over all
+    ranks, is at most max_norm; returns that norm (before scaling), the same on every rank.
+
+    Example: fsdp.clip_grad_norm_(1.0)
+    """
+    let sharded = zeros([1], dtype=f64)
+    let replicated = zeros([1], dtype=f64)
+    for u in self.units {
+      if u.flat_param.grad != none {
+        let s = (u.flat_param.grad.to(f64).abs() ** norm_type).sum().reshape([1])
+        if u.world > 1 { sharded = sharded + s } else { replicated = replicated + s }
+      }
+    }
+    _dist.all_reduce(sharded, "sum")
+    let total = ((sharded + replicated) ** (1.0 / norm_type)).item()
+    let coef = max_norm / (total + 1e-6)
+    if coef < 1.0 {
+      no_grad {
+        for u in self.units {
+          if u.flat_param.grad != none { u.flat_param.grad = u.flat_param.grad * coef }
+        }
+      }
+    }
+    return total
+  }
+
+  comm_counts() {
+    """{all_gather, reduce} : how many parameter all-gathers and gradient reductions (reduce-scatters,
+    or all-reduces under sharding="none") the units made so far.
+
+    Example: fsdp.comm_counts()
+    """
+    let g = 0
+    let r = 0
+    for u in self.units {
+      g = g + u.gathers
+      r = r + u.reductions
+    }
+    return {"all_gather": g, "reduce": r}
+  }
+
+  full_state_dict() {
+    """The whole model's parameters by their names in the wrapped module (gathered from every rank;
+    every rank calls it).
+
+    Example: let whole = fsdp.full_state_dict()
+    """
+    let out = {}
+    for u in self.units {
+      for (k, v) in u.full_params().items() { out[k] = v }
+    }
+    return out
+  }
+
+  load_full_state_dict(state) {
+    """Loads whole parameter values by name (as full_state_dict gives them) into this rank's shards.
+
+    Example: fsdp.load_full_state_dict(whole)
+    """
+    for u in self.units { u.load_full_params(state) }
+  }
+}
