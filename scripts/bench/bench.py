@@ -82,6 +82,11 @@ FIGURES = {
     # with its CRC-32 checks and without (tensor/safetensors.hpp), and torch.load of
     # the same tensors; prints check_cost, the checked time over the unchecked one.
     "checkpoint_load": ("ms", False),
+    # The convolutions of the Fashion-MNIST CNN's training step at batch 64 (conv1: 1 -> 32
+    # channels on 28 x 28, conv2: 32 -> 64 on 14 x 14; forward, backward_input, and
+    # backward_weight): one BENCH line per op with nabla's and PyTorch's GFLOP/s and
+    # nabla's fraction of the sgemm rate (n = 1024) measured in the same process.
+    "cnn_conv_ops": ("GFLOP/s", True),
     # Inference of the Fashion-MNIST CNN at batch 64 in f32 and static int8: nabla eager
     # and compiled (scripts/bench/quant_cnn.dsl, quant.quantize_static) and PyTorch's
     # eager static quantization (scripts/bench/quant_cnn_torch.py), interleaved.
@@ -204,6 +209,24 @@ def measure_quant(name, rounds, env):
               f"int8_vs_ref_int8={med['ref_int8'] / med['nabla_int8']:.2f}", flush=True)
 
 
+def measure_cnn_conv_ops(rounds, env):
+    """BENCH cnn_<conv>_<op>: GFLOP/s of each convolution op of the CNN step in nabla and
+    PyTorch (medians over rounds), and nabla's fraction of its own sgemm rate."""
+    ours, ref = [], []
+    for _ in range(rounds):
+        ours.append(key_values([str(BUILD / "nabla_bench"), "cnn_conv_ops"], env))
+        ref.append(key_values([sys.executable, str(ROOT / "scripts" / "bench" / "bench_torch.py"), "cnn_conv_ops"],
+                              with_openblas_core_type(env)))
+    ops = [k for k in ours[0] if k != "sgemm" and not k.endswith("_frac")]
+    for op in ops:
+        a = statistics.median(r[op] for r in ours)
+        b = statistics.median(r[op] for r in ref)
+        frac = statistics.median(r[f"{op}_frac"] for r in ours)
+        sgemm = statistics.median(r["sgemm"] for r in ours)
+        print(f"BENCH cnn_{op} nabla={a:.1f} ref={b:.1f} unit=GFLOP/s speedup={a / b:.2f} "
+              f"nabla_sgemm={sgemm:.1f} fraction_of_sgemm={frac:.2f}", flush=True)
+
+
 def measure_checkpoint_load(rounds, env):
     """BENCH checkpoint_load: nabla's load with and without checksums, torch.load."""
     ours, ref = [], []
@@ -322,6 +345,9 @@ def main():
             continue
         if name == "checkpoint_load":
             measure_checkpoint_load(args.rounds, env)
+            continue
+        if name == "cnn_conv_ops":
+            measure_cnn_conv_ops(args.rounds, env)
             continue
         if name == "quant_cnn":
             measure_quant_cnn(args.rounds, env)

@@ -71,6 +71,39 @@ double conv_transpose2d_gflops() {
   return 2.0 * 32 * 64 * 14 * 14 * 32 * 16 / s / 1e9;
 }
 
+// The convolutions of the Fashion-MNIST CNN's training step at batch 64 (3x3, padding
+// 1): conv1 1 -> 32 channels on 28x28, conv2 32 -> 64 on 14x14. Each op the step runs
+// (conv1's input needs no gradient, so it has no backward_input) as GFLOP/s and as a
+// fraction of the sgemm rate (n = 1024) measured in this process, one line of
+// "key=value" fields: sgemm=.. conv1_fwd=.. conv1_fwd_frac=.. ...
+std::string cnn_conv_ops() {
+  double sgemm = sgemm_gflops(1024);
+  Conv2dOptions opt;
+  opt.padding = {1, 1};
+  char field[96];
+  std::snprintf(field, sizeof field, "sgemm=%.1f", sgemm);
+  std::string line = field;
+  auto report = [&](const char* name, double flops, const std::function<void()>& fn) {
+    double gflops = flops / median_seconds(fn, 9, 5) / 1e9;
+    std::snprintf(field, sizeof field, " %s=%.1f %s_frac=%.2f", name, gflops, name, gflops / sgemm);
+    line += field;
+  };
+  struct Layer {
+    const char* name;
+    int64_t c, oc, hw;
+  };
+  for (Layer l : {Layer{"conv1", 1, 32, 28}, Layer{"conv2", 32, 64, 14}}) {
+    Tensor x = randn({64, l.c, l.hw, l.hw}), w = randn({l.oc, l.c, 3, 3}), b = randn({l.oc});
+    Tensor gy = randn({64, l.oc, l.hw, l.hw});
+    double flops = 2.0 * 64 * l.oc * l.hw * l.hw * l.c * 9;
+    std::string n = l.name;
+    report((n + "_fwd").c_str(), flops, [&] { conv2d(x, w, b, opt); });
+    if (l.c > 1) report((n + "_bwd_input").c_str(), flops, [&] { conv2d_backward_input(gy, w, x.sizes().vec(), opt); });
+    report((n + "_bwd_weight").c_str(), flops, [&] { conv2d_backward_weight(x, gy, w.sizes().vec(), opt); });
+  }
+  return line;
+}
+
 double tiny_add_us() {
   Tensor a = randn({4}), b = randn({4});
   return median_seconds([&] { add(a, b); }, 9, 20000) * 1e6;
@@ -220,12 +253,13 @@ int main(int argc, char** argv) {
         "usage: nabla_bench "
         "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
         "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|max_pool_backward|relu_backward|sort|topk|group_norm|"
-        "interpolate_bilinear|sdpa_mask|checkpoint_load|copy_bandwidth\n");
+        "interpolate_bilinear|sdpa_mask|checkpoint_load|copy_bandwidth|cnn_conv_ops\n");
     return 2;
   }
   manual_seed(0);
   std::string f = argv[1];
   if (f == "checkpoint_load") return std::printf("%s\n", checkpoint_load().c_str()), 0;
+  if (f == "cnn_conv_ops") return std::printf("%s\n", cnn_conv_ops().c_str()), 0;
   double v;
   if (f == "sgemm_256") v = sgemm_gflops(256);
   else if (f == "sgemm_1024") v = sgemm_gflops(1024);

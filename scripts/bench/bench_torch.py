@@ -162,6 +162,29 @@ def dsl_fwd_bwd():
         y.backward()
 
 
+def cnn_conv_ops():
+    """The convolutions of the Fashion-MNIST CNN's step at batch 64, as nabla_bench
+    cnn_conv_ops measures them: one line of "name=GFLOP/s" fields, the sgemm (n = 1024)
+    rate as sgemm=. The backward ops are aten's convolution_backward with one output
+    asked for (the input's or the weight's gradient)."""
+    fields = {"sgemm": sgemm_gflops(1024)}
+    for name, c, oc, hw in (("conv1", 1, 32, 28), ("conv2", 32, 64, 14)):
+        x, w, b = torch.randn(64, c, hw, hw), torch.randn(oc, c, 3, 3), torch.randn(oc)
+        gy = torch.randn(64, oc, hw, hw)
+        flops = 2.0 * 64 * oc * hw * hw * c * 9
+
+        def backward(mask):
+            return torch.ops.aten.convolution_backward(gy, x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1, mask)
+
+        ops = {"fwd": lambda: torch.nn.functional.conv2d(x, w, b, padding=1),
+               "bwd_weight": lambda: backward([False, True, False])}
+        if c > 1:
+            ops["bwd_input"] = lambda: backward([True, False, False])
+        for op, fn in ops.items():
+            fields[f"{name}_{op}"] = flops / median_seconds(fn, 9, 5) / 1e9
+    return " ".join(f"{k}={v:.1f}" for k, v in fields.items())
+
+
 def loop_ms(fn):
     return median_seconds(fn, 3, 1) * 1e3
 
@@ -203,4 +226,7 @@ FIGURES = {
 }
 
 if __name__ == "__main__":
-    print(f"{FIGURES[sys.argv[1]]():.4f}")
+    if sys.argv[1] == "cnn_conv_ops":
+        print(cnn_conv_ops())
+    else:
+        print(f"{FIGURES[sys.argv[1]]():.4f}")

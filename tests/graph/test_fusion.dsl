@@ -152,6 +152,17 @@ test "Conv+ReLU+MaxPool becomes one conv2d_relu_max_pool2d and equals eager, val
       }
     }
   }
+  # a batch the pooled convolution runs in several chunks (about 1 MiB of its result
+  # each: 16 images of [16, 32, 32] here), the last one partly filled
+  let wide = nn.Sequential([nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)])
+  wide.eval()
+  let batch = randn([37, 3, 32, 32])
+  no_grad {
+    let gm = compile(wide, batch)
+    gm.optimize()
+    expect(ir_has(gm, "conv2d_relu_max_pool2d("), gm.ir())
+    expect_close(gm(batch), wide(batch), rtol=1e-5, atol=1e-6)
+  }
   # the indices, when the graph returns them, as eager's
   let conv = nn.Conv2d(2, 8, 3)
   fn pooled(x) = max_pool2d(relu(conv(x)), 2, return_indices=true)
