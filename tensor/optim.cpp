@@ -26,15 +26,22 @@ void adam_step_raw(const Tensor& p, const Tensor& g, const Tensor& exp_avg, cons
   exp_avg_sq.bump_version();
 }
 
+namespace {
+// A multi-tensor kernel runs one dtype on one device: every parameter has p[0]'s.
+bool one_dtype_and_device(const TensorList& p) {
+  for (const Tensor& t : p)
+    if (t.dtype() != p[0].dtype() || t.device() != p[0].device()) return false;
+  return true;
+}
+}  // namespace
+
 bool adam_step_multi_supported(const AdamMultiArgs& args) {
   size_t n = args.p.size();
   if (args.g.size() != n || args.exp_avg.size() != n || args.exp_avg_sq.size() != n || args.steps.size() != n)
     return false;
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < n; ++k)
     if (!adam_step_supported(args.p[k], args.g[k], args.exp_avg[k], args.exp_avg_sq[k])) return false;
-    if (args.p[k].dtype() != args.p[0].dtype() || args.p[k].device() != args.p[0].device()) return false;
-  }
-  return true;
+  return one_dtype_and_device(args.p);
 }
 
 void adam_step_multi_raw(const AdamMultiArgs& args, const AdamHyper& hyper) {
@@ -75,9 +82,8 @@ bool sgd_step_multi_supported(const SgdMultiArgs& args, const SgdHyper& hyper) {
   for (size_t k = 0; k < n; ++k) {
     const Tensor& buf = momentum ? args.momentum_buffer[k] : args.g[k];
     if (!adam_step_supported(args.p[k], args.g[k], buf, buf)) return false;  // the same conditions
-    if (args.p[k].dtype() != args.p[0].dtype() || args.p[k].device() != args.p[0].device()) return false;
   }
-  return true;
+  return one_dtype_and_device(args.p);
 }
 
 void sgd_step_multi_raw(const SgdMultiArgs& args, const SgdHyper& hyper) {
