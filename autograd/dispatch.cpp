@@ -102,6 +102,12 @@ KernelFn kernel_for(const OpDef& def, Device device, bool* half_native) {
   return def.cuda;
 }
 
+Tensor uploaded_number(const Tensor& number, Device device) {
+  Tensor moved = cuda::to_device(number, device);
+  moved.impl()->wrapped_number = number.impl()->wrapped_number;  // still does not drive type promotion
+  return moved;
+}
+
 // A CPU number (0-dim tensor) on `device`. The numbers of a program are few and
 // repeat (the 2.0 of `x * 2.0` on every step), so each thread keeps the copies it
 // made, keyed by value, dtype, wrapped flag, device and current stream: a step does
@@ -129,12 +135,13 @@ Tensor number_on(const Tensor& number, Device device) {
   thread_local std::unordered_map<Key, Tensor, KeyHash> copies;
   Key key{0, number.dtype(), number.impl()->wrapped_number, device.index, cuda::current_stream(device.index)};
   std::memcpy(&key.bits, number.raw_data(), dtype_size(number.dtype()));  // the exact bits
+  // A recorded CUDA graph keeps the numbers it uploaded (Note [Memory of a recording]):
+  // a shared copy could be freed under it when the cache is cleared.
+  if (device.kind == DeviceKind::cuda && cuda::is_recording(device.index)) return uploaded_number(number, device);
   auto it = copies.find(key);
   if (it != copies.end()) return it->second;
   if (copies.size() >= kMaxNumbers) copies.clear();
-  Tensor moved = cuda::to_device(number, device);
-  moved.impl()->wrapped_number = number.impl()->wrapped_number;  // still does not drive type promotion
-  return copies.emplace(key, moved).first->second;
+  return copies.emplace(key, uploaded_number(number, device)).first->second;
 }
 
 // The inputs as the kernel of `device` reads them: CPU numbers copied over.

@@ -156,6 +156,21 @@ Buffers buffers_for(const Graph& g, Device device, const std::vector<int>& last_
   return b;
 }
 
+// A constant of the graph on the run's device. Constants are kept on the CPU and moved
+// for a run on a GPU once: a KeptBuffers keeps the copies (a recorded CUDA graph must
+// not upload them at every replay, Note [CUDA graph replay]); without one, numbers go
+// through dispatch's cache.
+Tensor constant_on(const Graph& g, const Value& v, Device device, KeptBuffers* kept) {
+  const Tensor& c = g.constants.at(v.name);
+  if (c.device() == device) return c;
+  if (kept)
+    for (const auto& [id, t] : kept->constants)
+      if (id == v.id && t.device() == device) return t;
+  Tensor moved = c.dim() == 0 ? number_on_device(c, device) : to_device(c, device);
+  if (kept) kept->constants.emplace_back(v.id, moved);
+  return moved;
+}
+
 // The device a run computes on: that of its arguments (the first one that is not a
 // CPU number; dispatch reports arguments on two devices when an op reads both).
 Device run_device(const TensorList& args) {
@@ -235,12 +250,7 @@ TensorList run_graph(const Graph& g, const TensorList& args, KeptBuffers* kept) 
   for (int id : g.inputs) {
     const Value& v = g.value(id);
     if (v.kind == ValueKind::constant) {
-      // Constants are kept on the CPU and moved for a run on a GPU (numbers through
-      // dispatch's cache, so that a run does not upload them again).
-      const Tensor& c = g.constants.at(v.name);
-      vals[static_cast<size_t>(id)] = c.device() == device ? c
-                                      : c.dim() == 0     ? number_on_device(c, device)
-                                                         : to_device(c, device);
+      vals[static_cast<size_t>(id)] = constant_on(g, v, device, kept);
       continue;
     }
     if (next_arg >= args.size())

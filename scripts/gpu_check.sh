@@ -9,10 +9,12 @@
 # then runs the stages in order. Stages:
 #   bench   scripts/bench/cuda_bench.py: GEMM and conv2d throughput against PyTorch
 #   train   scripts/bench/cuda_train.py: MLP and CNN Fashion-MNIST epochs, launch overhead
-# (default: bench train). Each stage's output goes to $OUT/<stage>.log (the device
+#   replay  scripts/bench/cuda_replay.dsl: the CNN step eager, compiled, and replayed as a CUDA graph
+#   none    nothing: the build and the CUDA tests only
+# (default: bench train replay). Each stage's output goes to $OUT/<stage>.log (the device
 # tool's folder that comes back; /tmp/gpu-check elsewhere), and its tail to stdout.
 #
-# Environment: GPU_CHECK_CTEST_LIMIT, GPU_CHECK_BENCH_LIMIT, GPU_CHECK_TRAIN_LIMIT
+# Environment: GPU_CHECK_CTEST_LIMIT, GPU_CHECK_BENCH_LIMIT, GPU_CHECK_TRAIN_LIMIT, GPU_CHECK_REPLAY_LIMIT
 # (seconds), GPU_CHECK_ROUNDS (benchmark rounds, 3), GPU_CHECK_EPOCHS (2), and those of
 # scripts/gpu_build.sh.
 set -uo pipefail
@@ -46,15 +48,18 @@ if [ "${1:-}" = --stages ]; then
       train) run_stage train "${GPU_CHECK_TRAIN_LIMIT:-240}" \
                python3 scripts/bench/cuda_train.py --nabla "${NABLA_GPU_BUILD_DIR:-build-gpu}/nabla" \
                --rounds "${GPU_CHECK_ROUNDS:-3}" --epochs "${GPU_CHECK_EPOCHS:-2}" || status=1 ;;
-      *) echo "gpu_check: unknown stage '$stage' (known: bench train)"; status=2 ;;
+      replay) run_stage replay "${GPU_CHECK_REPLAY_LIMIT:-120}" \
+                "${NABLA_GPU_BUILD_DIR:-build-gpu}/nabla" scripts/bench/cuda_replay.dsl || status=1 ;;
+      none) ;;  # the build and the CUDA tests only
+      *) echo "gpu_check: unknown stage '$stage' (known: bench train replay none)"; status=2 ;;
     esac
   done
   exit $status
 fi
 
-[ $# -gt 0 ] || set -- bench train
+[ $# -gt 0 ] || set -- bench train replay
 export NABLA_BUILD_DIR="${NABLA_GPU_BUILD_DIR:-build-gpu}"  # where cuda_bench.py finds nabla
-export NABLA_GPU_TARGETS="${NABLA_GPU_TARGETS:-nabla test_tensor test_ops}"
+export NABLA_GPU_TARGETS="${NABLA_GPU_TARGETS:-nabla test_tensor test_ops test_plot}"
 export NABLA_GPU_CTEST_ARGS="${NABLA_GPU_CTEST_ARGS:--L cuda --timeout ${GPU_CHECK_CTEST_LIMIT:-180}}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu_check: /'
 echo "gpu_check: $(nvcc --version 2>/dev/null | tail -n 1); $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1)"

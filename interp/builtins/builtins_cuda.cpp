@@ -87,6 +87,18 @@ Value set_allow_tf32_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
+// cuDNN's benchmark mode: convolution algorithms chosen by timing (off by default).
+Value set_benchmark_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("set_benchmark", a, {"on"}, 1);
+  cuda::set_benchmark(as_bool(b[0], "set_benchmark(): on"));
+  return Value();
+}
+
+Value benchmark_builtin(Evaluator&, CallArgs& a) {
+  bind("benchmark", a, {}, 0);
+  return Value::boolean(cuda::benchmark());
+}
+
 Value allow_tf32_builtin(Evaluator&, CallArgs& a) {
   bind("allow_tf32", a, {}, 0);
   return Value::boolean(cuda::allow_tf32());
@@ -152,6 +164,11 @@ const BuiltinEntry kCudaFunctions[] = {
     {"set_allow_tf32", set_allow_tf32_builtin, "set_allow_tf32(allow)",
      "Lets f32 matmuls and convolutions use TF32 (off by default). Example: cuda.set_allow_tf32(true)"},
     {"allow_tf32", allow_tf32_builtin, "allow_tf32()", "Whether TF32 is allowed. Example: cuda.allow_tf32()"},
+    {"set_benchmark", set_benchmark_builtin, "set_benchmark(on)",
+     "Chooses each convolution's cuDNN algorithm by timing the candidates on its first call (per size and dtype), as "
+     "torch.backends.cudnn.benchmark; off: cuDNN's heuristics. Example: cuda.set_benchmark(true)"},
+    {"benchmark", benchmark_builtin, "benchmark()",
+     "Whether convolutions choose their algorithm by timing (cuda.set_benchmark). Example: cuda.benchmark()"},
     {"memory_allocated", memory_allocated_builtin, "memory_allocated(device=0)",
      "Bytes held by live tensors on the GPU. Example: cuda.memory_allocated()"},
     {"max_memory_allocated", max_memory_allocated_builtin, "max_memory_allocated(device=0)",

@@ -17,6 +17,7 @@
 #include "graph/onnx/export.hpp"
 #include "graph/memory_plan.hpp"
 #include "graph/pass_manager.hpp"
+#include "graph/replay.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/display.hpp"
 #include "interp/builtins/graph_module.hpp"
@@ -45,7 +46,7 @@ struct CompiledGraph {
   bool tuple_output = false;
   std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
   std::vector<graph::PassRecord> records;
-  graph::KeptBuffers kept;  // the arena and returned buffers one call hands on to the next
+  graph::Replay replay;  // the buffers one call hands on to the next; on a GPU, the recorded CUDA graph
   std::vector<std::string> lowered;  // script mode: what each lowered statement became
 };
 
@@ -56,6 +57,7 @@ struct GraphModule {
   Value fn, model;  // model: the instance when compiling a model, else none
   bool train = false;
   bool script = false;  // mode="script": control flow on tensors lowers to cond, while_loop, scan
+  bool cuda_graph = true;  // on a GPU, replay each graph's runs as one CUDA graph launch (graph/replay.hpp)
   std::string name;
   std::vector<std::string> arg_names;
   std::vector<std::string> pipeline;  // passes applied to every graph
@@ -214,6 +216,7 @@ CompiledGraph& graph_for(Evaluator& ev, GraphModule& gm, const std::vector<Value
     gm.log.back() += " (cache full: dropped the oldest graph)";
   }
   gm.graphs.push_back(capture(ev, gm, args));
+  gm.graphs.back().replay.enabled = gm.cuda_graph;
   gm.last_used = gm.graphs.size() - 1;
   return gm.graphs.back();
 }
@@ -245,7 +248,7 @@ TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
 
 Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
   CompiledGraph& cg = graph_for(ev, gm, args);
-  TensorList outs = graph::run_graph(cg.graph, graph_args(cg, args), &cg.kept);
+  TensorList outs = graph::run_replayed(cg.graph, graph_args(cg, args), cg.replay);
   for (size_t k = 0; k < cg.grad_targets.size(); ++k) {
     Tensor p = cg.grad_targets[k];
     const Tensor& g = outs[cg.forward_outputs + k];
@@ -271,6 +274,8 @@ std::string explain_graph(const GraphModule& gm) {
     if (!cg.lowered.empty()) s += "  lowered control flow:\n";
     for (const std::string& line : cg.lowered) s += "    " + line + "\n";
     if (!cg.records.empty()) s += "  passes:\n" + graph::format_records(cg.records);
+    if (std::string replay = cg.replay.summary(); !replay.empty()) s += "  " + replay + "\n";
+    for (const std::string& line : cg.replay.log) s += "    " + line + "\n";
   }
   s += "captures:\n";
   for (auto& line : gm.log) s += "  " + line + "\n";
@@ -336,6 +341,8 @@ std::string optimize_graph(GraphModule& gm, const std::string& spec, bool explai
   for (CompiledGraph& cg : gm.graphs) {
     cg.graph = cg.captured;
     cg.records = graph::run_pipeline(cg.graph, gm.pipeline, opt).records;
+    cg.replay = graph::Replay{};  // a recording of the graph before these passes does not fit
+    cg.replay.enabled = gm.cuda_graph;
     report = graph::format_records(cg.records);
   }
   return report;
@@ -490,7 +497,7 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
     d->set(make_str("last_use_peak_bytes"), Value::integer(p.last_use_peak_bytes));
     // How many buffers (the arena, the results) the last call allocated instead of
     // taking the previous call's (Note [Buffers kept between runs]).
-    size_t run_allocations = gm->graphs.at(gm->last_used).kept.allocated;
+    size_t run_allocations = gm->graphs.at(gm->last_used).replay.kept.allocated;
     d->set(make_str("run_allocations"), Value::integer(static_cast<int64_t>(run_allocations)));
     return Value::object(Tag::Dict, d);
   };
@@ -523,12 +530,13 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
 }
 
 std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
-                                           bool train, bool script) {
+                                           bool train, bool script, bool cuda_graph) {
   auto gm = std::make_shared<GraphModule>();
   gm->fn = fn;
   if (fn.tag == Tag::Instance) gm->model = fn;
   gm->train = train;
   gm->script = script;
+  gm->cuda_graph = cuda_graph;
   gm->arg_names = param_names(fn, examples.size());
   gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
              : fn.tag == Tag::Instance ? fn.as<InstanceObj>()->cls->decl->name
@@ -542,10 +550,12 @@ namespace {
 
 Value compile_builtin(Evaluator& ev, CallArgs& a) {
   if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
-  bool train = false, script = false;
+  bool train = false, script = false, cuda_graph = true;
   for (auto& [k, v] : a.kw) {
     if (k == "train") {
       train = as_bool(v, "compile(): train");
+    } else if (k == "cuda_graph") {
+      cuda_graph = as_bool(v, "compile(): cuda_graph");
     } else if (k == "mode") {
       std::string mode = str(v);
       if (mode != "trace" && mode != "script")
@@ -553,11 +563,11 @@ Value compile_builtin(Evaluator& ev, CallArgs& a) {
              "if, for and while on tensors to graph nodes), got \"" + mode + "\"");
       script = mode == "script";
     } else {
-      fail_unexpected_keyword("compile", k, {"train", "mode"});
+      fail_unexpected_keyword("compile", k, {"train", "mode", "cuda_graph"});
     }
   }
   std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
-  return graph_module_value(compile_graph(ev, a.pos[0], examples, train, script));
+  return graph_module_value(compile_graph(ev, a.pos[0], examples, train, script, cuda_graph));
 }
 
 // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
@@ -634,9 +644,11 @@ Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
 }
 
 const BuiltinEntry kGraphBuiltins[] = {
-    {"compile", compile_builtin, "compile(fn_or_model, *example_inputs, train=false, mode=\"trace\")",
+    {"compile", compile_builtin,
+     "compile(fn_or_model, *example_inputs, train=false, mode=\"trace\", cuda_graph=true)",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn); "
      "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes. "
+     "On a GPU, runs from the third on replay as one CUDA graph launch (cuda_graph=false: launch each kernel). "
      "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",
      "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file; without a path, "

@@ -9,8 +9,8 @@ synchronisations; the figure is the median over all repetitions of all rounds:
 
 ratio > 1 means nabla is faster. nabla runs scripts/bench/cuda_bench.dsl with
 build/nabla (NABLA_BUILD_DIR to change), timed inside the run; PyTorch runs in this
-process with cuDNN's heuristics (benchmark mode off, as nabla's) and its TF32 flags
-set as nabla's. Needs a GPU, a CUDA build of nabla and PyTorch with CUDA.
+process with cuDNN's heuristics (benchmark mode off, as nabla's; the *_benchmark
+figures turn it on for both) and its TF32 flags set as nabla's. Needs a GPU, a CUDA build of nabla and PyTorch with CUDA.
 Usage: cuda_bench.py [--rounds N] [--reps N] [--iters N] [FIGURE ...]
 """
 import argparse
@@ -29,14 +29,17 @@ GEMM_N = 4096
 CONV_X = (32, 64, 56, 56)  # N, C, H, W; padding 1 keeps H and W
 CONV_W = (64, 64, 3, 3)    # OC, C, KH, KW
 
-# name -> (op, dtype, tf32)
+# name -> (op, dtype, tf32, benchmark): benchmark turns on algorithm choice by timing on
+# both sides (cuda.set_benchmark, torch.backends.cudnn.benchmark).
 FIGURES = {
-    "cuda_sgemm": ("gemm", "f32", False),
-    "cuda_sgemm_tf32": ("gemm", "f32", True),
-    "cuda_gemm_bf16": ("gemm", "bf16", False),
-    "cuda_conv2d": ("conv2d", "f32", False),
-    "cuda_conv2d_tf32": ("conv2d", "f32", True),
-    "cuda_conv2d_bf16": ("conv2d", "bf16", False),
+    "cuda_sgemm": ("gemm", "f32", False, False),
+    "cuda_sgemm_tf32": ("gemm", "f32", True, False),
+    "cuda_gemm_bf16": ("gemm", "bf16", False, False),
+    "cuda_conv2d": ("conv2d", "f32", False, False),
+    "cuda_conv2d_tf32": ("conv2d", "f32", True, False),
+    "cuda_conv2d_bf16": ("conv2d", "bf16", False, False),
+    "cuda_conv2d_tf32_benchmark": ("conv2d", "f32", True, True),
+    "cuda_conv2d_bf16_benchmark": ("conv2d", "bf16", False, True),
 }
 
 
@@ -54,8 +57,9 @@ def describe(op):
     return f"x={'x'.join(map(str, CONV_X))} w={'x'.join(map(str, CONV_W))}"
 
 
-def nabla_seconds(op, dtype, tf32, reps, iters):
-    cmd = [str(BUILD / "nabla"), str(DSL), op, dtype, "1" if tf32 else "0", str(reps), str(iters)]
+def nabla_seconds(op, dtype, tf32, benchmark, reps, iters):
+    cmd = [str(BUILD / "nabla"), str(DSL), op, dtype, "1" if tf32 else "0", str(reps), str(iters),
+           "1" if benchmark else "0"]
     run = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if run.returncode != 0:
         sys.exit(f"cuda_bench.py: {' '.join(cmd)} failed (status {run.returncode}):\n{run.stderr}")
@@ -66,12 +70,12 @@ def nabla_seconds(op, dtype, tf32, reps, iters):
     return times
 
 
-def torch_seconds(op, dtype, tf32, reps, iters):
+def torch_seconds(op, dtype, tf32, benchmark, reps, iters):
     import torch
 
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
-    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.benchmark = benchmark
     dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     if op == "gemm":
         x = torch.randn(GEMM_N, GEMM_N, dtype=dt, device="cuda")
@@ -110,11 +114,11 @@ def main():
     samples = {name: ([], []) for name in args.figures}
     for r in range(args.rounds):
         for name in args.figures:
-            op, dtype, tf32 = FIGURES[name]
+            op, dtype, tf32, benchmark = FIGURES[name]
             nabla, ref = samples[name]
             sides = [(nabla, nabla_seconds), (ref, torch_seconds)]
             for times, run in sides if r % 2 == 0 else reversed(sides):
-                times.extend(run(op, dtype, tf32, args.reps, args.iters))
+                times.extend(run(op, dtype, tf32, benchmark, args.reps, args.iters))
     for name in args.figures:
         op = FIGURES[name][0]
         nabla, ref = (flops(op) / statistics.median(t) / 1e12 for t in samples[name])

@@ -5,8 +5,13 @@ see README, "Building on a GPU machine"):
   - Fashion-MNIST epochs of the MLP and the CNN (scripts/fashion_mnist_{mlp,cnn}.dsl
     against scripts/bench/train_torch.py, same model, data, batch, optimizer), each run
     for EPOCHS epochs and timed by its fastest epoch, with its test accuracy;
+  - the same epochs with each step compiled (`--compile`: one graph for forward and
+    backward, replayed as a CUDA graph), against the same PyTorch eager epochs;
   - small-op launch overhead: microseconds per `x + y` on 4-element GPU tensors,
-    queued back to back (the time of one op when the GPU is not the limit).
+    queued back to back (the time of one op when the GPU is not the limit);
+  - a chain of 50 elementwise ops on a small tensor, eager against its compiled graph
+    replayed as one CUDA graph, without passes (50 kernels) and with the default ones
+    (one fused kernel), and PyTorch eager.
 
 Runs are interleaved, ROUNDS rounds, medians printed as BENCH lines:
 
@@ -40,6 +45,35 @@ for r in range(5) {
 }
 times.sort()
 print(f"launch_us={times[2]:.2f}")
+
+# 50 elementwise ops; the graph has no passes, so it keeps 50 kernels.
+fn chain(v) {
+  let y = v
+  for i in range(25) {
+    y = y * 1.0001
+    y = y - 0.0001
+  }
+  return y
+}
+let a = randn([1024], device="cuda")
+let gm = compile(chain, a)
+let fused = compile(chain, a)
+fused.optimize("default")  # one fused kernel
+fn time_calls(f) {
+  let best = 1e9
+  for r in range(5) {
+    cuda.synchronize()
+    let t0 = time.perf_counter()
+    for i in range(400) { let z = f(a) }
+    cuda.synchronize()
+    best = min(best, (time.perf_counter() - t0) / 400 * 1e6)
+  }
+  return best
+}
+time_calls(chain)
+time_calls(gm)
+time_calls(fused)
+print(f"chain_eager_us={time_calls(chain):.2f} chain_graph_us={time_calls(gm):.2f} chain_fused_us={time_calls(fused):.2f}")
 """
 
 
@@ -57,6 +91,26 @@ def torch_launch_us():
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) / 20000 * 1e6)
     return statistics.median(times)
+
+
+def torch_chain_us():
+    import torch
+    a = torch.randn(1024, device="cuda")
+
+    def chain(v):
+        for _ in range(25):
+            v = v * 1.0001
+            v = v - 0.0001
+        return v
+    best = 1e9
+    for _ in range(6):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(400):
+            chain(a)
+        torch.cuda.synchronize()
+        best = min(best, (time.perf_counter() - t0) / 400 * 1e6)
+    return best
 
 
 def figures(cmd):
@@ -77,12 +131,17 @@ def main():
     for _ in range(args.rounds):
         for kind in ("mlp", "cnn"):
             ours = figures([args.nabla, f"scripts/fashion_mnist_{kind}.dsl", str(args.epochs), "60000", "cuda"])
+            compiled = figures([args.nabla, f"scripts/fashion_mnist_{kind}.dsl", str(args.epochs), "60000", "cuda",
+                                "--compile"])
             ref = figures([sys.executable, "scripts/bench/train_torch.py", kind, str(args.epochs), "cuda"])
             results.setdefault(kind, []).append((ours, ref))
-        results.setdefault("launch", []).append((figures([args.nabla, launch_dsl])["launch_us"], torch_launch_us()))
+            results.setdefault(kind + "_compiled", []).append((compiled, ref))
+        small = figures([args.nabla, launch_dsl])
+        results.setdefault("launch", []).append((small["launch_us"], torch_launch_us()))
+        results.setdefault("chain", []).append((small, torch_chain_us()))
     os.unlink(launch_dsl)
     print(f"# rounds={args.rounds} epochs={args.epochs} (medians; nabla and PyTorch interleaved)")
-    for kind in ("mlp", "cnn"):
+    for kind in ("mlp", "cnn", "mlp_compiled", "cnn_compiled"):
         runs = results[kind]
         n_s = statistics.median(o["epoch_seconds"] for o, _ in runs)
         t_s = statistics.median(r["epoch_seconds"] for _, r in runs)
@@ -93,6 +152,13 @@ def main():
     n_us = statistics.median(n for n, _ in results["launch"])
     t_us = statistics.median(t for _, t in results["launch"])
     print(f"BENCH cuda_small_op nabla_us={n_us:.2f} torch_us={t_us:.2f} torch_over_nabla={t_us / n_us:.2f}", flush=True)
+    eager_us = statistics.median(o["chain_eager_us"] for o, _ in results["chain"])
+    graph_us = statistics.median(o["chain_graph_us"] for o, _ in results["chain"])
+    fused_us = statistics.median(o["chain_fused_us"] for o, _ in results["chain"])
+    torch_us = statistics.median(t for _, t in results["chain"])
+    print(f"BENCH cuda_chain50 nabla_eager_us={eager_us:.2f} nabla_graph_us={graph_us:.2f} nabla_fused_graph_us={fused_us:.2f} "
+          f"torch_eager_us={torch_us:.2f} eager_over_graph={eager_us / graph_us:.2f} "
+          f"eager_over_fused_graph={eager_us / fused_us:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,11 @@
 // Layout: descriptors are built from each tensor's sizes and strides. The filter
 // and the outputs are NCHW, so x and grad go in NCHW too (a copy where they are laid
 // out otherwise): cuDNN's legacy API does not reliably take mixed layouts.
-// Algorithms: cuDNN's heuristics (the _v7 queries) rank the algorithms of a problem;
-// those within kMaxWorkspaceBytes of workspace are cached per problem (every size and
-// attribute, the dtype, the math type and the device make the key), and a call runs
-// the first of them that cuDNN accepts. The workspace comes from the caching
+// Algorithms: cuDNN's heuristics (the _v7 queries) rank the algorithms of a problem,
+// or in benchmark mode (settings.hpp) cuDNN times them on the first call's operands
+// (the Find*Ex queries); those within kMaxWorkspaceBytes of workspace are cached per
+// problem (every size and attribute, the dtype, the math type, the mode and the device
+// make the key), and a call runs the first of them that cuDNN accepts. The workspace comes from the caching
 // allocator, on the stream the convolution runs on.
 // Math: f32 on FMA units only, exactly as f32 on the CPU, unless allow_tf32()
 // (settings.hpp); cuDNN's default math would let an A100 or H100 use TF32. f16/bf16
@@ -158,6 +159,7 @@ ConvKey conv_key(Pass pass, DType dt, int device, const ConvNdGeometry& g, int64
               static_cast<int64_t>(dt),
               device,
               static_cast<int64_t>(math_type(dt)),
+              benchmark() ? 1 : 0,
               g.N,
               g.C,
               g.OC,
@@ -202,6 +204,32 @@ std::vector<Algo> viable_algos(Query&& query, WorkspaceSize&& workspace_size) {
   return algos;
 }
 
+// The algorithms cuDNN times on the operands of this call (a Find*Ex query), fastest
+// first, within the workspace that could be had. find_ex(n, &returned, perfs,
+// workspace, bytes) may write the call's output, which the call then overwrites.
+template <class Perf, class FindEx>
+std::vector<Algo> measured_algos(const Device& device, FindEx&& find_ex) {
+  size_t bytes = kMaxWorkspaceBytes;
+  Tensor ws;
+  try {
+    ws = empty({static_cast<int64_t>(bytes / 8)}, DType::i64, device);
+  } catch (const Error&) {
+    bytes = 0;  // time only the algorithms that need none
+  }
+  std::array<Perf, kMaxAlgoResults> perfs{};
+  int returned = 0;
+  NABLA_CUDNN_CHECK(find_ex(kMaxAlgoResults, &returned, perfs.data(), ws.defined() ? ws.raw_data() : nullptr, bytes));
+  std::vector<Algo> algos;
+  for (int i = 0; i < returned; ++i) {
+    const Perf& p = perfs[i];
+    bool listed = false;
+    for (const Algo& a : algos) listed = listed || a.algo == static_cast<int>(p.algo);
+    if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= bytes && !listed)
+      algos.push_back({static_cast<int>(p.algo), p.memory});
+  }
+  return algos;
+}
+
 // Runs call(algo, workspace, bytes) with the first algorithm that cuDNN accepts.
 // An algorithm whose workspace does not fit in the device's free memory gives way to
 // the next one (the list is ranked, and the later ones often need less), as in PyTorch;
@@ -232,6 +260,13 @@ void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvNd
   cudnnHandle_t h = cudnn_handle(y.device().index);
   ConvDescriptors d(x, w, y, g);
   auto find = [&] {
+    if (benchmark())
+      return measured_algos<cudnnConvolutionFwdAlgoPerf_t>(
+          y.device(), [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perfs, void* ws, size_t bytes) {
+            return cudnnFindConvolutionForwardAlgorithmEx(h, d.x.get(), x.raw_data(), d.w.get(), w.raw_data(),
+                                                          d.conv.get(), d.y.get(), y.raw_data(), n, returned, perfs,
+                                                          ws, bytes);
+          });
     return viable_algos<cudnnConvolutionFwdAlgoPerf_t>(
         [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perfs) {
           return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), n, returned,
@@ -255,6 +290,13 @@ void run_backward_data(const Tensor& dy, const Tensor& w, const Tensor& dx, cons
   cudnnHandle_t h = cudnn_handle(dx.device().index);
   ConvDescriptors d(dx, w, dy, g);
   auto find = [&] {
+    if (benchmark())
+      return measured_algos<cudnnConvolutionBwdDataAlgoPerf_t>(
+          dx.device(), [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perfs, void* ws, size_t bytes) {
+            return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(),
+                                                               d.conv.get(), d.x.get(), dx.raw_data(), n, returned,
+                                                               perfs, ws, bytes);
+          });
     return viable_algos<cudnnConvolutionBwdDataAlgoPerf_t>(
         [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perfs) {
           return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), n,
@@ -280,6 +322,13 @@ void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, co
   cudnnHandle_t h = cudnn_handle(dw.device().index);
   ConvDescriptors d(x, dw, dy, g);
   auto find = [&] {
+    if (benchmark())
+      return measured_algos<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          dw.device(), [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perfs, void* ws, size_t bytes) {
+            return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(),
+                                                                 d.conv.get(), d.w.get(), dw.raw_data(), n, returned,
+                                                                 perfs, ws, bytes);
+          });
     return viable_algos<cudnnConvolutionBwdFilterAlgoPerf_t>(
         [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perfs) {
           return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), n,

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,32 @@ void set_current_stream(int device, StreamId stream);
 StreamId new_stream(int device);  // a non-blocking stream, owned by nabla until exit
 void synchronize(int device);     // waits for all work on the device
 void synchronize_stream(int device, StreamId stream);
+
+// ---------------------------------------------------------------------------
+// CUDA graphs (tensor/cuda/cuda_graph.cu; Note [CUDA graph replay] in graph/replay.cpp).
+
+// One recorded run, replayable. It owns the device memory that the recorded work
+// allocated, since the graph has those addresses baked in.
+class RecordedGraph {
+ public:
+  virtual ~RecordedGraph() = default;
+  virtual void launch() = 0;            // queues one replay on the current stream of its device
+  virtual size_t node_count() const = 0;  // kernels, copies and memsets in the graph
+};
+
+// Runs `work` with this thread's work on `device` recorded into a CUDA graph instead
+// of executed: kernels and copies are queued into the graph and nothing runs until
+// launch(). The recording is made on a stream of its own that waits for the work
+// queued so far. Device memory allocated while recording belongs to the recording
+// until it is destroyed: a block freed earlier (an intermediate, a dropped output) is
+// not handed out again, so the addresses in the graph stay valid. Uploads from the
+// host are staged in pinned memory the recording keeps (their values are constants
+// of the graph). Throws nabla::Error naming the reason when the work does what a
+// graph cannot hold (a copy to the host, a synchronization); the device and the
+// current stream are then as before. Throws in a build without CUDA.
+std::unique_ptr<RecordedGraph> record_graph(int device, const std::function<void()>& work);
+// Whether this thread is recording work for `device` now.
+bool is_recording(int device);
 
 // ---------------------------------------------------------------------------
 // Data movement (tensor/cuda/transfer.cu): any layout, any dtype, across devices.

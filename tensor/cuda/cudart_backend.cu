@@ -12,6 +12,7 @@
 
 #include "tensor/cuda/caching_allocator.hpp"
 #include "tensor/cuda/common.cuh"
+#include "tensor/cuda/cuda_graph.cuh"
 #include "tensor/error.hpp"
 
 namespace nabla::cuda {
@@ -157,11 +158,13 @@ CachingAllocator& device_allocator(int device) {
 }
 
 void* allocate(int device, size_t nbytes, const std::string& tag) {
-  return device_allocator(device).allocate(nbytes, current_stream(device), tag);
+  void* ptr = device_allocator(device).allocate(nbytes, current_stream(device), tag);
+  adopt_if_recording(device, ptr);  // Note [Memory of a recording] in cuda_graph.cu
+  return ptr;
 }
 
 void release(int device, void* ptr) {
-  if (ptr) device_allocator(device).free(ptr);
+  if (ptr && !release_to_recording(ptr)) device_allocator(device).free(ptr);
 }
 
 // Pinned blocks are filed under a stream id that no real stream has. The allocator

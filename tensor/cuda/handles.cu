@@ -18,6 +18,7 @@ namespace {
 constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
 
 std::atomic<bool> tf32_allowed{false};
+std::atomic<bool> benchmark_on{false};
 
 struct DeviceHandles {
   cublasHandle_t blas = nullptr;
@@ -97,6 +98,8 @@ void* workspace_of(DeviceHandles& h, int device) {
 
 void set_allow_tf32(bool allow) { tf32_allowed.store(allow, std::memory_order_relaxed); }
 bool allow_tf32() { return tf32_allowed.load(std::memory_order_relaxed); }
+void set_benchmark(bool on) { benchmark_on.store(on, std::memory_order_relaxed); }
+bool benchmark() { return benchmark_on.load(std::memory_order_relaxed); }
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;

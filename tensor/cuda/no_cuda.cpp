@@ -32,12 +32,18 @@ void set_current_stream(int device, StreamId) { not_built("cuda:" + std::to_stri
 StreamId new_stream(int device) { not_built("cuda:" + std::to_string(device)); }
 void synchronize(int device) { not_built("cuda:" + std::to_string(device)); }
 void synchronize_stream(int device, StreamId) { not_built("cuda:" + std::to_string(device)); }
+std::unique_ptr<RecordedGraph> record_graph(int device, const std::function<void()>&) {
+  not_built("CUDA graph of cuda:" + std::to_string(device));
+}
+bool is_recording(int) { return false; }
 void copy_into(const Tensor&, const Tensor&, bool) { not_built("copy to or from a cuda tensor"); }
 void fill(const Tensor&, double) { not_built("fill of a cuda tensor"); }
 Tensor to_device(const Tensor&, const Device& device, bool) { not_built(device.str()); }
 Kernel find_kernel(OpId) { return {}; }
 void set_allow_tf32(bool) {}  // nothing computes in TF32 without CUDA
 bool allow_tf32() { return false; }
+void set_benchmark(bool) {}  // no convolution runs on cuDNN without CUDA
+bool benchmark() { return false; }
 void linear_act(const Tensor&, const Tensor&, const Tensor&, cpu::Activation, const Tensor&) {
   not_built("linear on cuda");
 }

@@ -11,4 +11,11 @@ namespace nabla::cuda {
 void set_allow_tf32(bool allow);
 bool allow_tf32();
 
+// Whether a convolution's algorithm is chosen by timing cuDNN's candidates on the
+// first call of each problem (its size, dtype and math), as PyTorch's
+// cudnn.benchmark, instead of by cuDNN's heuristics. Off by default: the timing costs
+// the first call some milliseconds, and the choice can differ from run to run.
+void set_benchmark(bool on);
+bool benchmark();
+
 }  // namespace nabla::cuda

@@ -16,6 +16,7 @@
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
+#include "tensor/cuda/cuda_graph.cuh"
 
 namespace nabla::cuda {
 
@@ -103,6 +104,11 @@ void upload(const Tensor& to, const Tensor& from, bool non_blocking) {
   int device = to.device().index;
   DeviceGuard guard(device);
   cudaStream_t s = stream_of(device);
+  if (is_recording(device)) {  // the graph replays the copy from memory that stays (cuda_graph.cu)
+    const void* staged = stage_upload(device, from.raw_data(), bytes_of(from));
+    NABLA_CUDA_CHECK(cudaMemcpyAsync(to.raw_data(), staged, bytes_of(from), cudaMemcpyHostToDevice, s));
+    return;
+  }
   NABLA_CUDA_CHECK(cudaMemcpyAsync(to.raw_data(), from.raw_data(), bytes_of(from), cudaMemcpyHostToDevice, s));
   if (is_pinned(from)) {
     if (non_blocking)

@@ -2,6 +2,7 @@
 # each test checks instead that asking for one is a clear error, not a crash.
 import nn
 import cuda
+import optim
 
 fn small_mlp() = nn.Sequential([nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)])
 # What asking for a GPU says where there is none: a CUDA build on a machine without a
@@ -59,4 +60,99 @@ test "a graph on the GPU (fused kernels, linear_relu, planned arena) equals eage
     expect(got.device == "cuda:0")
     expect_close(got.cpu(), want, rtol=1e-5, atol=1e-6)
   }
+}
+
+# The same MLP twice, with equal parameters: one for eager steps, one for graph steps.
+fn twin_mlps(device) {
+  let a = small_mlp()
+  let b = small_mlp()
+  b.load_state_dict(a.state_dict())
+  return (a.to(device), b.to(device))
+}
+
+test "a compiled training step on the GPU replays as a CUDA graph and equals eager steps" {
+  manual_seed(7)
+  if not cuda.is_available() {
+    expect_error("compile(small_mlp(), randn([2, 32], device=\"cuda\"))", f"cuda:0: {no_gpu}")
+    return none
+  }
+  let (eager, graphed) = twin_mlps("cuda")
+  let opt_e = optim.Adam(eager.parameters(), lr=1e-2)
+  let opt_g = optim.Adam(graphed.parameters(), lr=1e-2)
+  fn loss_g(xb, yb) = cross_entropy(graphed(xb), yb)
+  let step = compile(loss_g, zeros([8, 32], device="cuda"), zeros([8], dtype=i64, device="cuda"), train=true)
+  step.optimize("default")
+  let eager_losses = []
+  let graph_losses = []  # kept across steps: each replay must not overwrite the last one's loss
+  for i in range(6) {
+    let x = randn([8, 32], device="cuda")
+    let y = randint(0, 10, [8], device="cuda")
+    opt_e.zero_grad()
+    let le = cross_entropy(eager(x), y)
+    le.backward()
+    opt_e.step()
+    eager_losses.append(le.detach())
+    opt_g.zero_grad()
+    graph_losses.append(step(x, y))
+    opt_g.step()
+  }
+  for i in range(6) { expect_close(graph_losses[i].cpu(), eager_losses[i].cpu(), rtol=1e-5, atol=1e-6) }
+  let pe = eager.parameters()
+  let pg = graphed.parameters()
+  for k in range(len(pe)) { expect_close(pg[k].cpu(), pe[k].cpu(), rtol=1e-4, atol=1e-5) }
+  let report = step.explain()
+  expect("CUDA graph: 4 runs replayed" in report, report)
+  expect("run 2: recorded a CUDA graph of" in report, report)  # run 1 warmed up
+}
+
+test "a new input shape records a graph of its own; cuda_graph=false launches kernel by kernel" {
+  manual_seed(8)
+  if not cuda.is_available() { return none }
+  let model = small_mlp().to("cuda")
+  let gm = compile(model, randn([8, 32], device="cuda"))
+  let plain = compile(model, randn([8, 32], device="cuda"), cuda_graph=false)
+  for n in [8, 8, 8, 3, 3, 3, 8] {
+    let x = randn([n, 32], device="cuda")
+    let want = none
+    no_grad { want = model(x) }
+    expect_close(gm(x).cpu(), want.cpu(), rtol=1e-5, atol=1e-6)
+    expect_close(plain(x).cpu(), want.cpu(), rtol=1e-5, atol=1e-6)
+  }
+  let report = gm.explain()
+  expect("CUDA graph: 2 runs replayed" in report, report)  # batch 8: runs 1 warm-up, 2 record, 3 and 7 replay
+  expect("CUDA graph: 1 run replayed" in report, report)   # batch 3
+  expect("CUDA graph: off" in plain.explain(), plain.explain())
+}
+
+test "a graph with dropout is not replayed, and explain() says why" {
+  manual_seed(9)
+  if not cuda.is_available() { return none }
+  let model = nn.Sequential([nn.Linear(32, 32), nn.Dropout(0.5)]).to("cuda")
+  let gm = compile(model, randn([4, 32], device="cuda"))
+  let x = randn([4, 32], device="cuda")
+  let a = gm(x)
+  let b = gm(x)
+  let c = gm(x)
+  expect(sum(ne(b, c)).item() > 0)  # a fresh mask at each call
+  expect("not replayed: dropout" in gm.explain(), gm.explain())
+}
+
+test "cuda.set_benchmark: convolutions whose algorithm was chosen by timing equal the heuristics' choice" {
+  expect(not cuda.benchmark())
+  cuda.set_benchmark(true)
+  expect(cuda.benchmark())
+  cuda.set_benchmark(false)
+  if not cuda.is_available() { return none }
+  manual_seed(10)
+  let x = randn([4, 8, 16, 16], device="cuda", requires_grad=true)
+  let w = randn([16, 8, 3, 3], device="cuda", requires_grad=true)
+  let grads = []
+  for on in [false, true] {
+    cuda.set_benchmark(on)
+    let y = conv2d(x, w, none, padding=1)
+    let (gx, gw) = grad(sum(y * y), [x, w])
+    grads.append([y.detach().cpu(), gx.cpu(), gw.cpu()])
+  }
+  cuda.set_benchmark(false)
+  for k in range(3) { expect_close(grads[1][k], grads[0][k], rtol=1e-4, atol=1e-3) }
 }

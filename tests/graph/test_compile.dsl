@@ -109,3 +109,17 @@ test "the IR text names ops, shapes and parameters" {
   expect("linear(" in ir and "relu(" in ir, ir)
   expect(": f32[2, 10]" in ir, ir)
 }
+
+test "cuda_graph=false is accepted everywhere; on the CPU no run is a CUDA graph replay" {
+  manual_seed(9)
+  let m = mlp()
+  let x = randn([4, 784])
+  let gm = compile(m, x, cuda_graph=false)
+  for i in range(3) { expect_close(gm(x), m(x), rtol=1e-6, atol=1e-6) }
+  expect("CUDA graph: off (compile(..., cuda_graph=false))" in gm.explain(), gm.explain())
+  let on_cpu = compile(m, x)
+  for i in range(3) { on_cpu(x) }
+  expect(not ("CUDA graph" in on_cpu.explain()), on_cpu.explain())
+  expect_error("compile(m, x, cuda_graphs=false)", "cuda_graph")
+  expect_error("compile(m, x, cuda_graph=\"yes\")", "compile(): cuda_graph")
+}
