@@ -6,6 +6,8 @@
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/cuda/caching_allocator.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/cuda/kernel_cache.hpp"
+#include "tensor/cuda/rtc.hpp"
 #include "tensor/cuda/settings.hpp"
 #include "tensor/memory_stats.hpp"
 
@@ -99,6 +101,34 @@ Value benchmark_builtin(Evaluator&, CallArgs& a) {
   return Value::boolean(cuda::benchmark());
 }
 
+// Fused elementwise groups as kernels generated and compiled with NVRTC (on by default).
+Value set_generated_kernels_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("set_generated_kernels", a, {"on"}, 1);
+  cuda::set_generated_kernels(as_bool(b[0], "set_generated_kernels(): on"));
+  return Value();
+}
+
+Value generated_kernels_builtin(Evaluator&, CallArgs& a) {
+  bind("generated_kernels", a, {}, 0);
+  return Value::boolean(cuda::generated_kernels());
+}
+
+// What the generated kernels did in this process, and where the disk cache is.
+Value kernel_cache_stats_builtin(Evaluator&, CallArgs& a) {
+  bind("kernel_cache_stats", a, {}, 0);
+  cuda::GeneratedKernelStats s = cuda::generated_kernel_stats();
+  auto d = std::make_shared<DictObj>();
+  auto count = [&](const char* key, size_t v) { d->set(make_str(key), Value::integer(static_cast<int64_t>(v))); };
+  count("compiled", s.compiled);
+  count("disk_hits", s.disk_hits);
+  count("loaded", s.loaded);
+  count("launches", s.launches);
+  count("fallbacks", s.fallbacks);
+  d->set(make_str("last_problem"), make_str(s.last_problem));
+  d->set(make_str("dir"), make_str(cuda::kernel_cache_dir()));
+  return Value::object(Tag::Dict, d);
+}
+
 Value allow_tf32_builtin(Evaluator&, CallArgs& a) {
   bind("allow_tf32", a, {}, 0);
   return Value::boolean(cuda::allow_tf32());
@@ -167,6 +197,15 @@ const BuiltinEntry kCudaFunctions[] = {
     {"set_benchmark", set_benchmark_builtin, "set_benchmark(on)",
      "Chooses each convolution's cuDNN algorithm by timing the candidates on its first call (per size and dtype), as "
      "torch.backends.cudnn.benchmark; off: cuDNN's heuristics. Example: cuda.set_benchmark(true)"},
+    {"set_generated_kernels", set_generated_kernels_builtin, "set_generated_kernels(on)",
+     "Runs a compiled graph's fused elementwise groups as kernels generated for each group and compiled with NVRTC "
+     "(on by default; off: one interpreted kernel for every group). Example: cuda.set_generated_kernels(false)"},
+    {"generated_kernels", generated_kernels_builtin, "generated_kernels()",
+     "Whether fused groups run as generated kernels (cuda.set_generated_kernels). Example: cuda.generated_kernels()"},
+    {"kernel_cache_stats", kernel_cache_stats_builtin, "kernel_cache_stats()",
+     "What the generated kernels did in this process: compiled, disk_hits (read from the cache on disk, "
+     "$NABLA_KERNEL_CACHE or ~/.cache/nabla/kernels), loaded, launches, fallbacks, last_problem, and the dir. "
+     "Example: cuda.kernel_cache_stats()[\"launches\"]"},
     {"benchmark", benchmark_builtin, "benchmark()",
      "Whether convolutions choose their algorithm by timing (cuda.set_benchmark). Example: cuda.benchmark()"},
     {"memory_allocated", memory_allocated_builtin, "memory_allocated(device=0)",

@@ -1,4 +1,6 @@
-// Elementwise programs on CUDA: a fused chain of elementwise ops run as one kernel.
+// Elementwise programs on CUDA: a fused chain of elementwise ops run as one kernel,
+// generated for the program and compiled with NVRTC where it can be (rtc.cuh), else
+// the interpreted kernel below.
 // Each thread takes one output element at a time (grid-stride), loads that element of
 // every input once (any dtype, strides or broadcast, converted to the program's dtype
 // as it is read), runs the steps over a small per-thread register file, and writes the
@@ -14,6 +16,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/fused.hpp"
+#include "tensor/cuda/rtc.cuh"
 #include "tensor/scalar_ops.hpp"
 
 namespace nabla::cuda {
@@ -206,6 +209,7 @@ void run_elementwise_program(const cpu::ElementwiseProgram& program, const Tenso
   check_registers(program);
   if (out.numel() == 0) return;
   TensorList on_device = inputs_on_device(inputs, out);
+  if (run_generated_program(program, on_device, out)) return;
   DeviceProgram prog = device_program(program);
   switch (out.dtype()) {
     case DType::f32:

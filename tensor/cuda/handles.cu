@@ -19,6 +19,7 @@ constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
 
 std::atomic<bool> tf32_allowed{false};
 std::atomic<bool> benchmark_on{false};
+std::atomic<bool> generated_on{true};
 
 struct DeviceHandles {
   cublasHandle_t blas = nullptr;
@@ -100,6 +101,8 @@ void set_allow_tf32(bool allow) { tf32_allowed.store(allow, std::memory_order_re
 bool allow_tf32() { return tf32_allowed.load(std::memory_order_relaxed); }
 void set_benchmark(bool on) { benchmark_on.store(on, std::memory_order_relaxed); }
 bool benchmark() { return benchmark_on.load(std::memory_order_relaxed); }
+void set_generated_kernels(bool on) { generated_on.store(on, std::memory_order_relaxed); }
+bool generated_kernels() { return generated_on.load(std::memory_order_relaxed); }
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;

@@ -3,6 +3,7 @@
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/fused.hpp"
+#include "tensor/cuda/rtc.hpp"
 #include "tensor/cuda/settings.hpp"
 #include "tensor/error.hpp"
 #include "tensor/optim.hpp"
@@ -44,6 +45,13 @@ void set_allow_tf32(bool) {}  // nothing computes in TF32 without CUDA
 bool allow_tf32() { return false; }
 void set_benchmark(bool) {}  // no convolution runs on cuDNN without CUDA
 bool benchmark() { return false; }
+void set_generated_kernels(bool) {}
+bool generated_kernels() { return false; }
+std::string compile_cuda_source(const std::string&, const std::vector<SourceHeader>&, const std::string& arch) {
+  not_built("a kernel compiled for " + arch);
+}
+std::string load_nvrtc() { not_built("NVRTC"); }
+GeneratedKernelStats generated_kernel_stats() { return {}; }
 void linear_act(const Tensor&, const Tensor&, const Tensor&, cpu::Activation, const Tensor&) {
   not_built("linear on cuda");
 }

@@ -18,4 +18,10 @@ bool allow_tf32();
 void set_benchmark(bool on);
 bool benchmark();
 
+// Whether the graph executor's fused elementwise groups run as kernels generated for
+// each group and compiled with NVRTC (tensor/cuda/rtc.hpp), or as the interpreted
+// program kernel of fused.cu. On by default; tests turn it off to compare the two.
+void set_generated_kernels(bool on);
+bool generated_kernels();
+
 }  // namespace nabla::cuda

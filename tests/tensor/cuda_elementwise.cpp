@@ -16,6 +16,8 @@
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/cuda/fused.hpp"
+#include "tensor/cuda/rtc.hpp"
+#include "tensor/cuda/settings.hpp"
 #include "tensor/random.hpp"
 #include "tensor/scalar_ops.hpp"
 
@@ -420,6 +422,67 @@ TEST_CASE("every elementwise op of the list runs as a one-step fused program on 
       check_close(on_gpu, on_cpu, std::string("one-step program ") + op_name(op) + " " + dtype_name(dt));
     }
   }
+}
+
+// A program of one step of `op`, its inputs registers 0..arity-1.
+cpu::ElementwiseProgram one_step_program(OpId op) {
+  int arity = cpu::elementwise_arity(op);
+  cpu::ElementwiseProgram prog;
+  prog.num_inputs = arity;
+  cpu::ElementwiseStep step;
+  step.op = op;
+  for (int k = 0; k < arity; ++k) step.args[k] = k;
+  step.has_lo = step.has_hi = op == OpId::clamp;
+  step.attr[0] = 0.7;
+  step.attr[1] = 1.2;
+  prog.steps = {step};
+  prog.result = arity;
+  return prog;
+}
+
+// out = program(inputs) on the GPU, by the generated kernel or the interpreted one.
+Tensor run_program_as(bool generated, const cpu::ElementwiseProgram& prog, const TensorList& inputs, DType dt) {
+  cuda::set_generated_kernels(generated);
+  Tensor out = empty({19, 23}, dt, inputs[0].device());
+  cuda::run_elementwise_program(prog, inputs, out);
+  cuda::set_generated_kernels(true);
+  return out;
+}
+
+TEST_CASE("CUDA generated fused kernels equal the interpreted kernel bit for bit, every op, dense and strided") {
+  if (!have_gpu()) return;
+  manual_seed(27);
+  cuda::GeneratedKernelStats before = cuda::generated_kernel_stats();
+  std::vector<OpId> ops = {
+#define NABLA_LISTED(name) OpId::name,
+      NABLA_ELEMENTWISE_OPS(NABLA_LISTED)
+#undef NABLA_LISTED
+  };
+  for (OpId op : ops) {
+    cpu::ElementwiseProgram prog = one_step_program(op);
+    for (DType dt : {DType::f32, DType::f64}) {
+      TensorList dense, strided;
+      for (int k = 0; k < prog.num_inputs; ++k) {
+        dense.push_back(gpu(sample({19, 23}, dt, true)));
+        strided.push_back(transpose(gpu(sample({23, 19}, dt, true)), 0, 1));
+      }
+      for (const TensorList* in : {&dense, &strided})
+        check_close(run_program_as(true, prog, *in, dt), run_program_as(false, prog, *in, dt),
+                    std::string("generated ") + op_name(op) + " " + dtype_name(dt), 0);
+    }
+  }
+  // The multi-step sample program: no contraction across steps either.
+  cpu::ElementwiseProgram prog = sample_program();
+  for (DType dt : {DType::f32, DType::f64}) {
+    TensorList in{gpu(sample({19, 23}, dt)), gpu(sample({23}, dt)), gpu(to_dtype(randint(-2, 2, {19, 1}), DType::i32)),
+                  wrapped_scalar(1.5)};
+    check_close(run_program_as(true, prog, in, dt), run_program_as(false, prog, in, dt),
+                std::string("generated sample program ") + dtype_name(dt), 0);
+  }
+  cuda::GeneratedKernelStats after = cuda::generated_kernel_stats();
+  CHECK_MESSAGE(after.last_problem.empty(), after.last_problem);
+  CHECK(after.fallbacks == before.fallbacks);
+  CHECK(after.launches >= before.launches + 2 * 2 * ops.size());
 }
 
 TEST_CASE("a fused program beyond the cuda limits is refused with a clear error") {
