@@ -150,7 +150,16 @@ struct Scalars {
 struct Algo {
   int algo;
   size_t workspace_bytes;
+  cudnnMathType_t math;  // set on the descriptor for this algorithm's call
 };
+
+// Whether a timed algorithm's math type keeps nabla's rule for dt (math_type): f32
+// without TF32 only on FMA units, and no down-conversion of f32 inputs to 16 bits.
+bool math_allowed(cudnnMathType_t math, DType dt) {
+  if (dt != DType::f32) return true;
+  if (math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
+  return allow_tf32() || math == CUDNN_FMA_MATH;
+}
 
 using ConvKey = std::vector<int64_t>;
 
@@ -188,7 +197,7 @@ std::vector<Algo> cached_algos(const ConvKey& key, Find&& find) {
 // The algorithms a _v7 query ranks, best first, that cuDNN can size a workspace for
 // within the limit. query(n, &returned, perfs); workspace_size(algo, &bytes).
 template <class Perf, class Query, class WorkspaceSize>
-std::vector<Algo> viable_algos(Query&& query, WorkspaceSize&& workspace_size) {
+std::vector<Algo> viable_algos(DType dt, Query&& query, WorkspaceSize&& workspace_size) {
   std::array<Perf, kMaxAlgoResults> perfs{};
   int returned = 0;
   NABLA_CUDNN_CHECK(query(kMaxAlgoResults, &returned, perfs.data()));
@@ -199,16 +208,18 @@ std::vector<Algo> viable_algos(Query&& query, WorkspaceSize&& workspace_size) {
     if (p.status != CUDNN_STATUS_SUCCESS || workspace_size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
     bool listed = false;
     for (const Algo& a : algos) listed = listed || a.algo == static_cast<int>(p.algo);
-    if (bytes <= kMaxWorkspaceBytes && !listed) algos.push_back({static_cast<int>(p.algo), bytes});
+    if (bytes <= kMaxWorkspaceBytes && !listed) algos.push_back({static_cast<int>(p.algo), bytes, math_type(dt)});
   }
   return algos;
 }
 
 // The algorithms cuDNN times on the operands of this call (a Find*Ex query), fastest
-// first, within the workspace that could be had. find_ex(n, &returned, perfs,
-// workspace, bytes) may write the call's output, which the call then overwrites.
+// first, within the workspace that could be had, each with the math type it was timed
+// in (an algorithm may be listed once per math type; those math_allowed refuses are
+// left out). find_ex(n, &returned, perfs, workspace, bytes) may write the call's
+// output, which the call then overwrites.
 template <class Perf, class FindEx>
-std::vector<Algo> measured_algos(const Device& device, FindEx&& find_ex) {
+std::vector<Algo> measured_algos(const Device& device, DType dt, FindEx&& find_ex) {
   size_t bytes = kMaxWorkspaceBytes;
   Tensor ws;
   try {
@@ -223,19 +234,21 @@ std::vector<Algo> measured_algos(const Device& device, FindEx&& find_ex) {
   for (int i = 0; i < returned; ++i) {
     const Perf& p = perfs[i];
     bool listed = false;
-    for (const Algo& a : algos) listed = listed || a.algo == static_cast<int>(p.algo);
-    if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= bytes && !listed)
-      algos.push_back({static_cast<int>(p.algo), p.memory});
+    for (const Algo& a : algos) listed = listed || (a.algo == static_cast<int>(p.algo) && a.math == p.mathType);
+    if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= bytes && !listed && math_allowed(p.mathType, dt))
+      algos.push_back({static_cast<int>(p.algo), p.memory, p.mathType});
   }
   return algos;
 }
 
-// Runs call(algo, workspace, bytes) with the first algorithm that cuDNN accepts.
-// An algorithm whose workspace does not fit in the device's free memory gives way to
-// the next one (the list is ranked, and the later ones often need less), as in PyTorch;
-// only when none fits is the out-of-memory error the caller's.
+// Runs call(algo, workspace, bytes) with the first algorithm that cuDNN accepts, the
+// descriptor `conv` set to that algorithm's math type. An algorithm whose workspace
+// does not fit in the device's free memory gives way to the next one (the list is
+// ranked, and the later ones often need less), as in PyTorch; only when none fits is
+// the out-of-memory error the caller's.
 template <class Call>
-void run_first_accepted(const char* op, const std::vector<Algo>& algos, const Device& device, Call&& call) {
+void run_first_accepted(const char* op, const std::vector<Algo>& algos, const Device& device, const ConvDesc& conv,
+                        Call&& call) {
   std::optional<Error> out_of_memory;
   for (const Algo& a : algos) {
     Tensor ws;
@@ -245,6 +258,7 @@ void run_first_accepted(const char* op, const std::vector<Algo>& algos, const De
       out_of_memory = e;
       continue;
     }
+    NABLA_CUDNN_CHECK(cudnnSetConvolutionMathType(conv.get(), a.math));
     cudnnStatus_t status = call(a.algo, ws.defined() ? ws.raw_data() : nullptr, a.workspace_bytes);
     if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) continue;
     check_cudnn(status, op);
@@ -262,12 +276,13 @@ void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvNd
   auto find = [&] {
     if (benchmark())
       return measured_algos<cudnnConvolutionFwdAlgoPerf_t>(
-          y.device(), [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perfs, void* ws, size_t bytes) {
+          y.device(), y.dtype(), [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perfs, void* ws, size_t bytes) {
             return cudnnFindConvolutionForwardAlgorithmEx(h, d.x.get(), x.raw_data(), d.w.get(), w.raw_data(),
                                                           d.conv.get(), d.y.get(), y.raw_data(), n, returned, perfs,
                                                           ws, bytes);
           });
     return viable_algos<cudnnConvolutionFwdAlgoPerf_t>(
+        y.dtype(),
         [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perfs) {
           return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), n, returned,
                                                         perfs);
@@ -278,7 +293,7 @@ void run_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvNd
   };
   Scalars s(y.dtype());
   auto algos = cached_algos(conv_key(Pass::forward, y.dtype(), y.device().index, g, w.sizes()[1]), find);
-  run_first_accepted(op_name(Pass::forward, g.spatial()), algos, y.device(), [&](int algo, void* ws, size_t bytes) {
+  run_first_accepted(op_name(Pass::forward, g.spatial()), algos, y.device(), d.conv, [&](int algo, void* ws, size_t bytes) {
     return cudnnConvolutionForward(h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
                                    static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, bytes, s.zero(), d.y.get(),
                                    y.raw_data());
@@ -292,12 +307,13 @@ void run_backward_data(const Tensor& dy, const Tensor& w, const Tensor& dx, cons
   auto find = [&] {
     if (benchmark())
       return measured_algos<cudnnConvolutionBwdDataAlgoPerf_t>(
-          dx.device(), [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perfs, void* ws, size_t bytes) {
+          dx.device(), dx.dtype(), [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perfs, void* ws, size_t bytes) {
             return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(),
                                                                d.conv.get(), d.x.get(), dx.raw_data(), n, returned,
                                                                perfs, ws, bytes);
           });
     return viable_algos<cudnnConvolutionBwdDataAlgoPerf_t>(
+        dx.dtype(),
         [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perfs) {
           return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), n,
                                                              returned, perfs);
@@ -310,7 +326,7 @@ void run_backward_data(const Tensor& dy, const Tensor& w, const Tensor& dx, cons
   Scalars s(dx.dtype());
   auto algos = cached_algos(conv_key(Pass::backward_data, dx.dtype(), dx.device().index, g, w.sizes()[1]), find);
   run_first_accepted(
-      op_name(Pass::backward_data, g.spatial()), algos, dx.device(), [&](int algo, void* ws, size_t bytes) {
+      op_name(Pass::backward_data, g.spatial()), algos, dx.device(), d.conv, [&](int algo, void* ws, size_t bytes) {
         return cudnnConvolutionBackwardData(h, s.one(), d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
                                             static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, bytes, s.zero(),
                                             d.x.get(), dx.raw_data());
@@ -324,12 +340,13 @@ void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, co
   auto find = [&] {
     if (benchmark())
       return measured_algos<cudnnConvolutionBwdFilterAlgoPerf_t>(
-          dw.device(), [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perfs, void* ws, size_t bytes) {
+          dw.device(), dw.dtype(), [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perfs, void* ws, size_t bytes) {
             return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(),
                                                                  d.conv.get(), d.w.get(), dw.raw_data(), n, returned,
                                                                  perfs, ws, bytes);
           });
     return viable_algos<cudnnConvolutionBwdFilterAlgoPerf_t>(
+        dw.dtype(),
         [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perfs) {
           return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), n,
                                                                returned, perfs);
@@ -342,7 +359,7 @@ void run_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& dw, co
   Scalars s(dw.dtype());
   auto algos = cached_algos(conv_key(Pass::backward_filter, dw.dtype(), dw.device().index, g, dw.sizes()[1]), find);
   run_first_accepted(
-      op_name(Pass::backward_filter, g.spatial()), algos, dw.device(), [&](int algo, void* ws, size_t bytes) {
+      op_name(Pass::backward_filter, g.spatial()), algos, dw.device(), d.conv, [&](int algo, void* ws, size_t bytes) {
         return cudnnConvolutionBackwardFilter(h, s.one(), d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(),
                                               d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws,
                                               bytes, s.zero(), d.w.get(), dw.raw_data());

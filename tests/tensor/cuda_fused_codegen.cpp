@@ -32,15 +32,20 @@ cpu::ElementwiseStep step_of(OpId op, int a, int b = -1, int c = -1) {
 // Every elementwise op of the list once, each step reading the three inputs (or its
 // own arity's first ones), the result the last step.
 cpu::ElementwiseProgram every_op_program() {
+  const std::vector<OpId> ops = {
+#define NABLA_LISTED(name) OpId::name,
+      NABLA_ELEMENTWISE_OPS(NABLA_LISTED)
+#undef NABLA_LISTED
+  };
   cpu::ElementwiseProgram prog;
   prog.num_inputs = 3;
-#define NABLA_STEP(name) prog.steps.push_back(step_of(OpId::name, 0, 1, 2));
-  NABLA_ELEMENTWISE_OPS(NABLA_STEP)
-#undef NABLA_STEP
-  for (cpu::ElementwiseStep& s : prog.steps) {
-    s.has_lo = s.has_hi = s.op == OpId::clamp;
+  prog.steps.reserve(ops.size());
+  for (OpId op : ops) {
+    cpu::ElementwiseStep s = step_of(op, 0, 1, 2);
+    s.has_lo = s.has_hi = op == OpId::clamp;
     s.attr[0] = 0.25;
     s.attr[1] = 0.75;
+    prog.steps.push_back(s);
   }
   prog.result = prog.num_inputs + static_cast<int>(prog.steps.size()) - 1;
   return prog;
