@@ -311,6 +311,10 @@ void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& wha
   if (t_observer) t_observer->on_inplace(dst, src, what);
 }
 
+void notify_untraced_effect(const std::string& what) {
+  if (t_observer) t_observer->on_untraced_effect(what);
+}
+
 TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   const OpDef& def = op_def(id);
   // Inputs with a tangent or a batch dim of a jvp or vmap that is running go to it

@@ -21,6 +21,10 @@ class OpObserver {
   // dst is about to be overwritten in place with src (broadcast) outside the op table:
   // x.copy_(y), and x.add_(y) as x.copy_(add(x, y)); optimizer steps, buffer updates.
   virtual void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {}
+  // A native builtin changed state that no op of the table writes: backward() filling
+  // .grad, an assignment to .grad, a fused optimizer step updating parameters in place.
+  // `what` says what and where it writes ("backward() writes the leaves' .grad").
+  virtual void on_untraced_effect(const std::string& what) {}
 };
 
 OpObserver* op_observer();
@@ -30,5 +34,6 @@ OpObserver* set_op_observer(OpObserver* observer);
 // Reports a value read or an in-place change to the observer, if there is one.
 void notify_value_read(const Tensor& t, const std::string& what);
 void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& what);
+void notify_untraced_effect(const std::string& what);
 
 }  // namespace nabla

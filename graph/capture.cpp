@@ -128,6 +128,13 @@ void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string
                        current_origin()});
 }
 
+void Capture::on_untraced_effect(const std::string& what) {
+  CaptureProblem p{what + ", which a graph does not replay", current_origin()};
+  for (const CaptureProblem& seen : problems_)
+    if (seen.what == p.what && seen.origin == p.origin) return;  // once per line (zero_grad: each parameter)
+  problems_.push_back(std::move(p));
+}
+
 // A region input for a tensor of the enclosing graph, named as the parent names it
 // when it has a name the region does not use yet ("w", "fc1.weight"), else "in<k>".
 int Capture::capture_from_parent(const Tensor& t) {

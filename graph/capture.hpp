@@ -74,6 +74,7 @@ class Capture : public OpObserver {
   void on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) override;
   void on_value_read(const Tensor& t, const std::string& what) override;
   void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) override;
+  void on_untraced_effect(const std::string& what) override;
 
  private:
   int value_of(const Tensor& t);

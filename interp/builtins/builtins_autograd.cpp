@@ -7,6 +7,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/gradcheck.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 
 namespace nabla::interp {
@@ -113,6 +114,7 @@ Value backward_builtin(Evaluator&, CallArgs& a) {
          " grad_tensors");
   bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
   bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;
+  notify_untraced_effect("backward() writes the leaves' .grad");
   nabla::backward(roots, grads, retain, create);
   return Value();
 }

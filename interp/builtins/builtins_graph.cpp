@@ -141,14 +141,18 @@ TensorList output_tensors(const Value& out, bool* tuple) {
 
 std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
   std::string s = "compile: the function cannot be captured as a graph:";
-  bool branch = false;
+  bool branch = false, training = false;
   for (auto& p : problems) {
     s += "\n  " + (p.origin.empty() ? std::string() : p.origin + ": ") + p.what;
     branch = branch || p.what.rfind("a condition on its value", 0) == 0;
+    training = training || p.what.find(".grad") != std::string::npos || p.what.rfind("opt.step()", 0) == 0;
   }
   if (branch)
     s += "\n  (compile(f, x, mode=\"script\") lowers an if or while on a tensor to a cond or while_loop node, "
          "and a for over a range or a tensor to a scan)";
+  if (training)
+    s += "\n  (a training step compiles as compile(loss_fn, x, y, train=true): each call returns the loss and sets "
+         "every parameter's .grad, as loss.backward() would; opt.zero_grad() and opt.step() stay outside)";
   return s;
 }
 

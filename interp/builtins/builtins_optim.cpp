@@ -7,6 +7,7 @@
 // not handle (not contiguous, not one same f32/f64 dtype, device and shape), and
 // optim.dsl then takes the next path: per parameter, then tensor ops.
 #include "autograd/optim_step.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 
 namespace nabla::interp {
@@ -29,6 +30,7 @@ Value adam_step(Evaluator&, CallArgs& a) {
       bind("optim_adam_step_", a,
            {"p", "g", "exp_avg", "exp_avg_sq", "lr", "beta1", "beta2", "eps", "step", "weight_decay", "decoupled"}, 11);
   const std::string f = "optim_adam_step_()";
+  notify_untraced_effect("opt.step() (" + f + ") updates the parameters in place outside the op table");
   const Tensor& p = as_tensor(b[0], f);
   const Tensor& g = as_tensor(b[1], f);
   const Tensor& m = as_tensor(b[2], f);
@@ -48,6 +50,7 @@ Value adam_step_multi(Evaluator&, CallArgs& a) {
                   "decoupled"},
                  11);
   const std::string f = "optim_adam_step_multi_()";
+  notify_untraced_effect("opt.step() (" + f + ") updates the parameters in place outside the op table");
   AdamMultiArgs args{tensor_list_arg(b[0], f + ": params"), tensor_list_arg(b[1], f + ": grads"),
                      tensor_list_arg(b[2], f + ": exp_avgs"), tensor_list_arg(b[3], f + ": exp_avg_sqs"),
                      as_numbers(b[4], f + ": steps")};
@@ -66,6 +69,7 @@ Value sgd_step_multi(Evaluator&, CallArgs& a) {
                   "nesterov"},
                  9);
   const std::string f = "optim_sgd_step_multi_()";
+  notify_untraced_effect("opt.step() (" + f + ") updates the parameters in place outside the op table");
   if (!numbers_at(b, 4, 9)) return Value::boolean(false);
   SgdHyper hyper;
   hyper.lr = as_num(b[4], f), hyper.momentum = as_num(b[5], f), hyper.dampening = as_num(b[6], f);

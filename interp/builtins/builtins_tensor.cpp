@@ -67,6 +67,7 @@ Value backward_method(Evaluator&, CallArgs& a) {
   Tensor g = b.has(1) ? input_of(b[1], "backward", "gradient") : Tensor();
   bool create = b.has(3) && as_bool(b[3], "backward(): create_graph");
   bool retain = b.has(2) ? as_bool(b[2], "backward(): retain_graph") : create;
+  notify_untraced_effect("backward() writes the leaves' .grad");
   nabla::backward(b[0].t, g, retain, create);
   return Value();
 }

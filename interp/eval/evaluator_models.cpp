@@ -10,6 +10,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/builtins/help.hpp"
 #include "interp/eval/evaluator_impl.hpp"
@@ -296,6 +297,7 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
     case Tag::Tensor: {
       Tensor t = obj.t;
       if (name == "grad") {
+        notify_untraced_effect("assigning .grad");
         if (v.is_none()) t.set_grad(Tensor());
         else if (v.tag == Tag::Tensor) t.set_grad(checked_grad(t, v.t));
         else fail(std::string("tensor.grad must be a tensor or none, got ") + type_name(v));

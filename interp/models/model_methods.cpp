@@ -9,6 +9,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/eval/evaluator_impl.hpp"
@@ -226,6 +227,7 @@ Value apply_to_modules(Evaluator& ev, const Value& self, CallArgs& args) {
 
 Value zero_grad(Evaluator&, const Value& self, CallArgs& args) {
   no_args(args, "zero_grad");
+  notify_untraced_effect("zero_grad() clears the parameters' .grad");
   for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_grad(Tensor());
   return Value();
 }

@@ -5,7 +5,7 @@
 // (tensor/cuda/rtc.hpp); the interpreted kernel of tensor/cuda/fused.cu runs what this
 // cannot take. Plain C++, in every build: the source is tested without a GPU.
 //
-// Each step calls the scalar function of its op from tensor/scalar_fns.hpp, whose text
+// Each step calls the scalar function of its op from tensor/scalar_ops.hpp, whose text
 // the kernel includes, so a step computes what the unfused kernel computes. The kernel
 // is compiled without contraction (--fmad=false): a multiply of one step and the add
 // of the next stay two roundings, as in the two unfused kernels (no scalar function
@@ -54,9 +54,9 @@ bool generated_kernel_fits(const cpu::ElementwiseProgram& program, const TensorL
 FusedKernelSpec fused_kernel_spec(const cpu::ElementwiseProgram& program, const TensorList& inputs, const Tensor& out);
 // CUDA C++ for `extern "C" __global__ void nabla_fused(T* out, const I0* in0, ...,
 // long long n)`, a grid-stride loop over the n output elements; it includes
-// "scalar_fns.hpp" (scalar_fns_source()). Compile with NVRTC's -default-device.
+// "scalar_ops.hpp" (scalar_ops_source()). Compile with NVRTC's -default-device.
 std::string fused_kernel_source(const FusedKernelSpec& spec);
-// The text of tensor/scalar_fns.hpp, embedded at build time.
-const std::string& scalar_fns_source();
+// The text of tensor/scalar_ops.hpp, embedded at build time.
+const std::string& scalar_ops_source();
 
 }  // namespace nabla::cuda

@@ -139,7 +139,7 @@ cudaKernel_t loaded_kernel(int device, const std::string& source) {
   if (it != kernels.end()) return it->second;
   cudaKernel_t kernel = nullptr;
   try {
-    std::string cubin = compile_cuda_source(source, {{"scalar_fns.hpp", scalar_fns_source()}}, device_arch(device));
+    std::string cubin = compile_cuda_source(source, {{"scalar_ops.hpp", scalar_ops_source()}}, device_arch(device));
     DeviceGuard guard(device);
     cudaLibrary_t library = nullptr;
     NABLA_CUDA_CHECK(cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));

@@ -11,7 +11,7 @@
 namespace nabla::cuda {
 
 struct SourceHeader {
-  std::string name;  // as the source includes it: "scalar_fns.hpp"
+  std::string name;  // as the source includes it: "scalar_ops.hpp"
   std::string text;
 };
 

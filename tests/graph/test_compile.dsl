@@ -1,5 +1,6 @@
 # Graph mode: compile() captures eager code; the graph's results equal eager's.
 import nn
+import optim
 
 fn mlp() = nn.Sequential([nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)])
 fn cnn() = nn.Sequential([
@@ -97,7 +98,7 @@ fn branchy(v) {
 }
 
 test "reading a traced value (item() driving a branch) is reported with its line" {
-  expect_error("compile(branchy, ones([2]))", "tests/graph/test_compile.dsl:95:6: item() reads the value of %1 (made by sum at tests/graph/test_compile.dsl:95:6)")
+  expect_error("compile(branchy, ones([2]))", "tests/graph/test_compile.dsl:96:6: item() reads the value of %1 (made by sum at tests/graph/test_compile.dsl:96:6)")
 }
 
 test "the IR text names ops, shapes and parameters" {
@@ -122,4 +123,30 @@ test "cuda_graph=false is accepted everywhere; on the CPU no run is a CUDA graph
   expect(not ("CUDA graph" in on_cpu.explain()), on_cpu.explain())
   expect_error("compile(m, x, cuda_graphs=false)", "cuda_graph")
   expect_error("compile(m, x, cuda_graph=\"yes\")", "compile(): cuda_graph")
+}
+
+test "a function that calls backward() and opt.step() is refused by name, not silently captured without them" {
+  manual_seed(10)
+  let m = nn.Linear(4, 2)
+  let opt = optim.SGD(m.parameters(), lr=0.1)
+  fn whole_step(x, y) {
+    opt.zero_grad()
+    let loss = mse_loss(m(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+  }
+  let x = randn([3, 4])
+  let y = randn([3, 2])
+  expect_error(fn() = compile(whole_step, x, y), "backward() writes the leaves' .grad, which a graph does not replay")
+  expect_error(fn() = compile(whole_step, x, y), "opt.step() (optim_sgd_step_multi_()) updates the parameters")
+  expect_error(fn() = compile(whole_step, x, y), "assigning .grad, which a graph does not replay")
+  expect_error(fn() = compile(whole_step, x, y), "compile(loss_fn, x, y, train=true)")
+  # the supported form: the loss compiled with train=true, the step outside
+  let gm = compile(fn(xb, yb) = mse_loss(m(xb), yb), x, y, train=true)
+  let before = m.weight.clone()
+  opt.zero_grad()
+  gm(x, y)
+  opt.step()
+  expect(sum(ne(m.weight, before)).item() > 0)
 }

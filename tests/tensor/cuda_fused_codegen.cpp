@@ -93,7 +93,7 @@ TEST_CASE("a generated fused kernel reads each input as its layout asks and writ
   Tensor out = empty({3, 4}, DType::f32);
   REQUIRE(cuda::generated_kernel_fits(prog, {dense, number, row}, out));
   std::string source = cuda::fused_kernel_source(cuda::fused_kernel_spec(prog, {dense, number, row}, out));
-  CHECK(source.find("#include \"scalar_fns.hpp\"") != std::string::npos);
+  CHECK(source.find("#include \"scalar_ops.hpp\"") != std::string::npos);
   CHECK(source.find("using T = float;") != std::string::npos);
   CHECK(source.find("const float* __restrict__ in0, const double* __restrict__ in1, const unsigned char* "
                     "__restrict__ in2") != std::string::npos);
@@ -118,7 +118,7 @@ TEST_CASE("NVRTC compiles every elementwise op's generated step, and the disk ca
   }
   TemporaryKernelCache cache;
   MESSAGE(cuda::load_nvrtc());
-  const std::vector<cuda::SourceHeader> headers{{"scalar_fns.hpp", cuda::scalar_fns_source()}};
+  const std::vector<cuda::SourceHeader> headers{{"scalar_ops.hpp", cuda::scalar_ops_source()}};
   cpu::ElementwiseProgram prog = every_op_program();
   Tensor x = zeros({5, 6});
   for (DType dt : {DType::f32, DType::f64}) {
