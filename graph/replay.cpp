@@ -110,24 +110,38 @@ Tensor bytes_of(const std::shared_ptr<Storage>& storage) {
   return Tensor(std::move(impl));
 }
 
-bool reads_storage(const TensorList& ts, const Storage* s) {
-  return std::any_of(ts.begin(), ts.end(), [&](const Tensor& t) { return t.storage().get() == s; });
+// How many of `ts` are over `s`.
+long over_storage_count(const TensorList& ts, const std::shared_ptr<Storage>& s) {
+  return std::count_if(ts.begin(), ts.end(), [&](const Tensor& t) { return t.storage() == s; });
+}
+
+// Whether s is a parameter's (read in place): never the recording's to move.
+bool parameter_storage(const Replay::Recording& r, const std::shared_ptr<Storage>& s) {
+  for (size_t k = 0; k < r.args.size(); ++k)
+    if (!r.copied[k] && r.args[k].storage() == s) return true;
+  return false;
+}
+
+// Rebinds every tensor of ts over `from` to `to`, same layout.
+void rebind(TensorList& ts, const std::shared_ptr<Storage>& from, const std::shared_ptr<Storage>& to) {
+  for (Tensor& t : ts)
+    if (t.storage() == from) t = over_storage(to, t);
 }
 
 // The outputs of the last replay that someone besides the recording still holds move
-// to fresh memory, which the holders keep; the recording keeps its addresses.
+// to fresh memory, which the holders keep; the recording keeps its addresses. An
+// output may be (a view of) an input buffer, which the next call overwrites too.
 void free_held_outputs(Replay::Recording& r) {
   for (size_t k = 0; k < r.outputs.size(); ++k) {
     std::shared_ptr<Storage> recorded = r.outputs[k].storage();
-    if (reads_storage(r.args, recorded.get())) continue;  // a parameter or an input buffer, not ours to move
-    long ours = std::count_if(r.outputs.begin(), r.outputs.end(),
-                              [&](const Tensor& t) { return t.storage() == recorded; });
+    if (parameter_storage(r, recorded)) continue;  // eager would hand out the parameter itself too
+    long ours = over_storage_count(r.outputs, recorded) + over_storage_count(r.args, recorded);
     if (recorded.use_count() - 1 <= ours) continue;  // - 1: `recorded` itself
     auto fresh = std::make_shared<Storage>(recorded->nbytes, recorded->device);
     cuda::copy_into(bytes_of(fresh), bytes_of(recorded));  // u8: b8 would turn each byte into 0 or 1
     std::swap(recorded->data, fresh->data);  // the holders' storage now has the copy
-    for (Tensor& t : r.outputs)
-      if (t.storage() == recorded) t = over_storage(fresh, t);
+    rebind(r.outputs, recorded, fresh);
+    rebind(r.args, recorded, fresh);
   }
 }
 

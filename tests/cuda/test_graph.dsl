@@ -156,3 +156,28 @@ test "cuda.set_benchmark: convolutions whose algorithm was chosen by timing equa
   cuda.set_benchmark(false)
   for k in range(3) { expect_close(grads[1][k], grads[0][k], rtol=1e-4, atol=1e-3) }
 }
+
+test "replayed outputs that the caller keeps never change, also those that are views of an input" {
+  manual_seed(11)
+  if not cuda.is_available() { return none }
+  fn as_square(v) = v.reshape([2, 2])  # the output is a view of the input's buffer
+  fn doubled(v) = v * 2.0
+  let views = compile(as_square, zeros([4], device="cuda"))
+  let products = compile(doubled, zeros([4], device="cuda"))
+  let kept_views = []
+  let kept_products = []
+  for i in range(5) {
+    let x = ones([4], device="cuda") * i
+    kept_views.append(views(x))
+    kept_products.append(products(x))
+  }
+  for i in range(5) {
+    expect_close(kept_views[i].cpu(), ones([2, 2]) * i)
+    expect_close(kept_products[i].cpu(), ones([4]) * (2.0 * i))
+  }
+  expect("CUDA graph: 3 runs replayed" in products.explain(), products.explain())
+  # an output fed back in as the next input
+  let y = ones([4], device="cuda")
+  for i in range(4) { y = products(y) }
+  expect_close(y.cpu(), ones([4]) * 16.0)
+}
