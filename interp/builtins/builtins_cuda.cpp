@@ -113,6 +113,12 @@ Value generated_kernels_builtin(Evaluator&, CallArgs& a) {
   return Value::boolean(cuda::generated_kernels());
 }
 
+// How many times the host has waited for a GPU (cuda::host_waits).
+Value host_waits_builtin(Evaluator&, CallArgs& a) {
+  bind("host_waits", a, {}, 0);
+  return Value::integer(static_cast<int64_t>(cuda::host_waits()));
+}
+
 // What the generated kernels did in this process, and where the disk cache is.
 Value kernel_cache_stats_builtin(Evaluator&, CallArgs& a) {
   bind("kernel_cache_stats", a, {}, 0);
@@ -202,6 +208,10 @@ const BuiltinEntry kCudaFunctions[] = {
      "(on by default; off: one interpreted kernel for every group). Example: cuda.set_generated_kernels(false)"},
     {"generated_kernels", generated_kernels_builtin, "generated_kernels()",
      "Whether fused groups run as generated kernels (cuda.set_generated_kernels). Example: cuda.generated_kernels()"},
+    {"host_waits", host_waits_builtin, "host_waits()",
+     "How many times this process has waited for a GPU: synchronize(), copies to the host (item(), printing, "
+     ".cpu()), the allocator waiting for an event. A training loop that reads no value adds none. "
+     "Example: cuda.host_waits()"},
     {"kernel_cache_stats", kernel_cache_stats_builtin, "kernel_cache_stats()",
      "What the generated kernels did in this process: compiled, disk_hits (read from the cache on disk, "
      "$NABLA_KERNEL_CACHE or ~/.cache/nabla/kernels), loaded, launches, fallbacks, last_problem, and the dir. "

@@ -20,6 +20,9 @@ namespace nabla::cuda {
 
 // Throws nabla::Error naming the call and CUDA's message (runtime.cu).
 void check(cudaError_t status, const char* what);
+// Counts one wait of the host for the device (host_waits(); runtime.cu); every
+// synchronizing call of the backend makes it.
+void count_host_wait();
 #define NABLA_CUDA_CHECK(expr) ::nabla::cuda::check((expr), #expr)
 // After a kernel launch: a bad launch configuration shows up here, not later.
 #define NABLA_CUDA_LAUNCH_CHECK() ::nabla::cuda::check(cudaGetLastError(), "kernel launch")

@@ -90,6 +90,7 @@ class CudaRecordedGraph : public RecordedGraph {
       : device_(device), exec_(exec), memory_(std::move(memory)), nodes_(nodes) {}
   ~CudaRecordedGraph() override {
     DeviceGuard guard(device_);
+    count_host_wait();
     cudaDeviceSynchronize();  // no replay may still use the memory about to be freed
     cudaGraphExecDestroy(exec_);
     cudaGetLastError();

@@ -59,6 +59,10 @@ void set_current_stream(int device, StreamId stream);
 StreamId new_stream(int device);  // a non-blocking stream, owned by nabla until exit
 void synchronize(int device);     // waits for all work on the device
 void synchronize_stream(int device, StreamId stream);
+// How many times this process's host has waited for a GPU: synchronizations, copies to
+// the host (item(), printing, .cpu()), the allocator waiting on an event. A training
+// loop that reads no value should not add to it (cuda.host_waits() in the language).
+uint64_t host_waits();
 
 // ---------------------------------------------------------------------------
 // CUDA graphs (tensor/cuda/cuda_graph.cu; Note [CUDA graph replay] in graph/replay.cpp).

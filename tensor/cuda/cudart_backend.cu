@@ -66,6 +66,7 @@ class CudartBackend : public DeviceBackend {
   }
 
   void synchronize_event(EventHandle event) override {
+    count_host_wait();
     check_cuda(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize", name_);
   }
 
@@ -127,6 +128,7 @@ class PinnedHostBackend : public DeviceBackend {
   }
 
   void synchronize_event(EventHandle event) override {
+    count_host_wait();
     check_cuda(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize", device_name());
   }
 

@@ -3,6 +3,7 @@
 // driver) the queries answer without failing.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -139,15 +140,22 @@ StreamId new_stream(int device) {
   return id;
 }
 
+std::atomic<uint64_t> host_wait_count{0};
+
+void count_host_wait() { host_wait_count.fetch_add(1, std::memory_order_relaxed); }
+uint64_t host_waits() { return host_wait_count.load(std::memory_order_relaxed); }
+
 void synchronize(int device) {
   check_device(device);
   DeviceGuard guard(device);
+  count_host_wait();
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 void synchronize_stream(int device, StreamId stream) {
   check_device(device);
   DeviceGuard guard(device);
+  count_host_wait();
   check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
 }
 

@@ -99,6 +99,12 @@ Tensor contiguous_here(const Tensor& t) {
 
 size_t bytes_of(const Tensor& t) { return static_cast<size_t>(t.numel()) * dtype_size(t.dtype()); }
 
+// The host waits for the work queued on `s` (counted in host_waits()).
+void wait_for(cudaStream_t s) {
+  count_host_wait();
+  NABLA_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
 // Bytes of contiguous `from` (CPU) into contiguous `to` (cuda), same dtype and size.
 void upload(const Tensor& to, const Tensor& from, bool non_blocking) {
   int device = to.device().index;
@@ -114,7 +120,7 @@ void upload(const Tensor& to, const Tensor& from, bool non_blocking) {
     if (non_blocking)
       record_stream(from.device(), from.storage()->data, current_stream(device));
     else
-      NABLA_CUDA_CHECK(cudaStreamSynchronize(s));
+      wait_for(s);
   }
 }
 
@@ -128,7 +134,7 @@ void download(const Tensor& to, const Tensor& from, bool non_blocking) {
     // The copy still writes the pinned block: it must not be reused before then.
     record_stream(to.device(), to.storage()->data, current_stream(device));
   else
-    NABLA_CUDA_CHECK(cudaStreamSynchronize(s));
+    wait_for(s);
 }
 
 // A contiguous tensor of `t`'s dtype and shape on `device` with t's values.
@@ -149,7 +155,7 @@ Tensor move_bytes(const Tensor& t, const Device& device, bool non_blocking) {
     // src (often the temporary of contiguous_here) belongs to a stream of the other
     // device, which would reuse it as soon as it is freed on return; and record_stream
     // cannot name a stream of another device. So wait for the copy.
-    NABLA_CUDA_CHECK(cudaStreamSynchronize(stream_of(device.index)));
+    wait_for(stream_of(device.index));
   }
   return out;
 }

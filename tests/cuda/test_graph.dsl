@@ -3,6 +3,7 @@
 import nn
 import cuda
 import optim
+import data
 
 fn small_mlp() = nn.Sequential([nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)])
 # What asking for a GPU says where there is none: a CUDA build on a machine without a
@@ -180,4 +181,36 @@ test "replayed outputs that the caller keeps never change, also those that are v
   let y = ones([4], device="cuda")
   for i in range(4) { y = products(y) }
   expect_close(y.cpu(), ones([4]) * 16.0)
+}
+
+test "a compiled training loop on the GPU waits for the device only where the script reads a value" {
+  manual_seed(12)
+  expect(cuda.host_waits() >= 0)
+  if not cuda.is_available() { return none }
+  let model = small_mlp().to("cuda")
+  let opt = optim.Adam(model.parameters(), lr=1e-3)
+  fn loss_of(xb, yb) = cross_entropy(model(xb), yb)
+  let step = compile(loss_of, zeros([16, 32], device="cuda"), zeros([16], dtype=i64, device="cuda"), train=true)
+  step.optimize("default")
+  let xs = randn([160, 32], device="cuda")
+  let ys = randint(0, 10, [160], device="cuda")
+  let batches = data.TensorDataset(xs, ys).batches(16)
+  let total = zeros([], device="cuda")
+  for (xb, yb) in batches {  # warm-up, recording
+    opt.zero_grad()
+    total = total + step(xb, yb)
+    opt.step()
+  }
+  let before = cuda.host_waits()
+  for epoch in range(3) {
+    for (xb, yb) in batches {
+      opt.zero_grad()
+      total = total + step(xb, yb)
+      opt.step()
+    }
+  }
+  expect(cuda.host_waits() == before, f"{cuda.host_waits() - before} waits in 30 steps")
+  let mean = total.item() / 40
+  expect(cuda.host_waits() == before + 1)
+  expect(mean > 0)
 }
