@@ -15,7 +15,9 @@
 # tool's folder that comes back; /tmp/gpu-check elsewhere), and its tail to stdout.
 #
 # Environment: GPU_CHECK_CTEST_LIMIT, GPU_CHECK_BENCH_LIMIT, GPU_CHECK_TRAIN_LIMIT, GPU_CHECK_REPLAY_LIMIT
-# (seconds), GPU_CHECK_ROUNDS (benchmark rounds, 3), GPU_CHECK_EPOCHS (2), and those of
+# (seconds), GPU_CHECK_ROUNDS (benchmark rounds, 3), GPU_CHECK_EPOCHS (2),
+# GPU_CHECK_TORCH_COMPILE=1 (the train stage also times torch.compile's reduce-overhead
+# mode; its compiling takes minutes), and those of
 # scripts/gpu_build.sh.
 set -uo pipefail
 
@@ -47,7 +49,8 @@ if [ "${1:-}" = --stages ]; then
                python3 scripts/bench/cuda_bench.py --rounds "${GPU_CHECK_ROUNDS:-3}" || status=1 ;;
       train) run_stage train "${GPU_CHECK_TRAIN_LIMIT:-240}" \
                python3 scripts/bench/cuda_train.py --nabla "${NABLA_GPU_BUILD_DIR:-build-gpu}/nabla" \
-               --rounds "${GPU_CHECK_ROUNDS:-3}" --epochs "${GPU_CHECK_EPOCHS:-2}" || status=1 ;;
+               --rounds "${GPU_CHECK_ROUNDS:-3}" --epochs "${GPU_CHECK_EPOCHS:-2}" \
+               ${GPU_CHECK_TORCH_COMPILE:+--torch-compile} || status=1 ;;
       replay) run_stage replay "${GPU_CHECK_REPLAY_LIMIT:-120}" \
                 "${NABLA_GPU_BUILD_DIR:-build-gpu}/nabla" scripts/bench/cuda_replay.dsl || status=1 ;;
       none) ;;  # the build and the CUDA tests only

@@ -6,7 +6,8 @@ see README, "Building on a GPU machine"):
     against scripts/bench/train_torch.py, same model, data, batch, optimizer), each run
     for EPOCHS epochs and timed by its fastest epoch, with its test accuracy;
   - the same epochs with each step compiled (`--compile`: one graph for forward and
-    backward, replayed as a CUDA graph), against the same PyTorch eager epochs;
+    backward, replayed as a CUDA graph), against the same PyTorch eager epochs, and with
+    --torch-compile against PyTorch's torch.compile(mode="reduce-overhead") too;
   - small-op launch overhead: microseconds per `x + y` on 4-element GPU tensors,
     queued back to back (the time of one op when the GPU is not the limit);
   - a chain of 50 elementwise ops on a small tensor, eager against its compiled graph
@@ -123,6 +124,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--nabla", default=str(ROOT / "build" / "nabla"))
+    parser.add_argument("--torch-compile", action="store_true",
+                        help='also time PyTorch with torch.compile(mode="reduce-overhead") (needs 2+ epochs)')
     args = parser.parse_args()
     with tempfile.NamedTemporaryFile("w", suffix=".dsl", delete=False) as f:
         f.write(LAUNCH_DSL)
@@ -136,12 +139,18 @@ def main():
             ref = figures([sys.executable, "scripts/bench/train_torch.py", kind, str(args.epochs), "cuda"])
             results.setdefault(kind, []).append((ours, ref))
             results.setdefault(kind + "_compiled", []).append((compiled, ref))
+            if args.torch_compile:
+                ref_compiled = figures([sys.executable, "scripts/bench/train_torch.py", kind, str(args.epochs), "cuda",
+                                        "compile"])
+                results.setdefault(kind + "_vs_torch_compile", []).append((compiled, ref_compiled))
         small = figures([args.nabla, launch_dsl])
         results.setdefault("launch", []).append((small["launch_us"], torch_launch_us()))
         results.setdefault("chain", []).append((small, torch_chain_us()))
     os.unlink(launch_dsl)
     print(f"# rounds={args.rounds} epochs={args.epochs} (medians; nabla and PyTorch interleaved)")
-    for kind in ("mlp", "cnn", "mlp_compiled", "cnn_compiled"):
+    for kind in ("mlp", "cnn", "mlp_compiled", "cnn_compiled", "mlp_vs_torch_compile", "cnn_vs_torch_compile"):
+        if kind not in results:
+            continue
         runs = results[kind]
         n_s = statistics.median(o["epoch_seconds"] for o, _ in runs)
         t_s = statistics.median(r["epoch_seconds"] for _, r in runs)

@@ -3,7 +3,10 @@
 and thread count as scripts/fashion_mnist_mlp.dsl and scripts/fashion_mnist_cnn.dsl, each epoch
 timed (the fastest is printed).
 
-    train_torch.py mlp|cnn [epochs] [device]   ->  prints epoch_seconds=<s> test_accuracy=<a>
+    train_torch.py mlp|cnn [epochs] [device] [compile]   ->  prints epoch_seconds=<s> test_accuracy=<a>
+
+compile: the model runs through torch.compile(mode="reduce-overhead") (Inductor's
+kernels replayed as CUDA graphs); its first epoch includes compiling, so time 2 or more.
 
 device is "cpu" (default) or "cuda"; on a GPU the data moves there once and each epoch
 is timed up to a synchronisation, with TF32 off as in nabla. NABLA_FASHION_MNIST_DIR overrides the data folder.
@@ -63,6 +66,8 @@ def main():
     xtr, ytr, xte, yte = xtr.to(device), ytr.to(device), xte.to(device), yte.to(device)
     model = (mlp() if kind == "mlp" else cnn()).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    if len(sys.argv) > 4 and sys.argv[4] == "compile":
+        model = torch.compile(model, mode="reduce-overhead")
     sched = None
     if kind == "mlp":
         # As the MLP script: standardized images, a cosine decay over all the steps.
