@@ -214,3 +214,30 @@ test "a compiled training loop on the GPU waits for the device only where the sc
   expect(cuda.host_waits() == before + 1)
   expect(mean > 0)
 }
+
+test "a compiled bf16 autocast training step replays, with the loss and gradients of eager autocast" {
+  manual_seed(13)
+  if not cuda.is_available() { return none }
+  let (eager, graphed) = twin_mlps("cuda")
+  fn loss_in(model, xb, yb) {
+    let loss = none
+    autocast(dtype=bf16) { loss = cross_entropy(model(xb), yb) }
+    return loss
+  }
+  let step = compile(fn(xb, yb) = loss_in(graphed, xb, yb), zeros([8, 32], device="cuda"),
+                     zeros([8], dtype=i64, device="cuda"), train=true)
+  for i in range(5) {
+    let x = randn([8, 32], device="cuda")
+    let y = randint(0, 10, [8], device="cuda")
+    eager.zero_grad()
+    graphed.zero_grad()
+    let want = loss_in(eager, x, y)
+    want.backward()
+    let got = step(x, y)
+    expect_close(got.cpu(), want.detach().cpu(), rtol=1e-5, atol=1e-6)
+    let pe = eager.parameters()
+    let pg = graphed.parameters()
+    for k in range(len(pe)) { expect_close(pg[k].grad.cpu(), pe[k].grad.cpu(), rtol=1e-4, atol=1e-5) }
+  }
+  expect("CUDA graph: 3 runs replayed" in step.explain(), step.explain())
+}
