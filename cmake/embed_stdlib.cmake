@@ -24,11 +24,5 @@ ${entries}  };
 
 }  // namespace nabla::interp
 ")
-# Only touch the file when it changes, so an unchanged stdlib rebuilds nothing.
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" old)
-  if(old STREQUAL content)
-    return()
-  endif()
-endif()
-file(WRITE "${OUT}" "${content}")
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+write_if_changed("${OUT}" "${content}")

@@ -390,38 +390,13 @@ TEST_CASE("a fused elementwise program on cuda equals the unfused ops") {
   }
 }
 
-TEST_CASE("every elementwise op of the list runs as a one-step fused program on cuda as on the cpu") {
-  if (!have_gpu()) return;
-  manual_seed(26);
-  std::vector<OpId> ops = {
+// Every op of NABLA_ELEMENTWISE_OPS.
+std::vector<OpId> elementwise_ops() {
+  return {
 #define NABLA_LISTED(name) OpId::name,
       NABLA_ELEMENTWISE_OPS(NABLA_LISTED)
 #undef NABLA_LISTED
   };
-  for (OpId op : ops) {
-    int arity = cpu::elementwise_arity(op);
-    cpu::ElementwiseProgram prog;
-    prog.num_inputs = arity;
-    cpu::ElementwiseStep step;
-    step.op = op;
-    for (int k = 0; k < arity; ++k) step.args[k] = k;
-    step.has_lo = step.has_hi = op == OpId::clamp;
-    step.attr[0] = 0.7;
-    step.attr[1] = 1.2;
-    prog.steps = {step};
-    prog.result = arity;
-    for (DType dt : {DType::f32, DType::f64}) {
-      TensorList in, in_gpu;
-      for (int k = 0; k < arity; ++k) {
-        in.push_back(sample({19, 23}, dt, true));
-        in_gpu.push_back(gpu(in.back()));
-      }
-      Tensor on_cpu = empty({19, 23}, dt), on_gpu = empty({19, 23}, dt, in_gpu[0].device());
-      cpu::run_elementwise_program(prog, in, on_cpu);
-      cuda::run_elementwise_program(prog, in_gpu, on_gpu);
-      check_close(on_gpu, on_cpu, std::string("one-step program ") + op_name(op) + " " + dtype_name(dt));
-    }
-  }
 }
 
 // A program of one step of `op`, its inputs registers 0..arity-1.
@@ -440,6 +415,26 @@ cpu::ElementwiseProgram one_step_program(OpId op) {
   return prog;
 }
 
+TEST_CASE("every elementwise op of the list runs as a one-step fused program on cuda as on the cpu") {
+  if (!have_gpu()) return;
+  manual_seed(26);
+  for (OpId op : elementwise_ops()) {
+    cpu::ElementwiseProgram prog = one_step_program(op);
+    int arity = prog.num_inputs;
+    for (DType dt : {DType::f32, DType::f64}) {
+      TensorList in, in_gpu;
+      for (int k = 0; k < arity; ++k) {
+        in.push_back(sample({19, 23}, dt, true));
+        in_gpu.push_back(gpu(in.back()));
+      }
+      Tensor on_cpu = empty({19, 23}, dt), on_gpu = empty({19, 23}, dt, in_gpu[0].device());
+      cpu::run_elementwise_program(prog, in, on_cpu);
+      cuda::run_elementwise_program(prog, in_gpu, on_gpu);
+      check_close(on_gpu, on_cpu, std::string("one-step program ") + op_name(op) + " " + dtype_name(dt));
+    }
+  }
+}
+
 // out = program(inputs) on the GPU, by the generated kernel or the interpreted one.
 Tensor run_program_as(bool generated, const cpu::ElementwiseProgram& prog, const TensorList& inputs, DType dt) {
   cuda::set_generated_kernels(generated);
@@ -453,11 +448,7 @@ TEST_CASE("CUDA generated fused kernels equal the interpreted kernel bit for bit
   if (!have_gpu()) return;
   manual_seed(27);
   cuda::GeneratedKernelStats before = cuda::generated_kernel_stats();
-  std::vector<OpId> ops = {
-#define NABLA_LISTED(name) OpId::name,
-      NABLA_ELEMENTWISE_OPS(NABLA_LISTED)
-#undef NABLA_LISTED
-  };
+  std::vector<OpId> ops = elementwise_ops();
   for (OpId op : ops) {
     cpu::ElementwiseProgram prog = one_step_program(op);
     for (DType dt : {DType::f32, DType::f64}) {
