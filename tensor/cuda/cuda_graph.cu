@@ -88,13 +88,21 @@ class CudaRecordedGraph : public RecordedGraph {
  public:
   CudaRecordedGraph(int device, cudaGraphExec_t exec, std::unique_ptr<RecordingMemory> memory, size_t nodes)
       : device_(device), exec_(exec), memory_(std::move(memory)), nodes_(nodes) {}
+  // Also runs at exit, when the driver may be gone already: nothing here may throw.
   ~CudaRecordedGraph() override {
-    DeviceGuard guard(device_);
+    int previous = device_;
+    cudaGetDevice(&previous);
+    cudaSetDevice(device_);
     count_host_wait();
     cudaDeviceSynchronize();  // no replay may still use the memory about to be freed
     cudaGraphExecDestroy(exec_);
     cudaGetLastError();
-    free_recording_memory(memory_.get());
+    try {
+      free_recording_memory(memory_.get());
+    } catch (const std::exception&) {
+      // the allocator could not be reached (exit): the process returns the memory
+    }
+    cudaSetDevice(previous);
   }
   void launch() override {
     DeviceGuard guard(device_);
