@@ -44,9 +44,8 @@ struct FusedKernelSpec {
 // The kernel's name in the source.
 constexpr const char* kFusedKernelName = "nabla_fused";
 
-// Whether a generated kernel reads inputs of `dtype` (every dtype but f16 and bf16)
-// and writes outputs of it (f32 and f64).
-bool generated_kernel_reads(DType dtype);
+// Whether a generated kernel writes outputs of `dtype` (f32 and f64; it reads every
+// dtype, converting as it loads).
 bool generated_kernel_writes(DType dtype);
 // Whether program, inputs and out are all a generated kernel takes.
 bool generated_kernel_fits(const cpu::ElementwiseProgram& program, const TensorList& inputs, const Tensor& out);

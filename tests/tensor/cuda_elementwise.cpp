@@ -470,6 +470,11 @@ TEST_CASE("CUDA generated fused kernels equal the interpreted kernel bit for bit
     check_close(run_program_as(true, prog, in, dt), run_program_as(false, prog, in, dt),
                 std::string("generated sample program ") + dtype_name(dt), 0);
   }
+  // 16-bit inputs, read through their bits by the generated kernel.
+  TensorList halves{gpu(sample({19, 23}, DType::f16)), gpu(sample({23}, DType::bf16)),
+                    gpu(to_dtype(randint(-2, 2, {19, 1}), DType::i32)), wrapped_scalar(1.5)};
+  check_close(run_program_as(true, prog, halves, DType::f32), run_program_as(false, prog, halves, DType::f32),
+              "generated sample program, f16 and bf16 inputs", 0);
   cuda::GeneratedKernelStats after = cuda::generated_kernel_stats();
   CHECK_MESSAGE(after.last_problem.empty(), after.last_problem);
   CHECK(after.fallbacks == before.fallbacks);

@@ -106,8 +106,11 @@ TEST_CASE("a generated fused kernel reads each input as its layout asks and writ
   CHECK(source.find("0x1.999999999999ap-4") != std::string::npos);  // 0.1, exactly
   CHECK(source.find(" > T(") == std::string::npos);                 // no upper bound written
   CHECK(source.find("out[i] = r5;") != std::string::npos);
-  // f16 and bf16 inputs, and integer outputs, are the interpreted kernel's.
-  CHECK_FALSE(cuda::generated_kernel_fits(prog, {to_dtype(dense, DType::f16), number, row}, out));
+  // 16-bit inputs are read through their bits; an integer output is the interpreted kernel's.
+  std::string halves = cuda::fused_kernel_source(
+      cuda::fused_kernel_spec(prog, {to_dtype(dense, DType::f16), to_dtype(number, DType::bf16), row}, out));
+  CHECK(halves.find("T r0 = T(nabla_f16_to_float(in0[i]));") != std::string::npos);
+  CHECK(halves.find("T r1 = T(nabla_bf16_to_float(in1[0]));") != std::string::npos);
   CHECK_FALSE(cuda::generated_kernel_fits(prog, {dense, number, row}, empty({3, 4}, DType::i64)));
 }
 
@@ -123,7 +126,8 @@ TEST_CASE("NVRTC compiles every elementwise op's generated step, and the disk ca
   Tensor x = zeros({5, 6});
   for (DType dt : {DType::f32, DType::f64}) {
     Tensor out = empty({5, 6}, dt);
-    TensorList inputs{to_dtype(x, dt), transpose(zeros({6, 5}), 0, 1), to_dtype(zeros({6}), DType::i64)};
+    TensorList inputs{to_dtype(x, dt), transpose(to_dtype(zeros({6, 5}), DType::f16), 0, 1),
+                      to_dtype(zeros({6}), DType::bf16)};
     std::string source = cuda::fused_kernel_source(cuda::fused_kernel_spec(prog, inputs, out));
     cuda::GeneratedKernelStats before = cuda::generated_kernel_stats();
     std::string cubin = cuda::compile_cuda_source(source, headers, "sm_80");
