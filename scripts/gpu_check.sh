@@ -45,7 +45,7 @@ if [ "${1:-}" = --stages ]; then
   status=0
   for stage in "$@"; do
     case "$stage" in
-      bench) run_stage bench "${GPU_CHECK_BENCH_LIMIT:-150}" \
+      bench) run_stage bench "${GPU_CHECK_BENCH_LIMIT:-240}" \
                python3 scripts/bench/cuda_bench.py --rounds "${GPU_CHECK_ROUNDS:-3}" || status=1 ;;
       train) run_stage train "${GPU_CHECK_TRAIN_LIMIT:-240}" \
                python3 scripts/bench/cuda_train.py --nabla "${NABLA_GPU_BUILD_DIR:-build-gpu}/nabla" \
