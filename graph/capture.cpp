@@ -128,6 +128,14 @@ void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string
                        current_origin()});
 }
 
+// Note [Untraced effects]
+// Some builtins change state that no op of the table writes: backward() fills the
+// leaves' .grad, `p.grad = ...` and zero_grad() assign it, a fused optimizer step
+// updates parameters in place. A graph made from a function that does these would
+// run without them, silently wrong, so each is a capture problem that names it and
+// its line (autograd/trace.hpp's notify_untraced_effect). A training step compiles as
+// compile(loss_fn, x, y, train=true), whose graph returns the gradients and whose
+// call sets .grad; the optimizer step stays outside.
 void Capture::on_untraced_effect(const std::string& what) {
   CaptureProblem p{what + ", which a graph does not replay", current_origin()};
   for (const CaptureProblem& seen : problems_)

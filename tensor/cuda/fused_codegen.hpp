@@ -5,6 +5,7 @@
 // (tensor/cuda/rtc.hpp); the interpreted kernel of tensor/cuda/fused.cu runs what this
 // cannot take. Plain C++, in every build: the source is tested without a GPU.
 //
+// Note [Generated fused kernels]
 // Each step calls the scalar function of its op from tensor/scalar_ops.hpp, whose text
 // the kernel includes, so a step computes what the unfused kernel computes. The kernel
 // is compiled without contraction (--fmad=false): a multiply of one step and the add
