@@ -327,6 +327,7 @@ std::string describe_graph_module(const GraphModule& gm) {
          std::to_string(cg.graph.nodes.size()) + " after passes\n" +
          "  passes:  " + passes_text(cg.records) + "\n" +
          "  guards:  " + (guards.empty() ? "none" : guards) + "\n" +
+         (cg.replay.summary().empty() ? std::string() : "  " + cg.replay.summary() + "\n") +
          "  graphs cached: " + std::to_string(gm.graphs.size());
 }
 
