@@ -10,11 +10,14 @@
 #   bench   scripts/bench/cuda_bench.py: GEMM and conv2d throughput against PyTorch
 #   train   scripts/bench/cuda_train.py: MLP and CNN Fashion-MNIST epochs, launch overhead
 #   replay  scripts/bench/cuda_replay.dsl: the CNN step eager, compiled, and replayed as a CUDA graph
+#   ops     scripts/bench/cuda_ops.py: conv1d, conv_transpose2d, group_norm, interpolate, sort,
+#           topk, masked attention and the LSTM against PyTorch
 #   none    nothing: the build and the CUDA tests only
-# (default: bench train replay). Each stage's output goes to $OUT/<stage>.log (the device
+# (default: bench train replay ops). Each stage's output goes to $OUT/<stage>.log (the device
 # tool's folder that comes back; /tmp/gpu-check elsewhere), and its tail to stdout.
 #
-# Environment: GPU_CHECK_CTEST_LIMIT, GPU_CHECK_BENCH_LIMIT, GPU_CHECK_TRAIN_LIMIT, GPU_CHECK_REPLAY_LIMIT
+# Environment: GPU_CHECK_CTEST_LIMIT, GPU_CHECK_BENCH_LIMIT, GPU_CHECK_TRAIN_LIMIT, GPU_CHECK_REPLAY_LIMIT,
+# GPU_CHECK_OPS_LIMIT
 # (seconds), GPU_CHECK_ROUNDS (benchmark rounds, 3), GPU_CHECK_EPOCHS (2),
 # GPU_CHECK_TORCH_COMPILE=1 (the train stage also times torch.compile's reduce-overhead
 # mode; its compiling takes minutes), and those of
@@ -53,14 +56,17 @@ if [ "${1:-}" = --stages ]; then
                ${GPU_CHECK_TORCH_COMPILE:+--torch-compile} || status=1 ;;
       replay) run_stage replay "${GPU_CHECK_REPLAY_LIMIT:-120}" \
                 "${NABLA_GPU_BUILD_DIR:-build-gpu}/nabla" scripts/bench/cuda_replay.dsl || status=1 ;;
+      ops) run_stage ops "${GPU_CHECK_OPS_LIMIT:-150}" \
+             python3 scripts/bench/cuda_ops.py --nabla "${NABLA_GPU_BUILD_DIR:-build-gpu}/nabla" \
+             --rounds "${GPU_CHECK_ROUNDS:-3}" || status=1 ;;
       none) ;;  # the build and the CUDA tests only
-      *) echo "gpu_check: unknown stage '$stage' (known: bench train replay none)"; status=2 ;;
+      *) echo "gpu_check: unknown stage '$stage' (known: bench train replay ops none)"; status=2 ;;
     esac
   done
   exit $status
 fi
 
-[ $# -gt 0 ] || set -- bench train replay
+[ $# -gt 0 ] || set -- bench train replay ops
 export NABLA_BUILD_DIR="${NABLA_GPU_BUILD_DIR:-build-gpu}"  # where cuda_bench.py finds nabla
 export NABLA_GPU_TARGETS="${NABLA_GPU_TARGETS:-nabla test_tensor test_ops test_plot}"
 export NABLA_GPU_CTEST_ARGS="${NABLA_GPU_CTEST_ARGS:--L cuda --timeout ${GPU_CHECK_CTEST_LIMIT:-180}}"
