@@ -39,11 +39,31 @@ void run_cond(const Node& n, const TensorList& ins, TensorList& outs) {
   copy_all(outs, 0, run_graph(region, slice(ins, 1, ins.size() - 1)));
 }
 
+// Row `step` of each stacked carry, the outputs from `at` on (stack_carries, trips).
+void stack_carries(TensorList& outs, size_t at, const TensorList& carry, int64_t step) {
+  for (size_t j = 0; j < carry.size(); ++j) copy_into(row(outs[at + j], step), carry[j]);
+}
+
+[[noreturn]] void wrong_trips(const Node& n, int64_t trips, const std::string& ran) {
+  throw Error("while_loop" + (n.origin.empty() ? std::string() : " at " + n.origin) + ": the loop " + ran +
+              ", but its gradient was recorded over " + std::to_string(trips) +
+              " (a while loop on a tensor is differentiated over the trip count it had when the graph was captured): "
+              "compile the step again for these inputs, or write the loop as a for over range(n)");
+}
+
 void run_while(const Node& n, const TensorList& ins, TensorList& outs) {
   ControlLayout l = control_layout(n);
+  int64_t trips = l.stacks_carries ? n.attrs.i("trips") : -1;
   TensorList carried = slice(ins, 0, l.carried), invariants = slice(ins, l.carried, l.invariants);
-  while (predicate(run_graph(*n.regions[0], concat(carried, invariants))[0]))
+  int64_t count = 0;
+  for (; predicate(run_graph(*n.regions[0], concat(carried, invariants))[0]); ++count) {
+    if (trips >= 0) {
+      if (count == trips) wrong_trips(n, trips, "runs more than " + std::to_string(trips) + " iterations");
+      stack_carries(outs, l.carried, carried, count);
+    }
     carried = run_graph(*n.regions[1], concat(carried, invariants));
+  }
+  if (trips >= 0 && count != trips) wrong_trips(n, trips, "ran " + std::to_string(count) + " iterations");
   copy_all(outs, 0, carried);
 }
 
@@ -55,6 +75,7 @@ void run_scan(const Node& n, const TensorList& ins, TensorList& outs) {
     int64_t step = l.reverse ? l.length - 1 - i : i;
     TensorList rows;
     for (const Tensor& x : xs) rows.push_back(row(x, step));
+    if (l.stacks_carries) stack_carries(outs, outs.size() - l.carried, carry, step);
     TensorList results = run_graph(*n.regions[0], concat(concat(carry, rows), invariants));
     carry = slice(results, 0, l.carried);
     for (size_t j = l.carried; j < results.size(); ++j) copy_into(row(outs[j], step), results[j]);

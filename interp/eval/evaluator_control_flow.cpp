@@ -17,6 +17,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "graph/control_flow.hpp"
+#include "graph/control_flow_grad.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/eval/script_mode.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -101,20 +102,19 @@ std::string names_text(const std::vector<const Name*>& vars) {
 
 // A copy outside the op table (not recorded): a region input that the enclosing
 // capture does not know, so that the block's reads of it are reads of the input.
-Tensor fresh_copy(const Tensor& t) {
-  Tensor c = empty(t.sizes(), t.dtype(), t.device());
-  copy_into(c, t);
-  return c;
-}
+Tensor fresh_copy(const Tensor& t) { return graph::unrecorded_copy(t); }
 
 // One block run under a region capture, installed as the script's capture (and the
 // thread's op observer) from start() until finish() or destruction.
 class Region {
  public:
-  Region(ScriptMode& script, const std::string& name) : script_(script), outer_(*script.capture), capture_(name, &outer_) {}
+  Region(ScriptMode& script, const std::string& name) : script_(script), outer_(*script.capture), capture_(name, &outer_) {
+    ++script_.open_regions;
+  }
   ~Region() {
     capture_.stop();
     script_.capture = &outer_;
+    --script_.open_regions;
   }
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
@@ -179,39 +179,18 @@ void align_region(graph::Graph& r, size_t bound, const Operands& mine, const Ope
   r.compact({});
 }
 
-// Runs node n on real tensors with the executor, outside the capture: the values
-// that the statement leaves in its variables.
-TensorList run_lowered(const graph::Node& n, const TensorList& ins, const std::vector<TensorMeta>& metas) {
-  OpObserver* saved = set_op_observer(nullptr);
-  TensorList outs;
-  Device device = ins.empty() ? cpu_device() : ins[0].device();
-  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype, device));
-  try {
-    graph::run_control_flow(n, ins, outs);
-  } catch (...) {
-    set_op_observer(saved);
-    throw;
-  }
-  set_op_observer(saved);
-  return outs;
-}
-
-// Adds the node to the enclosing capture and returns its results on real values.
-TensorList add_node(Capture& outer, graph::NodeKind kind, Attrs attrs, std::vector<std::shared_ptr<graph::Graph>> regions,
-                    const Operands& operands, const std::vector<TensorMeta>& metas, const std::string& origin) {
+// Adds the node to the enclosing capture (the thread's observer) and returns its
+// results on real values: the values that the statement leaves in its variables.
+TensorList add_node(const ScriptMode& script, graph::NodeKind kind, Attrs attrs,
+                    std::vector<std::shared_ptr<graph::Graph>> regions, const Operands& operands,
+                    const std::vector<TensorMeta>& metas, const std::string& origin) {
   graph::Node n = graph::Node::of_kind(kind);
   n.attrs = std::move(attrs);
   n.regions = std::move(regions);
+  n.origin = origin;
   TensorList ins;
-  std::vector<int> ids;
-  for (const auto& [id, t] : operands) {
-    ids.push_back(id);
-    ins.push_back(t);
-  }
-  n.inputs = ids;
-  TensorList outs = run_lowered(n, ins, metas);
-  outer.add_region_node(graph::Node::of_kind(kind), ids, n.attrs, n.regions, outs, origin);
-  return outs;
+  for (const auto& [id, t] : operands) ins.push_back(t);
+  return graph::apply_control_flow(n, ins, metas, script.train && script.open_regions == 0);
 }
 
 std::vector<TensorMeta> metas_of(const TensorList& ts) {
@@ -329,7 +308,7 @@ Flow lower_if(Evaluator::Impl& im, const IfStmt& i, size_t k, const Tensor& cond
     changed.push_back(vars[o]);
   }
   std::string origin = k == 0 ? i.span.where() : i.conds[k]->span.where();
-  TensorList results = add_node(outer, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
+  TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
   for (size_t o = 0; o < outs.size(); ++o) im.store(loc(*vars[outs[o]]), Value::tensor(results[o]));
   im.ev.script->notes.push_back(origin + (k == 0 ? ": if" : ": elif") + " on a tensor -> cond (outputs: " +
                                 names_text(changed) + ")");
@@ -447,7 +426,7 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   std::string origin = w.span.where();
   Attrs attrs;
   attrs.set("carried", static_cast<int64_t>(c.vars.size()));
-  TensorList results = add_node(outer, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
+  TensorList results = add_node(*ev.script, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
                                 metas_of(c.values), origin);
   store_results(*this, c.vars, results);
   ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + ")");
@@ -521,7 +500,7 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
   attrs.set("carried", static_cast<int64_t>(c.vars.size()));
   attrs.set("scanned", int64_t{1});
   attrs.set("length", xs.size(0));
-  TensorList results = add_node(outer, graph::NodeKind::scan, attrs, {body_graph}, operands, metas_of(c.values), origin);
+  TensorList results = add_node(*ev.script, graph::NodeKind::scan, attrs, {body_graph}, operands, metas_of(c.values), origin);
   store_results(*this, c.vars, results);
   ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +
                              names_text(c.vars) + ")");
