@@ -220,7 +220,10 @@ using IrNode = graph::Node;
 
 class ControlFlowBackward : public nabla::Node {
  public:
-  ControlFlowBackward(IrNode forward, const TensorList& ins, const TensorList& outs) : fwd_(std::move(forward)) {
+  explicit ControlFlowBackward(IrNode forward) : fwd_(std::move(forward)) {}
+  // Keeps the inputs and outputs, once the outputs have this node as their grad_fn
+  // (a saved output gets it back on unpack: grad of grad reaches the stacked carries).
+  void save(const TensorList& ins, const TensorList& outs) {
     for (const Tensor& t : ins) ins_.emplace_back(t, false);
     for (const Tensor& t : outs) outs_.emplace_back(t, true);
   }
@@ -379,7 +382,7 @@ class ControlFlowBackward : public nabla::Node {
 
 // Gives the floating outputs a ControlFlowBackward node.
 void attach_backward(const Node& n, const TensorList& ins, TensorList& outs) {
-  auto node = std::make_shared<ControlFlowBackward>(n, ins, outs);
+  auto node = std::make_shared<ControlFlowBackward>(n);
   node->next_edges.resize(ins.size());
   for (size_t k = 0; k < ins.size(); ++k)
     if (ins[k].requires_grad()) node->next_edges[k] = gradient_edge(ins[k]);
@@ -391,6 +394,7 @@ void attach_backward(const Node& n, const TensorList& ins, TensorList& outs) {
     meta.grad_fn = node;
     meta.output_nr = static_cast<uint32_t>(k);
   }
+  node->save(ins, outs);
 }
 
 }  // namespace

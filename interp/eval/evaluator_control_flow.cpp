@@ -108,13 +108,10 @@ Tensor fresh_copy(const Tensor& t) { return graph::unrecorded_copy(t); }
 // thread's op observer) from start() until finish() or destruction.
 class Region {
  public:
-  Region(ScriptMode& script, const std::string& name) : script_(script), outer_(*script.capture), capture_(name, &outer_) {
-    ++script_.open_regions;
-  }
+  Region(ScriptMode& script, const std::string& name) : script_(script), outer_(*script.capture), capture_(name, &outer_) {}
   ~Region() {
     capture_.stop();
-    script_.capture = &outer_;
-    --script_.open_regions;
+    close();
   }
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
@@ -128,19 +125,28 @@ class Region {
   void start() {
     capture_.start();
     script_.capture = &capture_;
+    ++script_.open_regions;
+    open_ = true;
   }
   std::shared_ptr<graph::Graph> finish(const TensorList& outputs) {
     std::shared_ptr<graph::Graph> g = capture_.finish_region(outputs);
-    script_.capture = &outer_;
+    close();
     return g;
   }
   Capture& capture() { return capture_; }
   Capture& outer() { return outer_; }
 
  private:
+  void close() {
+    script_.capture = &outer_;
+    if (open_) --script_.open_regions;
+    open_ = false;
+  }
+
   ScriptMode& script_;
   Capture& outer_;
   Capture capture_;
+  bool open_ = false;
 };
 
 void add_operands(Operands& all, const Operands& more) {
