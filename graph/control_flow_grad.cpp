@@ -50,7 +50,6 @@ Tensor example_row(const Tensor& t) {
   return make_view(t, sizes, strides, t.offset());
 }
 
-Tensor zeros_of(const TensorMeta& m, Device device) { return zeros(m.sizes, m.dtype, device); }
 
 // Runs n with no observer: its regions' ops are the node's, not the capture's.
 TensorList run_unobserved(const Node& n, const TensorList& ins, const std::vector<TensorMeta>& metas) {
@@ -160,7 +159,7 @@ TensorList region_vjp(const Graph& g, const TensorList& params, const TensorList
     if (!want[k]) continue;
     const Tensor& g_k = got[w++];
     if (g_k.defined()) grads[k] = grads[k].defined() ? add(grads[k], g_k) : g_k;
-    if (!grads[k].defined()) grads[k] = zeros(params[k].sizes(), params[k].dtype(), params[k].device());
+    if (!grads[k].defined()) grads[k] = zeros_like(params[k]);
   }
   return grads;
 }
@@ -210,7 +209,7 @@ std::vector<T> picked(const std::vector<T>& xs, const std::vector<bool>& keep) {
 
 // The gradient of a defined output slot, zeros where it got none.
 Tensor cotangent(const TensorList& grads, size_t k, const Tensor& output) {
-  return grads[k].defined() ? grads[k] : zeros(output.sizes(), output.dtype(), output.device());
+  return grads[k].defined() ? grads[k] : zeros_like(output);
 }
 
 std::string origin_suffix(const Node& n) { return n.origin.empty() ? "" : " (" + n.origin + ")"; }
@@ -285,11 +284,17 @@ class ControlFlowBackward : public nabla::Node {
   // A reverse scan over the steps (See Note [Control-flow gradients]).
   TensorList loop_backward(const TensorList& ins, const TensorList& outs, const TensorList& grads) {
     ControlLayout l = control_layout(fwd_);
+    if (fwd_.kind == NodeKind::while_loop && !l.stacks_carries)
+      throw Error("no gradient through the while loop" + origin_suffix(fwd_) +
+                  ": its trip count was not recorded (compile(..., train=true, mode=\"script\") records it; a graph "
+                  "compiled for inference that takes gradients inside cannot differentiate a while on a tensor: write "
+                  "it as a for over range(n))");
     const Graph& body = *fwd_.regions[fwd_.kind == NodeKind::scan ? 0 : 1];
-    size_t c = l.carried, m = l.scanned, ys = outs.size() - 2 * c;
+    size_t c = l.carried, m = l.scanned, ys = outs.size() - (l.stacks_carries ? 2 * c : c);
     int64_t length = fwd_.kind == NodeKind::scan ? l.length : fwd_.attrs.i("trips");
     TensorList init = part(ins, 0, c), xs = part(ins, c, m), invs = part(ins, c + m, l.invariants);
-    TensorList finals = part(outs, 0, c), stacks = part(outs, c + ys, c), ys_out = part(outs, c, ys);
+    TensorList finals = part(outs, 0, c), ys_out = part(outs, c, ys);
+    TensorList stacks = l.stacks_carries ? part(outs, c + ys, c) : recomputed_carries(ins, outs);
     std::vector<bool> float_carry = floating(init), float_ys = floating(ys_out), want_x, want_inv;
     for (size_t k = 0; k < m; ++k) want_x.push_back(wants(c + k));
     for (size_t k = 0; k < l.invariants; ++k) want_inv.push_back(wants(c + m + k));
@@ -298,11 +303,11 @@ class ControlFlowBackward : public nabla::Node {
     for (size_t k = 0; k < c; ++k)
       if (float_carry[k]) {
         g_final.push_back(cotangent(grads, k, finals[k]));
-        g_stacks.push_back(cotangent(grads, c + ys + k, stacks[k]));
+        g_stacks.push_back(l.stacks_carries ? cotangent(grads, c + ys + k, stacks[k]) : zeros_like(stacks[k]));
       }
     for (size_t j = 0; j < ys; ++j)
       if (float_ys[j]) g_ys.push_back(cotangent(grads, c + j, ys_out[j]));
-    for (const Tensor& t : picked(invs, want_inv)) acc0.push_back(zeros(t.sizes(), t.dtype(), t.device()));
+    for (const Tensor& t : picked(invs, want_inv)) acc0.push_back(zeros_like(t));
     std::shared_ptr<Graph> vjp_body = trace_step_vjp(body, {g_final, acc0, stacks, xs, g_ys, g_stacks, invs},
                                                      {float_carry, float_ys, want_x, want_inv}, c, m);
     IrNode n = IrNode::of_kind(NodeKind::scan);
@@ -332,6 +337,19 @@ class ControlFlowBackward : public nabla::Node {
     for (size_t k = 0; k < m; ++k)
       if (want_x[k]) result[c + k] = got[at++];
     return result;
+  }
+
+  // The carries entering each step of a scan that did not keep them: the scan runs
+  // again, stacking them (CarriesFor::recompute).
+  TensorList recomputed_carries(const TensorList& ins, const TensorList& outs) {
+    IrNode again = fwd_;
+    again.attrs.set("stack_carries", true);
+    std::vector<TensorMeta> metas;
+    for (const Tensor& t : outs) metas.push_back(meta_of(t));
+    size_t c = control_layout(fwd_).carried;
+    for (size_t k = 0; k < c; ++k) metas.push_back(stacked(meta_of(ins[k]), fwd_.attrs.i("length")));
+    TensorList all = apply_control_flow(again, ins, metas, CarriesFor::recompute);
+    return part(all, outs.size(), c);
   }
 
   struct StepOperands {
@@ -399,10 +417,10 @@ void attach_backward(const Node& n, const TensorList& ins, TensorList& outs) {
 
 }  // namespace
 
-TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, bool allow_grad) {
-  bool differentiable = allow_grad && grad_enabled() && any_requires_grad(ins);
+TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries) {
+  bool differentiable = carries != CarriesFor::none && grad_enabled() && any_requires_grad(ins);
   n.inputs.resize(ins.size());  // its value ids are the capture's (record); control_layout counts them
-  if (differentiable) keep_carries(n, ins, metas);
+  if (differentiable && carries == CarriesFor::keep) keep_carries(n, ins, metas);
   TensorList outs = run_unobserved(n, ins, metas);
   record(n, ins, outs);
   if (differentiable) attach_backward(n, ins, outs);

@@ -28,13 +28,24 @@
 
 namespace nabla::graph {
 
+// How a control-flow node is differentiated (where grad mode is on and an input
+// needs a gradient):
+//   keep:      a scan stacks the carry entering each step as extra outputs, a
+//              while_loop records its trip count (trips=N): a training step;
+//   recompute: the node stays as it is; the backward of a scan first reruns it
+//              stacking the carries, and a while_loop has no gradient (its trip count
+//              was not recorded: an error naming its line): a graph that only calls
+//              grad() inside;
+//   none:      not differentiable (a node nested in a region, whose gradient comes
+//              from its region's traced VJP).
+enum class CarriesFor { keep, recompute, none };
+
 // Runs control-flow node n (verified) on `inputs`: its outputs, recorded by the
 // observing capture and, where needed, differentiable (Note [Control-flow gradients]).
-// A scan or while_loop that records a gradient returns extra outputs after the node's
+// A scan or while_loop that keeps its carries returns extra outputs after the node's
 // own (the stacked carries); callers read the first ones.
-// allow_grad=false: never differentiable (script mode's inference captures, and nodes
-// nested in a region, which get their gradients when the region's VJP is traced).
-TensorList apply_control_flow(Node n, const TensorList& inputs, std::vector<TensorMeta> metas, bool allow_grad = true);
+TensorList apply_control_flow(Node n, const TensorList& inputs, std::vector<TensorMeta> metas,
+                              CarriesFor carries = CarriesFor::keep);
 
 // A copy of t made outside the op table (no capture records it; wrapped numbers stay
 // wrapped): a region input that a capture binds, or a region constant replayed.

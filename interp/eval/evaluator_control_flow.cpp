@@ -196,7 +196,10 @@ TensorList add_node(const ScriptMode& script, graph::NodeKind kind, Attrs attrs,
   n.origin = origin;
   TensorList ins;
   for (const auto& [id, t] : operands) ins.push_back(t);
-  return graph::apply_control_flow(n, ins, metas, script.train && script.open_regions == 0);
+  graph::CarriesFor carries = script.open_regions > 0 ? graph::CarriesFor::none
+                              : script.train          ? graph::CarriesFor::keep
+                                                      : graph::CarriesFor::recompute;
+  return graph::apply_control_flow(n, ins, metas, carries);
 }
 
 std::vector<TensorMeta> metas_of(const TensorList& ts) {

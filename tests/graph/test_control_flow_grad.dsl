@@ -150,3 +150,22 @@ test "grad of grad through a scan: the reverse scan is differentiated again" {
   expect(gm.ir().count(" = scan(") == 4, gm.ir())
   expect_same_step(gm, penalty, [R], randn([5, 2], dtype=f64))
 }
+
+# Compiled for inference, a function that takes a gradient inside: the scan keeps
+# nothing, its backward runs it again to stack the carries.
+fn rnn_grad(xs) = grad(rnn_loss(xs), [R])[0]
+
+test "grad() inside an inference graph: the scan's backward recomputes the carries" {
+  manual_seed(9)
+  let gm = compile(rnn_grad, randn([5, 2], dtype=f64), mode="script")
+  expect(gm.ir().count(" = scan(") == 3 and gm.ir().count("stack_carries=true") == 1, gm.ir())
+  let xs = randn([5, 2], dtype=f64)
+  expect_close(gm(xs), rnn_grad(xs), rtol=1e-12, atol=1e-12)
+}
+
+fn newton_grad(a) = grad(newton_loss(a), [S])[0]
+
+test "a while loop whose trip count was not recorded has no gradient: the error names the loop" {
+  expect_error("compile(newton_grad, tensor([2.0, 9.0], dtype=f64), mode=\"script\")",
+               "no gradient through the while loop (tests/graph/test_control_flow_grad.dsl:118:3): its trip count was not recorded")
+}
