@@ -643,7 +643,8 @@ const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin,
      "compile(fn_or_model, *example_inputs, train=false, mode=\"trace\", cuda_graph=true)",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn); "
-     "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes. "
+     "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes "
+     "(train=true differentiates through them). "
      "On a GPU, runs from the third on replay as one CUDA graph launch (cuda_graph=false: launch each kernel). "
      "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",

@@ -438,7 +438,9 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   TensorList results = add_node(*ev.script, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
                                 metas_of(c.values), origin);
   store_results(*this, c.vars, results);
-  ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + ")");
+  std::string trips;  // a training step's loop stacks its carries over the recorded trip count
+  if (results.size() > c.vars.size()) trips = ", trip count " + std::to_string(results.back().size(0)) + " recorded for gradients";
+  ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + trips + ")");
   return Flow::Normal;
 }
 

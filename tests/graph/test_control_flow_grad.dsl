@@ -125,6 +125,7 @@ test "a while loop trains over its recorded trip count, and another count is an 
   let a = tensor([2.0, 9.0], dtype=f64)
   let gm = compile(newton_loss, a, train=true, mode="script")
   expect(gm.ir().count(" = while_loop(") == 1 and gm.ir().count("trips=") == 1, gm.ir())
+  expect("while on a tensor -> while_loop (carries: x, trip count 5 recorded for gradients)" in gm.explain(), gm.explain())
   expect_same_step(gm, newton_loss, [S], a)
   expect_same_step(gm, newton_loss, [S], tensor([2.1, 8.9], dtype=f64))
   expect_error("gm(tensor([2000.0, 9.0], dtype=f64))", "test_control_flow_grad.dsl:118:3: the loop runs more than")
