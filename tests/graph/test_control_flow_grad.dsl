@@ -170,3 +170,30 @@ test "a while loop whose trip count was not recorded has no gradient: the error 
   expect_error("compile(newton_grad, tensor([2.0, 9.0], dtype=f64), mode=\"script\")",
                "no gradient through the while loop (tests/graph/test_control_flow_grad.dsl:118:3): its trip count was not recorded")
 }
+
+# A gate inside each step, and an integer counter carried beside the state: the scan's
+# reverse body is the traced VJP of a body that holds a cond.
+fn gated_rnn(xs) {
+  let h = zeros([2], dtype=f64)
+  let k = zeros([], dtype=i64)
+  for x in xs {
+    if (x * R).sum() > 0 {
+      h = tanh(h * R + x)
+    } else {
+      h = h * x - R
+    }
+    k = k + 1
+  }
+  return (h * h).sum() + k * 0.0
+}
+
+test "an if inside a for trains: a cond nested in the scan's body, both branches taken" {
+  manual_seed(10)
+  let gm = compile(gated_rnn, randn([6, 2], dtype=f64), train=true, mode="script")
+  # The forward body's cond; in the reverse body, the step recomputed (its cond) and
+  # the cond of the branches' VJPs.
+  expect(gm.ir().count(" = cond(") == 3, gm.ir())
+  for k in range(3) {
+    expect_same_step(gm, gated_rnn, [R], randn([6, 2], dtype=f64))
+  }
+}
