@@ -456,11 +456,79 @@ Tensor scanned_of(const Value& it) {
   return tensor_from(xs, {static_cast<int64_t>(xs.size())}, DType::i64);
 }
 
+// [n] + sizes.
+Shape concat_shape(int64_t n, const Shape& sizes) {
+  Shape out = sizes;
+  out.insert(0, n);
+  return out;
+}
+
 // Row k of x, as a fresh tensor.
 Tensor row_of(const Tensor& x, int64_t k) {
   Shape sizes(x.sizes().begin() + 1, x.sizes().end());
   Shape strides(x.strides().begin() + 1, x.strides().end());
   return fresh_copy(make_view(x, sizes, strides, x.offset() + k * x.strides()[0]));
+}
+
+// ---- lists a loop appends to --------------------------------------------------------------
+
+// The lists a loop body appends one value to per step: its top-level statements
+// `name.append(value)` on a variable. The scan stacks the values as a step output,
+// and the list gets the stack's rows.
+struct Appended {
+  std::vector<const Name*> vars;
+  std::vector<size_t> sizes;  // each list's length before the loop
+};
+
+const Name* appended_list(const Stmt& s) {
+  if (s.kind != StmtKind::Expr) return nullptr;
+  const Expr& e = *static_cast<const ExprStmt&>(s).expr;
+  if (e.kind != ExprKind::Call) return nullptr;
+  auto& call = static_cast<const Call&>(e);
+  if (call.callee->kind != ExprKind::Attribute || call.args.size() != 1) return nullptr;
+  auto& attr = static_cast<const Attribute&>(*call.callee);
+  if (attr.name != "append" || attr.object->kind != ExprKind::Name) return nullptr;
+  auto& n = static_cast<const Name&>(*attr.object);
+  return n.slot < 0 ? nullptr : &n;
+}
+
+Appended appended_in(Evaluator::Impl& im, const Block& body) {
+  Appended a;
+  for (const auto& s : body.stmts) {
+    const Name* n = appended_list(*s);
+    if (!n) continue;
+    bool seen = false;
+    for (const Name* m : a.vars) seen = seen || same_var(*m, *n);
+    Value v = im.load(loc(*n));
+    if (seen || v.tag != Tag::List) continue;
+    a.vars.push_back(n);
+    a.sizes.push_back(v.as<ListObj>()->items.size());
+  }
+  return a;
+}
+
+std::vector<Value>& items_of(Evaluator::Impl& im, const Name& n) { return im.load(loc(n)).as<ListObj>()->items; }
+
+// What one step appended (a tensor per list), or "" and why not in `why`; the lists
+// go back to their lengths before the loop either way.
+TensorList take_appended(Evaluator::Impl& im, const Appended& a, std::string& why) {
+  TensorList rows;
+  for (size_t k = 0; k < a.vars.size(); ++k) {
+    std::vector<Value>& items = items_of(im, *a.vars[k]);
+    if (why.empty() && (items.size() != a.sizes[k] + 1 || items.back().tag != Tag::Tensor))
+      why = "its body appends to list '" + a.vars[k]->id + "' other than one tensor per step";
+    if (why.empty()) rows.push_back(items.back().t);
+    if (items.size() > a.sizes[k]) items.resize(a.sizes[k]);
+  }
+  return rows;
+}
+
+// The stacked step outputs' rows go into the lists (one select per row, recorded).
+void extend_lists(Evaluator::Impl& im, const Appended& a, const TensorList& stacks) {
+  for (size_t k = 0; k < a.vars.size(); ++k) {
+    std::vector<Value>& items = items_of(im, *a.vars[k]);
+    for (int64_t row = 0; row < stacks[k].size(0); ++row) items.push_back(Value::tensor(select(stacks[k], 0, row)));
+  }
 }
 
 }  // namespace
@@ -476,10 +544,12 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
   std::vector<Value> before = load_all(*this, vars);
   Value target_before = load(loc_of(&f.target));
   Carried c = carried_of(*this, f.body);
+  Appended lists = appended_in(*this, f.body);
   Capture& outer = *ev.script->capture;
   std::string why;
   std::shared_ptr<graph::Graph> body_graph;
   Operands invariants;
+  std::vector<TensorMeta> metas = metas_of(c.values);
   {
     Region body(*ev.script, "body");
     for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(body.bind(c.values[k], c.vars[k]->id)));
@@ -491,8 +561,15 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
       if (why.empty() && !body.capture().problems().empty())
         why = "its body reads the row's value (" + body.capture().problems()[0].what + ")";
       if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
-      if (why.empty()) body_graph = body.finish(carried_after(*this, c, "for loop"));
+      TensorList rows = take_appended(*this, lists, why);
+      if (why.empty()) {
+        TensorList yields = carried_after(*this, c, "for loop");
+        yields.insert(yields.end(), rows.begin(), rows.end());
+        body_graph = body.finish(yields);
+        for (const Tensor& r : rows) metas.push_back({concat_shape(xs.size(0), r.sizes()), r.dtype()});
+      }
     } catch (const std::exception& e) {
+      take_appended(*this, lists, why);
       why = std::string("its body fails with the row as a tensor (") + e.what() + ")";
     }
     if (body_graph) invariants = body.capture().captured();
@@ -511,10 +588,12 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
   attrs.set("carried", static_cast<int64_t>(c.vars.size()));
   attrs.set("scanned", int64_t{1});
   attrs.set("length", xs.size(0));
-  TensorList results = add_node(*ev.script, graph::NodeKind::scan, attrs, {body_graph}, operands, metas_of(c.values), origin);
+  TensorList results = add_node(*ev.script, graph::NodeKind::scan, attrs, {body_graph}, operands, metas, origin);
   store_results(*this, c.vars, results);
+  extend_lists(*this, lists, TensorList(results.begin() + static_cast<long>(c.vars.size()),
+                                        results.begin() + static_cast<long>(c.vars.size() + lists.vars.size())));
   ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +
-                             names_text(c.vars) + ")");
+                             names_text(c.vars) + (lists.vars.empty() ? "" : "; stacks: " + names_text(lists.vars)) + ")");
   return Flow::Normal;
 }
 

@@ -197,3 +197,39 @@ test "an if inside a for trains: a cond nested in the scan's body, both branches
     expect_same_step(gm, gated_rnn, [R], randn([6, 2], dtype=f64))
   }
 }
+
+# A loop that appends each step's state to a list, stacked after the loop: the scan
+# stacks the appended value as a step output and the list gets its rows.
+fn all_states(xs) {
+  let h = zeros([2], dtype=f64)
+  let hs = []
+  for x in xs {
+    h = tanh(h * R + x)
+    hs.append(h * 2.0)
+  }
+  return (stack(hs) ** 2).sum() + len(hs) * 0.0
+}
+fn stacked_states(xs) {
+  let h = zeros([2], dtype=f64)
+  let hs = []
+  for x in xs {
+    h = tanh(h * R + x)
+    hs.append(h)
+  }
+  return stack(hs)
+}
+
+test "a list appended to in a lowered for becomes a stacked scan output" {
+  manual_seed(12)
+  let short = compile(stacked_states, randn([16, 2], dtype=f64), mode="script")
+  let long = compile(stacked_states, randn([64, 2], dtype=f64), mode="script")
+  expect("for over 64 rows -> scan (carries: h; stacks: hs)" in long.explain(), long.explain())
+  short.optimize("default")
+  long.optimize("default")
+  # stack(select(y, 0, 0), ..., select(y, 0, n - 1)) simplifies to y: one node either way.
+  expect(short.ir().count(" = ") == long.ir().count(" = "), long.ir())
+  let xs = randn([64, 2], dtype=f64)
+  expect_close(long(xs), stacked_states(xs), rtol=0, atol=0)
+  let gm = compile(all_states, randn([7, 2], dtype=f64), train=true, mode="script")
+  expect_same_step(gm, all_states, [R], randn([7, 2], dtype=f64))
+}
