@@ -28,6 +28,11 @@ std::vector<int> region_params(const Graph& region) {
   return ids;
 }
 
+TensorMeta stacked_meta(TensorMeta m, int64_t length) {
+  m.sizes.insert(0, length);
+  return m;
+}
+
 ControlLayout control_layout(const Node& n) {
   ControlLayout l;
   size_t operands = n.inputs.size();
@@ -110,10 +115,7 @@ std::string attrs_problem(const Node& n, const std::vector<std::string>& require
 // The carries entering each of `length` steps, stacked (See Note [Control-flow
 // gradients] in graph/control_flow_grad.hpp): outputs after the node's own.
 void add_stacked_carries(std::vector<TensorMeta>& outs, const std::vector<TensorMeta>& carried, int64_t length) {
-  for (TensorMeta m : carried) {
-    m.sizes.insert(0, length);
-    outs.push_back(m);
-  }
+  for (const TensorMeta& m : carried) outs.push_back(stacked_meta(m, length));
 }
 
 std::string cond_problem(const Graph& g, const Node& n) {
@@ -204,9 +206,7 @@ std::string scan_problem(const Graph& g, const Node& n) {
   if (std::string why = carried_problem(body, carried); !why.empty()) return why;
   std::vector<TensorMeta> outs = carried;
   for (size_t j = k; j < body.outputs.size(); ++j) {
-    TensorMeta y = body.value(body.outputs[j]).meta;
-    y.sizes.insert(0, length);
-    outs.push_back(y);
+    outs.push_back(stacked_meta(body.value(body.outputs[j]).meta, length));
   }
   bool stacks = n.attrs.has("stack_carries") && n.attrs.b("stack_carries");
   if (stacks) add_stacked_carries(outs, carried, length);

@@ -65,6 +65,13 @@ std::vector<int> region_params(const Graph& region);
 // to verify (each region is a graph).
 std::string control_flow_problem(const Graph& g, const Node& n);
 
+// [length] + m's sizes: the type of a value stacked over a loop's steps.
+TensorMeta stacked_meta(TensorMeta m, int64_t length);
+// Row k of t along its leading axis, as a view (a scan's rows and stacked outputs).
+Tensor row_view(const Tensor& t, int64_t k);
+// How many iterations while_loop n runs on `inputs` (it runs them).
+int64_t while_trips(const Node& n, const TensorList& inputs);
+
 // The executor's kernel of cond, while_loop and scan (a GraphOpFn): fills `outputs`,
 // allocated with the node's output types, running the regions with run_graph.
 void run_control_flow(const Node& n, const TensorList& inputs, TensorList& outputs);

@@ -35,19 +35,12 @@ TensorList part(const TensorList& ts, size_t from, size_t count) {
 
 TensorMeta meta_of(const Tensor& t) { return {t.sizes(), t.dtype()}; }
 
-TensorMeta stacked(TensorMeta m, int64_t length) {
-  m.sizes.insert(0, length);
-  return m;
-}
-
 TensorMeta row_meta(const Tensor& t) { return {Shape(t.sizes().begin() + 1, t.sizes().end()), t.dtype()}; }
 
 // Row 0 of t, or zeros of a row's type when t has none (a loop of length 0): an
 // example value for tracing a loop body.
 Tensor example_row(const Tensor& t) {
-  if (t.size(0) == 0) return zeros(row_meta(t).sizes, t.dtype(), t.device());
-  Shape sizes(t.sizes().begin() + 1, t.sizes().end()), strides(t.strides().begin() + 1, t.strides().end());
-  return make_view(t, sizes, strides, t.offset());
+  return t.size(0) == 0 ? zeros(row_meta(t).sizes, t.dtype(), t.device()) : row_view(t, 0);
 }
 
 
@@ -61,33 +54,19 @@ TensorList run_unobserved(const Node& n, const TensorList& ins, const std::vecto
   return outs;
 }
 
-// The trip count of a while_loop on these inputs (it runs once to count).
-int64_t count_trips(const Node& n, const TensorList& ins) {
-  ControlLayout l = control_layout(n);
-  TensorList carried = part(ins, 0, l.carried), invariants = part(ins, l.carried, l.invariants);
-  auto with_invariants = [&](TensorList xs) {
-    xs.insert(xs.end(), invariants.begin(), invariants.end());
-    return xs;
-  };
-  UnobservedScope quiet;
-  int64_t count = 0;
-  for (; run_graph(*n.regions[0], with_invariants(carried))[0].item() != 0.0; ++count)
-    carried = run_graph(*n.regions[1], with_invariants(carried));
-  return count;
-}
-
 // Makes a loop node keep the carries its backward reads (a no-op where it does).
 void keep_carries(Node& n, const TensorList& ins, std::vector<TensorMeta>& metas) {
   ControlLayout l = control_layout(n);
   if (l.stacks_carries || n.kind == NodeKind::cond) return;
   int64_t length = l.length;
   if (n.kind == NodeKind::while_loop) {
-    length = count_trips(n, ins);
+    UnobservedScope quiet;  // a run to count, not the program's ops
+    length = while_trips(n, ins);
     n.attrs.set("trips", length);
   } else {
     n.attrs.set("stack_carries", true);
   }
-  for (size_t k = 0; k < l.carried; ++k) metas.push_back(stacked(meta_of(ins[k]), length));
+  for (size_t k = 0; k < l.carried; ++k) metas.push_back(stacked_meta(meta_of(ins[k]), length));
 }
 
 void record(const Node& n, const TensorList& ins, const TensorList& outs) {
@@ -347,7 +326,7 @@ class ControlFlowBackward : public nabla::Node {
     std::vector<TensorMeta> metas;
     for (const Tensor& t : outs) metas.push_back(meta_of(t));
     size_t c = control_layout(fwd_).carried;
-    for (size_t k = 0; k < c; ++k) metas.push_back(stacked(meta_of(ins[k]), fwd_.attrs.i("length")));
+    for (size_t k = 0; k < c; ++k) metas.push_back(stacked_meta(meta_of(ins[k]), fwd_.attrs.i("length")));
     TensorList all = apply_control_flow(again, ins, metas, CarriesFor::recompute);
     return part(all, outs.size(), c);
   }

@@ -100,9 +100,6 @@ std::string names_text(const std::vector<const Name*>& vars) {
 
 // ---- regions ----------------------------------------------------------------------------
 
-// A copy outside the op table (not recorded): a region input that the enclosing
-// capture does not know, so that the block's reads of it are reads of the input.
-Tensor fresh_copy(const Tensor& t) { return graph::unrecorded_copy(t); }
 
 // One block run under a region capture, installed as the script's capture (and the
 // thread's op observer) from start() until finish() or destruction.
@@ -118,7 +115,7 @@ class Region {
 
   // Binds a fresh copy of t as the next region input and returns it.
   Tensor bind(const Tensor& t, const std::string& name) {
-    Tensor c = fresh_copy(t);
+    Tensor c = graph::unrecorded_copy(t);  // unknown to the enclosing capture: reads of it are reads of the input
     capture_.bind_input(c, name);
     return c;
   }
@@ -456,20 +453,6 @@ Tensor scanned_of(const Value& it) {
   return tensor_from(xs, {static_cast<int64_t>(xs.size())}, DType::i64);
 }
 
-// [n] + sizes.
-Shape concat_shape(int64_t n, const Shape& sizes) {
-  Shape out = sizes;
-  out.insert(0, n);
-  return out;
-}
-
-// Row k of x, as a fresh tensor.
-Tensor row_of(const Tensor& x, int64_t k) {
-  Shape sizes(x.sizes().begin() + 1, x.sizes().end());
-  Shape strides(x.strides().begin() + 1, x.strides().end());
-  return fresh_copy(make_view(x, sizes, strides, x.offset() + k * x.strides()[0]));
-}
-
 // ---- lists a loop appends to --------------------------------------------------------------
 
 // The lists a loop body appends one value to per step: its top-level statements
@@ -553,7 +536,7 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
   {
     Region body(*ev.script, "body");
     for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(body.bind(c.values[k], c.vars[k]->id)));
-    store(loc_of(&f.target), Value::tensor(body.bind(row_of(xs, 0), f.target.name)));
+    store(loc_of(&f.target), Value::tensor(body.bind(graph::row_view(xs, 0), f.target.name)));
     body.start();
     try {
       Flow flow = exec_block(f.body);
@@ -566,7 +549,7 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
         TensorList yields = carried_after(*this, c, "for loop");
         yields.insert(yields.end(), rows.begin(), rows.end());
         body_graph = body.finish(yields);
-        for (const Tensor& r : rows) metas.push_back({concat_shape(xs.size(0), r.sizes()), r.dtype()});
+        for (const Tensor& r : rows) metas.push_back(graph::stacked_meta({r.sizes(), r.dtype()}, xs.size(0)));
       }
     } catch (const std::exception& e) {
       take_appended(*this, lists, why);
