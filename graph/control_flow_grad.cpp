@@ -9,6 +9,7 @@
 #include "autograd/trace.hpp"
 #include "graph/capture.hpp"
 #include "graph/control_flow.hpp"
+#include "graph/control_flow_split.hpp"
 #include "graph/executor.hpp"
 #include "tensor/cpu/copy.hpp"
 
@@ -184,6 +185,92 @@ std::vector<T> picked(const std::vector<T>& xs, const std::vector<bool>& keep) {
   return out;
 }
 
+struct StepOperands {
+  TensorList g_carry, acc, stacks, xs, g_ys, g_stacks, invs;
+};
+struct StepMasks {
+  std::vector<bool> float_carry, float_ys, want_x, want_inv;
+};
+
+// The reverse scan's body: takes (g_carry..., acc..., carry_in..., x rows...,
+// g_y rows..., g_stack rows..., invariants...) and yields (the cotangent of the carry
+// that entered the step..., acc + this step's invariant gradients..., the rows'
+// gradients...), recomputing the step from the carry that entered it.
+// `o` holds example values: one step's rows, not the stacks.
+std::shared_ptr<Graph> trace_step_vjp(const Graph& body, const StepOperands& o, const StepMasks& w, size_t c, size_t m) {
+  VjpTrace trace("dbody");
+  TensorList g_carry = trace.inputs(o.g_carry), acc = trace.inputs(o.acc), carry = trace.inputs(o.stacks);
+  TensorList x = trace.inputs(o.xs), g_y = trace.inputs(o.g_ys), g_stack = trace.inputs(o.g_stacks);
+  TensorList invs = trace.inputs(o.invs);
+  trace.start();
+  TensorList params = carry;
+  params.insert(params.end(), x.begin(), x.end());
+  params.insert(params.end(), invs.begin(), invs.end());
+  std::vector<bool> want = w.float_carry;
+  want.insert(want.end(), w.want_x.begin(), w.want_x.end());
+  want.insert(want.end(), w.want_inv.begin(), w.want_inv.end());
+  TensorList cots;
+  for (size_t k = 0, f = 0; k < c; ++k) cots.push_back(w.float_carry[k] ? g_carry[f++] : Tensor());
+  for (size_t j = 0, f = 0; j < w.float_ys.size(); ++j) cots.push_back(w.float_ys[j] ? g_y[f++] : Tensor());
+  TensorList grads = region_vjp(body, params, cots, want), yields;
+  for (size_t k = 0, f = 0; k < c; ++k)
+    if (w.float_carry[k]) yields.push_back(add(grads[k], g_stack[f++]));
+  for (size_t k = 0, a = 0; k < w.want_inv.size(); ++k)
+    if (w.want_inv[k]) yields.push_back(add(acc[a++], grads[c + m + k]));
+  for (size_t k = 0; k < m; ++k)
+    if (w.want_x[k]) yields.push_back(grads[c + k]);
+  return trace.finish(yields);
+}
+
+TensorList rows_of(const TensorList& ts) {
+  TensorList out;
+  for (const Tensor& t : ts) out.push_back(example_row(t));
+  return out;
+}
+
+// What a scan's backward reads of its forward when the forward saved its step's values.
+struct SavedStep {
+  SplitStep split;
+  StepMasks masks;
+};
+
+// Traces the step's VJP on the forward's example values and splits it
+// (graph/control_flow_split.hpp): scan n's body becomes one that also yields the
+// values the backward reads, and `metas` gets their stacked types.
+std::shared_ptr<SavedStep> save_step(Node& n, const TensorList& ins, std::vector<TensorMeta>& metas) {
+  ControlLayout l = control_layout(n);
+  const Graph& body = *n.regions[0];
+  size_t c = l.carried, m = l.scanned;
+  TensorList init = part(ins, 0, c), xs = part(ins, c, m), invs = part(ins, c + m, l.invariants);
+  auto wanted = [](const Tensor& t) { return t.requires_grad() && is_floating(t.dtype()); };
+  auto saved = std::make_shared<SavedStep>();
+  StepMasks& w = saved->masks;
+  w.float_carry = floating(init);
+  StepOperands o;
+  for (size_t k = 0; k < c; ++k)
+    if (w.float_carry[k]) o.g_carry.push_back(zeros_like(init[k]));
+  for (size_t j = c; j < body.outputs.size(); ++j) {
+    const TensorMeta& y = body.value(body.outputs[j]).meta;
+    w.float_ys.push_back(is_floating(y.dtype));
+    if (w.float_ys.back()) o.g_ys.push_back(zeros(y.sizes, y.dtype, init.empty() ? cpu_device() : init[0].device()));
+  }
+  for (const Tensor& x : xs) w.want_x.push_back(wanted(x));
+  for (const Tensor& v : invs) {
+    w.want_inv.push_back(wanted(v));
+    if (w.want_inv.back()) o.acc.push_back(zeros_like(v));
+  }
+  o.stacks = init;
+  o.xs = rows_of(xs);
+  o.g_stacks = o.g_carry;
+  o.invs = invs;
+  std::shared_ptr<Graph> vjp = trace_step_vjp(body, o, w, c, m);
+  StepLayout layout{o.g_carry.size() + o.acc.size(), c, m, o.g_ys.size() + o.g_stacks.size(), l.invariants};
+  saved->split = split_step(body, *vjp, layout);
+  n.regions[0] = saved->split.forward;
+  for (const TensorMeta& meta : saved->split.saved) metas.push_back(stacked_meta(meta, l.length));
+  return saved;
+}
+
 // ---- the backward nodes -------------------------------------------------------------------
 
 // The gradient of a defined output slot, zeros where it got none.
@@ -198,7 +285,8 @@ using IrNode = graph::Node;
 
 class ControlFlowBackward : public nabla::Node {
  public:
-  explicit ControlFlowBackward(IrNode forward) : fwd_(std::move(forward)) {}
+  ControlFlowBackward(IrNode forward, std::shared_ptr<SavedStep> saved)
+      : fwd_(std::move(forward)), saved_(std::move(saved)) {}
   // Keeps the inputs and outputs, once the outputs have this node as their grad_fn
   // (a saved output gets it back on unpack: grad of grad reaches the stacked carries).
   void save(const TensorList& ins, const TensorList& outs) {
@@ -269,35 +357,43 @@ class ControlFlowBackward : public nabla::Node {
                   "compiled for inference that takes gradients inside cannot differentiate a while on a tensor: write "
                   "it as a for over range(n))");
     const Graph& body = *fwd_.regions[fwd_.kind == NodeKind::scan ? 0 : 1];
-    size_t c = l.carried, m = l.scanned, ys = outs.size() - (l.stacks_carries ? 2 * c : c);
+    // A first-order backward reads the values the forward saved; one that is itself
+    // differentiated (create_graph) recomputes the step, the saved values being plain
+    // step outputs then.
+    bool use_saved = saved_ && !grad_enabled();
+    size_t c = l.carried, m = l.scanned, b = use_saved ? saved_->split.saved.size() : 0;
+    size_t ys = outs.size() - (l.stacks_carries ? 2 * c : c) - b;
     int64_t length = fwd_.kind == NodeKind::scan ? l.length : fwd_.attrs.i("trips");
     TensorList init = part(ins, 0, c), xs = part(ins, c, m), invs = part(ins, c + m, l.invariants);
-    TensorList finals = part(outs, 0, c), ys_out = part(outs, c, ys);
-    TensorList stacks = l.stacks_carries ? part(outs, c + ys, c) : recomputed_carries(ins, outs);
+    TensorList finals = part(outs, 0, c), ys_out = part(outs, c, ys), saved_rows = part(outs, c + ys, b);
+    TensorList stacks = l.stacks_carries ? part(outs, c + ys + b, c) : recomputed_carries(ins, outs);
     std::vector<bool> float_carry = floating(init), float_ys = floating(ys_out), want_x, want_inv;
-    for (size_t k = 0; k < m; ++k) want_x.push_back(wants(c + k));
-    for (size_t k = 0; k < l.invariants; ++k) want_inv.push_back(wants(c + m + k));
+    for (size_t k = 0; k < m; ++k) want_x.push_back(use_saved ? saved_->masks.want_x[k] : wants(c + k));
+    for (size_t k = 0; k < l.invariants; ++k)
+      want_inv.push_back(use_saved ? saved_->masks.want_inv[k] : wants(c + m + k));
     // Real operands of the reverse scan.
     TensorList g_final, acc0, g_ys, g_stacks;
     for (size_t k = 0; k < c; ++k)
       if (float_carry[k]) {
         g_final.push_back(cotangent(grads, k, finals[k]));
-        g_stacks.push_back(l.stacks_carries ? cotangent(grads, c + ys + k, stacks[k]) : zeros_like(stacks[k]));
+        g_stacks.push_back(l.stacks_carries ? cotangent(grads, c + ys + b + k, stacks[k]) : zeros_like(stacks[k]));
       }
     for (size_t j = 0; j < ys; ++j)
       if (float_ys[j]) g_ys.push_back(cotangent(grads, c + j, ys_out[j]));
     for (const Tensor& t : picked(invs, want_inv)) acc0.push_back(zeros_like(t));
-    std::shared_ptr<Graph> vjp_body = trace_step_vjp(body, {g_final, acc0, stacks, xs, g_ys, g_stacks, invs},
-                                                     {float_carry, float_ys, want_x, want_inv}, c, m);
+    std::shared_ptr<Graph> vjp_body =
+        use_saved ? saved_->split.backward
+                  : trace_step_vjp(body, {g_final, acc0, rows_of(stacks), rows_of(xs), rows_of(g_ys), rows_of(g_stacks), invs},
+                                   {float_carry, float_ys, want_x, want_inv}, c, m);
     IrNode n = IrNode::of_kind(NodeKind::scan);
     n.regions = {vjp_body};
     n.origin = fwd_.origin;
     n.attrs.set("carried", static_cast<int64_t>(g_final.size() + acc0.size()));
-    n.attrs.set("scanned", static_cast<int64_t>(stacks.size() + xs.size() + g_ys.size() + g_stacks.size()));
+    n.attrs.set("scanned", static_cast<int64_t>(stacks.size() + xs.size() + b + g_ys.size() + g_stacks.size()));
     n.attrs.set("length", length);
     n.attrs.set("reverse", !l.reverse);
     TensorList bins;
-    for (const TensorList* group : {&g_final, &acc0, &stacks, &xs, &g_ys, &g_stacks, &invs})
+    for (const TensorList* group : {&g_final, &acc0, &stacks, &xs, &saved_rows, &g_ys, &g_stacks, &invs})
       bins.insert(bins.end(), group->begin(), group->end());
     std::vector<TensorMeta> metas;
     for (const Tensor& t : g_final) metas.push_back(meta_of(t));
@@ -312,9 +408,15 @@ class ControlFlowBackward : public nabla::Node {
         ++at;
       }
     for (size_t k = 0; k < l.invariants; ++k)
-      if (want_inv[k]) result[c + m + k] = got[at++];
+      if (want_inv[k]) {
+        if (wants(c + m + k)) result[c + m + k] = got[at];
+        ++at;
+      }
     for (size_t k = 0; k < m; ++k)
-      if (want_x[k]) result[c + k] = got[at++];
+      if (want_x[k]) {
+        if (wants(c + k)) result[c + k] = got[at];
+        ++at;
+      }
     return result;
   }
 
@@ -331,55 +433,14 @@ class ControlFlowBackward : public nabla::Node {
     return part(all, outs.size(), c);
   }
 
-  struct StepOperands {
-    TensorList g_carry, acc, stacks, xs, g_ys, g_stacks, invs;
-  };
-  struct StepMasks {
-    std::vector<bool> float_carry, float_ys, want_x, want_inv;
-  };
-
-  // The reverse scan's body: takes (g_carry..., acc..., carry_in..., x rows...,
-  // g_y rows..., g_stack rows..., invariants...) and yields (the cotangent of the carry
-  // that entered the step..., acc + this step's invariant gradients..., the rows'
-  // gradients...), recomputing the step from the carry that entered it.
-  static std::shared_ptr<Graph> trace_step_vjp(const Graph& body, const StepOperands& o, const StepMasks& w, size_t c,
-                                               size_t m) {
-    VjpTrace trace("dbody");
-    auto rows = [](const TensorList& ts) {
-      TensorList out;
-      for (const Tensor& t : ts) out.push_back(example_row(t));
-      return out;
-    };
-    TensorList g_carry = trace.inputs(o.g_carry), acc = trace.inputs(o.acc), carry = trace.inputs(rows(o.stacks));
-    TensorList x = trace.inputs(rows(o.xs)), g_y = trace.inputs(rows(o.g_ys)), g_stack = trace.inputs(rows(o.g_stacks));
-    TensorList invs = trace.inputs(o.invs);
-    trace.start();
-    TensorList params = carry;
-    params.insert(params.end(), x.begin(), x.end());
-    params.insert(params.end(), invs.begin(), invs.end());
-    std::vector<bool> want = w.float_carry;
-    want.insert(want.end(), w.want_x.begin(), w.want_x.end());
-    want.insert(want.end(), w.want_inv.begin(), w.want_inv.end());
-    TensorList cots;
-    for (size_t k = 0, f = 0; k < c; ++k) cots.push_back(w.float_carry[k] ? g_carry[f++] : Tensor());
-    for (size_t j = 0, f = 0; j < w.float_ys.size(); ++j) cots.push_back(w.float_ys[j] ? g_y[f++] : Tensor());
-    TensorList grads = region_vjp(body, params, cots, want), yields;
-    for (size_t k = 0, f = 0; k < c; ++k)
-      if (w.float_carry[k]) yields.push_back(add(grads[k], g_stack[f++]));
-    for (size_t k = 0, a = 0; k < w.want_inv.size(); ++k)
-      if (w.want_inv[k]) yields.push_back(add(acc[a++], grads[c + m + k]));
-    for (size_t k = 0; k < m; ++k)
-      if (w.want_x[k]) yields.push_back(grads[c + k]);
-    return trace.finish(yields);
-  }
-
   IrNode fwd_;
+  std::shared_ptr<SavedStep> saved_;  // a scan that saved its step's values (null: recompute them)
   std::vector<SavedTensor> ins_, outs_;
 };
 
 // Gives the floating outputs a ControlFlowBackward node.
-void attach_backward(const Node& n, const TensorList& ins, TensorList& outs) {
-  auto node = std::make_shared<ControlFlowBackward>(n);
+void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std::shared_ptr<SavedStep> saved) {
+  auto node = std::make_shared<ControlFlowBackward>(n, std::move(saved));
   node->next_edges.resize(ins.size());
   for (size_t k = 0; k < ins.size(); ++k)
     if (ins[k].requires_grad()) node->next_edges[k] = gradient_edge(ins[k]);
@@ -399,10 +460,14 @@ void attach_backward(const Node& n, const TensorList& ins, TensorList& outs) {
 TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries) {
   bool differentiable = carries != CarriesFor::none && grad_enabled() && any_requires_grad(ins);
   n.inputs.resize(ins.size());  // its value ids are the capture's (record); control_layout counts them
-  if (differentiable && carries == CarriesFor::keep) keep_carries(n, ins, metas);
+  std::shared_ptr<SavedStep> saved;
+  if (differentiable && carries == CarriesFor::keep) {
+    if (n.kind == NodeKind::scan && !control_layout(n).stacks_carries) saved = save_step(n, ins, metas);
+    keep_carries(n, ins, metas);
+  }
   TensorList outs = run_unobserved(n, ins, metas);
   record(n, ins, outs);
-  if (differentiable) attach_backward(n, ins, outs);
+  if (differentiable) attach_backward(n, ins, outs, saved);
   return outs;
 }
 

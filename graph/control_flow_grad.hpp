@@ -9,10 +9,12 @@
 //   - cond(pred, ops...): a cond on the same pred whose regions are the vector-Jacobian
 //     products (VJPs) of then and else;
 //   - scan: a reverse scan over the steps. The forward scan also stacks the carry that
-//     entered each step (extra outputs, added where a gradient is wanted); the reverse
-//     body recomputes the step from that carry and takes its VJP: gradients of the
-//     carry are carried backwards, those of invariants are summed in carried
-//     accumulators, those of the rows are stacked;
+//     entered each step and the values its step's backward reads (extra outputs, added
+//     where a gradient is wanted: graph/control_flow_split.hpp); the reverse body takes
+//     the step's VJP from those: gradients of the carry are carried backwards, those
+//     of invariants are summed in carried accumulators, those of the rows are
+//     stacked. A backward that is itself differentiated (create_graph), or one of a
+//     scan that saved nothing, recomputes the step from the carry that entered it;
 //   - while_loop: differentiable over its recorded trip count. Where a gradient is
 //     wanted it runs with attribute trips=N (the count of this run) and stacks the
 //     carries as a scan does; the executor refuses a later run with another count,
