@@ -327,7 +327,7 @@ class ControlFlowBackward : public nabla::Node {
       if (float_outs[j]) cots.push_back(cotangent(grads, j, outs[j]));
     std::vector<std::shared_ptr<Graph>> regions;
     for (const auto& region : fwd_.regions) {
-      VjpTrace trace("d" + std::string(region_labels(fwd_.kind)[regions.size()]));
+      VjpTrace trace("d" + region_labels(fwd_.kind)[regions.size()]);
       TensorList p = trace.inputs(ops), c = trace.inputs(cots), all_cots;
       trace.start();
       for (size_t j = 0, f = 0; j < outs.size(); ++j) all_cots.push_back(float_outs[j] ? c[f++] : Tensor());
