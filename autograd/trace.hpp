@@ -31,6 +31,20 @@ OpObserver* op_observer();
 // Sets this thread's observer (nullptr: none); returns the previous one.
 OpObserver* set_op_observer(OpObserver* observer);
 
+// No observer for its lifetime (the previous one comes back after): ops that run on
+// the side of a capture, not in the program it records (an executor run, a verifier's
+// stand-ins).
+class UnobservedScope {
+ public:
+  UnobservedScope() : saved_(set_op_observer(nullptr)) {}
+  ~UnobservedScope() { set_op_observer(saved_); }
+  UnobservedScope(const UnobservedScope&) = delete;
+  UnobservedScope& operator=(const UnobservedScope&) = delete;
+
+ private:
+  OpObserver* saved_;
+};
+
 // Reports a value read or an in-place change to the observer, if there is one.
 void notify_value_read(const Tensor& t, const std::string& what);
 void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& what);

@@ -28,6 +28,11 @@ std::vector<int> region_params(const Graph& region) {
   return ids;
 }
 
+TensorMeta stacked_meta(TensorMeta m, int64_t length) {
+  m.sizes.insert(0, length);
+  return m;
+}
+
 ControlLayout control_layout(const Node& n) {
   ControlLayout l;
   size_t operands = n.inputs.size();
@@ -36,7 +41,9 @@ ControlLayout control_layout(const Node& n) {
     return l;
   }
   l.carried = static_cast<size_t>(n.attrs.i("carried"));
+  if (n.kind == NodeKind::while_loop) l.stacks_carries = n.attrs.has("trips");
   if (n.kind == NodeKind::scan) {
+    l.stacks_carries = n.attrs.has("stack_carries") && n.attrs.b("stack_carries");
     l.scanned = static_cast<size_t>(n.attrs.i("scanned"));
     l.length = n.attrs.i("length");
     l.reverse = n.attrs.has("reverse") && n.attrs.b("reverse");
@@ -80,26 +87,35 @@ std::string region_inputs_problem(const std::string& label, const Graph& r, cons
   return expect_metas(label, "takes", metas_of(r, region_params(r)), want);
 }
 
-// The node's attributes: exactly the ints `ints` (each >= 0), and `reverse` (a bool) where allowed.
-std::string attrs_problem(const Node& n, const std::vector<std::string>& ints, bool reverse_allowed) {
+// The node's attributes: the ints `required` and `optional` (each >= 0) and the bools
+// `flags`, no others, every required one present.
+std::string attrs_problem(const Node& n, const std::vector<std::string>& required, const std::vector<std::string>& optional,
+                          const std::vector<std::string>& flags) {
+  auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   for (const Attr& a : n.attrs.items()) {
-    bool known_int = std::find(ints.begin(), ints.end(), a.name) != ints.end();
-    if (known_int && (!std::holds_alternative<int64_t>(a.value) || std::get<int64_t>(a.value) < 0))
+    bool is_int = listed(required, a.name) || listed(optional, a.name);
+    if (is_int && (!std::holds_alternative<int64_t>(a.value) || std::get<int64_t>(a.value) < 0))
       return "attribute '" + a.name + "' must be an int >= 0, got " + attr_value_str(a.value);
-    if (reverse_allowed && a.name == "reverse") {
-      if (!std::holds_alternative<bool>(a.value)) return "attribute 'reverse' must be a bool, got " + attr_value_str(a.value);
-      continue;
-    }
-    if (!known_int) {
+    if (listed(flags, a.name) && !std::holds_alternative<bool>(a.value))
+      return "attribute '" + a.name + "' must be a bool, got " + attr_value_str(a.value);
+    if (!is_int && !listed(flags, a.name)) {
       std::string names;
-      for (const std::string& i : ints) names += (names.empty() ? "" : ", ") + i;
-      if (reverse_allowed) names += ", reverse";
+      for (const auto* group : {&required, &optional, &flags})
+        for (const std::string& i : *group) names += (names.empty() ? "" : ", ") + i;
       return "unknown attribute '" + a.name + "' (" + n.name() + " takes " + (names.empty() ? "none" : names) + ")";
     }
   }
-  for (const std::string& i : ints)
+  for (const std::string& i : required)
     if (!n.attrs.has(i)) return "the required attribute '" + i + "' is missing";
   return "";
+}
+
+// The carries entering each of `length` steps, stacked (See Note [Control-flow
+// gradients] in graph/control_flow_grad.hpp): outputs after the node's own.
+void add_stacked_carries(std::vector<TensorMeta>& outs, const std::vector<TensorMeta>& carried, int64_t length) {
+  for (const TensorMeta& m : carried) outs.push_back(stacked_meta(m, length));
 }
 
 std::string cond_problem(const Graph& g, const Node& n) {
@@ -134,7 +150,7 @@ std::string carried_problem(const Graph& body, const std::vector<TensorMeta>& ca
 }
 
 std::string while_problem(const Graph& g, const Node& n) {
-  if (std::string why = attrs_problem(n, {"carried"}, false); !why.empty()) return why;
+  if (std::string why = attrs_problem(n, {"carried"}, {"trips"}, {}); !why.empty()) return why;
   size_t k = static_cast<size_t>(n.attrs.i("carried"));
   if (k > n.inputs.size()) return "carried=" + std::to_string(k) + " but the node has " + std::to_string(n.inputs.size()) + " operands";
   std::vector<TensorMeta> operands = metas_of(g, n.inputs);
@@ -150,9 +166,11 @@ std::string while_problem(const Graph& g, const Node& n) {
   if (body.outputs.size() != k)
     return "region 'body' yields " + std::to_string(body.outputs.size()) + " values, a while_loop body yields its " +
            std::to_string(k) + " carried values";
-  std::vector<TensorMeta> outs = metas_of(g, n.outputs);
-  if (!expect_metas("body", "", outs, carried).empty())
-    return "the outputs (" + metas_text(outs) + ") must be the carried values (" + metas_text(carried) + ")";
+  std::vector<TensorMeta> outs = metas_of(g, n.outputs), want = carried;
+  if (n.attrs.has("trips")) add_stacked_carries(want, carried, n.attrs.i("trips"));
+  if (!expect_metas("body", "", outs, want).empty())
+    return "the outputs (" + metas_text(outs) + ") must be the carried values (" + metas_text(carried) + ")" +
+           (n.attrs.has("trips") ? ", then each of them stacked over the trips" : "");
   return "";
 }
 
@@ -168,7 +186,8 @@ std::string scanned_rows(const std::vector<TensorMeta>& xs, int64_t length, std:
 }
 
 std::string scan_problem(const Graph& g, const Node& n) {
-  if (std::string why = attrs_problem(n, {"carried", "scanned", "length"}, true); !why.empty()) return why;
+  if (std::string why = attrs_problem(n, {"carried", "scanned", "length"}, {}, {"reverse", "stack_carries"}); !why.empty())
+    return why;
   size_t k = static_cast<size_t>(n.attrs.i("carried")), m = static_cast<size_t>(n.attrs.i("scanned"));
   if (k + m > n.inputs.size())
     return "carried=" + std::to_string(k) + " and scanned=" + std::to_string(m) + " but the node has " +
@@ -187,15 +206,15 @@ std::string scan_problem(const Graph& g, const Node& n) {
   if (std::string why = carried_problem(body, carried); !why.empty()) return why;
   std::vector<TensorMeta> outs = carried;
   for (size_t j = k; j < body.outputs.size(); ++j) {
-    TensorMeta y = body.value(body.outputs[j]).meta;
-    y.sizes.insert(0, length);
-    outs.push_back(y);
+    outs.push_back(stacked_meta(body.value(body.outputs[j]).meta, length));
   }
+  bool stacks = n.attrs.has("stack_carries") && n.attrs.b("stack_carries");
+  if (stacks) add_stacked_carries(outs, carried, length);
   std::vector<TensorMeta> have = metas_of(g, n.outputs);
   if (!expect_metas("body", "", have, outs).empty())
     return "the outputs are " + metas_text(have) + ", expected " + metas_text(outs) +
            " (the final carry, then each step output stacked along a new leading axis of length " +
-           std::to_string(length) + ")";
+           std::to_string(length) + (stacks ? ", then the carry entering each step, stacked" : "") + ")";
   return "";
 }
 

@@ -17,6 +17,9 @@
 //     Region cond(carried..., invariants...) yields one bool[]; while it is true,
 //     region body(carried..., invariants...) yields the next carried values, each of
 //     the type it had (a carried value keeps its shape and dtype between iterations).
+//     With {trips=n} (a recorded trip count, for gradients) the loop must run exactly
+//     n times, else the run fails naming the loop's line; the outputs are followed by
+//     each carried value as it entered each iteration, stacked ([n] + its type).
 //   scan(init..., xs..., invariants...) {carried=k, scanned=m, length=n, reverse=false}
 //     -> final carry..., ys...
 //     Each of the m xs has n rows (its leading size is n). Region body(carry..., rows
@@ -24,6 +27,8 @@
 //     step's outputs; each step output y is stacked into a node output of type
 //     [n] + y's type, row k from step k. With reverse=true the steps run from n - 1
 //     down to 0 (row k is still step k's): the backward of a scan is a reverse scan.
+//     With stack_carries=true the outputs are followed by each carried value as it
+//     entered each step, stacked ([n] + its type): what the backward reads.
 #pragma once
 #include <string>
 #include <vector>
@@ -44,6 +49,8 @@ struct ControlLayout {
   size_t carried = 0, scanned = 0, invariants = 0;
   int64_t length = 0;  // scan only
   bool reverse = false;
+  // Whether the outputs end with the stacked carries (scan stack_carries, while_loop trips).
+  bool stacks_carries = false;
 };
 // The layout of n; assumes a node that verified (control_flow_problem is "").
 ControlLayout control_layout(const Node& n);
@@ -57,6 +64,13 @@ std::vector<int> region_params(const Graph& region);
 // Note [Control-flow regions] lays them out. The regions' own nodes are the caller's
 // to verify (each region is a graph).
 std::string control_flow_problem(const Graph& g, const Node& n);
+
+// [length] + m's sizes: the type of a value stacked over a loop's steps.
+TensorMeta stacked_meta(TensorMeta m, int64_t length);
+// Row k of t along its leading axis, as a view (a scan's rows and stacked outputs).
+Tensor row_view(const Tensor& t, int64_t k);
+// How many iterations while_loop n runs on `inputs` (it runs them).
+int64_t while_trips(const Node& n, const TensorList& inputs);
 
 // The executor's kernel of cond, while_loop and scan (a GraphOpFn): fills `outputs`,
 // allocated with the node's output types, running the regions with run_graph.

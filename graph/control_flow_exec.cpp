@@ -23,13 +23,6 @@ TensorList concat(TensorList a, const TensorList& b) {
   return a;
 }
 
-// Row `k` of t along its leading axis, as a view.
-Tensor row(const Tensor& t, int64_t k) {
-  Shape sizes(t.sizes().begin() + 1, t.sizes().end());
-  Shape strides(t.strides().begin() + 1, t.strides().end());
-  return make_view(t, sizes, strides, t.offset() + k * t.strides()[0]);
-}
-
 void copy_all(TensorList& to, size_t at, const TensorList& from) {
   for (size_t k = 0; k < from.size(); ++k) copy_into(to[at + k], from[k]);
 }
@@ -39,11 +32,40 @@ void run_cond(const Node& n, const TensorList& ins, TensorList& outs) {
   copy_all(outs, 0, run_graph(region, slice(ins, 1, ins.size() - 1)));
 }
 
-void run_while(const Node& n, const TensorList& ins, TensorList& outs) {
+// Row `step` of each stacked carry, the outputs from `at` on (stack_carries, trips).
+void stack_carries(TensorList& outs, size_t at, const TensorList& carry, int64_t step) {
+  for (size_t j = 0; j < carry.size(); ++j) copy_into(row_view(outs[at + j], step), carry[j]);
+}
+
+[[noreturn]] void wrong_trips(const Node& n, int64_t trips, const std::string& ran) {
+  throw Error("while_loop" + (n.origin.empty() ? std::string() : " at " + n.origin) + ": the loop " + ran +
+              ", but its gradient was recorded over " + std::to_string(trips) +
+              " (a while loop on a tensor is differentiated over the trip count it had when the graph was captured): "
+              "compile the step again for these inputs, or write the loop as a for over range(n)");
+}
+
+// Runs a while_loop's iterations, calling each(carried, k) before iteration k;
+// returns the final carried values and (in *count) the trip count.
+template <class Each>
+TensorList iterate_while(const Node& n, const TensorList& ins, int64_t* count, Each&& each) {
   ControlLayout l = control_layout(n);
   TensorList carried = slice(ins, 0, l.carried), invariants = slice(ins, l.carried, l.invariants);
-  while (predicate(run_graph(*n.regions[0], concat(carried, invariants))[0]))
+  for (*count = 0; predicate(run_graph(*n.regions[0], concat(carried, invariants))[0]); ++*count) {
+    each(carried, *count);
     carried = run_graph(*n.regions[1], concat(carried, invariants));
+  }
+  return carried;
+}
+
+void run_while(const Node& n, const TensorList& ins, TensorList& outs) {
+  ControlLayout l = control_layout(n);
+  int64_t trips = l.stacks_carries ? n.attrs.i("trips") : -1, count = 0;
+  TensorList carried = iterate_while(n, ins, &count, [&](const TensorList& carry, int64_t k) {
+    if (trips < 0) return;
+    if (k == trips) wrong_trips(n, trips, "runs more than " + std::to_string(trips) + " iterations");
+    stack_carries(outs, l.carried, carry, k);
+  });
+  if (trips >= 0 && count != trips) wrong_trips(n, trips, "ran " + std::to_string(count) + " iterations");
   copy_all(outs, 0, carried);
 }
 
@@ -54,15 +76,28 @@ void run_scan(const Node& n, const TensorList& ins, TensorList& outs) {
   for (int64_t i = 0; i < l.length; ++i) {
     int64_t step = l.reverse ? l.length - 1 - i : i;
     TensorList rows;
-    for (const Tensor& x : xs) rows.push_back(row(x, step));
+    for (const Tensor& x : xs) rows.push_back(row_view(x, step));
+    if (l.stacks_carries) stack_carries(outs, outs.size() - l.carried, carry, step);
     TensorList results = run_graph(*n.regions[0], concat(concat(carry, rows), invariants));
     carry = slice(results, 0, l.carried);
-    for (size_t j = l.carried; j < results.size(); ++j) copy_into(row(outs[j], step), results[j]);
+    for (size_t j = l.carried; j < results.size(); ++j) copy_into(row_view(outs[j], step), results[j]);
   }
   copy_all(outs, 0, carry);
 }
 
 }  // namespace
+
+Tensor row_view(const Tensor& t, int64_t k) {
+  Shape sizes(t.sizes().begin() + 1, t.sizes().end());
+  Shape strides(t.strides().begin() + 1, t.strides().end());
+  return make_view(t, sizes, strides, t.offset() + k * t.strides()[0]);
+}
+
+int64_t while_trips(const Node& n, const TensorList& ins) {
+  int64_t count = 0;
+  iterate_while(n, ins, &count, [](const TensorList&, int64_t) {});
+  return count;
+}
 
 void run_control_flow(const Node& n, const TensorList& ins, TensorList& outs) {
   switch (n.kind) {

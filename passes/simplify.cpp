@@ -8,6 +8,9 @@
 //   reshape(reshape|view(x))      -> reshape(x);  view(view(x)) -> view(x)
 //   reshape(x) or view(x) to x's own shape -> x
 //   contiguous(contiguous(x))     -> contiguous(x)
+//   stack(select(y, 0, 0), ..., select(y, 0, n - 1)) along dim 0 -> y, all n rows of y
+//                                        in order (a list a lowered loop appended to,
+//                                        stacked again)
 //
 // A node that becomes unused (the inner reshape of a chain) is left for dce. The
 // identities are exact for every x except that x+0 turns -0.0 into +0.0, a
@@ -132,6 +135,21 @@ int double_contiguous(const Facts& f, const Node& n) {
   return n.inputs[0];
 }
 
+// stack of every row of y, in order, along dim 0 -> y.
+int restacked_rows(const Facts& f, const Node& n) {
+  if (n.op != OpId::stack || n.attrs.i("dim") != 0) return -1;
+  int y = -1;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const Node* s = producer(f.g, n.inputs[k]);
+    if (!s || s->op != OpId::select || s->attrs.i("dim") != 0 || s->attrs.i("index") != static_cast<int64_t>(k))
+      return -1;
+    if (y >= 0 && s->inputs[0] != y) return -1;
+    y = s->inputs[0];
+  }
+  if (y < 0 || !same_meta(f.g.value(y).meta, f.g.value(n.outputs[0]).meta)) return -1;
+  return y;
+}
+
 // Shortens a reshape chain in place, then tries the replacing rules in turn; returns
 // the value that replaces the node's output, or -1. A node that copied x (x*1,
 // neg(neg(x))) keeps x's data of that moment, so it is not replaced by x when the
@@ -148,7 +166,8 @@ int simplify_node(const Facts& f, Node& n) {
                                 {double_negation, false},
                                 {double_transpose, true},
                                 {identity_reshape, true},
-                                {double_contiguous, false}};
+                                {double_contiguous, false},
+                                {restacked_rows, false}};
   for (const Entry& rule : rules) {
     int replacement = rule.apply(f, n);
     if (replacement < 0) continue;

@@ -170,17 +170,13 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   // Training captures with gradients on; inference with the caller's grad mode, as
   // eager would run (a function that calls grad() inside needs it on).
   GradModeGuard mode(gm.train || grad_enabled());
-  ScriptMode script{&cap, {}};
+  ScriptMode script{&cap, {}, gm.train};
   ScriptScope script_scope(ev, gm.script ? &script : nullptr);
   cap.start();
   CallArgs call;
   call.pos = args;
   Value out = ev.call_value(gm.fn, call);
   cg.lowered = script.notes;
-  if (gm.train && !script.notes.empty())
-    throw Error("compile(train=true, mode=\"script\"): the function has control flow lowered to graph nodes (" +
-                script.notes[0] + "), and gradients through them are not implemented yet: compile the training "
-                "step without mode=\"script\" (loops unroll)");
   TensorList outs = output_tensors(out, &cg.tuple_output);
   cg.forward_outputs = outs.size();
   for (size_t k = 0; k < cap.free_params().size(); ++k)
@@ -652,7 +648,8 @@ const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin,
      "compile(fn_or_model, *example_inputs, train=false, mode=\"trace\", cuda_graph=true)",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn); "
-     "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes. "
+     "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes "
+     "(train=true differentiates through them). "
      "On a GPU, runs from the third on replay as one CUDA graph launch (cuda_graph=false: launch each kernel). "
      "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",

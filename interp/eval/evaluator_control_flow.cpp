@@ -17,6 +17,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "graph/control_flow.hpp"
+#include "graph/control_flow_grad.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/eval/script_mode.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -99,13 +100,6 @@ std::string names_text(const std::vector<const Name*>& vars) {
 
 // ---- regions ----------------------------------------------------------------------------
 
-// A copy outside the op table (not recorded): a region input that the enclosing
-// capture does not know, so that the block's reads of it are reads of the input.
-Tensor fresh_copy(const Tensor& t) {
-  Tensor c = empty(t.sizes(), t.dtype(), t.device());
-  copy_into(c, t);
-  return c;
-}
 
 // One block run under a region capture, installed as the script's capture (and the
 // thread's op observer) from start() until finish() or destruction.
@@ -114,33 +108,42 @@ class Region {
   Region(ScriptMode& script, const std::string& name) : script_(script), outer_(*script.capture), capture_(name, &outer_) {}
   ~Region() {
     capture_.stop();
-    script_.capture = &outer_;
+    close();
   }
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
 
   // Binds a fresh copy of t as the next region input and returns it.
   Tensor bind(const Tensor& t, const std::string& name) {
-    Tensor c = fresh_copy(t);
+    Tensor c = graph::unrecorded_copy(t);  // unknown to the enclosing capture: reads of it are reads of the input
     capture_.bind_input(c, name);
     return c;
   }
   void start() {
     capture_.start();
     script_.capture = &capture_;
+    ++script_.open_regions;
+    open_ = true;
   }
   std::shared_ptr<graph::Graph> finish(const TensorList& outputs) {
     std::shared_ptr<graph::Graph> g = capture_.finish_region(outputs);
-    script_.capture = &outer_;
+    close();
     return g;
   }
   Capture& capture() { return capture_; }
   Capture& outer() { return outer_; }
 
  private:
+  void close() {
+    script_.capture = &outer_;
+    if (open_) --script_.open_regions;
+    open_ = false;
+  }
+
   ScriptMode& script_;
   Capture& outer_;
   Capture capture_;
+  bool open_ = false;
 };
 
 void add_operands(Operands& all, const Operands& more) {
@@ -179,39 +182,21 @@ void align_region(graph::Graph& r, size_t bound, const Operands& mine, const Ope
   r.compact({});
 }
 
-// Runs node n on real tensors with the executor, outside the capture: the values
-// that the statement leaves in its variables.
-TensorList run_lowered(const graph::Node& n, const TensorList& ins, const std::vector<TensorMeta>& metas) {
-  OpObserver* saved = set_op_observer(nullptr);
-  TensorList outs;
-  Device device = ins.empty() ? cpu_device() : ins[0].device();
-  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype, device));
-  try {
-    graph::run_control_flow(n, ins, outs);
-  } catch (...) {
-    set_op_observer(saved);
-    throw;
-  }
-  set_op_observer(saved);
-  return outs;
-}
-
-// Adds the node to the enclosing capture and returns its results on real values.
-TensorList add_node(Capture& outer, graph::NodeKind kind, Attrs attrs, std::vector<std::shared_ptr<graph::Graph>> regions,
-                    const Operands& operands, const std::vector<TensorMeta>& metas, const std::string& origin) {
+// Adds the node to the enclosing capture (the thread's observer) and returns its
+// results on real values: the values that the statement leaves in its variables.
+TensorList add_node(const ScriptMode& script, graph::NodeKind kind, Attrs attrs,
+                    std::vector<std::shared_ptr<graph::Graph>> regions, const Operands& operands,
+                    const std::vector<TensorMeta>& metas, const std::string& origin) {
   graph::Node n = graph::Node::of_kind(kind);
   n.attrs = std::move(attrs);
   n.regions = std::move(regions);
+  n.origin = origin;
   TensorList ins;
-  std::vector<int> ids;
-  for (const auto& [id, t] : operands) {
-    ids.push_back(id);
-    ins.push_back(t);
-  }
-  n.inputs = ids;
-  TensorList outs = run_lowered(n, ins, metas);
-  outer.add_region_node(graph::Node::of_kind(kind), ids, n.attrs, n.regions, outs, origin);
-  return outs;
+  for (const auto& [id, t] : operands) ins.push_back(t);
+  graph::CarriesFor carries = script.open_regions > 0 ? graph::CarriesFor::none
+                              : script.train          ? graph::CarriesFor::keep
+                                                      : graph::CarriesFor::recompute;
+  return graph::apply_control_flow(n, ins, metas, carries);
 }
 
 std::vector<TensorMeta> metas_of(const TensorList& ts) {
@@ -329,7 +314,7 @@ Flow lower_if(Evaluator::Impl& im, const IfStmt& i, size_t k, const Tensor& cond
     changed.push_back(vars[o]);
   }
   std::string origin = k == 0 ? i.span.where() : i.conds[k]->span.where();
-  TensorList results = add_node(outer, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
+  TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
   for (size_t o = 0; o < outs.size(); ++o) im.store(loc(*vars[outs[o]]), Value::tensor(results[o]));
   im.ev.script->notes.push_back(origin + (k == 0 ? ": if" : ": elif") + " on a tensor -> cond (outputs: " +
                                 names_text(changed) + ")");
@@ -447,10 +432,12 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   std::string origin = w.span.where();
   Attrs attrs;
   attrs.set("carried", static_cast<int64_t>(c.vars.size()));
-  TensorList results = add_node(outer, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
+  TensorList results = add_node(*ev.script, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
                                 metas_of(c.values), origin);
   store_results(*this, c.vars, results);
-  ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + ")");
+  std::string trips;  // a training step's loop stacks its carries over the recorded trip count
+  if (results.size() > c.vars.size()) trips = ", trip count " + std::to_string(results.back().size(0)) + " recorded for gradients";
+  ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + trips + ")");
   return Flow::Normal;
 }
 
@@ -466,11 +453,65 @@ Tensor scanned_of(const Value& it) {
   return tensor_from(xs, {static_cast<int64_t>(xs.size())}, DType::i64);
 }
 
-// Row k of x, as a fresh tensor.
-Tensor row_of(const Tensor& x, int64_t k) {
-  Shape sizes(x.sizes().begin() + 1, x.sizes().end());
-  Shape strides(x.strides().begin() + 1, x.strides().end());
-  return fresh_copy(make_view(x, sizes, strides, x.offset() + k * x.strides()[0]));
+// ---- lists a loop appends to --------------------------------------------------------------
+
+// The lists a loop body appends one value to per step: its top-level statements
+// `name.append(value)` on a variable. The scan stacks the values as a step output,
+// and the list gets the stack's rows.
+struct Appended {
+  std::vector<const Name*> vars;
+  std::vector<size_t> sizes;  // each list's length before the loop
+};
+
+const Name* appended_list(const Stmt& s) {
+  if (s.kind != StmtKind::Expr) return nullptr;
+  const Expr& e = *static_cast<const ExprStmt&>(s).expr;
+  if (e.kind != ExprKind::Call) return nullptr;
+  auto& call = static_cast<const Call&>(e);
+  if (call.callee->kind != ExprKind::Attribute || call.args.size() != 1) return nullptr;
+  auto& attr = static_cast<const Attribute&>(*call.callee);
+  if (attr.name != "append" || attr.object->kind != ExprKind::Name) return nullptr;
+  auto& n = static_cast<const Name&>(*attr.object);
+  return n.slot < 0 ? nullptr : &n;
+}
+
+Appended appended_in(Evaluator::Impl& im, const Block& body) {
+  Appended a;
+  for (const auto& s : body.stmts) {
+    const Name* n = appended_list(*s);
+    if (!n) continue;
+    bool seen = false;
+    for (const Name* m : a.vars) seen = seen || same_var(*m, *n);
+    Value v = im.load(loc(*n));
+    if (seen || v.tag != Tag::List) continue;
+    a.vars.push_back(n);
+    a.sizes.push_back(v.as<ListObj>()->items.size());
+  }
+  return a;
+}
+
+std::vector<Value>& items_of(Evaluator::Impl& im, const Name& n) { return im.load(loc(n)).as<ListObj>()->items; }
+
+// What one step appended (a tensor per list), or "" and why not in `why`; the lists
+// go back to their lengths before the loop either way.
+TensorList take_appended(Evaluator::Impl& im, const Appended& a, std::string& why) {
+  TensorList rows;
+  for (size_t k = 0; k < a.vars.size(); ++k) {
+    std::vector<Value>& items = items_of(im, *a.vars[k]);
+    if (why.empty() && (items.size() != a.sizes[k] + 1 || items.back().tag != Tag::Tensor))
+      why = "its body appends to list '" + a.vars[k]->id + "' other than one tensor per step";
+    if (why.empty()) rows.push_back(items.back().t);
+    if (items.size() > a.sizes[k]) items.resize(a.sizes[k]);
+  }
+  return rows;
+}
+
+// The stacked step outputs' rows go into the lists (one select per row, recorded).
+void extend_lists(Evaluator::Impl& im, const Appended& a, const TensorList& stacks) {
+  for (size_t k = 0; k < a.vars.size(); ++k) {
+    std::vector<Value>& items = items_of(im, *a.vars[k]);
+    for (int64_t row = 0; row < stacks[k].size(0); ++row) items.push_back(Value::tensor(select(stacks[k], 0, row)));
+  }
 }
 
 }  // namespace
@@ -486,14 +527,16 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
   std::vector<Value> before = load_all(*this, vars);
   Value target_before = load(loc_of(&f.target));
   Carried c = carried_of(*this, f.body);
+  Appended lists = appended_in(*this, f.body);
   Capture& outer = *ev.script->capture;
   std::string why;
   std::shared_ptr<graph::Graph> body_graph;
   Operands invariants;
+  std::vector<TensorMeta> metas = metas_of(c.values);
   {
     Region body(*ev.script, "body");
     for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(body.bind(c.values[k], c.vars[k]->id)));
-    store(loc_of(&f.target), Value::tensor(body.bind(row_of(xs, 0), f.target.name)));
+    store(loc_of(&f.target), Value::tensor(body.bind(graph::row_view(xs, 0), f.target.name)));
     body.start();
     try {
       Flow flow = exec_block(f.body);
@@ -501,8 +544,15 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
       if (why.empty() && !body.capture().problems().empty())
         why = "its body reads the row's value (" + body.capture().problems()[0].what + ")";
       if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
-      if (why.empty()) body_graph = body.finish(carried_after(*this, c, "for loop"));
+      TensorList rows = take_appended(*this, lists, why);
+      if (why.empty()) {
+        TensorList yields = carried_after(*this, c, "for loop");
+        yields.insert(yields.end(), rows.begin(), rows.end());
+        body_graph = body.finish(yields);
+        for (const Tensor& r : rows) metas.push_back(graph::stacked_meta({r.sizes(), r.dtype()}, xs.size(0)));
+      }
     } catch (const std::exception& e) {
+      take_appended(*this, lists, why);
       why = std::string("its body fails with the row as a tensor (") + e.what() + ")";
     }
     if (body_graph) invariants = body.capture().captured();
@@ -521,10 +571,12 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
   attrs.set("carried", static_cast<int64_t>(c.vars.size()));
   attrs.set("scanned", int64_t{1});
   attrs.set("length", xs.size(0));
-  TensorList results = add_node(outer, graph::NodeKind::scan, attrs, {body_graph}, operands, metas_of(c.values), origin);
+  TensorList results = add_node(*ev.script, graph::NodeKind::scan, attrs, {body_graph}, operands, metas, origin);
   store_results(*this, c.vars, results);
+  extend_lists(*this, lists, TensorList(results.begin() + static_cast<long>(c.vars.size()),
+                                        results.begin() + static_cast<long>(c.vars.size() + lists.vars.size())));
   ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +
-                             names_text(c.vars) + ")");
+                             names_text(c.vars) + (lists.vars.empty() ? "" : "; stacks: " + names_text(lists.vars)) + ")");
   return Flow::Normal;
 }
 

@@ -17,6 +17,11 @@ struct ScriptMode {
   // What each lowered statement became, for gm.explain():
   // "gate.dsl:4:3: if on a tensor -> cond (outputs: y)".
   std::vector<std::string> notes;
+  // compile(train=true): lowered nodes of the function's own capture keep what their
+  // gradient needs (graph::CarriesFor::keep), else they recompute it; nodes nested in
+  // a region get theirs when the region's gradient is traced.
+  bool train = false;
+  int open_regions = 0;  // region captures under way (0: nodes join the function's capture)
 };
 
 // Sets ev.script for its lifetime.

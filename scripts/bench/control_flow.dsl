@@ -1,8 +1,9 @@
 # BENCH lines: an LSTM over a 256-step sequence, compiled rolled (mode="script": one
 # scan node) against unrolled (trace mode: 256 copies of the cell): compile time
 # (capture and the default passes), IR size and time per call, each the median of
-# `rounds`. The rolled compile includes running the scan once on the example (the
-# program goes on with its values).
+# `rounds`; then the same for its training step (train=true: the loss and the
+# weights' gradients; rolled, a forward scan and a reverse scan). The rolled compile
+# includes running the scan once on the example (the program goes on with its values).
 #   ./build/nabla scripts/bench/control_flow.dsl [steps] [rounds]
 import time
 
@@ -14,7 +15,15 @@ let wx = randn([32, 4 * hidden]) * 0.1
 let wh = randn([hidden, 4 * hidden]) * 0.1
 let b = zeros([4 * hidden])
 
-fn lstm(xs) {
+fn lstm(xs) = lstm_on(xs, wx, wh, b)
+
+# The training step's own weights, which need gradients.
+let twx = wx.clone().requires_grad_()
+let twh = wh.clone().requires_grad_()
+let tb = b.clone().requires_grad_()
+fn lstm_train(xs) = lstm_on(xs, twx, twh, tb)
+
+fn lstm_on(xs, wx, wh, b) {
   let h = zeros([16, hidden])
   let c = zeros([16, hidden])
   let loss = zeros([])
@@ -37,13 +46,13 @@ fn median(xs) {
 }
 
 # (compile seconds, call seconds, IR lines) for one mode, medians over rounds.
-fn measure(mode, xs) {
+fn measure(f, mode, train, xs) {
   let compile_s = []
   let call_s = []
   let lines = 0
   for r in range(rounds) {
     let t0 = time.perf_counter()
-    let gm = compile(lstm, xs, mode=mode)
+    let gm = compile(f, xs, mode=mode, train=train)
     gm.optimize("default")
     compile_s.append(time.perf_counter() - t0)
     lines = gm.ir().count("\n")
@@ -55,8 +64,14 @@ fn measure(mode, xs) {
 }
 
 let xs = randn([steps, 16, 32])
-let rolled = measure("script", xs)
-let unrolled = measure("trace", xs)
+let rolled = measure(lstm, "script", false, xs)
+let unrolled = measure(lstm, "trace", false, xs)
 print(f"BENCH lstm_compile_{steps} rolled_ms={rolled[0] * 1000:.1f} unrolled_ms={unrolled[0] * 1000:.1f} compile_speedup={unrolled[0] / rolled[0]:.1f}")
 print(f"BENCH lstm_run_{steps} rolled_ms={rolled[1] * 1000:.2f} unrolled_ms={unrolled[1] * 1000:.2f} run_ratio={unrolled[1] / rolled[1]:.2f}")
 print(f"BENCH lstm_ir_{steps} rolled_lines={rolled[2]} unrolled_lines={unrolled[2]}")
+
+let rolled_train = measure(lstm_train, "script", true, xs)
+let unrolled_train = measure(lstm_train, "trace", true, xs)
+print(f"BENCH lstm_train_compile_{steps} rolled_ms={rolled_train[0] * 1000:.1f} unrolled_ms={unrolled_train[0] * 1000:.1f} compile_speedup={unrolled_train[0] / rolled_train[0]:.1f}")
+print(f"BENCH lstm_train_run_{steps} rolled_ms={rolled_train[1] * 1000:.2f} unrolled_ms={unrolled_train[1] * 1000:.2f} run_ratio={unrolled_train[1] / rolled_train[1]:.2f}")
+print(f"BENCH lstm_train_ir_{steps} rolled_lines={rolled_train[2]} unrolled_lines={unrolled_train[2]}")

@@ -108,3 +108,35 @@ TEST_CASE("a scan of length 0 returns its initial carry and empty stacks") {
   CHECK(max_abs_diff(out[0], h0) == 0);
   CHECK(out[1].sizes() == Shape{0, 3});
 }
+
+TEST_CASE("a while_loop with a recorded trip count stacks its carries and refuses another count") {
+  Graph g = golden_graph("control_flow_while_trips.ir");
+  Tensor x0 = tensor_from({4.0, 2.0}, {2}, DType::f64);  // sums 6, 3, 1.5, then 0.75: 3 trips
+  TensorList out = run_graph(g, {x0});
+  CHECK(to_double_vector(out[0]) == std::vector<double>{0.5, 0.25});
+  CHECK(to_double_vector(out[1]) == std::vector<double>{4.0, 2.0, 2.0, 1.0, 1.0, 0.5});
+  auto message = [&](const Tensor& x) {
+    try {
+      run_graph(g, {x});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(message(tensor_from({8.0, 4.0}, {2}, DType::f64)).find("while_loop at halve.dsl:3:3: the loop runs more than 3 "
+                                                               "iterations, but its gradient was recorded over 3") !=
+        std::string::npos);
+  CHECK(message(tensor_from({2.0, 1.0}, {2}, DType::f64)).find("the loop ran 2 iterations") != std::string::npos);
+}
+
+TEST_CASE("a scan with stack_carries returns the carry each step received") {
+  Graph g = golden_graph("control_flow_scan_stack_carries.ir");
+  Tensor h0 = randn({3}), xs = randn({4, 3});
+  TensorList out = run_graph(g, {h0, xs});
+  Tensor h = h0;
+  for (int64_t k = 0; k < 4; ++k) {
+    CHECK(max_abs_diff(select(out[2], 0, k), h) == 0);
+    h = h + select(xs, 0, k);
+  }
+  CHECK(max_abs_diff(out[0], h) == 0);
+}

@@ -1,0 +1,474 @@
+// Control-flow nodes as differentiable eager ops (See Note [Control-flow gradients]
+// in graph/control_flow_grad.hpp).
+#include "graph/control_flow_grad.hpp"
+
+#include "autograd/engine.hpp"
+#include "autograd/grad_mode.hpp"
+#include "autograd/node.hpp"
+#include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
+#include "graph/capture.hpp"
+#include "graph/control_flow.hpp"
+#include "graph/control_flow_split.hpp"
+#include "graph/executor.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla::graph {
+
+Tensor unrecorded_copy(const Tensor& t) {
+  Tensor c = empty(t.sizes(), t.dtype(), t.device());
+  copy_into(c, t);
+  c.impl()->wrapped_number = t.impl()->wrapped_number;
+  return c;
+}
+
+namespace {
+
+bool any_requires_grad(const TensorList& ts) {
+  for (const Tensor& t : ts)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+TensorList part(const TensorList& ts, size_t from, size_t count) {
+  return TensorList(ts.begin() + static_cast<long>(from), ts.begin() + static_cast<long>(from + count));
+}
+
+TensorMeta meta_of(const Tensor& t) { return {t.sizes(), t.dtype()}; }
+
+TensorMeta row_meta(const Tensor& t) { return {Shape(t.sizes().begin() + 1, t.sizes().end()), t.dtype()}; }
+
+// Row 0 of t, or zeros of a row's type when t has none (a loop of length 0): an
+// example value for tracing a loop body.
+Tensor example_row(const Tensor& t) {
+  return t.size(0) == 0 ? zeros(row_meta(t).sizes, t.dtype(), t.device()) : row_view(t, 0);
+}
+
+
+// Runs n with no observer: its regions' ops are the node's, not the capture's.
+TensorList run_unobserved(const Node& n, const TensorList& ins, const std::vector<TensorMeta>& metas) {
+  Device device = ins.empty() ? cpu_device() : ins[0].device();
+  TensorList outs;
+  for (const TensorMeta& m : metas) outs.push_back(empty(m.sizes, m.dtype, device));
+  UnobservedScope quiet;
+  run_control_flow(n, ins, outs);
+  return outs;
+}
+
+// Makes a loop node keep the carries its backward reads (a no-op where it does).
+void keep_carries(Node& n, const TensorList& ins, std::vector<TensorMeta>& metas) {
+  ControlLayout l = control_layout(n);
+  if (l.stacks_carries || n.kind == NodeKind::cond) return;
+  int64_t length = l.length;
+  if (n.kind == NodeKind::while_loop) {
+    UnobservedScope quiet;  // a run to count, not the program's ops
+    length = while_trips(n, ins);
+    n.attrs.set("trips", length);
+  } else {
+    n.attrs.set("stack_carries", true);
+  }
+  for (size_t k = 0; k < l.carried; ++k) metas.push_back(stacked_meta(meta_of(ins[k]), length));
+}
+
+void record(const Node& n, const TensorList& ins, const TensorList& outs) {
+  auto* capture = dynamic_cast<Capture*>(op_observer());
+  if (!capture) return;
+  std::vector<int> ids;
+  for (const Tensor& t : ins) ids.push_back(capture->value_id(t));
+  capture->add_region_node(Node::of_kind(n.kind), ids, n.attrs, n.regions, outs, n.origin);
+}
+
+// ---- tracing a region's vector-Jacobian product -------------------------------------------
+
+// Runs region g on `params` as eager ops (table ops through the op table, control-flow
+// nodes through apply_control_flow), so autograd and an observing capture see them.
+TensorList replay_eager(const Graph& g, const TensorList& params) {
+  std::vector<Tensor> v(g.values.size());
+  std::vector<int> ids = region_params(g);
+  for (size_t k = 0; k < ids.size(); ++k) v[static_cast<size_t>(ids[k])] = params[k];
+  for (int id : g.inputs)
+    if (g.value(id).kind == ValueKind::constant) v[static_cast<size_t>(id)] = unrecorded_copy(g.constants.at(g.value(id).name));
+  for (const Node& n : g.nodes) {
+    TensorList ins;
+    for (int id : n.inputs) ins.push_back(id < 0 ? Tensor() : v[static_cast<size_t>(id)]);
+    TensorList outs;
+    if (is_control_flow(n)) {
+      std::vector<TensorMeta> metas;
+      for (int id : n.outputs) metas.push_back(g.value(id).meta);
+      outs = apply_control_flow(n, ins, metas);
+    } else if (n.kind == NodeKind::table) {
+      outs = call(n.op, ins, n.attrs);
+    } else {
+      throw Error("gradient of a control-flow region: its " + n.name() + " node" +
+                  (n.origin.empty() ? "" : " (" + n.origin + ")") +
+                  " is not an op-table op; take gradients before the passes that make such nodes");
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) v[static_cast<size_t>(n.outputs[k])] = outs[k];
+  }
+  TensorList out;
+  for (int id : g.outputs) out.push_back(v[static_cast<size_t>(id)]);
+  return out;
+}
+
+// The gradients of region g's params, where want[k], given cotangents of its outputs
+// (undefined: none), taken on `params` (the trace's bound inputs): zeros where no
+// output depends on a wanted param, undefined where not wanted.
+TensorList region_vjp(const Graph& g, const TensorList& params, const TensorList& cotangents, const std::vector<bool>& want) {
+  GradModeGuard on(true);
+  for (size_t k = 0; k < params.size(); ++k)
+    if (want[k]) Tensor(params[k]).set_requires_grad(true);
+  TensorList outs = replay_eager(g, params);
+  TensorList grads(params.size()), roots, root_grads, leaves;
+  for (size_t j = 0; j < outs.size(); ++j) {
+    if (!cotangents[j].defined()) continue;
+    bool identity = false;  // the region yields a param as it came in: its cotangent is the param's
+    for (size_t k = 0; k < params.size(); ++k)
+      if (want[k] && outs[j].impl() == params[k].impl()) {
+        grads[k] = grads[k].defined() ? add(grads[k], cotangents[j]) : cotangents[j];
+        identity = true;
+      }
+    if (!identity && outs[j].requires_grad()) {
+      roots.push_back(outs[j]);
+      root_grads.push_back(cotangents[j]);
+    }
+  }
+  for (size_t k = 0; k < params.size(); ++k)
+    if (want[k]) leaves.push_back(params[k]);
+  TensorList got = roots.empty() ? TensorList(leaves.size()) : grad(roots, leaves, root_grads, false, false, true);
+  for (size_t k = 0, w = 0; k < params.size(); ++k) {
+    if (!want[k]) continue;
+    const Tensor& g_k = got[w++];
+    if (g_k.defined()) grads[k] = grads[k].defined() ? add(grads[k], g_k) : g_k;
+    if (!grads[k].defined()) grads[k] = zeros_like(params[k]);
+  }
+  return grads;
+}
+
+// A capture that traces one VJP region: bind its inputs, start, run, finish.
+class VjpTrace {
+ public:
+  explicit VjpTrace(const std::string& name) : capture_(name) {}
+  // Binds a copy of `example` as the next region input (its values only guide the trace).
+  Tensor input(const Tensor& example) {
+    Tensor c = unrecorded_copy(example);
+    capture_.bind_input(c, "in" + std::to_string(count_++));
+    return c;
+  }
+  TensorList inputs(const TensorList& examples) {
+    TensorList out;
+    for (const Tensor& t : examples) out.push_back(input(t));
+    return out;
+  }
+  void start() { capture_.start(); }
+  std::shared_ptr<Graph> finish(const TensorList& yields) {
+    Graph g = capture_.finish(yields);
+    if (!capture_.problems().empty()) throw Error("gradient of a control-flow region: " + capture_.problems()[0].what);
+    return std::make_shared<Graph>(std::move(g));
+  }
+
+ private:
+  Capture capture_;
+  size_t count_ = 0;
+};
+
+std::vector<bool> floating(const TensorList& ts) {
+  std::vector<bool> out;
+  for (const Tensor& t : ts) out.push_back(is_floating(t.dtype()));
+  return out;
+}
+
+template <class T>
+std::vector<T> picked(const std::vector<T>& xs, const std::vector<bool>& keep) {
+  std::vector<T> out;
+  for (size_t k = 0; k < xs.size(); ++k)
+    if (keep[k]) out.push_back(xs[k]);
+  return out;
+}
+
+struct StepOperands {
+  TensorList g_carry, acc, stacks, xs, g_ys, g_stacks, invs;
+};
+struct StepMasks {
+  std::vector<bool> float_carry, float_ys, want_x, want_inv;
+};
+
+// The reverse scan's body: takes (g_carry..., acc..., carry_in..., x rows...,
+// g_y rows..., g_stack rows..., invariants...) and yields (the cotangent of the carry
+// that entered the step..., acc + this step's invariant gradients..., the rows'
+// gradients...), recomputing the step from the carry that entered it.
+// `o` holds example values: one step's rows, not the stacks.
+std::shared_ptr<Graph> trace_step_vjp(const Graph& body, const StepOperands& o, const StepMasks& w, size_t c, size_t m) {
+  VjpTrace trace("dbody");
+  TensorList g_carry = trace.inputs(o.g_carry), acc = trace.inputs(o.acc), carry = trace.inputs(o.stacks);
+  TensorList x = trace.inputs(o.xs), g_y = trace.inputs(o.g_ys), g_stack = trace.inputs(o.g_stacks);
+  TensorList invs = trace.inputs(o.invs);
+  trace.start();
+  TensorList params = carry;
+  params.insert(params.end(), x.begin(), x.end());
+  params.insert(params.end(), invs.begin(), invs.end());
+  std::vector<bool> want = w.float_carry;
+  want.insert(want.end(), w.want_x.begin(), w.want_x.end());
+  want.insert(want.end(), w.want_inv.begin(), w.want_inv.end());
+  TensorList cots;
+  for (size_t k = 0, f = 0; k < c; ++k) cots.push_back(w.float_carry[k] ? g_carry[f++] : Tensor());
+  for (size_t j = 0, f = 0; j < w.float_ys.size(); ++j) cots.push_back(w.float_ys[j] ? g_y[f++] : Tensor());
+  TensorList grads = region_vjp(body, params, cots, want), yields;
+  for (size_t k = 0, f = 0; k < c; ++k)
+    if (w.float_carry[k]) yields.push_back(add(grads[k], g_stack[f++]));
+  for (size_t k = 0, a = 0; k < w.want_inv.size(); ++k)
+    if (w.want_inv[k]) yields.push_back(add(acc[a++], grads[c + m + k]));
+  for (size_t k = 0; k < m; ++k)
+    if (w.want_x[k]) yields.push_back(grads[c + k]);
+  return trace.finish(yields);
+}
+
+TensorList rows_of(const TensorList& ts) {
+  TensorList out;
+  for (const Tensor& t : ts) out.push_back(example_row(t));
+  return out;
+}
+
+// What a scan's backward reads of its forward when the forward saved its step's values.
+struct SavedStep {
+  SplitStep split;
+  StepMasks masks;
+};
+
+// Traces the step's VJP on the forward's example values and splits it
+// (graph/control_flow_split.hpp): scan n's body becomes one that also yields the
+// values the backward reads, and `metas` gets their stacked types.
+std::shared_ptr<SavedStep> save_step(Node& n, const TensorList& ins, std::vector<TensorMeta>& metas) {
+  ControlLayout l = control_layout(n);
+  const Graph& body = *n.regions[0];
+  size_t c = l.carried, m = l.scanned;
+  TensorList init = part(ins, 0, c), xs = part(ins, c, m), invs = part(ins, c + m, l.invariants);
+  auto wanted = [](const Tensor& t) { return t.requires_grad() && is_floating(t.dtype()); };
+  auto saved = std::make_shared<SavedStep>();
+  StepMasks& w = saved->masks;
+  w.float_carry = floating(init);
+  StepOperands o;
+  for (size_t k = 0; k < c; ++k)
+    if (w.float_carry[k]) o.g_carry.push_back(zeros_like(init[k]));
+  for (size_t j = c; j < body.outputs.size(); ++j) {
+    const TensorMeta& y = body.value(body.outputs[j]).meta;
+    w.float_ys.push_back(is_floating(y.dtype));
+    if (w.float_ys.back()) o.g_ys.push_back(zeros(y.sizes, y.dtype, init.empty() ? cpu_device() : init[0].device()));
+  }
+  for (const Tensor& x : xs) w.want_x.push_back(wanted(x));
+  for (const Tensor& v : invs) {
+    w.want_inv.push_back(wanted(v));
+    if (w.want_inv.back()) o.acc.push_back(zeros_like(v));
+  }
+  o.stacks = init;
+  o.xs = rows_of(xs);
+  o.g_stacks = o.g_carry;
+  o.invs = invs;
+  std::shared_ptr<Graph> vjp = trace_step_vjp(body, o, w, c, m);
+  StepLayout layout{o.g_carry.size() + o.acc.size(), c, m, o.g_ys.size() + o.g_stacks.size(), l.invariants};
+  saved->split = split_step(body, *vjp, layout);
+  n.regions[0] = saved->split.forward;
+  for (const TensorMeta& meta : saved->split.saved) metas.push_back(stacked_meta(meta, l.length));
+  return saved;
+}
+
+// ---- the backward nodes -------------------------------------------------------------------
+
+// The gradient of a defined output slot, zeros where it got none.
+Tensor cotangent(const TensorList& grads, size_t k, const Tensor& output) {
+  return grads[k].defined() ? grads[k] : zeros_like(output);
+}
+
+std::string origin_suffix(const Node& n) { return n.origin.empty() ? "" : " (" + n.origin + ")"; }
+
+// Inside the autograd node's class, Node names its base (nabla::Node).
+using IrNode = graph::Node;
+
+class ControlFlowBackward : public nabla::Node {
+ public:
+  ControlFlowBackward(IrNode forward, std::shared_ptr<SavedStep> saved)
+      : fwd_(std::move(forward)), saved_(std::move(saved)) {}
+  // Keeps the inputs and outputs, once the outputs have this node as their grad_fn
+  // (a saved output gets it back on unpack: grad of grad reaches the stacked carries).
+  void save(const TensorList& ins, const TensorList& outs) {
+    for (const Tensor& t : ins) ins_.emplace_back(t, false);
+    for (const Tensor& t : outs) outs_.emplace_back(t, true);
+  }
+  std::string name() const override {
+    switch (fwd_.kind) {
+      case NodeKind::cond: return "CondBackward";
+      case NodeKind::while_loop: return "WhileLoopBackward";
+      default: return "ScanBackward";
+    }
+  }
+  void release_saved() override {
+    ins_.clear();
+    outs_.clear();
+  }
+  TensorList apply(TensorList&& grads) override {
+    if (ins_.empty()) throw Error(name() + ": its saved values were freed by an earlier backward (retain_graph)");
+    TensorList ins, outs;
+    for (size_t k = 0; k < ins_.size(); ++k) ins.push_back(ins_[k].unpack(shared_from_this(), "control flow", static_cast<int>(k)));
+    for (size_t k = 0; k < outs_.size(); ++k) outs.push_back(outs_[k].unpack(shared_from_this(), "control flow", static_cast<int>(k)));
+    return fwd_.kind == NodeKind::cond ? cond_backward(ins, outs, grads) : loop_backward(ins, outs, grads);
+  }
+
+ private:
+  // Whether input `input` gets a gradient: it needs one and is floating.
+  bool wants(size_t input) const {
+    return input < next_edges.size() && next_edges[input].valid() && is_floating(ins_[input].peek().dtype());
+  }
+
+  // cond(pred, ops..., cotangents...) whose regions are the VJPs of then and else.
+  TensorList cond_backward(const TensorList& ins, const TensorList& outs, const TensorList& grads) {
+    TensorList ops = part(ins, 1, ins.size() - 1), cots;
+    std::vector<bool> want, float_outs = floating(outs);
+    for (size_t k = 0; k < ops.size(); ++k) want.push_back(wants(k + 1));
+    for (size_t j = 0; j < outs.size(); ++j)
+      if (float_outs[j]) cots.push_back(cotangent(grads, j, outs[j]));
+    std::vector<std::shared_ptr<Graph>> regions;
+    for (const auto& region : fwd_.regions) {
+      VjpTrace trace("d" + region_labels(fwd_.kind)[regions.size()]);
+      TensorList p = trace.inputs(ops), c = trace.inputs(cots), all_cots;
+      trace.start();
+      for (size_t j = 0, f = 0; j < outs.size(); ++j) all_cots.push_back(float_outs[j] ? c[f++] : Tensor());
+      regions.push_back(trace.finish(picked(region_vjp(*region, p, all_cots, want), want)));
+    }
+    IrNode n = IrNode::of_kind(NodeKind::cond);
+    n.regions = regions;
+    n.origin = fwd_.origin;
+    TensorList bins = {ins[0]};
+    bins.insert(bins.end(), ops.begin(), ops.end());
+    bins.insert(bins.end(), cots.begin(), cots.end());
+    std::vector<TensorMeta> metas;
+    for (const Tensor& t : picked(ops, want)) metas.push_back(meta_of(t));
+    TensorList got = apply_control_flow(n, bins, metas);
+    TensorList result(ins.size());
+    for (size_t k = 0, w = 0; k < ops.size(); ++k)
+      if (want[k]) result[k + 1] = got[w++];
+    return result;
+  }
+
+  // A reverse scan over the steps (See Note [Control-flow gradients]).
+  TensorList loop_backward(const TensorList& ins, const TensorList& outs, const TensorList& grads) {
+    ControlLayout l = control_layout(fwd_);
+    if (fwd_.kind == NodeKind::while_loop && !l.stacks_carries)
+      throw Error("no gradient through the while loop" + origin_suffix(fwd_) +
+                  ": its trip count was not recorded (compile(..., train=true, mode=\"script\") records it; a graph "
+                  "compiled for inference that takes gradients inside cannot differentiate a while on a tensor: write "
+                  "it as a for over range(n))");
+    const Graph& body = *fwd_.regions[fwd_.kind == NodeKind::scan ? 0 : 1];
+    // A first-order backward reads the values the forward saved; one that is itself
+    // differentiated (create_graph) recomputes the step, the saved values being plain
+    // step outputs then.
+    bool use_saved = saved_ && !grad_enabled();
+    size_t c = l.carried, m = l.scanned, b = use_saved ? saved_->split.saved.size() : 0;
+    size_t ys = outs.size() - (l.stacks_carries ? 2 * c : c) - b;
+    int64_t length = fwd_.kind == NodeKind::scan ? l.length : fwd_.attrs.i("trips");
+    TensorList init = part(ins, 0, c), xs = part(ins, c, m), invs = part(ins, c + m, l.invariants);
+    TensorList finals = part(outs, 0, c), ys_out = part(outs, c, ys), saved_rows = part(outs, c + ys, b);
+    TensorList stacks = l.stacks_carries ? part(outs, c + ys + b, c) : recomputed_carries(ins, outs);
+    std::vector<bool> float_carry = floating(init), float_ys = floating(ys_out), want_x, want_inv;
+    for (size_t k = 0; k < m; ++k) want_x.push_back(use_saved ? saved_->masks.want_x[k] : wants(c + k));
+    for (size_t k = 0; k < l.invariants; ++k)
+      want_inv.push_back(use_saved ? saved_->masks.want_inv[k] : wants(c + m + k));
+    // Real operands of the reverse scan.
+    TensorList g_final, acc0, g_ys, g_stacks;
+    for (size_t k = 0; k < c; ++k)
+      if (float_carry[k]) {
+        g_final.push_back(cotangent(grads, k, finals[k]));
+        g_stacks.push_back(l.stacks_carries ? cotangent(grads, c + ys + b + k, stacks[k]) : zeros_like(stacks[k]));
+      }
+    for (size_t j = 0; j < ys; ++j)
+      if (float_ys[j]) g_ys.push_back(cotangent(grads, c + j, ys_out[j]));
+    for (const Tensor& t : picked(invs, want_inv)) acc0.push_back(zeros_like(t));
+    std::shared_ptr<Graph> vjp_body =
+        use_saved ? saved_->split.backward
+                  : trace_step_vjp(body, {g_final, acc0, rows_of(stacks), rows_of(xs), rows_of(g_ys), rows_of(g_stacks), invs},
+                                   {float_carry, float_ys, want_x, want_inv}, c, m);
+    IrNode n = IrNode::of_kind(NodeKind::scan);
+    n.regions = {vjp_body};
+    n.origin = fwd_.origin;
+    n.attrs.set("carried", static_cast<int64_t>(g_final.size() + acc0.size()));
+    n.attrs.set("scanned", static_cast<int64_t>(stacks.size() + xs.size() + b + g_ys.size() + g_stacks.size()));
+    n.attrs.set("length", length);
+    n.attrs.set("reverse", !l.reverse);
+    TensorList bins;
+    for (const TensorList* group : {&g_final, &acc0, &stacks, &xs, &saved_rows, &g_ys, &g_stacks, &invs})
+      bins.insert(bins.end(), group->begin(), group->end());
+    std::vector<TensorMeta> metas;
+    for (const Tensor& t : g_final) metas.push_back(meta_of(t));
+    for (const Tensor& t : acc0) metas.push_back(meta_of(t));
+    for (const Tensor& t : picked(xs, want_x)) metas.push_back(meta_of(t));
+    TensorList got = apply_control_flow(n, bins, metas);
+    TensorList result(ins.size());
+    size_t at = 0;
+    for (size_t k = 0; k < c; ++k)
+      if (float_carry[k]) {
+        if (wants(k)) result[k] = got[at];
+        ++at;
+      }
+    for (size_t k = 0; k < l.invariants; ++k)
+      if (want_inv[k]) {
+        if (wants(c + m + k)) result[c + m + k] = got[at];
+        ++at;
+      }
+    for (size_t k = 0; k < m; ++k)
+      if (want_x[k]) {
+        if (wants(c + k)) result[c + k] = got[at];
+        ++at;
+      }
+    return result;
+  }
+
+  // The carries entering each step of a scan that did not keep them: the scan runs
+  // again, stacking them (CarriesFor::recompute).
+  TensorList recomputed_carries(const TensorList& ins, const TensorList& outs) {
+    IrNode again = fwd_;
+    again.attrs.set("stack_carries", true);
+    std::vector<TensorMeta> metas;
+    for (const Tensor& t : outs) metas.push_back(meta_of(t));
+    size_t c = control_layout(fwd_).carried;
+    for (size_t k = 0; k < c; ++k) metas.push_back(stacked_meta(meta_of(ins[k]), fwd_.attrs.i("length")));
+    TensorList all = apply_control_flow(again, ins, metas, CarriesFor::recompute);
+    return part(all, outs.size(), c);
+  }
+
+  IrNode fwd_;
+  std::shared_ptr<SavedStep> saved_;  // a scan that saved its step's values (null: recompute them)
+  std::vector<SavedTensor> ins_, outs_;
+};
+
+// Gives the floating outputs a ControlFlowBackward node.
+void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std::shared_ptr<SavedStep> saved) {
+  auto node = std::make_shared<ControlFlowBackward>(n, std::move(saved));
+  node->next_edges.resize(ins.size());
+  for (size_t k = 0; k < ins.size(); ++k)
+    if (ins[k].requires_grad()) node->next_edges[k] = gradient_edge(ins[k]);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    node->output_metas.push_back({outs[k].sizes(), outs[k].dtype(), outs[k].device()});
+    if (!is_floating(outs[k].dtype())) continue;
+    AutogradMeta& meta = outs[k].impl()->autograd_meta();
+    meta.requires_grad = true;
+    meta.grad_fn = node;
+    meta.output_nr = static_cast<uint32_t>(k);
+  }
+  node->save(ins, outs);
+}
+
+}  // namespace
+
+TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries) {
+  bool differentiable = carries != CarriesFor::none && grad_enabled() && any_requires_grad(ins);
+  n.inputs.resize(ins.size());  // its value ids are the capture's (record); control_layout counts them
+  std::shared_ptr<SavedStep> saved;
+  if (differentiable && carries == CarriesFor::keep) {
+    if (n.kind == NodeKind::scan && !control_layout(n).stacks_carries) saved = save_step(n, ins, metas);
+    keep_carries(n, ins, metas);
+  }
+  TensorList outs = run_unobserved(n, ins, metas);
+  record(n, ins, outs);
+  if (differentiable) attach_backward(n, ins, outs, saved);
+  return outs;
+}
+
+}  // namespace nabla::graph

@@ -1,0 +1,56 @@
+// Gradients through cond, while_loop and scan (graph/control_flow.hpp).
+//
+// Note [Control-flow gradients]
+// apply_control_flow runs a control-flow node on real tensors as one eager op: it
+// reports the node to the capture that observes this thread (so graph capture records
+// it) and, where an input needs a gradient, gives its outputs a ControlFlowBackward
+// autograd node. That node's backward is again a control-flow node, run through
+// apply_control_flow, so a capture records it too and grad of grad goes through it:
+//   - cond(pred, ops...): a cond on the same pred whose regions are the vector-Jacobian
+//     products (VJPs) of then and else;
+//   - scan: a reverse scan over the steps. The forward scan also stacks the carry that
+//     entered each step and the values its step's backward reads (extra outputs, added
+//     where a gradient is wanted: graph/control_flow_split.hpp); the reverse body takes
+//     the step's VJP from those: gradients of the carry are carried backwards, those
+//     of invariants are summed in carried accumulators, those of the rows are
+//     stacked. A backward that is itself differentiated (create_graph), or one of a
+//     scan that saved nothing, recomputes the step from the carry that entered it;
+//   - while_loop: differentiable over its recorded trip count. Where a gradient is
+//     wanted it runs with attribute trips=N (the count of this run) and stacks the
+//     carries as a scan does; the executor refuses a later run with another count,
+//     naming the loop's DSL line. Its backward is the reverse scan of its body.
+// A region's VJP is traced: a capture of its own records the region's ops replayed as
+// eager ops (replay_eager) and the ops that backward runs for them, so VJP regions
+// are made of table ops and control-flow nodes, as every region is.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "graph/ir.hpp"
+
+namespace nabla::graph {
+
+// How a control-flow node is differentiated (where grad mode is on and an input
+// needs a gradient):
+//   keep:      a scan stacks the carry entering each step as extra outputs, a
+//              while_loop records its trip count (trips=N): a training step;
+//   recompute: the node stays as it is; the backward of a scan first reruns it
+//              stacking the carries, and a while_loop has no gradient (its trip count
+//              was not recorded: an error naming its line): a graph that only calls
+//              grad() inside;
+//   none:      not differentiable (a node nested in a region, whose gradient comes
+//              from its region's traced VJP).
+enum class CarriesFor { keep, recompute, none };
+
+// Runs control-flow node n (verified) on `inputs`: its outputs, recorded by the
+// observing capture and, where needed, differentiable (Note [Control-flow gradients]).
+// A scan or while_loop that keeps its carries returns extra outputs after the node's
+// own (the stacked carries); callers read the first ones.
+TensorList apply_control_flow(Node n, const TensorList& inputs, std::vector<TensorMeta> metas,
+                              CarriesFor carries = CarriesFor::keep);
+
+// A copy of t made outside the op table (no capture records it; wrapped numbers stay
+// wrapped): a region input that a capture binds, or a region constant replayed.
+Tensor unrecorded_copy(const Tensor& t);
+
+}  // namespace nabla::graph
