@@ -46,6 +46,7 @@ struct CompiledGraph {
   bool tuple_output = false;
   std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
   std::vector<graph::PassRecord> records;
+  std::vector<graph::CaptureProblem> problems;  // what the capture could not record (graph_for throws them)
   graph::Replay replay;  // the buffers one call hands on to the next; on a GPU, the recorded CUDA graph
   std::vector<std::string> lowered;  // script mode: what each lowered statement became
 };
@@ -56,7 +57,8 @@ struct CompiledGraph {
 struct GraphModule {
   Value fn, model;  // model: the instance when compiling a model, else none
   bool train = false;
-  bool script = false;  // mode="script": control flow on tensors lowers to cond, while_loop, scan
+  CaptureMode mode = CaptureMode::automatic;
+  bool script = false;  // control flow on tensors lowers to cond, while_loop, scan (mode, or a traced branch)
   bool cuda_graph = true;  // on a GPU, replay each graph's runs as one CUDA graph launch (graph/replay.hpp)
   std::string name;
   std::vector<std::string> arg_names;
@@ -148,8 +150,8 @@ std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
     training = training || p.what.find(".grad") != std::string::npos || p.what.rfind("opt.step()", 0) == 0;
   }
   if (branch)
-    s += "\n  (compile(f, x, mode=\"script\") lowers an if or while on a tensor to a cond or while_loop node, "
-         "and a for over a range or a tensor to a scan)";
+    s += "\n  (compile(f, x) without mode=\"trace\", or with mode=\"script\", lowers an if or while on a tensor "
+         "to a cond or while_loop node, and a for over a range or a tensor to a scan)";
   if (training)
     s += "\n  (a training step compiles as compile(loss_fn, x, y, train=true): each call returns the loss and sets "
          "every parameter's .grad, as loss.backward() would; opt.zero_grad() and opt.step() stay outside)";
@@ -195,10 +197,20 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
       }
   }
   cg.captured = cap.finish(outs);
-  if (!cap.problems().empty()) throw Error(problems_text(cap.problems()));
+  cg.problems = cap.problems();
+  if (!cg.problems.empty()) return cg;
   cg.graph = cg.captured;
   if (!gm.pipeline.empty()) cg.records = graph::run_pipeline(cg.graph, gm.pipeline).records;
   return cg;
+}
+
+// Whether an automatic module's capture problems are all branches on a tensor's value,
+// which lowering (script mode) records as cond and while_loop nodes.
+bool lowerable(const GraphModule& gm, const std::vector<graph::CaptureProblem>& problems) {
+  if (gm.mode != CaptureMode::automatic || gm.script) return false;
+  for (const graph::CaptureProblem& p : problems)
+    if (p.what.rfind("a condition on its value", 0) != 0) return false;
+  return true;
 }
 
 CompiledGraph& graph_for(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
@@ -215,7 +227,18 @@ CompiledGraph& graph_for(Evaluator& ev, GraphModule& gm, const std::vector<Value
     gm.graphs.erase(gm.graphs.begin());  // the oldest goes
     gm.log.back() += " (cache full: dropped the oldest graph)";
   }
-  gm.graphs.push_back(capture(ev, gm, args));
+  CompiledGraph cg = capture(ev, gm, args);
+  if (!cg.problems.empty() && lowerable(gm, cg.problems)) {
+    // Note [Lowering on a traced branch]: the trace met an if or while on a tensor's
+    // value; capture again with the language's control flow lowered, as mode="script"
+    // does, and keep lowering for this module's later captures.
+    gm.script = true;
+    gm.log.back() += "; an if or while on a tensor at " + cg.problems[0].origin +
+                     ": captured again with control flow lowered (mode=\"script\")";
+    cg = capture(ev, gm, args);
+  }
+  if (!cg.problems.empty()) throw Error(problems_text(cg.problems));
+  gm.graphs.push_back(std::move(cg));
   gm.graphs.back().replay.enabled = gm.cuda_graph;
   gm.last_used = gm.graphs.size() - 1;
   return gm.graphs.back();
@@ -531,12 +554,13 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
 }
 
 std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
-                                           bool train, bool script, bool cuda_graph) {
+                                           bool train, CaptureMode mode, bool cuda_graph) {
   auto gm = std::make_shared<GraphModule>();
   gm->fn = fn;
   if (fn.tag == Tag::Instance) gm->model = fn;
   gm->train = train;
-  gm->script = script;
+  gm->mode = mode;
+  gm->script = mode == CaptureMode::script;
   gm->cuda_graph = cuda_graph;
   gm->arg_names = param_names(fn, examples.size());
   gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
@@ -551,7 +575,8 @@ namespace {
 
 Value compile_builtin(Evaluator& ev, CallArgs& a) {
   if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
-  bool train = false, script = false, cuda_graph = true;
+  bool train = false, cuda_graph = true;
+  CaptureMode capture_mode = CaptureMode::automatic;
   for (auto& [k, v] : a.kw) {
     if (k == "train") {
       train = as_bool(v, "compile(): train");
@@ -559,16 +584,19 @@ Value compile_builtin(Evaluator& ev, CallArgs& a) {
       cuda_graph = as_bool(v, "compile(): cuda_graph");
     } else if (k == "mode") {
       std::string mode = str(v);
-      if (mode != "trace" && mode != "script")
-        fail("compile(): mode must be \"trace\" (run the function, unrolling its loops) or \"script\" (lower its "
-             "if, for and while on tensors to graph nodes), got \"" + mode + "\"");
-      script = mode == "script";
+      if (mode != "auto" && mode != "trace" && mode != "script")
+        fail("compile(): mode must be \"auto\" (trace, and lower an if or while on a tensor when the trace meets "
+             "one), \"trace\" (run the function, unrolling its loops) or \"script\" (lower its if, for and while on "
+             "tensors to graph nodes), got \"" + mode + "\"");
+      capture_mode = mode == "script"  ? CaptureMode::script
+                     : mode == "trace" ? CaptureMode::trace
+                                       : CaptureMode::automatic;
     } else {
       fail_unexpected_keyword("compile", k, {"train", "mode", "cuda_graph"});
     }
   }
   std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
-  return graph_module_value(compile_graph(ev, a.pos[0], examples, train, script, cuda_graph));
+  return graph_module_value(compile_graph(ev, a.pos[0], examples, train, capture_mode, cuda_graph));
 }
 
 // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
@@ -646,10 +674,11 @@ Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
 
 const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin,
-     "compile(fn_or_model, *example_inputs, train=false, mode=\"trace\", cuda_graph=true)",
+     "compile(fn_or_model, *example_inputs, train=false, mode=\"auto\", cuda_graph=true)",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn); "
      "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes "
-     "(train=true differentiates through them). "
+     "(train=true differentiates through them), \"auto\" traces and lowers when the trace meets an if or while on a "
+     "tensor, \"trace\" only traces. "
      "On a GPU, runs from the third on replay as one CUDA graph launch (cuda_graph=false: launch each kernel). "
      "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",

@@ -16,12 +16,19 @@ namespace nabla::interp {
 
 struct GraphModule;
 
+// How compile() treats the language's control flow on tensors: `automatic` traces and,
+// when the trace meets an if or while on a tensor's value, captures again with it
+// lowered; `trace` only traces (such a branch is an error); `script` always lowers
+// (if/while to cond/while_loop, for over a range or a tensor to scan).
+enum class CaptureMode { automatic, trace, script };
+
 // compile(fn, examples..., train=train, mode=..., cuda_graph=...): runs fn (a function or
 // a model instance) once under a capture with the example arguments and keeps the graph.
 // Capture problems are nabla::Error (with the DSL lines where the capture saw them).
 // cuda_graph: on a GPU, replay the runs as CUDA graphs (graph/replay.hpp).
 std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
-                                           bool train, bool script = false, bool cuda_graph = true);
+                                           bool train, CaptureMode mode = CaptureMode::automatic,
+                                           bool cuda_graph = true);
 // The language's value for gm: the object with __call__, optimize, ir, render, explain.
 Value graph_module_value(std::shared_ptr<GraphModule> gm);
 // The graph module behind a value that compile() returned; null for any other value.

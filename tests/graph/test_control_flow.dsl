@@ -138,11 +138,28 @@ fn changes_type(x) {
   return x
 }
 
+test "compile() traces, and lowers by itself when the trace meets an if or while on a tensor" {
+  manual_seed(1)
+  let gm = compile(gate, randn([4, 3], dtype=f64))
+  for shift in [-2.0, -0.3, 0.0, 2.0] {
+    let z = randn([4, 3], dtype=f64) * 0.1 + shift
+    expect_close(gm(z), gate(z), rtol=0, atol=0)
+  }
+  expect(gm.ir().count(" = cond(") == 2, gm.ir())
+  let text = gm.explain()
+  expect("an if or while on a tensor at " in text and "captured again with control flow lowered" in text, text)
+  expect("if on a tensor -> cond (outputs: y)" in text, text)
+  # a new input shape captures again, lowered from the start
+  expect_close(compile_again_shape(gm), gate(ones([2, 5])), rtol=0, atol=0)
+}
+
+fn compile_again_shape(gm) = gm(ones([2, 5]))
+
 test "what cannot lower is an error that says why; tracing points at mode=script" {
-  expect_error("compile(gate, ones([2]))", "mode=\"script\") lowers an if or while on a tensor")
+  expect_error("compile(gate, ones([2]), mode=\"trace\")", "without mode=\"trace\", or with mode=\"script\", lowers an if or while on a tensor")
   expect_error("compile(branchy, ones([2]), mode=\"script\")", "a 'return' inside an if on a tensor condition cannot be lowered to a cond")
   expect_error("compile(changes_type, ones([2]), mode=\"script\")", "variable 'x' is f32[] after the then-branch and f32[2] after the else-branch")
-  expect_error("compile(gate, ones([2]), mode=\"jit\")", "compile(): mode must be \"trace\"")
+  expect_error("compile(gate, ones([2]), mode=\"jit\")", "compile(): mode must be \"auto\"")
 }
 
 fn rnn_invariant(xs, w) {
