@@ -131,13 +131,13 @@ Tensor number_on(const Tensor& number, Device device) {
              (size_t(k.device) << 10) ^ std::hash<cuda::StreamId>()(k.stream);
     }
   };
+  // A recorded CUDA graph keeps the numbers it uploaded (Note [Memory of a recording]):
+  // a shared copy could be freed under it when the cache is cleared.
+  if (device.kind == DeviceKind::cuda && cuda::is_recording(device.index)) return uploaded_number(number, device);
   constexpr size_t kMaxNumbers = 4096;
   thread_local std::unordered_map<Key, Tensor, KeyHash> copies;
   Key key{0, number.dtype(), number.impl()->wrapped_number, device.index, cuda::current_stream(device.index)};
   std::memcpy(&key.bits, number.raw_data(), dtype_size(number.dtype()));  // the exact bits
-  // A recorded CUDA graph keeps the numbers it uploaded (Note [Memory of a recording]):
-  // a shared copy could be freed under it when the cache is cleared.
-  if (device.kind == DeviceKind::cuda && cuda::is_recording(device.index)) return uploaded_number(number, device);
   auto it = copies.find(key);
   if (it != copies.end()) return it->second;
   if (copies.size() >= kMaxNumbers) copies.clear();

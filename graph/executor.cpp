@@ -163,11 +163,12 @@ Buffers buffers_for(const Graph& g, Device device, const std::vector<int>& last_
 Tensor constant_on(const Graph& g, const Value& v, Device device, KeptBuffers* kept) {
   const Tensor& c = g.constants.at(v.name);
   if (c.device() == device) return c;
-  if (kept)
-    for (const auto& [id, t] : kept->constants)
-      if (id == v.id && t.device() == device) return t;
+  if (kept) {
+    auto it = kept->constants.find(v.id);
+    if (it != kept->constants.end() && it->second.device() == device) return it->second;
+  }
   Tensor moved = c.dim() == 0 ? number_on_device(c, device) : to_device(c, device);
-  if (kept) kept->constants.emplace_back(v.id, moved);
+  if (kept) kept->constants[v.id] = moved;
   return moved;
 }
 

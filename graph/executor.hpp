@@ -7,6 +7,7 @@
 // fusion passes' fused and linear_<act>/conv2d_<act> in graph/fused_kernels.hpp); a
 // custom op registers its kernel by name here.
 #pragma once
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,7 @@ namespace nabla::graph {
 struct KeptBuffers {
   Tensor arena;                                  // the memory plan's arena
   std::vector<std::pair<int, Tensor>> returned;  // value id -> the buffer a run returned it in
-  std::vector<std::pair<int, Tensor>> constants;  // value id -> its copy on the GPU, uploaded once
+  std::map<int, Tensor> constants;               // value id -> its copy on the GPU, uploaded once
   size_t allocated = 0;  // buffers the last run allocated for these (0: it reused every one)
 };
 

@@ -74,15 +74,20 @@ std::string unrecordable_node(const Node& n) {
   return "";
 }
 
-// Why runs of g with `args` cannot be recorded ("" when they can).
-std::string unrecordable(const Graph& g, const TensorList& args, Device device) {
-  std::vector<const Value*> values = argument_values(g);
-  for (size_t k = 0; k < args.size() && k < values.size(); ++k)
-    if (args[k].defined() && args[k].device() != device)
-      return "argument %" + values[k]->name + " is on " + args[k].device().str() +
-             " (a recording would keep its value of one run)";
+// Why g's nodes cannot be recorded ("" when they can).
+std::string unrecordable_nodes(const Graph& g) {
   for (const Node& n : g.nodes)
     if (std::string why = unrecordable_node(n); !why.empty()) return why;
+  return "";
+}
+
+// Why a run with `args` cannot be recorded or replayed ("" when it can): an argument
+// on another device (a CPU number would be baked in).
+std::string unrecordable_arguments(const Graph& g, const TensorList& args, Device device) {
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].defined() && args[k].device() != device)
+      return "argument %" + argument_values(g).at(k)->name + " is on " + args[k].device().str() +
+             " (a recording would keep its value of one run)";
   return "";
 }
 
@@ -154,13 +159,13 @@ TensorList hand_out(const Replay::Recording& r) {
 
 // "parameter %w is at a new address ...": why the recording no longer fits `args`.
 std::string moved_argument(const Graph& g, const Replay::Recording& r, const TensorList& args) {
-  std::vector<const Value*> values = argument_values(g);
   for (size_t k = 0; k < args.size(); ++k) {
     if (r.copied[k]) continue;
     const Tensor& a = args[k];
     const Tensor& bound = r.args[k];
     if (a.raw_data() != bound.raw_data() || !(a.strides() == bound.strides()))
-      return "parameter %" + values[k]->name + " is at a new address (reassigned rather than updated in place)";
+      return "parameter %" + argument_values(g).at(k)->name +
+             " is at a new address (reassigned rather than updated in place)";
   }
   return "";
 }
@@ -223,7 +228,7 @@ TensorList run_replayed(const Graph& g, const TensorList& args, Replay& r) {
   };
   if (!r.enabled || device.kind != DeviceKind::cuda || active_profiler() || !r.not_replayed.empty())
     return by_executor();
-  if (std::string why = unrecordable(g, args, device); !why.empty()) return fall_back(why);
+  if (std::string why = unrecordable_arguments(g, args, device); !why.empty()) return fall_back(why);
   if (r.recording) {
     std::string moved = moved_argument(g, *r.recording, args);
     if (moved.empty()) {
@@ -235,6 +240,9 @@ TensorList run_replayed(const Graph& g, const TensorList& args, Replay& r) {
       return fall_back("recorded " + std::to_string(r.recordings) + " times, and still " + moved);
     r.log.push_back("run " + run_number(r) + ": records again: " + moved);
   }
+  // The graph is fixed for this Replay (gm.optimize() makes a new one): its nodes are
+  // checked only until it has a recording.
+  if (std::string why = unrecordable_nodes(g); !why.empty()) return fall_back(why);
   if (r.eager_runs == 0) return by_executor();  // the warm-up run
   try {
     r.recording = record(g, args, device.index, r.kept);
