@@ -31,6 +31,7 @@
 #include "autograd/profiler.hpp"
 #include "autograd/trace.hpp"
 #include "autograd/transforms/forward.hpp"
+#include "autograd/transforms/reverse.hpp"
 #include "autograd/transforms/vmap.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -180,7 +181,10 @@ bool needs_recording(const OpDef& def, const TensorList& inputs) {
   return false;
 }
 
-void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, TensorList& outs) {
+}  // namespace
+
+void record_call(const OpDef& def, const TensorList& inputs, const Attrs& attrs, TensorList& outs,
+                 uint64_t constant_inputs) {
   auto node = std::make_shared<OpNode>(def, attrs);
   node->origin = current_origin_id();
   size_t n = inputs.size();
@@ -193,7 +197,8 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
       continue;
     }
     node->inputs[i].meta = {t.sizes(), t.dtype(), t.device()};
-    if (t.requires_grad()) node->next_edges[i] = gradient_edge(t);
+    bool constant = i < 64 && (constant_inputs >> i) & 1u;
+    if (t.requires_grad() && !constant) node->next_edges[i] = gradient_edge(t);
     if (i < 32 && (def.saves.inputs >> i) & 1u) node->inputs[i].saved = SavedTensor(t, false);
   }
   if (def.saves.outputs) node->saved_outputs.resize(outs.size());
@@ -214,6 +219,8 @@ void record(const OpDef& def, const TensorList& inputs, const Attrs& attrs, Tens
   for (size_t k = 0; k < outs.size(); ++k)
     if (k < 32 && (def.saves.outputs >> k) & 1u) node->saved_outputs[k] = SavedTensor(outs[k], true);
 }
+
+namespace {
 
 // Graph capture (autograd/trace.hpp): the observer of this thread, and how deep we are
 // inside op calls (only top-level calls are reported).
@@ -253,7 +260,7 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
       if (anomaly_enabled()) check_forward_anomaly(def, inputs, *use, outs);
     }
   }
-  if (needs_recording(def, inputs)) record(def, inputs, *use, outs);
+  if (needs_recording(def, inputs)) record_call(def, inputs, *use, outs);
   if (OpObserver* observer = traced_observer()) observer->on_op(def, inputs, *use, outs);
   return outs;
 }
@@ -317,12 +324,18 @@ void notify_untraced_effect(const std::string& what) {
 
 TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   const OpDef& def = op_def(id);
-  // Inputs with a tangent or a batch dim of a jvp or vmap that is running go to it
-  // (Note [Transform levels]); outside transforms this is one thread-local read.
-  if (transforms::any_level_visible()) [[unlikely]]
-    if (transforms::Level* level = transforms::innermost_level_of(inputs))
-      return level->kind == transforms::LevelKind::forward ? transforms::forward_call(def, inputs, given, *level)
-                                                           : transforms::batch_call(def, inputs, given, *level);
+  // Inputs with a tangent, a batch dim or a lift of a jvp, vmap or reverse level that
+  // is running go to it (Note [Transform levels]); a wrapper of a level that has ended
+  // goes as the value it wraps (Note [Reverse levels]). Outside transforms this is a
+  // thread-local read and an atomic one.
+  if (transforms::any_level_visible() || live_lifted_tensors() > 0) [[unlikely]] {
+    if (transforms::has_unseen_lifted(inputs)) return call(id, transforms::without_unseen_lifted(inputs), given);
+    if (transforms::Level* level = transforms::innermost_level_of(inputs)) switch (level->kind) {
+        case transforms::LevelKind::forward: return transforms::forward_call(def, inputs, given, *level);
+        case transforms::LevelKind::batch: return transforms::batch_call(def, inputs, given, *level);
+        case transforms::LevelKind::reverse: return transforms::reverse_call(def, inputs, given, *level);
+      }
+  }
 #if NABLA_PROFILER
   if (Profiler* profiler = active_profiler(); profiler && t_op_depth == 0) [[unlikely]]
     return call_profiled(*profiler, def, inputs, given);

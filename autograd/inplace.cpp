@@ -9,12 +9,15 @@
 // physical tensor. A batched value written into a tensor that is not batched (one
 // captured from outside the function) is an error, as in functorch: each example
 // would write its own value into the one tensor. Inside jvp, in-place writes on
-// tensors with tangents are an error (their tangents would not follow).
+// tensors with tangents are an error (their tangents would not follow). Under a
+// reverse level (Note [Reverse levels]) a write into a lifted tensor writes the value
+// it wraps, and the copy becomes the wrapper's history at that level.
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/ops/common.hpp"
 #include "autograd/trace.hpp"
+#include "autograd/transforms/reverse.hpp"
 #include "autograd/transforms/vmap.hpp"
 #include "tensor/cpu/copy.hpp"
 
@@ -56,12 +59,30 @@ Tensor& apply_inplace(Tensor& dst, const Tensor& src, Tensor (*op)(const Tensor&
   return copy_(dst, result);
 }
 
-// A write that a jvp or vmap level takes part in: done here (true), or an error.
+void write_lifted(Tensor& dst, const Tensor& src, const transforms::Level& level) {
+  if (!transforms::lifted_at(dst, level.id))
+    throw Error("grad (inside a jvp inside vmap): in-place write of a value being differentiated into a tensor "
+                "that is not (one captured, or made from constants such as zeros()); write out of place (y = y + x)");
+  check_writable(dst, "copy_");
+  {
+    transforms::HideLevels hide(level.id);
+    Tensor value = dst.impl()->lifted->inner;
+    copy_(value, transforms::lowered(src, level.id));
+  }
+  // Only what is lifted here has a history at this level; anything else is a constant.
+  rebase_history(dst, transforms::lifted_at(src, level.id) ? src : detach(src));
+}
+
+// A write that a jvp, vmap or reverse level takes part in: done here (true), or an error.
 bool write_under_transforms(Tensor& dst, const Tensor& src) {
   transforms::Level* level = transforms::innermost_level_of({dst, src});
   if (!level) return false;
   if (level->kind == transforms::LevelKind::forward)
     throw Error("jvp: in-place writes on tensors with tangents are not supported; write out of place (y = x + v)");
+  if (level->kind == transforms::LevelKind::reverse) {
+    write_lifted(dst, src, *level);
+    return true;
+  }
   bool dst_batched = transforms::batched_at(dst, level->id);
   if (!dst_batched)
     throw Error("vmap: in-place write of a batched value into a tensor that is not batched (captured from outside "
@@ -76,7 +97,9 @@ bool write_under_transforms(Tensor& dst, const Tensor& src) {
 
 }  // namespace
 
-Tensor& copy_(Tensor& dst, const Tensor& src) {
+Tensor& copy_(Tensor& dst, const Tensor& given) {
+  // A wrapper of a reverse level that has ended is written as the value it wraps.
+  const Tensor src = live_lifted_tensors() > 0 ? transforms::without_unseen_lifted({given})[0] : given;
   if (transforms::any_level_visible() && write_under_transforms(dst, src)) return dst;
   check_writable(dst, "copy_");
   if (!(broadcast_shapes("copy_", dst.sizes(), src.sizes(), "self", "src") == dst.sizes()))

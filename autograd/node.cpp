@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/transforms/levels.hpp"
+#include "autograd/transforms/reverse.hpp"
 #include "tensor/print.hpp"
 
 namespace nabla {
@@ -68,7 +69,9 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output)
     : version_(t.version()), is_output_(is_output), requires_grad_(t.requires_grad()), output_nr_(t.output_nr()) {
   // An output is kept as a plain alias: holding the tensor itself would make
   // node -> output -> grad_fn(node) a cycle.
-  data_ = is_output ? detach(t) : t;
+  // (A lifted output keeps the value it wraps, with that value's own history:
+  // Note [Reverse levels].)
+  data_ = !is_output ? t : t.impl()->lifted ? transforms::relifted(t) : detach(t);
   if (is_output) transforms::share_tangents(t, data_);  // jvp of a backward pass reads them
 }
 
@@ -85,7 +88,8 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, i
                 std::to_string(data_.version()) + "); use an out-of-place op or clone it first" +
                 (owner->origin == 0 ? "" : " (op called at " + origin_text(owner->origin) + ")"));
   if (!is_output_ || !requires_grad_) return data_;
-  Tensor t = make_view(data_, data_.sizes(), data_.strides(), data_.offset());
+  Tensor t = data_.impl()->lifted ? transforms::relifted(data_)
+                                  : make_view(data_, data_.sizes(), data_.strides(), data_.offset());
   t.impl()->is_view = data_.impl()->is_view;
   AutogradMeta& meta = t.impl()->autograd_meta();
   meta.requires_grad = true;

@@ -46,6 +46,12 @@ struct Node : std::enable_shared_from_this<Node> {
 // The gradient edge of a tensor: its grad_fn slot, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
 
+// Records an OpNode for one call of `def` as the outputs' grad_fn (they then require
+// grad). Inputs whose bit is set in `constant_inputs` get no edge: a reverse level
+// (autograd/transforms/reverse.hpp) differentiates only what it lifted.
+void record_call(const OpDef& def, const TensorList& inputs, const Attrs& attrs, TensorList& outs,
+                 uint64_t constant_inputs = 0);
+
 // A tensor kept for backward with the version it had then. Outputs are kept
 // without their grad_fn (it would be a cycle) and get it back on unpack.
 class SavedTensor {

@@ -106,6 +106,21 @@ void Tensor::throw_batched_read() {
       "from it): inside vmap each batch element has its own values; return the tensor from the function instead");
 }
 
+void* Tensor::wrapped_raw_data() const {
+  if (impl_->batched) throw_batched_read();
+  return impl_->lifted->inner.raw_data();  // the same address; an error if the inner is batched
+}
+
+namespace {
+std::atomic<int64_t> lifted_count{0};
+}
+
+LiftedInfo::LiftedInfo(Tensor inner_, uint64_t level_) : inner(std::move(inner_)), level(level_) {
+  lifted_count.fetch_add(1, std::memory_order_relaxed);
+}
+LiftedInfo::~LiftedInfo() { lifted_count.fetch_sub(1, std::memory_order_relaxed); }
+int64_t live_lifted_tensors() { return lifted_count.load(std::memory_order_relaxed); }
+
 double Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item(): expected a tensor with one element, got shape " + shape_str());
   if (device().kind != DeviceKind::cpu) return cpu_copy(*this).item();  // waits for the device

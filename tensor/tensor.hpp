@@ -20,6 +20,7 @@ struct Node;  // autograd/node.hpp
 class Tensor;
 struct ForwardGrads;  // a tensor's jvp tangents: autograd/transforms/levels.hpp
 struct BatchedInfo;   // what a vmap-batched tensor wraps: autograd/transforms/levels.hpp
+struct LiftedInfo;    // what a tensor lifted to a reverse level wraps: below
 
 // Refcounted bytes on one device, plus the version counter shared by all views.
 // CPU bytes come from the caching CPU allocator, or pinned (page-locked, for copies
@@ -98,6 +99,10 @@ struct TensorImpl {
   // per-example ones, the values live in the physical tensor this points to, and
   // reading raw data is an error.
   std::shared_ptr<BatchedInfo> batched;
+  // Set on a tensor that a reverse level lifted (Note [Reverse levels] in
+  // autograd/transforms/reverse.hpp): same layout and storage as the tensor it wraps,
+  // its own autograd history.
+  std::shared_ptr<LiftedInfo> lifted;
 
   AutogradMeta& autograd_meta() {
     if (!autograd) autograd = std::make_unique<AutogradMeta>();
@@ -131,7 +136,7 @@ class Tensor {
 
   // Raw element access (the storage pointer plus the offset).
   void* raw_data() const {
-    if (impl_->batched) [[unlikely]] throw_batched_read();
+    if (impl_->batched || impl_->lifted) [[unlikely]] return wrapped_raw_data();
     return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(dtype_size(dtype()));
   }
   template <class T>
@@ -162,8 +167,22 @@ class Tensor {
 
  private:
   [[noreturn]] static void throw_batched_read();
+  void* wrapped_raw_data() const;  // a vmap wrapper's (an error) or a lifted tensor's
   std::shared_ptr<TensorImpl> impl_;
 };
+
+// What a tensor lifted to reverse level `level` wraps. Lifted tensors are counted
+// (live_lifted_tensors) so that op calls outside every transform can tell in one
+// read whether one might be among their inputs.
+struct LiftedInfo {
+  LiftedInfo(Tensor inner, uint64_t level);
+  ~LiftedInfo();
+  LiftedInfo(const LiftedInfo&) = delete;
+  LiftedInfo& operator=(const LiftedInfo&) = delete;
+  Tensor inner;
+  uint64_t level;
+};
+int64_t live_lifted_tensors();
 
 std::string shape_str(const Shape& s);
 Shape contiguous_strides(const Shape& sizes);

@@ -6,6 +6,7 @@
 
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
+#include "autograd/transforms/reverse.hpp"
 #include "autograd/transforms/vmap.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -555,6 +556,7 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 
 Tensor detach(const Tensor& x) {
   if (const auto& b = x.impl()->batched) return transforms::make_batched(detach(b->physical), b->level, b->bdim);
+  if (const auto& l = x.impl()->lifted) return transforms::lift(detach(l->inner), l->level);
   Tensor t = make_view(x, x.sizes(), x.strides(), x.offset());
   t.impl()->is_view = x.impl()->is_view;
   return t;

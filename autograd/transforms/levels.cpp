@@ -92,6 +92,12 @@ Level* innermost_visible(LevelKind kind) {
   return nullptr;
 }
 
+Level* outermost_visible(LevelKind kind) {
+  for (Level& l : t_levels)
+    if (l.kind == kind && l.id < t_hidden_from) return &l;
+  return nullptr;
+}
+
 bool level_open(uint64_t id) { return find_open(id) != nullptr; }
 
 Level* innermost_level_of(const TensorList& inputs) {
@@ -106,6 +112,8 @@ Level* innermost_level_of(const TensorList& inputs) {
                     "function?); return it from the function instead");
       if (id < t_hidden_from) best = std::max(best, id);
     }
+    if (impl->lifted && impl->lifted->level < t_hidden_from && find_open(impl->lifted->level))
+      best = std::max(best, impl->lifted->level);
     if (impl->autograd && impl->autograd->forward)
       for (const auto& [id, tangent] : impl->autograd->forward->tangents)
         if (id < t_hidden_from && find_open(id)) best = std::max(best, id);

@@ -19,7 +19,10 @@
 //
 // Reverse mode (grad, vjp) is autograd's tape, not a level: its nodes record the ops
 // that run, whichever level asked for them, and a backward pass runs its rules through
-// call() like any other ops, so the rules see tangents and batched gradients too.
+// call() like any other ops, so the rules see tangents and batched gradients too. The
+// one nesting the tape cannot do (a reverse transform inside a jvp inside a vmap)
+// opens a reverse level instead (Note [Reverse levels] in reverse.hpp); a tensor takes
+// part in one by being lifted to it (TensorImpl::lifted).
 //
 // When a forward level ends, it removes its tangents from every tensor that got one.
 // Tangents refer to outputs that refer to tangents; removing them breaks those cycles,
@@ -51,7 +54,7 @@ using TensorList = std::vector<Tensor>;
 
 namespace transforms {
 
-enum class LevelKind : uint8_t { forward, batch };
+enum class LevelKind : uint8_t { forward, batch, reverse };
 // vmap's `randomness`: what random ops do inside it.
 enum class Randomness : uint8_t { error, different, same };
 
@@ -101,8 +104,9 @@ class HideLevels {
 
 // The open, visible level numbered `id`, or null (ended, or hidden).
 Level* visible_level(uint64_t id);
-// The innermost visible level of a kind, or null.
+// The innermost (outermost) visible level of a kind, or null.
 Level* innermost_visible(LevelKind kind);
+Level* outermost_visible(LevelKind kind);
 // Whether level `id` is still open (hidden or not).
 bool level_open(uint64_t id);
 // The innermost visible level that one of `inputs` takes part in, or null.

@@ -25,6 +25,7 @@
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/transforms/forward.hpp"
+#include "autograd/transforms/reverse.hpp"
 #include "autograd/transforms/vmap.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/func_transforms.hpp"
@@ -62,7 +63,8 @@ Value call_function(Evaluator& ev, const Value& f, std::vector<Value> pos,
 // The tensor whose graph autograd records for t: t, or the physical tensor inside
 // vmap's wrappers.
 const Tensor& recorded_tensor(const Tensor& t) {
-  return t.defined() && t.impl()->batched ? recorded_tensor(t.impl()->batched->physical) : t;
+  if (t.defined() && t.impl()->batched) return recorded_tensor(t.impl()->batched->physical);
+  return t.defined() && t.impl()->lifted ? recorded_tensor(t.impl()->lifted->inner) : t;
 }
 
 // Whether the graph behind `outputs` reaches a tensor that requires grad other than
@@ -182,22 +184,42 @@ Tensor without_history(const Tensor& t) {
   return d;
 }
 
+// Whether a vmap lies outside a jvp that is open here: the tape cannot differentiate
+// through both, and a reverse level does (Note [Reverse levels]).
+bool needs_reverse_level() {
+  const Level* forward = transforms::innermost_visible(LevelKind::forward);
+  const Level* batch = transforms::outermost_visible(LevelKind::batch);
+  return forward && batch && batch->id < forward->id;
+}
+
 Differentiated differentiate(const std::vector<Tensor>& tensors, const std::string& fname) {
   Differentiated d;
-  d.levels = open_batch_levels();
+  if (needs_reverse_level()) {
+    d.reverse_scope = std::make_unique<LevelScope>(LevelKind::reverse);
+    d.reverse_level = d.reverse_scope->id();
+  } else {
+    d.levels = open_batch_levels();
+  }
   for (const Tensor& t : tensors) {
     if (!is_floating(t.dtype()))
       fail(fname + ": an argument to differentiate has dtype " + dtype_name(t.dtype()) +
            "; gradients need floating tensors (convert it with .to(f32) or leave it out of argnums)");
-    Tensor leaf = alias(to_physical(t, d.levels, fname));
-    if (leaf.impl()->batched)
-      fail(fname + ": differentiating an argument batched by a vmap outside a jvp that encloses this " + fname +
-           " (as in vmap(hessian(f))) is not supported yet; vmap over the jvp's tangents instead");
+    Tensor leaf = d.reverse_level ? transforms::lift(t, d.reverse_level) : alias(to_physical(t, d.levels, fname));
     if (!leaf.requires_grad()) leaf.set_requires_grad(true);
     d.leaves.push_back(leaf);
     d.logical.push_back(to_logical(leaf, d.levels));
   }
   return d;
+}
+
+void function_returned(Differentiated& d) { d.reverse_scope.reset(); }
+
+Value returned_value(const Differentiated& d, const Value& value) {
+  if (!d.reverse_level) return value;
+  std::vector<Tensor> leaves = tree_leaves(value);
+  if (leaves.empty()) return value;
+  for (Tensor& t : leaves) t = transforms::lowered(t, d.reverse_level);
+  return tree_rebuild(value, leaves);
 }
 
 // Gradients of `outputs` (logical) weighted by `cotangents` (logical; undefined: ones
@@ -208,7 +230,9 @@ std::vector<Tensor> reverse_pass(const Differentiated& d, const std::vector<Tens
   TensorList roots, seeds;
   for (size_t k = 0; k < outputs.size(); ++k) {
     Tensor out = to_physical(outputs[k], d.levels, fname);
-    if (!out.requires_grad()) continue;  // does not depend on what is differentiated
+    bool depends = d.reverse_level ? transforms::lifted_at(out, d.reverse_level) && out.requires_grad()
+                                   : out.requires_grad();
+    if (!depends) continue;  // does not depend on what is differentiated
     roots.push_back(out);
     seeds.push_back(cotangents[k].defined() ? to_physical(cotangents[k], d.levels, fname) : ones_like(out));
   }
@@ -275,6 +299,7 @@ ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
   for (size_t j = 0; j < s.argnums.which.size(); ++j)
     args[s.argnums.which[j]] = tree_replace(args[s.argnums.which[j]], d.logical, next);
   Value out = call_function(ev, s.f, args, a.kw, Mode::reverse);
+  function_returned(d);
   auto [value, aux] = split_aux(out, s.has_aux, s.name);
   if (value.tag != Tag::Tensor)
     fail(s.name + ": the function must return a tensor, got " + type_name(value) +
@@ -289,8 +314,9 @@ ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
   std::vector<Value> per = tree_rebuild_each(differentiated, g);
   ValueAndGrad r;
   r.grads = s.argnums.tuple ? make_tuple(std::move(per)) : per[0];
-  r.value = tensor_value(keep ? value.t : without_history(value.t));
-  r.aux = aux;
+  Tensor v = transforms::lowered(value.t, d.reverse_level);
+  r.value = tensor_value(keep ? v : without_history(v));
+  r.aux = returned_value(d, aux);
   return r;
 }
 
@@ -334,6 +360,7 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
   size_t next = 0;
   for (const Value& p : primals) args.push_back(tree_replace(p, d->logical, next));
   Value out = call_function(ev, f, args, {}, Mode::reverse);
+  function_returned(*d);
   auto [value, aux] = split_aux(out, has_aux, "vjp");
   std::vector<Tensor> outputs = checked_outputs(value, "vjp");
   bool keep = keep_graph(recording, all, outputs, d->leaves);
@@ -355,9 +382,12 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
     return make_tuple(tree_rebuild_each(primals, g));
   });
   std::vector<Tensor> shown;
-  for (const Tensor& t : outputs) shown.push_back(keep ? t : without_history(t));
+  for (const Tensor& t : outputs) {
+    Tensor v = transforms::lowered(t, d->reverse_level);
+    shown.push_back(keep ? v : without_history(v));
+  }
   std::vector<Value> result{tree_rebuild(value, shown), vjp_fn};
-  if (has_aux) result.push_back(aux);
+  if (has_aux) result.push_back(returned_value(*d, aux));
   return make_tuple(std::move(result));
 }
 
@@ -427,27 +457,6 @@ Value jvp_builtin(Evaluator& ev, CallArgs& a) {
   return make_tuple(std::move(r));
 }
 
-// H·tangents as the gradient of <grad f, tangents> (reverse over reverse): the values
-// of forward over reverse, and what works inside vmap, where a reverse transform under
-// a jvp cannot yet differentiate an argument that the enclosing vmap batches (as
-// hessian). A tuple, one product per primal; `value` gets f(primals).
-Value hvp_by_reverse_over_reverse(Evaluator& ev, const GradSpec& spec, const std::vector<Value>& primals,
-                                  const std::vector<Value>& tangents, Value& value) {
-  check_tangents(primals, tangents, "hvp");
-  std::vector<Tensor> t = tree_leaves(make_tuple(tangents));
-  Value inner_product = make_native("hvp", [spec, t, &value](Evaluator& inner, CallArgs& call) {
-    ValueAndGrad r = run_value_and_grad(inner, spec, call);
-    value = r.value;
-    std::vector<Tensor> g = tree_leaves(r.grads);
-    Tensor s = sum(mul(g[0], t[0]));
-    for (size_t k = 1; k < g.size(); ++k) s = add(s, sum(mul(g[k], t[k])));
-    return tensor_value(s);
-  });
-  CallArgs call;
-  call.pos = primals;
-  return run_value_and_grad(ev, GradSpec{inner_product, spec.argnums, false, "hvp"}, call).grads;
-}
-
 // hvp(f, primals, tangents): (f(primals), H·tangents), forward over reverse.
 Value hvp_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("hvp", a, {"func", "primals", "tangents"}, 3);
@@ -464,9 +473,7 @@ Value hvp_builtin(Evaluator& ev, CallArgs& a) {
     value = r.value;
     return r.grads;
   });
-  Value hv = transforms::innermost_visible(LevelKind::batch)
-                 ? hvp_by_reverse_over_reverse(ev, spec, primals, tangents, value)
-                 : run_jvp(ev, grad_fn, primals, tangents, nullptr, "hvp").second;
+  Value hv = run_jvp(ev, grad_fn, primals, tangents, nullptr, "hvp").second;
   Value product = b[1].tag == Tag::Tensor ? hv.as<ListObj>()->items[0] : hv;
   Value plain = value.tag == Tag::Tensor ? tensor_value(detach(value.t)) : value;
   return make_tuple({plain, product});

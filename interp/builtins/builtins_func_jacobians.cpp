@@ -63,6 +63,7 @@ Value run_jacrev(Evaluator& ev, const GradSpec& s, CallArgs& a) {
   size_t next = 0;
   for (size_t k : s.argnums.which) args[k] = tree_replace(args[k], d.logical, next);
   Value out = call_function(ev, s.f, args, a.kw, Mode::reverse);
+  function_returned(d);
   auto [value, aux] = split_aux(out, s.has_aux, s.name);
   std::vector<Tensor> outs = checked_outputs(value, s.name);
   bool keep = keep_graph(recording, all, outs, d.leaves);
@@ -84,7 +85,7 @@ Value run_jacrev(Evaluator& ev, const GradSpec& s, CallArgs& a) {
     jac.push_back(shaped);
   }
   Value result = nest_jacobians(value, arg_trees, s.argnums, jac);
-  return s.has_aux ? make_tuple({result, aux}) : result;
+  return s.has_aux ? make_tuple({result, returned_value(d, aux)}) : result;
 }
 
 // jacfwd: jvp batched over the rows of the identity of each input (vmap over jvp).
@@ -149,18 +150,15 @@ Value jacfwd_builtin(Evaluator&, CallArgs& a) {
   return make_native("jacfwd", [s](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, s, call); });
 }
 
-// hessian(f) = jacfwd(jacrev(f)), both over the same argnums. Inside vmap it is
-// jacrev(jacrev(f)) (the same values): a reverse transform under a jvp cannot yet
-// differentiate an argument that the enclosing vmap batches (open_batch_levels).
+// hessian(f) = jacfwd(jacrev(f)), both over the same argnums. (Inside vmap, jacrev
+// differentiates on a reverse level: Note [Reverse levels].)
 Value hessian_builtin(Evaluator&, CallArgs& a) {
   GradSpec s = grad_spec(a, "hessian");
   if (s.has_aux) fail("hessian(): has_aux is not supported; use jacfwd(jacrev(f, has_aux=true)) instead");
   GradSpec inner{s.f, s.argnums, false, "hessian"};
   Value jacobian = make_native("jacrev", [inner](Evaluator& ev, CallArgs& call) { return run_jacrev(ev, inner, call); });
   GradSpec outer{jacobian, s.argnums, false, "hessian"};
-  return make_native("hessian", [outer](Evaluator& ev, CallArgs& call) {
-    return transforms::innermost_visible(LevelKind::batch) ? run_jacrev(ev, outer, call) : run_jacfwd(ev, outer, call);
-  });
+  return make_native("hessian", [outer](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, outer, call); });
 }
 
 }  // namespace nabla::interp::func

@@ -2,6 +2,7 @@
 // hvp, vmap and the machinery; builtins_func_jacobians.cpp: jacrev, jacfwd,
 // hessian). Internal to those two files.
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,13 +42,22 @@ struct GradSpec {
 GradSpec grad_spec(CallArgs& a, const std::string& fname);
 
 // The tensors a reverse-mode transform differentiates: for each argument leaf, the
-// physical leaf (requires grad) and the logical tensor the function sees.
+// physical leaf (requires grad) and the logical tensor the function sees; or, where a
+// reverse level differentiates (Note [Reverse levels]), the argument lifted to it,
+// which is both. That level is open from differentiate() to function_returned().
 struct Differentiated {
-  std::vector<Tensor> leaves;   // physical, requiring grad
+  std::vector<Tensor> leaves;   // physical or lifted, requiring grad
   std::vector<Tensor> logical;  // what the function gets
   std::vector<std::pair<uint64_t, int64_t>> levels;
+  std::unique_ptr<LevelScope> reverse_scope;
+  uint64_t reverse_level = 0;  // 0: the tape differentiates
 };
 Differentiated differentiate(const std::vector<Tensor>& tensors, const std::string& fname);
+// Ends the reverse level (if any) once the function has returned: the backward pass
+// runs outside it. What the function returned, as the caller gets it (lifted tensors
+// unwrapped; `value` may be any tree).
+void function_returned(Differentiated& d);
+Value returned_value(const Differentiated& d, const Value& value);
 // Whether the gradients must stay differentiable (keep their graph).
 bool keep_graph(bool recording, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
                 const std::vector<Tensor>& leaves);

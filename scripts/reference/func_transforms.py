@@ -309,6 +309,14 @@ def vmap_references():
     put("vmap.f_in_dims_1", functorch.vmap(f, in_dims=1)(X.T.contiguous()), "functorch.vmap(vmap_f, in_dims=1)(XT)")
     put("vmap.h_out_dims_1", functorch.vmap(h, out_dims=1)(X), "functorch.vmap(vmap_h, out_dims=1)(X)")
     put("vmap.nested", functorch.vmap(functorch.vmap(f))(X3), "functorch.vmap(functorch.vmap(vmap_f))(X3)")
+    # a reverse transform inside a jvp inside vmap (nabla's reverse level)
+    V = torch.randn(5, 4)
+    put("vmap.V", V)
+    put("vmap.hessians", functorch.vmap(functorch.jacfwd(functorch.jacrev(f)))(X),
+        "functorch.vmap(functorch.jacfwd(functorch.jacrev(vmap_f)))(X)")
+    jvp_of_grad = lambda x, v: functorch.jvp(functorch.grad(f), (x,), (v,))[1]  # noqa: E731
+    put("vmap.jvp_of_grad", functorch.vmap(jvp_of_grad)(X, V),
+        "functorch.vmap(lambda x, v: functorch.jvp(functorch.grad(vmap_f), (x,), (v,))[1])(X, V)")
 
 
 # ---- functional_call ----------------------------------------------------------------------

@@ -45,3 +45,13 @@ test "compile(hvp): forward over reverse in one graph" {
   let x2 = randn(4, dtype=f64)
   close(gm(x2, v), 6.0 * x2 * v)
 }
+
+test "compile(vmap(hessian)): a reverse level inside a jvp inside vmap, in one graph" {
+  let W = randn(4, 3, dtype=f64)
+  fn f(x) = ((x @ W).tanh() ** 2).sum() + (x.sin() * x.exp()).sum()
+  fn per_example(X) = vmap(hessian(f))(X)
+  let gm = compile(per_example, randn(5, 4, dtype=f64))
+  let X = randn(5, 4, dtype=f64)
+  close(gm(X), stack([jacrev(jacrev(f))(X[0]), jacrev(jacrev(f))(X[1]), jacrev(jacrev(f))(X[2]),
+                      jacrev(jacrev(f))(X[3]), jacrev(jacrev(f))(X[4])]))
+}

@@ -155,3 +155,67 @@ fn jvp_by_double_vjp(x, u) {
 test "vjp_fn is differentiable in its cotangent: a double vjp gives the jvp" {
   draws(fn(x, u, v) = close(jvp_by_double_vjp(x, u), jvp(g, (x,), (u,))[1]))
 }
+
+# Writes into a value being differentiated (the in-place path of a reverse level).
+fn written(x) {
+  let y = x * 2.0
+  y.add_(x.sin())
+  return (y * y).sum()
+}
+
+# A reverse transform inside a jvp inside a vmap differentiates on a reverse level of
+# its own (Note [Reverse levels]): the tape alone would lose the jvp's tangents.
+test "vmap(jacfwd(jacrev)) and vmap(jvp(grad)): per-example Hessians by forward over reverse" {
+  let X = batch()
+  let V = batch()
+  let hessians = stack(table(5, fn(i) = tape_hessian(X[i])))
+  close(vmap(jacfwd(jacrev(f)))(X), hessians)
+  close(vmap(jacfwd(grad(f)))(X), hessians)
+  close(vmap(fn(x, v) = jvp(grad(f), (x,), (v,))[1])(X, V), stack(table(5, fn(i) = hessians[i] @ V[i])))
+  # the gradient itself (the jvp's primal output) is the per-example gradient
+  close(vmap(fn(x, v) = jvp(grad(f), (x,), (v,))[0])(X, V), stack(table(5, fn(i) = tape_grad(X[i]))))
+  # vjp's pullback called inside the jvp, after vjp has returned
+  let pulled = fn(y) = vjp(f, y)[1](ones([], dtype=f64))[0]
+  close(vmap(fn(x, v) = jvp(pulled, (x,), (v,))[1])(X, V), stack(table(5, fn(i) = hessians[i] @ V[i])))
+  # batch dims elsewhere, and two of them
+  close(vmap(jacfwd(jacrev(f)), in_dims=1, out_dims=2)(X.T), hessians.permute(1, 2, 0))
+  let X2 = randn(2, 3, 4, dtype=f64)
+  let H2 = vmap(vmap(jacfwd(jacrev(f))))(X2)
+  for i in range(2) { for j in range(3) { close(H2[i, j], tape_hessian(X2[i, j])) } }
+}
+
+test "a reverse level: vector outputs, two arguments, aux, captured primals, in-place writes" {
+  let X = batch()
+  # third derivatives of a vector function
+  close(vmap(jacfwd(jacrev(g)))(X), stack(table(5, fn(i) = jacrev(jacrev(g))(X[i]))))
+  # two differentiated arguments: every block of each per-example Hessian
+  let two = fn(x, y) = ((x @ W).tanh() * (y @ W)).sum() + (x * y.sin()).sum()
+  let Y = batch()
+  let H = vmap(jacfwd(jacrev(two, argnums=(0, 1)), argnums=(0, 1)))(X, Y)
+  for i in range(5) {
+    let want = jacrev(jacrev(two, argnums=(0, 1)), argnums=(0, 1))(X[i], Y[i])
+    for a in range(2) { for b in range(2) { close(H[a][b][i], want[a][b]) } }
+  }
+  # has_aux: the aux value comes out unwrapped, batched like the output
+  let (hx, aux) = vmap(jacfwd(jacrev(fn(x) = (f(x), x.cos()), has_aux=true), has_aux=true))(X)
+  close(hx, vmap(jacfwd(jacrev(f)))(X))
+  close(aux, X.cos())
+  # a primal from outside the vmap, and the gradient of a batched capture
+  let c = randn(4, dtype=f64)
+  close(vmap(fn(x) = jvp(fn(y) = grad(fn(z) = (z * x).sum())(y), (c,), (c,))[0])(X), X)
+  close(vmap(fn(x) = jvp(fn(y) = grad(fn(z) = (z * z * x).sum())(y), (c,), (c,))[1])(X), 2.0 * X * c)
+  # an in-place write into a value being differentiated (one without a tangent: a jvp
+  # refuses writes into tensors with tangents)
+  let out_of_place = vmap(grad(fn(x) = ((x * 2.0 + x.sin()) ** 2).sum()))(X)
+  close(vmap(fn(x) = jvp(fn(t) = grad(written)(x) * t, (c,), (c,))[0])(X), out_of_place * c)
+}
+
+test "a reverse level stays differentiable: grad over vmap(jacfwd(jacrev)) gives third derivatives" {
+  let X = batch()
+  let w0 = randn(4, dtype=f64)
+  let fw = fn(x, w) = ((x * w).tanh() ** 3).sum() + (x.sin() * w).sum()
+  let outer = grad(fn(w) = vmap(jacfwd(jacrev(fn(x) = fw(x, w))))(X).sum())(w0)
+  let loop = zeros([4], dtype=f64)
+  for i in range(5) { loop = loop + grad(fn(w) = jacrev(jacrev(fn(x) = fw(x, w)))(X[i]).sum())(w0) }
+  close(outer, loop)
+}

@@ -190,3 +190,13 @@ test "vmap: plain, in_dims=(0, none), in_dims=1, out_dims=1 and nested match fun
   close(vmap(vmap(f), in_dims=1)(ref["vmap.X3"].transpose(0, 1)), ref["vmap.nested"])
   close(vmap(vmap(f), in_dims=0, out_dims=1)(ref["vmap.X3"]), ref["vmap.nested"].T)
 }
+
+test "vmap over a reverse transform inside a jvp: per-example Hessians and H v match functorch" {
+  let W = ref["vmap.W"]
+  let X = ref["vmap.X"]
+  let (f, h) = models.vmap_functions(W)
+  close(vmap(jacfwd(jacrev(f)))(X), ref["vmap.hessians"])
+  close(vmap(hessian(f))(X), ref["vmap.hessians"])
+  close(vmap(fn(x, v) = jvp(grad(f), (x,), (v,))[1])(X, ref["vmap.V"]), ref["vmap.jvp_of_grad"])
+  close(vmap(fn(x, v) = hvp(f, x, v)[1])(X, ref["vmap.V"]), ref["vmap.jvp_of_grad"])
+}

@@ -180,3 +180,16 @@ let g = pull(ones([4]))
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 let x = ones([3])
 let y = jvp(fn(x) = x.sin(), (x,), (ones([2, 3]),))
+# ---
+# case: under a reverse level (grad in a jvp in vmap), a write of a differentiated value into a tensor that is not
+# expect error: tests/lang/errors_func.dsl:191:3: error: grad (inside a jvp inside vmap): in-place write of a value being differentiated into a tensor that is not (one captured, or made from constants such as zeros()); write out of place (y = y + x)
+# expect error line:     y.add_(x)
+# expect error line:     ^~~~~~~~~
+# expect error line:   at tests/lang/errors_func.dsl:191:3 in accumulate()
+fn accumulate(x) {
+  let y = zeros([4])
+  y.add_(x)
+  return y.sum()
+}
+let c = ones([4])
+let g = vmap(fn(x) = jvp(fn(t) = grad(accumulate)(x) * t, (c,), (c,))[0])(ones([2, 4]))
