@@ -294,7 +294,10 @@ def measure_func_transforms(rounds, env):
     line("func_persample_grad_b64", "persample_vmap",
          f" nabla_loop={n['persample_loop']:.3f} ref_loop={t['persample_loop']:.3f}"
          f" vmap_over_loop={n['persample_loop'] / n['persample_vmap']:.2f}"
-         f" ref_vmap_over_loop={t['persample_loop'] / t['persample_vmap']:.2f}")
+         f" ref_vmap_over_loop={t['persample_loop'] / t['persample_vmap']:.2f}"
+         f" nabla_stacked_loop={n['persample_loop_stacked']:.3f} ref_stacked_loop={t['persample_loop_stacked']:.3f}"
+         f" vmap_over_stacked_loop={n['persample_loop_stacked'] / n['persample_vmap']:.2f}"
+         f" ref_vmap_over_stacked_loop={t['persample_loop_stacked'] / t['persample_vmap']:.2f}")
     line("func_hessian_64", "hessian")
     line("func_jacrev_256", "jacrev")
     line("func_jacfwd_256", "jacfwd")

@@ -3,7 +3,11 @@
 # line of <case>=<median milliseconds per call>:
 #   persample_vmap, persample_loop  per-example gradients of the 784-256-128-10 MLP at
 #                                   batch 64 (a params dict): vmap(grad(loss)) against a
-#                                   loop of grad over the 64 examples
+#                                   loop of grad over the 64 examples (each result
+#                                   dropped before the next is made)
+#   persample_loop_stacked          the loop keeping every example's gradients and
+#                                   stacking them into vmap's layout (functorch's
+#                                   per-sample-gradient tutorial)
 #   hessian        hessian of a tanh MLP's loss in its 64 parameters (one flat vector)
 #   jacrev, jacfwd the Jacobian of x -> tanh(W x + b), 256 -> 256
 #   jvp, forward   jvp of the MLP at batch 64 (tangent for the input), and its forward
@@ -37,6 +41,15 @@ let example_grad = grad(example_loss)
 fn grad_loop() {
   for i in range(64) { example_grad(p, x[i], targets[i]) }
 }
+# The loop as functorch's per-sample-gradient tutorial writes it: every example's
+# gradients kept, then stacked into vmap's layout.
+fn grad_loop_stacked() {
+  let per = []
+  for i in range(64) { per.append(example_grad(p, x[i], targets[i])) }
+  let out = {}
+  for k in p.keys() { out[k] = stack([g[k] for g in per]) }
+  return out
+}
 let v = randn([64, 784])
 fn mlp_of_x(x) = mlp(p, x)
 
@@ -60,6 +73,7 @@ let x256 = randn([256])
 let results = {
   "persample_vmap": median_ms(fn() = per_example(p, x, targets)),
   "persample_loop": median_ms(grad_loop),
+  "persample_loop_stacked": median_ms(grad_loop_stacked),
   "hessian": median_ms(fn() = hessian(small_loss)(theta)),
   "jacrev": median_ms(fn() = jacrev(layer)(x256)),
   "jacfwd": median_ms(fn() = jacfwd(layer)(x256)),
