@@ -6,6 +6,7 @@
 namespace nabla::graph {
 
 PassInfo infer_pass();     // passes/infer.cpp
+PassInfo unroll_pass();    // passes/unroll.cpp
 PassInfo fold_pass();      // passes/fold.cpp
 PassInfo simplify_pass();  // passes/simplify.cpp
 PassInfo cse_pass();       // passes/cse.cpp

@@ -227,7 +227,7 @@ fn stacked_states(xs) {
 
 test "a list appended to in a lowered for becomes a stacked scan output" {
   manual_seed(12)
-  let short = compile(stacked_states, randn([16, 2], dtype=f64), mode="script")
+  let short = compile(stacked_states, randn([32, 2], dtype=f64), mode="script")  # both too long to unroll
   let long = compile(stacked_states, randn([64, 2], dtype=f64), mode="script")
   expect("for over 64 rows -> scan (carries: h; stacks: hs)" in long.explain(), long.explain())
   short.optimize("default")

@@ -156,5 +156,5 @@ TEST_CASE("parse_input_spec and example_inputs") {
 TEST_CASE("describe_passes lists every pass and the default pipeline") {
   std::string d = nabla::describe_passes();
   for (const char* p : {"fold", "simplify", "cse", "dce"}) CHECK(d.find(std::string("\n") + p + " ") != std::string::npos);
-  CHECK(d.find("default pipeline: fold,simplify,cse,licm,dce") != std::string::npos);
+  CHECK(d.find("default pipeline: unroll,fold,simplify,cse,licm,dce") != std::string::npos);
 }

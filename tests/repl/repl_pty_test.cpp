@@ -228,7 +228,7 @@ void graph_session(const std::string& nabla, const std::string& home) {
   step(":passes lists the passes and the default pipeline");
   s.send(":passes\r");
   s.expect("\ncse ");
-  s.expect("default pipeline: fold,simplify,cse,licm,dce");
+  s.expect("default pipeline: unroll,fold,simplify,cse,licm,dce");
   s.expect(">>> ");
 
   step(":graph f(x) compiles on x, runs the default passes, prints the IR");
