@@ -1,7 +1,9 @@
 // Running cond, while_loop and scan (See Note [Control-flow regions] in
-// graph/control_flow.hpp): each region runs with run_graph, which plans and frees
-// its own intermediates, so a scan over n steps holds one body's buffers at a time,
-// not n. The rows a scan reads and writes are views, never copies of the xs. The
+// graph/control_flow.hpp): each region runs with run_graph, so a scan over n steps
+// holds one body's buffers at a time, not n. A region the plan pass planned runs in
+// its arena, and a loop keeps that arena and the step's returned buffers from one
+// iteration to the next (KeptBuffers): the body's intermediates take the same memory
+// at every step. The rows a scan reads and writes are views, never copies of the xs. The
 // predicate is read on the host (a device sync on CUDA): per-iteration CUDA graphs
 // and conditional nodes are not used yet.
 #include "graph/control_flow.hpp"
@@ -50,9 +52,10 @@ template <class Each>
 TensorList iterate_while(const Node& n, const TensorList& ins, int64_t* count, Each&& each) {
   ControlLayout l = control_layout(n);
   TensorList carried = slice(ins, 0, l.carried), invariants = slice(ins, l.carried, l.invariants);
-  for (*count = 0; predicate(run_graph(*n.regions[0], concat(carried, invariants))[0]); ++*count) {
+  KeptBuffers cond_kept, body_kept;
+  for (*count = 0; predicate(run_graph(*n.regions[0], concat(carried, invariants), &cond_kept)[0]); ++*count) {
     each(carried, *count);
-    carried = run_graph(*n.regions[1], concat(carried, invariants));
+    carried = run_graph(*n.regions[1], concat(carried, invariants), &body_kept);
   }
   return carried;
 }
@@ -73,12 +76,13 @@ void run_scan(const Node& n, const TensorList& ins, TensorList& outs) {
   ControlLayout l = control_layout(n);
   TensorList carry = slice(ins, 0, l.carried), xs = slice(ins, l.carried, l.scanned);
   TensorList invariants = slice(ins, l.carried + l.scanned, l.invariants);
+  KeptBuffers kept;
   for (int64_t i = 0; i < l.length; ++i) {
     int64_t step = l.reverse ? l.length - 1 - i : i;
     TensorList rows;
     for (const Tensor& x : xs) rows.push_back(row_view(x, step));
     if (l.stacks_carries) stack_carries(outs, outs.size() - l.carried, carry, step);
-    TensorList results = run_graph(*n.regions[0], concat(concat(carry, rows), invariants));
+    TensorList results = run_graph(*n.regions[0], concat(concat(carry, rows), invariants), &kept);
     carry = slice(results, 0, l.carried);
     for (size_t j = l.carried; j < results.size(); ++j) copy_into(row_view(outs[j], step), results[j]);
   }

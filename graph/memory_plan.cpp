@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "graph/control_flow.hpp"
 #include "graph/rewrite.hpp"
 
 namespace nabla::graph {
@@ -236,6 +237,25 @@ std::vector<std::string> plan_step_labels(const Graph& g) {
   std::vector<std::string> labels;
   for (const Node& n : g.nodes) labels.push_back(n.name());
   return labels;
+}
+
+}  // namespace nabla::graph
+
+namespace nabla::graph {
+
+std::vector<std::pair<std::string, MemoryPlan>> region_plans(const Graph& g) {
+  std::vector<std::pair<std::string, MemoryPlan>> out;
+  for (const Node& n : g.nodes) {
+    const std::vector<std::string>& labels = region_labels(n.kind);
+    for (size_t k = 0; k < n.regions.size(); ++k) {
+      const Graph& region = *n.regions[k];
+      std::string where = (k < labels.size() ? labels[k] : std::string("region")) + " of " + n.name() +
+                          (n.origin.empty() ? std::string() : " at " + n.origin);
+      if (region.plan) out.emplace_back(where, *region.plan);
+      for (auto& inner : region_plans(region)) out.push_back(std::move(inner));
+    }
+  }
+  return out;
 }
 
 }  // namespace nabla::graph

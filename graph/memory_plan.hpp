@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/buffer_use.hpp"
@@ -99,6 +100,11 @@ void check_plan_fits(const Graph& g, const MemoryPlan& p);
 
 // "plan: naive 12.3 MiB -> planned 4.5 MiB (-63%), 7 in place (free after last use: 5.0 MiB)"
 std::string plan_summary(const MemoryPlan& p);
+
+// The plans of g's control-flow regions (regions of regions too) that have one, each
+// with where it is: "body of scan at lstm.dsl:5:3". The text form prints the
+// top-level plan only.
+std::vector<std::pair<std::string, MemoryPlan>> region_plans(const Graph& g);
 
 // The text form, after the graph's closing brace (ir.hpp's grammar, extended):
 //   plan := 'plan' '(' 'arena' '=' int ',' 'naive' '=' int ',' 'last_use_peak' '=' int

@@ -270,18 +270,16 @@ void verify_graph(const Graph& g, const std::string& after, const std::string& w
   for (int v : g.outputs)
     if (v < 0 || v >= static_cast<int>(g.values.size()) || !defined[static_cast<size_t>(v)])
       bad(graph_site, "returns an undefined value");
+  if (!g.plan) return;  // the top-level graph's plan, or a region's
+  std::string why = memory_plan_problem(g, *g.plan);
+  if (!why.empty())
+    bad(graph_site,
+        "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
 }
 
 }  // namespace
 
-void verify(const Graph& g, const std::string& after) {
-  verify_graph(g, after, "");
-  if (!g.plan) return;
-  std::string why = memory_plan_problem(g, *g.plan);
-  if (!why.empty())
-    bad(Site{g, after},
-        "the memory plan does not fit the graph (plan must run last, after every pass that changes it): " + why);
-}
+void verify(const Graph& g, const std::string& after) { verify_graph(g, after, ""); }
 
 Tensor meta_tensor(const Value& v) {
   // One element expanded to the shape (stride 0): the right sizes and dtype without

@@ -1,6 +1,9 @@
 // The memory-planning pass `plan`: stores plan_memory's plan (graph/memory_planner.cpp)
-// on the graph, where the executor finds it. It must run last: the verifier checks
-// the plan against the graph after every later pass (graph/memory_plan.hpp).
+// on the graph, where the executor finds it, and on each control-flow region (the
+// pass manager runs it in regions too): a scan's body is planned once, and its arena
+// serves every iteration (graph/control_flow_exec.cpp). It must run last: the
+// verifier checks each plan against its graph after every later pass
+// (graph/memory_plan.hpp).
 #include "graph/memory_plan.hpp"
 #include "passes/passes.hpp"
 
@@ -34,7 +37,7 @@ PassInfo plan_pass() {
           {},
           run_plan,
           /*retypes=*/false,
-          /*top_level_only=*/true};  // a region's intermediates are freed after their last use, per run
+          /*top_level_only=*/false};  // a loop body gets a plan of its own, its arena kept across iterations
 }
 
 }  // namespace nabla::graph

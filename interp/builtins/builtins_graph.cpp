@@ -403,6 +403,21 @@ graph::MemoryPlan memory_plan_of(const GraphModule& gm, const std::string& what)
        "(\"default\" does)");
 }
 
+// memory_plan()["regions"]: one dict per planned loop body or branch (where,
+// planned_bytes, naive_bytes, buffers); a scan's body is planned once for every step.
+Value region_plan_list(const graph::Graph& g) {
+  std::vector<Value> items;
+  for (const auto& [where, p] : graph::region_plans(g)) {
+    auto r = std::make_shared<DictObj>();
+    r->set(make_str("where"), make_str(where));
+    r->set(make_str("planned_bytes"), Value::integer(p.arena_bytes));
+    r->set(make_str("naive_bytes"), Value::integer(p.naive_bytes));
+    r->set(make_str("buffers"), Value::integer(static_cast<int64_t>(p.buffers.size())));
+    items.push_back(Value::object(Tag::Dict, r));
+  }
+  return make_list(std::move(items));
+}
+
 std::string memory_plan_drawing(const GraphModule& gm) {
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
   graph::MemoryPlan p = memory_plan_of(gm, "render(memory=true)");
@@ -523,6 +538,7 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
     // taking the previous call's (Note [Buffers kept between runs]).
     size_t run_allocations = gm->graphs.at(gm->last_used).replay.kept.allocated;
     d->set(make_str("run_allocations"), Value::integer(static_cast<int64_t>(run_allocations)));
+    d->set(make_str("regions"), region_plan_list(gm->graphs.at(gm->last_used).graph));
     return Value::object(Tag::Dict, d);
   };
   // gm.render(path): the optimized graph (.svg, .png or .dot); before_after="fuse"

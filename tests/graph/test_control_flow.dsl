@@ -94,6 +94,34 @@ test "an LSTM over a sequence is one scan: equal to eager, IR size independent o
   expect_close(long(xs)[0], want[0], rtol=1e-12, atol=1e-12)
 }
 
+test "a scan's body is planned once: the same plan at any length, its memory the same at every step" {
+  manual_seed(14)
+  let short = compile(lstm, randn([16, 2, 4], dtype=f64), mode="script")
+  let long = compile(lstm, randn([256, 2, 4], dtype=f64), mode="script")
+  short.optimize("default")
+  long.optimize("default")
+  let plans16 = short.memory_plan()["regions"]
+  let plans256 = long.memory_plan()["regions"]
+  expect(len(plans256) == 1 and plans256[0]["where"].startswith("body of scan at "), str(plans256))
+  expect(plans256[0]["buffers"] > 0 and plans256[0]["planned_bytes"] < plans256[0]["naive_bytes"], str(plans256))
+  expect(str(plans16) == str(plans256), f"{plans16} vs {plans256}")
+  # What a call holds at its peak beyond its input does not grow with the length.
+  fn peak_of(gm, xs) {
+    gm(xs)
+    reset_peak_memory_stats()
+    let before = memory_allocated()
+    gm(xs)
+    return max_memory_allocated() - before
+  }
+  let xs16 = randn([16, 2, 4], dtype=f64)
+  let xs256 = randn([256, 2, 4], dtype=f64)
+  let peak16 = peak_of(short, xs16)
+  let peak256 = peak_of(long, xs256)
+  print(f"LSTM call peak beyond its input: {peak16} bytes at length 16, {peak256} at length 256")
+  expect(peak256 == peak16, f"peak {peak16} bytes at length 16, {peak256} at 256")
+  expect_close(long(xs256)[0], lstm(xs256)[0], rtol=1e-12, atol=1e-12)
+}
+
 fn weighted_rows(xs) {
   let s = xs[0] * 0.0
   for i in range(xs.shape[0]) {
