@@ -236,8 +236,10 @@ struct SavedStep {
 
 // Traces the step's VJP on the forward's example values and splits it
 // (graph/control_flow_split.hpp): scan n's body becomes one that also yields the
-// values the backward reads, and `metas` gets their stacked types.
-std::shared_ptr<SavedStep> save_step(Node& n, const TensorList& ins, std::vector<TensorMeta>& metas) {
+// values the backward reads (but those of cheap ops, with `recompute_cheap`), and
+// `metas` gets their stacked types.
+std::shared_ptr<SavedStep> save_step(Node& n, const TensorList& ins, std::vector<TensorMeta>& metas,
+                                     bool recompute_cheap) {
   ControlLayout l = control_layout(n);
   const Graph& body = *n.regions[0];
   size_t c = l.carried, m = l.scanned;
@@ -265,7 +267,7 @@ std::shared_ptr<SavedStep> save_step(Node& n, const TensorList& ins, std::vector
   o.invs = invs;
   std::shared_ptr<Graph> vjp = trace_step_vjp(body, o, w, c, m);
   StepLayout layout{o.g_carry.size() + o.acc.size(), c, m, o.g_ys.size() + o.g_stacks.size(), l.invariants};
-  saved->split = split_step(body, *vjp, layout);
+  saved->split = split_step(body, *vjp, layout, recompute_cheap);
   n.regions[0] = saved->split.forward;
   for (const TensorMeta& meta : saved->split.saved) metas.push_back(stacked_meta(meta, l.length));
   return saved;
@@ -457,12 +459,14 @@ void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std
 
 }  // namespace
 
-TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries) {
+TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries,
+                              LoopSaving saving) {
   bool differentiable = carries != CarriesFor::none && grad_enabled() && any_requires_grad(ins);
   n.inputs.resize(ins.size());  // its value ids are the capture's (record); control_layout counts them
   std::shared_ptr<SavedStep> saved;
   if (differentiable && carries == CarriesFor::keep) {
-    if (n.kind == NodeKind::scan && !control_layout(n).stacks_carries) saved = save_step(n, ins, metas);
+    bool saves_step = n.kind == NodeKind::scan && !control_layout(n).stacks_carries && saving != LoopSaving::carries;
+    if (saves_step) saved = save_step(n, ins, metas, saving == LoopSaving::costly);
     keep_carries(n, ins, metas);
   }
   TensorList outs = run_unobserved(n, ins, metas);

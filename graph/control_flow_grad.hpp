@@ -42,12 +42,22 @@ namespace nabla::graph {
 //              from its region's traced VJP).
 enum class CarriesFor { keep, recompute, none };
 
+// What a scan that keeps its carries also saves of each step for its backward (the
+// user's choice: compile(..., loop_checkpoint=)):
+//   costly:  the results of costly ops (matmuls, reductions, ...) the backward reads;
+//            it recomputes elementwise ops and views ("auto", the default);
+//   every:   every forward value the backward reads: no recomputation, the most
+//            memory ("none": no checkpointing);
+//   carries: nothing but the carry entering each step; the backward recomputes the
+//            whole step from it, the least memory ("full" checkpointing).
+enum class LoopSaving { costly, every, carries };
+
 // Runs control-flow node n (verified) on `inputs`: its outputs, recorded by the
 // observing capture and, where needed, differentiable (Note [Control-flow gradients]).
 // A scan or while_loop that keeps its carries returns extra outputs after the node's
-// own (the stacked carries); callers read the first ones.
+// own (the stacked carries, and a scan's saved values); callers read the first ones.
 TensorList apply_control_flow(Node n, const TensorList& inputs, std::vector<TensorMeta> metas,
-                              CarriesFor carries = CarriesFor::keep);
+                              CarriesFor carries = CarriesFor::keep, LoopSaving saving = LoopSaving::costly);
 
 // A copy of t made outside the op table (no capture records it; wrapped numbers stay
 // wrapped): a region input that a capture binds, or a region constant replayed.

@@ -45,7 +45,7 @@ bool cheap_to_recompute(const Node& n) {
 
 }  // namespace
 
-SplitStep split_step(const Graph& body, const Graph& vjp, const StepLayout& l) {
+SplitStep split_step(const Graph& body, const Graph& vjp, const StepLayout& l, bool recompute_cheap) {
   std::vector<int> params = region_params(vjp);
   size_t primal_from = l.front, primal_to = l.front + l.carry + l.rows, inv_from = primal_to + l.back;
   std::vector<bool> primal(vjp.values.size(), false), primal_node(vjp.nodes.size(), true);
@@ -61,14 +61,14 @@ SplitStep split_step(const Graph& body, const Graph& vjp, const StepLayout& l) {
   // The backward runs the nodes that read a cotangent, and recomputes the cheap primal
   // nodes (elementwise ops, views) they read rather than saving their results: it
   // saves what the expensive ones (matmuls, reductions, ...) made, as PyTorch's
-  // min-cut partitioner of AOTAutograd prefers.
+  // min-cut partitioner of AOTAutograd prefers (unless told to save them all).
   std::vector<bool> in_backward(vjp.nodes.size()), read_by_backward(vjp.values.size(), false);
   for (int id : vjp.outputs) read_by_backward[static_cast<size_t>(id)] = true;
   for (size_t i = vjp.nodes.size(); i-- > 0;) {
     const Node& n = vjp.nodes[i];
     bool wanted = false;
     for (int id : n.outputs) wanted = wanted || read_by_backward[static_cast<size_t>(id)];
-    in_backward[i] = !primal_node[i] || (wanted && cheap_to_recompute(n));
+    in_backward[i] = !primal_node[i] || (recompute_cheap && wanted && cheap_to_recompute(n));
     if (in_backward[i])
       for (int id : n.inputs)
         if (id >= 0) read_by_backward[static_cast<size_t>(id)] = true;

@@ -25,6 +25,8 @@ struct SplitStep {
   std::vector<TensorMeta> saved;    // the saved values' types (one step's)
 };
 
-SplitStep split_step(const Graph& body, const Graph& vjp, const StepLayout& layout);
+// With `recompute_cheap`, the backward recomputes the primal values of cheap ops
+// (elementwise ops, views) it reads instead of their being saved.
+SplitStep split_step(const Graph& body, const Graph& vjp, const StepLayout& layout, bool recompute_cheap = true);
 
 }  // namespace nabla::graph

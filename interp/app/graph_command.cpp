@@ -208,7 +208,7 @@ std::shared_ptr<GraphModule> module_for(Evaluator& ev, const Entry& entry, const
   Evaluator::CallSiteScope site(ev, &entry.site);
   if (entry.called) {
     if (!req.inputs.empty()) throw Error("graph: '" + req.entry + "' is a call, its arguments are the inputs; drop --inputs");
-    return compile_graph(ev, entry.value, entry.call_args, req.train);
+    return compile_graph(ev, entry.value, entry.call_args, CompileOptions{.train = req.train});
   }
   if (auto gm = graph_module_of(entry.value)) {
     if (!req.inputs.empty() || req.train)
@@ -218,12 +218,12 @@ std::shared_ptr<GraphModule> module_for(Evaluator& ev, const Entry& entry, const
   if (entry.value.tag == Tag::ModelClass) {
     Entry made = entry;
     made.value = model_of_class(ev, entry.value, req);
-    return compile_graph(ev, made.value, examples_for(ev, made, req), req.train);
+    return compile_graph(ev, made.value, examples_for(ev, made, req), CompileOptions{.train = req.train});
   }
   if (!compilable(entry.value))
     throw Error("graph: '" + req.entry + "' is not a model, a function or a graph module (its type is " +
                 type_name(entry.value) + ")");
-  return compile_graph(ev, entry.value, examples_for(ev, entry, req), req.train);
+  return compile_graph(ev, entry.value, examples_for(ev, entry, req), CompileOptions{.train = req.train});
 }
 
 // --out m.onnx: an ONNX model instead of a drawing.

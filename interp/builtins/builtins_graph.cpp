@@ -60,6 +60,7 @@ struct GraphModule {
   CaptureMode mode = CaptureMode::automatic;
   bool script = false;  // control flow on tensors lowers to cond, while_loop, scan (mode, or a traced branch)
   bool cuda_graph = true;  // on a GPU, replay each graph's runs as one CUDA graph launch (graph/replay.hpp)
+  graph::LoopSaving loop_saving = graph::LoopSaving::costly;  // compile(loop_checkpoint=)
   std::string name;
   std::vector<std::string> arg_names;
   std::vector<std::string> pipeline;  // passes applied to every graph
@@ -172,7 +173,7 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   // Training captures with gradients on; inference with the caller's grad mode, as
   // eager would run (a function that calls grad() inside needs it on).
   GradModeGuard mode(gm.train || grad_enabled());
-  ScriptMode script{&cap, {}, gm.train};
+  ScriptMode script{&cap, {}, gm.train, gm.loop_saving};
   ScriptScope script_scope(ev, gm.script ? &script : nullptr);
   cap.start();
   CallArgs call;
@@ -570,14 +571,15 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
 }
 
 std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
-                                           bool train, CaptureMode mode, bool cuda_graph) {
+                                           const CompileOptions& options) {
   auto gm = std::make_shared<GraphModule>();
   gm->fn = fn;
   if (fn.tag == Tag::Instance) gm->model = fn;
-  gm->train = train;
-  gm->mode = mode;
-  gm->script = mode == CaptureMode::script;
-  gm->cuda_graph = cuda_graph;
+  gm->train = options.train;
+  gm->mode = options.mode;
+  gm->script = options.mode == CaptureMode::script;
+  gm->cuda_graph = options.cuda_graph;
+  gm->loop_saving = options.loop_saving;
   gm->arg_names = param_names(fn, examples.size());
   gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
              : fn.tag == Tag::Instance ? fn.as<InstanceObj>()->cls->decl->name
@@ -591,28 +593,8 @@ namespace {
 
 Value compile_builtin(Evaluator& ev, CallArgs& a) {
   if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
-  bool train = false, cuda_graph = true;
-  CaptureMode capture_mode = CaptureMode::automatic;
-  for (auto& [k, v] : a.kw) {
-    if (k == "train") {
-      train = as_bool(v, "compile(): train");
-    } else if (k == "cuda_graph") {
-      cuda_graph = as_bool(v, "compile(): cuda_graph");
-    } else if (k == "mode") {
-      std::string mode = str(v);
-      if (mode != "auto" && mode != "trace" && mode != "script")
-        fail("compile(): mode must be \"auto\" (trace, and lower an if or while on a tensor when the trace meets "
-             "one), \"trace\" (run the function, unrolling its loops) or \"script\" (lower its if, for and while on "
-             "tensors to graph nodes), got \"" + mode + "\"");
-      capture_mode = mode == "script"  ? CaptureMode::script
-                     : mode == "trace" ? CaptureMode::trace
-                                       : CaptureMode::automatic;
-    } else {
-      fail_unexpected_keyword("compile", k, {"train", "mode", "cuda_graph"});
-    }
-  }
   std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
-  return graph_module_value(compile_graph(ev, a.pos[0], examples, train, capture_mode, cuda_graph));
+  return graph_module_value(compile_graph(ev, a.pos[0], examples, compile_options(a.kw)));
 }
 
 // render_autograd(t, path): the eager autograd graph behind t (or a list of tensors),
@@ -675,7 +657,7 @@ Value export_onnx_builtin(Evaluator& ev, CallArgs& a) {
     CallArgs none;
     ev.call_method(b[0], "eval", none);
   }
-  std::shared_ptr<GraphModule> gm = compile_graph(ev, b[0], examples, false);
+  std::shared_ptr<GraphModule> gm = compile_graph(ev, b[0], examples, CompileOptions{});
   optimize_graph(*gm, "default", false);
   export_graph_onnx(*gm, path);
   return Value();
@@ -690,13 +672,15 @@ Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
 
 const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin,
-     "compile(fn_or_model, *example_inputs, train=false, mode=\"auto\", cuda_graph=true)",
+     "compile(fn_or_model, *example_inputs, train=false, mode=\"auto\", cuda_graph=true, loop_checkpoint=\"auto\")",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn); "
      "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes "
      "(train=true differentiates through them), \"auto\" traces and lowers when the trace meets an if or while on a "
      "tensor, \"trace\" only traces. "
      "On a GPU, runs from the third on replay as one CUDA graph launch (cuda_graph=false: launch each kernel). "
-     "Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
+     "loop_checkpoint: what a lowered loop of a training step saves per step for its backward: \"auto\" (costly "
+     "results; cheap ops are recomputed), \"none\" (everything) or \"full\" (only the carry; the step is "
+     "recomputed). Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",
      "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file; without a path, "
      "in a notebook, shows it there. "

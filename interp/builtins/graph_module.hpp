@@ -6,8 +6,10 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "graph/control_flow_grad.hpp"
 #include "graph/ir.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/interpreter.hpp"
@@ -22,13 +24,23 @@ struct GraphModule;
 // (if/while to cond/while_loop, for over a range or a tensor to scan).
 enum class CaptureMode { automatic, trace, script };
 
-// compile(fn, examples..., train=train, mode=..., cuda_graph=...): runs fn (a function or
-// a model instance) once under a capture with the example arguments and keeps the graph.
-// Capture problems are nabla::Error (with the DSL lines where the capture saw them).
-// cuda_graph: on a GPU, replay the runs as CUDA graphs (graph/replay.hpp).
+// compile()'s options (interp/builtins/compile_options.cpp reads them from its keywords).
+struct CompileOptions {
+  bool train = false;  // the graph is a training step: the loss and the parameters' gradients
+  CaptureMode mode = CaptureMode::automatic;
+  bool cuda_graph = true;  // on a GPU, replay the runs as CUDA graphs (graph/replay.hpp)
+  // What a lowered loop of a training step saves of each step for its backward
+  // (loop_checkpoint="auto" | "none" | "full"; graph::LoopSaving).
+  graph::LoopSaving loop_saving = graph::LoopSaving::costly;
+};
+// The options of a compile() call: its keywords (train, mode, cuda_graph, loop_checkpoint).
+CompileOptions compile_options(const std::vector<std::pair<std::string, Value>>& keywords);
+
+// compile(fn, examples..., **options): runs fn (a function or a model instance) once
+// under a capture with the example arguments and keeps the graph. Capture problems
+// are nabla::Error (with the DSL lines where the capture saw them).
 std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const std::vector<Value>& examples,
-                                           bool train, CaptureMode mode = CaptureMode::automatic,
-                                           bool cuda_graph = true);
+                                           const CompileOptions& options);
 // The language's value for gm: the object with __call__, optimize, ir, render, explain.
 Value graph_module_value(std::shared_ptr<GraphModule> gm);
 // The graph module behind a value that compile() returned; null for any other value.

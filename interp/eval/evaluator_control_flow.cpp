@@ -196,7 +196,7 @@ TensorList add_node(const ScriptMode& script, graph::NodeKind kind, Attrs attrs,
   graph::CarriesFor carries = script.open_regions > 0 ? graph::CarriesFor::none
                               : script.train          ? graph::CarriesFor::keep
                                                       : graph::CarriesFor::recompute;
-  return graph::apply_control_flow(n, ins, metas, carries);
+  return graph::apply_control_flow(n, ins, metas, carries, script.loop_saving);
 }
 
 std::vector<TensorMeta> metas_of(const TensorList& ts) {

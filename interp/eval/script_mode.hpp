@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/capture.hpp"
+#include "graph/control_flow_grad.hpp"
 #include "interp/eval/evaluator.hpp"
 
 namespace nabla::interp {
@@ -21,6 +22,8 @@ struct ScriptMode {
   // gradient needs (graph::CarriesFor::keep), else they recompute it; nodes nested in
   // a region get theirs when the region's gradient is traced.
   bool train = false;
+  // compile(loop_checkpoint=): what a lowered loop saves of each step for its backward.
+  graph::LoopSaving loop_saving = graph::LoopSaving::costly;
   int open_regions = 0;  // region captures under way (0: nodes join the function's capture)
 };
 

@@ -4,6 +4,7 @@
 # `rounds`; then the same for its training step (train=true: the loss and the
 # weights' gradients; rolled, a forward scan and a reverse scan). The rolled compile
 # includes running the scan once on the example (the program goes on with its values).
+# Last, the rolled training step under each loop_checkpoint choice: time and peak memory.
 #   ./build/nabla scripts/bench/control_flow.dsl [steps] [rounds]
 import time
 
@@ -75,3 +76,23 @@ let unrolled_train = measure(lstm_train, "trace", true, xs)
 print(f"BENCH lstm_train_compile_{steps} rolled_ms={rolled_train[0] * 1000:.1f} unrolled_ms={unrolled_train[0] * 1000:.1f} compile_speedup={unrolled_train[0] / rolled_train[0]:.1f}")
 print(f"BENCH lstm_train_run_{steps} rolled_ms={rolled_train[1] * 1000:.2f} unrolled_ms={unrolled_train[1] * 1000:.2f} run_ratio={unrolled_train[1] / rolled_train[1]:.2f}")
 print(f"BENCH lstm_train_ir_{steps} rolled_lines={rolled_train[2]} unrolled_lines={unrolled_train[2]}")
+
+# loop_checkpoint: the rolled training step with each choice of what its forward scan
+# saves per step for the backward: the median time per step over `rounds` steps, and
+# the step's planned memory (the arena, where the saved stacks live).
+fn checkpointed(choice) {
+  let gm = compile(lstm_train, xs, mode="script", train=true, loop_checkpoint=choice)
+  gm.optimize("default")
+  gm(xs)
+  let times = []
+  for r in range(rounds) {
+    let t0 = time.perf_counter()
+    gm(xs)
+    times.append(time.perf_counter() - t0)
+  }
+  return [median(times), gm.memory_plan()["planned_bytes"]]
+}
+for choice in ["none", "auto", "full"] {
+  let r = checkpointed(choice)
+  print(f"BENCH lstm_train_checkpoint_{choice}_{steps} step_ms={r[0] * 1000:.2f} planned_MiB={r[1] / 1048576:.2f}")
+}

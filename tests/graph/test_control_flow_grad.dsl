@@ -239,3 +239,30 @@ test "a list appended to in a lowered for becomes a stacked scan output" {
   let gm = compile(all_states, randn([7, 2], dtype=f64), train=true, mode="script")
   expect_same_step(gm, all_states, [R], randn([7, 2], dtype=f64))
 }
+
+# The stacked outputs of the step's forward scan: what the backward reads of it.
+fn forward_scan_outputs(gm) {
+  for line in gm.ir().split("\n") {
+    if " = scan(" in line and "reverse=true" not in line { return line.split(" = scan(")[0].count("%") }
+  }
+  return -1
+}
+
+test "loop_checkpoint: the forward saves costly results, everything, or only the carries; the gradients are the same" {
+  manual_seed(15)
+  let example = one_hot_sequence(10)
+  let costly = compile(lstm_step, example, train=true, mode="script")
+  let every = compile(lstm_step, example, train=true, mode="script", loop_checkpoint="none")
+  let carries = compile(lstm_step, example, train=true, mode="script", loop_checkpoint="full")
+  # every: 3 carries + their stacks + every saved value; carries: 3 carries and their 3 stacks
+  let (n_costly, n_every, n_carries) = (forward_scan_outputs(costly), forward_scan_outputs(every),
+                                        forward_scan_outputs(carries))
+  expect(n_carries == 6 and n_costly > n_carries and n_every > n_costly,
+         f"outputs: full {n_carries}, auto {n_costly}, none {n_every}")
+  for gm in [costly, every, carries] {
+    gm.optimize("default")
+    expect_same_step(gm, lstm_step, P, one_hot_sequence(10))
+  }
+  expect_error("compile(lstm_step, example, train=true, mode=\"script\", loop_checkpoint=\"some\")",
+               "compile(): loop_checkpoint must be \"auto\"")
+}
