@@ -117,6 +117,7 @@ class BackwardContext {
   DType input_dtype(size_t i) const { return node_.inputs[i].meta.dtype; }
   Device input_device(size_t i) const { return node_.inputs[i].meta.device; }
   size_t num_inputs() const { return node_.inputs.size(); }
+  size_t num_outputs() const { return grads_.size(); }
   bool needs_grad(size_t i) const { return i < node_.next_edges.size() && node_.next_edges[i].valid(); }
   const Attrs& attrs() const { return node_.attrs(); }
 

@@ -246,6 +246,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 Tensor cat(const TensorList& tensors, int64_t dim = 0);
 Tensor stack(const TensorList& tensors, int64_t dim = 0);
 TensorList split(const Tensor& x, const IntList& sizes, int64_t dim = 0);
+TensorList unbind(const Tensor& x, int64_t dim = 0);  // the slices along dim, as views
 TensorList split(const Tensor& x, int64_t split_size, int64_t dim = 0);
 
 // Scans, ordering and indexing (autograd/ops/ordering.cpp), as PyTorch's.

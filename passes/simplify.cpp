@@ -135,14 +135,24 @@ int double_contiguous(const Facts& f, const Node& n) {
   return n.inputs[0];
 }
 
-// stack of every row of y, in order, along dim 0 -> y.
+// The index along dim 0 that value v of g takes from its producer's input, or -1: v
+// is select(y, 0, k), or output k of unbind(y, 0).
+int64_t row_index(const Graph& g, int v, const Node** from) {
+  const Node* s = producer(g, v);
+  *from = s;
+  if (!s || !s->attrs.has("dim") || s->attrs.i("dim") != 0) return -1;
+  if (s->op == OpId::select) return s->attrs.i("index");
+  if (s->op == OpId::unbind) return g.value(v).output;
+  return -1;
+}
+
+// stack of every row of y, in order, along dim 0 -> y (rows by select or unbind).
 int restacked_rows(const Facts& f, const Node& n) {
   if (n.op != OpId::stack || n.attrs.i("dim") != 0) return -1;
   int y = -1;
   for (size_t k = 0; k < n.inputs.size(); ++k) {
-    const Node* s = producer(f.g, n.inputs[k]);
-    if (!s || s->op != OpId::select || s->attrs.i("dim") != 0 || s->attrs.i("index") != static_cast<int64_t>(k))
-      return -1;
+    const Node* s = nullptr;
+    if (row_index(f.g, n.inputs[k], &s) != static_cast<int64_t>(k)) return -1;
     if (y >= 0 && s->inputs[0] != y) return -1;
     y = s->inputs[0];
   }

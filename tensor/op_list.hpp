@@ -82,7 +82,7 @@
   /* resampling and padding (autograd/ops/resample.cpp) */                                   \
   X(interpolate) X(interpolate_backward) X(pad) X(pad_backward)                               \
   /* indexing and joining */                                                                 \
-  X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split)              \
+  X(embedding) X(gather) X(index_select) X(scatter_add) X(cat) X(stack) X(split) X(unbind)              \
   /* scans, ordering and indexing (see autograd/ops/ordering.cpp) */                          \
   X(cumsum) X(cumprod) X(sort) X(topk) X(flip) X(roll) X(tril) X(triu) X(masked_fill)         \
   X(repeat) X(one_hot) X(multinomial)                                                         \

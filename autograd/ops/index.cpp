@@ -167,11 +167,13 @@ std::vector<TensorMeta> infer_stack(const TensorList& in, const Attrs& a) {
   s.insert(dim, static_cast<int64_t>(in.size()));
   return one(s, result_type(in));
 }
+// One unbind for every input's slice (not a select each: Note at unbind below).
 TensorList backward_stack(BackwardContext& c) {
   int64_t dim = wrap_dim(c.attrs().i("dim"), c.grad().dim(), "stack");
+  TensorList slices = unbind(c.grad(), dim);
   TensorList out(c.num_inputs());
   for (size_t i = 0; i < c.num_inputs(); ++i)
-    if (c.needs_grad(i)) out[i] = to_dtype(select(c.grad(), dim, static_cast<int64_t>(i)), c.input_dtype(i));
+    if (c.needs_grad(i)) out[i] = to_dtype(slices[i], c.input_dtype(i));
   return out;
 }
 
@@ -219,6 +221,36 @@ TensorList backward_split(BackwardContext& c) {
   TensorList grads;
   for (size_t k = 0; k < c.attrs().ints("sizes").size(); ++k) grads.push_back(c.grad(k));
   return {cat(grads, c.attrs().i("dim"))};
+}
+
+// ---- unbind(x; dim): views, one per index along dim, that dim removed ----
+// One node for all the slices (a list's rows after a lowered loop, stack's backward),
+// where one select per slice would make a graph's size grow with their number.
+
+int64_t unbind_dim(const Tensor& x, const Attrs& a) {
+  NABLA_CHECK(x.dim() > 0, "unbind: cannot unbind a 0-dim tensor");
+  return wrap_dim(a.i("dim"), x.dim(), "unbind");
+}
+std::vector<TensorMeta> infer_unbind(const TensorList& in, const Attrs& a) {
+  int64_t dim = unbind_dim(in[0], a);
+  Shape s = in[0].sizes();
+  s.erase(static_cast<size_t>(dim));
+  return std::vector<TensorMeta>(static_cast<size_t>(in[0].sizes()[dim]), TensorMeta{s, in[0].dtype()});
+}
+TensorList view_unbind(const TensorList& in, const Attrs& a) {
+  const Tensor& x = in[0];
+  int64_t dim = unbind_dim(x, a);
+  Shape sizes = x.sizes(), strides = x.strides();
+  sizes.erase(static_cast<size_t>(dim));
+  strides.erase(static_cast<size_t>(dim));
+  TensorList slices;
+  for (int64_t k = 0; k < x.sizes()[dim]; ++k) slices.push_back(make_view(x, sizes, strides, x.offset() + k * x.strides()[dim]));
+  return slices;
+}
+TensorList backward_unbind(BackwardContext& c) {
+  TensorList grads;
+  for (size_t k = 0; k < c.num_outputs(); ++k) grads.push_back(c.grad(k));
+  return {stack(grads, c.attrs().i("dim"))};
 }
 
 AttrSpec dim_attr(int64_t default_dim) { return attr_optional("dim", AttrKind::integer, default_dim); }
@@ -280,6 +312,12 @@ void register_index_ops(std::vector<OpDef>& t) {
                          .infer = infer_split,
                          .view = view_split,
                          .backward = backward_split};
+  row(t, OpId::unbind) = {.num_inputs = 1,
+                          .num_outputs = -1,
+                          .attrs = {dim_attr(0)},
+                          .infer = infer_unbind,
+                          .view = view_unbind,
+                          .backward = backward_unbind};
   for (OpId id : {OpId::embedding, OpId::gather, OpId::index_select}) row(t, id).cost = cost_gather_like;
   row(t, OpId::scatter_add).cost = cost_scatter_add;
   row(t, OpId::cat).cost = cost_copy;
@@ -290,7 +328,8 @@ void register_index_ops(std::vector<OpDef>& t) {
                   {OpId::scatter_add, {"input", "index", "src"}},
                   {OpId::cat, {"tensors"}},
                   {OpId::stack, {"tensors"}},
-                  {OpId::split, {"input"}}});
+                  {OpId::split, {"input"}},
+                  {OpId::unbind, {"input"}}});
   // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
   document_ops(t, {{OpId::embedding,
                     "The rows of weight that the integer tensor input names, as torch.nn.functional.embedding. "
@@ -314,7 +353,10 @@ void register_index_ops(std::vector<OpDef>& t) {
                    {OpId::split,
                     "A tuple of views of input along dim: pieces of split_size (the last may be smaller), or of the "
                     "sizes in a list, as torch.split. "
-                    "Example: split(randn(4, 5), [2, 3], dim=1)"}});
+                    "Example: split(randn(4, 5), [2, 3], dim=1)"},
+                   {OpId::unbind,
+                    "A tuple of views of input, one per index along dim, that dim removed, as torch.unbind. "
+                    "Example: unbind(randn(3, 2), dim=0)"}});
 }
 
 // The functional API of this family.
@@ -331,6 +373,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 }
 Tensor cat(const TensorList& tensors, int64_t dim) { return call1(OpId::cat, tensors, {{"dim", dim}}); }
 Tensor stack(const TensorList& tensors, int64_t dim) { return call1(OpId::stack, tensors, {{"dim", dim}}); }
+TensorList unbind(const Tensor& x, int64_t dim) { return call(OpId::unbind, {x}, {{"dim", dim}}); }
 TensorList split(const Tensor& x, const IntList& sizes, int64_t dim) {
   return call(OpId::split, {x}, {{"sizes", sizes}, {"dim", dim}});
 }

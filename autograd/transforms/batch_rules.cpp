@@ -387,7 +387,7 @@ void register_batch_rules(std::vector<OpDef>& t) {
            {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
             OpId::max_dim, OpId::min_dim, OpId::argmax, OpId::argmin, OpId::cumsum, OpId::cumprod, OpId::sort,
             OpId::topk, OpId::flip, OpId::roll, OpId::transpose, OpId::permute, OpId::slice, OpId::select,
-            OpId::squeeze, OpId::unsqueeze, OpId::split});
+            OpId::squeeze, OpId::unsqueeze, OpId::split, OpId::unbind});
   set_rule(t, batch_reshape, {OpId::view, OpId::reshape});
   set_rule(t, batch_expand, {OpId::expand});
   set_rule(t, batch_repeat, {OpId::repeat});

@@ -96,7 +96,7 @@ void register_jvp_rules(std::vector<OpDef>& t) {
            {OpId::view, OpId::reshape, OpId::transpose, OpId::permute, OpId::slice, OpId::select, OpId::expand,
             OpId::squeeze, OpId::unsqueeze, OpId::contiguous, OpId::slice_backward, OpId::to_dtype, OpId::to_device,
             OpId::alias, OpId::where, OpId::sum, OpId::mean, OpId::cat, OpId::stack,
-            OpId::split, OpId::cumsum, OpId::flip, OpId::roll, OpId::tril, OpId::triu, OpId::repeat,
+            OpId::split, OpId::unbind, OpId::cumsum, OpId::flip, OpId::roll, OpId::tril, OpId::triu, OpId::repeat,
             OpId::avg_pool1d, OpId::avg_pool2d, OpId::avg_pool2d_backward, OpId::max_pool2d_backward,
             OpId::adaptive_avg_pool1d, OpId::adaptive_avg_pool2d, OpId::interpolate, OpId::interpolate_backward,
             OpId::pad_backward,

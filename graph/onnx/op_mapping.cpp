@@ -282,6 +282,15 @@ void split(NodeEmit& e) {
   set_int(e.w.node("Split", {e.in(0), e.w.ints(sizes)}, outs), "axis", dim);
 }
 
+// unbind: one Gather of a scalar index per slice (the dim goes, as select's).
+void unbind(NodeEmit& e) {
+  int64_t dim = axis_of(e.n.attrs.i("dim"), e.rank());
+  for (size_t k = 0; k < e.n.outputs.size(); ++k) {
+    Tensor index = full({}, static_cast<double>(k), DType::i64);
+    set_int(e.w.node("Gather", {e.in(0), e.w.tensor(index)}, {e.out(k)}), "axis", dim);
+  }
+}
+
 void cumsum(NodeEmit& e) {
   e.w.node("CumSum", {x_as_out(e), e.w.ints({axis_of(e.n.attrs.i("dim"), e.rank())})}, {e.out()});
 }
@@ -482,6 +491,7 @@ std::vector<MappingRow> tensor_op_rows() {
       {OpId::cat, cat, nullptr},
       {OpId::stack, stack, nullptr},
       {OpId::split, split, nullptr},
+      {OpId::unbind, unbind, nullptr},
       {OpId::cumsum, cumsum, nullptr},
       {OpId::cumprod, nullptr, "ONNX has no cumulative product, and exp(cumsum(log x)) is wrong for zeros and negatives"},
       {OpId::sort, sort, nullptr},

@@ -506,11 +506,12 @@ TensorList take_appended(Evaluator::Impl& im, const Appended& a, std::string& wh
   return rows;
 }
 
-// The stacked step outputs' rows go into the lists (one select per row, recorded).
+// The stacked step outputs' rows go into the lists (one unbind per list, recorded: a
+// graph of the same size for any number of steps, its gradient one stack).
 void extend_lists(Evaluator::Impl& im, const Appended& a, const TensorList& stacks) {
   for (size_t k = 0; k < a.vars.size(); ++k) {
     std::vector<Value>& items = items_of(im, *a.vars[k]);
-    for (int64_t row = 0; row < stacks[k].size(0); ++row) items.push_back(Value::tensor(select(stacks[k], 0, row)));
+    for (const Tensor& row : unbind(stacks[k], 0)) items.push_back(Value::tensor(row));
   }
 }
 

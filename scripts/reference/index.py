@@ -65,4 +65,7 @@ CASES = [
          name="split_dim_neg_empty_piece"),
     case("split", [randn(2, 3, 4)], {"sizes": [3, 1], "dim": 2}, lambda x: torch.split(x, [3, 1], 2),
          name="split_3d"),
+    # unbind: the slices along a dim, that dim removed (views of the input).
+    case("unbind", [randn(3, 2)], {"dim": 0}, lambda x: torch.unbind(x, 0)),
+    case("unbind", [randn(2, 4, 3)], {"dim": -2}, lambda x: torch.unbind(x, -2), name="unbind_dim_neg"),
 ]

@@ -266,3 +266,16 @@ test "loop_checkpoint: the forward saves costly results, everything, or only the
   expect_error("compile(lstm_step, example, train=true, mode=\"script\", loop_checkpoint=\"some\")",
                "compile(): loop_checkpoint must be \"auto\"")
 }
+
+test "a list's rows are one unbind, its gradient one stack: a training step's size does not grow with the list" {
+  manual_seed(16)
+  let short = compile(all_states, randn([32, 2], dtype=f64), train=true, mode="script")
+  let long = compile(all_states, randn([64, 2], dtype=f64), train=true, mode="script")
+  short.optimize("default")
+  long.optimize("default")
+  let nodes32 = short.ir().count(" = ")
+  let nodes64 = long.ir().count(" = ")
+  expect(nodes32 == nodes64, f"{nodes32} nodes at 32 steps, {nodes64} at 64: {long.ir()}")
+  expect(" = select(" not in long.ir() and " = unbind(" not in long.ir(), long.ir())
+  expect_same_step(long, all_states, [R], randn([64, 2], dtype=f64))
+}

@@ -40,7 +40,7 @@ TEST_CASE("graph: a name with NAME_inputs, a call, --inputs, no inputs at all") 
   GraphResult g = graph(s, "mlp");  // default: what it holds changes as passes are added
   REQUIRE_MESSAGE(g.ok, error_of(g));
   CHECK(g.heading.find("graph module 'Sequential' (inference): 3 nodes captured, ") == 0);
-  CHECK(g.report.find("fold") == 0);
+  CHECK(g.report.find("unroll") == 0);  // the default pipeline's first pass
   CHECK(g.report.find("dce") != std::string::npos);
   CHECK(g.ir.find("%x: f32[2, 6]") != std::string::npos);
 
@@ -82,7 +82,7 @@ TEST_CASE("graph: a graph module keeps its passes unless asked to re-optimize") 
   r.reoptimize = true;
   r.explain = true;
   g = s.interp.graph(r);
-  CHECK(g.report.find("fold") == 0);
+  CHECK(g.report.find("unroll") == 0);
   CHECK(g.explain.find("guards:") != std::string::npos);
 }
 

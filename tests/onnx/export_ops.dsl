@@ -36,7 +36,7 @@ case("views", fn(x) = (x.reshape([12, 5]), x.transpose(0, 2), x.permute([2, 0, 1
                       x[0:1].expand([2, 4, 5]), x.unsqueeze(1), x[0:1].squeeze(0), x.flip(1), x.roll(2, 1),
                       x.tril(), x.triu(1), x.repeat([1, 2, 1]), x.contiguous()), [x])
 case("join", fn(x) = (cat([x, x * 2.0], 1), stack([x, x], 0), x.split(2, 1)[1], x.cumsum(2), x.sort(2)[0],
-                     x.topk(2, 2)[0], x.topk(2, 2)[1]), [x])
+                     x.topk(2, 2)[0], x.topk(2, 2)[1], unbind(x, dim=1)[2], unbind(x, dim=-1)[0]), [x])
 case("index", fn(x, i) = (x.gather(2, i), x.index_select(2, i[0, 0]), one_hot(i, 5), x.scatter_add(2, i, x)),
      [x, randint(0, 5, [3, 4, 5])])
 case("conv", nn.Sequential([nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2), nn.ConvTranspose2d(6, 3, 3, stride=2,
