@@ -212,7 +212,7 @@ if [ "$MODE" = usage ]; then
   expect "graph: --before-after without --out" 2 "" "nabla: error: --before-after needs --out PATH to draw to" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --before-after cse
   expect "graph --list-passes" 0 '*' "" -- "$NABLA" graph --list-passes
-  "$NABLA" graph --list-passes | grep -q "^default pipeline: fold,simplify,cse,licm,dce" ||
+  "$NABLA" graph --list-passes | grep -q "^default pipeline: unroll,fold,simplify,cse,licm,dce" ||
     { echo "FAIL graph --list-passes: no default pipeline line"; failures=$((failures + 1)); }
 
   # nabla launch: its arguments are checked before any rank starts (status 2).
