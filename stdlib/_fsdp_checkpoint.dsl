@@ -91,6 +91,7 @@ fn save_sharded(fsdp, prefix, optimizer=none) {
   _dist.barrier()
   if r == 0 { write_text(_ckpt_index(prefix), _dist.sharded_index_text(weight_map, meta)) }
   _dist.barrier()
+  _dist.note_checkpoint(prefix)
 }
 
 # Every tensor of the checkpoint whole: {name: tensor} for the parameters and

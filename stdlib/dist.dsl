@@ -71,6 +71,7 @@ fn save(obj, path, metadata=none) {
   let writer = not _dist.is_initialized() or _dist.rank() == 0
   if writer { _save_file(obj, path, metadata) }
   if _dist.is_initialized() { _dist.barrier() }
+  _dist.note_checkpoint(path)
   return writer
 }
 # Data parallel (torch's DistributedDataParallel): rank 0's parameters and buffers
@@ -231,13 +232,15 @@ model ZeroRedundancyOptimizer(params, make_optimizer) {
 
 # elastic_state(): where this run stands among nabla launch's restarts.
 fn elastic_state() {
-  """{restart_count, max_restarts}: how many times nabla launch --max-restarts started the ranks again
-  before this run (0 the first time), and how many it may; a script resumes from its latest
-  checkpoint when restart_count > 0 (as torchrun's TORCHELASTIC_RESTART_COUNT).
+  """{restart_count, max_restarts, last_checkpoint}: how many times nabla launch --max-restarts started
+  the ranks again before this run (0 the first time), how many it may, and the path of the last
+  checkpoint dist.save or dist.save_sharded finished in this launch (none before the first); a
+  script resumes from it when restart_count > 0 (as torchrun's TORCHELASTIC_RESTART_COUNT).
 
   Example: if dist.elastic_state()["restart_count"] > 0 { print("resuming") }
   """
-  return {"restart_count": int(env("NABLA_RESTART_COUNT", "0")), "max_restarts": int(env("NABLA_MAX_RESTARTS", "0"))}
+  return {"restart_count": int(env("NABLA_RESTART_COUNT", "0")), "max_restarts": int(env("NABLA_MAX_RESTARTS", "0")),
+          "last_checkpoint": _dist.last_checkpoint()}
 }
 
 # Fully sharded data parallel (ZeRO-2/3): stdlib/_fsdp.dsl.

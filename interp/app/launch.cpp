@@ -17,8 +17,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <thread>
 
@@ -42,6 +44,7 @@ struct LaunchCommand {
   int grace_s = 60;     // after a rank fails, before the others get SIGTERM
   int max_restarts = 0;  // times the ranks start again after one fails
   std::string file;
+  std::string checkpoint_note;  // where the ranks note their finished checkpoints (Note [Checkpoint notes])
   Args script_args;
   Args rank_options;  // before FILE in each rank's command line
 };
@@ -196,8 +199,8 @@ int usable_cores() {
 }
 
 // This process's environment with local rank `local`'s variables set (replacing any
-// there), as torchrun sets them; NABLA_RESTART_COUNT and NABLA_MAX_RESTARTS are what
-// dist.elastic_state() reads. OMP_NUM_THREADS splits the cores unless the user set it.
+// there), as torchrun sets them; NABLA_RESTART_COUNT, NABLA_MAX_RESTARTS and the file
+// NABLA_CHECKPOINT_NOTE names are what dist.elastic_state() reads. OMP_NUM_THREADS splits the cores unless the user set it.
 std::vector<std::string> rank_environment(const LaunchCommand& cmd, int port, int local, int restart) {
   std::vector<std::pair<std::string, std::string>> vars = {
       {"RANK", std::to_string(cmd.node_rank * cmd.nproc + local)},
@@ -208,7 +211,8 @@ std::vector<std::string> rank_environment(const LaunchCommand& cmd, int port, in
       {"MASTER_ADDR", cmd.master_addr},
       {"MASTER_PORT", std::to_string(port)},
       {"NABLA_RESTART_COUNT", std::to_string(restart)},
-      {"NABLA_MAX_RESTARTS", std::to_string(cmd.max_restarts)}};
+      {"NABLA_MAX_RESTARTS", std::to_string(cmd.max_restarts)},
+      {"NABLA_CHECKPOINT_NOTE", cmd.checkpoint_note}};
   if (!std::getenv("OMP_NUM_THREADS"))
     vars.push_back({"OMP_NUM_THREADS", std::to_string(std::max(1, usable_cores() / cmd.nproc))});
   std::vector<std::string> env;
@@ -403,15 +407,45 @@ int run_attempt(const LaunchCommand& cmd, int port, int restart, const sigset_t&
   return status;
 }
 
+// The launch's own folder for the ranks' checkpoint note (Note [Checkpoint notes] in
+// interp/builtins/builtins_dist.cpp), removed with what is in it when the launch ends.
+class NoteFolder {
+ public:
+  NoteFolder() {
+    char name[] = "/tmp/nabla-launch-XXXXXX";
+    if (::mkdtemp(name)) dir_ = name;
+  }
+  ~NoteFolder() {
+    if (dir_.empty()) return;
+    ::unlink(file().c_str());
+    ::unlink((file() + ".tmp").c_str());
+    ::rmdir(dir_.c_str());
+  }
+  NoteFolder(const NoteFolder&) = delete;
+  NoteFolder& operator=(const NoteFolder&) = delete;
+  std::string file() const { return dir_.empty() ? "" : dir_ + "/last_checkpoint"; }
+  // The last checkpoint the ranks noted, or "".
+  std::string last_checkpoint() const {
+    std::ifstream in(file());
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
+ private:
+  std::string dir_;
+};
+
 }  // namespace
 
 // Starts the ranks, and with --max-restarts K starts all of them again (up to K
 // times) when one fails, as torchrun does: the script resumes from its latest
-// checkpoint, or from what dist.elastic_state() says.
+// checkpoint (the launcher names the last one the ranks noted), or from what
+// dist.elastic_state() says.
 int run_launch(const Args& args, const Args& rank_options) {
   LaunchCommand cmd;
   cmd.rank_options = rank_options;
   if (std::string e = parse_launch_args(args, cmd); !e.empty()) return usage_error(e);
+  NoteFolder notes;
+  cmd.checkpoint_note = notes.file();
   sigset_t waited_for, child_mask;
   sigemptyset(&waited_for);
   for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&waited_for, sig);
@@ -424,10 +458,14 @@ int run_launch(const Args& args, const Args& rank_options) {
     bool interrupted = false;
     int status = run_attempt(cmd, port, restart, waited_for, child_mask, &failed_rank, &interrupted);
     if (status == 0 || interrupted || failed_rank < 0 || restart >= cmd.max_restarts) return status;
+    std::string last = notes.last_checkpoint();
+    std::string from = last.empty() ? "it saved none with dist.save or dist.save_sharded, so it starts over"
+                                    : "the last one it finished is '" + last + "'";
     std::fprintf(stderr,
                  "nabla launch: rank %d died; restarting all %d rank(s) of node %d (restart %d of %d): the script "
-                 "resumes from its latest checkpoint\n",
-                 cmd.node_rank * cmd.nproc + failed_rank, cmd.nproc, cmd.node_rank, restart + 1, cmd.max_restarts);
+                 "resumes from its latest checkpoint (%s)\n",
+                 cmd.node_rank * cmd.nproc + failed_rank, cmd.nproc, cmd.node_rank, restart + 1, cmd.max_restarts,
+                 from.c_str());
   }
 }
 

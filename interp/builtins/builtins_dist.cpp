@@ -6,12 +6,16 @@
 // parallelism are ops of the table (autograd/ops/dist.cpp).
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "autograd/engine.hpp"
 #include "autograd/grad_reducer.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/dist/communicator.hpp"
+#include "tensor/atomic_file.hpp"
 #include "tensor/dist/flat_storage.hpp"
 
 namespace nabla::interp {
@@ -228,6 +232,38 @@ Value json_str_dict(const IndexJson& j, const std::string& what) {
   return Value::object(Tag::Dict, d);
 }
 
+// Note [Checkpoint notes]
+// nabla launch gives its ranks NABLA_CHECKPOINT_NOTE, a file of its own. dist.save and
+// dist.save_sharded write the path of each checkpoint they finish there (local rank 0,
+// atomically), so that when a rank dies the launcher can say which checkpoint the run
+// resumes from, and dist.elastic_state() can tell the restarted script.
+std::string checkpoint_note_file() {
+  const char* file = std::getenv("NABLA_CHECKPOINT_NOTE");
+  return file ? file : "";
+}
+
+// note_checkpoint(path): records that the checkpoint at path is complete; whether it
+// was written here (under nabla launch, on local rank 0).
+Value note_checkpoint_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("note_checkpoint", a, {"path"}, 1);
+  if (b[0].tag != Tag::Str) fail("note_checkpoint: path must be a str");
+  const char* local = std::getenv("LOCAL_RANK");
+  std::string file = checkpoint_note_file();
+  if (file.empty() || (local && std::string(local) != "0")) return Value::boolean(false);
+  write_file_atomically(file, b[0].as<StrObj>()->s, "dist checkpoint note");
+  return Value::boolean(true);
+}
+
+// last_checkpoint(): the path of the last checkpoint noted in this launch, or none.
+Value last_checkpoint_builtin(Evaluator&, CallArgs& a) {
+  bind("last_checkpoint", a, {}, 0);
+  std::string file = checkpoint_note_file();
+  if (file.empty()) return Value();
+  std::ifstream in(file);
+  std::string path((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return path.empty() ? Value() : make_str(path);
+}
+
 // sharded_index_text(weight_map, metadata): the index file's text.
 Value sharded_index_text_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("sharded_index_text", a, {"weight_map", "metadata"}, 2);
@@ -297,6 +333,11 @@ const BuiltinEntry kDistFunctions[] = {
     {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",
      "Calls fn() when the outermost backward() now running ends; false outside backward. Example: "
      "_dist.at_backward_end(fn() = print(\"done\"))"},
+    {"note_checkpoint", note_checkpoint_builtin, "note_checkpoint(path)",
+     "Records a finished checkpoint's path for nabla launch (Note [Checkpoint notes]); whether it was written here. "
+     "Example: _dist.note_checkpoint(\"ckpt/step5\")"},
+    {"last_checkpoint", last_checkpoint_builtin, "last_checkpoint()",
+     "The path of the last checkpoint noted in this launch, or none. Example: _dist.last_checkpoint()"},
     {"sharded_index_text", sharded_index_text_builtin, "sharded_index_text(weight_map, metadata)",
      "The JSON text of a sharded checkpoint's index: {metadata, weight_map}. Example: "
      "_dist.sharded_index_text({\"w\": \"a.safetensors\"}, {})"},

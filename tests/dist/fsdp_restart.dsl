@@ -1,11 +1,11 @@
 # Training that survives a lost rank: 20 Adam steps under FSDP on the ranks of one
-# launch, a sharded checkpoint every 5 steps (DIR/stepS, and DIR/latest naming it).
+# launch, a sharded checkpoint every 5 steps (DIR/stepS), which the launcher notes.
 # With KILL set, rank 1 of the first run waits in step 7 to be killed (it writes its
 # pid to DIR/kill_me; tests/dist/fsdp_restart_test.sh sends SIGKILL); nabla launch
-# --max-restarts 1 starts both ranks again, they resume from the step-5 checkpoint,
-# and the final parameters must equal one process's uninterrupted 20 steps.
+# --max-restarts 1 starts both ranks again, they resume from the step-5 checkpoint
+# (dist.elastic_state()["last_checkpoint"]), and the final parameters must equal one
+# process's uninterrupted 20 steps.
 #   nabla launch -n 2 --max-restarts 1 tests/dist/fsdp_restart.dsl DIR [kill]
-import data
 import dist
 import nn
 import optim
@@ -41,17 +41,16 @@ manual_seed(4)
 let fsdp = dist.FullyShardedDataParallel(Net().to(f64), auto_wrap=["Linear"])
 let opt = optim.Adam(fsdp.parameters(), lr=1e-2)
 let first = 0
-if data.file_exists(f"{dir}/latest") {
-  first = int(read_text(f"{dir}/latest"))
-  dist.load_sharded(f"{dir}/step{first}", fsdp, optimizer=opt)
+let last = dist.elastic_state()["last_checkpoint"]  # the launcher's note of the last finished checkpoint
+if last != none {
+  first = int(last.split("/step")[-1])
+  dist.load_sharded(last, fsdp, optimizer=opt)
   print(f"rank {rank}: restart {restart}: resumed from the step-{first} checkpoint")
 }
 
 fn after_step(done) {
   if done % 5 == 0 {
     dist.save_sharded(fsdp, f"{dir}/step{done}", optimizer=opt)
-    if rank == 0 { write_text(f"{dir}/latest", str(done)) }
-    dist.barrier()
   }
   if kill and restart == 0 and rank == 1 and done == 6 {  # in step 7: wait to be killed
     write_text(f"{dir}/kill_me", read_text("/proc/self/stat").split(" ")[0])

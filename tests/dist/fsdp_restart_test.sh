@@ -18,7 +18,8 @@ cat "$dir/out"
 fail() { echo "FAIL: $1"; exit 1; }
 [ "$status" -eq 0 ] || fail "the launcher exited with $status"
 grep -q "nabla launch: rank 1 (pid [0-9]*) was killed by signal 9 (SIGKILL)" "$dir/out" || fail "the dead rank is not named"
-grep -q "restarting all 2 rank(s) of node 0 (restart 1 of 1)" "$dir/out" || fail "no restart"
+grep -q "restarting all 2 rank(s) of node 0 (restart 1 of 1): the script resumes from its latest checkpoint (the last one it finished is '$dir/step5')" "$dir/out" ||
+  fail "no restart naming the step-5 checkpoint"
 for r in 0 1; do
   grep -q "rank $r: restart 1: resumed from the step-5 checkpoint" "$dir/out" || fail "rank $r did not resume from step 5"
   grep -q "rank $r: 20 steps (restart 1) equal one process" "$dir/out" || fail "rank $r did not finish equal"
