@@ -29,6 +29,12 @@
 # once; "none" keeps whole parameters on every rank and all-reduces the flat
 # gradient (DistributedDataParallel's arithmetic, one bucket per unit).
 #
+# A tied parameter (one tensor in fields of several modules: an embedding and the
+# output layer that shares its weight) goes to the innermost unit whose module holds
+# every one of those fields, and each of them is bound to the same gathered view, so
+# the uses' gradients add up in the one flat gradient (a parameter of a unit of its
+# own, read by a module outside it, would be read stale and never get that gradient).
+#
 # Collectives are synchronous (the communicators run one call at a time and return
 # with the result): each unit gathers just before it runs, in forward order, and
 # in backward in the order the engine reaches the units (the reverse), so there is
@@ -62,8 +68,8 @@ function _GatherShard {
   }
 }
 
-# One unit: `entries` are [owner module, field name, shape, numel, name in the unit]
-# of its parameters in order, `shard` this rank's slice of their values flattened
+# One unit: `entries` are [owner module, field name, shape, numel, name in the unit,
+# [[owner, field] of each other place a tied parameter is held]] of its parameters in order, `shard` this rank's slice of their values flattened
 # and padded to a multiple of `world` (the whole vector when world is 1). The whole
 # vector is not kept: the constructor's arguments live as long as the unit.
 model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, reduce_dtype) {
@@ -177,10 +183,16 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
   }
 
   _bind(views) {
-    for (e, v) in zip(entries, views) { setattr(e[0], e[1], v) }
+    for (e, v) in zip(entries, views) {
+      setattr(e[0], e[1], v)
+      for place in e[5] { setattr(place[0], place[1], v) }
+    }
   }
   _unbind() {
-    for e in entries { setattr(e[0], e[1], none) }
+    for e in entries {
+      setattr(e[0], e[1], none)
+      for place in e[5] { setattr(place[0], place[1], none) }
+    }
   }
 
   # This unit's parameters whole, by name (every rank calls it: an all-gather).
@@ -281,9 +293,19 @@ fn _fsdp_check_policy(policy) {
 # Whether `name` (a parameter path) lies under the module at `prefix`.
 fn _fsdp_under(name, prefix) = prefix == "" or name.startswith(prefix + ".")
 
+# Whether parameter `name` and every other name of it (`aliases`: tied weights) lie
+# under the module at `prefix`.
+fn _fsdp_all_under(name, aliases, prefix) {
+  for a in aliases.get(name, []) {
+    if not _fsdp_under(a, prefix) { return false }
+  }
+  return _fsdp_under(name, prefix)
+}
+
 # [module path, [parameter names]] of each unit, innermost first, the root last: a
-# submodule whose parameters not yet in a unit satisfy the policy becomes a unit.
-fn _fsdp_plan(root, policy) {
+# submodule whose parameters not yet in a unit satisfy the policy becomes a unit. A
+# tied parameter counts for a module only when the module holds all its places.
+fn _fsdp_plan(root, policy, aliases) {
   let names = []
   for (n, p) in root.named_parameters() { names.append(n) }
   let taken = {}
@@ -291,7 +313,7 @@ fn _fsdp_plan(root, policy) {
   let mods = root.named_modules()
   for k in range(len(mods) - 1, 0, -1) {
     let (path, m) = mods[k]
-    let mine = [n for n in names if _fsdp_under(n, path) and not (n in taken)]
+    let mine = [n for n in names if _fsdp_all_under(n, aliases, path) and not (n in taken)]
     let count = 0
     for n in mine { count = count + _fsdp_resolve(root, n).numel() }
     if _fsdp_wraps(policy, m, count) {
@@ -312,20 +334,26 @@ fn _fsdp_resolve(root, path) {
   return obj
 }
 
-fn _fsdp_unit(root, path, names, sharding, param_dtype, reduce_dtype) {
+# [owner module, field name] of the parameter at dotted path n.
+fn _fsdp_place(root, n) {
+  let steps = n.split(".")
+  let owner = root if len(steps) == 1 else _fsdp_resolve(root, ".".join(steps[0:len(steps) - 1]))
+  return [owner, steps[len(steps) - 1]]
+}
+
+fn _fsdp_unit(root, path, names, aliases, sharding, param_dtype, reduce_dtype) {
   let entries = []
   let parts = []
   let dtype = none
   for n in names {
-    let steps = n.split(".")
-    let field = steps[len(steps) - 1]
-    let owner = root if len(steps) == 1 else _fsdp_resolve(root, ".".join(steps[0:len(steps) - 1]))
+    let (owner, field) = _fsdp_place(root, n)
     let p = getattr(owner, field)
     if dtype != none and p.dtype != dtype {
       fail(f"dist.FullyShardedDataParallel(): the parameters of unit '{path}' have dtypes {dtype} and {p.dtype}; a unit's flat parameter has one dtype (cast the model with .to() first)")
     }
     dtype = p.dtype
-    entries.append([owner, field, p.shape, p.numel(), n[len(path) + 1:len(n)] if path != "" else n])
+    let others = [_fsdp_place(root, a) for a in aliases.get(n, [])]
+    entries.append([owner, field, p.shape, p.numel(), n[len(path) + 1:len(n)] if path != "" else n, others])
     parts.append(p.detach().reshape([-1]))
   }
   let world = 1 if sharding == "none" else _dist.world_size()
@@ -381,7 +409,9 @@ model FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_pr
   module = module
   # The units, innermost first and the root's last; their flat_params are this
   # model's parameters().
-  units = [_fsdp_unit(module, u[0], u[1], sharding, _precision[0], _precision[1]) for u in _fsdp_plan(module, auto_wrap)]
+  let _aliases = _dist.parameter_aliases(module)  # tied weights: {first name: [other names]}
+  units = [_fsdp_unit(module, u[0], u[1], _aliases, sharding, _precision[0], _precision[1])
+           for u in _fsdp_plan(module, auto_wrap, _aliases)]
   forward(*args) = self.module(*args)
 
   clip_grad_norm_(max_norm, norm_type=2.0) {

@@ -14,6 +14,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/grad_reducer.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/models/module_walk.hpp"
 #include "tensor/dist/communicator.hpp"
 #include "tensor/atomic_file.hpp"
 #include "tensor/dist/flat_storage.hpp"
@@ -264,6 +265,20 @@ Value last_checkpoint_builtin(Evaluator&, CallArgs& a) {
   return path.empty() ? Value() : make_str(path);
 }
 
+// parameter_aliases(module): {first name: [other names]} of each parameter that more
+// than one module field holds (tied weights), for FSDP's units.
+Value parameter_aliases_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("parameter_aliases", a, {"module"}, 1);
+  if (b[0].tag != Tag::Instance) fail("parameter_aliases: module must be a model instance");
+  auto d = std::make_shared<DictObj>();
+  for (const auto& [name, others] : tensor_aliases(b[0], TensorKinds::parameters)) {
+    std::vector<Value> names;
+    for (const std::string& n : others) names.push_back(make_str(n));
+    d->set(make_str(name), make_list(std::move(names)));
+  }
+  return Value::object(Tag::Dict, d);
+}
+
 // sharded_index_text(weight_map, metadata): the index file's text.
 Value sharded_index_text_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("sharded_index_text", a, {"weight_map", "metadata"}, 2);
@@ -333,6 +348,9 @@ const BuiltinEntry kDistFunctions[] = {
     {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",
      "Calls fn() when the outermost backward() now running ends; false outside backward. Example: "
      "_dist.at_backward_end(fn() = print(\"done\"))"},
+    {"parameter_aliases", parameter_aliases_builtin, "parameter_aliases(module)",
+     "{first name: [other names]} of each parameter held by more than one field (tied weights). Example: "
+     "_dist.parameter_aliases(nn.Linear(2, 2))"},
     {"note_checkpoint", note_checkpoint_builtin, "note_checkpoint(path)",
      "Records a finished checkpoint's path for nabla launch (Note [Checkpoint notes]); whether it was written here. "
      "Example: _dist.note_checkpoint(\"ckpt/step5\")"},

@@ -2,6 +2,8 @@
 // every module once, and the tensors they hold once.
 #include "interp/models/module_walk.hpp"
 
+#include <unordered_map>
+
 namespace nabla::interp {
 
 size_t AddressSet::slot_of(const void* p, size_t mask) {
@@ -164,6 +166,24 @@ std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, Ten
     }
   }
   return out;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> tensor_aliases(const Value& root, TensorKinds kinds) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // in first-name order
+  std::unordered_map<const void*, size_t> group_of;
+  bool params = kinds != TensorKinds::buffers, buffers = kinds != TensorKinds::parameters;
+  std::vector<ModuleVisit> visits = walk_modules(root);
+  for (size_t k = 0; k < visits.size(); ++k)
+    for (const Field& f : visits[k].module.as<InstanceObj>()->fields) {
+      bool wanted = (params && f.kind == FieldKind::parameter) || (buffers && f.kind == FieldKind::buffer);
+      if (!wanted || f.value.tag != Tag::Tensor || !f.value.t.defined()) continue;
+      std::string name = join_path(path_of(visits, k), f.name);
+      auto [it, first] = group_of.emplace(f.value.t.impl(), groups.size());
+      if (first) groups.push_back({name, {}});
+      else groups[it->second].second.push_back(name);
+    }
+  std::erase_if(groups, [](const auto& g) { return g.second.empty(); });
+  return groups;
 }
 
 int64_t parameter_elements(const Value& root) {

@@ -84,6 +84,10 @@ enum class TensorKinds { parameters, buffers, both };
 // once, under its first name ("fc.weight"); per module in field order. Without
 // `names` the names are left empty (they cost the square of the nesting depth).
 std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, TensorKinds kinds, bool names = true);
+// Tied tensors: for each tensor that more than one module field holds (a weight
+// shared by an embedding and an output layer), its first name, as named_tensors
+// gives it, and its other names.
+std::vector<std::pair<std::string, std::vector<std::string>>> tensor_aliases(const Value& root, TensorKinds kinds);
 
 // The parameter or buffer a dotted key names by following fields from the model
 // ("b.weight", "layers.0.bias"), or null: state_dict's names, and every other path
