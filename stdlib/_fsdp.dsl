@@ -35,11 +35,17 @@
 # the uses' gradients add up in the one flat gradient (a parameter of a unit of its
 # own, read by a module outside it, would be read stale and never get that gradient).
 #
-# Collectives are synchronous (the communicators run one call at a time and return
-# with the result): each unit gathers just before it runs, in forward order, and
-# in backward in the order the engine reaches the units (the reverse), so there is
-# no prefetch to overlap; every rank makes the same calls in the same order because
-# every rank runs the same graph.
+# Prefetch (prefetch=true): the units' collectives go through one queue that a thread
+# of its own runs in order (Note [One queue for a unit's collectives] in
+# tensor/dist/collective_queue.hpp), so a gather can run while a unit computes. The
+# first forward records the order the units run in, and the first backward the order
+# they start their backward in (the root first: its outputs are the model's); from
+# then on a unit's forward queues the next unit's gather before it computes, and a
+# unit's backward the gather of the next unit to start its backward. A gather
+# queued but not used by the end of the forward (or backward) is waited for and
+# dropped, so a prefetched vector never outlives the parameters it was gathered from.
+# Every rank queues the same calls in the same order because every rank runs the
+# same graph.
 import _dist
 import _argcheck
 import nn
@@ -72,7 +78,7 @@ function _GatherShard {
 # [[owner, field] of each other place a tied parameter is held]] of its parameters in order, `shard` this rank's slice of their values flattened
 # and padded to a multiple of `world` (the whole vector when world is 1). The whole
 # vector is not kept: the constructor's arguments live as long as the unit.
-model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, reduce_dtype) {
+model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, reduce_dtype, schedule, index) {
   path = path
   sharding = sharding
   world = world
@@ -80,11 +86,15 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
   # This rank's slice of the flat parameter vector: the optimizer's parameter.
   flat_param = shard.requires_grad_()
   numel = _fsdp_numel(entries)
-  # The call whose forward runs now (set by the pre-forward hook).
+  # The call whose forward runs now (set by the pre-forward hook), and the last one.
   _current = none
+  _last_call = none
+  # [full vector, ticket] of a gather the previous unit queued for this one's forward.
+  _prefetched = none
   # Collectives this unit made: what tests and comm_counts() read.
   gathers = 0
   reductions = 0
+  prefetches = 0  # of the gathers, those queued ahead of the unit's forward or backward
 
   _install() {
     module.register_forward_pre_hook(fn(mod, inp) = self._pre_forward(inp))
@@ -96,9 +106,15 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
 
   _gather(shard) {
     if self.world == 1 { return shard.detach().to(param_dtype) }
+    let ready = self._prefetched
+    if ready != none {
+      self._prefetched = none
+      _dist.wait_collective(ready[1])
+      return ready[0]
+    }
     self.gathers = self.gathers + 1
     let full = zeros([self.shard_size * self.world], dtype=param_dtype)
-    _dist.all_gather_into(full, self._shard_to_gather())
+    _dist.wait_collective(_dist.gather_async(self._shard_to_gather(), full))
     return full
   }
 
@@ -107,14 +123,53 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
     let g = grad.to(reduce_dtype).contiguous()
     self.reductions = self.reductions + 1
     if self.world == 1 {
-      if _dist.world_size() > 1 { _dist.all_reduce(g, "avg") }
+      if _dist.world_size() > 1 { g = _dist.reduce_queued(g, "avg", false) }
       return g.to(self.flat_param.dtype)
     }
-    return _dist.reduce_scatter(g, "avg").to(self.flat_param.dtype)
+    return _dist.reduce_queued(g, "avg", true).to(self.flat_param.dtype)
+  }
+
+  # The unit after this one in a recorded order ("forward" or "backward"), or none.
+  _next_in(which) {
+    let order = schedule[which]  # unit indices
+    for k in range(len(order) - 1) {
+      if order[k] == index { return schedule["units"][order[k + 1]] if order[k + 1] != index else none }
+    }
+    return none
+  }
+
+  # Queues this unit's gather for its coming forward.
+  _prefetch_forward() {
+    if self.world == 1 or self._prefetched != none { return none }
+    let full = zeros([self.shard_size * self.world], dtype=param_dtype)
+    self._prefetched = [full, _dist.gather_async(self._shard_to_gather(), full)]
+    self.gathers = self.gathers + 1
+    self.prefetches = self.prefetches + 1
+  }
+
+  # Queues the gather into the bytes its last forward gave back, for its backward.
+  _prefetch_backward() {
+    let call = self._last_call
+    if call == none or call["full"] == none or call["refill"] != none or _dist.has_bytes(call["full"]) { return none }
+    call["refill"] = _dist.gather_async(self._shard_to_gather(), call["full"])
+    self.gathers = self.gathers + 1
+    self.prefetches = self.prefetches + 1
+    if not call["queued"] { call["queued"] = _dist.at_backward_end(fn() = self._reshard(call)) }
+  }
+
+  # Waits for a prefetched gather nobody used, and drops it.
+  _drop_prefetch() {
+    if self._prefetched != none { _dist.wait_collective(self._prefetched[1]) }
+    self._prefetched = none
   }
 
   _pre_forward(inp) {
-    let call = {"views": none, "full": none, "depth": _dist.backward_depth(), "queued": false}
+    let call = {"views": none, "full": none, "depth": _dist.backward_depth(), "queued": false, "refill": none}
+    if not schedule["recorded"] { schedule["forward"].append(index) }
+    if schedule["prefetch"] and call["depth"] == 0 {
+      let next = self._next_in("forward")
+      if next != none { next._prefetch_forward() }
+    }
     let full = _GatherShard(self, call, self.flat_param)
     let views = []
     let offset = 0
@@ -126,6 +181,7 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
     call["views"] = views
     self._bind(views)
     self._current = call
+    self._last_call = call
     return _fsdp_cast_inputs(inp, param_dtype)
   }
 
@@ -151,9 +207,20 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
     if call["full"] == none {
       fail("dist.FullyShardedDataParallel: a second backward through the same forward (retain_graph=true) is not supported: the unit resharded after the first")
     }
-    if not _dist.has_bytes(call["full"]) {
-      _dist.refill_gathered(self._shard_to_gather(), call["full"])
+    if call["refill"] != none {  # queued by the unit after this one
+      _dist.wait_collective(call["refill"])
+      call["refill"] = none
+    } elif not _dist.has_bytes(call["full"]) {
+      _dist.wait_collective(_dist.gather_async(self._shard_to_gather(), call["full"]))
       self.gathers = self.gathers + 1
+    }
+    if not schedule["backward_recorded"] {  # the first backward records the order units start theirs
+      if len(schedule["backward"]) == 0 { _dist.at_backward_end(fn() = _fsdp_backward_recorded(schedule)) }
+      schedule["backward"].append(index)
+    }
+    if schedule["prefetch"] {
+      let next = self._next_in("backward")
+      if next != none { next._prefetch_backward() }
     }
     self._bind(call["views"])
     if not call["queued"] {
@@ -176,6 +243,10 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
   # make a cycle that reference counts never free.
   _reshard(call) {
     if call["full"] == none { return none }
+    if call["refill"] != none {  # a prefetched gather still writing into the bytes
+      _dist.wait_collective(call["refill"])
+      call["refill"] = none
+    }
     self._unbind()
     if self.sharding == "full" and self.world > 1 { _dist.release_bytes(call["full"]) }
     call["full"] = none
@@ -231,6 +302,10 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
 }
 
 fn _fsdp_join(path, name) = name if path == "" else path + "." + name
+
+fn _fsdp_backward_recorded(schedule) {
+  schedule["backward_recorded"] = true
+}
 
 fn _fsdp_numel(entries) {
   let n = 0
@@ -341,7 +416,7 @@ fn _fsdp_place(root, n) {
   return [owner, steps[len(steps) - 1]]
 }
 
-fn _fsdp_unit(root, path, names, aliases, sharding, param_dtype, reduce_dtype) {
+fn _fsdp_unit(root, path, names, aliases, sharding, param_dtype, reduce_dtype, schedule, index) {
   let entries = []
   let parts = []
   let dtype = none
@@ -363,7 +438,8 @@ fn _fsdp_unit(root, path, names, aliases, sharding, param_dtype, reduce_dtype) {
   let shard = _fsdp_padded(cat(parts), size * world)[r * size:(r + 1) * size].detach().clone()
   parts = none
   let unit = _FsdpUnit(_fsdp_resolve(root, path) if path != "" else root, path, entries, shard, world, sharding,
-                       param_dtype if param_dtype != none else dtype, reduce_dtype if reduce_dtype != none else dtype)
+                       param_dtype if param_dtype != none else dtype, reduce_dtype if reduce_dtype != none else dtype,
+                       schedule, index)
   unit._unbind()
   unit._install()
   return unit
@@ -385,15 +461,16 @@ fn _fsdp_precision(mixed_precision) {
 
 # ---- the wrapper -----------------------------------------------------------------------
 
-# FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_precision=none)
-model FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_precision=none) {
+# FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_precision=none, prefetch=true)
+model FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_precision=none, prefetch=true) {
   """Shards module's parameters, gradients and optimizer state over the ranks (ZeRO-3 with
   sharding="full", ZeRO-2 with "grad_op", DistributedDataParallel's arithmetic with "none"), as
   torch.distributed.fsdp.FullyShardedDataParallel: each unit's parameters are all-gathered for its
   forward and backward and its gradients reduce-scattered. auto_wrap makes submodules units of their
   own: a parameter count, a list of model class names or a function of the module;
   mixed_precision={"param_dtype": bf16, "reduce_dtype": f32} gathers and computes in param_dtype and
-  reduces gradients in reduce_dtype. Give the optimizer its parameters() (this rank's shards).
+  reduces gradients in reduce_dtype; prefetch=true gathers the next unit's parameters while one
+  computes. Give the optimizer its parameters() (this rank's shards).
 
   Example: let fsdp = dist.FullyShardedDataParallel(net, sharding="full", auto_wrap=["Block"])
   """
@@ -410,9 +487,19 @@ model FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_pr
   # The units, innermost first and the root's last; their flat_params are this
   # model's parameters().
   let _aliases = _dist.parameter_aliases(module)  # tied weights: {first name: [other names]}
-  units = [_fsdp_unit(module, u[0], u[1], _aliases, sharding, _precision[0], _precision[1])
-           for u in _fsdp_plan(module, auto_wrap, _aliases)]
-  forward(*args) = self.module(*args)
+  # The units' forward order (recorded by the first forward) and whether they prefetch.
+  _schedule = {"prefetch": prefetch, "forward": [], "recorded": false, "backward": [], "backward_recorded": false,
+               "units": []}
+  let _plan = _fsdp_plan(module, auto_wrap, _aliases)
+  units = [_fsdp_unit(module, _plan[k][0], _plan[k][1], _aliases, sharding, _precision[0], _precision[1], self._schedule, k)
+           for k in range(len(_plan))]
+  let _units_known = self._schedule["units"].extend(self.units)
+  forward(*args) {
+    let out = self.module(*args)
+    self._schedule["recorded"] = true
+    for u in self.units { u._drop_prefetch() }
+    return out
+  }
 
   clip_grad_norm_(max_norm, norm_type=2.0) {
     """Scales the gradients of every shard so that the norm of the whole model's gradient, over all
@@ -442,18 +529,21 @@ model FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_pr
   }
 
   comm_counts() {
-    """{all_gather, reduce} : how many parameter all-gathers and gradient reductions (reduce-scatters,
-    or all-reduces under sharding="none") the units made so far.
+    """{all_gather, reduce, prefetched} : how many parameter all-gathers and gradient reductions
+    (reduce-scatters, or all-reduces under sharding="none") the units made so far, and how many of
+    the gathers were queued ahead of the unit's forward or backward (prefetch=true).
 
     Example: fsdp.comm_counts()
     """
     let g = 0
     let r = 0
+    let p = 0
     for u in self.units {
       g = g + u.gathers
       r = r + u.reductions
+      p = p + u.prefetches
     }
-    return {"all_gather": g, "reduce": r}
+    return {"all_gather": g, "reduce": r, "prefetched": p}
   }
 
   full_state_dict() {

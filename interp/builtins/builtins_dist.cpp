@@ -15,6 +15,7 @@
 #include "autograd/grad_reducer.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/models/module_walk.hpp"
+#include "tensor/dist/collective_queue.hpp"
 #include "tensor/dist/communicator.hpp"
 #include "tensor/atomic_file.hpp"
 #include "tensor/dist/flat_storage.hpp"
@@ -189,6 +190,54 @@ Value refill_gathered_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
+// FSDP's collectives through one queue on a thread of its own (Note [One queue for a
+// unit's collectives] in tensor/dist/collective_queue.hpp).
+
+// gather_async(shard, full): queues the gather of every rank's shard into full (its
+// bytes taken again if given back, its version kept); a ticket for wait_collective.
+Value gather_async_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("gather_async", a, {"shard", "full"}, 2);
+  Tensor shard = as_tensor(b[0], "_dist.gather_async: shard");
+  Tensor full = as_tensor(b[1], "_dist.gather_async: full");
+  return Value::integer(static_cast<int64_t>(dist::queue_gather(shard, full)));
+}
+
+Value wait_collective_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("wait_collective", a, {"ticket"}, 1);
+  dist::wait_collective(static_cast<uint64_t>(as_int(b[0], "_dist.wait_collective: ticket")));
+  return Value();
+}
+
+// reduce_queued(tensor, op, scatter): the reduce-scatter (scatter=true) or all-reduce
+// of tensor, queued behind the gathers already queued, waited for; its result.
+Value reduce_queued_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("reduce_queued", a, {"tensor", "op", "scatter"}, 3);
+  Tensor t = as_tensor(b[0], "_dist.reduce_queued: tensor");
+  dist::ReduceOp op = dist::reduce_op_from_name(str(b[1]));
+  bool scatter = as_bool(b[2], "_dist.reduce_queued: scatter");
+  auto result = std::make_shared<Tensor>();
+  uint64_t ticket = dist::queue_collective([t, op, scatter, result](dist::Communicator& comm) mutable {
+    if (scatter) {
+      *result = comm.reduce_scatter(t, op);
+    } else {
+      comm.all_reduce(t, op);
+      *result = t;
+    }
+  });
+  dist::wait_collective(ticket);
+  return Value::tensor(*result);
+}
+
+// collective_queue_times(): {run_us, wait_us} of the queue (overlap = run - wait).
+Value collective_queue_times_builtin(Evaluator&, CallArgs& a) {
+  bind("collective_queue_times", a, {}, 0);
+  dist::QueueTimes t = dist::collective_queue_times();
+  auto d = std::make_shared<DictObj>();
+  d->set(make_str("run_us"), Value::number(t.run_us));
+  d->set(make_str("wait_us"), Value::number(t.wait_us));
+  return Value::object(Tag::Dict, d);
+}
+
 Value backward_depth_builtin(Evaluator&, CallArgs& a) {
   bind("backward_depth", a, {}, 0);
   return Value::integer(backward_depth());
@@ -348,6 +397,18 @@ const BuiltinEntry kDistFunctions[] = {
     {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",
      "Calls fn() when the outermost backward() now running ends; false outside backward. Example: "
      "_dist.at_backward_end(fn() = print(\"done\"))"},
+    {"gather_async", gather_async_builtin, "gather_async(shard, full)",
+     "Queues the all-gather of every rank's shard into full (FSDP's prefetch); a ticket for wait_collective. "
+     "Example: _dist.wait_collective(_dist.gather_async(ones(2), zeros(2 * dist.world_size())))"},
+    {"wait_collective", wait_collective_builtin, "wait_collective(ticket)",
+     "Waits for a queued collective (gather_async); its error, if it failed. Example: "
+     "_dist.wait_collective(_dist.gather_async(ones(2), zeros(2 * dist.world_size())))"},
+    {"collective_queue_times", collective_queue_times_builtin, "collective_queue_times()",
+     "{run_us, wait_us}: time the FSDP collective queue's thread ran calls, and callers waited for them. Example: "
+     "_dist.collective_queue_times()"},
+    {"reduce_queued", reduce_queued_builtin, "reduce_queued(tensor, op, scatter)",
+     "A reduce-scatter (scatter=true) or all-reduce, queued behind FSDP's gathers and waited for. Example: "
+     "_dist.reduce_queued(ones(2 * dist.world_size()), \"avg\", true)"},
     {"parameter_aliases", parameter_aliases_builtin, "parameter_aliases(module)",
      "{first name: [other names]} of each parameter held by more than one field (tied weights). Example: "
      "_dist.parameter_aliases(nn.Linear(2, 2))"},

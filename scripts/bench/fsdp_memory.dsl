@@ -4,14 +4,18 @@
 #   ddp      dist.DistributedDataParallel
 #   full     dist.FullyShardedDataParallel, sharding="full" (one unit per Linear)
 #   grad_op  the same with sharding="grad_op"
+#   full_sync  "full" with prefetch=false: each unit gathers when it starts
 # Prints from rank 0, the largest figure over the ranks:
 #   BENCH fsdp_memory mode=.. ranks=N params=.. exact_MB=.. state_MB=.. peak_MB=.. step_ms=..
 # exact_MB: the bytes of this rank's parameters, gradients and Adam state (numel x 4);
 # state_MB: what stays allocated after a step (the same, as the caching allocator
 # rounds each block up to a quarter of a power of two, and whatever else lives);
-# peak_MB: the most allocated during a step (gathered units, activations too).
+# peak_MB: the most allocated during a step (gathered units, activations too);
+# comm_ms, waited_ms (FSDP): the time per step its collectives ran on their thread,
+# and the part of it the step waited for (the rest overlapped compute).
 #   nabla scripts/bench/fsdp_memory.dsl single
 #   nabla launch -n N scripts/bench/fsdp_memory.dsl full          (scripts/bench/fsdp_memory.sh runs all)
+import _dist
 import dist
 import nn
 import optim
@@ -34,6 +38,9 @@ let params = nn.count_parameters(net)
 let wrapped = net
 if mode == "ddp" { wrapped = dist.DistributedDataParallel(net) }
 if mode == "full" or mode == "grad_op" { wrapped = dist.FullyShardedDataParallel(net, sharding=mode, auto_wrap=["Linear"]) }
+if mode == "full_sync" {
+  wrapped = dist.FullyShardedDataParallel(net, sharding="full", auto_wrap=["Linear"], prefetch=false)
+}
 let opt = optim.Adam(wrapped.parameters(), lr=1e-4)
 
 fn step() {
@@ -43,10 +50,15 @@ fn step() {
 }
 step()  # Adam's state exists after the first step
 reset_peak_memory_stats()
+let queued0 = _dist.collective_queue_times()
 let t0 = time.perf_counter()
 let steps = 3
 for i in range(steps) { step() }
 let step_ms = (time.perf_counter() - t0) / steps * 1000
+let queued1 = _dist.collective_queue_times()
+# FSDP's collectives per step: the time they ran, and what the steps waited for them.
+let comm_ms = (queued1["run_us"] - queued0["run_us"]) / steps / 1000
+let waited_ms = (queued1["wait_us"] - queued0["wait_us"]) / steps / 1000
 # The bytes of the tensors this rank keeps for training.
 fn kept_bytes() {
   let n = 0
@@ -60,9 +72,15 @@ fn kept_bytes() {
   }
   return n
 }
-let figures = tensor([kept_bytes() / 1e6, (memory_allocated() - base) / 1e6, (max_memory_allocated() - base) / 1e6, step_ms], dtype=f64)
+let figures = tensor([kept_bytes() / 1e6, (memory_allocated() - base) / 1e6, (max_memory_allocated() - base) / 1e6, step_ms,
+                       comm_ms, waited_ms], dtype=f64)
 if distributed { dist.all_reduce(figures, op="max") }
 if rank == 0 {
+  let comm = ""
+  if mode in ["full", "full_sync", "grad_op"] {
+    comm = f" comm_ms={round(figures[4].item(), 1)} waited_ms={round(figures[5].item(), 1)}"
+  }
   print(f"BENCH fsdp_memory mode={mode} ranks={world} params={params} exact_MB={round(figures[0].item(), 1)} " +
-        f"state_MB={round(figures[1].item(), 1)} peak_MB={round(figures[2].item(), 1)} step_ms={round(figures[3].item(), 1)}")
+        f"state_MB={round(figures[1].item(), 1)} peak_MB={round(figures[2].item(), 1)} step_ms={round(figures[3].item(), 1)}" +
+        comm)
 }

@@ -26,5 +26,10 @@ void release_bytes(const Tensor& t);
 // Takes bytes again for `full` if released, then gathers every rank's `shard` into
 // it, keeping the storage's version (Note [FSDP resharding]).
 void refill_gathered(Communicator& comm, const Tensor& shard, Tensor& full);
+// refill_gathered in two parts, for a gather run on another thread
+// (collective_queue.hpp): the bytes taken (on the caller's thread), then the gather
+// into them with full's version kept.
+void take_gather_bytes(const Tensor& full);
+void gather_keeping_version(Communicator& comm, const Tensor& shard, Tensor& full);
 
 }  // namespace nabla::dist

@@ -58,10 +58,11 @@ fn train(net, params, loss_fn, data, lo, hi) {
 }
 
 # The largest difference between the FSDP run's parameters and one process's.
-fn compare(make, loss_fn, data, auto_wrap, mixed_precision) {
+fn compare(make, loss_fn, data, auto_wrap, mixed_precision, prefetch=true) {
   manual_seed(5 + rank)  # rank 0's start is broadcast
   let net = make().to(f64)
-  let fsdp = dist.FullyShardedDataParallel(net, sharding=sharding, auto_wrap=auto_wrap, mixed_precision=mixed_precision)
+  let fsdp = dist.FullyShardedDataParallel(net, sharding=sharding, auto_wrap=auto_wrap, mixed_precision=mixed_precision,
+                                           prefetch=prefetch)
   train(fsdp, fsdp.parameters(), loss_fn, data, rank * B, (rank + 1) * B)
   manual_seed(5)
   let single = make().to(f64)
@@ -90,6 +91,20 @@ let counts = t_fsdp.comm_counts()
 let per_step = {"full": 2, "grad_op": 1, "none": 0}[sharding]
 expect(counts["all_gather"] == per_step * 3 * steps, f"{sharding}: all-gathers {counts}")
 expect(counts["reduce"] == 3 * steps, f"{sharding}: reductions {counts}")
+# Prefetch: from the second step (the first records the orders) the root's forward
+# queues block 0's gather and block 0's block 1's; in backward ("full" only: "grad_op"
+# keeps its gathered vectors) the root, which starts first, queues block 1's, and
+# block 1 block 0's.
+let prefetched = {"full": 4 * (steps - 1), "grad_op": 2 * (steps - 1), "none": 0}[sharding]
+expect(counts["prefetched"] == prefetched, f"{sharding}: prefetched gathers {counts}, expected {prefetched}")
+# Without prefetch: the same calls in the same order, so the same parameters, bit for bit.
+let (s_worst, s_fsdp) = compare(transformer, transformer_loss, tdata, ["Block"], none, false)
+expect(s_fsdp.comm_counts()["prefetched"] == 0 and s_fsdp.comm_counts()["all_gather"] == counts["all_gather"],
+       f"without prefetch: {s_fsdp.comm_counts()}")
+let with_prefetch = t_fsdp.full_state_dict()
+for (n, p) in s_fsdp.full_state_dict().items() {
+  expect((with_prefetch[n] - p).abs().max().item() == 0.0, f"{sharding}: prefetch changed {n}")
+}
 
 let (c_worst, c_fsdp) = compare(CNN, cnn_loss, cdata, 30, none)  # conv2 and fc are units of their own
 expect(len(c_fsdp.units) == 3, f"units: {[u.path for u in c_fsdp.units]}")
