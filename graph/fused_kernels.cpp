@@ -118,10 +118,13 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
     if (pooled) return run_conv2d_act_pool_on_gpu(node, x, w, b, outputs);
     return cuda::conv2d_act(x, w, b, conv.attrs, act, outputs[0]);
   }
+  // Note [Blocked activations between convolutions] (passes/block_layout.cpp): the GPU
+  // kernels above ignore the flags, producers and readers alike.
+  auto flag = [&](const char* name) { return node.attrs.has(name) && node.attrs.b(name); };
   if (pooled)
     return cpu::conv2d_act_max_pool2d(x, w, b, conv.attrs, act, node.body->nodes.at(2).attrs, cpu::WeightLayout::packed,
-                                      outputs[0], outputs[1]);
-  cpu::conv2d_act(x, w, b, conv.attrs, act, cpu::WeightLayout::packed, outputs[0]);
+                                      outputs[0], outputs[1], flag("blocked_in"), flag("blocked_out"));
+  cpu::conv2d_act(x, w, b, conv.attrs, act, cpu::WeightLayout::packed, outputs[0], flag("blocked_in"));
 }
 
 }  // namespace

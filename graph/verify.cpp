@@ -146,6 +146,13 @@ void verify_table_node(const Site& s, const Node& n, const OpDef& def) {
 
 void verify_graph(const Graph& g, const std::string& after, const std::string& within);
 
+// The attributes a conv2d epilogue node may carry: the channel-blocked layout of its
+// input and its output (passes/block_layout.cpp), bools.
+bool layout_attribute(const Node& n, const Attr& a) {
+  return n.kind == NodeKind::epilogue && n.epilogue.base == OpId::conv2d &&
+         (a.name == "blocked_in" || a.name == "blocked_out") && std::holds_alternative<bool>(a.value);
+}
+
 void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, bool body) {
   if (n.inputs.size() != inputs)
     bad(s, "takes " + count_of(inputs, "input") + ", has " + std::to_string(n.inputs.size()));
@@ -153,7 +160,8 @@ void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, b
     if (v < 0) bad(s, "an input is none; " + n.name() + " needs every input");
   if (n.outputs.size() != outputs)
     bad(s, "makes " + count_of(outputs, "output") + ", has " + std::to_string(n.outputs.size()));
-  if (!n.attrs.items().empty()) bad(s, n.name() + " takes no attributes, has " + n.attrs.str());
+  for (const Attr& a : n.attrs.items())
+    if (!layout_attribute(n, a)) bad(s, n.name() + " takes no attributes, has " + n.attrs.str());
   if (body && !n.body) bad(s, n.name() + " needs a body (the ops it computes)");
   if (!body && n.body) bad(s, n.name() + " has no body");
 }

@@ -158,9 +158,13 @@ bool blocked_result(const ConvNdGeometry& g, bool pooled) {
 }
 
 // The forward convolution, with `act` applied to its result as a post-op (the graph
-// passes' conv2d_act; eager conv2d passes none); `pooled` as blocked_result.
-std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Activation act, bool pooled) {
+// passes' conv2d_act; eager conv2d passes none); `pooled` as blocked_result;
+// `blocked_in`: its input comes in nChw16c (Note [Blocked activations between
+// convolutions] in passes/block_layout.cpp).
+std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Activation act, bool pooled,
+                                         bool blocked_in) {
   ConvDescs d = conv_descs(g, bias);
+  if (blocked_in) d.src = memory::desc(d.src.dims(), memory::data_type::f32, Tag::aBcd16b);
   if (blocked_result(g, pooled))
     d.dst_any = memory::desc(d.dst.dims(), memory::data_type::f32, Tag::aBcd16b);
   auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, act);
@@ -206,9 +210,10 @@ std::shared_ptr<CachedConv> make_backward_weights(const ConvNdGeometry& g) {
 using ConvKey = std::vector<int64_t>;
 constexpr size_t kMaxCachedConvs = 256;
 
-ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, uint64_t weight_owner, bool pooled) {
+ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, uint64_t weight_owner, bool pooled,
+                 bool blocked_in) {
   ConvKey key{static_cast<int64_t>(pass), bias, static_cast<int64_t>(act), static_cast<int64_t>(weight_owner),
-              pooled, g.N, g.C, g.OC, g.groups};
+              pooled, blocked_in, g.N, g.C, g.OC, g.groups};
   for (const std::vector<int64_t>* dims : {&g.in, &g.kernel, &g.out, &g.stride, &g.pad, &g.dilation})
     key.insert(key.end(), dims->begin(), dims->end());
   return key;
@@ -219,15 +224,16 @@ ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, 
 // weight tensor; `pooled` as for make_forward.
 std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& g, bool bias,
                                         Activation act = Activation::none, const Tensor& packed_weight = Tensor(),
-                                        bool pooled = false) {
+                                        bool pooled = false, bool blocked_in = false) {
   static std::mutex mutex;
   static std::map<ConvKey, std::shared_ptr<CachedConv>> cache;
-  ConvKey key = conv_key(pass, g, bias, act, packed_weight.defined() ? packed_weight.impl()->serial : 0, pooled);
+  ConvKey key =
+      conv_key(pass, g, bias, act, packed_weight.defined() ? packed_weight.impl()->serial : 0, pooled, blocked_in);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   try {
-    std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled)
+    std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled, blocked_in)
                                     : pass == Pass::backward_data ? make_backward_data(g)
                                                                   : make_backward_weights(g);
     if (cache.size() >= kMaxCachedConvs) cache.clear();
@@ -462,7 +468,8 @@ int64_t forward_macs(const ConvNdGeometry& g) {
 
 // y = act(conv(x, w) + bias); y [N, OC, out...].
 void conv_forward(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs,
-                  Activation act, WeightLayout layout, const Tensor& y, const ChosenOutput& take_output = nullptr) {
+                  Activation act, WeightLayout layout, const Tensor& y, const ChosenOutput& take_output = nullptr,
+                  bool blocked_in = false) {
   ConvNdGeometry g = conv_nd_geometry(input.sizes(), weight.sizes(), attrs, op);
   if (y.numel() == 0) return;
   if (degenerate(g)) {
@@ -479,7 +486,8 @@ void conv_forward(const char* op, const Tensor& input, const Tensor& weight, con
       ptrs.push_back(y.raw_data());
       bool packed = layout == WeightLayout::packed;
       onednn::SerialIfSmall serial(forward_macs(g));
-      execute(*cached_conv(op, Pass::forward, g, b.defined(), act, packed ? weight : Tensor(), take_output != nullptr),
+      execute(*cached_conv(op, Pass::forward, g, b.defined(), act, packed ? weight : Tensor(), take_output != nullptr,
+                           blocked_in),
               ptrs, packed ? w : Tensor(), take_output);
     } else if (g.spatial() == 2) {
       forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), planar(g));
@@ -534,9 +542,11 @@ void conv_backward_weight(const char* op, const TensorList& in, const Attrs& att
 
 }  // namespace
 
+bool blocked_activations() { return channel_block_of_isa() == 16; }
+
 void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs, Activation act,
-                WeightLayout layout, const Tensor& y) {
-  conv_forward("conv2d", input, weight, bias, attrs, act, layout, y);
+                WeightLayout layout, const Tensor& y, bool blocked_in) {
+  conv_forward("conv2d", input, weight, bias, attrs, act, layout, y, nullptr, blocked_in && blocked_activations());
 }
 
 // The channel block of a layout [N, C, H, W] that max_pool_2x2_channel_blocked reads:
@@ -573,6 +583,33 @@ int64_t pooled_chunk_images(const ConvNdGeometry& g) {
   return std::clamp<int64_t>(kPooledChunkBytes / std::max<int64_t>(image_bytes, 1), 1, g.N);
 }
 
+// A planar f32 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a pooled
+// result that hands on blocked was pooled planar (another pool, another layout).
+void write_blocked16(const Tensor& planar, float* to) {
+  const Shape& s = planar.sizes();
+  int64_t N = s[0], C = s[1], HW = s[2] * s[3];
+  Tensor src = contiguous_raw(planar);
+  const float* from = src.data<float>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t p = 0; p < HW; ++p)
+        to[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
+}
+
+// max_pool2d of a planar chunk into `out` (planar), or into `blocked` (nChw16c) when
+// that is given.
+void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& out, const Tensor& indices,
+               float* blocked) {
+  if (!blocked) {
+    TensorList pool_out{out, indices};
+    return max_pool2d({activated}, pool_attrs, pool_out);
+  }
+  Tensor planar = empty(out.sizes(), out.dtype());
+  TensorList pool_out{planar, Tensor()};
+  max_pool2d({activated}, pool_attrs, pool_out);
+  write_blocked16(planar, blocked);
+}
+
 }  // namespace
 
 // The convolution's result is pooled where oneDNN left it when that is channel-blocked
@@ -582,16 +619,18 @@ int64_t pooled_chunk_images(const ConvNdGeometry& g) {
 // f64) runs the convolution into a buffer, then the pool.
 void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs,
                            Activation act, const Attrs& pool_attrs, WeightLayout layout, const Tensor& out,
-                           const Tensor& indices) {
+                           const Tensor& indices, bool blocked_in, bool blocked_out) {
   ConvNdGeometry g = conv_nd_geometry(x.sizes(), w.sizes(), conv_attrs, "conv2d");
   Shape activated_sizes{g.N, g.OC, g.out[0], g.out[1]};
   PoolGeometry pool = pool_geometry(activated_sizes, pool_attrs, "max_pool2d");
+  blocked_in = blocked_in && blocked_activations();
+  blocked_out = blocked_out && blocked_activations() && !indices.defined();
   bool in_place = !indices.defined() && out.dtype() == DType::f32 && is_plain_2x2(pool) && !degenerate(g);
   if (!in_place || g.N == 0) {
     Tensor activated = empty(activated_sizes, out.dtype());
-    conv_forward("conv2d", x, w, bias, conv_attrs, act, layout, activated);
-    TensorList pool_out{out, indices};
-    return max_pool2d({activated}, pool_attrs, pool_out);
+    conv_forward("conv2d", x, w, bias, conv_attrs, act, layout, activated, nullptr, blocked_in);
+    return pool_into(activated, pool_attrs, out, indices,
+                     blocked_out && out.numel() > 0 ? static_cast<float*>(out.raw_data()) : nullptr);
   }
   Tensor input = contiguous_raw(x);
   int64_t chunk = pooled_chunk_images(g), pooled_image = out.numel() / g.N;
@@ -601,19 +640,15 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
     bool pooled = false;
     ChosenOutput pool_in_place = [&](const memory::desc& chosen, const void* data) {
       int64_t block = channel_block(chosen);
-      if (block == 0) return false;
+      if (block == 0 || (blocked_out && block != 16)) return false;
       max_pool_2x2_channel_blocked(static_cast<const float*>(data), pooled_out, count, g.OC, g.out[0], g.out[1],
-                                   block);
+                                   block, blocked_out);
       return pooled = true;
     };
     Tensor activated = empty({count, g.OC, g.out[0], g.out[1]}, out.dtype());
     conv_forward("conv2d", batch_slice(input, first, count), w, bias, conv_attrs, act, layout, activated,
-                 pool_in_place);
-    if (!pooled) {
-      Tensor pooled_view = batch_slice(out, first, count);
-      TensorList pool_out{pooled_view, Tensor()};
-      max_pool2d({activated}, pool_attrs, pool_out);
-    }
+                 pool_in_place, blocked_in);
+    if (!pooled) pool_into(activated, pool_attrs, batch_slice(out, first, count), Tensor(), blocked_out ? pooled_out : nullptr);
   }
 }
 

@@ -86,15 +86,23 @@ void linear_act(const Tensor& x, const Tensor& w, const Tensor& bias, Activation
 // out = x W^T + b on GEMM (sgemm/dgemm), any float dtype.
 void linear_gemm(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out);
 
+// Whether f32 activations can be handed between convolutions in oneDNN's nChw16c
+// (AVX-512; Note [Blocked activations between convolutions] in passes/block_layout.cpp):
+// where not, kernels ignore the blocked flags below, producers and readers alike.
+bool blocked_activations();
+
 // out = act(conv2d(x, w, b)) with conv2d's attributes; f32 applies act as a oneDNN
 // post-op of the convolution (eager conv2d is conv2d_act with none, plain).
+// `blocked_in`: x holds nChw16c (its type still says [N, C, H, W]).
 void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs, Activation act,
-                WeightLayout layout, const Tensor& out);
+                WeightLayout layout, const Tensor& out, bool blocked_in = false);
 // out, indices = max_pool2d(act(conv2d(x, w, b))) with each op's attributes (indices
 // may be undefined: not computed). f32 with a 2x2 stride-2 pool pools from oneDNN's
 // channels-last result straight into `out`; otherwise the two kernels one by one.
+// `blocked_in`: x holds nChw16c; `blocked_out`: out is written in nChw16c (C a
+// multiple of 16, no indices).
 void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs,
                            Activation act, const Attrs& pool_attrs, WeightLayout layout, const Tensor& out,
-                           const Tensor& indices);
+                           const Tensor& indices, bool blocked_in = false, bool blocked_out = false);
 
 }  // namespace nabla::cpu

@@ -70,8 +70,9 @@ NABLA_CPU_KERNEL(max_pool2d_backward);
 // whose result oneDNN keeps blocked (conv2d_act_max_pool2d).
 struct PoolGeometry;  // conv_geometry.hpp
 bool is_plain_2x2(const PoolGeometry& g);
+// blocked_out: y in x's layout (nChw16c when block is 16) instead of planar.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
-                                  int64_t block);
+                                  int64_t block, bool blocked_out = false);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

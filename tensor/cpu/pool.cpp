@@ -146,7 +146,7 @@ void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, f
 // transposed into the channels' planar rows. The rules of max_pool_2x2: the first
 // cell starts, a strictly greater value or a NaN takes over.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
-                                  int64_t block) {
+                                  int64_t block, bool blocked_out) {
   const int64_t OH = H / 2, OW = W / 2, blocks = (C + block - 1) / block;
   PoolGeometry rows_of{};  // for_rows's split: "planes" of (image, channel block)
   rows_of.planes = N * blocks;
@@ -155,6 +155,10 @@ void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C
     thread_local std::vector<float> tile;
     tile.resize(static_cast<size_t>((OW + 7) / 8 * 8 * block));
     const float* r0 = x + (plane * H + 2 * oh) * W * block;
+    if (blocked_out) {  // the tile is the output row itself
+      blocked_window_max(r0, r0 + W * block, OW, block, y + (plane * OH + oh) * OW * block);
+      return;
+    }
     blocked_window_max(r0, r0 + W * block, OW, block, tile.data());
     const int64_t n = plane / blocks, first = plane % blocks * block;
     write_planar(tile.data(), OW, block, std::min(block, C - first), y + ((n * C + first) * OH + oh) * OW, OH * OW);
