@@ -165,12 +165,13 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
 
   _pre_forward(inp) {
     let call = {"views": none, "full": none, "depth": _dist.backward_depth(), "queued": false, "refill": none}
-    if not schedule["recorded"] { schedule["forward"].append(index) }
+    if not schedule["recorded"] and not (index in schedule["forward"]) { schedule["forward"].append(index) }
+    let full = _GatherShard(self, call, self.flat_param)
+    # Queued after this unit's own gather: it runs while this unit computes.
     if schedule["prefetch"] and call["depth"] == 0 {
       let next = self._next_in("forward")
       if next != none { next._prefetch_forward() }
     }
-    let full = _GatherShard(self, call, self.flat_param)
     let views = []
     let offset = 0
     for e in entries {
@@ -214,7 +215,8 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
       _dist.wait_collective(_dist.gather_async(self._shard_to_gather(), call["full"]))
       self.gathers = self.gathers + 1
     }
-    if not schedule["backward_recorded"] {  # the first backward records the order units start theirs
+    if not schedule["backward_recorded"] and not (index in schedule["backward"]) {
+      # the first backward records the order units start theirs
       if len(schedule["backward"]) == 0 { _dist.at_backward_end(fn() = _fsdp_backward_recorded(schedule)) }
       schedule["backward"].append(index)
     }
