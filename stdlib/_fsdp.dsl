@@ -112,10 +112,17 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
       _dist.wait_collective(ready[1])
       return ready[0]
     }
+    let queued = self._queue_gather()
+    _dist.wait_collective(queued[1])
+    return queued[0]
+  }
+
+  # [full vector, ticket] of a gather of every rank's shard queued now (into `full`,
+  # or a new vector).
+  _queue_gather(full=none) {
     self.gathers = self.gathers + 1
-    let full = zeros([self.shard_size * self.world], dtype=param_dtype)
-    _dist.wait_collective(_dist.gather_async(self._shard_to_gather(), full))
-    return full
+    let into = full if full != none else zeros([self.shard_size * self.world], dtype=param_dtype)
+    return [into, _dist.gather_async(self._shard_to_gather(), into)]
   }
 
   # The gradient of the full flat vector -> this rank's share of its average.
@@ -141,9 +148,7 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
   # Queues this unit's gather for its coming forward.
   _prefetch_forward() {
     if self.world == 1 or self._prefetched != none { return none }
-    let full = zeros([self.shard_size * self.world], dtype=param_dtype)
-    self._prefetched = [full, _dist.gather_async(self._shard_to_gather(), full)]
-    self.gathers = self.gathers + 1
+    self._prefetched = self._queue_gather()
     self.prefetches = self.prefetches + 1
   }
 
@@ -151,8 +156,7 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
   _prefetch_backward() {
     let call = self._last_call
     if call == none or call["full"] == none or call["refill"] != none or _dist.has_bytes(call["full"]) { return none }
-    call["refill"] = _dist.gather_async(self._shard_to_gather(), call["full"])
-    self.gathers = self.gathers + 1
+    call["refill"] = self._queue_gather(call["full"])[1]
     self.prefetches = self.prefetches + 1
     if not call["queued"] { call["queued"] = _dist.at_backward_end(fn() = self._reshard(call)) }
   }
@@ -212,8 +216,7 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
       _dist.wait_collective(call["refill"])
       call["refill"] = none
     } elif not _dist.has_bytes(call["full"]) {
-      _dist.wait_collective(_dist.gather_async(self._shard_to_gather(), call["full"]))
-      self.gathers = self.gathers + 1
+      _dist.wait_collective(self._queue_gather(call["full"])[1])
     }
     if not schedule["backward_recorded"] and not (index in schedule["backward"]) {
       # the first backward records the order units start theirs

@@ -244,7 +244,8 @@ TensorList view_unbind(const TensorList& in, const Attrs& a) {
   sizes.erase(static_cast<size_t>(dim));
   strides.erase(static_cast<size_t>(dim));
   TensorList slices;
-  for (int64_t k = 0; k < x.sizes()[dim]; ++k) slices.push_back(make_view(x, sizes, strides, x.offset() + k * x.strides()[dim]));
+  for (int64_t k = 0; k < x.sizes()[dim]; ++k)
+    slices.push_back(make_view(x, sizes, strides, x.offset() + k * x.strides()[dim]));
   return slices;
 }
 TensorList backward_unbind(BackwardContext& c) {

@@ -182,13 +182,6 @@ Value has_bytes_builtin(Evaluator&, CallArgs& a) {
   return Value::boolean(dist::has_bytes(as_tensor(b[0], "_dist.has_bytes: tensor")));
 }
 
-Value refill_gathered_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("refill_gathered", a, {"shard", "full"}, 2);
-  Tensor shard = as_tensor(b[0], "_dist.refill_gathered: shard");
-  Tensor full = as_tensor(b[1], "_dist.refill_gathered: full");
-  dist::refill_gathered(dist::require_communicator("FullyShardedDataParallel"), shard, full);
-  return Value();
-}
 
 // FSDP's collectives through one queue on a thread of its own (Note [One queue for a
 // unit's collectives] in tensor/dist/collective_queue.hpp).
@@ -389,9 +382,6 @@ const BuiltinEntry kDistFunctions[] = {
      "_dist.release_bytes(ones(4))"},
     {"has_bytes", has_bytes_builtin, "has_bytes(tensor)",
      "Whether the tensor's storage holds bytes (false after release_bytes). Example: _dist.has_bytes(ones(2))"},
-    {"refill_gathered", refill_gathered_builtin, "refill_gathered(shard, full)",
-     "Takes bytes again for full and all-gathers every rank's shard into it, its version kept. Example: "
-     "_dist.refill_gathered(ones(2), zeros(2 * dist.world_size()))"},
     {"backward_depth", backward_depth_builtin, "backward_depth()",
      "How many backward() calls run now (0 outside backward). Example: _dist.backward_depth()"},
     {"at_backward_end", at_backward_end_builtin, "at_backward_end(fn)",

@@ -583,19 +583,6 @@ int64_t pooled_chunk_images(const ConvNdGeometry& g) {
   return std::clamp<int64_t>(kPooledChunkBytes / std::max<int64_t>(image_bytes, 1), 1, g.N);
 }
 
-// A planar f32 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a pooled
-// result that hands on blocked was pooled planar (another pool, another layout).
-void write_blocked16(const Tensor& planar, float* to) {
-  const Shape& s = planar.sizes();
-  int64_t N = s[0], C = s[1], HW = s[2] * s[3];
-  Tensor src = contiguous_raw(planar);
-  const float* from = src.data<float>();
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t p = 0; p < HW; ++p)
-        to[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
-}
-
 // max_pool2d of a planar chunk into `out` (planar), or into `blocked` (nChw16c) when
 // that is given.
 void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& out, const Tensor& indices,

@@ -73,6 +73,8 @@ bool is_plain_2x2(const PoolGeometry& g);
 // blocked_out: y in x's layout (nChw16c when block is 16) instead of planar.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
                                   int64_t block, bool blocked_out = false);
+// A planar f32 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`.
+void write_blocked16(const Tensor& planar, float* to);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

@@ -141,6 +141,19 @@ void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, f
 
 }  // namespace
 
+// A planar f32 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a pooled
+// result that hands on blocked was pooled planar (another pool, another layout).
+void write_blocked16(const Tensor& planar, float* to) {
+  const Shape& s = planar.sizes();
+  int64_t N = s[0], C = s[1], HW = s[2] * s[3];
+  Tensor src = contiguous_raw(planar);
+  const float* from = src.data<float>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t p = 0; p < HW; ++p)
+        to[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
+}
+
 // One output row of one channel block at a time: the windows' maxima over the block's
 // channels at once (contiguous, so they vectorize), into a [OW][block] tile, then
 // transposed into the channels' planar rows. The rules of max_pool_2x2: the first

@@ -50,11 +50,6 @@ class CollectiveQueue {
     if (error) std::rethrow_exception(error);
   }
 
-  bool pending(uint64_t ticket) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return results_.count(ticket) > 0;
-  }
-
   QueueTimes times() {
     std::lock_guard<std::mutex> lock(mutex_);
     return times_;
@@ -119,7 +114,6 @@ CollectiveQueue& the_queue() {
 
 uint64_t queue_collective(std::function<void(Communicator&)> call) { return the_queue().push(std::move(call)); }
 void wait_collective(uint64_t ticket) { the_queue().wait(ticket); }
-bool collective_pending(uint64_t ticket) { return the_queue().pending(ticket); }
 QueueTimes collective_queue_times() { return the_queue().times(); }
 
 uint64_t queue_gather(const Tensor& shard, Tensor full) {

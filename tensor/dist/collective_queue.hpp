@@ -23,8 +23,6 @@ uint64_t queue_collective(std::function<void(Communicator&)> call);
 // Waits until the call of `ticket` has run (at once when it has); each ticket is
 // waited for once.
 void wait_collective(uint64_t ticket);
-// Whether a ticket's call has not been waited for yet.
-bool collective_pending(uint64_t ticket);
 
 // Microseconds, since the process started, that the queue's thread spent running
 // calls, and that callers of wait_collective spent waiting: the difference is

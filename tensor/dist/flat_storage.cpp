@@ -42,20 +42,15 @@ void release_bytes(const Tensor& t) {
 }
 
 void take_gather_bytes(const Tensor& full) {
-  Storage& s = storage_of(full, "refill_gathered");
+  Storage& s = storage_of(full, "gather");
   if (!s.data && s.nbytes > 0) s.data = take_bytes(s);
 }
 
 void gather_keeping_version(Communicator& comm, const Tensor& shard, Tensor& full) {
-  Storage& s = storage_of(full, "refill_gathered");
+  Storage& s = storage_of(full, "gather");
   uint32_t version = s.version.load();
   comm.all_gather_into(shard, full);
   s.version.store(version);  // Note [FSDP resharding]: the saved values, not a change
-}
-
-void refill_gathered(Communicator& comm, const Tensor& shard, Tensor& full) {
-  take_gather_bytes(full);
-  gather_keeping_version(comm, shard, full);
 }
 
 }  // namespace nabla::dist

@@ -7,8 +7,9 @@
 // its forward; the unit's ops save views of it for backward. After forward its
 // bytes go back to the allocator (release_bytes) while the views and the Storage
 // they share stay in the autograd graph; before the unit's backward the bytes are
-// taken again and the flat parameter is gathered into them (refill_gathered,
-// communicator.hpp's all_gather_into), which restores the storage's version: the
+// taken again and the flat parameter is gathered into them (take_gather_bytes, then
+// gather_keeping_version: communicator.hpp's all_gather_into, run on FSDP's queue,
+// collective_queue.hpp), which restores the storage's version: the
 // values are the same the ops saved, and autograd must not take the refill for an
 // in-place change. As PyTorch's FSDP does with storage().resize_(0) and resize_(n).
 // A released storage has no data: only stdlib/_fsdp.dsl holds views of one, and it
@@ -21,14 +22,11 @@ namespace nabla::dist {
 // Whether t's storage holds bytes (false after release_bytes).
 bool has_bytes(const Tensor& t);
 // Gives t's storage's bytes back to its device's allocator; its views stay valid
-// objects with no data until refill_gathered. Nothing when already released.
+// objects with no data until they are taken again. Nothing when already released.
 void release_bytes(const Tensor& t);
-// Takes bytes again for `full` if released, then gathers every rank's `shard` into
-// it, keeping the storage's version (Note [FSDP resharding]).
-void refill_gathered(Communicator& comm, const Tensor& shard, Tensor& full);
-// refill_gathered in two parts, for a gather run on another thread
-// (collective_queue.hpp): the bytes taken (on the caller's thread), then the gather
-// into them with full's version kept.
+// A refill in two parts, the gather run on another thread (collective_queue.hpp):
+// the bytes taken again if released (on the caller's thread), then every rank's
+// shard gathered into them with full's version kept (Note [FSDP resharding]).
 void take_gather_bytes(const Tensor& full);
 void gather_keeping_version(Communicator& comm, const Tensor& shard, Tensor& full);
 

@@ -65,3 +65,17 @@ test "a training step reads the pool's indices: its convolutions keep NCHW" {
   gm.optimize("default")
   expect("blocked_" not in gm.ir(), gm.ir())
 }
+
+test "a pool other than 2x2 pools planar, then hands its result on blocked: still eager's outputs" {
+  manual_seed(34)
+  let m = nn.Sequential([nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(3, stride=2),
+                         nn.Conv2d(16, 8, 3, padding=1), nn.ReLU()])
+  m.eval()
+  no_grad {
+    let gm = compile(m, randn([2, 3, 11, 11]))
+    gm.optimize("default")
+    expect("blocked_out=true" in gm.ir() and "blocked_in=true" in gm.ir(), gm.ir())
+    let x = randn([2, 3, 11, 11])
+    expect(sum(ne(gm(x), m(x))).item() == 0, "blocked differs from eager after a 3x3 pool")
+  }
+}

@@ -102,7 +102,6 @@ const std::map<std::string, std::string> kNeedsTheWorld = {
     {"_dist.recv", "a process group of two"},
     {"_dist.Reducer", "a process group"},
     {"_dist.all_gather_into", "a process group"},
-    {"_dist.refill_gathered", "a process group"},
     {"_dist.gather_async", "a process group"},
     {"_dist.wait_collective", "a process group"},
     {"_dist.reduce_queued", "a process group"},
