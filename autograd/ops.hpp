@@ -345,5 +345,11 @@ Tensor dist_copy(const Tensor& x);                // forward identity, backward 
 Tensor dist_reduce(const Tensor& x);              // forward all_reduce, backward identity
 Tensor dist_split(const Tensor& x, int64_t dim);  // this rank's chunk; backward all_gather
 Tensor dist_gather(const Tensor& x, int64_t dim); // all chunks along dim; backward split
+// FSDP's flat parameter: every rank's 1-D shard joined (cast to `dtype`), whose gradient
+// is reduce-scattered as the average over the ranks (in `reduce_dtype`); and its adjoint.
+Tensor dist_shard_gather(const Tensor& shard, std::optional<DType> dtype = std::nullopt,
+                         std::optional<DType> reduce_dtype = std::nullopt);
+Tensor dist_shard_reduce(const Tensor& full, std::optional<DType> dtype = std::nullopt,
+                         std::optional<DType> reduce_dtype = std::nullopt);
 
 }  // namespace nabla

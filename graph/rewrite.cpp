@@ -15,10 +15,25 @@ bool updates_running_stats(const Node& n) {
 
 }  // namespace
 
+bool is_collective(OpId op) {
+  switch (op) {
+    case OpId::dist_copy:
+    case OpId::dist_reduce:
+    case OpId::dist_split:
+    case OpId::dist_gather:
+    case OpId::dist_shard_gather:
+    case OpId::dist_shard_reduce:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string side_effect(const Node& n) {
   if (updates_running_stats(n)) return "training mode updates the running statistics";
   if (n.op == OpId::dropout) return "draws from the random generator";
   if (n.kind == NodeKind::copy) return "writes into a parameter or buffer";
+  if (is_collective(n.op)) return "communicates with the other ranks, which run the same calls in the same order";
   return "";
 }
 

@@ -13,8 +13,12 @@ namespace nabla::graph {
 // Why a node has an effect outside the graph, or "" when it has none: batch_norm in
 // training mode updates its running statistics in place (when it has them), dropout
 // draws from the random generator (even with training=false it is left alone, to
-// keep one rule), and copy_ (a captured in-place write) changes a parameter or buffer.
+// keep one rule), copy_ (a captured in-place write) changes a parameter or buffer,
+// and a collective talks to the other ranks (folded, it would run at compile time;
+// merged or dropped, the sharding would change: the reshard pass places each gather).
 std::string side_effect(const Node& n);
+// The ops that call the process group (autograd/ops/dist.cpp).
+bool is_collective(OpId op);
 inline bool has_side_effect(const Node& n) { return !side_effect(n).empty(); }
 
 // Note [Writes in the graph]

@@ -2,7 +2,7 @@
 // constants that no live node uses (they are captured values the graph owns; inputs
 // and params stay, being the caller's signature). Nodes with effects outside the graph
 // are kept (has_side_effect in rewrite.hpp: batch_norm in training mode, dropout,
-// copy_ into a parameter or buffer).
+// copy_ into a parameter or buffer, collectives).
 #include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
 

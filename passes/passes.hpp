@@ -12,6 +12,7 @@ PassInfo simplify_pass();  // passes/simplify.cpp
 PassInfo cse_pass();       // passes/cse.cpp
 PassInfo licm_pass();      // passes/licm.cpp
 PassInfo dce_pass();       // passes/dce.cpp
+PassInfo reshard_pass();   // passes/reshard.cpp
 PassInfo fold_bn_pass();        // passes/fold_bn.cpp
 PassInfo lower_quant_pass();    // passes/lower_quant.cpp
 PassInfo fuse_epilogue_pass();  // passes/fuse_epilogue.cpp

@@ -46,6 +46,12 @@
 # dropped, so a prefetched vector never outlives the parameters it was gathered from.
 # Every rank queues the same calls in the same order because every rank runs the
 # same graph.
+#
+# Inside compile() (is_compiling()) a unit's forward gathers with the op
+# dist_shard_gather instead, whose backward is the reduce-scatter: both are nodes of
+# the compiled step's graph, and under "full" the reshard pass frees each gathered
+# vector after the forward and gathers it again before the backward reads it
+# (passes/reshard.cpp). comm_counts() counts the eager calls only.
 import _dist
 import _argcheck
 import nn
@@ -168,6 +174,7 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
   }
 
   _pre_forward(inp) {
+    if is_compiling() { return self._pre_forward_compiled(inp) }
     let call = {"views": none, "full": none, "depth": _dist.backward_depth(), "queued": false, "refill": none}
     if not schedule["recorded"] and not (index in schedule["forward"]) { schedule["forward"].append(index) }
     let full = _GatherShard(self, call, self.flat_param)
@@ -176,12 +183,7 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
       let next = self._next_in("forward")
       if next != none { next._prefetch_forward() }
     }
-    let views = []
-    let offset = 0
-    for e in entries {
-      views.append(full[offset:offset + e[3]].reshape(e[2]))
-      offset = offset + e[3]
-    }
+    let views = self._views(full)
     call["full"] = full
     call["views"] = views
     self._bind(views)
@@ -190,10 +192,34 @@ model _FsdpUnit(module, path, entries, shard, world, sharding, param_dtype, redu
     return _fsdp_cast_inputs(inp, param_dtype)
   }
 
+  # The forward inside compile() (Note [Sharded parameters in a graph] in
+  # autograd/ops/dist.cpp): the gather is an op the graph records, and the
+  # reduce-scatter its backward; under "full" the reshard pass frees the gathered
+  # vector after the forward and gathers it again for the backward. No hooks, queues
+  # or given-back bytes, which a graph cannot replay.
+  _pre_forward_compiled(inp) {
+    let full = dist_shard_gather(self.flat_param, dtype=param_dtype, reduce_dtype=reduce_dtype,
+                                 sharded=self.sharding != "none", reshard=self.sharding == "full")
+    self._bind(self._views(full))
+    return _fsdp_cast_inputs(inp, param_dtype)
+  }
+
+  # Each parameter's view of the full flat vector.
+  _views(full) {
+    let views = []
+    let offset = 0
+    for e in entries {
+      views.append(full[offset:offset + e[3]].reshape(e[2]))
+      offset = offset + e[3]
+    }
+    return views
+  }
+
   _post_forward(out) {
     let call = self._current
     self._current = none
     self._unbind()
+    if call == none { return none }  # a compiled forward: its backward is in the graph
     if not call["full"].requires_grad {
       call["full"] = none
       call["views"] = none
@@ -501,8 +527,10 @@ model FullyShardedDataParallel(module, sharding="full", auto_wrap=none, mixed_pr
   let _units_known = self._schedule["units"].extend(self.units)
   forward(*args) {
     let out = self.module(*args)
-    self._schedule["recorded"] = true
-    for u in self.units { u._drop_prefetch() }
+    if not is_compiling() {
+      self._schedule["recorded"] = true
+      for u in self.units { u._drop_prefetch() }
+    }
     return out
   }
 

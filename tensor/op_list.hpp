@@ -91,6 +91,8 @@
   X(binary_cross_entropy_with_logits)                                                         \
   /* tensor-parallel collectives (see Note [Tensor-parallel regions]) */                     \
   X(dist_copy) X(dist_reduce) X(dist_split) X(dist_gather)                                    \
+  /* data-parallel sharding (FSDP; see Note [Sharded parameters in a graph]) */               \
+  X(dist_shard_gather) X(dist_shard_reduce)                                                   \
   /* quantization */                                                                         \
   X(quantize_per_tensor) X(quantize_per_channel) X(dequantize_per_tensor) X(dequantize_per_channel) \
   X(fake_quantize_per_tensor) X(fake_quantize_per_channel) X(quantized_linear)                \

@@ -1,11 +1,16 @@
-// Rows of the differentiable collectives of tensor parallelism (issue 8): the four
-// "regions" of Megatron-LM, each the adjoint of another, so that every backward rule
-// is an op of this family and grad of grad works across ranks:
+// Rows of the differentiable collectives, each the adjoint of another, so that every
+// backward rule is an op of this family and grad of grad works across ranks. The four
+// "regions" of Megatron-LM's tensor parallelism:
 //
 //   dist_copy(x)         forward: x (every rank holds it whole)   backward: all_reduce
 //   dist_reduce(x)       forward: all_reduce (sum of partials)    backward: identity
 //   dist_split(x, dim)   forward: this rank's chunk of dim        backward: all_gather
 //   dist_gather(x, dim)  forward: all ranks' chunks along dim     backward: split
+//
+// and the pair of FSDP's sharded parameters (Note [Sharded parameters in a graph]):
+//
+//   dist_shard_gather(s)  forward: all ranks' shards joined       backward: reduce-scatter (average)
+//   dist_shard_reduce(f)  forward: reduce-scatter (average)       backward: all-gather
 //
 // See Note [Tensor-parallel regions]. They run on the group dist.init() made
 // (tensor/dist/communicator.hpp); without one they act on a group of one process,
@@ -121,6 +126,78 @@ void kernel_gather(const TensorList& in, const Attrs& a, TensorList& out) {
   copy_into(chunks_in_front(out[0], dim, g.world), gathered);
 }
 
+// Note [Sharded parameters in a graph]
+// FSDP's unit, in a compiled step (stdlib/_fsdp.dsl), reads its parameters through
+//   full = dist_shard_gather(flat_shard, dtype=param_dtype, reduce_dtype=...)
+// so the gather is a node of the graph and the reduce-scatter of the flat gradient
+// the node its backward rule makes: the passes and the memory plan see both (the
+// reshard pass gathers again for the backward under sharding="full"). The two ops
+// are each other's adjoint under FSDP's convention: the objective is the mean of the
+// ranks' losses, so the gradient of a sharded tensor is the average over ranks of
+// what each rank computed, while each rank's copy of a whole tensor has its own.
+// With sharded=false the parameter is whole on every rank (sharding="none"): the
+// gather is a cast and the reduction an averaging all-reduce. Without a group both
+// are casts.
+std::optional<DType> optional_dtype(const Attrs& a, const char* name) {
+  return a.is_none(name) ? std::nullopt : std::optional<DType>(a.dtype(name));
+}
+
+int shard_world(const Attrs& a) { return a.b("sharded") ? current_group().world : 1; }
+
+std::vector<TensorMeta> infer_shard_gather(const TensorList& in, const Attrs& a) {
+  check_floating("dist_shard_gather", "shard", in[0]);
+  const Tensor& x = in[0];
+  NABLA_CHECK(x.dim() == 1, "dist_shard_gather: argument 'shard' must be 1-D (a unit's flat parameter shard), got shape " +
+                                x.shape_str());
+  return one({x.size(0) * shard_world(a)}, optional_dtype(a, "dtype").value_or(x.dtype()));
+}
+
+std::vector<TensorMeta> infer_shard_reduce(const TensorList& in, const Attrs& a) {
+  check_floating("dist_shard_reduce", "full", in[0]);
+  const Tensor& x = in[0];
+  NABLA_CHECK(x.dim() == 1, "dist_shard_reduce: argument 'full' must be 1-D (a unit's flat gradient), got shape " +
+                                x.shape_str());
+  int world = shard_world(a);
+  if (x.size(0) % world != 0)
+    throw Error("dist_shard_reduce: argument 'full' has " + std::to_string(x.size(0)) +
+                " elements, not a multiple of the world size " + std::to_string(world));
+  return one({x.size(0) / world}, optional_dtype(a, "dtype").value_or(x.dtype()));
+}
+
+// The input cast to `dtype`, contiguous (the collectives read raw bytes).
+Tensor contiguous_as(const Tensor& x, DType dtype) {
+  Tensor out = empty(x.sizes(), dtype, x.device());
+  copy_into(out, x);
+  return out;
+}
+
+void kernel_shard_gather(const TensorList& in, const Attrs& a, TensorList& out) {
+  Group g = current_group();
+  if (!g.comm || !a.b("sharded")) return copy_into(out[0], in[0]);
+  g.comm->all_gather_into(contiguous_as(in[0], out[0].dtype()), out[0]);
+}
+
+void kernel_shard_reduce(const TensorList& in, const Attrs& a, TensorList& out) {
+  Group g = current_group();
+  Tensor work = contiguous_as(in[0], optional_dtype(a, "reduce_dtype").value_or(in[0].dtype()));
+  if (!g.comm) return copy_into(out[0], work);  // rounded through reduce_dtype all the same
+  if (!a.b("sharded")) {
+    g.comm->all_reduce(work, dist::ReduceOp::avg);
+    return copy_into(out[0], work);
+  }
+  copy_into(out[0], g.comm->reduce_scatter(work, dist::ReduceOp::avg));
+}
+
+TensorList backward_shard_gather(BackwardContext& c) {
+  const Attrs& a = c.attrs();
+  return {call1(OpId::dist_shard_reduce, {c.grad()},
+                {{"dtype", c.input_dtype(0)}, {"reduce_dtype", a.value("reduce_dtype")}, {"sharded", a.b("sharded")}})};
+}
+
+TensorList backward_shard_reduce(BackwardContext& c) {
+  return {call1(OpId::dist_shard_gather, {c.grad()}, {{"dtype", c.input_dtype(0)}, {"sharded", c.attrs().b("sharded")}})};
+}
+
 TensorList backward_copy(BackwardContext& c) { return {dist_reduce(c.grad())}; }
 TensorList backward_reduce(BackwardContext& c) { return {dist_copy(c.grad())}; }
 TensorList backward_split(BackwardContext& c) { return {dist_gather(c.grad(), c.attrs().i("dim"))}; }
@@ -146,7 +223,20 @@ void register_dist_ops(std::vector<OpDef>& t) {
           {attr_optional("dim", AttrKind::integer, int64_t{-1})});
   set_row(t, OpId::dist_gather, infer_gather, kernel_gather, backward_gather,
           {attr_optional("dim", AttrKind::integer, int64_t{-1})});
-  name_inputs(t, {{OpId::dist_copy, {"input"}},
+  auto shard_attrs = [] {
+    return std::vector<AttrSpec>{attr_optional("dtype", AttrKind::dtype, NoneAttr{}),
+                                 attr_optional("reduce_dtype", AttrKind::dtype, NoneAttr{}),
+                                 attr_optional("sharded", AttrKind::boolean, true)};
+  };
+  // reshard: the gathered vector may be freed after the forward and gathered again for
+  // the backward (sharding="full"); the reshard pass reads it (passes/reshard.cpp).
+  std::vector<AttrSpec> gather_attrs = shard_attrs();
+  gather_attrs.push_back(attr_optional("reshard", AttrKind::boolean, false));
+  set_row(t, OpId::dist_shard_gather, infer_shard_gather, kernel_shard_gather, backward_shard_gather, gather_attrs);
+  set_row(t, OpId::dist_shard_reduce, infer_shard_reduce, kernel_shard_reduce, backward_shard_reduce, shard_attrs());
+  name_inputs(t, {{OpId::dist_shard_gather, {"shard"}},
+                  {OpId::dist_shard_reduce, {"full"}},
+                  {OpId::dist_copy, {"input"}},
                   {OpId::dist_reduce, {"input"}},
                   {OpId::dist_split, {"input"}},
                   {OpId::dist_gather, {"input"}}});
@@ -167,12 +257,33 @@ void register_dist_ops(std::vector<OpDef>& t) {
                 {OpId::dist_gather,
                  "Every rank's input joined along dim (an all-gather), whose gradient is split back (Megatron's "
                  "gather from the model-parallel region; the identity without a group). "
-                 "Example: dist_gather(randn(2, 4), dim=-1)"}});
+                 "Example: dist_gather(randn(2, 4), dim=-1)"},
+                {OpId::dist_shard_gather,
+                 "Every rank's 1-D shard joined in rank order and cast to dtype (FSDP's all-gather of a unit's flat "
+                 "parameter, torch's all_gather_into_tensor), whose gradient is reduce-scattered as the average over the "
+                 "ranks in reduce_dtype (sharded=false: the whole parameter on every rank, its gradient all-reduced; a "
+                 "cast without a group); reshard=true lets a compiled step free it after the forward and gather it again "
+                 "for the backward (FSDP's reshard_after_forward). Example: dist_shard_gather(randn(6), dtype=f32)"},
+                {OpId::dist_shard_reduce,
+                 "This rank's slice of the average over the ranks of a 1-D tensor, reduced in reduce_dtype and cast to "
+                 "dtype (FSDP's reduce-scatter of a flat gradient), whose gradient is all-gathered (sharded=false: an "
+                 "averaging all-reduce; a cast without a group). Example: dist_shard_reduce(randn(6), reduce_dtype=f64)"}});
 }
 
 Tensor dist_copy(const Tensor& x) { return call1(OpId::dist_copy, {x}); }
 Tensor dist_reduce(const Tensor& x) { return call1(OpId::dist_reduce, {x}); }
 Tensor dist_split(const Tensor& x, int64_t dim) { return call1(OpId::dist_split, {x}, {{"dim", dim}}); }
 Tensor dist_gather(const Tensor& x, int64_t dim) { return call1(OpId::dist_gather, {x}, {{"dim", dim}}); }
+
+namespace {
+AttrValue dtype_or_none(std::optional<DType> d) { return d ? AttrValue(*d) : AttrValue(NoneAttr{}); }
+}  // namespace
+
+Tensor dist_shard_gather(const Tensor& shard, std::optional<DType> dtype, std::optional<DType> reduce_dtype) {
+  return call1(OpId::dist_shard_gather, {shard}, {{"dtype", dtype_or_none(dtype)}, {"reduce_dtype", dtype_or_none(reduce_dtype)}});
+}
+Tensor dist_shard_reduce(const Tensor& full, std::optional<DType> dtype, std::optional<DType> reduce_dtype) {
+  return call1(OpId::dist_shard_reduce, {full}, {{"dtype", dtype_or_none(dtype)}, {"reduce_dtype", dtype_or_none(reduce_dtype)}});
+}
 
 }  // namespace nabla

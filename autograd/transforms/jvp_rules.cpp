@@ -101,7 +101,7 @@ void register_jvp_rules(std::vector<OpDef>& t) {
             OpId::adaptive_avg_pool1d, OpId::adaptive_avg_pool2d, OpId::interpolate, OpId::interpolate_backward,
             OpId::pad_backward,
             OpId::embedding, OpId::gather, OpId::index_select, OpId::scatter_add, OpId::dist_copy,
-            OpId::dist_reduce, OpId::dist_split, OpId::dist_gather});
+            OpId::dist_reduce, OpId::dist_split, OpId::dist_gather, OpId::dist_shard_gather, OpId::dist_shard_reduce});
   set_kind(t, JvpKind::multilinear,
            {OpId::matmul, OpId::linear, OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv_transpose1d,
             OpId::conv_transpose2d, OpId::conv2d_backward_input, OpId::conv2d_backward_weight,

@@ -311,7 +311,8 @@ void binary_cross_entropy_with_logits(NodeEmit& e) {
 std::vector<MappingRow> nn_op_rows() {
   const char* gradient = "a gradient op, which only training graphs hold; export an inference graph (compile(train=false))";
   const char* collective =
-      "a tensor-parallel collective between processes (Note [Tensor-parallel regions]); an ONNX graph runs in one";
+      "a collective between processes (Note [Tensor-parallel regions], Note [Sharded parameters in a graph]); an ONNX "
+      "graph runs in one";
   return {
       {OpId::matmul, [](NodeEmit& e) { emit_broadcast_binary(e, "MatMul"); }, nullptr},
       {OpId::linear, linear, nullptr},
@@ -354,6 +355,8 @@ std::vector<MappingRow> nn_op_rows() {
       {OpId::dist_reduce, nullptr, collective},
       {OpId::dist_split, nullptr, collective},
       {OpId::dist_gather, nullptr, collective},
+      {OpId::dist_shard_gather, nullptr, collective},
+      {OpId::dist_shard_reduce, nullptr, collective},
   };
 }
 

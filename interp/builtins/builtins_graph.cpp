@@ -670,6 +670,14 @@ Value graphviz_available_builtin(Evaluator&, CallArgs& a) {
   return Value::boolean(viz::graphviz_available());
 }
 
+// is_compiling(): whether compile() is recording the code that runs now (as
+// torch.compiler.is_compiling()): code with effects a graph cannot record (FSDP's
+// hooks and freed bytes) takes a path made of ops instead.
+Value is_compiling_builtin(Evaluator&, CallArgs& a) {
+  bind("is_compiling", a, {}, 0);
+  return Value::boolean(op_observer() != nullptr);
+}
+
 const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin,
      "compile(fn_or_model, *example_inputs, train=false, mode=\"auto\", cuda_graph=true, loop_checkpoint=\"auto\")",
@@ -689,6 +697,9 @@ const BuiltinEntry kGraphBuiltins[] = {
      "Writes the model (in eval mode) or function, compiled on the example inputs with the default passes, as an ONNX "
      "model (opset 17) for ONNX Runtime or Netron; gm.export_onnx(path) writes a graph module. "
      "Example: export_onnx(nn.Linear(784, 10), randn(1, 784), \"linear.onnx\")"},
+    {"is_compiling", is_compiling_builtin, "is_compiling()",
+     "Whether compile() is recording the code that runs now (torch.compiler.is_compiling()). Example: "
+     "is_compiling()"},
     {"graphviz_available", graphviz_available_builtin, "graphviz_available()",
      "Whether this nabla lays drawings out as .svg and .png (without Graphviz, .dot only). Example: "
      "graphviz_available()"},
