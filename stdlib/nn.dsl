@@ -940,6 +940,10 @@ function _Checkpoint {
 }
 fn checkpoint(f, *args) {
   "Runs f(*args) without keeping its activations; backward runs f again to rebuild them. Example: nn.checkpoint(block, x)"
+  # Inside compile() f runs as it is: the recomputation writes .grad through a nested
+  # backward(), which a graph cannot replay, and the graph's memory plan decides what
+  # stays alive (the values and gradients are the same either way).
+  if is_compiling() { return f(*args) }
   let any_requires_grad = false
   for x in args {
     any_requires_grad = any_requires_grad or (isinstance(x, "tensor") and x.requires_grad)

@@ -4,7 +4,8 @@
 # again for the backward, so the plan frees the forward's copies. 20 Adam steps of the
 # char transformer (and of the CNN, "full") on N ranks equal one eager process in f64
 # within 1e-12 under every sharding; bf16 gathers within 5e-2 of it (as the eager
-# test, tests/dist/fsdp_equivalence.dsl).
+# test, tests/dist/fsdp_equivalence.dsl). Compiled for inference, and with
+# nn.checkpoint and clip_grad_norm_, it equals the eager wrapper.
 #   nabla launch -n N tests/dist/fsdp_compile.dsl      (ctest dist_fsdp_compile_*)
 import dist
 import nn
@@ -106,6 +107,32 @@ let (b_gm, b_fsdp) = train_compiled(transformer, transformer_loss, tdata, "full"
                                     {"param_dtype": bf16, "reduce_dtype": f32})
 let b_worst = worst_difference(b_fsdp, single)
 expect(b_worst < 5e-2, f"rank {rank}: compiled bf16 char transformer differs by {b_worst}")
+
+# The wrapper compiled for inference gives what its eager forward gives; a step with
+# nn.checkpoint around a unit (inside compile() it runs the unit as it is) gives the
+# eager step's loss and gradients, and clip_grad_norm_ clips them alike.
+model Three() {
+  a = nn.Linear(4, 8)
+  b = nn.Linear(8, 8)
+  c = nn.Linear(8, 3)
+  forward(x) = self.c(relu(nn.checkpoint(self.b, relu(self.a(x)))))
+}
+manual_seed(7)
+let three = dist.FullyShardedDataParallel(Three().to(f64), sharding="full", auto_wrap=["Linear"])
+let x3 = randn([2 * W, 4], dtype=f64)[rank * 2:rank * 2 + 2]
+let y3 = tensor([0, 2])
+expect_close(compile(three, x3)(x3), three(x3).detach(), rtol=1e-12, atol=1e-12)
+fn three_step(x, y) = cross_entropy(three(x), y)
+let eager_loss = three_step(x3, y3)
+eager_loss.backward()
+let eager_norm = three.clip_grad_norm_(0.1)
+let eager_grads = [p.grad.clone() for p in three.parameters()]
+for p in three.parameters() { p.grad = none }
+let g3 = compile(three_step, x3, y3, train=true)
+g3.optimize()
+expect_close(g3(x3, y3), eager_loss.detach(), rtol=1e-12, atol=1e-12)
+expect(abs(three.clip_grad_norm_(0.1) - eager_norm) < 1e-12, "the clipped norm")
+for (p, g) in zip(three.parameters(), eager_grads) { expect_close(p.grad, g, rtol=1e-12, atol=1e-14) }
 
 let cdata = cnn_data()
 let (c_gm, c_fsdp) = train_compiled(CNN, cnn_loss, cdata, "full", 30, none)

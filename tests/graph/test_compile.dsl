@@ -150,3 +150,30 @@ test "a function that calls backward() and opt.step() is refused by name, not si
   opt.step()
   expect(sum(ne(m.weight, before)).item() > 0)
 }
+
+test "nn.checkpoint inside a compiled training step: it runs f as it is, with eager's loss and gradients" {
+  manual_seed(41)
+  let a = nn.Linear(4, 8)
+  let b = nn.Linear(8, 3)
+  let seen = []
+  fn body(h) {
+    seen.append(is_compiling())
+    return relu(b(h))
+  }
+  fn step(x, y) = cross_entropy(nn.checkpoint(body, relu(a(x))), y)
+  let x = randn([5, 4])
+  let y = tensor([0, 1, 2, 0, 1])
+  let eager = step(x, y)
+  eager.backward()
+  let grads = [a.weight.grad.clone(), a.bias.grad.clone(), b.weight.grad.clone(), b.bias.grad.clone()]
+  expect(seen == [false, false], f"eager runs body in the forward and again in the backward: {seen}")
+  for p in [a.weight, a.bias, b.weight, b.bias] { p.grad = none }
+  let gm = compile(step, x, y, train=true)
+  expect_close(gm(x, y), eager.detach(), rtol=1e-6, atol=1e-7)
+  expect(seen[2] == true and not is_compiling(), f"compile() records body once: {seen}")
+  let k = 0
+  for p in [a.weight, a.bias, b.weight, b.bias] {
+    expect_close(p.grad, grads[k], rtol=1e-5, atol=1e-6)
+    k += 1
+  }
+}
