@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/profiler.hpp"
+#include "graph/collective_runs.hpp"
 #include "graph/control_flow.hpp"
 #include "graph/cost.hpp"
 #include "graph/fused_kernels.hpp"
@@ -269,18 +270,22 @@ TensorList run_graph(const Graph& g, const TensorList& args, KeptBuffers* kept) 
   Buffers buffers = buffers_for(g, device, last, kept);
   Profiler* profiler = active_profiler();
   ProfileSpan span([&] { return std::pair<std::string, std::string>("graph " + g.name, current_origin()); });
+  CollectiveRuns collectives(g, device);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     TensorList ins;
     ins.reserve(n.inputs.size());
     for (int v : n.inputs) ins.push_back(v < 0 ? Tensor() : vals[static_cast<size_t>(v)]);
     const OpDef* def = Graph::table_op(n);
-    TensorList outs = profiler && !(def && def->view) ? run_node_profiled(*profiler, g, n, ins, buffers)
-                                                      : run_node(g, n, ins, buffers);
+    collectives.before(n);
+    TensorList outs = collectives.handles(n)               ? collectives.run(n, ins, allocate_outputs(g, n, buffers))
+                      : profiler && !(def && def->view) ? run_node_profiled(*profiler, g, n, ins, buffers)
+                                                        : run_node(g, n, ins, buffers);
     for (size_t k = 0; k < n.outputs.size(); ++k) vals[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
     for (int v : n.inputs)
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int>(i)) vals[static_cast<size_t>(v)] = Tensor();
   }
+  collectives.finish();
   TensorList out;
   for (int v : g.outputs) out.push_back(vals[static_cast<size_t>(v)]);
   if (kept) {

@@ -1,4 +1,5 @@
-// Resharding after the forward (FSDP's ZeRO-3 inside a compiled training step): a
+// FSDP's schedule in a compiled training step: where the gathers go (the prefetch:
+// Note [Gathers one unit early], below), and resharding after the forward (ZeRO-3): a
 // dist_shard_gather marked reshard=true whose parameters the backward reads again is
 // gathered a second time just before the backward's first read, so that the plan
 // frees the forward's copy after the forward's last read instead of keeping every
@@ -183,14 +184,96 @@ class Reshard {
   std::vector<Regather> regathers_;
 };
 
-PassResult run_reshard(Graph& g, const PassContext& ctx) { return Reshard(g, ctx).run(); }
+// Note [Gathers one unit early]
+// A gather of the graph's inputs runs on the collective queue's thread, and the run
+// waits for it only where its result is first read (Note [Collectives in a graph
+// run] in graph/collective_runs.hpp). So each gather is issued where the unit before
+// it (the gather before it in the same phase: forward, or the backward's gathers
+// again) starts, just before that gather's first reader: it then runs while that
+// unit computes, as eager FSDP's prefetch. The first gather of each phase stays. A
+// gather already before that point stays (so the pass is idempotent), and so does one
+// that would pass a write into its input.
+class IssueEarly {
+ public:
+  IssueEarly(Graph& g, PassResult& r, const PassContext& ctx) : g_(g), r_(r), ctx_(ctx) {}
+
+  void run() {
+    std::vector<bool> forward = feeds_first_output(g_);
+    std::map<size_t, std::vector<size_t>> before_node;  // target -> gathers issued just before it
+    std::set<size_t> moved;
+    int64_t previous[2] = {-1, -1};  // the last gather of the backward, of the forward
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (n.op != OpId::dist_shard_gather || !reads_only_inputs(n)) continue;
+      int64_t& prev = previous[forward[i] ? 1 : 0];
+      if (prev >= 0) {
+        size_t target = first_reader(static_cast<size_t>(prev));
+        if (target < i && !written_between(n, target, i)) {
+          before_node[target].push_back(i);
+          moved.insert(i);
+          if (ctx_.explain)
+            r_.notes.push_back(describe_node(g_, n) + ": issued at " + describe_node(g_, g_.nodes[target]) +
+                               ", where the unit before it starts, so that it runs while that unit computes");
+        }
+      }
+      prev = static_cast<int64_t>(i);
+    }
+    if (moved.empty()) return;
+    std::vector<Node> nodes = std::move(g_.nodes);
+    g_.nodes.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      auto it = before_node.find(i);
+      if (it != before_node.end())
+        for (size_t k : it->second) g_.nodes.push_back(nodes[k]);
+      if (!moved.count(i)) g_.nodes.push_back(nodes[i]);
+    }
+    g_.compact(std::vector<bool>(g_.nodes.size(), false));
+    r_.changes += static_cast<int>(moved.size());
+  }
+
+ private:
+  bool reads_only_inputs(const Node& n) const {
+    return std::all_of(n.inputs.begin(), n.inputs.end(),
+                       [&](int v) { return v < 0 || g_.value(v).kind != ValueKind::op; });
+  }
+
+  // The first node after node p that reads p's result.
+  size_t first_reader(size_t p) const {
+    int out = g_.nodes[p].outputs[0];
+    for (size_t j = p + 1; j < g_.nodes.size(); ++j)
+      for (int v : g_.nodes[j].inputs)
+        if (v == out) return j;
+    return g_.nodes.size();
+  }
+
+  // Whether a node in [from, to) writes into what gather n reads.
+  bool written_between(const Node& n, size_t from, size_t to) const {
+    std::vector<int> roots = storage_roots(g_);
+    for (size_t j = from; j < to; ++j)
+      for (size_t k : written_inputs(g_.nodes[j]))
+        for (int v : n.inputs)
+          if (v >= 0 && roots[static_cast<size_t>(g_.nodes[j].inputs[k])] == roots[static_cast<size_t>(v)]) return true;
+    return false;
+  }
+
+  Graph& g_;
+  PassResult& r_;
+  const PassContext& ctx_;
+};
+
+PassResult run_reshard(Graph& g, const PassContext& ctx) {
+  PassResult r = Reshard(g, ctx).run();
+  IssueEarly(g, r, ctx).run();
+  return r;
+}
 
 }  // namespace
 
 PassInfo reshard_pass() {
   return {"reshard",
           "gather again for the backward (FSDP's sharding=\"full\" in a compiled step) each dist_shard_gather marked "
-          "reshard=true, so its forward copy is freed after the forward",
+          "reshard=true, so its forward copy is freed after the forward; issue each gather where the unit before it "
+          "starts, so that it runs while that unit computes",
           {}, run_reshard, /*retypes=*/false, /*top_level_only=*/true};
 }
 

@@ -5,6 +5,8 @@
 #   full     dist.FullyShardedDataParallel, sharding="full" (one unit per Linear)
 #   grad_op  the same with sharding="grad_op"
 #   full_sync  "full" with prefetch=false: each unit gathers when it starts
+#   full_compiled, grad_op_compiled  the step compiled (compile(..., train=true), the
+#              default passes): the graph's gathers run behind, issued a unit early
 # Prints from rank 0, the largest figure over the ranks:
 #   BENCH fsdp_memory mode=.. ranks=N params=.. exact_MB=.. state_MB=.. peak_MB=.. step_ms=..
 # exact_MB: the bytes of this rank's parameters, gradients and Adam state (numel x 4);
@@ -37,15 +39,22 @@ let net = nn.Sequential([nn.Linear(D, D), nn.ReLU(), nn.Linear(D, D), nn.ReLU(),
 let params = nn.count_parameters(net)
 let wrapped = net
 if mode == "ddp" { wrapped = dist.DistributedDataParallel(net) }
-if mode == "full" or mode == "grad_op" { wrapped = dist.FullyShardedDataParallel(net, sharding=mode, auto_wrap=["Linear"]) }
+let compiled = mode.endswith("_compiled")
+let sharding = mode.replace("_compiled", "")
+if sharding == "full" or sharding == "grad_op" {
+  wrapped = dist.FullyShardedDataParallel(net, sharding=sharding, auto_wrap=["Linear"])
+}
 if mode == "full_sync" {
   wrapped = dist.FullyShardedDataParallel(net, sharding="full", auto_wrap=["Linear"], prefetch=false)
 }
 let opt = optim.Adam(wrapped.parameters(), lr=1e-4)
 
+fn loss_of(xb, yb) = mse_loss(wrapped(xb), yb)
+let gm = compile(loss_of, x, y, train=true) if compiled else none
+if compiled { gm.optimize() }
 fn step() {
   opt.zero_grad()
-  mse_loss(wrapped(x), y).backward()
+  if compiled { gm(x, y) } else { loss_of(x, y).backward() }
   opt.step()
 }
 step()  # Adam's state exists after the first step
@@ -77,7 +86,7 @@ let figures = tensor([kept_bytes() / 1e6, (memory_allocated() - base) / 1e6, (ma
 if distributed { dist.all_reduce(figures, op="max") }
 if rank == 0 {
   let comm = ""
-  if mode in ["full", "full_sync", "grad_op"] {
+  if mode != "single" and mode != "ddp" {
     comm = f" comm_ms={round(figures[4].item(), 1)} waited_ms={round(figures[5].item(), 1)}"
   }
   print(f"BENCH fsdp_memory mode={mode} ranks={world} params={params} exact_MB={round(figures[0].item(), 1)} " +

@@ -15,7 +15,7 @@ single=$("$NABLA" "$script" single)
 echo "$single"
 base=$(sed 's/.*exact_MB=\([0-9.]*\).*/\1/' <<<"$single")
 for n in 1 2 4; do
-  for mode in ddp grad_op full full_sync; do
+  for mode in ddp grad_op full full_sync grad_op_compiled full_compiled; do
     line=$("$NABLA" launch -n "$n" "$script" "$mode")
     echo "$line"
     if [ "$mode" = full ]; then

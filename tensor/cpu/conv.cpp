@@ -236,7 +236,9 @@ std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdG
     std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled, blocked_in)
                                     : pass == Pass::backward_data ? make_backward_data(g)
                                                                   : make_backward_weights(g);
+    onednn::drop_gone_weights(cache);
     if (cache.size() >= kMaxCachedConvs) cache.clear();
+    if (packed_weight.defined()) c->packed.own(packed_weight);
     return cache.emplace(key, std::move(c)).first->second;
   } catch (const dnnl::error& e) {
     throw Error(std::string(op) + ": oneDNN could not create the convolution: " + e.what());

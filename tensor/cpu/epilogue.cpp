@@ -89,8 +89,11 @@ std::shared_ptr<CachedLinear> cached_linear(int64_t M, int64_t K, int64_t N, boo
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   try {
+    onednn::drop_gone_weights(cache);
     if (cache.size() >= kMaxCachedLinears) cache.clear();
-    return cache.emplace(key, make_linear(M, K, N, bias, act, layout)).first->second;
+    std::shared_ptr<CachedLinear> made = make_linear(M, K, N, bias, act, layout);
+    if (owner) made->packed.own(w);
+    return cache.emplace(key, std::move(made)).first->second;
   } catch (const dnnl::error& e) {
     throw Error(std::string("linear: oneDNN could not create the matmul: ") + e.what());
   }

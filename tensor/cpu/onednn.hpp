@@ -4,6 +4,7 @@
 #pragma once
 #include <omp.h>
 
+#include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
@@ -57,9 +58,28 @@ struct PackedWeights {
   const void* packed_from = nullptr;
   uint32_t packed_version = 0;
   std::mutex mutex;  // one caller reorders at a time
+  // The weight tensor the primitive was made for (primitive caches key packed ones by
+  // its serial); unset for a primitive that reads weights where they are.
+  std::weak_ptr<TensorImpl> owner;
+  bool owned = false;
 
   void* data_for(const dnnl::memory::desc& plain, const dnnl::memory::desc& layout, const Tensor& w);
+  void own(const Tensor& w) {
+    owner = w.impl_ptr();
+    owned = true;
+  }
+  bool owner_gone() const { return owned && owner.expired(); }
 };
+
+// Drops from a primitive cache (a map to shared_ptrs of entries with a PackedWeights
+// `packed`) the primitives made for a weight tensor that no longer exists: its serial
+// never comes again, and each holds a copy of the weight. A graph whose weight is made
+// per run (FSDP's gathered views in a compiled step) would otherwise leave one copy
+// per run until the cache filled. Called when an entry is added.
+template <class Cache>
+void drop_gone_weights(Cache& cache) {
+  std::erase_if(cache, [](const auto& entry) { return entry.second->packed.owner_gone(); });
+}
 
 // Points argument `arg` of a primitive's argument map at `data`: the memory object is
 // made once per argument (making and destroying them per call costs about 1.5 us) and

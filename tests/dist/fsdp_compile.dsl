@@ -7,6 +7,7 @@
 # test, tests/dist/fsdp_equivalence.dsl). Compiled for inference, and with
 # nn.checkpoint and clip_grad_norm_, it equals the eager wrapper.
 #   nabla launch -n N tests/dist/fsdp_compile.dsl      (ctest dist_fsdp_compile_*)
+import _dist
 import dist
 import nn
 import optim
@@ -85,6 +86,7 @@ fn worst_difference(fsdp, single) {
 
 fn count(text, what) = len(text.split(what)) - 1
 
+let queue_before = _dist.collective_queue_times()["run_us"]
 let tdata = transformer_data()
 let single = train_single(transformer, transformer_loss, tdata)
 let planned = {}
@@ -100,6 +102,9 @@ for sharding in ["full", "grad_op", "none"] {
   expect(count(ir, "dist_shard_reduce(") == 3, f"{sharding}: reductions in\n{ir}")
   planned[sharding] = gm.memory_plan()["planned_bytes"]
 }
+# The graph's collectives ran on the collective queue's thread (Note [Collectives in a
+# graph run]); the eager single-process runs make none.
+expect(_dist.collective_queue_times()["run_us"] > queue_before, "the compiled steps' collectives went through the queue")
 # ZeRO-3 keeps no unit's whole parameters from the forward to the backward: its plan
 # holds fewer bytes than ZeRO-2's.
 expect(planned["full"] < planned["grad_op"], f"planned bytes: {planned}")

@@ -1,0 +1,51 @@
+// How a graph run makes its collectives (the executor's helper; graph/executor.cpp).
+//
+// Note [Collectives in a graph run]
+// A graph's collective nodes (autograd/ops/dist.cpp) run on the collective queue's
+// thread (Note [One queue for a unit's collectives] in tensor/dist/collective_queue.hpp),
+// in node order, so a graph run and eager FSDP never call the communicator from two
+// threads at once, and every rank makes the same calls in the same order. A
+// dist_shard_gather of the graph's inputs (a unit's flat parameter) is not waited for
+// where it runs: the run waits at the first node
+// that reads its result or a view of it (a view node makes a view without reading),
+// so the gather overlaps the nodes in between; the reshard pass issues each gather
+// one unit early for that (passes/reshard.cpp). Every other collective is waited for
+// at once, and the run waits for every gather before it returns. Without a process
+// group, and for tensors on a GPU (NCCL orders its work on the stream), the nodes run
+// where they are, as any other.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "graph/ir.hpp"
+
+namespace nabla::graph {
+
+class CollectiveRuns {
+ public:
+  CollectiveRuns(const Graph& g, Device device);
+  ~CollectiveRuns();  // waits for gathers still running (after an error elsewhere)
+  CollectiveRuns(const CollectiveRuns&) = delete;
+  CollectiveRuns& operator=(const CollectiveRuns&) = delete;
+
+  // Whether node n runs here rather than as any other node.
+  bool handles(const Node& n) const;
+  // Waits for the gathers whose results (or views of them) node n reads.
+  void before(const Node& n);
+  // Queues node n's kernel into `outs` (allocated by the executor); a gather is
+  // waited for later, any other collective now.
+  TensorList run(const Node& n, const TensorList& ins, TensorList outs);
+  // Waits for every gather still running; rethrows its error.
+  void finish();
+
+ private:
+  bool runs_behind(const Node& n) const;
+
+  const Graph& g_;
+  bool active_ = false;
+  std::vector<int> roots_;                  // storage_roots(g), when active
+  std::map<int, uint64_t> pending_;         // a running gather's result (a root) -> its ticket
+};
+
+}  // namespace nabla::graph
