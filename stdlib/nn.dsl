@@ -5,6 +5,8 @@
 # training read `self.training` (set by m.train() / m.eval(), recursively).
 import math
 
+import _nn_attention
+import _nn_basic
 import _nn_init
 import _nn_recurrent
 
@@ -28,26 +30,12 @@ let xavier_uniform_ = _nn_init.xavier_uniform_
 let xavier_normal_ = _nn_init.xavier_normal_
 
 # ---- layers -------------------------------------------------------------------------
-
-# PyTorch's reset_parameters() of Linear and Conv2d: kaiming-uniform with a=sqrt(5)
-# (U(-1/sqrt(fan_in), 1/sqrt(fan_in))) for the weight, the same bound for the bias.
-fn _default_init(w, b) {
-  kaiming_uniform_(w, a=math.sqrt(5.0))
-  if b != none {
-    let bound = 1.0 / math.sqrt(calculate_fan_in_and_fan_out(w)[0])
-    uniform_(b, -bound, bound)
-  }
-}
-
-model Linear(in_features, out_features, bias=true) {
-  "Applies y = x W^T + b over the last dim (weight [out_features, in_features]). Example: nn.Linear(784, 256)(randn([32, 784]))"
-  in_features = in_features
-  out_features = out_features
-  weight = parameter([out_features, in_features])
-  bias = parameter([out_features]) if bias else none
-  let _ = _default_init(self.weight, self.bias)
-  forward(x) = linear(x, self.weight, self.bias)
-}
+# Linear, LayerNorm and Dropout live in stdlib/_nn_basic.dsl (the attention layers build
+# on them); PyTorch's default init of Linear and the convolutions with them.
+let _default_init = _nn_basic._default_init
+let Linear = _nn_basic.Linear
+let LayerNorm = _nn_basic.LayerNorm
+let Dropout = _nn_basic.Dropout
 
 model Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
   "2-D convolution over [N, C, H, W] (weight [out_channels, in_channels / groups, kH, kW]). Example: nn.Conv2d(3, 16, 3, padding=1)"
@@ -210,15 +198,6 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   }
 }
 
-model LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true) {
-  "Layer normalization over the last dims (normalized_shape), with a learned scale and shift. Example: nn.LayerNorm(512)"
-  normalized_shape = [normalized_shape] if type(normalized_shape) == "int" else list(normalized_shape)
-  eps = eps
-  weight = ones(self.normalized_shape, requires_grad=true) if elementwise_affine else none
-  bias = zeros(self.normalized_shape, requires_grad=true) if elementwise_affine else none
-  forward(x) = layer_norm(x, self.normalized_shape, weight=self.weight, bias=self.bias, eps=self.eps)
-}
-
 # Normalizes each group of num_channels / num_groups channels over the group and the
 # spatial dims, then scales and shifts per channel (weight [C] ones, bias [C] zeros).
 fn _check_groups(num_groups, num_channels) {
@@ -339,15 +318,6 @@ model ReplicationPad2d(padding) {
   forward(x) = pad(x, self.padding, mode="replicate")
 }
 
-# Zeroes each element with probability p and scales the rest by 1/(1-p) in training;
-# the identity in eval.
-model Dropout(p=0.5) {
-  "Zeroes each element with probability p in training (the rest scaled by 1 / (1 - p)); identity in eval. Example: nn.Dropout(0.5)"
-  p = p
-  training = true
-  forward(x) = dropout(x, p=self.p, training=self.training) if self.training and self.p > 0 else x
-}
-
 model Embedding(num_embeddings, embedding_dim) {
   "A lookup table of num_embeddings vectors of embedding_dim; called with i64 indices. Example: nn.Embedding(10000, 128)(tensor([1, 5], dtype=i64))"
   num_embeddings = num_embeddings
@@ -364,235 +334,10 @@ let RNNCell = _nn_recurrent.RNNCell
 let LSTMCell = _nn_recurrent.LSTMCell
 let GRUCell = _nn_recurrent.GRUCell
 
-# Multi-head attention as PyTorch's nn.MultiheadAttention: its arguments, parameter
-# layout (in_proj_weight [3E, E] holding the q, k, v projections stacked, in_proj_bias
-# [3E], out_proj a Linear(E, E)) and init (xavier-uniform in_proj_weight, zero biases).
-# A key of kdim features or a value of vdim features other than E takes separate
-# projections instead, as PyTorch's: q_proj_weight [E, E], k_proj_weight [E, kdim] and
-# v_proj_weight [E, vdim] (no in_proj_weight). After the projections add_bias_kv
-# appends the learned key bias_k and value bias_v ([1, 1, E], xavier-normal), then
-# add_zero_attn a zero key and value; every query may attend these (the masks get
-# columns that allow them), so weights have S + 1 or S + 2 columns, as PyTorch's.
-# Inputs are [L, B, E] ([B, L, E] with batch_first) or unbatched [L, E]; forward
-# returns (output, weights): the weights [B, L, S] averaged over heads ([B, H, L, S]
-# with average_attn_weights=false) when need_weights, else none. Masks as PyTorch's:
-# a bool attn_mask [L, S] or [B * H, L, S] and key_padding_mask [B, S] are true where
-# attention is NOT allowed; float masks are added to the scores. is_causal applies
-# the causal mask (query i sees keys j <= i) on top of any other. Without
-# need_weights the heads run through scaled_dot_product_attention, whose kernel
-# never holds the whole score matrix; with it the weights are made explicitly.
-model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_kv=false, add_zero_attn=false,
-                         kdim=none, vdim=none, batch_first=false) {
-  "Multi-head attention as PyTorch's; forward(query, key, value) returns (output, weights). Example: nn.MultiheadAttention(512, 8, batch_first=true)"
-  embed_dim = embed_dim
-  kdim = kdim if kdim != none else embed_dim
-  vdim = vdim if vdim != none else embed_dim
-  num_heads = num_heads
-  dropout = dropout
-  add_zero_attn = add_zero_attn
-  batch_first = batch_first
-  training = true
-  head_dim = embed_dim // num_heads
-  let _c = assert(embed_dim % num_heads == 0,
-                  f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})")
-  let same = self.kdim == embed_dim and self.vdim == embed_dim
-  in_proj_weight = xavier_uniform_(parameter([3 * embed_dim, embed_dim])) if same else none
-  q_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, embed_dim]))
-  k_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, self.kdim]))
-  v_proj_weight = none if same else xavier_uniform_(parameter([embed_dim, self.vdim]))
-  in_proj_bias = parameter([3 * embed_dim]) if bias else none
-  bias_k = xavier_normal_(parameter([1, 1, embed_dim])) if add_bias_kv else none
-  bias_v = xavier_normal_(parameter([1, 1, embed_dim])) if add_bias_kv else none
-  out_proj = Linear(embed_dim, embed_dim, bias=bias)
-  let _b = zeros_(self.out_proj.bias) if bias else none
-  # The keys (and values) appended after the projected ones: bias_k and a zero key.
-  extra_keys = (1 if add_bias_kv else 0) + (1 if add_zero_attn else 0)
-  # x [B, T, features] projected for q (i = 0), k (1) or v (2): by rows [i*E, (i+1)*E)
-  # of in_proj or by its own weight, keys and values followed by the extra ones;
-  # split into heads [B, H, T', D].
-  _project(x, i) {
-    let e = self.embed_dim
-    let b = self.in_proj_bias[i * e:(i + 1) * e] if self.in_proj_bias != none else none
-    let w = [self.q_proj_weight, self.k_proj_weight, self.v_proj_weight][i]
-    if self.in_proj_weight != none { w = self.in_proj_weight[i * e:(i + 1) * e] }
-    let y = linear(x, w, b)
-    let B = x.shape[0]
-    if i > 0 and self.bias_k != none { y = cat([y, [self.bias_k, self.bias_v][i - 1].expand([B, 1, e])], dim=1) }
-    if i > 0 and self.add_zero_attn { y = cat([y, zeros([B, 1, e], dtype=y.dtype)], dim=1) }
-    return y.reshape([B, y.shape[1], self.num_heads, self.head_dim]).transpose(1, 2)
-  }
-  forward(query, key, value, key_padding_mask=none, need_weights=true, attn_mask=none,
-          average_attn_weights=true, is_causal=false) {
-    _check_features(query, "query", "embed_dim", self.embed_dim)
-    _check_features(key, "key", "kdim", self.kdim)
-    _check_features(value, "value", "vdim", self.vdim)
-    let unbatched = query.dim() == 2
-    let q_in = _batch_major(query, unbatched, self.batch_first)
-    let k_in = _batch_major(key, unbatched, self.batch_first)
-    let v_in = _batch_major(value, unbatched, self.batch_first)
-    let shape = _shape(q_in)
-    let B = shape[0]
-    let L = shape[1]
-    let S = _shape(k_in)[1]
-    let kpm = key_padding_mask.unsqueeze(0) if unbatched and key_padding_mask != none else key_padding_mask
-    let mask = _attention_mask(attn_mask, kpm, is_causal, B, self.num_heads, L, S)
-    if mask != none and self.extra_keys > 0 { mask = _allow_extra_keys(mask, self.extra_keys) }
-    let q = self._project(q_in, 0)
-    let k = self._project(k_in, 1)
-    let v = self._project(v_in, 2)
-    let p = self.dropout if self.training else 0.0
-    let weights = none
-    let o = none
-    if need_weights {
-      let scores = q @ k.transpose(2, 3) * (1.0 / math.sqrt(self.head_dim))
-      if mask != none {
-        scores = where(mask, scores, float("-inf")) if str(mask.dtype) == "bool" else scores + mask
-      }
-      weights = softmax(scores, dim=-1)
-      if p > 0.0 { weights = dropout(weights, p=p) }
-      o = weights @ v
-      weights = weights.mean(dim=1) if average_attn_weights else weights
-      if unbatched { weights = weights[0] }
-    } else {
-      o = scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
-    }
-    let out = self.out_proj(o.transpose(1, 2).reshape([B, L, self.embed_dim]))
-    return (_batch_restore(out, unbatched, self.batch_first), weights)
-  }
-}
-
-fn _check_features(x, name, arg, n) {
-  assert(x.shape[x.dim() - 1] == n,
-         f"MultiheadAttention: {name} of shape {list(x.shape)} must have {arg} = {n} features in its last dim")
-}
-
-# [B, T, E] from an attention input: [T, B, E] unless batch_first, [T, E] unbatched.
-fn _batch_major(x, unbatched, batch_first) {
-  if unbatched { return x.unsqueeze(0) }
-  return x if batch_first else x.transpose(0, 1)
-}
-fn _batch_restore(x, unbatched, batch_first) {
-  if unbatched { return x[0] }
-  return x if batch_first else x.transpose(0, 1)
-}
-
-# One mask for scaled_dot_product_attention's convention (bool: true attends; float:
-# added), broadcasting to [B, H, L, S], from PyTorch MultiheadAttention's masks (bool:
-# true is masked out) and a causal flag; none when there is none.
-fn _attention_mask(attn_mask, key_padding_mask, is_causal, B, H, L, S) {
-  let masks = []
-  if attn_mask != none {
-    let m = attn_mask
-    if m.dim() == 3 {
-      assert(list(m.shape) == [B * H, L, S],
-             f"MultiheadAttention: a 3-D attn_mask must have shape [batch * heads, L, S] = [{B * H}, {L}, {S}], got {list(m.shape)}")
-      m = m.reshape([B, H, L, S])
-    } else {
-      assert(m.dim() == 2 and list(m.shape) == [L, S],
-             f"MultiheadAttention: a 2-D attn_mask must have shape [L, S] = [{L}, {S}], got {list(m.shape)}")
-    }
-    masks.append(_allowed(m))
-  }
-  if key_padding_mask != none {
-    assert(list(key_padding_mask.shape) == [B, S],
-           f"MultiheadAttention: key_padding_mask must have shape [batch, S] = [{B}, {S}], got {list(key_padding_mask.shape)}")
-    masks.append(_allowed(key_padding_mask.reshape([B, 1, 1, S])))
-  }
-  if is_causal { masks.append(arange(S).reshape([1, S]) <= arange(L).reshape([L, 1])) }
-  if len(masks) == 0 { return none }
-  let out = masks[0]
-  for m in masks[1:] { out = _merge_masks(out, m) }
-  return out
-}
-# mask with n more key columns that every query may attend (bias_k, the zero key).
-fn _allow_extra_keys(mask, n) = pad(mask, [0, n], value=1.0 if str(mask.dtype) == "bool" else 0.0)
-# PyTorch's "true is masked out" as "true attends"; a float mask stays additive.
-fn _allowed(m) = m == false if str(m.dtype) == "bool" else m
-fn _additive(m) = where(m, 0.0, float("-inf")) if str(m.dtype) == "bool" else m
-fn _merge_masks(a, b) {
-  if str(a.dtype) == "bool" and str(b.dtype) == "bool" { return where(a, b, a) }
-  return _additive(a) + _additive(b)
-}
-
-# The layers of nn.Transformer, as PyTorch's TransformerEncoderLayer and
-# TransformerDecoderLayer: arguments, sublayer names (self_attn, multihead_attn,
-# linear1, linear2, norm1..3, dropout1..3) and so state_dict keys; norm_first puts
-# each LayerNorm before its sublayer; activation is "relu", "gelu" or a function.
-fn _activation(a) {
-  if a == "relu" { return relu }
-  if a == "gelu" { return gelu }
-  assert(type(a) != "str", f"Transformer layers: activation must be \"relu\", \"gelu\" or a function, got \"{a}\"")
-  return a
-}
-
-model TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                              layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true) {
-  "Self-attention then a feed-forward block, each with residual and layer norm. Example: nn.TransformerEncoderLayer(512, 8, batch_first=true)"
-  self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-  linear1 = Linear(d_model, dim_feedforward, bias=bias)
-  dropout = Dropout(dropout)
-  linear2 = Linear(dim_feedforward, d_model, bias=bias)
-  norm_first = norm_first
-  norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-  norm2 = LayerNorm(d_model, eps=layer_norm_eps)
-  dropout1 = Dropout(dropout)
-  dropout2 = Dropout(dropout)
-  activation = _activation(activation)
-  _sa(x, mask, kpm, causal) {
-    let r = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=kpm, need_weights=false, is_causal=causal)
-    return self.dropout1(r[0])
-  }
-  _ff(x) = self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
-  forward(src, src_mask=none, src_key_padding_mask=none, is_causal=false) {
-    let x = src
-    if self.norm_first {
-      x = x + self._sa(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-      return x + self._ff(self.norm2(x))
-    }
-    x = self.norm1(x + self._sa(x, src_mask, src_key_padding_mask, is_causal))
-    return self.norm2(x + self._ff(x))
-  }
-}
-
-model TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                              layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true) {
-  "Self-attention, attention over the encoder's memory, then a feed-forward block. Example: nn.TransformerDecoderLayer(512, 8)"
-  self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-  multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-  linear1 = Linear(d_model, dim_feedforward, bias=bias)
-  dropout = Dropout(dropout)
-  linear2 = Linear(dim_feedforward, d_model, bias=bias)
-  norm_first = norm_first
-  norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-  norm2 = LayerNorm(d_model, eps=layer_norm_eps)
-  norm3 = LayerNorm(d_model, eps=layer_norm_eps)
-  dropout1 = Dropout(dropout)
-  dropout2 = Dropout(dropout)
-  dropout3 = Dropout(dropout)
-  activation = _activation(activation)
-  _sa(x, mask, kpm, causal) {
-    let r = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=kpm, need_weights=false, is_causal=causal)
-    return self.dropout1(r[0])
-  }
-  _mha(x, mem, mask, kpm, causal) {
-    let r = self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=kpm, need_weights=false,
-                                is_causal=causal)
-    return self.dropout2(r[0])
-  }
-  _ff(x) = self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
-  forward(tgt, memory, tgt_mask=none, memory_mask=none, tgt_key_padding_mask=none, memory_key_padding_mask=none,
-          tgt_is_causal=false, memory_is_causal=false) {
-    let x = tgt
-    if self.norm_first {
-      x = x + self._sa(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-      x = x + self._mha(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-      return x + self._ff(self.norm3(x))
-    }
-    x = self.norm1(x + self._sa(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-    x = self.norm2(x + self._mha(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
-    return self.norm3(x + self._ff(x))
-  }
-}
+# ---- attention and transformer layers (stdlib/_nn_attention.dsl) ------------------------
+let MultiheadAttention = _nn_attention.MultiheadAttention
+let TransformerEncoderLayer = _nn_attention.TransformerEncoderLayer
+let TransformerDecoderLayer = _nn_attention.TransformerDecoderLayer
 
 model MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false) {
   "2-D max pooling over [N, C, H, W] (stride defaults to kernel_size). Example: nn.MaxPool2d(2)"

@@ -118,19 +118,19 @@ full_trace_checks() {
   expect "a library error at the user's line" 1 "" "tests/cli/library_error.dsl:4:9: error: $lib_err" -- \
     "$NABLA" tests/cli/library_error.dsl
   "$NABLA" tests/cli/library_error.dsl 2>"$TMP/lib.err"
-  check "the library's frame is marked" grep -qxE '  at <stdlib>/nn\.dsl:[0-9]+:[0-9]+ in Linear\.forward\(\) \[library\]' "$TMP/lib.err"
+  check "the library's frame is marked" grep -qxE '  at <stdlib>/_nn_basic\.dsl:[0-9]+:[0-9]+ in Linear\.forward\(\) \[library\]' "$TMP/lib.err"
   check "the caret under the user's call" grep -qx '          ^~~~~~~~~~~~~~~~~~~~~~~~~~~~' "$TMP/lib.err"
-  expect "--full-trace: a script's library error at the library's line" 1 "" "<stdlib>/nn.dsl:..." -- \
+  expect "--full-trace: a script's library error at the library's line" 1 "" "<stdlib>/_nn_basic.dsl:..." -- \
     "$NABLA" --full-trace tests/cli/library_error.dsl
   "$NABLA" --full-trace tests/cli/library_error.dsl 2>&1 | grep -qF "error: $lib_err" ||
     { echo "FAIL --full-trace: the message"; failures=$((failures + 1)); }
   expect "-e: a library error at the user's line" 1 "" "<-e>:1:12: error: $lib_err" -- "$NABLA" -e "$code"
-  expect "--full-trace -e" 1 "" "<stdlib>/nn.dsl:..." -- "$NABLA" --full-trace -e "$code"
+  expect "--full-trace -e" 1 "" "<stdlib>/_nn_basic.dsl:..." -- "$NABLA" --full-trace -e "$code"
   "$NABLA" test tests/cli/library_error_tests.dsl | grep -qF \
     "FAIL test \"a layer given the wrong input\": tests/cli/library_error_tests.dsl:5:11: error: $lib_err" ||
     { echo "FAIL nabla test: a library error not at the test's line"; failures=$((failures + 1)); }
   "$NABLA" test tests/cli/library_error_tests.dsl --full-trace | grep -qF \
-    "FAIL test \"a layer given the wrong input\": <stdlib>/nn.dsl:" ||
+    "FAIL test \"a layer given the wrong input\": <stdlib>/_nn_basic.dsl:" ||
     { echo "FAIL nabla test ... --full-trace: not at the library's line"; failures=$((failures + 1)); }
   # An error while a library module's top level runs: at the user's import, the
   # import chain in the trace.
@@ -140,12 +140,12 @@ full_trace_checks() {
   check "the import chain: the library's lines, then the user's import" \
     bash -c "grep -qE '^  at <stdlib>/optim.dsl:[0-9]+:1 in <module> \\[library\\]$' '$TMP/import.err' && tail -1 '$TMP/import.err' | grep -qx '  at <-e>:1:1 in <module>'"
   "$NABLA" --full-trace test tests/cli/library_error_tests.dsl | grep -qF \
-    "FAIL test \"a layer given the wrong input\": <stdlib>/nn.dsl:" ||
+    "FAIL test \"a layer given the wrong input\": <stdlib>/_nn_basic.dsl:" ||
     { echo "FAIL nabla --full-trace test: not at the library's line"; failures=$((failures + 1)); }
   expect "the REPL: :set full_trace on, then off" 1 $'full_trace off\nfull_trace on' "<repl:1>:1:12: error: $lib_err" -- \
     bash -c "printf '%s\n:set\n:set full_trace on\n:set\n%s\n:set full_trace off\n%s\n' '$code' '$code' '$code' | '$NABLA'"
   printf '%s\n:set full_trace on\n%s\n:set full_trace off\n%s\n' "$code" "$code" "$code" | "$NABLA" 2>"$TMP/repl.err"
-  check "the REPL: at the library's line when on" [ "$(grep -c '^<stdlib>/nn.dsl:[0-9]*:[0-9]*: error: linear' "$TMP/repl.err")" = 1 ]
+  check "the REPL: at the library's line when on" [ "$(grep -c '^<stdlib>/_nn_basic.dsl:[0-9]*:[0-9]*: error: linear' "$TMP/repl.err")" = 1 ]
   check "the REPL: at the entry's line when off" grep -q "^<repl:3>:1:12: error: linear" "$TMP/repl.err"
   expect "the REPL: a bad :set" 2 "" "error: usage: :set full_trace on|off, got 'maybe'" -- \
     bash -c "printf ':set full_trace maybe\n' | '$NABLA'"
@@ -158,9 +158,9 @@ full_trace_checks() {
   check "graph: the ops carry the module path" grep -q ' = linear(%6, %2.weight, %2.bias) : f32\[8, 10\]  # 2 (<graph>:1:1)$' "$TMP/ir.txt"
   "$NABLA" --full-trace graph "$GRAPH_MODELS" --entry mlp --passes "" --print >"$TMP/ir.txt"
   check "--full-trace graph: the ops carry the library's lines" \
-    grep -qE ' = linear\(%6, %2.weight, %2.bias\) : f32\[8, 10\]  # <stdlib>/nn\.dsl:[0-9]+:[0-9]+$' "$TMP/ir.txt"
+    grep -qE ' = linear\(%6, %2.weight, %2.bias\) : f32\[8, 10\]  # <stdlib>/_nn_basic\.dsl:[0-9]+:[0-9]+$' "$TMP/ir.txt"
   "$NABLA" --full-trace launch -n 1 tests/cli/library_error.dsl 2>"$TMP/launch.err"
-  check "--full-trace reaches the ranks of nabla launch" grep -q "^<stdlib>/nn.dsl:[0-9]*:[0-9]*: error: linear" "$TMP/launch.err"
+  check "--full-trace reaches the ranks of nabla launch" grep -q "^<stdlib>/_nn_basic.dsl:[0-9]*:[0-9]*: error: linear" "$TMP/launch.err"
 }
 
 GRAPH_MODELS=tests/cli/graph_models.dsl

@@ -37,7 +37,7 @@ TEST_CASE("user line: set_full_trace shows the library's line, and reset keeps i
   s.interp.reset();
   CHECK(s.interp.full_trace());
   std::string e = s.error(kBadLinear);
-  CHECK(first_line(e).rfind("<stdlib>/nn.dsl:", 0) == 0);
+  CHECK(first_line(e).rfind("<stdlib>/_nn_basic.dsl:", 0) == 0);
   CHECK(contains(e, " in Linear.forward() [library]\n  at t.dsl:3:9 in <module>"));
   s.interp.set_full_trace(false);
   CHECK(first_line(s.error(kBadLinear)).rfind("t.dsl:3:9: error: linear", 0) == 0);
@@ -73,7 +73,7 @@ TEST_CASE("user line: the profiler gets the module path, or the library's line u
   full.interp.set_full_trace(true);
   full.run(program);
   std::string printed = full.run("print(ev[0][\"line\"], '|', ev[0][\"source\"])");
-  CHECK(printed.rfind("t.dsl:4:16 | <stdlib>/nn.dsl:", 0) == 0);
+  CHECK(printed.rfind("t.dsl:4:16 | <stdlib>/_nn_basic.dsl:", 0) == 0);
 }
 
 TEST_CASE("user line: a model's method calling itself a thousand times deep still names its layer") {

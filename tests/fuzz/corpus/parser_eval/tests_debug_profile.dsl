@@ -38,7 +38,7 @@ test "a profile block records each op with its user line, forward and backward" 
   for e in ops {
     if e["name"] == "linear" {
       expect(e["line"] == "tests/debug/profile.dsl:8:16" or e["line"] == "tests/debug/profile.dsl:8:25", e["line"])
-      expect(e["source"].startswith("<stdlib>/nn.dsl:"), e["source"])
+      expect(e["source"].startswith("<stdlib>/_nn_basic.dsl:"), e["source"])
     }
   }
   # The spans: the model call, each layer, the backward pass and the nodes' rules.
