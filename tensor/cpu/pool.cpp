@@ -224,14 +224,23 @@ void max_pool_2x2_int8_block(const T* top_cells, const T* bottom_cells, T* y_out
   }
 }
 
+// The first n of 8 lanes (0..8) as a mask for maskload and maskstore.
+inline __m256i first_lanes(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 // 8 f32 windows at once: the cells of windows ow .. ow + 7 (16 of the top row, 16 of
 // the bottom) split into even and odd columns, then the scalar loop's comparisons
 // (strictly greater, or a NaN) lane by lane, so both paths give the same values and
-// indices. The scalar loop cost the CNN's max pools more than its convolutions.
+// indices. The scalar loop cost the CNN's max pools more than its convolutions. The
+// last windows of a row (`valid` < 8: the CNN's rows are 14 and 7 windows) load and
+// store through masks, never past the row.
 inline void max_pool_2x2_f32_block(const float* top_cells, const float* bottom_cells, float* y_out, int64_t* idx_out,
-                                   int64_t W, int64_t first_index) {
-  auto split = [](const float* p, __m256* even, __m256* odd) {
-    __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
+                                   int64_t W, int64_t first_index, int valid = 8) {
+  const __m256i lo_mask = first_lanes(2 * valid), hi_mask = first_lanes(2 * valid - 8);
+  auto split = [&](const float* p, __m256* even, __m256* odd) {
+    __m256 lo = valid == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lo_mask);
+    __m256 hi = valid == 8 ? _mm256_loadu_ps(p + 8) : _mm256_maskload_ps(p + 8, hi_mask);
     // shuffle_ps works within 128-bit halves: [0 2 8 10 | 4 6 12 14], put back in order.
     auto in_order = [](__m256 v) { return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0b11011000)); };
     *even = in_order(_mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
@@ -250,23 +259,35 @@ inline void max_pool_2x2_f32_block(const float* top_cells, const float* bottom_c
   consider(top_odd, 1);
   consider(bottom_even, 2);
   consider(bottom_odd, 3);
-  _mm256_storeu_ps(y_out, best);
+  if (valid == 8) _mm256_storeu_ps(y_out, best);
+  else _mm256_maskstore_ps(y_out, first_lanes(valid), best);
   if (!idx_out) return;
   // Indices: first_index + 2 * k + (code & 1) + (code >> 1) * W, 4 at a time.
   __m256i codes = _mm256_castps_si256(code);
   const __m256i W64 = _mm256_set1_epi64x(W), one64 = _mm256_set1_epi64x(1);
   for (int half = 0; half < 2; ++half) {
+    int lanes = std::min(std::max(valid - 4 * half, 0), 4);
+    if (lanes == 0) break;
     __m256i c = _mm256_cvtepi32_epi64(half ? _mm256_extracti128_si256(codes, 1) : _mm256_castsi256_si128(codes));
     __m256i base = _mm256_add_epi64(_mm256_set1_epi64x(first_index + 8 * half), _mm256_set_epi64x(6, 4, 2, 0));
     __m256i below = _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_srli_epi64(c, 1));  // 0 or all ones
     __m256i at = _mm256_add_epi64(base, _mm256_add_epi64(_mm256_and_si256(c, one64), _mm256_and_si256(below, W64)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx_out + 4 * half), at);
+    auto* to = reinterpret_cast<long long*>(idx_out + 4 * half);
+    if (lanes == 4) _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), at);
+    else _mm256_maskstore_epi64(to, _mm256_cvtepi32_epi64(_mm_cmpgt_epi32(_mm_set1_epi32(lanes), _mm_setr_epi32(0, 1, 2, 3))), at);
   }
 }
 
-// A whole output row: blocks of kWindows windows (`block`: 16 for u8 and i8, 8 for
-// f32), then the last few through buffers (the CNN's rows are 14 and 7 windows;
-// reading past the row could leave the tensor).
+// A whole f32 output row: blocks of 8 windows, the last few through masks.
+inline void max_pool_2x2_f32_row(const float* r0, const float* r1, float* y_row, int64_t* idx_row, int64_t OW,
+                                 int64_t W, int64_t row_start) {
+  for (int64_t ow = 0; ow < OW; ow += 8)
+    max_pool_2x2_f32_block(r0 + 2 * ow, r1 + 2 * ow, y_row + ow, idx_row ? idx_row + ow : nullptr, W,
+                           row_start + 2 * ow, static_cast<int>(std::min<int64_t>(8, OW - ow)));
+}
+
+// A whole u8 or i8 output row: blocks of kWindows (16) windows, then the last few
+// through buffers (reading past the row could leave the tensor).
 template <int kWindows, class T, class Block>
 void max_pool_2x2_row(const T* r0, const T* r1, T* y_row, int64_t* idx_row, int64_t OW, int64_t W, int64_t row_start,
                       Block block) {
@@ -300,7 +321,7 @@ void max_pool_2x2(const T* x, T* y, int64_t* idx, const PoolGeometry& g) {
     if constexpr (sizeof(T) == 1)
       return max_pool_2x2_row<16>(r0, r1, y_row, idx_row, OW, W, row_start, max_pool_2x2_int8_block<T>);
     if constexpr (std::is_same_v<T, float>)
-      return max_pool_2x2_row<8>(r0, r1, y_row, idx_row, OW, W, row_start, max_pool_2x2_f32_block);
+      return max_pool_2x2_f32_row(r0, r1, y_row, idx_row, OW, W, row_start);
 #endif
     for (int64_t ow = 0; ow < OW; ++ow) {
       // The cell offsets within the window: 0, 1 (top row), W, W + 1 (bottom row).

@@ -4,11 +4,10 @@
 // unbatched inputs, and the wording of shape errors.
 #include <doctest/doctest.h>
 
-#include "ops/compare.hpp"
-
 #include <cmath>
 
 #include "autograd/ops.hpp"
+#include "ops/compare.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/random.hpp"
 
@@ -206,37 +205,41 @@ TEST_CASE("max_pool2d: a NaN wins its window, like PyTorch") {
 // greater value or a NaN takes over. Few distinct values make ties common; odd sizes
 // leave a last row and column that no window reads; 37 columns give u8 and i8 one
 // block of 16 windows for the AVX2 loop and 2 through its buffered tail, and f32 two
-// blocks of 8 and 2 through its tail.
+// blocks of 8 and 2 through its masked tail; 29, 15 and 3 columns give f32 tails of
+// 6 (the CNN's 28 columns), 7 (its 14) and 1 window.
 TEST_CASE("max_pool2d 2x2 stride 2: the same values and indices as the window rule") {
-  manual_seed(3);
-  const int64_t N = 2, C = 3, H = 7, W = 37, OH = H / 2, OW = W / 2;
-  std::vector<double> data = to_double_vector(rand({N, C, H, W}, DType::f64));
-  for (double& v : data) v = std::floor(4 * v);
-  data[5] = NAN, data[W + 4] = NAN, data[2 * H * W + 1] = -INFINITY, data[2 * H * W] = -INFINITY;
-  Pool2dOptions opt;
-  opt.kernel_size = {2, 2};
-  for (DType t : {DType::f64, DType::f32, DType::u8, DType::i8}) {
-    CAPTURE(dtype_name(t));
-    bool integer = t == DType::u8 || t == DType::i8;
-    // u8 up to 180 (past 127: a signed byte compare would misorder them), i8 from -100.
-    std::vector<double> in = data;
-    if (integer)
-      for (double& v : in) v = !std::isfinite(v) ? 0.0 : t == DType::u8 ? v * 60 : v * 50 - 100;
-    auto [v, i] = max_pool2d_with_indices(tensor_from(in, {N, C, H, W}, t), opt);
-    REQUIRE(v.sizes() == Shape{N, C, OH, OW});
-    std::vector<double> got_v = to_double_vector(v), got_i = to_double_vector(i);
-    for (int64_t p = 0; p < N * C; ++p)
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          int64_t best = 2 * oh * W + 2 * ow;
-          for (int64_t at : {best + 1, best + W, best + W + 1}) {
-            double cell = in[p * H * W + at], held = in[p * H * W + best];
-            if (cell > held || std::isnan(cell)) best = at;
+  for (int64_t W : {37, 29, 15, 3}) {
+    CAPTURE(W);
+    manual_seed(3);
+    const int64_t N = 2, C = 3, H = 7, OH = H / 2, OW = W / 2;
+    std::vector<double> data = to_double_vector(rand({N, C, H, W}, DType::f64));
+    for (double& v : data) v = std::floor(4 * v);
+    data[5] = NAN, data[W + 4] = NAN, data[2 * H * W + 1] = -INFINITY, data[2 * H * W] = -INFINITY;
+    Pool2dOptions opt;
+    opt.kernel_size = {2, 2};
+    for (DType t : {DType::f64, DType::f32, DType::u8, DType::i8}) {
+      CAPTURE(dtype_name(t));
+      bool integer = t == DType::u8 || t == DType::i8;
+      // u8 up to 180 (past 127: a signed byte compare would misorder them), i8 from -100.
+      std::vector<double> in = data;
+      if (integer)
+        for (double& v : in) v = !std::isfinite(v) ? 0.0 : t == DType::u8 ? v * 60 : v * 50 - 100;
+      auto [v, i] = max_pool2d_with_indices(tensor_from(in, {N, C, H, W}, t), opt);
+      REQUIRE(v.sizes() == Shape{N, C, OH, OW});
+      std::vector<double> got_v = to_double_vector(v), got_i = to_double_vector(i);
+      for (int64_t p = 0; p < N * C; ++p)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            int64_t best = 2 * oh * W + 2 * ow;
+            for (int64_t at : {best + 1, best + W, best + W + 1}) {
+              double cell = in[p * H * W + at], held = in[p * H * W + best];
+              if (cell > held || std::isnan(cell)) best = at;
+            }
+            int64_t o = (p * OH + oh) * OW + ow;
+            CHECK(got_i[o] == best);
+            double want = in[p * H * W + best];
+            CHECK((got_v[o] == want || (std::isnan(got_v[o]) && std::isnan(want))));
           }
-          int64_t o = (p * OH + oh) * OW + ow;
-          CHECK(got_i[o] == best);
-          double want = in[p * H * W + best];
-          CHECK((got_v[o] == want || (std::isnan(got_v[o]) && std::isnan(want))));
-        }
+    }
   }
 }
