@@ -92,11 +92,18 @@ Tensor base_operand(const Node& node, const TensorList& inputs, size_t k) {
   throw Error("graph executor: " + node.name() + " reads a value its body does not take");
 }
 
+// Where the kernel reads the weight from: packed unless the node says otherwise
+// (Note [Packed weights in a training step] in passes/fuse_epilogue.cpp).
+cpu::WeightLayout weight_layout(const Node& node) {
+  bool packed = !node.attrs.has("packed_weight") || node.attrs.b("packed_weight");
+  return packed ? cpu::WeightLayout::packed : cpu::WeightLayout::plain;
+}
+
 void run_linear_act(const Node& node, const TensorList& inputs, TensorList& outputs) {
   Tensor x = base_operand(node, inputs, 0), w = base_operand(node, inputs, 1), b = base_operand(node, inputs, 2);
   cpu::Activation act = epilogue_of(node);
   if (on_gpu(outputs[0])) return cuda::linear_act(x, w, b, act, outputs[0]);
-  cpu::linear_act(x, w, b, act, cpu::WeightLayout::packed, outputs[0]);
+  cpu::linear_act(x, w, b, act, weight_layout(node), outputs[0]);
 }
 
 // conv2d_<act>_max_pool2d on a GPU: the convolution, then the pool (the CPU kernel
@@ -122,9 +129,9 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
   // kernels above ignore the flags, producers and readers alike.
   auto flag = [&](const char* name) { return node.attrs.has(name) && node.attrs.b(name); };
   if (pooled)
-    return cpu::conv2d_act_max_pool2d(x, w, b, conv.attrs, act, node.body->nodes.at(2).attrs, cpu::WeightLayout::packed,
+    return cpu::conv2d_act_max_pool2d(x, w, b, conv.attrs, act, node.body->nodes.at(2).attrs, weight_layout(node),
                                       outputs[0], outputs[1], flag("blocked_in"), flag("blocked_out"));
-  cpu::conv2d_act(x, w, b, conv.attrs, act, cpu::WeightLayout::packed, outputs[0], flag("blocked_in"));
+  cpu::conv2d_act(x, w, b, conv.attrs, act, weight_layout(node), outputs[0], flag("blocked_in"));
 }
 
 }  // namespace

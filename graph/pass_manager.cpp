@@ -43,7 +43,7 @@ std::vector<std::string> parse_pipeline(const std::string& spec) {
 PipelineResult run_pipeline(Graph& g, const std::vector<std::string>& passes, const PipelineOptions& opt) {
   PipelineResult result;
   std::set<std::string> done;
-  PassContext ctx{opt.explain};
+  PassContext ctx{opt.explain, opt.training_step};
   // A pipeline starts from a sound graph, unless its first pass re-types it.
   const PassInfo* first = passes.empty() ? nullptr : find_pass(passes[0]);
   if (!first || !first->retypes) verify(g, "");

@@ -19,6 +19,9 @@ struct PassResult {
 
 struct PassContext {
   bool explain = false;  // passes fill PassResult::notes
+  // The graph is a training step (compile(..., train=true)): its parameters change
+  // between calls (the optimizer steps them), so nothing is kept per parameter value.
+  bool training_step = false;
 };
 
 struct PassInfo {
@@ -52,6 +55,7 @@ struct PassRecord {
 
 struct PipelineOptions {
   bool explain = false;
+  bool training_step = false;  // PassContext::training_step
   std::string snapshot_after;  // a pass name: keep the graph as it was right after it
 };
 

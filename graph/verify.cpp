@@ -146,11 +146,13 @@ void verify_table_node(const Site& s, const Node& n, const OpDef& def) {
 
 void verify_graph(const Graph& g, const std::string& after, const std::string& within);
 
-// The attributes a conv2d epilogue node may carry: the channel-blocked layout of its
-// input and its output (passes/block_layout.cpp), bools.
+// The attributes an epilogue node may carry, bools: whether it keeps its weight packed
+// (Note [Packed weights in a training step] in passes/fuse_epilogue.cpp), and for a
+// conv2d the channel-blocked layout of its input and output (passes/block_layout.cpp).
 bool layout_attribute(const Node& n, const Attr& a) {
-  return n.kind == NodeKind::epilogue && n.epilogue.base == OpId::conv2d &&
-         (a.name == "blocked_in" || a.name == "blocked_out") && std::holds_alternative<bool>(a.value);
+  if (n.kind != NodeKind::epilogue || !std::holds_alternative<bool>(a.value)) return false;
+  if (a.name == "packed_weight") return true;
+  return n.epilogue.base == OpId::conv2d && (a.name == "blocked_in" || a.name == "blocked_out");
 }
 
 void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, bool body) {

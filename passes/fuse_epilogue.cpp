@@ -11,6 +11,14 @@
 // convolutions). The node's outputs are the pool's, indices included (computed only
 // when read).
 //
+// Note [Packed weights in a training step]
+// The kernel keeps the weight in the layout oneDNN computes on, reordered once per
+// weight version: an inference graph pays once, and each call after runs faster
+// (about 15% on the MLP). In a training step the optimizer changes every weight
+// between calls, so the reorder would run on every call, and the profiled CNN step's
+// fc1 took 2.2x as long as reading the weight where it is. So in a training step
+// (PassContext::training_step) the node gets packed_weight=false.
+//
 // Left alone, with a note when explaining: an activation whose input has other
 // consumers (or is returned: the pre-activation value must exist), and dtypes other
 // than f32 (the oneDNN kernels are f32; f64 would gain nothing).
@@ -64,11 +72,14 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
       continue;
     }
     int pool = pool_after(g, producer, i, uses);
+    int root = pool < 0 ? static_cast<int>(i) : pool;
     if (pool < 0) {
       fuse_nodes(g, {p, static_cast<int>(i)}, Node::epilogue_of(producer.op, a.op), dead);
     } else {
       fuse_nodes(g, {p, static_cast<int>(i), pool}, Node::epilogue_of(producer.op, a.op, OpId::max_pool2d), dead);
     }
+    // Note [Packed weights in a training step]
+    if (ctx.training_step) g.nodes[static_cast<size_t>(root)].attrs.set("packed_weight", false);
     ++r.changes;
   }
   if (r.changes) g.compact(dead);

@@ -201,7 +201,9 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   cg.problems = cap.problems();
   if (!cg.problems.empty()) return cg;
   cg.graph = cg.captured;
-  if (!gm.pipeline.empty()) cg.records = graph::run_pipeline(cg.graph, gm.pipeline).records;
+  graph::PipelineOptions opt;
+  opt.training_step = gm.train;
+  if (!gm.pipeline.empty()) cg.records = graph::run_pipeline(cg.graph, gm.pipeline, opt).records;
   return cg;
 }
 
@@ -361,6 +363,7 @@ std::string graph_heading(const GraphModule& gm) {
 std::string optimize_graph(GraphModule& gm, const std::string& spec, bool explain) {
   graph::PipelineOptions opt;
   opt.explain = explain;
+  opt.training_step = gm.train;
   gm.pipeline = graph::parse_pipeline(spec);
   std::string report;
   for (CompiledGraph& cg : gm.graphs) {
@@ -431,6 +434,7 @@ std::string graph_drawing(const GraphModule& gm, const std::string& before_after
   if (before_after.empty()) return viz::graph_dot(cg.graph);
   graph::PipelineOptions opt;
   opt.snapshot_after = before_after;
+  opt.training_step = gm.train;
   graph::Graph g = cg.captured;
   std::vector<std::string> passes = gm.pipeline;
   bool listed = false;

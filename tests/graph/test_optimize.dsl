@@ -3,6 +3,7 @@
 # graph also writes into BatchNorm's buffers (See Note [Writes in the graph] in
 # graph/rewrite.hpp).
 import nn
+import optim
 
 fn mlp() = nn.Sequential([nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)])
 fn cnn() = nn.Sequential([
@@ -65,4 +66,33 @@ test "an optimized training step: fewer nodes, the loss, gradients and buffers o
   expect_close(loss, eager.detach(), rtol=1e-6, atol=1e-7)
   expect_close(conv_grad, net[0].weight.grad, rtol=1e-4, atol=1e-5)
   expect_close(graph_mean, net[1].running_mean, rtol=1e-6, atol=1e-7)
+}
+
+test "a training step reads its epilogue weights where they are; inference keeps them packed" {
+  manual_seed(13)
+  let net = nn.Sequential([nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 3)])
+  let x = randn([5, 12])
+  let y = tensor([0, 2, 1, 1, 0])
+  fn step(xb, yb) = cross_entropy(net(xb), yb)
+  let train = compile(step, x, y, train=true)
+  train.optimize()
+  expect("linear_relu" in train.ir() and "packed_weight=false" in train.ir(), train.ir())
+  let infer = compile(net, x)
+  infer.optimize()
+  expect("linear_relu" in infer.ir() and not ("packed_weight" in infer.ir()), infer.ir())
+  # Two steps in a row with the weights changed between them: the unpacked kernel reads
+  # the new values, as eager does.
+  let opt = optim.SGD(net.parameters(), lr=0.5)
+  for i in range(2) {
+    opt.zero_grad()
+    let loss = train(x, y)
+    let graph_grad = net[0].weight.grad.clone()
+    opt.zero_grad()
+    let eager = step(x, y)
+    eager.backward()
+    expect_close(loss, eager.detach(), rtol=1e-6, atol=1e-7)
+    expect_close(graph_grad, net[0].weight.grad, rtol=1e-5, atol=1e-6)
+    opt.step()
+  }
+  expect_close(infer(x), net(x), rtol=1e-5, atol=1e-6)
 }
