@@ -11,6 +11,10 @@
 //   stack(select(y, 0, 0), ..., select(y, 0, n - 1)) along dim 0 -> y, all n rows of y
 //                                        in order (a list a lowered loop appended to,
 //                                        stacked again)
+//   threshold_backward(max_pool2d_backward(g, idx), a) with idx the pool of a's
+//                                     -> max_pool2d_backward(threshold_backward(g, v), idx),
+//                                        v the pool's values (Note [Masking before the
+//                                        pool's scatter])
 //
 // A node that becomes unused (the inner reshape of a chain) is left for dce. The
 // identities are exact for every x except that x+0 turns -0.0 into +0.0, a
@@ -193,8 +197,52 @@ int simplify_node(const Facts& f, Node& n) {
   return -1;
 }
 
+// Note [Masking before the pool's scatter]
+// A training step's ReLU followed by a max pool has, in its backward,
+//   %s = max_pool2d_backward(%g, %idx)   where  %v, %idx = max_pool2d(%a)
+//   %t = threshold_backward(%s, %a)      (relu's backward: %s where %a > threshold)
+// Every element %s holds comes from the window maximum %v[o] = %a[%idx[o]] of the
+// cell it is scattered to, so the mask can be taken on the pooled side first:
+//   %s' = threshold_backward(%g, %v);  %t = max_pool2d_backward(%s', %idx)
+// bit for bit the same (overlapping windows add terms that each carry the same mask;
+// a NaN maximum fails the comparison on both sides), on a tensor a quarter the size.
+// And %a is then read by the pool alone, so fuse_epilogue can pool straight from the
+// convolution's layout, never writing %a out. Applies when %s has no other reader.
+int mask_before_pool_scatter(Graph& g, const PassContext& ctx, PassResult& r) {
+  std::vector<int> uses = g.use_counts();
+  int changes = 0;
+  for (Node& t : g.nodes) {
+    if (!Graph::table_op(t) || t.op != OpId::threshold_backward || t.inputs.size() != 2) continue;
+    const Node* scatter = producer(g, t.inputs[0]);
+    if (!scatter || !Graph::table_op(*scatter) || scatter->op != OpId::max_pool2d_backward ||
+        uses[static_cast<size_t>(t.inputs[0])] != 1)
+      continue;
+    const Node* pool = producer(g, scatter->inputs[1]);
+    if (!pool || !Graph::table_op(*pool) || pool->op != OpId::max_pool2d || pool->outputs.size() != 2 ||
+        pool->outputs[1] != scatter->inputs[1] || pool->inputs[0] != t.inputs[1])
+      continue;
+    Node& s = g.nodes[static_cast<size_t>(g.value(t.inputs[0]).node)];
+    int grad = s.inputs[0], indices = s.inputs[1], values = pool->outputs[0];
+    if (!same_meta(g.value(grad).meta, g.value(values).meta)) continue;
+    Attrs scatter_attrs = s.attrs;
+    s.op = OpId::threshold_backward;
+    s.inputs = {grad, values};
+    s.attrs = t.attrs;
+    g.value(s.outputs[0]).meta = g.value(grad).meta;
+    t.op = OpId::max_pool2d_backward;
+    t.inputs = {s.outputs[0], indices};
+    t.attrs = scatter_attrs;
+    ++changes;
+    if (ctx.explain)
+      r.notes.push_back(describe_node(g, t) + ": relu's mask taken on the pooled gradient before the scatter "
+                        "(Note [Masking before the pool's scatter])");
+  }
+  return changes;
+}
+
 PassResult run_simplify(Graph& g, const PassContext& ctx) {
   PassResult r;
+  r.changes += mask_before_pool_scatter(g, ctx, r);
   std::vector<bool> dead(g.nodes.size(), false);
   std::vector<bool> written = written_storage(g, storage_roots(g));
   Facts facts{g, written, ctx, r};

@@ -96,3 +96,24 @@ test "a training step reads its epilogue weights where they are; inference keeps
   }
   expect_close(infer(x), net(x), rtol=1e-5, atol=1e-6)
 }
+
+test "a training step pools straight from its convolutions: relu's mask moves before the pool's scatter" {
+  manual_seed(14)
+  let net = nn.Sequential([nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                           nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                           nn.Linear(8 * 2 * 2, 3)])
+  let x = randn([5, 1, 8, 8])
+  let y = tensor([0, 2, 1, 1, 0])
+  fn step(xb, yb) = cross_entropy(net(xb), yb)
+  let gm = compile(step, x, y, train=true)
+  let report = gm.optimize(explain=true)
+  expect("relu's mask taken on the pooled gradient" in report, report)
+  expect(len(gm.ir().split("conv2d_relu_max_pool2d(")) - 1 == 2, gm.ir())
+  let loss = gm(x, y)
+  let graph_grads = [p.grad.clone() for p in net.parameters()]
+  net.zero_grad()
+  let eager = step(x, y)
+  eager.backward()
+  expect_close(loss, eager.detach(), rtol=1e-6, atol=1e-7)
+  for (g, p) in zip(graph_grads, net.parameters()) { expect_close(g, p.grad, rtol=1e-5, atol=1e-6) }
+}
