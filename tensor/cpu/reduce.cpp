@@ -85,15 +85,14 @@ std::optional<KeptMiddle> kept_middle(const Tensor& x, const std::vector<int64_t
 
 // out[c] = scale * sum_n sum_s x[n, c, s], read in place (reduce_layout would copy x
 // to move the reduced dims together, tripling the traffic): the channels split across
-// threads, each (n, c) row of S a vectorised run.
+// threads, each (n, c) row of S a vectorised run added into the channel's RunSum.
 template <class T>
 void sum_kept_middle(const T* x, const KeptMiddle& k, T* out, double scale) {
-  using A = acc_t<T>;
   parallel_for(0, k.C, k.N * k.C * k.S, [&](int64_t lo, int64_t hi) {
     for (int64_t c = lo; c < hi; ++c) {
-      A total = 0;
-      for (int64_t n = 0; n < k.N; ++n) total += sum_run(x + (n * k.C + c) * k.S, k.S);
-      out[c] = static_cast<T>(static_cast<compute_t<T>>(total * scale));
+      RunSum<T> total;
+      for (int64_t n = 0; n < k.N; ++n) total.add(x + (n * k.C + c) * k.S, k.S);
+      out[c] = static_cast<T>(static_cast<compute_t<T>>(total.finish() * scale));
     }
   });
 }

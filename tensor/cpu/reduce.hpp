@@ -58,6 +58,44 @@ inline double sum_run<float>(const float* p, int64_t n) {
   return total;
 }
 
+// The sum of many short runs of one reduction (a bias gradient's [N, C, H, W] summed
+// over N, H, W: per channel, N runs of H * W), added as sum_run<float> adds one long
+// run: the 64 float lanes carry over from run to run and go to the double total every
+// 1024 elements, so a run of 196 no longer pays the lanes' reduction on its own. Other
+// types add each run's sum_run.
+template <class T>
+struct RunSum {
+  acc_t<T> total = 0;
+  void add(const T* p, int64_t n) { total += sum_run(p, n); }
+  acc_t<T> finish() { return total; }
+};
+
+template <>
+struct RunSum<float> {
+  static constexpr int64_t kBlock = 1024;
+  float lane[64] = {};
+  int64_t in_lanes = 0;  // elements in the lanes since their last flush
+  double total = 0;
+  void add(const float* p, int64_t n) {
+    int64_t b = 0;
+    for (; b + 64 <= n; b += 64) {
+      for (int k = 0; k < 64; ++k) lane[k] += p[b + k];
+      if ((in_lanes += 64) >= kBlock) flush();
+    }
+    for (; b < n; ++b) total += p[b];
+  }
+  void flush() {
+    double block = 0;
+    for (int k = 0; k < 64; ++k) block += lane[k], lane[k] = 0;
+    total += block;
+    in_lanes = 0;
+  }
+  double finish() {
+    flush();
+    return total;
+  }
+};
+
 // Largest of p[0..n) (n > 0) for f32/f64, NaN winning as in PyTorch. Written with
 // GCC vector extensions: the compiler does not vectorise a NaN-aware max by itself.
 template <class T>

@@ -87,3 +87,20 @@ TEST_CASE("the bias-gradient sums give the same bits on one thread and on two") 
   Tensor by_copy = sum(reshape(contiguous(permute(nchw, {1, 0, 2, 3})), {32, -1}), {1});
   CHECK(max(abs(two_c - by_copy)).item() < 1e-3);
 }
+
+// The channels' runs carry their float lanes from one image to the next (RunSum in
+// tensor/cpu/reduce.hpp): rows of 196 (the CNN's second block), of 70 (a block of 64
+// and a tail of 6), of 9, and one image, against the sum in f64.
+TEST_CASE("the bias-gradient sums over many short rows stay within f32's error") {
+  manual_seed(4);
+  for (Shape shape : {Shape{64, 64, 14, 14}, Shape{5, 7, 7, 10}, Shape{40, 8, 3, 3}, Shape{1, 6, 30, 30}}) {
+    CAPTURE(shape_str(shape));
+    Tensor x = randn(shape);
+    Tensor got = sum(x, {0, 2, 3});
+    Tensor want = sum(to_dtype(x, DType::f64), {0, 2, 3});
+    CHECK(max(abs(to_dtype(got, DType::f64) - want)).item() < 2e-4);
+    Tensor one;
+    with_threads(1, [&] { one = sum(x, {0, 2, 3}); });
+    CHECK(same_bits(one, got));
+  }
+}
