@@ -43,6 +43,7 @@ GraphOpFn graph_kernel(const Node& n) {
     case NodeKind::while_loop:
     case NodeKind::scan: return run_control_flow;
     case NodeKind::custom: {
+      if (GraphOpFn fused = fused_kernel(n)) return fused;
       auto it = registered_ops().find(n.custom_name);
       return it == registered_ops().end() ? nullptr : it->second;
     }

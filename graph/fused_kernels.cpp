@@ -134,9 +134,31 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
   cpu::conv2d_act(x, w, b, conv.attrs, act, weight_layout(node), outputs[0], flag("blocked_in"));
 }
 
+// conv2d_backward_weight_bias (Note [The bias gradient with the weight gradient] in
+// passes/fuse_epilogue.cpp): one oneDNN call for both gradients; on a GPU, or when the
+// CPU kernel declines (not f32), the body's two ops.
+void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs, TensorList& outputs) {
+  const Graph& body = *node.body;
+  auto outer = [&](int body_value) {  // the node's input that is this body input
+    for (size_t k = 0; k < body.inputs.size(); ++k)
+      if (body.inputs[k] == body_value) return inputs.at(k);
+    throw Error("graph executor: " + node.name() + " reads a value its body does not take");
+  };
+  size_t w = body.nodes.at(0).op == OpId::conv2d_backward_weight ? 0 : 1;
+  const Node& weight_grad = body.nodes.at(w);
+  size_t dw = body.outputs[0] == weight_grad.outputs[0] ? 0 : 1;
+  if (!on_gpu(outputs[0]) && cpu::conv2d_backward_weight_bias(outer(weight_grad.inputs[0]), outer(weight_grad.inputs[1]),
+                                                               weight_grad.attrs, outputs[dw], outputs[1 - dw]))
+    return;
+  TensorList results = run_graph(body, inputs);
+  for (size_t k = 0; k < outputs.size(); ++k) copy_into(outputs[k], results[k]);
+}
+
 }  // namespace
 
 GraphOpFn fused_kernel(const Node& node) {
+  if (node.kind == NodeKind::custom && node.custom_name == "conv2d_backward_weight_bias")
+    return run_conv2d_backward_weight_bias;
   if (node.kind == NodeKind::fused) return run_fused;
   if (node.kind != NodeKind::epilogue) return nullptr;
   switch (node.epilogue.base) {

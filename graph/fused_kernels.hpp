@@ -6,8 +6,9 @@
 
 namespace nabla::graph {
 
-// The kernel of a fused or epilogue node (NodeKind::fused, NodeKind::epilogue), or
-// null for any other node.
+// The kernel of a fused or epilogue node (NodeKind::fused, NodeKind::epilogue), or of
+// the custom conv2d_backward_weight_bias (passes/fuse_epilogue.cpp), or null for any
+// other node.
 GraphOpFn fused_kernel(const Node& node);
 
 }  // namespace nabla::graph

@@ -112,7 +112,8 @@ int remove_constants(Graph& g, const std::function<bool(int)>& drop) {
   return removed;
 }
 
-void fuse_nodes(Graph& g, const std::vector<int>& members, const Node& head, std::vector<bool>& dead) {
+void fuse_nodes(Graph& g, const std::vector<int>& members, const Node& head, std::vector<bool>& dead,
+                bool every_output) {
   auto body = std::make_shared<Graph>();
   body->name = head.name();
   std::vector<int> outer_inputs;
@@ -139,10 +140,16 @@ void fuse_nodes(Graph& g, const std::vector<int>& members, const Node& head, std
     absorbed.push_back(n.origin.empty() ? n.name() : n.name() + " at " + n.origin);
   }
   Node& root = g.nodes[static_cast<size_t>(members.back())];
-  for (int v : root.outputs) body->outputs.push_back(inner.at(v));
+  std::vector<int> outputs = root.outputs;
+  if (every_output) {
+    outputs.clear();
+    for (int m : members)
+      for (int v : g.nodes[static_cast<size_t>(m)].outputs) outputs.push_back(v);
+  }
+  for (int v : outputs) body->outputs.push_back(inner.at(v));
   Node fused = head.operation();
   fused.inputs = outer_inputs;
-  fused.outputs = root.outputs;
+  fused.outputs = outputs;
   fused.origin = root.origin;
   fused.body = std::move(body);
   fused.absorbed = std::move(absorbed);

@@ -72,8 +72,12 @@ int remove_constants(Graph& g, const std::function<bool(int)>& drop);
 // the root's place: its inputs are the values the members read from outside, its
 // outputs the root's, `absorbed` lists each member's op and DSL line. The other
 // members are marked in `dead` (Graph::compact drops them). The caller checks that
-// no value a non-root member defines is used outside the members.
-void fuse_nodes(Graph& g, const std::vector<int>& members, const Node& head, std::vector<bool>& dead);
+// no value a non-root member defines is used outside the members. With
+// `every_output`, the node's outputs are every member's, in member order (members
+// that share inputs, not a chain), and the caller checks that the others' inputs are
+// defined before the root's place and their outputs not read before it.
+void fuse_nodes(Graph& g, const std::vector<int>& members, const Node& head, std::vector<bool>& dead,
+                bool every_output = false);
 
 // How many live node inputs and graph outputs use each value, ignoring dead nodes.
 std::vector<int> live_use_counts(const Graph& g, const std::vector<bool>& dead_nodes);

@@ -53,6 +53,60 @@ int pool_after(const Graph& g, const Node& base, size_t act, const std::vector<i
   return -1;  // a graph output
 }
 
+// Note [The bias gradient with the weight gradient]
+// A convolution's backward computes its weight's gradient, conv2d_backward_weight(x,
+// g), and its bias's, sum(g) over N, H, W: two passes over g, the largest tensor of
+// the layer's backward. oneDNN's backward-weights primitive writes the bias's
+// gradient too while it reads g, so the two become one custom node,
+// conv2d_backward_weight_bias, whose body is the two ops (a GPU, and dtypes other than
+// f32, run the body). f32 nodes of one g with dims [0, 2, 3]; the node goes where the
+// earlier of the two was.
+constexpr const char* kWeightBiasGrad = "conv2d_backward_weight_bias";
+
+bool sums_bias_gradient(const Graph& g, const Node& n) {
+  if (!Graph::table_op(n) || n.op != OpId::sum || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+  const TensorMeta& in = g.value(n.inputs[0]).meta;
+  return in.sizes.size() == 4 && in.dtype == DType::f32 && n.attrs.has("dims") &&
+         n.attrs.ints("dims") == std::vector<int64_t>{0, 2, 3} && !(n.attrs.has("keepdim") && n.attrs.b("keepdim"));
+}
+
+// The index of the node that defines v (-1: an input, param or constant).
+int definer(const Graph& g, int v) { return g.value(v).kind == ValueKind::op ? g.value(v).node : -1; }
+
+int fuse_bias_gradients(Graph& g, const PassContext& ctx, PassResult& r) {
+  std::vector<bool> dead(g.nodes.size(), false);
+  int changes = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& w = g.nodes[i];
+    if (dead[i] || !Graph::table_op(w) || w.op != OpId::conv2d_backward_weight || w.inputs.size() != 2 ||
+        g.value(w.outputs[0]).meta.dtype != DType::f32)
+      continue;
+    int grad = w.inputs[1];
+    for (size_t j = 0; j < g.nodes.size(); ++j) {
+      if (dead[j] || !sums_bias_gradient(g, g.nodes[j]) || g.nodes[j].inputs[0] != grad) continue;
+      size_t first = std::min(i, j), later = std::max(i, j);
+      // The later node's inputs must exist where the node goes, and its output not
+      // be read before the later node's own place.
+      bool movable = true;
+      for (int v : g.nodes[later].inputs) movable = movable && definer(g, v) < static_cast<int>(first);
+      for (size_t k = first + 1; k < later && movable; ++k)
+        for (int v : g.nodes[k].inputs) movable = movable && v != g.nodes[later].outputs[0];
+      if (!movable) {
+        if (ctx.explain) r.notes.push_back(describe_node(g, w) + ": its bias gradient stays apart: the two cannot meet");
+        continue;
+      }
+      // fuse_nodes puts the node at its last member's place: the earlier of the two.
+      std::vector<int> members = {static_cast<int>(i), static_cast<int>(j)};
+      if (first == i) std::swap(members[0], members[1]);
+      fuse_nodes(g, members, Node::named(kWeightBiasGrad), dead, true);
+      ++changes;
+      break;
+    }
+  }
+  if (changes) g.compact(dead);
+  return changes;
+}
+
 PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
   PassResult r;
   std::vector<int> uses = g.use_counts();
@@ -83,6 +137,7 @@ PassResult run_fuse_epilogue(Graph& g, const PassContext& ctx) {
     ++r.changes;
   }
   if (r.changes) g.compact(dead);
+  r.changes += fuse_bias_gradients(g, ctx, r);
   return r;
 }
 

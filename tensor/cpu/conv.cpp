@@ -189,16 +189,20 @@ std::shared_ptr<CachedConv> make_backward_data(const ConvNdGeometry& g) {
   return c;
 }
 
-std::shared_ptr<CachedConv> make_backward_weights(const ConvNdGeometry& g) {
-  ConvDescs d = conv_descs(g, false);
+// With `bias`, the primitive also writes the bias's gradient (the sum of the output's
+// gradient over all but the channels) while it reads that gradient anyway.
+std::shared_ptr<CachedConv> make_backward_weights(const ConvNdGeometry& g, bool bias) {
+  ConvDescs d = conv_descs(g, bias);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
   dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
-                                                memory::desc(), d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+                                                bias ? d.bias : memory::desc(), d.dst_any, d.strides, d.dilates,
+                                                d.pad_l, d.pad_r);
   dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), engine(), hint);
   auto c = new_cached(dnnl::convolution_backward_weights(pd), pd.scratchpad_desc());
   c->operands.push_back(operand(DNNL_ARG_SRC, false, d.src, pd.src_desc()));
   c->operands.push_back(operand(DNNL_ARG_DIFF_DST, false, d.dst, pd.diff_dst_desc()));
   c->operands.push_back(operand(DNNL_ARG_DIFF_WEIGHTS, true, d.weights, pd.diff_weights_desc()));
+  if (bias) c->operands.push_back(operand(DNNL_ARG_DIFF_BIAS, true, d.bias, pd.diff_bias_desc()));
   return c;
 }
 
@@ -235,7 +239,7 @@ std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdG
   try {
     std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled, blocked_in)
                                     : pass == Pass::backward_data ? make_backward_data(g)
-                                                                  : make_backward_weights(g);
+                                                                  : make_backward_weights(g, bias);
     onednn::drop_gone_weights(cache);
     if (cache.size() >= kMaxCachedConvs) cache.clear();
     if (packed_weight.defined()) c->packed.own(packed_weight);
@@ -649,6 +653,18 @@ void conv2d_backward_input(const TensorList& in, const Attrs& attrs, TensorList&
 }
 void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList& out) {
   conv_backward_weight("conv2d_backward_weight", in, attrs, out);
+}
+
+bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attrs& attrs, const Tensor& dw,
+                                 const Tensor& db) {
+  if (dw.dtype() != DType::f32 || x.dtype() != DType::f32 || grad.dtype() != DType::f32 || db.dtype() != DType::f32)
+    return false;
+  ConvNdGeometry g = conv_nd_geometry(x.sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
+  if (dw.numel() == 0 || degenerate(g)) return false;
+  Tensor xc = contiguous_raw(x), gy = contiguous_raw(grad);
+  execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, g, true),
+          {xc.raw_data(), gy.raw_data(), dw.raw_data(), db.raw_data()});
+  return true;
 }
 
 void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {

@@ -94,6 +94,13 @@ bool blocked_activations();
 // out = act(conv2d(x, w, b)) with conv2d's attributes; f32 applies act as a oneDNN
 // post-op of the convolution (eager conv2d is conv2d_act with none, plain).
 // `blocked_in`: x holds nChw16c (its type still says [N, C, H, W]).
+// conv2d_backward_weight(x, grad) into dw and the bias's gradient (grad summed over N,
+// H, W) into db, in one oneDNN backward-weights call that reads grad once (the
+// graph's conv2d_backward_weight_bias, passes/fuse_epilogue.cpp). f32; false, with
+// nothing written, for anything else (the caller computes the two apart).
+bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attrs& attrs, const Tensor& dw,
+                                 const Tensor& db);
+
 void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs, Activation act,
                 WeightLayout layout, const Tensor& out, bool blocked_in = false);
 // out, indices = max_pool2d(act(conv2d(x, w, b))) with each op's attributes (indices

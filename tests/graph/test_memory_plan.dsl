@@ -1,7 +1,8 @@
 # The memory plan (the plan pass, last in the default pipeline): a CNN training step
 # planned into one arena needs at most 70% of the bytes its intermediates would take
 # each on its own, and the planned graph gives the loss and gradients of the
-# unplanned one bit for bit, and eager's within rounding.
+# unplanned one bit for bit (the convolutions' bias gradients within rounding), and
+# eager's within rounding.
 import nn
 
 fn cnn() = nn.Sequential([
@@ -37,7 +38,14 @@ test "a planned CNN training step: under 70% of naive memory, the same loss and 
   let loss = gm(x, y)
   let planned = grads_of(net)
   expect_close(loss, unplanned_loss, rtol=0, atol=0)
-  for k in range(len(planned)) { expect_close(planned[k], unplanned[k], rtol=0, atol=0) }
+  # Bit for bit, but the convolutions' bias gradients: the default pipeline computes
+  # each in the weight gradient's oneDNN call, which sums in its own order (Note [The
+  # bias gradient with the weight gradient] in passes/fuse_epilogue.cpp).
+  let names = [n for (n, p) in net.named_parameters()]
+  for k in range(len(planned)) {
+    let conv_bias = names[k] in ["0.bias", "3.bias"]
+    expect_close(planned[k], unplanned[k], rtol=1e-5 if conv_bias else 0, atol=1e-7 if conv_bias else 0)
+  }
 
   net.zero_grad()
   let eager = step(x, y)

@@ -109,6 +109,8 @@ test "a training step pools straight from its convolutions: relu's mask moves be
   let report = gm.optimize(explain=true)
   expect("relu's mask taken on the pooled gradient" in report, report)
   expect(len(gm.ir().split("conv2d_relu_max_pool2d(")) - 1 == 2, gm.ir())
+  # and each convolution's bias gradient comes out of its weight gradient's call
+  expect(len(gm.ir().split("conv2d_backward_weight_bias(")) - 1 == 2, gm.ir())
   let loss = gm(x, y)
   let graph_grads = [p.grad.clone() for p in net.parameters()]
   net.zero_grad()
