@@ -327,7 +327,10 @@ NABLA_SCALAR div(T x, T y) {
   else
     return x / y;
 }
-NABLA_SCALAR pow(T x, T y) { return math::pow(x, y); }
+// x ** 2 (a squared error, a norm) as one multiply, as PyTorch's kernel does, and
+// x ** 1 (the square's gradient, 2 * x ** 1) as x: the library pow is a call per
+// element, 6x slower on the whole op, and may round the square 1 ulp off.
+NABLA_SCALAR pow(T x, T y) { return y == T(2) ? x * x : y == T(1) ? x : math::pow(x, y); }
 // NaN wins, as in PyTorch.
 NABLA_SCALAR maximum(T x, T y) { return (x != x || x > y) ? x : y; }
 NABLA_SCALAR minimum(T x, T y) { return (x != x || x < y) ? x : y; }

@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "tensor/cpu/vec_math.hpp"
+#include "tensor/scalar_ops.hpp"
 
 using namespace nabla::cpu;
 
@@ -55,4 +57,24 @@ TEST_CASE("vmath::tanh and vmath::sigmoid are within a few ulp") {
   CHECK(max_ulps([](float x) { return vmath::sigmoid(x); }, sig, -30.0f, 30.0f, 400000) <= 4);
   CHECK(vmath::sigmoid(-200.0f) == 0.0f);
   CHECK(vmath::sigmoid(200.0f) == 1.0f);
+}
+
+// pow's scalar function (tensor/scalar_ops.hpp) squares by one multiply and returns x
+// for an exponent of 1, as PyTorch's kernel: bit for bit x * x and x, NaN, infinities
+// and signed zeros included; other exponents are the library's pow. Integers too.
+TEST_CASE("pow squares by a multiply and passes x ** 1 through") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (float x : {0.0f, -0.0f, 1.5f, -3.25f, 1e-30f, 3e38f, inf, -inf, 1.1754944e-38f}) {
+    CAPTURE(x);
+    float sq = nabla::scalar::pow(x, 2.0f), one = nabla::scalar::pow(x, 1.0f);
+    CHECK(std::memcmp(&sq, &(const float&)(x * x), sizeof(float)) == 0);
+    CHECK(std::memcmp(&one, &x, sizeof(float)) == 0);
+    float half = nabla::scalar::pow(x, 0.5f), library = std::pow(x, 0.5f);
+    CHECK((half == library || (std::isnan(half) && std::isnan(library))));
+  }
+  CHECK(std::isnan(nabla::scalar::pow(nan, 2.0f)));
+  CHECK(std::isnan(nabla::scalar::pow(nan, 1.0f)));
+  CHECK(nabla::scalar::pow(2.0f, 3.0f) == 8.0f);
+  CHECK(nabla::scalar::pow<int64_t>(-7, 2) == 49);
+  CHECK(nabla::scalar::pow<double>(-0.1, 2.0) == -0.1 * -0.1);
 }
