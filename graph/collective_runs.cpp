@@ -11,7 +11,12 @@ CollectiveRuns::CollectiveRuns(const Graph& g, Device device) : g_(g) {
   if (device.kind == DeviceKind::cuda || !dist::default_communicator()) return;
   for (const Node& n : g.nodes)
     if (is_collective(n.op)) active_ = true;
-  if (active_) roots_ = storage_roots(g);
+  if (!active_) return;
+  roots_ = storage_roots(g);
+  last_read_.assign(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int v : g.nodes[i].inputs)
+      if (v >= 0) last_read_[static_cast<size_t>(roots_[static_cast<size_t>(v)])] = static_cast<int>(i);
 }
 
 CollectiveRuns::~CollectiveRuns() {
@@ -45,6 +50,18 @@ void CollectiveRuns::before(const Node& n) {
     if (it == pending_.end()) continue;
     uint64_t ticket = it->second;
     pending_.erase(it);
+    dist::wait_collective(ticket);
+  }
+}
+
+void CollectiveRuns::after(size_t node) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (last_read_[static_cast<size_t>(it->first)] > static_cast<int>(node)) {
+      ++it;
+      continue;
+    }
+    uint64_t ticket = it->second;
+    it = pending_.erase(it);
     dist::wait_collective(ticket);
   }
 }

@@ -9,8 +9,10 @@
 // where it runs: the run waits at the first node
 // that reads its result or a view of it (a view node makes a view without reading),
 // so the gather overlaps the nodes in between; the reshard pass issues each gather
-// one unit early for that (passes/reshard.cpp). Every other collective is waited for
-// at once, and the run waits for every gather before it returns. Without a process
+// one unit early for that (passes/reshard.cpp). A gather is also waited for after the
+// last node that reads its storage at all (views included), since the plan may then
+// hand its bytes on. Every other collective is waited for at once, and the run waits
+// for every gather before it returns. Without a process
 // group, and for tensors on a GPU (NCCL orders its work on the stream), the nodes run
 // where they are, as any other.
 #pragma once
@@ -33,6 +35,10 @@ class CollectiveRuns {
   bool handles(const Node& n) const;
   // Waits for the gathers whose results (or views of them) node n reads.
   void before(const Node& n);
+  // Waits for the gathers whose storage no node after node `node` reads: the plan may
+  // give their bytes to the next value (a gathered vector only view nodes read, or
+  // none), so they must have landed.
+  void after(size_t node);
   // Queues node n's kernel into `outs` (allocated by the executor); a gather is
   // waited for later, any other collective now.
   TensorList run(const Node& n, const TensorList& ins, TensorList outs);
@@ -45,6 +51,7 @@ class CollectiveRuns {
   const Graph& g_;
   bool active_ = false;
   std::vector<int> roots_;                  // storage_roots(g), when active
+  std::vector<int> last_read_;              // per root: the last node reading it or a view of it, -1: none
   std::map<int, uint64_t> pending_;         // a running gather's result (a root) -> its ticket
 };
 

@@ -283,6 +283,7 @@ TensorList run_graph(const Graph& g, const TensorList& args, KeptBuffers* kept) 
                       : profiler && !(def && def->view) ? run_node_profiled(*profiler, g, n, ins, buffers)
                                                         : run_node(g, n, ins, buffers);
     for (size_t k = 0; k < n.outputs.size(); ++k) vals[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
+    collectives.after(i);
     for (int v : n.inputs)
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int>(i)) vals[static_cast<size_t>(v)] = Tensor();
   }
