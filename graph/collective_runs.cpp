@@ -40,8 +40,7 @@ bool CollectiveRuns::runs_behind(const Node& n) const {
 
 bool CollectiveRuns::handles(const Node& n) const { return active_ && is_collective(n.op); }
 
-void CollectiveRuns::before(const Node& n) {
-  if (pending_.empty()) return;
+void CollectiveRuns::wait_for_reads(const Node& n) {
   const OpDef* def = Graph::table_op(n);
   if (def && def->view) return;
   for (int v : n.inputs) {
@@ -54,7 +53,7 @@ void CollectiveRuns::before(const Node& n) {
   }
 }
 
-void CollectiveRuns::after(size_t node) {
+void CollectiveRuns::wait_for_storage_done(size_t node) {
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (last_read_[static_cast<size_t>(it->first)] > static_cast<int>(node)) {
       ++it;

@@ -33,12 +33,17 @@ class CollectiveRuns {
 
   // Whether node n runs here rather than as any other node.
   bool handles(const Node& n) const;
-  // Waits for the gathers whose results (or views of them) node n reads.
-  void before(const Node& n);
+  // Waits for the gathers whose results (or views of them) node n reads. (Every node
+  // of every run calls these two: with nothing pending they return at once.)
+  void before(const Node& n) {
+    if (!pending_.empty()) wait_for_reads(n);
+  }
   // Waits for the gathers whose storage no node after node `node` reads: the plan may
   // give their bytes to the next value (a gathered vector only view nodes read, or
   // none), so they must have landed.
-  void after(size_t node);
+  void after(size_t node) {
+    if (!pending_.empty()) wait_for_storage_done(node);
+  }
   // Queues node n's kernel into `outs` (allocated by the executor); a gather is
   // waited for later, any other collective now.
   TensorList run(const Node& n, const TensorList& ins, TensorList outs);
@@ -47,6 +52,8 @@ class CollectiveRuns {
 
  private:
   bool runs_behind(const Node& n) const;
+  void wait_for_reads(const Node& n);
+  void wait_for_storage_done(size_t node);
 
   const Graph& g_;
   bool active_ = false;

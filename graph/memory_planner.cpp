@@ -27,11 +27,6 @@ std::string value_ref(const Graph& g, int id) {
   return s.append(value_name(g, id));
 }
 
-bool is_view_node(const Node& n) {
-  const OpDef* def = Graph::table_op(n);
-  return def && def->view;
-}
-
 }  // namespace
 
 Liveness analyze_liveness(const Graph& g) {

@@ -43,12 +43,16 @@ std::vector<size_t> written_inputs(const Node& n) {
   return {};
 }
 
+bool is_view_node(const Node& n) {
+  const OpDef* def = Graph::table_op(n);
+  return def && def->view;
+}
+
 std::vector<int> storage_roots(const Graph& g) {
   std::vector<int> roots(g.values.size());
   for (size_t v = 0; v < roots.size(); ++v) roots[v] = static_cast<int>(v);
   for (const Node& n : g.nodes) {  // in order: an input's root is known before its use
-    const OpDef* def = Graph::table_op(n);
-    if (!def || !def->view || n.inputs.empty() || n.inputs[0] < 0) continue;
+    if (!is_view_node(n) || n.inputs.empty() || n.inputs[0] < 0) continue;
     for (int out : n.outputs) roots[static_cast<size_t>(out)] = roots[static_cast<size_t>(n.inputs[0])];
   }
   return roots;

@@ -32,6 +32,9 @@ inline bool has_side_effect(const Node& n) { return !side_effect(n).empty(); }
 // statistics of a training batch_norm.
 std::vector<size_t> written_inputs(const Node& n);
 
+// Whether n is a view row (view, reshape, transpose, ...): its outputs alias input 0.
+bool is_view_node(const Node& n);
+
 // For each value, the value whose storage it may share: the outputs of view rows
 // (view, reshape, transpose, ...) follow their input 0, any other value is its own.
 std::vector<int> storage_roots(const Graph& g);

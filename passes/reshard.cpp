@@ -50,11 +50,6 @@ std::vector<bool> feeds_first_output(const Graph& g) {
   return feeds;
 }
 
-bool is_view(const Node& n) {
-  const OpDef* def = Graph::table_op(n);
-  return def && def->view && !n.inputs.empty() && n.inputs[0] >= 0;
-}
-
 // One gather to copy: where the copy goes, the view nodes the backward needs, the
 // nodes that read the copies.
 struct Regather {
@@ -93,7 +88,7 @@ class Reshard {
       const Node& n = g_.nodes[j];
       bool reads = std::any_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return rg.values.count(v) > 0; });
       if (!reads) continue;
-      if (is_view(n) && rg.values.count(n.inputs[0])) {
+      if (is_view_node(n) && n.inputs[0] >= 0 && rg.values.count(n.inputs[0])) {
         views.push_back(j);
         rg.values.insert(n.outputs.begin(), n.outputs.end());
         continue;
@@ -199,6 +194,7 @@ class IssueEarly {
 
   void run() {
     std::vector<bool> forward = feeds_first_output(g_);
+    roots_ = storage_roots(g_);
     std::map<size_t, std::vector<size_t>> before_node;  // target -> gathers issued just before it
     std::set<size_t> moved;
     int64_t previous[2] = {-1, -1};  // the last gather of the backward, of the forward
@@ -248,17 +244,18 @@ class IssueEarly {
 
   // Whether a node in [from, to) writes into what gather n reads.
   bool written_between(const Node& n, size_t from, size_t to) const {
-    std::vector<int> roots = storage_roots(g_);
     for (size_t j = from; j < to; ++j)
       for (size_t k : written_inputs(g_.nodes[j]))
         for (int v : n.inputs)
-          if (v >= 0 && roots[static_cast<size_t>(g_.nodes[j].inputs[k])] == roots[static_cast<size_t>(v)]) return true;
+          if (v >= 0 && roots_[static_cast<size_t>(g_.nodes[j].inputs[k])] == roots_[static_cast<size_t>(v)])
+            return true;
     return false;
   }
 
   Graph& g_;
   PassResult& r_;
   const PassContext& ctx_;
+  std::vector<int> roots_;  // storage_roots of the graph before the moves
 };
 
 PassResult run_reshard(Graph& g, const PassContext& ctx) {

@@ -164,28 +164,23 @@ std::vector<TensorMeta> infer_shard_reduce(const TensorList& in, const Attrs& a)
   return one({x.size(0) / world}, optional_dtype(a, "dtype").value_or(x.dtype()));
 }
 
-// The input cast to `dtype`, contiguous (the collectives read raw bytes).
-Tensor contiguous_as(const Tensor& x, DType dtype) {
-  Tensor out = empty(x.sizes(), dtype, x.device());
-  copy_into(out, x);
-  return out;
-}
-
 void kernel_shard_gather(const TensorList& in, const Attrs& a, TensorList& out) {
   Group g = current_group();
   if (!g.comm || !a.b("sharded")) return copy_into(out[0], in[0]);
-  g.comm->all_gather_into(contiguous_as(in[0], out[0].dtype()), out[0]);
+  g.comm->all_gather_into(to_dtype_raw(in[0], out[0].dtype()), out[0]);
 }
 
 void kernel_shard_reduce(const TensorList& in, const Attrs& a, TensorList& out) {
   Group g = current_group();
-  Tensor work = contiguous_as(in[0], optional_dtype(a, "reduce_dtype").value_or(in[0].dtype()));
-  if (!g.comm) return copy_into(out[0], work);  // rounded through reduce_dtype all the same
-  if (!a.b("sharded")) {
+  DType reduce_dtype = optional_dtype(a, "reduce_dtype").value_or(in[0].dtype());
+  if (!g.comm) return copy_into(out[0], to_dtype_raw(in[0], reduce_dtype));  // rounded through it all the same
+  if (!a.b("sharded")) {  // all_reduce works in place: a buffer of its own
+    Tensor work = empty(in[0].sizes(), reduce_dtype, in[0].device());
+    copy_into(work, in[0]);
     g.comm->all_reduce(work, dist::ReduceOp::avg);
     return copy_into(out[0], work);
   }
-  copy_into(out[0], g.comm->reduce_scatter(work, dist::ReduceOp::avg));
+  copy_into(out[0], g.comm->reduce_scatter(to_dtype_raw(in[0], reduce_dtype), dist::ReduceOp::avg));
 }
 
 TensorList backward_shard_gather(BackwardContext& c) {

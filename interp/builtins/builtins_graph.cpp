@@ -159,6 +159,14 @@ std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
   return s;
 }
 
+// What every pipeline run for gm is told: whether it is a training step (Note
+// [Packed weights in a training step] in passes/fuse_epilogue.cpp).
+graph::PipelineOptions pipeline_options(const GraphModule& gm) {
+  graph::PipelineOptions opt;
+  opt.training_step = gm.train;
+  return opt;
+}
+
 CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
   CompiledGraph cg;
   cg.guards = guards_of(gm, args);
@@ -201,9 +209,7 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   cg.problems = cap.problems();
   if (!cg.problems.empty()) return cg;
   cg.graph = cg.captured;
-  graph::PipelineOptions opt;
-  opt.training_step = gm.train;
-  if (!gm.pipeline.empty()) cg.records = graph::run_pipeline(cg.graph, gm.pipeline, opt).records;
+  if (!gm.pipeline.empty()) cg.records = graph::run_pipeline(cg.graph, gm.pipeline, pipeline_options(gm)).records;
   return cg;
 }
 
@@ -361,9 +367,8 @@ std::string graph_heading(const GraphModule& gm) {
 }
 
 std::string optimize_graph(GraphModule& gm, const std::string& spec, bool explain) {
-  graph::PipelineOptions opt;
+  graph::PipelineOptions opt = pipeline_options(gm);
   opt.explain = explain;
-  opt.training_step = gm.train;
   gm.pipeline = graph::parse_pipeline(spec);
   std::string report;
   for (CompiledGraph& cg : gm.graphs) {
@@ -432,9 +437,8 @@ std::string memory_plan_drawing(const GraphModule& gm) {
 std::string graph_drawing(const GraphModule& gm, const std::string& before_after) {
   const CompiledGraph& cg = gm.graphs.at(gm.last_used);
   if (before_after.empty()) return viz::graph_dot(cg.graph);
-  graph::PipelineOptions opt;
+  graph::PipelineOptions opt = pipeline_options(gm);
   opt.snapshot_after = before_after;
-  opt.training_step = gm.train;
   graph::Graph g = cg.captured;
   std::vector<std::string> passes = gm.pipeline;
   bool listed = false;
