@@ -240,6 +240,10 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
     throw Error(std::string(def.name) + ": expected " + std::to_string(def.num_inputs) + " tensor arguments, got " +
                 std::to_string(inputs.size()));
   check_inputs_present(def, inputs);
+  for (const Attr& a : given.items())
+    if (is_layout_attribute(a.name)) [[unlikely]]
+      throw Error(std::string(def.name) + ": argument '" + a.name +
+                  "' is a compiled graph's memory layout, set by its block_layout pass; a call cannot pass it");
   // The functional API passes every attribute; other callers get the row's defaults.
   Attrs completed;
   const Attrs* use = &given;

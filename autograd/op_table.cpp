@@ -114,9 +114,11 @@ void document_ops(std::vector<OpDef>& table, std::initializer_list<std::pair<OpI
   for (const auto& [id, doc] : docs) table[static_cast<size_t>(id)].doc = doc;
 }
 
+bool is_layout_attribute(const std::string& name) { return name == "blocked_inputs" || name == "blocked_out"; }
+
 Attrs complete_attrs(const OpDef& def, const Attrs& given) {
   for (const Attr& a : given.items()) {
-    bool known = false;
+    bool known = is_layout_attribute(a.name);
     for (const AttrSpec& s : def.attrs) known |= s.name == a.name;
     if (!known) {
       std::string names;

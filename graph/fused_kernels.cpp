@@ -127,11 +127,11 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
   }
   // Note [Blocked activations between convolutions] (passes/block_layout.cpp): the GPU
   // kernels above ignore the flags, producers and readers alike.
-  auto flag = [&](const char* name) { return node.attrs.has(name) && node.attrs.b(name); };
+  bool blocked_in = cpu::blocked_input(node.attrs, 0);
   if (pooled)
     return cpu::conv2d_act_max_pool2d(x, w, b, conv.attrs, act, node.body->nodes.at(2).attrs, weight_layout(node),
-                                      outputs[0], outputs[1], flag("blocked_in"), flag("blocked_out"));
-  cpu::conv2d_act(x, w, b, conv.attrs, act, weight_layout(node), outputs[0], flag("blocked_in"));
+                                      outputs[0], outputs[1], blocked_in, cpu::blocked_output(node.attrs));
+  cpu::conv2d_act(x, w, b, conv.attrs, act, weight_layout(node), outputs[0], blocked_in);
 }
 
 // conv2d_backward_weight_bias (Note [The bias gradient with the weight gradient] in
@@ -139,16 +139,21 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
 // CPU kernel declines (not f32), the body's two ops.
 void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs, TensorList& outputs) {
   const Graph& body = *node.body;
-  auto outer = [&](int body_value) {  // the node's input that is this body input
+  auto slot_of = [&](int body_value) {  // the node's input that is this body input
     for (size_t k = 0; k < body.inputs.size(); ++k)
-      if (body.inputs[k] == body_value) return inputs.at(k);
+      if (body.inputs[k] == body_value) return k;
     throw Error("graph executor: " + node.name() + " reads a value its body does not take");
   };
   size_t w = body.nodes.at(0).op == OpId::conv2d_backward_weight ? 0 : 1;
   const Node& weight_grad = body.nodes.at(w);
   size_t dw = body.outputs[0] == weight_grad.outputs[0] ? 0 : 1;
-  if (!on_gpu(outputs[0]) && cpu::conv2d_backward_weight_bias(outer(weight_grad.inputs[0]), outer(weight_grad.inputs[1]),
-                                                               weight_grad.attrs, outputs[dw], outputs[1 - dw]))
+  size_t x = slot_of(weight_grad.inputs[0]), grad = slot_of(weight_grad.inputs[1]);
+  // Either may hold nChw16c (Note [Blocked activations between convolutions]); the
+  // kernel always takes a blocked f32 one.
+  if (!on_gpu(outputs[0]) &&
+      cpu::conv2d_backward_weight_bias(inputs.at(x), inputs.at(grad), weight_grad.attrs, outputs[dw], outputs[1 - dw],
+                                       cpu::blocked_input(node.attrs, static_cast<int64_t>(x)),
+                                       cpu::blocked_input(node.attrs, static_cast<int64_t>(grad))))
     return;
   TensorList results = run_graph(body, inputs);
   for (size_t k = 0; k < outputs.size(); ++k) copy_into(outputs[k], results[k]);

@@ -172,4 +172,26 @@ std::vector<int> live_use_counts(const Graph& g, const std::vector<bool>& dead_n
   return uses;
 }
 
+bool is_weight_bias_gradient(const Node& n) {
+  return n.kind == NodeKind::custom && n.custom_name == "conv2d_backward_weight_bias";
+}
+
+bool reads_blocked_layout(const Node& n, size_t slot) {
+  if (n.kind == NodeKind::epilogue) return n.epilogue.base == OpId::conv2d && slot == 0;
+  if (is_weight_bias_gradient(n)) return true;
+  if (!Graph::table_op(n)) return false;
+  switch (n.op) {
+    case OpId::conv2d_backward_input: return slot == 0;
+    case OpId::max_pool2d_backward:
+    case OpId::threshold_backward: return slot < 2;
+    default: return false;
+  }
+}
+
+bool writes_blocked_layout(const Node& n) {
+  if (n.kind == NodeKind::epilogue) return n.epilogue.base == OpId::conv2d && n.epilogue.pool != OpId::kCount;
+  return Graph::table_op(n) && (n.op == OpId::conv2d_backward_input || n.op == OpId::max_pool2d_backward ||
+                                n.op == OpId::threshold_backward);
+}
+
 }  // namespace nabla::graph

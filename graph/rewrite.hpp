@@ -42,6 +42,14 @@ std::vector<int> storage_roots(const Graph& g);
 // Per value: whether some node writes into its storage (through roots).
 std::vector<bool> written_storage(const Graph& g, const std::vector<int>& roots);
 
+// The nodes that know oneDNN's channel-blocked layout (Note [Blocked activations
+// between convolutions] in passes/block_layout.cpp): the one-call weight and bias
+// gradient; whether n can read input `slot` in the layout; whether it can write its
+// outputs in it.
+bool is_weight_bias_gradient(const Node& n);
+bool reads_blocked_layout(const Node& n, size_t slot);
+bool writes_blocked_layout(const Node& n);
+
 // How a value is written after '%': its name, or its number.
 std::string value_name(const Graph& g, int id);
 

@@ -12,6 +12,7 @@
 // kernel has its name. Any other name is an unknown op. Values: every input defined before its use, each constant's
 // tensor of its declared type, a wrapped number 0-dim f64, i64 or bool. Errors name the node, its
 // line in the IR text (parse_graph records it) and its DSL line.
+#include <algorithm>
 #include <string>
 
 #include "autograd/ops.hpp"
@@ -19,6 +20,7 @@
 #include "graph/executor.hpp"
 #include "graph/ir.hpp"
 #include "graph/memory_plan.hpp"
+#include "graph/rewrite.hpp"
 
 namespace nabla::graph {
 
@@ -106,8 +108,21 @@ bool attr_fits(const AttrSpec& spec, const AttrValue& v) {
   return false;
 }
 
+// The layout attributes of the nodes that know oneDNN's channel-blocked layout (Note
+// [Blocked activations between convolutions] in passes/block_layout.cpp):
+// blocked_inputs, the input slots that hold it, and blocked_out, the outputs do.
+bool blocked_layout_attribute(const Node& n, const Attr& a) {
+  if (a.name == "blocked_out") return std::holds_alternative<bool>(a.value) && writes_blocked_layout(n);
+  if (a.name != "blocked_inputs" || !std::holds_alternative<std::vector<int64_t>>(a.value)) return false;
+  for (int64_t slot : std::get<std::vector<int64_t>>(a.value))
+    if (slot < 0 || slot >= static_cast<int64_t>(n.inputs.size()) || !reads_blocked_layout(n, static_cast<size_t>(slot)))
+      return false;
+  return true;
+}
+
 void verify_attrs(const Site& s, const Node& n, const OpDef& def) {
   for (const Attr& a : n.attrs.items()) {
+    if (blocked_layout_attribute(n, a)) continue;
     const AttrSpec* spec = nullptr;
     for (const AttrSpec& sp : def.attrs)
       if (sp.name == a.name) spec = &sp;
@@ -146,13 +161,48 @@ void verify_table_node(const Site& s, const Node& n, const OpDef& def) {
 
 void verify_graph(const Graph& g, const std::string& after, const std::string& within);
 
-// The attributes an epilogue node may carry, bools: whether it keeps its weight packed
-// (Note [Packed weights in a training step] in passes/fuse_epilogue.cpp), and for a
-// conv2d the channel-blocked layout of its input and output (passes/block_layout.cpp).
+// The attributes a node outside the table may carry: an epilogue node's packed_weight
+// (Note [Packed weights in a training step] in passes/fuse_epilogue.cpp), and the
+// layout attributes.
 bool layout_attribute(const Node& n, const Attr& a) {
-  if (n.kind != NodeKind::epilogue || !std::holds_alternative<bool>(a.value)) return false;
-  if (a.name == "packed_weight") return true;
-  return n.epilogue.base == OpId::conv2d && (a.name == "blocked_in" || a.name == "blocked_out");
+  if (blocked_layout_attribute(n, a)) return true;
+  return n.kind == NodeKind::epilogue && a.name == "packed_weight" && std::holds_alternative<bool>(a.value);
+}
+
+// Producers and readers of a value agree on its layout: a node with blocked_out makes
+// nChw16c values, which every reader names in its blocked_inputs, and which are not
+// returned; no reader names a slot whose value is NCHW.
+void verify_blocked_layouts(const Graph& g, const std::string& after, const std::string& within) {
+  auto flag = [](const Node& n) { return n.attrs.has("blocked_out") && n.attrs.b("blocked_out"); };
+  auto blocked_value = [&](int v) {
+    const Value& value = g.value(v);
+    return value.kind == ValueKind::op && flag(g.nodes[static_cast<size_t>(value.node)]);
+  };
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    Site s{g, after, static_cast<int>(i), within};
+    std::vector<int64_t> slots = n.attrs.has("blocked_inputs") ? n.attrs.ints("blocked_inputs") : std::vector<int64_t>{};
+    auto named = [&](size_t k) { return std::find(slots.begin(), slots.end(), static_cast<int64_t>(k)) != slots.end(); };
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      int v = n.inputs[k];
+      if (v < 0 || named(k) == blocked_value(v)) continue;
+      bad(s, "input " + std::to_string(k) + " (%" + value_name(g, v) + ") " +
+                 (named(k) ? "is named in blocked_inputs, but its producer writes NCHW (no blocked_out)"
+                           : "holds nChw16c (its producer's blocked_out), but blocked_inputs does not name it"));
+    }
+    // The pool gradient reads its gradient and indices in one layout, and ReLU's
+    // gradient runs elementwise over its operands' memory, its result's too.
+    const OpDef* def = Graph::table_op(n);
+    bool tied = def && (def->id == OpId::max_pool2d_backward || def->id == OpId::threshold_backward);
+    bool all_or_none = named(0) == named(1) && (!def || def->id != OpId::threshold_backward || named(0) == flag(n));
+    if (tied && !all_or_none)
+      bad(s, n.name() + " reads " + (def->id == OpId::threshold_backward ? "and writes " : "") +
+                 "its operands in one layout: blocked_inputs=[0, 1]" +
+                 (def->id == OpId::threshold_backward ? " with blocked_out=true" : "") + ", or neither");
+  }
+  for (int v : g.outputs)
+    if (blocked_value(v))
+      bad(Site{g, after, -1, within}, "returns %" + value_name(g, v) + ", which holds nChw16c (its producer's blocked_out)");
 }
 
 void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, bool body) {
@@ -280,6 +330,7 @@ void verify_graph(const Graph& g, const std::string& after, const std::string& w
   for (int v : g.outputs)
     if (v < 0 || v >= static_cast<int>(g.values.size()) || !defined[static_cast<size_t>(v)])
       bad(graph_site, "returns an undefined value");
+  verify_blocked_layouts(g, after, within);
   if (!g.plan) return;  // the top-level graph's plan, or a region's
   std::string why = memory_plan_problem(g, *g.plan);
   if (!why.empty())

@@ -13,6 +13,10 @@ void Attrs::set(const std::string& name, AttrValue v) {
   items_.push_back({name, std::move(v)});
 }
 
+void Attrs::erase(const std::string& name) {
+  std::erase_if(items_, [&](const Attr& a) { return a.name == name; });
+}
+
 const AttrValue* Attrs::find(const std::string& name) const {
   for (const auto& a : items_)
     if (a.name == name) return &a.value;

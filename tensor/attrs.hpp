@@ -29,6 +29,7 @@ class Attrs {
   Attrs(std::initializer_list<Attr> init) : items_(init) {}
 
   void set(const std::string& name, AttrValue v);
+  void erase(const std::string& name);  // nothing when absent
   bool has(const std::string& name) const { return find(name) != nullptr; }
   bool is_none(const std::string& name) const;
   int64_t i(const std::string& name) const;

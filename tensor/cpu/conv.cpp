@@ -49,6 +49,14 @@ using onednn::stream;
 
 enum class Pass : int64_t { forward, backward_data, backward_weights };
 
+// Which of a pass's two activations hold nChw16c (Note [Blocked activations between
+// convolutions] in passes/block_layout.cpp): the input side (src, or the input's
+// gradient diff_src) and the output side (the output's gradient diff_dst; a forward
+// pass's result is `pooled`'s business). Every other side is NCHW.
+struct BlockedSides {
+  bool in = false, out = false;
+};
+
 // One argument of a cached primitive: the plain NCHW layout nabla holds, the layout
 // the primitive chose, and the reorder between them when they differ (plain to
 // chosen for inputs, chosen to plain for outputs).
@@ -94,7 +102,7 @@ memory::dims with_spatial(memory::dims lead, const std::vector<int64_t>& spatial
   return lead;
 }
 
-ConvDescs conv_descs(const ConvNdGeometry& g, bool bias) {
+ConvDescs conv_descs(const ConvNdGeometry& g, bool bias, BlockedSides blocked = {}) {
   auto f32 = memory::data_type::f32;
   bool three = g.spatial() == 3;
   memory::dims src = with_spatial({g.N, g.C}, g.in), dst = with_spatial({g.N, g.OC}, g.out);
@@ -103,8 +111,8 @@ ConvDescs conv_descs(const ConvNdGeometry& g, bool bias) {
   Tag activations = three ? Tag::ncdhw : Tag::nchw;
   Tag weights = g.groups == 1 ? (three ? Tag::oidhw : Tag::oihw) : (three ? Tag::goidhw : Tag::goihw);
   ConvDescs d;
-  d.src = memory::desc(src, f32, activations);
-  d.dst = memory::desc(dst, f32, activations);
+  d.src = memory::desc(src, f32, blocked.in ? Tag::aBcd16b : activations);
+  d.dst = memory::desc(dst, f32, blocked.out ? Tag::aBcd16b : activations);
   d.weights = memory::desc(wei, f32, weights);
   if (bias) d.bias = memory::desc({g.OC}, f32, Tag::x);
   d.src_any = memory::desc(src, f32, Tag::any);
@@ -162,9 +170,8 @@ bool blocked_result(const ConvNdGeometry& g, bool pooled) {
 // `blocked_in`: its input comes in nChw16c (Note [Blocked activations between
 // convolutions] in passes/block_layout.cpp).
 std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Activation act, bool pooled,
-                                         bool blocked_in) {
-  ConvDescs d = conv_descs(g, bias);
-  if (blocked_in) d.src = memory::desc(d.src.dims(), memory::data_type::f32, Tag::aBcd16b);
+                                         BlockedSides blocked) {
+  ConvDescs d = conv_descs(g, bias, blocked);
   if (blocked_result(g, pooled))
     d.dst_any = memory::desc(d.dst.dims(), memory::data_type::f32, Tag::aBcd16b);
   auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, act);
@@ -186,8 +193,8 @@ std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Act
 // against f64 was 1.7e-6 and 2.6e-6 of the largest |dx| (direct: 3.5e-7). f64 has
 // no Winograd kernel (nor oneDNN path), so gradcheck sees direct sums. Forward and weight gradient stay direct: Winograd
 // measured no faster there (413 against 422, 447 against 466 GFLOP/s).
-std::shared_ptr<CachedConv> make_backward_data(const ConvNdGeometry& g) {
-  ConvDescs d = conv_descs(g, false);
+std::shared_ptr<CachedConv> make_backward_data(const ConvNdGeometry& g, BlockedSides blocked) {
+  ConvDescs d = conv_descs(g, false, blocked);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
   dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_auto, d.src_any, d.weights_any, d.dst_any,
                                              d.strides, d.dilates, d.pad_l, d.pad_r);
@@ -201,8 +208,8 @@ std::shared_ptr<CachedConv> make_backward_data(const ConvNdGeometry& g) {
 
 // With `bias`, the primitive also writes the bias's gradient (the sum of the output's
 // gradient over all but the channels) while it reads that gradient anyway.
-std::shared_ptr<CachedConv> make_backward_weights(const ConvNdGeometry& g, bool bias) {
-  ConvDescs d = conv_descs(g, bias);
+std::shared_ptr<CachedConv> make_backward_weights(const ConvNdGeometry& g, bool bias, BlockedSides blocked) {
+  ConvDescs d = conv_descs(g, bias, blocked);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
   dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
                                                 bias ? d.bias : memory::desc(), d.dst_any, d.strides, d.dilates,
@@ -225,9 +232,9 @@ using ConvKey = std::vector<int64_t>;
 constexpr size_t kMaxCachedConvs = 256;
 
 ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, uint64_t weight_owner, bool pooled,
-                 bool blocked_in) {
+                 BlockedSides blocked) {
   ConvKey key{static_cast<int64_t>(pass), bias, static_cast<int64_t>(act), static_cast<int64_t>(weight_owner),
-              pooled, blocked_in, g.N, g.C, g.OC, g.groups};
+              pooled, blocked.in, blocked.out, g.N, g.C, g.OC, g.groups};
   for (const std::vector<int64_t>* dims : {&g.in, &g.kernel, &g.out, &g.stride, &g.pad, &g.dilation})
     key.insert(key.end(), dims->begin(), dims->end());
   return key;
@@ -238,18 +245,18 @@ ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, 
 // weight tensor; `pooled` as for make_forward.
 std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& g, bool bias,
                                         Activation act = Activation::none, const Tensor& packed_weight = Tensor(),
-                                        bool pooled = false, bool blocked_in = false) {
+                                        bool pooled = false, BlockedSides blocked = {}) {
   static std::mutex mutex;
   static std::map<ConvKey, std::shared_ptr<CachedConv>> cache;
   ConvKey key =
-      conv_key(pass, g, bias, act, packed_weight.defined() ? packed_weight.impl()->serial : 0, pooled, blocked_in);
+      conv_key(pass, g, bias, act, packed_weight.defined() ? packed_weight.impl()->serial : 0, pooled, blocked);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   try {
-    std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled, blocked_in)
-                                    : pass == Pass::backward_data ? make_backward_data(g)
-                                                                  : make_backward_weights(g, bias);
+    std::shared_ptr<CachedConv> c = pass == Pass::forward         ? make_forward(g, bias, act, pooled, blocked)
+                                    : pass == Pass::backward_data ? make_backward_data(g, blocked)
+                                                                  : make_backward_weights(g, bias, blocked);
     onednn::drop_gone_weights(cache);
     if (cache.size() >= kMaxCachedConvs) cache.clear();
     if (packed_weight.defined()) c->packed.own(packed_weight);
@@ -503,7 +510,7 @@ void conv_forward(const char* op, const Tensor& input, const Tensor& weight, con
       bool packed = layout == WeightLayout::packed;
       onednn::SerialIfSmall serial(forward_macs(g));
       execute(*cached_conv(op, Pass::forward, g, b.defined(), act, packed ? weight : Tensor(), take_output != nullptr,
-                           blocked_in),
+                           {.in = blocked_in}),
               ptrs, packed ? w : Tensor(), take_output);
     } else if (g.spatial() == 2) {
       forward_gemm<T>(ptr<T>(x), ptr<T>(w), b.defined() ? ptr<T>(b) : nullptr, mut<T>(y), planar(g));
@@ -516,7 +523,8 @@ void conv_forward(const char* op, const Tensor& input, const Tensor& weight, con
   });
 }
 
-// in: grad [N, OC, out...], weight; out: the input's gradient [N, C, in...].
+// in: grad [N, OC, out...], weight; out: the input's gradient [N, C, in...]. In a graph,
+// f32 grad and result may hold nChw16c (attrs blocked_inputs=[0], blocked_out).
 void conv_backward_input(const char* op, const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor& dx = out[0];
   ConvNdGeometry g = conv_nd_geometry(dx.sizes(), in[1].sizes(), attrs, op);
@@ -526,7 +534,9 @@ void conv_backward_input(const char* op, const TensorList& in, const Attrs& attr
   visit_float(dx.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>)
-      execute(*cached_conv(op, Pass::backward_data, g, false), {gy.raw_data(), w.raw_data(), dx.raw_data()});
+      execute(*cached_conv(op, Pass::backward_data, g, false, Activation::none, Tensor(), false,
+                           {.in = blocked_output(attrs), .out = blocked_input(attrs, 0)}),
+              {gy.raw_data(), w.raw_data(), dx.raw_data()});
     else if (g.spatial() == 2)
       backward_input_gemm<T>(ptr<T>(gy), ptr<T>(w), mut<T>(dx), planar(g));
     else {
@@ -559,6 +569,14 @@ void conv_backward_weight(const char* op, const TensorList& in, const Attrs& att
 }  // namespace
 
 bool blocked_activations() { return channel_block_of_isa() == 16; }
+
+bool blocked_input(const Attrs& a, int64_t slot) {
+  if (!blocked_activations() || !a.has("blocked_inputs")) return false;
+  const std::vector<int64_t>& slots = a.ints("blocked_inputs");
+  return std::find(slots.begin(), slots.end(), slot) != slots.end();
+}
+
+bool blocked_output(const Attrs& a) { return blocked_activations() && a.has("blocked_out") && a.b("blocked_out"); }
 
 void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs, Activation act,
                 WeightLayout layout, const Tensor& y, bool blocked_in) {
@@ -599,18 +617,20 @@ int64_t pooled_chunk_images(const ConvNdGeometry& g) {
   return std::clamp<int64_t>(kPooledChunkBytes / std::max<int64_t>(image_bytes, 1), 1, g.N);
 }
 
-// max_pool2d of a planar chunk into `out` (planar), or into `blocked` (nChw16c) when
-// that is given.
+// max_pool2d of a planar chunk into `out` and `indices` (when defined), planar, or
+// both in nChw16c when `blocked`.
 void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& out, const Tensor& indices,
-               float* blocked) {
+               bool blocked) {
   if (!blocked) {
     TensorList pool_out{out, indices};
     return max_pool2d({activated}, pool_attrs, pool_out);
   }
   Tensor planar = empty(out.sizes(), out.dtype());
-  TensorList pool_out{planar, Tensor()};
+  Tensor planar_indices = indices.defined() ? empty(indices.sizes(), indices.dtype()) : Tensor();
+  TensorList pool_out{planar, planar_indices};
   max_pool2d({activated}, pool_attrs, pool_out);
-  write_blocked16(planar, blocked);
+  write_blocked16(planar, out.raw_data());
+  if (indices.defined()) write_blocked16(planar_indices, indices.raw_data());
 }
 
 }  // namespace
@@ -618,8 +638,9 @@ void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& o
 // The convolution's result is pooled where oneDNN left it when that is channel-blocked
 // (nChw16c, nChw8c or channels-last) and the pool is the plain 2x2 one: no reorder of
 // the full-size result, and the pool reads it once, from cache (the batch runs in
-// chunks, pooled_chunk_images). Anything else (indices wanted, another layout or pool,
-// f64) runs the convolution into a buffer, then the pool.
+// chunks, pooled_chunk_images); a training step's indices come out of the same pass
+// when the result is handed on blocked. Anything else (planar indices, another layout
+// or pool, f64) runs the convolution into a buffer, then the pool.
 void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs,
                            Activation act, const Attrs& pool_attrs, WeightLayout layout, const Tensor& out,
                            const Tensor& indices, bool blocked_in, bool blocked_out) {
@@ -627,31 +648,34 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
   Shape activated_sizes{g.N, g.OC, g.out[0], g.out[1]};
   PoolGeometry pool = pool_geometry(activated_sizes, pool_attrs, "max_pool2d");
   blocked_in = blocked_in && blocked_activations();
-  blocked_out = blocked_out && blocked_activations() && !indices.defined();
-  bool in_place = !indices.defined() && out.dtype() == DType::f32 && is_plain_2x2(pool) && !degenerate(g);
+  blocked_out = blocked_out && blocked_activations();
+  bool in_place =
+      (!indices.defined() || blocked_out) && out.dtype() == DType::f32 && is_plain_2x2(pool) && !degenerate(g);
   if (!in_place || g.N == 0) {
     Tensor activated = empty(activated_sizes, out.dtype());
     conv_forward("conv2d", x, w, bias, conv_attrs, act, layout, activated, nullptr, blocked_in);
-    return pool_into(activated, pool_attrs, out, indices,
-                     blocked_out && out.numel() > 0 ? static_cast<float*>(out.raw_data()) : nullptr);
+    return pool_into(activated, pool_attrs, out, indices, blocked_out && out.numel() > 0);
   }
   Tensor input = contiguous_raw(x);
   int64_t chunk = pooled_chunk_images(g), pooled_image = out.numel() / g.N;
   for (int64_t first = 0; first < g.N; first += chunk) {
     int64_t count = std::min(chunk, g.N - first);
     float* pooled_out = static_cast<float*>(out.raw_data()) + first * pooled_image;
+    int64_t* pooled_indices = indices.defined() ? static_cast<int64_t*>(indices.raw_data()) + first * pooled_image : nullptr;
     bool pooled = false;
     ChosenOutput pool_in_place = [&](const memory::desc& chosen, const void* data) {
       int64_t block = channel_block(chosen);
       if (block == 0 || (blocked_out && block != 16)) return false;
       max_pool_2x2_channel_blocked(static_cast<const float*>(data), pooled_out, count, g.OC, g.out[0], g.out[1],
-                                   block, blocked_out);
+                                   block, blocked_out, pooled_indices);
       return pooled = true;
     };
     Tensor activated = empty({count, g.OC, g.out[0], g.out[1]}, out.dtype());
     conv_forward("conv2d", batch_slice(input, first, count), w, bias, conv_attrs, act, layout, activated,
                  pool_in_place, blocked_in);
-    if (!pooled) pool_into(activated, pool_attrs, batch_slice(out, first, count), Tensor(), blocked_out ? pooled_out : nullptr);
+    if (!pooled)
+      pool_into(activated, pool_attrs, batch_slice(out, first, count),
+                indices.defined() ? batch_slice(indices, first, count) : Tensor(), blocked_out);
   }
 }
 
@@ -666,13 +690,16 @@ void conv2d_backward_weight(const TensorList& in, const Attrs& attrs, TensorList
 }
 
 bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attrs& attrs, const Tensor& dw,
-                                 const Tensor& db) {
+                                 const Tensor& db, bool blocked_x, bool blocked_grad) {
   if (dw.dtype() != DType::f32 || x.dtype() != DType::f32 || grad.dtype() != DType::f32 || db.dtype() != DType::f32)
     return false;
   ConvNdGeometry g = conv_nd_geometry(x.sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
   if (dw.numel() == 0 || degenerate(g)) return false;
   Tensor xc = contiguous_raw(x), gy = contiguous_raw(grad);
-  execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, g, true),
+  blocked_x = blocked_x && blocked_activations();
+  blocked_grad = blocked_grad && blocked_activations();
+  execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, g, true, Activation::none, Tensor(), false,
+                       {.in = blocked_x, .out = blocked_grad}),
           {xc.raw_data(), gy.raw_data(), dw.raw_data(), db.raw_data()});
   return true;
 }

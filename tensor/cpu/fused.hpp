@@ -90,6 +90,11 @@ void linear_gemm(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
 // (AVX-512; Note [Blocked activations between convolutions] in passes/block_layout.cpp):
 // where not, kernels ignore the blocked flags below, producers and readers alike.
 bool blocked_activations();
+// Whether a graph node's input `slot`, and its 4-D f32 outputs, hold nChw16c: its
+// attributes blocked_inputs (the slots) and blocked_out, set by the block_layout pass;
+// false wherever blocked_activations() is (so every kernel of a graph agrees).
+bool blocked_input(const Attrs& a, int64_t slot);
+bool blocked_output(const Attrs& a);
 
 // out = act(conv2d(x, w, b)) with conv2d's attributes; f32 applies act as a oneDNN
 // post-op of the convolution (eager conv2d is conv2d_act with none, plain).
@@ -98,16 +103,17 @@ bool blocked_activations();
 // H, W) into db, in one oneDNN backward-weights call that reads grad once (the
 // graph's conv2d_backward_weight_bias, passes/fuse_epilogue.cpp). f32; false, with
 // nothing written, for anything else (the caller computes the two apart).
+// `blocked_x`, `blocked_grad`: those hold nChw16c.
 bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attrs& attrs, const Tensor& dw,
-                                 const Tensor& db);
+                                 const Tensor& db, bool blocked_x = false, bool blocked_grad = false);
 
 void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs, Activation act,
                 WeightLayout layout, const Tensor& out, bool blocked_in = false);
 // out, indices = max_pool2d(act(conv2d(x, w, b))) with each op's attributes (indices
 // may be undefined: not computed). f32 with a 2x2 stride-2 pool pools from oneDNN's
 // channels-last result straight into `out`; otherwise the two kernels one by one.
-// `blocked_in`: x holds nChw16c; `blocked_out`: out is written in nChw16c (C a
-// multiple of 16, no indices).
+// `blocked_in`: x holds nChw16c; `blocked_out`: out, and indices when defined, are
+// written in nChw16c (C a multiple of 16).
 void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs,
                            Activation act, const Attrs& pool_attrs, WeightLayout layout, const Tensor& out,
                            const Tensor& indices, bool blocked_in = false, bool blocked_out = false);

@@ -70,11 +70,13 @@ NABLA_CPU_KERNEL(max_pool2d_backward);
 // whose result oneDNN keeps blocked (conv2d_act_max_pool2d).
 struct PoolGeometry;  // conv_geometry.hpp
 bool is_plain_2x2(const PoolGeometry& g);
-// blocked_out: y in x's layout (nChw16c when block is 16) instead of planar.
+// blocked_out: y in x's layout (nChw16c when block is 16) instead of planar, and with
+// it `idx`, when given, the window maxima's flat indices into their input planes (as
+// the planar pool's), laid out as y.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
-                                  int64_t block, bool blocked_out = false);
-// A planar f32 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`.
-void write_blocked16(const Tensor& planar, float* to);
+                                  int64_t block, bool blocked_out = false, int64_t* idx = nullptr);
+// A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`.
+void write_blocked16(const Tensor& planar, void* to);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

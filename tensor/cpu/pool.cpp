@@ -20,6 +20,7 @@
 
 #include "tensor/cpu/conv_geometry.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/parallel.hpp"
 #include "tensor/cpu/transpose8.hpp"
@@ -94,27 +95,49 @@ bool is_plain_2x2(const PoolGeometry& g) {
 namespace {
 
 // The window maxima of one output row of a channel block: tile[ow * block + i] for
-// channel i of the block, from input rows r0 and r1 (each [W][block]).
-void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t block, float* tile) {
+// channel i of the block, from input rows r0 and r1 (each [W][block]); with `idx`,
+// also each window's flat index into its input plane, in the same place (`W` the
+// plane's width, `row_start` the row's first input cell, 2 * oh * W).
+void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t block, float* tile, int64_t* idx = nullptr,
+                        int64_t W = 0, int64_t row_start = 0) {
   for (int64_t ow = 0; ow < OW; ++ow) {
-    const float *a = r0 + 2 * ow * block, *b = a + block, *c = r1 + 2 * ow * block, *d = c + block;
+    const float* cells[4] = {r0 + 2 * ow * block, r0 + (2 * ow + 1) * block, r1 + 2 * ow * block,
+                             r1 + (2 * ow + 1) * block};
+    const int64_t offsets[4] = {0, 1, W, W + 1};  // of the four cells from the window's first
     float* t = tile + ow * block;
     int64_t i = 0;
 #ifdef __AVX2__
-    for (; i + 8 <= block; i += 8) {
-      __m256 best = _mm256_loadu_ps(a + i);
-      for (const float* cell : {b, c, d}) {
-        __m256 v = _mm256_loadu_ps(cell + i);
+    const __m256i first = _mm256_set1_epi64x(row_start + 2 * ow);
+    const bool narrow = W < std::numeric_limits<int32_t>::max();  // the offsets fit 32-bit lanes
+    for (; narrow && i + 8 <= block; i += 8) {
+      __m256 best = _mm256_loadu_ps(cells[0] + i);
+      __m256i at = _mm256_setzero_si256();  // the winner's offset
+      for (int k = 1; k < 4; ++k) {
+        __m256 v = _mm256_loadu_ps(cells[k] + i);
         __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
         best = _mm256_blendv_ps(best, v, take);
+        at = _mm256_blendv_epi8(at, _mm256_set1_epi32(static_cast<int32_t>(offsets[k])), _mm256_castps_si256(take));
       }
       _mm256_storeu_ps(t + i, best);
+      if (!idx) continue;
+      int64_t* to = idx + ow * block + i;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to),
+                          _mm256_add_epi64(first, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at))));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 4),
+                          _mm256_add_epi64(first, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1))));
     }
 #endif
     for (; i < block; ++i) {
-      float best = a[i];
-      for (float v : {b[i], c[i], d[i]}) best = (v > best) | (v != v) ? v : best;
+      float best = cells[0][i];
+      int64_t at = 0;
+      for (int k = 1; k < 4; ++k) {
+        float v = cells[k][i];
+        bool take = (v > best) | (v != v);
+        best = take ? v : best;
+        at = take ? offsets[k] : at;
+      }
       t[i] = best;
+      if (idx) idx[ow * block + i] = row_start + 2 * ow + at;
     }
   }
 }
@@ -141,25 +164,29 @@ void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, f
 
 }  // namespace
 
-// A planar f32 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a pooled
-// result that hands on blocked was pooled planar (another pool, another layout).
-void write_blocked16(const Tensor& planar, float* to) {
+// A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a
+// pooled result that hands on blocked was pooled planar (another pool, another
+// layout).
+void write_blocked16(const Tensor& planar, void* to) {
   const Shape& s = planar.sizes();
   int64_t N = s[0], C = s[1], HW = s[2] * s[3];
   Tensor src = contiguous_raw(planar);
-  const float* from = src.data<float>();
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t p = 0; p < HW; ++p)
-        to[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
+  auto copy = [&](auto* dst, const auto* from) {
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t p = 0; p < HW; ++p) dst[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
+  };
+  if (planar.dtype() == DType::i64) return copy(static_cast<int64_t*>(to), src.data<int64_t>());
+  copy(static_cast<float*>(to), src.data<float>());
 }
 
 // One output row of one channel block at a time: the windows' maxima over the block's
 // channels at once (contiguous, so they vectorize), into a [OW][block] tile, then
 // transposed into the channels' planar rows. The rules of max_pool_2x2: the first
-// cell starts, a strictly greater value or a NaN takes over.
+// cell starts, a strictly greater value or a NaN takes over. Indices (`idx`) only
+// with blocked_out: they are the planar pool's, laid out as y.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
-                                  int64_t block, bool blocked_out) {
+                                  int64_t block, bool blocked_out, int64_t* idx) {
   const int64_t OH = H / 2, OW = W / 2, blocks = (C + block - 1) / block;
   PoolGeometry rows_of{};  // for_rows's split: "planes" of (image, channel block)
   rows_of.planes = N * blocks;
@@ -169,7 +196,8 @@ void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C
     tile.resize(static_cast<size_t>((OW + 7) / 8 * 8 * block));
     const float* r0 = x + (plane * H + 2 * oh) * W * block;
     if (blocked_out) {  // the tile is the output row itself
-      blocked_window_max(r0, r0 + W * block, OW, block, y + (plane * OH + oh) * OW * block);
+      int64_t at = (plane * OH + oh) * OW * block;
+      blocked_window_max(r0, r0 + W * block, OW, block, y + at, idx ? idx + at : nullptr, W, 2 * oh * W);
       return;
     }
     blocked_window_max(r0, r0 + W * block, OW, block, tile.data());
@@ -452,22 +480,63 @@ int64_t scatter_plane(T* plane, int64_t plane_size, const T* grad, const int64_t
               " elements (input_shape's spatial dims)");
 }
 
+// One (image, block of 16 channels) of the gradient when either side holds nChw16c
+// (a graph's blocked_inputs=[0, 1] for grad and indices, blocked_out for dx): the
+// block's dx zeroed while in cache, then each channel's scatter. `in_plane`, the
+// input's H * W; `out_plane`, the pooled one's. Returns the indices outside the plane.
+template <class T>
+int64_t scatter_block(T* dx, const T* grad, const int64_t* idx, int64_t n, int64_t cb, int64_t C, int64_t in_plane,
+                      int64_t out_plane, bool blocked_grad, bool blocked_dx) {
+  constexpr int64_t kBlock = 16;
+  const int64_t first = (n * C + cb * kBlock);  // the block's first (n, c) plane
+  T* block_dx = dx + first * in_plane;           // blocked or not, the block's planes are these bytes
+  std::fill(block_dx, block_dx + kBlock * in_plane, T(0));
+  int64_t outside = 0;
+  for (int64_t c = 0; c < kBlock; ++c)
+    for (int64_t q = 0; q < out_plane; ++q) {
+      int64_t from = blocked_grad ? first * out_plane + q * kBlock + c : (first + c) * out_plane + q;
+      auto j = static_cast<uint64_t>(idx[from]);  // a negative index wraps far above the plane
+      if (j >= static_cast<uint64_t>(in_plane)) {
+        ++outside;
+        continue;
+      }
+      int64_t to = blocked_dx ? static_cast<int64_t>(j) * kBlock + c : c * in_plane + static_cast<int64_t>(j);
+      block_dx[to] += grad[from];
+    }
+  return outside;
+}
+
 }  // namespace
 
 // The max pools' gradient: every (n, c) plane of the result is independent, so the
-// planes run in parallel with no atomics; an index outside its plane is counted and
-// fails after the loop (an exception must not leave an OpenMP region).
-void max_pool2d_backward(const TensorList& in, const Attrs&, TensorList& out) {
+// planes run in parallel with no atomics (with a blocked side, blocks of 16 planes);
+// an index outside its plane is counted and fails after the loop (an exception must
+// not leave an OpenMP region).
+void max_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
   const Tensor& dx = out[0];
   int64_t planes = dx.sizes()[0] * dx.sizes()[1];
   if (dx.numel() == 0) return;
   Tensor grad = contiguous_raw(in[0]), idx = contiguous_raw(in[1]);
   int64_t in_plane = dx.numel() / planes, out_plane = grad.numel() / planes;
+  bool blocked_grad = blocked_input(attrs, 0) && blocked_input(attrs, 1), blocked_dx = blocked_output(attrs);
+  bool blocked = (blocked_grad || blocked_dx) && dx.dtype() == DType::f32 && dx.dim() == 4 && dx.sizes()[1] % 16 == 0;
   int64_t outside = visit_float(dx.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = dx.data<T>();
     const T* g = grad.data<T>();
     const int64_t* ix = idx.data<int64_t>();
+    if (blocked) {
+      int64_t C = dx.sizes()[1], blocks = C / 16;
+      return parallel_reduce<int64_t>(
+          0, planes / 16, dx.numel() + 3 * grad.numel(), 0,
+          [&](int64_t lo, int64_t hi) {
+            int64_t n = 0;
+            for (int64_t b = lo; b < hi; ++b)
+              n += scatter_block(o, g, ix, b / blocks, b % blocks, C, in_plane, out_plane, blocked_grad, blocked_dx);
+            return n;
+          },
+          std::plus<int64_t>());
+    }
     return parallel_reduce<int64_t>(
         0, planes, dx.numel() + 3 * grad.numel(), 0,
         [&](int64_t lo, int64_t hi) {

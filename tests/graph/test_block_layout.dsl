@@ -1,7 +1,7 @@
 # The block_layout pass (passes/block_layout.cpp, Note [Blocked activations between
-# convolutions]): a pooled convolution whose result only convolutions read hands it on
-# in nChw16c; the compiled model gives eager's outputs bit for bit, and a result read
-# by anything else, returned, or whose indices are read stays NCHW.
+# convolutions]): values that only convolutions and the ops around them read hold
+# nChw16c; the compiled model gives eager's outputs bit for bit, a training step
+# eager's gradients, and a result read by anything else, or returned, stays NCHW.
 import nn
 
 fn cnn() {
@@ -19,10 +19,10 @@ test "two pooled convolutions and a plain one: each hands its result on blocked,
   no_grad {
     let gm = compile(m, randn([8, 1, 28, 28]))
     let report = gm.optimize("default", true)
-    expect(report.count("hands its result on channel-blocked (nChw16c)") == 2, report)
+    expect(report.count("hold nChw16c (oneDNN's channel-blocked layout)") == 2, report)
     let ir = gm.ir()
-    expect(ir.count("{blocked_out=true}") == 1 and ir.count("{blocked_in=true, blocked_out=true}") == 1, ir)
-    expect(ir.count("conv2d_relu(") == 1 and ir.count("{blocked_in=true}") == 1, ir)
+    expect(ir.count("{blocked_out=true}") == 1 and ir.count("{blocked_inputs=[0], blocked_out=true}") == 1, ir)
+    expect(ir.count("conv2d_relu(") == 1 and ir.count("{blocked_inputs=[0]}") == 1, ir)
     for k in range(3) {
       let x = randn([8, 1, 28, 28])
       expect(sum(ne(gm(x), m(x))).item() == 0, "blocked differs from eager")
@@ -48,7 +48,7 @@ test "a result that is also read by another op, or returned, stays NCHW" {
   no_grad {
     let gm = compile(m, randn([2, 1, 8, 8]))
     let report = gm.optimize("default", true)
-    expect("result stays NCHW: read by sum" in report, report)
+    expect("stay NCHW: %" in report and "read by sum" in report, report)
     expect("blocked_out" not in gm.ir(), gm.ir())
     let x = randn([2, 1, 8, 8])
     let (got, s) = gm(x)
@@ -57,13 +57,39 @@ test "a result that is also read by another op, or returned, stays NCHW" {
   }
 }
 
-test "a training step reads the pool's indices: its convolutions keep NCHW" {
+test "a training step keeps nChw16c through its backward: the pools' and convolutions' gradients, eager's values" {
   manual_seed(33)
   let m = cnn()
   m.train()
-  let gm = compile(fn(x, y) = cross_entropy(m(x), y), randn([4, 1, 28, 28]), randint(0, 10, [4]), train=true)
+  fn loss_of(x, y) = cross_entropy(m(x), y)
+  let gm = compile(loss_of, randn([4, 1, 28, 28]), randint(0, 10, [4]), train=true)
   gm.optimize("default")
-  expect("blocked_" not in gm.ir(), gm.ir())
+  let ir = gm.ir()
+  # the two pools' results and indices, the convolutions' input gradients, ReLU's
+  # gradients between them, and the pools' gradients
+  for part in ["= max_pool2d_backward(", "= conv2d_backward_input(", "= conv2d_backward_weight_bias(",
+               "= threshold_backward("] {
+    let flagged = [line for line in ir.split("\n") if part in line and "blocked_" in line]
+    expect(len(flagged) >= 1, f"{part} without a layout attribute:\n{ir}")
+  }
+  for k in range(2) {
+    let x = randn([4, 1, 28, 28])
+    let y = randint(0, 10, [4])
+    for p in m.parameters() { p.grad = none }
+    let want = loss_of(x, y)
+    want.backward()
+    let eager = [p.grad.clone() for p in m.parameters()]
+    for p in m.parameters() { p.grad = none }
+    let got = gm(x, y)
+    expect(got.item() == want.item(), f"loss {got.item()} against {want.item()}")
+    # the same kernels in another layout: weights' gradients equal, biases' summed in
+    # another order (oneDNN's, as without the layout)
+    let i = 0
+    for p in m.parameters() {
+      expect_close(p.grad, eager[i], rtol=1e-5, atol=1e-6)
+      i = i + 1
+    }
+  }
 }
 
 test "a pool other than 2x2 pools planar, then hands its result on blocked: still eager's outputs" {
@@ -74,7 +100,7 @@ test "a pool other than 2x2 pools planar, then hands its result on blocked: stil
   no_grad {
     let gm = compile(m, randn([2, 3, 11, 11]))
     gm.optimize("default")
-    expect("blocked_out=true" in gm.ir() and "blocked_in=true" in gm.ir(), gm.ir())
+    expect("blocked_out=true" in gm.ir() and "blocked_inputs=[0]" in gm.ir(), gm.ir())
     let x = randn([2, 3, 11, 11])
     expect(sum(ne(gm(x), m(x))).item() == 0, "blocked differs from eager after a 3x3 pool")
   }

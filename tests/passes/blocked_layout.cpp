@@ -1,0 +1,94 @@
+// The layout attributes of Note [Blocked activations between convolutions]
+// (passes/block_layout.cpp): the verifier checks that every value's producer and
+// readers agree on it, and a graph whose pool gradient reads the blocked layout gives
+// the plain graph's result. (The compiled training step against eager is
+// tests/graph/test_block_layout.dsl.)
+#include <doctest/doctest.h>
+
+#include "autograd/ops.hpp"
+#include "graph/executor.hpp"
+#include "graph/ir.hpp"
+#include "tensor/cpu/fused.hpp"
+#include "tensor/random.hpp"
+#include "tensor/tensor.hpp"
+
+using namespace nabla;
+using namespace nabla::graph;
+
+namespace {
+
+// A pooled convolution of 16 channels, ReLU's gradient of its result, and the pool's
+// gradient of that; `pooled`, `relu` and `pool` are the three nodes' layout attributes,
+// and the graph returns `result`.
+std::string layout_graph(const std::string& pooled, const std::string& relu, const std::string& pool,
+                         const std::string& result = "%7") {
+  auto braces = [](const std::string& a, const std::string& rest) {
+    std::string all = a.empty() ? rest : (rest.empty() ? a : rest + ", " + a);
+    return all.empty() ? std::string() : " {" + all + "}";
+  };
+  return "graph g(%x: f32[2, 1, 4, 6], %w: param f32[16, 1, 3, 3], %b: param f32[16]) {\n"
+         "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b)" + braces(pooled, "") +
+         " : f32[2, 16, 2, 3], i64[2, 16, 2, 3] {\n"
+         "    body(%in0: f32[2, 1, 4, 6], %in1: f32[16, 1, 3, 3], %in2: f32[16])\n"
+         "    %3 = conv2d(%in0, %in1, %in2) {stride=[1, 1], padding=[1, 1], dilation=[1, 1], groups=1} : "
+         "f32[2, 16, 4, 6]\n"
+         "    %4 = relu(%3) : f32[2, 16, 4, 6]\n"
+         "    %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], "
+         "ceil_mode=false} : f32[2, 16, 2, 3], i64[2, 16, 2, 3]\n"
+         "    yield %5, %6\n"
+         "  }\n"
+         "  %5 = threshold_backward(%3, %3)" + braces(relu, "threshold=0.0") + " : f32[2, 16, 2, 3]\n"
+         "  %7 = max_pool2d_backward(%5, %4)" + braces(pool, "input_shape=[2, 16, 4, 6]") + " : f32[2, 16, 4, 6]\n"
+         "  return " + result + "\n}\n";
+}
+
+const char* const kBlockedOut = "blocked_out=true";
+const char* const kBoth = "blocked_inputs=[0, 1], blocked_out=true";
+const char* const kBothIn = "blocked_inputs=[0, 1]";
+
+std::string verify_error(const std::string& text) {
+  try {
+    verify(parse_graph(text));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("producers and readers agree on a value's layout, or the verifier names the slot") {
+  CHECK(verify_error(layout_graph(kBlockedOut, kBoth, kBothIn)) == "(no error)");
+  CHECK(verify_error(layout_graph("", "", "")) == "(no error)");
+  // A reader that does not name a blocked value, and one that names a plain one.
+  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, "")),
+            "node 2 (max_pool2d_backward) at line 10: input 0 (%5) holds nChw16c (its producer's blocked_out), but "
+            "blocked_inputs does not name it"));
+  CHECK(has(verify_error(layout_graph("", kBoth, kBothIn)),
+            "input 0 (%3) is named in blocked_inputs, but its producer writes NCHW (no blocked_out)"));
+  // ReLU's gradient reads and writes one layout; the pool's gradient reads one.
+  CHECK(has(verify_error(layout_graph(kBlockedOut, "blocked_inputs=[0, 1]", "")),
+            "threshold_backward reads and writes its operands in one layout: blocked_inputs=[0, 1] with "
+            "blocked_out=true, or neither"));
+  // A blocked value is never returned, and only nodes that know the layout carry it.
+  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, kBothIn, "%5")),
+            "returns %5, which holds nChw16c (its producer's blocked_out)"));
+  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, "blocked_inputs=[0, 1, 2]")), "unknown attribute 'blocked_inputs'"));
+}
+
+TEST_CASE("the pool's gradient read in nChw16c equals the plain graph's, values and indices through ReLU") {
+  Tensor x = randn({2, 1, 4, 6}), w = randn({16, 1, 3, 3}), b = randn({16});
+  Tensor plain = run_graph(parse_graph(layout_graph("", "", "")), {x, w, b})[0];
+  Tensor blocked = run_graph(parse_graph(layout_graph(kBlockedOut, kBoth, kBothIn)), {x, w, b})[0];
+  // Plain on a CPU without AVX-512 too, where every kernel ignores the flags.
+  INFO("blocked layout in use: " << cpu::blocked_activations());
+  const float* p = plain.data<float>();
+  const float* q = blocked.data<float>();
+  for (int64_t k = 0; k < plain.numel(); ++k) REQUIRE(p[k] == q[k]);
+  // The flags reach a kernel only from a graph: an eager call refuses them.
+  Tensor grad = randn({2, 16, 2, 3});
+  CHECK_THROWS_WITH(call(OpId::threshold_backward, {grad, grad}, Attrs{{"blocked_out", true}}),
+                    doctest::Contains("'blocked_out' is a compiled graph's memory layout"));
+}
