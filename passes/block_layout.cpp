@@ -104,21 +104,31 @@ PassResult run_block_layout(Graph& g, const PassContext& ctx) {
     for (size_t k = 0; k < g.nodes[i].inputs.size(); ++k)
       if (int v = g.nodes[i].inputs[k]; v >= 0) readers[static_cast<size_t>(v)].emplace_back(static_cast<int>(i), k);
   Groups groups = tied_values(g);
-  std::map<int, std::vector<int>> members;  // group root -> its values, of nodes' outputs
+  // group root -> its values: nodes' results, and the graph's inputs that a tie joins
+  // to them (threshold_backward(%input, %pooled)), which keep the group NCHW
+  std::map<int, std::vector<int>> members;
+  std::vector<char> seen(g.values.size(), 0);
   for (const Node& n : g.nodes)
-    for (int v : n.outputs) members[groups.find(v)].push_back(v);
+    for (const std::vector<int>* values : {&n.inputs, &n.outputs})
+      for (int v : *values)
+        if (v >= 0 && !seen[static_cast<size_t>(v)]) {
+          seen[static_cast<size_t>(v)] = 1;
+          members[groups.find(v)].push_back(v);
+        }
   std::vector<char> blocked(g.values.size(), 0);
   for (auto& [root, values] : members) {
     bool near_convolution = false;
     std::string why;
     for (int v : values) {
       const Value& value = g.value(v);
-      near_convolution = near_convolution || convolution(g.nodes[static_cast<size_t>(value.node)]);
+      if (value.kind == ValueKind::op)
+        near_convolution = near_convolution || convolution(g.nodes[static_cast<size_t>(value.node)]);
       for (auto [node, slot] : readers[static_cast<size_t>(v)])
         near_convolution = near_convolution || convolution(g.nodes[static_cast<size_t>(node)]);
       if (why.empty() && !(why = keeps_plain(g, v, readers)).empty()) why = "%" + value_name(g, v) + " " + why;
     }
-    if (!near_convolution) continue;
+    bool any_result = std::any_of(values.begin(), values.end(), [&](int v) { return g.value(v).kind == ValueKind::op; });
+    if (!near_convolution || !any_result) continue;
     std::string listed;
     for (int v : values) listed += std::string(listed.empty() ? "" : ", ") + "%" + value_name(g, v);
     if (!why.empty()) {

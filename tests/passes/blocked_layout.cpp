@@ -8,6 +8,7 @@
 #include "autograd/ops.hpp"
 #include "graph/executor.hpp"
 #include "graph/ir.hpp"
+#include "graph/pass_manager.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/random.hpp"
 #include "tensor/tensor.hpp"
@@ -17,16 +18,17 @@ using namespace nabla::graph;
 
 namespace {
 
-// A pooled convolution of 16 channels, ReLU's gradient of its result, and the pool's
-// gradient of that; `pooled`, `relu` and `pool` are the three nodes' layout attributes,
-// and the graph returns `result`.
+// A pooled convolution of 16 channels, ReLU's gradient of its result (of `grad`: that
+// result, or the graph's input %g), and the pool's gradient of that; `pooled`, `relu`
+// and `pool` are the three nodes' layout attributes, and the graph returns `result`.
 std::string layout_graph(const std::string& pooled, const std::string& relu, const std::string& pool,
-                         const std::string& result = "%7") {
+                         const std::string& result = "%7", const std::string& grad = "%3") {
   auto braces = [](const std::string& a, const std::string& rest) {
     std::string all = a.empty() ? rest : (rest.empty() ? a : rest + ", " + a);
     return all.empty() ? std::string() : " {" + all + "}";
   };
-  return "graph g(%x: f32[2, 1, 4, 6], %w: param f32[16, 1, 3, 3], %b: param f32[16]) {\n"
+  return "graph g(%x: f32[2, 1, 4, 6], %w: param f32[16, 1, 3, 3], %b: param f32[16]" +
+         std::string(grad == "%g" ? ", %g: f32[2, 16, 2, 3]" : "") + ") {\n"
          "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b)" + braces(pooled, "") +
          " : f32[2, 16, 2, 3], i64[2, 16, 2, 3] {\n"
          "    body(%in0: f32[2, 1, 4, 6], %in1: f32[16, 1, 3, 3], %in2: f32[16])\n"
@@ -37,7 +39,7 @@ std::string layout_graph(const std::string& pooled, const std::string& relu, con
          "ceil_mode=false} : f32[2, 16, 2, 3], i64[2, 16, 2, 3]\n"
          "    yield %5, %6\n"
          "  }\n"
-         "  %5 = threshold_backward(%3, %3)" + braces(relu, "threshold=0.0") + " : f32[2, 16, 2, 3]\n"
+         "  %5 = threshold_backward(" + grad + ", %3)" + braces(relu, "threshold=0.0") + " : f32[2, 16, 2, 3]\n"
          "  %7 = max_pool2d_backward(%5, %4)" + braces(pool, "input_shape=[2, 16, 4, 6]") + " : f32[2, 16, 4, 6]\n"
          "  return " + result + "\n}\n";
 }
@@ -91,4 +93,20 @@ TEST_CASE("the pool's gradient read in nChw16c equals the plain graph's, values 
   Tensor grad = randn({2, 16, 2, 3});
   CHECK_THROWS_WITH(call(OpId::threshold_backward, {grad, grad}, Attrs{{"blocked_out", true}}),
                     doctest::Contains("'blocked_out' is a compiled graph's memory layout"));
+}
+
+TEST_CASE("the pass blocks a group whole, and a graph input tied into the group keeps it NCHW") {
+  Graph g = parse_graph(layout_graph("", "", ""));
+  run_pipeline(g, {"block_layout"});
+  CHECK(print_graph(g) == layout_graph(kBlockedOut, kBoth, kBothIn));  // %7 is returned: NCHW
+  // ReLU's gradient of an input ties the input to the pooled values: nothing to block.
+  Graph tied = parse_graph(layout_graph("", "", "", "%7", "%g"));
+  PipelineOptions explain;
+  explain.explain = true;
+  PipelineResult r = run_pipeline(tied, {"block_layout"}, explain);
+  CHECK(print_graph(tied) == layout_graph("", "", "", "%7", "%g"));
+  REQUIRE(r.records.size() == 1);
+  bool noted = false;
+  for (const std::string& note : r.records[0].notes) noted = noted || has(note, "stay NCHW: %g not made by a node");
+  CHECK(noted);
 }
