@@ -181,6 +181,15 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     Site s{g, after, static_cast<int>(i), within};
+    // The layout exists for whole blocks of 16 channels of f32 (a pool's i64 indices).
+    for (int v : flag(n) ? n.outputs : std::vector<int>{}) {
+      const TensorMeta& m = g.value(v).meta;
+      bool fits = (m.dtype == DType::f32 || m.dtype == DType::i64) && m.sizes.size() == 4 && m.sizes[1] % 16 == 0;
+      for (int64_t d : m.sizes) fits = fits && d > 0;
+      if (!fits)
+        bad(s, "blocked_out=true on %" + value_name(g, v) + " of type " + meta_str(m) +
+                   ": nChw16c holds non-empty f32 [N, C, H, W] with C a multiple of 16");
+    }
     std::vector<int64_t> slots = n.attrs.has("blocked_inputs") ? n.attrs.ints("blocked_inputs") : std::vector<int64_t>{};
     auto named = [&](size_t k) { return std::find(slots.begin(), slots.end(), static_cast<int64_t>(k)) != slots.end(); };
     for (size_t k = 0; k < n.inputs.size(); ++k) {

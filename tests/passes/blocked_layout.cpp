@@ -78,6 +78,13 @@ TEST_CASE("producers and readers agree on a value's layout, or the verifier name
   CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, kBothIn, "%5")),
             "returns %5, which holds nChw16c (its producer's blocked_out)"));
   CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, "blocked_inputs=[0, 1, 2]")), "unknown attribute 'blocked_inputs'"));
+  // The layout needs whole blocks of 16 channels: 12 would write past the tensor.
+  std::string twelve = layout_graph(kBlockedOut, kBoth, kBothIn);
+  for (std::string from : {"16, ", "[16]"})
+    for (size_t at = twelve.find(from); at != std::string::npos; at = twelve.find(from, at + 1))
+      twelve.replace(at, from.size(), from == "16, " ? "12, " : "[12]");
+  CHECK(has(verify_error(twelve), "blocked_out=true on %3 of type f32[2, 12, 2, 3]: nChw16c holds non-empty f32 [N, C, "
+                                  "H, W] with C a multiple of 16"));
 }
 
 TEST_CASE("the pool's gradient read in nChw16c equals the plain graph's, values and indices through ReLU") {
