@@ -12,6 +12,7 @@
 #include "tensor/cpu/fused.hpp"
 #include "tensor/random.hpp"
 #include "tensor/tensor.hpp"
+#include "tests/passes/verify_error.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;
@@ -48,14 +49,7 @@ const char* const kBlockedOut = "blocked_out=true";
 const char* const kBoth = "blocked_inputs=[0, 1], blocked_out=true";
 const char* const kBothIn = "blocked_inputs=[0, 1]";
 
-std::string verify_error(const std::string& text) {
-  try {
-    verify(parse_graph(text));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::verify_error;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

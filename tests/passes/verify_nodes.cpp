@@ -8,20 +8,14 @@
 
 #include "graph/executor.hpp"
 #include "graph/ir.hpp"
+#include "tests/passes/verify_error.hpp"
 
 using namespace nabla;
 using namespace nabla::graph;
 
 namespace {
 
-std::string verify_error(const std::string& text) {
-  try {
-    verify(parse_graph(text));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::verify_error;
 
 // The graph "graph g(<params>) { <body> }" with one line per node.
 std::string graph_text(const std::string& params, const std::string& body, const std::string& ret) {
