@@ -105,3 +105,51 @@ test "a pool other than 2x2 pools planar, then hands its result on blocked: stil
     expect(sum(ne(gm(x), m(x))).item() == 0, "blocked differs from eager after a 3x3 pool")
   }
 }
+
+# A compiled training step's gradients against eager ones, each parameter within
+# rtol 1e-5 (the kernels are the same up to summation order); `blocked` says whether
+# the layout must be in use.
+fn step_matches_eager(net, shape, classes, blocked) {
+  net.train()
+  fn loss_of(x, y) = cross_entropy(net(x), y)
+  let gm = compile(loss_of, randn(shape), randint(0, classes, [shape[0]]), train=true)
+  gm.optimize("default")
+  expect(("blocked_inputs=" in gm.ir()) == blocked, gm.ir())
+  let x = randn(shape)
+  let y = randint(0, classes, [shape[0]])
+  for p in net.parameters() { p.grad = none }
+  let want = loss_of(x, y)
+  want.backward()
+  let eager = [p.grad.clone() for p in net.parameters()]
+  for p in net.parameters() { p.grad = none }
+  expect_close(gm(x, y), want, rtol=1e-6, atol=1e-6)
+  let i = 0
+  for p in net.parameters() {
+    expect_close(p.grad, eager[i], rtol=1e-5, atol=1e-6)
+    i = i + 1
+  }
+}
+
+test "training steps of other shapes keep eager's gradients with the layout: odd sizes, other pools, groups, batch 1" {
+  manual_seed(35)
+  let pooled = fn(c_in, c_out) = [nn.Conv2d(c_in, c_out, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
+  # odd sizes (floor mode drops a row and a column), 48 channels (three blocks)
+  step_matches_eager(nn.Sequential(pooled(3, 16) + pooled(16, 48) + [nn.Flatten(), nn.Linear(48 * 3 * 3, 5)]),
+                     [4, 3, 15, 15], 5, true)
+  # a 3x3 stride-2 pool and a ceil-mode pool: planar pools, blocked results and indices
+  step_matches_eager(nn.Sequential([nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(3, stride=2),
+                                    nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2, ceil_mode=true),
+                                    nn.Flatten(), nn.Linear(32 * 4 * 4, 5)]), [3, 3, 15, 15], 5, true)
+  # dilation, groups and a strided convolution after the pool
+  step_matches_eager(nn.Sequential([nn.Conv2d(4, 32, 3, padding=2, dilation=2), nn.ReLU(), nn.MaxPool2d(2),
+                                    nn.Conv2d(32, 32, 3, stride=2, padding=1, groups=4), nn.ReLU(), nn.MaxPool2d(2),
+                                    nn.Flatten(), nn.Linear(32, 3)]), [2, 4, 8, 8], 3, true)
+  # one image; a convolution without a pool between two pooled ones
+  step_matches_eager(nn.Sequential(pooled(1, 32) + pooled(32, 64) + [nn.Flatten(), nn.Linear(64 * 7 * 7, 10)]),
+                     [1, 1, 28, 28], 10, true)
+  step_matches_eager(nn.Sequential(pooled(1, 16) + [nn.Conv2d(16, 16, 3, padding=1), nn.ReLU()] + pooled(16, 32) +
+                                   [nn.Flatten(), nn.Linear(32 * 4 * 4, 10)]), [3, 1, 16, 16], 10, true)
+  # 12 channels: no whole block, so NCHW throughout
+  step_matches_eager(nn.Sequential(pooled(1, 12) + pooled(12, 12) + [nn.Flatten(), nn.Linear(12 * 4 * 4, 10)]),
+                     [2, 1, 16, 16], 10, false)
+}
