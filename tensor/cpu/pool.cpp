@@ -502,18 +502,21 @@ int64_t scatter_block(T* dx, const T* grad, const int64_t* idx, int64_t n, int64
   const int64_t first = (n * C + cb * kBlock);  // the block's first (n, c) plane
   T* block_dx = dx + first * in_plane;           // blocked or not, the block's planes are these bytes
   std::fill(block_dx, block_dx + kBlock * in_plane, T(0));
+  // Either way the block's gradient and indices are these elements, read in order; a
+  // channel's windows still add in their order.
+  const T* block_grad = grad + first * out_plane;
+  const int64_t* block_idx = idx + first * out_plane;
   int64_t outside = 0;
-  for (int64_t c = 0; c < kBlock; ++c)
-    for (int64_t q = 0; q < out_plane; ++q) {
-      int64_t from = blocked_grad ? first * out_plane + q * kBlock + c : (first + c) * out_plane + q;
-      auto j = static_cast<uint64_t>(idx[from]);  // a negative index wraps far above the plane
-      if (j >= static_cast<uint64_t>(in_plane)) {
-        ++outside;
-        continue;
-      }
-      int64_t to = blocked_dx ? static_cast<int64_t>(j) * kBlock + c : c * in_plane + static_cast<int64_t>(j);
-      block_dx[to] += grad[from];
+  for (int64_t e = 0; e < kBlock * out_plane; ++e) {
+    int64_t c = blocked_grad ? e % kBlock : e / out_plane;
+    auto j = static_cast<uint64_t>(block_idx[e]);  // a negative index wraps far above the plane
+    if (j >= static_cast<uint64_t>(in_plane)) {
+      ++outside;
+      continue;
     }
+    int64_t to = blocked_dx ? static_cast<int64_t>(j) * kBlock + c : c * in_plane + static_cast<int64_t>(j);
+    block_dx[to] += block_grad[e];
+  }
   return outside;
 }
 
