@@ -115,7 +115,8 @@ bool blocked_layout_attribute(const Node& n, const Attr& a) {
   if (a.name == "blocked_out") return std::holds_alternative<bool>(a.value) && writes_blocked_layout(n);
   if (a.name != "blocked_inputs" || !std::holds_alternative<std::vector<int64_t>>(a.value)) return false;
   for (int64_t slot : std::get<std::vector<int64_t>>(a.value))
-    if (slot < 0 || slot >= static_cast<int64_t>(n.inputs.size()) || !reads_blocked_layout(n, static_cast<size_t>(slot)))
+    if (slot < 0 || slot >= static_cast<int64_t>(n.inputs.size()) ||
+        !reads_blocked_layout(n, static_cast<size_t>(slot)))
       return false;
   return true;
 }
@@ -190,8 +191,11 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
         bad(s, "blocked_out=true on %" + value_name(g, v) + " of type " + meta_str(m) +
                    ": nChw16c holds non-empty f32 [N, C, H, W] with C a multiple of 16");
     }
-    std::vector<int64_t> slots = n.attrs.has("blocked_inputs") ? n.attrs.ints("blocked_inputs") : std::vector<int64_t>{};
-    auto named = [&](size_t k) { return std::find(slots.begin(), slots.end(), static_cast<int64_t>(k)) != slots.end(); };
+    std::vector<int64_t> slots =
+        n.attrs.has("blocked_inputs") ? n.attrs.ints("blocked_inputs") : std::vector<int64_t>{};
+    auto named = [&](size_t k) {
+      return std::find(slots.begin(), slots.end(), static_cast<int64_t>(k)) != slots.end();
+    };
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       int v = n.inputs[k];
       if (v < 0 || named(k) == blocked_value(v)) continue;
@@ -211,7 +215,8 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
   }
   for (int v : g.outputs)
     if (blocked_value(v))
-      bad(Site{g, after, -1, within}, "returns %" + value_name(g, v) + ", which holds nChw16c (its producer's blocked_out)");
+      bad(Site{g, after, -1, within},
+          "returns %" + value_name(g, v) + ", which holds nChw16c (its producer's blocked_out)");
 }
 
 void expect_shape(const Site& s, const Node& n, size_t inputs, size_t outputs, bool body) {

@@ -48,7 +48,10 @@ bool convolution(const Node& n) {
 struct Groups {
   std::vector<int> parent;
   explicit Groups(size_t values) : parent(values) { std::iota(parent.begin(), parent.end(), 0); }
-  int find(int v) { return parent[static_cast<size_t>(v)] == v ? v : parent[static_cast<size_t>(v)] = find(parent[static_cast<size_t>(v)]); }
+  int find(int v) {
+    return parent[static_cast<size_t>(v)] == v ? v
+                                               : parent[static_cast<size_t>(v)] = find(parent[static_cast<size_t>(v)]);
+  }
   void join(int a, int b) { parent[static_cast<size_t>(find(a))] = find(b); }
 };
 
@@ -127,7 +130,8 @@ PassResult run_block_layout(Graph& g, const PassContext& ctx) {
         near_convolution = near_convolution || convolution(g.nodes[static_cast<size_t>(node)]);
       if (why.empty() && !(why = keeps_plain(g, v, readers)).empty()) why = "%" + value_name(g, v) + " " + why;
     }
-    bool any_result = std::any_of(values.begin(), values.end(), [&](int v) { return g.value(v).kind == ValueKind::op; });
+    bool any_result =
+        std::any_of(values.begin(), values.end(), [&](int v) { return g.value(v).kind == ValueKind::op; });
     if (!near_convolution || !any_result) continue;
     std::string listed;
     for (int v : values) listed += std::string(listed.empty() ? "" : ", ") + "%" + value_name(g, v);

@@ -191,8 +191,9 @@ std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Act
 // CNN step 5-10% faster. Its rounding is coarser than direct summation's, as cuDNN's
 // Winograd is: at batch 64, 32 -> 64 and 64 -> 128 channels, the largest error
 // against f64 was 1.7e-6 and 2.6e-6 of the largest |dx| (direct: 3.5e-7). f64 has
-// no Winograd kernel (nor oneDNN path), so gradcheck sees direct sums. Forward and weight gradient stay direct: Winograd
-// measured no faster there (413 against 422, 447 against 466 GFLOP/s).
+// no Winograd kernel (nor oneDNN path), so gradcheck sees direct sums. Forward and
+// weight gradient stay direct: Winograd measured no faster there (413 against 422,
+// 447 against 466 GFLOP/s).
 std::shared_ptr<CachedConv> make_backward_data(const ConvNdGeometry& g, BlockedSides blocked) {
   ConvDescs d = conv_descs(g, false, blocked);
   auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
@@ -661,7 +662,8 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
   for (int64_t first = 0; first < g.N; first += chunk) {
     int64_t count = std::min(chunk, g.N - first);
     float* pooled_out = static_cast<float*>(out.raw_data()) + first * pooled_image;
-    int64_t* pooled_indices = indices.defined() ? static_cast<int64_t*>(indices.raw_data()) + first * pooled_image : nullptr;
+    int64_t* pooled_indices =
+        indices.defined() ? static_cast<int64_t*>(indices.raw_data()) + first * pooled_image : nullptr;
     bool pooled = false;
     ChosenOutput pool_in_place = [&](const memory::desc& chosen, const void* data) {
       int64_t block = channel_block(chosen);

@@ -98,8 +98,8 @@ namespace {
 // channel i of the block, from input rows r0 and r1 (each [W][block]); with `idx`,
 // also each window's flat index into its input plane, in the same place (`W` the
 // plane's width, `row_start` the row's first input cell, 2 * oh * W).
-void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t block, float* tile, int64_t* idx = nullptr,
-                        int64_t W = 0, int64_t row_start = 0) {
+void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t block, float* tile,
+                        int64_t* idx = nullptr, int64_t W = 0, int64_t row_start = 0) {
   for (int64_t ow = 0; ow < OW; ++ow) {
     const float* cells[4] = {r0 + 2 * ow * block, r0 + (2 * ow + 1) * block, r1 + 2 * ow * block,
                              r1 + (2 * ow + 1) * block};
@@ -182,7 +182,8 @@ void write_blocked16(const Tensor& planar, void* to) {
   auto copy = [&](auto* dst, const auto* from) {
     for (int64_t n = 0; n < N; ++n)
       for (int64_t c = 0; c < C; ++c)
-        for (int64_t p = 0; p < HW; ++p) dst[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
+        for (int64_t p = 0; p < HW; ++p)
+          dst[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
   };
   if (planar.dtype() == DType::i64) return copy(static_cast<int64_t*>(to), src.data<int64_t>());
   copy(static_cast<float*>(to), src.data<float>());

@@ -29,8 +29,10 @@ std::string layout_graph(const std::string& pooled, const std::string& relu, con
     return all.empty() ? std::string() : " {" + all + "}";
   };
   return "graph g(%x: f32[2, 1, 4, 6], %w: param f32[16, 1, 3, 3], %b: param f32[16]" +
-         std::string(grad == "%g" ? ", %g: f32[2, 16, 2, 3]" : "") + ") {\n"
-         "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b)" + braces(pooled, "") +
+         std::string(grad == "%g" ? ", %g: f32[2, 16, 2, 3]" : "") +
+         ") {\n"
+         "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b)" +
+         braces(pooled, "") +
          " : f32[2, 16, 2, 3], i64[2, 16, 2, 3] {\n"
          "    body(%in0: f32[2, 1, 4, 6], %in1: f32[16, 1, 3, 3], %in2: f32[16])\n"
          "    %3 = conv2d(%in0, %in1, %in2) {stride=[1, 1], padding=[1, 1], dilation=[1, 1], groups=1} : "
@@ -40,9 +42,14 @@ std::string layout_graph(const std::string& pooled, const std::string& relu, con
          "ceil_mode=false} : f32[2, 16, 2, 3], i64[2, 16, 2, 3]\n"
          "    yield %5, %6\n"
          "  }\n"
-         "  %5 = threshold_backward(" + grad + ", %3)" + braces(relu, "threshold=0.0") + " : f32[2, 16, 2, 3]\n"
-         "  %7 = max_pool2d_backward(%5, %4)" + braces(pool, "input_shape=[2, 16, 4, 6]") + " : f32[2, 16, 4, 6]\n"
-         "  return " + result + "\n}\n";
+         "  %5 = threshold_backward(" +
+         grad + ", %3)" + braces(relu, "threshold=0.0") +
+         " : f32[2, 16, 2, 3]\n"
+         "  %7 = max_pool2d_backward(%5, %4)" +
+         braces(pool, "input_shape=[2, 16, 4, 6]") +
+         " : f32[2, 16, 4, 6]\n"
+         "  return " +
+         result + "\n}\n";
 }
 
 const char* const kBlockedOut = "blocked_out=true";
@@ -71,14 +78,16 @@ TEST_CASE("producers and readers agree on a value's layout, or the verifier name
   // A blocked value is never returned, and only nodes that know the layout carry it.
   CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, kBothIn, "%5")),
             "returns %5, which holds nChw16c (its producer's blocked_out)"));
-  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, "blocked_inputs=[0, 1, 2]")), "unknown attribute 'blocked_inputs'"));
+  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, "blocked_inputs=[0, 1, 2]")),
+            "unknown attribute 'blocked_inputs'"));
   // The layout needs whole blocks of 16 channels: 12 would write past the tensor.
   std::string twelve = layout_graph(kBlockedOut, kBoth, kBothIn);
   for (std::string from : {"16, ", "[16]"})
     for (size_t at = twelve.find(from); at != std::string::npos; at = twelve.find(from, at + 1))
       twelve.replace(at, from.size(), from == "16, " ? "12, " : "[12]");
-  CHECK(has(verify_error(twelve), "blocked_out=true on %3 of type f32[2, 12, 2, 3]: nChw16c holds non-empty f32 [N, C, "
-                                  "H, W] with C a multiple of 16"));
+  CHECK(has(verify_error(twelve),
+            "blocked_out=true on %3 of type f32[2, 12, 2, 3]: nChw16c holds non-empty f32 [N, C, "
+            "H, W] with C a multiple of 16"));
 }
 
 TEST_CASE("the pool's gradient read in nChw16c equals the plain graph's, values and indices through ReLU") {
