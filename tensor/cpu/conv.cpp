@@ -167,7 +167,7 @@ bool blocked_result(const ConvNdGeometry& g, bool pooled) {
 
 // The forward convolution, with `act` applied to its result as a post-op (the graph
 // passes' conv2d_act; eager conv2d passes none); `pooled` as blocked_result;
-// `blocked_in`: its input comes in nChw16c (Note [Blocked activations between
+// `blocked.in`: its input comes in nChw16c (Note [Blocked activations between
 // convolutions] in passes/block_layout.cpp).
 std::shared_ptr<CachedConv> make_forward(const ConvNdGeometry& g, bool bias, Activation act, bool pooled,
                                          BlockedSides blocked) {
