@@ -188,6 +188,14 @@ bool reads_blocked_layout(const Node& n, size_t slot) {
   }
 }
 
+bool operands_share_shape(const Graph& g, const Node& n) {
+  if (n.outputs.empty()) return false;
+  const Shape& out = g.value(n.outputs[0]).meta.sizes;
+  for (int v : n.inputs)
+    if (v < 0 || g.value(v).meta.sizes != out) return false;
+  return true;
+}
+
 bool writes_blocked_layout(const Node& n) {
   if (n.kind == NodeKind::epilogue) return n.epilogue.base == OpId::conv2d && n.epilogue.pool != OpId::kCount;
   return Graph::table_op(n) && (n.op == OpId::conv2d_backward_input || n.op == OpId::max_pool2d_backward ||

@@ -49,6 +49,9 @@ std::vector<bool> written_storage(const Graph& g, const std::vector<int>& roots)
 bool is_weight_bias_gradient(const Node& n);
 bool reads_blocked_layout(const Node& n, size_t slot);
 bool writes_blocked_layout(const Node& n);
+// Whether every input of n has the shape of its first output: an elementwise op
+// (threshold_backward) runs over blocked memory only then, not when it broadcasts.
+bool operands_share_shape(const Graph& g, const Node& n);
 
 // How a value is written after '%': its name, or its number.
 std::string value_name(const Graph& g, int id);

@@ -212,6 +212,8 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
       bad(s, n.name() + " reads " + (def->id == OpId::threshold_backward ? "and writes " : "") +
                  "its operands in one layout: blocked_inputs=[0, 1]" +
                  (def->id == OpId::threshold_backward ? " with blocked_out=true" : "") + ", or neither");
+    if (tied && def->id == OpId::threshold_backward && named(0) && !operands_share_shape(g, n))
+      bad(s, "threshold_backward broadcasts its operands, which nChw16c cannot hold: blocked_inputs must be absent");
   }
   for (int v : g.outputs)
     if (blocked_value(v))

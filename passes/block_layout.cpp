@@ -44,6 +44,11 @@ bool convolution(const Node& n) {
          (Graph::table_op(n) && n.op == OpId::conv2d_backward_input);
 }
 
+// ReLU's gradient runs over blocked memory only when it does not broadcast.
+bool elementwise_fits(const Graph& g, const Node& n) {
+  return !Graph::table_op(n) || n.op != OpId::threshold_backward || operands_share_shape(g, n);
+}
+
 // Values that must share one layout, as a union-find over value ids.
 struct Groups {
   std::vector<int> parent;
@@ -62,7 +67,7 @@ Groups tied_values(const Graph& g) {
     if (pooled_conv) groups.join(n.outputs[0], n.outputs[1]);
     if (!Graph::table_op(n) || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0) continue;
     if (n.op == OpId::max_pool2d_backward) groups.join(n.inputs[0], n.inputs[1]);
-    if (n.op == OpId::threshold_backward) {
+    if (n.op == OpId::threshold_backward && operands_share_shape(g, n)) {
       groups.join(n.inputs[0], n.inputs[1]);
       groups.join(n.inputs[0], n.outputs[0]);
     }
@@ -81,11 +86,12 @@ std::string keeps_plain(const Graph& g, int v, const std::vector<std::vector<std
   if (m.sizes.size() != 4 || m.sizes[1] % kChannelBlock != 0) return "channels not a multiple of 16";
   for (int64_t d : m.sizes)
     if (d == 0) return "empty";
-  if (!writes_blocked_layout(p)) return "made by " + p.name();
+  if (!writes_blocked_layout(p) || !elementwise_fits(g, p)) return "made by " + p.name();
   for (int out : g.outputs)
     if (out == v) return "returned";
   for (auto [node, slot] : readers[static_cast<size_t>(v)])
-    if (!reads_blocked_layout(g.nodes[static_cast<size_t>(node)], slot))
+    if (!reads_blocked_layout(g.nodes[static_cast<size_t>(node)], slot) ||
+        !elementwise_fits(g, g.nodes[static_cast<size_t>(node)]))
       return "read by " + g.nodes[static_cast<size_t>(node)].name();
   return "";
 }

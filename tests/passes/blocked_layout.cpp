@@ -120,3 +120,36 @@ TEST_CASE("the pass blocks a group whole, and a graph input tied into the group 
   for (const std::string& note : r.records[0].notes) noted = noted || has(note, "stay NCHW: %g not made by a node");
   CHECK(noted);
 }
+
+namespace {
+
+// Two pooled convolutions of batches 2 and 1, ReLU's gradient of the first
+// broadcasting against the second, and the first pool's gradient of that (every node
+// could take the layout but for the broadcast): `relu` is ReLU's gradient's layout
+// attributes.
+std::string broadcast_graph(const std::string& pooled, const std::string& relu) {
+  auto conv = [&](const std::string& outs, const std::string& x, int64_t n) {
+    std::string b = std::to_string(n);
+    return "  " + outs + " = conv2d_relu_max_pool2d(" + x + ", %w, %b)" + (pooled.empty() ? "" : " {" + pooled + "}") +
+           " : f32[" + b + ", 16, 2, 3], i64[" + b + ", 16, 2, 3] {\n    body(%in0: f32[" + b +
+           ", 1, 4, 6], %in1: f32[16, 1, 3, 3], %in2: f32[16])\n    %3 = conv2d(%in0, %in1, %in2) {stride=[1, 1], "
+           "padding=[1, 1], dilation=[1, 1], groups=1} : f32[" + b + ", 16, 4, 6]\n    %4 = relu(%3) : f32[" + b +
+           ", 16, 4, 6]\n    %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], "
+           "ceil_mode=false} : f32[" + b + ", 16, 2, 3], i64[" + b + ", 16, 2, 3]\n    yield %5, %6\n  }\n";
+  };
+  return "graph g(%x: f32[2, 1, 4, 6], %y: f32[1, 1, 4, 6], %w: param f32[16, 1, 3, 3], %b: param f32[16]) {\n" +
+         conv("%4, %5", "%x", 2) + conv("%6, %7", "%y", 1) + "  %8 = threshold_backward(%4, %6) {threshold=0.0" +
+         (relu.empty() ? "" : ", " + relu) + "} : f32[2, 16, 2, 3]\n" +
+         "  %9 = max_pool2d_backward(%8, %5) {input_shape=[2, 16, 4, 6]} : f32[2, 16, 4, 6]\n  return %9\n}\n";
+}
+
+}  // namespace
+
+TEST_CASE("ReLU's gradient that broadcasts keeps its operands NCHW") {
+  Graph g = parse_graph(broadcast_graph("", ""));
+  verify(g);
+  run_pipeline(g, {"block_layout"});
+  CHECK(print_graph(g) == broadcast_graph("", ""));
+  CHECK(has(verify_error(broadcast_graph(kBlockedOut, "blocked_inputs=[0, 1], blocked_out=true")),
+            "threshold_backward broadcasts its operands, which nChw16c cannot hold"));
+}
