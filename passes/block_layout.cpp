@@ -16,7 +16,7 @@
 // conv2d_backward_input's output gradient, conv2d_backward_weight_bias's input and
 // output gradient, max_pool2d_backward's gradient and indices (both, or neither).
 // threshold_backward (ReLU's gradient) is elementwise over operands of one shape, so
-// it reads and writes whatever layout its operands share. Values that must agree are
+// it reads and writes whatever layout its operands share (not when it broadcasts). Values that must agree are
 // one group: a node's result and indices, the pool gradient's two inputs, and the
 // threshold_backward's operands and result. A group holds nChw16c when every value in
 // it is f32 (its indices i64) [N, C, H, W] with C a multiple of 16, none empty, each
