@@ -211,7 +211,9 @@ def measure_quant(name, rounds, env):
 
 def measure_cnn_conv_ops(rounds, env):
     """BENCH cnn_<conv>_<op>: GFLOP/s of each convolution op of the CNN step in nabla and
-    PyTorch (medians over rounds), and nabla's fraction of its own sgemm rate."""
+    PyTorch (medians over rounds), and nabla's fraction of its own sgemm rate; then
+    cnn_<conv>_<op>_step, the kernel the compiled step runs (its layout kept, the
+    forward with ReLU, pooling and indices) against the same PyTorch op."""
     ours, ref = [], []
     for _ in range(rounds):
         ours.append(key_values([str(BUILD / "nabla_bench"), "cnn_conv_ops"], env))
@@ -220,7 +222,8 @@ def measure_cnn_conv_ops(rounds, env):
     ops = [k for k in ours[0] if k != "sgemm" and not k.endswith("_frac")]
     for op in ops:
         a = statistics.median(r[op] for r in ours)
-        b = statistics.median(r[op] for r in ref)
+        # <op>_step: the compiled step's kernel, against PyTorch's same eager op
+        b = statistics.median(r[op.removesuffix("_step")] for r in ref)
         frac = statistics.median(r[f"{op}_frac"] for r in ours)
         sgemm = statistics.median(r["sgemm"] for r in ours)
         print(f"BENCH cnn_{op} nabla={a:.1f} ref={b:.1f} unit=GFLOP/s speedup={a / b:.2f} "

@@ -15,6 +15,8 @@
 #include "autograd/engine.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/roofline.hpp"
+#include "tensor/cpu/fused.hpp"
+#include "tensor/cpu/kernels.hpp"
 #include "tensor/random.hpp"
 #include "tensor/safetensors.hpp"
 
@@ -71,11 +73,49 @@ double conv_transpose2d_gflops() {
   return 2.0 * 32 * 64 * 14 * 14 * 32 * 16 / s / 1e9;
 }
 
+// The convolution kernels as the compiled CNN step calls them (Note [Blocked
+// activations between convolutions]): the pooled forward with ReLU, its indices and
+// the layout (conv1's result blocked, conv2's input blocked and its result NCHW), the
+// input gradient between blocked operands, the weight and bias gradients in one call
+// from blocked operands (conv1's input is the NCHW image).
+void report_step_ops(const std::function<void(const char*, double, const std::function<void()>&)>& report) {
+  Attrs conv{{"stride", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1}},
+             {"dilation", std::vector<int64_t>{1, 1}}, {"groups", int64_t{1}}};
+  Attrs pool{{"kernel_size", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{}},
+             {"padding", std::vector<int64_t>{0, 0}}, {"dilation", std::vector<int64_t>{1, 1}}, {"ceil_mode", false}};
+  Attrs blocked_both = conv;
+  blocked_both.set("blocked_inputs", std::vector<int64_t>{0});
+  blocked_both.set("blocked_out", true);
+  struct Layer {
+    const char* name;
+    int64_t c, oc, hw;
+    bool blocked_x, blocked_pooled;
+  };
+  for (Layer l : {Layer{"conv1", 1, 32, 28, false, true}, Layer{"conv2", 32, 64, 14, true, false}}) {
+    Tensor x = randn({64, l.c, l.hw, l.hw}), w = randn({l.oc, l.c, 3, 3}), b = randn({l.oc});
+    Tensor gy = randn({64, l.oc, l.hw, l.hw}), dx = empty(x.sizes()), dw = empty(w.sizes()), db = empty(b.sizes());
+    Tensor pooled = empty({64, l.oc, l.hw / 2, l.hw / 2}), indices = empty(pooled.sizes(), DType::i64);
+    double flops = 2.0 * 64 * l.oc * l.hw * l.hw * l.c * 9;
+    std::string n = l.name;
+    report((n + "_fwd_step").c_str(), flops, [&] {
+      cpu::conv2d_act_max_pool2d(x, w, b, conv, cpu::Activation::relu, pool, cpu::WeightLayout::plain, pooled, indices,
+                                 l.blocked_x, l.blocked_pooled);
+    });
+    if (l.c > 1) {
+      TensorList in{gy, w}, out{dx};
+      report((n + "_bwd_input_step").c_str(), flops, [&] { cpu::conv2d_backward_input(in, blocked_both, out); });
+    }
+    report((n + "_bwd_weight_step").c_str(), flops,
+           [&] { cpu::conv2d_backward_weight_bias(x, gy, conv, dw, db, l.blocked_x, true); });
+  }
+}
+
 // The convolutions of the Fashion-MNIST CNN's training step at batch 64 (3x3, padding
 // 1): conv1 1 -> 32 channels on 28x28, conv2 32 -> 64 on 14x14. Each op the step runs
 // (conv1's input needs no gradient, so it has no backward_input) as GFLOP/s and as a
 // fraction of the sgemm rate (n = 1024) measured in this process, one line of
-// "key=value" fields: sgemm=.. conv1_fwd=.. conv1_fwd_frac=.. ...
+// "key=value" fields: sgemm=.. conv1_fwd=.. conv1_fwd_frac=.. ...; eager's NCHW ops,
+// then (<op>_step) the compiled step's kernels (report_step_ops).
 std::string cnn_conv_ops() {
   double sgemm = sgemm_gflops(1024);
   Conv2dOptions opt;
@@ -101,6 +141,7 @@ std::string cnn_conv_ops() {
     if (l.c > 1) report((n + "_bwd_input").c_str(), flops, [&] { conv2d_backward_input(gy, w, x.sizes().vec(), opt); });
     report((n + "_bwd_weight").c_str(), flops, [&] { conv2d_backward_weight(x, gy, w.sizes().vec(), opt); });
   }
+  report_step_ops(report);
   return line;
 }
 

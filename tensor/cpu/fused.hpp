@@ -58,7 +58,6 @@ void run_elementwise_program(const ElementwiseProgram& program, const TensorList
 // ---------------------------------------------------------------------------
 // Epilogues
 
-// The activation a library call applies to its result.
 // The activation a library call applies to its result: none or one of
 // NABLA_EPILOGUE_ACTIVATIONS (tensor/op_list.hpp).
 enum class Activation : uint8_t {
