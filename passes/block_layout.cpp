@@ -53,9 +53,13 @@ bool elementwise_fits(const Graph& g, const Node& n) {
 struct Groups {
   std::vector<int> parent;
   explicit Groups(size_t values) : parent(values) { std::iota(parent.begin(), parent.end(), 0); }
-  int find(int v) {
-    return parent[static_cast<size_t>(v)] == v ? v
-                                               : parent[static_cast<size_t>(v)] = find(parent[static_cast<size_t>(v)]);
+  int find(int v) {  // iterative, halving the path: a long chain of ties must not recurse
+    while (parent[static_cast<size_t>(v)] != v) {
+      int up = parent[static_cast<size_t>(v)];
+      parent[static_cast<size_t>(v)] = parent[static_cast<size_t>(up)];
+      v = up;
+    }
+    return v;
   }
   void join(int a, int b) { parent[static_cast<size_t>(find(a))] = find(b); }
 };
