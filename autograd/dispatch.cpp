@@ -240,10 +240,6 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
     throw Error(std::string(def.name) + ": expected " + std::to_string(def.num_inputs) + " tensor arguments, got " +
                 std::to_string(inputs.size()));
   check_inputs_present(def, inputs);
-  for (const Attr& a : given.items())
-    if (is_layout_attribute(a.name)) [[unlikely]]
-      throw Error(std::string(def.name) + ": argument '" + a.name +
-                  "' is a compiled graph's memory layout, set by its block_layout pass; a call cannot pass it");
   // The functional API passes every attribute; other callers get the row's defaults.
   Attrs completed;
   const Attrs* use = &given;
@@ -360,7 +356,7 @@ void call_into(OpId id, const TensorList& inputs, const Attrs& attrs, TensorList
   if (attrs.items().size() == def.attrs.size()) {
     run_kernel(def, inputs, attrs, outputs, device);
   } else {
-    run_kernel(def, inputs, complete_attrs(def, attrs), outputs, device);
+    run_kernel(def, inputs, complete_attrs(def, attrs, /*graph_node=*/true), outputs, device);
   }
 }
 

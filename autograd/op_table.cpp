@@ -114,11 +114,13 @@ void document_ops(std::vector<OpDef>& table, std::initializer_list<std::pair<OpI
   for (const auto& [id, doc] : docs) table[static_cast<size_t>(id)].doc = doc;
 }
 
-bool is_layout_attribute(const std::string& name) { return name == "blocked_inputs" || name == "blocked_out"; }
-
-Attrs complete_attrs(const OpDef& def, const Attrs& given) {
+Attrs complete_attrs(const OpDef& def, const Attrs& given, bool graph_node) {
   for (const Attr& a : given.items()) {
-    bool known = is_layout_attribute(a.name);
+    bool layout = a.name == "blocked_inputs" || a.name == "blocked_out";
+    if (layout && !graph_node)
+      throw Error(std::string(def.name) + ": argument '" + a.name +
+                  "' is a compiled graph's memory layout, set by its block_layout pass; a call cannot pass it");
+    bool known = layout;
     for (const AttrSpec& s : def.attrs) known |= s.name == a.name;
     if (!known) {
       std::string names;

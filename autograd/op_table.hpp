@@ -175,14 +175,11 @@ void check_inputs_present(const OpDef& def, const TensorList& inputs);
 OpCost op_cost(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs);
 
 // Fills missing attributes with the row's defaults; unknown names and missing
-// required ones are errors that name the op.
-Attrs complete_attrs(const OpDef& def, const Attrs& given);
-
-// blocked_inputs and blocked_out: the layout a graph's block_layout pass gives a node
-// (Note [Blocked activations between convolutions] in passes/block_layout.cpp). Any
-// row's kernel call from a graph may carry them (complete_attrs keeps them); an eager
-// call may not (run_op refuses them).
-bool is_layout_attribute(const std::string& name);
+// required ones are errors that name the op. `graph_node`: `given` are a graph node's,
+// which may also carry the layout attributes blocked_inputs and blocked_out (Note
+// [Blocked activations between convolutions] in passes/block_layout.cpp); anywhere
+// else those are refused.
+Attrs complete_attrs(const OpDef& def, const Attrs& given, bool graph_node = false);
 
 // Sets the autocast policy of rows (each family lists its non-default ones).
 void set_autocast(std::vector<OpDef>& table, AutocastPolicy policy, std::initializer_list<OpId> ops);

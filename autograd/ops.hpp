@@ -16,7 +16,8 @@ TensorList call(OpId id, const TensorList& inputs, const Attrs& attrs = {});
 Tensor call1(OpId id, const TensorList& inputs, const Attrs& attrs = {});
 // Runs a row's kernel into outputs the caller allocated (contiguous, with the shapes
 // and dtypes of the row's shape rule): no autograd, no tracing, no
-// autocast. The graph executor's path, which owns its buffers. Not for view rows.
+// autocast. The graph executor's path, which owns its buffers, so `attrs` may carry a
+// node's layout attributes (complete_attrs). Not for view rows.
 void call_into(OpId id, const TensorList& inputs, const Attrs& attrs, TensorList& outputs);
 
 using IntList = std::vector<int64_t>;

@@ -21,7 +21,7 @@ TensorList stand_ins(const Graph& g, const std::vector<int>& ids) {
 OpCost cost_of_node(const Graph& g, const Node& n) {
   TensorList in = stand_ins(g, n.inputs), out = stand_ins(g, n.outputs);
   if (n.body) return {graph_cost(*n.body).total.flops, io_bytes(in, out)};
-  if (const OpDef* def = Graph::table_op(n)) return op_cost(*def, in, complete_attrs(*def, n.attrs), out);
+  if (const OpDef* def = Graph::table_op(n)) return op_cost(*def, in, complete_attrs(*def, n.attrs, /*graph_node=*/true), out);
   return {0.0, io_bytes(in, out)};
 }
 

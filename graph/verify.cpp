@@ -376,7 +376,7 @@ std::vector<TensorMeta> infer_types(const Graph& g, const Node& n, const OpDef& 
     ins.push_back(meta_tensor(g.value(v)));
   }
   check_inputs_present(def, ins);
-  return def.infer(ins, complete_attrs(def, n.attrs));
+  return def.infer(ins, complete_attrs(def, n.attrs, /*graph_node=*/true));
 }
 
 }  // namespace nabla::graph
