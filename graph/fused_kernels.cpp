@@ -2,6 +2,7 @@
 
 #include "autograd/ops.hpp"
 #include "graph/executor.hpp"
+#include "graph/rewrite.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cuda/epilogue.hpp"
@@ -162,7 +163,7 @@ void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs,
 }  // namespace
 
 GraphOpFn fused_kernel(const Node& node) {
-  if (node.kind == NodeKind::custom && node.custom_name == "conv2d_backward_weight_bias")
+  if (is_weight_bias_gradient(node))
     return run_conv2d_backward_weight_bias;
   if (node.kind == NodeKind::fused) return run_fused;
   if (node.kind != NodeKind::epilogue) return nullptr;

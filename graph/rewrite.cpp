@@ -1,6 +1,7 @@
 // Helpers shared by the rewriting passes (see rewrite.hpp).
 #include "graph/rewrite.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace nabla::graph {
@@ -173,7 +174,12 @@ std::vector<int> live_use_counts(const Graph& g, const std::vector<bool>& dead_n
 }
 
 bool is_weight_bias_gradient(const Node& n) {
-  return n.kind == NodeKind::custom && n.custom_name == "conv2d_backward_weight_bias";
+  return n.kind == NodeKind::custom && n.custom_name == kWeightBiasGradient;
+}
+
+bool fits_channel_blocks(const Shape& sizes) {
+  if (sizes.size() != 4 || sizes[1] % 16 != 0) return false;
+  return std::all_of(sizes.begin(), sizes.end(), [](int64_t d) { return d > 0; });
 }
 
 bool reads_blocked_layout(const Node& n, size_t slot) {

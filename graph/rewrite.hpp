@@ -42,11 +42,17 @@ std::vector<int> storage_roots(const Graph& g);
 // Per value: whether some node writes into its storage (through roots).
 std::vector<bool> written_storage(const Graph& g, const std::vector<int>& roots);
 
+// The custom node of a convolution's weight and bias gradients in one call (Note [The
+// bias gradient with the weight gradient] in passes/fuse_epilogue.cpp).
+inline constexpr const char* kWeightBiasGradient = "conv2d_backward_weight_bias";
+
 // The nodes that know oneDNN's channel-blocked layout (Note [Blocked activations
 // between convolutions] in passes/block_layout.cpp): the one-call weight and bias
 // gradient; whether n can read input `slot` in the layout; whether it can write its
-// outputs in it.
+// outputs in it; whether a value of `sizes` can hold it ([N, C, H, W], C a multiple
+// of 16, none empty).
 bool is_weight_bias_gradient(const Node& n);
+bool fits_channel_blocks(const Shape& sizes);
 bool reads_blocked_layout(const Node& n, size_t slot);
 bool writes_blocked_layout(const Node& n);
 // Whether every input of n has the shape of its first output: an elementwise op

@@ -185,9 +185,7 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
     // The layout exists for whole blocks of 16 channels of f32 (a pool's i64 indices).
     for (int v : flag(n) ? n.outputs : std::vector<int>{}) {
       const TensorMeta& m = g.value(v).meta;
-      bool fits = (m.dtype == DType::f32 || m.dtype == DType::i64) && m.sizes.size() == 4 && m.sizes[1] % 16 == 0;
-      for (int64_t d : m.sizes) fits = fits && d > 0;
-      if (!fits)
+      if (!fits_channel_blocks(m.sizes) || (m.dtype != DType::f32 && m.dtype != DType::i64))
         bad(s, "blocked_out=true on %" + value_name(g, v) + " of type " + meta_str(m) +
                    ": nChw16c holds non-empty f32 [N, C, H, W] with C a multiple of 16");
     }

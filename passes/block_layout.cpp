@@ -37,8 +37,6 @@ namespace nabla::graph {
 
 namespace {
 
-constexpr int64_t kChannelBlock = 16;
-
 bool convolution(const Node& n) {
   return (n.kind == NodeKind::epilogue && n.epilogue.base == OpId::conv2d) || is_weight_bias_gradient(n) ||
          (Graph::table_op(n) && n.op == OpId::conv2d_backward_input);
@@ -87,9 +85,7 @@ std::string keeps_plain(const Graph& g, int v, const std::vector<std::vector<std
   const Node& p = g.nodes[static_cast<size_t>(value.node)];
   bool indices = p.outputs.size() == 2 && p.outputs[1] == v;
   if (m.dtype != (indices ? DType::i64 : DType::f32)) return std::string("dtype ") + dtype_name(m.dtype);
-  if (m.sizes.size() != 4 || m.sizes[1] % kChannelBlock != 0) return "channels not a multiple of 16";
-  for (int64_t d : m.sizes)
-    if (d == 0) return "empty";
+  if (!fits_channel_blocks(m.sizes)) return "not [N, C, H, W] with C a multiple of 16, none empty";
   if (!writes_blocked_layout(p) || !elementwise_fits(g, p)) return "made by " + p.name();
   for (int out : g.outputs)
     if (out == v) return "returned";

@@ -60,8 +60,7 @@ int pool_after(const Graph& g, const Node& base, size_t act, const std::vector<i
 // gradient too while it reads g, so the two become one custom node,
 // conv2d_backward_weight_bias, whose body is the two ops (a GPU, and dtypes other than
 // f32, run the body). f32 nodes of one g with dims [0, 2, 3]; the node goes where the
-// earlier of the two was.
-constexpr const char* kWeightBiasGrad = "conv2d_backward_weight_bias";
+// earlier of the two was (kWeightBiasGradient, graph/rewrite.hpp).
 
 bool sums_bias_gradient(const Graph& g, const Node& n) {
   if (!Graph::table_op(n) || n.op != OpId::sum || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
@@ -98,7 +97,7 @@ int fuse_bias_gradients(Graph& g, const PassContext& ctx, PassResult& r) {
       // fuse_nodes puts the node at its last member's place: the earlier of the two.
       std::vector<int> members = {static_cast<int>(i), static_cast<int>(j)};
       if (first == i) std::swap(members[0], members[1]);
-      fuse_nodes(g, members, Node::named(kWeightBiasGrad), dead, true);
+      fuse_nodes(g, members, Node::named(kWeightBiasGradient), dead, true);
       ++changes;
       break;
     }
