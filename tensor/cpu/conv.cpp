@@ -472,6 +472,27 @@ void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& o
   if (indices.defined()) write_blocked16(planar_indices, indices.raw_data());
 }
 
+// A first layer's pooled convolution by pooled_conv_few_channels (Note [The first layer
+// in registers]) when it applies: f32 (out's dtype is checked by the caller), stride
+// and dilation 1, one group, relu or no activation.
+bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Tensor& w, const Tensor& bias,
+                         Activation act, const Tensor& out, const Tensor& indices, bool blocked_out) {
+  auto ones = [](const std::vector<int64_t>& v) { return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; }); };
+  if (input.dtype() != DType::f32 || w.dtype() != DType::f32 || (bias.defined() && bias.dtype() != DType::f32) ||
+      g.groups != 1 || !ones(g.stride) || !ones(g.dilation) || (act != Activation::none && act != Activation::relu))
+    return false;
+  Tensor weight = contiguous_raw(w), b = bias.defined() ? contiguous_raw(bias) : Tensor();
+  FewChannelPooledConv p{static_cast<const float*>(input.raw_data()),
+                         static_cast<const float*>(weight.raw_data()),
+                         b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr,
+                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
+                         act == Activation::relu,
+                         static_cast<float*>(out.raw_data()),
+                         indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr,
+                         blocked_out};
+  return pooled_conv_few_channels(p);
+}
+
 }  // namespace
 
 // The convolution's result is pooled where oneDNN left it when that is channel-blocked
@@ -496,6 +517,7 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
     return pool_into(activated, pool_attrs, out, indices, blocked_out && out.numel() > 0);
   }
   Tensor input = contiguous_raw(x);
+  if (!blocked_in && pooled_in_registers(g, input, w, bias, act, out, indices, blocked_out)) return;
   int64_t chunk = pooled_chunk_images(g), pooled_image = out.numel() / g.N;
   for (int64_t first = 0; first < g.N; first += chunk) {
     int64_t count = std::min(chunk, g.N - first);

@@ -77,6 +77,30 @@ void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C
                                   int64_t block, bool blocked_out = false, int64_t* idx = nullptr);
 // A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`.
 void write_blocked16(const Tensor& planar, void* to);
+// Channels [0, count) of a tile ([OW][block], rows padded to a multiple of 8) into
+// their planar output rows, channel i's at out + i * channel_stride.
+void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride);
+
+// pooled_conv_few_channels.cpp: out, indices = max_pool2d(act(conv2d(x, w) + bias))
+// for a first layer (Note [The first layer in registers]): f32, planar contiguous x
+// [N, C, H, W] with 1 <= C <= kMaxFewChannels, w [OC, C, KH, KW] with OC a multiple of
+// 16 and KW <= kMaxFewChannelKernelWidth, stride and dilation 1, one group, any
+// zero padding, act none or relu, the plain 2x2 pool. out [N, OC, PH, PW] planar, or
+// nChw16c when `blocked` (indices, when wanted, only then, laid out as out). false,
+// with nothing written, where it does not apply (another shape, or no AVX-512).
+constexpr int64_t kMaxFewChannels = 4;
+constexpr int kMaxFewChannelKernelWidth = 7;
+struct FewChannelPooledConv {
+  const float* x;
+  const float* w;
+  const float* bias;  // null: none
+  int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
+  bool relu;
+  float* out;
+  int64_t* indices;  // null: not wanted
+  bool blocked;
+};
+bool pooled_conv_few_channels(const FewChannelPooledConv& p);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

@@ -92,6 +92,24 @@ bool is_plain_2x2(const PoolGeometry& g) {
          g.dilation.h == 1 && g.dilation.w == 1 && g.OH == g.H / 2 && g.OW == g.W / 2;
 }
 
+// 8x8 transposes, the last columns of a row through a masked store.
+void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride) {
+  int64_t i = 0;
+#ifdef __AVX2__
+  for (; i + 8 <= count; i += 8)
+    for (int64_t ow = 0; ow < OW; ow += 8) {
+      __m256 r[8];
+      for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(tile + (ow + k) * block + i);
+      transpose8(r);
+      int64_t cols = std::min<int64_t>(8, OW - ow);
+      __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      for (int j = 0; j < 8; ++j) _mm256_maskstore_ps(out + (i + j) * channel_stride + ow, mask, r[j]);
+    }
+#endif
+  for (; i < count; ++i)
+    for (int64_t ow = 0; ow < OW; ++ow) out[i * channel_stride + ow] = tile[ow * block + i];
+}
+
 namespace {
 
 // The window maxima of one output row of a channel block: tile[ow * block + i] for
@@ -150,25 +168,6 @@ void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t bl
   }
 }
 
-// Channels [0, count) of the tile ([OW][block], rows padded to a multiple of 8) into
-// their planar output rows, channel i's at out + i * channel_stride: 8x8 transposes,
-// the last columns of a row through a masked store.
-void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride) {
-  int64_t i = 0;
-#ifdef __AVX2__
-  for (; i + 8 <= count; i += 8)
-    for (int64_t ow = 0; ow < OW; ow += 8) {
-      __m256 r[8];
-      for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(tile + (ow + k) * block + i);
-      transpose8(r);
-      int64_t cols = std::min<int64_t>(8, OW - ow);
-      __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-      for (int j = 0; j < 8; ++j) _mm256_maskstore_ps(out + (i + j) * channel_stride + ow, mask, r[j]);
-    }
-#endif
-  for (; i < count; ++i)
-    for (int64_t ow = 0; ow < OW; ++ow) out[i * channel_stride + ow] = tile[ow * block + i];
-}
 
 }  // namespace
 

@@ -1,0 +1,230 @@
+// The pooled convolution of a network's first layer: y = max_pool2d(act(conv2d(x, w) +
+// b)) with few input channels (a grey or RGB image), computed in registers by one
+// AVX-512 kernel.
+//
+// Note [The first layer in registers]
+// A convolution of one input channel does 9 multiply-adds per output value (3x3) and
+// reads nothing but a small image, yet oneDNN's direct kernel for it ran at 0.57 of the
+// sgemm rate and then wrote its 32-channel result (8x the input) for the pool to read
+// back: the Fashion-MNIST CNN's first pooled convolution at batch 64 took ~280 us, of
+// which ~110 us convolving (bench_nabla cnn_conv_ops: conv1_fwd_step_frac=0.22; now
+// ~95 us, 0.68-0.71). Here each task is one image and one block of 16 output channels:
+// - the image is copied once into a zero-padded buffer, so no window needs a bounds
+//   check;
+// - a pooled row is computed G windows at a time (two conv rows of 2G columns: 4G
+//   accumulators of 16 channels, G <= 4 keeps 16 of AVX-512's 32 registers for them);
+// - for each input channel and kernel row, the KW weight vectors stay in registers
+//   and each input cell is broadcast once, feeding every accumulator it touches;
+// - the accumulators start at zero and sum over (channel, kernel row, kernel column)
+//   with the bias added last, oneDNN's order, so the Fashion-MNIST CNN's compiled
+//   forward equals eager's bit for bit (other shapes, where oneDNN picks another
+//   kernel, agree to f32 rounding: tests/tensor/pooled_conv_few_channels.cpp);
+// - the epilogue applies the activation and takes each window's maximum and its index
+//   with the planar pool's rule (a strictly greater cell, or a NaN, takes over, in the
+//   order 0, 1, OW, OW + 1); after relu no cell is NaN, so that check goes;
+// - the full-size result is never stored; the indices are streamed (only the backward
+//   reads them), and cost ~15 us of the ~95.
+// AVX-512 because the kernel is bound by its multiply-adds, and AVX2's half-width
+// vectors would cap it at half the sgemm rate: the function carries the target
+// attribute and runs only where oneDNN runs its AVX-512 kernels (blocked_activations:
+// the same switch, DNNL_MAX_CPU_ISA, turns both off). Against oneDNN's path (the
+// convolution, then the pool), batch 64, both with indices: 1 channel 28x28 to 32, 3x3,
+// 2.8x; 5x5, 2.0x; 3 channels 32x32 to 32 or 64, 3x3, 1.7x; 4 channels to 32, 5x5, 1.3x.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "tensor/cpu/fused.hpp"
+#include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/parallel.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+// GCC 12 warns of "uninitialized" in its own AVX-512 headers, whose intrinsics start
+// from _mm512_undefined_*() when inlined into a target("avx512f") function.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace nabla::cpu {
+
+#if defined(__x86_64__)
+
+namespace {
+
+#define NABLA_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma")))
+
+constexpr int64_t kLanes = 16;
+
+// One task's view: the padded image (C planes of HP x WP), the block's weights
+// transposed to [C][KH][KW][16], and where its pooled rows go.
+struct Task {
+  const float* image;
+  const float* weights;
+  const float* bias;  // 16 values
+  int64_t C, KH, HP, WP, OW, PW;
+  float* values;      // the block's first pooled row: [PW][16] per row, `row_step` apart
+  int64_t* indices;   // laid out as values, or null
+  int64_t row_step;
+};
+
+// A window's four cells -> its maximum and which cell (0, 1, OW, OW + 1) held it.
+template <bool kRelu>
+NABLA_AVX512 inline void window_max(const __m512 cells[4], int64_t OW, __m512& best, __m512i& at) {
+  const int32_t offsets[4] = {0, 1, static_cast<int32_t>(OW), static_cast<int32_t>(OW + 1)};
+  const __m512 zero = _mm512_setzero_ps();
+  // max(v, 0) takes a NaN to 0 (the second operand wins when either is NaN), as relu
+  // does (scalar::relu) and oneDNN's relu post-op; so after relu no cell is NaN.
+  best = kRelu ? _mm512_max_ps(cells[0], zero) : cells[0];
+  at = _mm512_setzero_si512();
+  for (int k = 1; k < 4; ++k) {
+    __m512 v = kRelu ? _mm512_max_ps(cells[k], zero) : cells[k];
+    __mmask16 take = _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ);
+    if constexpr (!kRelu) take |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    best = _mm512_mask_blend_ps(take, best, v);
+    at = _mm512_mask_blend_epi32(take, at, _mm512_set1_epi32(offsets[k]));
+  }
+}
+
+// The 16 flat indices first + at into `to` (128 bytes): streamed when aligned, since
+// only the backward reads them, long after (as the planar pool's, pool.cpp).
+NABLA_AVX512 inline void store_indices(int64_t* to, int64_t first, __m512i at) {
+  __m512i base = _mm512_set1_epi64(first);
+  __m512i low = _mm512_add_epi64(base, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at)));
+  __m512i high = _mm512_add_epi64(base, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1)));
+  if (reinterpret_cast<uintptr_t>(to) % 64 == 0) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(to), low);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(to + 8), high);
+  } else {
+    _mm512_storeu_si512(to, low);
+    _mm512_storeu_si512(to + 8, high);
+  }
+}
+
+// Windows pw0 .. pw0 + G - 1 of pooled row ph.
+template <int G, int KW, bool kRelu>
+NABLA_AVX512 void pooled_windows(const Task& t, int64_t ph, int64_t pw0) {
+  constexpr int kCols = 2 * G, kCells = kCols + KW - 1;  // conv columns; input cells per row
+  __m512 acc[2][kCols];
+#pragma GCC unroll 16
+  for (int j = 0; j < kCols; ++j) acc[0][j] = acc[1][j] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < t.C; ++c)
+    for (int64_t kh = 0; kh < t.KH; ++kh) {
+      const float* w = t.weights + (c * t.KH + kh) * KW * kLanes;
+      __m512 wv[KW];
+#pragma GCC unroll 8
+      for (int kw = 0; kw < KW; ++kw) wv[kw] = _mm512_loadu_ps(w + kw * kLanes);
+      const float* top = t.image + (c * t.HP + 2 * ph + kh) * t.WP + 2 * pw0;
+#pragma GCC unroll 2
+      for (int r = 0; r < 2; ++r)
+#pragma GCC unroll 16
+        for (int q = 0; q < kCells; ++q) {
+          __m512 cell = _mm512_set1_ps(top[r * t.WP + q]);
+#pragma GCC unroll 8
+          for (int kw = 0; kw < KW; ++kw)
+            if (q - kw >= 0 && q - kw < kCols) acc[r][q - kw] = _mm512_fmadd_ps(wv[kw], cell, acc[r][q - kw]);
+        }
+    }
+  const __m512 bias = _mm512_loadu_ps(t.bias);
+#pragma GCC unroll 4
+  for (int j = 0; j < G; ++j) {
+    const __m512 cells[4] = {_mm512_add_ps(acc[0][2 * j], bias), _mm512_add_ps(acc[0][2 * j + 1], bias),
+                             _mm512_add_ps(acc[1][2 * j], bias), _mm512_add_ps(acc[1][2 * j + 1], bias)};
+    __m512 best;
+    __m512i at;
+    window_max<kRelu>(cells, t.OW, best, at);
+    int64_t at_out = ph * t.row_step + (pw0 + j) * kLanes;
+    _mm512_storeu_ps(t.values + at_out, best);
+    if (t.indices) store_indices(t.indices + at_out, 2 * ph * t.OW + 2 * (pw0 + j), at);
+  }
+}
+
+// Every pooled row of one task, G windows at a time, the last few G' < G.
+template <int KW, bool kRelu>
+NABLA_AVX512 void pooled_block(const Task& t, int64_t PH) {
+  for (int64_t ph = 0; ph < PH; ++ph) {
+    int64_t pw = 0;
+    for (; pw + 4 <= t.PW; pw += 4) pooled_windows<4, KW, kRelu>(t, ph, pw);
+    switch (t.PW - pw) {
+      case 3: pooled_windows<3, KW, kRelu>(t, ph, pw); break;
+      case 2: pooled_windows<2, KW, kRelu>(t, ph, pw); break;
+      case 1: pooled_windows<1, KW, kRelu>(t, ph, pw); break;
+      default: break;
+    }
+  }
+}
+
+// [relu][KW - 1]
+using BlockKernel = void (*)(const Task&, int64_t);
+template <bool kRelu>
+constexpr std::array<BlockKernel, kMaxFewChannelKernelWidth> kernels_by_width = {
+    pooled_block<1, kRelu>, pooled_block<2, kRelu>, pooled_block<3, kRelu>, pooled_block<4, kRelu>,
+    pooled_block<5, kRelu>, pooled_block<6, kRelu>, pooled_block<7, kRelu>};
+constexpr std::array<BlockKernel, kMaxFewChannelKernelWidth> kBlockKernels[2] = {kernels_by_width<false>,
+                                                                                kernels_by_width<true>};
+
+// w [OC, C, KH, KW] -> [OC / 16][C][KH][KW][16]: each (c, kh, kw) of a block is one
+// vector of its 16 output channels.
+std::vector<float> weights_by_block(const FewChannelPooledConv& p) {
+  int64_t taps = p.C * p.KH * p.KW;
+  std::vector<float> out(static_cast<size_t>(p.OC * taps));
+  for (int64_t oc = 0; oc < p.OC; ++oc)
+    for (int64_t k = 0; k < taps; ++k) out[((oc / kLanes) * taps + k) * kLanes + oc % kLanes] = p.w[oc * taps + k];
+  return out;
+}
+
+}  // namespace
+
+bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
+  if (!blocked_activations() || p.C < 1 || p.C > kMaxFewChannels || p.KW < 1 || p.KW > kMaxFewChannelKernelWidth ||
+      p.KH < 1 || p.OC % kLanes != 0 || (p.indices && !p.blocked))
+    return false;
+  const int64_t HP = p.H + 2 * p.pad_h, WP = p.W + 2 * p.pad_w;
+  const int64_t OH = HP - p.KH + 1, OW = WP - p.KW + 1, PH = OH / 2, PW = OW / 2, blocks = p.OC / kLanes;
+  if (PH < 1 || PW < 1) return false;
+  std::vector<float> weights = weights_by_block(p), bias(static_cast<size_t>(p.OC), 0.0f);
+  if (p.bias) std::copy(p.bias, p.bias + p.OC, bias.begin());
+  const int64_t taps = p.C * p.KH * p.KW, plane = PH * PW;
+  parallel_for(0, p.N * blocks, p.N * p.OC * OH * OW * taps, [&](int64_t lo, int64_t hi) {
+    thread_local std::vector<float> image, tile;
+    image.assign(static_cast<size_t>(p.C * HP * WP), 0.0f);
+    tile.resize(static_cast<size_t>((PW + 7) / 8 * 8 * PH * kLanes));
+    int64_t padded_of = -1;  // which image `image` holds
+    for (int64_t task = lo; task < hi; ++task) {
+      const int64_t n = task / blocks, block = task % blocks;
+      if (n != padded_of) {
+        for (int64_t c = 0; c < p.C; ++c)
+          for (int64_t h = 0; h < p.H; ++h)
+            std::memcpy(&image[static_cast<size_t>((c * HP + h + p.pad_h) * WP + p.pad_w)],
+                        p.x + ((n * p.C + c) * p.H + h) * p.W, static_cast<size_t>(p.W) * sizeof(float));
+        padded_of = n;
+      }
+      Task t{image.data(), weights.data() + block * taps * kLanes, bias.data() + block * kLanes, p.C, p.KH, HP, WP,
+             OW, PW, nullptr, nullptr, PW * kLanes};
+      if (p.blocked) {
+        int64_t at = (n * blocks + block) * plane * kLanes;
+        t.values = p.out + at;
+        t.indices = p.indices ? p.indices + at : nullptr;
+      } else {  // the block's rows go to a tile, then to their 16 planes
+        t.values = tile.data();
+        t.row_step = (PW + 7) / 8 * 8 * kLanes;
+      }
+      kBlockKernels[p.relu][p.KW - 1](t, PH);
+      if (!p.blocked)
+        for (int64_t ph = 0; ph < PH; ++ph)
+          write_planar(tile.data() + ph * t.row_step, PW, kLanes, kLanes,
+                       p.out + ((n * p.OC + block * kLanes) * PH + ph) * PW, plane);
+    }
+    if (p.indices) _mm_sfence();  // the streaming stores are done before anyone reads
+  });
+  return true;
+}
+
+#else
+
+bool pooled_conv_few_channels(const FewChannelPooledConv&) { return false; }
+
+#endif
+
+}  // namespace nabla::cpu

@@ -1,0 +1,169 @@
+// The first layer's pooled convolution in registers (Note [The first layer in
+// registers], tensor/cpu/pooled_conv_few_channels.cpp) against eager conv2d, relu and
+// max_pool2d_with_indices in f64: over input channels 1-4, kernel shapes up to 7 wide,
+// uneven padding, odd sizes (the pool drops the last row and column), 16-64 output
+// channels, with and without bias and relu, in both output layouts; then ties
+// (integer data: exact sums, so equal cells must give the first index) and NaNs. (The
+// compiled CNN against eager, bit for bit, is tests/graph/test_block_layout.dsl.)
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "autograd/ops.hpp"
+#include "tensor/cpu/fused.hpp"
+#include "tensor/cpu/kernels.hpp"
+#include "tensor/random.hpp"
+
+using namespace nabla;
+
+namespace {
+
+struct Case {
+  int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
+  bool bias, relu;
+};
+
+std::string describe(const Case& c) {
+  std::ostringstream s;
+  s << "x [" << c.N << ", " << c.C << ", " << c.H << ", " << c.W << "], w [" << c.OC << ", " << c.C << ", " << c.KH
+    << ", " << c.KW << "], padding [" << c.pad_h << ", " << c.pad_w << "]" << (c.bias ? ", bias" : "")
+    << (c.relu ? ", relu" : "");
+  return s.str();
+}
+
+// The window of pooled cell (ph, pw) holds flat index i of its conv plane.
+bool in_window(int64_t i, int64_t ph, int64_t pw, int64_t conv_width) {
+  int64_t h = i / conv_width, w = i % conv_width;
+  return (h == 2 * ph || h == 2 * ph + 1) && (w == 2 * pw || w == 2 * pw + 1);
+}
+
+// The kernel on f32 (x, w, b) against eager conv2d, relu and max_pool2d_with_indices
+// in f64, in the planar layout (values only: the kernel writes indices only blocked)
+// and in nChw16c with indices. Each value is within f32 rounding of f64's (exactly
+// equal when `exact`: integer data sums without rounding); each index lies in its
+// window and points at a conv cell as large as the maximum (the same index when
+// exact: ties must go to the first cell, as max_pool2d's).
+void check_against_eager(const Case& c, const Tensor& x, const Tensor& w, const Tensor& b, bool exact) {
+  INFO(describe(c));
+  Conv2dOptions conv;
+  conv.padding = {c.pad_h, c.pad_w};
+  Pool2dOptions pool;
+  pool.kernel_size = {2, 2};
+  Tensor activated = conv2d(to_dtype(x, DType::f64), to_dtype(w, DType::f64),
+                            c.bias ? to_dtype(b, DType::f64) : Tensor(), conv);
+  if (c.relu) activated = relu(activated);
+  auto [want, want_indices] = max_pool2d_with_indices(activated, pool);
+  const int64_t PH = want.sizes()[2], PW = want.sizes()[3], conv_plane = activated.sizes()[2] * activated.sizes()[3];
+  const double* act = static_cast<const double*>(activated.raw_data());
+  double largest = 1.0;
+  for (int64_t i = 0; i < activated.numel(); ++i)
+    if (std::isfinite(act[i])) largest = std::max(largest, std::abs(act[i]));
+  const double tolerance = exact ? 0.0 : 1e-6 * static_cast<double>(c.C * c.KH * c.KW) * largest;
+
+  for (bool blocked : {false, true}) {
+    INFO((blocked ? "nChw16c with indices" : "planar"));
+    Tensor got = full(want.sizes(), -7.0), got_indices = full(want.sizes(), -7.0, DType::i64);
+    cpu::FewChannelPooledConv p{static_cast<const float*>(x.raw_data()),
+                                static_cast<const float*>(w.raw_data()),
+                                c.bias ? static_cast<const float*>(b.raw_data()) : nullptr,
+                                c.N, c.C, c.H, c.W, c.OC, c.KH, c.KW, c.pad_h, c.pad_w, c.relu,
+                                static_cast<float*>(got.raw_data()),
+                                blocked ? static_cast<int64_t*>(got_indices.raw_data()) : nullptr, blocked};
+    REQUIRE(cpu::pooled_conv_few_channels(p));
+    int64_t wrong_values = 0, wrong_indices = 0;
+    for (int64_t n = 0; n < c.N; ++n)
+      for (int64_t oc = 0; oc < c.OC; ++oc)
+        for (int64_t ph = 0; ph < PH; ++ph)
+          for (int64_t pw = 0; pw < PW; ++pw) {
+            int64_t planar = ((n * c.OC + oc) * PH + ph) * PW + pw;
+            int64_t at = blocked ? (((n * (c.OC / 16) + oc / 16) * PH + ph) * PW + pw) * 16 + oc % 16 : planar;
+            double value = static_cast<const float*>(got.raw_data())[at];
+            double expected = static_cast<const double*>(want.raw_data())[planar];
+            bool same = std::isnan(expected) ? std::isnan(value) : std::abs(value - expected) <= tolerance;
+            wrong_values += !same;
+            if (!blocked) continue;
+            int64_t index = static_cast<const int64_t*>(got_indices.raw_data())[at];
+            int64_t expected_index = static_cast<const int64_t*>(want_indices.raw_data())[planar];
+            bool fits = exact || std::isnan(expected)
+                            ? index == expected_index
+                            : in_window(index, ph, pw, activated.sizes()[3]) &&
+                                  act[(n * c.OC + oc) * conv_plane + index] >= expected - tolerance;
+            wrong_indices += !fits;
+          }
+    CHECK(wrong_values == 0);
+    CHECK(wrong_indices == 0);
+  }
+}
+
+Tensor make_input(const Shape& sizes, bool integers) {
+  return integers ? to_dtype(randint(-2, 3, sizes), DType::f32) : randn(sizes);
+}
+
+void check_case(const Case& c, bool integers = false) {
+  Tensor x = make_input({c.N, c.C, c.H, c.W}, integers), w = make_input({c.OC, c.C, c.KH, c.KW}, integers);
+  Tensor b = c.bias ? make_input({c.OC}, integers) : Tensor();
+  check_against_eager(c, x, w, b, integers);
+}
+
+}  // namespace
+
+TEST_CASE("the pooled first-layer convolution equals eager conv2d, relu and max_pool2d bit for bit") {
+  if (!cpu::blocked_activations()) {
+    MESSAGE("skipped: this CPU has no AVX-512 (the kernel declines and the oneDNN path runs)");
+    return;
+  }
+  manual_seed(5);
+  const Case cases[] = {
+      {4, 1, 28, 28, 32, 3, 3, 1, 1, true, true},  // the Fashion-MNIST CNN's first layer
+      {3, 1, 28, 28, 32, 3, 3, 1, 1, false, false},
+      {2, 3, 17, 13, 16, 3, 3, 1, 1, true, true},  // odd sizes: the pool drops a row and a column
+      {2, 2, 9, 15, 48, 5, 5, 2, 2, true, true},
+      {1, 4, 12, 11, 16, 3, 5, 0, 2, true, false},  // uneven kernel and padding
+      {2, 3, 10, 10, 32, 7, 7, 3, 3, true, true},
+      {3, 1, 6, 20, 16, 1, 1, 0, 0, true, true},
+      {2, 2, 8, 9, 16, 2, 4, 1, 0, false, true},
+      {1, 1, 3, 3, 16, 2, 2, 0, 0, true, false},  // one window
+      {2, 3, 32, 32, 64, 3, 6, 1, 2, true, true},
+  };
+  for (const Case& c : cases) check_case(c);
+}
+
+TEST_CASE("ties take the window's first cell, and a NaN takes over the window") {
+  if (!cpu::blocked_activations()) {
+    MESSAGE("skipped: this CPU has no AVX-512");
+    return;
+  }
+  manual_seed(6);
+  // Small integers sum exactly, so windows often hold equal cells (and relu makes
+  // many zeros): the index must be the first of them, as max_pool2d's.
+  for (bool relu : {false, true}) check_case({3, 2, 14, 14, 32, 3, 3, 1, 1, true, relu}, true);
+  // One NaN input cell makes the nine conv cells around it NaN: without relu the NaN
+  // takes over its windows (at the first NaN cell); relu makes it 0, as relu does.
+  for (bool relu : {false, true}) {
+    Case c{2, 1, 8, 8, 16, 3, 3, 1, 1, true, relu};
+    Tensor x = to_dtype(randint(-2, 3, {2, 1, 8, 8}), DType::f32), w = to_dtype(randint(-2, 3, {16, 1, 3, 3}), DType::f32);
+    Tensor b = to_dtype(randint(-2, 3, {16}), DType::f32);
+    float* cells = static_cast<float*>(x.raw_data());
+    cells[9] = std::nanf("");
+    cells[64 + 63] = std::nanf("");
+    check_against_eager(c, x, w, b, true);
+  }
+}
+
+TEST_CASE("shapes the kernel does not cover are declined, with nothing written") {
+  float x[2 * 5 * 8 * 8] = {}, w[16 * 5 * 9 * 9] = {}, out[2 * 16 * 4 * 4];
+  std::memset(out, 0x5a, sizeof out);
+  auto declines = [&](int64_t C, int64_t OC, int64_t KW) {
+    cpu::FewChannelPooledConv p{x, w, nullptr, 2, C, 8, 8, OC, 3, KW, 1, 1, true, out, nullptr, true};
+    return !cpu::pooled_conv_few_channels(p);
+  };
+  CHECK(declines(5, 16, 3));   // more input channels than kMaxFewChannels
+  CHECK(declines(1, 24, 3));   // output channels not in 16s
+  CHECK(declines(1, 16, 9));   // wider than kMaxFewChannelKernelWidth
+  unsigned char untouched[sizeof out];
+  std::memset(untouched, 0x5a, sizeof untouched);
+  CHECK(std::memcmp(out, untouched, sizeof out) == 0);
+}
