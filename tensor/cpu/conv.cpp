@@ -472,14 +472,20 @@ void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& o
   if (indices.defined()) write_blocked16(planar_indices, indices.raw_data());
 }
 
+// A 2-D convolution of stride and dilation 1 and one group (the kernels of
+// conv_few_channels.cpp take nothing else).
+bool dense_2d(const ConvNdGeometry& g) {
+  auto ones = [](const std::vector<int64_t>& v) { return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; }); };
+  return g.spatial() == 2 && g.groups == 1 && ones(g.stride) && ones(g.dilation);
+}
+
 // A first layer's pooled convolution by pooled_conv_few_channels (Note [The first layer
 // in registers]) when it applies: f32 (out's dtype is checked by the caller), stride
 // and dilation 1, one group, relu or no activation.
 bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Tensor& w, const Tensor& bias,
                          Activation act, const Tensor& out, const Tensor& indices, bool blocked_out) {
-  auto ones = [](const std::vector<int64_t>& v) { return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; }); };
   if (input.dtype() != DType::f32 || w.dtype() != DType::f32 || (bias.defined() && bias.dtype() != DType::f32) ||
-      g.groups != 1 || !ones(g.stride) || !ones(g.dilation) || (act != Activation::none && act != Activation::relu))
+      !dense_2d(g) || (act != Activation::none && act != Activation::relu))
     return false;
   Tensor weight = contiguous_raw(w), b = bias.defined() ? contiguous_raw(bias) : Tensor();
   FewChannelPooledConv p{static_cast<const float*>(input.raw_data()),
@@ -560,6 +566,12 @@ bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attr
   Tensor xc = contiguous_raw(x), gy = contiguous_raw(grad);
   blocked_x = blocked_x && blocked_activations();
   blocked_grad = blocked_grad && blocked_activations();
+  if (!blocked_x && blocked_grad && dense_2d(g)) {  // a first layer's (Note [The first layer's weight gradient ...])
+    FewChannelWeightGrad p{static_cast<const float*>(xc.raw_data()), static_cast<const float*>(gy.raw_data()),
+                           g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
+                           static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data())};
+    if (conv_weight_grad_few_channels(p)) return true;
+  }
   execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, g, true, Activation::none, Tensor(), false,
                        {.in = blocked_x, .out = blocked_grad}),
           {xc.raw_data(), gy.raw_data(), dw.raw_data(), db.raw_data()});

@@ -81,7 +81,7 @@ void write_blocked16(const Tensor& planar, void* to);
 // their planar output rows, channel i's at out + i * channel_stride.
 void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride);
 
-// pooled_conv_few_channels.cpp: out, indices = max_pool2d(act(conv2d(x, w) + bias))
+// conv_few_channels.cpp: out, indices = max_pool2d(act(conv2d(x, w) + bias))
 // for a first layer (Note [The first layer in registers]): f32, planar contiguous x
 // [N, C, H, W] with 1 <= C <= kMaxFewChannels, w [OC, C, KH, KW] with OC a multiple of
 // 16 and KW <= kMaxFewChannelKernelWidth, stride and dilation 1, one group, any
@@ -101,6 +101,18 @@ struct FewChannelPooledConv {
   bool blocked;
 };
 bool pooled_conv_few_channels(const FewChannelPooledConv& p);
+// The weight gradient of such a layer (its input needs none), dw [OC, C, KH, KW] from
+// planar x and grad [N, OC, OH, OW] in nChw16c, with the bias's gradient (grad summed
+// over N, OH, OW) into db when given; the same limits but for the pool and the
+// activation. false, with nothing written, where it does not apply.
+struct FewChannelWeightGrad {
+  const float* x;
+  const float* grad;
+  int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
+  float* dw;
+  float* db;  // null: not wanted
+};
+bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

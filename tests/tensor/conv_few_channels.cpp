@@ -1,5 +1,5 @@
 // The first layer's pooled convolution in registers (Note [The first layer in
-// registers], tensor/cpu/pooled_conv_few_channels.cpp) against eager conv2d, relu and
+// registers], tensor/cpu/conv_few_channels.cpp) against eager conv2d, relu and
 // max_pool2d_with_indices in f64: over input channels 1-4, kernel shapes up to 7 wide,
 // uneven padding, odd sizes (the pool drops the last row and column), 16-64 output
 // channels, with and without bias and relu, in both output layouts; then ties
@@ -166,4 +166,64 @@ TEST_CASE("shapes the kernel does not cover are declined, with nothing written")
   unsigned char untouched[sizeof out];
   std::memset(untouched, 0x5a, sizeof untouched);
   CHECK(std::memcmp(out, untouched, sizeof out) == 0);
+}
+
+namespace {
+
+// The weight gradient's kernel (Note [The first layer's weight gradient in registers])
+// against eager conv2d_backward_weight in f64 and the gradient's sum for the bias:
+// each value within 1e-6 of the sum of its terms' magnitudes (f32 sums in another
+// order).
+void check_weight_grad(const Case& c) {
+  INFO(describe(c));
+  Conv2dOptions conv;
+  conv.padding = {c.pad_h, c.pad_w};
+  const int64_t OH = c.H + 2 * c.pad_h - c.KH + 1, OW = c.W + 2 * c.pad_w - c.KW + 1;
+  Tensor x = randn({c.N, c.C, c.H, c.W}), grad = randn({c.N, c.OC, OH, OW});
+  Tensor grad_blocked = empty(grad.sizes());
+  cpu::write_blocked16(grad, grad_blocked.raw_data());
+  Tensor dw = full({c.OC, c.C, c.KH, c.KW}, -7.0), db = full({c.OC}, -7.0);
+  cpu::FewChannelWeightGrad p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad_blocked.raw_data()),
+                              c.N, c.C, c.H, c.W, c.OC, c.KH, c.KW, c.pad_h, c.pad_w,
+                              static_cast<float*>(dw.raw_data()), c.bias ? static_cast<float*>(db.raw_data()) : nullptr};
+  REQUIRE(cpu::conv_weight_grad_few_channels(p));
+  Tensor x64 = to_dtype(x, DType::f64), grad64 = to_dtype(grad, DType::f64);
+  IntList weight_shape{c.OC, c.C, c.KH, c.KW};
+  Tensor want = conv2d_backward_weight(x64, grad64, weight_shape, conv);
+  Tensor magnitude = conv2d_backward_weight(abs(x64), abs(grad64), weight_shape, conv);
+  Tensor want_bias = sum(grad64, {0, 2, 3}), bias_magnitude = sum(abs(grad64), {0, 2, 3});
+  auto count_off = [](const Tensor& got, const Tensor& expected, const Tensor& scale) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      double g = static_cast<const float*>(got.raw_data())[i], e = static_cast<const double*>(expected.raw_data())[i];
+      off += !(std::abs(g - e) <= 1e-6 * static_cast<const double*>(scale.raw_data())[i]);
+    }
+    return off;
+  };
+  CHECK(count_off(dw, want, magnitude) == 0);
+  if (c.bias) CHECK(count_off(db, want_bias, bias_magnitude) == 0);
+  if (!c.bias)
+    for (int64_t i = 0; i < c.OC; ++i) CHECK(static_cast<const float*>(db.raw_data())[i] == -7.0f);
+}
+
+}  // namespace
+
+TEST_CASE("the first layer's weight gradient equals eager conv2d_backward_weight, and its bias gradient the sum") {
+  if (!cpu::blocked_activations()) {
+    MESSAGE("skipped: this CPU has no AVX-512 (the kernel declines and the oneDNN path runs)");
+    return;
+  }
+  manual_seed(7);
+  // (`bias`: whether db is asked for; `relu` is not used here.)
+  const Case cases[] = {
+      {64, 1, 28, 28, 32, 3, 3, 1, 1, true, false},  // the Fashion-MNIST CNN's first layer
+      {3, 3, 17, 13, 16, 3, 3, 1, 1, true, false},   // odd sizes: an odd number of output rows
+      {2, 2, 9, 15, 48, 5, 5, 2, 2, false, false},   // rows in two passes (two kernel rows each, then one)
+      {1, 4, 12, 11, 16, 3, 5, 0, 2, true, false},
+      {2, 1, 10, 10, 32, 7, 7, 3, 3, true, false},   // one kernel row a pass
+      {3, 1, 6, 20, 16, 5, 1, 0, 0, true, false},    // a 5x1 kernel: eight rows a pass
+      {2, 2, 8, 9, 16, 2, 4, 1, 0, true, false},
+      {1, 1, 3, 3, 16, 3, 3, 0, 0, true, false},     // one output pixel
+  };
+  for (const Case& c : cases) check_weight_grad(c);
 }
