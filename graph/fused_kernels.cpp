@@ -5,6 +5,7 @@
 #include "graph/rewrite.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/fused.hpp"
+#include "tensor/cpu/kernels.hpp"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/fused.hpp"
 #include "tensor/scalar_ops.hpp"
@@ -135,28 +136,56 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
   cpu::conv2d_act(x, w, b, conv.attrs, act, weight_layout(node), outputs[0], blocked_in);
 }
 
+// The body's inputs as the body's ops read them: any the node reads in nChw16c
+// (blocked_inputs) is copied out to NCHW first (on a GPU the flags mean nothing).
+TensorList planar_inputs(const Node& node, const TensorList& inputs) {
+  TensorList planar = inputs;
+  for (size_t k = 0; k < inputs.size(); ++k)
+    if (!on_gpu(inputs[k]) && cpu::blocked_input(node.attrs, static_cast<int64_t>(k))) {
+      planar[k] = empty(inputs[k].sizes(), inputs[k].dtype());
+      cpu::read_blocked16(contiguous_raw(inputs[k]).raw_data(), planar[k]);
+    }
+  return planar;
+}
+
 // conv2d_backward_weight_bias (Note [The bias gradient with the weight gradient] in
-// passes/fuse_epilogue.cpp): one oneDNN call for both gradients; on a GPU, or when the
-// CPU kernel declines (not f32), the body's two ops.
+// passes/fuse_epilogue.cpp): one call for both gradients, of the output gradient, or
+// of a max_pool2d_backward in the body (Note [The pool's gradient inside the first
+// layer's weight gradient]); on a GPU, or when the CPU kernel declines, the body's ops.
 void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs, TensorList& outputs) {
   const Graph& body = *node.body;
-  auto slot_of = [&](int body_value) {  // the node's input that is this body input
+  auto slot_of = [&](int body_value) {  // the node's input that is this body input, or -1
     for (size_t k = 0; k < body.inputs.size(); ++k)
-      if (body.inputs[k] == body_value) return k;
-    throw Error("graph executor: " + node.name() + " reads a value its body does not take");
+      if (body.inputs[k] == body_value) return static_cast<int64_t>(k);
+    return int64_t{-1};
   };
-  size_t w = body.nodes.at(0).op == OpId::conv2d_backward_weight ? 0 : 1;
-  const Node& weight_grad = body.nodes.at(w);
+  auto find = [&](OpId op) -> const Node* {
+    for (const Node& n : body.nodes)
+      if (Graph::table_op(n) && n.op == op) return &n;
+    return nullptr;
+  };
+  const Node& weight_grad = *find(OpId::conv2d_backward_weight);
+  const Node* pool_grad = find(OpId::max_pool2d_backward);
   size_t dw = body.outputs[0] == weight_grad.outputs[0] ? 0 : 1;
-  size_t x = slot_of(weight_grad.inputs[0]), grad = slot_of(weight_grad.inputs[1]);
-  // Either may hold nChw16c (Note [Blocked activations between convolutions]); the
-  // kernel always takes a blocked f32 one.
-  if (!on_gpu(outputs[0]) &&
-      cpu::conv2d_backward_weight_bias(inputs.at(x), inputs.at(grad), weight_grad.attrs, outputs[dw], outputs[1 - dw],
-                                       cpu::blocked_input(node.attrs, static_cast<int64_t>(x)),
-                                       cpu::blocked_input(node.attrs, static_cast<int64_t>(grad))))
-    return;
-  TensorList results = run_graph(body, inputs);
+  int64_t x = slot_of(weight_grad.inputs[0]), grad = slot_of(weight_grad.inputs[1]);
+  auto blocked = [&](int64_t slot) { return slot >= 0 && cpu::blocked_input(node.attrs, slot); };
+  if (!on_gpu(outputs[0]) && x >= 0) {
+    const Tensor& dw_out = outputs[dw];
+    const Tensor& db_out = outputs[1 - dw];
+    bool done = false;
+    if (pool_grad) {  // the kernel takes the pool's two inputs in nChw16c only
+      auto [g, indices] = pool_gradient_slots(node);
+      done = !blocked(x) && blocked(g) && blocked(indices) &&
+             cpu::conv2d_pool_backward_weight_bias(inputs.at(static_cast<size_t>(x)), inputs.at(static_cast<size_t>(g)),
+                                                   inputs.at(static_cast<size_t>(indices)), weight_grad.attrs, dw_out,
+                                                   db_out);
+    } else if (grad >= 0) {  // either may hold nChw16c (Note [Blocked activations between convolutions])
+      done = cpu::conv2d_backward_weight_bias(inputs.at(static_cast<size_t>(x)), inputs.at(static_cast<size_t>(grad)),
+                                              weight_grad.attrs, dw_out, db_out, blocked(x), blocked(grad));
+    }
+    if (done) return;
+  }
+  TensorList results = run_graph(body, planar_inputs(node, inputs));
   for (size_t k = 0; k < outputs.size(); ++k) copy_into(outputs[k], results[k]);
 }
 

@@ -177,6 +177,19 @@ bool is_weight_bias_gradient(const Node& n) {
   return n.kind == NodeKind::custom && n.custom_name == kWeightBiasGradient;
 }
 
+std::pair<int64_t, int64_t> pool_gradient_slots(const Node& n) {
+  if (!is_weight_bias_gradient(n) || !n.body) return {-1, -1};
+  auto slot_of = [&](int body_value) {
+    for (size_t k = 0; k < n.body->inputs.size(); ++k)
+      if (n.body->inputs[k] == body_value) return static_cast<int64_t>(k);
+    return int64_t{-1};
+  };
+  for (const Node& b : n.body->nodes)
+    if (Graph::table_op(b) && b.op == OpId::max_pool2d_backward && b.inputs.size() == 2)
+      return {slot_of(b.inputs[0]), slot_of(b.inputs[1])};
+  return {-1, -1};
+}
+
 bool fits_channel_blocks(const Shape& sizes) {
   if (sizes.size() != 4 || sizes[1] % 16 != 0) return false;
   return std::all_of(sizes.begin(), sizes.end(), [](int64_t d) { return d > 0; });

@@ -52,6 +52,11 @@ inline constexpr const char* kWeightBiasGradient = "conv2d_backward_weight_bias"
 // outputs in it; whether a value of `sizes` can hold it ([N, C, H, W], C a multiple
 // of 16, none empty).
 bool is_weight_bias_gradient(const Node& n);
+// The input slots of such a node whose body computes its output gradient by
+// max_pool2d_backward (Note [The pool's gradient inside the first layer's weight
+// gradient] in passes/fuse_epilogue.cpp): that op's gradient and indices; {-1, -1}
+// for any other node.
+std::pair<int64_t, int64_t> pool_gradient_slots(const Node& n);
 bool fits_channel_blocks(const Shape& sizes);
 bool reads_blocked_layout(const Node& n, size_t slot);
 bool writes_blocked_layout(const Node& n);

@@ -14,7 +14,9 @@
 // indices, the same layout), conv2d_backward_input (the input's gradient),
 // max_pool2d_backward (its gradient); those that can read it: a conv2d epilogue's input,
 // conv2d_backward_input's output gradient, conv2d_backward_weight_bias's input and
-// output gradient, max_pool2d_backward's gradient and indices (both, or neither).
+// output gradient (or, when it computes that by max_pool2d_backward, the pool's
+// gradient and indices: both or neither), max_pool2d_backward's gradient and indices
+// (both, or neither).
 // threshold_backward (ReLU's gradient) is elementwise over operands of one shape, so
 // it reads and writes whatever layout its operands share (not when it broadcasts). Values that must agree are
 // one group: a node's result and indices, the pool gradient's two inputs, and the
@@ -67,6 +69,10 @@ Groups tied_values(const Graph& g) {
   for (const Node& n : g.nodes) {
     bool pooled_conv = n.kind == NodeKind::epilogue && n.epilogue.pool != OpId::kCount && n.outputs.size() == 2;
     if (pooled_conv) groups.join(n.outputs[0], n.outputs[1]);
+    // a weight gradient that takes the pool's gradient apart: its two operands, as
+    // max_pool2d_backward's below
+    if (auto [grad, indices] = pool_gradient_slots(n); grad >= 0 && indices >= 0)
+      groups.join(n.inputs[static_cast<size_t>(grad)], n.inputs[static_cast<size_t>(indices)]);
     if (!Graph::table_op(n) || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0) continue;
     if (n.op == OpId::max_pool2d_backward) groups.join(n.inputs[0], n.inputs[1]);
     if (n.op == OpId::threshold_backward && operands_share_shape(g, n)) {

@@ -72,8 +72,45 @@ bool sums_bias_gradient(const Graph& g, const Node& n) {
 // The index of the node that defines v (-1: an input, param or constant).
 int definer(const Graph& g, int v) { return g.value(v).kind == ValueKind::op ? g.value(v).node : -1; }
 
+// Note [The pool's gradient inside the first layer's weight gradient]
+// A network's first convolution needs no input gradient, so the gradient of its output,
+// max_pool2d_backward(g, indices) of its pool, exists only for the weight and bias
+// gradients: in the Fashion-MNIST CNN a 6.4 MB tensor, three quarters zeros, written
+// by scattering a quarter of it and read back once. When the convolution has few input
+// channels (at most 4) and the pool is the plain 2x2 one, the max_pool2d_backward joins
+// the conv2d_backward_weight_bias node's body: the CPU kernel builds each pixel's
+// gradient in registers from the pooled gradient and the indices (both nChw16c, as
+// block_layout leaves them) and never stores it (cpu::conv2d_pool_backward_weight_bias,
+// tensor/cpu/conv_few_channels.cpp). Elsewhere (a GPU, another layout, an index that
+// leaves its window) the body's three ops run.
+
+bool plain_2x2_pool(const Node& pooled_conv) {
+  if (pooled_conv.kind != NodeKind::epilogue || pooled_conv.epilogue.pool != OpId::max_pool2d || !pooled_conv.body ||
+      pooled_conv.body->nodes.size() != 3)
+    return false;
+  const Attrs& a = pooled_conv.body->nodes[2].attrs;
+  auto ints = [&](const char* name) { return a.has(name) ? a.ints(name) : std::vector<int64_t>{}; };
+  std::vector<int64_t> stride = ints("stride");
+  return ints("kernel_size") == std::vector<int64_t>{2, 2} &&
+         (stride.empty() || stride == std::vector<int64_t>{2, 2}) && ints("padding") == std::vector<int64_t>{0, 0} &&
+         ints("dilation") == std::vector<int64_t>{1, 1} && !(a.has("ceil_mode") && a.b("ceil_mode"));
+}
+
+// The max_pool2d_backward that makes weight gradient w's output gradient, read by w
+// and its bias gradient alone, when the note above applies; else -1.
+int absorbable_pool_gradient(const Graph& g, const Node& w, const std::vector<int>& uses) {
+  const TensorMeta& x = g.value(w.inputs[0]).meta;
+  int p = definer(g, w.inputs[1]);
+  if (p < 0 || x.sizes.size() != 4 || x.sizes[1] > 4 || uses[static_cast<size_t>(w.inputs[1])] != 2) return -1;
+  const Node& pool = g.nodes[static_cast<size_t>(p)];
+  if (!Graph::table_op(pool) || pool.op != OpId::max_pool2d_backward || pool.inputs.size() != 2) return -1;
+  int pooled = definer(g, pool.inputs[1]);
+  return pooled >= 0 && plain_2x2_pool(g.nodes[static_cast<size_t>(pooled)]) ? p : -1;
+}
+
 int fuse_bias_gradients(Graph& g, const PassContext& ctx, PassResult& r) {
   std::vector<bool> dead(g.nodes.size(), false);
+  const std::vector<int> uses = g.use_counts();
   int changes = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& w = g.nodes[i];
@@ -97,7 +134,16 @@ int fuse_bias_gradients(Graph& g, const PassContext& ctx, PassResult& r) {
       // fuse_nodes puts the node at its last member's place: the earlier of the two.
       std::vector<int> members = {static_cast<int>(i), static_cast<int>(j)};
       if (first == i) std::swap(members[0], members[1]);
+      int pool = absorbable_pool_gradient(g, w, uses);
+      if (pool >= 0) members.insert(members.begin(), pool);
       fuse_nodes(g, members, Node::named(kWeightBiasGradient), dead, true);
+      if (pool >= 0) {  // the pool's gradient is the body's own, not an output
+        Node& fused = g.nodes[first];
+        fused.outputs.erase(fused.outputs.begin());
+        fused.body->outputs.erase(fused.body->outputs.begin());
+        r.notes.push_back(describe_node(g, fused) + ": the pool's gradient computed inside the first layer's weight "
+                          "gradient, never stored");
+      }
       ++changes;
       break;
     }

@@ -105,8 +105,21 @@ void report_step_ops(const std::function<void(const char*, double, const std::fu
       TensorList in{gy, w}, out{dx};
       report((n + "_bwd_input_step").c_str(), flops, [&] { cpu::conv2d_backward_input(in, blocked_both, out); });
     }
+    if (l.c > 1) {
+      report((n + "_bwd_weight_step").c_str(), flops,
+             [&] { cpu::conv2d_backward_weight_bias(x, gy, conv, dw, db, l.blocked_x, true); });
+      continue;
+    }
+    // The first layer's weight gradient takes its pool's gradient apart (Note [The
+    // pool's gradient inside the first layer's weight gradient]): from the pooled
+    // gradient and the indices, both nChw16c, as the step calls it.
+    Tensor pooled_gy = randn(pooled.sizes()), blocked_indices = empty(pooled.sizes(), DType::i64);
+    Pool2dOptions pool_opt;
+    pool_opt.kernel_size = {2, 2};
+    cpu::write_blocked16(max_pool2d_with_indices(randn({64, l.oc, l.hw, l.hw}), pool_opt).second,
+                         blocked_indices.raw_data());
     report((n + "_bwd_weight_step").c_str(), flops,
-           [&] { cpu::conv2d_backward_weight_bias(x, gy, conv, dw, db, l.blocked_x, true); });
+           [&] { cpu::conv2d_pool_backward_weight_bias(x, pooled_gy, blocked_indices, conv, dw, db); });
   }
 }
 

@@ -578,6 +578,23 @@ bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attr
   return true;
 }
 
+bool conv2d_pool_backward_weight_bias(const Tensor& x, const Tensor& pooled_grad, const Tensor& indices,
+                                      const Attrs& attrs, const Tensor& dw, const Tensor& db) {
+  if (dw.dtype() != DType::f32 || x.dtype() != DType::f32 || pooled_grad.dtype() != DType::f32 ||
+      db.dtype() != DType::f32 || indices.dtype() != DType::i64 || !blocked_activations())
+    return false;
+  ConvNdGeometry g = conv_nd_geometry(x.sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
+  if (dw.numel() == 0 || degenerate(g) || !dense_2d(g) ||
+      pooled_grad.sizes() != Shape{g.N, g.OC, g.out[0] / 2, g.out[1] / 2} || indices.sizes() != pooled_grad.sizes())
+    return false;
+  Tensor xc = contiguous_raw(x), gy = contiguous_raw(pooled_grad), idx = contiguous_raw(indices);
+  FewChannelWeightGrad p{static_cast<const float*>(xc.raw_data()), static_cast<const float*>(gy.raw_data()),
+                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
+                         static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data()),
+                         static_cast<const int64_t*>(idx.raw_data())};
+  return conv_weight_grad_few_channels(p);
+}
+
 void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {
   conv_forward("conv3d", in[0], in[1], in[2], attrs, Activation::none, WeightLayout::plain, out[0]);
 }

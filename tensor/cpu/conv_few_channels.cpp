@@ -195,15 +195,68 @@ constexpr int kGradPixels = 8;  // output pixels of a row whose gradients stay i
 // in AVX-512's 32 registers.
 constexpr int rows_per_pass(int KW) { return std::min(8, 9 / KW); }
 
+// One image's and block's output gradient, 8 pixels of a row at a time (`load`), over
+// `rows` x `cols` pixels (the others have none).
+struct DenseGradient {  // grad [OH][OW][16]
+  const float* grad;
+  int64_t OW, rows, cols;
+  NABLA_AVX512 void load(int64_t h, int64_t w0, __m512 g[kGradPixels]) const {
+    const int64_t valid = std::min<int64_t>(kGradPixels, cols - w0);
+#pragma GCC unroll 8
+    for (int j = 0; j < kGradPixels; ++j)
+      g[j] = j < valid ? _mm512_loadu_ps(grad + (h * OW + w0 + j) * kLanes) : _mm512_setzero_ps();
+  }
+};
+
+// The plain 2x2 pool's gradient [PH][PW][16] spread over its windows, as
+// max_pool2d_backward would: pixel (h, w) gets cell (h / 2, w / 2)'s gradient in the
+// lanes whose index names it (rows 2 PH, cols 2 PW). `stray` collects the lanes whose
+// index is not in its window at all (hand-written IR; the caller then declines).
+struct PooledGradient {
+  const float* grad;
+  const int64_t* indices;
+  int64_t OW, PW, rows, cols;
+  mutable __mmask16 stray = 0;
+  NABLA_AVX512 void load(int64_t h, int64_t w0, __m512 g[kGradPixels]) const {
+    const int64_t ph = h / 2;
+    const int32_t first = h % 2 ? static_cast<int32_t>(OW) : 0;  // the row's cells: first, first + 1
+#pragma GCC unroll 4
+    for (int k = 0; k < kGradPixels / 2; ++k) {
+      const int64_t pw = w0 / 2 + k;
+      if (2 * pw >= cols) {
+        g[2 * k] = g[2 * k + 1] = _mm512_setzero_ps();
+        continue;
+      }
+      const int64_t at = (ph * PW + pw) * kLanes;
+      // The index as an offset in its window (saturating: a wild index cannot wrap
+      // into one); the caller checked that the plane's indices fit 32 bits.
+      __m256i low = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at));
+      __m256i high = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at + 8));
+      __m512i offset = _mm512_sub_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1),
+                                        _mm512_set1_epi32(static_cast<int32_t>(2 * ph * OW + 2 * pw)));
+      __mmask16 left = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(first));
+      __mmask16 right = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(first + 1));
+      if (first == 0) {
+        __mmask16 below = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW))) |
+                          _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW + 1)));
+        stray |= static_cast<__mmask16>(~(left | right | below));
+      }
+      const __m512 cell = _mm512_loadu_ps(grad + at);
+      g[2 * k] = _mm512_maskz_mov_ps(left, cell);
+      g[2 * k + 1] = _mm512_maskz_mov_ps(right, cell);
+    }
+  }
+};
+
 // out[(kh - kh0) * KW + kw] (16 lanes each) += the sum over the image's output pixels
-// of grad (one block, [OH][OW][16]) times the padded input plane at (h + kh, w + kw),
-// for kernel rows kh0 .. kh0 + rows - 1 (rows <= rows_per_pass(KW)). Each sum runs as
-// two chains, over even and odd pixels: 3x3 has 9 sums, and 9 chains of 4-cycle
-// multiply-adds barely feed two units a cycle (one chain each: 0.70 of the core's
-// peak, L2-resident; two: see bench_nabla cnn_conv_ops).
-template <int KW>
-NABLA_AVX512 void weight_grad_pass(const float* grad, const float* plane, int64_t OH, int64_t OW, int64_t WP,
-                                   int64_t kh0, int rows, float* out) {
+// of the gradient times the padded input plane at (h + kh, w + kw), for kernel rows
+// kh0 .. kh0 + rows - 1 (rows <= rows_per_pass(KW)). Each sum runs as two chains,
+// over even and odd pixels: 3x3 has 9 sums, and 9 chains of 4-cycle multiply-adds
+// barely feed two units a cycle (one chain each: 0.70 of the core's peak,
+// L2-resident; two: see bench_nabla cnn_conv_ops).
+template <int KW, class Gradient>
+NABLA_AVX512 void weight_grad_pass(const Gradient& source, const float* plane, int64_t WP, int64_t kh0, int rows,
+                                   float* out) {
   constexpr int KHG = rows_per_pass(KW), kCells = kGradPixels + KW - 1;
   __m512 acc[2][KHG][KW];
 #pragma GCC unroll 2
@@ -212,13 +265,10 @@ NABLA_AVX512 void weight_grad_pass(const float* grad, const float* plane, int64_
     for (int r = 0; r < KHG; ++r)
 #pragma GCC unroll 8
       for (int kw = 0; kw < KW; ++kw) acc[e][r][kw] = _mm512_setzero_ps();
-  for (int64_t h = 0; h < OH; ++h)
-    for (int64_t w0 = 0; w0 < OW; w0 += kGradPixels) {
-      const int64_t valid = std::min<int64_t>(kGradPixels, OW - w0);
+  for (int64_t h = 0; h < source.rows; ++h)
+    for (int64_t w0 = 0; w0 < source.cols; w0 += kGradPixels) {
       __m512 g[kGradPixels];
-#pragma GCC unroll 8
-      for (int j = 0; j < kGradPixels; ++j)
-        g[j] = j < valid ? _mm512_loadu_ps(grad + (h * OW + w0 + j) * kLanes) : _mm512_setzero_ps();
+      source.load(h, w0, g);
 #pragma GCC unroll 8
       for (int r = 0; r < KHG; ++r) {
         if (r >= rows) break;
@@ -252,10 +302,13 @@ NABLA_AVX512 void bias_grad_block(const float* grad, int64_t pixels, float* out)
   _mm512_storeu_ps(out, _mm512_add_ps(_mm512_loadu_ps(out), total));
 }
 
-using WeightGradPass = void (*)(const float*, const float*, int64_t, int64_t, int64_t, int64_t, int, float*);
-constexpr std::array<WeightGradPass, kMaxFewChannelKernelWidth> kWeightGradPasses = {
-    weight_grad_pass<1>, weight_grad_pass<2>, weight_grad_pass<3>, weight_grad_pass<4>,
-    weight_grad_pass<5>, weight_grad_pass<6>, weight_grad_pass<7>};
+template <class Gradient>
+using WeightGradPass = void (*)(const Gradient&, const float*, int64_t, int64_t, int, float*);
+template <class Gradient>
+constexpr std::array<WeightGradPass<Gradient>, kMaxFewChannelKernelWidth> kWeightGradPasses = {
+    weight_grad_pass<1, Gradient>, weight_grad_pass<2, Gradient>, weight_grad_pass<3, Gradient>,
+    weight_grad_pass<4, Gradient>, weight_grad_pass<5, Gradient>, weight_grad_pass<6, Gradient>,
+    weight_grad_pass<7, Gradient>};
 constexpr int kRowsPerPass[kMaxFewChannelKernelWidth] = {rows_per_pass(1), rows_per_pass(2), rows_per_pass(3),
                                                          rows_per_pass(4), rows_per_pass(5), rows_per_pass(6),
                                                          rows_per_pass(7)};
@@ -311,14 +364,18 @@ namespace {
 
 // Images [lo, hi) into sums laid out [block][C][KH][KW][16], then [block][16] for the
 // bias: per image and block, each input channel and group of kernel rows is one pass
-// over the block's gradient, which stays in the core's cache between passes.
-std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t lo, int64_t hi) {
+// over the block's gradient, which stays in the core's cache between passes. With
+// p.indices, also whether an index strayed from its window.
+std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t lo, int64_t hi, bool& strayed) {
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
-  const int64_t blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW, grad_plane = OH * OW * kLanes;
+  const int64_t PH = OH / 2, PW = OW / 2, blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW;
+  const int64_t grad_plane = (p.indices ? PH * PW : OH * OW) * kLanes;
   // Rows padded on the right so that a row's last group of pixels reads zeros.
   const int64_t WP = (OW + kGradPixels - 1) / kGradPixels * kGradPixels + p.KW - 1;
-  std::vector<float> sums(static_cast<size_t>(blocks * (taps + 1) * kLanes), 0.0f), image(static_cast<size_t>(p.C * HP * WP), 0.0f);
+  std::vector<float> sums(static_cast<size_t>(blocks * (taps + 1) * kLanes), 0.0f);
+  std::vector<float> image(static_cast<size_t>(p.C * HP * WP), 0.0f);
   const int rows = kRowsPerPass[p.KW - 1];
+  __mmask16 stray = 0;
   for (int64_t n = lo; n < hi; ++n) {
     for (int64_t c = 0; c < p.C; ++c)
       for (int64_t h = 0; h < p.H; ++h)
@@ -327,14 +384,24 @@ std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t 
     for (int64_t b = 0; b < blocks; ++b) {
       const float* grad = p.grad + (n * blocks + b) * grad_plane;
       float* block_sums = sums.data() + b * taps * kLanes;
+      DenseGradient dense{grad, OW, OH, OW};
+      PooledGradient pooled{grad, p.indices ? p.indices + (n * blocks + b) * grad_plane : nullptr, OW, PW, 2 * PH,
+                            2 * PW};
       for (int64_t c = 0; c < p.C; ++c)
-        for (int64_t kh0 = 0; kh0 < p.KH; kh0 += rows)
-          kWeightGradPasses[p.KW - 1](grad, image.data() + c * HP * WP, OH, OW, WP, kh0,
-                                      static_cast<int>(std::min<int64_t>(rows, p.KH - kh0)),
-                                      block_sums + (c * p.KH + kh0) * p.KW * kLanes);
-      bias_grad_block(grad, OH * OW, sums.data() + (blocks * taps + b) * kLanes);
+        for (int64_t kh0 = 0; kh0 < p.KH; kh0 += rows) {
+          const float* plane = image.data() + c * HP * WP;
+          int n_rows = static_cast<int>(std::min<int64_t>(rows, p.KH - kh0));
+          float* out = block_sums + (c * p.KH + kh0) * p.KW * kLanes;
+          if (p.indices)
+            kWeightGradPasses<PooledGradient>[p.KW - 1](pooled, plane, WP, kh0, n_rows, out);
+          else
+            kWeightGradPasses<DenseGradient>[p.KW - 1](dense, plane, WP, kh0, n_rows, out);
+        }
+      stray |= pooled.stray;
+      bias_grad_block(grad, grad_plane / kLanes, sums.data() + (blocks * taps + b) * kLanes);
     }
   }
+  strayed = stray != 0;
   return sums;
 }
 
@@ -345,20 +412,27 @@ bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p) {
       p.KH < 1 || p.OC % kLanes != 0 || p.N < 1)
     return false;
   const int64_t OH = p.H + 2 * p.pad_h - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
-  if (OH < 1 || OW < 1) return false;
+  if (OH < 1 || OW < 1 || (p.indices && (OH < 2 || OW < 2 || OH * OW >= (int64_t{1} << 31)))) return false;
   const int64_t blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW;
-  std::vector<float> sums = parallel_reduce(
-      0, p.N, p.N * p.OC * OH * OW * taps, std::vector<float>(),
-      [&](int64_t lo, int64_t hi) { return weight_grad_of_images(p, lo, hi); },
-      [](std::vector<float> a, const std::vector<float>& b) {
-        if (a.empty()) return b;
-        for (size_t i = 0; i < b.size(); ++i) a[i] += b[i];
+  using Sums = std::pair<std::vector<float>, bool>;  // and whether an index strayed
+  Sums sums = parallel_reduce(
+      0, p.N, p.N * p.OC * OH * OW * taps, Sums(),
+      [&](int64_t lo, int64_t hi) {
+        Sums s;
+        s.first = weight_grad_of_images(p, lo, hi, s.second);
+        return s;
+      },
+      [](Sums a, const Sums& b) {
+        if (a.first.empty()) return b;
+        for (size_t i = 0; i < b.first.size(); ++i) a.first[i] += b.first[i];
+        a.second = a.second || b.second;
         return a;
       });
+  if (sums.second) return false;
   for (int64_t oc = 0; oc < p.OC; ++oc) {
     for (int64_t k = 0; k < taps; ++k)
-      p.dw[oc * taps + k] = sums[static_cast<size_t>(((oc / kLanes) * taps + k) * kLanes + oc % kLanes)];
-    if (p.db) p.db[oc] = sums[static_cast<size_t>((blocks * taps + oc / kLanes) * kLanes + oc % kLanes)];
+      p.dw[oc * taps + k] = sums.first[static_cast<size_t>(((oc / kLanes) * taps + k) * kLanes + oc % kLanes)];
+    if (p.db) p.db[oc] = sums.first[static_cast<size_t>((blocks * taps + oc / kLanes) * kLanes + oc % kLanes)];
   }
   return true;
 }

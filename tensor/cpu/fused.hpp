@@ -106,6 +106,13 @@ bool blocked_output(const Attrs& a);
 bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attrs& attrs, const Tensor& dw,
                                  const Tensor& db, bool blocked_x = false, bool blocked_grad = false);
 
+// The same of max_pool2d_backward(pooled_grad, indices) for the plain 2x2 pool over
+// the convolution's output, without that gradient in memory: a first layer's
+// (kernels.hpp, FewChannelWeightGrad), f32, pooled_grad and indices in nChw16c.
+// false, with nothing written, where it does not apply.
+bool conv2d_pool_backward_weight_bias(const Tensor& x, const Tensor& pooled_grad, const Tensor& indices,
+                                      const Attrs& attrs, const Tensor& dw, const Tensor& db);
+
 void conv2d_act(const Tensor& x, const Tensor& w, const Tensor& bias, const Attrs& conv_attrs, Activation act,
                 WeightLayout layout, const Tensor& out, bool blocked_in = false);
 // out, indices = max_pool2d(act(conv2d(x, w, b))) with each op's attributes (indices

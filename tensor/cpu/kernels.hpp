@@ -77,6 +77,8 @@ void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C
                                   int64_t block, bool blocked_out = false, int64_t* idx = nullptr);
 // A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`.
 void write_blocked16(const Tensor& planar, void* to);
+// The inverse: nChw16c at `from` into contiguous `planar` (f32 or i64).
+void read_blocked16(const void* from, const Tensor& planar);
 // Channels [0, count) of a tile ([OW][block], rows padded to a multiple of 8) into
 // their planar output rows, channel i's at out + i * channel_stride.
 void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride);
@@ -104,13 +106,17 @@ bool pooled_conv_few_channels(const FewChannelPooledConv& p);
 // The weight gradient of such a layer (its input needs none), dw [OC, C, KH, KW] from
 // planar x and grad [N, OC, OH, OW] in nChw16c, with the bias's gradient (grad summed
 // over N, OH, OW) into db when given; the same limits but for the pool and the
-// activation. false, with nothing written, where it does not apply.
+// activation. With `indices`, grad is the plain 2x2 pool's gradient [N, OC, OH / 2,
+// OW / 2] and indices its windows' maxima (both nChw16c): the convolution's output
+// gradient is max_pool2d_backward of the two, never stored. false, with nothing
+// written, where it does not apply (or an index lies outside its window).
 struct FewChannelWeightGrad {
   const float* x;
   const float* grad;
   int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
   float* dw;
-  float* db;  // null: not wanted
+  float* db;                        // null: not wanted
+  const int64_t* indices = nullptr;  // null: grad is the convolution's output gradient
 };
 bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p);
 

@@ -174,18 +174,32 @@ void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t bl
 // A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a
 // pooled result that hands on blocked was pooled planar (another pool, another
 // layout).
-void write_blocked16(const Tensor& planar, void* to) {
+namespace {
+
+// Copies between planar [N, C, H, W] f32 or i64 and nChw16c: to_blocked, or back.
+void copy_blocked16(const Tensor& planar, void* blocked, bool to_blocked) {
   const Shape& s = planar.sizes();
   int64_t N = s[0], C = s[1], HW = s[2] * s[3];
-  Tensor src = contiguous_raw(planar);
-  auto copy = [&](auto* dst, const auto* from) {
+  auto copy = [&](auto* flat, auto* block) {
     for (int64_t n = 0; n < N; ++n)
       for (int64_t c = 0; c < C; ++c)
-        for (int64_t p = 0; p < HW; ++p)
-          dst[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16] = from[(n * C + c) * HW + p];
+        for (int64_t p = 0; p < HW; ++p) {
+          auto& b = block[((n * (C / 16) + c / 16) * HW + p) * 16 + c % 16];
+          auto& f = flat[(n * C + c) * HW + p];
+          if (to_blocked) b = f; else f = b;
+        }
   };
-  if (planar.dtype() == DType::i64) return copy(static_cast<int64_t*>(to), src.data<int64_t>());
-  copy(static_cast<float*>(to), src.data<float>());
+  if (planar.dtype() == DType::i64)
+    return copy(static_cast<int64_t*>(planar.raw_data()), static_cast<int64_t*>(blocked));
+  copy(static_cast<float*>(planar.raw_data()), static_cast<float*>(blocked));
+}
+
+}  // namespace
+
+void write_blocked16(const Tensor& planar, void* to) { copy_blocked16(contiguous_raw(planar), to, true); }
+
+void read_blocked16(const void* from, const Tensor& planar) {
+  copy_blocked16(planar, const_cast<void*>(from), false);
 }
 
 // One output row of one channel block at a time: the windows' maxima over the block's

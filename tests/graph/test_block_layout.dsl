@@ -92,6 +92,39 @@ test "a training step keeps nChw16c through its backward: the pools' and convolu
   }
 }
 
+# The top-level lines of a graph's text that hold `part` (a region's lines are indented
+# further).
+fn top_level(ir, part) = [line for line in ir.split("\n") if part in line and line.startswith("  %")]
+
+test "the first layer's weight gradient takes its pool's gradient apart: that gradient is never a value" {
+  manual_seed(36)
+  let m = cnn()
+  m.train()
+  fn loss_of(x, y) = cross_entropy(m(x), y)
+  let gm = compile(loss_of, randn([4, 1, 28, 28]), randint(0, 10, [4]), train=true)
+  let report = gm.optimize("default", true)
+  expect("the pool's gradient computed inside the first layer's weight gradient, never stored" in report, report)
+  let ir = gm.ir()
+  # the second layer's pool gradient is still one (the second convolution's input
+  # gradient reads it too); the first layer's is inside its weight gradient, whose
+  # pooled gradient and indices hold nChw16c
+  expect(len(top_level(ir, "= max_pool2d_backward(")) == 1, ir)
+  let fused = [line for line in top_level(ir, "= conv2d_backward_weight_bias(") if "%x)" in line]
+  expect(len(fused) == 1 and "blocked_inputs=[0, 1]" in fused[0], ir)
+  # the layers after the first have more than 4 input channels: theirs stay apart, as
+  # does a pool other than the plain 2x2 one
+  let wide = nn.Sequential([nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                            nn.Linear(16 * 4 * 4, 3)])
+  let odd_pool = nn.Sequential([nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(3, stride=2), nn.Flatten(),
+                                nn.Linear(16 * 3 * 3, 3)])
+  for (net, c) in [(wide, 8), (odd_pool, 1)] {
+    net.train()
+    fn step(x, y) = cross_entropy(net(x), y)
+    let other = compile(step, randn([2, c, 8, 8]), randint(0, 3, [2]), train=true)
+    expect("never stored" not in other.optimize("default", true), other.ir())
+  }
+}
+
 test "a pool other than 2x2 pools planar, then hands its result on blocked: still eager's outputs" {
   manual_seed(34)
   let m = nn.Sequential([nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(3, stride=2),

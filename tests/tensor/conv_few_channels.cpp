@@ -170,6 +170,17 @@ TEST_CASE("shapes the kernel does not cover are declined, with nothing written")
 
 namespace {
 
+// How many f32 values of `got` are off f64's `expected` by more than 1e-6 of `scale`
+// (the sum of the terms' magnitudes).
+int64_t count_off(const Tensor& got, const Tensor& expected, const Tensor& scale) {
+  int64_t off = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double g = static_cast<const float*>(got.raw_data())[i], e = static_cast<const double*>(expected.raw_data())[i];
+    off += !(std::abs(g - e) <= 1e-6 * static_cast<const double*>(scale.raw_data())[i]);
+  }
+  return off;
+}
+
 // The weight gradient's kernel (Note [The first layer's weight gradient in registers])
 // against eager conv2d_backward_weight in f64 and the gradient's sum for the bias:
 // each value within 1e-6 of the sum of its terms' magnitudes (f32 sums in another
@@ -192,14 +203,6 @@ void check_weight_grad(const Case& c) {
   Tensor want = conv2d_backward_weight(x64, grad64, weight_shape, conv);
   Tensor magnitude = conv2d_backward_weight(abs(x64), abs(grad64), weight_shape, conv);
   Tensor want_bias = sum(grad64, {0, 2, 3}), bias_magnitude = sum(abs(grad64), {0, 2, 3});
-  auto count_off = [](const Tensor& got, const Tensor& expected, const Tensor& scale) {
-    int64_t off = 0;
-    for (int64_t i = 0; i < got.numel(); ++i) {
-      double g = static_cast<const float*>(got.raw_data())[i], e = static_cast<const double*>(expected.raw_data())[i];
-      off += !(std::abs(g - e) <= 1e-6 * static_cast<const double*>(scale.raw_data())[i]);
-    }
-    return off;
-  };
   CHECK(count_off(dw, want, magnitude) == 0);
   if (c.bias) CHECK(count_off(db, want_bias, bias_magnitude) == 0);
   if (!c.bias)
@@ -226,4 +229,64 @@ TEST_CASE("the first layer's weight gradient equals eager conv2d_backward_weight
       {1, 1, 3, 3, 16, 3, 3, 0, 0, true, false},     // one output pixel
   };
   for (const Case& c : cases) check_weight_grad(c);
+}
+
+namespace {
+
+// The same from the plain 2x2 pool's gradient and indices (as the compiled step's
+// conv2d_backward_weight_bias with max_pool2d_backward in its body calls it), against
+// eager max_pool2d_backward then conv2d_backward_weight in f64.
+void check_pooled_weight_grad(const Case& c) {
+  INFO(describe(c) << ", from the pool's gradient");
+  Conv2dOptions conv;
+  conv.padding = {c.pad_h, c.pad_w};
+  Pool2dOptions pool;
+  pool.kernel_size = {2, 2};
+  const int64_t OH = c.H + 2 * c.pad_h - c.KH + 1, OW = c.W + 2 * c.pad_w - c.KW + 1;
+  Tensor x = randn({c.N, c.C, c.H, c.W});
+  Tensor indices = max_pool2d_with_indices(randn({c.N, c.OC, OH, OW}), pool).second;
+  Tensor pooled_grad = randn(indices.sizes());
+  Tensor grad_blocked = empty(pooled_grad.sizes()), indices_blocked = empty(indices.sizes(), DType::i64);
+  cpu::write_blocked16(pooled_grad, grad_blocked.raw_data());
+  cpu::write_blocked16(indices, indices_blocked.raw_data());
+  Tensor dw = full({c.OC, c.C, c.KH, c.KW}, -7.0), db = full({c.OC}, -7.0);
+  cpu::FewChannelWeightGrad p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad_blocked.raw_data()),
+                              c.N, c.C, c.H, c.W, c.OC, c.KH, c.KW, c.pad_h, c.pad_w,
+                              static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data()),
+                              static_cast<const int64_t*>(indices_blocked.raw_data())};
+  REQUIRE(cpu::conv_weight_grad_few_channels(p));
+  Tensor grad64 = max_pool2d_backward(to_dtype(pooled_grad, DType::f64), indices, {c.N, c.OC, OH, OW});
+  Tensor x64 = to_dtype(x, DType::f64);
+  IntList weight_shape{c.OC, c.C, c.KH, c.KW};
+  CHECK(count_off(dw, conv2d_backward_weight(x64, grad64, weight_shape, conv),
+                  conv2d_backward_weight(abs(x64), abs(grad64), weight_shape, conv)) == 0);
+  CHECK(count_off(db, sum(grad64, {0, 2, 3}), sum(abs(grad64), {0, 2, 3})) == 0);
+
+  // An index outside its window (only hand-written IR makes one): declined, nothing written.
+  static_cast<int64_t*>(indices_blocked.raw_data())[indices.numel() - 1] = 0;
+  Tensor untouched = full(dw.sizes(), -7.0);
+  p.dw = static_cast<float*>(untouched.raw_data());
+  if (OH * OW > 4) {
+    CHECK_FALSE(cpu::conv_weight_grad_few_channels(p));
+    CHECK(static_cast<const float*>(untouched.raw_data())[0] == -7.0f);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the first layer's weight gradient from the pool's gradient and indices equals eager's") {
+  if (!cpu::blocked_activations()) {
+    MESSAGE("skipped: this CPU has no AVX-512");
+    return;
+  }
+  manual_seed(8);
+  const Case cases[] = {
+      {64, 1, 28, 28, 32, 3, 3, 1, 1, true, false},  // the Fashion-MNIST CNN's first layer
+      {3, 3, 17, 13, 16, 3, 3, 1, 1, true, false},   // odd sizes: the pool drops a row and a column
+      {2, 2, 9, 15, 48, 5, 5, 2, 2, true, false},
+      {1, 4, 12, 11, 16, 3, 5, 0, 2, true, false},
+      {2, 1, 10, 10, 32, 7, 7, 3, 3, true, false},
+      {2, 1, 4, 5, 16, 3, 3, 1, 1, true, false},     // one group of pixels, not filled
+  };
+  for (const Case& c : cases) check_pooled_weight_grad(c);
 }
