@@ -153,3 +153,51 @@ TEST_CASE("ReLU's gradient that broadcasts keeps its operands NCHW") {
   CHECK(has(verify_error(broadcast_graph(kBlockedOut, "blocked_inputs=[0, 1], blocked_out=true")),
             "threshold_backward broadcasts its operands, which nChw16c cannot hold"));
 }
+
+namespace {
+
+// A first layer's weight and bias gradients of its pool's gradient (of ReLU's
+// gradient of the pooled values by themselves, so that every value is a node's).
+const char* const kFirstLayerGradients =
+    "graph g(%x: f32[2, 1, 5, 7], %w: param f32[16, 1, 3, 3], %b: param f32[16]) {\n"
+    "  %3, %4 = conv2d_relu_max_pool2d(%x, %w, %b) : f32[2, 16, 2, 3], i64[2, 16, 2, 3] {\n"
+    "    body(%in0: f32[2, 1, 5, 7], %in1: f32[16, 1, 3, 3], %in2: f32[16])\n"
+    "    %3 = conv2d(%in0, %in1, %in2) {stride=[1, 1], padding=[1, 1], dilation=[1, 1], groups=1} : "
+    "f32[2, 16, 5, 7]\n"
+    "    %4 = relu(%3) : f32[2, 16, 5, 7]\n"
+    "    %5, %6 = max_pool2d(%4) {kernel_size=[2, 2], stride=[], padding=[0, 0], dilation=[1, 1], "
+    "ceil_mode=false} : f32[2, 16, 2, 3], i64[2, 16, 2, 3]\n"
+    "    yield %5, %6\n"
+    "  }\n"
+    "  %5 = threshold_backward(%3, %3) {threshold=0.0} : f32[2, 16, 2, 3]\n"
+    "  %6 = max_pool2d_backward(%5, %4) {input_shape=[2, 16, 5, 7]} : f32[2, 16, 5, 7]\n"
+    "  %7 = conv2d_backward_weight(%x, %6) {stride=[1, 1], padding=[1, 1], dilation=[1, 1], groups=1, "
+    "weight_shape=[16, 1, 3, 3]} : f32[16, 1, 3, 3]\n"
+    "  %8 = sum(%6) {dims=[0, 2, 3], keepdim=false} : f32[16]\n"
+    "  return %7, %8\n"
+    "}\n";
+
+}  // namespace
+
+TEST_CASE("the pool's gradient inside the first layer's weight gradient: one node, its text, eager's values") {
+  Graph plain = parse_graph(kFirstLayerGradients);
+  Graph g = parse_graph(kFirstLayerGradients);
+  run_pipeline(g, {"fuse_epilogue", "block_layout"});
+  std::string text = print_graph(g);
+  INFO(text);
+  // One node of the pooled gradient, the indices and x: the pool's gradient is in its
+  // body, and its two operands hold nChw16c.
+  CHECK(has(text, "conv2d_backward_weight_bias(%5, %4, %x) {blocked_inputs=[0, 1]}"));
+  CHECK(!has(text, "\n  %6 = max_pool2d_backward"));
+  CHECK(has(text, "    %2 = max_pool2d_backward(%in0, %in1)"));
+  CHECK(print_graph(parse_graph(text)) == text);
+  CHECK(verify_error(text) == "(no error)");
+  Tensor x = randn({2, 1, 5, 7}), w = randn({16, 1, 3, 3}), b = randn({16});
+  TensorList want = run_graph(plain, {x, w, b}), got = run_graph(g, {x, w, b});
+  REQUIRE(got.size() == 2);
+  for (size_t k = 0; k < 2; ++k) {
+    const float* p = want[k].data<float>();
+    const float* q = got[k].data<float>();
+    for (int64_t i = 0; i < want[k].numel(); ++i) CHECK(std::abs(p[i] - q[i]) <= 1e-5f * (1.0f + std::abs(p[i])));
+  }
+}
