@@ -485,14 +485,18 @@ bool dense_2d(const ConvNdGeometry& g) {
 bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Tensor& w, const Tensor& bias,
                          Activation act, const Tensor& out, const Tensor& indices, bool blocked_out) {
   if (input.dtype() != DType::f32 || w.dtype() != DType::f32 || (bias.defined() && bias.dtype() != DType::f32) ||
-      !dense_2d(g) || (act != Activation::none && act != Activation::relu))
+      !dense_2d(g))
     return false;
+  // The kernel applies relu or nothing (named, not listed: adding an activation does
+  // not touch this file).
+  const bool relu = act != Activation::none && std::string(activation_name(act)) == "relu";
+  if (act != Activation::none && !relu) return false;
   Tensor weight = contiguous_raw(w), b = bias.defined() ? contiguous_raw(bias) : Tensor();
   FewChannelPooledConv p{static_cast<const float*>(input.raw_data()),
                          static_cast<const float*>(weight.raw_data()),
                          b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr,
                          g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
-                         act == Activation::relu,
+                         relu,
                          static_cast<float*>(out.raw_data()),
                          indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr,
                          blocked_out};
