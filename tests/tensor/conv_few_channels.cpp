@@ -19,6 +19,14 @@
 
 using namespace nabla;
 
+// The kernels run only where oneDNN runs its AVX-512 kernels; elsewhere they decline
+// and the oneDNN path runs, so a case has nothing to check.
+#define SKIP_WITHOUT_AVX512()                                                               \
+  if (!cpu::blocked_activations()) {                                                        \
+    MESSAGE("skipped: this CPU has no AVX-512 (the kernels decline; the oneDNN path runs)"); \
+    return;                                                                                 \
+  }
+
 namespace {
 
 struct Case {
@@ -111,10 +119,7 @@ void check_case(const Case& c, bool integers = false) {
 }  // namespace
 
 TEST_CASE("the pooled first-layer convolution equals eager conv2d, relu and max_pool2d bit for bit") {
-  if (!cpu::blocked_activations()) {
-    MESSAGE("skipped: this CPU has no AVX-512 (the kernel declines and the oneDNN path runs)");
-    return;
-  }
+  SKIP_WITHOUT_AVX512();
   manual_seed(5);
   const Case cases[] = {
       {4, 1, 28, 28, 32, 3, 3, 1, 1, true, true},  // the Fashion-MNIST CNN's first layer
@@ -132,10 +137,7 @@ TEST_CASE("the pooled first-layer convolution equals eager conv2d, relu and max_
 }
 
 TEST_CASE("ties take the window's first cell, and a NaN takes over the window") {
-  if (!cpu::blocked_activations()) {
-    MESSAGE("skipped: this CPU has no AVX-512");
-    return;
-  }
+  SKIP_WITHOUT_AVX512();
   manual_seed(6);
   // Small integers sum exactly, so windows often hold equal cells (and relu makes
   // many zeros): the index must be the first of them, as max_pool2d's.
@@ -212,10 +214,7 @@ void check_weight_grad(const Case& c) {
 }  // namespace
 
 TEST_CASE("the first layer's weight gradient equals eager conv2d_backward_weight, and its bias gradient the sum") {
-  if (!cpu::blocked_activations()) {
-    MESSAGE("skipped: this CPU has no AVX-512 (the kernel declines and the oneDNN path runs)");
-    return;
-  }
+  SKIP_WITHOUT_AVX512();
   manual_seed(7);
   // (`bias`: whether db is asked for; `relu` is not used here.)
   const Case cases[] = {
@@ -275,10 +274,7 @@ void check_pooled_weight_grad(const Case& c) {
 }  // namespace
 
 TEST_CASE("the first layer's weight gradient from the pool's gradient and indices equals eager's") {
-  if (!cpu::blocked_activations()) {
-    MESSAGE("skipped: this CPU has no AVX-512");
-    return;
-  }
+  SKIP_WITHOUT_AVX512();
   manual_seed(8);
   const Case cases[] = {
       {64, 1, 28, 28, 32, 3, 3, 1, 1, true, false},  // the Fashion-MNIST CNN's first layer
