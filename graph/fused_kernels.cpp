@@ -164,24 +164,26 @@ void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs,
       if (Graph::table_op(n) && n.op == op) return &n;
     return nullptr;
   };
-  const Node& weight_grad = *find(OpId::conv2d_backward_weight);
+  const Node* weight_grad = find(OpId::conv2d_backward_weight);
   const Node* pool_grad = find(OpId::max_pool2d_backward);
-  size_t dw = body.outputs[0] == weight_grad.outputs[0] ? 0 : 1;
-  int64_t x = slot_of(weight_grad.inputs[0]), grad = slot_of(weight_grad.inputs[1]);
   auto blocked = [&](int64_t slot) { return slot >= 0 && cpu::blocked_input(node.attrs, slot); };
-  if (!on_gpu(outputs[0]) && x >= 0) {
+  // (A hand-written body of other ops, or other outputs, runs as it is.)
+  if (weight_grad && weight_grad->inputs.size() == 2 && body.outputs.size() == 2 && outputs.size() == 2 &&
+      !on_gpu(outputs[0]) && slot_of(weight_grad->inputs[0]) >= 0) {
+    size_t dw = body.outputs[0] == weight_grad->outputs[0] ? 0 : 1;
+    int64_t x = slot_of(weight_grad->inputs[0]), grad = slot_of(weight_grad->inputs[1]);
     const Tensor& dw_out = outputs[dw];
     const Tensor& db_out = outputs[1 - dw];
     bool done = false;
     if (pool_grad) {  // the kernel takes the pool's two inputs in nChw16c only
       auto [g, indices] = pool_gradient_slots(node);
-      done = !blocked(x) && blocked(g) && blocked(indices) &&
+      done = weight_grad->inputs[1] == pool_grad->outputs[0] && !blocked(x) && blocked(g) && blocked(indices) &&
              cpu::conv2d_pool_backward_weight_bias(inputs.at(static_cast<size_t>(x)), inputs.at(static_cast<size_t>(g)),
-                                                   inputs.at(static_cast<size_t>(indices)), weight_grad.attrs, dw_out,
+                                                   inputs.at(static_cast<size_t>(indices)), weight_grad->attrs, dw_out,
                                                    db_out);
     } else if (grad >= 0) {  // either may hold nChw16c (Note [Blocked activations between convolutions])
       done = cpu::conv2d_backward_weight_bias(inputs.at(static_cast<size_t>(x)), inputs.at(static_cast<size_t>(grad)),
-                                              weight_grad.attrs, dw_out, db_out, blocked(x), blocked(grad));
+                                              weight_grad->attrs, dw_out, db_out, blocked(x), blocked(grad));
     }
     if (done) return;
   }
