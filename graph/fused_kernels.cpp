@@ -154,11 +154,6 @@ TensorList planar_inputs(const Node& node, const TensorList& inputs) {
 // layer's weight gradient]); on a GPU, or when the CPU kernel declines, the body's ops.
 void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs, TensorList& outputs) {
   const Graph& body = *node.body;
-  auto slot_of = [&](int body_value) {  // the node's input that is this body input, or -1
-    for (size_t k = 0; k < body.inputs.size(); ++k)
-      if (body.inputs[k] == body_value) return static_cast<int64_t>(k);
-    return int64_t{-1};
-  };
   auto find = [&](OpId op) -> const Node* {
     for (const Node& n : body.nodes)
       if (Graph::table_op(n) && n.op == op) return &n;
@@ -168,10 +163,10 @@ void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs,
   const Node* pool_grad = find(OpId::max_pool2d_backward);
   auto blocked = [&](int64_t slot) { return slot >= 0 && cpu::blocked_input(node.attrs, slot); };
   // (A hand-written body of other ops, or other outputs, runs as it is.)
-  if (weight_grad && weight_grad->inputs.size() == 2 && body.outputs.size() == 2 && outputs.size() == 2 &&
-      !on_gpu(outputs[0]) && slot_of(weight_grad->inputs[0]) >= 0) {
+  int64_t x = weight_grad && weight_grad->inputs.size() == 2 ? body_input_slot(node, weight_grad->inputs[0]) : -1;
+  if (x >= 0 && body.outputs.size() == 2 && outputs.size() == 2 && !on_gpu(outputs[0])) {
     size_t dw = body.outputs[0] == weight_grad->outputs[0] ? 0 : 1;
-    int64_t x = slot_of(weight_grad->inputs[0]), grad = slot_of(weight_grad->inputs[1]);
+    int64_t grad = body_input_slot(node, weight_grad->inputs[1]);
     const Tensor& dw_out = outputs[dw];
     const Tensor& db_out = outputs[1 - dw];
     bool done = false;

@@ -177,16 +177,17 @@ bool is_weight_bias_gradient(const Node& n) {
   return n.kind == NodeKind::custom && n.custom_name == kWeightBiasGradient;
 }
 
+int64_t body_input_slot(const Node& n, int body_value) {
+  for (size_t k = 0; n.body && k < n.body->inputs.size(); ++k)
+    if (n.body->inputs[k] == body_value) return static_cast<int64_t>(k);
+  return -1;
+}
+
 std::pair<int64_t, int64_t> pool_gradient_slots(const Node& n) {
   if (!is_weight_bias_gradient(n) || !n.body) return {-1, -1};
-  auto slot_of = [&](int body_value) {
-    for (size_t k = 0; k < n.body->inputs.size(); ++k)
-      if (n.body->inputs[k] == body_value) return static_cast<int64_t>(k);
-    return int64_t{-1};
-  };
   for (const Node& b : n.body->nodes)
     if (Graph::table_op(b) && b.op == OpId::max_pool2d_backward && b.inputs.size() == 2)
-      return {slot_of(b.inputs[0]), slot_of(b.inputs[1])};
+      return {body_input_slot(n, b.inputs[0]), body_input_slot(n, b.inputs[1])};
   return {-1, -1};
 }
 

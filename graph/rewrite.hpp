@@ -57,6 +57,9 @@ bool is_weight_bias_gradient(const Node& n);
 // gradient] in passes/fuse_epilogue.cpp): that op's gradient and indices; {-1, -1}
 // for any other node.
 std::pair<int64_t, int64_t> pool_gradient_slots(const Node& n);
+// The input slot of node n (with a body) that is its body's input `body_value`, or -1
+// (a value the body makes itself).
+int64_t body_input_slot(const Node& n, int body_value);
 bool fits_channel_blocks(const Shape& sizes);
 bool reads_blocked_layout(const Node& n, size_t slot);
 bool writes_blocked_layout(const Node& n);

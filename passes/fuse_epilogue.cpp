@@ -26,6 +26,8 @@
 
 #include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
+#include "tensor/cpu/conv_geometry.hpp"
+#include "tensor/cpu/kernels.hpp"
 
 namespace nabla::graph {
 
@@ -84,16 +86,15 @@ int definer(const Graph& g, int v) { return g.value(v).kind == ValueKind::op ? g
 // tensor/cpu/conv_few_channels.cpp). Elsewhere (a GPU, another layout, an index that
 // leaves its window) the body's three ops run.
 
+// Whether a pooled convolution's pool is the plain 2x2 one (the kernels' rule,
+// cpu::is_plain_2x2).
 bool plain_2x2_pool(const Node& pooled_conv) {
   if (pooled_conv.kind != NodeKind::epilogue || pooled_conv.epilogue.pool != OpId::max_pool2d || !pooled_conv.body ||
       pooled_conv.body->nodes.size() != 3)
     return false;
-  const Attrs& a = pooled_conv.body->nodes[2].attrs;
-  auto ints = [&](const char* name) { return a.has(name) ? a.ints(name) : std::vector<int64_t>{}; };
-  std::vector<int64_t> stride = ints("stride");
-  return ints("kernel_size") == std::vector<int64_t>{2, 2} &&
-         (stride.empty() || stride == std::vector<int64_t>{2, 2}) && ints("padding") == std::vector<int64_t>{0, 0} &&
-         ints("dilation") == std::vector<int64_t>{1, 1} && !(a.has("ceil_mode") && a.b("ceil_mode"));
+  const Node& pool = pooled_conv.body->nodes[2];
+  const Shape& pooled_input = pooled_conv.body->value(pool.inputs[0]).meta.sizes;
+  return pooled_input.size() == 4 && cpu::is_plain_2x2(cpu::pool_geometry(pooled_input, pool.attrs, "max_pool2d"));
 }
 
 // The max_pool2d_backward that makes weight gradient w's output gradient, read by w

@@ -503,6 +503,17 @@ bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Ten
   return pooled_conv_few_channels(p);
 }
 
+// The first layer's weight gradient (Note [The first layer's weight gradient in
+// registers]) of contiguous x and grad (with `indices`: the pool's, both nChw16c).
+bool weight_grad_in_registers(const ConvNdGeometry& g, const Tensor& x, const Tensor& grad, const Tensor& dw,
+                              const Tensor& db, const Tensor& indices = Tensor()) {
+  FewChannelWeightGrad p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad.raw_data()),
+                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
+                         static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data()),
+                         indices.defined() ? static_cast<const int64_t*>(indices.raw_data()) : nullptr};
+  return conv_weight_grad_few_channels(p);
+}
+
 }  // namespace
 
 // The convolution's result is pooled where oneDNN left it when that is channel-blocked
@@ -570,12 +581,7 @@ bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attr
   Tensor xc = contiguous_raw(x), gy = contiguous_raw(grad);
   blocked_x = blocked_x && blocked_activations();
   blocked_grad = blocked_grad && blocked_activations();
-  if (!blocked_x && blocked_grad && dense_2d(g)) {  // a first layer's (Note [The first layer's weight gradient ...])
-    FewChannelWeightGrad p{static_cast<const float*>(xc.raw_data()), static_cast<const float*>(gy.raw_data()),
-                           g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
-                           static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data())};
-    if (conv_weight_grad_few_channels(p)) return true;
-  }
+  if (!blocked_x && blocked_grad && dense_2d(g) && weight_grad_in_registers(g, xc, gy, dw, db)) return true;
   execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, g, true, Activation::none, Tensor(), false,
                        {.in = blocked_x, .out = blocked_grad}),
           {xc.raw_data(), gy.raw_data(), dw.raw_data(), db.raw_data()});
@@ -591,12 +597,7 @@ bool conv2d_pool_backward_weight_bias(const Tensor& x, const Tensor& pooled_grad
   if (dw.numel() == 0 || degenerate(g) || !dense_2d(g) ||
       pooled_grad.sizes() != Shape{g.N, g.OC, g.out[0] / 2, g.out[1] / 2} || indices.sizes() != pooled_grad.sizes())
     return false;
-  Tensor xc = contiguous_raw(x), gy = contiguous_raw(pooled_grad), idx = contiguous_raw(indices);
-  FewChannelWeightGrad p{static_cast<const float*>(xc.raw_data()), static_cast<const float*>(gy.raw_data()),
-                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
-                         static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data()),
-                         static_cast<const int64_t*>(idx.raw_data())};
-  return conv_weight_grad_few_channels(p);
+  return weight_grad_in_registers(g, contiguous_raw(x), contiguous_raw(pooled_grad), dw, db, contiguous_raw(indices));
 }
 
 void conv3d(const TensorList& in, const Attrs& attrs, TensorList& out) {

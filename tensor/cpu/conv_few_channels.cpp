@@ -164,6 +164,16 @@ constexpr std::array<BlockKernel, kMaxFewChannelKernelWidth> kernels_by_width = 
 constexpr std::array<BlockKernel, kMaxFewChannelKernelWidth> kBlockKernels[2] = {kernels_by_width<false>,
                                                                                 kernels_by_width<true>};
 
+// Image n of planar x [N, C, H, W] into `image` (C planes of HP x WP rows, already
+// zero), pad_h rows and pad_w columns in: the zeros around it stay.
+void pad_image(const float* x, int64_t n, int64_t C, int64_t H, int64_t W, int64_t pad_h, int64_t pad_w, int64_t HP,
+               int64_t WP, float* image) {
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < H; ++h)
+      std::memcpy(image + (c * HP + h + pad_h) * WP + pad_w, x + ((n * C + c) * H + h) * W,
+                  static_cast<size_t>(W) * sizeof(float));
+}
+
 // w [OC, C, KH, KW] -> [OC / 16][C][KH][KW][16]: each (c, kh, kw) of a block is one
 // vector of its 16 output channels.
 std::vector<float> weights_by_block(const FewChannelPooledConv& p) {
@@ -309,9 +319,6 @@ constexpr std::array<WeightGradPass<Gradient>, kMaxFewChannelKernelWidth> kWeigh
     weight_grad_pass<1, Gradient>, weight_grad_pass<2, Gradient>, weight_grad_pass<3, Gradient>,
     weight_grad_pass<4, Gradient>, weight_grad_pass<5, Gradient>, weight_grad_pass<6, Gradient>,
     weight_grad_pass<7, Gradient>};
-constexpr int kRowsPerPass[kMaxFewChannelKernelWidth] = {rows_per_pass(1), rows_per_pass(2), rows_per_pass(3),
-                                                         rows_per_pass(4), rows_per_pass(5), rows_per_pass(6),
-                                                         rows_per_pass(7)};
 
 }  // namespace
 
@@ -332,13 +339,8 @@ bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
     int64_t padded_of = -1;  // which image `image` holds
     for (int64_t task = lo; task < hi; ++task) {
       const int64_t n = task / blocks, block = task % blocks;
-      if (n != padded_of) {
-        for (int64_t c = 0; c < p.C; ++c)
-          for (int64_t h = 0; h < p.H; ++h)
-            std::memcpy(&image[static_cast<size_t>((c * HP + h + p.pad_h) * WP + p.pad_w)],
-                        p.x + ((n * p.C + c) * p.H + h) * p.W, static_cast<size_t>(p.W) * sizeof(float));
-        padded_of = n;
-      }
+      if (n != padded_of) pad_image(p.x, n, p.C, p.H, p.W, p.pad_h, p.pad_w, HP, WP, image.data());
+      padded_of = n;
       Task t{image.data(), weights.data() + block * taps * kLanes, bias.data() + block * kLanes, p.C, p.KH, HP, WP,
              OW, PW, nullptr, nullptr, PW * kLanes};
       if (p.blocked) {
@@ -374,13 +376,10 @@ std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t 
   const int64_t WP = (OW + kGradPixels - 1) / kGradPixels * kGradPixels + p.KW - 1;
   std::vector<float> sums(static_cast<size_t>(blocks * (taps + 1) * kLanes), 0.0f);
   std::vector<float> image(static_cast<size_t>(p.C * HP * WP), 0.0f);
-  const int rows = kRowsPerPass[p.KW - 1];
+  const int rows = rows_per_pass(static_cast<int>(p.KW));
   __mmask16 stray = 0;
   for (int64_t n = lo; n < hi; ++n) {
-    for (int64_t c = 0; c < p.C; ++c)
-      for (int64_t h = 0; h < p.H; ++h)
-        std::memcpy(&image[static_cast<size_t>((c * HP + h + p.pad_h) * WP + p.pad_w)],
-                    p.x + ((n * p.C + c) * p.H + h) * p.W, static_cast<size_t>(p.W) * sizeof(float));
+    pad_image(p.x, n, p.C, p.H, p.W, p.pad_h, p.pad_w, HP, WP, image.data());
     for (int64_t b = 0; b < blocks; ++b) {
       const float* grad = p.grad + (n * blocks + b) * grad_plane;
       float* block_sums = sums.data() + b * taps * kLanes;

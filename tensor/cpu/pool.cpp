@@ -168,12 +168,8 @@ void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t bl
   }
 }
 
-
 }  // namespace
 
-// A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a
-// pooled result that hands on blocked was pooled planar (another pool, another
-// layout).
 namespace {
 
 // Copies between planar [N, C, H, W] f32 or i64 and nChw16c: to_blocked, or back.
@@ -196,6 +192,9 @@ void copy_blocked16(const Tensor& planar, void* blocked, bool to_blocked) {
 
 }  // namespace
 
+// A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`: where a
+// pooled result that hands on blocked was pooled planar (another pool, another
+// layout).
 void write_blocked16(const Tensor& planar, void* to) { copy_blocked16(contiguous_raw(planar), to, true); }
 
 void read_blocked16(const void* from, const Tensor& planar) {
