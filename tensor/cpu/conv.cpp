@@ -329,6 +329,45 @@ int64_t forward_macs(const ConvNdGeometry& g) {
 }
 
 // y = act(conv(x, w) + bias); y [N, OC, out...].
+// A 2-D convolution of stride and dilation 1 and one group (the kernels of
+// conv_few_channels*.cpp take nothing else).
+bool dense_2d(const ConvNdGeometry& g) {
+  auto ones = [](const std::vector<int64_t>& v) { return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; }); };
+  return g.spatial() == 2 && g.groups == 1 && ones(g.stride) && ones(g.dilation);
+}
+
+// The kernels apply relu or nothing (named, not listed: adding an activation does not
+// touch this file); nullopt for any other activation.
+std::optional<bool> relu_or_none(Activation act) {
+  if (act == Activation::none) return false;
+  if (std::string(activation_name(act)) == "relu") return true;
+  return std::nullopt;
+}
+
+// An f32 planar first layer's y = act(conv2d(x, w) + b) by conv_few_channels_planar
+// (Note [The first layer in registers, planar]) when it applies: contiguous x, w, b.
+bool planar_in_registers(const ConvNdGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b, Activation act,
+                         const Tensor& y) {
+  std::optional<bool> relu = relu_or_none(act);
+  if (!relu || !dense_2d(g)) return false;
+  FewChannelConv p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(w.raw_data()),
+                   b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr,
+                   g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1], *relu,
+                   static_cast<float*>(y.raw_data())};
+  return conv_few_channels_planar(p);
+}
+
+// Its weight gradient (and the bias's, into db when defined) from contiguous f32 x and
+// planar grad, by conv_weight_grad_few_channels_planar when it applies.
+bool weight_grad_planar_in_registers(const ConvNdGeometry& g, const Tensor& x, const Tensor& grad, const Tensor& dw,
+                                     const Tensor& db) {
+  if (!dense_2d(g)) return false;
+  FewChannelWeightGrad p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad.raw_data()),
+                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
+                         static_cast<float*>(dw.raw_data()), db.defined() ? static_cast<float*>(db.raw_data()) : nullptr};
+  return conv_weight_grad_few_channels_planar(p);
+}
+
 void conv_forward(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs,
                   Activation act, WeightLayout layout, const Tensor& y, const ChosenOutput& take_output = nullptr,
                   bool blocked_in = false) {
@@ -343,6 +382,7 @@ void conv_forward(const char* op, const Tensor& input, const Tensor& weight, con
   visit_float(y.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float>) {
+      if (!blocked_in && !take_output && planar_in_registers(g, x, w, b, act, y)) return;
       std::vector<void*> ptrs{x.raw_data(), w.raw_data()};
       if (b.defined()) ptrs.push_back(b.raw_data());
       ptrs.push_back(y.raw_data());
@@ -394,8 +434,10 @@ void conv_backward_weight(const char* op, const TensorList& in, const Attrs& att
   Tensor x = contiguous_raw(in[0]), gy = contiguous_raw(in[1]);
   visit_float(dw.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, float>)
-      execute(*cached_conv(op, Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
+    if constexpr (std::is_same_v<T, float>) {
+      if (!weight_grad_planar_in_registers(g, x, gy, dw, Tensor()))
+        execute(*cached_conv(op, Pass::backward_weights, g, false), {x.raw_data(), gy.raw_data(), dw.raw_data()});
+    }
     else if (g.spatial() == 2)
       backward_weight_gemm<T>(ptr<T>(x), ptr<T>(gy), mut<T>(dw), planar(g));
     else {
@@ -472,13 +514,6 @@ void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& o
   if (indices.defined()) write_blocked16(planar_indices, indices.raw_data());
 }
 
-// A 2-D convolution of stride and dilation 1 and one group (the kernels of
-// conv_few_channels.cpp take nothing else).
-bool dense_2d(const ConvNdGeometry& g) {
-  auto ones = [](const std::vector<int64_t>& v) { return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; }); };
-  return g.spatial() == 2 && g.groups == 1 && ones(g.stride) && ones(g.dilation);
-}
-
 // A first layer's pooled convolution by pooled_conv_few_channels (Note [The first layer
 // in registers]) when it applies: f32 (out's dtype is checked by the caller), stride
 // and dilation 1, one group, relu or no activation.
@@ -487,16 +522,14 @@ bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Ten
   if (input.dtype() != DType::f32 || w.dtype() != DType::f32 || (bias.defined() && bias.dtype() != DType::f32) ||
       !dense_2d(g))
     return false;
-  // The kernel applies relu or nothing (named, not listed: adding an activation does
-  // not touch this file).
-  const bool relu = act != Activation::none && std::string(activation_name(act)) == "relu";
-  if (act != Activation::none && !relu) return false;
+  std::optional<bool> relu = relu_or_none(act);
+  if (!relu) return false;
   Tensor weight = contiguous_raw(w), b = bias.defined() ? contiguous_raw(bias) : Tensor();
   FewChannelPooledConv p{static_cast<const float*>(input.raw_data()),
                          static_cast<const float*>(weight.raw_data()),
                          b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr,
                          g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
-                         relu,
+                         *relu,
                          static_cast<float*>(out.raw_data()),
                          indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr,
                          blocked_out};
@@ -582,6 +615,7 @@ bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attr
   blocked_x = blocked_x && blocked_activations();
   blocked_grad = blocked_grad && blocked_activations();
   if (!blocked_x && blocked_grad && dense_2d(g) && weight_grad_in_registers(g, xc, gy, dw, db)) return true;
+  if (!blocked_x && !blocked_grad && weight_grad_planar_in_registers(g, xc, gy, dw, db)) return true;
   execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, g, true, Activation::none, Tensor(), false,
                        {.in = blocked_x, .out = blocked_grad}),
           {xc.raw_data(), gy.raw_data(), dw.raw_data(), db.raw_data()});

@@ -36,16 +36,10 @@
 #include <cstring>
 #include <vector>
 
+#include "tensor/cpu/conv_few_channels.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/parallel.hpp"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-// GCC 12 warns of "uninitialized" in its own AVX-512 headers, whose intrinsics start
-// from _mm512_undefined_*() when inlined into a target("avx512f") function.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 
 namespace nabla::cpu {
 
@@ -53,9 +47,8 @@ namespace nabla::cpu {
 
 namespace {
 
-#define NABLA_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma")))
-
-constexpr int64_t kLanes = 16;
+using few_channels::kLanes;
+using few_channels::pad_image;
 
 // One task's view: the padded image (C planes of HP x WP), the block's weights
 // transposed to [C][KH][KW][16], and where its pooled rows go.
@@ -163,16 +156,6 @@ constexpr std::array<BlockKernel, kMaxFewChannelKernelWidth> kernels_by_width = 
     pooled_block<5, kRelu>, pooled_block<6, kRelu>, pooled_block<7, kRelu>};
 constexpr std::array<BlockKernel, kMaxFewChannelKernelWidth> kBlockKernels[2] = {kernels_by_width<false>,
                                                                                 kernels_by_width<true>};
-
-// Image n of planar x [N, C, H, W] into `image` (C planes of HP x WP rows, already
-// zero), pad_h rows and pad_w columns in: the zeros around it stay.
-void pad_image(const float* x, int64_t n, int64_t C, int64_t H, int64_t W, int64_t pad_h, int64_t pad_w, int64_t HP,
-               int64_t WP, float* image) {
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t h = 0; h < H; ++h)
-      std::memcpy(image + (c * HP + h + pad_h) * WP + pad_w, x + ((n * C + c) * H + h) * W,
-                  static_cast<size_t>(W) * sizeof(float));
-}
 
 // w [OC, C, KH, KW] -> [OC / 16][C][KH][KW][16]: each (c, kh, kw) of a block is one
 // vector of its 16 output channels.

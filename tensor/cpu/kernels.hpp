@@ -119,6 +119,21 @@ struct FewChannelWeightGrad {
   const int64_t* indices = nullptr;  // null: grad is the convolution's output gradient
 };
 bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p);
+// conv_few_channels_planar.cpp: the same layers on planar tensors (eager's), with no
+// pool (Note [The first layer in registers, planar]): out [N, OC, OH, OW] = act(conv2d(x,
+// w) + bias) for any OC, and the weight (and bias) gradient from a planar grad [N, OC,
+// OH, OW] (`indices` must be null). The same limits on x, w and the geometry; false,
+// with nothing written, where they do not hold.
+struct FewChannelConv {
+  const float* x;
+  const float* w;
+  const float* bias;  // null: none
+  int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
+  bool relu;
+  float* out;
+};
+bool conv_few_channels_planar(const FewChannelConv& p);
+bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p);
 
 // norm.cpp
 NABLA_CPU_KERNEL(batch_norm);

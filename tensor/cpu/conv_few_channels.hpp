@@ -1,0 +1,34 @@
+// What the first layer's AVX-512 kernels share (conv_few_channels.cpp: channels in the
+// vector lanes, for a pool or nChw16c; conv_few_channels_planar.cpp: pixels in the
+// lanes, for planar tensors): the target attribute, the vector width, and the copy of
+// an image into a zero-padded buffer.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+// GCC 12 warns of "uninitialized" in its own AVX-512 headers, whose intrinsics start
+// from _mm512_undefined_*() when inlined into a target("avx512f") function.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+// The kernels carry the target themselves and run only where oneDNN runs its AVX-512
+// kernels (blocked_activations), so the rest of the build keeps its baseline ISA.
+#define NABLA_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma")))
+#endif
+
+namespace nabla::cpu::few_channels {
+
+constexpr int64_t kLanes = 16;
+
+// Image n of planar x [N, C, H, W] into `image` (C planes of HP x WP rows, already
+// zero), pad_h rows and pad_w columns in: the zeros around it stay.
+inline void pad_image(const float* x, int64_t n, int64_t C, int64_t H, int64_t W, int64_t pad_h, int64_t pad_w,
+                      int64_t HP, int64_t WP, float* image) {
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < H; ++h)
+      std::memcpy(image + (c * HP + h + pad_h) * WP + pad_w, x + ((n * C + c) * H + h) * W,
+                  static_cast<size_t>(W) * sizeof(float));
+}
+
+}  // namespace nabla::cpu::few_channels
