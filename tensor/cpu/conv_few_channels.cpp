@@ -205,14 +205,18 @@ struct DenseGradient {  // grad [OH][OW][16]
 // max_pool2d_backward would: pixel (h, w) gets cell (h / 2, w / 2)'s gradient in the
 // lanes whose index names it (rows 2 PH, cols 2 PW). `stray` collects the lanes whose
 // index is not in its window at all (hand-written IR; the caller then declines).
+//
+// A window's index is decoded on its even row, where its lanes' masks for the odd row
+// (cells OW and OW + 1) are kept in `odd_row` (2 PW of them), which the odd row, the
+// next one the pass reads, only loads.
 struct PooledGradient {
   const float* grad;
   const int64_t* indices;
   int64_t OW, PW, rows, cols;
+  __mmask16* odd_row;
   mutable __mmask16 stray = 0;
   NABLA_AVX512 void load(int64_t h, int64_t w0, __m512 g[kGradPixels]) const {
     const int64_t ph = h / 2;
-    const int32_t first = h % 2 ? static_cast<int32_t>(OW) : 0;  // the row's cells: first, first + 1
 #pragma GCC unroll 4
     for (int k = 0; k < kGradPixels / 2; ++k) {
       const int64_t pw = w0 / 2 + k;
@@ -221,18 +225,24 @@ struct PooledGradient {
         continue;
       }
       const int64_t at = (ph * PW + pw) * kLanes;
-      // The index as an offset in its window (saturating: a wild index cannot wrap
-      // into one); the caller checked that the plane's indices fit 32 bits.
-      __m256i low = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at));
-      __m256i high = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at + 8));
-      __m512i offset = _mm512_sub_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1),
-                                        _mm512_set1_epi32(static_cast<int32_t>(2 * ph * OW + 2 * pw)));
-      __mmask16 left = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(first));
-      __mmask16 right = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(first + 1));
-      if (first == 0) {
-        __mmask16 below = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW))) |
-                          _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW + 1)));
-        stray |= static_cast<__mmask16>(~(left | right | below));
+      __mmask16 left, right;
+      if (h % 2 == 0) {
+        // The index as an offset in its window (saturating: a wild index cannot wrap
+        // into one); the caller checked that the plane's indices fit 32 bits.
+        __m256i low = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at));
+        __m256i high = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at + 8));
+        __m512i offset = _mm512_sub_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1),
+                                          _mm512_set1_epi32(static_cast<int32_t>(2 * ph * OW + 2 * pw)));
+        left = _mm512_cmpeq_epi32_mask(offset, _mm512_setzero_si512());
+        right = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(1));
+        __mmask16 below_left = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW)));
+        __mmask16 below_right = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW + 1)));
+        odd_row[2 * pw] = below_left;
+        odd_row[2 * pw + 1] = below_right;
+        stray |= static_cast<__mmask16>(~(left | right | below_left | below_right));
+      } else {
+        left = odd_row[2 * pw];
+        right = odd_row[2 * pw + 1];
       }
       const __m512 cell = _mm512_loadu_ps(grad + at);
       g[2 * k] = _mm512_maskz_mov_ps(left, cell);
@@ -360,6 +370,7 @@ std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t 
   std::vector<float> sums(static_cast<size_t>(blocks * (taps + 1) * kLanes), 0.0f);
   std::vector<float> image(static_cast<size_t>(p.C * HP * WP), 0.0f);
   const int rows = rows_per_pass(static_cast<int>(p.KW));
+  std::vector<__mmask16> odd_row(static_cast<size_t>(2 * PW + 2));
   __mmask16 stray = 0;
   for (int64_t n = lo; n < hi; ++n) {
     pad_image(p.x, n, p.C, p.H, p.W, p.pad_h, p.pad_w, HP, WP, image.data());
@@ -368,7 +379,7 @@ std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t 
       float* block_sums = sums.data() + b * taps * kLanes;
       DenseGradient dense{grad, OW, OH, OW};
       PooledGradient pooled{grad, p.indices ? p.indices + (n * blocks + b) * grad_plane : nullptr, OW, PW, 2 * PH,
-                            2 * PW};
+                            2 * PW, odd_row.data()};
       for (int64_t c = 0; c < p.C; ++c)
         for (int64_t kh0 = 0; kh0 < p.KH; kh0 += rows) {
           const float* plane = image.data() + c * HP * WP;
