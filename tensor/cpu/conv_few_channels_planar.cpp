@@ -49,7 +49,7 @@ using few_channels::pad_image;
 // channels x KW weight vectors, channels x rows accumulators and a row's KW shifted
 // input vectors in AVX-512's 32 registers.
 constexpr int forward_channels(int KW) { return KW <= 3 ? 4 : 2; }
-constexpr int forward_rows(int KW) { return KW <= 3 ? 3 : (KW <= 5 ? 7 : 5); }
+constexpr int forward_rows(int KW) { return KW <= 3 ? 4 : (KW <= 5 ? 7 : 5); }
 
 // The padded image's row length, a multiple of 16 so that every vector of columns
 // (w0 a multiple of 16) starts aligned, with the next vector after the last one, which
