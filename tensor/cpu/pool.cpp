@@ -515,21 +515,31 @@ int64_t scatter_block(T* dx, const T* grad, const int64_t* idx, int64_t n, int64
   const int64_t first = (n * C + cb * kBlock);  // the block's first (n, c) plane
   T* block_dx = dx + first * in_plane;           // blocked or not, the block's planes are these bytes
   std::fill(block_dx, block_dx + kBlock * in_plane, T(0));
-  // Either way the block's gradient and indices are these elements, read in order; a
-  // channel's windows still add in their order.
+  // Either way the block's gradient and indices are these elements, read in their
+  // order (window-major when blocked, channel-major when planar); a channel's windows
+  // still add in their order. Where cell (c, k) lies and where its gradient goes are
+  // strides, not a division per element (that made the compiled CNN's second pool's
+  // gradient, planar in and blocked out, run at 14 GB/s).
   const T* block_grad = grad + first * out_plane;
   const int64_t* block_idx = idx + first * out_plane;
+  const int64_t channel_step = blocked_grad ? 1 : out_plane, window_step = blocked_grad ? kBlock : 1;
+  const int64_t dx_channel = blocked_dx ? 1 : in_plane, dx_cell = blocked_dx ? kBlock : 1;
   int64_t outside = 0;
-  for (int64_t e = 0; e < kBlock * out_plane; ++e) {
-    int64_t c = blocked_grad ? e % kBlock : e / out_plane;
+  auto scatter = [&](int64_t c, int64_t k) {
+    const int64_t e = c * channel_step + k * window_step;
     auto j = static_cast<uint64_t>(block_idx[e]);  // a negative index wraps far above the plane
     if (j >= static_cast<uint64_t>(in_plane)) {
       ++outside;
-      continue;
+      return;
     }
-    int64_t to = blocked_dx ? static_cast<int64_t>(j) * kBlock + c : c * in_plane + static_cast<int64_t>(j);
-    block_dx[to] += block_grad[e];
-  }
+    block_dx[c * dx_channel + static_cast<int64_t>(j) * dx_cell] += block_grad[e];
+  };
+  if (blocked_grad)
+    for (int64_t k = 0; k < out_plane; ++k)
+      for (int64_t c = 0; c < kBlock; ++c) scatter(c, k);
+  else
+    for (int64_t c = 0; c < kBlock; ++c)
+      for (int64_t k = 0; k < out_plane; ++k) scatter(c, k);
   return outside;
 }
 
