@@ -321,7 +321,7 @@ bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
     return false;
   const int64_t HP = p.H + 2 * p.pad_h, WP = p.W + 2 * p.pad_w;
   const int64_t OH = HP - p.KH + 1, OW = WP - p.KW + 1, PH = OH / 2, PW = OW / 2, blocks = p.OC / kLanes;
-  if (PH < 1 || PW < 1) return false;
+  if (PH < 1 || PW < 1 || !few_channels::padded_image_fits(p.C, HP, WP)) return false;
   std::vector<float> weights = weights_by_block(p), bias(static_cast<size_t>(p.OC), 0.0f);
   if (p.bias) std::copy(p.bias, p.bias + p.OC, bias.begin());
   const int64_t taps = p.C * p.KH * p.KW, plane = PH * PW;
@@ -405,7 +405,9 @@ bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p) {
       p.KH < 1 || p.OC % kLanes != 0 || p.N < 1)
     return false;
   const int64_t OH = p.H + 2 * p.pad_h - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
-  if (OH < 1 || OW < 1 || (p.indices && (OH < 2 || OW < 2 || OH * OW >= (int64_t{1} << 31)))) return false;
+  if (OH < 1 || OW < 1 || (p.indices && (OH < 2 || OW < 2 || OH * OW >= (int64_t{1} << 31))) ||
+      !few_channels::padded_image_fits(p.C, p.H + 2 * p.pad_h, OW + kGradPixels + p.KW))
+    return false;
   const int64_t blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW;
   using Sums = std::pair<std::vector<float>, bool>;  // and whether an index strayed
   Sums sums = parallel_reduce(

@@ -21,6 +21,13 @@ namespace nabla::cpu::few_channels {
 
 constexpr int64_t kLanes = 16;
 
+// Each thread copies a whole image, padded: past 4M floats (16 MB; a 2048 x 2048 grey
+// image fits) the kernels decline, and oneDNN, which tiles, runs instead.
+constexpr int64_t kMaxPaddedImage = int64_t{4} << 20;
+inline bool padded_image_fits(int64_t C, int64_t HP, int64_t WP) {
+  return HP <= kMaxPaddedImage && WP <= kMaxPaddedImage && C * HP * WP <= kMaxPaddedImage;
+}
+
 // Image n of planar x [N, C, H, W] into `image` (C planes of HP x WP rows, already
 // zero), pad_h rows and pad_w columns in: the zeros around it stay.
 inline void pad_image(const float* x, int64_t n, int64_t C, int64_t H, int64_t W, int64_t pad_h, int64_t pad_w,

@@ -169,10 +169,11 @@ constexpr std::array<int, kMaxFewChannelKernelWidth> kForwardChannels = {
     forward_channels(5), forward_channels(6), forward_channels(7)};
 
 // The checks both kernels share: AVX-512 (as oneDNN's), 1-4 input channels, a kernel
-// up to kMaxFewChannelKernelWidth wide, an output of at least one cell.
-bool applies(int64_t C, int64_t KH, int64_t KW, int64_t OC, int64_t OH, int64_t OW) {
+// up to kMaxFewChannelKernelWidth wide, an output of at least one cell, a padded image
+// that fits a thread's buffer.
+bool applies(int64_t C, int64_t KH, int64_t KW, int64_t OC, int64_t HP, int64_t OH, int64_t OW) {
   return blocked_activations() && C >= 1 && C <= kMaxFewChannels && KW >= 1 && KW <= kMaxFewChannelKernelWidth &&
-         KH >= 1 && OC >= 1 && OH >= 1 && OW >= 1;
+         KH >= 1 && OC >= 1 && OH >= 1 && OW >= 1 && few_channels::padded_image_fits(C, HP, padded_row(OW));
 }
 
 // ---------------------------------------------------------------------------
@@ -282,7 +283,7 @@ NABLA_AVX512 void bias_grad_planes(const float* grad, int channels, int64_t coun
 
 bool conv_few_channels_planar(const FewChannelConv& p) {
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
-  if (!applies(p.C, p.KH, p.KW, p.OC, OH, OW) || p.N < 1) return false;
+  if (!applies(p.C, p.KH, p.KW, p.OC, HP, OH, OW) || p.N < 1) return false;
   const int64_t WP = padded_row(OW), OCB = kForwardChannels[p.KW - 1], groups = (p.OC + OCB - 1) / OCB;
   const int64_t filter = p.C * p.KH * p.KW;
   // The weights and bias padded with zeros to whole groups of OCB channels.
@@ -309,7 +310,7 @@ bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p) {
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
   // Wider kernels are left to oneDNN, which was as fast or faster there (5x5: 0.87-0.89
   // of its speed, 7x7: 0.98), where at 3x3 this was 1.1-4x faster.
-  if (!applies(p.C, p.KH, p.KW, p.OC, OH, OW) || p.KW > 3 || p.N < 1 || p.indices) return false;
+  if (!applies(p.C, p.KH, p.KW, p.OC, HP, OH, OW) || p.KW > 3 || p.N < 1 || p.indices) return false;
   const int64_t OCB = kGradChannels[p.KW - 1], WP = padded_row(OW), groups = (p.OC + OCB - 1) / OCB;
   const int64_t taps = p.KH * p.KW, filter = p.C * taps, OCP = groups * OCB;
   const int rows = grad_rows(static_cast<int>(p.KW));

@@ -173,6 +173,12 @@ TEST_CASE("shapes the planar kernels do not cover are declined, with nothing wri
   CHECK(forward_declines(1, 9));  // wider than kMaxFewChannelKernelWidth
   CHECK(grad_declines(5, 3));
   CHECK(grad_declines(1, 5));     // wider than 3: oneDNN's backward-weights kernel was as fast
+  // An image too large for a thread's padded copy (oneDNN tiles it): declined before
+  // anything is read.
+  cpu::FewChannelConv huge{x, w, nullptr, 1, 1, 4096, 4096, 16, 3, 3, 1, 1, false, out};
+  CHECK_FALSE(cpu::conv_few_channels_planar(huge));
+  cpu::FewChannelWeightGrad huge_grad{x, x, 1, 1, 4096, 4096, 16, 3, 3, 1, 1, out, nullptr};
+  CHECK_FALSE(cpu::conv_weight_grad_few_channels_planar(huge_grad));
   unsigned char untouched[sizeof out];
   std::memset(untouched, 0x5a, sizeof untouched);
   CHECK(std::memcmp(out, untouched, sizeof out) == 0);
