@@ -46,6 +46,11 @@ FIGURES = {
     # aten.max_pool2d_with_indices_backward and aten.threshold_backward.
     "max_pool_backward": ("ms", False),
     "relu_backward": ("ms", False),
+    # The gradient through the CNN's first ReLU and 2x2 pool, [64, 32, 28, 28] f32, each
+    # side in its training step's order: nabla's compiled step masks the pooled gradient
+    # (threshold_backward on a quarter of the elements), then scatters it
+    # (max_pool2d_backward); PyTorch scatters, then masks the full-size gradient.
+    "relu_pool_backward": ("ms", False),
     # sort (values and indices) and topk (k = 16) along the rows of a 2048 x 2048 f32 matrix.
     "sort": ("ms", False),
     "topk": ("ms", False),

@@ -210,6 +210,20 @@ double relu_backward_ms() {
   return median_seconds([&] { threshold_backward(grad, y, 0.0); }, 7, 20) * 1e3;
 }
 
+// The gradient through the CNN's first ReLU and 2x2 pool ([64, 32, 28, 28] f32) in the
+// compiled step's order (Note [Masking before the pool's scatter]): ReLU's mask taken
+// on the pooled gradient (a quarter of the elements, against the pooled result), then
+// the pool's scatter. PyTorch's step scatters, then masks the full-size gradient.
+double relu_pool_backward_ms() {
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  auto [pooled, indices] = max_pool2d_with_indices(relu(randn({64, 32, 28, 28})), opt);
+  Tensor grad = randn(pooled.sizes());
+  return median_seconds([&] { max_pool2d_backward(threshold_backward(grad, pooled, 0.0), indices, {64, 32, 28, 28}); },
+                        7, 20) *
+         1e3;
+}
+
 // group_norm forward (8 groups, with affine parameters) on [32, 64, 28, 28] f32.
 double group_norm_ms() {
   Tensor x = randn({32, 64, 28, 28}), w = randn({64}), b = randn({64});
@@ -306,7 +320,8 @@ int main(int argc, char** argv) {
         stderr,
         "usage: nabla_bench "
         "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|max_pool_backward|relu_backward|sort|topk|group_norm|"
+        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|max_pool_backward|relu_backward|relu_pool_backward|"
+        "sort|topk|group_norm|"
         "interpolate_bilinear|sdpa_mask|checkpoint_load|copy_bandwidth|cnn_conv_ops\n");
     return 2;
   }
@@ -330,6 +345,7 @@ int main(int argc, char** argv) {
   else if (f == "max_pool") v = max_pool_ms();
   else if (f == "max_pool_backward") v = max_pool_backward_ms();
   else if (f == "relu_backward") v = relu_backward_ms();
+  else if (f == "relu_pool_backward") v = relu_pool_backward_ms();
   else if (f == "copy_bandwidth") v = machine_copy_bandwidth() / 1e9;  // GB/s, what the profiler's BW% divides by
   else if (f == "sort" || f == "topk") v = ordering_ms(f);
   else if (f == "group_norm") v = group_norm_ms();

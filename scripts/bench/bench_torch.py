@@ -106,6 +106,15 @@ def relu_backward_ms():
     return median_seconds(lambda: torch.ops.aten.threshold_backward(grad, y, 0.0), 7, 20) * 1e3
 
 
+def relu_pool_backward_ms():
+    y = torch.relu(torch.randn(64, 32, 28, 28))
+    _, indices = torch.nn.functional.max_pool2d(y, 2, return_indices=True)
+    grad = torch.randn(indices.shape)
+    backward, threshold = torch.ops.aten.max_pool2d_with_indices_backward, torch.ops.aten.threshold_backward
+    return median_seconds(
+        lambda: threshold(backward(grad, y, [2, 2], [2, 2], [0, 0], [1, 1], False, indices), y, 0.0), 7, 20) * 1e3
+
+
 def group_norm_ms():
     x, w, b = torch.randn(32, 64, 28, 28), torch.randn(64), torch.randn(64)
     return median_seconds(lambda: torch.nn.functional.group_norm(x, 8, w, b), 7, 10) * 1e3
@@ -217,6 +226,7 @@ FIGURES = {
     "max_pool": max_pool_ms,
     "max_pool_backward": max_pool_backward_ms,
     "relu_backward": relu_backward_ms,
+    "relu_pool_backward": relu_pool_backward_ms,
     "sort": lambda: ordering_ms("sort"),
     "topk": lambda: ordering_ms("topk"),
     "group_norm": group_norm_ms,

@@ -1,21 +1,12 @@
 // What the first layer's AVX-512 kernels share (conv_few_channels.cpp: channels in the
 // vector lanes, for a pool or nChw16c; conv_few_channels_planar.cpp: pixels in the
-// lanes, for planar tensors): the target attribute, the vector width, and the copy of
-// an image into a zero-padded buffer.
+// lanes, for planar tensors): the vector width, the size limit and the copy of an
+// image into a zero-padded buffer.
 #pragma once
 #include <cstdint>
 #include <cstring>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-// GCC 12 warns of "uninitialized" in its own AVX-512 headers, whose intrinsics start
-// from _mm512_undefined_*() when inlined into a target("avx512f") function.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-// The kernels carry the target themselves and run only where oneDNN runs its AVX-512
-// kernels (blocked_activations), so the rest of the build keeps its baseline ISA.
-#define NABLA_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma")))
-#endif
+#include "tensor/cpu/avx512.hpp"
 
 namespace nabla::cpu::few_channels {
 

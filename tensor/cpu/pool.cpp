@@ -574,12 +574,24 @@ void max_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
           },
           std::plus<int64_t>());
     }
+    // The plain 2x2 pool's shapes: a plane at a time by windows (Note [The pool's
+    // gradient by windows]), unless an index lies outside its window.
+    const bool by_windows = std::is_same_v<T, float> && dx.dim() == 4 && grad.dim() == 4 &&
+                            grad.sizes()[2] == dx.sizes()[2] / 2 && grad.sizes()[3] == dx.sizes()[3] / 2;
     return parallel_reduce<int64_t>(
         0, planes, dx.numel() + 3 * grad.numel(), 0,
         [&](int64_t lo, int64_t hi) {
           int64_t n = 0;
-          for (int64_t p = lo; p < hi; ++p)
-            n += scatter_plane(o + p * in_plane, in_plane, g + p * out_plane, ix + p * out_plane, out_plane);
+          for (int64_t p = lo; p < hi; ++p) {
+            T* plane = o + p * in_plane;
+            const T* plane_grad = g + p * out_plane;
+            const int64_t* plane_idx = ix + p * out_plane;
+            if constexpr (std::is_same_v<T, float>)
+              if (by_windows &&
+                  max_pool_2x2_backward_plane(plane_grad, plane_idx, dx.sizes()[2], dx.sizes()[3], plane))
+                continue;
+            n += scatter_plane(plane, in_plane, plane_grad, plane_idx, out_plane);
+          }
           return n;
         },
         std::plus<int64_t>());

@@ -5,6 +5,7 @@
 // cell's gradients add, in the same order).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "autograd/ops.hpp"
@@ -64,4 +65,47 @@ TEST_CASE("the pool's gradient in any mix of NCHW and nChw16c equals the planar 
         CHECK(std::memcmp(got.raw_data(), want.raw_data(), static_cast<size_t>(want.numel()) * sizeof(float)) == 0);
       }
   }
+}
+
+namespace {
+
+// max_pool2d_backward of f32 bit for bit against the op's definition, written out here:
+// each plane zero, then each window's gradient added at its index, in window order.
+void check_against_scatter(const Tensor& grad, const Tensor& indices, const IntList& input_shape) {
+  Tensor got = max_pool2d_backward(grad, indices, input_shape);
+  Tensor want = zeros(Shape(input_shape));
+  const int64_t planes = input_shape[0] * input_shape[1], plane = input_shape[2] * input_shape[3];
+  const int64_t windows = grad.numel() / planes;
+  const float* g = static_cast<const float*>(grad.raw_data());
+  const int64_t* at = static_cast<const int64_t*>(indices.raw_data());
+  float* w = static_cast<float*>(want.raw_data());
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t k = 0; k < windows; ++k) w[p * plane + at[p * windows + k]] += g[p * windows + k];
+  CHECK(std::memcmp(got.raw_data(), want.raw_data(), static_cast<size_t>(want.numel()) * sizeof(float)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("the plain 2x2 pool's gradient by windows equals the scatter's, and a stray index falls back to it") {
+  manual_seed(22);
+  Pool2dOptions plain;
+  plain.kernel_size = {2, 2};
+  // Odd sizes leave a last row and column in no window; 37 windows a row are two
+  // vectors and a tail of 5.
+  for (IntList shape : {IntList{2, 3, 8, 8}, IntList{1, 2, 9, 75}, IntList{3, 1, 28, 28}}) {
+    INFO("x [" << shape[0] << ", " << shape[1] << ", " << shape[2] << ", " << shape[3] << "]");
+    auto [values, indices] = max_pool2d_with_indices(randn(shape), plain);
+    Tensor grad = randn(values.sizes());
+    float* g = static_cast<float*>(grad.raw_data());
+    g[0] = -0.0f;  // lands as 0 + -0 = +0, as the scatter's
+    g[1] = std::nanf("");
+    check_against_scatter(grad, indices, shape);
+  }
+  // A 3x3 pool of stride 2 over 9 x 13 has the plain pool's output shape (4 x 6), but
+  // its maxima often lie outside the top-left 2x2 of their windows.
+  Pool2dOptions wide;
+  wide.kernel_size = {3, 3};
+  wide.stride = {2, 2};
+  auto [values, indices] = max_pool2d_with_indices(randn({2, 4, 9, 13}), wide);
+  check_against_scatter(randn(values.sizes()), indices, {2, 4, 9, 13});
 }
