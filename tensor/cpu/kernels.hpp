@@ -87,7 +87,7 @@ void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, f
 // [The pool's gradient by windows]), f32 planar: dx [H][W] from grad and indices
 // [H / 2][W / 2], every cell written. false, with the plane half written, where an
 // index is not in its own window (the caller then scatters the plane the general
-// way) or the CPU has no AVX-512.
+// way), rows have fewer than 12 windows, or the CPU has no AVX-512.
 bool max_pool_2x2_backward_plane(const float* grad, const int64_t* indices, int64_t H, int64_t W, float* dx);
 
 // conv_few_channels.cpp: out, indices = max_pool2d(act(conv2d(x, w) + bias))
