@@ -525,12 +525,9 @@ bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Ten
   std::optional<bool> relu = relu_or_none(act);
   if (!relu) return false;
   Tensor weight = contiguous_raw(w), b = bias.defined() ? contiguous_raw(bias) : Tensor();
-  FewChannelPooledConv p{static_cast<const float*>(input.raw_data()),
-                         static_cast<const float*>(weight.raw_data()),
-                         b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr,
-                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
-                         *relu,
-                         static_cast<float*>(out.raw_data()),
+  FewChannelPooledConv p{{static_cast<const float*>(input.raw_data()), static_cast<const float*>(weight.raw_data()),
+                          b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr, g.N, g.C, g.in[0], g.in[1],
+                          g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1], *relu, static_cast<float*>(out.raw_data())},
                          indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr,
                          blocked_out};
   return pooled_conv_few_channels(p);

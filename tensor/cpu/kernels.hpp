@@ -99,15 +99,17 @@ bool max_pool_2x2_backward_plane(const float* grad, const int64_t* indices, int6
 // with nothing written, where it does not apply (another shape, or no AVX-512).
 constexpr int64_t kMaxFewChannels = 4;
 constexpr int kMaxFewChannelKernelWidth = 7;
-struct FewChannelPooledConv {
+struct FewChannelConv {  // the layer: x, w, bias and out planar, relu or no activation
   const float* x;
   const float* w;
   const float* bias;  // null: none
   int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
   bool relu;
   float* out;
+};
+struct FewChannelPooledConv : FewChannelConv {
   int64_t* indices;  // null: not wanted
-  bool blocked;
+  bool blocked;      // out (and indices) in nChw16c
 };
 bool pooled_conv_few_channels(const FewChannelPooledConv& p);
 // The weight gradient of such a layer (its input needs none), dw [OC, C, KH, KW] from
@@ -131,14 +133,6 @@ bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p);
 // w) + bias) for any OC, and the weight (and bias) gradient from a planar grad [N, OC,
 // OH, OW] (`indices` must be null). The same limits on x, w and the geometry; false,
 // with nothing written, where they do not hold.
-struct FewChannelConv {
-  const float* x;
-  const float* w;
-  const float* bias;  // null: none
-  int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
-  bool relu;
-  float* out;
-};
 bool conv_few_channels_planar(const FewChannelConv& p);
 bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p);
 

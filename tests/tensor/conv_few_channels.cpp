@@ -10,37 +10,19 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
 #include "autograd/ops.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/random.hpp"
+#include "tests/tensor/few_channels_cases.hpp"
 
 using namespace nabla;
 
-// The kernels run only where oneDNN runs its AVX-512 kernels; elsewhere they decline
-// and the oneDNN path runs, so a case has nothing to check.
-#define SKIP_WITHOUT_AVX512()                                                               \
-  if (!cpu::blocked_activations()) {                                                        \
-    MESSAGE("skipped: this CPU has no AVX-512 (the kernels decline; the oneDNN path runs)"); \
-    return;                                                                                 \
-  }
-
 namespace {
 
-struct Case {
-  int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
-  bool bias, relu;
-};
-
-std::string describe(const Case& c) {
-  std::ostringstream s;
-  s << "x [" << c.N << ", " << c.C << ", " << c.H << ", " << c.W << "], w [" << c.OC << ", " << c.C << ", " << c.KH
-    << ", " << c.KW << "], padding [" << c.pad_h << ", " << c.pad_w << "]" << (c.bias ? ", bias" : "")
-    << (c.relu ? ", relu" : "");
-  return s.str();
-}
+using few_channels_test::Case;
+using few_channels_test::describe;
 
 // The window of pooled cell (ph, pw) holds flat index i of its conv plane.
 bool in_window(int64_t i, int64_t ph, int64_t pw, int64_t conv_width) {
@@ -74,11 +56,9 @@ void check_against_eager(const Case& c, const Tensor& x, const Tensor& w, const 
   for (bool blocked : {false, true}) {
     INFO((blocked ? "nChw16c with indices" : "planar"));
     Tensor got = full(want.sizes(), -7.0), got_indices = full(want.sizes(), -7.0, DType::i64);
-    cpu::FewChannelPooledConv p{static_cast<const float*>(x.raw_data()),
-                                static_cast<const float*>(w.raw_data()),
-                                c.bias ? static_cast<const float*>(b.raw_data()) : nullptr,
-                                c.N, c.C, c.H, c.W, c.OC, c.KH, c.KW, c.pad_h, c.pad_w, c.relu,
-                                static_cast<float*>(got.raw_data()),
+    cpu::FewChannelPooledConv p{{static_cast<const float*>(x.raw_data()), static_cast<const float*>(w.raw_data()),
+                                 c.bias ? static_cast<const float*>(b.raw_data()) : nullptr, c.N, c.C, c.H, c.W, c.OC,
+                                 c.KH, c.KW, c.pad_h, c.pad_w, c.relu, static_cast<float*>(got.raw_data())},
                                 blocked ? static_cast<int64_t*>(got_indices.raw_data()) : nullptr, blocked};
     REQUIRE(cpu::pooled_conv_few_channels(p));
     int64_t wrong_values = 0, wrong_indices = 0;
@@ -159,7 +139,7 @@ TEST_CASE("shapes the kernel does not cover are declined, with nothing written")
   float x[2 * 5 * 8 * 8] = {}, w[16 * 5 * 9 * 9] = {}, out[2 * 16 * 4 * 4];
   std::memset(out, 0x5a, sizeof out);
   auto declines = [&](int64_t C, int64_t OC, int64_t KW) {
-    cpu::FewChannelPooledConv p{x, w, nullptr, 2, C, 8, 8, OC, 3, KW, 1, 1, true, out, nullptr, true};
+    cpu::FewChannelPooledConv p{{x, w, nullptr, 2, C, 8, 8, OC, 3, KW, 1, 1, true, out}, nullptr, true};
     return !cpu::pooled_conv_few_channels(p);
   };
   CHECK(declines(5, 16, 3));   // more input channels than kMaxFewChannels

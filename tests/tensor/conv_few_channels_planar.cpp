@@ -9,35 +9,19 @@
 
 #include <cmath>
 #include <cstring>
-#include <sstream>
 
 #include "autograd/ops.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/random.hpp"
+#include "tests/tensor/few_channels_cases.hpp"
 
 using namespace nabla;
 
-#define SKIP_WITHOUT_AVX512()                                                               \
-  if (!cpu::blocked_activations()) {                                                        \
-    MESSAGE("skipped: this CPU has no AVX-512 (the kernels decline; the oneDNN path runs)"); \
-    return;                                                                                 \
-  }
-
 namespace {
 
-struct Case {
-  int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
-  bool bias, relu;
-};
-
-std::string describe(const Case& c) {
-  std::ostringstream s;
-  s << "x [" << c.N << ", " << c.C << ", " << c.H << ", " << c.W << "], w [" << c.OC << ", " << c.C << ", " << c.KH
-    << ", " << c.KW << "], padding [" << c.pad_h << ", " << c.pad_w << "]" << (c.bias ? ", bias" : "")
-    << (c.relu ? ", relu" : "");
-  return s.str();
-}
+using few_channels_test::Case;
+using few_channels_test::describe;
 
 Conv2dOptions padding_of(const Case& c) {
   Conv2dOptions conv;
