@@ -8,24 +8,28 @@
 // output would cost nearly as much as the 9 multiply-adds a 3x3 single-channel output
 // needs. So here the lanes hold 16 neighbouring pixels of one output row, and the
 // weights are the broadcast operand:
-// - the image is copied once into a zero-padded buffer whose rows are long enough for
-//   a whole vector at every column, so no load needs a bounds check;
-// - forward: a task is one image and a few output channels (kForwardChannels); per
+// - the image is copied once into a zero-padded buffer of aligned rows, long enough
+//   for a whole vector and the next at every column: a row's input is two aligned
+//   loads, shifted in registers for each kernel column (valignd; an unaligned load
+//   would mostly straddle two cache lines), and no load needs a bounds check;
+// - forward: a task is one image and a few output channels (forward_channels); per
 //   (input channel, kernel row) their KW weights sit in registers, and each input row
-//   segment loaded feeds every channel's accumulator; a block is R output rows by one
-//   vector of columns, the last vector of a row masked (28 columns: 16 + 12 lanes);
+//   segment feeds every channel's accumulator; a block is R output rows by one vector
+//   of columns, the last vector of a row stored masked (28 columns: 16 + 12 lanes);
 // - the sums start at zero and run over (channel, kernel row, kernel column), the bias
 //   added last: the order of oneDNN and of conv_few_channels.cpp, so eager's CNN and
 //   the compiled one (nChw16c, pooled) still agree bit for bit;
-// - weight gradient: dw[oc, c, kh, kw] sums grad[oc, h, w] * x[c, h + kh, w + kw]; per
-//   image, two output channels and a group of kernel rows, one pass over the two
-//   gradient planes (in L1) keeps 2 x rows x KW vector sums in registers; a row's
-//   last vector loads its gradient and input masked, so the lanes past the row add 0
-//   (never 0 * an infinity of the next row). The vector sums go to memory per pass and
-//   are folded to scalars once, at the end; tasks are (image, channel pair), reduced
-//   in thread order (parallel_reduce), so a thread count always gives the same result.
+// - weight gradient (kernels up to 3 wide): dw[oc, c, kh, kw] sums grad[oc, h, w] *
+//   x[c, h + kh, w + kw]; per image, two output channels and a group of kernel rows,
+//   one pass over the two gradient planes (in L1) keeps 2 x rows x KW vector sums in
+//   registers; a row's last, partial vector loads its gradient masked and adds with a
+//   masked multiply-add, so the lanes past the row leave the sums alone (0 * an
+//   infinity of the next row would be a NaN). The vector sums go to memory per pass
+//   and are folded to scalars once, at the end; tasks are (image, channel pair),
+//   reduced in thread order (parallel_reduce), so a thread count always gives the
+//   same result. Wider kernels are left to oneDNN, which was as fast there.
 // bench_nabla cnn_conv_ops (eager's NCHW ops, 1 -> 32 channels, 28x28, batch 64):
-// conv1_fwd 0.36 -> 0.6x and conv1_bwd_weight 0.40 -> 0.6x of the sgemm rate; see
+// conv1_fwd 0.35 -> 0.59 and conv1_bwd_weight 0.39 -> 0.59 of the sgemm rate; see
 // docs/performance.md.
 #include <algorithm>
 #include <array>
@@ -179,11 +183,14 @@ bool applies(int64_t C, int64_t KH, int64_t KW, int64_t OC, int64_t HP, int64_t 
 // ---------------------------------------------------------------------------
 // The weight gradient.
 
-// Output channels per pass and kernel rows it keeps sums for, by kernel width:
-// channels x rows x KW vector sums, the channels' gradient vectors and a row's KW
-// shifted input vectors in the 32 registers.
-constexpr int grad_channels(int KW) { return KW <= 3 ? 2 : (KW <= 5 ? 4 : 3); }
-constexpr int grad_rows(int KW) { return KW <= 3 ? std::min(8, 9 / KW) : 1; }
+// The weight gradient takes kernels up to 3 wide: oneDNN's backward-weights kernel was
+// as fast or faster on wider ones (5x5: this at 0.87-0.89 of its speed, 7x7: 0.98), where
+// at 3x3 this was 1.1-4x faster.
+constexpr int kMaxGradKernelWidth = 3;
+constexpr int kGradChannels = 2;  // output channels per pass
+// Kernel rows a pass keeps sums for: 2 x rows x KW vector sums (at most 18), the two
+// gradient vectors and a row's KW shifted input vectors in the 32 registers.
+constexpr int grad_rows(int KW) { return std::min(8, 9 / KW); }
 
 // One pass's view: `channels` (<= OCB) gradient planes [OH][OW] from `grad`, one
 // input channel's padded plane (WP wide, aligned rows), and kernel rows kh0 ..
@@ -228,7 +235,7 @@ NABLA_AVX512 inline void grad_products(const GradPass& t, int64_t h, int64_t w0,
 
 template <int KW>
 NABLA_AVX512 void weight_grad_pass(const GradPass& t) {
-  constexpr int OCB = grad_channels(KW), KHG = grad_rows(KW);
+  constexpr int OCB = kGradChannels, KHG = grad_rows(KW);
   __m512 acc[OCB][KHG][KW];
 #pragma GCC unroll 4
   for (int o = 0; o < OCB; ++o)
@@ -255,12 +262,8 @@ NABLA_AVX512 void weight_grad_pass(const GradPass& t) {
 }
 
 using WeightGradPass = void (*)(const GradPass&);
-constexpr std::array<WeightGradPass, kMaxFewChannelKernelWidth> kWeightGradPasses = {
-    weight_grad_pass<1>, weight_grad_pass<2>, weight_grad_pass<3>, weight_grad_pass<4>,
-    weight_grad_pass<5>, weight_grad_pass<6>, weight_grad_pass<7>};
-constexpr std::array<int, kMaxFewChannelKernelWidth> kGradChannels = {
-    grad_channels(1), grad_channels(2), grad_channels(3), grad_channels(4),
-    grad_channels(5), grad_channels(6), grad_channels(7)};
+constexpr std::array<WeightGradPass, kMaxGradKernelWidth> kWeightGradPasses = {
+    weight_grad_pass<1>, weight_grad_pass<2>, weight_grad_pass<3>};
 
 // sums[o] (16 lanes) += gradient plane o (`count` values), o < channels: the bias's
 // gradient, from planes the passes just read (in cache). Four chains of additions, so
@@ -308,10 +311,9 @@ bool conv_few_channels_planar(const FewChannelConv& p) {
 
 bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p) {
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
-  // Wider kernels are left to oneDNN, which was as fast or faster there (5x5: 0.87-0.89
-  // of its speed, 7x7: 0.98), where at 3x3 this was 1.1-4x faster.
-  if (!applies(p.C, p.KH, p.KW, p.OC, HP, OH, OW) || p.KW > 3 || p.N < 1 || p.indices) return false;
-  const int64_t OCB = kGradChannels[p.KW - 1], WP = padded_row(OW), groups = (p.OC + OCB - 1) / OCB;
+  if (!applies(p.C, p.KH, p.KW, p.OC, HP, OH, OW) || p.KW > kMaxGradKernelWidth || p.N < 1 || p.indices)
+    return false;
+  const int64_t OCB = kGradChannels, WP = padded_row(OW), groups = (p.OC + OCB - 1) / OCB;
   const int64_t taps = p.KH * p.KW, filter = p.C * taps, OCP = groups * OCB;
   const int rows = grad_rows(static_cast<int>(p.KW));
   // Each task (image, group of OCB output channels) adds to vector sums laid out

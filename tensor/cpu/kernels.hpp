@@ -131,8 +131,8 @@ bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p);
 // conv_few_channels_planar.cpp: the same layers on planar tensors (eager's), with no
 // pool (Note [The first layer in registers, planar]): out [N, OC, OH, OW] = act(conv2d(x,
 // w) + bias) for any OC, and the weight (and bias) gradient from a planar grad [N, OC,
-// OH, OW] (`indices` must be null). The same limits on x, w and the geometry; false,
-// with nothing written, where they do not hold.
+// OH, OW] (kernels up to 3 wide; `indices` must be null). The same limits on x, w and
+// the geometry; false, with nothing written, where they do not hold.
 bool conv_few_channels_planar(const FewChannelConv& p);
 bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p);
 
