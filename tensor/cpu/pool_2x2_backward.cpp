@@ -3,8 +3,7 @@
 //
 // Note [The pool's gradient by windows]
 // max_pool2d_backward scatters: it zeroes the plane, then adds each window's gradient
-// at its index, one scalar at a time (about eight instructions a window), which held
-// the op to ~90 GB/s on the CNN's first pool, where its bytes would stream at ~190. For
+// at its index, one scalar at a time (about eight instructions a window). For
 // the plain 2x2 pool every index names one of its own window's four cells, and the
 // windows tile the plane, so each cell gets at most one gradient. Here 16 windows at a
 // time: their indices, as offsets in their windows (the 64-bit difference narrowed
@@ -14,7 +13,9 @@
 // no scalar stores. A gradient lands as 0 + g, as the scatter's does (so -0 becomes
 // +0 there too, and the result is the scatter's bit for bit). An index outside its
 // window (hand-written indices; the general op allows any cell of the plane) makes the
-// plane decline, and the caller scatters it the general way.
+// plane decline, and the caller scatters it the general way. bench.py
+// max_pool_backward (the CNN's first pool, [64, 32, 28, 28]): 0.118 -> 0.106 ms, about
+// the 2-thread in-cache rate once the output's write-allocate reads are counted.
 #include <algorithm>
 #include <cstdint>
 
