@@ -328,7 +328,6 @@ int64_t forward_macs(const ConvNdGeometry& g) {
   return macs;
 }
 
-// y = act(conv(x, w) + bias); y [N, OC, out...].
 // A 2-D convolution of stride and dilation 1 and one group (the kernels of
 // conv_few_channels*.cpp take nothing else).
 bool dense_2d(const ConvNdGeometry& g) {
@@ -344,30 +343,42 @@ std::optional<bool> relu_or_none(Activation act) {
   return std::nullopt;
 }
 
+// The first-layer kernels' description of y = act(conv2d(x, w) + b) (kernels.hpp) from
+// contiguous f32 tensors.
+FewChannelConv few_channel_conv(const ConvNdGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                                bool relu, const Tensor& y) {
+  return {static_cast<const float*>(x.raw_data()), static_cast<const float*>(w.raw_data()),
+          b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr,
+          g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1], relu,
+          static_cast<float*>(y.raw_data())};
+}
+
+// And of its weight gradient (into db when defined; with `indices`, from the pool's
+// gradient).
+FewChannelWeightGrad few_channel_weight_grad(const ConvNdGeometry& g, const Tensor& x, const Tensor& grad,
+                                             const Tensor& dw, const Tensor& db, const Tensor& indices = Tensor()) {
+  return {static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad.raw_data()),
+          g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
+          static_cast<float*>(dw.raw_data()), db.defined() ? static_cast<float*>(db.raw_data()) : nullptr,
+          indices.defined() ? static_cast<const int64_t*>(indices.raw_data()) : nullptr};
+}
+
 // An f32 planar first layer's y = act(conv2d(x, w) + b) by conv_few_channels_planar
 // (Note [The first layer in registers, planar]) when it applies: contiguous x, w, b.
 bool planar_in_registers(const ConvNdGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b, Activation act,
                          const Tensor& y) {
   std::optional<bool> relu = relu_or_none(act);
-  if (!relu || !dense_2d(g)) return false;
-  FewChannelConv p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(w.raw_data()),
-                   b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr,
-                   g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1], *relu,
-                   static_cast<float*>(y.raw_data())};
-  return conv_few_channels_planar(p);
+  return relu && dense_2d(g) && conv_few_channels_planar(few_channel_conv(g, x, w, b, *relu, y));
 }
 
 // Its weight gradient (and the bias's, into db when defined) from contiguous f32 x and
 // planar grad, by conv_weight_grad_few_channels_planar when it applies.
 bool weight_grad_planar_in_registers(const ConvNdGeometry& g, const Tensor& x, const Tensor& grad, const Tensor& dw,
                                      const Tensor& db) {
-  if (!dense_2d(g)) return false;
-  FewChannelWeightGrad p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad.raw_data()),
-                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
-                         static_cast<float*>(dw.raw_data()), db.defined() ? static_cast<float*>(db.raw_data()) : nullptr};
-  return conv_weight_grad_few_channels_planar(p);
+  return dense_2d(g) && conv_weight_grad_few_channels_planar(few_channel_weight_grad(g, x, grad, dw, db));
 }
 
+// y = act(conv(x, w) + bias); y [N, OC, out...].
 void conv_forward(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs,
                   Activation act, WeightLayout layout, const Tensor& y, const ChosenOutput& take_output = nullptr,
                   bool blocked_in = false) {
@@ -525,11 +536,8 @@ bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Ten
   std::optional<bool> relu = relu_or_none(act);
   if (!relu) return false;
   Tensor weight = contiguous_raw(w), b = bias.defined() ? contiguous_raw(bias) : Tensor();
-  FewChannelPooledConv p{{static_cast<const float*>(input.raw_data()), static_cast<const float*>(weight.raw_data()),
-                          b.defined() ? static_cast<const float*>(b.raw_data()) : nullptr, g.N, g.C, g.in[0], g.in[1],
-                          g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1], *relu, static_cast<float*>(out.raw_data())},
-                         indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr,
-                         blocked_out};
+  FewChannelPooledConv p{few_channel_conv(g, input, weight, b, *relu, out),
+                         indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr, blocked_out};
   return pooled_conv_few_channels(p);
 }
 
@@ -537,11 +545,7 @@ bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Ten
 // registers]) of contiguous x and grad (with `indices`: the pool's, both nChw16c).
 bool weight_grad_in_registers(const ConvNdGeometry& g, const Tensor& x, const Tensor& grad, const Tensor& dw,
                               const Tensor& db, const Tensor& indices = Tensor()) {
-  FewChannelWeightGrad p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad.raw_data()),
-                         g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
-                         static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data()),
-                         indices.defined() ? static_cast<const int64_t*>(indices.raw_data()) : nullptr};
-  return conv_weight_grad_few_channels(p);
+  return dense_2d(g) && conv_weight_grad_few_channels(few_channel_weight_grad(g, x, grad, dw, db, indices));
 }
 
 }  // namespace
@@ -611,7 +615,7 @@ bool conv2d_backward_weight_bias(const Tensor& x, const Tensor& grad, const Attr
   Tensor xc = contiguous_raw(x), gy = contiguous_raw(grad);
   blocked_x = blocked_x && blocked_activations();
   blocked_grad = blocked_grad && blocked_activations();
-  if (!blocked_x && blocked_grad && dense_2d(g) && weight_grad_in_registers(g, xc, gy, dw, db)) return true;
+  if (!blocked_x && blocked_grad && weight_grad_in_registers(g, xc, gy, dw, db)) return true;
   if (!blocked_x && !blocked_grad && weight_grad_planar_in_registers(g, xc, gy, dw, db)) return true;
   execute(*cached_conv("conv2d_backward_weight", Pass::backward_weights, g, true, Activation::none, Tensor(), false,
                        {.in = blocked_x, .out = blocked_grad}),
@@ -625,7 +629,7 @@ bool conv2d_pool_backward_weight_bias(const Tensor& x, const Tensor& pooled_grad
       db.dtype() != DType::f32 || indices.dtype() != DType::i64 || !blocked_activations())
     return false;
   ConvNdGeometry g = conv_nd_geometry(x.sizes(), dw.sizes(), attrs, "conv2d_backward_weight");
-  if (dw.numel() == 0 || degenerate(g) || !dense_2d(g) ||
+  if (dw.numel() == 0 || degenerate(g) ||
       pooled_grad.sizes() != Shape{g.N, g.OC, g.out[0] / 2, g.out[1] / 2} || indices.sizes() != pooled_grad.sizes())
     return false;
   return weight_grad_in_registers(g, contiguous_raw(x), contiguous_raw(pooled_grad), dw, db, contiguous_raw(indices));

@@ -33,7 +33,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "tensor/cpu/conv_few_channels.hpp"
@@ -357,6 +357,10 @@ bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
 
 namespace {
 
+// The weight gradient's padded image rows: long enough that a row's last group of
+// pixels reads zeros.
+int64_t grad_padded_row(int64_t OW, int64_t KW) { return (OW + kGradPixels - 1) / kGradPixels * kGradPixels + KW - 1; }
+
 // Images [lo, hi) into sums laid out [block][C][KH][KW][16], then [block][16] for the
 // bias: per image and block, each input channel and group of kernel rows is one pass
 // over the block's gradient, which stays in the core's cache between passes. With
@@ -365,12 +369,11 @@ std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t 
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
   const int64_t PH = OH / 2, PW = OW / 2, blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW;
   const int64_t grad_plane = (p.indices ? PH * PW : OH * OW) * kLanes;
-  // Rows padded on the right so that a row's last group of pixels reads zeros.
-  const int64_t WP = (OW + kGradPixels - 1) / kGradPixels * kGradPixels + p.KW - 1;
+  const int64_t WP = grad_padded_row(OW, p.KW);
   std::vector<float> sums(static_cast<size_t>(blocks * (taps + 1) * kLanes), 0.0f);
   std::vector<float> image(static_cast<size_t>(p.C * HP * WP), 0.0f);
   const int rows = rows_per_pass(static_cast<int>(p.KW));
-  std::vector<__mmask16> odd_row(static_cast<size_t>(2 * PW + 2));
+  std::vector<__mmask16> odd_row(static_cast<size_t>(2 * PW));
   __mmask16 stray = 0;
   for (int64_t n = lo; n < hi; ++n) {
     pad_image(p.x, n, p.C, p.H, p.W, p.pad_h, p.pad_w, HP, WP, image.data());
@@ -406,7 +409,7 @@ bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p) {
     return false;
   const int64_t OH = p.H + 2 * p.pad_h - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
   if (OH < 1 || OW < 1 || (p.indices && (OH < 2 || OW < 2 || OH * OW >= (int64_t{1} << 31))) ||
-      !few_channels::padded_image_fits(p.C, p.H + 2 * p.pad_h, OW + kGradPixels + p.KW))
+      !few_channels::padded_image_fits(p.C, p.H + 2 * p.pad_h, grad_padded_row(OW, p.KW)))
     return false;
   const int64_t blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW;
   using Sums = std::pair<std::vector<float>, bool>;  // and whether an index strayed
@@ -418,10 +421,7 @@ bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p) {
         return s;
       },
       [](Sums a, const Sums& b) {
-        if (a.first.empty()) return b;
-        for (size_t i = 0; i < b.first.size(); ++i) a.first[i] += b.first[i];
-        a.second = a.second || b.second;
-        return a;
+        return Sums(few_channels::add_sums(std::move(a.first), b.first), a.second || b.second);
       });
   if (sums.second) return false;
   for (int64_t oc = 0; oc < p.OC; ++oc) {

@@ -1,10 +1,11 @@
 // What the first layer's AVX-512 kernels share (conv_few_channels.cpp: channels in the
 // vector lanes, for a pool or nChw16c; conv_few_channels_planar.cpp: pixels in the
-// lanes, for planar tensors): the vector width, the size limit and the copy of an
-// image into a zero-padded buffer.
+// lanes, for planar tensors): the vector width, the size limit, the copy of an image
+// into a zero-padded buffer and the threads' sums added.
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "tensor/cpu/avx512.hpp"
 
@@ -27,6 +28,14 @@ inline void pad_image(const float* x, int64_t n, int64_t C, int64_t H, int64_t W
     for (int64_t h = 0; h < H; ++h)
       std::memcpy(image + (c * HP + h + pad_h) * WP + pad_w, x + ((n * C + c) * H + h) * W,
                   static_cast<size_t>(W) * sizeof(float));
+}
+
+// Two threads' partial sums added (parallel_reduce's combine, in thread order); an
+// empty `a` is the identity.
+inline std::vector<float> add_sums(std::vector<float> a, const std::vector<float>& b) {
+  if (a.empty()) return b;
+  for (size_t i = 0; i < b.size(); ++i) a[i] += b[i];
+  return a;
 }
 
 }  // namespace nabla::cpu::few_channels

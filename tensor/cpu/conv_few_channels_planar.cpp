@@ -339,12 +339,7 @@ bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p) {
     return sums;
   };
   std::vector<float> sums = parallel_reduce(
-      0, p.N * groups, p.N * p.OC * OH * OW * filter, std::vector<float>(), sums_of_tasks,
-      [](std::vector<float> a, const std::vector<float>& b) {
-        if (a.empty()) return b;
-        for (size_t i = 0; i < b.size(); ++i) a[i] += b[i];
-        return a;
-      });
+      0, p.N * groups, p.N * p.OC * OH * OW * filter, std::vector<float>(), sums_of_tasks, few_channels::add_sums);
   auto lanes_sum = [&](int64_t at) {
     float s = 0.0f;
     for (int64_t l = 0; l < kLanes; ++l) s += sums[static_cast<size_t>(at * kLanes + l)];

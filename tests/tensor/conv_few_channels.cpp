@@ -22,6 +22,7 @@ using namespace nabla;
 namespace {
 
 using few_channels_test::Case;
+using few_channels_test::count_off;
 using few_channels_test::describe;
 
 // The window of pooled cell (ph, pw) holds flat index i of its conv plane.
@@ -151,17 +152,6 @@ TEST_CASE("shapes the kernel does not cover are declined, with nothing written")
 }
 
 namespace {
-
-// How many f32 values of `got` are off f64's `expected` by more than 1e-6 of `scale`
-// (the sum of the terms' magnitudes).
-int64_t count_off(const Tensor& got, const Tensor& expected, const Tensor& scale) {
-  int64_t off = 0;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    double g = static_cast<const float*>(got.raw_data())[i], e = static_cast<const double*>(expected.raw_data())[i];
-    off += !(std::abs(g - e) <= 1e-6 * static_cast<const double*>(scale.raw_data())[i]);
-  }
-  return off;
-}
 
 // The weight gradient's kernel (Note [The first layer's weight gradient in registers])
 // against eager conv2d_backward_weight in f64 and the gradient's sum for the bias:

@@ -21,6 +21,7 @@ using namespace nabla;
 namespace {
 
 using few_channels_test::Case;
+using few_channels_test::count_off;
 using few_channels_test::describe;
 
 Conv2dOptions padding_of(const Case& c) {
@@ -30,22 +31,6 @@ Conv2dOptions padding_of(const Case& c) {
 }
 
 Tensor f64(const Tensor& t) { return to_dtype(t, DType::f64); }
-
-// How many f32 values of `got` are off f64's `expected` by more than 1e-6 of `scale`
-// (the sum of the terms' magnitudes); a NaN expected must be a NaN, and where a term
-// was not finite (relu's 0 of a NaN, an infinity) the value must be exactly equal.
-int64_t count_off(const Tensor& got, const Tensor& expected, const Tensor& scale) {
-  int64_t off = 0;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    double g = static_cast<const float*>(got.raw_data())[i], e = static_cast<const double*>(expected.raw_data())[i];
-    double tolerance = 1e-6 * static_cast<const double*>(scale.raw_data())[i];
-    if (std::isnan(e))
-      off += !std::isnan(g);
-    else
-      off += std::isfinite(tolerance) ? !(std::abs(g - e) <= tolerance) : !(g == e);
-  }
-  return off;
-}
 
 // The forward kernel on f32 (x, w, b) against eager conv2d (and relu) in f64.
 void check_forward(const Case& c, const Tensor& x, const Tensor& w, const Tensor& b) {
