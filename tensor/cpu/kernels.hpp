@@ -62,7 +62,6 @@ NABLA_CPU_KERNEL(avg_pool1d);
 NABLA_CPU_KERNEL(adaptive_avg_pool1d);
 NABLA_CPU_KERNEL(adaptive_avg_pool2d);
 NABLA_CPU_KERNEL(adaptive_max_pool2d);
-NABLA_CPU_KERNEL(max_pool2d_backward);
 // pool.cpp: the CNN's usual max pool (2x2 window, stride 2, no padding or dilation,
 // floor mode), and that pool's values (no indices) from f32 `x` in a channel-blocked
 // layout [N, ceil(C / block), H, W, block] (oneDNN's nChw16c, nChw8c; channels-last
@@ -83,12 +82,8 @@ void read_blocked16(const void* from, const Tensor& planar);
 // their planar output rows, channel i's at out + i * channel_stride.
 void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride);
 
-// pool_2x2_backward.cpp: one (n, c) plane of the plain 2x2 max pool's gradient (Note
-// [The pool's gradient by windows]), f32 planar: dx [H][W] from grad and indices
-// [H / 2][W / 2], every cell written. false, with the plane half written, where an
-// index is not in its own window (the caller then scatters the plane the general
-// way), rows have fewer than 12 windows, or the CPU has no AVX-512.
-bool max_pool_2x2_backward_plane(const float* grad, const int64_t* indices, int64_t H, int64_t W, float* dx);
+// max_pool_backward.cpp
+NABLA_CPU_KERNEL(max_pool2d_backward);
 
 // conv_few_channels.cpp: out, indices = max_pool2d(act(conv2d(x, w) + bias))
 // for a first layer (Note [The first layer in registers]): f32, planar contiguous x

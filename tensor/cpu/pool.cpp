@@ -1,6 +1,6 @@
-// CPU kernels of max_pool2d, avg_pool2d, the pools' backward ops (avg_pool2d_backward,
-// max_pool2d_backward), the adaptive pools and the 1-D pools (the 2-D ones on a unit
-// height): plain loops over
+// CPU kernels of max_pool2d, avg_pool2d, avg_pool2d_backward, the adaptive pools and
+// the 1-D pools (the 2-D ones on a unit height; max_pool2d_backward is in
+// max_pool_backward.cpp): plain loops over
 // (plane, output row), OpenMP across them. Window rules follow PyTorch's CPU kernels
 // exactly (which padded cells count, which index wins a tie, NaN propagation), since
 // the reference cases compare against them.
@@ -474,129 +474,6 @@ void avg_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
     avg_pool_backward(static_cast<const T*>(gy.raw_data()), static_cast<T*>(dx.raw_data()), g,
                       attrs.b("count_include_pad"));
   });
-}
-
-namespace {
-
-// Scatters one plane's gradient: plane[idx[k]] += grad[k] after zeroing the plane
-// (while it is in cache). Overlapping windows that share a maximum add in order.
-// Returns how many indices fell outside the plane (skipped, never written).
-template <class T>
-int64_t scatter_plane(T* plane, int64_t plane_size, const T* grad, const int64_t* idx, int64_t count) {
-  std::fill(plane, plane + plane_size, T(0));
-  int64_t outside = 0;
-  for (int64_t k = 0; k < count; ++k) {
-    auto j = static_cast<uint64_t>(idx[k]);  // a negative index wraps far above the plane
-    if (j < static_cast<uint64_t>(plane_size))
-      plane[j] += grad[k];
-    else
-      ++outside;
-  }
-  return outside;
-}
-
-[[noreturn]] void fail_outside_plane(const Tensor& idx, int64_t plane_size) {
-  const int64_t* p = idx.data<int64_t>();
-  int64_t k = 0;
-  while (k < idx.numel() && p[k] >= 0 && p[k] < plane_size) ++k;
-  throw Error("max_pool2d_backward: argument 'indices' holds " + std::to_string(k < idx.numel() ? p[k] : -1) +
-              " at flat position " + std::to_string(k) + ", outside a plane of " + std::to_string(plane_size) +
-              " elements (input_shape's spatial dims)");
-}
-
-// One (image, block of 16 channels) of the gradient when either side holds nChw16c
-// (a graph's blocked_inputs=[0, 1] for grad and indices, blocked_out for dx): the
-// block's dx zeroed while in cache, then each channel's scatter. `in_plane`, the
-// input's H * W; `out_plane`, the pooled one's. Returns the indices outside the plane.
-template <class T>
-int64_t scatter_block(T* dx, const T* grad, const int64_t* idx, int64_t n, int64_t cb, int64_t C, int64_t in_plane,
-                      int64_t out_plane, bool blocked_grad, bool blocked_dx) {
-  constexpr int64_t kBlock = 16;
-  const int64_t first = (n * C + cb * kBlock);  // the block's first (n, c) plane
-  T* block_dx = dx + first * in_plane;           // blocked or not, the block's planes are these bytes
-  std::fill(block_dx, block_dx + kBlock * in_plane, T(0));
-  // Either way the block's gradient and indices are these elements, read in their
-  // order (window-major when blocked, channel-major when planar); a channel's windows
-  // still add in their order. Where cell (c, k) lies and where its gradient goes are
-  // strides, not a division per element (that made the compiled CNN's second pool's
-  // gradient, planar in and blocked out, run at 14 GB/s).
-  const T* block_grad = grad + first * out_plane;
-  const int64_t* block_idx = idx + first * out_plane;
-  const int64_t channel_step = blocked_grad ? 1 : out_plane, window_step = blocked_grad ? kBlock : 1;
-  const int64_t dx_channel = blocked_dx ? 1 : in_plane, dx_cell = blocked_dx ? kBlock : 1;
-  int64_t outside = 0;
-  auto scatter = [&](int64_t c, int64_t k) {
-    const int64_t e = c * channel_step + k * window_step;
-    auto j = static_cast<uint64_t>(block_idx[e]);  // a negative index wraps far above the plane
-    if (j >= static_cast<uint64_t>(in_plane)) {
-      ++outside;
-      return;
-    }
-    block_dx[c * dx_channel + static_cast<int64_t>(j) * dx_cell] += block_grad[e];
-  };
-  if (blocked_grad)
-    for (int64_t k = 0; k < out_plane; ++k)
-      for (int64_t c = 0; c < kBlock; ++c) scatter(c, k);
-  else
-    for (int64_t c = 0; c < kBlock; ++c)
-      for (int64_t k = 0; k < out_plane; ++k) scatter(c, k);
-  return outside;
-}
-
-}  // namespace
-
-// The max pools' gradient: every (n, c) plane of the result is independent, so the
-// planes run in parallel with no atomics (with a blocked side, blocks of 16 planes);
-// an index outside its plane is counted and fails after the loop (an exception must
-// not leave an OpenMP region).
-void max_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& out) {
-  const Tensor& dx = out[0];
-  int64_t planes = dx.sizes()[0] * dx.sizes()[1];
-  if (dx.numel() == 0) return;
-  Tensor grad = contiguous_raw(in[0]), idx = contiguous_raw(in[1]);
-  int64_t in_plane = dx.numel() / planes, out_plane = grad.numel() / planes;
-  bool blocked_grad = blocked_input(attrs, 0) && blocked_input(attrs, 1), blocked_dx = blocked_output(attrs);
-  bool blocked = (blocked_grad || blocked_dx) && dx.dtype() == DType::f32 && dx.dim() == 4 && dx.sizes()[1] % 16 == 0;
-  int64_t outside = visit_float(dx.dtype(), "max_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* o = dx.data<T>();
-    const T* g = grad.data<T>();
-    const int64_t* ix = idx.data<int64_t>();
-    if (blocked) {
-      int64_t C = dx.sizes()[1], blocks = C / 16;
-      return parallel_reduce<int64_t>(
-          0, planes / 16, dx.numel() + 3 * grad.numel(), 0,
-          [&](int64_t lo, int64_t hi) {
-            int64_t n = 0;
-            for (int64_t b = lo; b < hi; ++b)
-              n += scatter_block(o, g, ix, b / blocks, b % blocks, C, in_plane, out_plane, blocked_grad, blocked_dx);
-            return n;
-          },
-          std::plus<int64_t>());
-    }
-    // The plain 2x2 pool's shapes: a plane at a time by windows (Note [The pool's
-    // gradient by windows]), unless an index lies outside its window.
-    const bool by_windows = std::is_same_v<T, float> && dx.dim() == 4 && grad.dim() == 4 &&
-                            grad.sizes()[2] == dx.sizes()[2] / 2 && grad.sizes()[3] == dx.sizes()[3] / 2;
-    return parallel_reduce<int64_t>(
-        0, planes, dx.numel() + 3 * grad.numel(), 0,
-        [&](int64_t lo, int64_t hi) {
-          int64_t n = 0;
-          for (int64_t p = lo; p < hi; ++p) {
-            T* plane = o + p * in_plane;
-            const T* plane_grad = g + p * out_plane;
-            const int64_t* plane_idx = ix + p * out_plane;
-            if constexpr (std::is_same_v<T, float>)
-              if (by_windows &&
-                  max_pool_2x2_backward_plane(plane_grad, plane_idx, dx.sizes()[2], dx.sizes()[3], plane))
-                continue;
-            n += scatter_plane(plane, in_plane, plane_grad, plane_idx, out_plane);
-          }
-          return n;
-        },
-        std::plus<int64_t>());
-  });
-  if (outside) fail_outside_plane(idx, in_plane);
 }
 
 void max_pool1d(const TensorList& in, const Attrs& attrs, TensorList& out) {
