@@ -136,14 +136,27 @@ void run_conv2d_act(const Node& node, const TensorList& inputs, TensorList& outp
   cpu::conv2d_act(x, w, b, conv.attrs, act, weight_layout(node), outputs[0], blocked_in);
 }
 
+// The width of the planes that the pool gradient in node's body scatters into (the
+// last of its input_shape): what a pool's window codes need to become flat indices.
+int64_t pool_gradient_width(const Node& node) {
+  for (const Node& b : node.body->nodes)
+    if (Graph::table_op(b) && b.op == OpId::max_pool2d_backward) return b.attrs.ints("input_shape").back();
+  throw Error(node.name() + ": nChw16c indices, but no max_pool2d_backward in its body reads them");
+}
+
 // The body's inputs as the body's ops read them: any the node reads in nChw16c
-// (blocked_inputs) is copied out to NCHW first (on a GPU the flags mean nothing).
+// (blocked_inputs) is copied out to NCHW first, a pool's window codes as flat indices
+// (Note [Window codes] in tensor/cpu/kernels.hpp); on a GPU the flags mean nothing.
 TensorList planar_inputs(const Node& node, const TensorList& inputs) {
   TensorList planar = inputs;
   for (size_t k = 0; k < inputs.size(); ++k)
     if (!on_gpu(inputs[k]) && cpu::blocked_input(node.attrs, static_cast<int64_t>(k))) {
       planar[k] = empty(inputs[k].sizes(), inputs[k].dtype());
-      cpu::read_blocked16(contiguous_raw(inputs[k]).raw_data(), planar[k]);
+      Tensor blocked = contiguous_raw(inputs[k]);
+      if (blocked.dtype() == DType::i64)
+        cpu::read_window_codes16(cpu::window_codes(blocked), pool_gradient_width(node), planar[k]);
+      else
+        cpu::read_blocked16(blocked.raw_data(), planar[k]);
     }
   return planar;
 }

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <map>
 
+#include "tensor/cpu/conv_geometry.hpp"
+#include "tensor/cpu/kernels.hpp"
+
 namespace nabla::graph {
 
 namespace {
@@ -189,6 +192,15 @@ std::pair<int64_t, int64_t> pool_gradient_slots(const Node& n) {
     if (Graph::table_op(b) && b.op == OpId::max_pool2d_backward && b.inputs.size() == 2)
       return {body_input_slot(n, b.inputs[0]), body_input_slot(n, b.inputs[1])};
   return {-1, -1};
+}
+
+bool pools_plain_2x2(const Node& pooled_conv) {
+  if (pooled_conv.kind != NodeKind::epilogue || pooled_conv.epilogue.pool != OpId::max_pool2d || !pooled_conv.body ||
+      pooled_conv.body->nodes.size() != 3)
+    return false;
+  const Node& pool = pooled_conv.body->nodes[2];
+  const Shape& pooled_input = pooled_conv.body->value(pool.inputs[0]).meta.sizes;
+  return pooled_input.size() == 4 && cpu::is_plain_2x2(cpu::pool_geometry(pooled_input, pool.attrs, "max_pool2d"));
 }
 
 bool fits_channel_blocks(const Shape& sizes) {

@@ -61,6 +61,10 @@ std::pair<int64_t, int64_t> pool_gradient_slots(const Node& n);
 // (a value the body makes itself).
 int64_t body_input_slot(const Node& n, int body_value);
 bool fits_channel_blocks(const Shape& sizes);
+// Whether a pooled convolution (conv2d_<act>_max_pool2d) pools by the plain 2x2 pool
+// (the kernels' rule, cpu::is_plain_2x2): the one whose indices nChw16c holds as
+// window codes (Note [Window codes] in tensor/cpu/kernels.hpp).
+bool pools_plain_2x2(const Node& pooled_conv);
 bool reads_blocked_layout(const Node& n, size_t slot);
 bool writes_blocked_layout(const Node& n);
 // Whether every input of n has the shape of its first output: an elementwise op

@@ -18,10 +18,12 @@
 // gradient and indices: both or neither), max_pool2d_backward's gradient and indices
 // (both, or neither).
 // threshold_backward (ReLU's gradient) is elementwise over operands of one shape, so
-// it reads and writes whatever layout its operands share (not when it broadcasts). Values that must agree are
-// one group: a node's result and indices, the pool gradient's two inputs, and the
-// threshold_backward's operands and result. A group holds nChw16c when every value in
-// it is f32 (its indices i64) [N, C, H, W] with C a multiple of 16, none empty, each
+// it reads and writes whatever layout its operands share (not when it broadcasts).
+// Values that must agree are one group: a node's result and indices, the pool
+// gradient's two inputs, and the threshold_backward's operands and result. A group
+// holds nChw16c when every value in it is f32 [N, C, H, W] with C a multiple of 16,
+// none empty (or i64 indices of such a result, of the plain 2x2 pool: in nChw16c they
+// are that pool's window codes, Note [Window codes] in tensor/cpu/kernels.hpp), each
 // made by a node that can write the layout and read only where the layout can be
 // read, none returned, and the group has a convolution at one end (else it would gain
 // nothing). The nodes get blocked_inputs (the input slots that hold the layout) and
@@ -91,6 +93,10 @@ std::string keeps_plain(const Graph& g, int v, const std::vector<std::vector<std
   const Node& p = g.nodes[static_cast<size_t>(value.node)];
   bool indices = p.outputs.size() == 2 && p.outputs[1] == v;
   if (m.dtype != (indices ? DType::i64 : DType::f32)) return std::string("dtype ") + dtype_name(m.dtype);
+  // nChw16c holds a plain 2x2 pool's window codes, no other indices (unread ones are
+  // never computed)
+  if (indices && !readers[static_cast<size_t>(v)].empty() && !pools_plain_2x2(p))
+    return "the indices of a pool other than the plain 2x2 one";
   if (!fits_channel_blocks(m.sizes)) return "not [N, C, H, W] with C a multiple of 16, none empty";
   if (!writes_blocked_layout(p) || !elementwise_fits(g, p)) return "made by " + p.name();
   for (int out : g.outputs)

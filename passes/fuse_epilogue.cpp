@@ -26,8 +26,6 @@
 
 #include "graph/rewrite.hpp"
 #include "passes/passes.hpp"
-#include "tensor/cpu/conv_geometry.hpp"
-#include "tensor/cpu/kernels.hpp"
 
 namespace nabla::graph {
 
@@ -82,20 +80,9 @@ int definer(const Graph& g, int v) { return g.value(v).kind == ValueKind::op ? g
 // channels (at most 4) and the pool is the plain 2x2 one, the max_pool2d_backward joins
 // the conv2d_backward_weight_bias node's body: the CPU kernel builds each pixel's
 // gradient in registers from the pooled gradient and the indices (both nChw16c, as
-// block_layout leaves them) and never stores it (cpu::conv2d_pool_backward_weight_bias,
-// tensor/cpu/conv_few_channels.cpp). Elsewhere (a GPU, another layout, an index that
-// leaves its window) the body's three ops run.
-
-// Whether a pooled convolution's pool is the plain 2x2 one (the kernels' rule,
-// cpu::is_plain_2x2).
-bool plain_2x2_pool(const Node& pooled_conv) {
-  if (pooled_conv.kind != NodeKind::epilogue || pooled_conv.epilogue.pool != OpId::max_pool2d || !pooled_conv.body ||
-      pooled_conv.body->nodes.size() != 3)
-    return false;
-  const Node& pool = pooled_conv.body->nodes[2];
-  const Shape& pooled_input = pooled_conv.body->value(pool.inputs[0]).meta.sizes;
-  return pooled_input.size() == 4 && cpu::is_plain_2x2(cpu::pool_geometry(pooled_input, pool.attrs, "max_pool2d"));
-}
+// block_layout leaves them; the indices as window codes) and never stores it
+// (cpu::conv2d_pool_backward_weight_bias, tensor/cpu/conv_few_channels.cpp). Elsewhere
+// (a GPU, another layout, a code that names no cell) the body's three ops run.
 
 // The max_pool2d_backward that makes weight gradient w's output gradient, read by w
 // and its bias gradient alone, when the note above applies; else -1.
@@ -106,7 +93,7 @@ int absorbable_pool_gradient(const Graph& g, const Node& w, const std::vector<in
   const Node& pool = g.nodes[static_cast<size_t>(p)];
   if (!Graph::table_op(pool) || pool.op != OpId::max_pool2d_backward || pool.inputs.size() != 2) return -1;
   int pooled = definer(g, pool.inputs[1]);
-  return pooled >= 0 && plain_2x2_pool(g.nodes[static_cast<size_t>(pooled)]) ? p : -1;
+  return pooled >= 0 && pools_plain_2x2(g.nodes[static_cast<size_t>(pooled)]) ? p : -1;
 }
 
 int fuse_bias_gradients(Graph& g, const PassContext& ctx, PassResult& r) {

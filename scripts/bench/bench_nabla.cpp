@@ -112,12 +112,13 @@ void report_step_ops(const std::function<void(const char*, double, const std::fu
     }
     // The first layer's weight gradient takes its pool's gradient apart (Note [The
     // pool's gradient inside the first layer's weight gradient]): from the pooled
-    // gradient and the indices, both nChw16c, as the step calls it.
+    // gradient and its windows' codes (Note [Window codes]), both nChw16c, as the step
+    // calls it.
     Tensor pooled_gy = randn(pooled.sizes()), blocked_indices = empty(pooled.sizes(), DType::i64);
     Pool2dOptions pool_opt;
     pool_opt.kernel_size = {2, 2};
-    cpu::write_blocked16(max_pool2d_with_indices(randn({64, l.oc, l.hw, l.hw}), pool_opt).second,
-                         blocked_indices.raw_data());
+    cpu::write_window_codes16(max_pool2d_with_indices(randn({64, l.oc, l.hw, l.hw}), pool_opt).second, l.hw,
+                              cpu::window_codes(blocked_indices));
     report((n + "_bwd_weight_step").c_str(), flops,
            [&] { cpu::conv2d_pool_backward_weight_bias(x, pooled_gy, blocked_indices, conv, dw, db); });
   }

@@ -360,7 +360,7 @@ FewChannelWeightGrad few_channel_weight_grad(const ConvNdGeometry& g, const Tens
   return {static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad.raw_data()),
           g.N, g.C, g.in[0], g.in[1], g.OC, g.kernel[0], g.kernel[1], g.pad[0], g.pad[1],
           static_cast<float*>(dw.raw_data()), db.defined() ? static_cast<float*>(db.raw_data()) : nullptr,
-          indices.defined() ? static_cast<const int64_t*>(indices.raw_data()) : nullptr};
+          indices.defined() ? window_codes(indices) : nullptr};
 }
 
 // An f32 planar first layer's y = act(conv2d(x, w) + b) by conv_few_channels_planar
@@ -509,20 +509,21 @@ int64_t pooled_chunk_images(const ConvNdGeometry& g) {
   return std::clamp<int64_t>(kPooledChunkBytes / std::max<int64_t>(image_bytes, 1), 1, g.N);
 }
 
-// max_pool2d of a planar chunk into `out` and `indices` (when defined), planar, or
-// both in nChw16c when `blocked`.
+// max_pool2d of a planar chunk into `out` and `indices` (when defined), planar; or,
+// when `blocked`, out in nChw16c and the windows' codes at `codes` (when not null;
+// Note [Window codes]: the caller checked that the pool is the plain 2x2 one).
 void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& out, const Tensor& indices,
-               bool blocked) {
+               uint8_t* codes, bool blocked) {
   if (!blocked) {
     TensorList pool_out{out, indices};
     return max_pool2d({activated}, pool_attrs, pool_out);
   }
   Tensor planar = empty(out.sizes(), out.dtype());
-  Tensor planar_indices = indices.defined() ? empty(indices.sizes(), indices.dtype()) : Tensor();
+  Tensor planar_indices = codes ? empty(out.sizes(), DType::i64) : Tensor();
   TensorList pool_out{planar, planar_indices};
   max_pool2d({activated}, pool_attrs, pool_out);
   write_blocked16(planar, out.raw_data());
-  if (indices.defined()) write_blocked16(planar_indices, indices.raw_data());
+  if (codes) write_window_codes16(planar_indices, activated.sizes()[3], codes);
 }
 
 // A first layer's pooled convolution by pooled_conv_few_channels (Note [The first layer
@@ -537,7 +538,7 @@ bool pooled_in_registers(const ConvNdGeometry& g, const Tensor& input, const Ten
   if (!relu) return false;
   Tensor weight = contiguous_raw(w), b = bias.defined() ? contiguous_raw(bias) : Tensor();
   FewChannelPooledConv p{few_channel_conv(g, input, weight, b, *relu, out),
-                         indices.defined() ? static_cast<int64_t*>(indices.raw_data()) : nullptr, blocked_out};
+                         indices.defined() ? window_codes(indices) : nullptr, blocked_out};
   return pooled_conv_few_channels(p);
 }
 
@@ -564,12 +565,16 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
   PoolGeometry pool = pool_geometry(activated_sizes, pool_attrs, "max_pool2d");
   blocked_in = blocked_in && blocked_activations();
   blocked_out = blocked_out && blocked_activations();
+  if (blocked_out && indices.defined() && !is_plain_2x2(pool))
+    throw Error("conv2d_act_max_pool2d: nChw16c indices are a plain 2x2 pool's window codes (Note [Window codes]), "
+                "and this pool is another");
+  uint8_t* codes = blocked_out && indices.defined() ? window_codes(indices) : nullptr;
   bool in_place =
       (!indices.defined() || blocked_out) && out.dtype() == DType::f32 && is_plain_2x2(pool) && !degenerate(g);
   if (!in_place || g.N == 0) {
     Tensor activated = empty(activated_sizes, out.dtype());
     conv_forward("conv2d", x, w, bias, conv_attrs, act, layout, activated, nullptr, blocked_in);
-    return pool_into(activated, pool_attrs, out, indices, blocked_out && out.numel() > 0);
+    return pool_into(activated, pool_attrs, out, indices, codes, blocked_out && out.numel() > 0);
   }
   Tensor input = contiguous_raw(x);
   if (!blocked_in && pooled_in_registers(g, input, w, bias, act, out, indices, blocked_out)) return;
@@ -577,22 +582,20 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
   for (int64_t first = 0; first < g.N; first += chunk) {
     int64_t count = std::min(chunk, g.N - first);
     float* pooled_out = static_cast<float*>(out.raw_data()) + first * pooled_image;
-    int64_t* pooled_indices =
-        indices.defined() ? static_cast<int64_t*>(indices.raw_data()) + first * pooled_image : nullptr;
+    uint8_t* pooled_codes = codes ? codes + first * pooled_image : nullptr;  // (indices are only blocked here)
     bool pooled = false;
     ChosenOutput pool_in_place = [&](const memory::desc& chosen, const void* data) {
       int64_t block = channel_block(chosen);
       if (block == 0 || (blocked_out && block != 16)) return false;
       max_pool_2x2_channel_blocked(static_cast<const float*>(data), pooled_out, count, g.OC, g.out[0], g.out[1],
-                                   block, blocked_out, pooled_indices);
+                                   block, blocked_out, pooled_codes);
       return pooled = true;
     };
     Tensor activated = empty({count, g.OC, g.out[0], g.out[1]}, out.dtype());
     conv_forward("conv2d", batch_slice(input, first, count), w, bias, conv_attrs, act, layout, activated,
                  pool_in_place, blocked_in);
     if (!pooled)
-      pool_into(activated, pool_attrs, batch_slice(out, first, count),
-                indices.defined() ? batch_slice(indices, first, count) : Tensor(), blocked_out);
+      pool_into(activated, pool_attrs, batch_slice(out, first, count), Tensor(), pooled_codes, blocked_out);
   }
 }
 

@@ -19,11 +19,13 @@
 //   with the bias added last, oneDNN's order, so the Fashion-MNIST CNN's compiled
 //   forward equals eager's bit for bit (other shapes, where oneDNN picks another
 //   kernel, agree to f32 rounding: tests/tensor/conv_few_channels.cpp);
-// - the epilogue applies the activation and takes each window's maximum and its index
-//   with the planar pool's rule (a strictly greater cell, or a NaN, takes over, in the
-//   order 0, 1, OW, OW + 1); after relu no cell is NaN, so that check goes;
-// - the full-size result is never stored; the indices are streamed (only the backward
-//   reads them), and cost ~15 us of the ~95.
+// - the epilogue applies the activation and takes each window's maximum and which
+//   cell held it with the planar pool's rule (a strictly greater cell, or a NaN, takes
+//   over, in the order 0, 1, OW, OW + 1); after relu no cell is NaN, so that check
+//   goes;
+// - the full-size result is never stored; the windows' codes (Note [Window codes] in
+//   kernels.hpp, a byte each) are all the indices the step keeps: as 8-byte flat
+//   indices (streamed) they cost ~19% of the kernel's time.
 // AVX-512 because the kernel is bound by its multiply-adds, and AVX2's half-width
 // vectors would cap it at half the sgemm rate: the function carries the target
 // attribute and runs only where oneDNN runs its AVX-512 kernels (blocked_activations:
@@ -58,40 +60,25 @@ struct Task {
   const float* bias;  // 16 values
   int64_t C, KH, HP, WP, OW, PW;
   float* values;      // the block's first pooled row: [PW][16] per row, `row_step` apart
-  int64_t* indices;   // laid out as values, or null
+  uint8_t* codes;     // laid out as values, or null
   int64_t row_step;
 };
 
-// A window's four cells -> its maximum and which cell (0, 1, OW, OW + 1) held it.
+// A window's four cells -> its maximum and its code: which cell (0, 1, 2, 3: offsets
+// 0, 1, OW, OW + 1) held it.
 template <bool kRelu>
-NABLA_AVX512 inline void window_max(const __m512 cells[4], int64_t OW, __m512& best, __m512i& at) {
-  const int32_t offsets[4] = {0, 1, static_cast<int32_t>(OW), static_cast<int32_t>(OW + 1)};
+NABLA_AVX512 inline void window_max(const __m512 cells[4], __m512& best, __m512i& code) {
   const __m512 zero = _mm512_setzero_ps();
   // max(v, 0) takes a NaN to 0 (the second operand wins when either is NaN), as relu
   // does (scalar::relu) and oneDNN's relu post-op; so after relu no cell is NaN.
   best = kRelu ? _mm512_max_ps(cells[0], zero) : cells[0];
-  at = _mm512_setzero_si512();
+  code = _mm512_setzero_si512();
   for (int k = 1; k < 4; ++k) {
     __m512 v = kRelu ? _mm512_max_ps(cells[k], zero) : cells[k];
     __mmask16 take = _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ);
     if constexpr (!kRelu) take |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     best = _mm512_mask_blend_ps(take, best, v);
-    at = _mm512_mask_blend_epi32(take, at, _mm512_set1_epi32(offsets[k]));
-  }
-}
-
-// The 16 flat indices first + at into `to` (128 bytes): streamed when aligned, since
-// only the backward reads them, long after (as the planar pool's, pool.cpp).
-NABLA_AVX512 inline void store_indices(int64_t* to, int64_t first, __m512i at) {
-  __m512i base = _mm512_set1_epi64(first);
-  __m512i low = _mm512_add_epi64(base, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at)));
-  __m512i high = _mm512_add_epi64(base, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1)));
-  if (reinterpret_cast<uintptr_t>(to) % 64 == 0) {
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(to), low);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(to + 8), high);
-  } else {
-    _mm512_storeu_si512(to, low);
-    _mm512_storeu_si512(to + 8, high);
+    code = _mm512_mask_blend_epi32(take, code, _mm512_set1_epi32(k));
   }
 }
 
@@ -125,11 +112,11 @@ NABLA_AVX512 void pooled_windows(const Task& t, int64_t ph, int64_t pw0) {
     const __m512 cells[4] = {_mm512_add_ps(acc[0][2 * j], bias), _mm512_add_ps(acc[0][2 * j + 1], bias),
                              _mm512_add_ps(acc[1][2 * j], bias), _mm512_add_ps(acc[1][2 * j + 1], bias)};
     __m512 best;
-    __m512i at;
-    window_max<kRelu>(cells, t.OW, best, at);
+    __m512i code;
+    window_max<kRelu>(cells, best, code);
     int64_t at_out = ph * t.row_step + (pw0 + j) * kLanes;
     _mm512_storeu_ps(t.values + at_out, best);
-    if (t.indices) store_indices(t.indices + at_out, 2 * ph * t.OW + 2 * (pw0 + j), at);
+    if (t.codes) _mm_storeu_si128(reinterpret_cast<__m128i*>(t.codes + at_out), _mm512_cvtepi32_epi8(code));
   }
 }
 
@@ -203,16 +190,16 @@ struct DenseGradient {  // grad [OH][OW][16]
 
 // The plain 2x2 pool's gradient [PH][PW][16] spread over its windows, as
 // max_pool2d_backward would: pixel (h, w) gets cell (h / 2, w / 2)'s gradient in the
-// lanes whose index names it (rows 2 PH, cols 2 PW). `stray` collects the lanes whose
-// index is not in its window at all (hand-written IR; the caller then declines).
+// lanes whose window code names it (rows 2 PH, cols 2 PW). `stray` collects the lanes
+// whose code names no cell (the caller then declines).
 //
-// A window's index is decoded on its even row, where its lanes' masks for the odd row
-// (cells OW and OW + 1) are kept in `odd_row` (2 PW of them), which the odd row, the
-// next one the pass reads, only loads.
+// A window's code is decoded on its even row, where its lanes' masks for the odd row
+// (codes 2 and 3) are kept in `odd_row` (2 PW of them), which the odd row, the next
+// one the pass reads, only loads.
 struct PooledGradient {
   const float* grad;
-  const int64_t* indices;
-  int64_t OW, PW, rows, cols;
+  const uint8_t* codes;
+  int64_t PW, rows, cols;
   __mmask16* odd_row;
   mutable __mmask16 stray = 0;
   NABLA_AVX512 void load(int64_t h, int64_t w0, __m512 g[kGradPixels]) const {
@@ -227,16 +214,11 @@ struct PooledGradient {
       const int64_t at = (ph * PW + pw) * kLanes;
       __mmask16 left, right;
       if (h % 2 == 0) {
-        // The index as an offset in its window (saturating: a wild index cannot wrap
-        // into one); the caller checked that the plane's indices fit 32 bits.
-        __m256i low = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at));
-        __m256i high = _mm512_cvtsepi64_epi32(_mm512_loadu_si512(indices + at + 8));
-        __m512i offset = _mm512_sub_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1),
-                                          _mm512_set1_epi32(static_cast<int32_t>(2 * ph * OW + 2 * pw)));
-        left = _mm512_cmpeq_epi32_mask(offset, _mm512_setzero_si512());
-        right = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(1));
-        __mmask16 below_left = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW)));
-        __mmask16 below_right = _mm512_cmpeq_epi32_mask(offset, _mm512_set1_epi32(static_cast<int32_t>(OW + 1)));
+        const __m128i code = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + at));
+        left = _mm_cmpeq_epi8_mask(code, _mm_setzero_si128());
+        right = _mm_cmpeq_epi8_mask(code, _mm_set1_epi8(1));
+        __mmask16 below_left = _mm_cmpeq_epi8_mask(code, _mm_set1_epi8(2));
+        __mmask16 below_right = _mm_cmpeq_epi8_mask(code, _mm_set1_epi8(3));
         odd_row[2 * pw] = below_left;
         odd_row[2 * pw + 1] = below_right;
         stray |= static_cast<__mmask16>(~(left | right | below_left | below_right));
@@ -317,7 +299,7 @@ constexpr std::array<WeightGradPass<Gradient>, kMaxFewChannelKernelWidth> kWeigh
 
 bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
   if (!blocked_activations() || p.C < 1 || p.C > kMaxFewChannels || p.KW < 1 || p.KW > kMaxFewChannelKernelWidth ||
-      p.KH < 1 || p.OC % kLanes != 0 || (p.indices && !p.blocked))
+      p.KH < 1 || p.OC % kLanes != 0 || (p.codes && !p.blocked))
     return false;
   const int64_t HP = p.H + 2 * p.pad_h, WP = p.W + 2 * p.pad_w;
   const int64_t OH = HP - p.KH + 1, OW = WP - p.KW + 1, PH = OH / 2, PW = OW / 2, blocks = p.OC / kLanes;
@@ -339,7 +321,7 @@ bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
       if (p.blocked) {
         int64_t at = (n * blocks + block) * plane * kLanes;
         t.values = p.out + at;
-        t.indices = p.indices ? p.indices + at : nullptr;
+        t.codes = p.codes ? p.codes + at : nullptr;
       } else {  // the block's rows go to a tile, then to their 16 planes
         t.values = tile.data();
         t.row_step = (PW + 7) / 8 * 8 * kLanes;
@@ -350,7 +332,6 @@ bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
           write_planar(tile.data() + ph * t.row_step, PW, kLanes, kLanes,
                        p.out + ((n * p.OC + block * kLanes) * PH + ph) * PW, plane);
     }
-    if (p.indices) _mm_sfence();  // the streaming stores are done before anyone reads
   });
   return true;
 }
@@ -364,11 +345,11 @@ int64_t grad_padded_row(int64_t OW, int64_t KW) { return (OW + kGradPixels - 1) 
 // Images [lo, hi) into sums laid out [block][C][KH][KW][16], then [block][16] for the
 // bias: per image and block, each input channel and group of kernel rows is one pass
 // over the block's gradient, which stays in the core's cache between passes. With
-// p.indices, also whether an index strayed from its window.
+// p.codes, also whether a code named no cell.
 std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t lo, int64_t hi, bool& strayed) {
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
   const int64_t PH = OH / 2, PW = OW / 2, blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW;
-  const int64_t grad_plane = (p.indices ? PH * PW : OH * OW) * kLanes;
+  const int64_t grad_plane = (p.codes ? PH * PW : OH * OW) * kLanes;
   const int64_t WP = grad_padded_row(OW, p.KW);
   std::vector<float> sums(static_cast<size_t>(blocks * (taps + 1) * kLanes), 0.0f);
   std::vector<float> image(static_cast<size_t>(p.C * HP * WP), 0.0f);
@@ -381,14 +362,14 @@ std::vector<float> weight_grad_of_images(const FewChannelWeightGrad& p, int64_t 
       const float* grad = p.grad + (n * blocks + b) * grad_plane;
       float* block_sums = sums.data() + b * taps * kLanes;
       DenseGradient dense{grad, OW, OH, OW};
-      PooledGradient pooled{grad, p.indices ? p.indices + (n * blocks + b) * grad_plane : nullptr, OW, PW, 2 * PH,
-                            2 * PW, odd_row.data()};
+      PooledGradient pooled{grad, p.codes ? p.codes + (n * blocks + b) * grad_plane : nullptr, PW, 2 * PH, 2 * PW,
+                            odd_row.data()};
       for (int64_t c = 0; c < p.C; ++c)
         for (int64_t kh0 = 0; kh0 < p.KH; kh0 += rows) {
           const float* plane = image.data() + c * HP * WP;
           int n_rows = static_cast<int>(std::min<int64_t>(rows, p.KH - kh0));
           float* out = block_sums + (c * p.KH + kh0) * p.KW * kLanes;
-          if (p.indices)
+          if (p.codes)
             kWeightGradPasses<PooledGradient>[p.KW - 1](pooled, plane, WP, kh0, n_rows, out);
           else
             kWeightGradPasses<DenseGradient>[p.KW - 1](dense, plane, WP, kh0, n_rows, out);
@@ -408,11 +389,11 @@ bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p) {
       p.KH < 1 || p.OC % kLanes != 0 || p.N < 1)
     return false;
   const int64_t OH = p.H + 2 * p.pad_h - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
-  if (OH < 1 || OW < 1 || (p.indices && (OH < 2 || OW < 2 || OH * OW >= (int64_t{1} << 31))) ||
+  if (OH < 1 || OW < 1 || (p.codes && (OH < 2 || OW < 2)) ||
       !few_channels::padded_image_fits(p.C, p.H + 2 * p.pad_h, grad_padded_row(OW, p.KW)))
     return false;
   const int64_t blocks = p.OC / kLanes, taps = p.C * p.KH * p.KW;
-  using Sums = std::pair<std::vector<float>, bool>;  // and whether an index strayed
+  using Sums = std::pair<std::vector<float>, bool>;  // and whether a code named no cell
   Sums sums = parallel_reduce(
       0, p.N, p.N * p.OC * OH * OW * taps, Sums(),
       [&](int64_t lo, int64_t hi) {

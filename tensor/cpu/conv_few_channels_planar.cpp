@@ -311,7 +311,7 @@ bool conv_few_channels_planar(const FewChannelConv& p) {
 
 bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p) {
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
-  if (!applies(p.C, p.KH, p.KW, p.OC, HP, OH, OW) || p.KW > kMaxGradKernelWidth || p.N < 1 || p.indices)
+  if (!applies(p.C, p.KH, p.KW, p.OC, HP, OH, OW) || p.KW > kMaxGradKernelWidth || p.N < 1 || p.codes)
     return false;
   const int64_t OCB = kGradChannels, WP = padded_row(OW), groups = (p.OC + OCB - 1) / OCB;
   const int64_t taps = p.KH * p.KW, filter = p.C * taps, OCP = groups * OCB;

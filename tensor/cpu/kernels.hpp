@@ -70,14 +70,28 @@ NABLA_CPU_KERNEL(adaptive_max_pool2d);
 struct PoolGeometry;  // conv_geometry.hpp
 bool is_plain_2x2(const PoolGeometry& g);
 // blocked_out: y in x's layout (nChw16c when block is 16) instead of planar, and with
-// it `idx`, when given, the window maxima's flat indices into their input planes (as
-// the planar pool's), laid out as y.
+// it `codes`, when given, the windows' codes (Note [Window codes]), laid out as y.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
-                                  int64_t block, bool blocked_out = false, int64_t* idx = nullptr);
+                                  int64_t block, bool blocked_out = false, uint8_t* codes = nullptr);
 // A planar f32 or i64 [N, C, H, W] (C a multiple of 16) into nChw16c at `to`.
 void write_blocked16(const Tensor& planar, void* to);
 // The inverse: nChw16c at `from` into contiguous `planar` (f32 or i64).
 void read_blocked16(const void* from, const Tensor& planar);
+
+// Note [Window codes]
+// A plain 2x2 pool's indices in nChw16c (a graph's blocked layout, passes/
+// block_layout.cpp) are not flat indices but window codes: one byte per window, which
+// of its four cells held the maximum (0 top-left, 1 top-right, 2 bottom-left, 3
+// bottom-right), in the first numel bytes of the index tensor's memory (the value
+// keeps its i64 type and size). The compiled CNN step writes them in its first pooled
+// convolution and reads them in that layer's weight gradient: a byte where a flat
+// index took eight (3.2 MB -> 0.4 MB a step at batch 64, each way). These convert
+// planar flat indices [N, C, OH, OW] (C a multiple of 16) of such a pool over planes
+// `W` wide to codes at `to`, and back (a code above 3 becomes -1, which no plane
+// holds).
+uint8_t* window_codes(const Tensor& indices);
+void write_window_codes16(const Tensor& planar_indices, int64_t W, uint8_t* to);
+void read_window_codes16(const uint8_t* from, int64_t W, const Tensor& planar_indices);
 // Channels [0, count) of a tile ([OW][block], rows padded to a multiple of 8) into
 // their planar output rows, channel i's at out + i * channel_stride.
 void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, float* out, int64_t channel_stride);
@@ -85,12 +99,13 @@ void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, f
 // max_pool_backward.cpp
 NABLA_CPU_KERNEL(max_pool2d_backward);
 
-// conv_few_channels.cpp: out, indices = max_pool2d(act(conv2d(x, w) + bias))
+// conv_few_channels.cpp: out, codes = max_pool2d(act(conv2d(x, w) + bias))
 // for a first layer (Note [The first layer in registers]): f32, planar contiguous x
 // [N, C, H, W] with 1 <= C <= kMaxFewChannels, w [OC, C, KH, KW] with OC a multiple of
 // 16 and KW <= kMaxFewChannelKernelWidth, stride and dilation 1, one group, any
 // zero padding, act none or relu, the plain 2x2 pool. out [N, OC, PH, PW] planar, or
-// nChw16c when `blocked` (indices, when wanted, only then, laid out as out). false,
+// nChw16c when `blocked` (the windows' codes, Note [Window codes], when wanted, only
+// then, laid out as out). false,
 // with nothing written, where it does not apply (another shape, or no AVX-512).
 constexpr int64_t kMaxFewChannels = 4;
 constexpr int kMaxFewChannelKernelWidth = 7;
@@ -103,30 +118,31 @@ struct FewChannelConv {  // the layer: x, w, bias and out planar, relu or no act
   float* out;
 };
 struct FewChannelPooledConv : FewChannelConv {
-  int64_t* indices;  // null: not wanted
-  bool blocked;      // out (and indices) in nChw16c
+  uint8_t* codes;  // null: not wanted
+  bool blocked;    // out (and codes) in nChw16c
 };
 bool pooled_conv_few_channels(const FewChannelPooledConv& p);
 // The weight gradient of such a layer (its input needs none), dw [OC, C, KH, KW] from
 // planar x and grad [N, OC, OH, OW] in nChw16c, with the bias's gradient (grad summed
 // over N, OH, OW) into db when given; the same limits but for the pool and the
-// activation. With `indices`, grad is the plain 2x2 pool's gradient [N, OC, OH / 2,
-// OW / 2] and indices its windows' maxima (both nChw16c): the convolution's output
-// gradient is max_pool2d_backward of the two, never stored. false, with nothing
-// written, where it does not apply (or an index lies outside its window).
+// activation. With `codes`, grad is the plain 2x2 pool's gradient [N, OC, OH / 2,
+// OW / 2] and codes its windows' (Note [Window codes]; both nChw16c): the
+// convolution's output gradient is max_pool2d_backward of the two, never stored.
+// false, with nothing written, where it does not apply (or a code is not one of a
+// window's four cells).
 struct FewChannelWeightGrad {
   const float* x;
   const float* grad;
   int64_t N, C, H, W, OC, KH, KW, pad_h, pad_w;
   float* dw;
   float* db;                        // null: not wanted
-  const int64_t* indices = nullptr;  // null: grad is the convolution's output gradient
+  const uint8_t* codes = nullptr;  // null: grad is the convolution's output gradient
 };
 bool conv_weight_grad_few_channels(const FewChannelWeightGrad& p);
 // conv_few_channels_planar.cpp: the same layers on planar tensors (eager's), with no
 // pool (Note [The first layer in registers, planar]): out [N, OC, OH, OW] = act(conv2d(x,
 // w) + bias) for any OC, and the weight (and bias) gradient from a planar grad [N, OC,
-// OH, OW] (kernels up to 3 wide; `indices` must be null). The same limits on x, w and
+// OH, OW] (kernels up to 3 wide; `codes` must be null). The same limits on x, w and
 // the geometry; false, with nothing written, where they do not hold.
 bool conv_few_channels_planar(const FewChannelConv& p);
 bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p);

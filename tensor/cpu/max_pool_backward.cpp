@@ -1,7 +1,8 @@
 // The CPU kernel of the max pools' gradient, max_pool2d_backward (max_pool1d's too, on
 // a unit height): each pooled gradient scattered to its index, plane by plane, with
-// nChw16c on either side where a graph's block_layout asks for it; the plain 2x2 pool
-// by windows in AVX-512.
+// nChw16c on either side where a graph's block_layout asks for it (nChw16c indices are
+// the plain 2x2 pool's window codes, Note [Window codes] in kernels.hpp); the plain
+// 2x2 pool by windows in AVX-512.
 //
 // Note [The pool's gradient by windows]
 // max_pool2d_backward scatters: it zeroes the plane, then adds each window's gradient
@@ -140,42 +141,54 @@ int64_t scatter_plane(T* plane, int64_t plane_size, const T* grad, const int64_t
               " elements (input_shape's spatial dims)");
 }
 
-// One (image, block of 16 channels) of the gradient when either side holds nChw16c
-// (a graph's blocked_inputs=[0, 1] for grad and indices, blocked_out for dx): the
-// block's dx zeroed while in cache, then each channel's scatter. `block_grad`: the
-// block's 16 x out_plane gradients, in grad's layout; `in_plane`, the input's H * W;
-// `out_plane`, the pooled one's. Returns the indices outside the plane.
+// One (image, block of 16 channels) of the gradient from a planar gradient and flat
+// indices into nChw16c dx (a graph's blocked_out): the block's dx zeroed while in
+// cache, then each channel's scatter. `block_grad` and `block_idx`: the block's 16 x
+// out_plane gradients and indices; `block_dx`: its 16 planes; `in_plane`, the input's
+// H * W; `out_plane`, the pooled one's. Where cell (c, k) goes is strides, not a
+// division per element (that made the compiled CNN's second pool's gradient run at
+// 14 GB/s). Returns the indices outside the plane.
 template <class T>
-int64_t scatter_block(T* dx, const T* block_grad, const int64_t* idx, int64_t n, int64_t cb, int64_t C, int64_t in_plane,
-                      int64_t out_plane, bool blocked_grad, bool blocked_dx) {
+int64_t scatter_into_block(T* block_dx, const T* block_grad, const int64_t* block_idx, int64_t in_plane,
+                           int64_t out_plane) {
   constexpr int64_t kBlock = 16;
-  const int64_t first = (n * C + cb * kBlock);  // the block's first (n, c) plane
-  T* block_dx = dx + first * in_plane;           // blocked or not, the block's planes are these bytes
   std::fill(block_dx, block_dx + kBlock * in_plane, T(0));
-  // Either way the block's gradient and indices are these elements, read in their
-  // order (window-major when blocked, channel-major when planar); a channel's windows
-  // still add in their order. Where cell (c, k) lies and where its gradient goes are
-  // strides, not a division per element (that made the compiled CNN's second pool's
-  // gradient, planar in and blocked out, run at 14 GB/s).
-  const int64_t* block_idx = idx + first * out_plane;
-  const int64_t channel_step = blocked_grad ? 1 : out_plane, window_step = blocked_grad ? kBlock : 1;
+  int64_t outside = 0;
+  for (int64_t c = 0; c < kBlock; ++c)
+    for (int64_t k = 0; k < out_plane; ++k) {
+      auto j = static_cast<uint64_t>(block_idx[c * out_plane + k]);  // a negative index wraps far above the plane
+      if (j >= static_cast<uint64_t>(in_plane)) {
+        ++outside;
+        continue;
+      }
+      block_dx[c + static_cast<int64_t>(j) * kBlock] += block_grad[c * out_plane + k];
+    }
+  return outside;
+}
+
+// The same from an nChw16c gradient and its window codes (Note [Window codes] in
+// kernels.hpp: the plain 2x2 pool, PH x PW windows over planes W wide), into dx
+// planar or nChw16c (`blocked_dx`): window (ph, pw)'s code names cell 2 ph W + 2 pw +
+// (code / 2) W + code % 2, which no other window's does. Returns the codes above 3.
+template <class T>
+int64_t scatter_codes_into(T* block_dx, const T* block_grad, const uint8_t* block_codes, int64_t W, int64_t PH,
+                           int64_t PW, int64_t in_plane, bool blocked_dx) {
+  constexpr int64_t kBlock = 16;
+  std::fill(block_dx, block_dx + kBlock * in_plane, T(0));  // blocked or not, the block's planes are these bytes
   const int64_t dx_channel = blocked_dx ? 1 : in_plane, dx_cell = blocked_dx ? kBlock : 1;
   int64_t outside = 0;
-  auto scatter = [&](int64_t c, int64_t k) {
-    const int64_t e = c * channel_step + k * window_step;
-    auto j = static_cast<uint64_t>(block_idx[e]);  // a negative index wraps far above the plane
-    if (j >= static_cast<uint64_t>(in_plane)) {
-      ++outside;
-      return;
+  for (int64_t ph = 0; ph < PH; ++ph)
+    for (int64_t pw = 0; pw < PW; ++pw) {
+      const int64_t e = (ph * PW + pw) * kBlock, first = 2 * ph * W + 2 * pw;
+      for (int64_t c = 0; c < kBlock; ++c) {
+        const uint8_t code = block_codes[e + c];
+        if (code > 3) {
+          ++outside;
+          continue;
+        }
+        block_dx[c * dx_channel + (first + (code >> 1) * W + (code & 1)) * dx_cell] += block_grad[e + c];
+      }
     }
-    block_dx[c * dx_channel + static_cast<int64_t>(j) * dx_cell] += block_grad[e];
-  };
-  if (blocked_grad)
-    for (int64_t k = 0; k < out_plane; ++k)
-      for (int64_t c = 0; c < kBlock; ++c) scatter(c, k);
-  else
-    for (int64_t c = 0; c < kBlock; ++c)
-      for (int64_t k = 0; k < out_plane; ++k) scatter(c, k);
   return outside;
 }
 
@@ -199,14 +212,21 @@ void max_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
     const T* g = grad.data<T>();
     const int64_t* ix = idx.data<int64_t>();
     if (blocked) {
-      int64_t C = dx.sizes()[1], blocks = C / 16;
+      // (a block of 16 planes is the same bytes in either layout)
+      const int64_t W = dx.sizes()[3], PH = grad.dim() == 4 ? grad.sizes()[2] : 0, PW = grad.dim() == 4 ? grad.sizes()[3] : 0;
+      if (blocked_grad && (PH != dx.sizes()[2] / 2 || PW != W / 2))
+        throw Error("max_pool2d_backward: nChw16c indices are a plain 2x2 pool's window codes (Note [Window codes]), "
+                    "but the gradient " + grad.shape_str() + " is not that pool's of " + dx.shape_str());
       return parallel_reduce<int64_t>(
           0, planes / 16, dx.numel() + 3 * grad.numel(), 0,
           [&](int64_t lo, int64_t hi) {
             int64_t n = 0;
             for (int64_t b = lo; b < hi; ++b)
-              n += scatter_block(o, g + b * 16 * out_plane, ix, b / blocks, b % blocks, C, in_plane, out_plane,
-                                 blocked_grad, blocked_dx);
+              n += blocked_grad ? scatter_codes_into(o + b * 16 * in_plane, g + b * 16 * out_plane,
+                                                     window_codes(idx) + b * 16 * out_plane, W, PH, PW, in_plane,
+                                                     blocked_dx)
+                                : scatter_into_block(o + b * 16 * in_plane, g + b * 16 * out_plane,
+                                                     ix + b * 16 * out_plane, in_plane, out_plane);
             return n;
           },
           std::plus<int64_t>());
@@ -233,6 +253,9 @@ void max_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
         },
         std::plus<int64_t>());
   });
+  if (outside && blocked && blocked_grad)
+    throw Error("max_pool2d_backward: " + std::to_string(outside) + " window codes above 3 in nChw16c indices (Note "
+                "[Window codes]): not a plain 2x2 pool's");
   if (outside) fail_outside_plane(idx, in_plane);
 }
 

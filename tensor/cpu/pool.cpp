@@ -113,57 +113,42 @@ void write_planar(const float* tile, int64_t OW, int64_t block, int64_t count, f
 namespace {
 
 // The window maxima of one output row of a channel block: tile[ow * block + i] for
-// channel i of the block, from input rows r0 and r1 (each [W][block]); with `idx`,
-// also each window's flat index into its input plane, in the same place (`W` the
-// plane's width, `row_start` the row's first input cell, 2 * oh * W).
+// channel i of the block, from input rows r0 and r1 (each [W][block]); with `codes`,
+// also each window's code (Note [Window codes]) in the same place.
 void blocked_window_max(const float* r0, const float* r1, int64_t OW, int64_t block, float* tile,
-                        int64_t* idx = nullptr, int64_t W = 0, int64_t row_start = 0) {
+                        uint8_t* codes = nullptr) {
   for (int64_t ow = 0; ow < OW; ++ow) {
     const float* cells[4] = {r0 + 2 * ow * block, r0 + (2 * ow + 1) * block, r1 + 2 * ow * block,
                              r1 + (2 * ow + 1) * block};
-    const int64_t offsets[4] = {0, 1, W, W + 1};  // of the four cells from the window's first
     float* t = tile + ow * block;
     int64_t i = 0;
 #ifdef __AVX2__
-    const __m256i first = _mm256_set1_epi64x(row_start + 2 * ow);
-    const bool narrow = W < std::numeric_limits<int32_t>::max();  // the offsets fit 32-bit lanes
-    for (; narrow && i + 8 <= block; i += 8) {
+    for (; i + 8 <= block; i += 8) {
       __m256 best = _mm256_loadu_ps(cells[0] + i);
-      __m256i at = _mm256_setzero_si256();  // the winner's offset
+      __m256i code = _mm256_setzero_si256();  // the winner's cell
       for (int k = 1; k < 4; ++k) {
         __m256 v = _mm256_loadu_ps(cells[k] + i);
         __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
         best = _mm256_blendv_ps(best, v, take);
-        at = _mm256_blendv_epi8(at, _mm256_set1_epi32(static_cast<int32_t>(offsets[k])), _mm256_castps_si256(take));
+        code = _mm256_blendv_epi8(code, _mm256_set1_epi32(k), _mm256_castps_si256(take));
       }
       _mm256_storeu_ps(t + i, best);
-      if (!idx) continue;
-      auto* to = reinterpret_cast<__m256i*>(idx + ow * block + i);
-      __m256i low = _mm256_add_epi64(first, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at)));
-      __m256i high = _mm256_add_epi64(first, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)));
-      if (reinterpret_cast<uintptr_t>(to) % 32 == 0) {
-        // Streaming stores: only the backward reads the indices, long after, so they
-        // need not come into cache first (the CNN step's first pool: 65 -> 48 us per
-        // chunk of 10 images, in three runs each).
-        _mm256_stream_si256(to, low);
-        _mm256_stream_si256(to + 1, high);
-      } else {
-        _mm256_storeu_si256(to, low);
-        _mm256_storeu_si256(to + 1, high);
-      }
+      if (!codes) continue;
+      __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(code), _mm256_extracti128_si256(code, 1));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + ow * block + i), _mm_packus_epi16(words, words));
     }
 #endif
     for (; i < block; ++i) {
       float best = cells[0][i];
-      int64_t at = 0;
-      for (int k = 1; k < 4; ++k) {
+      uint8_t code = 0;
+      for (uint8_t k = 1; k < 4; ++k) {
         float v = cells[k][i];
         bool take = (v > best) | (v != v);
         best = take ? v : best;
-        at = take ? offsets[k] : at;
+        code = take ? k : code;
       }
       t[i] = best;
-      if (idx) idx[ow * block + i] = row_start + 2 * ow + at;
+      if (codes) codes[ow * block + i] = code;
     }
   }
 }
@@ -201,13 +186,47 @@ void read_blocked16(const void* from, const Tensor& planar) {
   copy_blocked16(planar, const_cast<void*>(from), false);
 }
 
+uint8_t* window_codes(const Tensor& indices) { return static_cast<uint8_t*>(indices.raw_data()); }
+
+namespace {
+
+// Calls f(planar flat index, its window's first cell, its code's byte) for every
+// window of planar indices [N, C, OH, OW] and their nChw16c codes at `codes`.
+template <class F>
+void for_window_codes(const Tensor& planar_indices, int64_t W, uint8_t* codes, F&& f) {
+  const Shape& s = planar_indices.sizes();
+  const int64_t N = s[0], C = s[1], OH = s[2], OW = s[3];
+  int64_t* flat = static_cast<int64_t*>(planar_indices.raw_data());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow)
+          f(flat[((n * C + c) * OH + oh) * OW + ow], 2 * oh * W + 2 * ow,
+            codes[(((n * (C / 16) + c / 16) * OH + oh) * OW + ow) * 16 + c % 16]);
+}
+
+}  // namespace
+
+void write_window_codes16(const Tensor& planar_indices, int64_t W, uint8_t* to) {
+  for_window_codes(contiguous_raw(planar_indices), W, to, [W](int64_t index, int64_t first, uint8_t& code) {
+    const int64_t offset = index - first;
+    code = offset == 0 ? 0 : offset == 1 ? 1 : offset == W ? 2 : offset == W + 1 ? 3 : 0xff;
+  });
+}
+
+void read_window_codes16(const uint8_t* from, int64_t W, const Tensor& planar_indices) {
+  for_window_codes(planar_indices, W, const_cast<uint8_t*>(from), [W](int64_t& index, int64_t first, uint8_t code) {
+    index = code > 3 ? -1 : first + (code >> 1) * W + (code & 1);
+  });
+}
+
 // One output row of one channel block at a time: the windows' maxima over the block's
 // channels at once (contiguous, so they vectorize), into a [OW][block] tile, then
 // transposed into the channels' planar rows. The rules of max_pool_2x2: the first
-// cell starts, a strictly greater value or a NaN takes over. Indices (`idx`) only
-// with blocked_out: they are the planar pool's, laid out as y.
+// cell starts, a strictly greater value or a NaN takes over. Window codes only with
+// blocked_out (Note [Window codes]), laid out as y.
 void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
-                                  int64_t block, bool blocked_out, int64_t* idx) {
+                                  int64_t block, bool blocked_out, uint8_t* codes) {
   const int64_t OH = H / 2, OW = W / 2, blocks = (C + block - 1) / block;
   PoolGeometry rows_of{};  // for_rows's split: "planes" of (image, channel block)
   rows_of.planes = N * blocks;
@@ -218,10 +237,7 @@ void max_pool_2x2_channel_blocked(const float* x, float* y, int64_t N, int64_t C
     const float* r0 = x + (plane * H + 2 * oh) * W * block;
     if (blocked_out) {  // the tile is the output row itself
       int64_t at = (plane * OH + oh) * OW * block;
-      blocked_window_max(r0, r0 + W * block, OW, block, y + at, idx ? idx + at : nullptr, W, 2 * oh * W);
-#ifdef __AVX2__
-      if (idx) _mm_sfence();  // the streaming stores are done before anyone reads
-#endif
+      blocked_window_max(r0, r0 + W * block, OW, block, y + at, codes ? codes + at : nullptr);
       return;
     }
     blocked_window_max(r0, r0 + W * block, OW, block, tile.data());

@@ -33,10 +33,10 @@ bool in_window(int64_t i, int64_t ph, int64_t pw, int64_t conv_width) {
 
 // The kernel on f32 (x, w, b) against eager conv2d, relu and max_pool2d_with_indices
 // in f64, in the planar layout (values only: the kernel writes indices only blocked)
-// and in nChw16c with indices. Each value is within f32 rounding of f64's (exactly
-// equal when `exact`: integer data sums without rounding); each index lies in its
-// window and points at a conv cell as large as the maximum (the same index when
-// exact: ties must go to the first cell, as max_pool2d's).
+// and in nChw16c with the windows' codes (Note [Window codes]). Each value is within
+// f32 rounding of f64's (exactly equal when `exact`: integer data sums without
+// rounding); each code names a cell of its window as large as the maximum (the same
+// cell as max_pool2d's index when exact: ties must go to the first cell).
 void check_against_eager(const Case& c, const Tensor& x, const Tensor& w, const Tensor& b, bool exact) {
   INFO(describe(c));
   Conv2dOptions conv;
@@ -60,7 +60,7 @@ void check_against_eager(const Case& c, const Tensor& x, const Tensor& w, const 
     cpu::FewChannelPooledConv p{{static_cast<const float*>(x.raw_data()), static_cast<const float*>(w.raw_data()),
                                  c.bias ? static_cast<const float*>(b.raw_data()) : nullptr, c.N, c.C, c.H, c.W, c.OC,
                                  c.KH, c.KW, c.pad_h, c.pad_w, c.relu, static_cast<float*>(got.raw_data())},
-                                blocked ? static_cast<int64_t*>(got_indices.raw_data()) : nullptr, blocked};
+                                blocked ? cpu::window_codes(got_indices) : nullptr, blocked};
     REQUIRE(cpu::pooled_conv_few_channels(p));
     int64_t wrong_values = 0, wrong_indices = 0;
     for (int64_t n = 0; n < c.N; ++n)
@@ -74,7 +74,8 @@ void check_against_eager(const Case& c, const Tensor& x, const Tensor& w, const 
             bool same = std::isnan(expected) ? std::isnan(value) : std::abs(value - expected) <= tolerance;
             wrong_values += !same;
             if (!blocked) continue;
-            int64_t index = static_cast<const int64_t*>(got_indices.raw_data())[at];
+            const int64_t code = cpu::window_codes(got_indices)[at], conv_width = activated.sizes()[3];
+            const int64_t index = code > 3 ? -1 : (2 * ph + code / 2) * conv_width + 2 * pw + code % 2;
             int64_t expected_index = static_cast<const int64_t*>(want_indices.raw_data())[planar];
             bool fits = exact || std::isnan(expected)
                             ? index == expected_index
@@ -202,9 +203,10 @@ TEST_CASE("the first layer's weight gradient equals eager conv2d_backward_weight
 
 namespace {
 
-// The same from the plain 2x2 pool's gradient and indices (as the compiled step's
-// conv2d_backward_weight_bias with max_pool2d_backward in its body calls it), against
-// eager max_pool2d_backward then conv2d_backward_weight in f64.
+// The same from the plain 2x2 pool's gradient and its windows' codes (Note [Window
+// codes]; as the compiled step's conv2d_backward_weight_bias with max_pool2d_backward
+// in its body calls it), against eager max_pool2d_backward then conv2d_backward_weight
+// in f64.
 void check_pooled_weight_grad(const Case& c) {
   INFO(describe(c) << ", from the pool's gradient");
   Conv2dOptions conv;
@@ -217,12 +219,12 @@ void check_pooled_weight_grad(const Case& c) {
   Tensor pooled_grad = randn(indices.sizes());
   Tensor grad_blocked = empty(pooled_grad.sizes()), indices_blocked = empty(indices.sizes(), DType::i64);
   cpu::write_blocked16(pooled_grad, grad_blocked.raw_data());
-  cpu::write_blocked16(indices, indices_blocked.raw_data());
+  cpu::write_window_codes16(indices, OW, cpu::window_codes(indices_blocked));
   Tensor dw = full({c.OC, c.C, c.KH, c.KW}, -7.0), db = full({c.OC}, -7.0);
   cpu::FewChannelWeightGrad p{static_cast<const float*>(x.raw_data()), static_cast<const float*>(grad_blocked.raw_data()),
                               c.N, c.C, c.H, c.W, c.OC, c.KH, c.KW, c.pad_h, c.pad_w,
                               static_cast<float*>(dw.raw_data()), static_cast<float*>(db.raw_data()),
-                              static_cast<const int64_t*>(indices_blocked.raw_data())};
+                              cpu::window_codes(indices_blocked)};
   REQUIRE(cpu::conv_weight_grad_few_channels(p));
   Tensor grad64 = max_pool2d_backward(to_dtype(pooled_grad, DType::f64), indices, {c.N, c.OC, OH, OW});
   Tensor x64 = to_dtype(x, DType::f64);
@@ -231,14 +233,12 @@ void check_pooled_weight_grad(const Case& c) {
                   conv2d_backward_weight(abs(x64), abs(grad64), weight_shape, conv)) == 0);
   CHECK(count_off(db, sum(grad64, {0, 2, 3}), sum(abs(grad64), {0, 2, 3})) == 0);
 
-  // An index outside its window (only hand-written IR makes one): declined, nothing written.
-  static_cast<int64_t*>(indices_blocked.raw_data())[indices.numel() - 1] = 0;
+  // A code that names no cell: declined, nothing written.
+  cpu::window_codes(indices_blocked)[indices.numel() - 1] = 4;
   Tensor untouched = full(dw.sizes(), -7.0);
   p.dw = static_cast<float*>(untouched.raw_data());
-  if (OH * OW > 4) {
-    CHECK_FALSE(cpu::conv_weight_grad_few_channels(p));
-    CHECK(static_cast<const float*>(untouched.raw_data())[0] == -7.0f);
-  }
+  CHECK_FALSE(cpu::conv_weight_grad_few_channels(p));
+  CHECK(static_cast<const float*>(untouched.raw_data())[0] == -7.0f);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // max_pool2d_backward with either side in nChw16c (a compiled step's blocked_inputs
-// for the pooled gradient and its indices, blocked_out for the result), against the
-// planar kernel: every combination of layouts gives the planar result exactly, for
-// the plain 2x2 pool and for an overlapping one (whose windows share cells, so a
-// cell's gradients add, in the same order).
+// for the pooled gradient and its indices, which nChw16c holds as the plain 2x2 pool's
+// window codes, Note [Window codes]; blocked_out for the result), against the planar
+// kernel: every combination of layouts gives the planar result exactly, for the plain
+// 2x2 pool, and an NCHW gradient into nChw16c for an overlapping one (whose windows
+// share cells, so a cell's gradients add, in the same order). The codes convert both
+// ways, and codes that name no cell, or a gradient of another pool's shape, are errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -27,7 +29,7 @@ Tensor pool_gradient(const Tensor& grad, const Tensor& indices, const Shape& inp
     g = empty(grad.sizes());
     idx = empty(indices.sizes(), DType::i64);
     cpu::write_blocked16(grad, g.raw_data());
-    cpu::write_blocked16(indices, idx.raw_data());
+    cpu::write_window_codes16(indices, input_shape[3], cpu::window_codes(idx));
   }
   Attrs attrs{{"input_shape", Dims(input_shape.begin(), input_shape.end())}};
   if (blocked_grad) attrs.set("blocked_inputs", Dims{0, 1});
@@ -59,12 +61,42 @@ TEST_CASE("the pool's gradient in any mix of NCHW and nChw16c equals the planar 
     Tensor want = max_pool2d_backward(grad, indices, input_shape.vec());
     for (bool blocked_grad : {false, true})
       for (bool blocked_dx : {false, true}) {
+        if (blocked_grad && kernel != 2) continue;  // window codes are the plain 2x2 pool's alone
         INFO("kernel " << kernel << ", grad and indices " << (blocked_grad ? "nChw16c" : "NCHW") << ", dx "
                        << (blocked_dx ? "nChw16c" : "NCHW"));
         Tensor got = pool_gradient(grad, indices, input_shape, blocked_grad, blocked_dx);
         CHECK(std::memcmp(got.raw_data(), want.raw_data(), static_cast<size_t>(want.numel()) * sizeof(float)) == 0);
       }
   }
+}
+
+TEST_CASE("window codes: planar indices to codes and back, and codes that name no cell are an error") {
+  if (!cpu::blocked_activations()) {
+    MESSAGE("skipped: no AVX-512, so no nChw16c (the planar kernel runs)");
+    return;
+  }
+  manual_seed(22);
+  Pool2dOptions pool;
+  pool.kernel_size = {2, 2};
+  Shape input_shape{2, 16, 7, 10};  // an odd height: the last row is in no window
+  auto [values, indices] = max_pool2d_with_indices(randn(input_shape), pool);
+  Tensor codes = full(indices.sizes(), 0.0, DType::i64), back = empty(indices.sizes(), DType::i64);
+  cpu::write_window_codes16(indices, input_shape[3], cpu::window_codes(codes));
+  for (int64_t i = 0; i < indices.numel(); ++i) CHECK(cpu::window_codes(codes)[i] <= 3);
+  cpu::read_window_codes16(cpu::window_codes(codes), input_shape[3], back);
+  CHECK(std::memcmp(back.raw_data(), indices.raw_data(), static_cast<size_t>(indices.numel()) * sizeof(int64_t)) == 0);
+
+  Tensor grad = empty(values.sizes());
+  cpu::write_blocked16(randn(values.sizes()), grad.raw_data());
+  Attrs attrs{{"input_shape", Dims(input_shape.begin(), input_shape.end())}};
+  attrs.set("blocked_inputs", Dims{0, 1});
+  TensorList out{empty(input_shape)};
+  cpu::window_codes(codes)[5] = 4;
+  CHECK_THROWS_WITH_AS(cpu::max_pool2d_backward({grad, codes}, attrs, out),
+                       doctest::Contains("window codes above 3"), Error);
+  TensorList wider{empty({2, 16, 7, 12})};  // not the 2x2 pool's input: its gradient would be [.., 3, 6]
+  CHECK_THROWS_WITH_AS(cpu::max_pool2d_backward({grad, codes}, attrs, wider),
+                       doctest::Contains("not that pool's"), Error);
 }
 
 namespace {
