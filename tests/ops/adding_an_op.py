@@ -79,7 +79,8 @@ CORE = ("tensor/", "autograd/", "graph/", "passes/", "viz/")
 def source_files():
     out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     for path in out.split():
-        if path.startswith(CORE) and path.endswith((".cpp", ".hpp", ".cu", ".cuh", ".h")):
+        # (a tracked file deleted from the working tree, mid-change, is not there to read)
+        if path.startswith(CORE) and path.endswith((".cpp", ".hpp", ".cu", ".cuh", ".h")) and (ROOT / path).exists():
             yield path
 
 
