@@ -179,15 +179,21 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
     const Value& value = g.value(v);
     return value.kind == ValueKind::op && flag(g.nodes[static_cast<size_t>(value.node)]);
   };
+  const std::vector<int> uses = g.use_counts();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     Site s{g, after, static_cast<int>(i), within};
-    // The layout exists for whole blocks of 16 channels of f32 (a pool's i64 indices).
+    // The layout exists for whole blocks of 16 channels of f32 (a pool's i64 indices,
+    // read ones only of the plain 2x2 pool: Note [Window codes] in
+    // tensor/cpu/kernels.hpp).
     for (int v : flag(n) ? n.outputs : std::vector<int>{}) {
       const TensorMeta& m = g.value(v).meta;
       if (!fits_channel_blocks(m.sizes) || (m.dtype != DType::f32 && m.dtype != DType::i64))
         bad(s, "blocked_out=true on %" + value_name(g, v) + " of type " + meta_str(m) +
                    ": nChw16c holds non-empty f32 [N, C, H, W] with C a multiple of 16");
+      if (m.dtype == DType::i64 && uses[static_cast<size_t>(v)] > 0 && !pools_plain_2x2(n))
+        bad(s, "blocked_out=true on the indices %" + value_name(g, v) + " of a pool other than the plain 2x2 one: "
+                   "nChw16c holds that pool's window codes alone");
     }
     std::vector<int64_t> slots =
         n.attrs.has("blocked_inputs") ? n.attrs.ints("blocked_inputs") : std::vector<int64_t>{};

@@ -88,6 +88,14 @@ TEST_CASE("producers and readers agree on a value's layout, or the verifier name
   CHECK(has(verify_error(twelve),
             "blocked_out=true on %3 of type f32[2, 12, 2, 3]: nChw16c holds non-empty f32 [N, C, "
             "H, W] with C a multiple of 16"));
+  // Indices in nChw16c are the plain 2x2 pool's window codes: a 3x3 pool's (the same
+  // output shape here) cannot be.
+  std::string wide = layout_graph(kBlockedOut, kBoth, kBothIn);
+  const std::string plain_pool = "kernel_size=[2, 2], stride=[], padding=[0, 0]";
+  wide.replace(wide.find(plain_pool), plain_pool.size(), "kernel_size=[3, 3], stride=[2, 2], padding=[1, 1]");
+  CHECK(has(verify_error(wide), "blocked_out=true on the indices %4 of a pool other than the plain 2x2 one: nChw16c "
+                                "holds that pool's window codes alone"));
+  CHECK(verify_error(layout_graph("", "", "")) == "(no error)");
 }
 
 TEST_CASE("the pool's gradient read in nChw16c equals the plain graph's, values and indices through ReLU") {
