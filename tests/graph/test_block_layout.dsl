@@ -169,7 +169,9 @@ test "training steps of other shapes keep eager's gradients with the layout: odd
   # odd sizes (floor mode drops a row and a column), 48 channels (three blocks)
   step_matches_eager(nn.Sequential(pooled(3, 16) + pooled(16, 48) + [nn.Flatten(), nn.Linear(48 * 3 * 3, 5)]),
                      [4, 3, 15, 15], 5, true)
-  # a 3x3 stride-2 pool and a ceil-mode pool: planar pools, blocked results and indices
+  # a 3x3 stride-2 pool and a ceil-mode pool: planar pools, whose results and indices
+  # stay NCHW (nChw16c indices are the plain 2x2 pool's window codes), the gradients
+  # between them blocked
   step_matches_eager(nn.Sequential([nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(3, stride=2),
                                     nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2, ceil_mode=true),
                                     nn.Flatten(), nn.Linear(32 * 4 * 4, 5)]), [3, 3, 15, 15], 5, true)
@@ -182,6 +184,10 @@ test "training steps of other shapes keep eager's gradients with the layout: odd
                      [1, 1, 28, 28], 10, true)
   step_matches_eager(nn.Sequential(pooled(1, 16) + [nn.Conv2d(16, 16, 3, padding=1), nn.ReLU()] + pooled(16, 32) +
                                    [nn.Flatten(), nn.Linear(32 * 4 * 4, 10)]), [3, 1, 16, 16], 10, true)
+  # a 9x9 first layer, wider than its kernel in registers takes: the weight gradient's
+  # node runs its body, the window codes turned back into flat indices
+  step_matches_eager(nn.Sequential([nn.Conv2d(1, 16, 9, padding=4), nn.ReLU(), nn.MaxPool2d(2)] + pooled(16, 16) +
+                                   [nn.Flatten(), nn.Linear(16 * 4 * 4, 10)]), [2, 1, 16, 16], 10, true)
   # 12 channels: no whole block, so NCHW throughout
   step_matches_eager(nn.Sequential(pooled(1, 12) + pooled(12, 12) + [nn.Flatten(), nn.Linear(12 * 4 * 4, 10)]),
                      [2, 1, 16, 16], 10, false)
