@@ -116,7 +116,7 @@ void document_ops(std::vector<OpDef>& table, std::initializer_list<std::pair<OpI
 
 Attrs complete_attrs(const OpDef& def, const Attrs& given, bool graph_node) {
   for (const Attr& a : given.items()) {
-    bool layout = a.name == "blocked_inputs" || a.name == "blocked_out";
+    bool layout = a.name == "blocked_inputs" || a.name == "blocked_out" || a.name == "window_codes";
     if (layout && !graph_node)
       throw Error(std::string(def.name) + ": argument '" + a.name +
                   "' is a compiled graph's memory layout, set by its block_layout pass; a call cannot pass it");

@@ -176,9 +176,9 @@ OpCost op_cost(const OpDef& def, const TensorList& inputs, const Attrs& attrs, c
 
 // Fills missing attributes with the row's defaults; unknown names and missing
 // required ones are errors that name the op. `graph_node`: `given` are a graph node's,
-// which may also carry the layout attributes blocked_inputs and blocked_out (Note
-// [Blocked activations between convolutions] in passes/block_layout.cpp); anywhere
-// else those are refused.
+// which may also carry the layout attributes blocked_inputs, blocked_out and
+// window_codes (Note [Blocked activations between convolutions] in
+// passes/block_layout.cpp); anywhere else those are refused.
 Attrs complete_attrs(const OpDef& def, const Attrs& given, bool graph_node = false);
 
 // Sets the autocast policy of rows (each family lists its non-default ones).

@@ -113,6 +113,8 @@ bool attr_fits(const AttrSpec& spec, const AttrValue& v) {
 // blocked_inputs, the input slots that hold it, and blocked_out, the outputs do.
 bool blocked_layout_attribute(const Node& n, const Attr& a) {
   if (a.name == "blocked_out") return std::holds_alternative<bool>(a.value) && writes_blocked_layout(n);
+  if (a.name == "window_codes")  // Note [Window codes] in tensor/cpu/kernels.hpp
+    return std::holds_alternative<bool>(a.value) && Graph::table_op(n) && n.op == OpId::max_pool2d_backward;
   if (a.name != "blocked_inputs" || !std::holds_alternative<std::vector<int64_t>>(a.value)) return false;
   for (int64_t slot : std::get<std::vector<int64_t>>(a.value))
     if (slot < 0 || slot >= static_cast<int64_t>(n.inputs.size()) ||
@@ -170,6 +172,32 @@ bool layout_attribute(const Node& n, const Attr& a) {
   return n.kind == NodeKind::epilogue && a.name == "packed_weight" && std::holds_alternative<bool>(a.value);
 }
 
+// nChw16c indices are window codes when the plain 2x2 pool made them, flat indices
+// otherwise (Note [Window codes] in tensor/cpu/kernels.hpp): a max_pool2d_backward
+// says which it reads (window_codes=true), and a first layer's weight gradient reads
+// only codes.
+template <class Named>
+void verify_window_codes(const Site& s, const Node& n, const Named& named) {
+  const Graph& g = s.g;
+  auto made_by_plain_pool = [&](int v) {
+    const Value& value = g.value(v);
+    return value.kind == ValueKind::op && pools_plain_2x2(g.nodes[static_cast<size_t>(value.node)]);
+  };
+  if (Graph::table_op(n) && n.op == OpId::max_pool2d_backward && n.inputs.size() == 2 && n.inputs[1] >= 0) {
+    const bool codes = n.attrs.has("window_codes") && n.attrs.b("window_codes");
+    const bool expected = named(1) && made_by_plain_pool(n.inputs[1]);
+    if (codes != expected)
+      bad(s, n.name() + (codes ? " reads window codes (window_codes=true), but its indices %"
+                               : " reads flat indices, but its indices %") +
+                 value_name(g, n.inputs[1]) +
+                 (expected ? " are the plain 2x2 pool's in nChw16c, which are window codes: window_codes=true is needed"
+                           : " are not the plain 2x2 pool's in nChw16c: window_codes must be absent"));
+  }
+  if (auto [grad, indices] = pool_gradient_slots(n); indices >= 0 && named(static_cast<size_t>(indices)) &&
+                                                       !made_by_plain_pool(n.inputs[static_cast<size_t>(indices)]))
+    bad(s, n.name() + " reads its pool's nChw16c indices as window codes, which only the plain 2x2 pool makes");
+}
+
 // Producers and readers of a value agree on its layout: a node with blocked_out makes
 // nChw16c values, which every reader names in its blocked_inputs, and which are not
 // returned; no reader names a slot whose value is NCHW.
@@ -179,21 +207,15 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
     const Value& value = g.value(v);
     return value.kind == ValueKind::op && flag(g.nodes[static_cast<size_t>(value.node)]);
   };
-  const std::vector<int> uses = g.use_counts();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     Site s{g, after, static_cast<int>(i), within};
-    // The layout exists for whole blocks of 16 channels of f32 (a pool's i64 indices,
-    // read ones only of the plain 2x2 pool: Note [Window codes] in
-    // tensor/cpu/kernels.hpp).
+    // The layout exists for whole blocks of 16 channels of f32 (a pool's i64 indices).
     for (int v : flag(n) ? n.outputs : std::vector<int>{}) {
       const TensorMeta& m = g.value(v).meta;
       if (!fits_channel_blocks(m.sizes) || (m.dtype != DType::f32 && m.dtype != DType::i64))
         bad(s, "blocked_out=true on %" + value_name(g, v) + " of type " + meta_str(m) +
                    ": nChw16c holds non-empty f32 [N, C, H, W] with C a multiple of 16");
-      if (m.dtype == DType::i64 && uses[static_cast<size_t>(v)] > 0 && !pools_plain_2x2(n))
-        bad(s, "blocked_out=true on the indices %" + value_name(g, v) + " of a pool other than the plain 2x2 one: "
-                   "nChw16c holds that pool's window codes alone");
     }
     std::vector<int64_t> slots =
         n.attrs.has("blocked_inputs") ? n.attrs.ints("blocked_inputs") : std::vector<int64_t>{};
@@ -218,6 +240,7 @@ void verify_blocked_layouts(const Graph& g, const std::string& after, const std:
                  (def->id == OpId::threshold_backward ? " with blocked_out=true" : "") + ", or neither");
     if (tied && def->id == OpId::threshold_backward && named(0) && !operands_share_shape(g, n))
       bad(s, "threshold_backward broadcasts its operands, which nChw16c cannot hold: blocked_inputs must be absent");
+    verify_window_codes(s, n, named);
   }
   for (int v : g.outputs)
     if (blocked_value(v))

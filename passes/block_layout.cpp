@@ -22,11 +22,11 @@
 // Values that must agree are one group: a node's result and indices, the pool
 // gradient's two inputs, and the threshold_backward's operands and result. A group
 // holds nChw16c when every value in it is f32 [N, C, H, W] with C a multiple of 16,
-// none empty (or i64 indices of such a result, of the plain 2x2 pool: in nChw16c they
-// are that pool's window codes, Note [Window codes] in tensor/cpu/kernels.hpp), each
-// made by a node that can write the layout and read only where the layout can be
-// read, none returned, and the group has a convolution at one end (else it would gain
-// nothing). The nodes get blocked_inputs (the input slots that hold the layout) and
+// none empty (or i64 indices of such a result: the plain 2x2 pool's as window codes,
+// whose readers get window_codes=true, Note [Window codes] in
+// tensor/cpu/kernels.hpp), each made by a node that can write the layout and read
+// only where the layout can be read, none returned, and the group has a convolution
+// at one end (else it would gain nothing). The nodes get blocked_inputs (the input slots that hold the layout) and
 // blocked_out (their outputs do); the verifier checks that producers and readers
 // agree. A kernel that cannot use the layout (on a GPU; a CPU without AVX-512) ignores
 // the flags, producers and readers alike (cpu::blocked_input), so they always agree.
@@ -93,10 +93,6 @@ std::string keeps_plain(const Graph& g, int v, const std::vector<std::vector<std
   const Node& p = g.nodes[static_cast<size_t>(value.node)];
   bool indices = p.outputs.size() == 2 && p.outputs[1] == v;
   if (m.dtype != (indices ? DType::i64 : DType::f32)) return std::string("dtype ") + dtype_name(m.dtype);
-  // nChw16c holds a plain 2x2 pool's window codes, no other indices (unread ones are
-  // never computed)
-  if (indices && !readers[static_cast<size_t>(v)].empty() && !pools_plain_2x2(p))
-    return "the indices of a pool other than the plain 2x2 one";
   if (!fits_channel_blocks(m.sizes)) return "not [N, C, H, W] with C a multiple of 16, none empty";
   if (!writes_blocked_layout(p) || !elementwise_fits(g, p)) return "made by " + p.name();
   for (int out : g.outputs)
@@ -108,14 +104,26 @@ std::string keeps_plain(const Graph& g, int v, const std::vector<std::vector<std
   return "";
 }
 
-void set_flags(Node& n, const std::vector<char>& blocked) {
+// A pool gradient that reads nChw16c indices reads window codes when the plain 2x2 pool
+// made them (Note [Window codes] in tensor/cpu/kernels.hpp).
+bool reads_codes(const Graph& g, const Node& n, const std::vector<char>& blocked) {
+  if (!Graph::table_op(n) || n.op != OpId::max_pool2d_backward || n.inputs.size() != 2 || n.inputs[1] < 0 ||
+      !blocked[static_cast<size_t>(n.inputs[1])])
+    return false;
+  const Value& indices = g.value(n.inputs[1]);
+  return indices.kind == ValueKind::op && pools_plain_2x2(g.nodes[static_cast<size_t>(indices.node)]);
+}
+
+void set_flags(const Graph& g, Node& n, const std::vector<char>& blocked) {
   n.attrs.erase("blocked_inputs");
   n.attrs.erase("blocked_out");
+  n.attrs.erase("window_codes");
   std::vector<int64_t> slots;
   for (size_t k = 0; k < n.inputs.size(); ++k)
     if (n.inputs[k] >= 0 && blocked[static_cast<size_t>(n.inputs[k])]) slots.push_back(static_cast<int64_t>(k));
   if (!slots.empty()) n.attrs.set("blocked_inputs", slots);
   if (!n.outputs.empty() && blocked[static_cast<size_t>(n.outputs[0])]) n.attrs.set("blocked_out", true);
+  if (reads_codes(g, n, blocked)) n.attrs.set("window_codes", true);
 }
 
 PassResult run_block_layout(Graph& g, const PassContext& ctx) {
@@ -162,7 +170,7 @@ PassResult run_block_layout(Graph& g, const PassContext& ctx) {
     r.notes.push_back(listed + " hold nChw16c (oneDNN's channel-blocked layout) between the kernels that read them");
   }
   for (Node& n : g.nodes)
-    if (writes_blocked_layout(n) || is_weight_bias_gradient(n) || convolution(n)) set_flags(n, blocked);
+    if (writes_blocked_layout(n) || is_weight_bias_gradient(n) || convolution(n)) set_flags(g, n, blocked);
   return r;
 }
 

@@ -469,6 +469,7 @@ bool blocked_input(const Attrs& a, int64_t slot) {
 }
 
 bool blocked_output(const Attrs& a) { return blocked_activations() && a.has("blocked_out") && a.b("blocked_out"); }
+bool reads_window_codes(const Attrs& a) { return a.has("window_codes") && a.b("window_codes"); }
 
 void conv2d_act(const Tensor& input, const Tensor& weight, const Tensor& bias, const Attrs& attrs, Activation act,
                 WeightLayout layout, const Tensor& y, bool blocked_in) {
@@ -510,8 +511,8 @@ int64_t pooled_chunk_images(const ConvNdGeometry& g) {
 }
 
 // max_pool2d of a planar chunk into `out` and `indices` (when defined), planar; or,
-// when `blocked`, out in nChw16c and the windows' codes at `codes` (when not null;
-// Note [Window codes]: the caller checked that the pool is the plain 2x2 one).
+// when `blocked`, both in nChw16c, the indices as window codes at `codes` when that is
+// given (Note [Window codes]: the plain 2x2 pool's).
 void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& out, const Tensor& indices,
                uint8_t* codes, bool blocked) {
   if (!blocked) {
@@ -519,11 +520,14 @@ void pool_into(const Tensor& activated, const Attrs& pool_attrs, const Tensor& o
     return max_pool2d({activated}, pool_attrs, pool_out);
   }
   Tensor planar = empty(out.sizes(), out.dtype());
-  Tensor planar_indices = codes ? empty(out.sizes(), DType::i64) : Tensor();
+  Tensor planar_indices = codes || indices.defined() ? empty(out.sizes(), DType::i64) : Tensor();
   TensorList pool_out{planar, planar_indices};
   max_pool2d({activated}, pool_attrs, pool_out);
   write_blocked16(planar, out.raw_data());
-  if (codes) write_window_codes16(planar_indices, activated.sizes()[3], codes);
+  if (codes)
+    write_window_codes16(planar_indices, activated.sizes()[3], codes);
+  else if (indices.defined())
+    write_blocked16(planar_indices, indices.raw_data());
 }
 
 // A first layer's pooled convolution by pooled_conv_few_channels (Note [The first layer
@@ -565,10 +569,8 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
   PoolGeometry pool = pool_geometry(activated_sizes, pool_attrs, "max_pool2d");
   blocked_in = blocked_in && blocked_activations();
   blocked_out = blocked_out && blocked_activations();
-  if (blocked_out && indices.defined() && !is_plain_2x2(pool))
-    throw Error("conv2d_act_max_pool2d: nChw16c indices are a plain 2x2 pool's window codes (Note [Window codes]), "
-                "and this pool is another");
-  uint8_t* codes = blocked_out && indices.defined() ? window_codes(indices) : nullptr;
+  // (nChw16c indices are window codes for the plain 2x2 pool, flat indices for others)
+  uint8_t* codes = blocked_out && indices.defined() && is_plain_2x2(pool) ? window_codes(indices) : nullptr;
   bool in_place =
       (!indices.defined() || blocked_out) && out.dtype() == DType::f32 && is_plain_2x2(pool) && !degenerate(g);
   if (!in_place || g.N == 0) {
@@ -582,7 +584,7 @@ void conv2d_act_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& bias,
   for (int64_t first = 0; first < g.N; first += chunk) {
     int64_t count = std::min(chunk, g.N - first);
     float* pooled_out = static_cast<float*>(out.raw_data()) + first * pooled_image;
-    uint8_t* pooled_codes = codes ? codes + first * pooled_image : nullptr;  // (indices are only blocked here)
+    uint8_t* pooled_codes = codes ? codes + first * pooled_image : nullptr;  // (indices are only codes here)
     bool pooled = false;
     ChosenOutput pool_in_place = [&](const memory::desc& chosen, const void* data) {
       int64_t block = channel_block(chosen);

@@ -94,6 +94,10 @@ bool blocked_activations();
 // false wherever blocked_activations() is (so every kernel of a graph agrees).
 bool blocked_input(const Attrs& a, int64_t slot);
 bool blocked_output(const Attrs& a);
+// Whether a graph's max_pool2d_backward reads its nChw16c indices as window codes (Note
+// [Window codes] in kernels.hpp; the plain 2x2 pool's): its attribute window_codes,
+// set by block_layout.
+bool reads_window_codes(const Attrs& a);
 
 // out = act(conv2d(x, w, b)) with conv2d's attributes; f32 applies act as a oneDNN
 // post-op of the convolution (eager conv2d is conv2d_act with none, plain).

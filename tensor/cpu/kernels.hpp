@@ -85,7 +85,11 @@ void read_blocked16(const void* from, const Tensor& planar);
 // bottom-right), in the first numel bytes of the index tensor's memory (the value
 // keeps its i64 type and size). The compiled CNN step writes them in its first pooled
 // convolution and reads them in that layer's weight gradient: a byte where a flat
-// index took eight (3.2 MB -> 0.4 MB a step at batch 64, each way). These convert
+// index took eight (3.2 MB -> 0.4 MB a step at batch 64, each way). Other pools'
+// nChw16c indices stay flat: a reader cannot tell the two apart from the data, so
+// block_layout marks a max_pool2d_backward that reads codes window_codes=true, and
+// the verifier checks that mark against the pool that made them (a first layer's
+// weight gradient always reads codes: it takes only the plain 2x2 pool). These convert
 // planar flat indices [N, C, OH, OW] (C a multiple of 16) of such a pool over planes
 // `W` wide to codes at `to`, and back (a code above 3 becomes -1, which no plane
 // holds).

@@ -1,8 +1,8 @@
 // The CPU kernel of the max pools' gradient, max_pool2d_backward (max_pool1d's too, on
 // a unit height): each pooled gradient scattered to its index, plane by plane, with
-// nChw16c on either side where a graph's block_layout asks for it (nChw16c indices are
-// the plain 2x2 pool's window codes, Note [Window codes] in kernels.hpp); the plain
-// 2x2 pool by windows in AVX-512.
+// nChw16c on either side where a graph's block_layout asks for it (the plain 2x2
+// pool's nChw16c indices as window codes, window_codes=true: Note [Window codes] in
+// kernels.hpp); the plain 2x2 pool by windows in AVX-512.
 //
 // Note [The pool's gradient by windows]
 // max_pool2d_backward scatters: it zeroes the plane, then adds each window's gradient
@@ -141,28 +141,40 @@ int64_t scatter_plane(T* plane, int64_t plane_size, const T* grad, const int64_t
               " elements (input_shape's spatial dims)");
 }
 
-// One (image, block of 16 channels) of the gradient from a planar gradient and flat
-// indices into nChw16c dx (a graph's blocked_out): the block's dx zeroed while in
-// cache, then each channel's scatter. `block_grad` and `block_idx`: the block's 16 x
-// out_plane gradients and indices; `block_dx`: its 16 planes; `in_plane`, the input's
-// H * W; `out_plane`, the pooled one's. Where cell (c, k) goes is strides, not a
-// division per element (that made the compiled CNN's second pool's gradient run at
-// 14 GB/s). Returns the indices outside the plane.
+// One (image, block of 16 channels) of the gradient when either side holds nChw16c
+// (a graph's blocked_inputs=[0, 1] for grad and flat indices, blocked_out for dx):
+// the block's dx zeroed while in cache, then each channel's scatter. `block_grad`,
+// `block_idx`: the block's 16 x out_plane gradients and indices, in their layout;
+// `block_dx`: its 16 planes; `in_plane`, the input's H * W; `out_plane`, the pooled
+// one's. Returns the indices outside the plane.
 template <class T>
-int64_t scatter_into_block(T* block_dx, const T* block_grad, const int64_t* block_idx, int64_t in_plane,
-                           int64_t out_plane) {
+int64_t scatter_block(T* block_dx, const T* block_grad, const int64_t* block_idx, int64_t in_plane,
+                      int64_t out_plane, bool blocked_grad, bool blocked_dx) {
   constexpr int64_t kBlock = 16;
-  std::fill(block_dx, block_dx + kBlock * in_plane, T(0));
+  std::fill(block_dx, block_dx + kBlock * in_plane, T(0));  // blocked or not, the block's planes are these bytes
+  // Either way the block's gradient and indices are these elements, read in their
+  // order (window-major when blocked, channel-major when planar); a channel's windows
+  // still add in their order. Where cell (c, k) lies and where its gradient goes are
+  // strides, not a division per element (that made the compiled CNN's second pool's
+  // gradient, planar in and blocked out, run at 14 GB/s).
+  const int64_t channel_step = blocked_grad ? 1 : out_plane, window_step = blocked_grad ? kBlock : 1;
+  const int64_t dx_channel = blocked_dx ? 1 : in_plane, dx_cell = blocked_dx ? kBlock : 1;
   int64_t outside = 0;
-  for (int64_t c = 0; c < kBlock; ++c)
-    for (int64_t k = 0; k < out_plane; ++k) {
-      auto j = static_cast<uint64_t>(block_idx[c * out_plane + k]);  // a negative index wraps far above the plane
-      if (j >= static_cast<uint64_t>(in_plane)) {
-        ++outside;
-        continue;
-      }
-      block_dx[c + static_cast<int64_t>(j) * kBlock] += block_grad[c * out_plane + k];
+  auto scatter = [&](int64_t c, int64_t k) {
+    const int64_t e = c * channel_step + k * window_step;
+    auto j = static_cast<uint64_t>(block_idx[e]);  // a negative index wraps far above the plane
+    if (j >= static_cast<uint64_t>(in_plane)) {
+      ++outside;
+      return;
     }
+    block_dx[c * dx_channel + static_cast<int64_t>(j) * dx_cell] += block_grad[e];
+  };
+  if (blocked_grad)
+    for (int64_t k = 0; k < out_plane; ++k)
+      for (int64_t c = 0; c < kBlock; ++c) scatter(c, k);
+  else
+    for (int64_t c = 0; c < kBlock; ++c)
+      for (int64_t k = 0; k < out_plane; ++k) scatter(c, k);
   return outside;
 }
 
@@ -206,27 +218,30 @@ void max_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
   bool blocked_grad = blocked_input(attrs, 0) && blocked_input(attrs, 1), blocked_dx = blocked_output(attrs);
   int64_t in_plane = dx.numel() / planes, out_plane = grad.numel() / planes;
   bool blocked = (blocked_grad || blocked_dx) && dx.dtype() == DType::f32 && dx.dim() == 4 && dx.sizes()[1] % 16 == 0;
+  const bool codes = blocked && blocked_grad && reads_window_codes(attrs);
   int64_t outside = visit_float(dx.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = dx.data<T>();
     const T* g = grad.data<T>();
     const int64_t* ix = idx.data<int64_t>();
-    if (blocked) {
-      // (a block of 16 planes is the same bytes in either layout)
-      const int64_t W = dx.sizes()[3], PH = grad.dim() == 4 ? grad.sizes()[2] : 0, PW = grad.dim() == 4 ? grad.sizes()[3] : 0;
-      if (blocked_grad && (PH != dx.sizes()[2] / 2 || PW != W / 2))
-        throw Error("max_pool2d_backward: nChw16c indices are a plain 2x2 pool's window codes (Note [Window codes]), "
-                    "but the gradient " + grad.shape_str() + " is not that pool's of " + dx.shape_str());
+    if (blocked) {  // (a block of 16 planes is the same bytes in either layout)
+      const int64_t W = dx.sizes()[3];
+      const int64_t PH = grad.dim() == 4 ? grad.sizes()[2] : 0, PW = grad.dim() == 4 ? grad.sizes()[3] : 0;
+      if (codes && (PH != dx.sizes()[2] / 2 || PW != W / 2))
+        throw Error("max_pool2d_backward: window codes are a plain 2x2 pool's indices (Note [Window codes]), but the "
+                    "gradient " + grad.shape_str() + " is not that pool's of " + dx.shape_str());
       return parallel_reduce<int64_t>(
           0, planes / 16, dx.numel() + 3 * grad.numel(), 0,
           [&](int64_t lo, int64_t hi) {
             int64_t n = 0;
-            for (int64_t b = lo; b < hi; ++b)
-              n += blocked_grad ? scatter_codes_into(o + b * 16 * in_plane, g + b * 16 * out_plane,
-                                                     window_codes(idx) + b * 16 * out_plane, W, PH, PW, in_plane,
-                                                     blocked_dx)
-                                : scatter_into_block(o + b * 16 * in_plane, g + b * 16 * out_plane,
-                                                     ix + b * 16 * out_plane, in_plane, out_plane);
+            for (int64_t b = lo; b < hi; ++b) {
+              T* block_dx = o + b * 16 * in_plane;
+              const T* block_grad = g + b * 16 * out_plane;
+              n += codes ? scatter_codes_into(block_dx, block_grad, window_codes(idx) + b * 16 * out_plane, W, PH, PW,
+                                              in_plane, blocked_dx)
+                         : scatter_block(block_dx, block_grad, ix + b * 16 * out_plane, in_plane, out_plane,
+                                         blocked_grad, blocked_dx);
+            }
             return n;
           },
           std::plus<int64_t>());
@@ -253,7 +268,7 @@ void max_pool2d_backward(const TensorList& in, const Attrs& attrs, TensorList& o
         },
         std::plus<int64_t>());
   });
-  if (outside && blocked && blocked_grad)
+  if (outside && codes)
     throw Error("max_pool2d_backward: " + std::to_string(outside) + " window codes above 3 in nChw16c indices (Note "
                 "[Window codes]): not a plain 2x2 pool's");
   if (outside) fail_outside_plane(idx, in_plane);

@@ -72,6 +72,9 @@ test "a training step keeps nChw16c through its backward: the pools' and convolu
     let flagged = [line for line in ir.split("\n") if part in line and "blocked_" in line]
     expect(len(flagged) >= 1, f"{part} without a layout attribute:\n{ir}")
   }
+  # the second pool's gradient reads its nChw16c indices as window codes
+  let codes = [line for line in ir.split("\n") if "= max_pool2d_backward(" in line and "window_codes=true" in line]
+  expect(len(codes) == 1, ir)
   for k in range(2) {
     let x = randn([4, 1, 28, 28])
     let y = randint(0, 10, [4])
@@ -169,9 +172,8 @@ test "training steps of other shapes keep eager's gradients with the layout: odd
   # odd sizes (floor mode drops a row and a column), 48 channels (three blocks)
   step_matches_eager(nn.Sequential(pooled(3, 16) + pooled(16, 48) + [nn.Flatten(), nn.Linear(48 * 3 * 3, 5)]),
                      [4, 3, 15, 15], 5, true)
-  # a 3x3 stride-2 pool and a ceil-mode pool: planar pools, whose results and indices
-  # stay NCHW (nChw16c indices are the plain 2x2 pool's window codes), the gradients
-  # between them blocked
+  # a 3x3 stride-2 pool and a ceil-mode pool: planar pools, blocked results and indices
+  # (flat ones: window codes are the plain 2x2 pool's alone)
   step_matches_eager(nn.Sequential([nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(3, stride=2),
                                     nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2, ceil_mode=true),
                                     nn.Flatten(), nn.Linear(32 * 4 * 4, 5)]), [3, 3, 15, 15], 5, true)

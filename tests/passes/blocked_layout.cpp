@@ -55,6 +55,8 @@ std::string layout_graph(const std::string& pooled, const std::string& relu, con
 const char* const kBlockedOut = "blocked_out=true";
 const char* const kBoth = "blocked_inputs=[0, 1], blocked_out=true";
 const char* const kBothIn = "blocked_inputs=[0, 1]";
+// The pool's gradient reading the plain 2x2 pool's nChw16c indices: window codes.
+const char* const kPoolIn = "blocked_inputs=[0, 1], window_codes=true";
 
 using nabla::testing::verify_error;
 
@@ -63,45 +65,50 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 }  // namespace
 
 TEST_CASE("producers and readers agree on a value's layout, or the verifier names the slot") {
-  CHECK(verify_error(layout_graph(kBlockedOut, kBoth, kBothIn)) == "(no error)");
+  CHECK(verify_error(layout_graph(kBlockedOut, kBoth, kPoolIn)) == "(no error)");
   CHECK(verify_error(layout_graph("", "", "")) == "(no error)");
   // A reader that does not name a blocked value, and one that names a plain one.
   CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, "")),
             "node 2 (max_pool2d_backward) at line 10: input 0 (%5) holds nChw16c (its producer's blocked_out), but "
             "blocked_inputs does not name it"));
-  CHECK(has(verify_error(layout_graph("", kBoth, kBothIn)),
+  CHECK(has(verify_error(layout_graph("", kBoth, kPoolIn)),
             "input 0 (%3) is named in blocked_inputs, but its producer writes NCHW (no blocked_out)"));
   // ReLU's gradient reads and writes one layout; the pool's gradient reads one.
   CHECK(has(verify_error(layout_graph(kBlockedOut, "blocked_inputs=[0, 1]", "")),
             "threshold_backward reads and writes its operands in one layout: blocked_inputs=[0, 1] with "
             "blocked_out=true, or neither"));
   // A blocked value is never returned, and only nodes that know the layout carry it.
-  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, kBothIn, "%5")),
+  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, kPoolIn, "%5")),
             "returns %5, which holds nChw16c (its producer's blocked_out)"));
   CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, "blocked_inputs=[0, 1, 2]")),
             "unknown attribute 'blocked_inputs'"));
   // The layout needs whole blocks of 16 channels: 12 would write past the tensor.
-  std::string twelve = layout_graph(kBlockedOut, kBoth, kBothIn);
+  std::string twelve = layout_graph(kBlockedOut, kBoth, kPoolIn);
   for (std::string from : {"16, ", "[16]"})
     for (size_t at = twelve.find(from); at != std::string::npos; at = twelve.find(from, at + 1))
       twelve.replace(at, from.size(), from == "16, " ? "12, " : "[12]");
   CHECK(has(verify_error(twelve),
             "blocked_out=true on %3 of type f32[2, 12, 2, 3]: nChw16c holds non-empty f32 [N, C, "
             "H, W] with C a multiple of 16"));
-  // Indices in nChw16c are the plain 2x2 pool's window codes: a 3x3 pool's (the same
-  // output shape here) cannot be.
-  std::string wide = layout_graph(kBlockedOut, kBoth, kBothIn);
-  const std::string plain_pool = "kernel_size=[2, 2], stride=[], padding=[0, 0]";
-  wide.replace(wide.find(plain_pool), plain_pool.size(), "kernel_size=[3, 3], stride=[2, 2], padding=[1, 1]");
-  CHECK(has(verify_error(wide), "blocked_out=true on the indices %4 of a pool other than the plain 2x2 one: nChw16c "
-                                "holds that pool's window codes alone"));
-  CHECK(verify_error(layout_graph("", "", "")) == "(no error)");
+  // The plain 2x2 pool's nChw16c indices are window codes, and the pool's gradient
+  // says it reads them; a 3x3 pool's (the same output shape here) are flat indices.
+  CHECK(has(verify_error(layout_graph(kBlockedOut, kBoth, kBothIn)),
+            "max_pool2d_backward reads flat indices, but its indices %4 are the plain 2x2 pool's in nChw16c, which are "
+            "window codes: window_codes=true is needed"));
+  auto wide = [&](const char* pool) {
+    std::string text = layout_graph(kBlockedOut, kBoth, pool);
+    const std::string plain_pool = "kernel_size=[2, 2], stride=[], padding=[0, 0]";
+    return text.replace(text.find(plain_pool), plain_pool.size(), "kernel_size=[3, 3], stride=[2, 2], padding=[1, 1]");
+  };
+  CHECK(verify_error(wide(kBothIn)) == "(no error)");
+  CHECK(has(verify_error(wide(kPoolIn)), "max_pool2d_backward reads window codes (window_codes=true), but its indices "
+                                          "%4 are not the plain 2x2 pool's in nChw16c: window_codes must be absent"));
 }
 
 TEST_CASE("the pool's gradient read in nChw16c equals the plain graph's, values and indices through ReLU") {
   Tensor x = randn({2, 1, 4, 6}), w = randn({16, 1, 3, 3}), b = randn({16});
   Tensor plain = run_graph(parse_graph(layout_graph("", "", "")), {x, w, b})[0];
-  Tensor blocked = run_graph(parse_graph(layout_graph(kBlockedOut, kBoth, kBothIn)), {x, w, b})[0];
+  Tensor blocked = run_graph(parse_graph(layout_graph(kBlockedOut, kBoth, kPoolIn)), {x, w, b})[0];
   // Plain on a CPU without AVX-512 too, where every kernel ignores the flags.
   INFO("blocked layout in use: " << cpu::blocked_activations());
   const float* p = plain.data<float>();
@@ -116,7 +123,7 @@ TEST_CASE("the pool's gradient read in nChw16c equals the plain graph's, values 
 TEST_CASE("the pass blocks a group whole, and a graph input tied into the group keeps it NCHW") {
   Graph g = parse_graph(layout_graph("", "", ""));
   run_pipeline(g, {"block_layout"});
-  CHECK(print_graph(g) == layout_graph(kBlockedOut, kBoth, kBothIn));  // %7 is returned: NCHW
+  CHECK(print_graph(g) == layout_graph(kBlockedOut, kBoth, kPoolIn));  // %7 is returned: NCHW
   // ReLU's gradient of an input ties the input to the pooled values: nothing to block.
   Graph tied = parse_graph(layout_graph("", "", "", "%7", "%g"));
   PipelineOptions explain;

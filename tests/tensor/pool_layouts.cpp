@@ -1,10 +1,10 @@
 // max_pool2d_backward with either side in nChw16c (a compiled step's blocked_inputs
-// for the pooled gradient and its indices, which nChw16c holds as the plain 2x2 pool's
-// window codes, Note [Window codes]; blocked_out for the result), against the planar
-// kernel: every combination of layouts gives the planar result exactly, for the plain
-// 2x2 pool, and an NCHW gradient into nChw16c for an overlapping one (whose windows
-// share cells, so a cell's gradients add, in the same order). The codes convert both
-// ways, and codes that name no cell, or a gradient of another pool's shape, are errors.
+// for the pooled gradient and its indices, blocked_out for the result), against the
+// planar kernel: every combination of layouts gives the planar result exactly, for the
+// plain 2x2 pool (its nChw16c indices as window codes, window_codes=true: Note [Window
+// codes]) and for an overlapping one (flat indices; its windows share cells, so a
+// cell's gradients add, in the same order). The codes convert both ways, and codes
+// that name no cell, or a gradient of another pool's shape, are errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -21,18 +21,23 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-// dx of one layout combination, read back to NCHW.
+// dx of one layout combination, read back to NCHW; `codes`: the blocked indices are
+// the plain 2x2 pool's window codes.
 Tensor pool_gradient(const Tensor& grad, const Tensor& indices, const Shape& input_shape, bool blocked_grad,
-                     bool blocked_dx) {
+                     bool blocked_dx, bool codes) {
   Tensor g = grad, idx = indices;
   if (blocked_grad) {
     g = empty(grad.sizes());
     idx = empty(indices.sizes(), DType::i64);
     cpu::write_blocked16(grad, g.raw_data());
-    cpu::write_window_codes16(indices, input_shape[3], cpu::window_codes(idx));
+    if (codes)
+      cpu::write_window_codes16(indices, input_shape[3], cpu::window_codes(idx));
+    else
+      cpu::write_blocked16(indices, idx.raw_data());
   }
   Attrs attrs{{"input_shape", Dims(input_shape.begin(), input_shape.end())}};
   if (blocked_grad) attrs.set("blocked_inputs", Dims{0, 1});
+  if (blocked_grad && codes) attrs.set("window_codes", true);
   if (blocked_dx) attrs.set("blocked_out", true);
   Tensor dx = full(input_shape, -7.0);
   TensorList out{dx};
@@ -61,10 +66,9 @@ TEST_CASE("the pool's gradient in any mix of NCHW and nChw16c equals the planar 
     Tensor want = max_pool2d_backward(grad, indices, input_shape.vec());
     for (bool blocked_grad : {false, true})
       for (bool blocked_dx : {false, true}) {
-        if (blocked_grad && kernel != 2) continue;  // window codes are the plain 2x2 pool's alone
         INFO("kernel " << kernel << ", grad and indices " << (blocked_grad ? "nChw16c" : "NCHW") << ", dx "
                        << (blocked_dx ? "nChw16c" : "NCHW"));
-        Tensor got = pool_gradient(grad, indices, input_shape, blocked_grad, blocked_dx);
+        Tensor got = pool_gradient(grad, indices, input_shape, blocked_grad, blocked_dx, kernel == 2);
         CHECK(std::memcmp(got.raw_data(), want.raw_data(), static_cast<size_t>(want.numel()) * sizeof(float)) == 0);
       }
   }
@@ -90,6 +94,7 @@ TEST_CASE("window codes: planar indices to codes and back, and codes that name n
   cpu::write_blocked16(randn(values.sizes()), grad.raw_data());
   Attrs attrs{{"input_shape", Dims(input_shape.begin(), input_shape.end())}};
   attrs.set("blocked_inputs", Dims{0, 1});
+  attrs.set("window_codes", true);
   TensorList out{empty(input_shape)};
   cpu::window_codes(codes)[5] = 4;
   CHECK_THROWS_WITH_AS(cpu::max_pool2d_backward({grad, codes}, attrs, out),
