@@ -26,10 +26,11 @@
 // whose readers get window_codes=true, Note [Window codes] in
 // tensor/cpu/kernels.hpp), each made by a node that can write the layout and read
 // only where the layout can be read, none returned, and the group has a convolution
-// at one end (else it would gain nothing). The nodes get blocked_inputs (the input slots that hold the layout) and
-// blocked_out (their outputs do); the verifier checks that producers and readers
-// agree. A kernel that cannot use the layout (on a GPU; a CPU without AVX-512) ignores
-// the flags, producers and readers alike (cpu::blocked_input), so they always agree.
+// at one end (else it would gain nothing). The nodes get blocked_inputs (the input
+// slots that hold the layout) and blocked_out (their outputs do); the verifier checks
+// that producers and readers agree. A kernel that cannot use the layout (on a GPU; a
+// CPU without AVX-512) ignores the flags, producers and readers alike
+// (cpu::blocked_input), so they always agree.
 #include <algorithm>
 #include <map>
 #include <numeric>
