@@ -203,6 +203,11 @@ bool pools_plain_2x2(const Node& pooled_conv) {
   return pooled_input.size() == 4 && cpu::is_plain_2x2(cpu::pool_geometry(pooled_input, pool.attrs, "max_pool2d"));
 }
 
+bool made_by_plain_2x2_pool(const Graph& g, int v) {
+  const Value& value = g.value(v);
+  return value.kind == ValueKind::op && pools_plain_2x2(g.nodes[static_cast<size_t>(value.node)]);
+}
+
 bool fits_channel_blocks(const Shape& sizes) {
   if (sizes.size() != 4 || sizes[1] % 16 != 0) return false;
   return std::all_of(sizes.begin(), sizes.end(), [](int64_t d) { return d > 0; });

@@ -65,6 +65,9 @@ bool fits_channel_blocks(const Shape& sizes);
 // (the kernels' rule, cpu::is_plain_2x2): the one whose indices nChw16c holds as
 // window codes (Note [Window codes] in tensor/cpu/kernels.hpp).
 bool pools_plain_2x2(const Node& pooled_conv);
+// Whether value v is made by such a node: in nChw16c, the indices it makes are window
+// codes.
+bool made_by_plain_2x2_pool(const Graph& g, int v);
 bool reads_blocked_layout(const Node& n, size_t slot);
 bool writes_blocked_layout(const Node& n);
 // Whether every input of n has the shape of its first output: an elementwise op

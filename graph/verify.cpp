@@ -179,13 +179,9 @@ bool layout_attribute(const Node& n, const Attr& a) {
 template <class Named>
 void verify_window_codes(const Site& s, const Node& n, const Named& named) {
   const Graph& g = s.g;
-  auto made_by_plain_pool = [&](int v) {
-    const Value& value = g.value(v);
-    return value.kind == ValueKind::op && pools_plain_2x2(g.nodes[static_cast<size_t>(value.node)]);
-  };
   if (Graph::table_op(n) && n.op == OpId::max_pool2d_backward && n.inputs.size() == 2 && n.inputs[1] >= 0) {
     const bool codes = n.attrs.has("window_codes") && n.attrs.b("window_codes");
-    const bool expected = named(1) && made_by_plain_pool(n.inputs[1]);
+    const bool expected = named(1) && made_by_plain_2x2_pool(g, n.inputs[1]);
     if (codes != expected)
       bad(s, n.name() + (codes ? " reads window codes (window_codes=true), but its indices %"
                                : " reads flat indices, but its indices %") +
@@ -194,7 +190,7 @@ void verify_window_codes(const Site& s, const Node& n, const Named& named) {
                            : " are not the plain 2x2 pool's in nChw16c: window_codes must be absent"));
   }
   if (auto [grad, indices] = pool_gradient_slots(n); indices >= 0 && named(static_cast<size_t>(indices)) &&
-                                                       !made_by_plain_pool(n.inputs[static_cast<size_t>(indices)]))
+                                                       !made_by_plain_2x2_pool(g, n.inputs[static_cast<size_t>(indices)]))
     bad(s, n.name() + " reads its pool's nChw16c indices as window codes, which only the plain 2x2 pool makes");
 }
 

@@ -108,11 +108,8 @@ std::string keeps_plain(const Graph& g, int v, const std::vector<std::vector<std
 // A pool gradient that reads nChw16c indices reads window codes when the plain 2x2 pool
 // made them (Note [Window codes] in tensor/cpu/kernels.hpp).
 bool reads_codes(const Graph& g, const Node& n, const std::vector<char>& blocked) {
-  if (!Graph::table_op(n) || n.op != OpId::max_pool2d_backward || n.inputs.size() != 2 || n.inputs[1] < 0 ||
-      !blocked[static_cast<size_t>(n.inputs[1])])
-    return false;
-  const Value& indices = g.value(n.inputs[1]);
-  return indices.kind == ValueKind::op && pools_plain_2x2(g.nodes[static_cast<size_t>(indices.node)]);
+  return Graph::table_op(n) && n.op == OpId::max_pool2d_backward && n.inputs.size() == 2 && n.inputs[1] >= 0 &&
+         blocked[static_cast<size_t>(n.inputs[1])] && made_by_plain_2x2_pool(g, n.inputs[1]);
 }
 
 void set_flags(const Graph& g, Node& n, const std::vector<char>& blocked) {

@@ -58,7 +58,7 @@ struct Task {
   const float* image;
   const float* weights;
   const float* bias;  // 16 values
-  int64_t C, KH, HP, WP, OW, PW;
+  int64_t C, KH, HP, WP, PW;
   float* values;      // the block's first pooled row: [PW][16] per row, `row_step` apart
   uint8_t* codes;     // laid out as values, or null
   int64_t row_step;
@@ -317,7 +317,7 @@ bool pooled_conv_few_channels(const FewChannelPooledConv& p) {
       if (n != padded_of) pad_image(p.x, n, p.C, p.H, p.W, p.pad_h, p.pad_w, HP, WP, image.data());
       padded_of = n;
       Task t{image.data(), weights.data() + block * taps * kLanes, bias.data() + block * kLanes, p.C, p.KH, HP, WP,
-             OW, PW, nullptr, nullptr, PW * kLanes};
+             PW, nullptr, nullptr, PW * kLanes};
       if (p.blocked) {
         int64_t at = (n * blocks + block) * plane * kLanes;
         t.values = p.out + at;
