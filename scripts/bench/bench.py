@@ -51,6 +51,9 @@ FIGURES = {
     # (threshold_backward on a quarter of the elements), then scatters it
     # (max_pool2d_backward); PyTorch scatters, then masks the full-size gradient.
     "relu_pool_backward": ("ms", False),
+    # The same, with nabla's operands as a compiled step keeps them between two
+    # convolutions: nChw16c, the pool's indices as window codes (one byte a window).
+    "relu_pool_backward_step": ("ms", False),
     # sort (values and indices) and topk (k = 16) along the rows of a 2048 x 2048 f32 matrix.
     "sort": ("ms", False),
     "topk": ("ms", False),

@@ -225,6 +225,27 @@ double relu_pool_backward_ms() {
          1e3;
 }
 
+// The same gradient as a compiled step runs it between two convolutions (Note [Window
+// codes]; the CNN's second block, whose pool feeds the first linear layer, keeps its
+// pooled values planar and its indices flat): ReLU's mask on the pooled gradient, then
+// the pool's scatter from its windows' codes, every operand in nChw16c. PyTorch's side
+// is relu_pool_backward's, the same two ops as its step runs them.
+double relu_pool_backward_step_ms() {
+  Pool2dOptions opt;
+  opt.kernel_size = {2, 2};
+  auto [pooled, flat_indices] = max_pool2d_with_indices(relu(randn({64, 32, 28, 28})), opt);
+  Tensor grad = randn(pooled.sizes()), codes = empty(pooled.sizes(), DType::i64), dx = empty({64, 32, 28, 28});
+  cpu::write_window_codes16(flat_indices, 28, cpu::window_codes(codes));
+  Attrs blocked{{"blocked_inputs", std::vector<int64_t>{0, 1}}, {"blocked_out", true}, {"window_codes", true}};
+  return median_seconds(
+             [&] {
+               TensorList in{threshold_backward(grad, pooled, 0.0), codes}, out{dx};
+               cpu::max_pool2d_backward(in, blocked, out);
+             },
+             7, 20) *
+         1e3;
+}
+
 // group_norm forward (8 groups, with affine parameters) on [32, 64, 28, 28] f32.
 double group_norm_ms() {
   Tensor x = randn({32, 64, 28, 28}), w = randn({64}), b = randn({64});
@@ -321,7 +342,7 @@ int main(int argc, char** argv) {
         stderr,
         "usage: nabla_bench "
         "sgemm_256|sgemm_1024|sgemm_2048|conv2d|conv1d|conv_transpose2d|tiny_add|tiny_fwd_bwd|hvp|exp_4m|tanh_4m|"
-        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|max_pool_backward|relu_backward|relu_pool_backward|"
+        "sum_4m|softmax_2048|transpose_2048|batchnorm|max_pool|max_pool_backward|relu_backward|relu_pool_backward|relu_pool_backward_step|"
         "sort|topk|group_norm|"
         "interpolate_bilinear|sdpa_mask|checkpoint_load|copy_bandwidth|cnn_conv_ops\n");
     return 2;
@@ -347,6 +368,7 @@ int main(int argc, char** argv) {
   else if (f == "max_pool_backward") v = max_pool_backward_ms();
   else if (f == "relu_backward") v = relu_backward_ms();
   else if (f == "relu_pool_backward") v = relu_pool_backward_ms();
+  else if (f == "relu_pool_backward_step") v = relu_pool_backward_step_ms();
   else if (f == "copy_bandwidth") v = machine_copy_bandwidth() / 1e9;  // GB/s, what the profiler's BW% divides by
   else if (f == "sort" || f == "topk") v = ordering_ms(f);
   else if (f == "group_norm") v = group_norm_ms();

@@ -227,6 +227,7 @@ FIGURES = {
     "max_pool_backward": max_pool_backward_ms,
     "relu_backward": relu_backward_ms,
     "relu_pool_backward": relu_pool_backward_ms,
+    "relu_pool_backward_step": relu_pool_backward_ms,
     "sort": lambda: ordering_ms("sort"),
     "topk": lambda: ordering_ms("topk"),
     "group_norm": group_norm_ms,

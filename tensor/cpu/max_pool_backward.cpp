@@ -109,6 +109,44 @@ bool max_pool_2x2_backward_plane(const float* grad, const int64_t* indices, int6
   return stray == 0;
 }
 
+// One block of 16 channels of the plain 2x2 pool's gradient from window codes (Note
+// [Window codes]), every operand nChw16c, f32: a window's 16 gradients are one vector,
+// its 16 codes four lane masks, and each of its four cells is stored whole, the
+// gradient where the code names it and 0 elsewhere (as 0 + g, the scatter's sum). No
+// fill pass: a cell in no window (the last row or column of an odd H or W) is stored
+// 0. H x W, the block's planes; PH x PW = H / 2 x W / 2, its windows. Returns the
+// codes above 3, whose gradient lands nowhere. bench.py relu_pool_backward_step
+// ([64, 32, 28, 28]): the scalar scatter's 0.27 -> 0.08 ms.
+NABLA_AVX512 int64_t scatter_codes_blocked16(float* block_dx, const float* block_grad, const uint8_t* block_codes,
+                                             int64_t H, int64_t W, int64_t PH, int64_t PW) {
+  const __m512 zero = _mm512_setzero_ps();
+  int64_t outside = 0;
+  for (int64_t ph = 0; ph < PH; ++ph) {
+    float* top = block_dx + 2 * ph * W * kLanes;
+    float* bottom = top + W * kLanes;
+    for (int64_t pw = 0; pw < PW; ++pw) {
+      const int64_t e = (ph * PW + pw) * kLanes;
+      const __m512 g = _mm512_loadu_ps(block_grad + e);
+      const __m512i code = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block_codes + e)));
+      const __mmask16 top_left = _mm512_cmpeq_epi32_mask(code, _mm512_setzero_si512());
+      const __mmask16 top_right = _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(1));
+      const __mmask16 bottom_left = _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(2));
+      const __mmask16 bottom_right = _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(3));
+      outside += _mm_popcnt_u32(static_cast<__mmask16>(~(top_left | top_right | bottom_left | bottom_right)));
+      _mm512_storeu_ps(top + 2 * pw * kLanes, landed(top_left, g));
+      _mm512_storeu_ps(top + (2 * pw + 1) * kLanes, landed(top_right, g));
+      _mm512_storeu_ps(bottom + 2 * pw * kLanes, landed(bottom_left, g));
+      _mm512_storeu_ps(bottom + (2 * pw + 1) * kLanes, landed(bottom_right, g));
+    }
+    for (int64_t w = 2 * PW; w < W; ++w) {  // the last column of an odd W
+      _mm512_storeu_ps(top + w * kLanes, zero);
+      _mm512_storeu_ps(bottom + w * kLanes, zero);
+    }
+  }
+  for (int64_t cell = 2 * PH * W; cell < H * W; ++cell) _mm512_storeu_ps(block_dx + cell * kLanes, zero);
+  return outside;
+}
+
 #else
 
 bool max_pool_2x2_backward_plane(const float*, const int64_t*, int64_t, int64_t, float*) { return false; }
@@ -181,10 +219,16 @@ int64_t scatter_block(T* block_dx, const T* block_grad, const int64_t* block_idx
 // The same from an nChw16c gradient and its window codes (Note [Window codes] in
 // kernels.hpp: the plain 2x2 pool, PH x PW windows over planes W wide), into dx
 // planar or nChw16c (`blocked_dx`): window (ph, pw)'s code names cell 2 ph W + 2 pw +
-// (code / 2) W + code % 2, which no other window's does. Returns the codes above 3.
+// (code / 2) W + code % 2, which no other window's does (f32 into nChw16c: by
+// windows, scatter_codes_blocked16). Returns the codes above 3.
 template <class T>
 int64_t scatter_codes_into(T* block_dx, const T* block_grad, const uint8_t* block_codes, int64_t W, int64_t PH,
                            int64_t PW, int64_t in_plane, bool blocked_dx) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, float>)
+    if (blocked_dx && blocked_activations())
+      return scatter_codes_blocked16(block_dx, block_grad, block_codes, in_plane / W, W, PH, PW);
+#endif
   constexpr int64_t kBlock = 16;
   std::fill(block_dx, block_dx + kBlock * in_plane, T(0));  // blocked or not, the block's planes are these bytes
   const int64_t dx_channel = blocked_dx ? 1 : in_plane, dx_cell = blocked_dx ? kBlock : 1;

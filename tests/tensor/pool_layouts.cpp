@@ -56,17 +56,19 @@ TEST_CASE("the pool's gradient in any mix of NCHW and nChw16c equals the planar 
     return;
   }
   manual_seed(21);
+  // An odd height, then an odd width: a last row or column in no window (the codes'
+  // kernel into nChw16c stores it 0, with no fill pass).
+  for (Shape input_shape : {Shape{2, 32, 9, 12}, Shape{1, 16, 6, 11}})
   for (int64_t kernel : {2, 3}) {
     Pool2dOptions pool;
     pool.kernel_size = {kernel, kernel};
     pool.stride = {2, 2};
-    Shape input_shape{2, 32, 9, 12};
     auto [values, indices] = max_pool2d_with_indices(randn(input_shape), pool);
     Tensor grad = randn(values.sizes());
     Tensor want = max_pool2d_backward(grad, indices, input_shape.vec());
     for (bool blocked_grad : {false, true})
       for (bool blocked_dx : {false, true}) {
-        INFO("kernel " << kernel << ", grad and indices " << (blocked_grad ? "nChw16c" : "NCHW") << ", dx "
+        INFO("input " << shape_str(input_shape) << ", kernel " << kernel << ", grad and indices " << (blocked_grad ? "nChw16c" : "NCHW") << ", dx "
                        << (blocked_dx ? "nChw16c" : "NCHW"));
         Tensor got = pool_gradient(grad, indices, input_shape, blocked_grad, blocked_dx, kernel == 2);
         CHECK(std::memcmp(got.raw_data(), want.raw_data(), static_cast<size_t>(want.numel()) * sizeof(float)) == 0);
@@ -98,6 +100,10 @@ TEST_CASE("window codes: planar indices to codes and back, and codes that name n
   TensorList out{empty(input_shape)};
   cpu::window_codes(codes)[5] = 4;
   CHECK_THROWS_WITH_AS(cpu::max_pool2d_backward({grad, codes}, attrs, out),
+                       doctest::Contains("window codes above 3"), Error);
+  Attrs into_blocked = attrs;  // the same codes, dx in nChw16c (by windows, scatter_codes_blocked16)
+  into_blocked.set("blocked_out", true);
+  CHECK_THROWS_WITH_AS(cpu::max_pool2d_backward({grad, codes}, into_blocked, out),
                        doctest::Contains("window codes above 3"), Error);
   TensorList wider{empty({2, 16, 7, 12})};  // not the 2x2 pool's input: its gradient would be [.., 3, 6]
   CHECK_THROWS_WITH_AS(cpu::max_pool2d_backward({grad, codes}, attrs, wider),
