@@ -1,7 +1,10 @@
-# _nn_attention: nn.MultiheadAttention, nn.TransformerEncoderLayer and
-# nn.TransformerDecoderLayer. nn re-exports them; import nn, not this module.
+# _nn_attention: nn.MultiheadAttention, nn.TransformerEncoderLayer,
+# nn.TransformerDecoderLayer, their stacks nn.TransformerEncoder and
+# nn.TransformerDecoder, and nn.Transformer. nn re-exports them; import nn, not this
+# module.
 import math
 import _nn_basic
+import _nn_containers
 import _nn_init
 
 let Linear = _nn_basic.Linear
@@ -12,6 +15,7 @@ let _shape = _nn_init._shape
 let xavier_uniform_ = _nn_init.xavier_uniform_
 let xavier_normal_ = _nn_init.xavier_normal_
 let zeros_ = _nn_init.zeros_
+let ModuleList = _nn_containers.ModuleList
 
 # Multi-head attention as PyTorch's nn.MultiheadAttention: its arguments, parameter
 # layout (in_proj_weight [3E, E] holding the q, k, v projections stacked, in_proj_bias
@@ -240,5 +244,93 @@ model TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1,
     x = self.norm1(x + self._sa(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
     x = self.norm2(x + self._mha(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
     return self.norm3(x + self._ff(x))
+  }
+}
+
+# ---- the stacks and the whole model ------------------------------------------------
+
+# num_layers copies of `layer` (deep copies, each with its own parameters, as PyTorch's
+# _get_clones), named layers.0, layers.1, ...
+fn _clones(layer, num_layers) = ModuleList([deepcopy(layer) for _ in range(num_layers)])
+
+# The float mask of causal attention for a sequence of sz: 0 where query i may attend
+# key j (j <= i), -inf above the diagonal, as PyTorch's
+# Transformer.generate_square_subsequent_mask.
+fn generate_square_subsequent_mask(sz, dtype=f32) {
+  "The [sz, sz] causal mask: 0 on and below the diagonal, -inf above it. Example: nn.generate_square_subsequent_mask(4)"
+  return triu(full([sz, sz], float("-inf"), dtype=dtype), 1)
+}
+
+# As PyTorch's nn.TransformerEncoder: num_layers copies of encoder_layer (layers.0, ...),
+# then norm when given. forward(src, mask, src_key_padding_mask, is_causal) passes the
+# masks to every layer.
+model TransformerEncoder(encoder_layer, num_layers, norm=none, enable_nested_tensor=true, mask_check=true) {
+  "A stack of num_layers copies of a TransformerEncoderLayer, then an optional norm. Example: nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4), 2)"
+  layers = _clones(encoder_layer, num_layers)
+  num_layers = num_layers
+  norm = norm
+  forward(src, mask=none, src_key_padding_mask=none, is_causal=none) {
+    let x = src
+    for layer in self.layers {
+      x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal == true)
+    }
+    return self.norm(x) if self.norm != none else x
+  }
+}
+
+# As PyTorch's nn.TransformerDecoder: num_layers copies of decoder_layer, then norm.
+model TransformerDecoder(decoder_layer, num_layers, norm=none) {
+  "A stack of num_layers copies of a TransformerDecoderLayer, then an optional norm. Example: nn.TransformerDecoder(nn.TransformerDecoderLayer(64, 4), 2)"
+  layers = _clones(decoder_layer, num_layers)
+  num_layers = num_layers
+  norm = norm
+  forward(tgt, memory, tgt_mask=none, memory_mask=none, tgt_key_padding_mask=none, memory_key_padding_mask=none,
+          tgt_is_causal=none, memory_is_causal=false) {
+    let x = tgt
+    for layer in self.layers {
+      x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal == true,
+                memory_is_causal=memory_is_causal)
+    }
+    return self.norm(x) if self.norm != none else x
+  }
+}
+
+# As PyTorch's nn.Transformer: an encoder and a decoder stack, each ending in a
+# LayerNorm (encoder.norm, decoder.norm), every weight matrix xavier-uniform (its
+# _reset_parameters). forward(src, tgt, ...) encodes src and decodes tgt against it.
+model Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                  dropout=0.1, activation="relu", custom_encoder=none, custom_decoder=none, layer_norm_eps=1e-5,
+                  batch_first=false, norm_first=false, bias=true) {
+  "An encoder-decoder transformer as PyTorch's nn.Transformer; forward(src, tgt). Example: nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2)"
+  encoder = custom_encoder if custom_encoder != none else TransformerEncoder(
+      TransformerEncoderLayer(d_model, nhead, dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+                              layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first,
+                              bias=bias),
+      num_encoder_layers, norm=LayerNorm(d_model, eps=layer_norm_eps))
+  decoder = custom_decoder if custom_decoder != none else TransformerDecoder(
+      TransformerDecoderLayer(d_model, nhead, dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+                              layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first,
+                              bias=bias),
+      num_decoder_layers, norm=LayerNorm(d_model, eps=layer_norm_eps))
+  d_model = d_model
+  nhead = nhead
+  batch_first = batch_first
+  let _init = _xavier_matrices(self)
+  forward(src, tgt, src_mask=none, tgt_mask=none, memory_mask=none, src_key_padding_mask=none,
+          tgt_key_padding_mask=none, memory_key_padding_mask=none, src_is_causal=none, tgt_is_causal=none,
+          memory_is_causal=false) {
+    let memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+    return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                        memory_is_causal=memory_is_causal)
+  }
+  generate_square_subsequent_mask(sz, dtype=f32) = generate_square_subsequent_mask(sz, dtype=dtype)
+}
+
+fn _xavier_matrices(m) {
+  for p in m.parameters() {
+    if p.ndim > 1 { xavier_uniform_(p) }
   }
 }

@@ -13,7 +13,9 @@ import _nn_init
 # step then runs one batched GEMM h @ W_hh^T for every gate of both directions at
 # once, [directions, B, H] x [directions, H, G*H]. The reverse direction runs on its
 # inputs reversed in time, so both directions take the same step t together.
-# proj_size is not supported.
+# LSTM's proj_size P > 0 (as PyTorch's): each step's h is projected to P features by
+# weight_hr_l{k} [P, H] (h = (o * tanh(c)) W_hr^T), so h states, weight_hh's columns and
+# the next layer's inputs are P wide; c stays H wide.
 
 fn _rnn_gate_count(mode) = 4 if mode == "LSTM" else (3 if mode == "GRU" else 1)
 
@@ -27,21 +29,26 @@ fn _rnn_parameter(shape, hidden_size) {
 
 # Adds one layer-and-direction's weights to m under PyTorch's names (prefix "" for the
 # layers, whose names carry the suffix; the cells' names have none).
-fn _rnn_add_weights(m, suffix, gates, input_size, hidden_size, bias) {
+fn _rnn_add_weights(m, suffix, gates, input_size, hidden_size, bias, proj_size=0) {
+  let h_width = proj_size if proj_size > 0 else hidden_size
   setattr(m, "weight_ih" + suffix, _rnn_parameter([gates * hidden_size, input_size], hidden_size))
-  setattr(m, "weight_hh" + suffix, _rnn_parameter([gates * hidden_size, hidden_size], hidden_size))
+  setattr(m, "weight_hh" + suffix, _rnn_parameter([gates * hidden_size, h_width], hidden_size))
   if bias {
     setattr(m, "bias_ih" + suffix, _rnn_parameter([gates * hidden_size], hidden_size))
     setattr(m, "bias_hh" + suffix, _rnn_parameter([gates * hidden_size], hidden_size))
   }
+  if proj_size > 0 { setattr(m, "weight_hr" + suffix, _rnn_parameter([proj_size, hidden_size], hidden_size)) }
 }
+
+# The width of h: proj_size when an LSTM projects, else hidden_size.
+fn _rnn_h_width(m) = m.proj_size if m.proj_size > 0 else m.hidden_size
 
 fn _rnn_add_all_weights(m) {
   let gates = _rnn_gate_count(m.mode)
   for layer in range(m.num_layers) {
-    let n_in = m.input_size if layer == 0 else m.hidden_size * m.num_directions
+    let n_in = m.input_size if layer == 0 else _rnn_h_width(m) * m.num_directions
     for d in range(m.num_directions) {
-      _rnn_add_weights(m, _rnn_suffix(layer, d), gates, n_in, m.hidden_size, m.bias)
+      _rnn_add_weights(m, _rnn_suffix(layer, d), gates, n_in, m.hidden_size, m.bias, m.proj_size)
     }
   }
 }
@@ -74,6 +81,7 @@ fn _rnn_layer(m, x, layer, h, c) {
   let projected = []
   let w_hh = []
   let b_hh = []
+  let w_hr = []
   for d in range(dirs) {
     let sfx = _rnn_suffix(layer, d)
     let b_ih = getattr(m, "bias_ih" + sfx) if m.bias else none
@@ -84,18 +92,20 @@ fn _rnn_layer(m, x, layer, h, c) {
     projected.append(index_select(p, 0, reverse) if d == 1 else p)
     w_hh.append(getattr(m, "weight_hh" + sfx).T)
     b_hh.append(bh)
+    if m.proj_size > 0 { w_hr.append(getattr(m, "weight_hr" + sfx).T) }
   }
   # The steps' inputs, [dirs, B, G*H] each (xs[t].squeeze(0)), by one split: its backward is one cat,
   # where indexing xp[t] would add a [T, ...] gradient per step.
   let xs = split(stack(projected, dim=1), [1] * steps, dim=0)
-  let w = stack(w_hh)  # [dirs, H, G*H]
+  let w = stack(w_hh)  # [dirs, H (P when projecting), G*H]
+  let w_proj = stack(w_hr) if m.proj_size > 0 else none  # [dirs, H, P]
   let gru_bias = stack(b_hh).unsqueeze(1) if m.mode == "GRU" and m.bias else none
   let outs = []
   for t in range(steps) {
     let gh = matmul(h, w)
     if m.mode == "LSTM" {
       let (h2, c2) = _lstm_step(xs[t].squeeze(0), gh, c, m.hidden_size)
-      h = h2
+      h = matmul(h2, w_proj) if w_proj != none else h2
       c = c2
     } elif m.mode == "GRU" {
       h = _gru_step(xs[t].squeeze(0), gh + gru_bias if gru_bias != none else gh, h, m.hidden_size)
@@ -122,13 +132,14 @@ fn _rnn_forward(m, input, hx) {
   if batched and m.batch_first { x = x.transpose(0, 1) }
   assert(x.shape[2] == m.input_size,
          f"{m.mode}: expected input with {m.input_size} features (input_size), got shape {input.shape}")
-  let state_shape = [m.num_layers * m.num_directions, x.shape[1], m.hidden_size]
+  let state_shape = [m.num_layers * m.num_directions, x.shape[1], _rnn_h_width(m)]
+  let cell_shape = [m.num_layers * m.num_directions, x.shape[1], m.hidden_size]
   let lstm = m.mode == "LSTM"
   let h0 = none
   let c0 = none
   if hx == none {
     h0 = zeros(state_shape, dtype=x.dtype)
-    c0 = zeros(state_shape, dtype=x.dtype) if lstm else none
+    c0 = zeros(cell_shape, dtype=x.dtype) if lstm else none
   } else {
     h0 = hx[0] if lstm else hx
     c0 = hx[1] if lstm else none
@@ -137,7 +148,7 @@ fn _rnn_forward(m, input, hx) {
       c0 = c0.unsqueeze(1) if lstm else none
     }
     _rnn_check_state(m, "h0", h0, state_shape)
-    if lstm { _rnn_check_state(m, "c0", c0, state_shape) }
+    if lstm { _rnn_check_state(m, "c0", c0, cell_shape) }
   }
   let hs = []
   let cs = []
@@ -181,6 +192,7 @@ model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true,
   dropout = dropout
   bidirectional = bidirectional
   num_directions = 2 if bidirectional else 1
+  proj_size = 0
   training = true
   let _c = _rnn_check_args("RNN", num_layers, dropout, nonlinearity)
   let _w = _rnn_add_all_weights(self)
@@ -188,7 +200,7 @@ model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true,
 }
 
 model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0,
-           bidirectional=false) {
+           bidirectional=false, proj_size=0) {
   "A multi-layer LSTM over a sequence; returns (output, (h_n, c_n)). Example: nn.LSTM(10, 20, batch_first=true)"
   mode = "LSTM"
   input_size = input_size
@@ -200,7 +212,10 @@ model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, 
   bidirectional = bidirectional
   num_directions = 2 if bidirectional else 1
   training = true
+  proj_size = proj_size
   let _c = _rnn_check_args("LSTM", num_layers, dropout, "tanh")
+  let _p = assert(proj_size >= 0 and proj_size < hidden_size,
+                  f"LSTM: proj_size must be at least 0 and smaller than hidden_size ({hidden_size}), got {proj_size}")
   let _w = _rnn_add_all_weights(self)
   forward(input, hx=none) = _rnn_forward(self, input, hx)
 }
@@ -217,6 +232,7 @@ model GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, d
   dropout = dropout
   bidirectional = bidirectional
   num_directions = 2 if bidirectional else 1
+  proj_size = 0
   training = true
   let _c = _rnn_check_args("GRU", num_layers, dropout, "tanh")
   let _w = _rnn_add_all_weights(self)

@@ -5,10 +5,15 @@
 # training read `self.training` (set by m.train() / m.eval(), recursively).
 import math
 
+import _nn_activation
 import _nn_attention
 import _nn_basic
+import _nn_containers
+import _nn_conv
 import _nn_init
+import _nn_pool
 import _nn_recurrent
+import _nn_shape
 
 # ---- helpers and initializers (stdlib/_nn_init.dsl) -------------------------------------
 # nn.parameter and the nn.init functions live in _nn_init, which the layer files share.
@@ -36,115 +41,18 @@ let _default_init = _nn_basic._default_init
 let Linear = _nn_basic.Linear
 let LayerNorm = _nn_basic.LayerNorm
 let Dropout = _nn_basic.Dropout
+let Dropout1d = _nn_basic.Dropout1d
+let Dropout2d = _nn_basic.Dropout2d
+let Dropout3d = _nn_basic.Dropout3d
 
-model Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
-  "2-D convolution over [N, C, H, W] (weight [out_channels, in_channels / groups, kH, kW]). Example: nn.Conv2d(3, 16, 3, padding=1)"
-  in_channels = in_channels
-  out_channels = out_channels
-  kernel_size = _pair(kernel_size)
-  stride = _pair(stride)
-  padding = _pair(padding)
-  dilation = _pair(dilation)
-  groups = groups
-  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
-                  "Conv2d: in_channels and out_channels must be divisible by groups")
-  weight = parameter([out_channels, in_channels // groups] + _pair(kernel_size))
-  bias = parameter([out_channels]) if bias else none
-  let _ = _default_init(self.weight, self.bias)
-  forward(x) = conv2d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
-                      dilation=self.dilation, groups=self.groups)
-}
-
-# ---- 1-D, 3-D and transposed convolutions (PyTorch's init: kaiming-uniform a=sqrt(5) on the
-# weight, whose dim 1 times the kernel is the fan-in; the bias in the same bound) ------
+# ---- convolutions (stdlib/_nn_conv.dsl) ----------------------------------------------
+let Conv1d = _nn_conv.Conv1d
+let Conv2d = _nn_conv.Conv2d
+let Conv3d = _nn_conv.Conv3d
+let ConvTranspose1d = _nn_conv.ConvTranspose1d
+let ConvTranspose2d = _nn_conv.ConvTranspose2d
 
 fn _single(v) = [v] if type(v) == "int" else list(v)
-
-# Over [N, C, L]: weight [out_channels, in_channels / groups, kernel_size].
-model Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
-  "1-D convolution over [N, C, L]. Example: nn.Conv1d(8, 16, 5, padding=2)"
-  in_channels = in_channels
-  out_channels = out_channels
-  kernel_size = _single(kernel_size)
-  stride = _single(stride)
-  padding = _single(padding)
-  dilation = _single(dilation)
-  groups = groups
-  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
-                  "Conv1d: in_channels and out_channels must be divisible by groups")
-  weight = parameter([out_channels, in_channels // groups] + _single(kernel_size))
-  bias = parameter([out_channels]) if bias else none
-  let _ = _default_init(self.weight, self.bias)
-  forward(x) = conv1d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
-                      dilation=self.dilation, groups=self.groups)
-}
-
-fn _triple(v) = [v, v, v] if type(v) == "int" else list(v)
-
-# Over [N, C, D, H, W]: weight [out_channels, in_channels / groups, kD, kH, kW].
-model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true) {
-  "3-D convolution over [N, C, D, H, W]. Example: nn.Conv3d(1, 4, 3)"
-  in_channels = in_channels
-  out_channels = out_channels
-  kernel_size = _triple(kernel_size)
-  stride = _triple(stride)
-  padding = _triple(padding)
-  dilation = _triple(dilation)
-  groups = groups
-  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
-                  "Conv3d: in_channels and out_channels must be divisible by groups")
-  weight = parameter([out_channels, in_channels // groups] + _triple(kernel_size))
-  bias = parameter([out_channels]) if bias else none
-  let _ = _default_init(self.weight, self.bias)
-  _conv(x) = conv3d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
-                    dilation=self.dilation, groups=self.groups)
-  # As PyTorch, an unbatched [C, D, H, W] input is a batch of one.
-  forward(x) = self._conv(x.unsqueeze(0)).squeeze(0) if x.ndim == 4 else self._conv(x)
-}
-
-# The adjoint of Conv1d in its input: weight [in_channels, out_channels / groups,
-# kernel_size]; the output is (L - 1) * stride - 2 * padding + dilation * (kernel_size - 1)
-# + output_padding + 1 long.
-model ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                      bias=true, dilation=1) {
-  "1-D transposed convolution (the gradient of Conv1d) over [N, C, L]. Example: nn.ConvTranspose1d(16, 8, 4, stride=2)"
-  in_channels = in_channels
-  out_channels = out_channels
-  kernel_size = _single(kernel_size)
-  stride = _single(stride)
-  padding = _single(padding)
-  output_padding = _single(output_padding)
-  dilation = _single(dilation)
-  groups = groups
-  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
-                  "ConvTranspose1d: in_channels and out_channels must be divisible by groups")
-  weight = parameter([in_channels, out_channels // groups] + _single(kernel_size))
-  bias = parameter([out_channels]) if bias else none
-  let _ = _default_init(self.weight, self.bias)
-  forward(x) = conv_transpose1d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
-                                output_padding=self.output_padding, groups=self.groups, dilation=self.dilation)
-}
-
-# The adjoint of Conv2d in its input: weight [in_channels, out_channels / groups, kH, kW].
-model ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                      bias=true, dilation=1) {
-  "2-D transposed convolution (the gradient of Conv2d) over [N, C, H, W]. Example: nn.ConvTranspose2d(16, 8, 4, stride=2, padding=1)"
-  in_channels = in_channels
-  out_channels = out_channels
-  kernel_size = _pair(kernel_size)
-  stride = _pair(stride)
-  padding = _pair(padding)
-  output_padding = _pair(output_padding)
-  dilation = _pair(dilation)
-  groups = groups
-  let _c = assert(in_channels % groups == 0 and out_channels % groups == 0,
-                  "ConvTranspose2d: in_channels and out_channels must be divisible by groups")
-  weight = parameter([in_channels, out_channels // groups] + _pair(kernel_size))
-  bias = parameter([out_channels]) if bias else none
-  let _ = _default_init(self.weight, self.bias)
-  forward(x) = conv_transpose2d(x, self.weight, self.bias, stride=self.stride, padding=self.padding,
-                                output_padding=self.output_padding, groups=self.groups, dilation=self.dilation)
-}
 
 # Batch normalization over dim 1 ([N, C] or [N, C, L] for 1d, [N, C, H, W] for 2d).
 # Training normalizes with the batch's statistics and moves running_mean/running_var
@@ -194,6 +102,24 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   buffer num_batches_tracked = tensor(0)
   forward(x) {
     assert(x.ndim == 4, f"BatchNorm2d: expected a 4-d input [N, C, H, W], got shape {x.shape}")
+    return _batch_norm(self, x)
+  }
+}
+
+model BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
+  "Batch normalization over [N, C, D, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm3d(16)"
+  num_features = num_features
+  eps = eps
+  momentum = momentum
+  track_running_stats = track_running_stats
+  training = true
+  weight = ones([num_features], requires_grad=true) if affine else none
+  bias = zeros([num_features], requires_grad=true) if affine else none
+  buffer running_mean = zeros([num_features])
+  buffer running_var = ones([num_features])
+  buffer num_batches_tracked = tensor(0)
+  forward(x) {
+    assert(x.ndim == 5, f"BatchNorm3d: expected a 5-d input [N, C, D, H, W], got shape {x.shape}")
     return _batch_norm(self, x)
   }
 }
@@ -279,51 +205,35 @@ model RMSNorm(normalized_shape, eps=none, elementwise_affine=true) {
   forward(x) = rms_norm(x, self.normalized_shape, weight=self.weight, eps=self.eps)
 }
 
-# Resizes the spatial dims (interpolate): give size or scale_factor.
-model Upsample(size=none, scale_factor=none, mode="nearest", align_corners=none) {
-  "Upsamples [N, C, H, W] to size or by scale_factor (nearest, bilinear, ...). Example: nn.Upsample(scale_factor=2)"
-  size = size
-  scale_factor = scale_factor
-  mode = mode
-  align_corners = align_corners
-  forward(x) = interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
-                           align_corners=self.align_corners)
-}
-
-# 2-d padding layers: padding is an int (every side) or [left, right, top, bottom].
-fn _pad4(p) = [p, p, p, p] if type(p) == "int" else list(p)
-
-model ZeroPad2d(padding) {
-  "Pads the last two dims with zeros. Example: nn.ZeroPad2d(1)"
-  padding = _pad4(padding)
-  forward(x) = pad(x, self.padding)
-}
-
-model ConstantPad2d(padding, value) {
-  "Pads the last two dims with value. Example: nn.ConstantPad2d(1, 0.5)"
-  padding = _pad4(padding)
-  value = value
-  forward(x) = pad(x, self.padding, value=self.value)
-}
-
-model ReflectionPad2d(padding) {
-  "Pads the last two dims with their reflection. Example: nn.ReflectionPad2d(2)"
-  padding = _pad4(padding)
-  forward(x) = pad(x, self.padding, mode="reflect")
-}
-
-model ReplicationPad2d(padding) {
-  "Pads the last two dims by repeating the edge values. Example: nn.ReplicationPad2d(2)"
-  padding = _pad4(padding)
-  forward(x) = pad(x, self.padding, mode="replicate")
-}
-
-model Embedding(num_embeddings, embedding_dim) {
+# padding_idx (negative counts from the end): that row starts at zeros and gets no
+# gradient, as PyTorch's; lookups of it read the row as it is.
+model Embedding(num_embeddings, embedding_dim, padding_idx=none, _weight=none) {
   "A lookup table of num_embeddings vectors of embedding_dim; called with i64 indices. Example: nn.Embedding(10000, 128)(tensor([1, 5], dtype=i64))"
   num_embeddings = num_embeddings
   embedding_dim = embedding_dim
-  weight = normal_(parameter([num_embeddings, embedding_dim]))
-  forward(indices) = embedding(self.weight, indices)
+  padding_idx = _embedding_padding_idx(padding_idx, num_embeddings)
+  weight = normal_(parameter([num_embeddings, embedding_dim])) if _weight == none else _embedding_weight(_weight, num_embeddings, embedding_dim)
+  let _z = _zero_padding_row(self)
+  forward(indices) {
+    if self.padding_idx == none { return embedding(self.weight, indices) }
+    let keep = (indices != self.padding_idx).unsqueeze(-1)
+    return where(keep, embedding(self.weight, indices), embedding(self.weight.detach(), indices))
+  }
+}
+
+fn _embedding_padding_idx(padding_idx, n) {
+  if padding_idx == none { return none }
+  assert(padding_idx >= -n and padding_idx < n, f"Embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}")
+  return padding_idx if padding_idx >= 0 else padding_idx + n
+}
+fn _embedding_weight(w, n, d) {
+  assert(list(w.shape) == [n, d], f"Embedding: _weight must have shape [{n}, {d}], got {list(w.shape)}")
+  return w.detach().clone().requires_grad_(true)
+}
+fn _zero_padding_row(m) {
+  if m.padding_idx != none and m.weight.shape[0] > 0 {
+    no_grad { m.weight[m.padding_idx] = zeros([m.embedding_dim], dtype=m.weight.dtype) }
+  }
 }
 
 # ---- recurrent layers (stdlib/_nn_recurrent.dsl) ----------------------------------------
@@ -338,205 +248,81 @@ let GRUCell = _nn_recurrent.GRUCell
 let MultiheadAttention = _nn_attention.MultiheadAttention
 let TransformerEncoderLayer = _nn_attention.TransformerEncoderLayer
 let TransformerDecoderLayer = _nn_attention.TransformerDecoderLayer
+let TransformerEncoder = _nn_attention.TransformerEncoder
+let TransformerDecoder = _nn_attention.TransformerDecoder
+let Transformer = _nn_attention.Transformer
+let generate_square_subsequent_mask = _nn_attention.generate_square_subsequent_mask
 
-model MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false) {
-  "2-D max pooling over [N, C, H, W] (stride defaults to kernel_size). Example: nn.MaxPool2d(2)"
-  kernel_size = _pair(kernel_size)
-  stride = _pair(kernel_size) if stride == none else _pair(stride)
-  padding = _pair(padding)
-  dilation = _pair(dilation)
-  ceil_mode = ceil_mode
-  forward(x) = max_pool2d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
-                          dilation=self.dilation, ceil_mode=self.ceil_mode)
-}
+# ---- pooling (stdlib/_nn_pool.dsl) ---------------------------------------------------
+let MaxPool1d = _nn_pool.MaxPool1d
+let MaxPool2d = _nn_pool.MaxPool2d
+let AvgPool1d = _nn_pool.AvgPool1d
+let AvgPool2d = _nn_pool.AvgPool2d
+let AdaptiveAvgPool1d = _nn_pool.AdaptiveAvgPool1d
+let AdaptiveAvgPool2d = _nn_pool.AdaptiveAvgPool2d
+let AdaptiveMaxPool1d = _nn_pool.AdaptiveMaxPool1d
+let AdaptiveMaxPool2d = _nn_pool.AdaptiveMaxPool2d
+let MaxUnpool1d = _nn_pool.MaxUnpool1d
+let MaxUnpool2d = _nn_pool.MaxUnpool2d
 
-model AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
-  "2-D average pooling over [N, C, H, W] (stride defaults to kernel_size). Example: nn.AvgPool2d(2)"
-  kernel_size = _pair(kernel_size)
-  stride = _pair(kernel_size) if stride == none else _pair(stride)
-  padding = _pair(padding)
-  ceil_mode = ceil_mode
-  count_include_pad = count_include_pad
-  forward(x) = avg_pool2d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
-                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
-}
+# ---- resampling, padding and reshaping (stdlib/_nn_shape.dsl) -------------------------
+let Upsample = _nn_shape.Upsample
+let UpsamplingNearest2d = _nn_shape.UpsamplingNearest2d
+let UpsamplingBilinear2d = _nn_shape.UpsamplingBilinear2d
+let Flatten = _nn_shape.Flatten
+let Unflatten = _nn_shape.Unflatten
+let Identity = _nn_shape.Identity
+let PixelShuffle = _nn_shape.PixelShuffle
+let PixelUnshuffle = _nn_shape.PixelUnshuffle
+let ZeroPad1d = _nn_shape.ZeroPad1d
+let ConstantPad1d = _nn_shape.ConstantPad1d
+let ReflectionPad1d = _nn_shape.ReflectionPad1d
+let ReplicationPad1d = _nn_shape.ReplicationPad1d
+let CircularPad1d = _nn_shape.CircularPad1d
+let ZeroPad2d = _nn_shape.ZeroPad2d
+let ConstantPad2d = _nn_shape.ConstantPad2d
+let ReflectionPad2d = _nn_shape.ReflectionPad2d
+let ReplicationPad2d = _nn_shape.ReplicationPad2d
+let CircularPad2d = _nn_shape.CircularPad2d
+let ZeroPad3d = _nn_shape.ZeroPad3d
+let ConstantPad3d = _nn_shape.ConstantPad3d
+let ReflectionPad3d = _nn_shape.ReflectionPad3d
+let ReplicationPad3d = _nn_shape.ReplicationPad3d
+let CircularPad3d = _nn_shape.CircularPad3d
 
-# ---- 1-D and adaptive pooling ------------------------------------------------------------
+# ---- containers (stdlib/_nn_containers.dsl) ------------------------------------------
+let Sequential = _nn_containers.Sequential
+let ModuleList = _nn_containers.ModuleList
+let ModuleDict = _nn_containers.ModuleDict
+let _is_module = _nn_containers._is_module
 
-model MaxPool1d(kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false) {
-  "1-D max pooling over [N, C, L]. Example: nn.MaxPool1d(2)"
-  kernel_size = _single(kernel_size)
-  stride = _single(kernel_size) if stride == none else _single(stride)
-  padding = _single(padding)
-  dilation = _single(dilation)
-  ceil_mode = ceil_mode
-  forward(x) = max_pool1d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
-                          dilation=self.dilation, ceil_mode=self.ceil_mode)
-}
-
-model AvgPool1d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
-  "1-D average pooling over [N, C, L]. Example: nn.AvgPool1d(2)"
-  kernel_size = _single(kernel_size)
-  stride = _single(kernel_size) if stride == none else _single(stride)
-  padding = _single(padding)
-  ceil_mode = ceil_mode
-  count_include_pad = count_include_pad
-  forward(x) = avg_pool1d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
-                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
-}
-
-# Adaptive pools: output_size windows tile each pooled dim (cell i covers
-# [floor(i * in / out), ceil((i + 1) * in / out))), whatever the input's size.
-model AdaptiveAvgPool1d(output_size) {
-  "Average pooling of [N, C, L] to output_size positions. Example: nn.AdaptiveAvgPool1d(1)"
-  output_size = _single(output_size)
-  forward(x) = adaptive_avg_pool1d(x, self.output_size)
-}
-
-model AdaptiveAvgPool2d(output_size) {
-  "Average pooling of [N, C, H, W] to an output_size grid. Example: nn.AdaptiveAvgPool2d([1, 1])"
-  output_size = _pair(output_size)
-  forward(x) = adaptive_avg_pool2d(x, self.output_size)
-}
-
-# return_indices=true: forward returns (values, indices), indices flat over each H*W plane.
-model AdaptiveMaxPool2d(output_size, return_indices=false) {
-  "Max pooling of [N, C, H, W] to an output_size grid. Example: nn.AdaptiveMaxPool2d(1)"
-  output_size = _pair(output_size)
-  return_indices = return_indices
-  forward(x) = adaptive_max_pool2d(x, self.output_size, return_indices=self.return_indices)
-}
-
-# Flattens dims start_dim..end_dim into one.
-model Flatten(start_dim=1, end_dim=-1) {
-  "Flattens dims start_dim..end_dim into one. Example: nn.Flatten()(zeros([2, 3, 4])).shape"
-  start_dim = start_dim
-  end_dim = end_dim
-  forward(x) {
-    let s = _shape(x)
-    let n = len(s)
-    let a = self.start_dim if self.start_dim >= 0 else self.start_dim + n
-    let b = self.end_dim if self.end_dim >= 0 else self.end_dim + n
-    return x.reshape(s[:a] + [_prod(s[a:b + 1])] + s[b + 1:])
-  }
-}
-
-model Identity() {
-  "Returns its input unchanged (a placeholder layer). Example: nn.Identity()(x)"
-  forward(x) = x
-}
-
-# Sequential([layer, ...]): calls its layers in order. Its fields are the layers,
-# named "0", "1", ... as in PyTorch (so state_dict keys read "0.weight"); m[i] is
-# layer i (negative i and slices work), len(m) their number. A layer given twice
-# runs twice (children(remove_duplicate=false): every field, shared ones too).
-model Sequential(layers) {
-  "Calls its layers in order; fields named 0, 1, ... as in PyTorch. Example: nn.Sequential([nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)])"
-  let _ = _add_all(self, layers)
-  forward(x) {
-    for l in self.children(remove_duplicate=false) { x = l(x) }
-    return x
-  }
-  __getitem__(i) {
-    let ls = self.children(remove_duplicate=false)
-    return Sequential(ls[i]) if type(i) != "int" else ls[i]
-  }
-  __len__() = len(self.children(remove_duplicate=false))
-  append(layer) {
-    setattr(self, str(len(self.children(remove_duplicate=false))), _checked_layer("nn.Sequential.append()", "layer", layer))
-    return self
-  }
-}
-
-fn _add_all(m, layers) {
-  if not (type(layers) in ["list", "tuple"]) {
-    let hint = " (a single layer: wrap it, nn.Sequential([layer]))" if _is_module(layers) else ""
-    fail(f"nn.Sequential(): layers must be a list of layers, got {type(layers)}{hint}")
-  }
-  let k = 0
-  for l in layers {
-    setattr(m, str(k), _checked_layer("nn.Sequential()", f"layers[{k}]", l))
-    k = k + 1
-  }
-}
-
-# Whether x is a model instance (a layer or a whole model). A tensor answers every
-# attribute name with a method, so it is ruled out first.
-fn _is_module(x) = type(x) != "tensor" and getattr(x, "named_children", none) != none
-
-# l, checked to be a layer, a model instance: Sequential calls its children, and a
-# function is no child. A model class, the usual slip, gets its own message.
-fn _checked_layer(who, what, l) {
-  if type(l) == "model" { fail(f"{who}: {what} is the model class {l.name}, not a layer (construct it: {l.name}(...))") }
-  if not _is_module(l) {
-    let hint = " (a function is not a layer: use its layer, nn.ReLU() for relu, or a model of your own)" if type(l) in ["function", "builtin", "method"] else ""
-    fail(f"{who}: {what} must be a layer (a model instance), got {type(l)}{hint}")
-  }
-  return l
-}
-
-# ---- activations --------------------------------------------------------------------
-
-model ReLU() {
-  "max(x, 0), elementwise. Example: nn.ReLU()(x)"
-  forward(x) = relu(x)
-}
-model GELU() {
-  "The Gaussian error linear unit, elementwise. Example: nn.GELU()(x)"
-  forward(x) = gelu(x)
-}
-model SiLU() {
-  "x * sigmoid(x), elementwise (swish). Example: nn.SiLU()(x)"
-  forward(x) = silu(x)
-}
-model Tanh() {
-  "tanh(x), elementwise. Example: nn.Tanh()(x)"
-  forward(x) = tanh(x)
-}
-model Sigmoid() {
-  "1 / (1 + exp(-x)), elementwise. Example: nn.Sigmoid()(x)"
-  forward(x) = sigmoid(x)
-}
-model Softmax(dim=-1) {
-  "exp(x) normalized to sum to 1 along dim. Example: nn.Softmax(dim=1)(logits)"
-  dim = dim
-  forward(x) = softmax(x, dim=self.dim)
-}
-model LogSoftmax(dim=-1) {
-  "The log of softmax along dim, computed stably. Example: nn.LogSoftmax(dim=1)(logits)"
-  dim = dim
-  forward(x) = log_softmax(x, dim=self.dim)
-}
-model LeakyReLU(negative_slope=0.01) {
-  "x where x > 0, else negative_slope * x. Example: nn.LeakyReLU(0.2)(x)"
-  negative_slope = negative_slope
-  forward(x) = leaky_relu(x, negative_slope=self.negative_slope)
-}
-model ELU(alpha=1.0) {
-  "x where x > 0, else alpha * (exp(x) - 1). Example: nn.ELU()(x)"
-  alpha = alpha
-  forward(x) = elu(x, alpha=self.alpha)
-}
-model Softplus(beta=1.0, threshold=20.0) {
-  "log(1 + exp(beta * x)) / beta (linear above threshold). Example: nn.Softplus()(x)"
-  beta = beta
-  threshold = threshold
-  forward(x) = softplus(x, beta=self.beta, threshold=self.threshold)
-}
-model Hardswish() {
-  "x * relu6(x + 3) / 6, elementwise. Example: nn.Hardswish()(x)"
-  forward(x) = hardswish(x)
-}
-model Mish() {
-  "x * tanh(softplus(x)), elementwise. Example: nn.Mish()(x)"
-  forward(x) = mish(x)
-}
-model Hardtanh(min_val=-1.0, max_val=1.0) {
-  "x clamped to [min_val, max_val]. Example: nn.Hardtanh(-2.0, 2.0)(x)"
-  min_val = min_val
-  max_val = max_val
-  forward(x) = hardtanh(x, min_val=self.min_val, max_val=self.max_val)
-}
+# ---- activations (stdlib/_nn_activation.dsl) ----------------------------------------
+let ReLU = _nn_activation.ReLU
+let ReLU6 = _nn_activation.ReLU6
+let GELU = _nn_activation.GELU
+let SiLU = _nn_activation.SiLU
+let Tanh = _nn_activation.Tanh
+let Sigmoid = _nn_activation.Sigmoid
+let Softmax = _nn_activation.Softmax
+let Softmin = _nn_activation.Softmin
+let LogSoftmax = _nn_activation.LogSoftmax
+let LeakyReLU = _nn_activation.LeakyReLU
+let PReLU = _nn_activation.PReLU
+let ELU = _nn_activation.ELU
+let CELU = _nn_activation.CELU
+let SELU = _nn_activation.SELU
+let GLU = _nn_activation.GLU
+let Softplus = _nn_activation.Softplus
+let Softsign = _nn_activation.Softsign
+let Hardswish = _nn_activation.Hardswish
+let Hardsigmoid = _nn_activation.Hardsigmoid
+let Mish = _nn_activation.Mish
+let Hardtanh = _nn_activation.Hardtanh
+let Hardshrink = _nn_activation.Hardshrink
+let Softshrink = _nn_activation.Softshrink
+let Tanhshrink = _nn_activation.Tanhshrink
+let LogSigmoid = _nn_activation.LogSigmoid
+let Threshold = _nn_activation.Threshold
 
 # ---- losses (reduction: "mean", "sum" or "none") --------------------------------------
 

@@ -408,7 +408,7 @@ void register_conv_ops(std::vector<OpDef>& t) {
       t,
       {{OpId::conv2d,
         "2-D convolution (cross-correlation) of input [N, C_in, H, W] with weight [C_out, C_in / groups, "
-        "kH, kW], plus bias, as torch.nn.functional.conv2d. "
+        "kH, kW], plus bias, as torch.nn.functional.conv2d (padding also \"same\" or \"valid\"; an input [C_in, H, W] is a batch of one). "
         "Example: conv2d(randn(1, 3, 8, 8), randn(4, 3, 3, 3), padding=1)"},
        {OpId::conv2d_backward_input,
         "The gradient of conv2d with respect to its input, of shape input_shape, from the output gradient "
@@ -420,7 +420,7 @@ void register_conv_ops(std::vector<OpDef>& t) {
         "Example: conv2d_backward_weight(randn(1, 3, 8, 8), randn(1, 4, 6, 6), weight_shape=[4, 3, 3, 3])"},
        {OpId::conv1d,
         "1-D convolution (cross-correlation) of input [N, C_in, L] with weight [C_out, C_in / groups, k], "
-        "plus bias, as torch.nn.functional.conv1d. "
+        "plus bias, as torch.nn.functional.conv1d (padding also \"same\" or \"valid\"; an input [C_in, L] is a batch of one). "
         "Example: conv1d(randn(1, 3, 16), randn(4, 3, 5), padding=2)"},
        {OpId::conv_transpose1d,
         "1-D transposed convolution (the gradient of conv1d) of input [N, C_in, L] with weight [C_in, C_out "
@@ -432,7 +432,7 @@ void register_conv_ops(std::vector<OpDef>& t) {
         "Example: conv_transpose2d(randn(1, 4, 4, 4), randn(4, 2, 3, 3), stride=2, padding=1, output_padding=1)"},
        {OpId::conv3d,
         "3-D convolution (cross-correlation) of input [N, C_in, D, H, W] with weight [C_out, C_in / groups, "
-        "kD, kH, kW], plus bias, as torch.nn.functional.conv3d. "
+        "kD, kH, kW], plus bias, as torch.nn.functional.conv3d (padding also \"same\" or \"valid\"; an input [C_in, D, H, W] is a batch of one). "
         "Example: conv3d(randn(1, 2, 6, 6, 6), randn(4, 2, 3, 3, 3), padding=1)"},
        {OpId::conv3d_backward_input,
         "The gradient of conv3d with respect to its input, of shape input_shape, from the output gradient "

@@ -408,7 +408,7 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
                     "Example: relu(tensor([-1.0, 2.0]))"},
                    {OpId::gelu,
                     "x * Phi(x) of each element, Phi the standard normal CDF (the exact erf form), as "
-                    "torch.nn.functional.gelu. "
+                    "torch.nn.functional.gelu; approximate=\"tanh\" takes PyTorch's tanh form instead. "
                     "Example: gelu(randn(4))"},
                    {OpId::silu,
                     "x * sigmoid(x) of each element (swish), as torch.nn.functional.silu. "

@@ -70,6 +70,16 @@ std::string op_doc(const OpDef& row);        // the row's doc: a sentence, then 
 std::string convention_doc(const BuiltinEntry& entry);
 void install_op_builtins(Evaluator& ev);     // every op as a global builtin
 Tensor input_of(const Value& v, const std::string& fname, const std::string& arg);
+// The generic call of the row `name` (tensor inputs, then its attributes), under any
+// convention of op_functions().
+Value row_call(const char* name, CallArgs& a);
+// conv_conventions.cpp: the convolutions' PyTorch conventions (padding "same" and
+// "valid", an input without its batch dim).
+Value conv1d_builtin(Evaluator&, CallArgs& a);
+Value conv2d_builtin(Evaluator&, CallArgs& a);
+Value conv3d_builtin(Evaluator&, CallArgs& a);
+Value conv_transpose1d_builtin(Evaluator&, CallArgs& a);
+Value conv_transpose2d_builtin(Evaluator&, CallArgs& a);
 
 // ---- the libraries (one per builtins_*.cpp; the list is builtins.cpp's) -----------------------
 

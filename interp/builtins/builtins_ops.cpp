@@ -135,9 +135,9 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
 
 }  // namespace
 
-namespace {
-
 Value row_call(const char* name, CallArgs& a) { return call_row(*find_op(name), a, name); }
+
+namespace {
 
 // ---- functions that add Python/PyTorch conventions to a row (or compose rows) ----------------
 
@@ -355,6 +355,20 @@ const std::string& str_arg(const Value& v, const std::string& what) {
   return v.as<StrObj>()->s;
 }
 
+// gelu(input, approximate="none"): the row, or PyTorch's tanh approximation
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) made of table ops (so it fuses and
+// differentiates to any order like them).
+Value gelu_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("gelu", a, {"input", "approximate"}, 1);
+  const Tensor& x = as_tensor(b[0], "gelu");
+  const std::string approximate = b.has(1) ? str_arg(b[1], "gelu(): argument 'approximate'") : "none";
+  if (approximate == "none") return Value::tensor(gelu(x));
+  if (approximate != "tanh")
+    fail("gelu(): argument 'approximate': expected \"none\" or \"tanh\", got \"" + approximate + "\"");
+  const double sqrt_2_over_pi = 0.7978845608028654;
+  return Value::tensor(0.5 * x * (1.0 + tanh(sqrt_2_over_pi * (x + 0.044715 * pow(x, 3.0)))));
+}
+
 Value interpolate_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("interpolate", a, {"input", "size", "scale_factor", "mode", "align_corners"}, 1);
   const Tensor& x = as_tensor(b[0], "interpolate");
@@ -433,7 +447,22 @@ const BuiltinEntry kOpConventions[] = {
      "Einstein summation as torch.einsum: labels shared by operands multiply, labels missing from the output are "
      "summed, '...' broadcasts. Example: einsum(\"bij,bjk->bik\", randn(2, 3, 4), randn(2, 4, 5))"},
     {"matmul", matmul_builtin, "matmul(self, other)", nullptr},
+    {"conv1d", conv1d_builtin, "conv1d(input, weight, bias=none, stride=[1], padding=[0], dilation=[1], groups=1)",
+     nullptr},
+    {"conv2d", conv2d_builtin,
+     "conv2d(input, weight, bias=none, stride=[1, 1], padding=[0, 0], dilation=[1, 1], groups=1)", nullptr},
+    {"conv3d", conv3d_builtin,
+     "conv3d(input, weight, bias=none, stride=[1, 1, 1], padding=[0, 0, 0], dilation=[1, 1, 1], groups=1)", nullptr},
+    {"conv_transpose1d", conv_transpose1d_builtin,
+     "conv_transpose1d(input, weight, bias=none, stride=[1], padding=[0], output_padding=[0], groups=1, "
+     "dilation=[1])",
+     nullptr},
+    {"conv_transpose2d", conv_transpose2d_builtin,
+     "conv_transpose2d(input, weight, bias=none, stride=[1, 1], padding=[0, 0], output_padding=[0, 0], groups=1, "
+     "dilation=[1, 1])",
+     nullptr},
     {"contiguous", contiguous_builtin, "contiguous(input)", nullptr},
+    {"gelu", gelu_builtin, "gelu(input, approximate=\"none\")", nullptr},
     {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)", nullptr},
     {"view", view_builtin, "view(input, *shape)", nullptr},
     {"reshape", reshape_builtin, "reshape(input, *shape)", nullptr},

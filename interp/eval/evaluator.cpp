@@ -316,6 +316,7 @@ void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
     auto& ix = static_cast<const Index&>(t);
     Value obj = eval(*ix.object);
     std::vector<Value> idx = eval_index_items(ix);
+    call_site = &ix.span;
     Value cur = index_value(ev, obj, idx);
     Value rhs = eval(*a.value);
     if (cur.tag == Tag::Tensor || rhs.tag == Tag::Tensor) set_origin(t);
@@ -327,6 +328,7 @@ void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
 
 Flow Evaluator::Impl::exec_for(const ForStmt& f) {
   Value it = eval(*f.iterable);
+  call_site = &f.iterable->span;  // where a model's __iter__ is called from
   if (ev.script)
     if (std::optional<Flow> lowered = script_for(f, it)) return *lowered;  // a scan: evaluator_control_flow.cpp
   return exec_for_value(f, it);
@@ -585,6 +587,7 @@ Value Evaluator::Impl::get_attr_at(const Value& obj, const Attribute& a) {
 Value Evaluator::Impl::eval_index(const Index& ix, const Value& obj) {
   std::vector<Value> idx = eval_index_items(ix);
   if (obj.tag == Tag::Tensor) set_origin(ix);
+  call_site = &ix.span;  // where a model's __getitem__ is called from
   return index_value(ev, obj, idx);
 }
 
@@ -751,6 +754,12 @@ std::vector<Value> Evaluator::iterate(const Value& v) {
       for (int64_t k = 0; k < v.t.size(0); ++k) out.push_back(Value::tensor(select(v.t, 0, k)));
       return out;
     }
+    case Tag::Instance:  // a model with an __iter__ method (nn.Sequential, nn.ModuleList): what it returns
+      if (v.as<InstanceObj>()->cls->info->methods.count("__iter__")) {
+        CallArgs none;
+        return iterate(call_method(v, "__iter__", none));
+      }
+      [[fallthrough]];
     default: fail(std::string("'") + type_name(v) + "' object is not iterable");
   }
 }

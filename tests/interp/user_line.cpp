@@ -48,7 +48,7 @@ TEST_CASE("user line: an error in user code that the library called stays where 
   std::string e = s.error(
       "import nn\nmodel Bad() { forward(x) = undefined_thing }\nlet m = nn.Sequential([Bad()])\nm(ones([1]))");
   CHECK(first_line(e).rfind("t.dsl:2:28: error: undefined name 'undefined_thing'", 0) == 0);
-  CHECK(contains(e, "  at t.dsl:2:28 in Bad.forward()\n  at <stdlib>/nn.dsl:"));
+  CHECK(contains(e, "  at t.dsl:2:28 in Bad.forward()\n  at <stdlib>/_nn_containers.dsl:"));
   CHECK(contains(e, " in Sequential.forward() [library]\n  at t.dsl:4:1 in <module>"));
 }
 

@@ -4,7 +4,7 @@
 # case: an op
 help(conv2d)
 # expect: conv2d(input, weight, bias=none, stride=[1, 1], padding=[0, 0], dilation=[1, 1], groups=1)
-# expect:   2-D convolution (cross-correlation) of input [N, C_in, H, W] with weight [C_out, C_in / groups, kH, kW], plus bias, as torch.nn.functional.conv2d.
+# expect:   2-D convolution (cross-correlation) of input [N, C_in, H, W] with weight [C_out, C_in / groups, kH, kW], plus bias, as torch.nn.functional.conv2d (padding also "same" or "valid"; an input [C_in, H, W] is a batch of one).
 # expect:   Example: conv2d(randn(1, 3, 8, 8), randn(4, 3, 3, 3), padding=1)
 # ---
 # case: a layer of a module not imported, by its dotted name

@@ -1,0 +1,113 @@
+# _nn_containers: nn.Sequential, nn.ModuleList and nn.ModuleDict, the layers that hold
+# layers. Their fields are the layers they hold, named as PyTorch's ("0", "1", ... or
+# the dict's keys), so state_dict keys read "0.weight" or "encoder.weight", and
+# parameters() walks them in order. A layer held twice counts twice where it runs
+# (children(remove_duplicate=false): every field, shared ones too). nn re-exports them;
+# import nn, not this module.
+
+# Sequential([layer, ...]): calls its layers in order; m[i] is layer i (negative i and
+# slices work), len(m) their number, `for l in m` walks them.
+model Sequential(layers) {
+  "Calls its layers in order; fields named 0, 1, ... as in PyTorch. Example: nn.Sequential([nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)])"
+  let _ = _add_all(self, layers, "nn.Sequential()", "nn.Sequential([layer])")
+  forward(x) {
+    for l in self.children(remove_duplicate=false) { x = l(x) }
+    return x
+  }
+  __getitem__(i) {
+    let ls = self.children(remove_duplicate=false)
+    return Sequential(ls[i]) if type(i) != "int" else ls[i]
+  }
+  __len__() = len(self.children(remove_duplicate=false))
+  __iter__() = self.children(remove_duplicate=false)
+  append(layer) {
+    setattr(self, str(len(self)), _checked_layer("nn.Sequential.append()", "layer", layer))
+    return self
+  }
+}
+
+# ModuleList([layer, ...]): holds layers as a list does (indexing, slices, len, `for`,
+# append, extend, insert), so that their parameters are the model's; calling them is
+# the owner's forward's work, as in PyTorch.
+model ModuleList(modules=none) {
+  "Holds layers in a list whose parameters are the model's; index, iterate and append it. Example: nn.ModuleList([nn.Linear(8, 8) for _ in range(3)])"
+  let _ = _add_all(self, [] if modules == none else modules, "nn.ModuleList()", "nn.ModuleList([layer])")
+  __getitem__(i) {
+    let ls = self.children(remove_duplicate=false)
+    return ModuleList(ls[i]) if type(i) != "int" else ls[i]
+  }
+  __len__() = len(self.children(remove_duplicate=false))
+  __iter__() = self.children(remove_duplicate=false)
+  append(module) {
+    setattr(self, str(len(self)), _checked_layer("nn.ModuleList.append()", "module", module))
+    return self
+  }
+  extend(modules) {
+    for m in modules { self.append(m) }
+    return self
+  }
+  # Fields renamed so that they stay "0", "1", ... in order.
+  insert(index, module) {
+    let ls = self.children(remove_duplicate=false)
+    let at = max(0, min(len(ls), index if index >= 0 else index + len(ls)))
+    ls = ls[:at] + [_checked_layer("nn.ModuleList.insert()", "module", module)] + ls[at:]
+    for k in range(len(ls)) { setattr(self, str(k), ls[k]) }
+    return self
+  }
+}
+
+# ModuleDict({name: layer, ...}): holds layers by name, in insertion order; m[name],
+# `name in m.keys()`, keys(), values(), items(), len, `for name in m` (the names, as a
+# dict's), and m[name] = layer through update().
+model ModuleDict(modules=none) {
+  "Holds layers by name (fields named by the keys) whose parameters are the model's. Example: nn.ModuleDict({\"encoder\": nn.Linear(8, 4)})"
+  let _ = self.update({} if modules == none else modules)
+  __getitem__(key) {
+    for (k, m) in self.named_children(remove_duplicate=false) {
+      if k == key { return m }
+    }
+    fail(f"nn.ModuleDict: no module named {repr(key)} (it holds {self.keys()})")
+  }
+  __len__() = len(self.children(remove_duplicate=false))
+  __iter__() = self.keys()
+  keys() = [p[0] for p in self.named_children(remove_duplicate=false)]
+  values() = self.children(remove_duplicate=false)
+  items() = self.named_children(remove_duplicate=false)
+  update(modules) {
+    assert(type(modules) == "dict", f"nn.ModuleDict: expected a dict of name to layer, got {type(modules)}")
+    for k in modules.keys() {
+      assert(type(k) == "str", f"nn.ModuleDict: keys must be strings, got {type(k)}")
+      setattr(self, k, _checked_layer("nn.ModuleDict()", f"modules[{repr(k)}]", modules[k]))
+    }
+    return self
+  }
+}
+
+# Each of layers as a field "0", "1", ... of m; `who` names the caller in errors and
+# `wrap` the fix for a single layer given where a list belongs.
+fn _add_all(m, layers, who, wrap) {
+  if not (type(layers) in ["list", "tuple"]) {
+    let hint = f" (a single layer: wrap it, {wrap})" if _is_module(layers) else ""
+    fail(f"{who}: layers must be a list of layers, got {type(layers)}{hint}")
+  }
+  let k = 0
+  for l in layers {
+    setattr(m, str(k), _checked_layer(who, f"layers[{k}]", l))
+    k = k + 1
+  }
+}
+
+# Whether x is a model instance (a layer or a whole model). A tensor answers every
+# attribute name with a method, so it is ruled out first.
+fn _is_module(x) = type(x) != "tensor" and getattr(x, "named_children", none) != none
+
+# l, checked to be a layer, a model instance: a container holds and calls children, and
+# a function is no child. A model class, the usual slip, gets its own message.
+fn _checked_layer(who, what, l) {
+  if type(l) == "model" { fail(f"{who}: {what} is the model class {l.name}, not a layer (construct it: {l.name}(...))") }
+  if not _is_module(l) {
+    let hint = " (a function is not a layer: use its layer, nn.ReLU() for relu, or a model of your own)" if type(l) in ["function", "builtin", "method"] else ""
+    fail(f"{who}: {what} must be a layer (a model instance), got {type(l)}{hint}")
+  }
+  return l
+}

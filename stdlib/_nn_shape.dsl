@@ -1,0 +1,208 @@
+# _nn_shape: layers that resample, pad or reshape, with PyTorch's names and arguments:
+# Upsample (and UpsamplingNearest2d, UpsamplingBilinear2d), the padding layers
+# (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad in 1-, 2- and 3-D),
+# Flatten, Unflatten, PixelShuffle, PixelUnshuffle and Identity. nn re-exports them;
+# import nn, not this module.
+import _nn_init
+
+let _prod = _nn_init._prod
+
+# ---- resampling -------------------------------------------------------------------
+
+# Resizes the spatial dims (interpolate): give size or scale_factor.
+model Upsample(size=none, scale_factor=none, mode="nearest", align_corners=none) {
+  "Upsamples [N, C, H, W] to size or by scale_factor (nearest, bilinear, ...). Example: nn.Upsample(scale_factor=2)"
+  size = size
+  scale_factor = scale_factor
+  mode = mode
+  align_corners = align_corners
+  forward(x) = interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
+                           align_corners=self.align_corners)
+}
+
+model UpsamplingNearest2d(size=none, scale_factor=none) {
+  "Nearest-neighbour upsampling of [N, C, H, W]. Example: nn.UpsamplingNearest2d(scale_factor=2)"
+  size = size
+  scale_factor = scale_factor
+  forward(x) = interpolate(x, size=self.size, scale_factor=self.scale_factor, mode="nearest")
+}
+
+# Bilinear with align_corners=true, as PyTorch's (its deprecated layer's choice).
+model UpsamplingBilinear2d(size=none, scale_factor=none) {
+  "Bilinear upsampling of [N, C, H, W] with the corners aligned. Example: nn.UpsamplingBilinear2d(scale_factor=2)"
+  size = size
+  scale_factor = scale_factor
+  forward(x) = interpolate(x, size=self.size, scale_factor=self.scale_factor, mode="bilinear", align_corners=true)
+}
+
+# ---- padding ------------------------------------------------------------------------
+# padding: an int for every side, or [left, right] (1-D), [left, right, top, bottom]
+# (2-D), [left, right, top, bottom, front, back] (3-D): pad()'s order, the last dim
+# first.
+
+fn _sides(name, padding, n) {
+  let sides = [padding] * (2 * n) if type(padding) == "int" else list(padding)
+  assert(len(sides) == 2 * n, f"{name}: padding must be an int or {2 * n} ints, got {padding}")
+  return sides
+}
+
+# A padding layer of n dims padding by pad()'s `mode` (value for "constant").
+fn _pad_fields(m, name, padding, n, mode, value) {
+  m.padding = _sides(name, padding, n)
+  m.mode = mode
+  m.value = value
+  return m
+}
+fn _pad_forward(m, x) = pad(x, m.padding, mode=m.mode, value=m.value) if m.mode == "constant" else pad(x, m.padding, mode=m.mode)
+
+model ZeroPad1d(padding) {
+  "Pads the last dim with zeros. Example: nn.ZeroPad1d(2)"
+  let _f = _pad_fields(self, "ZeroPad1d", padding, 1, "constant", 0.0)
+  forward(x) = _pad_forward(self, x)
+}
+model ZeroPad2d(padding) {
+  "Pads the last two dims with zeros. Example: nn.ZeroPad2d(1)"
+  let _f = _pad_fields(self, "ZeroPad2d", padding, 2, "constant", 0.0)
+  forward(x) = _pad_forward(self, x)
+}
+model ZeroPad3d(padding) {
+  "Pads the last three dims with zeros. Example: nn.ZeroPad3d(1)"
+  let _f = _pad_fields(self, "ZeroPad3d", padding, 3, "constant", 0.0)
+  forward(x) = _pad_forward(self, x)
+}
+model ConstantPad1d(padding, value) {
+  "Pads the last dim with value. Example: nn.ConstantPad1d(2, 0.5)"
+  let _f = _pad_fields(self, "ConstantPad1d", padding, 1, "constant", value)
+  forward(x) = _pad_forward(self, x)
+}
+model ConstantPad2d(padding, value) {
+  "Pads the last two dims with value. Example: nn.ConstantPad2d(1, 0.5)"
+  let _f = _pad_fields(self, "ConstantPad2d", padding, 2, "constant", value)
+  forward(x) = _pad_forward(self, x)
+}
+model ConstantPad3d(padding, value) {
+  "Pads the last three dims with value. Example: nn.ConstantPad3d(1, 0.5)"
+  let _f = _pad_fields(self, "ConstantPad3d", padding, 3, "constant", value)
+  forward(x) = _pad_forward(self, x)
+}
+model ReflectionPad1d(padding) {
+  "Pads the last dim with its reflection. Example: nn.ReflectionPad1d(2)"
+  let _f = _pad_fields(self, "ReflectionPad1d", padding, 1, "reflect", none)
+  forward(x) = _pad_forward(self, x)
+}
+model ReflectionPad2d(padding) {
+  "Pads the last two dims with their reflection. Example: nn.ReflectionPad2d(2)"
+  let _f = _pad_fields(self, "ReflectionPad2d", padding, 2, "reflect", none)
+  forward(x) = _pad_forward(self, x)
+}
+model ReflectionPad3d(padding) {
+  "Pads the last three dims with their reflection. Example: nn.ReflectionPad3d(1)"
+  let _f = _pad_fields(self, "ReflectionPad3d", padding, 3, "reflect", none)
+  forward(x) = _pad_forward(self, x)
+}
+model ReplicationPad1d(padding) {
+  "Pads the last dim by repeating its edge values. Example: nn.ReplicationPad1d(2)"
+  let _f = _pad_fields(self, "ReplicationPad1d", padding, 1, "replicate", none)
+  forward(x) = _pad_forward(self, x)
+}
+model ReplicationPad2d(padding) {
+  "Pads the last two dims by repeating the edge values. Example: nn.ReplicationPad2d(2)"
+  let _f = _pad_fields(self, "ReplicationPad2d", padding, 2, "replicate", none)
+  forward(x) = _pad_forward(self, x)
+}
+model ReplicationPad3d(padding) {
+  "Pads the last three dims by repeating the edge values. Example: nn.ReplicationPad3d(1)"
+  let _f = _pad_fields(self, "ReplicationPad3d", padding, 3, "replicate", none)
+  forward(x) = _pad_forward(self, x)
+}
+model CircularPad1d(padding) {
+  "Pads the last dim by wrapping around. Example: nn.CircularPad1d(2)"
+  let _f = _pad_fields(self, "CircularPad1d", padding, 1, "circular", none)
+  forward(x) = _pad_forward(self, x)
+}
+model CircularPad2d(padding) {
+  "Pads the last two dims by wrapping around. Example: nn.CircularPad2d(1)"
+  let _f = _pad_fields(self, "CircularPad2d", padding, 2, "circular", none)
+  forward(x) = _pad_forward(self, x)
+}
+model CircularPad3d(padding) {
+  "Pads the last three dims by wrapping around. Example: nn.CircularPad3d(1)"
+  let _f = _pad_fields(self, "CircularPad3d", padding, 3, "circular", none)
+  forward(x) = _pad_forward(self, x)
+}
+
+# ---- reshaping ----------------------------------------------------------------------
+
+# Flattens dims start_dim..end_dim into one.
+model Flatten(start_dim=1, end_dim=-1) {
+  "Flattens dims start_dim..end_dim into one. Example: nn.Flatten()(zeros([2, 3, 4])).shape"
+  start_dim = start_dim
+  end_dim = end_dim
+  forward(x) {
+    let s = list(x.shape)
+    let n = len(s)
+    let a = self.start_dim if self.start_dim >= 0 else self.start_dim + n
+    let b = self.end_dim if self.end_dim >= 0 else self.end_dim + n
+    return x.reshape(s[:a] + [_prod(s[a:b + 1])] + s[b + 1:])
+  }
+}
+
+# Dim `dim` split into unflattened_size (one entry may be -1), Flatten's inverse.
+model Unflatten(dim, unflattened_size) {
+  "Splits dim into the dims unflattened_size. Example: nn.Unflatten(1, [2, 3])(zeros([4, 6])).shape"
+  dim = dim
+  unflattened_size = list(unflattened_size)
+  forward(x) {
+    let s = list(x.shape)
+    let d = self.dim if self.dim >= 0 else self.dim + len(s)
+    assert(d >= 0 and d < len(s), f"Unflatten: dim {self.dim} is out of range for shape {s}")
+    return x.reshape(s[:d] + self.unflattened_size + s[d + 1:])
+  }
+}
+
+# [*, C * r^2, H, W] -> [*, C, H * r, W * r]: each group of r^2 channels becomes an r x r
+# block of pixels, as PyTorch's (and its inverse, PixelUnshuffle).
+model PixelShuffle(upscale_factor) {
+  "Rearranges [*, C * r^2, H, W] into [*, C, H * r, W * r]. Example: nn.PixelShuffle(2)(zeros([1, 8, 3, 3])).shape"
+  upscale_factor = upscale_factor
+  forward(x) {
+    let r = self.upscale_factor
+    let s = list(x.shape)
+    let n = len(s)
+    assert(n >= 3 and s[n - 3] % (r * r) == 0,
+           f"PixelShuffle: expected [*, C * {r * r}, H, W] (channels divisible by upscale_factor^2), got shape {s}")
+    let lead = s[:n - 3]
+    let c = s[n - 3] // (r * r)
+    let h = s[n - 2]
+    let w = s[n - 1]
+    let k = len(lead)
+    let y = x.reshape(lead + [c, r, r, h, w])
+    let order = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
+    return y.permute(order).reshape(lead + [c, h * r, w * r])
+  }
+}
+
+model PixelUnshuffle(downscale_factor) {
+  "Rearranges [*, C, H * r, W * r] into [*, C * r^2, H, W]. Example: nn.PixelUnshuffle(2)(zeros([1, 2, 6, 6])).shape"
+  downscale_factor = downscale_factor
+  forward(x) {
+    let r = self.downscale_factor
+    let s = list(x.shape)
+    let n = len(s)
+    assert(n >= 3 and s[n - 2] % r == 0 and s[n - 1] % r == 0,
+           f"PixelUnshuffle: expected [*, C, H, W] with H and W divisible by downscale_factor {r}, got shape {s}")
+    let lead = s[:n - 3]
+    let c = s[n - 3]
+    let h = s[n - 2] // r
+    let w = s[n - 1] // r
+    let k = len(lead)
+    let y = x.reshape(lead + [c, h, r, w, r])
+    let order = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
+    return y.permute(order).reshape(lead + [c * r * r, h, w])
+  }
+}
+
+model Identity() {
+  "Returns its input unchanged (a placeholder layer). Example: nn.Identity()(x)"
+  forward(x) = x
+}
