@@ -258,8 +258,9 @@ fn _clones(layer, num_layers) = ModuleList([deepcopy(layer) for _ in range(num_l
 # Transformer.generate_square_subsequent_mask.
 fn generate_square_subsequent_mask(sz, dtype=f32) {
   "The [sz, sz] causal mask: 0 on and below the diagonal, -inf above it. Example: nn.generate_square_subsequent_mask(4)"
-  return triu(full([sz, sz], float("-inf"), dtype=dtype), 1)
+  return _square_subsequent_mask(sz, dtype)
 }
+fn _square_subsequent_mask(sz, dtype) = triu(full([sz, sz], float("-inf"), dtype=dtype), 1)
 
 # As PyTorch's nn.TransformerEncoder: num_layers copies of encoder_layer (layers.0, ...),
 # then norm when given. forward(src, mask, src_key_padding_mask, is_causal) passes the
@@ -326,7 +327,7 @@ model Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers
                         memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
                         memory_is_causal=memory_is_causal)
   }
-  generate_square_subsequent_mask(sz, dtype=f32) = generate_square_subsequent_mask(sz, dtype=dtype)
+  generate_square_subsequent_mask(sz, dtype=f32) = _square_subsequent_mask(sz, dtype)
 }
 
 fn _xavier_matrices(m) {

@@ -105,7 +105,7 @@ model AdaptiveMaxPool2d(output_size, return_indices=false) {
 # Each value goes back to the cell its index names (a max pool's indices, flat over
 # the plane), every other cell 0; the output is output_size (its last n entries), or
 # what the pool's input was: (in - 1) * stride - 2 * padding + kernel_size per dim.
-# Differentiable in the values (scatter_add).
+# Differentiable in the values (scatter_add, whose gradient gathers).
 fn _unpool(m, name, x, indices, output_size, n) {
   assert(list(indices.shape) == list(x.shape),
          f"{name}: indices must have the input's shape {list(x.shape)}, got {list(indices.shape)}")
@@ -125,7 +125,13 @@ fn _unpool(m, name, x, indices, output_size, n) {
   let flat_i = indices.reshape(lead + [-1])
   assert(flat_i.numel() == 0 or (flat_i.min().item() >= 0 and flat_i.max().item() < plane),
          f"{name}: an index lies outside the output's plane of {plane} cells (output size {size})")
-  let out = zeros(lead + [plane], dtype=x.dtype).scatter_add(len(lead), flat_i, flat_x)
+  # Overlapping windows share a maximum, so an index may come twice, with the same
+  # value: the cell holds it once (the sum over the hits), while each input gets the
+  # cell's whole gradient, as PyTorch's (the gradient of the sum).
+  let d = len(lead)
+  let summed = zeros(lead + [plane], dtype=x.dtype).scatter_add(d, flat_i, flat_x)
+  let hits = zeros(lead + [plane], dtype=x.dtype).scatter_add(d, flat_i, ones(list(flat_x.shape), dtype=x.dtype))
+  let out = summed - (summed - summed / clamp(hits, min=1.0)).detach()
   return out.reshape(lead + size)
 }
 

@@ -159,6 +159,38 @@ Value str_count(Evaluator&, const Value& self, CallArgs& a) {
   return Value::integer(n);
 }
 
+// isdigit, isalpha, isalnum, isspace: whether the string is not empty and every
+// character is of the class (ASCII, as the language's strings are bytes: a non-ASCII
+// byte is of none); isupper, islower: whether it has a letter and no letter of the
+// other case, as Python's.
+bool ascii_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool ascii_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+bool ascii_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
+bool ascii_alpha(unsigned char c) { return ascii_upper(c) || ascii_lower(c); }
+bool ascii_alnum(unsigned char c) { return ascii_alpha(c) || ascii_digit(c); }
+bool ascii_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+constexpr char kIsDigit[] = "isdigit", kIsAlpha[] = "isalpha", kIsAlnum[] = "isalnum", kIsSpace[] = "isspace";
+
+template <bool (*kClass)(unsigned char), const char* kName>
+Value str_is(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, kName, 0, 0);
+  const std::string& s = text_of(self);
+  bool all = !s.empty();
+  for (unsigned char c : s) all = all && kClass(c);
+  return Value::boolean(all);
+}
+template <bool kUpper>
+Value str_is_case(Evaluator&, const Value& self, CallArgs& a) {
+  arity(a, kUpper ? "isupper" : "islower", 0, 0);
+  bool cased = false, other = false;
+  for (unsigned char c : text_of(self)) {
+    cased = cased || (kUpper ? ascii_upper(c) : ascii_lower(c));
+    other = other || (kUpper ? ascii_lower(c) : ascii_upper(c));
+  }
+  return Value::boolean(cased && !other);
+}
+
 // The argument a replacement field names: "" the next positional one, "2" the third,
 // "name" a keyword.
 const Value& format_argument(const std::string& field, const CallArgs& a, size_t& next) {
@@ -227,6 +259,18 @@ const MethodEntry kStrMethods[] = {
     {"find", str_find, "find(sub)", "The index of the first sub in this string, or -1. Example: \"hello\".find(\"l\")"},
     {"count", str_count, "count(sub)",
      "How many times sub occurs, without overlaps. Example: \"banana\".count(\"an\")"},
+    {"isdigit", str_is<ascii_digit, kIsDigit>, "isdigit()",
+     "Whether this string is not empty and all digits (ASCII). Example: \"42\".isdigit()"},
+    {"isalpha", str_is<ascii_alpha, kIsAlpha>, "isalpha()",
+     "Whether this string is not empty and all letters (ASCII). Example: \"abc\".isalpha()"},
+    {"isalnum", str_is<ascii_alnum, kIsAlnum>, "isalnum()",
+     "Whether this string is not empty and all letters or digits (ASCII). Example: \"a1\".isalnum()"},
+    {"isspace", str_is<ascii_space, kIsSpace>, "isspace()",
+     "Whether this string is not empty and all whitespace. Example: \" \\t\".isspace()"},
+    {"isupper", str_is_case<true>, "isupper()",
+     "Whether this string has a letter and no lower-case one. Example: \"ABC1\".isupper()"},
+    {"islower", str_is_case<false>, "islower()",
+     "Whether this string has a letter and no upper-case one. Example: \"abc1\".islower()"},
     {"format", str_format, "format(*args, **kwargs)",
      "This string with each {} field replaced by an argument, as Python's. Example: \"{} = {:.3f}\".format(\"loss\", "
      "0.25)"},
