@@ -1,7 +1,8 @@
 # _nn_activation: the activation layers, elementwise (and GLU, Softmax, Softmin and
-# LogSoftmax along a dim), with PyTorch's names, arguments and semantics. Each is its
-# op (relu, gelu, elu, ...) or a few table ops, so gradients of any order flow through
-# it. nn re-exports them; import nn, not this module.
+# LogSoftmax along a dim), with PyTorch's names, arguments and semantics. Each calls
+# its function: an op (relu, gelu, elu, ...) or a composite of ops (relu6, selu, glu,
+# ...: interp/builtins/composite_nn.cpp), so gradients of any order flow through it. nn
+# re-exports them; import nn, not this module.
 
 model ReLU() {
   "max(x, 0), elementwise. Example: nn.ReLU()(x)"
@@ -68,78 +69,67 @@ model Hardtanh(min_val=-1.0, max_val=1.0) {
 }
 model ReLU6() {
   "x clamped to [0, 6]. Example: nn.ReLU6()(x)"
-  forward(x) = hardtanh(x, min_val=0.0, max_val=6.0)
+  forward(x) = relu6(x)
 }
-# relu6(x + 3) / 6: 0 below -3, 1 above 3; the gradient is 1/6 strictly inside, as PyTorch's.
 model Hardsigmoid() {
   "relu6(x + 3) / 6, elementwise. Example: nn.Hardsigmoid()(x)"
-  forward(x) = (hardtanh(x, min_val=-3.0, max_val=3.0) + 3.0) / 6.0
+  forward(x) = hardsigmoid(x)
 }
 model SELU() {
   "scale * elu(x, alpha) with the self-normalizing constants. Example: nn.SELU()(x)"
-  forward(x) = 1.0507009873554804934193349852946 * elu(x, alpha=1.6732632423543772848170429916717)
+  forward(x) = selu(x)
 }
 model CELU(alpha=1.0) {
   "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise. Example: nn.CELU(0.5)(x)"
   alpha = alpha
   let _c = assert(alpha != 0, "CELU: alpha must not be 0")
-  forward(x) = self.alpha * elu(x / self.alpha)
+  forward(x) = celu(x, self.alpha)
 }
 # weight: one slope (num_parameters=1) or one per channel (dim 1 of the input).
 model PReLU(num_parameters=1, init=0.25) {
   "x where x > 0, else a learned slope times x (one, or one per channel). Example: nn.PReLU()(x)"
   num_parameters = num_parameters
   weight = full([num_parameters], init).requires_grad_(true)
-  forward(x) {
-    let w = self.weight
-    if self.num_parameters > 1 {
-      assert(x.ndim >= 2 and x.shape[1] == self.num_parameters,
-             f"PReLU: {self.num_parameters} slopes need {self.num_parameters} channels in dim 1, got shape {list(x.shape)}")
-      w = w.reshape([self.num_parameters] + [1] * (x.ndim - 2))
-    }
-    return where(x > 0, x, w * x)
-  }
+  forward(x) = prelu(x, self.weight)
 }
 model GLU(dim=-1) {
   "a * sigmoid(b), a and b the halves of the input along dim. Example: nn.GLU()(randn([2, 8]))"
   dim = dim
-  forward(x) {
-    let n = x.shape[self.dim]
-    assert(n % 2 == 0, f"GLU: dim {self.dim} must have an even size, got shape {list(x.shape)}")
-    let (a, b) = split(x, n // 2, dim=self.dim)
-    return a * sigmoid(b)
-  }
+  forward(x) = glu(x, dim=self.dim)
 }
 model Softmin(dim=-1) {
   "softmax(-x) along dim. Example: nn.Softmin(dim=1)(x)"
   dim = dim
-  forward(x) = softmax(-x, dim=self.dim)
+  forward(x) = softmin(x, dim=self.dim)
 }
 model Softsign() {
   "x / (1 + |x|), elementwise. Example: nn.Softsign()(x)"
-  forward(x) = x / (1.0 + abs(x))
+  forward(x) = softsign(x)
 }
 model Hardshrink(lambd=0.5) {
   "x where |x| > lambd, else 0. Example: nn.Hardshrink()(x)"
   lambd = lambd
-  forward(x) = where(abs(x) > self.lambd, x, 0.0)
+  forward(x) = hardshrink(x, self.lambd)
 }
 model Softshrink(lambd=0.5) {
   "x - lambd above lambd, x + lambd below -lambd, else 0. Example: nn.Softshrink()(x)"
   lambd = lambd
-  forward(x) = where(x > self.lambd, x - self.lambd, where(x < -self.lambd, x + self.lambd, 0.0))
+  forward(x) = softshrink(x, self.lambd)
 }
 model Tanhshrink() {
   "x - tanh(x), elementwise. Example: nn.Tanhshrink()(x)"
-  forward(x) = x - tanh(x)
+  forward(x) = tanhshrink(x)
 }
 model LogSigmoid() {
-  "log(sigmoid(x)), computed stably as -softplus(-x). Example: nn.LogSigmoid()(x)"
-  forward(x) = -softplus(-x)
+  "log(sigmoid(x)), computed stably. Example: nn.LogSigmoid()(x)"
+  forward(x) = logsigmoid(x)
 }
+# (The field `threshold` hides the function of that name inside the model's methods,
+# where a bare name reads a field first.)
+let _threshold = threshold
 model Threshold(threshold, value) {
   "x where x > threshold, else value. Example: nn.Threshold(0.1, 20.0)(x)"
   threshold = threshold
   value = value
-  forward(x) = where(x > self.threshold, x, self.value)
+  forward(x) = _threshold(x, self.threshold, self.value)
 }

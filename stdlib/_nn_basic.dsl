@@ -48,20 +48,9 @@ model Dropout(p=0.5) {
   forward(x) = dropout(x, p=self.p, training=self.training) if self.training and self.p > 0 else x
 }
 
-# Channel-wise dropout, as PyTorch's Dropout1d/2d/3d: each channel of each example
-# ([N, C, *spatial], or unbatched [C, *spatial]) is zeroed whole with probability p,
-# the rest scaled by 1/(1-p), in training; the identity in eval.
-fn _channel_dropout(m, name, x, spatial) {
-  if not m.training or m.p == 0 { return x }
-  assert(x.ndim == spatial + 1 or x.ndim == spatial + 2,
-         f"{name}: expected a {spatial + 1}-d or {spatial + 2}-d input, got shape {list(x.shape)}")
-  let channels = 1 if x.ndim == spatial + 1 else 2
-  let mask_shape = list(x.shape)[:channels] + [1] * spatial
-  if m.p == 1 { return x * zeros(mask_shape, dtype=x.dtype) }
-  let keep = (rand(mask_shape) >= m.p).to(x.dtype)
-  return x * keep * (1.0 / (1.0 - m.p))
-}
-
+# Channel-wise dropout, as PyTorch's Dropout1d/2d/3d (the functions dropout1d, ...):
+# each channel of each example zeroed whole with probability p in training; the
+# identity in eval.
 fn _check_p(name, p) = assert(p >= 0 and p <= 1, f"{name}: p must be in [0, 1], got {p}")
 
 model Dropout1d(p=0.5) {
@@ -69,19 +58,19 @@ model Dropout1d(p=0.5) {
   p = p
   training = true
   let _c = _check_p("Dropout1d", p)
-  forward(x) = _channel_dropout(self, "Dropout1d", x, 1)
+  forward(x) = dropout1d(x, self.p, training=self.training)
 }
 model Dropout2d(p=0.5) {
   "Zeroes whole channels of [N, C, H, W] with probability p in training. Example: nn.Dropout2d(0.2)"
   p = p
   training = true
   let _c = _check_p("Dropout2d", p)
-  forward(x) = _channel_dropout(self, "Dropout2d", x, 2)
+  forward(x) = dropout2d(x, self.p, training=self.training)
 }
 model Dropout3d(p=0.5) {
   "Zeroes whole channels of [N, C, D, H, W] with probability p in training. Example: nn.Dropout3d(0.2)"
   p = p
   training = true
   let _c = _check_p("Dropout3d", p)
-  forward(x) = _channel_dropout(self, "Dropout3d", x, 3)
+  forward(x) = dropout3d(x, self.p, training=self.training)
 }

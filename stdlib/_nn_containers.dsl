@@ -48,6 +48,7 @@ model ModuleList(modules=none) {
   }
   # Fields renamed so that they stay "0", "1", ... in order.
   insert(index, module) {
+    assert(type(index) == "int", f"nn.ModuleList.insert(): index must be an int, got {type(index)}")
     let ls = self.children(remove_duplicate=false)
     let at = max(0, min(len(ls), index if index >= 0 else index + len(ls)))
     ls = ls[:at] + [_checked_layer("nn.ModuleList.insert()", "module", module)] + ls[at:]

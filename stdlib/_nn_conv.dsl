@@ -112,11 +112,13 @@ model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
 # more.
 fn _output_padding(m, name, x, output_size, n) {
   if output_size == none { return m.output_padding }
+  assert(type(output_size) in ["list", "tuple"], f"{name}: output_size must be a list of ints, got {type(output_size)}")
   let size = list(output_size)
   assert(len(size) >= n and len(size) <= n + 2, f"{name}: output_size must have {n} or {n + 2} elements, got {size}")
   size = size[len(size) - n:]
   let pads = []
   for d in range(n) {
+    assert(type(size[d]) == "int", f"{name}: output_size must be a list of ints, got {size}")
     let extent = x.shape[x.ndim - n + d]
     let smallest = (extent - 1) * m.stride[d] - 2 * m.padding[d] + m.dilation[d] * (m.kernel_size[d] - 1) + 1
     let largest = smallest + m.stride[d] - 1

@@ -1,7 +1,7 @@
 # _nn_shape: layers that resample, pad or reshape, with PyTorch's names and arguments:
 # Upsample (and UpsamplingNearest2d, UpsamplingBilinear2d), the padding layers
 # (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad in 1-, 2- and 3-D),
-# Flatten, Unflatten, PixelShuffle, PixelUnshuffle and Identity. nn re-exports them;
+# Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Unfold, Fold and Identity. nn re-exports them;
 # import nn, not this module.
 import _nn_init
 
@@ -161,45 +161,38 @@ model Unflatten(dim, unflattened_size) {
 }
 
 # [*, C * r^2, H, W] -> [*, C, H * r, W * r]: each group of r^2 channels becomes an r x r
-# block of pixels, as PyTorch's (and its inverse, PixelUnshuffle).
+# block of pixels (pixel_shuffle), and back (PixelUnshuffle).
 model PixelShuffle(upscale_factor) {
   "Rearranges [*, C * r^2, H, W] into [*, C, H * r, W * r]. Example: nn.PixelShuffle(2)(zeros([1, 8, 3, 3])).shape"
   upscale_factor = upscale_factor
-  forward(x) {
-    let r = self.upscale_factor
-    let s = list(x.shape)
-    let n = len(s)
-    assert(n >= 3 and s[n - 3] % (r * r) == 0,
-           f"PixelShuffle: expected [*, C * {r * r}, H, W] (channels divisible by upscale_factor^2), got shape {s}")
-    let lead = s[:n - 3]
-    let c = s[n - 3] // (r * r)
-    let h = s[n - 2]
-    let w = s[n - 1]
-    let k = len(lead)
-    let y = x.reshape(lead + [c, r, r, h, w])
-    let order = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
-    return y.permute(order).reshape(lead + [c, h * r, w * r])
-  }
+  forward(x) = pixel_shuffle(x, self.upscale_factor)
 }
 
 model PixelUnshuffle(downscale_factor) {
   "Rearranges [*, C, H * r, W * r] into [*, C * r^2, H, W]. Example: nn.PixelUnshuffle(2)(zeros([1, 2, 6, 6])).shape"
   downscale_factor = downscale_factor
-  forward(x) {
-    let r = self.downscale_factor
-    let s = list(x.shape)
-    let n = len(s)
-    assert(n >= 3 and s[n - 2] % r == 0 and s[n - 1] % r == 0,
-           f"PixelUnshuffle: expected [*, C, H, W] with H and W divisible by downscale_factor {r}, got shape {s}")
-    let lead = s[:n - 3]
-    let c = s[n - 3]
-    let h = s[n - 2] // r
-    let w = s[n - 1] // r
-    let k = len(lead)
-    let y = x.reshape(lead + [c, h, r, w, r])
-    let order = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
-    return y.permute(order).reshape(lead + [c * r * r, h, w])
-  }
+  forward(x) = pixel_unshuffle(x, self.downscale_factor)
+}
+
+# Sliding windows as columns (unfold, im2col) and back (fold, col2im).
+model Unfold(kernel_size, dilation=1, padding=0, stride=1) {
+  "Each sliding window of [N, C, H, W] as a column of [N, C * kh * kw, L]. Example: nn.Unfold(2)(zeros([1, 3, 4, 4])).shape"
+  kernel_size = kernel_size
+  dilation = dilation
+  padding = padding
+  stride = stride
+  forward(x) = unfold(x, self.kernel_size, dilation=self.dilation, padding=self.padding, stride=self.stride)
+}
+
+model Fold(output_size, kernel_size, dilation=1, padding=0, stride=1) {
+  "Columns [N, C * kh * kw, L] summed back into [N, C, H, W]. Example: nn.Fold([4, 4], 2)(zeros([1, 12, 9])).shape"
+  output_size = output_size
+  kernel_size = kernel_size
+  dilation = dilation
+  padding = padding
+  stride = stride
+  forward(x) = fold(x, self.output_size, self.kernel_size, dilation=self.dilation, padding=self.padding,
+                    stride=self.stride)
 }
 
 model Identity() {

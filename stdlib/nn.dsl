@@ -274,6 +274,8 @@ let Unflatten = _nn_shape.Unflatten
 let Identity = _nn_shape.Identity
 let PixelShuffle = _nn_shape.PixelShuffle
 let PixelUnshuffle = _nn_shape.PixelUnshuffle
+let Unfold = _nn_shape.Unfold
+let Fold = _nn_shape.Fold
 let ZeroPad1d = _nn_shape.ZeroPad1d
 let ConstantPad1d = _nn_shape.ConstantPad1d
 let ReflectionPad1d = _nn_shape.ReflectionPad1d
@@ -382,6 +384,97 @@ model KLDivLoss(reduction="mean", log_target=false) {
   reduction = reduction
   log_target = log_target
   forward(input, target) = kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+}
+
+# The losses made of ops (interp/builtins/composite_nn.cpp), as PyTorch's layers.
+model L1Loss(reduction="mean") {
+  "The mean (or sum) of |input - target|. Example: nn.L1Loss()(pred, target)"
+  reduction = reduction
+  forward(input, target) = l1_loss(input, target, reduction=self.reduction)
+}
+model SmoothL1Loss(reduction="mean", beta=1.0) {
+  "Squared below beta, absolute above. Example: nn.SmoothL1Loss()(pred, target)"
+  reduction = reduction
+  beta = beta
+  forward(input, target) = smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+}
+model HuberLoss(reduction="mean", delta=1.0) {
+  "0.5 d^2 below delta, delta (d - 0.5 delta) above. Example: nn.HuberLoss(delta=0.5)(pred, target)"
+  reduction = reduction
+  delta = delta
+  forward(input, target) = huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+}
+model SoftMarginLoss(reduction="mean") {
+  "log(1 + exp(-target * input)), targets +1 or -1. Example: nn.SoftMarginLoss()(scores, signs)"
+  reduction = reduction
+  forward(input, target) = soft_margin_loss(input, target, reduction=self.reduction)
+}
+model MarginRankingLoss(margin=0.0, reduction="mean") {
+  "max(0, -target (input1 - input2) + margin). Example: nn.MarginRankingLoss(0.1)(a, b, signs)"
+  margin = margin
+  reduction = reduction
+  forward(input1, input2, target) = margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+}
+model HingeEmbeddingLoss(margin=1.0, reduction="mean") {
+  "input where target is 1, max(0, margin - input) where it is -1. Example: nn.HingeEmbeddingLoss()(d, signs)"
+  margin = margin
+  reduction = reduction
+  forward(input, target) = hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+}
+model CosineEmbeddingLoss(margin=0.0, reduction="mean") {
+  "1 - cos where target is 1, max(0, cos - margin) where it is -1. Example: nn.CosineEmbeddingLoss()(a, b, signs)"
+  margin = margin
+  reduction = reduction
+  forward(input1, input2, target) = cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                                          reduction=self.reduction)
+}
+model TripletMarginLoss(margin=1.0, p=2.0, eps=1e-6, swap=false, reduction="mean") {
+  "max(d(anchor, positive) - d(anchor, negative) + margin, 0). Example: nn.TripletMarginLoss()(a, p, n)"
+  margin = margin
+  p = p
+  eps = eps
+  swap = swap
+  reduction = reduction
+  forward(anchor, positive, negative) = triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                                            eps=self.eps, swap=self.swap, reduction=self.reduction)
+}
+model PoissonNLLLoss(log_input=true, full=false, eps=1e-8, reduction="mean") {
+  "The Poisson negative log likelihood. Example: nn.PoissonNLLLoss()(log_rate, counts)"
+  log_input = log_input
+  full = full
+  eps = eps
+  reduction = reduction
+  forward(input, target) = poisson_nll_loss(input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                            reduction=self.reduction)
+}
+model GaussianNLLLoss(full=false, eps=1e-6, reduction="mean") {
+  "The Gaussian negative log likelihood; forward(input, target, var). Example: nn.GaussianNLLLoss()(mu, y, var)"
+  full = full
+  eps = eps
+  reduction = reduction
+  forward(input, target, var) = gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                                  reduction=self.reduction)
+}
+model MultiLabelSoftMarginLoss(weight=none, reduction="mean") {
+  "Binary cross entropy of each class from logits, averaged over the classes. Example: nn.MultiLabelSoftMarginLoss()(logits, labels)"
+  weight = weight
+  reduction = reduction
+  forward(input, target) = multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+}
+
+# Similarities and distances between two batches, as PyTorch's layers.
+model CosineSimilarity(dim=1, eps=1e-8) {
+  "The cosine of the angle between x1 and x2 along dim. Example: nn.CosineSimilarity()(a, b)"
+  dim = dim
+  eps = eps
+  forward(x1, x2) = cosine_similarity(x1, x2, dim=self.dim, eps=self.eps)
+}
+model PairwiseDistance(p=2.0, eps=1e-6, keepdim=false) {
+  "||x1 - x2 + eps||_p over the last dim. Example: nn.PairwiseDistance()(a, b)"
+  p = p
+  eps = eps
+  keepdim = keepdim
+  forward(x1, x2) = pairwise_distance(x1, x2, p=self.p, eps=self.eps, keepdim=self.keepdim)
 }
 
 # ---- utilities ----------------------------------------------------------------------

@@ -159,10 +159,20 @@ TensorList backward_div(BackwardContext& c) {
   if (c.needs_grad(1)) gb = reduce_to_shape(neg(c.grad() * c.input(0)) / (b * b), c.input_shape(1));
   return {ga, gb};
 }
+// b - 1 for pow's gradient. A number exponent (a wrapped f64) stays a number: computed
+// in f64, not in the f32 that type promotion gives two numbers (which made pow(x, 1/3)'s
+// gradient good to 7 digits only in f64), and still wrapped, so that it does not widen a.
+Tensor exponent_less_one(const Tensor& b) {
+  if (!b.impl()->wrapped_number) return b - 1.0;
+  Tensor r = b - scalar_tensor(1.0, DType::f64);
+  r.impl()->wrapped_number = true;
+  return r;
+}
+
 TensorList backward_pow(BackwardContext& c) {
   Tensor a = c.input(0), b = c.input(1);
   Tensor ga, gb;
-  if (c.needs_grad(0)) ga = reduce_to_shape(c.grad() * b * pow(a, b - 1.0), c.input_shape(0));
+  if (c.needs_grad(0)) ga = reduce_to_shape(c.grad() * b * pow(a, exponent_less_one(b)), c.input_shape(0));
   if (c.needs_grad(1)) {
     // 0^b with b >= 0 has derivative 0 in b (PyTorch masks the NaN of log(0) the same way).
     Tensor at_zero = mul(eq(a, zero_scalar()), ge(b, zero_scalar()));

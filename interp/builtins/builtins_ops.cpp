@@ -9,6 +9,7 @@
 
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/composites.hpp"
 
 namespace nabla::interp {
 
@@ -547,7 +548,7 @@ std::unordered_map<std::string, Fn> make_op_functions() {
     const OpDef* d = &def;
     table[def.name] = [d](Evaluator&, CallArgs& a) { return call_row(*d, a, d->name); };
   }
-  for (const BuiltinEntry& e : kOpConventions) table[e.name] = e.function;
+  for (const BuiltinEntry& e : op_conventions()) table[e.name] = e.function;
   return table;
 }
 
@@ -558,7 +559,16 @@ const std::unordered_map<std::string, Fn>& op_functions() {
   return table;
 }
 
-std::span<const BuiltinEntry> op_conventions() { return kOpConventions; }
+// The rows' conventions, then the composites made of rows (composites.hpp): one list,
+// as dispatch, completion and :help read it.
+std::span<const BuiltinEntry> op_conventions() {
+  static const std::vector<BuiltinEntry> all = [] {
+    std::vector<BuiltinEntry> out(std::begin(kOpConventions), std::end(kOpConventions));
+    for (auto table : {composite_math(), composite_nn()}) out.insert(out.end(), table.begin(), table.end());
+    return out;
+  }();
+  return all;
+}
 
 namespace {
 

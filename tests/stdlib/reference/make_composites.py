@@ -1,0 +1,225 @@
+"""Writes composites.safetensors and test_composites.dsl for the composite functions of
+interp/builtins/composite_math.cpp and composite_nn.cpp (torch's tan, prod, amax, norm,
+median, quantile, chunk, diagonal, ... and torch.nn.functional's relu6, glu,
+cosine_similarity, unfold, fold, l1_loss, triplet_margin_loss, ...): each case's f64
+inputs, PyTorch's output, an upstream gradient g and PyTorch's gradients of
+sum(output * g) for every floating input. The .dsl runs the same expression in nabla
+and compares values and gradients (rtol 1e-9).
+
+    /usr/bin/python3 tests/stdlib/reference/make_composites.py
+
+The file is written by scripts/reference/safetensors_file.py (there is no safetensors
+package here).
+"""
+import math
+import pathlib
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "reference"))
+from safetensors_file import write_safetensors  # noqa: E402
+
+HERE = pathlib.Path(__file__).parent
+OUT = HERE / "composites.safetensors"
+DSL = HERE.parent / "test_composites.dsl"
+D = torch.float64
+INF, NAN = float("inf"), float("nan")
+
+
+def r(*shape):
+    return torch.randn(*shape, dtype=D)
+
+
+def t(values):
+    return torch.tensor(values, dtype=D)
+
+
+class Fixed:
+    """An input that takes no gradient (a loss's target, as PyTorch requires)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def cases():
+    """(name, torch function, inputs, nabla expression over a, b, c, d[, rtol])."""
+    u = torch.rand(7, dtype=D) * 1.8 - 0.9  # inside (-1, 1)
+    ties = t([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    return [
+        # elementwise
+        ("reciprocal", torch.reciprocal, [r(6) + 3], "reciprocal(a)"),
+        ("square", torch.square, [r(6)], "square(a)"),
+        ("exp2", torch.exp2, [t([-2.0, 0.0, 3.0, 10.0, 0.5])], "exp2(a)"),
+        ("log2", torch.log2, [t([0.5, 1.0, 8.0, 1000.0, 0.0])], "log2(a)"),
+        ("log10", torch.log10, [t([0.5, 1.0, 100.0, 7.0])], "log10(a)"),
+        ("tan", torch.tan, [r(6)], "tan(a)"),
+        ("sinh", torch.sinh, [t([1e-10, -0.5, 2.0, -30.0])], "sinh(a)"),
+        ("cosh", torch.cosh, [t([1e-10, -0.5, 2.0, -30.0])], "cosh(a)"),
+        ("asin", torch.asin, [u], "asin(a)"),
+        ("acos", torch.acos, [u], "acos(a)"),
+        ("atan", torch.atan, [r(6) * 3], "atan(a)"),
+        ("asinh", torch.asinh, [t([1e-10, -0.5, 3.0, -1e5, 1e5])], "asinh(a)"),
+        ("acosh", torch.acosh, [t([1.5, 2.0, 30.0])], "acosh(a)"),
+        ("atanh", torch.atanh, [u], "atanh(a)"),
+        ("frac", torch.frac, [t([-2.25, -0.5, 0.75, 3.5])], "frac(a)"),
+        ("fmod", torch.fmod, [t([5.0, -5.0, 5.0, -5.0, 7.5, -0.5]), t([3.0, 3.0, -3.0, -3.0, 2.0, 0.3])], "fmod(a, b)"),
+        ("floor_divide", torch.floor_divide, [Fixed(t([7.0, -7.0, 7.5])), Fixed(t([2.0, 2.0, -2.0]))], "floor_divide(a, b)"),
+        ("lerp", torch.lerp, [r(5), r(5), torch.rand(5, dtype=D)], "lerp(a, b, c)"),
+        ("nan_to_num", lambda x: torch.nan_to_num(x, nan=1.5, neginf=-7.0), [t([NAN, INF, -INF, 2.0])],
+         "nan_to_num(a, nan=1.5, neginf=-7.0)"),
+        ("isnan_isinf", lambda x: torch.stack([x.isnan(), x.isinf(), x.isfinite()]).to(D), [t([NAN, INF, -INF, 2.0])],
+         "stack([isnan(a), isinf(a), isfinite(a)]).to(f64)"),
+        # reductions
+        ("prod", lambda x: torch.prod(x), [r(2, 3)], "prod(a)"),
+        ("prod_dim_zeros", lambda x: torch.prod(x * (x > -0.5), 1, keepdim=True), [r(3, 4)], "prod(a * (a > -0.5), 1, keepdim=true)"),
+        ("amax_ties", lambda x: torch.amax(x, 1), [ties], "amax(a, dim=1)"),
+        ("amin_dims", lambda x: torch.amin(x, (0, 2), keepdim=True), [r(2, 3, 4)], "amin(a, dim=[0, 2], keepdim=true)"),
+        ("amax_all", lambda x: torch.amax(x, ()), [ties], "amax(a)"),
+        ("norm2", lambda x: torch.norm(x), [r(3, 4)], "norm(a)"),
+        ("norm1_dim", lambda x: torch.norm(x, 1, dim=1), [r(3, 4)], "norm(a, 1, dim=1)"),
+        ("norm_inf", lambda x: torch.norm(x, INF, dim=0), [r(3, 4)], "norm(a, float(\"inf\"), dim=0)"),
+        ("norm3_zero_row", lambda x: torch.norm(x * t([[1.0], [0.0]]), 3, dim=1), [r(2, 3)],
+         "norm(a * tensor([[1.0], [0.0]], dtype=f64), 3, dim=1)"),
+        ("norm2_zero", lambda x: torch.norm(x * 0.0, dim=1), [r(2, 3)], "norm(a * 0.0, dim=1)"),
+        ("std_mean", lambda x: torch.stack(torch.std_mean(x, 1)), [r(3, 4)], "stack(list(std_mean(a, 1)))"),
+        ("var_mean", lambda x: torch.stack(torch.var_mean(x, 0, correction=0)), [r(3, 4)],
+         "stack(list(var_mean(a, 0, correction=0)))"),
+        ("count_nonzero", lambda x: torch.count_nonzero(x * (x > 0), 1).to(D), [r(3, 4)],
+         "count_nonzero(a * (a > 0), 1).to(f64)"),
+        ("median", torch.median, [r(6)], "median(a)"),
+        ("median_dim", lambda x: torch.median(x, 1)[0], [r(3, 4)], "median(a, 1)[0]"),
+        ("quantile", lambda x: torch.quantile(x, 0.3), [r(7)], "quantile(a, 0.3)"),
+        ("quantile_dim", lambda x: torch.quantile(x, t([0.1, 0.5, 0.95]), dim=1, keepdim=True), [r(2, 5)],
+         "quantile(a, [0.1, 0.5, 0.95], dim=1, keepdim=true)"),
+        # shapes and products
+        ("chunk", lambda x: torch.cat([c * (k + 1) for k, c in enumerate(torch.chunk(x, 3, 1))], 1), [r(2, 7)],
+         "cat([chunk(a, 3, 1)[k] * (k + 1) for k in range(3)], 1)"),
+        ("narrow", lambda x: torch.narrow(x, 1, -3, 2), [r(2, 5)], "narrow(a, 1, -3, 2)"),
+        ("take_along_dim", lambda x: torch.take_along_dim(x, torch.argsort(x, 1)[:, :2], 1), [r(3, 4)],
+         "take_along_dim(a, argsort(a, dim=1)[:, :2], 1)"),
+        ("diagonal", lambda x: torch.diagonal(x, 1, 0, 2), [r(3, 2, 4)], "diagonal(a, 1, 0, 2)"),
+        ("diagonal_neg", lambda x: torch.diagonal(x, -2), [r(5, 3)], "diagonal(a, -2)"),
+        ("trace", torch.trace, [r(3, 4)], "trace(a)"),
+        ("diag_vec", lambda x: torch.diag(x, -1), [r(3)], "diag(a, -1)"),
+        ("diag_mat", lambda x: torch.diag(x, 1), [r(3, 4)], "diag(a, 1)"),
+        ("outer", torch.outer, [r(3), r(4)], "outer(a, b)"),
+        ("dot", torch.dot, [r(5), r(5)], "dot(a, b)"),
+        ("mm", torch.mm, [r(2, 3), r(3, 4)], "mm(a, b)"),
+        ("bmm", torch.bmm, [r(2, 2, 3), r(2, 3, 4)], "bmm(a, b)"),
+        ("addmm", lambda x, m1, m2: torch.addmm(x, m1, m2, beta=0.5, alpha=2.0), [r(2, 4), r(2, 3), r(3, 4)],
+         "addmm(a, b, c, beta=0.5, alpha=2.0)"),
+        ("baddbmm", torch.baddbmm, [r(2, 2, 4), r(2, 2, 3), r(2, 3, 4)], "baddbmm(a, b, c)"),
+        ("masked_select", lambda x: torch.masked_select(x, x > 0), [r(3, 4)], "masked_select(a, a > 0)"),
+        ("nonzero", lambda x: torch.nonzero(x > 0).to(D), [r(3, 4)], "nonzero(a > 0).to(f64)"),
+        # activations
+        ("relu6", F.relu6, [r(8) * 5], "relu6(a)"),
+        # PyTorch 1.13's f64 gradients of hardsigmoid and celu use f32 constants (1/6 as
+        # 0.16666667): nabla's are exact, so these two compare at f32's precision.
+        ("hardsigmoid", F.hardsigmoid, [r(8) * 4], "hardsigmoid(a)", 1e-7),
+        ("selu", F.selu, [r(8)], "selu(a)"),
+        ("celu", lambda x: F.celu(x, 0.7), [r(8)], "celu(a, 0.7)", 1e-7),
+        ("prelu", F.prelu, [r(2, 3, 4), torch.rand(3, dtype=D)], "prelu(a, b)"),
+        ("glu", lambda x: F.glu(x, 1), [r(2, 6, 3)], "glu(a, 1)"),
+        ("softsign", F.softsign, [r(8)], "softsign(a)"),
+        ("logsigmoid", F.logsigmoid, [t([-100.0, -2.0, 0.5, 30.0])], "logsigmoid(a)"),
+        ("softmin", lambda x: F.softmin(x, 0), [r(3, 4)], "softmin(a, 0)"),
+        ("hardshrink", lambda x: F.hardshrink(x, 0.4), [r(8)], "hardshrink(a, 0.4)"),
+        ("softshrink", lambda x: F.softshrink(x, 0.4), [r(8)], "softshrink(a, 0.4)"),
+        ("tanhshrink", F.tanhshrink, [r(8)], "tanhshrink(a)"),
+        ("threshold", lambda x: F.threshold(x, 0.2, -3.0), [r(8)], "threshold(a, 0.2, -3.0)"),
+        # distances
+        ("normalize", lambda x: F.normalize(x, p=3, dim=0), [r(3, 4)], "normalize(a, p=3, dim=0)"),
+        ("normalize_zero", lambda x: F.normalize(x * t([[0.0], [1.0]])), [r(2, 3)],
+         "normalize(a * tensor([[0.0], [1.0]], dtype=f64))"),
+        ("cosine_similarity", lambda x, y: F.cosine_similarity(x, y, dim=-1), [r(3, 4), r(1, 4)],
+         "cosine_similarity(a, b, dim=-1)"),
+        ("cosine_similarity_tiny", lambda x, y: F.cosine_similarity(x * 1e-9, y), [r(2, 3), r(2, 3)],
+         "cosine_similarity(a * 1e-9, b)"),
+        ("pairwise_distance", lambda x, y: F.pairwise_distance(x, y, p=1.5), [r(3, 4), r(3, 4)],
+         "pairwise_distance(a, b, p=1.5)"),
+        ("cdist", torch.cdist, [r(2, 3, 4), r(2, 5, 4)], "cdist(a, b)"),
+        # pixel shuffle, unfold, fold
+        ("pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), [r(2, 8, 2, 3)], "pixel_shuffle(a, 2)"),
+        ("pixel_unshuffle", lambda x: F.pixel_unshuffle(x, 2), [r(1, 2, 4, 6)], "pixel_unshuffle(a, 2)"),
+        ("unfold", lambda x: F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [r(2, 3, 5, 6)],
+         "unfold(a, [2, 3], dilation=[1, 2], padding=1, stride=[2, 1])"),
+        ("fold", lambda x: F.fold(x, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [r(2, 18, 12)],
+         "fold(a, [5, 6], [2, 3], dilation=[1, 2], padding=1, stride=[2, 1])"),
+        ("fold_uncovered", lambda x: F.fold(x, (5, 5), 2, stride=2), [r(1, 4, 4)], "fold(a, [5, 5], 2, stride=2)"),
+        # losses
+        ("l1_loss", F.l1_loss, [r(3, 4), r(3, 4)], "l1_loss(a, b)"),
+        ("smooth_l1_loss", lambda x, y: F.smooth_l1_loss(x, y, beta=0.5, reduction="none"), [r(3, 4), r(3, 4)],
+         "smooth_l1_loss(a, b, beta=0.5, reduction=\"none\")"),
+        ("huber_loss", lambda x, y: F.huber_loss(x, y, delta=0.7, reduction="sum"), [r(3, 4), r(3, 4)],
+         "huber_loss(a, b, delta=0.7, reduction=\"sum\")"),
+        ("soft_margin_loss", F.soft_margin_loss, [r(6), Fixed(t([1.0, -1.0, 1.0, 1.0, -1.0, -1.0]))], "soft_margin_loss(a, b)"),
+        ("margin_ranking_loss", lambda x, y, z: F.margin_ranking_loss(x, y, z, margin=0.3), [r(6), r(6),
+         Fixed(t([1.0, -1.0, 1.0, 1.0, -1.0, -1.0]))], "margin_ranking_loss(a, b, c, margin=0.3)"),
+        ("hinge_embedding_loss", lambda x, y: F.hinge_embedding_loss(x, y, margin=0.5), [r(6),
+         Fixed(t([1.0, -1.0, 1.0, 1.0, -1.0, -1.0]))], "hinge_embedding_loss(a, b, margin=0.5)"),
+        ("cosine_embedding_loss", lambda x, y, z: F.cosine_embedding_loss(x, y, z, margin=0.1), [r(4, 3), r(4, 3),
+         Fixed(t([1.0, -1.0, 1.0, -1.0]))], "cosine_embedding_loss(a, b, c, margin=0.1)"),
+        ("triplet_margin_loss", lambda x, y, z: F.triplet_margin_loss(x, y, z, margin=0.5, swap=True), [r(4, 3),
+         r(4, 3), r(4, 3)], "triplet_margin_loss(a, b, c, margin=0.5, swap=true)"),
+        ("poisson_nll_loss", lambda x, y: F.poisson_nll_loss(x, y, full=True), [r(6), Fixed(t([0.0, 1.0, 2.0, 3.0, 5.0, 0.5]))],
+         "poisson_nll_loss(a, b, full=true)"),
+        ("poisson_nll_rate", lambda x, y: F.poisson_nll_loss(x, y, log_input=False), [torch.rand(4, dtype=D) + 0.1,
+         Fixed(t([0.0, 1.0, 2.0, 3.0]))], "poisson_nll_loss(a, b, log_input=false)"),
+        ("gaussian_nll_loss", lambda x, y, v: F.gaussian_nll_loss(x, y, v, full=True), [r(3, 2), r(3, 2),
+         t([0.5, 1e-9, 2.0])], "gaussian_nll_loss(a, b, c, full=true)"),
+        ("multilabel_soft_margin_loss", F.multilabel_soft_margin_loss, [r(3, 4), Fixed((torch.rand(3, 4) > 0.5).to(D))],
+         "multilabel_soft_margin_loss(a, b)"),
+    ]
+
+
+def main():
+    torch.manual_seed(0)
+    tensors = {}
+    lines = [
+        "# Generated by tests/stdlib/reference/make_composites.py: nabla's composite functions",
+        "# (interp/builtins/composite_math.cpp, composite_nn.cpp) against PyTorch in f64,",
+        "# values and the gradients of sum(output * g). Run by ctest dsl_tests.",
+        "let ref = load(\"tests/stdlib/reference/composites.safetensors\")",
+        "",
+    ]
+    names = "abcd"
+    for name, fn, inputs, expr, *tolerance in cases():
+        rtol = tolerance[0] if tolerance else 1e-9
+        fixed = [isinstance(x, Fixed) for x in inputs]
+        inputs = [x.tensor.clone() if f else x.clone().requires_grad_(True) for x, f in zip(inputs, fixed)]
+        out = fn(*inputs)
+        for k, x in enumerate(inputs):
+            tensors[f"{name}.x{k}"] = x.detach()
+        tensors[f"{name}.y"] = out.detach()
+        lines.append(f"test \"{name}\" {{")
+        for k in range(len(inputs)):
+            grad_flag = "" if fixed[k] else ".requires_grad_(true)"
+            lines.append(f"  let {names[k]} = ref[\"{name}.x{k}\"].clone(){grad_flag}")
+        lines.append(f"  let out = {expr}")
+        lines.append(f"  let want = ref[\"{name}.y\"]")
+        lines.append("  expect(out.shape == want.shape, f\"shape {out.shape}, PyTorch's {want.shape}\")")
+        lines.append("  expect_close(out, want, rtol=1e-9, atol=1e-12)")
+        g = torch.randn(out.shape, dtype=D)
+        try:
+            wrt = [x for x, f in zip(inputs, fixed) if not f]
+            grads = torch.autograd.grad(out, wrt, g, allow_unused=True) if out.requires_grad else None
+        except RuntimeError:  # not differentiable in PyTorch (floor_divide)
+            grads = None
+        if grads is not None and out.numel() > 0:
+            tensors[f"{name}.g"] = g
+            lines.append(f"  let gs = grad([out], [{', '.join(names[k] for k in range(len(inputs)) if not fixed[k])}], "
+                         f"grad_outputs=[ref[\"{name}.g\"]], allow_unused=true)")
+            for k, gk in enumerate(grads):
+                if gk is not None and gk.abs().sum() > 0:
+                    tensors[f"{name}.grad{k}"] = gk
+                    lines.append(f"  expect_close(gs[{k}], ref[\"{name}.grad{k}\"], rtol={rtol}, atol=1e-12)")
+        lines.append("}")
+    write_safetensors(OUT, tensors)
+    DSL.write_text("\n".join(lines) + "\n")
+    print(f"{OUT}: {OUT.stat().st_size} bytes; {DSL}")
+
+
+if __name__ == "__main__":
+    main()

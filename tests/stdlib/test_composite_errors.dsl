@@ -1,0 +1,69 @@
+# The composite functions' errors name the function, the argument and what was wrong
+# (interp/builtins/composite_math.cpp, composite_nn.cpp); their values are checked
+# against PyTorch in test_composites.dsl. Also: each is a tensor method too, and the nn
+# layers of the same names call them. Run by ctest dsl_tests.
+import nn
+
+let x = randn([3, 4])
+
+test "bad arguments are errors that say what was expected" {
+  expect_error(fn() = chunk(x, 0), "chunk(): argument 'chunks' must be at least 1")
+  expect_error(fn() = narrow(x, 1, 3, 2), "narrow(): start 3 and length 2 do not fit dim 1 of size 4")
+  expect_error(fn() = bmm(x, x), "bmm(): argument 'input' must be 3-D")
+  expect_error(fn() = bmm(randn([2, 2, 3]), randn([3, 3, 4])), "must have the same batch size")
+  expect_error(fn() = diagonal(x, 0, 1, 1), "dim1 and dim2 must differ")
+  expect_error(fn() = trace(randn([2, 2, 2])), "trace(): expected a 2-D tensor")
+  expect_error(fn() = quantile(x, 1.5), "q must be in [0, 1]")
+  expect_error(fn() = median(zeros([0])), "median(): the input has no elements")
+  expect_error(fn() = norm(x, "nuc"), "expected a number or \"fro\"")
+  expect_error(fn() = masked_select(x, x), "argument 'mask' must be bool")
+  expect_error(fn() = masked_select(x, zeros([5]) > 0), "do not broadcast")
+  expect_error(fn() = take_along_dim(x, tensor([[0]]), 5), "out of range")
+  expect_error(fn() = glu(randn([3])), "glu(): dim 0 must have an even size")
+  expect_error(fn() = prelu(x, ones([3])), "one slope, or one per channel")
+  expect_error(fn() = dropout2d(randn([3]), 0.5), "dropout2d(): expected a 3-d or 4-d input")
+  expect_error(fn() = dropout2d(x, 1.5), "p must be in [0, 1]")
+  expect_error(fn() = pixel_shuffle(randn([1, 3, 2, 2]), 2), "not divisible by 4")
+  expect_error(fn() = fold(randn([1, 8, 5]), [4, 4], 2), "fold(): input [1, 8, 5] is not [N, C * 4, 9]")
+  expect_error(fn() = unfold(randn([4]), 2), "unfold(): expected [N, C, H, W] or [C, H, W]")
+  expect_error(fn() = l1_loss(x, x, reduction="avg"), "expected 'mean', 'sum' or 'none', got 'avg'")
+  expect_error(fn() = huber_loss(x, x, delta=0.0), "delta must be positive")
+  expect_error(fn() = gaussian_nll_loss(x, x, -ones([3, 4])), "var has negative entries")
+  expect_error(fn() = cdist(randn([3]), randn([3])), "must be [..., P, M] and [..., R, M]")
+  expect_error(fn() = celu(x, 0.0), "alpha' must not be 0")
+}
+
+test "composites are tensor methods too, and differentiate twice" {
+  expect_close(x.square(), x * x)
+  expect_close(x.norm(), sqrt((x * x).sum()))
+  expect(len(x.chunk(2, dim=1)) == 2)
+  let w = randn([4], dtype=f64, requires_grad=true)
+  let g = grad([w.norm(p=3) + w.logsigmoid().sum() + w.asinh().sum()], [w], create_graph=true)[0]
+  expect(g.requires_grad)
+  expect(gradgradcheck(fn(v) = (v.norm(p=3) + v.logsigmoid().sum() + v.tan().sum()), w))
+  expect(gradcheck(fn(a, b) = cosine_similarity(a, b, dim=0) + triplet_margin_loss(a.unsqueeze(0), b.unsqueeze(0), a.unsqueeze(0) * 2),
+                   randn([5], dtype=f64, requires_grad=true), randn([5], dtype=f64, requires_grad=true)))
+}
+
+test "the loss, distance, fold and dropout layers call their functions" {
+  let a = randn([4, 3])
+  let b = randn([4, 3])
+  let s = tensor([1.0, -1.0, 1.0, -1.0])
+  expect_close(nn.L1Loss()(a, b), l1_loss(a, b))
+  expect_close(nn.SmoothL1Loss(beta=0.5)(a, b), smooth_l1_loss(a, b, beta=0.5))
+  expect_close(nn.HuberLoss(reduction="sum", delta=0.3)(a, b), huber_loss(a, b, reduction="sum", delta=0.3))
+  expect_close(nn.CosineEmbeddingLoss(0.2)(a, b, s), cosine_embedding_loss(a, b, s, margin=0.2))
+  expect_close(nn.TripletMarginLoss(swap=true)(a, b, a * 2), triplet_margin_loss(a, b, a * 2, swap=true))
+  expect_close(nn.GaussianNLLLoss()(a, b, ones([4, 3])), gaussian_nll_loss(a, b, ones([4, 3])))
+  expect_close(nn.CosineSimilarity(dim=0)(a, b), cosine_similarity(a, b, dim=0))
+  expect_close(nn.PairwiseDistance(p=1.0)(a, b), pairwise_distance(a, b, p=1.0))
+  let img = randn([2, 3, 5, 5])
+  expect_close(nn.Fold([5, 5], 2)(nn.Unfold(2)(img)), fold(unfold(img, 2), [5, 5], 2))
+  let d = nn.Dropout2d(0.5)
+  d.eval()
+  expect_close(d(img), img)
+  manual_seed(3)
+  let y = dropout2d(ones([8, 16, 2, 2]), 0.5)
+  let per_channel = y.sum(dim=[2, 3])
+  expect((per_channel == 0).sum().item() + (per_channel == 8).sum().item() == 128)
+}
