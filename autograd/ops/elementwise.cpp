@@ -159,12 +159,15 @@ TensorList backward_div(BackwardContext& c) {
   if (c.needs_grad(1)) gb = reduce_to_shape(neg(c.grad() * c.input(0)) / (b * b), c.input_shape(1));
   return {ga, gb};
 }
-// b - 1 for pow's gradient. A number exponent (a wrapped f64) stays a number: computed
-// in f64, not in the f32 that type promotion gives two numbers (which made pow(x, 1/3)'s
-// gradient good to 7 digits only in f64), and still wrapped, so that it does not widen a.
-Tensor exponent_less_one(const Tensor& b) {
-  if (!b.impl()->wrapped_number) return b - 1.0;
-  Tensor r = b - scalar_tensor(1.0, DType::f64);
+// f(t) for an input that may be a number (a wrapped f64, as x ** (1/3) or atan2(x, 2.0)
+// make): two numbers combine in the default f32 under type promotion, which made those
+// gradients good to 7 digits only in f64. So a number is taken as a plain 0-dim f64
+// view for the arithmetic, and the result is wrapped again: f64 precision, and still
+// no widening of the tensors it meets.
+template <class F>
+Tensor on_number(const Tensor& t, F f) {
+  if (!t.impl()->wrapped_number) return f(t);
+  Tensor r = f(alias(t));
   r.impl()->wrapped_number = true;
   return r;
 }
@@ -172,7 +175,10 @@ Tensor exponent_less_one(const Tensor& b) {
 TensorList backward_pow(BackwardContext& c) {
   Tensor a = c.input(0), b = c.input(1);
   Tensor ga, gb;
-  if (c.needs_grad(0)) ga = reduce_to_shape(c.grad() * b * pow(a, exponent_less_one(b)), c.input_shape(0));
+  if (c.needs_grad(0)) {
+    Tensor less_one = on_number(b, [](const Tensor& e) { return e - 1.0; });
+    ga = reduce_to_shape(c.grad() * b * pow(a, less_one), c.input_shape(0));
+  }
   if (c.needs_grad(1)) {
     // 0^b with b >= 0 has derivative 0 in b (PyTorch masks the NaN of log(0) the same way).
     Tensor at_zero = mul(eq(a, zero_scalar()), ge(b, zero_scalar()));
@@ -198,7 +204,8 @@ TensorList backward_remainder(BackwardContext& c) {
 // atan2(a, b): b / (a^2 + b^2) in a, -a / (a^2 + b^2) in b.
 TensorList backward_atan2(BackwardContext& c) {
   Tensor a = c.input(0), b = c.input(1);
-  Tensor r2 = a * a + b * b;
+  auto square = [](const Tensor& t) { return t * t; };
+  Tensor r2 = on_number(a, square) + on_number(b, square);
   return {c.needs_grad(0) ? reduce_to_shape(c.grad() * b / r2, c.input_shape(0)) : Tensor(),
           c.needs_grad(1) ? reduce_to_shape(neg(c.grad() * a) / r2, c.input_shape(1)) : Tensor()};
 }
