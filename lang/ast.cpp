@@ -72,6 +72,9 @@ const char* op_symbol(BinaryOp op) {
     case BinaryOp::Mod: return "%";
     case BinaryOp::Pow: return "**";
     case BinaryOp::MatMul: return "@";
+    case BinaryOp::BitAnd: return "&";
+    case BinaryOp::BitXor: return "^";
+    case BinaryOp::BitOr: return "|";
     case BinaryOp::Eq: return "==";
     case BinaryOp::Ne: return "!=";
     case BinaryOp::Lt: return "<";
@@ -89,6 +92,7 @@ const char* op_symbol(UnaryOp op) {
     case UnaryOp::Neg: return "-";
     case UnaryOp::Pos: return "+";
     case UnaryOp::Not: return "not";
+    case UnaryOp::Invert: return "~";
   }
   return "?";
 }

@@ -133,7 +133,9 @@ class Converter {
     if (is<g::postfix>(n)) return postfix(n);
     if (is<g::power>(n)) return binary_chain(n);
     if (is<g::unary>(n)) return unary(n);
-    if (is<g::term>(n) || is<g::arith>(n) || is<g::comparison>(n)) return binary_chain(n);
+    if (is<g::term>(n) || is<g::arith>(n) || is<g::bitand_expr>(n) || is<g::bitxor_expr>(n) || is<g::bitor_expr>(n) ||
+        is<g::comparison>(n))
+      return binary_chain(n);
     if (is<g::not_expr>(n)) return unary(n);
     if (is<g::and_expr>(n) || is<g::or_expr>(n)) return logical_chain(n);
     if (is<g::conditional>(n)) {
@@ -373,7 +375,7 @@ class Converter {
       u->span.end_line = operand->span.end_line;
       u->span.end_col = operand->span.end_col;
       std::string_view text = op.string_view();
-      u->op = text == "-" ? UnaryOp::Neg : text == "+" ? UnaryOp::Pos : UnaryOp::Not;
+      u->op = text == "-" ? UnaryOp::Neg : text == "+" ? UnaryOp::Pos : text == "~" ? UnaryOp::Invert : UnaryOp::Not;
       u->operand = std::move(operand);
       measure(*u);
       operand = std::move(u);
@@ -386,7 +388,8 @@ class Converter {
         {"+", BinaryOp::Add},       {"-", BinaryOp::Sub}, {"*", BinaryOp::Mul},  {"/", BinaryOp::Div},
         {"//", BinaryOp::FloorDiv}, {"%", BinaryOp::Mod}, {"**", BinaryOp::Pow}, {"@", BinaryOp::MatMul},
         {"==", BinaryOp::Eq},       {"!=", BinaryOp::Ne}, {"<", BinaryOp::Lt},   {"<=", BinaryOp::Le},
-        {">", BinaryOp::Gt},        {">=", BinaryOp::Ge}, {"in", BinaryOp::In}};
+        {">", BinaryOp::Gt},        {">=", BinaryOp::Ge}, {"in", BinaryOp::In},  {"&", BinaryOp::BitAnd},
+        {"^", BinaryOp::BitXor},    {"|", BinaryOp::BitOr}};
     for (const auto& [text, op] : ops)
       if (t == text) return op;
     return BinaryOp::NotIn;  // "not in" (with any spacing)

@@ -295,10 +295,10 @@ struct attribute_suffix : p::seq<p::one<'.'>, p::not_at<p::one<'.'>>, wsnl, expe
 // An atom followed by calls, indexing and attribute access, left to right.
 struct postfix : p::seq<atom, p::star<ws, p::sor<call_suffix, index_suffix, attribute_suffix>>> {};
 
-// Operators, from the tightest: ** (right to left), unary - + not, * / // % @,
-// + -, comparisons, not, and, or, then `a if cond else b`.
+// Operators, from the tightest, as Python's: ** (right to left), unary - + ~, * / //
+// % @, + -, & (bitwise and), ^, |, comparisons, not, and, or, then `a if cond else b`.
 struct op_pow : p::string<'*', '*'> {};
-struct unary_op : p::sor<p::one<'-'>, p::one<'+'>> {};
+struct unary_op : p::sor<p::one<'-'>, p::one<'+'>, p::one<'~'>> {};
 struct unary;
 struct expect_operand;
 struct err_operand : p::failure {};
@@ -318,12 +318,24 @@ struct op_not_in : p::seq<kw_not, ws, kw_in> {};
 struct op_cmp : p::sor<p::string<'=', '='>, p::string<'!', '='>, p::string<'<', '='>, p::string<'>', '='>,
                        p::one<'<'>, p::one<'>'>, op_not_in, kw_in> {};
 struct err_arith : p::failure {};
-struct expect_arith : p::sor<p::seq<arith>, err_arith> {};
 // a < b < c is not Python's chain: an error at the second operator, not a confusing
 // "expected ')'".
 struct err_chained_cmp : p::failure {};
 struct no_chained_cmp : p::sor<p::not_at<ws, op_cmp>, p::seq<ws, err_chained_cmp>> {};
-struct comparison : p::seq<arith, no_shift, p::opt<ws, op_cmp, wsnl, expect_arith, no_chained_cmp>> {};
+// & ^ | (not && or ||, which no_c_logic names, nor &= ^= |=, augmented assignments):
+// bitwise on ints, elementwise logic on bool tensors.
+struct op_bitand : p::seq<p::one<'&'>, p::not_at<p::one<'&', '='>>> {};
+struct op_bitxor : p::seq<p::one<'^'>, p::not_at<p::one<'='>>> {};
+struct op_bitor : p::seq<p::one<'|'>, p::not_at<p::one<'|', '='>>> {};
+struct err_bit_operand : p::failure {};
+struct expect_shift_free : p::sor<p::seq<arith, no_shift>, err_bit_operand> {};
+struct bitand_expr : p::seq<arith, no_shift, p::star<ws, op_bitand, wsnl, expect_shift_free>> {};
+struct expect_bitand : p::sor<p::seq<bitand_expr>, err_bit_operand> {};
+struct bitxor_expr : p::seq<bitand_expr, p::star<ws, op_bitxor, wsnl, expect_bitand>> {};
+struct expect_bitxor : p::sor<p::seq<bitxor_expr>, err_bit_operand> {};
+struct bitor_expr : p::seq<bitxor_expr, p::star<ws, op_bitor, wsnl, expect_bitxor>> {};
+struct expect_bitor : p::sor<p::seq<bitor_expr>, err_arith> {};
+struct comparison : p::seq<bitor_expr, p::opt<ws, op_cmp, wsnl, expect_bitor, no_chained_cmp>> {};
 struct not_op : kw_not {};
 struct not_expr : p::seq<p::star<not_op, ws>, comparison> {};
 struct op_and : kw_and {};
@@ -436,7 +448,7 @@ struct expression_list : p::seq<expression, p::star<ws, p::one<','>, wsnl, expre
 struct op_assign : p::seq<p::one<'='>, p::not_at<p::one<'='>>> {};
 struct op_aug : p::sor<p::string<'*', '*', '='>, p::string<'/', '/', '='>, p::string<'+', '='>,
                        p::string<'-', '='>, p::string<'*', '='>, p::string<'/', '='>, p::string<'%', '='>,
-                       p::string<'@', '='>> {};
+                       p::string<'@', '='>, p::string<'&', '='>, p::string<'^', '='>, p::string<'|', '='>> {};
 struct err_expression_list : p::failure {};
 struct expect_expression_list : p::sor<p::seq<expression_list>, err_expression_list> {};
 struct assign_tail : p::seq<ws, op_assign, wsnl, expect_expression_list> {};

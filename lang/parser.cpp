@@ -51,6 +51,8 @@ inline constexpr auto error_message<g::err_term> = "expected an expression after
 template <>
 inline constexpr auto error_message<g::err_arith> = "expected an expression after the comparison";
 template <>
+inline constexpr auto error_message<g::err_bit_operand> = "expected an expression after the operator";
+template <>
 inline constexpr auto error_message<g::err_chained_cmp> =
     "comparisons do not chain (write 'a < b and b < c', or bracket one of them)";
 template <>
@@ -158,13 +160,14 @@ using selector = pegtl::parse_tree::selector<
         g::dict_lit, g::dict_entry, g::lambda, g::param, g::param_star, g::param_default, g::call_suffix, g::keyword_arg,
         g::splat_arg,
         g::index_suffix, g::index_item, g::slice_colon, g::slice_start, g::slice_stop, g::slice_step, g::attribute_suffix, g::unary_op,
-        g::op_pow, g::op_mul, g::op_add, g::op_cmp, g::not_op, g::op_and, g::op_or, g::let_stmt, g::fn_stmt,
+        g::op_pow, g::op_mul, g::op_add, g::op_bitand, g::op_bitxor, g::op_bitor, g::op_cmp, g::not_op, g::op_and, g::op_or, g::let_stmt, g::fn_stmt,
         g::model_stmt, g::function_stmt, g::method_def, g::buffer_stmt, g::model_body, g::if_stmt, g::elif_clause,
         g::else_clause, g::while_stmt, g::for_stmt, g::break_stmt, g::continue_stmt, g::return_stmt, g::import_stmt,
         g::module_path, g::import_alias, g::context_stmt, g::context_name, g::test_stmt, g::expr_stmt, g::assign_tail,
         g::aug_tail, g::op_aug, g::block, g::tuple_pattern, g::paren_expr, g::for_target, g::comp_for, g::comp_if>,
     // paren_expr is not folded: "(x)" keeps its parentheses in the span (ast_builder.cpp).
-    pegtl::parse_tree::fold_one::on<g::postfix, g::power, g::unary, g::term, g::arith, g::comparison,
+    pegtl::parse_tree::fold_one::on<g::postfix, g::power, g::unary, g::term, g::arith, g::bitand_expr,
+                                    g::bitxor_expr, g::bitor_expr, g::comparison,
                                     g::not_expr, g::and_expr, g::or_expr, g::conditional, g::expression_list>>;
 
 // ---- openers of unclosed brackets and strings ------------------------------------

@@ -47,13 +47,18 @@ static const char* verb(BinaryOp op) {
     case BinaryOp::Mod: return "take the remainder of";
     case BinaryOp::Pow: return "raise";
     case BinaryOp::MatMul: return "matrix-multiply";
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitXor:
+    case BinaryOp::BitOr: return "combine";
     default: return "compare";
   }
 }
 
 [[noreturn]] static void type_mismatch(BinaryOp op, const Value& a, const Value& b) {
   std::string s = std::string("cannot ") + verb(op) + " " + type_name(a) + " and " + type_name(b);
-  if (verb(op) == std::string("compare")) s += std::string(" with '") + lang::op_symbol(op) + "'";
+  const bool bitwise = op == BinaryOp::BitAnd || op == BinaryOp::BitXor || op == BinaryOp::BitOr;
+  if (verb(op) == std::string("compare") || bitwise) s += std::string(" with '") + lang::op_symbol(op) + "'";
+  if (bitwise) s += " (it takes ints, bools and bool tensors)";
   fail(s);
 }
 
@@ -161,6 +166,9 @@ static Value int_binary(BinaryOp op, int64_t a, int64_t b) {
     case BinaryOp::FloorDiv: return Value::integer(int_floor_div(a, b));
     case BinaryOp::Mod: return Value::integer(int_mod(a, b));
     case BinaryOp::Pow: return int_pow(a, b);
+    case BinaryOp::BitAnd: return Value::integer(a & b);
+    case BinaryOp::BitXor: return Value::integer(a ^ b);
+    case BinaryOp::BitOr: return Value::integer(a | b);
     default:
       if (auto c = compare(op, a, b)) return *c;
       type_mismatch(op, Value::integer(a), Value::integer(b));
@@ -217,6 +225,19 @@ static std::optional<Value> mixed_compare(BinaryOp op, const Value& a, const Val
   return compare(op, c, 0);
 }
 
+// & ^ | of bool masks (a bool tensor, or true/false), elementwise with broadcasting as
+// logical and, xor, or (made of where and ne, so they trace and compile); other
+// dtypes are an error, PyTorch's bitwise ops on integer tensors included.
+static Tensor mask_logic(BinaryOp op, const Tensor& l, const Tensor& r) {
+  for (const Tensor* t : {&l, &r})
+    if (t->dtype() != DType::b8)
+      fail(std::string("operator '") + lang::op_symbol(op) + "' combines bool masks, got a " + dtype_name(t->dtype()) +
+           " tensor (compare first: (x > 0) " + lang::op_symbol(op) + " (y > 0))");
+  if (op == BinaryOp::BitAnd) return where(l, r, l);
+  if (op == BinaryOp::BitOr) return where(l, l, r);
+  return ne(l, r);
+}
+
 static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
   bool ta = a.tag == Tag::Tensor, tb = b.tag == Tag::Tensor;
   if ((!ta && !a.is_num()) || (!tb && !b.is_num())) {
@@ -244,6 +265,9 @@ static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
     case BinaryOp::Ge: return Value::tensor(ge(l, r));
     case BinaryOp::Mod: return Value::tensor(remainder(l, r));  // the divisor's sign, as Python's %
     case BinaryOp::FloorDiv: fail(std::string("operator '") + lang::op_symbol(op) + "' is not supported on tensors");
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitXor:
+    case BinaryOp::BitOr: return Value::tensor(mask_logic(op, l, r));
     default: type_mismatch(op, a, b);
   }
 }
@@ -320,6 +344,10 @@ Value binary_op(BinaryOp op, const Value& a, const Value& b) {
   if (op == BinaryOp::NotIn) return Value::boolean(!contains(b, a));
   if (a.tag == Tag::Tensor || b.tag == Tag::Tensor) return tensor_binary(op, a, b);
   if (a.is_num() && b.is_num()) {
+    const bool bitwise = op == BinaryOp::BitAnd || op == BinaryOp::BitXor || op == BinaryOp::BitOr;
+    if (bitwise && a.tag == Tag::Bool && b.tag == Tag::Bool)  // bool & bool is a bool, as Python's
+      return Value::boolean(int_binary(op, int_of(a), int_of(b)).i != 0);
+    if (bitwise && (a.tag == Tag::Float || b.tag == Tag::Float)) type_mismatch(op, a, b);
     if (a.tag != Tag::Float && b.tag != Tag::Float) return int_binary(op, int_of(a), int_of(b));
     if (auto c = mixed_compare(op, a, b)) return *c;
     return float_binary(op, a.as_double(), b.as_double());
@@ -442,6 +470,15 @@ Value unary_op(UnaryOp op, const Value& a) {
       if (a.tag == Tag::Bool) return Value::integer(a.b ? 1 : 0);
       if (a.is_num() || a.tag == Tag::Tensor) return a;
       fail(std::string("bad operand type for unary +: '") + type_name(a) + "'");
+    case UnaryOp::Invert:  // bitwise not of an int, logical not of a bool mask
+      if (a.tag == Tag::Int) return Value::integer(~a.i);
+      if (a.tag == Tag::Bool) fail("~ of a bool is Python's bitwise not (~true is -2); write 'not b'");
+      if (a.tag == Tag::Tensor) {
+        if (a.t.dtype() != DType::b8)
+          fail(std::string("~ inverts bool masks, got a ") + dtype_name(a.t.dtype()) + " tensor (compare first: ~(x > 0))");
+        return Value::tensor(eq(a.t, scalar_tensor(0.0, DType::b8)));
+      }
+      fail(std::string("bad operand type for unary ~: '") + type_name(a) + "'");
   }
   return a;
 }

@@ -5,6 +5,13 @@ print(7 // 2, 7 % 3, 2 ** 10)         # expect: 3 1 1024
 print(-3 + 1, 1.5 * 2)                # expect: -2 3.0
 print(1 < 2, 2 <= 1, 1 == 1.0)        # expect: true false true
 print(true and false, true or false, not true)   # expect: false true false
+print(6 & 3, 6 | 3, 6 ^ 3, ~5, 1 + 2 & 3, 1 | 2 == 3)   # expect: 2 7 5 -6 3 true
+print(true & false, true | false, true ^ true)   # expect: false true false
+let bits = 12
+bits &= 10
+bits |= 1
+bits ^= 3
+print(bits)                           # expect: 10
 print(none)                           # expect: none
 print("nabla", "a" + "b")             # expect: nabla ab
 let x = 10

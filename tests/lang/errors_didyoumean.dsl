@@ -260,3 +260,15 @@ if true { } else if false { }
 # case: an undeclared name is declared with let (kept)
 # expect error: tests/lang/errors_didyoumean.dsl:262:1: error: undefined name 'x' (declare it with let)
 x = 1
+# ---
+# case: & of floats
+# expect error: tests/lang/errors_didyoumean.dsl:266:1: error: cannot combine float and int with '&' (it takes ints, bools and bool tensors)
+1.5 & 2
+# ---
+# case: ~ of a bool
+# expect error: tests/lang/errors_didyoumean.dsl:270:1: error: ~ of a bool is Python's bitwise not (~true is -2); write 'not b'
+~true
+# ---
+# case: & of float tensors
+# expect error: tests/lang/errors_didyoumean.dsl:274:1: error: operator '&' combines bool masks, got a f32 tensor (compare first: (x > 0) & (y > 0))
+ones([2]) & ones([2])

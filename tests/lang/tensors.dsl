@@ -27,3 +27,9 @@ model Affine(n) {
 let layer = Affine(3)
 print(layer(tensor([1.0, 2.0, 3.0])).sum().item())   # expect: 6.0
 print(len(layer.parameters()))        # expect: 2
+# Masks combine with & | ^ and invert with ~, broadcasting, as PyTorch's bool tensors.
+let m1 = tensor([true, true, false, false])
+let m2 = tensor([true, false, true, false])
+print((m1 & m2).tolist(), (m1 | m2).tolist(), (m1 ^ m2).tolist(), (~m1).tolist())   # expect: [true, false, false, false] [true, true, true, false] [false, true, true, false] [false, false, true, true]
+print((tensor([[true], [false]]) & m2).shape, (m1 & true).tolist())   # expect: (2, 4) [true, true, false, false]
+print(arange(4).masked_fill(~(arange(4) > 1) | (arange(4) == 3), -1).tolist())   # expect: [-1, -1, 2, -1]
