@@ -90,14 +90,20 @@ Value empty_builtin(Evaluator&, CallArgs& a) { return of_shape("empty", a); }
 Value rand_builtin(Evaluator&, CallArgs& a) { return of_shape("rand", a); }
 Value randn_builtin(Evaluator&, CallArgs& a) { return of_shape("randn", a); }
 
-// zeros_like, ones_like, rand_like and randn_like: x's shape, dtype and device unless told.
+// zeros_like, ones_like, empty_like (zeros), full_like, rand_like and randn_like: x's
+// shape, dtype and device unless told.
 Value like(const std::string& name, CallArgs& a) {
-  FactoryOpts o = take_factory_kw(a, name);
-  if (a.pos.size() != 1) fail(name + "() takes 1 positional argument");
+  FactoryOpts o = take_factory_kw(a, name, {"fill_value"});
+  const bool full_like = name == "full_like";
+  if (full_like && a.pos.size() == 1)
+    if (const Value* v = a.find_kw("fill_value")) a.pos.push_back(*v);
+  if (a.pos.size() != (full_like ? 2u : 1u))
+    fail(name + (full_like ? "() takes 2 positional arguments (x, fill_value)" : "() takes 1 positional argument"));
   const Tensor& x = as_tensor(a.pos[0], name);
   DType dt = o.dtype.value_or(x.dtype());
   if (!o.device) o.device = x.device();  // *_like stays on x's device unless told
-  Tensor t = name == "zeros_like" ? zeros(x.sizes(), dt, *o.device)
+  Tensor t = name == "zeros_like" || name == "empty_like" ? zeros(x.sizes(), dt, *o.device)
+             : full_like ? full(x.sizes(), as_num(a.pos[1], "full_like(): fill_value"), dt, *o.device)
              : name == "ones_like" ? ones(x.sizes(), dt, *o.device)
              : name == "rand_like" ? transforms::random_under_vmap("rand_like", x.sizes(), [dt](const Shape& s) { return rand(s, dt); })
                                    : transforms::random_under_vmap("randn_like", x.sizes(), [dt](const Shape& s) { return randn(s, dt); });
@@ -107,6 +113,19 @@ Value zeros_like_builtin(Evaluator&, CallArgs& a) { return like("zeros_like", a)
 Value ones_like_builtin(Evaluator&, CallArgs& a) { return like("ones_like", a); }
 Value rand_like_builtin(Evaluator&, CallArgs& a) { return like("rand_like", a); }
 Value randn_like_builtin(Evaluator&, CallArgs& a) { return like("randn_like", a); }
+Value empty_like_builtin(Evaluator&, CallArgs& a) { return like("empty_like", a); }
+Value full_like_builtin(Evaluator&, CallArgs& a) { return like("full_like", a); }
+
+// The n x m identity (ones on the diagonal), as torch.eye.
+Value eye_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "eye", {"n", "m"});
+  Bound b = bind("eye", a, {"n", "m"}, 1);
+  const int64_t n = as_int(b[0], "eye(): n"), m = b.has(1) ? as_int(b[1], "eye(): m") : n;
+  if (n < 0 || m < 0) fail("eye(): n and m must be at least 0, got " + std::to_string(n) + " and " + std::to_string(m));
+  Tensor rows = unsqueeze(arange(n), 1), cols = unsqueeze(arange(m), 0);
+  Tensor t = to_dtype(eq(rows, cols), o.dtype.value_or(DType::f32));
+  return finish(t, o, "eye");
+}
 
 Value full_builtin(Evaluator&, CallArgs& a) {
   FactoryOpts o = take_factory_kw(a, "full", {"fill_value", "size"});
@@ -204,6 +223,12 @@ const BuiltinEntry kFactoryBuiltins[] = {
      "Zeros of x's shape, dtype and device unless given. Example: zeros_like(randn(2, 3))"},
     {"ones_like", ones_like_builtin, "ones_like(x, dtype=none, device=none, requires_grad=false)",
      "Ones of x's shape, dtype and device unless given. Example: ones_like(randn(2, 3))"},
+    {"empty_like", empty_like_builtin, "empty_like(x, dtype=none, device=none, requires_grad=false)",
+     "A tensor of x's shape, dtype and device unless given (zeros, as nabla's empty). Example: empty_like(randn(2, 3))"},
+    {"full_like", full_like_builtin, "full_like(x, fill_value, dtype=none, device=none, requires_grad=false)",
+     "fill_value in x's shape, dtype and device unless given. Example: full_like(randn(2, 3), 7.0)"},
+    {"eye", eye_builtin, "eye(n, m=none, dtype=f32, device=none, requires_grad=false)",
+     "The n x m identity matrix (m = n unless given). Example: eye(3)"},
     {"rand_like", rand_like_builtin, "rand_like(x, dtype=none, device=none, requires_grad=false)",
      "Uniform samples in [0, 1) of x's shape, dtype and device unless given. Example: rand_like(randn(2, 3))"},
     {"randn_like", randn_like_builtin, "randn_like(x, dtype=none, device=none, requires_grad=false)",

@@ -131,6 +131,9 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
   }
   TensorList outs = call(def.id, inputs, attrs);
   if (outs.size() == 1 && def.num_outputs == 1) return tensor_value(outs[0]);
+  // sort and topk: (values, indices), also by name, as PyTorch's return types.
+  if ((def.id == OpId::sort || def.id == OpId::topk) && outs.size() == 2)
+    return values_indices(tensor_value(outs[0]), tensor_value(outs[1]));
   return tuple_of(outs);
 }
 
@@ -212,7 +215,7 @@ Value tensor_extremum(const std::string& name, bool is_max, CallArgs& a) {
   int64_t dim = as_int(b[1], name + "(): argument 'dim'");
   bool keep = b.has(2) && as_bool(b[2], name + "(): argument 'keepdim'");
   auto [v, i] = is_max ? max(x, dim, keep) : min(x, dim, keep);
-  return make_tuple({Value::tensor(v), Value::tensor(i)});
+  return values_indices(Value::tensor(v), Value::tensor(i));
 }
 Value max_builtin(Evaluator&, CallArgs& a) { return tensor_extremum("max", true, a); }
 Value min_builtin(Evaluator&, CallArgs& a) { return tensor_extremum("min", false, a); }
@@ -564,7 +567,7 @@ const std::unordered_map<std::string, Fn>& op_functions() {
 std::span<const BuiltinEntry> op_conventions() {
   static const std::vector<BuiltinEntry> all = [] {
     std::vector<BuiltinEntry> out(std::begin(kOpConventions), std::end(kOpConventions));
-    for (auto table : {composite_math(), composite_nn()}) out.insert(out.end(), table.begin(), table.end());
+    for (auto table : {composite_math(), composite_nn(), composite_tensor()}) out.insert(out.end(), table.begin(), table.end());
     return out;
   }();
   return all;

@@ -197,7 +197,9 @@ Value reversed_builtin(Evaluator& ev, CallArgs& a) {
   return make_list(std::move(items));
 }
 
+// any(iterable), or torch.any's reduction of a tensor (any(x, dim=1)).
 Value any_builtin(Evaluator& ev, CallArgs& a) {
+  if (!a.pos.empty() && a.pos[0].tag == Tag::Tensor) return op_functions().at("any")(ev, a);
   Bound b = bind("any", a, {"iterable"}, 1);
   for (auto& x : ev.iterate(b[0]))
     if (truthy(x)) return Value::boolean(true);
@@ -205,6 +207,7 @@ Value any_builtin(Evaluator& ev, CallArgs& a) {
 }
 
 Value all_builtin(Evaluator& ev, CallArgs& a) {
+  if (!a.pos.empty() && a.pos[0].tag == Tag::Tensor) return op_functions().at("all")(ev, a);
   Bound b = bind("all", a, {"iterable"}, 1);
   for (auto& x : ev.iterate(b[0]))
     if (!truthy(x)) return Value::boolean(false);
@@ -300,8 +303,12 @@ const BuiltinEntry kPythonBuiltins[] = {
      "A new sorted list; equal items keep their order. Example: sorted([\"pear\", \"fig\", \"apple\"], key=len)"},
     {"reversed", reversed_builtin, "reversed(seq)",
      "A new list of the items in reverse order. Example: reversed([1, 2, 3])"},
-    {"any", any_builtin, "any(iterable)", "Whether some item is truthy. Example: any([false, 0, \"x\"])"},
-    {"all", all_builtin, "all(iterable)", "Whether every item is truthy. Example: all([true, 1, \"x\"])"},
+    {"any", any_builtin, "any(iterable)",
+     "Whether some item is truthy (of a tensor: whether some element is nonzero, along dim, as torch.any). "
+     "Example: any([false, 0, \"x\"])"},
+    {"all", all_builtin, "all(iterable)",
+     "Whether every item is truthy (of a tensor: whether every element is nonzero, as torch.all). "
+     "Example: all([true, 1, \"x\"])"},
     {"assert", assert_builtin, "assert(cond, msg=none)",
      "An error \"assertion failed: msg\" unless cond is truthy. Example: assert(randn(2, 3).ndim == 2, \"expected a "
      "matrix\")"},

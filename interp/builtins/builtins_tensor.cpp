@@ -38,6 +38,9 @@ const Tensor& self_only(const std::string& name, CallArgs& a) {
 
 Value dim_method(Evaluator&, CallArgs& a) { return Value::integer(self_only("dim", a).dim()); }
 Value numel_method(Evaluator&, CallArgs& a) { return Value::integer(self_only("numel", a).numel()); }
+Value is_contiguous_method(Evaluator&, CallArgs& a) {
+  return Value::boolean(self_only("is_contiguous", a).is_contiguous());
+}
 
 Value size_method(Evaluator&, CallArgs& a) {
   Bound b = bind("size", a, {"self", "dim"}, 1);
@@ -233,6 +236,8 @@ Value register_hook_method(Evaluator& ev, CallArgs& a) {
 const BuiltinEntry kTensorMethods[] = {
     {"dim", dim_method, "dim()", "The number of dimensions, as .ndim. Example: randn(2, 3).dim()"},
     {"numel", numel_method, "numel()", "The number of elements. Example: randn(2, 3).numel()"},
+    {"is_contiguous", is_contiguous_method, "is_contiguous()",
+     "Whether the elements lie in row-major order with no gaps. Example: randn(2, 3).T.is_contiguous()"},
     {"size", size_method, "size(dim=none)",
      "The shape as a tuple, or the size of one dim. Example: randn(2, 3).size(0)"},
     {"item", item_method, "item()",
@@ -320,6 +325,10 @@ Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, boo
   if (name == "T") {
     if (x.dim() != 2) fail(".T expects a 2-D tensor, got shape " + x.shape_str() + " (use permute for other ranks)");
     return Value::tensor(transpose(x, 0, 1));
+  }
+  if (name == "mT") {  // the last two dims swapped, for a batch of matrices
+    if (x.dim() < 2) fail(".mT expects a tensor with at least 2 dims, got shape " + x.shape_str());
+    return Value::tensor(transpose(x, -2, -1));
   }
   if (name == "grad") return tensor_value(x.grad());
   if (name == "requires_grad") return Value::boolean(x.requires_grad());

@@ -275,7 +275,7 @@ Value median_builtin(Evaluator&, CallArgs& a) {
   bool keep = b.has(2) && as_bool(b[2], "median(): argument 'keepdim'");
   auto [values, indices] = sort(x, dim);
   Tensor v = slice(values, dim, (n - 1) / 2, (n - 1) / 2 + 1), i = slice(indices, dim, (n - 1) / 2, (n - 1) / 2 + 1);
-  return make_tuple({Value::tensor(keep ? v : squeeze(v, {dim})), Value::tensor(keep ? i : squeeze(i, {dim}))});
+  return values_indices(Value::tensor(keep ? v : squeeze(v, {dim})), Value::tensor(keep ? i : squeeze(i, {dim})));
 }
 
 // The q-quantile(s) along dim (of every element when dim is none), linear between the

@@ -15,6 +15,12 @@ std::span<const BuiltinEntry> composite_math();
 // composite_nn.cpp: torch.nn.functional's activations, distances, losses and
 // reshaping functions.
 std::span<const BuiltinEntry> composite_nn();
+// composite_tensor.cpp: any/all, logic, whole-tensor comparisons, shape and
+// arithmetic conveniences of the tensor API.
+std::span<const BuiltinEntry> composite_tensor();
+
+// Where x is zero (false), bool.
+Tensor logical_not_of(const Tensor& x);
 
 // ||x||_p over dims (every dim when empty), with a zero gradient where it is 0.
 Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim);

@@ -254,10 +254,14 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       if (name == "step") return Value::integer(r->step);
       break;
     }
+    case Tag::Tuple:
+      if (const auto* names = obj.as<ListObj>()->field_names)
+        for (size_t k = 0; k < names->size(); ++k)
+          if ((*names)[k] == name) return obj.as<ListObj>()->items[k];
+      [[fallthrough]];
     case Tag::Str:
     case Tag::List:
     case Tag::Dict:
-    case Tag::Tuple:
       if (has_container_method(obj.tag, name)) return Impl::bound(obj, name);
       break;
     default: break;

@@ -86,6 +86,12 @@ Value make_tuple(std::vector<Value> items) {
   l->charge_items();
   return Value::object(Tag::Tuple, std::move(l));
 }
+Value values_indices(Value values, Value indices) {
+  static const std::vector<std::string> names = {"values", "indices"};
+  Value t = make_tuple({std::move(values), std::move(indices)});
+  t.as<ListObj>()->field_names = &names;
+  return t;
+}
 Value make_native(std::string name, NativeFn fn) {
   auto n = std::make_shared<NativeObj>();
   n->name = std::move(name);

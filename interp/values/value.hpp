@@ -126,6 +126,9 @@ struct StrObj : Obj {
 struct ListObj : Obj, Tracked {
   ~ListObj() override;
   std::vector<Value> items;
+  // A named tuple's field names (PyTorch's torch.return_types: max(x, 1).values,
+  // sort(x).indices), one per item, of static storage; null for every other tuple.
+  const std::vector<std::string>* field_names = nullptr;
   size_t charged_bytes = 0;  // what the budget counts for items (reserve_items keeps it up)
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
@@ -294,6 +297,9 @@ Value make_str(std::string s);
 Value make_report(std::string text);
 Value make_list(std::vector<Value> items = {});
 Value make_tuple(std::vector<Value> items = {});
+// (values, indices) as max, min, sort, topk and median along a dim return it: a tuple
+// whose items are also .values and .indices.
+Value values_indices(Value values, Value indices);
 Value make_native(std::string name, NativeFn fn);
 
 const char* type_name(const Value& v);

@@ -494,6 +494,157 @@ test "nonzero" {
   expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
   expect_close(out, want, rtol=1e-9, atol=1e-12)
 }
+test "any_all" {
+  let a = ref["any_all.x0"].clone().requires_grad_(true)
+  let out = stack([any(a > 0, dim=1), (a > -1).all(dim=1)]).to(f64)
+  let want = ref["any_all.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+}
+test "logical" {
+  let a = ref["logical.x0"].clone()
+  let b = ref["logical.x1"].clone()
+  let out = stack([logical_and(a, b), logical_or(a, b), logical_xor(a, b), logical_not(a)]).to(f64)
+  let want = ref["logical.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+}
+test "isclose" {
+  let a = ref["isclose.x0"].clone()
+  let b = ref["isclose.x1"].clone()
+  let out = isclose(a, b, rtol=1e-3, equal_nan=true).to(f64)
+  let want = ref["isclose.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+}
+test "expand_as" {
+  let a = ref["expand_as.x0"].clone().requires_grad_(true)
+  let b = ref["expand_as.x1"].clone().requires_grad_(true)
+  let out = a.expand_as(b) * b
+  let want = ref["expand_as.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["expand_as.g"]], allow_unused=true)
+  expect_close(gs[0], ref["expand_as.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["expand_as.grad1"], rtol=1e-09, atol=1e-12)
+}
+test "view_reshape_type_as" {
+  let a = ref["view_reshape_type_as.x0"].clone().requires_grad_(true)
+  let b = ref["view_reshape_type_as.x1"].clone().requires_grad_(true)
+  let out = a.view_as(b) + a.reshape_as(b).type_as(b)
+  let want = ref["view_reshape_type_as.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["view_reshape_type_as.g"]], allow_unused=true)
+  expect_close(gs[0], ref["view_reshape_type_as.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "movedim" {
+  let a = ref["movedim.x0"].clone().requires_grad_(true)
+  let out = movedim(a, [0, 2], [2, 0])
+  let want = ref["movedim.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["movedim.g"]], allow_unused=true)
+  expect_close(gs[0], ref["movedim.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "hstack_vstack" {
+  let a = ref["hstack_vstack.x0"].clone().requires_grad_(true)
+  let b = ref["hstack_vstack.x1"].clone().requires_grad_(true)
+  let out = cat([hstack([a, b]).flatten(), vstack([a, b]).flatten()])
+  let want = ref["hstack_vstack.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["hstack_vstack.g"]], allow_unused=true)
+  expect_close(gs[0], ref["hstack_vstack.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["hstack_vstack.grad1"], rtol=1e-09, atol=1e-12)
+}
+test "unflatten" {
+  let a = ref["unflatten.x0"].clone().requires_grad_(true)
+  let out = a.unflatten(1, [2, -1])
+  let want = ref["unflatten.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["unflatten.g"]], allow_unused=true)
+  expect_close(gs[0], ref["unflatten.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "clamp_min_max" {
+  let a = ref["clamp_min_max.x0"].clone().requires_grad_(true)
+  let out = a.clamp_min(-0.5) * 2 + a.clamp_max(0.3)
+  let want = ref["clamp_min_max.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["clamp_min_max.g"]], allow_unused=true)
+  expect_close(gs[0], ref["clamp_min_max.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "addcmul" {
+  let a = ref["addcmul.x0"].clone().requires_grad_(true)
+  let b = ref["addcmul.x1"].clone().requires_grad_(true)
+  let c = ref["addcmul.x2"].clone().requires_grad_(true)
+  let out = addcmul(a, b, c, value=0.3)
+  let want = ref["addcmul.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b, c], grad_outputs=[ref["addcmul.g"]], allow_unused=true)
+  expect_close(gs[0], ref["addcmul.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["addcmul.grad1"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[2], ref["addcmul.grad2"], rtol=1e-09, atol=1e-12)
+}
+test "addcdiv" {
+  let a = ref["addcdiv.x0"].clone().requires_grad_(true)
+  let b = ref["addcdiv.x1"].clone().requires_grad_(true)
+  let c = ref["addcdiv.x2"].clone().requires_grad_(true)
+  let out = addcdiv(a, b, c, value=-2.0)
+  let want = ref["addcdiv.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b, c], grad_outputs=[ref["addcdiv.g"]], allow_unused=true)
+  expect_close(gs[0], ref["addcdiv.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["addcdiv.grad1"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[2], ref["addcdiv.grad2"], rtol=1e-09, atol=1e-12)
+}
+test "diff" {
+  let a = ref["diff.x0"].clone().requires_grad_(true)
+  let b = ref["diff.x1"].clone().requires_grad_(true)
+  let out = diff(a, n=2, dim=0, prepend=b)
+  let want = ref["diff.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["diff.g"]], allow_unused=true)
+  expect_close(gs[0], ref["diff.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["diff.grad1"], rtol=1e-09, atol=1e-12)
+}
+test "logcumsumexp" {
+  let a = ref["logcumsumexp.x0"].clone().requires_grad_(true)
+  let out = logcumsumexp(a * 50, 1)
+  let want = ref["logcumsumexp.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["logcumsumexp.g"]], allow_unused=true)
+  expect_close(gs[0], ref["logcumsumexp.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "heaviside" {
+  let a = ref["heaviside.x0"].clone().requires_grad_(true)
+  let out = heaviside(a * (a > 0.5), tensor([0.25], dtype=f64))
+  let want = ref["heaviside.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+}
+test "named_values" {
+  let a = ref["named_values.x0"].clone().requires_grad_(true)
+  let out = max(a, 1).values + sort(a, dim=1).values[:, 0] + topk(a, 2).values[:, 1]
+  let want = ref["named_values.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["named_values.g"]], allow_unused=true)
+  expect_close(gs[0], ref["named_values.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "named_indices" {
+  let a = ref["named_indices.x0"].clone().requires_grad_(true)
+  let out = (min(a, 0).indices + median(a, 1).indices.sum()).to(f64)
+  let want = ref["named_indices.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+}
 test "relu6" {
   let a = ref["relu6.x0"].clone().requires_grad_(true)
   let out = relu6(a)
