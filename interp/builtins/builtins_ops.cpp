@@ -163,6 +163,31 @@ Value einsum_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(einsum(a.pos[0].as<StrObj>()->s, operands));
 }
 
+// add and sub with PyTorch's alpha (input +- alpha * other; a number other is scaled
+// as a number, in f64), div with its rounding_mode ("trunc" or "floor").
+Value add_or_sub(CallArgs& a, const char* fname, bool is_add) {
+  Bound b = bind(fname, a, {"input", "other", "alpha"}, 2);
+  Tensor x = input_of(b[0], fname, "input");
+  const double alpha = b.has(2) ? as_num(b[2], std::string(fname) + "(): argument 'alpha'") : 1.0;
+  Tensor y = b[1].is_num() ? input_of(Value::number(as_num(b[1], fname) * alpha), fname, "other")
+                           : input_of(b[1], fname, "other");
+  if (!b[1].is_num() && alpha != 1.0) y = y * alpha;
+  return Value::tensor(is_add ? add(x, y) : sub(x, y));
+}
+Value add_builtin(Evaluator&, CallArgs& a) { return add_or_sub(a, "add", true); }
+Value sub_builtin(Evaluator&, CallArgs& a) { return add_or_sub(a, "sub", false); }
+
+Value div_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("div", a, {"input", "other", "rounding_mode"}, 2);
+  Tensor x = input_of(b[0], "div", "input"), y = input_of(b[1], "div", "other");
+  if (!b.has(2)) return Value::tensor(div(x, y));
+  if (b[2].tag != Tag::Str) fail("div(): argument 'rounding_mode' must be \"trunc\", \"floor\" or none");
+  const std::string& mode = b[2].as<StrObj>()->s;
+  if (mode == "trunc") return Value::tensor(trunc(div(x, y)));
+  if (mode == "floor") return Value::tensor(floor_division(x, y));
+  fail("div(): argument 'rounding_mode' must be \"trunc\", \"floor\" or none, got \"" + mode + "\"");
+}
+
 Value contiguous_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("contiguous", a, {"input"}, 1);
   return Value::tensor(contiguous(as_tensor(b[0], "contiguous")));
@@ -466,6 +491,9 @@ const BuiltinEntry kOpConventions[] = {
      "dilation=[1, 1])",
      nullptr},
     {"contiguous", contiguous_builtin, "contiguous(input)", nullptr},
+    {"add", add_builtin, "add(input, other, alpha=1)", nullptr},
+    {"sub", sub_builtin, "sub(input, other, alpha=1)", nullptr},
+    {"div", div_builtin, "div(input, other, rounding_mode=none)", nullptr},
     {"gelu", gelu_builtin, "gelu(input, approximate=\"none\")", nullptr},
     {"to_dtype", to_dtype_builtin, "to_dtype(input, dtype)", nullptr},
     {"view", view_builtin, "view(input, *shape)", nullptr},

@@ -342,6 +342,7 @@ Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, boo
   if (name == "data") return Value::tensor(detach(x));
   *found = false;
   if (find_tensor_method(name) || op_functions().count(name)) return Value();
+  if (name.size() > 1 && name.back() == '_' && op_functions().count(name.substr(0, name.size() - 1))) return Value();
   fail("tensor has no attribute '" + name + "'" + ev.attribute_hint(self, name));
 }
 
@@ -354,6 +355,25 @@ Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, C
   if (op != op_functions().end()) {
     args.pos.insert(args.pos.begin(), self);
     return op->second(ev, args);
+  }
+  // x.op_(...) for any function op without an in-place row of its own (clamp_,
+  // masked_fill_, exp_, ...): op's result written into x by copy_, as PyTorch's in-place
+  // variants (autograd's in-place rules: a leaf that requires grad is refused). When x
+  // is in a graph, op reads a clone: its backward may need x as it was, which the write
+  // then changes.
+  if (name.size() > 1 && name.back() == '_') {
+    auto base = op_functions().find(name.substr(0, name.size() - 1));
+    if (base != op_functions().end()) {
+      args.pos.insert(args.pos.begin(), self.t.requires_grad() ? Value::tensor(clone_tensor(self.t)) : self);
+      Value out = base->second(ev, args);
+      if (out.tag != Tag::Tensor) fail(name + "(): " + base->first + " does not return one tensor, so it has no in-place form");
+      Tensor x = self.t;
+      if (out.t.sizes() != x.sizes())
+        fail(name + "(): the result of " + base->first + " has shape " + out.t.shape_str() + ", not this tensor's " +
+             x.shape_str());
+      copy_(x, out.t);
+      return self;
+    }
   }
   bool found = false;
   Value v = tensor_attr(ev, self, name, &found);

@@ -127,10 +127,22 @@ Value fmod_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(where(flip, r - y, r));
 }
 
+}  // namespace
+
+// floor(a / b) as Python's // and PyTorch's rounding_mode="floor": (a - remainder(a,
+// b)) / b is within an ulp of the integer it should be, so rounding it is exact where
+// floor(a / b) is off by one (1 // 0.1 is 9.0, floor(1 / 0.1) is 10).
+Tensor floor_division(const Tensor& x, const Tensor& y) {
+  if (!is_floating(x.dtype()) && !is_floating(y.dtype())) return floor(x / y);
+  return round((x - remainder(x, y)) / y);
+}
+
+namespace {
+
 Value floor_divide_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("floor_divide", a, {"input", "other"}, 2);
   Tensor x = arg(b, 0, "floor_divide", "input");
-  return Value::tensor(floor(x / operand(b[1], x, "floor_divide", "other")));
+  return Value::tensor(floor_division(x, operand(b[1], x, "floor_divide", "other")));
 }
 
 // PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w),

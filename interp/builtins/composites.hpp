@@ -19,6 +19,9 @@ std::span<const BuiltinEntry> composite_nn();
 // arithmetic conveniences of the tensor API.
 std::span<const BuiltinEntry> composite_tensor();
 
+// floor(x / y) exactly, as Python's // (composite_math.cpp).
+Tensor floor_division(const Tensor& x, const Tensor& y);
+
 // Where x is zero (false), bool.
 Tensor logical_not_of(const Tensor& x);
 

@@ -645,6 +645,34 @@ test "named_indices" {
   expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
   expect_close(out, want, rtol=1e-9, atol=1e-12)
 }
+test "add_sub_alpha" {
+  let a = ref["add_sub_alpha.x0"].clone().requires_grad_(true)
+  let b = ref["add_sub_alpha.x1"].clone().requires_grad_(true)
+  let out = add(a, b, alpha=0.3) + sub(a, 2.5, alpha=1.5)
+  let want = ref["add_sub_alpha.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["add_sub_alpha.g"]], allow_unused=true)
+  expect_close(gs[0], ref["add_sub_alpha.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["add_sub_alpha.grad1"], rtol=1e-09, atol=1e-12)
+}
+test "div_rounding" {
+  let a = ref["div_rounding.x0"].clone()
+  let b = ref["div_rounding.x1"].clone()
+  let out = stack([div(a, b, rounding_mode="floor"), div(a, b, rounding_mode="trunc")])
+  let want = ref["div_rounding.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+}
+test "in_place_clamp" {
+  let a = ref["in_place_clamp.x0"].clone().requires_grad_(true)
+  let out = (a * 1.0).clamp_(-0.5, 0.5).exp_()
+  let want = ref["in_place_clamp.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["in_place_clamp.g"]], allow_unused=true)
+  expect_close(gs[0], ref["in_place_clamp.grad0"], rtol=1e-09, atol=1e-12)
+}
 test "relu6" {
   let a = ref["relu6.x0"].clone().requires_grad_(true)
   let out = relu6(a)

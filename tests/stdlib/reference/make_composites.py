@@ -140,6 +140,12 @@ def cases():
          [r(3, 4)], "max(a, 1).values + sort(a, dim=1).values[:, 0] + topk(a, 2).values[:, 1]"),
         ("named_indices", lambda x: (torch.min(x, 0).indices + torch.median(x, 1).indices.sum()).to(D), [r(3, 4)],
          "(min(a, 0).indices + median(a, 1).indices.sum()).to(f64)"),
+        ("add_sub_alpha", lambda x, y: torch.add(x, y, alpha=0.3) + torch.sub(x, 2.5, alpha=1.5), [r(4), r(4)],
+         "add(a, b, alpha=0.3) + sub(a, 2.5, alpha=1.5)"),
+        ("div_rounding", lambda x, y: torch.stack([torch.div(x, y, rounding_mode="floor"), torch.div(x, y, rounding_mode="trunc")]),
+         [Fixed(t([1.0, -7.0, 7.5, 0.3])), Fixed(t([0.1, 2.0, -2.0, 0.1]))],
+         "stack([div(a, b, rounding_mode=\"floor\"), div(a, b, rounding_mode=\"trunc\")])"),
+        ("in_place_clamp", lambda x: (x * 1.0).clamp_(-0.5, 0.5).exp_(), [r(6)], "(a * 1.0).clamp_(-0.5, 0.5).exp_()"),
         # activations
         ("relu6", F.relu6, [r(8) * 5], "relu6(a)"),
         # PyTorch 1.13's f64 gradients of hardsigmoid and celu use f32 constants (1/6 as
