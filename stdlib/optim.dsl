@@ -585,6 +585,8 @@ fn _rmsprop_update(p, g, st, group) {
 let StepLR = _lr_scheduler.StepLR
 let CosineAnnealingLR = _lr_scheduler.CosineAnnealingLR
 let LinearWarmup = _lr_scheduler.LinearWarmup
+# PyTorch's path to them, torch.optim.lr_scheduler.StepLR: optim.lr_scheduler.StepLR.
+let lr_scheduler = _lr_scheduler
 
 # ---- mixed precision ---------------------------------------------------------------
 

@@ -182,3 +182,14 @@ test "one group of several parameters given as a dict steps every one of them" {
     expect(ps[0].tolist()[0] < 1 and ps[1].tolist()[0] < 1, f"{ps}")
   }
 }
+
+test "the schedulers are also under PyTorch's path, optim.lr_scheduler" {
+  let p = zeros([2], requires_grad=true)
+  let opt = optim.SGD([p], lr=0.1)
+  let sched = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+  expect(type(sched) == "StepLR")
+  sched.step()
+  sched.step()
+  expect_close(tensor(sched.get_last_lr()[0]), tensor(0.05))
+  expect(optim.lr_scheduler.CosineAnnealingLR == optim.CosineAnnealingLR)
+}
