@@ -21,16 +21,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return input_of(b[k], fname, name); }
-
-// A number or a tensor argument as a tensor: a number as a 0-dim tensor of `like`'s
-// dtype (a wrapped number, as PyTorch's), so that it does not widen the result.
-Tensor operand(const Value& v, const Tensor& like, const std::string& fname, const std::string& name) {
-  if (v.is_num()) return scalar_tensor(as_num(v, fname + "(): argument '" + name + "'"), like.dtype());
-  return input_of(v, fname, name);
-}
-
-Tensor number_like(double value, const Tensor& like) { return scalar_tensor(value, like.dtype()); }
 
 Tensor nonzero_of(const Tensor& x);
 
@@ -56,10 +46,6 @@ IntList dims_of(const Bound& b, size_t k, const Tensor& x, const std::string& fn
   return dims;
 }
 
-Value unary(CallArgs& a, const char* fname, Tensor (*fn)(const Tensor&)) {
-  Bound b = bind(fname, a, {"input"}, 1);
-  return Value::tensor(fn(arg(b, 0, fname, "input")));
-}
 
 // ---- elementwise --------------------------------------------------------------------
 

@@ -17,15 +17,6 @@ namespace nabla::interp {
 
 namespace {
 
-Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return input_of(b[k], fname, name); }
-Tensor number_like(double value, const Tensor& like) { return scalar_tensor(value, like.dtype()); }
-
-// A number or a tensor argument (a loss's target, a margin's sign) as a tensor of
-// `like`'s dtype when a number.
-Tensor operand(const Value& v, const Tensor& like, const std::string& fname, const std::string& name) {
-  if (v.is_num()) return scalar_tensor(as_num(v, fname + "(): argument '" + name + "'"), like.dtype());
-  return input_of(v, fname, name);
-}
 
 double num(const Bound& b, size_t k, double fallback, const std::string& what) {
   return b.has(k) ? as_num(b[k], what) : fallback;
@@ -50,10 +41,6 @@ Tensor hardtanh_between(const Tensor& x, double lo, double hi) {
 
 // ---- activations --------------------------------------------------------------------
 
-Value unary(CallArgs& a, const char* fname, Tensor (*fn)(const Tensor&)) {
-  Bound b = bind(fname, a, {"input"}, 1);
-  return Value::tensor(fn(arg(b, 0, fname, "input")));
-}
 
 Tensor relu6_of(const Tensor& x) { return hardtanh_between(x, 0.0, 6.0); }
 // relu6(x + 3) / 6; the gradient 1/6 strictly inside (-3, 3), as PyTorch's.

@@ -19,8 +19,6 @@ namespace nabla::interp {
 
 namespace {
 
-Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return input_of(b[k], fname, name); }
-Tensor number_like(double value, const Tensor& like) { return scalar_tensor(value, like.dtype()); }
 Tensor truth(const Tensor& x) { return x.dtype() == DType::b8 ? x : ne(x, scalar_tensor(0.0, x.dtype())); }
 
 IntList dims_of(const Bound& b, size_t k, const Tensor& x, const char* fname) {

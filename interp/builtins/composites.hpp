@@ -5,8 +5,11 @@
 #pragma once
 #include <span>
 
+#include <string>
+
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtin_table.hpp"
+#include "interp/builtins/builtins_internal.hpp"
 
 namespace nabla::interp {
 
@@ -24,6 +27,20 @@ Tensor floor_division(const Tensor& x, const Tensor& y);
 
 // Where x is zero (false), bool.
 Tensor logical_not_of(const Tensor& x);
+
+// What the composite files share: an argument as a tensor, a number as a 0-dim tensor
+// of `like`'s dtype (a wrapped number, as PyTorch's, so that it does not widen the
+// result), a number-or-tensor argument, and a one-tensor function's call.
+inline Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return input_of(b[k], fname, name); }
+inline Tensor number_like(double value, const Tensor& like) { return scalar_tensor(value, like.dtype()); }
+inline Tensor operand(const Value& v, const Tensor& like, const std::string& fname, const std::string& name) {
+  if (v.is_num()) return scalar_tensor(as_num(v, fname + "(): argument '" + name + "'"), like.dtype());
+  return input_of(v, fname, name);
+}
+inline Value unary(CallArgs& a, const char* fname, Tensor (*fn)(const Tensor&)) {
+  Bound b = bind(fname, a, {"input"}, 1);
+  return Value::tensor(fn(arg(b, 0, fname, "input")));
+}
 
 // ||x||_p over dims (every dim when empty), with a zero gradient where it is 0.
 Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim);
