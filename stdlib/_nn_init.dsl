@@ -63,6 +63,27 @@ fn normal_(t, mean=0.0, std=1.0) {
   return t
 }
 
+# N(mean, std^2) truncated to [a, b], as PyTorch's trunc_normal_: every value outside
+# is drawn again until it falls inside (the truncated normal exactly; each pass keeps
+# at least the interval's mass, so few passes are needed unless [a, b] is far out).
+fn trunc_normal_(t, mean=0.0, std=1.0, a=-2.0, b=2.0) {
+  "Fills t from N(mean, std^2) truncated to [a, b], in place under no_grad; returns t. Example: nn.init.trunc_normal_(w, std=0.02)"
+  assert(a < b, f"trunc_normal_(): a ({a}) must be below b ({b})")
+  no_grad {
+    let x = randn(_shape(t), dtype=t.dtype) * std + mean
+    let outside = (x < a) | (x > b)
+    let passes = 0
+    while outside.any().item() {
+      assert(passes < 1000, f"trunc_normal_(): [{a}, {b}] holds almost none of N({mean}, {std}^2)")
+      x = where(outside, randn(_shape(t), dtype=t.dtype) * std + mean, x)
+      outside = (x < a) | (x > b)
+      passes = passes + 1
+    }
+    t.copy_(x)
+  }
+  return t
+}
+
 fn constant_(t, val) {
   "Fills t with val, in place under no_grad; returns t. Example: nn.constant_(b, 0.1)"
   no_grad { t.fill_(val) }

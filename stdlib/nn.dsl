@@ -14,6 +14,7 @@ import _nn_init
 import _nn_pool
 import _nn_recurrent
 import _nn_shape
+import _nn_utils
 
 # ---- helpers and initializers (stdlib/_nn_init.dsl) -------------------------------------
 # nn.parameter and the nn.init functions live in _nn_init, which the layer files share.
@@ -477,60 +478,14 @@ model PairwiseDistance(p=2.0, eps=1e-6, keepdim=false) {
   forward(x1, x2) = pairwise_distance(x1, x2, p=self.p, eps=self.eps, keepdim=self.keepdim)
 }
 
-# ---- utilities ----------------------------------------------------------------------
-
-fn _params_of(parameters) {
-  if type(parameters) == "list" or type(parameters) == "tuple" { return parameters }
-  if type(parameters) == "tensor" { return [parameters] }
-  return parameters.parameters()
-}
-
-# Scales every gradient in place (well: replaces p.grad) so that their total norm is
-# at most max_norm; returns the total norm before clipping, as a 0-dim tensor.
-fn clip_grad_norm_(parameters, max_norm, norm_type=2.0) {
-  "Scales the gradients of parameters so that their total norm is at most max_norm; returns the norm before. Example: nn.clip_grad_norm_(m.parameters(), 1.0)"
-  let grads = []
-  for p in _params_of(parameters) {
-    if p.grad != none { grads.append(p.grad) }
-  }
-  if len(grads) == 0 { return tensor(0.0) }
-  let total = tensor(0.0)
-  no_grad {
-    if norm_type == math.inf or norm_type == "inf" {
-      for g in grads { total = maximum(total, g.abs().max().to(f32)) }
-    } else {
-      for g in grads { total = total + (g.abs() ** norm_type).sum().to(f32) }
-      total = total ** (1.0 / norm_type)
-    }
-    let coef = max_norm / (total.item() + 1e-6)
-    if coef < 1.0 {
-      for p in _params_of(parameters) {
-        if p.grad != none { p.grad = p.grad * coef }
-      }
-    }
-  }
-  return total
-}
-
-# Clamps every gradient to [-value, value].
-fn clip_grad_value_(parameters, clip_value) {
-  "Clamps every gradient of parameters to [-clip_value, clip_value]. Example: nn.clip_grad_value_(m.parameters(), 0.5)"
-  no_grad {
-    for p in _params_of(parameters) {
-      if p.grad != none { p.grad = clamp(p.grad, min=-clip_value, max=clip_value) }
-    }
-  }
-}
-
-# The number of trainable parameter elements of a model (or a list of tensors).
-fn count_parameters(m) {
-  "The number of parameter elements of a model (shared tensors once). Example: nn.count_parameters(nn.Linear(3, 4))"
-  let n = 0
-  for p in _params_of(m) {
-    if p.requires_grad { n = n + p.numel() }
-  }
-  return n
-}
+# ---- utilities (stdlib/_nn_utils.dsl; also nn.utils, PyTorch's torch.nn.utils) ---------
+let utils = _nn_utils
+let clip_grad_norm_ = _nn_utils.clip_grad_norm_
+let clip_grad_value_ = _nn_utils.clip_grad_value_
+let count_parameters = _nn_utils.count_parameters
+# PyTorch's path to the initializers: nn.init.xavier_uniform_(w), nn.init.zeros_(b).
+let init = _nn_init
+let trunc_normal_ = _nn_init.trunc_normal_
 
 # ---- activation checkpointing ----------------------------------------------------------
 

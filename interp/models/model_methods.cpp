@@ -179,12 +179,20 @@ void load_state(const Value& self, DictObj& d, bool strict) {
 
 // ---- the methods -------------------------------------------------------------------------
 
-// parameters(), named_parameters(), buffers(), named_buffers(): each tensor once.
+// parameters(), named_parameters(), buffers(), named_buffers(): each tensor once;
+// recurse=false, the model's own only (no submodule's), as PyTorch's.
 Value tensor_list(const Value& self, const std::string& name, TensorKinds kinds, bool named, const CallArgs& args) {
-  no_args(args, name);
+  bool recurse = true;
+  if (!args.pos.empty()) fail(name + "() takes no positional arguments");
+  for (auto& [k, v] : args.kw) {
+    if (k != "recurse") fail_unexpected_keyword(name, k, {"recurse"});
+    recurse = truthy(v);
+  }
   std::vector<Value> items;
-  for (auto& [n, t] : named_tensors(self, kinds, named))
+  for (auto& [n, t] : named_tensors(self, kinds, named || !recurse)) {
+    if (!recurse && n.find('.') != std::string::npos) continue;
     items.push_back(named ? make_tuple({make_str(n), Value::tensor(t)}) : Value::tensor(t));
+  }
   return make_list(std::move(items));
 }
 Value parameters(Evaluator&, const Value& self, CallArgs& args) {
@@ -243,6 +251,57 @@ Value set_eval_mode(Evaluator&, const Value& self, CallArgs&) {
 }
 
 Value move_to(Evaluator&, const Value& self, CallArgs& args) { return move_model(self, "to", args); }
+// half(), float(), double(), bfloat16(): to(dtype) by PyTorch's names.
+template <DType kDType>
+Value retype_to(Evaluator&, const Value& self, CallArgs& args) {
+  no_args(args, dtype_name(kDType));
+  return retype_model(self, kDType);
+}
+
+// requires_grad_(requires_grad=true): every parameter's flag, in place (freezing a
+// model, or a part of it, for fine-tuning); returns the model.
+Value requires_grad_of_parameters(Evaluator&, const Value& self, CallArgs& args) {
+  if (args.pos.size() + args.kw.size() > 1) fail("requires_grad_() takes one argument, requires_grad");
+  bool flag = true;
+  if (!args.pos.empty()) flag = truthy(args.pos[0]);
+  for (auto& [k, v] : args.kw) {
+    if (k != "requires_grad") fail_unexpected_keyword("requires_grad_", k, {"requires_grad"});
+    flag = truthy(v);
+  }
+  for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_requires_grad(flag);
+  return self;
+}
+
+// get_submodule("encoder.layers.0"): the module at a dotted path of fields.
+Value get_submodule(Evaluator& ev, const Value& self, CallArgs& args) {
+  if (args.pos.size() != 1 || !args.kw.empty() || args.pos[0].tag != Tag::Str)
+    fail("get_submodule() takes one argument, a dotted path of fields");
+  const std::string& path = args.pos[0].as<StrObj>()->s;
+  Value at = self;
+  size_t start = 0;
+  while (!path.empty() && start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string name = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const Field* f = at.tag == Tag::Instance ? at.as<InstanceObj>()->find(name) : nullptr;
+    if (!f || f->value.tag != Tag::Instance)
+      fail("get_submodule(): " + std::string(type_name(at)) + " has no submodule '" + name + "' (path '" + path + "')" +
+           (at.tag == Tag::Instance ? ev.attribute_hint(at, name) : ""));
+    at = f->value;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return at;
+}
+
+// add_module(name, module): the module as field `name` (register_module), as PyTorch's.
+Value add_module(Evaluator& ev, const Value& self, CallArgs& args) {
+  if (args.pos.size() != 2 || !args.kw.empty() || args.pos[0].tag != Tag::Str)
+    fail("add_module() takes two arguments, a name and a module");
+  if (args.pos[1].tag != Tag::Instance && !args.pos[1].is_none())
+    fail(std::string("add_module(): the module must be a model instance, got ") + type_name(args.pos[1]));
+  ev.set_attr(self, args.pos[0].as<StrObj>()->s, args.pos[1]);
+  return Value();
+}
 Value move_to_cuda(Evaluator&, const Value& self, CallArgs& args) { return move_model(self, "cuda", args); }
 Value move_to_cpu(Evaluator&, const Value& self, CallArgs& args) { return move_model(self, "cpu", args); }
 
@@ -298,7 +357,7 @@ Value register_full_backward_hook(Evaluator&, const Value& self, CallArgs& args)
 }
 
 const MethodEntry kModelMethods[] = {
-    {"parameters", parameters, "parameters()",
+    {"parameters", parameters, "parameters(recurse=true)",
      "Every parameter of this model and its submodules, each once. Example: optim.Adam(nn.Linear(4, 2).parameters(), "
      "lr=1e-3)"},
     {"named_parameters", named_parameters, "named_parameters()",
@@ -324,6 +383,21 @@ const MethodEntry kModelMethods[] = {
      "Moves every parameter and buffer to a GPU, in place; returns the model. Example: nn.Linear(4, 2).cuda()"},
     {"cpu", move_to_cpu, "cpu()",
      "Moves every parameter and buffer to the CPU, in place; returns the model. Example: nn.Linear(4, 2).cpu()"},
+    {"half", retype_to<DType::f16>, "half()",
+     "Converts the floating parameters and buffers to f16, in place, as to(f16). Example: nn.Linear(4, 2).half()"},
+    {"float", retype_to<DType::f32>, "float()",
+     "Converts the floating parameters and buffers to f32, in place, as to(f32). Example: nn.Linear(4, 2).float()"},
+    {"double", retype_to<DType::f64>, "double()",
+     "Converts the floating parameters and buffers to f64, in place, as to(f64). Example: nn.Linear(4, 2).double()"},
+    {"bfloat16", retype_to<DType::bf16>, "bfloat16()",
+     "Converts the floating parameters and buffers to bf16, in place, as to(bf16). Example: nn.Linear(4, 2).bfloat16()"},
+    {"requires_grad_", requires_grad_of_parameters, "requires_grad_(requires_grad=true)",
+     "Sets every parameter's requires_grad (false freezes the model); returns the model. "
+     "Example: nn.Linear(4, 2).requires_grad_(false)"},
+    {"get_submodule", get_submodule, "get_submodule(target)",
+     "The module at a dotted path of fields. Example: nn.Sequential([nn.Linear(4, 2)]).get_submodule(\"0\")"},
+    {"add_module", add_module, "add_module(name, module)",
+     "Adds module as the field name (a submodule). Example: nn.Sequential([]).add_module(\"fc\", nn.Linear(4, 2))"},
     {"children", children_of, "children(remove_duplicate=true)",
      "The models held directly in fields, in field order. Example: for c in nn.Sequential([nn.Linear(4, 8), "
      "nn.ReLU()]).children() { print(c) }"},
