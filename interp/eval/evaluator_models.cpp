@@ -323,8 +323,18 @@ Value Evaluator::call_unbound_method(const Value& cls, const std::string& name, 
   std::string shown = c->decl->name + "." + name + "()";
   if (args.pos.empty()) fail(shown + " needs an instance of " + c->decl->name + " as its first argument");
   const Value& self = args.pos.front();
-  if (self.tag != Tag::Instance || self.as<InstanceObj>()->cls.get() != c)
-    fail(shown + " needs an instance of " + c->decl->name + " as its first argument, got " + type_name(self));
+  if (self.tag != Tag::Instance || self.as<InstanceObj>()->cls.get() != c) {
+    // No static methods: where the class's module has a function of that name (nn's
+    // generate_square_subsequent_mask beside Transformer's), name it.
+    std::string hint;
+    if (c->module && c->module->get(name) && !c->module->name.empty()) {
+      // nn's rooms (_nn_attention, ...) are re-exported by nn: name the public path.
+      const std::string& m = c->module->name;
+      hint = " (models have no static methods; the function " + (m.rfind("_nn_", 0) == 0 ? std::string("nn") : m) +
+             "." + name + " needs no instance)";
+    }
+    fail(shown + " needs an instance of " + c->decl->name + " as its first argument, got " + type_name(self) + hint);
+  }
   Value receiver = self;
   args.pos.erase(args.pos.begin());
   return impl->call_model_method(receiver, name, args);

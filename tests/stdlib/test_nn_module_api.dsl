@@ -74,3 +74,8 @@ test "nn.utils: clip_grad_norm_, parameters_to_vector and vector_to_parameters" 
   expect(nn.utils.clip_grad_norm_(m.parameters(), 0.1).item() > 0.1)
   expect(nn.utils.clip_grad_norm_ == nn.clip_grad_norm_)
 }
+
+test "a model's method called on the class names the module function that needs no instance" {
+  expect_error(fn() = nn.Transformer.generate_square_subsequent_mask(4),
+               "models have no static methods; the function nn.generate_square_subsequent_mask needs no instance")
+}
