@@ -176,7 +176,12 @@ Tensor attention_weights(const AttentionOperands& x, double scale, bool causal) 
     s = where(le(cols, rows), s, neg_inf);
   }
   if (x.mask.defined()) s = x.mask.dtype() == DType::b8 ? where(x.mask, s, neg_inf) : s + x.mask;
-  return softmax(s, -1);
+  // A row that sees no key (every score -inf) attends to nothing: 0, as the kernels
+  // (PyTorch's _safe_softmax). Its scores become 0 before the softmax, so that neither
+  // the weights nor their gradient are 0/0.
+  Tensor none_visible = eq(sum(to_dtype(ne(s, neg_inf), DType::i64), {-1}, true), full({}, 0.0, DType::i64, s.device()));
+  Tensor p = softmax(where(none_visible, zeros({}, s.dtype(), s.device()), s), -1);
+  return where(none_visible, zeros({}, s.dtype(), s.device()), p);
 }
 
 struct AttentionGrads {
@@ -330,7 +335,7 @@ void register_attention_ops(std::vector<OpDef>& t) {
                     "softmax(query @ key^T * scale + attn_mask) @ value over the last two dims with batch dims "
                     "broadcast, as torch.nn.functional.scaled_dot_product_attention: a bool attn_mask is true where "
                     "attention is allowed, is_causal hides later positions, enable_gqa lets key and value have fewer "
-                    "heads (dim -3). "
+                    "heads (dim -3); a query that sees no key gets 0, as PyTorch's. "
                     "Example: scaled_dot_product_attention(randn(1, 2, 4, 8), randn(1, 2, 4, 8), randn(1, 2, 4, 8), "
                     "is_causal=true)"}});
 }

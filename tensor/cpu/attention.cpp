@@ -7,7 +7,8 @@
 // j <= i, the top-left aligned lower triangle, as PyTorch's tril(ones(L, S))), key
 // blocks lying wholly above the diagonal are skipped. An attn_mask is read in place
 // (broadcast, never expanded), as an additive one: a bool mask becomes 0 / -inf. A
-// row that sees no key is 0/0, NaN, as softmax over nothing. Dropout draws its
+// row that sees no key (every score -inf) is 0, as PyTorch's (its _safe_softmax, since
+// 2.5; a NaN score still makes its row NaN). Dropout draws its
 // keep-mask first (uniform_at of one seed, as the dropout kernel), the output the
 // backward reads; the weights are dropped after the softmax's sum, as PyTorch's.
 // Grouped-query attention is broadcasting (Note [Grouped-query attention]).
@@ -139,7 +140,9 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v, const Additive
           }
           T mx = m[i];
           for (int64_t j = 0; j < bk; ++j) mx = std::max(mx, row[j]);
-          if (mx == neg_inf) {  // no key of this row is visible yet
+          if (mx == neg_inf) {  // no key of this row is visible yet (max skips NaNs: keep one in l)
+            for (int64_t j = 0; j < bk; ++j)
+              if (row[j] != row[j]) l[i] = row[j];
             std::fill(row, row + bk, T(0));
             continue;
           }
@@ -165,7 +168,7 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v, const Additive
         if (Ev > 0) gemm(false, false, bq, Ev, bk, T(1), s.data(), bk, vb + k0 * Ev, Ev, T(1), ob, Ev);
       }
       for (int64_t i = 0; i < bq; ++i) {
-        T inv = T(1) / l[i];  // no visible key: 0/0, NaN, as softmax over nothing
+        T inv = l[i] == T(0) ? T(0) : T(1) / l[i];  // no visible key: 0 (the accumulator is 0 too)
         T* orow = ob + i * Ev;
         for (int64_t c = 0; c < Ev; ++c) orow[c] *= inv;
       }

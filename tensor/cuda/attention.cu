@@ -1,7 +1,7 @@
 // scaled_dot_product_attention as steps on the device: the scores q k^T * scale as
 // one batched GEMM (cuBLAS, the scale as its alpha), the attn_mask added (a bool mask
 // as 0 / -inf, read broadcast in place), a masked row softmax (a warp per row; a row
-// that sees no key is NaN, as on the CPU), dropout on the weights (the keep-mask drawn
+// that sees no key is 0, as on the CPU), dropout on the weights (the keep-mask drawn
 // with the CPU's uniform_at), and the weighted sum p v as a second batched GEMM.
 // Grouped-query attention is broadcasting (Note [Grouped-query attention]).
 // Unlike the CPU's flash-style kernel, the [batch..., L, S] score matrix exists, once:
@@ -34,9 +34,16 @@ __global__ void masked_softmax_kernel(const dcompute_t<T>* scores, T* weights, i
     const A* in = scores + r * S;
     T* out = weights + r * S;
     int64_t visible = causal ? (r % L + 1 < S ? r % L + 1 : S) : S;  // key 0 is always visible
-    A mx = -INFINITY;
-    for (int64_t j = lane; j < visible; j += kWarpSize) mx = in[j] > mx ? in[j] : mx;
+    A mx = -INFINITY, seen = 0;  // seen: a score that is not -inf (a NaN counts: its row stays NaN)
+    for (int64_t j = lane; j < visible; j += kWarpSize) {
+      mx = in[j] > mx ? in[j] : mx;
+      if (!(in[j] == -INFINITY)) seen = 1;
+    }
     mx = warp_max(mx);
+    if (warp_max(seen) == A(0)) {  // no key visible: the row attends to nothing, 0
+      for (int64_t j = lane; j < S; j += kWarpSize) out[j] = convert<T>(A(0));
+      continue;
+    }
     A sum = 0;
     for (int64_t j = lane; j < visible; j += kWarpSize) sum += ::exp(in[j] - mx);
     A inv = A(1) / warp_sum(sum);
@@ -89,8 +96,8 @@ void scaled_dot_product_attention(const TensorList& in, const Attrs& attrs, Tens
   int64_t E = q.sizes()[q.dim() - 1], L = q.sizes()[q.dim() - 2], S = k.sizes()[k.dim() - 2];
   double dropout_p = attrs.f("dropout_p");
   uint64_t seed = dropout_p > 0.0 && dropout_p < 1.0 ? random_bits() : 0;  // before any early return, as on the CPU
-  // Softmax over no keys is 0/0, as on the CPU.
-  if (S == 0) return fill(out[0], NAN);
+  // No keys: every row attends to nothing, 0, as on the CPU.
+  if (S == 0) return fill(out[0], 0.0);
   double scale = attrs.is_none("scale") ? 1.0 / std::sqrt(static_cast<double>(E)) : attrs.f("scale");
   Shape scores_shape(o.sizes().begin(), o.sizes().end() - 2);
   int64_t rows = shape_numel(scores_shape) * L;

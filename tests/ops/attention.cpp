@@ -127,3 +127,35 @@ TEST_CASE("sdpa: the chunked backward equals the composed gradients and bounds i
   TensorList b = grad({sum(composed_masked(q, k, v, mask, H / Hk) * w)}, xs);
   for (size_t i = 0; i < 3; ++i) CHECK(max_abs_diff(a[i], b[i]) < 1e-4);
 }
+
+// A query row that sees no key (every score masked to -inf) attends to nothing: its
+// output and every gradient through it are 0, as PyTorch's SDPA (its _safe_softmax,
+// since 2.5), where softmax would be 0/0. Left-padded causal batches have such rows.
+// A NaN score still makes its row NaN, and no keys at all give zeros.
+TEST_CASE("sdpa: a row that sees no key is 0, with zero gradients; a NaN row stays NaN") {
+  manual_seed(9);
+  for (int64_t S : {5, 130}) {  // one key block, and several
+    CAPTURE(S);
+    Tensor q = randn({2, 4, 8}, DType::f64).set_requires_grad(true), k = randn({2, S, 8}, DType::f64).set_requires_grad(true);
+    Tensor v = randn({2, S, 3}, DType::f64).set_requires_grad(true);
+    Tensor keep = ones({2, 4, S}, DType::b8);
+    for (int64_t j = 0; j < S; ++j) static_cast<bool*>(keep.raw_data())[1 * S + j] = false;  // batch 0, row 1: none
+    AttentionOptions opt;
+    opt.attn_mask = keep;
+    Tensor out = scaled_dot_product_attention(q, k, v, opt);
+    const double* o = static_cast<const double*>(out.raw_data());
+    for (int64_t c = 0; c < 3; ++c) CHECK(o[1 * 3 + c] == 0.0);
+    CHECK(std::isfinite(o[0]));
+    TensorList g = grad({sum(out * out)}, {q, k, v});
+    for (const Tensor& t : g)
+      for (double x : to_double_vector(t)) CHECK(std::isfinite(x));
+    for (int64_t c = 0; c < 8; ++c) CHECK(static_cast<const double*>(g[0].raw_data())[1 * 8 + c] == 0.0);
+    // The same row with a NaN query: NaN, not 0.
+    Tensor qn = randn({2, 4, 8}, DType::f64);
+    static_cast<double*>(qn.raw_data())[2 * 8] = std::nan("");
+    Tensor nan_out = scaled_dot_product_attention(qn, detach(k), detach(v), opt);
+    CHECK(std::isnan(static_cast<const double*>(nan_out.raw_data())[2 * 3]));
+  }
+  Tensor none = scaled_dot_product_attention(randn({3, 4}), zeros({0, 4}), zeros({0, 2}));
+  CHECK(max_abs_diff(none, zeros({3, 2})) == 0.0);
+}
