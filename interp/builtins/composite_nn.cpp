@@ -91,8 +91,8 @@ Value glu_builtin(Evaluator&, CallArgs& a) {
   const int64_t dim = wrap_dim(b.has(1) ? as_int(b[1], "glu(): argument 'dim'") : -1, x.dim(), "glu");
   if (x.sizes()[dim] % 2 != 0)
     fail("glu(): dim " + std::to_string(dim) + " must have an even size, got shape " + x.shape_str());
-  TensorList halves = split(x, x.sizes()[dim] / 2, dim);
-  return Value::tensor(halves[0] * sigmoid(halves[1]));
+  const int64_t half = x.sizes()[dim] / 2;
+  return Value::tensor(slice(x, dim, 0, half) * sigmoid(slice(x, dim, half, 2 * half)));
 }
 
 Value softmin_builtin(Evaluator&, CallArgs& a) {
@@ -261,10 +261,20 @@ struct Windows {
   IntList kernel, dilation, padding, stride;
 };
 Windows windows_of(const Bound& b, size_t first, const std::string& fname) {
-  return {pair_arg(b, first, 1, fname + "(): argument 'kernel_size'"),
-          pair_arg(b, first + 1, 1, fname + "(): argument 'dilation'"),
-          pair_arg(b, first + 2, 0, fname + "(): argument 'padding'"),
-          pair_arg(b, first + 3, 1, fname + "(): argument 'stride'")};
+  Windows w{pair_arg(b, first, 1, fname + "(): argument 'kernel_size'"),
+            pair_arg(b, first + 1, 1, fname + "(): argument 'dilation'"),
+            pair_arg(b, first + 2, 0, fname + "(): argument 'padding'"),
+            pair_arg(b, first + 3, 1, fname + "(): argument 'stride'")};
+  auto at_least = [&](const IntList& v, int64_t lo, const char* what) {
+    for (int64_t x : v)
+      if (x < lo)
+        fail(fname + "(): argument '" + what + "' must be at least " + std::to_string(lo) + ", got " + std::to_string(x));
+  };
+  at_least(w.kernel, 1, "kernel_size");
+  at_least(w.dilation, 1, "dilation");
+  at_least(w.padding, 0, "padding");
+  at_least(w.stride, 1, "stride");
+  return w;
 }
 
 // [N, C, H, W] -> [N, C kh kw, L]: every sliding window's cells as a column (im2col),

@@ -250,6 +250,7 @@ Value logcumsumexp_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("logcumsumexp", a, {"input", "dim"}, 2);
   Tensor x = arg(b, 0, "logcumsumexp", "input");
   const int64_t dim = wrap_dim(as_int(b[1], "logcumsumexp(): argument 'dim'"), x.dim(), "logcumsumexp");
+  if (x.sizes()[dim] == 0) return Value::tensor(x);
   Tensor m = detach(max(x, dim, true).first);
   m = where(lt(abs(m), number_like(INFINITY, m)), m, number_like(0.0, m));
   return Value::tensor(log(cumsum(exp(x - m), dim)) + m);

@@ -31,6 +31,10 @@ test "bad arguments are errors that say what was expected" {
   expect_error(fn() = gaussian_nll_loss(x, x, -ones([3, 4])), "var has negative entries")
   expect_error(fn() = cdist(randn([3]), randn([3])), "must be [..., P, M] and [..., R, M]")
   expect_error(fn() = celu(x, 0.0), "alpha' must not be 0")
+  # Once a crash (an integer division by a zero stride) and an out-of-range read.
+  expect_error(fn() = fold(randn([1, 8, 9]), [4, 4], [2, 2], stride=0), "argument 'stride' must be at least 1, got 0")
+  expect_error(fn() = unfold(randn([1, 2, 4, 4]), 2, dilation=0), "argument 'dilation' must be at least 1, got 0")
+  expect(glu(zeros([0])).shape == (0,) and logcumsumexp(zeros([0, 3]), 0).shape == (0, 3))
 }
 
 test "composites are tensor methods too, and differentiate twice" {
