@@ -89,8 +89,9 @@ fn _make_group(who, where, spec, defaults, kinds, seen) {
     if k != "params" and not (k in kinds) { _check_extra_key(who, where, k, kinds) }
   }
   _argcheck.check_options(who, where, spec, kinds)
-  return _fill_group(who, where + ": ", {"params": _group_params(who, f"{where}['params']", spec["params"], seen)},
-                     spec, defaults)
+  # A group's params may be one tensor, as PyTorch's ({"params": model.weight}).
+  let ps = [spec["params"]] if type(spec["params"]) == "tensor" else spec["params"]
+  return _fill_group(who, where + ": ", {"params": _group_params(who, f"{where}['params']", ps, seen)}, spec, defaults)
 }
 
 # A group key this optimizer has no hyperparameter for. As in PyTorch, a group may carry

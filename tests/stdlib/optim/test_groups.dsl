@@ -193,3 +193,11 @@ test "the schedulers are also under PyTorch's path, optim.lr_scheduler" {
   expect_close(tensor(sched.get_last_lr()[0]), tensor(0.05))
   expect(optim.lr_scheduler.CosineAnnealingLR == optim.CosineAnnealingLR)
 }
+
+test "a group's params may be one tensor, as PyTorch's" {
+  let w = zeros([2], requires_grad=true)
+  let b = zeros([1], requires_grad=true)
+  let opt = optim.SGD([{"params": w, "lr": 0.5}, {"params": [b]}], lr=0.1)
+  expect(len(opt.param_groups[0]["params"]) == 1 and opt.param_groups[0]["lr"] == 0.5)
+  expect_error(fn() = optim.SGD(w, lr=0.1), "a single tensor: wrap it")
+}
