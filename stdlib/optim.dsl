@@ -586,8 +586,17 @@ fn _rmsprop_update(p, g, st, group) {
 let StepLR = _lr_scheduler.StepLR
 let CosineAnnealingLR = _lr_scheduler.CosineAnnealingLR
 let LinearWarmup = _lr_scheduler.LinearWarmup
-# PyTorch's path to them, torch.optim.lr_scheduler.StepLR: optim.lr_scheduler.StepLR.
+# PyTorch's path to them, torch.optim.lr_scheduler.StepLR: optim.lr_scheduler.StepLR
+# (MultiStepLR, ExponentialLR, LambdaLR, LinearLR, ConstantLR,
+# CosineAnnealingWarmRestarts and ReduceLROnPlateau are there too).
 let lr_scheduler = _lr_scheduler
+let MultiStepLR = _lr_scheduler.MultiStepLR
+let ExponentialLR = _lr_scheduler.ExponentialLR
+let LambdaLR = _lr_scheduler.LambdaLR
+let LinearLR = _lr_scheduler.LinearLR
+let ConstantLR = _lr_scheduler.ConstantLR
+let CosineAnnealingWarmRestarts = _lr_scheduler.CosineAnnealingWarmRestarts
+let ReduceLROnPlateau = _lr_scheduler.ReduceLROnPlateau
 
 # ---- mixed precision ---------------------------------------------------------------
 

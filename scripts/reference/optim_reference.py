@@ -146,6 +146,18 @@ SCHEDS = [
     # LinearWarmup(opt, W) is LinearLR(start_factor=1/W, end_factor=1, total_iters=W-1).
     ("LinearWarmup", "optim.LinearWarmup(opt, 5)",
      lambda o: torch.optim.lr_scheduler.LinearLR(o, start_factor=1 / 5, end_factor=1.0, total_iters=4)),
+    ("MultiStepLR", "optim.lr_scheduler.MultiStepLR(opt, milestones=[6, 2], gamma=0.3)",
+     lambda o: torch.optim.lr_scheduler.MultiStepLR(o, milestones=[6, 2], gamma=0.3)),
+    ("ExponentialLR", "optim.lr_scheduler.ExponentialLR(opt, gamma=0.8)",
+     lambda o: torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.8)),
+    ("LambdaLR", "optim.lr_scheduler.LambdaLR(opt, fn(e) = 1.0 / (1 + e))",
+     lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda e: 1.0 / (1 + e))),
+    ("LinearLR", "optim.lr_scheduler.LinearLR(opt, start_factor=0.25, end_factor=0.75, total_iters=6)",
+     lambda o: torch.optim.lr_scheduler.LinearLR(o, start_factor=0.25, end_factor=0.75, total_iters=6)),
+    ("ConstantLR", "optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3)",
+     lambda o: torch.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=3)),
+    ("CosineAnnealingWarmRestarts", "optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, 3, T_mult=2, eta_min=0.01)",
+     lambda o: torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, 3, T_mult=2, eta_min=0.01)),
 ]
 
 
@@ -236,6 +248,44 @@ fn check_group_lrs(sched, opt, want) {
     for name, dsl, make in SCHEDS:
         print_sched_test(f"{name} lr sequence matches PyTorch",
                          ["let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)"], dsl, "check_lrs", lrs(make, 14))
+    print_plateau_tests()
+
+
+# ReduceLROnPlateau, stepped with a metric: the lrs after each step for a fixed
+# sequence of metrics, in min mode (relative threshold, cooldown, a floor) and max
+# mode (absolute threshold).
+PLATEAU_METRICS = [1.0, 0.9, 0.95, 0.96, 0.97, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+PLATEAUS = [
+    ("min", "patience=1, cooldown=1, factor=0.5, min_lr=0.02, threshold=0.01",
+     dict(patience=1, cooldown=1, factor=0.5, min_lr=0.02, threshold=0.01)),
+    ("max", "mode=\"max\", patience=2, factor=0.3, threshold=0.05, threshold_mode=\"abs\"",
+     dict(mode="max", patience=2, factor=0.3, threshold=0.05, threshold_mode="abs")),
+]
+
+
+def plateau_lrs(kwargs):
+    p = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([p], lr=0.1)
+    s = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, **kwargs)
+    out = []
+    for m in PLATEAU_METRICS:
+        s.step(m)
+        out.append(opt.param_groups[0]["lr"])
+    return out
+
+
+def print_plateau_tests():
+    for name, dsl, kwargs in PLATEAUS:
+        print(f'test "ReduceLROnPlateau ({name}) lrs match PyTorch" {{')
+        print("  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)")
+        print(f"  let sched = optim.lr_scheduler.ReduceLROnPlateau(opt, {dsl})")
+        print(f"  let metrics = {fmt(PLATEAU_METRICS)}")
+        print(f"  let want = {fmt(plateau_lrs(kwargs))}")
+        print("  for i in range(len(metrics)) {")
+        print("    sched.step(metrics[i])")
+        print("    expect_close(opt.lr, want[i], rtol=1e-12, atol=1e-15)")
+        print("  }")
+        print("}\n")
 
 
 # A test block: the optimizer's lines, the scheduler `dsl`, then checker(sched, opt, want).

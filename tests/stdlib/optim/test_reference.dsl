@@ -204,6 +204,48 @@ test "LinearWarmup lr sequences of two groups match PyTorch" {
   check_group_lrs(sched, opt, [[0.020000000000000004, 0.004], [0.04000000000000001, 0.008], [0.06000000000000001, 0.012], [0.08000000000000002, 0.016], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02], [0.10000000000000002, 0.02]])
 }
 
+test "MultiStepLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[6, 2], gamma=0.3)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.1, 0.02], [0.03, 0.006], [0.03, 0.006], [0.03, 0.006], [0.03, 0.006], [0.009, 0.0018], [0.009, 0.0018], [0.009, 0.0018]])
+}
+
+test "ExponentialLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.8)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.08000000000000002, 0.016], [0.06400000000000002, 0.0128], [0.051200000000000016, 0.01024], [0.04096000000000002, 0.008192000000000001], [0.03276800000000001, 0.0065536000000000014], [0.026214400000000013, 0.005242880000000002], [0.02097152000000001, 0.004194304000000002], [0.016777216000000008, 0.003355443200000002]])
+}
+
+test "LambdaLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.LambdaLR(opt, fn(e) = 1.0 / (1 + e))
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.05, 0.01], [0.03333333333333333, 0.006666666666666666], [0.025, 0.005], [0.020000000000000004, 0.004], [0.016666666666666666, 0.003333333333333333], [0.014285714285714285, 0.002857142857142857], [0.0125, 0.0025], [0.011111111111111112, 0.0022222222222222222]])
+}
+
+test "LinearLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.25, end_factor=0.75, total_iters=6)
+  check_group_lrs(sched, opt, [[0.025, 0.005], [0.03333333333333333, 0.006666666666666666], [0.041666666666666664, 0.008333333333333333], [0.049999999999999996, 0.01], [0.058333333333333334, 0.011666666666666667], [0.06666666666666667, 0.013333333333333332], [0.075, 0.015], [0.075, 0.015], [0.075, 0.015]])
+}
+
+test "ConstantLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3)
+  check_group_lrs(sched, opt, [[0.05, 0.01], [0.05, 0.01], [0.05, 0.01], [0.1, 0.02], [0.1, 0.02], [0.1, 0.02], [0.1, 0.02], [0.1, 0.02], [0.1, 0.02]])
+}
+
+test "CosineAnnealingWarmRestarts lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, 3, T_mult=2, eta_min=0.01)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.0775, 0.0175], [0.032500000000000015, 0.0125], [0.1, 0.02], [0.09397114317029975, 0.019330127018922193], [0.0775, 0.0175], [0.05500000000000001, 0.015], [0.032500000000000015, 0.0125], [0.01602885682970026, 0.010669872981077806]])
+}
+
 test "StepLR lr sequence matches PyTorch" {
   let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
   let sched = optim.StepLR(opt, 3, gamma=0.5)
@@ -232,5 +274,63 @@ test "LinearWarmup lr sequence matches PyTorch" {
   let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
   let sched = optim.LinearWarmup(opt, 5)
   check_lrs(sched, opt, [0.020000000000000004, 0.04000000000000001, 0.06000000000000001, 0.08000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002, 0.10000000000000002])
+}
+
+test "MultiStepLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[6, 2], gamma=0.3)
+  check_lrs(sched, opt, [0.1, 0.1, 0.03, 0.03, 0.03, 0.03, 0.009, 0.009, 0.009, 0.009, 0.009, 0.009, 0.009, 0.009, 0.009])
+}
+
+test "ExponentialLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.8)
+  check_lrs(sched, opt, [0.1, 0.08000000000000002, 0.06400000000000002, 0.051200000000000016, 0.04096000000000002, 0.03276800000000001, 0.026214400000000013, 0.02097152000000001, 0.016777216000000008, 0.013421772800000007, 0.010737418240000006, 0.008589934592000005, 0.0068719476736000045, 0.005497558138880004, 0.004398046511104004])
+}
+
+test "LambdaLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.LambdaLR(opt, fn(e) = 1.0 / (1 + e))
+  check_lrs(sched, opt, [0.1, 0.05, 0.03333333333333333, 0.025, 0.020000000000000004, 0.016666666666666666, 0.014285714285714285, 0.0125, 0.011111111111111112, 0.010000000000000002, 0.009090909090909092, 0.008333333333333333, 0.007692307692307693, 0.007142857142857143, 0.006666666666666667])
+}
+
+test "LinearLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.25, end_factor=0.75, total_iters=6)
+  check_lrs(sched, opt, [0.025, 0.03333333333333333, 0.041666666666666664, 0.049999999999999996, 0.058333333333333334, 0.06666666666666667, 0.075, 0.075, 0.075, 0.075, 0.075, 0.075, 0.075, 0.075, 0.075])
+}
+
+test "ConstantLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3)
+  check_lrs(sched, opt, [0.05, 0.05, 0.05, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1])
+}
+
+test "CosineAnnealingWarmRestarts lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, 3, T_mult=2, eta_min=0.01)
+  check_lrs(sched, opt, [0.1, 0.0775, 0.032500000000000015, 0.1, 0.09397114317029975, 0.0775, 0.05500000000000001, 0.032500000000000015, 0.01602885682970026, 0.1, 0.09846666218300808, 0.09397114317029975, 0.08681980515339464, 0.0775, 0.06664685702961344])
+}
+
+test "ReduceLROnPlateau (min) lrs match PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, cooldown=1, factor=0.5, min_lr=0.02, threshold=0.01)
+  let metrics = [1.0, 0.9, 0.95, 0.96, 0.97, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+  let want = [0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.05, 0.025, 0.025, 0.025, 0.02, 0.02]
+  for i in range(len(metrics)) {
+    sched.step(metrics[i])
+    expect_close(opt.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
+}
+
+test "ReduceLROnPlateau (max) lrs match PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.ReduceLROnPlateau(opt, mode="max", patience=2, factor=0.3, threshold=0.05, threshold_mode="abs")
+  let metrics = [1.0, 0.9, 0.95, 0.96, 0.97, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+  let want = [0.1, 0.1, 0.1, 0.03, 0.03, 0.03, 0.009, 0.009, 0.009, 0.0026999999999999997, 0.0026999999999999997, 0.0026999999999999997]
+  for i in range(len(metrics)) {
+    sched.step(metrics[i])
+    expect_close(opt.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
 }
 
