@@ -1,7 +1,18 @@
 // The composite functions of PyTorch's API that are not rows of the op table but are
-// made of them (so they differentiate, fuse and compile like the ops): their tables,
-// which op_conventions() joins (a global function and a tensor method each, as an op),
-// and what the two files share.
+// made of them: their tables, which op_conventions() joins, and what the files share.
+//
+// Note [Composites]
+// A PyTorch function that nabla has no row for (tan, norm, median, unfold, l1_loss,
+// any, ...) is a composite: C++ that calls rows only, through autograd/ops.hpp. So it
+// differentiates to any order (its gradient is the rows' gradients), traces into a
+// graph as those rows (fusion, compile and the memory plan see them), and runs on
+// every device the rows run on. Each is one BuiltinEntry with its own doc and example,
+// in composite_math.cpp, composite_nn.cpp or composite_tensor.cpp; op_conventions()
+// joins the tables, so each is a global function and a tensor method (x.norm()) and
+// has an in-place x.op_(). A composite that needs precision the rows do not give
+// keeps the rows' exactness instead (floor_division, lerp's two forms, asinh without
+// cancellation). tests/stdlib/test_composites.dsl (made by
+// tests/stdlib/reference/make_composites.py) checks each against PyTorch in f64.
 #pragma once
 #include <span>
 
