@@ -177,6 +177,7 @@ struct FnDecl {
   Block block_body;   // otherwise
   std::string doc;    // the docstring: a string literal as the block's first statement (not kept in the block)
   SourceSpan span;
+  bool is_static = false;  // a model's `static` method: no self
 };
 
 struct Lambda : Expr { Lambda() : Expr(ExprKind::Lambda) {} std::shared_ptr<FnDecl> decl; };

@@ -689,6 +689,10 @@ class Converter {
       for (const auto& member : c.children) {
         if (is<g::method_def>(*member)) {
           decl->methods.push_back(function(*member, member->children.at(0)->string(), 1));
+        } else if (is<g::static_method>(*member)) {
+          const Node& method = *member->children.at(0);
+          decl->methods.push_back(function(method, method.children.at(0)->string(), 1));
+          decl->methods.back()->is_static = true;
         } else if (is<g::buffer_stmt>(*member)) {
           auto b = make<BufferStmt>(*member);
           b->name = member->children.at(0)->string();

@@ -68,6 +68,7 @@ struct kw_fn : TAO_PEGTL_KEYWORD("fn") {};
 struct kw_model : TAO_PEGTL_KEYWORD("model") {};
 struct kw_function : TAO_PEGTL_KEYWORD("function") {};
 struct kw_buffer : TAO_PEGTL_KEYWORD("buffer") {};
+struct kw_static : TAO_PEGTL_KEYWORD("static") {};
 struct kw_if : TAO_PEGTL_KEYWORD("if") {};
 struct kw_elif : TAO_PEGTL_KEYWORD("elif") {};
 struct kw_else : TAO_PEGTL_KEYWORD("else") {};
@@ -391,10 +392,13 @@ struct fn_stmt : p::seq<kw_fn, ws, p::not_at<p::one<'('>>, expect_name, ws, expe
 // Inside a model: name(params) = expr / { ... } defines a method.
 struct method_def : p::seq<identifier, ws, params, ws, p::at<p::one<'=', '{'>>, p::not_at<p::string<'=', '='>>,
                            expect_fn_body> {};
+// static name(params) = expr / { ... }: a method with no self, called on the class or
+// an instance (Python's @staticmethod).
+struct static_method : p::seq<kw_static, ws, method_def> {};
 // buffer running_mean = zeros([c])
 struct buffer_stmt : p::seq<kw_buffer, ws, p::at<p::identifier_first>, expect_name, ws, expect_equals, wsnl,
                            expect_expression> {};
-struct model_member : p::sor<method_def, buffer_stmt, statement> {};
+struct model_member : p::sor<static_method, method_def, buffer_stmt, statement> {};
 struct model_members : p::star<wsnl, model_member, ws, expect_stmt_end> {};
 struct model_body : p::seq<p::one<'{'>, wsnl, model_members, wsnl, expect_rbrace> {};
 struct err_model_body : p::failure {};

@@ -161,7 +161,7 @@ using selector = pegtl::parse_tree::selector<
         g::splat_arg,
         g::index_suffix, g::index_item, g::slice_colon, g::slice_start, g::slice_stop, g::slice_step, g::attribute_suffix, g::unary_op,
         g::op_pow, g::op_mul, g::op_add, g::op_bitand, g::op_bitxor, g::op_bitor, g::op_cmp, g::not_op, g::op_and, g::op_or, g::let_stmt, g::fn_stmt,
-        g::model_stmt, g::function_stmt, g::method_def, g::buffer_stmt, g::model_body, g::if_stmt, g::elif_clause,
+        g::model_stmt, g::function_stmt, g::method_def, g::static_method, g::buffer_stmt, g::model_body, g::if_stmt, g::elif_clause,
         g::else_clause, g::while_stmt, g::for_stmt, g::break_stmt, g::continue_stmt, g::return_stmt, g::import_stmt,
         g::module_path, g::import_alias, g::context_stmt, g::context_name, g::test_stmt, g::expr_stmt, g::assign_tail,
         g::aug_tail, g::op_aug, g::block, g::tuple_pattern, g::paren_expr, g::for_target, g::comp_for, g::comp_if>,

@@ -327,7 +327,7 @@ model Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers
                         memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
                         memory_is_causal=memory_is_causal)
   }
-  generate_square_subsequent_mask(sz, dtype=f32) = _square_subsequent_mask(sz, dtype)
+  static generate_square_subsequent_mask(sz, dtype=f32) = _square_subsequent_mask(sz, dtype)
 }
 
 fn _xavier_matrices(m) {

@@ -214,7 +214,15 @@ model Embedding(num_embeddings, embedding_dim, padding_idx=none, _weight=none) {
   embedding_dim = embedding_dim
   padding_idx = _embedding_padding_idx(padding_idx, num_embeddings)
   weight = normal_(parameter([num_embeddings, embedding_dim])) if _weight == none else _embedding_weight(_weight, num_embeddings, embedding_dim)
-  let _z = _zero_padding_row(self)
+  let _z = _zero_padding_row(self) if _weight == none else none  # a given weight keeps its row, as PyTorch's
+  # PyTorch's classmethod: an Embedding holding a copy of `embeddings` [num, dim], frozen
+  # (no gradient) unless freeze=false.
+  static from_pretrained(embeddings, freeze=true, padding_idx=none) {
+    assert(embeddings.ndim == 2, f"Embedding.from_pretrained(): embeddings must be 2-D, got shape {list(embeddings.shape)}")
+    let e = Embedding(embeddings.shape[0], embeddings.shape[1], padding_idx=padding_idx, _weight=embeddings)
+    e.weight.requires_grad_(not freeze)
+    return e
+  }
   forward(indices) {
     if self.padding_idx == none { return embedding(self.weight, indices) }
     let keep = (indices != self.padding_idx).unsqueeze(-1)

@@ -80,6 +80,7 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
   std::string qn = inst->cls->decl->name + "." + name;
   // The name must outlive the call record: keep it in a stable place.
   const std::string& stable = intern(qn);
+  if (d.is_static) return invoke(d, info, inst->cls->env, inst->cls->module.get(), nullptr, Value(), args, stable);
   LayerScope layer(*this, *inst);  // the module path of the library's ops (Note [User line])
   return invoke(d, info, inst->ctor_frame, inst->cls->module.get(), nullptr, self, args, stable);
 }
@@ -321,17 +322,20 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
 Value Evaluator::call_unbound_method(const Value& cls, const std::string& name, CallArgs& args) {
   auto* c = cls.as<ModelClassObj>();
   std::string shown = c->decl->name + "." + name + "()";
+  const FnDecl& d = *c->info->methods.at(name);
+  if (d.is_static)  // Class.method(args): no instance
+    return impl->invoke(d, impl->fn_infos.at(&d), c->env, c->module.get(), nullptr, Value(), args,
+                        impl->intern(c->decl->name + "." + name));
   if (args.pos.empty()) fail(shown + " needs an instance of " + c->decl->name + " as its first argument");
   const Value& self = args.pos.front();
   if (self.tag != Tag::Instance || self.as<InstanceObj>()->cls.get() != c) {
-    // No static methods: where the class's module has a function of that name (nn's
-    // generate_square_subsequent_mask beside Transformer's), name it.
+    // Not a static method: where the class's module has a function of that name, name it.
     std::string hint;
     if (c->module && c->module->get(name) && !c->module->name.empty()) {
       // nn's rooms (_nn_attention, ...) are re-exported by nn: name the public path.
       const std::string& m = c->module->name;
-      hint = " (models have no static methods; the function " + (m.rfind("_nn_", 0) == 0 ? std::string("nn") : m) +
-             "." + name + " needs no instance)";
+      hint = " (it is not a static method; the function " + (m.rfind("_nn_", 0) == 0 ? std::string("nn") : m) + "." +
+             name + " needs no instance)";
     }
     fail(shown + " needs an instance of " + c->decl->name + " as its first argument, got " + type_name(self) + hint);
   }

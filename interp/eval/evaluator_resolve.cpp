@@ -151,8 +151,12 @@ void Evaluator::Impl::resolve_model(const ModelDecl& d) {
     }
     resolve_stmt(*s);
   }
-  for (auto& m : d.methods) resolve_fn(*m, c.model);
+  for (auto& m : d.methods)
+    if (!m->is_static) resolve_fn(*m, c.model);
   rc = saved;
+  // A static method sees the scope the model is defined in, not the constructor's.
+  for (auto& m : d.methods)
+    if (m->is_static) resolve_fn(*m, nullptr);
 }
 
 void Evaluator::Impl::resolve_stmt(const Stmt& s) {

@@ -36,6 +36,7 @@ std::string Evaluator::attribute_hint(const Value& obj, const std::string& name)
 std::string Evaluator::Impl::undefined_name_hint(const std::string& name, const Name* n) {
   if (find_stdlib_source(name) || ev.native_modules.count(name))
     return " (it is a module: write 'import " + name + "' first)";
+  if (name == "self") return " (self exists inside a model's methods; a static method has none)";
   std::vector<std::string> candidates;
   if (auto it = n ? scope_of_new_names.find(n) : scope_of_new_names.end(); it != scope_of_new_names.end())
     candidates = it->second;

@@ -272,3 +272,11 @@ x = 1
 # case: & of float tensors
 # expect error: tests/lang/errors_didyoumean.dsl:274:1: error: operator '&' combines bool masks, got a f32 tensor (compare first: (x > 0) & (y > 0))
 ones([2]) & ones([2])
+# ---
+# case: self in a static method
+# expect error: tests/lang/errors_didyoumean.dsl:280:18: error: undefined name 'self' (self exists inside a model's methods; a static method has none)
+model WithStatic() {
+  k = 1
+  static bad() = self.k
+}
+WithStatic.bad()

@@ -29,3 +29,18 @@ model Sizes(*sizes) {
   count = len(sizes)
 }
 print(Sizes(3, 4, 5).count)           # expect: 3
+# static methods: no self; called on the class, on an instance, or by bare name inside
+# the model's methods; they see the scope the model is defined in.
+let static_scale = 10
+model Scaled(k) {
+  k = k
+  static make(v) = Scaled(v * static_scale)
+  static twice(x, y=2) { return x * y }
+  forward(x) = x + self.k + twice(1)
+}
+print(Scaled.make(2).k, Scaled.twice(3), Scaled(1).twice(4, y=3), Scaled(1)(0))   # expect: 20 6 12 3
+model NotStatic() {
+  static = 3
+  forward(x) = x
+}
+print(NotStatic().static)             # expect: 3

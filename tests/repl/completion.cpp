@@ -77,7 +77,7 @@ TEST_CASE("help: the signature and doc of :help, from the builtin tables and DSL
   CHECK(interp.help("print").text.find("  Example: print(") != std::string::npos);
   CHECK(signature_line(interp, "str.split") == "str.split(sep=none)");
   CHECK(signature_line(interp, "math.sqrt") == "math.sqrt(x)");
-  CHECK(signature_line(interp, "model.parameters") == "model.parameters()");
+  CHECK(signature_line(interp, "model.parameters") == "model.parameters(recurse=true)");
   CHECK(signature_line(interp, "relu") == "relu(input)");
   CHECK(signature_line(interp, "Tensor.sum") == "Tensor.sum(input, dims=[], keepdim=false)");
   // Standard-library modules before any import, and their models' methods.

@@ -75,7 +75,15 @@ test "nn.utils: clip_grad_norm_, parameters_to_vector and vector_to_parameters" 
   expect(nn.utils.clip_grad_norm_ == nn.clip_grad_norm_)
 }
 
-test "a model's method called on the class names the module function that needs no instance" {
-  expect_error(fn() = nn.Transformer.generate_square_subsequent_mask(4),
-               "models have no static methods; the function nn.generate_square_subsequent_mask needs no instance")
+test "static methods: Transformer.generate_square_subsequent_mask and Embedding.from_pretrained, as PyTorch's" {
+  expect_close(nn.Transformer.generate_square_subsequent_mask(3), nn.generate_square_subsequent_mask(3))
+  let w = tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+  let e = nn.Embedding.from_pretrained(w, padding_idx=0)
+  expect(e(tensor([0, 2])).tolist() == [[1.0, 2.0], [5.0, 6.0]] and not e.weight.requires_grad)
+  expect(nn.Embedding.from_pretrained(w, freeze=false).weight.requires_grad)
+  expect_error(fn() = nn.Embedding.from_pretrained(ones([3])), "embeddings must be 2-D")
+}
+
+test "a method that is not static, called on the class, needs an instance" {
+  expect_error(fn() = nn.Linear.forward(ones([2])), "Linear.forward() needs an instance of Linear as its first argument, got tensor")
 }
