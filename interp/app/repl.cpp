@@ -71,7 +71,7 @@ InterruptScope::~InterruptScope() { g_interrupt_target = nullptr; }
 
 namespace {
 
-const char* const kKeywords[] = {"let",   "fn",     "model",    "function", "buffer",  "if",          "elif",
+const char* const kKeywords[] = {"let",   "fn",     "model",    "function", "buffer",  "static",      "if",          "elif",
                                  "else",  "while",  "for",      "in",       "break",   "continue",    "return",
                                  "import", "as",    "true",     "false",    "none",    "and",         "or",
                                  "not",   "test",   "no_grad",  "enable_grad", "detect_anomaly", "profile", "no_sync",
