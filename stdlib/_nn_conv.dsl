@@ -15,8 +15,7 @@ let _default_init = _nn_basic._default_init
 
 let _padding_modes = ["zeros", "reflect", "replicate", "circular"]
 
-# v for each of n spatial dims: an int for all of them, or a list of n.
-fn _per_dim(v, n) = [v] * n if type(v) == "int" else list(v)
+let _per_dim = _nn_init._per_dim
 
 # The padding argument checked: "same" or "valid" as given, else ints per dim.
 fn _conv_padding(name, padding, stride) {

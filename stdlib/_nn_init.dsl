@@ -5,7 +5,8 @@ import math
 
 # ---- helpers ----------------------------------------------------------------------
 
-fn _pair(v) = [v, v] if type(v) == "int" else list(v)
+# v for each of n dims (a kernel size, a stride, ...): an int for all of them, or a list.
+fn _per_dim(v, n) = [v] * n if type(v) == "int" else list(v)
 
 fn _shape(t) = list(t.shape)
 

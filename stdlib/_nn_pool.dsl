@@ -3,8 +3,9 @@
 # with return_indices=true returns (values, indices), each index flat over its plane
 # (H * W, or L), as PyTorch's. nn re-exports them; import nn, not this module.
 
-# v for each of n pooled dims: an int for all of them, or a list of n.
-fn _per_dim(v, n) = [v] * n if type(v) == "int" else list(v)
+import _nn_init
+
+let _per_dim = _nn_init._per_dim
 
 # ---- windows of a fixed size (stride defaults to kernel_size) -------------------------
 

@@ -18,7 +18,6 @@ import _nn_utils
 
 # ---- helpers and initializers (stdlib/_nn_init.dsl) -------------------------------------
 # nn.parameter and the nn.init functions live in _nn_init, which the layer files share.
-let _pair = _nn_init._pair
 let _shape = _nn_init._shape
 let _prod = _nn_init._prod
 let _fan = _nn_init._fan
@@ -52,8 +51,6 @@ let Conv2d = _nn_conv.Conv2d
 let Conv3d = _nn_conv.Conv3d
 let ConvTranspose1d = _nn_conv.ConvTranspose1d
 let ConvTranspose2d = _nn_conv.ConvTranspose2d
-
-fn _single(v) = [v] if type(v) == "int" else list(v)
 
 # Batch normalization over dim 1 ([N, C] or [N, C, L] for 1d, [N, C, H, W] for 2d).
 # Training normalizes with the batch's statistics and moves running_mean/running_var

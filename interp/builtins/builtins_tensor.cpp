@@ -312,6 +312,16 @@ const BuiltinEntry* find_tensor_method(const std::string& name) {
 
 std::span<const BuiltinEntry> tensor_methods() { return kTensorMethods; }
 
+namespace {
+// The function whose in-place form `name` is (clamp_ -> clamp), or null: a name ending
+// in '_' whose stem is a function (tensor_method writes its result into the tensor).
+const Fn* in_place_base(const std::string& name) {
+  if (name.size() < 2 || name.back() != '_') return nullptr;
+  auto it = op_functions().find(name.substr(0, name.size() - 1));
+  return it == op_functions().end() ? nullptr : &it->second;
+}
+}  // namespace
+
 Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, bool* found) {
   const Tensor& x = self.t;
   *found = true;
@@ -341,8 +351,7 @@ Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, boo
   if (name == "is_cuda") return Value::boolean(x.device().kind == DeviceKind::cuda);
   if (name == "data") return Value::tensor(detach(x));
   *found = false;
-  if (find_tensor_method(name) || op_functions().count(name)) return Value();
-  if (name.size() > 1 && name.back() == '_' && op_functions().count(name.substr(0, name.size() - 1))) return Value();
+  if (find_tensor_method(name) || op_functions().count(name) || in_place_base(name)) return Value();
   fail("tensor has no attribute '" + name + "'" + ev.attribute_hint(self, name));
 }
 
@@ -361,19 +370,16 @@ Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, C
   // variants (autograd's in-place rules: a leaf that requires grad is refused). When x
   // is in a graph, op reads a clone: its backward may need x as it was, which the write
   // then changes.
-  if (name.size() > 1 && name.back() == '_') {
-    auto base = op_functions().find(name.substr(0, name.size() - 1));
-    if (base != op_functions().end()) {
-      args.pos.insert(args.pos.begin(), self.t.requires_grad() ? Value::tensor(clone_tensor(self.t)) : self);
-      Value out = base->second(ev, args);
-      if (out.tag != Tag::Tensor) fail(name + "(): " + base->first + " does not return one tensor, so it has no in-place form");
-      Tensor x = self.t;
-      if (out.t.sizes() != x.sizes())
-        fail(name + "(): the result of " + base->first + " has shape " + out.t.shape_str() + ", not this tensor's " +
-             x.shape_str());
-      copy_(x, out.t);
-      return self;
-    }
+  if (const Fn* base = in_place_base(name)) {
+    const std::string stem = name.substr(0, name.size() - 1);
+    args.pos.insert(args.pos.begin(), self.t.requires_grad() ? Value::tensor(clone_tensor(self.t)) : self);
+    Value out = (*base)(ev, args);
+    if (out.tag != Tag::Tensor) fail(name + "(): " + stem + " does not return one tensor, so it has no in-place form");
+    Tensor x = self.t;
+    if (out.t.sizes() != x.sizes())
+      fail(name + "(): the result of " + stem + " has shape " + out.t.shape_str() + ", not this tensor's " + x.shape_str());
+    copy_(x, out.t);
+    return self;
   }
   bool found = false;
   Value v = tensor_attr(ev, self, name, &found);

@@ -328,17 +328,8 @@ Value Evaluator::call_unbound_method(const Value& cls, const std::string& name, 
                         impl->intern(c->decl->name + "." + name));
   if (args.pos.empty()) fail(shown + " needs an instance of " + c->decl->name + " as its first argument");
   const Value& self = args.pos.front();
-  if (self.tag != Tag::Instance || self.as<InstanceObj>()->cls.get() != c) {
-    // Not a static method: where the class's module has a function of that name, name it.
-    std::string hint;
-    if (c->module && c->module->get(name) && !c->module->name.empty()) {
-      // nn's rooms (_nn_attention, ...) are re-exported by nn: name the public path.
-      const std::string& m = c->module->name;
-      hint = " (it is not a static method; the function " + (m.rfind("_nn_", 0) == 0 ? std::string("nn") : m) + "." +
-             name + " needs no instance)";
-    }
-    fail(shown + " needs an instance of " + c->decl->name + " as its first argument, got " + type_name(self) + hint);
-  }
+  if (self.tag != Tag::Instance || self.as<InstanceObj>()->cls.get() != c)
+    fail(shown + " needs an instance of " + c->decl->name + " as its first argument, got " + type_name(self));
   Value receiver = self;
   args.pos.erase(args.pos.begin());
   return impl->call_model_method(receiver, name, args);
