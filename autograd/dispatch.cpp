@@ -256,6 +256,10 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
     } else {
       Device device = op_device(def, inputs);
       outs = allocate_outputs(def, metas, device);
+      if (def.updated_inputs) [[unlikely]]
+        if (OpObserver* observer = t_op_depth == 1 ? t_observer : nullptr)
+          for (size_t k = 0; k < inputs.size() && k < 32; ++k)
+            if ((def.updated_inputs >> k & 1u) && inputs[k].defined()) observer->before_write(inputs[k]);
       run_kernel(def, inputs, *use, outs, device);
       if (anomaly_enabled()) check_forward_anomaly(def, inputs, *use, outs);
     }

@@ -22,6 +22,7 @@ std::vector<OpDef> build_table() {
   register_attention_ops(table);
   register_dist_ops(table);
   register_quant_ops(table);
+  register_optim_ops(table);
   register_jvp_rules(table);
   register_batch_rules(table);
   // PyTorch's autocast lists, in short: products lower, numerically touchy ops f32.

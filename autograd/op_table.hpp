@@ -206,6 +206,7 @@ void register_loss_ops(std::vector<OpDef>& table);
 void register_attention_ops(std::vector<OpDef>& table);
 void register_dist_ops(std::vector<OpDef>& table);
 void register_quant_ops(std::vector<OpDef>& table);
+void register_optim_ops(std::vector<OpDef>& table);
 // Forward-mode and batching rules, set on the rows after every family registered.
 void register_jvp_rules(std::vector<OpDef>& table);
 void register_batch_rules(std::vector<OpDef>& table);

@@ -21,6 +21,10 @@ class OpObserver {
   // dst is about to be overwritten in place with src (broadcast) outside the op table:
   // x.copy_(y), and x.add_(y) as x.copy_(add(x, y)); optimizer steps, buffer updates.
   virtual void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {}
+  // An op of the table is about to write into its input t (OpDef::updated_inputs: a
+  // training batch_norm's running statistics, an optimizer step's parameter). Its
+  // on_op follows once it has run.
+  virtual void before_write(const Tensor& t) {}
   // A native builtin changed state that no op of the table writes: backward() filling
   // .grad, an assignment to .grad, a fused optimizer step updating parameters in place.
   // `what` says what and where it writes ("backward() writes the leaves' .grad").

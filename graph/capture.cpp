@@ -18,7 +18,10 @@ Capture::Capture(std::string graph_name) { graph_.name = std::move(graph_name); 
 
 Capture::Capture(std::string graph_name, Capture* parent) : Capture(std::move(graph_name)) { parent_ = parent; }
 
-Capture::~Capture() { stop(); }
+Capture::~Capture() {
+  stop();
+  restore_writes();
+}
 
 void Capture::start() {
   if (active_) return;
@@ -115,7 +118,35 @@ void Capture::on_value_read(const Tensor& t, const std::string& what) {
                        current_origin()});
 }
 
+// Note [Capturing writes]
+// A capture runs the function once, eagerly, to record it, and the graph then runs
+// every call, the first included. A write into a tensor that existed before the
+// capture (a copy_ into a parameter, a training batch_norm's running statistics, an
+// optimizer step: the rows of Note [Rows that write their inputs]) would therefore
+// happen once more than the calls: compile() itself would step the optimizer. So the
+// capture keeps each such tensor's contents before its first write and puts them back
+// when it ends (also when it fails); compiling changes nothing, and each call writes
+// once, as eager would.
+void Capture::keep_before_write(const Tensor& t) {
+  if (parent_) return parent_->keep_before_write(t);  // the outermost capture restores
+  if (t.impl()->serial >= start_serial_) return;     // made by the capture's own run
+  for (const auto& [kept, before] : overwritten_)
+    if (same_layout(kept, t)) return;
+  Tensor before = empty(t.sizes(), t.dtype(), t.device());
+  copy_into(before, t);
+  overwritten_.emplace_back(t, before);
+}
+
+// In reverse order: where two kept views overlap, the earliest contents win.
+void Capture::restore_writes() {
+  for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) copy_into(it->first, it->second);
+  overwritten_.clear();
+}
+
+void Capture::before_write(const Tensor& t) { keep_before_write(t); }
+
 void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
+  keep_before_write(dst);
   int id = known(dst);  // the tensor itself or one with its exact layout
   if (id >= 0 && graph_.value(id).kind == ValueKind::param) {
     graph_.add_node(Node::of_kind(NodeKind::copy), {id, value_of(src)}, {}, {}, current_origin());
@@ -195,6 +226,7 @@ void Capture::finish_graph(const TensorList& outputs) {
     if (!t.defined()) throw Error("compile: the function returned an undefined tensor");
     graph_.outputs.push_back(value_of(t));
   }
+  restore_writes();
   graph_.compact({});  // canonical numbering: inputs first, then outputs in node order
 }
 

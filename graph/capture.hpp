@@ -75,6 +75,7 @@ class Capture : public OpObserver {
   void on_value_read(const Tensor& t, const std::string& what) override;
   void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) override;
   void on_untraced_effect(const std::string& what) override;
+  void before_write(const Tensor& t) override;
 
  private:
   int value_of(const Tensor& t);
@@ -83,6 +84,8 @@ class Capture : public OpObserver {
   int capture_from_parent(const Tensor& t);
   void finish_graph(const TensorList& outputs);  // finish() but for verifying
   std::string describe(int id) const;
+  void keep_before_write(const Tensor& t);
+  void restore_writes();
 
   Graph graph_;
   std::unordered_map<const TensorImpl*, int> ids_;
@@ -95,6 +98,9 @@ class Capture : public OpObserver {
   Capture* parent_ = nullptr;                       // region captures only
   std::vector<std::pair<int, Tensor>> captured_;    // region captures only, see captured()
   std::vector<std::pair<uint64_t, uint64_t>> region_serials_;  // tensor serials of finished regions
+  // Note [Capturing writes]: what the capture's own run overwrote in tensors that
+  // existed before it, (tensor, its earlier contents), put back when it ends.
+  std::vector<std::pair<Tensor, Tensor>> overwritten_;
   OpObserver* previous_ = nullptr;
   uint64_t start_serial_ = 0;  // tensors with a smaller serial existed before start()
   bool active_ = false;

@@ -17,6 +17,13 @@ bool updates_running_stats(const Node& n) {
          n.inputs[3] >= 0;
 }
 
+// Rows that write their inputs on every call (the optimizer steps, Note [Rows that
+// write their inputs] in autograd/ops/optim.cpp); batch_norm writes only in training.
+bool steps_in_place(const Node& n) {
+  const OpDef* def = Graph::table_op(n);
+  return def && def->updated_inputs != 0 && n.op != OpId::batch_norm;
+}
+
 }  // namespace
 
 bool is_collective(OpId op) {
@@ -37,6 +44,7 @@ std::string side_effect(const Node& n) {
   if (updates_running_stats(n)) return "training mode updates the running statistics";
   if (n.op == OpId::dropout) return "draws from the random generator";
   if (n.kind == NodeKind::copy) return "writes into a parameter or buffer";
+  if (steps_in_place(n)) return "updates a parameter and its optimizer state in place";
   if (is_collective(n.op)) return "communicates with the other ranks, which run the same calls in the same order";
   return "";
 }
@@ -44,7 +52,11 @@ std::string side_effect(const Node& n) {
 std::vector<size_t> written_inputs(const Node& n) {
   if (n.kind == NodeKind::copy) return {0};
   if (updates_running_stats(n)) return {3, 4};
-  return {};
+  std::vector<size_t> written;
+  if (steps_in_place(n))
+    for (size_t k = 0; k < n.inputs.size() && k < 32; ++k)
+      if (Graph::table_op(n)->updated_inputs >> k & 1u) written.push_back(k);
+  return written;
 }
 
 bool is_view_node(const Node& n) {

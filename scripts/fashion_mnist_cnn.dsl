@@ -2,9 +2,12 @@
 # and 2x2 max pooling, then a 128-unit dense layer; Adam (lr 1e-3), batches of 64,
 # 5 epochs (published small CNNs reach 0.90-0.93 test accuracy; this one 0.913).
 #   nabla scripts/fashion_mnist_cnn.dsl [epochs] [train_items] [device] [--logdir DIR] [--plot PATH] [--compile]
+#                                       [--step-in-graph]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # --compile: each step's forward and backward run as one compiled graph (compile(...,
 # train=true) with the default passes: fused, planned into one arena), Adam as before.
+# --step-in-graph (with --compile): Adam's step is in the graph too (compile(...,
+# optimizer=opt)), so a call is the whole training step.
 # Prints one line per epoch (a progress bar on a terminal), then the test accuracy.
 import nn
 import optim
@@ -18,6 +21,8 @@ let curves = training_plot.from_args(args, "Fashion-MNIST CNN")  # --plot PATH: 
 let writer = train_log.from_args(args)
 let compile_step = "--compile" in args
 if compile_step { args.remove("--compile") }
+let step_in_graph = "--step-in-graph" in args
+if step_in_graph { args.remove("--step-in-graph") }
 let epochs = int(args[0]) if len(args) > 0 else 5
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
@@ -33,7 +38,8 @@ let opt = optim.Adam(net.parameters(), lr=1e-3)
 fn loss_of(xb, yb) = cross_entropy(net(xb), yb)
 let step = none
 if compile_step {
-  step = compile(loss_of, zeros([64, 1, 28, 28], device=device), zeros([64], dtype=i64, device=device), train=true)
+  let examples = [zeros([64, 1, 28, 28], device=device), zeros([64], dtype=i64, device=device)]
+  step = compile(loss_of, *examples, train=true, optimizer=opt) if step_in_graph else compile(loss_of, *examples, train=true)
   step.optimize("default")
 }
 
@@ -57,14 +63,18 @@ for epoch in range(epochs) {
   let bar = data.Progress(batches, desc=f"epoch {epoch + 1}/{epochs}")
   for (xb, yb) in batches {
     let loss = none
-    opt.zero_grad()
-    if step == none {
-      loss = loss_of(xb, yb)
-      loss.backward()
+    if step_in_graph {
+      loss = step(xb, yb)  # forward, backward and Adam's step
     } else {
-      loss = step(xb, yb)  # the loss; the gradients are in the parameters' .grad
+      opt.zero_grad()
+      if step == none {
+        loss = loss_of(xb, yb)
+        loss.backward()
+      } else {
+        loss = step(xb, yb)  # the loss; the gradients are in the parameters' .grad
+      }
+      opt.step()
     }
-    opt.step()
     bar.update(loss=loss)
     training_plot.record_step(curves, loss)
   }

@@ -5,11 +5,13 @@
 # (children(remove_duplicate=false): every field, shared ones too). nn re-exports them;
 # import nn, not this module.
 
-# Sequential([layer, ...]): calls its layers in order; m[i] is layer i (negative i and
-# slices work), len(m) their number, `for l in m` walks them.
-model Sequential(layers) {
-  "Calls its layers in order; fields named 0, 1, ... as in PyTorch. Example: nn.Sequential([nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)])"
-  let _ = _add_all(self, layers, "nn.Sequential()", "nn.Sequential([layer])")
+# Sequential(layer, ...), Sequential([layer, ...]) or Sequential({"name": layer, ...})
+# (PyTorch's OrderedDict form: the fields take the keys): calls its layers in order;
+# m[i] is layer i (negative i and slices work), len(m) their number, `for l in m`
+# walks them.
+model Sequential(*layers) {
+  "Calls its layers in order; fields named 0, 1, ... (or a dict's keys) as in PyTorch. Example: nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))"
+  let _ = _add_sequence(self, layers)
   forward(x) {
     for l in self.children(remove_duplicate=false) { x = l(x) }
     return x
@@ -86,6 +88,16 @@ model ModuleDict(modules=none) {
 
 # Each of layers as a field "0", "1", ... of m; `who` names the caller in errors and
 # `wrap` the fix for a single layer given where a list belongs.
+# Sequential's layers: given one by one, as one list or tuple, or as a dict of names.
+fn _add_sequence(m, layers) {
+  let who = "nn.Sequential()"
+  if len(layers) == 1 and type(layers[0]) == "dict" {
+    for name in layers[0] { setattr(m, str(name), _checked_layer(who, f"layers['{name}']", layers[0][name])) }
+    return none
+  }
+  _add_all(m, layers[0] if len(layers) == 1 and type(layers[0]) in ["list", "tuple"] else layers, who, "")
+}
+
 fn _add_all(m, layers, who, wrap) {
   if not (type(layers) in ["list", "tuple"]) {
     let hint = f" (a single layer: wrap it, {wrap})" if _is_module(layers) else ""

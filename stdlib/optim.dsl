@@ -341,15 +341,30 @@ fn _sgd_group_step(ps, gs, sts, group) {
     let fresh = []
     for k in range(len(ps) if momentum != 0 else 0) {
       let had = "momentum_buffer" in sts[k]
-      fresh.append(not had)
+      fresh.append(not had or _unstepped(sts[k]))
       bufs.append(sts[k]["momentum_buffer"] if had else zeros_like(ps[k]))
     }
     if optim_sgd_step_multi_(ps, gs, bufs, fresh, group["lr"], momentum, group["dampening"], group["weight_decay"], group["nesterov"]) {
-      if momentum != 0 { for k in range(len(ps)) { sts[k]["momentum_buffer"] = bufs[k] } }
+      if momentum != 0 {
+        for k in range(len(ps)) {
+          sts[k]["momentum_buffer"] = bufs[k]
+          _count_step(sts[k])
+        }
+      }
       return none
     }
   }
   _each_param(_sgd_update, ps, gs, sts, group)
+}
+
+# A compiled step with the optimizer inside (Note [The optimizer inside the graph] in
+# interp/builtins/graph_step.cpp) keeps each state's step count as a 0-dim f64 tensor
+# beside the parameter, as PyTorch's capturable optimizers do; eager steps read and
+# advance it in place, so that both kinds of step can follow each other.
+fn _step_count(st) = st["step"].item() if type(st["step"]) == "tensor" else st["step"]
+fn _unstepped(st) = "step" in st and _step_count(st) == 0
+fn _count_step(st) {
+  if "step" in st { st["step"].add_(1) }
 }
 
 fn _sgd_update(p, g, st, group) {
@@ -357,11 +372,14 @@ fn _sgd_update(p, g, st, group) {
   if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
   if momentum != 0 {
     let dampening = group["dampening"]
-    if "momentum_buffer" in st {
+    if "momentum_buffer" in st and not _unstepped(st) {
       st["momentum_buffer"].mul_(momentum).add_(g * (1 - dampening) if dampening != 0 else g)
+    } elif "momentum_buffer" in st {
+      st["momentum_buffer"].copy_(g)
     } else {
       st["momentum_buffer"] = g.detach().clone()
     }
+    _count_step(st)
     let buf = st["momentum_buffer"]
     g = g + momentum * buf if group["nesterov"] else buf
   }
@@ -374,7 +392,7 @@ fn _sgd_update(p, g, st, group) {
 # tensors take the fused native update (interp/builtins/builtins_optim.cpp, one pass
 # without temporaries), others the tensor ops.
 fn _adam_update(p, g, st, lr, beta1, beta2, eps, wd, amsgrad, decoupled) {
-  let t = st["step"]
+  let t = _step_count(st)
   let m = st["exp_avg"]
   let v = st["exp_avg_sq"]
   if not amsgrad and _fused[0] {
@@ -401,7 +419,9 @@ fn _adam_update(p, g, st, lr, beta1, beta2, eps, wd, amsgrad, decoupled) {
 # The state of p for its next Adam step: the step count advanced, the moments made
 # (zeros) at the first step.
 fn _adam_advance(p, st, amsgrad) {
-  if "step" in st {
+  if "step" in st and type(st["step"]) == "tensor" {
+    st["step"].add_(1)
+  } elif "step" in st {
     st["step"] = st["step"] + 1
   } else {
     st["step"] = 1
@@ -435,7 +455,7 @@ fn _adam_group_step(ps, gs, sts, group, decoupled) {
     for st in sts {
       ms.append(st["exp_avg"])
       vs.append(st["exp_avg_sq"])
-      steps.append(st["step"])
+      steps.append(_step_count(st))
     }
     if optim_adam_step_multi_(ps, gs, ms, vs, steps, lr, beta1, beta2, eps, wd, decoupled) { return none }
   }
@@ -606,12 +626,15 @@ let ReduceLROnPlateau = _lr_scheduler.ReduceLROnPlateau
 #   scaler.step(opt)                # unscales them; skips the step on Inf/NaN
 #   scaler.update()                 # halves the scale after Inf/NaN, doubles it
 #                                   # after growth_interval clean steps
+# The scale and the count of clean steps are 0-dim tensors (f32, i64), as PyTorch's,
+# moved to the loss's device at the first scale(): a compiled step with the scaler
+# inside (compile(..., scaler=scaler), stdlib/_optim_graph.dsl) updates them on the
+# device, and eager steps read the same ones.
 model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000) {
   """Dynamic loss scaling for 16-bit training: scales the loss, unscales the grads and skips steps with Inf or NaN, as torch.cuda.amp.GradScaler.
 
   Example: scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
   """
-  current_scale = init_scale
   let _checked = _argcheck.check_options("optim.GradScaler()", "",
                                 {"init_scale": init_scale, "growth_factor": growth_factor,
                                  "backoff_factor": backoff_factor, "growth_interval": growth_interval},
@@ -620,20 +643,29 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   growth = growth_factor
   backoff = backoff_factor
   interval = growth_interval
-  clean_steps = 0
+  _scale = tensor(float(init_scale), dtype=f32)
+  _growth_tracker = tensor(0, dtype=i64)
   found_inf = false
   unscaled = false
   scale(loss) {
     "loss times the scale. Example: scaler.scale(loss).backward()"
-    return loss * self.current_scale
+    self._to(loss.device)
+    return loss * self._scale
   }
-  get_scale() { "The current scale. Example: print(scaler.get_scale())"; return self.current_scale }
+  _to(device) {
+    if self._scale.device != device {
+      self._scale = self._scale.to(device)
+      self._growth_tracker = self._growth_tracker.to(device)
+    }
+  }
+  _inverse_scale() = 1.0 / self._scale
+  get_scale() { "The current scale. Example: print(scaler.get_scale())"; return self._scale.item() }
   unscale_(opt) {
     "Divides every grad of opt's parameters by the scale (once per step) and notes Inf/NaN. Example: scaler.unscale_(opt); nn.clip_grad_norm_(m.parameters(), 1.0)"
     _argcheck.check_optimizer("optim.GradScaler.unscale_()", opt)
     if self.unscaled { return none }
-    let inv = 1.0 / self.current_scale
     no_grad {
+      let inv = self._inverse_scale()
       for p in opt.params {
         if p.grad != none {
           p.grad.mul_(inv)
@@ -652,28 +684,30 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   }
   update() {
     "Halves the scale after an Inf/NaN step, doubles it after growth_interval clean ones. Example: scaler.update()"
-    if self.found_inf {
-      self.current_scale = self.current_scale * self.backoff
-      self.clean_steps = 0
-    } else {
-      self.clean_steps = self.clean_steps + 1
-      if self.clean_steps == self.interval {
-        self.current_scale = self.current_scale * self.growth
-        self.clean_steps = 0
-      }
-    }
+    no_grad { self._update_scale(tensor(1.0 if self.found_inf else 0.0, device=self._scale.device)) }
     self.found_inf = false
     self.unscaled = false
   }
+  # The scale's schedule as tensor ops, which a compiled step records: found (0-dim,
+  # nonzero after Inf/NaN) halves the scale and restarts the count of clean steps;
+  # the growth_interval-th clean step in a row doubles it.
+  _update_scale(found) {
+    let bad = found != 0
+    let clean = where(bad, zeros_like(self._growth_tracker), self._growth_tracker + 1)
+    let grow = clean >= self.interval
+    let s = self._scale
+    self._scale.copy_(where(bad, s * self.backoff, where(grow, s * self.growth, s)))
+    self._growth_tracker.copy_(where(grow, zeros_like(clean), clean))
+  }
   state_dict() {
     "The scale and its schedule, as a dict. Example: save(scaler.state_dict(), \"scaler.nabla\")"
-    return {"scale": self.current_scale, "growth_factor": self.growth, "backoff_factor": self.backoff,
-            "growth_interval": self.interval, "clean_steps": self.clean_steps}
+    return {"scale": self.get_scale(), "growth_factor": self.growth, "backoff_factor": self.backoff,
+            "growth_interval": self.interval, "clean_steps": self._growth_tracker.item()}
   }
   load_state_dict(d) {
     "Restores the scale and the count of clean steps from state_dict(). Example: scaler.load_state_dict(d)"
-    self.current_scale = d["scale"]
-    self.clean_steps = d["clean_steps"]
+    self._scale.fill_(d["scale"])
+    self._growth_tracker.fill_(d["clean_steps"])
   }
 }
 

@@ -96,7 +96,9 @@
   /* quantization */                                                                         \
   X(quantize_per_tensor) X(quantize_per_channel) X(dequantize_per_tensor) X(dequantize_per_channel) \
   X(fake_quantize_per_tensor) X(fake_quantize_per_channel) X(quantized_linear)                \
-  X(dynamic_quantized_linear) X(quantized_conv2d)
+  X(dynamic_quantized_linear) X(quantized_conv2d)                                            \
+  /* optimizer steps, written in place (autograd/ops/optim.cpp) */                           \
+  X(adam_step_) X(sgd_step_)
 // clang-format on
 
 namespace nabla {

@@ -42,7 +42,7 @@ struct AdamConstants {
 };
 
 template <class T>
-AdamConstants<T> adam_constants(const AdamHyper& h) {
+NABLA_HOST_DEVICE AdamConstants<T> adam_constants(const AdamHyper& h) {
   double step_size = h.lr / (1 - ::pow(h.beta1, h.step));
   double bias_correction2 = ::sqrt(1 - ::pow(h.beta2, h.step));
   return {static_cast<T>(h.beta1),
@@ -116,7 +116,7 @@ struct SgdConstants {
 };
 
 template <class T>
-SgdConstants<T> sgd_constants(const SgdHyper& h) {
+NABLA_HOST_DEVICE SgdConstants<T> sgd_constants(const SgdHyper& h) {
   return {static_cast<T>(h.lr),       static_cast<T>(h.momentum), static_cast<T>(h.weight_decay),
           static_cast<T>(1 - h.dampening), h.weight_decay != 0,   h.momentum != 0,
           h.dampening != 0,           h.nesterov};

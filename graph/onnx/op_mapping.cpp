@@ -506,6 +506,10 @@ std::vector<MappingRow> tensor_op_rows() {
       {OpId::multinomial, nullptr,
        "a random draw from nabla's generator; ONNX's Multinomial draws from another stream and cannot sample without "
        "replacement"},
+      {OpId::adam_step_, nullptr,
+       "an optimizer step writes its parameter and state in place; an ONNX graph is an inference graph"},
+      {OpId::sgd_step_, nullptr,
+       "an optimizer step writes its parameter and state in place; an ONNX graph is an inference graph"},
   };
 }
 

@@ -21,6 +21,7 @@
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/display.hpp"
 #include "interp/builtins/graph_module.hpp"
+#include "interp/builtins/graph_step.hpp"
 #include "interp/eval/script_mode.hpp"
 #include "interp/models/module_walk.hpp"
 #include "viz/graphviz.hpp"
@@ -35,6 +36,7 @@ constexpr size_t kMaxGraphs = 8;
 struct Guards {
   std::vector<std::string> args;  // per argument: "f32[64, 784]" or repr of the value
   std::string training;           // a model's training flag ("" for functions)
+  std::string step;               // the optimizer inside the graph: GraphStep::signature
 };
 
 struct CompiledGraph {
@@ -67,6 +69,7 @@ struct GraphModule {
   std::vector<CompiledGraph> graphs;
   size_t last_used = 0;
   std::vector<std::string> log;  // captures and re-captures, with reasons
+  std::unique_ptr<GraphStep> step;  // compile(optimizer=): the optimizer's step inside the graph
 };
 
 namespace {
@@ -84,10 +87,11 @@ void training_flags(const Value& v, std::string& out) {
     if (Field* f = visit.module.as<InstanceObj>()->find("training")) out += truthy(f->value) ? "1" : "0";
 }
 
-Guards guards_of(const GraphModule& gm, const std::vector<Value>& args) {
+Guards guards_of(Evaluator& ev, const GraphModule& gm, const std::vector<Value>& args) {
   Guards g;
   for (const Value& a : args) g.args.push_back(guard_text(a));
   training_flags(gm.model, g.training);
+  if (gm.step) g.step = gm.step->signature(ev);
   return g;
 }
 
@@ -100,6 +104,9 @@ std::string mismatch(const GraphModule& gm, const Guards& had, const Guards& now
       return "argument '" + gm.arg_names[k] + "' is " + now.args[k] + ", the graph was captured with " + had.args[k];
   if (had.training != now.training)
     return "the modules' training flags are " + now.training + ", the graph was captured with " + had.training;
+  if (had.step != now.step)
+    return "the optimizer's hyperparameters (other than lr), parameters or state tensors changed (a new momentum, "
+           "add_param_group, load_state_dict)";
   return "";
 }
 
@@ -155,7 +162,8 @@ std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
          "to a cond or while_loop node, and a for over a range or a tensor to a scan)";
   if (training)
     s += "\n  (a training step compiles as compile(loss_fn, x, y, train=true): each call returns the loss and sets "
-         "every parameter's .grad, as loss.backward() would; opt.zero_grad() and opt.step() stay outside)";
+         "every parameter's .grad, as loss.backward() would, and opt.step() follows each call; with optimizer=opt "
+         "the step is inside the graph too)";
   return s;
 }
 
@@ -169,7 +177,8 @@ graph::PipelineOptions pipeline_options(const GraphModule& gm) {
 
 CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
   CompiledGraph cg;
-  cg.guards = guards_of(gm, args);
+  if (gm.step) gm.step->prepare(ev);  // the state it makes is what the guards see
+  cg.guards = guards_of(ev, gm, args);
   graph::Capture cap(gm.name);
   cg.params = model_tensors(ev, gm.model);
   for (auto& [name, t] : cg.params) cap.bind_param(t, name);
@@ -190,20 +199,31 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   cg.lowered = script.notes;
   TensorList outs = output_tensors(out, &cg.tuple_output);
   cg.forward_outputs = outs.size();
-  for (size_t k = 0; k < cap.free_params().size(); ++k)
-    cg.params.emplace_back("free" + std::to_string(k), cap.free_params()[k]);
+  // Weights the function closes over are bound as "free<k>", in the order it read them.
+  size_t free_bound = 0;
+  auto bind_free_params = [&] {
+    for (; free_bound < cap.free_params().size(); ++free_bound)
+      cg.params.emplace_back("free" + std::to_string(free_bound), cap.free_params()[free_bound]);
+  };
+  bind_free_params();
   if (gm.train) {
     // Gradients for the model's parameters and for weights the function closes over.
     TensorList targets;
     for (auto& [name, t] : cg.params)
       if (t.requires_grad()) targets.push_back(t);
     if (outs[0].numel() != 1) throw Error("compile(train=true): the function's (first) result must be the scalar loss");
-    TensorList grads = grad({outs[0]}, targets, {}, false, false, true);
-    for (size_t k = 0; k < grads.size(); ++k)
-      if (grads[k].defined()) {
-        outs.push_back(grads[k]);
-        cg.grad_targets.push_back(targets[k]);
-      }
+    Tensor loss = gm.step ? gm.step->loss_to_differentiate(ev, outs[0]) : outs[0];
+    TensorList grads = grad({loss}, targets, {}, false, false, true);
+    if (gm.step) {
+      gm.step->record(ev, targets, grads);  // Note [The optimizer inside the graph]
+      bind_free_params();                   // the optimizer's state, the learning rates, the scale
+    } else {
+      for (size_t k = 0; k < grads.size(); ++k)
+        if (grads[k].defined()) {
+          outs.push_back(grads[k]);
+          cg.grad_targets.push_back(targets[k]);
+        }
+    }
   }
   cg.captured = cap.finish(outs);
   cg.problems = cap.problems();
@@ -223,7 +243,7 @@ bool lowerable(const GraphModule& gm, const std::vector<graph::CaptureProblem>& 
 }
 
 CompiledGraph& graph_for(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
-  Guards now = guards_of(gm, args);
+  Guards now = guards_of(ev, gm, args);
   for (size_t k = 0; k < gm.graphs.size(); ++k)
     if (mismatch(gm, gm.graphs[k].guards, now).empty()) {
       gm.last_used = k;
@@ -280,6 +300,7 @@ TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
 
 Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
   CompiledGraph& cg = graph_for(ev, gm, args);
+  if (gm.step) gm.step->refresh(ev);  // a scheduler's learning rates
   TensorList outs = graph::run_replayed(cg.graph, graph_args(cg, args), cg.replay);
   for (size_t k = 0; k < cg.grad_targets.size(); ++k) {
     Tensor p = cg.grad_targets[k];
@@ -296,6 +317,7 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
 std::string explain_graph(const GraphModule& gm) {
   std::string s = "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "), " +
                   std::to_string(gm.graphs.size()) + " graph" + (gm.graphs.size() == 1 ? "" : "s") + " cached\n";
+  if (gm.step) s += gm.step->description() + "\n";
   for (size_t k = 0; k < gm.graphs.size(); ++k) {
     const CompiledGraph& cg = gm.graphs[k];
     s += "graph " + std::to_string(k + 1) + ": " + std::to_string(cg.captured.nodes.size()) + " nodes captured, " +
@@ -355,6 +377,7 @@ std::string describe_graph_module(const GraphModule& gm) {
          std::to_string(cg.graph.nodes.size()) + " after passes\n" +
          "  passes:  " + passes_text(cg.records) + "\n" +
          "  guards:  " + (guards.empty() ? "none" : guards) + "\n" +
+         (gm.step ? "  " + gm.step->description() + "\n" : std::string()) +
          (cg.replay.summary().empty() ? std::string() : "  " + cg.replay.summary() + "\n") +
          "  graphs cached: " + std::to_string(gm.graphs.size());
 }
@@ -588,6 +611,7 @@ std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const
   gm->script = options.mode == CaptureMode::script;
   gm->cuda_graph = options.cuda_graph;
   gm->loop_saving = options.loop_saving;
+  if (!options.optimizer.is_none()) gm->step = std::make_unique<GraphStep>(options.optimizer, options.scaler);
   gm->arg_names = param_names(fn, examples.size());
   gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
              : fn.tag == Tag::Instance ? fn.as<InstanceObj>()->cls->decl->name
@@ -688,7 +712,8 @@ Value is_compiling_builtin(Evaluator&, CallArgs& a) {
 
 const BuiltinEntry kGraphBuiltins[] = {
     {"compile", compile_builtin,
-     "compile(fn_or_model, *example_inputs, train=false, mode=\"auto\", cuda_graph=true, loop_checkpoint=\"auto\")",
+     "compile(fn_or_model, *example_inputs, train=false, mode=\"auto\", cuda_graph=true, loop_checkpoint=\"auto\", "
+     "optimizer=none, scaler=none)",
      "Records fn on the example inputs into a graph module (optimize(), ir(), render(), cost(); called like fn); "
      "mode=\"script\" lowers if/while on tensors and for over ranges or tensors to cond, while_loop and scan nodes "
      "(train=true differentiates through them), \"auto\" traces and lowers when the trace meets an if or while on a "
@@ -696,7 +721,8 @@ const BuiltinEntry kGraphBuiltins[] = {
      "On a GPU, runs from the third on replay as one CUDA graph launch (cuda_graph=false: launch each kernel). "
      "loop_checkpoint: what a lowered loop of a training step saves per step for its backward: \"auto\" (costly "
      "results; cheap ops are recomputed), \"none\" (everything) or \"full\" (only the carry; the step is "
-     "recomputed). Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
+     "recomputed). optimizer=opt (with train=true; scaler= a GradScaler): each call also runs opt.step() on the "
+     "gradients, inside the graph. Example: let gm = compile(nn.Linear(784, 10), randn(8, 784))"},
     {"render_autograd", render_autograd_builtin, "render_autograd(tensors, path=none)",
      "Draws the autograd graph behind a tensor (or a list of them) to a .dot, .svg or .png file; without a path, "
      "in a notebook, shows it there. "

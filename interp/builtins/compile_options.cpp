@@ -26,6 +26,15 @@ graph::LoopSaving loop_saving(const Value& v) {
        "(it saves only the carry entering each step; the backward recomputes the step), got \"" + choice + "\"");
 }
 
+// optimizer= and scaler=: an instance of a model (stdlib/_optim_graph.dsl checks which
+// optimizers step inside a graph when it captures).
+Value instance_of(const Value& v, const char* keyword, const char* expected) {
+  bool fits = v.tag == Tag::Instance;
+  if (fits && std::string(keyword) == "scaler") fits = v.as<InstanceObj>()->cls->decl->name == "GradScaler";
+  if (!fits) fail(std::string("compile(): ") + keyword + " must be " + expected + ", got " + repr(v));
+  return v;
+}
+
 }  // namespace
 
 CompileOptions compile_options(const std::vector<std::pair<std::string, Value>>& keywords) {
@@ -35,8 +44,15 @@ CompileOptions compile_options(const std::vector<std::pair<std::string, Value>>&
     else if (k == "cuda_graph") o.cuda_graph = as_bool(v, "compile(): cuda_graph");
     else if (k == "mode") o.mode = capture_mode(v);
     else if (k == "loop_checkpoint") o.loop_saving = loop_saving(v);
-    else fail_unexpected_keyword("compile", k, {"train", "mode", "cuda_graph", "loop_checkpoint"});
+    else if (k == "optimizer") o.optimizer = instance_of(v, "optimizer", "an optimizer (optim.Adam, optim.AdamW, optim.SGD)");
+    else if (k == "scaler") o.scaler = instance_of(v, "scaler", "an optim.GradScaler");
+    else fail_unexpected_keyword("compile", k, {"train", "mode", "cuda_graph", "loop_checkpoint", "optimizer", "scaler"});
   }
+  if (!o.optimizer.is_none() && !o.train)
+    fail("compile(): optimizer= steps the optimizer inside a training step; add train=true (the function's first "
+         "result is the loss): compile(loss_fn, x, y, train=true, optimizer=opt)");
+  if (!o.scaler.is_none() && o.optimizer.is_none())
+    fail("compile(): scaler= unscales the gradients for the optimizer's step inside the graph; give optimizer= too");
   return o;
 }
 

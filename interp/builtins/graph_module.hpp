@@ -32,8 +32,12 @@ struct CompileOptions {
   // What a lowered loop of a training step saves of each step for its backward
   // (loop_checkpoint="auto" | "none" | "full"; graph::LoopSaving).
   graph::LoopSaving loop_saving = graph::LoopSaving::costly;
+  // A training step with the optimizer's step (and a GradScaler's) inside the graph
+  // (interp/builtins/graph_step.hpp); none: the caller steps after each call.
+  Value optimizer, scaler;
 };
-// The options of a compile() call: its keywords (train, mode, cuda_graph, loop_checkpoint).
+// The options of a compile() call: its keywords (train, mode, cuda_graph, loop_checkpoint,
+// optimizer, scaler).
 CompileOptions compile_options(const std::vector<std::pair<std::string, Value>>& keywords);
 
 // compile(fn, examples..., **options): runs fn (a function or a model instance) once

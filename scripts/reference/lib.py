@@ -87,14 +87,20 @@ class Case:
         self.atol, self.rtol, self.eps = atol, rtol, eps
 
     def to_json(self):
-        outs = self.fn(*[None if t is None else t.clone() for t in self.inputs])
+        given = [None if t is None else t.clone() for t in self.inputs]
+        outs = self.fn(*given)
         if not isinstance(outs, (tuple, list)):
             outs = [outs]
+        updated = getattr(self, "updated", [])
+        if updated:  # rows that write their inputs: the inputs fn wrote, after the call
+            extra_updated = {"updated": [[i, _tensor_json(given[i])] for i in updated]}
+        else:
+            extra_updated = {}
         grad = self.grad
         if grad is None:
             grad = [i for i, t in enumerate(self.inputs) if t is not None and t.is_floating_point()]
         extra = self._reference_grads(grad) if getattr(self, "grad_reference", False) else {}
-        return {**extra, "op": self.op, "name": self.name or self.op,
+        return {**extra, **extra_updated, "op": self.op, "name": self.name or self.op,
                 "inputs": [_tensor_json(t) for t in self.inputs],
                 "attrs": {k: _attr_json(v) for k, v in self.attrs.items()},
                 "outputs": [_tensor_json(o) for o in outs],
@@ -116,10 +122,13 @@ class Case:
 
 
 def case(op, inputs, attrs, fn, name=None, grad=None, gradgrad=True, forward=True, atol=1e-9, rtol=1e-7,
-         eps=1e-6, layouts=True, grad_reference=False):
+         eps=1e-6, layouts=True, grad_reference=False, updated=()):
     """atol/rtol compare forward values; eps is the central-difference step of the
-    gradient checks (raise it only for ops whose output is rounded, e.g. to f32)."""
+    gradient checks (raise it only for ops whose output is rounded, e.g. to f32).
+    `updated`: the inputs a row writes in place (an optimizer step), whose values after
+    fn (which writes them in its own copies) the sweep compares too."""
     c = Case(op, inputs, attrs, fn, name, grad, gradgrad, forward, atol, rtol, eps)
     c.layouts = layouts
     c.grad_reference = grad_reference
+    c.updated = list(updated)
     return c

@@ -205,6 +205,10 @@ NABLA_CPU_KERNEL(quantized_linear);
 NABLA_CPU_KERNEL(dynamic_quantized_linear);
 NABLA_CPU_KERNEL(quantized_conv2d);
 
+// optim.cpp (the fused updates: tensor/optim.hpp)
+NABLA_CPU_KERNEL(adam_step_);
+NABLA_CPU_KERNEL(sgd_step_);
+
 #undef NABLA_CPU_KERNEL
 
 // t itself when it has dtype `dt` (any layout), else a converted contiguous copy.

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
 #include "tensor/cpu/parallel.hpp"
 
 namespace nabla::cpu {
@@ -94,6 +96,62 @@ void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper) {
 void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const AdamHyper& hyper) {
   adam_step_multi({{p}, {g}, {exp_avg}, {exp_avg_sq}, {hyper.step}}, hyper);
+}
+
+// ---- the rows adam_step_ and sgd_step_ (autograd/ops/optim.cpp) -------------------------
+// Their step, lr and found_inf are 0-dim tensors on the CPU here, read as the call
+// runs; the update is the fused kernels' above, so a compiled step equals eager
+// optim.Adam and optim.SGD bit for bit.
+
+namespace {
+
+bool skipped(const Tensor& found_inf) { return found_inf.defined() && found_inf.item() != 0; }
+
+void add_one(const Tensor& step) {
+  *step.data<double>() += 1;
+  step.bump_version();
+}
+
+// The updated tensors that were strided get their contiguous copies' values; every
+// written tensor's version moves on.
+void write_back(const TensorList& written, const TensorList& dense) {
+  for (size_t k = 0; k < written.size(); ++k) {
+    if (!dense[k].is_same(written[k])) copy_into(written[k], dense[k]);
+    written[k].bump_version();
+  }
+}
+
+}  // namespace
+
+// in: param, grad, exp_avg, exp_avg_sq, step, lr, found_inf
+void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
+  if (skipped(in[6])) return;
+  add_one(in[4]);
+  AdamHyper h;
+  h.lr = in[5].item(), h.beta1 = a.f("beta1"), h.beta2 = a.f("beta2"), h.eps = a.f("eps");
+  h.weight_decay = a.f("weight_decay"), h.decoupled = a.b("decoupled"), h.step = in[4].item();
+  TensorList dense = {contiguous_raw(in[0]), contiguous_raw(in[2]), contiguous_raw(in[3])};
+  adam_step(dense[0], contiguous_raw(in[1]), dense[1], dense[2], h);
+  write_back({in[0], in[2], in[3]}, dense);
+}
+
+// in: param, grad, momentum_buffer, step, lr, found_inf
+void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
+  if (skipped(in[5])) return;
+  SgdHyper h;
+  h.lr = in[4].item(), h.momentum = a.f("momentum"), h.dampening = a.f("dampening");
+  h.weight_decay = a.f("weight_decay"), h.nesterov = a.b("nesterov");
+  TensorList written = {in[0]}, dense = {contiguous_raw(in[0])};
+  SgdMultiArgs args{{dense[0]}, {contiguous_raw(in[1])}, {}, {}};
+  if (h.momentum != 0) {
+    written.push_back(in[2]);
+    dense.push_back(contiguous_raw(in[2]));
+    args.momentum_buffer.push_back(dense[1]);
+    args.fresh.push_back(in[3].item() == 0);
+  }
+  sgd_step_multi(args, h);
+  write_back(written, dense);
+  if (in[3].defined()) add_one(in[3]);
 }
 
 }  // namespace nabla::cpu

@@ -56,6 +56,8 @@ constexpr Entry kKernels[] = {
     {OpId::repeat, {repeat, true}},
     {OpId::one_hot, {one_hot, true}},
     {OpId::multinomial, {multinomial, false}},
+    {OpId::adam_step_, {adam_step_, true}},  // f32/f64 only (its row refuses 16-bit parameters)
+    {OpId::sgd_step_, {sgd_step_, true}},
     {OpId::cross_entropy, {cross_entropy, false}},
     {OpId::nll_loss, {nll_loss, false}},
     {OpId::mse_loss, {mse_loss, false}},

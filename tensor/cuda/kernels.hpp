@@ -93,6 +93,9 @@ NABLA_CUDA_KERNEL(interpolate_backward);
 NABLA_CUDA_KERNEL(pad);
 NABLA_CUDA_KERNEL(pad_backward);
 NABLA_CUDA_KERNEL(scaled_dot_product_attention);
+// optim.cu (the rows of the fused updates: step, lr and found_inf read on the device)
+NABLA_CUDA_KERNEL(adam_step_);
+NABLA_CUDA_KERNEL(sgd_step_);
 
 #undef NABLA_CUDA_KERNEL
 

@@ -6,7 +6,9 @@
 // launch per that many parameters instead of one per parameter.
 #include <algorithm>
 
+#include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
+#include "tensor/cuda/kernels.hpp"
 #include "tensor/optim.hpp"
 
 namespace nabla::cuda {
@@ -102,7 +104,131 @@ void launch_sgd_multi_all(const SgdMultiArgs& args, const SgdHyper& hyper) {
     launch_sgd_multi<T>(args, hyper, first, std::min(args.p.size(), first + kMaxTensorsPerLaunch));
 }
 
+// ---- the rows adam_step_ and sgd_step_ (autograd/ops/optim.cpp) -------------------------
+// The step count, lr and found_inf live on the device and are read there, so that a
+// step recorded into a CUDA graph replays with the current count and rate and skips
+// itself on Inf/NaN without the host reading found_inf. Each block's first thread
+// works out the step's constants (as the host does for the eager kernels) into shared
+// memory. The count advances in a one-thread kernel of its own on the same stream:
+// before Adam's update (which reads the new count), after SGD's (which reads whether
+// it was 0).
+
+__global__ void advance_step(double* step, const float* found_inf) {
+  if (found_inf == nullptr || *found_inf == 0) *step += 1;
+}
+
+template <class T>
+__global__ void adam_row_kernel(T* p, const T* g, T* m, T* v, int64_t n, const double* step, const double* lr,
+                                const float* found_inf, AdamHyper h) {
+  if (found_inf != nullptr && *found_inf != 0) return;
+  __shared__ AdamConstants<T> c;
+  if (threadIdx.x == 0) {
+    h.step = *step;
+    h.lr = *lr;
+    c = adam_constants<T>(h);
+  }
+  __syncthreads();
+  NABLA_GRID_STRIDE_LOOP(i, n) { adam_update(p, g, m, v, i, c); }
+}
+
+template <class T>
+__global__ void sgd_row_kernel(T* p, const T* g, T* buf, int64_t n, const double* step, const double* lr,
+                               const float* found_inf, SgdHyper h) {
+  if (found_inf != nullptr && *found_inf != 0) return;
+  __shared__ SgdConstants<T> c;
+  __shared__ bool fresh;
+  if (threadIdx.x == 0) {
+    h.lr = *lr;
+    c = sgd_constants<T>(h);
+    fresh = c.with_momentum && *step == 0;
+  }
+  __syncthreads();
+  NABLA_GRID_STRIDE_LOOP(i, n) { sgd_update(p, g, buf, i, fresh, c); }
+}
+
+template <class T>
+const T* optional_data(const Tensor& t) {
+  return t.defined() ? device_data<const T>(t) : nullptr;
+}
+
+void advance(const Tensor& step, const Tensor& found_inf, cudaStream_t stream) {
+  advance_step<<<1, 1, 0, stream>>>(device_data<double>(step), optional_data<float>(found_inf));
+  NABLA_CUDA_LAUNCH_CHECK();
+  step.bump_version();
+}
+
+// The updated tensors that were strided get their contiguous copies' values; every
+// written tensor's version moves on.
+void write_back(const TensorList& written, const TensorList& dense) {
+  for (size_t k = 0; k < written.size(); ++k) {
+    if (!dense[k].is_same(written[k])) nabla::copy_into(written[k], dense[k]);
+    written[k].bump_version();
+  }
+}
+
+template <class T>
+void adam_row(const TensorList& in, const AdamHyper& h, cudaStream_t stream) {
+  TensorList dense = {contiguous_raw(in[0]), contiguous_raw(in[2]), contiguous_raw(in[3])};
+  Tensor g = contiguous_raw(in[1]);
+  int64_t n = in[0].numel();
+  if (n > 0) {
+    adam_row_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        device_data<T>(dense[0]), device_data<const T>(g), device_data<T>(dense[1]), device_data<T>(dense[2]), n,
+        device_data<const double>(in[4]), device_data<const double>(in[5]), optional_data<float>(in[6]), h);
+    NABLA_CUDA_LAUNCH_CHECK();
+  }
+  write_back({in[0], in[2], in[3]}, dense);
+}
+
+template <class T>
+void sgd_row(const TensorList& in, const SgdHyper& h, cudaStream_t stream) {
+  TensorList written = {in[0]}, dense = {contiguous_raw(in[0])};
+  if (h.momentum != 0) {
+    written.push_back(in[2]);
+    dense.push_back(contiguous_raw(in[2]));
+  }
+  Tensor g = contiguous_raw(in[1]);
+  int64_t n = in[0].numel();
+  T* buf = h.momentum != 0 ? device_data<T>(dense[1]) : nullptr;
+  const double* step = in[3].defined() ? device_data<const double>(in[3]) : nullptr;
+  if (n > 0) {
+    sgd_row_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(device_data<T>(dense[0]), device_data<const T>(g), buf,
+                                                              n, step, device_data<const double>(in[4]),
+                                                              optional_data<float>(in[5]), h);
+    NABLA_CUDA_LAUNCH_CHECK();
+  }
+  write_back(written, dense);
+}
+
 }  // namespace
+
+// in: param, grad, exp_avg, exp_avg_sq, step, lr, found_inf
+void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
+  DeviceGuard guard(in[0].device().index);
+  cudaStream_t stream = stream_for(in[0]);
+  advance(in[4], in[6], stream);
+  AdamHyper h;
+  h.beta1 = a.f("beta1"), h.beta2 = a.f("beta2"), h.eps = a.f("eps");
+  h.weight_decay = a.f("weight_decay"), h.decoupled = a.b("decoupled");
+  if (in[0].dtype() == DType::f32)
+    adam_row<float>(in, h, stream);
+  else
+    adam_row<double>(in, h, stream);
+}
+
+// in: param, grad, momentum_buffer, step, lr, found_inf
+void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
+  DeviceGuard guard(in[0].device().index);
+  cudaStream_t stream = stream_for(in[0]);
+  SgdHyper h;
+  h.momentum = a.f("momentum"), h.dampening = a.f("dampening");
+  h.weight_decay = a.f("weight_decay"), h.nesterov = a.b("nesterov");
+  if (in[0].dtype() == DType::f32)
+    sgd_row<float>(in, h, stream);
+  else
+    sgd_row<double>(in, h, stream);
+  if (in[3].defined()) advance(in[3], in[5], stream);
+}
 
 void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper) {
   if (args.p.empty()) return;

@@ -215,6 +215,54 @@ test "a compiled training loop on the GPU waits for the device only where the sc
   expect(mean > 0)
 }
 
+test "Adam and the GradScaler inside a replayed step: equal to eager, an Inf step skipped on the device, no host wait" {
+  manual_seed(13)
+  if not cuda.is_available() {
+    expect_error("compile(small_mlp(), randn([2, 32], device=\"cuda\"))", f"cuda:0: {no_gpu}")
+    return none
+  }
+  let (eager, graphed) = twin_mlps("cuda")
+  let opt_e = optim.Adam(eager.parameters(), lr=1e-2)
+  let opt_g = optim.Adam(graphed.parameters(), lr=1e-2)
+  let sc_e = optim.GradScaler(init_scale=1024.0, growth_interval=3)
+  let sc_g = optim.GradScaler(init_scale=1024.0, growth_interval=3)
+  let sched_e = optim.StepLR(opt_e, 2, gamma=0.5)
+  let sched_g = optim.StepLR(opt_g, 2, gamma=0.5)
+  fn loss_g(xb, yb) = cross_entropy(graphed(xb), yb)
+  let step = compile(loss_g, zeros([8, 32], device="cuda"), zeros([8], dtype=i64, device="cuda"), train=true,
+                     optimizer=opt_g, scaler=sc_g)
+  step.optimize("default")
+  let losses_e = []
+  let losses_g = []
+  let waits = 0
+  for i in range(8) {
+    let x = randn([8, 32], device="cuda") * (1e30 if i == 4 else 1.0)  # step 4: Inf gradients
+    let y = randint(0, 10, [8], device="cuda")
+    opt_e.zero_grad()
+    let le = cross_entropy(eager(x), y)
+    sc_e.scale(le).backward()
+    sc_e.step(opt_e)
+    sc_e.update()
+    sched_e.step()
+    losses_e.append(le.detach())
+    let before = cuda.host_waits()
+    losses_g.append(step(x, y))
+    sched_g.step()
+    waits = waits + cuda.host_waits() - before
+  }
+  expect(waits == 0, f"{waits} host waits in the compiled steps")
+  for i in range(8) {
+    if i != 4 { expect_close(losses_g[i].cpu(), losses_e[i].cpu(), rtol=1e-5, atol=1e-6) }
+  }
+  let pe = eager.parameters()
+  let pg = graphed.parameters()
+  for k in range(len(pe)) { expect_close(pg[k].cpu(), pe[k].cpu(), rtol=1e-4, atol=1e-5) }
+  expect(sc_g.get_scale() == sc_e.get_scale(), f"{sc_g.get_scale()} {sc_e.get_scale()}")
+  expect(opt_g.state[0]["step"].item() == 7.0, f"{opt_g.state[0]['step']}")
+  let report = step.explain()
+  expect("CUDA graph: 6 runs replayed" in report, report)
+}
+
 test "a compiled bf16 autocast training step replays, with the loss and gradients of eager autocast" {
   manual_seed(13)
   if not cuda.is_available() { return none }

@@ -3,11 +3,11 @@
 # each error names the function, the argument and what was found. (optim's are in
 # errors_optim.dsl.)
 
-# case: nn.Sequential given one layer, not a list
-# expect error: tests/lang/errors_constructors.dsl:10:11: error: nn.Sequential(): layers must be a list of layers, got Linear (a single layer: wrap it, nn.Sequential([layer]))
+# case: nn.Sequential given a dict of named layers with a number among them
+# expect error: tests/lang/errors_constructors.dsl:10:11: error: nn.Sequential(): layers['act'] must be a layer (a model instance), got int
 # expect error line:   at tests/lang/errors_constructors.dsl:10:11 in <module>
 import nn
-let net = nn.Sequential(nn.Linear(2, 2))
+let net = nn.Sequential({"fc": nn.Linear(2, 2), "act": 3})
 # ---
 # case: nn.Sequential given a model class
 # expect error: tests/lang/errors_constructors.dsl:16:11: error: nn.Sequential(): layers[1] is the model class ReLU, not a layer (construct it: ReLU(...))

@@ -137,6 +137,9 @@ struct Case {
   std::vector<size_t> grad;
   Tensor grad_output;        // straight-through rows: the output gradient given,
   TensorList input_grads;    // and PyTorch's gradients of the inputs in `grad`
+  // Rows that write their inputs (optimizer steps): each written input's index and
+  // its value after the call, as PyTorch left it.
+  std::vector<std::pair<size_t, Tensor>> updated;
   bool gradgrad, forward, layouts;
   double atol, rtol, eps;
 };
@@ -154,6 +157,8 @@ Case parse_case(const json& j) {
     c.grad_output = tensor_from_json(j["grad_output"]);
     for (const auto& t : j["input_grads"]) c.input_grads.push_back(tensor_from_json(t));
   }
+  if (j.contains("updated"))
+    for (const auto& u : j["updated"]) c.updated.emplace_back(u[0].get<size_t>(), tensor_from_json(u[1]));
   c.gradgrad = j["gradgrad"];
   c.forward = j["forward"];
   c.layouts = j["layouts"];
@@ -314,15 +319,44 @@ void run_check(const Case& c, const char* what, bool& checked, bool& ok, OpTally
   }
 }
 
+// A row that writes its inputs gets copies, so that the case's own tensors stay as
+// the generator made them for every later check.
+TensorList written_copies(const Case& c, const TensorList& inputs) {
+  if (!c.def->updated_inputs) return inputs;
+  TensorList copies;
+  for (const Tensor& t : inputs) {
+    Tensor copy;
+    if (t.defined()) {
+      copy = empty(t.sizes(), t.dtype(), t.device());
+      copy_into(copy, t);
+    }
+    copies.push_back(copy);
+  }
+  return copies;
+}
+
+// The inputs a row wrote (args, after the call) against PyTorch's values.
+void check_updated(const Case& c, const TensorList& args, OpTally& tally) {
+  for (const auto& [index, want] : c.updated) {
+    std::string why;
+    if (index >= args.size() || !close(cpu_copy(args[index]), want, c.atol, c.rtol, &why)) {
+      tally.forward = false;
+      tally.failures.push_back(c.name + ": input " + std::to_string(index) + " after the call: " + why);
+    }
+  }
+}
+
 void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
   ++tally.cases;
   TensorList inputs;
   for (const Tensor& t : c.inputs) inputs.push_back(on_device(t, device));
   try {
     if (c.forward) {
-      TensorList got = run(c, inputs);
+      TensorList args = written_copies(c, inputs);
+      TensorList got = run(c, args);
       check_device(c, got, device, tally);
       check_outputs(c, got, "forward", tally);
+      check_updated(c, args, tally);
     }
     if (c.forward && c.layouts) {
       TensorList strided;

@@ -1,0 +1,172 @@
+// Note [The optimizer inside the graph]
+// compile(loss_fn, x, y, train=true) returns the gradients and leaves the optimizer
+// step to the caller: on a GPU that is one launch per parameter group after the
+// replayed graph, and its step count and learning rate come from the host. With
+// optimizer=opt (and scaler=scaler) the step is part of the graph, so one call of a
+// replayed graph is the whole training step:
+//
+//   - The capture differentiates the loss (times the scale), and with a scaler unscales
+//     the gradients and computes found_inf, 1 when one holds Inf or NaN, as a 0-dim
+//     tensor on the device (stdlib/_optim_graph.dsl): nothing reads it on the host.
+//   - Each parameter's update is one adam_step_ or sgd_step_ node (autograd/ops/
+//     optim.cpp), which reads its step count and learning rate from 0-dim tensors
+//     beside the parameter and skips itself when found_inf is nonzero. The step
+//     counts live in the optimizer's state (so eager opt.step() and the graph share
+//     them, as PyTorch's capturable optimizers do); the learning rates are tensors this
+//     class keeps, one per group, refreshed from param_groups before each call when a
+//     scheduler changed them.
+//   - The scaler's schedule is tensor ops ending in copy_ into its scale and count
+//     (optim.GradScaler._update_scale), on the device.
+//
+// Capturing runs the step once eagerly; Note [Capturing writes] (graph/capture.cpp)
+// puts the parameters and state back, so compile() does not step and each call steps
+// once. The captured graph depends on the other hyperparameters and on which tensors
+// are the parameters and the state (signature(): a change captures again, as a new
+// input shape does). The gradients stay inside the graph: .grad is not set.
+#include "interp/builtins/graph_step.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "tensor/cpu/copy.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+// A function of stdlib/_optim_graph.dsl.
+Value graph_function(Evaluator& ev, const char* name) {
+  std::shared_ptr<Module> module = ev.find_module("_optim_graph");
+  if (!module) throw Error("compile(optimizer=): the standard library's _optim_graph module is missing");
+  return ev.get_attr(Value::object(Tag::Module, module), name);
+}
+
+Value call(Evaluator& ev, const char* name, std::vector<Value> args) {
+  CallArgs call_args;
+  call_args.pos = std::move(args);
+  return ev.call_value(graph_function(ev, name), call_args);
+}
+
+std::vector<Value>& items(const Value& v) { return v.as<ListObj>()->items; }
+
+std::string pointer_text(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+// A value as the signature reads it: a tensor by identity, anything else by repr.
+std::string identity_text(const Value& v) {
+  if (v.tag == Tag::Tensor) return "tensor@" + pointer_text(v.t.impl());
+  if (v.tag == Tag::List || v.tag == Tag::Tuple) {
+    std::string s = "[";
+    for (const Value& x : items(v)) s += identity_text(x) + ",";
+    return s + "]";
+  }
+  return repr(v);
+}
+
+std::string dict_text(const Value& d, const char* skip) {
+  std::string s = "{";
+  for (const auto& [k, v] : d.as<DictObj>()->entries) {
+    if (k.tag == Tag::Str && k.as<StrObj>()->s == skip) continue;
+    s += repr(k) + ":" + identity_text(v) + ",";
+  }
+  return s + "}";
+}
+
+std::string class_name(const Value& v) { return v.as<InstanceObj>()->cls->decl->name; }
+
+}  // namespace
+
+GraphStep::GraphStep(Value optimizer, Value scaler) : optimizer_(std::move(optimizer)), scaler_(std::move(scaler)) {}
+
+void GraphStep::prepare(Evaluator& ev) {
+  call(ev, "prepare", {optimizer_});
+  const std::vector<Value>& groups = items(ev.get_attr(optimizer_, "param_groups"));
+  for (size_t k = lrs_.size(); k < groups.size(); ++k) {  // a group added later gets its own
+    const std::vector<Value>& params = items(*groups[k].as<DictObj>()->find(make_str("params")));
+    Device device = params.empty() ? cpu_device() : params[0].t.device();
+    lrs_.push_back(zeros({}, DType::f64, device));
+    lr_values_.push_back(std::nan(""));  // refresh() fills it
+  }
+  refresh(ev);
+  if (!scaler_.is_none() && !lrs_.empty()) {  // the scale beside the parameters
+    CallArgs to;
+    to.pos = {ev.get_attr(Value::tensor(lrs_[0]), "device")};
+    ev.call_method(scaler_, "_to", to);
+  }
+  description_ = describe(ev);
+}
+
+Tensor GraphStep::loss_to_differentiate(Evaluator& ev, const Tensor& loss) {
+  if (scaler_.is_none()) return loss;
+  return mul(loss, as_tensor(ev.get_attr(scaler_, "_scale"), "compile(scaler=)"));
+}
+
+void GraphStep::record(Evaluator& ev, const TensorList& targets, const TensorList& grads) {
+  NoGradGuard no_grad;
+  std::vector<Value> per_param;
+  for (const Value& p : items(ev.get_attr(optimizer_, "params"))) {
+    Value g;
+    for (size_t k = 0; k < targets.size(); ++k)
+      if (grads[k].defined() && p.tag == Tag::Tensor && targets[k].is_same(p.t)) g = Value::tensor(grads[k]);
+    per_param.push_back(g);
+  }
+  Value gradients = make_list(std::move(per_param));
+  Value found_inf;
+  if (!scaler_.is_none()) {
+    Value unscaled = call(ev, "unscale", {scaler_, gradients});
+    gradients = items(unscaled)[0];
+    found_inf = items(unscaled)[1];
+  }
+  std::vector<Value> lrs;
+  for (const Tensor& lr : lrs_) lrs.push_back(Value::tensor(lr));
+  call(ev, "step", {optimizer_, gradients, found_inf, make_list(std::move(lrs))});
+  if (!scaler_.is_none()) {
+    CallArgs update;
+    update.pos = {found_inf};
+    ev.call_method(scaler_, "_update_scale", update);
+  }
+}
+
+void GraphStep::refresh(Evaluator& ev) {
+  const std::vector<Value>& groups = items(ev.get_attr(optimizer_, "param_groups"));
+  for (size_t k = 0; k < groups.size() && k < lrs_.size(); ++k) {
+    const Value* lr = groups[k].as<DictObj>()->find(make_str("lr"));
+    if (!lr || !lr->is_num())
+      throw Error("compile(optimizer=): param_groups[" + std::to_string(k) + "]['lr'] must be a number, got " +
+                  (lr ? repr(*lr) : std::string("nothing")));
+    if (lr->as_double() == lr_values_[k]) continue;
+    lr_values_[k] = lr->as_double();
+    fill_raw(lrs_[k], lr_values_[k]);
+  }
+}
+
+std::string GraphStep::signature(Evaluator& ev) const {
+  std::string s = class_name(optimizer_) + " groups:";
+  for (const Value& g : items(ev.get_attr(optimizer_, "param_groups"))) s += dict_text(g, "lr");
+  s += " state:";
+  for (const Value& st : items(ev.get_attr(optimizer_, "state"))) s += dict_text(st, "");
+  if (!scaler_.is_none()) {
+    s += " scaler:";
+    for (const char* field : {"_scale", "_growth_tracker", "growth", "backoff", "interval"})
+      s += identity_text(ev.get_attr(scaler_, field)) + ",";
+  }
+  return s;
+}
+
+std::string GraphStep::describe(Evaluator& ev) const {
+  size_t groups = items(ev.get_attr(optimizer_, "param_groups")).size();
+  size_t params = items(ev.get_attr(optimizer_, "params")).size();
+  std::string s = "optim." + class_name(optimizer_) + " (" + std::to_string(groups) +
+                  (groups == 1 ? " group, " : " groups, ") + std::to_string(params) +
+                  (params == 1 ? " parameter)" : " parameters)");
+  if (!scaler_.is_none()) s += " and optim.GradScaler";
+  return s + " step inside the graph";
+}
+
+}  // namespace nabla::interp

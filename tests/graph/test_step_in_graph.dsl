@@ -1,0 +1,177 @@
+# The optimizer step inside a compiled training step (compile(loss_fn, x, y,
+# train=true, optimizer=opt, scaler=scaler); Note [The optimizer inside the graph] in
+# interp/builtins/graph_step.cpp): each call is zero_grad, backward and step. The
+# graph's adam_step_ / sgd_step_ nodes run the eager optimizers' own update, so in f64
+# every loss and every parameter equals eager training's exactly.
+import nn
+import optim
+
+fn mlp() {
+  manual_seed(40)
+  return nn.Sequential([nn.Linear(6, 12), nn.Tanh(), nn.Linear(12, 4)]).double()
+}
+
+# The largest difference between two models' parameters.
+fn max_difference(a, b) {
+  let d = 0.0
+  let pa = a.parameters()
+  let pb = b.parameters()
+  for k in range(len(pa)) { d = max(d, (pa[k] - pb[k]).abs().max().item()) }
+  return d
+}
+
+# Trains m_eager eagerly and m_graph with a compiled step (the optimizer, scheduler
+# and scaler made by make_opt, make_sched, make_scaler for each), steps times on
+# inputs xs(i), checking every loss; returns the compiled module.
+fn train_both(make_opt, make_sched, make_scaler, steps, xs) {
+  let m_eager = mlp()
+  let m_graph = mlp()
+  let o_eager = make_opt(m_eager)
+  let o_graph = make_opt(m_graph)
+  let s_eager = make_sched(o_eager)
+  let s_graph = make_sched(o_graph)
+  let c_eager = make_scaler()
+  let c_graph = make_scaler()
+  let y = randint(0, 4, [10])
+  fn loss_eager(x, y) = cross_entropy(m_eager(x), y)
+  fn loss_graph(x, y) = cross_entropy(m_graph(x), y)
+  let gm = compile(loss_graph, xs(0), y, train=true, optimizer=o_graph, scaler=c_graph) if c_graph != none else compile(loss_graph, xs(0), y, train=true, optimizer=o_graph)
+  gm.optimize("default")
+  expect(max_difference(m_eager, m_graph) == 0.0, "compile() itself must not step")
+  for i in range(steps) {
+    o_eager.zero_grad()
+    let l_eager = loss_eager(xs(i), y)
+    if c_eager != none {
+      c_eager.scale(l_eager).backward()
+      c_eager.step(o_eager)
+      c_eager.update()
+    } else {
+      l_eager.backward()
+      o_eager.step()
+    }
+    let l_graph = gm(xs(i), y)
+    if s_eager != none {
+      s_eager.step()
+      s_graph.step()
+    }
+    let a = l_eager.item()
+    let b = l_graph.item()
+    expect(a == b or (a != a and b != b), f"step {i}: eager loss {a}, compiled {b}")
+    if c_eager != none { expect(c_eager.get_scale() == c_graph.get_scale(), f"step {i}: scales {c_eager.get_scale()} and {c_graph.get_scale()}") }
+  }
+  expect(max_difference(m_eager, m_graph) == 0.0, f"parameters differ by {max_difference(m_eager, m_graph)}")
+  return [gm, o_eager, o_graph]
+}
+
+fn plain(i) {
+  manual_seed(100 + i)
+  return randn([10, 6], dtype=f64)
+}
+fn no_sched(opt) = none
+fn no_scaler() = none
+
+test "Adam inside the graph equals eager Adam step for step (f64), with L2 decay and maximize" {
+  let r = train_both(fn(m) = optim.Adam(m.parameters(), lr=0.01, weight_decay=0.1, maximize=true), no_sched, no_scaler, 5, plain)
+  let gm = r[0]
+  expect(r[2].state[0]["step"].item() == 5.0, f"{r[2].state[0]}")
+  expect("optim.Adam (1 group, 4 parameters) step inside the graph" in str(gm), str(gm))
+  expect("adam_step_" in gm.ir(), gm.ir())
+}
+
+test "AdamW with two parameter groups and a scheduler: the learning rate is read at each call" {
+  fn groups(m) = optim.AdamW([{"params": m[0].parameters(), "lr": 0.02}, {"params": m[2].parameters()}], lr=0.005, betas=(0.8, 0.99))
+  let r = train_both(groups, fn(o) = optim.StepLR(o, 2, gamma=0.5), no_scaler, 6, plain)
+  expect(r[2].param_groups[0]["lr"] == r[1].param_groups[0]["lr"], "the schedulers agree")
+  expect(len(r[0].explain().split("graph 2:")) == 1, "a new learning rate must not capture again: " + r[0].explain())
+}
+
+test "SGD with momentum, dampening and decay, and Nesterov SGD, inside the graph" {
+  train_both(fn(m) = optim.SGD(m.parameters(), lr=0.1, momentum=0.9, dampening=0.2, weight_decay=0.01), no_sched, no_scaler, 4, plain)
+  train_both(fn(m) = optim.SGD(m.parameters(), lr=0.05, momentum=0.5, nesterov=true), no_sched, no_scaler, 4, plain)
+  train_both(fn(m) = optim.SGD(m.parameters(), lr=0.1), no_sched, no_scaler, 3, plain)
+}
+
+# Step 3's inputs overflow the logits: Inf and NaN gradients, a step to skip.
+fn overflowing(i) = plain(i) * (1e308 if i == 3 else 1.0)
+
+test "the GradScaler inside the graph: a step with Inf/NaN gradients is skipped on the device, the scale halves, then grows" {
+  let r = train_both(fn(m) = optim.Adam(m.parameters(), lr=0.01), no_sched, fn() = optim.GradScaler(init_scale=1024.0, growth_interval=2), 7, overflowing)
+  expect(r[2].state[0]["step"].item() == 6.0, f"one of 7 steps skipped: {r[2].state[0]['step']}")
+  expect("and optim.GradScaler step inside the graph" in r[0].explain(), r[0].explain())
+  train_both(fn(m) = optim.SGD(m.parameters(), lr=0.1, momentum=0.9), no_sched, fn() = optim.GradScaler(init_scale=64.0, growth_interval=3), 6, overflowing)
+}
+
+test "eager steps and compiled steps share the optimizer's state" {
+  let m1 = mlp()
+  let m2 = mlp()
+  let o1 = optim.Adam(m1.parameters(), lr=0.01)
+  let o2 = optim.Adam(m2.parameters(), lr=0.01)
+  let y = randint(0, 4, [10])
+  fn loss1(x, y) = cross_entropy(m1(x), y)
+  fn loss2(x, y) = cross_entropy(m2(x), y)
+  # two eager steps on m2 first, then compiled ones; then eager again
+  for i in range(2) {
+    for (m, o, l) in [(m1, o1, loss1), (m2, o2, loss2)] {
+      o.zero_grad()
+      l(plain(i), y).backward()
+      o.step()
+    }
+  }
+  let gm = compile(loss2, plain(0), y, train=true, optimizer=o2)
+  for i in range(2, 5) {
+    o1.zero_grad()
+    loss1(plain(i), y).backward()
+    o1.step()
+    gm(plain(i), y)
+  }
+  o1.zero_grad()
+  loss1(plain(5), y).backward()
+  o1.step()
+  o2.zero_grad()
+  loss2(plain(5), y).backward()
+  o2.step()
+  expect(max_difference(m1, m2) == 0.0, f"{max_difference(m1, m2)}")
+  expect(o2.state[1]["step"].item() == 6.0, f"{o2.state[1]}")
+}
+
+test "load_state_dict and a new momentum capture again; the step follows them" {
+  let m = mlp()
+  let o = optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+  let y = randint(0, 4, [10])
+  fn loss(x, y) = cross_entropy(m(x), y)
+  let gm = compile(loss, plain(0), y, train=true, optimizer=o)
+  gm(plain(0), y)
+  o.load_state_dict(o.state_dict())
+  gm(plain(1), y)
+  expect("optimizer's hyperparameters (other than lr), parameters or state tensors changed" in gm.explain(), gm.explain())
+  o.momentum = 0.5
+  gm(plain(2), y)
+  expect(len(gm.explain().split("optimizer's hyperparameters")) == 3, gm.explain())
+}
+
+test "compiling does not run the step: BatchNorm's running statistics and the parameters are as they were" {
+  manual_seed(41)
+  let m = nn.Sequential([nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 4)])
+  let o = optim.Adam(m.parameters(), lr=0.1)
+  let before = [p.clone() for p in m.parameters()]
+  let mean_before = m[1].running_mean.clone()
+  fn loss(x, y) = cross_entropy(m(x), y)
+  let gm = compile(loss, randn([10, 6]), randint(0, 4, [10]), train=true, optimizer=o)
+  let after = m.parameters()
+  for k in range(len(before)) { expect(equal(before[k], after[k]), f"parameter {k} changed") }
+  expect(equal(mean_before, m[1].running_mean), "running_mean changed")
+  expect(len(o.state[0]) > 0 and o.state[0]["step"].item() == 0.0, f"{o.state[0]}")
+}
+
+test "bad uses name what is wrong" {
+  let m = mlp()
+  let y = randint(0, 4, [10])
+  fn loss(x, y) = cross_entropy(m(x), y)
+  let o = optim.Adam(m.parameters())
+  expect_error(fn() = compile(loss, plain(0), y, optimizer=o), "compile(): optimizer= steps the optimizer inside a training step; add train=true")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=3), "compile(): optimizer must be an optimizer (optim.Adam, optim.AdamW, optim.SGD), got 3")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, scaler=optim.GradScaler()), "give optimizer= too")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=o, scaler=o), "compile(): scaler must be an optim.GradScaler")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=optim.RMSprop(m.parameters())), "only optim.Adam, optim.AdamW and optim.SGD step inside a compiled graph")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=optim.Adam(m.parameters(), amsgrad=true)), "amsgrad does not step inside a compiled graph")
+}
