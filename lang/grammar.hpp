@@ -308,8 +308,9 @@ struct expect_power_operand : p::sor<p::seq<nested<unary>>, err_operand> {};
 struct power : p::seq<postfix, p::opt<ws, op_pow, wsnl, expect_power_operand>> {};
 struct unary : p::seq<p::star<unary_op, ws>, power> {};
 struct expect_operand : p::sor<p::seq<unary>, err_operand> {};
-struct op_mul : p::sor<p::string<'/', '/'>, p::seq<p::one<'*'>, p::not_at<p::one<'*', '='>>>,
-                       p::seq<p::one<'/', '%', '@'>, p::not_at<p::one<'='>>>> {};
+// (never the start of an augmented assignment: `x //= 2` is not x // (= 2))
+struct op_mul : p::sor<p::seq<p::string<'/', '/'>, p::not_at<p::one<'='>>>, p::seq<p::one<'*'>, p::not_at<p::one<'*', '='>>>,
+                       p::seq<p::one<'/'>, p::not_at<p::one<'/', '='>>>, p::seq<p::one<'%', '@'>, p::not_at<p::one<'='>>>> {};
 struct term : p::seq<unary, p::star<ws, op_mul, wsnl, expect_operand>> {};
 struct op_add : p::seq<p::one<'+', '-'>, p::not_at<p::one<'='>>> {};
 struct err_term : p::failure {};

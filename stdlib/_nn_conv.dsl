@@ -1,4 +1,4 @@
-# _nn_conv: nn.Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d with
+# _nn_conv: nn.Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d and ConvTranspose3d with
 # PyTorch's arguments, init and state_dict keys (weight, bias). nn re-exports them;
 # import nn, not this module.
 #
@@ -151,5 +151,18 @@ model ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=
   forward(x, output_size=none) = conv_transpose2d(
       x, self.weight, self.bias, stride=self.stride, padding=self.padding,
       output_padding=_output_padding(self, "ConvTranspose2d", x, output_size, 2), groups=self.groups,
+      dilation=self.dilation)
+}
+
+# The adjoint of Conv3d in its input: weight [in_channels, out_channels / groups, kD, kH, kW]
+# (conv_transpose3d, interp/builtins/composite_spatial.cpp).
+model ConvTranspose3d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                      bias=true, dilation=1, padding_mode="zeros") {
+  "3-D transposed convolution (the gradient of Conv3d) over [N, C, D, H, W]. Example: nn.ConvTranspose3d(8, 4, 2, stride=2)"
+  let _f = _conv_fields(self, "ConvTranspose3d", 3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                        groups, bias, padding_mode, true, output_padding)
+  forward(x, output_size=none) = conv_transpose3d(
+      x, self.weight, self.bias, stride=self.stride, padding=self.padding,
+      output_padding=_output_padding(self, "ConvTranspose3d", x, output_size, 3), groups=self.groups,
       dilation=self.dilation)
 }

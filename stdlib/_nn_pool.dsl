@@ -1,7 +1,9 @@
-# _nn_pool: the pooling layers (max, average and adaptive, 1-D and 2-D) and the max
-# pools' inverses (MaxUnpool1d, MaxUnpool2d), with PyTorch's arguments. A max pool
+# _nn_pool: the pooling layers (max, average and adaptive, 1-D, 2-D and 3-D) and the
+# max pools' inverses (MaxUnpool1d, 2d and 3d), with PyTorch's arguments. A max pool
 # with return_indices=true returns (values, indices), each index flat over its plane
-# (H * W, or L), as PyTorch's. nn re-exports them; import nn, not this module.
+# (D * H * W, H * W, or L), as PyTorch's. The 3-D pools run as two 2-D pools (Note
+# [Pools over volumes] in interp/builtins/composite_spatial.cpp). nn re-exports them;
+# import nn, not this module.
 
 import _nn_init
 
@@ -55,6 +57,29 @@ model AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_incl
                           ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
 }
 
+model MaxPool3d(kernel_size, stride=none, padding=0, dilation=1, return_indices=false, ceil_mode=false) {
+  "3-D max pooling over [N, C, D, H, W] (stride defaults to kernel_size). Example: nn.MaxPool3d(2)"
+  kernel_size = _per_dim(kernel_size, 3)
+  stride = self.kernel_size if stride == none else _per_dim(stride, 3)
+  padding = _per_dim(padding, 3)
+  dilation = _per_dim(dilation, 3)
+  return_indices = return_indices
+  ceil_mode = ceil_mode
+  forward(x) = max_pool3d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
+                          dilation=self.dilation, ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+}
+
+model AvgPool3d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
+  "3-D average pooling over [N, C, D, H, W] (stride defaults to kernel_size). Example: nn.AvgPool3d(2)"
+  kernel_size = _per_dim(kernel_size, 3)
+  stride = self.kernel_size if stride == none else _per_dim(stride, 3)
+  padding = _per_dim(padding, 3)
+  ceil_mode = ceil_mode
+  count_include_pad = count_include_pad
+  forward(x) = avg_pool3d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
+                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
+}
+
 # ---- adaptive pools -----------------------------------------------------------------
 # output_size windows tile each pooled dim (cell i covers [floor(i * in / out),
 # ceil((i + 1) * in / out))), whatever the input's size; a none entry keeps that dim's
@@ -100,6 +125,19 @@ model AdaptiveMaxPool2d(output_size, return_indices=false) {
   output_size = [output_size, output_size] if type(output_size) in ["int", "none"] else list(output_size)
   return_indices = return_indices
   forward(x) = adaptive_max_pool2d(x, _adaptive_size(self.output_size, x, 2), return_indices=self.return_indices)
+}
+
+model AdaptiveAvgPool3d(output_size) {
+  "Average pooling of [N, C, D, H, W] to an output_size volume (none keeps a dim). Example: nn.AdaptiveAvgPool3d(1)"
+  output_size = [output_size, output_size, output_size] if type(output_size) in ["int", "none"] else list(output_size)
+  forward(x) = adaptive_avg_pool3d(x, _adaptive_size(self.output_size, x, 3))
+}
+
+model AdaptiveMaxPool3d(output_size, return_indices=false) {
+  "Max pooling of [N, C, D, H, W] to an output_size volume (none keeps a dim). Example: nn.AdaptiveMaxPool3d(1)"
+  output_size = [output_size, output_size, output_size] if type(output_size) in ["int", "none"] else list(output_size)
+  return_indices = return_indices
+  forward(x) = adaptive_max_pool3d(x, _adaptive_size(self.output_size, x, 3), return_indices=self.return_indices)
 }
 
 # ---- the max pools' inverses ---------------------------------------------------------
@@ -150,4 +188,12 @@ model MaxUnpool2d(kernel_size, stride=none, padding=0) {
   stride = self.kernel_size if stride == none else _per_dim(stride, 2)
   padding = _per_dim(padding, 2)
   forward(input, indices, output_size=none) = _unpool(self, "MaxUnpool2d", input, indices, output_size, 2)
+}
+
+model MaxUnpool3d(kernel_size, stride=none, padding=0) {
+  "The inverse of MaxPool3d: values back at their indices, zeros elsewhere. Example: nn.MaxUnpool3d(2)(*nn.MaxPool3d(2, return_indices=true)(x))"
+  kernel_size = _per_dim(kernel_size, 3)
+  stride = self.kernel_size if stride == none else _per_dim(stride, 3)
+  padding = _per_dim(padding, 3)
+  forward(input, indices, output_size=none) = _unpool(self, "MaxUnpool3d", input, indices, output_size, 3)
 }

@@ -51,6 +51,7 @@ let Conv2d = _nn_conv.Conv2d
 let Conv3d = _nn_conv.Conv3d
 let ConvTranspose1d = _nn_conv.ConvTranspose1d
 let ConvTranspose2d = _nn_conv.ConvTranspose2d
+let ConvTranspose3d = _nn_conv.ConvTranspose3d
 
 # Batch normalization over dim 1 ([N, C] or [N, C, L] for 1d, [N, C, H, W] for 2d).
 # Training normalizes with the batch's statistics and moves running_mean/running_var
@@ -262,14 +263,19 @@ let generate_square_subsequent_mask = _nn_attention.generate_square_subsequent_m
 # ---- pooling (stdlib/_nn_pool.dsl) ---------------------------------------------------
 let MaxPool1d = _nn_pool.MaxPool1d
 let MaxPool2d = _nn_pool.MaxPool2d
+let MaxPool3d = _nn_pool.MaxPool3d
 let AvgPool1d = _nn_pool.AvgPool1d
 let AvgPool2d = _nn_pool.AvgPool2d
+let AvgPool3d = _nn_pool.AvgPool3d
 let AdaptiveAvgPool1d = _nn_pool.AdaptiveAvgPool1d
 let AdaptiveAvgPool2d = _nn_pool.AdaptiveAvgPool2d
+let AdaptiveAvgPool3d = _nn_pool.AdaptiveAvgPool3d
 let AdaptiveMaxPool1d = _nn_pool.AdaptiveMaxPool1d
 let AdaptiveMaxPool2d = _nn_pool.AdaptiveMaxPool2d
+let AdaptiveMaxPool3d = _nn_pool.AdaptiveMaxPool3d
 let MaxUnpool1d = _nn_pool.MaxUnpool1d
 let MaxUnpool2d = _nn_pool.MaxUnpool2d
+let MaxUnpool3d = _nn_pool.MaxUnpool3d
 
 # ---- resampling, padding and reshaping (stdlib/_nn_shape.dsl) -------------------------
 let Upsample = _nn_shape.Upsample

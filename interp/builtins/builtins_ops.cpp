@@ -183,7 +183,7 @@ Value div_builtin(Evaluator&, CallArgs& a) {
   if (!b.has(2)) return Value::tensor(div(x, y));
   if (b[2].tag != Tag::Str) fail("div(): argument 'rounding_mode' must be \"trunc\", \"floor\" or none");
   const std::string& mode = b[2].as<StrObj>()->s;
-  if (mode == "trunc") return Value::tensor(trunc(div(x, y)));
+  if (mode == "trunc") return Value::tensor(truncated_division(x, y));
   if (mode == "floor") return Value::tensor(floor_division(x, y));
   fail("div(): argument 'rounding_mode' must be \"trunc\", \"floor\" or none, got \"" + mode + "\"");
 }
@@ -595,7 +595,7 @@ const std::unordered_map<std::string, Fn>& op_functions() {
 std::span<const BuiltinEntry> op_conventions() {
   static const std::vector<BuiltinEntry> all = [] {
     std::vector<BuiltinEntry> out(std::begin(kOpConventions), std::end(kOpConventions));
-    for (auto table : {composite_math(), composite_nn(), composite_tensor()}) out.insert(out.end(), table.begin(), table.end());
+    for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial()}) out.insert(out.end(), table.begin(), table.end());
     return out;
   }();
   return all;

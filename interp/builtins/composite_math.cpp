@@ -118,9 +118,25 @@ Value fmod_builtin(Evaluator&, CallArgs& a) {
 // floor(a / b) as Python's // and PyTorch's rounding_mode="floor": (a - remainder(a,
 // b)) / b is within an ulp of the integer it should be, so rounding it is exact where
 // floor(a / b) is off by one (1 // 0.1 is 9.0, floor(1 / 0.1) is 10).
+// Integers stay integers, as in PyTorch: x - remainder(x, y) is a multiple of y, so
+// its quotient is exact in f64 while |x| < 2^53.
 Tensor floor_division(const Tensor& x, const Tensor& y) {
-  if (!is_floating(x.dtype()) && !is_floating(y.dtype())) return floor(x / y);
+  if (!is_floating(x.dtype()) && !is_floating(y.dtype())) {
+    Tensor multiple = to_dtype(x - remainder(x, y), DType::f64);
+    return to_dtype(round(multiple / to_dtype(y, DType::f64)), result_type({x, y}));
+  }
   return round((x - remainder(x, y)) / y);
+}
+
+Tensor truncated_division(const Tensor& x, const Tensor& y) {
+  if (is_floating(x.dtype()) || is_floating(y.dtype())) return trunc(div(x, y));
+  // The floor quotient, one up where it was rounded down across zero: a remainder and
+  // operands of opposite signs.
+  Tensor q = floor_division(x, y);
+  Tensor zero = scalar_tensor(0.0, x.dtype()), y_zero = scalar_tensor(0.0, y.dtype());
+  Tensor rounded = ne(remainder(x, y), zero);
+  Tensor across = where(rounded, ne(lt(x, zero), lt(y, y_zero)), rounded);
+  return q + to_dtype(across, q.dtype());
 }
 
 namespace {

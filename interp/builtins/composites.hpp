@@ -7,8 +7,8 @@
 // differentiates to any order (its gradient is the rows' gradients), traces into a
 // graph as those rows (fusion, compile and the memory plan see them), and runs on
 // every device the rows run on. Each is one BuiltinEntry with its own doc and example,
-// in composite_math.cpp, composite_nn.cpp or composite_tensor.cpp; op_conventions()
-// joins the tables, so each is a global function and a tensor method (x.norm()) and
+// in composite_math.cpp, composite_nn.cpp, composite_tensor.cpp or composite_spatial.cpp;
+// op_conventions() joins the tables, so each is a global function and a tensor method (x.norm()) and
 // has an in-place x.op_(). A composite that needs precision the rows do not give
 // keeps the rows' exactness instead (floor_division, lerp's two forms, asinh without
 // cancellation). tests/stdlib/test_composites.dsl (made by
@@ -32,9 +32,13 @@ std::span<const BuiltinEntry> composite_nn();
 // composite_tensor.cpp: any/all, logic, whole-tensor comparisons, shape and
 // arithmetic conveniences of the tensor API.
 std::span<const BuiltinEntry> composite_tensor();
+// composite_spatial.cpp: the 3-D pools, conv_transpose3d, grid_sample and affine_grid.
+std::span<const BuiltinEntry> composite_spatial();
 
-// floor(x / y) exactly, as Python's // (composite_math.cpp).
+// floor(x / y) exactly, as Python's // (composite_math.cpp); trunc(x / y). Integer
+// operands give an integer quotient, as PyTorch's.
 Tensor floor_division(const Tensor& x, const Tensor& y);
+Tensor truncated_division(const Tensor& x, const Tensor& y);
 
 // Where x is zero (false), bool.
 Tensor logical_not_of(const Tensor& x);

@@ -10,6 +10,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/composites.hpp"
 #include "tensor/allocator.hpp"
 #include "interp/values/value_walk.hpp"
 
@@ -264,7 +265,7 @@ static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
     case BinaryOp::Gt: return Value::tensor(gt(l, r));
     case BinaryOp::Ge: return Value::tensor(ge(l, r));
     case BinaryOp::Mod: return Value::tensor(remainder(l, r));  // the divisor's sign, as Python's %
-    case BinaryOp::FloorDiv: fail(std::string("operator '") + lang::op_symbol(op) + "' is not supported on tensors");
+    case BinaryOp::FloorDiv: return Value::tensor(floor_division(l, r));  // torch.floor_divide, as Python's //
     case BinaryOp::BitAnd:
     case BinaryOp::BitXor:
     case BinaryOp::BitOr: return Value::tensor(mask_logic(op, l, r));

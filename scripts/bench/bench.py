@@ -75,6 +75,9 @@ FIGURES = {
     # forward and backward as one graph, fused and planned) against the same eager PyTorch.
     "cnn_epoch_compiled": ("s", False),
     "mlp_epoch_compiled": ("s", False),
+    # The CNN epoch with Adam's step inside the compiled graph too (--compile
+    # --step-in-graph: compile(..., optimizer=opt), one call per training step).
+    "cnn_epoch_step_in_graph": ("s", False),
     # Inference of the Fashion-MNIST MLP in f32 and int8 (dynamic quantization) at
     # batch 64 and 1: nabla (scripts/bench/quant_mlp.dsl, quant.quantize_dynamic) and
     # PyTorch (scripts/bench/quant_torch.py, torch.quantization.quantize_dynamic), the
@@ -153,7 +156,8 @@ def train_run(cmd, env):
 
 def measure_training(name, rounds, env):
     model = name.split("_")[0]
-    flags = ["--compile"] if name.endswith("_compiled") else []
+    flags = (["--compile"] if name.endswith("_compiled") else
+             ["--compile", "--step-in-graph"] if name.endswith("_step_in_graph") else [])
     ours, ref = [], []
     for _ in range(rounds):
         ours.append(train_run([str(BUILD / "nabla"), str(ROOT / "scripts" / f"fashion_mnist_{model}.dsl"), "1"] + flags,
@@ -351,7 +355,7 @@ def main():
         print(f"# copy bandwidth {copy_gbs:.2f} GB/s (a memcpy on every thread over buffers larger than the LLC)")
     for name in args.figures:
         unit, higher_better = FIGURES[name]
-        if name.endswith("_epoch") or name.endswith("_epoch_compiled"):
+        if name.endswith("_epoch") or name.endswith("_epoch_compiled") or name.endswith("_step_in_graph"):
             measure_training(name, args.rounds, env)
             continue
         if name in QUANT_FIGURES:

@@ -81,3 +81,21 @@ test "the activations' gradients are PyTorch's" {
   hardswish(y).sum().backward()
   _close(y.grad, [0.0, 0.083333, 0.75, 1.0])
 }
+
+test "integer floor and truncated division stay integers, as PyTorch's; // on tensors is floor_divide" {
+  let a = tensor([7, -7, 7, -7, 0, 9007199254740000])
+  let b = tensor([2, 2, -2, -2, 3, 7])
+  let floor_q = a // b
+  expect(floor_q.dtype == i64 and floor_q.tolist() == [3, -4, -4, 3, 0, 1286742750677142], f"{floor_q}")
+  expect(equal(floor_divide(a, b), floor_q) and equal(div(a, b, rounding_mode="floor"), floor_q))
+  let trunc_q = div(a, b, rounding_mode="trunc")
+  expect(trunc_q.dtype == i64 and trunc_q.tolist() == [3, -3, -3, 3, 0, 1286742750677142], f"{trunc_q}")
+  expect((tensor([7.5, -7.5]) // 2).tolist() == [3.0, -4.0])
+  let x = tensor([5, 6])
+  x //= 4
+  expect(x.tolist() == [1, 1] and x.dtype == i64)
+  let n = -7
+  n //= 2  # on numbers too (it used to read as n // (= 2))
+  expect(n == -4)
+  expect_error(fn() = tensor([1]) // tensor([0]), "zero")
+}

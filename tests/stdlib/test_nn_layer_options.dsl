@@ -164,6 +164,23 @@ test "pools: a none adaptive size, AdaptiveMaxPool1d, max pools' indices and Max
   expect_error(fn() = nn.MaxUnpool2d(2)(ones([1, 1, 2, 2]), tensor([[[[0, 1], [2, 99]]]])), "outside the output's plane")
 }
 
+test "volumes: MaxPool3d, AvgPool3d, the adaptive 3-D pools, MaxUnpool3d and ConvTranspose3d" {
+  check("max_pool3d", nn.MaxPool3d([2, 3, 2], stride=[1, 2, 2], padding=1, ceil_mode=true, return_indices=true), 1,
+        fn(m, xs) = list(m(xs[0])))
+  check("avg_pool3d", nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=false), 1, one)
+  check("adaptive_avg3d", nn.AdaptiveAvgPool3d([2, none, 3]), 1, one)
+  check("adaptive_max3d", nn.AdaptiveMaxPool3d(2, return_indices=true), 1, fn(m, xs) = list(m(xs[0])))
+  let pool3 = nn.MaxPool3d(2, stride=2, return_indices=true)
+  check("max_unpool3d", nn.MaxUnpool3d(2, stride=2), 1, fn(m, xs) = [m(*pool3(xs[0]), output_size=[4, 5, 4])])
+  check("conv_transpose3d", nn.ConvTranspose3d(4, 6, [3, 2, 3], stride=2, padding=[1, 0, 1], groups=2), 1,
+        fn(m, xs) = [m(xs[0], output_size=[6, 8, 6])])
+  check("conv_transpose3d_unbatched", nn.ConvTranspose3d(2, 3, 2, dilation=2, bias=false), 1, one)
+  expect_error(fn() = max_pool3d(randn([1, 1, 2, 2, 2]), 3), "max_pool3d(): input of shape [1, 1, 2, 2, 2] is too small for kernel [3, 3, 3]")
+  expect_error(fn() = max_pool3d(randn([1, 2, 2, 2]), 2, padding=2), "max_pool3d(): argument 'padding' [2, 2, 2] must be at most half of 'kernel_size' [2, 2, 2]")
+  expect_error(fn() = conv_transpose3d(randn([1, 2, 2, 2, 2]), randn([2, 1, 2, 2, 2]), stride=2, output_padding=2), "must be smaller than the stride or the dilation")
+  expect_error(fn() = conv_transpose3d(randn([1, 3, 2, 2, 2]), randn([2, 1, 2, 2, 2])), "has 3 channels but the weight")
+}
+
 test "reshaping, padding and upsampling layers" {
   check("pixel_shuffle", nn.PixelShuffle(2), 1, one)
   check("pixel_unshuffle", nn.PixelUnshuffle(2), 1, one)

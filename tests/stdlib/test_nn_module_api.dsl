@@ -87,3 +87,21 @@ test "static methods: Transformer.generate_square_subsequent_mask and Embedding.
 test "a method that is not static, called on the class, needs an instance" {
   expect_error(fn() = nn.Linear.forward(ones([2])), "Linear.forward() needs an instance of Linear as its first argument, got tensor")
 }
+
+test "nn.Sequential takes its layers one by one, as a list, or as a dict of names (PyTorch's OrderedDict form)" {
+  manual_seed(3)
+  let a = nn.Linear(3, 4)
+  let b = nn.Linear(4, 2)
+  let by_args = nn.Sequential(a, nn.ReLU(), b)
+  let by_list = nn.Sequential([a, nn.ReLU(), b])
+  let x = randn([5, 3])
+  expect(equal(by_args(x), by_list(x)))
+  expect(list(by_args.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"], f"{list(by_args.state_dict())}")
+  let named = nn.Sequential({"fc": a, "act": nn.ReLU(), "out": b})
+  expect(equal(named(x), by_list(x)))
+  expect(list(named.state_dict()) == ["fc.weight", "fc.bias", "out.weight", "out.bias"], f"{list(named.state_dict())}")
+  expect(named.fc == a and len(named) == 3)
+  expect(len(nn.Sequential(a)) == 1 and len(nn.Sequential()) == 0)
+  expect(equal(nn.Sequential(a)(x), a(x)))
+  expect_error(fn() = nn.Sequential(a, 3), "nn.Sequential(): layers[1] must be a layer (a model instance), got int")
+}

@@ -12,7 +12,7 @@ PyTorch's outputs and gradients (of sum(output * g)), and the buffers the forwar
   ReLU6, Hardsigmoid, SELU, CELU, PReLU, GLU, Softmin, Softsign, Hardshrink,
   Softshrink, Tanhshrink, LogSigmoid, Threshold;
 - adaptive pools with a None size, AdaptiveMaxPool1d, max pools' indices and
-  MaxUnpool1d/2d; PixelShuffle, PixelUnshuffle, Unflatten, the 1-D and 3-D pads,
+  MaxUnpool1d/2d; the 3-D pools, MaxUnpool3d and ConvTranspose3d; PixelShuffle, PixelUnshuffle, Unflatten, the 1-D and 3-D pads,
   UpsamplingNearest2d and UpsamplingBilinear2d.
 
     /usr/bin/python3 tests/stdlib/reference/make_layer_options.py
@@ -128,6 +128,18 @@ def cases():
            lambda m, x: m(*pool(x), output_size=[5, 5]))
     pool1 = nn.MaxPool1d(3, stride=2, padding=1, return_indices=True)
     record(out, "max_unpool1d", nn.MaxUnpool1d(3, stride=2, padding=1), [r(2, 2, 9)], lambda m, x: m(*pool1(x)))
+    # ---- volumes: 3-D pools and ConvTranspose3d
+    record(out, "max_pool3d", nn.MaxPool3d((2, 3, 2), stride=(1, 2, 2), padding=1, ceil_mode=True, return_indices=True),
+           [r(2, 3, 4, 6, 5)])
+    record(out, "avg_pool3d", nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False), [r(1, 2, 5, 6, 7)])
+    record(out, "adaptive_avg3d", nn.AdaptiveAvgPool3d((2, None, 3)), [r(2, 3, 5, 4, 7)])
+    record(out, "adaptive_max3d", nn.AdaptiveMaxPool3d(2, return_indices=True), [r(1, 2, 5, 6, 7)])
+    pool3 = nn.MaxPool3d(2, stride=2, return_indices=True)
+    record(out, "max_unpool3d", nn.MaxUnpool3d(2, stride=2), [r(1, 2, 4, 5, 4)],
+           lambda m, x: m(*pool3(x), output_size=[4, 5, 4]))
+    record(out, "conv_transpose3d", nn.ConvTranspose3d(4, 6, (3, 2, 3), stride=2, padding=(1, 0, 1), groups=2),
+           [r(2, 4, 3, 4, 3)], lambda m, x: m(x, output_size=[6, 8, 6]))
+    record(out, "conv_transpose3d_unbatched", nn.ConvTranspose3d(2, 3, 2, dilation=2, bias=False), [r(2, 3, 3, 2)])
     record(out, "pixel_shuffle", nn.PixelShuffle(2), [r(2, 8, 3, 2)])
     record(out, "pixel_unshuffle", nn.PixelUnshuffle(2), [r(1, 2, 4, 6)])
     record(out, "unflatten", nn.Unflatten(1, (2, -1)), [r(3, 6, 2)])
