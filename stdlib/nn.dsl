@@ -340,34 +340,44 @@ let Threshold = _nn_activation.Threshold
 
 # ---- losses (reduction: "mean", "sum" or "none") --------------------------------------
 
-model CrossEntropyLoss(reduction="mean", label_smoothing=0.0, ignore_index=-100) {
-  "Cross entropy of logits [N, C] against class indices [N] (or probabilities). Example: nn.CrossEntropyLoss()(logits, y)"
+model CrossEntropyLoss(weight=none, reduction="mean", label_smoothing=0.0, ignore_index=-100) {
+  "Cross entropy of logits [N, C] against class indices [N] or class probabilities, with class weights. Example: nn.CrossEntropyLoss(weight=tensor([1.0, 3.0]))(logits, y)"
+  let _w = self.register_buffer("weight", weight) if weight != none else none
   reduction = reduction
   label_smoothing = label_smoothing
   ignore_index = ignore_index
-  forward(input, target) = cross_entropy(input, target, reduction=self.reduction,
-                                         label_smoothing=self.label_smoothing, ignore_index=self.ignore_index)
+  forward(input, target) = cross_entropy(input, target, reduction=self.reduction, label_smoothing=self.label_smoothing,
+                                         ignore_index=self.ignore_index, weight=_loss_weight(self))
 }
-model NLLLoss(reduction="mean", ignore_index=-100) {
-  "Negative log likelihood of log-probabilities [N, C] against class indices [N]. Example: nn.NLLLoss()(log_softmax(logits, 1), y)"
+model NLLLoss(weight=none, reduction="mean", ignore_index=-100) {
+  "Negative log likelihood of log-probabilities [N, C] against class indices [N], with class weights. Example: nn.NLLLoss()(log_softmax(logits, 1), y)"
+  let _w = self.register_buffer("weight", weight) if weight != none else none
   reduction = reduction
   ignore_index = ignore_index
-  forward(input, target) = nll_loss(input, target, reduction=self.reduction, ignore_index=self.ignore_index)
+  forward(input, target) = nll_loss(input, target, reduction=self.reduction, ignore_index=self.ignore_index,
+                                    weight=_loss_weight(self))
 }
+# A loss layer's weight buffer, or none (PyTorch registers it only when given).
+fn _loss_weight(m) = getattr(m, "weight", none)
 model MSELoss(reduction="mean") {
   "The mean (or sum) of squared differences. Example: nn.MSELoss()(pred, target)"
   reduction = reduction
   forward(input, target) = mse_loss(input, target, reduction=self.reduction)
 }
-model BCELoss(reduction="mean") {
-  "Binary cross entropy of probabilities in [0, 1] against targets. Example: nn.BCELoss()(sigmoid(z), y)"
+model BCELoss(weight=none, reduction="mean") {
+  "Binary cross entropy of probabilities in [0, 1] against targets, each element times weight. Example: nn.BCELoss()(sigmoid(z), y)"
+  let _w = self.register_buffer("weight", weight) if weight != none else none
   reduction = reduction
-  forward(input, target) = binary_cross_entropy(input, target, reduction=self.reduction)
+  forward(input, target) = binary_cross_entropy(input, target, reduction=self.reduction, weight=_loss_weight(self))
 }
-model BCEWithLogitsLoss(reduction="mean") {
-  "Binary cross entropy of logits (a sigmoid applied stably) against targets. Example: nn.BCEWithLogitsLoss()(z, y)"
+model BCEWithLogitsLoss(weight=none, reduction="mean", pos_weight=none) {
+  "Binary cross entropy of logits (a sigmoid applied stably) against targets, with weight and pos_weight. Example: nn.BCEWithLogitsLoss(pos_weight=tensor([3.0]))(z, y)"
+  let _w = self.register_buffer("weight", weight) if weight != none else none
+  let _p = self.register_buffer("pos_weight", pos_weight) if pos_weight != none else none
   reduction = reduction
-  forward(input, target) = binary_cross_entropy_with_logits(input, target, reduction=self.reduction)
+  forward(input, target) = binary_cross_entropy_with_logits(
+      input, target, reduction=self.reduction, weight=_loss_weight(self),
+      pos_weight=getattr(self, "pos_weight", none))
 }
 
 # The Kullback-Leibler divergence KL(target || input) as PyTorch's F.kl_div: `input`

@@ -80,6 +80,12 @@ Value conv2d_builtin(Evaluator&, CallArgs& a);
 Value conv3d_builtin(Evaluator&, CallArgs& a);
 Value conv_transpose1d_builtin(Evaluator&, CallArgs& a);
 Value conv_transpose2d_builtin(Evaluator&, CallArgs& a);
+// loss_conventions.cpp: the classification losses' PyTorch arguments (class weights,
+// probability targets, pos_weight).
+Value cross_entropy_builtin(Evaluator&, CallArgs& a);
+Value nll_loss_builtin(Evaluator&, CallArgs& a);
+Value binary_cross_entropy_builtin(Evaluator&, CallArgs& a);
+Value binary_cross_entropy_with_logits_builtin(Evaluator&, CallArgs& a);
 
 // ---- the libraries (one per builtins_*.cpp; the list is builtins.cpp's) -----------------------
 

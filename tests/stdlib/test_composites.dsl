@@ -1194,6 +1194,84 @@ test "gaussian_nll_loss" {
   expect_close(gs[1], ref["gaussian_nll_loss.grad1"], rtol=1e-09, atol=1e-12)
   expect_close(gs[2], ref["gaussian_nll_loss.grad2"], rtol=1e-09, atol=1e-12)
 }
+test "cross_entropy_weight_smoothing_ignore" {
+  let a = ref["cross_entropy_weight_smoothing_ignore.x0"].clone().requires_grad_(true)
+  let b = ref["cross_entropy_weight_smoothing_ignore.x1"].clone()
+  let out = cross_entropy(a, tensor([0, 2, 1, 1, 2]), weight=b, label_smoothing=0.2, ignore_index=1)
+  let want = ref["cross_entropy_weight_smoothing_ignore.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["cross_entropy_weight_smoothing_ignore.g"]], allow_unused=true)
+  expect_close(gs[0], ref["cross_entropy_weight_smoothing_ignore.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "cross_entropy_weight_positional_sum" {
+  let a = ref["cross_entropy_weight_positional_sum.x0"].clone().requires_grad_(true)
+  let out = cross_entropy(a, tensor([[0, 2], [1, 0]]), tensor([1.0, 2.0, 0.5], dtype=f64), reduction="sum")
+  let want = ref["cross_entropy_weight_positional_sum.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["cross_entropy_weight_positional_sum.g"]], allow_unused=true)
+  expect_close(gs[0], ref["cross_entropy_weight_positional_sum.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "cross_entropy_weight_none" {
+  let a = ref["cross_entropy_weight_none.x0"].clone().requires_grad_(true)
+  let out = cross_entropy(a, tensor([0, 2, 1]), weight=tensor([1.0, 2.0, 0.5], dtype=f64), reduction="none")
+  let want = ref["cross_entropy_weight_none.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["cross_entropy_weight_none.g"]], allow_unused=true)
+  expect_close(gs[0], ref["cross_entropy_weight_none.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "cross_entropy_probabilities" {
+  let a = ref["cross_entropy_probabilities.x0"].clone().requires_grad_(true)
+  let b = ref["cross_entropy_probabilities.x1"].clone()
+  let out = cross_entropy(a, b, label_smoothing=0.1)
+  let want = ref["cross_entropy_probabilities.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["cross_entropy_probabilities.g"]], allow_unused=true)
+  expect_close(gs[0], ref["cross_entropy_probabilities.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "cross_entropy_probabilities_weight" {
+  let a = ref["cross_entropy_probabilities_weight.x0"].clone().requires_grad_(true)
+  let b = ref["cross_entropy_probabilities_weight.x1"].clone()
+  let out = cross_entropy(a, b, weight=tensor([0.5, 1.0, 2.0], dtype=f64), reduction="none")
+  let want = ref["cross_entropy_probabilities_weight.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["cross_entropy_probabilities_weight.g"]], allow_unused=true)
+  expect_close(gs[0], ref["cross_entropy_probabilities_weight.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "nll_loss_weight" {
+  let a = ref["nll_loss_weight.x0"].clone().requires_grad_(true)
+  let out = nll_loss(log_softmax(a, 1), tensor([2, 0, 0, 1]), weight=tensor([2.0, 1.0, 0.5], dtype=f64), ignore_index=1)
+  let want = ref["nll_loss_weight.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["nll_loss_weight.g"]], allow_unused=true)
+  expect_close(gs[0], ref["nll_loss_weight.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "bce_weight" {
+  let a = ref["bce_weight.x0"].clone().requires_grad_(true)
+  let b = ref["bce_weight.x1"].clone()
+  let out = binary_cross_entropy(a, tensor([0.0, 1.0, 1.0, 0.3], dtype=f64), weight=b)
+  let want = ref["bce_weight.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["bce_weight.g"]], allow_unused=true)
+  expect_close(gs[0], ref["bce_weight.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "bce_logits_pos_weight" {
+  let a = ref["bce_logits_pos_weight.x0"].clone().requires_grad_(true)
+  let b = ref["bce_logits_pos_weight.x1"].clone()
+  let c = ref["bce_logits_pos_weight.x2"].clone()
+  let out = binary_cross_entropy_with_logits(a, tensor([[0.0, 1.0, 1.0], [0.2, 0.0, 1.0]], dtype=f64), weight=b, pos_weight=c, reduction="sum")
+  let want = ref["bce_logits_pos_weight.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["bce_logits_pos_weight.g"]], allow_unused=true)
+  expect_close(gs[0], ref["bce_logits_pos_weight.grad0"], rtol=1e-09, atol=1e-12)
+}
 test "multilabel_soft_margin_loss" {
   let a = ref["multilabel_soft_margin_loss.x0"].clone().requires_grad_(true)
   let b = ref["multilabel_soft_margin_loss.x1"].clone()

@@ -181,6 +181,13 @@ test "volumes: MaxPool3d, AvgPool3d, the adaptive 3-D pools, MaxUnpool3d and Con
   expect_error(fn() = conv_transpose3d(randn([1, 3, 2, 2, 2]), randn([2, 1, 2, 2, 2])), "has 3 channels but the weight")
 }
 
+test "losses with class weights and pos_weight keep them as PyTorch's buffers" {
+  check("cross_entropy_weighted", nn.CrossEntropyLoss(weight=ones([3]), label_smoothing=0.1), 2, one)
+  check("bce_logits_pos_weight", nn.BCEWithLogitsLoss(pos_weight=ones([2])), 2, one)
+  expect_error(fn() = nn.CrossEntropyLoss(weight=ones([2]))(randn([4, 3]), tensor([0, 1, 2, 0])), "must be a floating 1-D tensor of 3 class weights")
+  expect_error(fn() = cross_entropy(randn([4, 3]), rand([4, 2])), "a floating target holds class probabilities and must have the input's shape")
+}
+
 test "reshaping, padding and upsampling layers" {
   check("pixel_shuffle", nn.PixelShuffle(2), 1, one)
   check("pixel_unshuffle", nn.PixelUnshuffle(2), 1, one)

@@ -140,6 +140,11 @@ def cases():
     record(out, "conv_transpose3d", nn.ConvTranspose3d(4, 6, (3, 2, 3), stride=2, padding=(1, 0, 1), groups=2),
            [r(2, 4, 3, 4, 3)], lambda m, x: m(x, output_size=[6, 8, 6]))
     record(out, "conv_transpose3d_unbatched", nn.ConvTranspose3d(2, 3, 2, dilation=2, bias=False), [r(2, 3, 3, 2)])
+    # ---- losses with class weights and pos_weight (buffers in the state_dict)
+    record(out, "cross_entropy_weighted", nn.CrossEntropyLoss(weight=torch.tensor([1.0, 3.0, 0.5]), label_smoothing=0.1),
+           [r(5, 3), torch.tensor([0, 1, 2, 1, 0])])
+    record(out, "bce_logits_pos_weight", nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0, 0.5])),
+           [r(3, 2), torch.rand(3, 2)])
     record(out, "pixel_shuffle", nn.PixelShuffle(2), [r(2, 8, 3, 2)])
     record(out, "pixel_unshuffle", nn.PixelUnshuffle(2), [r(1, 2, 4, 6)])
     record(out, "unflatten", nn.Unflatten(1, (2, -1)), [r(3, 6, 2)])

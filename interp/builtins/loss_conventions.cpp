@@ -1,0 +1,192 @@
+// The classification losses as PyTorch's functional API calls them: cross_entropy and
+// nll_loss take class weights (weight=, also PyTorch's third positional argument) and
+// cross_entropy takes class probabilities as its target (soft labels, with
+// label_smoothing); binary_cross_entropy takes weight=, and the logits form weight=
+// and pos_weight=. The rows (autograd/ops/loss.cpp) take class indices and no
+// weights; a call with none of these is the row's, and one with them is a composite
+// of rows (Note [Composites] in composites.hpp), so it differentiates and compiles
+// as they do. tests/stdlib/test_composites.dsl checks each against PyTorch in f64.
+#include <string>
+#include <vector>
+
+#include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/composites.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+// Takes keyword `name` out of a (it is not the row's); none when absent.
+Value take_keyword(CallArgs& a, const char* name) {
+  for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
+    if (it->first == name) {
+      Value v = std::move(it->second);
+      a.kw.erase(it);
+      return v;
+    }
+  return Value();
+}
+
+// weight= or, as PyTorch's functions take it, a tensor third positional argument (the
+// row's third is the reduction, a string).
+Value take_weight(CallArgs& a) {
+  Value w = take_keyword(a, "weight");
+  if (w.is_none() && a.pos.size() > 2 && a.pos[2].tag == Tag::Tensor) {
+    w = a.pos[2];
+    a.pos.erase(a.pos.begin() + 2);
+  }
+  return w;
+}
+
+std::string reduction_of(const Bound& b, size_t k, const std::string& fname) {
+  if (!b.has(k)) return "mean";
+  if (b[k].tag != Tag::Str) fail(fname + "(): argument 'reduction' must be \"mean\", \"sum\" or \"none\", got " + repr(b[k]));
+  const std::string& r = b[k].as<StrObj>()->s;
+  if (r != "mean" && r != "sum" && r != "none")
+    fail(fname + "(): argument 'reduction': expected 'mean', 'sum' or 'none', got '" + r + "'");
+  return r;
+}
+
+// A class weight for input's C classes: a 1-D tensor of C floats.
+Tensor class_weight(const Value& v, const Tensor& input, const std::string& fname) {
+  Tensor w = input_of(v, fname, "weight");
+  const int64_t classes = input.dim() > 1 ? input.sizes()[1] : input.sizes()[0];
+  if (w.dim() != 1 || w.sizes()[0] != classes || !is_floating(w.dtype()))
+    fail(fname + "(): argument 'weight' must be a floating 1-D tensor of " + std::to_string(classes) +
+         " class weights (the input's dim 1), got " + dtype_name(w.dtype()) + w.shape_str());
+  return w;
+}
+
+// w viewed to broadcast along the class dim (1) of an input of `dims` dims.
+Tensor along_classes(const Tensor& w, int64_t dims) {
+  IntList shape(static_cast<size_t>(dims), 1);
+  shape[1] = w.sizes()[0];
+  return reshape(w, shape);
+}
+
+struct ClassLoss {
+  Tensor logp;    // [N, C, ...] log-probabilities
+  Tensor target;  // [N, ...] class indices
+  Tensor weight;  // [C] or undefined
+  int64_t ignore_index = -100;
+  double smoothing = 0;
+  std::string reduction = "mean";
+};
+
+// PyTorch's weighted negative log likelihood with label smoothing: per element
+// -(1 - e) w[y] logp[y] - (e / C) sum_c w[c] logp[c], 0 where y is ignore_index; the
+// mean divides by the summed w[y] of the elements kept (nll_loss_nd's rule, which
+// cross_entropy's smoothing term follows too).
+Tensor class_loss(const ClassLoss& c) {
+  const Tensor& y = c.target;
+  const int64_t classes = c.logp.sizes()[1];
+  Tensor kept = ne(y, scalar_tensor(static_cast<double>(c.ignore_index), y.dtype()));
+  Tensor safe = where(kept, y, scalar_tensor(0.0, y.dtype()));
+  Tensor keep = to_dtype(kept, c.logp.dtype());
+  Tensor picked = squeeze(gather(c.logp, 1, unsqueeze(safe, 1)), {1});
+  Tensor w_y = c.weight.defined() ? reshape(index_select(c.weight, 0, flatten(safe)), y.sizes().vec()) * keep : keep;
+  Tensor loss = -(picked * w_y);
+  if (c.smoothing > 0) {
+    Tensor weighted = c.weight.defined() ? c.logp * along_classes(c.weight, c.logp.dim()) : c.logp;
+    Tensor smooth = -sum(weighted, {1}) * keep;
+    loss = loss * (1.0 - c.smoothing) + smooth * (c.smoothing / static_cast<double>(classes));
+  }
+  if (c.reduction == "sum") return sum(loss);
+  if (c.reduction == "none") return loss;
+  return sum(loss) / sum(w_y);
+}
+
+// cross_entropy with class probabilities as the target ([N, C, ...], input's shape):
+// -sum_c w[c] t[c] logp[c] per element, the mean over the elements (not the weights),
+// the target smoothed toward uniform first.
+Tensor probability_loss(const Tensor& logp, Tensor target, const Tensor& weight, double smoothing,
+                        const std::string& reduction) {
+  const int64_t classes = logp.sizes()[1];
+  if (smoothing > 0) target = target * (1.0 - smoothing) + smoothing / static_cast<double>(classes);
+  Tensor prod = logp * target;
+  if (weight.defined()) prod = prod * along_classes(weight, logp.dim());
+  if (reduction == "none") return -sum(prod, {1});
+  if (reduction == "sum") return -sum(prod);
+  return -sum(prod) / static_cast<double>(logp.numel() / std::max<int64_t>(classes, 1));
+}
+
+// cross_entropy and nll_loss: the row, or the composite with weight= or (cross_entropy)
+// a floating target.
+Value class_loss_call(CallArgs& a, const char* fname, bool from_logits) {
+  const std::string f = fname;
+  Value weight = take_weight(a);
+  const Value* target = a.pos.size() > 1 ? &a.pos[1] : a.find_kw("target");
+  const bool probabilities = from_logits && target && target->tag == Tag::Tensor && is_floating(target->t.dtype());
+  if (weight.is_none() && !probabilities) return row_call(fname, a);
+  Bound b = from_logits ? bind(f, a, {"input", "target", "reduction", "ignore_index", "label_smoothing"}, 2)
+                        : bind(f, a, {"input", "target", "reduction", "ignore_index"}, 2);
+  Tensor x = input_of(b[0], f, "input"), y = input_of(b[1], f, "target");
+  if (!is_floating(x.dtype())) fail(f + "(): argument 'input' must be floating, got " + dtype_name(x.dtype()));
+  const bool unbatched = x.dim() == 1;
+  if (unbatched) x = unsqueeze(x, 0), y = unsqueeze(y, 0);
+  Tensor w = weight.is_none() ? Tensor() : class_weight(weight, x, f);
+  const double smoothing = from_logits && b.has(4) ? as_num(b[4], f + "(): argument 'label_smoothing'") : 0.0;
+  if (smoothing < 0 || smoothing > 1) fail(f + "(): argument 'label_smoothing' must be in [0, 1], got " + float_repr(smoothing));
+  const std::string reduction = reduction_of(b, 2, f);
+  Tensor logp = from_logits ? log_softmax(x, 1) : x;
+  Tensor out;
+  if (probabilities) {
+    if (!(y.sizes() == x.sizes()))
+      fail(f + "(): a floating target holds class probabilities and must have the input's shape " + x.shape_str() +
+           ", got " + y.shape_str());
+    out = probability_loss(logp, y, w, smoothing, reduction);
+  } else {
+    if (is_floating(y.dtype()) || y.dtype() == DType::b8)
+      fail(f + "(): argument 'target' must hold class indices (an integer tensor), got " + dtype_name(y.dtype()));
+    IntList dims = x.sizes().vec();
+    dims.erase(dims.begin() + 1);
+    Shape want(dims);
+    if (!(y.sizes() == want))
+      fail(f + "(): argument 'target' of shape " + y.shape_str() + " must be the input's " + x.shape_str() +
+           " without its class dim, " + shape_str(want));
+    ClassLoss c{logp, y, w, b.has(3) ? as_int(b[3], f + "(): argument 'ignore_index'") : -100, smoothing, reduction};
+    out = class_loss(c);
+  }
+  return Value::tensor(unbatched && reduction == "none" ? squeeze(out, {0}) : out);
+}
+
+// binary_cross_entropy(_with_logits) with weight= (and pos_weight=, logits): the row
+// with reduction "none" times the weights where only weight is given; PyTorch's
+// formula (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x) with pos_weight.
+Value binary_loss_call(CallArgs& a, const char* fname, bool logits) {
+  const std::string f = fname;
+  Value weight = take_weight(a);
+  Value pos_weight = logits ? take_keyword(a, "pos_weight") : Value();
+  if (weight.is_none() && pos_weight.is_none()) return row_call(fname, a);
+  Bound b = bind(f, a, {"input", "target", "reduction"}, 2);
+  Tensor x = input_of(b[0], f, "input");
+  Tensor t = b[1].is_num() ? scalar_tensor(as_num(b[1], f), x.dtype()) : input_of(b[1], f, "target");
+  const std::string reduction = reduction_of(b, 2, f);
+  Tensor loss;
+  if (!pos_weight.is_none()) {
+    Tensor pw = input_of(pos_weight, f, "pos_weight");
+    Tensor softplus_neg = log1p(exp(-abs(x))) + clamp(-x, 0.0, std::nullopt);
+    loss = (1.0 - t) * x + ((pw - 1.0) * t + 1.0) * softplus_neg;
+  } else {
+    CallArgs none_reduced;
+    none_reduced.pos = {Value::tensor(x), Value::tensor(t)};
+    none_reduced.kw = {{"reduction", make_str("none")}};
+    loss = row_call(fname, none_reduced).t;
+  }
+  if (!weight.is_none()) loss = loss * input_of(weight, f, "weight");
+  if (reduction == "sum") return Value::tensor(sum(loss));
+  if (reduction == "none") return Value::tensor(loss);
+  return Value::tensor(mean(loss));
+}
+
+}  // namespace
+
+Value cross_entropy_builtin(Evaluator&, CallArgs& a) { return class_loss_call(a, "cross_entropy", true); }
+Value nll_loss_builtin(Evaluator&, CallArgs& a) { return class_loss_call(a, "nll_loss", false); }
+Value binary_cross_entropy_builtin(Evaluator&, CallArgs& a) { return binary_loss_call(a, "binary_cross_entropy", false); }
+Value binary_cross_entropy_with_logits_builtin(Evaluator&, CallArgs& a) {
+  return binary_loss_call(a, "binary_cross_entropy_with_logits", true);
+}
+
+}  // namespace nabla::interp
