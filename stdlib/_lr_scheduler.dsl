@@ -1,7 +1,8 @@
 # _lr_scheduler: optim's learning-rate schedulers (optim.StepLR, optim.CosineAnnealingLR,
-# optim.LinearWarmup, and under PyTorch's path optim.lr_scheduler.* the rest: MultiStepLR,
-# ExponentialLR, LambdaLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts,
-# ReduceLROnPlateau; import optim to use them).
+# optim.LinearWarmup, optim.OneCycleLR, optim.CyclicLR, optim.PolynomialLR, and under
+# PyTorch's path optim.lr_scheduler.* all of them and MultiStepLR, ExponentialLR,
+# LambdaLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts, ReduceLROnPlateau;
+# import optim to use them).
 
 import math
 import _argcheck
@@ -19,10 +20,12 @@ fn _group_lrs(opt) {
   return out
 }
 
-# Sets every group's lr to the scheduler's value for its epoch.
+# Sets every group's lr to the scheduler's value for its epoch, and its momentum too
+# when the scheduler cycles it (OneCycleLR, CyclicLR: below).
 fn _apply_lrs(s) {
   let groups = s.optimizer.param_groups
   for k in range(len(groups)) { groups[k]["lr"] = s.lr_at(s.base_lrs[k], s.last_epoch, k) }
+  if getattr(s, "cycle_momentum", false) { _apply_momenta(s) }
 }
 
 fn _sched_step(s) {
@@ -347,3 +350,233 @@ model ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10, threshol
     self.last_epoch = d["last_epoch"]
   }
 }
+
+# PolynomialLR: lr = base_lr * (1 - min(e, total_iters) / total_iters) ** power.
+model PolynomialLR(optimizer, total_iters=5, power=1.0) {
+  """Decays every group's lr along a polynomial to 0 over total_iters epochs, as torch.optim.lr_scheduler.PolynomialLR.
+
+  Example: let sched = optim.PolynomialLR(opt, total_iters=100, power=2.0)
+  """
+  optimizer = _argcheck.check_optimizer("optim.PolynomialLR()", optimizer)
+  total_iters = total_iters
+  power = power
+  let _checked = _argcheck.check_options("optim.PolynomialLR()", "", {"total_iters": total_iters, "power": power},
+                                {"total_iters": "int > 0", "power": "number"})
+  base_lrs = _group_lrs(optimizer)
+  last_epoch = 0
+  get_lr() = _first_lr(self)
+  lr_at(base_lr, e, k=0) = base_lr * (1.0 - min(self.total_iters, e) / self.total_iters) ** self.power
+  get_last_lr() = _group_lrs(self.optimizer)
+  step() = _sched_step(self)
+  state_dict() = _sched_state(self)
+  load_state_dict(d) = _sched_load(self, d)
+}
+
+# ---- schedulers that also cycle momentum ---------------------------------------------
+# OneCycleLR and CyclicLR set, beside each group's lr, its momentum inversely to it
+# (cycle_momentum=true): the group's "momentum" (SGD, RMSprop) or, for an optimizer
+# with betas (Adam and the like; OneCycleLR only, as PyTorch's), beta1. momentum_at(e, k)
+# is group k's value at epoch e; _apply_lrs sets both.
+
+fn _apply_momenta(s) {
+  let groups = s.optimizer.param_groups
+  for k in range(len(groups)) {
+    let m = s.momentum_at(s.last_epoch, k)
+    if s.use_beta1 { groups[k]["betas"] = (m, groups[k]["betas"][1]) } else { groups[k]["momentum"] = m }
+  }
+}
+
+# An argument given as one number or one per group (PyTorch's _format_param), as a list
+# of one number per group, each checked against kind.
+fn _per_group(who, name, optimizer, v, kind) {
+  let n = len(optimizer.param_groups)
+  if type(v) in ["list", "tuple"] and len(v) != n {
+    fail(f"{who}: {name} has {len(v)} values, the optimizer {n} parameter group(s) (give one number, or one per group)")
+  }
+  let values = list(v) if type(v) in ["list", "tuple"] else [v] * n
+  for k in range(n) { _argcheck.check_option(who, f"{name}[{k}]" if type(v) in ["list", "tuple"] else name, kind, values[k]) }
+  return values
+}
+
+# v, which must be one of the strs choices: "a", "b" or "c".
+fn _check_choice(who, name, v, choices) {
+  if not (v in choices) {
+    let listed = ""
+    for i in range(len(choices)) {
+      listed = listed + ("" if i == 0 else (" or " if i == len(choices) - 1 else ", ")) + f"\"{choices[i]}\""
+    }
+    fail(f"{who}: {name} must be {listed}, got " + (f"\"{v}\"" if type(v) == "str" else _argcheck.shown(v)))
+  }
+  return v
+}
+
+# With cycle_momentum, the optimizer must have one of keys among its hyperparameters
+# (group 0's: "momentum", "betas"); what: the optimizers that do, for the message.
+fn _check_cycled(who, optimizer, cycle_momentum, keys, what) {
+  if not cycle_momentum { return none }
+  for key in keys {
+    if key in optimizer.param_groups[0] { return none }
+  }
+  fail(f"{who}: cycle_momentum=true needs an optimizer with {what}, got optim.{type(optimizer)}; pass cycle_momentum=false")
+}
+
+# CyclicLR: the lr goes from base_lr up to max_lr over step_size_up epochs and back down
+# over step_size_down (none: as many), its height scaled per cycle (triangular: 1;
+# triangular2: halved each cycle) or per epoch (exp_range: gamma ** e), or by
+# scale_fn(cycle or epoch, as scale_mode says) when given; momentum goes the other way,
+# from max_momentum down to base_momentum. Construction sets every group's lr to base_lr.
+model CyclicLR(optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=none, mode="triangular", gamma=1.0,
+               scale_fn=none, scale_mode="cycle", cycle_momentum=true, base_momentum=0.8, max_momentum=0.9) {
+  """Cycles every group's lr between base_lr and max_lr (and its momentum inversely), as torch.optim.lr_scheduler.CyclicLR.
+
+  Example: let sched = optim.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=200)
+  """
+  optimizer = _argcheck.check_optimizer("optim.CyclicLR()", optimizer)
+  base_lrs = _per_group("optim.CyclicLR()", "base_lr", optimizer, base_lr, ">= 0")
+  max_lrs = _per_group("optim.CyclicLR()", "max_lr", optimizer, max_lr, ">= 0")
+  let _checked = _argcheck.check_options("optim.CyclicLR()", "",
+                                {"step_size_up": step_size_up, "step_size_down": step_size_down if step_size_down != none else 0,
+                                 "gamma": gamma, "cycle_momentum": cycle_momentum},
+                                {"step_size_up": "> 0", "step_size_down": ">= 0", "gamma": "number", "cycle_momentum": "bool"})
+  total_size = float(step_size_up) + float(step_size_down if step_size_down != none else step_size_up)
+  step_ratio = float(step_size_up) / self.total_size
+  mode = mode if scale_fn != none else _check_choice("optim.CyclicLR()", "mode", mode, ["triangular", "triangular2", "exp_range"])
+  gamma = gamma
+  _custom_scale = scale_fn
+  scale_mode = _cyclic_scale_mode(mode, scale_fn, scale_mode)
+  cycle_momentum = cycle_momentum
+  use_beta1 = false
+  let _cycled = _check_cycled("optim.CyclicLR()", optimizer, cycle_momentum, ["momentum"], "momentum (optim.SGD, optim.RMSprop)")
+  base_momenta = _per_group("optim.CyclicLR()", "base_momentum", optimizer, base_momentum, ">= 0") if cycle_momentum else []
+  max_momenta = _per_group("optim.CyclicLR()", "max_momentum", optimizer, max_momentum, ">= 0") if cycle_momentum else []
+  last_epoch = 0
+  let _started = _apply_lrs(self)
+  get_lr() = _first_lr(self)
+  scale_fn(x) {
+    "The scale of the cycle's height at x (the cycle, or the epoch with scale_mode \"iterations\"): the mode's, or the scale_fn given. Example: sched.scale_fn(2)"
+    if self._custom_scale != none { return self._custom_scale(x) }
+    if self.mode == "triangular" { return 1.0 }
+    return 1 / (2.0 ** (x - 1)) if self.mode == "triangular2" else self.gamma ** x
+  }
+  # [how far up its cycle epoch e is (0 at base_lr, 1 at max_lr), the scale there].
+  _position(e) {
+    let cycle = math.floor(1 + e / self.total_size)
+    let x = 1.0 + e / self.total_size - cycle
+    let height = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+    return [height, self.scale_fn(cycle if self.scale_mode == "cycle" else e)]
+  }
+  lr_at(base_lr, e, k=0) {
+    let at = self._position(e)
+    return base_lr + (self.max_lrs[k] - base_lr) * at[0] * at[1]
+  }
+  momentum_at(e, k=0) {
+    let at = self._position(e)
+    return self.max_momenta[k] - (self.max_momenta[k] - self.base_momenta[k]) * at[0] * at[1]
+  }
+  get_last_lr() = _group_lrs(self.optimizer)
+  step() = _sched_step(self)
+  state_dict() = _sched_state(self)
+  load_state_dict(d) = _sched_load(self, d)
+}
+
+# What CyclicLR's scale_fn is a function of: the scale_mode given with a scale_fn, else
+# the mode's ("cycle", or "iterations" for exp_range).
+fn _cyclic_scale_mode(mode, scale_fn, scale_mode) {
+  if scale_fn != none { return _check_choice("optim.CyclicLR()", "scale_mode", scale_mode, ["cycle", "iterations"]) }
+  return "iterations" if mode == "exp_range" else "cycle"
+}
+
+# OneCycleLR: the 1cycle policy over total_steps (or epochs * steps_per_epoch) steps:
+# the lr anneals from max_lr / div_factor (its base lr) up to max_lr over the first
+# pct_start of the steps, then down to max_lr / div_factor / final_div_factor
+# (three_phase: back to max_lr / div_factor first, symmetrically, then down), along a
+# cosine or a line (anneal_strategy); momentum, or beta1, the other way between
+# max_momentum and base_momentum. Stepping past total_steps is an error, as in PyTorch.
+model OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none, steps_per_epoch=none, pct_start=0.3,
+                 anneal_strategy="cos", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
+                 final_div_factor=1e4, three_phase=false) {
+  """Anneals every group's lr up to max_lr and down again over total_steps (and its momentum or beta1 inversely), as torch.optim.lr_scheduler.OneCycleLR.
+
+  Example: let sched = optim.OneCycleLR(opt, max_lr=0.1, epochs=10, steps_per_epoch=100)
+  """
+  optimizer = _argcheck.check_optimizer("optim.OneCycleLR()", optimizer)
+  total_steps = _one_cycle_total("optim.OneCycleLR()", total_steps, epochs, steps_per_epoch)
+  if not (type(pct_start) == "float" and pct_start >= 0 and pct_start <= 1) {   # a float, as PyTorch checks
+    fail(f"optim.OneCycleLR(): pct_start must be a float in [0, 1], got {_argcheck.shown(pct_start)}")
+  }
+  let _checked = _argcheck.check_options("optim.OneCycleLR()", "",
+                                {"div_factor": div_factor, "final_div_factor": final_div_factor,
+                                 "cycle_momentum": cycle_momentum, "three_phase": three_phase},
+                                {"div_factor": "> 0", "final_div_factor": "> 0", "cycle_momentum": "bool", "three_phase": "bool"})
+  phases = _one_cycle_phases(pct_start, self.total_steps, three_phase)
+  anneal = _annealings[_check_choice("optim.OneCycleLR()", "anneal_strategy", anneal_strategy, ["cos", "linear"])]
+  max_lrs = _per_group("optim.OneCycleLR()", "max_lr", optimizer, max_lr, ">= 0")
+  final_div_factor = final_div_factor
+  base_lrs = [m / div_factor for m in self.max_lrs]   # PyTorch's initial_lr
+  cycle_momentum = cycle_momentum
+  let _cycled = _check_cycled("optim.OneCycleLR()", optimizer, cycle_momentum, ["momentum", "betas"],
+                              "momentum or betas (optim.SGD, optim.Adam, ...)")
+  use_beta1 = cycle_momentum and "betas" in optimizer.param_groups[0]
+  base_momenta = _per_group("optim.OneCycleLR()", "base_momentum", optimizer, base_momentum, ">= 0") if cycle_momentum else []
+  max_momenta = _per_group("optim.OneCycleLR()", "max_momentum", optimizer, max_momentum, ">= 0") if cycle_momentum else []
+  last_epoch = 0
+  let _started = _apply_lrs(self)
+  get_lr() = _first_lr(self)
+  # The value at epoch e of the phase's annealing between two of points ({"initial_lr":
+  # ..., "max_lr": ..., ...}, group k's), which: "lr" or "momentum".
+  _annealed(e, points, which) {
+    if e > self.total_steps {
+      fail(f"optim.OneCycleLR.step(): stepped {e} times, past total_steps={self.total_steps} (where the schedule ends)")
+    }
+    let start_step = 0
+    for i in range(len(self.phases)) {
+      let phase = self.phases[i]
+      if e <= phase["end_step"] or i == len(self.phases) - 1 {
+        let pct = (e - start_step) / (phase["end_step"] - start_step)
+        return self.anneal(points[phase["start_" + which]], points[phase["end_" + which]], pct)
+      }
+      start_step = phase["end_step"]
+    }
+  }
+  lr_at(base_lr, e, k=0) = self._annealed(e, {"initial_lr": base_lr, "max_lr": self.max_lrs[k],
+                                              "min_lr": base_lr / self.final_div_factor}, "lr")
+  momentum_at(e, k=0) = self._annealed(e, {"max_momentum": self.max_momenta[k], "base_momentum": self.base_momenta[k]},
+                                       "momentum")
+  get_last_lr() = _group_lrs(self.optimizer)
+  step() = _sched_step(self)
+  state_dict() = _sched_state(self)
+  load_state_dict(d) = _sched_load(self, d)
+}
+
+# OneCycleLR's total_steps: given, or epochs * steps_per_epoch.
+fn _one_cycle_total(who, total_steps, epochs, steps_per_epoch) {
+  if total_steps == none and epochs == none and steps_per_epoch == none {
+    fail(f"{who}: give total_steps, or epochs and steps_per_epoch")
+  }
+  if total_steps != none {
+    _argcheck.check_option(who, "total_steps", "int > 0", total_steps)
+    return total_steps
+  }
+  _argcheck.check_options(who, "", {"epochs": epochs, "steps_per_epoch": steps_per_epoch},
+                          {"epochs": "int > 0", "steps_per_epoch": "int > 0"})
+  return epochs * steps_per_epoch
+}
+
+# PyTorch's phases: each ends at end_step, going from its start_ points to its end_ ones.
+fn _one_cycle_phases(pct_start, total_steps, three_phase) {
+  let up = {"end_step": float(pct_start * total_steps) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
+            "start_momentum": "max_momentum", "end_momentum": "base_momentum"}
+  if not three_phase {
+    return [up, {"end_step": total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"}]
+  }
+  return [up,
+          {"end_step": float(2 * pct_start * total_steps) - 2, "start_lr": "max_lr", "end_lr": "initial_lr",
+           "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+          {"end_step": total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+           "start_momentum": "max_momentum", "end_momentum": "max_momentum"}]
+}
+
+# OneCycleLR's anneal_strategy: from start to end as pct goes from 0 to 1.
+let _annealings = {"cos": fn(start, end, pct) = end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1),
+                   "linear": fn(start, end, pct) = (end - start) * pct + start}

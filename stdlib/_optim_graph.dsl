@@ -7,24 +7,24 @@
 # there): prepare() before it captures, then, while it captures, unscale() and step()
 # with the gradients of the loss and scaler_update() with what unscale() found. What
 # step() runs becomes the graph's adam_step_ / sgd_step_ nodes (autograd/ops/optim.cpp),
-# one per parameter, whose step count, learning rate and found_inf are 0-dim tensors
-# beside the parameter: a replayed step reads the current ones, and a step with Inf
-# or NaN is skipped with no host read of found_inf.
+# one per parameter, whose step count, hyperparameters and found_inf are tensors beside
+# the parameter: a replayed step reads the current ones (graph_step.cpp writes each
+# group's hyperparameters before a call), and a step with Inf or NaN is skipped with no
+# host read of found_inf.
 
-# The graph's update of one parameter, per optimizer.
-fn _adam_row(p, g, st, group, lr, found_inf, decoupled) {
-  adam_step_(p, g, st["exp_avg"], st["exp_avg_sq"], st["step"], lr, found_inf, beta1=group["betas"][0],
-             beta2=group["betas"][1], eps=group["eps"], weight_decay=group["weight_decay"], decoupled=decoupled)
+# The graph's update of one parameter, per optimizer; hyper: its group's hyperparameter
+# tensor.
+fn _adam_row(p, g, st, group, hyper, found_inf, decoupled) {
+  adam_step_(p, g, st["exp_avg"], st["exp_avg_sq"], st["step"], hyper, found_inf, decoupled=decoupled)
 }
-fn _sgd_row(p, g, st, group, lr, found_inf) {
+fn _sgd_row(p, g, st, group, hyper, found_inf) {
   let buf = st["momentum_buffer"] if "momentum_buffer" in st else none
   let step = st["step"] if "step" in st else none
-  sgd_step_(p, g, buf, step, lr, found_inf, momentum=group["momentum"], dampening=group["dampening"],
-            weight_decay=group["weight_decay"], nesterov=group["nesterov"])
+  sgd_step_(p, g, buf, step, hyper, found_inf, nesterov=group["nesterov"])
 }
 let _rows = {
-  "Adam": fn(p, g, st, group, lr, found_inf) = _adam_row(p, g, st, group, lr, found_inf, false),
-  "AdamW": fn(p, g, st, group, lr, found_inf) = _adam_row(p, g, st, group, lr, found_inf, true),
+  "Adam": fn(p, g, st, group, hyper, found_inf) = _adam_row(p, g, st, group, hyper, found_inf, false),
+  "AdamW": fn(p, g, st, group, hyper, found_inf) = _adam_row(p, g, st, group, hyper, found_inf, true),
   "SGD": _sgd_row,
 }
 
@@ -80,9 +80,9 @@ fn prepare(opt) {
 }
 
 # One step of opt with grads (per parameter of opt.params, none where the loss does
-# not reach it) and the learning rates lrs (a 0-dim f64 tensor per group); found_inf:
-# the scaler's (none without one).
-fn step(opt, grads, found_inf, lrs) {
+# not reach it) and hypers (each group's hyperparameter tensor); found_inf: the
+# scaler's (none without one).
+fn step(opt, grads, found_inf, hypers) {
   let row = _rows[type(opt)]
   let i = 0
   no_grad {
@@ -90,7 +90,7 @@ fn step(opt, grads, found_inf, lrs) {
       let group = opt.param_groups[k]
       for p in group["params"] {
         let g = grads[i]
-        if g != none { row(p, -g if group["maximize"] else g, opt.state[i], group, lrs[k], found_inf) }
+        if g != none { row(p, -g if group["maximize"] else g, opt.state[i], group, hypers[k], found_inf) }
         i = i + 1
       }
     }

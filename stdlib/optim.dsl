@@ -1,6 +1,13 @@
 # optim: optimizers and learning-rate schedulers with PyTorch's semantics, names and
 # defaults, parameter groups included.
 #
+#   optimizers: SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam (each a model of
+#               one form, Note [The optimizer form] in stdlib/_optim_groups.dsl)
+#   schedulers: StepLR, CosineAnnealingLR, LinearWarmup, OneCycleLR, CyclicLR,
+#               PolynomialLR, and under optim.lr_scheduler also MultiStepLR, ExponentialLR,
+#               LambdaLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts, ReduceLROnPlateau
+#   GradScaler (dynamic loss scaling, below)
+#
 #   import optim
 #   let opt = optim.Adam(m.parameters(), lr=1e-3)
 #   let sched = optim.CosineAnnealingLR(opt, 100)
@@ -16,14 +23,16 @@
 # reads group 0's value and, assigned, sets it in every group (with one group, simply
 # its value; __getattr__ / __setattr__ below). `opt.params` is every parameter, group
 # after group, and `opt.state[i]` parameter i's state. The schedulers live in
-# stdlib/_lr_scheduler.dsl, the argument checks shared with dist in stdlib/_argcheck.dsl.
+# stdlib/_lr_scheduler.dsl, the parameter groups and what every optimizer shares in
+# stdlib/_optim_groups.dsl, the argument checks shared with dist in stdlib/_argcheck.dsl.
 #
 # Constructors check their arguments at once (not at the first step()): params is a
 # non-empty list of floating-point leaf tensors (frozen ones are accepted, as in
 # PyTorch), no tensor twice; a group is a dict with "params", hyperparameter keys and
 # keys of the user's own (but not near misses of hyperparameters); the ranges are PyTorch's
-# (lr >= 0, eps >= 0, 0 <= beta < 1, momentum >= 0, weight_decay >= 0, nesterov only
-# with momentum > 0 and dampening 0). Messages name the optimizer, the argument and
+# (lr >= 0, eps >= 0, 0 <= beta < 1, momentum >= 0, weight_decay >= 0, lr_decay,
+# initial_accumulator_value and momentum_decay >= 0, nesterov only with momentum > 0
+# and dampening 0). Messages name the optimizer, the argument and
 # the value found: `optim.SGD(): params[1]['lr'] must be >= 0, got -0.1`.
 #
 # Every optimizer has step() (updates the parameters in place under no_grad and skips
@@ -38,261 +47,24 @@
 import math
 import _argcheck
 import _lr_scheduler
+import _optim_groups
 
-# --- parameter groups -----------------------------------------------------------------
-
-# What each optimizer's hyperparameters take, in the constructor's order.
-let _options = {
-  "SGD": {"lr": ">= 0", "momentum": ">= 0", "dampening": "number", "weight_decay": ">= 0",
-          "nesterov": "bool", "maximize": "bool"},
-  "Adam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "amsgrad": "bool",
-           "maximize": "bool"},
-  "RMSprop": {"lr": ">= 0", "alpha": ">= 0", "eps": ">= 0", "weight_decay": ">= 0", "momentum": ">= 0",
-              "centered": "bool", "maximize": "bool"},
-}
-_options["AdamW"] = _options["Adam"]
-
-# The items of a list or tuple argument; what: its name in messages.
-fn _as_list(who, what, x) {
-  if type(x) in ["list", "tuple"] { return list(x) }
-  let hint = ""
-  if type(x) == "tensor" { hint = " (a single tensor: wrap it, [t])" }
-  elif type(x) == "dict" { hint = " (a single parameter group: wrap it, [{...}])" }
-  elif type(x) == "method" { hint = " (call the method: m.parameters())" }
-  fail(f"{who}: {what} must be a list of tensors or of parameter groups (dicts), got {_argcheck.shown(x)}{hint}")
-}
-
-# The tensors of a group, checked; seen: every tensor already in a group (appended to).
-fn _group_params(who, what, ps, seen) {
-  let items = _as_list(who, what, ps)
-  if len(items) == 0 { fail(f"{who}: {what} is empty (no tensor to optimize)") }
-  for j in range(len(items)) {
-    let p = items[j]
-    let at = f"{what}[{j}]"
-    if type(p) != "tensor" { fail(f"{who}: {at} must be a tensor, got {_argcheck.shown(p)}") }
-    if not p.dtype.is_floating_point { fail(f"{who}: {at} must be a floating-point tensor, got dtype {p.dtype}") }
-    if not p.is_leaf { fail(f"{who}: {at} is not a leaf tensor (it was computed from others); optimize the tensors it was computed from") }
-    if p in seen { fail(f"{who}: {at} appears twice (a tensor belongs to one parameter group, once)") }
-    seen.append(p)
-  }
-  return items
-}
-
-# One group from a spec dict: its params and every hyperparameter, the spec's or the
-# constructor's (defaults). where: the spec's name in messages.
-fn _make_group(who, where, spec, defaults, kinds, seen) {
-  if type(spec) != "dict" { fail(f"{who}: {where} must be a dict with a 'params' key, got {_argcheck.shown(spec)}") }
-  if not ("params" in spec) {
-    fail(f"{who}: {where} has no 'params' key (a parameter group is {{'params': [tensors], 'lr': ...}})")
-  }
-  for k in spec {
-    if k != "params" and not (k in kinds) { _check_extra_key(who, where, k, kinds) }
-  }
-  _argcheck.check_options(who, where, spec, kinds)
-  # A group's params may be one tensor, as PyTorch's ({"params": model.weight}).
-  let ps = [spec["params"]] if type(spec["params"]) == "tensor" else spec["params"]
-  return _fill_group(who, where + ": ", {"params": _group_params(who, f"{where}['params']", ps, seen)}, spec, defaults)
-}
-
-# A group key this optimizer has no hyperparameter for. As in PyTorch, a group may carry
-# keys of the user's own ("name": "encoder"), kept with the group; but a key that is a
-# hyperparameter of another optimizer (betas given to SGD) or a near miss of one of
-# this optimizer's (learning_rate, lrr) would be silently ignored, so it is an error.
-fn _check_extra_key(who, where, k, kinds) {
-  let valid = ['params'] + list(kinds)
-  let hint = did_you_mean(k, valid)
-  let elsewhere = false
-  for name in _options { if k in _options[name] { elsewhere = true } }
-  if hint != "" or elsewhere {
-    let why = hint if hint != "" else "; it is another optimizer's hyperparameter"
-    fail(f"{who}: {where} has the key {_argcheck.shown(k)}, which this optimizer does not take{why} (its keys: {_argcheck.joined(valid)})")
-  }
-}
-
-# group (its params already in) with every hyperparameter, spec's own or the default.
-fn _fill_group(who, where, group, spec, defaults) {
-  for k in defaults { group[k] = spec[k] if k in spec else defaults[k] }
-  for k in spec { if not (k in group) { group[k] = spec[k] } }
-  if "nesterov" in group and group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0) {
-    fail(f"{who}: {where}nesterov=true needs momentum > 0 and dampening 0, got momentum={group['momentum']}, dampening={group['dampening']}")
-  }
-  return group
-}
-
-# An optimizer's param_groups from its params argument (a list of tensors or of group
-# dicts) and its constructor's hyperparameters, everything checked.
-fn _param_groups(who, params, defaults, kinds) {
-  _argcheck.check_options(who, "", defaults, kinds)
-  let items = _as_list(who, "params", params)
-  if len(items) == 0 { fail(f"{who}: params is empty (no tensor to optimize; pass e.g. m.parameters())") }
-  let seen = []
-  let dicts = 0
-  for x in items { if type(x) == "dict" { dicts = dicts + 1 } }
-  if dicts == 0 { return [_fill_group(who, "", {"params": _group_params(who, "params", items, seen)}, {}, defaults)] }
-  if dicts < len(items) { fail(f"{who}: params mixes tensors and parameter groups (dicts); give a list of one kind") }
-  let groups = []
-  for i in range(len(items)) { groups.append(_make_group(who, f"params[{i}]", items[i], defaults, kinds, seen)) }
-  return groups
-}
-
-fn _all_params(groups) {
-  let out = []
-  for g in groups { for p in g["params"] { out.append(p) } }
-  return out
-}
-
-fn _empty_states(n) {
-  let states = []
-  for i in range(n) { states.append({}) }
-  return states
-}
-
-fn _add_param_group(opt, spec) {
-  let who = f"optim.{type(opt)}.add_param_group()"
-  let seen = list(opt.params)
-  let group = _make_group(who, "param_group", spec, opt.defaults, _options[type(opt)], seen)
-  opt.param_groups.append(group)
-  for p in group["params"] {
-    opt.params.append(p)
-    opt.state.append({})
-  }
-}
-
-# opt.NAME for a hyperparameter: group 0's value (the optimizers' __getattr__).
-fn _group_option(opt, name) {
-  if name in opt.defaults { return opt.param_groups[0][name] }
-  fail(f"optim.{type(opt)} has no attribute '{name}' (its hyperparameters: {_argcheck.joined(list(opt.defaults))})")
-}
-
-# opt.NAME = v for a hyperparameter: checked, then set in every group (__setattr__).
-fn _set_group_option(opt, name, v) {
-  let kinds = _options[type(opt)]
-  if not (name in kinds) {
-    fail(f"optim.{type(opt)}: cannot set '{name}': not a field or hyperparameter (its hyperparameters: {_argcheck.joined(list(kinds))})")
-  }
-  _argcheck.check_option(f"optim.{type(opt)}", name, kinds[name], v)
-  for g in opt.param_groups { g[name] = v }
-}
-
-# --- shared helpers -------------------------------------------------------------------
-
-# set_to_none=false zeroes the existing grads in place instead.
-fn _zero_grad(params, set_to_none) {
-  for p in params {
-    if set_to_none { p.grad = none } elif p.grad != none { p.grad.zero_() }
-  }
-}
-
-# One step of opt: update(p, grad, state, group) for every parameter with a grad
-# (negated when its group maximizes), under no_grad.
-fn _step_groups(opt, update) {
-  _step_group_lists(opt, fn(ps, gs, sts, group) = _each_param(update, ps, gs, sts, group))
-}
-
-fn _each_param(update, ps, gs, sts, group) {
-  for k in range(len(ps)) { update(ps[k], gs[k], sts[k], group) }
-}
-
-# One step of opt a group at a time: update_group(params, grads, states, group) with
-# the group's parameters that have a grad, their grads (negated when the group
-# maximizes) and states, under no_grad (multi-tensor kernels take a group at once).
-fn _step_group_lists(opt, update_group) {
-  _check_groups_kept(opt)
-  no_grad {
-    let i = 0
-    for group in opt.param_groups {
-      let ps = []
-      let gs = []
-      let sts = []
-      for p in group["params"] {
-        if p.grad != none {
-          ps.append(p)
-          gs.append(-p.grad if group["maximize"] else p.grad)
-          sts.append(opt.state[i])
-        }
-        i = i + 1
-      }
-      update_group(ps, gs, sts, group)
-    }
-  }
-}
-
-# The state is kept per parameter in opt.params' order: a tensor put into a group's
-# "params" list by hand would get another's state, so it is an error.
-fn _check_groups_kept(opt) {
-  let n = 0
-  for g in opt.param_groups { n = n + len(g["params"]) }
-  if n != len(opt.params) {
-    fail(f"optim.{type(opt)}.step(): the parameter groups hold {n} tensors, the optimizer was given {len(opt.params)} (add tensors with add_param_group(), not to a group's 'params')")
-  }
-}
-
-fn _copied(v) = v.detach().clone() if type(v) == "tensor" else v
-
-# The flat state dict (see the header): "betas" is stored as "beta1" and "beta2".
-fn _state_dict(opt) {
-  let d = {}
-  for k in range(len(opt.param_groups)) {
-    let prefix = "" if k == 0 else f"param_groups.{k}."
-    let g = opt.param_groups[k]
-    for name in g {
-      if name == "betas" {
-        d[prefix + "beta1"] = g["betas"][0]
-        d[prefix + "beta2"] = g["betas"][1]
-      } elif name != "params" {
-        d[prefix + name] = g[name]
-      }
-    }
-  }
-  for i in range(len(opt.state)) {
-    let st = opt.state[i]
-    for k in st { d[f"state.{i}.{k}"] = _copied(st[k]) }
-  }
-  return d
-}
-
-# How many parameter groups a flat state dict describes.
-fn _groups_in(d) {
-  let n = 1
-  for k in d {
-    if k.startswith("param_groups.") { n = max(n, int(k.split(".")[1]) + 1) }
-  }
-  return n
-}
-
-fn _load_state_dict(opt, d) {
-  let who = f"optim.{type(opt)}.load_state_dict()"
-  let n = _groups_in(d)
-  if n != len(opt.param_groups) {
-    fail(f"{who}: the state dict has {n} parameter group(s), the optimizer {len(opt.param_groups)}")
-  }
-  for k in range(n) {
-    let prefix = "" if k == 0 else f"param_groups.{k}."
-    let g = opt.param_groups[k]
-    for name in g {
-      if name == "betas" {
-        g["betas"] = (_argcheck.loaded(who, d, prefix + "beta1"), _argcheck.loaded(who, d, prefix + "beta2"))
-      } elif name != "params" {
-        g[name] = _argcheck.loaded(who, d, prefix + name)
-      }
-    }
-  }
-  opt.state = _load_states(who, d, len(opt.params))
-}
-
-# The per-parameter states of a state dict, for n parameters.
-fn _load_states(who, d, n) {
-  let states = _empty_states(n)
-  for k in d {
-    if k.startswith("state.") {
-      let parts = k.split(".")
-      let i = int(parts[1])
-      if i >= n { fail(f"{who}: '{k}' names parameter {i}, the optimizer has {n}") }
-      states[i][parts[2]] = _copied(d[k])
-    }
-  }
-  return states
-}
+# The shared parts of every optimizer (stdlib/_optim_groups.dsl, Note [The optimizer form]).
+let _add_param_group = _optim_groups._add_param_group
+let _all_params = _optim_groups._all_params
+let _each_param = _optim_groups._each_param
+let _empty_states = _optim_groups._empty_states
+let _group_option = _optim_groups._group_option
+let _load_state_dict = _optim_groups._load_state_dict
+let _next_step = _optim_groups._next_step
+let _param_groups_of = _optim_groups._param_groups_of
+let _set_group_option = _optim_groups._set_group_option
+let _state_dict = _optim_groups._state_dict
+let _step_group_lists = _optim_groups._step_group_lists
+let _step_groups = _optim_groups._step_groups
+let _zero_grad = _optim_groups._zero_grad
+let _group_params = _optim_groups._group_params
+let _options = _optim_groups._options
 
 # --- optimizers -----------------------------------------------------------------------
 
@@ -306,29 +78,16 @@ model SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=fal
   """
   defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
               "nesterov": nesterov, "maximize": maximize}
-  param_groups = _param_groups("optim.SGD()", params, defaults, _options["SGD"])
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
   params = _all_params(param_groups)
-  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
-
+  state = _empty_states(len(self.params))
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) {
-    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
-    _add_param_group(self, param_group)
-  }
-  zero_grad(set_to_none=true) {
-    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
-    _zero_grad(self.params, set_to_none)
-  }
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
   step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_group_lists(self, _sgd_group_step) }
-  state_dict() {
-    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
-    return _state_dict(self)
-  }
-  load_state_dict(d) {
-    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
-    _load_state_dict(self, d)
-  }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
 }
 
 # One SGD step of a group's parameters ps with grads gs and states sts: one
@@ -473,29 +232,16 @@ model Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgra
   """
   defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
               "maximize": maximize}
-  param_groups = _param_groups("optim.Adam()", params, defaults, _options["Adam"])
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
   params = _all_params(param_groups)
-  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
-
+  state = _empty_states(len(self.params))
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) {
-    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
-    _add_param_group(self, param_group)
-  }
-  zero_grad(set_to_none=true) {
-    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
-    _zero_grad(self.params, set_to_none)
-  }
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
   step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_group_lists(self, _adam_groups) }
-  state_dict() {
-    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
-    return _state_dict(self)
-  }
-  load_state_dict(d) {
-    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
-    _load_state_dict(self, d)
-  }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
 }
 
 # AdamW (torch.optim.AdamW): decoupled weight decay, p = p * (1 - lr * weight_decay).
@@ -506,29 +252,16 @@ model AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, am
   """
   defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
               "maximize": maximize}
-  param_groups = _param_groups("optim.AdamW()", params, defaults, _options["AdamW"])
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
   params = _all_params(param_groups)
-  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
-
+  state = _empty_states(len(self.params))
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) {
-    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
-    _add_param_group(self, param_group)
-  }
-  zero_grad(set_to_none=true) {
-    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
-    _zero_grad(self.params, set_to_none)
-  }
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
   step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_group_lists(self, _adamw_groups) }
-  state_dict() {
-    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
-    return _state_dict(self)
-  }
-  load_state_dict(d) {
-    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
-    _load_state_dict(self, d)
-  }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
 }
 
 # RMSprop (torch.optim.RMSprop): square_avg = alpha * square_avg + (1 - alpha) * g^2;
@@ -541,32 +274,16 @@ model RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
   """
   defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
               "centered": centered, "maximize": maximize}
-  param_groups = _param_groups("optim.RMSprop()", params, defaults, _options["RMSprop"])
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
   params = _all_params(param_groups)
-  state = _empty_states(len(_all_params(param_groups)))  # not the argument `params`: a group holds several
-
+  state = _empty_states(len(self.params))
   __getattr__(name) = _group_option(self, name)
   __setattr__(name, value) = _set_group_option(self, name, value)
-  add_param_group(param_group) {
-    "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"
-    _add_param_group(self, param_group)
-  }
-  zero_grad(set_to_none=true) {
-    "Sets every grad to none (or zeros). Example: opt.zero_grad()"
-    _zero_grad(self.params, set_to_none)
-  }
-  step() {
-    "Updates every parameter that has a grad. Example: opt.step()"
-    _step_groups(self, _rmsprop_update)
-  }
-  state_dict() {
-    "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"
-    return _state_dict(self)
-  }
-  load_state_dict(d) {
-    "Restores a state_dict(). Example: opt.load_state_dict(sd)"
-    _load_state_dict(self, d)
-  }
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _rmsprop_update) }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
 }
 
 fn _rmsprop_update(p, g, st, group) {
@@ -600,6 +317,152 @@ fn _rmsprop_update(p, g, st, group) {
   }
 }
 
+# Adagrad (torch.optim.Adagrad): sum = sum + g^2 and p = p - clr * g / (sqrt(sum) + eps),
+# clr = lr / (1 + (step - 1) * lr_decay). As PyTorch's, every parameter's state is made
+# at construction (step 0, sum filled with the constructor's initial_accumulator_value,
+# which a group's own value does not change, as in PyTorch 1.13); a group added later
+# (where PyTorch's fails) starts its sums at its first step, from its own value.
+model Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, maximize=false) {
+  """Adagrad: each element's step divided by the root of its summed squared gradients, with lr decay, as torch.optim.Adagrad.
+
+  Example: optim.Adagrad(m.parameters(), lr=1e-2, lr_decay=1e-4)
+  """
+  defaults = {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
+              "initial_accumulator_value": initial_accumulator_value, "eps": eps, "maximize": maximize}
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
+  params = _all_params(param_groups)
+  state = [_adagrad_state(p, initial_accumulator_value) for p in self.params]
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adagrad_update) }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
+}
+
+fn _adagrad_state(p, initial_accumulator_value) = {"step": 0, "sum": full_like(p, initial_accumulator_value)}
+
+fn _adagrad_update(p, g, st, group) {
+  let step = _next_step(st, p, fn(p) = {"sum": full_like(p, group["initial_accumulator_value"])})
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  let clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+  let sum = st["sum"]
+  sum.add_(g * g)
+  p.sub_(g.div(sum.sqrt().add_(group["eps"])).mul_(clr))
+}
+
+# Adamax (torch.optim.Adamax): Adam with the infinity norm, exp_inf = max(beta2 *
+# exp_inf, |g| + eps), p = p - lr / (1 - beta1^t) * exp_avg / exp_inf.
+model Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, maximize=false) {
+  """Adamax: Adam with the second moment replaced by a running infinity norm, as torch.optim.Adamax.
+
+  Example: optim.Adamax(m.parameters(), lr=2e-3)
+  """
+  defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "maximize": maximize}
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
+  params = _all_params(param_groups)
+  state = _empty_states(len(self.params))
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _adamax_update) }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
+}
+
+fn _adamax_update(p, g, st, group) {
+  let beta1 = group["betas"][0]
+  let beta2 = group["betas"][1]
+  let step = _next_step(st, p, fn(p) = {"exp_avg": zeros_like(p), "exp_inf": zeros_like(p)})
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  st["exp_avg"].mul_(beta1).add_(g * (1 - beta1))
+  let exp_inf = st["exp_inf"]
+  exp_inf.copy_(maximum(exp_inf.mul_(beta2), g.abs().add_(group["eps"])))
+  p.sub_(st["exp_avg"].div(exp_inf).mul_(group["lr"] / (1 - beta1 ** step)))
+}
+
+# NAdam (torch.optim.NAdam): Adam with Nesterov momentum, whose coefficient mu_t =
+# beta1 * (1 - 0.96^(t * momentum_decay) / 2) warms up; mu_product is their product.
+# As PyTorch 1.13's, it has no maximize.
+model NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3) {
+  """NAdam: Adam with Nesterov momentum and a momentum warm-up (momentum_decay), as torch.optim.NAdam.
+
+  Example: optim.NAdam(m.parameters(), lr=2e-3)
+  """
+  defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "momentum_decay": momentum_decay}
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
+  params = _all_params(param_groups)
+  state = _empty_states(len(self.params))
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _nadam_update) }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
+}
+
+fn _nadam_update(p, g, st, group) {
+  let beta1 = group["betas"][0]
+  let beta2 = group["betas"][1]
+  let step = _next_step(st, p, fn(p) = {"mu_product": 1.0, "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)})
+  let bias_correction2 = 1 - beta2 ** step
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  let mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * group["momentum_decay"]))
+  let mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * group["momentum_decay"]))
+  st["mu_product"] = st["mu_product"] * mu
+  let mu_product_next = st["mu_product"] * mu * mu_next
+  st["exp_avg"].mul_(beta1).add_(g * (1 - beta1))
+  st["exp_avg_sq"].mul_(beta2).add_(g * g * (1 - beta2))
+  let denom = st["exp_avg_sq"].div(bias_correction2).sqrt().add_(group["eps"])
+  p.sub_(g.div(denom).mul_(group["lr"] * (1.0 - mu) / (1.0 - st["mu_product"])))
+  p.sub_(st["exp_avg"].div(denom).mul_(group["lr"] * mu_next / (1.0 - mu_product_next)))
+}
+
+# RAdam (torch.optim.RAdam): Adam whose adaptive step is rectified by the variance of
+# its length rho_t; while rho_t <= 5 (the first steps) it steps with the bias-corrected
+# momentum alone. As PyTorch 1.13's, it has no maximize.
+model RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0) {
+  """RAdam: Adam with the variance of the adaptive learning rate rectified, as torch.optim.RAdam.
+
+  Example: optim.RAdam(m.parameters(), lr=1e-3)
+  """
+  defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay}
+  param_groups = _param_groups_of(self, params, defaults)   # Note [The optimizer form] (_optim_groups.dsl)
+  params = _all_params(param_groups)
+  state = _empty_states(len(self.params))
+  __getattr__(name) = _group_option(self, name)
+  __setattr__(name, value) = _set_group_option(self, name, value)
+  add_param_group(param_group) { "Adds a group: {'params': [...], hyperparameter: value}. Example: opt.add_param_group({'params': ps, 'lr': 0.01})"; _add_param_group(self, param_group) }
+  zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). Example: opt.zero_grad()"; _zero_grad(self.params, set_to_none) }
+  step() { "Updates every parameter that has a grad. Example: opt.step()"; _step_groups(self, _radam_update) }
+  state_dict() { "Every group's hyperparameters and the state, as a flat dict. Example: let sd = opt.state_dict()"; return _state_dict(self) }
+  load_state_dict(d) { "Restores a state_dict(). Example: opt.load_state_dict(sd)"; _load_state_dict(self, d) }
+}
+
+fn _radam_update(p, g, st, group) {
+  let beta1 = group["betas"][0]
+  let beta2 = group["betas"][1]
+  let step = _next_step(st, p, fn(p) = {"exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)})
+  let bias_correction1 = 1 - beta1 ** step
+  let bias_correction2 = 1 - beta2 ** step
+  if group["weight_decay"] != 0 { g = g + group["weight_decay"] * p }
+  st["exp_avg"].mul_(beta1).add_(g * (1 - beta1))
+  st["exp_avg_sq"].mul_(beta2).add_(g * g * (1 - beta2))
+  let corrected = st["exp_avg"] / bias_correction1
+  let rho_inf = 2 / (1 - beta2) - 1
+  let rho_t = rho_inf - 2 * step * beta2 ** step / bias_correction2
+  if rho_t > 5.0 {
+    let rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+    let adaptive_lr = math.sqrt(bias_correction2) / st["exp_avg_sq"].sqrt().add_(group["eps"])
+    p.sub_(corrected * group["lr"] * adaptive_lr * rect)
+  } else {
+    p.sub_(corrected * group["lr"])
+  }
+}
+
 # --- learning-rate schedulers (stdlib/_lr_scheduler.dsl) ------------------------------
 # Each takes every group's lr at construction as that group's base lr and sets every
 # group's lr from its own base lr at each step().
@@ -617,6 +480,10 @@ let LinearLR = _lr_scheduler.LinearLR
 let ConstantLR = _lr_scheduler.ConstantLR
 let CosineAnnealingWarmRestarts = _lr_scheduler.CosineAnnealingWarmRestarts
 let ReduceLROnPlateau = _lr_scheduler.ReduceLROnPlateau
+# The ones that also cycle momentum (or Adam's beta1) and PolynomialLR, under both paths.
+let OneCycleLR = _lr_scheduler.OneCycleLR
+let CyclicLR = _lr_scheduler.CyclicLR
+let PolynomialLR = _lr_scheduler.PolynomialLR
 
 # ---- mixed precision ---------------------------------------------------------------
 

@@ -31,6 +31,13 @@ struct AdamHyper {
   bool decoupled = false;  // AdamW: p *= 1 - lr * weight_decay instead of g += weight_decay * p
 };
 
+// The rows adam_step_ and sgd_step_ (autograd/ops/optim.cpp) read their
+// hyperparameters from an f64 tensor, `hyper`, in this order, so that a scheduler's
+// changes reach a replayed graph: Adam's [lr, beta1, beta2, eps, weight_decay], SGD's
+// [lr, momentum, dampening, weight_decay].
+constexpr int64_t kAdamHyperValues = 5;
+constexpr int64_t kSgdHyperValues = 4;
+
 // The step's constants in the parameter's dtype, computed once on the host.
 template <class T>
 struct AdamConstants {
@@ -40,6 +47,15 @@ struct AdamConstants {
   T l2;                // weight_decay added to the gradient (Adam), else 0
   T shrink;            // 1 - lr * weight_decay (AdamW), else 1
 };
+
+// An AdamHyper from a row's hyper values, its step count and flag.
+NABLA_HOST_DEVICE inline AdamHyper adam_hyper_from(const double* v, double step, bool decoupled) {
+  AdamHyper h;
+  h.lr = v[0], h.beta1 = v[1], h.beta2 = v[2], h.eps = v[3], h.weight_decay = v[4];
+  h.step = step;
+  h.decoupled = decoupled;
+  return h;
+}
 
 template <class T>
 NABLA_HOST_DEVICE AdamConstants<T> adam_constants(const AdamHyper& h) {
@@ -114,6 +130,14 @@ struct SgdConstants {
   T lr, momentum, weight_decay, dampening_keep;  // dampening_keep = 1 - dampening
   bool decay, with_momentum, dampened, nesterov;
 };
+
+// An SgdHyper from a row's hyper values and flag.
+NABLA_HOST_DEVICE inline SgdHyper sgd_hyper_from(const double* v, bool nesterov) {
+  SgdHyper h;
+  h.lr = v[0], h.momentum = v[1], h.dampening = v[2], h.weight_decay = v[3];
+  h.nesterov = nesterov;
+  return h;
+}
 
 template <class T>
 NABLA_HOST_DEVICE SgdConstants<T> sgd_constants(const SgdHyper& h) {

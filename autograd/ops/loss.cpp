@@ -199,24 +199,24 @@ void register_loss_ops(std::vector<OpDef>& t) {
                   {OpId::binary_cross_entropy_with_logits, {"input", "target"}}});
   // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
   document_ops(t, {{OpId::cross_entropy,
-                    "The cross-entropy of logits input [N, C] against class indices target [N] (or class probabilities "
-                    "[N, C]), with ignore_index and label_smoothing, averaged by default, as "
-                    "torch.nn.functional.cross_entropy. "
+                    "The cross-entropy of logits input [N, C, ...] against class indices target [N, ...] (or class "
+                    "probabilities of input's shape), with ignore_index, label_smoothing and class weights (weight=, "
+                    "the function's), averaged by default, as torch.nn.functional.cross_entropy. "
                     "Example: cross_entropy(randn(4, 10), tensor([1, 0, 9, 3]))"},
                    {OpId::nll_loss,
                     "The negative log-likelihood of log-probabilities input [N, C] at class indices target [N], "
-                    "averaged by default, as torch.nn.functional.nll_loss. "
+                    "with class weights (weight=, the function's), averaged by default, as torch.nn.functional.nll_loss. "
                     "Example: nll_loss(log_softmax(randn(4, 10), dim=1), tensor([1, 0, 9, 3]))"},
                    {OpId::mse_loss,
                     "The squared difference of input and target, averaged by default, as torch.nn.functional.mse_loss. "
                     "Example: mse_loss(randn(4), zeros(4))"},
                    {OpId::binary_cross_entropy,
-                    "-(target * log(input) + (1 - target) * log(1 - input)) for probabilities input, averaged by "
-                    "default, as torch.nn.functional.binary_cross_entropy. "
+                    "-(target * log(input) + (1 - target) * log(1 - input)) for probabilities input, times weight= (the "
+                    "function's), averaged by default, as torch.nn.functional.binary_cross_entropy. "
                     "Example: binary_cross_entropy(rand(4), tensor([0.0, 1.0, 1.0, 0.0]))"},
                    {OpId::binary_cross_entropy_with_logits,
-                    "binary_cross_entropy of sigmoid(input), computed stably from the logits, as "
-                    "torch.nn.functional.binary_cross_entropy_with_logits. "
+                    "binary_cross_entropy of sigmoid(input), computed stably from the logits, with weight= and "
+                    "pos_weight= (the function's), as torch.nn.functional.binary_cross_entropy_with_logits. "
                     "Example: binary_cross_entropy_with_logits(randn(4), tensor([0.0, 1.0, 1.0, 0.0]))"}});
 }
 

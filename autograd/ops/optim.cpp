@@ -3,10 +3,12 @@
 // are what a compiled training step with its optimizer inside runs (Note [The
 // optimizer inside the graph] in interp/builtins/graph_step.cpp), and they differ from
 // the fused builtins optim.dsl calls eagerly (interp/builtins/builtins_optim.cpp) in
-// one way: the step count, the learning rate and the GradScaler's found_inf are
-// 0-dim tensors on the parameter's device, read by the kernel, not numbers baked into
-// the call. A replayed CUDA graph therefore steps with the current count and rate, and
-// skips a step with Inf or NaN without the host looking at found_inf.
+// one way: the step count, the hyperparameters (`hyper`: lr, betas, eps, weight decay,
+// momentum, dampening) and the GradScaler's found_inf are tensors on the parameter's
+// device, read by the kernel, not numbers baked into the call. A replayed CUDA graph
+// therefore steps with the current count and the values a scheduler set (lr, and the
+// momentum or beta1 OneCycleLR cycles), and skips a step with Inf or NaN without the
+// host looking at found_inf.
 //
 // Note [Rows that write their inputs]
 // These rows have no outputs: they write their inputs (OpDef::updated_inputs), as a
@@ -21,6 +23,7 @@
 
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
+#include "tensor/optim.hpp"
 
 namespace nabla {
 
@@ -41,12 +44,15 @@ void check_like_param(const char* op, const char* arg, const Tensor& t, const Te
                 param.device().str());
 }
 
-// A 0-dim tensor of `dtype` on the parameter's device (step, lr, found_inf).
-void check_scalar(const char* op, const char* arg, const Tensor& t, DType dtype, const Tensor& param) {
+// A tensor of `dtype` and `numel` values (0: a 0-dim one) on the parameter's device
+// (step, hyper, found_inf).
+void check_scalar(const char* op, const char* arg, const Tensor& t, DType dtype, const Tensor& param, int64_t numel = 0) {
   if (!t.defined()) return;
-  if (t.dim() != 0 || t.dtype() != dtype)
-    throw Error(arg_text(op, arg) + " must be a 0-dim " + dtype_name(dtype) + " tensor, got " +
-                dtype_name(t.dtype()) + t.shape_str());
+  bool shaped = numel == 0 ? t.dim() == 0 : t.dim() == 1 && t.numel() == numel;
+  if (!shaped || t.dtype() != dtype)
+    throw Error(arg_text(op, arg) + " must be " +
+                (numel == 0 ? std::string("a 0-dim ") : "a 1-D " + std::to_string(numel) + "-value ") +
+                dtype_name(dtype) + " tensor, got " + dtype_name(t.dtype()) + t.shape_str());
   if (t.device() != param.device())
     throw Error(arg_text(op, arg) + " is on " + t.device().str() + " but the parameter is on " +
                 param.device().str() + " (it must live beside the parameter: a copy would take the update)");
@@ -57,14 +63,8 @@ void check_param(const char* op, const Tensor& param) {
     throw Error(arg_text(op, "param") + " must be f32 or f64, got " + dtype_name(param.dtype()));
 }
 
-void check_hyper(const char* op, const Attrs& a, std::initializer_list<const char*> names) {
-  for (const char* name : names)
-    if (!std::isfinite(a.f(name))) throw Error(std::string(op) + ": " + name + " must be finite, got " +
-                                               number_str(a.f(name)));
-}
-
-// adam_step_(param, grad, exp_avg, exp_avg_sq, step, lr, found_inf; beta1, beta2, eps,
-// weight_decay, decoupled)
+// adam_step_(param, grad, exp_avg, exp_avg_sq, step, hyper, found_inf; decoupled), hyper
+// [lr, beta1, beta2, eps, weight_decay]
 std::vector<TensorMeta> infer_adam_step(const TensorList& in, const Attrs& a) {
   const char* op = "adam_step_";
   const Tensor& param = in[0];
@@ -72,32 +72,26 @@ std::vector<TensorMeta> infer_adam_step(const TensorList& in, const Attrs& a) {
   const char* names[] = {"grad", "exp_avg", "exp_avg_sq"};
   for (size_t k = 1; k <= 3; ++k) check_like_param(op, names[k - 1], in[k], param);
   check_scalar(op, "step", in[4], DType::f64, param);
-  check_scalar(op, "lr", in[5], DType::f64, param);
+  check_scalar(op, "hyper", in[5], DType::f64, param, kAdamHyperValues);
   check_scalar(op, "found_inf", in[6], DType::f32, param);
-  check_hyper(op, a, {"beta1", "beta2", "eps", "weight_decay"});
   return {};
 }
 
-// sgd_step_(param, grad, momentum_buffer, step, lr, found_inf; momentum, dampening,
-// weight_decay, nesterov)
+// sgd_step_(param, grad, momentum_buffer, step, hyper, found_inf; nesterov), hyper [lr,
+// momentum, dampening, weight_decay]; with a momentum_buffer (and its step count) the
+// step uses momentum, without one it does not (PyTorch's momentum=0).
 std::vector<TensorMeta> infer_sgd_step(const TensorList& in, const Attrs& a) {
   const char* op = "sgd_step_";
   const Tensor& param = in[0];
   check_param(op, param);
   check_like_param(op, "grad", in[1], param);
-  if (a.f("momentum") != 0) {
-    if (!in[2].defined() || !in[3].defined())
-      throw Error("sgd_step_: with momentum " + number_str(a.f("momentum")) +
-                  ", momentum_buffer and step are required (step 0: the buffer is filled with the first gradient)");
-    check_like_param(op, "momentum_buffer", in[2], param);
-  }
+  if (in[2].defined() != in[3].defined())
+    throw Error("sgd_step_: momentum_buffer and step go together (step 0: the buffer takes the first gradient); "
+                "give both for momentum, neither without");
+  if (in[2].defined()) check_like_param(op, "momentum_buffer", in[2], param);
   check_scalar(op, "step", in[3], DType::f64, param);
-  check_scalar(op, "lr", in[4], DType::f64, param);
+  check_scalar(op, "hyper", in[4], DType::f64, param, kSgdHyperValues);
   check_scalar(op, "found_inf", in[5], DType::f32, param);
-  check_hyper(op, a, {"momentum", "dampening", "weight_decay"});
-  if (a.b("nesterov") && (a.f("momentum") <= 0 || a.f("dampening") != 0))
-    throw Error("sgd_step_: nesterov needs a positive momentum and zero dampening, got momentum " +
-                number_str(a.f("momentum")) + ", dampening " + number_str(a.f("dampening")));
   return {};
 }
 
@@ -107,13 +101,12 @@ OpCost cost_adam_step(const TensorList& in, const Attrs&, const TensorList&) {
   double n = static_cast<double>(in[0].numel());
   return {12 * n, 7 * n * static_cast<double>(dtype_size(in[0].dtype()))};
 }
-OpCost cost_sgd_step(const TensorList& in, const Attrs& a, const TensorList&) {
+OpCost cost_sgd_step(const TensorList& in, const Attrs&, const TensorList&) {
   double n = static_cast<double>(in[0].numel());
-  double moved = a.f("momentum") != 0 ? 5 : 3;
+  double moved = in[2].defined() ? 5 : 3;
   return {6 * n, moved * n * static_cast<double>(dtype_size(in[0].dtype()))};
 }
 
-AttrSpec number(const char* name, double v) { return attr_optional(name, AttrKind::number, v); }
 AttrSpec flag(const char* name, bool v) { return attr_optional(name, AttrKind::boolean, v); }
 
 }  // namespace
@@ -121,8 +114,7 @@ AttrSpec flag(const char* name, bool v) { return attr_optional(name, AttrKind::b
 void register_optim_ops(std::vector<OpDef>& t) {
   row(t, OpId::adam_step_) = {.num_inputs = 7,
                               .num_outputs = 0,
-                              .attrs = {number("beta1", 0.9), number("beta2", 0.999), number("eps", 1e-8),
-                                        number("weight_decay", 0.0), flag("decoupled", false)},
+                              .attrs = {flag("decoupled", false)},
                               .infer = infer_adam_step,
                               .cpu = cpu::adam_step_,
                               .half_native = true,  // f32/f64 only: a converted copy would drop the write
@@ -131,27 +123,27 @@ void register_optim_ops(std::vector<OpDef>& t) {
                               .cost = cost_adam_step};
   row(t, OpId::sgd_step_) = {.num_inputs = 6,
                              .num_outputs = 0,
-                             .attrs = {number("momentum", 0.0), number("dampening", 0.0), number("weight_decay", 0.0),
-                                       flag("nesterov", false)},
+                             .attrs = {flag("nesterov", false)},
                              .infer = infer_sgd_step,
                              .cpu = cpu::sgd_step_,
                              .half_native = true,
                              .optional_inputs = 0b101100,  // momentum_buffer, step, found_inf
                              .updated_inputs = 0b1101,     // param, momentum_buffer, step
                              .cost = cost_sgd_step};
-  name_inputs(t, {{OpId::adam_step_, {"param", "grad", "exp_avg", "exp_avg_sq", "step", "lr", "found_inf"}},
-                  {OpId::sgd_step_, {"param", "grad", "momentum_buffer", "step", "lr", "found_inf"}}});
+  name_inputs(t, {{OpId::adam_step_, {"param", "grad", "exp_avg", "exp_avg_sq", "step", "hyper", "found_inf"}},
+                  {OpId::sgd_step_, {"param", "grad", "momentum_buffer", "step", "hyper", "found_inf"}}});
   document_ops(
       t, {{OpId::adam_step_,
            "One Adam step of param in place (AdamW's decoupled weight decay with decoupled=true), as "
-           "torch.optim.Adam's capturable step: step (a 0-dim f64 count) is advanced first and with lr (0-dim f64) "
-           "read by the kernel; exp_avg and exp_avg_sq are updated; a nonzero found_inf (0-dim f32) skips it all. "
-           "Example: adam_step_(zeros(3), ones(3), zeros(3), zeros(3), tensor(0.0, dtype=f64), tensor(0.1, dtype=f64))"},
+           "torch.optim.Adam's capturable step: step (a 0-dim f64 count) is advanced first and read by the kernel with "
+           "hyper (f64 [lr, beta1, beta2, eps, weight_decay]); exp_avg and exp_avg_sq are updated; a nonzero "
+           "found_inf (0-dim f32) skips it all. Example: adam_step_(zeros(3), ones(3), zeros(3), zeros(3), "
+           "tensor(0.0, dtype=f64), tensor([0.1, 0.9, 0.999, 1e-8, 0.0], dtype=f64))"},
           {OpId::sgd_step_,
-           "One SGD step of param in place, as torch.optim.SGD's: with momentum, momentum_buffer takes the first "
-           "gradient when step (a 0-dim f64 count, then advanced) is 0; lr (0-dim f64) is read by the kernel; a "
-           "nonzero found_inf (0-dim f32) skips it all. "
-           "Example: sgd_step_(zeros(3), ones(3), none, none, tensor(0.1, dtype=f64))"}});
+           "One SGD step of param in place, as torch.optim.SGD's, with hyper (f64 [lr, momentum, dampening, "
+           "weight_decay]) read by the kernel: given a momentum_buffer, it takes the first gradient when step (a 0-dim "
+           "f64 count, then advanced) is 0; a nonzero found_inf (0-dim f32) skips it all. "
+           "Example: sgd_step_(zeros(3), ones(3), none, none, tensor([0.1, 0.0, 0.0, 0.0], dtype=f64))"}});
 }
 
 }  // namespace nabla

@@ -105,7 +105,7 @@ std::string mismatch(const GraphModule& gm, const Guards& had, const Guards& now
   if (had.training != now.training)
     return "the modules' training flags are " + now.training + ", the graph was captured with " + had.training;
   if (had.step != now.step)
-    return "the optimizer's hyperparameters (other than lr), parameters or state tensors changed (a new momentum, "
+    return "the optimizer's flags, parameters or state tensors changed (maximize, nesterov, momentum turned on, "
            "add_param_group, load_state_dict)";
   return "";
 }

@@ -562,23 +562,12 @@ const BuiltinEntry kOpConventions[] = {
      "torch.repeat_interleave. Example: repeat_interleave(tensor([1, 2, 3]), tensor([1, 0, 2]), dim=0)"},
     {"one_hot", one_hot_builtin, "one_hot(input, num_classes=-1)", nullptr},
     {"cross_entropy", cross_entropy_builtin,
-     "cross_entropy(input, target, reduction=\"mean\", ignore_index=-100, label_smoothing=0.0, weight=none)",
-     "Cross entropy of logits [N, C, ...] against class indices [N, ...] or class probabilities (input's shape), "
-     "with class weights (weight=, or a tensor third argument) and label smoothing, as F.cross_entropy. "
-     "Example: cross_entropy(randn(4, 3), tensor([0, 2, 1, 1]), weight=tensor([1.0, 2.0, 0.5]))"},
-    {"nll_loss", nll_loss_builtin, "nll_loss(input, target, reduction=\"mean\", ignore_index=-100, weight=none)",
-     "The negative log likelihood of log-probabilities [N, C, ...] at class indices [N, ...], with class weights "
-     "(the mean divides by the weights of the kept targets), as F.nll_loss. "
-     "Example: nll_loss(log_softmax(randn(4, 3), 1), tensor([0, 2, 1, 1]))"},
+     "cross_entropy(input, target, reduction=\"mean\", ignore_index=-100, label_smoothing=0.0, weight=none)", nullptr},
+    {"nll_loss", nll_loss_builtin, "nll_loss(input, target, reduction=\"mean\", ignore_index=-100, weight=none)", nullptr},
     {"binary_cross_entropy", binary_cross_entropy_builtin,
-     "binary_cross_entropy(input, target, reduction=\"mean\", weight=none)",
-     "Binary cross entropy of probabilities in [0, 1] (logs clamped at -100), each element times weight, as "
-     "F.binary_cross_entropy. Example: binary_cross_entropy(tensor([0.2, 0.9]), tensor([0.0, 1.0]))"},
+     "binary_cross_entropy(input, target, reduction=\"mean\", weight=none)", nullptr},
     {"binary_cross_entropy_with_logits", binary_cross_entropy_with_logits_builtin,
-     "binary_cross_entropy_with_logits(input, target, reduction=\"mean\", weight=none, pos_weight=none)",
-     "Binary cross entropy of logits, computed stably, with element weights and pos_weight (the positive term's "
-     "weight, per class), as F.binary_cross_entropy_with_logits. "
-     "Example: binary_cross_entropy_with_logits(tensor([0.5, -1.0]), tensor([1.0, 0.0]), pos_weight=tensor([3.0]))"},
+     "binary_cross_entropy_with_logits(input, target, reduction=\"mean\", weight=none, pos_weight=none)", nullptr},
 };
 
 // How a row's default shows in a signature: as the language writes it.

@@ -9,20 +9,22 @@
 //     the gradients and computes found_inf, 1 when one holds Inf or NaN, as a 0-dim
 //     tensor on the device (stdlib/_optim_graph.dsl): nothing reads it on the host.
 //   - Each parameter's update is one adam_step_ or sgd_step_ node (autograd/ops/
-//     optim.cpp), which reads its step count and learning rate from 0-dim tensors
-//     beside the parameter and skips itself when found_inf is nonzero. The step
-//     counts live in the optimizer's state (so eager opt.step() and the graph share
-//     them, as PyTorch's capturable optimizers do); the learning rates are tensors this
-//     class keeps, one per group, refreshed from param_groups before each call when a
-//     scheduler changed them.
+//     optim.cpp), which reads its step count and hyperparameters from tensors beside
+//     the parameter and skips itself when found_inf is nonzero. The step counts live in
+//     the optimizer's state (so eager opt.step() and the graph share them, as
+//     PyTorch's capturable optimizers do); the hyperparameters (lr, betas, eps, weight
+//     decay, momentum, dampening) are one f64 tensor per group that this class keeps
+//     and refreshes from param_groups before each call where a scheduler changed them
+//     (OneCycleLR moves lr and momentum or beta1 every step).
 //   - The scaler's schedule is tensor ops ending in copy_ into its scale and count
 //     (optim.GradScaler._update_scale), on the device.
 //
 // Capturing runs the step once eagerly; Note [Capturing writes] (graph/capture.cpp)
 // puts the parameters and state back, so compile() does not step and each call steps
-// once. The captured graph depends on the other hyperparameters and on which tensors
-// are the parameters and the state (signature(): a change captures again, as a new
-// input shape does). The gradients stay inside the graph: .grad is not set.
+// once. The captured graph depends on the optimizer's flags (maximize, nesterov,
+// whether SGD has momentum) and on which tensors are the parameters and the state
+// (signature(): a change captures again, as a new input shape does). The gradients stay
+// inside the graph: .grad is not set.
 #include "interp/builtins/graph_step.hpp"
 
 #include <cmath>
@@ -69,16 +71,47 @@ std::string identity_text(const Value& v) {
   return repr(v);
 }
 
-std::string dict_text(const Value& d, const char* skip) {
+// A dict as the signature reads it, without the keys `skip` says to leave out.
+template <class Skip>
+std::string dict_text(const Value& d, Skip&& skip) {
   std::string s = "{";
   for (const auto& [k, v] : d.as<DictObj>()->entries) {
-    if (k.tag == Tag::Str && k.as<StrObj>()->s == skip) continue;
+    if (k.tag == Tag::Str && skip(k.template as<StrObj>()->s)) continue;
     s += repr(k) + ":" + identity_text(v) + ",";
   }
   return s + "}";
 }
 
 std::string class_name(const Value& v) { return v.as<InstanceObj>()->cls->decl->name; }
+
+// A group's hyperparameters in the order its row reads them (tensor/optim.hpp): SGD's
+// [lr, momentum, dampening, weight_decay], Adam's and AdamW's [lr, beta1, beta2, eps,
+// weight_decay].
+struct HyperKey {
+  const char* key;
+  int item = -1;  // an entry of a tuple (betas)
+};
+const std::vector<HyperKey>& hyper_keys(const std::string& optimizer) {
+  static const std::vector<HyperKey> sgd{{"lr"}, {"momentum"}, {"dampening"}, {"weight_decay"}};
+  static const std::vector<HyperKey> adam{{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}};
+  return optimizer == "SGD" ? sgd : adam;
+}
+
+double group_number(const Value& group, const HyperKey& h, size_t k) {
+  const Value* v = group.as<DictObj>()->find(make_str(h.key));
+  if (v && h.item >= 0 && (v->tag == Tag::Tuple || v->tag == Tag::List) && items(*v).size() > static_cast<size_t>(h.item))
+    v = &items(*v)[static_cast<size_t>(h.item)];
+  if (!v || !v->is_num())
+    throw Error("compile(optimizer=): param_groups[" + std::to_string(k) + "]['" + h.key + "'] must be a number, got " +
+                (v ? repr(*v) : std::string("nothing")));
+  return v->as_double();
+}
+
+bool is_hyper_key(const std::string& optimizer, const std::string& key) {
+  for (const HyperKey& h : hyper_keys(optimizer))
+    if (key == h.key) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -87,16 +120,17 @@ GraphStep::GraphStep(Value optimizer, Value scaler) : optimizer_(std::move(optim
 void GraphStep::prepare(Evaluator& ev) {
   call(ev, "prepare", {optimizer_});
   const std::vector<Value>& groups = items(ev.get_attr(optimizer_, "param_groups"));
-  for (size_t k = lrs_.size(); k < groups.size(); ++k) {  // a group added later gets its own
+  const int64_t count = static_cast<int64_t>(hyper_keys(class_name(optimizer_)).size());
+  for (size_t k = hypers_.size(); k < groups.size(); ++k) {  // a group added later gets its own
     const std::vector<Value>& params = items(*groups[k].as<DictObj>()->find(make_str("params")));
     Device device = params.empty() ? cpu_device() : params[0].t.device();
-    lrs_.push_back(zeros({}, DType::f64, device));
-    lr_values_.push_back(std::nan(""));  // refresh() fills it
+    hypers_.push_back(zeros({count}, DType::f64, device));
+    hyper_values_.emplace_back(static_cast<size_t>(count), std::nan(""));  // refresh() fills them
   }
   refresh(ev);
-  if (!scaler_.is_none() && !lrs_.empty()) {  // the scale beside the parameters
+  if (!scaler_.is_none() && !hypers_.empty()) {  // the scale beside the parameters
     CallArgs to;
-    to.pos = {ev.get_attr(Value::tensor(lrs_[0]), "device")};
+    to.pos = {ev.get_attr(Value::tensor(hypers_[0]), "device")};
     ev.call_method(scaler_, "_to", to);
   }
   description_ = describe(ev);
@@ -123,9 +157,9 @@ void GraphStep::record(Evaluator& ev, const TensorList& targets, const TensorLis
     gradients = items(unscaled)[0];
     found_inf = items(unscaled)[1];
   }
-  std::vector<Value> lrs;
-  for (const Tensor& lr : lrs_) lrs.push_back(Value::tensor(lr));
-  call(ev, "step", {optimizer_, gradients, found_inf, make_list(std::move(lrs))});
+  std::vector<Value> hypers;
+  for (const Tensor& h : hypers_) hypers.push_back(Value::tensor(h));
+  call(ev, "step", {optimizer_, gradients, found_inf, make_list(std::move(hypers))});
   if (!scaler_.is_none()) {
     CallArgs update;
     update.pos = {found_inf};
@@ -133,24 +167,30 @@ void GraphStep::record(Evaluator& ev, const TensorList& targets, const TensorLis
   }
 }
 
+// Only the values that changed are written: on a GPU each is a small fill kernel,
+// queued without waiting for the device.
 void GraphStep::refresh(Evaluator& ev) {
   const std::vector<Value>& groups = items(ev.get_attr(optimizer_, "param_groups"));
-  for (size_t k = 0; k < groups.size() && k < lrs_.size(); ++k) {
-    const Value* lr = groups[k].as<DictObj>()->find(make_str("lr"));
-    if (!lr || !lr->is_num())
-      throw Error("compile(optimizer=): param_groups[" + std::to_string(k) + "]['lr'] must be a number, got " +
-                  (lr ? repr(*lr) : std::string("nothing")));
-    if (lr->as_double() == lr_values_[k]) continue;
-    lr_values_[k] = lr->as_double();
-    fill_raw(lrs_[k], lr_values_[k]);
-  }
+  const std::vector<HyperKey>& keys = hyper_keys(class_name(optimizer_));
+  for (size_t k = 0; k < groups.size() && k < hypers_.size(); ++k)
+    for (size_t j = 0; j < keys.size(); ++j) {
+      double v = group_number(groups[k], keys[j], k);
+      if (v == hyper_values_[k][j]) continue;
+      hyper_values_[k][j] = v;
+      fill_raw(slice(hypers_[k], 0, static_cast<int64_t>(j), static_cast<int64_t>(j) + 1, 1), v);
+    }
 }
 
 std::string GraphStep::signature(Evaluator& ev) const {
-  std::string s = class_name(optimizer_) + " groups:";
-  for (const Value& g : items(ev.get_attr(optimizer_, "param_groups"))) s += dict_text(g, "lr");
+  const std::string kind = class_name(optimizer_);
+  std::string s = kind + " groups:";
+  for (const Value& g : items(ev.get_attr(optimizer_, "param_groups"))) {
+    s += dict_text(g, [&](const std::string& key) { return is_hyper_key(kind, key); });
+    if (kind == "SGD") s += group_number(g, {"momentum"}, 0) != 0 ? "momentum," : "plain,";  // buffers or none
+  }
   s += " state:";
-  for (const Value& st : items(ev.get_attr(optimizer_, "state"))) s += dict_text(st, "");
+  for (const Value& st : items(ev.get_attr(optimizer_, "state")))
+    s += dict_text(st, [](const std::string&) { return false; });
   if (!scaler_.is_none()) {
     s += " scaler:";
     for (const char* field : {"_scale", "_growth_tracker", "growth", "backoff", "interval"})

@@ -17,7 +17,7 @@ class GraphStep {
   GraphStep(Value optimizer, Value scaler);
 
   // Before each capture: checks that the optimizer can step inside a graph and makes
-  // its state (step counts as tensors beside the parameters) and the learning-rate
+  // its state (step counts as tensors beside the parameters) and the hyperparameter
   // tensors, one per parameter group.
   void prepare(Evaluator& ev);
   // While capturing: the loss to differentiate (loss * scale with a scaler).
@@ -26,12 +26,14 @@ class GraphStep {
   // not reach it): the scaler's unscale and Inf/NaN check, one optimizer row per
   // parameter, the scale's update. Recorded as graph nodes.
   void record(Evaluator& ev, const TensorList& targets, const TensorList& grads);
-  // Before each call: the groups' current learning rates into the lr tensors (those
-  // that changed), so a scheduler's changes reach a graph that reads them.
+  // Before each call: the groups' current hyperparameters (lr, betas, eps, weight
+  // decay, momentum, dampening) into their tensors (those that changed), so a
+  // scheduler's changes reach a graph that reads them.
   void refresh(Evaluator& ev);
-  // What a captured step depends on besides its inputs: every hyperparameter but lr,
-  // the groups' parameters, and which tensors hold the state. Another value captures
-  // again (load_state_dict, add_param_group, a new momentum).
+  // What a captured step depends on besides its inputs: the optimizer's flags
+  // (maximize, nesterov, whether SGD has momentum), the groups' parameters, and which
+  // tensors hold the state. Another value captures again (load_state_dict,
+  // add_param_group, momentum turned on).
   std::string signature(Evaluator& ev) const;
   // "optim.Adam (1 group, 8 parameters) and optim.GradScaler step inside the graph",
   // as of the last capture (print(gm) and gm.explain() show it).
@@ -41,8 +43,8 @@ class GraphStep {
   std::string describe(Evaluator& ev) const;
 
   Value optimizer_, scaler_;
-  TensorList lrs_;  // per group: a 0-dim f64 tensor on its parameters' device
-  std::vector<double> lr_values_;
+  TensorList hypers_;  // per group: its row's hyperparameters (f64) on its parameters' device
+  std::vector<std::vector<double>> hyper_values_;  // what hypers_ hold
   std::string description_;
 };
 

@@ -7,7 +7,13 @@ run the same problem in nabla and compare).
 
 The problem: three f64 parameters W [2,3], b [3], c [2]; the loss
 sum(0.5*A*W*W + B*W) + sum(0.5*a*b*b + bb*b) (c takes no part, so its grad stays none
-and the optimizer must leave it alone); 5 steps of zero_grad, backward, step.
+and the optimizer must leave it alone); 5 steps of zero_grad, backward, step (8 for
+RAdam, whose rectified step starts at the 6th).
+
+To add a case: a row in CASES (one group), GROUP_CASES (two groups, optionally with a
+scheduler stepped after each step), SCHEDS (a scheduler's lr sequence with one group and
+with two) or CYCLES (a scheduler that also cycles momentum or beta1: every group's lr
+and momentum at each epoch); then regenerate the file with the command above.
 """
 import math
 import torch
@@ -22,6 +28,7 @@ BW = [[0.1, -0.3, 0.2], [0.0, 0.4, -0.1]]
 AB = [2.0, 0.7, 1.2]
 BB = [-0.5, 0.1, 0.3]
 STEPS = 5
+RADAM_STEPS = 8
 
 
 def fmt(x):
@@ -30,14 +37,14 @@ def fmt(x):
     return repr(float(x))
 
 
-def run(make, sched=None):
+def run(make, sched=None, steps=STEPS):
     W = torch.tensor(W0, requires_grad=True)
     b = torch.tensor(B0, requires_grad=True)
     c = torch.tensor(C0, requires_grad=True)
     opt = make([W, b, c])
     s = sched(opt) if sched else None
     A_, BW_, AB_, BB_ = map(torch.tensor, (A, BW, AB, BB))
-    for _ in range(STEPS):
+    for _ in range(steps):
         opt.zero_grad()
         loss = (0.5 * A_ * W * W + BW_ * W).sum() + (0.5 * AB_ * b * b + BB_ * b).sum()
         loss.backward()
@@ -69,6 +76,30 @@ CASES = [
      lambda ps: torch.optim.RMSprop(ps, lr=0.01, alpha=0.9, momentum=0.9, weight_decay=0.1)),
     ("RMSprop centered", "optim.RMSprop(ps, lr=0.01, centered=true, momentum=0.5)",
      lambda ps: torch.optim.RMSprop(ps, lr=0.01, centered=True, momentum=0.5)),
+    ("Adagrad lr=0.1", "optim.Adagrad(ps, lr=0.1)", lambda ps: torch.optim.Adagrad(ps, lr=0.1)),
+    ("Adagrad defaults", "optim.Adagrad(ps)", lambda ps: torch.optim.Adagrad(ps)),
+    ("Adagrad lr_decay weight_decay initial_accumulator_value",
+     "optim.Adagrad(ps, lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.2, eps=1e-6)",
+     lambda ps: torch.optim.Adagrad(ps, lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.2, eps=1e-6)),
+    ("Adagrad maximize", "optim.Adagrad(ps, lr=0.05, weight_decay=0.1, maximize=true)",
+     lambda ps: torch.optim.Adagrad(ps, lr=0.05, weight_decay=0.1, maximize=True)),
+    ("Adamax lr=0.1", "optim.Adamax(ps, lr=0.1)", lambda ps: torch.optim.Adamax(ps, lr=0.1)),
+    ("Adamax defaults", "optim.Adamax(ps)", lambda ps: torch.optim.Adamax(ps)),
+    ("Adamax betas weight_decay", "optim.Adamax(ps, lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)",
+     lambda ps: torch.optim.Adamax(ps, lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)),
+    ("Adamax maximize", "optim.Adamax(ps, lr=0.1, weight_decay=0.1, maximize=true)",
+     lambda ps: torch.optim.Adamax(ps, lr=0.1, weight_decay=0.1, maximize=True)),
+    ("NAdam lr=0.1", "optim.NAdam(ps, lr=0.1)", lambda ps: torch.optim.NAdam(ps, lr=0.1)),
+    ("NAdam defaults", "optim.NAdam(ps)", lambda ps: torch.optim.NAdam(ps)),
+    ("NAdam betas weight_decay momentum_decay",
+     "optim.NAdam(ps, lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, momentum_decay=0.1)",
+     lambda ps: torch.optim.NAdam(ps, lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, momentum_decay=0.1)),
+    ("RAdam lr=0.1", "optim.RAdam(ps, lr=0.1)", lambda ps: torch.optim.RAdam(ps, lr=0.1), RADAM_STEPS),
+    ("RAdam defaults", "optim.RAdam(ps)", lambda ps: torch.optim.RAdam(ps), RADAM_STEPS),
+    ("RAdam betas weight_decay", "optim.RAdam(ps, lr=0.05, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1)",
+     lambda ps: torch.optim.RAdam(ps, lr=0.05, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1), RADAM_STEPS),
+    ("RAdam before its rectified steps", "optim.RAdam(ps, lr=0.1, weight_decay=0.1)",
+     lambda ps: torch.optim.RAdam(ps, lr=0.1, weight_decay=0.1)),
 ]
 
 
@@ -109,6 +140,47 @@ GROUP_CASES = [
      lambda ps: torch.optim.Adam([{"params": [ps[0]], "lr": 0.2}, {"params": ps[1:]}], lr=0.05),
      "fn(o) = optim.CosineAnnealingLR(o, 4, eta_min=0.01)",
      lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, 4, eta_min=0.01)),
+    # Adagrad sums start at the constructor's initial_accumulator_value, a group's own
+    # (0.5) unused, as PyTorch 1.13's.
+    ("Adagrad two groups",
+     'optim.Adagrad([{"params": [ps[0]], "lr": 0.05, "lr_decay": 0.1}, '
+     '{"params": [ps[1], ps[2]], "weight_decay": 0.1, "initial_accumulator_value": 0.5}], lr=0.1, initial_accumulator_value=0.1)',
+     lambda ps: torch.optim.Adagrad([{"params": [ps[0]], "lr": 0.05, "lr_decay": 0.1},
+                                     {"params": ps[1:], "weight_decay": 0.1, "initial_accumulator_value": 0.5}],
+                                    lr=0.1, initial_accumulator_value=0.1), None, None),
+    ("Adamax two groups",
+     'optim.Adamax([{"params": [ps[0]], "betas": (0.8, 0.9), "maximize": true}, {"params": [ps[1], ps[2]], "lr": 0.02}], '
+     'lr=0.1, weight_decay=0.1)',
+     lambda ps: torch.optim.Adamax([{"params": [ps[0]], "betas": (0.8, 0.9), "maximize": True},
+                                    {"params": ps[1:], "lr": 0.02}], lr=0.1, weight_decay=0.1), None, None),
+    ("NAdam two groups",
+     'optim.NAdam([{"params": [ps[0]], "momentum_decay": 0.05}, {"params": [ps[1], ps[2]], "lr": 0.02, "weight_decay": 0.1}], '
+     'lr=0.1)',
+     lambda ps: torch.optim.NAdam([{"params": [ps[0]], "momentum_decay": 0.05},
+                                   {"params": ps[1:], "lr": 0.02, "weight_decay": 0.1}], lr=0.1), None, None),
+    ("RAdam two groups",
+     'optim.RAdam([{"params": [ps[0]], "betas": (0.8, 0.9)}, {"params": [ps[1], ps[2]], "lr": 0.02, "weight_decay": 0.1}], '
+     'lr=0.1)',
+     lambda ps: torch.optim.RAdam([{"params": [ps[0]], "betas": (0.8, 0.9)},
+                                   {"params": ps[1:], "lr": 0.02, "weight_decay": 0.1}], lr=0.1), None, None, RADAM_STEPS),
+    # The momentum (beta1) the schedulers cycle is the one the steps use.
+    ("SGD momentum with CyclicLR",
+     'optim.SGD([{"params": [ps[0]]}, {"params": [ps[1], ps[2]], "lr": 0.02}], lr=0.05, momentum=0.5)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]]}, {"params": ps[1:], "lr": 0.02}], lr=0.05, momentum=0.5),
+     "fn(o) = optim.CyclicLR(o, [0.01, 0.02], 0.2, step_size_up=2, base_momentum=0.6, max_momentum=[0.9, 0.95])",
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, [0.01, 0.02], 0.2, step_size_up=2, base_momentum=0.6,
+                                                 max_momentum=[0.9, 0.95])),
+    ("Adam with OneCycleLR (beta1 cycled)",
+     'optim.Adam([{"params": [ps[0]]}, {"params": [ps[1], ps[2]], "betas": (0.8, 0.99)}], lr=0.05)',
+     lambda ps: torch.optim.Adam([{"params": [ps[0]]}, {"params": ps[1:], "betas": (0.8, 0.99)}], lr=0.05),
+     "fn(o) = optim.OneCycleLR(o, [0.3, 0.1], total_steps=6)",
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, [0.3, 0.1], total_steps=6)),
+    ("NAdam with OneCycleLR three_phase linear",
+     'optim.NAdam([ps[0], ps[1], ps[2]], lr=0.05)',
+     lambda ps: torch.optim.NAdam(ps, lr=0.05),
+     'fn(o) = optim.OneCycleLR(o, 0.2, epochs=2, steps_per_epoch=4, anneal_strategy="linear", three_phase=true)',
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.2, epochs=2, steps_per_epoch=4, anneal_strategy="linear",
+                                                   three_phase=True)),
 ]
 
 
@@ -158,7 +230,106 @@ SCHEDS = [
      lambda o: torch.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=3)),
     ("CosineAnnealingWarmRestarts", "optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, 3, T_mult=2, eta_min=0.01)",
      lambda o: torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, 3, T_mult=2, eta_min=0.01)),
+    ("PolynomialLR", "optim.PolynomialLR(opt, total_iters=6, power=2.0)",
+     lambda o: torch.optim.lr_scheduler.PolynomialLR(o, total_iters=6, power=2.0)),
+    ("PolynomialLR defaults", "optim.lr_scheduler.PolynomialLR(opt)",
+     lambda o: torch.optim.lr_scheduler.PolynomialLR(o)),
+    ("PolynomialLR power=0.5", "optim.PolynomialLR(opt, total_iters=9, power=0.5)",
+     lambda o: torch.optim.lr_scheduler.PolynomialLR(o, total_iters=9, power=0.5)),
+    # SGD without momentum still has the key, so CyclicLR cycles it by default.
+    ("CyclicLR triangular", "optim.CyclicLR(opt, 0.01, 0.1, step_size_up=3, step_size_down=2)",
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=3, step_size_down=2)),
+    ("CyclicLR triangular2", 'optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, mode="triangular2", cycle_momentum=false)',
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=2, mode="triangular2", cycle_momentum=False)),
+    ("CyclicLR exp_range", 'optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.9)',
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.9)),
+    ("CyclicLR scale_fn", 'optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, scale_fn=fn(x) = 1.0 / (1 + x), scale_mode="iterations")',
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=2, scale_fn=lambda x: 1.0 / (1 + x),
+                                                 scale_mode="iterations")),
+    ("OneCycleLR cos", "optim.OneCycleLR(opt, max_lr=1.0, total_steps=14)",
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, max_lr=1.0, total_steps=14)),
+    ("OneCycleLR linear epochs", 'optim.OneCycleLR(opt, 0.5, epochs=2, steps_per_epoch=7, pct_start=0.25, anneal_strategy="linear")',
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.5, epochs=2, steps_per_epoch=7, pct_start=0.25,
+                                                   anneal_strategy="linear")),
+    ("OneCycleLR three_phase", "optim.lr_scheduler.OneCycleLR(opt, 0.4, total_steps=14, div_factor=10.0, final_div_factor=100.0, three_phase=true)",
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.4, total_steps=14, div_factor=10.0, final_div_factor=100.0,
+                                                   three_phase=True)),
 ]
+
+
+# Schedulers that cycle momentum (or beta1) with two parameter groups: (name, nabla
+# optimizer of ps (two tensors), torch optimizer, nabla scheduler of opt, torch
+# scheduler, the group key cycled: "momentum" or "betas").
+CYCLES = [
+    ("CyclicLR SGD per-group values",
+     'optim.SGD([{"params": [ps[0]], "lr": 0.1}, {"params": [ps[1]], "lr": 0.02}], lr=0.5, momentum=0.9)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]], "lr": 0.1}, {"params": [ps[1]], "lr": 0.02}], lr=0.5, momentum=0.9),
+     "optim.CyclicLR(opt, [0.01, 0.02], [0.1, 0.3], step_size_up=2, step_size_down=3, base_momentum=[0.8, 0.7], max_momentum=0.95)",
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, [0.01, 0.02], [0.1, 0.3], step_size_up=2, step_size_down=3,
+                                                 base_momentum=[0.8, 0.7], max_momentum=0.95), "momentum"),
+    ("CyclicLR triangular2 RMSprop",
+     'optim.RMSprop([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)',
+     lambda ps: torch.optim.RMSprop([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1),
+     'optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, mode="triangular2")',
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=2, mode="triangular2"), "momentum"),
+    ("CyclicLR exp_range SGD",
+     'optim.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1),
+     'optim.CyclicLR(opt, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.8)',
+     lambda o: torch.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.8), "momentum"),
+    ("OneCycleLR cos SGD momentum",
+     'optim.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1, momentum=0.9)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1, momentum=0.9),
+     "optim.OneCycleLR(opt, [1.0, 0.5], total_steps=10, base_momentum=[0.8, 0.85], max_momentum=0.9)",
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, [1.0, 0.5], total_steps=10, base_momentum=[0.8, 0.85],
+                                                   max_momentum=0.9), "momentum"),
+    ("OneCycleLR linear Adam beta1",
+     'optim.Adam([{"params": [ps[0]]}, {"params": [ps[1]], "betas": (0.8, 0.9)}], lr=0.1)',
+     lambda ps: torch.optim.Adam([{"params": [ps[0]]}, {"params": [ps[1]], "betas": (0.8, 0.9)}], lr=0.1),
+     'optim.OneCycleLR(opt, 0.3, total_steps=10, pct_start=0.4, anneal_strategy="linear")',
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.3, total_steps=10, pct_start=0.4, anneal_strategy="linear"),
+     "betas"),
+    ("OneCycleLR three_phase AdamW beta1",
+     'optim.AdamW([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)',
+     lambda ps: torch.optim.AdamW([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1),
+     "optim.OneCycleLR(opt, 0.3, epochs=3, steps_per_epoch=4, three_phase=true, base_momentum=0.7)",
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.3, epochs=3, steps_per_epoch=4, three_phase=True,
+                                                   base_momentum=0.7), "betas"),
+    ("OneCycleLR without cycle_momentum",
+     'optim.Adagrad([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)',
+     lambda ps: torch.optim.Adagrad([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1),
+     "optim.OneCycleLR(opt, 0.3, total_steps=10, cycle_momentum=false)",
+     lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.3, total_steps=10, cycle_momentum=False), None),
+]
+
+
+# Every group's [lrs, momenta (or beta1s)] at epoch 0 and after each of n steps.
+def cycle_values(make_opt, make_sched, n, key):
+    ps = [torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)]
+    opt = make_opt(ps)
+    s = make_sched(opt)
+
+    def snapshot():
+        lrs = [g["lr"] for g in opt.param_groups]
+        moms = [] if key is None else [g[key] if key == "momentum" else g[key][0] for g in opt.param_groups]
+        return [lrs, moms]
+    out = [snapshot()]
+    for _ in range(n):
+        opt.step()
+        s.step()
+        out.append(snapshot())
+    return out
+
+
+def print_cycle_tests():
+    for name, opt_dsl, make_opt, dsl, make_sched, key in CYCLES:
+        print(f'test "{name} lrs and momenta match PyTorch" {{')
+        print("  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]")
+        print(f"  let opt = {opt_dsl}")
+        print(f"  let sched = {dsl}")
+        key_dsl = "none" if key is None else f'"{key}"'
+        print(f"  check_cycle(sched, opt, {key_dsl}, {fmt(cycle_values(make_opt, make_sched, 10, key))})")
+        print("}\n")
 
 
 def main():
@@ -221,24 +392,44 @@ fn check_group_lrs(sched, opt, want) {
     expect(opt.lr == got[0] and sched.get_lr() == got[0])
   }
 }
+
+# want: at each epoch, [every group's lr, every group's momentum (key "momentum") or
+# beta1 (key "betas"); none when not cycled].
+fn check_cycle(sched, opt, key, want) {
+  for i in range(len(want)) {
+    if i > 0 {
+      opt.step()
+      sched.step()
+    }
+    for k in range(len(opt.param_groups)) {
+      let g = opt.param_groups[k]
+      expect_close(g["lr"], want[i][0][k], rtol=1e-12, atol=1e-15)
+      if key != none { expect_close(g["momentum"] if key == "momentum" else g["betas"][0], want[i][1][k], rtol=1e-12, atol=1e-15) }
+    }
+  }
+}
 """ % STEPS)
-    for name, dsl, make in CASES:
-        W, b, c = run(make)
-        print(f'test "{name} matches PyTorch after {STEPS} steps" {{')
-        print(f"  check(run(fn(ps) = {dsl}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
+    for name, dsl, make, *rest in CASES:
+        steps = rest[0] if rest else STEPS
+        W, b, c = run(make, steps=steps)
+        steps_arg = f", steps={steps}" if steps != STEPS else ""
+        print(f'test "{name} matches PyTorch after {steps} steps" {{')
+        print(f"  check(run(fn(ps) = {dsl}{steps_arg}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
         print("}\n")
-        if name.startswith("Adam") and "amsgrad" not in name:
+        if name.split()[0] in ("Adam", "AdamW") and "amsgrad" not in name:
             # The same through the tensor-op path instead of the fused native update.
             print(f'test "{name} matches PyTorch after {STEPS} steps without the fused update" {{')
             print("  optim._use_fused(false)")
             print(f"  check(run(fn(ps) = {dsl}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
             print("  optim._use_fused(true)")
             print("}\n")
-    for name, dsl, make, sched_dsl, sched in GROUP_CASES:
-        W, b, c = run(make, sched)
+    for name, dsl, make, sched_dsl, sched, *rest in GROUP_CASES:
+        steps = rest[0] if rest else STEPS
+        W, b, c = run(make, sched, steps)
         sched_arg = f", sched={sched_dsl}" if sched_dsl else ""
-        print(f'test "{name} matches PyTorch after {STEPS} steps" {{')
-        print(f"  check(run(fn(ps) = {dsl}{sched_arg}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
+        steps_arg = f", steps={steps}" if steps != STEPS else ""
+        print(f'test "{name} matches PyTorch after {steps} steps" {{')
+        print(f"  check(run(fn(ps) = {dsl}{sched_arg}{steps_arg}), [{fmt(W)}, {fmt(b)}, {fmt(c)}])")
         print("}\n")
     for name, dsl, make in SCHEDS:
         print_sched_test(f"{name} lr sequences of two groups match PyTorch",
@@ -249,6 +440,7 @@ fn check_group_lrs(sched, opt, want) {
         print_sched_test(f"{name} lr sequence matches PyTorch",
                          ["let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)"], dsl, "check_lrs", lrs(make, 14))
     print_plateau_tests()
+    print_cycle_tests()
 
 
 # ReduceLROnPlateau, stepped with a metric: the lrs after each step for a fixed

@@ -4,9 +4,11 @@ They write their inputs and return nothing, so each case lists the inputs it wri
 (`updated`) and the sweep compares those, after the call, with what PyTorch 1.13's
 own single-tensor steps (torch.optim.adam.adam, adamw.adamw, sgd.sgd) leave in the
 same tensors. The step count is a 0-dim f64 tensor (PyTorch's state["step"]), the
-learning rate a 0-dim f64 tensor read by the kernel; a nonzero found_inf (0-dim f32)
-skips the step: nothing changes, the count included. Not differentiable; written
-inputs must be contiguous, so no layout rerun."""
+hyperparameters an f64 tensor read by the kernel (Adam's [lr, beta1, beta2, eps,
+weight_decay], SGD's [lr, momentum, dampening, weight_decay]; without a momentum
+buffer SGD takes no momentum); a nonzero found_inf (0-dim f32) skips the step: nothing
+changes, the count included. Not differentiable; the written inputs of the cases are
+contiguous, so no layout rerun."""
 import torch
 import torch.optim.adam as adam_mod
 import torch.optim.adamw as adamw_mod
@@ -18,26 +20,30 @@ def f64(v):
     return torch.tensor(v, dtype=torch.float64)
 
 
-def adam_reference(decoupled, beta1, beta2, eps, weight_decay):
+def adam_reference(decoupled):
     """PyTorch's Adam (or AdamW) step on the given tensors, in place."""
     step_fn = adamw_mod.adamw if decoupled else adam_mod.adam
 
-    def run(p, g, m, v, step, lr, found_inf=None):
+    def run(p, g, m, v, step, hyper, found_inf=None):
         if found_inf is not None and found_inf.item() != 0:
             return ()
-        step_fn([p], [g], [m], [v], [], [step], amsgrad=False, beta1=beta1, beta2=beta2, lr=lr.item(),
+        lr, beta1, beta2, eps, weight_decay = hyper.tolist()
+        step_fn([p], [g], [m], [v], [], [step], amsgrad=False, beta1=beta1, beta2=beta2, lr=lr,
                 weight_decay=weight_decay, eps=eps, maximize=False)
         return ()
     return run
 
 
-def sgd_reference(momentum, dampening, weight_decay, nesterov):
+def sgd_reference(nesterov):
     """PyTorch's SGD step in place; step 0: the momentum buffer is not there yet."""
-    def run(p, g, buf, step, lr, found_inf=None):
+    def run(p, g, buf, step, hyper, found_inf=None):
         if found_inf is not None and found_inf.item() != 0:
             return ()
+        lr, momentum, dampening, weight_decay = hyper.tolist()
+        if buf is None:
+            momentum = 0.0
         bufs = [None if momentum == 0 or step is None or step.item() == 0 else buf]
-        sgd_mod.sgd([p], [g], bufs, weight_decay=weight_decay, momentum=momentum, lr=lr.item(),
+        sgd_mod.sgd([p], [g], bufs, weight_decay=weight_decay, momentum=momentum, lr=lr,
                     dampening=dampening, nesterov=nesterov, maximize=False)
         if momentum != 0:
             buf.copy_(bufs[0])
@@ -50,10 +56,10 @@ def sgd_reference(momentum, dampening, weight_decay, nesterov):
 def adam_case(name, shape, decoupled=False, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, step=0.0,
               found_inf=None, dtype=torch.float64):
     inputs = [randn(*shape, dtype=dtype), randn(*shape, dtype=dtype), 0.1 * randn(*shape, dtype=dtype),
-              rand(*shape, low=0.01, high=0.2, dtype=dtype), f64(step), f64(0.01), found_inf]
-    attrs = {"beta1": beta1, "beta2": beta2, "eps": eps, "weight_decay": weight_decay, "decoupled": decoupled}
+              rand(*shape, low=0.01, high=0.2, dtype=dtype), f64(step), f64([0.01, beta1, beta2, eps, weight_decay]),
+              found_inf]
     rtol = 1e-7 if dtype == torch.float64 else 1e-6
-    return case("adam_step_", inputs, attrs, adam_reference(decoupled, beta1, beta2, eps, weight_decay),
+    return case("adam_step_", inputs, {"decoupled": decoupled}, adam_reference(decoupled),
                 name=name, grad=[], layouts=False, updated=[0, 2, 3, 4], rtol=rtol, atol=1e-12)
 
 
@@ -62,10 +68,9 @@ def sgd_case(name, shape, momentum=0.0, dampening=0.0, weight_decay=0.0, nestero
     with_momentum = momentum != 0
     inputs = [randn(*shape, dtype=dtype), randn(*shape, dtype=dtype),
               randn(*shape, dtype=dtype) if with_momentum else None, f64(step) if with_momentum else None,
-              f64(0.05), found_inf]
-    attrs = {"momentum": momentum, "dampening": dampening, "weight_decay": weight_decay, "nesterov": nesterov}
+              f64([0.05, momentum, dampening, weight_decay]), found_inf]
     written = [0, 2, 3] if with_momentum else [0]
-    return case("sgd_step_", inputs, attrs, sgd_reference(momentum, dampening, weight_decay, nesterov),
+    return case("sgd_step_", inputs, {"nesterov": nesterov}, sgd_reference(nesterov),
                 name=name, grad=[], layouts=False, updated=written, atol=1e-12)
 
 

@@ -99,8 +99,8 @@ void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Te
 }
 
 // ---- the rows adam_step_ and sgd_step_ (autograd/ops/optim.cpp) -------------------------
-// Their step, lr and found_inf are 0-dim tensors on the CPU here, read as the call
-// runs; the update is the fused kernels' above, so a compiled step equals eager
+// Their step, hyperparameters and found_inf are tensors on the CPU here, read as the
+// call runs; the update is the fused kernels' above, so a compiled step equals eager
 // optim.Adam and optim.SGD bit for bit.
 
 namespace {
@@ -123,24 +123,23 @@ void write_back(const TensorList& written, const TensorList& dense) {
 
 }  // namespace
 
-// in: param, grad, exp_avg, exp_avg_sq, step, lr, found_inf
+// in: param, grad, exp_avg, exp_avg_sq, step, hyper, found_inf
 void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
   if (skipped(in[6])) return;
   add_one(in[4]);
-  AdamHyper h;
-  h.lr = in[5].item(), h.beta1 = a.f("beta1"), h.beta2 = a.f("beta2"), h.eps = a.f("eps");
-  h.weight_decay = a.f("weight_decay"), h.decoupled = a.b("decoupled"), h.step = in[4].item();
+  const Tensor hyper = contiguous_raw(in[5]);
+  AdamHyper h = adam_hyper_from(hyper.data<double>(), in[4].item(), a.b("decoupled"));
   TensorList dense = {contiguous_raw(in[0]), contiguous_raw(in[2]), contiguous_raw(in[3])};
   adam_step(dense[0], contiguous_raw(in[1]), dense[1], dense[2], h);
   write_back({in[0], in[2], in[3]}, dense);
 }
 
-// in: param, grad, momentum_buffer, step, lr, found_inf
+// in: param, grad, momentum_buffer, step, hyper, found_inf
 void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
   if (skipped(in[5])) return;
-  SgdHyper h;
-  h.lr = in[4].item(), h.momentum = a.f("momentum"), h.dampening = a.f("dampening");
-  h.weight_decay = a.f("weight_decay"), h.nesterov = a.b("nesterov");
+  const Tensor hyper = contiguous_raw(in[4]);
+  SgdHyper h = sgd_hyper_from(hyper.data<double>(), a.b("nesterov"));
+  if (!in[2].defined()) h.momentum = 0;  // no buffer: plain SGD
   TensorList written = {in[0]}, dense = {contiguous_raw(in[0])};
   SgdMultiArgs args{{dense[0]}, {contiguous_raw(in[1])}, {}, {}};
   if (h.momentum != 0) {

@@ -105,9 +105,10 @@ void launch_sgd_multi_all(const SgdMultiArgs& args, const SgdHyper& hyper) {
 }
 
 // ---- the rows adam_step_ and sgd_step_ (autograd/ops/optim.cpp) -------------------------
-// The step count, lr and found_inf live on the device and are read there, so that a
-// step recorded into a CUDA graph replays with the current count and rate and skips
-// itself on Inf/NaN without the host reading found_inf. Each block's first thread
+// The step count, the hyperparameters and found_inf live on the device and are read
+// there, so that a step recorded into a CUDA graph replays with the current count and
+// the values a scheduler set, and skips itself on Inf/NaN without the host reading
+// found_inf. Each block's first thread
 // works out the step's constants (as the host does for the eager kernels) into shared
 // memory. The count advances in a one-thread kernel of its own on the same stream:
 // before Adam's update (which reads the new count), after SGD's (which reads whether
@@ -118,27 +119,25 @@ __global__ void advance_step(double* step, const float* found_inf) {
 }
 
 template <class T>
-__global__ void adam_row_kernel(T* p, const T* g, T* m, T* v, int64_t n, const double* step, const double* lr,
-                                const float* found_inf, AdamHyper h) {
+__global__ void adam_row_kernel(T* p, const T* g, T* m, T* v, int64_t n, const double* step, const double* hyper,
+                                const float* found_inf, bool decoupled) {
   if (found_inf != nullptr && *found_inf != 0) return;
   __shared__ AdamConstants<T> c;
-  if (threadIdx.x == 0) {
-    h.step = *step;
-    h.lr = *lr;
-    c = adam_constants<T>(h);
-  }
+  if (threadIdx.x == 0) c = adam_constants<T>(adam_hyper_from(hyper, *step, decoupled));
   __syncthreads();
   NABLA_GRID_STRIDE_LOOP(i, n) { adam_update(p, g, m, v, i, c); }
 }
 
+// Without a buffer (buf null) the step is plain SGD whatever hyper's momentum says.
 template <class T>
-__global__ void sgd_row_kernel(T* p, const T* g, T* buf, int64_t n, const double* step, const double* lr,
-                               const float* found_inf, SgdHyper h) {
+__global__ void sgd_row_kernel(T* p, const T* g, T* buf, int64_t n, const double* step, const double* hyper,
+                               const float* found_inf, bool nesterov) {
   if (found_inf != nullptr && *found_inf != 0) return;
   __shared__ SgdConstants<T> c;
   __shared__ bool fresh;
   if (threadIdx.x == 0) {
-    h.lr = *lr;
+    SgdHyper h = sgd_hyper_from(hyper, nesterov);
+    if (buf == nullptr) h.momentum = 0;
     c = sgd_constants<T>(h);
     fresh = c.with_momentum && *step == 0;
   }
@@ -167,34 +166,34 @@ void write_back(const TensorList& written, const TensorList& dense) {
 }
 
 template <class T>
-void adam_row(const TensorList& in, const AdamHyper& h, cudaStream_t stream) {
+void adam_row(const TensorList& in, bool decoupled, cudaStream_t stream) {
   TensorList dense = {contiguous_raw(in[0]), contiguous_raw(in[2]), contiguous_raw(in[3])};
-  Tensor g = contiguous_raw(in[1]);
+  Tensor g = contiguous_raw(in[1]), hyper = contiguous_raw(in[5]);
   int64_t n = in[0].numel();
   if (n > 0) {
     adam_row_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
         device_data<T>(dense[0]), device_data<const T>(g), device_data<T>(dense[1]), device_data<T>(dense[2]), n,
-        device_data<const double>(in[4]), device_data<const double>(in[5]), optional_data<float>(in[6]), h);
+        device_data<const double>(in[4]), device_data<const double>(hyper), optional_data<float>(in[6]), decoupled);
     NABLA_CUDA_LAUNCH_CHECK();
   }
   write_back({in[0], in[2], in[3]}, dense);
 }
 
 template <class T>
-void sgd_row(const TensorList& in, const SgdHyper& h, cudaStream_t stream) {
+void sgd_row(const TensorList& in, bool nesterov, cudaStream_t stream) {
   TensorList written = {in[0]}, dense = {contiguous_raw(in[0])};
-  if (h.momentum != 0) {
+  if (in[2].defined()) {
     written.push_back(in[2]);
     dense.push_back(contiguous_raw(in[2]));
   }
-  Tensor g = contiguous_raw(in[1]);
+  Tensor g = contiguous_raw(in[1]), hyper = contiguous_raw(in[4]);
   int64_t n = in[0].numel();
-  T* buf = h.momentum != 0 ? device_data<T>(dense[1]) : nullptr;
+  T* buf = in[2].defined() ? device_data<T>(dense[1]) : nullptr;
   const double* step = in[3].defined() ? device_data<const double>(in[3]) : nullptr;
   if (n > 0) {
     sgd_row_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(device_data<T>(dense[0]), device_data<const T>(g), buf,
-                                                              n, step, device_data<const double>(in[4]),
-                                                              optional_data<float>(in[5]), h);
+                                                              n, step, device_data<const double>(hyper),
+                                                              optional_data<float>(in[5]), nesterov);
     NABLA_CUDA_LAUNCH_CHECK();
   }
   write_back(written, dense);
@@ -207,26 +206,20 @@ void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
   DeviceGuard guard(in[0].device().index);
   cudaStream_t stream = stream_for(in[0]);
   advance(in[4], in[6], stream);
-  AdamHyper h;
-  h.beta1 = a.f("beta1"), h.beta2 = a.f("beta2"), h.eps = a.f("eps");
-  h.weight_decay = a.f("weight_decay"), h.decoupled = a.b("decoupled");
   if (in[0].dtype() == DType::f32)
-    adam_row<float>(in, h, stream);
+    adam_row<float>(in, a.b("decoupled"), stream);
   else
-    adam_row<double>(in, h, stream);
+    adam_row<double>(in, a.b("decoupled"), stream);
 }
 
 // in: param, grad, momentum_buffer, step, lr, found_inf
 void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
   DeviceGuard guard(in[0].device().index);
   cudaStream_t stream = stream_for(in[0]);
-  SgdHyper h;
-  h.momentum = a.f("momentum"), h.dampening = a.f("dampening");
-  h.weight_decay = a.f("weight_decay"), h.nesterov = a.b("nesterov");
   if (in[0].dtype() == DType::f32)
-    sgd_row<float>(in, h, stream);
+    sgd_row<float>(in, a.b("nesterov"), stream);
   else
-    sgd_row<double>(in, h, stream);
+    sgd_row<double>(in, a.b("nesterov"), stream);
   if (in[3].defined()) advance(in[3], in[5], stream);
 }
 

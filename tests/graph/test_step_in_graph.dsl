@@ -134,7 +134,7 @@ test "eager steps and compiled steps share the optimizer's state" {
   expect(o2.state[1]["step"].item() == 6.0, f"{o2.state[1]}")
 }
 
-test "load_state_dict and a new momentum capture again; the step follows them" {
+test "load_state_dict and momentum turned on capture again; a new momentum or lr does not" {
   let m = mlp()
   let o = optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
   let y = randint(0, 4, [10])
@@ -143,10 +143,28 @@ test "load_state_dict and a new momentum capture again; the step follows them" {
   gm(plain(0), y)
   o.load_state_dict(o.state_dict())
   gm(plain(1), y)
-  expect("optimizer's hyperparameters (other than lr), parameters or state tensors changed" in gm.explain(), gm.explain())
+  expect("optimizer's flags, parameters or state tensors changed" in gm.explain(), gm.explain())
   o.momentum = 0.5
+  o.lr = 0.05
   gm(plain(2), y)
-  expect(len(gm.explain().split("optimizer's hyperparameters")) == 3, gm.explain())
+  expect(len(gm.explain().split("optimizer's flags")) == 2, "a new momentum is read, not captured: " + gm.explain())
+  let m2 = mlp()
+  let o2 = optim.SGD(m2.parameters(), lr=0.1)
+  fn loss2(x, y) = cross_entropy(m2(x), y)
+  let gm2 = compile(loss2, plain(0), y, train=true, optimizer=o2)
+  gm2(plain(0), y)
+  o2.momentum = 0.9
+  gm2(plain(1), y)
+  expect(len(gm2.explain().split("optimizer's flags")) == 2, "momentum turned on captures again: " + gm2.explain())
+}
+
+test "OneCycleLR moves lr and beta1 every step; the compiled step reads them without capturing again" {
+  fn one_cycle(o) = optim.OneCycleLR(o, max_lr=0.05, total_steps=8)
+  let r = train_both(fn(m) = optim.Adam(m.parameters(), lr=0.01), one_cycle, no_scaler, 7, plain)
+  expect(r[2].param_groups[0]["betas"][0] != 0.9, f"beta1 cycled: {r[2].param_groups[0]['betas']}")
+  expect(len(r[0].explain().split("graph 2:")) == 1, r[0].explain())
+  let s = train_both(fn(m) = optim.SGD(m.parameters(), lr=0.01, momentum=0.9), one_cycle, no_scaler, 6, plain)
+  expect(len(s[0].explain().split("graph 2:")) == 1, s[0].explain())
 }
 
 test "compiling does not run the step: BatchNorm's running statistics and the parameters are as they were" {

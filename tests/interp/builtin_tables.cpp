@@ -134,9 +134,15 @@ TEST_CASE("builtin tables: an op's signature is built from its row") {
   REQUIRE(view.has_value());
   CHECK(view->signature == "view(input, *shape)");
   CHECK(view->doc == nabla::find_op("view")->doc);
-  auto loss = nabla::interp::find_builtin_doc("cross_entropy");
+  auto loss = nabla::interp::find_builtin_doc("mse_loss");
   REQUIRE(loss.has_value());
-  CHECK(loss->signature == "cross_entropy(input, target, reduction=\"mean\", ignore_index=-100, label_smoothing=0.0)");
+  CHECK(loss->signature == "mse_loss(input, target, reduction=\"mean\")");
+  // cross_entropy's entry adds PyTorch's weight= (interp/builtins/loss_conventions.cpp).
+  auto weighted = nabla::interp::find_builtin_doc("cross_entropy");
+  REQUIRE(weighted.has_value());
+  CHECK(weighted->signature ==
+        "cross_entropy(input, target, reduction=\"mean\", ignore_index=-100, label_smoothing=0.0, weight=none)");
+  CHECK(weighted->doc == nabla::find_op("cross_entropy")->doc);
   auto cat = nabla::interp::find_builtin_doc("cat");
   REQUIRE(cat.has_value());
   CHECK(cat->signature == "cat(tensors, dim=0)");

@@ -284,3 +284,154 @@ import optim
 let w = tensor([1.0, 2.0], requires_grad=true)
 let scaler = optim.GradScaler()
 scaler.step([w])
+# ---
+# case: Adagrad with a negative lr_decay
+# expect error: tests/lang/errors_optim.dsl:293:11: error: optim.Adagrad(): lr_decay must be >= 0, got -0.1
+# expect error line:   at tests/lang/errors_optim.dsl:293:11 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.Adagrad([w], lr_decay=-0.1)
+# ---
+# case: Adagrad with a negative initial_accumulator_value in a group
+# expect error: tests/lang/errors_optim.dsl:300:11: error: optim.Adagrad(): params[0]['initial_accumulator_value'] must be >= 0, got -1
+# expect error line:   at tests/lang/errors_optim.dsl:300:11 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.Adagrad([{"params": [w], "initial_accumulator_value": -1}])
+# ---
+# case: Adagrad's lr_decay set out of range
+# expect error: tests/lang/errors_optim.dsl:308:1: error: optim.Adagrad: lr_decay must be >= 0, got -1
+# expect error line:   at tests/lang/errors_optim.dsl:308:1 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.Adagrad([w])
+opt.lr_decay = -1
+# ---
+# case: Adamax with a beta past 1
+# expect error: tests/lang/errors_optim.dsl:315:11: error: optim.Adamax(): betas[1] must be in [0, 1), got 1.5
+# expect error line:   at tests/lang/errors_optim.dsl:315:11 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.Adamax([w], betas=(0.9, 1.5))
+# ---
+# case: NAdam with a negative momentum_decay
+# expect error: tests/lang/errors_optim.dsl:322:11: error: optim.NAdam(): momentum_decay must be >= 0, got -0.004
+# expect error line:   at tests/lang/errors_optim.dsl:322:11 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.NAdam([w], momentum_decay=-4e-3)
+# ---
+# case: NAdam given maximize, which PyTorch 1.13's does not take
+# expect error: tests/lang/errors_optim.dsl:328:11: error: NAdam() got an unexpected keyword argument 'maximize' (valid keywords: params, lr, betas, eps, weight_decay, momentum_decay)
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.NAdam([w], maximize=true)
+# ---
+# case: a RAdam group with maximize, another optimizer's hyperparameter
+# expect error: tests/lang/errors_optim.dsl:335:11: error: optim.RAdam(): params[0] has the key 'maximize', which this optimizer does not take; it is another optimizer's hyperparameter (its keys: 'params', 'lr', 'betas', 'eps', 'weight_decay')
+# expect error line:   at tests/lang/errors_optim.dsl:335:11 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.RAdam([{"params": [w], "maximize": true}])
+# ---
+# case: RAdam with a negative weight_decay
+# expect error: tests/lang/errors_optim.dsl:342:11: error: optim.RAdam(): weight_decay must be >= 0, got -0.1
+# expect error line:   at tests/lang/errors_optim.dsl:342:11 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let opt = optim.RAdam([w], weight_decay=-0.1)
+# ---
+# case: PolynomialLR with total_iters 0
+# expect error: tests/lang/errors_optim.dsl:349:13: error: optim.PolynomialLR(): total_iters must be an int > 0, got 0
+# expect error line:   at tests/lang/errors_optim.dsl:349:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.PolynomialLR(optim.SGD([w]), total_iters=0)
+# ---
+# case: CyclicLR with an unknown mode
+# expect error: tests/lang/errors_optim.dsl:356:13: error: optim.CyclicLR(): mode must be "triangular", "triangular2" or "exp_range", got "triangle"
+# expect error line:   at tests/lang/errors_optim.dsl:356:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.CyclicLR(optim.SGD([w]), 0.01, 0.1, mode="triangle")
+# ---
+# case: CyclicLR cycling the momentum of an optimizer without one
+# expect error: tests/lang/errors_optim.dsl:363:13: error: optim.CyclicLR(): cycle_momentum=true needs an optimizer with momentum (optim.SGD, optim.RMSprop), got optim.Adam; pass cycle_momentum=false
+# expect error line:   at tests/lang/errors_optim.dsl:363:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.CyclicLR(optim.Adam([w]), 0.01, 0.1)
+# ---
+# case: CyclicLR with a base_lr per group for another number of groups
+# expect error: tests/lang/errors_optim.dsl:370:13: error: optim.CyclicLR(): base_lr has 2 values, the optimizer 1 parameter group(s) (give one number, or one per group)
+# expect error line:   at tests/lang/errors_optim.dsl:370:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.CyclicLR(optim.SGD([w]), [0.01, 0.02], 0.1)
+# ---
+# case: CyclicLR with step_size_up 0
+# expect error: tests/lang/errors_optim.dsl:377:13: error: optim.CyclicLR(): step_size_up must be > 0, got 0
+# expect error line:   at tests/lang/errors_optim.dsl:377:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.CyclicLR(optim.SGD([w]), 0.01, 0.1, step_size_up=0)
+# ---
+# case: OneCycleLR without total_steps or epochs
+# expect error: tests/lang/errors_optim.dsl:384:13: error: optim.OneCycleLR(): give total_steps, or epochs and steps_per_epoch
+# expect error line:   at tests/lang/errors_optim.dsl:384:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.OneCycleLR(optim.SGD([w]), 0.1)
+# ---
+# case: OneCycleLR with epochs but no steps_per_epoch
+# expect error: tests/lang/errors_optim.dsl:391:13: error: optim.OneCycleLR(): steps_per_epoch must be an int > 0, got none
+# expect error line:   at tests/lang/errors_optim.dsl:391:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.OneCycleLR(optim.SGD([w]), 0.1, epochs=3)
+# ---
+# case: OneCycleLR with an int pct_start (PyTorch wants a float)
+# expect error: tests/lang/errors_optim.dsl:398:13: error: optim.OneCycleLR(): pct_start must be a float in [0, 1], got 1
+# expect error line:   at tests/lang/errors_optim.dsl:398:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.OneCycleLR(optim.SGD([w]), 0.1, total_steps=10, pct_start=1)
+# ---
+# case: OneCycleLR with an unknown anneal_strategy
+# expect error: tests/lang/errors_optim.dsl:405:13: error: optim.OneCycleLR(): anneal_strategy must be "cos" or "linear", got "cosine"
+# expect error line:   at tests/lang/errors_optim.dsl:405:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.OneCycleLR(optim.SGD([w]), 0.1, total_steps=10, anneal_strategy="cosine")
+# ---
+# case: OneCycleLR cycling the momentum of an optimizer without momentum or betas
+# expect error: tests/lang/errors_optim.dsl:412:13: error: optim.OneCycleLR(): cycle_momentum=true needs an optimizer with momentum or betas (optim.SGD, optim.Adam, ...), got optim.Adagrad; pass cycle_momentum=false
+# expect error line:   at tests/lang/errors_optim.dsl:412:13 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.OneCycleLR(optim.Adagrad([w]), 0.1, total_steps=10)
+# ---
+# case: OneCycleLR stepped past total_steps (total_steps steps are fine, as in PyTorch)
+# expect error: tests/lang/errors_optim.dsl:422:1: error: optim.OneCycleLR.step(): stepped 3 times, past total_steps=2 (where the schedule ends)
+# expect error line:   at tests/lang/errors_optim.dsl:422:1 in <module>
+import optim
+let w = tensor([1.0, 2.0], requires_grad=true)
+let sched = optim.OneCycleLR(optim.SGD([w]), 0.1, total_steps=2)
+sched.step()
+sched.step()
+sched.step()
+# ---
+# case: a new optimizer has the form's methods with their docs (Note [The optimizer form] in stdlib/optim.dsl)
+# expect: NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3)
+# expect:   NAdam: Adam with Nesterov momentum and a momentum warm-up (momentum_decay), as torch.optim.NAdam.
+# expect:
+# expect:   Example: optim.NAdam(m.parameters(), lr=2e-3)
+# expect: methods:
+# expect:   add_param_group(param_group)  Adds a group: {'params': [...], hyperparameter: value}.
+# expect:   zero_grad(set_to_none=true)  Sets every grad to none (or zeros).
+# expect:   step()  Updates every parameter that has a grad.
+# expect:   state_dict()  Every group's hyperparameters and the state, as a flat dict.
+# expect:   load_state_dict(d)  Restores a state_dict().
+# expect: (and the methods every model has: help("model"))
+import optim
+help(optim.NAdam)

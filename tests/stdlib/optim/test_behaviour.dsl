@@ -1,5 +1,6 @@
 # The optim module's behaviour beyond the PyTorch trajectories of test_reference.dsl:
-# zero_grad, skipped parameters, lr, state dicts, convergence. `nabla test tests/stdlib/optim`.
+# zero_grad, skipped parameters, lr, state dicts, convergence, the schedulers that cycle
+# momentum. `nabla test tests/stdlib/optim`.
 import optim
 
 # A small quadratic with its minimum at x = target: sum(scale * (x - target)^2).
@@ -254,4 +255,52 @@ test "one SGD step is one sgd_step_multi row of the profile" {
   let rows = last_profile().rows()
   expect(len(rows) == 1 and rows[0]["key"] == "sgd_step_multi" and rows[0]["calls"] == 1, f"{rows}")
   expect(rows[0]["flops"] == 6 * 34 and rows[0]["bytes"] == 5 * 34 * 4, f"{rows[0]}")
+}
+
+test "OneCycleLR and CyclicLR state dicts restore the lr and the momentum" {
+  for make in [fn(o) = optim.OneCycleLR(o, 0.5, total_steps=20), fn(o) = optim.CyclicLR(o, 0.01, 0.1, step_size_up=3)] {
+    let w = tensor([1.0], requires_grad=true)
+    let opt = optim.SGD([w], lr=0.1, momentum=0.9)
+    let s = make(opt)
+    for i in range(5) { s.step() }
+    let opt2 = optim.SGD([w], lr=0.1, momentum=0.9)
+    let s2 = make(opt2)
+    s2.load_state_dict(s.state_dict())
+    expect(opt2.lr == opt.lr and opt2.momentum == opt.momentum, f"{opt2.lr} {opt2.momentum}")
+    s.step()
+    s2.step()
+    expect(opt2.lr == opt.lr and opt2.momentum == opt.momentum, f"{opt2.lr} {opt2.momentum}")
+  }
+}
+
+test "OneCycleLR cycles beta1 of an optimizer with betas and keeps beta2" {
+  let adam = optim.Adam([tensor([1.0], requires_grad=true)], betas=(0.9, 0.99))
+  let s = optim.OneCycleLR(adam, 0.1, total_steps=10)
+  expect_close(adam.lr, 0.1 / 25, rtol=1e-12)
+  expect_close(adam.betas[0], 0.95, rtol=1e-12)
+  for i in range(3) { s.step() }
+  expect(adam.betas[1] == 0.99 and adam.betas[0] < 0.95 and adam.lr > 0.1 / 25, f"{adam.betas} {adam.lr}")
+}
+
+test "without cycle_momentum, CyclicLR and OneCycleLR leave momentum and betas alone" {
+  let opt = optim.SGD([tensor([1.0], requires_grad=true)], lr=0.1, momentum=0.5)
+  let s = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, cycle_momentum=false)
+  expect(opt.lr == 0.01)
+  s.step()
+  expect(opt.momentum == 0.5 and opt.lr > 0.01)
+  let adam = optim.Adam([tensor([1.0], requires_grad=true)])
+  let s2 = optim.OneCycleLR(adam, 0.1, total_steps=10, cycle_momentum=false)
+  s2.step()
+  expect(adam.betas == (0.9, 0.999))
+}
+
+test "PolynomialLR decays to 0 at total_iters and stays there" {
+  let opt = optim.SGD([tensor([1.0], requires_grad=true)], lr=0.8)
+  let s = optim.PolynomialLR(opt, total_iters=4, power=1.0)
+  let seen = [opt.lr]
+  for i in range(6) {
+    s.step()
+    seen.append(opt.lr)
+  }
+  expect_close(tensor(seen), tensor([0.8, 0.6, 0.4, 0.2, 0.0, 0.0, 0.0]), atol=1e-15)
 }

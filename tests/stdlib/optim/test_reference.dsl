@@ -59,6 +59,22 @@ fn check_group_lrs(sched, opt, want) {
   }
 }
 
+# want: at each epoch, [every group's lr, every group's momentum (key "momentum") or
+# beta1 (key "betas"); none when not cycled].
+fn check_cycle(sched, opt, key, want) {
+  for i in range(len(want)) {
+    if i > 0 {
+      opt.step()
+      sched.step()
+    }
+    for k in range(len(opt.param_groups)) {
+      let g = opt.param_groups[k]
+      expect_close(g["lr"], want[i][0][k], rtol=1e-12, atol=1e-15)
+      if key != none { expect_close(g["momentum"] if key == "momentum" else g["betas"][0], want[i][1][k], rtol=1e-12, atol=1e-15) }
+    }
+  }
+}
+
 test "SGD lr=0.1 matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.SGD(ps, lr=0.1)), [[[0.25429399999999996, -0.22683199999999995, 1.4570742499999998], [0.25210499999999997, -0.03741892187500002, -0.45169633279999993]], [0.26638399999999995, -0.18261076396, 0.30411851264000006], [1.0, -1.0]])
 }
@@ -141,6 +157,66 @@ test "RMSprop centered matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.RMSprop(ps, lr=0.01, centered=true, momentum=0.5)), [[[0.03520195896333432, -0.48669445834430114, 1.4633711663996225], [0.9758684535310614, -0.1964456815645514, -0.2522624241853689]], [0.24514435469846732, -0.141107151788151, 0.2912922055272611], [1.0, -1.0]])
 }
 
+test "Adagrad lr=0.1 matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adagrad(ps, lr=0.1)), [[[0.2139279458139722, -0.6947571451626507, 1.6850366637678595], [1.190297254191511, -0.029036505949508296, -0.4510356201016018]], [0.24909380390962757, -0.14207109964683937, 0.49662683385740736], [1.0, -1.0]])
+}
+
+test "Adagrad defaults matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adagrad(ps)), [[[0.46800311852402604, -0.967848791366247, 1.96776222424878], [1.4678099094673454, 0.21805573403431816, -0.7179014198025829]], [0.27226917844431886, -0.17160797310229714, 0.7678647082017038], [1.0, -1.0]])
+}
+
+test "Adagrad lr_decay weight_decay initial_accumulator_value matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adagrad(ps, lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.2, eps=1e-6)), [[[0.25970345005367473, -0.7174346447498242, 1.7146250053056078], [1.2115549882747416, 0.007424873468414125, -0.4926521560586634]], [0.24261574843925263, -0.15625965609580222, 0.5249582207471178], [1.0, -1.0]])
+}
+
+test "Adagrad maximize matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adagrad(ps, lr=0.05, weight_decay=0.1, maximize=true)), [[[0.6686728016602672, -1.1654777460912509, 2.163431049564121], [1.664620448525087, 0.41957508560594897, -0.916567064853079]], [0.506338541281292, -0.40757803697617717, 0.9657720075988132], [1.0, -1.0]])
+}
+
+test "Adamax lr=0.1 matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adamax(ps, lr=0.1)), [[[0.0843992464777959, -0.5449250618261746, 1.5213845579088991], [1.0344800240371115, -0.15283859387726695, -0.30873723905419104]], [0.28461646014363423, -0.1715485595213832, 0.34914154861826485], [1.0, -1.0]])
+}
+
+test "Adamax defaults matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adamax(ps)), [[[0.49001629926469426, -0.9899989309027496, 1.9899923728502367], [1.489994506549494, 0.2400221518565046, -0.7400048881728079]], [0.2904100529696039, -0.19035700286136487, 0.790000736400455], [1.0, -1.0]])
+}
+
+test "Adamax betas weight_decay matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adamax(ps, lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)), [[[0.2699599163001339, -0.7580877134674736, 1.751421120975846], [1.2549926968871716, 0.024319150082873005, -0.5122952028398083]], [0.21797623972751395, -0.09728410490766622, 0.5594919584594966], [1.0, -1.0]])
+}
+
+test "Adamax maximize matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adamax(ps, lr=0.1, weight_decay=0.1, maximize=true)), [[[0.9518336935354181, -1.4696524658539414, 2.484007266024207], [1.9753170832340798, 0.6975291227369629, -1.213054749471783]], [0.6574788802145822, -0.5553547703235734, 1.2678083089104264], [1.0, -1.0]])
+}
+
+test "NAdam lr=0.1 matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.NAdam(ps, lr=0.1)), [[[0.14818898305071934, -0.6210822032412758, 1.6077623589339791], [1.1149309842569555, -0.09164410053510477, -0.3798482099063341]], [0.24712159477085974, -0.13974924955858248, 0.42368005193769426], [1.0, -1.0]])
+}
+
+test "NAdam defaults matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.NAdam(ps)), [[[0.49195238169596317, -0.9919443739718178, 1.9919398390899103], [1.491942340982398, 0.24195508972753899, -0.7419471157587589]], [0.2921460062416773, -0.19211851634149474, 0.7919452044065768], [1.0, -1.0]])
+}
+
+test "NAdam betas weight_decay momentum_decay matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.NAdam(ps, lr=0.05, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, momentum_decay=0.1)), [[[0.2888567655147692, -0.7814498531714502, 1.7777513002674803], [1.279694118537276, 0.041865077208817936, -0.5339492525012118]], [0.23562176755795453, -0.120447325866369, 0.582269334959781], [1.0, -1.0]])
+}
+
+test "RAdam lr=0.1 matches PyTorch after 8 steps" {
+  check(run(fn(ps) = optim.RAdam(ps, lr=0.1), steps=8), [[[0.22233549818281337, -0.07432996365418869, 1.422528296642351], [-0.09997255227130879, -0.08622705123568598, -0.42027750785901197]], [0.2526835001942711, -0.17219653815682406, 0.23971004538834398], [1.0, -1.0]])
+}
+
+test "RAdam defaults matches PyTorch after 8 steps" {
+  check(run(fn(ps) = optim.RAdam(ps), steps=8), [[[0.4969059991609491, -0.9884277674107702, 1.993905981573609], [1.4774761333556659, 0.24603407349208595, -0.7464057746774281]], [0.2994038644333774, -0.19970288261046204, 0.7936109626863163], [1.0, -1.0]])
+}
+
+test "RAdam betas weight_decay matches PyTorch after 8 steps" {
+  check(run(fn(ps) = optim.RAdam(ps, lr=0.05, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1), steps=8), [[[0.30051148806384514, -0.42608467314185017, 1.6140753827821128], [0.49530532596328575, 0.022009767720209426, -0.5186695029619084]], [0.22942489226985602, -0.1393392978735509, 0.4430272211090456], [1.0, -1.0]])
+}
+
+test "RAdam before its rectified steps matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.RAdam(ps, lr=0.1, weight_decay=0.1)), [[[0.21229896411594198, -0.05310840838923636, 1.3446554407842948], [-0.12831672678890294, -0.08448194694988938, -0.39916240352640875]], [0.24871003878775028, -0.1725325546881685, 0.22018768324422827], [1.0, -1.0]])
+}
+
 test "SGD two groups momentum nesterov weight_decay matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.SGD([{"params": [ps[0]], "lr": 0.05, "weight_decay": 0.1}, {"params": [ps[1], ps[2]]}], lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=true)), [[[0.0646447942241973, 0.2969801834483144, 0.958714892649267], [-0.5153638802524101, -0.23169155328921603, -0.20858918769246157]], [0.2274203544264616, -0.1474355448642836, -0.47782152904352915], [1.0, -1.0]])
 }
@@ -167,6 +243,34 @@ test "SGD two groups with StepLR matches PyTorch after 5 steps" {
 
 test "Adam two groups with CosineAnnealingLR matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.Adam([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05), sched=fn(o) = optim.CosineAnnealingLR(o, 4, eta_min=0.01)), [[[-0.002072572359590987, -0.4814521460448975, 1.4770767911120137], [0.9791593082112967, -0.24302875574930283, -0.23559746071067383]], [0.22383445933538784, -0.11283645662881697, 0.6503820929749468], [1.0, -1.0]])
+}
+
+test "Adagrad two groups matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adagrad([{"params": [ps[0]], "lr": 0.05, "lr_decay": 0.1}, {"params": [ps[1], ps[2]], "weight_decay": 0.1, "initial_accumulator_value": 0.5}], lr=0.1, initial_accumulator_value=0.1)), [[[0.37440233444512183, -0.862495490874427, 1.8627975728502142], [1.3611821156150814, 0.1219504851372865, -0.6201511019033271]], [0.23866563392184836, -0.1433454760148902, 0.5015439664776599], [1.0, -1.0]])
+}
+
+test "Adamax two groups matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adamax([{"params": [ps[0]], "betas": (0.8, 0.9), "maximize": true}, {"params": [ps[1], ps[2]], "lr": 0.02}], lr=0.1, weight_decay=0.1)), [[[0.9565917094225008, -1.4727118431930957, 2.485647747305951], [1.9778222376984658, 0.7026879857221436, -1.2167507544199443]], [0.23098025567885372, -0.1261015954433178, 0.701902118741451], [1.0, -1.0]])
+}
+
+test "NAdam two groups matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.NAdam([{"params": [ps[0]], "momentum_decay": 0.05}, {"params": [ps[1], ps[2]], "lr": 0.02, "weight_decay": 0.1}], lr=0.1)), [[[0.14841636806143313, -0.6214422267912044, 1.6081918031118434], [1.1153227658980862, -0.09146290261575896, -0.38016396171219174]], [0.2425384171152138, -0.13763976125043503, 0.7203498628487626], [1.0, -1.0]])
+}
+
+test "RAdam two groups matches PyTorch after 8 steps" {
+  check(run(fn(ps) = optim.RAdam([{"params": [ps[0]], "betas": (0.8, 0.9)}, {"params": [ps[1], ps[2]], "lr": 0.02, "weight_decay": 0.1}], lr=0.1), steps=8), [[[0.14385773121180737, -0.026122570609022316, 1.3396005660650119], [-0.09130501419216432, -0.15584275451530533, -0.33952161241484397]], [0.2856787331349127, -0.1921715283239055, 0.6678277521420695], [1.0, -1.0]])
+}
+
+test "SGD momentum with CyclicLR matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.SGD([{"params": [ps[0]]}, {"params": [ps[1], ps[2]], "lr": 0.02}], lr=0.05, momentum=0.5), sched=fn(o) = optim.CyclicLR(o, [0.01, 0.02], 0.2, step_size_up=2, base_momentum=0.6, max_momentum=[0.9, 0.95])), [[[0.03588660844999997, 0.5086924876500001, 0.9958927663062499], [-0.9745781047499998, -0.30278574728789065, -0.19108156798624001]], [0.23189604275, -0.16521925158034803, -0.19978799926196797], [1.0, -1.0]])
+}
+
+test "Adam with OneCycleLR (beta1 cycled) matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adam([{"params": [ps[0]]}, {"params": [ps[1], ps[2]], "betas": (0.8, 0.99)}], lr=0.05), sched=fn(o) = optim.OneCycleLR(o, [0.3, 0.1], total_steps=6)), [[[-0.09970631282453962, -0.37331573407598495, 1.3645374912702568], [0.8688915372255782, -0.33678515070921555, -0.1307307900344509]], [0.20438638952118676, -0.08931679744194272, 0.587639627179804], [1.0, -1.0]])
+}
+
+test "NAdam with OneCycleLR three_phase linear matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.NAdam([ps[0], ps[1], ps[2]], lr=0.05), sched=fn(o) = optim.OneCycleLR(o, 0.2, epochs=2, steps_per_epoch=4, anneal_strategy="linear", three_phase=true)), [[[0.29633273323192516, -0.7897560312983875, 1.7862905315363369], [1.288179589021977, 0.048690316864197156, -0.5419415697972041]], [0.2699985948806955, -0.15671330542725728, 0.5904107441086079], [1.0, -1.0]])
 }
 
 test "StepLR lr sequences of two groups match PyTorch" {
@@ -246,6 +350,76 @@ test "CosineAnnealingWarmRestarts lr sequences of two groups match PyTorch" {
   check_group_lrs(sched, opt, [[0.1, 0.02], [0.0775, 0.0175], [0.032500000000000015, 0.0125], [0.1, 0.02], [0.09397114317029975, 0.019330127018922193], [0.0775, 0.0175], [0.05500000000000001, 0.015], [0.032500000000000015, 0.0125], [0.01602885682970026, 0.010669872981077806]])
 }
 
+test "PolynomialLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.PolynomialLR(opt, total_iters=6, power=2.0)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.06944444444444446, 0.013888888888888892], [0.04444444444444447, 0.008888888888888892], [0.02500000000000001, 0.005000000000000001], [0.011111111111111117, 0.002222222222222223], [0.0027777777777777775, 0.0005555555555555554], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+}
+
+test "PolynomialLR defaults lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.PolynomialLR(opt)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.08000000000000002, 0.016], [0.060000000000000005, 0.011999999999999999], [0.04000000000000001, 0.008], [0.02, 0.003999999999999999], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+}
+
+test "PolynomialLR power=0.5 lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.PolynomialLR(opt, total_iters=9, power=0.5)
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.09428090415820634, 0.018856180831641266], [0.08819171036881969, 0.017638342073763937], [0.08164965809277261, 0.016329931618554522], [0.07453559924999299, 0.0149071198499986], [0.06666666666666667, 0.013333333333333334], [0.05773502691896258, 0.011547005383792518], [0.04714045207910317, 0.009428090415820635], [0.03333333333333334, 0.006666666666666669]])
+}
+
+test "CyclicLR triangular lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=3, step_size_down=2)
+  check_group_lrs(sched, opt, [[0.01, 0.01], [0.039999999999999994, 0.039999999999999994], [0.06999999999999999, 0.06999999999999999], [0.09999999999999999, 0.09999999999999999], [0.055, 0.055], [0.01, 0.01], [0.04000000000000003, 0.04000000000000003], [0.06999999999999999, 0.06999999999999999], [0.09999999999999999, 0.09999999999999999]])
+}
+
+test "CyclicLR triangular2 lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, mode="triangular2", cycle_momentum=false)
+  check_group_lrs(sched, opt, [[0.01, 0.01], [0.05500000000000001, 0.05500000000000001], [0.1, 0.1], [0.05500000000000001, 0.05500000000000001], [0.01, 0.01], [0.0325, 0.0325], [0.05500000000000001, 0.05500000000000001], [0.0325, 0.0325], [0.01, 0.01]])
+}
+
+test "CyclicLR exp_range lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.9)
+  check_group_lrs(sched, opt, [[0.01, 0.01], [0.03700000000000001, 0.03700000000000001], [0.0586, 0.0586], [0.07561000000000001, 0.07561000000000001], [0.04936600000000002, 0.04936600000000002], [0.027714699999999988, 0.027714699999999988], [0.01, 0.01], [0.02434890700000003, 0.02434890700000003], [0.03582803259999999, 0.03582803259999999]])
+}
+
+test "CyclicLR scale_fn lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, scale_fn=fn(x) = 1.0 / (1 + x), scale_mode="iterations")
+  check_group_lrs(sched, opt, [[0.01, 0.01], [0.0325, 0.0325], [0.04, 0.04], [0.02125, 0.02125], [0.01, 0.01], [0.0175, 0.0175], [0.02285714285714286, 0.02285714285714286], [0.015625, 0.015625], [0.01, 0.01]])
+}
+
+test "OneCycleLR cos lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.OneCycleLR(opt, max_lr=1.0, total_steps=14)
+  check_group_lrs(sched, opt, [[0.040000000000000036, 0.040000000000000036], [0.253326288150591, 0.253326288150591], [0.703688047535243, 0.703688047535243], [0.9907769345935507, 0.9907769345935507], [0.9836474969297887, 0.9836474969297887], [0.9190443762697106, 0.9190443762697106], [0.8117456539497631, 0.8117456539497631], [0.6726838364805451, 0.6726838364805451], [0.5160277246826726, 0.5160277246826726]])
+}
+
+test "OneCycleLR linear epochs lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.OneCycleLR(opt, 0.5, epochs=2, steps_per_epoch=7, pct_start=0.25, anneal_strategy="linear")
+  check_group_lrs(sched, opt, [[0.02, 0.02], [0.212, 0.212], [0.404, 0.404], [0.4761905714285714, 0.4761905714285714], [0.4285717142857143, 0.4285717142857143], [0.38095285714285715, 0.38095285714285715], [0.333334, 0.333334], [0.28571514285714283, 0.28571514285714283], [0.2380962857142857, 0.2380962857142857]])
+}
+
+test "OneCycleLR three_phase lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.OneCycleLR(opt, 0.4, total_steps=14, div_factor=10.0, final_div_factor=100.0, three_phase=true)
+  check_group_lrs(sched, opt, [[0.03999999999999998, 0.03999999999999998], [0.1199973580564716, 0.1199973580564716], [0.2888830178257161, 0.2888830178257161], [0.3965413504725815, 0.3965413504725815], [0.3472792206135786, 0.3472792206135786], [0.18488374203709704, 0.18488374203709704], [0.05370168414796843, 0.05370168414796843], [0.03919796087756705, 0.03919796087756705], [0.03452993395448039, 0.03452993395448039]])
+}
+
 test "StepLR lr sequence matches PyTorch" {
   let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
   let sched = optim.StepLR(opt, 3, gamma=0.5)
@@ -312,6 +486,66 @@ test "CosineAnnealingWarmRestarts lr sequence matches PyTorch" {
   check_lrs(sched, opt, [0.1, 0.0775, 0.032500000000000015, 0.1, 0.09397114317029975, 0.0775, 0.05500000000000001, 0.032500000000000015, 0.01602885682970026, 0.1, 0.09846666218300808, 0.09397114317029975, 0.08681980515339464, 0.0775, 0.06664685702961344])
 }
 
+test "PolynomialLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.PolynomialLR(opt, total_iters=6, power=2.0)
+  check_lrs(sched, opt, [0.1, 0.06944444444444446, 0.04444444444444447, 0.02500000000000001, 0.011111111111111117, 0.0027777777777777775, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+}
+
+test "PolynomialLR defaults lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.PolynomialLR(opt)
+  check_lrs(sched, opt, [0.1, 0.08000000000000002, 0.060000000000000005, 0.04000000000000001, 0.02, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+}
+
+test "PolynomialLR power=0.5 lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.PolynomialLR(opt, total_iters=9, power=0.5)
+  check_lrs(sched, opt, [0.1, 0.09428090415820634, 0.08819171036881969, 0.08164965809277261, 0.07453559924999299, 0.06666666666666667, 0.05773502691896258, 0.04714045207910317, 0.03333333333333334, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+}
+
+test "CyclicLR triangular lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=3, step_size_down=2)
+  check_lrs(sched, opt, [0.01, 0.039999999999999994, 0.06999999999999999, 0.09999999999999999, 0.055, 0.01, 0.04000000000000003, 0.06999999999999999, 0.09999999999999999, 0.05500000000000005, 0.01, 0.04000000000000003, 0.06999999999999999, 0.09999999999999999, 0.05500000000000005])
+}
+
+test "CyclicLR triangular2 lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, mode="triangular2", cycle_momentum=false)
+  check_lrs(sched, opt, [0.01, 0.05500000000000001, 0.1, 0.05500000000000001, 0.01, 0.0325, 0.05500000000000001, 0.0325, 0.01, 0.02125, 0.0325, 0.02125, 0.01, 0.015625, 0.02125])
+}
+
+test "CyclicLR exp_range lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.9)
+  check_lrs(sched, opt, [0.01, 0.03700000000000001, 0.0586, 0.07561000000000001, 0.04936600000000002, 0.027714699999999988, 0.01, 0.02434890700000003, 0.03582803259999999, 0.04486784401000001, 0.03092070640599999, 0.019414317882700018, 0.01, 0.017625597484986995, 0.023726075472976615])
+}
+
+test "CyclicLR scale_fn lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, scale_fn=fn(x) = 1.0 / (1 + x), scale_mode="iterations")
+  check_lrs(sched, opt, [0.01, 0.0325, 0.04, 0.02125, 0.01, 0.0175, 0.02285714285714286, 0.015625, 0.01, 0.0145, 0.01818181818181818, 0.01375, 0.01, 0.013214285714285715, 0.016])
+}
+
+test "OneCycleLR cos lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.OneCycleLR(opt, max_lr=1.0, total_steps=14)
+  check_lrs(sched, opt, [0.040000000000000036, 0.253326288150591, 0.703688047535243, 0.9907769345935507, 0.9836474969297887, 0.9190443762697106, 0.8117456539497631, 0.6726838364805451, 0.5160277246826726, 0.35773877573965707, 0.21394481417223551, 0.0992967918932656, 0.025476024606159702, 4e-06, 0.02547602460615959])
+}
+
+test "OneCycleLR linear epochs lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.OneCycleLR(opt, 0.5, epochs=2, steps_per_epoch=7, pct_start=0.25, anneal_strategy="linear")
+  check_lrs(sched, opt, [0.02, 0.212, 0.404, 0.4761905714285714, 0.4285717142857143, 0.38095285714285715, 0.333334, 0.28571514285714283, 0.2380962857142857, 0.19047742857142858, 0.14285857142857145, 0.09523971428571426, 0.04762085714285713, 2.000000000002e-06, -0.04761685714285724])
+}
+
+test "OneCycleLR three_phase lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.OneCycleLR(opt, 0.4, total_steps=14, div_factor=10.0, final_div_factor=100.0, three_phase=true)
+  check_lrs(sched, opt, [0.03999999999999998, 0.1199973580564716, 0.2888830178257161, 0.3965413504725815, 0.3472792206135786, 0.18488374203709704, 0.05370168414796843, 0.03919796087756705, 0.03452993395448039, 0.026675945673684955, 0.017382166202188958, 0.00871487319049028, 0.0026010581166325177, 0.0004, 0.0026010581166325177])
+}
+
 test "ReduceLROnPlateau (min) lrs match PyTorch" {
   let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
   let sched = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, cooldown=1, factor=0.5, min_lr=0.02, threshold=0.01)
@@ -332,5 +566,54 @@ test "ReduceLROnPlateau (max) lrs match PyTorch" {
     sched.step(metrics[i])
     expect_close(opt.lr, want[i], rtol=1e-12, atol=1e-15)
   }
+}
+
+test "CyclicLR SGD per-group values lrs and momenta match PyTorch" {
+  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]
+  let opt = optim.SGD([{"params": [ps[0]], "lr": 0.1}, {"params": [ps[1]], "lr": 0.02}], lr=0.5, momentum=0.9)
+  let sched = optim.CyclicLR(opt, [0.01, 0.02], [0.1, 0.3], step_size_up=2, step_size_down=3, base_momentum=[0.8, 0.7], max_momentum=0.95)
+  check_cycle(sched, opt, "momentum", [[[0.01, 0.02], [0.95, 0.95]], [[0.055, 0.15999999999999995], [0.875, 0.825]], [[0.09999999999999999, 0.29999999999999993], [0.8, 0.7]], [[0.06999999999999999, 0.2066666666666666], [0.8500000000000001, 0.7833333333333333]], [[0.039999999999999994, 0.11333333333333331], [0.9, 0.8666666666666667]], [[0.01, 0.02], [0.95, 0.95]], [[0.05500000000000005, 0.1600000000000001], [0.8749999999999999, 0.8249999999999998]], [[0.09999999999999999, 0.29999999999999993], [0.8, 0.7]], [[0.06999999999999999, 0.2066666666666666], [0.8500000000000001, 0.7833333333333333]], [[0.04000000000000003, 0.11333333333333341], [0.8999999999999999, 0.8666666666666666]], [[0.01, 0.02], [0.95, 0.95]]])
+}
+
+test "CyclicLR triangular2 RMSprop lrs and momenta match PyTorch" {
+  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]
+  let opt = optim.RMSprop([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=2, mode="triangular2")
+  check_cycle(sched, opt, "momentum", [[[0.01, 0.01], [0.9, 0.9]], [[0.05500000000000001, 0.05500000000000001], [0.8500000000000001, 0.8500000000000001]], [[0.1, 0.1], [0.8, 0.8]], [[0.05500000000000001, 0.05500000000000001], [0.8500000000000001, 0.8500000000000001]], [[0.01, 0.01], [0.9, 0.9]], [[0.0325, 0.0325], [0.875, 0.875]], [[0.05500000000000001, 0.05500000000000001], [0.8500000000000001, 0.8500000000000001]], [[0.0325, 0.0325], [0.875, 0.875]], [[0.01, 0.01], [0.9, 0.9]], [[0.02125, 0.02125], [0.8875000000000001, 0.8875000000000001]], [[0.0325, 0.0325], [0.875, 0.875]]])
+}
+
+test "CyclicLR exp_range SGD lrs and momenta match PyTorch" {
+  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]
+  let opt = optim.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)
+  let sched = optim.CyclicLR(opt, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.8)
+  check_cycle(sched, opt, "momentum", [[[0.01, 0.01], [0.9, 0.9]], [[0.034000000000000016, 0.034000000000000016], [0.8733333333333333, 0.8733333333333333]], [[0.048400000000000006, 0.048400000000000006], [0.8573333333333334, 0.8573333333333334]], [[0.05608000000000002, 0.05608000000000002], [0.8488, 0.8488]], [[0.034576000000000016, 0.034576000000000016], [0.8726933333333333, 0.8726933333333333]], [[0.019830399999999998, 0.019830399999999998], [0.8890773333333334, 0.8890773333333334]], [[0.01, 0.01], [0.9, 0.9]], [[0.016291456000000017, 0.016291456000000017], [0.8930094933333333, 0.8930094933333333]], [[0.0200663296, 0.0200663296], [0.8888151893333334, 0.8888151893333334]], [[0.02207959552000001, 0.02207959552000001], [0.8865782272, 0.8865782272]], [[0.016442450944, 0.016442450944], [0.8928417211733334, 0.8928417211733334]]])
+}
+
+test "OneCycleLR cos SGD momentum lrs and momenta match PyTorch" {
+  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]
+  let opt = optim.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1, momentum=0.9)
+  let sched = optim.OneCycleLR(opt, [1.0, 0.5], total_steps=10, base_momentum=[0.8, 0.85], max_momentum=0.9)
+  check_cycle(sched, opt, "momentum", [[[0.040000000000000036, 0.020000000000000018], [0.9, 0.9]], [[0.52, 0.26], [0.8500000000000001, 0.875]], [[1.0, 0.5], [0.8, 0.85]], [[0.9504846320134737, 0.47524231600673683], [0.804951556604879, 0.8524757783024395]], [[0.8117456539497631, 0.40587282697488153], [0.8188255099070634, 0.8594127549535316]], [[0.6112620219362893, 0.30563101096814466], [0.8388739533021843, 0.8694369766510921]], [[0.38874197806371075, 0.19437098903185537], [0.8611260466978158, 0.8805630233489079]], [[0.18825834605023697, 0.09412917302511849], [0.8811744900929367, 0.8905872450464684]], [[0.049519367986526286, 0.024759683993263143], [0.895048443395121, 0.8975242216975605]], [[4e-06, 2e-06], [0.9, 0.9]], [[0.04951936798652623, 0.024759683993263115], [0.895048443395121, 0.8975242216975605]]])
+}
+
+test "OneCycleLR linear Adam beta1 lrs and momenta match PyTorch" {
+  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]
+  let opt = optim.Adam([{"params": [ps[0]]}, {"params": [ps[1]], "betas": (0.8, 0.9)}], lr=0.1)
+  let sched = optim.OneCycleLR(opt, 0.3, total_steps=10, pct_start=0.4, anneal_strategy="linear")
+  check_cycle(sched, opt, "betas", [[[0.012, 0.012], [0.95, 0.95]], [[0.10799999999999998, 0.10799999999999998], [0.9166666666666666, 0.9166666666666666]], [[0.204, 0.204], [0.8833333333333333, 0.8833333333333333]], [[0.3, 0.3], [0.85, 0.85]], [[0.2500002, 0.2500002], [0.8666666666666667, 0.8666666666666667]], [[0.2000004, 0.2000004], [0.8833333333333333, 0.8833333333333333]], [[0.15000059999999998, 0.15000059999999998], [0.8999999999999999, 0.8999999999999999]], [[0.1000008, 0.1000008], [0.9166666666666666, 0.9166666666666666]], [[0.05000099999999996, 0.05000099999999996], [0.9333333333333333, 0.9333333333333333]], [[1.1999999999789956e-06, 1.1999999999789956e-06], [0.95, 0.95]], [[-0.04999860000000006, -0.04999860000000006], [0.9666666666666667, 0.9666666666666667]]])
+}
+
+test "OneCycleLR three_phase AdamW beta1 lrs and momenta match PyTorch" {
+  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]
+  let opt = optim.AdamW([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)
+  let sched = optim.OneCycleLR(opt, 0.3, epochs=3, steps_per_epoch=4, three_phase=true, base_momentum=0.7)
+  check_cycle(sched, opt, "betas", [[[0.01200000000000001, 0.01200000000000001], [0.95, 0.95]], [[0.10493689626587491, 0.10493689626587491], [0.8693256108803169, 0.8693256108803169]], [[0.2637855477366386, 0.2637855477366386], [0.7314361564786123, 0.7314361564786123]], [[0.2835056676940622, 0.2835056676940622], [0.7143179967933487, 0.7143179967933487]], [[0.13864271804323341, 0.13864271804323341], [0.8400670850319154, 0.8400670850319154]], [[0.016184378290648494, 0.016184378290648494], [0.9463677271782565, 0.9463677271782565]], [[0.011445507972773938, 0.011445507972773938], [0.95, 0.95]], [[0.009367385679935076, 0.009367385679935076], [0.95, 0.95]], [[0.006325400968167353, 0.006325400968167353], [0.95, 0.95]], [[0.0031904304008656776, 0.0031904304008656776], [0.95, 0.95]], [[0.0008599710573001663, 0.0008599710573001663], [0.95, 0.95]]])
+}
+
+test "OneCycleLR without cycle_momentum lrs and momenta match PyTorch" {
+  let ps = [tensor([0.0], requires_grad=true), tensor([0.0], requires_grad=true)]
+  let opt = optim.Adagrad([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)
+  let sched = optim.OneCycleLR(opt, 0.3, total_steps=10, cycle_momentum=false)
+  check_cycle(sched, opt, none, [[[0.01200000000000001, 0.01200000000000001], []], [[0.156, 0.156], []], [[0.3, 0.3], []], [[0.2851453896040421, 0.2851453896040421], []], [[0.24352369618492894, 0.24352369618492894], []], [[0.18337860658088678, 0.18337860658088678], []], [[0.11662259341911323, 0.11662259341911323], []], [[0.05647750381507109, 0.05647750381507109], []], [[0.014855810395957887, 0.014855810395957887], []], [[1.2e-06, 1.2e-06], []], [[0.01485581039595787, 0.01485581039595787], []]])
 }
 

@@ -1,0 +1,312 @@
+# _optim_groups: what every optimizer of stdlib/optim.dsl shares: the hyperparameter
+# kinds of each (_options), parameter groups (made and checked from the constructor's
+# params, added, read and set), the step loops over groups, zero_grad, the flat state
+# dict, and the one form each optimizer model has (Note [The optimizer form]). optim
+# re-exports what the models and dist use; import optim, not this module.
+import _argcheck
+
+# --- parameter groups -----------------------------------------------------------------
+
+# What each optimizer's hyperparameters take, in the constructor's order.
+let _options = {
+  "SGD": {"lr": ">= 0", "momentum": ">= 0", "dampening": "number", "weight_decay": ">= 0",
+          "nesterov": "bool", "maximize": "bool"},
+  "Adam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "amsgrad": "bool",
+           "maximize": "bool"},
+  "RMSprop": {"lr": ">= 0", "alpha": ">= 0", "eps": ">= 0", "weight_decay": ">= 0", "momentum": ">= 0",
+              "centered": "bool", "maximize": "bool"},
+  "Adagrad": {"lr": ">= 0", "lr_decay": ">= 0", "weight_decay": ">= 0", "initial_accumulator_value": ">= 0",
+              "eps": ">= 0", "maximize": "bool"},
+  "Adamax": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "maximize": "bool"},
+  "NAdam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "momentum_decay": ">= 0"},
+  "RAdam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0"},
+}
+_options["AdamW"] = _options["Adam"]
+
+# The items of a list or tuple argument; what: its name in messages.
+fn _as_list(who, what, x) {
+  if type(x) in ["list", "tuple"] { return list(x) }
+  let hint = ""
+  if type(x) == "tensor" { hint = " (a single tensor: wrap it, [t])" }
+  elif type(x) == "dict" { hint = " (a single parameter group: wrap it, [{...}])" }
+  elif type(x) == "method" { hint = " (call the method: m.parameters())" }
+  fail(f"{who}: {what} must be a list of tensors or of parameter groups (dicts), got {_argcheck.shown(x)}{hint}")
+}
+
+# The tensors of a group, checked; seen: every tensor already in a group (appended to).
+fn _group_params(who, what, ps, seen) {
+  let items = _as_list(who, what, ps)
+  if len(items) == 0 { fail(f"{who}: {what} is empty (no tensor to optimize)") }
+  for j in range(len(items)) {
+    let p = items[j]
+    let at = f"{what}[{j}]"
+    if type(p) != "tensor" { fail(f"{who}: {at} must be a tensor, got {_argcheck.shown(p)}") }
+    if not p.dtype.is_floating_point { fail(f"{who}: {at} must be a floating-point tensor, got dtype {p.dtype}") }
+    if not p.is_leaf { fail(f"{who}: {at} is not a leaf tensor (it was computed from others); optimize the tensors it was computed from") }
+    if p in seen { fail(f"{who}: {at} appears twice (a tensor belongs to one parameter group, once)") }
+    seen.append(p)
+  }
+  return items
+}
+
+# One group from a spec dict: its params and every hyperparameter, the spec's or the
+# constructor's (defaults). where: the spec's name in messages.
+fn _make_group(who, where, spec, defaults, kinds, seen) {
+  if type(spec) != "dict" { fail(f"{who}: {where} must be a dict with a 'params' key, got {_argcheck.shown(spec)}") }
+  if not ("params" in spec) {
+    fail(f"{who}: {where} has no 'params' key (a parameter group is {{'params': [tensors], 'lr': ...}})")
+  }
+  for k in spec {
+    if k != "params" and not (k in kinds) { _check_extra_key(who, where, k, kinds) }
+  }
+  _argcheck.check_options(who, where, spec, kinds)
+  # A group's params may be one tensor, as PyTorch's ({"params": model.weight}).
+  let ps = [spec["params"]] if type(spec["params"]) == "tensor" else spec["params"]
+  return _fill_group(who, where + ": ", {"params": _group_params(who, f"{where}['params']", ps, seen)}, spec, defaults)
+}
+
+# A group key this optimizer has no hyperparameter for. As in PyTorch, a group may carry
+# keys of the user's own ("name": "encoder"), kept with the group; but a key that is a
+# hyperparameter of another optimizer (betas given to SGD) or a near miss of one of
+# this optimizer's (learning_rate, lrr) would be silently ignored, so it is an error.
+fn _check_extra_key(who, where, k, kinds) {
+  let valid = ['params'] + list(kinds)
+  let hint = did_you_mean(k, valid)
+  let elsewhere = false
+  for name in _options { if k in _options[name] { elsewhere = true } }
+  if hint != "" or elsewhere {
+    let why = hint if hint != "" else "; it is another optimizer's hyperparameter"
+    fail(f"{who}: {where} has the key {_argcheck.shown(k)}, which this optimizer does not take{why} (its keys: {_argcheck.joined(valid)})")
+  }
+}
+
+# group (its params already in) with every hyperparameter, spec's own or the default.
+fn _fill_group(who, where, group, spec, defaults) {
+  for k in defaults { group[k] = spec[k] if k in spec else defaults[k] }
+  for k in spec { if not (k in group) { group[k] = spec[k] } }
+  if "nesterov" in group and group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0) {
+    fail(f"{who}: {where}nesterov=true needs momentum > 0 and dampening 0, got momentum={group['momentum']}, dampening={group['dampening']}")
+  }
+  return group
+}
+
+# An optimizer's param_groups from its params argument (a list of tensors or of group
+# dicts) and its constructor's hyperparameters, everything checked.
+fn _param_groups(who, params, defaults, kinds) {
+  _argcheck.check_options(who, "", defaults, kinds)
+  let items = _as_list(who, "params", params)
+  if len(items) == 0 { fail(f"{who}: params is empty (no tensor to optimize; pass e.g. m.parameters())") }
+  let seen = []
+  let dicts = 0
+  for x in items { if type(x) == "dict" { dicts = dicts + 1 } }
+  if dicts == 0 { return [_fill_group(who, "", {"params": _group_params(who, "params", items, seen)}, {}, defaults)] }
+  if dicts < len(items) { fail(f"{who}: params mixes tensors and parameter groups (dicts); give a list of one kind") }
+  let groups = []
+  for i in range(len(items)) { groups.append(_make_group(who, f"params[{i}]", items[i], defaults, kinds, seen)) }
+  return groups
+}
+
+fn _all_params(groups) {
+  let out = []
+  for g in groups { for p in g["params"] { out.append(p) } }
+  return out
+}
+
+fn _empty_states(n) {
+  let states = []
+  for i in range(n) { states.append({}) }
+  return states
+}
+
+fn _add_param_group(opt, spec) {
+  let who = f"optim.{type(opt)}.add_param_group()"
+  let seen = list(opt.params)
+  let group = _make_group(who, "param_group", spec, opt.defaults, _options[type(opt)], seen)
+  opt.param_groups.append(group)
+  for p in group["params"] {
+    opt.params.append(p)
+    opt.state.append({})
+  }
+}
+
+# opt.NAME for a hyperparameter: group 0's value (the optimizers' __getattr__).
+fn _group_option(opt, name) {
+  if name in opt.defaults { return opt.param_groups[0][name] }
+  fail(f"optim.{type(opt)} has no attribute '{name}' (its hyperparameters: {_argcheck.joined(list(opt.defaults))})")
+}
+
+# opt.NAME = v for a hyperparameter: checked, then set in every group (__setattr__).
+fn _set_group_option(opt, name, v) {
+  let kinds = _options[type(opt)]
+  if not (name in kinds) {
+    fail(f"optim.{type(opt)}: cannot set '{name}': not a field or hyperparameter (its hyperparameters: {_argcheck.joined(list(kinds))})")
+  }
+  _argcheck.check_option(f"optim.{type(opt)}", name, kinds[name], v)
+  for g in opt.param_groups { g[name] = v }
+}
+
+# --- shared helpers -------------------------------------------------------------------
+
+# set_to_none=false zeroes the existing grads in place instead.
+fn _zero_grad(params, set_to_none) {
+  for p in params {
+    if set_to_none { p.grad = none } elif p.grad != none { p.grad.zero_() }
+  }
+}
+
+# One step of opt: update(p, grad, state, group) for every parameter with a grad
+# (negated when its group maximizes), under no_grad.
+fn _step_groups(opt, update) {
+  _step_group_lists(opt, fn(ps, gs, sts, group) = _each_param(update, ps, gs, sts, group))
+}
+
+fn _each_param(update, ps, gs, sts, group) {
+  for k in range(len(ps)) { update(ps[k], gs[k], sts[k], group) }
+}
+
+# One step of opt a group at a time: update_group(params, grads, states, group) with
+# the group's parameters that have a grad, their grads (negated when the group
+# maximizes) and states, under no_grad (multi-tensor kernels take a group at once).
+fn _step_group_lists(opt, update_group) {
+  _check_groups_kept(opt)
+  no_grad {
+    let i = 0
+    for group in opt.param_groups {
+      let ps = []
+      let gs = []
+      let sts = []
+      for p in group["params"] {
+        if p.grad != none {
+          ps.append(p)
+          gs.append(-p.grad if _maximizes(group) else p.grad)
+          sts.append(opt.state[i])
+        }
+        i = i + 1
+      }
+      update_group(ps, gs, sts, group)
+    }
+  }
+}
+
+# NAdam and RAdam have no maximize (as PyTorch 1.13's).
+fn _maximizes(group) = "maximize" in group and group["maximize"]
+
+# The state is kept per parameter in opt.params' order: a tensor put into a group's
+# "params" list by hand would get another's state, so it is an error.
+fn _check_groups_kept(opt) {
+  let n = 0
+  for g in opt.param_groups { n = n + len(g["params"]) }
+  if n != len(opt.params) {
+    fail(f"optim.{type(opt)}.step(): the parameter groups hold {n} tensors, the optimizer was given {len(opt.params)} (add tensors with add_param_group(), not to a group's 'params')")
+  }
+}
+
+fn _copied(v) = v.detach().clone() if type(v) == "tensor" else v
+
+# The flat state dict (see the header): "betas" is stored as "beta1" and "beta2".
+fn _state_dict(opt) {
+  let d = {}
+  for k in range(len(opt.param_groups)) {
+    let prefix = "" if k == 0 else f"param_groups.{k}."
+    let g = opt.param_groups[k]
+    for name in g {
+      if name == "betas" {
+        d[prefix + "beta1"] = g["betas"][0]
+        d[prefix + "beta2"] = g["betas"][1]
+      } elif name != "params" {
+        d[prefix + name] = g[name]
+      }
+    }
+  }
+  for i in range(len(opt.state)) {
+    let st = opt.state[i]
+    for k in st { d[f"state.{i}.{k}"] = _copied(st[k]) }
+  }
+  return d
+}
+
+# How many parameter groups a flat state dict describes.
+fn _groups_in(d) {
+  let n = 1
+  for k in d {
+    if k.startswith("param_groups.") { n = max(n, int(k.split(".")[1]) + 1) }
+  }
+  return n
+}
+
+fn _load_state_dict(opt, d) {
+  let who = f"optim.{type(opt)}.load_state_dict()"
+  let n = _groups_in(d)
+  if n != len(opt.param_groups) {
+    fail(f"{who}: the state dict has {n} parameter group(s), the optimizer {len(opt.param_groups)}")
+  }
+  for k in range(n) {
+    let prefix = "" if k == 0 else f"param_groups.{k}."
+    let g = opt.param_groups[k]
+    for name in g {
+      if name == "betas" {
+        g["betas"] = (_argcheck.loaded(who, d, prefix + "beta1"), _argcheck.loaded(who, d, prefix + "beta2"))
+      } elif name != "params" {
+        g[name] = _argcheck.loaded(who, d, prefix + name)
+      }
+    }
+  }
+  opt.state = _load_states(who, d, len(opt.params))
+}
+
+# The per-parameter states of a state dict, for n parameters.
+fn _load_states(who, d, n) {
+  let states = _empty_states(n)
+  for k in d {
+    if k.startswith("state.") {
+      let parts = k.split(".")
+      let i = int(parts[1])
+      if i >= n { fail(f"{who}: '{k}' names parameter {i}, the optimizer has {n}") }
+      states[i][parts[2]] = _copied(d[k])
+    }
+  }
+  return states
+}
+
+# --- the optimizer form ----------------------------------------------------------------
+
+# Note [The optimizer form]
+# Every optimizer is a model of one form: its constructor's arguments (PyTorch's), its
+# docstring, `defaults` (its hyperparameters, in the order of its _options row), then
+# these lines, the same in every optimizer but for the update that step() names (and
+# Adagrad's state, made at construction as PyTorch's):
+#
+#   param_groups = _param_groups_of(self, params, defaults)
+#   params = _all_params(param_groups)
+#   state = _empty_states(len(self.params))
+#   __getattr__(name) = _group_option(self, name)
+#   __setattr__(name, value) = _set_group_option(self, name, value)
+#   add_param_group(param_group) { "Adds a group: ..."; _add_param_group(self, param_group) }
+#   zero_grad(set_to_none=true) { "Sets every grad to none (or zeros). ..."; _zero_grad(self.params, set_to_none) }
+#   step() { "Updates every parameter that has a grad. ..."; _step_groups(self, _NAME_update) }
+#   state_dict() { "Every group's hyperparameters and the state, as a flat dict. ..."; return _state_dict(self) }
+#   load_state_dict(d) { "Restores a state_dict(). ..."; _load_state_dict(self, d) }
+#
+# What they do is in the helpers above, which find the optimizer's name and argument
+# kinds from type(self); so adding one is an _options row, an update (per parameter,
+# _step_groups; or per group, _step_group_lists) and this model. The lines are repeated,
+# not inherited: the language has no inheritance, a model's methods are the ones its
+# declaration lists (help(optim.Adam) and help(optim.SGD.step) show their docstrings,
+# tests/lang/help.dsl), and type(opt) is the declaration's name, which the messages and
+# stdlib/_optim_graph.dsl key on. tests/stdlib/optim/test_form.dsl checks that every
+# optimizer has the same methods and behaves the same through them.
+
+fn _param_groups_of(opt, params, defaults) = _param_groups(f"optim.{type(opt)}()", params, defaults, _options[type(opt)])
+
+# The state of p for its next step (PyTorch's lazy state): the step count advanced or,
+# at the first step, 1 and the entries start(p) gives (moments of zeros, ...). The count.
+fn _next_step(st, p, start) {
+  if "step" in st {
+    st["step"] = st["step"] + 1
+  } else {
+    st["step"] = 1
+    let first = start(p)
+    for k in first { st[k] = first[k] }
+  }
+  return st["step"]
+}
