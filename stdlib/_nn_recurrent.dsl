@@ -2,6 +2,7 @@
 # not this module.
 import math
 import _nn_init
+import _nn_packed
 # ---- recurrent layers ---------------------------------------------------------------
 # RNN, LSTM, GRU and their cells with PyTorch's semantics: gate order (LSTM i, f, g, o;
 # GRU r, z, n with n = tanh(W_in x + b_in + r * (W_hn h + b_hn))), parameters named
@@ -16,6 +17,12 @@ import _nn_init
 # LSTM's proj_size P > 0 (as PyTorch's): each step's h is projected to P features by
 # weight_hr_l{k} [P, H] (h = (o * tanh(c)) W_hr^T), so h states, weight_hh's columns and
 # the next layer's inputs are P wide; c stays H wide.
+# A PackedSequence input (nn.utils.rnn, stdlib/_nn_packed.dsl) runs padded, in the
+# batch's own order, with each sequence's state held past its end: step t updates
+# sequence b only while t < lengths[b] (the reverse direction, which walks the padded
+# steps backwards, starts at each sequence's own end the same way). So h_n is each
+# sequence's state after its last step, as PyTorch's, and the output is packed back
+# with the input's indices.
 
 fn _rnn_gate_count(mode) = 4 if mode == "LSTM" else (3 if mode == "GRU" else 1)
 
@@ -73,8 +80,9 @@ fn _gru_step(gi, gh, h, hidden_size) {
 fn _rnn_tanh_step(gi, gh, nonlinearity) = tanh(gi + gh) if nonlinearity == "tanh" else relu(gi + gh)
 
 # One layer, both directions together. x: [T, B, in]; h, c: [directions, B, H] (c is
-# none except for LSTM). Returns (y [T, B, directions * H], h_n, c_n).
-fn _rnn_layer(m, x, layer, h, c) {
+# none except for LSTM); valid: none, or bool [T, B], whether step t is inside sequence
+# b (a packed input). Returns (y [T, B, directions * H], h_n, c_n).
+fn _rnn_layer(m, x, layer, h, c, valid) {
   let steps = x.shape[0]
   let dirs = m.num_directions
   let reverse = arange(steps - 1, -1, -1)
@@ -100,18 +108,27 @@ fn _rnn_layer(m, x, layer, h, c) {
   let w = stack(w_hh)  # [dirs, H (P when projecting), G*H]
   let w_proj = stack(w_hr) if m.proj_size > 0 else none  # [dirs, H, P]
   let gru_bias = stack(b_hh).unsqueeze(1) if m.mode == "GRU" and m.bias else none
+  # per step, [dirs, B, 1]: which sequences the step is inside (the reverse direction
+  # reads the valid flags backwards, as its inputs)
+  let inside = none
+  if valid != none {
+    let v = valid.unsqueeze(-1)
+    inside = split(stack([v, index_select(v, 0, reverse)][:dirs], dim=1), [1] * steps, dim=0)
+  }
   let outs = []
   for t in range(steps) {
     let gh = matmul(h, w)
+    let h_new = none
     if m.mode == "LSTM" {
       let (h2, c2) = _lstm_step(xs[t].squeeze(0), gh, c, m.hidden_size)
-      h = matmul(h2, w_proj) if w_proj != none else h2
-      c = c2
+      h_new = matmul(h2, w_proj) if w_proj != none else h2
+      c = c2 if inside == none else where(inside[t].squeeze(0), c2, c)
     } elif m.mode == "GRU" {
-      h = _gru_step(xs[t].squeeze(0), gh + gru_bias if gru_bias != none else gh, h, m.hidden_size)
+      h_new = _gru_step(xs[t].squeeze(0), gh + gru_bias if gru_bias != none else gh, h, m.hidden_size)
     } else {
-      h = _rnn_tanh_step(xs[t].squeeze(0), gh, m.nonlinearity)
+      h_new = _rnn_tanh_step(xs[t].squeeze(0), gh, m.nonlinearity)
     }
+    h = h_new if inside == none else where(inside[t].squeeze(0), h_new, h)
     outs.append(h)
   }
   let ys = stack(outs)  # [T, dirs, B, H]
@@ -125,11 +142,28 @@ fn _rnn_check_state(m, name, s, want) {
 
 # The multi-layer forward shared by RNN, LSTM and GRU. hx: none, h0, or (h0, c0) for LSTM.
 fn _rnn_forward(m, input, hx) {
+  if type(input) == "PackedSequence" { return _rnn_forward_packed(m, input, hx) }
+  return _rnn_run(m, input, hx, none, m.batch_first)
+}
+
+# A packed input: run padded with each sequence's steps marked valid, pack the output
+# back (Note at the top).
+fn _rnn_forward_packed(m, sequence, hx) {
+  let (x, lengths) = _nn_packed.unpacked_for_layer(sequence)
+  let steps = x.shape[0]
+  let valid = arange(steps).unsqueeze(1) < tensor(lengths).unsqueeze(0)
+  let result = _rnn_run(m, x, hx, valid, false)  # x is [T, B, *] whatever the layer's batch_first
+  return (_nn_packed.packed_like(result[0], lengths, sequence), result[1])
+}
+
+# The forward on a [T, B, *] ([B, T, *] with batch_first) or unbatched input; valid:
+# none, or the steps inside each sequence ([T, B] bool, a packed input's).
+fn _rnn_run(m, input, hx, valid, batch_first) {
   assert(input.ndim == 2 or input.ndim == 3,
          f"{m.mode}: expected a 2-d (unbatched) or 3-d input, got shape {input.shape}")
   let batched = input.ndim == 3
   let x = input if batched else input.unsqueeze(1)
-  if batched and m.batch_first { x = x.transpose(0, 1) }
+  if batched and batch_first { x = x.transpose(0, 1) }
   assert(x.shape[2] == m.input_size,
          f"{m.mode}: expected input with {m.input_size} features (input_size), got shape {input.shape}")
   let state_shape = [m.num_layers * m.num_directions, x.shape[1], _rnn_h_width(m)]
@@ -155,7 +189,7 @@ fn _rnn_forward(m, input, hx) {
   let dirs = m.num_directions
   for layer in range(m.num_layers) {
     let (y, h, c) = _rnn_layer(m, x, layer, h0[layer * dirs:(layer + 1) * dirs],
-                               c0[layer * dirs:(layer + 1) * dirs] if lstm else none)
+                               c0[layer * dirs:(layer + 1) * dirs] if lstm else none, valid)
     hs.append(h)
     cs.append(c)
     x = y
@@ -163,7 +197,7 @@ fn _rnn_forward(m, input, hx) {
   }
   let h_n = cat(hs)
   let c_n = cat(cs) if lstm else none
-  if batched and m.batch_first { x = x.transpose(0, 1) }
+  if batched and batch_first { x = x.transpose(0, 1) }
   if not batched {
     x = x.squeeze(1)
     h_n = h_n.squeeze(1)

@@ -1,7 +1,12 @@
 # _nn_utils: the gradient and parameter utilities (PyTorch's torch.nn.utils):
 # clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters and
-# count_parameters. nn re-exports them, as nn.utils too; import nn, not this module.
+# count_parameters, and nn.utils.rnn (stdlib/_nn_packed.dsl: pad_sequence, pack_padded_sequence,
+# pad_packed_sequence, pack_sequence, PackedSequence). nn re-exports them, as nn.utils
+# too; import nn, not this module.
 import math
+import _nn_packed
+
+let rnn = _nn_packed
 
 fn _params_of(parameters) {
   if type(parameters) == "list" or type(parameters) == "tuple" { return parameters }

@@ -133,6 +133,8 @@ std::vector<Value> Evaluator::Impl::unpack(const Value& v, size_t n) {
   std::vector<Value> items;
   if (v.tag == Tag::List || v.tag == Tag::Tuple) items = v.as<ListObj>()->items;
   else if (v.tag == Tag::Tensor || v.tag == Tag::Range || v.tag == Tag::Dict) items = ev.iterate(v);
+  else if (v.tag == Tag::Instance && v.as<InstanceObj>()->cls->info->methods.count("__iter__"))
+    items = ev.iterate(v);  // a model's __iter__ (a PackedSequence unpacks as PyTorch's namedtuple)
   else fail(std::string("cannot unpack ") + type_name(v) + " into " + std::to_string(n) + " names");
   if (items.size() != n)
     fail("cannot unpack " + std::to_string(items.size()) + " values into " + std::to_string(n) + " names");
