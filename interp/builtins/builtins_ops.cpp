@@ -423,14 +423,19 @@ Value transpose_builtin(Evaluator&, CallArgs& a) {
                                  as_int(b[2], "transpose(): dim1")));
 }
 
-Value softmax_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("softmax", a, {"input", "dim"}, 1);
-  return Value::tensor(softmax(as_tensor(b[0], "softmax"), b.has(1) ? as_int(b[1], "softmax(): dim") : -1));
+// softmax and log_softmax with PyTorch's dtype=: the input converted first (a softmax
+// of f16 logits computed and returned in f32, as F.softmax(x, dim, dtype=torch.float32)).
+Tensor softmax_input(const Bound& b, const char* fname) {
+  Tensor x = as_tensor(b[0], fname);
+  return b.has(2) && !b[2].is_none() ? to_dtype(x, as_dtype(b[2], std::string(fname) + "(): argument 'dtype'")) : x;
 }
-
+Value softmax_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("softmax", a, {"input", "dim", "dtype"}, 1);
+  return Value::tensor(softmax(softmax_input(b, "softmax"), b.has(1) ? as_int(b[1], "softmax(): dim") : -1));
+}
 Value log_softmax_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("log_softmax", a, {"input", "dim"}, 1);
-  return Value::tensor(log_softmax(as_tensor(b[0], "log_softmax"), b.has(1) ? as_int(b[1], "log_softmax(): dim") : -1));
+  Bound b = bind("log_softmax", a, {"input", "dim", "dtype"}, 1);
+  return Value::tensor(log_softmax(softmax_input(b, "log_softmax"), b.has(1) ? as_int(b[1], "log_softmax(): dim") : -1));
 }
 
 // flip and repeat take their dims or sizes as a list or as varargs (x.flip(0, 1),
@@ -550,8 +555,8 @@ const BuiltinEntry kOpConventions[] = {
      "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)", nullptr},
     {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)", nullptr},
     {"transpose", transpose_builtin, "transpose(input, dim0, dim1)", nullptr},
-    {"softmax", softmax_builtin, "softmax(input, dim=-1)", nullptr},
-    {"log_softmax", log_softmax_builtin, "log_softmax(input, dim=-1)", nullptr},
+    {"softmax", softmax_builtin, "softmax(input, dim=-1, dtype=none)", nullptr},
+    {"log_softmax", log_softmax_builtin, "log_softmax(input, dim=-1, dtype=none)", nullptr},
     {"flip", flip_builtin, "flip(input, *dims)", nullptr},
     {"repeat", repeat_builtin, "repeat(input, *sizes)", nullptr},
     {"argsort", argsort_builtin, "argsort(input, dim=-1, descending=false, stable=false)",

@@ -99,3 +99,11 @@ test "integer floor and truncated division stay integers, as PyTorch's; // on te
   expect(n == -4)
   expect_error(fn() = tensor([1]) // tensor([0]), "zero")
 }
+
+test "softmax and log_softmax take PyTorch's dtype=: the input is converted first" {
+  let x = randn([2, 3])
+  let y = softmax(x.half(), 1, dtype=f32)
+  expect(y.dtype == f32 and log_softmax(x, dim=1, dtype=f64).dtype == f64)
+  expect_close(log_softmax(x, dim=1, dtype=f64), log_softmax(x.double(), dim=1))
+  expect_close(y, softmax(x.half().float(), 1))
+}
