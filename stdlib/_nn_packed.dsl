@@ -12,11 +12,31 @@
 # PackedSequence(data, batch_sizes, sorted_indices=none, unsorted_indices=none).
 model PackedSequence(data, batch_sizes, sorted_indices=none, unsorted_indices=none) {
   "Sequences of different lengths packed time-major (torch.nn.utils.rnn.PackedSequence). Example: nn.utils.rnn.pack_sequence([ones([3, 2]), ones([1, 2])])"
+  let _checked = _check_packed(data, batch_sizes, sorted_indices, unsorted_indices)
   data = data
   batch_sizes = batch_sizes
   sorted_indices = sorted_indices
   unsorted_indices = unsorted_indices
   __iter__() = [self.data, self.batch_sizes, self.sorted_indices, self.unsorted_indices]
+}
+
+# A PackedSequence's fields agree: batch_sizes positive and not increasing, summing to
+# data's rows; the indices a permutation of the batch, or none.
+fn _check_packed(data, batch_sizes, sorted_indices, unsorted_indices) {
+  let who = "nn.utils.rnn.PackedSequence()"
+  assert(type(data) == "tensor" and data.ndim >= 1, f"{who}: data must be a tensor [steps, *], got {type(data)}")
+  assert(type(batch_sizes) == "tensor" and batch_sizes.ndim == 1 and batch_sizes.numel() > 0,
+         f"{who}: batch_sizes must be a non-empty 1-D tensor, got {batch_sizes}")
+  let sizes = batch_sizes.tolist()
+  for k in range(len(sizes)) {
+    assert(type(sizes[k]) == "int" and sizes[k] >= 1 and (k == 0 or sizes[k] <= sizes[k - 1]),
+           f"{who}: batch_sizes must be positive ints that never increase, got {sizes}")
+  }
+  assert(sum(sizes) == data.shape[0], f"{who}: batch_sizes {sizes} sum to {sum(sizes)}, but data has {data.shape[0]} rows")
+  for ix in [sorted_indices, unsorted_indices] {
+    assert(ix == none or (type(ix) == "tensor" and sorted(ix.tolist()) == list(range(sizes[0]))),
+           f"{who}: sorted_indices and unsorted_indices must be permutations of the {sizes[0]} sequences, got {ix}")
+  }
 }
 
 fn _check_sequences(who, sequences) {

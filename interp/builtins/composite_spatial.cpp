@@ -159,8 +159,11 @@ Value avg_pool3d_builtin(Evaluator&, CallArgs& a) {
 
 // An adaptive pool's output size for [.., D, H, W]: an int, or three (none keeps a dim).
 IntList adaptive_volume(const Bound& b, const Tensor& x, const std::string& fname) {
+  for (int64_t d = 2; d < 5; ++d)
+    if (x.sizes()[d] == 0) fail(fname + "(): argument 'input' of shape " + x.shape_str() + " has an empty spatial dim");
   IntList out(3);
   const Value& v = b[1];
+  if (v.tag == Tag::Int && v.i < 1) fail(fname + "(): argument 'output_size' must be positive, got " + std::to_string(v.i));
   if (v.tag == Tag::Int) return {v.i, v.i, v.i};
   if (v.tag != Tag::List && v.tag != Tag::Tuple) fail(fname + "(): argument 'output_size' must be an int or three, got " + type_name(v));
   const auto& items = v.as<ListObj>()->items;
@@ -224,6 +227,8 @@ Value conv_transpose3d_builtin(Evaluator&, CallArgs& a) {
   if (x.sizes()[1] != weight.sizes()[0])
     fail(f + "(): argument 'input' has " + std::to_string(x.sizes()[1]) + " channels but the weight " +
          weight.shape_str() + " takes " + std::to_string(weight.sizes()[0]));
+  for (int64_t d = 2; d < 5; ++d)
+    if (x.sizes()[d] == 0) fail(f + "(): argument 'input' of shape " + x.shape_str() + " has an empty spatial dim");
   Shape reach{x.sizes()[0], weight.sizes()[1] * groups, 0, 0, 0};
   IntList out(3);
   for (size_t d = 0; d < 3; ++d) {
@@ -248,7 +253,13 @@ Value conv_transpose3d_builtin(Evaluator&, CallArgs& a) {
     zeros_after[2 * (2 - d) + 1] = p + out[d] - end;
   }
   if (zeros_after != IntList(6, 0)) y = pad(y, zeros_after);
-  if (b.has(2) && !b[2].is_none()) y = y + reshape(arg(b, 2, f.c_str(), "bias"), {1, reach[1], 1, 1, 1});
+  if (b.has(2) && !b[2].is_none()) {
+    Tensor bias = arg(b, 2, f.c_str(), "bias");
+    if (bias.dim() != 1 || bias.sizes()[0] != reach[1])
+      fail(f + "(): argument 'bias' must be [" + std::to_string(reach[1]) + "] (one per output channel), got shape " +
+           bias.shape_str());
+    y = y + reshape(bias, {1, reach[1], 1, 1, 1});
+  }
   return Value::tensor(unbatched ? squeeze(y, {0}) : y);
 }
 
@@ -324,6 +335,10 @@ Value grid_sample_builtin(Evaluator&, CallArgs& a) {
   if (padding_mode != "zeros" && padding_mode != "border" && padding_mode != "reflection")
     fail(f + "(): argument 'padding_mode' must be \"zeros\", \"border\" or \"reflection\", got \"" + padding_mode + "\"");
   const int64_t H = input.sizes()[2], W = input.sizes()[3];
+  if (H == 0 || W == 0) fail(f + "(): argument 'input' of shape " + input.shape_str() + " has an empty spatial dim");
+  if (input.sizes()[0] == 0 || grid.numel() == 0)  // nothing to sample
+    return Value::tensor(zeros({input.sizes()[0], input.sizes()[1], grid.sizes()[1], grid.sizes()[2]}, input.dtype(),
+                               input.device()));
   Tensor x = padded_coordinate(unnormalized(select(grid, 3, 0), W, align), W, padding_mode, align);
   Tensor y = padded_coordinate(unnormalized(select(grid, 3, 1), H, align), H, padding_mode, align);
   if (mode == "nearest") return Value::tensor(cells_at(input, round(x), round(y)));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites.hpp"
 
@@ -97,6 +98,23 @@ Tensor class_loss(const ClassLoss& c) {
   return sum(loss) / sum(w_y);
 }
 
+// Eagerly, a target outside [0, C) (other than ignore_index) is an error that says so;
+// a graph capture must not read values (it would bake them in), and there the gather
+// that picks the class names the bad index itself.
+void check_classes(const std::string& f, const ClassLoss& c) {
+  if (op_observer() || c.target.numel() == 0) return;
+  const int64_t classes = c.logp.sizes()[1];
+  Tensor kept = ne(c.target, scalar_tensor(static_cast<double>(c.ignore_index), c.target.dtype()));
+  Tensor below = lt(c.target, scalar_tensor(0.0, c.target.dtype()));
+  Tensor outside = where(below, below, ge(c.target, scalar_tensor(static_cast<double>(classes), c.target.dtype())));
+  Tensor bad = where(kept, outside, kept);
+  if (sum(to_dtype(bad, DType::i64)).item() == 0) return;
+  const double at = max(where(bad, c.target, scalar_tensor(-1e18, c.target.dtype()))).item();
+  fail(f + "(): target " + std::to_string(static_cast<int64_t>(at)) + " is out of range for " +
+       std::to_string(classes) + " classes (targets are 0 to " + std::to_string(classes - 1) + ", or ignore_index " +
+       std::to_string(c.ignore_index) + ")");
+}
+
 // cross_entropy with class probabilities as the target ([N, C, ...], input's shape):
 // -sum_c w[c] t[c] logp[c] per element, the mean over the elements (not the weights),
 // the target smoothed toward uniform first.
@@ -146,6 +164,7 @@ Value class_loss_call(CallArgs& a, const char* fname, bool from_logits) {
       fail(f + "(): argument 'target' of shape " + y.shape_str() + " must be the input's " + x.shape_str() +
            " without its class dim, " + shape_str(want));
     ClassLoss c{logp, y, w, b.has(3) ? as_int(b[3], f + "(): argument 'ignore_index'") : -100, smoothing, reduction};
+    check_classes(f, c);
     out = class_loss(c);
   }
   return Value::tensor(unbatched && reduction == "none" ? squeeze(out, {0}) : out);
