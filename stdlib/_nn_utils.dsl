@@ -14,29 +14,30 @@ fn _params_of(parameters) {
   return parameters.parameters()
 }
 
-# Scales every gradient in place (well: replaces p.grad) so that their total norm is
-# at most max_norm; returns the total norm before clipping, as a 0-dim tensor.
-fn clip_grad_norm_(parameters, max_norm, norm_type=2.0) {
+# Scales every gradient in place so that their total norm is at most max_norm; returns
+# the total norm before clipping, as a 0-dim tensor of the gradients' dtype. As
+# PyTorch's: the norm of the gradients' norms, and the factor min(1, max_norm / (total +
+# 1e-6)) applied as a tensor, so nothing waits for the device (only
+# error_if_nonfinite=true reads the norm on the host).
+fn clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=false) {
   "Scales the gradients of parameters so that their total norm is at most max_norm; returns the norm before. Example: nn.clip_grad_norm_(m.parameters(), 1.0)"
   let grads = []
   for p in _params_of(parameters) {
     if p.grad != none { grads.append(p.grad) }
   }
   if len(grads) == 0 { return tensor(0.0) }
-  let total = tensor(0.0)
+  let inf = norm_type == math.inf or norm_type == "inf"
+  let total = none
   no_grad {
-    if norm_type == math.inf or norm_type == "inf" {
-      for g in grads { total = maximum(total, g.abs().max().to(f32)) }
-    } else {
-      for g in grads { total = total + (g.abs() ** norm_type).sum().to(f32) }
-      total = total ** (1.0 / norm_type)
+    let norms = [(g.abs().max() if inf else g.norm(norm_type)).to(grads[0].dtype) for g in grads]
+    total = stack(norms).max() if inf else stack(norms).norm(norm_type)
+    if error_if_nonfinite {
+      let t = total.item()
+      assert(t == t and t != math.inf,
+             f"nn.clip_grad_norm_(): the total norm of order {norm_type} of the gradients is {t}; set error_if_nonfinite=false to scale anyway")
     }
-    let coef = max_norm / (total.item() + 1e-6)
-    if coef < 1.0 {
-      for p in _params_of(parameters) {
-        if p.grad != none { p.grad = p.grad * coef }
-      }
-    }
+    let coef = clamp(max_norm / (total + 1e-6), max=1.0)
+    for g in grads { g.mul_(coef) }
   }
   return total
 }
