@@ -120,6 +120,17 @@ Tensor volume_indices(const Tensor& depth_idx, const Tensor& hw_idx, const Shape
   return reshape(d * i64_number(H * W) + hw, out.vec());
 }
 
+// A 3-D max pool's result from its depth stage's values: the values [N, C, OD, OH, OW]
+// (the batch dim dropped again for an unbatched input), with the indices when asked.
+Value max_pool_result(const Tensor& depth_val, const Tensor& depth_idx, const Tensor& hw_idx, const Shape& in,
+                      const Shape& out, bool with_indices, bool unbatched) {
+  Tensor y = reshape(depth_val, out.vec());
+  if (!with_indices) return Value::tensor(unbatched ? squeeze(y, {0}) : y);
+  Tensor idx = volume_indices(depth_idx, hw_idx, in, out);
+  if (unbatched) y = squeeze(y, {0}), idx = squeeze(idx, {0});
+  return make_tuple({Value::tensor(y), Value::tensor(idx)});
+}
+
 // max_pool3d(input, kernel_size, stride=kernel_size, padding=0, dilation=1,
 // ceil_mode=false, return_indices=false)
 Value max_pool3d_builtin(Evaluator&, CallArgs& a) {
@@ -132,12 +143,8 @@ Value max_pool3d_builtin(Evaluator&, CallArgs& a) {
   const int64_t OH = hw_val.sizes()[2], OW = hw_val.sizes()[3];
   auto [val, depth_idx] = max_pool2d_with_indices(reshape(hw_val, {s[0], s[1], s[2], OH * OW}), stage_options(checked, false, true));
   Shape out{s[0], s[1], val.sizes()[2], OH, OW};
-  Tensor y = reshape(val, out.vec());
-  bool with_indices = b.has(6) && as_bool(b[6], f + "(): argument 'return_indices'");
-  if (!with_indices) return Value::tensor(unbatched ? squeeze(y, {0}) : y);
-  Tensor idx = volume_indices(depth_idx, hw_idx, s, out);
-  if (unbatched) y = squeeze(y, {0}), idx = squeeze(idx, {0});
-  return make_tuple({Value::tensor(y), Value::tensor(idx)});
+  return max_pool_result(val, depth_idx, hw_idx, s, out, b.has(6) && as_bool(b[6], f + "(): argument 'return_indices'"),
+                         unbatched);
 }
 
 // avg_pool3d(input, kernel_size, stride=kernel_size, padding=0, ceil_mode=false,
@@ -196,12 +203,8 @@ Value adaptive_max_pool3d_builtin(Evaluator&, CallArgs& a) {
   auto [hw_val, hw_idx] = adaptive_max_pool2d(reshape(x, {s[0], s[1] * s[2], s[3], s[4]}), {o[1], o[2]});
   auto [val, depth_idx] = adaptive_max_pool2d(reshape(hw_val, {s[0], s[1], s[2], o[1] * o[2]}), {o[0], o[1] * o[2]});
   Shape out{s[0], s[1], o[0], o[1], o[2]};
-  Tensor y = reshape(val, out.vec());
-  bool with_indices = b.has(2) && as_bool(b[2], f + "(): argument 'return_indices'");
-  if (!with_indices) return Value::tensor(unbatched ? squeeze(y, {0}) : y);
-  Tensor idx = volume_indices(depth_idx, hw_idx, s, out);
-  if (unbatched) y = squeeze(y, {0}), idx = squeeze(idx, {0});
-  return make_tuple({Value::tensor(y), Value::tensor(idx)});
+  return max_pool_result(val, depth_idx, hw_idx, s, out, b.has(2) && as_bool(b[2], f + "(): argument 'return_indices'"),
+                         unbatched);
 }
 
 // conv_transpose3d(input, weight, bias=none, stride=1, padding=0, output_padding=0,
