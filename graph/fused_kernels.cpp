@@ -8,6 +8,7 @@
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/cuda/epilogue.hpp"
 #include "tensor/cuda/fused.hpp"
+#include "tensor/optim.hpp"
 #include "tensor/scalar_ops.hpp"
 
 namespace nabla::graph {
@@ -199,11 +200,45 @@ void run_conv2d_backward_weight_bias(const Node& node, const TensorList& inputs,
   for (size_t k = 0; k < outputs.size(); ++k) copy_into(outputs[k], results[k]);
 }
 
+// optimizer_steps (Note [A group's steps in one kernel] in passes/fuse_optimizer.cpp):
+// its rows' tensors gathered into one multi-tensor update, or the rows one by one
+// where one kernel cannot take them.
+void run_optimizer_steps(const Node& node, const TensorList& inputs, TensorList&) {
+  const Graph& body = *node.body;
+  auto at = [&](const Node& row, size_t slot) {
+    int v = row.inputs[slot];
+    int64_t k = v < 0 ? -1 : body_input_slot(node, v);
+    return k < 0 ? Tensor() : inputs.at(static_cast<size_t>(k));
+  };
+  const Node& first = body.nodes.at(0);
+  const bool adam = first.op == OpId::adam_step_;
+  OptimizerRows rows;
+  for (const Node& row : body.nodes) {
+    rows.p.push_back(at(row, 0));
+    rows.g.push_back(at(row, 1));
+    rows.state.push_back(at(row, 2));
+    if (adam) rows.state2.push_back(at(row, 3));
+    rows.step.push_back(at(row, adam ? 4 : 3));
+  }
+  rows.hyper = at(first, adam ? 5 : 4);
+  rows.found_inf = at(first, adam ? 6 : 5);
+  rows.flag = first.attrs.b(adam ? "decoupled" : "nesterov");
+  if (!optimizer_rows_supported(rows, adam)) {
+    run_graph(body, inputs);
+    return;
+  }
+  if (adam)
+    adam_rows_raw(rows);
+  else
+    sgd_rows_raw(rows);
+}
+
 }  // namespace
 
 GraphOpFn fused_kernel(const Node& node) {
   if (is_weight_bias_gradient(node))
     return run_conv2d_backward_weight_bias;
+  if (is_optimizer_steps(node) && node.body) return run_optimizer_steps;
   if (node.kind == NodeKind::fused) return run_fused;
   if (node.kind != NodeKind::epilogue) return nullptr;
   switch (node.epilogue.base) {

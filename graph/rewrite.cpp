@@ -44,7 +44,7 @@ std::string side_effect(const Node& n) {
   if (updates_running_stats(n)) return "training mode updates the running statistics";
   if (n.op == OpId::dropout) return "draws from the random generator";
   if (n.kind == NodeKind::copy) return "writes into a parameter or buffer";
-  if (steps_in_place(n)) return "updates a parameter and its optimizer state in place";
+  if (steps_in_place(n) || is_optimizer_steps(n)) return "updates a parameter and its optimizer state in place";
   if (is_collective(n.op)) return "communicates with the other ranks, which run the same calls in the same order";
   return "";
 }
@@ -56,6 +56,10 @@ std::vector<size_t> written_inputs(const Node& n) {
   if (steps_in_place(n))
     for (size_t k = 0; k < n.inputs.size() && k < 32; ++k)
       if (Graph::table_op(n)->updated_inputs >> k & 1u) written.push_back(k);
+  if (is_optimizer_steps(n) && n.body)  // what its rows write, as the node's own inputs
+    for (const Node& row : n.body->nodes)
+      for (size_t k : written_inputs(row))
+        if (int64_t slot = body_input_slot(n, row.inputs[k]); slot >= 0) written.push_back(static_cast<size_t>(slot));
   return written;
 }
 
@@ -187,6 +191,8 @@ std::vector<int> live_use_counts(const Graph& g, const std::vector<bool>& dead_n
   for (int v : g.outputs) ++uses[static_cast<size_t>(v)];
   return uses;
 }
+
+bool is_optimizer_steps(const Node& n) { return n.kind == NodeKind::custom && n.custom_name == kOptimizerSteps; }
 
 bool is_weight_bias_gradient(const Node& n) {
   return n.kind == NodeKind::custom && n.custom_name == kWeightBiasGradient;

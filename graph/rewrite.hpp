@@ -46,6 +46,11 @@ std::vector<bool> written_storage(const Graph& g, const std::vector<int>& roots)
 // bias gradient with the weight gradient] in passes/fuse_epilogue.cpp).
 inline constexpr const char* kWeightBiasGradient = "conv2d_backward_weight_bias";
 
+// The custom node of a parameter group's optimizer rows in one kernel (Note [A
+// group's steps in one kernel] in passes/fuse_optimizer.cpp); its body is the rows.
+inline constexpr const char* kOptimizerSteps = "optimizer_steps";
+bool is_optimizer_steps(const Node& n);
+
 // The nodes that know oneDNN's channel-blocked layout (Note [Blocked activations
 // between convolutions] in passes/block_layout.cpp): the one-call weight and bias
 // gradient; whether n can read input `slot` in the layout; whether it can write its

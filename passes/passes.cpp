@@ -9,13 +9,14 @@ namespace nabla::graph {
 const std::vector<PassInfo>& all_passes() {
   static const std::vector<PassInfo> passes = {infer_pass(),         unroll_pass(),    fold_pass(),     simplify_pass(),
                                                  cse_pass(),           licm_pass(),      dce_pass(),      reshard_pass(),  fold_bn_pass(),
-                                                 lower_quant_pass(),   fuse_epilogue_pass(), fuse_pass(), block_layout_pass(), plan_pass()};
+                                                 lower_quant_pass(),   fuse_epilogue_pass(), fuse_pass(), fuse_optimizer_pass(),
+                                                 block_layout_pass(), plan_pass()};
   return passes;
 }
 
 std::vector<std::string> default_pipeline() {
   std::vector<std::string> names;
-  for (const char* n : {"unroll", "fold", "simplify", "cse", "licm", "dce", "reshard", "fold_bn", "lower_quant", "fuse_epilogue", "fuse", "block_layout", "plan"})
+  for (const char* n : {"unroll", "fold", "simplify", "cse", "licm", "dce", "reshard", "fold_bn", "lower_quant", "fuse_epilogue", "fuse", "fuse_optimizer", "block_layout", "plan"})
     if (find_pass(n)) names.push_back(n);
   return names;
 }

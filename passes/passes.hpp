@@ -17,6 +17,7 @@ PassInfo fold_bn_pass();        // passes/fold_bn.cpp
 PassInfo lower_quant_pass();    // passes/lower_quant.cpp
 PassInfo fuse_epilogue_pass();  // passes/fuse_epilogue.cpp
 PassInfo fuse_pass();           // passes/fuse.cpp
+PassInfo fuse_optimizer_pass(); // passes/fuse_optimizer.cpp
 PassInfo block_layout_pass();   // passes/block_layout.cpp
 PassInfo plan_pass();           // passes/plan.cpp
 

@@ -82,17 +82,21 @@ fn prepare(opt) {
 # One step of opt with grads (per parameter of opt.params, none where the loss does
 # not reach it) and hypers (each group's hyperparameter tensor); found_inf: the
 # scaler's (none without one).
+# Each group's gradients are made ready (negated to maximize) before its rows, so that
+# the rows follow one another and fuse_optimizer makes them one node.
 fn step(opt, grads, found_inf, hypers) {
   let row = _rows[type(opt)]
   let i = 0
   no_grad {
     for k in range(len(opt.param_groups)) {
       let group = opt.param_groups[k]
+      let stepped = []
       for p in group["params"] {
         let g = grads[i]
-        if g != none { row(p, -g if group["maximize"] else g, opt.state[i], group, hypers[k], found_inf) }
+        if g != none { stepped.append([p, -g if group["maximize"] else g, opt.state[i]]) }
         i = i + 1
       }
+      for (p, g, st) in stepped { row(p, g, st, group, hypers[k], found_inf) }
     }
   }
 }

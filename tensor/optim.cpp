@@ -115,4 +115,56 @@ double adam_step_bytes(const Tensor& p) {
   return 7 * static_cast<double>(p.numel()) * static_cast<double>(dtype_size(p.dtype()));
 }
 
+
+bool optimizer_rows_supported(const OptimizerRows& rows, bool adam) {
+  const size_t n = rows.p.size();
+  if (n == 0 || rows.g.size() != n || rows.state.size() != n || rows.step.size() != n) return false;
+  if (adam && rows.state2.size() != n) return false;
+  const bool momentum = rows.state[0].defined();
+  for (size_t k = 0; k < n; ++k) {
+    TensorList like = {rows.p[k], rows.g[k]};
+    if (adam || momentum) like.push_back(rows.state[k]);
+    if (adam) like.push_back(rows.state2[k]);
+    for (const Tensor& t : like)
+      if (!t.defined() || !t.is_contiguous() || t.dtype() != rows.p[0].dtype() || t.device() != rows.p[0].device() ||
+          !(t.sizes() == rows.p[k].sizes()))
+        return false;
+    if (!adam && rows.state[k].defined() != momentum) return false;  // one group: all with a buffer or none
+    const Tensor& s = rows.step[k];
+    if ((adam || momentum) && (!s.defined() || s.dtype() != DType::f64 || s.device() != rows.p[0].device()))
+      return false;
+  }
+  DType dt = rows.p[0].dtype();
+  return (dt == DType::f32 || dt == DType::f64) && rows.hyper.dtype() == DType::f64 && rows.hyper.is_contiguous() &&
+         rows.hyper.device() == rows.p[0].device() &&
+         (!rows.found_inf.defined() || (rows.found_inf.dtype() == DType::f32 && rows.found_inf.device() == rows.p[0].device()));
+}
+
+namespace {
+void bump_versions(const OptimizerRows& rows) {
+  for (size_t k = 0; k < rows.p.size(); ++k)
+    for (const Tensor* t : {&rows.p[k], &rows.state[k], &rows.step[k]})
+      if (t->defined()) t->bump_version();
+  for (const Tensor& t : rows.state2) t.bump_version();
+}
+}  // namespace
+
+void adam_rows_raw(const OptimizerRows& rows) {
+  NABLA_CHECK(optimizer_rows_supported(rows, true), "adam_rows: tensors one kernel cannot take");
+  if (rows.p[0].device().kind == DeviceKind::cuda)
+    cuda::adam_rows(rows);
+  else
+    cpu::adam_rows(rows);
+  bump_versions(rows);
+}
+
+void sgd_rows_raw(const OptimizerRows& rows) {
+  NABLA_CHECK(optimizer_rows_supported(rows, false), "sgd_rows: tensors one kernel cannot take");
+  if (rows.p[0].device().kind == DeviceKind::cuda)
+    cuda::sgd_rows(rows);
+  else
+    cpu::sgd_rows(rows);
+  bump_versions(rows);
+}
+
 }  // namespace nabla

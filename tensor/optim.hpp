@@ -197,13 +197,34 @@ void sgd_step_multi_raw(const SgdMultiArgs& args, const SgdHyper& hyper);
 double sgd_step_multi_flops(const TensorList& p);
 double sgd_step_multi_bytes(const TensorList& p, const SgdHyper& hyper);
 
+// The rows of one parameter group in one kernel (the graph node optimizer_steps,
+// passes/fuse_optimizer.cpp): each parameter with its gradient, state and step count
+// (a 0-dim f64 tensor), the group's hyper tensor and found_inf (undefined: none) read
+// by the kernel, as the rows adam_step_ / sgd_step_ do one parameter at a time.
+// Adam: state = exp_avg, state2 = exp_avg_sq, flag = decoupled; SGD: state = the
+// momentum buffers (none without momentum), flag = nesterov. Bit-equal to the rows.
+struct OptimizerRows {
+  TensorList p, g, state, state2, step;
+  Tensor hyper, found_inf;
+  bool flag = false;
+};
+// Whether one kernel takes these: contiguous f32/f64 tensors of one dtype and device,
+// each state of its parameter's shape, f64 step counts and hyper, f32 found_inf.
+bool optimizer_rows_supported(const OptimizerRows& rows, bool adam);
+void adam_rows_raw(const OptimizerRows& rows);
+void sgd_rows_raw(const OptimizerRows& rows);
+
 namespace cpu {
+void adam_rows(const OptimizerRows& rows);
+void sgd_rows(const OptimizerRows& rows);
 void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper);
 void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper);
 void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const AdamHyper& hyper);
 }
 namespace cuda {
+void adam_rows(const OptimizerRows& rows);
+void sgd_rows(const OptimizerRows& rows);
 void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper);
 void adam_step_multi(const AdamMultiArgs& args, const AdamHyper& hyper);
 void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,

@@ -153,4 +153,32 @@ void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
   if (in[3].defined()) add_one(in[3]);
 }
 
+// A group's rows in one multi-tensor kernel (tensor/optim.hpp's OptimizerRows): the
+// counts advanced (Adam before its update reads them, SGD after it read whether each
+// was 0), the update of the rows.
+void adam_rows(const OptimizerRows& rows) {
+  if (skipped(rows.found_inf)) return;
+  AdamMultiArgs args{rows.p, rows.g, rows.state, rows.state2, {}};
+  for (const Tensor& step : rows.step) {
+    *step.data<double>() += 1;
+    args.steps.push_back(step.item());
+  }
+  adam_step_multi(args, adam_hyper_from(rows.hyper.data<double>(), 0, rows.flag));
+}
+
+void sgd_rows(const OptimizerRows& rows) {
+  if (skipped(rows.found_inf)) return;
+  SgdHyper h = sgd_hyper_from(rows.hyper.data<double>(), rows.flag);
+  const bool momentum = rows.state[0].defined();
+  if (!momentum) h.momentum = 0;
+  SgdMultiArgs args{rows.p, rows.g, {}, {}};
+  if (h.momentum != 0) {
+    args.momentum_buffer = rows.state;
+    for (const Tensor& step : rows.step) args.fresh.push_back(step.item() == 0);
+  }
+  sgd_step_multi(args, h);
+  for (const Tensor& step : rows.step)
+    if (step.defined()) *step.data<double>() += 1;
+}
+
 }  // namespace nabla::cpu

@@ -69,5 +69,7 @@ void adam_step(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const
 }
 void adam_step_multi(const AdamMultiArgs&, const AdamHyper&) { not_built("adam_step_multi on cuda"); }
 void sgd_step_multi(const SgdMultiArgs&, const SgdHyper&) { not_built("sgd_step_multi on cuda"); }
+void adam_rows(const OptimizerRows&) { not_built("adam_step_ on cuda"); }
+void sgd_rows(const OptimizerRows&) { not_built("sgd_step_ on cuda"); }
 
 }  // namespace nabla::cuda

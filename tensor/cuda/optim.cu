@@ -199,9 +199,123 @@ void sgd_row(const TensorList& in, bool nesterov, cudaStream_t stream) {
   write_back(written, dense);
 }
 
+// ---- a group's rows in one launch (OptimizerRows, the graph's optimizer_steps node) ----
+// Up to kMaxTensorsPerLaunch parameters per launch (blockIdx.y picks one), each block's
+// first thread working out its parameter's constants from its step count and the
+// group's hyper; the counts advance in one small kernel of their own on the same stream.
+
+struct StepCounts {
+  double* step[kMaxTensorsPerLaunch];
+  int count;
+};
+
+__global__ void advance_steps(StepCounts s, const float* found_inf) {
+  if (found_inf != nullptr && *found_inf != 0) return;
+  if (static_cast<int>(threadIdx.x) < s.count) *s.step[threadIdx.x] += 1;
+}
+
+template <class T>
+struct RowsLaunch {
+  T* p[kMaxTensorsPerLaunch];
+  const T* g[kMaxTensorsPerLaunch];
+  T* state[kMaxTensorsPerLaunch];
+  T* state2[kMaxTensorsPerLaunch];
+  const double* step[kMaxTensorsPerLaunch];
+  int64_t n[kMaxTensorsPerLaunch];
+  const double* hyper;
+  const float* found_inf;
+  bool flag;
+};
+
+template <class T>
+__global__ void adam_rows_kernel(RowsLaunch<T> a) {
+  if (a.found_inf != nullptr && *a.found_inf != 0) return;
+  const int k = blockIdx.y;
+  __shared__ AdamConstants<T> c;
+  if (threadIdx.x == 0) c = adam_constants<T>(adam_hyper_from(a.hyper, *a.step[k], a.flag));
+  __syncthreads();
+  NABLA_GRID_STRIDE_LOOP(i, a.n[k]) { adam_update(a.p[k], a.g[k], a.state[k], a.state2[k], i, c); }
+}
+
+template <class T>
+__global__ void sgd_rows_kernel(RowsLaunch<T> a) {
+  if (a.found_inf != nullptr && *a.found_inf != 0) return;
+  const int k = blockIdx.y;
+  __shared__ SgdConstants<T> c;
+  __shared__ bool fresh;
+  if (threadIdx.x == 0) {
+    SgdHyper h = sgd_hyper_from(a.hyper, a.flag);
+    if (a.state[k] == nullptr) h.momentum = 0;
+    c = sgd_constants<T>(h);
+    fresh = c.with_momentum && *a.step[k] == 0;
+  }
+  __syncthreads();
+  NABLA_GRID_STRIDE_LOOP(i, a.n[k]) { sgd_update(a.p[k], a.g[k], a.state[k], i, fresh, c); }
+}
+
+// Rows [first, last): the launch's pointers, and its step counts.
+template <class T>
+RowsLaunch<T> rows_launch(const OptimizerRows& rows, size_t first, size_t last, StepCounts* counts, int64_t* most) {
+  RowsLaunch<T> a{};
+  *counts = StepCounts{};
+  *most = 0;
+  for (size_t k = first; k < last; ++k) {
+    size_t j = k - first;
+    a.p[j] = device_data<T>(rows.p[k]);
+    a.g[j] = device_data<const T>(rows.g[k]);
+    a.state[j] = rows.state[k].defined() ? device_data<T>(rows.state[k]) : nullptr;
+    a.state2[j] = k < rows.state2.size() ? device_data<T>(rows.state2[k]) : nullptr;
+    a.step[j] = rows.step[k].defined() ? device_data<const double>(rows.step[k]) : nullptr;
+    if (rows.step[k].defined()) counts->step[counts->count++] = device_data<double>(rows.step[k]);
+    a.n[j] = rows.p[k].numel();
+    *most = std::max(*most, a.n[j]);
+  }
+  a.hyper = device_data<const double>(rows.hyper);
+  a.found_inf = optional_data<float>(rows.found_inf);
+  a.flag = rows.flag;
+  return a;
+}
+
+template <class T, bool kAdam>
+void launch_rows(const OptimizerRows& rows) {
+  cudaStream_t stream = stream_for(rows.p[0]);
+  const float* found = optional_data<float>(rows.found_inf);
+  for (size_t first = 0; first < rows.p.size(); first += kMaxTensorsPerLaunch) {
+    size_t last = std::min(rows.p.size(), first + kMaxTensorsPerLaunch);
+    StepCounts counts;
+    int64_t most = 0;
+    RowsLaunch<T> a = rows_launch<T>(rows, first, last, &counts, &most);
+    dim3 grid(blocks_for(std::max<int64_t>(most, 1)), static_cast<unsigned>(last - first));
+    if (kAdam) {  // Adam's update reads the advanced count
+      advance_steps<<<1, kMaxTensorsPerLaunch, 0, stream>>>(counts, found);
+      adam_rows_kernel<T><<<grid, kThreads, 0, stream>>>(a);
+    } else {  // SGD's reads whether it was 0
+      sgd_rows_kernel<T><<<grid, kThreads, 0, stream>>>(a);
+      if (counts.count > 0) advance_steps<<<1, kMaxTensorsPerLaunch, 0, stream>>>(counts, found);
+    }
+    NABLA_CUDA_LAUNCH_CHECK();
+  }
+}
+
 }  // namespace
 
-// in: param, grad, exp_avg, exp_avg_sq, step, lr, found_inf
+void adam_rows(const OptimizerRows& rows) {
+  DeviceGuard guard(rows.p[0].device().index);
+  if (rows.p[0].dtype() == DType::f32)
+    launch_rows<float, true>(rows);
+  else
+    launch_rows<double, true>(rows);
+}
+
+void sgd_rows(const OptimizerRows& rows) {
+  DeviceGuard guard(rows.p[0].device().index);
+  if (rows.p[0].dtype() == DType::f32)
+    launch_rows<float, false>(rows);
+  else
+    launch_rows<double, false>(rows);
+}
+
+// in: param, grad, exp_avg, exp_avg_sq, step, hyper, found_inf
 void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
   DeviceGuard guard(in[0].device().index);
   cudaStream_t stream = stream_for(in[0]);
@@ -212,7 +326,7 @@ void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
     adam_row<double>(in, a.b("decoupled"), stream);
 }
 
-// in: param, grad, momentum_buffer, step, lr, found_inf
+// in: param, grad, momentum_buffer, step, hyper, found_inf
 void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
   DeviceGuard guard(in[0].device().index);
   cudaStream_t stream = stream_for(in[0]);

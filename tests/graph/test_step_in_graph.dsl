@@ -76,6 +76,8 @@ test "Adam inside the graph equals eager Adam step for step (f64), with L2 decay
   expect(r[2].state[0]["step"].item() == 5.0, f"{r[2].state[0]}")
   expect("optim.Adam (1 group, 4 parameters) step inside the graph" in str(gm), str(gm))
   expect("adam_step_" in gm.ir(), gm.ir())
+  # fuse_optimizer: the group's four rows are one node (Note [A group's steps in one kernel])
+  expect("optimizer_steps(" in gm.ir() and "fuse_optimizer   1 change" in gm.explain(), gm.explain())
 }
 
 test "AdamW with two parameter groups and a scheduler: the learning rate is read at each call" {

@@ -33,11 +33,11 @@ TEST_CASE("passes are registered in pipeline order and pipelines name them") {
   std::vector<std::string> names;
   for (const PassInfo& p : all_passes()) names.push_back(p.name);
   CHECK(names == std::vector<std::string>{"infer", "unroll", "fold", "simplify", "cse", "licm", "dce", "reshard", "fold_bn",
-                                          "lower_quant", "fuse_epilogue", "fuse", "block_layout", "plan"});
+                                          "lower_quant", "fuse_epilogue", "fuse", "fuse_optimizer", "block_layout", "plan"});
   // Captured graphs are typed already: the default pipeline starts at unroll.
   CHECK(default_pipeline() == std::vector<std::string>(names.begin() + 1, names.end()));
   CHECK(parse_pipeline(" cse, dce ,fold") == std::vector<std::string>{"cse", "dce", "fold"});
-  CHECK_THROWS_WITH(parse_pipeline("fold,nope"), "unknown pass 'nope' (passes: infer, unroll, fold, simplify, cse, licm, dce, reshard, fold_bn, lower_quant, fuse_epilogue, fuse, block_layout, plan, or default)");
+  CHECK_THROWS_WITH(parse_pipeline("fold,nope"), "unknown pass 'nope' (passes: infer, unroll, fold, simplify, cse, licm, dce, reshard, fold_bn, lower_quant, fuse_epilogue, fuse, fuse_optimizer, block_layout, plan, or default)");
 }
 
 TEST_CASE("fold folds results up to 2^20 elements and no larger") {
