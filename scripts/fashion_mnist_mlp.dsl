@@ -5,6 +5,7 @@
 # accuracy by about two points from seed to seed (0.85-0.875, PyTorch alike); with the
 # decay, seeds 0-4 all land at 0.881-0.883.
 #   nabla scripts/fashion_mnist_mlp.dsl [epochs] [train_items] [device] [--logdir DIR] [--plot PATH] [--compile]
+#                                       [--step-in-graph]
 # device is "cpu" (the default), "cuda" or "cuda:N": the model and the data move there.
 # --compile: each step's forward and backward run as one compiled graph (compile(...,
 # train=true) with the default passes), Adam as before.
@@ -21,6 +22,10 @@ let curves = training_plot.from_args(args, "Fashion-MNIST MLP")  # --plot PATH: 
 let writer = train_log.from_args(args)
 let compile_step = "--compile" in args
 if compile_step { args.remove("--compile") }
+# --step-in-graph (with --compile): Adam's step is in the graph too (compile(...,
+# optimizer=opt)), the scheduler's learning rate read at each call.
+let step_in_graph = "--step-in-graph" in args
+if step_in_graph { args.remove("--step-in-graph") }
 let epochs = int(args[0]) if len(args) > 0 else 3
 let train_items = int(args[1]) if len(args) > 1 else 60000
 let device = args[2] if len(args) > 2 else "cpu"
@@ -34,7 +39,8 @@ let batch_size = 64
 fn loss_of(xb, yb) = cross_entropy(model(xb), yb)
 let step = none
 if compile_step {
-  step = compile(loss_of, zeros([batch_size, 784], device=device), zeros([batch_size], dtype=i64, device=device), train=true)
+  let examples = [zeros([batch_size, 784], device=device), zeros([batch_size], dtype=i64, device=device)]
+  step = compile(loss_of, *examples, train=true, optimizer=opt) if step_in_graph else compile(loss_of, *examples, train=true)
   step.optimize("default")
 }
 let sched = optim.CosineAnnealingLR(opt, T_max=epochs * ((len(train) + batch_size - 1) // batch_size))
@@ -59,14 +65,18 @@ for epoch in range(epochs) {
   let bar = data.Progress(batches, desc=f"epoch {epoch + 1}/{epochs}")
   for (xb, yb) in batches {
     let loss = none
-    opt.zero_grad()
-    if step == none {
-      loss = loss_of(xb, yb)
-      loss.backward()
+    if step_in_graph {
+      loss = step(xb, yb)  # forward, backward and Adam's step
     } else {
-      loss = step(xb, yb)  # the loss; the gradients are in the parameters' .grad
+      opt.zero_grad()
+      if step == none {
+        loss = loss_of(xb, yb)
+        loss.backward()
+      } else {
+        loss = step(xb, yb)  # the loss; the gradients are in the parameters' .grad
+      }
+      opt.step()
     }
-    opt.step()
     sched.step()
     bar.update(loss=loss)
     training_plot.record_step(curves, loss)

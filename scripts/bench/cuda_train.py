@@ -7,7 +7,9 @@ see README, "Building on a GPU machine"):
     for EPOCHS epochs and timed by its fastest epoch, with its test accuracy;
   - the same epochs with each step compiled (`--compile`: one graph for forward and
     backward, replayed as a CUDA graph), against the same PyTorch eager epochs, and with
-    --torch-compile against PyTorch's torch.compile(mode="reduce-overhead") too;
+    --torch-compile against PyTorch's torch.compile(mode="reduce-overhead") too; and
+    with Adam's step inside the graph (`--compile --step-in-graph`: one replay per
+    training step, docs/passes.md);
   - small-op launch overhead: microseconds per `x + y` on 4-element GPU tensors,
     queued back to back (the time of one op when the GPU is not the limit);
   - a chain of 50 elementwise ops on a small tensor, eager against its compiled graph
@@ -136,9 +138,12 @@ def main():
             ours = figures([args.nabla, f"scripts/fashion_mnist_{kind}.dsl", str(args.epochs), "60000", "cuda"])
             compiled = figures([args.nabla, f"scripts/fashion_mnist_{kind}.dsl", str(args.epochs), "60000", "cuda",
                                 "--compile"])
+            whole_step = figures([args.nabla, f"scripts/fashion_mnist_{kind}.dsl", str(args.epochs), "60000", "cuda",
+                                  "--compile", "--step-in-graph"])
             ref = figures([sys.executable, "scripts/bench/train_torch.py", kind, str(args.epochs), "cuda"])
             results.setdefault(kind, []).append((ours, ref))
             results.setdefault(kind + "_compiled", []).append((compiled, ref))
+            results.setdefault(kind + "_step_in_graph", []).append((whole_step, ref))
             if args.torch_compile:
                 ref_compiled = figures([sys.executable, "scripts/bench/train_torch.py", kind, str(args.epochs), "cuda",
                                         "compile"])
@@ -148,7 +153,8 @@ def main():
         results.setdefault("chain", []).append((small, torch_chain_us()))
     os.unlink(launch_dsl)
     print(f"# rounds={args.rounds} epochs={args.epochs} (medians; nabla and PyTorch interleaved)")
-    for kind in ("mlp", "cnn", "mlp_compiled", "cnn_compiled", "mlp_vs_torch_compile", "cnn_vs_torch_compile"):
+    for kind in ("mlp", "cnn", "mlp_compiled", "cnn_compiled", "mlp_step_in_graph", "cnn_step_in_graph",
+                 "mlp_vs_torch_compile", "cnn_vs_torch_compile"):
         if kind not in results:
             continue
         runs = results[kind]
