@@ -86,6 +86,7 @@ Value cross_entropy_builtin(Evaluator&, CallArgs& a);
 Value nll_loss_builtin(Evaluator&, CallArgs& a);
 Value binary_cross_entropy_builtin(Evaluator&, CallArgs& a);
 Value binary_cross_entropy_with_logits_builtin(Evaluator&, CallArgs& a);
+Value ctc_loss_entry(Evaluator&, CallArgs& a);  // a composite of rows, not a row's convention
 
 // ---- the libraries (one per builtins_*.cpp; the list is builtins.cpp's) -----------------------
 

@@ -573,6 +573,11 @@ const BuiltinEntry kOpConventions[] = {
      "binary_cross_entropy(input, target, reduction=\"mean\", weight=none)", nullptr},
     {"binary_cross_entropy_with_logits", binary_cross_entropy_with_logits_builtin,
      "binary_cross_entropy_with_logits(input, target, reduction=\"mean\", weight=none, pos_weight=none)", nullptr},
+    {"ctc_loss", ctc_loss_entry,
+     "ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=\"mean\", zero_infinity=false)",
+     "The connectionist temporal classification loss of log-probabilities [T, N, C] against targets (padded [N, S] or "
+     "concatenated), each sequence at its input and target length, as F.ctc_loss; the mean divides each loss by its "
+     "target length. Example: ctc_loss(log_softmax(randn(6, 2, 4), 2), tensor([[1, 2], [3, 3]]), [6, 5], [2, 2])"},
 };
 
 // How a row's default shows in a signature: as the language writes it.

@@ -1,4 +1,5 @@
-// The classification losses as PyTorch's functional API calls them: cross_entropy and
+// The classification losses as PyTorch's functional API calls them, and ctc_loss (Note
+// [CTC as a scan of rows]): cross_entropy and
 // nll_loss take class weights (weight=, also PyTorch's third positional argument) and
 // cross_entropy takes class probabilities as its target (soft labels, with
 // label_smoothing); binary_cross_entropy takes weight=, and the logits form weight=
@@ -6,6 +7,8 @@
 // weights; a call with none of these is the row's, and one with them is a composite
 // of rows (Note [Composites] in composites.hpp), so it differentiates and compiles
 // as they do. tests/stdlib/test_composites.dsl checks each against PyTorch in f64.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -199,9 +202,129 @@ Value binary_loss_call(CallArgs& a, const char* fname, bool logits) {
   return Value::tensor(mean(loss));
 }
 
+// ---- ctc_loss -------------------------------------------------------------------------
+// Note [CTC as a scan of rows]
+// The connectionist temporal classification loss (Graves et al. 2006) is the forward
+// (alpha) recursion over each target's extended sequence (blank, l1, blank, l2, ...,
+// blank), in log space, one time step at a time: alpha_t(s) = logsumexp(alpha_{t-1}(s),
+// alpha_{t-1}(s-1), alpha_{t-1}(s-2) where l_s is no blank and differs from l_{s-2}) +
+// log p_t(l_s), for the whole batch at once ([N, 2S+1]); a sequence's alpha stops at its
+// own input length. Written with rows (gather, cat, logsumexp, where), it differentiates
+// by autograd, to any order: the gradient with respect to log_probs is the true partial
+// -posterior, which through log_softmax is PyTorch's exp(log_probs) - posterior (PyTorch
+// returns the latter as log_probs' own gradient). Unreachable states hold a large
+// negative number, not -inf, so no 0 * inf appears in the gradients; an impossible
+// alignment's loss is inf (0, and no gradient, with zero_infinity).
+constexpr double kNever = -1e30;  // log of an unreachable state's probability
+constexpr double kInfinite = 1e29;  // a loss past this was an impossible alignment
+
+// The lengths argument as an i64 tensor of n values (a list or a tensor).
+Tensor lengths_arg(const Value& v, int64_t n, const std::string& what) {
+  if (v.tag == Tag::Tensor) notify_value_read(v.t, what);  // the recursion's shape follows them
+  Tensor t = v.tag == Tag::Tensor ? v.t : tensor_from_value(v, DType::i64);
+  if (t.dim() != 1 || t.numel() != n || is_floating(t.dtype()))
+    fail(what + " must hold one integer per sequence (" + std::to_string(n) + "), got " + dtype_name(t.dtype()) +
+         t.shape_str());
+  return to_device(to_dtype(t, DType::i64), cpu_device());
+}
+
+Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
+  const std::string f = "ctc_loss";
+  Bound b = bind(f, a, {"log_probs", "targets", "input_lengths", "target_lengths", "blank", "reduction", "zero_infinity"}, 4);
+  Tensor lp = input_of(b[0], f, "log_probs");
+  Tensor targets = input_of(b[1], f, "targets");
+  const bool unbatched = lp.dim() == 2;
+  if (unbatched) lp = unsqueeze(lp, 1);
+  if (lp.dim() != 3 || !is_floating(lp.dtype()))
+    fail(f + "(): argument 'log_probs' must be floating [T, N, C] (or [T, C]), got " + dtype_name(lp.dtype()) + lp.shape_str());
+  const int64_t T = lp.sizes()[0], N = lp.sizes()[1], C = lp.sizes()[2];
+  const int64_t blank = b.has(4) ? as_int(b[4], f + "(): argument 'blank'") : 0;
+  if (blank < 0 || blank >= C) fail(f + "(): argument 'blank' (" + std::to_string(blank) + ") must be a class, 0 to " + std::to_string(C - 1));
+  const std::string reduction = reduction_of(b, 5, f);
+  const bool zero_infinity = b.has(6) && as_bool(b[6], f + "(): argument 'zero_infinity'");
+  Tensor in_len = lengths_arg(b[2], N, f + "(): argument 'input_lengths'");
+  Tensor tgt_len = lengths_arg(b[3], N, f + "(): argument 'target_lengths'");
+  std::vector<double> ins = to_double_vector(in_len), tls = to_double_vector(tgt_len);
+  // The targets as [N, S]: padded rows, or one concatenated 1-D list cut by the lengths.
+  if (unbatched && targets.dim() == 1) targets = unsqueeze(targets, 0);
+  notify_value_read(targets, f + "(): targets");  // the extended label sequences are made on the host
+  std::vector<double> flat = to_double_vector(to_device(to_dtype(targets, DType::i64), cpu_device()));
+  int64_t S = 0;
+  for (double l : tls) S = std::max<int64_t>(S, static_cast<int64_t>(l));
+  std::vector<double> ext(static_cast<size_t>(N * (2 * S + 1)), static_cast<double>(blank));
+  int64_t offset = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t len = static_cast<int64_t>(tls[static_cast<size_t>(n)]), in = static_cast<int64_t>(ins[static_cast<size_t>(n)]);
+    if (in < 0 || in > T) fail(f + "(): input_lengths[" + std::to_string(n) + "] is " + std::to_string(in) + ", outside 0 to " + std::to_string(T));
+    const bool padded = targets.dim() == 2;
+    if (len < 0 || (padded && len > targets.sizes()[1]) || (!padded && offset + len > targets.numel()))
+      fail(f + "(): target_lengths[" + std::to_string(n) + "] (" + std::to_string(len) + ") does not fit the targets " + targets.shape_str());
+    for (int64_t j = 0; j < len; ++j) {
+      double c = flat[static_cast<size_t>(padded ? n * targets.sizes()[1] + j : offset + j)];
+      if (c < 0 || c >= static_cast<double>(C) || c == static_cast<double>(blank))
+        fail(f + "(): target " + std::to_string(static_cast<int64_t>(c)) + " of sequence " + std::to_string(n) +
+             " must be a class 0 to " + std::to_string(C - 1) + " other than the blank " + std::to_string(blank));
+      ext[static_cast<size_t>(n * (2 * S + 1) + 2 * j + 1)] = c;
+    }
+    offset += len;
+  }
+  const int64_t W = 2 * S + 1;
+  Tensor labels = to_device(tensor_from(ext, {N, W}, DType::i64), lp.device());
+  // log p_t of each extended position: [T, N, W]
+  Tensor emit = gather(lp, 2, expand(unsqueeze(labels, 0), {T, N, W}));
+  // where the step from s - 2 is allowed: l_s no blank and l_s != l_{s-2}
+  std::vector<double> skip(static_cast<size_t>(N * W), 0.0);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t s = 2; s < W; ++s) {
+      double l = ext[static_cast<size_t>(n * W + s)], l2 = ext[static_cast<size_t>(n * W + s - 2)];
+      skip[static_cast<size_t>(n * W + s)] = l != static_cast<double>(blank) && l != l2 ? 1.0 : 0.0;
+    }
+  Tensor can_skip = to_device(ne(tensor_from(skip, {N, W}, DType::f32), scalar_tensor(0.0, DType::f32)), lp.device());
+  Tensor never = full({N, W}, kNever, lp.dtype(), lp.device());
+  std::vector<double> start(static_cast<size_t>(W), kNever);
+  start[0] = 0.0;
+  if (W > 1) start[1] = 0.0;
+  Tensor alpha = T > 0 ? to_device(tensor_from(start, {1, W}, lp.dtype()), lp.device()) + select(emit, 0, 0) : never;
+  Tensor pad1 = full({N, 1}, kNever, lp.dtype(), lp.device()), pad2 = full({N, 2}, kNever, lp.dtype(), lp.device());
+  for (int64_t t = 1; t < T; ++t) {
+    Tensor from1 = W > 1 ? cat({pad1, slice(alpha, 1, 0, W - 1, 1)}, 1) : never;
+    Tensor from2 = W > 2 ? where(can_skip, cat({pad2, slice(alpha, 1, 0, W - 2, 1)}, 1), never) : never;
+    Tensor next = logsumexp(stack({alpha, from1, from2}, 0), {0}) + select(emit, 0, t);
+    Tensor running = to_device(unsqueeze(lt(scalar_tensor(static_cast<double>(t), DType::i64), in_len), 1), lp.device());
+    alpha = where(running, next, alpha);
+  }
+  // The end: the last label or the blank after it, at each sequence's own length.
+  std::vector<double> last(static_cast<size_t>(N * 2));
+  for (int64_t n = 0; n < N; ++n) {
+    const double end = 2 * tls[static_cast<size_t>(n)];
+    last[static_cast<size_t>(2 * n)] = end;
+    last[static_cast<size_t>(2 * n + 1)] = std::max(end - 1, 0.0);
+  }
+  Tensor ends = gather(alpha, 1, to_device(tensor_from(last, {N, 2}, DType::i64), lp.device()));
+  std::vector<double> single(static_cast<size_t>(N * 2), 0.0);  // an empty target: only its one blank state
+  for (int64_t n = 0; n < N; ++n) single[static_cast<size_t>(2 * n + 1)] = tls[static_cast<size_t>(n)] == 0 ? 1.0 : 0.0;
+  Tensor only_one = to_device(ne(tensor_from(single, {N, 2}, DType::f32), scalar_tensor(0.0, DType::f32)), lp.device());
+  Tensor loss = -logsumexp(where(only_one, full({N, 2}, kNever, lp.dtype(), lp.device()), ends), {1});
+  // A sequence of no time steps: the empty target has probability 1, any other 0.
+  std::vector<double> no_steps(static_cast<size_t>(N), 0.0), no_steps_loss(static_cast<size_t>(N), 0.0);
+  for (int64_t n = 0; n < N; ++n) {
+    no_steps[static_cast<size_t>(n)] = ins[static_cast<size_t>(n)] == 0 ? 1.0 : 0.0;
+    no_steps_loss[static_cast<size_t>(n)] = tls[static_cast<size_t>(n)] == 0 ? 0.0 : 2 * kInfinite;
+  }
+  loss = where(to_device(ne(tensor_from(no_steps, {N}, DType::f32), scalar_tensor(0.0, DType::f32)), lp.device()),
+               to_device(tensor_from(no_steps_loss, {N}, lp.dtype()), lp.device()), loss);
+  Tensor impossible = gt(loss, scalar_tensor(kInfinite, loss.dtype()));
+  loss = where(impossible, full({N}, zero_infinity ? 0.0 : INFINITY, lp.dtype(), lp.device()), loss);
+  if (reduction == "none") return Value::tensor(unbatched ? squeeze(loss, {0}) : loss);
+  if (reduction == "sum") return Value::tensor(sum(loss));
+  Tensor per_label = loss / clamp(to_dtype(to_device(tgt_len, lp.device()), lp.dtype()), 1.0, std::nullopt);
+  return Value::tensor(mean(per_label));
+}
+
 }  // namespace
 
 Value cross_entropy_builtin(Evaluator&, CallArgs& a) { return class_loss_call(a, "cross_entropy", true); }
+Value ctc_loss_entry(Evaluator& ev, CallArgs& a) { return ctc_loss_builtin(ev, a); }
 Value nll_loss_builtin(Evaluator&, CallArgs& a) { return class_loss_call(a, "nll_loss", false); }
 Value binary_cross_entropy_builtin(Evaluator&, CallArgs& a) { return binary_loss_call(a, "binary_cross_entropy", false); }
 Value binary_cross_entropy_with_logits_builtin(Evaluator&, CallArgs& a) {

@@ -86,3 +86,18 @@ test "volumes, sampling grids and weighted losses name the argument and the shap
   expect_error(fn() = cross_entropy(randn([3, 2]), tensor([true, false, true]), weight=ones([2])), "must hold class indices (an integer tensor), got bool")
   expect(cross_entropy(randn([4, 3]), tensor([0, 1, 2, 1]), weight=ones([3]), ignore_index=1).shape == ())
 }
+
+test "ctc_loss: nn.CTCLoss is the function; bad lengths, targets and blanks name themselves" {
+  import nn
+  let lp = log_softmax(randn([6, 2, 4]), 2)
+  let t = tensor([[1, 2], [3, 3]])
+  expect_close(nn.CTCLoss(blank=0, reduction="sum")(lp, t, [6, 5], [2, 2]), ctc_loss(lp, t, [6, 5], [2, 2], reduction="sum"))
+  expect_error(fn() = ctc_loss(lp, t, [7, 5], [2, 2]), "ctc_loss(): input_lengths[0] is 7, outside 0 to 6")
+  expect_error(fn() = ctc_loss(lp, t, [6, 5], [3, 2]), "ctc_loss(): target_lengths[0] (3) does not fit the targets [2, 2]")
+  expect_error(fn() = ctc_loss(lp, tensor([[1, 0], [3, 3]]), [6, 5], [2, 2]), "target 0 of sequence 0 must be a class 0 to 3 other than the blank 0")
+  expect_error(fn() = ctc_loss(lp, t, [6], [2, 2]), "argument 'input_lengths' must hold one integer per sequence (2)")
+  expect_error(fn() = ctc_loss(lp, t, [6, 5], [2, 2], blank=4), "argument 'blank' (4) must be a class, 0 to 3")
+  expect(ctc_loss(lp, t, [6, 5], [2, 2], reduction="none").shape == (2,))
+  fn f(x, il) = ctc_loss(log_softmax(x, 2), t, il, [2, 2])
+  expect_error(fn() = compile(f, randn([6, 2, 4]), tensor([6, 5])), "reads the value of")
+}

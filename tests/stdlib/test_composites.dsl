@@ -1272,6 +1272,51 @@ test "bce_logits_pos_weight" {
   let gs = grad([out], [a], grad_outputs=[ref["bce_logits_pos_weight.g"]], allow_unused=true)
   expect_close(gs[0], ref["bce_logits_pos_weight.grad0"], rtol=1e-09, atol=1e-12)
 }
+test "ctc_loss_padded" {
+  let a = ref["ctc_loss_padded.x0"].clone().requires_grad_(true)
+  let out = ctc_loss(log_softmax(a, 2), tensor([[1, 2, 2], [3, 1, 0]]), tensor([7, 5]), tensor([3, 2]))
+  let want = ref["ctc_loss_padded.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["ctc_loss_padded.g"]], allow_unused=true)
+  expect_close(gs[0], ref["ctc_loss_padded.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "ctc_loss_concatenated_sum" {
+  let a = ref["ctc_loss_concatenated_sum.x0"].clone().requires_grad_(true)
+  let out = ctc_loss(log_softmax(a, 2), tensor([2, 2, 1, 3, 1, 2]), [6, 6, 4], [2, 3, 1], reduction="sum")
+  let want = ref["ctc_loss_concatenated_sum.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["ctc_loss_concatenated_sum.g"]], allow_unused=true)
+  expect_close(gs[0], ref["ctc_loss_concatenated_sum.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "ctc_loss_blank_last_none" {
+  let a = ref["ctc_loss_blank_last_none.x0"].clone().requires_grad_(true)
+  let out = ctc_loss(log_softmax(a, 2), tensor([[0, 1], [2, 2]]), [5, 5], [2, 1], blank=3, reduction="none")
+  let want = ref["ctc_loss_blank_last_none.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["ctc_loss_blank_last_none.g"]], allow_unused=true)
+  expect_close(gs[0], ref["ctc_loss_blank_last_none.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "ctc_loss_zero_infinity" {
+  let a = ref["ctc_loss_zero_infinity.x0"].clone().requires_grad_(true)
+  let out = ctc_loss(log_softmax(a, 2), tensor([[1, 1, 1], [2, 0, 0]]), [4, 4], [3, 0], reduction="none", zero_infinity=true)
+  let want = ref["ctc_loss_zero_infinity.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["ctc_loss_zero_infinity.g"]], allow_unused=true)
+  expect_close(gs[0], ref["ctc_loss_zero_infinity.grad0"], rtol=1e-09, atol=1e-12)
+}
+test "ctc_loss_unbatched" {
+  let a = ref["ctc_loss_unbatched.x0"].clone().requires_grad_(true)
+  let out = ctc_loss(log_softmax(a, 1), tensor([1, 2]), [5], [2])
+  let want = ref["ctc_loss_unbatched.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a], grad_outputs=[ref["ctc_loss_unbatched.g"]], allow_unused=true)
+  expect_close(gs[0], ref["ctc_loss_unbatched.grad0"], rtol=1e-09, atol=1e-12)
+}
 test "multilabel_soft_margin_loss" {
   let a = ref["multilabel_soft_margin_loss.x0"].clone().requires_grad_(true)
   let b = ref["multilabel_soft_margin_loss.x1"].clone()

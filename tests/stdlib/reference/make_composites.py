@@ -270,6 +270,23 @@ def cases():
             x, t([[0.0, 1.0, 1.0], [0.2, 0.0, 1.0]]), weight=w, pos_weight=pw, reduction="sum"),
          [r(2, 3) * 3, Fixed(torch.rand(3, dtype=D)), Fixed(torch.rand(3, dtype=D) * 4)],
          "binary_cross_entropy_with_logits(a, tensor([[0.0, 1.0, 1.0], [0.2, 0.0, 1.0]], dtype=f64), weight=b, pos_weight=c, reduction=\"sum\")"),
+        # ctc_loss (loss_conventions.cpp, Note [CTC as a scan of rows]): through log_softmax, where PyTorch's
+        # gradient and the true one agree
+        ("ctc_loss_padded", lambda x: F.ctc_loss(x.log_softmax(2), torch.tensor([[1, 2, 2], [3, 1, 0]]),
+                                                 torch.tensor([7, 5]), torch.tensor([3, 2])),
+         [r(7, 2, 4)], "ctc_loss(log_softmax(a, 2), tensor([[1, 2, 2], [3, 1, 0]]), tensor([7, 5]), tensor([3, 2]))"),
+        ("ctc_loss_concatenated_sum", lambda x: F.ctc_loss(x.log_softmax(2), torch.tensor([2, 2, 1, 3, 1, 2]),
+                                                           [6, 6, 4], [2, 3, 1], blank=0, reduction="sum"),
+         [r(6, 3, 4)], "ctc_loss(log_softmax(a, 2), tensor([2, 2, 1, 3, 1, 2]), [6, 6, 4], [2, 3, 1], reduction=\"sum\")"),
+        ("ctc_loss_blank_last_none", lambda x: F.ctc_loss(x.log_softmax(2), torch.tensor([[0, 1], [2, 2]]),
+                                                          [5, 5], [2, 1], blank=3, reduction="none"),
+         [r(5, 2, 4)], "ctc_loss(log_softmax(a, 2), tensor([[0, 1], [2, 2]]), [5, 5], [2, 1], blank=3, reduction=\"none\")"),
+        ("ctc_loss_zero_infinity", lambda x: F.ctc_loss(x.log_softmax(2), torch.tensor([[1, 1, 1], [2, 0, 0]]),
+                                                        [4, 4], [3, 0], reduction="none", zero_infinity=True),
+         [r(4, 2, 3)], "ctc_loss(log_softmax(a, 2), tensor([[1, 1, 1], [2, 0, 0]]), [4, 4], [3, 0], reduction=\"none\", zero_infinity=true)"),
+        ("ctc_loss_unbatched", lambda x: F.ctc_loss(x.log_softmax(1), torch.tensor([1, 2]), torch.tensor(5),
+                                                    torch.tensor(2)),
+         [r(5, 3)], "ctc_loss(log_softmax(a, 1), tensor([1, 2]), [5], [2])"),
         ("multilabel_soft_margin_loss", F.multilabel_soft_margin_loss, [r(3, 4), Fixed((torch.rand(3, 4) > 0.5).to(D))],
          "multilabel_soft_margin_loss(a, b)"),
     ]
