@@ -298,26 +298,34 @@ Tensor padded_coordinate(const Tensor& c, int64_t size, const std::string& mode,
   return c;
 }
 
-// input [N, C, H, W] read at integer cells (x, y) [N, Ho, Wo] (floating, integral
-// values), 0 where the cell is outside the image: [N, C, Ho, Wo].
-Tensor cells_at(const Tensor& input, const Tensor& x, const Tensor& y) {
+// input [N, C, *spatial] read at integer cells: cell[d] [N, *out] (floating, integral
+// values) along spatial dim d; 0 where a cell is outside the input: [N, C, *out].
+Tensor cells_at(const Tensor& input, const TensorList& cell) {
   const Shape& s = input.sizes();
-  const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
-  auto within = [](const Tensor& c, int64_t n) {
-    return to_dtype(ge(c, number_like(0.0, c)), c.dtype()) * to_dtype(le(c, number_like(double(n - 1), c)), c.dtype());
-  };
-  Tensor inside = within(x, W) * within(y, H);
-  Tensor xi = to_dtype(clamp(x, 0.0, double(W - 1)), DType::i64);
-  Tensor yi = to_dtype(clamp(y, 0.0, double(H - 1)), DType::i64);
-  Tensor flat = reshape(yi * i64_number(W) + xi, {N, 1, -1});
-  Tensor picked = gather(reshape(input, {N, C, H * W}), 2, expand(flat, {N, C, flat.sizes()[2]}));
-  Tensor mask = unsqueeze(inside, 1);
-  return reshape(picked, {N, C, x.sizes()[1], x.sizes()[2]}) * mask;
+  const int64_t N = s[0], C = s[1];
+  Tensor flat, inside;
+  int64_t volume = 1;
+  for (size_t d = 0; d < cell.size(); ++d) {
+    const int64_t n = s[2 + d];
+    const Tensor& c = cell[d];
+    Tensor within = to_dtype(ge(c, number_like(0.0, c)), c.dtype()) * to_dtype(le(c, number_like(double(n - 1), c)), c.dtype());
+    Tensor index = to_dtype(clamp(c, 0.0, double(n - 1)), DType::i64);
+    flat = d == 0 ? index : flat * i64_number(n) + index;
+    inside = d == 0 ? within : inside * within;
+    volume *= n;
+  }
+  Tensor rows = reshape(flat, {N, 1, -1});
+  Tensor picked = gather(reshape(input, {N, C, volume}), 2, expand(rows, {N, C, rows.sizes()[2]}));
+  IntList out{N, C};
+  for (int64_t d = 1; d < cell[0].dim(); ++d) out.push_back(cell[0].sizes()[d]);
+  return reshape(picked, out) * unsqueeze(inside, 1);
 }
 
 // grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=false):
-// input [N, C, H, W] read at grid [N, Ho, Wo, 2] ((x, y) in [-1, 1]), as
-// F.grid_sample; differentiable in both (in the grid through the bilinear weights).
+// input [N, C, H, W] read at grid [N, Ho, Wo, 2] ((x, y) in [-1, 1]), or a volume [N,
+// C, D, H, W] at grid [N, Do, Ho, Wo, 3] ((x, y, z)), as F.grid_sample; bilinear
+// (trilinear for volumes) or nearest; differentiable in both (in the grid through the
+// interpolation weights).
 Value grid_sample_builtin(Evaluator&, CallArgs& a) {
   const std::string f = "grid_sample";
   Bound b = bind(f, a, {"input", "grid", "mode", "padding_mode", "align_corners"}, 2);
@@ -325,11 +333,12 @@ Value grid_sample_builtin(Evaluator&, CallArgs& a) {
   std::string mode = b.has(2) ? str(b[2]) : "bilinear";
   std::string padding_mode = b.has(3) ? str(b[3]) : "zeros";
   bool align = b.has(4) && as_bool(b[4], f + "(): argument 'align_corners'");
-  if (input.dim() != 4)
-    fail(f + "(): argument 'input' must be [N, C, H, W] (volumes, 5-D, are not sampled yet), got shape " + input.shape_str());
-  if (grid.dim() != 4 || grid.sizes()[3] != 2 || grid.sizes()[0] != input.sizes()[0])
-    fail(f + "(): argument 'grid' must be [N, H_out, W_out, 2] with the input's N (" + std::to_string(input.sizes()[0]) +
-         "), got shape " + grid.shape_str());
+  if (input.dim() != 4 && input.dim() != 5)
+    fail(f + "(): argument 'input' must be [N, C, H, W] or [N, C, D, H, W], got shape " + input.shape_str());
+  const int64_t dims = input.dim() - 2;
+  if (grid.dim() != input.dim() || grid.sizes()[grid.dim() - 1] != dims || grid.sizes()[0] != input.sizes()[0])
+    fail(f + "(): argument 'grid' must be [N, " + (dims == 2 ? "H_out, W_out, 2" : "D_out, H_out, W_out, 3") +
+         "] with the input's N (" + std::to_string(input.sizes()[0]) + "), got shape " + grid.shape_str());
   if (!is_floating(input.dtype()) || grid.dtype() != input.dtype())
     fail(f + "(): input and grid must be floating tensors of one dtype, got " + dtype_name(input.dtype()) + " and " +
          dtype_name(grid.dtype()));
@@ -337,19 +346,43 @@ Value grid_sample_builtin(Evaluator&, CallArgs& a) {
     fail(f + "(): argument 'mode' must be \"bilinear\" or \"nearest\" (bicubic is not sampled yet), got \"" + mode + "\"");
   if (padding_mode != "zeros" && padding_mode != "border" && padding_mode != "reflection")
     fail(f + "(): argument 'padding_mode' must be \"zeros\", \"border\" or \"reflection\", got \"" + padding_mode + "\"");
-  const int64_t H = input.sizes()[2], W = input.sizes()[3];
-  if (H == 0 || W == 0) fail(f + "(): argument 'input' of shape " + input.shape_str() + " has an empty spatial dim");
+  IntList out_shape{input.sizes()[0], input.sizes()[1]};
+  for (int64_t d = 1; d <= dims; ++d) out_shape.push_back(grid.sizes()[d]);
+  for (int64_t d = 2; d < input.dim(); ++d)
+    if (input.sizes()[d] == 0) fail(f + "(): argument 'input' of shape " + input.shape_str() + " has an empty spatial dim");
   if (input.sizes()[0] == 0 || grid.numel() == 0)  // nothing to sample
-    return Value::tensor(zeros({input.sizes()[0], input.sizes()[1], grid.sizes()[1], grid.sizes()[2]}, input.dtype(),
-                               input.device()));
-  Tensor x = padded_coordinate(unnormalized(select(grid, 3, 0), W, align), W, padding_mode, align);
-  Tensor y = padded_coordinate(unnormalized(select(grid, 3, 1), H, align), H, padding_mode, align);
-  if (mode == "nearest") return Value::tensor(cells_at(input, round(x), round(y)));
-  Tensor x0 = floor(x), y0 = floor(y);
-  Tensor x1 = x0 + 1.0, y1 = y0 + 1.0;
-  auto weight = [](const Tensor& wx, const Tensor& wy) { return unsqueeze(wx * wy, 1); };
-  Tensor out = cells_at(input, x0, y0) * weight(x1 - x, y1 - y) + cells_at(input, x1, y0) * weight(x - x0, y1 - y) +
-               cells_at(input, x0, y1) * weight(x1 - x, y - y0) + cells_at(input, x1, y1) * weight(x - x0, y - y0);
+    return Value::tensor(zeros(Shape(out_shape), input.dtype(), input.device()));
+  // Pixel coordinates per spatial dim in the input's order (D, H, W): the grid's last
+  // entry is the first dim's (x is W's).
+  TensorList at;
+  for (int64_t d = 0; d < dims; ++d) {
+    const int64_t size = input.sizes()[2 + d];
+    at.push_back(padded_coordinate(unnormalized(select(grid, grid.dim() - 1, dims - 1 - d), size, align), size,
+                                   padding_mode, align));
+  }
+  if (mode == "nearest") {
+    TensorList cell;
+    for (const Tensor& c : at) cell.push_back(round(c));
+    return Value::tensor(cells_at(input, cell));
+  }
+  // Each corner of the cell around the point, weighted by the product over dims of the
+  // distance to the opposite corner.
+  TensorList low;
+  for (const Tensor& c : at) low.push_back(floor(c));
+  Tensor out;
+  for (int64_t corner = 0; corner < (int64_t{1} << dims); ++corner) {
+    TensorList cell;
+    Tensor weight;
+    for (int64_t d = 0; d < dims; ++d) {
+      const bool high = (corner >> (dims - 1 - d)) & 1;
+      Tensor c = high ? low[static_cast<size_t>(d)] + 1.0 : low[static_cast<size_t>(d)];
+      Tensor w = high ? at[static_cast<size_t>(d)] - low[static_cast<size_t>(d)] : c + 1.0 - at[static_cast<size_t>(d)];
+      cell.push_back(c);
+      weight = d == 0 ? w : weight * w;
+    }
+    Tensor term = cells_at(input, cell) * unsqueeze(weight, 1);
+    out = corner == 0 ? term : out + term;
+  }
   return Value::tensor(out);
 }
 

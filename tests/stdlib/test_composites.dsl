@@ -1063,6 +1063,38 @@ test "grid_sample_nearest" {
   let gs = grad([out], [a, b], grad_outputs=[ref["grid_sample_nearest.g"]], allow_unused=true)
   expect_close(gs[0], ref["grid_sample_nearest.grad0"], rtol=1e-09, atol=1e-12)
 }
+test "grid_sample_volume" {
+  let a = ref["grid_sample_volume.x0"].clone().requires_grad_(true)
+  let b = ref["grid_sample_volume.x1"].clone().requires_grad_(true)
+  let out = grid_sample(a, b)
+  let want = ref["grid_sample_volume.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["grid_sample_volume.g"]], allow_unused=true)
+  expect_close(gs[0], ref["grid_sample_volume.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["grid_sample_volume.grad1"], rtol=1e-09, atol=1e-12)
+}
+test "grid_sample_volume_reflection_aligned" {
+  let a = ref["grid_sample_volume_reflection_aligned.x0"].clone().requires_grad_(true)
+  let b = ref["grid_sample_volume_reflection_aligned.x1"].clone().requires_grad_(true)
+  let out = grid_sample(a, b, padding_mode="reflection", align_corners=true)
+  let want = ref["grid_sample_volume_reflection_aligned.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["grid_sample_volume_reflection_aligned.g"]], allow_unused=true)
+  expect_close(gs[0], ref["grid_sample_volume_reflection_aligned.grad0"], rtol=1e-09, atol=1e-12)
+  expect_close(gs[1], ref["grid_sample_volume_reflection_aligned.grad1"], rtol=1e-09, atol=1e-12)
+}
+test "grid_sample_volume_border_nearest" {
+  let a = ref["grid_sample_volume_border_nearest.x0"].clone().requires_grad_(true)
+  let b = ref["grid_sample_volume_border_nearest.x1"].clone().requires_grad_(true)
+  let out = grid_sample(a, b, mode="nearest", padding_mode="border")
+  let want = ref["grid_sample_volume_border_nearest.y"]
+  expect(out.shape == want.shape, f"shape {out.shape}, PyTorch's {want.shape}")
+  expect_close(out, want, rtol=1e-9, atol=1e-12)
+  let gs = grad([out], [a, b], grad_outputs=[ref["grid_sample_volume_border_nearest.g"]], allow_unused=true)
+  expect_close(gs[0], ref["grid_sample_volume_border_nearest.grad0"], rtol=1e-09, atol=1e-12)
+}
 test "floor_divide_int" {
   let a = ref["floor_divide_int.x0"].clone()
   let b = ref["floor_divide_int.x1"].clone()
