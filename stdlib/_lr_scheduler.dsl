@@ -1,16 +1,26 @@
 # _lr_scheduler: optim's learning-rate schedulers (optim.StepLR, optim.CosineAnnealingLR,
 # optim.LinearWarmup, optim.OneCycleLR, optim.CyclicLR, optim.PolynomialLR, and under
 # PyTorch's path optim.lr_scheduler.* all of them and MultiStepLR, ExponentialLR,
-# LambdaLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts, ReduceLROnPlateau;
-# import optim to use them).
+# LambdaLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts, ReduceLROnPlateau, and
+# the schedulers of schedulers SequentialLR and ChainedScheduler, which live in
+# stdlib/_lr_chain.dsl; import optim to use them).
 
 import math
 import _argcheck
+import _lr_chain
+
+let SequentialLR = _lr_chain.SequentialLR
+let ChainedScheduler = _lr_chain.ChainedScheduler
 
 # Each takes every group's lr at construction as that group's base lr (base_lrs), sets
 # the lrs of epoch 0 at once (as PyTorch does), and on step() advances last_epoch by one
 # and sets each group's lr to the closed form below, lr_at(base_lr, last_epoch, k), from
 # its own base lr (k, the group: LambdaLR's functions may differ by group). get_last_lr() returns every group's lr, as PyTorch's; get_lr() group 0's.
+# Those whose PyTorch get_lr() is chainable (it moves the group's current lr: StepLR,
+# MultiStepLR, ExponentialLR, LinearLR, ConstantLR, PolynomialLR, CosineAnnealingLR and
+# LinearWarmup) also have that form, chained_lr(lr, base_lr, e, k), which
+# optim.SequentialLR and optim.ChainedScheduler step them by (stdlib/_lr_chain.dsl);
+# the others' PyTorch forms set the lr outright, as lr_at does.
 # state_dict() / load_state_dict(d) hold base_lrs and last_epoch (a state dict with a
 # single "base_lr" loads too).
 
@@ -67,6 +77,7 @@ model StepLR(optimizer, step_size, gamma=0.1) {
     "The lr at epoch e from base_lr (of group k). Example: sched.lr_at(0.1, 60)"
     return base_lr * self.gamma ** (e // self.step_size)
   }
+  chained_lr(lr, base_lr, e, k=0) = lr * self.gamma if e > 0 and e % self.step_size == 0 else lr
   step() { "Advances last_epoch and sets every group's lr. Example: sched.step()"; _sched_step(self) }
   state_dict() {
     "base_lrs and last_epoch, as a dict. Example: let sd = sched.state_dict()"
@@ -99,6 +110,13 @@ model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
   lr_at(base_lr, e, k=0) {
     "The lr at epoch e from base_lr (of group k). Example: sched.lr_at(0.1, 50)"
     return self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * e / self.T_max)) / 2
+  }
+  chained_lr(lr, base_lr, e, k=0) {
+    if e == 0 { return lr }
+    if (e - 1 - self.T_max) % (2 * self.T_max) == 0 {
+      return lr + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+    }
+    return (1 + math.cos(math.pi * e / self.T_max)) / (1 + math.cos(math.pi * (e - 1) / self.T_max)) * (lr - self.eta_min) + self.eta_min
   }
   step() { "Advances last_epoch and sets every group's lr. Example: sched.step()"; _sched_step(self) }
   state_dict() {
@@ -135,6 +153,7 @@ model LinearWarmup(optimizer, warmup_steps) {
     "The lr at epoch e from base_lr (of group k). Example: sched.lr_at(0.1, 3)"
     return base_lr * min(1.0, (e + 1) / self.warmup_steps)
   }
+  chained_lr(lr, base_lr, e, k=0) = _linear_chained(lr, e, 1.0 / self.warmup_steps, 1.0, self.warmup_steps - 1)
   step() { "Advances last_epoch and sets every group's lr. Example: sched.step()"; _sched_step(self) }
   state_dict() {
     "base_lrs and last_epoch, as a dict. Example: let sd = sched.state_dict()"
@@ -148,10 +167,17 @@ model LinearWarmup(optimizer, warmup_steps) {
 
 # ---- more of PyTorch's schedulers -----------------------------------------------------
 # Each is its closed form lr_at(base_lr, last_epoch), as PyTorch's chainable forms give
-# when nothing else changes the lrs; get_lr, get_last_lr, step, state_dict and
-# load_state_dict as above.
+# when nothing else changes the lrs (and, where PyTorch's is chainable, that form,
+# chained_lr); get_lr, get_last_lr, step, state_dict and load_state_dict as above.
 
 fn _first_lr(s) = s.optimizer.param_groups[0]["lr"]
+
+# LinearLR's chainable form (LinearWarmup's too): the factor's step from e - 1 to e.
+fn _linear_chained(lr, e, start, end, total) {
+  if e == 0 { return lr * start }
+  if e > total { return lr }
+  return lr * (1.0 + (end - start) / (total * start + (e - 1) * (end - start)))
+}
 
 # MultiStepLR: lr = base_lr * gamma ** (how many milestones are <= last_epoch).
 model MultiStepLR(optimizer, milestones, gamma=0.1) {
@@ -166,6 +192,7 @@ model MultiStepLR(optimizer, milestones, gamma=0.1) {
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * self.gamma ** len([m for m in self.milestones if m <= e])
+  chained_lr(lr, base_lr, e, k=0) = lr * self.gamma ** len([m for m in self.milestones if m == e])
   get_last_lr() = _group_lrs(self.optimizer)
   step() = _sched_step(self)
   state_dict() = _sched_state(self)
@@ -184,6 +211,7 @@ model ExponentialLR(optimizer, gamma) {
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * self.gamma ** e
+  chained_lr(lr, base_lr, e, k=0) = lr * self.gamma if e > 0 else lr
   get_last_lr() = _group_lrs(self.optimizer)
   step() = _sched_step(self)
   state_dict() = _sched_state(self)
@@ -228,6 +256,7 @@ model LinearLR(optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5) {
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * (self.start_factor + (self.end_factor - self.start_factor) * min(e, self.total_iters) / self.total_iters)
+  chained_lr(lr, base_lr, e, k=0) = _linear_chained(lr, e, self.start_factor, self.end_factor, self.total_iters)
   get_last_lr() = _group_lrs(self.optimizer)
   step() = _sched_step(self)
   state_dict() = _sched_state(self)
@@ -248,6 +277,7 @@ model ConstantLR(optimizer, factor=1.0 / 3, total_iters=5) {
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * (self.factor if e < self.total_iters else 1.0)
+  chained_lr(lr, base_lr, e, k=0) = lr * self.factor if e == 0 else (lr * (1.0 / self.factor) if e == self.total_iters else lr)
   get_last_lr() = _group_lrs(self.optimizer)
   step() = _sched_step(self)
   state_dict() = _sched_state(self)
@@ -366,6 +396,10 @@ model PolynomialLR(optimizer, total_iters=5, power=1.0) {
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * (1.0 - min(self.total_iters, e) / self.total_iters) ** self.power
+  chained_lr(lr, base_lr, e, k=0) {
+    if e == 0 or e > self.total_iters { return lr }
+    return lr * ((1.0 - e / self.total_iters) / (1.0 - (e - 1) / self.total_iters)) ** self.power
+  }
   get_last_lr() = _group_lrs(self.optimizer)
   step() = _sched_step(self)
   state_dict() = _sched_state(self)

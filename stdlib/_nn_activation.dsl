@@ -1,5 +1,5 @@
 # _nn_activation: the activation layers, elementwise (and GLU, Softmax, Softmin and
-# LogSoftmax along a dim), with PyTorch's names, arguments and semantics. Each calls
+# LogSoftmax along a dim, Softmax2d over the channels), with PyTorch's names, arguments and semantics. Each calls
 # its function: an op (relu, gelu, elu, ...) or a composite of ops (relu6, selu, glu,
 # ...: interp/builtins/composite_nn.cpp), so gradients of any order flow through it. nn
 # re-exports them; import nn, not this module.
@@ -31,6 +31,14 @@ model Softmax(dim=-1) {
   "exp(x) normalized to sum to 1 along dim. Example: nn.Softmax(dim=1)(logits)"
   dim = dim
   forward(x) = softmax(x, dim=self.dim)
+}
+# Softmax over the channels (dim -3) at every location of [N, C, H, W] or [C, H, W].
+model Softmax2d() {
+  "Softmax over the channels at every spatial location of [N, C, H, W] or [C, H, W]. Example: nn.Softmax2d()(randn([2, 3, 4, 4]))"
+  forward(x) {
+    assert(x.ndim == 3 or x.ndim == 4, f"Softmax2d: expected a 3-d or 4-d input [N, C, H, W], got shape {list(x.shape)}")
+    return softmax(x, dim=-3)
+  }
 }
 model LogSoftmax(dim=-1) {
   "The log of softmax along dim, computed stably. Example: nn.LogSoftmax(dim=1)(logits)"

@@ -1,7 +1,9 @@
-# _nn_basic: nn.Linear, nn.LayerNorm and nn.Dropout (and its channel-wise Dropout1d,
-# Dropout2d, Dropout3d), which other layer files build on
-# (stdlib/_nn_attention.dsl), and PyTorch's default init of Linear and the
-# convolutions. nn re-exports them; import nn, not this module.
+# _nn_basic: nn.Linear, nn.Bilinear, nn.LayerNorm and nn.Dropout (and its channel-wise
+# Dropout1d, Dropout2d, Dropout3d, and the self-normalizing AlphaDropout and
+# FeatureAlphaDropout), which other layer files build on (stdlib/_nn_attention.dsl),
+# and PyTorch's default init of Linear and the convolutions. nn re-exports them (and
+# the functions bilinear, alpha_dropout, feature_alpha_dropout); import nn, not this
+# module.
 import math
 import _nn_init
 
@@ -28,6 +30,41 @@ model Linear(in_features, out_features, bias=true) {
   bias = parameter([out_features]) if bias else none
   let _ = _default_init(self.weight, self.bias)
   forward(x) = linear(x, self.weight, self.bias)
+}
+
+# y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o], as torch.nn.functional.bilinear:
+# the inputs' leading dims must be equal (no broadcasting, as PyTorch's).
+fn bilinear(input1, input2, weight, bias=none) {
+  "x1^T W x2 + b over the last dims (weight [out, in1, in2]), as torch.nn.functional.bilinear. Example: nn.bilinear(randn([4, 2]), randn([4, 3]), randn([5, 2, 3]))"
+  let s1 = list(input1.shape)
+  let s2 = list(input2.shape)
+  let w = list(weight.shape)
+  assert(len(w) == 3, f"bilinear(): weight must be 3-D [out, in1, in2], got shape {w}")
+  assert(len(s1) >= 1 and s1[:-1] == s2[:-1],
+         f"bilinear(): input1 {s1} and input2 {s2} must have the same leading (batch) dims")
+  assert(s1[-1] == w[1], f"bilinear(): input1 has {s1[-1]} features (its last dim), the weight {w} expects {w[1]}")
+  assert(s2[-1] == w[2], f"bilinear(): input2 has {s2[-1]} features (its last dim), the weight {w} expects {w[2]}")
+  let y = einsum("...i,oij,...j->...o", input1, weight, input2)
+  return y if bias == none else y + bias
+}
+
+model Bilinear(in1_features, in2_features, out_features, bias=true) {
+  "Applies y = x1^T W x2 + b over the last dims (weight [out_features, in1_features, in2_features]). Example: nn.Bilinear(4, 3, 2)(randn([8, 4]), randn([8, 3]))"
+  in1_features = in1_features
+  in2_features = in2_features
+  out_features = out_features
+  weight = parameter([out_features, in1_features, in2_features])
+  bias = parameter([out_features]) if bias else none
+  let _ = _bilinear_init(self.weight, self.bias)
+  forward(input1, input2) = bilinear(input1, input2, self.weight, self.bias)
+}
+
+# PyTorch's Bilinear.reset_parameters(): U(-1/sqrt(in1), 1/sqrt(in1)) for the weight and
+# the bias alike.
+fn _bilinear_init(w, b) {
+  let bound = 1.0 / math.sqrt(w.shape[1])
+  uniform_(w, -bound, bound)
+  if b != none { uniform_(b, -bound, bound) }
 }
 
 model LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true) {
@@ -73,4 +110,51 @@ model Dropout3d(p=0.5) {
   training = true
   let _c = _check_p("Dropout3d", p)
   forward(x) = dropout3d(x, self.p, training=self.training)
+}
+
+# ---- alpha dropout ----------------------------------------------------------------------
+# Note [Alpha dropout]: PyTorch's _dropout_impl with alpha=true. A dropped unit takes
+# SELU's negative saturation -alpha (alpha = 1.7580993408473766 = SELU's scale * alpha),
+# then an affine map a * x + b restores the mean and variance of a unit-Gaussian input:
+# a = 1 / sqrt((alpha^2 p + 1) (1 - p)), b = alpha a p, so kept units become a x + alpha a p
+# and dropped ones alpha a (p - 1). The mask is drawn as dropout1d's (rand >= p, one
+# draw per element; per channel for the feature form). p = 1 gives zeros; eval, p = 0
+# and an empty input give the input.
+let _selu_alpha = 1.7580993408473766
+
+fn _alpha_dropout(x, p, training, mask_shape, who) {
+  _check_p(who, p)
+  if not training or p == 0 or x.numel() == 0 { return x }
+  if p == 1 { return x * zeros([], dtype=x.dtype, device=x.device) }
+  let keep = (rand(mask_shape, device=x.device) >= p).to(x.dtype)
+  let a = 1.0 / math.sqrt((_selu_alpha * _selu_alpha * p + 1) * (1 - p))
+  return x * (keep * a) + ((keep - 1) * (_selu_alpha * a) + _selu_alpha * a * p)
+}
+
+fn alpha_dropout(input, p=0.5, training=false) {
+  "Alpha dropout (keeps a SELU network's mean and variance) of each element with probability p, as torch.nn.functional.alpha_dropout. Example: nn.alpha_dropout(selu(x), 0.1, training=true)"
+  return _alpha_dropout(input, p, training, list(input.shape), "alpha_dropout()")
+}
+
+# Whole channels (dims 0 and 1 of [N, C, *]) dropped together.
+fn feature_alpha_dropout(input, p=0.5, training=false) {
+  "Alpha dropout of whole channels of [N, C, *] with probability p, as torch.nn.functional.feature_alpha_dropout. Example: nn.feature_alpha_dropout(x, 0.1, training=true)"
+  assert(input.ndim >= 2, f"feature_alpha_dropout(): feature dropout needs at least 2 dims [N, C, *], got shape {list(input.shape)}")
+  let mask_shape = list(input.shape[:2]) + [1] * (input.ndim - 2)
+  return _alpha_dropout(input, p, training, mask_shape, "feature_alpha_dropout()")
+}
+
+model AlphaDropout(p=0.5) {
+  "Alpha dropout (for SELU networks: keeps zero mean and unit variance) with probability p in training; identity in eval. Example: nn.AlphaDropout(0.1)"
+  p = p
+  training = true
+  let _c = _check_p("AlphaDropout", p)
+  forward(x) = alpha_dropout(x, self.p, training=self.training)
+}
+model FeatureAlphaDropout(p=0.5) {
+  "Alpha dropout of whole channels of [N, C, *] with probability p in training; identity in eval. Example: nn.FeatureAlphaDropout(0.1)"
+  p = p
+  training = true
+  let _c = _check_p("FeatureAlphaDropout", p)
+  forward(x) = feature_alpha_dropout(x, self.p, training=self.training)
 }

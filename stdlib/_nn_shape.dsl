@@ -1,8 +1,9 @@
 # _nn_shape: layers that resample, pad or reshape, with PyTorch's names and arguments:
 # Upsample (and UpsamplingNearest2d, UpsamplingBilinear2d), the padding layers
 # (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad in 1-, 2- and 3-D),
-# Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Unfold, Fold and Identity. nn re-exports them;
-# import nn, not this module.
+# Flatten, Unflatten, PixelShuffle, PixelUnshuffle, ChannelShuffle, Unfold, Fold and
+# Identity. nn re-exports them (and the function channel_shuffle); import nn, not this
+# module.
 import _nn_init
 
 let _prod = _nn_init._prod
@@ -193,6 +194,25 @@ model Fold(output_size, kernel_size, dilation=1, padding=0, stride=1) {
   stride = stride
   forward(x) = fold(x, self.output_size, self.kernel_size, dilation=self.dilation, padding=self.padding,
                     stride=self.stride)
+}
+
+# [N, C, *] with its C channels in `groups` groups of C / groups, interleaved: channel
+# g * (C / groups) + i moves to i * groups + g (ShuffleNet's channel shuffle).
+fn channel_shuffle(input, groups) {
+  "The channels of [N, C, *] split into groups and interleaved, as torch.nn.functional.channel_shuffle. Example: nn.channel_shuffle(randn([1, 4, 2, 2]), 2)"
+  let s = list(input.shape)
+  assert(type(groups) == "int" and groups > 0, f"channel_shuffle(): groups must be an int > 0, got {repr(groups)}")
+  assert(len(s) > 2, f"channel_shuffle(): expected an input with more than 2 dims [N, C, *], got shape {s}")
+  assert(s[1] % groups == 0, f"channel_shuffle(): the {s[1]} channels must be divisible by groups ({groups})")
+  let split = input.reshape([s[0], groups, s[1] // groups] + s[2:])
+  return split.transpose(1, 2).reshape(s)
+}
+
+model ChannelShuffle(groups) {
+  "Splits the channels of [N, C, *] into groups and interleaves them. Example: nn.ChannelShuffle(2)(randn([1, 4, 3, 3]))"
+  groups = groups
+  let _c = assert(type(groups) == "int" and groups > 0, f"ChannelShuffle: groups must be an int > 0, got {repr(groups)}")
+  forward(x) = channel_shuffle(x, self.groups)
 }
 
 model Identity() {

@@ -14,6 +14,7 @@ import _nn_init
 import _nn_pool
 import _nn_recurrent
 import _nn_shape
+import _nn_sparse
 import _nn_utils
 
 # ---- helpers and initializers (stdlib/_nn_init.dsl) -------------------------------------
@@ -35,8 +36,8 @@ let xavier_uniform_ = _nn_init.xavier_uniform_
 let xavier_normal_ = _nn_init.xavier_normal_
 
 # ---- layers -------------------------------------------------------------------------
-# Linear, LayerNorm and Dropout live in stdlib/_nn_basic.dsl (the attention layers build
-# on them); PyTorch's default init of Linear and the convolutions with them.
+# Linear, Bilinear, LayerNorm and the dropouts live in stdlib/_nn_basic.dsl (the attention
+# layers build on them); PyTorch's default init of Linear and the convolutions with them.
 let _default_init = _nn_basic._default_init
 let Linear = _nn_basic.Linear
 let LayerNorm = _nn_basic.LayerNorm
@@ -44,6 +45,12 @@ let Dropout = _nn_basic.Dropout
 let Dropout1d = _nn_basic.Dropout1d
 let Dropout2d = _nn_basic.Dropout2d
 let Dropout3d = _nn_basic.Dropout3d
+let AlphaDropout = _nn_basic.AlphaDropout
+let FeatureAlphaDropout = _nn_basic.FeatureAlphaDropout
+let alpha_dropout = _nn_basic.alpha_dropout
+let feature_alpha_dropout = _nn_basic.feature_alpha_dropout
+let Bilinear = _nn_basic.Bilinear
+let bilinear = _nn_basic.bilinear
 
 # ---- convolutions (stdlib/_nn_conv.dsl) ----------------------------------------------
 let Conv1d = _nn_conv.Conv1d
@@ -204,44 +211,11 @@ model RMSNorm(normalized_shape, eps=none, elementwise_affine=true) {
   forward(x) = rms_norm(x, self.normalized_shape, weight=self.weight, eps=self.eps)
 }
 
-# padding_idx (negative counts from the end): that row starts at zeros and gets no
-# gradient, as PyTorch's; lookups of it read the row as it is.
-model Embedding(num_embeddings, embedding_dim, padding_idx=none, _weight=none) {
-  "A lookup table of num_embeddings vectors of embedding_dim; called with i64 indices. Example: nn.Embedding(10000, 128)(tensor([1, 5], dtype=i64))"
-  num_embeddings = num_embeddings
-  embedding_dim = embedding_dim
-  padding_idx = _embedding_padding_idx(padding_idx, num_embeddings)
-  weight = normal_(parameter([num_embeddings, embedding_dim])) if _weight == none else _embedding_weight(_weight, num_embeddings, embedding_dim)
-  let _z = _zero_padding_row(self) if _weight == none else none  # a given weight keeps its row, as PyTorch's
-  # PyTorch's classmethod: an Embedding holding a copy of `embeddings` [num, dim], frozen
-  # (no gradient) unless freeze=false.
-  static from_pretrained(embeddings, freeze=true, padding_idx=none) {
-    assert(embeddings.ndim == 2, f"Embedding.from_pretrained(): embeddings must be 2-D, got shape {list(embeddings.shape)}")
-    let e = Embedding(embeddings.shape[0], embeddings.shape[1], padding_idx=padding_idx, _weight=embeddings)
-    e.weight.requires_grad_(not freeze)
-    return e
-  }
-  forward(indices) {
-    if self.padding_idx == none { return embedding(self.weight, indices) }
-    let keep = (indices != self.padding_idx).unsqueeze(-1)
-    return where(keep, embedding(self.weight, indices), embedding(self.weight.detach(), indices))
-  }
-}
-
-fn _embedding_padding_idx(padding_idx, n) {
-  if padding_idx == none { return none }
-  assert(padding_idx >= -n and padding_idx < n, f"Embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}")
-  return padding_idx if padding_idx >= 0 else padding_idx + n
-}
-fn _embedding_weight(w, n, d) {
-  assert(list(w.shape) == [n, d], f"Embedding: _weight must have shape [{n}, {d}], got {list(w.shape)}")
-  return w.detach().clone().requires_grad_(true)
-}
-fn _zero_padding_row(m) {
-  if m.padding_idx != none and m.weight.shape[0] > 0 {
-    no_grad { m.weight[m.padding_idx] = zeros([m.embedding_dim], dtype=m.weight.dtype) }
-  }
-}
+# ---- lookup tables (stdlib/_nn_sparse.dsl) -------------------------------------------
+let Embedding = _nn_sparse.Embedding
+let EmbeddingBag = _nn_sparse.EmbeddingBag
+let embedding_bag = _nn_sparse.embedding_bag
+let embedding_renorm_ = _nn_sparse.embedding_renorm_
 
 # ---- recurrent layers (stdlib/_nn_recurrent.dsl) ----------------------------------------
 let RNN = _nn_recurrent.RNN
@@ -286,6 +260,8 @@ let Unflatten = _nn_shape.Unflatten
 let Identity = _nn_shape.Identity
 let PixelShuffle = _nn_shape.PixelShuffle
 let PixelUnshuffle = _nn_shape.PixelUnshuffle
+let ChannelShuffle = _nn_shape.ChannelShuffle
+let channel_shuffle = _nn_shape.channel_shuffle
 let Unfold = _nn_shape.Unfold
 let Fold = _nn_shape.Fold
 let ZeroPad1d = _nn_shape.ZeroPad1d
@@ -320,6 +296,7 @@ let Sigmoid = _nn_activation.Sigmoid
 let Softmax = _nn_activation.Softmax
 let Softmin = _nn_activation.Softmin
 let LogSoftmax = _nn_activation.LogSoftmax
+let Softmax2d = _nn_activation.Softmax2d
 let LeakyReLU = _nn_activation.LeakyReLU
 let PReLU = _nn_activation.PReLU
 let ELU = _nn_activation.ELU

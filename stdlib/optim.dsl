@@ -4,8 +4,9 @@
 #   optimizers: SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam (each a model of
 #               one form, Note [The optimizer form] in stdlib/_optim_groups.dsl)
 #   schedulers: StepLR, CosineAnnealingLR, LinearWarmup, OneCycleLR, CyclicLR,
-#               PolynomialLR, and under optim.lr_scheduler also MultiStepLR, ExponentialLR,
-#               LambdaLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts, ReduceLROnPlateau
+#               PolynomialLR, SequentialLR, ChainedScheduler, and under optim.lr_scheduler
+#               also MultiStepLR, ExponentialLR, LambdaLR, LinearLR, ConstantLR,
+#               CosineAnnealingWarmRestarts, ReduceLROnPlateau
 #   GradScaler (dynamic loss scaling, below)
 #
 #   import optim
@@ -484,6 +485,9 @@ let ReduceLROnPlateau = _lr_scheduler.ReduceLROnPlateau
 let OneCycleLR = _lr_scheduler.OneCycleLR
 let CyclicLR = _lr_scheduler.CyclicLR
 let PolynomialLR = _lr_scheduler.PolynomialLR
+# Schedulers of schedulers (stdlib/_lr_chain.dsl), under both paths.
+let SequentialLR = _lr_scheduler.SequentialLR
+let ChainedScheduler = _lr_scheduler.ChainedScheduler
 
 # ---- mixed precision ---------------------------------------------------------------
 

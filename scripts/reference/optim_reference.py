@@ -12,8 +12,10 @@ RAdam, whose rectified step starts at the 6th).
 
 To add a case: a row in CASES (one group), GROUP_CASES (two groups, optionally with a
 scheduler stepped after each step), SCHEDS (a scheduler's lr sequence with one group and
-with two) or CYCLES (a scheduler that also cycles momentum or beta1: every group's lr
-and momentum at each epoch); then regenerate the file with the command above.
+with two), COMPOSED (a SequentialLR or ChainedScheduler: its lr sequences as SCHEDS's,
+and its state_dict and a resumed run) or CYCLES (a scheduler that also cycles momentum
+or beta1: every group's lr and momentum at each epoch); then regenerate the file with
+the command above.
 """
 import math
 import torch
@@ -140,6 +142,14 @@ GROUP_CASES = [
      lambda ps: torch.optim.Adam([{"params": [ps[0]], "lr": 0.2}, {"params": ps[1:]}], lr=0.05),
      "fn(o) = optim.CosineAnnealingLR(o, 4, eta_min=0.01)",
      lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, 4, eta_min=0.01)),
+    ("SGD two groups with SequentialLR",
+     'optim.SGD([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05, momentum=0.9)',
+     lambda ps: torch.optim.SGD([{"params": [ps[0]], "lr": 0.2}, {"params": ps[1:]}], lr=0.05, momentum=0.9),
+     "fn(o) = optim.SequentialLR(o, [optim.lr_scheduler.LinearLR(o, start_factor=0.2, total_iters=2), "
+     "optim.lr_scheduler.ExponentialLR(o, gamma=0.8)], milestones=[2])",
+     lambda o: torch.optim.lr_scheduler.SequentialLR(o, [torch.optim.lr_scheduler.LinearLR(o, start_factor=0.2, total_iters=2),
+                                                         torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.8)],
+                                                     milestones=[2])),
     # Adagrad sums start at the constructor's initial_accumulator_value, a group's own
     # (0.5) unused, as PyTorch 1.13's.
     ("Adagrad two groups",
@@ -208,6 +218,47 @@ def lrs(make_sched, n, lr=0.1):
     return out
 
 
+L = torch.optim.lr_scheduler
+
+# Schedulers of schedulers (their children made first, in list order, as they are used):
+# (name, nabla scheduler of opt, torch scheduler, steps before the state_dict test).
+COMPOSED = [
+    # A warmup, then a cosine whose T_max is passed (PyTorch's step past T_max uses the base lr).
+    ("SequentialLR LinearLR then CosineAnnealingLR",
+     "optim.SequentialLR(opt, [optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=3), "
+     "optim.CosineAnnealingLR(opt, 5, eta_min=0.001)], milestones=[3])",
+     lambda o: L.SequentialLR(o, [L.LinearLR(o, start_factor=0.1, total_iters=3), L.CosineAnnealingLR(o, 5, eta_min=0.001)],
+                              milestones=[3]), 5),
+    ("SequentialLR ConstantLR then ExponentialLR",
+     "optim.lr_scheduler.SequentialLR(opt, [optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), "
+     "optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)], milestones=[2])",
+     lambda o: L.SequentialLR(o, [L.ConstantLR(o, factor=0.1, total_iters=2), L.ExponentialLR(o, gamma=0.9)],
+                              milestones=[2]), 4),
+    ("SequentialLR three schedulers",
+     "optim.SequentialLR(opt, [optim.LinearWarmup(opt, 3), optim.StepLR(opt, 2, gamma=0.5), "
+     "optim.lr_scheduler.LambdaLR(opt, fn(e) = 1.0 / (1 + e))], milestones=[3, 7])",
+     lambda o: L.SequentialLR(o, [L.LinearLR(o, start_factor=1 / 3, end_factor=1.0, total_iters=2),
+                                  L.StepLR(o, 2, gamma=0.5), L.LambdaLR(o, lambda e: 1.0 / (1 + e))],
+                              milestones=[3, 7]), 8),
+    ("ChainedScheduler ConstantLR and ExponentialLR",
+     "optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), "
+     "optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)])",
+     lambda o: L.ChainedScheduler([L.ConstantLR(o, factor=0.1, total_iters=2), L.ExponentialLR(o, gamma=0.9)]), 3),
+    # A chained cosine moves the lr the others left; MultiStepLR and PolynomialLR compose.
+    ("ChainedScheduler LinearLR, CosineAnnealingLR, MultiStepLR and PolynomialLR",
+     "optim.lr_scheduler.ChainedScheduler([optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=4), "
+     "optim.CosineAnnealingLR(opt, 4), optim.lr_scheduler.MultiStepLR(opt, [2, 5, 5]), "
+     "optim.PolynomialLR(opt, total_iters=10, power=0.5)])",
+     lambda o: L.ChainedScheduler([L.LinearLR(o, start_factor=0.5, total_iters=4), L.CosineAnnealingLR(o, 4),
+                                   L.MultiStepLR(o, [2, 5, 5]), L.PolynomialLR(o, total_iters=10, power=0.5)]), 6),
+    # LambdaLR sets the lr outright from the initial lr, whatever ConstantLR did before it.
+    ("ChainedScheduler ConstantLR and LambdaLR",
+     "optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3), "
+     "optim.lr_scheduler.LambdaLR(opt, fn(e) = 0.9 ** e), optim.StepLR(opt, 2, gamma=0.5)])",
+     lambda o: L.ChainedScheduler([L.ConstantLR(o, factor=0.5, total_iters=3), L.LambdaLR(o, lambda e: 0.9 ** e),
+                                   L.StepLR(o, 2, gamma=0.5)]), 4),
+]
+
 SCHEDS = [
     ("StepLR", "optim.StepLR(opt, 3, gamma=0.5)", lambda o: torch.optim.lr_scheduler.StepLR(o, 3, gamma=0.5)),
     ("StepLR default gamma", "optim.StepLR(opt, 2)", lambda o: torch.optim.lr_scheduler.StepLR(o, 2)),
@@ -254,7 +305,7 @@ SCHEDS = [
     ("OneCycleLR three_phase", "optim.lr_scheduler.OneCycleLR(opt, 0.4, total_steps=14, div_factor=10.0, final_div_factor=100.0, three_phase=true)",
      lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.4, total_steps=14, div_factor=10.0, final_div_factor=100.0,
                                                    three_phase=True)),
-]
+] + [(name, dsl, make) for name, dsl, make, _ in COMPOSED]
 
 
 # Schedulers that cycle momentum (or beta1) with two parameter groups: (name, nabla
@@ -393,6 +444,27 @@ fn check_group_lrs(sched, opt, want) {
   }
 }
 
+# want: PyTorch's state_dict() of a SequentialLR or ChainedScheduler, its schedulers'
+# states cut to base_lrs and last_epoch, and their keys (keys[i]: schedulers[i]'s),
+# which must hold every key of nabla's.
+fn check_composed_state(sd, want, keys) {
+  expect(sorted(list(sd.keys())) == sorted(list(want.keys())), f"keys {sorted(list(sd.keys()))}")
+  for k in want {
+    if k == "_schedulers" {
+      expect(len(sd[k]) == len(want[k]))
+      for i in range(len(want[k])) {
+        for key in sd[k][i] { expect(key in keys[i], f"schedulers[{i}] has '{key}', PyTorch's has not") }
+        expect(sd[k][i]["last_epoch"] == want[k][i]["last_epoch"], f"schedulers[{i}]: last_epoch {sd[k][i]['last_epoch']}")
+        expect_close(sd[k][i]["base_lrs"], want[k][i]["base_lrs"], rtol=1e-12, atol=1e-15)
+      }
+    } elif k == "_last_lr" {
+      expect_close(sd[k], want[k], rtol=1e-12, atol=1e-15)
+    } else {
+      expect(sd[k] == want[k], f"{k}: {sd[k]}, PyTorch's {want[k]}")
+    }
+  }
+}
+
 # want: at each epoch, [every group's lr, every group's momentum (key "momentum") or
 # beta1 (key "betas"); none when not cycled].
 fn check_cycle(sched, opt, key, want) {
@@ -441,6 +513,70 @@ fn check_cycle(sched, opt, key, want) {
                          ["let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)"], dsl, "check_lrs", lrs(make, 14))
     print_plateau_tests()
     print_cycle_tests()
+    print_composed_state_tests()
+
+
+def dsl(v):
+    """v (dicts, lists, numbers, bools, strs) as a nabla literal."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{dsl(k)}: {dsl(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(dsl(x) for x in v) + "]"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + v + '"'
+    return repr(v)
+
+
+# A composed scheduler's state_dict() after `steps` steps (its schedulers' states cut
+# to base_lrs and last_epoch; their keys apart), and the lrs of a new optimizer and
+# scheduler loaded from those states, over 3 more steps.
+def composed_state(make, steps):
+    def made():
+        opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        return opt, make(opt)
+    opt, s = made()
+    for _ in range(steps):
+        opt.step()
+        s.step()
+    sd = s.state_dict()
+    want = {k: v for k, v in sd.items() if k != "_schedulers"}
+    want["_schedulers"] = [{"base_lrs": c["base_lrs"], "last_epoch": c["last_epoch"]} for c in sd["_schedulers"]]
+    keys = [sorted(c.keys()) for c in sd["_schedulers"]]
+    opt2, s2 = made()
+    opt2.load_state_dict(opt.state_dict())
+    s2.load_state_dict(sd)
+    resumed = []
+    for _ in range(3):
+        opt2.step()
+        s2.step()
+        resumed.append(opt2.param_groups[0]["lr"])
+    return want, keys, resumed
+
+
+def print_composed_state_tests():
+    for name, dsl_sched, make, steps in COMPOSED:
+        want, keys, resumed = composed_state(make, steps)
+        print(f'test "{name} state_dict is PyTorch\'s after {steps} steps and resumes" {{')
+        print(f"  let make = fn(opt) = {dsl_sched}")
+        print("  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)")
+        print("  let sched = make(opt)")
+        print(f"  for i in range({steps}) {{")
+        print("    opt.step()")
+        print("    sched.step()")
+        print("  }")
+        print(f"  check_composed_state(sched.state_dict(), {dsl(want)}, {dsl(keys)})")
+        print("  let opt2 = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)")
+        print("  let sched2 = make(opt2)")
+        print("  sched2.load_state_dict(sched.state_dict())")
+        print(f"  let want = {fmt(resumed)}")
+        print("  for i in range(len(want)) {")
+        print("    opt2.step()")
+        print("    sched2.step()")
+        print("    expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)")
+        print("  }")
+        print("}\n")
 
 
 # ReduceLROnPlateau, stepped with a metric: the lrs after each step for a fixed

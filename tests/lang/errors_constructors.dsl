@@ -132,3 +132,54 @@ import nn
 import quant
 let p = quant.prepare(nn.Sequential([nn.Linear(2, 2)]))
 quant.calibrate(p, ones([4, 2]))
+# ---
+# case: nn.EmbeddingBag given a mode it does not have
+# expect error: tests/lang/errors_constructors.dsl:140:11: error: assertion failed: EmbeddingBag: mode must be "sum", "mean" or "max", got 'median'
+# expect error line:   at tests/lang/errors_constructors.dsl:140:11 in <module>
+import nn
+let bag = nn.EmbeddingBag(10, 3, mode="median")
+# ---
+# case: nn.Embedding with sparse gradients
+# expect error: tests/lang/errors_constructors.dsl:146:9: error: assertion failed: Embedding: sparse=true is not supported (the weight's gradient is a dense tensor); pass sparse=false
+# expect error line:   at tests/lang/errors_constructors.dsl:146:9 in <module>
+import nn
+let e = nn.Embedding(10, 3, sparse=true)
+# ---
+# case: nn.EmbeddingBag called with per_sample_weights in mode "mean"
+# expect error: tests/lang/errors_constructors.dsl:153:9: error: assertion failed: embedding_bag(): per_sample_weights is only supported for mode "sum", got mode 'mean'
+# expect error line:   at tests/lang/errors_constructors.dsl:153:9 in <module>
+import nn
+let bag = nn.EmbeddingBag(10, 3)
+let y = bag(tensor([1, 2, 3]), tensor([0, 2]), per_sample_weights=ones([3]))
+# ---
+# case: nn.EmbeddingBag called with offsets that do not start at 0
+# expect error: tests/lang/errors_constructors.dsl:160:9: error: assertion failed: embedding_bag(): offsets[0] must be 0 (the first bag starts the input), got 1
+# expect error line:   at tests/lang/errors_constructors.dsl:160:9 in <module>
+import nn
+let bag = nn.EmbeddingBag(10, 3)
+let y = bag(tensor([1, 2, 3]), tensor([1, 2]))
+# ---
+# case: nn.Bilinear given inputs of the wrong widths
+# expect error: tests/lang/errors_constructors.dsl:167:9: error: assertion failed: bilinear(): input2 has 4 features (its last dim), the weight [5, 2, 3] expects 3
+# expect error line:   at tests/lang/errors_constructors.dsl:167:9 in <module>
+import nn
+let b = nn.Bilinear(2, 3, 5)
+let y = b(randn([4, 2]), randn([4, 4]))
+# ---
+# case: nn.ChannelShuffle with channels not divisible by groups
+# expect error: tests/lang/errors_constructors.dsl:173:9: error: assertion failed: channel_shuffle(): the 6 channels must be divisible by groups (4)
+# expect error line:   at tests/lang/errors_constructors.dsl:173:9 in <module>
+import nn
+let y = nn.ChannelShuffle(4)(randn([1, 6, 2, 2]))
+# ---
+# case: nn.AlphaDropout with p outside [0, 1]
+# expect error: tests/lang/errors_constructors.dsl:179:9: error: assertion failed: AlphaDropout: p must be in [0, 1], got 1.5
+# expect error line:   at tests/lang/errors_constructors.dsl:179:9 in <module>
+import nn
+let d = nn.AlphaDropout(1.5)
+# ---
+# case: nn.Softmax2d given a 2-d input
+# expect error: tests/lang/errors_constructors.dsl:185:9: error: assertion failed: Softmax2d: expected a 3-d or 4-d input [N, C, H, W], got shape [2, 3]
+# expect error line:   at tests/lang/errors_constructors.dsl:185:9 in <module>
+import nn
+let y = nn.Softmax2d()(randn([2, 3]))

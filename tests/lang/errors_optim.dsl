@@ -435,3 +435,38 @@ sched.step()
 # expect: (and the methods every model has: help("model"))
 import optim
 help(optim.NAdam)
+# ---
+# case: SequentialLR with as many milestones as schedulers
+# expect error: tests/lang/errors_optim.dsl:444:13: error: optim.SequentialLR(): 2 scheduler(s) need 1 milestone(s), one fewer, got 2: [3, 6]
+# expect error line:   at tests/lang/errors_optim.dsl:444:13 in <module>
+import optim
+let opt = optim.SGD([tensor([1.0], requires_grad=true)], lr=0.1)
+let sched = optim.SequentialLR(opt, [optim.lr_scheduler.ConstantLR(opt), optim.lr_scheduler.ExponentialLR(opt, 0.9)], [3, 6])
+# ---
+# case: SequentialLR given a scheduler of another optimizer
+# expect error: tests/lang/errors_optim.dsl:452:13: error: optim.SequentialLR(): schedulers[1] schedules another optimizer than the one given
+# expect error line:   at tests/lang/errors_optim.dsl:452:13 in <module>
+import optim
+let opt = optim.SGD([tensor([1.0], requires_grad=true)], lr=0.1)
+let other = optim.SGD([tensor([2.0], requires_grad=true)], lr=0.1)
+let sched = optim.SequentialLR(opt, [optim.StepLR(opt, 2), optim.StepLR(other, 2)], milestones=[3])
+# ---
+# case: SequentialLR given ReduceLROnPlateau
+# expect error: tests/lang/errors_optim.dsl:459:13: error: optim.SequentialLR(): schedulers[1] is optim.ReduceLROnPlateau, which steps on a metric and cannot be stepped with the others (as in PyTorch)
+# expect error line:   at tests/lang/errors_optim.dsl:459:13 in <module>
+import optim
+let opt = optim.SGD([tensor([1.0], requires_grad=true)], lr=0.1)
+let sched = optim.SequentialLR(opt, [optim.StepLR(opt, 2), optim.lr_scheduler.ReduceLROnPlateau(opt)], milestones=[3])
+# ---
+# case: ChainedScheduler given a scheduler class
+# expect error: tests/lang/errors_optim.dsl:466:13: error: optim.ChainedScheduler(): schedulers[1] must be a scheduler (optim.StepLR(opt, ...), optim.LinearLR(opt, ...), ...), got the model class ExponentialLR (not an instance)
+# expect error line:   at tests/lang/errors_optim.dsl:466:13 in <module>
+import optim
+let opt = optim.SGD([tensor([1.0], requires_grad=true)], lr=0.1)
+let sched = optim.ChainedScheduler([optim.StepLR(opt, 2), optim.lr_scheduler.ExponentialLR])
+# ---
+# case: ChainedScheduler given no schedulers
+# expect error: tests/lang/errors_optim.dsl:472:13: error: optim.ChainedScheduler(): schedulers must be a non-empty list of schedulers, got an empty list
+# expect error line:   at tests/lang/errors_optim.dsl:472:13 in <module>
+import optim
+let sched = optim.ChainedScheduler([])

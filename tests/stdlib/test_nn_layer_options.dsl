@@ -1,11 +1,13 @@
 # Layers with the arguments users pass beyond the basics, against PyTorch: convolutions
 # with padding "same"/"valid", padding_mode and unbatched inputs, ConvTranspose's
-# output_size, LSTM's proj_size, the transformer stacks, Embedding's padding_idx,
-# BatchNorm3d, more activations, pools and reshaping layers. Each case loads PyTorch's
-# state_dict, runs PyTorch's inputs and compares the outputs, then the gradients of
-# sum(output * g) for every floating input and parameter, with
+# output_size, LSTM's proj_size, the transformer stacks, Embedding's padding_idx and
+# max_norm, BatchNorm3d, more activations, pools and reshaping layers, Bilinear,
+# EmbeddingBag, Softmax2d, ChannelShuffle and the alpha dropouts. Each case loads
+# PyTorch's state_dict, runs PyTorch's inputs and compares the outputs, then the
+# gradients of sum(output * g) for every floating input and parameter, with
 # tests/stdlib/reference/layer_options.safetensors (written by
 # tests/stdlib/reference/make_layer_options.py). Run by ctest dsl_tests.
+import math
 import nn
 
 let ref = load("tests/stdlib/reference/layer_options.safetensors")
@@ -226,4 +228,99 @@ test "ModuleList and ModuleDict hold layers whose parameters are the model's" {
   expect(m.heads.keys() == ["a", "b"] and [k for k in m.heads] == ["a", "b"])
   expect_error(fn() = m.heads["c"], "no module named 'c'")
   expect_error(fn() = nn.ModuleList([relu]), "must be a layer")
+}
+
+test "Bilinear: x1^T W x2 + b over leading dims, PyTorch's init bound, values and gradients" {
+  check("bilinear", nn.Bilinear(4, 3, 5), 2, one)
+  check("bilinear_no_bias", nn.Bilinear(3, 2, 4, bias=false), 2, one)
+  let b = nn.Bilinear(16, 3, 8)
+  let bound = 1.0 / 4.0   # 1 / sqrt(in1_features), PyTorch's reset_parameters
+  expect(b.weight.abs().max().item() <= bound and b.bias.abs().max().item() <= bound)
+  expect(b.weight.abs().max().item() > 0.9 * bound)
+  expect_error(fn() = b(randn([2, 15]), randn([2, 3])), "input1 has 15 features (its last dim), the weight [8, 16, 3] expects 16")
+  expect_error(fn() = b(randn([2, 16]), randn([3, 3])), "must have the same leading (batch) dims")
+}
+
+test "EmbeddingBag: sum, mean and max of 2-D bags and of offsets, per_sample_weights, padding_idx, include_last_offset" {
+  let bag = fn(m, xs) = [m(xs[0], xs[1])]
+  check("embedding_bag_sum_2d", nn.EmbeddingBag(10, 3, mode="sum"), 1, one)
+  check("embedding_bag_mean_offsets", nn.EmbeddingBag(10, 3), 2, bag)
+  check("embedding_bag_max_offsets", nn.EmbeddingBag(10, 3, mode="max"), 2, bag)
+  check("embedding_bag_sum_weighted", nn.EmbeddingBag(10, 3, mode="sum"), 3,
+        fn(m, xs) = [m(xs[0], xs[1], per_sample_weights=xs[2])])
+  check("embedding_bag_mean_padding", nn.EmbeddingBag(10, 3, padding_idx=2), 1, one)
+  check("embedding_bag_max_padding", nn.EmbeddingBag(10, 3, mode="max", padding_idx=-1), 2, bag)
+  check("embedding_bag_last_offset", nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=true), 2, bag)
+  check("embedding_bag_last_offset_2d", nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=true), 1, one)
+  check("embedding_bag_max_norm", nn.EmbeddingBag(10, 3, max_norm=1.0, mode="sum"), 2, bag)
+  let e = nn.EmbeddingBag(5, 2, padding_idx=1)
+  expect(e.weight[1].abs().sum().item() == 0 and e.mode == "mean")
+  let pre = nn.EmbeddingBag.from_pretrained(ref["embedding_bag_sum_2d.weight"], mode="sum")
+  expect_close(pre(ref["embedding_bag_sum_2d.x0"]), ref["embedding_bag_sum_2d.y0"])
+  expect(not pre.weight.requires_grad)
+  expect_error(fn() = nn.EmbeddingBag(5, 2, mode="median"), "mode must be \"sum\", \"mean\" or \"max\", got 'median'")
+  expect_error(fn() = nn.EmbeddingBag(5, 2)(tensor([[1, 2]]), tensor([0])), "offsets must be none")
+  expect_error(fn() = nn.EmbeddingBag(5, 2)(tensor([1, 2])), "a 1-D input needs offsets")
+  expect_error(fn() = nn.EmbeddingBag(5, 2)(tensor([1, 2]), tensor([1])), "offsets[0] must be 0")
+  expect_error(fn() = nn.EmbeddingBag(5, 2)(tensor([1, 2]), tensor([0, 3])), "offsets[-1] must be at most the input's length 2, got 3")
+  expect_error(fn() = nn.EmbeddingBag(5, 2)(tensor([[1, 2]]), per_sample_weights=ones([1, 2])), "only supported for mode \"sum\"")
+  expect_error(fn() = nn.EmbeddingBag(5, 2, mode="sum")(tensor([[1, 2]]), per_sample_weights=ones([2])), "must have the input's shape")
+  expect_error(fn() = nn.EmbeddingBag(5, 2, sparse=true), "sparse=true is not supported")
+}
+
+test "Embedding's max_norm renormalizes the rows looked up, in place, as PyTorch's" {
+  check("embedding_max_norm", nn.Embedding(8, 4, max_norm=1.5), 1, one)
+  check("embedding_max_norm_l1", nn.Embedding(8, 4, max_norm=2.0, norm_type=1.0), 1, one)
+  let e = nn.Embedding.from_pretrained(ref["embedding_max_norm.weight"], max_norm=1.5)
+  e(ref["embedding_max_norm.x0"])
+  expect_close(e.weight, ref["embedding_max_norm.after.weight"])
+  expect_error(fn() = nn.Embedding(5, 2, scale_grad_by_freq=true), "scale_grad_by_freq=true is not supported")
+  expect_error(fn() = nn.Embedding(5, 2, sparse=true), "sparse=true is not supported")
+  expect(nn.Embedding(5, 2, sparse=false).sparse == false)
+}
+
+test "Softmax2d and ChannelShuffle give PyTorch's values" {
+  check("softmax2d", nn.Softmax2d(), 1, one)
+  check("softmax2d_unbatched", nn.Softmax2d(), 1, one)
+  check("channel_shuffle", nn.ChannelShuffle(3), 1, one)
+  check("channel_shuffle_1d", nn.ChannelShuffle(2), 1, one)
+  # PyTorch 1.13 has no derivative for it; the gradient is the inverse shuffle: 3
+  # groups of 2 channels shuffled, then 2 groups of 3, is the identity.
+  let x = ref["channel_shuffle.x0"].clone().requires_grad_(true)
+  let g = randn([2, 6, 2, 3])
+  (nn.ChannelShuffle(3)(x) * g).sum().backward()
+  expect_close(x.grad, nn.ChannelShuffle(2)(g))
+  expect_error(fn() = nn.Softmax2d()(randn([2, 3])), "expected a 3-d or 4-d input")
+  expect_error(fn() = nn.ChannelShuffle(4)(randn([1, 6, 2])), "the 6 channels must be divisible by groups (4)")
+  expect_error(fn() = nn.ChannelShuffle(2)(randn([2, 4])), "more than 2 dims")
+  expect_error(fn() = nn.ChannelShuffle(0), "groups must be an int > 0, got 0")
+}
+
+# Training draws its masks from nabla's RNG, not PyTorch's, so the training mode is
+# checked by what PyTorch's outputs fix: every unit is a * x + b (kept) or c (dropped),
+# with PyTorch's a, b, c (alpha_dropout.consts); about p of them are dropped, whole
+# channels for the feature form; and a unit-Gaussian input keeps mean 0 and std 1.
+test "AlphaDropout and FeatureAlphaDropout: the identity in eval, PyTorch's affine map in training" {
+  check("alpha_dropout_eval", nn.AlphaDropout(0.3).eval(), 1, one)
+  check("feature_alpha_dropout_eval", nn.FeatureAlphaDropout(0.3).eval(), 1, one)
+  let (a, b, c) = tuple(ref["alpha_dropout.consts"].tolist())
+  let x = randn([100000])
+  let y = nn.AlphaDropout(0.3)(x)
+  let dropped = (y - c).abs() < 1e-5
+  expect(where(dropped, 0.0, (y - (a * x + b)).abs()).max().item() < 1e-5, "a kept unit is a * x + b")
+  let rate = dropped.to(f32).mean().item()
+  expect(abs(rate - 0.3) < 5 * math.sqrt(0.3 * 0.7 / 100000), f"dropped {rate} of the units, p = 0.3")
+  expect(abs(y.mean().item()) < 0.02 and abs(y.std().item() - 1.0) < 0.02, f"mean {y.mean().item()}, std {y.std().item()}")
+  let xc = randn([1000, 50, 8])
+  let yc = nn.FeatureAlphaDropout(0.3)(xc)
+  let kept_c = ((yc - (a * xc + b)).abs() < 1e-5).to(f32).mean(dim=2) == 1.0
+  let dropped_c = ((yc - c).abs() < 1e-5).to(f32).mean(dim=2) == 1.0
+  expect(logical_or(kept_c, dropped_c).all().item(), "a channel is dropped whole or kept whole")
+  expect(abs(1.0 - kept_c.to(f32).mean().item() - 0.3) < 5 * math.sqrt(0.3 * 0.7 / 50000))
+  expect(abs(yc.mean().item()) < 0.02 and abs(yc.std().item() - 1.0) < 0.02)
+  let z = nn.AlphaDropout(1.0)(x)
+  expect(z.abs().max().item() == 0)
+  expect_close(nn.AlphaDropout(0.0)(x), x)
+  expect_error(fn() = nn.AlphaDropout(1.5), "p must be in [0, 1], got 1.5")
+  expect_error(fn() = nn.FeatureAlphaDropout(0.5)(randn([4])), "feature dropout needs at least 2 dims")
 }

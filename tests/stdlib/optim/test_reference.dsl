@@ -59,6 +59,27 @@ fn check_group_lrs(sched, opt, want) {
   }
 }
 
+# want: PyTorch's state_dict() of a SequentialLR or ChainedScheduler, its schedulers'
+# states cut to base_lrs and last_epoch, and their keys (keys[i]: schedulers[i]'s),
+# which must hold every key of nabla's.
+fn check_composed_state(sd, want, keys) {
+  expect(sorted(list(sd.keys())) == sorted(list(want.keys())), f"keys {sorted(list(sd.keys()))}")
+  for k in want {
+    if k == "_schedulers" {
+      expect(len(sd[k]) == len(want[k]))
+      for i in range(len(want[k])) {
+        for key in sd[k][i] { expect(key in keys[i], f"schedulers[{i}] has '{key}', PyTorch's has not") }
+        expect(sd[k][i]["last_epoch"] == want[k][i]["last_epoch"], f"schedulers[{i}]: last_epoch {sd[k][i]['last_epoch']}")
+        expect_close(sd[k][i]["base_lrs"], want[k][i]["base_lrs"], rtol=1e-12, atol=1e-15)
+      }
+    } elif k == "_last_lr" {
+      expect_close(sd[k], want[k], rtol=1e-12, atol=1e-15)
+    } else {
+      expect(sd[k] == want[k], f"{k}: {sd[k]}, PyTorch's {want[k]}")
+    }
+  }
+}
+
 # want: at each epoch, [every group's lr, every group's momentum (key "momentum") or
 # beta1 (key "betas"); none when not cycled].
 fn check_cycle(sched, opt, key, want) {
@@ -245,6 +266,10 @@ test "Adam two groups with CosineAnnealingLR matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.Adam([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05), sched=fn(o) = optim.CosineAnnealingLR(o, 4, eta_min=0.01)), [[[-0.002072572359590987, -0.4814521460448975, 1.4770767911120137], [0.9791593082112967, -0.24302875574930283, -0.23559746071067383]], [0.22383445933538784, -0.11283645662881697, 0.6503820929749468], [1.0, -1.0]])
 }
 
+test "SGD two groups with SequentialLR matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.SGD([{"params": [ps[0]], "lr": 0.2}, {"params": [ps[1], ps[2]]}], lr=0.05, momentum=0.9), sched=fn(o) = optim.SequentialLR(o, [optim.lr_scheduler.LinearLR(o, start_factor=0.2, total_iters=2), optim.lr_scheduler.ExponentialLR(o, gamma=0.8)], milestones=[2])), [[[-0.3372921395200002, 1.2942589056, 0.046489210879999555], [-1.5611578752, -0.66897677696, 0.28996321767833627]], [0.25930185856000004, -0.1820817701076352, 0.2558186644410366], [1.0, -1.0]])
+}
+
 test "Adagrad two groups matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.Adagrad([{"params": [ps[0]], "lr": 0.05, "lr_decay": 0.1}, {"params": [ps[1], ps[2]], "weight_decay": 0.1, "initial_accumulator_value": 0.5}], lr=0.1, initial_accumulator_value=0.1)), [[[0.37440233444512183, -0.862495490874427, 1.8627975728502142], [1.3611821156150814, 0.1219504851372865, -0.6201511019033271]], [0.23866563392184836, -0.1433454760148902, 0.5015439664776599], [1.0, -1.0]])
 }
@@ -420,6 +445,48 @@ test "OneCycleLR three_phase lr sequences of two groups match PyTorch" {
   check_group_lrs(sched, opt, [[0.03999999999999998, 0.03999999999999998], [0.1199973580564716, 0.1199973580564716], [0.2888830178257161, 0.2888830178257161], [0.3965413504725815, 0.3965413504725815], [0.3472792206135786, 0.3472792206135786], [0.18488374203709704, 0.18488374203709704], [0.05370168414796843, 0.05370168414796843], [0.03919796087756705, 0.03919796087756705], [0.03452993395448039, 0.03452993395448039]])
 }
 
+test "SequentialLR LinearLR then CosineAnnealingLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.SequentialLR(opt, [optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=3), optim.CosineAnnealingLR(opt, 5, eta_min=0.001)], milestones=[3])
+  check_group_lrs(sched, opt, [[0.010000000000000002, 0.002], [0.04, 0.007999999999999998], [0.07, 0.013999999999999997], [0.1, 0.02], [0.0905463412215599, 0.018185661446562], [0.06579634122155989, 0.013435661446562], [0.035203658778440096, 0.007564338553437999], [0.010453658778440105, 0.002814338553438], [0.001, 0.001]])
+}
+
+test "SequentialLR ConstantLR then ExponentialLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.SequentialLR(opt, [optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)], milestones=[2])
+  check_group_lrs(sched, opt, [[0.010000000000000002, 0.002], [0.010000000000000002, 0.002], [0.1, 0.02], [0.09000000000000001, 0.018000000000000002], [0.08100000000000002, 0.016200000000000003], [0.07290000000000002, 0.014580000000000003], [0.06561000000000002, 0.013122000000000003], [0.05904900000000002, 0.011809800000000004], [0.05314410000000002, 0.010628820000000004]])
+}
+
+test "SequentialLR three schedulers lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.SequentialLR(opt, [optim.LinearWarmup(opt, 3), optim.StepLR(opt, 2, gamma=0.5), optim.lr_scheduler.LambdaLR(opt, fn(e) = 1.0 / (1 + e))], milestones=[3, 7])
+  check_group_lrs(sched, opt, [[0.03333333333333333, 0.006666666666666666], [0.06666666666666667, 0.013333333333333332], [0.1, 0.019999999999999997], [0.1, 0.02], [0.1, 0.02], [0.05, 0.01], [0.05, 0.01], [0.1, 0.02], [0.05, 0.01]])
+}
+
+test "ChainedScheduler ConstantLR and ExponentialLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)])
+  check_group_lrs(sched, opt, [[0.010000000000000002, 0.002], [0.009000000000000003, 0.0018000000000000002], [0.08100000000000003, 0.016200000000000003], [0.07290000000000003, 0.014580000000000003], [0.06561000000000003, 0.013122000000000003], [0.059049000000000025, 0.011809800000000004], [0.05314410000000002, 0.010628820000000004], [0.04782969000000002, 0.009565938000000005], [0.043046721000000024, 0.008609344200000004]])
+}
+
+test "ChainedScheduler LinearLR, CosineAnnealingLR, MultiStepLR and PolynomialLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.lr_scheduler.ChainedScheduler([optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=4), optim.CosineAnnealingLR(opt, 4), optim.lr_scheduler.MultiStepLR(opt, [2, 5, 5]), optim.PolynomialLR(opt, total_iters=10, power=0.5)])
+  check_group_lrs(sched, opt, [[0.05, 0.01], [0.05060949035313908, 0.010121898070627817], [0.0033541019662496844, 0.0006708203932499369], [0.0010721027109804988, 0.00021442054219609973], [0.0, 0.0], [0.00013368685240368704, 2.673737048073741e-05], [0.00040824829046386325, 8.164965809277265e-05], [0.0006035533905932742, 0.00012071067811865486], [0.0005773502691896262, 0.00011547005383792525]])
+}
+
+test "ChainedScheduler ConstantLR and LambdaLR lr sequences of two groups match PyTorch" {
+  let opt = optim.SGD([{"params": [tensor([0.0], requires_grad=true)], "lr": 0.1},
+                       {"params": [tensor([0.0], requires_grad=true)], "lr": 0.02}], lr=0.5)
+  let sched = optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3), optim.lr_scheduler.LambdaLR(opt, fn(e) = 0.9 ** e), optim.StepLR(opt, 2, gamma=0.5)])
+  check_group_lrs(sched, opt, [[0.1, 0.02], [0.09000000000000001, 0.018000000000000002], [0.04050000000000001, 0.008100000000000001], [0.0729, 0.014580000000000003], [0.032805, 0.006561], [0.05904900000000001, 0.011809800000000002], [0.026572050000000003, 0.00531441], [0.04782969000000001, 0.009565938000000001], [0.021523360500000005, 0.004304672100000001]])
+}
+
 test "StepLR lr sequence matches PyTorch" {
   let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
   let sched = optim.StepLR(opt, 3, gamma=0.5)
@@ -546,6 +613,42 @@ test "OneCycleLR three_phase lr sequence matches PyTorch" {
   check_lrs(sched, opt, [0.03999999999999998, 0.1199973580564716, 0.2888830178257161, 0.3965413504725815, 0.3472792206135786, 0.18488374203709704, 0.05370168414796843, 0.03919796087756705, 0.03452993395448039, 0.026675945673684955, 0.017382166202188958, 0.00871487319049028, 0.0026010581166325177, 0.0004, 0.0026010581166325177])
 }
 
+test "SequentialLR LinearLR then CosineAnnealingLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.SequentialLR(opt, [optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=3), optim.CosineAnnealingLR(opt, 5, eta_min=0.001)], milestones=[3])
+  check_lrs(sched, opt, [0.010000000000000002, 0.04, 0.07, 0.1, 0.0905463412215599, 0.06579634122155989, 0.035203658778440096, 0.010453658778440105, 0.001, 0.010453658778440102, 0.03520365877844012, 0.06579634122155993, 0.09054634122155995, 0.10000000000000005, 0.09054634122155998])
+}
+
+test "SequentialLR ConstantLR then ExponentialLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.SequentialLR(opt, [optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)], milestones=[2])
+  check_lrs(sched, opt, [0.010000000000000002, 0.010000000000000002, 0.1, 0.09000000000000001, 0.08100000000000002, 0.07290000000000002, 0.06561000000000002, 0.05904900000000002, 0.05314410000000002, 0.04782969000000002, 0.043046721000000024, 0.03874204890000002, 0.03486784401000002, 0.03138105960900001, 0.028242953648100012])
+}
+
+test "SequentialLR three schedulers lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.SequentialLR(opt, [optim.LinearWarmup(opt, 3), optim.StepLR(opt, 2, gamma=0.5), optim.lr_scheduler.LambdaLR(opt, fn(e) = 1.0 / (1 + e))], milestones=[3, 7])
+  check_lrs(sched, opt, [0.03333333333333333, 0.06666666666666667, 0.1, 0.1, 0.1, 0.05, 0.05, 0.1, 0.05, 0.03333333333333333, 0.025, 0.020000000000000004, 0.016666666666666666, 0.014285714285714285, 0.0125])
+}
+
+test "ChainedScheduler ConstantLR and ExponentialLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)])
+  check_lrs(sched, opt, [0.010000000000000002, 0.009000000000000003, 0.08100000000000003, 0.07290000000000003, 0.06561000000000003, 0.059049000000000025, 0.05314410000000002, 0.04782969000000002, 0.043046721000000024, 0.03874204890000002, 0.03486784401000002, 0.03138105960900001, 0.028242953648100012, 0.025418658283290013, 0.022876792454961013])
+}
+
+test "ChainedScheduler LinearLR, CosineAnnealingLR, MultiStepLR and PolynomialLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.lr_scheduler.ChainedScheduler([optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=4), optim.CosineAnnealingLR(opt, 4), optim.lr_scheduler.MultiStepLR(opt, [2, 5, 5]), optim.PolynomialLR(opt, total_iters=10, power=0.5)])
+  check_lrs(sched, opt, [0.05, 0.05060949035313908, 0.0033541019662496844, 0.0010721027109804988, 0.0, 0.00013368685240368704, 0.00040824829046386325, 0.0006035533905932742, 0.0005773502691896262, 0.00034846171252933826, 0.0, 0.0, 0.0, 0.014644660940672622, 0.0499999999999999])
+}
+
+test "ChainedScheduler ConstantLR and LambdaLR lr sequence matches PyTorch" {
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3), optim.lr_scheduler.LambdaLR(opt, fn(e) = 0.9 ** e), optim.StepLR(opt, 2, gamma=0.5)])
+  check_lrs(sched, opt, [0.1, 0.09000000000000001, 0.04050000000000001, 0.0729, 0.032805, 0.05904900000000001, 0.026572050000000003, 0.04782969000000001, 0.021523360500000005, 0.03874204890000001, 0.017433922005000005, 0.031381059609000006, 0.014121476824050006, 0.02541865828329001, 0.011438396227480505])
+}
+
 test "ReduceLROnPlateau (min) lrs match PyTorch" {
   let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
   let sched = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, cooldown=1, factor=0.5, min_lr=0.02, threshold=0.01)
@@ -615,5 +718,125 @@ test "OneCycleLR without cycle_momentum lrs and momenta match PyTorch" {
   let opt = optim.Adagrad([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.02}], lr=0.1)
   let sched = optim.OneCycleLR(opt, 0.3, total_steps=10, cycle_momentum=false)
   check_cycle(sched, opt, none, [[[0.01200000000000001, 0.01200000000000001], []], [[0.156, 0.156], []], [[0.3, 0.3], []], [[0.2851453896040421, 0.2851453896040421], []], [[0.24352369618492894, 0.24352369618492894], []], [[0.18337860658088678, 0.18337860658088678], []], [[0.11662259341911323, 0.11662259341911323], []], [[0.05647750381507109, 0.05647750381507109], []], [[0.014855810395957887, 0.014855810395957887], []], [[1.2e-06, 1.2e-06], []], [[0.01485581039595787, 0.01485581039595787], []]])
+}
+
+test "SequentialLR LinearLR then CosineAnnealingLR state_dict is PyTorch's after 5 steps and resumes" {
+  let make = fn(opt) = optim.SequentialLR(opt, [optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=3), optim.CosineAnnealingLR(opt, 5, eta_min=0.001)], milestones=[3])
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = make(opt)
+  for i in range(5) {
+    opt.step()
+    sched.step()
+  }
+  check_composed_state(sched.state_dict(), {"_milestones": [3], "last_epoch": 5, "_last_lr": [0.06579634122155989], "_schedulers": [{"base_lrs": [0.1], "last_epoch": 2}, {"base_lrs": [0.1], "last_epoch": 2}]}, [["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "end_factor", "last_epoch", "start_factor", "total_iters", "verbose"], ["T_max", "_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "eta_min", "last_epoch", "verbose"]])
+  let opt2 = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched2 = make(opt2)
+  sched2.load_state_dict(sched.state_dict())
+  let want = [0.035203658778440096, 0.010453658778440105, 0.001]
+  for i in range(len(want)) {
+    opt2.step()
+    sched2.step()
+    expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
+}
+
+test "SequentialLR ConstantLR then ExponentialLR state_dict is PyTorch's after 4 steps and resumes" {
+  let make = fn(opt) = optim.lr_scheduler.SequentialLR(opt, [optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)], milestones=[2])
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = make(opt)
+  for i in range(4) {
+    opt.step()
+    sched.step()
+  }
+  check_composed_state(sched.state_dict(), {"_milestones": [2], "last_epoch": 4, "_last_lr": [0.08100000000000002], "_schedulers": [{"base_lrs": [0.1], "last_epoch": 1}, {"base_lrs": [0.1], "last_epoch": 2}]}, [["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "factor", "last_epoch", "total_iters", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "gamma", "last_epoch", "verbose"]])
+  let opt2 = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched2 = make(opt2)
+  sched2.load_state_dict(sched.state_dict())
+  let want = [0.07290000000000002, 0.06561000000000002, 0.05904900000000002]
+  for i in range(len(want)) {
+    opt2.step()
+    sched2.step()
+    expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
+}
+
+test "SequentialLR three schedulers state_dict is PyTorch's after 8 steps and resumes" {
+  let make = fn(opt) = optim.SequentialLR(opt, [optim.LinearWarmup(opt, 3), optim.StepLR(opt, 2, gamma=0.5), optim.lr_scheduler.LambdaLR(opt, fn(e) = 1.0 / (1 + e))], milestones=[3, 7])
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = make(opt)
+  for i in range(8) {
+    opt.step()
+    sched.step()
+  }
+  check_composed_state(sched.state_dict(), {"_milestones": [3, 7], "last_epoch": 8, "_last_lr": [0.05], "_schedulers": [{"base_lrs": [0.1], "last_epoch": 2}, {"base_lrs": [0.1], "last_epoch": 3}, {"base_lrs": [0.1], "last_epoch": 1}]}, [["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "end_factor", "last_epoch", "start_factor", "total_iters", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "gamma", "last_epoch", "step_size", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "last_epoch", "lr_lambdas", "verbose"]])
+  let opt2 = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched2 = make(opt2)
+  sched2.load_state_dict(sched.state_dict())
+  let want = [0.03333333333333333, 0.025, 0.020000000000000004]
+  for i in range(len(want)) {
+    opt2.step()
+    sched2.step()
+    expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
+}
+
+test "ChainedScheduler ConstantLR and ExponentialLR state_dict is PyTorch's after 3 steps and resumes" {
+  let make = fn(opt) = optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2), optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)])
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = make(opt)
+  for i in range(3) {
+    opt.step()
+    sched.step()
+  }
+  check_composed_state(sched.state_dict(), {"_last_lr": [0.07290000000000003], "_schedulers": [{"base_lrs": [0.1], "last_epoch": 3}, {"base_lrs": [0.1], "last_epoch": 3}]}, [["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "factor", "last_epoch", "total_iters", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "gamma", "last_epoch", "verbose"]])
+  let opt2 = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched2 = make(opt2)
+  sched2.load_state_dict(sched.state_dict())
+  let want = [0.06561000000000003, 0.059049000000000025, 0.05314410000000002]
+  for i in range(len(want)) {
+    opt2.step()
+    sched2.step()
+    expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
+}
+
+test "ChainedScheduler LinearLR, CosineAnnealingLR, MultiStepLR and PolynomialLR state_dict is PyTorch's after 6 steps and resumes" {
+  let make = fn(opt) = optim.lr_scheduler.ChainedScheduler([optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=4), optim.CosineAnnealingLR(opt, 4), optim.lr_scheduler.MultiStepLR(opt, [2, 5, 5]), optim.PolynomialLR(opt, total_iters=10, power=0.5)])
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = make(opt)
+  for i in range(6) {
+    opt.step()
+    sched.step()
+  }
+  check_composed_state(sched.state_dict(), {"_last_lr": [0.00040824829046386325], "_schedulers": [{"base_lrs": [0.1], "last_epoch": 6}, {"base_lrs": [0.1], "last_epoch": 6}, {"base_lrs": [0.1], "last_epoch": 6}, {"base_lrs": [0.1], "last_epoch": 6}]}, [["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "end_factor", "last_epoch", "start_factor", "total_iters", "verbose"], ["T_max", "_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "eta_min", "last_epoch", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "gamma", "last_epoch", "milestones", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "last_epoch", "power", "total_iters", "verbose"]])
+  let opt2 = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched2 = make(opt2)
+  sched2.load_state_dict(sched.state_dict())
+  let want = [0.0006035533905932742, 0.0005773502691896262, 0.00034846171252933826]
+  for i in range(len(want)) {
+    opt2.step()
+    sched2.step()
+    expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
+}
+
+test "ChainedScheduler ConstantLR and LambdaLR state_dict is PyTorch's after 4 steps and resumes" {
+  let make = fn(opt) = optim.ChainedScheduler([optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=3), optim.lr_scheduler.LambdaLR(opt, fn(e) = 0.9 ** e), optim.StepLR(opt, 2, gamma=0.5)])
+  let opt = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched = make(opt)
+  for i in range(4) {
+    opt.step()
+    sched.step()
+  }
+  check_composed_state(sched.state_dict(), {"_last_lr": [0.032805], "_schedulers": [{"base_lrs": [0.1], "last_epoch": 4}, {"base_lrs": [0.1], "last_epoch": 4}, {"base_lrs": [0.1], "last_epoch": 4}]}, [["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "factor", "last_epoch", "total_iters", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "last_epoch", "lr_lambdas", "verbose"], ["_get_lr_called_within_step", "_last_lr", "_step_count", "base_lrs", "gamma", "last_epoch", "step_size", "verbose"]])
+  let opt2 = optim.SGD([tensor([0.0], requires_grad=true)], lr=0.1)
+  let sched2 = make(opt2)
+  sched2.load_state_dict(sched.state_dict())
+  let want = [0.05904900000000001, 0.026572050000000003, 0.04782969000000001]
+  for i in range(len(want)) {
+    opt2.step()
+    sched2.step()
+    expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)
+  }
 }
 

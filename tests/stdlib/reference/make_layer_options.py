@@ -13,7 +13,9 @@ PyTorch's outputs and gradients (of sum(output * g)), and the buffers the forwar
   Softshrink, Tanhshrink, LogSigmoid, Threshold;
 - adaptive pools with a None size, AdaptiveMaxPool1d, max pools' indices and
   MaxUnpool1d/2d; the 3-D pools, MaxUnpool3d and ConvTranspose3d; PixelShuffle, PixelUnshuffle, Unflatten, the 1-D and 3-D pads,
-  UpsamplingNearest2d and UpsamplingBilinear2d.
+  UpsamplingNearest2d and UpsamplingBilinear2d;
+- Bilinear, EmbeddingBag, Embedding with max_norm, Softmax2d, ChannelShuffle,
+  AlphaDropout and FeatureAlphaDropout (lookup_and_shuffle_cases below).
 
     /usr/bin/python3 tests/stdlib/reference/make_layer_options.py
 
@@ -154,7 +156,51 @@ def cases():
     record(out, "circular_pad2d", None, [r(1, 2, 3, 4)], lambda m, x: F.pad(x, (2, 1, 1, 2), mode="circular"))
     record(out, "upsampling_bilinear", nn.UpsamplingBilinear2d(scale_factor=2), [r(1, 2, 3, 4)])
     record(out, "upsampling_nearest", nn.UpsamplingNearest2d(size=(5, 7)), [r(1, 2, 3, 4)])
+    lookup_and_shuffle_cases(out)
     return out
+
+
+def lookup_and_shuffle_cases(out):
+    """Bilinear, EmbeddingBag (every mode, 2-D inputs and offsets, per_sample_weights,
+    padding_idx, include_last_offset, max_norm), Embedding's max_norm (the weight it
+    renormalizes in place is saved as <case>.after.weight), Softmax2d, ChannelShuffle,
+    AlphaDropout and FeatureAlphaDropout (eval: the identity; training: the constants of
+    their affine map, alpha_dropout.consts = [a, b, c], kept units a * x + b, dropped ones
+    c, read off PyTorch's outputs on zeros and ones)."""
+    r = torch.randn
+    record(out, "bilinear", nn.Bilinear(4, 3, 5), [r(2, 6, 4), r(2, 6, 3)])
+    record(out, "bilinear_no_bias", nn.Bilinear(3, 2, 4, bias=False), [r(5, 3), r(5, 2)])
+    idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 0, 9, 9])
+    offsets = torch.tensor([0, 3, 3, 8])  # bags [1 2 4], [], [5 4 3 2 0], [9 9]
+    record(out, "embedding_bag_sum_2d", nn.EmbeddingBag(10, 3, mode="sum"), [torch.tensor([[1, 2, 4], [5, 4, 4], [0, 9, 3]])])
+    record(out, "embedding_bag_mean_offsets", nn.EmbeddingBag(10, 3), [idx, offsets], lambda m, x, o: m(x, o))
+    record(out, "embedding_bag_max_offsets", nn.EmbeddingBag(10, 3, mode="max"), [idx, offsets], lambda m, x, o: m(x, o))
+    record(out, "embedding_bag_sum_weighted", nn.EmbeddingBag(10, 3, mode="sum"), [idx, offsets, r(10)],
+           lambda m, x, o, w: m(x, o, per_sample_weights=w))
+    record(out, "embedding_bag_mean_padding", nn.EmbeddingBag(10, 3, padding_idx=2),
+           [torch.tensor([[1, 2, 4], [2, 2, 2], [0, 9, 2]])])
+    record(out, "embedding_bag_max_padding", nn.EmbeddingBag(10, 3, mode="max", padding_idx=-1), [idx, offsets],
+           lambda m, x, o: m(x, o))
+    record(out, "embedding_bag_last_offset", nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=True),
+           [idx[:8], torch.tensor([0, 2, 2, 5, 8])], lambda m, x, o: m(x, o))
+    # A 2-D input with include_last_offset: B - 1 bags. Only "sum" here: PyTorch 1.13's
+    # "mean" reads past its buffers on this path and "max" corrupts the heap.
+    record(out, "embedding_bag_last_offset_2d", nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=True),
+           [torch.tensor([[1, 2], [3, 4], [0, 5]])])
+    record(out, "embedding_bag_max_norm", nn.EmbeddingBag(10, 3, max_norm=1.0, mode="sum"), [idx, offsets],
+           lambda m, x, o: m(x, o))
+    record(out, "embedding_max_norm", nn.Embedding(8, 4, max_norm=1.5), [torch.tensor([[1, 3, 3], [0, 7, 1]])])
+    record(out, "embedding_max_norm_l1", nn.Embedding(8, 4, max_norm=2.0, norm_type=1.0), [torch.tensor([5, 2, 6, 2])])
+    record(out, "softmax2d", nn.Softmax2d(), [r(2, 3, 4, 5)])
+    record(out, "softmax2d_unbatched", nn.Softmax2d(), [r(3, 2, 2)])
+    # PyTorch 1.13 has no derivative for channel_shuffle: the values only.
+    record(out, "channel_shuffle", nn.ChannelShuffle(3), [r(2, 6, 2, 3)], lambda m, x: m(x.detach()))
+    record(out, "channel_shuffle_1d", nn.ChannelShuffle(2), [r(2, 4, 5)], lambda m, x: m(x.detach()))
+    record(out, "alpha_dropout_eval", nn.AlphaDropout(0.3).eval(), [r(4, 5)])
+    record(out, "feature_alpha_dropout_eval", nn.FeatureAlphaDropout(0.3).eval(), [r(2, 3, 4)])
+    zeros = F.alpha_dropout(torch.zeros(4096), 0.3, True)
+    ones = F.alpha_dropout(torch.ones(4096), 0.3, True)
+    out["alpha_dropout.consts"] = torch.stack([ones.max() - zeros.max(), zeros.max(), zeros.min()])
 
 
 if __name__ == "__main__":
