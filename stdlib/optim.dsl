@@ -49,6 +49,7 @@ import math
 import _argcheck
 import _lr_scheduler
 import _optim_groups
+import _optim_graph
 
 # The shared parts of every optimizer (stdlib/_optim_groups.dsl, Note [The optimizer form]).
 let _add_param_group = _optim_groups._add_param_group
@@ -516,7 +517,8 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   interval = growth_interval
   _scale = tensor(float(init_scale), dtype=f32)
   _growth_tracker = tensor(0, dtype=i64)
-  found_inf = false
+  found_inf = false  # whether the last step() skipped (read on the host there)
+  _found = none      # unscale_()'s device flag: 1 after Inf/NaN
   unscaled = false
   scale(loss) {
     "loss times the scale. Example: scaler.scale(loss).backward()"
@@ -537,25 +539,31 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     if self.unscaled { return none }
     no_grad {
       let inv = self._inverse_scale()
+      let grads = []
       for p in opt.params {
         if p.grad != none {
           p.grad.mul_(inv)
-          if not _all_finite(p.grad) { self.found_inf = true }
+          grads.append(p.grad)
         }
       }
+      # 1 where a gradient holds Inf or NaN, computed on the device: step() reads it
+      # once (PyTorch's single sync), update() not at all
+      self._found = _optim_graph._nonfinite(grads).to(self._scale.device)
     }
     self.unscaled = true
   }
   step(opt) {
     "opt.step() on the unscaled grads unless one held Inf or NaN; returns whether it stepped. Example: scaler.step(opt)"
     self.unscale_(_argcheck.check_optimizer("optim.GradScaler.step()", opt))
+    self.found_inf = self._found.item() != 0
     if self.found_inf { return false }
     opt.step()
     return true
   }
   update() {
     "Halves the scale after an Inf/NaN step, doubles it after growth_interval clean ones. Example: scaler.update()"
-    no_grad { self._update_scale(tensor(1.0 if self.found_inf else 0.0, device=self._scale.device)) }
+    no_grad { self._update_scale(self._found if self._found != none else zeros([], device=self._scale.device)) }
+    self._found = none
     self.found_inf = false
     self.unscaled = false
   }
@@ -582,6 +590,3 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   }
 }
 
-# Whether t holds no Inf and no NaN (NaN is the one value unequal to itself).
-let _inf = 1e308 * 10.0
-fn _all_finite(t) = sum(ne(t, t)).item() == 0 and sum(eq(abs(t), _inf)).item() == 0
