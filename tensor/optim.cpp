@@ -1,5 +1,7 @@
 #include "tensor/optim.hpp"
 
+#include "tensor/cpu/copy.hpp"
+
 namespace nabla {
 
 bool adam_step_supported(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq) {
@@ -165,6 +167,36 @@ void sgd_rows_raw(const OptimizerRows& rows) {
   else
     cpu::sgd_rows(rows);
   bump_versions(rows);
+}
+
+namespace {
+// A strided written tensor gets its contiguous copy's values back (and a new version).
+void write_back(const Tensor& written, const Tensor& dense) {
+  if (dense.is_same(written)) return;
+  copy_into(written, dense);
+  written.bump_version();
+}
+}  // namespace
+
+// in: param, grad, exp_avg, exp_avg_sq, step, hyper, found_inf
+void adam_step_row(const TensorList& in, bool decoupled) {
+  OptimizerRows rows{{contiguous_raw(in[0])}, {contiguous_raw(in[1])}, {contiguous_raw(in[2])},
+                     {contiguous_raw(in[3])},  {in[4]},                  contiguous_raw(in[5]),
+                     in[6],                    decoupled};
+  adam_rows_raw(rows);
+  write_back(in[0], rows.p[0]);
+  write_back(in[2], rows.state[0]);
+  write_back(in[3], rows.state2[0]);
+}
+
+// in: param, grad, momentum_buffer, step, hyper, found_inf
+void sgd_step_row(const TensorList& in, bool nesterov) {
+  OptimizerRows rows{{contiguous_raw(in[0])}, {contiguous_raw(in[1])}, {in[2].defined() ? contiguous_raw(in[2]) : Tensor()},
+                     {},                       {in[3]},                  contiguous_raw(in[4]),
+                     in[5],                    nesterov};
+  sgd_rows_raw(rows);
+  write_back(in[0], rows.p[0]);
+  if (in[2].defined()) write_back(in[2], rows.state[0]);
 }
 
 }  // namespace nabla

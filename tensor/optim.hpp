@@ -213,6 +213,10 @@ struct OptimizerRows {
 bool optimizer_rows_supported(const OptimizerRows& rows, bool adam);
 void adam_rows_raw(const OptimizerRows& rows);
 void sgd_rows_raw(const OptimizerRows& rows);
+// The rows adam_step_ and sgd_step_ on either device (their kernels call these): one
+// parameter as a group of one, strided written tensors through contiguous copies.
+void adam_step_row(const TensorList& in, bool decoupled);
+void sgd_step_row(const TensorList& in, bool nesterov);
 
 namespace cpu {
 void adam_rows(const OptimizerRows& rows);

@@ -228,6 +228,11 @@ Tensor lengths_arg(const Value& v, int64_t n, const std::string& what) {
   return to_device(to_dtype(t, DType::i64), cpu_device());
 }
 
+// A bool tensor on `device` of flags made on the host (nonzero: true).
+Tensor host_mask(const std::vector<double>& flags, const Shape& shape, Device device) {
+  return to_device(to_dtype(tensor_from(flags, shape, DType::f32), DType::b8), device);
+}
+
 Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
   const std::string f = "ctc_loss";
   Bound b = bind(f, a, {"log_probs", "targets", "input_lengths", "target_lengths", "blank", "reduction", "zero_infinity"}, 4);
@@ -279,7 +284,7 @@ Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
       double l = ext[static_cast<size_t>(n * W + s)], l2 = ext[static_cast<size_t>(n * W + s - 2)];
       skip[static_cast<size_t>(n * W + s)] = l != static_cast<double>(blank) && l != l2 ? 1.0 : 0.0;
     }
-  Tensor can_skip = to_device(ne(tensor_from(skip, {N, W}, DType::f32), scalar_tensor(0.0, DType::f32)), lp.device());
+  Tensor can_skip = host_mask(skip, {N, W}, lp.device());
   Tensor never = full({N, W}, kNever, lp.dtype(), lp.device());
   std::vector<double> start(static_cast<size_t>(W), kNever);
   start[0] = 0.0;
@@ -303,7 +308,7 @@ Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
   Tensor ends = gather(alpha, 1, to_device(tensor_from(last, {N, 2}, DType::i64), lp.device()));
   std::vector<double> single(static_cast<size_t>(N * 2), 0.0);  // an empty target: only its one blank state
   for (int64_t n = 0; n < N; ++n) single[static_cast<size_t>(2 * n + 1)] = tls[static_cast<size_t>(n)] == 0 ? 1.0 : 0.0;
-  Tensor only_one = to_device(ne(tensor_from(single, {N, 2}, DType::f32), scalar_tensor(0.0, DType::f32)), lp.device());
+  Tensor only_one = host_mask(single, {N, 2}, lp.device());
   Tensor loss = -logsumexp(where(only_one, full({N, 2}, kNever, lp.dtype(), lp.device()), ends), {1});
   // A sequence of no time steps: the empty target has probability 1, any other 0.
   std::vector<double> no_steps(static_cast<size_t>(N), 0.0), no_steps_loss(static_cast<size_t>(N), 0.0);
@@ -311,7 +316,7 @@ Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
     no_steps[static_cast<size_t>(n)] = ins[static_cast<size_t>(n)] == 0 ? 1.0 : 0.0;
     no_steps_loss[static_cast<size_t>(n)] = tls[static_cast<size_t>(n)] == 0 ? 0.0 : 2 * kInfinite;
   }
-  loss = where(to_device(ne(tensor_from(no_steps, {N}, DType::f32), scalar_tensor(0.0, DType::f32)), lp.device()),
+  loss = where(host_mask(no_steps, {N}, lp.device()),
                to_device(tensor_from(no_steps_loss, {N}, lp.dtype()), lp.device()), loss);
   Tensor impossible = gt(loss, scalar_tensor(kInfinite, loss.dtype()));
   loss = where(impossible, full({N}, zero_infinity ? 0.0 : INFINITY, lp.dtype(), lp.device()), loss);

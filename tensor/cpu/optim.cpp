@@ -99,59 +99,17 @@ void adam_step(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Te
 }
 
 // ---- the rows adam_step_ and sgd_step_ (autograd/ops/optim.cpp) -------------------------
-// Their step, hyperparameters and found_inf are tensors on the CPU here, read as the
-// call runs; the update is the fused kernels' above, so a compiled step equals eager
-// optim.Adam and optim.SGD bit for bit.
+// Each is a group of one (tensor/optim.hpp's adam_step_row); a group's rows run the
+// fused kernels above with the step counts, hyperparameters and found_inf read from
+// their tensors as the call runs, so a compiled step equals eager optim.Adam and
+// optim.SGD bit for bit.
 
 namespace {
-
 bool skipped(const Tensor& found_inf) { return found_inf.defined() && found_inf.item() != 0; }
-
-void add_one(const Tensor& step) {
-  *step.data<double>() += 1;
-  step.bump_version();
-}
-
-// The updated tensors that were strided get their contiguous copies' values; every
-// written tensor's version moves on.
-void write_back(const TensorList& written, const TensorList& dense) {
-  for (size_t k = 0; k < written.size(); ++k) {
-    if (!dense[k].is_same(written[k])) copy_into(written[k], dense[k]);
-    written[k].bump_version();
-  }
-}
-
 }  // namespace
 
-// in: param, grad, exp_avg, exp_avg_sq, step, hyper, found_inf
-void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
-  if (skipped(in[6])) return;
-  add_one(in[4]);
-  const Tensor hyper = contiguous_raw(in[5]);
-  AdamHyper h = adam_hyper_from(hyper.data<double>(), in[4].item(), a.b("decoupled"));
-  TensorList dense = {contiguous_raw(in[0]), contiguous_raw(in[2]), contiguous_raw(in[3])};
-  adam_step(dense[0], contiguous_raw(in[1]), dense[1], dense[2], h);
-  write_back({in[0], in[2], in[3]}, dense);
-}
-
-// in: param, grad, momentum_buffer, step, hyper, found_inf
-void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
-  if (skipped(in[5])) return;
-  const Tensor hyper = contiguous_raw(in[4]);
-  SgdHyper h = sgd_hyper_from(hyper.data<double>(), a.b("nesterov"));
-  if (!in[2].defined()) h.momentum = 0;  // no buffer: plain SGD
-  TensorList written = {in[0]}, dense = {contiguous_raw(in[0])};
-  SgdMultiArgs args{{dense[0]}, {contiguous_raw(in[1])}, {}, {}};
-  if (h.momentum != 0) {
-    written.push_back(in[2]);
-    dense.push_back(contiguous_raw(in[2]));
-    args.momentum_buffer.push_back(dense[1]);
-    args.fresh.push_back(in[3].item() == 0);
-  }
-  sgd_step_multi(args, h);
-  write_back(written, dense);
-  if (in[3].defined()) add_one(in[3]);
-}
+void adam_step_(const TensorList& in, const Attrs& a, TensorList&) { adam_step_row(in, a.b("decoupled")); }
+void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) { sgd_step_row(in, a.b("nesterov")); }
 
 // A group's rows in one multi-tensor kernel (tensor/optim.hpp's OptimizerRows): the
 // counts advanced (Adam before its update reads them, SGD after it read whether each

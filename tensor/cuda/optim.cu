@@ -6,7 +6,6 @@
 // launch per that many parameters instead of one per parameter.
 #include <algorithm>
 
-#include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/kernels.hpp"
 #include "tensor/optim.hpp"
@@ -104,105 +103,20 @@ void launch_sgd_multi_all(const SgdMultiArgs& args, const SgdHyper& hyper) {
     launch_sgd_multi<T>(args, hyper, first, std::min(args.p.size(), first + kMaxTensorsPerLaunch));
 }
 
-// ---- the rows adam_step_ and sgd_step_ (autograd/ops/optim.cpp) -------------------------
-// The step count, the hyperparameters and found_inf live on the device and are read
-// there, so that a step recorded into a CUDA graph replays with the current count and
-// the values a scheduler set, and skips itself on Inf/NaN without the host reading
-// found_inf. Each block's first thread
-// works out the step's constants (as the host does for the eager kernels) into shared
-// memory. The count advances in a one-thread kernel of its own on the same stream:
-// before Adam's update (which reads the new count), after SGD's (which reads whether
-// it was 0).
-
-__global__ void advance_step(double* step, const float* found_inf) {
-  if (found_inf == nullptr || *found_inf == 0) *step += 1;
-}
-
-template <class T>
-__global__ void adam_row_kernel(T* p, const T* g, T* m, T* v, int64_t n, const double* step, const double* hyper,
-                                const float* found_inf, bool decoupled) {
-  if (found_inf != nullptr && *found_inf != 0) return;
-  __shared__ AdamConstants<T> c;
-  if (threadIdx.x == 0) c = adam_constants<T>(adam_hyper_from(hyper, *step, decoupled));
-  __syncthreads();
-  NABLA_GRID_STRIDE_LOOP(i, n) { adam_update(p, g, m, v, i, c); }
-}
-
-// Without a buffer (buf null) the step is plain SGD whatever hyper's momentum says.
-template <class T>
-__global__ void sgd_row_kernel(T* p, const T* g, T* buf, int64_t n, const double* step, const double* hyper,
-                               const float* found_inf, bool nesterov) {
-  if (found_inf != nullptr && *found_inf != 0) return;
-  __shared__ SgdConstants<T> c;
-  __shared__ bool fresh;
-  if (threadIdx.x == 0) {
-    SgdHyper h = sgd_hyper_from(hyper, nesterov);
-    if (buf == nullptr) h.momentum = 0;
-    c = sgd_constants<T>(h);
-    fresh = c.with_momentum && *step == 0;
-  }
-  __syncthreads();
-  NABLA_GRID_STRIDE_LOOP(i, n) { sgd_update(p, g, buf, i, fresh, c); }
-}
-
 template <class T>
 const T* optional_data(const Tensor& t) {
   return t.defined() ? device_data<const T>(t) : nullptr;
 }
 
-void advance(const Tensor& step, const Tensor& found_inf, cudaStream_t stream) {
-  advance_step<<<1, 1, 0, stream>>>(device_data<double>(step), optional_data<float>(found_inf));
-  NABLA_CUDA_LAUNCH_CHECK();
-  step.bump_version();
-}
-
-// The updated tensors that were strided get their contiguous copies' values; every
-// written tensor's version moves on.
-void write_back(const TensorList& written, const TensorList& dense) {
-  for (size_t k = 0; k < written.size(); ++k) {
-    if (!dense[k].is_same(written[k])) nabla::copy_into(written[k], dense[k]);
-    written[k].bump_version();
-  }
-}
-
-template <class T>
-void adam_row(const TensorList& in, bool decoupled, cudaStream_t stream) {
-  TensorList dense = {contiguous_raw(in[0]), contiguous_raw(in[2]), contiguous_raw(in[3])};
-  Tensor g = contiguous_raw(in[1]), hyper = contiguous_raw(in[5]);
-  int64_t n = in[0].numel();
-  if (n > 0) {
-    adam_row_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
-        device_data<T>(dense[0]), device_data<const T>(g), device_data<T>(dense[1]), device_data<T>(dense[2]), n,
-        device_data<const double>(in[4]), device_data<const double>(hyper), optional_data<float>(in[6]), decoupled);
-    NABLA_CUDA_LAUNCH_CHECK();
-  }
-  write_back({in[0], in[2], in[3]}, dense);
-}
-
-template <class T>
-void sgd_row(const TensorList& in, bool nesterov, cudaStream_t stream) {
-  TensorList written = {in[0]}, dense = {contiguous_raw(in[0])};
-  if (in[2].defined()) {
-    written.push_back(in[2]);
-    dense.push_back(contiguous_raw(in[2]));
-  }
-  Tensor g = contiguous_raw(in[1]), hyper = contiguous_raw(in[4]);
-  int64_t n = in[0].numel();
-  T* buf = in[2].defined() ? device_data<T>(dense[1]) : nullptr;
-  const double* step = in[3].defined() ? device_data<const double>(in[3]) : nullptr;
-  if (n > 0) {
-    sgd_row_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(device_data<T>(dense[0]), device_data<const T>(g), buf,
-                                                              n, step, device_data<const double>(hyper),
-                                                              optional_data<float>(in[5]), nesterov);
-    NABLA_CUDA_LAUNCH_CHECK();
-  }
-  write_back(written, dense);
-}
-
-// ---- a group's rows in one launch (OptimizerRows, the graph's optimizer_steps node) ----
-// Up to kMaxTensorsPerLaunch parameters per launch (blockIdx.y picks one), each block's
-// first thread working out its parameter's constants from its step count and the
-// group's hyper; the counts advance in one small kernel of their own on the same stream.
+// ---- a group's rows in one launch (OptimizerRows: the rows adam_step_ and sgd_step_,
+// one parameter each, and the graph's optimizer_steps node, a group) -------------------
+// The step counts, hyperparameters and found_inf live on the device and are read there,
+// so that a step recorded into a CUDA graph replays with the current count and the
+// values a scheduler set, and skips itself on Inf/NaN without the host reading
+// found_inf. Up to kMaxTensorsPerLaunch parameters per launch (blockIdx.y picks one),
+// each block's first thread working out its parameter's constants from its step count
+// and the group's hyper; the counts advance in one small kernel of their own on the
+// same stream.
 
 struct StepCounts {
   double* step[kMaxTensorsPerLaunch];
@@ -315,27 +229,10 @@ void sgd_rows(const OptimizerRows& rows) {
     launch_rows<double, false>(rows);
 }
 
-// in: param, grad, exp_avg, exp_avg_sq, step, hyper, found_inf
-void adam_step_(const TensorList& in, const Attrs& a, TensorList&) {
-  DeviceGuard guard(in[0].device().index);
-  cudaStream_t stream = stream_for(in[0]);
-  advance(in[4], in[6], stream);
-  if (in[0].dtype() == DType::f32)
-    adam_row<float>(in, a.b("decoupled"), stream);
-  else
-    adam_row<double>(in, a.b("decoupled"), stream);
-}
-
-// in: param, grad, momentum_buffer, step, hyper, found_inf
-void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) {
-  DeviceGuard guard(in[0].device().index);
-  cudaStream_t stream = stream_for(in[0]);
-  if (in[0].dtype() == DType::f32)
-    sgd_row<float>(in, a.b("nesterov"), stream);
-  else
-    sgd_row<double>(in, a.b("nesterov"), stream);
-  if (in[3].defined()) advance(in[3], in[5], stream);
-}
+// The rows adam_step_ and sgd_step_: a group of one (tensor/optim.hpp's adam_step_row),
+// run by the launches above.
+void adam_step_(const TensorList& in, const Attrs& a, TensorList&) { adam_step_row(in, a.b("decoupled")); }
+void sgd_step_(const TensorList& in, const Attrs& a, TensorList&) { sgd_step_row(in, a.b("nesterov")); }
 
 void sgd_step_multi(const SgdMultiArgs& args, const SgdHyper& hyper) {
   if (args.p.empty()) return;
