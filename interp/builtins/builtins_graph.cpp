@@ -105,8 +105,8 @@ std::string mismatch(const GraphModule& gm, const Guards& had, const Guards& now
   if (had.training != now.training)
     return "the modules' training flags are " + now.training + ", the graph was captured with " + had.training;
   if (had.step != now.step)
-    return "the optimizer's flags, parameters or state tensors changed (maximize, nesterov, momentum turned on, "
-           "add_param_group, load_state_dict)";
+    return "the optimizer's flags, parameters or state tensors changed (maximize, nesterov, centered, amsgrad, "
+           "momentum or weight decay turned on or off, add_param_group, load_state_dict)";
   return "";
 }
 
@@ -611,7 +611,7 @@ std::shared_ptr<GraphModule> compile_graph(Evaluator& ev, const Value& fn, const
   gm->script = options.mode == CaptureMode::script;
   gm->cuda_graph = options.cuda_graph;
   gm->loop_saving = options.loop_saving;
-  if (!options.optimizer.is_none()) gm->step = std::make_unique<GraphStep>(options.optimizer, options.scaler);
+  if (!options.optimizer.is_none()) gm->step = std::make_unique<GraphStep>(ev, options.optimizer, options.scaler);
   gm->arg_names = param_names(fn, examples.size());
   gm->name = fn.tag == Tag::Func       ? fn.as<FuncObj>()->qualname
              : fn.tag == Tag::Instance ? fn.as<InstanceObj>()->cls->decl->name

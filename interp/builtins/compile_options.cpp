@@ -44,7 +44,7 @@ CompileOptions compile_options(const std::vector<std::pair<std::string, Value>>&
     else if (k == "cuda_graph") o.cuda_graph = as_bool(v, "compile(): cuda_graph");
     else if (k == "mode") o.mode = capture_mode(v);
     else if (k == "loop_checkpoint") o.loop_saving = loop_saving(v);
-    else if (k == "optimizer") o.optimizer = instance_of(v, "optimizer", "an optimizer (optim.Adam, optim.AdamW, optim.SGD)");
+    else if (k == "optimizer") o.optimizer = instance_of(v, "optimizer", "an optimizer (optim.Adam, optim.SGD, ...)");
     else if (k == "scaler") o.scaler = instance_of(v, "scaler", "an optim.GradScaler");
     else fail_unexpected_keyword("compile", k, {"train", "mode", "cuda_graph", "loop_checkpoint", "optimizer", "scaler"});
   }

@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
@@ -84,17 +85,27 @@ std::string dict_text(const Value& d, Skip&& skip) {
 
 std::string class_name(const Value& v) { return v.as<InstanceObj>()->cls->decl->name; }
 
-// A group's hyperparameters in the order its row reads them (tensor/optim.hpp): SGD's
-// [lr, momentum, dampening, weight_decay], Adam's and AdamW's [lr, beta1, beta2, eps,
-// weight_decay].
+// A group's hyperparameters in the order its update reads them: the rows' (tensor/
+// optim.hpp) for SGD, Adam and AdamW, the tensor ops' of stdlib/_optim_graph.dsl for
+// the others.
 struct HyperKey {
   const char* key;
   int item = -1;  // an entry of a tuple (betas)
 };
 const std::vector<HyperKey>& hyper_keys(const std::string& optimizer) {
-  static const std::vector<HyperKey> sgd{{"lr"}, {"momentum"}, {"dampening"}, {"weight_decay"}};
-  static const std::vector<HyperKey> adam{{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}};
-  return optimizer == "SGD" ? sgd : adam;
+  static const std::map<std::string, std::vector<HyperKey>> keys{
+      {"SGD", {{"lr"}, {"momentum"}, {"dampening"}, {"weight_decay"}}},
+      {"Adam", {{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}}},
+      {"AdamW", {{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}}},
+      {"Adamax", {{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}}},
+      {"RAdam", {{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}}},
+      {"NAdam", {{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}, {"momentum_decay"}}},
+      {"RMSprop", {{"lr"}, {"alpha"}, {"eps"}, {"weight_decay"}, {"momentum"}}},
+      {"Adagrad", {{"lr"}, {"lr_decay"}, {"weight_decay"}, {"eps"}}},
+  };
+  static const std::vector<HyperKey> none;
+  auto it = keys.find(optimizer);
+  return it == keys.end() ? none : it->second;  // (prepare() has refused other kinds)
 }
 
 double group_number(const Value& group, const HyperKey& h, size_t k) {
@@ -115,7 +126,10 @@ bool is_hyper_key(const std::string& optimizer, const std::string& key) {
 
 }  // namespace
 
-GraphStep::GraphStep(Value optimizer, Value scaler) : optimizer_(std::move(optimizer)), scaler_(std::move(scaler)) {}
+GraphStep::GraphStep(Evaluator& ev, Value optimizer, Value scaler)
+    : optimizer_(std::move(optimizer)), scaler_(std::move(scaler)) {
+  call(ev, "check", {optimizer_});
+}
 
 void GraphStep::prepare(Evaluator& ev) {
   call(ev, "prepare", {optimizer_});
@@ -186,8 +200,8 @@ std::string GraphStep::signature(Evaluator& ev) const {
   std::string s = kind + " groups:";
   for (const Value& g : items(ev.get_attr(optimizer_, "param_groups"))) {
     s += dict_text(g, [&](const std::string& key) { return is_hyper_key(kind, key); });
-    if (kind == "SGD") s += group_number(g, {"momentum"}, 0) != 0 ? "momentum," : "plain,";  // buffers or none
   }
+  s += " flags:" + str(call(ev, "structure", {optimizer_}));  // momentum buffers or none, decay or none
   s += " state:";
   for (const Value& st : items(ev.get_attr(optimizer_, "state")))
     s += dict_text(st, [](const std::string&) { return false; });

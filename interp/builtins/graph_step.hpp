@@ -13,8 +13,8 @@ namespace nabla::interp {
 
 class GraphStep {
  public:
-  // opt: an optimizer of stdlib/optim.dsl; scaler: an optim.GradScaler or none.
-  GraphStep(Value optimizer, Value scaler);
+  // opt: an optimizer of stdlib/optim.dsl (checked); scaler: an optim.GradScaler or none.
+  GraphStep(Evaluator& ev, Value optimizer, Value scaler);
 
   // Before each capture: checks that the optimizer can step inside a graph and makes
   // its state (step counts as tensors beside the parameters) and the hyperparameter
@@ -27,13 +27,13 @@ class GraphStep {
   // parameter, the scale's update. Recorded as graph nodes.
   void record(Evaluator& ev, const TensorList& targets, const TensorList& grads);
   // Before each call: the groups' current hyperparameters (lr, betas, eps, weight
-  // decay, momentum, dampening) into their tensors (those that changed), so a
+  // decay, momentum, dampening, alpha, lr_decay, momentum_decay) into their tensors (those that changed), so a
   // scheduler's changes reach a graph that reads them.
   void refresh(Evaluator& ev);
   // What a captured step depends on besides its inputs: the optimizer's flags
-  // (maximize, nesterov, whether SGD has momentum), the groups' parameters, and which
-  // tensors hold the state. Another value captures again (load_state_dict,
-  // add_param_group, momentum turned on).
+  // (maximize, nesterov, centered, amsgrad, whether it has momentum or weight decay),
+  // the groups' parameters, and which tensors hold the state. Another value captures
+  // again (load_state_dict, add_param_group, momentum turned on).
   std::string signature(Evaluator& ev) const;
   // "optim.Adam (1 group, 8 parameters) and optim.GradScaler step inside the graph",
   // as of the last capture (print(gm) and gm.explain() show it).

@@ -215,15 +215,13 @@ test "a compiled training loop on the GPU waits for the device only where the sc
   expect(mean > 0)
 }
 
-test "Adam and the GradScaler inside a replayed step: equal to eager, an Inf step skipped on the device, no host wait" {
-  manual_seed(13)
-  if not cuda.is_available() {
-    expect_error("compile(small_mlp(), randn([2, 32], device=\"cuda\"))", f"cuda:0: {no_gpu}")
-    return none
-  }
+# Trains twin MLPs on the GPU with optimizers from make_opt and GradScalers, eagerly and
+# with the step inside a replayed graph; step 4 overflows. Checks the losses, the
+# parameters, the scales, the skipped step and that the compiled steps never wait.
+fn replayed_step_equals_eager(make_opt) {
   let (eager, graphed) = twin_mlps("cuda")
-  let opt_e = optim.Adam(eager.parameters(), lr=1e-2)
-  let opt_g = optim.Adam(graphed.parameters(), lr=1e-2)
+  let opt_e = make_opt(eager.parameters())
+  let opt_g = make_opt(graphed.parameters())
   let sc_e = optim.GradScaler(init_scale=1024.0, growth_interval=3)
   let sc_g = optim.GradScaler(init_scale=1024.0, growth_interval=3)
   let sched_e = optim.StepLR(opt_e, 2, gamma=0.5)
@@ -250,17 +248,38 @@ test "Adam and the GradScaler inside a replayed step: equal to eager, an Inf ste
     sched_g.step()
     waits = waits + cuda.host_waits() - before
   }
-  expect(waits == 0, f"{waits} host waits in the compiled steps")
+  let who = type(opt_g)
+  expect(waits == 0, f"{who}: {waits} host waits in the compiled steps")
   for i in range(8) {
     if i != 4 { expect_close(losses_g[i].cpu(), losses_e[i].cpu(), rtol=1e-5, atol=1e-6) }
   }
   let pe = eager.parameters()
   let pg = graphed.parameters()
   for k in range(len(pe)) { expect_close(pg[k].cpu(), pe[k].cpu(), rtol=1e-4, atol=1e-5) }
-  expect(sc_g.get_scale() == sc_e.get_scale(), f"{sc_g.get_scale()} {sc_e.get_scale()}")
-  expect(opt_g.state[0]["step"].item() == 7.0, f"{opt_g.state[0]['step']}")
+  expect(sc_g.get_scale() == sc_e.get_scale(), f"{who}: {sc_g.get_scale()} {sc_e.get_scale()}")
+  expect(opt_g.state[0]["step"].item() == 7.0, f"{who}: {opt_g.state[0]['step']}")
   let report = step.explain()
   expect("CUDA graph: 6 runs replayed" in report, report)
+}
+
+test "Adam and the GradScaler inside a replayed step: equal to eager, an Inf step skipped on the device, no host wait" {
+  manual_seed(13)
+  if not cuda.is_available() {
+    expect_error("compile(small_mlp(), randn([2, 32], device=\"cuda\"))", f"cuda:0: {no_gpu}")
+    return none
+  }
+  replayed_step_equals_eager(fn(ps) = optim.Adam(ps, lr=1e-2))
+}
+
+test "optimizers written as ops (NAdam, centered RMSprop with momentum, amsgrad) inside a replayed step, as Adam's" {
+  manual_seed(14)
+  if not cuda.is_available() {
+    expect_error("compile(small_mlp(), randn([2, 32], device=\"cuda\"))", f"cuda:0: {no_gpu}")
+    return none
+  }
+  replayed_step_equals_eager(fn(ps) = optim.NAdam(ps, lr=1e-2))
+  replayed_step_equals_eager(fn(ps) = optim.RMSprop(ps, lr=1e-3, momentum=0.9, centered=true))
+  replayed_step_equals_eager(fn(ps) = optim.Adam(ps, lr=1e-2, amsgrad=true))
 }
 
 test "a compiled bf16 autocast training step replays, with the loss and gradients of eager autocast" {

@@ -189,9 +189,101 @@ test "bad uses name what is wrong" {
   fn loss(x, y) = cross_entropy(m(x), y)
   let o = optim.Adam(m.parameters())
   expect_error(fn() = compile(loss, plain(0), y, optimizer=o), "compile(): optimizer= steps the optimizer inside a training step; add train=true")
-  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=3), "compile(): optimizer must be an optimizer (optim.Adam, optim.AdamW, optim.SGD), got 3")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=3), "compile(): optimizer must be an optimizer (optim.Adam, optim.SGD, ...), got 3")
   expect_error(fn() = compile(loss, plain(0), y, train=true, scaler=optim.GradScaler()), "give optimizer= too")
   expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=o, scaler=o), "compile(): scaler must be an optim.GradScaler")
-  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=optim.RMSprop(m.parameters())), "only optim.Adam, optim.AdamW and optim.SGD step inside a compiled graph")
-  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=optim.Adam(m.parameters(), amsgrad=true)), "amsgrad does not step inside a compiled graph")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=nn.Linear(2, 2)), "compile(): optimizer must be an optimizer of optim (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam), got a Linear")
+  let half = optim.Adagrad([nn.Linear(2, 2).half().weight])
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=half), "compile(optimizer=optim.Adagrad): parameter 0 is f16")
+}
+
+# Note [Optimizers written as ops] (stdlib/_optim_graph.dsl): the optimizers without a
+# row of their own step inside the graph as the tensor ops of their eager update.
+fn written_as_ops(gm) {
+  expect(not ("adam_step_" in gm.ir()) and not ("optimizer_steps" in gm.ir()), gm.ir())
+  expect("copy_(" in gm.ir(), "the update writes the parameters and the state: " + gm.ir())
+}
+
+test "RMSprop, Adagrad, Adamax, NAdam, RAdam and amsgrad step inside the graph as tensor ops, equal to eager (f64)" {
+  let makers = [
+    fn(m) = optim.RMSprop(m.parameters(), lr=0.01),
+    fn(m) = optim.RMSprop(m.parameters(), lr=0.01, momentum=0.9, centered=true, weight_decay=0.1, maximize=true),
+    fn(m) = optim.Adagrad(m.parameters(), lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5),
+    fn(m) = optim.Adamax(m.parameters(), lr=0.01, weight_decay=0.1, maximize=true),
+    fn(m) = optim.NAdam(m.parameters(), lr=0.01, weight_decay=0.1, momentum_decay=0.01),
+    fn(m) = optim.RAdam(m.parameters(), lr=0.01, weight_decay=0.1),
+    fn(m) = optim.Adam(m.parameters(), lr=0.01, amsgrad=true, weight_decay=0.1),
+    fn(m) = optim.AdamW(m.parameters(), lr=0.01, amsgrad=true, maximize=true),
+  ]
+  for make in makers {
+    let r = train_both(make, no_sched, no_scaler, 8, plain)   # RAdam: rho_t > 5 from step 6
+    written_as_ops(r[0])
+    expect(r[2].state[1]["step"].item() == 8.0, f"{type(r[2])}: {r[2].state[1]}")
+  }
+}
+
+test "the GradScaler with optimizers written as ops: the Inf step is skipped on the device, state and count kept" {
+  let scaler = fn() = optim.GradScaler(init_scale=256.0, growth_interval=2)
+  let r = train_both(fn(m) = optim.NAdam(m.parameters(), lr=0.01), no_sched, scaler, 6, overflowing)
+  expect(r[2].state[0]["step"].item() == 5.0, f"one of 6 steps skipped: {r[2].state[0]}")
+  expect(r[2].state[0]["mu_product"].item() == r[1].state[0]["mu_product"], f"{r[2].state[0]['mu_product']} {r[1].state[0]['mu_product']}")
+  train_both(fn(m) = optim.RMSprop(m.parameters(), lr=0.01, momentum=0.5, centered=true), no_sched, scaler, 6, overflowing)
+  train_both(fn(m) = optim.Adam(m.parameters(), lr=0.01, amsgrad=true), no_sched, scaler, 6, overflowing)
+}
+
+test "schedulers reach the ops-written updates without capturing again (OneCycleLR cycles RMSprop's momentum)" {
+  fn one_cycle(o) = optim.OneCycleLR(o, max_lr=0.05, total_steps=8)
+  let r = train_both(fn(m) = optim.RMSprop(m.parameters(), lr=0.01, momentum=0.9), one_cycle, no_scaler, 7, plain)
+  expect(r[2].param_groups[0]["momentum"] != 0.9, f"momentum cycled: {r[2].param_groups[0]}")
+  expect(len(r[0].explain().split("graph 2:")) == 1, r[0].explain())
+  let a = train_both(fn(m) = optim.Adagrad(m.parameters(), lr=0.1), fn(o) = optim.StepLR(o, 2, gamma=0.5), no_scaler, 5, plain)
+  expect(len(a[0].explain().split("graph 2:")) == 1, a[0].explain())
+}
+
+test "eager and compiled steps share the state of the optimizers written as ops (step counts, NAdam's mu_product)" {
+  for make in [fn(ps) = optim.NAdam(ps, lr=0.01), fn(ps) = optim.Adagrad(ps, lr=0.1), fn(ps) = optim.RAdam(ps, lr=0.01)] {
+    let m1 = mlp()
+    let m2 = mlp()
+    let o1 = make(m1.parameters())
+    let o2 = make(m2.parameters())
+    let y = randint(0, 4, [10])
+    fn loss1(x, y) = cross_entropy(m1(x), y)
+    fn loss2(x, y) = cross_entropy(m2(x), y)
+    fn eager(m, o, l, i) {
+      o.zero_grad()
+      l(plain(i), y).backward()
+      o.step()
+    }
+    eager(m1, o1, loss1, 0)
+    eager(m2, o2, loss2, 0)
+    let gm = compile(loss2, plain(0), y, train=true, optimizer=o2)
+    for i in range(1, 7) {
+      eager(m1, o1, loss1, i)
+      gm(plain(i), y)
+    }
+    eager(m1, o1, loss1, 7)
+    eager(m2, o2, loss2, 7)
+    expect(max_difference(m1, m2) == 0.0, f"{type(o1)}: {max_difference(m1, m2)}")
+    expect(o2.state[0]["step"].item() == 8.0, f"{o2.state[0]}")
+  }
+}
+
+test "weight decay or centering turned on captures again; a new alpha or lr does not" {
+  let m = mlp()
+  let o = optim.RMSprop(m.parameters(), lr=0.01)
+  let y = randint(0, 4, [10])
+  fn loss(x, y) = cross_entropy(m(x), y)
+  let gm = compile(loss, plain(0), y, train=true, optimizer=o)
+  gm(plain(0), y)
+  o.alpha = 0.9
+  o.lr = 0.02
+  gm(plain(1), y)
+  expect(len(gm.explain().split("optimizer's flags")) == 1, "a new alpha is read, not captured: " + gm.explain())
+  o.weight_decay = 0.1
+  gm(plain(2), y)
+  expect(len(gm.explain().split("optimizer's flags")) == 2, "weight decay turned on captures again: " + gm.explain())
+  o.centered = true
+  gm(plain(3), y)
+  expect(len(gm.explain().split("optimizer's flags")) == 3, "centered captures again: " + gm.explain())
+  expect(o.state[0]["grad_avg"].shape == o.params[0].shape, f"{o.state[0]}")
 }
