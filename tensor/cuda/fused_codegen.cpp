@@ -1,6 +1,8 @@
 #include "tensor/cuda/fused_codegen.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "tensor/error.hpp"
 
@@ -37,10 +39,17 @@ constexpr const char* kHalfConversions =
     "  return __uint_as_float(static_cast<unsigned int>(b) << 16);\n"
     "}\n";
 
-// A double as a C++ literal that reads back to the same bits (hexadecimal), as T.
+// A double as a C++ literal that reads back to the same bits (hexadecimal), as T. An
+// infinity or NaN has no literal (%a writes "inf"): its bits, as a double.
 std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "T(%a)", v);
+  char buf[80];
+  if (std::isfinite(v)) {
+    std::snprintf(buf, sizeof buf, "T(%a)", v);
+  } else {
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    std::snprintf(buf, sizeof buf, "T(__longlong_as_double((long long)0x%016llxULL))", bits);
+  }
   return buf;
 }
 
