@@ -68,3 +68,36 @@ fn loaded(who, d, key) {
   if not (key in d) { fail(f"{who}: the state dict has no '{key}'") }
   return d[key]
 }
+
+# A state dict given to a load_state_dict(): a dict (anything else has no keys to read).
+fn check_state_dict(who, d) {
+  if type(d) != "dict" { fail(f"{who}: the state dict must be a dict (from state_dict()), got {shown(d)}") }
+}
+
+# d[key] of a state dict, checked to be of the kind of `current` (the value it will
+# replace): a list of as many values (numbers where current has numbers), an int, a
+# number, or a value of current's type. A load that checks every value before it sets
+# any leaves its object as it was when the dict is bad.
+fn loaded_like(who, d, key, current) {
+  let v = loaded(who, d, key)
+  let want = none
+  if type(current) in ["list", "tuple"] {
+    if not (type(v) in ["list", "tuple"]) or len(v) != len(current) {
+      want = f"a list of {len(current)} value(s)"
+    } else {
+      for i in range(len(v)) {
+        if is_number(current[i]) and not is_number(v[i]) { want = f"a list of {len(current)} number(s)" }
+      }
+    }
+  } elif type(current) == "int" {
+    if type(v) != "int" { want = "an int" }
+  } elif is_number(current) {
+    if not is_number(v) { want = "a number" }
+  } elif type(v) != type(current) {
+    want = f"a {type(current)}"
+  }
+  if want != none {
+    fail(f"{who}: the state dict's '{key}' must be {want}, got " + (repr(list(v)) if type(v) in ["list", "tuple"] else shown(v)))
+  }
+  return v
+}

@@ -79,18 +79,41 @@ fn _restart_child(s) {
 # The states of the children, restored as PyTorch's load_state_dict restores them: their
 # fields set from the dicts, no schedule evaluated. The groups' lrs are then the saved
 # _last_lr (the lrs of the epoch saved, as every scheduler's load_state_dict restores).
-fn _load_children(who, s, d) {
-  let states = _argcheck.loaded(who, d, "_schedulers")
-  if len(states) != len(s._schedulers) {
-    fail(f"{who}: the state dict has {len(states)} scheduler state(s), this one {len(s._schedulers)} scheduler(s)")
-  }
+# Every value is checked against the field it replaces before any is set (a child's
+# state dict names only fields of that child's state_dict()), so a bad dict leaves the
+# schedulers as they were: _loaded_children checks and returns them, _set_children sets.
+fn _load_children(who, s, d) = _set_children(s, _loaded_children(who, s, d))
+
+fn _loaded_children(who, s, d) {
+  _argcheck.check_state_dict(who, d)
+  let states = _argcheck.loaded_like(who, d, "_schedulers", s._schedulers)
+  let last_lr = _argcheck.loaded_like(who, d, "_last_lr", s._last_lr)
+  let children = []
   for i in range(len(states)) {
+    let child = s._schedulers[i]
+    let where = f"{who}: _schedulers[{i}]"
+    _argcheck.check_state_dict(where, states[i])
+    let own = child.state_dict()
+    let values = {}
     for key in states[i] {
-      let v = states[i][key]
-      setattr(s._schedulers[i], key, list(v) if type(v) in ["list", "tuple"] else v)
+      if not (key in own) {
+        fail(f"{where} has the key {_argcheck.shown(key)}, which optim.{type(child)}'s state has not (its keys: {_argcheck.joined(list(own))})")
+      }
+      let v = _argcheck.loaded_like(where, states[i], key, own[key])
+      values[key] = list(v) if type(v) in ["list", "tuple"] else v
     }
+    children.append(values)
   }
-  s._last_lr = list(_argcheck.loaded(who, d, "_last_lr"))
+  return [children, last_lr]
+}
+
+fn _set_children(s, loaded) {
+  let children = loaded[0]
+  let last_lr = loaded[1]
+  for i in range(len(children)) {
+    for key in children[i] { setattr(s._schedulers[i], key, children[i][key]) }
+  }
+  s._last_lr = list(last_lr)
   _set_lrs(s.optimizer, s._last_lr)
 }
 
@@ -155,9 +178,13 @@ model SequentialLR(optimizer, schedulers, milestones, last_epoch=-1, verbose=fal
   load_state_dict(d) {
     "Restores a state_dict(), the schedulers' states and the lrs. Example: sched.load_state_dict(sd)"
     let who = "optim.SequentialLR.load_state_dict()"
-    self._milestones = list(_argcheck.loaded(who, d, "_milestones"))
-    self.last_epoch = _argcheck.loaded(who, d, "last_epoch")
-    _load_children(who, self, d)
+    _argcheck.check_state_dict(who, d)
+    let milestones = _check_milestones(who, _argcheck.loaded(who, d, "_milestones"), len(self._schedulers))
+    let last_epoch = _argcheck.loaded_like(who, d, "last_epoch", self.last_epoch)
+    let loaded = _loaded_children(who, self, d)
+    self._milestones = milestones
+    self.last_epoch = last_epoch
+    _set_children(self, loaded)
   }
 }
 

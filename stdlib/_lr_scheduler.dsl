@@ -45,13 +45,20 @@ fn _sched_step(s) {
 
 fn _sched_state(s) = {"base_lrs": list(s.base_lrs), "last_epoch": s.last_epoch}
 
+# Every value is checked before any is set (a bad dict leaves the scheduler as it was).
 fn _sched_load(s, d) {
   let who = f"optim.{type(s)}.load_state_dict()"
+  _argcheck.check_state_dict(who, d)
   let base_lrs = d["base_lrs"] if "base_lrs" in d else [_argcheck.loaded(who, d, "base_lr")]
   let n = len(s.optimizer.param_groups)
+  if not (type(base_lrs) in ["list", "tuple"]) {
+    fail(f"{who}: the state dict's 'base_lrs' must be a list of numbers, one per parameter group, got {_argcheck.shown(base_lrs)}")
+  }
   if len(base_lrs) != n { fail(f"{who}: the state dict has {len(base_lrs)} base lr(s), the optimizer {n} parameter group(s)") }
+  for k in range(n) { _argcheck.check_option(who, f"base_lrs[{k}]", ">= 0", base_lrs[k]) }
+  let last_epoch = _argcheck.loaded_like(who, d, "last_epoch", s.last_epoch)
   s.base_lrs = list(base_lrs)
-  s.last_epoch = _argcheck.loaded(who, d, "last_epoch")
+  s.last_epoch = last_epoch
   _apply_lrs(s)
 }
 
@@ -374,10 +381,12 @@ model ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10, threshol
   state_dict() = {"best": self.best, "num_bad_epochs": self.num_bad_epochs, "cooldown_counter": self.cooldown_counter,
                   "last_epoch": self.last_epoch}
   load_state_dict(d) {
-    self.best = d["best"]
-    self.num_bad_epochs = d["num_bad_epochs"]
-    self.cooldown_counter = d["cooldown_counter"]
-    self.last_epoch = d["last_epoch"]
+    "Restores a state_dict(). Example: sched.load_state_dict(sd)"
+    let who = "optim.ReduceLROnPlateau.load_state_dict()"
+    _argcheck.check_state_dict(who, d)
+    let keys = ["best", "num_bad_epochs", "cooldown_counter", "last_epoch"]
+    let values = [_argcheck.loaded_like(who, d, key, getattr(self, key)) for key in keys]
+    for i in range(len(keys)) { setattr(self, keys[i], values[i]) }
   }
 }
 

@@ -17,7 +17,8 @@ let parameter = _nn_init.parameter
 fn _default_init(w, b) {
   kaiming_uniform_(w, a=math.sqrt(5.0))
   if b != none {
-    let bound = 1.0 / math.sqrt(calculate_fan_in_and_fan_out(w)[0])
+    let fan_in = calculate_fan_in_and_fan_out(w)[0]
+    let bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0  # as PyTorch's (nn.Linear(0, 3) has no inputs)
     uniform_(b, -bound, bound)
   }
 }
@@ -62,7 +63,7 @@ model Bilinear(in1_features, in2_features, out_features, bias=true) {
 # PyTorch's Bilinear.reset_parameters(): U(-1/sqrt(in1), 1/sqrt(in1)) for the weight and
 # the bias alike.
 fn _bilinear_init(w, b) {
-  let bound = 1.0 / math.sqrt(w.shape[1])
+  let bound = 1.0 / math.sqrt(w.shape[1]) if w.shape[1] > 0 else 0.0
   uniform_(w, -bound, bound)
   if b != none { uniform_(b, -bound, bound) }
 }

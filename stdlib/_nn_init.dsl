@@ -102,6 +102,7 @@ fn ones_(t) {
 
 fn kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
   "He initialization from a uniform distribution, as PyTorch's. Example: nn.kaiming_uniform_(w, nonlinearity='relu')"
+  if t.numel() == 0 { return t }  # as PyTorch's: a no-op (its fan may be 0: nn.Linear(0, 3))
   let std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
   let bound = math.sqrt(3.0) * std
   return uniform_(t, -bound, bound)
@@ -109,6 +110,7 @@ fn kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
 
 fn kaiming_normal_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
   "He initialization from a normal distribution, as PyTorch's. Example: nn.kaiming_normal_(w, mode='fan_out')"
+  if t.numel() == 0 { return t }  # as PyTorch's: a no-op
   return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode)))
 }
 

@@ -10,20 +10,21 @@
 # padding are index_select and cat, so gradients flow through both.
 
 # PackedSequence(data, batch_sizes, sorted_indices=none, unsorted_indices=none).
+# As PyTorch's, unsorted_indices left none with sorted_indices given is their inverse.
 model PackedSequence(data, batch_sizes, sorted_indices=none, unsorted_indices=none) {
   "Sequences of different lengths packed time-major (torch.nn.utils.rnn.PackedSequence). Example: nn.utils.rnn.pack_sequence([ones([3, 2]), ones([1, 2])])"
   let _checked = _check_packed(data, batch_sizes, sorted_indices, unsorted_indices)
   data = data
   batch_sizes = batch_sizes
   sorted_indices = sorted_indices
-  unsorted_indices = unsorted_indices
+  unsorted_indices = argsort(sorted_indices) if unsorted_indices == none and sorted_indices != none else unsorted_indices
   __iter__() = [self.data, self.batch_sizes, self.sorted_indices, self.unsorted_indices]
 }
 
 # A PackedSequence's fields agree: batch_sizes positive and not increasing, summing to
-# data's rows; the indices a permutation of the batch, or none.
-fn _check_packed(data, batch_sizes, sorted_indices, unsorted_indices) {
-  let who = "nn.utils.rnn.PackedSequence()"
+# data's rows; the indices a permutation of the batch (integer tensors), or none. The
+# fields can be set after construction, so what reads them checks them again (who).
+fn _check_packed(data, batch_sizes, sorted_indices, unsorted_indices, who="nn.utils.rnn.PackedSequence()") {
   assert(type(data) == "tensor" and data.ndim >= 1, f"{who}: data must be a tensor [steps, *], got {type(data)}")
   assert(type(batch_sizes) == "tensor" and batch_sizes.ndim == 1 and batch_sizes.numel() > 0,
          f"{who}: batch_sizes must be a non-empty 1-D tensor, got {batch_sizes}")
@@ -34,18 +35,33 @@ fn _check_packed(data, batch_sizes, sorted_indices, unsorted_indices) {
   }
   assert(sum(sizes) == data.shape[0], f"{who}: batch_sizes {sizes} sum to {sum(sizes)}, but data has {data.shape[0]} rows")
   for ix in [sorted_indices, unsorted_indices] {
-    assert(ix == none or (type(ix) == "tensor" and sorted(ix.tolist()) == list(range(sizes[0]))),
-           f"{who}: sorted_indices and unsorted_indices must be permutations of the {sizes[0]} sequences, got {ix}")
+    assert(ix == none or (type(ix) == "tensor" and ix.ndim == 1 and ix.dtype in [i64, i32] and
+                          sorted(ix.tolist()) == list(range(sizes[0]))),
+           f"{who}: sorted_indices and unsorted_indices must be permutations of the {sizes[0]} sequences (i64 tensors), got {ix}")
   }
+}
+
+# A PackedSequence's fields, checked again where they are read (see _check_packed).
+fn _check_fields(who, sequence) {
+  assert(type(sequence) == "PackedSequence", f"{who}: sequence must be a PackedSequence, got {type(sequence)}")
+  _check_packed(sequence.data, sequence.batch_sizes, sequence.sorted_indices, sequence.unsorted_indices,
+                who + ": the PackedSequence's fields")
+  assert((sequence.sorted_indices == none) == (sequence.unsorted_indices == none) and
+         (sequence.sorted_indices == none or argsort(sequence.sorted_indices).tolist() == sequence.unsorted_indices.tolist()),
+         f"{who}: the PackedSequence's unsorted_indices must be the inverse of its sorted_indices, got {sequence.sorted_indices} and {sequence.unsorted_indices}")
 }
 
 fn _check_sequences(who, sequences) {
   assert(type(sequences) in ["list", "tuple"] and len(sequences) > 0,
          f"{who}: sequences must be a non-empty list of tensors, got {type(sequences)}")
+  for k in range(len(sequences)) {
+    let s = sequences[k]
+    assert(type(s) == "tensor" and s.ndim >= 1,
+           f"{who}: sequences[{k}] must be a tensor of at least 1 dim, got " + (f"shape {list(s.shape)}" if type(s) == "tensor" else type(s)))
+  }
   let tail = list(sequences[0].shape)[1:]
   for k in range(len(sequences)) {
     let s = sequences[k]
-    assert(type(s) == "tensor" and s.ndim >= 1, f"{who}: sequences[{k}] must be a tensor of at least 1 dim, got {type(s)}")
     assert(list(s.shape)[1:] == tail,
            f"{who}: sequences[{k}] has shape {list(s.shape)}, but sequences[0] has trailing dims {tail}")
   }
@@ -68,6 +84,9 @@ fn pad_sequence(sequences, batch_first=false, padding_value=0.0) {
 
 # The lengths as a list of ints (a list, tuple or 1-D integer tensor), checked.
 fn _lengths_of(who, lengths, batch, steps) {
+  assert(type(lengths) in ["list", "tuple"] or (type(lengths) == "tensor" and lengths.ndim == 1),
+         f"{who}: lengths must be a list or a 1-D tensor of ints, one per sequence, got " +
+         (f"shape {list(lengths.shape)}" if type(lengths) == "tensor" else type(lengths)))
   let out = lengths.tolist() if type(lengths) == "tensor" else list(lengths)
   assert(len(out) == batch, f"{who}: {len(out)} lengths for a batch of {batch} sequences")
   for k in range(len(out)) {
@@ -127,9 +146,12 @@ fn pack_sequence(sequences, enforce_sorted=true) {
 }
 
 # (padded [T, B, *] in the batch's own order, lengths as a list) of a PackedSequence.
-fn _unpack(sequence, padding_value, total_length) {
+fn _unpack(who, sequence, padding_value, total_length) {
+  _check_fields(who, sequence)
   let sizes = sequence.batch_sizes.tolist()
   let batch = sizes[0]
+  assert(total_length == none or type(total_length) == "int",
+         f"{who}: total_length must be an int or none, got {type(total_length)}")
   let steps = len(sizes) if total_length == none else total_length
   assert(steps >= len(sizes),
          f"nn.utils.rnn.pad_packed_sequence(): total_length {steps} is less than the longest sequence's {len(sizes)} steps")
@@ -161,13 +183,11 @@ fn _unpack(sequence, padding_value, total_length) {
 
 fn pad_packed_sequence(sequence, batch_first=false, padding_value=0.0, total_length=none) {
   "A PackedSequence back as (padded [T, B, *] in the batch's own order, lengths). Example: nn.utils.rnn.pad_packed_sequence(nn.utils.rnn.pack_sequence([ones([3, 2]), ones([1, 2])]))"
-  assert(type(sequence) == "PackedSequence",
-         f"nn.utils.rnn.pad_packed_sequence(): sequence must be a PackedSequence, got {type(sequence)}")
-  let (padded, lengths) = _unpack(sequence, padding_value, total_length)
+  let (padded, lengths) = _unpack("nn.utils.rnn.pad_packed_sequence()", sequence, padding_value, total_length)
   return (padded.transpose(0, 1) if batch_first else padded, tensor(lengths))
 }
 
 # What a recurrent layer runs on a packed input: (x [T, B, *] in the batch's own order,
 # lengths), and its output packed back as the input was (same order and indices).
-fn unpacked_for_layer(sequence) = _unpack(sequence, 0.0, none)
+fn unpacked_for_layer(who, sequence) = _unpack(who, sequence, 0.0, none)
 fn packed_like(output, lengths, sequence) = _pack(output, lengths, sequence.sorted_indices)

@@ -149,7 +149,7 @@ fn _rnn_forward(m, input, hx) {
 # A packed input: run padded with each sequence's steps marked valid, pack the output
 # back (Note at the top).
 fn _rnn_forward_packed(m, sequence, hx) {
-  let (x, lengths) = _nn_packed.unpacked_for_layer(sequence)
+  let (x, lengths) = _nn_packed.unpacked_for_layer(f"{m.mode}: the packed input", sequence)
   let steps = x.shape[0]
   let valid = arange(steps).unsqueeze(1) < tensor(lengths).unsqueeze(0)
   let result = _rnn_run(m, x, hx, valid, false)  # x is [T, B, *] whatever the layer's batch_first
@@ -159,6 +159,7 @@ fn _rnn_forward_packed(m, sequence, hx) {
 # The forward on a [T, B, *] ([B, T, *] with batch_first) or unbatched input; valid:
 # none, or the steps inside each sequence ([T, B] bool, a packed input's).
 fn _rnn_run(m, input, hx, valid, batch_first) {
+  assert(type(input) == "tensor", f"{m.mode}: expected the input as a tensor or a PackedSequence, got {type(input)}")
   assert(input.ndim == 2 or input.ndim == 3,
          f"{m.mode}: expected a 2-d (unbatched) or 3-d input, got shape {input.shape}")
   let batched = input.ndim == 3
@@ -175,6 +176,12 @@ fn _rnn_run(m, input, hx, valid, batch_first) {
     h0 = zeros(state_shape, dtype=x.dtype)
     c0 = zeros(cell_shape, dtype=x.dtype) if lstm else none
   } else {
+    if lstm {
+      assert(type(hx) in ["tuple", "list"] and len(hx) == 2 and type(hx[0]) == "tensor" and type(hx[1]) == "tensor",
+             f"LSTM: expected hx as a pair of tensors (h0, c0), got " + (f"a tensor of shape {list(hx.shape)}" if type(hx) == "tensor" else type(hx)))
+    } else {
+      assert(type(hx) == "tensor", f"{m.mode}: expected hx as a tensor h0, got {type(hx)}")
+    }
     h0 = hx[0] if lstm else hx
     c0 = hx[1] if lstm else none
     if not batched {
@@ -206,8 +213,10 @@ fn _rnn_run(m, input, hx, valid, batch_first) {
   return (x, (h_n, c_n)) if lstm else (x, h_n)
 }
 
-fn _rnn_check_args(mode, num_layers, dropout, nonlinearity) {
-  assert(num_layers >= 1, f"{mode}: num_layers must be at least 1, got {num_layers}")
+fn _rnn_check_args(mode, num_layers, dropout, nonlinearity, input_size, hidden_size) {
+  assert(type(input_size) == "int" and input_size >= 0, f"{mode}: input_size must be an int >= 0, got {repr(input_size)}")
+  assert(type(hidden_size) == "int" and hidden_size > 0, f"{mode}: hidden_size must be an int > 0, got {repr(hidden_size)}")
+  assert(type(num_layers) == "int" and num_layers >= 1, f"{mode}: num_layers must be an int, at least 1, got {repr(num_layers)}")
   assert(dropout >= 0 and dropout <= 1, f"{mode}: dropout must be in [0, 1], got {dropout}")
   assert(nonlinearity == "tanh" or nonlinearity == "relu",
          f"{mode}: nonlinearity must be 'tanh' or 'relu', got '{nonlinearity}'")
@@ -228,7 +237,7 @@ model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true,
   num_directions = 2 if bidirectional else 1
   proj_size = 0
   training = true
-  let _c = _rnn_check_args("RNN", num_layers, dropout, nonlinearity)
+  let _c = _rnn_check_args("RNN", num_layers, dropout, nonlinearity, input_size, hidden_size)
   let _w = _rnn_add_all_weights(self)
   forward(input, hx=none) = _rnn_forward(self, input, hx)
 }
@@ -247,7 +256,7 @@ model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, 
   num_directions = 2 if bidirectional else 1
   training = true
   proj_size = proj_size
-  let _c = _rnn_check_args("LSTM", num_layers, dropout, "tanh")
+  let _c = _rnn_check_args("LSTM", num_layers, dropout, "tanh", input_size, hidden_size)
   let _p = assert(proj_size >= 0 and proj_size < hidden_size,
                   f"LSTM: proj_size must be at least 0 and smaller than hidden_size ({hidden_size}), got {proj_size}")
   let _w = _rnn_add_all_weights(self)
@@ -268,7 +277,7 @@ model GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, d
   num_directions = 2 if bidirectional else 1
   proj_size = 0
   training = true
-  let _c = _rnn_check_args("GRU", num_layers, dropout, "tanh")
+  let _c = _rnn_check_args("GRU", num_layers, dropout, "tanh", input_size, hidden_size)
   let _w = _rnn_add_all_weights(self)
   forward(input, hx=none) = _rnn_forward(self, input, hx)
 }
@@ -299,7 +308,7 @@ model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
   hidden_size = hidden_size
   bias = bias
   nonlinearity = nonlinearity
-  let _c = _rnn_check_args("RNNCell", 1, 0.0, nonlinearity)
+  let _c = _rnn_check_args("RNNCell", 1, 0.0, nonlinearity, input_size, hidden_size)
   let _w = _rnn_add_weights(self, "", 1, input_size, hidden_size, bias)
   forward(input, hx=none) {
     let x = _cell_input(self, "RNNCell", input)
@@ -313,6 +322,7 @@ model LSTMCell(input_size, hidden_size, bias=true) {
   input_size = input_size
   hidden_size = hidden_size
   bias = bias
+  let _c = _rnn_check_args("LSTMCell", 1, 0.0, "tanh", input_size, hidden_size)
   let _w = _rnn_add_weights(self, "", 4, input_size, hidden_size, bias)
   forward(input, hx=none) {
     let x = _cell_input(self, "LSTMCell", input)
@@ -329,6 +339,7 @@ model GRUCell(input_size, hidden_size, bias=true) {
   input_size = input_size
   hidden_size = hidden_size
   bias = bias
+  let _c = _rnn_check_args("GRUCell", 1, 0.0, "tanh", input_size, hidden_size)
   let _w = _rnn_add_weights(self, "", 3, input_size, hidden_size, bias)
   forward(input, hx=none) {
     let x = _cell_input(self, "GRUCell", input)

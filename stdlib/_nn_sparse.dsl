@@ -47,6 +47,7 @@ fn _zero_padding_row(m) {
 # computed in f64 as PyTorch's and rounded to the weight's dtype.
 fn embedding_renorm_(weight, indices, max_norm, norm_type=2.0) {
   "Scales, in place, the rows of weight that indices name down to norm max_norm where it is exceeded, as torch.embedding_renorm_. Example: nn.embedding_renorm_(e.weight, tensor([0, 3]), 1.0)"
+  _check_indices("embedding_renorm_()", weight, indices)
   no_grad {
     let flat = indices.reshape([-1])
     let named = scatter_add(zeros([weight.shape[0]], device=weight.device), 0, flat, ones([flat.shape[0]], device=weight.device)) > 0
@@ -55,6 +56,23 @@ fn embedding_renorm_(weight, indices, max_norm, norm_type=2.0) {
     weight.mul_(scale.to(weight.dtype).unsqueeze(1))
   }
   return weight
+}
+
+# The indices of a lookup in weight checked as embedding checks them (rows of the
+# table, i64 or i32), before max_norm renormalizes: an index the renorm's scatter could
+# not place was an error naming scatter_add. Eagerly only (a capture must not read
+# values; there the lookup's gather names a bad index).
+fn _check_indices(who, weight, indices) {
+  assert(type(weight) == "tensor" and weight.ndim == 2,
+         f"{who}: weight must be a 2-D tensor [num_embeddings, dim], got " + (f"shape {list(weight.shape)}" if type(weight) == "tensor" else type(weight)))
+  assert(type(indices) == "tensor" and indices.dtype in [i64, i32],
+         f"{who}: indices must be an integer tensor (i64 or i32), got " + (f"{indices.dtype}" if type(indices) == "tensor" else type(indices)))
+  if indices.numel() > 0 and not is_compiling() {
+    let low = indices.min().item()
+    let high = indices.max().item()
+    let n = weight.shape[0]
+    assert(low >= 0 and high < n, f"{who}: index {low if low < 0 else high} is out of range for the {n} rows of the weight")
+  }
 }
 
 # ---- Embedding -------------------------------------------------------------------------
@@ -138,6 +156,7 @@ fn _bag_block(who, input, offsets, include_last_offset, psw) {
   let given = type(offsets) if type(offsets) != "tensor" else f"shape {list(offsets.shape)}"
   assert(type(offsets) == "tensor" and offsets.ndim == 1,
          f"{who}: a 1-D input needs offsets, a 1-D tensor of where each bag starts, got {given}")
+  assert(offsets.dtype in [i64, i32], f"{who}: offsets must be an integer tensor (i64 or i32), got {offsets.dtype}")
   let n = input.shape[0]
   let offs = offsets.to(i64)
   if offs.shape[0] > 0 {

@@ -225,44 +225,88 @@ fn _state_dict(opt) {
   return d
 }
 
-# How many parameter groups a flat state dict describes.
-fn _groups_in(d) {
+# How many parameter groups a flat state dict describes ("param_groups.K.name" keys).
+fn _groups_in(who, d) {
   let n = 1
   for k in d {
-    if k.startswith("param_groups.") { n = max(n, int(k.split(".")[1]) + 1) }
+    if type(k) == "str" and k.startswith("param_groups.") {
+      let parts = k.split(".")
+      if len(parts) != 3 or not parts[1].isdigit() or parts[1] == "0" {
+        fail(f"{who}: the key {repr(k)} must be 'param_groups.K.name' with a group K >= 1 (group 0's keys have no prefix)")
+      }
+      n = max(n, int(parts[1]) + 1)
+    }
   }
   return n
 }
 
+# Note [Loading an optimizer's state]: every value of the dict is read and checked
+# (hyperparameters as the constructor checks them, states against their parameters)
+# before any is set, so a bad dict is an error that names its key and leaves the
+# optimizer as it was; unchecked, it failed later, in step(), far from its cause (a
+# state of another shape, a str lr), or left the optimizer half loaded.
 fn _load_state_dict(opt, d) {
   let who = f"optim.{type(opt)}.load_state_dict()"
-  let n = _groups_in(d)
+  if type(d) != "dict" { fail(f"{who}: the state dict must be a dict (from state_dict()), got {_argcheck.shown(d)}") }
+  let n = _groups_in(who, d)
   if n != len(opt.param_groups) {
     fail(f"{who}: the state dict has {n} parameter group(s), the optimizer {len(opt.param_groups)}")
   }
+  let kinds = _options[type(opt)]
+  let loaded_groups = []
   for k in range(n) {
     let prefix = "" if k == 0 else f"param_groups.{k}."
-    let g = opt.param_groups[k]
-    for name in g {
+    let values = {}
+    for name in opt.param_groups[k] {
       if name == "betas" {
-        g["betas"] = (_argcheck.loaded(who, d, prefix + "beta1"), _argcheck.loaded(who, d, prefix + "beta2"))
+        values["betas"] = (_argcheck.loaded(who, d, prefix + "beta1"), _argcheck.loaded(who, d, prefix + "beta2"))
+        _argcheck.check_option(who, f"'{prefix}beta1', '{prefix}beta2'", "betas", values["betas"])
       } elif name != "params" {
-        g[name] = _argcheck.loaded(who, d, prefix + name)
+        values[name] = _argcheck.loaded(who, d, prefix + name)
+        if name in kinds { _argcheck.check_option(who, repr(prefix + name), kinds[name], values[name]) }
       }
     }
+    if "nesterov" in values and values["nesterov"] and (values["momentum"] <= 0 or values["dampening"] != 0) {
+      fail(f"{who}: {prefix}nesterov=true needs momentum > 0 and dampening 0, got momentum={values['momentum']}, dampening={values['dampening']}")
+    }
+    loaded_groups.append(values)
   }
-  opt.state = _load_states(who, d, len(opt.params))
+  let states = _load_states(who, d, opt.params)
+  for k in range(n) {
+    for name in loaded_groups[k] { opt.param_groups[k][name] = loaded_groups[k][name] }
+  }
+  opt.state = states
 }
 
-# The per-parameter states of a state dict, for n parameters.
-fn _load_states(who, d, n) {
+# The per-parameter states of a state dict ("state.I.name" keys), for the parameters
+# params: the counts (step, NAdam's mu_product) a number or a 0-dim tensor (a compiled
+# step keeps them as f64 tensors), a step >= 0; every other entry a floating tensor of
+# its parameter's shape, made the parameter's dtype (as PyTorch's load casts).
+fn _load_states(who, d, params) {
+  let n = len(params)
   let states = _empty_states(n)
   for k in d {
-    if k.startswith("state.") {
+    if type(k) == "str" and k.startswith("state.") {
       let parts = k.split(".")
+      if len(parts) != 3 or not parts[1].isdigit() {
+        fail(f"{who}: the key {repr(k)} must be 'state.I.name' with a parameter number I >= 0")
+      }
       let i = int(parts[1])
       if i >= n { fail(f"{who}: '{k}' names parameter {i}, the optimizer has {n}") }
-      states[i][parts[2]] = _copied(d[k])
+      let v = d[k]
+      let p = params[i]
+      let found = f"a tensor {v.dtype}{list(v.shape)}" if type(v) == "tensor" else _argcheck.shown(v)
+      if parts[2] in ["step", "mu_product"] {
+        let number = v.item() if type(v) == "tensor" and v.ndim == 0 and v.dtype.is_floating_point else v
+        if not _argcheck.is_number(number) or (parts[2] == "step" and not (number >= 0)) {
+          fail(f"{who}: '{k}' must be a number" + (" >= 0" if parts[2] == "step" else "") + f" (or a 0-dim floating tensor), got {found}")
+        }
+      } elif type(v) != "tensor" or not v.dtype.is_floating_point or v.shape != p.shape {
+        fail(f"{who}: '{k}' must be a floating tensor of its parameter's shape {list(p.shape)}, got {found}")
+      } else {
+        v = v.to(p.dtype)
+      }
+      states[i][parts[2]] = _copied(v)
     }
   }
   return states

@@ -298,6 +298,13 @@ Tensor padded_coordinate(const Tensor& c, int64_t size, const std::string& mode,
   return c;
 }
 
+// PyTorch's safe_downgrade_to_int_range: a coordinate that is NaN, infinite or past
+// the int32 range reads as -100, a cell outside the input (zeros there, in any padding
+// mode). A NaN grid cast to an index read the gather at INT64_MIN.
+Tensor in_index_range(const Tensor& c) {
+  return where(lt(abs(c), number_like(2147483646.0, c)), c, number_like(-100.0, c));
+}
+
 // input [N, C, *spatial] read at integer cells: cell[d] [N, *out] (floating, integral
 // values) along spatial dim d; 0 where a cell is outside the input: [N, C, *out].
 Tensor cells_at(const Tensor& input, const TensorList& cell) {
@@ -357,8 +364,8 @@ Value grid_sample_builtin(Evaluator&, CallArgs& a) {
   TensorList at;
   for (int64_t d = 0; d < dims; ++d) {
     const int64_t size = input.sizes()[2 + d];
-    at.push_back(padded_coordinate(unnormalized(select(grid, grid.dim() - 1, dims - 1 - d), size, align), size,
-                                   padding_mode, align));
+    at.push_back(in_index_range(padded_coordinate(unnormalized(select(grid, grid.dim() - 1, dims - 1 - d), size, align),
+                                                  size, padding_mode, align)));
   }
   if (mode == "nearest") {
     TensorList cell;

@@ -144,6 +144,8 @@ Value class_loss_call(CallArgs& a, const char* fname, bool from_logits) {
                         : bind(f, a, {"input", "target", "reduction", "ignore_index"}, 2);
   Tensor x = input_of(b[0], f, "input"), y = input_of(b[1], f, "target");
   if (!is_floating(x.dtype())) fail(f + "(): argument 'input' must be floating, got " + dtype_name(x.dtype()));
+  // A 0-dim input has no class dim (its class count was read past the end of its shape).
+  if (x.dim() == 0) fail(f + "(): argument 'input' must be [N, C, ...] or [C] (a score per class), got a 0-dim tensor");
   const bool unbatched = x.dim() == 1;
   if (unbatched) x = unsqueeze(x, 0), y = unsqueeze(y, 0);
   Tensor w = weight.is_none() ? Tensor() : class_weight(weight, x, f);
@@ -221,8 +223,10 @@ constexpr double kInfinite = 1e29;  // a loss past this was an impossible alignm
 // The lengths argument as an i64 tensor of n values (a list or a tensor).
 Tensor lengths_arg(const Value& v, int64_t n, const std::string& what) {
   if (v.tag == Tag::Tensor) notify_value_read(v.t, what);  // the recursion's shape follows them
-  Tensor t = v.tag == Tag::Tensor ? v.t : tensor_from_value(v, DType::i64);
-  if (t.dim() != 1 || t.numel() != n || is_floating(t.dtype()))
+  // A list keeps its own dtype (a float in it is an error, not cut to an int).
+  Tensor t = v.tag == Tag::Tensor ? v.t : tensor_from_value(v, std::nullopt);
+  if (t.numel() == 0 && v.tag != Tag::Tensor) t = to_dtype(t, DType::i64);  // [] for N = 0
+  if (t.dim() != 1 || t.numel() != n || is_floating(t.dtype()) || t.dtype() == DType::b8)
     fail(what + " must hold one integer per sequence (" + std::to_string(n) + "), got " + dtype_name(t.dtype()) +
          t.shape_str());
   return to_device(to_dtype(t, DType::i64), cpu_device());
@@ -249,27 +253,43 @@ Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
   const bool zero_infinity = b.has(6) && as_bool(b[6], f + "(): argument 'zero_infinity'");
   Tensor in_len = lengths_arg(b[2], N, f + "(): argument 'input_lengths'");
   Tensor tgt_len = lengths_arg(b[3], N, f + "(): argument 'target_lengths'");
-  std::vector<double> ins = to_double_vector(in_len), tls = to_double_vector(tgt_len);
+  // Note [CTC arguments checked first]: every length and target is checked, on the host
+  // and in int64 (a double would round 2^63 - 1), before anything is sized from them: a
+  // target length past its targets or a padded block of another batch sized the
+  // extended sequences wrongly and read or wrote past them.
+  const std::vector<int64_t> ins = to_int64_vector(in_len), tls = to_int64_vector(tgt_len);
   // The targets as [N, S]: padded rows, or one concatenated 1-D list cut by the lengths.
   if (unbatched && targets.dim() == 1) targets = unsqueeze(targets, 0);
+  if (is_floating(targets.dtype()) || targets.dtype() == DType::b8)
+    fail(f + "(): argument 'targets' must hold class indices (an integer tensor), got " + dtype_name(targets.dtype()));
+  const bool padded = targets.dim() == 2;
+  if (targets.dim() != 1 && !padded)
+    fail(f + "(): argument 'targets' must be [N, S] (padded) or 1-D (concatenated), got shape " + targets.shape_str());
+  if (padded && targets.sizes()[0] != N)
+    fail(f + "(): argument 'targets' of shape " + targets.shape_str() + " must have one row per sequence (" +
+         std::to_string(N) + ")");
+  int64_t S = 0, total = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t len = tls[static_cast<size_t>(n)], in = ins[static_cast<size_t>(n)];
+    if (in < 0 || in > T) fail(f + "(): input_lengths[" + std::to_string(n) + "] is " + std::to_string(in) + ", outside 0 to " + std::to_string(T));
+    const int64_t room = padded ? targets.sizes()[1] : targets.numel() - total;
+    if (len < 0 || len > room)
+      fail(f + "(): target_lengths[" + std::to_string(n) + "] (" + std::to_string(len) + ") does not fit the targets " + targets.shape_str());
+    total += len;
+    S = std::max(S, len);
+  }
   notify_value_read(targets, f + "(): targets");  // the extended label sequences are made on the host
-  std::vector<double> flat = to_double_vector(to_device(to_dtype(targets, DType::i64), cpu_device()));
-  int64_t S = 0;
-  for (double l : tls) S = std::max<int64_t>(S, static_cast<int64_t>(l));
+  const std::vector<int64_t> flat = to_int64_vector(to_device(targets, cpu_device()));
   std::vector<double> ext(static_cast<size_t>(N * (2 * S + 1)), static_cast<double>(blank));
   int64_t offset = 0;
   for (int64_t n = 0; n < N; ++n) {
-    const int64_t len = static_cast<int64_t>(tls[static_cast<size_t>(n)]), in = static_cast<int64_t>(ins[static_cast<size_t>(n)]);
-    if (in < 0 || in > T) fail(f + "(): input_lengths[" + std::to_string(n) + "] is " + std::to_string(in) + ", outside 0 to " + std::to_string(T));
-    const bool padded = targets.dim() == 2;
-    if (len < 0 || (padded && len > targets.sizes()[1]) || (!padded && offset + len > targets.numel()))
-      fail(f + "(): target_lengths[" + std::to_string(n) + "] (" + std::to_string(len) + ") does not fit the targets " + targets.shape_str());
+    const int64_t len = tls[static_cast<size_t>(n)];
     for (int64_t j = 0; j < len; ++j) {
-      double c = flat[static_cast<size_t>(padded ? n * targets.sizes()[1] + j : offset + j)];
-      if (c < 0 || c >= static_cast<double>(C) || c == static_cast<double>(blank))
-        fail(f + "(): target " + std::to_string(static_cast<int64_t>(c)) + " of sequence " + std::to_string(n) +
+      const int64_t c = flat[static_cast<size_t>(padded ? n * targets.sizes()[1] + j : offset + j)];
+      if (c < 0 || c >= C || c == blank)
+        fail(f + "(): target " + std::to_string(c) + " of sequence " + std::to_string(n) +
              " must be a class 0 to " + std::to_string(C - 1) + " other than the blank " + std::to_string(blank));
-      ext[static_cast<size_t>(n * (2 * S + 1) + 2 * j + 1)] = c;
+      ext[static_cast<size_t>(n * (2 * S + 1) + 2 * j + 1)] = static_cast<double>(c);
     }
     offset += len;
   }
