@@ -1,5 +1,7 @@
 // Row-major GEMM on the real libraries: f32 through oneDNN's dnnl_sgemm (it detects
-// this CPU itself, AVX-512 and AMX included), f64 through OpenBLAS's cblas_dgemm.
+// this CPU itself, AVX-512 and AMX included), or its matmul primitive when B is
+// transposed (Note [A transposed B on the matmul primitive], blas.cpp); f64 through
+// OpenBLAS's cblas_dgemm.
 // C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C.
 #pragma once
 #include <cstdint>

@@ -75,3 +75,25 @@ TEST_CASE("a matrix broadcast over the batch runs as one GEMM with the same valu
     CHECK(max_difference(matmul(a4, w), product_by_sum(a4, expand(w, {2, 3, 40, 7}))) < tol);
   }
 }
+
+TEST_CASE("f32 products with B transposed run on oneDNN's matmul primitive with the f64 product's values") {
+  // Note [A transposed B on the matmul primitive] (tensor/cpu/blas.cpp): B stored
+  // transposed, at least 16 rows and 2^22 multiply-adds; A plain, transposed, or a
+  // strided block (leading dims other than the widths), batched and not. Each is
+  // checked against the f64 product of the same values.
+  auto check = [](const Tensor& a, const Tensor& b) {
+    Tensor want = matmul(to_dtype(a, DType::f64), to_dtype(b, DType::f64));
+    Tensor got = matmul(a, b);
+    REQUIRE(got.sizes() == want.sizes());
+    double scale = max(abs(want)).item();
+    CHECK(max_difference(got, want) <= 1e-5 * scale);
+  };
+  Tensor w = randn({256, 1024});                       // a recurrent layer's W: dh = dG W^T
+  check(randn({32, 1024}), transpose(w, 0, 1));
+  check(randn({2, 32, 1024}), transpose(randn({2, 256, 1024}), 1, 2));
+  check(transpose(randn({1024, 48}), 0, 1), transpose(w, 0, 1));  // A transposed too
+  Tensor wide = randn({300, 1100});                    // blocks of larger matrices: ld > width
+  check(slice(randn({40, 1100}), 1, 0, 1024, 1), transpose(slice(slice(wide, 0, 0, 256, 1), 1, 0, 1024, 1), 0, 1));
+  check(randn({16, 512}), transpose(randn({512, 512}), 0, 1));   // the smallest M the primitive takes
+  check(randn({8, 4096}), transpose(randn({1024, 4096}), 0, 1)); // fewer rows: sgemm
+}
