@@ -217,6 +217,17 @@ fn _state_for(kind, p, st, group) {
 
 fn _written_as_ops(kind, group) = not (kind in ["SGD", "Adam", "AdamW"]) or ("amsgrad" in group and group["amsgrad"])
 
+# A state tensor set by hand between calls (or loaded) must fit its parameter: the
+# update reads it beside the parameter, element for element.
+fn _check_state(who, i, p, st) {
+  for k in st {
+    let v = st[k]
+    if k != "step" and k != "mu_product" and type(v) == "tensor" and (v.shape != p.shape or v.device != p.device) {
+      fail(f"{who}: state[{i}]['{k}'] is {v.dtype}{list(v.shape)} on {v.device}, its parameter {p.dtype}{list(p.shape)} on {p.device}")
+    }
+  }
+}
+
 # What the captured update depends on besides the hyperparameter tensors: the flags it
 # branched on (graph_step.cpp's signature adds this string; another value captures
 # again).
@@ -253,7 +264,10 @@ fn prepare(opt) {
       if p.dtype != f32 and p.dtype != f64 {
         fail(f"{who}: parameter {i} is {p.dtype}; a step inside a graph updates f32 and f64 parameters (keep 16-bit weights out of the optimizer, or step outside)")
       }
-      if p.requires_grad { _state_for(kind, p, opt.state[i], group) }
+      if p.requires_grad {
+        _state_for(kind, p, opt.state[i], group)
+        _check_state(who, i, p, opt.state[i])
+      }
       i = i + 1
     }
   }

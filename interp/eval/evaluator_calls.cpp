@@ -105,6 +105,7 @@ Value Evaluator::Impl::invoke(const FnDecl& d, const FnInfo& info, const std::sh
     bind_args(name, d.params, defaults && !defaults->empty() ? defaults : nullptr, args, *fr, skip);
   }
   FrameGuard g(*this);
+  SiteGuard restore_site(*this);
   ProfileSpan span([&] { return std::pair<std::string, std::string>(name, site ? site->where() : ""); });
   stack.push_back({site, &name});
   frame = fr.get();

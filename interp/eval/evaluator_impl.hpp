@@ -301,6 +301,21 @@ struct Evaluator::Impl {
     }
   };
 
+  // Puts back the call site and the builtins' current span when a function returns:
+  // a builtin that calls back into the language (compile's capture, a graph step's
+  // optimizer) and then calls again, or fails, names its own call, not the last call
+  // made inside the function before (which left the user's line out of the trace).
+  struct SiteGuard {
+    Impl& im;
+    const SourceSpan* site;
+    const SourceSpan* span;
+    explicit SiteGuard(Impl& i) : im(i), site(i.call_site), span(i.ev.current_span) {}
+    ~SiteGuard() {
+      im.call_site = site;
+      im.ev.current_span = span;
+    }
+  };
+
   void bind_args(const std::string& fname, const std::vector<Param>& params, const std::vector<Value>* defaults,
                  CallArgs& args, Frame& fr, size_t skip);
   Value invoke(const FnDecl& d, const FnInfo& info, const std::shared_ptr<Frame>& env, Module* mod,

@@ -248,3 +248,31 @@ import optim
 let opt = optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1)
 let s = optim.ReduceLROnPlateau(opt)
 s.load_state_dict({"num_bad_epochs": 0, "cooldown_counter": 0, "last_epoch": 0})
+# ---
+# case: a compiled step whose optimizer lost its parameters between calls names the call, not the library
+# expect error: tests/lang/errors_hostile2.dsl:264:1: error: compile(optimizer=optim.Adam): the parameter groups hold 0 tensors, the optimizer was given 2 (add tensors with add_param_group(), not to a group's 'params')
+# expect error line:   g(randn([3, 4]), tensor([0, 1, 0]))
+# expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+import nn
+import optim
+let m = nn.Linear(4, 2)
+let o = optim.Adam(m.parameters())
+fn loss(x, y) = cross_entropy(m(x), y)
+let g = compile(loss, randn([3, 4]), tensor([0, 1, 0]), train=true, optimizer=o)
+g(randn([3, 4]), tensor([0, 1, 0]))
+o.param_groups[0]["params"] = []
+g(randn([3, 4]), tensor([0, 1, 0]))
+# ---
+# case: a state tensor of another shape set between compiled calls
+# expect error: tests/lang/errors_hostile2.dsl:278:1: error: compile(optimizer=optim.RMSprop): state[0]['square_avg'] is f32[9] on cpu, its parameter f32[2, 4] on cpu
+# expect error line:   g(randn([3, 4]), tensor([0, 1, 0]))
+# expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+import nn
+import optim
+let m = nn.Linear(4, 2)
+let o = optim.RMSprop(m.parameters())
+fn loss(x, y) = cross_entropy(m(x), y)
+let g = compile(loss, randn([3, 4]), tensor([0, 1, 0]), train=true, optimizer=o)
+g(randn([3, 4]), tensor([0, 1, 0]))
+o.state[0]["square_avg"] = randn([9])
+g(randn([3, 4]), tensor([0, 1, 0]))
