@@ -70,6 +70,7 @@ struct GraphModule {
   size_t last_used = 0;
   std::vector<std::string> log;  // captures and re-captures, with reasons
   std::unique_ptr<GraphStep> step;  // compile(optimizer=): the optimizer's step inside the graph
+  bool ran_eagerly = false;  // a call ran the function itself (Note [Gradients through an inference graph])
 };
 
 namespace {
@@ -197,6 +198,10 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   call.pos = args;
   Value out = ev.call_value(gm.fn, call);
   cg.lowered = script.notes;
+  if (!cap.problems().empty() && !gm.script) {  // graph_for reports them, or lowers the branch they met
+    cg.problems = cap.problems();
+    return cg;
+  }
   TensorList outs = output_tensors(out, &cg.tuple_output);
   cg.forward_outputs = outs.size();
   // Weights the function closes over are bound as "free<k>", in the order it read them.
@@ -298,7 +303,33 @@ TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
   return out;
 }
 
+// Note [Gradients through an inference graph]
+// An inference graph's run records no autograd, so its results are constants to a
+// backward() or a grad() around the call. For the module's parameters that is the
+// contract of an inference graph (its results carry no gradient; a training step
+// compiles with train=true, whose graph holds the backward). But a tensor argument that
+// requires a gradient (x.requires_grad_(), or grad()/jacrev()/vjp() differentiating
+// through the call with respect to it) asks for the gradient of this call, which would
+// silently be zero. So while grad mode is on, such a call runs the function itself,
+// eagerly, with its gradients, and gm.explain() says so once, naming the argument.
+std::string differentiated_argument(const GraphModule& gm, const std::vector<Value>& args) {
+  if (gm.train || !grad_enabled()) return "";
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].tag == Tag::Tensor && args[k].t.requires_grad())
+      return k < gm.arg_names.size() ? gm.arg_names[k] : std::to_string(k);
+  return "";
+}
+
 Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
+  if (std::string arg = differentiated_argument(gm, args); !arg.empty()) {
+    if (!gm.ran_eagerly)
+      gm.log.push_back("call at " + current_origin() + " ran eagerly: argument '" + arg + "' requires grad, and an " +
+                       "inference graph's results carry no gradient (Note [Gradients through an inference graph])");
+    gm.ran_eagerly = true;
+    CallArgs call;
+    call.pos = args;
+    return ev.call_value(gm.fn, call);
+  }
   CompiledGraph& cg = graph_for(ev, gm, args);
   if (gm.step) gm.step->refresh(ev);  // a scheduler's learning rates
   TensorList outs = graph::run_replayed(cg.graph, graph_args(cg, args), cg.replay);

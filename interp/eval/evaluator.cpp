@@ -14,6 +14,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "interp/eval/evaluator_impl.hpp"
+#include "interp/eval/script_mode.hpp"
 #include "interp/builtins/profile.hpp"
 #include "tensor/allocator.hpp"
 
@@ -602,13 +603,35 @@ Value Evaluator::Impl::eval_call(const Call& c, const Value& first) {
   return ev.call_value(first, args);
 }
 
+// Note [and, or and not on a traced condition]
+// Under compile(mode="script") a loop or branch condition that is a tensor lowers to a
+// node; `while err > tol and steps < 100` would otherwise read err > tol's value to
+// short-circuit, which a graph cannot replay. So `and`, `or` and `not` whose (left)
+// operand is a traced one-element tensor combine as bool masks, elementwise, both sides
+// evaluated: the same truth value, now a tensor the lowering can carry.
+bool Evaluator::Impl::traced_condition(const Value& v) const {
+  return ev.script && v.tag == Tag::Tensor && v.t.numel() == 1 && ev.script->capture->traced(v.t);
+}
+
+namespace {
+
+Value as_mask(const Value& v) {
+  if (v.tag != Tag::Tensor) return Value::boolean(truthy(v));
+  return v.t.dtype() == DType::b8 ? v : binary_op(BinaryOp::Ne, v, Value::integer(0));
+}
+
+}  // namespace
+
 Value Evaluator::Impl::eval_unary(const Unary& u, const Value& v) {
+  if (u.op == UnaryOp::Not && traced_condition(v)) return binary_op(BinaryOp::Eq, as_mask(v), Value::boolean(false));
   if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
   if (v.tag == Tag::Tensor) set_origin(u);
   return unary_op(u.op, v);
 }
 
 Value Evaluator::Impl::eval_logical(const Logical& l, Value lhs) {
+  if (traced_condition(lhs))
+    return binary_op(l.op == LogicalOp::And ? BinaryOp::BitAnd : BinaryOp::BitOr, as_mask(lhs), as_mask(eval(*l.rhs)));
   bool t = truthy(lhs);
   if (l.op == LogicalOp::And) return t ? eval(*l.rhs) : lhs;
   return t ? lhs : eval(*l.rhs);

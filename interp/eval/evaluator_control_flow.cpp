@@ -354,12 +354,37 @@ std::string changed_plain(const std::vector<const Name*>& vars, const std::vecto
   return "";
 }
 
+// Note [Counters carried as tensors]
+// A while loop on a tensor condition often counts its trips or keeps a flag in a plain
+// number (`i = i + 1`, `converged = false`), which a lowered loop cannot carry: it
+// would be fixed at its value in the one run that was captured. So each plain number
+// the body assigns (int, float or bool) becomes a 0-dim tensor (i64, f64, bool) before
+// the loop lowers, and is carried like the loop's tensors; a number the body assigns
+// to a carried 0-dim tensor is made a tensor of its dtype. After the loop the variable
+// holds that 0-dim tensor, with the value eager's number would have. (A `for` over a
+// range or rows unrolls instead, and keeps its numbers as numbers.)
+Tensor scalar_of(const Value& v, DType dtype) { return tensor_from({v.as_double()}, {}, dtype); }
+
+// Makes the plain numbers among vars 0-dim tensors; the names of those it changed.
+std::vector<const Name*> promote_counters(Evaluator::Impl& im, const std::vector<const Name*>& vars) {
+  std::vector<const Name*> promoted;
+  for (const Name* n : vars) {
+    Value v = im.load(loc(*n));
+    if (!v.is_num()) continue;
+    DType dtype = v.tag == Tag::Float ? DType::f64 : v.tag == Tag::Int ? DType::i64 : DType::b8;
+    im.store(loc(*n), Value::tensor(scalar_of(v, dtype)));
+    promoted.push_back(n);
+  }
+  return promoted;
+}
+
 // Checks each carried tensor keeps its type; returns its value after the body.
 TensorList carried_after(Evaluator::Impl& im, const Carried& c, const char* loop) {
   TensorList out;
   for (size_t k = 0; k < c.vars.size(); ++k) {
     Value v = im.load(loc(*c.vars[k]));
     const Tensor& was = c.values[k];
+    if (v.is_num() && was.dim() == 0) v = Value::tensor(scalar_of(v, was.dtype()));  // Note [Counters carried as tensors]
     if (v.tag != Tag::Tensor || v.t.sizes() != was.sizes() || v.t.dtype() != was.dtype())
       fail(std::string("a ") + loop + " lowers to a loop node, whose carried values keep their types, but variable '" +
            c.vars[k]->id + "' is " + graph::meta_str({was.sizes(), was.dtype()}) + " before the body and " +
@@ -395,6 +420,8 @@ Flow Evaluator::Impl::script_if(const IfStmt& i, size_t k) {
 Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   std::vector<const Name*> vars;
   assigned_in(w.body, vars);
+  const std::vector<Value> plain_before = load_all(*this, vars);
+  std::vector<const Name*> counters = promote_counters(*this, vars);  // Note [Counters carried as tensors]
   std::vector<Value> before = load_all(*this, vars);
   Carried c = carried_of(*this, w.body);
   Capture& outer = *ev.script->capture;
@@ -405,7 +432,7 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   Value first = eval(*w.cond);
   if (first.tag != Tag::Tensor || !cond_region->capture().traced(first.t)) {
     cond_region.reset();
-    store_all(*this, vars, before);
+    store_all(*this, vars, plain_before);  // a loop on a plain condition keeps its numbers
     return exec_while_from(w, value_true(first, *w.cond));
   }
   std::shared_ptr<graph::Graph> cond_graph = cond_region->finish({predicate(first.t)});
@@ -437,7 +464,9 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   store_results(*this, c.vars, results);
   std::string trips;  // a training step's loop stacks its carries over the recorded trip count
   if (results.size() > c.vars.size()) trips = ", trip count " + std::to_string(results.back().size(0)) + " recorded for gradients";
-  ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + trips + ")");
+  std::string counted = counters.empty() ? "" : "; " + names_text(counters) + " carried as 0-dim tensors";
+  ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + trips +
+                             counted + ")");
   return Flow::Normal;
 }
 

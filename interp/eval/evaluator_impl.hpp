@@ -356,6 +356,7 @@ struct Evaluator::Impl {
   [[gnu::always_inline]] inline Value eval_index(const Index& ix, const Value& obj);
   [[gnu::always_inline]] inline Value eval_call(const Call& c, const Value& first);
   [[gnu::always_inline]] inline Value eval_unary(const Unary& u, const Value& v);
+  bool traced_condition(const Value& v) const;  // Note [and, or and not on a traced condition]
   [[gnu::always_inline]] inline Value eval_logical(const Logical& l, Value lhs);
   Value eval_link(const Expr& link, Value first);
   // A long chain (Note [Deep expressions]) with a loop.

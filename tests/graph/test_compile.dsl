@@ -177,3 +177,21 @@ test "nn.checkpoint inside a compiled training step: it runs f as it is, with ea
     k += 1
   }
 }
+
+# Note [Gradients through an inference graph] (interp/builtins/builtins_graph.cpp)
+test "an argument that requires grad runs the function eagerly: grad() and backward() through a graph module are eager's" {
+  fn f(x, w) = tanh(x @ w).sum()
+  manual_seed(5)
+  let w = randn([3, 3], dtype=f64, requires_grad=true)
+  let x = randn([2, 3], dtype=f64)
+  let gm = compile(f, x, w.detach())
+  let want = grad(fn(w) = f(x, w))(w)
+  expect_close(grad(fn(w) = gm(x, w))(w), want, rtol=0, atol=0)
+  let out = gm(x, w)
+  expect(out.requires_grad)
+  out.backward()
+  expect_close(w.grad, want, rtol=0, atol=0)
+  expect("ran eagerly: argument 'w' requires grad" in gm.explain(), gm.explain())
+  no_grad { expect_close(gm(x, w), f(x, w), rtol=1e-12, atol=0) }   # the graph itself runs under no_grad
+  expect(len(gm.explain().split("ran eagerly")) == 2, "said once: " + gm.explain())
+}

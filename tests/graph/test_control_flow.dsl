@@ -47,6 +47,36 @@ test "Newton's iterations until a norm falls below a bound: a while_loop, any tr
   }
 }
 
+# Note [Counters carried as tensors]: a trip count, a flag and a running number.
+fn newton_counted(a) {
+  let x = a * 0.0 + 1.0
+  let steps = 0
+  let last_step = 1.0
+  let moved = false
+  while (x * x - a).abs().max() > 1e-12 and steps < 100 {
+    let next = 0.5 * (x + a / x)
+    last_step = last_step * 0.5
+    x = next
+    steps = steps + 1
+    moved = true
+  }
+  return x, steps, moved, last_step
+}
+
+test "a while loop's plain counters and flags are carried as 0-dim tensors, with eager's values" {
+  let gm = compile(newton_counted, tensor([2.0, 9.0], dtype=f64), mode="script")
+  expect(gm.ir().count(" = while_loop(") == 1, gm.ir())
+  expect("last_step, steps, moved carried as 0-dim tensors" in gm.explain(), gm.explain())
+  for a in [tensor([4.0, 16.0], dtype=f64), tensor([1e6, 1e-6], dtype=f64), tensor([1.0, 1.0], dtype=f64)] {
+    let (x, steps, moved, last_step) = gm(a)
+    let (want_x, want_steps, want_moved, want_last) = newton_counted(a)
+    expect(last_step.dtype == f64 and last_step.item() == want_last, f"{last_step} {want_last}")
+    expect_close(x, want_x, rtol=0, atol=0)
+    expect(steps.dtype == i64 and steps.item() == want_steps, f"{steps} {want_steps}")
+    expect(str(moved.dtype) == "bool" and moved.item() == want_moved, f"{moved} {want_moved}")
+  }
+}
+
 # An LSTM written as a loop over the rows of its input, weights closed over.
 fn lstm_weights(hidden) {
   manual_seed(3)
@@ -209,4 +239,24 @@ test "licm moves what a loop body computes from invariants alone before the loop
   expect(ir.find("transpose(") < ir.find(" = scan(") and ir.find("transpose(") >= 0, ir)
   let xs = randn([30, 2, 3], dtype=f64)
   expect_close(gm(xs, w), rnn_invariant(xs, w), rtol=1e-12, atol=1e-12)
+}
+
+fn halve_until_small(x) {
+  let n = 0
+  while not (x.abs().max() < 1.0) or n < 2 {
+    x = x * 0.5
+    n = n + 1
+  }
+  return x, n
+}
+
+test "and, or and not on a traced condition combine masks: compile() lowers them without mode=script" {
+  let gm = compile(halve_until_small, tensor([40.0, -3.0], dtype=f64))
+  expect(gm.ir().count(" = while_loop(") == 1, gm.ir())
+  for x in [tensor([40.0, -3.0], dtype=f64), tensor([0.1, 0.2], dtype=f64), tensor([1e6], dtype=f64)] {
+    let (y, n) = gm(x)
+    let (want_y, want_n) = halve_until_small(x)
+    expect_close(y, want_y, rtol=0, atol=0)
+    expect(n.item() == want_n, f"{n} {want_n}")
+  }
 }
