@@ -223,6 +223,42 @@ const char* flow_word(Flow f) {
   }
 }
 
+// Note [Counters carried as tensors]
+// A while loop on a tensor condition often counts its trips or keeps a flag in a plain
+// number (`i = i + 1`, `converged = false`), and an `if` on a tensor may count or flag
+// what it did (`n = n + 1` in one branch), which a lowered node cannot carry or output:
+// the number would be fixed at its value in the one run that was captured. So each
+// plain number the blocks assign (int, float or bool) becomes a 0-dim tensor (i64, f64,
+// bool) before the statement lowers, and is carried or output like its tensors; a
+// number a block assigns to it is made a 0-dim tensor (inside the region: a constant
+// of it). After the statement the variable holds that 0-dim tensor, with the value
+// eager's number would have; one no block changed gets its number back. (A `for` over
+// a range or rows unrolls instead, and keeps its numbers as numbers.)
+Tensor scalar_of(const Value& v, DType dtype) { return tensor_from({v.as_double()}, {}, dtype); }
+
+DType natural_dtype(const Value& v) { return v.tag == Tag::Float ? DType::f64 : v.tag == Tag::Int ? DType::i64 : DType::b8; }
+
+// Makes the plain numbers among vars 0-dim tensors; the names of those it changed.
+std::vector<const Name*> promote_counters(Evaluator::Impl& im, const std::vector<const Name*>& vars) {
+  std::vector<const Name*> promoted;
+  for (const Name* n : vars) {
+    Value v = im.load(loc(*n));
+    if (!v.is_num()) continue;
+    im.store(loc(*n), Value::tensor(scalar_of(v, natural_dtype(v))));
+    promoted.push_back(n);
+  }
+  return promoted;
+}
+
+// A number a block left in a promoted variable, as a 0-dim tensor (made inside the
+// block's region).
+void numbers_as_tensors(Evaluator::Impl& im, const std::vector<const Name*>& promoted) {
+  for (const Name* n : promoted) {
+    Value v = im.load(loc(*n));
+    if (v.is_num()) im.store(loc(*n), Value::tensor(scalar_of(v, natural_dtype(v))));
+  }
+}
+
 // ---- if -----------------------------------------------------------------------------------
 
 // What one branch of a lowered `if` left: its region and the variables' values.
@@ -257,13 +293,14 @@ std::vector<size_t> if_outputs(const std::vector<const Name*>& vars, const std::
 
 template <class Body>
 Branch capture_branch(Evaluator::Impl& im, const char* label, const std::vector<const Name*>& vars,
-                      const std::vector<Value>& before, Body&& body) {
+                      const std::vector<Value>& before, const std::vector<const Name*>& promoted, Body&& body) {
   Region region(*im.ev.script, label);
   region.start();
   Flow flow = body();
   if (flow != Flow::Normal)
     fail(std::string("a '") + flow_word(flow) + "' inside an if on a tensor condition cannot be lowered to a cond: "
          "assign a variable in both branches and " + flow_word(flow) + " after the if");
+  numbers_as_tensors(im, promoted);  // Note [Counters carried as tensors]
   Branch b;
   b.values = load_all(im, vars);
   TensorList yields;
@@ -294,10 +331,15 @@ Flow lower_if(Evaluator::Impl& im, const IfStmt& i, size_t k, const Tensor& cond
   if (i.else_block) assigned_in(*i.else_block, vars);
   Capture& outer = *im.ev.script->capture;
   Tensor pred = predicate(condition);
+  const std::vector<Value> plain_before = load_all(im, vars);
+  std::vector<const Name*> promoted = promote_counters(im, vars);  // Note [Counters carried as tensors]
   std::vector<Value> before = load_all(im, vars);
-  Branch then = capture_branch(im, "then", vars, before, [&] { return im.exec_block(i.blocks[k]); });
-  Branch other = capture_branch(im, "else", vars, before, [&] { return im.script_if(i, k + 1); });
+  Branch then = capture_branch(im, "then", vars, before, promoted, [&] { return im.exec_block(i.blocks[k]); });
+  Branch other = capture_branch(im, "else", vars, before, promoted, [&] { return im.script_if(i, k + 1); });
   std::vector<size_t> outs = if_outputs(vars, before, then, other);
+  for (size_t v = 0; v < vars.size(); ++v)  // a number no branch changed stays a number
+    if (plain_before[v].is_num() && std::find(outs.begin(), outs.end(), v) == outs.end())
+      im.store(loc(*vars[v]), plain_before[v]);
   keep_yields(*then.region, then.values, outs);
   keep_yields(*other.region, other.values, outs);
   Operands operands = {{outer.value_id(pred), pred}};
@@ -352,30 +394,6 @@ std::string changed_plain(const std::vector<const Name*>& vars, const std::vecto
       return "variable '" + vars[k]->id + "' is " + repr(before[k]) + " before the body and " + repr(after[k]) +
              " after it (a lowered loop carries tensors only)";
   return "";
-}
-
-// Note [Counters carried as tensors]
-// A while loop on a tensor condition often counts its trips or keeps a flag in a plain
-// number (`i = i + 1`, `converged = false`), which a lowered loop cannot carry: it
-// would be fixed at its value in the one run that was captured. So each plain number
-// the body assigns (int, float or bool) becomes a 0-dim tensor (i64, f64, bool) before
-// the loop lowers, and is carried like the loop's tensors; a number the body assigns
-// to a carried 0-dim tensor is made a tensor of its dtype. After the loop the variable
-// holds that 0-dim tensor, with the value eager's number would have. (A `for` over a
-// range or rows unrolls instead, and keeps its numbers as numbers.)
-Tensor scalar_of(const Value& v, DType dtype) { return tensor_from({v.as_double()}, {}, dtype); }
-
-// Makes the plain numbers among vars 0-dim tensors; the names of those it changed.
-std::vector<const Name*> promote_counters(Evaluator::Impl& im, const std::vector<const Name*>& vars) {
-  std::vector<const Name*> promoted;
-  for (const Name* n : vars) {
-    Value v = im.load(loc(*n));
-    if (!v.is_num()) continue;
-    DType dtype = v.tag == Tag::Float ? DType::f64 : v.tag == Tag::Int ? DType::i64 : DType::b8;
-    im.store(loc(*n), Value::tensor(scalar_of(v, dtype)));
-    promoted.push_back(n);
-  }
-  return promoted;
 }
 
 // Checks each carried tensor keeps its type; returns its value after the body.

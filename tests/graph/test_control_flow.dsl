@@ -260,3 +260,31 @@ test "and, or and not on a traced condition combine masks: compile() lowers them
     expect(n.item() == want_n, f"{n} {want_n}")
   }
 }
+
+fn count_positive(xs) {
+  let n = 0
+  let scale = 1.0
+  let unchanged = 7
+  let y = xs[0] * 0.0
+  for i in range(3) {
+    if xs[i].sum() > 0 {
+      n = n + 1
+      y = y + xs[i]
+    } else {
+      scale = scale * 0.5
+    }
+  }
+  return y * scale * unchanged, n
+}
+
+test "an if on a tensor outputs the numbers its branches change as 0-dim tensors; an unchanged one stays a number" {
+  let gm = compile(count_positive, randn([3, 4], dtype=f64), mode="script")
+  for seed in [1, 2, 3, 4] {
+    manual_seed(seed)
+    let xs = randn([3, 4], dtype=f64)
+    let (y, n) = gm(xs)
+    let (want_y, want_n) = count_positive(xs)
+    expect_close(y, want_y, rtol=0, atol=0)
+    expect(n.dtype == i64 and n.item() == want_n, f"{n} {want_n}")
+  }
+}
