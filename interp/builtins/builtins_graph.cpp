@@ -12,6 +12,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/transforms/levels.hpp"
 #include "graph/capture.hpp"
 #include "graph/executor.hpp"
 #include "graph/onnx/export.hpp"
@@ -304,27 +305,31 @@ TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
 }
 
 // Note [Gradients through an inference graph]
-// An inference graph's run records no autograd, so its results are constants to a
-// backward() or a grad() around the call. For the module's parameters that is the
-// contract of an inference graph (its results carry no gradient; a training step
-// compiles with train=true, whose graph holds the backward). But a tensor argument that
-// requires a gradient (x.requires_grad_(), or grad()/jacrev()/vjp() differentiating
-// through the call with respect to it) asks for the gradient of this call, which would
-// silently be zero. So while grad mode is on, such a call runs the function itself,
-// eagerly, with its gradients, and gm.explain() says so once, naming the argument.
-std::string differentiated_argument(const GraphModule& gm, const std::vector<Value>& args) {
-  if (gm.train || !grad_enabled()) return "";
+// An inference graph's run records no autograd and knows no function transform, so its
+// results are constants to a backward() or a transform around the call. For the
+// module's parameters that is the contract of an inference graph (its results carry
+// no gradient; a training step compiles with train=true, whose graph holds the
+// backward). But a tensor argument that requires a gradient while grad mode is on
+// (x.requires_grad_()) asks for the gradient of this call, which would silently be
+// missing, and inside grad(), jvp(), vmap() or their kin the call's results would drop
+// the tangents or lose the batch. So such a call runs the function itself, eagerly,
+// with eager's gradients, tangents and batching, and gm.explain() says so once, with
+// the reason.
+std::string eager_reason(const GraphModule& gm, const std::vector<Value>& args) {
+  if (gm.train) return "";
+  if (transforms::any_level_visible()) return "it is called inside grad(), jvp(), vmap() or another transform";
+  if (!grad_enabled()) return "";
   for (size_t k = 0; k < args.size(); ++k)
     if (args[k].tag == Tag::Tensor && args[k].t.requires_grad())
-      return k < gm.arg_names.size() ? gm.arg_names[k] : std::to_string(k);
+      return "argument '" + (k < gm.arg_names.size() ? gm.arg_names[k] : std::to_string(k)) + "' requires grad";
   return "";
 }
 
 Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
-  if (std::string arg = differentiated_argument(gm, args); !arg.empty()) {
+  if (std::string why = eager_reason(gm, args); !why.empty()) {
     if (!gm.ran_eagerly)
-      gm.log.push_back("call at " + current_origin() + " ran eagerly: argument '" + arg + "' requires grad, and an " +
-                       "inference graph's results carry no gradient (Note [Gradients through an inference graph])");
+      gm.log.push_back("call at " + current_origin() + " ran eagerly: " + why + ", and an inference graph's results " +
+                       "carry no gradient, tangent or batch (Note [Gradients through an inference graph])");
     gm.ran_eagerly = true;
     CallArgs call;
     call.pos = args;

@@ -195,3 +195,16 @@ test "an argument that requires grad runs the function eagerly: grad() and backw
   no_grad { expect_close(gm(x, w), f(x, w), rtol=1e-12, atol=0) }   # the graph itself runs under no_grad
   expect(len(gm.explain().split("ran eagerly")) == 2, "said once: " + gm.explain())
 }
+
+test "vmap() and jvp() through a graph module are eager's: the batch and the tangents are kept" {
+  fn f(x) = tanh(x * 2.0).sum()
+  let gm = compile(f, randn([3], dtype=f64))
+  let xs = randn([4, 3], dtype=f64)
+  expect_close(vmap(fn(x) = gm(x))(xs), vmap(f)(xs), rtol=0, atol=0)
+  let x = randn([3], dtype=f64)
+  let v = randn([3], dtype=f64)
+  let (out, tangent) = jvp(fn(x) = gm(x), [x], [v])
+  let (want, want_tangent) = jvp(f, [x], [v])
+  expect_close(tangent, want_tangent, rtol=0, atol=0)
+  expect("called inside grad(), jvp(), vmap()" in gm.explain(), gm.explain())
+}
