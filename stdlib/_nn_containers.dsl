@@ -1,5 +1,5 @@
 # _nn_containers: nn.Sequential, nn.ModuleList and nn.ModuleDict, the layers that hold
-# layers. Their fields are the layers they hold, named as PyTorch's ("0", "1", ... or
+# layers, and nn.ParameterList and nn.ParameterDict, which hold parameters. Their fields are the layers they hold, named as PyTorch's ("0", "1", ... or
 # the dict's keys), so state_dict keys read "0.weight" or "encoder.weight", and
 # parameters() walks them in order. A layer held twice counts twice where it runs
 # (children(remove_duplicate=false): every field, shared ones too). nn re-exports them;
@@ -84,6 +84,71 @@ model ModuleDict(modules=none) {
     }
     return self
   }
+}
+
+# ParameterList([tensors]): holds tensors as parameters of the model, fields "0", "1",
+# ... (state_dict keys "plist.0", as PyTorch's); index, iterate, len, append, extend. A
+# tensor that is not a leaf requiring grad is made one, sharing its data (as
+# nn.Parameter(t)).
+model ParameterList(values=none) {
+  "Holds tensors in a list as the model's parameters; index, iterate and append it. Example: nn.ParameterList([nn.init.parameter([4, 4]) for _ in range(3)])"
+  _count = 0
+  let _ = self.extend([] if values == none else _as_list("nn.ParameterList()", "values", values))
+  __getitem__(i) {
+    let ps = [getattr(self, str(k)) for k in range(self._count)]
+    return ps[i]
+  }
+  __len__() = self._count
+  __iter__() = [getattr(self, str(k)) for k in range(self._count)]
+  append(value) {
+    setattr(self, str(self._count), _as_parameter("nn.ParameterList.append()", "value", value))
+    self._count = self._count + 1
+    return self
+  }
+  extend(values) {
+    for v in _as_list("nn.ParameterList.extend()", "values", values) { self.append(v) }
+    return self
+  }
+}
+
+# ParameterDict({name: tensor, ...}): holds tensors by name as the model's parameters,
+# in insertion order; d[name], keys(), values(), items(), len, `for name in d`, update().
+model ParameterDict(parameters=none) {
+  "Holds tensors by name (fields named by the keys) as the model's parameters. Example: nn.ParameterDict({\"scale\": nn.init.parameter([4])})"
+  _names = []
+  let _ = self.update({} if parameters == none else parameters)
+  __getitem__(key) {
+    if not (key in self._names) { fail(f"nn.ParameterDict: no parameter named {repr(key)} (it holds {self._names})") }
+    return getattr(self, key)
+  }
+  __len__() = len(self._names)
+  __iter__() = list(self._names)
+  keys() = list(self._names)
+  values() = [getattr(self, k) for k in self._names]
+  items() = [(k, getattr(self, k)) for k in self._names]
+  update(parameters) {
+    assert(type(parameters) == "dict", f"nn.ParameterDict: expected a dict of name to tensor, got {type(parameters)}")
+    for k in parameters.keys() {
+      assert(type(k) == "str", f"nn.ParameterDict: keys must be strings, got {type(k)}")
+      setattr(self, k, _as_parameter("nn.ParameterDict()", f"parameters[{repr(k)}]", parameters[k]))
+      if not (k in self._names) { self._names.append(k) }
+    }
+    return self
+  }
+}
+
+fn _as_list(who, what, xs) {
+  if type(xs) == "tensor" { fail(f"{who}: {what} must be a list of tensors, got one tensor (wrap it: [t])") }
+  if not (type(xs) in ["list", "tuple"]) { fail(f"{who}: {what} must be a list of tensors, got {type(xs)}") }
+  return list(xs)
+}
+
+# t as a parameter: a floating leaf tensor that requires grad (t itself when it is one,
+# else a leaf sharing its data).
+fn _as_parameter(who, what, t) {
+  if type(t) != "tensor" { fail(f"{who}: {what} must be a tensor, got {type(t)}") }
+  if not t.dtype.is_floating_point { fail(f"{who}: {what} must be a floating-point tensor to be a parameter, got {t.dtype}") }
+  return t if t.is_leaf and t.requires_grad else t.detach().requires_grad_(true)
 }
 
 # Each of layers as a field "0", "1", ... of m; `who` names the caller in errors and

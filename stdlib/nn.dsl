@@ -284,6 +284,8 @@ let CircularPad3d = _nn_shape.CircularPad3d
 let Sequential = _nn_containers.Sequential
 let ModuleList = _nn_containers.ModuleList
 let ModuleDict = _nn_containers.ModuleDict
+let ParameterList = _nn_containers.ParameterList
+let ParameterDict = _nn_containers.ParameterDict
 let _is_module = _nn_containers._is_module
 
 # ---- activations (stdlib/_nn_activation.dsl) ----------------------------------------

@@ -268,6 +268,40 @@ Value getattr_builtin(Evaluator& ev, CallArgs& a) {
   }
 }
 
+// Python's hasattr: whether getattr(obj, name) finds something (a model's __getattr__
+// hook included). An interrupt still stops the program.
+Value hasattr_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("hasattr", a, {"obj", "name"}, 2);
+  if (b[1].tag != Tag::Str) fail(std::string("hasattr(): name must be a str, got ") + type_name(b[1]));
+  try {
+    ev.get_attr(b[0], b[1].as<StrObj>()->s);
+    return Value::boolean(true);
+  } catch (LangError& e) {
+    if (e.interrupted) throw;
+    return Value::boolean(false);
+  }
+}
+
+// Python's callable: functions, builtins, bound methods, model and function classes,
+// models (their forward) and objects with __call__.
+Value callable_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("callable", a, {"obj"}, 1);
+  const Value& v = b[0];
+  switch (v.tag) {
+    case Tag::Func:
+    case Tag::Native:
+    case Tag::Bound:
+    case Tag::ModelClass:
+    case Tag::FnClass:
+    case Tag::Instance:
+      return Value::boolean(true);
+    case Tag::Object:
+      return Value::boolean(v.as<ObjectObj>()->methods.count("__call__") > 0);
+    default:
+      return Value::boolean(false);
+  }
+}
+
 Value setattr_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("setattr", a, {"obj", "name", "value"}, 3);
   if (b[1].tag != Tag::Str) fail(std::string("setattr(): name must be a str, got ") + type_name(b[1]));
@@ -324,6 +358,11 @@ const BuiltinEntry kPythonBuiltins[] = {
     {"getattr", getattr_builtin, "getattr(obj, name, default)",
      "The attribute of obj called name; default, when given, if there is none. Example: getattr(nn.Linear(4, 2), "
      "\"bias\", none)"},
+    {"hasattr", hasattr_builtin, "hasattr(obj, name)",
+     "Whether obj has an attribute called name (getattr would find it). Example: hasattr(nn.Linear(4, 2), \"bias\")"},
+    {"callable", callable_builtin, "callable(obj)",
+     "Whether obj can be called: a function, a builtin, a method, a model or model class, an object with __call__. "
+     "Example: callable(relu)"},
     {"setattr", setattr_builtin, "setattr(obj, name, value)",
      "Sets the attribute of obj called name. Example: setattr(nn.Linear(4, 2), \"bias\", zeros(2))"},
 };

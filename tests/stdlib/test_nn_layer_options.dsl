@@ -230,6 +230,37 @@ test "ModuleList and ModuleDict hold layers whose parameters are the model's" {
   expect_error(fn() = nn.ModuleList([relu]), "must be a layer")
 }
 
+test "ParameterList and ParameterDict hold tensors as the model's parameters, under PyTorch's state_dict keys" {
+  model Mixer() {
+    plist = nn.ParameterList([randn([2, 3]), randn([3])])
+    pd = nn.ParameterDict({"scale": ones([3]), "shift": zeros([3])})
+    forward(x) = (x @ self.plist[0] + self.plist[1]) * self.pd["scale"] + self.pd["shift"]
+  }
+  let m = Mixer()
+  expect(list(m.state_dict().keys()) == ["plist.0", "plist.1", "pd.scale", "pd.shift"], f"{m.state_dict().keys()}")
+  expect(len(m.parameters()) == 4 and len(m.plist) == 2 and len(m.pd) == 2)
+  m(randn([4, 2])).sum().backward()
+  for p in m.parameters() { expect(p.grad != none and p.is_leaf) }
+  let shared = randn([5])
+  m.plist.append(shared).extend([randn([1])])
+  expect(len(m.plist) == 4 and list(m.plist[-2].shape) == [5] and [list(p.shape) for p in m.plist][3] == [1])
+  expect(m.plist[2].requires_grad and not shared.requires_grad, "a parameter sharing the tensor's data")
+  m.plist[2].data.fill_(7.0)
+  expect(shared[0].item() == 7.0)
+  m.pd.update({"shift": randn([3]), "bias": randn([3])})
+  expect(m.pd.keys() == ["scale", "shift", "bias"] and [k for k in m.pd] == m.pd.keys() and len(m.pd.values()) == 3)
+  let before = m.state_dict()
+  let other = Mixer()
+  other.plist.extend([randn([5]), randn([1])])
+  other.pd.update({"bias": randn([3])})
+  other.load_state_dict(before)
+  expect(equal(other.pd["bias"], m.pd["bias"]) and equal(other.plist[3], m.plist[3]), "loads by key")
+  expect_error(fn() = m.pd["gamma"], "nn.ParameterDict: no parameter named 'gamma'")
+  expect_error(fn() = nn.ParameterList(randn([3])), "nn.ParameterList(): values must be a list of tensors, got one tensor")
+  expect_error(fn() = nn.ParameterList([arange(3)]), "must be a floating-point tensor to be a parameter")
+  expect_error(fn() = nn.ParameterDict({"a": 1.0}), "nn.ParameterDict(): parameters['a'] must be a tensor, got float")
+}
+
 test "Bilinear: x1^T W x2 + b over leading dims, PyTorch's init bound, values and gradients" {
   check("bilinear", nn.Bilinear(4, 3, 5), 2, one)
   check("bilinear_no_bias", nn.Bilinear(3, 2, 4, bias=false), 2, one)

@@ -105,3 +105,12 @@ test "nn.Sequential takes its layers one by one, as a list, or as a dict of name
   expect(equal(nn.Sequential(a)(x), a(x)))
   expect_error(fn() = nn.Sequential(a, 3), "nn.Sequential(): layers[1] must be a layer (a model instance), got int")
 }
+
+test "hasattr and callable, as Python's" {
+  let l = nn.Linear(2, 3)
+  expect(hasattr(l, "weight") and hasattr(l, "forward") and not hasattr(l, "wieght"))
+  expect(hasattr([1], "append") and not hasattr(3, "shape") and hasattr(randn([2]), "shape"))
+  expect(callable(relu) and callable(l) and callable(nn.Linear) and callable(fn(x) = x) and callable(l.forward))
+  expect(not callable(3) and not callable("relu") and not callable(randn([2])) and not callable(none))
+  expect_error(fn() = hasattr(l, 3), "hasattr(): name must be a str, got int")
+}
