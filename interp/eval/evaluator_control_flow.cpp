@@ -438,21 +438,30 @@ Flow Evaluator::Impl::script_if(const IfStmt& i, size_t k) {
 Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   std::vector<const Name*> vars;
   assigned_in(w.body, vars);
+  // The condition, captured as a region first, on the variables as they are and again
+  // once the numbers are tensors: a loop on a plain condition runs as usual, its
+  // numbers staying numbers (`while i < 3` unrolls as before).
+  auto capture_condition = [&](const Carried& c, std::unique_ptr<Region>& region) {
+    region = std::make_unique<Region>(*ev.script, "cond");
+    for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(region->bind(c.values[k], c.vars[k]->id)));
+    region->start();
+    return eval(*w.cond);
+  };
   const std::vector<Value> plain_before = load_all(*this, vars);
+  std::unique_ptr<Region> cond_region;
+  Value first = capture_condition(carried_of(*this, w.body), cond_region);
+  if (first.tag != Tag::Tensor || !cond_region->capture().traced(first.t)) {
+    cond_region.reset();
+    store_all(*this, vars, plain_before);
+    return exec_while_from(w, value_true(first, *w.cond));
+  }
+  cond_region.reset();
+  store_all(*this, vars, plain_before);
   std::vector<const Name*> counters = promote_counters(*this, vars);  // Note [Counters carried as tensors]
   std::vector<Value> before = load_all(*this, vars);
   Carried c = carried_of(*this, w.body);
   Capture& outer = *ev.script->capture;
-  // The condition, captured as a region first: a loop on a plain condition runs as usual.
-  auto cond_region = std::make_unique<Region>(*ev.script, "cond");
-  for (size_t k = 0; k < c.vars.size(); ++k) store(loc(*c.vars[k]), Value::tensor(cond_region->bind(c.values[k], c.vars[k]->id)));
-  cond_region->start();
-  Value first = eval(*w.cond);
-  if (first.tag != Tag::Tensor || !cond_region->capture().traced(first.t)) {
-    cond_region.reset();
-    store_all(*this, vars, plain_before);  // a loop on a plain condition keeps its numbers
-    return exec_while_from(w, value_true(first, *w.cond));
-  }
+  first = capture_condition(c, cond_region);
   std::shared_ptr<graph::Graph> cond_graph = cond_region->finish({predicate(first.t)});
   Operands invariants = cond_region->capture().captured();
   store_all(*this, vars, before);

@@ -288,3 +288,19 @@ test "an if on a tensor outputs the numbers its branches change as 0-dim tensors
     expect(n.dtype == i64 and n.item() == want_n, f"{n} {want_n}")
   }
 }
+
+fn plain_while(x, xs) {
+  let i = 0
+  while i < 3 {
+    x = x * 2.0 + xs[i]
+    i = i + 1
+  }
+  return x
+}
+
+test "a while on a plain condition runs as usual, unrolled, its counter a number (a list indexed by it)" {
+  let xs = [1.0, 2.0, 3.0]
+  let gm = compile(plain_while, ones([2]), xs, mode="script")
+  expect(not (" = while_loop(" in gm.ir()), gm.ir())
+  expect_close(gm(ones([2]) * 3.0, xs), plain_while(ones([2]) * 3.0, xs), rtol=0, atol=0)
+}
