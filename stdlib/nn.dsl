@@ -10,6 +10,7 @@ import _nn_attention
 import _nn_basic
 import _nn_containers
 import _nn_conv
+import _nn_extra
 import _nn_init
 import _nn_pool
 import _nn_recurrent
@@ -489,6 +490,23 @@ model PairwiseDistance(p=2.0, eps=1e-6, keepdim=false) {
   keepdim = keepdim
   forward(x1, x2) = pairwise_distance(x1, x2, p=self.p, eps=self.eps, keepdim=self.keepdim)
 }
+
+# ---- more layers (stdlib/_nn_extra.dsl) -----------------------------------------------
+# Their functions (local_response_norm, lp_pool1d, rrelu, multi_margin_loss, ...) are
+# global builtins written in stdlib/_nn_functional.dsl, so nn.local_response_norm is
+# the global one.
+let LocalResponseNorm = _nn_extra.LocalResponseNorm
+let LPPool1d = _nn_extra.LPPool1d
+let LPPool2d = _nn_extra.LPPool2d
+let RReLU = _nn_extra.RReLU
+let MultiMarginLoss = _nn_extra.MultiMarginLoss
+let MultiLabelMarginLoss = _nn_extra.MultiLabelMarginLoss
+let TripletMarginWithDistanceLoss = _nn_extra.TripletMarginWithDistanceLoss
+let LazyLinear = _nn_extra.LazyLinear
+let LazyConv1d = _nn_extra.LazyConv1d
+let LazyConv2d = _nn_extra.LazyConv2d
+let LazyConv3d = _nn_extra.LazyConv3d
+let SyncBatchNorm = _nn_extra.SyncBatchNorm
 
 # ---- utilities (stdlib/_nn_utils.dsl; also nn.utils, PyTorch's torch.nn.utils) ---------
 let utils = _nn_utils

@@ -15,7 +15,7 @@ const BuiltinLibrary* const kBuiltinLibraries[] = {
     &kPythonLibrary, &kNumberLibrary, &kSystemLibrary, &kFactoryLibrary, &kAutogradLibrary, &kTestLibrary,
     &kCheckpointLibrary, &kOptimLibrary, &kMemoryLibrary, &kModelLibrary, &kProfileLibrary, &kGraphLibrary,
     &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kPlotLibrary, &kFuncLibrary,
-    &kFuncModule, &kHelpLibrary, &kLogLibrary, &kDisplayLibrary,
+    &kFuncModule, &kHelpLibrary, &kLogLibrary, &kDisplayLibrary, &kNnFunctionalLibrary,
 };
 
 // A native module made from its library: the values first, then the functions.

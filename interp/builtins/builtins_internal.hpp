@@ -117,6 +117,7 @@ extern const BuiltinLibrary kDistLibrary;        // builtins_dist.cpp: the `_dis
 extern const BuiltinLibrary kDataLibrary;        // builtins_data.cpp: the `_data` module behind `import data`
 extern const BuiltinLibrary kLogLibrary;         // interp/log/builtins_log.cpp: the `_log` module behind `import log`
 extern const BuiltinLibrary kPlotLibrary;        // builtins_plot.cpp: the `plot` module (figures, SVG, PNG)
+extern const BuiltinLibrary kNnFunctionalLibrary;  // builtins_nn_functional.cpp: stdlib/_nn_functional.dsl's functions as globals
 extern const BuiltinLibrary kDisplayLibrary;     // builtins_display.cpp: display(x) for notebooks
 
 // ---- values (operators.cpp, indexing.cpp) ------------------------------------------------
