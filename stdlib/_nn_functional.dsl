@@ -3,13 +3,18 @@
 # pdist, local_response_norm, the margin losses multi_margin_loss,
 # multilabel_margin_loss and triplet_margin_with_distance_loss, the power-average
 # pools lp_pool1d/lp_pool2d, adaptive_max_pool1d, the max pools' *_with_indices forms,
-# the functional max_unpool1d/2d/3d and the deprecated upsample names of interpolate.
+# the functional max_unpool1d/2d/3d, the deprecated upsample names of interpolate, and
+# kl_div; and, as globals too, the functions of nn's layer files (bilinear,
+# alpha_dropout, feature_alpha_dropout, channel_shuffle, embedding_bag).
 # Each is a global builtin (interp/builtins/builtins_nn_functional.cpp calls the
 # function of this module of its name), so it needs no import; gradients of any order
 # and graph mode come from the ops. Every function checks its arguments and names
 # itself, the argument, what it expected and what it found.
+import _nn_basic
 import _nn_init
 import _nn_pool
+import _nn_shape
+import _nn_sparse
 
 let _per_dim = _nn_init._per_dim
 
@@ -492,3 +497,32 @@ fn upsample_bilinear(input, size=none, scale_factor=none) {
   _check_ndim("upsample_bilinear()", "input", input, [4], "4-D [N, C, H, W]")
   return interpolate(input, size=size, scale_factor=scale_factor, mode="bilinear", align_corners=true)
 }
+
+# The Kullback-Leibler divergence KL(target || input) as PyTorch's F.kl_div: `input`
+# holds log-probabilities, `target` probabilities (log-probabilities with
+# log_target=true); pointwise target * (log(target) - input), 0 where target is 0.
+# reduction "batchmean" (the sum over the batch's first dimension divided by its
+# size: the true KL per item) is the one that matches the math; "mean" (PyTorch's
+# default) divides by every element.
+fn kl_div(input, target, reduction="mean", log_target=false) {
+  "The Kullback-Leibler divergence of target from input (log-probabilities), as PyTorch's. Example: kl_div(log_softmax(z, 1), p, reduction='batchmean')"
+  let pointwise = none
+  if log_target {
+    pointwise = exp(target) * (target - input)
+  } else {
+    let positive = target > 0
+    pointwise = where(positive, target * (log(where(positive, target, 1.0)) - input), 0.0)
+  }
+  if reduction == "none" { return pointwise }
+  if reduction == "sum" { return pointwise.sum() }
+  if reduction == "mean" { return pointwise.mean() }
+  if reduction == "batchmean" { return pointwise.sum() / input.shape[0] }
+  assert(false, f"kl_div: reduction must be \"none\", \"sum\", \"mean\" or \"batchmean\", got {repr(reduction)}")
+}
+
+# The functions of nn's layer files, as globals (PyTorch's F.bilinear, ...).
+let bilinear = _nn_basic.bilinear
+let alpha_dropout = _nn_basic.alpha_dropout
+let feature_alpha_dropout = _nn_basic.feature_alpha_dropout
+let channel_shuffle = _nn_shape.channel_shuffle
+let embedding_bag = _nn_sparse.embedding_bag

@@ -360,27 +360,7 @@ model BCEWithLogitsLoss(weight=none, reduction="mean", pos_weight=none) {
       pos_weight=getattr(self, "pos_weight", none))
 }
 
-# The Kullback-Leibler divergence KL(target || input) as PyTorch's F.kl_div: `input`
-# holds log-probabilities, `target` probabilities (log-probabilities with
-# log_target=true); pointwise target * (log(target) - input), 0 where target is 0.
-# reduction "batchmean" (the sum over the batch's first dimension divided by its
-# size: the true KL per item) is the one that matches the math; "mean" (PyTorch's
-# default) divides by every element.
-fn kl_div(input, target, reduction="mean", log_target=false) {
-  "The Kullback-Leibler divergence of target from input (log-probabilities), as PyTorch's. Example: nn.kl_div(log_softmax(z, 1), p, reduction='batchmean')"
-  let pointwise = none
-  if log_target {
-    pointwise = exp(target) * (target - input)
-  } else {
-    let positive = target > 0
-    pointwise = where(positive, target * (log(where(positive, target, 1.0)) - input), 0.0)
-  }
-  if reduction == "none" { return pointwise }
-  if reduction == "sum" { return pointwise.sum() }
-  if reduction == "mean" { return pointwise.mean() }
-  if reduction == "batchmean" { return pointwise.sum() / input.shape[0] }
-  assert(false, f"kl_div: reduction must be \"none\", \"sum\", \"mean\" or \"batchmean\", got {repr(reduction)}")
-}
+# kl_div is a global builtin (stdlib/_nn_functional.dsl).
 model KLDivLoss(reduction="mean", log_target=false) {
   "The Kullback-Leibler divergence loss (input log-probabilities), as PyTorch's. Example: nn.KLDivLoss(reduction='batchmean')(log_q, p)"
   reduction = reduction

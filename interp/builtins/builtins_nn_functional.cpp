@@ -122,6 +122,29 @@ const BuiltinEntry kNnFunctionalBuiltins[] = {
     NN_FUNCTIONAL(max_unpool3d, "max_unpool3d(input, indices, kernel_size, stride=none, padding=0, output_size=none)",
                   "The inverse of max_pool3d: each value back at its index, zeros elsewhere, as "
                   "torch.nn.functional.max_unpool3d. Example: max_unpool3d(*max_pool3d_with_indices(randn(1, 1, 4, 4, 4), 2), 2)"),
+    // ---- losses and layers' functions defined elsewhere in the standard library
+    NN_FUNCTIONAL(kl_div, "kl_div(input, target, reduction=\"mean\", log_target=false)",
+                  "The Kullback-Leibler divergence of target from input (log-probabilities), as "
+                  "torch.nn.functional.kl_div; reduction \"batchmean\" is the true KL per item. "
+                  "Example: kl_div(log_softmax(randn(2, 3), 1), softmax(randn(2, 3), 1), reduction=\"batchmean\")"),
+    NN_FUNCTIONAL(bilinear, "bilinear(input1, input2, weight, bias=none)",
+                  "x1^T W x2 + b per output feature, as torch.nn.functional.bilinear. "
+                  "Example: bilinear(randn(2, 3), randn(2, 4), randn(5, 3, 4))"),
+    NN_FUNCTIONAL(alpha_dropout, "alpha_dropout(input, p=0.5, training=false)",
+                  "Dropout that keeps SELU's mean and variance, as torch.nn.functional.alpha_dropout. "
+                  "Example: alpha_dropout(randn(4, 4), 0.2, training=true)"),
+    NN_FUNCTIONAL(feature_alpha_dropout, "feature_alpha_dropout(input, p=0.5, training=false)",
+                  "alpha_dropout of whole channels, as torch.nn.functional.feature_alpha_dropout. "
+                  "Example: feature_alpha_dropout(randn(2, 4, 3), 0.2, training=true)"),
+    NN_FUNCTIONAL(channel_shuffle, "channel_shuffle(input, groups)",
+                  "The channels of [N, C, *] regrouped: groups x C/groups transposed, as "
+                  "torch.nn.functional.channel_shuffle. Example: channel_shuffle(randn(1, 6, 2, 2), 3)"),
+    NN_FUNCTIONAL(embedding_bag,
+                  "embedding_bag(input, weight, offsets=none, max_norm=none, norm_type=2.0, "
+                  "scale_grad_by_freq=false, mode=\"mean\", sparse=false, per_sample_weights=none, "
+                  "include_last_offset=false, padding_idx=none)",
+                  "Sums, averages or takes the max of each bag of embeddings, as torch.nn.functional.embedding_bag. "
+                  "Example: embedding_bag(tensor([1, 2, 4, 5]), randn(6, 3), tensor([0, 2]), mode=\"sum\")"),
     // ---- resampling (PyTorch's deprecated names of interpolate)
     NN_FUNCTIONAL(upsample, "upsample(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)",
                   "interpolate under its old name, as torch.nn.functional.upsample. "

@@ -334,3 +334,20 @@ test "composites: grad of grad through pdist and multi_margin_loss, and a compil
   let gm = compile(fn(t) = local_response_norm(t, 3), x)
   expect_close(gm(x), local_response_norm(x, 3), rtol=1e-5, atol=1e-6)
 }
+
+test "kl_div, bilinear, alpha_dropout, feature_alpha_dropout, channel_shuffle and embedding_bag are globals, as nn's" {
+  manual_seed(3)
+  let p = softmax(randn([2, 3], dtype=f64), 1)
+  let q = log_softmax(randn([2, 3], dtype=f64), 1)
+  expect_close(kl_div(q, p, reduction="batchmean"), (p * (p.log() - q)).sum() / 2, rtol=1e-12, atol=0)
+  expect(kl_div(q, p, reduction="none").shape == nn.kl_div(q, p, reduction="none").shape)
+  expect_close(nn.KLDivLoss(reduction="sum")(q, p), kl_div(q, p, reduction="sum"), rtol=0, atol=0)
+  let w = randn([5, 3, 4], dtype=f64)
+  let (x1, x2) = (randn([2, 3], dtype=f64), randn([2, 4], dtype=f64))
+  expect_close(bilinear(x1, x2, w), nn.bilinear(x1, x2, w), rtol=0, atol=0)
+  expect_close(channel_shuffle(arange(6.0).reshape([1, 6, 1, 1]), 3).flatten(), tensor([0.0, 2.0, 4.0, 1.0, 3.0, 5.0]), rtol=0, atol=0)
+  expect(list(embedding_bag(tensor([1, 2, 4, 5]), randn([6, 3]), tensor([0, 2]), mode="sum").shape) == [2, 3])
+  let x = randn([4, 5])
+  expect(equal(alpha_dropout(x, 0.3), x) and equal(feature_alpha_dropout(x, 0.3), x), "identity outside training")
+  expect_error(fn() = kl_div(q, p, reduction="avg"), "kl_div: reduction must be")
+}
