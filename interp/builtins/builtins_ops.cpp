@@ -612,7 +612,8 @@ const std::unordered_map<std::string, Fn>& op_functions() {
 std::span<const BuiltinEntry> op_conventions() {
   static const std::vector<BuiltinEntry> all = [] {
     std::vector<BuiltinEntry> out(std::begin(kOpConventions), std::end(kOpConventions));
-    for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial()}) out.insert(out.end(), table.begin(), table.end());
+    for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial(), composite_extra_shape(),
+                        composite_extra_math()}) out.insert(out.end(), table.begin(), table.end());
     return out;
   }();
   return all;

@@ -9,6 +9,7 @@
 #include "autograd/trace.hpp"
 #include "autograd/transforms/levels.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/composites.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -297,7 +298,7 @@ const BuiltinEntry kTensorMethods[] = {
 const std::unordered_map<std::string_view, const BuiltinEntry*>& tensor_method_index() {
   static const auto index = [] {
     std::unordered_map<std::string_view, const BuiltinEntry*> m;
-    for (const BuiltinEntry& e : kTensorMethods) m.emplace(e.name, &e);
+    for (const BuiltinEntry& e : tensor_methods()) m.emplace(e.name, &e);
     return m;
   }();
   return index;
@@ -310,7 +311,15 @@ const BuiltinEntry* find_tensor_method(const std::string& name) {
 
 }  // namespace
 
-std::span<const BuiltinEntry> tensor_methods() { return kTensorMethods; }
+// The methods above, then the composites PyTorch has only as methods (composites.hpp).
+std::span<const BuiltinEntry> tensor_methods() {
+  static const std::vector<BuiltinEntry> all = [] {
+    std::vector<BuiltinEntry> out(std::begin(kTensorMethods), std::end(kTensorMethods));
+    for (const BuiltinEntry& e : composite_methods()) out.push_back(e);
+    return out;
+  }();
+  return all;
+}
 
 namespace {
 // The function whose in-place form `name` is (clamp_ -> clamp), or null: a name ending
@@ -390,7 +399,7 @@ Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, C
 std::vector<std::string> tensor_member_names() {
   std::vector<std::string> out;
   for (const char* a : kTensorAttrs) out.push_back(a);
-  for (const BuiltinEntry& m : kTensorMethods) out.push_back(m.name);
+  for (const BuiltinEntry& m : tensor_methods()) out.push_back(m.name);
   for (auto& [n, f] : op_functions()) out.push_back(n);
   return out;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 
-Tensor nonzero_of(const Tensor& x);
+Tensor nonzero_of(const Tensor& x, const char* what);
 
 // The shape a and b broadcast to (numpy's rule), or an error naming fname.
 IntList broadcast_of(const Tensor& a, const Tensor& b, const char* fname) {
@@ -479,12 +480,15 @@ Value masked_select_builtin(Evaluator&, CallArgs& a) {
     fail(std::string("masked_select(): argument 'mask' must be bool, got ") + dtype_name(mask.dtype()));
   IntList shape = broadcast_of(x, mask, "masked_select");
   Tensor flat_x = reshape(expand(x, shape), {-1}), flat_mask = reshape(expand(mask, shape), {-1});
-  return Value::tensor(index_select(flat_x, 0, reshape(nonzero_of(flat_mask), {-1})));
+  return Value::tensor(index_select(flat_x, 0, reshape(nonzero_of(flat_mask, "masked_select(): mask"), {-1})));
 }
 
 // The indices of the nonzero elements, [n, dims] i64 in row-major order (a tuple of
 // one index tensor per dim with as_tuple); argwhere is the same. Not differentiable.
-Tensor nonzero_of(const Tensor& x) {
+// Their number and places come from the values, read on the host: a graph capture
+// cannot replay that (it would keep this call's indices), so it is told (`what`).
+Tensor nonzero_of(const Tensor& x, const char* what) {
+  notify_value_read(x, what);
   Tensor flags = contiguous(to_device(ne(x, scalar_tensor(0.0, x.dtype())), cpu_device()));
   const bool* f = flags.data<bool>();
   const int64_t dims = x.dim();
@@ -504,7 +508,7 @@ Tensor nonzero_of(const Tensor& x) {
 
 Value nonzero_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("nonzero", a, {"input", "as_tuple"}, 1);
-  Tensor idx = nonzero_of(arg(b, 0, "nonzero", "input"));
+  Tensor idx = nonzero_of(arg(b, 0, "nonzero", "input"), "nonzero()");
   if (!(b.has(1) && as_bool(b[1], "nonzero(): argument 'as_tuple'"))) return Value::tensor(idx);
   TensorList columns;
   for (int64_t d = 0; d < idx.sizes()[1]; ++d) columns.push_back(contiguous(select(idx, 1, d)));
@@ -513,7 +517,7 @@ Value nonzero_builtin(Evaluator&, CallArgs& a) {
 
 Value argwhere_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("argwhere", a, {"input"}, 1);
-  return Value::tensor(nonzero_of(arg(b, 0, "argwhere", "input")));
+  return Value::tensor(nonzero_of(arg(b, 0, "argwhere", "input"), "argwhere()"));
 }
 
 }  // namespace

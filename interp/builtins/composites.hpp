@@ -34,6 +34,15 @@ std::span<const BuiltinEntry> composite_nn();
 std::span<const BuiltinEntry> composite_tensor();
 // composite_spatial.cpp: the 3-D pools, conv_transpose3d, grid_sample and affine_grid.
 std::span<const BuiltinEntry> composite_spatial();
+// composite_extra_shape.cpp: tile, broadcast_to, rot90, tensor_split, take, the scatters
+// and index_* functions, unique, bincount, histc, kthvalue, mode, cummax, cummin.
+std::span<const BuiltinEntry> composite_extra_shape();
+// composite_extra_math.cpp: clip, xlogy, sinc, hypot, fmax, nansum, kron, cross, cov,
+// corrcoef, renorm, bernoulli, ...
+std::span<const BuiltinEntry> composite_extra_math();
+// composite_extra_math.cpp: the methods PyTorch has only on tensors (sum_to_size, dist,
+// normal_, uniform_, exponential_, random_, bernoulli_); tensor_methods() joins them.
+std::span<const BuiltinEntry> composite_methods();
 
 // floor(x / y) exactly, as Python's // (composite_math.cpp); trunc(x / y). Integer
 // operands give an integer quotient, as PyTorch's.

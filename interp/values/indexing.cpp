@@ -102,7 +102,10 @@ Tensor index_tensor_of(const Value& v) {
   return tensor_from_value(v, std::nullopt);
 }
 
+// The flat positions where mask is nonzero, found on the host: a graph capture is told,
+// since it cannot replay positions that come from values.
 Tensor nonzero_flat(const Tensor& mask) {
+  notify_value_read(mask, "indexing with a bool mask");
   std::vector<double> m = to_double_vector(mask);
   std::vector<double> idx;
   for (size_t k = 0; k < m.size(); ++k)
