@@ -389,7 +389,7 @@ void retain_grad(const Tensor& t) {
       Tensor self(impl);
       Tensor old = self.grad();
       Tensor value = grad_enabled() ? g : detach(g);
-      self.set_grad(old.defined() ? add(old, value) : value);
+      self.set_grad(old.defined() ? add(old, value) : dense_grad(value));  // Note [Dense gradients]
     }
     return Tensor();
   });

@@ -35,6 +35,27 @@ void check_writable(const Tensor& dst, const char* op) {
                 ": in-place writes into a view of a tensor that requires grad are not supported; clone() it first");
 }
 
+// Note [Overlapping writes]
+// A tensor made by expand() (or any view with a stride of 0 over a dim of more than one
+// element) holds several elements at one memory location. Writing into it in place
+// (x.add_(1), x.copy_(y), x[...] = y over such dims, fill_, zero_) wrote each location
+// once per element that refers to it, the last one winning, so x.add_(1) on zeros
+// expanded to [3, 4] left ones, not threes, and copy_ kept only the last row. PyTorch
+// refuses such writes (assert_no_internal_overlap), and so does nabla: the check is
+// PyTorch's, a stride of 0 over a size above 1; other overlaps (as_strided) cannot be
+// made in the language. Inside a transform a write goes to the physical tensor of its
+// level (write_under_transforms), whose batch dim is never expanded by a write.
+void check_no_internal_overlap(const Tensor& dst, const char* op) {
+  const Shape& sizes = dst.sizes();
+  const Shape& strides = dst.strides();
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (strides[d] == 0 && sizes[d] > 1)
+      throw Error(std::string(op) + ": the tensor written in place (shape " + dst.shape_str() +
+                  ") has more than one element at one memory location (dim " + std::to_string(d) +
+                  " was expanded: its stride is 0); write into a clone() of it, or into the tensor it was expanded "
+                  "from");
+}
+
 void rebase_history(Tensor& dst, const Tensor& src) {
   bool track = grad_enabled() && (dst.requires_grad() || src.requires_grad());
   if (!track) return;
@@ -49,6 +70,7 @@ void rebase_history(Tensor& dst, const Tensor& src) {
 }
 
 Tensor& apply_inplace(Tensor& dst, const Tensor& src, Tensor (*op)(const Tensor&, const Tensor&), const char* name) {
+  if (!transforms::any_level_visible()) check_no_internal_overlap(dst, name);
   check_writable(dst, name);
   // A copy of dst's current value keeps the op's saved input valid after the write.
   bool recorded = grad_enabled() && (dst.requires_grad() || src.requires_grad());
@@ -101,6 +123,7 @@ Tensor& copy_(Tensor& dst, const Tensor& given) {
   // A wrapper of a reverse level that has ended is written as the value it wraps.
   const Tensor src = live_lifted_tensors() > 0 ? transforms::without_unseen_lifted({given})[0] : given;
   if (transforms::any_level_visible() && write_under_transforms(dst, src)) return dst;
+  check_no_internal_overlap(dst, "copy_");
   check_writable(dst, "copy_");
   if (!(broadcast_shapes("copy_", dst.sizes(), src.sizes(), "self", "src") == dst.sizes()))
     throw Error("copy_: src of shape " + src.shape_str() + " cannot be broadcast to the destination shape " +

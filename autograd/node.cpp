@@ -126,6 +126,14 @@ void OpNode::release_saved() {
   released = true;
 }
 
+Tensor dense_grad(const Tensor& g) {
+  const Shape& sizes = g.sizes();
+  const Shape& strides = g.strides();
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (strides[d] == 0 && sizes[d] > 1) return contiguous(g);
+  return g;
+}
+
 AccumulateGrad::AccumulateGrad(const Tensor& t) : leaf(t.impl_ptr()) {
   output_metas.push_back({t.sizes(), t.dtype(), t.device()});
 }
@@ -138,7 +146,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   NABLA_CHECK(g.sizes() == t.sizes(), "gradient of shape " + g.shape_str() + " does not match the leaf of shape " + t.shape_str());
   if (!grad_enabled()) g = detach(g);  // create_graph=false: .grad holds no history
   Tensor old = t.grad();
-  t.set_grad(old.defined() ? add(old, g) : g);
+  t.set_grad(old.defined() ? add(old, g) : dense_grad(g));
   return {};
 }
 

@@ -126,6 +126,16 @@ class BackwardContext {
   TensorList grads_;
 };
 
+// Note [Dense gradients]
+// A rule may return an expanded gradient (sum's is its seed expanded to the input's
+// shape: one element, stride 0). Stored as `.grad` as it was, an in-place update of
+// the gradient (zero_(), clip_grad_norm_'s mul_, `w.grad += g`) wrote into memory that
+// all its elements share, which in-place writes refuse (Note [Overlapping writes] in
+// autograd/inplace.cpp). As PyTorch's AccumulateGrad (its layout contract), a gradient
+// kept in `.grad` is copied to a dense tensor when it shares memory between elements;
+// any other gradient is kept as it is, with no copy.
+Tensor dense_grad(const Tensor& g);
+
 // Accumulates into `.grad` of a leaf (out of place, so a gradient tensor that a
 // user also holds is never changed behind their back).
 class AccumulateGrad : public Node {

@@ -14,6 +14,10 @@ namespace nabla::graph {
 
 namespace {
 
+// Note [Loop polls] in graph/executor.hpp.
+thread_local LoopPoll t_poll = nullptr;
+thread_local void* t_poll_context = nullptr;
+
 bool predicate(const Tensor& t) { return t.item() != 0.0; }
 
 TensorList slice(const TensorList& xs, size_t from, size_t count) {
@@ -54,6 +58,7 @@ TensorList iterate_while(const Node& n, const TensorList& ins, int64_t* count, E
   TensorList carried = slice(ins, 0, l.carried), invariants = slice(ins, l.carried, l.invariants);
   KeptBuffers cond_kept, body_kept;
   for (*count = 0; predicate(run_graph(*n.regions[0], concat(carried, invariants), &cond_kept)[0]); ++*count) {
+    poll_loop_iteration();
     each(carried, *count);
     carried = run_graph(*n.regions[1], concat(carried, invariants), &body_kept);
   }
@@ -78,6 +83,7 @@ void run_scan(const Node& n, const TensorList& ins, TensorList& outs) {
   TensorList invariants = slice(ins, l.carried + l.scanned, l.invariants);
   KeptBuffers kept;
   for (int64_t i = 0; i < l.length; ++i) {
+    poll_loop_iteration();
     int64_t step = l.reverse ? l.length - 1 - i : i;
     TensorList rows;
     for (const Tensor& x : xs) rows.push_back(row_view(x, step));
@@ -90,6 +96,20 @@ void run_scan(const Node& n, const TensorList& ins, TensorList& outs) {
 }
 
 }  // namespace
+
+LoopPollScope::LoopPollScope(LoopPoll poll, void* context) : saved_poll_(t_poll), saved_context_(t_poll_context) {
+  t_poll = poll;
+  t_poll_context = context;
+}
+
+LoopPollScope::~LoopPollScope() {
+  t_poll = saved_poll_;
+  t_poll_context = saved_context_;
+}
+
+void poll_loop_iteration() {
+  if (t_poll) t_poll(t_poll_context);
+}
 
 Tensor row_view(const Tensor& t, int64_t k) {
   Shape sizes(t.sizes().begin() + 1, t.sizes().end());

@@ -42,4 +42,27 @@ using GraphOpFn = void (*)(const Node& node, const TensorList& inputs, TensorLis
 void register_graph_op(const std::string& name, GraphOpFn fn);
 bool has_graph_op(const std::string& name);
 
+// Note [Loop polls]
+// A while_loop or scan runs its iterations in C++ (graph/control_flow_exec.cpp), out of
+// the interpreter's sight: a `while` on a tensor that never ends, lowered by
+// compile(mode="script"), spun forever, deaf to Ctrl-C and to --max-steps. Each
+// iteration therefore calls poll_loop_iteration(), which calls the poll of the
+// innermost LoopPollScope of this thread (none: nothing). The interpreter sets one for
+// each eval (interp/interpreter.cpp) that counts the iteration as a step and checks
+// for an interrupt, as its own loops do; what it throws ends the run like any error
+// of the graph (its buffers are freed as the stack unwinds).
+using LoopPoll = void (*)(void* context);
+class LoopPollScope {
+ public:
+  LoopPollScope(LoopPoll poll, void* context);
+  ~LoopPollScope();
+  LoopPollScope(const LoopPollScope&) = delete;
+  LoopPollScope& operator=(const LoopPollScope&) = delete;
+
+ private:
+  LoopPoll saved_poll_;
+  void* saved_context_;
+};
+void poll_loop_iteration();
+
 }  // namespace nabla::graph

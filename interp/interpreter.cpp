@@ -19,6 +19,7 @@
 #include "interp/builtins/graph_module.hpp"
 #include "interp/builtins/profile.hpp"
 #include "interp/app/program_file.hpp"
+#include "graph/executor.hpp"
 #include "interp/test_watchdog.hpp"
 #include "lang/parser.hpp"
 #include "tensor/allocator.hpp"
@@ -42,11 +43,14 @@ using interp::Value;
 
 namespace {
 
-// While a job of the worker runs: the step count starts from 0 and the CPU
-// allocator holds the memory budget (Limits), restored when the job ends.
+// While a job of the worker runs: the step count starts from 0, the CPU allocator
+// holds the memory budget (Limits), restored when the job ends, and each iteration
+// of a graph's while_loop or scan counts as a step and checks for an interrupt, as
+// the language's own loops do (Note [Loop polls] in graph/executor.hpp).
 class LimitsScope {
  public:
-  LimitsScope(Evaluator& ev, const Limits& limits) : capped_(limits.max_memory != 0) {
+  LimitsScope(Evaluator& ev, const Limits& limits)
+      : capped_(limits.max_memory != 0), loop_poll_(&LimitsScope::poll_loop, &ev) {
     ev.steps = 0;
     if (capped_) saved_cap_ = CpuAllocator::instance().set_limit(limits.max_memory);
   }
@@ -57,8 +61,14 @@ class LimitsScope {
   LimitsScope& operator=(const LimitsScope&) = delete;
 
  private:
+  static void poll_loop(void* context) {
+    auto& ev = *static_cast<Evaluator*>(context);
+    ev.check_interrupt();
+    ev.count_step();
+  }
   bool capped_;
   size_t saved_cap_ = 0;
+  graph::LoopPollScope loop_poll_;
 };
 
 }  // namespace
@@ -138,7 +148,9 @@ struct Interpreter::Impl {
   }
 
   // profiled: under a profiler with profile { }'s defaults (the REPL's :prof).
-  EvalResult eval_text(const std::string& source, const std::string& name, bool profiled = false) {
+  enum class EchoForm { value, type };
+  EvalResult eval_text(const std::string& source, const std::string& name, bool profiled = false,
+                       EchoForm form = EchoForm::value) {
     EvalResult result;
     ev.interrupt_flag.store(false);
     run([&] {
@@ -153,6 +165,14 @@ struct Interpreter::Impl {
           return;
         }
         std::shared_ptr<lang::Program> prog(std::move(parsed.program));
+        if (form == EchoForm::type && (prog->stmts.size() != 1 || prog->stmts[0]->kind != lang::StmtKind::Expr)) {
+          result.ok = false;
+          result.error = EvalError{EvalError::Kind::syntax,
+                                   "error: usage: :type expr (one expression, got " +
+                                       std::to_string(prog->stmts.size()) + " statement" +
+                                       (prog->stmts.size() == 1 ? " that is not an expression" : "s") + ")"};
+          return;
+        }
         if (name.empty() || name[0] != '<') ev.main_module->path = name;
         bool has_echo = false;
         Value last;
@@ -161,6 +181,11 @@ struct Interpreter::Impl {
           interp::run_profiled(ev, interp::ProfileOptions{}, run_it);
         } else {
           run_it();
+        }
+        if (form == EchoForm::type) {
+          result.echo = interp::repr(interp::make_str(interp::type_name(last)));
+          last_program = prog;
+          return;
         }
         if (has_echo && !last.is_none()) result.echo = interp::repr(last);
         if (has_echo && !last.is_none() && ev.display) result.images = interp::repr_images(ev, last);
@@ -205,6 +230,10 @@ EvalResult Interpreter::eval(const std::string& source, const std::string& name)
 
 EvalResult Interpreter::eval_profiled(const std::string& source, const std::string& name) {
   return impl_->eval_text(source, name, true);
+}
+
+EvalResult Interpreter::eval_type(const std::string& source, const std::string& name) {
+  return impl_->eval_text(source, name, false, Impl::EchoForm::type);
 }
 
 EvalResult Interpreter::eval_file(const std::string& path) {

@@ -179,6 +179,11 @@ class Interpreter {
   // eval under the op profiler, which prints its table when the source has run (the
   // REPL's :prof; `profile { }` in the language, interp/builtins/profile.hpp).
   EvalResult eval_profiled(const std::string& source, const std::string& name);
+  // The REPL's :type: `source` must be one expression; its echo is the repr of its
+  // value's type name ('tensor'). Errors point into `source` itself (the REPL once ran
+  // "type(" + source + ")", whose errors quoted that text at shifted columns and
+  // whose ")" let `:type 1); stmt; (2` run other statements).
+  EvalResult eval_type(const std::string& source, const std::string& name);
   EvalResult eval_file(const std::string& path);
   // Runs the file's top level, then every `test "name" { ... }` block in it that
   // options.select selects.

@@ -161,6 +161,23 @@ fn _prune(module, name, compute) {
   return module
 }
 
+# A tensor the user gives in place of the parameter's own values (importance_scores, a
+# mask): none means the parameter `t` itself; a tensor must have t's shape, as PyTorch
+# asserts (one of another shape was broadcast, or failed inside where() or mul).
+fn _shaped_like(who, what, given, t) {
+  if given == none { return t }
+  if type(given) != "tensor" { fail(f"{who}: {what} must be a tensor of the parameter's shape {list(t.shape)}, got {type(given)}") }
+  if list(given.shape) != list(t.shape) {
+    fail(f"{who}: {what} of shape {list(given.shape)} must have the parameter's shape {list(t.shape)}")
+  }
+  return given
+}
+
+# ln_structured's n: the order of the norm, a number (math.inf for the max).
+fn _check_norm(who, n) {
+  if not (type(n) in ["int", "float"]) { fail(f"{who}: n (the order of the norm) must be a number such as 1, 2 or math.inf, got {repr(n)}") }
+}
+
 # A pruning target: a model instance and the name (a str) of one of its attributes.
 fn _check_target(who, module, name) {
   if not nn._is_module(module) {
@@ -176,6 +193,7 @@ fn _check_pairs(parameters) {
   if not (type(parameters) in ["list", "tuple"]) {
     fail(f"{who}: parameters must be a list of (module, name) pairs, got {type(parameters)}")
   }
+  if len(parameters) == 0 { fail(f"{who}: parameters is empty: give at least one (module, name) pair") }
   for i in range(len(parameters)) {
     let p = parameters[i]
     if not (type(p) in ["tuple", "list"] and len(p) == 2) {
@@ -194,7 +212,7 @@ fn l1_unstructured(module, name="weight", amount=0.3, importance_scores=none) {
   Example: prune.l1_unstructured(nn.Linear(8, 4), "weight", amount=0.5)
   """
   return _prune(module, name, fn(t, mask) = _unstructured(
-      (importance_scores if importance_scores != none else t).abs(), mask, amount))
+      _shaped_like("prune.l1_unstructured()", "importance_scores", importance_scores, t).abs(), mask, amount))
 }
 
 fn random_unstructured(module, name="weight", amount=0.3) {
@@ -216,8 +234,9 @@ fn ln_structured(module, name="weight", amount=0.3, n=1, dim=0, importance_score
 
   Example: prune.ln_structured(nn.Conv2d(3, 8, 3), "weight", amount=0.25, n=2, dim=0)
   """
+  _check_norm("prune.ln_structured()", n)
   return _prune(module, name, fn(t, mask) = _structured(
-      importance_scores if importance_scores != none else t, mask, amount, n, dim))
+      _shaped_like("prune.ln_structured()", "importance_scores", importance_scores, t), mask, amount, n, dim))
 }
 
 fn random_structured(module, name="weight", amount=0.3, dim=0) {
@@ -235,8 +254,8 @@ fn custom_from_mask(module, name="weight", mask=none) {
 
   Example: prune.custom_from_mask(nn.Linear(2, 2), "weight", mask=tensor([[1, 0], [0, 1]]))
   """
-  assert(isinstance(mask, "tensor"), "prune.custom_from_mask: mask must be a tensor")
-  return _prune(module, name, fn(t, old) = old * (mask != 0).to(old.dtype))
+  if type(mask) != "tensor" { fail(f"prune.custom_from_mask(): mask must be a tensor of the parameter's shape, got {type(mask)}") }
+  return _prune(module, name, fn(t, old) = old * (_shaped_like("prune.custom_from_mask()", "mask", mask, t) != 0).to(old.dtype))
 }
 
 # Prunes nothing but sets up name_orig and name_mask (all ones): a fresh model takes a

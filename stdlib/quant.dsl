@@ -91,6 +91,46 @@ fn _check_qscheme(qscheme, allowed) {
   return qscheme
 }
 
+# An observer's dtype and quantization range, checked when it is made, as PyTorch's
+# _ObserverBase checks them: a dtype that is not quantized failed only at
+# calculate_qparams, and quant_min=10, quant_max=5 gave a scale of eps and a zero
+# point outside the range.
+fn _check_range(who, dtype, quant_min, quant_max) {
+  if not (dtype == u8 or dtype == i8 or dtype == i32) {
+    fail(f"quant.{who}(): dtype must be u8, i8 or i32, got {dtype}")
+  }
+  if (quant_min == none) != (quant_max == none) {
+    fail(f"quant.{who}(): give both quant_min and quant_max or neither, got quant_min={quant_min}, quant_max={quant_max}")
+  }
+  if quant_min == none { return true }
+  if type(quant_min) != "int" or type(quant_max) != "int" {
+    fail(f"quant.{who}(): quant_min and quant_max must be ints, got {type(quant_min)} and {type(quant_max)}")
+  }
+  let (lo, hi) = qrange(dtype)
+  if quant_min < lo or quant_max > hi {
+    fail(f"quant.{who}(): quant_min and quant_max must lie in [{lo}, {hi}] (the range of {dtype}), got [{quant_min}, {quant_max}]")
+  }
+  if not (quant_min <= 0 and 0 <= quant_max and quant_min < quant_max) {
+    fail(f"quant.{who}(): the range [quant_min, quant_max] must hold 0 and more than one value, got [{quant_min}, {quant_max}]")
+  }
+  return true
+}
+
+# What FakeQuantize takes: an observer (a module with calculate_qparams), not a
+# number or a class (FakeQuantize(5) failed at the first forward: 'int' is not callable).
+fn _checked_observer(who, observer) {
+  if not (nn._is_module(observer) and hasattr(observer, "calculate_qparams")) {
+    fail(f"quant.{who}(): observer must be an observer (a module with calculate_qparams(), such as quant.MinMaxObserver()), got {type(observer)}")
+  }
+  return observer
+}
+
+# A count argument of an observer: an int of at least 1.
+fn _check_count(who, name, n) {
+  if type(n) != "int" or n < 1 { fail(f"quant.{who}(): {name} must be an int of at least 1, got {n}") }
+  return n
+}
+
 fn _bounds(obs) = qrange(obs.dtype, obs.reduce_range) if obs.quant_min == none else (obs.quant_min, obs.quant_max)
 
 # Integers nearest to the values of an f32 tensor (half to even), as an i64 tensor.
@@ -126,6 +166,7 @@ model MinMaxObserver(dtype=u8, qscheme="per_tensor_affine", reduce_range=false, 
 
   Example: let obs = quant.MinMaxObserver(); obs(randn(100)); obs.calculate_qparams()
   """
+  let _checked = _check_range("MinMaxObserver", dtype, quant_min, quant_max)
   dtype = dtype
   qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
   reduce_range = reduce_range
@@ -158,6 +199,7 @@ model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="pe
 
   Example: let obs = quant.MovingAverageMinMaxObserver(averaging_constant=0.1); obs(randn(100)); obs.calculate_qparams()
   """
+  let _checked = _check_range("MovingAverageMinMaxObserver", dtype, quant_min, quant_max)
   averaging_constant = averaging_constant
   dtype = dtype
   qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
@@ -191,7 +233,10 @@ model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="pe
 }
 
 # The min and max of each slice of x along ch_axis, as two 1-D tensors.
-fn _channel_min_max(x, ch_axis) {
+fn _channel_min_max(x, ch_axis, who) {
+  if type(ch_axis) != "int" or ch_axis < -x.ndim or ch_axis >= x.ndim {
+    fail(f"quant.{who}: ch_axis {ch_axis} is out of range for an input of shape {list(x.shape)}")
+  }
   let y = x.detach().to(f32).transpose(0, ch_axis).reshape([x.shape[ch_axis], -1])
   return (y.min(dim=1)[0], y.max(dim=1)[0])
 }
@@ -203,6 +248,7 @@ model PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetr
 
   Example: let obs = quant.PerChannelMinMaxObserver(ch_axis=0); obs(randn(4, 8)); obs.calculate_qparams()
   """
+  let _checked = _check_range("PerChannelMinMaxObserver", dtype, quant_min, quant_max)
   ch_axis = ch_axis
   dtype = dtype
   qscheme = _check_qscheme(qscheme, ["per_channel_affine", "per_channel_symmetric"])
@@ -213,7 +259,7 @@ model PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetr
   buffer max_val = zeros([0])
   forward(x) {
     no_grad {
-      let (lo, hi) = _channel_min_max(x, self.ch_axis)
+      let (lo, hi) = _channel_min_max(x, self.ch_axis, type(self))
       if self.min_val.numel() == 0 {
         self.min_val = lo
         self.max_val = hi
@@ -242,6 +288,7 @@ model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, 
 
   Example: let obs = quant.MovingAveragePerChannelMinMaxObserver(ch_axis=0); obs(randn(4, 8)); obs.calculate_qparams()
   """
+  let _checked = _check_range("MovingAveragePerChannelMinMaxObserver", dtype, quant_min, quant_max)
   averaging_constant = averaging_constant
   ch_axis = ch_axis
   dtype = dtype
@@ -253,7 +300,7 @@ model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, 
   buffer max_val = zeros([0])
   forward(x) {
     no_grad {
-      let (lo, hi) = _channel_min_max(x, self.ch_axis)
+      let (lo, hi) = _channel_min_max(x, self.ch_axis, type(self))
       if self.min_val.numel() == 0 {
         self.min_val = lo
         self.max_val = hi
@@ -465,8 +512,9 @@ model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_ten
 
   Example: let obs = quant.HistogramObserver(); obs(randn(1000)); obs.calculate_qparams()
   """
-  bins = bins
-  upsample_rate = upsample_rate
+  let _checked = _check_range("HistogramObserver", dtype, quant_min, quant_max)
+  bins = _check_count("HistogramObserver", "bins", bins)
+  upsample_rate = _check_count("HistogramObserver", "upsample_rate", upsample_rate)
   dtype = dtype
   qscheme = _check_qscheme(qscheme, ["per_tensor_affine", "per_tensor_symmetric"])
   reduce_range = reduce_range
@@ -540,7 +588,7 @@ model FakeQuantize(observer) {
 
   Example: quant.FakeQuantize(quant.MinMaxObserver())(randn(8))
   """
-  activation_post_process = observer
+  activation_post_process = _checked_observer("FakeQuantize", observer)
   observer_enabled = true
   fake_quant_enabled = true
   buffer scale = tensor(1.0)

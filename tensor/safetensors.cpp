@@ -467,6 +467,16 @@ void load_into(const Checkpoint& ckpt, const NamedTensors& targets, const std::s
                          dtype_name(t.dtype()) + " in the state");
       ok = false;
     }
+    // A target made by expand() holds several elements at one memory location: the
+    // copy would leave only the last of the file's values there (Note [Overlapping
+    // writes] in autograd/inplace.cpp).
+    for (size_t d = 0; d < t.sizes().size() && ok; ++d)
+      if (t.strides()[d] == 0 && t.sizes()[d] > 1) {
+        problems.push_back("not writable: '" + n + "' (" + t.shape_str() + ") was expanded along dim " +
+                           std::to_string(d) + " (stride 0), so its elements share memory and cannot take the "
+                           "file's values; clone() it");
+        ok = false;
+      }
     if (ok) copies.emplace_back(&t, src);
   }
   for (auto& [fn, ft] : ckpt.tensors)

@@ -2,6 +2,7 @@
 // mapping per node, outputs.
 #include "graph/onnx/export.hpp"
 
+#include "graph/control_flow.hpp"
 #include "graph/onnx/writer.hpp"
 #include "tensor/atomic_file.hpp"
 
@@ -83,6 +84,11 @@ void emit_node(GraphWriter& w, const Graph& g, const Node& n, std::vector<std::s
   }
   if (n.kind == NodeKind::copy)
     e.unsupported("a write into a parameter or buffer (a training-mode update); export the model in eval mode");
+  // A lowered if, while or for (compile's script mode): ONNX's If, Loop and Scan are not
+  // written yet. It was reported as "a custom op with no body", which it is not.
+  if (is_control_flow(n))
+    e.unsupported("control flow (an if, while or for on a tensor, which compile lowered to " + n.name() +
+                  "), which this exporter does not write as ONNX (If, Loop, Scan) yet");
   if (!n.body) e.unsupported("a custom op with no body, which ONNX does not know");
   emit_body(w, g, n, names);
 }

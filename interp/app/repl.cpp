@@ -449,7 +449,7 @@ class Repl {
     auto [name, arg] = split_command(entry);
     if (name == "quit" || name == "q" || name == "exit") return false;
     if (name == "help") help(arg);
-    else if (name == "type" && !arg.empty()) eval("type(" + arg + ")", true);
+    else if (name == "type" && !arg.empty()) type(arg);
     else if (name == "time" && !arg.empty()) time(arg);
     else if (name == "prof" && !arg.empty()) profile(arg);
     else if (name == "vars") vars();
@@ -499,6 +499,12 @@ class Repl {
     for (const char* k : kKeywords)
       if (t == k) return (void)std::printf("'%s' is a keyword of the language (see docs/LANGUAGE.md)\n", k);
     usage_error(h.error);
+  }
+
+  // :type expr: the type of its value, as type(expr) names it.
+  void type(const std::string& code) {
+    InterruptScope scope(interp_);
+    report(interp_.eval_type(code, "<repl:" + std::to_string(++entries_) + ">"), true);
   }
 
   void time(const std::string& code) {

@@ -77,6 +77,12 @@ bool as_bool(const Value& v, const std::string& what) {
   fail(what + ": expected a bool, got " + type_name(v));
 }
 
+// A path argument: a str, never another value's text (gm.render(5) wrote a file named "5").
+std::string as_path(const Value& v, const std::string& fname) {
+  if (v.tag != Tag::Str) fail(fname + "(): path: expected a str, got " + type_name(v));
+  return v.as<StrObj>()->s;
+}
+
 const Tensor& as_tensor(const Value& v, const std::string& what) {
   if (v.tag != Tag::Tensor) fail(what + ": expected a tensor, got " + type_name(v));
   return v.t;

@@ -161,11 +161,6 @@ Value decode(const json& j, const std::unordered_map<std::string, Tensor>& tenso
   }
 }
 
-std::string as_path(const Value& v, const std::string& fname) {
-  if (v.tag != Tag::Str) fail(fname + "(): path: expected a str, got " + type_name(v));
-  return v.as<StrObj>()->s;
-}
-
 // A dict as it is, or the state_dict() of a value that has that method.
 Value state_of(Evaluator& ev, const Value& obj, const std::string& fname) {
   if (obj.tag == Tag::Dict) return obj;

@@ -19,6 +19,8 @@
 // (that is what vmap means), so the gradient of the summed outputs with respect to
 // the physical leaf holds each example's own gradient in its slot.
 #include "autograd/engine.hpp"
+
+#include <algorithm>
 #include <unordered_set>
 
 #include "autograd/grad_mode.hpp"
@@ -110,6 +112,10 @@ ArgNums parse_argnums(const Value& v, const std::string& fname) {
   auto one = [&](const Value& x) {
     int64_t k = as_int(x, fname + "(): argnums");
     if (k < 0) fail(fname + "(): argnums must be non-negative, got " + std::to_string(k));
+    // Each argument is differentiated once: a second entry for it replaced the first's
+    // tensors, whose gradient then came back as zeros.
+    if (std::find(out.which.begin(), out.which.end(), static_cast<size_t>(k)) != out.which.end())
+      fail(fname + "(): argnums holds " + std::to_string(k) + " twice; give each argument once");
     out.which.push_back(static_cast<size_t>(k));
   };
   if (v.tag == Tag::Tuple || v.tag == Tag::List) {

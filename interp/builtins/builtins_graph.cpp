@@ -513,7 +513,7 @@ void render_graph(const GraphModule& gm, const std::string& path, const std::str
 
 // A drawing to `path`, or without one (none) to the notebook (Note [Display]).
 static void draw_to(Evaluator& ev, const std::string& dot, const Value& path, const std::string& what) {
-  if (!path.is_none()) return viz::render(dot, str(path));
+  if (!path.is_none()) return viz::render(dot, as_path(path, what.substr(0, what.find('('))));
   require_notebook(ev, what);
   display_svg(ev, viz::render_data(dot, "svg"), what);
 }
@@ -627,7 +627,7 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   obj->methods["export_onnx"] = [gm](Evaluator& ev, CallArgs& a) {
     ev.check_sandbox("export_onnx()");
     Bound b = bind("export_onnx", a, {"self", "path"}, 2);
-    export_graph_onnx(*gm, str(b[1]));
+    export_graph_onnx(*gm, as_path(b[1], "export_onnx"));
     return Value();
   };
   obj->methods["explain"] = [gm](Evaluator&, CallArgs& a) {
@@ -671,9 +671,16 @@ Value render_autograd_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("render_autograd", a, {"tensors", "path"}, 1);
   if (b.has(1)) ev.check_sandbox("render_autograd()");  // a notebook's drawing writes no file
   TensorList roots;
-  if (b[0].tag == Tag::Tensor) roots.push_back(b[0].t);
-  else
-    for (auto& v : b[0].as<ListObj>()->items) roots.push_back(as_tensor(v, "render_autograd(): tensors"));
+  if (b[0].tag == Tag::Tensor) {
+    roots.push_back(b[0].t);
+  } else if (b[0].tag == Tag::List || b[0].tag == Tag::Tuple) {
+    const auto& items = b[0].as<ListObj>()->items;
+    for (size_t k = 0; k < items.size(); ++k)
+      roots.push_back(as_tensor(items[k], "render_autograd(): argument 'tensors'[" + std::to_string(k) + "]"));
+  } else {
+    fail(std::string("render_autograd(): argument 'tensors' must be a tensor or a list of tensors, got ") +
+         type_name(b[0]));
+  }
   draw_to(ev, viz::autograd_dot(roots), b[1], "render_autograd()");
   return Value();
 }
@@ -719,7 +726,7 @@ Value export_onnx_builtin(Evaluator& ev, CallArgs& a) {
   if (b[1].tag == Tag::List || b[1].tag == Tag::Tuple) examples = b[1].as<ListObj>()->items;
   else if (b[1].tag == Tag::Tensor) examples = {b[1]};
   else fail(std::string("export_onnx(): example_inputs must be a tensor or a list of inputs, got ") + type_name(b[1]));
-  std::string path = str(b[2]);
+  std::string path = as_path(b[2], "export_onnx");
   TrainingFlags restore(b[0]);
   if (b[0].tag == Tag::Instance) {
     CallArgs none;

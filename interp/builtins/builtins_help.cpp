@@ -197,8 +197,14 @@ Target resolve_head(Evaluator& ev, const std::string& head, bool has_members) {
     t.not_imported = true;
     return t;
   }
-  // The evaluator's own error for an undefined name (with whatever it suggests).
-  ev.eval_source(head, "<help>", ev.main_module, true);
+  // The evaluator's own message for an undefined name (with whatever it suggests), at
+  // the help() call: raised as it was, it pointed into a source of its own, "<help>:1:1".
+  try {
+    ev.eval_source(head, "<help>", ev.main_module, true);
+  } catch (LangError& e) {
+    if (e.interrupted) throw;
+    fail(e.message);
+  }
   fail("help: no name '" + head + "'");
 }
 

@@ -36,6 +36,7 @@ int64_t int_from_double(double d, const std::string& what);
 double as_num(const Value& v, const std::string& what);
 bool as_bool(const Value& v, const std::string& what);
 const Tensor& as_tensor(const Value& v, const std::string& what);
+std::string as_path(const Value& v, const std::string& fname);  // fname "save": "save(): path: expected a str, got int"
 std::vector<int64_t> as_ints(const Value& v, const std::string& what);
 // The numbers of a tensor (any shape, flattened; any dtype or device) or of a list or
 // tuple of numbers (as as_num takes each); else "<what>: expected a tensor or a list of

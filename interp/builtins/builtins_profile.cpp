@@ -80,7 +80,7 @@ Value profile_value(std::shared_ptr<const Profiler> p) {
   obj->methods["export_chrome_trace"] = [p](Evaluator& ev, CallArgs& a) {
     ev.check_sandbox("export_chrome_trace()");
     Bound b = bind("export_chrome_trace", a, {"self", "path"}, 2);
-    write_chrome_trace(*p, str(b[1]));
+    write_chrome_trace(*p, as_path(b[1], "export_chrome_trace"));
     return Value();
   };
   return Value::object(Tag::Object, obj);
