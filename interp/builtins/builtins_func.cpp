@@ -43,9 +43,12 @@ namespace func {
 // backward pass's ops as through any others.)
 thread_local int t_reverse_depth = 0;
 
+// What a transform can call: functions, builtins, methods, models, custom functions,
+// and objects with __call__ (a compiled graph module, which runs its function eagerly
+// inside a transform: Note [Gradients through an inference graph]).
 bool is_function(const Value& v) {
   return v.tag == Tag::Func || v.tag == Tag::Native || v.tag == Tag::Bound || v.tag == Tag::Instance ||
-         v.tag == Tag::FnClass;
+         v.tag == Tag::FnClass || (v.tag == Tag::Object && v.as<ObjectObj>()->methods.count("__call__") > 0);
 }
 
 Value call_function(Evaluator& ev, const Value& f, std::vector<Value> pos,

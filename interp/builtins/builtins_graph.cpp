@@ -40,13 +40,20 @@ struct Guards {
   std::string step;               // the optimizer inside the graph: GraphStep::signature
 };
 
+// How a function's result nests: a tensor (a leaf), or a tuple or list of results, so
+// that a graph module returns what the function did: `(out, (h, c))`, `[a, b]`.
+struct OutputTree {
+  enum class Kind { tensor, tuple, list } kind = Kind::tensor;
+  std::vector<OutputTree> items;
+};
+
 struct CompiledGraph {
   Guards guards;
   graph::Graph captured, graph;  // as recorded, and after the pipeline
   std::vector<std::pair<std::string, Tensor>> params;  // live tensors bound by name
   std::vector<std::string> input_names;
   size_t forward_outputs = 1;    // outputs before the gradients (train mode)
-  bool tuple_output = false;
+  OutputTree output_tree;        // how the function's results nest (a tensor, or tuples and lists of them)
   std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
   std::vector<graph::PassRecord> records;
   std::vector<graph::CaptureProblem> problems;  // what the capture could not record (graph_for throws them)
@@ -140,15 +147,34 @@ std::vector<std::pair<std::string, Tensor>> model_tensors(Evaluator& ev, const V
   return out;
 }
 
-TensorList output_tensors(const Value& out, bool* tuple) {
-  *tuple = out.tag == Tag::Tuple || out.tag == Tag::List;
-  TensorList ts;
-  if (!*tuple) {
-    ts.push_back(as_tensor(out, "compile: the function's result"));
-    return ts;
+// The function's result as its tensors, in order, and how they nest (`tree`).
+void flatten_output(const Value& out, OutputTree& tree, TensorList& ts, int depth) {
+  if (out.tag != Tag::Tuple && out.tag != Tag::List) {
+    ts.push_back(as_tensor(out, depth == 0 ? "compile: the function's result" : "compile: each result of the function"));
+    return;
   }
-  for (auto& v : out.as<ListObj>()->items) ts.push_back(as_tensor(v, "compile: each result of the function"));
+  if (depth > 32) fail("compile: the function's result nests more than 32 tuples or lists deep");
+  tree.kind = out.tag == Tag::Tuple ? OutputTree::Kind::tuple : OutputTree::Kind::list;
+  for (const Value& v : out.as<ListObj>()->items) {
+    tree.items.emplace_back();
+    flatten_output(v, tree.items.back(), ts, depth + 1);
+  }
+}
+
+TensorList output_tensors(const Value& out, OutputTree* tree) {
+  TensorList ts;
+  *tree = OutputTree{};
+  flatten_output(out, *tree, ts, 0);
+  if (ts.empty()) fail("compile: the function's result holds no tensor");
   return ts;
+}
+
+// The graph's outputs nested as the function's result was; `next` walks them.
+Value nest_outputs(const OutputTree& tree, const TensorList& outs, size_t& next) {
+  if (tree.kind == OutputTree::Kind::tensor) return Value::tensor(outs.at(next++));
+  std::vector<Value> items;
+  for (const OutputTree& item : tree.items) items.push_back(nest_outputs(item, outs, next));
+  return tree.kind == OutputTree::Kind::tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
 }
 
 std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
@@ -203,7 +229,7 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
     cg.problems = cap.problems();
     return cg;
   }
-  TensorList outs = output_tensors(out, &cg.tuple_output);
+  TensorList outs = output_tensors(out, &cg.output_tree);
   cg.forward_outputs = outs.size();
   // Weights the function closes over are bound as "free<k>", in the order it read them.
   size_t free_bound = 0;
@@ -345,7 +371,8 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
     p.set_grad(old.defined() ? add(old, g) : g);  // accumulates, as backward() does
   }
   outs.resize(cg.forward_outputs);
-  return cg.tuple_output ? tuple_of(outs) : Value::tensor(outs[0]);
+  size_t next = 0;
+  return nest_outputs(cg.output_tree, outs, next);
 }
 
 }  // namespace

@@ -207,6 +207,10 @@ test "vmap() and jvp() through a graph module are eager's: the batch and the tan
   let (want, want_tangent) = jvp(f, [x], [v])
   expect_close(tangent, want_tangent, rtol=0, atol=0)
   expect("called inside grad(), jvp(), vmap()" in gm.explain(), gm.explain())
+  # the module itself is a function to the transforms
+  expect_close(vmap(gm)(xs), vmap(f)(xs), rtol=0, atol=0)
+  expect_close(grad(gm)(x), grad(f)(x), rtol=0, atol=0)
+  expect_close(jvp(gm, [x], [v])[1], want_tangent, rtol=0, atol=0)
 }
 
 test "a function whose result's places come from its inputs' values is an error to compile, never a graph that keeps one call's places" {
@@ -219,4 +223,24 @@ test "a function whose result's places come from its inputs' values is an error 
   let idx = tensor([3, 4])
   let gm = compile(fn(x) = zeros([5]).index_add(0, idx, x), ones([2]))
   expect_close(gm(tensor([2.0, 5.0])), tensor([0.0, 0.0, 0.0, 2.0, 5.0]), rtol=0, atol=0)
+}
+
+test "a graph module returns its function's result as it nests: an LSTM's (output, (h_n, c_n)), lists in lists" {
+  import nn
+  manual_seed(0)
+  let m = nn.LSTM(4, 5, num_layers=2).double()
+  let x = randn([6, 3, 4], dtype=f64)
+  let gm = compile(m, x)
+  no_grad {
+    let (y, (h, c)) = gm(x)
+    let (want_y, (want_h, want_c)) = m(x)
+    expect_close(y, want_y, rtol=0, atol=0)
+    expect_close(h, want_h, rtol=0, atol=0)
+    expect_close(c, want_c, rtol=0, atol=0)
+  }
+  let nested = compile(fn(x) = [x * 2.0, [x + 1.0, (x,)]], ones([2]))
+  let out = nested(ones([2]))
+  expect(type(out) == "list" and type(out[1]) == "list" and type(out[1][1]) == "tuple", f"{out}")
+  expect_close(out[1][1][0], ones([2]), rtol=0, atol=0)
+  expect_error(fn() = compile(fn(x) = [x, 3], ones([2])), "compile: each result of the function")
 }
