@@ -26,19 +26,10 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::string fn_arg(const std::string& fname, const char* name) { return fname + "(): argument '" + name + "'"; }
-
-IntList shape_of(const Tensor& t) { return IntList(t.sizes().begin(), t.sizes().end()); }
-
-std::string ints_str(const IntList& v) {
-  std::string s = "[";
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
-  return s + "]";
-}
-
-int64_t dim_in(int64_t d, int64_t ndim, const std::string& fname, const char* name = "dim") {
-  return wrap_dim(d, ndim, fn_arg(fname, name).c_str());
-}
+using composite_args::dim_in;
+using composite_args::fn_arg;
+using composite_args::ints_str;
+using composite_args::shape_of;
 
 IntList dims_arg(const Bound& b, size_t k, const Tensor& x, const std::string& fname) {
   if (!b.has(k)) return {};

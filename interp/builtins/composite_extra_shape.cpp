@@ -29,20 +29,12 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string fn_arg(const std::string& fname, const char* name) { return fname + "(): argument '" + name + "'"; }
+using composite_args::dim_in;
+using composite_args::fn_arg;
+using composite_args::ints_str;
+using composite_args::shape_of;
 
-IntList shape_of(const Tensor& t) { return IntList(t.sizes().begin(), t.sizes().end()); }
-
-std::string ints_str(const IntList& v) {
-  std::string s = "[";
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
-  return s + "]";
-}
-
-// A dim argument wrapped into [0, ndim), or an error naming the function and argument.
-int64_t dim_in(int64_t d, int64_t ndim, const std::string& fname, const char* name = "dim") {
-  return wrap_dim(d, ndim, fn_arg(fname, name).c_str());
-}
+// A dim argument (or fallback when not given), wrapped into [0, ndim).
 int64_t dim_arg(const Bound& b, size_t k, int64_t ndim, const std::string& fname, int64_t fallback,
                 const char* name = "dim") {
   return dim_in(b.has(k) ? as_int(b[k], fn_arg(fname, name)) : fallback, ndim, fname, name);

@@ -66,6 +66,22 @@ inline Value unary(CallArgs& a, const char* fname, Tensor (*fn)(const Tensor&)) 
   return Value::tensor(fn(arg(b, 0, fname, "input")));
 }
 
+// The message helpers of the composite_extra files: "f(): argument 'dim'", a tensor's
+// shape as a list, a list of ints as text, a dim wrapped into [0, ndim) or an error
+// naming the function and the argument.
+namespace composite_args {
+inline std::string fn_arg(const std::string& fname, const char* name) { return fname + "(): argument '" + name + "'"; }
+inline IntList shape_of(const Tensor& t) { return IntList(t.sizes().begin(), t.sizes().end()); }
+inline std::string ints_str(const IntList& v) {
+  std::string s = "[";
+  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+  return s + "]";
+}
+inline int64_t dim_in(int64_t d, int64_t ndim, const std::string& fname, const char* name = "dim") {
+  return wrap_dim(d, ndim, fn_arg(fname, name).c_str());
+}
+}  // namespace composite_args
+
 // ||x||_p over dims (every dim when empty), with a zero gradient where it is 0.
 Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim);
 
