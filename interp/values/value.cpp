@@ -211,6 +211,17 @@ bool DictObj::erase(const Value& key) {
 
 // ---- printing -----------------------------------------------------------------------
 
+// Note [Checked casts] (value.hpp).
+void bad_object_cast(Tag tag, const char* expected) {
+  static const char* const kNames[] = {"none", "bool", "int", "float", "dtype", "tensor", "str", "range", "list",
+                                       "tuple", "dict", "function", "builtin", "method", "model", "model instance",
+                                       "module", "function class", "object"};
+  const size_t k = static_cast<size_t>(tag);
+  const char* found = k < sizeof kNames / sizeof kNames[0] ? kNames[k] : "value";
+  throw Error(std::string("internal error: expected a ") + expected + " value, found " + found +
+              " (a builtin took an argument of another kind without checking it)");
+}
+
 const char* type_name(const Value& v) {
   switch (v.tag) {
     case Tag::None: return "none";

@@ -25,9 +25,17 @@ enum class Tag : uint8_t {
   List, Tuple, Dict, Func, Native, Bound, ModelClass, Instance, Module, FnClass, Object  // heap
 };
 
+// Note [Checked casts]
+// A heap value's object is reached with v.as<T>(), which checks that v's tag is one of
+// T's (T::holds): a builtin that took a value for another kind (an int where it
+// expected a list) raised a segmentation fault; it now raises an internal error that
+// names both kinds, which the evaluator reports at the user's line.
 struct Obj {
   virtual ~Obj() = default;
+  static constexpr const char* kKind = "object";
+  static bool holds(Tag) { return true; }  // a plain Obj* (a dynamic_cast follows)
 };
+[[noreturn]] void bad_object_cast(Tag tag, const char* expected);
 
 struct Value {
   Tag tag = Tag::None;
@@ -84,7 +92,11 @@ struct Value {
   bool is_heap() const { return tag >= Tag::Str; }
   double as_double() const { return tag == Tag::Float ? f : tag == Tag::Int ? static_cast<double>(i) : b ? 1.0 : 0.0; }
   template <class T>
-  T* as() const { return static_cast<T*>(o.get()); }
+  T* as() const {  // Note [Checked casts]
+    if (!T::holds(tag)) [[unlikely]]
+      bad_object_cast(tag, T::kKind);
+    return static_cast<T*>(o.get());
+  }
 
  private:
   // Scalars take the inline fast paths; tensors and heap objects the out-of-line
@@ -115,6 +127,8 @@ struct Value {
 // A str's bytes and a list's item slots count under the memory budget while they
 // live (Note [Host memory budget] in tensor/allocator.cpp).
 struct StrObj : Obj {
+  static constexpr const char* kKind = "str";
+  static bool holds(Tag t) { return t == Tag::Str; }
   explicit StrObj(std::string v);  // the budget's error when it would pass the budget
   ~StrObj() override;
   std::string s;  // never changed after construction (its charge is its size)
@@ -124,6 +138,8 @@ struct StrObj : Obj {
 // Containers are Tracked: the cycle collector frees the cycles they form
 // (Note [Reference cycles] in cycles.hpp; their references are listed in cycles.cpp).
 struct ListObj : Obj, Tracked {
+  static constexpr const char* kKind = "list or tuple";
+  static bool holds(Tag t) { return t == Tag::List || t == Tag::Tuple; }
   ~ListObj() override;
   std::vector<Value> items;
   // A named tuple's field names (PyTorch's torch.return_types: max(x, 1).values,
@@ -146,6 +162,8 @@ struct ValueKeyEq {
   bool operator()(const Value& a, const Value& b) const;
 };
 struct DictObj : Obj, Tracked {
+  static constexpr const char* kKind = "dict";
+  static bool holds(Tag t) { return t == Tag::Dict; }
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
   std::vector<std::pair<Value, Value>> entries;
@@ -156,6 +174,8 @@ struct DictObj : Obj, Tracked {
 };
 
 struct RangeObj : Obj {
+  static constexpr const char* kKind = "range";
+  static bool holds(Tag t) { return t == Tag::Range; }
   int64_t start = 0, stop = 0, step = 1;
   int64_t size() const;  // an Error past INT64_MAX elements
   // Element k < size(): start + k * step, which is in the range even where k * step
@@ -173,6 +193,8 @@ struct FnInfo;
 // A DSL function: its declaration, the environment it closes over, defaults
 // evaluated when the function was made (as in Python).
 struct FuncObj : Obj, Tracked {
+  static constexpr const char* kKind = "function";
+  static bool holds(Tag t) { return t == Tag::Func; }
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
   std::shared_ptr<lang::FnDecl> decl;
@@ -195,12 +217,16 @@ struct CallArgs {
 
 using NativeFn = std::function<Value(Evaluator&, CallArgs&)>;
 struct NativeObj : Obj {
+  static constexpr const char* kKind = "builtin";
+  static bool holds(Tag t) { return t == Tag::Native; }
   std::string name;
   NativeFn fn;
 };
 
 // obj.method captured as a value: calling it passes `self`.
 struct BoundObj : Obj, Tracked {
+  static constexpr const char* kKind = "method";
+  static bool holds(Tag t) { return t == Tag::Bound; }
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
   Value self;
@@ -210,6 +236,8 @@ struct BoundObj : Obj, Tracked {
 
 struct ModelInfo;
 struct ModelClassObj : Obj, Tracked {
+  static constexpr const char* kKind = "model or function class";
+  static bool holds(Tag t) { return t == Tag::ModelClass || t == Tag::FnClass; }
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
   std::shared_ptr<lang::ModelDecl> decl;
@@ -226,6 +254,8 @@ struct Field {
   FieldKind kind;
 };
 struct InstanceObj : Obj, Tracked {
+  static constexpr const char* kKind = "model instance";
+  static bool holds(Tag t) { return t == Tag::Instance; }
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
   std::shared_ptr<ModelClassObj> cls;
@@ -244,6 +274,8 @@ struct InstanceObj : Obj, Tracked {
 };
 
 struct Module : Obj, Tracked, std::enable_shared_from_this<Module> {
+  static constexpr const char* kKind = "module";
+  static bool holds(Tag t) { return t == Tag::Module; }
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
   std::string name;
@@ -269,6 +301,8 @@ struct Module : Obj, Tracked, std::enable_shared_from_this<Module> {
 // A generic object with attributes and native methods (ctx of custom functions,
 // hook handles, ...).
 struct ObjectObj : Obj, Tracked {
+  static constexpr const char* kKind = "object";
+  static bool holds(Tag t) { return t == Tag::Object; }
   void visit_references(RefVisitor& v) const override;
   void release_references(Graveyard& g) override;
   std::string type_name;

@@ -119,3 +119,17 @@ TEST_CASE("values: an interpreter frees deep globals at teardown and at reset") 
   CHECK(s.run("print('after')") == "after\n");
   s.run("let d = {}\nfor i in range(300000) { d = {'d': d} }");
 }  // the interpreter goes here, freeing d on this (main) thread
+
+// Note [Checked casts] (interp/values/value.hpp): reaching a value's object as another
+// kind is an error that names both kinds, never a read through a wrong pointer.
+TEST_CASE("as<T>() checks the value's kind") {
+  Value list = make_list({Value::integer(1)});
+  CHECK(list.as<ListObj>()->items.size() == 1);
+  Value tuple = make_tuple({Value::integer(1)});
+  CHECK(tuple.as<ListObj>()->items.size() == 1);  // a tuple is a ListObj too
+  CHECK_THROWS_WITH(Value::integer(3).as<ListObj>(),
+                    doctest::Contains("internal error: expected a list or tuple value, found int"));
+  CHECK_THROWS_WITH(list.as<DictObj>(), doctest::Contains("expected a dict value, found list"));
+  CHECK_THROWS_WITH(Value().as<StrObj>(), doctest::Contains("expected a str value, found none"));
+  CHECK(list.as<Obj>() != nullptr);  // a plain Obj* fits any object
+}
