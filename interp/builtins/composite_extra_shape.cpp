@@ -503,18 +503,34 @@ Tensor expanded_index(const std::vector<int64_t>& v, const Tensor& source, int64
   return contiguous(expand(idx, shape_of(source)));
 }
 
-// torch.index_add: input plus alpha * source's slices added at index along dim.
+// index (1-D, negative from the end) as scatter_add's index for source: ops only, no
+// value read, so that a compiled graph replays it for any index (scatter_add's kernel
+// checks the range when it runs).
+Tensor traced_expanded_index(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  const int64_t n = x.sizes()[dim];
+  Tensor idx = to_dtype(reshape(index, {index.numel()}), DType::i64);
+  idx = where(lt(idx, number_like(0.0, idx)), idx + number_like(static_cast<double>(n), idx), idx);
+  IntList view_shape(static_cast<size_t>(source.dim()), 1);
+  view_shape[static_cast<size_t>(dim)] = index.numel();
+  return contiguous(expand(reshape(idx, view_shape), shape_of(source)));
+}
+
+// torch.index_add: input plus alpha * source's slices added at index along dim. Eager
+// checks the index on the host (a message naming index_add); while a graph captures,
+// the index stays an op input (traced_expanded_index), so index_add compiles.
 Value index_add_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("index_add", a, {"input", "dim", "index", "source", "alpha"}, 4);
   Tensor x = arg(b, 0, "index_add", "input");
   const int64_t dim = dim_arg(b, 1, x.dim(), "index_add", 0);
   Tensor index = integer_index(b[2], "index_add", "index");
   Tensor source = arg(b, 3, "index_add", "source");
-  std::vector<int64_t> v = slice_index(x, dim, index, "index_add");
-  check_source(x, dim, source, v.size(), "index_add");
+  if (index.dim() > 1) fail(fn_arg("index_add", "index") + " must be 1-D, got shape " + index.shape_str());
+  const bool capturing = op_observer() != nullptr;
+  if (!capturing) slice_index(x, dim, index, "index_add");
+  check_source(x, dim, source, static_cast<size_t>(index.numel()), "index_add");
   if (b.has(4)) source = source * number_like(as_num(b[4], fn_arg("index_add", "alpha")), source);
   if (x.dim() == 0) return Value::tensor(x + reshape(source, {}));
-  return Value::tensor(scatter_add(x, dim, expanded_index(v, source, dim), source));
+  return Value::tensor(scatter_add(x, dim, traced_expanded_index(x, dim, index, source), source));
 }
 
 // torch.index_copy: input with source's slices written at index along dim.

@@ -214,11 +214,18 @@ test "vmap() and jvp() through a graph module are eager's: the batch and the tan
 }
 
 test "a function whose result's places come from its inputs' values is an error to compile, never a graph that keeps one call's places" {
-  fn adds(x, idx) = zeros([5]).index_add(0, idx, x)
-  expect_error(fn() = compile(adds, ones([2]), tensor([0, 1])), "index_add(): index reads the value of %idx, which a graph cannot replay")
+  fn copies(x, idx) = zeros([5]).index_copy(0, idx, x)
+  expect_error(fn() = compile(copies, ones([2]), tensor([0, 1])), "index_copy(): index reads the value of %idx, which a graph cannot replay")
   expect_error(fn() = compile(fn(x) = nonzero(x), tensor([0.0, 1.0])), "nonzero() reads the value of %x")
   expect_error(fn() = compile(fn(x) = x[x > 0], tensor([-1.0, 1.0])), "indexing with a bool mask reads the value")
   expect_error(fn() = compile(fn(x) = unique(x), tensor([3.0, 1.0, 3.0])), "unique(): input reads the value of")
+  # index_add is scatter_add on the index as an input: it compiles, and follows each call's index
+  fn adds(x, idx) = zeros([5]).index_add(0, idx, x)
+  let ga = compile(adds, ones([2]), tensor([0, 1]))
+  for idx in [tensor([3, 4]), tensor([-1, 0]), tensor([2, 2])] {
+    expect_close(ga(tensor([2.0, 5.0]), idx), adds(tensor([2.0, 5.0]), idx), rtol=0, atol=0)
+  }
+  expect_error(fn() = ga(ones([2]), tensor([0, 7])), "out of bounds")
   # with a constant index the places are fixed: compiled and eager agree for any x
   let idx = tensor([3, 4])
   let gm = compile(fn(x) = zeros([5]).index_add(0, idx, x), ones([2]))
