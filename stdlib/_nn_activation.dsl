@@ -1,7 +1,7 @@
 # _nn_activation: the activation layers, elementwise (and GLU, Softmax, Softmin and
 # LogSoftmax along a dim, Softmax2d over the channels), with PyTorch's names, arguments and semantics. Each calls
 # its function: an op (relu, gelu, elu, ...) or a composite of ops (relu6, selu, glu,
-# ...: interp/builtins/composite_nn.cpp), so gradients of any order flow through it. nn
+# ...: interp/builtins/composites/composite_nn.cpp), so gradients of any order flow through it. nn
 # re-exports them; import nn, not this module.
 
 model ReLU() {

@@ -155,7 +155,7 @@ model ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=
 }
 
 # The adjoint of Conv3d in its input: weight [in_channels, out_channels / groups, kD, kH, kW]
-# (conv_transpose3d, interp/builtins/composite_spatial.cpp).
+# (conv_transpose3d, interp/builtins/composites/composite_spatial.cpp).
 model ConvTranspose3d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                       bias=true, dilation=1, padding_mode="zeros") {
   "3-D transposed convolution (the gradient of Conv3d) over [N, C, D, H, W]. Example: nn.ConvTranspose3d(8, 4, 2, stride=2)"

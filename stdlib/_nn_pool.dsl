@@ -2,7 +2,7 @@
 # max pools' inverses (MaxUnpool1d, 2d and 3d), with PyTorch's arguments. A max pool
 # with return_indices=true returns (values, indices), each index flat over its plane
 # (D * H * W, H * W, or L), as PyTorch's. The 3-D pools run as two 2-D pools (Note
-# [Pools over volumes] in interp/builtins/composite_spatial.cpp). nn re-exports them;
+# [Pools over volumes] in interp/builtins/composites/composite_spatial.cpp). nn re-exports them;
 # import nn, not this module.
 
 import _nn_init

@@ -368,7 +368,7 @@ model KLDivLoss(reduction="mean", log_target=false) {
   forward(input, target) = kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 }
 # The connectionist temporal classification loss (ctc_loss, Note [CTC as a scan of
-# rows] in interp/builtins/loss_conventions.cpp): log_probs [T, N, C], targets padded
+# rows] in interp/builtins/composites/loss_conventions.cpp): log_probs [T, N, C], targets padded
 # [N, S] or concatenated, each sequence at its input and target length.
 model CTCLoss(blank=0, reduction="mean", zero_infinity=false) {
   "The CTC loss of log-probabilities [T, N, C] against unaligned targets, as torch.nn.CTCLoss. Example: nn.CTCLoss()(log_softmax(randn(6, 2, 4), 2), tensor([[1, 2], [3, 3]]), [6, 5], [2, 2])"
@@ -380,7 +380,7 @@ model CTCLoss(blank=0, reduction="mean", zero_infinity=false) {
       zero_infinity=self.zero_infinity)
 }
 
-# The losses made of ops (interp/builtins/composite_nn.cpp), as PyTorch's layers.
+# The losses made of ops (interp/builtins/composites/composite_nn.cpp), as PyTorch's layers.
 model L1Loss(reduction="mean") {
   "The mean (or sum) of |input - target|. Example: nn.L1Loss()(pred, target)"
   reduction = reduction

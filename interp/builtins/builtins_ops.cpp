@@ -9,7 +9,7 @@
 
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
-#include "interp/builtins/composites.hpp"
+#include "interp/builtins/composites/composites.hpp"
 
 namespace nabla::interp {
 

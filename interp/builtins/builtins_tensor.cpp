@@ -9,7 +9,7 @@
 #include "autograd/trace.hpp"
 #include "autograd/transforms/levels.hpp"
 #include "interp/builtins/builtins_internal.hpp"
-#include "interp/builtins/composites.hpp"
+#include "interp/builtins/composites/composites.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 

@@ -10,7 +10,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
-#include "interp/builtins/composites.hpp"
+#include "interp/builtins/composites/composites.hpp"
 #include "tensor/allocator.hpp"
 #include "interp/values/value_walk.hpp"
 

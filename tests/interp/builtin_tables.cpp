@@ -137,7 +137,7 @@ TEST_CASE("builtin tables: an op's signature is built from its row") {
   auto loss = nabla::interp::find_builtin_doc("mse_loss");
   REQUIRE(loss.has_value());
   CHECK(loss->signature == "mse_loss(input, target, reduction=\"mean\")");
-  // cross_entropy's entry adds PyTorch's weight= (interp/builtins/loss_conventions.cpp).
+  // cross_entropy's entry adds PyTorch's weight= (interp/builtins/composites/loss_conventions.cpp).
   auto weighted = nabla::interp::find_builtin_doc("cross_entropy");
   REQUIRE(weighted.has_value());
   CHECK(weighted->signature ==

@@ -1,4 +1,4 @@
-# Errors of the tensor functions of interp/builtins/composite_extra_shape.cpp and
+# Errors of the tensor functions of interp/builtins/composites/composite_extra_shape.cpp and
 # composite_extra_math.cpp (tile, rot90, scatter, index_add, kthvalue, bincount, cov, the
 # random fills, ...): each names the function, the argument, what was expected and what
 # was found, at the calling line.

@@ -1,5 +1,5 @@
 # The composite functions' errors name the function, the argument and what was wrong
-# (interp/builtins/composite_math.cpp, composite_nn.cpp); their values are checked
+# (interp/builtins/composites/composite_math.cpp, composite_nn.cpp); their values are checked
 # against PyTorch in test_composites.dsl. Also: each is a tensor method too, and the nn
 # layers of the same names call them. Run by ctest dsl_tests.
 import nn

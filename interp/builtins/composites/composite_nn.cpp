@@ -10,7 +10,7 @@
 
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
-#include "interp/builtins/composites.hpp"
+#include "interp/builtins/composites/composites.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::interp {
