@@ -7,7 +7,7 @@ fn is_number(v) = type(v) == "int" or type(v) == "float"
 
 # A range an argument must lie in, by the text its error message shows.
 let ranges = {">= 0": fn(v) = v >= 0, "> 0": fn(v) = v > 0, "> 1": fn(v) = v > 1,
-              "in [0, 1)": fn(v) = v >= 0 and v < 1, "in (0, 1)": fn(v) = v > 0 and v < 1}
+              "in [0, 1)": fn(v) = v >= 0 and v < 1, "in [0, 1]": fn(v) = v >= 0 and v <= 1, "in (0, 1)": fn(v) = v > 0 and v < 1}
 
 # How a found value is shown: numbers, bools and strs as written, a model class by
 # name, others by type.
@@ -17,7 +17,9 @@ fn shown(v) {
 }
 
 # Checks argument `what` of `who` (e.g. "optim.SGD()") against kind: "number", "bool",
-# "int > 0", "betas" (a pair in [0, 1)) or a range of ranges.
+# "int > 0", "int > 0 or none", "betas" (a pair in [0, 1)), "etas" (Rprop's pair,
+# 0 < etaminus < 1 < etaplus), "step_sizes" (Rprop's pair, 0 <= min <= max), "line
+# search" (none or "strong_wolfe", LBFGS's) or a range of ranges.
 fn check_option(who, what, kind, v) {
   if kind == "betas" {
     if not (type(v) in ["tuple", "list"] and len(v) == 2) {
@@ -25,6 +27,28 @@ fn check_option(who, what, kind, v) {
     }
     check_option(who, f"{what}[0]", "in [0, 1)", v[0])
     return check_option(who, f"{what}[1]", "in [0, 1)", v[1])
+  }
+  if kind in ["etas", "step_sizes"] {
+    let names = "(etaminus, etaplus)" if kind == "etas" else "(step_size_min, step_size_max)"
+    let found = repr(v) if type(v) in ["tuple", "list"] else shown(v)
+    if not (type(v) in ["tuple", "list"] and len(v) == 2 and is_number(v[0]) and is_number(v[1])) {
+      fail(f"{who}: {what} must be a pair of numbers {names}, got {found}")
+    }
+    if kind == "etas" and not (0 < v[0] and v[0] < 1 and 1 < v[1]) {
+      fail(f"{who}: {what} must be a pair {names} with 0 < etaminus < 1 < etaplus, got {found}")
+    }
+    if kind == "step_sizes" and not (0 <= v[0] and v[0] <= v[1]) {
+      fail(f"{who}: {what} must be a pair {names} with 0 <= step_size_min <= step_size_max, got {found}")
+    }
+    return none
+  }
+  if kind == "int > 0 or none" {
+    if v == none { return none }
+    kind = "int > 0"
+  }
+  if kind == "line search" {
+    if v != none and v != "strong_wolfe" { fail(f"{who}: {what} must be none or \"strong_wolfe\", got {shown(v)}") }
+    return none
   }
   let want = none
   if kind == "bool" {

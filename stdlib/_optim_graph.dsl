@@ -34,9 +34,10 @@ fn _sgd_row(p, g, st, group, h, found_inf) {
 # makes one kernel per parameter and which run wherever the graph runs (CPU, CUDA, a
 # replayed CUDA graph). Everything that changes between calls is a tensor, read when
 # the graph runs: the hyperparameters (h, refreshed before each call by graph_step.cpp
-# from param_groups, so a scheduler needs no new capture), the step count and NAdam's
-# mu_product (0-dim f64 state tensors, as PyTorch's capturable optimizers keep them),
-# and found_inf. What eager decides on a number that changes (RAdam's rho_t > 5) is a
+# from param_groups, so a scheduler needs no new capture), the step count, NAdam's
+# mu_product and ASGD's eta and mu (0-dim f64 state tensors, as PyTorch's capturable
+# optimizers keep them), and found_inf. What eager decides on a number that changes
+# (RAdam's rho_t > 5, ASGD's mu != 1) or per element (Rprop's sign of g * prev) is a
 # where() over both results. What eager decides on a flag (centered, momentum > 0,
 # weight_decay != 0) is fixed by the capture and part of its signature
 # (_structure). Each update computes every new value from the old state first and
@@ -157,6 +158,45 @@ fn _radam_update(p, g, st, group, h, found_inf) {
            [p, where(rho_t > 5.0, rectified, p - corrected * lr)]], found_inf)
 }
 
+# Adadelta: h = [lr, rho, eps, weight_decay].
+fn _adadelta_update(p, g, st, group, h, found_inf) {
+  let (lr, rho, eps, wd) = _hypers(h, 4)
+  g = _decayed(g, p, group, wd)
+  let square_avg = st["square_avg"] * rho + g * g * (1 - rho)
+  let std = (square_avg + eps).sqrt()
+  let delta = (st["acc_delta"] + eps).sqrt() / std * g
+  let acc_delta = st["acc_delta"] * rho + delta * delta * (1 - rho)
+  _commit([[st["square_avg"], square_avg], [st["acc_delta"], acc_delta], [st["step"], st["step"] + 1],
+           [p, p - delta * lr]], found_inf)
+}
+
+# Rprop: h = [etaminus, etaplus, step_size_min, step_size_max] (lr only starts the
+# step sizes). The factor by the sign of g * prev is a where() in p's dtype.
+fn _rprop_update(p, g, st, group, h, found_inf) {
+  let (etaminus, etaplus, step_size_min, step_size_max) = _hypers(h, 4)
+  let s = g * st["prev"]
+  let factor = where(s > 0, etaplus, where(s < 0, etaminus, ones_like(p).to(f64))).to(p.dtype)
+  let step_size = minimum(maximum(st["step_size"] * factor, step_size_min.to(p.dtype)), step_size_max.to(p.dtype))
+  let kept = where(s < 0, zeros_like(g), g)
+  _commit([[st["step_size"], step_size], [st["prev"], kept], [st["step"], st["step"] + 1],
+           [p, p - kept.sign() * step_size]], found_inf)
+}
+
+# ASGD: h = [lr, lambd, alpha, t0, weight_decay]; eta and mu are 0-dim f64 state
+# tensors, what eager decides on mu != 1 a where().
+fn _asgd_update(p, g, st, group, h, found_inf) {
+  let (lr, lambd, alpha, t0, wd) = _hypers(h, 5)
+  let step = st["step"] + 1
+  g = _decayed(g, p, group, wd)
+  let eta = st["eta"]
+  let mu = st["mu"]
+  let p1 = p * (1 - lambd * eta) - g * eta
+  let ax = where(mu != 1, st["ax"] + (p1 - st["ax"]) * mu, p1)
+  let past = step - t0
+  _commit([[st["ax"], ax], [st["eta"], lr / (1 + lambd * lr * step) ** alpha],
+           [st["mu"], where(past > 1, 1 / past, ones_like(past))], [st["step"], step], [p, p1]], found_inf)
+}
+
 let _updates = {
   "Adam": fn(p, g, st, group, h, found_inf) = _adam_row(p, g, st, group, h, found_inf, false),
   "AdamW": fn(p, g, st, group, h, found_inf) = _adam_row(p, g, st, group, h, found_inf, true),
@@ -166,6 +206,9 @@ let _updates = {
   "Adamax": _adamax_update,
   "NAdam": _nadam_update,
   "RAdam": _radam_update,
+  "Adadelta": _adadelta_update,
+  "Rprop": _rprop_update,
+  "ASGD": _asgd_update,
 }
 
 # The state entries a parameter's update reads, each a function of p that makes it
@@ -187,12 +230,18 @@ fn _state_entries(kind, group) {
   if kind == "Adagrad" { return {"sum": fn(p) = full_like(p, group["initial_accumulator_value"])} }
   if kind == "Adamax" { return {"exp_avg": _zeros, "exp_inf": _zeros} }
   if kind == "NAdam" { return {"mu_product": fn(p) = tensor(1.0, dtype=f64, device=p.device), "exp_avg": _zeros, "exp_avg_sq": _zeros} }
+  if kind == "Adadelta" { return {"square_avg": _zeros, "acc_delta": _zeros} }
+  if kind == "Rprop" { return {"prev": _zeros, "step_size": fn(p) = full_like(p, group["lr"])} }
+  if kind == "ASGD" {
+    return {"eta": fn(p) = tensor(float(group["lr"]), dtype=f64, device=p.device),
+            "mu": fn(p) = tensor(1.0, dtype=f64, device=p.device), "ax": _zeros}
+  }
   return {"exp_avg": _zeros, "exp_avg_sq": _zeros}   # RAdam
 }
 
 # The state for a parameter's update: SGD's buffer, every other optimizer's entries;
-# the step count, and numbers that eager steps kept (NAdam's mu_product), as 0-dim f64
-# tensors beside p.
+# the step count, and numbers that eager steps kept (NAdam's mu_product, ASGD's eta
+# and mu), as 0-dim f64 tensors beside p.
 fn _state_for(kind, p, st, group) {
   let device = p.device
   if kind == "SGD" {
@@ -210,10 +259,13 @@ fn _state_for(kind, p, st, group) {
   for k in entries {
     if not (k in st) { st[k] = entries[k](p) }
   }
-  for k in ["step", "mu_product"] {
+  for k in _numbers {
     if k in st and type(st[k]) != "tensor" { st[k] = tensor(float(st[k]), dtype=f64, device=device) }
   }
 }
+
+# The state entries that are numbers in eager steps (0-dim f64 tensors here).
+let _numbers = ["step", "mu_product", "eta", "mu"]
 
 fn _written_as_ops(kind, group) = not (kind in ["SGD", "Adam", "AdamW"]) or ("amsgrad" in group and group["amsgrad"])
 
@@ -222,7 +274,7 @@ fn _written_as_ops(kind, group) = not (kind in ["SGD", "Adam", "AdamW"]) or ("am
 fn _check_state(who, i, p, st) {
   for k in st {
     let v = st[k]
-    if k != "step" and k != "mu_product" and type(v) == "tensor" and (v.shape != p.shape or v.device != p.device) {
+    if not (k in _numbers) and type(v) == "tensor" and (v.shape != p.shape or v.device != p.device) {
       fail(f"{who}: state[{i}]['{k}'] is {v.dtype}{list(v.shape)} on {v.device}, its parameter {p.dtype}{list(p.shape)} on {p.device}")
     }
   }
@@ -236,15 +288,18 @@ fn structure(opt) {
   let s = ""
   for group in opt.param_groups {
     if kind in ["SGD", "RMSprop"] { s = s + ("momentum," if group["momentum"] > 0 else "plain,") }
-    if _written_as_ops(kind, group) { s = s + ("decay;" if group["weight_decay"] != 0 else "no decay;") }
+    if _written_as_ops(kind, group) and "weight_decay" in group { s = s + ("decay;" if group["weight_decay"] != 0 else "no decay;") }
   }
   return s
 }
 
 # Checks that opt is an optimizer that steps inside a graph (when compile() is called).
 fn check(opt) {
+  if type(opt) == "LBFGS" {
+    fail("compile(): optim.LBFGS cannot step inside a graph: its step(closure) evaluates the loss again, several times per step; compile without optimizer= and call opt.step(closure) after each call")
+  }
   if not (type(opt) in _updates) {
-    fail(f"compile(): optimizer must be an optimizer of optim (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam), got a {type(opt)}")
+    fail(f"compile(): optimizer must be an optimizer of optim (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD), got a {type(opt)}")
   }
 }
 

@@ -20,7 +20,17 @@ let _options = {
   "Adamax": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "maximize": "bool"},
   "NAdam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0", "momentum_decay": ">= 0"},
   "RAdam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "weight_decay": ">= 0"},
+  "Adadelta": {"lr": ">= 0", "rho": "in [0, 1]", "eps": ">= 0", "weight_decay": ">= 0", "maximize": "bool"},
+  "Rprop": {"lr": ">= 0", "etas": "etas", "step_sizes": "step_sizes", "maximize": "bool"},
+  "ASGD": {"lr": ">= 0", "lambd": "number", "alpha": "number", "t0": "number", "weight_decay": ">= 0",
+           "maximize": "bool"},
+  "LBFGS": {"lr": ">= 0", "max_iter": "int > 0", "max_eval": "int > 0 or none", "tolerance_grad": ">= 0",
+            "tolerance_change": ">= 0", "history_size": "int > 0", "line_search_fn": "line search"},
 }
+
+# The hyperparameters that are pairs, stored in a state dict as two numbers.
+let _pairs = {"betas": ["beta1", "beta2"], "etas": ["etaminus", "etaplus"],
+              "step_sizes": ["step_size_min", "step_size_max"]}
 _options["AdamW"] = _options["Adam"]
 
 # The items of a list or tuple argument; what: its name in messages.
@@ -201,18 +211,22 @@ fn _check_groups_kept(opt) {
   }
 }
 
-fn _copied(v) = v.detach().clone() if type(v) == "tensor" else v
+fn _copied(v) {
+  if type(v) == "list" { return [_copied(x) for x in v] }   # LBFGS's history
+  return v.detach().clone() if type(v) == "tensor" else v
+}
 
-# The flat state dict (see the header): "betas" is stored as "beta1" and "beta2".
+# The flat state dict (see the header): a pair ("betas", Rprop's "etas" and
+# "step_sizes") is stored as two numbers ("beta1" and "beta2", _pairs).
 fn _state_dict(opt) {
   let d = {}
   for k in range(len(opt.param_groups)) {
     let prefix = "" if k == 0 else f"param_groups.{k}."
     let g = opt.param_groups[k]
     for name in g {
-      if name == "betas" {
-        d[prefix + "beta1"] = g["betas"][0]
-        d[prefix + "beta2"] = g["betas"][1]
+      if name in _pairs {
+        d[prefix + _pairs[name][0]] = g[name][0]
+        d[prefix + _pairs[name][1]] = g[name][1]
       } elif name != "params" {
         d[prefix + name] = g[name]
       }
@@ -258,9 +272,10 @@ fn _load_state_dict(opt, d) {
     let prefix = "" if k == 0 else f"param_groups.{k}."
     let values = {}
     for name in opt.param_groups[k] {
-      if name == "betas" {
-        values["betas"] = (_argcheck.loaded(who, d, prefix + "beta1"), _argcheck.loaded(who, d, prefix + "beta2"))
-        _argcheck.check_option(who, f"'{prefix}beta1', '{prefix}beta2'", "betas", values["betas"])
+      if name in _pairs {
+        let (a, b) = _pairs[name]
+        values[name] = (_argcheck.loaded(who, d, prefix + a), _argcheck.loaded(who, d, prefix + b))
+        _argcheck.check_option(who, f"'{prefix}{a}', '{prefix}{b}'", kinds[name], values[name])
       } elif name != "params" {
         values[name] = _argcheck.loaded(who, d, prefix + name)
         if name in kinds { _argcheck.check_option(who, repr(prefix + name), kinds[name], values[name]) }
@@ -271,7 +286,7 @@ fn _load_state_dict(opt, d) {
     }
     loaded_groups.append(values)
   }
-  let states = _load_states(who, d, opt.params)
+  let states = _load_lbfgs_states(d, len(opt.params)) if type(opt) == "LBFGS" else _load_states(who, d, opt.params)
   for k in range(n) {
     for name in loaded_groups[k] { opt.param_groups[k][name] = loaded_groups[k][name] }
   }
@@ -279,9 +294,19 @@ fn _load_state_dict(opt, d) {
 }
 
 # The per-parameter states of a state dict ("state.I.name" keys), for the parameters
-# params: the counts (step, NAdam's mu_product) a number or a 0-dim tensor (a compiled
+# params: the counts (step, NAdam's mu_product, ASGD's eta and mu) a number or a 0-dim tensor (a compiled
 # step keeps them as f64 tensors), a step >= 0; every other entry a floating tensor of
 # its parameter's shape, made the parameter's dtype (as PyTorch's load casts).
+# LBFGS's state (parameter 0's: flat tensors, lists of them, numbers), copied as it is.
+fn _load_lbfgs_states(d, n) {
+  let states = _empty_states(n)
+  for k in d {
+    if type(k) == "str" and k.startswith("state.0.") { states[0][k[8:]] = _copied(d[k]) }
+  }
+  return states
+}
+
+let _counts = ["step", "mu_product", "eta", "mu"]
 fn _load_states(who, d, params) {
   let n = len(params)
   let states = _empty_states(n)
@@ -296,7 +321,7 @@ fn _load_states(who, d, params) {
       let v = d[k]
       let p = params[i]
       let found = f"a tensor {v.dtype}{list(v.shape)}" if type(v) == "tensor" else _argcheck.shown(v)
-      if parts[2] in ["step", "mu_product"] {
+      if parts[2] in _counts {
         let number = v.item() if type(v) == "tensor" and v.ndim == 0 and v.dtype.is_floating_point else v
         if not _argcheck.is_number(number) or (parts[2] == "step" and not (number >= 0)) {
           fail(f"{who}: '{k}' must be a number" + (" >= 0" if parts[2] == "step" else "") + f" (or a 0-dim floating tensor), got {found}")

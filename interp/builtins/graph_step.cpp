@@ -102,6 +102,9 @@ const std::vector<HyperKey>& hyper_keys(const std::string& optimizer) {
       {"NAdam", {{"lr"}, {"betas", 0}, {"betas", 1}, {"eps"}, {"weight_decay"}, {"momentum_decay"}}},
       {"RMSprop", {{"lr"}, {"alpha"}, {"eps"}, {"weight_decay"}, {"momentum"}}},
       {"Adagrad", {{"lr"}, {"lr_decay"}, {"weight_decay"}, {"eps"}}},
+      {"Adadelta", {{"lr"}, {"rho"}, {"eps"}, {"weight_decay"}}},
+      {"Rprop", {{"etas", 0}, {"etas", 1}, {"step_sizes", 0}, {"step_sizes", 1}}},
+      {"ASGD", {{"lr"}, {"lambd"}, {"alpha"}, {"t0"}, {"weight_decay"}}},
   };
   static const std::vector<HyperKey> none;
   auto it = keys.find(optimizer);

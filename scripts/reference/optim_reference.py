@@ -31,6 +31,7 @@ AB = [2.0, 0.7, 1.2]
 BB = [-0.5, 0.1, 0.3]
 STEPS = 5
 RADAM_STEPS = 8
+RPROP_STEPS = 9   # Rprop: step sizes that overshoot, flip and shrink; ASGD: averaging
 
 
 def fmt(x):
@@ -102,6 +103,21 @@ CASES = [
      lambda ps: torch.optim.RAdam(ps, lr=0.05, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1), RADAM_STEPS),
     ("RAdam before its rectified steps", "optim.RAdam(ps, lr=0.1, weight_decay=0.1)",
      lambda ps: torch.optim.RAdam(ps, lr=0.1, weight_decay=0.1)),
+    ("Adadelta defaults", "optim.Adadelta(ps)", lambda ps: torch.optim.Adadelta(ps)),
+    ("Adadelta rho eps weight_decay", "optim.Adadelta(ps, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)",
+     lambda ps: torch.optim.Adadelta(ps, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)),
+    ("Adadelta maximize", "optim.Adadelta(ps, lr=2.0, weight_decay=0.05, maximize=true)",
+     lambda ps: torch.optim.Adadelta(ps, lr=2.0, weight_decay=0.05, maximize=True)),
+    ("Rprop defaults", "optim.Rprop(ps)", lambda ps: torch.optim.Rprop(ps), RPROP_STEPS),
+    ("Rprop etas step_sizes", "optim.Rprop(ps, lr=0.3, etas=(0.3, 1.5), step_sizes=(0.01, 0.4))",
+     lambda ps: torch.optim.Rprop(ps, lr=0.3, etas=(0.3, 1.5), step_sizes=(0.01, 0.4)), RPROP_STEPS),
+    ("Rprop maximize", "optim.Rprop(ps, lr=0.05, maximize=true)",
+     lambda ps: torch.optim.Rprop(ps, lr=0.05, maximize=True), RPROP_STEPS),
+    ("ASGD defaults", "optim.ASGD(ps)", lambda ps: torch.optim.ASGD(ps)),
+    ("ASGD averaging from t0 weight_decay", "optim.ASGD(ps, lr=0.1, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.1)",
+     lambda ps: torch.optim.ASGD(ps, lr=0.1, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.1), RPROP_STEPS),
+    ("ASGD maximize", "optim.ASGD(ps, lr=0.05, t0=0, maximize=true)",
+     lambda ps: torch.optim.ASGD(ps, lr=0.05, t0=0, maximize=True)),
 ]
 
 
@@ -173,6 +189,24 @@ GROUP_CASES = [
      'lr=0.1)',
      lambda ps: torch.optim.RAdam([{"params": [ps[0]], "betas": (0.8, 0.9)},
                                    {"params": ps[1:], "lr": 0.02, "weight_decay": 0.1}], lr=0.1), None, None, RADAM_STEPS),
+    ("Adadelta two groups",
+     'optim.Adadelta([{"params": [ps[0]], "rho": 0.5, "maximize": true}, {"params": [ps[1], ps[2]], "lr": 0.5}], '
+     'lr=2.0, weight_decay=0.1)',
+     lambda ps: torch.optim.Adadelta([{"params": [ps[0]], "rho": 0.5, "maximize": True},
+                                      {"params": ps[1:], "lr": 0.5}], lr=2.0, weight_decay=0.1), None, None),
+    ("Rprop two groups with StepLR (the step sizes start at each group's lr)",
+     'optim.Rprop([{"params": [ps[0]], "etas": (0.4, 1.3)}, {"params": [ps[1], ps[2]], "lr": 0.1, "step_sizes": (0.001, 0.2)}], '
+     'lr=0.05)',
+     lambda ps: torch.optim.Rprop([{"params": [ps[0]], "etas": (0.4, 1.3)},
+                                   {"params": ps[1:], "lr": 0.1, "step_sizes": (0.001, 0.2)}], lr=0.05),
+     "fn(o) = optim.StepLR(o, 2, gamma=0.5)", lambda o: torch.optim.lr_scheduler.StepLR(o, 2, gamma=0.5), RPROP_STEPS),
+    ("ASGD two groups with ExponentialLR",
+     'optim.ASGD([{"params": [ps[0]], "t0": 3, "lambd": 0.01}, {"params": [ps[1], ps[2]], "lr": 0.05, "weight_decay": 0.1}], '
+     'lr=0.1, alpha=0.6)',
+     lambda ps: torch.optim.ASGD([{"params": [ps[0]], "t0": 3, "lambd": 0.01},
+                                  {"params": ps[1:], "lr": 0.05, "weight_decay": 0.1}], lr=0.1, alpha=0.6),
+     "fn(o) = optim.lr_scheduler.ExponentialLR(o, gamma=0.8)",
+     lambda o: torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.8), RPROP_STEPS),
     # The momentum (beta1) the schedulers cycle is the one the steps use.
     ("SGD momentum with CyclicLR",
      'optim.SGD([{"params": [ps[0]]}, {"params": [ps[1], ps[2]], "lr": 0.02}], lr=0.05, momentum=0.5)',
@@ -192,6 +226,86 @@ GROUP_CASES = [
      lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.2, epochs=2, steps_per_epoch=4, anneal_strategy="linear",
                                                    three_phase=True)),
 ]
+
+
+# Optimizers whose state_dict() after the run is compared with PyTorch's too: every
+# parameter's state (numbers and tensors) and every group's hyperparameters.
+STATE_CASES = [
+    ("Adadelta", "optim.Adadelta(ps, lr=0.5, weight_decay=0.1)", lambda ps: torch.optim.Adadelta(ps, lr=0.5, weight_decay=0.1)),
+    ("Rprop", "optim.Rprop(ps, lr=0.05, etas=(0.4, 1.3))", lambda ps: torch.optim.Rprop(ps, lr=0.05, etas=(0.4, 1.3))),
+    ("ASGD", "optim.ASGD(ps, lr=0.1, lambd=0.01, t0=2)", lambda ps: torch.optim.ASGD(ps, lr=0.1, lambd=0.01, t0=2)),
+]
+
+PAIRS = {"betas": ["beta1", "beta2"], "etas": ["etaminus", "etaplus"], "step_sizes": ["step_size_min", "step_size_max"]}
+
+
+# PyTorch's state_dict() as nabla's flat one: {name: number or nested list}.
+def flat_state(opt):
+    sd = opt.state_dict()
+    out = {}
+    for k, g in enumerate(sd["param_groups"]):
+        prefix = "" if k == 0 else f"param_groups.{k}."
+        for name, v in g.items():
+            if name in ("params", "foreach", "differentiable"):
+                continue
+            if name in PAIRS:
+                out[prefix + PAIRS[name][0]], out[prefix + PAIRS[name][1]] = v
+            else:
+                out[prefix + name] = v
+    for i, st in sd["state"].items():
+        for name, v in st.items():
+            out[f"state.{i}.{name}"] = v.tolist() if torch.is_tensor(v) else v
+    return out
+
+
+def print_state_tests():
+    for name, dsl_opt, make in STATE_CASES:
+        W = torch.tensor(W0, requires_grad=True)
+        b = torch.tensor(B0, requires_grad=True)
+        c = torch.tensor(C0, requires_grad=True)
+        opt = make([W, b, c])
+        A_, BW_, AB_, BB_ = map(torch.tensor, (A, BW, AB, BB))
+        for _ in range(RPROP_STEPS):
+            opt.zero_grad()
+            loss = (0.5 * A_ * W * W + BW_ * W).sum() + (0.5 * AB_ * b * b + BB_ * b).sum()
+            loss.backward()
+            opt.step()
+        want = flat_state(opt)
+        print(f'test "{name} state_dict matches PyTorch\'s after {RPROP_STEPS} steps" {{')
+        print(f"  let ps = [tensor(W0, dtype=f64, requires_grad=true), tensor(B0, dtype=f64, requires_grad=true), tensor(C0, dtype=f64, requires_grad=true)]")
+        print(f"  let opt = {dsl_opt}")
+        print(f"  check_state_dict(opt, {RPROP_STEPS}, {dsl(want)})")
+        print("}\n")
+
+
+# LBFGS on the Rosenbrock function: (name, nabla kwargs, torch kwargs); each test
+# compares the losses step(closure) returns, the point and the evaluation counts.
+LBFGS_CASES = [
+    ("LBFGS lr=0.5 no line search", "lr=0.5, max_iter=10, history_size=5", dict(lr=0.5, max_iter=10, history_size=5)),
+    ("LBFGS lr=0.3 history_size=3", "lr=0.3, max_iter=8, history_size=3", dict(lr=0.3, max_iter=8, history_size=3)),
+    ("LBFGS strong_wolfe", 'line_search_fn="strong_wolfe", max_iter=10, history_size=5',
+     dict(line_search_fn="strong_wolfe", max_iter=10, history_size=5)),
+    ("LBFGS strong_wolfe max_eval tolerances", 'line_search_fn="strong_wolfe", max_iter=30, max_eval=20, tolerance_grad=1e-5, tolerance_change=1e-7',
+     dict(line_search_fn="strong_wolfe", max_iter=30, max_eval=20, tolerance_grad=1e-5, tolerance_change=1e-7)),
+]
+
+
+def print_lbfgs_tests():
+    for name, dsl_args, kwargs in LBFGS_CASES:
+        x = torch.tensor([-1.5, 2.0], requires_grad=True)
+        opt = torch.optim.LBFGS([x], **kwargs)
+
+        def closure():
+            opt.zero_grad()
+            loss = (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+            loss.backward()
+            return loss
+        losses = [opt.step(closure).item() for _ in range(4)]
+        st = opt.state[x]
+        print(f'test "{name} matches PyTorch on the Rosenbrock function" {{')
+        print(f"  check_lbfgs(fn(ps) = optim.LBFGS(ps{', ' + dsl_args if dsl_args else ''}), {fmt(losses)}, {fmt(x.tolist())}, "
+              f"{st['func_evals']}, {st['n_iter']})")
+        print("}\n")
 
 
 def group_lrs(make_sched, n):
@@ -427,6 +541,43 @@ fn check_lrs(sched, opt, want) {
   }
 }
 
+# Steps opt (over the parameters [W, b, c]) `steps` times on the quadratic, then
+# compares its state_dict() with PyTorch's (want: the same keys; numbers, or nested
+# lists for tensors).
+fn check_state_dict(opt, steps, want) {
+  let W = opt.params[0]
+  let b = opt.params[1]
+  for i in range(steps) {
+    opt.zero_grad()
+    let loss = (0.5 * A * W * W + BW * W).sum() + (0.5 * AB * b * b + BB * b).sum()
+    loss.backward()
+    opt.step()
+  }
+  let sd = opt.state_dict()
+  expect(sorted(list(sd.keys())) == sorted(list(want.keys())), f"keys {sorted(list(sd.keys()))}, PyTorch's {sorted(list(want.keys()))}")
+  for k in want {
+    let v = sd[k]
+    if type(v) == "tensor" { v = v.to(f64) }
+    expect_close(v, tensor(want[k], dtype=f64) if type(want[k]) == "list" else want[k], rtol=1e-9, atol=1e-12)
+  }
+}
+
+# Four LBFGS steps on the Rosenbrock function from (-1.5, 2): the losses step(closure)
+# returns, the point, and the state's evaluation and iteration counts.
+fn check_lbfgs(make, losses, want, func_evals, n_iter) {
+  let x = tensor([-1.5, 2.0], dtype=f64, requires_grad=true)
+  let opt = make([x])
+  fn closure() {
+    opt.zero_grad()
+    let l = (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+    l.backward()
+    return l
+  }
+  for i in range(len(losses)) { expect_close(opt.step(closure).item(), losses[i], rtol=1e-8, atol=1e-10) }
+  expect_close(x, tensor(want, dtype=f64), rtol=1e-8, atol=1e-10)
+  expect(opt.state[0]["func_evals"] == func_evals and opt.state[0]["n_iter"] == n_iter, f"{opt.state[0]['func_evals']} {opt.state[0]['n_iter']}")
+}
+
 # want: every group's lrs at each epoch; group 0's must also be opt.lr and get_lr().
 fn check_group_lrs(sched, opt, want) {
   for i in range(len(want)) {
@@ -514,6 +665,8 @@ fn check_cycle(sched, opt, key, want) {
     print_plateau_tests()
     print_cycle_tests()
     print_composed_state_tests()
+    print_state_tests()
+    print_lbfgs_tests()
 
 
 def dsl(v):

@@ -192,7 +192,7 @@ test "bad uses name what is wrong" {
   expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=3), "compile(): optimizer must be an optimizer (optim.Adam, optim.SGD, ...), got 3")
   expect_error(fn() = compile(loss, plain(0), y, train=true, scaler=optim.GradScaler()), "give optimizer= too")
   expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=o, scaler=o), "compile(): scaler must be an optim.GradScaler")
-  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=nn.Linear(2, 2)), "compile(): optimizer must be an optimizer of optim (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam), got a Linear")
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=nn.Linear(2, 2)), "compile(): optimizer must be an optimizer of optim (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD), got a Linear")
   let half = optim.Adagrad([nn.Linear(2, 2).half().weight])
   expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=half), "compile(optimizer=optim.Adagrad): parameter 0 is f16")
 }
@@ -222,6 +222,51 @@ test "RMSprop, Adagrad, Adamax, NAdam, RAdam and amsgrad step inside the graph a
   }
 }
 
+test "Adadelta, Rprop and ASGD step inside the graph as tensor ops, equal to eager (f64)" {
+  let makers = [
+    fn(m) = optim.Adadelta(m.parameters()),
+    fn(m) = optim.Adadelta(m.parameters(), lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1, maximize=true),
+    fn(m) = optim.Rprop(m.parameters()),
+    fn(m) = optim.Rprop(m.parameters(), lr=0.02, etas=(0.3, 1.5), step_sizes=(1e-3, 0.05), maximize=true),
+    fn(m) = optim.ASGD(m.parameters(), lr=0.05),
+    fn(m) = optim.ASGD(m.parameters(), lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1, maximize=true),
+    fn(m) = optim.ASGD([{"params": m[0].parameters(), "t0": 2}, {"params": m[2].parameters(), "lr": 0.1}], lr=0.02),
+  ]
+  for make in makers {
+    let r = train_both(make, no_sched, no_scaler, 8, plain)
+    written_as_ops(r[0])
+    expect(r[2].state[1]["step"].item() == 8.0, f"{type(r[2])}: {r[2].state[1]}")
+  }
+  # ASGD's averages from t0 on: eta, mu and ax as eager's
+  let a = train_both(fn(m) = optim.ASGD(m.parameters(), lr=0.05, t0=3), no_sched, no_scaler, 6, plain)
+  expect(a[2].state[0]["mu"].item() == a[1].state[0]["mu"] and a[2].state[0]["eta"].item() == a[1].state[0]["eta"], f"{a[2].state[0]}")
+  expect((a[2].state[0]["ax"] - a[1].state[0]["ax"]).abs().max().item() == 0.0)
+  # Rprop's step sizes as eager's
+  let rp = train_both(fn(m) = optim.Rprop(m.parameters(), lr=0.01), no_sched, no_scaler, 6, plain)
+  expect((rp[2].state[0]["step_size"] - rp[1].state[0]["step_size"]).abs().max().item() == 0.0)
+}
+
+test "Adadelta, Rprop and ASGD with the GradScaler (the Inf step skipped) and with a scheduler" {
+  let scaler = fn() = optim.GradScaler(init_scale=256.0, growth_interval=2)
+  let r = train_both(fn(m) = optim.Rprop(m.parameters(), lr=0.01), no_sched, scaler, 6, overflowing)
+  expect(r[2].state[0]["step"].item() == 5.0, f"one of 6 steps skipped: {r[2].state[0]}")
+  let a = train_both(fn(m) = optim.ASGD(m.parameters(), lr=0.05, t0=1), no_sched, scaler, 6, overflowing)
+  expect(a[2].state[0]["step"].item() == 5.0 and a[2].state[0]["eta"].item() == a[1].state[0]["eta"], f"{a[2].state[0]}")
+  train_both(fn(m) = optim.Adadelta(m.parameters(), weight_decay=0.1), no_sched, scaler, 6, overflowing)
+  let s = train_both(fn(m) = optim.Adadelta(m.parameters(), lr=1.0), fn(o) = optim.StepLR(o, 2, gamma=0.5), no_scaler, 6, plain)
+  expect(len(s[0].explain().split("graph 2:")) == 1, s[0].explain())
+  let t = train_both(fn(m) = optim.ASGD(m.parameters(), lr=0.05, t0=2), fn(o) = optim.lr_scheduler.ExponentialLR(o, gamma=0.8), no_scaler, 6, plain)
+  expect(len(t[0].explain().split("graph 2:")) == 1, t[0].explain())
+}
+
+test "LBFGS cannot step inside a graph: compile() says to call opt.step(closure) after each call" {
+  let m = mlp()
+  let y = randint(0, 4, [10])
+  fn loss(x, y) = cross_entropy(m(x), y)
+  expect_error(fn() = compile(loss, plain(0), y, train=true, optimizer=optim.LBFGS(m.parameters())),
+               "compile(): optim.LBFGS cannot step inside a graph: its step(closure) evaluates the loss again, several times per step; compile without optimizer= and call opt.step(closure) after each call")
+}
+
 test "the GradScaler with optimizers written as ops: the Inf step is skipped on the device, state and count kept" {
   let scaler = fn() = optim.GradScaler(init_scale=256.0, growth_interval=2)
   let r = train_both(fn(m) = optim.NAdam(m.parameters(), lr=0.01), no_sched, scaler, 6, overflowing)
@@ -240,8 +285,9 @@ test "schedulers reach the ops-written updates without capturing again (OneCycle
   expect(len(a[0].explain().split("graph 2:")) == 1, a[0].explain())
 }
 
-test "eager and compiled steps share the state of the optimizers written as ops (step counts, NAdam's mu_product)" {
-  for make in [fn(ps) = optim.NAdam(ps, lr=0.01), fn(ps) = optim.Adagrad(ps, lr=0.1), fn(ps) = optim.RAdam(ps, lr=0.01)] {
+test "eager and compiled steps share the state of the optimizers written as ops (step counts, NAdam's mu_product, ASGD's eta and mu)" {
+  for make in [fn(ps) = optim.NAdam(ps, lr=0.01), fn(ps) = optim.Adagrad(ps, lr=0.1), fn(ps) = optim.RAdam(ps, lr=0.01),
+               fn(ps) = optim.ASGD(ps, lr=0.05, t0=3), fn(ps) = optim.Rprop(ps), fn(ps) = optim.Adadelta(ps)] {
     let m1 = mlp()
     let m2 = mlp()
     let o1 = make(m1.parameters())

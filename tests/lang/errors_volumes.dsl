@@ -93,7 +93,7 @@ fn loss(x) = m(x).sum()
 let r = compile(loss, randn([3, 2]), optimizer=optim.Adam(m.parameters()))
 # ---
 # case: a model that is not an optimizer as compile's optimizer
-# expect error: tests/lang/errors_volumes.dsl:103:9: error: compile(): optimizer must be an optimizer of optim (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam), got a Linear
+# expect error: tests/lang/errors_volumes.dsl:103:9: error: compile(): optimizer must be an optimizer of optim (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD), got a Linear
 # expect error line:   let r = compile(loss, randn([3, 2]), train=true, optimizer=m)
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import nn

@@ -21,6 +21,9 @@ let makers = {
   "Adamax": fn(ps) = optim.Adamax(ps, lr=0.05),
   "NAdam": fn(ps) = optim.NAdam(ps, lr=0.05),
   "RAdam": fn(ps) = optim.RAdam(ps, lr=0.05),
+  "Adadelta": fn(ps) = optim.Adadelta(ps, lr=10.0),
+  "Rprop": fn(ps) = optim.Rprop(ps, lr=0.05),
+  "ASGD": fn(ps) = optim.ASGD(ps, lr=0.05),
 }
 
 fn train(opt, xs, n) {
@@ -58,8 +61,13 @@ test "every optimizer's hyperparameters read group 0 and set every group" {
     expect(opt.lr == 0.3 and opt.param_groups[1]["lr"] == opt.defaults["lr"], name)
     opt.lr = 0.125
     expect(opt.param_groups[0]["lr"] == 0.125 and opt.param_groups[1]["lr"] == 0.125, name)
-    opt.weight_decay = 1e-3   # every optimizer has one
-    expect(opt.param_groups[1]["weight_decay"] == 1e-3 and opt.weight_decay == 1e-3, name)
+    if name != "Rprop" {   # every optimizer but Rprop has one (as PyTorch's)
+      opt.weight_decay = 1e-3
+      expect(opt.param_groups[1]["weight_decay"] == 1e-3 and opt.weight_decay == 1e-3, name)
+    } else {
+      opt.etas = (0.25, 1.5)
+      expect(opt.param_groups[1]["etas"] == (0.25, 1.5) and opt.etas == (0.25, 1.5), name)
+    }
     expect(opt.defaults["lr"] != 0.125, name)
     expect_error(f"optim.{name}([tensor([1.0], requires_grad=true)]).lr = -1.0", f"optim.{name}: lr must be >= 0, got -1.0")
     expect_error(f"optim.{name}([tensor([1.0], requires_grad=true)]).learning_rate", f"optim.{name} has no attribute 'learning_rate'")
@@ -125,7 +133,9 @@ test "every optimizer's state dict continues training exactly" {
 
 test "the new optimizers' state dicts hold PyTorch's state keys" {
   let keys = {"Adagrad": ["step", "sum"], "Adamax": ["step", "exp_avg", "exp_inf"],
-              "NAdam": ["step", "mu_product", "exp_avg", "exp_avg_sq"], "RAdam": ["step", "exp_avg", "exp_avg_sq"]}
+              "NAdam": ["step", "mu_product", "exp_avg", "exp_avg_sq"], "RAdam": ["step", "exp_avg", "exp_avg_sq"],
+              "Adadelta": ["step", "square_avg", "acc_delta"], "Rprop": ["step", "prev", "step_size"],
+              "ASGD": ["step", "eta", "mu", "ax"]}
   for name in keys {
     let w = tensor([1.0, 2.0], requires_grad=true)
     let opt = makers[name]([w])
@@ -142,7 +152,10 @@ test "the new optimizers' state dicts hold PyTorch's state keys" {
 test "maximize ascends: the steps of f with maximize=true are those of -f" {
   for make in [fn(ps, up) = optim.SGD(ps, lr=0.1, momentum=0.5, maximize=up), fn(ps, up) = optim.Adam(ps, lr=0.1, maximize=up),
                fn(ps, up) = optim.Adagrad(ps, lr=0.1, weight_decay=0.1, maximize=up),
-               fn(ps, up) = optim.Adamax(ps, lr=0.1, weight_decay=0.1, maximize=up)] {
+               fn(ps, up) = optim.Adamax(ps, lr=0.1, weight_decay=0.1, maximize=up),
+               fn(ps, up) = optim.Adadelta(ps, lr=1.0, weight_decay=0.1, maximize=up),
+               fn(ps, up) = optim.Rprop(ps, lr=0.1, maximize=up),
+               fn(ps, up) = optim.ASGD(ps, lr=0.1, t0=2, weight_decay=0.1, maximize=up)] {
     let x = zeros([4], requires_grad=true)
     let y = zeros([4], requires_grad=true)
     let up = make([x], true)

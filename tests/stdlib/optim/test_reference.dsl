@@ -42,6 +42,43 @@ fn check_lrs(sched, opt, want) {
   }
 }
 
+# Steps opt (over the parameters [W, b, c]) `steps` times on the quadratic, then
+# compares its state_dict() with PyTorch's (want: the same keys; numbers, or nested
+# lists for tensors).
+fn check_state_dict(opt, steps, want) {
+  let W = opt.params[0]
+  let b = opt.params[1]
+  for i in range(steps) {
+    opt.zero_grad()
+    let loss = (0.5 * A * W * W + BW * W).sum() + (0.5 * AB * b * b + BB * b).sum()
+    loss.backward()
+    opt.step()
+  }
+  let sd = opt.state_dict()
+  expect(sorted(list(sd.keys())) == sorted(list(want.keys())), f"keys {sorted(list(sd.keys()))}, PyTorch's {sorted(list(want.keys()))}")
+  for k in want {
+    let v = sd[k]
+    if type(v) == "tensor" { v = v.to(f64) }
+    expect_close(v, tensor(want[k], dtype=f64) if type(want[k]) == "list" else want[k], rtol=1e-9, atol=1e-12)
+  }
+}
+
+# Four LBFGS steps on the Rosenbrock function from (-1.5, 2): the losses step(closure)
+# returns, the point, and the state's evaluation and iteration counts.
+fn check_lbfgs(make, losses, want, func_evals, n_iter) {
+  let x = tensor([-1.5, 2.0], dtype=f64, requires_grad=true)
+  let opt = make([x])
+  fn closure() {
+    opt.zero_grad()
+    let l = (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+    l.backward()
+    return l
+  }
+  for i in range(len(losses)) { expect_close(opt.step(closure).item(), losses[i], rtol=1e-8, atol=1e-10) }
+  expect_close(x, tensor(want, dtype=f64), rtol=1e-8, atol=1e-10)
+  expect(opt.state[0]["func_evals"] == func_evals and opt.state[0]["n_iter"] == n_iter, f"{opt.state[0]['func_evals']} {opt.state[0]['n_iter']}")
+}
+
 # want: every group's lrs at each epoch; group 0's must also be opt.lr and get_lr().
 fn check_group_lrs(sched, opt, want) {
   for i in range(len(want)) {
@@ -238,6 +275,42 @@ test "RAdam before its rectified steps matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.RAdam(ps, lr=0.1, weight_decay=0.1)), [[[0.21229896411594198, -0.05310840838923636, 1.3446554407842948], [-0.12831672678890294, -0.08448194694988938, -0.39916240352640875]], [0.24871003878775028, -0.1725325546881685, 0.22018768324422827], [1.0, -1.0]])
 }
 
+test "Adadelta defaults matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adadelta(ps)), [[[0.48367455353493055, -0.9836229196301226, 1.9835938423783], [1.483609853603595, 0.2336918464775613, -0.7336406807367524]], [0.28491924152207865, -0.18478439619642953, 0.7836282890585792], [1.0, -1.0]])
+}
+
+test "Adadelta rho eps weight_decay matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adadelta(ps, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)), [[[0.44085267357679253, -0.9401382800923601, 1.939777770414329], [1.4399649721125294, 0.19109885539619875, -0.6903988137221442]], [0.2551110801828871, -0.15449367622235163, 0.7402229240205347], [1.0, -1.0]])
+}
+
+test "Adadelta maximize matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adadelta(ps, lr=2.0, weight_decay=0.05, maximize=true)), [[[0.5332852389637219, -1.0330870181926068, 2.032970395398127], [1.5330361848535974, 0.2833482236313957, -0.7831539860917367]], [0.338004387826271, -0.23756335040017615, 0.8331062237676337], [1.0, -1.0]])
+}
+
+test "Rprop defaults matches PyTorch after 9 steps" {
+  check(run(fn(ps) = optim.Rprop(ps), steps=9), [[[0.2920109824, -0.7920109824000001, 1.7920109824], [1.2920109824, 0.04201098240000001, -0.5420109824000001]], [0.24545599999999998, -0.1483936, 0.5920109824000002], [1.0, -1.0]])
+}
+
+test "Rprop etas step_sizes matches PyTorch after 9 steps" {
+  check(run(fn(ps) = optim.Rprop(ps, lr=0.3, etas=(0.3, 1.5), step_sizes=(0.01, 0.4)), steps=9), [[[-0.08900000000000002, -0.0699999999999999, -0.5800000000000003], [0.029999999999999888, -0.28500000000000003, 0.18500000000000005]], [0.13893750000000002, -0.03893750000000004, -0.27], [1.0, -1.0]])
+}
+
+test "Rprop maximize matches PyTorch after 9 steps" {
+  check(run(fn(ps) = optim.Rprop(ps, lr=0.05, maximize=true), steps=9), [[[1.539945088, -2.039945088, 3.039945087999999], [2.539945088, 1.2899450879999999, -1.789945088]], [1.339945088, -1.2399450879999998, 1.839945088], [1.0, -1.0]])
+}
+
+test "ASGD defaults matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.ASGD(ps)), [[[0.4705916814864483, -0.8895044924208535, 1.9405873140454963], [1.2880946976619059, 0.2123941097506024, -0.7155519671524246]], [0.2951946151805825, -0.19802682545196076, 0.7384902725185524], [1.0, -1.0]])
+}
+
+test "ASGD averaging from t0 weight_decay matches PyTorch after 9 steps" {
+  check(run(fn(ps) = optim.ASGD(ps, lr=0.1, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.1), steps=9), [[[0.11502893134161658, 0.006189600540780625, 0.9948102125546706], [0.052914618548300554, -0.1454156703272575, -0.2551134284577825]], [0.24447169424401505, -0.1593020956364714, 0.06258046618821685], [1.0, -1.0]])
+}
+
+test "ASGD maximize matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.ASGD(ps, lr=0.05, t0=0, maximize=true)), [[[0.6657521005821897, -1.7020426728355418, 2.315321512278894], [3.0169554378131984, 0.4750637061726659, -0.9395475491334374]], [0.33051576416512424, -0.2107193761356649, 1.1551077807534809], [1.0, -1.0]])
+}
+
 test "SGD two groups momentum nesterov weight_decay matches PyTorch after 5 steps" {
   check(run(fn(ps) = optim.SGD([{"params": [ps[0]], "lr": 0.05, "weight_decay": 0.1}, {"params": [ps[1], ps[2]]}], lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=true)), [[[0.0646447942241973, 0.2969801834483144, 0.958714892649267], [-0.5153638802524101, -0.23169155328921603, -0.20858918769246157]], [0.2274203544264616, -0.1474355448642836, -0.47782152904352915], [1.0, -1.0]])
 }
@@ -284,6 +357,18 @@ test "NAdam two groups matches PyTorch after 5 steps" {
 
 test "RAdam two groups matches PyTorch after 8 steps" {
   check(run(fn(ps) = optim.RAdam([{"params": [ps[0]], "betas": (0.8, 0.9)}, {"params": [ps[1], ps[2]], "lr": 0.02, "weight_decay": 0.1}], lr=0.1), steps=8), [[[0.14385773121180737, -0.026122570609022316, 1.3396005660650119], [-0.09130501419216432, -0.15584275451530533, -0.33952161241484397]], [0.2856787331349127, -0.1921715283239055, 0.6678277521420695], [1.0, -1.0]])
+}
+
+test "Adadelta two groups matches PyTorch after 5 steps" {
+  check(run(fn(ps) = optim.Adadelta([{"params": [ps[0]], "rho": 0.5, "maximize": true}, {"params": [ps[1], ps[2]], "lr": 0.5}], lr=2.0, weight_decay=0.1)), [[[0.5177958321897758, -1.0177596015688937, 2.0177376555485105], [1.5177503029245925, 0.26780662862632465, -0.7677716245475389]], [0.29205004964014775, -0.1920121116121694, 0.791799112396274], [1.0, -1.0]])
+}
+
+test "Rprop two groups with StepLR (the step sizes start at each group's lr) matches PyTorch after 9 steps" {
+  check(run(fn(ps) = optim.Rprop([{"params": [ps[0]], "etas": (0.4, 1.3)}, {"params": [ps[1], ps[2]], "lr": 0.1, "step_sizes": (0.001, 0.2)}], lr=0.05), sched=fn(o) = optim.StepLR(o, 2, gamma=0.5), steps=9), [[[-0.06354290000000004, 0.19288453500000025, 0.39925010449999965], [-0.10074989550000035, -0.21700672, 0.03260577000000006]], [0.25, -0.15250000000000002, -0.23679999999999993], [1.0, -1.0]])
+}
+
+test "ASGD two groups with ExponentialLR matches PyTorch after 9 steps" {
+  check(run(fn(ps) = optim.ASGD([{"params": [ps[0]], "t0": 3, "lambd": 0.01}, {"params": [ps[1], ps[2]], "lr": 0.05, "weight_decay": 0.1}], lr=0.1, alpha=0.6), sched=fn(o) = optim.lr_scheduler.ExponentialLR(o, gamma=0.8), steps=9), [[[0.24977542830934657, -0.22546232942097091, 1.4377105692942247], [0.25953037123977357, -0.03918710528443239, -0.4445033723804602]], [0.2733238158784161, -0.18582141699558152, 0.5002660412131626], [1.0, -1.0]])
 }
 
 test "SGD momentum with CyclicLR matches PyTorch after 5 steps" {
@@ -838,5 +923,39 @@ test "ChainedScheduler ConstantLR and LambdaLR state_dict is PyTorch's after 4 s
     sched2.step()
     expect_close(opt2.lr, want[i], rtol=1e-12, atol=1e-15)
   }
+}
+
+test "Adadelta state_dict matches PyTorch's after 9 steps" {
+  let ps = [tensor(W0, dtype=f64, requires_grad=true), tensor(B0, dtype=f64, requires_grad=true), tensor(C0, dtype=f64, requires_grad=true)]
+  let opt = optim.Adadelta(ps, lr=0.5, weight_decay=0.1)
+  check_state_dict(opt, 9, {"lr": 0.5, "rho": 0.9, "eps": 1e-06, "weight_decay": 0.1, "maximize": false, "state.0.step": 9, "state.0.square_avg": [[0.2521119347113442, 3.4809111950992038, 1.1927041586998788], [13.109293015017277, 0.3800795806843782, 0.3613649463877053]], "state.0.acc_delta": [[6.90115893583436e-06, 6.962964011065484e-06, 6.9967485565013645e-06], [6.978739069781487e-06, 6.878094172395275e-06, 6.941224433042051e-06]], "state.1.step": 9, "state.1.square_avg": [0.008063744286313417, 0.001794431099306797, 1.083525985252818], "state.1.acc_delta": [5.863622457496746e-06, 6.043248635279774e-06, 6.9557425137246194e-06]})
+}
+
+test "Rprop state_dict matches PyTorch's after 9 steps" {
+  let ps = [tensor(W0, dtype=f64, requires_grad=true), tensor(B0, dtype=f64, requires_grad=true), tensor(C0, dtype=f64, requires_grad=true)]
+  let opt = optim.Rprop(ps, lr=0.05, etas=(0.4, 1.3))
+  check_state_dict(opt, 9, {"lr": 0.05, "etaminus": 0.4, "etaplus": 1.3, "step_size_min": 1e-06, "step_size_max": 50, "maximize": false, "state.0.step": 9, "state.0.prev": [[0.0, 0.0, 0.6035577324999999], [0.9213463949999993, -0.07031434999999997, 0.0033135600000000764]], "state.0.step_size": [[0.029703440000000005, 0.12549703400000004, 0.4078653605000001], [0.4078653605000001, 0.09653618000000001, 0.09653618000000003]], "state.1.step": 9, "state.1.prev": [0.0, 0.008104, 0.0], "state.1.step_size": [0.05, 0.005408000000000001, 0.12549703400000004]})
+}
+
+test "ASGD state_dict matches PyTorch's after 9 steps" {
+  let ps = [tensor(W0, dtype=f64, requires_grad=true), tensor(B0, dtype=f64, requires_grad=true), tensor(C0, dtype=f64, requires_grad=true)]
+  let opt = optim.ASGD(ps, lr=0.1, lambd=0.01, t0=2)
+  check_state_dict(opt, 9, {"lr": 0.1, "lambd": 0.01, "alpha": 0.75, "t0": 2, "weight_decay": 0, "maximize": false, "state.0.step": 9.0, "state.0.eta": 0.0993302721379745, "state.0.mu": 0.14285714285714285, "state.0.ax": [[0.20624655432093683, -0.13891908409407813, 1.318154814682594], [0.17592685623114582, -0.07979816033077722, -0.38682776239249583]], "state.1.step": 9.0, "state.1.eta": 0.0993302721379745, "state.1.mu": 0.14285714285714285, "state.1.ax": [0.2616054829704285, -0.17782535715213654, 0.21712470110829496]})
+}
+
+test "LBFGS lr=0.5 no line search matches PyTorch on the Rosenbrock function" {
+  check_lbfgs(fn(ps) = optim.LBFGS(ps, lr=0.5, max_iter=10, history_size=5), [12.5, 5.870404682426358, 4.460250576049281, 1.5022565069469327], [0.3121063800529087, 0.1014634255815854], 40, 40)
+}
+
+test "LBFGS lr=0.3 history_size=3 matches PyTorch on the Rosenbrock function" {
+  check_lbfgs(fn(ps) = optim.LBFGS(ps, lr=0.3, max_iter=8, history_size=3), [12.5, 5.968343579228249, 5.850477293501254, 4.854488307189259], [1.0510858233620672, 1.1146192671528332], 32, 32)
+}
+
+test "LBFGS strong_wolfe matches PyTorch on the Rosenbrock function" {
+  check_lbfgs(fn(ps) = optim.LBFGS(ps, line_search_fn="strong_wolfe", max_iter=10, history_size=5), [12.5, 4.1500663436283824, 1.4862241581302529, 0.2723346151639424], [0.9570249360357367, 0.9124939419403588], 50, 35)
+}
+
+test "LBFGS strong_wolfe max_eval tolerances matches PyTorch on the Rosenbrock function" {
+  check_lbfgs(fn(ps) = optim.LBFGS(ps, line_search_fn="strong_wolfe", max_iter=30, max_eval=20, tolerance_grad=1e-5, tolerance_change=1e-7), [12.5, 2.1150628283521455, 0.04009719485347317, 5.173443100178227e-09], [1.000037607004985, 1.0000690842283897], 53, 41)
 }
 
