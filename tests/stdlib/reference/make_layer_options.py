@@ -36,12 +36,16 @@ OUT = pathlib.Path(__file__).with_name("layer_options.safetensors")
 
 
 def record(out, name, layer, inputs, call=None):
-    """Runs layer (or call(layer, *inputs)) on inputs; saves its state_dict, the
-    inputs, g and the outputs, and the gradients of sum(output * g) with respect to
-    each floating input (grad_x0, ...) and each parameter (grad.<key>)."""
+    """Runs layer (or call(layer, *inputs)) on inputs; saves its state_dict (after the
+    call for a lazy layer, whose parameters the call makes), the inputs, g and the
+    outputs, and the gradients of sum(output * g) with respect to each floating input
+    (grad_x0, ...) and each parameter (grad.<key>). make_nn_extra.py uses it too."""
     inputs = [t.clone().requires_grad_(t.is_floating_point()) for t in inputs]
-    before = {k: t.clone() for k, t in layer.state_dict().items()} if layer is not None else {}
+    lazy = layer is not None and isinstance(layer, nn.modules.lazy.LazyModuleMixin)
+    before = {k: t.clone() for k, t in layer.state_dict().items()} if layer is not None and not lazy else {}
     result = call(layer, *inputs) if call else layer(*inputs)
+    if lazy:
+        before = {k: t.clone() for k, t in layer.state_dict().items()}
     outputs = list(result) if isinstance(result, (tuple, list)) else [result]
     outputs = [o for o in outputs if o is not None]
     flat = []
@@ -49,8 +53,8 @@ def record(out, name, layer, inputs, call=None):
         flat.extend(o if isinstance(o, (tuple, list)) else [o])
     for key, t in before.items():
         out[f"{name}.{key}"] = t
-        if not torch.equal(t, layer.state_dict()[key]):  # a buffer the forward moved
-            out[f"{name}.after.{key}"] = layer.state_dict()[key]
+        if not lazy and not torch.equal(t, layer.state_dict()[key]):  # a buffer the forward moved
+            out[f"{name}.after.{key}"] = layer.state_dict()[key].clone()
     for k, t in enumerate(inputs):
         out[f"{name}.x{k}"] = t.detach()
     for k, o in enumerate(flat):

@@ -34,43 +34,10 @@ import torch.nn.functional as F
 sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "reference"))
 from safetensors_file import write_safetensors  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from make_layer_options import record  # noqa: E402  (saves a layer's run, lazy layers too)
+
 OUT = pathlib.Path(__file__).with_name("nn_extra.safetensors")
-
-
-def record(out, name, layer, inputs, call=None):
-    """Runs layer (or call(layer, *inputs)) on inputs; saves its state_dict (after the
-    call for a lazy layer), the inputs, g and the outputs, and the gradients of
-    sum(output * g) with respect to each floating input and each parameter."""
-    inputs = [t.clone().requires_grad_(t.is_floating_point()) for t in inputs]
-    lazy = layer is not None and isinstance(layer, nn.modules.lazy.LazyModuleMixin)
-    before = {k: t.clone() for k, t in layer.state_dict().items()} if layer is not None and not lazy else {}
-    result = call(layer, *inputs) if call else layer(*inputs)
-    if lazy:
-        before = {k: t.clone() for k, t in layer.state_dict().items()}
-    outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-    for key, t in before.items():
-        out[f"{name}.{key}"] = t
-        if not lazy and not torch.equal(t, layer.state_dict()[key]):
-            out[f"{name}.after.{key}"] = layer.state_dict()[key].clone()
-    for k, t in enumerate(inputs):
-        out[f"{name}.x{k}"] = t.detach()
-    for k, o in enumerate(outputs):
-        out[f"{name}.y{k}"] = o.detach()
-    y = outputs[0]
-    if not y.is_floating_point() or not y.requires_grad:
-        return
-    g = torch.randn(y.shape)
-    out[f"{name}.g"] = g
-    params = list(layer.named_parameters()) if layer is not None else []
-    wrt = [t for t in inputs if t.requires_grad] + [p for _, p in params]
-    grads = torch.autograd.grad(y, wrt, g, allow_unused=True)
-    floats = [k for k, t in enumerate(inputs) if t.requires_grad]
-    for k, grad in zip(floats, grads):
-        if grad is not None:
-            out[f"{name}.grad_x{k}"] = grad
-    for (key, _), grad in zip(params, grads[len(floats):]):
-        if grad is not None:
-            out[f"{name}.grad.{key}"] = grad
 
 
 def fn(f):
