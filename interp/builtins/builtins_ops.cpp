@@ -613,7 +613,7 @@ std::span<const BuiltinEntry> op_conventions() {
   static const std::vector<BuiltinEntry> all = [] {
     std::vector<BuiltinEntry> out(std::begin(kOpConventions), std::end(kOpConventions));
     for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial(), composite_extra_shape(),
-                        composite_extra_math()}) out.insert(out.end(), table.begin(), table.end());
+                        composite_extra_ordering(), composite_extra_math()}) out.insert(out.end(), table.begin(), table.end());
     return out;
   }();
   return all;

@@ -35,9 +35,7 @@ IntList triple_arg(const Bound& b, size_t k, const IntList& fallback, const std:
   return v;
 }
 
-std::string triple_str(const IntList& v) {
-  return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "]";
-}
+using composite_args::ints_str;
 
 Tensor i64_number(int64_t v) { return scalar_tensor(static_cast<double>(v), DType::i64); }
 
@@ -83,13 +81,13 @@ VolumeWindows volume_windows(const Bound& b, const Tensor& x, const std::string&
     if (w.dilation[d] < 1) bad("dilation", w.dilation[d], "at least 1");
     if (w.padding[d] < 0) bad("padding", w.padding[d], "at least 0");
     if (w.padding[d] > w.kernel[d] / 2)
-      fail(fname + "(): argument 'padding' " + triple_str(w.padding) + " must be at most half of 'kernel_size' " +
-           triple_str(w.kernel));
+      fail(fname + "(): argument 'padding' " + ints_str(w.padding) + " must be at most half of 'kernel_size' " +
+           ints_str(w.kernel));
   }
   for (size_t d = 0; d < 3; ++d)
     if (pooled_size(x.sizes()[2 + d], w.kernel[d], w.stride[d], w.padding[d], w.dilation[d], w.ceil_mode) < 1)
-      fail(fname + "(): input of shape " + x.shape_str() + " is too small for kernel " + triple_str(w.kernel) +
-           " with padding " + triple_str(w.padding) + " and dilation " + triple_str(w.dilation));
+      fail(fname + "(): input of shape " + x.shape_str() + " is too small for kernel " + ints_str(w.kernel) +
+           " with padding " + ints_str(w.padding) + " and dilation " + ints_str(w.dilation));
   return w;
 }
 
@@ -237,16 +235,16 @@ Value conv_transpose3d_builtin(Evaluator&, CallArgs& a) {
   for (size_t d = 0; d < 3; ++d) {
     const int64_t s = stride[d], p = padding[d], dil = dilation[d], k = weight.sizes()[2 + d];
     if (s < 1 || dil < 1 || p < 0)
-      fail(f + "(): stride " + triple_str(stride) + " and dilation " + triple_str(dilation) +
-           " must be positive and padding " + triple_str(padding) + " non-negative");
+      fail(f + "(): stride " + ints_str(stride) + " and dilation " + ints_str(dilation) +
+           " must be positive and padding " + ints_str(padding) + " non-negative");
     if (output_padding[d] < 0 || output_padding[d] >= std::max(s, dil))
-      fail(f + "(): argument 'output_padding' " + triple_str(output_padding) +
-           " must be smaller than the stride or the dilation in each dim (stride " + triple_str(stride) +
-           ", dilation " + triple_str(dilation) + ")");
+      fail(f + "(): argument 'output_padding' " + ints_str(output_padding) +
+           " must be smaller than the stride or the dilation in each dim (stride " + ints_str(stride) +
+           ", dilation " + ints_str(dilation) + ")");
     reach[2 + d] = (x.sizes()[2 + d] - 1) * s + dil * (k - 1) + 1;
     out[d] = reach[2 + d] - 2 * p + output_padding[d];
     if (out[d] < 1) fail(f + "(): the output would be empty: input " + x.shape_str() + ", weight " + weight.shape_str() +
-                         ", padding " + triple_str(padding));
+                         ", padding " + ints_str(padding));
   }
   Tensor y = conv3d_backward_input(x, weight, reach.vec(), Conv3dOptions{stride, {0, 0, 0}, dilation, groups});
   IntList zeros_after(6, 0);  // pad's order: last dim first

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 
@@ -35,8 +36,11 @@ std::span<const BuiltinEntry> composite_tensor();
 // composite_spatial.cpp: the 3-D pools, conv_transpose3d, grid_sample and affine_grid.
 std::span<const BuiltinEntry> composite_spatial();
 // composite_extra_shape.cpp: tile, broadcast_to, rot90, tensor_split, take, the scatters
-// and index_* functions, unique, bincount, histc, kthvalue, mode, cummax, cummin.
+// and index_* functions.
 std::span<const BuiltinEntry> composite_extra_shape();
+// composite_extra_ordering.cpp: unique, unique_consecutive, bincount, histc, kthvalue,
+// mode, cummax, cummin (values found on the host; indices and counts not differentiable).
+std::span<const BuiltinEntry> composite_extra_ordering();
 // composite_extra_math.cpp: clip, xlogy, sinc, hypot, fmax, nansum, kron, cross, cov,
 // corrcoef, renorm, bernoulli, ...
 std::span<const BuiltinEntry> composite_extra_math();
@@ -79,6 +83,33 @@ inline std::string ints_str(const IntList& v) {
 }
 inline int64_t dim_in(int64_t d, int64_t ndim, const std::string& fname, const char* name = "dim") {
   return wrap_dim(d, ndim, fn_arg(fname, name).c_str());
+}
+// A dim argument (or fallback when not given), wrapped into [0, ndim).
+inline int64_t dim_arg(const Bound& b, size_t k, int64_t ndim, const std::string& fname, int64_t fallback,
+                const char* name = "dim") {
+  return dim_in(b.has(k) ? as_int(b[k], fn_arg(fname, name)) : fallback, ndim, fname, name);
+}
+
+// The elements of t on the CPU: as i64, or as doubles. `what` names the read for a
+// graph capture (autograd/trace.hpp's notify_value_read), which cannot replay a result
+// that values shaped: compile() then says so, where it would keep this call's
+// positions as constants for every call.
+inline std::vector<int64_t> host_ints(const Tensor& t, const std::string& what) {
+  notify_value_read(t, what);
+  Tensor c = contiguous(to_device(to_dtype(detach(t), DType::i64), cpu_device()));
+  const int64_t* p = c.data<int64_t>();
+  return std::vector<int64_t>(p, p + c.numel());
+}
+inline std::vector<double> host_doubles(const Tensor& t, const std::string& what) {
+  notify_value_read(t, what);
+  Tensor c = contiguous(to_device(to_dtype(detach(t), DType::f64), cpu_device()));
+  const double* p = c.data<double>();
+  return std::vector<double>(p, p + c.numel());
+}
+// An i64 tensor of `values` with `shape` on `device`.
+inline Tensor index_tensor(const std::vector<int64_t>& values, const IntList& shape, const Device& device) {
+  std::vector<double> d(values.begin(), values.end());
+  return to_device(tensor_from(d, Shape(shape), DType::i64), device);
 }
 }  // namespace composite_args
 
