@@ -1,0 +1,185 @@
+// What a graph module shows of itself: print(gm), gm.explain(), gm.ir(), the memory
+// plan, the drawings of gm.render() and the ONNX file of gm.export_onnx(), for the
+// language, `nabla graph` and `:graph` alike (graph_module.hpp). Reads the module;
+// capturing and calling it are builtins_graph.cpp's.
+#include <algorithm>
+
+#include "graph/onnx/export.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/graph_module_state.hpp"
+#include "viz/graphviz.hpp"
+
+namespace nabla::interp {
+
+std::string explain_graph(const GraphModule& gm) {
+  std::string s = "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "), " +
+                  std::to_string(gm.graphs.size()) + " graph" + (gm.graphs.size() == 1 ? "" : "s") + " cached\n";
+  if (gm.step) s += gm.step->description() + "\n";
+  for (size_t k = 0; k < gm.graphs.size(); ++k) {
+    const CompiledGraph& cg = gm.graphs[k];
+    s += "graph " + std::to_string(k + 1) + ": " + std::to_string(cg.captured.nodes.size()) + " nodes captured, " +
+         std::to_string(cg.graph.nodes.size()) + " after passes\n  guards:";
+    for (size_t a = 0; a < cg.guards.args.size(); ++a) s += "\n    " + gm.arg_names[a] + " == " + cg.guards.args[a];
+    if (!cg.guards.training.empty()) s += "\n    training flags == " + cg.guards.training;
+    s += "\n";
+    if (!cg.lowered.empty()) s += "  lowered control flow:\n";
+    for (const std::string& line : cg.lowered) s += "    " + line + "\n";
+    if (!cg.records.empty()) s += "  passes:\n" + graph::format_records(cg.records);
+    if (std::string replay = cg.replay.summary(); !replay.empty()) s += "  " + replay + "\n";
+    for (const std::string& line : cg.replay.log) s += "    " + line + "\n";
+  }
+  s += "captures:\n";
+  for (auto& line : gm.log) s += "  " + line + "\n";
+  return s;
+}
+
+namespace {
+
+// "x: f32[64, 784], y: i64[64]": the graph's values of `kind`, or its outputs.
+std::string values_text(const graph::Graph& g, const std::vector<int>& ids, bool named) {
+  std::string s;
+  for (int id : ids) {
+    const graph::Value& v = g.value(id);
+    if (named && v.kind != graph::ValueKind::input) continue;
+    s += (s.empty() ? "" : ", ") + (named ? v.name + ": " : std::string()) + graph::meta_str(v.meta);
+  }
+  return s.empty() ? "none" : s;
+}
+
+// "x == f32[64, 784], y == i64[64]": what a cached graph's arguments must be.
+std::string arg_guards_text(const GraphModule& gm, const CompiledGraph& cg) {
+  std::string s;
+  for (size_t a = 0; a < cg.guards.args.size(); ++a)
+    s += (s.empty() ? "" : ", ") + gm.arg_names[a] + " == " + cg.guards.args[a];
+  return s;
+}
+
+std::string passes_text(const std::vector<graph::PassRecord>& records) {
+  std::string s;
+  for (const auto& r : records) s += (s.empty() ? "" : ", ") + r.name;
+  return s.empty() ? "none (gm.optimize() runs the default pipeline)" : s;
+}
+
+}  // namespace
+
+std::string describe_graph_module(const GraphModule& gm) {
+  if (gm.graphs.empty()) return "graph module '" + gm.name + "' (nothing captured)";
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  std::string guards = arg_guards_text(gm, cg);
+  if (!cg.guards.training.empty()) guards += (guards.empty() ? "" : ", ") + std::string("training flags == ") + cg.guards.training;
+  return "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + ")\n" +
+         "  inputs:  " + values_text(cg.graph, cg.graph.inputs, true) + "\n" +
+         "  outputs: " + values_text(cg.graph, cg.graph.outputs, false) + "\n" +
+         "  nodes:   " + std::to_string(cg.captured.nodes.size()) + " captured, " +
+         std::to_string(cg.graph.nodes.size()) + " after passes\n" +
+         "  passes:  " + passes_text(cg.records) + "\n" +
+         "  guards:  " + (guards.empty() ? "none" : guards) + "\n" +
+         (gm.step ? "  " + gm.step->description() + "\n" : std::string()) +
+         (cg.replay.summary().empty() ? std::string() : "  " + cg.replay.summary() + "\n") +
+         "  graphs cached: " + std::to_string(gm.graphs.size());
+}
+
+std::string graph_heading(const GraphModule& gm) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  return "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "): " +
+         std::to_string(cg.captured.nodes.size()) + " nodes captured, " + std::to_string(cg.graph.nodes.size()) +
+         " after passes";
+}
+
+std::string graph_pass_report(const GraphModule& gm) {
+  return graph::format_records(gm.graphs.at(gm.last_used).records);
+}
+
+const graph::Graph& graph_in_use(const GraphModule& gm) { return gm.graphs.at(gm.last_used).graph; }
+
+Device graph_device(const GraphModule& gm) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  for (const auto& [name, t] : cg.params)
+    if (t.defined() && t.device().kind == DeviceKind::cuda) return t.device();
+  for (const auto& [name, t] : cg.graph.constants)
+    if (t.defined() && t.device().kind == DeviceKind::cuda) return t.device();
+  return cpu_device();
+}
+
+std::string graph_ir(const GraphModule& gm, bool captured) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  return graph::print_graph(captured ? cg.captured : cg.graph);
+}
+
+// The memory plan of the graph in use: the one the plan pass made, an empty one when
+// the pipeline ran plan and the graph has no intermediates to plan, else an error
+// that says how to get one.
+graph::MemoryPlan memory_plan_of(const GraphModule& gm, const std::string& what) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  if (cg.graph.plan) return *cg.graph.plan;
+  if (std::find(gm.pipeline.begin(), gm.pipeline.end(), "plan") != gm.pipeline.end()) return graph::MemoryPlan{};
+  fail("graph module: " + what + ": the graph has no memory plan; optimize it with a pipeline that ends in plan "
+       "(\"default\" does)");
+}
+
+// memory_plan()["regions"]: one dict per planned loop body or branch (where,
+// planned_bytes, naive_bytes, buffers); a scan's body is planned once for every step.
+Value region_plan_list(const graph::Graph& g) {
+  std::vector<Value> items;
+  for (const auto& [where, p] : graph::region_plans(g)) {
+    auto r = std::make_shared<DictObj>();
+    r->set(make_str("where"), make_str(where));
+    r->set(make_str("planned_bytes"), Value::integer(p.arena_bytes));
+    r->set(make_str("naive_bytes"), Value::integer(p.naive_bytes));
+    r->set(make_str("buffers"), Value::integer(static_cast<int64_t>(p.buffers.size())));
+    items.push_back(Value::object(Tag::Dict, r));
+  }
+  return make_list(std::move(items));
+}
+
+std::string memory_plan_drawing(const GraphModule& gm) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  graph::MemoryPlan p = memory_plan_of(gm, "render(memory=true)");
+  return viz::memory_plan_dot(graph::plan_buffer_uses(cg.graph, p), graph::plan_step_labels(cg.graph),
+                              "memory plan of " + gm.name);
+}
+
+std::string graph_drawing(const GraphModule& gm, const std::string& before_after) {
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  if (before_after.empty()) return viz::graph_dot(cg.graph);
+  graph::PipelineOptions opt = pipeline_options(gm);
+  opt.snapshot_after = before_after;
+  graph::Graph g = cg.captured;
+  std::vector<std::string> passes = gm.pipeline;
+  bool listed = false;
+  for (auto& p : passes) listed |= p == before_after;
+  if (!listed) passes = graph::parse_pipeline(before_after);  // a pass outside the pipeline: run it alone
+  graph::PipelineResult r = graph::run_pipeline(g, passes, opt);
+  return viz::diff_dot(r.before_snapshot, r.after_snapshot, before_after);
+}
+
+void render_graph(const GraphModule& gm, const std::string& path, const std::string& before_after) {
+  viz::render(graph_drawing(gm, before_after), path);
+}
+
+// The input shapes of each cached graph, when they differ: "x == f32[2, 784]; x == f32[64, 784]".
+std::string captured_shapes(const GraphModule& gm) {
+  std::vector<std::string> seen;
+  for (const CompiledGraph& cg : gm.graphs) {
+    std::string s = arg_guards_text(gm, cg);
+    if (std::find(seen.begin(), seen.end(), s) == seen.end()) seen.push_back(s);
+  }
+  std::string out;
+  for (const std::string& s : seen) out += (out.empty() ? "" : "; ") + s;
+  return seen.size() > 1 ? out : "";
+}
+
+void export_graph_onnx(const GraphModule& gm, const std::string& path) {
+  if (gm.train)
+    fail("export_onnx: graph module '" + gm.name + "' is a training step (compile(..., train=true)); ONNX export "
+         "writes inference graphs: compile the model without train=true, or call export_onnx(model, inputs, path)");
+  std::string shapes = captured_shapes(gm);
+  if (!shapes.empty())
+    fail("export_onnx: graph module '" + gm.name + "' was captured for several input shapes (" + shapes +
+         "), a dynamic-shape graph; an ONNX export has static shapes: export one with "
+         "export_onnx(model, example_inputs, path)");
+  const CompiledGraph& cg = gm.graphs.at(gm.last_used);
+  graph::export_onnx(cg.graph, cg.params, path);
+}
+
+}  // namespace nabla::interp

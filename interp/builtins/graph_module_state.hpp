@@ -1,0 +1,80 @@
+// What a graph module holds: the guards, graphs and pass records of each capture, the
+// pipeline, the log of captures. Shared by the two files that read it:
+// builtins_graph.cpp captures and calls the module, graph_module_report.cpp describes,
+// draws and exports it. Private to them; the rest of interp/ reaches a graph module
+// through graph_module.hpp's operations only.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/capture.hpp"
+#include "graph/memory_plan.hpp"
+#include "graph/pass_manager.hpp"
+#include "graph/replay.hpp"
+#include "interp/builtins/graph_module.hpp"
+#include "interp/builtins/graph_step.hpp"
+
+namespace nabla::interp {
+
+// What one capture depended on.
+struct Guards {
+  std::vector<std::string> args;  // per argument: "f32[64, 784]" or repr of the value
+  std::string training;           // a model's training flag ("" for functions)
+  std::string step;               // the optimizer inside the graph: GraphStep::signature
+};
+
+// How a function's result nests: a tensor (a leaf), or a tuple or list of results, so
+// that a graph module returns what the function did: `(out, (h, c))`, `[a, b]`.
+struct OutputTree {
+  enum class Kind { tensor, tuple, list } kind = Kind::tensor;
+  std::vector<OutputTree> items;
+};
+
+struct CompiledGraph {
+  Guards guards;
+  graph::Graph captured, graph;  // as recorded, and after the pipeline
+  std::vector<std::pair<std::string, Tensor>> params;  // live tensors bound by name
+  std::vector<std::string> input_names;
+  size_t forward_outputs = 1;    // outputs before the gradients (train mode)
+  OutputTree output_tree;        // how the function's results nest (a tensor, or tuples and lists of them)
+  std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
+  std::vector<graph::PassRecord> records;
+  std::vector<graph::CaptureProblem> problems;  // what the capture could not record (graph_for throws them)
+  graph::Replay replay;  // the buffers one call hands on to the next; on a GPU, the recorded CUDA graph
+  std::vector<std::string> lowered;  // script mode: what each lowered statement became
+};
+
+// Declared in graph_module.hpp, which the command line and the REPL reach through.
+struct GraphModule {
+  Value fn, model;  // model: the instance when compiling a model, else none
+  bool train = false;
+  CaptureMode mode = CaptureMode::automatic;
+  bool script = false;  // control flow on tensors lowers to cond, while_loop, scan (mode, or a traced branch)
+  bool cuda_graph = true;  // on a GPU, replay each graph's runs as one CUDA graph launch (graph/replay.hpp)
+  graph::LoopSaving loop_saving = graph::LoopSaving::costly;  // compile(loop_checkpoint=)
+  std::string name;
+  std::vector<std::string> arg_names;
+  std::vector<std::string> pipeline;  // passes applied to every graph
+  std::vector<CompiledGraph> graphs;
+  size_t last_used = 0;
+  std::vector<std::string> log;  // captures and re-captures, with reasons
+  std::unique_ptr<GraphStep> step;  // compile(optimizer=): the optimizer's step inside the graph
+  bool ran_eagerly = false;  // a call ran the function itself (Note [Gradients through an inference graph])
+};
+
+// What every pipeline run for gm is told: whether it is a training step (Note
+// [Packed weights in a training step] in passes/fuse_epilogue.cpp).
+inline graph::PipelineOptions pipeline_options(const GraphModule& gm) {
+  graph::PipelineOptions opt;
+  opt.training_step = gm.train;
+  return opt;
+}
+
+// The memory plan of the graph in use and its loop bodies' plans, for gm.memory_plan()
+// and gm.render(memory=true) (graph_module_report.cpp).
+graph::MemoryPlan memory_plan_of(const GraphModule& gm, const std::string& what);
+Value region_plan_list(const graph::Graph& g);
+
+}  // namespace nabla::interp
