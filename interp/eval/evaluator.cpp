@@ -216,7 +216,7 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
     }
     case StmtKind::If: {
       auto& i = static_cast<const IfStmt&>(s);
-      if (ev.script) return script_if(i, 0);  // compile(mode="script"): evaluator_control_flow.cpp
+      if (ev.script) return script_if(i, 0);  // compile(mode="script"): interp/eval/script/control_flow.cpp
       for (size_t k = 0; k < i.conds.size(); ++k)
         if (cond_true(*i.conds[k])) return exec_block(i.blocks[k]);
       if (i.else_block) return exec_block(*i.else_block);
@@ -333,7 +333,7 @@ Flow Evaluator::Impl::exec_for(const ForStmt& f) {
   Value it = eval(*f.iterable);
   call_site = &f.iterable->span;  // where a model's __iter__ is called from
   if (ev.script)
-    if (std::optional<Flow> lowered = script_for(f, it)) return *lowered;  // a scan: evaluator_control_flow.cpp
+    if (std::optional<Flow> lowered = script_for(f, it)) return *lowered;  // a scan: interp/eval/script/control_flow.cpp
   return exec_for_value(f, it);
 }
 
@@ -346,7 +346,7 @@ Flow Evaluator::Impl::exec_for_value(const ForStmt& f, const Value& it) {
     ev.count_step();
     if (simple) store(l, std::move(v));
     else bind_pattern(f.target, std::move(v));
-    Flow fl = exec_block(f.body);
+    Flow fl = ev.script ? script_step(f.body) : exec_block(f.body);
     if (fl == Flow::Return) result = Flow::Return;
     return fl != Flow::Break && fl != Flow::Return;
   });

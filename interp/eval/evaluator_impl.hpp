@@ -65,6 +65,7 @@ struct Evaluator::Impl {
   std::unordered_map<const void*, Loc> locs;
   std::unordered_map<const FnDecl*, FnInfo> fn_infos;
   std::unordered_map<const ModelDecl*, ModelInfo> model_infos;
+  std::unordered_map<const Block*, std::unique_ptr<Name>> break_flags;  // keyed by the loop's body
   std::vector<std::shared_ptr<Program>> programs;
   // The names each test block declares (module slots of its scope and the scopes
   // inside it), so that expect_error's code sees the block's locals (test_block_locals).
@@ -98,6 +99,7 @@ struct Evaluator::Impl {
   void resolve_comprehension(const Comprehension& c);
   inline void resolve_other_operands(const Expr& link);
   inline void resolve_name(Name& n);
+  inline void declare_break_flag(const Block& body);
   std::vector<std::string> names_in_scope() const;
   // child_scope: the program's own names go in a scope of their own, inside
   // `visible` when given (a test block's names; see test_locals).
@@ -230,12 +232,20 @@ struct Evaluator::Impl {
   Flow exec_for_value(const ForStmt& f, const Value& iterable);
   Flow exec_while_from(const WhileStmt& w, std::optional<bool> first);
 
-  // evaluator_control_flow.cpp: compile(..., mode="script") (ev.script set) lowers an
-  // `if`/`elif` or `while` on a traced tensor to cond / while_loop and a `for` over a
-  // range or a tensor to scan; everything else runs (and is traced) as usual.
+  // interp/eval/script/control_flow.cpp: compile(..., mode="script") (ev.script set)
+  // lowers an `if`/`elif` or `while` on a traced tensor to cond / while_loop and a
+  // `for` over a range or a tensor to scan; everything else runs (and is traced) as
+  // usual. script_step runs one step of a loop that was not lowered.
   Flow script_if(const IfStmt& i, size_t from);
   Flow script_while(const WhileStmt& w);
   std::optional<Flow> script_for(const ForStmt& f, const Value& iterable);
+  Flow script_step(const Block& body);
+  // The hidden flag variable of a loop whose body may break, from the resolver (Note
+  // [Break and continue on a tensor condition] in interp/eval/script/loop_exits.cpp).
+  const Name* break_flag(const Block& body) const {
+    auto it = break_flags.find(&body);
+    return it == break_flags.end() ? nullptr : it->second.get();
+  }
   Value load(const Loc& l) { return l.depth < 0 ? module->slots[l.slot] : frame_at(l.depth)->slots[l.slot]; }
 
   // Calls `body(item)` on each item of an iterable, in order, until it returns false:

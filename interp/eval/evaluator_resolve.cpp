@@ -4,6 +4,7 @@
 // only the resolution results (locs, fn_infos, model_infos, Name::depth/slot); it
 // must not execute anything.
 #include "interp/eval/evaluator_impl.hpp"
+#include "interp/eval/script/loop_exits.hpp"
 
 namespace nabla::interp {
 
@@ -67,6 +68,20 @@ std::vector<std::string> Evaluator::Impl::names_in_scope() const {
     if (c->model) out.insert(out.end(), c->model->members.begin(), c->model->members.end());
   }
   return out;
+}
+
+// A loop whose body may break gets a hidden variable in its own scope, read only by
+// script mode (Note [Break and continue on a tensor condition]). "(break)" is no name
+// a program can write.
+void Evaluator::Impl::declare_break_flag(const Block& body) {
+  if (!script::body_breaks(body)) return;
+  auto flag = std::make_unique<Name>();
+  flag->id = "(break)";
+  flag->span = body.span;
+  Loc l = declare(flag->id);
+  flag->depth = l.depth;
+  flag->slot = l.slot;
+  break_flags[&body] = std::move(flag);
 }
 
 void Evaluator::Impl::declare_pattern(const Pattern& p) {
@@ -192,7 +207,10 @@ void Evaluator::Impl::resolve_stmt(const Stmt& s) {
     case StmtKind::While: {
       auto& w = static_cast<const WhileStmt&>(s);
       resolve_expr(*w.cond);
+      rc->blocks.emplace_back();
+      declare_break_flag(w.body);
       resolve_block(w.body);
+      rc->blocks.pop_back();
       break;
     }
     case StmtKind::For: {
@@ -200,6 +218,7 @@ void Evaluator::Impl::resolve_stmt(const Stmt& s) {
       resolve_expr(*f.iterable);
       rc->blocks.emplace_back();
       declare_pattern(f.target);
+      declare_break_flag(f.body);
       resolve_block(f.body, false);
       rc->blocks.pop_back();
       break;

@@ -1,7 +1,7 @@
 // compile(f, x, mode="script"): while the function runs under a capture, the
 // evaluator lowers the language's own control flow on tensors to the graph's cond,
 // while_loop and scan nodes (graph/control_flow.hpp) instead of tracing it
-// (interp/eval/evaluator_control_flow.cpp). This is the state it shares with the
+// (interp/eval/script/). This is the state it shares with the
 // compile builtin.
 #pragma once
 #include <string>

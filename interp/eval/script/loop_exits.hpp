@@ -1,0 +1,27 @@
+// Break and continue in script mode (Note [Break and continue on a tensor condition]
+// in loop_exits.cpp): a loop's step runs with the rest of its body as the
+// continuation of each `if` that may leave it.
+#pragma once
+#include "interp/eval/script/regions.hpp"
+
+namespace nabla::interp::script {
+
+// Whether a loop body may `break` (outside the loops and functions nested in it): such
+// a loop gets a hidden flag variable from the resolver.
+bool body_breaks(const Block& body);
+
+// One step of a lowered loop (a while_loop's or scan's body, under its region): a
+// break sets `flag` (false before the loop), a continue ends the step. Returns Normal,
+// or Return/Break for the caller to refuse (a break in a loop without a flag).
+Flow run_lowered_step(Impl& im, const Block& body, const Name* flag);
+
+// One step of a loop that runs as usual (unrolled by tracing). Once an earlier step's
+// break was lowered (the flag is a traced tensor), the step is a cond on the flag;
+// otherwise it runs, and a break or continue it meets on plain values is returned as
+// usual.
+Flow run_unrolled_step(Impl& im, const Block& body, const Name* flag);
+
+// !flag, recorded: what a lowered loop with a break tests before each step.
+Tensor not_broken(Impl& im, const Name& flag);
+
+}  // namespace nabla::interp::script

@@ -1,0 +1,94 @@
+// Script mode's shared pieces (interp/eval/script_mode.hpp): the variables a block
+// assigns, region captures, and the lowering of a two-way choice to a cond node.
+// control_flow.cpp lowers if/while/for with them, loop_exits.cpp break and continue.
+// Internal to interp/eval/script/.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/capture.hpp"
+#include "interp/eval/evaluator_impl.hpp"
+#include "interp/eval/script_mode.hpp"
+
+namespace nabla::interp::script {
+
+using graph::Capture;
+using Operands = std::vector<std::pair<int, Tensor>>;  // outer value id and tensor, per operand
+using Vars = std::vector<const Name*>;
+using Impl = Evaluator::Impl;
+
+// ---- variables ----------------------------------------------------------------------------
+
+bool same_var(const Name& a, const Name& b);
+void add_var(const Name& n, Vars& out);  // once
+// The variables that the statements of `b` from `from` on assign (`x = ...`, `x += ...`,
+// `a, b = ...`, in nested blocks too), each once, in order. A `let` declares a variable
+// of its block, which does not outlive it, and a `fn` body runs in another frame:
+// neither counts.
+void assigned_in(const Block& b, Vars& out, size_t from = 0);
+inline Loc loc(const Name& n) { return Loc{n.depth, n.slot}; }
+std::vector<Value> load_all(Impl& im, const Vars& vars);
+void store_all(Impl& im, const Vars& vars, const std::vector<Value>& values);
+bool same_value(const Value& a, const Value& b);  // the same tensor, or equal plain values
+std::string names_text(const Vars& vars);
+bool traced(const Impl& im, const Value& v);  // a tensor the innermost capture has seen made
+
+// Note [Counters carried as tensors] (control_flow.cpp)
+Tensor scalar_of(const Value& v, DType dtype);
+DType natural_dtype(const Value& v);
+Vars promote_counters(Impl& im, const Vars& vars);  // the names it changed
+void numbers_as_tensors(Impl& im, const Vars& promoted);
+
+// ---- regions ------------------------------------------------------------------------------
+
+// One block run under a region capture, installed as the script's capture (and the
+// thread's op observer) from start() until finish() or destruction.
+class Region {
+ public:
+  Region(ScriptMode& script, const std::string& name);
+  ~Region();
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+
+  Tensor bind(const Tensor& t, const std::string& name);  // a fresh copy of t as the next region input
+  void start();
+  std::shared_ptr<graph::Graph> finish(const TensorList& outputs);
+  Capture& capture() { return capture_; }
+
+ private:
+  void close();
+
+  ScriptMode& script_;
+  Capture& outer_;
+  Capture capture_;
+  bool open_ = false;
+};
+
+void add_operands(Operands& all, const Operands& more);
+// Makes region r take the `bound` inputs it bound itself, then exactly `all`, in that
+// order (Note [Control-flow regions]): an operand r does not read is an unused input.
+void align_region(graph::Graph& r, size_t bound, const Operands& mine, const Operands& all);
+// Adds the node to the enclosing capture and returns its results on real values.
+TensorList add_node(const ScriptMode& script, graph::NodeKind kind, Attrs attrs,
+                    std::vector<std::shared_ptr<graph::Graph>> regions, const Operands& operands,
+                    const std::vector<TensorMeta>& metas, const std::string& origin);
+std::vector<TensorMeta> metas_of(const TensorList& ts);
+Tensor predicate(const Tensor& t);  // a tensor condition as the bool[] a cond or while_loop reads
+const char* flow_word(Flow f);
+
+// ---- a two-way choice ---------------------------------------------------------------------
+
+// Lowers "if pred then then_side() else else_side()" to a cond node. `vars` are the
+// variables either side may assign; each side runs once under a region on the real
+// values, and the variables either side changed become the node's outputs (plain
+// numbers as 0-dim tensors). A side must end normally (a break or continue it meets
+// is settled by the side itself, see loop_exits.cpp). `what` names the statement in
+// errors ("an if on a tensor condition"). Returns the names of the outputs.
+using Side = std::function<Flow()>;
+Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::string& origin, const Side& then_side,
+                  const Side& else_side);
+
+}  // namespace nabla::interp::script
