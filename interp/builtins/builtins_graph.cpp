@@ -23,7 +23,7 @@
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/display.hpp"
 #include "interp/builtins/graph_module_state.hpp"
-#include "interp/eval/script_mode.hpp"
+#include "interp/eval/script/script_mode.hpp"
 #include "interp/models/module_walk.hpp"
 #include "viz/graphviz.hpp"
 

@@ -1,22 +1,20 @@
 // The evaluator's hot paths: statements, expressions and the scalar fast paths
 // (eval, exec_inner, exec_for, exec_block, binary_values), with name reads and
-// writes, error locating and the error type. These stay in one translation unit so
-// that the compiler inlines across them; what is not on the hot path (resolver,
-// calls, models, modules) lives in the other evaluator_*.cpp files and must not
-// move here. See evaluator.hpp for the design.
+// writes. These stay in one translation unit so that the compiler inlines across
+// them; what is not on the hot path (resolver, calls, models, modules, raising and
+// locating errors, context blocks, iterate) lives in the other evaluator_*.cpp files
+// and must not move here. See evaluator.hpp for the design.
 #include "interp/eval/evaluator.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "interp/eval/evaluator_impl.hpp"
-#include "interp/eval/script_mode.hpp"
+#include "interp/eval/script/script_mode.hpp"
 #include "interp/builtins/profile.hpp"
-#include "tensor/allocator.hpp"
 
 namespace nabla::interp {
 
@@ -28,35 +26,6 @@ std::string LangError::formatted() const {
   std::string out = located ? format_error(span, message) : "error: " + message;
   for (const auto& line : trace) out += "\n" + line;
   return out;
-}
-
-void Evaluator::throw_interrupt() {
-  interrupt_flag.store(false);
-  bool timeout = timed_out.exchange(false);
-  char limit[32];
-  std::snprintf(limit, sizeof limit, "%g", timeout_s);
-  LangError e(timeout ? "timed out after " + std::string(limit) + " s (nabla test --timeout)" : "interrupted");
-  e.interrupted = true;
-  e.timed_out = timeout;
-  throw e;
-}
-
-void Evaluator::throw_step_budget() {
-  fail("step budget of " + std::to_string(max_steps) + " exceeded");
-}
-
-void Evaluator::Impl::throw_stack_full() {
-  fail("maximum recursion depth exceeded: the native stack is full (" + std::to_string(stack.size()) +
-       " calls deep; deeply nested expressions take stack too)");
-}
-
-void Evaluator::throw_sandboxed(const char* what) {
-  fail(std::string(what) + " is not available in sandbox mode (no files, sockets or sleeping)");
-}
-
-// A break or continue that reached a function or module boundary.
-std::string stray_flow_message(Flow f) {
-  return f == Flow::Break ? "'break' outside a loop" : "'continue' outside a loop";
 }
 
 // ---- locations ------------------------------------------------------------------------
@@ -99,27 +68,6 @@ void Evaluator::Impl::assign_name(const Name& n, Value v) {
 }
 
 // ---- statements -------------------------------------------------------------------------
-
-void Evaluator::Impl::rethrow_located(const SourceSpan& span) {
-  try {
-    throw;
-  } catch (LangError& e) {
-    if (!e.located) locate(e, span);
-    throw;
-  } catch (Error& e) {
-    LangError le(e.what());
-    locate(le, span);
-    throw le;
-  } catch (std::bad_alloc&) {
-    LangError le("out of memory");
-    locate(le, span);
-    throw le;
-  } catch (std::exception& e) {
-    LangError le(e.what());
-    locate(le, span);
-    throw le;
-  }
-}
 
 void Evaluator::Impl::bind_pattern(const Pattern& p, Value v) {
   if (!p.is_tuple()) {
@@ -351,30 +299,6 @@ Flow Evaluator::Impl::exec_for_value(const ForStmt& f, const Value& it) {
     return fl != Flow::Break && fl != Flow::Return;
   });
   return result;
-}
-
-Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
-  if (c.keyword == "profile") return exec_profiled(c);
-  if (c.keyword == "no_sync") return exec_no_sync(c);
-  if (!c.args.empty() && c.keyword != "autocast")
-    fail("'" + c.keyword + "' takes no arguments");
-  if (c.keyword == "no_grad") {
-    NoGradGuard g;
-    return exec_block(c.body);
-  }
-  if (c.keyword == "enable_grad") {
-    GradModeGuard g(true);
-    return exec_block(c.body);
-  }
-  if (c.keyword == "detect_anomaly") {
-    AnomalyGuard g;
-    return exec_block(c.body);
-  }
-  if (c.keyword == "autocast") {
-    AutocastGuard g(autocast_region_dtype(c));
-    return exec_block(c.body);
-  }
-  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly, profile, autocast or no_sync)");
 }
 
 // ---- expressions --------------------------------------------------------------------------
@@ -748,45 +672,5 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
 }
 
 void Evaluator::Impl::check_key(const Value& k) { check_dict_key(k); }
-
-std::vector<Value> Evaluator::iterate(const Value& v) {
-  switch (v.tag) {
-    case Tag::List:
-    case Tag::Tuple: return v.as<ListObj>()->items;
-    case Tag::Range: {
-      auto* r = v.as<RangeObj>();
-      std::vector<Value> out;
-      int64_t n = r->size();
-      // Note [Host memory budget]: list(range(10**12)) fails here, before it grows.
-      CpuAllocator::instance().check_host_request(static_cast<size_t>(n), sizeof(Value), "a list of a range");
-      out.reserve(static_cast<size_t>(n));
-      for (int64_t k = 0; k < n; ++k) out.push_back(Value::integer(r->at(k)));
-      return out;
-    }
-    case Tag::Dict: {
-      std::vector<Value> out;
-      for (auto& [k, x] : v.as<DictObj>()->entries) out.push_back(k);
-      return out;
-    }
-    case Tag::Str: {
-      std::vector<Value> out;
-      for (char c : v.as<StrObj>()->s) out.push_back(make_str(std::string(1, c)));
-      return out;
-    }
-    case Tag::Tensor: {
-      if (v.t.dim() == 0) fail("iteration over a 0-d tensor");
-      std::vector<Value> out;
-      for (int64_t k = 0; k < v.t.size(0); ++k) out.push_back(Value::tensor(select(v.t, 0, k)));
-      return out;
-    }
-    case Tag::Instance:  // a model with an __iter__ method (nn.Sequential, nn.ModuleList): what it returns
-      if (v.as<InstanceObj>()->cls->info->methods.count("__iter__")) {
-        CallArgs none;
-        return iterate(call_method(v, "__iter__", none));
-      }
-      [[fallthrough]];
-    default: fail(std::string("'") + type_name(v) + "' object is not iterable");
-  }
-}
 
 }  // namespace nabla::interp

@@ -99,7 +99,7 @@ struct TestState {
   int failed_in_block = 0;
 };
 
-struct ScriptMode;  // interp/eval/script_mode.hpp
+struct ScriptMode;  // interp/eval/script/script_mode.hpp
 
 class Evaluator {
  public:
@@ -107,7 +107,7 @@ class Evaluator {
   ~Evaluator();
 
   // Set while compile(..., mode="script") captures: control flow on tensors lowers
-  // to graph nodes (interp/eval/script_mode.hpp).
+  // to graph nodes (interp/eval/script/script_mode.hpp).
   ScriptMode* script = nullptr;
 
   // The containers this evaluator made (first member: destroyed last, after every

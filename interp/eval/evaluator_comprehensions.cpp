@@ -1,8 +1,11 @@
 // Comprehensions: [x * 2 for x in xs if x > 0] and {k: v for (k, v) in pairs}. The
 // resolver gives their loop variables a scope of their own
 // (Evaluator::Impl::resolve_comprehension); here the clauses run left to right as
-// nested loops and filters, and the element is made at the innermost point.
+// nested loops and filters, and the element is made at the innermost point. Also
+// Evaluator::iterate, the items of any iterable as a list (each_item's slow path).
+#include "autograd/ops.hpp"
 #include "interp/eval/evaluator_impl.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla::interp {
 
@@ -38,6 +41,46 @@ void Evaluator::Impl::run_clauses(const Comprehension& c, size_t k, const std::f
     run_clauses(c, k + 1, emit);
     return true;
   });
+}
+
+std::vector<Value> Evaluator::iterate(const Value& v) {
+  switch (v.tag) {
+    case Tag::List:
+    case Tag::Tuple: return v.as<ListObj>()->items;
+    case Tag::Range: {
+      auto* r = v.as<RangeObj>();
+      std::vector<Value> out;
+      int64_t n = r->size();
+      // Note [Host memory budget]: list(range(10**12)) fails here, before it grows.
+      CpuAllocator::instance().check_host_request(static_cast<size_t>(n), sizeof(Value), "a list of a range");
+      out.reserve(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) out.push_back(Value::integer(r->at(k)));
+      return out;
+    }
+    case Tag::Dict: {
+      std::vector<Value> out;
+      for (auto& [k, x] : v.as<DictObj>()->entries) out.push_back(k);
+      return out;
+    }
+    case Tag::Str: {
+      std::vector<Value> out;
+      for (char c : v.as<StrObj>()->s) out.push_back(make_str(std::string(1, c)));
+      return out;
+    }
+    case Tag::Tensor: {
+      if (v.t.dim() == 0) fail("iteration over a 0-d tensor");
+      std::vector<Value> out;
+      for (int64_t k = 0; k < v.t.size(0); ++k) out.push_back(Value::tensor(select(v.t, 0, k)));
+      return out;
+    }
+    case Tag::Instance:  // a model with an __iter__ method (nn.Sequential, nn.ModuleList): what it returns
+      if (v.as<InstanceObj>()->cls->info->methods.count("__iter__")) {
+        CallArgs none;
+        return iterate(call_method(v, "__iter__", none));
+      }
+      [[fallthrough]];
+    default: fail(std::string("'") + type_name(v) + "' object is not iterable");
+  }
 }
 
 }  // namespace nabla::interp

@@ -1,9 +1,35 @@
-// The context statements with arguments, for exec_context (evaluator.cpp, inline
-// there): profile(...) { }, autocast(dtype) { } and no_sync(ddp) { } (docs/LANGUAGE.md).
+// The context statements (docs/LANGUAGE.md): no_grad { }, enable_grad { },
+// detect_anomaly { }, and those with arguments, profile(...) { }, autocast(dtype) { }
+// and no_sync(ddp) { }.
+#include "autograd/grad_mode.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/builtins/profile.hpp"
 
 namespace nabla::interp {
+
+Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
+  if (c.keyword == "profile") return exec_profiled(c);
+  if (c.keyword == "no_sync") return exec_no_sync(c);
+  if (!c.args.empty() && c.keyword != "autocast")
+    fail("'" + c.keyword + "' takes no arguments");
+  if (c.keyword == "no_grad") {
+    NoGradGuard g;
+    return exec_block(c.body);
+  }
+  if (c.keyword == "enable_grad") {
+    GradModeGuard g(true);
+    return exec_block(c.body);
+  }
+  if (c.keyword == "detect_anomaly") {
+    AnomalyGuard g;
+    return exec_block(c.body);
+  }
+  if (c.keyword == "autocast") {
+    AutocastGuard g(autocast_region_dtype(c));
+    return exec_block(c.body);
+  }
+  fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly, profile, autocast or no_sync)");
+}
 
 // no_sync(ddp) { ... }: backward in the block leaves local gradients, not averaged
 // (dist.DistributedDataParallel._set_sync, stdlib/dist.dsl); restored after the block.

@@ -270,7 +270,7 @@ struct Evaluator::Impl {
     for (auto& v : ev.iterate(iterable))
       if (!body(std::move(v))) return;
   }
-  inline Flow exec_context(const ContextStmt& c);
+  Flow exec_context(const ContextStmt& c);  // evaluator_contexts.cpp
   DType autocast_region_dtype(const ContextStmt& c);
   Flow exec_profiled(const ContextStmt& c);
   Flow exec_no_sync(const ContextStmt& c);

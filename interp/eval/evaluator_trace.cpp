@@ -1,7 +1,9 @@
 // Where the user sees a runtime error and where an op says it came from: the call
 // trace of an error and its primary location (locate), and the origin of the ops the
-// standard library runs (library_origin, with the module paths of layer_calls). The
-// statements and expressions that call these are evaluator.cpp's.
+// standard library runs (library_origin, with the module paths of layer_calls), and
+// the errors the evaluator raises (interrupts, budgets, a full stack) and locates
+// (rethrow_located). The statements and expressions that call these are
+// evaluator.cpp's.
 //
 // Note [User line]
 // The standard library is code the user did not write: an error it raises (a Linear
@@ -134,6 +136,58 @@ const std::string& Evaluator::Impl::layer_path(size_t k) {
 std::string Evaluator::Impl::layer_label(size_t k) {
   const std::string& path = layer_path(k);
   return path.empty() ? layer_calls[k].model->cls->decl->name : path;
+}
+
+// ---- raising and locating errors ------------------------------------------------------
+
+void Evaluator::throw_interrupt() {
+  interrupt_flag.store(false);
+  bool timeout = timed_out.exchange(false);
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", timeout_s);
+  LangError e(timeout ? "timed out after " + std::string(limit) + " s (nabla test --timeout)" : "interrupted");
+  e.interrupted = true;
+  e.timed_out = timeout;
+  throw e;
+}
+
+void Evaluator::throw_step_budget() {
+  fail("step budget of " + std::to_string(max_steps) + " exceeded");
+}
+
+void Evaluator::Impl::throw_stack_full() {
+  fail("maximum recursion depth exceeded: the native stack is full (" + std::to_string(stack.size()) +
+       " calls deep; deeply nested expressions take stack too)");
+}
+
+void Evaluator::throw_sandboxed(const char* what) {
+  fail(std::string(what) + " is not available in sandbox mode (no files, sockets or sleeping)");
+}
+
+// A break or continue that reached a function or module boundary.
+std::string stray_flow_message(Flow f) {
+  return f == Flow::Break ? "'break' outside a loop" : "'continue' outside a loop";
+}
+
+void Evaluator::Impl::rethrow_located(const SourceSpan& span) {
+  try {
+    throw;
+  } catch (LangError& e) {
+    if (!e.located) locate(e, span);
+    throw;
+  } catch (Error& e) {
+    LangError le(e.what());
+    locate(le, span);
+    throw le;
+  } catch (std::bad_alloc&) {
+    LangError le("out of memory");
+    locate(le, span);
+    throw le;
+  } catch (std::exception& e) {
+    LangError le(e.what());
+    locate(le, span);
+    throw le;
+  }
 }
 
 }  // namespace nabla::interp

@@ -1,4 +1,4 @@
-// Script mode (interp/eval/script_mode.hpp): while compile(..., mode="script")
+// Script mode (interp/eval/script/script_mode.hpp): while compile(..., mode="script")
 // captures, an `if`/`elif` or `while` whose condition is a traced tensor becomes a
 // cond or while_loop node, and a `for` over a range or a tensor a scan
 // (graph/control_flow.hpp). A statement lowers in three steps:

@@ -1,4 +1,4 @@
-// Script mode's shared pieces (interp/eval/script_mode.hpp): the variables a block
+// Script mode's shared pieces (interp/eval/script/script_mode.hpp): the variables a block
 // assigns, region captures, and the lowering of a two-way choice to a cond node.
 // control_flow.cpp lowers if/while/for with them, loop_exits.cpp break and continue.
 // Internal to interp/eval/script/.
@@ -11,7 +11,7 @@
 
 #include "graph/capture.hpp"
 #include "interp/eval/evaluator_impl.hpp"
-#include "interp/eval/script_mode.hpp"
+#include "interp/eval/script/script_mode.hpp"
 
 namespace nabla::interp::script {
 
