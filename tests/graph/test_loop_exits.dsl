@@ -29,6 +29,10 @@ test "for with a break on a tensor: a scan with a flag, equal to eager at every 
   for a in [tensor([4.0, 16.0], dtype=f64), tensor([1e6, 1e-6], dtype=f64), tensor([1.0, 1.0], dtype=f64)] {
     expect_close(gm(a), sqrt_budget(a), rtol=0, atol=0)
   }
+  # A plain compile() traces, meets the if, and captures again with the loop lowered.
+  let traced = compile(sqrt_budget, tensor([2.0, 9.0], dtype=f64))
+  expect(traced.ir().count(" = scan(") == 1, traced.ir())
+  expect_close(traced(tensor([1e6, 1e-6], dtype=f64)), sqrt_budget(tensor([1e6, 1e-6], dtype=f64)), rtol=0, atol=0)
 }
 
 # The same loop written `while true`: the first trip runs as traced, the rest lowers
