@@ -99,6 +99,11 @@ std::vector<std::pair<std::string, Tensor>> model_tensors(Evaluator& ev, const V
 
 // The function's result as its tensors, in order, and how they nest (`tree`).
 void flatten_output(const Value& out, OutputTree& tree, TensorList& ts, int depth) {
+  if (depth > 0 && (out.is_num() || out.tag == Tag::Str || out.tag == Tag::None)) {
+    tree.kind = OutputTree::Kind::constant;
+    tree.constant = out;
+    return;
+  }
   if (out.tag != Tag::Tuple && out.tag != Tag::List) {
     ts.push_back(as_tensor(out, depth == 0 ? "compile: the function's result" : "compile: each result of the function"));
     return;
@@ -119,9 +124,17 @@ TensorList output_tensors(const Value& out, OutputTree* tree) {
   return ts;
 }
 
+// Whether the first leaf of a training step's result is a tensor (its loss), not a constant.
+bool loss_leads(const OutputTree& tree) {
+  if (tree.kind == OutputTree::Kind::tuple || tree.kind == OutputTree::Kind::list)
+    return !tree.items.empty() && loss_leads(tree.items[0]);
+  return tree.kind == OutputTree::Kind::tensor;
+}
+
 // The graph's outputs nested as the function's result was; `next` walks them.
 Value nest_outputs(const OutputTree& tree, const TensorList& outs, size_t& next) {
   if (tree.kind == OutputTree::Kind::tensor) return Value::tensor(outs.at(next++));
+  if (tree.kind == OutputTree::Kind::constant) return tree.constant;
   std::vector<Value> items;
   for (const OutputTree& item : tree.items) items.push_back(nest_outputs(item, outs, next));
   return tree.kind == OutputTree::Kind::tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
@@ -185,7 +198,8 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
     TensorList targets;
     for (auto& [name, t] : cg.params)
       if (t.requires_grad()) targets.push_back(t);
-    if (outs[0].numel() != 1) throw Error("compile(train=true): the function's (first) result must be the scalar loss");
+    if (outs[0].numel() != 1 || !loss_leads(cg.output_tree))
+      throw Error("compile(train=true): the function's (first) result must be the scalar loss");
     Tensor loss = gm.step ? gm.step->loss_to_differentiate(ev, outs[0]) : outs[0];
     TensorList grads = grad({loss}, targets, {}, false, false, true);
     if (gm.step) {

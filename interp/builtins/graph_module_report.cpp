@@ -23,7 +23,12 @@ std::string explain_graph(const GraphModule& gm) {
     if (!cg.guards.training.empty()) s += "\n    training flags == " + cg.guards.training;
     s += "\n";
     if (!cg.lowered.empty()) s += "  lowered control flow:\n";
-    for (const std::string& line : cg.lowered) s += "    " + line + "\n";
+    for (size_t k = 0; k < cg.lowered.size();) {  // an unrolled loop lowers the same statement once per step
+      size_t same = 1;
+      while (k + same < cg.lowered.size() && cg.lowered[k + same] == cg.lowered[k]) ++same;
+      s += "    " + cg.lowered[k] + (same > 1 ? " (" + std::to_string(same) + " times)" : "") + "\n";
+      k += same;
+    }
     if (!cg.records.empty()) s += "  passes:\n" + graph::format_records(cg.records);
     if (std::string replay = cg.replay.summary(); !replay.empty()) s += "  " + replay + "\n";
     for (const std::string& line : cg.replay.log) s += "    " + line + "\n";

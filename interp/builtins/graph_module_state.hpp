@@ -26,10 +26,14 @@ struct Guards {
 };
 
 // How a function's result nests: a tensor (a leaf), or a tuple or list of results, so
-// that a graph module returns what the function did: `(out, (h, c))`, `[a, b]`.
+// that a graph module returns what the function did: `(out, (h, c))`, `[a, b]`. A
+// plain number, string or none among them (`return x, steps` where the loop counted
+// steps on plain values) is a constant of the capture: the guards hold everything it
+// could depend on, as a value read from a tensor is a capture error.
 struct OutputTree {
-  enum class Kind { tensor, tuple, list } kind = Kind::tensor;
+  enum class Kind { tensor, tuple, list, constant } kind = Kind::tensor;
   std::vector<OutputTree> items;
+  Value constant;
 };
 
 struct CompiledGraph {

@@ -275,3 +275,37 @@ test "plain breaks stay plain; a return, or a break inside a context block, is a
   expect_error("compile(breaks_in_with, ones([2]), mode=\"script\")",
                "it lowers when its if is in a loop's body, directly or inside other ifs, not inside a context block such as no_grad { }")
 }
+
+# A continue on a tensor in a loop on a plain counter: the loop unrolls (the counter
+# stays a number), each step a cond whose else-branch is the rest of the step. The
+# count is a plain result, a constant of the capture.
+fn skip_odd(x) {
+  let i = 0
+  let s = x * 0.0
+  while i < 6 {
+    i = i + 1
+    if (x * i).sum() % 2.0 > 1.0 {
+      continue
+    }
+    s = s + x * i
+  }
+  return s, i
+}
+
+fn counted_loss(x) {
+  let (s, i) = skip_odd(x)
+  return i, s.sum()
+}
+
+test "a continue in an unrolled loop; a plain number among the results is a constant" {
+  let gm = compile(skip_odd, tensor([0.3, 0.2], dtype=f64), mode="script")
+  let note = "if on a tensor that may leave the step -> cond (outputs: s; the rest of the step runs in its branches) (6 times)"
+  expect(note in gm.explain(), gm.explain())
+  for x in [tensor([0.7, 0.1], dtype=f64), tensor([0.05, 0.3], dtype=f64), tensor([-0.4, 0.9], dtype=f64)] {
+    let (s, i) = gm(x)
+    let (want_s, want_i) = skip_odd(x)
+    expect_close(s, want_s, rtol=0, atol=0)
+    expect(type(i) == "int" and i == want_i, f"{i}")
+  }
+  expect_error("compile(counted_loss, tensor([0.3, 0.2], dtype=f64), train=true)", "the function's (first) result must be the scalar loss")
+}
