@@ -4,6 +4,9 @@
 // builtins_tensor.cpp's, model methods interp/models/model_methods.cpp's.
 #include <algorithm>
 
+#include <set>
+
+#include "interp/values/object_regions.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/allocator.hpp"
 
@@ -508,8 +511,25 @@ bool has_container_method(Tag tag, const std::string& name) {
   return find_entry(container_methods(tag), name) != nullptr;
 }
 
+// The methods that change their list or dict in place (Note [Objects changed inside
+// a lowered region]).
+bool changes_in_place(Tag tag, const std::string& name) {
+  static const std::set<std::string> list_changes = {"append", "pop",     "extend", "insert",
+                                                     "clear",  "reverse", "sort",   "remove"};
+  static const std::set<std::string> dict_changes = {"pop", "update", "clear", "setdefault"};
+  if (tag == Tag::List) return list_changes.count(name) > 0;
+  return tag == Tag::Dict && dict_changes.count(name) > 0;
+}
+
 Value container_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& a) {
-  if (const MethodEntry* m = find_entry(container_methods(self.tag), name)) return m->function(ev, self, a);
+  if (const MethodEntry* m = find_entry(container_methods(self.tag), name)) {
+    if (changes_in_place(self.tag, name)) {
+      const Tracked& obj = self.tag == Tag::List ? static_cast<const Tracked&>(*self.as<ListObj>())
+                                                 : static_cast<const Tracked&>(*self.as<DictObj>());
+      check_change_in_region(obj, name + " to a " + type_name(self), name == "append");
+    }
+    return m->function(ev, self, a);
+  }
   fail(std::string(type_name(self)) + " has no attribute '" + name + "'" + ev.attribute_hint(self, name));
 }
 

@@ -14,6 +14,7 @@
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/builtins/help.hpp"
 #include "interp/eval/evaluator_impl.hpp"
+#include "interp/values/object_regions.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {
@@ -290,6 +291,7 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
   switch (obj.tag) {
     case Tag::Instance: {
       auto* inst = obj.as<InstanceObj>();
+      check_change_in_region(*inst, "set attribute '" + name + "' of a " + inst->cls->decl->name);
       if (!inst->find(name) && inst->cls->info->methods.count("__setattr__")) {
         call_attr_hook(obj, "__setattr__", name, &v);
         return;
@@ -297,7 +299,10 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
       Impl::set_field(*inst, name, std::move(v), false);
       return;
     }
-    case Tag::Object: obj.as<ObjectObj>()->set(name, std::move(v)); return;
+    case Tag::Object:
+      check_change_in_region(*obj.as<ObjectObj>(), "set attribute '" + name + "' of an object");
+      obj.as<ObjectObj>()->set(name, std::move(v));
+      return;
     case Tag::Module: obj.as<Module>()->set(name, std::move(v)); return;
     case Tag::Tensor: {
       Tensor t = obj.t;

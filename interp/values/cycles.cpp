@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "interp/eval/evaluator.hpp"
+#include "interp/values/object_regions.hpp"
 #include "interp/values/value.hpp"
 
 namespace nabla::interp {
@@ -148,7 +149,7 @@ void Frame::release_references(Graveyard& g) {
 
 // ---- the registry -------------------------------------------------------------------
 
-Tracked::Tracked() {
+Tracked::Tracked() : region_(current_object_region()) {
   if (t_current) t_current->link(this);
 }
 

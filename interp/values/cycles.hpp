@@ -25,6 +25,7 @@
 // on its worker thread, or on the thread that owns the Interpreter while no job runs.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -71,6 +72,10 @@ class Tracked {
   Tracked& operator=(const Tracked&) { return *this; }
   virtual ~Tracked();
 
+  // The lowered region (script mode) this object was made in, 0 outside one: see
+  // Note [Objects changed inside a lowered region] in interp/values/object_regions.hpp.
+  uint32_t region() const { return region_; }
+
   // Every reference this object holds to a tracked object.
   virtual void visit_references(RefVisitor& v) const = 0;
   // Moves every reference out (the object is garbage; its cycle falls apart).
@@ -81,6 +86,7 @@ class Tracked {
   Tracked* prev_ = nullptr;
   Tracked* next_ = nullptr;
   CycleRegistry* registry_ = nullptr;
+  uint32_t region_;
 };
 
 class CycleRegistry {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "interp/values/object_regions.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
@@ -276,6 +277,7 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
   switch (obj.tag) {
     case Tag::List: {
       if (idx.size() != 1) fail("list indices must be a single int or slice");
+      check_change_in_region(*obj.as<ListObj>(), "assign an item of a list");  // Note [Objects changed inside a lowered region]
       auto& items = obj.as<ListObj>()->items;
       if (is_slice(idx[0])) {
         int64_t start, stop, step;
@@ -297,6 +299,7 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
       if (idx.size() != 1) fail("dict keys must be a single value");
       const Value& key = idx[0];
       check_dict_key(key);
+      check_change_in_region(*obj.as<DictObj>(), "set a key of a dict");
       obj.as<DictObj>()->set(key, v);
       return;
     }

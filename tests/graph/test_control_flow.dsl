@@ -304,3 +304,57 @@ test "a while on a plain condition runs as usual, unrolled, its counter a number
   expect(not (" = while_loop(" in gm.ir()), gm.ir())
   expect_close(gm(ones([2]) * 3.0, xs), plain_while(ones([2]) * 3.0, xs), rtol=0, atol=0)
 }
+
+# Note [Objects changed inside a lowered region]: a lowered body runs once while it is
+# captured, so a list, dict or model made outside it cannot change inside it.
+fn appends_in_while(x) {
+  let hs = []
+  while x.sum() > 1 {
+    hs.append(x)
+    x = x * 0.5
+  }
+  return stack(hs)
+}
+
+fn sets_key_in_if(x) {
+  let seen = {"big": 0}
+  if x.sum() > 1 {
+    seen["big"] = 1
+  }
+  return x * seen["big"]
+}
+
+model Counter() {
+  n = 0
+  forward(x) {
+    if x.sum() > 1 {
+      self.n = self.n + 1
+      x = x * 0.5
+    }
+    return x
+  }
+}
+
+fn logs_rows(xs) {
+  let log = {}
+  let s = xs[0] * 0.0
+  for k in range(xs.shape[0]) {
+    s = s + xs[k]
+    log["rows"] = k
+  }
+  return s * log["rows"]
+}
+
+test "a lowered body that changes a list, dict or model made outside it is an error; a for unrolls instead" {
+  expect_error("compile(appends_in_while, tensor([4.0, 4.0]), mode=\"script\")",
+               "a lowered loop or branch (compile, script mode) runs its body once, while capturing, so it cannot append to a list made outside it")
+  expect_error("compile(sets_key_in_if, tensor([4.0, 4.0]), mode=\"script\")", "cannot set a key of a dict made outside it")
+  let m = Counter()
+  expect_error("compile(m, tensor([4.0, 4.0]), mode=\"script\")", "cannot set attribute 'n' of a Counter made outside it")
+  expect(m.n == 0, f"the failed capture changed the model: n = {m.n}")
+  # The for's dict is written at each unrolled step, as eager writes it.
+  let gm = compile(logs_rows, ones([3, 2], dtype=f64), mode="script")
+  expect("for unrolled: its body fails with the row as a tensor (a lowered loop or branch" in gm.explain(), gm.explain())
+  let xs = randn([3, 2], dtype=f64)
+  expect_close(gm(xs), logs_rows(xs), rtol=0, atol=0)
+}

@@ -346,6 +346,7 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
     bind_carried(*this, body, c);
     store(loc_of(&f.target), Value::tensor(body.bind(graph::row_view(xs, 0), f.target.name)));
     body.start();
+    for (const Name* list : lists.vars) allow_appends_in_region(load(loc(*list)).as<ListObj>());
     try {
       Flow flow = scan_step(*this, f, flag, vars);
       if (flow != Flow::Normal) why = std::string("its body may '") + flow_word(flow) + "'";

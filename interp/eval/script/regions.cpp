@@ -134,6 +134,7 @@ Tensor Region::bind(const Tensor& t, const std::string& name) {
 }
 
 void Region::start() {
+  objects_.emplace();
   capture_.start();
   script_.capture = &capture_;
   ++script_.open_regions;
@@ -147,6 +148,7 @@ std::shared_ptr<graph::Graph> Region::finish(const TensorList& outputs) {
 }
 
 void Region::close() {
+  objects_.reset();
   script_.capture = &outer_;
   if (open_) --script_.open_regions;
   open_ = false;

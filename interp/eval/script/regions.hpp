@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "graph/capture.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/eval/script/script_mode.hpp"
+#include "interp/values/object_regions.hpp"
 
 namespace nabla::interp::script {
 
@@ -64,6 +66,7 @@ class Region {
   ScriptMode& script_;
   Capture& outer_;
   Capture capture_;
+  std::optional<ObjectRegionScope> objects_;  // Note [Objects changed inside a lowered region]
   bool open_ = false;
 };
 
