@@ -18,6 +18,7 @@ std::vector<OpDef> build_table() {
   register_resample_ops(table);
   register_index_ops(table);
   register_ordering_ops(table);
+  register_random_ops(table);
   register_loss_ops(table);
   register_attention_ops(table);
   register_dist_ops(table);
@@ -66,6 +67,11 @@ const std::vector<OpDef>& op_table() {
 }
 
 bool row_complete(const OpDef& row) { return row.infer && (row.cpu || row.view); }
+
+bool draws_random_numbers(OpId id) {
+  return id == OpId::dropout || id == OpId::multinomial || id == OpId::random_uniform || id == OpId::random_normal ||
+         id == OpId::random_integers;
+}
 
 const OpDef& op_def(OpId id) {
   const OpDef& row = op_table()[static_cast<size_t>(id)];

@@ -150,6 +150,11 @@ struct OpDef {
   const char* cpu_only = nullptr;
 };
 
+// The rows that draw from the global random generator at each call (dropout,
+// multinomial and the random_* draws): graph passes keep each such node, vmap checks
+// its randomness, and a CUDA graph is not replayed over one.
+bool draws_random_numbers(OpId id);
+
 // The row of an op; every OpId has one (checked when the table is built).
 const OpDef& op_def(OpId id);  // op_name(OpId) is tensor/op_list.hpp's
 // Looks an op up by its name; nullptr when there is none.
@@ -202,6 +207,7 @@ void register_norm_ops(std::vector<OpDef>& table);
 void register_resample_ops(std::vector<OpDef>& table);
 void register_index_ops(std::vector<OpDef>& table);
 void register_ordering_ops(std::vector<OpDef>& table);
+void register_random_ops(std::vector<OpDef>& table);
 void register_loss_ops(std::vector<OpDef>& table);
 void register_attention_ops(std::vector<OpDef>& table);
 void register_dist_ops(std::vector<OpDef>& table);

@@ -275,6 +275,11 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<i
 Tensor one_hot(const Tensor& x, int64_t num_classes = -1);
 // Category indices drawn from the rows of probs (1-D or 2-D) with nabla's RNG.
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false);
+// The random draws as ops, so a compiled graph draws at every call (Note [Random
+// draws are ops] in autograd/ops/random.cpp).
+Tensor random_uniform(const Shape& size, DType dtype, double low = 0.0, double high = 1.0);
+Tensor random_normal(const Shape& size, DType dtype, double mean = 0.0, double std = 1.0);
+Tensor random_integers(const Shape& size, DType dtype, int64_t low, int64_t high);
 
 // Losses; reduction is "mean", "sum" or "none".
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::string& reduction = "mean",

@@ -145,6 +145,24 @@ void Capture::restore_writes() {
 
 void Capture::before_write(const Tensor& t) { keep_before_write(t); }
 
+// Note [Writes into tensors the graph has not made]
+// An in-place write whose destination is not a value an op made (x.copy_(y), the
+// random fills' normal_()) used to be left out when the destination was a constant
+// of the capture or a tensor it had not read: the graph kept the contents of the one
+// capture run, so `let y = zeros([4]); y.normal_()` drew once for every call. Now:
+//  - a tensor made by the function (zeros() in the body), written whole with a value
+//    of its type and shape, becomes that value: later reads read the graph's value;
+//  - a tensor that existed before the capture and that no region owns (a buffer the
+//    function closes over) is bound as a parameter, and the write is a copy node, as
+//    a parameter's is;
+//  - a write of a constant into a constant is still a constant;
+//  - anything else (part of a tensor, another shape or type, an outer tensor written
+//    inside a lowered region) is a capture problem that names the write.
+bool writes_whole(const Tensor& dst, const Tensor& src) {
+  return dst.is_contiguous() && dst.offset() == 0 && dst.sizes() == src.sizes() && dst.dtype() == src.dtype() &&
+         dst.storage()->nbytes == static_cast<size_t>(dst.numel()) * dtype_size(dst.dtype());
+}
+
 void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
   keep_before_write(dst);
   int id = known(dst);  // the tensor itself or one with its exact layout
@@ -154,8 +172,28 @@ void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string
   }
   auto users = on_storage_.find(dst.storage().get());
   if (id < 0 && users != on_storage_.end()) id = ids_.at(alive_[users->second.front()].impl());  // a part of a value
-  if (id < 0 || graph_.value(id).kind == ValueKind::constant) return;
-  problems_.push_back({what + " writes into " + describe(id) + " in place, which a graph does not replay",
+  if (id >= 0 && graph_.value(id).kind != ValueKind::constant) {
+    problems_.push_back({what + " writes into " + describe(id) + " in place, which a graph does not replay",
+                         current_origin()});
+    return;
+  }
+  // Note [Writes into tensors the graph has not made]
+  int from = known(src);
+  bool traced_source = from >= 0 && graph_.value(from).kind != ValueKind::constant;
+  bool made_here = dst.impl()->serial >= start_serial_;
+  if (made_here && !traced_source) return;  // a constant written into a constant
+  bool shared = users != on_storage_.end() && (users->second.size() > 1 || alive_[users->second.front()].impl() != dst.impl());
+  if (made_here && writes_whole(dst, src) && !shared) {
+    remember(dst, value_of(src));
+    return;
+  }
+  if (!made_here && !parent_ && id < 0) {
+    graph_.add_node(Node::of_kind(NodeKind::copy), {value_of(dst), value_of(src)}, {}, {}, current_origin());
+    return;
+  }
+  problems_.push_back({what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " +
+                           dtype_name(dst.dtype()) + ") in place, which a graph does not replay: assign the new value " +
+                           "to a variable instead (y = ...)",
                        current_origin()});
 }
 

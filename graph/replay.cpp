@@ -65,7 +65,7 @@ std::string unrecordable_node(const Node& n) {
   std::string where = n.origin.empty() ? "" : " (" + n.origin + ")";
   if (n.kind == NodeKind::cond || n.kind == NodeKind::while_loop || n.kind == NodeKind::scan)
     return "its " + n.name() + " node" + where + " decides on the host at each run";
-  if (n.kind == NodeKind::table && (n.op == OpId::dropout || n.op == OpId::multinomial))
+  if (n.kind == NodeKind::table && draws_random_numbers(n.op))
     return n.name() + where + " draws from the host's random generator at each call, and a replay would repeat "
            "one draw";
   if (n.body)

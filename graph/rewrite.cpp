@@ -42,7 +42,7 @@ bool is_collective(OpId op) {
 
 std::string side_effect(const Node& n) {
   if (updates_running_stats(n)) return "training mode updates the running statistics";
-  if (n.op == OpId::dropout) return "draws from the random generator";
+  if (n.kind == NodeKind::table && draws_random_numbers(n.op)) return "draws from the random generator";
   if (n.kind == NodeKind::copy) return "writes into a parameter or buffer";
   if (steps_in_place(n) || is_optimizer_steps(n)) return "updates a parameter and its optimizer state in place";
   if (is_collective(n.op)) return "communicates with the other ranks, which run the same calls in the same order";

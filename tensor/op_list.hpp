@@ -86,6 +86,8 @@
   /* scans, ordering and indexing (see autograd/ops/ordering.cpp) */                          \
   X(cumsum) X(cumprod) X(sort) X(topk) X(flip) X(roll) X(tril) X(triu) X(masked_fill)         \
   X(repeat) X(one_hot) X(multinomial)                                                         \
+  /* random draws from the global generator (autograd/ops/random.cpp) */                      \
+  X(random_uniform) X(random_normal) X(random_integers)                                       \
   /* losses */                                                                               \
   X(cross_entropy) X(nll_loss) X(mse_loss) X(binary_cross_entropy)                            \
   X(binary_cross_entropy_with_logits)                                                         \

@@ -30,15 +30,35 @@ std::mutex& generator_mutex() {
 }
 
 template <class Draw>
-Tensor fill_with(const Shape& sizes, DType dtype, Draw draw) {
-  Tensor t = empty(sizes, dtype);
+void fill_into(Tensor& t, Draw draw) {
+  NABLA_CHECK(t.is_contiguous(), "random draws are written into a contiguous tensor");
   std::lock_guard<std::mutex> lock(generator_mutex());
-  visit_dtype(dtype, [&](auto tag) {
+  visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = static_cast<T*>(t.raw_data());
     for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(static_cast<compute_t<T>>(draw(generator())));
   });
+}
+
+template <class Draw>
+Tensor fill_with(const Shape& sizes, DType dtype, Draw draw) {
+  Tensor t = empty(sizes, dtype);
+  fill_into(t, draw);
   return t;
+}
+
+// Box-Muller, one value per pair of uniforms (simple and order-independent).
+double standard_normal(Generator& g) {
+  double u1 = 1.0 - g.uniform(), u2 = g.uniform();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+// Rejection sampling keeps every value in [low, high) equally likely.
+int64_t integer_in(Generator& g, int64_t low, uint64_t range) {
+  uint64_t limit = UINT64_MAX - UINT64_MAX % range, v;
+  do v = g.next();
+  while (v >= limit);
+  return low + static_cast<int64_t>(v % range);
 }
 
 }  // namespace
@@ -61,45 +81,43 @@ uint64_t random_bits() {
   return generator().next();
 }
 
+void fill_uniform(Tensor& out, double low, double high) {
+  fill_into(out, [&](Generator& g) { return low + (high - low) * g.uniform(); });
+}
+
+void fill_normal(Tensor& out, double mean, double std) {
+  fill_into(out, [&](Generator& g) { return mean + std * standard_normal(g); });
+}
+
+void fill_integers(Tensor& out, int64_t low, int64_t high) {
+  NABLA_CHECK(high > low, "randint: expected low < high, got low=" + std::to_string(low) + " high=" + std::to_string(high));
+  uint64_t range = static_cast<uint64_t>(high - low);
+  fill_into(out, [&](Generator& g) { return static_cast<double>(integer_in(g, low, range)); });
+}
+
 Tensor rand(const Shape& sizes, DType dtype) {
   NABLA_CHECK(is_floating(dtype), std::string("rand: expected a floating dtype, got ") + dtype_name(dtype));
-  return fill_with(sizes, dtype, [](Generator& g) { return g.uniform(); });
+  Tensor t = empty(sizes, dtype);
+  fill_uniform(t, 0.0, 1.0);
+  return t;
 }
 
 Tensor randn(const Shape& sizes, DType dtype) {
   NABLA_CHECK(is_floating(dtype), std::string("randn: expected a floating dtype, got ") + dtype_name(dtype));
-  // Box-Muller, one value per pair of uniforms (simple and order-independent).
-  return fill_with(sizes, dtype, [](Generator& g) {
-    double u1 = 1.0 - g.uniform(), u2 = g.uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  });
+  Tensor t = empty(sizes, dtype);
+  fill_normal(t, 0.0, 1.0);
+  return t;
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& sizes, DType dtype) {
-  NABLA_CHECK(high > low, "randint: expected low < high, got low=" + std::to_string(low) + " high=" + std::to_string(high));
-  uint64_t range = static_cast<uint64_t>(high - low);
-  return fill_with(sizes, dtype, [&](Generator& g) {
-    // Rejection sampling keeps every value equally likely.
-    uint64_t limit = UINT64_MAX - UINT64_MAX % range, v;
-    do v = g.next();
-    while (v >= limit);
-    return static_cast<double>(low + static_cast<int64_t>(v % range));
-  });
+  Tensor t = empty(sizes, dtype);
+  fill_integers(t, low, high);
+  return t;
 }
 
 Tensor bernoulli(const Shape& sizes, double p, DType dtype) {
   NABLA_CHECK(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got " + std::to_string(p));
   return fill_with(sizes, dtype, [&](Generator& g) { return g.uniform() < p ? 1.0 : 0.0; });
-}
-
-Tensor bernoulli(const Tensor& p) {
-  std::vector<double> probs = to_double_vector(p);
-  size_t i = 0;
-  return fill_with(p.sizes(), p.dtype(), [&](Generator& g) {
-    double q = probs[i++];
-    NABLA_CHECK(q >= 0 && q <= 1, "bernoulli: probabilities must be in [0, 1], got " + std::to_string(q));
-    return g.uniform() < q ? 1.0 : 0.0;
-  });
 }
 
 }  // namespace nabla

@@ -16,10 +16,16 @@ uint64_t initial_seed();
 Tensor rand(const Shape& sizes, DType dtype = DType::f32);
 Tensor randn(const Shape& sizes, DType dtype = DType::f32);
 Tensor randint(int64_t low, int64_t high, const Shape& sizes, DType dtype = DType::i64);
-// Each element is 1 with probability p[i] (p's dtype), else 0.
-Tensor bernoulli(const Tensor& p);
 // Each element is 1 with probability p, else 0.
 Tensor bernoulli(const Shape& sizes, double p, DType dtype = DType::f32);
+
+// The same draws written into an existing contiguous tensor, in its dtype: uniform in
+// [low, high), normal with mean and std, integers in [low, high). What the
+// random_uniform, random_normal and random_integers rows compute; rand(s) draws exactly
+// what fill_uniform(t, 0, 1) does.
+void fill_uniform(Tensor& out, double low, double high);
+void fill_normal(Tensor& out, double mean, double std);
+void fill_integers(Tensor& out, int64_t low, int64_t high);
 
 // Raw draws for kernels that need their own (dropout): uniform doubles in [0, 1).
 double random_uniform();

@@ -50,8 +50,6 @@ namespace {
 // functorch; "different" draws independently per batch element (what the batched
 // op or the loop does anyway); "same" draws once for the whole batch, which the
 // random factories do (interp) and the random rows cannot yet.
-bool draws_random_numbers(OpId id) { return id == OpId::dropout || id == OpId::multinomial; }
-
 void check_randomness(const OpDef& def, const Attrs& attrs, const Level& level) {
   if (!draws_random_numbers(def.id)) return;
   if (def.id == OpId::dropout && (!attrs.b("training") || attrs.f("p") == 0)) return;  // no draw

@@ -379,6 +379,44 @@ void one_hot(NodeEmit& e) {
   set_int(n, "axis", -1);
 }
 
+// The random draws as ONNX's own (Note [Random draws are ops]): the same
+// distributions, drawn from ONNX Runtime's generator, so other numbers than nabla's.
+void random_shape(NodeEmit& e, ::onnx::NodeProto& n) {
+  set_ints(n, "shape", std::vector<int64_t>(e.out_meta().sizes.begin(), e.out_meta().sizes.end()));
+}
+
+void random_uniform(NodeEmit& e) {
+  auto& n = e.w.node("RandomUniform", {}, {e.out()});
+  set_int(n, "dtype", onnx_elem_type(e.out_meta().dtype));
+  set_float(n, "low", static_cast<float>(e.n.attrs.f("low")));
+  set_float(n, "high", static_cast<float>(e.n.attrs.f("high")));
+  random_shape(e, n);
+}
+
+void random_normal(NodeEmit& e) {
+  if (e.n.attrs.f("std") == 0.0) {  // ONNX Runtime refuses a scale of 0; the draw is the mean
+    e.assign(0, e.w.tensor(full(e.out_meta().sizes, e.n.attrs.f("mean"), e.out_meta().dtype)));
+    return;
+  }
+  auto& n = e.w.node("RandomNormal", {}, {e.out()});
+  set_int(n, "dtype", onnx_elem_type(e.out_meta().dtype));
+  set_float(n, "mean", static_cast<float>(e.n.attrs.f("mean")));
+  set_float(n, "scale", static_cast<float>(e.n.attrs.f("std")));
+  random_shape(e, n);
+}
+
+// Integers in [low, high): floor of a uniform draw in [low, high), cast.
+void random_integers(NodeEmit& e) {
+  std::string u = e.w.op_with("RandomUniform", {}, [&](auto& n) {
+    set_int(n, "dtype", onnx_elem_type(DType::f64));
+    set_float(n, "low", static_cast<float>(e.n.attrs.i("low")));
+    set_float(n, "high", static_cast<float>(e.n.attrs.i("high")));
+    random_shape(e, n);
+  });
+  std::string floored = e.w.op_with("Floor", {u}, [](auto&) {});
+  set_int(e.w.node("Cast", {floored}, {e.out()}), "to", onnx_elem_type(e.out_meta().dtype));
+}
+
 }  // namespace
 
 // Reshape of `value` to the node's output shape (roll of the flattened tensor, views).
@@ -506,6 +544,9 @@ std::vector<MappingRow> tensor_op_rows() {
       {OpId::multinomial, nullptr,
        "a random draw from nabla's generator; ONNX's Multinomial draws from another stream and cannot sample without "
        "replacement"},
+      {OpId::random_uniform, random_uniform, nullptr},
+      {OpId::random_normal, random_normal, nullptr},
+      {OpId::random_integers, random_integers, nullptr},
       {OpId::adam_step_, nullptr,
        "an optimizer step writes its parameter and state in place; an ONNX graph is an inference graph"},
       {OpId::sgd_step_, nullptr,

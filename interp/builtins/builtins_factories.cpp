@@ -69,7 +69,8 @@ Value tensor_builtin(Evaluator&, CallArgs& a) {
 }
 
 // zeros, ones, empty, rand and randn: a shape, as a list or as varargs. The random
-// ones draw inside vmap as its randomness says (Note [vmap randomness]).
+// ones draw inside vmap as its randomness says (Note [vmap randomness]), with the
+// random_* rows, so a compiled graph draws at every call (Note [Random draws are ops]).
 Value of_shape(const std::string& name, CallArgs& a) {
   FactoryOpts o = take_factory_kw(a, name);
   Shape shape(shape_args(a.pos, 0, name));
@@ -80,8 +81,8 @@ Value of_shape(const std::string& name, CallArgs& a) {
   Tensor t = name == "zeros" ? zeros(shape, dt, device)
              : name == "ones" ? ones(shape, dt, device)
              : name == "empty" ? zeros(shape, dt, device)
-             : name == "rand" ? transforms::random_under_vmap("rand", shape, [dt](const Shape& s) { return rand(s, dt); })
-                              : transforms::random_under_vmap("randn", shape, [dt](const Shape& s) { return randn(s, dt); });
+             : name == "rand" ? transforms::random_under_vmap("rand", shape, [dt](const Shape& s) { return random_uniform(s, dt); })
+                              : transforms::random_under_vmap("randn", shape, [dt](const Shape& s) { return random_normal(s, dt); });
   return finish(t, o, name);
 }
 Value zeros_builtin(Evaluator&, CallArgs& a) { return of_shape("zeros", a); }
@@ -105,8 +106,8 @@ Value like(const std::string& name, CallArgs& a) {
   Tensor t = name == "zeros_like" || name == "empty_like" ? zeros(x.sizes(), dt, *o.device)
              : full_like ? full(x.sizes(), as_num(a.pos[1], "full_like(): fill_value"), dt, *o.device)
              : name == "ones_like" ? ones(x.sizes(), dt, *o.device)
-             : name == "rand_like" ? transforms::random_under_vmap("rand_like", x.sizes(), [dt](const Shape& s) { return rand(s, dt); })
-                                   : transforms::random_under_vmap("randn_like", x.sizes(), [dt](const Shape& s) { return randn(s, dt); });
+             : name == "rand_like" ? transforms::random_under_vmap("rand_like", x.sizes(), [dt](const Shape& s) { return random_uniform(s, dt); })
+                                   : transforms::random_under_vmap("randn_like", x.sizes(), [dt](const Shape& s) { return random_normal(s, dt); });
   return finish(t, o, name);
 }
 Value zeros_like_builtin(Evaluator&, CallArgs& a) { return like("zeros_like", a); }
@@ -150,7 +151,7 @@ Value randint_builtin(Evaluator&, CallArgs& a) {
   }
   if (high <= low) fail("randint(): high must be greater than low");
   DType dt = o.dtype.value_or(DType::i64);
-  Tensor t = transforms::random_under_vmap("randint", Shape(shape), [low, high, dt](const Shape& s) { return randint(low, high, s, dt); });
+  Tensor t = transforms::random_under_vmap("randint", Shape(shape), [low, high, dt](const Shape& s) { return random_integers(s, dt, low, high); });
   return finish(t, o, "randint");
 }
 

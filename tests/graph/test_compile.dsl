@@ -254,3 +254,39 @@ test "a graph module returns its function's result as it nests: an LSTM's (outpu
   expect(with_count(ones([2]))[1] == 4, f"{with_count(ones([2]))}")
   expect_error(fn() = compile(fn(x) = [x, {"n": 3}], ones([2])), "compile: each result of the function")
 }
+
+# Note [Writes into tensors the graph has not made]
+let written_buffer = zeros([3], dtype=f64)
+fn writes_whole(x) {
+  let y = zeros([3], dtype=f64)
+  y.copy_(x * 2.0)
+  let z = ones([3], dtype=f64)
+  z.add_(x)
+  return y + z
+}
+fn writes_buffer(x) {
+  written_buffer.copy_(x * 3.0)
+  return x + 1.0
+}
+fn writes_outer_in_loop(x) {
+  let acc = zeros([3])
+  while x.sum() > 1 {
+    acc.copy_(x)
+    x = x * 0.5
+  }
+  return acc
+}
+
+test "in-place writes into tensors no op made: whole ones become the value, buffers are written at every call" {
+  let gm = compile(writes_whole, zeros([3], dtype=f64))
+  let x = tensor([1.0, -2.0, 0.5], dtype=f64)
+  expect_close(gm(x), writes_whole(x), rtol=0, atol=0)
+  let gb = compile(writes_buffer, zeros([3], dtype=f64))
+  written_buffer.copy_(zeros([3], dtype=f64))
+  gb(x)
+  expect_close(written_buffer, x * 3.0, rtol=0, atol=0)
+  gb(x * 2.0)
+  expect_close(written_buffer, x * 6.0, rtol=0, atol=0)
+  expect_error("compile(writes_outer_in_loop, tensor([4.0, 4.0, 4.0]), mode=\"script\")",
+               "copy_ writes into a tensor the graph did not make ([3] f32) in place, which a graph does not replay")
+}

@@ -35,6 +35,10 @@ case("reduce", fn(x) = (x.sum(1), x.mean([0, 2], keepdim=true), x.max(), x.min()
 case("views", fn(x) = (x.reshape([12, 5]), x.transpose(0, 2), x.permute([2, 0, 1]), x[1], x[:, 1:3], x[:, :, 0:5:2],
                       x[0:1].expand([2, 4, 5]), x.unsqueeze(1), x[0:1].squeeze(0), x.flip(1), x.roll(2, 1),
                       x.tril(), x.triu(1), x.repeat([1, 2, 1]), x.contiguous()), [x])
+# The random draws become RandomUniform / RandomNormal, which draw other numbers than
+# nabla's generator: the draws here are certain (scaled by 0, std 0, one integer).
+case("random", fn(x) = x + rand_like(x) * 0.0 + randn_like(x) * 0.0 + random_normal(size=[3, 4, 5], mean=0.5, std=0.0) +
+                      random_integers(size=[3, 4, 5], low=2, high=3, dtype=f32), [x])
 case("join", fn(x) = (cat([x, x * 2.0], 1), stack([x, x], 0), x.split(2, 1)[1], x.cumsum(2), x.sort(2)[0],
                      x.topk(2, 2)[0], x.topk(2, 2)[1], unbind(x, dim=1)[2], unbind(x, dim=-1)[0]), [x])
 case("index", fn(x, i) = (x.gather(2, i), x.index_select(2, i[0, 0]), one_hot(i, 5), x.scatter_add(2, i, x)),

@@ -367,7 +367,7 @@ void sweep_case(const Case& c, OpTally& tally, Device device = cpu_device()) {
     tally.forward = false;
     tally.failures.push_back(c.name + ": forward threw: " + e.what());
   }
-  bool random = c.def->id == OpId::dropout || c.def->id == OpId::multinomial;
+  bool random = draws_random_numbers(c.def->id);
   if (c.forward && c.def->batch && !random && device.kind == DeviceKind::cpu) check_batching(c, tally);
   if (c.grad.empty() || !c.def->backward) return;
   GradcheckFn f = [&](const TensorList& in) { return run(c, in); };

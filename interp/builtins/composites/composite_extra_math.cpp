@@ -398,14 +398,16 @@ Value bernoulli_builtin(Evaluator&, CallArgs& a) {
   if (b.has(1)) {
     const double p = as_num(b[1], fn_arg("bernoulli", "p"));
     if (!(p >= 0 && p <= 1)) fail("bernoulli(): argument 'p' must be in [0, 1], got " + float_repr(p));
-    draws = nabla::bernoulli(x.sizes(), p, x.dtype());
+    draws = lt(random_uniform(x.sizes(), DType::f64), scalar_tensor(p, DType::f64));
   } else {
-    notify_value_read(x, "bernoulli(): input");  // drawn on the host: a graph would keep this call's draws
-    for (double q : as_numbers(Value::tensor(detach(x)), "bernoulli"))
-      if (!(q >= 0 && q <= 1)) fail("bernoulli(): argument 'input' must hold probabilities in [0, 1], got " + float_repr(q));
-    draws = nabla::bernoulli(contiguous(to_device(detach(x), cpu_device())));
+    // The probabilities are checked where their values are known (eager); a graph draws
+    // with whatever it is given, as PyTorch's CUDA kernel does.
+    if (!op_observer())
+      for (double q : as_numbers(Value::tensor(detach(x)), "bernoulli"))
+        if (!(q >= 0 && q <= 1)) fail("bernoulli(): argument 'input' must hold probabilities in [0, 1], got " + float_repr(q));
+    draws = lt(random_uniform(x.sizes(), DType::f64), to_dtype(to_device(detach(x), cpu_device()), DType::f64));
   }
-  return Value::tensor(to_device(draws, x.device()));
+  return Value::tensor(to_device(to_dtype(draws, x.dtype()), x.device()));
 }
 
 // ---- methods only ----------------------------------------------------------------------
@@ -462,7 +464,7 @@ Value normal_method(Evaluator&, CallArgs& a) {
   const double m = b.has(1) ? as_num(b[1], fn_arg("normal_", "mean")) : 0.0;
   const double s = b.has(2) ? as_num(b[2], fn_arg("normal_", "std")) : 1.0;
   if (!(s >= 0)) fail("normal_(): argument 'std' must be non-negative, got " + float_repr(s));
-  return fill_random(b[0], randn(x.sizes(), DType::f64) * s + m);
+  return fill_random(b[0], random_normal(x.sizes(), DType::f64, m, s));
 }
 
 Value uniform_method(Evaluator&, CallArgs& a) {
@@ -472,7 +474,7 @@ Value uniform_method(Evaluator&, CallArgs& a) {
   const double lo = b.has(1) ? as_num(b[1], fn_arg("uniform_", "from")) : 0.0;
   const double hi = b.has(2) ? as_num(b[2], fn_arg("uniform_", "to")) : 1.0;
   if (!(lo <= hi)) fail("uniform_(): argument 'from' (" + float_repr(lo) + ") must be at most argument 'to' (" + float_repr(hi) + ")");
-  return fill_random(b[0], rand(x.sizes(), DType::f64) * (hi - lo) + lo);
+  return fill_random(b[0], random_uniform(x.sizes(), DType::f64, lo, hi));
 }
 
 Value exponential_method(Evaluator&, CallArgs& a) {
@@ -481,7 +483,7 @@ Value exponential_method(Evaluator&, CallArgs& a) {
   floating_self(x, "exponential_");
   const double lambd = b.has(1) ? as_num(b[1], fn_arg("exponential_", "lambd")) : 1.0;
   if (!(lambd > 0)) fail("exponential_(): argument 'lambd' must be positive, got " + float_repr(lambd));
-  return fill_random(b[0], -log1p(-rand(x.sizes(), DType::f64)) * (1.0 / lambd));
+  return fill_random(b[0], -log1p(-random_uniform(x.sizes(), DType::f64)) * (1.0 / lambd));
 }
 
 // Tensor.random_: integers in [from, to), by default [0, 2^mantissa] for floating
@@ -517,7 +519,7 @@ Value random_method(Evaluator&, CallArgs& a) {
   if (lo < bottom || hi - 1 > top)
     fail("random_(): the range [" + std::to_string(lo) + ", " + std::to_string(hi) + ") does not fit " + dtype_name(dt) +
          " (expected values in [" + std::to_string(bottom) + ", " + std::to_string(top) + "])");
-  return fill_random(b[0], randint(lo, hi, x.sizes(), DType::f64));
+  return fill_random(b[0], random_integers(x.sizes(), DType::f64, lo, hi));
 }
 
 // Tensor.bernoulli_: 1 with probability p (a number, or a tensor broadcast to self).
@@ -531,15 +533,15 @@ Value bernoulli__method(Evaluator&, CallArgs& a) {
       if (k > x.dim() || (t != s && t != 1))
         fail("bernoulli_(): argument 'p' of shape " + p.shape_str() + " does not broadcast to the tensor's " + x.shape_str());
     }
-    notify_value_read(p, "bernoulli_(): p");
     Tensor probs = contiguous(to_device(expand(to_dtype(detach(p), DType::f64), shape_of(x)), cpu_device()));
-    for (double q : as_numbers(Value::tensor(probs), "bernoulli_"))
-      if (!(q >= 0 && q <= 1)) fail("bernoulli_(): argument 'p' must hold probabilities in [0, 1], got " + float_repr(q));
-    return fill_random(b[0], nabla::bernoulli(probs));
+    if (!op_observer())  // checked where the values are known, as bernoulli() does
+      for (double q : as_numbers(Value::tensor(probs), "bernoulli_"))
+        if (!(q >= 0 && q <= 1)) fail("bernoulli_(): argument 'p' must hold probabilities in [0, 1], got " + float_repr(q));
+    return fill_random(b[0], lt(random_uniform(x.sizes(), DType::f64), probs));
   }
   const double p = b.has(1) ? as_num(b[1], fn_arg("bernoulli_", "p")) : 0.5;
   if (!(p >= 0 && p <= 1)) fail("bernoulli_(): argument 'p' must be in [0, 1], got " + float_repr(p));
-  return fill_random(b[0], nabla::bernoulli(x.sizes(), p, DType::f64));
+  return fill_random(b[0], lt(random_uniform(x.sizes(), DType::f64), scalar_tensor(p, DType::f64)));
 }
 
 }  // namespace

@@ -138,7 +138,7 @@ Value channel_dropout(CallArgs& a, const char* fname, int64_t spatial) {
   Shape mask_shape(static_cast<size_t>(x.dim()), 1);
   for (int64_t d = 0; d < x.dim() - spatial; ++d) mask_shape[static_cast<size_t>(d)] = x.sizes()[d];
   if (p == 1) return Value::tensor(x * zeros(mask_shape, x.dtype(), x.device()));
-  Tensor keep = to_device(to_dtype(ge(rand(mask_shape), scalar_tensor(p)), x.dtype()), x.device());
+  Tensor keep = to_device(to_dtype(ge(random_uniform(mask_shape, DType::f32), scalar_tensor(p)), x.dtype()), x.device());
   return Value::tensor(x * keep * (1.0 / (1.0 - p)));
 }
 Value dropout1d_builtin(Evaluator&, CallArgs& a) { return channel_dropout(a, "dropout1d", 1); }
