@@ -37,9 +37,9 @@ model Linear(in_features, out_features, bias=true) {
 # the inputs' leading dims must be equal (no broadcasting, as PyTorch's).
 fn bilinear(input1, input2, weight, bias=none) {
   "x1^T W x2 + b over the last dims (weight [out, in1, in2]), as torch.nn.functional.bilinear. Example: nn.bilinear(randn([4, 2]), randn([4, 3]), randn([5, 2, 3]))"
-  let s1 = list(input1.shape)
-  let s2 = list(input2.shape)
-  let w = list(weight.shape)
+  let s1 = list(_nn_init._tensor_arg("bilinear()", "input1", input1).shape)
+  let s2 = list(_nn_init._tensor_arg("bilinear()", "input2", input2).shape)
+  let w = list(_nn_init._tensor_arg("bilinear()", "weight", weight).shape)
   assert(len(w) == 3, f"bilinear(): weight must be 3-D [out, in1, in2], got shape {w}")
   assert(len(s1) >= 1 and s1[:-1] == s2[:-1],
          f"bilinear(): input1 {s1} and input2 {s2} must have the same leading (batch) dims")
@@ -89,7 +89,10 @@ model Dropout(p=0.5) {
 # Channel-wise dropout, as PyTorch's Dropout1d/2d/3d (the functions dropout1d, ...):
 # each channel of each example zeroed whole with probability p in training; the
 # identity in eval.
-fn _check_p(name, p) = assert(p >= 0 and p <= 1, f"{name}: p must be in [0, 1], got {p}")
+fn _check_p(name, p) {
+  if not (type(p) in ["int", "float"]) { fail(f"{name}: p must be a number in [0, 1], got {type(p)}") }
+  assert(p >= 0 and p <= 1, f"{name}: p must be in [0, 1], got {p}")
+}
 
 model Dropout1d(p=0.5) {
   "Zeroes whole channels of [N, C, L] with probability p in training. Example: nn.Dropout1d(0.2)"
@@ -134,12 +137,14 @@ fn _alpha_dropout(x, p, training, mask_shape, who) {
 
 fn alpha_dropout(input, p=0.5, training=false) {
   "Alpha dropout (keeps a SELU network's mean and variance) of each element with probability p, as torch.nn.functional.alpha_dropout. Example: nn.alpha_dropout(selu(x), 0.1, training=true)"
+  _nn_init._tensor_arg("alpha_dropout()", "input", input)
   return _alpha_dropout(input, p, training, list(input.shape), "alpha_dropout()")
 }
 
 # Whole channels (dims 0 and 1 of [N, C, *]) dropped together.
 fn feature_alpha_dropout(input, p=0.5, training=false) {
   "Alpha dropout of whole channels of [N, C, *] with probability p, as torch.nn.functional.feature_alpha_dropout. Example: nn.feature_alpha_dropout(x, 0.1, training=true)"
+  _nn_init._tensor_arg("feature_alpha_dropout()", "input", input)
   assert(input.ndim >= 2, f"feature_alpha_dropout(): feature dropout needs at least 2 dims [N, C, *], got shape {list(input.shape)}")
   let mask_shape = list(input.shape[:2]) + [1] * (input.ndim - 2)
   return _alpha_dropout(input, p, training, mask_shape, "feature_alpha_dropout()")

@@ -127,13 +127,25 @@ model ParameterDict(parameters=none) {
   values() = [getattr(self, k) for k in self._names]
   items() = [(k, getattr(self, k)) for k in self._names]
   update(parameters) {
-    assert(type(parameters) == "dict", f"nn.ParameterDict: expected a dict of name to tensor, got {type(parameters)}")
+    if type(parameters) != "dict" { fail(f"nn.ParameterDict: expected a dict of name to tensor, got {type(parameters)}") }
     for k in parameters.keys() {
-      assert(type(k) == "str", f"nn.ParameterDict: keys must be strings, got {type(k)}")
+      _check_parameter_name(self, k)
       setattr(self, k, _as_parameter("nn.ParameterDict()", f"parameters[{repr(k)}]", parameters[k]))
       if not (k in self._names) { self._names.append(k) }
     }
     return self
+  }
+}
+
+# A ParameterDict key is a field name, so, as PyTorch's register_parameter, it must not
+# be empty, hold a "." (state_dict's separator) or be a name the dict already has for
+# something else (update, _names, training, state_dict, ...): setting one replaced
+# the method or the bookkeeping, and the dict broke later.
+fn _check_parameter_name(d, k) {
+  if type(k) != "str" { fail(f"nn.ParameterDict: keys must be strings (parameter names), got {type(k)}") }
+  if k == "" or "." in k { fail(f"nn.ParameterDict: key {repr(k)} is not a parameter name: it must be non-empty and hold no '.'") }
+  if (k == "training" or hasattr(d, k)) and not (k in d._names) {
+    fail(f"nn.ParameterDict: key {repr(k)} is the name of one of the dict's own attributes or methods; choose another name")
   }
 }
 

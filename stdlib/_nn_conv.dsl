@@ -45,10 +45,42 @@ fn _reversed_padding(padding, kernel_size, dilation) {
   return out
 }
 
+# An int or n ints, each at least `lowest`, as a list; else an error naming the layer
+# and the argument (kernel_size=-3 was "zeros(): negative size -3" from inside the init).
+fn _conv_sizes(name, what, v, n, lowest) {
+  let sizes = _per_dim(v, n) if type(v) in ["int", "list", "tuple"] else none
+  let ok = sizes != none and len(sizes) == n
+  if ok {
+    for s in sizes { ok = ok and type(s) == "int" and s >= lowest }
+  }
+  if not ok {
+    fail(f"{name}: argument '{what}' must be an int or {n} ints, each >= {lowest}, got {repr(v) if type(v) in ['int', 'float', 'str', 'none', 'list', 'tuple'] else type(v)}")
+  }
+  return sizes
+}
+
+# The arguments a convolution layer checks when it is made (a lazy one too, before its
+# first call knows in_channels).
+fn _check_conv_args(name, n, kernel_size, stride, padding, dilation, groups) {
+  _conv_sizes(name, "kernel_size", kernel_size, n, 1)
+  _conv_sizes(name, "stride", stride, n, 1)
+  _conv_sizes(name, "dilation", dilation, n, 1)
+  if type(padding) != "str" { _conv_sizes(name, "padding", padding, n, 0) }
+  if type(groups) != "int" or groups < 1 { fail(f"{name}: argument 'groups' must be an int >= 1, got {repr(groups)}") }
+}
+
+fn _check_channels(name, what, c) {
+  if type(c) != "int" or c < 0 { fail(f"{name}: argument '{what}' must be an int >= 0, got {repr(c)}") }
+}
+
 # The fields every convolution layer has (PyTorch's names), its weight and bias with
 # PyTorch's init. A transposed convolution's weight is [in, out / groups, k...].
 fn _conv_fields(m, name, n, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                 padding_mode, transposed, output_padding) {
+  _check_channels(name, "in_channels", in_channels)
+  _check_channels(name, "out_channels", out_channels)
+  _check_conv_args(name, n, kernel_size, stride, padding, dilation, groups)
+  if transposed { _conv_sizes(name, "output_padding", output_padding, n, 0) }
   assert(in_channels % groups == 0 and out_channels % groups == 0,
          f"{name}: in_channels and out_channels must be divisible by groups")
   assert(padding_mode in _padding_modes,

@@ -126,6 +126,7 @@ fn _lazy_conv_fields(m, name, n, out_channels, kernel_size, stride, padding, dil
   if not (padding_mode in _nn_conv._padding_modes) {
     fail(f"{name}: argument 'padding_mode' must be one of {_nn_conv._padding_modes}, got {repr(padding_mode)}")
   }
+  _nn_conv._check_conv_args(name, n, kernel_size, stride, padding, dilation, groups)
   m.in_channels = 0
   m.out_channels = out_channels
   m.kernel_size = _per_dim(kernel_size, n)

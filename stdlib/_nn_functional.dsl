@@ -29,6 +29,17 @@ fn _check_tensor(who, what, v) {
   if type(v) != "tensor" { fail(f"{who}: argument '{what}' must be a tensor, got {type(v)}") }
   return v
 }
+# Two tensors a loss combines element-wise: shapes that broadcast, else an error naming
+# the function and both arguments (not the inner op's "sub: argument 'other'").
+fn _check_broadcast(who, what_a, a, what_b, b) {
+  let sa = list(a.shape)
+  let sb = list(b.shape)
+  for k in range(1, min(len(sa), len(sb)) + 1) {
+    if sa[-k] != sb[-k] and sa[-k] != 1 and sb[-k] != 1 {
+      fail(f"{who}: argument '{what_a}' of shape {sa} and argument '{what_b}' of shape {sb} do not broadcast together (dim -{k}: {sa[-k]} vs {sb[-k]})")
+    }
+  }
+}
 fn _check_float(who, what, v) {
   _check_tensor(who, what, v)
   if not (str(v.dtype) in _floating) {
@@ -316,6 +327,14 @@ fn multilabel_margin_loss(input, target, reduction="mean") {
   return _reduce(loss, reduction)
 }
 
+# A user's distance function's result, checked: a tensor (one distance per sample), or
+# the error names the function here rather than the arithmetic after it.
+fn _distance_of(who, distance_function, a, b) {
+  let d = distance_function(a, b)
+  if type(d) != "tensor" { fail(f"{who}: distance_function must return a tensor of distances, got {type(d)}") }
+  return d
+}
+
 # PyTorch's: d = distance_function (pairwise_distance when none); with swap the
 # negative's distance is the smaller of d(anchor, negative) and d(positive, negative).
 fn triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=none, margin=1.0, swap=false,
@@ -335,7 +354,7 @@ fn triplet_margin_with_distance_loss(anchor, positive, negative, distance_functi
   if margin <= 0 { fail(f"{who}: argument 'margin' must be > 0, got {margin}") }
   _check_bool(who, "swap", swap)
   _check_reduction(who, reduction)
-  let d = distance_function if distance_function != none else pairwise_distance
+  let d = pairwise_distance if distance_function == none else fn(a, b) = _distance_of(who, distance_function, a, b)
   let dist_pos = d(anchor, positive)
   let dist_neg = d(anchor, negative)
   if swap { dist_neg = minimum(dist_neg, d(positive, negative)) }
@@ -373,7 +392,7 @@ fn lp_pool2d(input, norm_type, kernel_size, stride=none, ceil_mode=false) {
 fn _adaptive_max_pool1d(who, input, output_size) {
   _check_float(who, "input", input)
   _check_ndim(who, "input", input, [2, 3], "2-D [C, L] or 3-D [N, C, L]")
-  let size = _per_dim(output_size, 1) if type(output_size) in ["int", "list", "tuple", "none"] else none
+  let size = _per_dim(output_size, 1) if type(output_size) in ["int", "list", "tuple"] else none
   if size == none or len(size) != 1 or not (size[0] == none or (type(size[0]) == "int" and size[0] >= 1)) {
     fail(f"{who}: argument 'output_size' must be an int >= 1 (or one), got {repr(output_size) if type(output_size) in ['int', 'float', 'str', 'list', 'tuple'] else type(output_size)}")
   }
@@ -506,6 +525,15 @@ fn upsample_bilinear(input, size=none, scale_factor=none) {
 # default) divides by every element.
 fn kl_div(input, target, reduction="mean", log_target=false) {
   "The Kullback-Leibler divergence of target from input (log-probabilities), as PyTorch's. Example: kl_div(log_softmax(z, 1), p, reduction='batchmean')"
+  let who = "kl_div()"
+  _check_float(who, "input", input)
+  _check_float(who, "target", target)
+  _check_broadcast(who, "input", input, "target", target)
+  _check_bool(who, "log_target", log_target)
+  if not (reduction in ["none", "sum", "mean", "batchmean"]) {
+    fail(f"kl_div: reduction must be \"none\", \"sum\", \"mean\" or \"batchmean\", got {repr(reduction)}")
+  }
+  if reduction == "batchmean" and input.ndim == 0 { fail(f"{who}: reduction=\"batchmean\" divides by the batch size, dim 0, which a 0-dim input lacks") }
   let pointwise = none
   if log_target {
     pointwise = exp(target) * (target - input)
@@ -516,8 +544,7 @@ fn kl_div(input, target, reduction="mean", log_target=false) {
   if reduction == "none" { return pointwise }
   if reduction == "sum" { return pointwise.sum() }
   if reduction == "mean" { return pointwise.mean() }
-  if reduction == "batchmean" { return pointwise.sum() / input.shape[0] }
-  assert(false, f"kl_div: reduction must be \"none\", \"sum\", \"mean\" or \"batchmean\", got {repr(reduction)}")
+  return pointwise.sum() / input.shape[0]
 }
 
 # The functions of nn's layer files, as globals (PyTorch's F.bilinear, ...).

@@ -10,6 +10,13 @@ fn _per_dim(v, n) = [v] * n if type(v) == "int" else list(v)
 
 fn _shape(t) = list(t.shape)
 
+# A tensor argument of a layer function, or an error naming the function and the
+# argument (5 was "int has no attribute 'shape'" from inside the library).
+fn _tensor_arg(who, what, v) {
+  if type(v) != "tensor" { fail(f"{who}: argument '{what}' must be a tensor, got {type(v)}") }
+  return v
+}
+
 fn _prod(xs) {
   let n = 1
   for x in xs { n = n * x }

@@ -200,8 +200,8 @@ model Fold(output_size, kernel_size, dilation=1, padding=0, stride=1) {
 # g * (C / groups) + i moves to i * groups + g (ShuffleNet's channel shuffle).
 fn channel_shuffle(input, groups) {
   "The channels of [N, C, *] split into groups and interleaved, as torch.nn.functional.channel_shuffle. Example: nn.channel_shuffle(randn([1, 4, 2, 2]), 2)"
-  let s = list(input.shape)
-  assert(type(groups) == "int" and groups > 0, f"channel_shuffle(): groups must be an int > 0, got {repr(groups)}")
+  let s = list(_nn_init._tensor_arg("channel_shuffle()", "input", input).shape)
+  assert(type(groups) == "int" and groups > 0, f"channel_shuffle(): groups must be an int > 0, got {repr(groups) if type(groups) != 'tensor' else 'a tensor'}")
   assert(len(s) > 2, f"channel_shuffle(): expected an input with more than 2 dims [N, C, *], got shape {s}")
   assert(s[1] % groups == 0, f"channel_shuffle(): the {s[1]} channels must be divisible by groups ({groups})")
   let split = input.reshape([s[0], groups, s[1] // groups] + s[2:])

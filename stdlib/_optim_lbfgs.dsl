@@ -23,7 +23,7 @@ let _zero_grad = _optim_groups._zero_grad
 model LBFGS(params, lr=1, max_iter=20, max_eval=none, tolerance_grad=1e-7, tolerance_change=1e-9, history_size=100, line_search_fn=none) {
   """L-BFGS: a quasi-Newton method over every parameter at once, step(closure) re-evaluating the loss, as torch.optim.LBFGS.
 
-  Example: opt.step(fn() { opt.zero_grad(); let l = loss_fn(); l.backward(); return l })
+  Example: fn closure() { opt.zero_grad(); let l = loss_fn(); l.backward(); return l }; opt.step(closure)
   """
   defaults = {"lr": lr, "max_iter": max_iter, "max_eval": _lbfgs_max_eval(max_iter, max_eval), "tolerance_grad": tolerance_grad,
               "tolerance_change": tolerance_change, "history_size": history_size, "line_search_fn": line_search_fn}
@@ -60,8 +60,22 @@ fn _lbfgs_add(ps, step_size, update) {
   }
 }
 
-fn _lbfgs_loss(closure) {
+# One evaluation of the closure, its loss checked: a closure returning something else
+# is named here, not as item() or float() failing inside the step.
+fn _lbfgs_call(closure) {
   let loss = closure()
+  let kind = type(loss)
+  if kind == "tensor" and loss.numel() != 1 {
+    fail(f"optim.LBFGS.step(): the closure must return the loss, a one-element tensor or a number, got a tensor of shape {list(loss.shape)}")
+  }
+  if not (kind in ["tensor", "int", "float"]) {
+    fail(f"optim.LBFGS.step(): the closure must return the loss, a one-element tensor or a number, got {kind}")
+  }
+  return loss
+}
+
+fn _lbfgs_loss(closure) {
+  let loss = _lbfgs_call(closure)
   return loss.item() if type(loss) == "tensor" else float(loss)
 }
 
@@ -212,7 +226,10 @@ fn _lbfgs_step(opt, closure) {
   let state = opt.state[0]
   if not ("func_evals" in state) { state["func_evals"] = 0 }
   if not ("n_iter" in state) { state["n_iter"] = 0 }
-  let orig_loss = closure()
+  if not callable(closure) {
+    fail(f"optim.LBFGS.step(): closure must be a function of no arguments that zeroes the grads, computes the loss, calls backward() and returns it; got {type(closure)}")
+  }
+  let orig_loss = _lbfgs_call(closure)
   let loss = orig_loss.item() if type(orig_loss) == "tensor" else float(orig_loss)
   let current_evals = 1
   state["func_evals"] = state["func_evals"] + 1

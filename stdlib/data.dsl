@@ -84,7 +84,7 @@ let permutation = _data.permutation
 # only when the bar shows the mean, so the loop does not wait for the device each step.
 let Progress = _data.Progress
 # save_image(tensor, path): writes [H, W] or [C, H, W] (C 1 or 3; floats in [0, 1],
-# clamped) as an 8-bit PNG file.
+# clamped) as an 8-bit PNG file; the path must end in .png (no other format is written).
 let save_image = _data.save_image
 
 model TensorDataset(x, y=none) {

@@ -187,6 +187,13 @@ fn _check_target(who, module, name) {
   if type(name) != "str" { fail(f"{who}: name must be a str (the parameter's name, \"weight\"), got {type(name)}") }
 }
 
+# A whole model argument (is_pruned, remove_all, the reports, the channel pruning): a
+# model instance, checked at the call so that 5 is not an error about named_buffers
+# inside the library.
+fn _check_model(who, model) {
+  if not nn._is_module(model) { fail(f"{who}: model must be a model instance (an nn layer or a model of yours), got {type(model)}") }
+}
+
 # global_unstructured's parameters: a list of (module, name) pairs.
 fn _check_pairs(parameters) {
   let who = "prune.global_unstructured()"
@@ -329,6 +336,7 @@ fn is_pruned(model) {
 
   Example: prune.is_pruned(nn.Linear(4, 2))
   """
+  _check_model("prune.is_pruned()", model)
   for m in model.modules() {
     if len(getattr(m, "_pruned", [])) > 0 { return true }
   }
@@ -340,6 +348,7 @@ fn remove_all(model) {
 
   Example: prune.remove_all(prune.l1_unstructured(nn.Linear(4, 2), "weight", amount=0.5))
   """
+  _check_model("prune.remove_all()", model)
   for m in model.modules() {
     for name in list(getattr(m, "_pruned", [])) { remove(m, name) }
   }
@@ -376,6 +385,8 @@ fn sparsity_report(model, show=true) {
 
   Example: prune.sparsity_report(prune.l1_unstructured(nn.Linear(8, 4), "weight", amount=0.5))
   """
+  _check_model("prune.sparsity_report()", model)
+  if type(show) != "bool" { fail(f"prune.sparsity_report(): show must be a bool, got {type(show)}") }
   let rows = []
   let total = 0
   let zeros_total = 0
@@ -545,6 +556,7 @@ fn shrink_channels(model, amount=0.5, n=1, plan=none) {
 
   Example: prune.shrink_channels(nn.Sequential([nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 3)]), amount=0.5)
   """
+  _check_model("prune.shrink_channels()", model)
   let small = remove_all(deepcopy(model))
   if plan == none { plan = channel_plan(small, amount, n) }
   let layers = _layers(small)

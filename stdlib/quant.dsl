@@ -165,6 +165,7 @@ fn _fuse_conv_bn_in(model) {
         let conv = layers[i][1]
         if _foldable(conv, bn) {
           assert(not (conv in folded), f"quant.fuse_conv_bn: the Conv2d before '{name}' was folded already (it is shared by two places); fuse a model whose convs are not shared")
+          if conv.out_channels != bn.num_features { fail(f"quant.fuse_conv_bn: the Conv2d before '{name}' has {conv.out_channels} output channels (weight {list(conv.weight.shape)}) but the BatchNorm2d '{name}' has {bn.num_features} features (running_mean {list(bn.running_mean.shape)})") }
           _fold_batch_norm(conv, bn)
           folded.append(conv)
           setattr(m, name, nn.Identity())

@@ -470,7 +470,10 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<i
 }
 
 Tensor one_hot(const Tensor& x, int64_t num_classes) {
-  if (num_classes < 0) {
+  // -1 alone means "find it", as PyTorch's; -5 found it too and hid the mistake.
+  NABLA_CHECK(num_classes >= -1,
+              "one_hot: num_classes must be -1 (the largest class + 1) or at least 0, got " + std::to_string(num_classes));
+  if (num_classes == -1) {
     NABLA_CHECK(x.numel() > 0, "one_hot: cannot find num_classes of an empty tensor; give num_classes");
     NoGradGuard no_grad;
     num_classes = max(x).item_int() + 1;

@@ -6,10 +6,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -20,6 +22,7 @@
 #include "interp/builtins/idx_reader.hpp"
 #include "interp/builtins/png.hpp"
 #include "interp/app/progress.hpp"
+#include "tensor/allocator.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/file_kind.hpp"
@@ -361,13 +364,30 @@ struct DeviceLossSum {
   }
 };
 
+// Progress's total: a count, or the list of batches itself (its length); none or 0 is a
+// bar with no known end (an empty dataset's len() is 0, so 0 is not an error).
+int64_t progress_total(const Bound& b) {
+  if (!b.has(0)) return 0;
+  if (b[0].tag == Tag::List || b[0].tag == Tag::Tuple) return static_cast<int64_t>(b[0].as<ListObj>()->items.size());
+  if (b[0].tag != Tag::Int) fail(std::string("Progress(): total: expected an int count of steps (or none), got ") + type_name(b[0]));
+  if (b[0].i < 0) fail("Progress(): total must be a count of steps, 0 or more (none: unknown), got " + std::to_string(b[0].i));
+  return b[0].i;
+}
+
+// update()'s steps: a count that keeps the bar's total within an int64.
+int64_t progress_steps(const Bound& u, int64_t done) {
+  if (!u.has(1)) return 1;
+  if (u[1].tag != Tag::Int) fail(std::string("update(): steps: expected an int, got ") + type_name(u[1]));
+  int64_t sum;
+  if (__builtin_add_overflow(done, u[1].i, &sum) || sum < 0)
+    fail("update(): steps=" + std::to_string(u[1].i) + " takes the bar's count (" + std::to_string(done) +
+         ") outside 0 to 2^63 - 1");
+  return u[1].i;
+}
+
 Value progress_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("Progress", a, {"total", "desc", "tty"}, 0);
-  // total: a count, or the list of batches itself (its length).
-  int64_t total = !b.has(0) ? 0
-                  : b[0].tag == Tag::List || b[0].tag == Tag::Tuple
-                      ? static_cast<int64_t>(b[0].as<ListObj>()->items.size())
-                      : as_int(b[0], "Progress(): total");
+  int64_t total = progress_total(b);
   std::string desc = b.has(1) ? str(b[1]) : "";
   // In a notebook (a display sink) the bar redraws its own display in place, as on
   // a terminal, unless tty= says otherwise (Note [Display] in display.hpp).
@@ -387,12 +407,13 @@ Value progress_builtin(Evaluator& ev, CallArgs& a) {
   bar->set_deferred_losses([device_losses] { return device_losses->take(); });
   m->set("update", make_native("update", [bar, device_losses](Evaluator&, CallArgs& a) {
            Bound u = bind("update", a, {"loss", "steps"}, 0);
+           int64_t steps = progress_steps(u, bar->count());
            std::optional<double> loss;
            if (u.has(0) && u[0].tag == Tag::Tensor && u[0].t.device().kind != DeviceKind::cpu)
              device_losses->add(u[0].t);
            else if (u.has(0))
              loss = u[0].tag == Tag::Tensor ? u[0].t.item() : as_num(u[0], "update(): loss");
-           bar->update(u.has(1) ? as_int(u[1], "update(): steps") : 1, loss);
+           bar->update(steps, loss);
            return Value();
          }));
   m->set("close", make_native("close", [bar](Evaluator&, CallArgs& a) {
@@ -430,6 +451,10 @@ Value permutation_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("permutation", a, {"n", "seed"}, 1);
   int64_t n = as_int(b[0], "permutation(): n");
   if (n < 0) fail("permutation(): n must not be negative");
+  // Note [Host memory budget]: the shuffle's vector and the tensor are asked for first,
+  // so permutation(1e15) names itself instead of a bare out of memory.
+  CpuAllocator::instance().check_host_request(static_cast<size_t>(n), 2 * sizeof(int64_t),
+                                              "permutation(n=" + std::to_string(n) + ")");
   return Value::tensor(index_tensor(permutation(n, seed_of(b, 1, "permutation()"))));
 }
 
@@ -466,6 +491,20 @@ std::string image_tensor_png(const Tensor& t) {
 
 namespace {
 
+// save_image writes PNG only (nabla links libpng, no JPEG or other encoder), so a path
+// that names another format is refused rather than given PNG bytes under a .jpg name.
+void check_png_path(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  size_t dot = name.rfind('.');
+  std::string ext = dot == std::string::npos || dot == 0 ? "" : name.substr(dot);
+  std::string lower = ext;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == ".png") return;
+  fail("save_image(): path '" + path + "' " +
+       (ext.empty() ? std::string("has no extension") : "has extension '" + ext + "'") +
+       "; save_image writes PNG only: give a path ending in .png");
+}
+
 // save_image(tensor, path): [H, W] or [C, H, W] (C 1 or 3) as an 8-bit PNG (image_tensor_png).
 Value save_image_builtin(Evaluator& ev, CallArgs& a) {
   ev.check_sandbox("data.save_image()");
@@ -473,6 +512,7 @@ Value save_image_builtin(Evaluator& ev, CallArgs& a) {
   const Tensor& t = as_tensor(b[0], "save_image(): tensor");
   if (b[1].tag != Tag::Str) fail(std::string("save_image(): path must be a str, got ") + type_name(b[1]));
   const std::string& path = b[1].as<StrObj>()->s;
+  check_png_path(path);
   if (!is_image_tensor(t))
     fail("save_image(): expected a tensor [H, W] or [C, H, W] with C 1 or 3, got shape " + t.shape_str());
   if (t.numel() == 0) fail("save_image(): the image is empty: shape " + t.shape_str());
@@ -500,7 +540,7 @@ const BuiltinEntry kDataFunctions[] = {
      "A progress bar with update(loss=none, steps=1), close() and count(). Example: let bar = _data.Progress(10, "
      "desc=\"epoch 1\")"},
     {"save_image", save_image_builtin, "save_image(tensor, path)",
-     "Writes [H, W] or [C, H, W] (C 1 or 3; floats in [0, 1]) as an 8-bit PNG file. "
+     "Writes [H, W] or [C, H, W] (C 1 or 3; floats in [0, 1]) as an 8-bit PNG file (path ending in .png). "
      "Example: _data.save_image(rand(28, 28), \"digit.png\")"},
     {"file_exists", file_exists_builtin, "file_exists(path)",
      "Whether a readable file is at path (refused in sandbox mode). Example: _data.file_exists(\"data/train.csv\")"},

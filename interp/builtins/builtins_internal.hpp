@@ -70,7 +70,12 @@ std::string op_doc(const OpDef& row);        // the row's doc: a sentence, then 
 // The doc of an op_conventions() entry: its own, or (for an op of the table) its row's.
 std::string convention_doc(const BuiltinEntry& entry);
 void install_op_builtins(Evaluator& ev);     // every op as a global builtin
+// A tensor argument (a number or a list becomes one). none gives an undefined tensor,
+// which a row reads as a missing optional input (a bias); required_input_of refuses
+// it instead, for every caller that reads the tensor itself (a matmul of none was
+// SIGSEGV).
 Tensor input_of(const Value& v, const std::string& fname, const std::string& arg);
+Tensor required_input_of(const Value& v, const std::string& fname, const std::string& arg);
 // The generic call of the row `name` (tensor inputs, then its attributes), under any
 // convention of op_functions().
 Value row_call(const char* name, CallArgs& a);

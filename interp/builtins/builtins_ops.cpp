@@ -59,6 +59,11 @@ Tensor input_of(const Value& v, const std::string& fname, const std::string& arg
   fail(fname + "(): argument '" + arg + "' must be a tensor, got " + type_name(v));
 }
 
+Tensor required_input_of(const Value& v, const std::string& fname, const std::string& arg) {
+  if (v.is_none()) fail(fname + "(): argument '" + arg + "' must be a tensor, got none");
+  return input_of(v, fname, arg);
+}
+
 namespace {
 
 // The keywords a row's call takes: its first `nin` input names, then its attributes
@@ -147,7 +152,7 @@ namespace {
 
 Value matmul_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("matmul", a, {"self", "other"}, 2);
-  return Value::tensor(matmul(input_of(b[0], "matmul", "self"), input_of(b[1], "matmul", "other")));
+  return Value::tensor(matmul(required_input_of(b[0], "matmul", "self"), required_input_of(b[1], "matmul", "other")));
 }
 
 // einsum(equation, *operands), or einsum(equation, [operands]) as PyTorch allows.
@@ -167,10 +172,10 @@ Value einsum_builtin(Evaluator&, CallArgs& a) {
 // as a number, in f64), div with its rounding_mode ("trunc" or "floor").
 Value add_or_sub(CallArgs& a, const char* fname, bool is_add) {
   Bound b = bind(fname, a, {"input", "other", "alpha"}, 2);
-  Tensor x = input_of(b[0], fname, "input");
+  Tensor x = required_input_of(b[0], fname, "input");
   const double alpha = b.has(2) ? as_num(b[2], std::string(fname) + "(): argument 'alpha'") : 1.0;
   Tensor y = b[1].is_num() ? input_of(Value::number(as_num(b[1], fname) * alpha), fname, "other")
-                           : input_of(b[1], fname, "other");
+                           : required_input_of(b[1], fname, "other");
   if (!b[1].is_num() && alpha != 1.0) y = y * alpha;
   return Value::tensor(is_add ? add(x, y) : sub(x, y));
 }
@@ -179,7 +184,7 @@ Value sub_builtin(Evaluator&, CallArgs& a) { return add_or_sub(a, "sub", false);
 
 Value div_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("div", a, {"input", "other", "rounding_mode"}, 2);
-  Tensor x = input_of(b[0], "div", "input"), y = input_of(b[1], "div", "other");
+  Tensor x = required_input_of(b[0], "div", "input"), y = required_input_of(b[1], "div", "other");
   if (!b.has(2)) return Value::tensor(div(x, y));
   if (b[2].tag != Tag::Str) fail("div(): argument 'rounding_mode' must be \"trunc\", \"floor\" or none");
   const std::string& mode = b[2].as<StrObj>()->s;
@@ -303,10 +308,10 @@ Value indexed_by_dim(const std::string& name, CallArgs& a) {
                                   : bind(name, a, {"input", "dim", "index"}, 3);
   const Tensor& x = as_tensor(b[0], name);
   int64_t dim = as_int(b[1], name + "(): argument 'dim'");
-  Tensor idx = input_of(b[2], name, "index");
+  Tensor idx = required_input_of(b[2], name, "index");
   if (name == "gather") return Value::tensor(gather(x, dim, idx));
   if (name == "index_select") return Value::tensor(index_select(x, dim, idx));
-  return Value::tensor(scatter_add(x, dim, idx, input_of(b[3], name, "src")));
+  return Value::tensor(scatter_add(x, dim, idx, required_input_of(b[3], name, "src")));
 }
 Value gather_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("gather", a); }
 Value index_select_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("index_select", a); }
@@ -314,7 +319,7 @@ Value scatter_add_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("scat
 
 Value embedding_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("embedding", a, {"input", "weight"}, 2);
-  Tensor p = input_of(b[0], "embedding", "input"), q = input_of(b[1], "embedding", "weight");
+  Tensor p = required_input_of(b[0], "embedding", "input"), q = required_input_of(b[1], "embedding", "weight");
   // F.embedding(indices, weight); the row's own order (weight, indices) works too.
   if (is_floating(p.dtype()) && !is_floating(q.dtype())) std::swap(p, q);
   return Value::tensor(embedding(q, p));
@@ -463,12 +468,12 @@ Value repeat_interleave_builtin(Evaluator&, CallArgs& a) {
   std::optional<int64_t> dim;
   if (b.has(2)) dim = as_int(b[2], "repeat_interleave(): argument 'dim'");
   if (b[1].tag == Tag::Int) return Value::tensor(repeat_interleave(x, b[1].i, dim));
-  return Value::tensor(repeat_interleave(x, input_of(b[1], "repeat_interleave", "repeats"), dim));
+  return Value::tensor(repeat_interleave(x, required_input_of(b[1], "repeat_interleave", "repeats"), dim));
 }
 
 Value one_hot_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("one_hot", a, {"input", "num_classes"}, 1);
-  return Value::tensor(one_hot(input_of(b[0], "one_hot", "input"),
+  return Value::tensor(one_hot(required_input_of(b[0], "one_hot", "input"),
                                b.has(1) ? as_int(b[1], "one_hot(): argument 'num_classes'") : -1));
 }
 

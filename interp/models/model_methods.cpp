@@ -11,6 +11,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtin_table.hpp"
+#include "interp/builtins/builtins_internal.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/models/module_walk.hpp"
@@ -91,7 +92,7 @@ Value children(const Value& self, const std::string& name, CallArgs& args) {
   if (!args.pos.empty()) fail(name + "() takes no positional arguments");
   bool remove_duplicate = true;
   for (auto& [k, v] : args.kw) {
-    if (k == "remove_duplicate") remove_duplicate = truthy(v);
+    if (k == "remove_duplicate") remove_duplicate = as_bool(v, name + "(): remove_duplicate");
     else fail_unexpected_keyword(name, k, {"remove_duplicate"});
   }
   bool named = name == "named_children";
@@ -186,7 +187,7 @@ Value tensor_list(const Value& self, const std::string& name, TensorKinds kinds,
   if (!args.pos.empty()) fail(name + "() takes no positional arguments");
   for (auto& [k, v] : args.kw) {
     if (k != "recurse") fail_unexpected_keyword(name, k, {"recurse"});
-    recurse = truthy(v);
+    recurse = as_bool(v, name + "(): recurse");
   }
   std::vector<Value> items;
   for (auto& [n, t] : named_tensors(self, kinds, named || !recurse)) {
@@ -241,11 +242,21 @@ Value zero_grad(Evaluator&, const Value& self, CallArgs& args) {
 }
 
 // train(mode=true) and eval(): as PyTorch's, they return the model.
+// A mode that is not a bool is an error, as PyTorch's ("training mode is expected to be
+// boolean"): train("eval") would otherwise be train(true).
 Value set_train_mode(Evaluator&, const Value& self, CallArgs& args) {
-  set_training(self, args.pos.empty() || truthy(args.pos[0]));
+  if (args.pos.size() + args.kw.size() > 1) fail("train() takes one argument, mode");
+  bool mode = true;
+  if (!args.pos.empty()) mode = as_bool(args.pos[0], "train(): mode");
+  for (auto& [k, v] : args.kw) {
+    if (k != "mode") fail_unexpected_keyword("train", k, {"mode"});
+    mode = as_bool(v, "train(): mode");
+  }
+  set_training(self, mode);
   return self;
 }
-Value set_eval_mode(Evaluator&, const Value& self, CallArgs&) {
+Value set_eval_mode(Evaluator&, const Value& self, CallArgs& args) {
+  no_args(args, "eval");
   set_training(self, false);
   return self;
 }
@@ -263,10 +274,10 @@ Value retype_to(Evaluator&, const Value& self, CallArgs& args) {
 Value requires_grad_of_parameters(Evaluator&, const Value& self, CallArgs& args) {
   if (args.pos.size() + args.kw.size() > 1) fail("requires_grad_() takes one argument, requires_grad");
   bool flag = true;
-  if (!args.pos.empty()) flag = truthy(args.pos[0]);
+  if (!args.pos.empty()) flag = as_bool(args.pos[0], "requires_grad_(): requires_grad");
   for (auto& [k, v] : args.kw) {
     if (k != "requires_grad") fail_unexpected_keyword("requires_grad_", k, {"requires_grad"});
-    flag = truthy(v);
+    flag = as_bool(v, "requires_grad_(): requires_grad");
   }
   for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_requires_grad(flag);
   return self;
@@ -312,12 +323,17 @@ Value state_dict(Evaluator&, const Value& self, CallArgs& args) {
   return Value::object(Tag::Dict, d);
 }
 
+// strict is a bool, given by name or second as in PyTorch; strict="no" was truthy, so
+// strict, the opposite of what it said.
 Value load_state_dict(Evaluator&, const Value& self, CallArgs& args) {
-  if (args.pos.size() != 1) fail("load_state_dict() takes one argument, the state dict");
-  bool strict = true;
+  if (args.pos.empty() || args.pos.size() > 2)
+    fail("load_state_dict() takes the state dict and strict=true, got " + std::to_string(args.pos.size()) +
+         " positional arguments");
+  bool strict = args.pos.size() < 2 || as_bool(args.pos[1], "load_state_dict(): strict");
   for (auto& [k, v] : args.kw) {
-    if (k == "strict") strict = truthy(v);
-    else fail_unexpected_keyword("load_state_dict", k, {"strict"});
+    if (k != "strict") fail_unexpected_keyword("load_state_dict", k, {"strict"});
+    if (args.pos.size() == 2) fail("load_state_dict(): strict given twice (second and by name)");
+    strict = as_bool(v, "load_state_dict(): strict");
   }
   const Value& dv = args.pos[0];
   if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));

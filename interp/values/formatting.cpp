@@ -313,11 +313,20 @@ Value scalar_of(const Value& v) {
   return Value::integer(v.t.item_int());
 }
 
+// A spec formats a number; a tensor of other than one element has none (PyTorch's
+// Tensor.__format__ raises for it too), so say which tensor instead of padding its text.
+[[noreturn, gnu::noinline]] void fail_tensor_spec(const Tensor& t, const std::string& text) {
+  fail("format spec '" + text + "' needs a number or a one-element tensor, got a tensor of shape " + t.shape_str() +
+       " (" + std::to_string(t.numel()) + " elements); format one element (t[0]), a reduction (t.sum()) or "
+       "t.tolist() without a spec");
+}
+
 }  // namespace
 
 std::string format_value(const Value& v0, const std::string& text) {
   Value v = scalar_of(v0);
   if (text.empty()) return str(v);
+  if (v.tag == Tag::Tensor && v.t.defined()) fail_tensor_spec(v.t, text);
   FormatSpec s = parse_spec(text);
   if (v.tag == Tag::Int || v.tag == Tag::Bool) {  // a bool formats as its int under a spec
     if (is_int_type(s.type) || s.type == 0 || s.type == 'n') return format_int(s, int_of(v));

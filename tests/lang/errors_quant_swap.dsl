@@ -29,3 +29,13 @@ import nn
 import quant
 let m = nn.Sequential([nn.Linear(2, 2)])
 let r = quant.swap_modules(m, fn(l) = zeros([2]))
+# ---
+# case: fuse_conv_bn over a Conv2d and a BatchNorm2d of other channel counts
+# expect error: tests/lang/errors_quant_swap.dsl:41:1: error: quant.fuse_conv_bn: the Conv2d before '1' has 5 output channels (weight [5, 3, 3, 3]) but the BatchNorm2d '1' has 4 features (running_mean [4])
+# expect error line:   quant.fuse_conv_bn(m)
+# expect error line:   ^~~~~~~~~~~~~~~~~~~~~
+import nn
+import quant
+let m = nn.Sequential([nn.Conv2d(3, 5, 3), nn.BatchNorm2d(4)])
+m.eval()
+quant.fuse_conv_bn(m)

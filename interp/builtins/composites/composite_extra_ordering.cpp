@@ -22,6 +22,7 @@ namespace nabla::interp {
 
 namespace {
 
+using composite_args::ask_host_memory;
 using composite_args::dim_arg;
 using composite_args::fn_arg;
 using composite_args::host_doubles;
@@ -206,8 +207,12 @@ Value bincount_builtin(Evaluator&, CallArgs& a) {
   int64_t len = minlength;
   for (int64_t i : v) {
     if (i < 0) fail("bincount(): argument 'input' must be non-negative, got " + std::to_string(i));
-    len = std::max(len, i + 1);
+    len = std::max(len, i == INT64_MAX ? i : i + 1);  // INT64_MAX + 1 wrapped to a negative size
   }
+  // The result has max(input) + 1 bins: ask before making them (a value of 10^12 is 8 TB).
+  ask_host_memory(len, 2 * sizeof(double), "bincount(): " + std::to_string(len) +
+                                               " bins (the larger of max(input) + 1 and minlength=" +
+                                               std::to_string(minlength) + ")");
   std::vector<double> out(static_cast<size_t>(len), 0.0);
   DType dt = DType::i64;
   if (b.has(1)) {
@@ -224,6 +229,11 @@ Value bincount_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(to_device(tensor_from(out, Shape{len}, dt), x.device()));
 }
 
+// Orders that put a NaN first (for min_element) or last (for max_element), so that a
+// NaN in the data becomes the range and is refused, as PyTorch's range check does.
+bool nan_first(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a < b); }
+bool nan_last(double a, double b) { return std::isnan(b) ? !std::isnan(a) : (!std::isnan(a) && a < b); }
+
 // torch.histc: a histogram of bins equal bins over [min, max] (the data's range when
 // both are 0), elements outside ignored, max in the last bin; input's dtype.
 Value histc_builtin(Evaluator&, CallArgs& a) {
@@ -234,17 +244,25 @@ Value histc_builtin(Evaluator&, CallArgs& a) {
   if (bins <= 0) fail("histc(): argument 'bins' must be positive, got " + std::to_string(bins));
   double lo = b.has(2) ? as_num(b[2], fn_arg("histc", "min")) : 0.0, hi = b.has(3) ? as_num(b[3], fn_arg("histc", "max")) : 0.0;
   if (lo > hi) fail("histc(): argument 'max' (" + float_repr(hi) + ") must be at least argument 'min' (" + float_repr(lo) + ")");
+  ask_host_memory(bins, 2 * sizeof(double), "histc(): bins=" + std::to_string(bins));
   std::vector<double> v = host_doubles(x, "histc(): input");
   if (lo == hi && !v.empty()) {
-    lo = *std::min_element(v.begin(), v.end());
-    hi = *std::max_element(v.begin(), v.end());
+    lo = *std::min_element(v.begin(), v.end(), nan_first);
+    hi = *std::max_element(v.begin(), v.end(), nan_last);
   }
   if (lo == hi) lo -= 1, hi += 1;
+  // As PyTorch's: a range with an infinity or a NaN (given, or the data's) has no bins.
+  if (!std::isfinite(lo) || !std::isfinite(hi))
+    fail("histc(): the range [" + float_repr(lo) + ", " + float_repr(hi) + "] is not finite" +
+         (b.has(2) || b.has(3) ? "" : " (it is the input's min and max: give min= and max=)"));
   std::vector<double> out(static_cast<size_t>(bins), 0.0);
   for (double e : v) {
     if (!(e >= lo && e <= hi)) continue;
-    int64_t k = static_cast<int64_t>((e - lo) * static_cast<double>(bins) / (hi - lo));
-    if (k == bins) k = bins - 1;
+    // (e - lo) / (hi - lo) in [0, 1] even when hi - lo overflows to inf; the bin is
+    // clamped so that no rounding reaches past the last one.
+    double at = (e - lo) * static_cast<double>(bins) / (hi - lo);  // PyTorch's arithmetic
+    if (!std::isfinite(at)) at = (e / 2 - lo / 2) / (hi / 2 - lo / 2) * static_cast<double>(bins);
+    auto k = static_cast<int64_t>(std::clamp(at, 0.0, static_cast<double>(bins - 1)));
     out[static_cast<size_t>(k)] += 1.0;
   }
   return Value::tensor(to_device(tensor_from(out, Shape{bins}, x.dtype()), x.device()));

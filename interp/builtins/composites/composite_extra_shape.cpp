@@ -28,6 +28,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+using composite_args::ask_host_memory;
 using composite_args::dim_arg;
 using composite_args::dim_in;
 using composite_args::fn_arg;
@@ -41,7 +42,7 @@ using composite_args::shape_of;
 IntList ints_arg(const Value& v, const std::string& what) { return v.tag == Tag::Int ? IntList{v.i} : as_ints(v, what); }
 
 Tensor integer_index(const Value& v, const std::string& fname, const char* name) {
-  Tensor t = input_of(v, fname, name);
+  Tensor t = required_input(v, fname, name);
   if (!is_index_type(t.dtype()))
     fail(fn_arg(fname, name) + " must be an integer (i64 or i32) tensor, got " + dtype_name(t.dtype()));
   return t;
@@ -182,6 +183,8 @@ Value tensor_split_builtin(Evaluator&, CallArgs& a) {
   if (sections) {
     const int64_t s = values[0];
     if (s <= 0) fail("tensor_split(): argument 'indices_or_sections' must be a positive number of sections, got " + std::to_string(s));
+    // Each section is a tensor view in the result: 10^12 of them is asked for, not built for hours.
+    ask_host_memory(s, sizeof(Value) + sizeof(Tensor) + 128, "tensor_split(): " + std::to_string(s) + " sections");
     int64_t start = 0;
     for (int64_t k = 0; k < s; ++k) {
       const int64_t len = n / s + (k < n % s ? 1 : 0);

@@ -303,7 +303,7 @@ Value quantile_builtin(Evaluator&, CallArgs& a) {
   if (many && (b[1].tag == Tag::List || b[1].tag == Tag::Tuple)) {
     qs = as_numbers(b[1], "quantile(): argument 'q'");  // as f64 numbers, not through an f32 tensor
   } else if (many) {
-    Tensor q = input_of(b[1], "quantile", "q");
+    Tensor q = required_input(b[1], "quantile", "q");
     if (q.dim() > 1) fail("quantile(): argument 'q' must be a number or 1-D, got shape " + q.shape_str());
     Tensor q64 = contiguous(to_dtype(to_device(q, cpu_device()), DType::f64));
     qs.assign(q64.data<double>(), q64.data<double>() + q64.numel());
@@ -350,10 +350,11 @@ Value narrow_builtin(Evaluator&, CallArgs& a) {
   Tensor x = arg(b, 0, "narrow", "input");
   const int64_t dim = wrap_dim(as_int(b[1], "narrow(): argument 'dim'"), x.dim(), "narrow");
   int64_t start = as_int(b[2], "narrow(): argument 'start'"), length = as_int(b[3], "narrow(): argument 'length'");
-  const int64_t n = x.sizes()[dim];
+  const int64_t n = x.sizes()[dim], given = start;
   if (start < 0) start += n;
-  if (start < 0 || length < 0 || start + length > n)
-    fail("narrow(): start " + std::to_string(start) + " and length " + std::to_string(length) +
+  // length > n - start, not start + length > n: a length near 2^63 wrapped past the check.
+  if (start < 0 || start > n || length < 0 || length > n - start)
+    fail("narrow(): start " + std::to_string(given) + " and length " + std::to_string(length) +
          " do not fit dim " + std::to_string(dim) + " of size " + std::to_string(n));
   return Value::tensor(slice(x, dim, start, start + length));
 }

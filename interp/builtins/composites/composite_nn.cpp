@@ -17,6 +17,7 @@ namespace nabla::interp {
 
 namespace {
 
+using composite_args::check_broadcast;
 
 double num(const Bound& b, size_t k, double fallback, const std::string& what) {
   return b.has(k) ? as_num(b[k], what) : fallback;
@@ -165,6 +166,7 @@ Value normalize_builtin(Evaluator&, CallArgs& a) {
 Value cosine_similarity_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("cosine_similarity", a, {"x1", "x2", "dim", "eps"}, 2);
   Tensor x1 = arg(b, 0, "cosine_similarity", "x1"), x2 = operand(b[1], x1, "cosine_similarity", "x2");
+  check_broadcast("cosine_similarity", {{"x1", x1}, {"x2", x2}});
   const int64_t n = std::max(x1.dim(), x2.dim());
   const int64_t dim = wrap_dim(b.has(2) ? as_int(b[2], "cosine_similarity(): argument 'dim'") : 1, n, "cosine_similarity");
   const int64_t d1 = dim - (n - x1.dim()), d2 = dim - (n - x2.dim());
@@ -183,6 +185,7 @@ Value cosine_similarity_builtin(Evaluator&, CallArgs& a) {
 Value pairwise_distance_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("pairwise_distance", a, {"x1", "x2", "p", "eps", "keepdim"}, 2);
   Tensor x1 = arg(b, 0, "pairwise_distance", "x1"), x2 = operand(b[1], x1, "pairwise_distance", "x2");
+  check_broadcast("pairwise_distance", {{"x1", x1}, {"x2", x2}});
   Tensor diff = x1 - x2 + num(b, 3, 1e-6, "pairwise_distance(): argument 'eps'");
   const bool keep = b.has(4) && as_bool(b[4], "pairwise_distance(): argument 'keepdim'");
   return Value::tensor(vector_norm(diff, p_arg(b, 2, "pairwise_distance"), {diff.dim() - 1}, keep));
@@ -250,7 +253,13 @@ IntList pair_arg(const Bound& b, size_t k, int64_t fallback, const std::string& 
 // its window (K = kh * kw), so that a grouped convolution (groups = C) copies each
 // window's cells into channels, in unfold's order; its transpose adds them back.
 Tensor window_selector(int64_t channels, int64_t kh, int64_t kw, const Tensor& like) {
-  const int64_t K = kh * kw;
+  int64_t K = 0, cells = 0;
+  if (__builtin_mul_overflow(kh, kw, &K) || __builtin_mul_overflow(K, K, &cells) ||
+      __builtin_mul_overflow(cells, channels, &cells))
+    cells = INT64_MAX;  // asked for below, which names it
+  composite_args::ask_host_memory(cells, sizeof(double), "unfold/fold(): the window selector of " +
+                                                             std::to_string(channels) + " channels and a " +
+                                                             std::to_string(kh) + "x" + std::to_string(kw) + " kernel");
   std::vector<double> w(static_cast<size_t>(channels * K * K), 0.0);
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t k = 0; k < K; ++k) w[static_cast<size_t>((c * K + k) * K + k)] = 1.0;
@@ -277,6 +286,21 @@ Windows windows_of(const Bound& b, size_t first, const std::string& fname) {
   return w;
 }
 
+// As PyTorch's: each spatial dim must hold at least one window (a kernel larger than
+// the padded input was a std::vector size error from the selector).
+void check_unfold_blocks(const Tensor& x, const Windows& win) {
+  for (size_t d = 0; d < 2; ++d) {
+    // In 128 bits: a kernel, dilation or padding near 2^63 must not wrap.
+    const __int128 padded = static_cast<__int128>(x.sizes()[2 + d]) + 2 * static_cast<__int128>(win.padding[d]);
+    const __int128 span = static_cast<__int128>(win.dilation[d]) * (win.kernel[d] - 1);
+    if (padded - span - 1 < 0)
+      fail("unfold(): input of shape " + x.shape_str() + " with padding [" + std::to_string(win.padding[0]) + ", " +
+           std::to_string(win.padding[1]) + "] is smaller than the kernel [" + std::to_string(win.kernel[0]) + ", " +
+           std::to_string(win.kernel[1]) + "] (dilation [" + std::to_string(win.dilation[0]) + ", " +
+           std::to_string(win.dilation[1]) + "]) in spatial dim " + std::to_string(d) + ": no window fits");
+  }
+}
+
 // [N, C, H, W] -> [N, C kh kw, L]: every sliding window's cells as a column (im2col),
 // as F.unfold; an input without its batch dim gives [C kh kw, L].
 Value unfold_builtin(Evaluator&, CallArgs& a) {
@@ -286,6 +310,7 @@ Value unfold_builtin(Evaluator&, CallArgs& a) {
   const bool unbatched = x.dim() == 3;
   if (unbatched) x = unsqueeze(x, 0);
   Windows win = windows_of(b, 1, "unfold");
+  check_unfold_blocks(x, win);
   const int64_t C = x.sizes()[1];
   Conv2dOptions opt{win.stride, win.padding, win.dilation, C};
   Tensor cols = conv2d(x, window_selector(C, win.kernel[0], win.kernel[1], x), Tensor(), opt);
@@ -332,15 +357,17 @@ Value fold_builtin(Evaluator&, CallArgs& a) {
 
 Value l1_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("l1_loss", a, {"input", "target", "reduction"}, 2);
-  Tensor x = arg(b, 0, "l1_loss", "input");
-  return Value::tensor(reduced(abs(x - operand(b[1], x, "l1_loss", "target")), b, 2, "l1_loss"));
+  Tensor x = arg(b, 0, "l1_loss", "input"), t = operand(b[1], x, "l1_loss", "target");
+  check_broadcast("l1_loss", {{"input", x}, {"target", t}});
+  return Value::tensor(reduced(abs(x - t), b, 2, "l1_loss"));
 }
 
 // 0.5 d^2 / beta below beta, d - 0.5 beta above (d = |input - target|); beta 0 is L1.
 Value smooth_l1_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("smooth_l1_loss", a, {"input", "target", "reduction", "beta"}, 2);
-  Tensor x = arg(b, 0, "smooth_l1_loss", "input");
-  Tensor d = abs(x - operand(b[1], x, "smooth_l1_loss", "target"));
+  Tensor x = arg(b, 0, "smooth_l1_loss", "input"), t = operand(b[1], x, "smooth_l1_loss", "target");
+  check_broadcast("smooth_l1_loss", {{"input", x}, {"target", t}});
+  Tensor d = abs(x - t);
   const double beta = num(b, 3, 1.0, "smooth_l1_loss(): argument 'beta'");
   if (beta < 0) fail("smooth_l1_loss(): beta must be at least 0, got " + float_repr(beta));
   Tensor loss = beta == 0 ? d : where(lt(d, number_like(beta, d)), d * d * (0.5 / beta), d - 0.5 * beta);
@@ -350,8 +377,9 @@ Value smooth_l1_loss_builtin(Evaluator&, CallArgs& a) {
 // 0.5 d^2 below delta, delta (d - 0.5 delta) above.
 Value huber_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("huber_loss", a, {"input", "target", "reduction", "delta"}, 2);
-  Tensor x = arg(b, 0, "huber_loss", "input");
-  Tensor d = abs(x - operand(b[1], x, "huber_loss", "target"));
+  Tensor x = arg(b, 0, "huber_loss", "input"), t = operand(b[1], x, "huber_loss", "target");
+  check_broadcast("huber_loss", {{"input", x}, {"target", t}});
+  Tensor d = abs(x - t);
   const double delta = num(b, 3, 1.0, "huber_loss(): argument 'delta'");
   if (delta <= 0) fail("huber_loss(): delta must be positive, got " + float_repr(delta));
   return Value::tensor(reduced(where(lt(d, number_like(delta, d)), d * d * 0.5, (d - 0.5 * delta) * delta), b, 2, "huber_loss"));
@@ -360,8 +388,9 @@ Value huber_loss_builtin(Evaluator&, CallArgs& a) {
 // log(1 + exp(-target input)), target +1 or -1.
 Value soft_margin_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("soft_margin_loss", a, {"input", "target", "reduction"}, 2);
-  Tensor x = arg(b, 0, "soft_margin_loss", "input");
-  return Value::tensor(reduced(log1p(exp(-operand(b[1], x, "soft_margin_loss", "target") * x)), b, 2, "soft_margin_loss"));
+  Tensor x = arg(b, 0, "soft_margin_loss", "input"), t = operand(b[1], x, "soft_margin_loss", "target");
+  check_broadcast("soft_margin_loss", {{"input", x}, {"target", t}});
+  return Value::tensor(reduced(log1p(exp(-t * x)), b, 2, "soft_margin_loss"));
 }
 
 // max(0, -target (input1 - input2) + margin).
@@ -369,6 +398,7 @@ Value margin_ranking_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("margin_ranking_loss", a, {"input1", "input2", "target", "margin", "reduction"}, 3);
   Tensor x1 = arg(b, 0, "margin_ranking_loss", "input1"), x2 = operand(b[1], x1, "margin_ranking_loss", "input2");
   Tensor y = operand(b[2], x1, "margin_ranking_loss", "target");
+  check_broadcast("margin_ranking_loss", {{"input1", x1}, {"input2", x2}, {"target", y}});
   Tensor loss = clamp(-y * (x1 - x2) + num(b, 3, 0.0, "margin_ranking_loss(): argument 'margin'"), 0.0, std::nullopt);
   return Value::tensor(reduced(loss, b, 4, "margin_ranking_loss"));
 }
@@ -377,6 +407,7 @@ Value margin_ranking_loss_builtin(Evaluator&, CallArgs& a) {
 Value hinge_embedding_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("hinge_embedding_loss", a, {"input", "target", "margin", "reduction"}, 2);
   Tensor x = arg(b, 0, "hinge_embedding_loss", "input"), y = operand(b[1], x, "hinge_embedding_loss", "target");
+  check_broadcast("hinge_embedding_loss", {{"input", x}, {"target", y}});
   const double margin = num(b, 2, 1.0, "hinge_embedding_loss(): argument 'margin'");
   Tensor zero = number_like(0.0, x);
   Tensor below = where(ne(y, number_like(1.0, y)), clamp(margin - x, 0.0, std::nullopt), zero);
@@ -390,6 +421,14 @@ Value cosine_embedding_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("cosine_embedding_loss", a, {"input1", "input2", "target", "margin", "reduction"}, 3);
   Tensor x1 = arg(b, 0, "cosine_embedding_loss", "input1"), x2 = arg(b, 1, "cosine_embedding_loss", "input2");
   Tensor y = operand(b[2], x1, "cosine_embedding_loss", "target");
+  // As PyTorch's: the inputs have one shape, [N, D] or [D], and target one value per row.
+  if (x1.sizes() != x2.sizes() || x1.dim() < 1 || x1.dim() > 2)
+    fail("cosine_embedding_loss(): arguments 'input1' and 'input2' must have one shape, [N, D] or [D], got " +
+         x1.shape_str() + " and " + x2.shape_str());
+  if (y.dim() != x1.dim() - 1 || (y.dim() == 1 && y.sizes()[0] != x1.sizes()[0]))
+    fail("cosine_embedding_loss(): argument 'target' must hold one value per row of the inputs " + x1.shape_str() +
+         " (shape " + (x1.dim() == 2 ? "[" + std::to_string(x1.sizes()[0]) + "]" : std::string("[]")) + "), got " +
+         y.shape_str());
   const int64_t dim = x1.dim() - 1;
   const double eps = 1e-12;
   Tensor cos = sum(x1 * x2, {dim}) / sqrt((sum(x1 * x1, {dim}) + eps) * (sum(x2 * x2, {dim}) + eps));
@@ -406,6 +445,7 @@ Value triplet_margin_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("triplet_margin_loss", a, {"anchor", "positive", "negative", "margin", "p", "eps", "swap", "reduction"}, 3);
   Tensor an = arg(b, 0, "triplet_margin_loss", "anchor"), po = arg(b, 1, "triplet_margin_loss", "positive");
   Tensor ne_ = arg(b, 2, "triplet_margin_loss", "negative");
+  check_broadcast("triplet_margin_loss", {{"anchor", an}, {"positive", po}, {"negative", ne_}});
   const double p = p_arg(b, 4, "triplet_margin_loss"), eps = num(b, 5, 1e-6, "triplet_margin_loss(): argument 'eps'");
   auto distance = [&](const Tensor& u, const Tensor& v) {
     Tensor diff = u - v + eps;
@@ -423,6 +463,7 @@ Value triplet_margin_loss_builtin(Evaluator&, CallArgs& a) {
 Value poisson_nll_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("poisson_nll_loss", a, {"input", "target", "log_input", "full", "eps", "reduction"}, 2);
   Tensor x = arg(b, 0, "poisson_nll_loss", "input"), t = operand(b[1], x, "poisson_nll_loss", "target");
+  check_broadcast("poisson_nll_loss", {{"input", x}, {"target", t}});
   const bool log_input = !b.has(2) || as_bool(b[2], "poisson_nll_loss(): argument 'log_input'");
   const double eps = num(b, 4, 1e-8, "poisson_nll_loss(): argument 'eps'");
   Tensor loss = log_input ? exp(x) - t * x : x - t * log(x + eps);
@@ -440,7 +481,10 @@ Value gaussian_nll_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("gaussian_nll_loss", a, {"input", "target", "var", "full", "eps", "reduction"}, 3);
   Tensor x = arg(b, 0, "gaussian_nll_loss", "input"), t = operand(b[1], x, "gaussian_nll_loss", "target");
   Tensor var = operand(b[2], x, "gaussian_nll_loss", "var");
-  if (var.dim() == x.dim() - 1) var = unsqueeze(var, var.dim());
+  check_broadcast("gaussian_nll_loss", {{"input", x}, {"target", t}});
+  const bool one_less = var.dim() == x.dim() - 1;  // PyTorch's var without input's last dim
+  if (one_less) var = unsqueeze(var, var.dim());
+  check_broadcast("gaussian_nll_loss", {{"input", x}, {one_less ? "var (given a last dim of 1)" : "var", var}});
   Tensor negative = lt(var, number_like(0.0, var));
   if (contiguous(to_device(to_dtype(sum(to_dtype(negative, DType::i64)), DType::f64), cpu_device())).data<double>()[0] > 0)
     fail("gaussian_nll_loss(): var has negative entries");
@@ -456,6 +500,7 @@ Value gaussian_nll_loss_builtin(Evaluator&, CallArgs& a) {
 Value multilabel_soft_margin_loss_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("multilabel_soft_margin_loss", a, {"input", "target", "weight", "reduction"}, 2);
   Tensor x = arg(b, 0, "multilabel_soft_margin_loss", "input"), t = operand(b[1], x, "multilabel_soft_margin_loss", "target");
+  check_broadcast("multilabel_soft_margin_loss", {{"input", x}, {"target", t}});
   Tensor loss = -(t * logsigmoid_of(x) + (1.0 - t) * logsigmoid_of(-x));
   if (b.has(2)) loss = loss * arg(b, 2, "multilabel_soft_margin_loss", "weight");
   return Value::tensor(reduced(mean(loss, {x.dim() - 1}), b, 3, "multilabel_soft_margin_loss"));

@@ -14,14 +14,16 @@
 // cancellation). tests/stdlib/test_composites.dsl (made by
 // tests/stdlib/reference/make_composites.py) checks each against PyTorch in f64.
 #pragma once
+#include <algorithm>
+#include <initializer_list>
 #include <span>
-
 #include <string>
 
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla::interp {
 
@@ -59,11 +61,16 @@ Tensor logical_not_of(const Tensor& x);
 // What the composite files share: an argument as a tensor, a number as a 0-dim tensor
 // of `like`'s dtype (a wrapped number, as PyTorch's, so that it does not widen the
 // result), a number-or-tensor argument, and a one-tensor function's call.
-inline Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return input_of(b[k], fname, name); }
+// A composite's tensor arguments are required (see required_input_of): none read
+// through as an undefined tensor was SIGSEGV.
+inline Tensor required_input(const Value& v, const std::string& fname, const std::string& name) {
+  return required_input_of(v, fname, name);
+}
+inline Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return required_input(b[k], fname, name); }
 inline Tensor number_like(double value, const Tensor& like) { return scalar_tensor(value, like.dtype()); }
 inline Tensor operand(const Value& v, const Tensor& like, const std::string& fname, const std::string& name) {
   if (v.is_num()) return scalar_tensor(as_num(v, fname + "(): argument '" + name + "'"), like.dtype());
-  return input_of(v, fname, name);
+  return required_input(v, fname, name);
 }
 inline Value unary(CallArgs& a, const char* fname, Tensor (*fn)(const Tensor&)) {
   Bound b = bind(fname, a, {"input"}, 1);
@@ -106,6 +113,39 @@ inline std::vector<double> host_doubles(const Tensor& t, const std::string& what
   const double* p = c.data<double>();
   return std::vector<double>(p, p + c.numel());
 }
+// A host array of `count` items that a user's number sized (bincount's minlength,
+// histc's bins, tensor_split's sections): asked for first (Note [Host memory budget]
+// in tensor/allocator.cpp), so 10^12 of them is an error naming `what`, not a bare
+// out of memory or a hang.
+inline void ask_host_memory(int64_t count, size_t item_bytes, const std::string& what) {
+  CpuAllocator::instance().check_host_request(static_cast<size_t>(std::max<int64_t>(count, 0)), item_bytes, what);
+}
+// The element-wise losses broadcast their tensors together, as PyTorch's do; shapes
+// that do not broadcast are named by the loss and its arguments here, not later by an
+// inner op ("sub: argument 'other' ...") that the user never called.
+struct Named {
+  const char* name;
+  const Tensor& t;
+};
+inline void check_broadcast(const std::string& fname, std::initializer_list<Named> args) {
+  IntList out;
+  for (const Named& a : args) {
+    const int64_t nd = a.t.dim();
+    if (static_cast<int64_t>(out.size()) < nd) out.insert(out.begin(), static_cast<size_t>(nd) - out.size(), 1);
+    for (int64_t k = 1; k <= nd; ++k) {
+      int64_t& o = out[out.size() - static_cast<size_t>(k)];
+      const int64_t n = a.t.sizes()[static_cast<size_t>(nd - k)];
+      if (o == 1) o = n;
+      else if (n != 1 && n != o) {
+        std::string shapes;
+        for (const Named& each : args) shapes += std::string(shapes.empty() ? "" : ", ") + each.name + " " + each.t.shape_str();
+        fail(fname + "(): the shapes of " + shapes + " do not broadcast together (dim -" + std::to_string(k) + ": " +
+             std::to_string(o) + " vs " + std::to_string(n) + " in argument '" + a.name + "')");
+      }
+    }
+  }
+}
+
 // An i64 tensor of `values` with `shape` on `device`.
 inline Tensor index_tensor(const std::vector<int64_t>& values, const IntList& shape, const Device& device) {
   std::vector<double> d(values.begin(), values.end());

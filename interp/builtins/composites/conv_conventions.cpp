@@ -8,6 +8,7 @@
 
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/builtins/composites/composites.hpp"
 
 namespace nabla::interp {
 
@@ -54,7 +55,7 @@ void padding_by_name(const std::string& fname, size_t spatial, CallArgs& a, Valu
   std::vector<int64_t> dilation = per_dim(argument(a, "dilation", 5), spatial, 1, fname + "(): argument 'dilation'");
   Value* weight_arg = argument(a, "weight", 1);
   if (!weight_arg) fail(fname + "() missing required argument 'weight'");
-  const Tensor weight = input_of(*weight_arg, fname, "weight");
+  const Tensor weight = required_input(*weight_arg, fname, "weight");
   if (weight.dim() != static_cast<int64_t>(spatial) + 2 || dilation.size() != spatial) {
     padding = make_list(std::vector<Value>(spatial, Value::integer(0)));
     return;  // the row names what is wrong with them

@@ -54,7 +54,7 @@ std::string reduction_of(const Bound& b, size_t k, const std::string& fname) {
 
 // A class weight for input's C classes: a 1-D tensor of C floats.
 Tensor class_weight(const Value& v, const Tensor& input, const std::string& fname) {
-  Tensor w = input_of(v, fname, "weight");
+  Tensor w = required_input(v, fname, "weight");
   const int64_t classes = input.dim() > 1 ? input.sizes()[1] : input.sizes()[0];
   if (w.dim() != 1 || w.sizes()[0] != classes || !is_floating(w.dtype()))
     fail(fname + "(): argument 'weight' must be a floating 1-D tensor of " + std::to_string(classes) +
@@ -142,7 +142,7 @@ Value class_loss_call(CallArgs& a, const char* fname, bool from_logits) {
   if (weight.is_none() && !probabilities) return row_call(fname, a);
   Bound b = from_logits ? bind(f, a, {"input", "target", "reduction", "ignore_index", "label_smoothing"}, 2)
                         : bind(f, a, {"input", "target", "reduction", "ignore_index"}, 2);
-  Tensor x = input_of(b[0], f, "input"), y = input_of(b[1], f, "target");
+  Tensor x = required_input(b[0], f, "input"), y = required_input(b[1], f, "target");
   if (!is_floating(x.dtype())) fail(f + "(): argument 'input' must be floating, got " + dtype_name(x.dtype()));
   // A 0-dim input has no class dim (its class count was read past the end of its shape).
   if (x.dim() == 0) fail(f + "(): argument 'input' must be [N, C, ...] or [C] (a score per class), got a 0-dim tensor");
@@ -184,12 +184,14 @@ Value binary_loss_call(CallArgs& a, const char* fname, bool logits) {
   Value pos_weight = logits ? take_keyword(a, "pos_weight") : Value();
   if (weight.is_none() && pos_weight.is_none()) return row_call(fname, a);
   Bound b = bind(f, a, {"input", "target", "reduction"}, 2);
-  Tensor x = input_of(b[0], f, "input");
-  Tensor t = b[1].is_num() ? scalar_tensor(as_num(b[1], f), x.dtype()) : input_of(b[1], f, "target");
+  Tensor x = required_input(b[0], f, "input");
+  Tensor t = b[1].is_num() ? scalar_tensor(as_num(b[1], f), x.dtype()) : required_input(b[1], f, "target");
   const std::string reduction = reduction_of(b, 2, f);
+  composite_args::check_broadcast(f, {{"input", x}, {"target", t}});
   Tensor loss;
   if (!pos_weight.is_none()) {
     Tensor pw = input_of(pos_weight, f, "pos_weight");
+    composite_args::check_broadcast(f, {{"input", x}, {"target", t}, {"pos_weight", pw}});
     Tensor softplus_neg = log1p(exp(-abs(x))) + clamp(-x, 0.0, std::nullopt);
     loss = (1.0 - t) * x + ((pw - 1.0) * t + 1.0) * softplus_neg;
   } else {
@@ -198,7 +200,11 @@ Value binary_loss_call(CallArgs& a, const char* fname, bool logits) {
     none_reduced.kw = {{"reduction", make_str("none")}};
     loss = row_call(fname, none_reduced).t;
   }
-  if (!weight.is_none()) loss = loss * input_of(weight, f, "weight");
+  if (!weight.is_none()) {
+    Tensor w = input_of(weight, f, "weight");
+    composite_args::check_broadcast(f, {{"input", x}, {"weight", w}});
+    loss = loss * w;
+  }
   if (reduction == "sum") return Value::tensor(sum(loss));
   if (reduction == "none") return Value::tensor(loss);
   return Value::tensor(mean(loss));
@@ -240,8 +246,8 @@ Tensor host_mask(const std::vector<double>& flags, const Shape& shape, Device de
 Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
   const std::string f = "ctc_loss";
   Bound b = bind(f, a, {"log_probs", "targets", "input_lengths", "target_lengths", "blank", "reduction", "zero_infinity"}, 4);
-  Tensor lp = input_of(b[0], f, "log_probs");
-  Tensor targets = input_of(b[1], f, "targets");
+  Tensor lp = required_input(b[0], f, "log_probs");
+  Tensor targets = required_input(b[1], f, "targets");
   const bool unbatched = lp.dim() == 2;
   if (unbatched) lp = unsqueeze(lp, 1);
   if (lp.dim() != 3 || !is_floating(lp.dtype()))
