@@ -111,7 +111,8 @@ Value Evaluator::Impl::invoke(const FnDecl& d, const FnInfo& info, const std::sh
   frame = fr.get();
   module = mod;
   if (d.expr_body) return eval(*d.expr_body);
-  Flow f = exec_block(d.block_body);
+  // compile(mode="script"): a return inside an if on a tensor lowers (interp/eval/script/exits.cpp).
+  Flow f = ev.script ? script_body(d.block_body) : exec_block(d.block_body);
   if (f == Flow::Return) return std::move(ret);
   if (f == Flow::Break || f == Flow::Continue) fail(stray_flow_message(f));
   return Value();

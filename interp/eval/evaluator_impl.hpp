@@ -66,6 +66,7 @@ struct Evaluator::Impl {
   std::unordered_map<const FnDecl*, FnInfo> fn_infos;
   std::unordered_map<const ModelDecl*, ModelInfo> model_infos;
   std::unordered_map<const Block*, std::unique_ptr<Name>> break_flags;  // keyed by the loop's body
+  std::unordered_map<const Block*, std::unique_ptr<Name>> result_vars;  // keyed by the function's body
   std::vector<std::shared_ptr<Program>> programs;
   // The names each test block declares (module slots of its scope and the scopes
   // inside it), so that expect_error's code sees the block's locals (test_block_locals).
@@ -100,6 +101,8 @@ struct Evaluator::Impl {
   inline void resolve_other_operands(const Expr& link);
   inline void resolve_name(Name& n);
   inline void declare_break_flag(const Block& body);
+  inline void declare_hidden(std::unordered_map<const Block*, std::unique_ptr<Name>>& vars, const Block& body,
+                             const char* id);
   std::vector<std::string> names_in_scope() const;
   // child_scope: the program's own names go in a scope of their own, inside
   // `visible` when given (a test block's names; see test_locals).
@@ -240,11 +243,16 @@ struct Evaluator::Impl {
   Flow script_while(const WhileStmt& w);
   std::optional<Flow> script_for(const ForStmt& f, const Value& iterable);
   Flow script_step(const Block& body);
-  // The hidden flag variable of a loop whose body may break, from the resolver (Note
-  // [Break and continue on a tensor condition] in interp/eval/script/loop_exits.cpp).
-  const Name* break_flag(const Block& body) const {
-    auto it = break_flags.find(&body);
-    return it == break_flags.end() ? nullptr : it->second.get();
+  Flow script_body(const Block& body);  // a function's body
+  // The hidden variables of script mode, from the resolver (interp/eval/script/exits.cpp):
+  // the flag of a loop whose body may break (Note [Break and continue on a tensor
+  // condition]) and the result of a function that returns from inside an if (Note
+  // [Returns on a tensor condition]); null when there is none.
+  const Name* break_flag(const Block& body) const { return hidden_var(break_flags, body); }
+  const Name* result_var(const Block& body) const { return hidden_var(result_vars, body); }
+  static const Name* hidden_var(const std::unordered_map<const Block*, std::unique_ptr<Name>>& vars, const Block& body) {
+    auto it = vars.find(&body);
+    return it == vars.end() ? nullptr : it->second.get();
   }
   Value load(const Loc& l) { return l.depth < 0 ? module->slots[l.slot] : frame_at(l.depth)->slots[l.slot]; }
 

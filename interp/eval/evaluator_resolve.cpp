@@ -4,7 +4,7 @@
 // only the resolution results (locs, fn_infos, model_infos, Name::depth/slot); it
 // must not execute anything.
 #include "interp/eval/evaluator_impl.hpp"
-#include "interp/eval/script/loop_exits.hpp"
+#include "interp/eval/script/exits.hpp"
 
 namespace nabla::interp {
 
@@ -70,18 +70,23 @@ std::vector<std::string> Evaluator::Impl::names_in_scope() const {
   return out;
 }
 
-// A loop whose body may break gets a hidden variable in its own scope, read only by
-// script mode (Note [Break and continue on a tensor condition]). "(break)" is no name
-// a program can write.
+// Script mode's hidden variables, read only by it (interp/eval/script/exits.cpp): a
+// loop whose body may break gets a flag in its own scope (Note [Break and continue on
+// a tensor condition]), a function that returns from inside an if a result variable
+// (Note [Returns on a tensor condition]). Their names are none a program can write.
+void Evaluator::Impl::declare_hidden(std::unordered_map<const Block*, std::unique_ptr<Name>>& vars, const Block& body,
+                                     const char* id) {
+  auto var = std::make_unique<Name>();
+  var->id = id;
+  var->span = body.span;
+  Loc l = declare(var->id);
+  var->depth = l.depth;
+  var->slot = l.slot;
+  vars[&body] = std::move(var);
+}
+
 void Evaluator::Impl::declare_break_flag(const Block& body) {
-  if (!script::body_breaks(body)) return;
-  auto flag = std::make_unique<Name>();
-  flag->id = "(break)";
-  flag->span = body.span;
-  Loc l = declare(flag->id);
-  flag->depth = l.depth;
-  flag->slot = l.slot;
-  break_flags[&body] = std::move(flag);
+  if (script::body_breaks(body)) declare_hidden(break_flags, body, "(break)");
 }
 
 void Evaluator::Impl::declare_pattern(const Pattern& p) {
@@ -122,8 +127,12 @@ FnInfo& Evaluator::Impl::resolve_fn(const FnDecl& d, const ModelInfo* model) {
   info.nparams = static_cast<int>(d.params.size());
   RCtx* saved = rc;
   rc = &c;
-  if (d.expr_body) resolve_expr(*d.expr_body);
-  else resolve_block(d.block_body, false);
+  if (d.expr_body) {
+    resolve_expr(*d.expr_body);
+  } else {
+    if (script::body_returns_early(d.block_body)) declare_hidden(result_vars, d.block_body, "(return)");
+    resolve_block(d.block_body, false);
+  }
   rc = saved;
   return info;
 }

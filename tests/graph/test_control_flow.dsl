@@ -189,6 +189,16 @@ fn branchy(x) {
   return -x
 }
 
+fn branchy_in_loop(x) {
+  while x.sum() < 10 {
+    if x.sum() > 5 {
+      return x
+    }
+    x = x * 2.0
+  }
+  return -x
+}
+
 fn changes_type(x) {
   if x.sum() > 0 {
     x = x.sum()
@@ -215,7 +225,7 @@ fn compile_again_shape(gm) = gm(ones([2, 5]))
 
 test "what cannot lower is an error that says why; tracing points at mode=script" {
   expect_error("compile(gate, ones([2]), mode=\"trace\")", "without mode=\"trace\", or with mode=\"script\", lowers an if or while on a tensor")
-  expect_error("compile(branchy, ones([2]), mode=\"script\")", "a 'return' inside an if on a tensor condition cannot be lowered to a cond")
+  expect_error("compile(branchy_in_loop, ones([2]), mode=\"script\")", "a 'return' inside an if on a tensor condition cannot be lowered to a cond")
   expect_error("compile(changes_type, ones([2]), mode=\"script\")", "variable 'x' is f32[] after the then-branch and f32[2] after the else-branch")
   expect_error("compile(gate, ones([2]), mode=\"jit\")", "compile(): mode must be \"auto\"")
 }
@@ -357,4 +367,28 @@ test "a lowered body that changes a list, dict or model made outside it is an er
   expect("for unrolled: its body fails with the row as a tensor (a lowered loop or branch" in gm.explain(), gm.explain())
   let xs = randn([3, 2], dtype=f64)
   expect_close(gm(xs), logs_rows(xs), rtol=0, atol=0)
+}
+
+# A variable a block declares with `let` lives only in the block: a branch or a loop's
+# body that declares and then reassigns one does not output or carry it.
+fn block_locals(xs) {
+  let acc = xs[0] * 0.0
+  for x in xs {
+    let t = x * 2.0
+    t = t + 1.0
+    if t.sum() > 0 {
+      let u = t * t
+      u = u - 1.0
+      acc = acc + u
+    }
+  }
+  return acc
+}
+
+test "let-declared variables stay inside the cond or scan that declares them" {
+  manual_seed(12)
+  let gm = compile(block_locals, randn([5, 3], dtype=f64), mode="script")
+  expect(gm.ir().count(" = scan(") == 1 and "carries: acc)" in gm.explain(), gm.explain())
+  let xs = randn([5, 3], dtype=f64)
+  expect_close(gm(xs), block_locals(xs), rtol=0, atol=0)
 }

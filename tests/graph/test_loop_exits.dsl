@@ -1,5 +1,5 @@
 # break and continue on a tensor condition under compile(mode="script") (Note [Break
-# and continue on a tensor condition], interp/eval/script/loop_exits.cpp): the rest of
+# and continue on a tensor condition], interp/eval/script/exits.cpp): the rest of
 # the step runs in the branches of the if that may leave it, a break sets the loop's
 # flag. Each compiled function is checked against eager, in f64, on inputs that leave
 # the loop at other steps than the example did.

@@ -11,7 +11,7 @@
 //  3. The variables go back to their values before the statement, the node joins the
 //     enclosing capture, and the executor runs it on the real operands: its results
 //     are the variables' new values, so the program goes on with what eager gives.
-// A `break` or `continue` on a tensor condition lowers too (loop_exits.cpp). A `for`
+// A `break` or `continue` on a tensor condition lowers too (exits.cpp). A `for`
 // that cannot lower (its body returns, changes a variable that is not a tensor, or
 // uses the row as a number) runs as usual, unrolled by tracing, and the note says
 // why; so does a `while` on a plain condition, until its condition or its break
@@ -19,7 +19,7 @@
 // a tensor that cannot lower is an error.
 #include "autograd/ops.hpp"
 #include "graph/control_flow.hpp"
-#include "interp/eval/script/loop_exits.hpp"
+#include "interp/eval/script/exits.hpp"
 #include "interp/eval/script/regions.hpp"
 
 namespace nabla::interp {
@@ -32,8 +32,8 @@ namespace {
 
 Flow lower_if(Impl& im, const IfStmt& i, size_t k, const Tensor& condition) {
   Vars vars;
-  for (size_t j = k; j < i.blocks.size(); ++j) assigned_in(i.blocks[j], vars);
-  if (i.else_block) assigned_in(*i.else_block, vars);
+  for (size_t j = k; j < i.blocks.size(); ++j) assigned_in(im, i.blocks[j], vars);
+  if (i.else_block) assigned_in(im, *i.else_block, vars);
   std::string origin = k == 0 ? i.span.where() : i.conds[k]->span.where();
   Vars outputs = lower_choice(
       im, predicate(condition), vars, origin, [&] { return im.exec_block(i.blocks[k]); },
@@ -64,9 +64,9 @@ Carried carried_of(Impl& im, const Vars& vars, const Name* except = nullptr) {
   return c;
 }
 
-Vars loop_vars(const Block& body, const Name* flag) {
+Vars loop_vars(const Impl& im, const Block& body, const Name* flag) {
   Vars vars;
-  assigned_in(body, vars);
+  assigned_in(im, body, vars);
   if (flag) add_var(*flag, vars);
   return vars;
 }
@@ -125,7 +125,7 @@ bool loop_is_broken(Impl& im, const Name* flag) { return flag && traced(im, im.l
 
 // The loop's remaining trips as a while_loop node.
 Flow lower_while(Impl& im, const WhileStmt& w, const Name* flag) {
-  Vars vars = loop_vars(w.body, flag);
+  Vars vars = loop_vars(im, w.body, flag);
   const std::vector<Value> plain_before = load_all(im, vars);
   Vars counters = promote_counters(im, vars);  // Note [Counters carried as tensors]
   std::vector<Value> before = load_all(im, vars);
@@ -222,7 +222,7 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   // The condition, captured as a region first, on the variables as they are: a loop
   // on a plain condition runs as usual, its numbers staying numbers (`while i < 3`
   // unrolls as before).
-  Vars vars = loop_vars(w.body, flag);
+  Vars vars = loop_vars(*this, w.body, flag);
   const std::vector<Value> before = load_all(*this, vars);
   std::unique_ptr<Region> cond_region;
   Value first = capture_condition(*this, w, carried_of(*this, vars), cond_region);
@@ -233,6 +233,8 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
 }
 
 Flow Evaluator::Impl::script_step(const Block& body) { return run_unrolled_step(*this, body, break_flag(body)); }
+
+Flow Evaluator::Impl::script_body(const Block& body) { return run_function_body(*this, body, result_var(body)); }
 
 namespace script {
 namespace {
@@ -330,7 +332,7 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
   Tensor xs = scanned_of(it);
   std::string origin = f.span.where();
   if (!xs.defined() || f.target.is_tuple() || xs.size(0) == 0) return std::nullopt;
-  Vars vars = loop_vars(f.body, flag);
+  Vars vars = loop_vars(*this, f.body, flag);
   if (flag) store(loc(*flag), Value::tensor(scalar_of(Value::boolean(false), DType::b8)));  // carried
   std::vector<Value> before = load_all(*this, vars);
   Value target_before = load(loc_of(&f.target));

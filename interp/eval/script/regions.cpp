@@ -35,7 +35,10 @@ void add_target(const Expr& target, Vars& out) {
 
 }  // namespace
 
-void assigned_in(const Block& b, Vars& out, size_t from) {
+namespace {
+
+// The variables the statements of b from `from` on assign, nested blocks included.
+void targets_in(const Block& b, Vars& out, size_t from) {
   for (size_t k = from; k < b.stmts.size(); ++k) {
     const Stmt& s = *b.stmts[k];
     switch (s.kind) {
@@ -43,15 +46,63 @@ void assigned_in(const Block& b, Vars& out, size_t from) {
       case StmtKind::AugAssign: add_target(*static_cast<const AugAssignStmt&>(s).target, out); break;
       case StmtKind::If: {
         auto& i = static_cast<const IfStmt&>(s);
-        for (const Block& blk : i.blocks) assigned_in(blk, out);
-        if (i.else_block) assigned_in(*i.else_block, out);
+        for (const Block& blk : i.blocks) targets_in(blk, out, 0);
+        if (i.else_block) targets_in(*i.else_block, out, 0);
         break;
       }
-      case StmtKind::While: assigned_in(static_cast<const WhileStmt&>(s).body, out); break;
-      case StmtKind::For: assigned_in(static_cast<const ForStmt&>(s).body, out); break;
-      case StmtKind::Context: assigned_in(static_cast<const ContextStmt&>(s).body, out); break;
+      case StmtKind::While: targets_in(static_cast<const WhileStmt&>(s).body, out, 0); break;
+      case StmtKind::For: targets_in(static_cast<const ForStmt&>(s).body, out, 0); break;
+      case StmtKind::Context: targets_in(static_cast<const ContextStmt&>(s).body, out, 0); break;
       default: break;
     }
+  }
+}
+
+void pattern_locs(const Impl& im, const Pattern& p, std::vector<Loc>& out) {
+  if (p.is_tuple()) {
+    for (const Pattern& item : p.items) pattern_locs(im, item, out);
+    return;
+  }
+  if (auto it = im.locs.find(&p); it != im.locs.end()) out.push_back(it->second);
+}
+
+// The variables that `let` and `for` declare in the statements of b from `from` on,
+// nested blocks included: they live only inside what is being lowered.
+void declared_in(const Impl& im, const Block& b, std::vector<Loc>& out, size_t from) {
+  for (size_t k = from; k < b.stmts.size(); ++k) {
+    const Stmt& s = *b.stmts[k];
+    switch (s.kind) {
+      case StmtKind::Let: pattern_locs(im, static_cast<const LetStmt&>(s).target, out); break;
+      case StmtKind::If: {
+        auto& i = static_cast<const IfStmt&>(s);
+        for (const Block& blk : i.blocks) declared_in(im, blk, out, 0);
+        if (i.else_block) declared_in(im, *i.else_block, out, 0);
+        break;
+      }
+      case StmtKind::While: declared_in(im, static_cast<const WhileStmt&>(s).body, out, 0); break;
+      case StmtKind::For: {
+        auto& f = static_cast<const ForStmt&>(s);
+        pattern_locs(im, f.target, out);
+        declared_in(im, f.body, out, 0);
+        break;
+      }
+      case StmtKind::Context: declared_in(im, static_cast<const ContextStmt&>(s).body, out, 0); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+void assigned_in(const Impl& im, const Block& b, Vars& out, size_t from) {
+  Vars found;
+  targets_in(b, found, from);
+  std::vector<Loc> locals;
+  declared_in(im, b, locals, from);
+  for (const Name* n : found) {
+    bool local = false;
+    for (const Loc& l : locals) local = local || (l.depth == n->depth && l.slot == n->slot);
+    if (!local) add_var(*n, out);
   }
 }
 
@@ -233,11 +284,60 @@ const char* flow_word(Flow f) {
 
 namespace {
 
-// What one side of a lowered choice left: its region and the variables' values.
+// A value's tensors in order, when it is a tensor or tuples and lists of them (a
+// function's `return out, (h, c)`); false for anything else.
+bool tensor_leaves(const Value& v, TensorList& out) {
+  if (v.tag == Tag::Tensor) {
+    out.push_back(v.t);
+    return true;
+  }
+  if (v.tag != Tag::Tuple && v.tag != Tag::List) return false;
+  for (const Value& item : v.as<ListObj>()->items)
+    if (!tensor_leaves(item, out)) return false;
+  return true;
+}
+
+// Whether two tensor trees nest alike, with leaves of one shape and dtype.
+bool same_tree(const Value& a, const Value& b) {
+  if (a.tag == Tag::Tensor || b.tag == Tag::Tensor)
+    return a.tag == b.tag && a.t.sizes() == b.t.sizes() && a.t.dtype() == b.t.dtype();
+  const auto &x = a.as<ListObj>()->items, &y = b.as<ListObj>()->items;
+  if (a.tag != b.tag || x.size() != y.size()) return false;
+  for (size_t k = 0; k < x.size(); ++k)
+    if (!same_tree(x[k], y[k])) return false;
+  return true;
+}
+
+// `like` with its leaves taken from `leaves` in order (`next` walks them).
+Value rebuild(const Value& like, const TensorList& leaves, size_t& next) {
+  if (like.tag == Tag::Tensor) return Value::tensor(leaves.at(next++));
+  std::vector<Value> items;
+  for (const Value& item : like.as<ListObj>()->items) items.push_back(rebuild(item, leaves, next));
+  return like.tag == Tag::Tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
+}
+
+// A value as the errors show it: a tensor by its type, tuples and lists by their items'.
+std::string type_text(const Value& v) {
+  if (v.tag == Tag::Tensor) return graph::meta_str({v.t.sizes(), v.t.dtype()});
+  if (v.tag != Tag::Tuple && v.tag != Tag::List) return repr(v);
+  std::string s;
+  for (const Value& item : v.as<ListObj>()->items) s += (s.empty() ? "" : ", ") + type_text(item);
+  if (v.tag == Tag::Tuple) return "(" + s + (v.as<ListObj>()->items.size() == 1 ? ",)" : ")");
+  return "[" + s + "]";
+}
+
+// Note [Returns on a tensor condition]: the hidden result variable is the function's result.
+std::string var_text(const std::string& name) {
+  return name == "(return)" ? "the function's result" : "variable '" + name + "'";
+}
+
+// What one side of a lowered choice left: its region, the variables' values, and
+// where each variable's tensors start among the region's yields.
 struct Branch {
   std::shared_ptr<graph::Graph> region;
   Operands operands;
   std::vector<Value> values;
+  std::vector<size_t> first_yield, yield_count;
 };
 
 Branch capture_side(Impl& im, const char* label, const Vars& vars, const std::vector<Value>& before,
@@ -254,45 +354,46 @@ Branch capture_side(Impl& im, const char* label, const Vars& vars, const std::ve
   Branch b;
   b.values = load_all(im, vars);
   TensorList yields;
-  for (const Value& v : b.values)
-    if (v.tag == Tag::Tensor) yields.push_back(v.t);
+  for (const Value& v : b.values) {
+    TensorList leaves;
+    b.first_yield.push_back(yields.size());
+    b.yield_count.push_back(tensor_leaves(v, leaves) ? leaves.size() : 0);
+    yields.insert(yields.end(), leaves.begin(), leaves.begin() + static_cast<long>(b.yield_count.back()));
+  }
   b.region = region.finish(yields);
   b.operands = region.capture().captured();
   store_all(im, vars, before);
   return b;
 }
 
-// Which variables a lowered choice outputs: those either side changed, each a tensor
-// of one type in both; a plain value (a number, a string) must be the same in both.
+// Which variables a lowered choice outputs: those either side changed, each a tensor,
+// or tuples and lists of tensors, nesting alike with leaves of one type in both; a
+// plain value (a number, a string) must be the same in both.
 std::vector<size_t> choice_outputs(const Vars& vars, const std::vector<Value>& before, const Branch& a, const Branch& b) {
   std::vector<size_t> outs;
   for (size_t k = 0; k < vars.size(); ++k) {
     const Value &x = a.values[k], &y = b.values[k];
     if (same_value(x, before[k]) && same_value(y, before[k])) continue;
     const std::string& name = vars[k]->id;
-    if (x.tag != Tag::Tensor || y.tag != Tag::Tensor) {
+    TensorList unused;
+    if (!tensor_leaves(x, unused) || !tensor_leaves(y, unused)) {
       if (same_value(x, y)) continue;
-      fail("an if on a tensor condition lowers to a cond, whose branches differ only in tensors, but variable '" + name +
-           "' is " + repr(x) + " after one branch and " + repr(y) + " after the other");
+      fail("an if on a tensor condition lowers to a cond, whose branches differ only in tensors, but " + var_text(name) +
+           " is " + type_text(x) + " after one branch and " + type_text(y) + " after the other");
     }
-    if (x.t.sizes() != y.t.sizes() || x.t.dtype() != y.t.dtype())
-      fail("an if on a tensor condition lowers to a cond, whose branches yield the same types, but variable '" + name +
-           "' is " + graph::meta_str({x.t.sizes(), x.t.dtype()}) + " after the then-branch and " +
-           graph::meta_str({y.t.sizes(), y.t.dtype()}) + " after the else-branch");
+    if (!same_tree(x, y))
+      fail("an if on a tensor condition lowers to a cond, whose branches yield the same types, but " + var_text(name) +
+           " is " + type_text(x) + " after the then-branch and " + type_text(y) + " after the else-branch");
     outs.push_back(k);
   }
   return outs;
 }
 
 // Keeps the yields of the variables in `outs` (regions yield every tensor variable).
-void keep_yields(graph::Graph& r, const std::vector<Value>& values, const std::vector<size_t>& outs) {
+void keep_yields(graph::Graph& r, const Branch& b, const std::vector<size_t>& outs) {
   std::vector<int> kept;
-  size_t tensor_index = 0;
-  for (size_t k = 0; k < values.size(); ++k) {
-    if (values[k].tag != Tag::Tensor) continue;
-    if (std::find(outs.begin(), outs.end(), k) != outs.end()) kept.push_back(r.outputs[tensor_index]);
-    ++tensor_index;
-  }
+  for (size_t k : outs)
+    for (size_t j = 0; j < b.yield_count[k]; ++j) kept.push_back(r.outputs[b.first_yield[k] + j]);
   r.outputs = kept;
 }
 
@@ -310,8 +411,8 @@ Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::str
   for (size_t v = 0; v < vars.size(); ++v)  // a number no branch changed stays a number
     if (plain_before[v].is_num() && std::find(outs.begin(), outs.end(), v) == outs.end())
       im.store(loc(*vars[v]), plain_before[v]);
-  keep_yields(*then.region, then.values, outs);
-  keep_yields(*other.region, other.values, outs);
+  keep_yields(*then.region, then, outs);
+  keep_yields(*other.region, other, outs);
   Operands operands = {{outer.value_id(pred), pred}};
   Operands all;
   add_operands(all, then.operands);
@@ -322,11 +423,14 @@ Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::str
   std::vector<TensorMeta> metas;
   Vars changed;
   for (size_t o : outs) {
-    metas.push_back({then.values[o].t.sizes(), then.values[o].t.dtype()});
+    TensorList leaves;
+    tensor_leaves(then.values[o], leaves);
+    for (const Tensor& t : leaves) metas.push_back({t.sizes(), t.dtype()});
     changed.push_back(vars[o]);
   }
   TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
-  for (size_t o = 0; o < outs.size(); ++o) im.store(loc(*changed[o]), Value::tensor(results[o]));
+  size_t next = 0;
+  for (size_t o : outs) im.store(loc(*vars[o]), rebuild(then.values[o], results, next));
   return changed;
 }
 

@@ -1,6 +1,6 @@
 // Script mode's shared pieces (interp/eval/script/script_mode.hpp): the variables a block
 // assigns, region captures, and the lowering of a two-way choice to a cond node.
-// control_flow.cpp lowers if/while/for with them, loop_exits.cpp break and continue.
+// control_flow.cpp lowers if/while/for with them, exits.cpp break and continue.
 // Internal to interp/eval/script/.
 #pragma once
 #include <functional>
@@ -27,10 +27,10 @@ using Impl = Evaluator::Impl;
 bool same_var(const Name& a, const Name& b);
 void add_var(const Name& n, Vars& out);  // once
 // The variables that the statements of `b` from `from` on assign (`x = ...`, `x += ...`,
-// `a, b = ...`, in nested blocks too), each once, in order. A `let` declares a variable
-// of its block, which does not outlive it, and a `fn` body runs in another frame:
-// neither counts.
-void assigned_in(const Block& b, Vars& out, size_t from = 0);
+// `a, b = ...`, in nested blocks too), each once, in order. A variable that a `let` or
+// a `for` among those statements declares lives only inside them, and a `fn` body runs
+// in another frame: neither counts.
+void assigned_in(const Impl& im, const Block& b, Vars& out, size_t from = 0);
 inline Loc loc(const Name& n) { return Loc{n.depth, n.slot}; }
 std::vector<Value> load_all(Impl& im, const Vars& vars);
 void store_all(Impl& im, const Vars& vars, const std::vector<Value>& values);
@@ -88,7 +88,7 @@ const char* flow_word(Flow f);
 // variables either side may assign; each side runs once under a region on the real
 // values, and the variables either side changed become the node's outputs (plain
 // numbers as 0-dim tensors). A side must end normally (a break or continue it meets
-// is settled by the side itself, see loop_exits.cpp). `what` names the statement in
+// is settled by the side itself, see exits.cpp). `what` names the statement in
 // errors ("an if on a tensor condition"). Returns the names of the outputs.
 using Side = std::function<Flow()>;
 Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::string& origin, const Side& then_side,
