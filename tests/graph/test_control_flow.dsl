@@ -392,3 +392,50 @@ test "let-declared variables stay inside the cond or scan that declares them" {
   let xs = randn([5, 3], dtype=f64)
   expect_close(gm(xs), block_locals(xs), rtol=0, atol=0)
 }
+
+# A loop may carry tuples and lists of tensors: an RNN's (h, c) state kept as one value.
+let Wc = tensor([0.7, -0.3, 0.5], dtype=f64).requires_grad_()
+fn cell_step(x, state) {
+  let (h, c) = state
+  c = c * Wc + x
+  return (tanh(c), [c, h])
+}
+fn tuple_rnn(xs) {
+  let state = (xs[0] * 0.0, xs[0] * 0.0)
+  for x in xs {
+    let (h, cs) = cell_step(x, state)
+    state = (h, cs[0])
+  }
+  return (state[0] * state[1]).sum()
+}
+fn halving(x) {
+  let state = [x, x * 0.0]
+  while state[0].sum() > 1.0 {
+    state = [state[0] * 0.5, state[1] + 1.0]
+  }
+  return state
+}
+
+test "loops carry tuples and lists of tensors, and train through them" {
+  manual_seed(13)
+  let gm = compile(tuple_rnn, randn([6, 3], dtype=f64), mode="script")
+  expect("for over 6 rows -> scan (carries: state)" in gm.explain(), gm.explain())
+  let xs = randn([6, 3], dtype=f64)
+  expect_close(gm(xs), tuple_rnn(xs), rtol=0, atol=0)
+  let step = compile(tuple_rnn, randn([6, 3], dtype=f64), train=true, mode="script")
+  Wc.grad = none
+  let loss = step(xs)
+  let got = Wc.grad
+  Wc.grad = none
+  tuple_rnn(xs).backward()
+  expect_close(got, Wc.grad, rtol=1e-10, atol=1e-12)
+  Wc.grad = none
+  let wl = compile(halving, tensor([4.0, 4.0], dtype=f64), mode="script")
+  for x in [tensor([8.0, 8.0], dtype=f64), tensor([0.1, 0.2], dtype=f64)] {
+    let got_state = wl(x)
+    let want_state = halving(x)
+    expect(type(got_state) == "list", f"{got_state}")
+    expect_close(got_state[0], want_state[0], rtol=0, atol=0)
+    expect_close(got_state[1], want_state[1], rtol=0, atol=0)
+  }
+}

@@ -45,10 +45,12 @@ Flow lower_if(Impl& im, const IfStmt& i, size_t k, const Tensor& condition) {
 
 // ---- loops --------------------------------------------------------------------------------
 
-// The variables a loop carries: those its body assigns that hold tensors before it.
+// The variables a loop carries: those its body assigns that hold tensors, or tuples
+// and lists of tensors, before it; the node carries their tensors in order.
 struct Carried {
   Vars vars;
-  TensorList values;  // before the loop
+  std::vector<Value> trees;  // each variable's value before the loop
+  TensorList values;         // their tensors, in order
 };
 
 // `vars`: what the body assigns, and the loop's break flag.
@@ -57,9 +59,11 @@ Carried carried_of(Impl& im, const Vars& vars, const Name* except = nullptr) {
   for (const Name* n : vars) {
     if (except && same_var(*n, *except)) continue;
     Value v = im.load(loc(*n));
-    if (v.tag != Tag::Tensor) continue;  // checked after the body ran: it must not change
+    TensorList leaves;
+    if (!tensor_leaves(v, leaves)) continue;  // checked after the body ran: it must not change
     c.vars.push_back(n);
-    c.values.push_back(v.t);
+    c.trees.push_back(v);
+    c.values.insert(c.values.end(), leaves.begin(), leaves.end());
   }
   return c;
 }
@@ -73,25 +77,26 @@ Vars loop_vars(const Impl& im, const Block& body, const Name* flag) {
 
 // The plain variables the body changed ("" when none did): a lowered loop carries tensors only.
 std::string changed_plain(const Vars& vars, const std::vector<Value>& before, const std::vector<Value>& after) {
+  TensorList unused;
   for (size_t k = 0; k < vars.size(); ++k)
-    if (before[k].tag != Tag::Tensor && !same_value(before[k], after[k]))
+    if (!tensor_leaves(before[k], unused) && !same_value(before[k], after[k]))
       return "variable '" + vars[k]->id + "' is " + repr(before[k]) + " before the body and " + repr(after[k]) +
              " after it (a lowered loop carries tensors only)";
   return "";
 }
 
-// Checks each carried tensor keeps its type; returns its value after the body.
+// Checks each carried variable keeps its types; returns its tensors after the body.
 TensorList carried_after(Impl& im, const Carried& c, const char* loop) {
   TensorList out;
   for (size_t k = 0; k < c.vars.size(); ++k) {
     Value v = im.load(loc(*c.vars[k]));
-    const Tensor& was = c.values[k];
-    if (v.is_num() && was.dim() == 0) v = Value::tensor(scalar_of(v, was.dtype()));  // Note [Counters carried as tensors]
-    if (v.tag != Tag::Tensor || v.t.sizes() != was.sizes() || v.t.dtype() != was.dtype())
+    const Value& was = c.trees[k];
+    if (v.is_num() && was.tag == Tag::Tensor && was.t.dim() == 0)
+      v = Value::tensor(scalar_of(v, was.t.dtype()));  // Note [Counters carried as tensors]
+    if (!same_tree(v, was))
       fail(std::string("a ") + loop + " lowers to a loop node, whose carried values keep their types, but variable '" +
-           c.vars[k]->id + "' is " + graph::meta_str({was.sizes(), was.dtype()}) + " before the body and " +
-           (v.tag == Tag::Tensor ? graph::meta_str({v.t.sizes(), v.t.dtype()}) : repr(v)) + " after it");
-    out.push_back(v.t);
+           c.vars[k]->id + "' is " + type_text(was) + " before the body and " + type_text(v) + " after it");
+    tensor_leaves(v, out);
   }
   return out;
 }
@@ -102,13 +107,23 @@ Operands carried_operands(Capture& outer, const TensorList& values) {
   return ops;
 }
 
-void store_results(Impl& im, const Vars& vars, const TensorList& results) {
-  for (size_t k = 0; k < vars.size(); ++k) im.store(loc(*vars[k]), Value::tensor(results[k]));
+// The loop's results (its carried tensors first) back into the variables, nested as before.
+void store_results(Impl& im, const Carried& c, const TensorList& results) {
+  size_t next = 0;
+  for (size_t k = 0; k < c.vars.size(); ++k) im.store(loc(*c.vars[k]), rebuild(c.trees[k], results, next));
 }
 
+// Each carried tensor as a region input; a variable holding several is named name.0, name.1, ...
 void bind_carried(Impl& im, Region& region, const Carried& c) {
-  for (size_t k = 0; k < c.vars.size(); ++k)
-    im.store(loc(*c.vars[k]), Value::tensor(region.bind(c.values[k], c.vars[k]->id)));
+  size_t next = 0;
+  for (size_t k = 0; k < c.vars.size(); ++k) {
+    TensorList leaves, bound;
+    tensor_leaves(c.trees[k], leaves);
+    for (size_t j = 0; j < leaves.size(); ++j)
+      bound.push_back(region.bind(c.values[next++], c.vars[k]->id + (c.trees[k].tag == Tag::Tensor ? "" : "." + std::to_string(j))));
+    size_t from = 0;
+    im.store(loc(*c.vars[k]), rebuild(c.trees[k], bound, from));
+  }
 }
 
 // ---- while --------------------------------------------------------------------------------
@@ -161,19 +176,19 @@ Flow lower_while(Impl& im, const WhileStmt& w, const Name* flag) {
   Operands all;
   add_operands(all, invariants);
   add_operands(all, body.capture().captured());
-  align_region(*cond_graph, c.vars.size(), invariants, all);
-  align_region(*body_graph, c.vars.size(), body.capture().captured(), all);
+  align_region(*cond_graph, c.values.size(), invariants, all);
+  align_region(*body_graph, c.values.size(), body.capture().captured(), all);
   store_all(im, vars, before);
   Operands operands = carried_operands(outer, c.values);
   operands.insert(operands.end(), all.begin(), all.end());
   std::string origin = w.span.where();
   Attrs attrs;
-  attrs.set("carried", static_cast<int64_t>(c.vars.size()));
+  attrs.set("carried", static_cast<int64_t>(c.values.size()));
   TensorList results = add_node(*im.ev.script, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
                                 metas_of(c.values), origin);
-  store_results(im, c.vars, results);
+  store_results(im, c, results);
   std::string trips;  // a training step's loop stacks its carries over the recorded trip count
-  if (results.size() > c.vars.size()) trips = ", trip count " + std::to_string(results.back().size(0)) + " recorded for gradients";
+  if (results.size() > c.values.size()) trips = ", trip count " + std::to_string(results.back().size(0)) + " recorded for gradients";
   if (flag) counters.erase(std::remove(counters.begin(), counters.end(), flag), counters.end());
   std::string counted = counters.empty() ? "" : "; " + names_text(counters) + " carried as 0-dim tensors";
   std::string breaks = flag ? "; a break sets (break), which ends the loop" : "";
@@ -375,18 +390,18 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
     ev.script->notes.push_back(origin + ": for unrolled: " + why);
     return std::nullopt;
   }
-  align_region(*body_graph, c.vars.size() + 1, invariants, invariants);
+  align_region(*body_graph, c.values.size() + 1, invariants, invariants);
   Operands operands = carried_operands(outer, c.values);
   operands.emplace_back(outer.value_id(xs), xs);
   operands.insert(operands.end(), invariants.begin(), invariants.end());
   Attrs attrs;
-  attrs.set("carried", static_cast<int64_t>(c.vars.size()));
+  attrs.set("carried", static_cast<int64_t>(c.values.size()));
   attrs.set("scanned", int64_t{1});
   attrs.set("length", xs.size(0));
   TensorList results = add_node(*ev.script, graph::NodeKind::scan, attrs, {body_graph}, operands, metas, origin);
-  store_results(*this, c.vars, results);
-  extend_lists(*this, lists, TensorList(results.begin() + static_cast<long>(c.vars.size()),
-                                        results.begin() + static_cast<long>(c.vars.size() + lists.vars.size())));
+  store_results(*this, c, results);
+  extend_lists(*this, lists, TensorList(results.begin() + static_cast<long>(c.values.size()),
+                                        results.begin() + static_cast<long>(c.values.size() + lists.vars.size())));
   ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +
                              names_text(c.vars) + (lists.vars.empty() ? "" : "; stacks: " + names_text(lists.vars)) +
                              (flag ? "; a break sets (break), and each later step passes its carries through" : "") + ")");

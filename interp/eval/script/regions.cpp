@@ -280,12 +280,8 @@ const char* flow_word(Flow f) {
   }
 }
 
-// ---- a two-way choice ---------------------------------------------------------------------
+// ---- tensor trees ----------------------------------------------------------------------------
 
-namespace {
-
-// A value's tensors in order, when it is a tensor or tuples and lists of them (a
-// function's `return out, (h, c)`); false for anything else.
 bool tensor_leaves(const Value& v, TensorList& out) {
   if (v.tag == Tag::Tensor) {
     out.push_back(v.t);
@@ -297,18 +293,17 @@ bool tensor_leaves(const Value& v, TensorList& out) {
   return true;
 }
 
-// Whether two tensor trees nest alike, with leaves of one shape and dtype.
 bool same_tree(const Value& a, const Value& b) {
   if (a.tag == Tag::Tensor || b.tag == Tag::Tensor)
     return a.tag == b.tag && a.t.sizes() == b.t.sizes() && a.t.dtype() == b.t.dtype();
+  if (a.tag != b.tag || (a.tag != Tag::Tuple && a.tag != Tag::List)) return false;
   const auto &x = a.as<ListObj>()->items, &y = b.as<ListObj>()->items;
-  if (a.tag != b.tag || x.size() != y.size()) return false;
+  if (x.size() != y.size()) return false;
   for (size_t k = 0; k < x.size(); ++k)
     if (!same_tree(x[k], y[k])) return false;
   return true;
 }
 
-// `like` with its leaves taken from `leaves` in order (`next` walks them).
 Value rebuild(const Value& like, const TensorList& leaves, size_t& next) {
   if (like.tag == Tag::Tensor) return Value::tensor(leaves.at(next++));
   std::vector<Value> items;
@@ -316,7 +311,6 @@ Value rebuild(const Value& like, const TensorList& leaves, size_t& next) {
   return like.tag == Tag::Tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
 }
 
-// A value as the errors show it: a tensor by its type, tuples and lists by their items'.
 std::string type_text(const Value& v) {
   if (v.tag == Tag::Tensor) return graph::meta_str({v.t.sizes(), v.t.dtype()});
   if (v.tag != Tag::Tuple && v.tag != Tag::List) return repr(v);
@@ -325,6 +319,10 @@ std::string type_text(const Value& v) {
   if (v.tag == Tag::Tuple) return "(" + s + (v.as<ListObj>()->items.size() == 1 ? ",)" : ")");
   return "[" + s + "]";
 }
+
+// ---- a two-way choice ---------------------------------------------------------------------
+
+namespace {
 
 // Note [Returns on a tensor condition]: the hidden result variable is the function's result.
 std::string var_text(const std::string& name) {

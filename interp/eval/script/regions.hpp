@@ -44,6 +44,13 @@ DType natural_dtype(const Value& v);
 Vars promote_counters(Impl& im, const Vars& vars);  // the names it changed
 void numbers_as_tensors(Impl& im, const Vars& promoted);
 
+// Tensor trees: a tensor, or tuples and lists of them (`return out, (h, c)`, a loop's
+// `state = (h, c)`), which conds output and loops carry as their tensors in order.
+bool tensor_leaves(const Value& v, TensorList& out);  // appends v's tensors; false if v is no tree
+bool same_tree(const Value& a, const Value& b);       // nesting alike, leaves of one shape and dtype
+Value rebuild(const Value& like, const TensorList& leaves, size_t& next);  // `next` walks `leaves`
+std::string type_text(const Value& v);  // "(f32[2], [i64[]])"; a plain value's repr
+
 // ---- regions ------------------------------------------------------------------------------
 
 // One block run under a region capture, installed as the script's capture (and the
