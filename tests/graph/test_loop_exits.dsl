@@ -271,7 +271,7 @@ test "plain breaks stay plain; a return, or a break inside a context block, is a
   expect_close(gm(ones([2], dtype=f64)), ones([2], dtype=f64) * 2.0)
   expect(" = cond(" not in gm.ir() and " = scan(" not in gm.ir(), gm.ir())
   expect_error("compile(returns_in_loop, ones([2]), mode=\"script\")",
-               "a 'return' inside an if on a tensor condition cannot be lowered to a cond")
+               "a 'return' inside an if on a tensor condition cannot be lowered to a cond here: it lowers in a function's body, outside loops")
   expect_error("compile(breaks_in_with, ones([2]), mode=\"script\")",
                "it lowers when its if is in a loop's body, directly or inside other ifs, not inside a context block such as no_grad { }")
 }

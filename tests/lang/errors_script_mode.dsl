@@ -31,7 +31,7 @@ model Gate() {
 compile(Gate(), ones([2]), mode="script")
 # ---
 # case: a return inside an if on a tensor in a loop
-# expect error: tests/lang/errors_script_mode.dsl:39:5: error: a 'return' inside an if on a tensor condition cannot be lowered to a cond: assign a variable in both branches and return it after the if
+# expect error: tests/lang/errors_script_mode.dsl:39:5: error: a 'return' inside an if on a tensor condition cannot be lowered to a cond here: it lowers in a function's body, outside loops and context blocks; in a loop, assign the result to a variable, break, and return it after the loop
 # expect error line:       if x.sum() > 0 {
 # expect error line:       ^
 fn early(x) {

@@ -83,6 +83,9 @@ Flow settle(Impl& im, Flow f, const Exits& x) {
     im.store(loc(*x.result), f == Flow::Return ? std::move(im.ret) : Value());
     return Flow::Normal;
   }
+  if (f == Flow::Return && x.loop)
+    fail("a 'return' inside a loop that lowers to a while_loop or scan cannot be lowered: assign the result to a "
+         "variable, break, and return it after the loop");
   if (f == Flow::Continue && x.loop) return Flow::Normal;
   if (f != Flow::Break || !x.flag) return f;
   im.store(loc(*x.flag), Value::tensor(scalar_of(Value::boolean(true), DType::b8)));

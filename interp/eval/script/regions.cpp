@@ -345,7 +345,8 @@ Branch capture_side(Impl& im, const char* label, const Vars& vars, const std::ve
   Flow flow = side();
   if (flow != Flow::Normal)
     fail(std::string("a '") + flow_word(flow) + "' inside an if on a tensor condition cannot be lowered to a cond" +
-         (flow == Flow::Return ? ": assign a variable in both branches and return it after the if"
+         (flow == Flow::Return ? " here: it lowers in a function's body, outside loops and context blocks; in a loop, "
+                                 "assign the result to a variable, break, and return it after the loop"
                                : " here: it lowers when its if is in a loop's body, directly or inside other ifs, "
                                  "not inside a context block such as no_grad { }"));
   numbers_as_tensors(im, promoted);  // Note [Counters carried as tensors]
