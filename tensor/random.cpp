@@ -71,6 +71,16 @@ void manual_seed(uint64_t seed) {
 
 uint64_t initial_seed() { return generator().seed; }
 
+uint64_t generator_state() {
+  std::lock_guard<std::mutex> lock(generator_mutex());
+  return generator().state;
+}
+
+void set_generator_state(uint64_t state) {
+  std::lock_guard<std::mutex> lock(generator_mutex());
+  generator().state = state;
+}
+
 double random_uniform() {
   std::lock_guard<std::mutex> lock(generator_mutex());
   return generator().uniform();

@@ -11,6 +11,10 @@ namespace nabla {
 
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
+// The generator's position, to put back after a run whose draws must not count
+// (compile()'s capture run: Note [What a capture read] in interp/eval/capture_reads.hpp).
+uint64_t generator_state();
+void set_generator_state(uint64_t state);
 
 // Uniform in [0, 1), standard normal, integers in [low, high), and 0/1 draws.
 Tensor rand(const Shape& sizes, DType dtype = DType::f32);

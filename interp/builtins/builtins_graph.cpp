@@ -20,6 +20,7 @@
 #include "graph/memory_plan.hpp"
 #include "graph/pass_manager.hpp"
 #include "graph/replay.hpp"
+#include "tensor/random.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/display.hpp"
 #include "interp/builtins/graph_module_state.hpp"
@@ -63,6 +64,7 @@ std::string mismatch(const GraphModule& gm, const Guards& had, const Guards& now
       return "argument '" + gm.arg_names[k] + "' is " + now.args[k] + ", the graph was captured with " + had.args[k];
   if (had.training != now.training)
     return "the modules' training flags are " + now.training + ", the graph was captured with " + had.training;
+  if (std::string changed = had.reads.changed(); !changed.empty()) return changed;
   if (had.step != now.step)
     return "the optimizer's flags, parameters or state tensors changed (maximize, nesterov, centered, amsgrad, "
            "momentum or weight decay turned on or off, add_param_group, load_state_dict)";
@@ -104,6 +106,16 @@ void flatten_output(const Value& out, OutputTree& tree, TensorList& ts, int dept
     tree.constant = out;
     return;
   }
+  if (out.tag == Tag::Dict) {
+    if (depth > 32) fail("compile: the function's result nests more than 32 containers deep");
+    tree.kind = OutputTree::Kind::dict;
+    for (const auto& [key, value] : out.as<DictObj>()->entries) {
+      tree.keys.push_back(key);
+      tree.items.emplace_back();
+      flatten_output(value, tree.items.back(), ts, depth + 1);
+    }
+    return;
+  }
   if (out.tag != Tag::Tuple && out.tag != Tag::List) {
     ts.push_back(as_tensor(out, depth == 0 ? "compile: the function's result" : "compile: each result of the function"));
     return;
@@ -126,7 +138,7 @@ TensorList output_tensors(const Value& out, OutputTree* tree) {
 
 // Whether the first leaf of a training step's result is a tensor (its loss), not a constant.
 bool loss_leads(const OutputTree& tree) {
-  if (tree.kind == OutputTree::Kind::tuple || tree.kind == OutputTree::Kind::list)
+  if (tree.kind == OutputTree::Kind::tuple || tree.kind == OutputTree::Kind::list || tree.kind == OutputTree::Kind::dict)
     return !tree.items.empty() && loss_leads(tree.items[0]);
   return tree.kind == OutputTree::Kind::tensor;
 }
@@ -135,6 +147,11 @@ bool loss_leads(const OutputTree& tree) {
 Value nest_outputs(const OutputTree& tree, const TensorList& outs, size_t& next) {
   if (tree.kind == OutputTree::Kind::tensor) return Value::tensor(outs.at(next++));
   if (tree.kind == OutputTree::Kind::constant) return tree.constant;
+  if (tree.kind == OutputTree::Kind::dict) {
+    auto d = std::make_shared<DictObj>();
+    for (size_t k = 0; k < tree.items.size(); ++k) d->set(tree.keys[k], nest_outputs(tree.items[k], outs, next));
+    return Value::object(Tag::Dict, std::move(d));
+  }
   std::vector<Value> items;
   for (const OutputTree& item : tree.items) items.push_back(nest_outputs(item, outs, next));
   return tree.kind == OutputTree::Kind::tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
@@ -158,6 +175,14 @@ std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
   return s;
 }
 
+// Puts the generator back where it was: the capture's run is not a call, so its draws
+// must not move the numbers the graph's run then draws (with eager's seed, the call
+// after a re-capture drew other numbers than eager).
+struct RandomStateScope {
+  uint64_t saved = generator_state();
+  ~RandomStateScope() { set_generator_state(saved); }
+};
+
 CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
   CompiledGraph cg;
   if (gm.step) gm.step->prepare(ev);  // the state it makes is what the guards see
@@ -178,7 +203,12 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   cap.start();
   CallArgs call;
   call.pos = args;
-  Value out = ev.call_value(gm.fn, call);
+  Value out;
+  {
+    CaptureReadScope reads(cg.guards.reads);  // Note [What a capture read]
+    RandomStateScope draws;                   // the graph's run draws what eager would
+    out = ev.call_value(gm.fn, call);
+  }
   cg.lowered = script.notes;
   if (!cap.problems().empty() && !gm.script) {  // graph_for reports them, or lowers the branch they met
     cg.problems = cap.problems();
@@ -318,6 +348,7 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
     return ev.call_value(gm.fn, call);
   }
   CompiledGraph& cg = graph_for(ev, gm, args);
+  note_reads(cg.guards.reads);  // a capture around this call depends on them too
   if (gm.step) gm.step->refresh(ev);  // a scheduler's learning rates
   TensorList outs = graph::run_replayed(cg.graph, graph_args(cg, args), cg.replay);
   for (size_t k = 0; k < cg.grad_targets.size(); ++k) {

@@ -15,6 +15,7 @@
 #include "graph/replay.hpp"
 #include "interp/builtins/graph_module.hpp"
 #include "interp/builtins/graph_step.hpp"
+#include "interp/eval/capture_reads.hpp"
 
 namespace nabla::interp {
 
@@ -23,16 +24,19 @@ struct Guards {
   std::vector<std::string> args;  // per argument: "f32[64, 784]" or repr of the value
   std::string training;           // a model's training flag ("" for functions)
   std::string step;               // the optimizer inside the graph: GraphStep::signature
+  ReadGuards reads;               // what the run read from outside the call (Note [What a capture read])
 };
 
 // How a function's result nests: a tensor (a leaf), or a tuple or list of results, so
-// that a graph module returns what the function did: `(out, (h, c))`, `[a, b]`. A
+// that a graph module returns what the function did: `(out, (h, c))`, `[a, b]`,
+// `{"logits": y}`. A
 // plain number, string or none among them (`return x, steps` where the loop counted
 // steps on plain values) is a constant of the capture: the guards hold everything it
 // could depend on, as a value read from a tensor is a capture error.
 struct OutputTree {
-  enum class Kind { tensor, tuple, list, constant } kind = Kind::tensor;
+  enum class Kind { tensor, tuple, list, dict, constant } kind = Kind::tensor;
   std::vector<OutputTree> items;
+  std::vector<Value> keys;  // a dict's keys, one per item
   Value constant;
 };
 

@@ -12,7 +12,9 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
+#include "interp/eval/capture_reads.hpp"
 #include "interp/eval/evaluator_impl.hpp"
+#include "interp/values/object_regions.hpp"
 #include "interp/eval/script/script_mode.hpp"
 #include "interp/builtins/profile.hpp"
 
@@ -33,7 +35,10 @@ std::string LangError::formatted() const {
 Value Evaluator::Impl::self_field(Frame* f, const std::string& name) {
   if (f->self.tag != Tag::Instance) undefined(name);
   auto* inst = f->self.as<InstanceObj>();
-  if (Field* fld = inst->find(name)) return fld->value;
+  if (Field* fld = inst->find(name)) {
+    if (noting_reads()) note_field_read(f->self, name, fld->value);  // Note [What a capture read]
+    return fld->value;
+  }
   auto& methods = inst->cls->info->methods;
   if (methods.count(name)) return bound(f->self, name);
   fail("model " + inst->cls->decl->name + " has no field '" + name + "' yet (it is assigned later in the body)");
@@ -42,10 +47,14 @@ Value Evaluator::Impl::self_field(Frame* f, const std::string& name) {
 const Value& Evaluator::Impl::read_name(const Name& n) {
   if (n.depth < 0) {
     if (!module->defined[n.slot]) undefined(n.id, &n);
+    if (noting_reads()) note_module_read(*module, n.slot, n.id, module->slots[n.slot]);  // Note [What a capture read]
     return module->slots[n.slot];
   }
   Frame* f = frame_at(n.depth);
-  if (n.slot >= 0) return f->slots[n.slot];
+  if (n.slot >= 0) {
+    if (n.depth > 0 && noting_reads()) note_frame_read(*f, n.slot, n.id, f->slots[n.slot]);
+    return f->slots[n.slot];
+  }
   if (n.slot == -3) return f->self;
   tmp_ = self_field(f, n.id);
   return tmp_;
@@ -54,17 +63,24 @@ const Value& Evaluator::Impl::read_name(const Name& n) {
 void Evaluator::Impl::assign_name(const Name& n, Value v) {
   if (n.depth < 0) {
     if (!module->defined[n.slot]) undefined(n.id, &n, " (declare it with let)");
+    if (current_capture())  // Note [What a capture read]
+      check_change_in_capture(*module, "assign to '" + n.id + "', a global variable");
     module->slots[n.slot] = std::move(v);
     return;
   }
   Frame* f = frame_at(n.depth);
   if (n.slot >= 0) {
+    if (n.depth > 0 && current_capture())
+      check_change_in_capture(*f, "assign to '" + n.id + "', a variable of an enclosing function");
     f->slots[n.slot] = std::move(v);
     return;
   }
   if (n.slot == -3) fail("cannot assign to self");
   if (f->self.tag != Tag::Instance) undefined(n.id, &n, " (declare it with let)");
-  set_field(*f->self.as<InstanceObj>(), n.id, std::move(v), false);
+  auto* inst = f->self.as<InstanceObj>();
+  if (current_capture() && !replaces_tensor(*inst, n.id, v))
+    check_change_in_capture(*inst, "set attribute '" + n.id + "' of a " + inst->cls->decl->name);
+  set_field(*inst, n.id, std::move(v), false);
 }
 
 // ---- statements -------------------------------------------------------------------------
@@ -145,7 +161,7 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
       Value v = eval(*a.value);
       if (a.target->kind == ExprKind::Name) {
         auto& n = static_cast<const Name&>(*a.target);
-        if (n.depth < 0 && module->defined[n.slot]) {
+        if (n.depth < 0 && module->defined[n.slot] && !current_capture()) {  // Note [What a capture read]
           module->slots[n.slot] = std::move(v);
           return Flow::Normal;
         }
@@ -421,7 +437,7 @@ Value Evaluator::Impl::eval(const Expr& e) {
     case ExprKind::Name: {
       auto& n = static_cast<const Name&>(e);
       if (n.depth < 0) {
-        if (module->defined[n.slot]) return module->slots[n.slot];
+        if (module->defined[n.slot] && !noting_reads()) return module->slots[n.slot];
       } else if (n.depth == 0 && n.slot >= 0) {
         return frame->slots[n.slot];
       }
@@ -506,7 +522,10 @@ Value Evaluator::Impl::eval_attribute(const Attribute& a, const Value& obj) {
 // A model's obj.name read at `a`: a field at once, else through get_attr, with `a` as
 // the call site of a __getattr__ hook.
 Value Evaluator::Impl::get_attr_at(const Value& obj, const Attribute& a) {
-  if (const Field* f = obj.as<InstanceObj>()->find(a.name)) return f->value;
+  if (const Field* f = obj.as<InstanceObj>()->find(a.name)) {
+    if (noting_reads()) note_field_read(obj, a.name, f->value);  // Note [What a capture read]
+    return f->value;
+  }
   Evaluator::CallSiteScope site(ev, &a.span);
   return ev.get_attr(obj, a.name);
 }

@@ -13,6 +13,7 @@
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/builtins/help.hpp"
+#include "interp/eval/capture_reads.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/values/object_regions.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -215,7 +216,10 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
     }
     case Tag::Instance: {
       auto* inst = obj.as<InstanceObj>();
-      if (Field* f = inst->find(name)) return f->value;
+      if (Field* f = inst->find(name)) {
+        if (noting_reads()) note_field_read(obj, name, f->value);  // Note [What a capture read]
+        return f->value;
+      }
       if (inst->cls->info->methods.count(name)) return Impl::bound(obj, name);
       if (find_entry(model_methods(), name)) return Impl::bound(obj, name);
       if (inst->cls->info->methods.count("__getattr__")) return call_attr_hook(obj, "__getattr__", name, nullptr);
@@ -292,6 +296,8 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
     case Tag::Instance: {
       auto* inst = obj.as<InstanceObj>();
       check_change_in_region(*inst, "set attribute '" + name + "' of a " + inst->cls->decl->name);
+      if (current_capture() && !replaces_tensor(*inst, name, v))
+        check_change_in_capture(*inst, "set attribute '" + name + "' of a " + inst->cls->decl->name);
       if (!inst->find(name) && inst->cls->info->methods.count("__setattr__")) {
         call_attr_hook(obj, "__setattr__", name, &v);
         return;
@@ -303,7 +309,10 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
       check_change_in_region(*obj.as<ObjectObj>(), "set attribute '" + name + "' of an object");
       obj.as<ObjectObj>()->set(name, std::move(v));
       return;
-    case Tag::Module: obj.as<Module>()->set(name, std::move(v)); return;
+    case Tag::Module:
+      check_change_in_capture(*obj.as<Module>(), "set attribute '" + name + "' of a module");
+      obj.as<Module>()->set(name, std::move(v));
+      return;
     case Tag::Tensor: {
       Tensor t = obj.t;
       if (name == "grad") {

@@ -149,7 +149,7 @@ void Frame::release_references(Graveyard& g) {
 
 // ---- the registry -------------------------------------------------------------------
 
-Tracked::Tracked() : region_(current_object_region()) {
+Tracked::Tracked() : region_(current_object_region()), capture_(current_capture()) {
   if (t_current) t_current->link(this);
 }
 

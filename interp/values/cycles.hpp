@@ -75,6 +75,9 @@ class Tracked {
   // The lowered region (script mode) this object was made in, 0 outside one: see
   // Note [Objects changed inside a lowered region] in interp/values/object_regions.hpp.
   uint32_t region() const { return region_; }
+  // The compile() capture under way when this object was made, 0 outside one: see
+  // Note [What a capture read] in interp/eval/capture_reads.hpp.
+  uint32_t capture() const { return capture_; }
 
   // Every reference this object holds to a tracked object.
   virtual void visit_references(RefVisitor& v) const = 0;
@@ -87,6 +90,7 @@ class Tracked {
   Tracked* next_ = nullptr;
   CycleRegistry* registry_ = nullptr;
   uint32_t region_;
+  uint32_t capture_;
 };
 
 class CycleRegistry {

@@ -8,29 +8,41 @@ namespace nabla::interp {
 
 namespace {
 
-thread_local uint32_t t_region = 0;
 thread_local std::vector<const Tracked*> t_growable;
 uint32_t next_region = 0;  // regions are captured on the evaluator's thread
+uint32_t last_capture = 0;
 
 }  // namespace
 
-uint32_t current_object_region() { return t_region; }
+uint32_t next_capture_number() {
+  if (++last_capture == 0) ++last_capture;  // after 2^32 captures, 0 still means none
+  return last_capture;
+}
 
-ObjectRegionScope::ObjectRegionScope() : saved_(t_region), saved_growable_(t_growable) {
-  t_region = ++next_region;
-  if (t_region == 0) t_region = ++next_region;  // after 2^32 regions, 0 still means none
+ObjectRegionScope::ObjectRegionScope() : saved_(object_scopes::region), saved_growable_(t_growable) {
+  object_scopes::region = ++next_region;
+  if (object_scopes::region == 0) object_scopes::region = ++next_region;  // after 2^32 regions, 0 still means none
   t_growable.clear();
 }
 
 ObjectRegionScope::~ObjectRegionScope() {
-  t_region = saved_;
+  object_scopes::region = saved_;
   t_growable = std::move(saved_growable_);
 }
 
 void allow_appends_in_region(const Tracked* list) { t_growable.push_back(list); }
 
+void check_change_in_capture(const Tracked& obj, const std::string& what) {
+  // Note [What a capture read] (interp/eval/capture_reads.hpp): compile() runs the
+  // function once, so a change to an object made before it would happen once.
+  if (object_scopes::capture != 0 && obj.capture() < object_scopes::capture)
+    fail("compile() runs the function once, while capturing, so it cannot " + what +
+         " made before the call: the graph would not make the change again at later calls. Return the new "
+         "value instead, or change it outside the compiled function");
+}
+
 void check_change_in_region(const Tracked& obj, const std::string& what, bool appends) {
-  if (t_region == 0 || obj.region() == t_region) return;
+  if (object_scopes::region == 0 || obj.region() == object_scopes::region) return;
   if (appends)
     for (const Tracked* list : t_growable)
       if (list == &obj) return;

@@ -19,7 +19,13 @@ namespace nabla::interp {
 class Tracked;
 
 // The region capture under way on this thread (0: none): what Tracked objects record.
-uint32_t current_object_region();
+namespace object_scopes {
+// The region and the capture under way on this thread (0: none). Read on every
+// container made and every global written, so inline.
+inline thread_local uint32_t region = 0;
+inline thread_local uint32_t capture = 0;
+}  // namespace object_scopes
+inline uint32_t current_object_region() { return object_scopes::region; }
 
 // While alive, objects made on this thread belong to a fresh region; restores the
 // enclosing one after.
@@ -35,11 +41,21 @@ class ObjectRegionScope {
   std::vector<const Tracked*> saved_growable_;
 };
 
+// The compile() capture under way on this thread (0: none), what Tracked objects
+// record; a capture nested in another has a larger number. The scope that sets it is
+// CaptureReadScope (interp/eval/capture_reads.hpp): Note [What a capture read].
+inline uint32_t current_capture() { return object_scopes::capture; }
+inline void set_current_capture(uint32_t capture) { object_scopes::capture = capture; }
+uint32_t next_capture_number();
+
 // An outside list the current region may append to (a scan's stacked output).
 void allow_appends_in_region(const Tracked* list);
 
 // Fails when a region captures and `obj` was made outside it; `what` names the change
 // ("append to a list").
 void check_change_in_region(const Tracked& obj, const std::string& what, bool appends = false);
+// Fails when compile() captures and `obj` (a model, a module's globals, an enclosing
+// frame) was made before: Note [What a capture read].
+void check_change_in_capture(const Tracked& obj, const std::string& what);
 
 }  // namespace nabla::interp

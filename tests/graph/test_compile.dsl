@@ -249,10 +249,13 @@ test "a graph module returns its function's result as it nests: an LSTM's (outpu
   let out = nested(ones([2]))
   expect(type(out) == "list" and type(out[1]) == "list" and type(out[1][1]) == "tuple", f"{out}")
   expect_close(out[1][1][0], ones([2]), rtol=0, atol=0)
-  # A plain number among the results is a constant of the capture; a dict is an error.
+  # A plain number among the results is a constant of the capture; a dict nests as the others.
   let with_count = compile(fn(x) = [x, x.shape[0] * 2], ones([2]))
   expect(with_count(ones([2]))[1] == 4, f"{with_count(ones([2]))}")
-  expect_error(fn() = compile(fn(x) = [x, {"n": 3}], ones([2])), "compile: each result of the function")
+  let with_dict = compile(fn(x) = [x, {"n": 3, "y": x + 1.0}], ones([2]))
+  let got = with_dict(ones([2]))
+  expect(type(got[1]) == "dict" and got[1]["n"] == 3, f"{got}")
+  expect_close(got[1]["y"], full([2], 2.0), rtol=0, atol=0)
 }
 
 # Note [Writes into tensors the graph has not made]

@@ -1,0 +1,216 @@
+// Note [What a capture read] (capture_reads.hpp).
+#include "interp/eval/capture_reads.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "interp/eval/evaluator.hpp"
+#include "interp/values/object_regions.hpp"
+
+namespace nabla::interp {
+
+struct ReadRecorder {
+  ReadGuards* into = nullptr;
+  std::unordered_set<std::string> keys;  // each place once: its first read is what the run saw
+  ReadRecorder* outer = nullptr;
+};
+
+namespace {
+
+constexpr int kMaxDepth = 8;  // deeper items compare by identity
+
+
+ReadSnapshot snapshot(const Value& v, int depth) {
+  ReadSnapshot s;
+  s.tag = v.tag;
+  if (v.tag <= Tag::DType && v.tag != Tag::Tensor) {
+    s.scalar = v;
+  } else if (v.tag == Tag::Tensor) {
+    s.tensor = v.t;
+    if (v.t.defined()) s.sizes = v.t.sizes();
+  } else if (v.tag == Tag::Str) {
+    s.text = v.as<StrObj>()->s;
+  } else {
+    s.obj = v.o;
+    if (depth < kMaxDepth && (v.tag == Tag::List || v.tag == Tag::Tuple))
+      for (const Value& item : v.as<ListObj>()->items) s.items.push_back(snapshot(item, depth + 1));
+    if (depth < kMaxDepth && v.tag == Tag::Dict)
+      for (const auto& [key, value] : v.as<DictObj>()->entries) {
+        s.items.push_back(snapshot(key, depth + 1));
+        s.items.push_back(snapshot(value, depth + 1));
+      }
+  }
+  return s;
+}
+
+bool same_scalar(const Value& a, const Value& b) {
+  switch (a.tag) {
+    case Tag::None: return true;
+    case Tag::Bool: return a.b == b.b;
+    case Tag::Int: return a.i == b.i;
+    case Tag::DType: return a.dt == b.dt;
+    default: return std::memcmp(&a.f, &b.f, sizeof a.f) == 0 || (std::isnan(a.f) && std::isnan(b.f));
+  }
+}
+
+bool same_object(const std::weak_ptr<Obj>& seen, const std::shared_ptr<Obj>& now) {
+  // The weak reference keeps the control block: a new object at the old address differs.
+  return !seen.owner_before(now) && !now.owner_before(seen) && !seen.expired();
+}
+
+bool matches(const ReadSnapshot& s, const Value& v, int depth) {
+  if (s.tag != v.tag) return false;
+  if (v.tag <= Tag::DType && v.tag != Tag::Tensor) return same_scalar(s.scalar, v);
+  if (v.tag == Tag::Tensor)
+    return s.tensor.defined() == v.t.defined() &&
+           (!v.t.defined() || (s.tensor.is_same(v.t) && s.sizes == v.t.sizes() && s.tensor.dtype() == v.t.dtype()));
+  if (v.tag == Tag::Str) return s.text == v.as<StrObj>()->s;
+  if (!same_object(s.obj, v.o)) return false;
+  if (depth >= kMaxDepth) return true;
+  if (v.tag == Tag::List || v.tag == Tag::Tuple) {
+    const auto& items = v.as<ListObj>()->items;
+    if (items.size() != s.items.size()) return false;
+    for (size_t k = 0; k < items.size(); ++k)
+      if (!matches(s.items[k], items[k], depth + 1)) return false;
+  }
+  if (v.tag == Tag::Dict) {
+    const auto& entries = v.as<DictObj>()->entries;
+    if (entries.size() * 2 != s.items.size()) return false;
+    for (size_t k = 0; k < entries.size(); ++k)
+      if (!matches(s.items[2 * k], entries[k].first, depth + 1) ||
+          !matches(s.items[2 * k + 1], entries[k].second, depth + 1))
+        return false;
+  }
+  return true;
+}
+
+// What the place holds now; null when its holder is gone (the guard then fails).
+const Value* current(const ReadGuard& g) {
+  switch (g.where) {
+    case ReadGuard::Where::module_slot: {
+      auto m = std::static_pointer_cast<Module>(g.module.lock());
+      return m && g.slot < static_cast<int>(m->slots.size()) ? &m->slots[g.slot] : nullptr;
+    }
+    case ReadGuard::Where::frame_slot: {
+      auto f = g.frame.lock();
+      return f && g.slot < f->nslots ? &f->slots[g.slot] : nullptr;
+    }
+    case ReadGuard::Where::field: {
+      auto inst = std::static_pointer_cast<InstanceObj>(g.instance.lock());
+      const Field* f = inst ? inst->find(g.name) : nullptr;
+      return f ? &f->value : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+std::string seen_text(const ReadSnapshot& s) {
+  if (s.tag <= Tag::DType && s.tag != Tag::Tensor) return repr(s.scalar);
+  if (s.tag == Tag::Str) return repr(make_str(s.text));
+  if (s.tag == Tag::Tensor) return "another tensor";
+  if (s.tag == Tag::List || s.tag == Tag::Tuple || s.tag == Tag::Dict) return "other items";
+  return "another object";
+}
+
+bool record(const std::string& key, ReadGuard g, const Value& v) {
+  if (!t_read_recorder->keys.insert(key).second) return false;
+  g.seen = snapshot(v, 0);
+  t_read_recorder->into->items.push_back(std::move(g));
+  return true;
+}
+
+std::string address_key(const void* p, const std::string& rest) {
+  return std::to_string(reinterpret_cast<uintptr_t>(p)) + ":" + rest;
+}
+
+}  // namespace
+
+std::string ReadGuards::changed() const {
+  for (const ReadGuard& g : items) {
+    const Value* now = current(g);
+    const char* kind = g.where == ReadGuard::Where::field ? "attribute '" : "variable '";
+    if (!now) return std::string(kind) + g.name + "' the function read is gone";
+    if (!matches(g.seen, *now, 0)) {
+      bool plain = g.seen.tag <= Tag::DType && g.seen.tag != Tag::Tensor && now->tag <= Tag::DType && now->tag != Tag::Tensor;
+      return std::string(kind) + g.name + "' the function read " +
+             (plain ? "is " + repr(*now) + ", it was " + seen_text(g.seen) : "holds " + seen_text(g.seen) + " now") +
+             " (Note [What a capture read])";
+    }
+  }
+  return "";
+}
+
+CaptureReadScope::CaptureReadScope(ReadGuards& into)
+    : saved_capture_(current_capture()), saved_recorder_(t_read_recorder), into_(into) {
+  set_current_capture(next_capture_number());
+  auto* r = new ReadRecorder;
+  r->into = &into;
+  r->outer = t_read_recorder;
+  t_read_recorder = r;
+}
+
+CaptureReadScope::~CaptureReadScope() {
+  ReadRecorder* r = t_read_recorder;
+  t_read_recorder = static_cast<ReadRecorder*>(saved_recorder_);
+  set_current_capture(saved_capture_);
+  delete r;
+  if (t_read_recorder) note_reads(into_);  // the enclosing capture read them too
+}
+
+
+void note_module_read(Module& m, int slot, const std::string& name, const Value& v) {
+  if (!t_read_recorder || m.capture() >= current_capture()) return;
+  ReadGuard g{ReadGuard::Where::module_slot};
+  g.module = m.shared_from_this();
+  g.slot = slot;
+  g.name = name;
+  record(address_key(static_cast<const Obj*>(&m), std::to_string(slot)), std::move(g), v);
+}
+
+void note_frame_read(Frame& f, int slot, const std::string& name, const Value& v) {
+  if (!t_read_recorder || f.capture() >= current_capture()) return;
+  ReadGuard g{ReadGuard::Where::frame_slot};
+  g.frame = f.shared_from_this();
+  g.slot = slot;
+  g.name = name;
+  record(address_key(&f, std::to_string(slot)), std::move(g), v);
+}
+
+void note_field_read(const Value& instance, const std::string& name, const Value& v) {
+  if (!t_read_recorder || instance.tag != Tag::Instance) return;
+  const auto* inst = instance.as<InstanceObj>();
+  if (inst->capture() >= current_capture()) return;
+  ReadGuard g{ReadGuard::Where::field};
+  g.instance = instance.o;
+  g.name = name;
+  record(address_key(static_cast<const Obj*>(inst), name), std::move(g), v);
+}
+
+bool replaces_tensor(InstanceObj& obj, const std::string& name, const Value& v) {
+  const Field* f = obj.find(name);
+  auto tensor_slot = [](const Value& x) { return x.tag == Tag::Tensor || x.tag == Tag::None; };
+  return tensor_slot(v) && f && tensor_slot(f->value);
+}
+
+void note_reads(const ReadGuards& reads) {
+  if (!t_read_recorder) return;
+  for (const ReadGuard& g : reads.items) {
+    const void* holder = nullptr;
+    uint32_t made = 0;  // the capture that made the holder: one made by the enclosing capture is its own
+    if (g.where == ReadGuard::Where::frame_slot) {
+      auto f = g.frame.lock();
+      holder = f.get();
+      made = f ? f->capture() : 0;
+    } else {
+      auto o = g.where == ReadGuard::Where::field ? g.instance.lock() : g.module.lock();
+      holder = o.get();
+      if (o) made = g.where == ReadGuard::Where::field ? static_cast<InstanceObj*>(o.get())->capture()
+                                                       : static_cast<Module*>(o.get())->capture();
+    }
+    if (!holder || made >= current_capture()) continue;
+    std::string key = address_key(holder, g.where == ReadGuard::Where::field ? g.name : std::to_string(g.slot));
+    if (t_read_recorder->keys.insert(key).second) t_read_recorder->into->items.push_back(g);
+  }
+}
+
+}  // namespace nabla::interp

@@ -1,0 +1,40 @@
+# compile() runs the function once while it captures: a change it makes to a variable or
+# model it did not make would happen once, not at every call, so it is an error at the
+# statement (Note [What a capture read] in interp/eval/capture_reads.hpp).
+# case: a global counter assigned inside the compiled function
+# expect error: tests/lang/errors_compile.dsl:9:3: error: compile() runs the function once, while capturing, so it cannot assign to 'calls', a global variable made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function
+# expect error line:     calls = calls + 1
+# expect error line:     ^~~~~
+fn counted(x) {
+  calls = calls + 1
+  return x * 2
+}
+let calls = 0
+compile(counted, ones([2]))
+# ---
+# case: a model's number attribute changed in forward
+# expect error: tests/lang/errors_compile.dsl:22:5: error: compile() runs the function once, while capturing, so it cannot set attribute 'n' of a Counter made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function
+# expect error line:       self.n = self.n + 1
+# expect error line:       ^~~~~~~~~~~~~~~~~~~
+model Counter() {
+  n = 0
+  forward(x) {
+    self.n = self.n + 1
+    return x
+  }
+}
+compile(Counter(), ones([2]))
+# ---
+# case: a variable of the enclosing function assigned by a closure
+# expect error: tests/lang/errors_compile.dsl:35:5: error: compile() runs the function once, while capturing, so it cannot assign to 'total', a variable of an enclosing function made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function
+# expect error line:       total = total + 1.0
+# expect error line:       ^~~~~
+fn make() {
+  let total = 0.0
+  fn f(x) {
+    total = total + 1.0
+    return x
+  }
+  return f
+}
+compile(make(), ones([2]))
