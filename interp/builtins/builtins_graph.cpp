@@ -71,6 +71,25 @@ std::string mismatch(const GraphModule& gm, const Guards& had, const Guards& now
   return "";
 }
 
+BoundMeta bound_meta(const Tensor& t) { return {t.sizes(), t.dtype(), t.device(), t.requires_grad()}; }
+
+// Which bound tensor changed its shape, dtype, device or requires_grad since the
+// capture ("" when none did; Note [What a bound tensor was]).
+std::string bound_changed(const CompiledGraph& cg) {
+  for (size_t k = 0; k < cg.bound.size(); ++k) {
+    const Tensor& t = cg.params[k].second;
+    const BoundMeta& had = cg.bound[k];
+    if (t.requires_grad() != had.requires_grad)
+      return "tensor '" + cg.params[k].first + "' " + (t.requires_grad() ? "requires grad now" : "no longer requires grad") +
+             " (Note [What a bound tensor was])";
+    if (t.sizes() != had.sizes || t.dtype() != had.dtype || t.device() != had.device)
+      return "tensor '" + cg.params[k].first + "' is " + graph::meta_str({t.sizes(), t.dtype()}) + " on " +
+             t.device().str() + " now, the graph was captured with " + graph::meta_str({had.sizes, had.dtype}) + " on " +
+             had.device.str() + " (Note [What a bound tensor was])";
+  }
+  return "";
+}
+
 std::vector<std::string> param_names(const Value& fn, size_t count) {
   std::vector<std::string> names;
   std::shared_ptr<lang::FnDecl> decl;
@@ -234,6 +253,7 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
     TensorList grads = grad({loss}, targets, {}, false, false, true);
     if (gm.step) {
       gm.step->record(ev, targets, grads);  // Note [The optimizer inside the graph]
+      cg.stepped = targets;
       bind_free_params();                   // the optimizer's state, the learning rates, the scale
     } else {
       for (size_t k = 0; k < grads.size(); ++k)
@@ -243,6 +263,7 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
         }
     }
   }
+  for (auto& [name, t] : cg.params) cg.bound.push_back(bound_meta(t));
   cg.captured = cap.finish(outs);
   cg.problems = cap.problems();
   if (!cg.problems.empty()) return cg;
@@ -263,17 +284,21 @@ bool lowerable(const GraphModule& gm, const std::vector<graph::CaptureProblem>& 
 CompiledGraph& graph_for(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args) {
   Guards now = guards_of(ev, gm, args);
   for (size_t k = 0; k < gm.graphs.size(); ++k)
-    if (mismatch(gm, gm.graphs[k].guards, now).empty()) {
+    if (mismatch(gm, gm.graphs[k].guards, now).empty() && bound_changed(gm.graphs[k]).empty()) {
       gm.last_used = k;
       return gm.graphs[k];
     }
   std::string why = gm.graphs.empty() ? "first call" : mismatch(gm, gm.graphs[gm.last_used].guards, now);
+  if (why.empty()) why = bound_changed(gm.graphs[gm.last_used]);
   std::string where = gm.graphs.empty() ? std::string() : current_origin();
   gm.log.push_back("capture " + std::to_string(gm.log.size() + 1) + (where.empty() ? "" : " at " + where) + ": " + why);
   if (gm.graphs.size() == kMaxGraphs) {
     gm.graphs.erase(gm.graphs.begin());  // the oldest goes
     gm.log.back() += " (cache full: dropped the oldest graph)";
   }
+  // A call with more arguments than the examples (a defaulted parameter given) names
+  // them too: the capture binds each tensor argument by name, explain() lists them.
+  if (args.size() > gm.arg_names.size()) gm.arg_names = param_names(gm.fn, args.size());
   CompiledGraph cg = capture(ev, gm, args);
   if (!cg.problems.empty() && lowerable(gm, cg.problems)) {
     // Note [Lowering on a traced branch]: the trace met an if or while on a tensor's
@@ -357,6 +382,13 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
     Tensor old = p.grad();
     p.set_grad(old.defined() ? add(old, g) : g);  // accumulates, as backward() does
   }
+  // Note [The step's zero_grad]
+  // A call with optimizer= is opt.zero_grad(), loss.backward(), opt.step(), but its
+  // gradients stay inside the graph (Note [The optimizer inside the graph]). A .grad
+  // left from an earlier eager step would then silently read as this step's, and a
+  // clip_grad_norm_ or an eager opt.step() after the call would use it; the call
+  // clears it, as zero_grad() does, so reading it fails loudly instead.
+  for (Tensor& p : cg.stepped) p.set_grad(Tensor());
   outs.resize(cg.forward_outputs);
   size_t next = 0;
   return nest_outputs(cg.output_tree, outs, next);

@@ -40,14 +40,33 @@ struct OutputTree {
   Value constant;
 };
 
+// Note [What a bound tensor was]
+// A capture binds the model's parameters and the tensors the function closes over as
+// graph inputs, live: a later call reads their values as they are then. But the graph
+// was traced for their shape, dtype and device, and a training step differentiates
+// only those that required grad. model.double(), p.requires_grad_(false) and p.data =
+// t change these on the same tensor, which no identity guard sees: the step would
+// still write .grad of a frozen parameter (and an optimizer step it), never set that
+// of one unfrozen, or fail in the executor with a %free name. So each bound tensor's
+// shape, dtype, device and requires_grad at capture is a guard, and a change
+// captures again.
+struct BoundMeta {
+  Shape sizes;
+  DType dtype;
+  Device device;
+  bool requires_grad;
+};
+
 struct CompiledGraph {
   Guards guards;
   graph::Graph captured, graph;  // as recorded, and after the pipeline
   std::vector<std::pair<std::string, Tensor>> params;  // live tensors bound by name
+  std::vector<BoundMeta> bound;  // each of params as the capture saw it (Note [What a bound tensor was])
   std::vector<std::string> input_names;
   size_t forward_outputs = 1;    // outputs before the gradients (train mode)
   OutputTree output_tree;        // how the function's results nest (a tensor, or tuples and lists of them)
   std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
+  std::vector<Tensor> stepped;       // optimizer=: the parameters the step updates (Note [The step's zero_grad])
   std::vector<graph::PassRecord> records;
   std::vector<graph::CaptureProblem> problems;  // what the capture could not record (graph_for throws them)
   graph::Replay replay;  // the buffers one call hands on to the next; on a GPU, the recorded CUDA graph

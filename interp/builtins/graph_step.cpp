@@ -24,7 +24,7 @@
 // once. The captured graph depends on the optimizer's flags (maximize, nesterov,
 // whether SGD has momentum) and on which tensors are the parameters and the state
 // (signature(): a change captures again, as a new input shape does). The gradients stay
-// inside the graph: .grad is not set.
+// inside the graph: .grad is not set, and a call clears it (Note [The step's zero_grad]).
 #include "interp/builtins/graph_step.hpp"
 
 #include <cmath>

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "interp/eval/evaluator.hpp"
+#include "interp/models/module_walk.hpp"
 #include "interp/values/object_regions.hpp"
 
 namespace nabla::interp {
@@ -104,6 +105,29 @@ const Value* current(const ReadGuard& g) {
   return nullptr;
 }
 
+// A model's structure (Note [A model's structure is a read too]): the names of its
+// submodules, parameters and buffers, in order, and the ids of its hooks.
+std::string structure_text(const InstanceObj& inst) {
+  std::string s;
+  for (const Field& f : inst.fields)
+    if (f.kind != FieldKind::attribute) s += f.name + ",";
+  for (const auto* hooks : {&inst.forward_pre_hooks, &inst.forward_hooks, &inst.backward_hooks, &inst.full_backward_hooks}) {
+    s += "|";
+    for (const auto& [id, fn] : *hooks) s += std::to_string(id) + ",";
+  }
+  return s;
+}
+
+// Which structure guard fails now ("" when it holds).
+std::string structure_changed(const ReadGuard& g) {
+  auto inst = std::static_pointer_cast<InstanceObj>(g.instance.lock());
+  if (!inst) return "a model the function called is gone";
+  if (structure_text(*inst) == g.seen.text) return "";
+  return "the submodules, parameters or hooks of the " + inst->cls->decl->name +
+         " the function used changed (a layer appended, a hook registered or removed; Note [A model's structure is a "
+         "read too])";
+}
+
 std::string seen_text(const ReadSnapshot& s) {
   if (s.tag <= Tag::DType && s.tag != Tag::Tensor) return repr(s.scalar);
   if (s.tag == Tag::Str) return repr(make_str(s.text));
@@ -127,6 +151,10 @@ std::string address_key(const void* p, const std::string& rest) {
 
 std::string ReadGuards::changed() const {
   for (const ReadGuard& g : items) {
+    if (g.where == ReadGuard::Where::structure) {
+      if (std::string why = structure_changed(g); !why.empty()) return why;
+      continue;
+    }
     const Value* now = current(g);
     const char* kind = g.where == ReadGuard::Where::field ? "attribute '" : "variable '";
     if (!now) return std::string(kind) + g.name + "' the function read is gone";
@@ -186,6 +214,29 @@ void note_field_read(const Value& instance, const std::string& name, const Value
   record(address_key(static_cast<const Obj*>(inst), name), std::move(g), v);
 }
 
+namespace {
+
+void note_one_structure(const Value& instance) {
+  const auto* inst = instance.as<InstanceObj>();
+  if (inst->capture() >= current_capture()) return;
+  std::string key = address_key(static_cast<const Obj*>(inst), "\x01structure");
+  if (!t_read_recorder->keys.insert(key).second) return;
+  ReadGuard g{ReadGuard::Where::structure};
+  g.instance = instance.o;
+  g.name = "\x01structure";
+  g.seen.tag = Tag::Str;
+  g.seen.text = structure_text(*inst);
+  t_read_recorder->into->items.push_back(std::move(g));
+}
+
+}  // namespace
+
+void note_structure_read(const Value& instance, bool under) {
+  if (!t_read_recorder || instance.tag != Tag::Instance) return;
+  if (!under) return note_one_structure(instance);
+  for (const ModuleVisit& visit : walk_modules(instance)) note_one_structure(visit.module);
+}
+
 bool replaces_tensor(InstanceObj& obj, const std::string& name, const Value& v) {
   const Field* f = obj.find(name);
   auto tensor_slot = [](const Value& x) { return x.tag == Tag::Tensor || x.tag == Tag::None; };
@@ -202,13 +253,14 @@ void note_reads(const ReadGuards& reads) {
       holder = f.get();
       made = f ? f->capture() : 0;
     } else {
-      auto o = g.where == ReadGuard::Where::field ? g.instance.lock() : g.module.lock();
+      bool on_model = g.where == ReadGuard::Where::field || g.where == ReadGuard::Where::structure;
+      auto o = on_model ? g.instance.lock() : g.module.lock();
       holder = o.get();
-      if (o) made = g.where == ReadGuard::Where::field ? static_cast<InstanceObj*>(o.get())->capture()
-                                                       : static_cast<Module*>(o.get())->capture();
+      if (o) made = on_model ? static_cast<InstanceObj*>(o.get())->capture() : static_cast<Module*>(o.get())->capture();
     }
     if (!holder || made >= current_capture()) continue;
-    std::string key = address_key(holder, g.where == ReadGuard::Where::field ? g.name : std::to_string(g.slot));
+    bool named = g.where == ReadGuard::Where::field || g.where == ReadGuard::Where::structure;
+    std::string key = address_key(holder, named ? g.name : std::to_string(g.slot));
     if (t_read_recorder->keys.insert(key).second) t_read_recorder->into->items.push_back(g);
   }
 }

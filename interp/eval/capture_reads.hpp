@@ -18,6 +18,17 @@
 // through, the attribute keeping what the capture left while the graph computes the
 // new tensor at each call; and appending to an outside list (tests record what a
 // capture ran that way) happens at the capture only.
+//
+// Note [A model's structure is a read too]
+// A model's fields are read one by one, but a capture also reads what no field read
+// shows: which submodules, parameters and buffers a model holds (`for l in
+// self.layers` walks a ModuleList's fields through children(), and
+// `self.layers.append(l)` adds one without touching a field the run read) and which
+// hooks run around each module it calls (`m.register_forward_hook(h)` after the
+// capture). So a call of a model made before the capture notes the model's
+// structure, its field names and the ids of its hooks, and a builtin model method
+// (children(), parameters(), modules(), ...) notes that of every module under it;
+// a call after an append, a new or removed hook captures again.
 #pragma once
 #include <memory>
 #include <string>
@@ -46,8 +57,8 @@ struct ReadSnapshot {
 
 // One place read from outside the function's call, and what it held.
 struct ReadGuard {
-  enum class Where { module_slot, frame_slot, field } where;
-  std::weak_ptr<Obj> module, instance;  // module_slot: the module; field: the model
+  enum class Where { module_slot, frame_slot, field, structure } where;
+  std::weak_ptr<Obj> module, instance;  // module_slot: the module; field, structure: the model
   std::weak_ptr<Frame> frame;           // frame_slot
   int slot = 0;
   std::string name;
@@ -83,6 +94,9 @@ inline bool noting_reads() { return t_read_recorder != nullptr; }
 void note_module_read(Module& m, int slot, const std::string& name, const Value& v);
 void note_frame_read(Frame& f, int slot, const std::string& name, const Value& v);
 void note_field_read(const Value& instance, const std::string& name, const Value& v);
+// Note [A model's structure is a read too]: the model's field names and hooks; with
+// `under`, those of every module under it too.
+void note_structure_read(const Value& instance, bool under = false);
 // Whether `obj.name = v` puts a tensor or none where a tensor or none was (prune's
 // hook recomputing `weight` from `weight_orig` and the mask before each forward, FSDP
 // setting a unit's gathered views and dropping them after), which a capture lets

@@ -111,6 +111,7 @@ void Evaluator::Impl::run_forward_pre_hooks(const Value& self, CallArgs& args) {
 // stops firing at once.
 Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
   auto* inst = self.as<InstanceObj>();
+  if (noting_reads()) [[unlikely]] note_structure_read(self);  // Note [A model's structure is a read too]
   if (!inst->forward_pre_hooks.empty()) run_forward_pre_hooks(self, args);
   if (inst->forward_hooks.empty() && inst->backward_hooks.empty() && inst->full_backward_hooks.empty())
     return call_model_method(self, "forward", args);

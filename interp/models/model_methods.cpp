@@ -12,6 +12,7 @@
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/eval/capture_reads.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/models/module_walk.hpp"
@@ -459,7 +460,10 @@ std::span<const MethodEntry> model_methods() { return kModelMethods; }
 // A model's own methods and fields come first (call_model_method); this is the last
 // place a name is looked for.
 Value builtin_model_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& args) {
-  if (const MethodEntry* m = find_entry(model_methods(), name)) return m->function(ev, self, args);
+  if (const MethodEntry* m = find_entry(model_methods(), name)) {
+    if (noting_reads()) note_structure_read(self, true);  // Note [A model's structure is a read too]
+    return m->function(ev, self, args);
+  }
   fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'" +
        ev.attribute_hint(self, name));
 }
