@@ -97,9 +97,14 @@ std::vector<std::string> param_names(const Value& fn, size_t count) {
   if (fn.tag == Tag::Instance)
     for (auto& m : fn.as<InstanceObj>()->cls->decl->methods)
       if (m->name == "forward") decl = m;
-  for (size_t k = 0; k < count; ++k)
-    names.push_back(decl && k < decl->params.size() && !decl->params[k].variadic ? decl->params[k].name
-                                                                               : "x" + std::to_string(k));
+  for (size_t k = 0; k < count; ++k) {
+    if (decl && k < decl->params.size() && !decl->params[k].variadic) {
+      names.push_back(decl->params[k].name);
+      continue;
+    }
+    std::string name(1, 'x');  // appended piecewise: GCC 12 warns falsely on "x" + string
+    names.push_back(name.append(std::to_string(k)));
+  }
   return names;
 }
 

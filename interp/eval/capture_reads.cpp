@@ -101,6 +101,7 @@ const Value* current(const ReadGuard& g) {
       const Field* f = inst ? inst->find(g.name) : nullptr;
       return f ? &f->value : nullptr;
     }
+    case ReadGuard::Where::structure: return nullptr;  // compared as text by structure_changed
   }
   return nullptr;
 }
@@ -179,12 +180,11 @@ CaptureReadScope::CaptureReadScope(ReadGuards& into)
 
 CaptureReadScope::~CaptureReadScope() {
   ReadRecorder* r = t_read_recorder;
-  t_read_recorder = static_cast<ReadRecorder*>(saved_recorder_);
+  t_read_recorder = saved_recorder_;
   set_current_capture(saved_capture_);
   delete r;
   if (t_read_recorder) note_reads(into_);  // the enclosing capture read them too
 }
-
 
 void note_module_read(Module& m, int slot, const std::string& name, const Value& v) {
   if (!t_read_recorder || m.capture() >= current_capture()) return;

@@ -42,6 +42,7 @@ namespace nabla::interp {
 struct Frame;
 struct Module;
 struct InstanceObj;
+struct ReadRecorder;  // the reads one capture noted (capture_reads.cpp)
 
 // A value as it was read: numbers and strings by value, a tensor held, an object by
 // a weak reference (its identity), a list, tuple or dict with its items as they were.
@@ -82,13 +83,12 @@ class CaptureReadScope {
 
  private:
   uint32_t saved_capture_;
-  void* saved_recorder_;
+  ReadRecorder* saved_recorder_;
   ReadGuards& into_;
 };
 
 // Whether a capture notes reads now (the evaluator's hot paths test this first, so
 // inline: the recorder of the capture under way on this thread, null when none).
-struct ReadRecorder;
 inline thread_local ReadRecorder* t_read_recorder = nullptr;
 inline bool noting_reads() { return t_read_recorder != nullptr; }
 void note_module_read(Module& m, int slot, const std::string& name, const Value& v);

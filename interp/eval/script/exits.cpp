@@ -37,6 +37,7 @@ struct Exits {
   const Name* flag = nullptr;    // a loop that may break
   const Name* result = nullptr;  // a function body that returns early
   bool loop = false;             // break and continue leave a loop step
+  bool function = false;         // return leaves a function body
 };
 
 bool block_exits(const Block& b, const Exits& x, bool breaks_only);
@@ -47,7 +48,7 @@ bool stmt_exits(const Stmt& s, const Exits& x, bool breaks_only) {
   switch (s.kind) {
     case StmtKind::Break: return x.loop;
     case StmtKind::Continue: return x.loop && !breaks_only;
-    case StmtKind::Return: return x.result != nullptr;
+    case StmtKind::Return: return x.function;
     case StmtKind::If: {
       auto& i = static_cast<const IfStmt&>(s);
       for (const Block& b : i.blocks)
@@ -142,8 +143,7 @@ Flow run_rest(Impl& im, const Rest* r, const Exits& x) {
 bool body_breaks(const Block& body) { return block_exits(body, Exits{.loop = true}, true); }
 
 bool body_returns_early(const Block& body) {
-  static const Name any;  // stmt_exits only asks whether there is a result variable
-  Exits x{.result = &any};
+  Exits x{.function = true};
   for (const auto& s : body.stmts)
     if (s->kind == StmtKind::If && stmt_exits(*s, x, false)) return true;
   return false;
@@ -177,7 +177,7 @@ Flow run_function_body(Impl& im, const Block& body, const Name* result) {
   if (!result) return im.exec_block(body);
   im.store(loc(*result), Value());
   Rest r{&body, 0, nullptr};
-  return run_rest(im, &r, Exits{.result = result});
+  return run_rest(im, &r, Exits{.result = result, .function = true});
 }
 
 }  // namespace nabla::interp::script

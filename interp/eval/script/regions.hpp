@@ -1,6 +1,7 @@
 // Script mode's shared pieces (interp/eval/script/script_mode.hpp): the variables a block
 // assigns, region captures, and the lowering of a two-way choice to a cond node.
-// control_flow.cpp lowers if/while/for with them, exits.cpp break and continue.
+// control_flow.cpp lowers if/while/for with them, exits.cpp break, continue and
+// return.
 // Internal to interp/eval/script/.
 #pragma once
 #include <functional>
