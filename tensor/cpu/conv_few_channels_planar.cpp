@@ -6,20 +6,28 @@
 // conv_few_channels.cpp puts 16 output channels in a vector's lanes, which suits a pool
 // and nChw16c. Eager's tensors are NCHW, and there a 16x16 transpose per vector of
 // output would cost nearly as much as the 9 multiply-adds a 3x3 single-channel output
-// needs. So here the lanes hold 16 neighbouring pixels of one output row, and the
+// needs. So here the lanes hold 16 neighbouring pixels of one output plane, and the
 // weights are the broadcast operand:
-// - the image is copied once into a zero-padded buffer of aligned rows, long enough
-//   for a whole vector and the next at every column: a row's input is two aligned
-//   loads, shifted in registers for each kernel column (valignd; an unaligned load
-//   would mostly straddle two cache lines), and no load needs a bounds check;
-// - forward: a task is one image and a few output channels (forward_channels); per
-//   (input channel, kernel row) their KW weights sit in registers, and each input row
-//   segment feeds every channel's accumulator; a block is R output rows by one vector
-//   of columns, the last vector of a row stored masked (28 columns: 16 + 12 lanes);
+// - forward: the lanes run along the output plane read as one flat array (OH x OW
+//   cells), across row ends: a 28-wide row would use 16 + 12 lanes of two vectors,
+//   and 28 x 28 = 784 cells fill 49 vectors exactly. Per image and band of output
+//   rows, the input is staged once as C x KW column planes, P[c][kw][hp][w] =
+//   x[c][hp - pad_h][w + kw - pad_w] (zero outside the image), each OW wide, so the
+//   taps' 16 cells for output cell f are the 16 floats at P[c][kw] + (kh * OW + f):
+//   one load per tap, no masks and no shuffles. All output channels of the image read
+//   the staged band (in L2), four channels by three vectors of cells per register
+//   block (forward_block), the last vector stored masked;
+// - the stage is a flat copy of the image shifted by kw - pad_w when the output is as
+//   wide as the input (the usual "same" padding), then the cells that wrapped across a
+//   row end are zeroed; other widths copy row by row (stage_columns);
 // - the sums start at zero and run over (channel, kernel row, kernel column), the bias
 //   added last: the order of oneDNN and of conv_few_channels.cpp, so eager's CNN and
 //   the compiled one (nChw16c, pooled) still agree bit for bit;
-// - weight gradient (kernels up to 3 wide): dw[oc, c, kh, kw] sums grad[oc, h, w] *
+// - weight gradient (kernels up to 3 wide), with 16 pixels of a row in the lanes: the
+//   image is copied once into a zero-padded buffer of aligned rows, long enough for a
+//   whole vector and the next at every column, so a row's input is two aligned loads,
+//   shifted in registers for each kernel column (valignd; an unaligned load would
+//   mostly straddle two cache lines). dw[oc, c, kh, kw] sums grad[oc, h, w] *
 //   x[c, h + kh, w + kw]; per image, two output channels and a group of kernel rows,
 //   one pass over the two gradient planes (in L1) keeps 2 x rows x KW vector sums in
 //   registers; a row's last, partial vector loads its gradient masked and adds with a
@@ -29,8 +37,10 @@
 //   reduced in thread order (parallel_reduce), so a thread count always gives the
 //   same result. Wider kernels are left to oneDNN, which was as fast there.
 // bench_nabla cnn_conv_ops (eager's NCHW ops, 1 -> 32 channels, 28x28, batch 64):
-// conv1_fwd 0.35 -> 0.59 and conv1_bwd_weight 0.39 -> 0.59 of the sgemm rate; see
-// docs/performance.md.
+// conv1_fwd 0.35 -> 0.59 and conv1_bwd_weight 0.39 -> 0.59 of the sgemm rate with rows
+// in the lanes; the flat plane took conv1_fwd to 0.71-0.72 on one thread; see
+// docs/performance.md. (The weight gradient over the same staged planes was slower,
+// 0.7-0.9x of the kernel below: a tap's unaligned loads feed fewer multiply-adds there.)
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -48,12 +58,6 @@ namespace {
 
 using few_channels::kLanes;
 using few_channels::pad_image;
-
-// Output channels per forward task and rows per register block, by kernel width:
-// channels x KW weight vectors, channels x rows accumulators and a row's KW shifted
-// input vectors in AVX-512's 32 registers.
-constexpr int forward_channels(int KW) { return KW <= 3 ? 4 : 2; }
-constexpr int forward_rows(int KW) { return KW <= 3 ? 4 : (KW <= 5 ? 7 : 5); }
 
 // The padded image's row length, a multiple of 16 so that every vector of columns
 // (w0 a multiple of 16) starts aligned, with the next vector after the last one, which
@@ -97,80 +101,116 @@ struct AlignedFloats {
   }
 };
 
-// One forward task: an image (padded, C planes of HP x WP) and `channels` (<= OCB) output
-// channels, their weights [OCB][C][KH][KW] (zeros past `channels`) and bias, and the
-// first one's output plane.
-struct PlanarTask {
-  const float* image;
-  const float* weights;
-  const float* bias;
-  int64_t C, KH, HP, WP, OH, OW;
-  float* out;
-  int channels;
+// ---------------------------------------------------------------------------
+// The forward.
+
+constexpr int kForwardChannels = 4;  // output channels per register block
+constexpr int kForwardVectors = 3;   // vectors of output cells per register block
+// Floats of staged column planes a band may take (128 KB: it stays in L2 while every
+// output channel reads it).
+constexpr int64_t kStagedBandFloats = 32768;
+
+// One image's geometry, as the forward stages and reads it.
+struct FlatGeometry {
+  int64_t C, H, W, KH, KW, pad_h, pad_w, OH, OW;
+  int64_t taps() const { return C * KH * KW; }
 };
 
-// Output rows h0 .. h0 + rows - 1 (rows <= R), the vector of columns at w0.
-template <int KW, int OCB, int R, bool kRelu>
-NABLA_AVX512 void forward_block(const PlanarTask& t, int64_t h0, int rows, int64_t w0) {
+// P[c][kw] (`plane` floats apart) rows hp0 .. hp0 + rows - 1 of the padded image, as
+// Note [The first layer in registers, planar] says: P[hp][w] = x[c][hp - pad_h][w + kw -
+// pad_w], zero outside x.
+NABLA_AVX512 void stage_columns(const float* x, const FlatGeometry& g, int64_t hp0, int64_t rows, float* planes,
+                                int64_t plane) {
+  for (int64_t c = 0; c < g.C; ++c)
+    for (int64_t kw = 0; kw < g.KW; ++kw) {
+      const float* image = x + c * g.H * g.W;
+      float* P = planes + (c * g.KW + kw) * plane;
+      const int64_t shift = kw - g.pad_w;  // P's column w reads x's column w + shift
+      // P's columns [w_lo, w_hi) read inside x; the others are padding.
+      const int64_t w_lo = std::clamp<int64_t>(-shift, 0, g.OW), w_hi = std::clamp<int64_t>(g.W - shift, w_lo, g.OW);
+      const int64_t h_lo = std::clamp<int64_t>(g.pad_h - hp0, 0, rows);               // first row inside x
+      const int64_t h_hi = std::clamp<int64_t>(g.pad_h + g.H - hp0, h_lo, rows);       // past the last
+      std::fill(P, P + h_lo * g.OW, 0.0f);
+      std::fill(P + h_hi * g.OW, P + rows * g.OW, 0.0f);
+      if (h_hi == h_lo) continue;
+      const int64_t first = (hp0 + h_lo - g.pad_h) * g.W;  // x's flat index of P's row h_lo, column 0 - shift
+      if (g.OW == g.W) {
+        // One flat copy (x's rows are P's), clipped to x, then the cells that wrapped
+        // across a row end zeroed.
+        const int64_t begin = first + shift, end = begin + (h_hi - h_lo) * g.W;
+        const int64_t from = std::max<int64_t>(begin, 0), to = std::min<int64_t>(end, g.H * g.W);
+        float* at = P + h_lo * g.OW;
+        std::fill(at, at + (from - begin), 0.0f);
+        std::copy(image + from, image + to, at + (from - begin));
+        std::fill(at + (to - begin), at + (end - begin), 0.0f);
+        for (int64_t h = h_lo; h < h_hi; ++h) {
+          std::fill(P + h * g.OW, P + h * g.OW + w_lo, 0.0f);
+          std::fill(P + h * g.OW + w_hi, P + (h + 1) * g.OW, 0.0f);
+        }
+        continue;
+      }
+      for (int64_t h = h_lo; h < h_hi; ++h) {
+        float* row = P + h * g.OW;
+        const float* in = image + first + (h - h_lo) * g.W + shift;
+        std::fill(row, row + w_lo, 0.0f);
+        std::copy(in + w_lo, in + w_hi, row + w_lo);
+        std::fill(row + w_hi, row + g.OW, 0.0f);
+      }
+    }
+}
+
+// The `count` cells of `channels` (<= kForwardChannels) planes from `out` (`out_plane`
+// apart), kForwardVectors vectors of cells at a time: tap k's cells start at tap_at[k],
+// its weights are w[o * taps + k].
+template <bool kRelu>
+NABLA_AVX512 void forward_group(const float* const* tap_at, int64_t taps, const float* w, const float* bias,
+                                int channels, int64_t count, float* out, int64_t out_plane) {
+  constexpr int OCB = kForwardChannels, R = kForwardVectors;
+  for (int64_t j0 = 0; j0 * kLanes < count; j0 += R) {
   __m512 acc[OCB][R];
 #pragma GCC unroll 4
   for (int o = 0; o < OCB; ++o)
-#pragma GCC unroll 8
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[o][r] = _mm512_setzero_ps();
-  for (int64_t c = 0; c < t.C; ++c)
-    for (int64_t kh = 0; kh < t.KH; ++kh) {
-      __m512 wv[OCB][KW];
+  for (int64_t k = 0; k < taps; ++k) {
+    __m512 wv[OCB];
 #pragma GCC unroll 4
-      for (int o = 0; o < OCB; ++o)
-#pragma GCC unroll 8
-        for (int kw = 0; kw < KW; ++kw) wv[o][kw] = _mm512_set1_ps(t.weights[((o * t.C + c) * t.KH + kh) * KW + kw]);
-      const float* in = t.image + (c * t.HP + h0 + kh) * t.WP + w0;
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        if (r >= rows) break;
-        __m512 xs[KW];
-        row_cells<KW>(in + r * t.WP, xs);
-#pragma GCC unroll 8
-        for (int kw = 0; kw < KW; ++kw)
+    for (int o = 0; o < OCB; ++o) wv[o] = _mm512_set1_ps(w[o * taps + k]);
+    const float* at = tap_at[k] + j0 * kLanes;
 #pragma GCC unroll 4
-          for (int o = 0; o < OCB; ++o) acc[o][r] = _mm512_fmadd_ps(wv[o][kw], xs[kw], acc[o][r]);
-      }
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_loadu_ps(at + r * kLanes);
+#pragma GCC unroll 4
+      for (int o = 0; o < OCB; ++o) acc[o][r] = _mm512_fmadd_ps(wv[o], x, acc[o][r]);
     }
-  const __mmask16 lanes = row_lanes(t.OW, w0);
+  }
 #pragma GCC unroll 4
   for (int o = 0; o < OCB; ++o) {
-    if (o >= t.channels) break;
-    const __m512 bias = _mm512_set1_ps(t.bias[o]);
-    float* plane = t.out + o * t.OH * t.OW;
-#pragma GCC unroll 8
+    if (o >= channels) break;
+    const __m512 b = _mm512_set1_ps(bias[o]);
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      if (r >= rows) break;
-      __m512 v = _mm512_add_ps(acc[o][r], bias);
+      const int64_t cell = (j0 + r) * kLanes;
+      if (cell >= count) break;
+      __m512 v = _mm512_add_ps(acc[o][r], b);
       // max(v, 0) takes a NaN to 0, as relu does (scalar::relu) and oneDNN's post-op.
       if constexpr (kRelu) v = _mm512_max_ps(v, _mm512_setzero_ps());
-      _mm512_mask_storeu_ps(plane + (h0 + r) * t.OW + w0, lanes, v);
+      _mm512_mask_storeu_ps(out + o * out_plane + cell, row_lanes(count, cell), v);
     }
+  }
   }
 }
 
-template <int KW, bool kRelu>
-NABLA_AVX512 void forward_task(const PlanarTask& t) {
-  constexpr int OCB = forward_channels(KW), R = forward_rows(KW);
-  for (int64_t h0 = 0; h0 < t.OH; h0 += R)
-    for (int64_t w0 = 0; w0 < t.OW; w0 += kLanes)
-      forward_block<KW, OCB, R, kRelu>(t, h0, static_cast<int>(std::min<int64_t>(R, t.OH - h0)), w0);
-}
-
-using ForwardTask = void (*)(const PlanarTask&);
+// Every output channel of one band's `count` cells, in groups of kForwardChannels
+// channels (weights and bias padded with zeros to whole groups).
 template <bool kRelu>
-constexpr std::array<ForwardTask, kMaxFewChannelKernelWidth> forward_by_width = {
-    forward_task<1, kRelu>, forward_task<2, kRelu>, forward_task<3, kRelu>, forward_task<4, kRelu>,
-    forward_task<5, kRelu>, forward_task<6, kRelu>, forward_task<7, kRelu>};
-constexpr std::array<ForwardTask, kMaxFewChannelKernelWidth> kForwardTasks[2] = {forward_by_width<false>,
-                                                                                forward_by_width<true>};
-constexpr std::array<int, kMaxFewChannelKernelWidth> kForwardChannels = {
-    forward_channels(1), forward_channels(2), forward_channels(3), forward_channels(4),
-    forward_channels(5), forward_channels(6), forward_channels(7)};
+NABLA_AVX512 void forward_band(const float* const* tap_at, int64_t taps, const float* weights, const float* bias,
+                               int64_t OC, int64_t count, float* out, int64_t out_plane) {
+  for (int64_t oc0 = 0; oc0 < OC; oc0 += kForwardChannels)
+    forward_group<kRelu>(tap_at, taps, weights + oc0 * taps, bias + oc0,
+                         static_cast<int>(std::min<int64_t>(kForwardChannels, OC - oc0)), count, out + oc0 * out_plane,
+                         out_plane);
+}
 
 // The checks both kernels share: AVX-512 (as oneDNN's), 1-4 input channels, a kernel
 // up to kMaxFewChannelKernelWidth wide, an output of at least one cell, a padded image
@@ -287,23 +327,33 @@ NABLA_AVX512 void bias_grad_planes(const float* grad, int channels, int64_t coun
 bool conv_few_channels_planar(const FewChannelConv& p) {
   const int64_t HP = p.H + 2 * p.pad_h, OH = HP - p.KH + 1, OW = p.W + 2 * p.pad_w - p.KW + 1;
   if (!applies(p.C, p.KH, p.KW, p.OC, HP, OH, OW) || p.N < 1) return false;
-  const int64_t WP = padded_row(OW), OCB = kForwardChannels[p.KW - 1], groups = (p.OC + OCB - 1) / OCB;
-  const int64_t filter = p.C * p.KH * p.KW;
-  // The weights and bias padded with zeros to whole groups of OCB channels.
-  std::vector<float> weights(static_cast<size_t>(groups * OCB * filter), 0.0f), bias(static_cast<size_t>(groups * OCB), 0.0f);
-  std::copy(p.w, p.w + p.OC * filter, weights.begin());
+  const FlatGeometry g{p.C, p.H, p.W, p.KH, p.KW, p.pad_h, p.pad_w, OH, OW};
+  const int64_t taps = g.taps(), count = OH * OW;
+  // Output rows per band: as many as keep the staged planes within kStagedBandFloats.
+  const int64_t band = std::clamp<int64_t>(kStagedBandFloats / (p.C * p.KW * OW) - (p.KH - 1), 1, OH);
+  // A plane holds the band's rows and the kernel's, and what the last block reads past
+  // them (its vectors run to a whole block; those lanes are not stored).
+  const int64_t plane = ((band + p.KH - 1) * OW + kForwardVectors * kLanes + kLanes - 1) / kLanes * kLanes;
+  const int64_t groups = (p.OC + kForwardChannels - 1) / kForwardChannels;
+  std::vector<float> weights(static_cast<size_t>(groups * kForwardChannels * taps), 0.0f);
+  std::vector<float> bias(static_cast<size_t>(groups * kForwardChannels), 0.0f);
+  std::copy(p.w, p.w + p.OC * taps, weights.begin());
   if (p.bias) std::copy(p.bias, p.bias + p.OC, bias.begin());
-  parallel_for(0, p.N * groups, p.N * p.OC * OH * OW * filter, [&](int64_t lo, int64_t hi) {
-    thread_local AlignedFloats image;
-    image.assign_zero(p.C * HP * WP);
-    int64_t padded_of = -1;  // which image `image` holds
+  const int64_t bands = (OH + band - 1) / band;
+  parallel_for(0, p.N * bands, p.N * p.OC * count * taps, [&](int64_t lo, int64_t hi) {
+    thread_local std::vector<float> planes;
+    planes.assign(static_cast<size_t>(p.C * p.KW * plane), 0.0f);
+    std::vector<const float*> tap_at(static_cast<size_t>(taps));
     for (int64_t task = lo; task < hi; ++task) {
-      const int64_t n = task / groups, group = task % groups, oc0 = group * OCB;
-      if (n != padded_of) pad_image(p.x, n, p.C, p.H, p.W, p.pad_h, p.pad_w, HP, WP, image.data);
-      padded_of = n;
-      PlanarTask t{image.data, weights.data() + oc0 * filter, bias.data() + oc0, p.C, p.KH, HP, WP, OH, OW,
-                   p.out + (n * p.OC + oc0) * OH * OW, static_cast<int>(std::min(OCB, p.OC - oc0))};
-      kForwardTasks[p.relu][p.KW - 1](t);
+      const int64_t n = task / bands, h0 = task % bands * band, rows = std::min(band, OH - h0);
+      stage_columns(p.x + n * p.C * p.H * p.W, g, h0, rows + p.KH - 1, planes.data(), plane);
+      int64_t k = 0;
+      for (int64_t c = 0; c < p.C; ++c)
+        for (int64_t kh = 0; kh < p.KH; ++kh)
+          for (int64_t kw = 0; kw < p.KW; ++kw) tap_at[k++] = planes.data() + (c * p.KW + kw) * plane + kh * OW;
+      float* out = p.out + n * p.OC * count + h0 * OW;
+      (p.relu ? forward_band<true> : forward_band<false>)(tap_at.data(), taps, weights.data(), bias.data(), p.OC,
+                                                          rows * OW, out, count);
     }
   });
   return true;

@@ -84,6 +84,9 @@ TEST_CASE("the planar first-layer convolution equals eager conv2d in f64") {
       {1, 1, 3, 3, 2, 3, 3, 0, 0, true, false},     // one output pixel
       {2, 1, 1, 40, 4, 1, 3, 0, 1, true, false},    // one row (as conv1d runs)
       {2, 3, 32, 32, 64, 3, 6, 1, 2, true, true},
+      {2, 1, 200, 150, 6, 3, 3, 1, 1, true, false},  // three bands of output rows (70, 70, 60)
+      {1, 3, 12, 300, 5, 7, 7, 3, 3, false, true},   // bands of one row, 7 kernel rows staged each
+      {2, 2, 30, 90, 3, 3, 5, 2, 0, true, false},    // narrower than the input: staged row by row
   };
   for (const Case& c : cases) {
     Tensor x = randn({c.N, c.C, c.H, c.W}), w = randn({c.OC, c.C, c.KH, c.KW});
@@ -117,6 +120,15 @@ TEST_CASE("a NaN or an infinity in the image reaches exactly the sums that read 
     Tensor x = randn({2, 1, 8, 8});
     static_cast<float*>(x.raw_data())[9] = std::nanf("");
     check_forward(c, x, randn({6, 1, 3, 3}), randn({6}));
+  }
+  // The forward reads the image as one flat array, so a row's last cell sits next to the
+  // next row's first: infinities at both ends of rows (and at the image's first and last
+  // cells) must reach only their own neighbourhoods, not the cells across a row end.
+  for (int64_t pad : {1, 0}) {
+    Case c{1, 1, 8, 8, 4, 3, 3, pad, pad, true, false};
+    Tensor x = randn({1, 1, 8, 8});
+    for (int64_t cell : {0, 3 * 8 + 7, 5 * 8, 63}) static_cast<float*>(x.raw_data())[cell] = INFINITY;
+    check_forward(c, x, randn({4, 1, 3, 3}), randn({4}));
   }
   // Weight gradient: 18 output columns are a vector and a tail of 2; the tail's other
   // lanes read input columns 18 and 19, but only kernel column 2 meets column 19 in
