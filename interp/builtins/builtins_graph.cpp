@@ -296,7 +296,7 @@ CompiledGraph& graph_for(Evaluator& ev, GraphModule& gm, const std::vector<Value
   std::string why = gm.graphs.empty() ? "first call" : mismatch(gm, gm.graphs[gm.last_used].guards, now);
   if (why.empty()) why = bound_changed(gm.graphs[gm.last_used]);
   std::string where = gm.graphs.empty() ? std::string() : current_origin();
-  gm.log.push_back("capture " + std::to_string(gm.log.size() + 1) + (where.empty() ? "" : " at " + where) + ": " + why);
+  log_capture(gm, where, why);  // Note [Captures at every call]
   if (gm.graphs.size() == kMaxGraphs) {
     gm.graphs.erase(gm.graphs.begin());  // the oldest goes
     gm.log.back() += " (cache full: dropped the oldest graph)";

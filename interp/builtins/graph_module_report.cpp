@@ -34,8 +34,55 @@ std::string explain_graph(const GraphModule& gm) {
     for (const std::string& line : cg.replay.log) s += "    " + line + "\n";
   }
   s += "captures:\n";
-  for (auto& line : gm.log) s += "  " + line + "\n";
+  for (size_t k = 0; k < gm.log.size(); ++k) {
+    s += "  " + gm.log[k] + "\n";
+    if (k == 0 && gm.log_dropped > 0) s += "  (" + std::to_string(gm.log_dropped) + " captures between the first and the latest not shown)\n";
+  }
+  if (!gm.repeating.empty()) s += "  note: " + gm.repeating + "\n";  // Note [Captures at every call]
   return s;
+}
+
+// Note [Captures at every call]
+// A number read from outside the call (a global, a field) is a constant of the graph
+// and a guard (Note [What a capture read]), so one that changes at every call (a step
+// counter, an epoch in a schedule) captures at every call: the cache holds kMaxGraphs
+// graphs, the oldest dropped. The log says so once the same place changed in three
+// re-captures in a row, with what to write instead, and keeps its first line and the
+// latest kMaxLogLines, so a training loop of a million steps does not grow it.
+namespace {
+
+constexpr size_t kMaxLogLines = 32;
+constexpr int kSameInARow = 3;
+
+// "variable 'step'" from "variable 'step' the function read is 4, it was 3 (...)".
+std::string changed_place(const std::string& why) {
+  size_t end = why.find("' the function read ");
+  if (end == std::string::npos) return "";
+  return why.substr(0, end + 1);
+}
+
+}  // namespace
+
+void log_capture(GraphModule& gm, const std::string& where, const std::string& why) {
+  ++gm.captures;
+  std::string line = "capture " + std::to_string(gm.captures) + (where.empty() ? "" : " at " + where) + ": " + why;
+  std::string place = changed_place(why);
+  gm.same_changed = !place.empty() && place == gm.last_changed ? gm.same_changed + 1 : 1;
+  gm.last_changed = place;
+  gm.repeating.clear();
+  if (!place.empty() && gm.same_changed >= kSameInARow) {
+    bool number = why.find("' the function read is ") != std::string::npos;
+    gm.repeating = place + " changed at each of the last " + std::to_string(gm.same_changed) + " captures" +
+                   (number ? ": a number read from outside the call is a constant of the graph, so one that changes "
+                             "at every call (a step counter) captures at every call. Pass it as an argument, as a "
+                             "tensor (tensor(step, dtype=f64)), or keep it in a tensor the function reads"
+                           : ": the graph is captured again at every call");
+  }
+  gm.log.push_back(std::move(line));
+  if (gm.log.size() > kMaxLogLines + 1) {
+    gm.log.erase(gm.log.begin() + 1);
+    ++gm.log_dropped;
+  }
 }
 
 namespace {

@@ -86,10 +86,19 @@ struct GraphModule {
   std::vector<std::string> pipeline;  // passes applied to every graph
   std::vector<CompiledGraph> graphs;
   size_t last_used = 0;
-  std::vector<std::string> log;  // captures and re-captures, with reasons
+  std::vector<std::string> log;  // captures and re-captures, with reasons (Note [Captures at every call])
+  size_t captures = 0;            // how many there were
+  size_t log_dropped = 0;         // lines dropped from the log's middle, to keep it bounded
+  std::string last_changed;       // what the last re-capture found changed ("variable 'step'")
+  int same_changed = 0;           // in how many re-captures in a row
+  std::string repeating;          // what explain() says when that is 3 or more
   std::unique_ptr<GraphStep> step;  // compile(optimizer=): the optimizer's step inside the graph
   bool ran_eagerly = false;  // a call ran the function itself (Note [Gradients through an inference graph])
 };
+
+// Adds a capture to gm.log: the call's place and why it captured
+// (graph_module_report.cpp, Note [Captures at every call]).
+void log_capture(GraphModule& gm, const std::string& where, const std::string& why);
 
 // What every pipeline run for gm is told: whether it is a training step (Note
 // [Packed weights in a training step] in passes/fuse_epilogue.cpp).

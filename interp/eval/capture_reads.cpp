@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "graph/ir.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/models/module_walk.hpp"
 #include "interp/values/object_regions.hpp"
@@ -12,6 +15,7 @@ namespace nabla::interp {
 
 struct ReadRecorder {
   ReadGuards* into = nullptr;
+  uint64_t start_serial = 0;  // tensors with a smaller serial existed before the capture
   std::unordered_set<std::string> keys;  // each place once: its first read is what the run saw
   ReadRecorder* outer = nullptr;
 };
@@ -175,6 +179,7 @@ CaptureReadScope::CaptureReadScope(ReadGuards& into)
   auto* r = new ReadRecorder;
   r->into = &into;
   r->outer = t_read_recorder;
+  r->start_serial = new_tensor_serial();
   t_read_recorder = r;
 }
 
@@ -237,10 +242,53 @@ void note_structure_read(const Value& instance, bool under) {
   for (const ModuleVisit& visit : walk_modules(instance)) note_one_structure(visit.module);
 }
 
-bool replaces_tensor(InstanceObj& obj, const std::string& name, const Value& v) {
+// Note [A tensor field written in a capture]
+// `self.state = self.state * 0.9 + x` in a compiled forward: the capture's run sets the
+// field once, and the graph, reading the field's tensor live, would neither write it at
+// later calls nor read what the last call wrote (the capture's value stayed, the first
+// call applied the update twice, and each call captured again). So when the field holds
+// a tensor made before the capture that needs no gradient, and the new value has its
+// shape, dtype and device and needs none either, the write is an in-place copy into
+// the field's tensor: a copy node, as BatchNorm's running statistics are written
+// (Note [Capturing writes] puts back what the capture's run wrote), so each call writes
+// once and the field keeps its tensor. A value that needs a gradient, put into a field
+// the function read, is refused (the copy would drop it; .detach() says it is state),
+// and so is any other tensor put there: the graph read the old tensor. A tensor or
+// none put where the function did not read and no copy can (prune's hook recomputing
+// `weight`, FSDP's gathered views) is let through: the graph makes the new tensor at
+// each call, and the field keeps what the capture left (the gap that remains).
+FieldWrite tensor_field_write(InstanceObj& obj, const std::string& name, const Value& v) {
   const Field* f = obj.find(name);
   auto tensor_slot = [](const Value& x) { return x.tag == Tag::Tensor || x.tag == Tag::None; };
-  return tensor_slot(v) && f && tensor_slot(f->value);
+  if (!t_read_recorder || !f || !tensor_slot(v) || !tensor_slot(f->value)) return FieldWrite::check;
+  if (obj.capture() >= current_capture()) return FieldWrite::through;  // the capture's own model
+  const Value& old = f->value;
+  std::string what = "attribute '" + name + "' of a " + obj.cls->decl->name;
+  bool before = old.tag == Tag::Tensor && old.t.impl()->serial < t_read_recorder->start_serial;
+  bool read = t_read_recorder->keys.count(address_key(static_cast<const Obj*>(&obj), name)) > 0;
+  if (before && v.tag == Tag::Tensor && !old.t.requires_grad() && old.t.sizes() == v.t.sizes() &&
+      old.t.dtype() == v.t.dtype() && old.t.device() == v.t.device()) {
+    bool needs_grad = v.t.requires_grad() && grad_enabled();
+    if (needs_grad && !read) return FieldWrite::through;  // prune's recomputed weight: the graph makes it
+    if (needs_grad)
+      fail("compile() writes a tensor into " + what + " at each call as an in-place copy into the tensor it holds, "
+           "which would drop the new value's gradient: assign a value that needs none (.detach(), or compute it "
+           "inside no_grad { }), or return it instead");
+    NoGradGuard no_grad;
+    Tensor dst = old.t;
+    copy_(dst, v.t);
+    return FieldWrite::written;
+  }
+  if (read)
+    fail("compile() runs the function once, while capturing, and the graph reads " + what + " as the tensor it held "
+         "then, so it cannot set it to " + (v.tag == Tag::Tensor ? graph::meta_str({v.t.sizes(), v.t.dtype()}) : "none") +
+         ": the graph writes a field at each call only as an in-place copy into a tensor made before the call, of the "
+         "same shape, dtype and device, that needs no gradient (found " +
+         (old.tag == Tag::Tensor ? graph::meta_str({old.t.sizes(), old.t.dtype()}) +
+                                       (old.t.requires_grad() ? " that requires grad" : "")
+                                 : std::string("none")) +
+         "). Return the new value instead, or keep the field's shape and dtype");
+  return FieldWrite::through;
 }
 
 void note_reads(const ReadGuards& reads) {

@@ -13,11 +13,11 @@
 // makes to what it did not make (`calls = calls + 1` on a global, `self.n = ...`),
 // would happen once, at the capture. Assigning a global or enclosing variable
 // or a model's attribute is an error at the statement (check_change_in_capture in
-// object_regions.hpp). Two gaps remain: a tensor (or none) put where a tensor or
-// none was (prune's `weight` recomputed by a hook, FSDP's gathered views) is let
-// through, the attribute keeping what the capture left while the graph computes the
-// new tensor at each call; and appending to an outside list (tests record what a
-// capture ran that way) happens at the capture only.
+// object_regions.hpp), but for a tensor put where a tensor was (Note [A tensor field
+// written in a capture], capture_reads.cpp). One gap remains: a tensor (or none) put
+// where the function did not read (prune's `weight` recomputed by a hook, FSDP's
+// gathered views) is let through, the attribute keeping what the capture left while
+// the graph computes the new tensor at each call.
 //
 // Note [A model's structure is a read too]
 // A model's fields are read one by one, but a capture also reads what no field read
@@ -97,12 +97,13 @@ void note_field_read(const Value& instance, const std::string& name, const Value
 // Note [A model's structure is a read too]: the model's field names and hooks; with
 // `under`, those of every module under it too.
 void note_structure_read(const Value& instance, bool under = false);
-// Whether `obj.name = v` puts a tensor or none where a tensor or none was (prune's
-// hook recomputing `weight` from `weight_orig` and the mask before each forward, FSDP
-// setting a unit's gathered views and dropping them after), which a capture lets
-// through: the graph reads the tensors it is made of live, and the field keeps what
-// the capture left there (a gap: see the note).
-bool replaces_tensor(InstanceObj& obj, const std::string& name, const Value& v);
+// `obj.name = v` while compile() captures (Note [A tensor field written in a capture]):
+// check (not a tensor put where a tensor or none was: check_change_in_capture decides),
+// through (set the field as usual), or written (the write was an in-place copy into the
+// field's tensor, which the graph repeats at each call: leave the field as it is).
+// Fails when the graph cannot make the write at each call.
+enum class FieldWrite { check, through, written };
+FieldWrite tensor_field_write(InstanceObj& obj, const std::string& name, const Value& v);
 // A graph module called while another captures: its graph's reads are the caller's too.
 void note_reads(const ReadGuards& reads);
 

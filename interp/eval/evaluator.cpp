@@ -78,8 +78,11 @@ void Evaluator::Impl::assign_name(const Name& n, Value v) {
   if (n.slot == -3) fail("cannot assign to self");
   if (f->self.tag != Tag::Instance) undefined(n.id, &n, " (declare it with let)");
   auto* inst = f->self.as<InstanceObj>();
-  if (current_capture() && !replaces_tensor(*inst, n.id, v))
-    check_change_in_capture(*inst, "set attribute '" + n.id + "' of a " + inst->cls->decl->name);
+  if (current_capture()) {  // Note [A tensor field written in a capture]
+    FieldWrite w = tensor_field_write(*inst, n.id, v);
+    if (w == FieldWrite::written) return;
+    if (w == FieldWrite::check) check_change_in_capture(*inst, "set attribute '" + n.id + "' of a " + inst->cls->decl->name);
+  }
   set_field(*inst, n.id, std::move(v), false);
 }
 
@@ -197,6 +200,7 @@ Flow Evaluator::Impl::exec_inner(const Stmt& s) {
     case StmtKind::Return: {
       auto& r = static_cast<const ReturnStmt&>(s);
       ret = r.value ? eval(*r.value) : Value();
+      if (ev.script) ev.script->returns.last_return = &s;  // Note [Returns inside a lowered loop]
       return Flow::Return;
     }
     case StmtKind::Fn: {

@@ -67,6 +67,7 @@ struct Evaluator::Impl {
   std::unordered_map<const ModelDecl*, ModelInfo> model_infos;
   std::unordered_map<const Block*, std::unique_ptr<Name>> break_flags;  // keyed by the loop's body
   std::unordered_map<const Block*, std::unique_ptr<Name>> result_vars;  // keyed by the function's body
+  std::unordered_map<const Block*, std::unique_ptr<Name>> returned_flags;  // keyed by the function's body
   std::vector<std::shared_ptr<Program>> programs;
   // The names each test block declares (module slots of its scope and the scopes
   // inside it), so that expect_error's code sees the block's locals (test_block_locals).
@@ -242,6 +243,7 @@ struct Evaluator::Impl {
   Flow script_if(const IfStmt& i, size_t from);
   Flow script_while(const WhileStmt& w);
   std::optional<Flow> script_for(const ForStmt& f, const Value& iterable);
+  std::optional<Flow> script_for_once(const ForStmt& f, const Value& iterable);  // one try at lowering it
   Flow script_step(const Block& body);
   Flow script_body(const Block& body);  // a function's body
   // The hidden variables of script mode, from the resolver (interp/eval/script/exits.cpp):
@@ -250,6 +252,8 @@ struct Evaluator::Impl {
   // [Returns on a tensor condition]); null when there is none.
   const Name* break_flag(const Block& body) const { return hidden_var(break_flags, body); }
   const Name* result_var(const Block& body) const { return hidden_var(result_vars, body); }
+  // A function that returns from inside a loop: whether it has (Note [Returns inside a lowered loop]).
+  const Name* returned_flag(const Block& body) const { return hidden_var(returned_flags, body); }
   static const Name* hidden_var(const std::unordered_map<const Block*, std::unique_ptr<Name>>& vars, const Block& body) {
     auto it = vars.find(&body);
     return it == vars.end() ? nullptr : it->second.get();

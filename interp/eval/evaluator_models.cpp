@@ -297,8 +297,11 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
     case Tag::Instance: {
       auto* inst = obj.as<InstanceObj>();
       check_change_in_region(*inst, "set attribute '" + name + "' of a " + inst->cls->decl->name);
-      if (current_capture() && !replaces_tensor(*inst, name, v))
-        check_change_in_capture(*inst, "set attribute '" + name + "' of a " + inst->cls->decl->name);
+      if (current_capture()) {  // Note [A tensor field written in a capture]
+        FieldWrite w = tensor_field_write(*inst, name, v);
+        if (w == FieldWrite::written) return;
+        if (w == FieldWrite::check) check_change_in_capture(*inst, "set attribute '" + name + "' of a " + inst->cls->decl->name);
+      }
       if (!inst->find(name) && inst->cls->info->methods.count("__setattr__")) {
         call_attr_hook(obj, "__setattr__", name, &v);
         return;
@@ -307,7 +310,7 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
       return;
     }
     case Tag::Object:
-      check_change_in_region(*obj.as<ObjectObj>(), "set attribute '" + name + "' of an object");
+      check_change_in_compiled(*obj.as<ObjectObj>(), "set attribute '" + name + "' of an object");
       obj.as<ObjectObj>()->set(name, std::move(v));
       return;
     case Tag::Module:

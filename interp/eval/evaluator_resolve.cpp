@@ -72,8 +72,10 @@ std::vector<std::string> Evaluator::Impl::names_in_scope() const {
 
 // Script mode's hidden variables, read only by it (interp/eval/script/exits.cpp): a
 // loop whose body may break gets a flag in its own scope (Note [Break and continue on
-// a tensor condition]), a function that returns from inside an if a result variable
-// (Note [Returns on a tensor condition]). Their names are none a program can write.
+// a tensor condition]), a function that returns from inside an if or a loop a result
+// variable (Note [Returns on a tensor condition]), and one that returns from inside a
+// loop a returned flag (Note [Returns inside a lowered loop]). Their names are none a
+// program can write.
 void Evaluator::Impl::declare_hidden(std::unordered_map<const Block*, std::unique_ptr<Name>>& vars, const Block& body,
                                      const char* id) {
   auto var = std::make_unique<Name>();
@@ -131,6 +133,7 @@ FnInfo& Evaluator::Impl::resolve_fn(const FnDecl& d, const ModelInfo* model) {
     resolve_expr(*d.expr_body);
   } else {
     if (script::body_returns_early(d.block_body)) declare_hidden(result_vars, d.block_body, "(return)");
+    if (script::body_returns_in_loop(d.block_body)) declare_hidden(returned_flags, d.block_body, "(returned)");
     resolve_block(d.block_body, false);
   }
   rc = saved;

@@ -277,7 +277,7 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
   switch (obj.tag) {
     case Tag::List: {
       if (idx.size() != 1) fail("list indices must be a single int or slice");
-      check_change_in_region(*obj.as<ListObj>(), "assign an item of a list");  // Note [Objects changed inside a lowered region]
+      check_change_in_compiled(*obj.as<ListObj>(), "assign an item of a list");  // Note [Objects changed inside a lowered region]
       auto& items = obj.as<ListObj>()->items;
       if (is_slice(idx[0])) {
         int64_t start, stop, step;
@@ -299,7 +299,7 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
       if (idx.size() != 1) fail("dict keys must be a single value");
       const Value& key = idx[0];
       check_dict_key(key);
-      check_change_in_region(*obj.as<DictObj>(), "set a key of a dict");
+      check_change_in_compiled(*obj.as<DictObj>(), "set a key of a dict");
       obj.as<DictObj>()->set(key, v);
       return;
     }

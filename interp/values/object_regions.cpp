@@ -38,7 +38,12 @@ void check_change_in_capture(const Tracked& obj, const std::string& what) {
   if (object_scopes::capture != 0 && obj.capture() < object_scopes::capture)
     fail("compile() runs the function once, while capturing, so it cannot " + what +
          " made before the call: the graph would not make the change again at later calls. Return the new "
-         "value instead, or change it outside the compiled function");
+         "value instead, or change it outside the compiled function (or under `if not is_compiling() { }`)");
+}
+
+void check_change_in_compiled(const Tracked& obj, const std::string& what, bool appends) {
+  check_change_in_region(obj, what, appends);
+  check_change_in_capture(obj, what);
 }
 
 void check_change_in_region(const Tracked& obj, const std::string& what, bool appends) {

@@ -57,5 +57,8 @@ void check_change_in_region(const Tracked& obj, const std::string& what, bool ap
 // Fails when compile() captures and `obj` (a model, a module's globals, an enclosing
 // frame) was made before: Note [What a capture read].
 void check_change_in_capture(const Tracked& obj, const std::string& what);
+// Both: a list, dict or object changed in place (append, d[k] = v, o.f = v) changes
+// once, at the capture, when it was made outside the region or before the capture.
+void check_change_in_compiled(const Tracked& obj, const std::string& what, bool appends = false);
 
 }  // namespace nabla::interp

@@ -157,7 +157,9 @@ test "nn.checkpoint inside a compiled training step: it runs f as it is, with ea
   let b = nn.Linear(8, 3)
   let seen = []
   fn body(h) {
-    seen.append(is_compiling())
+    if not is_compiling() {
+      seen.append(false)  # appending to an outside list under compile() is an error (it would happen once)
+    }
     return relu(b(h))
   }
   fn step(x, y) = cross_entropy(nn.checkpoint(body, relu(a(x))), y)
@@ -170,7 +172,7 @@ test "nn.checkpoint inside a compiled training step: it runs f as it is, with ea
   for p in [a.weight, a.bias, b.weight, b.bias] { p.grad = none }
   let gm = compile(step, x, y, train=true)
   expect_close(gm(x, y), eager.detach(), rtol=1e-6, atol=1e-7)
-  expect(seen[2] == true and not is_compiling(), f"compile() records body once: {seen}")
+  expect(len(seen) == 2 and not is_compiling(), f"compile() records body without running its eager branch: {seen}")
   let k = 0
   for p in [a.weight, a.bias, b.weight, b.bias] {
     expect_close(p.grad, grads[k], rtol=1e-5, atol=1e-6)

@@ -2,7 +2,7 @@
 # model it did not make would happen once, not at every call, so it is an error at the
 # statement (Note [What a capture read] in interp/eval/capture_reads.hpp).
 # case: a global counter assigned inside the compiled function
-# expect error: tests/lang/errors_compile.dsl:9:3: error: compile() runs the function once, while capturing, so it cannot assign to 'calls', a global variable made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function
+# expect error: tests/lang/errors_compile.dsl:9:3: error: compile() runs the function once, while capturing, so it cannot assign to 'calls', a global variable made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function (or under `if not is_compiling() { }`)
 # expect error line:     calls = calls + 1
 # expect error line:     ^~~~~
 fn counted(x) {
@@ -13,7 +13,7 @@ let calls = 0
 compile(counted, ones([2]))
 # ---
 # case: a model's number attribute changed in forward
-# expect error: tests/lang/errors_compile.dsl:22:5: error: compile() runs the function once, while capturing, so it cannot set attribute 'n' of a Counter made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function
+# expect error: tests/lang/errors_compile.dsl:22:5: error: compile() runs the function once, while capturing, so it cannot set attribute 'n' of a Counter made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function (or under `if not is_compiling() { }`)
 # expect error line:       self.n = self.n + 1
 # expect error line:       ^~~~~~~~~~~~~~~~~~~
 model Counter() {
@@ -26,7 +26,7 @@ model Counter() {
 compile(Counter(), ones([2]))
 # ---
 # case: a variable of the enclosing function assigned by a closure
-# expect error: tests/lang/errors_compile.dsl:35:5: error: compile() runs the function once, while capturing, so it cannot assign to 'total', a variable of an enclosing function made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function
+# expect error: tests/lang/errors_compile.dsl:35:5: error: compile() runs the function once, while capturing, so it cannot assign to 'total', a variable of an enclosing function made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function (or under `if not is_compiling() { }`)
 # expect error line:       total = total + 1.0
 # expect error line:       ^~~~~
 fn make() {
@@ -38,3 +38,27 @@ fn make() {
   return f
 }
 compile(make(), ones([2]))
+# ---
+# case: appending to a list made before the capture
+# expect error: tests/lang/errors_compile.dsl:48:3: error: compile() runs the function once, while capturing, so it cannot append to a list made before the call: the graph would not make the change again at later calls. Return the new value instead, or change it outside the compiled function (or under `if not is_compiling() { }`)
+# expect error line:     seen.append(x.sum())
+# expect error line:     ^~~~~~~~~~~~~~~~~~~~
+let seen = []
+fn f(x) {
+  seen.append(x.sum())
+  return x
+}
+compile(f, ones([2]))
+# ---
+# case: a tensor field set to another shape after the function read it
+# expect error: tests/lang/errors_compile.dsl:60:5: error: compile() runs the function once, while capturing, and the graph reads attribute 'state' of a Grows as the tensor it held then, so it cannot set it to f32[4]: the graph writes a field at each call only as an in-place copy into a tensor made before the call, of the same shape, dtype and device, that needs no gradient (found f32[2]). Return the new value instead, or keep the field's shape and dtype
+# expect error line:       self.state = cat([self.state, x])
+# expect error line:       ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+model Grows() {
+  state = zeros([2])
+  forward(x) {
+    self.state = cat([self.state, x])
+    return self.state.sum()
+  }
+}
+compile(Grows(), ones([2]))

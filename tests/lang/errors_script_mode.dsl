@@ -30,14 +30,14 @@ model Gate() {
 }
 compile(Gate(), ones([2]), mode="script")
 # ---
-# case: a return inside an if on a tensor in a loop
-# expect error: tests/lang/errors_script_mode.dsl:39:5: error: a 'return' inside an if on a tensor condition cannot be lowered to a cond here: it lowers in a function's body, outside loops and context blocks; in a loop, assign the result to a variable, break, and return it after the loop
-# expect error line:       if x.sum() > 0 {
-# expect error line:       ^
+# case: a return of a number inside a lowered loop
+# expect error: tests/lang/errors_script_mode.dsl:40:7: error: a 'return' inside a loop that lowers to a while_loop or scan returns tensors, or tuples and lists of them, which the loop carries; this one returns 1 (expected a tensor)
+# expect error line:         return 1
+# expect error line:         ^~~~~~~~
 fn early(x) {
   for k in range(3) {
     if x.sum() > 0 {
-      return x
+      return 1
     }
     x = x + 1.0
   }

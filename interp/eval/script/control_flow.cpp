@@ -72,6 +72,7 @@ Vars loop_vars(const Impl& im, const Block& body, const Name* flag) {
   Vars vars;
   assigned_in(im, body, vars);
   if (flag) add_var(*flag, vars);
+  add_return_vars(im, body, vars);  // Note [Returns inside a lowered loop]
   return vars;
 }
 
@@ -119,8 +120,11 @@ void bind_carried(Impl& im, Region& region, const Carried& c) {
   for (size_t k = 0; k < c.vars.size(); ++k) {
     TensorList leaves, bound;
     tensor_leaves(c.trees[k], leaves);
-    for (size_t j = 0; j < leaves.size(); ++j)
-      bound.push_back(region.bind(c.values[next++], c.vars[k]->id + (c.trees[k].tag == Tag::Tensor ? "" : "." + std::to_string(j))));
+    for (size_t j = 0; j < leaves.size(); ++j) {
+      std::string name = c.vars[k]->id;
+      if (c.trees[k].tag != Tag::Tensor) name.append(".").append(std::to_string(j));  // not "." + s: GCC 12's false -Wrestrict
+      bound.push_back(region.bind(c.values[next++], name));
+    }
     size_t from = 0;
     im.store(loc(*c.vars[k]), rebuild(c.trees[k], bound, from));
   }
@@ -139,7 +143,7 @@ Value capture_condition(Impl& im, const WhileStmt& w, const Carried& c, std::uni
 bool loop_is_broken(Impl& im, const Name* flag) { return flag && traced(im, im.load(loc(*flag))); }
 
 // The loop's remaining trips as a while_loop node.
-Flow lower_while(Impl& im, const WhileStmt& w, const Name* flag) {
+Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   Vars vars = loop_vars(im, w.body, flag);
   const std::vector<Value> plain_before = load_all(im, vars);
   Vars counters = promote_counters(im, vars);  // Note [Counters carried as tensors]
@@ -197,6 +201,10 @@ Flow lower_while(Impl& im, const WhileStmt& w, const Name* flag) {
   return Flow::Normal;
 }
 
+Flow lower_while(Impl& im, const WhileStmt& w, const Name* flag) {
+  return lower_returning(im, loop_vars(im, w.body, flag), [&] { return lower_while_once(im, w, flag); });
+}
+
 // A while loop on a plain condition runs as usual until its condition or its break
 // flag becomes a traced tensor (an `if` on a tensor in its body changed them); its
 // remaining trips then lower.
@@ -249,7 +257,9 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
 
 Flow Evaluator::Impl::script_step(const Block& body) { return run_unrolled_step(*this, body, break_flag(body)); }
 
-Flow Evaluator::Impl::script_body(const Block& body) { return run_function_body(*this, body, result_var(body)); }
+Flow Evaluator::Impl::script_body(const Block& body) {
+  return run_function_body(*this, body, result_var(body), returned_flag(body));
+}
 
 namespace script {
 namespace {
@@ -339,9 +349,22 @@ Flow scan_step(Impl& im, const ForStmt& f, const Name* flag, const Vars& vars) {
 }  // namespace
 }  // namespace script
 
+namespace script {
+namespace {
+
 // A `for` over a range or a tensor's rows: a scan, unless the body cannot be one
 // (then nullopt: the caller runs the loop as usual and tracing unrolls it).
-std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& it) {
+std::optional<Flow> lower_for(Impl& im, const ForStmt& f, const Value& it) {
+  const Name* flag = im.break_flag(f.body);
+  return lower_returning(im, loop_vars(im, f.body, flag), [&] { return im.script_for_once(f, it); });
+}
+
+}  // namespace
+}  // namespace script
+
+std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& it) { return lower_for(*this, f, it); }
+
+std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Value& it) {
   const Name* flag = break_flag(f.body);
   if (flag) store(loc(*flag), Value::boolean(false));
   Tensor xs = scanned_of(it);
@@ -377,6 +400,10 @@ std::optional<Flow> Evaluator::Impl::script_for(const ForStmt& f, const Value& i
         body_graph = body.finish(yields);
         for (const Tensor& r : rows) metas.push_back(graph::stacked_meta({r.sizes(), r.dtype()}, xs.size(0)));
       }
+    } catch (const ResultTypeFound&) {  // lowered again by lower_for, with (return) set
+      take_appended(*this, lists, why);
+      store(loc_of(&f.target), target_before);
+      throw;
     } catch (const std::exception& e) {
       take_appended(*this, lists, why);
       why = std::string("its body fails with the row as a tensor (") + e.what() + ")";

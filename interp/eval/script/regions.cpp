@@ -311,6 +311,14 @@ Value rebuild(const Value& like, const TensorList& leaves, size_t& next) {
   return like.tag == Tag::Tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
 }
 
+Value zeros_of_tree(const Value& like) {
+  TensorList leaves, zs;
+  tensor_leaves(like, leaves);
+  for (const Tensor& t : leaves) zs.push_back(zeros(t.sizes(), t.dtype(), t.device()));
+  size_t next = 0;
+  return rebuild(like, zs, next);
+}
+
 std::string type_text(const Value& v) {
   if (v.tag == Tag::Tensor) return graph::meta_str({v.t.sizes(), v.t.dtype()});
   if (v.tag != Tag::Tuple && v.tag != Tag::List) return repr(v);
@@ -388,6 +396,24 @@ std::vector<size_t> choice_outputs(const Vars& vars, const std::vector<Value>& b
   return outs;
 }
 
+// Note [Returns inside a lowered loop] (exits.cpp): inside a loop step a (return) that
+// is none means "not returned yet". When one side returned and the other did not, the
+// variable gets zeros of the returned type before the choice (true: capture both
+// sides again).
+bool fill_result(Impl& im, const Vars& vars, const std::vector<Value>& before, const Branch& a, const Branch& b) {
+  const FunctionReturns& fr = im.ev.script->returns;
+  if (!fr.result || fr.steps == 0) return false;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    if (!same_var(*vars[k], *fr.result) || !before[k].is_none()) continue;
+    const Value& got = a.values[k].is_none() ? b.values[k] : a.values[k];
+    TensorList leaves;
+    if (!tensor_leaves(got, leaves) || !(a.values[k].is_none() || b.values[k].is_none())) return false;
+    im.store(loc(*vars[k]), zeros_of_tree(got));
+    return true;
+  }
+  return false;
+}
+
 // Keeps the yields of the variables in `outs` (regions yield every tensor variable).
 void keep_yields(graph::Graph& r, const Branch& b, const std::vector<size_t>& outs) {
   std::vector<int> kept;
@@ -406,6 +432,11 @@ Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::str
   std::vector<Value> before = load_all(im, vars);
   Branch then = capture_side(im, "then", vars, before, promoted, then_side);
   Branch other = capture_side(im, "else", vars, before, promoted, else_side);
+  if (fill_result(im, vars, before, then, other)) {
+    before = load_all(im, vars);
+    then = capture_side(im, "then", vars, before, promoted, then_side);
+    other = capture_side(im, "else", vars, before, promoted, else_side);
+  }
   std::vector<size_t> outs = choice_outputs(vars, before, then, other);
   for (size_t v = 0; v < vars.size(); ++v)  // a number no branch changed stays a number
     if (plain_before[v].is_num() && std::find(outs.begin(), outs.end(), v) == outs.end())

@@ -51,6 +51,7 @@ bool tensor_leaves(const Value& v, TensorList& out);  // appends v's tensors; fa
 bool same_tree(const Value& a, const Value& b);       // nesting alike, leaves of one shape and dtype
 Value rebuild(const Value& like, const TensorList& leaves, size_t& next);  // `next` walks `leaves`
 std::string type_text(const Value& v);  // "(f32[2], [i64[]])"; a plain value's repr
+Value zeros_of_tree(const Value& like);  // zeros of like's tensors' types, nested alike
 
 // ---- regions ------------------------------------------------------------------------------
 

@@ -11,7 +11,22 @@
 #include "graph/control_flow_grad.hpp"
 #include "interp/eval/evaluator.hpp"
 
+namespace nabla::lang {
+struct Name;
+struct Stmt;
+}
+
 namespace nabla::interp {
+
+// The function whose body script mode is running (Note [Returns inside a lowered loop],
+// interp/eval/script/exits.cpp): its hidden result variable and returned flag (null
+// when it has none), and how many of its loop steps are under way.
+struct FunctionReturns {
+  const lang::Name* result = nullptr;
+  const lang::Name* returned = nullptr;
+  int steps = 0;
+  const lang::Stmt* last_return = nullptr;  // the return statement run last, where a refusal points
+};
 
 struct ScriptMode {
   graph::Capture* capture = nullptr;  // the innermost capture: the function's, or a region's
@@ -25,6 +40,7 @@ struct ScriptMode {
   // compile(loop_checkpoint=): what a lowered loop saves of each step for its backward.
   graph::LoopSaving loop_saving = graph::LoopSaving::costly;
   int open_regions = 0;  // region captures under way (0: nodes join the function's capture)
+  FunctionReturns returns;  // saved and replaced by each call's body
 };
 
 // Sets ev.script for its lifetime.
