@@ -35,7 +35,9 @@
 //   infinity of the next row would be a NaN). The vector sums go to memory per pass
 //   and are folded to scalars once, at the end; tasks are (image, channel pair),
 //   reduced in thread order (parallel_reduce), so a thread count always gives the
-//   same result. Wider kernels are left to oneDNN, which was as fast there.
+//   same result. The bias's gradient is summed by the first pass over each gradient
+//   plane, from the vectors it loads anyway (a separate pass over the planes took 12%
+//   of the time). Wider kernels are left to oneDNN, which was as fast there.
 // bench_nabla cnn_conv_ops (eager's NCHW ops, 1 -> 32 channels, 28x28, batch 64):
 // conv1_fwd 0.35 -> 0.59 and conv1_bwd_weight 0.39 -> 0.59 of the sgemm rate with rows
 // in the lanes; the flat plane took conv1_fwd to 0.71-0.72 on one thread; see
@@ -235,7 +237,9 @@ constexpr int grad_rows(int KW) { return std::min(8, 9 / KW); }
 // One pass's view: `channels` (<= OCB) gradient planes [OH][OW] from `grad`, one
 // input channel's padded plane (WP wide, aligned rows), and kernel rows kh0 ..
 // kh0 + rows - 1; the sums go to `sums` (16 lanes each), output channel o's `filter`
-// (C x KH x KW) vectors apart, the first at this input channel and kernel row 0.
+// (C x KH x KW) vectors apart, the first at this input channel and kernel row 0. With
+// `bias_sums` (one pass per image and channel group), the pass also sums the gradient
+// planes it reads into bias_sums[o] (16 lanes each): the bias's gradient.
 struct GradPass {
   const float* grad;
   int channels;
@@ -245,19 +249,22 @@ struct GradPass {
   int rows;
   int64_t filter;
   float* sums;
+  float* bias_sums;
 };
 
 // The pass's products at output row h, columns w0 .. w0 + 15. kTail: the row's last,
 // partial vector, whose lanes past the row leave the sums as they are (their input
 // cells may hold an infinity of the next row, and 0 * inf is a NaN).
-template <int KW, int OCB, int KHG, bool kTail>
-NABLA_AVX512 inline void grad_products(const GradPass& t, int64_t h, int64_t w0, __m512 acc[OCB][KHG][KW]) {
+template <int KW, int OCB, int KHG, bool kTail, bool kBias>
+NABLA_AVX512 inline void grad_products(const GradPass& t, int64_t h, int64_t w0, __m512 acc[OCB][KHG][KW],
+                                       __m512 bias_acc[OCB]) {
   const __mmask16 lanes = kTail ? row_lanes(t.OW, w0) : static_cast<__mmask16>(0xffff);
   __m512 g[OCB];
 #pragma GCC unroll 4
   for (int o = 0; o < OCB; ++o) {
     const float* at = t.grad + (o * t.OH + h) * t.OW + w0;
     g[o] = o >= t.channels ? _mm512_setzero_ps() : kTail ? _mm512_maskz_loadu_ps(lanes, at) : _mm512_loadu_ps(at);
+    if constexpr (kBias) bias_acc[o] = _mm512_add_ps(bias_acc[o], g[o]);  // a tail's other lanes load 0
   }
 #pragma GCC unroll 8
   for (int r = 0; r < KHG; ++r) {
@@ -273,21 +280,29 @@ NABLA_AVX512 inline void grad_products(const GradPass& t, int64_t h, int64_t w0,
   }
 }
 
-template <int KW>
+template <int KW, bool kBias>
 NABLA_AVX512 void weight_grad_pass(const GradPass& t) {
   constexpr int OCB = kGradChannels, KHG = grad_rows(KW);
-  __m512 acc[OCB][KHG][KW];
+  __m512 acc[OCB][KHG][KW], bias_acc[OCB];
 #pragma GCC unroll 4
-  for (int o = 0; o < OCB; ++o)
+  for (int o = 0; o < OCB; ++o) {
+    bias_acc[o] = _mm512_setzero_ps();
 #pragma GCC unroll 8
     for (int r = 0; r < KHG; ++r)
 #pragma GCC unroll 8
       for (int kw = 0; kw < KW; ++kw) acc[o][r][kw] = _mm512_setzero_ps();
+  }
   const int64_t full = t.OW / kLanes * kLanes;
   for (int64_t h = 0; h < t.OH; ++h) {
-    for (int64_t w0 = 0; w0 < full; w0 += kLanes) grad_products<KW, OCB, KHG, false>(t, h, w0, acc);
-    if (full < t.OW) grad_products<KW, OCB, KHG, true>(t, h, full, acc);
+    for (int64_t w0 = 0; w0 < full; w0 += kLanes) grad_products<KW, OCB, KHG, false, kBias>(t, h, w0, acc, bias_acc);
+    if (full < t.OW) grad_products<KW, OCB, KHG, true, kBias>(t, h, full, acc, bias_acc);
   }
+  if constexpr (kBias)
+#pragma GCC unroll 4
+    for (int o = 0; o < OCB; ++o) {
+      float* to = t.bias_sums + o * kLanes;
+      _mm512_storeu_ps(to, _mm512_add_ps(_mm512_loadu_ps(to), bias_acc[o]));
+    }
 #pragma GCC unroll 4
   for (int o = 0; o < OCB; ++o)
 #pragma GCC unroll 8
@@ -302,25 +317,11 @@ NABLA_AVX512 void weight_grad_pass(const GradPass& t) {
 }
 
 using WeightGradPass = void (*)(const GradPass&);
-constexpr std::array<WeightGradPass, kMaxGradKernelWidth> kWeightGradPasses = {
-    weight_grad_pass<1>, weight_grad_pass<2>, weight_grad_pass<3>};
-
-// sums[o] (16 lanes) += gradient plane o (`count` values), o < channels: the bias's
-// gradient, from planes the passes just read (in cache). Four chains of additions, so
-// that their latency does not bound the loop.
-NABLA_AVX512 void bias_grad_planes(const float* grad, int channels, int64_t count, float* sums) {
-  for (int o = 0; o < channels; ++o) {
-    const float* plane = grad + o * count;
-    __m512 sum[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-    int64_t i = 0;
-    for (; i + 4 * kLanes <= count; i += 4 * kLanes)
-#pragma GCC unroll 4
-      for (int k = 0; k < 4; ++k) sum[k] = _mm512_add_ps(sum[k], _mm512_loadu_ps(plane + i + k * kLanes));
-    for (; i < count; i += kLanes) sum[0] = _mm512_add_ps(sum[0], _mm512_maskz_loadu_ps(row_lanes(count, i), plane + i));
-    const __m512 total = _mm512_add_ps(_mm512_add_ps(sum[0], sum[1]), _mm512_add_ps(sum[2], sum[3]));
-    _mm512_storeu_ps(sums + o * kLanes, _mm512_add_ps(_mm512_loadu_ps(sums + o * kLanes), total));
-  }
-}
+template <bool kBias>
+constexpr std::array<WeightGradPass, kMaxGradKernelWidth> grad_passes_by_width = {
+    weight_grad_pass<1, kBias>, weight_grad_pass<2, kBias>, weight_grad_pass<3, kBias>};
+constexpr std::array<WeightGradPass, kMaxGradKernelWidth> kWeightGradPasses[2] = {grad_passes_by_width<false>,
+                                                                                 grad_passes_by_width<true>};
 
 }  // namespace
 
@@ -380,11 +381,14 @@ bool conv_weight_grad_few_channels_planar(const FewChannelWeightGrad& p) {
       const float* grad = p.grad + (n * p.OC + oc0) * OH * OW;
       const int channels = static_cast<int>(std::min(OCB, p.OC - oc0));
       for (int64_t c = 0; c < p.C; ++c)
-        for (int64_t kh0 = 0; kh0 < p.KH; kh0 += rows)
-          kWeightGradPasses[p.KW - 1]({grad, channels, OH, OW, image.data + c * HP * WP, WP, kh0,
-                                       static_cast<int>(std::min<int64_t>(rows, p.KH - kh0)), filter,
-                                       sums.data() + (oc0 * filter + c * taps) * kLanes});
-      if (p.db) bias_grad_planes(grad, channels, OH * OW, sums.data() + (OCP * filter + oc0) * kLanes);
+        for (int64_t kh0 = 0; kh0 < p.KH; kh0 += rows) {
+          // The first pass over the gradient planes also sums them (the bias's gradient).
+          const bool bias = p.db && c == 0 && kh0 == 0;
+          kWeightGradPasses[bias][p.KW - 1]({grad, channels, OH, OW, image.data + c * HP * WP, WP, kh0,
+                                             static_cast<int>(std::min<int64_t>(rows, p.KH - kh0)), filter,
+                                             sums.data() + (oc0 * filter + c * taps) * kLanes,
+                                             bias ? sums.data() + (OCP * filter + oc0) * kLanes : nullptr});
+        }
     }
     return sums;
   };
