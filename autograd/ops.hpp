@@ -67,6 +67,9 @@ NABLA_COMPARISON_OPS(NABLA_BINARY_DECL)
 Tensor pow(const Tensor& a, double exponent);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+// clamp with its bounds as attributes: an int64 bound keeps an integer input's dtype
+// (PyTorch's promotion: clamp(int_tensor, 0, 5) is an int tensor), a double makes it f32.
+Tensor clamp_attrs(const Tensor& x, AttrValue min, AttrValue max);
 // relu's gradient: grad where x > threshold, else 0 (PyTorch's threshold_backward).
 Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold);
 

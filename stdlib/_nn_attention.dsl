@@ -132,10 +132,21 @@ fn _batch_restore(x, unbatched, batch_first) {
 # One mask for scaled_dot_product_attention's convention (bool: true attends; float:
 # added), broadcasting to [B, H, L, S], from PyTorch MultiheadAttention's masks (bool:
 # true is masked out) and a causal flag; none when there is none.
+# A mask's dtype as PyTorch takes it: bool (true is masked out) or a float (added to
+# the scores); a u8 attn_mask is PyTorch's deprecated bool. Any other dtype was added
+# to the scores as numbers (an i64 mask, a u8 one whose 1s should have masked).
+fn _mask_dtype(m, name, byte_ok) {
+  let dt = str(m.dtype)
+  if byte_ok and dt == "u8" { return m != 0 }
+  let kinds = "bool, u8 or floating" if byte_ok else "bool or floating"
+  assert(dt == "bool" or m.dtype.is_floating_point, f"MultiheadAttention: {name} must be a {kinds} tensor, got {dt}")
+  return m
+}
+
 fn _attention_mask(attn_mask, key_padding_mask, is_causal, B, H, L, S) {
   let masks = []
   if attn_mask != none {
-    let m = attn_mask
+    let m = _mask_dtype(attn_mask, "attn_mask", true)
     if m.dim() == 3 {
       assert(list(m.shape) == [B * H, L, S],
              f"MultiheadAttention: a 3-D attn_mask must have shape [batch * heads, L, S] = [{B * H}, {L}, {S}], got {list(m.shape)}")
@@ -149,7 +160,7 @@ fn _attention_mask(attn_mask, key_padding_mask, is_causal, B, H, L, S) {
   if key_padding_mask != none {
     assert(list(key_padding_mask.shape) == [B, S],
            f"MultiheadAttention: key_padding_mask must have shape [batch, S] = [{B}, {S}], got {list(key_padding_mask.shape)}")
-    masks.append(_allowed(key_padding_mask.reshape([B, 1, 1, S])))
+    masks.append(_allowed(_mask_dtype(key_padding_mask, "key_padding_mask", false).reshape([B, 1, 1, S])))
   }
   if is_causal { masks.append(arange(S).reshape([1, S]) <= arange(L).reshape([L, 1])) }
   if len(masks) == 0 { return none }

@@ -167,6 +167,8 @@ fn _rnn_run(m, input, hx, valid, batch_first) {
   if batched and batch_first { x = x.transpose(0, 1) }
   assert(x.shape[2] == m.input_size,
          f"{m.mode}: expected input with {m.input_size} features (input_size), got shape {input.shape}")
+  # PyTorch's refusal; the loop over no steps failed inside the library (stack of []).
+  assert(x.shape[0] > 0, f"{m.mode}: expected a sequence length larger than 0, got input of shape {input.shape}")
   let state_shape = [m.num_layers * m.num_directions, x.shape[1], _rnn_h_width(m)]
   let cell_shape = [m.num_layers * m.num_directions, x.shape[1], m.hidden_size]
   let lstm = m.mode == "LSTM"

@@ -227,6 +227,15 @@ Tensor zeros(const Shape& sizes, DType dtype, Device device) { return full(sizes
 Tensor ones(const Shape& sizes, DType dtype, Device device) { return full(sizes, 1.0, dtype, device); }
 Tensor scalar_tensor(double value, DType dtype) { return full({}, value, dtype); }
 
+Tensor int_scalar_tensor(int64_t value, DType dtype) {
+  Tensor t = empty({}, dtype);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    *static_cast<T*>(t.raw_data()) = static_cast<T>(element_cast<T>(value));
+  });
+  return t;
+}
+
 Tensor wrapped_scalar(double value) {
   Tensor t = scalar_tensor(value, DType::f64);
   t.impl()->wrapped_number = true;

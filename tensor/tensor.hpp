@@ -198,6 +198,9 @@ Tensor full(const Shape& sizes, double value, DType dtype = DType::f32, Device d
 Tensor zeros(const Shape& sizes, DType dtype = DType::f32, Device device = cpu_device());
 Tensor ones(const Shape& sizes, DType dtype = DType::f32, Device device = cpu_device());
 Tensor scalar_tensor(double value, DType dtype = DType::f32);
+// A 0-dim CPU tensor of an integer, exact in i64 (through a double, 2^53 + 1 would be
+// 2^53 and 2^63 - 1 would wrap to -2^63); cast to `dtype` as a cast of the element.
+Tensor int_scalar_tensor(int64_t value, DType dtype = DType::i64);
 Tensor wrapped_scalar(double value);  // a 0-dim tensor from a number (f64; does not promote)
 // PyTorch's result_type: dimensioned tensors decide, then 0-dim tensors, then
 // wrapped numbers, each only when it raises the category (bool < int < float). The

@@ -561,9 +561,10 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold)
   return call1(OpId::threshold_backward, {grad, x}, {{"threshold", threshold}});
 }
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
-  return call1(
-      OpId::clamp, {x},
-      {{"min", min ? AttrValue(*min) : AttrValue(NoneAttr{})}, {"max", max ? AttrValue(*max) : AttrValue(NoneAttr{})}});
+  return clamp_attrs(x, min ? AttrValue(*min) : AttrValue(NoneAttr{}), max ? AttrValue(*max) : AttrValue(NoneAttr{}));
+}
+Tensor clamp_attrs(const Tensor& x, AttrValue min, AttrValue max) {
+  return call1(OpId::clamp, {x}, {{"min", std::move(min)}, {"max", std::move(max)}});
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

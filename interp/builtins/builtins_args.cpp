@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "autograd/ops.hpp"
@@ -192,11 +193,106 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype) {
   walk(v, 0);
   DType dt = dtype ? *dtype : kind == 2 ? DType::f32 : kind == 1 ? DType::i64 : DType::b8;
   if (!any && !dtype) dt = DType::f32;
+  // An integer dtype given: each element must fit (Note [A number into a dtype]; a
+  // float dtype takes any number, inf past its range, as PyTorch's tensor() does).
+  if (dtype && !is_floating(dt) && dt != DType::b8) {
+    for (size_t k = 0; k < values.size(); ++k)
+      check_fits_dtype(kind == 2 ? Value::number(values[k]) : Value::integer(ints[k]), dt, "tensor(): an element", false);
+  }
   if (kind == 2 || is_floating(dt)) return tensor_from(values, Shape(shape), dt);
   // Ints exactly: through doubles, int64 max would come back as int64 min.
   Tensor t = empty(Shape(shape), DType::i64);
   std::copy(ints.begin(), ints.end(), t.data<int64_t>());
   return dt == DType::i64 ? t : to_dtype_raw(t, dt);
+}
+
+// Note [A number into a dtype]
+// full, full_like, new_full, fill_, masked_fill, index_fill, x[i] = v and tensor(...,
+// dtype=) store a user's number into a dtype. A cast wrapped or saturated it without a
+// word (full([2], 300, dtype=u8) was 44, fill_(-129) on i8 was 127, 2^63 - 1 into i64
+// through a double was -2^63); PyTorch refuses a number the dtype cannot hold, with
+// c10's rule: bool holds anything; a float dtype any finite number up to its largest
+// finite one, and inf and NaN; an integer dtype the numbers of its range, and an
+// unsigned one also a negative number down to -max (it wraps: -1 is 255); no integer
+// dtype a NaN or an infinity. Arithmetic (x + 300 on u8) wraps, as PyTorch's does.
+namespace {
+
+[[noreturn]] void fail_fit(const std::string& what, const std::string& number, DType dtype, const std::string& holds) {
+  fail(what + ": " + number + " cannot be converted to " + dtype_name(dtype) + " without overflow (" + holds + ")");
+}
+
+double largest_finite(DType dtype) {
+  switch (dtype) {
+    case DType::f16: return 65504.0;
+    case DType::bf16: return 3.3895313892515355e38;
+    case DType::f32: return 3.4028234663852886e38;
+    default: return std::numeric_limits<double>::max();
+  }
+}
+
+// The range of an integer dtype, as [lowest, highest].
+std::pair<int64_t, int64_t> int_range(DType dtype) {
+  switch (dtype) {
+    case DType::i32: return {INT32_MIN, INT32_MAX};
+    case DType::i8: return {INT8_MIN, INT8_MAX};
+    case DType::u8: return {0, UINT8_MAX};
+    default: return {INT64_MIN, INT64_MAX};
+  }
+}
+
+void check_int_fits(const Value& v, DType dtype, const std::string& what, double d, bool is_int, int64_t i) {
+  auto [lo, hi] = int_range(dtype);
+  // An unsigned dtype takes a negative number down to -max, which wraps (PyTorch's).
+  const int64_t low = dtype == DType::u8 ? -hi : lo;
+  const std::string holds = std::to_string(lo) + " to " + std::to_string(hi) +
+                            (dtype == DType::u8 ? "; a negative number down to -255 wraps" : "");
+  if (is_int) {
+    if (i < low || i > hi) fail_fit(what, std::to_string(i), dtype, holds);
+    return;
+  }
+  // 2^63 is the first double past int64; the others' bounds are exact doubles.
+  const bool past_top = dtype == DType::i64 ? d >= 0x1p63 : d > static_cast<double>(hi);
+  if (std::isnan(d) || past_top || d < static_cast<double>(low)) fail_fit(what, repr(v), dtype, holds);
+}
+
+}  // namespace
+
+void check_fits_dtype(const Value& v, DType dtype, const std::string& what, bool floats) {
+  if (dtype == DType::b8) return;
+  bool is_int = v.tag == Tag::Int || v.tag == Tag::Bool;
+  int64_t i = v.tag == Tag::Int ? v.i : v.tag == Tag::Bool ? v.b : 0;
+  double d = v.tag == Tag::Float ? v.f : static_cast<double>(i);
+  if (v.tag == Tag::Tensor) {
+    if (v.t.numel() != 1) return;  // a tensor of values is the op's to check
+    is_int = !is_floating(v.t.dtype());
+    if (is_int) i = v.t.item_int();
+    d = is_int ? static_cast<double>(i) : v.t.item();
+  } else if (!v.is_num()) {
+    return;  // not a number: the caller's conversion names it
+  }
+  if (is_floating(dtype)) {
+    if (floats && std::isfinite(d) && std::fabs(d) > largest_finite(dtype))
+      fail_fit(what, repr(v), dtype, "the largest finite " + std::string(dtype_name(dtype)) + " is " + repr(Value::number(largest_finite(dtype))));
+    return;
+  }
+  check_int_fits(v, dtype, what, d, is_int, i);
+}
+
+Tensor fill_scalar(const Value& v, DType dtype, const std::string& what) {
+  check_fits_dtype(v, dtype, what);
+  if (v.tag == Tag::Int) return int_scalar_tensor(v.i, dtype);
+  if (v.tag == Tag::Tensor) return to_dtype_raw(contiguous_raw(v.t), dtype);
+  return scalar_tensor(as_num(v, what), dtype);
+}
+
+Tensor filled_tensor(const Shape& shape, const Value& v, DType dtype, Device device, const std::string& what) {
+  check_fits_dtype(v, dtype, what);
+  const bool exact_double = v.tag != Tag::Int || (v.i >= -(int64_t{1} << 53) && v.i <= (int64_t{1} << 53));
+  if (exact_double || is_floating(dtype)) return full(shape, as_num(v, what), dtype, device);
+  // An i64 past 2^53: every element copied from the exact scalar.
+  Tensor t = empty(shape, dtype, cpu_device());
+  copy_into(t, expand(int_scalar_tensor(v.i, dtype), IntList(shape.begin(), shape.end())));
+  return device == cpu_device() ? t : to_device(t, device);
 }
 
 Value tolist(const Tensor& t) {

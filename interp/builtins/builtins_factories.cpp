@@ -104,7 +104,7 @@ Value like(const std::string& name, CallArgs& a) {
   DType dt = o.dtype.value_or(x.dtype());
   if (!o.device) o.device = x.device();  // *_like stays on x's device unless told
   Tensor t = name == "zeros_like" || name == "empty_like" ? zeros(x.sizes(), dt, *o.device)
-             : full_like ? full(x.sizes(), as_num(a.pos[1], "full_like(): fill_value"), dt, *o.device)
+             : full_like ? filled_tensor(x.sizes(), a.pos[1], dt, *o.device, "full_like(): argument 'fill_value'")
              : name == "ones_like" ? ones(x.sizes(), dt, *o.device)
              : name == "rand_like" ? transforms::random_under_vmap("rand_like", x.sizes(), [dt](const Shape& s) { return random_uniform(s, dt); })
                                    : transforms::random_under_vmap("randn_like", x.sizes(), [dt](const Shape& s) { return random_normal(s, dt); });
@@ -132,7 +132,7 @@ Value full_builtin(Evaluator&, CallArgs& a) {
   FactoryOpts o = take_factory_kw(a, "full", {"fill_value", "size"});
   Bound b = bind("full", a, {"size", "fill_value"}, 2);
   DType dt = o.dtype.value_or(b[1].tag == Tag::Float ? DType::f32 : b[1].tag == Tag::Bool ? DType::b8 : DType::i64);
-  return finish(full(Shape(as_ints(b[0], "full(): size")), as_num(b[1], "full(): fill_value"), dt, factory_device(o)), o,
+  return finish(filled_tensor(Shape(as_ints(b[0], "full(): size")), b[1], dt, factory_device(o), "full(): argument 'fill_value'"), o,
                 "full");
 }
 

@@ -49,6 +49,14 @@ Value tuple_of(const TensorList& ts);
 // A tensor, or a list or tuple of tensors (none entries stay undefined), as a TensorList.
 TensorList tensor_list_arg(const Value& v, const std::string& what);
 Tensor tensor_from_value(const Value& v, std::optional<DType> dtype);
+// A number (an int, float or bool, or a one-element tensor) that a fill stores into
+// dtype (full, fill_, masked_fill, x[i] = v, ...): an error naming `what` when dtype
+// cannot hold it (Note [A number into a dtype]); floats false checks integer dtypes only.
+void check_fits_dtype(const Value& v, DType dtype, const std::string& what, bool floats = true);
+// That number as a checked 0-dim tensor of dtype, an int exactly.
+Tensor fill_scalar(const Value& v, DType dtype, const std::string& what);
+// A new tensor of shape, dtype and device filled with that number, checked and exact.
+Tensor filled_tensor(const Shape& shape, const Value& v, DType dtype, Device device, const std::string& what);
 Value tolist(const Tensor& t);
 
 // ---- images (builtins_data.cpp) -------------------------------------------------------
@@ -79,6 +87,10 @@ Tensor required_input_of(const Value& v, const std::string& fname, const std::st
 // The generic call of the row `name` (tensor inputs, then its attributes), under any
 // convention of op_functions().
 Value row_call(const char* name, CallArgs& a);
+// fill_conventions.cpp: clamp and masked_fill, whose numbers are checked against the
+// input's dtype and keep an integer input's dtype (Note [A number into a dtype]).
+Value clamp_builtin(Evaluator&, CallArgs& a);
+Value masked_fill_builtin(Evaluator&, CallArgs& a);
 // conv_conventions.cpp: the convolutions' PyTorch conventions (padding "same" and
 // "valid", an input without its batch dim).
 Value conv1d_builtin(Evaluator&, CallArgs& a);

@@ -261,14 +261,6 @@ Value arg_extremum(const std::string& name, CallArgs& a) {
 Value argmax_builtin(Evaluator&, CallArgs& a) { return arg_extremum("argmax", a); }
 Value argmin_builtin(Evaluator&, CallArgs& a) { return arg_extremum("argmin", a); }
 
-Value clamp_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("clamp", a, {"input", "min", "max"}, 1);
-  std::optional<double> lo, hi;
-  if (b.has(1)) lo = as_num(b[1], "clamp(): argument 'min'");
-  if (b.has(2)) hi = as_num(b[2], "clamp(): argument 'max'");
-  return Value::tensor(clamp(as_tensor(b[0], "clamp"), lo, hi));
-}
-
 Value split_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("split", a, {"input", "split_size_or_sections", "dim"}, 2);
   const Tensor& x = as_tensor(b[0], "split");
@@ -519,6 +511,7 @@ const BuiltinEntry kOpConventions[] = {
     {"argmax", argmax_builtin, "argmax(input, dim=none, keepdim=false)", nullptr},
     {"argmin", argmin_builtin, "argmin(input, dim=none, keepdim=false)", nullptr},
     {"clamp", clamp_builtin, "clamp(input, min=none, max=none)", nullptr},
+    {"masked_fill", masked_fill_builtin, "masked_fill(input, mask, value)", nullptr},
     {"split", split_builtin, "split(input, split_size_or_sections, dim=0)", nullptr},
     {"max_pool2d", max_pool2d_builtin,
      "max_pool2d(input, kernel_size, stride=kernel_size, padding=[0, 0], dilation=[1, 1], ceil_mode=false, "

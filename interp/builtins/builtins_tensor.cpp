@@ -175,6 +175,7 @@ Value zero_method(Evaluator&, CallArgs& a) {
 Value fill_method(Evaluator&, CallArgs& a) {
   Bound b = bind("fill_", a, {"self", "value"}, 2);
   Tensor x = b[0].t;
+  check_fits_dtype(b[1], x.dtype(), "fill_(): argument 'value'");  // Note [A number into a dtype]
   copy_(x, to_tensor_arg(b[1], "fill_"));
   return b[0];
 }
@@ -311,11 +312,13 @@ const BuiltinEntry* find_tensor_method(const std::string& name) {
 
 }  // namespace
 
-// The methods above, then the composites PyTorch has only as methods (composites.hpp).
+// The methods above, then the composites PyTorch has only as methods, and the methods
+// whose arguments differ from the global function's (composites.hpp).
 std::span<const BuiltinEntry> tensor_methods() {
   static const std::vector<BuiltinEntry> all = [] {
     std::vector<BuiltinEntry> out(std::begin(kTensorMethods), std::end(kTensorMethods));
     for (const BuiltinEntry& e : composite_methods()) out.push_back(e);
+    for (const BuiltinEntry& e : composite_method_forms()) out.push_back(e);
     return out;
   }();
   return all;

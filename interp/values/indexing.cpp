@@ -307,6 +307,9 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
       Tensor x = obj.t;
       bool has_tensor_index = false;
       for (auto& i : idx) has_tensor_index |= is_index_tensor(i);
+      // A number must fit (Note [A number into a dtype]); a tensor is copied with a cast, as
+      // PyTorch's index assignment does (and reading its value would stop a graph capture).
+      if (v.tag != Tag::Tensor) check_fits_dtype(v, x.dtype(), "tensor assignment");
       Tensor src = to_tensor_arg(v, "tensor assignment");
       if (has_tensor_index) {
         if (idx.size() == 1) {

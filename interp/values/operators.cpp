@@ -22,10 +22,10 @@ using lang::UnaryOp;
 Value tensor_value(Tensor t) { return t.defined() ? Value::tensor(std::move(t)) : Value(); }
 
 // A number as a 0-dim tensor that does not drive type promotion (PyTorch's wrapped numbers).
+// An int exactly (int_scalar_tensor): x + (2^53 + 1) on an i64 tensor added 2^53.
 static Tensor wrapped(const Value& v) {
   if (v.tag == Tag::Float) return wrapped_scalar(v.f);
-  Tensor t = scalar_tensor(v.tag == Tag::Int ? static_cast<double>(v.i) : (v.b ? 1.0 : 0.0),
-                           v.tag == Tag::Int ? DType::i64 : DType::b8);
+  Tensor t = v.tag == Tag::Int ? int_scalar_tensor(v.i, DType::i64) : scalar_tensor(v.b ? 1.0 : 0.0, DType::b8);
   t.impl()->wrapped_number = true;
   return t;
 }

@@ -69,16 +69,15 @@ Tensor is_nan(const Tensor& x) { return ne(x, x); }
 // ---- elementwise -----------------------------------------------------------------------
 
 // torch.clip (clamp's alias): bounds that are numbers clamp; tensor bounds broadcast.
-Value clip_builtin(Evaluator&, CallArgs& a) {
+Value clip_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("clip", a, {"input", "min", "max"}, 1);
   Tensor x = arg(b, 0, "clip", "input");
   if (!b.has(1) && !b.has(2)) fail("clip(): argument 'min' or argument 'max' must be given (both are none)");
   auto tensor_bound = [&](size_t k) { return b.has(k) && b[k].tag == Tag::Tensor && b[k].t.dim() > 0; };
-  if (!tensor_bound(1) && !tensor_bound(2)) {
-    std::optional<double> lo, hi;
-    if (b.has(1)) lo = as_num(b[1], fn_arg("clip", "min"));
-    if (b.has(2)) hi = as_num(b[2], fn_arg("clip", "max"));
-    return Value::tensor(clamp(x, lo, hi));
+  if (!tensor_bound(1) && !tensor_bound(2)) {  // numbers: clamp's (an int keeps an int input's dtype)
+    CallArgs numbers;
+    numbers.pos = {b[0], b[1], b[2]};
+    return clamp_builtin(ev, numbers);
   }
   Tensor out = x;
   if (b.has(1)) {

@@ -106,7 +106,10 @@ Value mode_builtin(Evaluator&, CallArgs& a) {
   std::vector<int64_t> idx(static_cast<size_t>(l.outer * l.inner));
   for (int64_t o = 0; o < l.outer; ++o)
     for (int64_t i = 0; i < l.inner; ++i) {
-      std::map<double, std::pair<int64_t, int64_t>> seen;  // value -> (count, last index)
+      // value -> (count, last index); NaN one value, after every number (a NaN key
+      // broke the map's order).
+      auto nan_last = [](double p, double q) { return !std::isnan(p) && (std::isnan(q) || p < q); };
+      std::map<double, std::pair<int64_t, int64_t>, decltype(nan_last)> seen(nan_last);
       for (int64_t j = 0; j < l.n; ++j) {
         auto& e = seen[l.at(o, j, i)];
         ++e.first;
@@ -155,14 +158,26 @@ Value unique_common(CallArgs& a, const char* fname, bool consecutive) {
   }
   const int64_t n = rows.sizes()[0], w = rows.sizes()[1];
   std::vector<double> v = host_doubles(rows, std::string(fname) + "(): input");
+  // NaN sorts after every number and is never the same as another value, NaN
+  // included (PyTorch's: each NaN is its own unique value). `u != z` on a NaN made the
+  // comparison no strict weak order (undefined for stable_sort), dropped the NaN and
+  // counted it with a number.
   auto less = [&](int64_t p, int64_t q) {
     for (int64_t c = 0; c < w; ++c) {
       const double u = v[static_cast<size_t>(p * w + c)], z = v[static_cast<size_t>(q * w + c)];
+      if (std::isnan(u) || std::isnan(z)) {
+        if (std::isnan(u) != std::isnan(z)) return std::isnan(z);
+        continue;
+      }
       if (u != z) return u < z;
     }
     return false;
   };
-  auto same = [&](int64_t p, int64_t q) { return !less(p, q) && !less(q, p); };
+  auto same = [&](int64_t p, int64_t q) {
+    for (int64_t c = 0; c < w; ++c)
+      if (!(v[static_cast<size_t>(p * w + c)] == v[static_cast<size_t>(q * w + c)])) return false;
+    return true;
+  };
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   if (!consecutive) std::stable_sort(order.begin(), order.end(), less);

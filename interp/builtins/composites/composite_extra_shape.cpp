@@ -539,11 +539,12 @@ Value index_fill_builtin(Evaluator&, CallArgs& a) {
   IntList mask_shape(static_cast<size_t>(x.dim()), 1);
   if (x.dim() > 0) mask_shape[static_cast<size_t>(dim)] = n;
   Tensor mask = to_device(tensor_from(hit, Shape(mask_shape), DType::b8), x.device());
+  check_fits_dtype(b[3], x.dtype(), fn_arg("index_fill", "value"));  // Note [A number into a dtype]
   if (b[3].tag == Tag::Tensor) {
     if (b[3].t.dim() != 0) fail("index_fill(): argument 'value' must be a number or a 0-dim tensor, got shape " + b[3].t.shape_str());
     return Value::tensor(masked_fill(x, mask, to_dtype(b[3].t, x.dtype())));
   }
-  return Value::tensor(masked_fill(x, mask, as_num(b[3], fn_arg("index_fill", "value"))));
+  return Value::tensor(masked_fill(x, mask, fill_scalar(b[3], x.dtype(), fn_arg("index_fill", "value"))));
 }
 
 }  // namespace

@@ -104,6 +104,23 @@ Value isnan_builtin(Evaluator&, CallArgs& a) { return unary(a, "isnan", isnan_of
 Value isinf_builtin(Evaluator&, CallArgs& a) { return unary(a, "isinf", isinf_of); }
 Value isfinite_builtin(Evaluator&, CallArgs& a) { return unary(a, "isfinite", isfinite_of); }
 
+// Where remainder's formula gives NaN but floor(x / y) has a value, PyTorch's (as
+// Python's): a zero divisor gives x / y (inf, -inf, or NaN for 0 / 0), and an
+// infinite divisor of a finite x gives 0 (same signs, or x zero: x / y keeps the
+// zero's sign) or -1 (opposite signs). The quotient has no gradient (round's is 0),
+// so the edges are computed from detached operands and add none.
+Tensor float_divisor_edges(const Tensor& x_in, const Tensor& y_in, const Tensor& q) {
+  Tensor x = detach(x_in), y = detach(y_in);
+  Tensor zero_x = number_like(0.0, x), zero_y = number_like(0.0, y);
+  Tensor quotient = to_dtype(x / y, q.dtype());
+  Tensor opposite = ne(lt(x, zero_x), lt(y, zero_y));
+  Tensor nonzero_x = ne(x, zero_x);
+  Tensor minus_one = where(nonzero_x, opposite, nonzero_x);
+  Tensor at_inf = where(minus_one, number_like(-1.0, q), quotient);
+  Tensor finite_by_inf = where(isinf_of(y), isfinite_of(x), isinf_of(y));
+  return where(eq(y, zero_y), quotient, where(finite_by_inf, at_inf, q));
+}
+
 // C's fmod: the remainder with the dividend's sign, from remainder (the divisor's).
 Value fmod_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("fmod", a, {"input", "other"}, 2);
@@ -111,22 +128,42 @@ Value fmod_builtin(Evaluator&, CallArgs& a) {
   Tensor r = remainder(x, y);
   Tensor nonzero_r = ne(r, number_like(0.0, r));
   Tensor flip = where(nonzero_r, ne(lt(r, number_like(0.0, r)), lt(x, number_like(0.0, x))), nonzero_r);
-  return Value::tensor(where(flip, r - y, r));
+  // A finite x over an infinite y is x itself (r - y would be inf - inf).
+  Tensor finite_by_inf = where(isinf_of(y), isfinite_of(x), isinf_of(y));
+  return Value::tensor(where(finite_by_inf, to_dtype(x, r.dtype()), where(flip, r - y, r)));
 }
 
+}  // namespace
+
+// An i64 floor quotient past 2^53 exactly: q, from f64, is within a few units of the
+// true quotient (or its last unit, where the quotient is small and y huge), so the
+// residual x - q y - r is a small multiple k y; i64 arithmetic wraps modulo 2^64, so it
+// computes that residual exactly even where q y wraps, and q + k is the quotient
+// (-(2^63 - 1) // -1 was 2^63 through f64, cast back to -2^63).
+namespace {
+Tensor exact_int64_quotient(const Tensor& x, const Tensor& y, const Tensor& r, const Tensor& q) {
+  Tensor residual = (to_dtype(x, DType::i64) - q * to_dtype(y, DType::i64)) - to_dtype(r, DType::i64);
+  Tensor k = round(to_dtype(residual, DType::f64) / to_dtype(y, DType::f64));
+  return q + to_dtype(k, DType::i64);
+}
 }  // namespace
 
 // floor(a / b) as Python's // and PyTorch's rounding_mode="floor": (a - remainder(a,
 // b)) / b is within an ulp of the integer it should be, so rounding it is exact where
 // floor(a / b) is off by one (1 // 0.1 is 9.0, floor(1 / 0.1) is 10).
 // Integers stay integers, as in PyTorch: x - remainder(x, y) is a multiple of y, so
-// its quotient is exact in f64 while |x| < 2^53.
+// its quotient is exact in f64 while |x| < 2^53; an i64 one is corrected past that.
 Tensor floor_division(const Tensor& x, const Tensor& y) {
   if (!is_floating(x.dtype()) && !is_floating(y.dtype())) {
-    Tensor multiple = to_dtype(x - remainder(x, y), DType::f64);
-    return to_dtype(round(multiple / to_dtype(y, DType::f64)), result_type({x, y}));
+    const DType type = result_type({x, y});
+    Tensor r = remainder(x, y);
+    Tensor q = to_dtype(round((to_dtype(x, DType::f64) - to_dtype(r, DType::f64)) / to_dtype(y, DType::f64)), type);
+    return type == DType::i64 ? exact_int64_quotient(x, y, r, q) : q;
   }
-  return round((x - remainder(x, y)) / y);
+  // A zero divisor's quotient comes from float_divisor_edges; dividing by 1 there
+  // instead keeps the zero gradient of round finite (0 / 0 was NaN).
+  Tensor divisor = where(eq(detach(y), number_like(0.0, y)), number_like(1.0, y), y);
+  return float_divisor_edges(x, y, round((x - remainder(x, divisor)) / divisor));
 }
 
 Tensor truncated_division(const Tensor& x, const Tensor& y) {
@@ -235,9 +272,11 @@ Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim)
   if (p == 0) return sum(to_dtype(ne(x, number_like(0.0, x)), x.dtype()), dims, keepdim);
   if (p == 1) return sum(abs(x), dims, keepdim);
   Tensor s = p == 2 ? sum(x * x, dims, keepdim) : sum(pow(abs(x), p), dims, keepdim);
-  Tensor positive = gt(s, number_like(0.0, s));
-  Tensor safe = where(positive, s, number_like(1.0, s));
-  return where(positive, p == 2 ? sqrt(safe) : pow(safe, 1.0 / p), number_like(0.0, s));
+  // The root of a zero sum is 0 with a zero gradient (the root's is infinite there); a
+  // NaN sum stays NaN (a test s > 0 made it 0: the norm of [1, nan] was 0, PyTorch's NaN).
+  Tensor zero = eq(s, number_like(0.0, s));
+  Tensor safe = where(zero, number_like(1.0, s), s);
+  return where(zero, number_like(0.0, s), p == 2 ? sqrt(safe) : pow(safe, 1.0 / p));
 }
 
 namespace {
@@ -276,20 +315,30 @@ Value count_nonzero_builtin(Evaluator&, CallArgs& a) {
 
 // The lower median (element (n - 1) / 2 of the sorted values), as PyTorch's; along
 // dim, (values, indices).
+// A slice holding a NaN has the median NaN, at its first NaN (PyTorch's): sort puts
+// the NaNs last, in their order, so that is sorted position n - (number of NaNs).
+Tensor median_position(const Tensor& x, int64_t dim, int64_t n) {
+  Tensor nans = sum(to_dtype(isnan_of(detach(x)), DType::i64), {dim}, true);
+  Tensor middle = full(nans.sizes(), static_cast<double>((n - 1) / 2), DType::i64, x.device());
+  return where(gt(nans, scalar_tensor(0.0, DType::i64)), scalar_tensor(static_cast<double>(n), DType::i64) - nans, middle);
+}
+
 Value median_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("median", a, {"input", "dim", "keepdim"}, 1);
   Tensor x = arg(b, 0, "median", "input");
   if (!b.has(1)) {
     if (x.numel() == 0) fail("median(): the input has no elements");
-    auto [values, indices] = sort(reshape(x, {x.numel()}), 0);
-    return Value::tensor(select(values, 0, (x.numel() - 1) / 2));
+    Tensor flat = reshape(x, {x.numel()});
+    Tensor values = sort(flat, 0, false, true).first;
+    return Value::tensor(reshape(gather(values, 0, median_position(flat, 0, x.numel())), IntList{}));
   }
   const int64_t dim = wrap_dim(as_int(b[1], "median(): argument 'dim'"), x.dim(), "median");
   const int64_t n = x.sizes()[dim];
   if (n == 0) fail("median(): dim " + std::to_string(dim) + " of shape " + x.shape_str() + " is empty");
   bool keep = b.has(2) && as_bool(b[2], "median(): argument 'keepdim'");
-  auto [values, indices] = sort(x, dim);
-  Tensor v = slice(values, dim, (n - 1) / 2, (n - 1) / 2 + 1), i = slice(indices, dim, (n - 1) / 2, (n - 1) / 2 + 1);
+  auto [values, indices] = sort(x, dim, false, true);
+  Tensor at = median_position(x, dim, n);
+  Tensor v = gather(values, dim, at), i = gather(indices, dim, at);
   return values_indices(Value::tensor(keep ? v : squeeze(v, {dim})), Value::tensor(keep ? i : squeeze(i, {dim})));
 }
 
@@ -325,6 +374,9 @@ Value quantile_builtin(Evaluator&, CallArgs& a) {
     int64_t lo = static_cast<int64_t>(std::floor(pos)), hi = std::min(lo + 1, n - 1);
     Tensor below = slice(sorted, dim, lo, lo + 1), above = slice(sorted, dim, hi, hi + 1);
     Tensor v = below + (above - below) * (pos - static_cast<double>(lo));
+    // A NaN anywhere along dim makes the quantile NaN (PyTorch's); sort put it last.
+    Tensor last = slice(sorted, dim, n - 1, n);
+    v = where(isnan_of(last), last, v);
     if (all) v = keep ? reshape(v, IntList(static_cast<size_t>(x.dim()), 1)) : reshape(v, IntList{});
     else if (!keep) v = squeeze(v, {dim});
     out.push_back(v);

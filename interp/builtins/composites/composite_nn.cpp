@@ -105,7 +105,8 @@ Value hardshrink_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("hardshrink", a, {"input", "lambd"}, 1);
   Tensor x = arg(b, 0, "hardshrink", "input");
   const double l = num(b, 1, 0.5, "hardshrink(): argument 'lambd'");
-  return Value::tensor(where(gt(abs(x), number_like(l, x)), x, number_like(0.0, x)));
+  // Tested as "inside [-lambd, lambd]", so a NaN passes through, as PyTorch's.
+  return Value::tensor(where(le(abs(x), number_like(l, x)), number_like(0.0, x), x));
 }
 
 Value softshrink_builtin(Evaluator&, CallArgs& a) {
@@ -120,7 +121,8 @@ Value threshold_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("threshold", a, {"input", "threshold", "value"}, 3);
   Tensor x = arg(b, 0, "threshold", "input");
   const double t = as_num(b[1], "threshold(): argument 'threshold'"), v = as_num(b[2], "threshold(): argument 'value'");
-  return Value::tensor(where(gt(x, number_like(t, x)), x, number_like(v, x)));
+  // PyTorch's x <= threshold ? value : x: a NaN is kept (x > threshold replaced it).
+  return Value::tensor(where(le(x, number_like(t, x)), number_like(v, x), x));
 }
 
 // Channel-wise dropout, as PyTorch's dropout1d/2d/3d: each channel of each example

@@ -130,7 +130,8 @@ Value new_like(CallArgs& a, const char* fname, bool with_value, double value) {
   Bound b = with_value ? bind(fname, a, {"input", "size", "fill_value"}, 3) : bind(fname, a, {"input", "size"}, 2);
   Tensor x = arg(b, 0, fname, "input");
   IntList size = b[1].tag == Tag::Int ? IntList{b[1].i} : as_ints(b[1], std::string(fname) + "(): argument 'size'");
-  if (with_value) value = as_num(b[2], std::string(fname) + "(): argument 'fill_value'");
+  if (with_value)  // checked against x's dtype and exact (Note [A number into a dtype])
+    return Value::tensor(filled_tensor(Shape(size), b[2], x.dtype(), x.device(), std::string(fname) + "(): argument 'fill_value'"));
   return Value::tensor(full(Shape(size), value, x.dtype(), x.device()));
 }
 Value new_zeros_builtin(Evaluator&, CallArgs& a) { return new_like(a, "new_zeros", false, 0.0); }
@@ -205,13 +206,22 @@ Value ravel_builtin(Evaluator&, CallArgs& a) {
 
 // ---- arithmetic ---------------------------------------------------------------------
 
-Value clamp_min_builtin(Evaluator&, CallArgs& a) {
+// clamp's, with one bound (an int bound keeps an int input's dtype).
+Value clamp_min_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("clamp_min", a, {"input", "min"}, 2);
-  return Value::tensor(clamp(arg(b, 0, "clamp_min", "input"), as_num(b[1], "clamp_min(): argument 'min'"), std::nullopt));
+  arg(b, 0, "clamp_min", "input");
+  as_num(b[1], "clamp_min(): argument 'min'");
+  CallArgs one;
+  one.pos = {b[0], b[1]};
+  return clamp_builtin(ev, one);
 }
-Value clamp_max_builtin(Evaluator&, CallArgs& a) {
+Value clamp_max_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("clamp_max", a, {"input", "max"}, 2);
-  return Value::tensor(clamp(arg(b, 0, "clamp_max", "input"), std::nullopt, as_num(b[1], "clamp_max(): argument 'max'")));
+  arg(b, 0, "clamp_max", "input");
+  as_num(b[1], "clamp_max(): argument 'max'");
+  CallArgs one;
+  one.pos = {b[0], Value(), b[1]};
+  return clamp_builtin(ev, one);
 }
 
 // input + value * tensor1 * tensor2 (addcmul) or / tensor2 (addcdiv), as PyTorch's.

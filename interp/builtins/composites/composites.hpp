@@ -49,6 +49,10 @@ std::span<const BuiltinEntry> composite_extra_math();
 // composite_extra_math.cpp: the methods PyTorch has only on tensors (sum_to_size, dist,
 // normal_, uniform_, exponential_, random_, bernoulli_); tensor_methods() joins them.
 std::span<const BuiltinEntry> composite_methods();
+// composite_method_forms.cpp: the methods whose arguments are not the global
+// function's with the tensor first (Tensor.where, Tensor.unfold); tensor_methods()
+// joins them, so they come before the global function of the same name.
+std::span<const BuiltinEntry> composite_method_forms();
 
 // floor(x / y) exactly, as Python's // (composite_math.cpp); trunc(x / y). Integer
 // operands give an integer quotient, as PyTorch's.

@@ -1,0 +1,46 @@
+// The conventions of the rows that store a user's number into the input's dtype:
+// clamp's bounds and masked_fill's value. Each number is checked against that dtype
+// first (Note [A number into a dtype] in builtins_args.cpp: 2^40 as an i32 bound, or
+// 300 filled into u8, wrapped without a word), and clamp's int bounds keep an integer
+// input's dtype, as PyTorch's promotion does (clamp(tensor([1, 7]), 2, 5) was f32).
+#include <string>
+
+#include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+// A bound as the row's attribute: an int stays an int (it keeps an integer input's
+// dtype), a float is a double (it makes the result a float, as PyTorch's promotion).
+AttrValue bound_attr(const Value& v, const Tensor& x, const char* name) {
+  const std::string what = std::string("clamp(): argument '") + name + "'";
+  if (v.tag == Tag::Int || v.tag == Tag::Bool) {
+    if (!is_floating(x.dtype())) check_fits_dtype(v, x.dtype(), what);
+    return AttrValue(v.tag == Tag::Int ? v.i : int64_t{v.b});
+  }
+  const double d = as_num(v, what);
+  check_fits_dtype(v, is_floating(x.dtype()) ? x.dtype() : DType::f32, what);  // an integer input's result is f32
+  return AttrValue(d);
+}
+
+}  // namespace
+
+Value clamp_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("clamp", a, {"input", "min", "max"}, 1);
+  const Tensor& x = as_tensor(b[0], "clamp");
+  AttrValue lo = b.has(1) ? bound_attr(b[1], x, "min") : AttrValue(NoneAttr{});
+  AttrValue hi = b.has(2) ? bound_attr(b[2], x, "max") : AttrValue(NoneAttr{});
+  return Value::tensor(clamp_attrs(x, lo, hi));
+}
+
+// masked_fill(input, mask, value): the row, once value is known to fit input's dtype.
+Value masked_fill_builtin(Evaluator&, CallArgs& a) {
+  CallArgs peek = a;
+  Bound b = bind("masked_fill", peek, {"input", "mask", "value"}, 3);
+  if (b[0].tag == Tag::Tensor) check_fits_dtype(b[2], b[0].t.dtype(), "masked_fill(): argument 'value'");
+  return row_call("masked_fill", a);
+}
+
+}  // namespace nabla::interp
