@@ -433,25 +433,45 @@ bool Evaluator::Impl::scalar_binary_fast(BinaryOp op, const Value& l, const Valu
   return false;
 }
 
-Value Evaluator::Impl::eval(const Expr& e) {
-  // Leaves without a call or a try region: the hot path of scalar loops.
+// A literal, or a variable of this frame or of the module, read with no call and no try
+// region; false for any other expression (and for a name the slow path must see: one
+// not yet defined, or a global while a capture notes what it reads).
+bool Evaluator::Impl::leaf_value(const Expr& e, Value* out) {
   switch (e.kind) {
-    case ExprKind::Int: return Value::integer(static_cast<const IntLit&>(e).value);
-    case ExprKind::Float: return Value::number(static_cast<const FloatLit&>(e).value);
+    case ExprKind::Int: *out = Value::integer(static_cast<const IntLit&>(e).value); return true;
+    case ExprKind::Float: *out = Value::number(static_cast<const FloatLit&>(e).value); return true;
     case ExprKind::Name: {
       auto& n = static_cast<const Name&>(e);
       if (n.depth < 0) {
-        if (module->defined[n.slot] && !noting_reads()) return module->slots[n.slot];
-      } else if (n.depth == 0 && n.slot >= 0) {
-        return frame->slots[n.slot];
+        if (!module->defined[n.slot] || noting_reads()) return false;
+        *out = module->slots[n.slot];
+        return true;
       }
+      if (n.depth != 0 || n.slot < 0) return false;
+      *out = frame->slots[n.slot];
+      return true;
+    }
+    default: return false;
+  }
+}
+
+Value Evaluator::Impl::eval(const Expr& e) {
+  // Leaves, and operators on leaves, without a call or a try region: the hot path of
+  // scalar loops (`s = s + 1.0` reads both operands here, not in two more calls of eval).
+  switch (e.kind) {
+    case ExprKind::Int:
+    case ExprKind::Float:
+    case ExprKind::Name: {
+      Value v;
+      if (leaf_value(e, &v)) return v;
       break;
     }
     case ExprKind::Binary: {
       if (e.height >= kTall) [[unlikely]] break;  // eval_inner checks the stack first
       auto& b = static_cast<const Binary&>(e);
-      Value l = eval(*b.lhs);
-      Value r = eval(*b.rhs);
+      Value l, r;
+      if (!leaf_value(*b.lhs, &l)) l = eval(*b.lhs);
+      if (!leaf_value(*b.rhs, &r)) r = eval(*b.rhs);
       Value fast;
       if (scalar_binary_fast(b.op, l, r, &fast)) return fast;
       try {

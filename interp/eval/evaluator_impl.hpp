@@ -365,6 +365,7 @@ struct Evaluator::Impl {
   inline std::vector<Value> eval_index_items(const Index& ix);
   inline Value binary_values(const Binary& b, const Value& l, const Value& r);
   static inline bool scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out);
+  inline bool leaf_value(const Expr& e, Value* out);
   Value eval(const Expr& e);
   inline CallArgs eval_args(const Call& c);
   void splat_into(const Arg& arg, std::vector<Value>& pos);
