@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "interp/values/advanced_indexing.hpp"
 #include "interp/values/object_regions.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
@@ -114,6 +115,32 @@ Tensor nonzero_flat(const Tensor& mask) {
   return tensor_from(idx, {static_cast<int64_t>(idx.size())}, DType::i64);
 }
 
+// A bool mask's dims must be the dims it indexes, from `dim` on.
+void check_mask_shape(const Tensor& mask, const Tensor& x, int64_t dim) {
+  for (int64_t k = 0; k < mask.dim(); ++k)
+    if (dim + k >= x.dim() || mask.size(k) != x.size(dim + k))
+      fail("mask of shape " + mask.shape_str() + " does not match the indexed dims of tensor of shape " +
+           x.shape_str() + " (dim " + std::to_string(dim + k) + ": " + std::to_string(mask.size(k)) + " vs " +
+           (dim + k < x.dim() ? std::to_string(x.size(dim + k)) : std::string("none")) + ")");
+}
+
+// One of several index tensors (Note [Advanced indexing]): recorded against dim (a
+// mask's dims flattened into one, indexed by its nonzero positions), to be taken with
+// the others at the end. Returns the next dim.
+int64_t collect_advanced(Tensor& x, int64_t dim, const Tensor& t, std::vector<AdvancedIndex>& adv) {
+  if (t.dtype() == DType::b8) {
+    check_mask_shape(t, x, dim);
+    const int64_t md = t.dim();
+    x = md == 0 ? unsqueeze(x, dim) : md == 1 ? x : flatten(x, dim, dim + md - 1);
+    adv.push_back({dim, nonzero_flat(t)});
+    return dim + 1;
+  }
+  if (is_floating(t.dtype()))
+    fail("tensors used as indices must be integer or bool tensors, got " + std::string(dtype_name(t.dtype())));
+  adv.push_back({dim, t});
+  return dim + 1;
+}
+
 Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
   Tensor x = x0;
   int64_t consumed = 0;
@@ -138,7 +165,7 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
   }
   if (consumed > x.dim())
     fail("too many indices for tensor of dimension " + std::to_string(x.dim()) + " (got " + std::to_string(consumed) + ")");
-  if (advanced > 1) fail("only one tensor (mask or integer) index per indexing expression is supported");
+  std::vector<AdvancedIndex> several;  // with more than one index tensor, taken together at the end
   int64_t dim = 0;
   for (auto& v : idx) {
     if (v.is_none()) {
@@ -158,13 +185,12 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
       --consumed;
     } else if (is_index_tensor(v)) {
       Tensor t = index_tensor_of(v);
-      if (t.dtype() == DType::b8) {
+      if (advanced > 1 && (t.dim() > 0 || t.dtype() == DType::b8)) {
+        consumed -= t.dtype() == DType::b8 ? t.dim() : 1;
+        dim = collect_advanced(x, dim, t, several);
+      } else if (t.dtype() == DType::b8) {
         int64_t md = t.dim();
-        for (int64_t k = 0; k < md; ++k)
-          if (t.size(k) != x.size(dim + k))
-            fail("mask of shape " + t.shape_str() + " does not match the indexed dims of tensor of shape " +
-                 x.shape_str() + " (dim " + std::to_string(dim + k) + ": " + std::to_string(t.size(k)) + " vs " +
-                 std::to_string(x.size(dim + k)) + ")");
+        check_mask_shape(t, x, dim);
         Tensor flat = md == 0 ? unsqueeze(x, dim) : md == 1 ? x : flatten(x, dim, dim + md - 1);
         x = index_select(flat, dim, to_device(nonzero_flat(t), x.device()));
         ++dim;
@@ -216,7 +242,7 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
       --consumed;
     }
   }
-  return x;
+  return several.empty() ? x : take_advanced(x, several);
 }
 
 
@@ -314,7 +340,9 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
       if (has_tensor_index) {
         if (idx.size() == 1) {
           Tensor m = index_tensor_of(idx[0]);
-          if (m.dtype() == DType::b8 && m.dim() == x.dim()) {
+          // A mask of x's whole shape and one value: where() (the value broadcasts to the
+          // true places either way; a value per true place goes through put_indexed).
+          if (m.dtype() == DType::b8 && m.dim() == x.dim() && src.dim() == 0) {
             bool same = true;
             for (int64_t k = 0; k < m.dim(); ++k) same &= m.size(k) == x.size(k);
             if (same) {
@@ -324,8 +352,8 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
             }
           }
         }
-        fail("assignment through a tensor index is only supported for a bool mask of the tensor's full shape "
-             "(use where() or scatter_add otherwise)");
+        put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); });
+        return;
       }
       Tensor view = index_tensor(x, idx);
       copy_(view, src);

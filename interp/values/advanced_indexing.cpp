@@ -1,0 +1,153 @@
+// Tensor indexing with several index tensors (x[rows, cols], x[:, i, j], x[mask, k]) and
+// assignment through any tensor index (x[idx] = v, x[rows, cols] = v, x[:, mask] = 0).
+//
+// Note [Advanced indexing]
+// PyTorch's (and NumPy's) rule, read as PyTorch runs it: ints, slices, none and ...
+// index first, as views; every index tensor is then an "advanced" index into one dim
+// of that view (a bool mask of k dims into those k dims flattened, by its nonzero
+// positions). The advanced indices broadcast together to one shape B, and the result
+// is the view's other dims with B in place of the indexed ones: where the indexed dims
+// are next to each other, B stands where they stood; otherwise B comes first.
+// Reading: the indexed dims are permuted to the front and flattened into one, each
+// element's position in that flat dim is computed from its indices (tensor ops, so a
+// graph records them), and one index_select gathers along it: gradients (and grad of
+// grad) come from index_select's rule.
+// Assignment: the flat position in x of every element the index reaches is found by
+// indexing a tensor of positions (0 .. numel - 1, x's shape) the same way, so every
+// kind of index is read by the one code path above. The value broadcasts to the
+// indexed shape; x becomes where(written, value at the last write of each position, x),
+// written back with copy_ (autograd's in-place rules, views included). A position the
+// index names twice takes the last value, as PyTorch's CPU index_put_ does. This reads
+// the positions on the host (as indexing with a mask does) and touches every element
+// of x: a loop that assigns one element at a time should index with ints instead.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/values/advanced_indexing.hpp"
+
+namespace nabla::interp {
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
+  return out + "]";
+}
+
+// The shape the index tensors broadcast to, or PyTorch's error naming theirs.
+std::vector<int64_t> broadcast_indices(const std::vector<AdvancedIndex>& adv) {
+  std::vector<int64_t> shape;
+  for (const AdvancedIndex& a : adv) {
+    std::vector<int64_t> s = a.index.sizes().vec();
+    if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    for (size_t k = 0; k < s.size(); ++k) {
+      int64_t& have = shape[shape.size() - s.size() + k];
+      if (have == 1) have = s[k];
+      else if (s[k] != 1 && s[k] != have) {
+        std::string shapes;
+        for (const AdvancedIndex& b : adv) shapes += (shapes.empty() ? "" : ", ") + b.index.shape_str();
+        fail("shape mismatch: indexing tensors could not be broadcast together with shapes " + shapes);
+      }
+    }
+  }
+  return shape;
+}
+
+// `index` (an integer tensor) as i64 in [0, n): each checked on the host (as the
+// one-index path does), a negative one counted from the end.
+Tensor checked_positions(const Tensor& index, int64_t n, int64_t dim) {
+  for (int64_t v : to_int64_vector(index))
+    if (v < -n || v >= n)
+      fail("index " + std::to_string(v) + " is out of range for dim " + std::to_string(dim) + " of size " +
+           std::to_string(n));
+  // Wrapped by ops, whatever the values now, so that a graph replays it for other ones.
+  Tensor i64 = to_dtype(to_device(index, cpu_device()), DType::i64);
+  return where(lt(i64, int_scalar_tensor(0)), add(i64, int_scalar_tensor(n)), i64);
+}
+
+bool next_to_each_other(const std::vector<AdvancedIndex>& adv) {
+  for (size_t k = 1; k < adv.size(); ++k)
+    if (adv[k].dim != adv[k - 1].dim + 1) return false;
+  return true;
+}
+
+}  // namespace
+
+Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv) {
+  const std::vector<int64_t> B = broadcast_indices(adv);
+  // The indexed dims first, then the others, in order.
+  std::vector<int64_t> order, rest_shape;
+  for (const AdvancedIndex& a : adv) order.push_back(a.dim);
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (std::none_of(adv.begin(), adv.end(), [&](const AdvancedIndex& a) { return a.dim == d; })) {
+      order.push_back(d);
+      rest_shape.push_back(x.size(d));
+    }
+  // An element's position in the indexed dims flattened: sum of index * stride.
+  Tensor flat;
+  int64_t stride = 1;
+  for (size_t k = adv.size(); k-- > 0;) {
+    const int64_t n = x.size(adv[k].dim);
+    Tensor term = checked_positions(adv[k].index, n, adv[k].dim);
+    term = stride == 1 ? term : mul(term, int_scalar_tensor(stride));
+    flat = flat.defined() ? add(flat, term) : term;
+    stride *= n;
+  }
+  flat = reshape(expand(flat, IntList(B.begin(), B.end())), {-1});
+  std::vector<int64_t> front{stride};
+  front.insert(front.end(), rest_shape.begin(), rest_shape.end());
+  Tensor gathered = index_select(reshape(permute(x, IntList(order.begin(), order.end())), IntList(front.begin(), front.end())),
+                                 0, to_device(flat, x.device()));
+  std::vector<int64_t> shape = B;
+  shape.insert(shape.end(), rest_shape.begin(), rest_shape.end());
+  Tensor r = reshape(gathered, IntList(shape.begin(), shape.end()));
+  const int64_t first = adv.front().dim;
+  if (!next_to_each_other(adv) || first == 0) return r;
+  // B back where the indexed dims stood: [rest before | B | rest after].
+  std::vector<int64_t> back;
+  const int64_t nb = static_cast<int64_t>(B.size());
+  for (int64_t k = 0; k < first; ++k) back.push_back(nb + k);
+  for (int64_t k = 0; k < nb; ++k) back.push_back(k);
+  for (int64_t k = nb + first; k < static_cast<int64_t>(shape.size()); ++k) back.push_back(k);
+  return permute(r, IntList(back.begin(), back.end()));
+}
+
+void put_indexed(const Tensor& x, const Tensor& value, const IndexPositions& positions_of) {
+  // Where each element the index reaches sits in x, flat.
+  Tensor positions = positions_of(reshape(arange(x.numel(), DType::i64, x.device()), x.sizes().vec()));
+  std::vector<int64_t> shape = positions.sizes().vec();
+  Shape vshape = value.sizes();
+  bool fits = vshape.size() <= shape.size();
+  for (size_t k = 0; fits && k < vshape.size(); ++k) {
+    int64_t want = shape[shape.size() - vshape.size() + k];
+    fits = vshape[k] == 1 || vshape[k] == want;
+  }
+  if (!fits)
+    fail("shape mismatch: value tensor of shape " + value.shape_str() + " cannot be broadcast to indexing result of shape " +
+         shape_text(shape));
+  Tensor values = reshape(expand(to_dtype(value, x.dtype()), IntList(shape.begin(), shape.end())), {-1});
+  // For each position of x, the last value written there (PyTorch's CPU order): found on
+  // the host, so a graph capture is told, as for a mask's positions.
+  notify_value_read(positions, "assignment through an index tensor");
+  std::vector<int64_t> pos = to_int64_vector(positions);
+  std::vector<int64_t> source(static_cast<size_t>(x.numel()), -1);
+  for (size_t k = 0; k < pos.size(); ++k) source[static_cast<size_t>(pos[k])] = static_cast<int64_t>(k);
+  std::vector<double> written(source.size()), pick(source.size());
+  for (size_t p = 0; p < source.size(); ++p) {
+    written[p] = source[p] >= 0;
+    pick[p] = static_cast<double>(std::max<int64_t>(source[p], 0));
+  }
+  if (values.numel() == 0) return;  // an empty index writes nothing
+  Tensor mask = to_device(tensor_from(written, x.sizes(), DType::b8), x.device());
+  Tensor chosen = index_select(values, 0, to_device(tensor_from(pick, {x.numel()}, DType::i64), x.device()));
+  Tensor updated = where(mask, reshape(chosen, x.sizes().vec()), x);
+  Tensor target = x;
+  copy_(target, updated);
+}
+
+}  // namespace nabla::interp

@@ -1,0 +1,29 @@
+// Indexing with several index tensors and assignment through index tensors (Note
+// [Advanced indexing] in advanced_indexing.cpp); indexing.cpp does the rest.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "tensor/tensor.hpp"
+
+namespace nabla::interp {
+
+// An integer index tensor into dim `dim` of the tensor the basic indices (ints,
+// slices, none, ...) left.
+struct AdvancedIndex {
+  int64_t dim;
+  Tensor index;
+};
+
+// x indexed by every one of `adv` at once (PyTorch's rule for where their shape goes).
+Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv);
+
+// The same index applied to another tensor of x's shape (indexing.cpp's, so that an
+// assignment reads its index exactly as a read does).
+using IndexPositions = std::function<Tensor(const Tensor&)>;
+
+// x[index] = value, in place: value broadcast to the indexed shape; a position named
+// twice takes the last value.
+void put_indexed(const Tensor& x, const Tensor& value, const IndexPositions& positions_of);
+
+}  // namespace nabla::interp
