@@ -200,7 +200,14 @@ NABLA_SCALAR sin(T v) { return math::sin(v); }
 NABLA_SCALAR cos(T v) { return math::cos(v); }
 NABLA_SCALAR tanh(T v) { return math::tanh(v); }
 NABLA_SCALAR sigmoid(T v) { return math::sigmoid(v); }
-NABLA_SCALAR relu(T v) { return v > 0 ? v : T(0); }                                                // NaN gives 0
+// relu keeps a NaN (and -0.0), as PyTorch's relu; a relu fused into oneDNN's epilogue
+// takes a NaN to 0 (Note [A NaN through relu]).
+NABLA_SCALAR relu(T v) {
+  if constexpr (std::is_unsigned_v<T>)
+    return v;
+  else
+    return v < 0 ? T(0) : v;
+}
 NABLA_SCALAR gelu(T v) { return T(0.5) * v * (T(1) + math::erf(v * T(0.70710678118654752440))); }  // erf form
 NABLA_SCALAR silu(T v) { return v * math::sigmoid(v); }
 NABLA_SCALAR erf(T v) { return math::erf(v); }

@@ -69,8 +69,8 @@ struct Task {
 template <bool kRelu>
 NABLA_AVX512 inline void window_max(const __m512 cells[4], __m512& best, __m512i& code) {
   const __m512 zero = _mm512_setzero_ps();
-  // max(v, 0) takes a NaN to 0 (the second operand wins when either is NaN), as relu
-  // does (scalar::relu) and oneDNN's relu post-op; so after relu no cell is NaN.
+  // max(v, 0) takes a NaN to 0 (the second operand wins when either is NaN), as
+  // oneDNN's relu post-op does (Note [A NaN through relu]); so after relu no cell is NaN.
   best = kRelu ? _mm512_max_ps(cells[0], zero) : cells[0];
   code = _mm512_setzero_si512();
   for (int k = 1; k < 4; ++k) {

@@ -195,7 +195,7 @@ NABLA_AVX512 inline __attribute__((always_inline)) void forward_block(const floa
     for (int r = 0; r < R; ++r) {
       const int64_t cell = (j0 + r) * kLanes;
       __m512 v = _mm512_add_ps(acc[o][r], b);
-      // max(v, 0) takes a NaN to 0, as relu does (scalar::relu) and oneDNN's post-op.
+      // max(v, 0) takes a NaN to 0, as oneDNN's relu post-op (Note [A NaN through relu]).
       if constexpr (kRelu) v = _mm512_max_ps(v, _mm512_setzero_ps());
       float* to = out + o * out_plane + cell;
       if (cell + kLanes <= count)

@@ -7,6 +7,17 @@ namespace {
 
 // oneDNN's eltwise algorithm of each activation: gelu is the erf form (as nabla's
 // gelu), silu is swish with alpha 1.
+//
+// Note [A NaN through relu]
+// The relu op keeps a NaN, as PyTorch's eager relu does (scalar::relu is v < 0 ? 0 : v,
+// so -0.0 stays -0.0 too). oneDNN's relu post-op is max(v, 0) with the zero winning over
+// a NaN (jit vmaxps; alpha 0, and -0.0 counts as 0), so a relu fused into a convolution
+// or a linear layer's epilogue in a compiled graph takes a NaN to 0, as PyTorch's own
+// oneDNN-fused kernels do. The first layer's kernels (conv_few_channels*.cpp) follow
+// oneDNN's rule in their fused relu, so that the compiled CNN stays bit for bit one
+// kernel or the other. Every other place keeps the NaN: the relu op, its gradient
+// (threshold_backward passes the gradient where the result is NaN), fused elementwise
+// programs, and relu epilogues outside oneDNN (f64, 16-bit, CUDA's elementwise).
 void append_eltwise(dnnl::post_ops& ops, Activation act) {
   switch (act) {
     case Activation::none:

@@ -148,3 +148,13 @@ test "MultiheadAttention takes bool, u8 (as bool) and float masks; recurrent lay
   expect_error(fn() = nn.GRU(4, 3)(randn([0, 4])), "GRU: expected a sequence length larger than 0")
   expect(nn.LSTM(4, 3)(randn([5, 0, 4]))[0].shape == (5, 0, 3), "an empty batch still runs")
 }
+
+test "relu keeps a NaN and -0.0, and its gradient passes where the result is NaN (PyTorch's)" {
+  let x = tensor([-0.0, nan, -1.0, 2.0], dtype=f64, requires_grad=true)
+  let y = relu(x)
+  expect(str(y[0].item()) == "-0.0" and isnan(y[1]).item() and y[2].item() == 0.0 and y[3].item() == 2.0)
+  y.backward(ones(4, dtype=f64))
+  expect(x.grad.tolist() == [0.0, 1.0, 0.0, 1.0])
+  expect(isnan(relu(tensor([nan], dtype=f32))).item() and isnan(relu(tensor([nan]).half().float())).item())
+  expect(relu(tensor([-3, 0, 4])).tolist() == [0, 0, 4])
+}

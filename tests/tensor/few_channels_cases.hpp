@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "autograd/ops.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/tensor.hpp"
 
@@ -33,6 +34,13 @@ inline std::string describe(const Case& c) {
     << ", " << c.KW << "], padding [" << c.pad_h << ", " << c.pad_w << "]" << (c.bias ? ", bias" : "")
     << (c.relu ? ", relu" : "");
   return s.str();
+}
+
+// The fused kernels' relu: oneDNN's post-op rule, a NaN becomes 0 (Note [A NaN through
+// relu]; the relu op keeps it).
+inline nabla::Tensor fused_relu(const nabla::Tensor& t) {
+  nabla::Tensor r = nabla::relu(t);
+  return nabla::where(nabla::ne(t, t), nabla::zeros_like(t), r);  // t != t: a NaN
 }
 
 // How many f32 values of `got` are off f64's `expected` by more than 1e-6 of `scale`
