@@ -38,6 +38,7 @@ void Capture::stop() {
 
 int Capture::remember(const Tensor& t, int id) {
   ids_[t.impl()] = id;
+  if (auto w = written_.find(t.storage().get()); w != written_.end()) bound_at_[t.impl()] = w->second.version;
   on_storage_[t.storage().get()].push_back(alive_.size());
   alive_.push_back(t);
   return id;
@@ -54,19 +55,21 @@ int Capture::bind_param(const Tensor& t, const std::string& name) {
 
 int Capture::known(const Tensor& t) const {
   auto it = ids_.find(t.impl());
-  if (it != ids_.end()) return it->second;
+  if (it != ids_.end() && current(t)) return it->second;
   // An alias: a detached tensor or a saved output unpacked by a backward rule
-  // shares storage and layout with a value we know.
+  // shares storage and layout with a value we know. (After a functional write only
+  // the ids taken since count: Note [Functional writes].)
   auto users = on_storage_.find(t.storage().get());
   if (users == on_storage_.end()) return -1;
   for (size_t k : users->second)
-    if (same_layout(alive_[k], t)) return ids_.at(alive_[k].impl());
+    if (same_layout(alive_[k], t) && current(alive_[k])) return ids_.at(alive_[k].impl());
   return -1;
 }
 
 int Capture::value_of(const Tensor& t) {
   if (!t.defined()) return -1;
   if (int id = known(t); id >= 0) return remember(t, id);
+  if (written_.count(t.storage().get())) return remember(t, regenerate(t));  // Note [Functional writes]
   if (parent_ && t.impl()->serial < start_serial_) return capture_from_parent(t);
   // A tensor that existed before the capture (a weight or buffer the function closes
   // over) is bound live, so updates to it reach the graph; one made during the
@@ -109,10 +112,32 @@ std::string Capture::describe(int id) const {
   return s.append(")");
 }
 
+// Whether value id is the same at every call: a constant, or made by table ops that
+// draw no random numbers from constants alone (the positions an index assignment
+// computes from a constant index, which it reads on the host).
+bool Capture::fixed(int id) const {
+  std::vector<int> todo{id};
+  std::unordered_map<int, bool> seen;
+  while (!todo.empty()) {
+    int v = todo.back();
+    todo.pop_back();
+    if (v < 0 || seen.count(v)) continue;
+    seen[v] = true;
+    const Value& val = graph_.value(v);
+    if (val.kind == ValueKind::constant) continue;
+    if (val.kind != ValueKind::op) return false;
+    const Node& n = graph_.nodes[static_cast<size_t>(val.node)];
+    if (n.kind != NodeKind::table || draws_random_numbers(n.op)) return false;
+    todo.insert(todo.end(), n.inputs.begin(), n.inputs.end());
+  }
+  return true;
+}
+
 void Capture::on_value_read(const Tensor& t, const std::string& what) {
-  int id = known(t);
-  // Constants are fixed, so reading them is fine; anything else varies per call.
-  if (id < 0 || graph_.value(id).kind == ValueKind::constant) return;
+  int id = known_or_base(t);
+  // Fixed values are the same at every call, so reading them is fine; anything else
+  // varies per call.
+  if (id < 0 || fixed(id)) return;
   problems_.push_back({what + " reads the value of " + describe(id) +
                            ", which a graph cannot replay (it would be baked in as a constant)",
                        current_origin()});
@@ -145,58 +170,6 @@ void Capture::restore_writes() {
 
 void Capture::before_write(const Tensor& t) { keep_before_write(t); }
 
-// Note [Writes into tensors the graph has not made]
-// An in-place write whose destination is not a value an op made (x.copy_(y), the
-// random fills' normal_()) used to be left out when the destination was a constant
-// of the capture or a tensor it had not read: the graph kept the contents of the one
-// capture run, so `let y = zeros([4]); y.normal_()` drew once for every call. Now:
-//  - a tensor made by the function (zeros() in the body), written whole with a value
-//    of its type and shape, becomes that value: later reads read the graph's value;
-//  - a tensor that existed before the capture and that no region owns (a buffer the
-//    function closes over) is bound as a parameter, and the write is a copy node, as
-//    a parameter's is;
-//  - a write of a constant into a constant is still a constant;
-//  - anything else (part of a tensor, another shape or type, an outer tensor written
-//    inside a lowered region) is a capture problem that names the write.
-bool writes_whole(const Tensor& dst, const Tensor& src) {
-  return dst.is_contiguous() && dst.offset() == 0 && dst.sizes() == src.sizes() && dst.dtype() == src.dtype() &&
-         dst.storage()->nbytes == static_cast<size_t>(dst.numel()) * dtype_size(dst.dtype());
-}
-
-void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
-  keep_before_write(dst);
-  int id = known(dst);  // the tensor itself or one with its exact layout
-  if (id >= 0 && graph_.value(id).kind == ValueKind::param) {
-    graph_.add_node(Node::of_kind(NodeKind::copy), {id, value_of(src)}, {}, {}, current_origin());
-    return;
-  }
-  auto users = on_storage_.find(dst.storage().get());
-  if (id < 0 && users != on_storage_.end()) id = ids_.at(alive_[users->second.front()].impl());  // a part of a value
-  if (id >= 0 && graph_.value(id).kind != ValueKind::constant) {
-    problems_.push_back({what + " writes into " + describe(id) + " in place, which a graph does not replay",
-                         current_origin()});
-    return;
-  }
-  // Note [Writes into tensors the graph has not made]
-  int from = known(src);
-  bool traced_source = from >= 0 && graph_.value(from).kind != ValueKind::constant;
-  bool made_here = dst.impl()->serial >= start_serial_;
-  if (made_here && !traced_source) return;  // a constant written into a constant
-  bool shared = users != on_storage_.end() && (users->second.size() > 1 || alive_[users->second.front()].impl() != dst.impl());
-  if (made_here && writes_whole(dst, src) && !shared) {
-    remember(dst, value_of(src));
-    return;
-  }
-  if (!made_here && !parent_ && id < 0) {
-    graph_.add_node(Node::of_kind(NodeKind::copy), {value_of(dst), value_of(src)}, {}, {}, current_origin());
-    return;
-  }
-  problems_.push_back({what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " +
-                           dtype_name(dst.dtype()) + ") in place, which a graph does not replay: assign the new value " +
-                           "to a variable instead (y = ...)",
-                       current_origin()});
-}
-
 // Note [Untraced effects]
 // Some builtins change state that no op of the table writes: backward() fills the
 // leaves' .grad, `p.grad = ...` and zero_grad() assign it, a fused optimizer step
@@ -227,7 +200,7 @@ int Capture::capture_from_parent(const Tensor& t) {
 }
 
 bool Capture::traced(const Tensor& t) const {
-  int id = known(t);
+  int id = known_or_base(t);
   if (id < 0) return parent_ && t.impl()->serial < start_serial_ && parent_->traced(t);
   return graph_.value(id).kind != ValueKind::constant;
 }
@@ -259,11 +232,13 @@ Graph Capture::finish(const TensorList& outputs) {
 }
 
 void Capture::finish_graph(const TensorList& outputs) {
-  stop();
+  // Mapped while still observing: a view read anew after an in-place write into its
+  // base is a gather the graph records (Note [Functional writes]).
   for (const Tensor& t : outputs) {
     if (!t.defined()) throw Error("compile: the function returned an undefined tensor");
     graph_.outputs.push_back(value_of(t));
   }
+  stop();
   restore_writes();
   graph_.compact({});  // canonical numbering: inputs first, then outputs in node order
 }

@@ -5,8 +5,9 @@
 // outputs), a tensor that existed before the capture (bound live as a "free"
 // parameter), or else a constant captured by value. An in-place write into a parameter
 // or buffer (BatchNorm's num_batches_tracked) is recorded as a "copy_" node, which
-// the executor replays in order. Reading a traced tensor's values into the program
-// (item(), printing, a branch) or writing into any other traced tensor in place
+// the executor replays in order; one into a tensor the run made becomes an
+// out-of-place value (Note [Functional writes]). Reading a traced tensor's values into
+// the program (item(), printing, a branch) or writing into a caller's tensor in place
 // cannot be replayed by a graph: those are collected as problems, each with its DSL
 // line.
 #pragma once
@@ -84,8 +85,23 @@ class Capture : public OpObserver {
   int capture_from_parent(const Tensor& t);
   void finish_graph(const TensorList& outputs);  // finish() but for verifying
   std::string describe(int id) const;
+  bool fixed(int id) const;
   void keep_before_write(const Tensor& t);
   void restore_writes();
+  // Note [Functional writes] (graph/capture_writes.cpp): in-place writes into tensors
+  // the capture's run made become out-of-place values; every tensor on the written
+  // storage is read anew from its base.
+  struct Written {
+    Tensor base;           // the whole, contiguous tensor that owns the storage
+    uint64_t version = 0;  // functional writes into it so far
+  };
+  bool current(const Tensor& t) const;   // t's id is not from before a later write
+  int known_or_base(const Tensor& t) const;  // known(t), or its written storage's base
+  Tensor base_of(const Tensor& dst) const;   // the whole tensor on dst's storage, if mapped
+  bool functional_base(const Tensor& base) const;
+  void write_functionally(const Tensor& dst, const Tensor& src, const Tensor& base);
+  int regenerate(const Tensor& t);
+  std::string refusal(const Tensor& dst, const Tensor& base, const std::string& what) const;
 
   Graph graph_;
   std::unordered_map<const TensorImpl*, int> ids_;
@@ -101,6 +117,8 @@ class Capture : public OpObserver {
   // Note [Capturing writes]: what the capture's own run overwrote in tensors that
   // existed before it, (tensor, its earlier contents), put back when it ends.
   std::vector<std::pair<Tensor, Tensor>> overwritten_;
+  std::unordered_map<const Storage*, Written> written_;
+  std::unordered_map<const TensorImpl*, uint64_t> bound_at_;  // the write count its id was taken at
   OpObserver* previous_ = nullptr;
   uint64_t start_serial_ = 0;  // tensors with a smaller serial existed before start()
   bool active_ = false;

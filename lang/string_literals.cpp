@@ -1,6 +1,7 @@
 // String literals' text: escapes resolved, f-string braces, UTF-8 for \u{...}, and the
 // indentation of triple-quoted strings (see lang/string_literals.hpp).
 #include "lang/string_literals.hpp"
+#include "lang/utf8_text.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -27,24 +28,6 @@ SourceSpan escape_span(const SourceSpan& literal, std::string_view literal_text,
   return sp;
 }
 
-// A code point as its UTF-8 bytes.
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-}
 
 }  // namespace
 
@@ -83,7 +66,7 @@ std::string unescape_literal(const SourceSpan& literal, std::string_view literal
         if (cp >= 0xd800 && cp <= 0xdfff)
           throw SyntaxError{escape_span(literal, literal_text, offset, at, close + 1 - at),
                             escape + " is a UTF-16 surrogate, not a character (U+D800 to U+DFFF have no UTF-8 form)"};
-        append_utf8(out, cp);
+        out += utf8_encode(cp);
         i = close;
         break;
       }

@@ -187,6 +187,21 @@ Value linspace_builtin(Evaluator&, CallArgs& a) {
   return finish(to_dtype(values, o.dtype.value_or(DType::f32)), o, "linspace");
 }
 
+// torch.logspace: base ** linspace(start, end, steps), each power taken in f64.
+Value logspace_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "logspace");
+  Bound b = bind("logspace", a, {"start", "end", "steps", "base"}, 3);
+  double s = as_num(b[0], "logspace()"), e = as_num(b[1], "logspace()");
+  int64_t n = as_int(b[2], "logspace(): steps");
+  double base = b.has(3) ? as_num(b[3], "logspace(): base") : 10.0;
+  if (n < 0) fail("logspace(): steps must be non-negative, got " + std::to_string(n));
+  Tensor values = empty({n}, DType::f64);
+  double* v = values.data<double>();
+  for (int64_t k = 0; k < n; ++k)
+    v[k] = std::pow(base, n == 1 ? s : s + (e - s) * static_cast<double>(k) / static_cast<double>(n - 1));
+  return finish(to_dtype(values, o.dtype.value_or(DType::f32)), o, "logspace");
+}
+
 Value manual_seed_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("manual_seed", a, {"seed"}, 1);
   manual_seed(static_cast<uint64_t>(as_int(b[0], "manual_seed()")));
@@ -242,6 +257,8 @@ const BuiltinEntry kFactoryBuiltins[] = {
      "The numbers from start up to end, not including it, by step (i64 unless one is a float). Example: arange(5)"},
     {"linspace", linspace_builtin, "linspace(start, end, steps, " NABLA_FACTORY_KW ")",
      "steps numbers evenly spaced from start to end, both included. Example: linspace(0, 1, 5)"},
+    {"logspace", logspace_builtin, "logspace(start, end, steps, base=10.0, " NABLA_FACTORY_KW ")",
+     "base raised to steps numbers evenly spaced from start to end, as torch.logspace. Example: logspace(0, 2, 3)"},
     {"manual_seed", manual_seed_builtin, "manual_seed(seed)",
      "Seeds the random generator, so that rand, randn, randint and dropout repeat. Example: manual_seed(0)"},
 };

@@ -90,6 +90,7 @@ Value row_call(const char* name, CallArgs& a);
 // fill_conventions.cpp: clamp and masked_fill, whose numbers are checked against the
 // input's dtype and keep an integer input's dtype (Note [A number into a dtype]).
 Value clamp_builtin(Evaluator&, CallArgs& a);
+Value clip_builtin(Evaluator&, CallArgs& a);  // clamp's alias, its errors named clip
 Value masked_fill_builtin(Evaluator&, CallArgs& a);
 // conv_conventions.cpp: the convolutions' PyTorch conventions (padding "same" and
 // "valid", an input without its batch dim).

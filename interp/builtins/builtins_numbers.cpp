@@ -7,16 +7,29 @@
 #include <cstdio>
 #include <tuple>
 
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/eval/script/script_mode.hpp"
 
 namespace nabla::interp {
 
 namespace {
 
-Value int_builtin(Evaluator&, CallArgs& a) {
+// A tensor's number read by int() or float(): a 0-dim tensor inside a condition of a
+// compiled function (Note [Numbers read for a condition]), else a value read that a
+// capture reports (before, the capture's number was silently baked in).
+Tensor read_number(Evaluator& ev, const Tensor& t, const char* kind) {
+  if (Tensor n = condition_number(ev, t, kind); n.defined()) return n;
+  notify_value_read(t, kind);
+  return Tensor();
+}
+
+Value int_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("int", a, {"x"}, 0);
   const Value& v = b[0];
   if (!b.given[0]) return Value::integer(0);
+  if (v.tag == Tag::Tensor)
+    if (Tensor n = read_number(ev, v.t, "int()"); n.defined()) return Value::tensor(n);
   switch (v.tag) {
     case Tag::Int: return v;
     case Tag::Bool: return Value::integer(v.b);
@@ -42,10 +55,12 @@ Value int_builtin(Evaluator&, CallArgs& a) {
   }
 }
 
-Value float_builtin(Evaluator&, CallArgs& a) {
+Value float_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("float", a, {"x"}, 0);
   const Value& v = b[0];
   if (!b.given[0]) return Value::number(0.0);
+  if (v.tag == Tag::Tensor)
+    if (Tensor n = read_number(ev, v.t, "float()"); n.defined()) return Value::tensor(n);
   if (v.is_num()) return Value::number(v.as_double());
   if (v.tag == Tag::Tensor) return Value::number(v.t.item());
   if (v.tag == Tag::Str) {

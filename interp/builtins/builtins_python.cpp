@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "lang/utf8_text.hpp"
+#include "interp/eval/script/script_mode.hpp"
 #include "lang/did_you_mean.hpp"
 
 namespace nabla::interp {
@@ -36,7 +39,7 @@ Value len_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("len", a, {"obj"}, 1);
   const Value& v = b[0];
   switch (v.tag) {
-    case Tag::Str: return Value::integer(static_cast<int64_t>(v.as<StrObj>()->s.size()));
+    case Tag::Str: return Value::integer(utf8_length(v.as<StrObj>()->s));  // characters, as Python's
     case Tag::List:
     case Tag::Tuple: return Value::integer(static_cast<int64_t>(v.as<ListObj>()->items.size()));
     case Tag::Dict: return Value::integer(static_cast<int64_t>(v.as<DictObj>()->entries.size()));
@@ -92,21 +95,28 @@ Value sorted_builtin(Evaluator& ev, CallArgs& a) {
   return make_list(std::move(out));
 }
 
-// ord(c): the code of a one-character (one-byte) string; chr(i): the inverse.
+// ord(c): the code point of a one-character string; chr(i): the inverse (as UTF-8).
 Value ord_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("ord", a, {"c"}, 1);
-  if (b[0].tag != Tag::Str || b[0].as<StrObj>()->s.size() != 1)
-    fail("ord() expected a string of one character, got " + repr(b[0]));
-  return Value::integer(static_cast<unsigned char>(b[0].as<StrObj>()->s[0]));
+  const int64_t c = b[0].tag == Tag::Str ? utf8_code_point(b[0].as<StrObj>()->s) : -1;
+  if (c < 0) fail("ord() expected a string of one character, got " + repr(b[0]));
+  return Value::integer(c);
 }
 
 Value chr_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("chr", a, {"i"}, 1);
   int64_t i = as_int(b[0], "chr()");
-  if (i < 0 || i > 255) fail("chr() expected a code in [0, 255], got " + std::to_string(i));
-  return make_str(std::string(1, static_cast<char>(i)));
+  if (i < 0 || i > 0x10FFFF || (i >= 0xD800 && i <= 0xDFFF))
+    fail("chr() expected a code point in [0, 0x10FFFF] that is not a surrogate, got " + std::to_string(i));
+  return make_str(utf8_encode(i));
 }
 
+// The characters of a str as one-character strs (list(s), tuple(s)), as Python's.
+std::vector<Value> str_items(const Value& v) {
+  std::vector<Value> out;
+  for (std::string& c : utf8_chars(v.as<StrObj>()->s)) out.push_back(make_str(std::move(c)));
+  return out;
+}
 
 Value str_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("str", a, {"x"}, 0);
@@ -118,18 +128,22 @@ Value repr_builtin(Evaluator&, CallArgs& a) {
   return make_str(repr(b[0]));
 }
 
-Value bool_builtin(Evaluator&, CallArgs& a) {
+Value bool_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("bool", a, {"x"}, 0);
+  if (b.given[0] && b[0].tag == Tag::Tensor)  // Note [Numbers read for a condition]
+    if (Tensor n = condition_number(ev, b[0].t, "bool()"); n.defined()) return Value::tensor(n);
   return Value::boolean(b.given[0] && truthy(b[0]));
 }
 
 Value list_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("list", a, {"iterable"}, 0);
+  if (b.given[0] && b[0].tag == Tag::Str) return make_list(str_items(b[0]));
   return make_list(b.given[0] ? ev.iterate(b[0]) : std::vector<Value>{});
 }
 
 Value tuple_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("tuple", a, {"iterable"}, 0);
+  if (b.given[0] && b[0].tag == Tag::Str) return make_tuple(str_items(b[0]));
   return make_tuple(b.given[0] ? ev.iterate(b[0]) : std::vector<Value>{});
 }
 
@@ -315,8 +329,8 @@ const BuiltinEntry kPythonBuiltins[] = {
      "\")"},
     {"len", len_builtin, "len(obj)",
      "The number of items of a str, list, tuple, dict, range or tensor (its first dim). Example: len([1, 2, 3])"},
-    {"ord", ord_builtin, "ord(c)", "The code of a one-character (one-byte) str. Example: ord(\"a\")"},
-    {"chr", chr_builtin, "chr(i)", "The one-character str of a code in [0, 255]. Example: chr(97)"},
+    {"ord", ord_builtin, "ord(c)", "The Unicode code point of a one-character str. Example: ord(\"é\")"},
+    {"chr", chr_builtin, "chr(i)", "The one-character str of a Unicode code point. Example: chr(233)"},
     {"range", range_builtin, "range(stop) or range(start, stop, step=1)",
      "The ints from start (0) up to stop, not including it, by step. Example: for i in range(10) { print(i) }"},
     {"str", str_builtin, "str(x=\"\")", "x as print() shows it. Example: str(3.5)"},

@@ -10,6 +10,7 @@
 #include "autograd/transforms/levels.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
+#include "interp/eval/script/script_mode.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -20,11 +21,13 @@ namespace {
 const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
                                     "is_leaf", "device", "is_cuda", "data"};
 
-// An op when autograd, a jvp or a vmap must see the copy (Note [Transform levels]).
+// An op when autograd, a jvp, a vmap or a graph capture must see the copy (Note
+// [Transform levels]; a raw copy inside compile() was a constant of the capture's run).
 Tensor clone_tensor(const Tensor& x) {
-  if ((x.requires_grad() && grad_enabled()) || transforms::any_level_visible()) {
+  if ((x.requires_grad() && grad_enabled()) || transforms::any_level_visible() || op_observer()) {
     Value zero = is_floating(x.dtype()) ? Value::number(0.0) : Value::integer(0);
-    return add(x, to_tensor_arg(zero, "clone"));
+    Tensor c = add(x, to_tensor_arg(zero, "clone"));
+    return c.dtype() == x.dtype() ? c : to_dtype(c, x.dtype());  // bool + 0 is an integer
   }
   Tensor c = empty(x.sizes(), x.dtype(), x.device());
   copy_into(c, x);
@@ -52,8 +55,9 @@ Value size_method(Evaluator&, CallArgs& a) {
   return make_tuple(std::move(items));
 }
 
-Value item_method(Evaluator&, CallArgs& a) {
+Value item_method(Evaluator& ev, CallArgs& a) {
   const Tensor& x = self_only("item", a);
+  if (Tensor n = condition_number(ev, x, "item()"); n.defined()) return Value::tensor(n);  // if t.item() > 0
   notify_value_read(x, "item()");
   if (is_floating(x.dtype())) return Value::number(x.item());
   if (x.dtype() == DType::b8) return Value::boolean(x.item_int() != 0);
@@ -188,10 +192,26 @@ Value in_place(const char* name, InPlaceOp op, CallArgs& a) {
   op(x, to_tensor_arg(b[1], name));
   return b[0];
 }
-Value add_method(Evaluator&, CallArgs& a) { return in_place("add_", add_, a); }
-Value sub_method(Evaluator&, CallArgs& a) { return in_place("sub_", sub_, a); }
+// add_ and sub_ take PyTorch's alpha: other * alpha (a wrapped number, so other's dtype).
+Value in_place_alpha(const char* name, InPlaceOp op, CallArgs& a) {
+  Bound b = bind(name, a, {"self", "other", "alpha"}, 2);
+  Tensor x = b[0].t;
+  Tensor other = to_tensor_arg(b[1], name);
+  op(x, b.has(2) ? mul(other, to_tensor_arg(b[2], name)) : other);
+  return b[0];
+}
+Value add_method(Evaluator&, CallArgs& a) { return in_place_alpha("add_", add_, a); }
+Value sub_method(Evaluator&, CallArgs& a) { return in_place_alpha("sub_", sub_, a); }
 Value mul_method(Evaluator&, CallArgs& a) { return in_place("mul_", mul_, a); }
-Value div_method(Evaluator&, CallArgs& a) { return in_place("div_", div_, a); }
+// div_(other, rounding_mode=...): div's result copied into self, as PyTorch's.
+Value div_method(Evaluator& ev, CallArgs& a) {
+  if (!a.find_kw("rounding_mode")) return in_place("div_", div_, a);
+  Value self = a.pos.at(0);
+  Value result = op_functions().at("div")(ev, a);
+  Tensor x = self.t;
+  copy_(x, result.t);
+  return self;
+}
 Value copy_method(Evaluator&, CallArgs& a) { return in_place("copy_", copy_, a); }
 
 Value requires_grad_method(Evaluator&, CallArgs& a) {
@@ -277,12 +297,12 @@ const BuiltinEntry kTensorMethods[] = {
      "w.sum().backward(); w.grad.zero_()"},
     {"fill_", fill_method, "fill_(value)",
      "Sets every element to value in place; returns this tensor. Example: zeros(3).fill_(1.0)"},
-    {"add_", add_method, "add_(other)", "Adds other in place; returns this tensor. Example: zeros(3).add_(ones(3))"},
-    {"sub_", sub_method, "sub_(other)",
-     "Subtracts other in place; returns this tensor. Example: ones(3).sub_(0.1 * ones(3))"},
+    {"add_", add_method, "add_(other, alpha=1)", "Adds other (times alpha) in place; returns this tensor. Example: zeros(3).add_(ones(3))"},
+    {"sub_", sub_method, "sub_(other, alpha=1)",
+     "Subtracts other (times alpha) in place; returns this tensor. Example: ones(3).sub_(0.1 * ones(3))"},
     {"mul_", mul_method, "mul_(other)",
      "Multiplies by other in place; returns this tensor. Example: ones(3).mul_(0.9)"},
-    {"div_", div_method, "div_(other)", "Divides by other in place; returns this tensor. Example: ones(3).div_(2)"},
+    {"div_", div_method, "div_(other, rounding_mode=none)", "Divides by other in place (rounding_mode as div's); returns this tensor. Example: ones(3).div_(2)"},
     {"copy_", copy_method, "copy_(other)",
      "Copies other's values in place; returns this tensor. Example: zeros(3).copy_(randn(3))"},
     {"requires_grad_", requires_grad_method, "requires_grad_(requires_grad=true)",

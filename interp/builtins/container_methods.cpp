@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "lang/utf8_text.hpp"
 #include "interp/values/object_regions.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/allocator.hpp"
@@ -146,10 +147,39 @@ Value has_affix(const Value& self, CallArgs& a, bool prefix) {
 Value str_startswith(Evaluator&, const Value& self, CallArgs& a) { return has_affix(self, a, true); }
 Value str_endswith(Evaluator&, const Value& self, CallArgs& a) { return has_affix(self, a, false); }
 
-Value str_find(Evaluator&, const Value& self, CallArgs& a) {
-  arity(a, "find", 1, 1);
-  size_t k = text_of(self).find(str_arg(a.pos[0], "find"));
-  return Value::integer(k == std::string::npos ? -1 : static_cast<int64_t>(k));
+// find, rfind, index and rindex: sub's first (last) place in s[start:end], counted in
+// characters as Python's; index and rindex fail where find gives -1.
+int64_t str_search(const Value& self, CallArgs& a, const std::string& name, bool last) {
+  arity(a, name, 1, 3);
+  const std::string& s = text_of(self);
+  const std::string& sub = str_arg(a.pos[0], name);
+  const int64_t n = utf8_length(s);
+  auto position = [&](size_t k, int64_t fallback) {  // a slice bound, wrapped and clamped as Python's
+    if (a.pos.size() <= k || a.pos[k].is_none()) return fallback;
+    int64_t i = index_int(a.pos[k], (name + "()").c_str());
+    if (i < 0) i = std::max<int64_t>(i + n, 0);
+    return std::min(i, n);
+  };
+  const int64_t start = position(1, 0), end = position(2, n);
+  if (a.pos.size() > 1 && !a.pos[1].is_none() && index_int(a.pos[1], (name + "()").c_str()) > n) return -1;
+  if (end < start) return -1;
+  const size_t from = utf8_byte_of_index(s, start), to = utf8_byte_of_index(s, end);
+  const std::string window = s.substr(from, to - from);
+  const size_t k = last ? window.rfind(sub) : window.find(sub);
+  if (k == std::string::npos) return -1;
+  return start + utf8_index_of_byte(window, k);
+}
+Value str_find(Evaluator&, const Value& self, CallArgs& a) { return Value::integer(str_search(self, a, "find", false)); }
+Value str_rfind(Evaluator&, const Value& self, CallArgs& a) { return Value::integer(str_search(self, a, "rfind", true)); }
+Value str_index(Evaluator&, const Value& self, CallArgs& a) {
+  const int64_t k = str_search(self, a, "index", false);
+  if (k < 0) fail("index(): substring not found");
+  return Value::integer(k);
+}
+Value str_rindex(Evaluator&, const Value& self, CallArgs& a) {
+  const int64_t k = str_search(self, a, "rindex", true);
+  if (k < 0) fail("rindex(): substring not found");
+  return Value::integer(k);
 }
 
 Value str_count(Evaluator&, const Value& self, CallArgs& a) {
@@ -259,7 +289,14 @@ const MethodEntry kStrMethods[] = {
      "Whether this string starts with prefix. Example: \"/tmp/a\".startswith(\"/\")"},
     {"endswith", str_endswith, "endswith(suffix)",
      "Whether this string ends with suffix. Example: \"main.dsl\".endswith(\".dsl\")"},
-    {"find", str_find, "find(sub)", "The index of the first sub in this string, or -1. Example: \"hello\".find(\"l\")"},
+    {"find", str_find, "find(sub, start=none, end=none)",
+     "The index (in characters) of the first sub in this string's [start:end], or -1. Example: \"hello\".find(\"l\")"},
+    {"rfind", str_rfind, "rfind(sub, start=none, end=none)",
+     "The index (in characters) of the last sub in this string's [start:end], or -1. Example: \"hello\".rfind(\"l\")"},
+    {"index", str_index, "index(sub, start=none, end=none)",
+     "find's index, an error where sub is not found. Example: \"héllo\".index(\"l\")"},
+    {"rindex", str_rindex, "rindex(sub, start=none, end=none)",
+     "rfind's index, an error where sub is not found. Example: \"héllo\".rindex(\"l\")"},
     {"count", str_count, "count(sub)",
      "How many times sub occurs, without overlaps. Example: \"banana\".count(\"an\")"},
     {"isdigit", str_is<ascii_digit, kIsDigit>, "isdigit()",

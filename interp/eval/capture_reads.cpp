@@ -263,6 +263,9 @@ FieldWrite tensor_field_write(InstanceObj& obj, const std::string& name, const V
   if (!t_read_recorder || !f || !tensor_slot(v) || !tensor_slot(f->value)) return FieldWrite::check;
   if (obj.capture() >= current_capture()) return FieldWrite::through;  // the capture's own model
   const Value& old = f->value;
+  // The value it holds again (none over none, the same tensor): nothing changes.
+  if ((old.tag == Tag::None && v.tag == Tag::None) || (old.tag == Tag::Tensor && v.tag == Tag::Tensor && old.t.impl() == v.t.impl()))
+    return FieldWrite::through;
   std::string what = "attribute '" + name + "' of a " + obj.cls->decl->name;
   bool before = old.tag == Tag::Tensor && old.t.impl()->serial < t_read_recorder->start_serial;
   bool read = t_read_recorder->keys.count(address_key(static_cast<const Obj*>(&obj), name)) > 0;
@@ -279,7 +282,10 @@ FieldWrite tensor_field_write(InstanceObj& obj, const std::string& name, const V
     copy_(dst, v.t);
     return FieldWrite::written;
   }
-  if (read)
+  // A tensor the capture itself made (FSDP's gathered parameters, set to none after
+  // forward) is the graph's own value, not a read of the field: any new value may go in.
+  const bool made_in_capture = old.tag == Tag::Tensor && !before;
+  if (read && !made_in_capture)
     fail("compile() runs the function once, while capturing, and the graph reads " + what + " as the tensor it held "
          "then, so it cannot set it to " + (v.tag == Tag::Tensor ? graph::meta_str({v.t.sizes(), v.t.dtype()}) : "none") +
          ": the graph writes a field at each call only as an in-place copy into a tensor made before the call, of the "

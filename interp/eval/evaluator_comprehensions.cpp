@@ -5,6 +5,7 @@
 // Evaluator::iterate, the items of any iterable as a list (each_item's slow path).
 #include "autograd/ops.hpp"
 #include "interp/eval/evaluator_impl.hpp"
+#include "lang/utf8_text.hpp"
 #include "tensor/allocator.hpp"
 
 namespace nabla::interp {
@@ -64,7 +65,7 @@ std::vector<Value> Evaluator::iterate(const Value& v) {
     }
     case Tag::Str: {
       std::vector<Value> out;
-      for (char c : v.as<StrObj>()->s) out.push_back(make_str(std::string(1, c)));
+      for (std::string& c : utf8_chars(v.as<StrObj>()->s)) out.push_back(make_str(std::move(c)));  // characters
       return out;
     }
     case Tag::Tensor: {

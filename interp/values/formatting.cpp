@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "interp/builtins/builtins_internal.hpp"
+#include "lang/utf8_text.hpp"
 
 namespace nabla::interp {
 
@@ -87,7 +88,7 @@ FormatSpec parse_spec(const std::string& text) {
   if (p < text.size() && text[p] == 'z') s.z = true, ++p;
   if (p < text.size() && text[p] == '#') s.alt = true, ++p;
   if (p < text.size() && text[p] == '0') {  // '0': zero fill, sign-aware unless aligned
-    if (!s.fill_given) s.fill = "0", s.fill_given = true;
+    if (!s.fill_given) s.fill.assign(1, '0'), s.fill_given = true;  // (not = "0": GCC 12 warns falsely)
     if (!s.align) s.align = '0';  // '=' for numbers, '<' for strings: decided by the value
     ++p;
   }
@@ -166,34 +167,13 @@ std::string printf_number(const char* format, Args... args) {
   return out;
 }
 
-// The UTF-8 bytes of code point c (format type 'c').
-std::string utf8_of(int64_t c) {
-  std::string out;
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-  return out;
-}
-
 // Type 'c': the character of code point i, padded as a number is (right by default).
 std::string format_char(const FormatSpec& s, int64_t i) {
   if (s.sign) spec_error(s, "a sign is not allowed with 'c'");
   if (s.alt) spec_error(s, "'#' is not allowed with 'c'");
   if (s.grouping) spec_error(s, std::string("'") + s.grouping + "' is not allowed with 'c'");
   if (i < 0 || i > 0x10FFFF) spec_error(s, "'c' needs a code point in [0, 0x10FFFF], got " + std::to_string(i));
-  std::string c = utf8_of(i);
+  std::string c = utf8_encode(i);
   char align = s.align == '0' ? '=' : s.align ? s.align : '>';
   int64_t pad = std::max<int64_t>(0, s.width - 1);
   if (align == '<') return c + repeat_fill(s.fill, pad);
@@ -263,7 +243,7 @@ std::string float_body(const FormatSpec& s, double a) {
   if (t == 0 && s.precision < 0) {  // repr; '#' adds a '.' to the exponent form (1.e+16)
     std::string r = float_repr(a);
     size_t e = r.find('e');
-    if (s.alt && e != std::string::npos && r.find('.') == std::string::npos) r.insert(e, ".");
+    if (s.alt && e != std::string::npos && r.find('.') == std::string::npos) r.insert(e, 1, '.');
     return r;
   }
   if (t == 0) return general_with_dot(a, s.precision, s.alt);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "interp/values/advanced_indexing.hpp"
+#include "lang/utf8_text.hpp"
 #include "interp/values/object_regions.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
@@ -269,15 +270,17 @@ Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
         int64_t k = wrap_index(index_int(i, "range"), r->size(), "range");
         return Value::integer(r->at(k));
       }
-      if (obj.tag == Tag::Str) {
+      if (obj.tag == Tag::Str) {  // by character (code point), as Python's
         const std::string& s = obj.as<StrObj>()->s;
+        const std::vector<size_t> at = utf8_starts(s);
+        const int64_t n = static_cast<int64_t>(at.size()) - 1;
+        auto character = [&](int64_t k) { return s.substr(at[static_cast<size_t>(k)], at[static_cast<size_t>(k) + 1] - at[static_cast<size_t>(k)]); };
         if (is_slice(i)) {
           std::string out;
-          for (int64_t k : slice_positions(i, static_cast<int64_t>(s.size()))) out += s[static_cast<size_t>(k)];
+          for (int64_t k : slice_positions(i, n)) out += character(k);
           return make_str(std::move(out));
         }
-        int64_t k = wrap_index(index_int(i, "string"), static_cast<int64_t>(s.size()), "str");
-        return make_str(std::string(1, s[static_cast<size_t>(k)]));
+        return make_str(character(wrap_index(index_int(i, "string"), n, "str")));
       }
       auto& items = obj.as<ListObj>()->items;
       if (is_slice(i)) {
@@ -352,6 +355,13 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
             }
           }
         }
+        put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); });
+        return;
+      }
+      // With gradients, the write goes into x whole (where over every element, as a
+      // tensor index writes): a copy_ into the view would leave x's history out, so
+      // gradients reached neither src (out[:, :k] = h) nor x, or the write was refused.
+      if (grad_enabled() && (x.requires_grad() || src.requires_grad())) {
         put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); });
         return;
       }

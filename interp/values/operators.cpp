@@ -227,9 +227,15 @@ static std::optional<Value> mixed_compare(BinaryOp op, const Value& a, const Val
 }
 
 // & ^ | of bool masks (a bool tensor, or true/false), elementwise with broadcasting as
-// logical and, xor, or (made of where and ne, so they trace and compile); other
-// dtypes are an error, PyTorch's bitwise ops on integer tensors included.
+// logical and, xor, or (made of where and ne, so they trace and compile); of integer
+// tensors, PyTorch's bitwise and, xor, or (composite_integer_ops.cpp); floats are an
+// error, as PyTorch's.
 static Tensor mask_logic(BinaryOp op, const Tensor& l, const Tensor& r) {
+  const bool masks = l.dtype() == DType::b8 && r.dtype() == DType::b8;
+  if (!masks && !is_floating(l.dtype()) && !is_floating(r.dtype())) {
+    const int code = op == BinaryOp::BitAnd ? 0 : op == BinaryOp::BitOr ? 1 : 2;  // Bitwise::And, Or, Xor
+    return bitwise_binary(l, r, code, op == BinaryOp::BitAnd ? "bitwise_and" : op == BinaryOp::BitOr ? "bitwise_or" : "bitwise_xor");
+  }
   for (const Tensor* t : {&l, &r})
     if (t->dtype() != DType::b8)
       fail(std::string("operator '") + lang::op_symbol(op) + "' combines bool masks, got a " + dtype_name(t->dtype()) +
@@ -256,7 +262,7 @@ static Value tensor_binary(BinaryOp op, const Value& a, const Value& b) {
     case BinaryOp::Sub: return Value::tensor(sub(l, r));
     case BinaryOp::Mul: return Value::tensor(mul(l, r));
     case BinaryOp::Div: return Value::tensor(div(l, r));
-    case BinaryOp::Pow: return Value::tensor(pow(l, r));
+    case BinaryOp::Pow: return Value::tensor(tensor_pow(l, r));  // integers stay integers
     case BinaryOp::MatMul: return Value::tensor(matmul(l, r));
     case BinaryOp::Eq: return Value::tensor(eq(l, r));
     case BinaryOp::Ne: return Value::tensor(ne(l, r));
@@ -475,8 +481,10 @@ Value unary_op(UnaryOp op, const Value& a) {
       if (a.tag == Tag::Int) return Value::integer(~a.i);
       if (a.tag == Tag::Bool) fail("~ of a bool is Python's bitwise not (~true is -2); write 'not b'");
       if (a.tag == Tag::Tensor) {
-        if (a.t.dtype() != DType::b8)
-          fail(std::string("~ inverts bool masks, got a ") + dtype_name(a.t.dtype()) + " tensor (compare first: ~(x > 0))");
+        if (is_floating(a.t.dtype()))
+          fail(std::string("~ inverts bool masks and integer tensors, got a ") + dtype_name(a.t.dtype()) +
+               " tensor (compare first: ~(x > 0))");
+        if (a.t.dtype() != DType::b8) return Value::tensor(bitwise_not_of(a.t));
         return Value::tensor(eq(a.t, scalar_tensor(0.0, DType::b8)));
       }
       fail(std::string("bad operand type for unary ~: '") + type_name(a) + "'");

@@ -97,8 +97,11 @@ fn branchy(v) {
   return v
 }
 
-test "reading a traced value (item() driving a branch) is reported with its line" {
-  expect_error("compile(branchy, ones([2]))", "tests/graph/test_compile.dsl:96:6: item() reads the value of %1 (made by sum at tests/graph/test_compile.dsl:96:6)")
+test "item() driving a branch lowers as eager branches; a trace reports it with its line" {
+  # Note [Numbers read for a condition]
+  let gm = compile(branchy, ones([2]))
+  for s in [1.0, -1.0] { expect_close(gm(ones([2]) * s), branchy(ones([2]) * s), rtol=0, atol=0) }
+  expect_error("compile(branchy, ones([2]), mode=\"trace\")", "tests/graph/test_compile.dsl:96:6: item() reads the value of %1 (made by sum at tests/graph/test_compile.dsl:96:6)")
 }
 
 test "the IR text names ops, shapes and parameters" {

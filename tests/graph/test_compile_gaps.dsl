@@ -159,6 +159,30 @@ test "a tensor field updated in a compiled forward is written at every call, as 
   expect("capture 2" not in gm.explain(), gm.explain())
 }
 
+# A field read and set to what it already holds (FSDP's compiled forward: its `_current`
+# stays none, read and reset after forward): the write changes nothing the graph reads.
+model Scratch() {
+  w = ones([2], dtype=f64) * 3
+  _held = none
+  forward(x) {
+    let was = self._held
+    self._held = none
+    self.w = self.w
+    return (x * self.w).sum() + (0.0 if was == none else 1.0)
+  }
+}
+
+test "a field read and set to the value it holds (none, the same tensor) compiles and equals eager" {
+  let a = Scratch()
+  let b = Scratch()
+  let gm = compile(a, ones([2], dtype=f64))
+  for k in range(3) {
+    let x = ones([2], dtype=f64) * (k + 1)
+    expect_close(gm(x), b(x), rtol=0, atol=0)
+    expect(a._held == none)
+  }
+}
+
 model Tracker() {
   fc = nn.Linear(2, 2).double()
   mean = zeros([2], dtype=f64)

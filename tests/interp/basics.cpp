@@ -84,7 +84,7 @@ print(out)
 
 TEST_CASE("errors: messages, locations, call trace") {
   Session s;
-  CHECK(s.error("let x = 1\nprint(lossx)") == "t.dsl:2:7: error: undefined name 'lossx'\n  print(lossx)\n        ^~~~~");
+  CHECK(s.error("let x = 1\nprint(lossx)") == "t.dsl:2:7: error: undefined name 'lossx'; did you mean 'less'?\n  print(lossx)\n        ^~~~~");
   CHECK(s.error("y = 3") == "t.dsl:1:1: error: undefined name 'y' (declare it with let)\n  y = 3\n  ^");
   std::string e = s.error("fn f(a, b) = a + b\nf(1, 2, 3)");
   CHECK(e.find("t.dsl:2:1: error: f() takes 2 arguments but 3 were given") == 0);

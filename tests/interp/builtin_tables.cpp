@@ -148,7 +148,7 @@ TEST_CASE("builtin tables: an op's signature is built from its row") {
   CHECK(cat->signature == "cat(tensors, dim=0)");
   // A builtin that replaces an op documents itself; the tensor method is still the op.
   CHECK(starts_with(nabla::interp::find_builtin_doc("sum")->signature, "sum(iterable, start=0)"));
-  CHECK(nabla::interp::find_builtin_doc("tensor.sum")->signature == "sum(input, dims=[], keepdim=false)");
+  CHECK(nabla::interp::find_builtin_doc("tensor.sum")->signature == "sum(input, dims=[], keepdim=false, dtype=none)");
   CHECK(!nabla::interp::find_builtin_doc("no_such_builtin"));
   CHECK(!nabla::interp::find_builtin_doc("str.no_such_method"));
   CHECK(!nabla::interp::find_builtin_doc("math.sqrt.x"));

@@ -3,7 +3,7 @@
 # check the source line, the caret and the call trace too.
 
 # case: undefined name
-# expect error: tests/lang/errors_runtime.dsl:8:7: error: undefined name 'lossx'; did you mean 'loss'?
+# expect error: tests/lang/errors_runtime.dsl:8:7: error: undefined name 'lossx'; did you mean 'loss' or 'less'?
 let loss = 1
 print(lossx)
 # ---

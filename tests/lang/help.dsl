@@ -73,7 +73,7 @@ help(Scale(3.0))
 help("Tensor.sum")
 help("str.split")
 help("math.sqrt")
-# expect: Tensor.sum(input, dims=[], keepdim=false)
+# expect: Tensor.sum(input, dims=[], keepdim=false, dtype=none)
 # expect:   The sum of all elements, or over dims (dim=d for one), keeping them as size 1 with keepdim, as torch.sum.
 # expect:   Example: randn(2, 3).sum(dim=1)
 # expect: str.split(sep=none)

@@ -68,29 +68,6 @@ Tensor is_nan(const Tensor& x) { return ne(x, x); }
 
 // ---- elementwise -----------------------------------------------------------------------
 
-// torch.clip (clamp's alias): bounds that are numbers clamp; tensor bounds broadcast.
-Value clip_builtin(Evaluator& ev, CallArgs& a) {
-  Bound b = bind("clip", a, {"input", "min", "max"}, 1);
-  Tensor x = arg(b, 0, "clip", "input");
-  if (!b.has(1) && !b.has(2)) fail("clip(): argument 'min' or argument 'max' must be given (both are none)");
-  auto tensor_bound = [&](size_t k) { return b.has(k) && b[k].tag == Tag::Tensor && b[k].t.dim() > 0; };
-  if (!tensor_bound(1) && !tensor_bound(2)) {  // numbers: clamp's (an int keeps an int input's dtype)
-    CallArgs numbers;
-    numbers.pos = {b[0], b[1], b[2]};
-    return clamp_builtin(ev, numbers);
-  }
-  Tensor out = x;
-  if (b.has(1)) {
-    Tensor lo = b[1].tag == Tag::Tensor ? to_dtype(b[1].t, x.dtype()) : number_like(as_num(b[1], fn_arg("clip", "min")), x);
-    out = where(lt(out, lo), lo, out);
-  }
-  if (b.has(2)) {
-    Tensor hi = b[2].tag == Tag::Tensor ? to_dtype(b[2].t, x.dtype()) : number_like(as_num(b[2], fn_arg("clip", "max")), x);
-    out = where(gt(out, hi), hi, out);
-  }
-  return Value::tensor(out);
-}
-
 // torch.xlogy: x * log(y), 0 where x is 0 (unless y is NaN).
 Value xlogy_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("xlogy", a, {"input", "other"}, 2);
@@ -619,6 +596,14 @@ const BuiltinEntry kCompositeMethods[] = {
 };
 
 std::span<const BuiltinEntry> composite_extra_math() { return kCompositeExtraMath; }
-std::span<const BuiltinEntry> composite_methods() { return kCompositeMethods; }
+// The methods above, then the storage methods of composite_torch_aliases.cpp.
+std::span<const BuiltinEntry> composite_methods() {
+  static const std::vector<BuiltinEntry> all = [] {
+    std::vector<BuiltinEntry> out(std::begin(kCompositeMethods), std::end(kCompositeMethods));
+    for (const BuiltinEntry& e : torch_storage_methods()) out.push_back(e);
+    return out;
+  }();
+  return all;
+}
 
 }  // namespace nabla::interp

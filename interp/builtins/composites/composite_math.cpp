@@ -342,47 +342,7 @@ Value median_builtin(Evaluator&, CallArgs& a) {
   return values_indices(Value::tensor(keep ? v : squeeze(v, {dim})), Value::tensor(keep ? i : squeeze(i, {dim})));
 }
 
-// The q-quantile(s) along dim (of every element when dim is none), linear between the
-// two sorted values around q (n - 1), as PyTorch's default; a list of q prepends a dim.
-Value quantile_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("quantile", a, {"input", "q", "dim", "keepdim"}, 2);
-  Tensor x = arg(b, 0, "quantile", "input");
-  std::vector<double> qs;
-  const bool many = b[1].tag != Tag::Int && b[1].tag != Tag::Float;
-  if (many && (b[1].tag == Tag::List || b[1].tag == Tag::Tuple)) {
-    qs = as_numbers(b[1], "quantile(): argument 'q'");  // as f64 numbers, not through an f32 tensor
-  } else if (many) {
-    Tensor q = required_input(b[1], "quantile", "q");
-    if (q.dim() > 1) fail("quantile(): argument 'q' must be a number or 1-D, got shape " + q.shape_str());
-    Tensor q64 = contiguous(to_dtype(to_device(q, cpu_device()), DType::f64));
-    qs.assign(q64.data<double>(), q64.data<double>() + q64.numel());
-  } else {
-    qs.push_back(as_num(b[1], "quantile(): argument 'q'"));
-  }
-  for (double q : qs)
-    if (!(q >= 0 && q <= 1)) fail("quantile(): q must be in [0, 1], got " + float_repr(q));
-  const bool all = !b.has(2);
-  Tensor y = all ? reshape(x, {x.numel()}) : x;
-  const int64_t dim = all ? 0 : wrap_dim(as_int(b[2], "quantile(): argument 'dim'"), x.dim(), "quantile");
-  const bool keep = b.has(3) && as_bool(b[3], "quantile(): argument 'keepdim'");
-  const int64_t n = y.sizes()[dim];
-  if (n == 0) fail("quantile(): the input has no elements along the dim");
-  Tensor sorted = sort(y, dim).first;
-  TensorList out;
-  for (double q : qs) {
-    double pos = q * static_cast<double>(n - 1);
-    int64_t lo = static_cast<int64_t>(std::floor(pos)), hi = std::min(lo + 1, n - 1);
-    Tensor below = slice(sorted, dim, lo, lo + 1), above = slice(sorted, dim, hi, hi + 1);
-    Tensor v = below + (above - below) * (pos - static_cast<double>(lo));
-    // A NaN anywhere along dim makes the quantile NaN (PyTorch's); sort put it last.
-    Tensor last = slice(sorted, dim, n - 1, n);
-    v = where(isnan_of(last), last, v);
-    if (all) v = keep ? reshape(v, IntList(static_cast<size_t>(x.dim()), 1)) : reshape(v, IntList{});
-    else if (!keep) v = squeeze(v, {dim});
-    out.push_back(v);
-  }
-  return Value::tensor(many ? stack(out, 0) : out[0]);
-}
+// quantile is composite_torch_search.cpp's, beside nanquantile.
 
 // ---- shapes and products -------------------------------------------------------------
 
@@ -625,9 +585,6 @@ const BuiltinEntry kCompositeMath[] = {
     {"median", median_builtin, "median(input, dim=none, keepdim=false)",
      "The lower median of the elements, or (values, indices) along dim, as torch.median. "
      "Example: median(tensor([3.0, 1.0, 2.0, 4.0]))"},
-    {"quantile", quantile_builtin, "quantile(input, q, dim=none, keepdim=false)",
-     "The q-quantiles (q a number or a list in [0, 1]) with linear interpolation, as torch.quantile. "
-     "Example: quantile(tensor([1.0, 2.0, 3.0, 4.0]), 0.5)"},
     {"chunk", chunk_builtin, "chunk(input, chunks, dim=0)",
      "Up to chunks pieces of equal size (the last smaller) along dim, as torch.chunk. Example: chunk(arange(5), 2)"},
     {"narrow", narrow_builtin, "narrow(input, dim, start, length)",

@@ -125,14 +125,43 @@ Value type_as_builtin(Evaluator&, CallArgs& a) {
 }
 
 // x.new_zeros(size), new_ones, new_empty (zeros), new_full(size, fill_value): x's dtype
-// and device, as PyTorch's.
+// and device unless dtype= or device= say otherwise, as PyTorch's. The size is a list
+// or tuple, or (not for new_full) the sizes as separate ints: x.new_zeros(2, 3).
+IntList new_like_size(CallArgs& a, const std::string& fname, bool with_value) {
+  const Value* kw = a.find_kw("size");
+  const size_t given = a.pos.size() - 1;  // after the tensor
+  if (kw && given > 0) fail(fname + "(): argument 'size' given by position and by keyword");
+  if (kw) return as_ints(*kw, fname + "(): argument 'size'");
+  if (given == 0) fail(fname + "() missing required argument 'size'");
+  const size_t sizes = with_value ? 1 : given;
+  if (with_value && given > 2) fail(fname + "() takes a size and a fill_value, got " + std::to_string(given) + " arguments");
+  if (sizes == 1 && a.pos[1].tag != Tag::Int) return as_ints(a.pos[1], fname + "(): argument 'size'");
+  IntList out;
+  for (size_t k = 1; k <= sizes; ++k) out.push_back(as_int(a.pos[k], fname + "(): argument 'size'"));
+  return out;
+}
 Value new_like(CallArgs& a, const char* fname, bool with_value, double value) {
-  Bound b = with_value ? bind(fname, a, {"input", "size", "fill_value"}, 3) : bind(fname, a, {"input", "size"}, 2);
-  Tensor x = arg(b, 0, fname, "input");
-  IntList size = b[1].tag == Tag::Int ? IntList{b[1].i} : as_ints(b[1], std::string(fname) + "(): argument 'size'");
-  if (with_value)  // checked against x's dtype and exact (Note [A number into a dtype])
-    return Value::tensor(filled_tensor(Shape(size), b[2], x.dtype(), x.device(), std::string(fname) + "(): argument 'fill_value'"));
-  return Value::tensor(full(Shape(size), value, x.dtype(), x.device()));
+  if (a.pos.empty()) fail(std::string(fname) + "() missing required argument 'input'");
+  Tensor x = required_input(a.pos[0], fname, "input");
+  IntList size = new_like_size(a, fname, with_value);
+  DType dt = x.dtype();
+  Device device = x.device();
+  bool wants_grad = false;
+  const Value* fill = with_value && a.pos.size() == 3 ? &a.pos[2] : nullptr;
+  for (auto& [k, v] : a.kw) {
+    const std::string what = std::string(fname) + "(): argument '" + k + "'";
+    if (k == "dtype") dt = as_dtype(v, what);
+    else if (k == "device") device = as_device(v, what);
+    else if (k == "requires_grad") wants_grad = as_bool(v, what);
+    else if (k == "fill_value" && with_value && !fill) fill = &v;
+    else if (k != "size") fail(std::string(fname) + "() got an unexpected keyword argument '" + k + "'");
+  }
+  if (with_value && !fill) fail(std::string(fname) + "() missing required argument 'fill_value'");
+  Tensor out = with_value  // checked against the dtype and exact (Note [A number into a dtype])
+                   ? filled_tensor(Shape(size), *fill, dt, device, std::string(fname) + "(): argument 'fill_value'")
+                   : full(Shape(size), value, dt, device);
+  if (wants_grad) out.set_requires_grad(true);
+  return Value::tensor(out);
 }
 Value new_zeros_builtin(Evaluator&, CallArgs& a) { return new_like(a, "new_zeros", false, 0.0); }
 Value new_ones_builtin(Evaluator&, CallArgs& a) { return new_like(a, "new_ones", false, 1.0); }
@@ -299,13 +328,13 @@ const BuiltinEntry kCompositeTensor[] = {
     {"reshape_as", reshape_as_builtin, "reshape_as(input, other)",
      "input reshaped to other's shape. Example: reshape_as(arange(6), zeros([3, 2]))"},
     {"type_as", type_as_builtin, "type_as(input, other)", "input in other's dtype. Example: type_as(arange(3), zeros([1]))"},
-    {"new_zeros", new_zeros_builtin, "new_zeros(input, size)",
-     "Zeros of size in input's dtype and device. Example: ones([2], dtype=f64).new_zeros([3])"},
-    {"new_ones", new_ones_builtin, "new_ones(input, size)",
+    {"new_zeros", new_zeros_builtin, "new_zeros(input, *size, dtype=none, device=none, requires_grad=false)",
+     "Zeros of size (a list, or ints) in input's dtype and device unless given. Example: ones([2], dtype=f64).new_zeros(2, 3)"},
+    {"new_ones", new_ones_builtin, "new_ones(input, *size, dtype=none, device=none, requires_grad=false)",
      "Ones of size in input's dtype and device. Example: ones([2], dtype=f64).new_ones([3])"},
-    {"new_empty", new_empty_builtin, "new_empty(input, size)",
+    {"new_empty", new_empty_builtin, "new_empty(input, *size, dtype=none, device=none, requires_grad=false)",
      "A tensor of size in input's dtype and device (zeros). Example: ones([2]).new_empty([3])"},
-    {"new_full", new_full_builtin, "new_full(input, size, fill_value)",
+    {"new_full", new_full_builtin, "new_full(input, size, fill_value, dtype=none, device=none, requires_grad=false)",
      "fill_value in size, in input's dtype and device. Example: ones([2]).new_full([3], 7.0)"},
     {"movedim", movedim_builtin, "movedim(input, source, destination)",
      "The dims source moved to destination, the rest in order, as torch.movedim. Example: movedim(zeros([2, 3, 4]), 0, -1).shape"},

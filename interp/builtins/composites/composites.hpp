@@ -54,6 +54,28 @@ std::span<const BuiltinEntry> composite_methods();
 // joins them, so they come before the global function of the same name.
 std::span<const BuiltinEntry> composite_method_forms();
 
+// composite_torch_aliases.cpp: PyTorch's other names (multiply, greater, arccos, fix,
+// sgn, ...) and dtype predicates; the methods that report storage (stride,
+// element_size, type), which tensor_methods() joins through composite_methods().
+std::span<const BuiltinEntry> composite_torch_aliases();
+std::span<const BuiltinEntry> torch_storage_methods();
+// composite_integer_ops.cpp: pow with PyTorch's integer rule, the bitwise functions.
+std::span<const BuiltinEntry> composite_integer_ops();
+// composite_torch_search.cpp: aminmax, nanmedian, nanquantile, msort, isin, bucketize,
+// searchsorted.
+std::span<const BuiltinEntry> composite_torch_search();
+// composite_torch_build.cpp: tril_indices, triu_indices, cartesian_prod, block_diag,
+// vander.
+std::span<const BuiltinEntry> composite_torch_build();
+
+// base ** exponent with torch.pow's dtypes: integers raised to integers stay integers
+// (exact; a negative number exponent is PyTorch's error), else the pow row.
+Tensor tensor_pow(const Tensor& base, const Tensor& exponent);
+// x & y, x | y, x ^ y, x << y, x >> y of integer or bool tensors (op_code 0 to 4 in
+// that order), broadcast, in their promoted dtype; ~x of one.
+Tensor bitwise_binary(const Tensor& x, const Tensor& y, int op_code, const std::string& fname);
+Tensor bitwise_not_of(const Tensor& x);
+
 // floor(x / y) exactly, as Python's // (composite_math.cpp); trunc(x / y). Integer
 // operands give an integer quotient, as PyTorch's.
 Tensor floor_division(const Tensor& x, const Tensor& y);

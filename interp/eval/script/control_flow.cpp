@@ -137,7 +137,7 @@ Value capture_condition(Impl& im, const WhileStmt& w, const Carried& c, std::uni
   region = std::make_unique<Region>(*im.ev.script, "cond");
   bind_carried(im, *region, c);
   region->start();
-  return im.eval(*w.cond);
+  return condition_value(im, *w.cond);
 }
 
 bool loop_is_broken(Impl& im, const Name* flag) { return flag && traced(im, im.load(loc(*flag))); }
@@ -216,7 +216,7 @@ Flow unrolled_while(Impl& im, const WhileStmt& w, bool go, const Name* flag) {
     if (f == Flow::Break) return Flow::Normal;
     if (f == Flow::Return) return f;
     if (loop_is_broken(im, flag)) return lower_while(im, w, flag);
-    Value c = im.eval(*w.cond);
+    Value c = condition_value(im, *w.cond);
     if (traced(im, c)) return lower_while(im, w, flag);
     go = im.value_true(c, *w.cond);
   }
@@ -229,12 +229,25 @@ Flow unrolled_while(Impl& im, const WhileStmt& w, bool go, const Name* flag) {
 
 using namespace script;
 
+// Note [Numbers read for a condition] (interp/eval/script/script_mode.hpp)
+Tensor condition_number(Evaluator& ev, const Tensor& x, const char* kind) {
+  ScriptMode* mode = ev.script;
+  if (!mode || mode->conditions == 0 || x.numel() != 1 || !mode->capture->traced(x)) return Tensor();
+  Tensor v = detach(x.dim() == 0 ? x : reshape(x, {}));
+  const std::string k = kind;
+  bool as_bool = k == "bool()" || (k == "item()" && v.dtype() == DType::b8);
+  if (as_bool) return v.dtype() == DType::b8 ? v : call(OpId::ne, {v, wrapped_scalar(0.0)})[0];
+  bool as_float = k == "float()" || (k == "item()" && is_floating(v.dtype()));
+  if (as_float) return to_dtype(v, DType::f64);
+  return to_dtype(v, DType::i64);  // int() truncates toward zero, as the cast does
+}
+
 // ---- the evaluator's entry points ------------------------------------------------------
 
 Flow Evaluator::Impl::script_if(const IfStmt& i, size_t k) {
   if (k == i.conds.size()) return i.else_block ? exec_block(*i.else_block) : Flow::Normal;
   const Expr& cond = *i.conds[k];
-  Value c = eval(cond);
+  Value c = condition_value(*this, cond);  // Note [Numbers read for a condition]
   if (!traced(*this, c)) return value_true(c, cond) ? exec_block(i.blocks[k]) : script_if(i, k + 1);
   return lower_if(*this, i, k, c.t);
 }

@@ -204,7 +204,7 @@ Flow exit_if(Impl& im, const IfStmt& i, size_t k, const Rest& after, const Exits
   };
   if (k == i.conds.size()) return i.else_block ? branch(*i.else_block) : run_rest(im, &after, x);
   const Expr& cond = *i.conds[k];
-  Value c = im.eval(cond);
+  Value c = condition_value(im, cond);
   if (!traced(im, c)) return im.value_true(c, cond) ? branch(i.blocks[k]) : exit_if(im, i, k + 1, after, x);
   std::string origin = k == 0 ? i.span.where() : cond.span.where();
   Vars outputs = lower_choice(

@@ -133,6 +133,11 @@ std::string names_text(const Vars& vars) {
 
 bool traced(const Impl& im, const Value& v) { return v.tag == Tag::Tensor && im.ev.script->capture->traced(v.t); }
 
+Value condition_value(Impl& im, const Expr& cond) {
+  ConditionScope reading(im.ev.script);
+  return im.eval(cond);
+}
+
 // Note [Counters carried as tensors]
 // A while loop on a tensor condition often counts its trips or keeps a flag in a plain
 // number (`i = i + 1`, `converged = false`), and an `if` on a tensor may count or flag

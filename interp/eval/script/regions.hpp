@@ -38,6 +38,9 @@ void store_all(Impl& im, const Vars& vars, const std::vector<Value>& values);
 bool same_value(const Value& a, const Value& b);  // the same tensor, or equal plain values
 std::string names_text(const Vars& vars);
 bool traced(const Impl& im, const Value& v);  // a tensor the innermost capture has seen made
+// An if or while condition's value, its numbers read from tensors kept as tensors (Note
+// [Numbers read for a condition]).
+Value condition_value(Impl& im, const Expr& cond);
 
 // Note [Counters carried as tensors] (control_flow.cpp)
 Tensor scalar_of(const Value& v, DType dtype);

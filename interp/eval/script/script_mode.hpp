@@ -40,8 +40,42 @@ struct ScriptMode {
   // compile(loop_checkpoint=): what a lowered loop saves of each step for its backward.
   graph::LoopSaving loop_saving = graph::LoopSaving::costly;
   int open_regions = 0;  // region captures under way (0: nodes join the function's capture)
+  // If and while conditions under evaluation: inside one, item(), float(), int() and
+  // bool() of a traced tensor stay tensors (Note [Numbers read for a condition]).
+  int conditions = 0;
   FunctionReturns returns;  // saved and replaced by each call's body
 };
+
+// Counts a condition under evaluation for its lifetime (Note [Numbers read for a
+// condition]); nothing outside script mode.
+class ConditionScope {
+ public:
+  explicit ConditionScope(ScriptMode* mode) : mode_(mode) {
+    if (mode_) ++mode_->conditions;
+  }
+  ~ConditionScope() {
+    if (mode_) --mode_->conditions;
+  }
+  ConditionScope(const ConditionScope&) = delete;
+  ConditionScope& operator=(const ConditionScope&) = delete;
+
+ private:
+  ScriptMode* mode_;
+};
+
+// Note [Numbers read for a condition]
+// `if loss.item() < tol`, `while float(err) > 1e-3`, `if bool(done)`: a number read
+// from a tensor the function computed, only to decide a branch, is the same as a
+// branch on the tensor. Inside an if or while condition in script mode (and in
+// compile's automatic lowering, which captures again in script mode when a trace met
+// such a read) item(), float(), int() and bool() of a traced one-element tensor give a
+// 0-dim tensor of the number's kind (f64, i64 or bool; int() truncates, bool() is
+// != 0) instead of reading it, so the condition is a traced tensor and lowers to a
+// cond or while_loop. Anywhere else (a variable, a shape, a range() bound, a string)
+// the read is a capture problem that says the number would be fixed, at its line.
+// The number of x as a tensor when a condition reads it in script mode, or an undefined
+// tensor when x must be read (`kind` is "item()", "float()", "int()" or "bool()").
+Tensor condition_number(Evaluator& ev, const Tensor& x, const char* kind);
 
 // Sets ev.script for its lifetime.
 class ScriptScope {

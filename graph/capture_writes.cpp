@@ -1,0 +1,217 @@
+// In-place writes during a capture (graph/capture.hpp): into a parameter or a buffer
+// the function closes over, a copy node; into a tensor the capture's own run made,
+// an out-of-place value (Note [Functional writes]); into a caller's tensor, a problem.
+#include "autograd/grad_mode.hpp"
+#include "autograd/ops.hpp"
+#include "graph/capture.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+bool same_layout(const Tensor& a, const Tensor& b) {
+  return a.storage() == b.storage() && a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
+         a.strides() == b.strides() && a.offset() == b.offset();
+}
+
+// Whether t is all of its storage, contiguous from its start.
+bool whole_storage(const Tensor& t) {
+  return t.is_contiguous() && t.offset() == 0 &&
+         t.storage()->nbytes == static_cast<size_t>(t.numel()) * dtype_size(t.dtype());
+}
+
+// The storage index of each element of t, in t's row-major order.
+std::vector<int64_t> element_positions(const Tensor& t) {
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(t.numel()));
+  if (t.numel() == 0) return out;
+  std::vector<int64_t> idx(t.sizes().size(), 0);
+  for (int64_t n = 0; n < t.numel(); ++n) {
+    int64_t pos = t.offset();
+    for (size_t d = 0; d < idx.size(); ++d) pos += idx[d] * t.strides()[d];
+    out.push_back(pos);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < t.sizes()[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor index_constant(const std::vector<int64_t>& positions, const Device& device) {
+  std::vector<double> v(positions.begin(), positions.end());
+  return to_device(tensor_from(v, {static_cast<int64_t>(v.size())}, DType::i64), device);
+}
+
+// src as the destination would hold it after copy_: its dtype, device and shape.
+Tensor as_written(const Tensor& src, const Tensor& dst) {
+  Tensor v = to_device(to_dtype(src, dst.dtype()), dst.device());
+  if (v.sizes() != dst.sizes()) v = contiguous(expand(v, IntList(dst.sizes().begin(), dst.sizes().end())));
+  return v;
+}
+
+// The capture observes the ops of a write's value or a view read anew even where it was
+// stopped (outputs mapped after the run), so they are recorded as nodes.
+class ObservedBy {
+ public:
+  explicit ObservedBy(OpObserver* capture) : saved_(set_op_observer(capture)) {}
+  ~ObservedBy() { set_op_observer(saved_); }
+  ObservedBy(const ObservedBy&) = delete;
+  ObservedBy& operator=(const ObservedBy&) = delete;
+
+ private:
+  OpObserver* saved_;
+};
+
+}  // namespace
+
+// Note [Functional writes]
+// PyTorch's torch.compile functionalizes: an in-place op on a tensor made inside the
+// function becomes the out-of-place op, and the tensor (and every view of the same
+// base) is rebound to the result. A capture does the same at the one place every
+// in-place write passes (copy_: x.add_(y) is x.copy_(add(x, y)), x[i] = v, masked_fill_,
+// clamp_, zero_, writes through views):
+//  - the base of the written storage is the whole contiguous tensor that owns it (an
+//    op's output, zeros() in the body), known to the capture or the destination itself;
+//  - the write makes the base's new value out of place: src cast and broadcast when it
+//    covers the base, else index_select over cat(base, src) with a constant pick of
+//    which one each element comes from; the base is rebound to it and the storage's
+//    write count goes up;
+//  - every other tensor on that storage (views made before the write, aliases) holds
+//    an id taken at an older count: the next read regenerates it from the base (a
+//    gather of its elements), so a view sees the write as in eager;
+//  - gradients are eager's: a training capture records the backward that eager's
+//    autograd runs (CopyBackward, or eager's own refusal of a write into a view of a
+//    tensor that requires grad), so these forward values never change them.
+// A write into a parameter or closed-over buffer stays a copy node (Note [Writes into
+// tensors the graph has not made]); into a caller's argument, or from inside a lowered
+// region into a tensor made outside it, it is a problem that says so.
+bool Capture::current(const Tensor& t) const {
+  auto w = written_.find(t.storage().get());
+  if (w == written_.end()) return true;
+  auto at = bound_at_.find(t.impl());
+  return at != bound_at_.end() && at->second == w->second.version;
+}
+
+int Capture::known_or_base(const Tensor& t) const {
+  if (int id = known(t); id >= 0) return id;
+  auto w = written_.find(t.storage().get());
+  return w == written_.end() ? -1 : known(w->second.base);
+}
+
+Tensor Capture::base_of(const Tensor& dst) const {
+  if (auto w = written_.find(dst.storage().get()); w != written_.end()) return w->second.base;
+  if (auto users = on_storage_.find(dst.storage().get()); users != on_storage_.end())
+    for (size_t k : users->second)
+      if (whole_storage(alive_[k]) && alive_[k].dtype() == dst.dtype() && known(alive_[k]) >= 0) return alive_[k];
+  return Tensor();
+}
+
+// Whether writes into `base` may become values: it is one the capture's run made, or a
+// lowered region's own copy of a variable it carries.
+bool Capture::functional_base(const Tensor& base) const {
+  int id = known(base);
+  if (id < 0) return base.impl()->serial >= start_serial_;
+  ValueKind kind = graph_.value(id).kind;
+  if (kind == ValueKind::op || kind == ValueKind::constant) return true;
+  if (kind != ValueKind::input || !parent_) return false;
+  for (const auto& [outer, t] : captured_)
+    if (t.storage() == base.storage()) return false;  // the enclosing graph's tensor itself
+  return true;
+}
+
+void Capture::write_functionally(const Tensor& dst, const Tensor& src, const Tensor& base) {
+  NoGradGuard quiet;  // the graph's ops: eager's autograd records the write itself
+  ObservedBy observed(this);
+  Tensor value;
+  if (same_layout(dst, base)) {
+    value = as_written(src, base);
+  } else {
+    int64_t n = base.numel();
+    std::vector<int64_t> pick(static_cast<size_t>(n));
+    for (int64_t p = 0; p < n; ++p) pick[static_cast<size_t>(p)] = p;
+    std::vector<int64_t> at = element_positions(dst);
+    for (size_t k = 0; k < at.size(); ++k) pick[static_cast<size_t>(at[k])] = n + static_cast<int64_t>(k);
+    Tensor both = cat({reshape(base, {-1}), reshape(as_written(src, dst), {-1})}, 0);
+    value = reshape(index_select(both, 0, index_constant(pick, base.device())),
+                    IntList(base.sizes().begin(), base.sizes().end()));
+  }
+  int id = value_of(value);
+  Written& w = written_[base.storage().get()];
+  w.base = base;
+  ++w.version;
+  remember(base, id);
+}
+
+// A tensor on a written storage whose id predates the last write: its elements
+// gathered from the base's value now.
+int Capture::regenerate(const Tensor& t) {
+  const Tensor& base = written_.at(t.storage().get()).base;
+  if (t.dtype() != base.dtype()) {
+    problems_.push_back({"a view of another dtype is read after an in-place write into its base, which a graph "
+                         "does not replay",
+                         current_origin()});
+    return value_of(base);
+  }
+  NoGradGuard quiet;
+  ObservedBy observed(this);
+  Tensor flat = reshape(base, {-1});
+  Tensor got = index_select(flat, 0, index_constant(element_positions(t), base.device()));
+  return value_of(reshape(got, IntList(t.sizes().begin(), t.sizes().end())));
+}
+
+std::string Capture::refusal(const Tensor& dst, const Tensor& base, const std::string& what) const {
+  int id = base.defined() ? known(base) : -1;
+  if (id >= 0 && graph_.value(id).kind == ValueKind::input && !parent_)
+    return what + " writes into the argument " + describe(id) + " in place, which would change the caller's tensor: " +
+           "a graph does not replay that (write into a clone() of it, or return the new value)";
+  if (id >= 0 && graph_.value(id).kind == ValueKind::param)
+    return what + " writes into part of " + describe(id) + " (a parameter or buffer) in place, which a graph does " +
+           "not replay: write its whole value (p.copy_(...)) instead";
+  if (parent_)
+    return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
+           ") in place, which a graph does not replay: a lowered branch or loop body can only write in place into " +
+           "tensors made inside it or variables it assigns; assign the new value to a variable instead (y = ...)";
+  return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
+         ") in place, which a graph does not replay: assign the new value to a variable instead (y = ...)";
+}
+
+// Note [Writes into tensors the graph has not made]
+// An in-place write whose destination is not a value an op made (x.copy_(y), the
+// random fills' normal_()) used to be left out when the destination was a constant
+// of the capture or a tensor it had not read: the graph kept the contents of the one
+// capture run, so `let y = zeros([4]); y.normal_()` drew once for every call. Now:
+//  - a tensor the function made (zeros() in the body, an op's result, a view of one)
+//    takes the write as a value (Note [Functional writes]);
+//  - a tensor that existed before the capture and that no region owns (a buffer the
+//    function closes over) is bound as a parameter, and a write of its whole is a copy
+//    node, as a parameter's is;
+//  - a constant written into a tensor the graph has not read yet changes nothing it
+//    holds (the first read takes the contents then);
+//  - anything else (part of a parameter, a caller's argument, an outer tensor written
+//    inside a lowered region) is a capture problem that names the write.
+void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
+  keep_before_write(dst);
+  int id = known(dst);  // the tensor itself or one with its exact layout
+  if (id >= 0 && graph_.value(id).kind == ValueKind::param) {
+    graph_.add_node(Node::of_kind(NodeKind::copy), {id, value_of(src)}, {}, {}, current_origin());
+    return;
+  }
+  Tensor base = base_of(dst);
+  bool unread = !base.defined() && !on_storage_.count(dst.storage().get());
+  if (unread && whole_storage(dst)) base = dst;
+  if (base.defined() && functional_base(base)) {
+    int from = known(src);
+    bool traced_source = from >= 0 && graph_.value(from).kind != ValueKind::constant;
+    if (unread && !traced_source) return;  // a constant into a tensor no op has read
+    write_functionally(dst, src, base);
+    return;
+  }
+  if (unread && dst.impl()->serial < start_serial_ && !parent_) {
+    graph_.add_node(Node::of_kind(NodeKind::copy), {value_of(dst), value_of(src)}, {}, {}, current_origin());
+    return;
+  }
+  problems_.push_back({refusal(dst, base, what), current_origin()});
+}
+
+}  // namespace nabla::graph

@@ -1,0 +1,30 @@
+// A str as Python sees it: a sequence of code points, while nabla stores UTF-8 bytes
+// (shared by the lexer's \u escapes, format's 'c' and the str builtins).
+// len(), indexing, slicing, iteration and the str methods that take or give positions
+// (find, index, rfind) count code points through these, so "héllo"[1] is "é" and
+// len("😀") is 1, as in Python. A byte that does not start a valid UTF-8 sequence (a
+// "\xHH" escape) counts as one character of its own, so every byte string still splits
+// into pieces that join back to it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nabla {
+
+// The byte offset where each character of s starts, then s.size().
+std::vector<size_t> utf8_starts(const std::string& s);
+// The number of characters of s (len(s)).
+int64_t utf8_length(const std::string& s);
+// The characters of s, each as its bytes (iter(s), list(s)).
+std::vector<std::string> utf8_chars(const std::string& s);
+// The character index at byte offset `byte` of s (a character's start, or s.size()).
+int64_t utf8_index_of_byte(const std::string& s, size_t byte);
+// The byte offset of character index k (0 <= k <= length; length gives s.size()).
+size_t utf8_byte_of_index(const std::string& s, int64_t k);
+// The code point of a one-character string, or -1 when s is not exactly one character.
+int64_t utf8_code_point(const std::string& s);
+// Code point c as UTF-8 (c in [0, 0x10FFFF], not a surrogate).
+std::string utf8_encode(int64_t c);
+
+}  // namespace nabla
