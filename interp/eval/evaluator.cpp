@@ -258,15 +258,6 @@ Flow Evaluator::Impl::exec_while_from(const WhileStmt& w, std::optional<bool> fi
 
 bool Evaluator::Impl::cond_true(const Expr& e) { return value_true(eval(e), e); }
 
-bool Evaluator::Impl::value_true(const Value& v, const Expr& e) {
-  if (v.tag == Tag::Bool) return v.b;
-  try {
-    return truthy(v);
-  } catch (...) {
-    rethrow_located(e.span);
-  }
-}
-
 void Evaluator::Impl::exec_aug(const AugAssignStmt& a) {
   const Expr& t = *a.target;
   if (t.kind == ExprKind::Name) {
@@ -602,19 +593,6 @@ Value Evaluator::Impl::eval_logical(const Logical& l, Value lhs) {
   bool t = truthy(lhs);
   if (l.op == LogicalOp::And) return t ? eval(*l.rhs) : lhs;
   return t ? lhs : eval(*l.rhs);
-}
-
-// f(*xs): the items of the list or tuple xs, appended as positional arguments.
-void Evaluator::Impl::splat_into(const Arg& arg, std::vector<Value>& pos) {
-  Value v = eval(*arg.value);
-  if (v.tag != Tag::List && v.tag != Tag::Tuple) {
-    try {
-      fail(std::string("*argument must be a list or a tuple, got ") + type_name(v));
-    } catch (...) {
-      rethrow_located(arg.span);  // the caret under the *argument, not the call
-    }
-  }
-  for (auto& x : v.as<ListObj>()->items) pos.push_back(x);
 }
 
 CallArgs Evaluator::Impl::eval_args(const Call& c) {

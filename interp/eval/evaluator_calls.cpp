@@ -13,6 +13,21 @@
 
 namespace nabla::interp {
 
+// ---- arguments --------------------------------------------------------------------------
+
+// f(*xs): the items of the list or tuple xs, appended as positional arguments.
+void Evaluator::Impl::splat_into(const Arg& arg, std::vector<Value>& pos) {
+  Value v = eval(*arg.value);
+  if (v.tag != Tag::List && v.tag != Tag::Tuple) {
+    try {
+      fail(std::string("*argument must be a list or a tuple, got ") + type_name(v));
+    } catch (...) {
+      rethrow_located(arg.span);  // the caret under the *argument, not the call
+    }
+  }
+  for (auto& x : v.as<ListObj>()->items) pos.push_back(x);
+}
+
 // ---- functions --------------------------------------------------------------------------
 
 Value Evaluator::Impl::make_function(const std::shared_ptr<FnDecl>& decl, const std::string& name) {

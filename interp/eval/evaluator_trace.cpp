@@ -190,4 +190,14 @@ void Evaluator::Impl::rethrow_located(const SourceSpan& span) {
   }
 }
 
+// The truth of e's value v, an error in it located at e (an if's or a while's condition).
+bool Evaluator::Impl::value_true(const Value& v, const Expr& e) {
+  if (v.tag == Tag::Bool) return v.b;
+  try {
+    return truthy(v);
+  } catch (...) {
+    rethrow_located(e.span);
+  }
+}
+
 }  // namespace nabla::interp
