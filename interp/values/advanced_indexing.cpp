@@ -15,17 +15,21 @@
 // Assignment: the flat position in x of every element the index reaches is found by
 // indexing a tensor of positions (0 .. numel - 1, x's shape) the same way, so every
 // kind of index is read by the one code path above. The value broadcasts to the
-// indexed shape; x becomes where(written, value at the last write of each position, x),
+// indexed shape. Eager with no gradient, the values are stored at their positions;
+// otherwise x becomes where(written, value at the last write of each position, x),
 // written back with copy_ (autograd's in-place rules, views included). A position the
-// index names twice takes the last value, as PyTorch's CPU index_put_ does. This reads
-// the positions on the host (as indexing with a mask does) and touches every element
-// of x: a loop that assigns one element at a time should index with ints instead.
+// index names twice takes the last value, as PyTorch's CPU index_put_ does. The
+// positions are read on the host (as indexing with a mask does), and finding them
+// indexes an i64 tensor of x's size: a loop that assigns one element at a time should
+// index with ints instead.
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
+#include "autograd/transforms/levels.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/values/advanced_indexing.hpp"
 
@@ -68,6 +72,26 @@ Tensor checked_positions(const Tensor& index, int64_t n, int64_t dim) {
   // Wrapped by ops, whatever the values now, so that a graph replays it for other ones.
   Tensor i64 = to_dtype(to_device(index, cpu_device()), DType::i64);
   return where(lt(i64, int_scalar_tensor(0)), add(i64, int_scalar_tensor(n)), i64);
+}
+
+// x[pos[k]] = values[k] in order, into x's memory, where nothing else must see the write
+// as an op: eager (no graph capture, no function transform), no gradient through x or
+// the values, a contiguous CPU tensor. A write of k values then costs k stores, not a
+// pass over x (an embedding row zeroed in a 38M-element weight).
+bool write_directly(const Tensor& x, const Tensor& values, const std::vector<int64_t>& pos) {
+  const bool autograd = grad_enabled() && (x.requires_grad() || values.requires_grad());
+  if (autograd || op_observer() || transforms::any_level_visible() || x.device() != cpu_device() ||
+      !x.is_contiguous() || x.impl()->batched || x.impl()->lifted)
+    return false;
+  Tensor from = contiguous(to_device(values, cpu_device()));
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* to = static_cast<T*>(x.raw_data());
+    const T* v = static_cast<const T*>(from.raw_data());
+    for (size_t k = 0; k < pos.size(); ++k) to[pos[k]] = v[k];
+  });
+  x.bump_version();  // as an in-place op does: autograd's saved copies of x see the change
+  return true;
 }
 
 bool next_to_each_other(const std::vector<AdvancedIndex>& adv) {
@@ -135,6 +159,7 @@ void put_indexed(const Tensor& x, const Tensor& value, const IndexPositions& pos
   // the host, so a graph capture is told, as for a mask's positions.
   notify_value_read(positions, "assignment through an index tensor");
   std::vector<int64_t> pos = to_int64_vector(positions);
+  if (write_directly(x, values, pos)) return;
   std::vector<int64_t> source(static_cast<size_t>(x.numel()), -1);
   for (size_t k = 0; k < pos.size(); ++k) source[static_cast<size_t>(pos[k])] = static_cast<int64_t>(k);
   std::vector<double> written(source.size()), pick(source.size());
