@@ -79,3 +79,12 @@ test "assignment through a view writes into its base" {
   row[tensor([0, 2])] = 4.0
   expect(base.tolist() == [[0.0, 0.0, 0.0], [4.0, 0.0, 4.0]])
 }
+
+test "an assignment stored directly still counts as an in-place write for autograd" {
+  let w = randn(3, requires_grad=true)
+  let x = ones(3)
+  let y = (w * x).sum()
+  x[tensor([0])] = 2.0
+  expect(x.tolist() == [2.0, 1.0, 1.0])
+  expect_error(fn() = y.backward(), "modified by an in-place operation")
+}
