@@ -1,6 +1,11 @@
 // Code points of UTF-8 strings (Python's view of a str); see utf8_text.hpp.
 #include "lang/utf8_text.hpp"
 
+#include <clocale>
+#include <cctype>
+#include <cwctype>
+#include <locale.h>
+
 namespace nabla {
 
 namespace {
@@ -14,6 +19,29 @@ size_t sequence_length(const std::string& s, size_t k) {
   for (size_t j = 1; j < n; ++j)
     if ((static_cast<unsigned char>(s[k + j]) & 0xC0) != 0x80) return 1;
   return n;
+}
+
+// The C.UTF-8 locale's character classes, or null where the system has none (then
+// only ASCII letters have a case).
+locale_t unicode_ctype() {
+  static const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  return loc;
+}
+
+bool ascii(int64_t c) { return c >= 0 && c < 0x80; }
+
+// The code point of one character, or -1 for a byte that is not valid UTF-8 (which
+// utf8_code_point reads as the byte's value, as ord() shows it).
+int64_t valid_code_point(const std::string& ch) {
+  const int64_t c = utf8_code_point(ch);
+  return ch.size() == 1 && c >= 0x80 ? -1 : c;
+}
+
+// Python's str.isspace(): the ASCII ones, the separators 0x1C-0x1F, and Unicode's
+// spaces (the C locale's iswspace leaves out the no-break ones).
+bool python_space(int64_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 }  // namespace
@@ -83,6 +111,43 @@ std::string utf8_encode(int64_t c) {
     out += static_cast<char>(0x80 | (c & 0x3F));
   }
   return out;
+}
+
+std::string utf8_change_case(const std::string& s, bool upper) {
+  const locale_t loc = unicode_ctype();
+  std::string out;
+  out.reserve(s.size());
+  for (const std::string& ch : utf8_chars(s)) {
+    const int64_t c = valid_code_point(ch);
+    if (c < 0) {
+      out += ch;  // an invalid byte has no case
+    } else if (c == 0xDF && upper) {
+      out += "SS";
+    } else if (ascii(c) || !loc) {
+      const bool az = upper ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z');
+      out += az ? utf8_encode(c ^ 0x20) : ch;
+    } else {
+      out += utf8_encode(upper ? towupper_l(static_cast<wint_t>(c), loc) : towlower_l(static_cast<wint_t>(c), loc));
+    }
+  }
+  return out;
+}
+
+bool utf8_char_is(const std::string& ch, CharClass k) {
+  const int64_t c = valid_code_point(ch);
+  if (c < 0) return false;
+  if (k == CharClass::digit) return c >= '0' && c <= '9';
+  if (k == CharClass::space) return python_space(c);
+  const locale_t loc = unicode_ctype();
+  if (!loc && !ascii(c)) return false;
+  const auto w = static_cast<wint_t>(c);
+  switch (k) {
+    case CharClass::alpha: return loc ? iswalpha_l(w, loc) : std::isalpha(static_cast<int>(c));
+    case CharClass::alnum: return loc ? iswalnum_l(w, loc) : std::isalnum(static_cast<int>(c));
+    case CharClass::upper: return loc ? iswupper_l(w, loc) : std::isupper(static_cast<int>(c));
+    case CharClass::lower: return loc ? iswlower_l(w, loc) : std::islower(static_cast<int>(c));
+    default: return false;
+  }
 }
 
 }  // namespace nabla

@@ -26,5 +26,15 @@ size_t utf8_byte_of_index(const std::string& s, int64_t k);
 int64_t utf8_code_point(const std::string& s);
 // Code point c as UTF-8 (c in [0, 0x10FFFF], not a surrogate).
 std::string utf8_encode(int64_t c);
+// s in upper (lower) case as Python's str.upper() (lower()): each character by the
+// Unicode simple case mapping of the C.UTF-8 locale (ASCII only where the system
+// lacks it), and "\u{df}" to "SS", Python's one common full mapping; a byte that is not
+// valid UTF-8 is kept as it is.
+std::string utf8_change_case(const std::string& s, bool upper);
+// Whether one character of a str (as utf8_chars gives) is of the class of str.isalpha,
+// isalnum, isdigit (0-9), isspace (Python's whitespace), isupper or islower. A byte
+// that is not valid UTF-8 is of none.
+enum class CharClass { alpha, alnum, digit, space, upper, lower };
+bool utf8_char_is(const std::string& ch, CharClass k);
 
 }  // namespace nabla

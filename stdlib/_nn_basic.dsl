@@ -83,6 +83,7 @@ model Dropout(p=0.5) {
   "Zeroes each element with probability p in training (the rest scaled by 1 / (1 - p)); identity in eval. Example: nn.Dropout(0.5)"
   p = p
   training = true
+  let _c = _check_p("Dropout", p)  # as PyTorch's, at construction: a p < 0 was the identity
   forward(x) = dropout(x, p=self.p, training=self.training) if self.training and self.p > 0 else x
 }
 

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <set>
 
+#include "interp/builtins/help.hpp"
 #include "lang/parser.hpp"
 #include "tensor/memory_stats.hpp"
 
@@ -71,11 +72,6 @@ InterruptScope::~InterruptScope() { g_interrupt_target = nullptr; }
 
 namespace {
 
-const char* const kKeywords[] = {"let",   "fn",     "model",    "function", "buffer",  "static",      "if",          "elif",
-                                 "else",  "while",  "for",      "in",       "break",   "continue",    "return",
-                                 "import", "as",    "true",     "false",    "none",    "and",         "or",
-                                 "not",   "test",   "no_grad",  "enable_grad", "detect_anomaly", "profile", "no_sync",
-                                 "autocast"};
 
 // Under --sandbox (Note [REPL sandbox]) :load is refused like a builtin that reads
 // files; the others run code through the sandboxed builtins or only print (:mem reads
@@ -176,7 +172,7 @@ std::vector<std::string> repl_completions(Interpreter& interp, const std::string
   }
   for (std::string& n : interp.global_names())
     if (!(is_private_name(n) && (start >= line.size() || line[start] != '_'))) names.push_back(std::move(n));
-  names.insert(names.end(), std::begin(kKeywords), std::end(kKeywords));
+  for (const char* k : interp::language_keywords()) names.push_back(k);
   return sorted_unique(std::move(names));
 }
 
@@ -496,8 +492,6 @@ class Repl {
       h = interp_.help(t);
     }
     if (h.ok) return (void)std::printf("%s", h.text.c_str());
-    for (const char* k : kKeywords)
-      if (t == k) return (void)std::printf("'%s' is a keyword of the language (see docs/LANGUAGE.md)\n", k);
     usage_error(h.error);
   }
 

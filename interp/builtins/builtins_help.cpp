@@ -403,7 +403,26 @@ std::vector<std::string> param_names(const std::vector<lang::Param>& params) {
   return out;
 }
 
+// A keyword that no builtin or session name shares (no_grad and profile are also
+// builtins, model has its own help): parsed as code, help("fn") failed with a parse
+// error of its own source.
+bool is_bare_keyword(Evaluator& ev, const std::string& name) {
+  const auto& k = language_keywords();
+  if (std::none_of(k.begin(), k.end(), [&](const char* w) { return name == w; })) return false;
+  return !ev.main_module->get(name) &&
+         std::none_of(ev.builtins.begin(), ev.builtins.end(), [&](const auto& b) { return b.first == name; });
+}
+
 }  // namespace
+
+const std::vector<const char*>& language_keywords() {
+  static const std::vector<const char*> words = {
+      "let",    "fn",    "model", "function", "buffer", "static",  "if",          "elif",           "else",
+      "while",  "for",   "in",    "break",    "continue", "return", "import",     "as",             "true",
+      "false",  "none",  "and",   "or",       "not",    "test",    "no_grad",     "enable_grad",    "detect_anomaly",
+      "profile", "no_sync", "autocast"};
+  return words;
+}
 
 std::string help_for_name(Evaluator& ev, const std::string& name) {
   std::vector<std::string> parts = split_dotted(name);
@@ -420,6 +439,8 @@ std::string help_for_name(Evaluator& ev, const std::string& name) {
   }
   if (!shadowed && parts.size() == 1 && is_tensor_kind(head)) return tensor_type_help();
   if (!shadowed && parts.size() == 1 && head == "model") return model_type_help();
+  if (parts.size() == 1 && is_bare_keyword(ev, head))
+    return "'" + head + "' is a keyword of the language (see docs/LANGUAGE.md)\n";
   Target t = resolve_head(ev, head, parts.size() > 1);
   for (size_t k = 1; k < parts.size(); ++k) t = resolve_member(ev, std::move(t), parts[k]);
   return describe(ev, t);

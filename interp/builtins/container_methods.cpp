@@ -37,36 +37,49 @@ const std::string& text_of(const Value& self) { return self.as<StrObj>()->s; }
 
 Value change_case(const Value& self, CallArgs& a, bool upper) {
   arity(a, upper ? "upper" : "lower", 0, 0);
-  std::string out = text_of(self);
-  for (char& c : out) c = static_cast<char>(upper ? std::toupper(c) : std::tolower(c));
-  return make_str(out);
+  return make_str(utf8_change_case(text_of(self), upper));
 }
 Value str_upper(Evaluator&, const Value& self, CallArgs& a) { return change_case(self, a, true); }
 Value str_lower(Evaluator&, const Value& self, CallArgs& a) { return change_case(self, a, false); }
 
-// strip, lstrip and rstrip: `name` says which ends.
+// strip, lstrip and rstrip: `name` says which ends. The characters to strip are
+// characters, not bytes: byte-wise, "\u{e9}a".strip("\u{e8}") cut the first byte of
+// the e-acute, both starting with 0xC3, and left invalid UTF-8.
 Value strip_ends(const Value& self, CallArgs& a, const std::string& name) {
   arity(a, name, 0, 1);
-  const std::string& s = text_of(self);
-  std::string chars = a.pos.empty() ? " \t\n\r\f\v" : str_arg(a.pos[0], name);
-  size_t b = name == "rstrip" ? 0 : s.find_first_not_of(chars);
-  if (b == std::string::npos) return make_str("");
-  size_t e = name == "lstrip" ? s.size() : s.find_last_not_of(chars) + 1;
-  return make_str(s.substr(b, e - b));
+  const std::vector<std::string> chars = utf8_chars(text_of(self));
+  const bool whitespace = a.pos.empty() || a.pos[0].is_none();
+  const std::vector<std::string> set = whitespace ? std::vector<std::string>{} : utf8_chars(str_arg(a.pos[0], name));
+  auto stripped = [&](const std::string& c) {
+    if (whitespace) return utf8_char_is(c, CharClass::space);
+    return std::find(set.begin(), set.end(), c) != set.end();
+  };
+  size_t b = 0, e = chars.size();
+  if (name != "rstrip")
+    while (b < e && stripped(chars[b])) ++b;
+  if (name != "lstrip")
+    while (e > b && stripped(chars[e - 1])) --e;
+  std::string out;
+  for (size_t k = b; k < e; ++k) out += chars[k];
+  return make_str(std::move(out));
 }
 Value str_strip(Evaluator&, const Value& self, CallArgs& a) { return strip_ends(self, a, "strip"); }
 Value str_lstrip(Evaluator&, const Value& self, CallArgs& a) { return strip_ends(self, a, "lstrip"); }
 Value str_rstrip(Evaluator&, const Value& self, CallArgs& a) { return strip_ends(self, a, "rstrip"); }
 
+// str.split() without a separator: runs of Python's whitespace (by character, as strip).
 std::vector<Value> split_on_whitespace(const std::string& s) {
   std::vector<Value> out;
-  size_t k = 0;
-  while (k < s.size()) {
-    while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
-    size_t b = k;
-    while (k < s.size() && !std::isspace(static_cast<unsigned char>(s[k]))) ++k;
-    if (k > b) out.push_back(make_str(s.substr(b, k - b)));
+  std::string word;
+  for (const std::string& c : utf8_chars(s)) {
+    if (!utf8_char_is(c, CharClass::space)) {
+      word += c;
+    } else if (!word.empty()) {
+      out.push_back(make_str(std::move(word)));
+      word.clear();
+    }
   }
+  if (!word.empty()) out.push_back(make_str(std::move(word)));
   return out;
 }
 
@@ -113,7 +126,7 @@ Value str_replace(Evaluator&, const Value& self, CallArgs& a) {
   const std::string& from = str_arg(a.pos[0], "replace");
   const std::string& to = str_arg(a.pos[1], "replace");
   size_t count = 0;
-  if (from.empty()) count = s.size() + 1;  // Python: before each byte and at the end
+  if (from.empty()) count = static_cast<size_t>(utf8_length(s)) + 1;  // Python: before each character and at the end
   else
     for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + from.size())) ++count;
   // Note [Host memory budget]: each match may grow (a 1-byte match, a 1 MB replacement).
@@ -122,7 +135,7 @@ Value str_replace(Evaluator&, const Value& self, CallArgs& a) {
   if (from.empty()) {  // "abc".replace("", "-") is "-a-b-c-"
     out.reserve(s.size() + count * to.size());
     out += to;
-    for (char c : s) (out += c) += to;
+    for (const std::string& c : utf8_chars(s)) (out += c) += to;
     return make_str(std::move(out));
   }
   size_t b = 0, k;
@@ -186,74 +199,86 @@ Value str_count(Evaluator&, const Value& self, CallArgs& a) {
   arity(a, "count", 1, 1);
   const std::string& s = text_of(self);
   const std::string& p = str_arg(a.pos[0], "count");
-  if (p.empty()) return Value::integer(static_cast<int64_t>(s.size()) + 1);
+  if (p.empty()) return Value::integer(utf8_length(s) + 1);  // the places between characters
   int64_t n = 0;
   for (size_t k = s.find(p); k != std::string::npos; k = s.find(p, k + p.size())) ++n;
   return Value::integer(n);
 }
 
 // isdigit, isalpha, isalnum, isspace: whether the string is not empty and every
-// character is of the class (ASCII, as the language's strings are bytes: a non-ASCII
-// byte is of none); isupper, islower: whether it has a letter and no letter of the
+// character is of the class (by code point, as Python's: "\u{e9}".isalpha() is true;
+// isdigit is 0-9); isupper, islower: whether it has a cased letter and none of the
 // other case, as Python's.
-bool ascii_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool ascii_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
-bool ascii_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
-bool ascii_alpha(unsigned char c) { return ascii_upper(c) || ascii_lower(c); }
-bool ascii_alnum(unsigned char c) { return ascii_alpha(c) || ascii_digit(c); }
-bool ascii_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-
 constexpr char kIsDigit[] = "isdigit", kIsAlpha[] = "isalpha", kIsAlnum[] = "isalnum", kIsSpace[] = "isspace";
 
-template <bool (*kClass)(unsigned char), const char* kName>
+template <CharClass kClass, const char* kName>
 Value str_is(Evaluator&, const Value& self, CallArgs& a) {
   arity(a, kName, 0, 0);
-  const std::string& s = text_of(self);
-  bool all = !s.empty();
-  for (unsigned char c : s) all = all && kClass(c);
+  const std::vector<std::string> chars = utf8_chars(text_of(self));
+  bool all = !chars.empty();
+  for (const std::string& c : chars) all = all && utf8_char_is(c, kClass);
   return Value::boolean(all);
 }
 template <bool kUpper>
 Value str_is_case(Evaluator&, const Value& self, CallArgs& a) {
   arity(a, kUpper ? "isupper" : "islower", 0, 0);
+  const CharClass same = kUpper ? CharClass::upper : CharClass::lower;
+  const CharClass other_case = kUpper ? CharClass::lower : CharClass::upper;
   bool cased = false, other = false;
-  for (unsigned char c : text_of(self)) {
-    cased = cased || (kUpper ? ascii_upper(c) : ascii_lower(c));
-    other = other || (kUpper ? ascii_lower(c) : ascii_upper(c));
+  for (const std::string& c : utf8_chars(text_of(self))) {
+    cased = cased || utf8_char_is(c, same);
+    other = other || utf8_char_is(c, other_case);
   }
   return Value::boolean(cased && !other);
 }
 
 // The argument a replacement field names: "" the next positional one, "2" the third,
-// "name" a keyword.
+// "name" a keyword. A number too long for an index is out of range (std::stoul threw,
+// and the message was "stoul"); "0.x" and "0[1]" (Python's attribute and item lookups)
+// are refused, not read as argument 0.
 const Value& format_argument(const std::string& field, const CallArgs& a, size_t& next) {
   if (field.empty()) {
     if (next >= a.pos.size()) fail("format(): not enough arguments");
     return a.pos[next++];
   }
-  if (std::isdigit(static_cast<unsigned char>(field[0]))) {
-    size_t i = std::stoul(field);
-    if (i >= a.pos.size()) fail("format(): index " + field + " out of range");
-    return a.pos[i];
+  if (field.find_first_of(".[") != std::string::npos)
+    fail("format(): field '" + field + "': attribute and item lookups in a field are not supported (format the value first)");
+  if (std::all_of(field.begin(), field.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (field.size() > 9 || std::stoul(field) >= a.pos.size())
+      fail("format(): index " + field + " out of range (" + std::to_string(a.pos.size()) + " positional arguments)");
+    return a.pos[std::stoul(field)];
   }
   const Value* v = a.find_kw(field);
   if (!v) fail("format(): no argument named '" + field + "'");
   return *v;
 }
 
-// One replacement field, "{field:spec}", starting at s[k]; returns the index of its '}'.
+// One replacement field, "{field!conversion:spec}", starting at s[k]; returns the index
+// of its '}'. The conversion is Python's !s (str) or !r (repr).
 size_t format_field(const std::string& s, size_t k, const CallArgs& a, size_t& next, std::string& out) {
   size_t e = s.find('}', k);
   if (e == std::string::npos) fail("format(): unclosed '{'");
   std::string field = s.substr(k + 1, e - k - 1);
-  std::string spec;
+  std::string spec, conversion;
   auto colon = field.find(':');
   if (colon != std::string::npos) {
     spec = field.substr(colon + 1);
     field = field.substr(0, colon);
   }
+  auto bang = field.find('!');
+  if (bang != std::string::npos) {
+    conversion = field.substr(bang + 1);
+    field = field.substr(0, bang);
+    if (conversion != "s" && conversion != "r")
+      fail("format(): unknown conversion '!" + conversion + "' (expected !s or !r)");
+  }
   const Value& v = format_argument(field, a, next);
-  out += spec.empty() ? str(v) : format_value(v, spec);
+  if (conversion == "r") {
+    const Value shown = make_str(repr(v));
+    out += spec.empty() ? repr(v) : format_value(shown, spec);
+  } else {
+    out += spec.empty() ? str(v) : format_value(conversion == "s" ? make_str(str(v)) : v, spec);
+  }
   return e;
 }
 
@@ -265,6 +290,7 @@ Value str_format(Evaluator&, const Value& self, CallArgs& a) {
     bool doubled = k + 1 < s.size() && s[k + 1] == s[k];
     if ((s[k] == '{' || s[k] == '}') && doubled) out += s[k++];  // "{{" and "}}" are the braces
     else if (s[k] == '{') k = format_field(s, k, a, next, out);
+    else if (s[k] == '}') fail("format(): single '}' encountered (a brace is written '}}')");
     else out += s[k];
   }
   return make_str(out);
@@ -299,13 +325,13 @@ const MethodEntry kStrMethods[] = {
      "rfind's index, an error where sub is not found. Example: \"héllo\".rindex(\"l\")"},
     {"count", str_count, "count(sub)",
      "How many times sub occurs, without overlaps. Example: \"banana\".count(\"an\")"},
-    {"isdigit", str_is<ascii_digit, kIsDigit>, "isdigit()",
-     "Whether this string is not empty and all digits (ASCII). Example: \"42\".isdigit()"},
-    {"isalpha", str_is<ascii_alpha, kIsAlpha>, "isalpha()",
-     "Whether this string is not empty and all letters (ASCII). Example: \"abc\".isalpha()"},
-    {"isalnum", str_is<ascii_alnum, kIsAlnum>, "isalnum()",
-     "Whether this string is not empty and all letters or digits (ASCII). Example: \"a1\".isalnum()"},
-    {"isspace", str_is<ascii_space, kIsSpace>, "isspace()",
+    {"isdigit", str_is<CharClass::digit, kIsDigit>, "isdigit()",
+     "Whether this string is not empty and all digits (0-9). Example: \"42\".isdigit()"},
+    {"isalpha", str_is<CharClass::alpha, kIsAlpha>, "isalpha()",
+     "Whether this string is not empty and all letters. Example: \"abc\".isalpha()"},
+    {"isalnum", str_is<CharClass::alnum, kIsAlnum>, "isalnum()",
+     "Whether this string is not empty and all letters or digits. Example: \"a1\".isalnum()"},
+    {"isspace", str_is<CharClass::space, kIsSpace>, "isspace()",
      "Whether this string is not empty and all whitespace. Example: \" \\t\".isspace()"},
     {"isupper", str_is_case<true>, "isupper()",
      "Whether this string has a letter and no lower-case one. Example: \"ABC1\".isupper()"},

@@ -28,7 +28,8 @@ AttrValue bound_attr(const Value& v, const Tensor& x, const std::string& fname, 
 // clamp with a tensor bound (torch.clamp(x, min=t)): min(max(x, min), max) in the
 // promoted dtype, broadcast, made of where, so the gradient goes to x where it is not
 // clamped and to the bound where it is, as PyTorch's. A number beside a tensor bound is
-// a wrapped number.
+// a wrapped number. A NaN in a bound gives NaN there, as PyTorch's maximum/minimum do
+// (lt against it is false: x came through unclamped).
 Tensor clamp_by_tensors(const Tensor& x, const Value& min, const Value& max, const std::string& fname) {
   TensorList all = {x};
   if (!min.is_none()) all.push_back(to_tensor_arg(min, (fname + "(): argument 'min'").c_str()));
@@ -39,10 +40,12 @@ Tensor clamp_by_tensors(const Tensor& x, const Value& min, const Value& max, con
   if (!min.is_none()) {
     Tensor lo = to_dtype(all[k++], dt);
     out = where(lt(out, lo), lo, out);
+    if (is_floating(dt)) out = where(ne(lo, lo), lo, out);
   }
   if (!max.is_none()) {
     Tensor hi = to_dtype(all[k], dt);
     out = where(gt(out, hi), hi, out);
+    if (is_floating(dt)) out = where(ne(hi, hi), hi, out);
   }
   return out;
 }

@@ -26,6 +26,8 @@ std::string help_for_value(Evaluator& ev, const Value& v);
 // a builtin's from its row's signature, a DSL function's, model's or method's from
 // its parameters. Empty for what takes none.
 std::vector<std::string> keyword_names(Evaluator& ev, const Value& callee);
+// The keywords of the language (help("fn") describes one; the REPL completes them).
+const std::vector<const char*>& language_keywords();
 // Whether a name is private to its module (a leading '_'): listings and completion
 // leave it out.
 inline bool is_private_name(const std::string& name) { return !name.empty() && name[0] == '_'; }

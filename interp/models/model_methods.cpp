@@ -235,10 +235,19 @@ Value apply_to_modules(Evaluator& ev, const Value& self, CallArgs& args) {
   return self;
 }
 
+// zero_grad(set_to_none=true): PyTorch's set_to_none=false (1.13's default) zeroes
+// each existing .grad in place instead, and leaves a missing one missing.
 Value zero_grad(Evaluator&, const Value& self, CallArgs& args) {
-  no_args(args, "zero_grad");
+  const Value* flag = args.find_kw("set_to_none");
+  if (args.pos.size() + args.kw.size() > 1 || (!args.kw.empty() && !flag))
+    fail("zero_grad() takes one argument, set_to_none");
+  if (!flag && !args.pos.empty()) flag = &args.pos[0];
+  if (flag && flag->tag != Tag::Bool)
+    fail(std::string("zero_grad(): argument 'set_to_none' must be a bool, got ") + type_name(*flag));
+  const bool to_none = !flag || flag->b;
   notify_untraced_effect("zero_grad() clears the parameters' .grad");
-  for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false)) t.set_grad(Tensor());
+  for (auto& [n, t] : named_tensors(self, TensorKinds::parameters, false))
+    t.set_grad(to_none || !t.grad().defined() ? Tensor() : zeros_like(t.grad()));
   return Value();
 }
 
@@ -385,8 +394,8 @@ const MethodEntry kModelMethods[] = {
     {"named_buffers", named_buffers, "named_buffers()",
      "Every buffer as a (dotted name, tensor) pair. Example: for (n, b) in nn.BatchNorm1d(4).named_buffers() { "
      "print(n) }"},
-    {"zero_grad", zero_grad, "zero_grad()",
-     "Clears the .grad of every parameter. Example: nn.Linear(4, 2).zero_grad()"},
+    {"zero_grad", zero_grad, "zero_grad(set_to_none=true)",
+     "Clears the .grad of every parameter (set_to_none=false: zeroes it). Example: nn.Linear(4, 2).zero_grad()"},
     {"train", set_train_mode, "train(mode=true)",
      "Sets the training flag of every module (dropout and batch norm read it); returns the model. Example: "
      "nn.Dropout(0.5).train()"},

@@ -141,10 +141,19 @@ Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv) {
   return permute(r, IntList(back.begin(), back.end()));
 }
 
-void put_indexed(const Tensor& x, const Tensor& value, const IndexPositions& positions_of) {
+Tensor drop_leading_ones(const Tensor& value, int64_t dims) {
+  int64_t drop = 0;
+  while (value.dim() - drop > dims && value.size(drop) == 1) ++drop;
+  if (drop == 0) return value;
+  const std::vector<int64_t> sizes = value.sizes().vec();
+  return reshape(value, IntList(sizes.begin() + drop, sizes.end()));
+}
+
+void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& positions_of) {
   // Where each element the index reaches sits in x, flat.
   Tensor positions = positions_of(reshape(arange(x.numel(), DType::i64, x.device()), x.sizes().vec()));
   std::vector<int64_t> shape = positions.sizes().vec();
+  const Tensor value = drop_leading_ones(value_in, static_cast<int64_t>(shape.size()));
   Shape vshape = value.sizes();
   bool fits = vshape.size() <= shape.size();
   for (size_t k = 0; fits && k < vshape.size(); ++k) {

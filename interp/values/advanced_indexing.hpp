@@ -22,6 +22,11 @@ Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv);
 // assignment reads its index exactly as a read does).
 using IndexPositions = std::function<Tensor(const Tensor&)>;
 
+// value without its leading size-1 dims past `dims` (PyTorch's index_put_ and its
+// copy into a view allow them: x[0] = ones([1, 4]) for x of [3, 4]), so that it
+// broadcasts to a target of `dims` dims.
+Tensor drop_leading_ones(const Tensor& value, int64_t dims);
+
 // x[index] = value, in place: value broadcast to the indexed shape; a position named
 // twice takes the last value.
 void put_indexed(const Tensor& x, const Tensor& value, const IndexPositions& positions_of);

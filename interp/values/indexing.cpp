@@ -210,19 +210,20 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
         --consumed;
       } else {
         Tensor flat_idx = t.dim() == 1 ? t : reshape(t, {t.numel()});
-        std::vector<double> iv = to_double_vector(flat_idx);
-        int64_t n = x.size(dim);
+        // Exact as i64 (read as doubles, 2^53 + 1 was 2^53, and 2^63 - 1 shown as 9.2e18).
+        std::vector<int64_t> iv = to_int64_vector(flat_idx);
+        const int64_t n = x.size(dim);
         bool neg = false;
-        for (double d : iv) {
+        for (int64_t d : iv) {
           if (d < -n || d >= n)
-            fail("index " + (std::fabs(d) < 0x1p63 ? std::to_string(static_cast<int64_t>(d)) : float_repr(d)) + " is out of range for dim " + std::to_string(dim) +
-                 " of size " + std::to_string(n));
+            fail("index " + std::to_string(d) + " is out of range for dim " + std::to_string(dim) + " of size " +
+                 std::to_string(n));
           neg |= d < 0;
         }
         if (neg) {
-          for (double& d : iv)
-            if (d < 0) d += static_cast<double>(n);
-          flat_idx = tensor_from(iv, {static_cast<int64_t>(iv.size())}, DType::i64);
+          std::vector<double> wrapped;
+          for (int64_t d : iv) wrapped.push_back(static_cast<double>(d < 0 ? d + n : d));
+          flat_idx = tensor_from(wrapped, {static_cast<int64_t>(iv.size())}, DType::i64);
         }
         Tensor r = index_select(x, dim, to_device(flat_idx, x.device()));  // indices checked on the host
         if (t.dim() != 1) {
@@ -366,7 +367,8 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
         return;
       }
       Tensor view = index_tensor(x, idx);
-      copy_(view, src);
+      const Tensor fitted = drop_leading_ones(src, view.dim());
+      copy_(view, fitted.dim() <= view.dim() ? fitted : src);  // a misfit named by its own shape
       return;
     }
     case Tag::Tuple: fail("'tuple' object does not support item assignment");

@@ -13,9 +13,11 @@ fn step(x, y) = cross_entropy(mlp(x), y)
 # simplify removes both multiplications by one; cse merges what is left.
 fn twice(x) = x * 1.0 + x * 1.0
 
-# item() driving a branch cannot be captured.
+# A number read with item() and kept in a variable cannot be captured (an item() read
+# right in an if or while condition lowers to a cond instead).
 fn branchy(v) {
-  if v.sum().item() > 0 { return v * 2 }
+  let total = v.sum().item()
+  if total > 0 { return v * 2 }
   return v
 }
 

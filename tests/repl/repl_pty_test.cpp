@@ -372,7 +372,7 @@ void help_session(const std::string& nabla, const std::string& home) {
   s.expect("optim.Adam.step()");
   s.expect(">>> ");
   s.send(":help Tensor.sum\r");
-  s.expect("Tensor.sum(input, dims=[], keepdim=false)");
+  s.expect("Tensor.sum(input, dims=[], keepdim=false, dtype=none)");
   s.expect(">>> ");
   step(":help of an unknown attribute is an error, and the session goes on");
   s.send(":help nn.Zzzzzz\r");

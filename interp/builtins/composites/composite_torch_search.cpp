@@ -188,10 +188,14 @@ Value isin_builtin(Evaluator&, CallArgs& a) {
   HostValues xs = host_values(x, floating, "isin(): elements"), ts = host_values(t, floating, "isin(): test_elements");
   std::vector<int64_t> found(static_cast<size_t>(x.numel()));
   if (floating) {
-    std::vector<double> sorted = ts.d;
-    std::sort(sorted.begin(), sorted.end());  // NaN is never found: NaN != NaN
+    // NaN is never found (NaN != NaN): left out before sorting, as std::sort needs an
+    // order NaN breaks (binary_search then reported NaN found, and sort may misbehave).
+    std::vector<double> sorted;
+    for (double v : ts.d)
+      if (!std::isnan(v)) sorted.push_back(v);
+    std::sort(sorted.begin(), sorted.end());
     for (size_t k = 0; k < found.size(); ++k)
-      found[k] = std::binary_search(sorted.begin(), sorted.end(), xs.d[k]) != invert;
+      found[k] = (!std::isnan(xs.d[k]) && std::binary_search(sorted.begin(), sorted.end(), xs.d[k])) != invert;
   } else {
     std::unordered_set<int64_t> set(ts.i.begin(), ts.i.end());
     for (size_t k = 0; k < found.size(); ++k) found[k] = (set.count(xs.i[k]) != 0) != invert;
@@ -207,9 +211,9 @@ int64_t position_in(const std::vector<T>& row, const std::vector<int64_t>* order
   while (lo < hi) {
     const size_t mid = (lo + hi) / 2;
     const T m = row[start + (order ? static_cast<size_t>((*order)[start + mid]) : mid)];
-    // NaN sorts last, as sort puts it: nothing is after a NaN.
-    const bool before = right ? !(v < m) && !(std::isnan(static_cast<double>(m)) && !std::isnan(static_cast<double>(v)))
-                              : m < v || (std::isnan(static_cast<double>(v)) && !std::isnan(static_cast<double>(m)));
+    // PyTorch's test, NaN included: a value goes after m unless m >= v (m > v for
+    // right), so a NaN value goes last and every value goes after a NaN in the row.
+    const bool before = right ? !(m > v) : !(m >= v);
     if (before) lo = mid + 1;
     else hi = mid;
   }
