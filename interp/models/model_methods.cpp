@@ -129,13 +129,20 @@ void apply_post_order(const Value& root, Fn fn) {
   }
 }
 
+// The keys a load did not match, as PyTorch's load_state_dict returns them.
+struct KeyMismatch {
+  std::vector<std::string> missing, unexpected;
+};
+
 // load_state_dict(d, strict=true): copies every tensor of d into the parameter or
 // buffer of the same name, under no-grad. With strict, missing keys, unexpected keys
-// and shape mismatches are all reported in one error; without it only shapes are.
+// and shape mismatches are all reported in one error; without it only shapes are,
+// and the missing and unexpected keys are returned.
 // A key may name a tensor by any path to it (resolve_key): the names state_dict()
 // gives, or another path of a shared module or tied weight (PyTorch's state_dict
 // lists every path); a tensor is missing when no key reaches it.
-void load_state(const Value& self, DictObj& d, bool strict) {
+KeyMismatch load_state(const Value& self, DictObj& d, bool strict) {
+  KeyMismatch keys;
   std::vector<std::string> problems;
   std::vector<std::pair<Tensor, Tensor>> copies;
   AddressSet reached;
@@ -164,11 +171,14 @@ void load_state(const Value& self, DictObj& d, bool strict) {
         continue;
       }
     }
+    keys.unexpected.push_back(k.tag == Tag::Str ? k.as<StrObj>()->s : repr(k));
     if (strict) problems.push_back("unexpected key " + repr(k));
   }
-  if (strict)
-    for (auto& [n, t] : own)
-      if (!reached.contains(t.impl())) problems.push_back("missing key '" + n + "'");
+  for (auto& [n, t] : own)
+    if (!reached.contains(t.impl())) {
+      keys.missing.push_back(n);
+      if (strict) problems.push_back("missing key '" + n + "'");
+    }
   if (!problems.empty()) {
     std::string msg = "load_state_dict() into " + self.as<InstanceObj>()->cls->decl->name + ": " +
                       std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems");
@@ -177,6 +187,30 @@ void load_state(const Value& self, DictObj& d, bool strict) {
   }
   NoGradGuard ng;
   for (auto& [dst, src] : copies) copy_(dst, src);
+  return keys;
+}
+
+// PyTorch's _IncompatibleKeys: .missing_keys and .unexpected_keys (lists of str), shown
+// as PyTorch shows them.
+Value incompatible_keys(const KeyMismatch& keys) {
+  auto strs = [](const std::vector<std::string>& v) {
+    std::vector<Value> out;
+    for (const std::string& k : v) out.push_back(make_str(k));
+    return make_list(std::move(out));
+  };
+  auto o = std::make_shared<ObjectObj>();
+  o->type_name = "_IncompatibleKeys";
+  o->set("missing_keys", strs(keys.missing));
+  o->set("unexpected_keys", strs(keys.unexpected));
+  ObjectObj* raw = o.get();
+  o->describe = [raw] {
+    if (raw->find("missing_keys")->as<ListObj>()->items.empty() &&
+        raw->find("unexpected_keys")->as<ListObj>()->items.empty())
+      return std::string("<All keys matched successfully>");
+    return "_IncompatibleKeys(missing_keys=" + repr(*raw->find("missing_keys")) +
+           ", unexpected_keys=" + repr(*raw->find("unexpected_keys")) + ")";
+  };
+  return Value::object(Tag::Object, o);
 }
 
 // ---- the methods -------------------------------------------------------------------------
@@ -347,8 +381,7 @@ Value load_state_dict(Evaluator&, const Value& self, CallArgs& args) {
   }
   const Value& dv = args.pos[0];
   if (dv.tag != Tag::Dict) fail(std::string("load_state_dict() needs a dict, got ") + type_name(dv));
-  load_state(self, *dv.as<DictObj>(), strict);
-  return Value();
+  return incompatible_keys(load_state(self, *dv.as<DictObj>(), strict));
 }
 
 // register_buffer(name, tensor): a buffer as the `buffer` member makes one (kept by
@@ -442,8 +475,9 @@ const MethodEntry kModelMethods[] = {
     {"state_dict", state_dict, "state_dict()",
      "Every parameter and buffer by dotted name, detached. Example: nn.Linear(4, 2).state_dict()[\"weight\"].shape"},
     {"load_state_dict", load_state_dict, "load_state_dict(state, strict=true)",
-     "Copies each tensor of state into the parameter or buffer of its name. Example: nn.Linear(4, "
-     "2).load_state_dict(nn.Linear(4, 2).state_dict())"},
+     "Copies each tensor of state into the parameter or buffer of its name; returns .missing_keys and "
+     ".unexpected_keys (strict=false lets them be). Example: nn.Linear(4, 2).load_state_dict(nn.Linear(4, "
+     "2).state_dict())"},
     {"register_buffer", register_buffer, "register_buffer(name, tensor)",
      "Makes tensor a buffer of this model (state_dict keeps it, to() moves it). Example: nn.Linear(4, "
      "2).register_buffer(\"mask\", ones([4]))"},

@@ -110,3 +110,15 @@ test "zero_grad(set_to_none=false) zeroes the gradients, as PyTorch's" {
   fresh.zero_grad(set_to_none=false)
   expect(fresh.weight.grad == none, "a missing gradient stays missing")
 }
+
+test "load_state_dict returns the missing and unexpected keys, as PyTorch's _IncompatibleKeys" {
+  let m = nn.Sequential([nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)])
+  let sd = m.state_dict()
+  sd.pop("2.bias")
+  sd["extra.weight"] = zeros(1)
+  let r = m.load_state_dict(sd, strict=false)
+  expect(r.missing_keys == ["2.bias"] and r.unexpected_keys == ["extra.weight"])
+  expect(str(r) == "_IncompatibleKeys(missing_keys=['2.bias'], unexpected_keys=['extra.weight'])")
+  let ok = m.load_state_dict(m.state_dict())
+  expect(ok.missing_keys == [] and ok.unexpected_keys == [] and str(ok) == "<All keys matched successfully>")
+}
