@@ -69,16 +69,12 @@ fn _check_conv_args(name, n, kernel_size, stride, padding, dilation, groups) {
   if type(groups) != "int" or groups < 1 { fail(f"{name}: argument 'groups' must be an int >= 1, got {repr(groups)}") }
 }
 
-fn _check_channels(name, what, c) {
-  if type(c) != "int" or c < 0 { fail(f"{name}: argument '{what}' must be an int >= 0, got {repr(c)}") }
-}
-
 # The fields every convolution layer has (PyTorch's names), its weight and bias with
 # PyTorch's init. A transposed convolution's weight is [in, out / groups, k...].
 fn _conv_fields(m, name, n, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                 padding_mode, transposed, output_padding) {
-  _check_channels(name, "in_channels", in_channels)
-  _check_channels(name, "out_channels", out_channels)
+  _nn_init._size_arg(name, "in_channels", in_channels)
+  _nn_init._size_arg(name, "out_channels", out_channels)
   _check_conv_args(name, n, kernel_size, stride, padding, dilation, groups)
   if transposed { _conv_sizes(name, "output_padding", output_padding, n, 0) }
   assert(in_channels % groups == 0 and out_channels % groups == 0,

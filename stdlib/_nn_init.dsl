@@ -17,6 +17,21 @@ fn _tensor_arg(who, what, v) {
   return v
 }
 
+# A layer's size argument (features, channels, embeddings, a normalized dim): an int
+# >= 0, as PyTorch's (0 makes an empty layer); anything else is an error that names the
+# layer and the argument, not the zeros() or ones() that would have failed inside it.
+fn _size_arg(who, what, v) {
+  if type(v) != "int" or v < 0 { fail(f"{who}: argument '{what}' must be an int >= 0, got {repr(v)}") }
+  return v
+}
+
+# Each dim of normalized_shape (an int or a list of them), as a list.
+fn _shape_arg(who, what, v) {
+  let dims = [v] if type(v) == "int" else (list(v) if type(v) in ["list", "tuple"] else [v])
+  for d in dims { _size_arg(who, what, d) }
+  return dims
+}
+
 fn _prod(xs) {
   let n = 1
   for x in xs { n = n * x }

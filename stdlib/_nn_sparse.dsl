@@ -83,8 +83,8 @@ fn _check_indices(who, weight, indices) {
 model Embedding(num_embeddings, embedding_dim, padding_idx=none, max_norm=none, norm_type=2.0,
                 scale_grad_by_freq=false, sparse=false, _weight=none) {
   "A lookup table of num_embeddings vectors of embedding_dim; called with i64 indices. Example: nn.Embedding(10000, 128)(tensor([1, 5], dtype=i64))"
-  num_embeddings = num_embeddings
-  embedding_dim = embedding_dim
+  num_embeddings = _nn_init._size_arg("Embedding", "num_embeddings", num_embeddings)
+  embedding_dim = _nn_init._size_arg("Embedding", "embedding_dim", embedding_dim)
   padding_idx = _padding_idx("Embedding", padding_idx, num_embeddings)
   max_norm = _check_max_norm("Embedding", max_norm)
   norm_type = norm_type
@@ -199,8 +199,8 @@ fn _reduce_bags(weight, indices, mask, psw, mode, pad) {
 model EmbeddingBag(num_embeddings, embedding_dim, max_norm=none, norm_type=2.0, scale_grad_by_freq=false, mode="mean",
                    sparse=false, _weight=none, include_last_offset=false, padding_idx=none) {
   "The sum, mean or max of each bag of embeddings (rows of a 2-D input, or a 1-D input cut at offsets). Example: nn.EmbeddingBag(10, 3, mode='sum')(tensor([[1, 2], [4, 5]]))"
-  num_embeddings = num_embeddings
-  embedding_dim = embedding_dim
+  num_embeddings = _nn_init._size_arg("EmbeddingBag", "num_embeddings", num_embeddings)
+  embedding_dim = _nn_init._size_arg("EmbeddingBag", "embedding_dim", embedding_dim)
   max_norm = _check_max_norm("EmbeddingBag", max_norm)
   norm_type = norm_type
   scale_grad_by_freq = scale_grad_by_freq

@@ -79,7 +79,7 @@ fn _batch_norm(m, x) {
 
 model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
   "Batch normalization over [N, C] or [N, C, L], with running statistics for eval. Example: nn.BatchNorm1d(256)"
-  num_features = num_features
+  num_features = _nn_init._size_arg("BatchNorm1d", "num_features", num_features)
   eps = eps
   momentum = momentum
   track_running_stats = track_running_stats
@@ -97,7 +97,7 @@ model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
 
 model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
   "Batch normalization over [N, C, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm2d(16)"
-  num_features = num_features
+  num_features = _nn_init._size_arg("BatchNorm2d", "num_features", num_features)
   eps = eps
   momentum = momentum
   track_running_stats = track_running_stats
@@ -115,7 +115,7 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
 
 model BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
   "Batch normalization over [N, C, D, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm3d(16)"
-  num_features = num_features
+  num_features = _nn_init._size_arg("BatchNorm3d", "num_features", num_features)
   eps = eps
   momentum = momentum
   track_running_stats = track_running_stats
@@ -141,8 +141,8 @@ fn _check_groups(num_groups, num_channels) {
 
 model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true) {
   "Group normalization: channels split into num_groups groups, each normalized. Example: nn.GroupNorm(4, 32)"
+  num_channels = _nn_init._size_arg("GroupNorm", "num_channels", num_channels)
   num_groups = _check_groups(num_groups, num_channels)
-  num_channels = num_channels
   eps = eps
   affine = affine
   weight = ones([num_channels], requires_grad=true) if affine else none
@@ -158,7 +158,7 @@ model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true) {
 # and used in eval, and num_batches_tracked, which PyTorch's InstanceNorm keeps at 0
 # (so this does too). State_dict keys are PyTorch's: only those that exist.
 fn _instance_norm_fields(m, num_features, eps, momentum, affine, track_running_stats) {
-  m.num_features = num_features
+  m.num_features = _nn_init._size_arg(type(m), "num_features", num_features)
   m.eps = eps
   m.momentum = momentum
   m.affine = affine
@@ -206,7 +206,7 @@ model InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_r
 # dtype's machine epsilon, as PyTorch's.
 model RMSNorm(normalized_shape, eps=none, elementwise_affine=true) {
   "Root-mean-square normalization over the last dims, with a learned scale. Example: nn.RMSNorm(512)"
-  normalized_shape = [normalized_shape] if type(normalized_shape) == "int" else list(normalized_shape)
+  normalized_shape = _nn_init._shape_arg("RMSNorm", "normalized_shape", normalized_shape)
   eps = eps
   weight = ones(self.normalized_shape, requires_grad=true) if elementwise_affine else none
   forward(x) = rms_norm(x, self.normalized_shape, weight=self.weight, eps=self.eps)

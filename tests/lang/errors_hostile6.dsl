@@ -55,3 +55,24 @@ m.zero_grad(set_to_none=1)
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~
 let z = zeros([2])
 z[0] = tensor([[3.0, 4.0]])
+# ---
+
+# case: a layer's size argument names the layer and the argument (it failed as zeros()'s negative size)
+# expect error: tests/lang/errors_hostile6.dsl:64:9: error: Linear: argument 'in_features' must be an int >= 0, got -1
+# expect error line:   let l = nn.Linear(-1, 3)
+import nn
+let l = nn.Linear(-1, 3)
+# ---
+
+# case: each dim of a normalized shape is checked as a size
+# expect error: tests/lang/errors_hostile6.dsl:71:10: error: LayerNorm: argument 'normalized_shape' must be an int >= 0, got 2.5
+# expect error line:   let ln = nn.LayerNorm([4, 2.5])
+import nn
+let ln = nn.LayerNorm([4, 2.5])
+# ---
+
+# case: an embedding table of a negative number of rows
+# expect error: tests/lang/errors_hostile6.dsl:78:9: error: Embedding: argument 'num_embeddings' must be an int >= 0, got -2
+# expect error line:   let e = nn.Embedding(-2, 3)
+import nn
+let e = nn.Embedding(-2, 3)
