@@ -233,8 +233,7 @@ static std::optional<Value> mixed_compare(BinaryOp op, const Value& a, const Val
 static Tensor mask_logic(BinaryOp op, const Tensor& l, const Tensor& r) {
   const bool masks = l.dtype() == DType::b8 && r.dtype() == DType::b8;
   if (!masks && !is_floating(l.dtype()) && !is_floating(r.dtype())) {
-    const int code = op == BinaryOp::BitAnd ? 0 : op == BinaryOp::BitOr ? 1 : 2;  // Bitwise::And, Or, Xor
-    return bitwise_binary(l, r, code, op == BinaryOp::BitAnd ? "bitwise_and" : op == BinaryOp::BitOr ? "bitwise_or" : "bitwise_xor");
+    return bitwise_binary(l, r, op == BinaryOp::BitAnd ? Bitwise::And : op == BinaryOp::BitOr ? Bitwise::Or : Bitwise::Xor);
   }
   for (const Tensor* t : {&l, &r})
     if (t->dtype() != DType::b8)

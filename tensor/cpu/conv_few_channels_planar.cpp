@@ -232,8 +232,9 @@ NABLA_AVX512 void forward_band(const float* const* tap_at, int64_t taps, const f
 }
 
 // The checks both kernels share: AVX-512 (as oneDNN's), 1-4 input channels, a kernel
-// up to kMaxFewChannelKernelWidth wide, an output of at least one cell, a padded image
-// that fits a thread's buffer.
+// up to kMaxFewChannelKernelWidth wide, an output of at least one cell, and an image
+// small enough (padded, it fits the weight gradient's per-thread copy; past that size
+// oneDNN, which tiles, runs both passes).
 bool applies(int64_t C, int64_t KH, int64_t KW, int64_t OC, int64_t HP, int64_t OH, int64_t OW) {
   return blocked_activations() && C >= 1 && C <= kMaxFewChannels && KW >= 1 && KW <= kMaxFewChannelKernelWidth &&
          KH >= 1 && OC >= 1 && OH >= 1 && OW >= 1 && few_channels::padded_image_fits(C, HP, padded_row(OW));

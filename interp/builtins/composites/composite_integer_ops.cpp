@@ -103,8 +103,6 @@ Value pow_builtin(Evaluator&, CallArgs& a) {
 
 // ---- bitwise -----------------------------------------------------------------------------
 
-enum class Bitwise { And, Or, Xor, Shl, Shr };
-
 // The two operands broadcast together, in their promoted integer (or bool) dtype.
 std::pair<Tensor, Tensor> bitwise_operands(const Tensor& x, const Tensor& y, const std::string& fname) {
   const DType out = result_type({x, y});
@@ -130,8 +128,14 @@ int64_t bitwise_apply(Bitwise op, int64_t p, int64_t q) {
 
 }  // namespace
 
-Tensor bitwise_binary(const Tensor& x, const Tensor& y, int op_code, const std::string& fname) {
-  const auto op = static_cast<Bitwise>(op_code);
+const char* bitwise_name(Bitwise op) {
+  static const char* const names[] = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                                      "bitwise_right_shift"};
+  return names[static_cast<int>(op)];
+}
+
+Tensor bitwise_binary(const Tensor& x, const Tensor& y, Bitwise op) {
+  const std::string fname = bitwise_name(op);
   auto [l, r] = bitwise_operands(x, y, fname);
   const std::vector<int64_t> p = host_ints(l, fname + "()"), q = host_ints(r, fname + "()");
   std::vector<int64_t> out(p.size());
@@ -151,14 +155,12 @@ namespace {
 
 template <Bitwise Op>
 Value bitwise_builtin(Evaluator&, CallArgs& a) {
-  static const char* const names[] = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-                                      "bitwise_right_shift"};
-  const std::string fname = names[static_cast<int>(Op)];
+  const std::string fname = bitwise_name(Op);
   Bound b = bind(fname, a, {"input", "other"}, 2);
   if (b[0].is_num() && b[1].is_num()) fail(fname + "(): argument 'input' or 'other' must be a tensor");
   const Tensor x = to_tensor_arg(b[0], (fname + "(): argument 'input'").c_str());
   const Tensor y = to_tensor_arg(b[1], (fname + "(): argument 'other'").c_str());
-  return Value::tensor(bitwise_binary(x, y, static_cast<int>(Op), fname));
+  return Value::tensor(bitwise_binary(x, y, Op));
 }
 
 Value bitwise_not_builtin(Evaluator&, CallArgs& a) {

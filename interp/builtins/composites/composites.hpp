@@ -71,9 +71,11 @@ std::span<const BuiltinEntry> composite_torch_build();
 // base ** exponent with torch.pow's dtypes: integers raised to integers stay integers
 // (exact; a negative number exponent is PyTorch's error), else the pow row.
 Tensor tensor_pow(const Tensor& base, const Tensor& exponent);
-// x & y, x | y, x ^ y, x << y, x >> y of integer or bool tensors (op_code 0 to 4 in
-// that order), broadcast, in their promoted dtype; ~x of one.
-Tensor bitwise_binary(const Tensor& x, const Tensor& y, int op_code, const std::string& fname);
+// x & y, x | y, x ^ y, x << y, x >> y of integer or bool tensors, broadcast, in their
+// promoted dtype (errors name PyTorch's function: bitwise_and, ...); ~x of one.
+enum class Bitwise { And, Or, Xor, Shl, Shr };
+const char* bitwise_name(Bitwise op);
+Tensor bitwise_binary(const Tensor& x, const Tensor& y, Bitwise op);
 Tensor bitwise_not_of(const Tensor& x);
 
 // floor(x / y) exactly, as Python's // (composite_math.cpp); trunc(x / y). Integer
