@@ -154,12 +154,16 @@ void Capture::on_value_read(const Tensor& t, const std::string& what) {
 // once, as eager would.
 void Capture::keep_before_write(const Tensor& t) {
   if (parent_) return parent_->keep_before_write(t);  // the outermost capture restores
-  if (t.impl()->serial >= start_serial_) return;     // made by the capture's own run
+  Tensor old = t;
+  if (t.impl()->serial >= start_serial_) {  // made by the capture's own run: a view of an older tensor counts
+    old = base_of(t);
+    if (!old.defined() || old.impl()->serial >= start_serial_) return;
+  }
   for (const auto& [kept, before] : overwritten_)
-    if (same_layout(kept, t)) return;
-  Tensor before = empty(t.sizes(), t.dtype(), t.device());
-  copy_into(before, t);
-  overwritten_.emplace_back(t, before);
+    if (same_layout(kept, old)) return;
+  Tensor before = empty(old.sizes(), old.dtype(), old.device());
+  copy_into(before, old);
+  overwritten_.emplace_back(old, before);
 }
 
 // In reverse order: where two kept views overlap, the earliest contents win.

@@ -60,6 +60,8 @@ class Capture : public OpObserver {
   // A region capture's inputs taken from the parent, after its bound inputs: the
   // parent's value id and tensor of each, in signature order.
   const std::vector<std::pair<int, Tensor>>& captured() const { return captured_; }
+  // Whether the run wrote into t's storage in place (Note [Functional writes]).
+  bool written_in_place(const Tensor& t) const { return written_.count(t.storage().get()) > 0; }
   // finish() for a region capture: the region's graph; its problems become the
   // parent's, and a tensor made inside it that the parent later reads is a problem
   // (it escaped the region other than as one of its outputs).
@@ -99,7 +101,9 @@ class Capture : public OpObserver {
   int known_or_base(const Tensor& t) const;  // known(t), or its written storage's base
   Tensor base_of(const Tensor& dst) const;   // the whole tensor on dst's storage, if mapped
   bool functional_base(const Tensor& base) const;
+  Tensor value_after_write(const Tensor& dst, const Tensor& src, const Tensor& base);
   void write_functionally(const Tensor& dst, const Tensor& src, const Tensor& base);
+  void write_into_param(const Tensor& dst, const Tensor& src, const Tensor& base, int param);  // Note [A write into part of a parameter]
   int regenerate(const Tensor& t);
   std::string refusal(const Tensor& dst, const Tensor& base, const std::string& what) const;
 

@@ -84,8 +84,9 @@ class ObservedBy {
 //    autograd runs (CopyBackward, or eager's own refusal of a write into a view of a
 //    tensor that requires grad), so these forward values never change them.
 // A write into a parameter or closed-over buffer stays a copy node (Note [Writes into
-// tensors the graph has not made]); into a caller's argument, or from inside a lowered
-// region into a tensor made outside it, it is a problem that says so.
+// tensors the graph has not made], Note [A write into part of a parameter]); into a
+// caller's argument, or from inside a lowered region into a tensor made outside it
+// other than through a variable it carries, it is a problem that says so.
 bool Capture::current(const Tensor& t) const {
   auto w = written_.find(t.storage().get());
   if (w == written_.end()) return true;
@@ -120,27 +121,42 @@ bool Capture::functional_base(const Tensor& base) const {
   return true;
 }
 
-void Capture::write_functionally(const Tensor& dst, const Tensor& src, const Tensor& base) {
+// The whole of `base` after src is written into dst (a view of it), made by ops the
+// capture records.
+Tensor Capture::value_after_write(const Tensor& dst, const Tensor& src, const Tensor& base) {
   NoGradGuard quiet;  // the graph's ops: eager's autograd records the write itself
   ObservedBy observed(this);
-  Tensor value;
-  if (same_layout(dst, base)) {
-    value = as_written(src, base);
-  } else {
-    int64_t n = base.numel();
-    std::vector<int64_t> pick(static_cast<size_t>(n));
-    for (int64_t p = 0; p < n; ++p) pick[static_cast<size_t>(p)] = p;
-    std::vector<int64_t> at = element_positions(dst);
-    for (size_t k = 0; k < at.size(); ++k) pick[static_cast<size_t>(at[k])] = n + static_cast<int64_t>(k);
-    Tensor both = cat({reshape(base, {-1}), reshape(as_written(src, dst), {-1})}, 0);
-    value = reshape(index_select(both, 0, index_constant(pick, base.device())),
-                    IntList(base.sizes().begin(), base.sizes().end()));
-  }
-  int id = value_of(value);
+  if (same_layout(dst, base)) return as_written(src, base);
+  int64_t n = base.numel();
+  std::vector<int64_t> pick(static_cast<size_t>(n));
+  for (int64_t p = 0; p < n; ++p) pick[static_cast<size_t>(p)] = p;
+  std::vector<int64_t> at = element_positions(dst);
+  for (size_t k = 0; k < at.size(); ++k) pick[static_cast<size_t>(at[k])] = n + static_cast<int64_t>(k);
+  Tensor both = cat({reshape(base, {-1}), reshape(as_written(src, dst), {-1})}, 0);
+  return reshape(index_select(both, 0, index_constant(pick, base.device())),
+                 IntList(base.sizes().begin(), base.sizes().end()));
+}
+
+void Capture::write_functionally(const Tensor& dst, const Tensor& src, const Tensor& base) {
+  int id = value_of(value_after_write(dst, src, base));
   Written& w = written_[base.storage().get()];
   w.base = base;
   ++w.version;
   remember(base, id);
+}
+
+// Note [A write into part of a parameter]
+// `self.buf[i] = v`, `self.mask[:, :k].fill_(0)`: a write into part of a parameter or a
+// buffer is the copy node of its whole new value (the value made as for a functional
+// write), so the graph writes the live tensor at every call, as eager does; the views
+// of it taken before are read anew from it after (its storage counts as written).
+void Capture::write_into_param(const Tensor& dst, const Tensor& src, const Tensor& base, int param) {
+  Tensor value = value_after_write(dst, src, base);
+  graph_.add_node(Node::of_kind(NodeKind::copy), {param, value_of(value)}, {}, {}, current_origin());
+  Written& w = written_[base.storage().get()];
+  w.base = base;
+  ++w.version;
+  remember(base, param);
 }
 
 // A tensor on a written storage whose id predates the last write: its elements
@@ -165,13 +181,11 @@ std::string Capture::refusal(const Tensor& dst, const Tensor& base, const std::s
   if (id >= 0 && graph_.value(id).kind == ValueKind::input && !parent_)
     return what + " writes into the argument " + describe(id) + " in place, which would change the caller's tensor: " +
            "a graph does not replay that (write into a clone() of it, or return the new value)";
-  if (id >= 0 && graph_.value(id).kind == ValueKind::param)
-    return what + " writes into part of " + describe(id) + " (a parameter or buffer) in place, which a graph does " +
-           "not replay: write its whole value (p.copy_(...)) instead";
   if (parent_)
     return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
            ") in place, which a graph does not replay: a lowered branch or loop body can only write in place into " +
-           "tensors made inside it or variables it assigns; assign the new value to a variable instead (y = ...)";
+           "tensors made inside it or held by a variable (let buf = self.buf, then buf[i] = ...); or assign the " +
+           "new value to a variable instead (y = ...)";
   return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
          ") in place, which a graph does not replay: assign the new value to a variable instead (y = ...)";
 }
@@ -185,11 +199,12 @@ std::string Capture::refusal(const Tensor& dst, const Tensor& base, const std::s
 //    takes the write as a value (Note [Functional writes]);
 //  - a tensor that existed before the capture and that no region owns (a buffer the
 //    function closes over) is bound as a parameter, and a write of its whole is a copy
-//    node, as a parameter's is;
+//    node, as a parameter's is, and so is a write of part of it (Note [A write into
+//    part of a parameter]);
 //  - a constant written into a tensor the graph has not read yet changes nothing it
 //    holds (the first read takes the contents then);
-//  - anything else (part of a parameter, a caller's argument, an outer tensor written
-//    inside a lowered region) is a capture problem that names the write.
+//  - anything else (a caller's argument, a view with no whole tensor known, an outer
+//    tensor written inside a lowered region) is a capture problem that names the write.
 void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
   keep_before_write(dst);
   int id = known(dst);  // the tensor itself or one with its exact layout
@@ -198,6 +213,10 @@ void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string
     return;
   }
   Tensor base = base_of(dst);
+  if (int whole = base.defined() && !parent_ ? known(base) : -1; whole >= 0 && graph_.value(whole).kind == ValueKind::param) {
+    write_into_param(dst, src, base, whole);
+    return;
+  }
   bool unread = !base.defined() && !on_storage_.count(dst.storage().get());
   if (unread && whole_storage(dst)) base = dst;
   if (base.defined() && functional_base(base)) {

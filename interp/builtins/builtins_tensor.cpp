@@ -16,11 +16,6 @@
 
 namespace nabla::interp {
 
-namespace {
-
-const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
-                                    "is_leaf", "device", "is_cuda", "data"};
-
 // An op when autograd, a jvp, a vmap or a graph capture must see the copy (Note
 // [Transform levels]; a raw copy inside compile() was a constant of the capture's run).
 Tensor clone_tensor(const Tensor& x) {
@@ -33,6 +28,11 @@ Tensor clone_tensor(const Tensor& x) {
   copy_into(c, x);
   return c;
 }
+
+namespace {
+
+const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
+                                    "is_leaf", "device", "is_cuda", "data"};
 
 // The receiver of a method that takes no arguments (it is a.pos[0], as for the ops).
 const Tensor& self_only(const std::string& name, CallArgs& a) {

@@ -149,7 +149,28 @@ Tensor drop_leading_ones(const Tensor& value, int64_t dims) {
   return reshape(value, IntList(sizes.begin() + drop, sizes.end()));
 }
 
-void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& positions_of) {
+// Note [An index a graph replays]
+// Finding, on the host, which value each position of x takes last is how an index that
+// names a position twice is honoured (PyTorch's CPU index_put_), but a graph capture
+// cannot replay it: the positions would be baked in, so `out[:, i] = h` with the step's
+// index i inside a lowered loop was refused. When the index names each position at
+// most once by construction (no bool mask, every index tensor of at most one element:
+// ints, slices and a 0-dim step index), a capture gets ops instead: the source of
+// each written position is a scatter_add of 0 .. k-1 at the positions, and x becomes
+// where(written, index_select(values, source), x), which replays for any index value
+// and is differentiable as those ops are.
+void put_by_ops(const Tensor& x, const Tensor& values, const Tensor& positions) {
+  const Tensor at = to_device(reshape(positions, {-1}), x.device());
+  const int64_t k = at.numel();
+  Tensor hits = scatter_add(zeros({x.numel()}, DType::i64, x.device()), 0, at, ones_like(at));
+  Tensor source = scatter_add(zeros({x.numel()}, DType::i64, x.device()), 0, at, arange(k, DType::i64, x.device()));
+  Tensor written = reshape(gt(hits, int_scalar_tensor(0)), x.sizes().vec());
+  Tensor chosen = reshape(index_select(values, 0, source), x.sizes().vec());
+  Tensor target = x;
+  copy_(target, where(written, chosen, x));
+}
+
+void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& positions_of, bool each_once) {
   // Where each element the index reaches sits in x, flat.
   Tensor positions = positions_of(reshape(arange(x.numel(), DType::i64, x.device()), x.sizes().vec()));
   std::vector<int64_t> shape = positions.sizes().vec();
@@ -164,6 +185,7 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
     fail("shape mismatch: value tensor of shape " + value.shape_str() + " cannot be broadcast to indexing result of shape " +
          shape_text(shape));
   Tensor values = reshape(expand(to_dtype(value, x.dtype()), IntList(shape.begin(), shape.end())), {-1});
+  if (values.numel() != 0 && each_once && op_observer()) return put_by_ops(x, values, positions);
   // For each position of x, the last value written there (PyTorch's CPU order): found on
   // the host, so a graph capture is told, as for a mask's positions.
   notify_value_read(positions, "assignment through an index tensor");

@@ -28,7 +28,8 @@ using IndexPositions = std::function<Tensor(const Tensor&)>;
 Tensor drop_leading_ones(const Tensor& value, int64_t dims);
 
 // x[index] = value, in place: value broadcast to the indexed shape; a position named
-// twice takes the last value.
-void put_indexed(const Tensor& x, const Tensor& value, const IndexPositions& positions_of);
+// twice takes the last value. `each_once`: the index names no position twice whatever
+// its values (Note [An index a graph replays]).
+void put_indexed(const Tensor& x, const Tensor& value, const IndexPositions& positions_of, bool each_once);
 
 }  // namespace nabla::interp

@@ -105,6 +105,17 @@ Tensor index_tensor_of(const Value& v) {
   return tensor_from_value(v, std::nullopt);
 }
 
+// Whether an index names each position at most once whatever its values: no bool mask,
+// and no index tensor of more than one element (Note [An index a graph replays]).
+bool names_each_once(const std::vector<Value>& idx) {
+  for (const Value& i : idx) {
+    if (!is_index_tensor(i)) continue;
+    Tensor t = index_tensor_of(i);
+    if (t.dtype() == DType::b8 || t.numel() > 1) return false;
+  }
+  return true;
+}
+
 // The flat positions where mask is nonzero, found on the host: a graph capture is told,
 // since it cannot replay positions that come from values.
 Tensor nonzero_flat(const Tensor& mask) {
@@ -200,9 +211,13 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
         fail("tensors used as indices must be integer or bool tensors, got " + std::string(dtype_name(t.dtype())));
       } else if (t.dim() == 0) {
         int64_t i = t.item_int();
-        if (op_observer() && i >= 0 && i < x.size(dim)) {
-          // A graph capture records the index as data (x[i] in a loop lowered to a scan).
-          x = select(index_select(x, dim, reshape(t, {1})), dim, 0);
+        const int64_t n = x.size(dim);
+        if (op_observer() && i >= -n && i < n) {
+          // A graph capture records the index as data (x[i] in a loop lowered to a scan),
+          // a negative one wrapped by ops, so that it replays for any value.
+          Tensor at = to_dtype(reshape(t, {1}), DType::i64);
+          at = where(lt(at, int_scalar_tensor(0)), add(at, int_scalar_tensor(n)), at);
+          x = select(index_select(x, dim, to_device(at, x.device())), dim, 0);
         } else {
           notify_value_read(t, "an index");
           x = select(x, dim, wrap_index(i, x.size(dim), "tensor dim"));
@@ -356,14 +371,14 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
             }
           }
         }
-        put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); });
+        put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); }, names_each_once(idx));
         return;
       }
       // With gradients, the write goes into x whole (where over every element, as a
       // tensor index writes): a copy_ into the view would leave x's history out, so
       // gradients reached neither src (out[:, :k] = h) nor x, or the write was refused.
       if (grad_enabled() && (x.requires_grad() || src.requires_grad())) {
-        put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); });
+        put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); }, true);
         return;
       }
       Tensor view = index_tensor(x, idx);

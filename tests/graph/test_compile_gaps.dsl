@@ -281,3 +281,77 @@ test "a global number changing at every call: explain() says so, and its log sta
   expect("captures between the first and the latest not shown" in text, text)
   expect(text.count("\n  capture ") <= 33, text)
 }
+
+# ---- Note [Exits inside a context block] (interp/eval/script/exits.cpp) --------------
+
+fn found_in_no_grad(x) {
+  for k in range(4) {
+    x = x * 1.5
+    no_grad {
+      if x.sum() > 3.0 {
+        return x * 2.0
+      }
+    }
+    x = x + 0.1
+  }
+  return x
+}
+
+test "a return inside no_grad inside a scan lowers: first step, later step, never" {
+  let gm = compile(found_in_no_grad, ones([2], dtype=f64), mode="script")
+  expect(" = scan(" in gm.ir(), gm.ir())
+  for s in [5.0, 1.0, 0.1, -2.0] {
+    let x = ones([2], dtype=f64) * s
+    expect_close(gm(x), found_in_no_grad(x), rtol=0, atol=0)
+  }
+}
+
+model BreakQuietly() {
+  w = nn.Linear(2, 2).double()
+  forward(x) {
+    let h = x
+    for k in range(5) {
+      h = tanh(self.w(h)) + h
+      no_grad {
+        let size = h.abs().sum()
+        if size > 4.0 {
+          break
+        }
+      }
+      h = h * 1.1
+    }
+    return (h * h).sum()
+  }
+}
+
+test "a break inside no_grad in a scan: the statements after the block keep their gradients" {
+  manual_seed(7)
+  let m = BreakQuietly()
+  let gm = compile(m, randn([3, 2], dtype=f64), train=true, mode="script")
+  expect(" = scan(" in gm.ir(), gm.ir())
+  for sh in [-2.0, 0.0, 0.5, 2.0] {
+    let x = randn([3, 2], dtype=f64) * 0.3 + sh
+    m.zero_grad()
+    grads_match(m.parameters(), gm(x), fn() = m(x))
+  }
+}
+
+fn early_in_block(x) {
+  let y = x * 2.0
+  enable_grad {
+    if y.sum() > 10.0 {
+      return y * 0.5
+    }
+    y = y + 1.0
+  }
+  return y * 3.0
+}
+
+test "a return inside an enable_grad block in a function's body lowers to a cond" {
+  let gm = compile(early_in_block, ones([2], dtype=f64), mode="script")
+  expect(" = cond(" in gm.ir(), gm.ir())
+  for s in [10.0, 1.0, -1.0] {
+    let x = ones([2], dtype=f64) * s
+    expect_close(gm(x), early_in_block(x), rtol=0, atol=0)
+  }
+}

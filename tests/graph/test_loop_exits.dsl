@@ -266,7 +266,19 @@ fn breaks_in_with(x) {
   return x
 }
 
-test "plain breaks stay plain; a return in a loop lowers; a break inside a context block is an error that says what lowers" {
+fn breaks_in_profile(x) {
+  for k in range(3) {
+    profile(print=false) {
+      if x.sum() > 0 {
+        break
+      }
+    }
+    x = x + 1.0
+  }
+  return x
+}
+
+test "plain breaks stay plain; a return in a loop lowers; a break inside no_grad lowers, inside profile it is an error that says what lowers" {
   let gm = compile(first_big, ones([2], dtype=f64), mode="script")
   expect_close(gm(ones([2], dtype=f64)), ones([2], dtype=f64) * 2.0)
   expect(" = cond(" not in gm.ir() and " = scan(" not in gm.ir(), gm.ir())
@@ -275,8 +287,13 @@ test "plain breaks stay plain; a return in a loop lowers; a break inside a conte
   for s in [1.0, -0.5, -1.5, -5.0] {
     expect_close(gr(ones([2], dtype=f64) * s), returns_in_loop(ones([2], dtype=f64) * s), rtol=0, atol=0)
   }
-  expect_error("compile(breaks_in_with, ones([2]), mode=\"script\")",
-               "it lowers when its if is in a loop's body, directly or inside other ifs, not inside a context block such as no_grad { }")
+  # Note [Exits inside a context block]
+  let gw = compile(breaks_in_with, ones([2]), mode="script")
+  for s in [1.0, -0.5, -1.5, -5.0] {
+    expect_close(gw(ones([2]) * s), breaks_in_with(ones([2]) * s), rtol=0, atol=0)
+  }
+  expect_error("compile(breaks_in_profile, ones([2]), mode=\"script\")",
+               "a 'break', 'continue' or 'return' inside a 'profile' block cannot be lowered to a cond (only no_grad, enable_grad, autocast and detect_anomaly blocks may hold one)")
 }
 
 # A continue on a tensor in a loop on a plain counter: the loop unrolls (the counter

@@ -44,3 +44,33 @@ fn early(x) {
   return x
 }
 compile(early, ones([2]), mode="script")
+# ---
+# case: a variable written in place in one branch of a lowered if and assigned in the other
+# expect error: tests/lang/errors_script_mode.dsl:54:3: error: an if on a tensor condition lowers to a cond, but variable 'y' is written in place in one branch and assigned in the other, so after it the variable would be its old tensor or a new one: assign it in both (y = ...), or write into it in both
+# expect error line:     if x.sum() > 0 {
+# expect error line:     ^
+fn mixed(x) {
+  let y = zeros([2])
+  if x.sum() > 0 {
+    y[0] = 1.0
+  } else {
+    y = ones([2])
+  }
+  return y
+}
+compile(mixed, ones([2]), mode="script")
+# ---
+# case: a variable written in place and then assigned in a lowered while
+# expect error: tests/lang/errors_script_mode.dsl:69:3: error: a while loop on a tensor condition lowers to a node that either writes into variable 'y' in place or assigns it, but its body does both (a write, then an assignment): write into a copy (let y = y.clone()), or assign only
+# expect error line:     while x.sum() > 0.5 {
+# expect error line:     ^
+fn write_then_assign(x) {
+  let y = zeros([2])
+  while x.sum() > 0.5 {
+    y[0] = x.sum()
+    y = y * 2.0
+    x = x * 0.5
+  }
+  return y
+}
+compile(write_then_assign, ones([2]), mode="script")

@@ -19,6 +19,7 @@
 // a tensor that cannot lower is an error.
 #include "autograd/ops.hpp"
 #include "graph/control_flow.hpp"
+#include "interp/builtins/builtins_internal.hpp"
 #include "interp/eval/script/exits.hpp"
 #include "interp/eval/script/regions.hpp"
 
@@ -68,7 +69,7 @@ Carried carried_of(Impl& im, const Vars& vars, const Name* except = nullptr) {
   return c;
 }
 
-Vars loop_vars(const Impl& im, const Block& body, const Name* flag) {
+Vars loop_vars(Impl& im, const Block& body, const Name* flag) {
   Vars vars;
   assigned_in(im, body, vars);
   if (flag) add_var(*flag, vars);
@@ -115,7 +116,9 @@ void store_results(Impl& im, const Carried& c, const TensorList& results) {
 }
 
 // Each carried tensor as a region input; a variable holding several is named name.0, name.1, ...
-void bind_carried(Impl& im, Region& region, const Carried& c) {
+// Returns the region's copies, in order.
+TensorList bind_carried(Impl& im, Region& region, const Carried& c) {
+  TensorList copies;
   size_t next = 0;
   for (size_t k = 0; k < c.vars.size(); ++k) {
     TensorList leaves, bound;
@@ -127,7 +130,44 @@ void bind_carried(Impl& im, Region& region, const Carried& c) {
     }
     size_t from = 0;
     im.store(loc(*c.vars[k]), rebuild(c.trees[k], bound, from));
+    copies.insert(copies.end(), bound.begin(), bound.end());
   }
+  return copies;
+}
+
+// Which carried variables the body wrote in place (Note [Variables written in place
+// inside a lowered region]), given the region's copies of their tensors.
+std::vector<bool> written_in_body(Impl& im, Region& body, const Carried& c, const TensorList& copies,
+                                  const std::string& statement) {
+  std::vector<bool> in_place(c.vars.size(), false);
+  size_t next = 0;
+  for (size_t k = 0; k < c.vars.size(); ++k) {
+    TensorList leaves;
+    tensor_leaves(c.trees[k], leaves);
+    if (c.trees[k].tag == Tag::Tensor) in_place[k] = wrote_in_place(im, body, *c.vars[k], copies[next], statement);
+    next += leaves.size();
+  }
+  return in_place;
+}
+
+// The node takes a copy (an op) of each tensor the body writes in place: the tensor
+// itself is written after it (write_back), and a training step's node keeps its inputs
+// for the backward.
+void copy_written(Carried& c, const std::vector<bool>& in_place) {
+  size_t next = 0;
+  for (size_t k = 0; k < c.vars.size(); ++k) {
+    TensorList leaves;
+    tensor_leaves(c.trees[k], leaves);
+    if (in_place[k]) c.values[next] = clone_tensor(c.values[next]);
+    next += leaves.size();
+  }
+}
+
+// The loop's results back into its variables, and into the tensors of those it wrote in place.
+void store_loop_results(Impl& im, const Carried& c, const TensorList& results, const std::vector<bool>& in_place) {
+  store_results(im, c, results);
+  for (size_t k = 0; k < c.vars.size(); ++k)
+    if (in_place[k]) write_back(im, *c.vars[k], c.trees[k]);
 }
 
 // ---- while --------------------------------------------------------------------------------
@@ -168,7 +208,7 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   Operands invariants = cond_region->capture().captured();
   store_all(im, vars, before);
   Region body(*im.ev.script, "body");
-  bind_carried(im, body, c);
+  TensorList copies = bind_carried(im, body, c);
   body.start();
   Flow flow = run_lowered_step(im, w.body, flag);
   if (flow != Flow::Normal)
@@ -176,6 +216,7 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
          "while_loop: assign the result to a variable and return it after the loop");
   if (std::string why = changed_plain(vars, before, load_all(im, vars)); !why.empty())
     fail("a while loop on a tensor condition lowers to a while_loop, but " + why);
+  std::vector<bool> in_place = written_in_body(im, body, c, copies, "a while loop on a tensor condition");
   std::shared_ptr<graph::Graph> body_graph = body.finish(carried_after(im, c, "while loop on a tensor condition"));
   Operands all;
   add_operands(all, invariants);
@@ -183,6 +224,7 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   align_region(*cond_graph, c.values.size(), invariants, all);
   align_region(*body_graph, c.values.size(), body.capture().captured(), all);
   store_all(im, vars, before);
+  copy_written(c, in_place);
   Operands operands = carried_operands(outer, c.values);
   operands.insert(operands.end(), all.begin(), all.end());
   std::string origin = w.span.where();
@@ -190,7 +232,7 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   attrs.set("carried", static_cast<int64_t>(c.values.size()));
   TensorList results = add_node(*im.ev.script, graph::NodeKind::while_loop, attrs, {cond_graph, body_graph}, operands,
                                 metas_of(c.values), origin);
-  store_results(im, c, results);
+  store_loop_results(im, c, results, in_place);
   std::string trips;  // a training step's loop stacks its carries over the recorded trip count
   if (results.size() > c.values.size()) trips = ", trip count " + std::to_string(results.back().size(0)) + " recorded for gradients";
   if (flag) counters.erase(std::remove(counters.begin(), counters.end(), flag), counters.end());
@@ -394,9 +436,10 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   std::shared_ptr<graph::Graph> body_graph;
   Operands invariants;
   std::vector<TensorMeta> metas = metas_of(c.values);
+  std::vector<bool> in_place;
   if (why.empty()) {
     Region body(*ev.script, "body");
-    bind_carried(*this, body, c);
+    TensorList copies = bind_carried(*this, body, c);
     store(loc_of(&f.target), Value::tensor(body.bind(graph::row_view(xs, 0), f.target.name)));
     body.start();
     for (const Name* list : lists.vars) allow_appends_in_region(load(loc(*list)).as<ListObj>());
@@ -406,6 +449,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
       if (why.empty() && !body.capture().problems().empty())
         why = "its body reads the row's value (" + body.capture().problems()[0].what + ")";
       if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
+      if (why.empty()) in_place = written_in_body(*this, body, c, copies, "a for loop over a range or rows");
       TensorList rows = take_appended(*this, lists, why);
       if (why.empty()) {
         TensorList yields = carried_after(*this, c, "for loop");
@@ -431,6 +475,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
     return std::nullopt;
   }
   align_region(*body_graph, c.values.size() + 1, invariants, invariants);
+  copy_written(c, in_place);
   Operands operands = carried_operands(outer, c.values);
   operands.emplace_back(outer.value_id(xs), xs);
   operands.insert(operands.end(), invariants.begin(), invariants.end());
@@ -439,7 +484,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   attrs.set("scanned", int64_t{1});
   attrs.set("length", xs.size(0));
   TensorList results = add_node(*ev.script, graph::NodeKind::scan, attrs, {body_graph}, operands, metas, origin);
-  store_results(*this, c, results);
+  store_loop_results(*this, c, results, in_place);
   extend_lists(*this, lists, TensorList(results.begin() + static_cast<long>(c.values.size()),
                                         results.begin() + static_cast<long>(c.values.size() + lists.vars.size())));
   ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +

@@ -44,6 +44,10 @@
 // is an error.
 #include "interp/eval/script/exits.hpp"
 
+#include <optional>
+
+#include "autograd/grad_mode.hpp"
+
 namespace nabla::interp::script {
 
 namespace {
@@ -127,12 +131,45 @@ bool block_exits(const Block& b, const Exits& x, bool breaks_only) {
   return false;
 }
 
+// Note [Exits inside a context block]
+// `no_grad { if err < tol { return x } }` in a loop: the rest of the step, which runs
+// inside the branches of the lowered if, is partly inside the block (the rest of its
+// body) and partly outside it (the statements after the block). So each part of the
+// rest carries the thread's modes it runs under: grad mode, autocast and anomaly
+// detection, which are what no_grad, enable_grad, autocast and detect_anomaly set. A
+// context block that holds an exit runs its body as a part of the rest with its modes
+// set, followed by the statements after it with the modes from before it. profile
+// and no_sync blocks, which do more than set a mode, cannot hold an exit that lowers.
+struct Modes {
+  bool grad = grad_enabled();
+  std::optional<DType> autocast = autocast_dtype();
+  bool anomaly = anomaly_enabled();
+};
+
+void set_modes(const Modes& m) {
+  set_grad_enabled(m.grad);
+  set_autocast_dtype(m.autocast);
+  set_anomaly_enabled(m.anomaly);
+}
+
+class ModesScope {
+ public:
+  explicit ModesScope(const Modes& m) { set_modes(m); }
+  ~ModesScope() { set_modes(saved_); }
+  ModesScope(const ModesScope&) = delete;
+  ModesScope& operator=(const ModesScope&) = delete;
+
+ private:
+  Modes saved_;
+};
+
 // What runs after a statement: the rest of its block, then of each enclosing block
-// up to the loop's body or the function's.
+// up to the loop's body or the function's, each under its modes.
 struct Rest {
   const Block* block;
   size_t from;
   const Rest* next;
+  Modes modes{};  // those in force where the statement is
 };
 
 Flow run_rest(Impl& im, const Rest* r, const Exits& x);
@@ -187,7 +224,7 @@ void add_exit_vars(const Exits& x, Vars& vars) {
   if (x.returned) add_var(*x.returned, vars);
 }
 
-Vars exit_if_vars(const Impl& im, const IfStmt& i, size_t k, const Rest& after, const Exits& x) {
+Vars exit_if_vars(Impl& im, const IfStmt& i, size_t k, const Rest& after, const Exits& x) {
   Vars vars;
   for (size_t j = k; j < i.blocks.size(); ++j) assigned_in(im, i.blocks[j], vars);
   if (i.else_block) assigned_in(im, *i.else_block, vars);
@@ -199,7 +236,7 @@ Vars exit_if_vars(const Impl& im, const IfStmt& i, size_t k, const Rest& after, 
 // The if/elif chain of i from condition k on, followed by `after`.
 Flow exit_if(Impl& im, const IfStmt& i, size_t k, const Rest& after, const Exits& x) {
   auto branch = [&](const Block& b) {
-    Rest r{&b, 0, &after};
+    Rest r{&b, 0, &after, after.modes};
     return run_rest(im, &r, x);
   };
   if (k == i.conds.size()) return i.else_block ? branch(*i.else_block) : run_rest(im, &after, x);
@@ -244,16 +281,37 @@ Flow after_loop(Impl& im, const Stmt& loop, const Rest& after, const Exits& x) {
   return Flow::Return;
 }
 
+// A context block that holds an exit (Note [Exits inside a context block]): its body,
+// then `after`.
+Flow exit_context(Impl& im, const ContextStmt& c, const Rest& after, const Exits& x) {
+  Modes inside = after.modes;
+  if (c.keyword == "no_grad" || c.keyword == "enable_grad") inside.grad = c.keyword == "enable_grad";
+  else if (c.keyword == "detect_anomaly") inside.anomaly = true;
+  else if (c.keyword == "autocast") inside.autocast = im.autocast_region_dtype(c);
+  else
+    fail("a 'break', 'continue' or 'return' inside a '" + c.keyword + "' block cannot be lowered to a cond (only " +
+         "no_grad, enable_grad, autocast and detect_anomaly blocks may hold one): assign a variable inside the block " +
+         "and decide after it");
+  if (!c.args.empty() && c.keyword != "autocast") fail("'" + c.keyword + "' takes no arguments");
+  Rest body{&c.body, 0, &after, inside};
+  return run_rest(im, &body, x);
+}
+
 Flow run_rest(Impl& im, const Rest* r, const Exits& x) {
-  for (; r; r = r->next)
+  for (; r; r = r->next) {
+    ModesScope modes(r->modes);
     for (size_t k = r->from; k < r->block->stmts.size(); ++k) {
       const Stmt& s = *r->block->stmts[k];
+      Rest after{r->block, k + 1, r->next, r->modes};
       if (s.kind == StmtKind::If && stmt_exits(s, x, false))
-        return exit_if(im, static_cast<const IfStmt&>(s), 0, Rest{r->block, k + 1, r->next}, x);
+        return exit_if(im, static_cast<const IfStmt&>(s), 0, after, x);
+      if (s.kind == StmtKind::Context && stmt_exits(s, x, false))
+        return exit_context(im, static_cast<const ContextStmt&>(s), after, x);
       Flow f = im.exec(s);
       if (f != Flow::Normal) return f;
-      if (is_loop(s) && stmt_exits(s, x, false)) return after_loop(im, s, Rest{r->block, k + 1, r->next}, x);
+      if (is_loop(s) && stmt_exits(s, x, false)) return after_loop(im, s, after, x);
     }
+  }
   return Flow::Normal;
 }
 
@@ -302,13 +360,13 @@ bool body_breaks(const Block& body) { return block_exits(body, Exits{.loop = tru
 bool body_returns_early(const Block& body) {
   Exits x{.function = true};
   for (const auto& s : body.stmts)
-    if (s->kind == StmtKind::If && stmt_exits(*s, x, false)) return true;
+    if ((s->kind == StmtKind::If || s->kind == StmtKind::Context) && stmt_exits(*s, x, false)) return true;
   return body_returns_in_loop(body);
 }
 
 bool body_returns_in_loop(const Block& body) { return loop_returns_in(body); }
 
-void add_return_vars(const Impl& im, const Block& body, Vars& vars) {
+void add_return_vars(Impl& im, const Block& body, Vars& vars) {
   const FunctionReturns& fr = im.ev.script->returns;
   if (!fr.result || !fr.returned || !block_returns(body)) return;
   add_var(*fr.result, vars);

@@ -26,7 +26,7 @@ struct ResultTypeFound {
 
 // Adds the running function's (return) and (returned) to a loop's variables when its
 // body may return.
-void add_return_vars(const Impl& im, const Block& body, Vars& vars);
+void add_return_vars(Impl& im, const Block& body, Vars& vars);
 // (return) = zeros of like's tensors, nested alike.
 void set_result_zeros(Impl& im, const Value& like);
 

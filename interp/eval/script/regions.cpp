@@ -5,6 +5,7 @@
 #include "autograd/trace.hpp"
 #include "graph/control_flow.hpp"
 #include "graph/control_flow_grad.hpp"
+#include "interp/builtins/builtins_internal.hpp"
 
 namespace nabla::interp::script {
 
@@ -33,26 +34,54 @@ void add_target(const Expr& target, Vars& out) {
   add_var(n, out);
 }
 
-}  // namespace
+// The variable under an index chain (out in out[i], out[:, i][j]); none for a field
+// (self.buf[i]) or an expression.
+const Name* indexed_variable(const Expr& e) {
+  const Expr* x = &e;
+  while (x->kind == ExprKind::Index) x = static_cast<const Index&>(*x).object.get();
+  if (x->kind != ExprKind::Name) return nullptr;
+  auto& n = static_cast<const Name&>(*x);
+  return n.slot < 0 ? nullptr : &n;
+}
 
-namespace {
+// Note [Variables written in place inside a lowered region]: `out[...] = v`,
+// `out[...] += v` and `out.op_(...)` (an in-place method, named with a trailing _).
+void add_written(const Stmt& s, Vars& written) {
+  const Expr* target = nullptr;
+  if (s.kind == StmtKind::Assign) target = static_cast<const AssignStmt&>(s).target.get();
+  if (s.kind == StmtKind::AugAssign) target = static_cast<const AugAssignStmt&>(s).target.get();
+  if (target && target->kind == ExprKind::Index) {
+    if (const Name* n = indexed_variable(*target)) add_var(*n, written);
+    return;
+  }
+  if (s.kind != StmtKind::Expr) return;
+  const Expr& e = *static_cast<const ExprStmt&>(s).expr;
+  if (e.kind != ExprKind::Call) return;
+  const Expr& callee = *static_cast<const Call&>(e).callee;
+  if (callee.kind != ExprKind::Attribute) return;
+  auto& method = static_cast<const Attribute&>(callee);
+  if (method.name.size() > 1 && method.name.back() == '_')
+    if (const Name* n = indexed_variable(*method.object)) add_var(*n, written);
+}
 
-// The variables the statements of b from `from` on assign, nested blocks included.
-void targets_in(const Block& b, Vars& out, size_t from) {
+// The variables the statements of b from `from` on assign, and those they write in
+// place, nested blocks included.
+void targets_in(const Block& b, Vars& out, Vars& written, size_t from) {
   for (size_t k = from; k < b.stmts.size(); ++k) {
     const Stmt& s = *b.stmts[k];
+    add_written(s, written);
     switch (s.kind) {
       case StmtKind::Assign: add_target(*static_cast<const AssignStmt&>(s).target, out); break;
       case StmtKind::AugAssign: add_target(*static_cast<const AugAssignStmt&>(s).target, out); break;
       case StmtKind::If: {
         auto& i = static_cast<const IfStmt&>(s);
-        for (const Block& blk : i.blocks) targets_in(blk, out, 0);
-        if (i.else_block) targets_in(*i.else_block, out, 0);
+        for (const Block& blk : i.blocks) targets_in(blk, out, written, 0);
+        if (i.else_block) targets_in(*i.else_block, out, written, 0);
         break;
       }
-      case StmtKind::While: targets_in(static_cast<const WhileStmt&>(s).body, out, 0); break;
-      case StmtKind::For: targets_in(static_cast<const ForStmt&>(s).body, out, 0); break;
-      case StmtKind::Context: targets_in(static_cast<const ContextStmt&>(s).body, out, 0); break;
+      case StmtKind::While: targets_in(static_cast<const WhileStmt&>(s).body, out, written, 0); break;
+      case StmtKind::For: targets_in(static_cast<const ForStmt&>(s).body, out, written, 0); break;
+      case StmtKind::Context: targets_in(static_cast<const ContextStmt&>(s).body, out, written, 0); break;
       default: break;
     }
   }
@@ -94,9 +123,14 @@ void declared_in(const Impl& im, const Block& b, std::vector<Loc>& out, size_t f
 
 }  // namespace
 
-void assigned_in(const Impl& im, const Block& b, Vars& out, size_t from) {
-  Vars found;
-  targets_in(b, found, from);
+void assigned_in(Impl& im, const Block& b, Vars& out, size_t from) {
+  Vars found, written;
+  targets_in(b, found, written, from);
+  for (const Name* n : written)  // a tensor's only: a list's item assignment stays refused
+    if (im.load(loc(*n)).tag == Tag::Tensor) {
+      add_var(*n, found);
+      add_var(*n, im.ev.script->written_in_place);
+    }
   std::vector<Loc> locals;
   declared_in(im, b, locals, from);
   for (const Name* n : found) {
@@ -231,6 +265,38 @@ std::string unused_name(const graph::Graph& r) {
 
 }  // namespace
 
+// Note [Variables written in place inside a lowered region]
+// `out[:, i] = h`, `hist[k] = x.sum()` or `acc.add_(x)` in a lowered loop or branch
+// writes into a tensor made before the statement, which the region cannot write: a
+// region's writes are values of its own graph (Note [Functional writes]). So:
+//  - assigned_in counts a variable written through an index or an in-place method as
+//    assigned, when it holds a tensor: the loop carries it, a cond outputs it;
+//  - the region works on its own copy of the tensor (Region::bind, as for carried
+//    variables), so the writes become values of the copy;
+//  - after the node, a variable the region wrote in place without assigning it gets
+//    its own tensor back, and the node's result is copied into it (copy_, recorded in
+//    the enclosing capture as any write is): views and aliases of the tensor see the
+//    writes as in eager, and a write into the caller's argument or into part of a
+//    parameter is refused as it is outside a region;
+//  - a variable written in place and then assigned in the same region would need the
+//    old tensor written at one step and the variable rebound: an error says so.
+// A tensor reached other than through a variable (self.buf[i] = h) is still refused.
+bool wrote_in_place(Impl& im, Region& region, const Name& var, const Tensor& bound, const std::string& statement) {
+  if (!region.capture().written_in_place(bound)) return false;
+  Value now = im.load(loc(var));
+  if (now.tag == Tag::Tensor && now.t.impl() == bound.impl()) return true;
+  fail(statement + " lowers to a node that either writes into variable '" + var.id +
+       "' in place or assigns it, but its body does both (a write, then an assignment): write into a copy "
+       "(let y = " + var.id + ".clone()), or assign only");
+}
+
+void write_back(Impl& im, const Name& var, const Value& before) {
+  Tensor result = im.load(loc(var)).t;
+  im.store(loc(var), before);
+  Tensor target = before.t;
+  copy_(target, result);
+}
+
 void align_region(graph::Graph& r, size_t bound, const Operands& mine, const Operands& all) {
   std::vector<int> params = graph::region_params(r);
   std::vector<int> inputs(params.begin(), params.begin() + static_cast<long>(bound));
@@ -349,22 +415,56 @@ struct Branch {
   Operands operands;
   std::vector<Value> values;
   std::vector<size_t> first_yield, yield_count;
+  std::vector<bool> in_place;  // per variable: the side wrote into its tensor in place
+  Operands bound;              // the tensors it took copies of, its first inputs
 };
+
+bool written_in_place(const Impl& im, const Name& n) {
+  for (const Name* m : im.ev.script->written_in_place)
+    if (same_var(*m, n)) return true;
+  return false;
+}
+
+// A side's copies of the tensors of the variables written in place (Note [Variables
+// written in place inside a lowered region]), bound first, in the order of `vars`: both
+// sides bind the same ones, which the node's first operands after the predicate feed.
+Operands bind_written(Impl& im, Region& region, const Vars& vars, const std::vector<Value>& before,
+                      std::vector<Tensor>& copies) {
+  Operands bound;
+  copies.assign(vars.size(), Tensor());
+  for (size_t k = 0; k < vars.size(); ++k) {
+    if (before[k].tag != Tag::Tensor || !written_in_place(im, *vars[k])) continue;
+    copies[k] = region.bind(before[k].t, vars[k]->id);
+    im.store(loc(*vars[k]), Value::tensor(copies[k]));
+    bound.emplace_back(im.ev.script->capture->value_id(before[k].t), before[k].t);
+  }
+  return bound;
+}
 
 Branch capture_side(Impl& im, const char* label, const Vars& vars, const std::vector<Value>& before,
                     const Vars& promoted, const Side& side) {
   Region region(*im.ev.script, label);
+  std::vector<Tensor> copies;
+  Operands bound = bind_written(im, region, vars, before, copies);
   region.start();
   Flow flow = side();
   if (flow != Flow::Normal)
     fail(std::string("a '") + flow_word(flow) + "' inside an if on a tensor condition cannot be lowered to a cond" +
-         (flow == Flow::Return ? " here: it lowers in a function's body, outside loops and context blocks; in a loop, "
-                                 "assign the result to a variable, break, and return it after the loop"
-                               : " here: it lowers when its if is in a loop's body, directly or inside other ifs, "
-                                 "not inside a context block such as no_grad { }"));
+         (flow == Flow::Return ? " here: it lowers in a function's body and in its loops, directly or inside other "
+                                 "ifs and no_grad-style blocks; elsewhere, assign the result to a variable and return "
+                                 "it after the statement"
+                               : " here: it lowers when its if is in a loop's body, directly or inside other ifs and "
+                                 "no_grad-style blocks"));
   numbers_as_tensors(im, promoted);  // Note [Counters carried as tensors]
   Branch b;
   b.values = load_all(im, vars);
+  b.bound = bound;
+  b.in_place.assign(vars.size(), false);
+  for (size_t k = 0; k < vars.size(); ++k) {
+    if (!copies[k].defined()) continue;
+    b.in_place[k] = wrote_in_place(im, region, *vars[k], copies[k], "an if on a tensor condition");
+    if (!b.in_place[k] && same_value(b.values[k], Value::tensor(copies[k]))) b.values[k] = before[k];  // untouched
+  }
   TensorList yields;
   for (const Value& v : b.values) {
     TensorList leaves;
@@ -396,6 +496,12 @@ std::vector<size_t> choice_outputs(const Vars& vars, const std::vector<Value>& b
     if (!same_tree(x, y))
       fail("an if on a tensor condition lowers to a cond, whose branches yield the same types, but " + var_text(name) +
            " is " + type_text(x) + " after the then-branch and " + type_text(y) + " after the else-branch");
+    const bool assigned_a = !a.in_place[k] && !same_value(x, before[k]);
+    const bool assigned_b = !b.in_place[k] && !same_value(y, before[k]);
+    if ((a.in_place[k] && assigned_b) || (b.in_place[k] && assigned_a))
+      fail("an if on a tensor condition lowers to a cond, but " + var_text(name) + " is written in place in one "
+           "branch and assigned in the other, so after it the variable would be its old tensor or a new one: "
+           "assign it in both (" + name + " = ...), or write into it in both");
     outs.push_back(k);
   }
   return outs;
@@ -449,11 +555,15 @@ Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::str
   keep_yields(*then.region, then, outs);
   keep_yields(*other.region, other, outs);
   Operands operands = {{outer.value_id(pred), pred}};
+  for (const auto& [id, t] : then.bound) {  // a copy (an op): the tensor is written after the node
+    Tensor copy = clone_tensor(t);
+    operands.emplace_back(outer.value_id(copy), copy);
+  }
   Operands all;
   add_operands(all, then.operands);
   add_operands(all, other.operands);
-  align_region(*then.region, 0, then.operands, all);
-  align_region(*other.region, 0, other.operands, all);
+  align_region(*then.region, then.bound.size(), then.operands, all);
+  align_region(*other.region, other.bound.size(), other.operands, all);
   operands.insert(operands.end(), all.begin(), all.end());
   std::vector<TensorMeta> metas;
   Vars changed;
@@ -465,7 +575,10 @@ Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::str
   }
   TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
   size_t next = 0;
-  for (size_t o : outs) im.store(loc(*vars[o]), rebuild(then.values[o], results, next));
+  for (size_t o : outs) {
+    im.store(loc(*vars[o]), rebuild(then.values[o], results, next));
+    if (then.in_place[o] || other.in_place[o]) write_back(im, *vars[o], before[o]);
+  }
   return changed;
 }
 

@@ -28,10 +28,11 @@ using Impl = Evaluator::Impl;
 bool same_var(const Name& a, const Name& b);
 void add_var(const Name& n, Vars& out);  // once
 // The variables that the statements of `b` from `from` on assign (`x = ...`, `x += ...`,
-// `a, b = ...`, in nested blocks too), each once, in order. A variable that a `let` or
-// a `for` among those statements declares lives only inside them, and a `fn` body runs
-// in another frame: neither counts.
-void assigned_in(const Impl& im, const Block& b, Vars& out, size_t from = 0);
+// `a, b = ...`, in nested blocks too), each once, in order, and those holding a tensor
+// that they write in place (Note [Variables written in place inside a lowered
+// region]). A variable that a `let` or a `for` among those statements declares lives
+// only inside them, and a `fn` body runs in another frame: neither counts.
+void assigned_in(Impl& im, const Block& b, Vars& out, size_t from = 0);
 inline Loc loc(const Name& n) { return Loc{n.depth, n.slot}; }
 std::vector<Value> load_all(Impl& im, const Vars& vars);
 void store_all(Impl& im, const Vars& vars, const std::vector<Value>& values);
@@ -81,6 +82,15 @@ class Region {
   std::optional<ObjectRegionScope> objects_;  // Note [Objects changed inside a lowered region]
   bool open_ = false;
 };
+
+// Note [Variables written in place inside a lowered region] (regions.cpp)
+// Whether `region`, where variable `var` started as the region's copy `bound` of its
+// tensor, wrote into that copy in place and left the variable holding it; an error
+// when it wrote into it and then assigned the variable another value.
+bool wrote_in_place(Impl& im, Region& region, const Name& var, const Tensor& bound, const std::string& statement);
+// After the node: `var` gets its tensor `before` back, with the node's result for it
+// (what `var` holds now) copied in, as eager's writes went into it.
+void write_back(Impl& im, const Name& var, const Value& before);
 
 void add_operands(Operands& all, const Operands& more);
 // Makes region r take the `bound` inputs it bound itself, then exactly `all`, in that

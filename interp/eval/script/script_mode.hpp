@@ -44,6 +44,10 @@ struct ScriptMode {
   // bool() of a traced tensor stay tensors (Note [Numbers read for a condition]).
   int conditions = 0;
   FunctionReturns returns;  // saved and replaced by each call's body
+  // The variables some lowered statement writes in place (assigned_in finds them): a
+  // cond's sides work on copies of these (Note [Variables written in place inside a
+  // lowered region], interp/eval/script/regions.cpp).
+  std::vector<const lang::Name*> written_in_place;
 };
 
 // Counts a condition under evaluation for its lifetime (Note [Numbers read for a
