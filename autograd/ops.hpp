@@ -3,6 +3,7 @@
 // autograd nodes when gradients are on, and backward rules written with these
 // functions are themselves differentiable.
 #pragma once
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -220,17 +221,20 @@ Tensor rms_norm(const Tensor& x, const IntList& normalized_shape, const Tensor& 
                 std::optional<double> eps = std::nullopt);
 
 // Resampling and padding (autograd/ops/resample.cpp).
-enum class InterpolateMode : int64_t { nearest = 0, linear = 1, bicubic = 2, area = 3 };
-// "nearest", "area", "linear", "bilinear", "bicubic" (the last two for 4-D inputs,
-// "linear" for 3-D ones); anything else is an error naming the modes.
+enum class InterpolateMode : int64_t { nearest = 0, linear = 1, bicubic = 2, area = 3, nearest_exact = 4 };
+// "nearest", "nearest-exact", "area", "linear" (3-D inputs), "bilinear", "bicubic" (4-D)
+// and "trilinear" (5-D); anything else is an error naming the modes.
 InterpolateMode interpolate_mode(const std::string& mode, int64_t input_dims);
 struct InterpolateOptions {
   IntList size;                       // output size of the spatial dims, or empty
   std::vector<double> scale_factor;   // one per spatial dim (or one for all), or empty
   InterpolateMode mode = InterpolateMode::nearest;
-  std::optional<bool> align_corners;  // linear, bilinear and bicubic only
+  std::optional<bool> align_corners;  // linear, bilinear, bicubic and trilinear only
+  // scale_factor gives the output size only; the taps then use in / out, as size does
+  bool recompute_scale_factor = false;
 };
-// Resizes the spatial dims of x [N, C, W] or [N, C, H, W], as PyTorch's interpolate.
+// Resizes the spatial dims of x [N, C, W], [N, C, H, W] or [N, C, D, H, W], as PyTorch's
+// interpolate.
 Tensor interpolate(const Tensor& x, const InterpolateOptions& opt);
 // The gradient of interpolate for x of shape input_shape: the adjoint linear map.
 Tensor interpolate_backward(const Tensor& grad, const IntList& input_shape, const Attrs& interpolate_attrs);
@@ -344,6 +348,12 @@ Tensor& sub_(Tensor& dst, const Tensor& src);
 Tensor& mul_(Tensor& dst, const Tensor& src);
 Tensor& div_(Tensor& dst, const Tensor& src);
 Tensor& zero_(Tensor& dst);
+// dst[part] = src, in place, for a part of dst made of views (x[t], x[:, :k]): the same
+// view of any tensor of dst's shape. With autograd, dst's history becomes PyTorch's
+// CopySlices (Note [A write into part of a tensor with gradients], autograd/inplace.cpp).
+// Not for a graph capture or a function transform (they write the whole tensor).
+using PartOf = std::function<Tensor(const Tensor&)>;
+Tensor& write_into_part(Tensor& dst, const Tensor& src, const PartOf& part);
 
 // A tensor sharing x's data with no autograd history.
 Tensor detach(const Tensor& x);

@@ -206,7 +206,11 @@ class ModelPrinter {
       out_ += args + ")";
       return;
     }
-    if (!args.empty()) out_.insert(header_end, "\n" + std::string(static_cast<size_t>(indent + 2), ' ') + args);
+    if (!args.empty()) {
+      std::string line(1, '\n');  // built by appends: "\n" + s trips GCC 12's false -Wrestrict
+      line.append(static_cast<size_t>(indent + 2), ' ').append(args);
+      out_.insert(header_end, line);
+    }
     out_ += '\n';
     out_.append(static_cast<size_t>(indent), ' ');
     out_ += ")";

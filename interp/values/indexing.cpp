@@ -9,6 +9,7 @@
 #include "interp/values/object_regions.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/transforms/levels.hpp"
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 
@@ -317,6 +318,78 @@ Value index_value(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
   }
 }
 
+namespace {
+
+// Whether `value`'s shape broadcasts to `shape` (trailing dims equal or 1).
+bool broadcasts_to(const Tensor& value, const std::vector<int64_t>& shape) {
+  if (value.dim() > static_cast<int64_t>(shape.size())) return false;
+  for (int64_t k = 1; k <= value.dim(); ++k) {
+    int64_t have = value.size(value.dim() - k), want = shape[shape.size() - static_cast<size_t>(k)];
+    if (have != 1 && have != want) return false;
+  }
+  return true;
+}
+
+// The dim of x that idx's one 0-dim integer tensor indexes, its other entries being
+// whole slices and at most one ellipsis; -1 when idx is not of that form.
+int64_t step_index_dim(const Tensor& x, const std::vector<Value>& idx) {
+  int64_t dim = -1, d = 0;
+  bool ellipsis = false;
+  for (const Value& v : idx) {
+    if (is_ellipsis(v)) {
+      if (ellipsis) return -1;
+      ellipsis = true;
+      d += x.dim() - static_cast<int64_t>(idx.size() - 1);
+      continue;
+    }
+    if (d >= x.dim()) return -1;
+    if (is_slice(v)) {
+      int64_t start, stop, step;
+      slice_bounds(v, x.size(d), &start, &stop, &step);
+      if (start != 0 || stop != x.size(d) || step != 1) return -1;
+    } else if (v.tag == Tag::Tensor && v.t.dim() == 0 && !is_floating(v.t.dtype()) && v.t.dtype() != DType::b8 &&
+               dim < 0) {
+      dim = d;
+    } else {
+      return -1;
+    }
+    ++d;
+  }
+  return dim;
+}
+
+// Note [An index a graph replays] (advanced_indexing.cpp): inside a capture,
+// x[..., t, ...] = v with one 0-dim integer tensor t and whole slices elsewhere
+// (out[t] = h, out[:, t] = h in a loop's body) is where(t's place along its dim, v, x):
+// one elementwise pass, which fuses and can run in place, where the general path
+// gathers and scatters over all of x. An index out of range when the graph replays
+// writes nothing (the capture's own index is checked). False when idx is not of that
+// form or v does not fit (the general path names the error).
+bool put_at_step(const Tensor& x, const std::vector<Value>& idx, const Tensor& src) {
+  if (!op_observer()) return false;
+  const int64_t dim = step_index_dim(x, idx);
+  if (dim < 0) return false;
+  const Tensor& t = idx[static_cast<size_t>(std::find_if(idx.begin(), idx.end(), [](const Value& v) {
+                      return v.tag == Tag::Tensor;
+                    }) - idx.begin())].t;
+  const int64_t n = x.size(dim), i = t.item_int();
+  std::vector<int64_t> rest = x.sizes().vec();
+  rest.erase(rest.begin() + dim);
+  const Tensor value = drop_leading_ones(to_dtype(src, x.dtype()), static_cast<int64_t>(rest.size()));
+  if (i < -n || i >= n || !broadcasts_to(value, rest)) return false;
+  Tensor at = to_device(to_dtype(t, DType::i64), x.device());
+  at = where(lt(at, int_scalar_tensor(0)), add(at, int_scalar_tensor(n)), at);
+  std::vector<int64_t> along(static_cast<size_t>(x.dim()), 1);
+  along[static_cast<size_t>(dim)] = n;
+  Tensor place = eq(reshape(arange(n, DType::i64, x.device()), along), at);
+  Tensor spread = unsqueeze(expand(value, rest), dim);
+  Tensor target = x;
+  copy_(target, where(place, spread, x));
+  return true;
+}
+
+}  // namespace
+
 void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx, const Value& v) {
   (void)ev;
   switch (obj.tag) {
@@ -371,13 +444,26 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
             }
           }
         }
+        if (put_at_step(x, idx, src)) return;
         put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); }, names_each_once(idx));
         return;
       }
-      // With gradients, the write goes into x whole (where over every element, as a
-      // tensor index writes): a copy_ into the view would leave x's history out, so
-      // gradients reached neither src (out[:, :k] = h) nor x, or the write was refused.
+      // With gradients, x's history must take the write: a copy_ into the view would
+      // leave it out, so gradients reached neither src (out[:, :k] = h) nor x. Eager,
+      // the part is written in place and x takes PyTorch's CopySlices (Note [A write
+      // into part of a tensor with gradients]); a capture or a transform writes x whole.
       if (grad_enabled() && (x.requires_grad() || src.requires_grad())) {
+        if (!op_observer() && !transforms::any_level_visible()) {
+          const std::vector<Value> part = idx;
+          int64_t dims;
+          {
+            NoGradGuard quiet;  // only its rank: no history for x
+            dims = index_tensor(x, idx).dim();
+          }
+          write_into_part(x, to_dtype(drop_leading_ones(src, dims), x.dtype()),
+                          [part](const Tensor& t) { return index_tensor(t, part); });
+          return;
+        }
         put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); }, true);
         return;
       }
