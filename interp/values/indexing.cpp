@@ -429,6 +429,18 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
       // PyTorch's index assignment does (and reading its value would stop a graph capture).
       if (v.tag != Tag::Tensor) check_fits_dtype(v, x.dtype(), "tensor assignment");
       Tensor src = to_tensor_arg(v, "tensor assignment");
+      if (has_tensor_index && !op_observer() && !transforms::any_level_visible()) {
+        // Eager, a 0-dim integer index tensor is an int, as PyTorch reads it: the write
+        // then costs the part it writes, not a pass over x.
+        std::vector<Value> ints = idx;
+        bool all = true;
+        for (Value& i : ints)
+          if (is_index_tensor(i)) {
+            all = all && i.tag == Tag::Tensor && i.t.dim() == 0 && !is_floating(i.t.dtype()) && i.t.dtype() != DType::b8;
+            if (all) i = Value::integer(i.t.item_int());
+          }
+        if (all) return assign_index(ev, obj, ints, v);
+      }
       if (has_tensor_index) {
         if (idx.size() == 1) {
           Tensor m = index_tensor_of(idx[0]);

@@ -81,3 +81,20 @@ test "a source of another dtype is cast, and its gradient comes back in its own 
   expect(v.grad.dtype == f32, str(v.grad.dtype))
   expect_close(v.grad, tensor([6.0, 6.0], dtype=f32))
 }
+
+test "a 0-dim integer index tensor writes as an int does: the part in place, CopySlices, the same gradients" {
+  let w = ones([2], dtype=f64, requires_grad=true)
+  let a = zeros([3, 2], dtype=f64)
+  let b = zeros([3, 2], dtype=f64)
+  for t in range(3) {
+    a[tensor(t)] = w * (t + 1)
+    b[t] = w * (t + 1)
+  }
+  a[tensor(-1)] = w * 7.0
+  b[-1] = w * 7.0
+  expect_close(a, b, rtol=0, atol=0)
+  expect("CopySlices" in str(a.grad_fn), str(a.grad_fn))
+  let ga = grad((a * a).sum(), w)
+  let gb = grad((b * b).sum(), w)
+  expect_close(ga, gb, rtol=0, atol=0)
+}
