@@ -45,6 +45,8 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
   add_zero_attn = add_zero_attn
   batch_first = batch_first
   training = true
+  let _h = assert(type(embed_dim) == "int" and embed_dim > 0 and type(num_heads) == "int" and num_heads > 0,
+                  f"MultiheadAttention: embed_dim and num_heads must be ints > 0, got embed_dim={repr(embed_dim)} and num_heads={repr(num_heads)}")
   head_dim = embed_dim // num_heads
   let _c = assert(embed_dim % num_heads == 0,
                   f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})")
@@ -76,6 +78,7 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
   }
   forward(query, key, value, key_padding_mask=none, need_weights=true, attn_mask=none,
           average_attn_weights=true, is_causal=false) {
+    _check_inputs(query, key, value, self.batch_first)
     _check_features(query, "query", "embed_dim", self.embed_dim)
     _check_features(key, "key", "kdim", self.kdim)
     _check_features(value, "value", "vdim", self.vdim)
@@ -87,9 +90,12 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
     let B = shape[0]
     let L = shape[1]
     let S = _shape(k_in)[1]
-    let kpm = key_padding_mask.unsqueeze(0) if unbatched and key_padding_mask != none else key_padding_mask
+    let kpm = _padding_mask(key_padding_mask, unbatched, B, S)
     let mask = _attention_mask(attn_mask, kpm, is_causal, B, self.num_heads, L, S)
     if mask != none and self.extra_keys > 0 { mask = _allow_extra_keys(mask, self.extra_keys) }
+    # A float mask in the query's dtype, as PyTorch's (an f64 mask of an f32 query was
+    # refused by scaled_dot_product_attention but promoted the scores with need_weights).
+    if mask != none and str(mask.dtype) != "bool" and mask.dtype != q_in.dtype { mask = mask.to(q_in.dtype) }
     let q = self._project(q_in, 0)
     let k = self._project(k_in, 1)
     let v = self._project(v_in, 2)
@@ -108,10 +114,51 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
       if unbatched { weights = weights[0] }
     } else {
       o = scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+      # scaled_dot_product_attention gives a query that sees no key 0 (PyTorch 2.5's);
+      # PyTorch 1.13's module gives NaN there whatever need_weights, as the branch above.
+      if mask != none { o = where(_no_key(mask), float("nan"), o) }
     }
     let out = self.out_proj(o.transpose(1, 2).reshape([B, L, self.embed_dim]))
     return (_batch_restore(out, unbatched, self.batch_first), weights)
   }
+}
+
+# The ranks and sizes query, key and value must share, as PyTorch's asserts: query
+# [L, B, E] or unbatched [L, E], key and value of its rank, one batch, one length S.
+fn _check_inputs(query, key, value, batch_first) {
+  let names = ["query", "key", "value"]
+  let xs = [query, key, value]
+  for i in range(3) {
+    assert(type(xs[i]) == "tensor", f"MultiheadAttention: expected {names[i]} as a tensor, got {type(xs[i])}")
+  }
+  assert(query.ndim == 2 or query.ndim == 3,
+         f"MultiheadAttention: expected query as a 3-D (batched) or 2-D (unbatched) tensor, got shape {list(query.shape)}")
+  assert(key.ndim == query.ndim and value.ndim == query.ndim,
+         f"MultiheadAttention: key and value must have query's {query.ndim} dims, got key of shape {list(key.shape)} and value of shape {list(value.shape)}")
+  let t = 1 if batch_first and query.ndim == 3 else 0  # the dim of the length
+  assert(key.shape[t] == value.shape[t],
+         f"MultiheadAttention: key and value must have one length, got key of shape {list(key.shape)} and value of shape {list(value.shape)}")
+  if query.ndim == 3 {
+    let b = 1 - t
+    assert(key.shape[b] == query.shape[b] and value.shape[b] == query.shape[b],
+           f"MultiheadAttention: query, key and value must have one batch size (dim {b}), got shapes {list(query.shape)}, {list(key.shape)} and {list(value.shape)}")
+  }
+}
+
+# key_padding_mask as [B, S]: an unbatched input's is [S].
+fn _padding_mask(kpm, unbatched, B, S) {
+  if kpm == none { return none }
+  assert(type(kpm) == "tensor", f"MultiheadAttention: expected key_padding_mask as a tensor, got {type(kpm)}")
+  if not unbatched { return kpm }
+  assert(list(kpm.shape) == [S],
+         f"MultiheadAttention: key_padding_mask of an unbatched input must have shape [S] = [{S}], got {list(kpm.shape)}")
+  return kpm.unsqueeze(0)
+}
+
+# Where a query sees no key ([..., L, 1]): every bool entry false, or every float one -inf.
+fn _no_key(mask) {
+  let seen = mask if str(mask.dtype) == "bool" else mask != float("-inf")
+  return seen.any(dim=-1, keepdim=true) == false
 }
 
 fn _check_features(x, name, arg, n) {
@@ -136,6 +183,7 @@ fn _batch_restore(x, unbatched, batch_first) {
 # the scores); a u8 attn_mask is PyTorch's deprecated bool. Any other dtype was added
 # to the scores as numbers (an i64 mask, a u8 one whose 1s should have masked).
 fn _mask_dtype(m, name, byte_ok) {
+  assert(type(m) == "tensor", f"MultiheadAttention: expected {name} as a tensor, got {type(m)}")
   let dt = str(m.dtype)
   if byte_ok and dt == "u8" { return m != 0 }
   let kinds = "bool, u8 or floating" if byte_ok else "bool or floating"
@@ -332,6 +380,7 @@ model Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers
   forward(src, tgt, src_mask=none, tgt_mask=none, memory_mask=none, src_key_padding_mask=none,
           tgt_key_padding_mask=none, memory_key_padding_mask=none, src_is_causal=none, tgt_is_causal=none,
           memory_is_causal=false) {
+    _check_src_tgt(src, tgt, self.d_model, self.batch_first)
     let memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
     return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                         tgt_key_padding_mask=tgt_key_padding_mask,
@@ -339,6 +388,18 @@ model Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers
                         memory_is_causal=memory_is_causal)
   }
   static generate_square_subsequent_mask(sz, dtype=f32) = _square_subsequent_mask(sz, dtype)
+}
+
+# PyTorch's Transformer.forward checks; the mismatch failed inside the decoder's
+# attention, naming its shapes rather than src and tgt.
+fn _check_src_tgt(src, tgt, d_model, batch_first) {
+  assert(type(src) == "tensor" and type(tgt) == "tensor",
+         f"Transformer: expected src and tgt as tensors, got {type(src)} and {type(tgt)}")
+  let b = 0 if batch_first else 1
+  assert(src.ndim != 3 or tgt.ndim != 3 or src.shape[b] == tgt.shape[b],
+         f"Transformer: src and tgt must have one batch size (dim {b}), got src of shape {list(src.shape)} and tgt of shape {list(tgt.shape)}")
+  assert(src.ndim > 0 and tgt.ndim > 0 and src.shape[-1] == d_model and tgt.shape[-1] == d_model,
+         f"Transformer: src and tgt must have d_model = {d_model} features, got src of shape {list(src.shape)} and tgt of shape {list(tgt.shape)}")
 }
 
 fn _xavier_matrices(m) {

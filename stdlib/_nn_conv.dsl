@@ -139,6 +139,9 @@ model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilati
 # more.
 fn _output_padding(m, name, x, output_size, n) {
   if output_size == none { return m.output_padding }
+  # The sizes below are read off x's last n dims, which are spatial only at these ranks.
+  assert(type(x) == "tensor" and (x.ndim == n + 1 or x.ndim == n + 2),
+         f"{name}: expected a {n + 1}-D or {n + 2}-D (batched) input, got " + (f"shape {list(x.shape)}" if type(x) == "tensor" else type(x)))
   assert(type(output_size) in ["list", "tuple"], f"{name}: output_size must be a list of ints, got {type(output_size)}")
   let size = list(output_size)
   assert(len(size) >= n and len(size) <= n + 2, f"{name}: output_size must have {n} or {n + 2} elements, got {size}")

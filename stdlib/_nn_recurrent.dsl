@@ -136,8 +136,13 @@ fn _rnn_layer(m, x, layer, h, c, valid) {
   return (y, h, c)
 }
 
-fn _rnn_check_state(m, name, s, want) {
-  assert(_nn_init._shape(s) == want, f"{m.mode}: expected {name} of shape {want}, got {_nn_init._shape(s)}")
+# s as the user gave it: an unbatched input's state has no batch dim either, and the
+# message names the shape given, not the one made for the loop.
+fn _rnn_check_state(m, name, s, want, batched) {
+  let expected = want if batched else [want[0], want[2]]
+  assert(_nn_init._shape(s) == expected,
+         f"{m.mode}: expected {name} of shape {expected}" + ("" if batched else " for an unbatched input") +
+         f", got {_nn_init._shape(s)}")
 }
 
 # The multi-layer forward shared by RNN, LSTM and GRU. hx: none, h0, or (h0, c0) for LSTM.
@@ -161,14 +166,14 @@ fn _rnn_forward_packed(m, sequence, hx) {
 fn _rnn_run(m, input, hx, valid, batch_first) {
   assert(type(input) == "tensor", f"{m.mode}: expected the input as a tensor or a PackedSequence, got {type(input)}")
   assert(input.ndim == 2 or input.ndim == 3,
-         f"{m.mode}: expected a 2-d (unbatched) or 3-d input, got shape {input.shape}")
+         f"{m.mode}: expected a 2-d (unbatched) or 3-d input, got shape {list(input.shape)}")
   let batched = input.ndim == 3
   let x = input if batched else input.unsqueeze(1)
   if batched and batch_first { x = x.transpose(0, 1) }
   assert(x.shape[2] == m.input_size,
-         f"{m.mode}: expected input with {m.input_size} features (input_size), got shape {input.shape}")
+         f"{m.mode}: expected input with {m.input_size} features (input_size), got shape {list(input.shape)}")
   # PyTorch's refusal; the loop over no steps failed inside the library (stack of []).
-  assert(x.shape[0] > 0, f"{m.mode}: expected a sequence length larger than 0, got input of shape {input.shape}")
+  assert(x.shape[0] > 0, f"{m.mode}: expected a sequence length larger than 0, got input of shape {list(input.shape)}")
   let state_shape = [m.num_layers * m.num_directions, x.shape[1], _rnn_h_width(m)]
   let cell_shape = [m.num_layers * m.num_directions, x.shape[1], m.hidden_size]
   let lstm = m.mode == "LSTM"
@@ -186,12 +191,15 @@ fn _rnn_run(m, input, hx, valid, batch_first) {
     }
     h0 = hx[0] if lstm else hx
     c0 = hx[1] if lstm else none
+    _rnn_check_state(m, "h0", h0, state_shape, batched)
+    if lstm { _rnn_check_state(m, "c0", c0, cell_shape, batched) }
+    for (name, s) in ([("h0", h0), ("c0", c0)] if lstm else [("h0", h0)]) {
+      assert(s.dtype == x.dtype, f"{m.mode}: expected {name} in the input's dtype {x.dtype}, got {s.dtype}")
+    }
     if not batched {
       h0 = h0.unsqueeze(1)
       c0 = c0.unsqueeze(1) if lstm else none
     }
-    _rnn_check_state(m, "h0", h0, state_shape)
-    if lstm { _rnn_check_state(m, "c0", c0, cell_shape) }
   }
   let hs = []
   let cs = []
@@ -293,14 +301,26 @@ fn _cell_gates(m, x, h) {
 }
 
 fn _cell_input(m, name, input) {
+  assert(type(input) == "tensor", f"{name}: expected the input as a tensor, got {type(input)}")
   assert(input.ndim == 1 or input.ndim == 2,
-         f"{name}: expected a 1-d (unbatched) or 2-d input, got shape {input.shape}")
+         f"{name}: expected a 1-d (unbatched) or 2-d input, got shape {list(input.shape)}")
   assert(input.shape[-1] == m.input_size,
-         f"{name}: expected input with {m.input_size} features (input_size), got shape {input.shape}")
+         f"{name}: expected input with {m.input_size} features (input_size), got shape {list(input.shape)}")
   return input if input.ndim == 2 else input.unsqueeze(0)
 }
 
-fn _cell_state(m, s, x) = zeros([x.shape[0], m.hidden_size], dtype=x.dtype) if s == none else (s if s.ndim == 2 else s.unsqueeze(0))
+# A cell's state s (none: zeros) as [B, H] for the input x ([B, in]); input is the
+# user's, whose rank the state must share, as PyTorch's (an unbatched input with a
+# batched hx broadcast to a batch of hx's rows).
+fn _cell_state(m, name, what, s, x, input) {
+  if s == none { return zeros([x.shape[0], m.hidden_size], dtype=x.dtype) }
+  assert(type(s) == "tensor", f"{name}: expected {what} as a tensor, got {type(s)}")
+  let want = [x.shape[0], m.hidden_size] if input.ndim == 2 else [m.hidden_size]
+  assert(list(s.shape) == want,
+         f"{name}: expected {what} of shape {want} for an input of shape {list(input.shape)}, got {list(s.shape)}")
+  assert(s.dtype == x.dtype, f"{name}: expected {what} in the input's dtype {x.dtype}, got {s.dtype}")
+  return s if s.ndim == 2 else s.unsqueeze(0)
+}
 
 fn _cell_output(input, s) = s if input.ndim == 2 else s.squeeze(0)
 
@@ -314,7 +334,7 @@ model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
   let _w = _rnn_add_weights(self, "", 1, input_size, hidden_size, bias)
   forward(input, hx=none) {
     let x = _cell_input(self, "RNNCell", input)
-    let (gi, gh) = _cell_gates(self, x, _cell_state(self, hx, x))
+    let (gi, gh) = _cell_gates(self, x, _cell_state(self, "RNNCell", "hx", hx, x, input))
     return _cell_output(input, _rnn_tanh_step(gi, gh, self.nonlinearity))
   }
 }
@@ -328,8 +348,10 @@ model LSTMCell(input_size, hidden_size, bias=true) {
   let _w = _rnn_add_weights(self, "", 4, input_size, hidden_size, bias)
   forward(input, hx=none) {
     let x = _cell_input(self, "LSTMCell", input)
-    let h = _cell_state(self, hx[0] if hx != none else none, x)
-    let c = _cell_state(self, hx[1] if hx != none else none, x)
+    assert(hx == none or (type(hx) in ["tuple", "list"] and len(hx) == 2),
+           "LSTMCell: expected hx as a pair of tensors (h0, c0), got " + (f"a {type(hx)} of length {len(hx)}" if type(hx) in ["tuple", "list"] else type(hx)))
+    let h = _cell_state(self, "LSTMCell", "h0", hx[0] if hx != none else none, x, input)
+    let c = _cell_state(self, "LSTMCell", "c0", hx[1] if hx != none else none, x, input)
     let (gi, gh) = _cell_gates(self, x, h)
     let (h2, c2) = _lstm_step(gi, gh, c, self.hidden_size)
     return (_cell_output(input, h2), _cell_output(input, c2))
@@ -345,7 +367,7 @@ model GRUCell(input_size, hidden_size, bias=true) {
   let _w = _rnn_add_weights(self, "", 3, input_size, hidden_size, bias)
   forward(input, hx=none) {
     let x = _cell_input(self, "GRUCell", input)
-    let h = _cell_state(self, hx, x)
+    let h = _cell_state(self, "GRUCell", "hx", hx, x, input)
     let (gi, gh) = _cell_gates(self, x, h)
     return _cell_output(input, _gru_step(gi, gh, h, self.hidden_size))
   }

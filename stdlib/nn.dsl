@@ -134,7 +134,8 @@ model BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
 # Normalizes each group of num_channels / num_groups channels over the group and the
 # spatial dims, then scales and shifts per channel (weight [C] ones, bias [C] zeros).
 fn _check_groups(num_groups, num_channels) {
-  assert(num_groups > 0 and num_channels % num_groups == 0,
+  assert(type(num_groups) == "int" and num_groups > 0, f"GroupNorm: num_groups must be an int > 0, got {repr(num_groups)}")
+  assert(num_channels % num_groups == 0,
          f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
   return num_groups
 }

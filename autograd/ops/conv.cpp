@@ -240,6 +240,10 @@ std::vector<TensorMeta> infer_conv_transpose(const TensorList& in, const Attrs& 
   if (xs[1] % groups != 0)
     throw Error(std::string(op) + ": argument 'input' of shape " + x.shape_str() + " has " + std::to_string(xs[1]) +
                 " channels, which " + groups_str + " does not divide");
+  // As PyTorch's; the check below saw the output of an empty input, and named it.
+  if (xs[2] == 0 || xs[3] == 0)
+    throw Error(std::string(op) + ": argument 'input' of shape " + x.shape_str() +
+                " has an empty spatial dim (only the batch or channel dim may be empty)");
   Pair stride = cpu::attr_pair(a2, "stride", op), pad = cpu::attr_pair(a2, "padding", op);
   Pair out_pad = cpu::attr_pair(a2, "output_padding", op), dilation = cpu::attr_pair(a2, "dilation", op);
   check_positive(op, "stride", stride, spatial);

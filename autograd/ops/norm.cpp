@@ -481,6 +481,13 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
     check_running_stat("running_var", running_var, x);
   }
   if (!use_input_stats) return batch_norm(x, weight, bias, running_mean, running_var, false, momentum, eps);
+  // As PyTorch's _verify_spatial_size: one value per channel has no variance, and
+  // normalized every output to 0.
+  int64_t spatial_size = 1;
+  for (int64_t d = 2; d < x.dim(); ++d) spatial_size *= x.sizes()[d];
+  if (spatial_size == 1)
+    throw Error("instance_norm: expected more than 1 spatial element when using the input's statistics, got input "
+                "of shape " + x.shape_str());
   if (tracked) {
     NoGradGuard no_grad;
     IntList spatial;

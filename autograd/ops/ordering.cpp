@@ -459,13 +459,17 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<i
                                            ") of the input of shape " + src.shape_str());
   Tensor counts = contiguous_raw(to_dtype_raw(cpu_copy(repeats), DType::i64));
   const int64_t* c = counts.data<int64_t>();
-  std::vector<int64_t> picks;
+  // The total first, so that counts past memory are the allocator's error, not the
+  // host vector's bare std::length_error (or a wrapped negative size).
+  int64_t total = 0;
   for (int64_t i = 0; i < size; ++i) {
     NABLA_CHECK(c[i] >= 0, "repeat_interleave: repeats must be non-negative, got " + str(c[i]) + " at " + str(i));
-    picks.insert(picks.end(), static_cast<size_t>(c[i]), i);
+    NABLA_CHECK(!__builtin_add_overflow(total, c[i], &total),
+                "repeat_interleave: the repeats of shape " + repeats.shape_str() + " add up past 2^63");
   }
-  Tensor index = empty(Shape{static_cast<int64_t>(picks.size())}, DType::i64);
-  std::copy(picks.begin(), picks.end(), index.data<int64_t>());
+  Tensor index = empty(Shape{total}, DType::i64);
+  int64_t* out = index.data<int64_t>();
+  for (int64_t i = 0; i < size; ++i) out = std::fill_n(out, c[i], i);
   return index_select(src, d, to_device(index, x.device()));
 }
 
@@ -473,6 +477,9 @@ Tensor one_hot(const Tensor& x, int64_t num_classes) {
   // -1 alone means "find it", as PyTorch's; -5 found it too and hid the mistake.
   NABLA_CHECK(num_classes >= -1,
               "one_hot: num_classes must be -1 (the largest class + 1) or at least 0, got " + std::to_string(num_classes));
+  // Before max(x).item_int() below, whose error named item_int(), not one_hot.
+  NABLA_CHECK(is_index_type(x.dtype()),
+              std::string("one_hot: input must be an integer tensor of class indices, got ") + dtype_name(x.dtype()));
   if (num_classes == -1) {
     NABLA_CHECK(x.numel() > 0, "one_hot: cannot find num_classes of an empty tensor; give num_classes");
     NoGradGuard no_grad;

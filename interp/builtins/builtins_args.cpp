@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/values/value_walk.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -47,22 +48,39 @@ int64_t int_from_double(double d, const std::string& what) {
   return static_cast<int64_t>(d);
 }
 
+// Note [Numbers read from tensor arguments]
+// `x.select(0, i)`, `x.narrow(0, i, 1)`, `x.roll(k, 0)` with a 0-dim tensor for the
+// int: the builtin reads the tensor's number on the host. Inside compile that number
+// would be baked in as a constant of the graph (in a lowered `for`, the first step's
+// `i` for every step), so the read is reported to the capture as item() is: a capture
+// of a value that varies is a problem naming the line, and a lowered `for` whose body
+// does it unrolls instead.
 int64_t as_int(const Value& v, const std::string& what) {
   if (v.tag == Tag::Int) return v.i;
-  if (v.tag == Tag::Bool) return v.b;
+  // A bool is refused, as PyTorch refuses it for an int argument: topk(x, true) was k=1.
+  if (v.tag == Tag::Bool) fail(what + ": expected an int, got bool");
   if (v.tag == Tag::Float && v.f == std::floor(v.f)) return int_from_double(v.f, what);
-  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype())) return v.t.item_int();
+  if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype())) {
+    notify_value_read(v.t, what);
+    return v.t.item_int();
+  }
   fail(what + ": expected an int, got " + type_name(v));
 }
 
 double as_num(const Value& v, const std::string& what) {
   if (v.is_num()) return v.as_double();
-  if (v.tag == Tag::Tensor && v.t.numel() == 1) return v.t.item();
+  if (v.tag == Tag::Tensor && v.t.numel() == 1) {
+    notify_value_read(v.t, what);  // Note [Numbers read from tensor arguments]
+    return v.t.item();
+  }
   fail(what + ": expected a number, got " + type_name(v));
 }
 
 std::vector<double> as_numbers(const Value& v, const std::string& what) {
-  if (v.tag == Tag::Tensor) return to_double_vector(v.t);
+  if (v.tag == Tag::Tensor) {
+    notify_value_read(v.t, what);  // Note [Numbers read from tensor arguments]
+    return to_double_vector(v.t);
+  }
   if (v.tag != Tag::List && v.tag != Tag::Tuple)
     fail(what + ": expected a tensor or a list of numbers, got " + type_name(v));
   const auto& items = v.as<ListObj>()->items;
@@ -96,7 +114,10 @@ std::vector<int64_t> as_ints(const Value& v, const std::string& what) {
     return out;
   }
   if (v.tag == Tag::Int) return {v.i};
-  if (v.tag == Tag::Tensor && v.t.dim() <= 1 && !is_floating(v.t.dtype())) return to_int64_vector(v.t);
+  if (v.tag == Tag::Tensor && v.t.dim() <= 1 && !is_floating(v.t.dtype())) {
+    notify_value_read(v.t, what);  // Note [Numbers read from tensor arguments]
+    return to_int64_vector(v.t);
+  }
   fail(what + ": expected a list of ints, got " + type_name(v));
 }
 

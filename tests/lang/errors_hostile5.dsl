@@ -122,7 +122,7 @@ let q = randn([3, 2, 8])
 mha(q, q, q, key_padding_mask=zeros([2, 3], dtype="u8"))
 # ---
 # case: LSTM over a sequence of no steps (stack of [] inside the library)
-# expect error: tests/lang/errors_hostile5.dsl:129:1: error: assertion failed: LSTM: expected a sequence length larger than 0, got input of shape (0, 2, 4)
+# expect error: tests/lang/errors_hostile5.dsl:129:1: error: assertion failed: LSTM: expected a sequence length larger than 0, got input of shape [0, 2, 4]
 # expect error line:   nn.LSTM(4, 3)(randn([0, 2, 4]))
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import nn

@@ -92,7 +92,11 @@ Value dtype_first(Evaluator&, CallArgs& a) {
     else if (k != "dtype") out.kw.emplace_back(k, v);
   }
   if (dt && !out.pos.empty() && out.pos[0].tag == Tag::Tensor) out.pos[0] = Value::tensor(to_dtype(out.pos[0].t, *dt));
-  return row_call(Row, out);
+  Value r = row_call(Row, out);
+  // An integer row adds in i64 (as PyTorch's without dtype=); dtype= names the result's
+  // dtype too, and the sum wraps in it as it would have added there.
+  if (dt && r.tag == Tag::Tensor && r.t.dtype() != *dt) r = Value::tensor(to_dtype(r.t, *dt));
+  return r;
 }
 constexpr char kSum[] = "sum", kMean[] = "mean", kCumsum[] = "cumsum", kCumprod[] = "cumprod";
 
