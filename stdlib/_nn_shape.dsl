@@ -11,14 +11,15 @@ let _prod = _nn_init._prod
 # ---- resampling -------------------------------------------------------------------
 
 # Resizes the spatial dims (interpolate): give size or scale_factor.
-model Upsample(size=none, scale_factor=none, mode="nearest", align_corners=none) {
-  "Upsamples [N, C, H, W] to size or by scale_factor (nearest, bilinear, ...). Example: nn.Upsample(scale_factor=2)"
+model Upsample(size=none, scale_factor=none, mode="nearest", align_corners=none, recompute_scale_factor=none) {
+  "Upsamples [N, C, W], [N, C, H, W] or [N, C, D, H, W] to size or by scale_factor (nearest, bilinear, ...). Example: nn.Upsample(scale_factor=2)"
   size = size
   scale_factor = scale_factor
   mode = mode
   align_corners = align_corners
+  recompute_scale_factor = recompute_scale_factor
   forward(x) = interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
-                           align_corners=self.align_corners)
+                           align_corners=self.align_corners, recompute_scale_factor=self.recompute_scale_factor)
 }
 
 model UpsamplingNearest2d(size=none, scale_factor=none) {

@@ -54,20 +54,27 @@ ResampleTaps area_taps(int64_t in, int64_t out) {
 ResampleTaps resample_taps(int64_t in, int64_t out, int64_t mode, bool align_corners, double scale_factor) {
   if (mode == kInterpolateArea) return area_taps(in, out);
   ResampleTaps t;
-  t.taps = mode == kInterpolateNearest ? 1 : mode == kInterpolateLinear ? 2 : 4;
+  bool nearest = mode == kInterpolateNearest || mode == kInterpolateNearestExact;
+  t.taps = nearest ? 1 : mode == kInterpolateLinear ? 2 : 4;
   t.index.resize(static_cast<size_t>(out * t.taps));
   t.weight.resize(static_cast<size_t>(out * t.taps));
   auto set = [&](int64_t o, int k, int64_t i, double w) {
     t.index[static_cast<size_t>(o * t.taps + k)] = std::clamp<int64_t>(i, 0, in - 1);
     t.weight[static_cast<size_t>(o * t.taps + k)] = w;
   };
-  if (mode == kInterpolateNearest) {
-    // PyTorch computes the nearest index in f32 (nearest_idx); so does this, to pick
-    // the same pixel where the product lands on an integer.
+  if (nearest) {
+    // PyTorch computes the nearest index in f32 (nearest_neighbor_compute_source_index);
+    // so does this, to pick the same pixel where the product lands on an integer.
+    // nearest-exact samples at the output pixel's centre, (o + 0.5) * scale. Every index
+    // is computed, as PyTorch 1.13's CPU forward for C > 1; its backward, and its forward
+    // for C == 1 (the channels-last kernel), copy o when out == in and take o / 2 when
+    // out == 2 * in, whatever the scale factor, which differs when a scale_factor other
+    // than 1 or 2 makes those sizes (there PyTorch's gradient is not its forward's).
     float scale =
         scale_factor > 0 ? static_cast<float>(1.0 / scale_factor) : static_cast<float>(in) / static_cast<float>(out);
+    float shift = mode == kInterpolateNearestExact ? 0.5f : 0.0f;
     for (int64_t o = 0; o < out; ++o) {
-      int64_t i = in == out ? o : static_cast<int64_t>(std::floor(static_cast<float>(o) * scale));
+      int64_t i = static_cast<int64_t>(std::floor((static_cast<float>(o) + shift) * scale));
       set(o, 0, std::min(i, in - 1), 1.0);
     }
     return t;

@@ -21,7 +21,13 @@ namespace nabla {
 // ---- interpolate ----------------------------------------------------------------------
 
 // The codes of interpolate's `mode` attribute (autograd/ops.hpp's InterpolateMode).
-enum : int64_t { kInterpolateNearest = 0, kInterpolateLinear = 1, kInterpolateBicubic = 2, kInterpolateArea = 3 };
+enum : int64_t {
+  kInterpolateNearest = 0,
+  kInterpolateLinear = 1,
+  kInterpolateBicubic = 2,
+  kInterpolateArea = 3,
+  kInterpolateNearestExact = 4
+};
 
 // The input coordinates and weights that output coordinate o of one dim reads:
 // index[o * taps + k], weight[o * taps + k].

@@ -396,13 +396,26 @@ Value gelu_builtin(Evaluator&, CallArgs& a) {
 }
 
 Value interpolate_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("interpolate", a, {"input", "size", "scale_factor", "mode", "align_corners"}, 1);
+  Bound b =
+      bind("interpolate", a, {"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor"}, 1);
   const Tensor& x = as_tensor(b[0], "interpolate");
   InterpolateOptions opt;
   if (b.has(1)) opt.size = int_or_ints(b[1], "interpolate(): size");
   if (b.has(2)) opt.scale_factor = number_or_numbers(b[2], "interpolate(): scale_factor");
   if (b.has(3)) opt.mode = interpolate_mode(str_arg(b[3], "interpolate(): mode"), x.dim());
   if (b.has(4)) opt.align_corners = as_bool(b[4], "interpolate(): align_corners");
+  if (b.has(5)) opt.recompute_scale_factor = as_bool(b[5], "interpolate(): recompute_scale_factor");
+  // A list gives one value per spatial dim, as PyTorch's (a 1-list of a 4-D input was
+  // spread over both dims as an int is); interpolate() names the rank's own errors.
+  const int64_t spatial = x.dim() - 2;
+  for (size_t k : {size_t(1), size_t(2)}) {
+    if (!b.has(k) || (b[k].tag != Tag::List && b[k].tag != Tag::Tuple) || spatial < 1 || spatial > 3) continue;
+    const size_t n = b[k].as<ListObj>()->items.size();
+    if (static_cast<int64_t>(n) != spatial)
+      fail(std::string("interpolate(): ") + (k == 1 ? "size" : "scale_factor") +
+           " must have one value per spatial dim (" + std::to_string(spatial) + " for input of shape " +
+           x.shape_str() + "), got " + std::to_string(n) + " values");
+  }
   return Value::tensor(interpolate(x, opt));
 }
 
@@ -550,7 +563,9 @@ const BuiltinEntry kOpConventions[] = {
      "Example: instance_norm(randn(2, 3, 4, 4))"},
     {"rms_norm", rms_norm_builtin, "rms_norm(input, normalized_shape, weight=none, eps=none)", nullptr},
     {"interpolate", interpolate_builtin,
-     "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)", nullptr},
+     "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none, "
+     "recompute_scale_factor=none)",
+     nullptr},
     {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)", nullptr},
     {"transpose", transpose_builtin, "transpose(input, dim0, dim1)", nullptr},
     {"softmax", softmax_builtin, "softmax(input, dim=-1, dtype=none)", nullptr},

@@ -18,8 +18,8 @@ let y = group_norm(x, 0)
 # expect error: tests/lang/errors_norm.dsl:19:9: error: rms_norm: argument 'weight' must have shape [5], got [4] (input shape [2, 5])
 let y = rms_norm(ones([2, 5]), [5], weight=ones([4]))
 # ---
-# case: unknown interpolate mode
-# expect error: tests/lang/errors_norm.dsl:23:9: error: interpolate: unknown mode 'trilinear' (expected "nearest", "area", "linear" (3-D), "bilinear" or "bicubic" (4-D))
+# case: trilinear on a 4-D input
+# expect error: tests/lang/errors_norm.dsl:23:9: error: interpolate: mode 'trilinear' needs a 5-D input, got 4 dims (a 4-D input [N, C, H, W] takes "nearest", "nearest-exact", "area", "bilinear" or "bicubic")
 let y = interpolate(ones([1, 1, 4, 4]), scale_factor=2, mode="trilinear")
 # ---
 # case: interpolate with both size and scale_factor
@@ -31,11 +31,11 @@ let y = interpolate(ones([1, 1, 4, 4]), size=[8, 8], scale_factor=2)
 let y = interpolate(ones([1, 1, 4, 4]))
 # ---
 # case: bilinear on a 3-D input
-# expect error: tests/lang/errors_norm.dsl:35:9: error: interpolate: mode 'bilinear' needs a 4-D input, got 3 dims (a 3-D input [N, C, W] takes "nearest", "area" or "linear")
+# expect error: tests/lang/errors_norm.dsl:35:9: error: interpolate: mode 'bilinear' needs a 4-D input, got 3 dims (a 3-D input [N, C, W] takes "nearest", "nearest-exact", "area" or "linear")
 let y = interpolate(ones([1, 2, 4]), size=8, mode="bilinear")
 # ---
 # case: align_corners with nearest
-# expect error: tests/lang/errors_norm.dsl:39:9: error: interpolate: align_corners may only be set with the linear, bilinear and bicubic modes
+# expect error: tests/lang/errors_norm.dsl:39:9: error: interpolate: align_corners may only be set with the linear, bilinear, bicubic and trilinear modes
 let y = interpolate(ones([1, 1, 4, 4]), scale_factor=2, align_corners=true)
 # ---
 # case: pad list of odd length
@@ -46,9 +46,9 @@ let y = pad(ones([2, 3, 4]), [1, 2, 3])
 # expect error: tests/lang/errors_norm.dsl:47:9: error: pad: pad [3, 0] with mode 'reflect' on dim 2 of size 3 (argument 'input' of shape [1, 2, 3]): reflect padding must be smaller than the dim's size
 let y = pad(ones([1, 2, 3]), [3, 0], mode="reflect")
 # ---
-# case: negative pad with mode reflect
-# expect error: tests/lang/errors_norm.dsl:51:9: error: pad: pad [-1, 2] with mode 'reflect' on dim 2 of size 5 (argument 'input' of shape [1, 2, 5]): the sizes must be non-negative
-let y = pad(ones([1, 2, 5]), [-1, 2], mode="reflect")
+# case: circular pad wider than what a negative pad leaves
+# expect error: tests/lang/errors_norm.dsl:51:9: error: pad: pad [-1, 5] with mode 'circular' on dim 2 of size 5 (argument 'input' of shape [1, 2, 5]): circular padding must be at most the size the negative sizes leave, 4
+let y = pad(ones([1, 2, 5]), [-1, 5], mode="circular")
 # ---
 # case: crop past the whole dim
 # expect error: tests/lang/errors_norm.dsl:55:9: error: pad: pad [-2, -2] with mode 'constant' on dim 1 of size 3 (argument 'input' of shape [2, 3]): the padded size would be -1
