@@ -6,9 +6,23 @@ namespace nabla {
 
 namespace {
 
+// Integer matrices multiply on the CPU, as PyTorch's (its CUDA matmul has no integer
+// kernel either); bool has none.
+void check_matmul_dtypes(const Tensor& a, const Tensor& b) {
+  const bool integers = !is_floating(a.dtype()) && !is_floating(b.dtype()) && a.dtype() != DType::b8 &&
+                        b.dtype() != DType::b8;
+  if (!integers) return check_same_float("matmul", a, "self", b, "other");
+  if (a.dtype() != b.dtype())
+    throw Error(std::string("matmul: arguments 'self' and 'other' must have the same dtype, got ") +
+                dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
+  if (a.device().kind != DeviceKind::cpu || b.device().kind != DeviceKind::cpu)
+    throw Error(std::string("matmul: integer matrices (") + dtype_name(a.dtype()) +
+                ") multiply on the CPU only, as in PyTorch: convert to a floating dtype on CUDA");
+}
+
 std::vector<TensorMeta> infer_matmul(const TensorList& in, const Attrs&) {
   const Tensor &a = in[0], &b = in[1];
-  check_same_float("matmul", a, "self", b, "other");
+  check_matmul_dtypes(a, b);
   NABLA_CHECK(a.dim() >= 2 && b.dim() >= 2,
               "matmul: the row needs tensors of at least 2 dims (the API unsqueezes 1-D)");
   int64_t k = a.sizes()[a.dim() - 1], k2 = b.sizes()[b.dim() - 2];
@@ -94,7 +108,7 @@ void register_linalg_ops(std::vector<OpDef>& t) {
   // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
   document_ops(t, {{OpId::matmul,
                     "The matrix product with PyTorch's batching and broadcasting, a 1-D operand taken as a vector (the "
-                    "@ operator), as torch.matmul. "
+                    "@ operator), as torch.matmul; integer matrices multiply on the CPU, wrapping as PyTorch's. "
                     "Example: matmul(randn(2, 3), randn(3, 4))"},
                    {OpId::linear,
                     "input @ weight^T + bias, weight of shape [out_features, in_features], as "

@@ -147,9 +147,51 @@ void batched_gemm(const Tensor& a, const Tensor& b, const Tensor& out) {
   });
 }
 
+// Integer matmul, as PyTorch's CPU addmm for integer dtypes: no BLAS has one, so a loop
+// in m-k-n order over each batch's rows, threaded over rows. Sums wrap on overflow as
+// PyTorch's do, computed in the unsigned type (whose wrap is defined).
+template <class T>
+void integer_gemm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  using U = std::make_unsigned_t<T>;
+  MatrixArg A = matrix_arg(a), B = matrix_arg(b);
+  const int64_t nd = out.dim();
+  const int64_t M = out.sizes()[nd - 2], N = out.sizes()[nd - 1], K = a.sizes()[a.dim() - 1];
+  const Shape batch(out.sizes().begin(), out.sizes().end() - 2);
+  const int64_t batches = shape_numel(batch);
+  const T* pa = static_cast<const T*>(A.t.raw_data());
+  const T* pb = static_cast<const T*>(B.t.raw_data());
+  T* pc = static_cast<T*>(out.raw_data());
+  const int64_t a_row = A.trans ? 1 : A.ld, a_col = A.trans ? A.ld : 1;
+  const int64_t b_row = B.trans ? 1 : B.ld, b_col = B.trans ? B.ld : 1;
+  parallel_for(0, batches * M, batches * M * N * std::max<int64_t>(K, 1), [&](int64_t lo, int64_t hi) {
+    std::vector<U> acc(static_cast<size_t>(N));
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t i = r / M, m = r % M;
+      const T* arow = pa + batch_offset(A.t, batch, i) + m * a_row;
+      const T* bmat = pb + batch_offset(B.t, batch, i);
+      std::fill(acc.begin(), acc.end(), U(0));
+      for (int64_t k = 0; k < K; ++k) {
+        const U x = static_cast<U>(arow[k * a_col]);
+        const T* brow = bmat + k * b_row;
+        for (int64_t n = 0; n < N; ++n)
+          acc[static_cast<size_t>(n)] = static_cast<U>(acc[static_cast<size_t>(n)] + static_cast<U>(x * static_cast<U>(brow[n * b_col])));
+      }
+      for (int64_t n = 0; n < N; ++n) pc[r * N + n] = static_cast<T>(acc[static_cast<size_t>(n)]);
+    }
+  });
+}
+
 }  // namespace
 
 void matmul(const TensorList& in, const Attrs&, TensorList& out) {
+  if (!is_floating(out[0].dtype())) {
+    visit_dtype(out[0].dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) integer_gemm<T>(in[0], in[1], out[0]);
+      else throw Error(std::string("matmul: no kernel for ") + dtype_name(out[0].dtype()));
+    });
+    return;
+  }
   visit_float(out[0].dtype(), "matmul", [&](auto tag) {
     using T = typename decltype(tag)::type;
     batched_gemm<T>(as_dtype(in[0], out[0].dtype()), as_dtype(in[1], out[0].dtype()), out[0]);
