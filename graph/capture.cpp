@@ -20,6 +20,7 @@ Capture::Capture(std::string graph_name, Capture* parent) : Capture(std::move(gr
 
 Capture::~Capture() {
   stop();
+  restore_aliased();
   restore_writes();
 }
 
@@ -68,9 +69,20 @@ int Capture::known(const Tensor& t) const {
 
 int Capture::value_of(const Tensor& t) {
   if (!t.defined()) return -1;
+  if (!dynamic_.empty()) check_dynamic_read(t);  // Note [A view taken with a tensor index]
   if (int id = known(t); id >= 0) return remember(t, id);
-  if (written_.count(t.storage().get())) return remember(t, regenerate(t));  // Note [Functional writes]
-  if (parent_ && t.impl()->serial < start_serial_) return capture_from_parent(t);
+  if (written_.count(t.storage().get())) {  // Note [Functional writes]
+    if (auto a = aliased_.find(t.storage().get()); a != aliased_.end()) a->second.read = true;
+    return remember(t, regenerate(t));
+  }
+  if (parent_ && t.impl()->serial < start_serial_) {
+    if (shadowed_.count(t.storage().get()))  // Note [Aliases of a variable written in place]
+      problems_.push_back({"a lowered loop or branch reads a tensor that shares memory with a view that it writes "
+                           "in place through a variable (v = x[0], then v[i] = ... and x read in the body), which a "
+                           "graph does not replay: read it through that variable, or write into the whole tensor",
+                           current_origin()});
+    return capture_from_parent(t);
+  }
   // A tensor that existed before the capture (a weight or buffer the function closes
   // over) is bound live, so updates to it reach the graph; one made during the
   // capture (a wrapped number, zeros() in the body) is a constant.
@@ -210,9 +222,14 @@ bool Capture::traced(const Tensor& t) const {
 }
 
 std::shared_ptr<Graph> Capture::finish_region(const TensorList& outputs) {
+  restore_aliased();  // Note [Aliases of a variable written in place]
   finish_graph(outputs);
   auto g = std::make_shared<Graph>(graph_);
-  parent_->problems_.insert(parent_->problems_.end(), problems_.begin(), problems_.end());
+  for (const CaptureProblem& p : problems_) {  // a while's condition and body may both report one
+    bool seen = false;
+    for (const CaptureProblem& q : parent_->problems_) seen = seen || (q.what == p.what && q.origin == p.origin);
+    if (!seen) parent_->problems_.push_back(p);
+  }
   parent_->region_serials_.emplace_back(start_serial_, new_tensor_serial());
   return g;
 }

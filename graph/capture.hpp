@@ -61,7 +61,23 @@ class Capture : public OpObserver {
   // parent's value id and tensor of each, in signature order.
   const std::vector<std::pair<int, Tensor>>& captured() const { return captured_; }
   // Whether the run wrote into t's storage in place (Note [Functional writes]).
-  bool written_in_place(const Tensor& t) const { return written_.count(t.storage().get()) > 0; }
+  bool written_in_place(const Tensor& t) const {
+    auto w = written_.find(t.storage().get());
+    return w != written_.end() && w->second.version > 0;
+  }
+  // A region capture's copies[k] (a bound input) stands for outers[k], the tensor of a
+  // variable the region writes in place: the other tensors on its memory read inside the
+  // region are read from the copy, and a variable whose memory another one's copy
+  // already stands for gets a view of that copy instead (copies[k] is replaced). Note
+  // [Aliases of a variable written in place], graph/capture_writes.cpp. alias_read:
+  // whether such a read of the memory `copy` stands for happened.
+  void alias_storages(const TensorList& outers, TensorList& copies);
+  // `gathered` holds what eager's view of `of` would (x[i] with a 0-dim tensor i, taken
+  // by ops so that it replays for any i): a write into it, or a read of it after `of` is
+  // written, would differ from eager's view, so each is a problem (Note [A view taken
+  // with a tensor index], graph/capture_writes.cpp).
+  void dynamic_view(const Tensor& gathered, const Tensor& of);
+  bool alias_read(const Tensor& copy) const;
   // finish() for a region capture: the region's graph; its problems become the
   // parent's, and a tensor made inside it that the parent later reads is a problem
   // (it escaped the region other than as one of its outputs).
@@ -123,6 +139,28 @@ class Capture : public OpObserver {
   std::vector<std::pair<Tensor, Tensor>> overwritten_;
   std::unordered_map<const Storage*, Written> written_;
   std::unordered_map<const TensorImpl*, uint64_t> bound_at_;  // the write count its id was taken at
+  // Note [Aliases of a variable written in place]: outer memory -> the storage of the
+  // copy that stands for it, and whether the region read it; memory only part of which
+  // a copy stands for (a view written in place), whose other readers are refused.
+  struct Alias {
+    Tensor copy;
+    Tensor outer;   // a tensor that is all of the memory
+    Tensor before;  // its contents before the region, put back when it ends
+    bool read = false;
+  };
+  std::unordered_map<const Storage*, Alias> aliased_;
+  std::unordered_map<const Storage*, TensorList> shadowed_;  // the views written, per memory
+  TensorList alias_outers_;  // keeps the keys' storages alive
+  Tensor alias_storage(const Tensor& outer, const Tensor& copy);
+  struct DynamicView {
+    Tensor of;
+    uint64_t version = 0;  // of's functional writes when it was taken
+    bool reported = false;
+  };
+  std::unordered_map<const Storage*, DynamicView> dynamic_;
+  uint64_t writes_into(const Tensor& t) const;
+  void check_dynamic_read(const Tensor& t);
+  void restore_aliased();
   OpObserver* previous_ = nullptr;
   uint64_t start_serial_ = 0;  // tensors with a smaller serial existed before start()
   bool active_ = false;

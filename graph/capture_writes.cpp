@@ -1,9 +1,12 @@
 // In-place writes during a capture (graph/capture.hpp): into a parameter or a buffer
 // the function closes over, a copy node; into a tensor the capture's own run made,
 // an out-of-place value (Note [Functional writes]); into a caller's tensor, a problem.
+#include <algorithm>
+
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "graph/capture.hpp"
+#include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {
 
@@ -142,7 +145,127 @@ void Capture::write_functionally(const Tensor& dst, const Tensor& src, const Ten
   Written& w = written_[base.storage().get()];
   w.base = base;
   ++w.version;
+  for (auto& [outer, a] : aliased_)  // Note [Aliases of a variable written in place]
+    if (a.copy.storage() == base.storage()) {
+      Written& o = written_[outer];
+      o.base = base;
+      ++o.version;
+    }
   remember(base, id);
+}
+
+// Note [Aliases of a variable written in place]
+// A lowered region works on its own copy of a variable it writes in place (Note
+// [Variables written in place inside a lowered region], interp/eval/script/regions.cpp),
+// but other tensors may share the variable's memory: `let a = out` or `let v = out[0]`
+// made before the loop, read inside it. In eager they see each step's writes; read as
+// operands of the node they would hold the values from before it, silently. So the
+// region treats the outer memory as written, with the copy as its base: a read of any
+// tensor on it gathers its elements from the copy's current value (regenerate), a
+// write through it is a write into the copy, and each write into the copy makes the
+// earlier reads stale, as for the copy's own views. Positions in the outer memory are
+// positions in the copy when the variable's tensor is all of it (zeros(), an op's
+// result). Two variables on one memory, both written in place (`out` and `v = out[1]`),
+// are bound whole ones first: the later one holds a view of the first one's copy, so
+// each sees the other's writes (its own copy is an input the region does not read).
+// A variable that is a view of a memory no variable holds whole has a copy of its own
+// elements only: another tensor on that memory read in the region is a problem that
+// says so, and so are two such views that overlap. A region inside another inherits
+// the enclosing region's aliases of the tensor it copies.
+void Capture::alias_storages(const TensorList& outers, TensorList& copies) {
+  for (int whole = 1; whole >= 0; --whole)
+    for (size_t k = 0; k < outers.size(); ++k)
+      if (whole_storage(outers[k]) == (whole == 1)) copies[k] = alias_storage(outers[k], copies[k]);
+}
+
+Tensor Capture::alias_storage(const Tensor& outer, const Tensor& copy) {
+  const Storage* mem = outer.storage().get();
+  alias_outers_.push_back(outer);
+  if (auto a = aliased_.find(mem); a != aliased_.end()) {
+    if (a->second.copy.dtype() == outer.dtype())
+      return make_view(a->second.copy, outer.sizes(), outer.strides(), outer.offset());
+    problems_.push_back({"a lowered loop or branch writes in place into two variables that view one memory as "
+                         "different dtypes, which a graph does not replay",
+                         current_origin()});
+    return copy;
+  }
+  std::vector<const Storage*> keys{mem};
+  if (parent_)
+    for (const auto& [s, a] : parent_->aliased_)
+      if (a.copy.storage().get() == mem) keys.push_back(s);
+  if (!whole_storage(outer)) {
+    std::vector<int64_t> mine = element_positions(outer);
+    std::sort(mine.begin(), mine.end());
+    for (const Tensor& other : shadowed_[mem]) {
+      std::vector<int64_t> theirs = element_positions(other);
+      for (int64_t p : theirs)
+        if (std::binary_search(mine.begin(), mine.end(), p)) {
+          problems_.push_back({"a lowered loop or branch writes in place into two variables that are overlapping "
+                               "views of one tensor (v = x[0:2], w = x[1:3], made before it), which a graph does "
+                               "not replay: write through one of them, or through x",
+                               current_origin()});
+          break;
+        }
+    }
+    for (const Storage* s : keys) shadowed_[s].push_back(outer);
+    return copy;
+  }
+  for (const Storage* s : keys) {
+    Tensor whole = outer;
+    if (s != mem) whole = parent_->aliased_.at(s).outer;
+    Tensor before = empty(whole.sizes(), whole.dtype(), whole.device());
+    copy_into(before, whole);
+    aliased_[s] = Alias{copy, whole, before, false};
+    written_[s].base = copy;
+  }
+  Written& own = written_[copy.storage().get()];  // a view of the copy (another variable's) reads it anew
+  own.base = copy;
+  bound_at_[copy.impl()] = own.version;
+  return copy;
+}
+
+// The region's run wrote into the outer memory itself where it wrote through an alias
+// (the eager write is the real one; the graph's goes into the copy): the enclosing
+// capture, and the node run on the real operands, must see the memory as it was.
+void Capture::restore_aliased() {
+  for (auto& [s, a] : aliased_)
+    if (a.before.defined()) {
+      copy_into(a.outer, a.before);
+      a.before = Tensor();
+    }
+}
+
+bool Capture::alias_read(const Tensor& copy) const {
+  for (const auto& [s, a] : aliased_)
+    if (a.copy.storage() == copy.storage() && a.read) return true;
+  return false;
+}
+
+// Note [A view taken with a tensor index]
+// `x[i]` with a 0-dim tensor i is a view in eager, but a capture takes it as
+// select(index_select(x, at)) so that the graph replays it for any i (Note [An index a
+// graph replays], interp/values/advanced_indexing.cpp): a copy. Where the difference
+// shows, the capture says so rather than differ silently: a write into it (`x[i][j] =
+// v`, `x[i].zero_()`) would not reach x, and a read of it after a write into x would
+// not see the write. Reads before, and writes through x itself (`x[i, j] = v`), are
+// what most programs do, and replay exactly.
+void Capture::dynamic_view(const Tensor& gathered, const Tensor& of) {
+  dynamic_[gathered.storage().get()] = DynamicView{of, writes_into(of), false};
+}
+
+uint64_t Capture::writes_into(const Tensor& t) const {
+  auto w = written_.find(t.storage().get());
+  return w == written_.end() ? 0 : w->second.version;
+}
+
+void Capture::check_dynamic_read(const Tensor& t) {
+  auto d = dynamic_.find(t.storage().get());
+  if (d == dynamic_.end() || d->second.reported || writes_into(d->second.of) == d->second.version) return;
+  d->second.reported = true;
+  problems_.push_back({"a part of a tensor taken with a tensor index (r = x[i], i a 0-dim tensor) is read after a write "
+                       "into that tensor: in eager r is a view and sees the write, in a graph it is a copy taken for "
+                       "any i: take x[i] again after the write, or r = x[i].clone() before it for the old values",
+                       current_origin()});
 }
 
 // Note [A write into part of a parameter]
@@ -206,6 +329,13 @@ std::string Capture::refusal(const Tensor& dst, const Tensor& base, const std::s
 //  - anything else (a caller's argument, a view with no whole tensor known, an outer
 //    tensor written inside a lowered region) is a capture problem that names the write.
 void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
+  if (dynamic_.count(dst.storage().get())) {  // Note [A view taken with a tensor index]
+    problems_.push_back({what + " writes into a part of a tensor taken with a tensor index (x[i][j] = v, x[i].zero_(), "
+                                "i a 0-dim tensor): in eager that is a view of x, in a graph a copy taken for any i, so "
+                                "the write would not reach x: index x once (x[i, j] = v, x[i] = ...)",
+                         current_origin()});
+    return;
+  }
   keep_before_write(dst);
   int id = known(dst);  // the tensor itself or one with its exact layout
   if (id >= 0 && graph_.value(id).kind == ValueKind::param) {

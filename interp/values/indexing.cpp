@@ -11,6 +11,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/transforms/levels.hpp"
 #include "autograd/trace.hpp"
+#include "graph/capture.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 
 namespace nabla::interp {
@@ -218,7 +219,10 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
           // a negative one wrapped by ops, so that it replays for any value.
           Tensor at = to_dtype(reshape(t, {1}), DType::i64);
           at = where(lt(at, int_scalar_tensor(0)), add(at, int_scalar_tensor(n)), at);
-          x = select(index_select(x, dim, to_device(at, x.device())), dim, 0);
+          Tensor gathered = index_select(x, dim, to_device(at, x.device()));
+          if (auto* capture = dynamic_cast<graph::Capture*>(op_observer()))
+            capture->dynamic_view(gathered, x);  // Note [A view taken with a tensor index]
+          x = select(gathered, dim, 0);
         } else {
           notify_value_read(t, "an index");
           x = select(x, dim, wrap_index(i, x.size(dim), "tensor dim"));
@@ -363,7 +367,7 @@ int64_t step_index_dim(const Tensor& x, const std::vector<Value>& idx) {
 // (out[t] = h, out[:, t] = h in a loop's body) is where(t's place along its dim, v, x):
 // one elementwise pass, which fuses and can run in place, where the general path
 // gathers and scatters over all of x. An index out of range when the graph replays
-// writes nothing (the capture's own index is checked). False when idx is not of that
+// is an error, as in eager: the position goes through an index_select, which checks it. False when idx is not of that
 // form or v does not fit (the general path names the error).
 bool put_at_step(const Tensor& x, const std::vector<Value>& idx, const Tensor& src) {
   if (!op_observer()) return false;
@@ -379,6 +383,7 @@ bool put_at_step(const Tensor& x, const std::vector<Value>& idx, const Tensor& s
   if (i < -n || i >= n || !broadcasts_to(value, rest)) return false;
   Tensor at = to_device(to_dtype(t, DType::i64), x.device());
   at = where(lt(at, int_scalar_tensor(0)), add(at, int_scalar_tensor(n)), at);
+  at = reshape(index_select(arange(n, DType::i64, x.device()), 0, reshape(at, {1})), {});
   std::vector<int64_t> along(static_cast<size_t>(x.dim()), 1);
   along[static_cast<size_t>(dim)] = n;
   Tensor place = eq(reshape(arange(n, DType::i64, x.device()), along), at);

@@ -118,20 +118,27 @@ void store_results(Impl& im, const Carried& c, const TensorList& results) {
 // Each carried tensor as a region input; a variable holding several is named name.0, name.1, ...
 // Returns the region's copies, in order.
 TensorList bind_carried(Impl& im, Region& region, const Carried& c) {
-  TensorList copies;
+  TensorList copies, outers, held;
+  std::vector<size_t> written;  // the variables written in place, by their tensor's position
   size_t next = 0;
   for (size_t k = 0; k < c.vars.size(); ++k) {
-    TensorList leaves, bound;
+    TensorList leaves;
     tensor_leaves(c.trees[k], leaves);
+    if (c.trees[k].tag == Tag::Tensor && written_in_place(im, *c.vars[k])) written.push_back(next);
     for (size_t j = 0; j < leaves.size(); ++j) {
       std::string name = c.vars[k]->id;
       if (c.trees[k].tag != Tag::Tensor) name.append(".").append(std::to_string(j));  // not "." + s: GCC 12's false -Wrestrict
-      bound.push_back(region.bind(c.values[next++], name));
+      copies.push_back(region.bind(c.values[next++], name));
     }
-    size_t from = 0;
-    im.store(loc(*c.vars[k]), rebuild(c.trees[k], bound, from));
-    copies.insert(copies.end(), bound.begin(), bound.end());
   }
+  for (size_t at : written) {
+    outers.push_back(c.values[at]);
+    held.push_back(copies[at]);
+  }
+  region.alias(outers, held);  // Note [Aliases of a variable written in place]
+  for (size_t j = 0; j < written.size(); ++j) copies[written[j]] = held[j];
+  next = 0;
+  for (size_t k = 0; k < c.vars.size(); ++k) im.store(loc(*c.vars[k]), rebuild(c.trees[k], copies, next));
   return copies;
 }
 
@@ -145,6 +152,11 @@ std::vector<bool> written_in_body(Impl& im, Region& body, const Carried& c, cons
     TensorList leaves;
     tensor_leaves(c.trees[k], leaves);
     if (c.trees[k].tag == Tag::Tensor) in_place[k] = wrote_in_place(im, body, *c.vars[k], copies[next], statement);
+    if (!in_place[k] && c.trees[k].tag == Tag::Tensor && body.capture().alias_read(copies[next]))
+      fail(statement + " lowers to a node that carries variable '" + c.vars[k]->id + "', and its body reads a tensor "
+           "made before it that shares memory with the variable's (a = " + c.vars[k]->id + ", v = " + c.vars[k]->id +
+           "[0]), which holds the tensor from before the loop at every step: read it through the variable, or "
+           "clone() it before the loop");
     next += leaves.size();
   }
   return in_place;

@@ -34,11 +34,39 @@ void add_target(const Expr& target, Vars& out) {
   add_var(n, out);
 }
 
-// The variable under an index chain (out in out[i], out[:, i][j]); none for a field
-// (self.buf[i]) or an expression.
+bool in_place_method(const std::string& name) { return name.size() > 1 && name.back() == '_'; }
+
+// Methods and attributes whose result shares the receiver's memory, so a write into it
+// writes the variable under it.
+bool view_method(const std::string& name) {
+  static const char* const views[] = {"select", "narrow", "view", "view_as", "transpose", "t", "permute", "unsqueeze",
+                                      "squeeze", "diagonal", "expand", "expand_as", "as_strided", "unfold", "movedim",
+                                      "swapaxes", "swapdims", "unflatten", "detach"};
+  for (const char* v : views)
+    if (name == v) return true;
+  return false;
+}
+
+// The variable under an index chain (out in out[i], out[:, i][j]), through views and
+// in-place methods that return their receiver (out.select(0, i), acc.mul_(0.5) in
+// acc.mul_(0.5).add_(x), out.T); none for a field (self.buf[i]) or an expression.
 const Name* indexed_variable(const Expr& e) {
   const Expr* x = &e;
-  while (x->kind == ExprKind::Index) x = static_cast<const Index&>(*x).object.get();
+  for (;;) {
+    if (x->kind == ExprKind::Index) {
+      x = static_cast<const Index&>(*x).object.get();
+    } else if (x->kind == ExprKind::Attribute && (static_cast<const Attribute&>(*x).name == "T" ||
+                                                   static_cast<const Attribute&>(*x).name == "mT" ||
+                                                   static_cast<const Attribute&>(*x).name == "data")) {
+      x = static_cast<const Attribute&>(*x).object.get();
+    } else if (x->kind == ExprKind::Call && static_cast<const Call&>(*x).callee->kind == ExprKind::Attribute) {
+      auto& m = static_cast<const Attribute&>(*static_cast<const Call&>(*x).callee);
+      if (!in_place_method(m.name) && !view_method(m.name)) return nullptr;
+      x = m.object.get();
+    } else {
+      break;
+    }
+  }
   if (x->kind != ExprKind::Name) return nullptr;
   auto& n = static_cast<const Name&>(*x);
   return n.slot < 0 ? nullptr : &n;
@@ -60,7 +88,7 @@ void add_written(const Stmt& s, Vars& written) {
   const Expr& callee = *static_cast<const Call&>(e).callee;
   if (callee.kind != ExprKind::Attribute) return;
   auto& method = static_cast<const Attribute&>(callee);
-  if (method.name.size() > 1 && method.name.back() == '_')
+  if (in_place_method(method.name))
     if (const Name* n = indexed_variable(*method.object)) add_var(*n, written);
 }
 
@@ -280,7 +308,10 @@ std::string unused_name(const graph::Graph& r) {
 //    parameter is refused as it is outside a region;
 //  - a variable written in place and then assigned in the same region would need the
 //    old tensor written at one step and the variable rebound: an error says so.
-// A tensor reached other than through a variable (self.buf[i] = h) is still refused.
+// The variable is found under index chains, views and in-place methods that return
+// their receiver (out.select(0, i).copy_(h), r.mul_(m).add_(v)); a tensor reached other
+// than through a variable (self.buf[i] = h) is still refused. Other tensors on the
+// variable's memory read in the region: Note [Aliases of a variable written in place].
 bool wrote_in_place(Impl& im, Region& region, const Name& var, const Tensor& bound, const std::string& statement) {
   if (!region.capture().written_in_place(bound)) return false;
   Value now = im.load(loc(var));
@@ -288,6 +319,12 @@ bool wrote_in_place(Impl& im, Region& region, const Name& var, const Tensor& bou
   fail(statement + " lowers to a node that either writes into variable '" + var.id +
        "' in place or assigns it, but its body does both (a write, then an assignment): write into a copy "
        "(let y = " + var.id + ".clone()), or assign only");
+}
+
+bool written_in_place(const Impl& im, const Name& n) {
+  for (const Name* m : im.ev.script->written_in_place)
+    if (same_var(*m, n)) return true;
+  return false;
 }
 
 void write_back(Impl& im, const Name& var, const Value& before) {
@@ -419,12 +456,6 @@ struct Branch {
   Operands bound;              // the tensors it took copies of, its first inputs
 };
 
-bool written_in_place(const Impl& im, const Name& n) {
-  for (const Name* m : im.ev.script->written_in_place)
-    if (same_var(*m, n)) return true;
-  return false;
-}
-
 // A side's copies of the tensors of the variables written in place (Note [Variables
 // written in place inside a lowered region]), bound first, in the order of `vars`: both
 // sides bind the same ones, which the node's first operands after the predicate feed.
@@ -432,11 +463,19 @@ Operands bind_written(Impl& im, Region& region, const Vars& vars, const std::vec
                       std::vector<Tensor>& copies) {
   Operands bound;
   copies.assign(vars.size(), Tensor());
+  TensorList outers, held;
+  std::vector<size_t> which;
   for (size_t k = 0; k < vars.size(); ++k) {
     if (before[k].tag != Tag::Tensor || !written_in_place(im, *vars[k])) continue;
-    copies[k] = region.bind(before[k].t, vars[k]->id);
-    im.store(loc(*vars[k]), Value::tensor(copies[k]));
+    outers.push_back(before[k].t);
+    held.push_back(region.bind(before[k].t, vars[k]->id));
+    which.push_back(k);
     bound.emplace_back(im.ev.script->capture->value_id(before[k].t), before[k].t);
+  }
+  region.alias(outers, held);  // Note [Aliases of a variable written in place]
+  for (size_t j = 0; j < which.size(); ++j) {
+    copies[which[j]] = held[j];
+    im.store(loc(*vars[which[j]]), Value::tensor(held[j]));
   }
   return bound;
 }

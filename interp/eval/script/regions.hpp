@@ -69,6 +69,11 @@ class Region {
   Region& operator=(const Region&) = delete;
 
   Tensor bind(const Tensor& t, const std::string& name);  // a fresh copy of t as the next region input
+  // Variables the region writes in place hold outers[k], bound as copies[k]: what each
+  // holds in the region instead (copies[k], or a view of another one's copy), the
+  // tensors on their memory read from the copies (Note [Aliases of a variable written
+  // in place], graph/capture_writes.cpp).
+  void alias(const TensorList& outers, TensorList& copies) { capture_.alias_storages(outers, copies); }
   void start();
   std::shared_ptr<graph::Graph> finish(const TensorList& outputs);
   Capture& capture() { return capture_; }
@@ -88,6 +93,8 @@ class Region {
 // tensor, wrote into that copy in place and left the variable holding it; an error
 // when it wrote into it and then assigned the variable another value.
 bool wrote_in_place(Impl& im, Region& region, const Name& var, const Tensor& bound, const std::string& statement);
+// Whether some lowered statement writes variable n in place (assigned_in found it).
+bool written_in_place(const Impl& im, const Name& n);
 // After the node: `var` gets its tensor `before` back, with the node's result for it
 // (what `var` holds now) copied in, as eager's writes went into it.
 void write_back(Impl& im, const Name& var, const Value& before);
