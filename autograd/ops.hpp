@@ -106,6 +106,11 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 // Linear algebra (f32 on oneDNN's sgemm, f64 on OpenBLAS).
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+// Square matrices [..., n, n] (torch.linalg's inv, det, solve, cholesky).
+Tensor inverse(const Tensor& a);
+Tensor det(const Tensor& a);
+Tensor linalg_solve(const Tensor& a, const Tensor& b);  // b [..., n, k]
+Tensor cholesky(const Tensor& a);
 
 // Attention: softmax(q k^T * scale + mask) v over the last two dims of q [..., L, E],
 // k [..., S, E], v [..., S, Ev] (batch dims broadcast), as PyTorch's

@@ -94,9 +94,141 @@ OpCost cost_linear(const TensorList& in, const Attrs&, const TensorList& out) {
   return {2.0 * mn * k + (in[2].defined() ? mn : 0.0), io_bytes(in, out)};
 }
 
+// ---- square matrices (tensor/cpu/lapack.cpp) ----------------------------------------
+
+// A batch of square matrices [..., n, n] of a floating dtype; its n.
+int64_t check_square(const char* op, const char* arg, const Tensor& a) {
+  check_floating(op, arg, a);
+  if (a.dim() < 2 || a.sizes()[a.dim() - 1] != a.sizes()[a.dim() - 2])
+    throw Error(std::string(op) + ": argument '" + arg + "' must be a batch of square matrices [..., n, n], got shape " +
+                a.shape_str());
+  return a.sizes().back();
+}
+
+Tensor mT(const Tensor& x) { return transpose(x, -1, -2); }
+
+std::vector<TensorMeta> infer_square(const char* op, const TensorList& in) {
+  check_square(op, "input", in[0]);
+  return one(in[0].sizes(), in[0].dtype());
+}
+
+std::vector<TensorMeta> infer_det(const TensorList& in, const Attrs&) {
+  check_square("det", "input", in[0]);
+  return one(Shape(in[0].sizes().begin(), in[0].sizes().end() - 2), in[0].dtype());
+}
+
+std::vector<TensorMeta> infer_linalg_solve(const TensorList& in, const Attrs&) {
+  const Tensor &a = in[0], &b = in[1];
+  const int64_t n = check_square("linalg_solve", "A", a);
+  check_same_float("linalg_solve", a, "A", b, "B");
+  if (b.dim() < 2 || b.sizes()[b.dim() - 2] != n)
+    throw Error("linalg_solve: argument 'B' must be [..., " + std::to_string(n) + ", k] for 'A' of shape " +
+                a.shape_str() + ", got shape " + b.shape_str());
+  Shape out = broadcast_shapes("linalg_solve", Shape(a.sizes().begin(), a.sizes().end() - 2),
+                               Shape(b.sizes().begin(), b.sizes().end() - 2));
+  out.push_back(n);
+  out.push_back(b.sizes().back());
+  return one(out, a.dtype());
+}
+
+// d inv(A) = -Y dA Y with Y = inv(A): dA gets -Y^T g Y^T.
+TensorList backward_inverse(BackwardContext& c) {
+  Tensor y = mT(c.output(0));
+  return {neg(matmul(matmul(y, c.grad()), y))};
+}
+
+// d det(A) = det(A) tr(inv(A) dA): dA gets g det(A) inv(A)^T.
+TensorList backward_det(BackwardContext& c) {
+  Tensor scale = unsqueeze(unsqueeze(c.grad() * c.output(0), -1), -1);
+  return {scale * mT(inverse(c.input(0)))};
+}
+
+// X = inv(A) B: dB gets G = inv(A)^T g (a solve), dA gets -G X^T; each summed over the
+// batch dims its input was broadcast over.
+TensorList backward_linalg_solve(BackwardContext& c) {
+  Tensor gb = linalg_solve(mT(c.input(0)), c.grad());
+  Tensor ga, gb_out;
+  if (c.needs_grad(0)) ga = reduce_to_shape(neg(matmul(gb, mT(c.output(0)))), c.input_shape(0));
+  if (c.needs_grad(1)) gb_out = reduce_to_shape(gb, c.input_shape(1));
+  return {ga, gb_out};
+}
+
+// PyTorch's rule for A = L L^T: dA gets the symmetric part of L^-T Phi(L^T gL) L^-1,
+// where Phi keeps the lower triangle and halves the diagonal.
+TensorList backward_cholesky(BackwardContext& c) {
+  Tensor l = c.output(0);
+  Tensor p = matmul(mT(l), c.grad());
+  Tensor phi = tril(p) - triu(tril(p)) * 0.5;
+  Tensor linv = inverse(l);
+  Tensor s = matmul(matmul(mT(linv), phi), linv);
+  return {(s + mT(s)) * 0.5};
+}
+
+// FLOPs of the LAPACK routines per matrix (LU 2n^3/3, its inverse 4n^3/3, two
+// triangular solves 2n^2 k, Cholesky n^3/3), times the batch; bytes: inputs and output.
+OpCost cost_square(double per_n3, const TensorList& in, const TensorList& out) {
+  const Tensor& a = in[0];
+  double n = static_cast<double>(a.sizes().back());
+  double batch = n > 0 ? cost_numel(a) / (n * n) : 0.0;
+  return {batch * per_n3 * n * n * n, io_bytes(in, out)};
+}
+
+OpCost cost_linalg_solve(const TensorList& in, const Attrs&, const TensorList& out) {
+  const Tensor& x = out[0];
+  double n = static_cast<double>(x.sizes()[x.dim() - 2]), k = static_cast<double>(x.sizes().back());
+  double batch = n * k > 0 ? cost_numel(x) / (n * k) : 0.0;
+  return {batch * (2.0 / 3.0 * n * n * n + 2.0 * n * n * k), io_bytes(in, out)};
+}
+
+constexpr const char* kLapackCpuOnly =
+    "its CUDA kernel (cuSOLVER) is not written yet: it needs a session with a GPU to be tested";
+
 }  // namespace
 
 void register_linalg_ops(std::vector<OpDef>& t) {
+  row(t, OpId::inverse) = {.num_inputs = 1,
+                           .infer = [](const TensorList& in, const Attrs&) { return infer_square("inverse", in); },
+                           .cpu = cpu::inverse,
+                           .backward = backward_inverse,
+                           .saves = {0, 0b1}};
+  row(t, OpId::inverse).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
+    return cost_square(2.0, in, out);
+  };
+  row(t, OpId::det) = {.num_inputs = 1, .infer = infer_det, .cpu = cpu::det, .backward = backward_det, .saves = {0b1, 0b1}};
+  row(t, OpId::det).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
+    return cost_square(2.0 / 3.0, in, out);
+  };
+  row(t, OpId::linalg_solve) = {.num_inputs = 2,
+                                .infer = infer_linalg_solve,
+                                .cpu = cpu::linalg_solve,
+                                .backward = backward_linalg_solve,
+                                .saves = {0b01, 0b1}};
+  row(t, OpId::linalg_solve).cost = cost_linalg_solve;
+  row(t, OpId::cholesky) = {.num_inputs = 1,
+                            .infer = [](const TensorList& in, const Attrs&) { return infer_square("cholesky", in); },
+                            .cpu = cpu::cholesky,
+                            .backward = backward_cholesky,
+                            .saves = {0, 0b1}};
+  row(t, OpId::cholesky).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
+    return cost_square(1.0 / 3.0, in, out);
+  };
+  for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky}) row(t, id).cpu_only = kLapackCpuOnly;
+  name_inputs(t, {{OpId::inverse, {"input"}}, {OpId::det, {"input"}}, {OpId::linalg_solve, {"A", "B"}},
+                  {OpId::cholesky, {"input"}}});
+  document_ops(t, {{OpId::inverse,
+                    "The inverse of each square matrix of a batch [..., n, n], as torch.linalg.inv; a singular one is "
+                    "an error. Example: inverse(eye(3) * 2.0 + 0.5)"},
+                   {OpId::det, "The determinant of each square matrix of a batch [..., n, n], as torch.linalg.det. "
+                               "Example: det(eye(3) * 2.0 + 0.5)"},
+                   {OpId::linalg_solve,
+                    "X with A X = B for a batch of square A [..., n, n] and B [..., n, k], the batch dims "
+                    "broadcast, as torch.linalg.solve (the linalg module also takes a 1-D B). "
+                    "Example: linalg_solve(eye(3) * 2.0 + 0.5, ones(3, 2))"},
+                   {OpId::cholesky,
+                    "The lower-triangular L with A = L L^T of each symmetric positive-definite matrix [..., n, n], as "
+                    "torch.linalg.cholesky (of the symmetric part (A + A^T) / 2, where PyTorch reads the lower "
+                    "triangle: the same on a symmetric input). Example: cholesky(eye(3) * 2.0 + 0.5)"}});
+
   row(t, OpId::matmul) = {
       .num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul, .saves = {0b11, 0}};
   row(t, OpId::matmul).cost = cost_matmul;
@@ -125,6 +257,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (b.dim() == 1) return squeeze(call1(OpId::matmul, {a, unsqueeze(b, 1)}), {-1});
   return call1(OpId::matmul, {a, b});
 }
+
+Tensor inverse(const Tensor& a) { return call1(OpId::inverse, {a}); }
+Tensor det(const Tensor& a) { return call1(OpId::det, {a}); }
+Tensor linalg_solve(const Tensor& a, const Tensor& b) { return call1(OpId::linalg_solve, {a, b}); }
+Tensor cholesky(const Tensor& a) { return call1(OpId::cholesky, {a}); }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return call1(OpId::linear, {x, weight, bias});

@@ -315,6 +315,10 @@ std::vector<MappingRow> nn_op_rows() {
       "graph runs in one";
   return {
       {OpId::matmul, [](NodeEmit& e) { emit_broadcast_binary(e, "MatMul"); }, nullptr},
+      {OpId::det, [](NodeEmit& e) { e.w.node("Det", {e.in(0)}, {e.out()}); }, nullptr},
+      {OpId::inverse, nullptr, "ONNX's standard opsets have no matrix inverse (only Microsoft's contrib Inverse)"},
+      {OpId::linalg_solve, nullptr, "ONNX's standard opsets have no linear solve"},
+      {OpId::cholesky, nullptr, "ONNX's standard opsets have no Cholesky factorization"},
       {OpId::linear, linear, nullptr},
       {OpId::scaled_dot_product_attention, attention, nullptr},
       {OpId::conv1d, conv, nullptr},

@@ -1,6 +1,17 @@
-"""Reference cases of matmul and linear (linalg.cpp)."""
+"""Reference cases of matmul, linear and the square-matrix rows (linalg.cpp)."""
 import torch
 from lib import case, randn
+
+
+def well_conditioned(*shape):
+    """A random square matrix (batch) far from singular: randn plus 3 on the diagonal."""
+    return randn(*shape) + 3.0 * torch.eye(shape[-1], dtype=torch.float64)
+
+
+def positive_definite(*shape):
+    """A random symmetric positive-definite matrix (batch): X X^T + n I."""
+    x = randn(*shape)
+    return x @ x.mT + shape[-1] * torch.eye(shape[-1], dtype=torch.float64)
 
 CASES = [
     case("matmul", [randn(3, 4), randn(4, 5)], {}, torch.matmul),
@@ -10,4 +21,14 @@ CASES = [
     case("linear", [randn(4, 3), randn(5, 3), randn(5)], {}, torch.nn.functional.linear),
     case("linear", [randn(2, 4, 3), randn(5, 3), None], {}, lambda x, w, b: torch.nn.functional.linear(x, w),
          name="linear_no_bias_3d"),
+    case("inverse", [well_conditioned(3, 3)], {}, torch.linalg.inv),
+    case("inverse", [well_conditioned(2, 4, 4)], {}, torch.linalg.inv, name="inverse_batched"),
+    case("det", [randn(3, 3)], {}, torch.linalg.det),
+    case("det", [randn(2, 4, 4)], {}, torch.linalg.det, name="det_batched"),
+    case("linalg_solve", [well_conditioned(3, 3), randn(3, 2)], {}, torch.linalg.solve),
+    case("linalg_solve", [well_conditioned(2, 3, 3), randn(3, 1)], {}, torch.linalg.solve,
+         name="linalg_solve_batch_broadcast"),
+    case("cholesky", [positive_definite(3, 3)], {}, lambda a: torch.linalg.cholesky((a + a.mT) / 2)),
+    case("cholesky", [positive_definite(2, 4, 4)], {}, lambda a: torch.linalg.cholesky((a + a.mT) / 2),
+         name="cholesky_batched"),
 ]

@@ -39,6 +39,10 @@ NABLA_CPU_KERNEL(log_softmax);
 
 // linalg.cpp
 NABLA_CPU_KERNEL(matmul);
+NABLA_CPU_KERNEL(inverse);
+NABLA_CPU_KERNEL(det);
+NABLA_CPU_KERNEL(linalg_solve);
+NABLA_CPU_KERNEL(cholesky);
 NABLA_CPU_KERNEL(linear);
 
 // attention.cpp

@@ -41,6 +41,7 @@ case("random", fn(x) = x + rand_like(x) * 0.0 + randn_like(x) * 0.0 + random_nor
                       random_integers(size=[3, 4, 5], low=2, high=3, dtype=f32), [x])
 case("join", fn(x) = (cat([x, x * 2.0], 1), stack([x, x], 0), x.split(2, 1)[1], x.cumsum(2), x.sort(2)[0],
                      x.topk(2, 2)[0], x.topk(2, 2)[1], unbind(x, dim=1)[2], unbind(x, dim=-1)[0]), [x])
+case("det", fn(m) = det(m) * 2.0, [randn([2, 3, 3]) + eye(3) * 3.0])
 case("index", fn(x, i) = (x.gather(2, i), x.index_select(2, i[0, 0]), one_hot(i, 5), x.scatter_add(2, i, x)),
      [x, randint(0, 5, [3, 4, 5])])
 case("conv", nn.Sequential([nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2), nn.ConvTranspose2d(6, 3, 3, stride=2,

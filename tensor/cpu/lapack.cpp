@@ -1,0 +1,193 @@
+// The square-matrix rows (inverse, det, linalg_solve, cholesky) on LAPACK, which the
+// OpenBLAS nabla links for f64 GEMM carries. LAPACK is column-major and nabla
+// row-major: a row-major matrix read as column-major is its transpose, and each
+// kernel uses that instead of copying twice (inv(A^T) = inv(A)^T, det(A^T) = det(A),
+// A^T's LU solved with trans='T' is A's, and a symmetric matrix is its own transpose).
+// Each matrix of a batch is copied into a contiguous scratch buffer, which LAPACK
+// overwrites, and the batch runs on the threads.
+#include <string>
+#include <vector>
+
+#include "tensor/cpu/copy.hpp"
+#include "tensor/cpu/kernels.hpp"
+#include "tensor/cpu/parallel.hpp"
+
+extern "C" {
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork, int* info);
+void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work, const int* lwork, int* info);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+             float* b, const int* ldb, int* info);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info);
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+}
+
+namespace nabla::cpu {
+
+namespace {
+
+// The overloads pick the f32 or f64 routine.
+void getrf(int n, float* a, int* ipiv, int* info) { sgetrf_(&n, &n, a, &n, ipiv, info); }
+void getrf(int n, double* a, int* ipiv, int* info) { dgetrf_(&n, &n, a, &n, ipiv, info); }
+template <class T>
+void getri(int n, T* a, const int* ipiv, int* info) {
+  std::vector<T> work(static_cast<size_t>(std::max(1, n) * 64));
+  int lwork = static_cast<int>(work.size());
+  if constexpr (std::is_same_v<T, float>) sgetri_(&n, a, &n, ipiv, work.data(), &lwork, info);
+  else dgetri_(&n, a, &n, ipiv, work.data(), &lwork, info);
+}
+void getrs(int n, int k, const float* a, const int* ipiv, float* b, int* info) {
+  const char t = 'T';
+  sgetrs_(&t, &n, &k, a, &n, ipiv, b, &n, info);
+}
+void getrs(int n, int k, const double* a, const int* ipiv, double* b, int* info) {
+  const char t = 'T';
+  dgetrs_(&t, &n, &k, a, &n, ipiv, b, &n, info);
+}
+void potrf(int n, float* a, int* info) {
+  const char u = 'U';
+  spotrf_(&u, &n, a, &n, info);
+}
+void potrf(int n, double* a, int* info) {
+  const char u = 'U';
+  dpotrf_(&u, &n, a, &n, info);
+}
+
+// The LAPACK dimension of a matrix side (LAPACK takes int).
+int lapack_dim(int64_t n, const char* op) {
+  if (n > (1 << 30)) throw Error(std::string(op) + ": a matrix side of " + std::to_string(n) + " is too large");
+  return static_cast<int>(n);
+}
+
+// For each matrix of x's batch, in parallel: f(index, scratch copy of the matrix
+// (row-major, contiguous), its side). Errors from a matrix are raised once, after the
+// batch, naming the first failing matrix.
+template <class T, class F>
+void each_matrix(const Tensor& x, const char* op, F&& f) {
+  Tensor c = contiguous_raw(x);
+  const int64_t n = x.sizes().back();
+  const int64_t count = n ? c.numel() / (n * n) : 0;
+  const T* src = static_cast<const T*>(c.raw_data());
+  std::vector<std::string> failures(static_cast<size_t>(count));
+  parallel_for(0, count, count * n * n * n, [&](int64_t lo, int64_t hi) {
+    std::vector<T> a(static_cast<size_t>(n * n));
+    for (int64_t i = lo; i < hi; ++i) {
+      std::copy(src + i * n * n, src + (i + 1) * n * n, a.begin());
+      failures[static_cast<size_t>(i)] = f(i, a.data(), lapack_dim(n, op));
+    }
+  });
+  for (int64_t i = 0; i < count; ++i)
+    if (!failures[static_cast<size_t>(i)].empty())
+      throw Error(std::string(op) + ": " + failures[static_cast<size_t>(i)] +
+                  (count > 1 ? " (matrix " + std::to_string(i) + " of the batch)" : ""));
+}
+
+std::string singular(int info) {
+  return "the diagonal element " + std::to_string(info) +
+         " of its LU factorization is zero: the input matrix is singular, as PyTorch's linalg.inv reports";
+}
+
+// x broadcast to `shape` (its leading dims), as a view with stride 0 where it repeats.
+Tensor broadcast_raw(const Tensor& x, const Shape& shape) {
+  Shape strides(shape.size(), 0);
+  const size_t lead = shape.size() - static_cast<size_t>(x.dim());
+  for (size_t d = 0; d < static_cast<size_t>(x.dim()); ++d)
+    strides[lead + d] = x.sizes()[d] == 1 && shape[lead + d] != 1 ? 0 : x.strides()[d];
+  return make_view(x, shape, strides, x.offset());
+}
+
+}  // namespace
+
+void inverse(const TensorList& in, const Attrs&, TensorList& out) {
+  visit_float(out[0].dtype(), "inverse", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = static_cast<T*>(out[0].raw_data());
+    const int64_t n = out[0].sizes().back();
+    each_matrix<T>(in[0], "inverse", [&](int64_t i, T* a, int side) -> std::string {
+      std::vector<int> ipiv(static_cast<size_t>(std::max(1, side)));
+      int info = 0;
+      getrf(side, a, ipiv.data(), &info);
+      if (info > 0) return singular(info);
+      getri(side, a, ipiv.data(), &info);
+      if (info > 0) return singular(info);
+      std::copy(a, a + n * n, dst + i * n * n);  // inv(A^T) read row-major is inv(A)
+      return "";
+    });
+  });
+}
+
+void det(const TensorList& in, const Attrs&, TensorList& out) {
+  visit_float(out[0].dtype(), "det", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = static_cast<T*>(out[0].raw_data());
+    each_matrix<T>(in[0], "det", [&](int64_t i, T* a, int side) -> std::string {
+      std::vector<int> ipiv(static_cast<size_t>(std::max(1, side)));
+      int info = 0;
+      getrf(side, a, ipiv.data(), &info);
+      T d = 1;  // a zero pivot (info > 0) gives 0, as PyTorch's det of a singular matrix
+      for (int k = 0; k < side; ++k) d *= (ipiv[static_cast<size_t>(k)] != k + 1 ? -a[k * side + k] : a[k * side + k]);
+      dst[i] = d;
+      return "";
+    });
+  });
+}
+
+void linalg_solve(const TensorList& in, const Attrs&, TensorList& out) {
+  visit_float(out[0].dtype(), "linalg_solve", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor& x = out[0];  // [..., n, k], the batch broadcast
+    const int64_t n = x.sizes()[x.dim() - 2], k = x.sizes().back();
+    Shape batch(x.sizes().begin(), x.sizes().end() - 2);
+    Shape a_shape = batch, b_shape = batch;
+    a_shape.push_back(n), a_shape.push_back(n);
+    b_shape.push_back(n), b_shape.push_back(k);
+    Tensor a_all = contiguous_raw(broadcast_raw(in[0], a_shape));
+    Tensor b_all = contiguous_raw(broadcast_raw(in[1], b_shape));
+    const T* pb = static_cast<const T*>(b_all.raw_data());
+    T* px = static_cast<T*>(x.raw_data());
+    each_matrix<T>(a_all, "linalg_solve", [&](int64_t i, T* a, int side) -> std::string {
+      std::vector<int> ipiv(static_cast<size_t>(std::max(1, side)));
+      int info = 0;
+      getrf(side, a, ipiv.data(), &info);
+      if (info > 0) return singular(info);
+      std::vector<T> b(static_cast<size_t>(n * k));  // B column-major
+      const T* bi = pb + i * n * k;
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < k; ++c) b[static_cast<size_t>(c * n + r)] = bi[r * k + c];
+      getrs(side, static_cast<int>(k), a, ipiv.data(), b.data(), &info);
+      T* xi = px + i * n * k;
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < k; ++c) xi[r * k + c] = b[static_cast<size_t>(c * n + r)];
+      return "";
+    });
+  });
+}
+
+void cholesky(const TensorList& in, const Attrs&, TensorList& out) {
+  visit_float(out[0].dtype(), "cholesky", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = static_cast<T*>(out[0].raw_data());
+    const int64_t n = out[0].sizes().back();
+    each_matrix<T>(in[0], "cholesky", [&](int64_t i, T* a, int side) -> std::string {
+      // Of the symmetric part (A + A^T) / 2, so that the row is a function of every
+      // element and its symmetric gradient is the derivative (PyTorch reads the lower
+      // triangle; on a symmetric input they agree).
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < r; ++c) a[r * n + c] = a[c * n + r] = (a[r * n + c] + a[c * n + r]) / 2;
+      int info = 0;
+      potrf(side, a, &info);  // A = U^T U column-major: read row-major, the lower triangle is L
+      if (info > 0)
+        return "the input is not positive-definite (the leading minor of order " + std::to_string(info) +
+               " is not positive-definite), as PyTorch's linalg.cholesky reports";
+      T* l = dst + i * n * n;
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < n; ++c) l[r * n + c] = c <= r ? a[r * n + c] : T(0);
+      return "";
+    });
+  });
+}
+
+}  // namespace nabla::cpu
