@@ -265,6 +265,18 @@ TensorList batch_trailing(BatchContext& c) {
   return c.call_batched_first(args, c.attrs());
 }
 
+// linalg_solve broadcasts its batch dims, so a batched A or B rides in them, as
+// matmul's operands do.
+TensorList batch_linalg_solve(BatchContext& c) {
+  int64_t ra = c.logical_dim(0), rb = c.logical_dim(1);
+  if (ra < 2 || rb < 2) return decline(c);  // the op's own error
+  int64_t rank = std::max(ra, rb);
+  Tensor a = c.batched(0) ? pad_rank(c.batch_first(0), rank) : c.physical(0);
+  Tensor b = c.batched(1) ? pad_rank(c.batch_first(1), rank) : c.physical(1);
+  c.out_bdims = {0};
+  return {linalg_solve(a, b)};
+}
+
 // The rank each folded row wants for its first input (N first).
 int64_t folded_rank(OpId id) {
   switch (id) {
@@ -397,7 +409,9 @@ void register_batch_rules(std::vector<OpDef>& t) {
   set_rule(t, batch_matmul, {OpId::matmul});
   set_rule(t, batch_linear, {OpId::linear});
   set_rule(t, batch_embedding, {OpId::embedding});
-  set_rule(t, batch_trailing, {OpId::layer_norm, OpId::rms_norm, OpId::pad, OpId::pad_backward});
+  set_rule(t, batch_trailing,
+           {OpId::layer_norm, OpId::rms_norm, OpId::pad, OpId::pad_backward, OpId::inverse, OpId::det, OpId::cholesky});
+  set_rule(t, batch_linalg_solve, {OpId::linalg_solve});
   set_rule(t, batch_indexed, {OpId::gather, OpId::scatter_add});
   set_rule(t, batch_index_select, {OpId::index_select});
   set_rule(t, batch_masked_fill, {OpId::masked_fill});
