@@ -5,6 +5,8 @@
 # The rows themselves, under names this module's functions do not take.
 let _det_row = det
 let _cholesky_row = cholesky
+let _norm_builtin = norm
+let _inf = float("inf")
 
 fn inv(A) {
   """The inverse of each square matrix [..., n, n], as torch.linalg.inv; a singular one is an error.
@@ -52,4 +54,102 @@ fn slogdet(A) {
   """
   let d = _det_row(A)
   return sign(d), log(abs(d))
+}
+
+fn vector_norm(x, ord=2, dim=none, keepdim=false) {
+  """The ord-norm of x's elements (over dim, an int or a list of ints; all of them when none), as
+  torch.linalg.vector_norm: ord any number, inf or -inf, 0 (the count of nonzeros).
+
+  Example: linalg.vector_norm(tensor([3.0, 4.0]))
+  """
+  return _norm_builtin(x, ord, dim, keepdim)
+}
+
+fn _dims2(A, dim) {
+  if len(dim) != 2 { fail(f"linalg.matrix_norm: dim must be 2 dims, got {dim}") }
+  let a = dim[0] % A.ndim
+  let b = dim[1] % A.ndim
+  if a == b { fail(f"linalg.matrix_norm: dim must be 2 different dims, got {dim}") }
+  return a, b
+}
+
+fn matrix_norm(A, ord="fro", dim=[-2, -1], keepdim=false) {
+  """The ord-norm of the matrices over dims dim of A, as torch.linalg.matrix_norm: "fro", 1 and -1 (the
+  largest and smallest column sum of |A|), inf and -inf (row sums). "nuc", 2 and -2 need singular values,
+  which nabla has no op for yet: an error.
+
+  Example: linalg.matrix_norm(eye(3) * 2.0, 1)
+  """
+  if A.ndim < 2 { fail(f"linalg.matrix_norm: A must have at least 2 dims, got shape {list(A.shape)}") }
+  let (rows, cols) = _dims2(A, dim)
+  if ord == "fro" { return _norm_builtin(A, 2, [rows, cols], keepdim) }
+  if ord == "nuc" or ord == 2 or ord == -2 {
+    fail(f"linalg.matrix_norm: ord={ord} needs singular values, which nabla has no op for yet (use \"fro\", 1, -1, inf or -inf)")
+  }
+  let over = none
+  let across = none
+  if ord == 1 or ord == -1 {
+    over = rows
+    across = cols
+  } elif ord == _inf or ord == -_inf {
+    over = cols
+    across = rows
+  } else {
+    fail(f"linalg.matrix_norm: unknown ord {ord} (expected \"fro\", \"nuc\", 1, -1, 2, -2, inf or -inf)")
+  }
+  let sums = A.abs().sum(over, keepdim=true)
+  let r = sums.amax(across, keepdim=true) if ord > 0 else sums.amin(across, keepdim=true)
+  if keepdim { return r }
+  return r.squeeze([rows, cols])
+}
+
+fn norm(A, ord=none, dim=none, keepdim=false) {
+  """torch.linalg.norm: a vector norm over an int dim, a matrix norm over two dims; with dim none, the
+  2-norm of all elements when ord is none, else a vector norm of a 1-D A or a matrix norm of a 2-D one.
+
+  Example: linalg.norm(tensor([[1.0, 2.0], [3.0, 4.0]]), 1)
+  """
+  if dim == none {
+    if ord == none { return vector_norm(A, 2) }
+    if A.ndim == 1 { return vector_norm(A, ord) }
+    if A.ndim == 2 { return matrix_norm(A, ord) }
+    fail(f"linalg.norm: with an ord and no dim, A must be 1-D or 2-D, got shape {list(A.shape)}")
+  }
+  if type(dim) == "int" { return vector_norm(A, 2 if ord == none else ord, dim, keepdim) }
+  if len(dim) == 1 { return vector_norm(A, 2 if ord == none else ord, dim, keepdim) }
+  return matrix_norm(A, "fro" if ord == none else ord, dim, keepdim)
+}
+
+fn matrix_power(A, n) {
+  """A multiplied by itself n times (n an int; 0 gives the identity, a negative n powers the inverse), as
+  torch.linalg.matrix_power, by repeated squaring.
+
+  Example: linalg.matrix_power(eye(2) * 2.0, 3)
+  """
+  if type(n) != "int" { fail(f"linalg.matrix_power: n must be an int, got {type(n)}") }
+  if A.ndim < 2 or A.shape[-1] != A.shape[-2] {
+    fail(f"linalg.matrix_power: A must be a batch of square matrices [..., n, n], got shape {list(A.shape)}")
+  }
+  if n == 0 { return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape) * 1 }
+  let base = inverse(A) if n < 0 else A
+  let k = -n if n < 0 else n
+  let result = none
+  while k > 0 {
+    if k % 2 == 1 { result = base if result == none else result @ base }
+    k = k // 2
+    if k > 0 { base = base @ base }
+  }
+  return result
+}
+
+fn multi_dot(tensors) {
+  """The product of a list of matrices, as torch.linalg.multi_dot: the first may be a 1-D row vector and the last
+  a 1-D column vector (their dims are dropped from the result).
+
+  Example: linalg.multi_dot([ones([2, 3]), ones([3, 4]), ones([4])])
+  """
+  if len(tensors) < 2 { fail(f"linalg.multi_dot: expected at least 2 tensors, got {len(tensors)}") }
+  let r = tensors[0]
+  for k in range(1, len(tensors)) { r = r @ tensors[k] }
+  return r
 }

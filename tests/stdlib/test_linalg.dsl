@@ -62,3 +62,45 @@ test "a singular matrix, one that is not positive-definite, and a matrix that is
   expect_error(fn() = linalg.solve(eye(3), ones([4, 2])), "argument 'B' must be [..., 3, k]")
   expect(linalg.det(ones([3, 3], dtype=f64)).item() == 0.0)
 }
+
+test "vector_norm, matrix_norm, norm, matrix_power and multi_dot equal PyTorch's torch.linalg" {
+  let inf = float("inf")
+  let x = src([2, 3, 4], 1)
+  expect_close(linalg.vector_norm(x), tensor(3.5120398263480683, dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.vector_norm(x, 1, dim=1).flatten(),
+               tensor([2.185903603452908, 2.1951619383860344, 2.063969469870519, 2.2283844408116056,
+                       2.196001815638422, 1.9098404541348764, 1.3651911466307616, 1.3333278231859833], dtype=f64),
+               rtol=1e-12, atol=0)
+  expect_close(linalg.vector_norm(x, inf, dim=[0, 2], keepdim=true).flatten(),
+               tensor([0.9857191788355535, 0.9845487225086708, 0.9999232575641008], dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.vector_norm(x, 0.5), tensor(340.16896669113606, dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.vector_norm(x, -inf), tensor(0.07832703347086485, dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.matrix_norm(x), tensor([2.702139676998414, 2.2434047579172764], dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.matrix_norm(x, 1), tensor([2.2283844408116056, 2.196001815638422], dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.matrix_norm(x, -1), tensor([2.063969469870519, 1.3333278231859833], dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.matrix_norm(x, inf), tensor([3.665216054676873, 3.405564114912579], dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.matrix_norm(x, -inf), tensor([1.4137101863718387, 1.5691517958904948], dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.matrix_norm(x, "fro", dim=[0, 2]),
+               tensor([2.054694808986144, 1.9115974075924171, 2.1115038089158906], dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.norm(x), tensor(3.5120398263480683, dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.norm(x[0]), tensor(2.702139676998414, dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.norm(x[0], 1), tensor(2.2283844408116056, dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.norm(x[0, 0], 3), tensor(1.462228066006323, dtype=f64), rtol=1e-12, atol=0)
+  expect_close(linalg.norm(x, dim=2).flatten(),
+               tensor([1.8374715606313352, 0.8088161019091026, 1.8086109618081785, 0.9194938944580607,
+                       1.7320569165032118, 1.0896672537493308], dtype=f64), rtol=1e-12, atol=0)
+  let A = src([3, 3], 2) + eye(3, dtype=f64) * 2.0
+  expect_close(linalg.matrix_power(A, 3).flatten(),
+               tensor([22.817569202990605, 9.275341214541399, 2.4777393052966645, 3.7338933916319053,
+                       7.985669153490594, -3.7606154718047113, -11.496931805240848, -9.288085966431531,
+                       2.177858735553311], dtype=f64), rtol=1e-12, atol=1e-14)
+  expect_close(linalg.matrix_power(A, -2).flatten(),
+               tensor([-0.06288458424818948, -0.4485665324201214, -0.5235371047497203, 0.31091300715649495,
+                       0.90356792648548, 0.9077654929903995, 0.589386682922054, 1.0297995433896534,
+                       1.5808338666675092], dtype=f64), rtol=1e-10, atol=1e-12)
+  expect_close(linalg.matrix_power(A, 0), eye(3, dtype=f64))
+  expect_close(linalg.multi_dot([src([2, 3], 3), src([3, 4], 4), src([4, 2], 5)]).flatten(),
+               tensor([-0.18069465582753305, -0.7643684654734054, -1.2660975922256086, -1.147742606015291], dtype=f64),
+               rtol=1e-12, atol=0)
+  expect_error(fn() = linalg.matrix_norm(x, "nuc"), "needs singular values")
+}
