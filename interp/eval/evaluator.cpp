@@ -126,6 +126,7 @@ void Evaluator::Impl::assign_target(const Expr& target, Value v) {
       return;
     }
     case ExprKind::Index: {
+      if (ev.script && take_row_write(*ev.script, target, v)) return;  // Note [Rows written at a step's index]
       auto& i = static_cast<const Index&>(target);
       Value obj = eval(*i.object);
       std::vector<Value> idx = eval_index_items(i);

@@ -259,3 +259,99 @@ test "writes into part of a tensor the function closes over: at every call, as e
     expect_close(kept, shadow, rtol=0, atol=0)
   }
 }
+
+# ---- Note [Rows written at a step's index] (interp/eval/script/row_writes.cpp) ---------
+
+fn rows_rnn(x, w) {
+  let out = zeros([x.shape[0], x.shape[1], 3], dtype=f64)
+  let h = zeros([x.shape[1], 3], dtype=f64)
+  for t in range(x.shape[0]) {
+    h = tanh(h @ w + x[t])
+    out[t] = h
+  }
+  return out
+}
+
+test "out[t] = h in a scan is a stacked output, not a carried out: values and gradients equal eager's" {
+  let x = randn([6, 2, 3], dtype=f64)
+  let w = randn([3, 3], dtype=f64)
+  let gm = compile(rows_rnn, x, w, mode="script")
+  expect("rows written: out" in gm.explain(), gm.explain())
+  expect("carries: h;" in gm.explain(), gm.explain())
+  for k in range(2) {
+    let y = randn([6, 2, 3], dtype=f64)
+    expect_close(gm(y, w), rows_rnn(y, w), rtol=0, atol=0)
+  }
+  let wg = w.clone().requires_grad_()
+  let got = grad((gm(x, wg) * x).sum(), wg)
+  let want = grad((rows_rnn(x, wg) * x).sum(), wg)
+  expect_close(got, want, rtol=1e-12, atol=1e-12)
+}
+
+fn rows_mixed(x) {
+  let a = ones([3, 5], dtype=f64) * 7.0
+  let b = zeros([2, 4, 5], dtype=f64)
+  let c = zeros([5, 5])
+  for t in range(4, 0, -2) {
+    a[:, t] = x[t] * 2.0
+    b[..., t] = x[t] + 1.0
+    c[t] = 1.5
+  }
+  for t in range(-3, 0) {
+    c[t] = x[t].float()
+  }
+  return a, b, c
+}
+
+test "rows at a middle dim, after an ellipsis, a number, another dtype, and ranges stepping down or from the end" {
+  let x = randn([5], dtype=f64)
+  let gm = compile(rows_mixed, x, mode="script")
+  expect("rows written: a, b, c" in gm.explain(), gm.explain())
+  for k in range(2) {
+    let y = randn([5], dtype=f64)
+    let (g1, g2, g3) = gm(y)
+    let (e1, e2, e3) = rows_mixed(y)
+    expect_close(g1, e1, rtol=0, atol=0)
+    expect_close(g2, e2, rtol=0, atol=0)
+    expect_close(g3, e3, rtol=0, atol=0)
+  }
+}
+
+fn rows_read_back(x) {
+  let out = zeros([5, 2], dtype=f64)
+  let first = out[0]
+  for t in range(1, 5) {
+    out[t] = x[t] + first * 0.5
+    first.add_(1.0)
+  }
+  let hist = zeros([5], dtype=f64)
+  for t in range(5) {
+    hist[t] = hist.sum() + x[t].sum()
+  }
+  return out, hist
+}
+
+test "a step that reads the tensor it writes rows of (itself or a view) carries it, and equals eager" {
+  let x = randn([5, 2], dtype=f64)
+  let gm = compile(rows_read_back, x, mode="script")
+  expect("rows written" not in gm.explain(), gm.explain())
+  for k in range(2) {
+    let y = randn([5, 2], dtype=f64)
+    let (a, b) = gm(y)
+    let (c, d) = rows_read_back(y)
+    expect_close(a, c, rtol=0, atol=0)
+    expect_close(b, d, rtol=0, atol=0)
+  }
+}
+
+fn rows_into_arg(x, out) {
+  for t in range(3) {
+    out[t] = x * t
+  }
+  return out.sum()
+}
+
+test "rows written into the caller's argument are refused, as any write into it" {
+  expect_error(fn() = compile(rows_into_arg, ones([2], dtype=f64), zeros([3, 2], dtype=f64), mode="script"),
+               "writes into the argument")
+}

@@ -22,6 +22,7 @@
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/eval/script/exits.hpp"
 #include "interp/eval/script/regions.hpp"
+#include "interp/eval/script/row_writes.hpp"
 
 namespace nabla::interp {
 
@@ -438,6 +439,8 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   std::string origin = f.span.where();
   if (!xs.defined() || f.target.is_tuple() || xs.size(0) == 0) return std::nullopt;
   Vars vars = loop_vars(*this, f.body, flag);
+  RowWrites rows_kept = flag ? RowWrites{} : row_writes_in(*this, f, vars);  // Note [Rows written at a step's index]
+  vars = without(vars, rows_kept.vars);
   if (flag) store(loc(*flag), Value::tensor(scalar_of(Value::boolean(false), DType::b8)));  // carried
   std::vector<Value> before = load_all(*this, vars);
   Value target_before = load(loc_of(&f.target));
@@ -449,8 +452,10 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   Operands invariants;
   std::vector<TensorMeta> metas = metas_of(c.values);
   std::vector<bool> in_place;
+  bool retry = false;  // the step read a tensor it writes rows of: lowered again, carrying it
   if (why.empty()) {
     Region body(*ev.script, "body");
+    RowWritesScope keeping(*ev.script, rows_kept.vars.empty() ? nullptr : &rows_kept);
     TensorList copies = bind_carried(*this, body, c);
     store(loc_of(&f.target), Value::tensor(body.bind(graph::row_view(xs, 0), f.target.name)));
     body.start();
@@ -461,13 +466,18 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
       if (why.empty() && !body.capture().problems().empty())
         why = "its body reads the row's value (" + body.capture().problems()[0].what + ")";
       if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
+      retry = why.empty() && !rows_kept.vars.empty() && !rows_written(body, rows_kept, xs).empty();
+      if (retry) why = "lowered again";
       if (why.empty()) in_place = written_in_body(*this, body, c, copies, "a for loop over a range or rows");
       TensorList rows = take_appended(*this, lists, why);
       if (why.empty()) {
         TensorList yields = carried_after(*this, c, "for loop");
+        TensorList kept = row_yields(rows_kept);
         yields.insert(yields.end(), rows.begin(), rows.end());
+        yields.insert(yields.end(), kept.begin(), kept.end());
         body_graph = body.finish(yields);
         for (const Tensor& r : rows) metas.push_back(graph::stacked_meta({r.sizes(), r.dtype()}, xs.size(0)));
+        for (const Tensor& r : kept) metas.push_back(graph::stacked_meta({r.sizes(), r.dtype()}, xs.size(0)));
       }
     } catch (const ResultTypeFound&) {  // lowered again by lower_for, with (return) set
       take_appended(*this, lists, why);
@@ -481,6 +491,10 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   }
   store_all(*this, vars, before);
   store(loc_of(&f.target), target_before);
+  if (retry) {
+    NoRowWritesScope carrying(*ev.script);
+    return script_for_once(f, it);
+  }
   if (!body_graph) {
     if (flag) store(loc(*flag), Value::boolean(false));  // the loop runs as usual
     ev.script->notes.push_back(origin + ": for unrolled: " + why);
@@ -497,10 +511,12 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   attrs.set("length", xs.size(0));
   TensorList results = add_node(*ev.script, graph::NodeKind::scan, attrs, {body_graph}, operands, metas, origin);
   store_loop_results(*this, c, results, in_place);
-  extend_lists(*this, lists, TensorList(results.begin() + static_cast<long>(c.values.size()),
-                                        results.begin() + static_cast<long>(c.values.size() + lists.vars.size())));
+  const long lists_at = static_cast<long>(c.values.size()), rows_at = lists_at + static_cast<long>(lists.vars.size());
+  extend_lists(*this, lists, TensorList(results.begin() + lists_at, results.begin() + rows_at));
+  write_rows(rows_kept, TensorList(results.begin() + rows_at, results.end()), xs);
   ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +
                              names_text(c.vars) + (lists.vars.empty() ? "" : "; stacks: " + names_text(lists.vars)) +
+                             (rows_kept.vars.empty() ? "" : "; rows written: " + names_text(rows_kept.vars)) +
                              (flag ? "; a break sets (break), and each later step passes its carries through" : "") + ")");
   return Flow::Normal;
 }

@@ -1,6 +1,8 @@
 // Script mode's shared pieces: see regions.hpp.
 #include "interp/eval/script/regions.hpp"
 
+#include <algorithm>
+
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "graph/control_flow.hpp"
@@ -150,6 +152,12 @@ void declared_in(const Impl& im, const Block& b, std::vector<Loc>& out, size_t f
 }
 
 }  // namespace
+
+bool assigned_by_name(const Block& b, const Name& v) {
+  Vars found, written;
+  targets_in(b, found, written, 0);
+  return std::any_of(found.begin(), found.end(), [&](const Name* n) { return same_var(*n, v); });
+}
 
 void assigned_in(Impl& im, const Block& b, Vars& out, size_t from) {
   Vars found, written;

@@ -33,6 +33,7 @@ void add_var(const Name& n, Vars& out);  // once
 // region]). A variable that a `let` or a `for` among those statements declares lives
 // only inside them, and a `fn` body runs in another frame: neither counts.
 void assigned_in(Impl& im, const Block& b, Vars& out, size_t from = 0);
+bool assigned_by_name(const Block& b, const Name& v);  // `v = ...` (or `v += ...`) anywhere in b
 inline Loc loc(const Name& n) { return Loc{n.depth, n.slot}; }
 std::vector<Value> load_all(Impl& im, const Vars& vars);
 void store_all(Impl& im, const Vars& vars, const std::vector<Value>& values);

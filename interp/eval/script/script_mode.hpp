@@ -18,6 +18,10 @@ struct Stmt;
 
 namespace nabla::interp {
 
+namespace script {
+struct RowWrites;
+}
+
 // The function whose body script mode is running (Note [Returns inside a lowered loop],
 // interp/eval/script/exits.cpp): its hidden result variable and returned flag (null
 // when it has none), and how many of its loop steps are under way.
@@ -48,7 +52,17 @@ struct ScriptMode {
   // cond's sides work on copies of these (Note [Variables written in place inside a
   // lowered region], interp/eval/script/regions.cpp).
   std::vector<const lang::Name*> written_in_place;
+  // Note [Rows written at a step's index] (interp/eval/script/row_writes.cpp): the
+  // statements a scan's step keeps the values of instead of writing them, and whether
+  // the scan is being lowered again without them.
+  script::RowWrites* row_writes = nullptr;
+  bool no_row_writes = false;
 };
+
+// The evaluator's hook for `target = v` (an index target): true when the running scan
+// step keeps v as a row of its stacked output instead (Note [Rows written at a step's
+// index]).
+bool take_row_write(ScriptMode& s, const lang::Expr& target, const Value& v);
 
 // Counts a condition under evaluation for its lifetime (Note [Numbers read for a
 // condition]); nothing outside script mode.
