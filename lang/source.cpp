@@ -78,6 +78,51 @@ std::string SourceSpan::text(size_t max_chars) const {
 namespace {
 bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0x80; }
 
+// The code point of the UTF-8 sequence at s[k], or -1 where none starts (a stray byte).
+int32_t code_point_at(std::string_view s, size_t k) {
+  const auto b = static_cast<unsigned char>(s[k]);
+  if (b < 0x80) return b;
+  const size_t n = (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || k + n > s.size()) return -1;
+  int32_t c = b & (0x7F >> n);
+  for (size_t j = 1; j < n; ++j) {
+    if (!utf8_continuation(s[k + j])) return -1;
+    c = (c << 6) | (static_cast<unsigned char>(s[k + j]) & 0x3F);
+  }
+  return c;
+}
+
+// Terminal columns of a code point: 2 for East Asian wide and fullwidth ones (CJK,
+// Hangul, fullwidth forms, most emoji), 1 for the others.
+int columns_of(int32_t c) {
+  return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0xA4CF) ||
+                 (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+                 (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+                 (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD)
+             ? 2
+             : 1;
+}
+
+// Note [Carets under UTF-8]
+// A column is a byte offset, but a terminal shows a character of 2 to 4 bytes in one
+// or two columns: a caret padded with one space per byte stood right of the code it
+// points at (`print("éééé", 1 + "a")` put it 4 columns late) and its "~~~" ran past
+// it. The padding and the underline are counted in the terminal's columns instead:
+// continuation bytes add none, wide characters two; a tab stays a tab.
+void pad_to(std::string& out, std::string_view line, size_t from, size_t to) {
+  for (size_t c = from; c < to; ++c) {
+    if (line[c] == '\t') out += '\t';
+    else if (!utf8_continuation(line[c])) out.append(columns_of(code_point_at(line, c)), ' ');
+  }
+}
+
+size_t columns_between(std::string_view line, size_t from, size_t to) {
+  size_t n = 0;
+  for (size_t c = from; c < to; ++c)
+    if (!utf8_continuation(line[c])) n += columns_of(code_point_at(line, c));
+  return n;
+}
+
 // The bytes [from, to) of `line` that an error at byte `col0` shows.
 void echo_window(std::string_view line, size_t col0, size_t* from, size_t* to) {
   *from = 0;
@@ -111,13 +156,15 @@ std::string format_error(const SourceSpan& span, const std::string& full_message
   if (to < line.size()) out += "...";
   out += "\n  ";
   out += std::string(from > 0 ? 3 : 0, ' ');
-  // Tabs stay tabs so the caret lines up under them.
-  for (size_t c = from; c < col0 && c < to; ++c) out += line[c] == '\t' ? '\t' : ' ';
+  // Tabs stay tabs so the caret lines up under them (Note [Carets under UTF-8]).
+  pad_to(out, line, from, std::min(col0, to));
   out += '^';
   if (span.end_line == span.line && span.end_col > span.col + 1) {
-    size_t width = span.end_col - span.col - 1;
-    size_t room = to + 1 > span.col ? to + 1 - span.col : 0;  // up to one past the shown text
-    out += std::string(std::min(width, room), '~');
+    size_t end0 = span.end_col - 1;  // one past the span's last byte
+    size_t shown_end = std::min(end0, to);
+    size_t columns = col0 < shown_end ? columns_between(line, col0, shown_end) : 0;
+    if (end0 > to) columns += 1;  // up to one past the shown text
+    if (columns > 1) out += std::string(columns - 1, '~');
   }
   return out;
 }

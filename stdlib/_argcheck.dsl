@@ -7,7 +7,8 @@ fn is_number(v) = type(v) == "int" or type(v) == "float"
 
 # A range an argument must lie in, by the text its error message shows.
 let ranges = {">= 0": fn(v) = v >= 0, "> 0": fn(v) = v > 0, "> 1": fn(v) = v > 1,
-              "in [0, 1)": fn(v) = v >= 0 and v < 1, "in [0, 1]": fn(v) = v >= 0 and v <= 1, "in (0, 1)": fn(v) = v > 0 and v < 1}
+              "in [0, 1)": fn(v) = v >= 0 and v < 1, "in [0, 1]": fn(v) = v >= 0 and v <= 1, "in (0, 1)": fn(v) = v > 0 and v < 1,
+              "in (0, 1]": fn(v) = v > 0 and v <= 1}
 
 # How a found value is shown: numbers, bools and strs as written, a model class by
 # name, others by type.

@@ -193,8 +193,9 @@ model MultiStepLR(optimizer, milestones, gamma=0.1) {
   Example: let sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[30, 80], gamma=0.1)
   """
   optimizer = _argcheck.check_optimizer("optim.MultiStepLR()", optimizer)
-  milestones = sorted(list(milestones))
+  milestones = sorted(_milestones("optim.MultiStepLR()", milestones))
   gamma = gamma
+  let _checked = _argcheck.check_option("optim.MultiStepLR()", "gamma", "number", gamma)
   base_lrs = _group_lrs(optimizer)
   last_epoch = 0
   get_lr() = _first_lr(self)
@@ -214,6 +215,7 @@ model ExponentialLR(optimizer, gamma) {
   """
   optimizer = _argcheck.check_optimizer("optim.ExponentialLR()", optimizer)
   gamma = gamma
+  let _checked = _argcheck.check_option("optim.ExponentialLR()", "gamma", "number", gamma)
   base_lrs = _group_lrs(optimizer)
   last_epoch = 0
   get_lr() = _first_lr(self)
@@ -232,14 +234,12 @@ model LambdaLR(optimizer, lr_lambda) {
   Example: let sched = optim.lr_scheduler.LambdaLR(opt, fn(epoch) = 0.95 ** epoch)
   """
   optimizer = _argcheck.check_optimizer("optim.LambdaLR()", optimizer)
-  lr_lambdas = list(lr_lambda) if type(lr_lambda) in ["list", "tuple"] else [lr_lambda] * len(optimizer.param_groups)
-  let _n = assert(len(self.lr_lambdas) == len(optimizer.param_groups),
-                  f"optim.LambdaLR(): {len(self.lr_lambdas)} functions for {len(optimizer.param_groups)} parameter groups")
+  lr_lambdas = _lr_functions("optim.LambdaLR()", optimizer, lr_lambda)
   base_lrs = _group_lrs(optimizer)
   last_epoch = 0
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)
-  lr_at(base_lr, e, k=0) = base_lr * self.lr_lambdas[k](e)
+  lr_at(base_lr, e, k=0) = base_lr * _lambda_factor("optim.LambdaLR", self.lr_lambdas, k, e)
   get_last_lr() = _group_lrs(self.optimizer)
   step() = _sched_step(self)
   state_dict() = _sched_state(self)
@@ -256,8 +256,9 @@ model LinearLR(optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5) {
   start_factor = start_factor
   end_factor = end_factor
   total_iters = total_iters
-  let _checked = _argcheck.check_options("optim.LinearLR()", "", {"start_factor": start_factor, "total_iters": total_iters},
-                                {"start_factor": "> 0", "total_iters": "int > 0"})
+  let _checked = _argcheck.check_options("optim.LinearLR()", "",
+                                {"start_factor": start_factor, "end_factor": end_factor, "total_iters": total_iters},
+                                {"start_factor": "in (0, 1]", "end_factor": "in [0, 1]", "total_iters": "int > 0"})
   base_lrs = _group_lrs(optimizer)
   last_epoch = 0
   let _started = _apply_lrs(self)
@@ -279,6 +280,7 @@ model ConstantLR(optimizer, factor=1.0 / 3, total_iters=5) {
   optimizer = _argcheck.check_optimizer("optim.ConstantLR()", optimizer)
   factor = factor
   total_iters = total_iters
+  let _checked = _argcheck.check_option("optim.ConstantLR()", "factor", "in [0, 1]", factor)
   base_lrs = _group_lrs(optimizer)
   last_epoch = 0
   let _started = _apply_lrs(self)
@@ -308,7 +310,10 @@ model CosineAnnealingWarmRestarts(optimizer, T_0, T_mult=1, eta_min=0.0) {
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) {
-    let t = e
+    # T_mult 1: a remainder, as PyTorch's step(epoch) takes it; a loop of one trip per
+    # period hung on a loaded last_epoch of 10^15. Past 1, periods grow geometrically
+    # and the loop takes a trip per restart.
+    let t = e % self.T_0 if self.T_mult == 1 else e
     let period = self.T_0
     while t >= period {
       t = t - period
@@ -335,14 +340,17 @@ model ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10, threshol
   let _m = assert(mode == "min" or mode == "max", f"optim.ReduceLROnPlateau(): mode must be \"min\" or \"max\", got \"{mode}\"")
   let _t = assert(threshold_mode == "rel" or threshold_mode == "abs",
                   f"optim.ReduceLROnPlateau(): threshold_mode must be \"rel\" or \"abs\", got \"{threshold_mode}\"")
-  let _f = assert(factor < 1.0, f"optim.ReduceLROnPlateau(): factor must be below 1, got {factor}")
+  let _f = assert(_argcheck.is_number(factor) and factor < 1.0, f"optim.ReduceLROnPlateau(): factor must be a number below 1, got {_argcheck.shown(factor)}")
+  let _checked = _argcheck.check_options("optim.ReduceLROnPlateau()", "",
+                                {"patience": patience, "threshold": threshold, "cooldown": cooldown, "eps": eps},
+                                {"patience": "number", "threshold": "number", "cooldown": "number", "eps": "number"})
   mode = mode
   factor = factor
   patience = patience
   threshold = threshold
   threshold_mode = threshold_mode
   cooldown = cooldown
-  min_lrs = list(min_lr) if type(min_lr) in ["list", "tuple"] else [min_lr] * len(optimizer.param_groups)
+  min_lrs = _per_group("optim.ReduceLROnPlateau()", "min_lr", optimizer, min_lr, ">= 0")
   eps = eps
   best = float("inf") if mode == "min" else -float("inf")
   num_bad_epochs = 0
@@ -356,7 +364,7 @@ model ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10, threshol
     return a > (self.best * (1 + self.threshold) if rel else self.best + self.threshold)
   }
   step(metrics) {
-    let current = float(metrics.item() if type(metrics) == "tensor" else metrics)
+    let current = _metric("optim.ReduceLROnPlateau.step()", metrics)
     self.last_epoch = self.last_epoch + 1
     if self._better(current) {
       self.best = current
@@ -575,7 +583,9 @@ model OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none, steps_per_epo
     for i in range(len(self.phases)) {
       let phase = self.phases[i]
       if e <= phase["end_step"] or i == len(self.phases) - 1 {
-        let pct = (e - start_step) / (phase["end_step"] - start_step)
+        # A phase of no steps (pct_start=1.0 leaves the last one none) is at its end;
+        # PyTorch 1.13 divides by zero there.
+        let pct = (e - start_step) / (phase["end_step"] - start_step) if phase["end_step"] != start_step else 1.0
         return self.anneal(points[phase["start_" + which]], points[phase["end_" + which]], pct)
       }
       start_step = phase["end_step"]
@@ -623,3 +633,45 @@ fn _one_cycle_phases(pct_start, total_steps, three_phase) {
 # OneCycleLR's anneal_strategy: from start to end as pct goes from 0 to 1.
 let _annealings = {"cos": fn(start, end, pct) = end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1),
                    "linear": fn(start, end, pct) = (end - start) * pct + start}
+
+# MultiStepLR's milestones: a list of ints (epochs).
+fn _milestones(who, milestones) {
+  if not (type(milestones) in ["list", "tuple"]) {
+    fail(f"{who}: milestones must be a list of epochs (ints), got {_argcheck.shown(milestones)}")
+  }
+  for i in range(len(milestones)) {
+    if type(milestones[i]) != "int" { fail(f"{who}: milestones[{i}] must be an int (an epoch), got {_argcheck.shown(milestones[i])}") }
+  }
+  return list(milestones)
+}
+
+# LambdaLR's lr_lambda: one function, or one per parameter group.
+fn _lr_functions(who, optimizer, lr_lambda) {
+  let n = len(optimizer.param_groups)
+  let fns = list(lr_lambda) if type(lr_lambda) in ["list", "tuple"] else [lr_lambda] * n
+  if len(fns) != n { fail(f"{who}: expected {n} lr_lambda function(s), one per parameter group, got {len(fns)}") }
+  for k in range(n) {
+    if not callable(fns[k]) {
+      fail(f"{who}: lr_lambda" + (f"[{k}]" if type(lr_lambda) in ["list", "tuple"] else "") + f" must be a function of the epoch, got {_argcheck.shown(fns[k])}")
+    }
+  }
+  return fns
+}
+
+# lr_lambdas[k](e), which must be a number (a one-element tensor is read).
+fn _lambda_factor(who, lr_lambdas, k, e) {
+  let f = lr_lambdas[k](e)
+  if type(f) == "tensor" and f.numel() == 1 { f = f.item() }
+  if not _argcheck.is_number(f) { fail(f"{who}: lr_lambda({e}) must return a number (the factor of the base lr), got {_argcheck.shown(f)}") }
+  return f
+}
+
+# ReduceLROnPlateau.step()'s metric: a number or a one-element tensor.
+fn _metric(who, metrics) {
+  if type(metrics) == "tensor" {
+    if metrics.numel() != 1 { fail(f"{who}: metrics must be a number or a one-element tensor, got a tensor of shape {list(metrics.shape)}") }
+    return float(metrics.item())
+  }
+  if not _argcheck.is_number(metrics) { fail(f"{who}: metrics must be a number or a one-element tensor, got {_argcheck.shown(metrics)}") }
+  return float(metrics)
+}

@@ -202,12 +202,71 @@ fn _step_group_lists(opt, update_group) {
 fn _maximizes(group) = "maximize" in group and group["maximize"]
 
 # The state is kept per parameter in opt.params' order: a tensor put into a group's
-# "params" list by hand would get another's state, so it is an error.
+# "params" list by hand would get another's state, so it is an error. param_groups,
+# state and the groups' hyperparameters can be assigned by hand between steps (as in
+# PyTorch, where a group's lr is set that way); a value of the wrong kind there failed
+# deep inside the update ("cannot multiply tensor and str", "'float' object is not
+# subscriptable"), so each is checked here, its kind only: PyTorch's step() takes a
+# negative lr set in a group, and so does this one.
 fn _check_groups_kept(opt) {
+  let who = f"optim.{type(opt)}.step()"
+  if type(opt.param_groups) != "list" {
+    fail(f"{who}: param_groups must be a list of parameter groups (dicts), got {_argcheck.shown(opt.param_groups)}")
+  }
+  let kinds = _options[type(opt)]
   let n = 0
-  for g in opt.param_groups { n = n + len(g["params"]) }
+  for k in range(len(opt.param_groups)) {
+    let g = opt.param_groups[k]
+    if type(g) != "dict" or not ("params" in g) or not (type(g["params"]) in ["list", "tuple"]) {
+      fail(f"{who}: param_groups[{k}] must be a dict with a list under 'params', got {_argcheck.shown(g)}")
+    }
+    n = n + len(g["params"])
+    for name in g {
+      if name in kinds {
+        let v = g[name]
+        # the common case inline: a step's cost is mostly these checks for small models
+        let t = type(v)
+        if not ((t == "float" or t == "int") and kinds[name] in _numeric_kinds) {
+          _check_kind_kept(who, f"param_groups[{k}][{repr(name)}]", kinds[name], v)
+        }
+      }
+    }
+  }
   if n != len(opt.params) {
-    fail(f"optim.{type(opt)}.step(): the parameter groups hold {n} tensors, the optimizer was given {len(opt.params)} (add tensors with add_param_group(), not to a group's 'params')")
+    fail(f"{who}: the parameter groups hold {n} tensors, the optimizer was given {len(opt.params)} (add tensors with add_param_group(), not to a group's 'params')")
+  }
+  if type(opt.state) != "list" or len(opt.state) != n {
+    let found = f"a list of {len(opt.state)}" if type(opt.state) == "list" else _argcheck.shown(opt.state)
+    fail(f"{who}: state must be a list of one dict per parameter ({n}), got {found}")
+  }
+  for i in range(n) {
+    if type(opt.state[i]) != "dict" { fail(f"{who}: state[{i}] must be a dict (the parameter's state), got {_argcheck.shown(opt.state[i])}") }
+  }
+}
+
+let _numeric_kinds = [">= 0", "number", "in [0, 1]"]
+
+# A hyperparameter's kind (of _argcheck.check_option's) without its range.
+fn _check_kind_kept(who, what, kind, v) {
+  let want = none
+  if kind in ["betas", "etas", "step_sizes"] {
+    if not (type(v) in ["tuple", "list"] and len(v) == 2 and _argcheck.is_number(v[0]) and _argcheck.is_number(v[1])) {
+      want = "a pair of numbers"
+    }
+  } elif kind == "bool" {
+    if type(v) != "bool" { want = "true or false" }
+  } elif kind == "int > 0 or none" {
+    if v != none and type(v) != "int" { want = "an int or none" }
+  } elif kind == "int > 0" {
+    if type(v) != "int" { want = "an int" }
+  } elif kind == "line search" {
+    if v != none and v != "strong_wolfe" { want = "none or \"strong_wolfe\"" }
+  } elif not _argcheck.is_number(v) {
+    want = "a number"
+  }
+  if want != none {
+    let found = repr(v) if type(v) in ["tuple", "list"] else _argcheck.shown(v)
+    fail(f"{who}: {what} must be {want}, got {found}")
   }
 }
 

@@ -32,7 +32,14 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   _found = none      # unscale_()'s device flag: 1 after Inf/NaN
   unscaled = false
   scale(loss) {
-    "loss times the scale. Example: scaler.scale(loss).backward()"
+    "loss times the scale (a list or tuple of tensors: each, as PyTorch's). Example: scaler.scale(loss).backward()"
+    if type(loss) in ["list", "tuple"] {
+      let out = [self.scale(x) for x in loss]
+      return tuple(out) if type(loss) == "tuple" else out
+    }
+    if type(loss) != "tensor" {
+      fail(f"optim.GradScaler.scale(): expected the loss as a tensor (or a list of them), got {_argcheck.shown(loss)}")
+    }
     self._to(loss.device)
     return loss * self._scale
   }
@@ -95,8 +102,24 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
             "growth_interval": self.interval, "clean_steps": self._growth_tracker.item()}
   }
   load_state_dict(d) {
-    "Restores the scale and the count of clean steps from state_dict(). Example: scaler.load_state_dict(d)"
-    self._scale.fill_(d["scale"])
-    self._growth_tracker.fill_(d["clean_steps"])
+    "Restores the scale, its schedule and the count of clean steps from state_dict(). Example: scaler.load_state_dict(d)"
+    # Every value checked before any is set; the factors and the interval are restored
+    # too, as PyTorch's (they were kept from the constructor, silently).
+    let who = "optim.GradScaler.load_state_dict()"
+    _argcheck.check_state_dict(who, d)
+    let keys = ["scale", "growth_factor", "backoff_factor", "growth_interval", "clean_steps"]
+    let kinds = {"scale": "> 0", "growth_factor": "> 1", "backoff_factor": "in (0, 1)", "growth_interval": "int > 0",
+                 "clean_steps": ">= 0"}
+    let v = {}
+    for k in keys {
+      v[k] = _argcheck.loaded(who, d, k)
+      _argcheck.check_option(who, repr(k), kinds[k], v[k])
+    }
+    if type(v["clean_steps"]) != "int" { fail(f"{who}: 'clean_steps' must be an int >= 0, got {_argcheck.shown(v['clean_steps'])}") }
+    self._scale.fill_(v["scale"])
+    self._growth_tracker.fill_(v["clean_steps"])
+    self.growth = v["growth_factor"]
+    self.backoff = v["backoff_factor"]
+    self.interval = v["growth_interval"]
   }
 }

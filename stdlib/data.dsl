@@ -110,6 +110,11 @@ model TensorDataset(x, y=none) {
 
     Example: data.TensorDataset(randn(10, 4), arange(10)).subset(5)
     """
+    # A slice would take n < 0 from the end (subset(-1) kept all but one) and n past
+    # the end as all, silently; both are a count the dataset does not have.
+    if type(n) != "int" or n < 0 or n > len(self.x) {
+      fail(f"data.TensorDataset.subset(): n must be an int from 0 to the dataset's {len(self.x)} items, got " + (repr(n) if type(n) in ["int", "float"] else type(n)))
+    }
     return TensorDataset(self.x[0:n], self.y[0:n] if self.y != none else none)
   }
   to(device) {

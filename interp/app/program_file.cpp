@@ -35,6 +35,9 @@ std::string read_program_file(const std::string& path, std::string* text) {
   ss << f.rdbuf();
   if (f.bad()) return "cannot read '" + path + "': " + std::strerror(errno);
   *text = ss.str();
+  // A UTF-8 byte order mark (Windows editors write one) is not part of the program,
+  // as Python skips it; it was "expected a statement" at 1:1 under an invisible mark.
+  if (text->starts_with("\xEF\xBB\xBF")) text->erase(0, 3);
   return "";
 }
 

@@ -6,24 +6,28 @@ namespace nabla::interp {
 
 namespace {
 
+// How a choice's value shows in a message: a str quoted, anything else by its type
+// (mode=5 showed as "5", as if the str had been given).
+std::string shown_choice(const Value& v) { return v.tag == Tag::Str ? "\"" + str(v) + "\"" : type_name(v); }
+
 CaptureMode capture_mode(const Value& v) {
-  std::string mode = str(v);
+  std::string mode = v.tag == Tag::Str ? str(v) : std::string();
   if (mode == "auto") return CaptureMode::automatic;
   if (mode == "trace") return CaptureMode::trace;
   if (mode == "script") return CaptureMode::script;
   fail("compile(): mode must be \"auto\" (trace, and lower an if or while on a tensor when the trace meets one), "
        "\"trace\" (run the function, unrolling its loops) or \"script\" (lower its if, for and while on tensors to "
-       "graph nodes), got \"" + mode + "\"");
+       "graph nodes), got " + shown_choice(v));
 }
 
 graph::LoopSaving loop_saving(const Value& v) {
-  std::string choice = str(v);
+  std::string choice = v.tag == Tag::Str ? str(v) : std::string();
   if (choice == "auto") return graph::LoopSaving::costly;
   if (choice == "none") return graph::LoopSaving::every;
   if (choice == "full") return graph::LoopSaving::carries;
   fail("compile(): loop_checkpoint must be \"auto\" (a loop saves the results of costly ops per step for its "
        "backward, which recomputes cheap ones), \"none\" (it saves every value its backward reads) or \"full\" "
-       "(it saves only the carry entering each step; the backward recomputes the step), got \"" + choice + "\"");
+       "(it saves only the carry entering each step; the backward recomputes the step), got " + shown_choice(v));
 }
 
 // optimizer= and scaler=: an instance of a model (stdlib/_optim_graph.dsl checks which

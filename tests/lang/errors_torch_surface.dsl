@@ -89,7 +89,7 @@ print(tensordot(ones(2, 3), ones(4, 2), dims=1))
 # case: str.index of a substring that is not there
 # expect error: tests/lang/errors_torch_surface.dsl:93:7: error: index(): substring not found
 # expect error line:   print("héllo".index("z"))
-# expect error line:         ^~~~~~~~~~~~~~~~~~~
+# expect error line:         ^~~~~~~~~~~~~~~~~~
 print("héllo".index("z"))
 # ---
 # case: chr of a surrogate

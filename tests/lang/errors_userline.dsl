@@ -52,13 +52,13 @@ let p = randn(3, requires_grad=true)
 let opt = optim.SGD([p], lr=0.1, nesterov=true)
 # ---
 # case: an error in an optimizer's step: at opt.step()
-# expect error: tests/lang/errors_userline.dsl:63:1: error: mul: argument 'other' of shape [2] cannot be broadcast with argument 'self' of shape [3] (dim -1: 3 vs 2)
+# expect error: tests/lang/errors_userline.dsl:63:1: error: add: argument 'other' of shape [3] cannot be broadcast with argument 'self' of shape [2] (dim -1: 2 vs 3)
 # expect error line:   opt.step()
 # expect error line:   ^~~~~~~~~~
 # expect error line:   at tests/lang/errors_userline.dsl:63:1 in <module>
 import optim
 let p = randn(3, requires_grad=true)
-let opt = optim.SGD([p], lr=0.1); opt.param_groups[0]["lr"] = ones([2])  # groups are not checked again
+let opt = optim.SGD([p], lr=0.1, momentum=0.9); opt.state[0]["momentum_buffer"] = ones([2])  # states set by hand are not checked again
 p.sum().backward()
 opt.step()
 # ---
