@@ -123,6 +123,18 @@ size_t columns_between(std::string_view line, size_t from, size_t to) {
   return n;
 }
 
+// Note [Control characters in an echoed line]
+// An error echoes its source line to a terminal, where an escape byte in it (a hostile
+// file's "\x1b]2;...\x07") is a command to the terminal, not text. Control characters
+// other than tab show as U+FFFD, one column wide, as the caret's padding counts them.
+void append_shown(std::string& out, std::string_view text) {
+  for (char ch : text) {
+    const auto b = static_cast<unsigned char>(ch);
+    if ((b < 0x20 && b != '\t') || b == 0x7f) out += "\xEF\xBF\xBD";
+    else out += ch;
+  }
+}
+
 // The bytes [from, to) of `line` that an error at byte `col0` shows.
 void echo_window(std::string_view line, size_t col0, size_t* from, size_t* to) {
   *from = 0;
@@ -152,7 +164,7 @@ std::string format_error(const SourceSpan& span, const std::string& full_message
   const char* cut_before = from > 0 ? "..." : "";
   out += "  ";
   out += cut_before;
-  out.append(line.substr(from, to - from));
+  append_shown(out, line.substr(from, to - from));
   if (to < line.size()) out += "...";
   out += "\n  ";
   out += std::string(from > 0 ? 3 : 0, ' ');

@@ -144,6 +144,16 @@ TEST_CASE("the echo window keeps UTF-8 characters whole and ordinary lines exact
                    std::string(kMaxEchoedLine - 1, ' ') + "^");
 }
 
+TEST_CASE("an echoed source line shows control characters as U+FFFD, the caret still under its column") {
+  auto file = std::make_shared<SourceFile>();
+  file->name = "c.dsl";
+  file->text = "x = \x1b]2;owned\x07 + 1\n";
+  std::string out = format_error(span_on(file, 1, 16, 17), "bad");
+  CHECK(out.find('\x1b') == std::string::npos);
+  CHECK(out.find('\x07') == std::string::npos);
+  CHECK(out == "c.dsl:1:16: error: bad\n  x = \xEF\xBF\xBD]2;owned\xEF\xBF\xBD + 1\n                 ^");
+}
+
 TEST_CASE("span text costs O(its cap) on a huge line, and lines are found by index") {
   auto file = std::make_shared<SourceFile>();
   file->name = "big.dsl";
