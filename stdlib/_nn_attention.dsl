@@ -319,7 +319,10 @@ fn generate_square_subsequent_mask(sz, dtype=f32) {
   "The [sz, sz] causal mask: 0 on and below the diagonal, -inf above it. Example: nn.generate_square_subsequent_mask(4)"
   return _square_subsequent_mask(sz, dtype)
 }
-fn _square_subsequent_mask(sz, dtype) = triu(full([sz, sz], float("-inf"), dtype=dtype), 1)
+fn _square_subsequent_mask(sz, dtype) {
+  assert(type(sz) == "int" and sz >= 0, f"generate_square_subsequent_mask: sz must be an int >= 0, got {repr(sz)}")
+  return triu(full([sz, sz], float("-inf"), dtype=dtype), 1)
+}
 
 # As PyTorch's nn.TransformerEncoder: num_layers copies of encoder_layer (layers.0, ...),
 # then norm when given. forward(src, mask, src_key_padding_mask, is_causal) passes the

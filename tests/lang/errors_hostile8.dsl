@@ -176,3 +176,11 @@ import data
 let ds = data.TensorDataset(randn([5, 2]), arange(5))
 ds.subset(-1)
 # ---
+
+# case: a negative size for the causal mask (it failed with full()'s message)
+# expect error: tests/lang/errors_hostile8.dsl:185:1: error: assertion failed: generate_square_subsequent_mask: sz must be an int >= 0, got -1
+# expect error line:   nn.generate_square_subsequent_mask(-1)
+# expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+import nn
+nn.generate_square_subsequent_mask(-1)
+# ---
