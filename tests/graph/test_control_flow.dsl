@@ -178,7 +178,7 @@ fn count_up(x) {
 test "a for whose body cannot be a scan is unrolled, and explain() says why" {
   let gm = compile(count_up, zeros([2], dtype=f64), mode="script")
   expect_close(gm(ones([2], dtype=f64)), ones([2], dtype=f64) * 7.0)
-  expect("for unrolled: its body reads the row's value (an index reads the value of %k" in gm.explain(), gm.explain())
+  expect("for unrolled: its body cannot be captured as one step (an index reads the value of %k" in gm.explain(), gm.explain())
   expect(" = scan(" not in gm.ir(), gm.ir())
 }
 

@@ -464,7 +464,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
       Flow flow = scan_step(*this, f, flag, vars);
       if (flow != Flow::Normal) why = std::string("its body may '") + flow_word(flow) + "'";
       if (why.empty() && !body.capture().problems().empty())
-        why = "its body reads the row's value (" + body.capture().problems()[0].what + ")";
+        why = "its body cannot be captured as one step (" + body.capture().problems()[0].what + ")";
       if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
       retry = why.empty() && !rows_kept.vars.empty() && !rows_written(body, rows_kept, xs).empty();
       if (retry) why = "lowered again";
