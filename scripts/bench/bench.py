@@ -106,6 +106,11 @@ FIGURES = {
     # (scripts/bench/lstm.dsl) against torch.nn.LSTM (scripts/bench/lstm_torch.py),
     # milliseconds per iteration.
     "lstm": ("ms", False),
+    # A tanh RNN cell over seq 256, batch 16, hidden 64 writing out[t] = h each step
+    # (scripts/bench/rnn_rows.dsl, rnn_rows_torch.py): forward and backward eager, and
+    # the forward compiled in script mode against PyTorch's under no_grad; ms per iteration.
+    "rnn_rows": ("ms", False),
+    "rnn_rows_compiled": ("ms", False),
     # The function transforms, nabla (scripts/bench/func_transforms.dsl) against PyTorch
     # 1.13's functorch (scripts/bench/func_transforms_torch.py), interleaved; prints five
     # BENCH lines (milliseconds per call): per-example gradients of the 784-256-128-10 MLP
@@ -123,9 +128,12 @@ QUANT_FIGURES = {
 
 
 # Figures measured by a script on each side, each printing one number (the unit of
-# FIGURES) as its last line: name -> (nabla script, PyTorch script), in scripts/bench/.
+# FIGURES) as its last line: name -> (nabla script, PyTorch script[, arguments of
+# both]), in scripts/bench/.
 SCRIPT_FIGURES = {
     "lstm": ("lstm.dsl", "lstm_torch.py"),
+    "rnn_rows": ("rnn_rows.dsl", "rnn_rows_torch.py", ["eager"]),
+    "rnn_rows_compiled": ("rnn_rows.dsl", "rnn_rows_torch.py", ["compiled"]),
 }
 
 
@@ -259,12 +267,13 @@ def measure_script_figure(name, rounds, env):
     """A SCRIPT_FIGURES figure: the two scripts in turns, medians of their last lines.
     PyTorch gets its best OpenBLAS core type (with_openblas_core_type)."""
     unit, higher_better = FIGURES[name]
-    nabla_script, torch_script = SCRIPT_FIGURES[name]
+    nabla_script, torch_script, *rest = SCRIPT_FIGURES[name]
+    script_args = rest[0] if rest else []
     bench_dir = ROOT / "scripts" / "bench"
     ours, ref = [], []
     for _ in range(rounds):
-        ours.append(measure([str(BUILD / "nabla"), str(bench_dir / nabla_script)], env))
-        ref.append(measure([sys.executable, str(bench_dir / torch_script)], with_openblas_core_type(env)))
+        ours.append(measure([str(BUILD / "nabla"), str(bench_dir / nabla_script)] + script_args, env))
+        ref.append(measure([sys.executable, str(bench_dir / torch_script)] + script_args, with_openblas_core_type(env)))
     a, b = statistics.median(ours), statistics.median(ref)
     speedup = a / b if higher_better else b / a
     print(f"BENCH {name} nabla={a:.3f} ref={b:.3f} unit={unit} speedup={speedup:.2f}", flush=True)
