@@ -111,6 +111,7 @@ Tensor inverse(const Tensor& a);
 Tensor det(const Tensor& a);
 Tensor linalg_solve(const Tensor& a, const Tensor& b);  // b [..., n, k]
 Tensor cholesky(const Tensor& a);
+TensorList eigh(const Tensor& a);  // eigenvalues [..., n] ascending, eigenvectors [..., n, n] as columns
 
 // Attention: softmax(q k^T * scale + mask) v over the last two dims of q [..., L, E],
 // k [..., S, E], v [..., S, Ev] (batch dims broadcast), as PyTorch's

@@ -5,6 +5,7 @@
 # The rows themselves, under names this module's functions do not take.
 let _det_row = det
 let _cholesky_row = cholesky
+let _eigh_row = eigh
 let _norm_builtin = norm
 let _inf = float("inf")
 
@@ -152,4 +153,24 @@ fn multi_dot(tensors) {
   let r = tensors[0]
   for k in range(1, len(tensors)) { r = r @ tensors[k] }
   return r
+}
+
+fn eigh(A) {
+  """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix [..., n, n], as torch.linalg.eigh
+  (of the symmetric part (A + A^T) / 2; each eigenvector's sign makes its largest component positive, where
+  PyTorch keeps LAPACK's). Differentiable; equal eigenvalues make the eigenvectors' gradient inf or NaN, as
+  PyTorch's.
+
+  Example: linalg.eigh(tensor([[2.0, 1.0], [1.0, 2.0]]))
+  """
+  let (values, vectors) = _eigh_row(A)
+  return values, vectors
+}
+
+fn eigvalsh(A) {
+  """The eigenvalues (ascending) of each symmetric matrix [..., n, n], as torch.linalg.eigvalsh.
+
+  Example: linalg.eigvalsh(tensor([[2.0, 1.0], [1.0, 2.0]]))
+  """
+  return _eigh_row(A)[0]
 }

@@ -107,6 +107,13 @@ int64_t check_square(const char* op, const char* arg, const Tensor& a) {
 
 Tensor mT(const Tensor& x) { return transpose(x, -1, -2); }
 
+// The [n, n] bool identity.
+Tensor eye_mask(int64_t n) {
+  std::vector<double> m(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) m[static_cast<size_t>(i * n + i)] = 1.0;
+  return tensor_from(m, {n, n}, DType::b8);
+}
+
 std::vector<TensorMeta> infer_square(const char* op, const TensorList& in) {
   check_square(op, "input", in[0]);
   return one(in[0].sizes(), in[0].dtype());
@@ -164,6 +171,26 @@ TensorList backward_cholesky(BackwardContext& c) {
   return {(s + mT(s)) * 0.5};
 }
 
+std::vector<TensorMeta> infer_eigh(const TensorList& in, const Attrs&) {
+  check_square("eigh", "input", in[0]);
+  Shape values(in[0].sizes().begin(), in[0].sizes().end() - 1);
+  return {TensorMeta{values, in[0].dtype()}, TensorMeta{in[0].sizes(), in[0].dtype()}};
+}
+
+// PyTorch's rule for A = V diag(L) V^T (symmetric A): dA gets V R V^T, where R's
+// diagonal is gL and R_ij = (V^T gV - (V^T gV)^T)_ij / 2 / (L_j - L_i) off it (the
+// eigenvectors' gradient projected onto rotations). Equal eigenvalues make it inf or
+// NaN, as PyTorch's.
+TensorList backward_eigh(BackwardContext& c) {
+  Tensor values = c.output(0), v = c.output(1);
+  const int64_t n = v.sizes().back();
+  Tensor vgv = matmul(mT(v), c.grad(1));
+  Tensor diagonal = to_device(eye_mask(n), v.device());
+  Tensor gaps = where(diagonal, ones_like(v), unsqueeze(values, -2) - unsqueeze(values, -1));
+  Tensor r = where(diagonal, unsqueeze(c.grad(0), -1), (vgv - mT(vgv)) * 0.5 / gaps);
+  return {matmul(matmul(v, r), mT(v))};
+}
+
 // FLOPs of the LAPACK routines per matrix (LU 2n^3/3, its inverse 4n^3/3, two
 // triangular solves 2n^2 k, Cholesky n^3/3), times the batch; bytes: inputs and output.
 OpCost cost_square(double per_n3, const TensorList& in, const TensorList& out) {
@@ -212,9 +239,19 @@ void register_linalg_ops(std::vector<OpDef>& t) {
   row(t, OpId::cholesky).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
     return cost_square(1.0 / 3.0, in, out);
   };
-  for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky}) row(t, id).cpu_only = kLapackCpuOnly;
+  row(t, OpId::eigh) = {.num_inputs = 1,
+                        .num_outputs = 2,
+                        .infer = infer_eigh,
+                        .cpu = cpu::eigh,
+                        .backward = backward_eigh,
+                        .saves = {0, 0b11}};
+  row(t, OpId::eigh).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
+    return cost_square(9.0, in, out);  // tridiagonal reduction and divide and conquer, about 9 n^3
+  };
+  for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh})
+    row(t, id).cpu_only = kLapackCpuOnly;
   name_inputs(t, {{OpId::inverse, {"input"}}, {OpId::det, {"input"}}, {OpId::linalg_solve, {"A", "B"}},
-                  {OpId::cholesky, {"input"}}});
+                  {OpId::cholesky, {"input"}}, {OpId::eigh, {"input"}}});
   document_ops(t, {{OpId::inverse,
                     "The inverse of each square matrix of a batch [..., n, n], as torch.linalg.inv; a singular one is "
                     "an error. Example: inverse(eye(3) * 2.0 + 0.5)"},
@@ -227,7 +264,11 @@ void register_linalg_ops(std::vector<OpDef>& t) {
                    {OpId::cholesky,
                     "The lower-triangular L with A = L L^T of each symmetric positive-definite matrix [..., n, n], as "
                     "torch.linalg.cholesky (of the symmetric part (A + A^T) / 2, where PyTorch reads the lower "
-                    "triangle: the same on a symmetric input). Example: cholesky(eye(3) * 2.0 + 0.5)"}});
+                    "triangle: the same on a symmetric input). Example: cholesky(eye(3) * 2.0 + 0.5)"},
+                   {OpId::eigh,
+                    "The eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix [..., n, n], as "
+                    "torch.linalg.eigh (of the symmetric part (A + A^T) / 2; each eigenvector's largest component "
+                    "positive). Example: eigh(eye(3) * 2.0 + 0.5)"}});
 
   row(t, OpId::matmul) = {
       .num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul, .saves = {0b11, 0}};
@@ -262,6 +303,7 @@ Tensor inverse(const Tensor& a) { return call1(OpId::inverse, {a}); }
 Tensor det(const Tensor& a) { return call1(OpId::det, {a}); }
 Tensor linalg_solve(const Tensor& a, const Tensor& b) { return call1(OpId::linalg_solve, {a, b}); }
 Tensor cholesky(const Tensor& a) { return call1(OpId::cholesky, {a}); }
+TensorList eigh(const Tensor& a) { return call(OpId::eigh, {a}); }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return call1(OpId::linear, {x, weight, bias});

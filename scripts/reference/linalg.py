@@ -8,6 +8,15 @@ def well_conditioned(*shape):
     return randn(*shape) + 3.0 * torch.eye(shape[-1], dtype=torch.float64)
 
 
+def eigh_fixed_signs(a):
+    """torch.linalg.eigh of a's symmetric part, each eigenvector's largest component
+    (the first of equals) positive, as nabla's row fixes them."""
+    values, vectors = torch.linalg.eigh((a + a.mT) / 2)
+    top = vectors.abs().argmax(dim=-2, keepdim=True)
+    signs = torch.where(vectors.gather(-2, top) < 0, -1.0, 1.0).to(vectors.dtype)
+    return values, vectors * signs
+
+
 def positive_definite(*shape):
     """A random symmetric positive-definite matrix (batch): X X^T + n I."""
     x = randn(*shape)
@@ -31,4 +40,6 @@ CASES = [
     case("cholesky", [positive_definite(3, 3)], {}, lambda a: torch.linalg.cholesky((a + a.mT) / 2)),
     case("cholesky", [positive_definite(2, 4, 4)], {}, lambda a: torch.linalg.cholesky((a + a.mT) / 2),
          name="cholesky_batched"),
+    case("eigh", [positive_definite(4, 4)], {}, eigh_fixed_signs),
+    case("eigh", [randn(2, 3, 3)], {}, eigh_fixed_signs, name="eigh_batched_indefinite"),
 ]

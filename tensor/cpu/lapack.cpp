@@ -1,10 +1,11 @@
-// The square-matrix rows (inverse, det, linalg_solve, cholesky) on LAPACK, which the
+// The square-matrix rows (inverse, det, linalg_solve, cholesky, eigh) on LAPACK, which the
 // OpenBLAS nabla links for f64 GEMM carries. LAPACK is column-major and nabla
 // row-major: a row-major matrix read as column-major is its transpose, and each
 // kernel uses that instead of copying twice (inv(A^T) = inv(A)^T, det(A^T) = det(A),
 // A^T's LU solved with trans='T' is A's, and a symmetric matrix is its own transpose).
 // Each matrix of a batch is copied into a contiguous scratch buffer, which LAPACK
 // overwrites, and the batch runs on the threads.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, c
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
              double* b, const int* ldb, int* info);
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 }
 
@@ -54,6 +59,27 @@ void potrf(int n, float* a, int* info) {
 void potrf(int n, double* a, int* info) {
   const char u = 'U';
   dpotrf_(&u, &n, a, &n, info);
+}
+
+// Eigenvalues (ascending) into w and eigenvectors into a's columns (column-major).
+template <class T>
+void syevd(int n, T* a, T* w, int* info) {
+  const char jobz = 'V', uplo = 'U';
+  const int lwork = 1 + 6 * n + 2 * n * n, liwork = 3 + 5 * n;
+  std::vector<T> work(static_cast<size_t>(std::max(1, lwork)));
+  std::vector<int> iwork(static_cast<size_t>(std::max(1, liwork)));
+  if constexpr (std::is_same_v<T, float>)
+    ssyevd_(&jobz, &uplo, &n, a, &n, w, work.data(), &lwork, iwork.data(), &liwork, info);
+  else
+    dsyevd_(&jobz, &uplo, &n, a, &n, w, work.data(), &lwork, iwork.data(), &liwork, info);
+}
+
+// a (row-major n x n) replaced by its symmetric part (A + A^T) / 2: the symmetric rows
+// are functions of every element, so finite differences agree with their gradients.
+template <class T>
+void symmetrize(T* a, int64_t n) {
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t c = 0; c < r; ++c) a[r * n + c] = a[c * n + r] = (a[r * n + c] + a[c * n + r]) / 2;
 }
 
 // The LAPACK dimension of a matrix side (LAPACK takes int).
@@ -172,11 +198,7 @@ void cholesky(const TensorList& in, const Attrs&, TensorList& out) {
     T* dst = static_cast<T*>(out[0].raw_data());
     const int64_t n = out[0].sizes().back();
     each_matrix<T>(in[0], "cholesky", [&](int64_t i, T* a, int side) -> std::string {
-      // Of the symmetric part (A + A^T) / 2, so that the row is a function of every
-      // element and its symmetric gradient is the derivative (PyTorch reads the lower
-      // triangle; on a symmetric input they agree).
-      for (int64_t r = 0; r < n; ++r)
-        for (int64_t c = 0; c < r; ++c) a[r * n + c] = a[c * n + r] = (a[r * n + c] + a[c * n + r]) / 2;
+      symmetrize(a, n);  // PyTorch reads the lower triangle: the same on a symmetric input
       int info = 0;
       potrf(side, a, &info);  // A = U^T U column-major: read row-major, the lower triangle is L
       if (info > 0)
@@ -185,6 +207,35 @@ void cholesky(const TensorList& in, const Attrs&, TensorList& out) {
       T* l = dst + i * n * n;
       for (int64_t r = 0; r < n; ++r)
         for (int64_t c = 0; c < n; ++c) l[r * n + c] = c <= r ? a[r * n + c] : T(0);
+      return "";
+    });
+  });
+}
+
+void eigh(const TensorList& in, const Attrs&, TensorList& out) {
+  visit_float(out[0].dtype(), "eigh", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* values = static_cast<T*>(out[0].raw_data());
+    T* vectors = static_cast<T*>(out[1].raw_data());
+    const int64_t n = out[1].sizes().back();
+    each_matrix<T>(in[0], "eigh", [&](int64_t i, T* a, int side) -> std::string {
+      symmetrize(a, n);
+      int info = 0;
+      syevd(side, a, values + i * n, &info);
+      if (info > 0) return "the eigenvalue algorithm did not converge (LAPACK's info " + std::to_string(info) + ")";
+      // Column j of the column-major result is eigenvector j. Its sign is LAPACK's
+      // choice; it is fixed so that its largest component (the first of equals) is
+      // positive, which makes the result a function of A (nearby inputs give nearby
+      // vectors) and reproducible across LAPACKs.
+      T* v = vectors + i * n * n;
+      for (int64_t c = 0; c < n; ++c) {
+        const T* col = a + c * n;
+        int64_t top = 0;
+        for (int64_t r = 1; r < n; ++r)
+          if (std::abs(col[r]) > std::abs(col[top])) top = r;
+        const T sign = col[top] < 0 ? T(-1) : T(1);
+        for (int64_t r = 0; r < n; ++r) v[r * n + c] = sign * col[r];
+      }
       return "";
     });
   });

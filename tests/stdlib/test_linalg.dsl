@@ -104,3 +104,26 @@ test "vector_norm, matrix_norm, norm, matrix_power and multi_dot equal PyTorch's
                rtol=1e-12, atol=0)
   expect_error(fn() = linalg.matrix_norm(x, "nuc"), "needs singular values")
 }
+
+test "eigh: eigenvalues, eigenvectors (largest component positive) and the gradient equal PyTorch's" {
+  let S = src([4, 4], 8)
+  let A = ((S + S.T) / 2.0).requires_grad_()
+  let (L, V) = linalg.eigh(A)
+  # torch.linalg.eigh, each eigenvector's sign fixed the same way
+  expect_close(L, tensor([-1.4553784978288689, -0.03956412453168659, 0.940253889100154, 1.2020538839016965], dtype=f64),
+               rtol=1e-12, atol=1e-14)
+  expect_close(V.flatten(), tensor([-0.054417221477694094, -0.38322755483251214, 0.29301889832968064, 0.874251298223458,
+                                    0.648259686380269, 0.6263417346305146, -0.20239433469384502, 0.38274265996623524,
+                                    0.7550594864190174, -0.5997911871861221, 0.09422686644209075, -0.24750151794083175,
+                                    0.08175155649559551, 0.31793584958446275, 0.9296761565975542, -0.16713982892641954],
+                                   dtype=f64), rtol=1e-10, atol=1e-12)
+  let loss = (L * tensor([1.0, 2.0, 3.0, 4.0], dtype=f64)).sum() + (V * src([4, 4], 9)).sum()
+  let g = grad(loss, A)
+  expect_close(g.flatten(), tensor([5.409826441580982, 0.2737918907490093, -0.2340142839380317, 2.715527636294534,
+                                    0.2737918907490093, 1.4926013273596925, -0.5555041613114988, 0.33802805939987857,
+                                    -0.2340142839380317, -0.5555041613114988, 1.6695410025724742, -0.5865811389615878,
+                                    2.715527636294534, 0.33802805939987857, -0.5865811389615878, 1.4280312284868482],
+                                   dtype=f64), rtol=1e-9, atol=1e-11)
+  expect_close(linalg.eigvalsh(A), L)
+  expect_close(V @ diag_embed(L) @ V.T, A, rtol=0, atol=1e-12)
+}
