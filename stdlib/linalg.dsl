@@ -6,6 +6,7 @@
 let _det_row = det
 let _cholesky_row = cholesky
 let _eigh_row = eigh
+let _svd_row = svd
 let _norm_builtin = norm
 let _inf = float("inf")
 
@@ -75,9 +76,9 @@ fn _dims2(A, dim) {
 }
 
 fn matrix_norm(A, ord="fro", dim=[-2, -1], keepdim=false) {
-  """The ord-norm of the matrices over dims dim of A, as torch.linalg.matrix_norm: "fro", 1 and -1 (the
-  largest and smallest column sum of |A|), inf and -inf (row sums). "nuc", 2 and -2 need singular values,
-  which nabla has no op for yet: an error.
+  """The ord-norm of the matrices over dims dim of A, as torch.linalg.matrix_norm: "fro", "nuc" (the sum of
+  the singular values), 2 and -2 (the largest and smallest), 1 and -1 (the largest and smallest column sum
+  of |A|), inf and -inf (row sums).
 
   Example: linalg.matrix_norm(eye(3) * 2.0, 1)
   """
@@ -85,7 +86,11 @@ fn matrix_norm(A, ord="fro", dim=[-2, -1], keepdim=false) {
   let (rows, cols) = _dims2(A, dim)
   if ord == "fro" { return _norm_builtin(A, 2, [rows, cols], keepdim) }
   if ord == "nuc" or ord == 2 or ord == -2 {
-    fail(f"linalg.matrix_norm: ord={ord} needs singular values, which nabla has no op for yet (use \"fro\", 1, -1, inf or -inf)")
+    let moved = A.movedim([rows, cols], [-2, -1])
+    let values = svdvals(moved)
+    let r = values.sum(-1) if ord == "nuc" else (values.amax(-1) if ord == 2 else values.amin(-1))
+    if keepdim { return r.unsqueeze(-1).unsqueeze(-1).movedim([-2, -1], [rows, cols]) }
+    return r
   }
   let over = none
   let across = none
@@ -173,4 +178,53 @@ fn eigvalsh(A) {
   Example: linalg.eigvalsh(tensor([[2.0, 1.0], [1.0, 2.0]]))
   """
   return _eigh_row(A)[0]
+}
+
+fn svd(A, full_matrices=true) {
+  """(U, S, Vh) with A = U diag(S) Vh for each matrix [..., m, n], S descending, as torch.linalg.svd; each pair
+  of singular vectors signed so that U's column has its largest component positive (PyTorch keeps LAPACK's).
+  Only the thin factors (k = min(m, n) columns) are computed: full_matrices=true (PyTorch's default) on a
+  matrix that is not square is an error that says to pass full_matrices=false. Differentiable; equal or zero
+  singular values take the singular vectors' terms of the gradient as 0 (PyTorch's are inf or NaN).
+
+  Example: linalg.svd(randn([4, 3]), full_matrices=false)
+  """
+  if full_matrices and A.ndim >= 2 and A.shape[-1] != A.shape[-2] {
+    fail(f"linalg.svd: full_matrices=true needs U or Vh completed past min(m, n) columns, which nabla does not compute: pass full_matrices=false (A of shape {list(A.shape)})")
+  }
+  let (u, s, vh) = _svd_row(A)
+  return u, s, vh
+}
+
+fn svdvals(A) {
+  """The singular values (descending) of each matrix [..., m, n], as torch.linalg.svdvals.
+
+  Example: linalg.svdvals(tensor([[3.0, 0.0], [0.0, 4.0]]))
+  """
+  return _svd_row(A)[1]
+}
+
+fn pinv(A, rtol=none) {
+  """The Moore-Penrose pseudo-inverse of each matrix [..., m, n], as torch.linalg.pinv: singular values at or
+  below rtol times the largest count as zero (rtol by default eps of A's dtype times max(m, n)).
+
+  Example: linalg.pinv(tensor([[1.0, 2.0], [2.0, 4.0]]))
+  """
+  let (u, s, vh) = _svd_row(A)
+  let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
+  let cut = (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * s.amax(-1, keepdim=true)
+  let inv = where(s > cut, 1.0 / where(s > cut, s, ones_like(s)), zeros_like(s))
+  return (vh.transpose(-2, -1) * inv.unsqueeze(-2)) @ u.transpose(-2, -1)
+}
+
+fn matrix_rank(A, rtol=none) {
+  """The number of singular values of each matrix [..., m, n] above rtol times the largest (by default eps
+  of A's dtype times max(m, n)), as torch.linalg.matrix_rank.
+
+  Example: linalg.matrix_rank(tensor([[1.0, 2.0], [2.0, 4.0]]))
+  """
+  let s = _svd_row(A)[1]
+  let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
+  let cut = (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * s.amax(-1, keepdim=true)
+  return (s > cut).sum(-1)
 }

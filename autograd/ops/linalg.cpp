@@ -191,6 +191,49 @@ TensorList backward_eigh(BackwardContext& c) {
   return {matmul(matmul(v, r), mT(v))};
 }
 
+std::vector<TensorMeta> infer_svd(const TensorList& in, const Attrs&) {
+  const Tensor& a = in[0];
+  check_floating("svd", "input", a);
+  if (a.dim() < 2) throw Error("svd: argument 'input' must be a batch of matrices [..., m, n], got shape " + a.shape_str());
+  const int64_t m = a.sizes()[a.dim() - 2], n = a.sizes().back(), k = std::min(m, n);
+  Shape batch(a.sizes().begin(), a.sizes().end() - 2), u = batch, s = batch, vh = batch;
+  u.push_back(m), u.push_back(k);
+  s.push_back(k);
+  vh.push_back(k), vh.push_back(n);
+  return {TensorMeta{u, a.dtype()}, TensorMeta{s, a.dtype()}, TensorMeta{vh, a.dtype()}};
+}
+
+// 1 / x where x is not 0, else 0.
+Tensor safe_reciprocal(const Tensor& x) {
+  Tensor zero = eq(x, zeros_like(x));
+  return where(zero, zeros_like(x), div(ones_like(x), where(zero, ones_like(x), x)));
+}
+
+// The thin SVD's rule (Townsend, "Differentiating the singular value decomposition"):
+// with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal,
+//   dA = U [(F o (U^T gU - gU^T U)) S + S (F o (V^T gV - gV^T V)) + diag(gS)] V^T
+//        + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T).
+// The reciprocals are taken as 0 where they divide by 0 (equal or zero singular
+// values), so that a loss of the singular values alone (a norm), whose gU and gVh are
+// zeros, has its finite gradient there, as PyTorch's svdvals has.
+TensorList backward_svd(BackwardContext& c) {
+  Tensor u = c.output(0), s = c.output(1), vh = c.output(2);
+  Tensor gu = c.grad(0), gs = c.grad(1), gvh = c.grad(2);
+  Tensor v = mT(vh), gv = mT(gvh);
+  const int64_t k = s.sizes().back();
+  Tensor diagonal = to_device(eye_mask(k), s.device());
+  Tensor s2 = s * s;
+  Tensor gaps = unsqueeze(s2, -2) - unsqueeze(s2, -1);
+  Tensor f = where(diagonal, zeros_like(gaps), safe_reciprocal(gaps));
+  Tensor utgu = matmul(mT(u), gu), vtgv = matmul(mT(v), gv);
+  Tensor j = f * (utgu - mT(utgu)), kk = f * (vtgv - mT(vtgv));
+  Tensor inner = j * unsqueeze(s, -2) + unsqueeze(s, -1) * kk + where(diagonal, unsqueeze(gs, -1), zeros_like(j));
+  Tensor sinv = safe_reciprocal(s);
+  Tensor off_u = (gu - matmul(u, utgu)) * unsqueeze(sinv, -2);
+  Tensor off_v = gvh - matmul(matmul(gvh, v), vh);
+  return {matmul(matmul(u, inner), vh) + matmul(off_u, vh) + matmul(u * unsqueeze(sinv, -2), off_v)};
+}
+
 // FLOPs of the LAPACK routines per matrix (LU 2n^3/3, its inverse 4n^3/3, two
 // triangular solves 2n^2 k, Cholesky n^3/3), times the batch; bytes: inputs and output.
 OpCost cost_square(double per_n3, const TensorList& in, const TensorList& out) {
@@ -248,10 +291,22 @@ void register_linalg_ops(std::vector<OpDef>& t) {
   row(t, OpId::eigh).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
     return cost_square(9.0, in, out);  // tridiagonal reduction and divide and conquer, about 9 n^3
   };
-  for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh})
+  row(t, OpId::svd) = {.num_inputs = 1,
+                       .num_outputs = 3,
+                       .infer = infer_svd,
+                       .cpu = cpu::svd,
+                       .backward = backward_svd,
+                       .saves = {0, 0b111}};
+  row(t, OpId::svd).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
+    const Tensor& a = in[0];
+    double m = static_cast<double>(a.sizes()[a.dim() - 2]), n = static_cast<double>(a.sizes().back());
+    double batch = m * n > 0 ? cost_numel(a) / (m * n) : 0.0;
+    return OpCost{batch * 4.0 * m * n * std::min(m, n), io_bytes(in, out)};  // about 4 m n k
+  };
+  for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh, OpId::svd})
     row(t, id).cpu_only = kLapackCpuOnly;
   name_inputs(t, {{OpId::inverse, {"input"}}, {OpId::det, {"input"}}, {OpId::linalg_solve, {"A", "B"}},
-                  {OpId::cholesky, {"input"}}, {OpId::eigh, {"input"}}});
+                  {OpId::cholesky, {"input"}}, {OpId::eigh, {"input"}}, {OpId::svd, {"input"}}});
   document_ops(t, {{OpId::inverse,
                     "The inverse of each square matrix of a batch [..., n, n], as torch.linalg.inv; a singular one is "
                     "an error. Example: inverse(eye(3) * 2.0 + 0.5)"},
@@ -268,7 +323,11 @@ void register_linalg_ops(std::vector<OpDef>& t) {
                    {OpId::eigh,
                     "The eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix [..., n, n], as "
                     "torch.linalg.eigh (of the symmetric part (A + A^T) / 2; each eigenvector's largest component "
-                    "positive). Example: eigh(eye(3) * 2.0 + 0.5)"}});
+                    "positive). Example: eigh(eye(3) * 2.0 + 0.5)"},
+                   {OpId::svd,
+                    "The thin singular value decomposition U, S, Vh of each matrix [..., m, n] (S descending, k = "
+                    "min(m, n)), as torch.linalg.svd(A, full_matrices=False), each pair of singular vectors signed so "
+                    "that U's column has its largest component positive. Example: svd(randn(4, 3))"}});
 
   row(t, OpId::matmul) = {
       .num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul, .saves = {0b11, 0}};
@@ -304,6 +363,7 @@ Tensor det(const Tensor& a) { return call1(OpId::det, {a}); }
 Tensor linalg_solve(const Tensor& a, const Tensor& b) { return call1(OpId::linalg_solve, {a, b}); }
 Tensor cholesky(const Tensor& a) { return call1(OpId::cholesky, {a}); }
 TensorList eigh(const Tensor& a) { return call(OpId::eigh, {a}); }
+TensorList svd(const Tensor& a) { return call(OpId::svd, {a}); }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return call1(OpId::linear, {x, weight, bias});

@@ -320,6 +320,7 @@ std::vector<MappingRow> nn_op_rows() {
       {OpId::linalg_solve, nullptr, "ONNX's standard opsets have no linear solve"},
       {OpId::cholesky, nullptr, "ONNX's standard opsets have no Cholesky factorization"},
       {OpId::eigh, nullptr, "ONNX's standard opsets have no eigendecomposition"},
+      {OpId::svd, nullptr, "ONNX's standard opsets have no singular value decomposition"},
       {OpId::linear, linear, nullptr},
       {OpId::scaled_dot_product_attention, attention, nullptr},
       {OpId::conv1d, conv, nullptr},

@@ -17,6 +17,16 @@ def eigh_fixed_signs(a):
     return values, vectors * signs
 
 
+def svd_fixed_signs(a):
+    """torch.linalg.svd(a, full_matrices=False), each pair of singular vectors flipped so
+    that U's column has its largest component (the first of equals) positive, as
+    nabla's row signs them."""
+    u, s, vh = torch.linalg.svd(a, full_matrices=False)
+    top = u.abs().argmax(dim=-2, keepdim=True)
+    signs = torch.where(u.gather(-2, top) < 0, -1.0, 1.0).to(u.dtype)
+    return u * signs, s, vh * signs.mT
+
+
 def positive_definite(*shape):
     """A random symmetric positive-definite matrix (batch): X X^T + n I."""
     x = randn(*shape)
@@ -42,4 +52,6 @@ CASES = [
          name="cholesky_batched"),
     case("eigh", [positive_definite(4, 4)], {}, eigh_fixed_signs),
     case("eigh", [randn(2, 3, 3)], {}, eigh_fixed_signs, name="eigh_batched_indefinite"),
+    case("svd", [randn(4, 3)], {}, svd_fixed_signs, name="svd_tall"),
+    case("svd", [randn(2, 3, 5)], {}, svd_fixed_signs, name="svd_wide_batched"),
 ]

@@ -27,6 +27,10 @@ void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const i
              const int* lwork, int* iwork, const int* liwork, int* info);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
              const int* lwork, int* iwork, const int* liwork, int* info);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u,
+             const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
+             const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 }
 
@@ -72,6 +76,25 @@ void syevd(int n, T* a, T* w, int* info) {
     ssyevd_(&jobz, &uplo, &n, a, &n, w, work.data(), &lwork, iwork.data(), &liwork, info);
   else
     dsyevd_(&jobz, &uplo, &n, a, &n, w, work.data(), &lwork, iwork.data(), &liwork, info);
+}
+
+// The thin SVD of the column-major m x n matrix a: s (k = min(m, n) values, descending),
+// u (m x k) and vt (k x n), column-major.
+template <class T>
+void gesdd(int m, int n, T* a, T* s, T* u, T* vt, int* info) {
+  const char jobz = 'S';
+  const int k = std::min(m, n), ldu = std::max(1, m), ldvt = std::max(1, k), lda = std::max(1, m);
+  std::vector<int> iwork(static_cast<size_t>(std::max(1, 8 * k)));
+  auto call = [&](T* work, int lwork) {
+    if constexpr (std::is_same_v<T, float>)
+      sgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(), info);
+    else
+      dgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(), info);
+  };
+  T size = 0;
+  call(&size, -1);  // the workspace LAPACK asks for
+  std::vector<T> work(static_cast<size_t>(std::max<T>(1, size)));
+  call(work.data(), static_cast<int>(work.size()));
 }
 
 // a (row-major n x n) replaced by its symmetric part (A + A^T) / 2: the symmetric rows
@@ -238,6 +261,51 @@ void eigh(const TensorList& in, const Attrs&, TensorList& out) {
       }
       return "";
     });
+  });
+}
+
+// A row-major m x n matrix read as column-major is A^T (n x m), whose SVD V S U^T gives
+// A's: LAPACK's column-major vt (k x m) is A's U read row-major (m x k), and its u
+// (n x k) is A's Vh read row-major (k x n), with no copies.
+void svd(const TensorList& in, const Attrs&, TensorList& out) {
+  visit_float(out[1].dtype(), "svd", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor& x = in[0];
+    const int64_t m = x.sizes()[x.dim() - 2], n = x.sizes().back(), k = std::min(m, n);
+    Tensor c = contiguous_raw(x);
+    const int64_t count = m * n ? c.numel() / (m * n) : shape_numel(Shape(x.sizes().begin(), x.sizes().end() - 2));
+    const T* src = static_cast<const T*>(c.raw_data());
+    T* pu = static_cast<T*>(out[0].raw_data());
+    T* ps = static_cast<T*>(out[1].raw_data());
+    T* pvh = static_cast<T*>(out[2].raw_data());
+    std::vector<std::string> failures(static_cast<size_t>(count));
+    parallel_for(0, count, count * m * n * k, [&](int64_t lo, int64_t hi) {
+      std::vector<T> a(static_cast<size_t>(std::max<int64_t>(1, m * n)));
+      for (int64_t i = lo; i < hi; ++i) {
+        if (k == 0) continue;
+        std::copy(src + i * m * n, src + (i + 1) * m * n, a.begin());
+        int info = 0;
+        T* u = pu + i * m * k;
+        T* vh = pvh + i * k * n;
+        gesdd(lapack_dim(n, "svd"), lapack_dim(m, "svd"), a.data(), ps + i * k, vh, u, &info);
+        if (info > 0) {
+          failures[static_cast<size_t>(i)] = "the SVD algorithm did not converge (LAPACK's info " + std::to_string(info) + ")";
+          continue;
+        }
+        // Each pair of singular vectors flips together so that U's column has its
+        // largest component (the first of equals) positive (as eigh's vectors).
+        for (int64_t j = 0; j < k; ++j) {
+          int64_t top = 0;
+          for (int64_t r = 1; r < m; ++r)
+            if (std::abs(u[r * k + j]) > std::abs(u[top * k + j])) top = r;
+          if (u[top * k + j] >= 0) continue;
+          for (int64_t r = 0; r < m; ++r) u[r * k + j] = -u[r * k + j];
+          for (int64_t r = 0; r < n; ++r) vh[j * n + r] = -vh[j * n + r];
+        }
+      }
+    });
+    for (int64_t i = 0; i < count; ++i)
+      if (!failures[static_cast<size_t>(i)].empty()) throw Error("svd: " + failures[static_cast<size_t>(i)]);
   });
 }
 

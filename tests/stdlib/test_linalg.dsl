@@ -102,7 +102,7 @@ test "vector_norm, matrix_norm, norm, matrix_power and multi_dot equal PyTorch's
   expect_close(linalg.multi_dot([src([2, 3], 3), src([3, 4], 4), src([4, 2], 5)]).flatten(),
                tensor([-0.18069465582753305, -0.7643684654734054, -1.2660975922256086, -1.147742606015291], dtype=f64),
                rtol=1e-12, atol=0)
-  expect_error(fn() = linalg.matrix_norm(x, "nuc"), "needs singular values")
+  expect_error(fn() = linalg.matrix_norm(x, 3), "unknown ord 3")
 }
 
 test "eigh: eigenvalues, eigenvectors (largest component positive) and the gradient equal PyTorch's" {
@@ -126,4 +126,33 @@ test "eigh: eigenvalues, eigenvectors (largest component positive) and the gradi
                                    dtype=f64), rtol=1e-9, atol=1e-11)
   expect_close(linalg.eigvalsh(A), L)
   expect_close(V @ diag_embed(L) @ V.T, A, rtol=0, atol=1e-12)
+}
+
+test "svd, svdvals, the 2 and nuclear norms, pinv and matrix_rank equal PyTorch's, with gradients" {
+  let A = (src([4, 3], 10) + tensor([[2.0, 0, 0], [0, 1.0, 0], [0, 0, 3.0], [0.5, 0, 0]], dtype=f64)).requires_grad_()
+  expect_close(linalg.svdvals(A), tensor([3.7546379601460966, 2.1421324782050695, 1.1218929474570092], dtype=f64),
+               rtol=1e-12, atol=0)
+  let (u, s, vh) = linalg.svd(A, full_matrices=false)
+  expect_close(u @ diag_embed(s) @ vh, A, rtol=0, atol=1e-12)
+  # torch.autograd.grad(matrix_norm(A, 2) + matrix_norm(A, "nuc") * 0.5, A)
+  let g = grad(linalg.matrix_norm(A, 2) + linalg.matrix_norm(A, "nuc") * 0.5, A)
+  expect_close(g.flatten(), tensor([0.3501564611602239, -0.3460654995313726, -0.4017908933721498, -0.22338888442642876,
+                                    0.04876316363954131, -0.2490194712577367, -0.12637494561943505,
+                                    -0.010681508148794427, 1.355205385509663, 0.271441065729128, 0.4045668987059168,
+                                    0.376671047151788], dtype=f64), rtol=1e-10, atol=1e-12)
+  expect_close(linalg.matrix_norm(src([2, 3, 4], 1) + eye(3, 4, dtype=f64) * 1.5, -2),
+               tensor([1.0402992279398422, 0.8561506658899153], dtype=f64), rtol=1e-10, atol=0)
+  expect_close(linalg.matrix_norm(src([2, 3, 4], 1), "nuc", dim=[0, 2]),
+               tensor([2.648732023510436, 2.5393336179023684, 2.6930389728634445], dtype=f64), rtol=1e-10, atol=0)
+  let B = tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=f64)
+  expect_close(linalg.pinv(B).flatten(), tensor([-0.03333333333333385, -0.06666666666666661, 0.8333333333333338,
+                                                 0.0666666666666671, 0.13333333333333325, -0.6666666666666669,
+                                                 0.033333333333333236, 0.06666666666666664, 0.16666666666666682],
+                                                dtype=f64), rtol=1e-10, atol=1e-12)
+  expect(linalg.matrix_rank(B).item() == 2)
+  # equal singular values (the identity): the norms' gradient is finite, as PyTorch's
+  let I = eye(3, dtype=f64).requires_grad_()
+  expect_close(grad(linalg.matrix_norm(I, 2) + linalg.matrix_norm(I, "nuc"), I), eye(3, dtype=f64) * (4.0 / 3.0),
+               rtol=1e-12, atol=1e-12)
+  expect_error(fn() = linalg.svd(ones([4, 3])), "pass full_matrices=false")
 }
