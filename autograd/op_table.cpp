@@ -34,7 +34,7 @@ std::vector<OpDef> build_table() {
                {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
                 OpId::batch_norm, OpId::batch_norm_backward, OpId::layer_norm, OpId::cross_entropy, OpId::nll_loss,
                 OpId::mse_loss, OpId::binary_cross_entropy, OpId::binary_cross_entropy_with_logits, OpId::inverse,
-                OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh, OpId::svd});
+                OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh, OpId::svd, OpId::qr});
   for (int i = 0; i < kNumOps; ++i) {
     table[i].id = static_cast<OpId>(i);
     table[i].name = op_name(table[i].id);

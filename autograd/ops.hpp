@@ -113,6 +113,7 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b);  // b [..., n, k]
 Tensor cholesky(const Tensor& a);
 TensorList eigh(const Tensor& a);  // eigenvalues [..., n] ascending, eigenvectors [..., n, n] as columns
 TensorList svd(const Tensor& a);   // thin: U [..., m, k], S [..., k] descending, Vh [..., k, n]
+TensorList qr(const Tensor& a);    // reduced: Q [..., m, k], R [..., k, n]
 
 // Attention: softmax(q k^T * scale + mask) v over the last two dims of q [..., L, E],
 // k [..., S, E], v [..., S, Ev] (batch dims broadcast), as PyTorch's

@@ -7,6 +7,7 @@ let _det_row = det
 let _cholesky_row = cholesky
 let _eigh_row = eigh
 let _svd_row = svd
+let _qr_row = qr
 let _norm_builtin = norm
 let _inf = float("inf")
 
@@ -227,4 +228,23 @@ fn matrix_rank(A, rtol=none) {
   let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
   let cut = (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * s.amax(-1, keepdim=true)
   return (s > cut).sum(-1)
+}
+
+fn qr(A, mode="reduced") {
+  """(Q, R) with A = Q R for each matrix [..., m, n], as torch.linalg.qr: mode "reduced" (Q [..., m, k], R
+  [..., k, n], k = min(m, n)), "complete" (the same when m <= n; a taller matrix's full Q is not computed: an
+  error) or "r" (R, with an empty Q). Each R row and Q column is signed so that R's diagonal is not negative
+  (PyTorch keeps LAPACK's signs). Differentiable.
+
+  Example: linalg.qr(randn([4, 3]))
+  """
+  if mode != "reduced" and mode != "complete" and mode != "r" {
+    fail(f"linalg.qr: mode must be \"reduced\", \"complete\" or \"r\", got {repr(mode)}")
+  }
+  if mode == "complete" and A.ndim >= 2 and A.shape[-2] > A.shape[-1] {
+    fail(f"linalg.qr: mode=\"complete\" of a matrix taller than wide needs Q completed past {A.shape[-1]} columns, which nabla does not compute: use mode=\"reduced\" (A of shape {list(A.shape)})")
+  }
+  let (q, r) = _qr_row(A)
+  if mode == "r" { return zeros([0], dtype=A.dtype, device=A.device), r }
+  return q, r
 }

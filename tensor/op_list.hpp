@@ -63,7 +63,7 @@
   X(sum) X(mean) X(max) X(min) X(max_dim) X(min_dim) X(argmax) X(argmin) X(var) X(std)        \
   X(logsumexp) X(softmax) X(log_softmax)                                                      \
   /* linear algebra */                                                                       \
-  X(matmul) X(linear) X(inverse) X(det) X(linalg_solve) X(cholesky) X(eigh) X(svd)           \
+  X(matmul) X(linear) X(inverse) X(det) X(linalg_solve) X(cholesky) X(eigh) X(svd) X(qr)     \
   /* attention */                                                                            \
   X(scaled_dot_product_attention)                                                             \
   /* convolution and pooling */                                                              \

@@ -234,6 +234,36 @@ TensorList backward_svd(BackwardContext& c) {
   return {matmul(matmul(u, inner), vh) + matmul(off_u, vh) + matmul(u * unsqueeze(sinv, -2), off_v)};
 }
 
+std::vector<TensorMeta> infer_qr(const TensorList& in, const Attrs&) {
+  const Tensor& a = in[0];
+  check_floating("qr", "input", a);
+  if (a.dim() < 2) throw Error("qr: argument 'input' must be a batch of matrices [..., m, n], got shape " + a.shape_str());
+  const int64_t m = a.sizes()[a.dim() - 2], n = a.sizes().back(), k = std::min(m, n);
+  Shape batch(a.sizes().begin(), a.sizes().end() - 2), q = batch, r = batch;
+  q.push_back(m), q.push_back(k);
+  r.push_back(k), r.push_back(n);
+  return {TensorMeta{q, a.dtype()}, TensorMeta{r, a.dtype()}};
+}
+
+// A = QR with R square (m >= n): dA gets (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q,
+// where copyltu mirrors M's lower triangle onto its upper one (PyTorch's rule).
+Tensor qr_square_grad(const Tensor& q, const Tensor& r, const Tensor& gq, const Tensor& gr) {
+  Tensor m = matmul(r, mT(gr)) - matmul(mT(gq), q);
+  m = tril(m) + mT(tril(m, -1));
+  return matmul(gq + matmul(q, m), mT(inverse(r)));
+}
+
+// A wide matrix (m < n) is [X | Y] with X square: X = Q U is the square case, and
+// V = Q^T Y, so Y gets Q gV and Q's gradient gains Y gV^T.
+TensorList backward_qr(BackwardContext& c) {
+  Tensor q = c.output(0), r = c.output(1), a = c.input(0);
+  const int64_t m = q.sizes()[q.dim() - 2], n = r.sizes().back(), last = r.dim() - 1;
+  if (m >= n) return {qr_square_grad(q, r, c.grad(0), c.grad(1))};
+  Tensor gv = slice(c.grad(1), last, m, n), y = slice(a, last, m, n);
+  Tensor gx = qr_square_grad(q, slice(r, last, 0, m), c.grad(0) + matmul(y, mT(gv)), slice(c.grad(1), last, 0, m));
+  return {cat({gx, matmul(q, gv)}, last)};
+}
+
 // FLOPs of the LAPACK routines per matrix (LU 2n^3/3, its inverse 4n^3/3, two
 // triangular solves 2n^2 k, Cholesky n^3/3), times the batch; bytes: inputs and output.
 OpCost cost_square(double per_n3, const TensorList& in, const TensorList& out) {
@@ -303,10 +333,23 @@ void register_linalg_ops(std::vector<OpDef>& t) {
     double batch = m * n > 0 ? cost_numel(a) / (m * n) : 0.0;
     return OpCost{batch * 4.0 * m * n * std::min(m, n), io_bytes(in, out)};  // about 4 m n k
   };
-  for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh, OpId::svd})
+  row(t, OpId::qr) = {.num_inputs = 1,
+                      .num_outputs = 2,
+                      .infer = infer_qr,
+                      .cpu = cpu::qr,
+                      .backward = backward_qr,
+                      .saves = {0b1, 0b11}};
+  row(t, OpId::qr).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
+    const Tensor& a = in[0];
+    double m = static_cast<double>(a.sizes()[a.dim() - 2]), n = static_cast<double>(a.sizes().back());
+    double batch = m * n > 0 ? cost_numel(a) / (m * n) : 0.0;
+    return OpCost{batch * 4.0 * m * n * std::min(m, n), io_bytes(in, out)};  // Householder and forming Q
+  };
+  for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh, OpId::svd, OpId::qr})
     row(t, id).cpu_only = kLapackCpuOnly;
   name_inputs(t, {{OpId::inverse, {"input"}}, {OpId::det, {"input"}}, {OpId::linalg_solve, {"A", "B"}},
-                  {OpId::cholesky, {"input"}}, {OpId::eigh, {"input"}}, {OpId::svd, {"input"}}});
+                  {OpId::cholesky, {"input"}}, {OpId::eigh, {"input"}}, {OpId::svd, {"input"}},
+                  {OpId::qr, {"input"}}});
   document_ops(t, {{OpId::inverse,
                     "The inverse of each square matrix of a batch [..., n, n], as torch.linalg.inv; a singular one is "
                     "an error. Example: inverse(eye(3) * 2.0 + 0.5)"},
@@ -327,7 +370,11 @@ void register_linalg_ops(std::vector<OpDef>& t) {
                    {OpId::svd,
                     "The thin singular value decomposition U, S, Vh of each matrix [..., m, n] (S descending, k = "
                     "min(m, n)), as torch.linalg.svd(A, full_matrices=False), each pair of singular vectors signed so "
-                    "that U's column has its largest component positive. Example: svd(randn(4, 3))"}});
+                    "that U's column has its largest component positive. Example: svd(randn(4, 3))"},
+                   {OpId::qr,
+                    "The reduced QR factorization Q [..., m, k], R [..., k, n] of each matrix (k = min(m, n)), as "
+                    "torch.linalg.qr(A, mode=\"reduced\"), signed so that R's diagonal is not negative. "
+                    "Example: qr(randn(4, 3))"}});
 
   row(t, OpId::matmul) = {
       .num_inputs = 2, .infer = infer_matmul, .cpu = cpu::matmul, .backward = backward_matmul, .saves = {0b11, 0}};
@@ -364,6 +411,7 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b) { return call1(OpId::linal
 Tensor cholesky(const Tensor& a) { return call1(OpId::cholesky, {a}); }
 TensorList eigh(const Tensor& a) { return call(OpId::eigh, {a}); }
 TensorList svd(const Tensor& a) { return call(OpId::svd, {a}); }
+TensorList qr(const Tensor& a) { return call(OpId::qr, {a}); }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return call1(OpId::linear, {x, weight, bias});

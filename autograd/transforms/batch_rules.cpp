@@ -411,7 +411,7 @@ void register_batch_rules(std::vector<OpDef>& t) {
   set_rule(t, batch_embedding, {OpId::embedding});
   set_rule(t, batch_trailing,
            {OpId::layer_norm, OpId::rms_norm, OpId::pad, OpId::pad_backward, OpId::inverse, OpId::det, OpId::cholesky,
-            OpId::eigh, OpId::svd});
+            OpId::eigh, OpId::svd, OpId::qr});
   set_rule(t, batch_linalg_solve, {OpId::linalg_solve});
   set_rule(t, batch_indexed, {OpId::gather, OpId::scatter_add});
   set_rule(t, batch_index_select, {OpId::index_select});

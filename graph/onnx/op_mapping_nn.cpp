@@ -321,6 +321,7 @@ std::vector<MappingRow> nn_op_rows() {
       {OpId::cholesky, nullptr, "ONNX's standard opsets have no Cholesky factorization"},
       {OpId::eigh, nullptr, "ONNX's standard opsets have no eigendecomposition"},
       {OpId::svd, nullptr, "ONNX's standard opsets have no singular value decomposition"},
+      {OpId::qr, nullptr, "ONNX's standard opsets have no QR factorization"},
       {OpId::linear, linear, nullptr},
       {OpId::scaled_dot_product_attention, attention, nullptr},
       {OpId::conv1d, conv, nullptr},

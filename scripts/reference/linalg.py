@@ -27,6 +27,14 @@ def svd_fixed_signs(a):
     return u * signs, s, vh * signs.mT
 
 
+def qr_fixed_signs(a):
+    """torch.linalg.qr(a), each row of R and column of Q flipped so that R's diagonal is
+    not negative, as nabla's row signs them."""
+    q, r = torch.linalg.qr(a)
+    signs = torch.where(r.diagonal(dim1=-2, dim2=-1) < 0, -1.0, 1.0).to(r.dtype)
+    return q * signs.unsqueeze(-2), r * signs.unsqueeze(-1)
+
+
 def positive_definite(*shape):
     """A random symmetric positive-definite matrix (batch): X X^T + n I."""
     x = randn(*shape)
@@ -54,4 +62,7 @@ CASES = [
     case("eigh", [randn(2, 3, 3)], {}, eigh_fixed_signs, name="eigh_batched_indefinite"),
     case("svd", [randn(4, 3)], {}, svd_fixed_signs, name="svd_tall"),
     case("svd", [randn(2, 3, 5)], {}, svd_fixed_signs, name="svd_wide_batched"),
+    case("qr", [randn(5, 3)], {}, qr_fixed_signs, name="qr_tall"),
+    case("qr", [randn(2, 3, 3)], {}, qr_fixed_signs, name="qr_square_batched"),
+    case("qr", [randn(3, 5)], {}, qr_fixed_signs, name="qr_wide"),
 ]

@@ -45,6 +45,7 @@ NABLA_CPU_KERNEL(linalg_solve);
 NABLA_CPU_KERNEL(cholesky);
 NABLA_CPU_KERNEL(eigh);
 NABLA_CPU_KERNEL(svd);
+NABLA_CPU_KERNEL(qr);
 NABLA_CPU_KERNEL(linear);
 
 // attention.cpp

@@ -1,4 +1,4 @@
-// The square-matrix rows (inverse, det, linalg_solve, cholesky, eigh) on LAPACK, which the
+// The matrix factorizations (inverse, det, linalg_solve, cholesky, eigh, svd, qr) on LAPACK, which the
 // OpenBLAS nabla links for f64 GEMM carries. LAPACK is column-major and nabla
 // row-major: a row-major matrix read as column-major is its transpose, and each
 // kernel uses that instead of copying twice (inv(A^T) = inv(A)^T, det(A^T) = det(A),
@@ -31,6 +31,13 @@ void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* 
              const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info);
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
              const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
+             const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 }
 
@@ -95,6 +102,41 @@ void gesdd(int m, int n, T* a, T* s, T* u, T* vt, int* info) {
   call(&size, -1);  // the workspace LAPACK asks for
   std::vector<T> work(static_cast<size_t>(std::max<T>(1, size)));
   call(work.data(), static_cast<int>(work.size()));
+}
+
+// The reduced QR factorization of the column-major m x n matrix a (overwritten): R
+// (k x n, k = min(m, n)) and Q (m x k), both row-major, each R row and Q column signed
+// so that R's diagonal is not negative.
+template <class T>
+void qr_factor(int m, int n, T* a, T* r, T* q, int* info) {
+  const int k = std::min(m, n), lda = std::max(1, m);
+  std::vector<T> tau(static_cast<size_t>(std::max(1, k)));
+  auto geqrf = [&](T* work, int lwork) {
+    if constexpr (std::is_same_v<T, float>) sgeqrf_(&m, &n, a, &lda, tau.data(), work, &lwork, info);
+    else dgeqrf_(&m, &n, a, &lda, tau.data(), work, &lwork, info);
+  };
+  auto orgqr = [&](T* work, int lwork) {
+    if constexpr (std::is_same_v<T, float>) sorgqr_(&m, &k, &k, a, &lda, tau.data(), work, &lwork, info);
+    else dorgqr_(&m, &k, &k, a, &lda, tau.data(), work, &lwork, info);
+  };
+  T size = 0;
+  geqrf(&size, -1);  // the workspaces LAPACK asks for
+  std::vector<T> work(static_cast<size_t>(std::max<T>(1, size)));
+  geqrf(work.data(), static_cast<int>(work.size()));
+  if (*info != 0) return;
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j) r[i * n + j] = j >= i ? a[j * lda + i] : T(0);
+  orgqr(&size, -1);
+  work.assign(static_cast<size_t>(std::max<T>(1, size)), T(0));
+  orgqr(work.data(), static_cast<int>(work.size()));
+  if (*info != 0) return;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) q[i * k + j] = a[j * lda + i];
+  for (int64_t i = 0; i < k; ++i) {
+    if (r[i * n + i] >= 0) continue;
+    for (int64_t j = 0; j < n; ++j) r[i * n + j] = -r[i * n + j];
+    for (int64_t row = 0; row < m; ++row) q[row * k + i] = -q[row * k + i];
+  }
 }
 
 // a (row-major n x n) replaced by its symmetric part (A + A^T) / 2: the symmetric rows
@@ -306,6 +348,30 @@ void svd(const TensorList& in, const Attrs&, TensorList& out) {
     });
     for (int64_t i = 0; i < count; ++i)
       if (!failures[static_cast<size_t>(i)].empty()) throw Error("svd: " + failures[static_cast<size_t>(i)]);
+  });
+}
+
+void qr(const TensorList& in, const Attrs&, TensorList& out) {
+  visit_float(out[0].dtype(), "qr", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor& x = in[0];
+    const int64_t m = x.sizes()[x.dim() - 2], n = x.sizes().back(), k = std::min(m, n);
+    Tensor c = contiguous_raw(x);
+    const int64_t count = shape_numel(Shape(x.sizes().begin(), x.sizes().end() - 2));
+    const T* src = static_cast<const T*>(c.raw_data());
+    T* pq = static_cast<T*>(out[0].raw_data());
+    T* pr = static_cast<T*>(out[1].raw_data());
+    parallel_for(0, count, count * m * n * std::max<int64_t>(k, 1), [&](int64_t lo, int64_t hi) {
+      std::vector<T> a(static_cast<size_t>(std::max<int64_t>(1, m * n)));
+      for (int64_t i = lo; i < hi; ++i) {
+        if (k == 0) continue;
+        const T* ai = src + i * m * n;
+        for (int64_t row = 0; row < m; ++row)  // column-major, as LAPACK reads it
+          for (int64_t col = 0; col < n; ++col) a[static_cast<size_t>(col * m + row)] = ai[row * n + col];
+        int info = 0;
+        qr_factor(lapack_dim(m, "qr"), lapack_dim(n, "qr"), a.data(), pr + i * k * n, pq + i * m * k, &info);
+      }
+    });
   });
 }
 

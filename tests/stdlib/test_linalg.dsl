@@ -156,3 +156,17 @@ test "svd, svdvals, the 2 and nuclear norms, pinv and matrix_rank equal PyTorch'
                rtol=1e-12, atol=1e-12)
   expect_error(fn() = linalg.svd(ones([4, 3])), "pass full_matrices=false")
 }
+
+test "qr: reduced factors with R's diagonal not negative, Q orthonormal, gradients through both (wide too)" {
+  let A = src([5, 3], 11) + eye(5, 3, dtype=f64) * 2.0
+  let (q, r) = linalg.qr(A)
+  expect_close(q @ r, A, rtol=0, atol=1e-12)
+  expect_close(q.T @ q, eye(3, dtype=f64), rtol=0, atol=1e-12)
+  expect((r.diagonal() >= 0.0).all().item())
+  expect_close(r, r.triu())
+  let W = (src([3, 5], 12) + eye(3, 5, dtype=f64) * 2.0).requires_grad_()
+  let (qw, rw) = linalg.qr(W)
+  expect_close(qw @ rw, W.detach(), rtol=0, atol=1e-12)
+  expect(gradcheck(fn(w) = (linalg.qr(w)[0] * src([3, 3], 13)).sum() + (linalg.qr(w)[1] * src([3, 5], 14)).sum(), W))
+  expect_error(fn() = linalg.qr(A, mode="complete"), "use mode=\"reduced\"")
+}
