@@ -56,7 +56,7 @@ fn slogdet(A) {
   Example: linalg.slogdet(eye(3) * 2.0 + 0.5)
   """
   let d = _det_row(A)
-  return sign(d), log(abs(d))
+  return named_tuple(["sign", "logabsdet"], [sign(d), log(abs(d))])
 }
 
 fn vector_norm(x, ord=2, dim=none, keepdim=false) {
@@ -170,7 +170,7 @@ fn eigh(A) {
   Example: linalg.eigh(tensor([[2.0, 1.0], [1.0, 2.0]]))
   """
   let (values, vectors) = _eigh_row(A)
-  return values, vectors
+  return named_tuple(["eigenvalues", "eigenvectors"], [values, vectors])
 }
 
 fn eigvalsh(A) {
@@ -194,7 +194,7 @@ fn svd(A, full_matrices=true) {
     fail(f"linalg.svd: full_matrices=true needs U or Vh completed past min(m, n) columns, which nabla does not compute: pass full_matrices=false (A of shape {list(A.shape)})")
   }
   let (u, s, vh) = _svd_row(A)
-  return u, s, vh
+  return named_tuple(["U", "S", "Vh"], [u, s, vh])
 }
 
 fn svdvals(A) {
@@ -245,6 +245,6 @@ fn qr(A, mode="reduced") {
     fail(f"linalg.qr: mode=\"complete\" of a matrix taller than wide needs Q completed past {A.shape[-1]} columns, which nabla does not compute: use mode=\"reduced\" (A of shape {list(A.shape)})")
   }
   let (q, r) = _qr_row(A)
-  if mode == "r" { return zeros([0], dtype=A.dtype, device=A.device), r }
-  return q, r
+  if mode == "r" { q = zeros([0], dtype=A.dtype, device=A.device) }
+  return named_tuple(["Q", "R"], [q, r])
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
+#include <set>
 
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
@@ -323,10 +325,41 @@ Value setattr_builtin(Evaluator& ev, CallArgs& a) {
   return Value();
 }
 
+// named_tuple(fields, values): field names live as long as the program (a tuple keeps a
+// pointer to them, as torch.return_types' static names); each distinct list is kept once.
+Value named_tuple_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("named_tuple", a, {"fields", "values"}, 2);
+  if (b[0].tag != Tag::List && b[0].tag != Tag::Tuple)
+    fail(std::string("named_tuple(): fields must be a list of str, got ") + type_name(b[0]));
+  if (b[1].tag != Tag::List && b[1].tag != Tag::Tuple)
+    fail(std::string("named_tuple(): values must be a list or tuple, got ") + type_name(b[1]));
+  std::vector<std::string> names;
+  for (const Value& f : b[0].as<ListObj>()->items) {
+    if (f.tag != Tag::Str) fail(std::string("named_tuple(): fields must be a list of str, got an item of ") + type_name(f));
+    names.push_back(f.as<StrObj>()->s);
+  }
+  const std::vector<Value>& items = b[1].as<ListObj>()->items;
+  if (names.size() != items.size())
+    fail("named_tuple(): " + std::to_string(names.size()) + " fields for " + std::to_string(items.size()) + " values");
+  static std::mutex lock;
+  static std::set<std::vector<std::string>> kept;
+  const std::vector<std::string>* interned;
+  {
+    std::lock_guard<std::mutex> hold(lock);
+    interned = &*kept.insert(std::move(names)).first;
+  }
+  Value t = make_tuple(items);
+  t.as<ListObj>()->field_names = interned;
+  return t;
+}
+
 const BuiltinEntry kPythonBuiltins[] = {
     {"print", print_builtin, "print(*values, sep=\" \", end=\"\\n\", flush=false)",
      "Writes the values as str() shows them, sep between them and end after. Example: print(\"loss\", 0.5, sep=\": "
      "\")"},
+    {"named_tuple", named_tuple_builtin, "named_tuple(fields, values)",
+     "A tuple whose items are also read by name, as PyTorch's torch.return_types. Example: named_tuple([\"sign\", "
+     "\"logabsdet\"], [1.0, 0.5]).logabsdet"},
     {"len", len_builtin, "len(obj)",
      "The number of items of a str, list, tuple, dict, range or tensor (its first dim). Example: len([1, 2, 3])"},
     {"ord", ord_builtin, "ord(c)", "The Unicode code point of a one-character str. Example: ord(\"é\")"},

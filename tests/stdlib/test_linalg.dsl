@@ -170,3 +170,17 @@ test "qr: reduced factors with R's diagonal not negative, Q orthonormal, gradien
   expect(gradcheck(fn(w) = (linalg.qr(w)[0] * src([3, 3], 13)).sum() + (linalg.qr(w)[1] * src([3, 5], 14)).sum(), W))
   expect_error(fn() = linalg.qr(A, mode="complete"), "use mode=\"reduced\"")
 }
+
+test "the factorizations' results are read by name too, as torch.return_types" {
+  let A = src([3, 3], 15) + eye(3, dtype=f64) * 3.0
+  let e = linalg.eigh(A + A.T)
+  expect_close(e.eigenvalues, e[0])
+  expect_close(e.eigenvectors, e[1])
+  let s = linalg.svd(A)
+  expect_close(s.U @ diag_embed(s.S) @ s.Vh, A, rtol=0, atol=1e-12)
+  let f = linalg.qr(A)
+  expect_close(f.Q @ f.R, A, rtol=0, atol=1e-12)
+  let d = linalg.slogdet(A)
+  expect_close(d.sign * exp(d.logabsdet), linalg.det(A), rtol=1e-12, atol=0)
+  expect_error(fn() = named_tuple(["a"], [1, 2]), "1 fields for 2 values")
+}
