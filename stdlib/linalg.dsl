@@ -8,6 +8,8 @@ let _cholesky_row = cholesky
 let _eigh_row = eigh
 let _svd_row = svd
 let _qr_row = qr
+let _cross_builtin = cross
+let _diagonal_builtin = diagonal
 let _norm_builtin = norm
 let _inf = float("inf")
 
@@ -247,4 +249,52 @@ fn qr(A, mode="reduced") {
   let (q, r) = _qr_row(A)
   if mode == "r" { q = zeros([0], dtype=A.dtype, device=A.device) }
   return named_tuple(["Q", "R"], [q, r])
+}
+
+fn lstsq(A, B, rcond=none, driver=none) {
+  """The least-squares solution X of A X = B for each A [..., m, n] (B [..., m, k], or a vector [..., m]), as
+  torch.linalg.lstsq: a named tuple (solution, residuals, rank, singular_values), with residuals and
+  singular_values empty as PyTorch's default CPU driver (gelsy) leaves them. The solution is the
+  minimum-norm one, through the pseudo-inverse (singular values at or below rcond times the largest count
+  as zero); driver is accepted and not used.
+
+  Example: linalg.lstsq(tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]]), tensor([[1.0], [2.0], [4.0]])).solution
+  """
+  let vector = B.ndim == A.ndim - 1
+  let x = pinv(A, rcond) @ (B.unsqueeze(-1) if vector else B)
+  if vector { x = x.squeeze(-1) }
+  let empty = zeros([0], dtype=A.dtype, device=A.device)
+  return named_tuple(["solution", "residuals", "rank", "singular_values"], [x, empty, matrix_rank(A, rcond), empty])
+}
+
+fn vecdot(x, y, dim=-1) {
+  """The dot product of x and y along dim, as torch.linalg.vecdot.
+
+  Example: linalg.vecdot(ones([3]), arange(3.0))
+  """
+  return (x * y).sum(dim)
+}
+
+fn cross(a, b, dim=-1) {
+  """The cross product of 3-vectors along dim, as torch.linalg.cross.
+
+  Example: linalg.cross(tensor([1.0, 0.0, 0.0]), tensor([0.0, 1.0, 0.0]))
+  """
+  return _cross_builtin(a, b, dim)
+}
+
+fn diagonal(A, offset=0, dim1=-2, dim2=-1) {
+  """The diagonal of each matrix (offset above or below it), as torch.linalg.diagonal.
+
+  Example: linalg.diagonal(eye(3) * 2.0)
+  """
+  return _diagonal_builtin(A, offset, dim1, dim2)
+}
+
+fn matmul(a, b) {
+  """a @ b, as torch.linalg.matmul.
+
+  Example: linalg.matmul(ones([2, 3]), ones([3, 2]))
+  """
+  return a @ b
 }

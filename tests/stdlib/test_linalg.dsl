@@ -184,3 +184,17 @@ test "the factorizations' results are read by name too, as torch.return_types" {
   expect_close(d.sign * exp(d.logabsdet), linalg.det(A), rtol=1e-12, atol=0)
   expect_error(fn() = named_tuple(["a"], [1, 2]), "1 fields for 2 values")
 }
+
+test "lstsq, vecdot, cross, diagonal and matmul as torch.linalg's" {
+  let A = tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], dtype=f64)
+  let r = linalg.lstsq(A, tensor([[1.0], [2.0], [4.0]], dtype=f64))
+  # torch.linalg.lstsq (driver gelsy): solution [[0.0714...], [0.5]], rank 2, empty residuals and singular values
+  expect_close(r.solution, tensor([[0.07142857142857142], [0.5]], dtype=f64), rtol=1e-10, atol=1e-12)
+  expect(r.rank.item() == 2 and r.residuals.numel() == 0 and r.singular_values.numel() == 0)
+  expect_close(linalg.lstsq(A, tensor([1.0, 2.0, 4.0], dtype=f64)).solution, tensor([0.07142857142857142, 0.5], dtype=f64),
+               rtol=1e-10, atol=1e-12)
+  expect(linalg.vecdot(ones([3]), arange(3.0)).item() == 3.0)
+  expect(equal(linalg.cross(tensor([1.0, 0.0, 0.0]), tensor([0.0, 1.0, 0.0])), tensor([0.0, 0.0, 1.0])))
+  expect(equal(linalg.diagonal(eye(3) * 2.0), tensor([2.0, 2.0, 2.0])))
+  expect(equal(linalg.matmul(ones([2, 3]), ones([3, 2])), ones([2, 2]) * 3.0))
+}
