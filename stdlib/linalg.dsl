@@ -298,3 +298,32 @@ fn matmul(a, b) {
   """
   return a @ b
 }
+
+fn matrix_exp(A) {
+  """The matrix exponential of each square matrix [..., n, n], as torch.linalg.matrix_exp: Higham's scaling and
+  squaring with the degree-13 Pade approximant (its solve and products are ops, so it is differentiable to any
+  order). The scaling is read from A's largest 1-norm in the batch, a number from the tensor: inside compile
+  that is a value read.
+
+  Example: linalg.matrix_exp(tensor([[0.0, 1.0], [-1.0, 0.0]]))
+  """
+  if A.ndim < 2 or A.shape[-1] != A.shape[-2] {
+    fail(f"linalg.matrix_exp: A must be a batch of square matrices [..., n, n], got shape {list(A.shape)}")
+  }
+  let b = [64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+           10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0]
+  let norm1 = float(matrix_norm(A.detach(), 1).max()) if A.numel() > 0 else 0.0
+  let s = 0
+  if norm1 > 5.371920351148152 { s = int(ceil(log2(tensor(norm1 / 5.371920351148152))).item()) }
+  let a = A / float(2 ** s)
+  let n = A.shape[-1]
+  let eye_n = eye(n, dtype=A.dtype, device=A.device)
+  let a2 = a @ a
+  let a4 = a2 @ a2
+  let a6 = a4 @ a2
+  let u = a @ (a6 @ (a6 * b[13] + a4 * b[11] + a2 * b[9]) + a6 * b[7] + a4 * b[5] + a2 * b[3] + eye_n * b[1])
+  let v = a6 @ (a6 * b[12] + a4 * b[10] + a2 * b[8]) + a6 * b[6] + a4 * b[4] + a2 * b[2] + eye_n * b[0]
+  let r = linalg_solve(v - u, v + u)
+  for k in range(s) { r = r @ r }
+  return r
+}
