@@ -158,9 +158,10 @@ int lapack_dim(int64_t n, const char* op) {
 // batch, naming the first failing matrix.
 template <class T, class F>
 void each_matrix(const Tensor& x, const char* op, F&& f) {
-  Tensor c = contiguous_raw(x);
   const int64_t n = x.sizes().back();
-  const int64_t count = n ? c.numel() / (n * n) : 0;
+  if (n == 0) return;  // no matrix to factor (LAPACK refuses a leading dimension of 0)
+  Tensor c = contiguous_raw(x);
+  const int64_t count = c.numel() / (n * n);
   const T* src = static_cast<const T*>(c.raw_data());
   std::vector<std::string> failures(static_cast<size_t>(count));
   parallel_for(0, count, count * n * n * n, [&](int64_t lo, int64_t hi) {
@@ -214,6 +215,7 @@ void det(const TensorList& in, const Attrs&, TensorList& out) {
   visit_float(out[0].dtype(), "det", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = static_cast<T*>(out[0].raw_data());
+    if (in[0].sizes().back() == 0) std::fill(dst, dst + out[0].numel(), T(1));  // an empty product, as PyTorch's
     each_matrix<T>(in[0], "det", [&](int64_t i, T* a, int side) -> std::string {
       std::vector<int> ipiv(static_cast<size_t>(std::max(1, side)));
       int info = 0;
@@ -315,7 +317,7 @@ void svd(const TensorList& in, const Attrs&, TensorList& out) {
     const Tensor& x = in[0];
     const int64_t m = x.sizes()[x.dim() - 2], n = x.sizes().back(), k = std::min(m, n);
     Tensor c = contiguous_raw(x);
-    const int64_t count = m * n ? c.numel() / (m * n) : shape_numel(Shape(x.sizes().begin(), x.sizes().end() - 2));
+    const int64_t count = shape_numel(Shape(x.sizes().begin(), x.sizes().end() - 2));
     const T* src = static_cast<const T*>(c.raw_data());
     T* pu = static_cast<T*>(out[0].raw_data());
     T* ps = static_cast<T*>(out[1].raw_data());

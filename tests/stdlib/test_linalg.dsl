@@ -217,3 +217,14 @@ test "matrix_exp: values and gradient equal torch.linalg.matrix_exp's, a rotatio
                tensor([0.54030230586814, 0.8414709848078963, -0.8414709848078963, 0.54030230586814], dtype=f64),
                rtol=1e-13, atol=1e-15)
 }
+
+test "0 x 0 matrices: det is 1 (an empty product) and the factorizations are empty, as PyTorch's" {
+  expect(linalg.det(zeros([0, 0])).item() == 1.0)
+  expect(equal(linalg.det(zeros([2, 0, 0])), ones([2])))
+  expect(linalg.inv(zeros([0, 0])).shape == (0, 0))
+  expect(linalg.cholesky(zeros([0, 0])).shape == (0, 0))
+  expect(linalg.eigh(zeros([0, 0])).eigenvalues.shape == (0,))
+  expect(linalg.svd(zeros([3, 0]), full_matrices=false).S.shape == (0,))
+  expect(linalg.qr(zeros([0, 3])).R.shape == (0, 3))
+  expect(linalg.solve(zeros([0, 0]), zeros([0, 2])).shape == (0, 2))
+}
