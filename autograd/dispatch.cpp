@@ -334,7 +334,14 @@ TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   // thread-local read and an atomic one.
   if (transforms::any_level_visible() || live_lifted_tensors() > 0) [[unlikely]] {
     if (transforms::has_unseen_lifted(inputs)) return call(id, transforms::without_unseen_lifted(inputs), given);
-    if (transforms::Level* level = transforms::innermost_level_of(inputs)) switch (level->kind) {
+    transforms::Level* level = transforms::innermost_level_of(inputs);
+    // A random draw answers to every vmap around it, batched input or not (Note [vmap
+    // randomness]): dropout(ones(n)) inside vmap is an error, one draw or one per example.
+    if (draws_random_numbers(id)) [[unlikely]]
+      if (transforms::Level* batch = transforms::innermost_visible(transforms::LevelKind::batch);
+          batch && (!level || level->id < batch->id))
+        return transforms::batch_call(def, inputs, given, *batch);
+    if (level) switch (level->kind) {
         case transforms::LevelKind::forward: return transforms::forward_call(def, inputs, given, *level);
         case transforms::LevelKind::batch: return transforms::batch_call(def, inputs, given, *level);
         case transforms::LevelKind::reverse: return transforms::reverse_call(def, inputs, given, *level);

@@ -114,8 +114,14 @@ bool write_under_transforms(Tensor& dst, const Tensor& src) {
                 "the function?): every example would write its own value into the one tensor; write out of place "
                 "(y = x + v), or pass the tensor to vmap as an argument");
   Tensor dst_physical = transforms::unbatch(dst, level->id, level->batch_size, 0);
-  Tensor src_physical = transforms::unbatch(src, level->id, level->batch_size, 0);
+  Tensor src_physical = transforms::batched_at(src, level->id)
+                            ? transforms::unbatch(src, level->id, level->batch_size, 0)
+                            : src;  // broadcasts from the right, over the batch dim too
   transforms::HideLevels hide(level->id);
+  // src broadcasts against dst's per-example shape: a batched src of lower rank (b[0] = 7.0,
+  // b[i] = row) gets size-1 dims after its batch dim, or the batch dim would meet a data dim.
+  if (transforms::batched_at(src, level->id))
+    while (src_physical.dim() < dst_physical.dim()) src_physical = unsqueeze(src_physical, 1);
   copy_(dst_physical, src_physical);
   return true;
 }

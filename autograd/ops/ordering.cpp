@@ -10,6 +10,7 @@
 #include "autograd/cost.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops/common.hpp"
+#include "autograd/transforms/levels.hpp"
 
 namespace nabla {
 
@@ -61,14 +62,21 @@ Tensor cumprod_backward_with_zeros(const Tensor& x, const Tensor& g, int64_t dim
   return transpose(sum(terms, {-1}), dim, last);
 }
 
+// The tensor under vmap's wrappers: every example's values, which may be read.
+const Tensor& every_example(const Tensor& t) {
+  return t.impl()->batched ? every_example(t.impl()->batched->physical) : t;
+}
+
 TensorList backward_cumprod(BackwardContext& c) {
   Tensor x = c.input(0), g = c.grad();
   if (x.dim() == 0) return {g};
   int64_t dim = wrap_dim(c.attrs().i("dim"), x.dim(), "cumprod");
   bool has_zero;
   {
+    // Inside vmap x is a wrapper whose values cannot be read (jacfwd and jvp of cumprod
+    // under vmap failed here); a zero in any example takes the zero-safe form for all.
     NoGradGuard no_grad;
-    has_zero = sum(to_dtype(eq(x, wrapped_scalar(0.0)), DType::i64)).item_int() > 0;
+    has_zero = sum(to_dtype(eq(every_example(x), wrapped_scalar(0.0)), DType::i64)).item_int() > 0;
   }
   if (!has_zero) return {reverse_cumsum(g * c.output(0), dim) / x};
   return {cumprod_backward_with_zeros(x, g, dim)};

@@ -4,6 +4,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/transforms/vmap.hpp"
 
 namespace nabla {
 
@@ -116,12 +117,47 @@ TensorList jvp_elementwise(const JvpContext& c) {
   return {total};
 }
 
+// The batch levels whose physical ops the tape records here (innermost first): those
+// visible and newer than every visible jvp level, as a reverse transform inside vmap
+// takes them (Note [Per-example gradients] in interp/builtins/builtins_func.cpp).
+std::vector<std::pair<uint64_t, int64_t>> tape_batch_levels() {
+  std::vector<std::pair<uint64_t, int64_t>> out;
+  if (!any_level_visible()) return out;
+  const Level* forward = innermost_visible(LevelKind::forward);
+  const uint64_t newest_forward = forward ? forward->id : 0;
+  std::vector<std::unique_ptr<HideLevels>> hidden;
+  while (Level* l = innermost_visible(LevelKind::batch)) {
+    if (l->id < newest_forward) break;
+    out.emplace_back(l->id, l->batch_size);
+    hidden.push_back(std::make_unique<HideLevels>(l->id));
+  }
+  while (!hidden.empty()) hidden.pop_back();  // innermost last: each restores the one before
+  return out;
+}
+
+Tensor physical_at(const Tensor& t, const std::vector<std::pair<uint64_t, int64_t>>& levels) {
+  Tensor p = t;
+  for (const auto& [id, size] : levels) p = unbatch(p, id, size, 0);
+  return p;
+}
+
+Tensor logical_at(const Tensor& p, const std::vector<std::pair<uint64_t, int64_t>>& levels) {
+  Tensor t = p;
+  for (auto it = levels.rbegin(); it != levels.rend(); ++it) t = make_batched(t, it->first, 0);
+  return t;
+}
+
 // transpose: the backward rule B(g) = J^T g is linear in g, so J t is the gradient of
 // <B(g), t> with respect to g; one backward rule and one backward pass through it.
+// Inside vmap the tape records physical ops, so g is a physical leaf with every batch
+// dim (each example its own g): a g shared by the batch summed the examples' products
+// into one, and a g without the batch dims had none of the tape's history, which gave
+// vmap(x => jvp(layer_norm, (x,), (v,))) zeros.
 TensorList jvp_transpose(const JvpContext& c) {
   const OpDef& def = c.def();
   bool record_result = grad_enabled();
   GradModeGuard enable(true);
+  const auto levels = tape_batch_levels();
   TensorList grads, wrt;
   std::vector<size_t> wrt_output;
   for (size_t k = 0; k < c.outputs().size(); ++k) {
@@ -130,13 +166,14 @@ TensorList jvp_transpose(const JvpContext& c) {
       grads.emplace_back();
       continue;
     }
-    Tensor g = zeros(out.sizes(), is_floating(out.dtype()) ? out.dtype() : DType::f32, out.device());
+    Shape shape = levels.empty() ? out.sizes() : physical_at(out, levels).sizes();
+    Tensor g = zeros(shape, is_floating(out.dtype()) ? out.dtype() : DType::f32, out.device());
     if (differentiable_output(def, out, k)) {
       g.set_requires_grad(true);
       wrt.push_back(g);
       wrt_output.push_back(k);
     }
-    grads.push_back(g);
+    grads.push_back(logical_at(g, levels));
   }
   std::vector<bool> needs(c.num_inputs());
   bool keep_graph = false;
@@ -148,16 +185,19 @@ TensorList jvp_transpose(const JvpContext& c) {
   keep_graph &= record_result;
   TensorList b = row_backward(def, c.attrs(), c.inputs(), c.outputs(), grads, needs);
   TensorList roots, seeds;
-  for (size_t i = 0; i < c.num_inputs() && i < b.size(); ++i)
-    if (needs[i] && b[i].defined() && b[i].requires_grad()) {
-      roots.push_back(b[i]);
-      seeds.push_back(c.tangent(i));
-    }
+  for (size_t i = 0; i < c.num_inputs() && i < b.size(); ++i) {
+    if (!needs[i] || !b[i].defined()) continue;
+    Tensor root = physical_at(b[i], levels);
+    if (!root.requires_grad()) continue;
+    roots.push_back(root);
+    seeds.push_back(physical_at(c.tangent(i), levels));
+  }
   TensorList result(c.outputs().size());
   if (roots.empty() || wrt.empty()) return result;
   GradModeGuard restore(record_result);
   TensorList jt = grad(roots, wrt, seeds, keep_graph, keep_graph, /*allow_unused=*/true);
-  for (size_t j = 0; j < wrt_output.size(); ++j) result[wrt_output[j]] = jt[j];
+  for (size_t j = 0; j < wrt_output.size(); ++j)
+    if (jt[j].defined()) result[wrt_output[j]] = logical_at(jt[j], levels);
   return result;
 }
 

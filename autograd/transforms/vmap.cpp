@@ -1,5 +1,6 @@
 #include "autograd/transforms/vmap.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -49,17 +50,52 @@ namespace {
 // Inside vmap(randomness="error") an op that draws random numbers is an error, as in
 // functorch; "different" draws independently per batch element (what the batched
 // op or the loop does anyway); "same" draws once for the whole batch, which the
-// random factories do (interp) and the random rows cannot yet.
-void check_randomness(const OpDef& def, const Attrs& attrs, const Level& level) {
-  if (!draws_random_numbers(def.id)) return;
-  if (def.id == OpId::dropout && (!attrs.b("training") || attrs.f("p") == 0)) return;  // no draw
+// random factories do (interp) and the random rows cannot yet. This holds whether or
+// not the op's inputs are batched (call() hands a random row to the innermost vmap
+// either way): with none batched, "same" is one draw as it is, and "different" draws
+// on the inputs expanded over the batch. Before, dropout(ones(n)) inside vmap drew one
+// mask for every example under any randomness, where functorch errors or draws anew.
+bool draws(const OpDef& def, const Attrs& attrs) {
+  if (!draws_random_numbers(def.id)) return false;
+  return !(def.id == OpId::dropout && (!attrs.b("training") || attrs.f("p") == 0));  // eval dropout: no draw
+}
+
+void check_randomness(const OpDef& def, const Attrs& attrs, const Level& level, bool any_batched) {
+  if (!draws(def, attrs)) return;
   if (level.randomness == Randomness::error)
     throw Error(std::string("vmap: ") + def.name +
                 " draws random numbers, and vmap was called with randomness=\"error\"; pass randomness=\"different\" "
                 "(each batch element draws its own) or \"same\"");
-  if (level.randomness == Randomness::same)
+  if (level.randomness == Randomness::same && any_batched)
     throw Error(std::string("vmap: ") + def.name + " cannot draw the same random numbers for every batch element "
                 "(randomness=\"same\"); use randomness=\"different\"");
+}
+
+// A batch of no examples has no example to run the op on: the outputs are empty, their
+// per-example shapes and dtypes those the row's shape rule gives for one example (a
+// zero-stride stand-in, never read). As functorch, vmap over a batch of size 0 gives
+// empty results; the loop returned no outputs at all, and the caller read past them.
+TensorList empty_batch(BatchContext& c) {
+  const OpDef& def = c.def();
+  TensorList one;
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    const Tensor& p = c.physical(i);
+    if (!c.batched(i) || !p.defined()) {
+      one.push_back(p);
+      continue;
+    }
+    Shape shape = p.sizes();
+    shape.erase(static_cast<size_t>(c.bdim(i)));
+    one.push_back(expand(zeros({}, p.dtype(), p.device()), IntList(shape.begin(), shape.end())));
+  }
+  TensorList outs;
+  for (const TensorMeta& m : def.infer(one, c.attrs())) {
+    Shape shape = m.sizes;
+    shape.insert(0, 0);
+    outs.push_back(zeros(IntList(shape.begin(), shape.end()), m.dtype, one.empty() ? Device{} : c.physical(0).device()));
+  }
+  c.out_bdims.assign(outs.size(), 0);
+  return outs;
 }
 
 // The fallback of rows without a rule: the op once per batch element, stacked.
@@ -67,6 +103,7 @@ TensorList batch_loop(BatchContext& c) {
   const OpDef& def = c.def();
   note_once(std::string("vmap loop ") + def.name, std::string("note: vmap: ") + def.name +
                                                       " has no batching rule (for these inputs); it runs once per batch element");
+  if (c.batch_size() == 0) return empty_batch(c);
   std::vector<TensorList> per_example;
   per_example.reserve(static_cast<size_t>(c.batch_size()));
   for (int64_t b = 0; b < c.batch_size(); ++b) {
@@ -139,7 +176,6 @@ Tensor unbatch(const Tensor& t, uint64_t level, int64_t batch_size, int64_t to) 
 
 TensorList batch_call(const OpDef& def, const TensorList& inputs, const Attrs& given, Level& level) {
   Attrs attrs = given.items().size() == def.attrs.size() ? given : complete_attrs(def, given);
-  check_randomness(def, attrs, level);
   TensorList physical(inputs.size());
   std::vector<int64_t> bdims(inputs.size(), -1);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -149,6 +185,20 @@ TensorList batch_call(const OpDef& def, const TensorList& inputs, const Attrs& g
     } else {
       physical[i] = inputs[i];
     }
+  }
+  const bool any_batched = std::any_of(bdims.begin(), bdims.end(), [](int64_t d) { return d >= 0; });
+  check_randomness(def, attrs, level, any_batched);
+  if (!any_batched && draws_random_numbers(def.id)) {
+    if (level.randomness != Randomness::different || !draws(def, attrs)) {
+      HideLevels hide(level.id);
+      return call(def.id, inputs, attrs);  // one draw, the same for every example (or no draw)
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].defined()) {  // each example's own draw: the op runs on the batch
+        physical[i] = unbatch(inputs[i], level.id, level.batch_size, 0);
+        bdims[i] = 0;
+        break;
+      }
   }
   TensorList outs;
   std::vector<int64_t> out_bdims;

@@ -112,30 +112,42 @@ bool keep_graph(bool recording, const std::vector<Tensor>& inputs, const std::ve
 
 ArgNums parse_argnums(const Value& v, const std::string& fname) {
   ArgNums out;
+  // An int, not a float that happens to be whole: functorch rejects argnums=1.0.
   auto one = [&](const Value& x) {
-    int64_t k = as_int(x, fname + "(): argnums");
-    if (k < 0) fail(fname + "(): argnums must be non-negative, got " + std::to_string(k));
-    // Each argument is differentiated once: a second entry for it replaced the first's
-    // tensors, whose gradient then came back as zeros.
-    if (std::find(out.which.begin(), out.which.end(), static_cast<size_t>(k)) != out.which.end())
-      fail(fname + "(): argnums holds " + std::to_string(k) + " twice; give each argument once");
-    out.which.push_back(static_cast<size_t>(k));
+    if (x.tag != Tag::Int) fail(fname + "(): argnums must be an int or a tuple of ints, got " + type_name(x));
+    // Named twice as written: an error where the transform is made, as functorch's; (0, -2)
+    // for two arguments is found at the call (check_argnums).
+    if (std::find(out.given.begin(), out.given.end(), x.i) != out.given.end())
+      fail(fname + "(): argnums holds " + std::to_string(x.i) + " twice; give each argument once");
+    out.given.push_back(x.i);
   };
   if (v.tag == Tag::Tuple || v.tag == Tag::List) {
     out.tuple = true;
     for (const Value& x : v.as<ListObj>()->items) one(x);
-    if (out.which.empty()) fail(fname + "(): argnums is an empty tuple");
+    if (out.given.empty()) fail(fname + "(): argnums is an empty tuple");
   } else {
     one(v);
   }
   return out;
 }
 
-void check_argnums(const ArgNums& argnums, size_t nargs, const std::string& fname) {
-  for (size_t k : argnums.which)
-    if (k >= nargs)
+ArgNums check_argnums(const ArgNums& argnums, size_t nargs, const std::string& fname) {
+  if (argnums.given.empty()) return argnums;
+  ArgNums out;
+  out.tuple = argnums.tuple;
+  const auto n = static_cast<int64_t>(nargs);
+  for (int64_t k : argnums.given) {
+    if (k < -n || k >= n)
       fail(fname + "(): argnums " + std::to_string(k) + " is out of range: the function was called with " +
            std::to_string(nargs) + " positional argument" + (nargs == 1 ? "" : "s"));
+    auto at = static_cast<size_t>(k < 0 ? k + n : k);
+    // Each argument is differentiated once: a second entry for it replaced the first's
+    // tensors, whose gradient then came back as zeros.
+    if (std::find(out.which.begin(), out.which.end(), at) != out.which.end())
+      fail(fname + "(): argnums holds " + std::to_string(at) + " twice; give each argument once");
+    out.which.push_back(at);
+  }
+  return out;
 }
 
 Value function_arg(CallArgs& a, const std::string& fname) {
@@ -160,6 +172,10 @@ std::vector<std::pair<uint64_t, int64_t>> open_batch_levels() {
     out.emplace_back(l->id, l->batch_size);
     hidden.push_back(std::make_unique<transforms::HideLevels>(l->id));
   }
+  // Innermost last: each HideLevels restores what the one before it saw, and a vector
+  // destroys front to back, which left the inner level hidden when two vmaps were
+  // open (vmap(vmap(grad(f))) ran its ops on the wrappers' kernels).
+  while (!hidden.empty()) hidden.pop_back();
   return out;
 }
 
@@ -290,8 +306,9 @@ struct ValueAndGrad {
   Value value, grads, aux;
 };
 
-ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& s, CallArgs& a) {
-  check_argnums(s.argnums, a.pos.size(), s.name);
+ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& spec, CallArgs& a) {
+  GradSpec s = spec;
+  s.argnums = check_argnums(spec.argnums, a.pos.size(), spec.name);
   std::vector<Value> args = a.pos;
   std::vector<Tensor> all;
   for (size_t k : s.argnums.which) {
@@ -455,8 +472,10 @@ std::vector<Value> items_of(const Value& v, const std::string& what) {
 }
 
 Value jvp_builtin(Evaluator& ev, CallArgs& a) {
-  Bound b = bind("jvp", a, {"func", "primals", "tangents", "has_aux"}, 3);
+  Bound b = bind("jvp", a, {"func", "primals", "tangents", "has_aux", "strict"}, 3);
   if (!is_function(b[0])) fail("jvp(): func must be a function, got " + std::string(type_name(b[0])));
+  // functorch 1.13 takes strict and does nothing with it; so does nabla.
+  if (b.has(4)) as_bool(b[4], "jvp(): strict");
   bool has_aux = b.has(3) && as_bool(b[3], "jvp(): has_aux");
   Value aux;
   auto [out, tangent] = run_jvp(ev, b[0], items_of(b[1], "jvp(): primals"), items_of(b[2], "jvp(): tangents"),
@@ -488,104 +507,6 @@ Value hvp_builtin(Evaluator& ev, CallArgs& a) {
   return make_tuple({plain, product});
 }
 
-// ---- vmap -----------------------------------------------------------------------------------
-
-transforms::Randomness parse_randomness(const Value& v) {
-  std::string s = v.is_none() ? "error" : v.tag == Tag::Str ? v.as<StrObj>()->s : "";
-  if (s == "error") return transforms::Randomness::error;
-  if (s == "different") return transforms::Randomness::different;
-  if (s == "same") return transforms::Randomness::same;
-  fail("vmap(): randomness must be \"error\", \"different\" or \"same\", got " + repr(v));
-}
-
-// The dim of each argument (in_dims) or output (out_dims): an int or none for all, or
-// a tuple with one per argument or output.
-std::vector<Value> per_entry_dims(const Value& dims, size_t n, const std::string& what) {
-  if (dims.tag != Tag::Tuple && dims.tag != Tag::List) return std::vector<Value>(n, dims);
-  const auto& items = dims.as<ListObj>()->items;
-  std::string count = std::to_string(n) + (what == "in_dims" ? " argument" : " output") + (n == 1 ? "" : "s");
-  if (items.size() != n)
-    fail("vmap: " + what + " has " + std::to_string(items.size()) + " entries but the function " +
-         (what == "in_dims" ? "was called with " : "returned ") + count);
-  return items;
-}
-
-struct VmapSpec {
-  Value f, in_dims, out_dims;
-  transforms::Randomness randomness;
-};
-
-// The batch size the arguments' in_dims give, checking each.
-int64_t batch_size_of(const std::vector<Value>& args, const std::vector<Value>& dims) {
-  int64_t size = -1;
-  std::string first;
-  for (size_t k = 0; k < args.size(); ++k) {
-    if (dims[k].is_none()) continue;
-    int64_t d = as_int(dims[k], "vmap: in_dims[" + std::to_string(k) + "]");
-    std::vector<Tensor> leaves = tree_leaves(args[k]);
-    if (leaves.empty())
-      fail("vmap: in_dims[" + std::to_string(k) + "] is " + std::to_string(d) + " but argument " + std::to_string(k) +
-           " is " + type_name(args[k]) + ", not a tensor (give none for it)");
-    for (const Tensor& t : leaves) {
-      if (d < -t.dim() || d >= t.dim())
-        fail("vmap: in_dims[" + std::to_string(k) + "] is " + std::to_string(d) + " but argument " +
-             std::to_string(k) + " has " + std::to_string(t.dim()) + " dims (shape " + t.shape_str() + ")");
-      int64_t n = t.size(d);
-      std::string here = "argument " + std::to_string(k) + " (shape " + t.shape_str() + ", in_dim " +
-                         std::to_string(d) + ")";
-      if (size >= 0 && n != size)
-        fail("vmap: the batch sizes differ: " + std::to_string(size) + " for " + first + " but " +
-             std::to_string(n) + " for " + here);
-      if (size < 0) {
-        size = n;
-        first = here;
-      }
-    }
-  }
-  if (size < 0) fail("vmap: no argument is batched (every in_dim is none)");
-  if (size == 0) fail("vmap: the batch is empty (" + first + ")");
-  return size;
-}
-
-Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
-  std::vector<Value> dims = per_entry_dims(s.in_dims, a.pos.size(), "in_dims");
-  int64_t size = batch_size_of(a.pos, dims);
-  LevelScope scope(LevelKind::batch, size, s.randomness);
-  std::vector<Value> args = a.pos;
-  for (size_t k = 0; k < args.size(); ++k) {
-    if (dims[k].is_none()) continue;
-    int64_t d = as_int(dims[k], "vmap: in_dims");
-    std::vector<Tensor> wrapped;
-    for (const Tensor& t : tree_leaves(args[k]))
-      wrapped.push_back(transforms::make_batched(t, scope.id(), wrap_dim(d, t.dim(), "vmap")));
-    args[k] = tree_rebuild(args[k], wrapped);
-  }
-  Value out = call_function(ev, s.f, args, a.kw, Mode::forward);
-  std::vector<Value> outs = out.tag == Tag::Tuple ? out.as<ListObj>()->items : std::vector<Value>{out};
-  std::vector<Value> out_dims = per_entry_dims(s.out_dims, outs.size(), "out_dims");
-  for (size_t k = 0; k < outs.size(); ++k) {
-    std::vector<Tensor> leaves = checked_outputs(outs[k], "vmap");
-    std::vector<Tensor> physical;
-    for (const Tensor& t : leaves) {
-      int64_t d = out_dims[k].is_none() ? 0 : as_int(out_dims[k], "vmap: out_dims");
-      if (out_dims[k].is_none() && !transforms::batched_at(t, scope.id()))
-        physical.push_back(t);  // out_dims none: an output the same for every example
-      else
-        physical.push_back(transforms::unbatch(t, scope.id(), size, wrap_dim(d, t.dim() + 1, "vmap: out_dims")));
-    }
-    outs[k] = tree_rebuild(outs[k], physical);
-  }
-  return out.tag == Tag::Tuple ? make_tuple(std::move(outs)) : outs[0];
-}
-
-Value vmap_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("vmap", a, {"func", "in_dims", "out_dims", "randomness"}, 1);
-  if (!is_function(b[0])) fail("vmap(): func must be a function, got " + std::string(type_name(b[0])));
-  VmapSpec s{b[0], b.given[1] ? b[1] : Value::integer(0), b.given[2] ? b[2] : Value::integer(0),
-             parse_randomness(b[3])};
-  return make_native("vmap", [s](Evaluator& ev, CallArgs& call) { return run_vmap(ev, s, call); });
-}
-
 const BuiltinEntry kFuncBuiltins[] = {
     {"value_and_grad", value_and_grad_builtin, "value_and_grad(func, argnums=0, has_aux=false)",
      "A function returning (func(*args), its gradient with respect to the argnums arguments); func returns one "
@@ -593,7 +514,7 @@ const BuiltinEntry kFuncBuiltins[] = {
     {"vjp", vjp_builtin, "vjp(func, *primals, has_aux=false)",
      "(func(*primals), vjp_fn): vjp_fn(cotangents) gives the vector-Jacobian products for every primal, as a tuple. "
      "Example: let (y, pull) = vjp(fn(x) = x.sin(), randn(3)); let (gx,) = pull(ones_like(y))"},
-    {"jvp", jvp_builtin, "jvp(func, primals, tangents, has_aux=false)",
+    {"jvp", jvp_builtin, "jvp(func, primals, tangents, has_aux=false, strict=false)",
      "(func(*primals), the Jacobian times the tangents), in one forward pass of dual tensors. "
      "Example: let (y, dy) = jvp(fn(x) = x.sin(), (randn(3),), (ones(3),))"},
     {"hvp", hvp_builtin, "hvp(func, primals, tangents)",
@@ -602,7 +523,7 @@ const BuiltinEntry kFuncBuiltins[] = {
     {"jacrev", jacrev_builtin, "jacrev(func, argnums=0, has_aux=false)",
      "A function returning the Jacobian of func (output dims, then input dims), by reverse mode batched over the "
      "outputs. Example: jacrev(fn(x) = x.tanh())(randn(3))"},
-    {"jacfwd", jacfwd_builtin, "jacfwd(func, argnums=0, has_aux=false)",
+    {"jacfwd", jacfwd_builtin, "jacfwd(func, argnums=0, has_aux=false, randomness=\"error\")",
      "A function returning the Jacobian of func by forward mode batched over the inputs. "
      "Example: jacfwd(fn(x) = x.tanh())(randn(3))"},
     {"hessian", hessian_builtin, "hessian(func, argnums=0)",

@@ -48,8 +48,9 @@ Value nest_jacobians(const Value& out_tree, const std::vector<Value>& arg_trees,
 
 // jacrev: one vjp, then its vjp_fn batched over the rows of the identity (vmap over
 // vjp), one output at a time.
-Value run_jacrev(Evaluator& ev, const GradSpec& s, CallArgs& a) {
-  check_argnums(s.argnums, a.pos.size(), s.name);
+Value run_jacrev(Evaluator& ev, const GradSpec& spec, CallArgs& a) {
+  GradSpec s = spec;
+  s.argnums = check_argnums(spec.argnums, a.pos.size(), spec.name);
   std::vector<Value> args = a.pos, arg_trees;
   std::vector<Tensor> all;
   for (size_t k : s.argnums.which) {
@@ -89,8 +90,9 @@ Value run_jacrev(Evaluator& ev, const GradSpec& s, CallArgs& a) {
 }
 
 // jacfwd: jvp batched over the rows of the identity of each input (vmap over jvp).
-Value run_jacfwd(Evaluator& ev, const GradSpec& s, CallArgs& a) {
-  check_argnums(s.argnums, a.pos.size(), s.name);
+Value run_jacfwd(Evaluator& ev, const GradSpec& spec, CallArgs& a) {
+  GradSpec s = spec;
+  s.argnums = check_argnums(spec.argnums, a.pos.size(), spec.name);
   std::vector<Value> arg_trees;
   std::vector<Tensor> all;
   for (size_t k : s.argnums.which) {
@@ -116,7 +118,7 @@ Value run_jacfwd(Evaluator& ev, const GradSpec& s, CallArgs& a) {
       fail(s.name + ": an argument to differentiate has dtype " + dtype_name(all[i].dtype()) +
            "; derivatives need floating tensors");
     Tensor columns = basis(all[i]);
-    LevelScope batch(LevelKind::batch, columns.size(0));
+    LevelScope batch(LevelKind::batch, columns.size(0), s.randomness);
     std::vector<Tensor> leaf_tangents;
     for (size_t l = 0; l < all.size(); ++l)
       leaf_tangents.push_back(l == i ? transforms::make_batched(columns, batch.id(), 0) : zeros_like(all[l]));
@@ -146,7 +148,15 @@ Value jacrev_builtin(Evaluator&, CallArgs& a) {
 }
 
 Value jacfwd_builtin(Evaluator&, CallArgs& a) {
+  Value randomness;
+  for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
+    if (it->first == "randomness") {
+      randomness = it->second;
+      a.kw.erase(it);
+      break;
+    }
   GradSpec s = grad_spec(a, "jacfwd");
+  s.randomness = parse_randomness(randomness, "jacfwd");
   return make_native("jacfwd", [s](Evaluator& ev, CallArgs& call) { return run_jacfwd(ev, s, call); });
 }
 

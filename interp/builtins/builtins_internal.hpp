@@ -100,6 +100,12 @@ Value conv2d_builtin(Evaluator&, CallArgs& a);
 Value conv3d_builtin(Evaluator&, CallArgs& a);
 Value conv_transpose1d_builtin(Evaluator&, CallArgs& a);
 Value conv_transpose2d_builtin(Evaluator&, CallArgs& a);
+// The pools' row called on an input with or without its batch dim (`spatial` + 1 dims).
+Value pool_unbatched_or_row(const char* fname, size_t spatial, CallArgs& a);
+Value avg_pool1d_builtin(Evaluator&, CallArgs& a);
+Value avg_pool2d_builtin(Evaluator&, CallArgs& a);
+Value adaptive_avg_pool1d_builtin(Evaluator&, CallArgs& a);
+Value adaptive_avg_pool2d_builtin(Evaluator&, CallArgs& a);
 // loss_conventions.cpp: the classification losses' PyTorch arguments (class weights,
 // probability targets, pos_weight).
 Value cross_entropy_builtin(Evaluator&, CallArgs& a);

@@ -270,7 +270,7 @@ Value split_builtin(Evaluator&, CallArgs& a) {
 }
 
 // Max pools: (values, indices) with return_indices=true, else the values.
-Value max_pool_call(const char* name, CallArgs& a) {
+Value max_pool_call(const char* name, size_t spatial, CallArgs& a) {
   bool with_indices = false;
   for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
     if (it->first == "return_indices") {
@@ -278,13 +278,13 @@ Value max_pool_call(const char* name, CallArgs& a) {
       a.kw.erase(it);
       break;
     }
-  Value r = row_call(name, a);
+  Value r = pool_unbatched_or_row(name, spatial, a);
   if (with_indices) return r;
   return r.as<ListObj>()->items[0];
 }
-Value max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool2d", a); }
-Value max_pool1d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool1d", a); }
-Value adaptive_max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("adaptive_max_pool2d", a); }
+Value max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool2d", 2, a); }
+Value max_pool1d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool1d", 1, a); }
+Value adaptive_max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("adaptive_max_pool2d", 2, a); }
 
 // Rows whose second output (a mask) only their backward reads: the function returns
 // the first, as PyTorch's do.
@@ -536,6 +536,12 @@ const BuiltinEntry kOpConventions[] = {
      nullptr},
     {"adaptive_max_pool2d", adaptive_max_pool2d_builtin,
      "adaptive_max_pool2d(input, output_size, return_indices=false)", nullptr},
+    {"avg_pool1d", avg_pool1d_builtin,
+     "avg_pool1d(input, kernel_size, stride=[], padding=[0], ceil_mode=false, count_include_pad=true)", nullptr},
+    {"avg_pool2d", avg_pool2d_builtin,
+     "avg_pool2d(input, kernel_size, stride=[], padding=[0, 0], ceil_mode=false, count_include_pad=true)", nullptr},
+    {"adaptive_avg_pool1d", adaptive_avg_pool1d_builtin, "adaptive_avg_pool1d(input, output_size)", nullptr},
+    {"adaptive_avg_pool2d", adaptive_avg_pool2d_builtin, "adaptive_avg_pool2d(input, output_size)", nullptr},
     {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)", nullptr},
     {"scaled_dot_product_attention", attention_builtin,
      "scaled_dot_product_attention(query, key, value, attn_mask=none, dropout_p=0.0, is_causal=false, scale=none, "

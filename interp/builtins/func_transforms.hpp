@@ -1,6 +1,6 @@
 // What the function transforms' builtins share (builtins_func.cpp: grad, vjp, jvp,
-// hvp, vmap and the machinery; builtins_func_jacobians.cpp: jacrev, jacfwd,
-// hessian). Internal to those two files.
+// hvp and the machinery; builtins_func_jacobians.cpp: jacrev, jacfwd, hessian;
+// builtins_func_vmap.cpp: vmap). Internal to those files.
 #pragma once
 #include <memory>
 #include <string>
@@ -24,12 +24,17 @@ enum class Mode { forward, reverse };
 Value call_function(Evaluator& ev, const Value& f, std::vector<Value> pos,
                     std::vector<std::pair<std::string, Value>> kw, Mode mode);
 
-// argnums: an int, or a tuple of ints (then the gradients are a tuple).
+// argnums: an int, or a tuple of ints (then the gradients are a tuple). As functorch's,
+// a negative one counts from the last argument: `given` holds them as written, and
+// check_argnums resolves them against a call's arguments into `which`.
 struct ArgNums {
   std::vector<size_t> which;
   bool tuple = false;
+  std::vector<int64_t> given;  // empty: `which` is already resolved
 };
-void check_argnums(const ArgNums& argnums, size_t nargs, const std::string& fname);
+// `argnums` resolved for a call with `nargs` positional arguments; an error when one is
+// out of range, or when two name the same argument.
+ArgNums check_argnums(const ArgNums& argnums, size_t nargs, const std::string& fname);
 
 // A grad-like transform's function and options (grad, value_and_grad, jacrev, ...).
 struct GradSpec {
@@ -37,6 +42,8 @@ struct GradSpec {
   ArgNums argnums;
   bool has_aux = false;
   std::string name;  // "grad", "jacrev", ...
+  // jacfwd's: what random draws do in the vmap over its basis (functorch's jacfwd takes it)
+  transforms::Randomness randomness = transforms::Randomness::error;
 };
 // (func, argnums=0, has_aux=false) of a call of the builtin `fname`.
 GradSpec grad_spec(CallArgs& a, const std::string& fname);
@@ -80,5 +87,9 @@ std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector
 Value jacrev_builtin(Evaluator& ev, CallArgs& a);
 Value jacfwd_builtin(Evaluator& ev, CallArgs& a);
 Value hessian_builtin(Evaluator& ev, CallArgs& a);
+// vmap (builtins_func_vmap.cpp).
+Value vmap_builtin(Evaluator& ev, CallArgs& a);
+// randomness= of vmap and jacfwd: "error" (none given), "different" or "same".
+transforms::Randomness parse_randomness(const Value& v, const std::string& fname);
 
 }  // namespace nabla::interp::func

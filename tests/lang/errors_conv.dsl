@@ -36,9 +36,9 @@ let y = adaptive_avg_pool2d(ones([1, 2, 4, 4]), [1, 2, 3])
 # expect error: tests/lang/errors_conv.dsl:37:9: error: adaptive_avg_pool1d: argument 'output_size' must have 1 value, got [1, 2]
 let y = adaptive_avg_pool1d(ones([1, 2, 4]), [1, 2])
 # ---
-# case: adaptive_max_pool2d input of the wrong rank
-# expect error: tests/lang/errors_conv.dsl:41:9: error: adaptive_max_pool2d: argument 'input' must be 4-D [N, C, H, W], got shape [2, 4, 4]
-let y = adaptive_max_pool2d(ones([2, 4, 4]), 2)
+# case: adaptive_max_pool2d input of the wrong rank (3-D is an unbatched [C, H, W], as in PyTorch)
+# expect error: tests/lang/errors_conv.dsl:41:9: error: adaptive_max_pool2d: argument 'input' must be 4-D [N, C, H, W], got shape [4, 4]
+let y = adaptive_max_pool2d(ones([4, 4]), 2)
 # ---
 # case: max_pool1d window of two values
 # expect error: tests/lang/errors_conv.dsl:45:9: error: max_pool1d: argument 'kernel_size' must have 1 value, got 2

@@ -279,6 +279,20 @@ Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim)
   return where(zero, number_like(0.0, s), p == 2 ? sqrt(safe) : pow(safe, 1.0 / p));
 }
 
+// v (a median of the elements of flat) with PyTorch's gradient for a reduction of all
+// elements (evenly_distribute_backward): every element equal to v (every NaN, when v is
+// NaN) shares it evenly; the gather that picked v gave it all to one of them. The value
+// is vd + (sum of the picked x - vd, exactly 0) / count, v itself, not a sum of its
+// copies divided again; the masks are ops, not read on the host (vmap, graphs).
+Tensor evenly_shared(const Tensor& flat, const Tensor& v) {
+  if (!is_floating(flat.dtype())) return v;
+  const DType dt = flat.dtype();
+  Tensor xd = detach(flat), vd = detach(v);
+  Tensor mask = add(to_dtype(eq(xd, vd), dt), mul(to_dtype(isnan_of(xd), dt), to_dtype(isnan_of(vd), dt)));
+  Tensor picked = where(gt(mask, scalar_tensor(0.0, dt)), sub(flat, vd), scalar_tensor(0.0, dt));
+  return add(vd, div(sum(picked), sum(mask)));
+}
+
 namespace {
 
 Value norm_builtin(Evaluator&, CallArgs& a) {
@@ -330,7 +344,8 @@ Value median_builtin(Evaluator&, CallArgs& a) {
     if (x.numel() == 0) fail("median(): the input has no elements");
     Tensor flat = reshape(x, {x.numel()});
     Tensor values = sort(flat, 0, false, true).first;
-    return Value::tensor(reshape(gather(values, 0, median_position(flat, 0, x.numel())), IntList{}));
+    Tensor v = reshape(gather(values, 0, median_position(flat, 0, x.numel())), IntList{});
+    return Value::tensor(evenly_shared(flat, v));
   }
   const int64_t dim = wrap_dim(as_int(b[1], "median(): argument 'dim'"), x.dim(), "median");
   const int64_t n = x.sizes()[dim];

@@ -80,7 +80,7 @@ Value nanmedian_builtin(Evaluator&, CallArgs& a) {
   SortedSlices s = sorted_slices(y, dim);
   Tensor middle = floor_division(maximum(s.count - i64_number(1.0), i64_number(0.0)), i64_number(2.0));
   Tensor v = gather(s.values, dim, middle), i = gather(s.indices, dim, middle);
-  if (whole) return Value::tensor(reshape(v, IntList{}));
+  if (whole) return Value::tensor(evenly_shared(y, reshape(v, IntList{})));
   const bool keep = b.has(2) && as_bool(b[2], fn_arg("nanmedian", "keepdim"));
   if (x.dim() == 0) return values_indices(Value::tensor(reshape(v, {})), Value::tensor(reshape(i, {})));
   return values_indices(Value::tensor(keep ? v : squeeze(v, {dim})), Value::tensor(keep ? i : squeeze(i, {dim})));

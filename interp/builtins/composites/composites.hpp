@@ -181,6 +181,10 @@ inline Tensor index_tensor(const std::vector<int64_t>& values, const IntList& sh
 }
 }  // namespace composite_args
 
+// v, a median of flat's elements, with the gradient shared evenly by every element
+// equal to it (PyTorch's rule for median() and nanmedian() of all elements).
+Tensor evenly_shared(const Tensor& flat, const Tensor& v);
+
 // ||x||_p over dims (every dim when empty), with a zero gradient where it is 0.
 Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim);
 

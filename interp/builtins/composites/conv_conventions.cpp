@@ -3,6 +3,9 @@
 // every convolution, transposed ones too, takes an input without its batch dim ([C,
 // ...], a batch of one, as torch.nn.functional's do). The rows take a batched input and
 // one symmetric padding per dim; here the names and the odd half of "same" become that.
+// The pools take an unbatched input alike (pool_unbatched_or_row): torch.nn.functional's
+// do, and a vmap over images [C, H, W] (per-example gradients of a CNN) calls them on
+// exactly that.
 #include <string>
 #include <vector>
 
@@ -100,5 +103,23 @@ Value conv2d_builtin(Evaluator&, CallArgs& a) { return convolution("conv2d", 2, 
 Value conv3d_builtin(Evaluator&, CallArgs& a) { return convolution("conv3d", 3, true, a); }
 Value conv_transpose1d_builtin(Evaluator&, CallArgs& a) { return convolution("conv_transpose1d", 1, false, a); }
 Value conv_transpose2d_builtin(Evaluator&, CallArgs& a) { return convolution("conv_transpose2d", 2, false, a); }
+
+Value pool_unbatched_or_row(const char* fname, size_t spatial, CallArgs& a) {
+  Value* input = argument(a, "input", 0);
+  if (!input) fail(std::string(fname) + "() missing required argument 'input'");
+  const Tensor x = input_of(*input, fname, "input");
+  const bool unbatched = x.defined() && x.dim() == static_cast<int64_t>(spatial) + 1;
+  if (unbatched) *input = Value::tensor(unsqueeze(x, 0));
+  Value out = row_call(fname, a);
+  if (!unbatched) return out;
+  if (out.tag == Tag::Tensor) return Value::tensor(squeeze(out.t, {0}));
+  std::vector<Value> items;  // a max pool's (values, indices)
+  for (const Value& v : out.as<ListObj>()->items) items.push_back(Value::tensor(squeeze(v.t, {0})));
+  return make_tuple(std::move(items));
+}
+Value avg_pool1d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("avg_pool1d", 1, a); }
+Value avg_pool2d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("avg_pool2d", 2, a); }
+Value adaptive_avg_pool1d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("adaptive_avg_pool1d", 1, a); }
+Value adaptive_avg_pool2d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("adaptive_avg_pool2d", 2, a); }
 
 }  // namespace nabla::interp
