@@ -65,10 +65,13 @@ std::vector<int64_t> broadcast_indices(const std::vector<AdvancedIndex>& adv) {
 // `index` (an integer tensor) as i64 in [0, n): each checked on the host (as the
 // one-index path does), a negative one counted from the end.
 Tensor checked_positions(const Tensor& index, int64_t n, int64_t dim) {
-  for (int64_t v : to_int64_vector(index))
-    if (v < -n || v >= n)
-      fail("index " + std::to_string(v) + " is out of range for dim " + std::to_string(dim) + " of size " +
-           std::to_string(n));
+  // A vmap-batched index holds each example's values, which the host cannot read:
+  // index_select checks them as it gathers.
+  if (!index.impl()->batched)
+    for (int64_t v : to_int64_vector(index))
+      if (v < -n || v >= n)
+        fail("index " + std::to_string(v) + " is out of range for dim " + std::to_string(dim) + " of size " +
+             std::to_string(n));
   // Wrapped by ops, whatever the values now, so that a graph replays it for other ones.
   Tensor i64 = to_dtype(to_device(index, cpu_device()), DType::i64);
   return where(lt(i64, int_scalar_tensor(0)), add(i64, int_scalar_tensor(n)), i64);
@@ -185,7 +188,8 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
     fail("shape mismatch: value tensor of shape " + value.shape_str() + " cannot be broadcast to indexing result of shape " +
          shape_text(shape));
   Tensor values = reshape(expand(to_dtype(value, x.dtype()), IntList(shape.begin(), shape.end())), {-1});
-  if (values.numel() != 0 && each_once && op_observer()) return put_by_ops(x, values, positions);
+  if (values.numel() != 0 && each_once && (op_observer() || positions.impl()->batched))
+    return put_by_ops(x, values, positions);  // a graph, or vmap's per-example positions
   // For each position of x, the last value written there (PyTorch's CPU order): found on
   // the host, so a graph capture is told, as for a mask's positions.
   notify_value_read(positions, "assignment through an index tensor");

@@ -212,9 +212,12 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
       } else if (is_floating(t.dtype())) {
         fail("tensors used as indices must be integer or bool tensors, got " + std::string(dtype_name(t.dtype())));
       } else if (t.dim() == 0) {
-        int64_t i = t.item_int();
+        // A vmap-batched index holds one value per example, which the host cannot read:
+        // it takes the ops, as a graph capture does (index_select checks the range).
+        const bool batched = t.impl()->batched != nullptr;
+        int64_t i = batched ? 0 : t.item_int();
         const int64_t n = x.size(dim);
-        if (op_observer() && i >= -n && i < n) {
+        if ((op_observer() || batched) && i >= -n && i < n) {
           // A graph capture records the index as data (x[i] in a loop lowered to a scan),
           // a negative one wrapped by ops, so that it replays for any value.
           Tensor at = to_dtype(reshape(t, {1}), DType::i64);
@@ -230,9 +233,14 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
         --consumed;
       } else {
         Tensor flat_idx = t.dim() == 1 ? t : reshape(t, {t.numel()});
-        // Exact as i64 (read as doubles, 2^53 + 1 was 2^53, and 2^63 - 1 shown as 9.2e18).
-        std::vector<int64_t> iv = to_int64_vector(flat_idx);
         const int64_t n = x.size(dim);
+        // Exact as i64 (read as doubles, 2^53 + 1 was 2^53, and 2^63 - 1 shown as 9.2e18);
+        // a vmap-batched index is wrapped by ops instead (index_select checks its range).
+        if (t.impl()->batched) {
+          Tensor at = to_dtype(flat_idx, DType::i64);
+          flat_idx = where(lt(at, int_scalar_tensor(0)), add(at, int_scalar_tensor(n)), at);
+        }
+        std::vector<int64_t> iv = t.impl()->batched ? std::vector<int64_t>() : to_int64_vector(flat_idx);
         bool neg = false;
         for (int64_t d : iv) {
           if (d < -n || d >= n)

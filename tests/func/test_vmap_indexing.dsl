@@ -1,0 +1,33 @@
+# Indexing with an index tensor that vmap batched (one index per example): the index's
+# values cannot be read on the host, so indexing takes the ops a graph capture takes
+# (interp/values/indexing.cpp, advanced_indexing.cpp). Each result equals the loop over
+# the examples.
+
+let A = arange(12.0).reshape([3, 4])
+let I = tensor([1, -1, 2])
+
+fn each(f, xs, ys) = stack([f(xs[k], ys[k]) for k in range(xs.shape[0])])
+
+fn zero_at(b, i) {
+  let c = b.clone()
+  c[i] = 0.0
+  return c
+}
+
+test "a[i], a[:, i], a[j] and c[i] = 0 with per-example indices equal the loop" {
+  expect(equal(vmap(fn(a, i) = a[i])(A, I), tensor([1.0, 7.0, 10.0])))
+  let B = arange(24.0).reshape([3, 2, 4])
+  expect(equal(vmap(fn(b, i) = b[:, i])(B, I), each(fn(b, i) = b[:, i], B, I)))
+  expect(equal(vmap(zero_at)(A, I), each(zero_at, A, I)))
+  let J = tensor([[0, 1], [2, 3], [3, 3]])
+  expect(equal(vmap(fn(a, j) = a[j])(A, J), each(fn(a, j) = a[j], A, J)))
+}
+
+test "per-example gradients through a per-example index equal the loop" {
+  let f = fn(a, i) = (a[i] * a).sum()
+  expect(equal(vmap(grad(f))(A, I), each(grad(f), A, I)))
+}
+
+test "a per-example index out of range is an error" {
+  expect_error(fn() = vmap(fn(a, i) = a[i])(A, tensor([0, 9, 1])), "out of")
+}
