@@ -152,7 +152,8 @@ PassResult run_block_layout(Graph& g, const PassContext& ctx) {
         near_convolution = near_convolution || convolution(g.nodes[static_cast<size_t>(value.node)]);
       for (auto [node, slot] : readers[static_cast<size_t>(v)])
         near_convolution = near_convolution || convolution(g.nodes[static_cast<size_t>(node)]);
-      if (why.empty() && !(why = keeps_plain(g, v, readers)).empty()) why = "%" + value_name(g, v) + " " + why;
+      if (why.empty() && !(why = keeps_plain(g, v, readers)).empty())
+        why = std::string(1, '%').append(value_name(g, v)).append(" ").append(why);  // GCC 12's false -Wrestrict
     }
     bool any_result =
         std::any_of(values.begin(), values.end(), [&](int v) { return g.value(v).kind == ValueKind::op; });

@@ -169,7 +169,7 @@ class PatternParser {
     NameMatch m;  // a phrase: the words up to the next keyword or parenthesis
     m.phrase = lower(tokens_[pos_++]);
     while (pos_ < tokens_.size() && !is_keyword(tokens_[pos_]) && tokens_[pos_] != "(" && tokens_[pos_] != ")")
-      m.phrase += " " + lower(tokens_[pos_++]);
+      m.phrase.append(" ").append(lower(tokens_[pos_++]));
     return m;
   }
 

@@ -80,7 +80,7 @@ void leaf_dims(const Value& v, const Value& dims, const std::string& spec, const
            " must match the structure it maps, or be an int or none for all of it)");
     const auto& items = v.as<ListObj>()->items;
     for (size_t k = 0; k < items.size(); ++k) {
-      std::string at = "[" + std::to_string(k) + "]";
+      std::string at = std::string("[").append(std::to_string(k)).append("]");  // not "[" + s: GCC 12's false -Wrestrict
       leaf_dims(items[k], want[k], spec + at, place + at, what, out);
     }
     return;
@@ -96,7 +96,7 @@ void leaf_dims(const Value& v, const Value& dims, const std::string& spec, const
     for (const auto& [key, item] : have->entries) {
       Value* d = want->find(key);
       if (!d) fail("vmap: " + place + " has the key " + repr(key) + " but " + spec + " does not");
-      std::string at = "[" + repr(key) + "]";
+      std::string at = std::string("[").append(repr(key)).append("]");  // GCC 12's false -Wrestrict
       leaf_dims(item, *d, spec + at, place + at, what, out);
     }
     return;
@@ -141,7 +141,7 @@ Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
   std::vector<std::vector<LeafDim>> per_arg(a.pos.size());
   std::vector<LeafDim> all;
   for (size_t k = 0; k < a.pos.size(); ++k) {
-    std::string at = "[" + std::to_string(k) + "]";
+    std::string at = std::string("[").append(std::to_string(k)).append("]");  // not "[" + s: GCC 12's false -Wrestrict
     if (dims[k].tag == Tag::Int && !a.pos[k].is_none() && tree_leaves(a.pos[k]).empty())
       fail("vmap: in_dims" + at + " is " + std::to_string(dims[k].i) + " but argument " + std::to_string(k) + " is " +
            type_name(a.pos[k]) + ", not a tensor (give none for it)");
@@ -165,7 +165,7 @@ Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
   for (size_t k = 0; k < outs.size(); ++k) {
     checked_outputs(outs[k], "vmap");
     std::vector<LeafDim> leaves;
-    std::string at = "[" + std::to_string(k) + "]";
+    std::string at = std::string("[").append(std::to_string(k)).append("]");  // not "[" + s: GCC 12's false -Wrestrict
     leaf_dims(outs[k], out_dims[k], "out_dims" + at, "output " + std::to_string(k), "out_dims", leaves);
     std::vector<Tensor> physical;
     for (const LeafDim& l : leaves) {
