@@ -67,6 +67,8 @@ int64_t as_int(const Value& v, const std::string& what) {
   fail(what + ": expected an int, got " + type_name(v));
 }
 
+int64_t as_python_int(const Value& v, const std::string& what) { return v.tag == Tag::Bool ? v.b : as_int(v, what); }
+
 double as_num(const Value& v, const std::string& what) {
   if (v.is_num()) return v.as_double();
   if (v.tag == Tag::Tensor && v.t.numel() == 1) {

@@ -29,7 +29,8 @@ struct Bound {
 };
 
 Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names, size_t required);
-int64_t as_int(const Value& v, const std::string& what);
+int64_t as_int(const Value& v, const std::string& what);  // a bool refused, as PyTorch's int arguments
+int64_t as_python_int(const Value& v, const std::string& what);  // a bool is 0 or 1, as Python's range() reads it
 // A whole double as an int64; an error naming `what` when it is infinite, NaN or
 // past the 64-bit range (a plain cast would be undefined behaviour there).
 int64_t int_from_double(double d, const std::string& what);

@@ -119,7 +119,7 @@ Value round_builtin(Evaluator& ev, CallArgs& a) {
     if (is_int) return Value::integer(int_of(b[0]));
     return Value::integer(int_from_double(std::nearbyint(x), "round()"));
   }
-  int64_t n = as_int(b[1], "round(): ndigits");
+  int64_t n = as_python_int(b[1], "round(): ndigits");
   return is_int ? round_int(int_of(b[0]), n) : Value::number(round_float(x, n));
 }
 

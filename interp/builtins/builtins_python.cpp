@@ -63,11 +63,11 @@ Value range_builtin(Evaluator&, CallArgs& a) {
   if (!a.kw.empty()) fail("range() takes no keyword arguments");
   auto r = std::make_shared<RangeObj>();
   if (a.pos.size() == 1) {
-    r->stop = as_int(a.pos[0], "range()");
+    r->stop = as_python_int(a.pos[0], "range()");
   } else if (a.pos.size() == 2 || a.pos.size() == 3) {
-    r->start = as_int(a.pos[0], "range()");
-    r->stop = as_int(a.pos[1], "range()");
-    if (a.pos.size() == 3) r->step = as_int(a.pos[2], "range()");
+    r->start = as_python_int(a.pos[0], "range()");
+    r->stop = as_python_int(a.pos[1], "range()");
+    if (a.pos.size() == 3) r->step = as_python_int(a.pos[2], "range()");
     if (r->step == 0) fail("range() step must not be zero");
   } else {
     fail("range() takes 1 to 3 arguments but " + std::to_string(a.pos.size()) + " were given");
@@ -107,7 +107,7 @@ Value ord_builtin(Evaluator&, CallArgs& a) {
 
 Value chr_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("chr", a, {"i"}, 1);
-  int64_t i = as_int(b[0], "chr()");
+  int64_t i = as_python_int(b[0], "chr()");
   if (i < 0 || i > 0x10FFFF || (i >= 0xD800 && i <= 0xDFFF))
     fail("chr() expected a code point in [0, 0x10FFFF] that is not a surrogate, got " + std::to_string(i));
   return make_str(utf8_encode(i));
@@ -178,7 +178,7 @@ Value type_builtin(Evaluator&, CallArgs& a) {
 
 Value enumerate_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("enumerate", a, {"iterable", "start"}, 1);
-  int64_t k = b.has(1) ? as_int(b[1], "enumerate(): start") : 0;
+  int64_t k = b.has(1) ? as_python_int(b[1], "enumerate(): start") : 0;
   std::vector<Value> out;
   std::vector<Value> items = ev.iterate(b[0]);
   for (size_t i = 0; i < items.size(); ++i) {

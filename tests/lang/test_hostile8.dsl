@@ -141,3 +141,10 @@ test "compile() names its first argument when it is not a function, and keeps wo
   let gm = compile(fn(x) = relu(x) * 2, randn([3]))
   expect(gm(tensor([-1.0, 2.0, 0.5])).tolist() == [0.0, 4.0, 1.0])
 }
+
+test "Python's builtins read a bool as an int, as Python does (tensor ops refuse it, as PyTorch does)" {
+  expect(len(range(true)) == 1 and chr(true) == chr(1) and round(2.567, true) == 2.6)
+  expect(list(enumerate(["a"], start=true))[0][0] == 1)
+  expect([1, 2, 3][true] == 2)
+  expect_error(fn() = topk(tensor([1.0, 3.0]), true), "expected an int, got bool")
+}
