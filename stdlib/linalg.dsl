@@ -207,6 +207,13 @@ fn svdvals(A) {
   return _svd_row(A)[1]
 }
 
+# The singular values of A (s, per matrix) at or below this count as zero: rtol times the
+# largest, rtol by default the dtype's eps times max(m, n), as PyTorch's pinv and matrix_rank.
+fn _negligible(A, s, rtol) {
+  let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
+  return (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * s.amax(-1, keepdim=true)
+}
+
 fn pinv(A, rtol=none) {
   """The Moore-Penrose pseudo-inverse of each matrix [..., m, n], as torch.linalg.pinv: singular values at or
   below rtol times the largest count as zero (rtol by default eps of A's dtype times max(m, n)).
@@ -214,8 +221,7 @@ fn pinv(A, rtol=none) {
   Example: linalg.pinv(tensor([[1.0, 2.0], [2.0, 4.0]]))
   """
   let (u, s, vh) = _svd_row(A)
-  let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
-  let cut = (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * s.amax(-1, keepdim=true)
+  let cut = _negligible(A, s, rtol)
   let inv = where(s > cut, 1.0 / where(s > cut, s, ones_like(s)), zeros_like(s))
   return (vh.transpose(-2, -1) * inv.unsqueeze(-2)) @ u.transpose(-2, -1)
 }
@@ -227,8 +233,7 @@ fn matrix_rank(A, rtol=none) {
   Example: linalg.matrix_rank(tensor([[1.0, 2.0], [2.0, 4.0]]))
   """
   let s = _svd_row(A)[1]
-  let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
-  let cut = (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * s.amax(-1, keepdim=true)
+  let cut = _negligible(A, s, rtol)
   return (s > cut).sum(-1)
 }
 

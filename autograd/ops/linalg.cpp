@@ -273,6 +273,15 @@ OpCost cost_square(double per_n3, const TensorList& in, const TensorList& out) {
   return {batch * per_n3 * n * n * n, io_bytes(in, out)};
 }
 
+// SVD and QR of an m x n matrix: about 4 m n min(m, n) FLOPs each (bidiagonalization
+// or Householder, then forming the factors), times the batch.
+OpCost cost_factorization(const TensorList& in, const Attrs&, const TensorList& out) {
+  const Tensor& a = in[0];
+  double m = static_cast<double>(a.sizes()[a.dim() - 2]), n = static_cast<double>(a.sizes().back());
+  double batch = m * n > 0 ? cost_numel(a) / (m * n) : 0.0;
+  return {batch * 4.0 * m * n * std::min(m, n), io_bytes(in, out)};
+}
+
 OpCost cost_linalg_solve(const TensorList& in, const Attrs&, const TensorList& out) {
   const Tensor& x = out[0];
   double n = static_cast<double>(x.sizes()[x.dim() - 2]), k = static_cast<double>(x.sizes().back());
@@ -327,24 +336,14 @@ void register_linalg_ops(std::vector<OpDef>& t) {
                        .cpu = cpu::svd,
                        .backward = backward_svd,
                        .saves = {0, 0b111}};
-  row(t, OpId::svd).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
-    const Tensor& a = in[0];
-    double m = static_cast<double>(a.sizes()[a.dim() - 2]), n = static_cast<double>(a.sizes().back());
-    double batch = m * n > 0 ? cost_numel(a) / (m * n) : 0.0;
-    return OpCost{batch * 4.0 * m * n * std::min(m, n), io_bytes(in, out)};  // about 4 m n k
-  };
+  row(t, OpId::svd).cost = cost_factorization;
   row(t, OpId::qr) = {.num_inputs = 1,
                       .num_outputs = 2,
                       .infer = infer_qr,
                       .cpu = cpu::qr,
                       .backward = backward_qr,
                       .saves = {0b1, 0b11}};
-  row(t, OpId::qr).cost = [](const TensorList& in, const Attrs&, const TensorList& out) {
-    const Tensor& a = in[0];
-    double m = static_cast<double>(a.sizes()[a.dim() - 2]), n = static_cast<double>(a.sizes().back());
-    double batch = m * n > 0 ? cost_numel(a) / (m * n) : 0.0;
-    return OpCost{batch * 4.0 * m * n * std::min(m, n), io_bytes(in, out)};  // Householder and forming Q
-  };
+  row(t, OpId::qr).cost = cost_factorization;
   for (OpId id : {OpId::inverse, OpId::det, OpId::linalg_solve, OpId::cholesky, OpId::eigh, OpId::svd, OpId::qr})
     row(t, id).cpu_only = kLapackCpuOnly;
   name_inputs(t, {{OpId::inverse, {"input"}}, {OpId::det, {"input"}}, {OpId::linalg_solve, {"A", "B"}},

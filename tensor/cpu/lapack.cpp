@@ -154,21 +154,21 @@ int lapack_dim(int64_t n, const char* op) {
 }
 
 // For each matrix of x's batch, in parallel: f(index, scratch copy of the matrix
-// (row-major, contiguous), its side). Errors from a matrix are raised once, after the
-// batch, naming the first failing matrix.
+// (row-major, contiguous), its rows, its columns). Errors from a matrix are raised
+// once, after the batch, naming the first failing matrix.
 template <class T, class F>
 void each_matrix(const Tensor& x, const char* op, F&& f) {
-  const int64_t n = x.sizes().back();
-  if (n == 0) return;  // no matrix to factor (LAPACK refuses a leading dimension of 0)
+  const int64_t m = x.sizes()[x.dim() - 2], n = x.sizes().back();
+  if (m == 0 || n == 0) return;  // no matrix to factor (LAPACK refuses a leading dimension of 0)
   Tensor c = contiguous_raw(x);
-  const int64_t count = c.numel() / (n * n);
+  const int64_t count = c.numel() / (m * n);
   const T* src = static_cast<const T*>(c.raw_data());
   std::vector<std::string> failures(static_cast<size_t>(count));
-  parallel_for(0, count, count * n * n * n, [&](int64_t lo, int64_t hi) {
-    std::vector<T> a(static_cast<size_t>(n * n));
+  parallel_for(0, count, count * m * n * std::min(m, n), [&](int64_t lo, int64_t hi) {
+    std::vector<T> a(static_cast<size_t>(m * n));
     for (int64_t i = lo; i < hi; ++i) {
-      std::copy(src + i * n * n, src + (i + 1) * n * n, a.begin());
-      failures[static_cast<size_t>(i)] = f(i, a.data(), lapack_dim(n, op));
+      std::copy(src + i * m * n, src + (i + 1) * m * n, a.begin());
+      failures[static_cast<size_t>(i)] = f(i, a.data(), lapack_dim(m, op), lapack_dim(n, op));
     }
   });
   for (int64_t i = 0; i < count; ++i)
@@ -198,7 +198,7 @@ void inverse(const TensorList& in, const Attrs&, TensorList& out) {
     using T = typename decltype(tag)::type;
     T* dst = static_cast<T*>(out[0].raw_data());
     const int64_t n = out[0].sizes().back();
-    each_matrix<T>(in[0], "inverse", [&](int64_t i, T* a, int side) -> std::string {
+    each_matrix<T>(in[0], "inverse", [&](int64_t i, T* a, int, int side) -> std::string {
       std::vector<int> ipiv(static_cast<size_t>(std::max(1, side)));
       int info = 0;
       getrf(side, a, ipiv.data(), &info);
@@ -216,7 +216,7 @@ void det(const TensorList& in, const Attrs&, TensorList& out) {
     using T = typename decltype(tag)::type;
     T* dst = static_cast<T*>(out[0].raw_data());
     if (in[0].sizes().back() == 0) std::fill(dst, dst + out[0].numel(), T(1));  // an empty product, as PyTorch's
-    each_matrix<T>(in[0], "det", [&](int64_t i, T* a, int side) -> std::string {
+    each_matrix<T>(in[0], "det", [&](int64_t i, T* a, int, int side) -> std::string {
       std::vector<int> ipiv(static_cast<size_t>(std::max(1, side)));
       int info = 0;
       getrf(side, a, ipiv.data(), &info);
@@ -241,7 +241,7 @@ void linalg_solve(const TensorList& in, const Attrs&, TensorList& out) {
     Tensor b_all = contiguous_raw(broadcast_raw(in[1], b_shape));
     const T* pb = static_cast<const T*>(b_all.raw_data());
     T* px = static_cast<T*>(x.raw_data());
-    each_matrix<T>(a_all, "linalg_solve", [&](int64_t i, T* a, int side) -> std::string {
+    each_matrix<T>(a_all, "linalg_solve", [&](int64_t i, T* a, int, int side) -> std::string {
       std::vector<int> ipiv(static_cast<size_t>(std::max(1, side)));
       int info = 0;
       getrf(side, a, ipiv.data(), &info);
@@ -264,7 +264,7 @@ void cholesky(const TensorList& in, const Attrs&, TensorList& out) {
     using T = typename decltype(tag)::type;
     T* dst = static_cast<T*>(out[0].raw_data());
     const int64_t n = out[0].sizes().back();
-    each_matrix<T>(in[0], "cholesky", [&](int64_t i, T* a, int side) -> std::string {
+    each_matrix<T>(in[0], "cholesky", [&](int64_t i, T* a, int, int side) -> std::string {
       symmetrize(a, n);  // PyTorch reads the lower triangle: the same on a symmetric input
       int info = 0;
       potrf(side, a, &info);  // A = U^T U column-major: read row-major, the lower triangle is L
@@ -285,7 +285,7 @@ void eigh(const TensorList& in, const Attrs&, TensorList& out) {
     T* values = static_cast<T*>(out[0].raw_data());
     T* vectors = static_cast<T*>(out[1].raw_data());
     const int64_t n = out[1].sizes().back();
-    each_matrix<T>(in[0], "eigh", [&](int64_t i, T* a, int side) -> std::string {
+    each_matrix<T>(in[0], "eigh", [&](int64_t i, T* a, int, int side) -> std::string {
       symmetrize(a, n);
       int info = 0;
       syevd(side, a, values + i * n, &info);
@@ -314,65 +314,45 @@ void eigh(const TensorList& in, const Attrs&, TensorList& out) {
 void svd(const TensorList& in, const Attrs&, TensorList& out) {
   visit_float(out[1].dtype(), "svd", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const Tensor& x = in[0];
-    const int64_t m = x.sizes()[x.dim() - 2], n = x.sizes().back(), k = std::min(m, n);
-    Tensor c = contiguous_raw(x);
-    const int64_t count = shape_numel(Shape(x.sizes().begin(), x.sizes().end() - 2));
-    const T* src = static_cast<const T*>(c.raw_data());
+    const int64_t m = in[0].sizes()[in[0].dim() - 2], n = in[0].sizes().back(), k = std::min(m, n);
     T* pu = static_cast<T*>(out[0].raw_data());
     T* ps = static_cast<T*>(out[1].raw_data());
     T* pvh = static_cast<T*>(out[2].raw_data());
-    std::vector<std::string> failures(static_cast<size_t>(count));
-    parallel_for(0, count, count * m * n * k, [&](int64_t lo, int64_t hi) {
-      std::vector<T> a(static_cast<size_t>(std::max<int64_t>(1, m * n)));
-      for (int64_t i = lo; i < hi; ++i) {
-        if (k == 0) continue;
-        std::copy(src + i * m * n, src + (i + 1) * m * n, a.begin());
-        int info = 0;
-        T* u = pu + i * m * k;
-        T* vh = pvh + i * k * n;
-        gesdd(lapack_dim(n, "svd"), lapack_dim(m, "svd"), a.data(), ps + i * k, vh, u, &info);
-        if (info > 0) {
-          failures[static_cast<size_t>(i)] = "the SVD algorithm did not converge (LAPACK's info " + std::to_string(info) + ")";
-          continue;
-        }
-        // Each pair of singular vectors flips together so that U's column has its
-        // largest component (the first of equals) positive (as eigh's vectors).
-        for (int64_t j = 0; j < k; ++j) {
-          int64_t top = 0;
-          for (int64_t r = 1; r < m; ++r)
-            if (std::abs(u[r * k + j]) > std::abs(u[top * k + j])) top = r;
-          if (u[top * k + j] >= 0) continue;
-          for (int64_t r = 0; r < m; ++r) u[r * k + j] = -u[r * k + j];
-          for (int64_t r = 0; r < n; ++r) vh[j * n + r] = -vh[j * n + r];
-        }
+    each_matrix<T>(in[0], "svd", [&](int64_t i, T* a, int rows, int cols) -> std::string {
+      int info = 0;
+      T* u = pu + i * m * k;
+      T* vh = pvh + i * k * n;
+      gesdd(cols, rows, a, ps + i * k, vh, u, &info);
+      if (info > 0) return "the SVD algorithm did not converge (LAPACK's info " + std::to_string(info) + ")";
+      // Each pair of singular vectors flips together so that U's column has its
+      // largest component (the first of equals) positive (as eigh's vectors).
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t top = 0;
+        for (int64_t r = 1; r < m; ++r)
+          if (std::abs(u[r * k + j]) > std::abs(u[top * k + j])) top = r;
+        if (u[top * k + j] >= 0) continue;
+        for (int64_t r = 0; r < m; ++r) u[r * k + j] = -u[r * k + j];
+        for (int64_t r = 0; r < n; ++r) vh[j * n + r] = -vh[j * n + r];
       }
+      return "";
     });
-    for (int64_t i = 0; i < count; ++i)
-      if (!failures[static_cast<size_t>(i)].empty()) throw Error("svd: " + failures[static_cast<size_t>(i)]);
   });
 }
 
 void qr(const TensorList& in, const Attrs&, TensorList& out) {
   visit_float(out[0].dtype(), "qr", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const Tensor& x = in[0];
-    const int64_t m = x.sizes()[x.dim() - 2], n = x.sizes().back(), k = std::min(m, n);
-    Tensor c = contiguous_raw(x);
-    const int64_t count = shape_numel(Shape(x.sizes().begin(), x.sizes().end() - 2));
-    const T* src = static_cast<const T*>(c.raw_data());
+    const int64_t m = in[0].sizes()[in[0].dim() - 2], n = in[0].sizes().back(), k = std::min(m, n);
     T* pq = static_cast<T*>(out[0].raw_data());
     T* pr = static_cast<T*>(out[1].raw_data());
-    parallel_for(0, count, count * m * n * std::max<int64_t>(k, 1), [&](int64_t lo, int64_t hi) {
-      std::vector<T> a(static_cast<size_t>(std::max<int64_t>(1, m * n)));
-      for (int64_t i = lo; i < hi; ++i) {
-        if (k == 0) continue;
-        const T* ai = src + i * m * n;
-        for (int64_t row = 0; row < m; ++row)  // column-major, as LAPACK reads it
-          for (int64_t col = 0; col < n; ++col) a[static_cast<size_t>(col * m + row)] = ai[row * n + col];
-        int info = 0;
-        qr_factor(lapack_dim(m, "qr"), lapack_dim(n, "qr"), a.data(), pr + i * k * n, pq + i * m * k, &info);
-      }
+    each_matrix<T>(in[0], "qr", [&](int64_t i, T* a, int rows, int cols) -> std::string {
+      thread_local std::vector<T> column_major;  // as LAPACK reads it
+      column_major.resize(static_cast<size_t>(m * n));
+      for (int64_t row = 0; row < m; ++row)
+        for (int64_t col = 0; col < n; ++col) column_major[static_cast<size_t>(col * m + row)] = a[row * n + col];
+      int info = 0;
+      qr_factor(rows, cols, column_major.data(), pr + i * k * n, pq + i * m * k, &info);
+      return "";
     });
   });
 }

@@ -108,7 +108,7 @@ RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars) {
   RowWrites rw;
   if (im.ev.script->no_row_writes || f.target.is_tuple() || has_continue(f.body)) return rw;
   const Loc target = im.loc_of(&f.target);
-  Vars seen;
+  Vars seen, twice;
   for (const auto& s : f.body.stmts) {
     if (s->kind != StmtKind::Assign) continue;
     const Expr& t = *static_cast<const AssignStmt&>(*s).target;
@@ -119,6 +119,7 @@ RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars) {
     if (v.slot < 0 || std::none_of(vars.begin(), vars.end(), [&](const Name* n) { return same_var(*n, v); })) continue;
     bool again = std::any_of(seen.begin(), seen.end(), [&](const Name* n) { return same_var(*n, v); });
     add_var(v, seen);
+    if (again) add_var(v, twice);
     int64_t ellipsis;
     const int64_t at = target_item(ix, target, &ellipsis);
     Value held = im.load(loc(v));
@@ -133,15 +134,7 @@ RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars) {
   }
   // A variable two statements write is carried as before.
   for (size_t k = rw.vars.size(); k-- > 0;) {
-    size_t count = 0;
-    for (const auto& s : f.body.stmts)
-      if (s->kind == StmtKind::Assign) {
-        const Expr& t = *static_cast<const AssignStmt&>(*s).target;
-        if (t.kind == ExprKind::Index && static_cast<const Index&>(t).object->kind == ExprKind::Name &&
-            same_var(static_cast<const Name&>(*static_cast<const Index&>(t).object), *rw.vars[k]))
-          ++count;
-      }
-    if (count == 1) continue;
+    if (std::none_of(twice.begin(), twice.end(), [&](const Name* n) { return same_var(*n, *rw.vars[k]); })) continue;
     rw.vars.erase(rw.vars.begin() + static_cast<long>(k));
     rw.targets.erase(rw.targets.begin() + static_cast<long>(k));
     rw.dims.erase(rw.dims.begin() + static_cast<long>(k));
