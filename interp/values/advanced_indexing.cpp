@@ -18,10 +18,10 @@
 // indexed shape. Eager with no gradient, the values are stored at their positions;
 // otherwise x becomes where(written, value at the last write of each position, x),
 // written back with copy_ (autograd's in-place rules, views included). A position the
-// index names twice takes the last value, as PyTorch's CPU index_put_ does. The
-// positions are read on the host (as indexing with a mask does), and finding them
-// indexes an i64 tensor of x's size: a loop that assigns one element at a time should
-// index with ints instead.
+// index names twice takes the last value, as PyTorch's CPU index_put_ does. Eager
+// reads the positions on the host; a graph capture finds the last write by ops (Note
+// [An index a graph replays]). Finding the positions indexes an i64 tensor of x's
+// size: a loop that assigns one element at a time should index with ints instead.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -62,8 +62,8 @@ std::vector<int64_t> broadcast_indices(const std::vector<AdvancedIndex>& adv) {
   return shape;
 }
 
-// `index` (an integer tensor) as i64 in [0, n): each checked on the host (as the
-// one-index path does), a negative one counted from the end.
+}  // namespace
+
 Tensor checked_positions(const Tensor& index, int64_t n, int64_t dim) {
   // A vmap-batched index holds each example's values, which the host cannot read:
   // index_select checks them as it gathers.
@@ -74,8 +74,14 @@ Tensor checked_positions(const Tensor& index, int64_t n, int64_t dim) {
              std::to_string(n));
   // Wrapped by ops, whatever the values now, so that a graph replays it for other ones.
   Tensor i64 = to_dtype(to_device(index, cpu_device()), DType::i64);
-  return where(lt(i64, int_scalar_tensor(0)), add(i64, int_scalar_tensor(n)), i64);
+  Tensor wrapped = where(lt(i64, int_scalar_tensor(0)), add(i64, int_scalar_tensor(n)), i64);
+  // A graph checks the range when it replays: several indices' positions are summed
+  // into one flat position, which could land in range when one of them is not.
+  if (op_observer()) wrapped = reshape(index_select(arange(n), 0, reshape(wrapped, {-1})), wrapped.sizes().vec());
+  return wrapped;
 }
+
+namespace {
 
 // x[pos[k]] = values[k] in order, into x's memory, where nothing else must see the write
 // as an op: eager (no graph capture, no function transform), no gradient through x or
@@ -153,24 +159,42 @@ Tensor drop_leading_ones(const Tensor& value, int64_t dims) {
 }
 
 // Note [An index a graph replays]
-// Finding, on the host, which value each position of x takes last is how an index that
-// names a position twice is honoured (PyTorch's CPU index_put_), but a graph capture
+// Finding, on the host, which value each position of x takes last is how eager honours
+// an index that names a position twice (PyTorch's CPU index_put_), but a graph capture
 // cannot replay it: the positions would be baked in, so `out[:, i] = h` with the step's
-// index i inside a lowered loop was refused. When the index names each position at
-// most once by construction (no bool mask, every index tensor of at most one element:
-// ints, slices and a 0-dim step index), a capture gets ops instead: the source of
-// each written position is a scatter_add of 0 .. k-1 at the positions, and x becomes
-// where(written, index_select(values, source), x), which replays for any index value
-// and is differentiable as those ops are.
-void put_by_ops(const Tensor& x, const Tensor& values, const Tensor& positions) {
+// index i inside a lowered loop, or `y[idx] = 0` with an index the function was given,
+// were refused. A capture (and vmap, whose positions differ per example) gets ops
+// instead. Which of the k writes is the last at its position: a stable sort of the
+// positions puts each position's writes in their order, and a write is the last where
+// the next sorted position differs. When the index names each position at most once by
+// construction (ints, slices, a 0-dim step index) every write is the last and the sort
+// is skipped. A scatter_add of 1 + k over the last writes gives each position of x its
+// source (0: not written), and x becomes where(written, index_select(values, source), x),
+// which replays for any index values and is differentiable as those ops are.
+namespace {
+
+// 1 where write k is the last one at its position, 0 where a later write overwrites it.
+Tensor last_at_position(const Tensor& at) {
+  const int64_t k = at.numel();
+  Tensor sorted, order;
+  std::tie(sorted, order) = sort(at, 0, /*descending=*/false, /*stable=*/true);
+  Tensor next_differs = cat({ne(slice(sorted, 0, 1, k), slice(sorted, 0, 0, k - 1)), ones({1}, DType::b8, at.device())}, 0);
+  return scatter_add(zeros({k}, DType::i64, at.device()), 0, order, to_dtype(next_differs, DType::i64));
+}
+
+}  // namespace
+
+Tensor put_flat(const Tensor& x, const Tensor& values, const Tensor& positions, bool each_once) {
   const Tensor at = to_device(reshape(positions, {-1}), x.device());
   const int64_t k = at.numel();
-  Tensor hits = scatter_add(zeros({x.numel()}, DType::i64, x.device()), 0, at, ones_like(at));
-  Tensor source = scatter_add(zeros({x.numel()}, DType::i64, x.device()), 0, at, arange(k, DType::i64, x.device()));
-  Tensor written = reshape(gt(hits, int_scalar_tensor(0)), x.sizes().vec());
-  Tensor chosen = reshape(index_select(values, 0, source), x.sizes().vec());
-  Tensor target = x;
-  copy_(target, where(written, chosen, x));
+  if (k == 0) return x;
+  Tensor ids = add(arange(k, DType::i64, x.device()), int_scalar_tensor(1));
+  if (!each_once && k > 1) ids = mul(ids, last_at_position(at));
+  Tensor pick = scatter_add(zeros({x.numel()}, DType::i64, x.device()), 0, at, ids);
+  Tensor written = gt(pick, int_scalar_tensor(0));
+  Tensor source = where(written, sub(pick, int_scalar_tensor(1)), pick);
+  Tensor chosen = reshape(index_select(reshape(values, {-1}), 0, source), x.sizes().vec());
+  return where(reshape(written, x.sizes().vec()), chosen, x);
 }
 
 void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& positions_of, bool each_once) {
@@ -188,8 +212,12 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
     fail("shape mismatch: value tensor of shape " + value.shape_str() + " cannot be broadcast to indexing result of shape " +
          shape_text(shape));
   Tensor values = reshape(expand(to_dtype(value, x.dtype()), IntList(shape.begin(), shape.end())), {-1});
-  if (values.numel() != 0 && each_once && (op_observer() || positions.impl()->batched))
-    return put_by_ops(x, values, positions);  // a graph, or vmap's per-example positions
+  if (values.numel() == 0) return;  // an empty index writes nothing
+  if (op_observer() || (each_once && positions.impl()->batched)) {  // a graph, or vmap's per-example positions
+    Tensor target = x;
+    copy_(target, put_flat(x, values, positions, each_once));
+    return;
+  }
   // For each position of x, the last value written there (PyTorch's CPU order): found on
   // the host, so a graph capture is told, as for a mask's positions.
   notify_value_read(positions, "assignment through an index tensor");
@@ -202,7 +230,6 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
     written[p] = source[p] >= 0;
     pick[p] = static_cast<double>(std::max<int64_t>(source[p], 0));
   }
-  if (values.numel() == 0) return;  // an empty index writes nothing
   Tensor mask = to_device(tensor_from(written, x.sizes(), DType::b8), x.device());
   Tensor chosen = index_select(values, 0, to_device(tensor_from(pick, {x.numel()}, DType::i64), x.device()));
   Tensor updated = where(mask, reshape(chosen, x.sizes().vec()), x);

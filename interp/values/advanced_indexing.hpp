@@ -15,6 +15,11 @@ struct AdvancedIndex {
   Tensor index;
 };
 
+// `index` (an integer tensor) as i64 positions in [0, n) along `dim`: each checked on
+// the host unless vmap batches it, a negative one counted from the end by ops, so that
+// a graph replays it for other values (and checks their range as it replays).
+Tensor checked_positions(const Tensor& index, int64_t n, int64_t dim);
+
 // x indexed by every one of `adv` at once (PyTorch's rule for where their shape goes).
 Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv);
 
@@ -26,6 +31,11 @@ using IndexPositions = std::function<Tensor(const Tensor&)>;
 // copy into a view allow them: x[0] = ones([1, 4]) for x of [3, 4]), so that it
 // broadcasts to a target of `dims` dims.
 Tensor drop_leading_ones(const Tensor& value, int64_t dims);
+
+// x with values[k] at its flat position positions[k] (the last of several writes to one
+// position wins, as PyTorch's CPU kernels), by ops only, so that a graph replays it for
+// any positions (Note [An index a graph replays]). `each_once`: no position repeats.
+Tensor put_flat(const Tensor& x, const Tensor& values, const Tensor& positions, bool each_once);
 
 // x[index] = value, in place: value broadcast to the indexed shape; a position named
 // twice takes the last value. `each_once`: the index names no position twice whatever

@@ -234,13 +234,12 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
       } else {
         Tensor flat_idx = t.dim() == 1 ? t : reshape(t, {t.numel()});
         const int64_t n = x.size(dim);
-        // Exact as i64 (read as doubles, 2^53 + 1 was 2^53, and 2^63 - 1 shown as 9.2e18);
-        // a vmap-batched index is wrapped by ops instead (index_select checks its range).
-        if (t.impl()->batched) {
-          Tensor at = to_dtype(flat_idx, DType::i64);
-          flat_idx = where(lt(at, int_scalar_tensor(0)), add(at, int_scalar_tensor(n)), at);
-        }
-        std::vector<int64_t> iv = t.impl()->batched ? std::vector<int64_t>() : to_int64_vector(flat_idx);
+        // A vmap-batched index, or one a graph records, is wrapped by ops, so that each
+        // example's values (or each replay's) are read as they are; eager reads it on the
+        // host, exact as i64 (read as doubles, 2^53 + 1 was 2^53).
+        const bool by_ops = t.impl()->batched || op_observer();
+        if (by_ops) flat_idx = checked_positions(flat_idx, n, dim);
+        std::vector<int64_t> iv = by_ops ? std::vector<int64_t>() : to_int64_vector(flat_idx);
         bool neg = false;
         for (int64_t d : iv) {
           if (d < -n || d >= n)
@@ -401,6 +400,63 @@ bool put_at_step(const Tensor& x, const std::vector<Value>& idx, const Tensor& s
   return true;
 }
 
+// Note [A mask a graph replays]
+// x[..., mask, ...] = v reads the mask's true places on the host, which a graph cannot
+// replay. When v holds no value per true place (it broadcasts to the indexed result
+// with size 1, or nothing, where the mask's count of true places stands), the write
+// does not need the places: it is where(mask, v, x) over the view the index takes with
+// the mask's dims kept whole, written back through those positions, which each
+// appear once (Note [An index a graph replays]). Only inside a capture; eager keeps
+// writing just the true places. False when idx has another index tensor, or v holds a
+// value per true place (the general path refuses it as a value read).
+bool put_through_mask(const Tensor& x, const std::vector<Value>& idx, const Tensor& src) {
+  if (!op_observer()) return false;
+  int64_t at = -1, consumed = 0;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    const Value& v = idx[k];
+    if (is_index_tensor(v)) {
+      if (at >= 0 || v.tag != Tag::Tensor || v.t.dtype() != DType::b8) return false;
+      at = static_cast<int64_t>(k);
+      consumed += v.t.dim();
+    } else if (!v.is_none() && !is_ellipsis(v)) {
+      ++consumed;
+    }
+  }
+  if (at < 0 || consumed > x.dim()) return false;
+  const Tensor& mask = idx[static_cast<size_t>(at)].t;
+  // The dim of x where the mask starts, and the dim of the indexed result where its
+  // true places stand.
+  int64_t x_dim = 0, out_dim = 0;
+  for (int64_t k = 0; k < at; ++k) {
+    const Value& v = idx[static_cast<size_t>(k)];
+    const int64_t spans = is_ellipsis(v) ? x.dim() - consumed : 1;  // the dims it stands for
+    if (!v.is_none()) x_dim += spans;
+    if (v.is_none() || is_ellipsis(v) || is_slice(v)) out_dim += spans;  // an int drops its dim
+  }
+  check_mask_shape(mask, x, x_dim);
+  std::vector<Value> whole = idx;  // the mask's dims kept whole
+  whole.erase(whole.begin() + at);
+  for (int64_t k = 0; k < mask.dim(); ++k)
+    whole.insert(whole.begin() + at, make_slice_value(Value::none(), Value::none(), Value::none()));
+  const Tensor view = index_tensor(x, whole);
+  const int64_t m = mask.dim(), rank = view.dim() - m + 1;  // the result's rank, true places as one dim
+  Tensor value = drop_leading_ones(to_dtype(src, x.dtype()), rank);
+  if (value.dim() > rank) return false;
+  std::vector<int64_t> padded(static_cast<size_t>(rank - value.dim()), 1);
+  for (int64_t k = 0; k < value.dim(); ++k) padded.push_back(value.size(k));
+  if (padded[static_cast<size_t>(out_dim)] != 1) return false;  // a value per true place
+  padded.erase(padded.begin() + out_dim);
+  padded.insert(padded.begin() + out_dim, static_cast<size_t>(m), 1);
+  value = reshape(value, padded);
+  if (!broadcasts_to(value, view.sizes().vec())) return false;
+  std::vector<int64_t> mask_shape(static_cast<size_t>(out_dim), 1);
+  for (int64_t k = 0; k < m; ++k) mask_shape.push_back(mask.size(k));
+  mask_shape.resize(static_cast<size_t>(view.dim()), 1);
+  const Tensor kept = where(reshape(to_device(mask, x.device()), mask_shape), value, view);
+  put_indexed(x, kept, [&](const Tensor& positions) { return index_tensor(positions, whole); }, true);
+  return true;
+}
+
 }  // namespace
 
 void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx, const Value& v) {
@@ -469,7 +525,7 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
             }
           }
         }
-        if (put_at_step(x, idx, src)) return;
+        if (put_at_step(x, idx, src) || put_through_mask(x, idx, src)) return;
         put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); }, names_each_once(idx));
         return;
       }

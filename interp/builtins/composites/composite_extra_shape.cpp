@@ -21,6 +21,7 @@
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
+#include "interp/values/advanced_indexing.hpp"
 
 namespace nabla::interp {
 
@@ -228,6 +229,11 @@ Value take_builtin(Evaluator&, CallArgs& a) {
   Tensor x = arg(b, 0, "take", "input");
   Tensor idx = integer_index(b[1], "take", "index");
   const int64_t n = x.numel();
+  Tensor flat = reshape(x, {n});
+  if (op_observer() && n > 0) {  // the index as data, so that a graph replays it (Note [Scatters a graph replays])
+    Tensor at = to_device(checked_positions(reshape(idx, {-1}), n, 0), x.device());
+    return Value::tensor(reshape(index_select(flat, 0, at), shape_of(idx)));
+  }
   std::vector<int64_t> v = host_ints(idx, "take(): index");
   for (int64_t& i : v) {
     if (i < -n || i >= n)
@@ -235,7 +241,6 @@ Value take_builtin(Evaluator&, CallArgs& a) {
            " elements (expected an index in [" + std::to_string(-n) + ", " + std::to_string(n - 1) + "])");
     if (i < 0) i += n;
   }
-  Tensor flat = reshape(x, {n});
   return Value::tensor(reshape(index_select(flat, 0, index_tensor(v, {static_cast<int64_t>(v.size())}, x.device())), shape_of(idx)));
 }
 
@@ -264,11 +269,9 @@ Value diag_embed_builtin(Evaluator&, CallArgs& a) {
 
 // ---- scatters --------------------------------------------------------------------------
 
-// Where each element of index sends src's element to, along dim (Note: scatter's
-// targets are found on the CPU): for each flat position of the output (x's shape), the
-// flat positions in src that write to it, in index's row-major order.
-std::vector<std::vector<int64_t>> scatter_targets(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* src,
-                                                  const std::string& fname) {
+// scatter's shape rules (PyTorch's): index has the input's dims and is no larger than
+// src anywhere, nor than the input outside dim.
+void check_scatter_shapes(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* src, const std::string& fname) {
   if (index.dim() != x.dim() && !(index.dim() <= 1 && x.dim() <= 1))
     fail(fname + "(): argument 'index' must have as many dims as the input (" + std::to_string(x.dim()) + "), got shape " +
          index.shape_str());
@@ -287,6 +290,17 @@ std::vector<std::vector<int64_t>> scatter_targets(const Tensor& x, int64_t dim, 
       fail(fname + "(): argument 'index' of shape " + index.shape_str() + " is larger than argument 'src' " +
            src->shape_str() + " in dim " + std::to_string(d));
   }
+}
+
+// Where each element of index sends src's element to, along dim (Note: scatter's
+// targets are found on the CPU): for each flat position of the output (x's shape), the
+// flat positions in src that write to it, in index's row-major order.
+std::vector<std::vector<int64_t>> scatter_targets(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* src,
+                                                  const std::string& fname) {
+  check_scatter_shapes(x, dim, index, src, fname);
+  const int64_t nd = std::max<int64_t>(x.dim(), 1);
+  IntList xs = x.dim() == 0 ? IntList{1} : shape_of(x), is = index.dim() == 0 ? IntList{1} : shape_of(index);
+  IntList ss = !src ? is : src->dim() == 0 ? IntList{1} : shape_of(*src);
   std::vector<int64_t> iv = host_ints(index, fname + "(): index");
   IntList xstr = strides_of(xs), sstr = strides_of(ss);
   std::vector<std::vector<int64_t>> out(static_cast<size_t>(shape_numel(Shape(xs))));
@@ -406,6 +420,51 @@ void same_dtype(const Tensor& x, const Tensor& src, const std::string& fname, co
     fail(fn_arg(fname, name) + " must have the input's dtype " + dtype_name(x.dtype()) + ", got " + dtype_name(src.dtype()));
 }
 
+// Note [Scatters a graph replays]
+// scatter, index_copy and index_fill find their targets on the host (scatter_core's
+// table, index_fill's mask), which a graph cannot replay: the targets would be baked
+// in. Inside a capture, a scatter that keeps the last value sent (no reduce, and
+// index_copy) is put_flat over target positions computed by ops (Note [An index a
+// graph replays]); reduce="add" is the scatter_add row; index_fill is a masked_fill
+// over a mask made by scatter_add. Each replays for any index values, and checks
+// their range as it runs. Eager keeps the host path.
+
+// Whether this scatter can be written by ops: inside a capture, with an index of the
+// input's dims (PyTorch's rule), the input not 0-dim.
+bool scatter_by_ops(const Tensor& x, const Tensor& index) {
+  return op_observer() != nullptr && x.dim() > 0 && index.dim() == x.dim();
+}
+
+// The flat position in x of each element of index: its own coordinates, but along dim
+// the one its value names (wrapped and range-checked by checked_positions).
+Tensor scatter_positions(const Tensor& x, int64_t dim, const Tensor& index) {
+  const IntList xs = shape_of(x), is = shape_of(index), stride = strides_of(xs);
+  Tensor pos = mul(checked_positions(index, xs[static_cast<size_t>(dim)], dim), int_scalar_tensor(stride[static_cast<size_t>(dim)]));
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d == dim) continue;
+    IntList along(static_cast<size_t>(x.dim()), 1);
+    along[static_cast<size_t>(d)] = is[static_cast<size_t>(d)];
+    pos = add(pos, reshape(mul(arange(is[static_cast<size_t>(d)]), int_scalar_tensor(stride[static_cast<size_t>(d)])), along));
+  }
+  return pos;
+}
+
+// src's first elements along each dim, as many as index has (scatter reads no more).
+Tensor src_for_index(const Tensor& src, const Tensor& index) {
+  Tensor part = src;
+  for (int64_t d = 0; d < index.dim(); ++d)
+    if (part.size(d) != index.size(d)) part = slice(part, d, 0, index.size(d));
+  return part;
+}
+
+// The capture's scatter (Note [Scatters a graph replays]): Reduce::none or Reduce::sum.
+Tensor scatter_traced(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, Reduce r) {
+  const Tensor part = src_for_index(src, index);
+  if (r == Reduce::sum)
+    return scatter_add(x, dim, to_device(checked_positions(index, x.size(dim), dim), x.device()), contiguous(part));
+  return put_flat(x, part, scatter_positions(x, dim, index), /*each_once=*/false);
+}
+
 // torch.scatter: src's elements (or value) written at index along dim; reduce="add" or
 // "multiply" combines them with the input's instead. Of several writes to one place the
 // last (in index's order) wins, as PyTorch's CPU kernel.
@@ -426,6 +485,10 @@ Value scatter_builtin(Evaluator&, CallArgs& a) {
     src = expand(scalar_tensor(value, x.dtype()), index.dim() == 0 ? IntList{} : shape_of(index));
   }
   const Reduce r = b.has(5) ? reduce_of(b[5], "scatter", true) : Reduce::none;
+  if (scatter_by_ops(x, index) && r != Reduce::prod) {
+    check_scatter_shapes(x, dim, index, &src, "scatter");
+    return Value::tensor(scatter_traced(x, dim, index, src, r));
+  }
   auto targets = scatter_targets(x, dim, index, &src, "scatter");
   return Value::tensor(scatter_core(x, targets, contiguous(src), r, true));
 }
@@ -442,6 +505,10 @@ Value scatter_reduce_builtin(Evaluator&, CallArgs& a) {
   same_dtype(x, src, "scatter_reduce", "src");
   const Reduce r = reduce_of(b[4], "scatter_reduce", false);
   const bool include_self = !b.has(5) || as_bool(b[5], fn_arg("scatter_reduce", "include_self"));
+  if (scatter_by_ops(x, index) && r == Reduce::sum && include_self) {
+    check_scatter_shapes(x, dim, index, &src, "scatter_reduce");
+    return Value::tensor(scatter_traced(x, dim, index, src, r));
+  }
   auto targets = scatter_targets(x, dim, index, &src, "scatter_reduce");
   return Value::tensor(scatter_core(x, targets, contiguous(src), r, include_self));
 }
@@ -518,6 +585,12 @@ Value index_copy_builtin(Evaluator&, CallArgs& a) {
   const int64_t dim = dim_arg(b, 1, x.dim(), "index_copy", 0);
   Tensor index = integer_index(b[2], "index_copy", "index");
   Tensor source = arg(b, 3, "index_copy", "source");
+  if (op_observer() && x.dim() > 0) {  // Note [Scatters a graph replays]
+    if (index.dim() > 1) fail(fn_arg("index_copy", "index") + " must be 1-D, got shape " + index.shape_str());
+    check_source(x, dim, source, static_cast<size_t>(index.numel()), "index_copy");
+    Tensor along = traced_expanded_index(x, dim, index, source);
+    return Value::tensor(put_flat(x, source, scatter_positions(x, dim, along), /*each_once=*/false));
+  }
   std::vector<int64_t> v = slice_index(x, dim, index, "index_copy");
   check_source(x, dim, source, v.size(), "index_copy");
   Tensor idx = expanded_index(v, source, dim);
@@ -532,13 +605,20 @@ Value index_fill_builtin(Evaluator&, CallArgs& a) {
   Tensor x = arg(b, 0, "index_fill", "input");
   const int64_t dim = dim_arg(b, 1, x.dim(), "index_fill", 0);
   Tensor index = integer_index(b[2], "index_fill", "index");
-  std::vector<int64_t> v = slice_index(x, dim, index, "index_fill");
   const int64_t n = x.dim() == 0 ? 1 : x.sizes()[dim];
-  std::vector<double> hit(static_cast<size_t>(n), 0.0);
-  for (int64_t i : v) hit[static_cast<size_t>(i)] = 1.0;
   IntList mask_shape(static_cast<size_t>(x.dim()), 1);
   if (x.dim() > 0) mask_shape[static_cast<size_t>(dim)] = n;
-  Tensor mask = to_device(tensor_from(hit, Shape(mask_shape), DType::b8), x.device());
+  Tensor mask;
+  if (op_observer() && x.dim() > 0) {  // Note [Scatters a graph replays]
+    if (index.dim() > 1) fail(fn_arg("index_fill", "index") + " must be 1-D, got shape " + index.shape_str());
+    Tensor at = checked_positions(reshape(index, {-1}), n, dim);
+    Tensor hits = scatter_add(zeros({n}, DType::i64), 0, at, ones_like(at));
+    mask = to_device(reshape(gt(hits, int_scalar_tensor(0)), mask_shape), x.device());
+  } else {
+    std::vector<double> hit(static_cast<size_t>(n), 0.0);
+    for (int64_t i : slice_index(x, dim, index, "index_fill")) hit[static_cast<size_t>(i)] = 1.0;
+    mask = to_device(tensor_from(hit, Shape(mask_shape), DType::b8), x.device());
+  }
   check_fits_dtype(b[3], x.dtype(), fn_arg("index_fill", "value"));  // Note [A number into a dtype]
   if (b[3].tag == Tag::Tensor) {
     if (b[3].t.dim() != 0) fail("index_fill(): argument 'value' must be a number or a 0-dim tensor, got shape " + b[3].t.shape_str());
