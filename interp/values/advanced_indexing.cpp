@@ -213,7 +213,7 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
          shape_text(shape));
   Tensor values = reshape(expand(to_dtype(value, x.dtype()), IntList(shape.begin(), shape.end())), {-1});
   if (values.numel() == 0) return;  // an empty index writes nothing
-  if (op_observer() || (each_once && positions.impl()->batched)) {  // a graph, or vmap's per-example positions
+  if (op_observer() || positions.impl()->batched) {  // a graph, or vmap's per-example positions
     Tensor target = x;
     copy_(target, put_flat(x, values, positions, each_once));
     return;

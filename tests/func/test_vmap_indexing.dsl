@@ -31,3 +31,28 @@ test "per-example gradients through a per-example index equal the loop" {
 test "a per-example index out of range is an error" {
   expect_error(fn() = vmap(fn(a, i) = a[i])(A, tensor([0, 9, 1])), "out of")
 }
+
+fn put_at(a, j) {
+  let c = a.clone()
+  c[j] = a[0] * 10.0 + arange(j.shape[0]) * 1.0
+  return c
+}
+
+test "c[j] = v with a per-example index of several positions, repeats taking the last value, equals the loop" {
+  let J = tensor([[0, 1], [2, 2], [-1, 3]])
+  expect(equal(vmap(put_at)(A, J), each(put_at, A, J)))
+  let f = fn(a, j) = (put_at(a, j) * arange(4) * 1.0).sum()
+  expect(equal(vmap(grad(f))(A, J), each(grad(f), A, J)))
+}
+
+test "scatter, index_copy, index_fill and take with per-example indices equal the loop" {
+  let J = tensor([[0, 3], [2, 2], [-1, 1]])
+  let scat = fn(a, j) = a.scatter(0, j, tensor([5.0, 6.0]))
+  expect(equal(vmap(scat)(A, J), each(scat, A, J)))
+  let copy = fn(a, j) = a.index_copy(0, j, tensor([5.0, 6.0]))
+  expect(equal(vmap(copy)(A, J), each(copy, A, J)))
+  let fill = fn(a, j) = a.index_fill(0, j, -1.0)
+  expect(equal(vmap(fill)(A, J), each(fill, A, J)))
+  let tk = fn(a, j) = take(a, j)
+  expect(equal(vmap(tk)(A, J), each(tk, A, J)))
+}

@@ -223,6 +223,10 @@ Value split_with_sizes_builtin(Evaluator&, CallArgs& a) {
   return tuple_of(split(x, sizes, dim));
 }
 
+// Whether an index is to be read by ops (Note [Scatters a graph replays]): inside a capture, or batched by vmap (each
+// example's values differ, so the host cannot read them either).
+bool index_by_ops(const Tensor& index) { return op_observer() != nullptr || index.impl()->batched; }
+
 // torch.take: the elements at flat indices (negative from the end), shaped as index.
 Value take_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("take", a, {"input", "index"}, 2);
@@ -230,7 +234,7 @@ Value take_builtin(Evaluator&, CallArgs& a) {
   Tensor idx = integer_index(b[1], "take", "index");
   const int64_t n = x.numel();
   Tensor flat = reshape(x, {n});
-  if (op_observer() && n > 0) {  // the index as data, so that a graph replays it (Note [Scatters a graph replays])
+  if (index_by_ops(idx) && n > 0) {  // the index as data, so that a graph replays it (Note [Scatters a graph replays])
     Tensor at = to_device(checked_positions(reshape(idx, {-1}), n, 0), x.device());
     return Value::tensor(reshape(index_select(flat, 0, at), shape_of(idx)));
   }
@@ -427,12 +431,13 @@ void same_dtype(const Tensor& x, const Tensor& src, const std::string& fname, co
 // index_copy) is put_flat over target positions computed by ops (Note [An index a
 // graph replays]); reduce="add" is the scatter_add row; index_fill is a masked_fill
 // over a mask made by scatter_add. Each replays for any index values, and checks
-// their range as it runs. Eager keeps the host path.
+// their range as it runs. vmap takes the same path for an index it batches. Eager
+// keeps the host path.
 
-// Whether this scatter can be written by ops: inside a capture, with an index of the
-// input's dims (PyTorch's rule), the input not 0-dim.
+// Whether this scatter can be written by ops: an index read by ops, with the input's
+// dims (PyTorch's rule), the input not 0-dim.
 bool scatter_by_ops(const Tensor& x, const Tensor& index) {
-  return op_observer() != nullptr && x.dim() > 0 && index.dim() == x.dim();
+  return index_by_ops(index) && x.dim() > 0 && index.dim() == x.dim();
 }
 
 // The flat position in x of each element of index: its own coordinates, but along dim
@@ -585,7 +590,7 @@ Value index_copy_builtin(Evaluator&, CallArgs& a) {
   const int64_t dim = dim_arg(b, 1, x.dim(), "index_copy", 0);
   Tensor index = integer_index(b[2], "index_copy", "index");
   Tensor source = arg(b, 3, "index_copy", "source");
-  if (op_observer() && x.dim() > 0) {  // Note [Scatters a graph replays]
+  if (index_by_ops(index) && x.dim() > 0) {  // Note [Scatters a graph replays]
     if (index.dim() > 1) fail(fn_arg("index_copy", "index") + " must be 1-D, got shape " + index.shape_str());
     check_source(x, dim, source, static_cast<size_t>(index.numel()), "index_copy");
     Tensor along = traced_expanded_index(x, dim, index, source);
@@ -609,7 +614,7 @@ Value index_fill_builtin(Evaluator&, CallArgs& a) {
   IntList mask_shape(static_cast<size_t>(x.dim()), 1);
   if (x.dim() > 0) mask_shape[static_cast<size_t>(dim)] = n;
   Tensor mask;
-  if (op_observer() && x.dim() > 0) {  // Note [Scatters a graph replays]
+  if (index_by_ops(index) && x.dim() > 0) {  // Note [Scatters a graph replays]
     if (index.dim() > 1) fail(fn_arg("index_fill", "index") + " must be 1-D, got shape " + index.shape_str());
     Tensor at = checked_positions(reshape(index, {-1}), n, dim);
     Tensor hits = scatter_add(zeros({n}, DType::i64), 0, at, ones_like(at));
