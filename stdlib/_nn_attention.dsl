@@ -327,15 +327,48 @@ fn _square_subsequent_mask(sz, dtype) {
 # As PyTorch's nn.TransformerEncoder: num_layers copies of encoder_layer (layers.0, ...),
 # then norm when given. forward(src, mask, src_key_padding_mask, is_causal) passes the
 # masks to every layer.
+#
+# PyTorch 1.13 has a second path, which changes the output: in eval mode without
+# gradients, with a src_key_padding_mask whose padding is at the end of each sequence
+# and no mask, it runs the sequences as a nested tensor and pads the result back with
+# zeros. The output is then 0 at padded positions (norm(0) after the norm) and only as
+# long as the longest sequence. _nested_valid finds when it applies, by PyTorch's own
+# conditions, and forward gives the same values.
 model TransformerEncoder(encoder_layer, num_layers, norm=none, enable_nested_tensor=true, mask_check=true) {
   "A stack of num_layers copies of a TransformerEncoderLayer, then an optional norm. Example: nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4), 2)"
   layers = _clones(encoder_layer, num_layers)
   num_layers = num_layers
   norm = norm
+  enable_nested_tensor = enable_nested_tensor
+  mask_check = mask_check
+  # The valid positions [B, S] (true: a token) when PyTorch takes its nested path, else none.
+  _nested_valid(src, mask, kpm) {
+    if kpm == none or mask != none or not self.enable_nested_tensor or src.dim() != 3 or is_autocast_enabled() {
+      return none
+    }
+    let first = self.layers[0]
+    if type(first) != "TransformerEncoderLayer" or first.norm_first or first.self_attn.training { return none }
+    let sa = first.self_attn
+    if not sa.batch_first or sa.in_proj_weight == none or sa.num_heads % 2 == 1 { return none }
+    let act = first.activation
+    let relu_or_gelu = act == relu or act == gelu or type(act) == "ReLU" or type(act) == "GELU"
+    if not relu_or_gelu or first.norm1.eps != first.norm2.eps { return none }
+    if is_grad_enabled() and (src.requires_grad or any([p.requires_grad for p in first.parameters()])) { return none }
+    let given = kpm == 0 if kpm.is_floating_point() else kpm.logical_not()
+    # PyTorch keeps each sequence's first (number of valid positions) tokens.
+    let valid = arange(src.shape[1]).unsqueeze(0) < given.sum(1).unsqueeze(1)
+    if self.mask_check and not equal(valid, given) { return none }
+    return valid
+  }
   forward(src, mask=none, src_key_padding_mask=none, is_causal=none) {
+    let valid = self._nested_valid(src, mask, src_key_padding_mask)
+    let kpm = src_key_padding_mask if valid == none else valid.logical_not()
     let x = src
     for layer in self.layers {
-      x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal == true)
+      x = layer(x, src_mask=mask, src_key_padding_mask=kpm, is_causal=is_causal == true)
+    }
+    if valid != none {
+      x = where(valid.unsqueeze(-1), x, zeros_like(x))[:, :int(valid.sum(1).max())]
     }
     return self.norm(x) if self.norm != none else x
   }

@@ -124,9 +124,16 @@ Value is_grad_enabled_builtin(Evaluator&, CallArgs& a) {
   return Value::boolean(grad_enabled());
 }
 
+Value is_autocast_enabled_builtin(Evaluator&, CallArgs& a) {
+  bind("is_autocast_enabled", a, {}, 0);
+  return Value::boolean(autocast_dtype().has_value());
+}
+
 const BuiltinEntry kAutogradBuiltins[] = {
     {"is_grad_enabled", is_grad_enabled_builtin, "is_grad_enabled()",
      "Whether operations are recorded for autograd here (false inside no_grad { }). Example: is_grad_enabled()"},
+    {"is_autocast_enabled", is_autocast_enabled_builtin, "is_autocast_enabled()",
+     "Whether this code runs inside an autocast(dtype=...) { } block, as torch.is_autocast_enabled. Example: is_autocast_enabled()"},
     {"grad", grad_builtin,
      "grad(outputs, inputs, grad_outputs=none, create_graph=false, retain_graph=create_graph, allow_unused=false) "
      "or grad(func, argnums=0, has_aux=false)",
