@@ -1,12 +1,14 @@
 # _nn_activation: the activation layers, elementwise (and GLU, Softmax, Softmin and
-# LogSoftmax along a dim, Softmax2d over the channels), with PyTorch's names, arguments and semantics. Each calls
+# LogSoftmax along a dim, Softmax2d over the channels), with PyTorch's names, arguments and semantics
+# (inplace=true writes the activation into the input, which is returned). Each calls
 # its function: an op (relu, gelu, elu, ...) or a composite of ops (relu6, selu, glu,
 # ...: interp/builtins/composites/composite_nn.cpp), so gradients of any order flow through it. nn
 # re-exports them; import nn, not this module.
 
-model ReLU() {
-  "max(x, 0), elementwise. Example: nn.ReLU()(x)"
-  forward(x) = relu(x)
+model ReLU(inplace=false) {
+  "max(x, 0), elementwise (inplace=true writes it into x). Example: nn.ReLU()(x)"
+  inplace = inplace
+  forward(x) = relu(x, inplace=self.inplace)
 }
 model GELU(approximate="none") {
   "The Gaussian error linear unit, elementwise (approximate=\"tanh\": PyTorch's tanh form). Example: nn.GELU()(x)"
@@ -15,9 +17,10 @@ model GELU(approximate="none") {
                   f"GELU: approximate must be \"none\" or \"tanh\", got \"{approximate}\"")
   forward(x) = gelu(x, approximate=self.approximate)
 }
-model SiLU() {
+model SiLU(inplace=false) {
   "x * sigmoid(x), elementwise (swish). Example: nn.SiLU()(x)"
-  forward(x) = silu(x)
+  inplace = inplace
+  forward(x) = silu(x, inplace=self.inplace)
 }
 model Tanh() {
   "tanh(x), elementwise. Example: nn.Tanh()(x)"
@@ -45,15 +48,17 @@ model LogSoftmax(dim=-1) {
   dim = dim
   forward(x) = log_softmax(x, dim=self.dim)
 }
-model LeakyReLU(negative_slope=0.01) {
+model LeakyReLU(negative_slope=0.01, inplace=false) {
   "x where x > 0, else negative_slope * x. Example: nn.LeakyReLU(0.2)(x)"
   negative_slope = negative_slope
-  forward(x) = leaky_relu(x, negative_slope=self.negative_slope)
+  inplace = inplace
+  forward(x) = leaky_relu(x, negative_slope=self.negative_slope, inplace=self.inplace)
 }
-model ELU(alpha=1.0) {
+model ELU(alpha=1.0, inplace=false) {
   "x where x > 0, else alpha * (exp(x) - 1). Example: nn.ELU()(x)"
   alpha = alpha
-  forward(x) = elu(x, alpha=self.alpha)
+  inplace = inplace
+  forward(x) = elu(x, alpha=self.alpha, inplace=self.inplace)
 }
 model Softplus(beta=1.0, threshold=20.0) {
   "log(1 + exp(beta * x)) / beta (linear above threshold). Example: nn.Softplus()(x)"
@@ -61,37 +66,44 @@ model Softplus(beta=1.0, threshold=20.0) {
   threshold = threshold
   forward(x) = softplus(x, beta=self.beta, threshold=self.threshold)
 }
-model Hardswish() {
+model Hardswish(inplace=false) {
   "x * relu6(x + 3) / 6, elementwise. Example: nn.Hardswish()(x)"
-  forward(x) = hardswish(x)
+  inplace = inplace
+  forward(x) = hardswish(x, inplace=self.inplace)
 }
-model Mish() {
+model Mish(inplace=false) {
   "x * tanh(softplus(x)), elementwise. Example: nn.Mish()(x)"
-  forward(x) = mish(x)
+  inplace = inplace
+  forward(x) = mish(x, inplace=self.inplace)
 }
-model Hardtanh(min_val=-1.0, max_val=1.0) {
+model Hardtanh(min_val=-1.0, max_val=1.0, inplace=false) {
   "x clamped to [min_val, max_val]. Example: nn.Hardtanh(-2.0, 2.0)(x)"
   min_val = min_val
   max_val = max_val
-  forward(x) = hardtanh(x, min_val=self.min_val, max_val=self.max_val)
+  inplace = inplace
+  forward(x) = hardtanh(x, min_val=self.min_val, max_val=self.max_val, inplace=self.inplace)
 }
-model ReLU6() {
+model ReLU6(inplace=false) {
   "x clamped to [0, 6]. Example: nn.ReLU6()(x)"
-  forward(x) = relu6(x)
+  inplace = inplace
+  forward(x) = relu6(x, inplace=self.inplace)
 }
-model Hardsigmoid() {
+model Hardsigmoid(inplace=false) {
   "relu6(x + 3) / 6, elementwise. Example: nn.Hardsigmoid()(x)"
-  forward(x) = hardsigmoid(x)
+  inplace = inplace
+  forward(x) = hardsigmoid(x, inplace=self.inplace)
 }
-model SELU() {
+model SELU(inplace=false) {
   "scale * elu(x, alpha) with the self-normalizing constants. Example: nn.SELU()(x)"
-  forward(x) = selu(x)
+  inplace = inplace
+  forward(x) = selu(x, inplace=self.inplace)
 }
-model CELU(alpha=1.0) {
+model CELU(alpha=1.0, inplace=false) {
   "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise. Example: nn.CELU(0.5)(x)"
   alpha = alpha
+  inplace = inplace
   let _c = assert(alpha != 0, "CELU: alpha must not be 0")
-  forward(x) = celu(x, self.alpha)
+  forward(x) = celu(x, self.alpha, inplace=self.inplace)
 }
 # weight: one slope (num_parameters=1) or one per channel (dim 1 of the input).
 model PReLU(num_parameters=1, init=0.25) {
@@ -135,9 +147,10 @@ model LogSigmoid() {
 # (The field `threshold` hides the function of that name inside the model's methods,
 # where a bare name reads a field first.)
 let _threshold = threshold
-model Threshold(threshold, value) {
+model Threshold(threshold, value, inplace=false) {
   "x where x > threshold, else value. Example: nn.Threshold(0.1, 20.0)(x)"
   threshold = threshold
   value = value
-  forward(x) = _threshold(x, self.threshold, self.value)
+  inplace = inplace
+  forward(x) = _threshold(x, self.threshold, self.value, inplace=self.inplace)
 }

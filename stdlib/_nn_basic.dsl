@@ -79,12 +79,13 @@ model LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true) {
 
 # Zeroes each element with probability p and scales the rest by 1/(1-p) in training;
 # the identity in eval.
-model Dropout(p=0.5) {
+model Dropout(p=0.5, inplace=false) {
   "Zeroes each element with probability p in training (the rest scaled by 1 / (1 - p)); identity in eval. Example: nn.Dropout(0.5)"
   p = p
+  inplace = inplace
   training = true
   let _c = _check_p("Dropout", p)  # as PyTorch's, at construction: a p < 0 was the identity
-  forward(x) = dropout(x, p=self.p, training=self.training) if self.training and self.p > 0 else x
+  forward(x) = dropout(x, p=self.p, training=self.training, inplace=self.inplace) if self.training and self.p > 0 else x
 }
 
 # Channel-wise dropout, as PyTorch's Dropout1d/2d/3d (the functions dropout1d, ...):
@@ -95,26 +96,29 @@ fn _check_p(name, p) {
   assert(p >= 0 and p <= 1, f"{name}: p must be in [0, 1], got {p}")
 }
 
-model Dropout1d(p=0.5) {
+model Dropout1d(p=0.5, inplace=false) {
   "Zeroes whole channels of [N, C, L] with probability p in training. Example: nn.Dropout1d(0.2)"
   p = p
   training = true
+  inplace = inplace
   let _c = _check_p("Dropout1d", p)
-  forward(x) = dropout1d(x, self.p, training=self.training)
+  forward(x) = dropout1d(x, self.p, training=self.training, inplace=self.inplace)
 }
-model Dropout2d(p=0.5) {
+model Dropout2d(p=0.5, inplace=false) {
   "Zeroes whole channels of [N, C, H, W] with probability p in training. Example: nn.Dropout2d(0.2)"
   p = p
   training = true
+  inplace = inplace
   let _c = _check_p("Dropout2d", p)
-  forward(x) = dropout2d(x, self.p, training=self.training)
+  forward(x) = dropout2d(x, self.p, training=self.training, inplace=self.inplace)
 }
-model Dropout3d(p=0.5) {
+model Dropout3d(p=0.5, inplace=false) {
   "Zeroes whole channels of [N, C, D, H, W] with probability p in training. Example: nn.Dropout3d(0.2)"
   p = p
   training = true
+  inplace = inplace
   let _c = _check_p("Dropout3d", p)
-  forward(x) = dropout3d(x, self.p, training=self.training)
+  forward(x) = dropout3d(x, self.p, training=self.training, inplace=self.inplace)
 }
 
 # ---- alpha dropout ----------------------------------------------------------------------
@@ -136,32 +140,45 @@ fn _alpha_dropout(x, p, training, mask_shape, who) {
   return x * (keep * a) + ((keep - 1) * (_selu_alpha * a) + _selu_alpha * a * p)
 }
 
-fn alpha_dropout(input, p=0.5, training=false) {
+# inplace=true: f(input) written into input, which is returned, as the activations'
+# inplace= (interp/builtins/builtins_ops.cpp): f runs on a clone, whose backward keeps
+# the old values.
+fn _into(who, input, inplace, f) {
+  if not inplace { return f(input) }
+  if input.requires_grad and input.is_leaf and is_grad_enabled() {
+    fail(f"{who}: inplace=true writes into argument 'input', a leaf tensor that requires grad, which cannot be modified in place (pass inplace=false, or call it under no_grad)")
+  }
+  return input.copy_(f(input.clone()))
+}
+
+fn alpha_dropout(input, p=0.5, training=false, inplace=false) {
   "Alpha dropout (keeps a SELU network's mean and variance) of each element with probability p, as torch.nn.functional.alpha_dropout. Example: nn.alpha_dropout(selu(x), 0.1, training=true)"
   _nn_init._tensor_arg("alpha_dropout()", "input", input)
-  return _alpha_dropout(input, p, training, list(input.shape), "alpha_dropout()")
+  return _into("alpha_dropout()", input, inplace, fn(x) = _alpha_dropout(x, p, training, list(x.shape), "alpha_dropout()"))
 }
 
 # Whole channels (dims 0 and 1 of [N, C, *]) dropped together.
-fn feature_alpha_dropout(input, p=0.5, training=false) {
+fn feature_alpha_dropout(input, p=0.5, training=false, inplace=false) {
   "Alpha dropout of whole channels of [N, C, *] with probability p, as torch.nn.functional.feature_alpha_dropout. Example: nn.feature_alpha_dropout(x, 0.1, training=true)"
   _nn_init._tensor_arg("feature_alpha_dropout()", "input", input)
   assert(input.ndim >= 2, f"feature_alpha_dropout(): feature dropout needs at least 2 dims [N, C, *], got shape {list(input.shape)}")
   let mask_shape = list(input.shape[:2]) + [1] * (input.ndim - 2)
-  return _alpha_dropout(input, p, training, mask_shape, "feature_alpha_dropout()")
+  return _into("feature_alpha_dropout()", input, inplace, fn(x) = _alpha_dropout(x, p, training, mask_shape, "feature_alpha_dropout()"))
 }
 
-model AlphaDropout(p=0.5) {
+model AlphaDropout(p=0.5, inplace=false) {
   "Alpha dropout (for SELU networks: keeps zero mean and unit variance) with probability p in training; identity in eval. Example: nn.AlphaDropout(0.1)"
   p = p
   training = true
+  inplace = inplace
   let _c = _check_p("AlphaDropout", p)
-  forward(x) = alpha_dropout(x, self.p, training=self.training)
+  forward(x) = alpha_dropout(x, self.p, training=self.training, inplace=self.inplace)
 }
-model FeatureAlphaDropout(p=0.5) {
+model FeatureAlphaDropout(p=0.5, inplace=false) {
   "Alpha dropout of whole channels of [N, C, *] with probability p in training; identity in eval. Example: nn.FeatureAlphaDropout(0.1)"
   p = p
   training = true
+  inplace = inplace
   let _c = _check_p("FeatureAlphaDropout", p)
-  forward(x) = feature_alpha_dropout(x, self.p, training=self.training)
+  forward(x) = feature_alpha_dropout(x, self.p, training=self.training, inplace=self.inplace)
 }

@@ -46,15 +46,17 @@ model AvgPool1d(kernel_size, stride=none, padding=0, ceil_mode=false, count_incl
                           ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
 }
 
-model AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
+model AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true, divisor_override=none) {
   "2-D average pooling over [N, C, H, W] (stride defaults to kernel_size). Example: nn.AvgPool2d(2)"
   kernel_size = _per_dim(kernel_size, 2)
   stride = self.kernel_size if stride == none else _per_dim(stride, 2)
   padding = _per_dim(padding, 2)
   ceil_mode = ceil_mode
   count_include_pad = count_include_pad
+  divisor_override = divisor_override
   forward(x) = avg_pool2d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
-                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
+                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad,
+                          divisor_override=self.divisor_override)
 }
 
 model MaxPool3d(kernel_size, stride=none, padding=0, dilation=1, return_indices=false, ceil_mode=false) {
@@ -69,15 +71,17 @@ model MaxPool3d(kernel_size, stride=none, padding=0, dilation=1, return_indices=
                           dilation=self.dilation, ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 }
 
-model AvgPool3d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true) {
+model AvgPool3d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true, divisor_override=none) {
   "3-D average pooling over [N, C, D, H, W] (stride defaults to kernel_size). Example: nn.AvgPool3d(2)"
   kernel_size = _per_dim(kernel_size, 3)
   stride = self.kernel_size if stride == none else _per_dim(stride, 3)
   padding = _per_dim(padding, 3)
   ceil_mode = ceil_mode
   count_include_pad = count_include_pad
+  divisor_override = divisor_override
   forward(x) = avg_pool3d(x, kernel_size=self.kernel_size, stride=self.stride, padding=self.padding,
-                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad)
+                          ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad,
+                          divisor_override=self.divisor_override)
 }
 
 # ---- adaptive pools -----------------------------------------------------------------
@@ -144,18 +148,24 @@ model AdaptiveMaxPool3d(output_size, return_indices=false) {
 # Each value goes back to the cell its index names (a max pool's indices, flat over
 # the plane), every other cell 0; the output is output_size (its last n entries), or
 # what the pool's input was: (in - 1) * stride - 2 * padding + kernel_size per dim.
-# Differentiable in the values (scatter_add, whose gradient gathers).
+# A given size must be a pool's input that gives x: within the stride of that, as
+# PyTorch checks. Differentiable in the values (scatter_add, whose gradient gathers).
 fn _unpool(m, name, x, indices, output_size, n) {
   assert(list(indices.shape) == list(x.shape),
          f"{name}: indices must have the input's shape {list(x.shape)}, got {list(indices.shape)}")
   let size = []
+  for d in range(n) {
+    size.append((x.shape[x.ndim - n + d] - 1) * m.stride[d] - 2 * m.padding[d] + m.kernel_size[d])
+  }
   if output_size != none {
-    size = list(output_size)
-    size = size[len(size) - n:]
-  } else {
+    let given = list(output_size)[len(output_size) - n:]
     for d in range(n) {
-      size.append((x.shape[x.ndim - n + d] - 1) * m.stride[d] - 2 * m.padding[d] + m.kernel_size[d])
+      let (low, high) = (size[d] - m.stride[d], size[d] + m.stride[d])
+      if given[d] <= low or given[d] >= high {
+        fail(f"{name}: argument 'output_size' {given} must be within the stride of {size}, the size of the pool's input that gives this input's {list(x.shape)[x.ndim - n:]}: dim {d} must be between {low + 1} and {high - 1}, got {given[d]}")
+      }
     }
+    size = given
   }
   let lead = list(x.shape)[:x.ndim - n]
   let plane = 1

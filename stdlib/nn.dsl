@@ -63,32 +63,45 @@ let ConvTranspose3d = _nn_conv.ConvTranspose3d
 
 # Batch normalization over dim 1 ([N, C] or [N, C, L] for 1d, [N, C, H, W] for 2d).
 # Training normalizes with the batch's statistics and moves running_mean/running_var
-# (unbiased variance) by `momentum`; eval normalizes with the running statistics.
-# track_running_stats=false always uses the batch's statistics and leaves the buffers
-# (which exist anyway, unlike PyTorch's None) untouched.
+# (unbiased variance) by `momentum`, or by 1 / num_batches_tracked (the cumulative
+# average) when momentum is none; eval normalizes with the running statistics.
+# track_running_stats=false always uses the batch's statistics and has no running
+# statistics (none, outside the state_dict, as PyTorch's).
+fn _batch_norm_fields(m, name, num_features, eps, momentum, affine, track_running_stats) {
+  m.num_features = _nn_init._size_arg(name, "num_features", num_features)
+  m.eps = eps
+  m.momentum = momentum
+  m.affine = affine
+  m.track_running_stats = track_running_stats
+  m.training = true
+  m.weight = ones([num_features], requires_grad=true) if affine else none
+  m.bias = zeros([num_features], requires_grad=true) if affine else none
+  m.running_mean = none
+  m.running_var = none
+  if track_running_stats {
+    m.register_buffer("running_mean", zeros([num_features]))
+    m.register_buffer("running_var", ones([num_features]))
+    m.register_buffer("num_batches_tracked", tensor(0))
+  }
+  return m
+}
+
 fn _batch_norm(m, x) {
   if not m.track_running_stats {
     return batch_norm(x, none, none, weight=m.weight, bias=m.bias, training=true, eps=m.eps)
   }
+  let factor = 0.0 if m.momentum == none else m.momentum
   if m.training {
     no_grad { m.num_batches_tracked.add_(1) }
+    if m.momentum == none { factor = 1.0 / m.num_batches_tracked.item() }
   }
   return batch_norm(x, m.running_mean, m.running_var, weight=m.weight, bias=m.bias,
-                    training=m.training, momentum=m.momentum, eps=m.eps)
+                    training=m.training, momentum=factor, eps=m.eps)
 }
 
 model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
   "Batch normalization over [N, C] or [N, C, L], with running statistics for eval. Example: nn.BatchNorm1d(256)"
-  num_features = _nn_init._size_arg("BatchNorm1d", "num_features", num_features)
-  eps = eps
-  momentum = momentum
-  track_running_stats = track_running_stats
-  training = true
-  weight = ones([num_features], requires_grad=true) if affine else none
-  bias = zeros([num_features], requires_grad=true) if affine else none
-  buffer running_mean = zeros([num_features])
-  buffer running_var = ones([num_features])
-  buffer num_batches_tracked = tensor(0)
+  let _f = _batch_norm_fields(self, "BatchNorm1d", num_features, eps, momentum, affine, track_running_stats)
   forward(x) {
     assert(x.ndim == 2 or x.ndim == 3, f"BatchNorm1d: expected a 2-d or 3-d input, got shape {x.shape}")
     return _batch_norm(self, x)
@@ -97,16 +110,7 @@ model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
 
 model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
   "Batch normalization over [N, C, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm2d(16)"
-  num_features = _nn_init._size_arg("BatchNorm2d", "num_features", num_features)
-  eps = eps
-  momentum = momentum
-  track_running_stats = track_running_stats
-  training = true
-  weight = ones([num_features], requires_grad=true) if affine else none
-  bias = zeros([num_features], requires_grad=true) if affine else none
-  buffer running_mean = zeros([num_features])
-  buffer running_var = ones([num_features])
-  buffer num_batches_tracked = tensor(0)
+  let _f = _batch_norm_fields(self, "BatchNorm2d", num_features, eps, momentum, affine, track_running_stats)
   forward(x) {
     assert(x.ndim == 4, f"BatchNorm2d: expected a 4-d input [N, C, H, W], got shape {x.shape}")
     return _batch_norm(self, x)
@@ -115,16 +119,7 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
 
 model BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
   "Batch normalization over [N, C, D, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm3d(16)"
-  num_features = _nn_init._size_arg("BatchNorm3d", "num_features", num_features)
-  eps = eps
-  momentum = momentum
-  track_running_stats = track_running_stats
-  training = true
-  weight = ones([num_features], requires_grad=true) if affine else none
-  bias = zeros([num_features], requires_grad=true) if affine else none
-  buffer running_mean = zeros([num_features])
-  buffer running_var = ones([num_features])
-  buffer num_batches_tracked = tensor(0)
+  let _f = _batch_norm_fields(self, "BatchNorm3d", num_features, eps, momentum, affine, track_running_stats)
   forward(x) {
     assert(x.ndim == 5, f"BatchNorm3d: expected a 5-d input [N, C, D, H, W], got shape {x.shape}")
     return _batch_norm(self, x)

@@ -525,8 +525,10 @@ fn _shrink_step(layers, step) {
       bn.weight = _select(bn.weight, 0, keep)
       bn.bias = _select(bn.bias, 0, keep)
     }
-    bn.running_mean = _select(bn.running_mean, 0, keep)
-    bn.running_var = _select(bn.running_var, 0, keep)
+    if bn.running_mean != none {  # none without track_running_stats
+      bn.running_mean = _select(bn.running_mean, 0, keep)
+      bn.running_var = _select(bn.running_var, 0, keep)
+    }
     bn.num_features = len(step["keep"])
   }
   let next = layers[step["next"]][1]

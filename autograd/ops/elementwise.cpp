@@ -186,14 +186,19 @@ TensorList backward_pow(BackwardContext& c) {
   }
   return {ga, gb};
 }
-// maximum/minimum: the gradient goes to the chosen side; ties split it evenly.
+// maximum/minimum: the gradient goes to the chosen side; ties split it evenly. As
+// PyTorch's, only a side that loses a comparison gets none, so where a NaN wins (every
+// comparison with it false) both sides get the whole gradient: the NaN's source too.
 TensorList backward_extremum(BackwardContext& c, bool is_max) {
   Tensor a = c.input(0), b = c.input(1);
-  Tensor a_wins = is_max ? gt(a, b) : lt(a, b);
-  Tensor weight_a = where(a_wins, wrapped_scalar(1.0), where(eq(a, b), wrapped_scalar(0.5), zero_scalar()));
-  weight_a = to_dtype(weight_a, c.grad().dtype());
-  return {c.needs_grad(0) ? reduce_to_shape(c.grad() * weight_a, c.input_shape(0)) : Tensor(),
-          c.needs_grad(1) ? reduce_to_shape(c.grad() * (1.0 - weight_a), c.input_shape(1)) : Tensor()};
+  Tensor share = where(eq(a, b), wrapped_scalar(0.5), wrapped_scalar(1.0));
+  auto weight = [&](const Tensor& loses) {
+    return to_dtype(where(loses, zero_scalar(), share), c.grad().dtype());
+  };
+  return {c.needs_grad(0) ? reduce_to_shape(c.grad() * weight(is_max ? lt(a, b) : gt(a, b)), c.input_shape(0))
+                          : Tensor(),
+          c.needs_grad(1) ? reduce_to_shape(c.grad() * weight(is_max ? gt(a, b) : lt(a, b)), c.input_shape(1))
+                          : Tensor()};
 }
 // remainder(a, b) = a - floor(a / b) b: 1 in a, -floor(a / b) in b.
 TensorList backward_remainder(BackwardContext& c) {

@@ -66,7 +66,10 @@ TensorList backward_mse(BackwardContext& c) {
 // exact derivative in t of the clamped forward for the target.
 TensorList backward_bce(BackwardContext& c) {
   Tensor p = c.input(0), t = c.input(1);
-  Tensor d_p = c.needs_grad(0) ? (p - t) / clamp(p * (1.0 - p), 1e-12, std::nullopt) : Tensor();
+  // PyTorch's EPSILON here is the float 1e-12 (9.99999996e-13): the gradient where p
+  // (1 - p) is below it is PyTorch's to the last bit only with that constant.
+  const double epsilon = static_cast<double>(1e-12f);
+  Tensor d_p = c.needs_grad(0) ? (p - t) / clamp(p * (1.0 - p), epsilon, std::nullopt) : Tensor();
   Tensor d_t =
       c.needs_grad(1) ? clamp(log(1.0 - p), -100.0, std::nullopt) - clamp(log(p), -100.0, std::nullopt) : Tensor();
   return pointwise_grads(c, d_p, d_t);

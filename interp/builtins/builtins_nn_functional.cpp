@@ -130,10 +130,10 @@ const BuiltinEntry kNnFunctionalBuiltins[] = {
     NN_FUNCTIONAL(bilinear, "bilinear(input1, input2, weight, bias=none)",
                   "x1^T W x2 + b per output feature, as torch.nn.functional.bilinear. "
                   "Example: bilinear(randn(2, 3), randn(2, 4), randn(5, 3, 4))"),
-    NN_FUNCTIONAL(alpha_dropout, "alpha_dropout(input, p=0.5, training=false)",
+    NN_FUNCTIONAL(alpha_dropout, "alpha_dropout(input, p=0.5, training=false, inplace=false)",
                   "Dropout that keeps SELU's mean and variance, as torch.nn.functional.alpha_dropout. "
                   "Example: alpha_dropout(randn(4, 4), 0.2, training=true)"),
-    NN_FUNCTIONAL(feature_alpha_dropout, "feature_alpha_dropout(input, p=0.5, training=false)",
+    NN_FUNCTIONAL(feature_alpha_dropout, "feature_alpha_dropout(input, p=0.5, training=false, inplace=false)",
                   "alpha_dropout of whole channels, as torch.nn.functional.feature_alpha_dropout. "
                   "Example: feature_alpha_dropout(randn(2, 4, 3), 0.2, training=true)"),
     NN_FUNCTIONAL(channel_shuffle, "channel_shuffle(input, groups)",

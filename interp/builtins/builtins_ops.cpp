@@ -7,6 +7,7 @@
 #include <string_view>
 #include <variant>
 
+#include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
@@ -309,12 +310,43 @@ Value gather_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("gather", 
 Value index_select_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("index_select", a); }
 Value scatter_add_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("scatter_add", a); }
 
-Value embedding_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("embedding", a, {"input", "weight"}, 2);
+// F.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+// sparse) as nn.Embedding's forward: max_norm first renormalizes, in place, the rows
+// looked up (stdlib/_nn_sparse.dsl's embedding_renorm_); padding_idx's row is read as
+// it is but gets no gradient.
+Value embedding_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("embedding", a,
+                 {"input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"}, 2);
   Tensor p = required_input_of(b[0], "embedding", "input"), q = required_input_of(b[1], "embedding", "weight");
   // F.embedding(indices, weight); the row's own order (weight, indices) works too.
-  if (is_floating(p.dtype()) && !is_floating(q.dtype())) std::swap(p, q);
-  return Value::tensor(embedding(q, p));
+  const bool swapped = is_floating(p.dtype()) && !is_floating(q.dtype());
+  if (swapped) std::swap(p, q);
+  auto given = [&](size_t k) { return b.has(k) && !b[k].is_none(); };
+  for (size_t k : {size_t(5), size_t(6)}) {
+    const std::string what = k == 5 ? "scale_grad_by_freq" : "sparse";
+    if (given(k) && as_bool(b[k], "embedding(): argument '" + what + "'"))
+      fail("embedding(): " + what + "=true is not supported (the weight's gradient is dense and unscaled); pass " +
+           what + "=false");
+  }
+  if (given(3)) {
+    as_num(b[3], "embedding(): argument 'max_norm'");
+    if (given(4)) as_num(b[4], "embedding(): argument 'norm_type'");
+    std::shared_ptr<Module> sparse = ev.find_module("_nn_sparse");
+    if (!sparse) fail("embedding(): the standard library's _nn_sparse module is missing");
+    CallArgs renorm{{swapped ? b[0] : b[1], swapped ? b[1] : b[0], b[3]}, {}};
+    if (given(4)) renorm.pos.push_back(b[4]);
+    ev.call_value(ev.get_attr(Value::object(Tag::Module, sparse), "embedding_renorm_"), renorm);
+  }
+  Tensor y = embedding(q, p);
+  if (!given(2)) return Value::tensor(y);
+  const int64_t rows = q.dim() > 0 ? q.sizes()[0] : 0;
+  int64_t pad = as_int(b[2], "embedding(): argument 'padding_idx'");
+  if (pad < -rows || pad >= rows)
+    fail("embedding(): argument 'padding_idx' must be within the weight's " + std::to_string(rows) + " rows, got " +
+         std::to_string(pad));
+  if (pad < 0) pad += rows;
+  Tensor keep = unsqueeze(ne(p, int_scalar_tensor(pad, p.dtype())), -1);
+  return Value::tensor(where(keep, y, embedding(detach(q), p)));
 }
 
 Value layer_norm_builtin(Evaluator&, CallArgs& a) {
@@ -539,7 +571,9 @@ const BuiltinEntry kOpConventions[] = {
     {"avg_pool1d", avg_pool1d_builtin,
      "avg_pool1d(input, kernel_size, stride=[], padding=[0], ceil_mode=false, count_include_pad=true)", nullptr},
     {"avg_pool2d", avg_pool2d_builtin,
-     "avg_pool2d(input, kernel_size, stride=[], padding=[0, 0], ceil_mode=false, count_include_pad=true)", nullptr},
+     "avg_pool2d(input, kernel_size, stride=[], padding=[0, 0], ceil_mode=false, count_include_pad=true, "
+     "divisor_override=none)",
+     nullptr},
     {"adaptive_avg_pool1d", adaptive_avg_pool1d_builtin, "adaptive_avg_pool1d(input, output_size)", nullptr},
     {"adaptive_avg_pool2d", adaptive_avg_pool2d_builtin, "adaptive_avg_pool2d(input, output_size)", nullptr},
     {"dropout", dropout_builtin, "dropout(input, p=0.5, training=true)", nullptr},
@@ -554,7 +588,10 @@ const BuiltinEntry kOpConventions[] = {
     {"gather", gather_builtin, "gather(input, dim, index)", nullptr},
     {"index_select", index_select_builtin, "index_select(input, dim, index)", nullptr},
     {"scatter_add", scatter_add_builtin, "scatter_add(input, dim, index, src)", nullptr},
-    {"embedding", embedding_builtin, "embedding(input, weight)", nullptr},
+    {"embedding", embedding_builtin,
+     "embedding(input, weight, padding_idx=none, max_norm=none, norm_type=2.0, scale_grad_by_freq=false, "
+     "sparse=false)",
+     nullptr},
     {"layer_norm", layer_norm_builtin, "layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-05)",
      nullptr},
     {"batch_norm", batch_norm_builtin,
@@ -609,6 +646,52 @@ std::string default_text(const AttrSpec& spec) {
   return attr_value_str(spec.default_value);
 }
 
+// PyTorch's inplace= of the activations and dropouts, by keyword or at `position`
+// (F.relu(x, inplace=True), F.dropout(x, 0.2, True, True)).
+struct InplaceArg {
+  const char* name;
+  size_t position;
+};
+const InplaceArg kInplaceArgs[] = {
+    {"relu", 1},     {"relu6", 1},       {"elu", 2},      {"selu", 1},        {"celu", 2},
+    {"leaky_relu", 2}, {"hardtanh", 3},  {"hardswish", 1}, {"hardsigmoid", 1}, {"silu", 1},
+    {"mish", 1},     {"threshold", 3},   {"dropout", 3},  {"dropout1d", 3},   {"dropout2d", 3},
+    {"dropout3d", 3},
+};
+
+// f with inplace=: the function's value written into its input, which it returns, as
+// PyTorch's. f runs on a clone of the input, so a backward that reads its input still
+// sees the old values; a leaf that requires grad cannot be written while grad is
+// recorded, as in PyTorch.
+Fn with_inplace(Fn f, InplaceArg spec) {
+  return [f, spec](Evaluator& ev, CallArgs& a) -> Value {
+    const std::string name = spec.name;
+    std::optional<Value> flag;
+    if (a.pos.size() == spec.position + 1) flag = a.pos.back(), a.pos.pop_back();
+    for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
+      if (it->first == "inplace") {
+        if (flag) fail(name + "() got multiple values for argument 'inplace'");
+        flag = it->second;
+        a.kw.erase(it);
+        break;
+      }
+    if (!flag || !as_bool(*flag, name + "(): argument 'inplace'")) return f(ev, a);
+    Value* input = nullptr;
+    for (auto& [key, value] : a.kw)
+      if (key == "input") input = &value;
+    if (!input && !a.pos.empty()) input = &a.pos[0];
+    if (!input || input->tag != Tag::Tensor) return f(ev, a);  // f names what is wrong with it
+    Tensor x = input->t;
+    if (grad_enabled() && x.requires_grad() && x.is_leaf())
+      fail(name + "(): inplace=true writes into argument 'input', a leaf tensor that requires grad, which cannot be "
+           "modified in place (pass inplace=false, or call it under no_grad)");
+    *input = Value::tensor(clone_tensor(x));
+    Value y = f(ev, a);
+    copy_(x, y.t);
+    return Value::tensor(x);
+  };
+}
+
 std::unordered_map<std::string, Fn> make_op_functions() {
   std::unordered_map<std::string, Fn> table;
   for (const OpDef& def : op_table()) {
@@ -616,6 +699,7 @@ std::unordered_map<std::string, Fn> make_op_functions() {
     table[def.name] = [d](Evaluator&, CallArgs& a) { return call_row(*d, a, d->name); };
   }
   for (const BuiltinEntry& e : op_conventions()) table[e.name] = e.function;
+  for (const InplaceArg& spec : kInplaceArgs) table[spec.name] = with_inplace(table.at(spec.name), spec);
   return table;
 }
 

@@ -65,6 +65,12 @@ bool is_hyperparameter(const Value& v, int depth = 0) {
   }
 }
 
+// PyTorch's activations show inplace only when it is true (ReLU(), ReLU(inplace=True));
+// its dropouts always show it (Dropout(p=0.5, inplace=False)).
+bool hidden_like_torch(const InstanceObj& m, const std::string& name, const Value& v) {
+  return name == "inplace" && v.tag == Tag::Bool && !v.b && m.cls->decl->name.find("Dropout") == std::string::npos;
+}
+
 // "in_features=3, out_features=4, bias=true": the model's constructor arguments as
 // they were bound (defaults included), read from its field of the same name when that
 // holds a plain value other than none (a scheduler's changed lr shows), in the order
@@ -79,7 +85,7 @@ std::string hyperparameters(const InstanceObj& m) {
       if (f.name == params[k].name && f.kind == FieldKind::attribute && !f.value.is_none() &&
           is_hyperparameter(f.value))
         v = &f.value;  // not a none field: Linear(bias=false) keeps none where its bias would be
-    if (!is_hyperparameter(*v)) continue;
+    if (!is_hyperparameter(*v) || hidden_like_torch(m, params[k].name, *v)) continue;
     out += (out.empty() ? "" : ", ") + params[k].name + "=" + repr(*v);
   }
   return out;

@@ -142,7 +142,7 @@ test "printing a model shows hyperparameters as PyTorch does, parameter counts, 
   let s = str(m)
   expect("\n  (fc1): Linear(in_features=4, out_features=8, bias=true)  # 40 parameters\n" in s, s)
   expect("(bn): BatchNorm1d(num_features=8, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)" in s, s)
-  expect("(drop): Dropout(p=0.1)" in s, s)
+  expect("(drop): Dropout(p=0.1, inplace=false)" in s, s)
   expect("MLP(\n  d_in=4, d_hidden=8, d_out=2\n" in s, s)
   expect(not ("Parameter[" in s), s)  # a layer's hyperparameters stand for its tensors
   expect(")  # 74 parameters in total" in s, s)
@@ -154,6 +154,8 @@ test "printing a model shows hyperparameters as PyTorch does, parameter counts, 
   expect("bias: Parameter[2] !! holds Inf" in t, t)
   let q = str(nn.Sequential([nn.Linear(2, 2), nn.ReLU()]))
   expect(q == "Sequential(\n  (0): Linear(in_features=2, out_features=2, bias=true)  # 6 parameters\n  (1): ReLU()\n)  # 6 parameters in total", q)
+  expect(str(nn.ReLU(inplace=true)) == "ReLU(inplace=true)", str(nn.ReLU(inplace=true)))
+  expect(str(nn.LeakyReLU(0.2)) == "LeakyReLU(negative_slope=0.2)", str(nn.LeakyReLU(0.2)))
   let opt = optim.Adam(m.parameters(), lr=0.01)
   expect(str(opt) == "Adam(lr=0.01, betas=(0.9, 0.999), eps=1e-08, weight_decay=0, amsgrad=false, maximize=false)", str(opt))
 }

@@ -14,6 +14,7 @@
 // w) of each depth slice and then the first slice. The indices, flat over D * H * W
 // as PyTorch's, are put together from the two stages' (gathers of i64, no gradient);
 // gradients are the two rows' own, so grad of grad holds.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -146,19 +147,25 @@ Value max_pool3d_builtin(Evaluator&, CallArgs& a) {
 }
 
 // avg_pool3d(input, kernel_size, stride=kernel_size, padding=0, ceil_mode=false,
-// count_include_pad=true)
+// count_include_pad=true, divisor_override=none). divisor_override: the pool excluding
+// the padding, each output rescaled to its window's sum over the divisor.
 Value avg_pool3d_builtin(Evaluator&, CallArgs& a) {
   const std::string f = "avg_pool3d";
-  Bound b = bind(f, a, {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"}, 2);
+  Bound b = bind(f, a, {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                        "divisor_override"}, 2);
   auto [x, unbatched] = batched(arg(b, 0, f.c_str(), "input"), 5, f, "[N, C, D, H, W]");
   if (!is_floating(x.dtype())) fail(f + "(): argument 'input' must be a floating tensor, got " + dtype_name(x.dtype()));
   VolumeWindows w = volume_windows(b, x, f, false, b.has(4) && as_bool(b[4], f + "(): argument 'ceil_mode'"));
-  bool include_pad = !b.has(5) || as_bool(b[5], f + "(): argument 'count_include_pad'");
+  const bool divided = b.has(6) && !b[6].is_none();
+  const int64_t divisor = divided ? as_int(b[6], f + "(): argument 'divisor_override'") : 0;
+  if (divided && divisor == 0) fail(f + "(): argument 'divisor_override' must not be 0");
+  bool include_pad = !divided && (!b.has(5) || as_bool(b[5], f + "(): argument 'count_include_pad'"));
   const Shape& s = x.sizes();
   Tensor hw = avg_pool2d(reshape(x, {s[0], s[1] * s[2], s[3], s[4]}), stage_options(w, true, include_pad));
   const int64_t OH = hw.sizes()[2], OW = hw.sizes()[3];
   Tensor v = avg_pool2d(reshape(hw, {s[0], s[1], s[2], OH * OW}), stage_options(w, false, include_pad));
   Tensor y = reshape(v, {s[0], s[1], v.sizes()[2], OH, OW});
+  if (divided) y = avg_pool_to_divisor(y, {s[2], s[3], s[4]}, w.kernel, w.stride, w.padding, static_cast<double>(divisor));
   return Value::tensor(unbatched ? squeeze(y, {0}) : y);
 }
 
@@ -446,7 +453,8 @@ const BuiltinEntry kCompositeSpatial[] = {
      "3-D max pooling over [N, C, D, H, W] (or [C, D, H, W]), as F.max_pool3d; with return_indices=true also the "
      "indices, flat over D * H * W. Example: max_pool3d(randn(1, 2, 4, 4, 4), 2)"},
     {"avg_pool3d", avg_pool3d_builtin,
-     "avg_pool3d(input, kernel_size, stride=kernel_size, padding=0, ceil_mode=false, count_include_pad=true)",
+     "avg_pool3d(input, kernel_size, stride=kernel_size, padding=0, ceil_mode=false, count_include_pad=true, "
+     "divisor_override=none)",
      "3-D average pooling over [N, C, D, H, W] (or [C, D, H, W]), as F.avg_pool3d. "
      "Example: avg_pool3d(randn(1, 2, 4, 4, 4), 2)"},
     {"adaptive_avg_pool3d", adaptive_avg_pool3d_builtin, "adaptive_avg_pool3d(input, output_size)",
@@ -471,6 +479,30 @@ const BuiltinEntry kCompositeSpatial[] = {
 };
 
 }  // namespace
+
+// Each output of an average pool that excluded the padding (count_include_pad=false)
+// rescaled to its window's sum over the input cells it covers, divided by `divisor`:
+// PyTorch's divisor_override. The count of covered cells is geometry (no gradient),
+// separable over the pooled dims: per dim, the window [o * stride - pad, + kernel)
+// clipped to [0, in) (a window never lies wholly in the padding: pad <= kernel / 2).
+Tensor avg_pool_to_divisor(const Tensor& avg_excluding_pad, const IntList& in, const IntList& kernel,
+                           const IntList& stride, const IntList& padding, double divisor) {
+  const size_t n = in.size();
+  const Shape& s = avg_excluding_pad.sizes();
+  Shape out(s.end() - n, s.end());
+  Tensor counts = full(out, 1.0 / divisor, DType::f64);
+  if (counts.numel() == 0) return avg_excluding_pad;
+  double* c = counts.data<double>();
+  int64_t inner = counts.numel();
+  for (size_t d = 0; d < n; ++d) {
+    inner /= out[d];
+    for (int64_t k = 0; k < counts.numel(); ++k) {
+      const int64_t o = (k / inner) % out[d], start = o * stride[d] - padding[d];
+      c[k] *= static_cast<double>(std::min(start + kernel[d], in[d]) - std::max<int64_t>(start, 0));
+    }
+  }
+  return avg_excluding_pad * to_device(to_dtype(counts, avg_excluding_pad.dtype()), avg_excluding_pad.device());
+}
 
 std::span<const BuiltinEntry> composite_spatial() { return kCompositeSpatial; }
 

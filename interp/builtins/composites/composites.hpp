@@ -188,4 +188,10 @@ Tensor evenly_shared(const Tensor& flat, const Tensor& v);
 // ||x||_p over dims (every dim when empty), with a zero gradient where it is 0.
 Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim);
 
+// PyTorch's divisor_override of avg_pool2d/3d (composite_spatial.cpp): avg_excluding_pad,
+// an average pool's [.., *out] with count_include_pad=false over spatial sizes `in`,
+// as each window's sum over divisor.
+Tensor avg_pool_to_divisor(const Tensor& avg_excluding_pad, const IntList& in, const IntList& kernel,
+                           const IntList& stride, const IntList& padding, double divisor);
+
 }  // namespace nabla::interp

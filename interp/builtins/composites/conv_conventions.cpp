@@ -6,7 +6,9 @@
 // The pools take an unbatched input alike (pool_unbatched_or_row): torch.nn.functional's
 // do, and a vmap over images [C, H, W] (per-example gradients of a CNN) calls them on
 // exactly that.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autograd/ops.hpp"
@@ -104,10 +106,32 @@ Value conv3d_builtin(Evaluator&, CallArgs& a) { return convolution("conv3d", 3, 
 Value conv_transpose1d_builtin(Evaluator&, CallArgs& a) { return convolution("conv_transpose1d", 1, false, a); }
 Value conv_transpose2d_builtin(Evaluator&, CallArgs& a) { return convolution("conv_transpose2d", 2, false, a); }
 
+namespace {
+// An adaptive pool's output_size with a none entry keeps the input's size in that
+// dim, as PyTorch's (adaptive_avg_pool2d(x, [none, 3])); the user's list stays as it is.
+void sizes_kept_where_none(const char* fname, CallArgs& a, const Tensor& x, size_t spatial) {
+  Value* size = argument(a, "output_size", 1);
+  if (!size || (size->tag != Tag::List && size->tag != Tag::Tuple) || x.dim() < static_cast<int64_t>(spatial)) return;
+  std::vector<Value> items = size->as<ListObj>()->items;
+  bool any = false;
+  for (const Value& v : items) any = any || v.is_none();
+  if (!any) return;  // the row checks the sizes
+  if (items.size() != spatial)
+    fail(std::string(fname) + "(): argument 'output_size' must have " + std::to_string(spatial) +
+         " values (one per spatial dim, none keeping the input's), got " + std::to_string(items.size()));
+  for (size_t d = 0; d < spatial; ++d) {
+    if (!items[d].is_none()) continue;
+    items[d] = Value::integer(x.sizes()[x.dim() - static_cast<int64_t>(spatial) + static_cast<int64_t>(d)]);
+  }
+  *size = make_list(items);
+}
+}  // namespace
+
 Value pool_unbatched_or_row(const char* fname, size_t spatial, CallArgs& a) {
   Value* input = argument(a, "input", 0);
   if (!input) fail(std::string(fname) + "() missing required argument 'input'");
   const Tensor x = input_of(*input, fname, "input");
+  if (std::string_view(fname).starts_with("adaptive_") && x.defined()) sizes_kept_where_none(fname, a, x, spatial);
   const bool unbatched = x.defined() && x.dim() == static_cast<int64_t>(spatial) + 1;
   if (unbatched) *input = Value::tensor(unsqueeze(x, 0));
   Value out = row_call(fname, a);
@@ -118,7 +142,43 @@ Value pool_unbatched_or_row(const char* fname, size_t spatial, CallArgs& a) {
   return make_tuple(std::move(items));
 }
 Value avg_pool1d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("avg_pool1d", 1, a); }
-Value avg_pool2d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("avg_pool2d", 2, a); }
+
+namespace {
+// A pool's per-dim argument as `dims` ints: an int, one int for all, or one per dim;
+// absent, none or [] (the row's "as kernel_size") is `fallback`.
+IntList pool_ints(const Value* v, size_t dims, const IntList& fallback, const std::string& what) {
+  if (!v || v->is_none()) return fallback;
+  IntList out = per_dim(v, dims, 0, what);
+  if (out.empty()) return fallback;
+  return out.size() == 1 ? IntList(dims, out[0]) : out;
+}
+}  // namespace
+
+// avg_pool2d with PyTorch's divisor_override (the row has none): the row excluding the
+// padding, each output then rescaled to its window's sum over the divisor.
+Value avg_pool2d_builtin(Evaluator&, CallArgs& a) {
+  const std::string f = "avg_pool2d";
+  Value* divisor = argument(a, "divisor_override", 6);
+  std::optional<double> d;
+  if (divisor && !divisor->is_none()) d = static_cast<double>(as_int(*divisor, f + "(): argument 'divisor_override'"));
+  if (d && *d == 0) fail(f + "(): argument 'divisor_override' must not be 0");
+  if (a.pos.size() > 6) a.pos.resize(6);
+  std::erase_if(a.kw, [](const auto& kv) { return kv.first == "divisor_override"; });
+  if (!d) return pool_unbatched_or_row(f.c_str(), 2, a);
+  if (a.pos.size() > 5) a.pos.resize(5);
+  std::erase_if(a.kw, [](const auto& kv) { return kv.first == "count_include_pad"; });
+  a.kw.emplace_back("count_include_pad", Value::boolean(false));
+  Value* input = argument(a, "input", 0);
+  Value* kernel_arg = argument(a, "kernel_size", 1);
+  if (!input || !kernel_arg) return pool_unbatched_or_row(f.c_str(), 2, a);  // the row names what is missing
+  const Tensor x = input_of(*input, f, "input");
+  const IntList kernel = pool_ints(kernel_arg, 2, {}, f + "(): argument 'kernel_size'");
+  const IntList stride = pool_ints(argument(a, "stride", 2), 2, kernel, f + "(): argument 'stride'");
+  const IntList padding = pool_ints(argument(a, "padding", 3), 2, {0, 0}, f + "(): argument 'padding'");
+  Value y = pool_unbatched_or_row(f.c_str(), 2, a);  // checked the input's rank and the windows
+  const IntList in{x.sizes()[x.dim() - 2], x.sizes()[x.dim() - 1]};
+  return Value::tensor(avg_pool_to_divisor(y.t, in, kernel, stride, padding, *d));
+}
 Value adaptive_avg_pool1d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("adaptive_avg_pool1d", 1, a); }
 Value adaptive_avg_pool2d_builtin(Evaluator&, CallArgs& a) { return pool_unbatched_or_row("adaptive_avg_pool2d", 2, a); }
 

@@ -192,7 +192,10 @@ Value binary_loss_call(CallArgs& a, const char* fname, bool logits) {
   if (!pos_weight.is_none()) {
     Tensor pw = input_of(pos_weight, f, "pos_weight");
     composite_args::check_broadcast(f, {{"input", x}, {"target", t}, {"pos_weight", pw}});
-    Tensor softplus_neg = log1p(exp(-abs(x))) + clamp(-x, 0.0, std::nullopt);
+    // -min(x, 0), not max(-x, 0): at x = 0 minimum's tie gives each side half the
+    // gradient, so the sum's derivative is -sigmoid(0) = -0.5 (clamp would pass all of
+    // it, -1, where a zero-initialized head puts its logits).
+    Tensor softplus_neg = log1p(exp(-abs(x))) - minimum(x, number_like(0.0, x));
     loss = (1.0 - t) * x + ((pw - 1.0) * t + 1.0) * softplus_neg;
   } else {
     CallArgs none_reduced;
