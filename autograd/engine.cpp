@@ -338,15 +338,17 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
   task.retain_graph = retain_graph.value_or(create_graph);
   task.capturing = true;
   task.captured.resize(inputs.size());
+  // The edges are kept while the graph runs: a leaf's accumulator lives only as long as
+  // something holds it, and one made here for the capture key and dropped was made anew
+  // for an output that is the leaf itself (grad(x, x)), under another address, so its
+  // gradient was never captured.
+  std::vector<Edge> keep;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].requires_grad())
       throw Error("grad: input " + std::to_string(i) + " does not require grad");
-    Edge e = gradient_edge(inputs[i]);
-    task.captures[{e.fn.get(), e.input_nr}].push_back(i);
+    keep.push_back(gradient_edge(inputs[i]));
+    task.captures[{keep.back().fn.get(), keep.back().input_nr}].push_back(i);
   }
-  // Keep the accumulators of leaf inputs alive while the graph runs.
-  std::vector<Edge> keep;
-  for (const Tensor& t : inputs) keep.push_back(gradient_edge(t));
   execute(task, root_edges_of(outputs, "grad"), seeds_of(outputs, grad_outputs, "grad"));
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!task.captured[i].defined() && !allow_unused)

@@ -56,6 +56,41 @@ void check_no_internal_overlap(const Tensor& dst, const char* op) {
                   "from");
 }
 
+// An in-place op whose result (by type promotion) is of a higher category than dst:
+// i64.add_(1.5) wrote 1, exp_() of an int truncated. PyTorch refuses it (canCast).
+void check_inplace_dtype(const char* op, DType result, DType dst) {
+  if (!can_cast(result, dst))
+    throw Error(std::string(op) + ": the result's dtype " + dtype_name(result) +
+                " cannot be written into a tensor of dtype " + dtype_name(dst) +
+                " in place (it would be truncated; PyTorch refuses it too): use the out-of-place op, or convert "
+                "the tensor first (.to(" + dtype_name(result) + "))");
+}
+
+// The first and one past the last element a strided tensor reaches in its storage.
+std::pair<int64_t, int64_t> memory_extent(const Tensor& t) {
+  int64_t lo = t.offset(), hi = t.offset();
+  for (size_t d = 0; d < t.sizes().size(); ++d) {
+    int64_t reach = t.strides()[d] * (t.sizes()[d] - 1);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi + 1};
+}
+
+// src as copy_into may read it while it writes dst: a copy of it when the two share
+// memory but are not the same elements in the same order. x[1:].copy_(x[:-1]) read
+// elements it had already written, so every element became x[0]; PyTorch refuses
+// such a copy, nabla copies from the values src had (as x[1:] = x[:-1].clone()).
+Tensor unaliased_source(const Tensor& dst, const Tensor& src) {
+  if (src.storage() != dst.storage() || src.numel() == 0 || dst.numel() == 0) return src;
+  if (src.offset() == dst.offset() && src.sizes() == dst.sizes() && src.strides() == dst.strides()) return src;
+  auto [slo, shi] = memory_extent(src);
+  auto [dlo, dhi] = memory_extent(dst);
+  if (shi <= dlo || dhi <= slo) return src;
+  Tensor copy = empty(src.sizes(), src.dtype(), src.device());
+  copy_into(copy, src);
+  return copy;
+}
+
 // dst's history becomes `node`, whose inputs are dst's old history and src.
 void take_history(Tensor& dst, const Tensor& src, const std::shared_ptr<Node>& node) {
   node->next_edges = {dst.requires_grad() ? gradient_edge(dst) : Edge{}, src.requires_grad() ? gradient_edge(src) : Edge{}};
@@ -81,6 +116,7 @@ Tensor& apply_inplace(Tensor& dst, const Tensor& src, Tensor (*op)(const Tensor&
   Tensor result = op(old, src);
   NABLA_CHECK(result.sizes() == dst.sizes(), std::string(name) + ": the result of shape " + result.shape_str() +
                                            " does not fit the destination of shape " + dst.shape_str());
+  check_inplace_dtype(name, result.dtype(), dst.dtype());
   return copy_(dst, result);
 }
 
@@ -138,7 +174,7 @@ Tensor& copy_(Tensor& dst, const Tensor& given) {
     throw Error("copy_: src of shape " + src.shape_str() + " cannot be broadcast to the destination shape " +
                 dst.shape_str());
   notify_inplace(dst, src, "copy_");  // a captured graph cannot replay in-place writes
-  copy_into(dst, src);
+  copy_into(dst, unaliased_source(dst, src));
   dst.bump_version();
   rebase_history(dst, src);
   return dst;
@@ -195,7 +231,7 @@ Tensor& write_into_part(Tensor& dst, const Tensor& src, const PartOf& part) {
     throw Error("copy_: src of shape " + src.shape_str() + " cannot be broadcast to the destination shape " +
                 view.shape_str());
   notify_inplace(view, src, "copy_");
-  copy_into(view, src);
+  copy_into(view, unaliased_source(view, src));
   dst.bump_version();
   if (grad_enabled() && (dst.requires_grad() || src.requires_grad()))
     take_history(dst, src, std::make_shared<WriteIntoPartBackward>(part, src.sizes(), src.dtype()));

@@ -137,13 +137,21 @@ struct expression;
 // '}}' stand for braces.
 struct fstring_text : p::plus<p::sor<p::seq<p::at<p::one<'\\'>>, expect_escape>, p::string<'{', '{'>,
                                      p::string<'}', '}'>, p::not_one<'"', '{', '}', '\n', '\\'>>> {};
-// After ':' in a replacement field: Python's format mini-language ("8.3f", ">10").
-struct format_spec : p::star<p::not_one<'}', '\n', '"'>> {};
+// After ':' in a replacement field: Python's format mini-language ("8.3f", ">10"). A
+// '{' there would open a nested field (f"{x:>{w}}"), which nabla does not have: said so
+// at the '{', where the parse went on to a confusing "expected '\"'" at the string's end.
+struct err_nested_spec : p::failure {};
+struct format_spec : p::seq<p::star<p::not_one<'}', '\n', '"', '{'>>, p::opt<p::at<p::one<'{'>>, err_nested_spec>> {};
 struct expect_fstring_close : p::one<'}'> {};
 struct err_field_expr : p::failure {};
 struct expect_field_expr : p::sor<p::seq<expression>, err_field_expr> {};
+// Python's {x!r} and {x=} after the expression, named rather than "expected '}'".
+struct err_fstring_conversion : p::failure {};
+struct err_fstring_self_doc : p::failure {};
+struct fstring_python_forms : p::opt<p::sor<p::seq<p::at<p::one<'!'>>, err_fstring_conversion>,
+                                            p::seq<p::at<p::one<'='>>, err_fstring_self_doc>>> {};
 // {expr} or {expr:spec} inside an f-string.
-struct fstring_field : p::seq<p::one<'{'>, wsnl, expect_field_expr, wsnl,
+struct fstring_field : p::seq<p::one<'{'>, wsnl, expect_field_expr, wsnl, fstring_python_forms,
                               p::opt<p::one<':'>, format_spec>, expect_fstring_close> {};
 // f"loss {loss:.4f} after {step} steps"
 struct fstring_lit : p::seq<p::one<'f'>, p::one<'"'>, p::star<p::sor<fstring_text, fstring_field>>, expect_dquote> {};

@@ -43,6 +43,15 @@ inline constexpr auto error_message<g::expect_fstring_close> = "expected '}' to 
 template <>
 inline constexpr auto error_message<g::err_field_expr> = "expected an expression inside '{}'";
 template <>
+inline constexpr auto error_message<g::err_nested_spec> =
+    "a format spec cannot hold a nested field ('{' inside '{x:...}'): write the spec out, as in {x:>10}";
+template <>
+inline constexpr auto error_message<g::err_fstring_conversion> =
+    "f-string conversions (!r, !s) are not supported: write {repr(x)} or {str(x)}";
+template <>
+inline constexpr auto error_message<g::err_fstring_self_doc> =
+    "'=' after an f-string expression (Python's {x=}) is not supported: write x={x}";
+template <>
 inline constexpr auto error_message<g::err_expression> = "expected an expression";
 template <>
 inline constexpr auto error_message<g::err_operand> = "expected an expression after the operator";
@@ -263,6 +272,11 @@ void closer_position(const std::string& text, size_t byte, uint32_t* line, uint3
 }
 
 }  // namespace
+
+bool is_name(const std::string& s) {
+  pegtl::memory_input in(s.data(), s.size(), "name");
+  return pegtl::parse<pegtl::seq<g::identifier, pegtl::eof>>(in);
+}
 
 ParseResult parse(std::shared_ptr<const SourceFile> file) {
   ParseResult result;

@@ -22,6 +22,10 @@ struct ParseResult {
 
 ParseResult parse(std::shared_ptr<const SourceFile> file);
 
+// Whether s is a name of the language, by the grammar's own rule: letters, digits and
+// '_', not starting with a digit, not a reserved word (what `x.name` can read back).
+bool is_name(const std::string& s);
+
 // Nesting deeper than this is a syntax error, never a stack overflow: brackets and
 // blocks (counted by a scan before parsing), and expressions inside expressions
 // (brackets, `**`, `else`, lambda bodies, f-string fields; counted while parsing).

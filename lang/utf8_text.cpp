@@ -54,6 +54,23 @@ std::vector<size_t> utf8_starts(const std::string& s) {
   return out;
 }
 
+size_t utf8_invalid_at(const std::string& s) {
+  for (size_t k = 0; k < s.size();) {
+    const size_t n = sequence_length(s, k);
+    const auto b = static_cast<unsigned char>(s[k]);
+    if (n == 1) {
+      if (b >= 0x80) return k;
+      ++k;
+      continue;
+    }
+    const int64_t c = utf8_code_point(s.substr(k, n));
+    const int64_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;  // shorter forms are overlong
+    if (c < least || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return k;
+    k += n;
+  }
+  return std::string::npos;
+}
+
 int64_t utf8_length(const std::string& s) {
   int64_t n = 0;
   for (size_t k = 0; k < s.size(); k += sequence_length(s, k)) ++n;

@@ -24,6 +24,10 @@ int64_t utf8_index_of_byte(const std::string& s, size_t byte);
 size_t utf8_byte_of_index(const std::string& s, int64_t k);
 // The code point of a one-character string, or -1 when s is not exactly one character.
 int64_t utf8_code_point(const std::string& s);
+// The offset of the first byte of s that is not part of valid UTF-8 (RFC 3629: no
+// overlong form, no surrogate, nothing past 0x10FFFF), or std::string::npos when s is
+// UTF-8 text throughout (what JSON, and so a checkpoint's header, can hold).
+size_t utf8_invalid_at(const std::string& s);
 // Code point c as UTF-8 (c in [0, 0x10FFFF], not a surrogate).
 std::string utf8_encode(int64_t c);
 // s in upper (lower) case as Python's str.upper() (lower()): each character by the

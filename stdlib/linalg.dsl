@@ -13,6 +13,19 @@ let _diagonal_builtin = diagonal
 let _norm_builtin = norm
 let _inf = float("inf")
 
+# The checks the functions below share, so that a wrong argument is named at the user's
+# call (not met inside as "int has no attribute 'ndim'" or "cannot multiply str and
+# tensor"): A a tensor, a pair of dims in range, rtol a number or a tensor.
+fn _tensor(who, what, v) {
+  if type(v) != "tensor" { fail(f"linalg.{who}: {what} must be a tensor, got {type(v)}") }
+}
+
+fn _rtol(who, what, rtol) {
+  if rtol != none and not (type(rtol) in ["int", "float", "tensor"]) {
+    fail(f"linalg.{who}: {what} must be none, a number or a tensor, got {type(rtol)}")
+  }
+}
+
 fn inv(A) {
   """The inverse of each square matrix [..., n, n], as torch.linalg.inv; a singular one is an error.
 
@@ -35,6 +48,8 @@ fn solve(A, B) {
 
   Example: linalg.solve(eye(3) * 2.0 + 0.5, ones([3]))
   """
+  _tensor("solve", "A", A)
+  _tensor("solve", "B", B)
   let vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
   if vector {
     return linalg_solve(A, B.unsqueeze(-1)).squeeze(-1)
@@ -71,11 +86,27 @@ fn vector_norm(x, ord=2, dim=none, keepdim=false) {
 }
 
 fn _dims2(A, dim) {
-  if len(dim) != 2 { fail(f"linalg.matrix_norm: dim must be 2 dims, got {dim}") }
+  if not (type(dim) in ["list", "tuple"]) or len(dim) != 2 {
+    fail(f"linalg.matrix_norm: dim must be 2 dims, got {repr(dim)}")
+  }
+  for d in dim {
+    if type(d) != "int" { fail(f"linalg.matrix_norm: dim must be 2 ints, got {repr(dim)}") }
+    # A dim past A's dims was taken modulo them: dim=[0, 5] of a matrix was [0, 1].
+    if d < -A.ndim or d >= A.ndim {
+      fail(f"linalg.matrix_norm: dim {d} is out of range for A of shape {list(A.shape)} (expected a dim in [{-A.ndim}, {A.ndim - 1}])")
+    }
+  }
   let a = dim[0] % A.ndim
   let b = dim[1] % A.ndim
   if a == b { fail(f"linalg.matrix_norm: dim must be 2 different dims, got {dim}") }
   return a, b
+}
+
+# The max or min over `dims` of an empty part of A has no value (PyTorch's amax raises).
+fn _nonempty(A, ord, size) {
+  if size == 0 {
+    fail(f"linalg.matrix_norm: ord {ord} takes a max or min over an empty dim of A of shape {list(A.shape)}")
+  }
 }
 
 fn matrix_norm(A, ord="fro", dim=[-2, -1], keepdim=false) {
@@ -85,12 +116,14 @@ fn matrix_norm(A, ord="fro", dim=[-2, -1], keepdim=false) {
 
   Example: linalg.matrix_norm(eye(3) * 2.0, 1)
   """
+  _tensor("matrix_norm", "A", A)
   if A.ndim < 2 { fail(f"linalg.matrix_norm: A must have at least 2 dims, got shape {list(A.shape)}") }
   let (rows, cols) = _dims2(A, dim)
   if ord == "fro" { return _norm_builtin(A, 2, [rows, cols], keepdim) }
   if ord == "nuc" or ord == 2 or ord == -2 {
     let moved = A.movedim([rows, cols], [-2, -1])
     let values = svdvals(moved)
+    if ord != "nuc" { _nonempty(A, ord, values.shape[-1]) }
     let r = values.sum(-1) if ord == "nuc" else (values.amax(-1) if ord == 2 else values.amin(-1))
     if keepdim { return r.unsqueeze(-1).unsqueeze(-1).movedim([-2, -1], [rows, cols]) }
     return r
@@ -107,6 +140,7 @@ fn matrix_norm(A, ord="fro", dim=[-2, -1], keepdim=false) {
     fail(f"linalg.matrix_norm: unknown ord {ord} (expected \"fro\", \"nuc\", 1, -1, 2, -2, inf or -inf)")
   }
   let sums = A.abs().sum(over, keepdim=true)
+  _nonempty(A, ord, sums.shape[across])
   let r = sums.amax(across, keepdim=true) if ord > 0 else sums.amin(across, keepdim=true)
   if keepdim { return r }
   return r.squeeze([rows, cols])
@@ -118,6 +152,7 @@ fn norm(A, ord=none, dim=none, keepdim=false) {
 
   Example: linalg.norm(tensor([[1.0, 2.0], [3.0, 4.0]]), 1)
   """
+  _tensor("norm", "A", A)
   if dim == none {
     if ord == none { return vector_norm(A, 2) }
     if A.ndim == 1 { return vector_norm(A, ord) }
@@ -135,6 +170,7 @@ fn matrix_power(A, n) {
 
   Example: linalg.matrix_power(eye(2) * 2.0, 3)
   """
+  _tensor("matrix_power", "A", A)
   if type(n) != "int" { fail(f"linalg.matrix_power: n must be an int, got {type(n)}") }
   if A.ndim < 2 or A.shape[-1] != A.shape[-2] {
     fail(f"linalg.matrix_power: A must be a batch of square matrices [..., n, n], got shape {list(A.shape)}")
@@ -157,7 +193,11 @@ fn multi_dot(tensors) {
 
   Example: linalg.multi_dot([ones([2, 3]), ones([3, 4]), ones([4])])
   """
+  if not (type(tensors) in ["list", "tuple"]) {
+    fail(f"linalg.multi_dot: tensors must be a list of tensors, got {type(tensors)}")
+  }
   if len(tensors) < 2 { fail(f"linalg.multi_dot: expected at least 2 tensors, got {len(tensors)}") }
+  for k in range(len(tensors)) { _tensor("multi_dot", f"tensors[{k}]", tensors[k]) }
   let r = tensors[0]
   for k in range(1, len(tensors)) { r = r @ tensors[k] }
   return r
@@ -192,6 +232,8 @@ fn svd(A, full_matrices=true) {
 
   Example: linalg.svd(randn([4, 3]), full_matrices=false)
   """
+  _tensor("svd", "A", A)
+  if type(full_matrices) != "bool" { fail(f"linalg.svd: full_matrices must be true or false, got {type(full_matrices)}") }
   if full_matrices and A.ndim >= 2 and A.shape[-1] != A.shape[-2] {
     fail(f"linalg.svd: full_matrices=true needs U or Vh completed past min(m, n) columns, which nabla does not compute: pass full_matrices=false (A of shape {list(A.shape)})")
   }
@@ -209,9 +251,12 @@ fn svdvals(A) {
 
 # The singular values of A (s, per matrix) at or below this count as zero: rtol times the
 # largest, rtol by default the dtype's eps times max(m, n), as PyTorch's pinv and matrix_rank.
+# A matrix with no singular values (a side of 0) has none to cut: its largest is taken as 0
+# (amax of nothing failed inside the library; PyTorch's pinv of [0, 3] is [3, 0]).
 fn _negligible(A, s, rtol) {
   let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
-  return (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * s.amax(-1, keepdim=true)
+  let largest = s.amax(-1, keepdim=true) if s.shape[-1] > 0 else zeros(list(s.shape[:-1]) + [1], dtype=s.dtype, device=s.device)
+  return (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * largest
 }
 
 fn pinv(A, rtol=none) {
@@ -220,6 +265,8 @@ fn pinv(A, rtol=none) {
 
   Example: linalg.pinv(tensor([[1.0, 2.0], [2.0, 4.0]]))
   """
+  _tensor("pinv", "A", A)
+  _rtol("pinv", "rtol", rtol)
   let (u, s, vh) = _svd_row(A)
   let cut = _negligible(A, s, rtol)
   let inv = where(s > cut, 1.0 / where(s > cut, s, ones_like(s)), zeros_like(s))
@@ -232,6 +279,8 @@ fn matrix_rank(A, rtol=none) {
 
   Example: linalg.matrix_rank(tensor([[1.0, 2.0], [2.0, 4.0]]))
   """
+  _tensor("matrix_rank", "A", A)
+  _rtol("matrix_rank", "rtol", rtol)
   let s = _svd_row(A)[1]
   let cut = _negligible(A, s, rtol)
   return (s > cut).sum(-1)
@@ -248,6 +297,7 @@ fn qr(A, mode="reduced") {
   if mode != "reduced" and mode != "complete" and mode != "r" {
     fail(f"linalg.qr: mode must be \"reduced\", \"complete\" or \"r\", got {repr(mode)}")
   }
+  _tensor("qr", "A", A)
   if mode == "complete" and A.ndim >= 2 and A.shape[-2] > A.shape[-1] {
     fail(f"linalg.qr: mode=\"complete\" of a matrix taller than wide needs Q completed past {A.shape[-1]} columns, which nabla does not compute: use mode=\"reduced\" (A of shape {list(A.shape)})")
   }
@@ -265,6 +315,9 @@ fn lstsq(A, B, rcond=none, driver=none) {
 
   Example: linalg.lstsq(tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]]), tensor([[1.0], [2.0], [4.0]])).solution
   """
+  _tensor("lstsq", "A", A)
+  _tensor("lstsq", "B", B)
+  _rtol("lstsq", "rcond", rcond)
   let vector = B.ndim == A.ndim - 1
   let x = pinv(A, rcond) @ (B.unsqueeze(-1) if vector else B)
   if vector { x = x.squeeze(-1) }
@@ -312,15 +365,25 @@ fn matrix_exp(A) {
 
   Example: linalg.matrix_exp(tensor([[0.0, 1.0], [-1.0, 0.0]]))
   """
+  _tensor("matrix_exp", "A", A)
   if A.ndim < 2 or A.shape[-1] != A.shape[-2] {
     fail(f"linalg.matrix_exp: A must be a batch of square matrices [..., n, n], got shape {list(A.shape)}")
   }
+  if not (A.dtype in [f32, f64, f16, bf16]) {
+    fail(f"linalg.matrix_exp: A must be a floating tensor, got {A.dtype}, as PyTorch's (convert it with .to(f32))")
+  }
+  # The Pade coefficients (up to 6.5e16) overflow f16 and bf16 to inf, which gave a NaN
+  # matrix: those are computed in f32 and the result cast back.
+  if A.dtype == f16 or A.dtype == bf16 { return matrix_exp(A.float()).to(A.dtype) }
   let b = [64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
            10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0]
   let norm1 = float(matrix_norm(A.detach(), 1).max()) if A.numel() > 0 else 0.0
+  # An inf (or a norm past the dtype's range) has no exponential: NaN, as PyTorch's,
+  # where the scaling's int() of inf, or 2 ** s past an int, failed inside.
+  if norm1 == _inf { return A * float("nan") }
   let s = 0
-  if norm1 > 5.371920351148152 { s = int(ceil(log2(tensor(norm1 / 5.371920351148152))).item()) }
-  let a = A / float(2 ** s)
+  if norm1 > 5.371920351148152 { s = int(ceil(log2(tensor(norm1 / 5.371920351148152, dtype=f64))).item()) }
+  let a = A / 2.0 ** s
   let n = A.shape[-1]
   let eye_n = eye(n, dtype=A.dtype, device=A.device)
   let a2 = a @ a

@@ -85,6 +85,11 @@ inline int dtype_category(DType t) { return t == DType::b8 ? 0 : is_integral(t) 
 // (PyTorch's promote_types): f16 with bf16 gives f32, ints with floats give the float.
 DType promote_types(DType a, DType b);
 
+// Whether an in-place op may write a result of dtype `from` into a tensor of dtype
+// `to` (PyTorch's canCast): never into a lower category (a float into an int, an int
+// into a bool), which would truncate without a word.
+inline bool can_cast(DType from, DType to) { return dtype_category(from) <= dtype_category(to); }
+
 template <class T> struct dtype_of;
 template <> struct dtype_of<float> { static constexpr DType value = DType::f32; };
 template <> struct dtype_of<double> { static constexpr DType value = DType::f64; };

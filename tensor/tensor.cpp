@@ -268,9 +268,15 @@ DType result_type(const std::vector<Tensor>& inputs) {
 }
 
 Tensor arange(int64_t end, DType dtype, Device device) {
-  std::vector<double> v(static_cast<size_t>(std::max<int64_t>(end, 0)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
-  Tensor t = tensor_from(v, {static_cast<int64_t>(v.size())}, dtype);
+  // Written into the tensor itself: a host vector of `end` doubles made first threw
+  // std::vector's "cannot create std::vector larger than max_size()" for a huge end,
+  // before empty() could check the size.
+  Tensor t = empty({std::max<int64_t>(end, 0)}, dtype);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(t.raw_data());
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(element_cast<T>(static_cast<double>(i)));
+  });
   return device == t.device() ? t : cuda::to_device(t, device);
 }
 

@@ -242,6 +242,9 @@ Shape expanded_shape(const Tensor& x, const std::vector<int64_t>& shape) {
     if (out[i] == -1) {
       NABLA_CHECK(i >= lead, "expand: -1 is not allowed for a new leading dim");
       out[i] = have;
+    } else if (out[i] < 0) {  // made a view of a negative size, which failed later, elsewhere
+      throw Error("expand: the target shape " + shape_str(Shape(shape)) + " has a negative size " +
+                  std::to_string(out[i]) + " at dim " + std::to_string(i) + " (only -1, keep the size, is allowed)");
     } else if (i >= lead && have != 1 && have != out[i]) {
       throw Error("expand: the input of shape " + x.shape_str() + " cannot be expanded to " + shape_str(Shape(shape)) +
                   " (dim " + std::to_string(i) + ": " + std::to_string(have) + " is not 1)");

@@ -443,12 +443,16 @@ class Repl {
 
   bool run_command(const std::string& entry) {
     auto [name, arg] = split_command(entry);
-    if (name == "quit" || name == "q" || name == "exit") return false;
-    if (name == "help") help(arg);
+    // A command that takes nothing refuses extra words, as :reset does: `:quit now` left
+    // the REPL, dropping the entries piped after it, and `:vars x` ignored the x.
+    const bool quit = name == "quit" || name == "q" || name == "exit";
+    if (quit && arg.empty()) return false;
+    if (quit) usage_error("usage: :" + name + " (it takes nothing, got '" + arg + "')");
+    else if (name == "help") help(arg);
     else if (name == "type" && !arg.empty()) type(arg);
     else if (name == "time" && !arg.empty()) time(arg);
     else if (name == "prof" && !arg.empty()) profile(arg);
-    else if (name == "vars") vars();
+    else if (name == "vars" && arg.empty()) vars();
     else if (name == "reset" && arg.empty()) interp_.reset();
     else if (name == "load" && !arg.empty()) load(arg);
     else if (name == "graph" && !arg.empty()) graph(arg, false);
@@ -458,7 +462,7 @@ class Repl {
     else if (name == "mem") memory(arg.empty() ? "cpu" : arg);
     else if (name == "set") set(arg);
     else if (name == "type" || name == "time" || name == "prof" || name == "load" || name == "graph" ||
-             name == "passes" || name == "cost" || name == "ops" || name == "reset")
+             name == "passes" || name == "cost" || name == "ops" || name == "reset" || name == "vars")
       usage_error("usage: " + usage_of(name));
     else usage_error("unknown command ':" + name + "' (:help lists them)");
     return true;

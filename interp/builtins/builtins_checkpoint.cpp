@@ -14,10 +14,12 @@
 // load() rebuilds that structure; a file without the key (a plain state dict, or a
 // file from another tool) loads as a dict of its tensors in file order.
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/values/value_walk.hpp"
+#include "lang/utf8_text.hpp"
 #include "tensor/json_linear.hpp"
 #include "tensor/safetensors.hpp"
 
@@ -35,6 +37,32 @@ constexpr int kMaxNesting = 100;
 constexpr int kMaxJsonDepth = 1 << 20;
 
 bool reserved_key(const std::string& k) { return k.rfind("__", 0) == 0; }
+
+// A checkpoint's header is JSON, which holds UTF-8 text only: a str with other bytes
+// ("\xff") was written with U+FFFD in their place and loaded back changed, a dict key or
+// a tensor's name too. `what` names it: "the str at 'a.b'", "the key 'k'".
+std::string escaped(const std::string& s) {  // the bytes that are not UTF-8 as \xHH
+  std::string out;
+  for (size_t k = 0; k < s.size();) {
+    std::string rest = s.substr(k);
+    size_t bad = utf8_invalid_at(rest);
+    if (bad == std::string::npos) return out + rest;
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(rest[bad]));
+    out += rest.substr(0, bad) + hex;
+    k += bad + 1;
+  }
+  return out;
+}
+
+const std::string& utf8_text(const std::string& s, const std::string& what) {
+  size_t bad = utf8_invalid_at(s);
+  if (bad == std::string::npos) return s;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(s[bad]));
+  fail("save(): " + escaped(what) + " is not UTF-8 text (byte " + byte + " at offset " + std::to_string(bad) +
+       "), which a checkpoint's JSON header cannot hold; store such bytes as a u8 tensor or a list of ints");
+}
 
 // Turns obj into JSON, collecting its tensors under their dotted paths.
 json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors::NamedTensors& tensors,
@@ -54,7 +82,7 @@ json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors:
     case Tag::Float:
       if (std::isfinite(v.f)) return v.f;
       return json{{"__float__", std::isnan(v.f) ? "nan" : v.f > 0 ? "inf" : "-inf"}};
-    case Tag::Str: return v.as<StrObj>()->s;
+    case Tag::Str: return utf8_text(v.as<StrObj>()->s, "the str at '" + path + "'");
     case Tag::DType: return json{{"__dtype__", dtype_name(v.dt)}};
     case Tag::Tensor: {
       if (path.empty()) fail("save(): a tensor needs a name (save a dict of tensors)");
@@ -77,7 +105,8 @@ json encode(Evaluator& ev, const Value& v, const std::string& path, safetensors:
       if (plain) {
         json o = json::object();
         for (auto& [k, x] : entries)  // keys are unique: append (Note [Linear JSON])
-          append_member(o, k.as<StrObj>()->s, encode(ev, x, sub(k.as<StrObj>()->s), tensors, depth + 1));
+          append_member(o, utf8_text(k.as<StrObj>()->s, "the dict key at '" + sub(k.as<StrObj>()->s) + "'"),
+                        encode(ev, x, sub(k.as<StrObj>()->s), tensors, depth + 1));
         return o;
       }
       json pairs = json::array();
@@ -187,7 +216,8 @@ Value save_builtin(Evaluator& ev, CallArgs& a) {
     for (auto& [k, v] : b[2].as<DictObj>()->entries) {
       if (k.tag != Tag::Str || v.tag != Tag::Str) fail("save(): metadata: expected a dict of str to str");
       if (k.as<StrObj>()->s == kValuesKey) fail(std::string("save(): metadata: '") + kValuesKey + "' is reserved");
-      metadata.emplace_back(k.as<StrObj>()->s, v.as<StrObj>()->s);
+      metadata.emplace_back(utf8_text(k.as<StrObj>()->s, "a metadata key"),
+                            utf8_text(v.as<StrObj>()->s, "metadata '" + k.as<StrObj>()->s + "'"));
     }
   }
   safetensors::NamedTensors tensors;

@@ -10,6 +10,7 @@
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "autograd/transforms/vmap.hpp"
+#include "tensor/cpu/copy.hpp"
 #include "tensor/random.hpp"
 
 namespace nabla::interp {
@@ -123,8 +124,13 @@ Value eye_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("eye", a, {"n", "m"}, 1);
   const int64_t n = as_int(b[0], "eye(): n"), m = b.has(1) ? as_int(b[1], "eye(): m") : n;
   if (n < 0 || m < 0) fail("eye(): n and m must be at least 0, got " + std::to_string(n) + " and " + std::to_string(m));
-  Tensor rows = unsqueeze(arange(n), 1), cols = unsqueeze(arange(m), 0);
-  Tensor t = to_dtype(eq(rows, cols), o.dtype.value_or(DType::f32));
+  // The diagonal is filled in place, not compared as arange(n) == arange(m): those
+  // two ranges were made before any check of [n, m], so eye(3, 2**62) failed with
+  // std::vector's "cannot create std::vector larger than max_size()", and
+  // eye(0, 2**62), which is empty, failed too.
+  Tensor t = zeros({n, m}, o.dtype.value_or(DType::f32));
+  const int64_t k = std::min(n, m);
+  if (k > 0) fill_raw(make_view(t, {k}, {m + 1}, 0), 1.0);
   return finish(t, o, "eye");
 }
 

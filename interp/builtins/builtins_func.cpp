@@ -132,7 +132,13 @@ ArgNums parse_argnums(const Value& v, const std::string& fname) {
 }
 
 ArgNums check_argnums(const ArgNums& argnums, size_t nargs, const std::string& fname) {
-  if (argnums.given.empty()) return argnums;
+  if (argnums.given.empty()) {
+    for (size_t k : argnums.which)
+      if (k >= nargs)
+        fail(fname + "(): argnums " + std::to_string(k) + " is out of range: the function was called with " +
+             std::to_string(nargs) + " positional argument" + (nargs == 1 ? "" : "s"));
+    return argnums;
+  }
   ArgNums out;
   out.tuple = argnums.tuple;
   const auto n = static_cast<int64_t>(nargs);
@@ -279,6 +285,14 @@ std::vector<Tensor> checked_outputs(const Value& out, const std::string& fname) 
   return leaves;
 }
 
+std::vector<Tensor> checked_inputs(const Value& v, const std::string& fname, const std::string& what) {
+  std::vector<Tensor> leaves = tree_leaves(v);
+  if (leaves.empty())
+    fail(fname + ": " + what + " has no tensor to differentiate: expected a tensor (or a list, tuple or dict of "
+         "tensors), got " + type_name(v));
+  return leaves;
+}
+
 // Splits (output, aux) when has_aux.
 std::pair<Value, Value> split_aux(const Value& out, bool has_aux, const std::string& fname) {
   if (!has_aux) return {out, Value()};
@@ -296,7 +310,9 @@ GradSpec grad_spec(CallArgs& a, const std::string& fname) {
   rest.pos.assign(a.pos.begin() + 1, a.pos.end());
   rest.kw = a.kw;
   Bound b = bind(fname, rest, {"argnums", "has_aux"}, 0);
-  GradSpec s{f, ArgNums{{0}, false}, b.has(1) && as_bool(b[1], fname + "(): has_aux"), fname};
+  // argnums=0 as given, so that each call checks it against its arguments: a call
+  // with none (grad(f)()) read argument 0 past the end (SIGSEGV).
+  GradSpec s{f, ArgNums{{}, false, {0}}, b.has(1) && as_bool(b[1], fname + "(): has_aux"), fname};
   if (b.has(0)) s.argnums = parse_argnums(b[0], fname);
   return s;
 }
@@ -312,10 +328,7 @@ ValueAndGrad run_value_and_grad(Evaluator& ev, const GradSpec& spec, CallArgs& a
   std::vector<Value> args = a.pos;
   std::vector<Tensor> all;
   for (size_t k : s.argnums.which) {
-    std::vector<Tensor> leaves = tree_leaves(args[k]);
-    if (leaves.empty())
-      fail(s.name + ": argument " + std::to_string(k) + " (in argnums) has no tensor to differentiate, got " +
-           type_name(args[k]));
+    std::vector<Tensor> leaves = checked_inputs(args[k], s.name, "argument " + std::to_string(k) + " (in argnums)");
     all.insert(all.end(), leaves.begin(), leaves.end());
   }
   bool recording = grad_enabled();
@@ -375,8 +388,8 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
   std::vector<Value> primals(a.pos.begin() + 1, a.pos.end());
   if (primals.empty()) fail("vjp() missing the primals: vjp(func, *primals)");
   std::vector<Tensor> all;
-  for (const Value& p : primals) {
-    std::vector<Tensor> leaves = tree_leaves(p);
+  for (size_t k = 0; k < primals.size(); ++k) {
+    std::vector<Tensor> leaves = checked_inputs(primals[k], "vjp", "primal " + std::to_string(k));
     all.insert(all.end(), leaves.begin(), leaves.end());
   }
   bool recording = grad_enabled();
@@ -395,6 +408,9 @@ Value vjp_builtin(Evaluator& ev, CallArgs& a) {
     if (call.pos.size() != 1 || !call.kw.empty())
       fail("vjp_fn() takes one argument: the cotangents, shaped like the function's output");
     std::vector<Tensor> cot = tree_leaves(call.pos[0]);
+    if (cot.empty())  // vjp_fn(5) said "0 cotangent(s) were given"
+      fail("vjp_fn(): the cotangents must be tensors shaped like the function's output, got " +
+           std::string(type_name(call.pos[0])));
     if (cot.size() != outputs.size())
       fail("vjp_fn(): the function returned " + std::to_string(outputs.size()) + " tensor(s) but " +
            std::to_string(cot.size()) + " cotangent(s) were given");
@@ -425,7 +441,7 @@ void check_tangents(const std::vector<Value>& primals, const std::vector<Value>&
     fail(fname + ": " + std::to_string(primals.size()) + " primals but " + std::to_string(tangents.size()) +
          " tangents");
   for (size_t k = 0; k < primals.size(); ++k) {
-    std::vector<Tensor> p = tree_leaves(primals[k]), t = tree_leaves(tangents[k]);
+    std::vector<Tensor> p = checked_inputs(primals[k], fname, "primal " + std::to_string(k)), t = tree_leaves(tangents[k]);
     if (p.size() != t.size())
       fail(fname + ": primal " + std::to_string(k) + " has " + std::to_string(p.size()) + " tensor(s) but its tangent " +
            std::to_string(t.size()));
@@ -439,6 +455,9 @@ void check_tangents(const std::vector<Value>& primals, const std::vector<Value>&
 // (outputs, their tangents) of f at primals with tangents, in one forward pass.
 std::pair<Value, Value> run_jvp(Evaluator& ev, const Value& f, const std::vector<Value>& primals,
                                 const std::vector<Value>& tangents, Value* aux, const std::string& fname) {
+  // No primal: nothing to push a tangent through (jvp(f, (), ()) gave a tangent of
+  // zeros for f's output); functorch refuses it.
+  if (primals.empty()) fail(fname + ": primals must hold at least one tensor, got none");
   check_tangents(primals, tangents, fname);
   LevelScope scope(LevelKind::forward);
   Level& level = *transforms::visible_level(scope.id());

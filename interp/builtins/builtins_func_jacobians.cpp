@@ -55,7 +55,7 @@ Value run_jacrev(Evaluator& ev, const GradSpec& spec, CallArgs& a) {
   std::vector<Tensor> all;
   for (size_t k : s.argnums.which) {
     arg_trees.push_back(args[k]);
-    std::vector<Tensor> leaves = tree_leaves(args[k]);
+    std::vector<Tensor> leaves = checked_inputs(args[k], s.name, "argument " + std::to_string(k) + " (in argnums)");
     all.insert(all.end(), leaves.begin(), leaves.end());
   }
   bool recording = grad_enabled();
@@ -97,7 +97,7 @@ Value run_jacfwd(Evaluator& ev, const GradSpec& spec, CallArgs& a) {
   std::vector<Tensor> all;
   for (size_t k : s.argnums.which) {
     arg_trees.push_back(a.pos[k]);
-    std::vector<Tensor> leaves = tree_leaves(a.pos[k]);
+    std::vector<Tensor> leaves = checked_inputs(a.pos[k], s.name, "argument " + std::to_string(k) + " (in argnums)");
     all.insert(all.end(), leaves.begin(), leaves.end());
   }
   // func of the differentiated arguments alone, the others as given.

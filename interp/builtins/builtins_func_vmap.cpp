@@ -11,6 +11,8 @@
 // number given a dim, is an error, as in functorch), and an output whose dim is none
 // must not depend on the batch (functorch: "can not return a BatchedTensor when
 // out_dim is None"); before, such an output came back batched at dim 0.
+#include <optional>
+
 #include "autograd/ops.hpp"
 #include "autograd/transforms/vmap.hpp"
 #include "interp/builtins/func_transforms.hpp"
@@ -46,29 +48,61 @@ std::string kind_of(const Value& v) {
   return type_name(v);
 }
 
+// A place in a nested value as messages name it ("argument 0[1]['w']"), kept as its
+// parts and joined only where a message or a leaf needs the text: joined at every
+// level, a list nested 10^6 deep built 10^6 ever longer strings (vmap ran for hours).
+struct Place {
+  std::vector<std::string> parts;
+  std::string str() const {
+    std::string s;
+    for (const std::string& p : parts) s += p;
+    return s;
+  }
+};
+
+// One more part of a place while a level of the walk is open.
+class PlacePart {
+ public:
+  PlacePart(Place& place, std::string part) : place_(place) { place_.parts.push_back(std::move(part)); }
+  ~PlacePart() { place_.parts.pop_back(); }
+  PlacePart(const PlacePart&) = delete;
+  PlacePart& operator=(const PlacePart&) = delete;
+
+ private:
+  Place& place_;
+};
+
+std::string index_part(const std::string& k) { return std::string("[").append(k).append("]"); }  // GCC 12's false -Wrestrict
+
 // The leaves of `v` with their dims, `dims` being a prefix of v's structure (Note
 // [vmap dims as prefixes]), in tree_leaves' order.
-void leaf_dims(const Value& v, const Value& dims, const std::string& spec, const std::string& place,
-               const std::string& what, std::vector<LeafDim>& out) {
+void leaf_dims(const Value& v, const Value& dims, Place& spec, Place& place, const std::string& what,
+               std::vector<LeafDim>& out) {
+  std::optional<TreeLevel> level;
+  if (v.tag == Tag::List || v.tag == Tag::Tuple || v.tag == Tag::Dict) level.emplace(v);
   if (dims.is_none() || dims.tag == Tag::Int || dims.tag == Tag::Bool) {
-    if (dims.tag == Tag::Bool) fail("vmap: " + spec + ": expected an int or none, got bool");
+    if (dims.tag == Tag::Bool) fail("vmap: " + spec.str() + ": expected an int or none, got bool");
     switch (v.tag) {
-      case Tag::Tensor: out.push_back({v.t, dims, spec, place}); return;
+      case Tag::Tensor: out.push_back({v.t, dims, spec.str(), place.str()}); return;
       case Tag::List:
       case Tag::Tuple: {
         const auto& items = v.as<ListObj>()->items;
-        for (size_t k = 0; k < items.size(); ++k)
-          leaf_dims(items[k], dims, spec, place + "[" + std::to_string(k) + "]", what, out);
+        for (size_t k = 0; k < items.size(); ++k) {
+          PlacePart at(place, index_part(std::to_string(k)));
+          leaf_dims(items[k], dims, spec, place, what, out);
+        }
         return;
       }
       case Tag::Dict:
-        for (const auto& [key, item] : v.as<DictObj>()->entries)
-          leaf_dims(item, dims, spec, place + "[" + repr(key) + "]", what, out);
+        for (const auto& [key, item] : v.as<DictObj>()->entries) {
+          PlacePart at(place, index_part(repr(key)));
+          leaf_dims(item, dims, spec, place, what, out);
+        }
         return;
       case Tag::None: return;
       default:
         if (!dims.is_none() && what == "in_dims")
-          fail("vmap: " + spec + " is " + std::to_string(dims.i) + " but " + place + " is " + type_name(v) +
+          fail("vmap: " + spec.str() + " is " + std::to_string(dims.i) + " but " + place.str() + " is " + type_name(v) +
                ", not a tensor (give none for it)");
         return;
     }
@@ -76,32 +110,33 @@ void leaf_dims(const Value& v, const Value& dims, const std::string& spec, const
   if (dims.tag == Tag::Tuple || dims.tag == Tag::List) {
     const auto& want = dims.as<ListObj>()->items;
     if (v.tag != dims.tag || v.as<ListObj>()->items.size() != want.size())
-      fail("vmap: " + spec + " is a " + kind_of(dims) + " but " + place + " is a " + kind_of(v) + " (" + what +
-           " must match the structure it maps, or be an int or none for all of it)");
+      fail("vmap: " + spec.str() + " is a " + kind_of(dims) + " but " + place.str() + " is a " + kind_of(v) + " (" +
+           what + " must match the structure it maps, or be an int or none for all of it)");
     const auto& items = v.as<ListObj>()->items;
     for (size_t k = 0; k < items.size(); ++k) {
-      std::string at = std::string("[").append(std::to_string(k)).append("]");  // not "[" + s: GCC 12's false -Wrestrict
-      leaf_dims(items[k], want[k], spec + at, place + at, what, out);
+      PlacePart in_spec(spec, index_part(std::to_string(k))), in_place(place, index_part(std::to_string(k)));
+      leaf_dims(items[k], want[k], spec, place, what, out);
     }
     return;
   }
   if (dims.tag == Tag::Dict) {
     auto* want = dims.as<DictObj>();
     if (v.tag != Tag::Dict)
-      fail("vmap: " + spec + " is a dict but " + place + " is a " + kind_of(v) + " (" + what +
+      fail("vmap: " + spec.str() + " is a dict but " + place.str() + " is a " + kind_of(v) + " (" + what +
            " must match the structure it maps, or be an int or none for all of it)");
     auto* have = v.as<DictObj>();
     for (const auto& [key, d] : want->entries)
-      if (!have->find(key)) fail("vmap: " + spec + " has the key " + repr(key) + " but " + place + " does not");
+      if (!have->find(key))
+        fail("vmap: " + spec.str() + " has the key " + repr(key) + " but " + place.str() + " does not");
     for (const auto& [key, item] : have->entries) {
       Value* d = want->find(key);
-      if (!d) fail("vmap: " + place + " has the key " + repr(key) + " but " + spec + " does not");
-      std::string at = std::string("[").append(repr(key)).append("]");  // GCC 12's false -Wrestrict
-      leaf_dims(item, *d, spec + at, place + at, what, out);
+      if (!d) fail("vmap: " + place.str() + " has the key " + repr(key) + " but " + spec.str() + " does not");
+      PlacePart in_spec(spec, index_part(repr(key))), in_place(place, index_part(repr(key)));
+      leaf_dims(item, *d, spec, place, what, out);
     }
     return;
   }
-  fail("vmap: " + spec + ": expected an int, none, or a tuple, list or dict matching the structure it maps, got " +
+  fail("vmap: " + spec.str() + ": expected an int, none, or a tuple, list or dict matching the structure it maps, got " +
        type_name(dims));
 }
 
@@ -145,7 +180,8 @@ Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
     if (dims[k].tag == Tag::Int && !a.pos[k].is_none() && tree_leaves(a.pos[k]).empty())
       fail("vmap: in_dims" + at + " is " + std::to_string(dims[k].i) + " but argument " + std::to_string(k) + " is " +
            type_name(a.pos[k]) + ", not a tensor (give none for it)");
-    leaf_dims(a.pos[k], dims[k], "in_dims" + at, "argument " + std::to_string(k), "in_dims", per_arg[k]);
+    Place spec{{"in_dims" + at}}, place{{"argument " + std::to_string(k)}};
+    leaf_dims(a.pos[k], dims[k], spec, place, "in_dims", per_arg[k]);
     all.insert(all.end(), per_arg[k].begin(), per_arg[k].end());
   }
   int64_t size = batch_size_of(all);
@@ -166,7 +202,8 @@ Value run_vmap(Evaluator& ev, const VmapSpec& s, CallArgs& a) {
     checked_outputs(outs[k], "vmap");
     std::vector<LeafDim> leaves;
     std::string at = std::string("[").append(std::to_string(k)).append("]");  // not "[" + s: GCC 12's false -Wrestrict
-    leaf_dims(outs[k], out_dims[k], "out_dims" + at, "output " + std::to_string(k), "out_dims", leaves);
+    Place spec{{"out_dims" + at}}, place{{"output " + std::to_string(k)}};
+    leaf_dims(outs[k], out_dims[k], spec, place, "out_dims", leaves);
     std::vector<Tensor> physical;
     for (const LeafDim& l : leaves) {
       if (l.dim.is_none()) {

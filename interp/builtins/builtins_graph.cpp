@@ -281,8 +281,12 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
         }
     }
   }
-  for (auto& [name, t] : cg.params) cg.bound.push_back(bound_meta(t));
   cg.captured = cap.finish(outs);
+  // An output that is a tensor from before the capture, returned as it is (fn(x) = x[0]
+  // of a list argument, fn() = w), is bound as a free param only by finish(): bound
+  // after it, or the call failed with "no value for graph input %free0".
+  bind_free_params();
+  for (auto& [name, t] : cg.params) cg.bound.push_back(bound_meta(t));
   cg.problems = cap.problems();
   if (!cg.problems.empty()) return cg;
   cg.graph = cg.captured;

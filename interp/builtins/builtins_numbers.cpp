@@ -3,8 +3,10 @@
 // interp/values/operators.cpp). abs, max, min, sum and pow are ops too: given a
 // tensor they call the op (builtins_ops.cpp), so they replace the op's builtin of the
 // same name. The table at the end is this family's (Note [Builtin tables]).
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <tuple>
 
 #include "autograd/trace.hpp"
@@ -24,6 +26,47 @@ Tensor read_number(Evaluator& ev, const Tensor& t, const char* kind) {
   return Tensor();
 }
 
+// The text of a number as Python's int() and float() read a str: without the blanks
+// around it, and its '_' dropped when each stands between two digits ("1_000"); empty
+// when the text is not such a number. C's strtod and stoll read more than Python does:
+// "0x10" was 16.0, "1e3" ended an int early, and a NUL ended the text ("1\0junk" was
+// 1.0). `real`: a float's forms too (a point, an exponent, inf, infinity and nan in any
+// case); otherwise only digits.
+std::string python_number_text(const std::string& given, bool real) {
+  const char* blanks = " \t\n\r\f\v";
+  size_t first = given.find_first_not_of(blanks), last = given.find_last_not_of(blanks);
+  if (first == std::string::npos) return "";
+  std::string t = given.substr(first, last - first + 1);
+  size_t k = t[0] == '+' || t[0] == '-' ? 1 : 0;
+  std::string word = t.substr(k);
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (real && (word == "inf" || word == "infinity" || word == "nan")) return t;
+  std::string out = t.substr(0, k);
+  bool digits = false, point = false, exponent = false;
+  auto digit = [&](size_t i) { return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); };
+  for (; k < t.size(); ++k) {
+    char c = t[k];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digits = true;
+    } else if (c == '_') {
+      if (!digit(k - 1) || !digit(k + 1)) return "";
+      continue;
+    } else if (real && c == '.' && !point && !exponent) {
+      point = true;
+    } else if (real && (c == 'e' || c == 'E') && digits && !exponent) {
+      exponent = true;
+      digits = false;
+      out += c;
+      if (k + 1 < t.size() && (t[k + 1] == '+' || t[k + 1] == '-')) out += t[++k];
+      continue;
+    } else {
+      return "";
+    }
+    out += c;
+  }
+  return digits ? out : "";
+}
+
 Value int_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("int", a, {"x"}, 0);
   const Value& v = b[0];
@@ -36,12 +79,11 @@ Value int_builtin(Evaluator& ev, CallArgs& a) {
     case Tag::Float:
       return Value::integer(int_from_double(std::trunc(v.f), "int()"));
     case Tag::Str: {
-      const std::string& s = v.as<StrObj>()->s;
+      const std::string s = python_number_text(v.as<StrObj>()->s, false);
       try {
         size_t used = 0;
-        long long r = std::stoll(s, &used, 10);
-        std::string rest = s.substr(used);
-        if (rest.find_first_not_of(" \t\n") == std::string::npos) return Value::integer(r);
+        long long r = s.empty() ? 0 : std::stoll(s, &used, 10);
+        if (!s.empty() && used == s.size()) return Value::integer(r);
       } catch (const std::out_of_range&) {
         fail("int(): " + repr(v) + " is outside the range of a 64-bit int");
       } catch (const std::invalid_argument&) {
@@ -64,13 +106,10 @@ Value float_builtin(Evaluator& ev, CallArgs& a) {
   if (v.is_num()) return Value::number(v.as_double());
   if (v.tag == Tag::Tensor) return Value::number(v.t.item());
   if (v.tag == Tag::Str) {
-    std::string s = v.as<StrObj>()->s;
-    if (s == "inf" || s == "+inf") return Value::number(INFINITY);
-    if (s == "-inf") return Value::number(-INFINITY);
-    if (s == "nan") return Value::number(NAN);
+    std::string s = python_number_text(v.as<StrObj>()->s, true);
     char* end = nullptr;
-    double d = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() && std::string(end).find_first_not_of(" \t\n") == std::string::npos) return Value::number(d);
+    double d = s.empty() ? 0.0 : std::strtod(s.c_str(), &end);
+    if (!s.empty() && end == s.c_str() + s.size()) return Value::number(d);
     fail("could not convert string to float: " + repr(v));
   }
   fail(std::string("float() argument must be a number, str or one-element tensor, not ") + type_name(v));

@@ -13,6 +13,7 @@
 #include "lang/utf8_text.hpp"
 #include "interp/eval/script/script_mode.hpp"
 #include "lang/did_you_mean.hpp"
+#include "lang/parser.hpp"
 
 namespace nabla::interp {
 
@@ -333,10 +334,19 @@ Value named_tuple_builtin(Evaluator&, CallArgs& a) {
     fail(std::string("named_tuple(): fields must be a list of str, got ") + type_name(b[0]));
   if (b[1].tag != Tag::List && b[1].tag != Tag::Tuple)
     fail(std::string("named_tuple(): values must be a list or tuple, got ") + type_name(b[1]));
+  // Each field is read back as t.field, so it must be a name, once (Python's namedtuple
+  // refuses the same): "a b", "1x" or "if" could never be read, and of two "a" fields
+  // t.a read the first.
   std::vector<std::string> names;
   for (const Value& f : b[0].as<ListObj>()->items) {
     if (f.tag != Tag::Str) fail(std::string("named_tuple(): fields must be a list of str, got an item of ") + type_name(f));
-    names.push_back(f.as<StrObj>()->s);
+    const std::string& name = f.as<StrObj>()->s;
+    if (!lang::is_name(name) || name[0] == '_')
+      fail("named_tuple(): field " + repr(f) +
+           " is not a name (letters, digits and '_', not starting with a digit or '_', not a reserved word)");
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      fail("named_tuple(): field " + repr(f) + " appears twice");
+    names.push_back(name);
   }
   const std::vector<Value>& items = b[1].as<ListObj>()->items;
   if (names.size() != items.size())

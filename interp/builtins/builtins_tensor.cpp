@@ -410,6 +410,12 @@ Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, C
     Tensor x = self.t;
     if (out.t.sizes() != x.sizes())
       fail(name + "(): the result of " + stem + " has shape " + out.t.shape_str() + ", not this tensor's " + x.shape_str());
+    // A result of a higher category (exp_ of an int, clamp_(0.5, 1.5) of an int) was
+    // truncated into x without a word; PyTorch refuses it (canCast).
+    if (!can_cast(out.t.dtype(), x.dtype()))
+      fail(name + "(): the result's dtype " + dtype_name(out.t.dtype()) + " cannot be written into a tensor of dtype " +
+           dtype_name(x.dtype()) + " in place (it would be truncated; PyTorch refuses it too): use " + stem +
+           "(), or convert the tensor first (.to(" + dtype_name(out.t.dtype()) + "))");
     copy_(x, out.t);
     return self;
   }

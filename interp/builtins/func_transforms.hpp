@@ -77,6 +77,10 @@ Tensor without_history(const Tensor& t);
 
 // The tensor leaves of a function's result; an error naming `fname` when it has none.
 std::vector<Tensor> checked_outputs(const Value& out, const std::string& fname);
+// The tensor leaves of an input to differentiate (`what`: "argument 0", "primal 1"); an
+// error naming it when it holds none, rather than the function's result failing later
+// ("the function must return a tensor, got int" for vjp(f, 5)).
+std::vector<Tensor> checked_inputs(const Value& v, const std::string& fname, const std::string& what);
 // Splits (output, aux) when has_aux.
 std::pair<Value, Value> split_aux(const Value& out, bool has_aux, const std::string& fname);
 // (outputs, their tangents) of f at primals with tangents, in one forward pass.

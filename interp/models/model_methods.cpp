@@ -348,10 +348,20 @@ Value get_submodule(Evaluator& ev, const Value& self, CallArgs& args) {
   return at;
 }
 
+// A name a member is registered under by add_module() or register_buffer(): state_dict
+// keys join names with '.', so "" and "a.b" made keys that name something else (PyTorch
+// refuses both: "module name can't contain \".\"").
+void check_member_name(const char* fname, const std::string& name) {
+  if (name.empty()) fail(std::string(fname) + "(): the name must not be empty");
+  if (name.find('.') != std::string::npos)
+    fail(std::string(fname) + "(): the name '" + name + "' must not contain '.' (state_dict keys join names with it)");
+}
+
 // add_module(name, module): the module as field `name` (register_module), as PyTorch's.
 Value add_module(Evaluator& ev, const Value& self, CallArgs& args) {
   if (args.pos.size() != 2 || !args.kw.empty() || args.pos[0].tag != Tag::Str)
     fail("add_module() takes two arguments, a name and a module");
+  check_member_name("add_module", args.pos[0].as<StrObj>()->s);
   if (args.pos[1].tag != Tag::Instance && !args.pos[1].is_none())
     fail(std::string("add_module(): the module must be a model instance, got ") + type_name(args.pos[1]));
   ev.set_attr(self, args.pos[0].as<StrObj>()->s, args.pos[1]);
@@ -390,6 +400,7 @@ Value register_buffer(Evaluator&, const Value& self, CallArgs& args) {
   if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
   if (args.pos[0].tag != Tag::Str)
     fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
+  check_member_name("register_buffer", args.pos[0].as<StrObj>()->s);
   Evaluator::Impl::set_field(*self.as<InstanceObj>(), args.pos[0].as<StrObj>()->s, args.pos[1], true);
   return Value();
 }

@@ -75,6 +75,9 @@ int read_format_count(const FormatSpec& s, size_t& p, const char* what) {
 FormatSpec parse_spec(const std::string& text) {
   FormatSpec s;
   s.text = text;
+  // "{:{}}".format(x, w) read its '{' as the format code ("unknown format code '{'").
+  if (text.find('{') != std::string::npos)
+    spec_error(s, "a nested field ('{' inside a spec) is not supported: write the spec out, as in '>10'");
   size_t p = 0, lead = text.empty() ? 0 : code_point_bytes(static_cast<unsigned char>(text[0]));
   if (text.size() > lead && is_align(text[lead])) {
     s.fill = text.substr(0, lead);

@@ -4,18 +4,28 @@
 
 namespace nabla::interp {
 
+TreeLevel::TreeLevel(const Value& container) : level_(&walk_path(Walk::tree), container.o.get()) {
+  const char* what = "function transform (grad, vmap, jvp, ...)";
+  if (level_.cycle()) fail_cycle(what, container);
+  check_walk_depth(what, container, static_cast<int>(walk_path(Walk::tree).size()));
+}
+
 namespace {
 
 void collect(const Value& v, std::vector<Tensor>& out) {
   switch (v.tag) {
     case Tag::Tensor: out.push_back(v.t); break;
     case Tag::List:
-    case Tag::Tuple:
+    case Tag::Tuple: {
+      TreeLevel level(v);
       for (const Value& item : v.as<ListObj>()->items) collect(item, out);
       break;
-    case Tag::Dict:
+    }
+    case Tag::Dict: {
+      TreeLevel level(v);
       for (const auto& [key, item] : v.as<DictObj>()->entries) collect(item, out);
       break;
+    }
     default: break;
   }
 }
@@ -35,11 +45,13 @@ Value rebuild(const Value& like, const Leaf& leaf) {
     case Tag::Tensor: return leaf();
     case Tag::List:
     case Tag::Tuple: {
+      TreeLevel level(like);
       std::vector<Value> items;
       for (const Value& item : like.as<ListObj>()->items) items.push_back(rebuild(item, leaf));
       return like.tag == Tag::List ? make_list(std::move(items)) : make_tuple(std::move(items));
     }
     case Tag::Dict: {
+      TreeLevel level(like);
       auto d = std::make_shared<DictObj>();
       for (const auto& [key, item] : like.as<DictObj>()->entries) d->set(key, rebuild(item, leaf));
       return Value::object(Tag::Dict, std::move(d));

@@ -5,8 +5,22 @@
 #include <vector>
 
 #include "interp/values/value.hpp"
+#include "interp/values/value_walk.hpp"
 
 namespace nabla::interp {
+
+// One container level of a walk over a pytree (Note [Walks over nested values]): an
+// error, not a stack overflow, when the container holds itself (a dict given to vmap
+// or grad that holds itself was SIGSEGV) or nests deeper than the stack allows.
+class TreeLevel {
+ public:
+  explicit TreeLevel(const Value& container);
+  TreeLevel(const TreeLevel&) = delete;
+  TreeLevel& operator=(const TreeLevel&) = delete;
+
+ private:
+  WalkLevel level_;
+};
 
 // The tensor leaves of v, depth first (dicts in their order).
 std::vector<Tensor> tree_leaves(const Value& v);

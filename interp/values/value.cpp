@@ -281,6 +281,14 @@ std::string quote(const std::string& s) {
       case '\r': out += "\\r"; break;
       case '\\': out += "\\\\"; break;
       default:
+        // Other control characters as \xHH, as Python's repr: a NUL was written raw,
+        // cutting an error message that quoted the str ("could not convert ... '1").
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+          out += hex;
+          break;
+        }
         if (c == q) out += '\\';
         out += c;
     }

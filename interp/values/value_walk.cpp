@@ -45,7 +45,7 @@ void WalkPath::leave() {
 }
 
 WalkPath& walk_path(Walk kind) {
-  thread_local WalkPath paths[4];
+  thread_local WalkPath paths[5];
   return paths[static_cast<int>(kind)];
 }
 

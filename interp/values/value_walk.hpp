@@ -59,7 +59,7 @@ class WalkPath {
 
 // One path per kind of walk and thread: walks of different kinds may nest (a dict
 // comparison looks its keys up), a walk of one kind nests only within itself.
-enum class Walk { print, equality, order, save };
+enum class Walk { print, equality, order, save, tree };
 WalkPath& walk_path(Walk kind);
 
 // One level of a walk: enters (a, b) on `path` (nothing when path is null: a hot walk

@@ -5,6 +5,7 @@
 // A^T's LU solved with trans='T' is A's, and a symmetric matrix is its own transpose).
 // Each matrix of a batch is copied into a contiguous scratch buffer, which LAPACK
 // overwrites, and the batch runs on the threads.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -322,8 +323,13 @@ void svd(const TensorList& in, const Attrs&, TensorList& out) {
       int info = 0;
       T* u = pu + i * m * k;
       T* vh = pvh + i * k * n;
+      // gesdd refuses a NaN (info -4) and writes none of its outputs, which were
+      // then returned as whatever the buffers held; PyTorch raises here too.
+      if (std::any_of(a, a + m * n, [](T v) { return std::isnan(v); }))
+        return "the algorithm failed to converge because the input matrix contained non-finite values (NaN), as "
+               "PyTorch's linalg.svd reports";
       gesdd(cols, rows, a, ps + i * k, vh, u, &info);
-      if (info > 0) return "the SVD algorithm did not converge (LAPACK's info " + std::to_string(info) + ")";
+      if (info != 0) return "the SVD algorithm did not converge (LAPACK's info " + std::to_string(info) + ")";
       // Each pair of singular vectors flips together so that U's column has its
       // largest component (the first of equals) positive (as eigh's vectors).
       for (int64_t j = 0; j < k; ++j) {

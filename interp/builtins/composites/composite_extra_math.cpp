@@ -450,6 +450,16 @@ Value uniform_method(Evaluator&, CallArgs& a) {
   const double lo = b.has(1) ? as_num(b[1], fn_arg("uniform_", "from")) : 0.0;
   const double hi = b.has(2) ? as_num(b[2], fn_arg("uniform_", "to")) : 1.0;
   if (!(lo <= hi)) fail("uniform_(): argument 'from' (" + float_repr(lo) + ") must be at most argument 'to' (" + float_repr(hi) + ")");
+  // An infinite bound, or a width past the dtype's largest, drew NaN or inf (from=-inf,
+  // to=inf filled NaN); PyTorch refuses both.
+  const double top = x.dtype() == DType::f64 ? std::numeric_limits<double>::max()
+                     : x.dtype() == DType::f16 ? 65504.0
+                     : x.dtype() == DType::bf16 ? 3.3895313892515355e38
+                                                : static_cast<double>(std::numeric_limits<float>::max());
+  if (!(std::abs(lo) <= top && std::abs(hi) <= top && hi - lo <= top))
+    fail("uniform_(): arguments 'from' (" + float_repr(lo) + ") and 'to' (" + float_repr(hi) +
+         ") must be finite, within " + dtype_name(x.dtype()) + "'s range, and at most its largest (" + float_repr(top) +
+         ") apart");
   return fill_random(b[0], random_uniform(x.sizes(), DType::f64, lo, hi));
 }
 

@@ -267,6 +267,16 @@ Value amin_builtin(Evaluator&, CallArgs& a) { return amax_like(a, "amin", false)
 // -inf, 0 (a count) or any other p; where the sum is 0 the gradient is 0 (PyTorch's
 // subgradient), not 0/0.
 Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim) {
+  // inf is a max, -inf a min and a negative p a root of a sum of inverses: over no
+  // elements none has a value (inf failed inside amax naming its [0], -1 gave 0).
+  if (p < 0 || p == kInf) {
+    int64_t count = 1;
+    for (size_t d = 0; d < (dims.empty() ? x.sizes().size() : dims.size()); ++d)
+      count *= dims.empty() ? x.sizes()[d] : x.sizes()[static_cast<size_t>(dims[d] < 0 ? dims[d] + x.dim() : dims[d])];
+    if (count == 0)
+      throw Error("norm: cannot compute the " + float_repr(p) + " norm over no elements (input of shape " +
+                  x.shape_str() + "): it has no identity, as PyTorch's linalg.vector_norm reports");
+  }
   if (p == kInf) return extremum(abs(x), dims, keepdim, true);
   if (p == -kInf) return extremum(abs(x), dims, keepdim, false);
   if (p == 0) return sum(to_dtype(ne(x, number_like(0.0, x)), x.dtype()), dims, keepdim);
