@@ -184,3 +184,23 @@ test "index_copy, index_fill and take replay for other indices" {
   same(gt, taken, [x, tensor([[-1, 0], [3, -12]])])
   expect_error(fn() = gt(x, tensor([[12, 0], [0, 0]])), "out of bounds")
 }
+
+fn put_added(x, idx, v) = x.index_put((idx,), v, accumulate=true)
+
+test "index_put adds every value at a repeated place with accumulate=true, eager (PyTorch's values) and compiled" {
+  let x = zeros([5], dtype=f64)
+  let v = tensor([1.0, 2.0, 3.0], dtype=f64)
+  # torch 1.13: x.index_put((tensor([2, 2, 4]),), v, accumulate=True) and without accumulate
+  expect_close(put_added(x, tensor([2, 2, 4]), v), tensor([0.0, 0.0, 3.0, 0.0, 3.0], dtype=f64), rtol=0, atol=0)
+  expect_close(index_put(x, (tensor([2, 2, 4]),), v), tensor([0.0, 0.0, 2.0, 0.0, 3.0], dtype=f64), rtol=0, atol=0)
+  let y = zeros([3, 4])
+  y.index_put_((tensor([0, 2]), tensor([1, 3])), tensor(5.0), accumulate=true)
+  y.index_put_((tensor([0, 1, 2]),), tensor([7.0, 8.0, 9.0, 10.0]))
+  expect(equal(y, tensor([[7.0, 8.0, 9.0, 10.0]]).expand([3, 4])))
+  let g = compile(put_added, x, tensor([0, 1, 3]), v)
+  same(g, put_added, [x, tensor([2, 2, -1]), v])
+  let w = tensor([1.0, 2.0, 3.0], dtype=f64, requires_grad=true)
+  let gw = grad((g(x, tensor([2, 2, 4]), w) * arange(5.0, dtype=f64)).sum(), w)
+  expect_close(gw, tensor([2.0, 2.0, 4.0], dtype=f64), rtol=0, atol=0)
+  expect_error(fn() = index_put(x, (tensor([2]),), tensor([1.0])), "argument 'values' must have the input's dtype f64, got f32")
+}

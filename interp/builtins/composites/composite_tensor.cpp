@@ -3,7 +3,7 @@
 // (equal, allclose, isclose), shape conveniences (expand_as, view_as, reshape_as,
 // type_as, new_zeros, movedim, swapaxes, hstack, vstack, unflatten, ravel) and a few
 // arithmetic ones (clamp_min, clamp_max, addcmul, addcdiv, diff, logcumsumexp,
-// heaviside). Each is a global function and a tensor method, as the ops are
+// heaviside), and index_put. Each is a global function and a tensor method, as the ops are
 // (op_conventions()).
 #include <algorithm>
 #include <cmath>
@@ -14,6 +14,7 @@
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
+#include "interp/eval/evaluator.hpp"
 
 namespace nabla::interp {
 
@@ -302,6 +303,38 @@ Value heaviside_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(where(eq(x, number_like(0.0, x)), v, step));
 }
 
+// torch.index_put: input with values at the places input[indices] names (indices: a
+// tuple or list of index tensors, none for a whole dim), by the index assignment's own
+// code; accumulate=true adds them instead, a place named twice taking every value, by
+// one scatter_add over the places' flat positions. Both replay in a graph (Note [An
+// index a graph replays]).
+Value index_put_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("index_put", a, {"input", "indices", "values", "accumulate"}, 3);
+  Tensor x = arg(b, 0, "index_put", "input");
+  if (b[1].tag != Tag::Tuple && b[1].tag != Tag::List)
+    fail("index_put(): argument 'indices' must be a tuple of tensors, got " + std::string(type_name(b[1])));
+  std::vector<Value> idx;
+  for (const Value& i : b[1].as<ListObj>()->items) {
+    if (i.is_none()) idx.push_back(make_slice_value(Value::none(), Value::none(), Value::none()));
+    else if (i.tag == Tag::Tensor) idx.push_back(i);
+    else fail("index_put(): argument 'indices' must hold tensors (or none), got " + std::string(type_name(i)));
+  }
+  Tensor values = arg(b, 2, "index_put", "values");
+  if (values.dtype() != x.dtype())
+    fail("index_put(): argument 'values' must have the input's dtype " + std::string(dtype_name(x.dtype())) + ", got " +
+         dtype_name(values.dtype()));
+  const bool accumulate = b.has(3) && as_bool(b[3], "index_put(): argument 'accumulate'");
+  if (!accumulate) {
+    Tensor out = clone_tensor(x);
+    assign_index(ev, Value::tensor(out), idx, Value::tensor(values));
+    return Value::tensor(out);
+  }
+  Tensor places = index_value(ev, Value::tensor(reshape(arange(x.numel(), DType::i64, x.device()), shape_of(x))), idx).t;
+  Tensor spread = expand(values, shape_of(places));  // PyTorch's error when values does not broadcast
+  Tensor flat = scatter_add(reshape(x, {x.numel()}), 0, reshape(places, {places.numel()}), reshape(contiguous(spread), {places.numel()}));
+  return Value::tensor(reshape(flat, shape_of(x)));
+}
+
 }  // namespace
 
 const BuiltinEntry kCompositeTensor[] = {
@@ -347,6 +380,10 @@ const BuiltinEntry kCompositeTensor[] = {
     {"unflatten", unflatten_builtin, "unflatten(input, dim, sizes)",
      "Dim dim split into sizes (one may be -1). Example: unflatten(zeros([2, 6]), 1, [2, 3]).shape"},
     {"ravel", ravel_builtin, "ravel(input)", "input as 1-D. Example: ravel(zeros([2, 3])).shape"},
+    {"index_put", index_put_builtin, "index_put(input, indices, values, accumulate=false)",
+     "input with values at input[indices] (indices a tuple of index tensors), or added there with accumulate=true "
+     "(a place named twice gets every value), as torch.index_put. "
+     "Example: index_put(zeros([4]), (tensor([1, 1, 3]),), tensor([1.0, 2.0, 3.0]), accumulate=true)"},
     {"clamp_min", clamp_min_builtin, "clamp_min(input, min)", "input clamped from below. Example: clamp_min(tensor([-1.0, 2.0]), 0.0)"},
     {"clamp_max", clamp_max_builtin, "clamp_max(input, max)", "input clamped from above. Example: clamp_max(tensor([-1.0, 2.0]), 0.0)"},
     {"addcmul", addcmul_builtin, "addcmul(input, tensor1, tensor2, value=1)",
