@@ -168,12 +168,24 @@ TensorList batch_indexed(BatchContext& c) {
   return call_all_batched(c, c.logical_dim(0));
 }
 
-// index_select: a batched input with one index for every example; batched indices loop.
+// index_select: a batched input with one index for every example is the op with the
+// dim moved up; an index per example ([B, k]) is a gather along that dim, the index
+// spread over the other dims (the input expanded over the batch when it is not batched).
 TensorList batch_index_select(BatchContext& c) {
-  if (c.batched(1) || c.logical_dim(0) == 0) return decline(c);
-  Attrs a = c.attrs();
-  a.set("dim", shifted(c, a.i("dim"), c.logical_dim(0)));
-  return c.call_batched_first({c.batch_first(0), c.physical(1)}, a);
+  if (c.logical_dim(0) == 0 || (c.batched(1) && c.logical_dim(1) != 1)) return decline(c);
+  const int64_t dim = shifted(c, c.attrs().i("dim"), c.logical_dim(0));
+  if (!c.batched(1)) {
+    Attrs a = c.attrs();
+    a.set("dim", dim);
+    return c.call_batched_first({c.batch_first(0), c.physical(1)}, a);
+  }
+  Tensor x = c.batch_first(0);
+  Tensor index = to_dtype(c.batch_first(1), DType::i64);
+  IntList along(static_cast<size_t>(x.dim()), 1), out_shape = shape_of(x);
+  along[0] = c.batch_size();
+  along[static_cast<size_t>(dim)] = out_shape[static_cast<size_t>(dim)] = index.size(1);
+  c.out_bdims = {0};
+  return {gather(x, dim, expand(reshape(index, along), out_shape))};
 }
 
 // masked_fill: the input batched whenever the mask is (the output has the input's

@@ -56,3 +56,17 @@ test "scatter, index_copy, index_fill and take with per-example indices equal th
   let tk = fn(a, j) = take(a, j)
   expect(equal(vmap(tk)(A, J), each(tk, A, J)))
 }
+
+test "index_select with a per-example index is one gather: batched and shared inputs, values and gradients equal the loop" {
+  let J = tensor([[0, 3], [2, 2], [1, 0]])
+  let sel = fn(a, j) = a.index_select(0, j)
+  expect(equal(vmap(sel)(A, J), each(sel, A, J)))
+  let B = arange(24.0).reshape([3, 2, 4])
+  let sel1 = fn(b, j) = b.index_select(1, j)
+  expect(equal(vmap(sel1)(B, J), each(sel1, B, J)))
+  let shared = arange(8.0).reshape([4, 2])
+  expect(equal(vmap(fn(j) = shared.index_select(0, j))(J), stack([shared.index_select(0, j) for j in J])))
+  let f = fn(a, j) = (a.index_select(0, j) * tensor([1.0, 2.0])).sum()
+  expect(equal(vmap(grad(f))(A, J), each(grad(f), A, J)))
+  expect_error(fn() = vmap(sel)(A, tensor([[0, 4], [0, 0], [0, 0]])), "out of")
+}
