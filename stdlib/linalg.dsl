@@ -226,19 +226,34 @@ fn eigvalsh(A) {
 fn svd(A, full_matrices=true) {
   """(U, S, Vh) with A = U diag(S) Vh for each matrix [..., m, n], S descending, as torch.linalg.svd; each pair
   of singular vectors signed so that U's column has its largest component positive (PyTorch keeps LAPACK's).
-  Only the thin factors (k = min(m, n) columns) are computed: full_matrices=true (PyTorch's default) on a
-  matrix that is not square is an error that says to pass full_matrices=false. Differentiable; equal or zero
-  singular values take the singular vectors' terms of the gradient as 0 (PyTorch's are inf or NaN).
+  full_matrices=true (PyTorch's default): U [..., m, m] and Vh [..., n, n], the columns past min(m, n)
+  completing an orthonormal basis (gradients through them are ignored, as PyTorch's); false: the thin
+  factors. Differentiable; equal or zero singular values take the singular vectors' terms of the gradient
+  as 0 (PyTorch's are inf or NaN).
 
   Example: linalg.svd(randn([4, 3]), full_matrices=false)
   """
   _tensor("svd", "A", A)
   if type(full_matrices) != "bool" { fail(f"linalg.svd: full_matrices must be true or false, got {type(full_matrices)}") }
-  if full_matrices and A.ndim >= 2 and A.shape[-1] != A.shape[-2] {
-    fail(f"linalg.svd: full_matrices=true needs U or Vh completed past min(m, n) columns, which nabla does not compute: pass full_matrices=false (A of shape {list(A.shape)})")
-  }
   let (u, s, vh) = _svd_row(A)
+  if full_matrices {
+    u = _completed(u)
+    vh = _completed(vh.transpose(-2, -1)).transpose(-2, -1)
+  }
   return named_tuple(["U", "S", "Vh"], [u, s, vh])
+}
+
+# basis [..., m, k] (orthonormal columns) followed by m - k columns that complete an
+# orthonormal basis of its space: the eigenvectors of the projector I - basis basis^T whose
+# eigenvalue is 1, which eigh sorts last. The added columns carry no gradient (any
+# completion is as good as another, so PyTorch ignores gradients through them).
+fn _completed(basis) {
+  let m = basis.shape[-2]
+  let k = basis.shape[-1]
+  if k == m { return basis }
+  let b = basis.detach()
+  let projector = eye(m, dtype=b.dtype, device=b.device) - b @ b.transpose(-2, -1)
+  return cat([basis, _eigh_row(projector)[1][..., k:]], dim=-1)
 }
 
 fn svdvals(A) {
@@ -288,8 +303,9 @@ fn matrix_rank(A, rtol=none) {
 
 fn qr(A, mode="reduced") {
   """(Q, R) with A = Q R for each matrix [..., m, n], as torch.linalg.qr: mode "reduced" (Q [..., m, k], R
-  [..., k, n], k = min(m, n)), "complete" (the same when m <= n; a taller matrix's full Q is not computed: an
-  error) or "r" (R, with an empty Q). Each R row and Q column is signed so that R's diagonal is not negative
+  [..., k, n], k = min(m, n)), "complete" (Q [..., m, m], its columns
+  past n completing an orthonormal basis without a gradient, and R [..., m, n], zero below row n) or "r"
+  (R, with an empty Q). Each R row and Q column is signed so that R's diagonal is not negative
   (PyTorch keeps LAPACK's signs). Differentiable.
 
   Example: linalg.qr(randn([4, 3]))
@@ -298,10 +314,12 @@ fn qr(A, mode="reduced") {
     fail(f"linalg.qr: mode must be \"reduced\", \"complete\" or \"r\", got {repr(mode)}")
   }
   _tensor("qr", "A", A)
-  if mode == "complete" and A.ndim >= 2 and A.shape[-2] > A.shape[-1] {
-    fail(f"linalg.qr: mode=\"complete\" of a matrix taller than wide needs Q completed past {A.shape[-1]} columns, which nabla does not compute: use mode=\"reduced\" (A of shape {list(A.shape)})")
-  }
   let (q, r) = _qr_row(A)
+  if mode == "complete" and A.shape[-2] > A.shape[-1] {
+    q = _completed(q)
+    let below = list(r.shape[:-2]) + [A.shape[-2] - A.shape[-1], A.shape[-1]]
+    r = cat([r, zeros(below, dtype=r.dtype, device=r.device)], dim=-2)
+  }
   if mode == "r" { q = zeros([0], dtype=A.dtype, device=A.device) }
   return named_tuple(["Q", "R"], [q, r])
 }

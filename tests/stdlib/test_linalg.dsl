@@ -154,7 +154,32 @@ test "svd, svdvals, the 2 and nuclear norms, pinv and matrix_rank equal PyTorch'
   let I = eye(3, dtype=f64).requires_grad_()
   expect_close(grad(linalg.matrix_norm(I, 2) + linalg.matrix_norm(I, "nuc"), I), eye(3, dtype=f64) * (4.0 / 3.0),
                rtol=1e-12, atol=1e-12)
-  expect_error(fn() = linalg.svd(ones([4, 3])), "pass full_matrices=false")
+}
+
+test "svd with full_matrices=true (the default) completes U or Vh to square orthonormal factors; their gradient is PyTorch's" {
+  for shape in [[4, 2], [2, 5], [3, 3], [2, 4, 3], [3, 0]] {
+    let A = randn(shape, dtype=f64)
+    let (U, S, Vh) = linalg.svd(A)
+    let m = shape[-2]
+    let n = shape[-1]
+    expect(U.shape == tuple(shape[:-2] + [m, m]) and Vh.shape == tuple(shape[:-2] + [n, n]), f"{U.shape} {Vh.shape}")
+    expect_close(U.transpose(-2, -1) @ U, eye(m, dtype=f64).expand(list(U.shape)), rtol=0, atol=1e-12)
+    expect_close(Vh @ Vh.transpose(-2, -1), eye(n, dtype=f64).expand(list(Vh.shape)), rtol=0, atol=1e-12)
+    let k = min(m, n)
+    expect_close(U[..., :k] @ (S.unsqueeze(-1) * Vh[..., :k, :]), A, rtol=0, atol=1e-12)
+  }
+  # torch 1.13: the gradient of (U[:, :2] @ Vh).sum() + S.sum() (+ 0 * U.sum(): the completed columns are ignored)
+  let A = tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 0.25], [-2.0, 1.5]], dtype=f64, requires_grad=true)
+  let (U, S, Vh) = linalg.svd(A)
+  expect_close(grad((U[:, :2] @ Vh).sum() + S.sum() + U.sum() * 0.0, A),
+               tensor([[0.31339940235547703, 0.6366669568727246], [0.9580679846505176, 0.017730563725776468],
+                       [0.4039653769642104, 0.443442807658667], [-0.15013723072209667, 0.8691550515915577]], dtype=f64),
+               rtol=1e-10, atol=1e-12)
+  let B = tensor([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0]], dtype=f64, requires_grad=true)
+  let (Ub, Sb, Vhb) = linalg.svd(B)
+  expect_close(grad((Ub @ Vhb[:2]).sum() + Sb.sum() + Vhb.sum() * 0.0, B),
+               tensor([[0.1887539581267283, 0.9697060575244495, 0.22650754626336503],
+                       [0.755599501136191, -0.27575034893898104, 0.6048194480762724]], dtype=f64), rtol=1e-10, atol=1e-12)
 }
 
 test "qr: reduced factors with R's diagonal not negative, Q orthonormal, gradients through both (wide too)" {
@@ -168,7 +193,12 @@ test "qr: reduced factors with R's diagonal not negative, Q orthonormal, gradien
   let (qw, rw) = linalg.qr(W)
   expect_close(qw @ rw, W.detach(), rtol=0, atol=1e-12)
   expect(gradcheck(fn(w) = (linalg.qr(w)[0] * src([3, 3], 13)).sum() + (linalg.qr(w)[1] * src([3, 5], 14)).sum(), W))
-  expect_error(fn() = linalg.qr(A, mode="complete"), "use mode=\"reduced\"")
+  let (qc, rc) = linalg.qr(A, mode="complete")
+  expect(qc.shape == (5, 5) and rc.shape == (5, 3))
+  expect_close(qc @ rc, A, rtol=0, atol=1e-12)
+  expect_close(qc.T @ qc, eye(5, dtype=f64), rtol=0, atol=1e-12)
+  expect_close(qc[:, :3], q, rtol=0, atol=0)
+  expect(equal(rc[3:], zeros([2, 3], dtype=f64)))
 }
 
 test "the factorizations' results are read by name too, as torch.return_types" {
