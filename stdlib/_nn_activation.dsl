@@ -4,6 +4,7 @@
 # its function: an op (relu, gelu, elu, ...) or a composite of ops (relu6, selu, glu,
 # ...: interp/builtins/composites/composite_nn.cpp), so gradients of any order flow through it. nn
 # re-exports them; import nn, not this module.
+import _nn_init
 
 model ReLU(inplace=false) {
   "max(x, 0), elementwise (inplace=true writes it into x). Example: nn.ReLU()(x)"
@@ -106,10 +107,11 @@ model CELU(alpha=1.0, inplace=false) {
   forward(x) = celu(x, self.alpha, inplace=self.inplace)
 }
 # weight: one slope (num_parameters=1) or one per channel (dim 1 of the input).
-model PReLU(num_parameters=1, init=0.25) {
+model PReLU(num_parameters=1, init=0.25, device=none, dtype=none) {
   "x where x > 0, else a learned slope times x (one, or one per channel). Example: nn.PReLU()(x)"
   num_parameters = num_parameters
   weight = full([num_parameters], init).requires_grad_(true)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = prelu(x, self.weight)
 }
 model GLU(dim=-1) {

@@ -35,7 +35,7 @@ let ModuleList = _nn_containers.ModuleList
 # need_weights the heads run through scaled_dot_product_attention, whose kernel
 # never holds the whole score matrix; with it the weights are made explicitly.
 model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_kv=false, add_zero_attn=false,
-                         kdim=none, vdim=none, batch_first=false) {
+                         kdim=none, vdim=none, batch_first=false, device=none, dtype=none) {
   "Multi-head attention as PyTorch's; forward(query, key, value) returns (output, weights). Example: nn.MultiheadAttention(512, 8, batch_first=true)"
   embed_dim = embed_dim
   kdim = kdim if kdim != none else embed_dim
@@ -60,6 +60,7 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
   bias_v = xavier_normal_(parameter([1, 1, embed_dim])) if add_bias_kv else none
   out_proj = Linear(embed_dim, embed_dim, bias=bias)
   let _b = zeros_(self.out_proj.bias) if bias else none
+  let _fk = _nn_init._factory(self, device, dtype)
   # The keys (and values) appended after the projected ones: bias_k and a zero key.
   extra_keys = (1 if add_bias_kv else 0) + (1 if add_zero_attn else 0)
   # x [B, T, features] projected for q (i = 0), k (1) or v (2): by rows [i*E, (i+1)*E)
@@ -238,15 +239,18 @@ fn _activation(a) {
 }
 
 model TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                              layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true) {
+                              layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true, device=none,
+                              dtype=none) {
   "Self-attention then a feed-forward block, each with residual and layer norm. Example: nn.TransformerEncoderLayer(512, 8, batch_first=true)"
-  self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-  linear1 = Linear(d_model, dim_feedforward, bias=bias)
+  let _fk = _nn_init._check_factory("TransformerEncoderLayer", device, dtype)
+  self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, device=device,
+                                 dtype=dtype)
+  linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
   dropout = Dropout(dropout)
-  linear2 = Linear(dim_feedforward, d_model, bias=bias)
+  linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
   norm_first = norm_first
-  norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-  norm2 = LayerNorm(d_model, eps=layer_norm_eps)
+  norm1 = LayerNorm(d_model, eps=layer_norm_eps, device=device, dtype=dtype)
+  norm2 = LayerNorm(d_model, eps=layer_norm_eps, device=device, dtype=dtype)
   dropout1 = Dropout(dropout)
   dropout2 = Dropout(dropout)
   activation = _activation(activation)
@@ -267,17 +271,21 @@ model TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1,
 }
 
 model TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                              layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true) {
+                              layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true, device=none,
+                              dtype=none) {
   "Self-attention, attention over the encoder's memory, then a feed-forward block. Example: nn.TransformerDecoderLayer(512, 8)"
-  self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-  multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first)
-  linear1 = Linear(d_model, dim_feedforward, bias=bias)
+  let _fk = _nn_init._check_factory("TransformerDecoderLayer", device, dtype)
+  self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, device=device,
+                                 dtype=dtype)
+  multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                      device=device, dtype=dtype)
+  linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
   dropout = Dropout(dropout)
-  linear2 = Linear(dim_feedforward, d_model, bias=bias)
+  linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
   norm_first = norm_first
-  norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-  norm2 = LayerNorm(d_model, eps=layer_norm_eps)
-  norm3 = LayerNorm(d_model, eps=layer_norm_eps)
+  norm1 = LayerNorm(d_model, eps=layer_norm_eps, device=device, dtype=dtype)
+  norm2 = LayerNorm(d_model, eps=layer_norm_eps, device=device, dtype=dtype)
+  norm3 = LayerNorm(d_model, eps=layer_norm_eps, device=device, dtype=dtype)
   dropout1 = Dropout(dropout)
   dropout2 = Dropout(dropout)
   dropout3 = Dropout(dropout)
@@ -397,18 +405,19 @@ model TransformerDecoder(decoder_layer, num_layers, norm=none) {
 # _reset_parameters). forward(src, tgt, ...) encodes src and decodes tgt against it.
 model Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
                   dropout=0.1, activation="relu", custom_encoder=none, custom_decoder=none, layer_norm_eps=1e-5,
-                  batch_first=false, norm_first=false, bias=true) {
+                  batch_first=false, norm_first=false, bias=true, device=none, dtype=none) {
   "An encoder-decoder transformer as PyTorch's nn.Transformer; forward(src, tgt). Example: nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2)"
+  let _fk = _nn_init._check_factory("Transformer", device, dtype)
   encoder = custom_encoder if custom_encoder != none else TransformerEncoder(
       TransformerEncoderLayer(d_model, nhead, dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
                               layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first,
-                              bias=bias),
-      num_encoder_layers, norm=LayerNorm(d_model, eps=layer_norm_eps))
+                              bias=bias, device=device, dtype=dtype),
+      num_encoder_layers, norm=LayerNorm(d_model, eps=layer_norm_eps, device=device, dtype=dtype))
   decoder = custom_decoder if custom_decoder != none else TransformerDecoder(
       TransformerDecoderLayer(d_model, nhead, dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
                               layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first,
-                              bias=bias),
-      num_decoder_layers, norm=LayerNorm(d_model, eps=layer_norm_eps))
+                              bias=bias, device=device, dtype=dtype),
+      num_decoder_layers, norm=LayerNorm(d_model, eps=layer_norm_eps, device=device, dtype=dtype))
   d_model = d_model
   nhead = nhead
   batch_first = batch_first

@@ -23,13 +23,14 @@ fn _default_init(w, b) {
   }
 }
 
-model Linear(in_features, out_features, bias=true) {
+model Linear(in_features, out_features, bias=true, device=none, dtype=none) {
   "Applies y = x W^T + b over the last dim (weight [out_features, in_features]). Example: nn.Linear(784, 256)(randn([32, 784]))"
   in_features = _nn_init._size_arg("Linear", "in_features", in_features)
   out_features = _nn_init._size_arg("Linear", "out_features", out_features)
   weight = parameter([out_features, in_features])
   bias = parameter([out_features]) if bias else none
   let _ = _default_init(self.weight, self.bias)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = linear(x, self.weight, self.bias)
 }
 
@@ -49,7 +50,7 @@ fn bilinear(input1, input2, weight, bias=none) {
   return y if bias == none else y + bias
 }
 
-model Bilinear(in1_features, in2_features, out_features, bias=true) {
+model Bilinear(in1_features, in2_features, out_features, bias=true, device=none, dtype=none) {
   "Applies y = x1^T W x2 + b over the last dims (weight [out_features, in1_features, in2_features]). Example: nn.Bilinear(4, 3, 2)(randn([8, 4]), randn([8, 3]))"
   in1_features = _nn_init._size_arg("Bilinear", "in1_features", in1_features)
   in2_features = _nn_init._size_arg("Bilinear", "in2_features", in2_features)
@@ -57,6 +58,7 @@ model Bilinear(in1_features, in2_features, out_features, bias=true) {
   weight = parameter([out_features, in1_features, in2_features])
   bias = parameter([out_features]) if bias else none
   let _ = _bilinear_init(self.weight, self.bias)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(input1, input2) = bilinear(input1, input2, self.weight, self.bias)
 }
 
@@ -68,12 +70,13 @@ fn _bilinear_init(w, b) {
   if b != none { uniform_(b, -bound, bound) }
 }
 
-model LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true) {
+model LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true, device=none, dtype=none) {
   "Layer normalization over the last dims (normalized_shape), with a learned scale and shift. Example: nn.LayerNorm(512)"
   normalized_shape = _nn_init._shape_arg("LayerNorm", "normalized_shape", normalized_shape)
   eps = eps
   weight = ones(self.normalized_shape, requires_grad=true) if elementwise_affine else none
   bias = zeros(self.normalized_shape, requires_grad=true) if elementwise_affine else none
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = layer_norm(x, self.normalized_shape, weight=self.weight, bias=self.bias, eps=self.eps)
 }
 

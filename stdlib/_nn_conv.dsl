@@ -110,26 +110,29 @@ fn _conv_forward(m, x, conv, n) {
 }
 
 model Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true,
-             padding_mode="zeros") {
+             padding_mode="zeros", device=none, dtype=none) {
   "1-D convolution over [N, C, L] (weight [out_channels, in_channels / groups, k]). Example: nn.Conv1d(8, 16, 5, padding=\"same\")"
   let _f = _conv_fields(self, "Conv1d", 1, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                         bias, padding_mode, false, 0)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = _conv_forward(self, x, conv1d, 1)
 }
 
 model Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true,
-             padding_mode="zeros") {
+             padding_mode="zeros", device=none, dtype=none) {
   "2-D convolution over [N, C, H, W] (weight [out_channels, in_channels / groups, kH, kW]). Example: nn.Conv2d(3, 16, 3, padding=1)"
   let _f = _conv_fields(self, "Conv2d", 2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                         bias, padding_mode, false, 0)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = _conv_forward(self, x, conv2d, 2)
 }
 
 model Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true,
-             padding_mode="zeros") {
+             padding_mode="zeros", device=none, dtype=none) {
   "3-D convolution over [N, C, D, H, W]. Example: nn.Conv3d(1, 4, 3)"
   let _f = _conv_fields(self, "Conv3d", 3, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                         bias, padding_mode, false, 0)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = _conv_forward(self, x, conv3d, 3)
 }
 
@@ -163,10 +166,11 @@ fn _output_padding(m, name, x, output_size, n) {
 # the output is (L - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1
 # long, or output_size.
 model ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                      bias=true, dilation=1, padding_mode="zeros") {
+                      bias=true, dilation=1, padding_mode="zeros", device=none, dtype=none) {
   "1-D transposed convolution (the gradient of Conv1d) over [N, C, L]. Example: nn.ConvTranspose1d(16, 8, 4, stride=2)"
   let _f = _conv_fields(self, "ConvTranspose1d", 1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                         groups, bias, padding_mode, true, output_padding)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x, output_size=none) = conv_transpose1d(
       x, self.weight, self.bias, stride=self.stride, padding=self.padding,
       output_padding=_output_padding(self, "ConvTranspose1d", x, output_size, 1), groups=self.groups,
@@ -175,10 +179,11 @@ model ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=
 
 # The adjoint of Conv2d in its input: weight [in_channels, out_channels / groups, kH, kW].
 model ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                      bias=true, dilation=1, padding_mode="zeros") {
+                      bias=true, dilation=1, padding_mode="zeros", device=none, dtype=none) {
   "2-D transposed convolution (the gradient of Conv2d) over [N, C, H, W]. Example: nn.ConvTranspose2d(16, 8, 4, stride=2, padding=1)"
   let _f = _conv_fields(self, "ConvTranspose2d", 2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                         groups, bias, padding_mode, true, output_padding)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x, output_size=none) = conv_transpose2d(
       x, self.weight, self.bias, stride=self.stride, padding=self.padding,
       output_padding=_output_padding(self, "ConvTranspose2d", x, output_size, 2), groups=self.groups,
@@ -188,10 +193,11 @@ model ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=
 # The adjoint of Conv3d in its input: weight [in_channels, out_channels / groups, kD, kH, kW]
 # (conv_transpose3d, interp/builtins/composites/composite_spatial.cpp).
 model ConvTranspose3d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                      bias=true, dilation=1, padding_mode="zeros") {
+                      bias=true, dilation=1, padding_mode="zeros", device=none, dtype=none) {
   "3-D transposed convolution (the gradient of Conv3d) over [N, C, D, H, W]. Example: nn.ConvTranspose3d(8, 4, 2, stride=2)"
   let _f = _conv_fields(self, "ConvTranspose3d", 3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                         groups, bias, padding_mode, true, output_padding)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x, output_size=none) = conv_transpose3d(
       x, self.weight, self.bias, stride=self.stride, padding=self.padding,
       output_padding=_output_padding(self, "ConvTranspose3d", x, output_size, 3), groups=self.groups,

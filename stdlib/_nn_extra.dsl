@@ -88,6 +88,8 @@ model TripletMarginWithDistanceLoss(distance_function=none, margin=1.0, swap=fal
 # them as Linear (Conv) does; an optimizer made before that call has nothing to train
 # (make one after a first call, as PyTorch's documentation says). state_dict() is
 # empty until then (PyTorch's holds uninitialized parameters, which have no values).
+# device and dtype are checked when the layer is made and applied to the parameters the
+# first call makes, as PyTorch's (Note [Factory arguments] in stdlib/_nn_init.dsl).
 
 # How an input is shown in an error: a tensor by its shape, anything else by its type.
 fn _found(x) = f"shape {list(x.shape)}" if type(x) == "tensor" else type(x)
@@ -97,13 +99,16 @@ fn _check_lazy_out(who, what, n) {
   return n
 }
 
-model LazyLinear(out_features, bias=true) {
+model LazyLinear(out_features, bias=true, device=none, dtype=none) {
   "A Linear whose in_features is the last dim of its first input (weight and bias made and initialized then). Example: nn.LazyLinear(10)(randn([4, 7]))"
   in_features = 0
   out_features = _check_lazy_out("LazyLinear", "out_features", out_features)
   use_bias = bias
   weight = none
   bias = none
+  let _fk = _nn_init._check_factory("LazyLinear", device, dtype)
+  _device = device
+  _dtype = dtype
   has_uninitialized_params() = self.in_features == 0 and self.weight == none
   forward(x) {
     if self.weight == none {
@@ -112,13 +117,15 @@ model LazyLinear(out_features, bias=true) {
       self.weight = parameter([self.out_features, self.in_features])
       self.bias = parameter([self.out_features]) if self.use_bias else none
       _nn_basic._default_init(self.weight, self.bias)
+      _nn_init._factory(self, self._device, self._dtype)
     }
     return linear(x, self.weight, self.bias)
   }
 }
 
 # The fields of a lazy convolution before its first call (PyTorch's, in_channels 0).
-fn _lazy_conv_fields(m, name, n, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode) {
+fn _lazy_conv_fields(m, name, n, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                     device, dtype) {
   _check_lazy_out(name, "out_channels", out_channels)
   if type(groups) != "int" or groups < 1 or out_channels % groups != 0 {
     fail(f"{name}: argument 'groups' must be an int >= 1 that divides out_channels ({out_channels}), got {repr(groups) if type(groups) in ['int', 'float', 'str', 'none'] else type(groups)}")
@@ -139,6 +146,9 @@ fn _lazy_conv_fields(m, name, n, out_channels, kernel_size, stride, padding, dil
   m._args = [kernel_size, stride, padding, dilation]
   m.weight = none
   m.bias = none
+  _nn_init._check_factory(name, device, dtype)
+  m._device = device  # the factory arguments of the weight and bias the first call makes
+  m._dtype = dtype
   return m
 }
 
@@ -153,27 +163,34 @@ fn _lazy_conv_forward(m, name, n, x, conv) {
     if c % m.groups != 0 { fail(f"{name}: the input's {c} channels must be divisible by groups ({m.groups})") }
     _nn_conv._conv_fields(m, name, n, c, m.out_channels, m._args[0], m._args[1], m._args[2], m._args[3], m.groups,
                           m.use_bias, m.padding_mode, false, 0)
+    _nn_init._factory(m, m._device, m._dtype)
   }
   return _nn_conv._conv_forward(m, x, conv, n)
 }
 
-model LazyConv1d(out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode="zeros") {
+model LazyConv1d(out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode="zeros",
+                 device=none, dtype=none) {
   "A Conv1d whose in_channels is read from its first input [N, C, L] (weight and bias made then). Example: nn.LazyConv1d(8, 3)(randn([2, 4, 10]))"
-  let _f = _lazy_conv_fields(self, "LazyConv1d", 1, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode)
+  let _f = _lazy_conv_fields(self, "LazyConv1d", 1, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                             device, dtype)
   has_uninitialized_params() = self.weight == none
   forward(x) = _lazy_conv_forward(self, "LazyConv1d", 1, x, conv1d)
 }
 
-model LazyConv2d(out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode="zeros") {
+model LazyConv2d(out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode="zeros",
+                 device=none, dtype=none) {
   "A Conv2d whose in_channels is read from its first input [N, C, H, W] (weight and bias made then). Example: nn.LazyConv2d(8, 3)(randn([2, 4, 10, 10]))"
-  let _f = _lazy_conv_fields(self, "LazyConv2d", 2, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode)
+  let _f = _lazy_conv_fields(self, "LazyConv2d", 2, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                             device, dtype)
   has_uninitialized_params() = self.weight == none
   forward(x) = _lazy_conv_forward(self, "LazyConv2d", 2, x, conv2d)
 }
 
-model LazyConv3d(out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode="zeros") {
+model LazyConv3d(out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode="zeros",
+                 device=none, dtype=none) {
   "A Conv3d whose in_channels is read from its first input [N, C, D, H, W] (weight and bias made then). Example: nn.LazyConv3d(8, 3)(randn([1, 2, 5, 5, 5]))"
-  let _f = _lazy_conv_fields(self, "LazyConv3d", 3, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode)
+  let _f = _lazy_conv_fields(self, "LazyConv3d", 3, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                             device, dtype)
   has_uninitialized_params() = self.weight == none
   forward(x) = _lazy_conv_forward(self, "LazyConv3d", 3, x, conv3d)
 }
@@ -189,7 +206,8 @@ model LazyConv3d(out_channels, kernel_size, stride=1, padding=0, dilation=1, gro
 
 let _batch_norms = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
-model SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, process_group=none) {
+model SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, process_group=none,
+                    device=none, dtype=none) {
   "Batch normalization over [N, C, *] with the batch statistics of every process (on one process, BatchNorm). Example: nn.SyncBatchNorm(16)(randn([4, 16, 8, 8]))"
   num_features = _check_lazy_out("SyncBatchNorm", "num_features", num_features)
   eps = eps
@@ -203,6 +221,7 @@ model SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=true, track_run
   running_mean = none
   running_var = none
   let _b = _sync_buffers(self, num_features, track_running_stats)
+  let _fk = _nn_init._factory(self, device, dtype)
   # PyTorch's classmethod: module with every BatchNorm1d/2d/3d (itself or inside it)
   # replaced by a SyncBatchNorm holding the same parameters, buffers and mode.
   static convert_sync_batchnorm(module, process_group=none) {

@@ -2,6 +2,7 @@
 # nn.uniform_, nn.kaiming_uniform_, ...). nn re-exports the public ones; import nn, not
 # this module.
 import math
+import cuda
 
 # ---- helpers ----------------------------------------------------------------------
 
@@ -30,6 +31,49 @@ fn _shape_arg(who, what, v) {
   let dims = [v] if type(v) == "int" else (list(v) if type(v) in ["list", "tuple"] else [v])
   for d in dims { _size_arg(who, what, d) }
   return dims
+}
+
+# ---- factory arguments ------------------------------------------------------------
+# Note [Factory arguments]: every layer that makes parameters or buffers takes
+# PyTorch's factory arguments device=none, dtype=none, last (torch.nn's factory_kwargs).
+# The layer makes and initializes its tensors as it always has (f32 on the CPU, so the
+# default is unchanged to the bit) and its last statement, _factory(self, device,
+# dtype), converts them: m.to(dtype) converts the floating parameters and buffers only
+# (num_batches_tracked stays i64, as PyTorch's), then m.to(device) moves them. So no
+# initializer needs a dtype, and a layer of layers (MultiheadAttention's out_proj) is
+# converted whole. An f64 layer's weights are drawn from PyTorch's distribution at f32's
+# resolution (nn.Transformer's matrices, drawn again once its layers are made, in
+# f64's). The transformer layers pass the arguments on to their sublayers instead,
+# as PyTorch's, so a module the user hands in (custom_encoder, an activation) is not
+# converted; they check the arguments first under their own name.
+
+# One of the arguments' shown values: a number, str, dtype or none as written, else its type.
+fn _shown(v) = repr(v) if type(v) in ["int", "float", "bool", "str", "none", "dtype"] else type(v)
+
+# Checks device and dtype for the layer `who`: each error names the layer and the
+# argument, at the user's line (not to()'s or a GPU's message from inside the layer).
+fn _check_factory(who, device, dtype) {
+  if dtype != none and not (type(dtype) == "dtype" and dtype.is_floating_point) {
+    fail(f"{who}: argument 'dtype' must be a floating dtype (f32, f64, f16 or bf16) or none, got {_shown(dtype)}")
+  }
+  if device == none or device == "cpu" { return none }
+  # "cuda:N" with N of 1 to 3 digits, as to()'s parser (tensor/device.hpp) takes it
+  let ok = type(device) == "str" and (device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit() and len(device) <= 8))
+  if not ok { fail(f"{who}: argument 'device' must be \"cpu\", \"cuda\", \"cuda:N\" or none, got {_shown(device)}") }
+  let index = 0 if device == "cuda" else int(device[5:])
+  let count = cuda.device_count()
+  if count == 0 {
+    fail(f"{who}: argument 'device' is {repr(device)}, but this machine has no GPU (cuda.is_available() is false); pass device=\"cpu\" or leave it out")
+  }
+  if index >= count { fail(f"{who}: argument 'device' is {repr(device)}, but this machine has {count} GPU(s): cuda:0 to cuda:{count - 1}") }
+}
+
+# The layer m's tensors in dtype and on device (Note [Factory arguments]); returns m.
+fn _factory(m, device, dtype) {
+  _check_factory(type(m), device, dtype)
+  if dtype != none { m.to(dtype) }
+  if device != none { m.to(device) }
+  return m
 }
 
 fn _prod(xs) {

@@ -233,7 +233,7 @@ fn _rnn_check_args(mode, num_layers, dropout, nonlinearity, input_size, hidden_s
 }
 
 model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true, batch_first=false,
-          dropout=0.0, bidirectional=false) {
+          dropout=0.0, bidirectional=false, device=none, dtype=none) {
   "A multi-layer Elman RNN (tanh or relu) over a sequence; returns (output, h_n). Example: nn.RNN(10, 20, num_layers=2)"
   mode = "RNN"
   input_size = input_size
@@ -249,11 +249,12 @@ model RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=true,
   training = true
   let _c = _rnn_check_args("RNN", num_layers, dropout, nonlinearity, input_size, hidden_size)
   let _w = _rnn_add_all_weights(self)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(input, hx=none) = _rnn_forward(self, input, hx)
 }
 
 model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0,
-           bidirectional=false, proj_size=0) {
+           bidirectional=false, proj_size=0, device=none, dtype=none) {
   "A multi-layer LSTM over a sequence; returns (output, (h_n, c_n)). Example: nn.LSTM(10, 20, batch_first=true)"
   mode = "LSTM"
   input_size = input_size
@@ -270,11 +271,12 @@ model LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, 
   let _p = assert(proj_size >= 0 and proj_size < hidden_size,
                   f"LSTM: proj_size must be at least 0 and smaller than hidden_size ({hidden_size}), got {proj_size}")
   let _w = _rnn_add_all_weights(self)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(input, hx=none) = _rnn_forward(self, input, hx)
 }
 
 model GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0,
-          bidirectional=false) {
+          bidirectional=false, device=none, dtype=none) {
   "A multi-layer GRU over a sequence; returns (output, h_n). Example: nn.GRU(10, 20)"
   mode = "GRU"
   input_size = input_size
@@ -289,6 +291,7 @@ model GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, d
   training = true
   let _c = _rnn_check_args("GRU", num_layers, dropout, "tanh", input_size, hidden_size)
   let _w = _rnn_add_all_weights(self)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(input, hx=none) = _rnn_forward(self, input, hx)
 }
 
@@ -324,7 +327,7 @@ fn _cell_state(m, name, what, s, x, input) {
 
 fn _cell_output(input, s) = s if input.ndim == 2 else s.squeeze(0)
 
-model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
+model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh", device=none, dtype=none) {
   "One step of an Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh). Example: nn.RNNCell(10, 20)"
   input_size = input_size
   hidden_size = hidden_size
@@ -332,6 +335,7 @@ model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
   nonlinearity = nonlinearity
   let _c = _rnn_check_args("RNNCell", 1, 0.0, nonlinearity, input_size, hidden_size)
   let _w = _rnn_add_weights(self, "", 1, input_size, hidden_size, bias)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(input, hx=none) {
     let x = _cell_input(self, "RNNCell", input)
     let (gi, gh) = _cell_gates(self, x, _cell_state(self, "RNNCell", "hx", hx, x, input))
@@ -339,13 +343,14 @@ model RNNCell(input_size, hidden_size, bias=true, nonlinearity="tanh") {
   }
 }
 
-model LSTMCell(input_size, hidden_size, bias=true) {
+model LSTMCell(input_size, hidden_size, bias=true, device=none, dtype=none) {
   "One step of an LSTM; returns (h', c'). Example: nn.LSTMCell(10, 20)"
   input_size = input_size
   hidden_size = hidden_size
   bias = bias
   let _c = _rnn_check_args("LSTMCell", 1, 0.0, "tanh", input_size, hidden_size)
   let _w = _rnn_add_weights(self, "", 4, input_size, hidden_size, bias)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(input, hx=none) {
     let x = _cell_input(self, "LSTMCell", input)
     assert(hx == none or (type(hx) in ["tuple", "list"] and len(hx) == 2),
@@ -358,13 +363,14 @@ model LSTMCell(input_size, hidden_size, bias=true) {
   }
 }
 
-model GRUCell(input_size, hidden_size, bias=true) {
+model GRUCell(input_size, hidden_size, bias=true, device=none, dtype=none) {
   "One step of a GRU; returns h'. Example: nn.GRUCell(10, 20)"
   input_size = input_size
   hidden_size = hidden_size
   bias = bias
   let _c = _rnn_check_args("GRUCell", 1, 0.0, "tanh", input_size, hidden_size)
   let _w = _rnn_add_weights(self, "", 3, input_size, hidden_size, bias)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(input, hx=none) {
     let x = _cell_input(self, "GRUCell", input)
     let h = _cell_state(self, "GRUCell", "hx", hx, x, input)

@@ -81,7 +81,7 @@ fn _check_indices(who, weight, indices) {
 # it read the row as it is. max_norm: the rows looked up are renormalized in place
 # before each lookup (embedding_renorm_ above).
 model Embedding(num_embeddings, embedding_dim, padding_idx=none, max_norm=none, norm_type=2.0,
-                scale_grad_by_freq=false, sparse=false, _weight=none) {
+                scale_grad_by_freq=false, sparse=false, _weight=none, device=none, dtype=none) {
   "A lookup table of num_embeddings vectors of embedding_dim; called with i64 indices. Example: nn.Embedding(10000, 128)(tensor([1, 5], dtype=i64))"
   num_embeddings = _nn_init._size_arg("Embedding", "num_embeddings", num_embeddings)
   embedding_dim = _nn_init._size_arg("Embedding", "embedding_dim", embedding_dim)
@@ -93,6 +93,7 @@ model Embedding(num_embeddings, embedding_dim, padding_idx=none, max_norm=none, 
   let _flags = _dense_flags("Embedding", scale_grad_by_freq, sparse)
   weight = normal_(parameter([num_embeddings, embedding_dim])) if _weight == none else _given_weight("Embedding", _weight, num_embeddings, embedding_dim)
   let _z = _zero_padding_row(self) if _weight == none else none  # a given weight keeps its row, as PyTorch's
+  let _fk = _nn_init._factory(self, device, dtype)
   # PyTorch's classmethod: an Embedding holding a copy of `embeddings` [num, dim], frozen
   # (no gradient) unless freeze=false.
   static from_pretrained(embeddings, freeze=true, padding_idx=none, max_norm=none, norm_type=2.0,
@@ -197,7 +198,7 @@ fn _reduce_bags(weight, indices, mask, psw, mode, pad) {
 # bag (so it gets no gradient); include_last_offset: offsets has B + 1 entries, the
 # last the end of the last bag.
 model EmbeddingBag(num_embeddings, embedding_dim, max_norm=none, norm_type=2.0, scale_grad_by_freq=false, mode="mean",
-                   sparse=false, _weight=none, include_last_offset=false, padding_idx=none) {
+                   sparse=false, _weight=none, include_last_offset=false, padding_idx=none, device=none, dtype=none) {
   "The sum, mean or max of each bag of embeddings (rows of a 2-D input, or a 1-D input cut at offsets). Example: nn.EmbeddingBag(10, 3, mode='sum')(tensor([[1, 2], [4, 5]]))"
   num_embeddings = _nn_init._size_arg("EmbeddingBag", "num_embeddings", num_embeddings)
   embedding_dim = _nn_init._size_arg("EmbeddingBag", "embedding_dim", embedding_dim)
@@ -212,6 +213,7 @@ model EmbeddingBag(num_embeddings, embedding_dim, max_norm=none, norm_type=2.0, 
   padding_idx = _padding_idx("EmbeddingBag", padding_idx, num_embeddings)
   weight = normal_(parameter([num_embeddings, embedding_dim])) if _weight == none else _given_weight("EmbeddingBag", _weight, num_embeddings, embedding_dim)
   let _z = _zero_padding_row(self) if _weight == none else none
+  let _fk = _nn_init._factory(self, device, dtype)
   static from_pretrained(embeddings, freeze=true, max_norm=none, norm_type=2.0, scale_grad_by_freq=false, mode="mean",
                          sparse=false, include_last_offset=false, padding_idx=none) {
     assert(embeddings.ndim == 2, f"EmbeddingBag.from_pretrained(): embeddings must be 2-D, got shape {list(embeddings.shape)}")

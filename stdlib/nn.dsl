@@ -1,8 +1,10 @@
 # nn: layers, losses, initializers and training utilities, with PyTorch's names and
 # semantics. `import nn`, then `nn.Linear(784, 256)`, `nn.Sequential([...])`,
 # `nn.kaiming_uniform_(w)`, `nn.clip_grad_norm_(m.parameters(), 1.0)`.
-# Parameters are f32 tensors that require grad; layers that behave differently in
-# training read `self.training` (set by m.train() / m.eval(), recursively).
+# Parameters are f32 tensors that require grad (another dtype or device with the
+# factory arguments dtype= and device= every layer with tensors takes: Note [Factory
+# arguments] in stdlib/_nn_init.dsl); layers that behave differently in training read
+# `self.training` (set by m.train() / m.eval(), recursively).
 import math
 
 import _nn_activation
@@ -99,27 +101,33 @@ fn _batch_norm(m, x) {
                     training=m.training, momentum=factor, eps=m.eps)
 }
 
-model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
+model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none,
+                 dtype=none) {
   "Batch normalization over [N, C] or [N, C, L], with running statistics for eval. Example: nn.BatchNorm1d(256)"
   let _f = _batch_norm_fields(self, "BatchNorm1d", num_features, eps, momentum, affine, track_running_stats)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) {
     assert(x.ndim == 2 or x.ndim == 3, f"BatchNorm1d: expected a 2-d or 3-d input, got shape {x.shape}")
     return _batch_norm(self, x)
   }
 }
 
-model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
+model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none,
+                 dtype=none) {
   "Batch normalization over [N, C, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm2d(16)"
   let _f = _batch_norm_fields(self, "BatchNorm2d", num_features, eps, momentum, affine, track_running_stats)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) {
     assert(x.ndim == 4, f"BatchNorm2d: expected a 4-d input [N, C, H, W], got shape {x.shape}")
     return _batch_norm(self, x)
   }
 }
 
-model BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true) {
+model BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none,
+                 dtype=none) {
   "Batch normalization over [N, C, D, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm3d(16)"
   let _f = _batch_norm_fields(self, "BatchNorm3d", num_features, eps, momentum, affine, track_running_stats)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) {
     assert(x.ndim == 5, f"BatchNorm3d: expected a 5-d input [N, C, D, H, W], got shape {x.shape}")
     return _batch_norm(self, x)
@@ -135,7 +143,7 @@ fn _check_groups(num_groups, num_channels) {
   return num_groups
 }
 
-model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true) {
+model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true, device=none, dtype=none) {
   "Group normalization: channels split into num_groups groups, each normalized. Example: nn.GroupNorm(4, 32)"
   num_channels = _nn_init._size_arg("GroupNorm", "num_channels", num_channels)
   num_groups = _check_groups(num_groups, num_channels)
@@ -143,6 +151,7 @@ model GroupNorm(num_groups, num_channels, eps=1e-5, affine=true) {
   affine = affine
   weight = ones([num_channels], requires_grad=true) if affine else none
   bias = zeros([num_channels], requires_grad=true) if affine else none
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = group_norm(x, self.num_groups, weight=self.weight, bias=self.bias, eps=self.eps)
 }
 
@@ -180,31 +189,38 @@ fn _instance_norm(m, x, name, spatial) {
                        use_input_stats=m.training or not m.track_running_stats, momentum=m.momentum, eps=m.eps)
 }
 
-model InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+model InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false,
+                    device=none, dtype=none) {
   "Instance normalization over [N, C, L]: each channel of each example normalized. Example: nn.InstanceNorm1d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = _instance_norm(self, x, "InstanceNorm1d", 1)
 }
 
-model InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+model InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false,
+                    device=none, dtype=none) {
   "Instance normalization over [N, C, H, W]: each channel of each example normalized. Example: nn.InstanceNorm2d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = _instance_norm(self, x, "InstanceNorm2d", 2)
 }
 
-model InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false) {
+model InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false,
+                    device=none, dtype=none) {
   "Instance normalization over [N, C, D, H, W]. Example: nn.InstanceNorm3d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = _instance_norm(self, x, "InstanceNorm3d", 3)
 }
 
 # x / sqrt(mean(x^2) + eps) over the last dims, times weight (ones); eps none is the
 # dtype's machine epsilon, as PyTorch's.
-model RMSNorm(normalized_shape, eps=none, elementwise_affine=true) {
+model RMSNorm(normalized_shape, eps=none, elementwise_affine=true, device=none, dtype=none) {
   "Root-mean-square normalization over the last dims, with a learned scale. Example: nn.RMSNorm(512)"
   normalized_shape = _nn_init._shape_arg("RMSNorm", "normalized_shape", normalized_shape)
   eps = eps
   weight = ones(self.normalized_shape, requires_grad=true) if elementwise_affine else none
+  let _fk = _nn_init._factory(self, device, dtype)
   forward(x) = rms_norm(x, self.normalized_shape, weight=self.weight, eps=self.eps)
 }
 

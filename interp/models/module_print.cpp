@@ -66,8 +66,10 @@ bool is_hyperparameter(const Value& v, int depth = 0) {
 }
 
 // PyTorch's activations show inplace only when it is true (ReLU(), ReLU(inplace=True));
-// its dropouts always show it (Dropout(p=0.5, inplace=False)).
+// its dropouts always show it (Dropout(p=0.5, inplace=False)). A layer's factory
+// arguments device and dtype never show (its extra_repr leaves them out).
 bool hidden_like_torch(const InstanceObj& m, const std::string& name, const Value& v) {
+  if (name == "device" || name == "dtype") return true;
   return name == "inplace" && v.tag == Tag::Bool && !v.b && m.cls->decl->name.find("Dropout") == std::string::npos;
 }
 

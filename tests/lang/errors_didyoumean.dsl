@@ -129,7 +129,7 @@ let x = ones([2])
 let y = x.to(devise="cpu")
 # ---
 # case: layer constructor keyword
-# expect error: tests/lang/errors_didyoumean.dsl:134:10: error: Linear() got an unexpected keyword argument 'bais'; did you mean 'bias'? (valid keywords: in_features, out_features, bias)
+# expect error: tests/lang/errors_didyoumean.dsl:134:10: error: Linear() got an unexpected keyword argument 'bais'; did you mean 'bias'? (valid keywords: in_features, out_features, bias, device, dtype)
 import nn
 let fc = nn.Linear(3, 4, bais=false)
 # ---
@@ -162,7 +162,7 @@ print(1, 2, sepp=",")
 let z = zeros([2], dtyp=f32)
 # ---
 # case: a keyword far from all lists the valid ones
-# expect error: tests/lang/errors_didyoumean.dsl:167:10: error: Linear() got an unexpected keyword argument 'colour' (valid keywords: in_features, out_features, bias)
+# expect error: tests/lang/errors_didyoumean.dsl:167:10: error: Linear() got an unexpected keyword argument 'colour' (valid keywords: in_features, out_features, bias, device, dtype)
 import nn
 let fc = nn.Linear(3, 4, colour=1)
 # ---

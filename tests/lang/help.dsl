@@ -9,7 +9,7 @@ help(conv2d)
 # ---
 # case: a layer of a module not imported, by its dotted name
 help("nn.Linear")
-# expect: nn.Linear(in_features, out_features, bias=true)
+# expect: nn.Linear(in_features, out_features, bias=true, device=none, dtype=none)
 # expect:   Applies y = x W^T + b over the last dim (weight [out_features, in_features]).
 # expect:   Example: nn.Linear(784, 256)(randn([32, 784]))
 # expect: methods:

@@ -81,7 +81,7 @@ TEST_CASE("help: the signature and doc of :help, from the builtin tables and DSL
   CHECK(signature_line(interp, "relu") == "relu(input)");
   CHECK(signature_line(interp, "Tensor.sum") == "Tensor.sum(input, dims=[], keepdim=false, dtype=none)");
   // Standard-library modules before any import, and their models' methods.
-  CHECK(signature_line(interp, "nn.Linear") == "nn.Linear(in_features, out_features, bias=true)");
+  CHECK(signature_line(interp, "nn.Linear") == "nn.Linear(in_features, out_features, bias=true, device=none, dtype=none)");
   CHECK(signature_line(interp, "optim.Adam.step") == "optim.Adam.step()");
   CHECK(signature_line(interp, "nn") == "module nn (not imported in this session: `import nn` to use it)");
   CHECK(!interp.has("nn"));  // found, not imported

@@ -365,7 +365,7 @@ void help_session(const std::string& nabla, const std::string& home) {
   s.expect(">>> ");
   step(":help on dotted names: a layer, an optimizer's method, a tensor method");
   s.send(":help nn.Linear\r");
-  s.expect("nn.Linear(in_features, out_features, bias=true)");
+  s.expect("nn.Linear(in_features, out_features, bias=true, device=none, dtype=none)");
   s.expect("  Example: nn.Linear(");
   s.expect(">>> ");
   s.send(":help optim.Adam.step\r");
