@@ -147,6 +147,7 @@ fn _prune(module, name, compute) {
     let mask = none
     no_grad { mask = compute(w.detach(), ones_like(w)) }
     setattr(module, name + "_orig", w)
+    setattr(module, name, none)  # a plain attribute from now on: _recompute assigns w * mask to it
     module.register_buffer(name + "_mask", mask)
     if getattr(module, "_pruned", none) == none {
       module._pruned = []

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "interp/eval/evaluator.hpp"
+#include "interp/models/field_assign.hpp"
 #include "lang/stack_depth.hpp"
 #include "tensor/origin.hpp"
 
@@ -161,6 +162,7 @@ struct Evaluator::Impl {
                          : FieldKind::attribute;
     if (buffer && v.tag != Tag::Tensor) fail("buffer '" + name + "' must be a tensor, got " + type_name(v));
     if (Field* f = inst.find(name)) {
+      if (!buffer) kind = checked_field_kind(inst, *f, v, kind);  // Note [Assigning to a registered field]
       if (f->kind == FieldKind::buffer && v.tag == Tag::Tensor) kind = FieldKind::buffer;
       f->value = std::move(v);
       f->kind = kind;

@@ -37,6 +37,14 @@ std::string Evaluator::Impl::undefined_name_hint(const std::string& name, const 
   if (find_stdlib_source(name) || ev.native_modules.count(name))
     return " (it is a module: write 'import " + name + "' first)";
   if (name == "self") return " (self exists inside a model's methods; a static method has none)";
+  // PyTorch's module prefixes, the first thing a PyTorch user types: its functions are
+  // nabla's builtins under the same names.
+  if (name == "torch")
+    return " (nabla has no torch module: PyTorch's tensor functions are builtins of the same name, "
+           "'full(...)' for 'torch.full(...)'; torch.nn is 'import nn', torch.optim 'import optim')";
+  if (name == "F")
+    return " (torch.nn.functional's functions are builtins of the same name: 'relu(x)', "
+           "'cross_entropy(logits, y)'; also nn.relu after 'import nn')";
   std::vector<std::string> candidates;
   if (auto it = n ? scope_of_new_names.find(n) : scope_of_new_names.end(); it != scope_of_new_names.end())
     candidates = it->second;

@@ -15,6 +15,7 @@
 #include "interp/eval/capture_reads.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/eval/evaluator_impl.hpp"
+#include "interp/models/field_assign.hpp"
 #include "interp/models/module_walk.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -520,6 +521,50 @@ Value builtin_model_method(Evaluator& ev, const Value& self, const std::string& 
   }
   fail("model " + self.as<InstanceObj>()->cls->decl->name + " has no attribute '" + name + "'" +
        ev.attribute_hint(self, name));
+}
+
+}  // namespace nabla::interp
+
+namespace nabla::interp {
+
+namespace {
+
+// How an assigned value is named in the errors below: a tensor by its dtype and why
+// it is not a parameter, anything else by its type, as PyTorch names it.
+std::string assigned_value(const Value& v) {
+  if (v.tag != Tag::Tensor || !v.t.defined()) return std::string("'") + type_name(v) + "'";
+  std::string t = std::string("an ") + dtype_name(v.t.dtype()) + " tensor";
+  if (!v.t.requires_grad()) return t + " that does not require grad";
+  return t + " that is not a leaf (the result of an op)";
+}
+
+}  // namespace
+
+// Note [Assigning to a registered field]
+// As PyTorch's Module.__setattr__: once a field holds a parameter, a submodule or a
+// buffer, only a value of that kind (or none) may replace it. Without the check,
+// `m.w = m.w - lr * g` under no_grad, or `m.w = randn([3])`, quietly turned the
+// parameter into a plain attribute: it left parameters(), state_dict() and the
+// optimizer, and training went on without it. none empties the field (an attribute
+// from then on), as fsdp's unbinding and prune rely on. The very tensor the field
+// holds may be given back even when frozen (requires_grad false): it stays a parameter.
+FieldKind checked_field_kind(const InstanceObj& inst, const Field& f, const Value& v, FieldKind kind) {
+  if (v.is_none() || kind == f.kind) return kind;
+  const std::string where = "'" + f.name + "' of " + inst.cls->decl->name;
+  switch (f.kind) {
+    case FieldKind::parameter:
+      if (v.tag == Tag::Tensor && f.value.tag == Tag::Tensor && v.t.defined() && v.t.impl() == f.value.t.impl())
+        return FieldKind::parameter;
+      fail("cannot assign " + assigned_value(v) + " as parameter " + where +
+           " (a parameter or none expected: a leaf tensor that requires grad, such as t.detach().requires_grad_(true); "
+           "to change a parameter's values, write into it: no_grad { m." + f.name + ".copy_(t) })");
+    case FieldKind::submodule:
+      fail("cannot assign " + assigned_value(v) + " as submodule " + where + " (a model or none expected)");
+    case FieldKind::buffer:
+      if (v.tag == Tag::Tensor) return FieldKind::buffer;
+      fail("cannot assign " + assigned_value(v) + " as buffer " + where + " (a tensor or none expected)");
+    default: return kind;
+  }
 }
 
 }  // namespace nabla::interp

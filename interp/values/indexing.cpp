@@ -460,8 +460,16 @@ bool put_through_mask(const Tensor& x, const std::vector<Value>& idx, const Tens
 }  // namespace
 
 void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx, const Value& v) {
-  (void)ev;
   switch (obj.tag) {
+    case Tag::Instance:  // a model with a __setitem__ method, as Python's obj[k] = v
+      if (obj.as<InstanceObj>()->cls->info->methods.count("__setitem__")) {
+        CallArgs args;
+        args.pos = idx;
+        args.pos.push_back(v);
+        ev.call_method(obj, "__setitem__", args);
+        return;
+      }
+      fail(std::string("'") + type_name(obj) + "' object does not support item assignment");
     case Tag::List: {
       if (idx.size() != 1) fail("list indices must be a single int or slice");
       check_change_in_compiled(*obj.as<ListObj>(), "assign an item of a list");  // Note [Objects changed inside a lowered region]

@@ -5,6 +5,7 @@
 // same gradient and in-place form (x.multiply_(2)), and compiles as that function
 // does. tests/stdlib/test_torch_surface.dsl checks them against PyTorch.
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -154,6 +155,21 @@ Value element_size_method(Evaluator&, CallArgs& a) {
   return Value::integer(static_cast<int64_t>(dtype_size(arg(b, 0, "element_size", "input").dtype())));
 }
 
+// x.data_ptr(): the address of x's first element, as torch.Tensor.data_ptr: two tensors
+// that share memory from the same element (tied weights, a view at offset 0) give the
+// same number, which is how PyTorch code checks that weights are tied.
+Value data_ptr_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("data_ptr", a, {"input"}, 1);
+  const Tensor x = arg(b, 0, "data_ptr", "input");
+  return Value::integer(static_cast<int64_t>(reinterpret_cast<intptr_t>(x.raw_data())));
+}
+
+// x.storage_offset(): where x starts in its storage, in elements.
+Value storage_offset_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("storage_offset", a, {"input"}, 1);
+  return Value::integer(arg(b, 0, "storage_offset", "input").offset());
+}
+
 // PyTorch's legacy type names, by dtype ("torch.FloatTensor").
 const char* legacy_type_name(DType d) {
   switch (d) {
@@ -256,6 +272,12 @@ const BuiltinEntry kTorchStorageMethods[] = {
      "Example: zeros(2, 3).t().stride()"},
     {"element_size", element_size_method, "element_size()",
      "The bytes one element takes, as torch.Tensor.element_size. Example: zeros(2, dtype=f16).element_size()"},
+    {"data_ptr", data_ptr_method, "data_ptr()",
+     "The address of the first element, as torch.Tensor.data_ptr: equal for tensors that share memory from the same "
+     "element (tied weights). Example: let w = zeros(2); w.data_ptr() == w.view(2).data_ptr()"},
+    {"storage_offset", storage_offset_method, "storage_offset()",
+     "Where the tensor starts in its storage, in elements, as torch.Tensor.storage_offset. "
+     "Example: arange(6)[2:].storage_offset()"},
     {"type", type_method, "type(dtype=none)",
      "PyTorch's type name ('torch.FloatTensor'), or given a dtype or such a name, this tensor cast to it, as "
      "torch.Tensor.type. Example: tensor([1.5]).type(i64)"},
