@@ -80,9 +80,69 @@ void record(const Node& n, const TensorList& ins, const TensorList& outs) {
 
 // ---- tracing a region's vector-Jacobian product -------------------------------------------
 
+// Note [Random draws in a differentiated region]
+// A region's VJP replays the region's forward ops (replay_eager) to take their
+// gradients. A random draw replayed would draw again: other numbers than the forward
+// drew (a dropout mask the forward did not apply, noise the loss never saw), and the
+// generator moved past where eager leaves it. So a backward never draws:
+//   - a cond that draws outputs its sides' draws after its own outputs (the other
+//     side's as zeros), and its VJP regions read them (with_draws_as_outputs);
+//   - a scan's split step saves the body's own draws, which its backward reads as
+//     rows (split_step maps the VJP's draws onto the body's); a scan whose body draws
+//     saves its step's values even under loop_checkpoint="full";
+//   - a VJP that would have to draw again (a while_loop's body, a branch or loop
+//     nested in a differentiated region, a scan's backward differentiated again, a
+//     grad() inside an inference graph) is an error naming the node: the loss and its
+//     gradients would silently disagree.
+// How replay_eager treats the region's draws: `fresh` draws anew (a trace whose draws
+// split_step maps onto the body's own), else it takes `values` in order (a cond's
+// draws), else a draw is an error.
+struct Draws {
+  bool fresh = false;
+  const TensorList* values = nullptr;
+  size_t next = 0;
+  std::string node;  // the control-flow node, for the error
+};
+
+// The first node that draws random numbers in n (n itself, or inside its regions);
+// null when none does.
+const Node* first_draw(const Node& n) {
+  if (n.kind == NodeKind::table) return draws_random_numbers(n.op) ? &n : nullptr;
+  for (const auto& r : n.regions)
+    if (r)
+      for (const Node& inner : r->nodes)
+        if (const Node* d = first_draw(inner)) return d;
+  return nullptr;
+}
+
+bool draws_random(const Node& n) { return first_draw(n) != nullptr; }
+
+[[noreturn]] void redraw_error(const Node& n, const Draws& d) {
+  throw Error("gradient of the " + d.node + ": its " + n.name() + " node" + (n.origin.empty() ? "" : " (" + n.origin + ")") +
+              " draws random numbers, which the backward would draw again instead of reusing the forward's (Note "
+              "[Random draws in a differentiated region]): draw them outside the lowered loop or branch and pass "
+              "them in" + (d.node.rfind("while_loop", 0) == 0 ? ", or write the loop as a for over range(n)" : ""));
+}
+
+// Replays random draw n from the forward's values (Note [Random draws in a
+// differentiated region]). Dropout's output is rebuilt as x * (mask * scale), its
+// backward's own formula, so the gradient still reaches x.
+TensorList replayed_draw(const Node& n, const TensorList& ins, Draws& d) {
+  if (d.fresh) return call(n.op, ins, n.attrs);
+  if (!d.values || d.next + n.outputs.size() > d.values->size()) redraw_error(n, d);
+  TensorList got(d.values->begin() + static_cast<long>(d.next),
+                 d.values->begin() + static_cast<long>(d.next + n.outputs.size()));
+  d.next += n.outputs.size();
+  if (n.op != OpId::dropout) return got;
+  double p = n.attrs.f("p");
+  bool active = n.attrs.b("training") && p > 0.0;
+  double scale = !active ? 1.0 : p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
+  return {ins[0] * (got[1] * scale), got[1]};
+}
+
 // Runs region g on `params` as eager ops (table ops through the op table, control-flow
 // nodes through apply_control_flow), so autograd and an observing capture see them.
-TensorList replay_eager(const Graph& g, const TensorList& params) {
+TensorList replay_eager(const Graph& g, const TensorList& params, Draws& draws) {
   std::vector<Tensor> v(g.values.size());
   std::vector<int> ids = region_params(g);
   for (size_t k = 0; k < ids.size(); ++k) v[static_cast<size_t>(ids[k])] = params[k];
@@ -93,9 +153,12 @@ TensorList replay_eager(const Graph& g, const TensorList& params) {
     for (int id : n.inputs) ins.push_back(id < 0 ? Tensor() : v[static_cast<size_t>(id)]);
     TensorList outs;
     if (is_control_flow(n)) {
+      if (!draws.fresh && draws_random(n)) redraw_error(n, draws);  // running it again would draw again
       std::vector<TensorMeta> metas;
       for (int id : n.outputs) metas.push_back(g.value(id).meta);
       outs = apply_control_flow(n, ins, metas);
+    } else if (n.kind == NodeKind::table && draws_random_numbers(n.op)) {
+      outs = replayed_draw(n, ins, draws);
     } else if (n.kind == NodeKind::table) {
       outs = call(n.op, ins, n.attrs);
     } else {
@@ -113,11 +176,12 @@ TensorList replay_eager(const Graph& g, const TensorList& params) {
 // The gradients of region g's params, where want[k], given cotangents of its outputs
 // (undefined: none), taken on `params` (the trace's bound inputs): zeros where no
 // output depends on a wanted param, undefined where not wanted.
-TensorList region_vjp(const Graph& g, const TensorList& params, const TensorList& cotangents, const std::vector<bool>& want) {
+TensorList region_vjp(const Graph& g, const TensorList& params, const TensorList& cotangents, const std::vector<bool>& want,
+                      Draws& draws) {
   GradModeGuard on(true);
   for (size_t k = 0; k < params.size(); ++k)
     if (want[k]) Tensor(params[k]).set_requires_grad(true);
-  TensorList outs = replay_eager(g, params);
+  TensorList outs = replay_eager(g, params, draws);
   TensorList grads(params.size()), roots, root_grads, leaves;
   for (size_t j = 0; j < outs.size(); ++j) {
     if (!cotangents[j].defined()) continue;
@@ -197,7 +261,8 @@ struct StepMasks {
 // that entered the step..., acc + this step's invariant gradients..., the rows'
 // gradients...), recomputing the step from the carry that entered it.
 // `o` holds example values: one step's rows, not the stacks.
-std::shared_ptr<Graph> trace_step_vjp(const Graph& body, const StepOperands& o, const StepMasks& w, size_t c, size_t m) {
+std::shared_ptr<Graph> trace_step_vjp(const Graph& body, const StepOperands& o, const StepMasks& w, size_t c, size_t m,
+                                      Draws& draws) {
   VjpTrace trace("dbody");
   TensorList g_carry = trace.inputs(o.g_carry), acc = trace.inputs(o.acc), carry = trace.inputs(o.stacks);
   TensorList x = trace.inputs(o.xs), g_y = trace.inputs(o.g_ys), g_stack = trace.inputs(o.g_stacks);
@@ -212,7 +277,7 @@ std::shared_ptr<Graph> trace_step_vjp(const Graph& body, const StepOperands& o, 
   TensorList cots;
   for (size_t k = 0, f = 0; k < c; ++k) cots.push_back(w.float_carry[k] ? g_carry[f++] : Tensor());
   for (size_t j = 0, f = 0; j < w.float_ys.size(); ++j) cots.push_back(w.float_ys[j] ? g_y[f++] : Tensor());
-  TensorList grads = region_vjp(body, params, cots, want), yields;
+  TensorList grads = region_vjp(body, params, cots, want, draws), yields;
   for (size_t k = 0, f = 0; k < c; ++k)
     if (w.float_carry[k]) yields.push_back(add(grads[k], g_stack[f++]));
   for (size_t k = 0, a = 0; k < w.want_inv.size(); ++k)
@@ -265,7 +330,8 @@ std::shared_ptr<SavedStep> save_step(Node& n, const TensorList& ins, std::vector
   o.xs = rows_of(xs);
   o.g_stacks = o.g_carry;
   o.invs = invs;
-  std::shared_ptr<Graph> vjp = trace_step_vjp(body, o, w, c, m);
+  Draws fresh{true};  // split_step maps them onto the body's own
+  std::shared_ptr<Graph> vjp = trace_step_vjp(body, o, w, c, m, fresh);
   StepLayout layout{o.g_carry.size() + o.acc.size(), c, m, o.g_ys.size() + o.g_stacks.size(), l.invariants};
   saved->split = split_step(body, *vjp, layout, recompute_cheap);
   n.regions[0] = saved->split.forward;
@@ -287,8 +353,8 @@ using IrNode = graph::Node;
 
 class ControlFlowBackward : public nabla::Node {
  public:
-  ControlFlowBackward(IrNode forward, std::shared_ptr<SavedStep> saved)
-      : fwd_(std::move(forward)), saved_(std::move(saved)) {}
+  ControlFlowBackward(IrNode forward, std::shared_ptr<SavedStep> saved, std::vector<size_t> draws)
+      : fwd_(std::move(forward)), saved_(std::move(saved)), draws_(std::move(draws)) {}
   // Keeps the inputs and outputs, once the outputs have this node as their grad_fn
   // (a saved output gets it back on unpack: grad of grad reaches the stacked carries).
   void save(const TensorList& ins, const TensorList& outs) {
@@ -321,19 +387,30 @@ class ControlFlowBackward : public nabla::Node {
   }
 
   // cond(pred, ops..., cotangents...) whose regions are the VJPs of then and else.
-  TensorList cond_backward(const TensorList& ins, const TensorList& outs, const TensorList& grads) {
+  // The cond's own outputs come first, then its sides' draws (Note [Random draws in
+  // a differentiated region]), which the VJP regions read instead of drawing.
+  TensorList cond_backward(const TensorList& ins, const TensorList& all_outs, const TensorList& grads) {
+    size_t drawn = 0;
+    for (size_t d : draws_) drawn += d;
+    TensorList outs = part(all_outs, 0, all_outs.size() - drawn), draws = part(all_outs, outs.size(), drawn);
     TensorList ops = part(ins, 1, ins.size() - 1), cots;
     std::vector<bool> want, float_outs = floating(outs);
     for (size_t k = 0; k < ops.size(); ++k) want.push_back(wants(k + 1));
     for (size_t j = 0; j < outs.size(); ++j)
       if (float_outs[j]) cots.push_back(cotangent(grads, j, outs[j]));
     std::vector<std::shared_ptr<Graph>> regions;
+    size_t first_draw = 0;
     for (const auto& region : fwd_.regions) {
       VjpTrace trace("d" + region_labels(fwd_.kind)[regions.size()]);
-      TensorList p = trace.inputs(ops), c = trace.inputs(cots), all_cots;
+      TensorList p = trace.inputs(ops), c = trace.inputs(cots), d = trace.inputs(draws), all_cots;
       trace.start();
       for (size_t j = 0, f = 0; j < outs.size(); ++j) all_cots.push_back(float_outs[j] ? c[f++] : Tensor());
-      regions.push_back(trace.finish(picked(region_vjp(*region, p, all_cots, want), want)));
+      all_cots.resize(all_outs.size());  // none for the draws the region yields after its own outputs
+      size_t mine = regions.size() < draws_.size() ? draws_[regions.size()] : 0;
+      TensorList own = part(d, first_draw, mine);
+      first_draw += mine;
+      Draws replayed{false, &own, 0, "cond" + origin_suffix(fwd_)};
+      regions.push_back(trace.finish(picked(region_vjp(*region, p, all_cots, want, replayed), want)));
     }
     IrNode n = IrNode::of_kind(NodeKind::cond);
     n.regions = regions;
@@ -341,6 +418,7 @@ class ControlFlowBackward : public nabla::Node {
     TensorList bins = {ins[0]};
     bins.insert(bins.end(), ops.begin(), ops.end());
     bins.insert(bins.end(), cots.begin(), cots.end());
+    bins.insert(bins.end(), draws.begin(), draws.end());
     std::vector<TensorMeta> metas;
     for (const Tensor& t : picked(ops, want)) metas.push_back(meta_of(t));
     TensorList got = apply_control_flow(n, bins, metas);
@@ -363,6 +441,10 @@ class ControlFlowBackward : public nabla::Node {
     // differentiated (create_graph) recomputes the step, the saved values being plain
     // step outputs then.
     bool use_saved = saved_ && !grad_enabled();
+    if (!use_saved && !l.stacks_carries)  // running the loop again would draw again
+      for (const auto& region : fwd_.regions)
+        for (const IrNode& inner : region->nodes)
+          if (draws_random(inner)) redraw_error(inner, Draws{false, nullptr, 0, fwd_.name() + origin_suffix(fwd_)});
     size_t c = l.carried, m = l.scanned, b = use_saved ? saved_->split.saved.size() : 0;
     size_t ys = outs.size() - (l.stacks_carries ? 2 * c : c) - b;
     int64_t length = fwd_.kind == NodeKind::scan ? l.length : fwd_.attrs.i("trips");
@@ -383,10 +465,11 @@ class ControlFlowBackward : public nabla::Node {
     for (size_t j = 0; j < ys; ++j)
       if (float_ys[j]) g_ys.push_back(cotangent(grads, c + j, ys_out[j]));
     for (const Tensor& t : picked(invs, want_inv)) acc0.push_back(zeros_like(t));
+    Draws none{false, nullptr, 0, fwd_.name() + origin_suffix(fwd_)};
     std::shared_ptr<Graph> vjp_body =
         use_saved ? saved_->split.backward
                   : trace_step_vjp(body, {g_final, acc0, rows_of(stacks), rows_of(xs), rows_of(g_ys), rows_of(g_stacks), invs},
-                                   {float_carry, float_ys, want_x, want_inv}, c, m);
+                                   {float_carry, float_ys, want_x, want_inv}, c, m, none);
     IrNode n = IrNode::of_kind(NodeKind::scan);
     n.regions = {vjp_body};
     n.origin = fwd_.origin;
@@ -437,12 +520,14 @@ class ControlFlowBackward : public nabla::Node {
 
   IrNode fwd_;
   std::shared_ptr<SavedStep> saved_;  // a scan that saved its step's values (null: recompute them)
+  std::vector<size_t> draws_;  // a cond: how many draw outputs each side adds (with_draws_as_outputs)
   std::vector<SavedTensor> ins_, outs_;
 };
 
 // Gives the floating outputs a ControlFlowBackward node.
-void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std::shared_ptr<SavedStep> saved) {
-  auto node = std::make_shared<ControlFlowBackward>(n, std::move(saved));
+void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std::shared_ptr<SavedStep> saved,
+                     std::vector<size_t> draws) {
+  auto node = std::make_shared<ControlFlowBackward>(n, std::move(saved), std::move(draws));
   node->next_edges.resize(ins.size());
   for (size_t k = 0; k < ins.size(); ++k)
     if (ins[k].requires_grad()) node->next_edges[k] = gradient_edge(ins[k]);
@@ -457,6 +542,34 @@ void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std
   node->save(ins, outs);
 }
 
+// Note [Random draws in a differentiated region]: each side of cond n also yields the
+// values of its own random draws and zeros for the other side's, as outputs after the
+// node's own (`metas` gets their types). Returns how many each side adds.
+std::vector<size_t> with_draws_as_outputs(Node& n, std::vector<TensorMeta>& metas, Device device) {
+  std::vector<std::vector<int>> drawn(n.regions.size());
+  size_t total = 0;
+  for (size_t r = 0; r < n.regions.size(); ++r) {
+    for (const Node& inner : n.regions[r]->nodes)
+      if (inner.kind == NodeKind::table && draws_random_numbers(inner.op))
+        drawn[r].insert(drawn[r].end(), inner.outputs.begin(), inner.outputs.end());
+    total += drawn[r].size();
+  }
+  if (total == 0) return {};
+  std::vector<size_t> counts;
+  for (size_t r = 0; r < n.regions.size(); ++r) {
+    auto g = std::make_shared<Graph>(*n.regions[r]);
+    for (size_t q = 0; q < drawn.size(); ++q)
+      for (int id : drawn[q]) {
+        const TensorMeta& m = n.regions[q]->value(id).meta;
+        g->outputs.push_back(q == r ? id : g->add_constant(zeros(m.sizes, m.dtype, device)));
+        if (r == 0) metas.push_back(m);
+      }
+    n.regions[r] = g;
+    counts.push_back(drawn[r].size());
+  }
+  return counts;
+}
+
 }  // namespace
 
 TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries,
@@ -464,14 +577,22 @@ TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorM
   bool differentiable = carries != CarriesFor::none && grad_enabled() && any_requires_grad(ins);
   n.inputs.resize(ins.size());  // its value ids are the capture's (record); control_layout counts them
   std::shared_ptr<SavedStep> saved;
+  std::vector<size_t> draws;
+  if (differentiable && n.kind == NodeKind::cond) draws = with_draws_as_outputs(n, metas, ins.back().device());
+  // A while_loop's backward recomputes its body (and counting its trips would draw too).
+  if (differentiable && carries == CarriesFor::keep && n.kind == NodeKind::while_loop)
+    if (const Node* d = first_draw(n)) redraw_error(*d, Draws{false, nullptr, 0, n.name() + origin_suffix(n)});
   if (differentiable && carries == CarriesFor::keep) {
-    bool saves_step = n.kind == NodeKind::scan && !control_layout(n).stacks_carries && saving != LoopSaving::carries;
+    // A body that draws saves its step's values: recomputing them would draw again
+    // (Note [Random draws in a differentiated region]).
+    bool recomputes = saving == LoopSaving::carries && !draws_random(n);
+    bool saves_step = n.kind == NodeKind::scan && !control_layout(n).stacks_carries && !recomputes;
     if (saves_step) saved = save_step(n, ins, metas, saving == LoopSaving::costly);
     keep_carries(n, ins, metas);
   }
   TensorList outs = run_unobserved(n, ins, metas);
   record(n, ins, outs);
-  if (differentiable) attach_backward(n, ins, outs, saved);
+  if (differentiable) attach_backward(n, ins, outs, saved, draws);
   return outs;
 }
 

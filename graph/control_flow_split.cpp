@@ -37,10 +37,39 @@ void map_constants(Graph& to, const Graph& from, std::vector<int>& map) {
     if (from.value(id).kind == ValueKind::constant) map[static_cast<size_t>(id)] = to.add_constant(from.constants.at(from.value(id).name));
 }
 
-// An op the backward recomputes rather than reads saved: elementwise or a view.
+// An op the backward recomputes rather than reads saved: elementwise or a view (never
+// a draw: Note [Random draws in a differentiated region], control_flow_grad.cpp).
 bool cheap_to_recompute(const Node& n) {
   const OpDef* def = Graph::table_op(n);
-  return def && (def->elementwise || def->view);
+  return def && (def->elementwise || def->view) && !draws_random_numbers(n.op);
+}
+
+bool is_draw(const Node& n) { return n.kind == NodeKind::table && draws_random_numbers(n.op); }
+
+bool draws_inside(const Node& n) {
+  if (is_draw(n)) return true;
+  for (const auto& r : n.regions)
+    if (r)
+      for (const Node& inner : r->nodes)
+        if (draws_inside(inner)) return true;
+  return false;
+}
+
+// The body's draws, in order: the VJP's trace replayed the body's nodes in order, so
+// its k-th draw is the body's k-th.
+std::vector<const Node*> draws_of(const Graph& g) {
+  std::vector<const Node*> out;
+  for (const Node& n : g.nodes)
+    if (is_draw(n)) out.push_back(&n);
+  return out;
+}
+
+// Maps the VJP's draw n onto the body's draw `own` instead of copying it into the
+// forward, where it would draw again: the saved values are the body's own numbers.
+void map_draw(const Node& n, const Node* own, std::vector<int>& map) {
+  if (!own || own->op != n.op || own->outputs.size() != n.outputs.size())
+    throw Error("splitting a loop step's gradient: its draws do not match the body's");
+  for (size_t j = 0; j < n.outputs.size(); ++j) map[static_cast<size_t>(n.outputs[j])] = own->outputs[j];
 }
 
 }  // namespace
@@ -101,8 +130,21 @@ SplitStep split_step(const Graph& body, const Graph& vjp, const StepLayout& l, b
   for (size_t k = 0; k < l.invariants; ++k)
     fmap[static_cast<size_t>(params[inv_from + k])] = body_params[l.carry + l.rows + k];
   map_constants(*s.forward, vjp, fmap);
-  for (size_t i = 0; i < vjp.nodes.size(); ++i)
-    if (feeds_saved[i]) copy_node(*s.forward, vjp, vjp.nodes[i], fmap);
+  std::vector<const Node*> own_draws = draws_of(body);
+  size_t next_draw = 0;
+  for (size_t i = 0; i < vjp.nodes.size(); ++i) {
+    const Node& n = vjp.nodes[i];
+    if (is_draw(n)) {
+      map_draw(n, next_draw < own_draws.size() ? own_draws[next_draw] : nullptr, fmap);
+      ++next_draw;
+    } else if (feeds_saved[i]) {
+      if (draws_inside(n))
+        throw Error("gradient of a loop step: its " + n.name() + (n.origin.empty() ? "" : " (" + n.origin + ")") +
+                    " draws random numbers inside a nested branch or loop, which the step's backward cannot reuse "
+                    "(Note [Random draws in a differentiated region]): draw them outside the nested statement");
+      copy_node(*s.forward, vjp, n, fmap);
+    }
+  }
   for (int id : saved) {
     s.forward->outputs.push_back(fmap[static_cast<size_t>(id)]);
     s.saved.push_back(vjp.value(id).meta);

@@ -49,7 +49,11 @@ void training_flags(const Value& v, std::string& out) {
 
 Guards guards_of(Evaluator& ev, const GraphModule& gm, const std::vector<Value>& args) {
   Guards g;
-  for (const Value& a : args) g.args.push_back(guard_text(a));
+  for (const Value& a : args) {
+    // Note [Arguments that require grad in a training step]
+    bool wants_grad = gm.train && a.tag == Tag::Tensor && a.t.requires_grad();
+    g.args.push_back(guard_text(a) + (wants_grad ? " requiring grad" : ""));
+  }
   training_flags(gm.model, g.training);
   if (gm.step) g.step = gm.step->signature(ev);
   return g;
@@ -261,25 +265,35 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   };
   bind_free_params();
   if (gm.train) {
-    // Gradients for the model's parameters and for weights the function closes over.
+    // Gradients for the model's parameters, for weights the function closes over, and
+    // for the arguments that require grad (Note [Arguments that require grad in a
+    // training step]).
     TensorList targets;
     for (auto& [name, t] : cg.params)
       if (t.requires_grad()) targets.push_back(t);
+    size_t bound_targets = targets.size();
+    std::vector<int> target_args;
+    for (size_t k = 0; k < args.size(); ++k)
+      if (args[k].tag == Tag::Tensor && args[k].t.requires_grad() && is_floating(args[k].t.dtype())) {
+        targets.push_back(args[k].t);
+        target_args.push_back(static_cast<int>(k));
+      }
     if (outs[0].numel() != 1 || !loss_leads(cg.output_tree))
       throw Error("compile(train=true): the function's (first) result must be the scalar loss");
     Tensor loss = gm.step ? gm.step->loss_to_differentiate(ev, outs[0]) : outs[0];
     TensorList grads = grad({loss}, targets, {}, false, false, true);
     if (gm.step) {
-      gm.step->record(ev, targets, grads);  // Note [The optimizer inside the graph]
-      cg.stepped = targets;
-      bind_free_params();                   // the optimizer's state, the learning rates, the scale
-    } else {
-      for (size_t k = 0; k < grads.size(); ++k)
-        if (grads[k].defined()) {
-          outs.push_back(grads[k]);
-          cg.grad_targets.push_back(targets[k]);
-        }
+      TensorList stepped(targets.begin(), targets.begin() + static_cast<long>(bound_targets));
+      gm.step->record(ev, stepped, TensorList(grads.begin(), grads.begin() + static_cast<long>(bound_targets)));
+      cg.stepped = stepped;  // Note [The optimizer inside the graph]
+      bind_free_params();    // the optimizer's state, the learning rates, the scale
     }
+    for (size_t k = gm.step ? bound_targets : 0; k < grads.size(); ++k)
+      if (grads[k].defined()) {
+        outs.push_back(grads[k]);
+        cg.grad_targets.push_back(targets[k]);
+        cg.grad_args.push_back(k < bound_targets ? -1 : target_args[k - bound_targets]);
+      }
   }
   cg.captured = cap.finish(outs);
   // An output that is a tensor from before the capture, returned as it is (fn(x) = x[0]
@@ -363,6 +377,16 @@ TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
   return out;
 }
 
+// Note [Arguments that require grad in a training step]
+// compile(step, x, w, train=true) is step(x, w).backward() in one graph: a tensor
+// argument that requires grad gets its gradient as eager's backward would give it, not
+// only the parameters (that gradient was silently missing). The graph outputs the
+// gradient with respect to the argument, and the call hands it to backward() from the
+// argument: a leaf's .grad accumulates it, a tensor computed outside the call passes it
+// on to what it was computed from. Whether an argument requires grad is part of its
+// guard, so a call where that changed captures again. With optimizer=, the optimizer
+// steps its own parameters only, as opt.step() would.
+
 // Note [Gradients through an inference graph]
 // An inference graph's run records no autograd and knows no function transform, so its
 // results are constants to a backward() or a transform around the call. For the
@@ -399,8 +423,12 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
   if (gm.step) gm.step->refresh(ev);  // a scheduler's learning rates
   TensorList outs = graph::run_replayed(cg.graph, graph_args(cg, args), cg.replay);
   for (size_t k = 0; k < cg.grad_targets.size(); ++k) {
-    Tensor p = cg.grad_targets[k];
     const Tensor& g = outs[cg.forward_outputs + k];
+    if (cg.grad_args[k] >= 0) {  // Note [Arguments that require grad in a training step]
+      backward({args[static_cast<size_t>(cg.grad_args[k])].t}, {g}, false, false);
+      continue;
+    }
+    Tensor p = cg.grad_targets[k];
     Tensor old = p.grad();
     p.set_grad(old.defined() ? add(old, g) : g);  // accumulates, as backward() does
   }

@@ -66,6 +66,9 @@ struct CompiledGraph {
   size_t forward_outputs = 1;    // outputs before the gradients (train mode)
   OutputTree output_tree;        // how the function's results nest (a tensor, or tuples and lists of them)
   std::vector<Tensor> grad_targets;  // train mode: the parameter of each gradient output
+  // train mode: for each gradient output, the argument it is of (-1: grad_targets' tensor;
+  // Note [Arguments that require grad in a training step], builtins_graph.cpp)
+  std::vector<int> grad_args;
   std::vector<Tensor> stepped;       // optimizer=: the parameters the step updates (Note [The step's zero_grad])
   std::vector<graph::PassRecord> records;
   std::vector<graph::CaptureProblem> problems;  // what the capture could not record (graph_for throws them)

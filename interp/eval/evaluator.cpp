@@ -685,6 +685,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
     }
     case ExprKind::Conditional: {
       auto& c = static_cast<const Conditional&>(e);
+      if (ev.script) return script_conditional(c);  // interp/eval/script/control_flow.cpp
       return cond_true(*c.cond) ? eval(*c.then_value) : eval(*c.else_value);
     }
     case ExprKind::Lambda: return make_function(static_cast<const Lambda&>(e).decl, "");

@@ -243,6 +243,7 @@ struct Evaluator::Impl {
   // `for` over a range or a tensor to scan; everything else runs (and is traced) as
   // usual. script_step runs one step of a loop that was not lowered.
   Flow script_if(const IfStmt& i, size_t from);
+  Value script_conditional(const Conditional& c);  // `a if cond else b`
   Flow script_while(const WhileStmt& w);
   std::optional<Flow> script_for(const ForStmt& f, const Value& iterable);
   std::optional<Flow> script_for_once(const ForStmt& f, const Value& iterable);  // one try at lowering it

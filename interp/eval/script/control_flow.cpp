@@ -307,6 +307,14 @@ Flow Evaluator::Impl::script_if(const IfStmt& i, size_t k) {
   return lower_if(*this, i, k, c.t);
 }
 
+Value Evaluator::Impl::script_conditional(const Conditional& c) {
+  Value v = condition_value(*this, *c.cond);  // Note [Numbers read for a condition]
+  if (!traced(*this, v)) return value_true(v, *c.cond) ? eval(*c.then_value) : eval(*c.else_value);
+  return lower_conditional(
+      *this, predicate(v.t), c.cond->span.where(), [&] { return eval(*c.then_value); },
+      [&] { return eval(*c.else_value); });  // Note [A conditional expression on a tensor]
+}
+
 Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   const Name* flag = break_flag(w.body);
   if (flag) store(loc(*flag), Value::boolean(false));

@@ -124,4 +124,9 @@ using Side = std::function<Flow()>;
 Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::string& origin, const Side& then_side,
                   const Side& else_side);
 
+// Note [A conditional expression on a tensor] (regions.cpp): `a if pred else b` as a
+// cond node whose outputs are the value.
+Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin, const std::function<Value()>& then_value,
+                        const std::function<Value()>& else_value);
+
 }  // namespace nabla::interp::script
