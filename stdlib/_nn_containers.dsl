@@ -7,7 +7,7 @@
 
 # Sequential(layer, ...), Sequential([layer, ...]) or Sequential({"name": layer, ...})
 # (PyTorch's OrderedDict form: the fields take the keys): calls its layers in order;
-# m[i] is layer i (negative i and slices work), len(m) their number, `for l in m`
+# m[i] is layer i (negative i and slices work; m[i] = layer replaces it), len(m) their number, `for l in m`
 # walks them.
 model Sequential(*layers) {
   "Calls its layers in order; fields named 0, 1, ... (or a dict's keys) as in PyTorch. Example: nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))"
@@ -22,10 +22,21 @@ model Sequential(*layers) {
   }
   __len__() = len(self.children(remove_duplicate=false))
   __iter__() = self.children(remove_duplicate=false)
+  __setitem__(i, layer) = _set_item(self, "nn.Sequential", i, layer)
   append(layer) {
     setattr(self, str(len(self)), _checked_layer("nn.Sequential.append()", "layer", layer))
     return self
   }
+}
+
+# m[i] = layer for Sequential and ModuleList: the layer in place of the i-th (negative
+# from the end), under that field's name, as PyTorch's __setitem__.
+fn _set_item(m, owner, i, layer) {
+  assert(type(i) == "int", f"{owner}: an index to assign must be an int, got {type(i)}")
+  let names = [p[0] for p in m.named_children(remove_duplicate=false)]
+  let at = i + len(names) if i < 0 else i
+  assert(at >= 0 and at < len(names), f"{owner}: index {i} is out of range for {len(names)} layers")
+  setattr(m, names[at], _checked_layer(f"{owner}[{i}] = layer", "the value", layer))
 }
 
 # ModuleList([layer, ...]): holds layers as a list does (indexing, slices, len, `for`,
@@ -40,6 +51,7 @@ model ModuleList(modules=none) {
   }
   __len__() = len(self.children(remove_duplicate=false))
   __iter__() = self.children(remove_duplicate=false)
+  __setitem__(i, module) = _set_item(self, "nn.ModuleList", i, module)
   append(module) {
     setattr(self, str(len(self)), _checked_layer("nn.ModuleList.append()", "module", module))
     return self
@@ -61,7 +73,7 @@ model ModuleList(modules=none) {
 
 # ModuleDict({name: layer, ...}): holds layers by name, in insertion order; m[name],
 # `name in m.keys()`, keys(), values(), items(), len, `for name in m` (the names, as a
-# dict's), and m[name] = layer through update().
+# dict's), m[name] = layer and update().
 model ModuleDict(modules=none) {
   "Holds layers by name (fields named by the keys) whose parameters are the model's. Example: nn.ModuleDict({\"encoder\": nn.Linear(8, 4)})"
   let _ = self.update({} if modules == none else modules)
@@ -73,6 +85,7 @@ model ModuleDict(modules=none) {
   }
   __len__() = len(self.children(remove_duplicate=false))
   __iter__() = self.keys()
+  __setitem__(key, module) = self.update({key: module})
   keys() = [p[0] for p in self.named_children(remove_duplicate=false)]
   values() = self.children(remove_duplicate=false)
   items() = self.named_children(remove_duplicate=false)

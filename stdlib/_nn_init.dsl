@@ -89,6 +89,16 @@ fn parameter(shape) {
   return zeros(shape, requires_grad=true)
 }
 
+# PyTorch's nn.Parameter(data, requires_grad=True): data as a leaf tensor that requires
+# grad and shares data's memory, so that a model field holding it is a parameter.
+fn Parameter(data=none, requires_grad=true) {
+  "data (an empty tensor when none) as a leaf that requires grad, sharing its memory, as torch.nn.Parameter. Example: nn.Parameter(zeros([1, 1, 8]))"
+  let t = empty([0]) if data == none else data
+  assert(type(t) == "tensor", f"nn.Parameter: data must be a tensor, got {type(t)}")
+  assert(type(requires_grad) == "bool", f"nn.Parameter: requires_grad must be true or false, got {type(requires_grad)}")
+  return t.detach().requires_grad_(requires_grad)
+}
+
 # ---- initializers (in place, under no_grad; each returns its tensor) -----------------
 
 # (fan_in, fan_out) of a weight: dim 1 and dim 0 times the receptive field.

@@ -13,6 +13,7 @@ import _nn_basic
 import _nn_containers
 import _nn_conv
 import _nn_extra
+import _nn_functional_namespace
 import _nn_init
 import _nn_pool
 import _nn_recurrent
@@ -26,6 +27,10 @@ let _shape = _nn_init._shape
 let _prod = _nn_init._prod
 let _fan = _nn_init._fan
 let parameter = _nn_init.parameter
+let Parameter = _nn_init.Parameter
+# nn.functional.relu, nn.functional.cross_entropy, ...: the global functions, under
+# PyTorch's path.
+let functional = _nn_functional_namespace
 let calculate_fan_in_and_fan_out = _nn_init.calculate_fan_in_and_fan_out
 let calculate_gain = _nn_init.calculate_gain
 let uniform_ = _nn_init.uniform_
