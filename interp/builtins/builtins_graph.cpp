@@ -504,7 +504,10 @@ Value graph_module_value(std::shared_ptr<GraphModule> gm) {
   obj->describe = [gm] { return describe_graph_module(*gm); };
   obj->methods["__call__"] = [gm](Evaluator& ev, CallArgs& a) {
     std::vector<Value> args(a.pos.begin() + 1, a.pos.end());
-    if (!a.kw.empty()) fail("graph module: call it with positional arguments");
+    if (!a.kw.empty())
+      fail("graph module: keyword argument '" + a.kw.front().first +
+           "' is not taken: a graph module is called with its arguments by position, in the order the function "
+           "declares them");
     return call_graph(ev, *gm, args);
   };
   obj->methods["optimize"] = [gm](Evaluator&, CallArgs& a) {

@@ -233,6 +233,10 @@ Value all_builtin(Evaluator& ev, CallArgs& a) {
 
 Value assert_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("assert", a, {"cond", "msg"}, 1);
+  // Told a capture as an assert, not as a branch: no cond node can stand for it, so the
+  // error must not suggest lowering it.
+  if (b[0].tag == Tag::Tensor) notify_value_read(b[0].t, "assert() on a tensor's value (check it outside the compiled function)");
+  UnobservedScope told_once;
   if (!truthy(b[0])) fail("assertion failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
   return Value();
 }

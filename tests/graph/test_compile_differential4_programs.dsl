@@ -232,7 +232,7 @@ test "numbers, lists, dicts and none as arguments that change between calls" {
   same(gb(x), opt_bias(x))
   same(gb(x, b), opt_bias(x, b))
   same(gb(x, none, 4.0), opt_bias(x, none, 4.0))
-  expect_error(fn() = gb(x, b, scale=3.0), "call it with positional arguments")
+  expect_error(fn() = gb(x, b, scale=3.0), "keyword argument 'scale' is not taken")
   let xs = [randn([2], dtype=f64), randn([2], dtype=f64)]
   let d = {"a": randn([2], dtype=f64), "b": randn([1], dtype=f64)}
   let gl = compile(combine, xs, d)
