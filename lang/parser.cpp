@@ -30,7 +30,7 @@ inline constexpr auto error_message<g::expect_rbrace> = "expected '}'";
 template <>
 inline constexpr auto error_message<g::expect_dquote> = "expected '\"'";
 template <>
-inline constexpr auto error_message<g::expect_squote> = "expected '''";
+inline constexpr auto error_message<g::expect_squote> = "expected \"'\"";
 template <>
 inline constexpr auto error_message<g::expect_triple_dquote> = "expected '\"\"\"'";
 template <>
@@ -245,7 +245,7 @@ std::string name_opener(const std::string& message, const std::string& text, siz
   bool closes = (message == "expected ')'" && o.ch == '(') || (message == "expected ']'" && o.ch == '[') ||
                 (message == "expected '}'" && o.ch == '{');
   if (closes) return message + " to close '" + o.ch + "' at " + at_position(o);
-  bool closes_string = message == "expected '\"'" || message == "expected '''" ||
+  bool closes_string = message == "expected '\"'" || message == "expected \"'\"" ||
                        message == "expected '\"\"\"'" || message == "expected \"'''\"";
   if (closes_string && (o.ch == '"' || o.ch == '\''))
     return message + " to close the string started at " + at_position(o);
@@ -316,7 +316,10 @@ ParseResult parse(std::shared_ptr<const SourceFile> file) {
     uint32_t line = static_cast<uint32_t>(pos.line), col = static_cast<uint32_t>(pos.column);
     if (message == "expected ')'" || message == "expected ']'" || message == "expected '}'")
       closer_position(text, pos.byte, &line, &col);
-    report(line, col, name_opener(message, text, pos.byte), at_end);
+    // A one-line string left open is wrong for good: the next line cannot close
+    // it, so the REPL must not read that line as this entry's rest.
+    bool one_line = message == "expected '\"'" || message == "expected \"'\"";
+    report(line, col, name_opener(message, text, pos.byte), at_end && !one_line);
   } catch (const SyntaxError& e) {
     result.error_span = e.span;
     result.error = format_error(e.span, e.message);

@@ -6,6 +6,7 @@ import _quant_observers
 
 let _calculate_qparams = _quant_observers._calculate_qparams
 let _check_count = _quant_observers._check_count
+let _observable = _quant_observers._observable
 let _check_qscheme = _quant_observers._check_qscheme
 let _check_range = _quant_observers._check_range
 let _round_to_int = _quant_observers._round_to_int
@@ -211,7 +212,7 @@ model HistogramObserver(bins=2048, upsample_rate=128, dtype=u8, qscheme="per_ten
   buffer min_val = zeros([0])
   buffer max_val = zeros([0])
   forward(x) {
-    if x.numel() == 0 { return x }
+    if not _observable(type(self), x) { return x }
     no_grad {
       let v = x.detach().to(f32)
       # A first batch, or after batches that were all one value (PyTorch starts over).

@@ -213,6 +213,17 @@ model QConfig(activation, weight) {
   weight = _checked_maker("weight", weight)
 }
 
+# A fresh observer from a QConfig's maker, checked when prepare() places it: a maker
+# returning 5 failed only at calibration ("'int' object is not callable"), one
+# returning a Linear only in convert().
+fn _made_observer(qconfig, which) {
+  let made = qconfig.activation() if which == "activation" else qconfig.weight()
+  if not (nn._is_module(made) and hasattr(made, "calculate_qparams")) {
+    fail(f"quant.prepare(): the qconfig's {which} maker must make an observer (a module with calculate_qparams(), such as quant.MinMaxObserver()), got {type(made)}")
+  }
+  return made
+}
+
 # A QConfig field: a function of no arguments (or a model class) making a fresh
 # observer for each layer; an observer instance would be shared by every layer.
 fn _checked_maker(what, maker) {
@@ -233,8 +244,8 @@ model ObservedLinear(float_linear, qconfig) {
   out_features = float_linear.out_features
   weight = float_linear.weight
   bias = float_linear.bias
-  activation_post_process = qconfig.activation()
-  weight_observer = qconfig.weight()
+  activation_post_process = _made_observer(qconfig, "activation")
+  weight_observer = _made_observer(qconfig, "weight")
   forward(x) = linear(self.activation_post_process(x), self.weight, self.bias)
 }
 
@@ -253,8 +264,8 @@ model ObservedConv2d(conv, qconfig) {
   groups = conv.groups
   weight = conv.weight
   bias = conv.bias
-  activation_post_process = qconfig.activation()
-  weight_observer = qconfig.weight()
+  activation_post_process = _made_observer(qconfig, "activation")
+  weight_observer = _made_observer(qconfig, "weight")
   forward(x) = conv2d(self.activation_post_process(x), self.weight, self.bias, stride=self.stride,
                       padding=self.padding, dilation=self.dilation, groups=self.groups)
 }

@@ -32,6 +32,7 @@ model QuantizedTensor(int_repr, scale, zero_point, axis=none) {
 
   Example: quant.QuantizedTensor(tensor([10, 20], dtype=u8), 0.1, 0).dequantize()
   """
+  let _checked = _check_quantized(int_repr, scale, zero_point, axis)
   int_repr = int_repr
   scale = scale
   zero_point = zero_point
@@ -53,6 +54,36 @@ model QuantizedTensor(int_repr, scale, zero_point, axis=none) {
     if self.axis == none { return dequantize_per_tensor(self.int_repr, self.scale, self.zero_point, dtype) }
     return dequantize_per_channel(self.int_repr, self.scale, self.zero_point, self.axis, dtype)
   }
+}
+
+# QuantizedTensor's parts, checked where it is made: a wrong one was an error only at
+# a later dequantize() (or "int has no attribute 'dtype'" inside the library).
+fn _check_quantized(int_repr, scale, zero_point, axis) {
+  let who = "quant.QuantizedTensor()"
+  if type(int_repr) != "tensor" or not (int_repr.dtype in [u8, i8, i32]) {
+    fail(f"{who}: int_repr must be a u8, i8 or i32 tensor, got " + (f"a {int_repr.dtype} tensor" if type(int_repr) == "tensor" else type(int_repr)))
+  }
+  if axis == none {
+    # A number, or a one-element tensor (what quantize_per_tensor takes too).
+    let s = scale.item() if type(scale) == "tensor" and scale.numel() == 1 else scale
+    if not (type(s) in ["int", "float"]) or not (s > 0) or s == float("inf") {
+      fail(f"{who}: scale must be a positive finite number, got " + (repr(s) if type(s) in ["int", "float"] else type(s)))
+    }
+    let z = zero_point.item() if type(zero_point) == "tensor" and zero_point.numel() == 1 else zero_point
+    if type(z) != "int" { fail(f"{who}: zero_point must be an int, got {type(z)}") }
+    return true
+  }
+  if type(axis) != "int" or axis < -int_repr.ndim or axis >= int_repr.ndim {
+    fail(f"{who}: axis {repr(axis)} is out of range for int_repr of shape {list(int_repr.shape)}")
+  }
+  let n = int_repr.shape[axis]
+  for (name, t) in [("scale", scale), ("zero_point", zero_point)] {
+    if type(t) != "tensor" or t.ndim != 1 or t.shape[0] != n {
+      fail(f"{who}: per channel, {name} must be a 1-D tensor of {n} values (one per index of axis {axis}), got " +
+           (f"shape {list(t.shape)}" if type(t) == "tensor" else type(t)))
+    }
+  }
+  return true
 }
 
 # x quantized: per tensor with a number scale and int zero point, per channel along
@@ -117,6 +148,18 @@ fn _check_count(who, name, n) {
   return n
 }
 
+# Whether an observer should record x: a tensor is required; an empty one is passed over
+# (PyTorch's observers return it unrecorded; its min would be an error); NaN or an
+# infinity is refused, since it would make every later scale NaN or infinite.
+fn _observable(who, x) {
+  if type(x) != "tensor" { fail(f"quant.{who}: expected a tensor to observe, got {type(x)}") }
+  if x.numel() == 0 { return false }
+  if not isfinite(x).all().item() {
+    fail(f"quant.{who}: the observed tensor holds NaN or infinite values; a scale and zero point need finite ones")
+  }
+  return true
+}
+
 fn _bounds(obs) = qrange(obs.dtype, obs.reduce_range) if obs.quant_min == none else (obs.quant_min, obs.quant_max)
 
 # Integers nearest to the values of an f32 tensor (half to even), as an i64 tensor.
@@ -161,6 +204,7 @@ model MinMaxObserver(dtype=u8, qscheme="per_tensor_affine", reduce_range=false, 
   buffer min_val = zeros([0])
   buffer max_val = zeros([0])
   forward(x) {
+    if not _observable(type(self), x) { return x }
     no_grad {
       let v = x.detach().to(f32)
       let first = self.min_val.numel() == 0
@@ -195,6 +239,7 @@ model MovingAverageMinMaxObserver(averaging_constant=0.01, dtype=u8, qscheme="pe
   buffer min_val = zeros([0])
   buffer max_val = zeros([0])
   forward(x) {
+    if not _observable(type(self), x) { return x }
     no_grad {
       let v = x.detach().to(f32)
       let lo = v.min()
@@ -244,6 +289,7 @@ model PerChannelMinMaxObserver(ch_axis=0, dtype=i8, qscheme="per_channel_symmetr
   buffer min_val = zeros([0])
   buffer max_val = zeros([0])
   forward(x) {
+    if not _observable(type(self), x) { return x }
     no_grad {
       let (lo, hi) = _channel_min_max(x, self.ch_axis, type(self))
       if self.min_val.numel() == 0 {
@@ -285,6 +331,7 @@ model MovingAveragePerChannelMinMaxObserver(averaging_constant=0.01, ch_axis=0, 
   buffer min_val = zeros([0])
   buffer max_val = zeros([0])
   forward(x) {
+    if not _observable(type(self), x) { return x }
     no_grad {
       let (lo, hi) = _channel_min_max(x, self.ch_axis, type(self))
       if self.min_val.numel() == 0 {

@@ -174,6 +174,10 @@ fn fashion_mnist(split="train", flatten=true, normalize=false, dir=fashion_mnist
   if prefix == none {
     fail(f"data.fashion_mnist(): split must be \"train\" or \"test\", got {repr(split)}")
   }
+  _check_dir("data.fashion_mnist()", dir)
+  for (name, v) in [("flatten", flatten), ("normalize", normalize)] {
+    if type(v) != "bool" { fail(f"data.fashion_mnist(): {name} must be a bool, got {type(v)}") }
+  }
   let x = _data.read_idx(f"{dir}/{prefix}-images-idx3-ubyte.gz", scale=true)
   let y = _data.read_idx(f"{dir}/{prefix}-labels-idx1-ubyte.gz")
   let n = x.shape[0]
@@ -188,7 +192,13 @@ fn fashion_mnist_available(dir=fashion_mnist_dir) {
 
   Example: data.fashion_mnist_available()
   """
+  _check_dir("data.fashion_mnist_available()", dir)
   return _data.file_exists(f"{dir}/t10k-images-idx3-ubyte.gz")
+}
+
+# A folder argument: a str, never another value's text (dir=5 looked in a folder "5").
+fn _check_dir(who, dir) {
+  if type(dir) != "str" { fail(f"{who}: dir must be a str (a folder), got {type(dir)}") }
 }
 
 # Whether `path` names a readable file (a checkpoint from an earlier run, say).

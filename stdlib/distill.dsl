@@ -7,12 +7,21 @@
 #   let loss = distill.kd_loss(student(xb), t_logits, yb, temperature=4.0, alpha=0.9)
 import nn
 
+# A temperature of 0 made every probability NaN and a negative one turned the teacher's
+# ranking upside down, silently; an alpha outside [0, 1] weighs a term negatively.
+fn _check_temperature(who, t) {
+  if not (type(t) in ["int", "float"]) or not (t > 0) or t == float("inf") {
+    fail(f"distill.{who}: temperature must be a positive finite number, got " + (repr(t) if type(t) in ["int", "float"] else type(t)))
+  }
+}
+
 fn soft_targets(logits, temperature=4.0) {
   """softmax(logits / temperature) along the last dim: a teacher's class probabilities, softened so
   that the small ones carry its knowledge.
 
   Example: distill.soft_targets(randn(4, 10), temperature=4.0)
   """
+  _check_temperature("soft_targets()", temperature)
   return softmax(logits / temperature, dim=-1)
 }
 
@@ -27,6 +36,10 @@ fn kd_loss(student_logits, teacher_logits, target, temperature=4.0, alpha=0.9) {
 
   Example: distill.kd_loss(randn(8, 10, requires_grad=true), randn(8, 10), randint(10, [8]), temperature=4.0, alpha=0.9)
   """
+  _check_temperature("kd_loss()", temperature)
+  if not (type(alpha) in ["int", "float"]) or not (alpha >= 0 and alpha <= 1) {
+    fail("distill.kd_loss(): alpha must be a number in [0, 1], got " + (repr(alpha) if type(alpha) in ["int", "float"] else type(alpha)))
+  }
   let t = temperature
   let soft = nn.kl_div(log_softmax(student_logits / t, dim=-1), log_softmax(teacher_logits.detach() / t, dim=-1),
                        reduction="batchmean", log_target=true)

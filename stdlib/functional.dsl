@@ -11,11 +11,15 @@ fn numel_of(tensors) {
   return n
 }
 
+# The builtin, which checks its labels (int, in [0, classes)); a comparison with
+# arange gave a row of zeros for a label out of range and matched float labels.
+let _one_hot = one_hot
+
 fn one_hot(labels, classes) {
   """An f32 [n, classes] tensor with 1 at each label, as torch.nn.functional.one_hot(labels,
   classes).float().
 
   Example: functional.one_hot(tensor([0, 2]), 3)
   """
-  return to_dtype(eq(unsqueeze(labels, -1), arange(classes)), f32)
+  return _one_hot(labels, classes).to(f32)
 }

@@ -521,20 +521,25 @@ let trunc_normal_ = _nn_init.trunc_normal_
 # Trades compute for memory. f may return a tensor or a tuple of tensors; arguments
 # that are not tensors pass through. As in PyTorch's reentrant variant, at least one
 # tensor argument must require grad (the recorded node hangs off it); parameters that
-# f uses get their gradients during the recomputation.
+# f uses get their gradients during the recomputation. The recomputation starts from the
+# random generator's state of the first run (PyTorch's preserve_rng_state), so dropout or
+# randn inside f draw the same values, and the generator is left where it was.
 function _Checkpoint {
   forward(ctx, f, *args) {
-    ctx.save(f, *args)
+    ctx.save(f, get_rng_state(), *args)
     return f(*args)
   }
   backward(ctx, *grads) {
     let f = ctx.saved[0]
     let inputs = []
-    for x in ctx.saved[1:] {
+    for x in ctx.saved[2:] {
       inputs.append(x.detach().requires_grad_(x.requires_grad) if isinstance(x, "tensor") else x)
     }
+    let rng_now = get_rng_state()
+    set_rng_state(ctx.saved[1])
     enable_grad {
       let out = f(*inputs)
+      set_rng_state(rng_now)
       backward(out, list(grads))
     }
     let input_grads = [none]

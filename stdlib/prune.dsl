@@ -61,7 +61,9 @@ fn _kth_smallest(a, k) {
 # A mask of scores' shape and `dtype`: 0 at the k smallest scores (ties go in order
 # of position), 1 elsewhere. Exactly k zeros.
 fn _keep_mask(scores, k, dtype) {
-  let flat = scores.reshape([-1])
+  # NaN ranks above every number, as in PyTorch's topk (a NaN pivot emptied the
+  # quickselect: "index 0 is out of range" from inside the library).
+  let flat = where(isnan(scores), float("inf"), scores).reshape([-1])
   if k == 0 { return ones(list(scores.shape), dtype=dtype, device=scores.device) }
   let v = _kth_smallest(flat, k)
   let below = flat < v
@@ -322,6 +324,7 @@ fn remove(module, name="weight") {
 
   Example: prune.remove(prune.l1_unstructured(nn.Linear(4, 2), "weight", amount=0.5), "weight")
   """
+  _check_target("prune.remove()", module, name)
   let orig = getattr(module, name + "_orig", none)
   assert(orig != none, f"prune.remove: parameter '{name}' of {type(module)} has to be pruned before pruning can be removed")
   no_grad { orig.mul_(getattr(module, name + "_mask")) }

@@ -72,6 +72,20 @@ fn _checked_model(who, model) {
   return model
 }
 
+# The flags of the transforms (inplace, reduce_range): bools. inplace="no" was true
+# (the model converted in place) and reduce_range="no" an error at the first forward.
+fn _checked_flags(who, flags) {
+  for (name, v) in flags { _argcheck.check_option(who, name, "bool", v) }
+}
+
+# An observer maker argument (weight_observer, activation, weight): a function of no
+# arguments or a model class, called once per layer.
+fn _checked_maker_arg(who, name, maker) {
+  if not (type(maker) in ["function", "builtin", "method", "model"]) {
+    fail(f"{who}: {name} must be a function that makes an observer (fn() = quant.MinMaxObserver()), got {type(maker)}")
+  }
+}
+
 # Replaces every submodule m for which convert(m) is not none, depth first; returns the
 # model (or its replacement). Each module is converted once: one held in two fields
 # gets the same replacement in both, and a module that holds itself or an ancestor
@@ -113,6 +127,8 @@ fn quantize_dynamic(model, reduce_range=false, inplace=false, weight_observer=de
   Example: quant.quantize_dynamic(nn.Sequential([nn.Linear(8, 4)]))(randn(2, 8))
   """
   _checked_model("quant.quantize_dynamic()", model)
+  _checked_flags("quant.quantize_dynamic()", [("reduce_range", reduce_range), ("inplace", inplace)])
+  _checked_maker_arg("quant.quantize_dynamic()", "weight_observer", weight_observer)
   let m = model if inplace else deepcopy(model)
   let convert = fn(l) = _dynamic_linear_from(l.weight, l.bias, weight_observer(), reduce_range) if isinstance(l, nn.Linear) else none
   return swap_modules(m, convert)
@@ -129,6 +145,9 @@ fn prepare_qat(model, activation=default_dynamic_fake_quant, weight=default_per_
   Example: quant.prepare_qat(nn.Sequential([nn.Linear(8, 4)]))(randn(2, 8))
   """
   _checked_model("quant.prepare_qat()", model)
+  _checked_flags("quant.prepare_qat()", [("inplace", inplace)])
+  _checked_maker_arg("quant.prepare_qat()", "activation", activation)
+  _checked_maker_arg("quant.prepare_qat()", "weight", weight)
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = QATLinear(l.in_features, l.out_features, l.weight, l.bias, activation(), weight()) if isinstance(l, nn.Linear) else none
   let r = swap_modules(m, swap)
@@ -187,6 +206,7 @@ fn fuse_conv_bn(model, inplace=false) {
   Example: quant.fuse_conv_bn(nn.Sequential([nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)]))
   """
   _checked_model("quant.fuse_conv_bn()", model)
+  _checked_flags("quant.fuse_conv_bn()", [("inplace", inplace)])
   let m = model if inplace else deepcopy(model)
   m.eval()
   _fuse_conv_bn_in(m)
@@ -204,6 +224,7 @@ fn prepare(model, qconfig=default_qconfig, inplace=false) {
   Example: quant.prepare(nn.Sequential([nn.Linear(8, 4)]))
   """
   _checked_model("quant.prepare()", model)
+  _checked_flags("quant.prepare()", [("inplace", inplace)])
   if not isinstance(qconfig, QConfig) { fail(f"quant.prepare(): qconfig must be a quant.QConfig, got {type(qconfig)}") }
   let m = model if inplace else deepcopy(model)
   let swap = fn(l) = _observed(l, qconfig)
@@ -226,10 +247,23 @@ fn calibrate(prepared, batches) {
   """
   _checked_model("quant.calibrate()", prepared)
   if type(batches) == "tensor" { fail("quant.calibrate(): batches must be a list of batches, got one tensor (wrap it: [x])") }
+  if not (type(batches) in ["list", "tuple"]) { fail(f"quant.calibrate(): batches must be a list of batches, got {type(batches)}") }
   no_grad {
-    for b in batches { prepared(b[0] if type(b) == "tuple" or type(b) == "list" else b) }
+    for (i, b) in enumerate(batches) { prepared(_calibration_input(b, i)) }
   }
   return prepared
+}
+
+# The input of calibration batch i: a tensor, or the first of an (input, target) pair;
+# anything else is named here rather than deep in an observer.
+fn _calibration_input(b, i) {
+  let pair = (type(b) == "tuple" or type(b) == "list") and len(b) > 0
+  let x = b[0] if pair else b
+  if type(x) != "tensor" {
+    fail(f"quant.calibrate(): batch {i} must be a tensor or an (input, target) pair, got " +
+         (f"a {type(b)} whose first item is {type(x)}" if pair else type(b)))
+  }
+  return x
 }
 
 # The paths of the observed layers whose input observer saw nothing.
@@ -262,6 +296,7 @@ fn convert(model, reduce_range=false, inplace=false) {
   Example: quant.convert(quant.calibrate(quant.prepare(nn.Sequential([nn.Linear(8, 4)])), [randn(16, 8)]))
   """
   _checked_model("quant.convert()", model)
+  _checked_flags("quant.convert()", [("reduce_range", reduce_range), ("inplace", inplace)])
   let missing = _uncalibrated(model)
   if len(missing) > 0 {
     assert(false, f"quant.convert: {len(missing)} observed layer(s) never saw a calibration batch ({', '.join(missing)}): " +
@@ -306,6 +341,7 @@ fn sync_input_qparams(model) {
 
   Example: quant.sync_input_qparams(quant.quantize_static(nn.Sequential([nn.Linear(8, 4)]), [randn(16, 8)]))
   """
+  _checked_model("quant.sync_input_qparams()", model)
   for m in model.modules() {
     if isinstance(m, QuantizedLinear) or isinstance(m, QuantizedConv2d) {
       let (s, z) = m.input_qparams.tolist()
@@ -321,6 +357,7 @@ fn model_size_bytes(model) {
 
   Example: quant.model_size_bytes(nn.Linear(8, 4))
   """
+  _checked_model("quant.model_size_bytes()", model)
   let n = 0
   let sd = model.state_dict()
   for k in sd { n = n + sd[k].numel() * sd[k].dtype.itemsize }

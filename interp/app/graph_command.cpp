@@ -3,6 +3,7 @@
 // GraphRequest (interp/interpreter.hpp says how), then captures, optimizes, prints and
 // renders it with the very functions behind compile(), gm.optimize(), gm.ir() and
 // gm.render() (interp/builtins/graph_module.hpp), so the three interfaces cannot drift apart.
+#include <algorithm>
 #include <cctype>
 
 #include "graph/pass_manager.hpp"
@@ -182,8 +183,13 @@ std::vector<Value> examples_for(Evaluator& ev, const Entry& entry, const GraphRe
     throw Error("graph: " + entry.name + "_inputs should be a list or tuple of example inputs, got " +
                 type_name(*given));
   int needed = required_args(entry.value);
+  // A call of an expression that is not a (dotted) name needs its brackets: the hint
+  // for `fn(x) = x` was `fn(x) = x(x)`, which calls x.
+  bool dotted = std::all_of(req.entry.begin(), req.entry.end(),
+                            [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+  std::string call = dotted ? req.entry + "(x)" : "(" + req.entry + ")(x)";
   if (needed != 0)
-    throw Error("graph: '" + req.entry + "' needs example inputs: call it with them, " + req.entry + "(x), define " +
+    throw Error("graph: '" + req.entry + "' needs example inputs: call it with them, " + call + ", define " +
                 (entry.name.empty() ? std::string("NAME") : entry.name) +
                 "_inputs (a list of tensors), or give nabla graph --inputs (such as f32[64,784])");
   return out;

@@ -488,8 +488,11 @@ class Repl {
       return;
     }
     std::string t = topic[0] == ':' ? topic.substr(1) : topic;
+    if (topic[0] == ':' && (t == "q" || t == "exit")) t = "quit";  // run_command's other spellings
     for (const Command& c : kCommands)
       if (t == c.name) return (void)std::printf("%s  %s\n", c.usage, c.help);
+    // `:help :nosuch` asks about a command: "undefined name 'nosuch'" named a variable.
+    if (topic[0] == ':') return usage_error("unknown command '" + topic + "' (:help lists them)");
     HelpResult h;
     {
       InterruptScope scope(interp_);
@@ -576,7 +579,10 @@ class Repl {
     interp_.set_full_trace(value == "on");
   }
 
-  void load(const std::string& path) {
+  void load(const std::string& arg) {
+    // `:load "net.dsl"`, quoted as a string would be: the quotes are not the file's.
+    bool quoted = arg.size() >= 2 && (arg[0] == '"' || arg[0] == '\'') && arg.back() == arg[0];
+    std::string path = quoted ? arg.substr(1, arg.size() - 2) : arg;
     EvalResult r;
     if (auto refusal = interp_.sandbox_refusal(":load")) {
       r.ok = false;

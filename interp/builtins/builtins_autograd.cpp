@@ -2,7 +2,9 @@
 // is_grad_enabled(), and gradcheck and gradgradcheck on a DSL function
 // (nabla::gradcheck does the work). Hooks are tensor methods (builtins_tensor.cpp).
 // The table at the end is this family's (Note [Builtin tables]).
+#include <cmath>
 #include <optional>
+#include <utility>
 
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
@@ -43,6 +45,12 @@ Value check_gradients(Evaluator& ev, CallArgs& a, const std::string& name, Check
     else if (k == "rtol") opt.rtol = as_num(v, name + "(): rtol");
     else fail_unexpected_keyword(name, k, {"eps", "atol", "rtol"});
   }
+  // eps 0 or NaN made every numeric derivative NaN and a tolerance below 0 or NaN
+  // failed every comparison: a plain `false` that blamed the function's gradients.
+  if (!std::isfinite(opt.eps) || opt.eps == 0)
+    fail(name + "(): eps must be a finite number other than 0, got " + float_repr(opt.eps));
+  for (auto [what, v] : {std::pair{"atol", opt.atol}, std::pair{"rtol", opt.rtol}})
+    if (!(v >= 0)) fail(name + "(): " + what + " must be 0 or more, got " + float_repr(v));
   Value fn = a.pos[0];
   std::vector<Value> args(a.pos.begin() + 1, a.pos.end());
   if (args.size() == 1 && (args[0].tag == Tag::List || args[0].tag == Tag::Tuple)) args = args[0].as<ListObj>()->items;

@@ -214,6 +214,20 @@ Value manual_seed_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
+// The global generator's position as an int (its 64 bits), and putting it back: what
+// torch.get_rng_state/set_rng_state are for, so that a recomputation (nn.checkpoint's
+// backward) draws what the first run drew.
+Value get_rng_state_builtin(Evaluator&, CallArgs& a) {
+  bind("get_rng_state", a, {}, 0);
+  return Value::integer(static_cast<int64_t>(generator_state()));
+}
+
+Value set_rng_state_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("set_rng_state", a, {"state"}, 1);
+  set_generator_state(static_cast<uint64_t>(as_int(b[0], "set_rng_state(): state")));
+  return Value();
+}
+
 // The dtypes by their short and their PyTorch names. bool, float and int are the
 // builtin functions, which as_dtype reads as b8, f32 and i64.
 void dtype_names(NamedValues& out) {
@@ -267,6 +281,11 @@ const BuiltinEntry kFactoryBuiltins[] = {
      "base raised to steps numbers evenly spaced from start to end, as torch.logspace. Example: logspace(0, 2, 3)"},
     {"manual_seed", manual_seed_builtin, "manual_seed(seed)",
      "Seeds the random generator, so that rand, randn, randint and dropout repeat. Example: manual_seed(0)"},
+    {"get_rng_state", get_rng_state_builtin, "get_rng_state()",
+     "The random generator's position, an int that set_rng_state puts back (draws after it repeat). "
+     "Example: let s = get_rng_state(); let a = randn(2); set_rng_state(s); expect(randn(2).equal(a))"},
+    {"set_rng_state", set_rng_state_builtin, "set_rng_state(state)",
+     "Puts the random generator back where get_rng_state() found it. Example: set_rng_state(get_rng_state())"},
 };
 
 #undef NABLA_FACTORY_KW

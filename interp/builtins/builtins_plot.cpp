@@ -9,6 +9,7 @@
 
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/eval/evaluator.hpp"
+#include "tensor/allocator.hpp"
 #include "viz/plot/plot_backend.hpp"
 
 namespace nabla::interp {
@@ -136,7 +137,12 @@ void add_histogram(Evaluator& ev, vp::Figure& f, const Value& values, const Valu
   for (double x : v) bad += !std::isfinite(x);
   auto r = range_of(range, fname + "(): range");
   if (f.logx && r && r->first <= 0) fail(fname + "(): a log x axis needs a positive range, got low " + float_repr(r->first));
-  vp::Series s = vp::histogram(v, bins.is_none() ? 30 : as_int(bins, fname + "(): bins"), r, std::move(label));
+  int64_t nbins = bins.is_none() ? 30 : as_int(bins, fname + "(): bins");
+  // Note [Host memory budget] (tensor/allocator.cpp): a bin's edge and count, asked for
+  // before they are built, so bins=2**40 names itself instead of a bare out of memory.
+  CpuAllocator::instance().check_host_request(static_cast<size_t>(std::max<int64_t>(nbins, 0)), 2 * sizeof(double),
+                                              fname + "(bins=" + std::to_string(nbins) + ")");
+  vp::Series s = vp::histogram(v, nbins, r, std::move(label));
   if (f.logx && s.xs.front() <= 0) fail(fname + "(): a log x axis needs positive values; give range=(low, high) with low > 0");
   if (bad)
     warn(ev, fname + "(): " + name + ": " + std::to_string(bad) + " of " + std::to_string(v.size()) +
@@ -251,6 +257,24 @@ Value hist_builtin(Evaluator& ev, CallArgs& a) {
   return figure_value(std::move(f));
 }
 
+// The grid's bytes (make_grid's layout), asked for first: a huge padding or image would
+// overflow its int64 width * height (a wrong size, then writes past it) or be a bare
+// out of memory. Counted in long double, where the sums cannot overflow.
+void check_grid_size(int64_t n, int64_t channels, int64_t height, int64_t width, const vp::GridOptions& o) {
+  if (n < 1 || height < 1 || width < 1 || o.nrow < 1 || o.padding < 0) return;  // make_grid names these
+  int64_t cols = std::min(o.nrow, n), rows = (n + cols - 1) / cols;
+  long double pad = static_cast<long double>(o.padding);
+  long double w = cols * (width + pad) + pad, h = rows * (height + pad) + pad;
+  if (w > static_cast<long double>(INT32_MAX) || h > static_cast<long double>(INT32_MAX))
+    fail("image_grid(): the grid would be more than 2^31 pixels wide or high (" + std::to_string(n) + " images of " +
+         std::to_string(height) + " x " + std::to_string(width) + ", " + std::to_string(cols) + " a row, padding " +
+         std::to_string(o.padding) + ")");
+  auto width_px = static_cast<int64_t>(w), height_px = static_cast<int64_t>(h);
+  CpuAllocator::instance().check_host_request(static_cast<size_t>(width_px * height_px), static_cast<size_t>(channels),
+                                              "image_grid(): a grid of " + std::to_string(width_px) + " x " +
+                                                  std::to_string(height_px) + " pixels");
+}
+
 // images [N, H, W] or [N, C, H, W] (C 1 or 3) as a grid (viz::plot::make_grid).
 Value image_grid_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("image_grid", a, {"images", "path", "nrow", "padding", "normalize", "value_range", "pad_value", "title"}, 1);
@@ -265,6 +289,7 @@ Value image_grid_builtin(Evaluator& ev, CallArgs& a) {
   if (b.has(4)) o.normalize = as_bool(b[4], "image_grid(): normalize");
   o.value_range = range_of(b[5], "image_grid(): value_range");
   if (b.has(6)) o.pad_value = as_num(b[6], "image_grid(): pad_value");
+  check_grid_size(t.sizes()[0], channels, t.sizes()[d - 2], t.sizes()[d - 1], o);
   vp::Figure f;
   if (b.has(7)) f.title = text_of(b[7], "image_grid(): title");
   f.image = vp::make_grid(to_double_vector(t), t.sizes()[0], static_cast<int>(channels), t.sizes()[d - 2],

@@ -425,7 +425,7 @@ const BuiltinEntry kPythonBuiltins[] = {
      "Whether obj can be called: a function, a builtin, a method, a model or model class, an object with __call__. "
      "Example: callable(relu)"},
     {"setattr", setattr_builtin, "setattr(obj, name, value)",
-     "Sets the attribute of obj called name. Example: setattr(nn.Linear(4, 2), \"bias\", zeros(2))"},
+     "Sets the attribute of obj called name. Example: setattr(nn.Linear(4, 2), \"bias\", none)"},
 };
 
 }  // namespace

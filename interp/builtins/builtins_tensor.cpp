@@ -233,6 +233,9 @@ Value retain_grad_method(Evaluator&, CallArgs& a) {
 Value register_hook_method(Evaluator& ev, CallArgs& a) {
   Bound b = bind("register_hook", a, {"self", "hook"}, 2);
   Value fn = b[1];
+  // Checked here: a hook that cannot be called failed only in a later backward(), at
+  // that line ("'int' object is not callable"), far from the register_hook that erred.
+  if (!is_callable_value(fn)) fail(std::string("register_hook(): hook must be a function of the gradient, got ") + type_name(fn));
   Evaluator* e = &ev;
   HookHandle h = register_hook(b[0].t, [e, fn](const Tensor& g) {
     CallArgs args;

@@ -10,6 +10,7 @@
 #include "interp/log/event_writer.hpp"
 #include "interp/log/image_layout.hpp"
 #include "interp/log/summaries.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla::interp {
 
@@ -111,7 +112,13 @@ Value add_scalar_builtin(Evaluator&, CallArgs& a) {
 // bins: "tensorflow" (SummaryWriter's default), a number of equal bins, or the edges.
 std::vector<double> histogram_edges(const Value& bins, const std::vector<double>& values) {
   if (bins.tag == Tag::Str && bins.as<StrObj>()->s == "tensorflow") return tb::tensorflow_bins();
-  if (bins.tag == Tag::Int) return named("add_histogram", [&] { return tb::equal_bins(values, bins.i); });
+  if (bins.tag == Tag::Int) {
+    // Note [Host memory budget] (tensor/allocator.cpp): the edges and counts are asked
+    // for first; bins=2**40 pushed edges until the machine ran out (a hang).
+    CpuAllocator::instance().check_host_request(static_cast<size_t>(std::max<int64_t>(bins.i, 0)), 2 * sizeof(double),
+                                                "add_histogram(bins=" + std::to_string(bins.i) + ")");
+    return named("add_histogram", [&] { return tb::equal_bins(values, bins.i); });
+  }
   if (bins.tag == Tag::Tensor || bins.tag == Tag::List || bins.tag == Tag::Tuple)
     return as_numbers(bins, "add_histogram(): bins");
   fail("add_histogram(): bins must be \"tensorflow\", a number of bins or a list of edges, got " + repr(bins));
