@@ -188,7 +188,13 @@ struct DslFunctionNode : Node {
   size_t num_inputs = 0;
   std::string node_name;
 
+  bool released = false;
+
   TensorList apply(TensorList&& grads) override {
+    if (released)  // the message an op's node gives (OpNode::apply)
+      fail("backward through '" + cls->decl->name +
+           "' a second time: its saved tensors were freed after the first backward; pass retain_graph=true to the "
+           "first call");
     CallArgs args;
     args.pos.push_back(ctx);
     for (size_t k = 0; k < grads.size(); ++k) {
@@ -214,7 +220,10 @@ struct DslFunctionNode : Node {
     return result;
   }
   std::string name() const override { return node_name; }
-  void release_saved() override { ctx = Value(); }
+  void release_saved() override {
+    ctx = Value();
+    released = true;
+  }
 };
 
 }  // namespace

@@ -103,6 +103,40 @@ void Evaluator::Impl::run_forward_pre_hooks(const Value& self, CallArgs& args) {
   }
 }
 
+namespace {
+
+// What a full backward hook returned: none, or a tuple with an entry per input of the
+// call (PyTorch's grad_input), which replaces grad_in for the hooks after it and for
+// the input whose gradient arrived last, `last`: the gradients of the other inputs
+// have already gone on by then (each input's gradient passes through its own alias), so
+// a hook may only give them back unchanged.
+void take_returned_grad_input(const Value& r, std::vector<Value>& grad_in, size_t last) {
+  if (r.is_none()) return;
+  if (r.tag != Tag::Tuple && r.tag != Tag::List)
+    fail(std::string("a full backward hook must return none or a tuple of grad_input, got ") + type_name(r));
+  const auto& items = r.as<ListObj>()->items;
+  if (items.size() != grad_in.size())
+    fail("a full backward hook returned " + std::to_string(items.size()) + " grad_input entries, but the call had " +
+         std::to_string(grad_in.size()) + " inputs");
+  for (size_t j = 0; j < items.size(); ++j) {
+    const Value& v = items[j];
+    if (v.is_none() || grad_in[j].is_none()) continue;
+    if (v.tag != Tag::Tensor)
+      fail("a full backward hook's grad_input[" + std::to_string(j) + "] must be a tensor or none, got " + type_name(v));
+    const Tensor& was = grad_in[j].t;
+    if (v.t.sizes() != was.sizes())
+      fail("a full backward hook's grad_input[" + std::to_string(j) + "] has shape " + v.t.shape_str() +
+           ", but the input's gradient has shape " + was.shape_str());
+    if (j != last && v.t.impl() != was.impl())
+      fail("a full backward hook replaced grad_input[" + std::to_string(j) +
+           "], which has already gone on: nabla takes a replaced gradient only for the input whose gradient "
+           "arrives last (index " + std::to_string(last) + ")");
+    grad_in[j] = v;
+  }
+}
+
+}  // namespace
+
 // Calling an instance: forward pre-hooks, then forward, then its forward hooks (fn(module, input, output); a
 // hook that returns something other than none replaces the output), then, when the
 // output is a tensor that requires grad and backward hooks exist, a tensor hook on
@@ -145,9 +179,9 @@ Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
         for (auto& [id, fn] : hooks) {
           CallArgs c;
           c.pos = {Value::object(Tag::Instance, o), make_tuple(full->grad_in), make_tuple({full->grad_out})};
-          e->call_value(fn, c);
+          take_returned_grad_input(e->call_value(fn, c), full->grad_in, k);
         }
-        return Tensor();
+        return full->grad_in[k].t.impl() == g.impl() ? Tensor() : full->grad_in[k].t;
       });
       a = Value::tensor(alias);
     }

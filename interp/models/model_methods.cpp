@@ -409,6 +409,9 @@ Value register_buffer(Evaluator&, const Value& self, CallArgs& args) {
 // The four register_*_hook methods: `method` names the list the hook joins.
 Value register_module_hook(const Value& self, const std::string& method, CallArgs& args) {
   if (args.pos.size() != 1 || !args.kw.empty()) fail(method + "() takes one argument, the hook function");
+  // Checked here, as a tensor's register_hook is: one that cannot be called failed only
+  // at the next forward or backward, far from the line that registered it.
+  if (!is_callable_value(args.pos[0])) fail(method + "(): hook must be a function, got " + type_name(args.pos[0]));
   auto* inst = self.as<InstanceObj>();
   int64_t id = inst->next_hook_id++;
   hook_list(*inst, method).emplace_back(id, args.pos[0]);

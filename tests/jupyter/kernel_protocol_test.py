@@ -27,8 +27,10 @@ class NablaKernelTests(jupyter_kernel_test.KernelTests):
         {"text": "whi", "matches": {"while"}},
     ]
     complete_code_samples = ["1 + 1", "let x = [1, 2]", "fn f(x) {\n  return x\n}", ""]
-    incomplete_code_samples = ["let x = [1,", "fn f(x) {", 'print("open', "model M() {\n  w = 1"]
-    invalid_code_samples = ["let = )", "1 +* 2)"]
+    # A string in one pair of quotes ends on its line, as Python's: left open, it is
+    # invalid (an error now), not more input to wait for; a triple-quoted one waits.
+    incomplete_code_samples = ["let x = [1,", "fn f(x) {", 'print("""open', "model M() {\n  w = 1"]
+    invalid_code_samples = ["let = )", "1 +* 2)", 'print("open']
 
     code_execute_result = [
         {"code": "1 + 2", "result": "3"},

@@ -287,3 +287,40 @@ import quant
 import nn
 let q = quant.quantize_dynamic(nn.Sequential(nn.Linear(3, 2)), weight_observer=5)
 # ---
+# case: a full backward hook returning as many grad_input entries as there are not inputs (it was ignored)
+# expect error: tests/lang/errors_hostile10.dsl:298:1: error: a full backward hook returned 2 grad_input entries, but the call had 1 inputs
+# expect error line:   m(x).sum().backward()
+# expect error line:   ^~~~~~~~~~~~~~~~~~~~~
+import nn
+let m = nn.Linear(3, 2)
+let x = randn([4, 3], requires_grad=true)
+let h = m.register_full_backward_hook(fn(mod, gi, go) = (gi[0], gi[0]))
+m(x).sum().backward()
+# ---
+# case: a forward hook that is not a function (accepted; it failed at the next call)
+# expect error: tests/lang/errors_hostile10.dsl:306:9: error: register_forward_hook(): hook must be a function, got int
+# expect error line:   let h = m.register_forward_hook(5)
+# expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~
+import nn
+let m = nn.Linear(3, 2)
+let h = m.register_forward_hook(5)
+# ---
+# case: backward twice through a custom function ("none has no attribute 'saved'")
+# expect error: tests/lang/errors_hostile10.dsl:325:1: error: backward through 'Twice' a second time: its saved tensors were freed after the first backward; pass retain_graph=true to the first call
+# expect error line:   y.backward(ones([3]))
+# expect error line:   ^~~~~~~~~~~~~~~~~~~~~
+function Twice {
+  forward(ctx, x) {
+    ctx.save(x)
+    return x * 2.0
+  }
+  backward(ctx, g) {
+    let (x,) = ctx.saved
+    return g * 2.0
+  }
+}
+let x = randn([3], requires_grad=true)
+let y = Twice(x)
+y.backward(ones([3]))
+y.backward(ones([3]))
+# ---

@@ -161,3 +161,16 @@ test "data.fashion_mnist_available takes a folder, and says false for one withou
   expect_error(fn() = data.fashion_mnist_available(dir=5), "dir must be a str (a folder), got int")
   expect_error(fn() = data.fashion_mnist("test", flatten=1), "flatten must be a bool, got int")
 }
+
+test "a full backward hook's returned grad_input replaces the input's gradient, as PyTorch's" {
+  let m = nn.Linear(3, 2)
+  let x = randn([4, 3], requires_grad=true)
+  let h = m.register_full_backward_hook(fn(mod, gi, go) = (gi[0] * 5.0,))
+  m(x).sum().backward()
+  # torch 1.13: the same hook makes x.grad 5 * (ones([4, 2]) @ weight)
+  expect_close(x.grad, (ones([4, 2]) @ m.weight * 5.0).detach(), rtol=1e-6, atol=1e-6)
+  h.remove()
+  x.grad = none
+  m(x).sum().backward()
+  expect_close(x.grad, (ones([4, 2]) @ m.weight).detach(), rtol=1e-6, atol=1e-6)
+}
