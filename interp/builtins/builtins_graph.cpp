@@ -185,37 +185,6 @@ Value nest_outputs(const OutputTree& tree, const TensorList& outs, size_t& next)
   return tree.kind == OutputTree::Kind::tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
 }
 
-// A number read from a tensor (item(), float(), int(), bool()): lowered where it only
-// decides a condition (Note [Numbers read for a condition]).
-bool number_read(const std::string& what) {
-  for (const char* kind : {"item()", "float()", "int()", "bool()"})
-    if (what.rfind(kind, 0) == 0) return true;
-  return false;
-}
-
-std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
-  std::string s = "compile: the function cannot be captured as a graph:";
-  bool branch = false, training = false, number = false;
-  for (auto& p : problems) {
-    s += "\n  " + (p.origin.empty() ? std::string() : p.origin + ": ") + p.what;
-    number = number || number_read(p.what);
-    branch = branch || p.what.rfind("a condition on its value", 0) == 0;
-    training = training || p.what.find(".grad") != std::string::npos || p.what.rfind("opt.step()", 0) == 0;
-  }
-  if (branch)
-    s += "\n  (compile(f, x) without mode=\"trace\", or with mode=\"script\", lowers an if or while on a tensor "
-         "to a cond or while_loop node, and a for over a range or a tensor to a scan)";
-  if (number)
-    s += "\n  (a number read from a tensor the function computes can only decide an if or while directly, as in "
-         "`if t.item() > 0`, which lowers to a cond; kept in a variable, or used as a shape, a range() bound or a "
-         "string, it would be the captured run's number at every call: keep it a tensor)";
-  if (training)
-    s += "\n  (a training step compiles as compile(loss_fn, x, y, train=true): each call returns the loss and sets "
-         "every parameter's .grad, as loss.backward() would, and opt.step() follows each call; with optimizer=opt "
-         "the step is inside the graph too)";
-  return s;
-}
-
 // Puts the generator back where it was: the capture's run is not a call, so its draws
 // must not move the numbers the graph's run then draws (with eager's seed, the call
 // after a re-capture drew other numbers than eager).

@@ -75,6 +75,8 @@ using Fn = std::function<Value(Evaluator&, CallArgs&)>;
 // Every op by name: the generic call of its row, or its function in op_conventions()
 // (builtin_table.hpp). Built on first use.
 const std::unordered_map<std::string, Fn>& op_functions();
+// The functions of `table` that take PyTorch's inplace= get it (inplace_args.cpp).
+void add_inplace_args(std::unordered_map<std::string, Fn>& table);
 std::string op_signature(const OpDef& row);  // "conv2d(input, weight, bias=none, stride=[1, 1], ...)"
 std::string op_doc(const OpDef& row);        // the row's doc: a sentence, then "Example: ..."
 // The doc of an op_conventions() entry: its own, or (for an op of the table) its row's.

@@ -1,8 +1,9 @@
 // Every op of the table by name: the generic call of a row (tensor inputs, then
 // attributes by position or name), the table of functions that add Python/PyTorch
 // argument conventions to a row (view, max, split, gather, ...; Note [Builtin
-// tables]), and each op's signature made from its row. Tensor methods and attributes
-// are builtins_tensor.cpp's.
+// tables]) and PyTorch's inplace= over the activations. Each op's signature is made
+// from its row in op_signatures.cpp; tensor methods and attributes are
+// builtins_tensor.cpp's.
 #include <optional>
 #include <string_view>
 #include <variant>
@@ -636,62 +637,6 @@ const BuiltinEntry kOpConventions[] = {
      "target length. Example: ctc_loss(log_softmax(randn(6, 2, 4), 2), tensor([[1, 2], [3, 3]]), [6, 5], [2, 2])"},
 };
 
-// How a row's default shows in a signature: as the language writes it.
-std::string default_text(const AttrSpec& spec) {
-  if (spec.name == "reduction" && std::holds_alternative<int64_t>(spec.default_value)) {
-    for (const char* r : {"mean", "sum", "none"})
-      if (reduction_code(r) == std::get<int64_t>(spec.default_value)) return std::string("\"") + r + "\"";
-  }
-  if (const double* d = std::get_if<double>(&spec.default_value)) return float_repr(*d);
-  return attr_value_str(spec.default_value);
-}
-
-// PyTorch's inplace= of the activations and dropouts, by keyword or at `position`
-// (F.relu(x, inplace=True), F.dropout(x, 0.2, True, True)).
-struct InplaceArg {
-  const char* name;
-  size_t position;
-};
-const InplaceArg kInplaceArgs[] = {
-    {"relu", 1},     {"relu6", 1},       {"elu", 2},      {"selu", 1},        {"celu", 2},
-    {"leaky_relu", 2}, {"hardtanh", 3},  {"hardswish", 1}, {"hardsigmoid", 1}, {"silu", 1},
-    {"mish", 1},     {"threshold", 3},   {"dropout", 3},  {"dropout1d", 3},   {"dropout2d", 3},
-    {"dropout3d", 3},
-};
-
-// f with inplace=: the function's value written into its input, which it returns, as
-// PyTorch's. f runs on a clone of the input, so a backward that reads its input still
-// sees the old values; a leaf that requires grad cannot be written while grad is
-// recorded, as in PyTorch.
-Fn with_inplace(Fn f, InplaceArg spec) {
-  return [f, spec](Evaluator& ev, CallArgs& a) -> Value {
-    const std::string name = spec.name;
-    std::optional<Value> flag;
-    if (a.pos.size() == spec.position + 1) flag = a.pos.back(), a.pos.pop_back();
-    for (auto it = a.kw.begin(); it != a.kw.end(); ++it)
-      if (it->first == "inplace") {
-        if (flag) fail(name + "() got multiple values for argument 'inplace'");
-        flag = it->second;
-        a.kw.erase(it);
-        break;
-      }
-    if (!flag || !as_bool(*flag, name + "(): argument 'inplace'")) return f(ev, a);
-    Value* input = nullptr;
-    for (auto& [key, value] : a.kw)
-      if (key == "input") input = &value;
-    if (!input && !a.pos.empty()) input = &a.pos[0];
-    if (!input || input->tag != Tag::Tensor) return f(ev, a);  // f names what is wrong with it
-    Tensor x = input->t;
-    if (grad_enabled() && x.requires_grad() && x.is_leaf())
-      fail(name + "(): inplace=true writes into argument 'input', a leaf tensor that requires grad, which cannot be "
-           "modified in place (pass inplace=false, or call it under no_grad)");
-    *input = Value::tensor(clone_tensor(x));
-    Value y = f(ev, a);
-    copy_(x, y.t);
-    return Value::tensor(x);
-  };
-}
-
 std::unordered_map<std::string, Fn> make_op_functions() {
   std::unordered_map<std::string, Fn> table;
   for (const OpDef& def : op_table()) {
@@ -699,7 +644,7 @@ std::unordered_map<std::string, Fn> make_op_functions() {
     table[def.name] = [d](Evaluator&, CallArgs& a) { return call_row(*d, a, d->name); };
   }
   for (const BuiltinEntry& e : op_conventions()) table[e.name] = e.function;
-  for (const InplaceArg& spec : kInplaceArgs) table[spec.name] = with_inplace(table.at(spec.name), spec);
+  add_inplace_args(table);  // inplace_args.cpp
   return table;
 }
 
@@ -722,45 +667,6 @@ std::span<const BuiltinEntry> op_conventions() {
     return out;
   }();
   return all;
-}
-
-namespace {
-
-// A row's tensor arguments as a signature names them: a list op's one list, or each
-// input with whether it may be left out (none).
-struct InputArg {
-  std::string name;
-  bool optional;
-};
-std::vector<InputArg> input_args(const OpDef& row) {
-  if (row.num_inputs < 0) return {{row.input_names.empty() ? "tensors" : row.input_names[0], false}};
-  std::vector<InputArg> out;
-  for (size_t k = 0; k < static_cast<size_t>(row.num_inputs); ++k)
-    out.push_back({k < row.input_names.size() ? row.input_names[k] : "input", (row.optional_inputs >> k & 1u) != 0});
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& parts) {
-  std::string s;
-  for (const std::string& p : parts) s += (s.empty() ? "" : ", ") + p;
-  return s;
-}
-
-}  // namespace
-
-std::string op_signature(const OpDef& row) {
-  std::vector<std::string> args;
-  for (const InputArg& in : input_args(row)) args.push_back(in.optional ? in.name + "=none" : in.name);
-  for (const AttrSpec& spec : row.attrs) args.push_back(spec.required ? spec.name : spec.name + '=' + default_text(spec));
-  return std::string(row.name) + "(" + joined(args) + ")";
-}
-
-std::string op_doc(const OpDef& row) { return row.doc ? row.doc : ""; }
-
-std::string convention_doc(const BuiltinEntry& entry) {
-  if (entry.doc) return entry.doc;
-  const OpDef* row = find_op(entry.name);
-  return row ? op_doc(*row) : "";
 }
 
 void install_op_builtins(Evaluator& ev) {

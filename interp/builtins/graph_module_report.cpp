@@ -1,6 +1,7 @@
 // What a graph module shows of itself: print(gm), gm.explain(), gm.ir(), the memory
 // plan, the drawings of gm.render() and the ONNX file of gm.export_onnx(), for the
-// language, `nabla graph` and `:graph` alike (graph_module.hpp). Reads the module;
+// language, `nabla graph` and `:graph` alike (graph_module.hpp); and the error of a
+// capture that cannot be a graph. Reads the module;
 // capturing and calling it are builtins_graph.cpp's.
 #include <algorithm>
 
@@ -10,6 +11,37 @@
 #include "viz/graphviz.hpp"
 
 namespace nabla::interp {
+
+// A number read from a tensor (item(), float(), int(), bool()): lowered where it only
+// decides a condition (Note [Numbers read for a condition]).
+bool number_read(const std::string& what) {
+  for (const char* kind : {"item()", "float()", "int()", "bool()"})
+    if (what.rfind(kind, 0) == 0) return true;
+  return false;
+}
+
+std::string problems_text(const std::vector<graph::CaptureProblem>& problems) {
+  std::string s = "compile: the function cannot be captured as a graph:";
+  bool branch = false, training = false, number = false;
+  for (auto& p : problems) {
+    s += "\n  " + (p.origin.empty() ? std::string() : p.origin + ": ") + p.what;
+    number = number || number_read(p.what);
+    branch = branch || p.what.rfind("a condition on its value", 0) == 0;
+    training = training || p.what.find(".grad") != std::string::npos || p.what.rfind("opt.step()", 0) == 0;
+  }
+  if (branch)
+    s += "\n  (compile(f, x) without mode=\"trace\", or with mode=\"script\", lowers an if or while on a tensor "
+         "to a cond or while_loop node, and a for over a range or a tensor to a scan)";
+  if (number)
+    s += "\n  (a number read from a tensor the function computes can only decide an if or while directly, as in "
+         "`if t.item() > 0`, which lowers to a cond; kept in a variable, or used as a shape, a range() bound or a "
+         "string, it would be the captured run's number at every call: keep it a tensor)";
+  if (training)
+    s += "\n  (a training step compiles as compile(loss_fn, x, y, train=true): each call returns the loss and sets "
+         "every parameter's .grad, as loss.backward() would, and opt.step() follows each call; with optimizer=opt "
+         "the step is inside the graph too)";
+  return s;
+}
 
 std::string explain_graph(const GraphModule& gm) {
   std::string s = "graph module '" + gm.name + "' (" + (gm.train ? "train" : "inference") + "), " +

@@ -103,6 +103,13 @@ struct GraphModule {
 // (graph_module_report.cpp, Note [Captures at every call]).
 void log_capture(GraphModule& gm, const std::string& where, const std::string& why);
 
+// A number read from a tensor (item(), float(), ...): lowered where it only decides a
+// condition (graph_module_report.cpp, as problems_text).
+bool number_read(const std::string& what);
+// The error of a capture that cannot be a graph: each problem at its line, then the
+// hints that fit them.
+std::string problems_text(const std::vector<graph::CaptureProblem>& problems);
+
 // What every pipeline run for gm is told: whether it is a training step (Note
 // [Packed weights in a training step] in passes/fuse_epilogue.cpp).
 inline graph::PipelineOptions pipeline_options(const GraphModule& gm) {
