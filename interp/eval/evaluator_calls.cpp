@@ -190,11 +190,23 @@ struct DslFunctionNode : Node {
 
   bool released = false;
 
+  // A second backward finds ctx none: the function's backward may say why itself
+  // (_fsdp.dsl's _GatherShard does), and whatever it fails with comes after the
+  // message an op's node gives (OpNode::apply), so "none has no attribute 'saved'"
+  // does not stand alone.
   TensorList apply(TensorList&& grads) override {
-    if (released)  // the message an op's node gives (OpNode::apply)
+    if (!released) return run_backward(std::move(grads));
+    try {
+      return run_backward(std::move(grads));
+    } catch (const LangError& e) {
+      if (e.interrupted) throw;
       fail("backward through '" + cls->decl->name +
            "' a second time: its saved tensors were freed after the first backward; pass retain_graph=true to the "
-           "first call");
+           "first call (its backward then failed: " + e.message + ")");
+    }
+  }
+
+  TensorList run_backward(TensorList&& grads) {
     CallArgs args;
     args.pos.push_back(ctx);
     for (size_t k = 0; k < grads.size(); ++k) {

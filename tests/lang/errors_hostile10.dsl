@@ -306,7 +306,7 @@ let m = nn.Linear(3, 2)
 let h = m.register_forward_hook(5)
 # ---
 # case: backward twice through a custom function ("none has no attribute 'saved'")
-# expect error: tests/lang/errors_hostile10.dsl:325:1: error: backward through 'Twice' a second time: its saved tensors were freed after the first backward; pass retain_graph=true to the first call
+# expect error: tests/lang/errors_hostile10.dsl:325:1: error: backward through 'Twice' a second time: its saved tensors were freed after the first backward; pass retain_graph=true to the first call (its backward then failed: none has no attribute 'saved')
 # expect error line:   y.backward(ones([3]))
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~
 function Twice {
