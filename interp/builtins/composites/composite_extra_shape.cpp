@@ -518,10 +518,16 @@ Value scatter_reduce_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(scatter_core(x, targets, contiguous(src), r, include_self));
 }
 
-// A 1-D (or 0-D) index along dim for index_add, index_copy and index_fill, each entry
-// in range; with a source, its length is source's size along dim.
-std::vector<int64_t> slice_index(const Tensor& x, int64_t dim, const Tensor& index, const std::string& fname) {
+// index_add's, index_copy's and index_fill's index: an integer tensor, 1-D (or 0-D).
+Tensor one_dim_index(const Value& v, const std::string& fname) {
+  Tensor index = integer_index(v, fname, "index");
   if (index.dim() > 1) fail(fn_arg(fname, "index") + " must be 1-D, got shape " + index.shape_str());
+  return index;
+}
+
+// The entries of such an index along dim, each in range, read on the host; with a
+// source, its length is source's size along dim.
+std::vector<int64_t> slice_index(const Tensor& x, int64_t dim, const Tensor& index, const std::string& fname) {
   std::vector<int64_t> v = host_ints(index, fname + "(): index");
   const int64_t n = x.dim() == 0 ? 1 : x.sizes()[dim];
   for (int64_t& i : v) {
@@ -572,9 +578,8 @@ Value index_add_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("index_add", a, {"input", "dim", "index", "source", "alpha"}, 4);
   Tensor x = arg(b, 0, "index_add", "input");
   const int64_t dim = dim_arg(b, 1, x.dim(), "index_add", 0);
-  Tensor index = integer_index(b[2], "index_add", "index");
+  Tensor index = one_dim_index(b[2], "index_add");
   Tensor source = arg(b, 3, "index_add", "source");
-  if (index.dim() > 1) fail(fn_arg("index_add", "index") + " must be 1-D, got shape " + index.shape_str());
   const bool capturing = op_observer() != nullptr;
   if (!capturing) slice_index(x, dim, index, "index_add");
   check_source(x, dim, source, static_cast<size_t>(index.numel()), "index_add");
@@ -588,11 +593,10 @@ Value index_copy_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("index_copy", a, {"input", "dim", "index", "source"}, 4);
   Tensor x = arg(b, 0, "index_copy", "input");
   const int64_t dim = dim_arg(b, 1, x.dim(), "index_copy", 0);
-  Tensor index = integer_index(b[2], "index_copy", "index");
+  Tensor index = one_dim_index(b[2], "index_copy");
   Tensor source = arg(b, 3, "index_copy", "source");
   if (index_by_ops(index) && x.dim() > 0) {  // Note [Scatters a graph replays]
-    if (index.dim() > 1) fail(fn_arg("index_copy", "index") + " must be 1-D, got shape " + index.shape_str());
-    check_source(x, dim, source, static_cast<size_t>(index.numel()), "index_copy");
+      check_source(x, dim, source, static_cast<size_t>(index.numel()), "index_copy");
     Tensor along = traced_expanded_index(x, dim, index, source);
     return Value::tensor(put_flat(x, source, scatter_positions(x, dim, along), /*each_once=*/false));
   }
@@ -609,14 +613,13 @@ Value index_fill_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("index_fill", a, {"input", "dim", "index", "value"}, 4);
   Tensor x = arg(b, 0, "index_fill", "input");
   const int64_t dim = dim_arg(b, 1, x.dim(), "index_fill", 0);
-  Tensor index = integer_index(b[2], "index_fill", "index");
+  Tensor index = one_dim_index(b[2], "index_fill");
   const int64_t n = x.dim() == 0 ? 1 : x.sizes()[dim];
   IntList mask_shape(static_cast<size_t>(x.dim()), 1);
   if (x.dim() > 0) mask_shape[static_cast<size_t>(dim)] = n;
   Tensor mask;
   if (index_by_ops(index) && x.dim() > 0) {  // Note [Scatters a graph replays]
-    if (index.dim() > 1) fail(fn_arg("index_fill", "index") + " must be 1-D, got shape " + index.shape_str());
-    Tensor at = checked_positions(reshape(index, {-1}), n, dim);
+      Tensor at = checked_positions(reshape(index, {-1}), n, dim);
     Tensor hits = scatter_add(zeros({n}, DType::i64), 0, at, ones_like(at));
     mask = to_device(reshape(gt(hits, int_scalar_tensor(0)), mask_shape), x.device());
   } else {
