@@ -372,6 +372,8 @@ class ControlFlowBackward : public nabla::Node {
     ins_.clear();
     outs_.clear();
   }
+  const IrNode& forward() const { return fwd_; }
+  Tensor first_input() const { return ins_.empty() ? Tensor() : ins_[0].peek(); }
   TensorList apply(TensorList&& grads) override {
     if (ins_.empty()) throw Error(name() + ": its saved values were freed by an earlier backward (retain_graph)");
     TensorList ins, outs;
@@ -571,6 +573,13 @@ std::vector<size_t> with_draws_as_outputs(Node& n, std::vector<TensorMeta>& meta
 }
 
 }  // namespace
+
+const Node* control_flow_forward(const nabla::Node& n, Tensor* first_input) {
+  auto* backward = dynamic_cast<const ControlFlowBackward*>(&n);
+  if (!backward) return nullptr;
+  *first_input = backward->first_input();
+  return &backward->forward();
+}
 
 TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries,
                               LoopSaving saving) {

@@ -28,6 +28,10 @@
 
 #include "graph/ir.hpp"
 
+namespace nabla {
+struct Node;  // autograd/node.hpp
+}
+
 namespace nabla::graph {
 
 // How a control-flow node is differentiated (where grad mode is on and an input
@@ -58,6 +62,12 @@ enum class LoopSaving { costly, every, carries };
 // own (the stacked carries, and a scan's saved values); callers read the first ones.
 TensorList apply_control_flow(Node n, const TensorList& inputs, std::vector<TensorMeta> metas,
                               CarriesFor carries = CarriesFor::keep, LoopSaving saving = LoopSaving::costly);
+
+// The control-flow node behind autograd node n (a CondBackward, ScanBackward or
+// WhileLoopBackward), with its saved first input in *first_input (a cond's
+// predicate); null where n is another node (Note [Gradients a lowered branch may not
+// reach], graph/gradient_reach.hpp).
+const Node* control_flow_forward(const nabla::Node& n, Tensor* first_input);
 
 // A copy of t made outside the op table (no capture records it; wrapped numbers stay
 // wrapped): a region input that a capture binds, or a region constant replayed.

@@ -330,10 +330,13 @@ fn prepare(opt) {
 
 # One step of opt with grads (per parameter of opt.params, none where the loss does
 # not reach it) and hypers (each group's hyperparameter tensor); found_inf: the
-# scaler's (none without one).
+# scaler's (none without one); reached: per parameter, none, or a 0-dim f32 flag that
+# is 0 in a call whose loss does not reach it (Note [Gradients a lowered branch may not
+# reach], graph/gradient_reach.hpp): that call skips it, as eager's step skips a
+# parameter whose .grad is none.
 # Each group's gradients are made ready (negated to maximize) before its updates, so
 # that its rows follow one another and fuse_optimizer makes them one node.
-fn step(opt, grads, found_inf, hypers) {
+fn step(opt, grads, found_inf, hypers, reached) {
   let update = _updates[type(opt)]
   let i = 0
   no_grad {
@@ -342,12 +345,22 @@ fn step(opt, grads, found_inf, hypers) {
       let stepped = []
       for p in group["params"] {
         let g = grads[i]
-        if g != none { stepped.append([p, -g if "maximize" in group and group["maximize"] else g, opt.state[i]]) }
+        if g != none {
+          let ready = -g if "maximize" in group and group["maximize"] else g
+          stepped.append([p, ready, opt.state[i], _skip(found_inf, reached[i])])
+        }
         i = i + 1
       }
-      for (p, g, st) in stepped { update(p, g, st, group, hypers[k], found_inf) }
+      for (p, g, st, skip) in stepped { update(p, g, st, group, hypers[k], skip) }
     }
   }
+}
+
+# What skips one parameter's update: found_inf, or its gradient not reached.
+fn _skip(found_inf, reached) {
+  if reached == none { return found_inf }
+  let unreached = 1.0 - reached
+  return unreached if found_inf == none else maximum(found_inf, unreached)
 }
 
 # 1 where a gradient holds Inf or NaN, else 0, as a 0-dim f32 tensor computed on the

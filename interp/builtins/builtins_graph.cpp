@@ -17,6 +17,7 @@
 #include "autograd/transforms/levels.hpp"
 #include "graph/capture.hpp"
 #include "graph/executor.hpp"
+#include "graph/gradient_reach.hpp"
 #include "graph/memory_plan.hpp"
 #include "graph/pass_manager.hpp"
 #include "graph/replay.hpp"
@@ -250,19 +251,27 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
     if (outs[0].numel() != 1 || !loss_leads(cg.output_tree))
       throw Error("compile(train=true): the function's (first) result must be the scalar loss");
     Tensor loss = gm.step ? gm.step->loss_to_differentiate(ev, outs[0]) : outs[0];
+    TensorList reach = graph::gradient_reach(loss, targets);  // Note [Gradients a lowered branch may not reach]
     TensorList grads = grad({loss}, targets, {}, false, false, true);
     if (gm.step) {
-      TensorList stepped(targets.begin(), targets.begin() + static_cast<long>(bound_targets));
-      gm.step->record(ev, stepped, TensorList(grads.begin(), grads.begin() + static_cast<long>(bound_targets)));
+      auto first = [&](const TensorList& ts) { return TensorList(ts.begin(), ts.begin() + static_cast<long>(bound_targets)); };
+      TensorList stepped = first(targets);
+      gm.step->record(ev, stepped, first(grads), first(reach));
       cg.stepped = stepped;  // Note [The optimizer inside the graph]
       bind_free_params();    // the optimizer's state, the learning rates, the scale
     }
+    TensorList flags;
     for (size_t k = gm.step ? bound_targets : 0; k < grads.size(); ++k)
       if (grads[k].defined()) {
         outs.push_back(grads[k]);
         cg.grad_targets.push_back(targets[k]);
         cg.grad_args.push_back(k < bound_targets ? -1 : target_args[k - bound_targets]);
+        cg.grad_reach.push_back(reach[k].defined() ? static_cast<int>(flags.size()) : -1);
+        if (reach[k].defined()) flags.push_back(reach[k]);
       }
+    for (int& at : cg.grad_reach)
+      if (at >= 0) at += static_cast<int>(outs.size());  // the flags follow the gradients
+    outs.insert(outs.end(), flags.begin(), flags.end());
   }
   cg.captured = cap.finish(outs);
   // An output that is a tensor from before the capture, returned as it is (fn(x) = x[0]
@@ -393,6 +402,8 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
   TensorList outs = graph::run_replayed(cg.graph, graph_args(cg, args), cg.replay);
   for (size_t k = 0; k < cg.grad_targets.size(); ++k) {
     const Tensor& g = outs[cg.forward_outputs + k];
+    int reach = cg.grad_reach[k];  // Note [Gradients a lowered branch may not reach]
+    if (reach >= 0 && outs[static_cast<size_t>(reach)].item() == 0.0) continue;
     if (cg.grad_args[k] >= 0) {  // Note [Arguments that require grad in a training step]
       backward({args[static_cast<size_t>(cg.grad_args[k])].t}, {g}, false, false);
       continue;

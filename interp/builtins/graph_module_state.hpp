@@ -69,6 +69,9 @@ struct CompiledGraph {
   // train mode: for each gradient output, the argument it is of (-1: grad_targets' tensor;
   // Note [Arguments that require grad in a training step], builtins_graph.cpp)
   std::vector<int> grad_args;
+  // train mode: for each gradient output, the output holding its reach flag, or -1 where
+  // it is always reached (Note [Gradients a lowered branch may not reach])
+  std::vector<int> grad_reach;
   std::vector<Tensor> stepped;       // optimizer=: the parameters the step updates (Note [The step's zero_grad])
   std::vector<graph::PassRecord> records;
   std::vector<graph::CaptureProblem> problems;  // what the capture could not record (graph_for throws them)

@@ -158,14 +158,18 @@ Tensor GraphStep::loss_to_differentiate(Evaluator& ev, const Tensor& loss) {
   return mul(loss, as_tensor(ev.get_attr(scaler_, "_scale"), "compile(scaler=)"));
 }
 
-void GraphStep::record(Evaluator& ev, const TensorList& targets, const TensorList& grads) {
+void GraphStep::record(Evaluator& ev, const TensorList& targets, const TensorList& grads, const TensorList& reach) {
   NoGradGuard no_grad;
-  std::vector<Value> per_param;
+  std::vector<Value> per_param, reached;
   for (const Value& p : items(ev.get_attr(optimizer_, "params"))) {
-    Value g;
+    Value g, r;
     for (size_t k = 0; k < targets.size(); ++k)
-      if (grads[k].defined() && p.tag == Tag::Tensor && targets[k].is_same(p.t)) g = Value::tensor(grads[k]);
+      if (grads[k].defined() && p.tag == Tag::Tensor && targets[k].is_same(p.t)) {
+        g = Value::tensor(grads[k]);
+        if (reach[k].defined()) r = Value::tensor(reach[k]);
+      }
     per_param.push_back(g);
+    reached.push_back(r);
   }
   Value gradients = make_list(std::move(per_param));
   Value found_inf;
@@ -176,7 +180,7 @@ void GraphStep::record(Evaluator& ev, const TensorList& targets, const TensorLis
   }
   std::vector<Value> hypers;
   for (const Tensor& h : hypers_) hypers.push_back(Value::tensor(h));
-  call(ev, "step", {optimizer_, gradients, found_inf, make_list(std::move(hypers))});
+  call(ev, "step", {optimizer_, gradients, found_inf, make_list(std::move(hypers)), make_list(std::move(reached))});
   if (!scaler_.is_none()) {
     CallArgs update;
     update.pos = {found_inf};

@@ -23,9 +23,11 @@ class GraphStep {
   // While capturing: the loss to differentiate (loss * scale with a scaler).
   Tensor loss_to_differentiate(Evaluator& ev, const Tensor& loss);
   // While capturing, with the gradient of each target (undefined where the loss does
-  // not reach it): the scaler's unscale and Inf/NaN check, one optimizer row per
-  // parameter, the scale's update. Recorded as graph nodes.
-  void record(Evaluator& ev, const TensorList& targets, const TensorList& grads);
+  // not reach it) and its reach flag (undefined where always reached; Note [Gradients
+  // a lowered branch may not reach]): the scaler's unscale and Inf/NaN check, one
+  // optimizer row per parameter, skipped in a call that does not reach it, the scale's
+  // update. Recorded as graph nodes.
+  void record(Evaluator& ev, const TensorList& targets, const TensorList& grads, const TensorList& reach);
   // Before each call: the groups' current hyperparameters (lr, betas, eps, weight
   // decay, momentum, dampening, alpha, lr_decay, momentum_decay) into their tensors (those that changed), so a
   // scheduler's changes reach a graph that reads them.

@@ -1,0 +1,175 @@
+// Note [Gradients a lowered branch may not reach] (graph/gradient_reach.hpp).
+#include "graph/gradient_reach.hpp"
+
+#include <unordered_map>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/node.hpp"
+#include "autograd/op_table.hpp"
+#include "autograd/ops.hpp"
+#include "graph/control_flow.hpp"
+#include "graph/control_flow_grad.hpp"
+#include "graph/ir.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+// When the loss's gradient reaches a slot: always, never, or where `flag` (0-dim f32,
+// 0 or 1) is 1.
+struct Reach {
+  bool always = false;
+  Tensor flag;
+  bool never() const { return !always && !flag.defined(); }
+};
+
+const Reach kAlways{true, Tensor()};
+
+Reach either(const Reach& a, const Reach& b) {
+  if (a.always || b.never()) return a;
+  if (b.always || a.never()) return b;
+  return {false, maximum(a.flag, b.flag)};
+}
+
+Reach both(const Reach& a, const Reach& b) {
+  if (a.never() || b.never()) return {};
+  if (a.always) return b;
+  if (b.always) return a;
+  return {false, a.flag * b.flag};
+}
+
+// Whether the gradient of region input k reaches region output j, for each (k, j): a
+// value carries a param's gradient when an op with a backward computes it from one
+// that does (a nested control-flow node from any of its inputs).
+std::vector<std::vector<bool>> region_carries(const Graph& region) {
+  std::vector<int> params = region_params(region);
+  std::vector<std::vector<bool>> carries(params.size(), std::vector<bool>(region.outputs.size(), false));
+  for (size_t k = 0; k < params.size(); ++k) {
+    std::vector<bool> carried(region.values.size(), false);
+    carried[static_cast<size_t>(params[k])] = true;
+    for (const Node& n : region.nodes) {
+      bool from_input = false;
+      for (int id : n.inputs) from_input |= id >= 0 && carried[static_cast<size_t>(id)];
+      if (!from_input) continue;
+      const OpDef* def = Graph::table_op(n);
+      if (def && !def->backward) continue;
+      for (size_t o = 0; o < n.outputs.size(); ++o) {
+        bool nondiff = def && o < 32 && ((def->nondiff_outputs >> o) & 1u);
+        if (!nondiff && is_floating(region.value(n.outputs[o]).meta.dtype)) carried[static_cast<size_t>(n.outputs[o])] = true;
+      }
+    }
+    for (size_t j = 0; j < region.outputs.size(); ++j) carries[k][j] = carried[static_cast<size_t>(region.outputs[j])];
+  }
+  return carries;
+}
+
+// The reach a cond's operand k gets from its outputs' reach `out`: through each side
+// that carries its gradient to output j, where that side is taken.
+Reach operand_reach(const std::vector<std::vector<std::vector<bool>>>& sides, const Reach side_taken[2], size_t k,
+                    const std::vector<Reach>& out) {
+  Reach r;
+  for (size_t j = 0; j < out.size(); ++j) {
+    bool then_side = sides[0][k][j], else_side = sides[1][k][j];
+    if (then_side && else_side) r = either(r, out[j]);
+    else if (then_side || else_side) r = either(r, both(out[j], side_taken[then_side ? 0 : 1]));
+  }
+  return r;
+}
+
+// The reach each next edge of cond backward `node` gets, its outputs reaching as `out`.
+std::vector<Reach> cond_edges(const nabla::Node& node, const Node& cond, const Tensor& pred, const std::vector<Reach>& out) {
+  std::vector<std::vector<std::vector<bool>>> sides = {region_carries(*cond.regions[0]), region_carries(*cond.regions[1])};
+  Tensor taken = to_dtype(ne(pred, zeros_like(pred)), DType::f32);
+  Reach side_taken[2] = {{false, taken}, {false, ones_like(taken) - taken}};
+  std::vector<Reach> edges(node.next_edges.size());
+  Reach any;
+  for (const Reach& r : out) any = either(any, r);
+  if (!edges.empty()) edges[0] = any;  // the predicate (it carries no gradient)
+  for (size_t i = 1; i < edges.size(); ++i)
+    if (i - 1 < sides[0].size()) edges[i] = operand_reach(sides, side_taken, i - 1, out);
+  return edges;
+}
+
+// Whether a loop node runs no step (then no gradient goes through it).
+bool runs_no_step(const Node& loop) {
+  if (loop.kind == NodeKind::scan) return control_layout(loop).length == 0;
+  return loop.attrs.has("trips") && loop.attrs.i("trips") == 0;
+}
+
+class ReachWalk {
+ public:
+  // The slots reached from root edge `root` (the loss's), each node once its inputs'
+  // contributions are all in (the nodes in topological order, as the engine runs them).
+  explicit ReachWalk(const Edge& root) {
+    count_inputs(root.fn.get());
+    deliver(root, kAlways);
+    std::vector<nabla::Node*> ready{root.fn.get()};
+    while (!ready.empty()) {
+      nabla::Node* n = ready.back();
+      ready.pop_back();
+      std::vector<Reach> edges = edges_of(*n, slots_[n]);
+      for (size_t i = 0; i < n->next_edges.size(); ++i) {
+        const Edge& e = n->next_edges[i];
+        if (!e.valid()) continue;
+        deliver(e, edges[i]);
+        if (--pending_[e.fn.get()] == 0) ready.push_back(e.fn.get());
+      }
+    }
+  }
+
+  Reach at(const Edge& e) const {
+    auto it = slots_.find(e.fn.get());
+    return it == slots_.end() || e.input_nr >= it->second.size() ? Reach{} : it->second[e.input_nr];
+  }
+
+ private:
+  void count_inputs(nabla::Node* root) {
+    std::vector<nabla::Node*> stack{root};
+    pending_[root] = 0;
+    while (!stack.empty()) {
+      nabla::Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next_edges) {
+        if (!e.valid()) continue;
+        auto [it, fresh] = pending_.try_emplace(e.fn.get(), 0);
+        ++it->second;
+        if (fresh) stack.push_back(e.fn.get());
+      }
+    }
+  }
+
+  void deliver(const Edge& e, const Reach& r) {
+    std::vector<Reach>& slots = slots_[e.fn.get()];
+    if (slots.size() <= e.input_nr) slots.resize(e.input_nr + 1);
+    slots[e.input_nr] = either(slots[e.input_nr], r);
+  }
+
+  static std::vector<Reach> edges_of(const nabla::Node& n, const std::vector<Reach>& out) {
+    Tensor first_input;
+    const Node* forward = control_flow_forward(n, &first_input);
+    if (forward && forward->kind == NodeKind::cond && first_input.defined()) return cond_edges(n, *forward, first_input, out);
+    Reach any;
+    for (const Reach& r : out) any = either(any, r);
+    if (forward && runs_no_step(*forward)) any = {};
+    return std::vector<Reach>(n.next_edges.size(), any);
+  }
+
+  std::unordered_map<nabla::Node*, size_t> pending_;
+  std::unordered_map<nabla::Node*, std::vector<Reach>> slots_;
+};
+
+}  // namespace
+
+TensorList gradient_reach(const Tensor& loss, const TensorList& targets) {
+  TensorList flags(targets.size());
+  if (!loss.requires_grad()) return flags;
+  NoGradGuard no_grad;
+  ReachWalk walk(gradient_edge(loss));
+  for (size_t k = 0; k < targets.size(); ++k) {
+    Reach r = walk.at(gradient_edge(targets[k]));
+    if (!r.always) flags[k] = r.flag.defined() ? r.flag : zeros({}, DType::f32, loss.device());
+  }
+  return flags;
+}
+
+}  // namespace nabla::graph
