@@ -600,37 +600,6 @@ Value render_autograd_builtin(Evaluator& ev, CallArgs& a) {
   return Value();
 }
 
-// The `training` flag of every module under a model, as it was (absent: never set),
-// put back on destruction: export_onnx runs a model in eval mode, as torch.onnx.export
-// does, and leaves each module as it found it.
-class TrainingFlags {
- public:
-  explicit TrainingFlags(const Value& model) {
-    if (model.tag != Tag::Instance) return;
-    for (const ModuleVisit& visit : walk_modules(model)) {
-      auto* inst = visit.module.as<InstanceObj>();
-      Field* f = inst->find("training");
-      saved_.push_back({visit.module, f != nullptr, f && truthy(f->value)});
-    }
-  }
-  ~TrainingFlags() {
-    for (const Saved& s : saved_) {
-      auto* inst = s.module.as<InstanceObj>();
-      if (s.present) inst->find("training")->value = Value::boolean(s.value);
-      else std::erase_if(inst->fields, [](const auto& f) { return f.name == "training"; });
-    }
-  }
-  TrainingFlags(const TrainingFlags&) = delete;
-  TrainingFlags& operator=(const TrainingFlags&) = delete;
-
- private:
-  struct Saved {
-    Value module;
-    bool present, value;
-  };
-  std::vector<Saved> saved_;
-};
-
 // export_onnx(model_or_fn, example_inputs, path): compile for inference on the example
 // inputs (a tensor or a list of them), run the default passes (BatchNorm folds into
 // its conv), write the graph as ONNX.

@@ -221,4 +221,21 @@ const Tensor* resolve_key(const Value& model, const std::string& key) {
   }
 }
 
+TrainingFlags::TrainingFlags(const Value& model) {
+  if (model.tag != Tag::Instance) return;
+  for (const ModuleVisit& visit : walk_modules(model)) {
+    auto* inst = visit.module.as<InstanceObj>();
+    Field* f = inst->find("training");
+    saved_.push_back({visit.module, f != nullptr, f && truthy(f->value)});
+  }
+}
+
+TrainingFlags::~TrainingFlags() {
+  for (const Saved& s : saved_) {
+    auto* inst = s.module.as<InstanceObj>();
+    if (s.present) inst->find("training")->value = Value::boolean(s.value);
+    else std::erase_if(inst->fields, [](const auto& f) { return f.name == "training"; });
+  }
+}
+
 }  // namespace nabla::interp

@@ -101,4 +101,22 @@ int64_t parameter_elements(const Value& root);
 // full and then as `Name(...)  # same module as PATH` (interp/models/module_print.cpp).
 std::string model_repr(const Value& model);
 
+// The `training` flag of every module under a model, as it was (absent: never set),
+// put back on destruction: export_onnx runs a model in eval mode, as torch.onnx.export
+// does, and leaves each module as it found it.
+class TrainingFlags {
+ public:
+  explicit TrainingFlags(const Value& model);
+  ~TrainingFlags();
+  TrainingFlags(const TrainingFlags&) = delete;
+  TrainingFlags& operator=(const TrainingFlags&) = delete;
+
+ private:
+  struct Saved {
+    Value module;
+    bool present, value;
+  };
+  std::vector<Saved> saved_;
+};
+
 }  // namespace nabla::interp
