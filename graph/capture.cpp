@@ -145,6 +145,24 @@ bool Capture::fixed(int id) const {
   return true;
 }
 
+int Capture::offset_base(int id) const {
+  for (;;) {
+    const Value& v = graph_.value(id);
+    if (v.kind != ValueKind::op) return id;
+    const Node& n = graph_.nodes[static_cast<size_t>(v.node)];
+    if (n.kind != NodeKind::table || (n.op != OpId::add && n.op != OpId::sub) || n.inputs.size() != 2) return id;
+    const bool first = fixed(n.inputs[0]), second = fixed(n.inputs[1]);
+    if (second && !first) id = n.inputs[0];                           // t + k, t - k
+    else if (first && !second && n.op == OpId::add) id = n.inputs[1];  // k + t
+    else return id;
+  }
+}
+
+bool Capture::fixed_distance(const Tensor& start, const Tensor& stop) {
+  const int a = value_of(start), b = value_of(stop);
+  return a >= 0 && b >= 0 && offset_base(a) == offset_base(b);
+}
+
 void Capture::on_value_read(const Tensor& t, const std::string& what) {
   int id = known_or_base(t);
   // Fixed values are the same at every call, so reading them is fine; anything else

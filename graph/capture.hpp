@@ -11,6 +11,7 @@
 // cannot be replayed by a graph: those are collected as problems, each with its DSL
 // line.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -75,9 +76,16 @@ class Capture : public OpObserver {
   // `gathered` holds what eager's view of `of` would (x[i] with a 0-dim tensor i, taken
   // by ops so that it replays for any i): a write into it, or a read of it after `of` is
   // written, would differ from eager's view, so each is a problem (Note [A view taken
-  // with a tensor index], graph/capture_writes.cpp).
-  void dynamic_view(const Tensor& gathered, const Tensor& of);
+  // with a tensor index], graph/capture_writes.cpp). `view`: what the program holds (the
+  // gathered tensor or a view of it); a write that covers all of it is a write into `of`
+  // at the same positions, which `write_through(value)` makes by ops.
+  void dynamic_view(const Tensor& gathered, const Tensor& of, const Tensor& view = Tensor(),
+                    std::function<void(const Tensor&)> write_through = {});
   bool alias_read(const Tensor& copy) const;
+  // Whether stop - start is the same at every call: each is the same value plus or
+  // minus numbers fixed in the graph (t and t + 3, i - 1 and i + w with w a number).
+  // Note [A window a graph replays], interp/values/indexing.cpp.
+  bool fixed_distance(const Tensor& start, const Tensor& stop);
   // finish() for a region capture: the region's graph; its problems become the
   // parent's, and a tensor made inside it that the parent later reads is a problem
   // (it escaped the region other than as one of its outputs).
@@ -104,6 +112,7 @@ class Capture : public OpObserver {
   void finish_graph(const TensorList& outputs);  // finish() but for verifying
   std::string describe(int id) const;
   bool fixed(int id) const;
+  int offset_base(int id) const;  // id less the fixed numbers added to or taken from it
   void keep_before_write(const Tensor& t);
   void restore_writes();
   // Note [Functional writes] (graph/capture_writes.cpp): in-place writes into tensors
@@ -156,7 +165,10 @@ class Capture : public OpObserver {
     Tensor of;
     uint64_t version = 0;  // of's functional writes when it was taken
     bool reported = false;
+    Tensor view;
+    std::function<void(const Tensor&)> write_through;
   };
+  bool wrote_through(DynamicView& d, const Tensor& dst, const Tensor& src, const std::string& what);
   std::unordered_map<const Storage*, DynamicView> dynamic_;
   uint64_t writes_into(const Tensor& t) const;
   void check_dynamic_read(const Tensor& t);

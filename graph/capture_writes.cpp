@@ -249,8 +249,34 @@ bool Capture::alias_read(const Tensor& copy) const {
 // v`, `x[i].zero_()`) would not reach x, and a read of it after a write into x would
 // not see the write. Reads before, and writes through x itself (`x[i, j] = v`), are
 // what most programs do, and replay exactly.
-void Capture::dynamic_view(const Tensor& gathered, const Tensor& of) {
-  dynamic_[gathered.storage().get()] = DynamicView{of, writes_into(of), false};
+void Capture::dynamic_view(const Tensor& gathered, const Tensor& of, const Tensor& view,
+                           std::function<void(const Tensor&)> write_through) {
+  dynamic_[gathered.storage().get()] = DynamicView{of, writes_into(of), false, view, std::move(write_through)};
+}
+
+// Note [A write through a view taken with a tensor index]
+// `out[t].copy_(h)`, `self.buf[t].add_(h)`, `y[t:t+2].zero_()` with t traced: a write
+// that covers all of what x[t] gave is, as in eager, a write into x at x[t]'s positions:
+// the indexing code hands over how to make it (put_indexed with the same positions, by
+// ops, Note [An index a graph replays]), and it runs here, recorded, so that x's value
+// (and its eager memory) takes the write; the taken copy takes it too, as a functional
+// write, and stays current. A write into part of it (x[t][1:3] = v) is still a problem.
+// With gradients, eager refuses a write into a view of a tensor that requires grad, and
+// so does this for x itself and for a parameter a region's copy x stands for. (A region's
+// copy of another variable does not require grad, and the variable's own flag may come
+// from a node whose outputs all require grad once an operand does: there the write is
+// made, as PyTorch makes it, where eager refuses.)
+bool Capture::wrote_through(DynamicView& d, const Tensor& dst, const Tensor& src, const std::string& what) {
+  if (!d.write_through || !d.view.defined() || !same_layout(dst, d.view)) return false;
+  bool needs_grad = d.of.requires_grad();
+  for (const auto& [mem, a] : aliased_)
+    needs_grad = needs_grad || (a.copy.storage() == d.of.storage() && a.outer.requires_grad() && a.outer.is_leaf());
+  if (grad_enabled() && needs_grad)
+    throw Error(what + ": in-place writes into a view of a tensor that requires grad are not supported; clone() it first");
+  ObservedBy observed(this);
+  d.write_through(src);
+  d.version = writes_into(d.of);
+  return true;
 }
 
 uint64_t Capture::writes_into(const Tensor& t) const {
@@ -329,10 +355,10 @@ std::string Capture::refusal(const Tensor& dst, const Tensor& base, const std::s
 //  - anything else (a caller's argument, a view with no whole tensor known, an outer
 //    tensor written inside a lowered region) is a capture problem that names the write.
 void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) {
-  if (dynamic_.count(dst.storage().get())) {  // Note [A view taken with a tensor index]
-    problems_.push_back({what + " writes into a part of a tensor taken with a tensor index (x[i][j] = v, x[i].zero_(), "
+  if (auto d = dynamic_.find(dst.storage().get()); d != dynamic_.end() && !wrote_through(d->second, dst, src, what)) {
+    problems_.push_back({what + " writes into a part of a tensor taken with a tensor index (x[i][1:3] = v, "
                                 "i a 0-dim tensor): in eager that is a view of x, in a graph a copy taken for any i, so "
-                                "the write would not reach x: index x once (x[i, j] = v, x[i] = ...)",
+                                "the write would not reach x: index x once (x[i, 1:3] = v, x[i] = ...)",
                          current_origin()});
     return;
   }

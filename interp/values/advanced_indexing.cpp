@@ -30,6 +30,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "autograd/transforms/levels.hpp"
+#include "graph/capture.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/values/advanced_indexing.hpp"
 
@@ -148,6 +149,70 @@ Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv) {
   for (int64_t k = 0; k < nb; ++k) back.push_back(k);
   for (int64_t k = nb + first; k < static_cast<int64_t>(shape.size()); ++k) back.push_back(k);
   return permute(r, IntList(back.begin(), back.end()));
+}
+
+// Note [A window a graph replays]
+// `x[t:t+w]`, `x[:, i-1:i+2]` or `x.narrow(0, t, w)` with t a 0-dim tensor that a capture
+// traces (a lowered loop's step, a counter a while_loop carries, an argument): reading t's
+// value would bake it into the graph, so the window was refused and a loop around it
+// unrolled. When its length is the same at every call (the stop is the start plus or
+// minus numbers fixed in the graph, graph::Capture::fixed_distance; narrow's length is a
+// number), the window is an index_select of positions made by ops, start + arange(w),
+// as lax.dynamic_slice takes a traced start with a static size:
+//  - a slice's bounds are read as eager reads them: negative from the end, then
+//    clamped to [0, n]; narrow's start from the end when negative;
+//  - its gradient is index_select's, the gradient scattered into zeros at the window;
+//  - an assignment through it (y[t:t+w] = v) writes those positions (put_indexed, Note
+//    [An index a graph replays]); a write into the taken window (y[t:t+w].zero_()) is
+//    refused, as for y[i] (Note [A view taken with a tensor index]);
+//  - where eager's window would not have w elements at a replay (x[3:6] of 5 rows has 2;
+//    narrow fails there), the graph cannot change its shape: the positions are n, and
+//    the replay fails with index_select's out-of-bounds error instead of other values.
+// A slice whose length depends on a bound's value (y[i:], y[:i], y[i:2*i]) stays a value
+// read, refused at its line (a loop around it unrolls, and explain() says why).
+namespace {
+
+Tensor bound_from_end(const Tensor& b, int64_t n) {
+  Tensor i = to_dtype(reshape(to_device(b, cpu_device()), {}), DType::i64);
+  return where(lt(i, int_scalar_tensor(0)), add(i, int_scalar_tensor(n)), i);
+}
+
+Tensor clamped(const Tensor& i, int64_t n) { return maximum(minimum(i, int_scalar_tensor(n)), int_scalar_tensor(0)); }
+
+}  // namespace
+
+Tensor window_positions(const Tensor& start, const Tensor& stop, int64_t length, int64_t n) {
+  Tensor from = bound_from_end(start, n), fits;
+  if (stop.defined()) {
+    from = clamped(from, n);
+    fits = eq(sub(clamped(bound_from_end(stop, n), n), from), int_scalar_tensor(length));
+  } else {
+    fits = eq(clamped(from, n - length), from);  // 0 <= from <= n - length
+  }
+  Tensor at = add(arange(length, DType::i64), from);
+  return where(fits, at, int_scalar_tensor(n));
+}
+
+std::function<void(const Tensor&)> write_through(const Tensor& x, int64_t dim, const Tensor& at, bool one) {
+  return [x, dim, at, one](const Tensor& value) {
+    put_indexed(x, value, [&](const Tensor& positions) {
+      Tensor taken = index_select(positions, dim, to_device(at, positions.device()));
+      return one ? select(taken, dim, 0) : taken;
+    }, true);
+  };
+}
+
+Tensor narrow_window(const Tensor& x, int64_t dim, const Tensor& start, int64_t length) {
+  auto* capture = dynamic_cast<graph::Capture*>(op_observer());
+  if (!capture || start.dim() != 0 || is_floating(start.dtype()) || start.dtype() == DType::b8 ||
+      !capture->traced(start) || length < 0)
+    return Tensor();
+  const int64_t n = x.size(dim), s = start.item_int(), from = s < 0 ? s + n : s;
+  if (from < 0 || from > n || length > n - from) return Tensor();  // eager's error, now
+  Tensor at = window_positions(start, Tensor(), length, x.size(dim));
+  Tensor gathered = index_select(x, dim, to_device(at, x.device()));
+  capture->dynamic_view(gathered, x, gathered, write_through(x, dim, at, false));  // Note [A view taken with a tensor index]
+  return gathered;
 }
 
 Tensor drop_leading_ones(const Tensor& value, int64_t dims) {

@@ -20,6 +20,21 @@ struct AdvancedIndex {
 // a graph replays it for other values (and checks their range as it replays).
 Tensor checked_positions(const Tensor& index, int64_t n, int64_t dim);
 
+// Note [A window a graph replays] (advanced_indexing.cpp): the positions, along a dim of
+// size n, of the `length` elements from `start` (a 0-dim integer tensor a capture traces),
+// made by ops. With `stop` (a slice start:stop whose stop - start is fixed): Python's
+// slice bounds; without (narrow): start counted from the end when negative. Where eager's
+// window would not be `length` elements, they are n, which index_select refuses.
+Tensor window_positions(const Tensor& start, const Tensor& stop, int64_t length, int64_t n);
+// Note [A write through a view taken with a tensor index] (graph/capture_writes.cpp):
+// how a write into index_select(x, dim, at) (then selected at 0 along dim when `one`)
+// reaches x: put_indexed at those positions.
+std::function<void(const Tensor&)> write_through(const Tensor& x, int64_t dim, const Tensor& at, bool one);
+
+// x.narrow(dim, start, length) with `start` a 0-dim integer tensor a graph capture
+// traces, as an index_select of its window; undefined when start is not one.
+Tensor narrow_window(const Tensor& x, int64_t dim, const Tensor& start, int64_t length);
+
 // x indexed by every one of `adv` at once (PyTorch's rule for where their shape goes).
 Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv);
 

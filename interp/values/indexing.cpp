@@ -41,7 +41,10 @@ int64_t index_int(const Value& v, const char* what) {
   if (v.tag == Tag::Int) return v.i;
   if (v.tag == Tag::Bool) return v.b;
   if (v.tag == Tag::Tensor && v.t.numel() == 1 && !is_floating(v.t.dtype()) && v.t.dim() == 0) {
-    notify_value_read(v.t, "an index");  // a graph capture cannot replay a number read from a tensor
+    // a graph capture cannot replay a number read from a tensor (Note [A window a graph replays])
+    notify_value_read(v.t, std::string(what) == "slice" ? "a slice whose length depends on a tensor bound's value (y[i:], "
+                                                          "y[:i]; a window y[i:i+k] with a fixed k replays)"
+                                                        : "an index");
     return v.t.item_int();
   }
   fail(std::string(what) + " indices must be integers or slices, not " + type_name(v));
@@ -78,6 +81,37 @@ static void slice_bounds(const Value& sl, int64_t n, int64_t* start, int64_t* st
     *start = std::min(*start, n - 1);
     if (*start < -1) *start = -1;
   }
+}
+
+// Note [A window a graph replays] (advanced_indexing.cpp): whether a bound of slice sl is
+// an integer tensor a graph capture traces.
+static bool traced_bound(const Value& sl) {
+  auto* capture = dynamic_cast<graph::Capture*>(op_observer());
+  if (!capture) return false;
+  for (size_t k = 0; k < 2; ++k) {
+    const Value& b = sl.as<ObjectObj>()->attrs[k].second;
+    if (b.tag == Tag::Tensor && b.t.dim() == 0 && !is_floating(b.t.dtype()) && b.t.dtype() != DType::b8 &&
+        capture->traced(b.t))
+      return true;
+  }
+  return false;
+}
+
+// The positions along a dim of size n that slice sl takes, when a bound is traced and the
+// slice's length is fixed (its stop - start the same at every call, and eager's window
+// that long now); else undefined, and the caller reads the bounds as numbers.
+static Tensor window_of(const Value& sl, int64_t n) {
+  if (!traced_bound(sl)) return Tensor();
+  auto* o = sl.as<ObjectObj>();
+  const Value &a = o->attrs[0].second, &b = o->attrs[1].second, &c = o->attrs[2].second;
+  if (!(c.is_none() || (c.tag == Tag::Int && c.i == 1)) || a.tag != Tag::Tensor || b.tag != Tag::Tensor) return Tensor();
+  if (is_floating(a.t.dtype()) || is_floating(b.t.dtype()) ||
+      !dynamic_cast<graph::Capture*>(op_observer())->fixed_distance(a.t, b.t))
+    return Tensor();
+  const int64_t start = a.t.item_int(), stop = b.t.item_int(), length = stop - start;
+  auto python_bound = [n](int64_t i) { return std::min(std::max<int64_t>(i < 0 ? i + n : i, 0), n); };
+  if (length <= 0 || python_bound(stop) - python_bound(start) != length) return Tensor();
+  return window_positions(a.t, b.t, length, n);
 }
 
 static std::vector<int64_t> slice_positions(const Value& sl, int64_t n) {
@@ -189,6 +223,13 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
       // after the ellipsis consume `consumed` of the latter.
       dim += x.dim() - dim - consumed;
       continue;
+    } else if (Tensor at = is_slice(v) && dim < x.dim() ? window_of(v, x.size(dim)) : Tensor(); at.defined()) {
+      Tensor gathered = index_select(x, dim, to_device(at, x.device()));  // Note [A window a graph replays]
+      if (auto* capture = dynamic_cast<graph::Capture*>(op_observer()))
+        capture->dynamic_view(gathered, x, gathered, write_through(x, dim, at, false));
+      x = gathered;
+      ++dim;
+      --consumed;
     } else if (is_slice(v)) {
       int64_t n = x.size(dim);
       int64_t start, stop, step;
@@ -223,9 +264,10 @@ Tensor index_tensor(const Tensor& x0, const std::vector<Value>& idx) {
           Tensor at = to_dtype(reshape(t, {1}), DType::i64);
           at = where(lt(at, int_scalar_tensor(0)), add(at, int_scalar_tensor(n)), at);
           Tensor gathered = index_select(x, dim, to_device(at, x.device()));
-          if (auto* capture = dynamic_cast<graph::Capture*>(op_observer()))
-            capture->dynamic_view(gathered, x);  // Note [A view taken with a tensor index]
-          x = select(gathered, dim, 0);
+          Tensor taken = select(gathered, dim, 0);
+          if (auto* capture = dynamic_cast<graph::Capture*>(op_observer()))  // Note [A view taken with a tensor index]
+            capture->dynamic_view(gathered, x, taken, write_through(x, dim, at, true));
+          x = taken;
         } else {
           notify_value_read(t, "an index");
           x = select(x, dim, wrap_index(i, x.size(dim), "tensor dim"));
@@ -354,6 +396,7 @@ int64_t step_index_dim(const Tensor& x, const std::vector<Value>& idx) {
       continue;
     }
     if (d >= x.dim()) return -1;
+    if (is_slice(v) && traced_bound(v)) return -1;  // a window (Note [A window a graph replays])
     if (is_slice(v)) {
       int64_t start, stop, step;
       slice_bounds(v, x.size(d), &start, &stop, &step);
@@ -500,8 +543,9 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
     }
     case Tag::Tensor: {
       Tensor x = obj.t;
-      bool has_tensor_index = false;
+      bool has_tensor_index = false, has_window = false;
       for (auto& i : idx) has_tensor_index |= is_index_tensor(i);
+      for (auto& i : idx) has_window |= is_slice(i) && traced_bound(i);
       // A number must fit (Note [A number into a dtype]); a tensor is copied with a cast, as
       // PyTorch's index assignment does (and reading its value would stop a graph capture).
       if (v.tag != Tag::Tensor) check_fits_dtype(v, x.dtype(), "tensor assignment");
@@ -535,6 +579,10 @@ void assign_index(Evaluator& ev, const Value& obj, const std::vector<Value>& idx
         }
         if (put_at_step(x, idx, src) || put_through_mask(x, idx, src)) return;
         put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); }, names_each_once(idx));
+        return;
+      }
+      if (has_window) {  // Note [A window a graph replays]: the positions it takes, by ops
+        put_indexed(x, src, [&](const Tensor& positions) { return index_tensor(positions, idx); }, true);
         return;
       }
       // With gradients, x's history must take the write: a copy_ into the view would

@@ -48,18 +48,32 @@ test "select, narrow, roll and select().copy_ with the step's i: each step's own
   }
 }
 
-fn narrow_arg(x, k) = x.narrow(0, k, 2).sum()
+fn narrow_arg(x, k) = x.narrow(0, 0, k).sum()
+fn narrow_start(x, k) = x.narrow(0, k, 2).sum()
 
 test "a tensor argument read as an int at the top level is a capture error, not a baked constant" {
   expect_error(fn() = compile(narrow_arg, randn([4], dtype=f64), tensor(1)), "narrow")
   expect_error(fn() = compile(narrow_arg, randn([4], dtype=f64), tensor(1)), "cannot replay")
+  # a start with a fixed length replays (Note [A window a graph replays])
+  let x = randn([4], dtype=f64)
+  let gm = compile(narrow_start, x, tensor(1))
+  for k in [0, 2, -2] {
+    same(gm(x, tensor(k)), narrow_start(x, tensor(k)))
+  }
+  expect_error(fn() = gm(x, tensor(3)), "out of bounds")
 }
 
 # ---- Note [A view taken with a tensor index] (graph/capture_writes.cpp) ---------------
 
 fn chained(x, i, j) {
   let y = x.clone()
+  y[i][1:3] = 100.0
+  return y
+}
+fn chained_through(x, i, j) {
+  let y = x.clone()
   y[i][j] = 100.0
+  y[j - 1].add_(y[i] * 2.0)
   return y
 }
 fn stale(x, i) {
@@ -76,9 +90,14 @@ fn indexed(x, i, j) {
   return y, before
 }
 
-test "x[i][j] = v and a stale x[i] with tensor indices are refused; x[i, j] = v replays" {
+test "x[i][1:3] = v and a stale x[i] with tensor indices are refused; x[i, j] = v and x[i][j] = v replay" {
   let x = randn([3, 4], dtype=f64)
   expect_error(fn() = compile(chained, x, tensor(1), tensor(2)), "taken with a tensor index")
+  # Note [A write through a view taken with a tensor index]: a write covering all of x[i] reaches x
+  let gt = compile(chained_through, x, tensor(1), tensor(2))
+  for (i, j) in [(0, 0), (2, 3), (-1, -2), (1, 1)] {
+    same(gt(x, tensor(i), tensor(j)), chained_through(x, tensor(i), tensor(j)))
+  }
   expect_error(fn() = compile(stale, x, tensor(1)), "is read after a write into that tensor")
   let gm = compile(indexed, x, tensor(1), tensor(2))
   for (i, j) in [(0, 0), (2, 3), (-1, -2), (1, 1)] {

@@ -15,6 +15,7 @@
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
+#include "interp/values/advanced_indexing.hpp"
 
 namespace nabla::interp {
 
@@ -386,7 +387,10 @@ Value narrow_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("narrow", a, {"input", "dim", "start", "length"}, 4);
   Tensor x = arg(b, 0, "narrow", "input");
   const int64_t dim = wrap_dim(as_int(b[1], "narrow(): argument 'dim'"), x.dim(), "narrow");
-  int64_t start = as_int(b[2], "narrow(): argument 'start'"), length = as_int(b[3], "narrow(): argument 'length'");
+  const int64_t length = as_int(b[3], "narrow(): argument 'length'");
+  if (b[2].tag == Tag::Tensor)  // a start a graph replays (Note [A window a graph replays])
+    if (Tensor w = narrow_window(x, dim, b[2].t, length); w.defined()) return Value::tensor(w);
+  int64_t start = as_int(b[2], "narrow(): argument 'start'");
   const int64_t n = x.sizes()[dim], given = start;
   if (start < 0) start += n;
   // length > n - start, not start + length > n: a length near 2^63 wrapped past the check.

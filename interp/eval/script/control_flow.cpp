@@ -21,6 +21,7 @@
 #include "graph/control_flow.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/eval/script/exits.hpp"
+#include "interp/eval/script/field_writes.hpp"
 #include "interp/eval/script/regions.hpp"
 #include "interp/eval/script/row_writes.hpp"
 
@@ -36,12 +37,16 @@ Flow lower_if(Impl& im, const IfStmt& i, size_t k, const Tensor& condition) {
   Vars vars;
   for (size_t j = k; j < i.blocks.size(); ++j) assigned_in(im, i.blocks[j], vars);
   if (i.else_block) assigned_in(im, *i.else_block, vars);
+  Fields fields;  // Note [Fields written inside a lowered loop]
+  for (size_t j = k; j < i.blocks.size(); ++j) add_fields_written_in(im, i.blocks[j], fields);
+  if (i.else_block) add_fields_written_in(im, *i.else_block, fields);
   std::string origin = k == 0 ? i.span.where() : i.conds[k]->span.where();
   Vars outputs = lower_choice(
       im, predicate(condition), vars, origin, [&] { return im.exec_block(i.blocks[k]); },
-      [&] { return im.script_if(i, k + 1); });
+      [&] { return im.script_if(i, k + 1); }, &fields);
+  std::string written = fields.empty() ? "" : "; writes " + field_names(fields);
   im.ev.script->notes.push_back(origin + (k == 0 ? ": if" : ": elif") + " on a tensor -> cond (outputs: " +
-                                names_text(outputs) + ")");
+                                names_text(outputs) + written + ")");
   return Flow::Normal;
 }
 
@@ -52,8 +57,23 @@ Flow lower_if(Impl& im, const IfStmt& i, size_t k, const Tensor& condition) {
 struct Carried {
   Vars vars;
   std::vector<Value> trees;  // each variable's value before the loop
-  TensorList values;         // their tensors, in order
+  TensorList values;         // their tensors, in order, then the fields'
+  Fields fields;             // Note [Fields written inside a lowered loop]
+  TensorList field_copies;   // the region's copies of the fields' tensors (bind_carried)
 };
+
+size_t var_leaves(const Carried& c) { return c.values.size() - c.fields.size(); }
+
+void carry_fields(Carried& c, Fields fields) {
+  for (const Field& f : fields) c.values.push_back(f.tensor);
+  c.fields = std::move(fields);
+}
+
+// What a loop carries, for gm.explain(): "h, self.buf".
+std::string carried_text(const Carried& c) {
+  if (c.fields.empty()) return names_text(c.vars);
+  return c.vars.empty() ? field_names(c.fields) : names_text(c.vars) + ", " + field_names(c.fields);
+}
 
 // `vars`: what the body assigns, and the loop's break flag.
 Carried carried_of(Impl& im, const Vars& vars, const Name* except = nullptr) {
@@ -101,6 +121,7 @@ TensorList carried_after(Impl& im, const Carried& c, const char* loop) {
            c.vars[k]->id + "' is " + type_text(was) + " before the body and " + type_text(v) + " after it");
     tensor_leaves(v, out);
   }
+  out.insert(out.end(), c.field_copies.begin(), c.field_copies.end());
   return out;
 }
 
@@ -118,7 +139,7 @@ void store_results(Impl& im, const Carried& c, const TensorList& results) {
 
 // Each carried tensor as a region input; a variable holding several is named name.0, name.1, ...
 // Returns the region's copies, in order.
-TensorList bind_carried(Impl& im, Region& region, const Carried& c) {
+TensorList bind_carried(Impl& im, Region& region, Carried& c) {
   TensorList copies, outers, held;
   std::vector<size_t> written;  // the variables written in place, by their tensor's position
   size_t next = 0;
@@ -132,12 +153,17 @@ TensorList bind_carried(Impl& im, Region& region, const Carried& c) {
       copies.push_back(region.bind(c.values[next++], name));
     }
   }
+  for (const Field& f : c.fields) {  // Note [Fields written inside a lowered loop]
+    written.push_back(next);
+    copies.push_back(region.bind(c.values[next++], f.name));
+  }
   for (size_t at : written) {
     outers.push_back(c.values[at]);
     held.push_back(copies[at]);
   }
   region.alias(outers, held);  // Note [Aliases of a variable written in place]
   for (size_t j = 0; j < written.size(); ++j) copies[written[j]] = held[j];
+  c.field_copies.assign(copies.begin() + static_cast<long>(var_leaves(c)), copies.end());
   next = 0;
   for (size_t k = 0; k < c.vars.size(); ++k) im.store(loc(*c.vars[k]), rebuild(c.trees[k], copies, next));
   return copies;
@@ -174,6 +200,7 @@ void copy_written(Carried& c, const std::vector<bool>& in_place) {
     if (in_place[k]) c.values[next] = clone_tensor(c.values[next]);
     next += leaves.size();
   }
+  for (size_t j = var_leaves(c); j < c.values.size(); ++j) c.values[j] = clone_tensor(c.values[j]);
 }
 
 // The loop's results back into its variables, and into the tensors of those it wrote in place.
@@ -181,12 +208,13 @@ void store_loop_results(Impl& im, const Carried& c, const TensorList& results, c
   store_results(im, c, results);
   for (size_t k = 0; k < c.vars.size(); ++k)
     if (in_place[k]) write_back(im, *c.vars[k], c.trees[k]);
+  for (size_t j = 0; j < c.fields.size(); ++j) write_field(c.fields[j], results[var_leaves(c) + j]);
 }
 
 // ---- while --------------------------------------------------------------------------------
 
 // The condition of a while loop, captured as a region on the carried values.
-Value capture_condition(Impl& im, const WhileStmt& w, const Carried& c, std::unique_ptr<Region>& region) {
+Value capture_condition(Impl& im, const WhileStmt& w, Carried& c, std::unique_ptr<Region>& region) {
   region = std::make_unique<Region>(*im.ev.script, "cond");
   bind_carried(im, *region, c);
   region->start();
@@ -202,6 +230,7 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   Vars counters = promote_counters(im, vars);  // Note [Counters carried as tensors]
   std::vector<Value> before = load_all(im, vars);
   Carried c = carried_of(im, vars);
+  carry_fields(c, fields_written_in(im, w.body));
   Capture& outer = *im.ev.script->capture;
   std::unique_ptr<Region> cond_region;
   Value first = capture_condition(im, w, c, cond_region);
@@ -251,7 +280,7 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   if (flag) counters.erase(std::remove(counters.begin(), counters.end(), flag), counters.end());
   std::string counted = counters.empty() ? "" : "; " + names_text(counters) + " carried as 0-dim tensors";
   std::string breaks = flag ? "; a break sets (break), which ends the loop" : "";
-  im.ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + names_text(c.vars) + trips +
+  im.ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + carried_text(c) + trips +
                                 counted + breaks + ")");
   return Flow::Normal;
 }
@@ -324,7 +353,8 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   Vars vars = loop_vars(*this, w.body, flag);
   const std::vector<Value> before = load_all(*this, vars);
   std::unique_ptr<Region> cond_region;
-  Value first = capture_condition(*this, w, carried_of(*this, vars), cond_region);
+  Carried probe = carried_of(*this, vars);
+  Value first = capture_condition(*this, w, probe, cond_region);
   bool lowers = first.tag == Tag::Tensor && cond_region->capture().traced(first.t);
   cond_region.reset();
   store_all(*this, vars, before);
@@ -416,9 +446,10 @@ void extend_lists(Impl& im, const Appended& a, const TensorList& stacks) {
 // is the body (Note [Break and continue on a tensor condition]).
 Flow scan_step(Impl& im, const ForStmt& f, const Name* flag, const Vars& vars) {
   if (!flag) return run_lowered_step(im, f.body, nullptr);
+  Fields fields = fields_written_in(im, f.body);
   lower_choice(
       im, im.load(loc(*flag)).t, vars, f.span.where(), [] { return Flow::Normal; },
-      [&] { return run_lowered_step(im, f.body, flag); });
+      [&] { return run_lowered_step(im, f.body, flag); }, &fields);
   return Flow::Normal;
 }
 
@@ -447,12 +478,14 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   std::string origin = f.span.where();
   if (!xs.defined() || f.target.is_tuple() || xs.size(0) == 0) return std::nullopt;
   Vars vars = loop_vars(*this, f.body, flag);
-  RowWrites rows_kept = flag ? RowWrites{} : row_writes_in(*this, f, vars);  // Note [Rows written at a step's index]
+  Fields fields = fields_written_in(*this, f.body);  // Note [Fields written inside a lowered loop]
+  RowWrites rows_kept = flag ? RowWrites{} : row_writes_in(*this, f, vars, fields);  // Note [Rows written at a step's index]
   vars = without(vars, rows_kept.vars);
   if (flag) store(loc(*flag), Value::tensor(scalar_of(Value::boolean(false), DType::b8)));  // carried
   std::vector<Value> before = load_all(*this, vars);
   Value target_before = load(loc_of(&f.target));
   Carried c = carried_of(*this, vars);
+  carry_fields(c, fields);
   Appended lists = appended_in(*this, f.body);
   Capture& outer = *ev.script->capture;
   std::string why = flag && !lists.vars.empty() ? "its body appends to a list and may break" : "";
@@ -463,7 +496,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   bool retry = false;  // the step read a tensor it writes rows of: lowered again, carrying it
   if (why.empty()) {
     Region body(*ev.script, "body");
-    RowWritesScope keeping(*ev.script, rows_kept.vars.empty() ? nullptr : &rows_kept);
+    RowWritesScope keeping(*ev.script, rows_kept.names.empty() ? nullptr : &rows_kept);
     TensorList copies = bind_carried(*this, body, c);
     store(loc_of(&f.target), Value::tensor(body.bind(graph::row_view(xs, 0), f.target.name)));
     body.start();
@@ -474,7 +507,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
       if (why.empty() && !body.capture().problems().empty())
         why = "its body cannot be captured as one step (" + body.capture().problems()[0].what + ")";
       if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
-      retry = why.empty() && !rows_kept.vars.empty() && !rows_written(body, rows_kept, xs).empty();
+      retry = why.empty() && !rows_kept.names.empty() && !rows_written(body, rows_kept, xs).empty();
       if (retry) why = "lowered again";
       if (why.empty()) in_place = written_in_body(*this, body, c, copies, "a for loop over a range or rows");
       TensorList rows = take_appended(*this, lists, why);
@@ -523,8 +556,8 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   extend_lists(*this, lists, TensorList(results.begin() + lists_at, results.begin() + rows_at));
   write_rows(rows_kept, TensorList(results.begin() + rows_at, results.end()), xs);
   ev.script->notes.push_back(origin + ": for over " + std::to_string(xs.size(0)) + " rows -> scan (carries: " +
-                             names_text(c.vars) + (lists.vars.empty() ? "" : "; stacks: " + names_text(lists.vars)) +
-                             (rows_kept.vars.empty() ? "" : "; rows written: " + names_text(rows_kept.vars)) +
+                             carried_text(c) + (lists.vars.empty() ? "" : "; stacks: " + names_text(lists.vars)) +
+                             (rows_kept.names.empty() ? "" : "; rows written: " + rows_text(rows_kept)) +
                              (flag ? "; a break sets (break), and each later step passes its carries through" : "") + ")");
   return Flow::Normal;
 }

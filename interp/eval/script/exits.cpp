@@ -43,6 +43,7 @@
 // return inside a loop returns tensors (or tuples and lists of them): anything else
 // is an error.
 #include "interp/eval/script/exits.hpp"
+#include "interp/eval/script/field_writes.hpp"
 
 #include <optional>
 
@@ -174,6 +175,12 @@ struct Rest {
 
 Flow run_rest(Impl& im, const Rest* r, const Exits& x);
 
+// The fields the rest of a block writes in place (Note [Fields written inside a lowered loop]).
+Fields rest_fields(Impl& im, const Rest* r, Fields fields = {}) {
+  for (; r; r = r->next) add_fields_written_in(im, *r->block, fields, r->from);
+  return fields;
+}
+
 // A return in a loop step (Note [Returns inside a lowered loop]): the result goes into
 // (return), and (returned) and the loop's break flag are set.
 Flow returned_from_step(Impl& im, const Exits& x) {
@@ -244,9 +251,13 @@ Flow exit_if(Impl& im, const IfStmt& i, size_t k, const Rest& after, const Exits
   Value c = condition_value(im, cond);
   if (!traced(im, c)) return im.value_true(c, cond) ? branch(i.blocks[k]) : exit_if(im, i, k + 1, after, x);
   std::string origin = k == 0 ? i.span.where() : cond.span.where();
+  Fields fields;
+  for (size_t j = k; j < i.blocks.size(); ++j) add_fields_written_in(im, i.blocks[j], fields);
+  if (i.else_block) add_fields_written_in(im, *i.else_block, fields);
+  fields = rest_fields(im, &after, std::move(fields));
   Vars outputs = lower_choice(
       im, predicate(c.t), exit_if_vars(im, i, k, after, x), origin, [&] { return settle(im, branch(i.blocks[k]), x); },
-      [&] { return settle(im, exit_if(im, i, k + 1, after, x), x); });
+      [&] { return settle(im, exit_if(im, i, k + 1, after, x), x); }, &fields);
   std::string rest = x.loop ? "the rest of the step" : "the rest of the function";
   im.ev.script->notes.push_back(origin + (k == 0 ? ": if" : ": elif") + " on a tensor that may leave " +
                                 (x.loop ? "the step" : "the function") + " -> cond (outputs: " + names_text(outputs) +
@@ -266,13 +277,14 @@ Flow after_loop(Impl& im, const Stmt& loop, const Rest& after, const Exits& x) {
   for (const Rest* r = &after; r; r = r->next) assigned_in(im, *r->block, vars, r->from);
   add_exit_vars(x, vars);
   std::string origin = loop.span.where();
+  Fields fields = rest_fields(im, &after);
   Vars outputs = lower_choice(
       im, returned.t, vars, origin,
       [&] {
         im.ret = im.load(loc(*x.result));
         return settle(im, Flow::Return, x);
       },
-      [&] { return settle(im, run_rest(im, &after, x), x); });
+      [&] { return settle(im, run_rest(im, &after, x), x); }, &fields);
   im.ev.script->notes.push_back(origin + ": a loop that may return -> cond on (returned) after it (outputs: " +
                                 names_text(outputs) + "; the rest of the " + (x.loop ? "step" : "function") +
                                 " runs in its else-branch)");
@@ -400,9 +412,10 @@ Flow run_unrolled_step(Impl& im, const Block& body, const Name* flag) {
   Vars vars;
   assigned_in(im, body, vars);
   add_exit_vars(x, vars);
+  Fields fields = fields_written_in(im, body);
   lower_choice(
       im, im.load(loc(*flag)).t, vars, body.span.where(), [] { return Flow::Normal; },
-      [&] { return settle(im, run_rest(im, &r, x), x); });
+      [&] { return settle(im, run_rest(im, &r, x), x); }, &fields);
   return Flow::Normal;
 }
 

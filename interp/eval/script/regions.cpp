@@ -8,6 +8,7 @@
 #include "graph/control_flow.hpp"
 #include "graph/control_flow_grad.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/eval/script/field_writes.hpp"
 
 namespace nabla::interp::script {
 
@@ -49,10 +50,9 @@ bool view_method(const std::string& name) {
   return false;
 }
 
-// The variable under an index chain (out in out[i], out[:, i][j]), through views and
-// in-place methods that return their receiver (out.select(0, i), acc.mul_(0.5) in
-// acc.mul_(0.5).add_(x), out.T); none for a field (self.buf[i]) or an expression.
-const Name* indexed_variable(const Expr& e) {
+}  // namespace
+
+const Expr& written_root(const Expr& e) {
   const Expr* x = &e;
   for (;;) {
     if (x->kind == ExprKind::Index) {
@@ -63,35 +63,46 @@ const Name* indexed_variable(const Expr& e) {
       x = static_cast<const Attribute&>(*x).object.get();
     } else if (x->kind == ExprKind::Call && static_cast<const Call&>(*x).callee->kind == ExprKind::Attribute) {
       auto& m = static_cast<const Attribute&>(*static_cast<const Call&>(*x).callee);
-      if (!in_place_method(m.name) && !view_method(m.name)) return nullptr;
+      if (!in_place_method(m.name) && !view_method(m.name)) return *x;  // another method's result: not the receiver's memory
       x = m.object.get();
     } else {
-      break;
+      return *x;
     }
   }
-  if (x->kind != ExprKind::Name) return nullptr;
-  auto& n = static_cast<const Name&>(*x);
-  return n.slot < 0 ? nullptr : &n;
 }
 
 // Note [Variables written in place inside a lowered region]: `out[...] = v`,
 // `out[...] += v` and `out.op_(...)` (an in-place method, named with a trailing _).
-void add_written(const Stmt& s, Vars& written) {
+const Expr* written_by(const Stmt& s) {
   const Expr* target = nullptr;
   if (s.kind == StmtKind::Assign) target = static_cast<const AssignStmt&>(s).target.get();
   if (s.kind == StmtKind::AugAssign) target = static_cast<const AugAssignStmt&>(s).target.get();
-  if (target && target->kind == ExprKind::Index) {
-    if (const Name* n = indexed_variable(*target)) add_var(*n, written);
-    return;
-  }
-  if (s.kind != StmtKind::Expr) return;
+  if (target) return target->kind == ExprKind::Index ? target : nullptr;
+  if (s.kind != StmtKind::Expr) return nullptr;
   const Expr& e = *static_cast<const ExprStmt&>(s).expr;
-  if (e.kind != ExprKind::Call) return;
+  if (e.kind != ExprKind::Call) return nullptr;
   const Expr& callee = *static_cast<const Call&>(e).callee;
-  if (callee.kind != ExprKind::Attribute) return;
+  if (callee.kind != ExprKind::Attribute) return nullptr;
   auto& method = static_cast<const Attribute&>(callee);
-  if (in_place_method(method.name))
-    if (const Name* n = indexed_variable(*method.object)) add_var(*n, written);
+  return in_place_method(method.name) ? method.object.get() : nullptr;
+}
+
+namespace {
+
+// The variable under an index chain (out in out[i], out[:, i][j]), through views and
+// in-place methods that return their receiver (out.select(0, i), acc.mul_(0.5) in
+// acc.mul_(0.5).add_(x), out.T); none for a field (self.buf[i]: Note [Fields written
+// inside a lowered loop], field_writes.cpp) or an expression.
+const Name* indexed_variable(const Expr& e) {
+  const Expr& x = written_root(e);
+  if (x.kind != ExprKind::Name) return nullptr;
+  auto& n = static_cast<const Name&>(x);
+  return n.slot < 0 ? nullptr : &n;
+}
+
+void add_written(const Stmt& s, Vars& written) {
+  if (const Expr* w = written_by(s))
+    if (const Name* n = indexed_variable(*w)) add_var(*n, written);
 }
 
 // The variables the statements of b from `from` on assign, and those they write in
@@ -152,6 +163,12 @@ void declared_in(const Impl& im, const Block& b, std::vector<Loc>& out, size_t f
 }
 
 }  // namespace
+
+bool declares(const Impl& im, const Block& b, const Name& v) {
+  std::vector<Loc> locals;
+  declared_in(im, b, locals, 0);
+  return std::any_of(locals.begin(), locals.end(), [&](const Loc& l) { return l.depth == v.depth && l.slot == v.slot; });
+}
 
 bool assigned_by_name(const Block& b, const Name& v) {
   Vars found, written;
@@ -317,9 +334,11 @@ std::string unused_name(const graph::Graph& r) {
 //  - a variable written in place and then assigned in the same region would need the
 //    old tensor written at one step and the variable rebound: an error says so.
 // The variable is found under index chains, views and in-place methods that return
-// their receiver (out.select(0, i).copy_(h), r.mul_(m).add_(v)); a tensor reached other
-// than through a variable (self.buf[i] = h) is still refused. Other tensors on the
-// variable's memory read in the region: Note [Aliases of a variable written in place].
+// their receiver (out.select(0, i).copy_(h), r.mul_(m).add_(v)); a model's field
+// (self.buf[i] = h) is carried alike (Note [Fields written inside a lowered loop],
+// field_writes.cpp), and any other tensor reached other than through a variable is
+// still refused. Other tensors on the variable's memory read in the region: Note
+// [Aliases of a variable written in place].
 bool wrote_in_place(Impl& im, Region& region, const Name& var, const Tensor& bound, const std::string& statement) {
   if (!region.capture().written_in_place(bound)) return false;
   Value now = im.load(loc(var));
@@ -462,13 +481,14 @@ struct Branch {
   std::vector<size_t> first_yield, yield_count;
   std::vector<bool> in_place;  // per variable: the side wrote into its tensor in place
   Operands bound;              // the tensors it took copies of, its first inputs
+  size_t field_yields = 0;     // where the fields' yields start (Note [Fields written inside a lowered loop])
 };
 
 // A side's copies of the tensors of the variables written in place (Note [Variables
 // written in place inside a lowered region]), bound first, in the order of `vars`: both
 // sides bind the same ones, which the node's first operands after the predicate feed.
 Operands bind_written(Impl& im, Region& region, const Vars& vars, const std::vector<Value>& before,
-                      std::vector<Tensor>& copies) {
+                      std::vector<Tensor>& copies, const Fields& fields, TensorList& field_copies) {
   Operands bound;
   copies.assign(vars.size(), Tensor());
   TensorList outers, held;
@@ -480,7 +500,13 @@ Operands bind_written(Impl& im, Region& region, const Vars& vars, const std::vec
     which.push_back(k);
     bound.emplace_back(im.ev.script->capture->value_id(before[k].t), before[k].t);
   }
+  for (const Field& f : fields) {  // Note [Fields written inside a lowered loop]
+    outers.push_back(f.tensor);
+    held.push_back(region.bind(f.tensor, f.name));
+    bound.emplace_back(im.ev.script->capture->value_id(f.tensor), f.tensor);
+  }
   region.alias(outers, held);  // Note [Aliases of a variable written in place]
+  field_copies.assign(held.begin() + static_cast<long>(which.size()), held.end());
   for (size_t j = 0; j < which.size(); ++j) {
     copies[which[j]] = held[j];
     im.store(loc(*vars[which[j]]), Value::tensor(held[j]));
@@ -489,10 +515,11 @@ Operands bind_written(Impl& im, Region& region, const Vars& vars, const std::vec
 }
 
 Branch capture_side(Impl& im, const char* label, const Vars& vars, const std::vector<Value>& before,
-                    const Vars& promoted, const Side& side) {
+                    const Vars& promoted, const Side& side, const Fields& fields) {
   Region region(*im.ev.script, label);
   std::vector<Tensor> copies;
-  Operands bound = bind_written(im, region, vars, before, copies);
+  TensorList field_copies;
+  Operands bound = bind_written(im, region, vars, before, copies, fields, field_copies);
   region.start();
   Flow flow = side();
   if (flow != Flow::Normal)
@@ -519,6 +546,8 @@ Branch capture_side(Impl& im, const char* label, const Vars& vars, const std::ve
     b.yield_count.push_back(tensor_leaves(v, leaves) ? leaves.size() : 0);
     yields.insert(yields.end(), leaves.begin(), leaves.begin() + static_cast<long>(b.yield_count.back()));
   }
+  b.field_yields = yields.size();
+  yields.insert(yields.end(), field_copies.begin(), field_copies.end());
   b.region = region.finish(yields);
   b.operands = region.capture().captured();
   store_all(im, vars, before);
@@ -577,23 +606,25 @@ void keep_yields(graph::Graph& r, const Branch& b, const std::vector<size_t>& ou
   std::vector<int> kept;
   for (size_t k : outs)
     for (size_t j = 0; j < b.yield_count[k]; ++j) kept.push_back(r.outputs[b.first_yield[k] + j]);
+  kept.insert(kept.end(), r.outputs.begin() + static_cast<long>(b.field_yields), r.outputs.end());
   r.outputs = kept;
 }
 
 }  // namespace
 
 Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::string& origin, const Side& then_side,
-                  const Side& else_side) {
+                  const Side& else_side, const Fields* written_fields) {
+  const Fields fields = written_fields ? *written_fields : Fields{};
   Capture& outer = *im.ev.script->capture;
   const std::vector<Value> plain_before = load_all(im, vars);
   Vars promoted = promote_counters(im, vars);  // Note [Counters carried as tensors]
   std::vector<Value> before = load_all(im, vars);
-  Branch then = capture_side(im, "then", vars, before, promoted, then_side);
-  Branch other = capture_side(im, "else", vars, before, promoted, else_side);
+  Branch then = capture_side(im, "then", vars, before, promoted, then_side, fields);
+  Branch other = capture_side(im, "else", vars, before, promoted, else_side, fields);
   if (fill_result(im, vars, before, then, other)) {
     before = load_all(im, vars);
-    then = capture_side(im, "then", vars, before, promoted, then_side);
-    other = capture_side(im, "else", vars, before, promoted, else_side);
+    then = capture_side(im, "then", vars, before, promoted, then_side, fields);
+    other = capture_side(im, "else", vars, before, promoted, else_side, fields);
   }
   std::vector<size_t> outs = choice_outputs(vars, before, then, other);
   for (size_t v = 0; v < vars.size(); ++v)  // a number no branch changed stays a number
@@ -620,65 +651,15 @@ Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::str
     for (const Tensor& t : leaves) metas.push_back({t.sizes(), t.dtype()});
     changed.push_back(vars[o]);
   }
+  for (const Field& f : fields) metas.push_back({f.tensor.sizes(), f.tensor.dtype()});
   TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {then.region, other.region}, operands, metas, origin);
   size_t next = 0;
   for (size_t o : outs) {
     im.store(loc(*vars[o]), rebuild(then.values[o], results, next));
     if (then.in_place[o] || other.in_place[o]) write_back(im, *vars[o], before[o]);
   }
+  for (const Field& f : fields) write_field(f, results[next++]);
   return changed;
-}
-
-}  // namespace nabla::interp::script
-
-namespace nabla::interp::script {
-
-// Note [A conditional expression on a tensor]
-// `y = relu(x) if x.sum() > 0 else -x` is an if on a tensor written as an expression:
-// in script mode it lowers to a cond as the statement does, each side's expression
-// evaluated once under a region of its own, the node's outputs its value. Both sides
-// must give a tensor, or tuples and lists of tensors, nested alike with leaves of one
-// type; plain numbers become 0-dim tensors (i64, f64 or bool), as a number an `if`
-// assigns does. An expression cannot assign a variable, and a region refuses writes into
-// tensors made outside it, so nothing else leaves the sides.
-Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin, const std::function<Value()>& then_value,
-                        const std::function<Value()>& else_value) {
-  struct ValueSide {
-    std::shared_ptr<graph::Graph> region;
-    Operands operands;
-    Value value;
-  };
-  auto capture = [&](const char* label, const std::function<Value()>& side) {
-    Region region(*im.ev.script, label);
-    region.start();
-    ValueSide s;
-    s.value = side();
-    if (s.value.is_num()) s.value = Value::tensor(scalar_of(s.value, natural_dtype(s.value)));
-    TensorList leaves;
-    if (!tensor_leaves(s.value, leaves))
-      fail("`a if cond else b` on a tensor condition lowers to a cond, whose " + std::string(label) +
-           " side must give a tensor, a number, or tuples and lists of tensors; it gave " + type_text(s.value));
-    s.region = region.finish(leaves);
-    s.operands = region.capture().captured();
-    return s;
-  };
-  Capture& outer = *im.ev.script->capture;
-  ValueSide a = capture("then", then_value), b = capture("else", else_value);
-  if (!same_tree(a.value, b.value))
-    fail("`a if cond else b` on a tensor condition lowers to a cond, whose sides must give values of one type, but "
-         "the then side gave " + type_text(a.value) + " and the else side " + type_text(b.value));
-  Operands all, operands = {{outer.value_id(pred), pred}};
-  add_operands(all, a.operands);
-  add_operands(all, b.operands);
-  align_region(*a.region, 0, a.operands, all);
-  align_region(*b.region, 0, b.operands, all);
-  operands.insert(operands.end(), all.begin(), all.end());
-  TensorList leaves;
-  tensor_leaves(a.value, leaves);
-  TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {a.region, b.region}, operands, metas_of(leaves), origin);
-  im.ev.script->notes.push_back(origin + ": a if cond else b on a tensor -> cond");
-  size_t next = 0;
-  return rebuild(a.value, results, next);
 }
 
 }  // namespace nabla::interp::script

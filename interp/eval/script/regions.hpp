@@ -22,6 +22,8 @@ using graph::Capture;
 using Operands = std::vector<std::pair<int, Tensor>>;  // outer value id and tensor, per operand
 using Vars = std::vector<const Name*>;
 using Impl = Evaluator::Impl;
+struct Field;  // field_writes.hpp
+using Fields = std::vector<Field>;
 
 // ---- variables ----------------------------------------------------------------------------
 
@@ -34,6 +36,13 @@ void add_var(const Name& n, Vars& out);  // once
 // only inside them, and a `fn` body runs in another frame: neither counts.
 void assigned_in(Impl& im, const Block& b, Vars& out, size_t from = 0);
 bool assigned_by_name(const Block& b, const Name& v);  // `v = ...` (or `v += ...`) anywhere in b
+bool declares(const Impl& im, const Block& b, const Name& v);  // a `let` or `for` in b (nested too) declares v
+// What statement s writes in place (`out[i] = v`, `out[i] += v`: the target; `x.op_(..)`:
+// the receiver), or null; and the expression under its index chains, views and
+// in-place methods that return their receiver (out in out[:, i].T[j], self.buf in
+// self.buf[t].mul_(2)).
+const Expr* written_by(const Stmt& s);
+const Expr& written_root(const Expr& e);
 inline Loc loc(const Name& n) { return Loc{n.depth, n.slot}; }
 std::vector<Value> load_all(Impl& im, const Vars& vars);
 void store_all(Impl& im, const Vars& vars, const std::vector<Value>& values);
@@ -119,12 +128,14 @@ const char* flow_word(Flow f);
 // values, and the variables either side changed become the node's outputs (plain
 // numbers as 0-dim tensors). A side must end normally (a break or continue it meets
 // is settled by the side itself, see exits.cpp). `what` names the statement in
-// errors ("an if on a tensor condition"). Returns the names of the outputs.
+// errors ("an if on a tensor condition"). Returns the names of the outputs. The
+// `fields` either side may write in place are outputs too, written after the node
+// (Note [Fields written inside a lowered loop]).
 using Side = std::function<Flow()>;
 Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::string& origin, const Side& then_side,
-                  const Side& else_side);
+                  const Side& else_side, const Fields* fields = nullptr);
 
-// Note [A conditional expression on a tensor] (regions.cpp): `a if pred else b` as a
+// Note [A conditional expression on a tensor] (conditional.cpp): `a if pred else b` as a
 // cond node whose outputs are the value.
 Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin, const std::function<Value()>& then_value,
                         const std::function<Value()>& else_value);

@@ -82,11 +82,14 @@ bool has_continue(const Block& b) {
   return false;
 }
 
-// Whether another variable the loop carries holds a tensor on t's memory (`let v =
-// out[1]` with out carried): its region copy would not see the rows kept here.
-bool shares_memory(Impl& im, const Vars& vars, const Name& v, const Tensor& t) {
+// Whether another variable the loop carries (or another field it writes) holds a
+// tensor on t's memory (`let v = out[1]` with out carried): its region copy would not
+// see the rows kept here. `v`: t's own variable (null for a field's).
+bool shares_memory(Impl& im, const Vars& vars, const Fields& fields, const Name* v, const Tensor& t) {
+  for (const Field& f : fields)
+    if (f.tensor.impl() != t.impl() && f.tensor.storage() == t.storage()) return true;
   for (const Name* n : vars) {
-    if (same_var(*n, v)) continue;
+    if (v && same_var(*n, *v)) continue;
     TensorList leaves;
     tensor_leaves(im.load(loc(*n)), leaves);
     for (const Tensor& x : leaves)
@@ -100,11 +103,41 @@ bool shares_memory(Impl& im, const Vars& vars, const Name& v, const Tensor& t) {
 Vars without(const Vars& vars, const Vars& drop) {
   Vars out;
   for (const Name* n : vars)
-    if (std::none_of(drop.begin(), drop.end(), [&](const Name* d) { return same_var(*d, *n); })) out.push_back(n);
+    if (std::none_of(drop.begin(), drop.end(), [&](const Name* d) { return d && same_var(*d, *n); })) out.push_back(n);
   return out;
 }
 
-RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars) {
+namespace {
+
+// Note [Fields written inside a lowered loop]: `self.buf[t] = h` as a stacked output
+// when it is the field's only write, as `out[t] = h` is for a variable's.
+void add_field_rows(Impl& im, const Loc& target, const Index& ix, const Vars& vars, Fields& fields, RowWrites& rw) {
+  const Field* f = field_at(fields, *ix.object);
+  int64_t ellipsis;
+  const int64_t at = target_item(ix, target, &ellipsis);
+  // A parameter that requires grad is carried: the body's own run writes it as eager
+  // does, failing where eager fails (outside no_grad), at the write's line.
+  if (!f || f->writes != 1 || at < 0 || f->tensor.requires_grad() || shares_memory(im, vars, fields, nullptr, f->tensor))
+    return;
+  const int64_t rank = f->tensor.dim();
+  if (static_cast<int64_t>(ix.items.size()) - (ellipsis >= 0 ? 1 : 0) > rank) return;
+  rw.vars.push_back(nullptr);
+  rw.names.push_back(f->name);
+  rw.targets.push_back(&ix);
+  rw.dims.push_back(dim_of_item(at, ellipsis, ix.items.size(), rank));
+  rw.before.push_back(Value::tensor(f->tensor));
+  fields.erase(fields.begin() + (f - fields.data()));
+}
+
+}  // namespace
+
+std::string rows_text(const RowWrites& rw) {
+  std::string s;
+  for (const std::string& n : rw.names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars, Fields& fields) {
   RowWrites rw;
   if (im.ev.script->no_row_writes || f.target.is_tuple() || has_continue(f.body)) return rw;
   const Loc target = im.loc_of(&f.target);
@@ -114,7 +147,10 @@ RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars) {
     const Expr& t = *static_cast<const AssignStmt&>(*s).target;
     if (t.kind != ExprKind::Index) continue;
     auto& ix = static_cast<const Index&>(t);
-    if (ix.object->kind != ExprKind::Name) continue;
+    if (ix.object->kind != ExprKind::Name || static_cast<const Name&>(*ix.object).slot < 0) {
+      add_field_rows(im, target, ix, vars, fields, rw);
+      continue;
+    }
     auto& v = static_cast<const Name&>(*ix.object);
     if (v.slot < 0 || std::none_of(vars.begin(), vars.end(), [&](const Name* n) { return same_var(*n, v); })) continue;
     bool again = std::any_of(seen.begin(), seen.end(), [&](const Name* n) { return same_var(*n, v); });
@@ -123,19 +159,23 @@ RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars) {
     int64_t ellipsis;
     const int64_t at = target_item(ix, target, &ellipsis);
     Value held = im.load(loc(v));
-    if (again || at < 0 || held.tag != Tag::Tensor || assigned_by_name(f.body, v) || shares_memory(im, vars, v, held.t))
+    if (again || at < 0 || held.tag != Tag::Tensor || assigned_by_name(f.body, v) ||
+        shares_memory(im, vars, fields, &v, held.t))
       continue;
     const int64_t rank = held.t.dim();
     if (static_cast<int64_t>(ix.items.size()) - (ellipsis >= 0 ? 1 : 0) > rank) continue;
     rw.vars.push_back(&v);
+    rw.names.push_back(v.id);
     rw.targets.push_back(&t);
     rw.dims.push_back(dim_of_item(at, ellipsis, ix.items.size(), rank));
     rw.before.push_back(held);
   }
   // A variable two statements write is carried as before.
   for (size_t k = rw.vars.size(); k-- > 0;) {
-    if (std::none_of(twice.begin(), twice.end(), [&](const Name* n) { return same_var(*n, *rw.vars[k]); })) continue;
+    if (!rw.vars[k] || std::none_of(twice.begin(), twice.end(), [&](const Name* n) { return same_var(*n, *rw.vars[k]); }))
+      continue;
     rw.vars.erase(rw.vars.begin() + static_cast<long>(k));
+    rw.names.erase(rw.names.begin() + static_cast<long>(k));
     rw.targets.erase(rw.targets.begin() + static_cast<long>(k));
     rw.dims.erase(rw.dims.begin() + static_cast<long>(k));
     rw.before.erase(rw.before.begin() + static_cast<long>(k));
@@ -147,12 +187,12 @@ RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars) {
 std::string rows_written(Region& body, const RowWrites& rw, const Tensor& xs) {
   const std::vector<int64_t> rows = to_int64_vector(xs);
   for (size_t k = 0; k < rw.vars.size(); ++k) {
-    if (rw.values[k].tag == Tag::None) return "'" + rw.vars[k]->id + "' was not written at the step";
+    if (rw.values[k].tag == Tag::None) return "'" + rw.names[k] + "' was not written at the step";
     const int64_t n = rw.before[k].t.size(rw.dims[k]);
     for (int64_t r : rows)
-      if (r < -n || r >= n) return "the loop's index " + std::to_string(r) + " is out of range for '" + rw.vars[k]->id + "'";
+      if (r < -n || r >= n) return "the loop's index " + std::to_string(r) + " is out of range for '" + rw.names[k] + "'";
     for (const auto& [id, t] : body.capture().captured())
-      if (t.storage() == rw.before[k].t.storage()) return "the step reads '" + rw.vars[k]->id + "'";
+      if (t.storage() == rw.before[k].t.storage()) return "the step reads '" + rw.names[k] + "'";
   }
   return "";
 }

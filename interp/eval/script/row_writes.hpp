@@ -5,12 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "interp/eval/script/field_writes.hpp"
 #include "interp/eval/script/regions.hpp"
 
 namespace nabla::interp::script {
 
 struct RowWrites {
-  Vars vars;                         // the written variables, one statement each
+  Vars vars;                         // the written variables, one statement each (null: a field's)
+  std::vector<std::string> names;    // each variable's or field's name
   std::vector<const Expr*> targets;  // each statement's target, out[..., t, ...]
   std::vector<int64_t> dims;         // the dim of its tensor that t indexes
   std::vector<Value> before;         // each variable's tensor before the loop
@@ -18,10 +20,11 @@ struct RowWrites {
 };
 
 // The qualifying statements of a `for` over a range whose body may not break or
-// return (`vars`: what the loop would carry); empty when none qualify or script mode
-// retries without them.
-RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars);
-Vars without(const Vars& vars, const Vars& drop);
+// return (`vars`: what the loop would carry, `fields`: the fields it writes, less those
+// whose rows are kept here); empty when none qualify or script mode retries without them.
+RowWrites row_writes_in(Impl& im, const ForStmt& f, const Vars& vars, Fields& fields);
+Vars without(const Vars& vars, const Vars& drop);  // (a null in drop stands for no variable)
+std::string rows_text(const RowWrites& rw);      // "out, self.buf"
 // After the step ran: "" when each statement ran once and nothing in the step read the
 // written tensors (else why the loop must carry them after all).
 std::string rows_written(Region& body, const RowWrites& rw, const Tensor& xs);

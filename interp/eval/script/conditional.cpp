@@ -1,0 +1,57 @@
+// Note [A conditional expression on a tensor]: `a if pred else b` lowered to a cond
+// (regions.hpp declares it).
+#include "graph/control_flow.hpp"
+#include "interp/builtins/builtins_internal.hpp"
+#include "interp/eval/script/regions.hpp"
+
+namespace nabla::interp::script {
+
+// Note [A conditional expression on a tensor]
+// `y = relu(x) if x.sum() > 0 else -x` is an if on a tensor written as an expression:
+// in script mode it lowers to a cond as the statement does, each side's expression
+// evaluated once under a region of its own, the node's outputs its value. Both sides
+// must give a tensor, or tuples and lists of tensors, nested alike with leaves of one
+// type; plain numbers become 0-dim tensors (i64, f64 or bool), as a number an `if`
+// assigns does. An expression cannot assign a variable, and a region refuses writes into
+// tensors made outside it, so nothing else leaves the sides.
+Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin, const std::function<Value()>& then_value,
+                        const std::function<Value()>& else_value) {
+  struct ValueSide {
+    std::shared_ptr<graph::Graph> region;
+    Operands operands;
+    Value value;
+  };
+  auto capture = [&](const char* label, const std::function<Value()>& side) {
+    Region region(*im.ev.script, label);
+    region.start();
+    ValueSide s;
+    s.value = side();
+    if (s.value.is_num()) s.value = Value::tensor(scalar_of(s.value, natural_dtype(s.value)));
+    TensorList leaves;
+    if (!tensor_leaves(s.value, leaves))
+      fail("`a if cond else b` on a tensor condition lowers to a cond, whose " + std::string(label) +
+           " side must give a tensor, a number, or tuples and lists of tensors; it gave " + type_text(s.value));
+    s.region = region.finish(leaves);
+    s.operands = region.capture().captured();
+    return s;
+  };
+  Capture& outer = *im.ev.script->capture;
+  ValueSide a = capture("then", then_value), b = capture("else", else_value);
+  if (!same_tree(a.value, b.value))
+    fail("`a if cond else b` on a tensor condition lowers to a cond, whose sides must give values of one type, but "
+         "the then side gave " + type_text(a.value) + " and the else side " + type_text(b.value));
+  Operands all, operands = {{outer.value_id(pred), pred}};
+  add_operands(all, a.operands);
+  add_operands(all, b.operands);
+  align_region(*a.region, 0, a.operands, all);
+  align_region(*b.region, 0, b.operands, all);
+  operands.insert(operands.end(), all.begin(), all.end());
+  TensorList leaves;
+  tensor_leaves(a.value, leaves);
+  TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {a.region, b.region}, operands, metas_of(leaves), origin);
+  im.ev.script->notes.push_back(origin + ": a if cond else b on a tensor -> cond");
+  size_t next = 0;
+  return rebuild(a.value, results, next);
+}
+
+}  // namespace nabla::interp::script

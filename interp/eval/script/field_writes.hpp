@@ -1,0 +1,37 @@
+// Note [Fields written inside a lowered loop] (field_writes.cpp): `self.buf[t] = h`,
+// `self.state.add_(h)` in a loop that lowers, the field's tensor carried (or its rows
+// stacked) as a variable's is.
+// Internal to interp/eval/script/.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "interp/eval/script/regions.hpp"
+
+namespace nabla::interp::script {
+
+// The fields a block writes in place, one entry per tensor.
+struct Field {
+  std::string name;                 // as written: "self.buf", "buf" (a field named bare)
+  Tensor tensor;                    // the field's tensor before the statement
+  std::vector<const Expr*> sites;   // the expressions that name it (self.buf in self.buf[t] = h)
+  int writes = 0;                   // the statements that write into it
+};
+using Fields = std::vector<Field>;
+
+// The fields the statements of `body` (nested blocks too) write in place, read before
+// the loop: each an attribute (self.buf, self.cell.state) of a variable the body
+// neither assigns nor declares, or a model's field named bare, holding a tensor that is
+// all of its memory.
+Fields fields_written_in(Impl& im, const Block& body);
+// The same for the statements of b from `from` on, added to `out` (each tensor once).
+void add_fields_written_in(Impl& im, const Block& b, Fields& out, size_t from = 0);
+// The field that expression e names, or null.
+const Field* field_at(const Fields& fields, const Expr& e);
+// "self.buf, self.state" (empty when none).
+std::string field_names(const Fields& fields);
+// After the node: the field's tensor takes the loop's result for it, as eager's writes
+// went into it (Note [A write into part of a parameter]).
+void write_field(const Field& f, const Tensor& result);
+
+}  // namespace nabla::interp::script
