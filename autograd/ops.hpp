@@ -363,8 +363,12 @@ Tensor& zero_(Tensor& dst);
 using PartOf = std::function<Tensor(const Tensor&)>;
 Tensor& write_into_part(Tensor& dst, const Tensor& src, const PartOf& part);
 
-// A tensor sharing x's data with no autograd history.
+// A tensor sharing x's data with no autograd history; records nothing.
 Tensor detach(const Tensor& x);
+// The language's x.detach() and x.data: detach(x), but under a graph capture the op
+// row `detach`, so that a lowered region's replay stops the gradient there too
+// (Note [Detach in a graph], autograd/ops/views.cpp).
+Tensor detach_op(const Tensor& x);
 
 // Tensor-parallel collectives on dist's default group (autograd/ops/dist.cpp, Note
 // [Tensor-parallel regions]); without a group, identities.

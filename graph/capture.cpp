@@ -27,6 +27,7 @@ Capture::~Capture() {
 void Capture::start() {
   if (active_) return;
   start_serial_ = new_tensor_serial();
+  differentiated_ = parent_ && grad_enabled();
   previous_ = set_op_observer(this);
   active_ = true;
 }
@@ -112,6 +113,27 @@ void Capture::on_op(const OpDef& def, const TensorList& inputs, const Attrs& att
   for (const Tensor& t : outputs) metas.push_back({t.sizes(), t.dtype()});
   int n = graph_.add_node(def.id, ins, attrs, metas, current_origin());
   for (size_t k = 0; k < outputs.size(); ++k) remember(outputs[k], graph_.nodes[static_cast<size_t>(n)].outputs[k]);
+  if (differentiated_ && !writing_ && def.backward && !grad_enabled()) stop_gradients(outputs, n);
+}
+
+// Note [No-grad blocks inside a lowered region]
+// A lowered branch's or loop's gradient comes from replaying its region's ops with
+// gradients on (graph/control_flow_grad.cpp), so an op the body ran under no_grad (a
+// `no_grad { acc = acc + h }` in the loop, an optimizer-like update) would pass its
+// gradient on where eager's does not. In a region traced with gradients on, the
+// outputs of a differentiable op run with them off are therefore taken through a
+// `detach` node (Note [Detach in a graph], autograd/ops/views.cpp). The ops that make
+// an in-place write's new value (value_after_write, regenerate) are the exception:
+// they run without gradients because eager's autograd records the write itself, and
+// the region's replay must differentiate them (WritingScope). The top level needs
+// none: its gradients are eager autograd's own.
+void Capture::stop_gradients(const TensorList& outputs, int node) {
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!is_floating(outputs[k].dtype())) continue;
+    int id = graph_.nodes[static_cast<size_t>(node)].outputs[k];
+    int d = graph_.add_node(OpId::detach, {id}, {}, {graph_.value(id).meta}, current_origin());
+    remember(outputs[k], graph_.nodes[static_cast<size_t>(d)].outputs[0]);
+  }
 }
 
 std::string Capture::describe(int id) const {

@@ -108,6 +108,8 @@ class Capture : public OpObserver {
   int value_of(const Tensor& t);
   int known(const Tensor& t) const;  // -1 when t is neither recorded nor an alias
   int remember(const Tensor& t, int id);
+  // Note [No-grad blocks inside a lowered region]: node's outputs taken through detach.
+  void stop_gradients(const TensorList& outputs, int node);
   int capture_from_parent(const Tensor& t);
   void finish_graph(const TensorList& outputs);  // finish() but for verifying
   std::string describe(int id) const;
@@ -141,6 +143,22 @@ class Capture : public OpObserver {
   TensorList free_params_;
   std::vector<CaptureProblem> problems_;
   Capture* parent_ = nullptr;                       // region captures only
+  // A region traced with gradients on, and whether the ops recorded now are a write's
+  // own (Note [No-grad blocks inside a lowered region]).
+  bool differentiated_ = false, writing_ = false;
+  // Marks the ops of a write made as values (value_after_write, regenerate): they run
+  // without gradients, eager's autograd recording the write itself, but carry them.
+  class WritingScope {
+   public:
+    explicit WritingScope(Capture& c) : c_(c), was_(c.writing_) { c.writing_ = true; }
+    ~WritingScope() { c_.writing_ = was_; }
+    WritingScope(const WritingScope&) = delete;
+    WritingScope& operator=(const WritingScope&) = delete;
+
+   private:
+    Capture& c_;
+    bool was_;
+  };
   std::vector<std::pair<int, Tensor>> captured_;    // region captures only, see captured()
   std::vector<std::pair<uint64_t, uint64_t>> region_serials_;  // tensor serials of finished regions
   // Note [Capturing writes]: what the capture's own run overwrote in tensors that

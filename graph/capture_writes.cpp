@@ -128,6 +128,7 @@ bool Capture::functional_base(const Tensor& base) const {
 // capture records.
 Tensor Capture::value_after_write(const Tensor& dst, const Tensor& src, const Tensor& base) {
   NoGradGuard quiet;  // the graph's ops: eager's autograd records the write itself
+  WritingScope writing(*this);
   ObservedBy observed(this);
   if (same_layout(dst, base)) return as_written(src, base);
   int64_t n = base.numel();
@@ -319,6 +320,7 @@ int Capture::regenerate(const Tensor& t) {
     return value_of(base);
   }
   NoGradGuard quiet;
+  WritingScope writing(*this);
   ObservedBy observed(this);
   Tensor flat = reshape(base, {-1});
   Tensor got = index_select(flat, 0, index_constant(element_positions(t), base.device()));

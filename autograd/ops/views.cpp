@@ -6,6 +6,7 @@
 
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
+#include "autograd/trace.hpp"
 #include "autograd/transforms/reverse.hpp"
 #include "autograd/transforms/vmap.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
@@ -440,6 +441,8 @@ void register_view_ops(std::vector<OpDef>& t) {
                              .backward = backward_to_device,
                              .half_native = true};
   row(t, OpId::alias) = {.num_inputs = 1, .infer = infer_same, .view = view_alias, .backward = backward_identity};
+  // No backward: the output carries no gradient (Note [Detach in a graph]).
+  row(t, OpId::detach) = {.num_inputs = 1, .infer = infer_same, .view = view_alias};
   // Copies (views keep the default: they cost nothing); to_device is a view row on
   // one device but moves every byte between two.
   for (OpId id : {OpId::contiguous, OpId::slice_backward, OpId::to_dtype, OpId::to_device}) row(t, id).cost = cost_copy;
@@ -456,7 +459,8 @@ void register_view_ops(std::vector<OpDef>& t) {
                   {OpId::slice_backward, {"grad"}},
                   {OpId::to_dtype, {"input"}},
                   {OpId::to_device, {"input"}},
-                  {OpId::alias, {"input"}}});
+                  {OpId::alias, {"input"}},
+                  {OpId::detach, {"input"}}});
   // What :help prints for each op of this family; tests/interp/op_docs.cpp runs every example.
   document_ops(t,
                {{OpId::view,
@@ -508,7 +512,10 @@ void register_view_ops(std::vector<OpDef>& t) {
                  "Example: to_device(randn(2), -1)"},
                 {OpId::alias,
                  "A new tensor sharing the input's storage, shape and strides, as torch.Tensor.view_as(input). "
-                 "Example: alias(randn(3))"}});
+                 "Example: alias(randn(3))"},
+                {OpId::detach,
+                 "A new tensor sharing the input's storage, shape and strides that carries no gradient, as "
+                 "torch.Tensor.detach(). Example: detach(randn(3, requires_grad=true))"}});
 }
 
 // The functional API of this family.
@@ -557,12 +564,28 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   return reshape(x, shape);
 }
 
+// Note [Detach in a graph]
+// Eagerly, detach() is a view made outside the op table: it records nothing, and the
+// capture used to take the result for its input (same storage and layout). That is
+// right where a graph's gradients come from eager autograd (a training step's top
+// level), but a lowered branch's or loop's gradient comes from replaying its region's
+// ops (graph/control_flow_grad.cpp), and there the gradient went through the detach:
+// `acc = acc + h.detach()` in a lowered loop gave wrong weight gradients. Under an
+// observer (a capture) x.detach() is therefore the op-table row `detach`, a view with no
+// backward, so the region replays a stop-gradient. That is the language's detach
+// (detach_op); detach() itself records nothing, for the engine's own uses (saved
+// outputs, a .grad without history), which are no step of the program.
 Tensor detach(const Tensor& x) {
   if (const auto& b = x.impl()->batched) return transforms::make_batched(detach(b->physical), b->level, b->bdim);
   if (const auto& l = x.impl()->lifted) return transforms::lift(detach(l->inner), l->level);
   Tensor t = make_view(x, x.sizes(), x.strides(), x.offset());
   t.impl()->is_view = x.impl()->is_view;
   return t;
+}
+
+Tensor detach_op(const Tensor& x) {
+  if (!op_observer() || x.impl()->batched || x.impl()->lifted) return detach(x);
+  return call1(OpId::detach, {x});  // Note [Detach in a graph]
 }
 
 }  // namespace nabla

@@ -406,7 +406,7 @@ void register_batch_rules(std::vector<OpDef>& t) {
       def.batch = batch_broadcast;
   }
   set_rule(t, batch_same_layout,
-           {OpId::contiguous, OpId::alias, OpId::to_dtype, OpId::to_device, OpId::dropout, OpId::one_hot});
+           {OpId::contiguous, OpId::alias, OpId::detach, OpId::to_dtype, OpId::to_device, OpId::dropout, OpId::one_hot});
   set_rule(t, batch_shift_dims,
            {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
             OpId::max_dim, OpId::min_dim, OpId::argmax, OpId::argmin, OpId::cumsum, OpId::cumprod, OpId::sort,

@@ -449,6 +449,7 @@ std::vector<MappingRow> tensor_op_rows() {
       {OpId::expand, expand, nullptr},
       {OpId::contiguous, identity, nullptr},
       {OpId::alias, identity, nullptr},
+      {OpId::detach, identity, nullptr},
       {OpId::to_device, identity, nullptr},
       {OpId::to_dtype, cast, nullptr},
       {OpId::slice_backward, nullptr, gradient},

@@ -80,7 +80,7 @@ Value backward_method(Evaluator&, CallArgs& a) {
   return Value();
 }
 
-Value detach_method(Evaluator&, CallArgs& a) { return Value::tensor(detach(self_only("detach", a))); }
+Value detach_method(Evaluator&, CallArgs& a) { return Value::tensor(detach_op(self_only("detach", a))); }
 Value clone_method(Evaluator&, CallArgs& a) { return Value::tensor(clone_tensor(self_only("clone", a))); }
 
 // The device or dtype (or both) that to()'s `target` names: a tensor gives both.
@@ -384,7 +384,7 @@ Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, boo
   if (name == "is_leaf") return Value::boolean(x.is_leaf());
   if (name == "device") return make_str(x.device().str());
   if (name == "is_cuda") return Value::boolean(x.device().kind == DeviceKind::cuda);
-  if (name == "data") return Value::tensor(detach(x));
+  if (name == "data") return Value::tensor(detach_op(x));
   *found = false;
   if (find_tensor_method(name) || op_functions().count(name) || in_place_base(name)) return Value();
   fail("tensor has no attribute '" + name + "'" + ev.attribute_hint(self, name));

@@ -21,6 +21,7 @@ CASES = [
     case("unsqueeze", [randn(3, 4)], {"dim": -1}, lambda x: x.unsqueeze(-1), name="unsqueeze_last"),
     case("contiguous", [randn(3, 4)], {}, lambda x: x.contiguous()),
     case("alias", [randn(3, 4)], {}, lambda x: x.view_as(x)),
+    case("detach", [randn(3, 4)], {}, lambda x: x.detach()),
     case("slice_backward", [randn(2, 3)], {"input_shape": [5, 3], "dim": 0, "start": 1, "end": 5, "step": 2},
          lambda g: torch.zeros(5, 3, dtype=g.dtype).index_put((torch.tensor([1, 3]),), g)),
     case("to_dtype", [randn(2, 3)], {"dtype": torch.float32}, lambda x: x.to(torch.float32), atol=1e-6, rtol=1e-6,
