@@ -83,6 +83,8 @@ const char* op_symbol(BinaryOp op) {
     case BinaryOp::Ge: return ">=";
     case BinaryOp::In: return "in";
     case BinaryOp::NotIn: return "not in";
+    case BinaryOp::Is: return "is";
+    case BinaryOp::IsNot: return "is not";
   }
   return "?";
 }

@@ -119,7 +119,7 @@ enum class UnaryOp : uint8_t { Neg, Pos, Not, Invert };
 struct Unary : Expr { Unary() : Expr(ExprKind::Unary) {} UnaryOp op = UnaryOp::Neg; ExprPtr operand; };
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, BitAnd, BitXor, BitOr, Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, BitAnd, BitXor, BitOr, Eq, Ne, Lt, Le, Gt, Ge, In, NotIn, Is, IsNot };
 struct Binary : Expr { Binary() : Expr(ExprKind::Binary) {} BinaryOp op = BinaryOp::Add; ExprPtr lhs, rhs; };
 
 enum class LogicalOp : uint8_t { And, Or };

@@ -310,7 +310,9 @@ class Converter {
         {"^", BinaryOp::BitXor},    {"|", BinaryOp::BitOr}};
     for (const auto& [text, op] : ops)
       if (t == text) return op;
-    return BinaryOp::NotIn;  // "not in" (with any spacing)
+    if (t == "is") return BinaryOp::Is;
+    if (t.starts_with("is")) return BinaryOp::IsNot;  // "is not" (with any spacing)
+    return BinaryOp::NotIn;                           // "not in" (with any spacing)
   }
 
   // operand (op operand)*: left associative, except ** whose chain the grammar

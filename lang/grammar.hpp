@@ -21,7 +21,8 @@ namespace p = tao::pegtl;
 // The parser's state: how deeply the expressions being read nest.
 struct Nesting {
   int depth = 0;
-  int limit = 0;  // the most levels allowed (kMaxNesting)
+  int limit = 0;     // the most levels allowed (kMaxNesting)
+  int brackets = 0;  // how many ( [ { the expression being read is inside
 };
 
 // Rule, one nesting level deeper: the grammar's recursion (an expression inside
@@ -52,6 +53,30 @@ struct nested {
 
 // ---- whitespace and comments ----------------------------------------------------
 
+// Note [Line breaks inside brackets]
+// As in Python, a line break inside ( ), [ ] or { } does not end the statement
+// anywhere, also before an operator, a call, an index or `.name`, which PEP 8 asks
+// for: `loss = (recon\n        + beta * kl)`, `(x\n  .sum())`. Outside brackets a line
+// break still ends the statement, so `a\n-b` stays two statements. The bracketed
+// parts of expressions go through `bracketed`, which counts the depth, and the space
+// before an operator or a postfix is `op_ws`: wsnl inside brackets, ws outside.
+template <typename Rule>
+struct bracketed {
+  using rule_t = typename p::seq<Rule>::rule_t;
+  using subs_t = p::type_list<Rule>;
+
+  template <p::apply_mode A, p::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Control, typename ParseInput, typename... States>
+  static bool match(ParseInput& in, Nesting& nesting, States&&... st) {
+    ++nesting.brackets;
+    struct Leave {
+      Nesting& n;
+      ~Leave() { --n.brackets; }
+    } leave{nesting};
+    return Control<Rule>::template match<A, M, Action, Control>(in, nesting, st...);
+  }
+};
+
 // A comment runs from '#' to the end of the line.
 struct comment : p::seq<p::one<'#'>, p::until<p::at<p::eolf>>> {};
 // A backslash at the end of a line joins it with the next.
@@ -60,6 +85,18 @@ struct line_join : p::seq<p::one<'\\'>, p::star<p::blank>, p::eol> {};
 struct ws : p::star<p::sor<p::blank, line_join, comment>> {};
 // Spaces including newlines: inside brackets and after operators.
 struct wsnl : p::star<p::sor<p::space, comment>> {};
+// Before an operator or a postfix: Note [Line breaks inside brackets].
+struct op_ws {
+  using rule_t = typename p::sor<wsnl, ws>::rule_t;
+  using subs_t = p::type_list<wsnl, ws>;
+
+  template <p::apply_mode A, p::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Control, typename ParseInput, typename... States>
+  static bool match(ParseInput& in, Nesting& nesting, States&&... st) {
+    if (nesting.brackets > 0) return Control<wsnl>::template match<A, M, Action, Control>(in, nesting, st...);
+    return Control<ws>::template match<A, M, Action, Control>(in, nesting, st...);
+  }
+};
 
 // ---- identifiers and keywords ---------------------------------------------------
 
@@ -87,6 +124,8 @@ struct kw_and : TAO_PEGTL_KEYWORD("and") {};
 struct kw_or : TAO_PEGTL_KEYWORD("or") {};
 struct kw_not : TAO_PEGTL_KEYWORD("not") {};
 struct kw_test : TAO_PEGTL_KEYWORD("test") {};
+// `is` is an operator but not reserved (Python's identity test; a name `is` still parses).
+struct kw_is : TAO_PEGTL_KEYWORD("is") {};
 
 // Reserved words cannot be names.
 struct keyword : p::sor<kw_let, kw_fn, kw_if, kw_elif, kw_else, kw_while, kw_for,
@@ -231,7 +270,7 @@ struct expect_colon : p::one<':'> {};
 struct trailing_comma : p::one<','> {};
 struct paren_items : p::seq<expression, wsnl, p::star<p::one<','>, wsnl, expression, wsnl>,
                             p::opt<trailing_comma, wsnl>> {};
-struct paren_expr : p::seq<p::one<'('>, wsnl, p::opt<paren_items>, no_generator, expect_rparen> {};
+struct paren_expr : p::seq<p::one<'('>, wsnl, bracketed<p::opt<paren_items>>, no_generator, expect_rparen> {};
 // ---- comprehensions
 // The clauses after a comprehension's first expression: `for TARGET in xs`, then more
 // loops and `if cond` filters. The iterables and conditions are or_exprs, as in
@@ -252,12 +291,12 @@ struct comp_clauses : p::seq<comp_for, wsnl, p::star<p::sor<comp_for, comp_if>, 
 // [a, b, c] or [x * 2 for x in xs if x > 0]
 struct list_rest : p::seq<p::star<p::one<','>, wsnl, expression, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct list_items : p::seq<expression, wsnl, p::sor<comp_clauses, list_rest>> {};
-struct list_lit : p::seq<p::one<'['>, wsnl, p::opt<list_items>, expect_rbracket> {};
+struct list_lit : p::seq<p::one<'['>, wsnl, bracketed<p::opt<list_items>>, expect_rbracket> {};
 // {"a": 1, "b": 2} or {k: v * 2 for (k, v) in pairs}
 struct dict_entry : p::seq<expression, wsnl, expect_colon, wsnl, expect_expression> {};
 struct dict_rest : p::seq<p::star<p::one<','>, wsnl, dict_entry, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct dict_items : p::seq<dict_entry, wsnl, p::sor<comp_clauses, dict_rest>> {};
-struct dict_lit : p::seq<p::one<'{'>, wsnl, p::opt<dict_items>, expect_rbrace> {};
+struct dict_lit : p::seq<p::one<'{'>, wsnl, bracketed<p::opt<dict_items>>, expect_rbrace> {};
 
 // A parameter with an optional default: lr=0.01; or *rest, which collects the extra
 // positional arguments into a tuple (the parameters after it are keyword-only).
@@ -283,7 +322,7 @@ struct keyword_arg : p::seq<identifier, ws, p::one<'='>, p::not_at<p::one<'='>>,
 struct splat_arg : p::seq<p::one<'*'>, ws, expect_expression> {};
 struct argument : p::sor<keyword_arg, splat_arg, expression> {};
 struct arg_list : p::seq<argument, wsnl, p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
-struct call_suffix : p::seq<p::one<'('>, wsnl, p::opt<arg_list>, no_generator, expect_rparen> {};
+struct call_suffix : p::seq<p::one<'('>, wsnl, bracketed<p::opt<arg_list>>, no_generator, expect_rparen> {};
 // x[i], x[1:3], x[:, ::2], x[..., -1], x[None]
 // The expression before ':' is read once: were a slice tried first and an index
 // after it failed, x[y[z[...]]] would read each level twice, 2^depth in all.
@@ -296,13 +335,13 @@ struct index_item : p::sor<p::seq<slice_start, wsnl, p::opt<slice_rest>>, slice_
 struct index_items : p::seq<index_item, wsnl, p::star<p::one<','>, wsnl, index_item, wsnl>, p::opt<p::one<','>, wsnl>> {};
 struct err_index_items : p::failure {};
 struct expect_index_items : p::sor<p::seq<index_items>, err_index_items> {};
-struct index_suffix : p::seq<p::one<'['>, wsnl, expect_index_items, expect_rbracket> {};
+struct index_suffix : p::seq<p::one<'['>, wsnl, bracketed<expect_index_items>, expect_rbracket> {};
 // x.name
 struct err_member : p::failure {};
 struct expect_member : p::sor<p::seq<identifier>, err_member> {};
 struct attribute_suffix : p::seq<p::one<'.'>, p::not_at<p::one<'.'>>, wsnl, expect_member> {};
 // An atom followed by calls, indexing and attribute access, left to right.
-struct postfix : p::seq<atom, p::star<ws, p::sor<call_suffix, index_suffix, attribute_suffix>>> {};
+struct postfix : p::seq<atom, p::star<op_ws, p::sor<call_suffix, index_suffix, attribute_suffix>>> {};
 
 // Operators, from the tightest, as Python's: ** (right to left), unary - + ~, * / //
 // % @, + -, & (bitwise and), ^, |, comparisons, not, and, or, then `a if cond else b`.
@@ -313,25 +352,26 @@ struct expect_operand;
 struct err_operand : p::failure {};
 // The right side of `**`, which nests (2 ** 2 ** 2 is 2 ** (2 ** 2)).
 struct expect_power_operand : p::sor<p::seq<nested<unary>>, err_operand> {};
-struct power : p::seq<postfix, p::opt<ws, op_pow, wsnl, expect_power_operand>> {};
+struct power : p::seq<postfix, p::opt<op_ws, op_pow, wsnl, expect_power_operand>> {};
 struct unary : p::seq<p::star<unary_op, ws>, power> {};
 struct expect_operand : p::sor<p::seq<unary>, err_operand> {};
 // (never the start of an augmented assignment: `x //= 2` is not x // (= 2))
 struct op_mul : p::sor<p::seq<p::string<'/', '/'>, p::not_at<p::one<'='>>>, p::seq<p::one<'*'>, p::not_at<p::one<'*', '='>>>,
                        p::seq<p::one<'/'>, p::not_at<p::one<'/', '='>>>, p::seq<p::one<'%', '@'>, p::not_at<p::one<'='>>>> {};
-struct term : p::seq<unary, p::star<ws, op_mul, wsnl, expect_operand>> {};
+struct term : p::seq<unary, p::star<op_ws, op_mul, wsnl, expect_operand>> {};
 struct op_add : p::seq<p::one<'+', '-'>, p::not_at<p::one<'='>>> {};
 struct err_term : p::failure {};
 struct expect_term : p::sor<p::seq<term>, err_term> {};
-struct arith : p::seq<term, p::star<ws, op_add, wsnl, expect_term>> {};
+struct arith : p::seq<term, p::star<op_ws, op_add, wsnl, expect_term>> {};
 struct op_not_in : p::seq<kw_not, ws, kw_in> {};
+struct op_is : p::seq<kw_is, p::opt<ws, kw_not>> {};  // `is` and `is not`
 struct op_cmp : p::sor<p::string<'=', '='>, p::string<'!', '='>, p::string<'<', '='>, p::string<'>', '='>,
-                       p::one<'<'>, p::one<'>'>, op_not_in, kw_in> {};
+                       p::one<'<'>, p::one<'>'>, op_not_in, kw_in, op_is> {};
 struct err_arith : p::failure {};
 // a < b < c is not Python's chain: an error at the second operator, not a confusing
 // "expected ')'".
 struct err_chained_cmp : p::failure {};
-struct no_chained_cmp : p::sor<p::not_at<ws, op_cmp>, p::seq<ws, err_chained_cmp>> {};
+struct no_chained_cmp : p::sor<p::not_at<op_ws, op_cmp>, p::seq<op_ws, err_chained_cmp>> {};
 // & ^ | (not && or ||, which no_c_logic names, nor &= ^= |=, augmented assignments):
 // bitwise on ints, elementwise logic on bool tensors.
 struct op_bitand : p::seq<p::one<'&'>, p::not_at<p::one<'&', '='>>> {};
@@ -339,25 +379,25 @@ struct op_bitxor : p::seq<p::one<'^'>, p::not_at<p::one<'='>>> {};
 struct op_bitor : p::seq<p::one<'|'>, p::not_at<p::one<'|', '='>>> {};
 struct err_bit_operand : p::failure {};
 struct expect_shift_free : p::sor<p::seq<arith, no_shift>, err_bit_operand> {};
-struct bitand_expr : p::seq<arith, no_shift, p::star<ws, op_bitand, wsnl, expect_shift_free>> {};
+struct bitand_expr : p::seq<arith, no_shift, p::star<op_ws, op_bitand, wsnl, expect_shift_free>> {};
 struct expect_bitand : p::sor<p::seq<bitand_expr>, err_bit_operand> {};
-struct bitxor_expr : p::seq<bitand_expr, p::star<ws, op_bitxor, wsnl, expect_bitand>> {};
+struct bitxor_expr : p::seq<bitand_expr, p::star<op_ws, op_bitxor, wsnl, expect_bitand>> {};
 struct expect_bitxor : p::sor<p::seq<bitxor_expr>, err_bit_operand> {};
-struct bitor_expr : p::seq<bitxor_expr, p::star<ws, op_bitor, wsnl, expect_bitxor>> {};
+struct bitor_expr : p::seq<bitxor_expr, p::star<op_ws, op_bitor, wsnl, expect_bitxor>> {};
 struct expect_bitor : p::sor<p::seq<bitor_expr>, err_arith> {};
-struct comparison : p::seq<bitor_expr, p::opt<ws, op_cmp, wsnl, expect_bitor, no_chained_cmp>> {};
+struct comparison : p::seq<bitor_expr, p::opt<op_ws, op_cmp, wsnl, expect_bitor, no_chained_cmp>> {};
 struct not_op : kw_not {};
 struct not_expr : p::seq<p::star<not_op, ws>, comparison> {};
 struct op_and : kw_and {};
 struct err_not_expr : p::failure {};
 struct expect_not_expr : p::sor<p::seq<not_expr>, err_not_expr> {};
-struct and_expr : p::seq<not_expr, p::star<ws, op_and, wsnl, expect_not_expr>> {};
+struct and_expr : p::seq<not_expr, p::star<op_ws, op_and, wsnl, expect_not_expr>> {};
 struct op_or : kw_or {};
 struct err_and_expr : p::failure {};
 struct expect_and_expr : p::sor<p::seq<and_expr>, err_and_expr> {};
-struct or_expr : p::seq<and_expr, p::star<ws, op_or, wsnl, expect_and_expr>, no_c_logic> {};
+struct or_expr : p::seq<and_expr, p::star<op_ws, op_or, wsnl, expect_and_expr>, no_c_logic> {};
 struct expect_else : kw_else {};
-struct conditional : p::seq<or_expr, p::opt<ws, kw_if, ws, or_expr, ws, expect_else, wsnl, expect_expression>> {};
+struct conditional : p::seq<or_expr, p::opt<op_ws, kw_if, op_ws, or_expr, op_ws, expect_else, wsnl, expect_expression>> {};
 // Every expression is one nesting level (brackets, `else`, lambda bodies and f-string
 // fields all hold expressions).
 struct expression : p::seq<nested<conditional>> {};

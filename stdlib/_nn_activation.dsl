@@ -31,10 +31,19 @@ model Sigmoid() {
   "1 / (1 + exp(-x)), elementwise. Example: nn.Sigmoid()(x)"
   forward(x) = sigmoid(x)
 }
-model Softmax(dim=-1) {
-  "exp(x) normalized to sum to 1 along dim. Example: nn.Softmax(dim=1)(logits)"
+# Note [A softmax layer without dim]
+# PyTorch's Softmax, LogSoftmax and Softmin default to dim=None, and then pick the dim
+# from the input's rank (_get_softmax_dim: dim 0 of a 0-, 1- or 3-dim input, else dim 1;
+# deprecated there, with a warning, but still what nn.Softmax() computes). These layers
+# default to none too and pick the same dim: dim -1, the default they had, differs for
+# 3- and 4-dim inputs ([N, C, H, W] takes the softmax over the channels). The
+# functions (softmax(x)) keep their documented dim=-1.
+fn _layer_softmax_dim(dim, x) = dim if dim != none else (0 if x.ndim in [0, 1, 3] else 1)
+
+model Softmax(dim=none) {
+  "exp(x) normalized to sum to 1 along dim (none: PyTorch's choice by the input's rank). Example: nn.Softmax(dim=1)(logits)"
   dim = dim
-  forward(x) = softmax(x, dim=self.dim)
+  forward(x) = softmax(x, dim=_layer_softmax_dim(self.dim, x))
 }
 # Softmax over the channels (dim -3) at every location of [N, C, H, W] or [C, H, W].
 model Softmax2d() {
@@ -44,10 +53,10 @@ model Softmax2d() {
     return softmax(x, dim=-3)
   }
 }
-model LogSoftmax(dim=-1) {
-  "The log of softmax along dim, computed stably. Example: nn.LogSoftmax(dim=1)(logits)"
+model LogSoftmax(dim=none) {
+  "The log of softmax along dim (none: PyTorch's choice by the input's rank), computed stably. Example: nn.LogSoftmax(dim=1)(logits)"
   dim = dim
-  forward(x) = log_softmax(x, dim=self.dim)
+  forward(x) = log_softmax(x, dim=_layer_softmax_dim(self.dim, x))
 }
 model LeakyReLU(negative_slope=0.01, inplace=false) {
   "x where x > 0, else negative_slope * x. Example: nn.LeakyReLU(0.2)(x)"
@@ -119,10 +128,10 @@ model GLU(dim=-1) {
   dim = dim
   forward(x) = glu(x, dim=self.dim)
 }
-model Softmin(dim=-1) {
-  "softmax(-x) along dim. Example: nn.Softmin(dim=1)(x)"
+model Softmin(dim=none) {
+  "softmax(-x) along dim (none: PyTorch's choice by the input's rank). Example: nn.Softmin(dim=1)(x)"
   dim = dim
-  forward(x) = softmin(x, dim=self.dim)
+  forward(x) = softmin(x, dim=_layer_softmax_dim(self.dim, x))
 }
 model Softsign() {
   "x / (1 + |x|), elementwise. Example: nn.Softsign()(x)"

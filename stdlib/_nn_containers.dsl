@@ -92,7 +92,7 @@ model ModuleDict(modules=none) {
   update(modules) {
     assert(type(modules) == "dict", f"nn.ModuleDict: expected a dict of name to layer, got {type(modules)}")
     for k in modules.keys() {
-      assert(type(k) == "str", f"nn.ModuleDict: keys must be strings, got {type(k)}")
+      _check_key("nn.ModuleDict", "module", self, k, self.keys())
       setattr(self, k, _checked_layer("nn.ModuleDict()", f"modules[{repr(k)}]", modules[k]))
     }
     return self
@@ -142,7 +142,7 @@ model ParameterDict(parameters=none) {
   update(parameters) {
     if type(parameters) != "dict" { fail(f"nn.ParameterDict: expected a dict of name to tensor, got {type(parameters)}") }
     for k in parameters.keys() {
-      _check_parameter_name(self, k)
+      _check_key("nn.ParameterDict", "parameter", self, k, self._names)
       setattr(self, k, _as_parameter("nn.ParameterDict()", f"parameters[{repr(k)}]", parameters[k]))
       if not (k in self._names) { self._names.append(k) }
     }
@@ -150,15 +150,17 @@ model ParameterDict(parameters=none) {
   }
 }
 
-# A ParameterDict key is a field name, so, as PyTorch's register_parameter, it must not
-# be empty, hold a "." (state_dict's separator) or be a name the dict already has for
-# something else (update, _names, training, state_dict, ...): setting one replaced
-# the method or the bookkeeping, and the dict broke later.
-fn _check_parameter_name(d, k) {
-  if type(k) != "str" { fail(f"nn.ParameterDict: keys must be strings (parameter names), got {type(k)}") }
-  if k == "" or "." in k { fail(f"nn.ParameterDict: key {repr(k)} is not a parameter name: it must be non-empty and hold no '.'") }
-  if (k == "training" or hasattr(d, k)) and not (k in d._names) {
-    fail(f"nn.ParameterDict: key {repr(k)} is the name of one of the dict's own attributes or methods; choose another name")
+# A ModuleDict or ParameterDict key is a field name, so, as PyTorch's add_module and
+# register_parameter, it must not be empty, hold a "." (state_dict's separator: a
+# ModuleDict key "a.b" saved keys that loaded back and get_submodule could not find) or
+# be a name the dict already has for something else (update, _names, training,
+# state_dict, ...): setting one replaced the method or the bookkeeping, and the dict
+# broke later. `held` lists the keys the dict holds (which a key may name again).
+fn _check_key(who, what, d, k, held) {
+  if type(k) != "str" { fail(f"{who}: keys must be strings ({what} names), got {type(k)}") }
+  if k == "" or "." in k { fail(f"{who}: key {repr(k)} is not a {what} name: it must be non-empty and hold no '.'") }
+  if (k == "training" or hasattr(d, k)) and not (k in held) {
+    fail(f"{who}: key {repr(k)} is the name of one of the dict's own attributes or methods; choose another name")
   }
 }
 

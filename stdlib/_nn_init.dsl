@@ -110,20 +110,31 @@ fn calculate_fan_in_and_fan_out(t) {
   return (s[1] * receptive, s[0] * receptive)
 }
 
+# PyTorch's linear_fns: the layers whose gain is 1 (conv1d was an error, as every
+# name but conv2d of these).
+let _LINEAR_GAIN = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+                    "sigmoid"]
+
 fn calculate_gain(nonlinearity, param=none) {
-  "PyTorch's recommended gain for a nonlinearity (linear, sigmoid, tanh, relu, leaky_relu, selu). Example: nn.calculate_gain('relu')"
-  if nonlinearity == "linear" or nonlinearity == "sigmoid" or nonlinearity == "conv2d" { return 1.0 }
+  "PyTorch's recommended gain for a nonlinearity (linear, the conv and conv_transpose names, sigmoid, tanh, relu, leaky_relu, selu). Example: nn.calculate_gain('relu')"
+  if nonlinearity in _LINEAR_GAIN { return 1.0 }
   if nonlinearity == "tanh" { return 5.0 / 3.0 }
   if nonlinearity == "relu" { return math.sqrt(2.0) }
   if nonlinearity == "leaky_relu" {
+    if param != none and not (type(param) in ["int", "float"]) {
+      fail(f"calculate_gain(): negative_slope {repr(param)} is not a valid number")
+    }
     let slope = 0.01 if param == none else param
     return math.sqrt(2.0 / (1.0 + slope * slope))
   }
   if nonlinearity == "selu" { return 0.75 }
-  assert(false, f"unsupported nonlinearity {nonlinearity}")
+  fail(f"calculate_gain(): unsupported nonlinearity {repr(nonlinearity)}")
 }
 
-fn _fan(t, mode) {
+# fan_in or fan_out as PyTorch's _calculate_correct_fan; another mode is an error
+# (anything but "fan_in" silently meant fan_out).
+fn _fan(t, mode, who="nn.init") {
+  if not (mode in ["fan_in", "fan_out"]) { fail(f"{who}: argument 'mode' must be \"fan_in\" or \"fan_out\", got {repr(mode)}") }
   let f = calculate_fan_in_and_fan_out(t)
   return f[0] if mode == "fan_in" else f[1]
 }
@@ -179,7 +190,7 @@ fn ones_(t) {
 fn kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
   "He initialization from a uniform distribution, as PyTorch's. Example: nn.kaiming_uniform_(w, nonlinearity='relu')"
   if t.numel() == 0 { return t }  # as PyTorch's: a no-op (its fan may be 0: nn.Linear(0, 3))
-  let std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
+  let std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode, "kaiming_uniform_()"))
   let bound = math.sqrt(3.0) * std
   return uniform_(t, -bound, bound)
 }
@@ -187,7 +198,7 @@ fn kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
 fn kaiming_normal_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu") {
   "He initialization from a normal distribution, as PyTorch's. Example: nn.kaiming_normal_(w, mode='fan_out')"
   if t.numel() == 0 { return t }  # as PyTorch's: a no-op
-  return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode)))
+  return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode, "kaiming_normal_()")))
 }
 
 fn xavier_uniform_(t, gain=1.0) {

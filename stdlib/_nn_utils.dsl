@@ -1,12 +1,16 @@
 # _nn_utils: the gradient and parameter utilities (PyTorch's torch.nn.utils):
 # clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters and
-# count_parameters, and nn.utils.rnn (stdlib/_nn_packed.dsl: pad_sequence, pack_padded_sequence,
+# count_parameters, weight_norm and remove_weight_norm, nn.utils.stateless
+# (stdlib/_nn_stateless.dsl: functional_call), and nn.utils.rnn (stdlib/_nn_packed.dsl: pad_sequence, pack_padded_sequence,
 # pad_packed_sequence, pack_sequence, PackedSequence). nn re-exports them, as nn.utils
 # too; import nn, not this module.
 import math
 import _nn_packed
+import _nn_init
+import _nn_stateless
 
 let rnn = _nn_packed
+let stateless = _nn_stateless
 
 fn _params_of(parameters) {
   if type(parameters) == "list" or type(parameters) == "tuple" { return parameters }
@@ -85,4 +89,79 @@ fn vector_to_parameters(vec, parameters) {
       at = at + p.numel()
     }
   }
+}
+
+# Note [Weight normalization]
+# PyTorch's torch.nn.utils.weight_norm(module, name="weight", dim=0) replaces the
+# parameter `name` by two, `name_g` (the norm, over every dim but `dim`) and `name_v`
+# (the direction), and recomputes `name = v * (g / ||v||)` in a forward pre-hook, so
+# gradients reach g and v and the optimizer steps them. The recomputed weight is a
+# plain field, not a parameter: state_dict and parameters() list bias, name_g, name_v
+# in that order, as PyTorch's. dim=none (PyTorch passes -1 for it) takes one norm over
+# the whole tensor, a 0-dim g. remove_weight_norm folds them back into one parameter.
+# The field `_<name>_weight_norm` holds (dim, serial) and the hook acts only while the
+# field holds its own serial: remove_weight_norm deletes the field, which leaves the
+# hook a no-op rather than removing it by its handle, since a handle removes from the
+# module it was made on, and a deepcopy's hooks are copies (PyTorch finds its WeightNorm
+# hook in the copy's own hooks; nabla cannot list them).
+fn _norm_except_dim(v, dim) {
+  if dim == none { return v.norm() }
+  let dims = [d for d in range(v.ndim) if d != dim]
+  if len(dims) == 0 { return v.abs() }
+  return v.pow(2).sum(dims, keepdim=true).sqrt()
+}
+
+# the field that holds (dim, serial) of a weight-normed `name`
+fn _weight_norm_field(name) = "_" + name + "_weight_norm"
+let _weight_norm_serial = [0]
+
+fn _weight_from_g_v(module, name, dim) {
+  let v = getattr(module, name + "_v")
+  return v * (getattr(module, name + "_g") / _norm_except_dim(v, dim))
+}
+
+fn weight_norm(module, name="weight", dim=0) {
+  "Reparameterizes module.<name> as <name>_g * <name>_v / ||<name>_v||, recomputed before each forward (PyTorch's torch.nn.utils.weight_norm); returns the module. Example: nn.utils.weight_norm(nn.Conv1d(4, 8, 3))"
+  assert(type(module) != "tensor" and getattr(module, "named_children", none) != none,
+         f"nn.utils.weight_norm(): module must be a model, got {type(module)}")
+  assert(hasattr(module, name) and type(getattr(module, name)) == "tensor",
+         f"nn.utils.weight_norm(): the module has no tensor field '{name}'")
+  assert(not hasattr(module, _weight_norm_field(name)),
+         f"nn.utils.weight_norm(): '{name}' already has weight_norm; call remove_weight_norm first")
+  let w = getattr(module, name)
+  assert(dim == none or (dim >= -w.ndim and dim < w.ndim),
+         f"nn.utils.weight_norm(): dim {dim} is out of range for '{name}' of shape {list(w.shape)}")
+  # -1 is PyTorch's spelling of none (one norm over the whole tensor); other negative dims count from the end
+  let d = none if dim == none or dim == -1 else (dim + w.ndim if dim < 0 else dim)
+  let g = _nn_init.Parameter(_norm_except_dim(w, d).detach().clone())
+  let v = _nn_init.Parameter(w.detach().clone())
+  delattr(module, name)
+  setattr(module, name + "_g", g)
+  setattr(module, name + "_v", v)
+  setattr(module, name, _weight_from_g_v(module, name, d))
+  _weight_norm_serial[0] = _weight_norm_serial[0] + 1
+  let serial = _weight_norm_serial[0]
+  fn recompute(m, args) {
+    let state = getattr(m, _weight_norm_field(name), none)
+    if state != none and state[1] == serial { setattr(m, name, _weight_from_g_v(m, name, d)) }
+  }
+  module.register_forward_pre_hook(recompute)
+  setattr(module, _weight_norm_field(name), (d, serial))
+  return module
+}
+
+fn remove_weight_norm(module, name="weight") {
+  "Folds <name>_g and <name>_v back into one parameter <name>, and the hook stops (PyTorch's torch.nn.utils.remove_weight_norm); returns the module."
+  let field = _weight_norm_field(name)
+  assert(hasattr(module, field), f"nn.utils.remove_weight_norm(): weight_norm of '{name}' not found in {type(module)}")
+  let (d, serial) = getattr(module, field)
+  # from g and v as they are now (an optimizer step may have moved them since the last forward)
+  let w = none
+  no_grad { w = _weight_from_g_v(module, name, d).detach().clone() }
+  delattr(module, field)
+  delattr(module, name + "_g")
+  delattr(module, name + "_v")
+  delattr(module, name)
+  setattr(module, name, _nn_init.Parameter(w))
+  return module
 }

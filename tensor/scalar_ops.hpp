@@ -184,11 +184,15 @@ NABLA_SCALAR sqrt(T v) { return math::sqrt(v); }
 // 1 / sqrt rather than a reciprocal square root instruction: both roundings are exact
 // IEEE ones, so the devices agree.
 NABLA_SCALAR rsqrt(T v) { return T(1) / math::sqrt(v); }
+// A float's through 0 - v at v <= 0, so that abs(-0.0) is +0.0 as PyTorch's (it
+// was -0.0: copysign(-0.0, 1.0) came out -0.0); a NaN stays NaN.
 NABLA_SCALAR abs(T v) {
   if constexpr (std::is_unsigned_v<T>)  // u8, bool: nothing negative (and no warning)
     return v;
-  else
+  else if constexpr (std::is_integral_v<T>)
     return v < 0 ? neg(v) : v;
+  else
+    return v <= T(0) ? T(0) - v : v;
 }
 NABLA_SCALAR sign(T v) {
   if constexpr (std::is_unsigned_v<T>)

@@ -172,17 +172,29 @@ Tensor on_number(const Tensor& t, F f) {
   return r;
 }
 
+// log of pow's base: a number base (2 ** x) in f64, as PyTorch's Scalar::log (an int
+// one was logged in f32, which made the gradient of 2 ** x good to 8 digits in f64).
+Tensor log_of_base(const Tensor& a) {
+  if (!a.impl()->wrapped_number) return log(a);
+  Tensor r = log(to_dtype(alias(a), DType::f64));
+  r.impl()->wrapped_number = true;
+  return r;
+}
+
+// As PyTorch's pow_backward_self and pow_backward_exponent: a zero exponent's
+// gradient in the base is 0 (b * a^(b-1) was 0 * 0^-1, NaN at a = 0, and NaN at a NaN
+// a), and 0^b with b >= 0 has derivative 0 in b (not the NaN of log(0)).
 TensorList backward_pow(BackwardContext& c) {
   Tensor a = c.input(0), b = c.input(1);
   Tensor ga, gb;
   if (c.needs_grad(0)) {
     Tensor less_one = on_number(b, [](const Tensor& e) { return e - 1.0; });
-    ga = reduce_to_shape(c.grad() * b * pow(a, less_one), c.input_shape(0));
+    Tensor zero_exponent = eq(b, zero_scalar());
+    ga = reduce_to_shape(where(zero_exponent, zero_scalar(), c.grad() * b * pow(a, less_one)), c.input_shape(0));
   }
   if (c.needs_grad(1)) {
-    // 0^b with b >= 0 has derivative 0 in b (PyTorch masks the NaN of log(0) the same way).
     Tensor at_zero = mul(eq(a, zero_scalar()), ge(b, zero_scalar()));
-    gb = reduce_to_shape(where(at_zero, zero_scalar(), c.grad() * c.output(0) * log(a)), c.input_shape(1));
+    gb = reduce_to_shape(where(at_zero, zero_scalar(), c.grad() * c.output(0) * log_of_base(a)), c.input_shape(1));
   }
   return {ga, gb};
 }

@@ -123,11 +123,13 @@ Tensor one_hot(const Tensor& target, const Shape& input_shape, DType dt) {
 }
 
 // Each target position's weight in the output, unsqueezed at the class dim: 0 where
-// the target is ignore_index, else g (divided by the number of counted targets for mean).
+// the target is ignore_index, else g (divided by the number of counted targets for
+// mean). The count is taken as at least 1: with every target ignored, every weight is
+// 0 as in PyTorch's kernel (g / 0 gave 0 * inf, NaN).
 Tensor position_weight(const BackwardContext& c, const Tensor& target, DType dt) {
   Tensor counted = to_dtype(ne(target, scalar_tensor(c.attrs().i("ignore_index"), target.dtype())), dt);
   Tensor g = c.grad();
-  if (c.attrs().i("reduction") == kMean) g = g / sum(counted);
+  if (c.attrs().i("reduction") == kMean) g = g / clamp(sum(counted), 1.0, std::nullopt);
   return unsqueeze(counted * g, class_dim(static_cast<int64_t>(c.input_shape(0).size())));
 }
 

@@ -68,10 +68,13 @@ std::vector<TensorMeta> infer_max(const TensorList& in, const Attrs&) { return i
 std::vector<TensorMeta> infer_min(const TensorList& in, const Attrs&) { return infer_extremum_all("min", in[0]); }
 
 // Every element equal to the result shares the gradient evenly (PyTorch's rule for
-// the all-elements max/min, which keeps the gradient symmetric under ties).
+// the all-elements max/min, which keeps the gradient symmetric under ties); a NaN
+// result is shared by the NaN elements, as PyTorch's evenly_distribute_backward (no
+// element equals NaN: every gradient was 0 / 0).
 TensorList backward_extremum_all(BackwardContext& c) {
-  Tensor x = c.input(0);
-  Tensor mask = to_dtype(eq(x, c.output(0)), x.dtype());
+  Tensor x = c.input(0), y = c.output(0);
+  Tensor reached = eq(x, y);
+  Tensor mask = to_dtype(where(ne(y, y), ne(x, x), reached), x.dtype());
   return {c.grad() * mask / sum(mask)};
 }
 
@@ -158,8 +161,9 @@ VarianceParts variance_parts(BackwardContext& c, const char* op) {
   p.g = unsqueeze_reduced(c.grad(), shape, p.dims, c.attrs().b("keepdim"));
   Tensor x = c.input(0);
   p.centered = x - mean(x, p.dims, true);
-  // As in the kernel: the divisor never goes below 0.
-  p.divisor = static_cast<double>(std::max<int64_t>(0, reduced_count(shape, p.dims) - c.attrs().i("correction")));
+  // N - correction as it is, as PyTorch's var_backward: the kernel's divisor never
+  // goes below 0 (a correction past N makes the value inf), its backward's does.
+  p.divisor = static_cast<double>(reduced_count(shape, p.dims) - c.attrs().i("correction"));
   return p;
 }
 // d var / dx = 2 (x - mean) / (N - correction)
@@ -167,11 +171,13 @@ TensorList backward_var(BackwardContext& c) {
   VarianceParts p = variance_parts(c, "var");
   return {p.g * p.centered * (2.0 / p.divisor)};
 }
-// d std / dx = (x - mean) / ((N - correction) std)
+// d std / dx = d var / dx / (2 std), where std is 0 taken as 0, as PyTorch's
+// std_backward (x constant along the dims: its gradient was 0 / 0, NaN).
 TensorList backward_std(BackwardContext& c) {
   VarianceParts p = variance_parts(c, "std");
   Tensor y = unsqueeze_reduced(c.output(0), c.input_shape(0), p.dims, c.attrs().b("keepdim"));
-  return {p.g * p.centered / (y * p.divisor)};
+  Tensor g_var = where(eq(y, zero_scalar()), zero_scalar(), p.g / (2.0 * y));
+  return {g_var * p.centered * (2.0 / p.divisor)};
 }
 
 // --- logsumexp

@@ -1,9 +1,10 @@
 // Tensor factories (tensor, zeros, ones, empty, full, rand, randn, randint, arange,
-// linspace, the *_like forms), manual_seed, and the dtype names (f32, i64, ...) as
-// values. Every factory takes dtype=, device= and requires_grad=. The table at the
+// linspace, the *_like forms), manual_seed, the dtype names (f32, i64, ...) as
+// values, and their limits (finfo, iinfo). Every factory takes dtype=, device= and requires_grad=. The table at the
 // end is this family's (Note [Builtin tables]).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "autograd/ops.hpp"
@@ -228,15 +229,95 @@ Value set_rng_state_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
-// The dtypes by their short and their PyTorch names. bool, float and int are the
-// builtin functions, which as_dtype reads as b8, f32 and i64.
+// The dtypes by their short and their PyTorch names (torch.long, torch.double and
+// torch.half too, which training code writes: zeros(n, dtype=long)). bool, float and
+// int are the builtin functions, which as_dtype reads as b8, f32 and i64.
 void dtype_names(NamedValues& out) {
   for (auto [name, dtype] : std::initializer_list<std::pair<const char*, DType>>{
            {"f32", DType::f32}, {"f64", DType::f64}, {"f16", DType::f16}, {"bf16", DType::bf16},
            {"i64", DType::i64}, {"i32", DType::i32}, {"float32", DType::f32}, {"float64", DType::f64},
            {"int64", DType::i64}, {"int32", DType::i32}, {"i8", DType::i8}, {"u8", DType::u8},
-           {"int8", DType::i8}, {"uint8", DType::u8}})
+           {"int8", DType::i8}, {"uint8", DType::u8}, {"float16", DType::f16}, {"bfloat16", DType::bf16},
+           {"long", DType::i64}, {"double", DType::f64}, {"half", DType::f16}})
     out.emplace_back(name, Value::dtype(dtype));
+}
+
+// Note [finfo and iinfo]
+// torch.finfo(dtype) and torch.iinfo(dtype): the limits of a dtype, which training code
+// reads for masks (finfo(x.dtype).min in place of -inf) and for epsilons
+// (finfo(f32).eps in REINFORCE's normalized returns). An object with PyTorch's fields,
+// shown as PyTorch shows it; finfo() is f32's (the default dtype).
+struct FloatLimits {
+  DType dtype;
+  int bits;
+  double eps, max, tiny, resolution;
+};
+constexpr FloatLimits kFloatLimits[] = {
+    {DType::f32, 32, 1.1920928955078125e-07, 3.4028234663852886e+38, 1.1754943508222875e-38, 1e-06},
+    {DType::f64, 64, 2.220446049250313e-16, 1.7976931348623157e+308, 2.2250738585072014e-308, 1e-15},
+    {DType::f16, 16, 0.0009765625, 65504.0, 6.103515625e-05, 0.001},
+    {DType::bf16, 16, 0.0078125, 3.3895313892515355e+38, 1.1754943508222875e-38, 0.01},
+};
+
+std::string torch_dtype_name(DType d) {
+  switch (d) {
+    case DType::f32: return "float32";
+    case DType::f64: return "float64";
+    case DType::f16: return "float16";
+    case DType::bf16: return "bfloat16";
+    case DType::i64: return "int64";
+    case DType::i32: return "int32";
+    case DType::i8: return "int8";
+    case DType::u8: return "uint8";
+    default: return dtype_name(d);
+  }
+}
+
+Value limits_object(const char* type, std::vector<std::pair<std::string, Value>> fields) {
+  auto o = std::make_shared<ObjectObj>();
+  o->type_name = type;
+  std::string shown = std::string(type) + "(";
+  for (size_t k = 0; k < fields.size(); ++k) shown += (k ? ", " : "") + fields[k].first + "=" + repr(fields[k].second);
+  o->attrs = std::move(fields);
+  o->describe = [shown] { return shown + ")"; };
+  return Value::object(Tag::Object, o);
+}
+
+Value finfo_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("finfo", a, {"type"}, 0);
+  DType d = b.has(0) ? as_dtype(b[0], "finfo(): type") : DType::f32;
+  for (const FloatLimits& f : kFloatLimits)
+    if (f.dtype == d)
+      return limits_object("finfo", {{"resolution", Value::number(f.resolution)},
+                                     {"min", Value::number(-f.max)},
+                                     {"max", Value::number(f.max)},
+                                     {"eps", Value::number(f.eps)},
+                                     {"smallest_normal", Value::number(f.tiny)},
+                                     {"tiny", Value::number(f.tiny)},
+                                     {"bits", Value::integer(f.bits)},
+                                     {"dtype", make_str(torch_dtype_name(d))}});
+  fail(std::string("finfo(): ") + dtype_name(d) + " is not a floating dtype (iinfo() gives the limits of integer ones)");
+}
+
+Value iinfo_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("iinfo", a, {"type"}, 1);
+  DType d = as_dtype(b[0], "iinfo(): type");
+  struct IntLimits {
+    DType dtype;
+    int bits;
+    int64_t min, max;
+  };
+  constexpr IntLimits kIntLimits[] = {{DType::i64, 64, INT64_MIN, INT64_MAX},
+                                      {DType::i32, 32, INT32_MIN, INT32_MAX},
+                                      {DType::i8, 8, INT8_MIN, INT8_MAX},
+                                      {DType::u8, 8, 0, UINT8_MAX}};
+  for (const IntLimits& i : kIntLimits)
+    if (i.dtype == d)
+      return limits_object("iinfo", {{"min", Value::integer(i.min)},
+                                     {"max", Value::integer(i.max)},
+                                     {"bits", Value::integer(i.bits)},
+                                     {"dtype", make_str(torch_dtype_name(d))}});
+  fail(std::string("iinfo(): ") + dtype_name(d) + " is not an integer dtype (finfo() gives the limits of floating ones)");
 }
 
 // The keywords every factory takes, in every signature below.
@@ -286,6 +367,11 @@ const BuiltinEntry kFactoryBuiltins[] = {
      "Example: let s = get_rng_state(); let a = randn(2); set_rng_state(s); expect(randn(2).equal(a))"},
     {"set_rng_state", set_rng_state_builtin, "set_rng_state(state)",
      "Puts the random generator back where get_rng_state() found it. Example: set_rng_state(get_rng_state())"},
+    {"finfo", finfo_builtin, "finfo(type=f32)",
+     "The limits of a floating dtype (eps, min, max, tiny, smallest_normal, resolution, bits), as torch.finfo. "
+     "Example: finfo(f32).eps"},
+    {"iinfo", iinfo_builtin, "iinfo(type)",
+     "The limits of an integer dtype (min, max, bits), as torch.iinfo. Example: iinfo(i32).max"},
 };
 
 #undef NABLA_FACTORY_KW

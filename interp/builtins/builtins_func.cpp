@@ -558,13 +558,20 @@ Value grad_of_function(Evaluator& ev, CallArgs& a) { return func::grad_transform
 bool is_callable_value(const Value& v) { return func::is_function(v); }
 
 const BuiltinLibrary kFuncLibrary = {"func", nullptr, func::kFuncBuiltins, nullptr};
+Value func_module_functional_call(Evaluator& ev, CallArgs& a);  // builtins_models.cpp
 // The module's rows: grad (the function form only; the global grad is autograd's,
-// which takes both forms), then the family's.
+// which takes both forms), then the family's, then functional_call (a global builtin
+// too), as torch.func has it.
 const std::vector<BuiltinEntry> kFuncModuleRows = [] {
   std::vector<BuiltinEntry> rows{{"grad", func::grad_transform, "grad(func, argnums=0, has_aux=false)",
                                   "The function that returns func's gradient with respect to argument argnums, as "
                                   "JAX's grad. Example: func.grad(fn(x) = (x * x).sum())(randn(3))"}};
   rows.insert(rows.end(), std::begin(func::kFuncBuiltins), std::end(func::kFuncBuiltins));
+  rows.push_back({"functional_call", func_module_functional_call,
+                  "functional_call(model, params_and_buffers, args, kwargs=none)",
+                  "Calls model(*args, **kwargs) with the dict's tensors in place of its parameters and buffers, for "
+                  "this call only (torch.func.functional_call). Example: func.functional_call(nn.Linear(4, 2), "
+                  "{\"weight\": zeros(2, 4)}, (randn(3, 4),))"});
   return rows;
 }();
 const BuiltinLibrary kFuncModule = {"func", "func", kFuncModuleRows, nullptr};

@@ -419,8 +419,8 @@ const std::vector<const char*>& language_keywords() {
   static const std::vector<const char*> words = {
       "let",    "fn",    "model", "function", "buffer", "static",  "if",          "elif",           "else",
       "while",  "for",   "in",    "break",    "continue", "return", "import",     "as",             "true",
-      "false",  "none",  "and",   "or",       "not",    "test",    "no_grad",     "enable_grad",    "detect_anomaly",
-      "profile", "no_sync", "autocast"};
+      "false",  "none",  "and",   "or",       "not",    "is",      "test",        "no_grad",        "enable_grad",
+      "detect_anomaly", "profile", "no_sync", "autocast"};
   return words;
 }
 

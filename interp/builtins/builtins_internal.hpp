@@ -36,6 +36,9 @@ int64_t as_python_int(const Value& v, const std::string& what);  // a bool is 0 
 int64_t int_from_double(double d, const std::string& what);
 double as_num(const Value& v, const std::string& what);
 bool as_bool(const Value& v, const std::string& what);
+// The builtin sorted(iterable, key=none, reverse=false) (builtins_python.cpp), which
+// list.sort() runs too.
+Value sorted_builtin(Evaluator& ev, CallArgs& a);
 const Tensor& as_tensor(const Value& v, const std::string& what);
 std::string as_path(const Value& v, const std::string& fname);  // fname "save": "save(): path: expected a str, got int"
 std::vector<int64_t> as_ints(const Value& v, const std::string& what);

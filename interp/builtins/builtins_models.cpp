@@ -320,6 +320,9 @@ const BuiltinEntry kModelBuiltins[] = {
 
 }  // namespace
 
+// torch.func.functional_call, the func module's row (builtins_func.cpp).
+Value func_module_functional_call(Evaluator& ev, CallArgs& a) { return functional_call_builtin(ev, a); }
+
 const BuiltinLibrary kModelLibrary = {"models", nullptr, kModelBuiltins, nullptr};
 
 }  // namespace nabla::interp

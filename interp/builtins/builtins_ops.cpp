@@ -170,15 +170,26 @@ Value einsum_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(einsum(a.pos[0].as<StrObj>()->s, operands));
 }
 
-// add and sub with PyTorch's alpha (input +- alpha * other; a number other is scaled
-// as a number, in f64), div with its rounding_mode ("trunc" or "floor").
+// alpha * other for add and sub, keeping the kinds of both: a number other is scaled
+// as a number (an int times an int stays an int, so an integer input keeps its dtype
+// as PyTorch's; else in f64), a tensor other by alpha as a wrapped number (an i64
+// tensor times alpha=3 stays i64; it was 3.0, which made add of two i64 tensors f32).
+Tensor scaled_by_alpha(const Value& other, const Value& alpha, const char* fname) {
+  as_num(alpha, std::string(fname) + "(): argument 'alpha'");
+  if (!other.is_num()) return mul(required_input_of(other, fname, "other"), to_tensor_arg(alpha, fname));
+  if (other.tag == Tag::Float || alpha.tag == Tag::Float) {
+    return input_of(Value::number(as_num(other, fname) * as_num(alpha, fname)), fname, "other");
+  }
+  auto exact = [](const Value& v) { return static_cast<uint64_t>(v.tag == Tag::Int ? v.i : int64_t{v.b}); };
+  return input_of(Value::integer(static_cast<int64_t>(exact(other) * exact(alpha))), fname, "other");  // wraps as i64
+}
+
+// add and sub with PyTorch's alpha (input +- alpha * other), div with its
+// rounding_mode ("trunc" or "floor").
 Value add_or_sub(CallArgs& a, const char* fname, bool is_add) {
   Bound b = bind(fname, a, {"input", "other", "alpha"}, 2);
   Tensor x = required_input_of(b[0], fname, "input");
-  const double alpha = b.has(2) ? as_num(b[2], std::string(fname) + "(): argument 'alpha'") : 1.0;
-  Tensor y = b[1].is_num() ? input_of(Value::number(as_num(b[1], fname) * alpha), fname, "other")
-                           : required_input_of(b[1], fname, "other");
-  if (!b[1].is_num() && alpha != 1.0) y = y * alpha;
+  Tensor y = b.has(2) ? scaled_by_alpha(b[1], b[2], fname) : required_input_of(b[1], fname, "other");
   return Value::tensor(is_add ? add(x, y) : sub(x, y));
 }
 Value add_builtin(Evaluator&, CallArgs& a) { return add_or_sub(a, "add", true); }

@@ -10,6 +10,7 @@
 
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/values/value_walk.hpp"
 #include "lang/utf8_text.hpp"
 #include "interp/eval/script/script_mode.hpp"
 #include "lang/did_you_mean.hpp"
@@ -51,10 +52,7 @@ Value len_builtin(Evaluator& ev, CallArgs& a) {
       if (v.t.dim() == 0) fail("len() of a 0-d tensor");
       return Value::integer(v.t.size(0));
     case Tag::Instance:  // a model with a __len__ method (nn.Sequential)
-      if (v.as<InstanceObj>()->cls->info->methods.count("__len__")) {
-        CallArgs none;
-        return ev.call_method(v, "__len__", none);
-      }
+      if (v.as<InstanceObj>()->cls->info->methods.count("__len__")) return Value::integer(ev.model_length(v));
       [[fallthrough]];
     default: fail(std::string("object of type '") + type_name(v) + "' has no len()");
   }
@@ -76,6 +74,9 @@ Value range_builtin(Evaluator&, CallArgs& a) {
   return Value::object(Tag::Range, r);
 }
 
+}  // namespace
+
+// Also list.sort()'s work (container_methods.cpp).
 Value sorted_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("sorted", a, {"iterable", "key", "reverse"}, 1);
   std::vector<Value> items = ev.iterate(b[0]);
@@ -88,7 +89,7 @@ Value sorted_builtin(Evaluator& ev, CallArgs& a) {
     }
   std::vector<size_t> order(items.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  bool rev = b.has(2) && truthy(b[2]);
+  bool rev = b.has(2) && as_bool(b[2], "sorted(): reverse");  // reverse="no" was truthy: reversed
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     int c = compare_for_sort(keys[x], keys[y], "sorted()");
     return rev ? c > 0 : c < 0;
@@ -97,6 +98,8 @@ Value sorted_builtin(Evaluator& ev, CallArgs& a) {
   for (size_t k : order) out.push_back(items[k]);
   return make_list(std::move(out));
 }
+
+namespace {
 
 // ord(c): the code point of a one-character string; chr(i): the inverse (as UTF-8).
 Value ord_builtin(Evaluator&, CallArgs& a) {
@@ -135,7 +138,7 @@ Value bool_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("bool", a, {"x"}, 0);
   if (b.given[0] && b[0].tag == Tag::Tensor)  // Note [Numbers read for a condition]
     if (Tensor n = condition_number(ev, b[0].t, "bool()"); n.defined()) return Value::tensor(n);
-  return Value::boolean(b.given[0] && truthy(b[0]));
+  return Value::boolean(b.given[0] && ev.truth(b[0]));
 }
 
 Value list_builtin(Evaluator& ev, CallArgs& a) {
@@ -219,7 +222,7 @@ Value any_builtin(Evaluator& ev, CallArgs& a) {
   if (!a.pos.empty() && a.pos[0].tag == Tag::Tensor) return op_functions().at("any")(ev, a);
   Bound b = bind("any", a, {"iterable"}, 1);
   for (auto& x : ev.iterate(b[0]))
-    if (truthy(x)) return Value::boolean(true);
+    if (ev.truth(x)) return Value::boolean(true);
   return Value::boolean(false);
 }
 
@@ -227,17 +230,17 @@ Value all_builtin(Evaluator& ev, CallArgs& a) {
   if (!a.pos.empty() && a.pos[0].tag == Tag::Tensor) return op_functions().at("all")(ev, a);
   Bound b = bind("all", a, {"iterable"}, 1);
   for (auto& x : ev.iterate(b[0]))
-    if (!truthy(x)) return Value::boolean(false);
+    if (!ev.truth(x)) return Value::boolean(false);
   return Value::boolean(true);
 }
 
-Value assert_builtin(Evaluator&, CallArgs& a) {
+Value assert_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("assert", a, {"cond", "msg"}, 1);
   // Told a capture as an assert, not as a branch: no cond node can stand for it, so the
   // error must not suggest lowering it.
   if (b[0].tag == Tag::Tensor) notify_value_read(b[0].t, "assert() on a tensor's value (check it outside the compiled function)");
   UnobservedScope told_once;
-  if (!truthy(b[0])) fail("assertion failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
+  if (!ev.truth(b[0])) fail("assertion failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
   return Value();
 }
 
@@ -263,16 +266,28 @@ Value did_you_mean_builtin(Evaluator&, CallArgs& a) {
   return make_str(lang::did_you_mean(b[0].as<StrObj>()->s, candidates));
 }
 
+// A tuple of types is any of them, nested too, as Python's: PyTorch's init functions
+// ask isinstance(m, (nn.Conv2d, nn.Linear)).
+bool is_instance_of(const Value& obj, const Value& type, int depth = 0) {
+  if (type.tag == Tag::ModelClass)
+    return obj.tag == Tag::Instance && obj.as<InstanceObj>()->cls.get() == type.as<ModelClassObj>();
+  if (type.tag == Tag::Str) return type_name(obj) == type.as<StrObj>()->s;
+  if (type.tag == Tag::Native) {
+    const std::string& n = type.as<NativeObj>()->name;
+    return n == type_name(obj) || (n == "tensor" && obj.tag == Tag::Tensor);
+  }
+  if (type.tag == Tag::Tuple) {
+    check_walk_depth("isinstance()", type, depth);
+    const auto& items = type.as<ListObj>()->items;
+    return std::any_of(items.begin(), items.end(), [&](const Value& t) { return is_instance_of(obj, t, depth + 1); });
+  }
+  fail(std::string("isinstance(): expected a model, a builtin type, a type name or a tuple of them, got ") +
+       type_name(type));
+}
+
 Value isinstance_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("isinstance", a, {"obj", "type"}, 2);
-  if (b[1].tag == Tag::ModelClass)
-    return Value::boolean(b[0].tag == Tag::Instance && b[0].as<InstanceObj>()->cls.get() == b[1].as<ModelClassObj>());
-  if (b[1].tag == Tag::Str) return Value::boolean(type_name(b[0]) == b[1].as<StrObj>()->s);
-  if (b[1].tag == Tag::Native) {
-    const std::string& n = b[1].as<NativeObj>()->name;
-    return Value::boolean(n == type_name(b[0]) || (n == "tensor" && b[0].tag == Tag::Tensor));
-  }
-  fail(std::string("isinstance(): expected a model, a builtin type or a type name, got ") + type_name(b[1]));
+  return Value::boolean(is_instance_of(b[0], b[1]));
 }
 
 // getattr/setattr by name, as Python's; nn.Sequential names its layers "0", "1", ...
@@ -414,7 +429,8 @@ const BuiltinEntry kPythonBuiltins[] = {
      "The interpreter's suggestion for a mistyped name: \"; did you mean 'lr'?\" naming the closest candidates, "
      "or \"\" when none is close. Example: did_you_mean(\"learning_rat\", [\"lr\", \"learning_rate\"])"},
     {"isinstance", isinstance_builtin, "isinstance(obj, type)",
-     "Whether obj is an instance of a model, of a builtin type (list, tensor, ...) or of a type name. "
+     "Whether obj is an instance of a model, of a builtin type (list, tensor, ...), of a type name, or of any in a "
+     "tuple of them. "
      "Example: isinstance(nn.Linear(4, 2), nn.Linear)"},
     {"getattr", getattr_builtin, "getattr(obj, name, default)",
      "The attribute of obj called name; default, when given, if there is none. Example: getattr(nn.Linear(4, 2), "

@@ -109,7 +109,11 @@ Value to_method(Evaluator&, CallArgs& a) {
   std::optional<Device> device;
   std::optional<DType> dtype;
   if (b.has(1)) read_to_target(b[1], device, dtype);
+  // Given twice (x.to(f64, f32), x.to(f64, dtype=i64)): the second won, silently;
+  // PyTorch has no such signature and refuses it.
+  if (b.has(2) && dtype) fail("to(): the dtype is given twice, by the first argument and as dtype");
   if (b.has(2)) dtype = as_dtype(b[2], "to(): dtype");
+  if (b.has(3) && device) fail("to(): the device is given twice, by the first argument and as device");
   if (b.has(3)) device = as_device(b[3], "to(): device");
   bool non_blocking = b.has(4) && as_bool(b[4], "to(): non_blocking");
   if (device) x = to_device(x, *device, non_blocking);

@@ -20,7 +20,7 @@ void record_failure(Evaluator& ev, const std::string& message) {
 
 Value expect_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("expect", a, {"cond", "msg"}, 1);
-  if (!truthy(b[0])) record_failure(ev, "expectation failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
+  if (!ev.truth(b[0])) record_failure(ev, "expectation failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
   return Value();
 }
 

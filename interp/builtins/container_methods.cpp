@@ -433,7 +433,9 @@ Value list_sort(Evaluator& ev, const Value& self, CallArgs& a) {
   CallArgs b;
   b.pos.push_back(self);
   b.kw = a.kw;
-  Value sorted = ev.call_value(*ev.main_module->get("sorted"), b);
+  // The builtin itself: the main module's name `sorted` may be the user's own (a
+  // `fn sorted(x)` made l.sort() call it and store what it returned).
+  Value sorted = sorted_builtin(ev, b);
   items_of(self) = sorted.as<ListObj>()->items;
   return Value();
 }

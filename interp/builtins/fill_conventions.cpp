@@ -25,29 +25,61 @@ AttrValue bound_attr(const Value& v, const Tensor& x, const std::string& fname, 
   return AttrValue(d);
 }
 
-// clamp with a tensor bound (torch.clamp(x, min=t)): min(max(x, min), max) in the
-// promoted dtype, broadcast, made of where, so the gradient goes to x where it is not
-// clamped and to the bound where it is, as PyTorch's. A number beside a tensor bound is
-// a wrapped number. A NaN in a bound gives NaN there, as PyTorch's maximum/minimum do
-// (lt against it is false: x came through unclamped).
+// min(max(x, lo), hi) in values, broadcast: a NaN in x or in a bound gives NaN there,
+// as PyTorch's clamp (lt against it is false: x came through unclamped). lo or hi
+// may be undefined (no bound).
+Tensor clamped_values(const Tensor& x, const Tensor& lo, const Tensor& hi) {
+  Tensor out = x;
+  const bool floating = is_floating(x.dtype());
+  if (lo.defined()) {
+    out = where(lt(out, lo), lo, out);
+    if (floating) out = where(ne(lo, lo), lo, out);
+  }
+  if (hi.defined()) {
+    out = where(gt(out, hi), hi, out);
+    if (floating) out = where(ne(hi, hi), hi, out);
+  }
+  return out;
+}
+
+// Note [Clamp's gradient with tensor bounds]
+// PyTorch's clamp_backward and clamp_backward_min_max: x gets the gradient where
+// lo <= x <= hi (so not where x is NaN, nor where lo > hi), lo where x < lo < hi, hi
+// where x > hi or hi < lo; where none holds (a NaN, or x < lo = hi) nothing does. The
+// value comes from the detached operands, and each operand is selected into it where
+// its condition holds, where it equals the value (a NaN lo beside x > hi gives NaN,
+// and PyTorch's gradient to hi there is dropped). x used to pass its gradient where it
+// was NaN, and a NaN bound took the gradient.
+Tensor clamp_with_gradient(const Tensor& x, const Tensor& lo, const Tensor& hi) {
+  Tensor value = clamped_values(detach(x), lo.defined() ? detach(lo) : lo, hi.defined() ? detach(hi) : hi);
+  if (!is_floating(value.dtype())) return value;
+  auto both = [](const Tensor& a, const Tensor& b) { return mul(a, b); };
+  auto either = [](const Tensor& a, const Tensor& b) { return where(a, a, b); };
+  Tensor x_passes = lo.defined() ? ge(x, lo) : le(x, hi);
+  if (lo.defined() && hi.defined()) x_passes = both(x_passes, le(x, hi));
+  Tensor out = value;
+  if (hi.defined()) {
+    Tensor to_hi = lo.defined() ? either(gt(x, hi), lt(hi, lo)) : gt(x, hi);
+    out = where(both(to_hi, eq(value, hi)), hi, out);
+  }
+  if (lo.defined()) {
+    Tensor to_lo = hi.defined() ? both(lt(x, lo), lt(lo, hi)) : lt(x, lo);
+    out = where(to_lo, lo, out);
+  }
+  return where(x_passes, x, out);
+}
+
+// clamp with a tensor bound (torch.clamp(x, min=t)): in the promoted dtype, broadcast,
+// made of where (Note [Clamp's gradient with tensor bounds]). A number beside a tensor
+// bound is a wrapped number.
 Tensor clamp_by_tensors(const Tensor& x, const Value& min, const Value& max, const std::string& fname) {
   TensorList all = {x};
   if (!min.is_none()) all.push_back(to_tensor_arg(min, (fname + "(): argument 'min'").c_str()));
   if (!max.is_none()) all.push_back(to_tensor_arg(max, (fname + "(): argument 'max'").c_str()));
   const DType dt = result_type(all);
-  Tensor out = to_dtype(x, dt);
-  size_t k = 1;
-  if (!min.is_none()) {
-    Tensor lo = to_dtype(all[k++], dt);
-    out = where(lt(out, lo), lo, out);
-    if (is_floating(dt)) out = where(ne(lo, lo), lo, out);
-  }
-  if (!max.is_none()) {
-    Tensor hi = to_dtype(all[k], dt);
-    out = where(gt(out, hi), hi, out);
-    if (is_floating(dt)) out = where(ne(hi, hi), hi, out);
-  }
-  return out;
+  Tensor lo = min.is_none() ? Tensor() : to_dtype(all[1], dt);
+  Tensor hi = max.is_none() ? Tensor() : to_dtype(all.back(), dt);
+  return clamp_with_gradient(to_dtype(x, dt), lo, hi);
 }
 
 // clamp and its alias clip: number bounds are the row's attributes, tensor bounds

@@ -93,20 +93,9 @@ void Evaluator::Impl::bind_pattern(const Pattern& p, Value v) {
     store(loc_of(&p), std::move(v));
     return;
   }
+  Evaluator::CallSiteScope site(ev, &p.span);  // where a model's __iter__ is called from
   std::vector<Value> items = unpack(v, p.items.size());
   for (size_t k = 0; k < items.size(); ++k) bind_pattern(p.items[k], std::move(items[k]));
-}
-
-std::vector<Value> Evaluator::Impl::unpack(const Value& v, size_t n) {
-  std::vector<Value> items;
-  if (v.tag == Tag::List || v.tag == Tag::Tuple) items = v.as<ListObj>()->items;
-  else if (v.tag == Tag::Tensor || v.tag == Tag::Range || v.tag == Tag::Dict) items = ev.iterate(v);
-  else if (v.tag == Tag::Instance && v.as<InstanceObj>()->cls->info->methods.count("__iter__"))
-    items = ev.iterate(v);  // a model's __iter__ (a PackedSequence unpacks as PyTorch's namedtuple)
-  else fail(std::string("cannot unpack ") + type_name(v) + " into " + std::to_string(n) + " names");
-  if (items.size() != n)
-    fail("cannot unpack " + std::to_string(items.size()) + " values into " + std::to_string(n) + " names");
-  return items;
 }
 
 void Evaluator::Impl::assign_target(const Expr& target, Value v) {
@@ -131,6 +120,7 @@ void Evaluator::Impl::assign_target(const Expr& target, Value v) {
       Value obj = eval(*i.object);
       std::vector<Value> idx = eval_index_items(i);
       if (obj.tag == Tag::Tensor) set_origin(target);  // x[i] = v writes with an op
+      Evaluator::CallSiteScope site(ev, &i.span);  // where a model's __setitem__ is called from
       assign_index(ev, obj, idx, v);
       return;
     }
@@ -138,6 +128,7 @@ void Evaluator::Impl::assign_target(const Expr& target, Value v) {
     case ExprKind::List: {
       auto& items = target.kind == ExprKind::Tuple ? static_cast<const TupleLit&>(target).items
                                                    : static_cast<const ListLit&>(target).items;
+      Evaluator::CallSiteScope site(ev, &target.span);  // where a model's __iter__ is called from
       std::vector<Value> vals = unpack(v, items.size());
       for (size_t k = 0; k < items.size(); ++k) assign_target(*items[k], std::move(vals[k]));
       return;
@@ -583,7 +574,7 @@ Value as_mask(const Value& v) {
 
 Value Evaluator::Impl::eval_unary(const Unary& u, const Value& v) {
   if (u.op == UnaryOp::Not && traced_condition(v)) return binary_op(BinaryOp::Eq, as_mask(v), Value::boolean(false));
-  if (u.op == UnaryOp::Not) return Value::boolean(!truthy(v));
+  if (u.op == UnaryOp::Not) return Value::boolean(!truth_at(v, u.span));
   if (v.tag == Tag::Tensor) set_origin(u);
   return unary_op(u.op, v);
 }
@@ -591,7 +582,7 @@ Value Evaluator::Impl::eval_unary(const Unary& u, const Value& v) {
 Value Evaluator::Impl::eval_logical(const Logical& l, Value lhs) {
   if (traced_condition(lhs))
     return binary_op(l.op == LogicalOp::And ? BinaryOp::BitAnd : BinaryOp::BitOr, as_mask(lhs), as_mask(eval(*l.rhs)));
-  bool t = truthy(lhs);
+  bool t = truth_at(lhs, l.span);
   if (l.op == LogicalOp::And) return t ? eval(*l.rhs) : lhs;
   return t ? lhs : eval(*l.rhs);
 }

@@ -162,6 +162,15 @@ class Evaluator {
 
   // Values of an iterable as a vector (lists, tuples, ranges, dicts' keys, strings, tensors).
   std::vector<Value> iterate(const Value& v);
+  // Python's truth of v: a model with __len__ is false when its length is 0 (an empty
+  // nn.Sequential or nn.ModuleList, as PyTorch's); any other value as truthy().
+  bool truth(const Value& v);
+  // len() of a model instance with a __len__ method: what it returns, checked to be an
+  // int >= 0 (Note [A model's __len__ and __iter__] in evaluator_models.cpp).
+  int64_t model_length(const Value& inst);
+  // What `for x in m` walks for a model m with __iter__: what m.__iter__() returns,
+  // through the __iter__ of a model it returns (one that leads back is an error).
+  Value model_items(const Value& inst);
 
   std::shared_ptr<Module> main_module;
   std::function<void(const std::string&)> output;

@@ -189,6 +189,27 @@ struct DslFunctionNode : Node {
   std::string node_name;
 
   bool released = false;
+  // Note [Saved tensors of a custom function]
+  // What forward left in ctx.saved, with each tensor's version as forward returned (as
+  // PyTorch's save_for_backward records it): an in-place write after that, say
+  // `no_grad { x.mul_(2) }` before backward, made backward read the new values and give
+  // a wrong gradient, silently. It is an error now, as an op's saved input is.
+  struct SavedVersion {
+    size_t index;  // in ctx.saved
+    Tensor tensor;
+    uint32_t version;
+  };
+  std::vector<SavedVersion> saved_versions;
+
+  void check_saved_versions() const {
+    for (const SavedVersion& s : saved_versions) {
+      if (s.tensor.version() == s.version) continue;
+      fail("backward of '" + cls->decl->name + "': ctx.saved[" + std::to_string(s.index) + "] was saved at version " +
+           std::to_string(s.version) + " but has been modified by an in-place operation since (now version " +
+           std::to_string(s.tensor.version()) + "); use an out-of-place op or clone it first" +
+           (origin == 0 ? "" : " (" + cls->decl->name + ".apply called at " + origin_text(origin) + ")"));
+    }
+  }
 
   // A second backward finds ctx none: the function's backward may say why itself
   // (_fsdp.dsl's _GatherShard does), and whatever it fails with comes after the
@@ -207,6 +228,7 @@ struct DslFunctionNode : Node {
   }
 
   TensorList run_backward(TensorList&& grads) {
+    check_saved_versions();
     CallArgs args;
     args.pos.push_back(ctx);
     for (size_t k = 0; k < grads.size(); ++k) {
@@ -234,6 +256,7 @@ struct DslFunctionNode : Node {
   std::string name() const override { return node_name; }
   void release_saved() override {
     ctx = Value();
+    saved_versions.clear();
     released = true;
   }
 };
@@ -287,6 +310,12 @@ Value Evaluator::Impl::apply_custom(const std::shared_ptr<ModelClassObj>& cls, C
   node->ev = &ev;
   node->cls = cls;
   node->ctx = ctx;
+  if (const Value* saved = ctxo->find("saved"); saved && saved->tag == Tag::Tuple) {
+    const auto& items = saved->as<ListObj>()->items;
+    for (size_t k = 0; k < items.size(); ++k)
+      if (items[k].tag == Tag::Tensor && items[k].t.defined())
+        node->saved_versions.push_back({k, items[k].t, items[k].t.version()});
+  }
   node->num_inputs = inputs.size();
   node->node_name = cls->decl->name + "Backward";
   node->origin = origin;

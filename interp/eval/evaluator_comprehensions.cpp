@@ -2,7 +2,8 @@
 // resolver gives their loop variables a scope of their own
 // (Evaluator::Impl::resolve_comprehension); here the clauses run left to right as
 // nested loops and filters, and the element is made at the innermost point. Also
-// Evaluator::iterate, the items of any iterable as a list (each_item's slow path).
+// Evaluator::iterate, the items of any iterable as a list (each_item's slow path), and
+// Impl::unpack, the values a tuple pattern binds.
 #include "autograd/ops.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "lang/utf8_text.hpp"
@@ -32,7 +33,7 @@ void Evaluator::Impl::run_clauses(const Comprehension& c, size_t k, const std::f
   if (k == c.clauses.size()) return emit();
   const ComprehensionClause& clause = c.clauses[k];
   if (clause.is_filter()) {
-    if (truthy(eval(*clause.expr))) run_clauses(c, k + 1, emit);
+    if (truth_at(eval(*clause.expr), clause.expr->span)) run_clauses(c, k + 1, emit);
     return;
   }
   each_item(eval(*clause.expr), [&](Value v) {
@@ -42,6 +43,19 @@ void Evaluator::Impl::run_clauses(const Comprehension& c, size_t k, const std::f
     run_clauses(c, k + 1, emit);
     return true;
   });
+}
+
+// The n values a tuple pattern binds (`let (a, b) = v`, `for k, v in ...`).
+std::vector<Value> Evaluator::Impl::unpack(const Value& v, size_t n) {
+  std::vector<Value> items;
+  if (v.tag == Tag::List || v.tag == Tag::Tuple) items = v.as<ListObj>()->items;
+  else if (v.tag == Tag::Tensor || v.tag == Tag::Range || v.tag == Tag::Dict) items = ev.iterate(v);
+  else if (v.tag == Tag::Instance && v.as<InstanceObj>()->cls->info->methods.count("__iter__"))
+    items = ev.iterate(v);  // a model's __iter__ (a PackedSequence unpacks as PyTorch's namedtuple)
+  else fail(std::string("cannot unpack ") + type_name(v) + " into " + std::to_string(n) + " names");
+  if (items.size() != n)
+    fail("cannot unpack " + std::to_string(items.size()) + " values into " + std::to_string(n) + " names");
+  return items;
 }
 
 std::vector<Value> Evaluator::iterate(const Value& v) {
@@ -75,10 +89,7 @@ std::vector<Value> Evaluator::iterate(const Value& v) {
       return out;
     }
     case Tag::Instance:  // a model with an __iter__ method (nn.Sequential, nn.ModuleList): what it returns
-      if (v.as<InstanceObj>()->cls->info->methods.count("__iter__")) {
-        CallArgs none;
-        return iterate(call_method(v, "__iter__", none));
-      }
+      if (v.as<InstanceObj>()->cls->info->methods.count("__iter__")) return iterate(model_items(v));
       [[fallthrough]];
     default: fail(std::string("'") + type_name(v) + "' object is not iterable");
   }

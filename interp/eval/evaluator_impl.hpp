@@ -56,6 +56,7 @@ struct RCtx {
   FnInfo* info = nullptr;
   std::vector<BlockNames> blocks;
   const ModelInfo* model = nullptr;  // methods and constructors: bare member names
+  int loops = 0;  // loops around the statement being resolved, in this function or body
 };
 
 struct Evaluator::Impl {
@@ -161,6 +162,7 @@ struct Evaluator::Impl {
                          ? FieldKind::parameter
                          : FieldKind::attribute;
     if (buffer && v.tag != Tag::Tensor) fail("buffer '" + name + "' must be a tensor, got " + type_name(v));
+    check_not_a_method(inst, name);
     if (Field* f = inst.find(name)) {
       if (!buffer) kind = checked_field_kind(inst, *f, v, kind);  // Note [Assigning to a registered field]
       if (f->kind == FieldKind::buffer && v.tag == Tag::Tensor) kind = FieldKind::buffer;
@@ -225,7 +227,7 @@ struct Evaluator::Impl {
   }
 
   void bind_pattern(const Pattern& p, Value v);
-  inline std::vector<Value> unpack(const Value& v, size_t n);
+  std::vector<Value> unpack(const Value& v, size_t n);  // evaluator_comprehensions.cpp
   inline void assign_target(const Expr& target, Value v);
   Flow exec_inner(const Stmt& s);
 
@@ -233,6 +235,13 @@ struct Evaluator::Impl {
 
   inline bool cond_true(const Expr& e);
   bool value_true(const Value& v, const Expr& e);  // the truth of e's value v (errors located at e)
+  // ev.truth(v) of the value of the expression at `span`, where a model's __len__ is
+  // called from (Note [A model's __len__ and __iter__]).
+  bool truth_at(const Value& v, const SourceSpan& span) {
+    if (v.tag != Tag::Instance) return ev.truth(v);
+    Evaluator::CallSiteScope site(ev, &span);
+    return ev.truth(v);
+  }
   inline void exec_aug(const AugAssignStmt& a);
   inline Flow exec_for(const ForStmt& f);
   Flow exec_for_value(const ForStmt& f, const Value& iterable);

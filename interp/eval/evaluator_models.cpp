@@ -75,6 +75,11 @@ Value Evaluator::Impl::call_model_method(const Value& self, const std::string& n
   if (it == methods.end()) {
     if (Field* f = inst->find(name)) return ev.call_value(f->value, args);
     if (name == "forward") fail("model " + inst->cls->decl->name + " has no forward method, so it cannot be called");
+    // m.name(...) of a name that is no method, field or builtin method: what m.name
+    // reads, __getattr__'s answer, is called (the call said "no attribute" though the
+    // read worked).
+    if (!find_entry(model_methods(), name) && methods.count("__getattr__"))
+      return ev.call_value(ev.call_attr_hook(self, "__getattr__", name, nullptr), args);
     return builtin_model_method(ev, self, name, args);
   }
   const FnDecl& d = *it->second;
@@ -241,6 +246,44 @@ Value Evaluator::call_attr_hook(const Value& obj, const char* hook, const std::s
   return call_method(obj, hook, a);
 }
 
+// Note [A model's __len__ and __iter__]
+// len(m) is what m.__len__() returns, checked as Python checks it: an int >= 0 (a
+// negative or a str came back from len() as it was, silently). The truth of a model
+// with __len__ is its length's (Python's rule, and PyTorch's: an empty nn.Sequential,
+// nn.ModuleList or nn.ModuleDict is false; `if self.layers` ran the empty branch's
+// opposite). `for x in m` walks what m.__iter__() returns; a model it returns is
+// walked through its own __iter__ in turn, and one that comes back to a model already
+// asked is refused (`__iter__() = self` recursed until the native stack was full).
+int64_t Evaluator::model_length(const Value& inst) {
+  const std::string& cls = inst.as<InstanceObj>()->cls->decl->name;
+  CallArgs none;
+  Value n = call_method(inst, "__len__", none);
+  if (n.tag != Tag::Int) fail(cls + ".__len__() must return an int, got " + type_name(n));
+  if (n.i < 0) fail(cls + ".__len__() must return a length >= 0, got " + std::to_string(n.i));
+  return n.i;
+}
+
+bool Evaluator::truth(const Value& v) {
+  if (v.tag == Tag::Instance && v.as<InstanceObj>()->cls->info->methods.count("__len__")) return model_length(v) != 0;
+  return truthy(v);
+}
+
+// What `for x in m` walks for a model m with __iter__ (Note [A model's __len__ and __iter__]).
+Value Evaluator::model_items(const Value& inst) {
+  std::vector<const Obj*> asked;
+  Value cur = inst;
+  while (cur.tag == Tag::Instance && cur.as<InstanceObj>()->cls->info->methods.count("__iter__")) {
+    if (std::find(asked.begin(), asked.end(), cur.o.get()) != asked.end())
+      fail("'" + inst.as<InstanceObj>()->cls->decl->name + "' object is not iterable: its __iter__() leads back to " +
+           (cur.o == inst.o ? "the model itself" : "a " + cur.as<InstanceObj>()->cls->decl->name + " it already asked") +
+           " (return a list of the items)");
+    asked.push_back(cur.o.get());
+    CallArgs none;
+    cur = call_method(cur, "__iter__", none);
+  }
+  return cur;
+}
+
 Value Evaluator::get_attr(const Value& obj, const std::string& name) {
   switch (obj.tag) {
     case Tag::Tensor: {
@@ -258,6 +301,8 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       if (inst->cls->info->methods.count(name)) return Impl::bound(obj, name);
       if (find_entry(model_methods(), name)) return Impl::bound(obj, name);
       if (inst->cls->info->methods.count("__getattr__")) return call_attr_hook(obj, "__getattr__", name, nullptr);
+      // Python's m.__class__ (DCGAN's weights_init reads m.__class__.__name__)
+      if (name == "__class__") return Value::object(inst->cls->decl->is_function ? Tag::FnClass : Tag::ModelClass, inst->cls);
       fail("model " + inst->cls->decl->name + " has no attribute '" + name + "'" + attribute_hint(obj, name));
     }
     case Tag::Module: {
@@ -273,8 +318,8 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
     }
     case Tag::ModelClass:
     case Tag::FnClass:
-      if (name == "name") return make_str(obj.as<ModelClassObj>()->decl->name);
-      if (name == "doc") return make_str(obj.as<ModelClassObj>()->decl->doc);
+      if (name == "name" || name == "__name__") return make_str(obj.as<ModelClassObj>()->decl->name);
+      if (name == "doc" || name == "__doc__") return make_str(obj.as<ModelClassObj>()->decl->doc);
       if (obj.tag == Tag::FnClass && name == "apply") return Impl::bound(obj, name);
       // Class.method: Python's unbound method, called with an instance first (and
       // what help(optim.SGD.step) describes).
@@ -326,6 +371,22 @@ Tensor checked_grad(const Tensor& t, const Tensor& g) {
 }
 }  // namespace
 
+// Note [Assigning .data]
+// PyTorch code writes parameters through .data, outside autograd: PixelCNN's
+// `self.weight.data *= self.mask` (which reads `weight.data = weight.data * mask`),
+// hand-written SGD's `p.data = p.data - lr * p.grad`. Here it copies the values into
+// the tensor in place under no-grad (converting the dtype), so parameters, optimizers
+// and tied weights keep holding the same tensor; the shape must stay (PyTorch would
+// swap the storage for one of any shape, and share it with the right side).
+static void assign_data(Tensor t, const Value& v) {
+  if (v.tag != Tag::Tensor) fail(std::string("tensor.data must be a tensor, got ") + type_name(v));
+  if (v.t.sizes() != t.sizes())
+    fail("tensor.data = ...: the new data has shape " + v.t.shape_str() + ", the tensor " + t.shape_str() +
+         " (nabla copies the values in place; a new shape needs a new tensor)");
+  NoGradGuard ng;
+  copy_(t, v.t);
+}
+
 void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
   switch (obj.tag) {
     case Tag::Instance: {
@@ -364,7 +425,12 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
         t.set_requires_grad(truthy(v));
         return;
       }
-      fail("cannot set attribute '" + name + "' of a tensor (only grad and requires_grad)");
+      if (name == "data") {
+        notify_untraced_effect("assigning .data");
+        assign_data(t, v);
+        return;
+      }
+      fail("cannot set attribute '" + name + "' of a tensor (only grad, requires_grad and data)");
     }
     default: fail(std::string("cannot set attribute '") + name + "' on " + type_name(obj));
   }

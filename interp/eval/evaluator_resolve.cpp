@@ -221,7 +221,9 @@ void Evaluator::Impl::resolve_stmt(const Stmt& s) {
       resolve_expr(*w.cond);
       rc->blocks.emplace_back();
       declare_break_flag(w.body);
+      ++rc->loops;
       resolve_block(w.body);
+      --rc->loops;
       rc->blocks.pop_back();
       break;
     }
@@ -231,12 +233,23 @@ void Evaluator::Impl::resolve_stmt(const Stmt& s) {
       rc->blocks.emplace_back();
       declare_pattern(f.target);
       declare_break_flag(f.body);
+      ++rc->loops;
       resolve_block(f.body, false);
+      --rc->loops;
       rc->blocks.pop_back();
       break;
     }
     case StmtKind::Break:
-    case StmtKind::Continue: break;
+    case StmtKind::Continue:
+      // Found here, at the statement, as Python's compiler finds it: at run time a
+      // stray break in a function or a test block ended the call or the test, and the
+      // error was shown at the call (or, for a test block, at no line at all).
+      if (rc->loops == 0) {
+        LangError err(stray_flow_message(s.kind == StmtKind::Break ? Flow::Break : Flow::Continue));
+        locate(err, s.span);
+        throw err;
+      }
+      break;
     case StmtKind::Return: {
       auto& r = static_cast<const ReturnStmt&>(s);
       if (r.value) resolve_expr(*r.value);

@@ -194,7 +194,7 @@ void Evaluator::Impl::rethrow_located(const SourceSpan& span) {
 bool Evaluator::Impl::value_true(const Value& v, const Expr& e) {
   if (v.tag == Tag::Bool) return v.b;
   try {
-    return truthy(v);
+    return truth_at(v, e.span);
   } catch (...) {
     rethrow_located(e.span);
   }

@@ -26,7 +26,21 @@ std::vector<std::string> Evaluator::Impl::module_names() const {
   return out;
 }
 
+// A constructor argument is a local of the constructor, not a field (`model
+// Chomp(n) { forward(x) = x[..., :-self.n] }`): methods read it by its bare name, and
+// PyTorch users keep it with `self.n = n`, which here is a member `n = n`; say so
+// rather than guess a name.
+static bool is_constructor_argument(const Value& obj, const std::string& name) {
+  if (obj.tag != Tag::Instance) return false;
+  const auto& params = obj.as<InstanceObj>()->cls->decl->params;
+  return std::any_of(params.begin(), params.end(), [&](const Param& p) { return p.name == name; });
+}
+
 std::string Evaluator::attribute_hint(const Value& obj, const std::string& name) {
+  if (is_constructor_argument(obj, name))
+    return " ('" + name + "' is an argument of the constructor, not a field: methods read it as '" + name +
+           "', or add the member '" + name + " = " + name + "' to make it one, as PyTorch's self." + name + " = " +
+           name + ")";
   return did_you_mean(name, member_names(obj));
 }
 

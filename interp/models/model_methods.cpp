@@ -401,8 +401,16 @@ Value register_buffer(Evaluator&, const Value& self, CallArgs& args) {
   if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
   if (args.pos[0].tag != Tag::Str)
     fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
-  check_member_name("register_buffer", args.pos[0].as<StrObj>()->s);
-  Evaluator::Impl::set_field(*self.as<InstanceObj>(), args.pos[0].as<StrObj>()->s, args.pos[1], true);
+  const std::string& name = args.pos[0].as<StrObj>()->s;
+  check_member_name("register_buffer", name);
+  // As PyTorch's "attribute already exists": a buffer in place of a parameter or a
+  // submodule took it out of parameters() and the optimizer, silently.
+  auto* inst = self.as<InstanceObj>();
+  if (const Field* f = inst->find(name); f && (f->kind == FieldKind::parameter || f->kind == FieldKind::submodule))
+    fail("register_buffer(): " + inst->cls->decl->name + " already has a " +
+         (f->kind == FieldKind::parameter ? "parameter" : "submodule") + " named '" + name +
+         "' (a buffer cannot take its place; choose another name)");
+  Evaluator::Impl::set_field(*inst, name, args.pos[1], true);
   return Value();
 }
 
@@ -542,6 +550,21 @@ std::string assigned_value(const Value& v) {
 }
 
 }  // namespace
+
+// Note [A field named as a method]
+// A model's method answers its calls, `m.g(x)`, `m(x)` for forward, before its fields
+// do, while a read `m.g` finds the field first: `m.forward = fn(x) = ...` or a
+// constructor's `g = 1` beside a method g() made a field that reads showed and calls
+// ignored, silently. Such a field is refused where it is set (constructor, assignment,
+// setattr, add_module, register_buffer), as a name the class already uses. Python lets
+// an instance attribute shadow a method; nabla's calls and compile() go to the class's
+// method, so the field could only mislead.
+void check_not_a_method(const InstanceObj& inst, const std::string& name) {
+  if (!inst.cls->info->methods.count(name)) return;
+  const std::string& cls = inst.cls->decl->name;
+  fail("cannot set field '" + name + "' of " + cls + ": " + cls + " has a method " + name +
+       "(), which calls would still run (a field cannot replace a method; give the field another name)");
+}
 
 // Note [Assigning to a registered field]
 // As PyTorch's Module.__setattr__: once a field holds a parameter, a submodule or a

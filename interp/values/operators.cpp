@@ -345,7 +345,29 @@ static Value seq_concat(const Value& a, const Value& b) {
   return a.tag == Tag::List ? make_list(std::move(out)) : make_tuple(std::move(out));
 }
 
+// Note [Identity: is and is not]
+// Python's `a is b`: the same object. Heap values (models, lists, dicts, functions)
+// compare by pointer and tensors by their handle's storage object (a tied weight `is`
+// the embedding's; x.detach() is not x); numbers, bools, none, dtypes and strings have
+// no identity of their own here, so they compare by value and kind (`1 is true` is
+// false, `x is none` true for none only).
+static bool same_object(const Value& a, const Value& b) {
+  if (a.tag != b.tag) return false;
+  switch (a.tag) {
+    case Tag::None: return true;
+    case Tag::Bool: return a.b == b.b;
+    case Tag::Int: return a.i == b.i;
+    case Tag::Float: return a.f == b.f;
+    case Tag::DType: return a.dt == b.dt;
+    case Tag::Tensor: return a.t.impl() == b.t.impl();
+    case Tag::Str: return a.as<StrObj>()->s == b.as<StrObj>()->s;
+    default: return a.o == b.o;
+  }
+}
+
 Value binary_op(BinaryOp op, const Value& a, const Value& b) {
+  if (op == BinaryOp::Is) return Value::boolean(same_object(a, b));
+  if (op == BinaryOp::IsNot) return Value::boolean(!same_object(a, b));
   if (op == BinaryOp::In) return Value::boolean(contains(b, a));
   if (op == BinaryOp::NotIn) return Value::boolean(!contains(b, a));
   if (a.tag == Tag::Tensor || b.tag == Tag::Tensor) return tensor_binary(op, a, b);

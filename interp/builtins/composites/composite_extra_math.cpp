@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,16 +47,21 @@ Tensor as_floating(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dty
 // Two operands of an elementwise function, either (not both) a number, in one dtype:
 // the tensors' promoted dtype (a number does not widen it), made floating when
 // `floating` (f32 for integers), as PyTorch's.
+// `as`, when given, is the dtype both are converted to directly (float_power's f64: a
+// detour through their f32 lost digits).
 std::pair<Tensor, Tensor> operands(const Bound& b, size_t i, size_t j, const std::string& fname, const char* ni,
-                                   const char* nj, bool floating) {
+                                   const char* nj, bool floating, std::optional<DType> as = std::nullopt) {
   const bool ti = b[i].tag == Tag::Tensor, tj = b[j].tag == Tag::Tensor;
   if (!ti && !tj)
     fail(fname + "(): argument '" + ni + "' or argument '" + nj + "' must be a tensor, got " + type_name(b[i]) + " and " +
          type_name(b[j]));
-  DType dt = ti && tj ? promote_types(b[i].t.dtype(), b[j].t.dtype()) : ti ? b[i].t.dtype() : b[j].t.dtype();
+  // result_type, not promote_types: a 0-dim tensor does not widen a dimensioned one of
+  // its kind (xlogy of an f32 tensor and a 0-dim f64 one is f32, as PyTorch's; it was f64)
+  DType dt = ti && tj ? result_type({b[i].t, b[j].t}) : ti ? b[i].t.dtype() : b[j].t.dtype();
   if (!ti && b[i].tag == Tag::Float && !is_floating(dt)) dt = DType::f32;
   if (!tj && b[j].tag == Tag::Float && !is_floating(dt)) dt = DType::f32;
   if (floating) dt = floating_of(dt);
+  if (as) dt = *as;
   auto one = [&](size_t k, const char* name) {
     if (b[k].tag == Tag::Tensor) return to_dtype(b[k].t, dt);
     return scalar_tensor(as_num(b[k], fn_arg(fname, name)), dt);
@@ -115,8 +121,8 @@ Value signbit_builtin(Evaluator&, CallArgs& a) {
 // torch.float_power: pow in f64.
 Value float_power_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("float_power", a, {"input", "exponent"}, 2);
-  auto [x, e] = operands(b, 0, 1, "float_power", "input", "exponent", true);
-  return Value::tensor(pow(to_dtype(x, DType::f64), to_dtype(e, DType::f64)));
+  auto [x, e] = operands(b, 0, 1, "float_power", "input", "exponent", true, DType::f64);
+  return Value::tensor(pow(x, e));
 }
 
 // fmax / fmin: the larger (smaller) of the two, a NaN only where both are; the
@@ -124,7 +130,7 @@ Value float_power_builtin(Evaluator&, CallArgs& a) {
 Value fmax_fmin(CallArgs& a, const char* fname, bool is_max) {
   Bound b = bind(fname, a, {"input", "other"}, 2);
   Tensor x0 = arg(b, 0, fname, "input"), y0 = arg(b, 1, fname, "other");
-  const DType dt = promote_types(x0.dtype(), y0.dtype());
+  const DType dt = result_type({x0, y0});  // a 0-dim f64 other keeps an f32 input f32, as PyTorch's
   Tensor x = to_dtype(x0, dt), y = to_dtype(y0, dt);
   Tensor keep = is_max ? ge(x, y) : le(x, y);
   if (is_floating(dt)) keep = where(keep, keep, is_nan(y));
@@ -152,12 +158,14 @@ Value nan_reduction(CallArgs& a, const char* fname, bool is_mean) {
 Value nansum_builtin(Evaluator&, CallArgs& a) { return nan_reduction(a, "nansum", false); }
 Value nanmean_builtin(Evaluator&, CallArgs& a) { return nan_reduction(a, "nanmean", true); }
 
-// torch.copysign: |input| with other's sign bit.
+// torch.copysign: |input| with other's sign bit. zero_selected_from(other) promotes
+// the result to other's dtype and gives other PyTorch's zero gradient (a constant zero
+// left other.grad none).
 Value copysign_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("copysign", a, {"input", "other"}, 2);
   auto [x, y] = operands(b, 0, 1, "copysign", "input", "other", true);
   Tensor m = abs(x);
-  return Value::tensor(where(signbit_of(detach(y)), -m, m) + zero_like_dtype(y) * 0.0);
+  return Value::tensor(where(signbit_of(detach(y)), -m, m) - zero_selected_from(y));
 }
 
 // log2(2^x + 2^y) through logaddexp.

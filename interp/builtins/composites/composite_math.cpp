@@ -52,7 +52,11 @@ IntList dims_of(const Bound& b, size_t k, const Tensor& x, const std::string& fn
 // ---- elementwise --------------------------------------------------------------------
 
 Tensor reciprocal_of(const Tensor& x) { return 1.0 / x; }
-Tensor square_of(const Tensor& x) { return x * x; }
+// A bool's square is an i64, as PyTorch's (pow(x, 2); x * x stayed bool).
+Tensor square_of(const Tensor& x) {
+  Tensor t = x.dtype() == DType::b8 ? to_dtype(x, DType::i64) : x;
+  return t * t;
+}
 // 2^x as pow, exact at integers.
 Tensor exp2_of(const Tensor& x) { return pow(number_like(2.0, x), x); }
 Tensor log2_of(const Tensor& x) { return log(x) * (1.0 / std::log(2.0)); }
@@ -155,20 +159,34 @@ Tensor exact_int64_quotient(const Tensor& x, const Tensor& y, const Tensor& r, c
 // Integers stay integers, as in PyTorch: x - remainder(x, y) is a multiple of y, so
 // its quotient is exact in f64 while |x| < 2^53; an i64 one is corrected past that.
 Tensor floor_division(const Tensor& x, const Tensor& y) {
-  if (!is_floating(x.dtype()) && !is_floating(y.dtype())) {
-    const DType type = result_type({x, y});
+  const DType type = result_type({x, y});
+  if (!is_floating(type)) {
     Tensor r = remainder(x, y);
     Tensor q = to_dtype(round((to_dtype(x, DType::f64) - to_dtype(r, DType::f64)) / to_dtype(y, DType::f64)), type);
     return type == DType::i64 ? exact_int64_quotient(x, y, r, q) : q;
   }
+  // Both operands in their result type first: where() below makes a plain tensor of a
+  // wrapped number, so an i64 tensor // 2.5 came out f64 where PyTorch's is f32.
+  Tensor xt = to_dtype(x, type), yt = to_dtype(y, type);
   // A zero divisor's quotient comes from float_divisor_edges; dividing by 1 there
   // instead keeps the zero gradient of round finite (0 / 0 was NaN).
-  Tensor divisor = where(eq(detach(y), number_like(0.0, y)), number_like(1.0, y), y);
-  return float_divisor_edges(x, y, round((x - remainder(x, divisor)) / divisor));
+  Tensor divisor = where(eq(detach(yt), number_like(0.0, yt)), number_like(1.0, yt), yt);
+  return float_divisor_edges(xt, yt, round((xt - remainder(xt, divisor)) / divisor));
+}
+
+// Floats: trunc(x / y), whose gradient is 0 everywhere, as PyTorch's; a zero divisor's
+// quotient (x / 0) is computed from detached operands, and 1 divides there instead, so
+// that the zero gradient stays finite (trunc's 0 times x / 0's inf was NaN).
+static Tensor truncated_float_division(const Tensor& x_in, const Tensor& y_in) {
+  const DType type = result_type({x_in, y_in});
+  Tensor x = to_dtype(x_in, type), y = to_dtype(y_in, type);
+  Tensor zero_y = eq(detach(y), number_like(0.0, y));
+  Tensor divisor = where(zero_y, number_like(1.0, y), y);
+  return where(zero_y, detach(x) / detach(y), trunc(x / divisor));
 }
 
 Tensor truncated_division(const Tensor& x, const Tensor& y) {
-  if (is_floating(x.dtype()) || is_floating(y.dtype())) return trunc(div(x, y));
+  if (is_floating(x.dtype()) || is_floating(y.dtype())) return truncated_float_division(x, y);
   // The floor quotient, one up where it was rounded down across zero: a remainder and
   // operands of opposite signs.
   Tensor q = floor_division(x, y);
@@ -216,24 +234,23 @@ Value nan_to_num_builtin(Evaluator&, CallArgs& a) {
 // ---- reductions ---------------------------------------------------------------------
 
 // The product along dim (every element when dim is none) through cumprod, whose
-// gradient handles zeros; an empty dim's product is 1.
+// gradient handles zeros. An empty product is 1, made as the sum over the same dims
+// plus 1: it stays in the graph (the sum of an empty x requires grad, as PyTorch's
+// prod does; ones() made backward an error) and takes the sum's dtype, PyTorch's
+// (i64 for the integer types and bool).
 Value prod_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("prod", a, {"input", "dim", "keepdim"}, 1);
   Tensor x = arg(b, 0, "prod", "input");
   const bool keep = b.has(2) && as_bool(b[2], "prod(): argument 'keepdim'");
+  auto empty_product = [](const Tensor& t, const IntList& dims) {
+    return sum(t, dims) + to_tensor_arg(Value::integer(1), "prod");
+  };
   if (!b.has(1)) {
     Tensor flat = reshape(x, {x.numel()});
-    return Value::tensor(x.numel() == 0 ? scalar_tensor(1.0, x.dtype()) : select(cumprod(flat, 0), 0, x.numel() - 1));
+    return Value::tensor(x.numel() == 0 ? empty_product(x, {}) : select(cumprod(flat, 0), 0, x.numel() - 1));
   }
   const int64_t dim = wrap_dim(as_int(b[1], "prod(): argument 'dim'"), x.dim(), "prod");
-  Tensor out;
-  if (x.sizes()[dim] == 0) {
-    Shape s = x.sizes();
-    s.erase(static_cast<size_t>(dim));
-    out = ones(s, x.dtype(), x.device());
-  } else {
-    out = select(cumprod(x, dim), dim, x.sizes()[dim] - 1);
-  }
+  Tensor out = x.sizes()[dim] == 0 ? empty_product(x, {dim}) : select(cumprod(x, dim), dim, x.sizes()[dim] - 1);
   return Value::tensor(keep ? unsqueeze(out, dim) : out);
 }
 
@@ -264,6 +281,16 @@ Value amin_builtin(Evaluator&, CallArgs& a) { return amax_like(a, "amin", false)
 
 }  // namespace
 
+// |x|^p for a norm's sum. For p < 1, |x|^(p-1) is infinite at 0, and PyTorch's
+// norm_backward takes the gradient there as 0 (it was inf * sign(0), NaN): a zero x
+// gives 0^p (0, or inf for a negative p) as a constant.
+static Tensor powered_abs(const Tensor& x, double p) {
+  if (p >= 1) return pow(abs(x), p);
+  Tensor nonzero = ne(x, number_like(0.0, x));
+  Tensor safe = where(nonzero, x, number_like(1.0, x));
+  return where(nonzero, pow(abs(safe), p), number_like(p > 0 ? 0.0 : kInf, x));
+}
+
 // ||x||_p over dims (all when empty): p = 2 as sqrt of the sum of squares, 1, inf,
 // -inf, 0 (a count) or any other p; where the sum is 0 the gradient is 0 (PyTorch's
 // subgradient), not 0/0.
@@ -282,7 +309,7 @@ Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim)
   if (p == -kInf) return extremum(abs(x), dims, keepdim, false);
   if (p == 0) return sum(to_dtype(ne(x, number_like(0.0, x)), x.dtype()), dims, keepdim);
   if (p == 1) return sum(abs(x), dims, keepdim);
-  Tensor s = p == 2 ? sum(x * x, dims, keepdim) : sum(pow(abs(x), p), dims, keepdim);
+  Tensor s = p == 2 ? sum(x * x, dims, keepdim) : sum(powered_abs(x, p), dims, keepdim);
   // The root of a zero sum is 0 with a zero gradient (the root's is infinite there); a
   // NaN sum stays NaN (a test s > 0 made it 0: the norm of [1, nan] was 0, PyTorch's NaN).
   Tensor zero = eq(s, number_like(0.0, s));

@@ -373,9 +373,10 @@ Value grid_sample_builtin(Evaluator&, CallArgs& a) {
                                                   size, padding_mode, align)));
   }
   if (mode == "nearest") {
+    // The grid's gradient is zeros, as PyTorch's (rounded cells left grid.grad none).
     TensorList cell;
     for (const Tensor& c : at) cell.push_back(round(c));
-    return Value::tensor(cells_at(input, cell));
+    return Value::tensor(cells_at(input, cell) - sum(zero_selected_from(grid)));
   }
   // Each corner of the cell around the point, weighted by the product over dims of the
   // distance to the opposite corner.

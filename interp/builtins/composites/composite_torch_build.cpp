@@ -1,5 +1,6 @@
 // PyTorch's functions that build a tensor from shapes or from other tensors:
-// tril_indices and triu_indices (positions, from the sizes alone), and meshgrid,
+// tril_indices and triu_indices (positions, from the sizes alone), broadcast_shapes
+// and broadcast_tensors, and meshgrid,
 // cartesian_prod, block_diag, vander, the atleast_nd stacks and tensordot, made of table ops (Note [Composites] in composites.hpp) so
 // they differentiate to any order and compile. tests/stdlib/test_torch_surface.dsl
 // checks them against PyTorch in f64, gradients included.
@@ -19,6 +20,7 @@ namespace {
 using composite_args::ask_host_memory;
 using composite_args::fn_arg;
 using composite_args::index_tensor;
+using composite_args::ints_str;
 
 // The (row, col) positions of an n x m matrix on one side of diagonal `offset`, row by
 // row, as a [2, N] tensor: below (col <= row + offset) or above (col >= row + offset).
@@ -54,6 +56,56 @@ TensorList tensors_arg(CallArgs& a, const std::string& fname) {
   TensorList out;
   for (size_t k = 0; k < a.pos.size(); ++k) out.push_back(required_input(a.pos[k], fname, "tensors"));
   return out;
+}
+
+// The broadcast of several shapes, by numpy's rule (sizes of 1 stretch, a missing
+// leading dim is 1); `what(k)` names the k-th shape in the error.
+template <typename Name>
+IntList broadcast_all(const std::vector<IntList>& shapes, const char* fname, Name what) {
+  IntList out;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const IntList& s = shapes[k];
+    if (s.size() > out.size()) out.insert(out.begin(), s.size() - out.size(), 1);
+    const size_t lead = out.size() - s.size();
+    for (size_t d = 0; d < s.size(); ++d) {
+      int64_t& o = out[lead + d];
+      if (s[d] == o || s[d] == 1) continue;
+      if (o != 1)
+        fail(std::string(fname) + "(): " + what(k) + " " + ints_str(s) + " cannot be broadcast with " +
+             ints_str(out) + ", the shape of those before it (dim " +
+             std::to_string(static_cast<int64_t>(d) - static_cast<int64_t>(s.size())) + ": " + std::to_string(s[d]) +
+             " vs " + std::to_string(o) + ")");
+      o = s[d];
+    }
+  }
+  return out;
+}
+
+// torch.broadcast_shapes(*shapes): the shape they broadcast to, a tuple of ints.
+Value broadcast_shapes_builtin(Evaluator&, CallArgs& a) {
+  if (!a.kw.empty()) fail("broadcast_shapes() takes shapes only, got keyword '" + a.kw[0].first + "'");
+  std::vector<IntList> shapes;
+  for (const Value& v : a.pos)
+    shapes.push_back(v.tag == Tag::Int ? IntList{v.i} : as_ints(v, "broadcast_shapes(): a shape"));
+  for (const IntList& s : shapes)
+    for (int64_t n : s)
+      if (n < 0) fail("broadcast_shapes(): sizes must not be negative, got " + ints_str(s));
+  std::vector<Value> out;
+  for (int64_t n : broadcast_all(shapes, "broadcast_shapes", [](size_t k) { return "shape " + std::to_string(k); }))
+    out.push_back(Value::integer(n));
+  return make_tuple(std::move(out));
+}
+
+// torch.broadcast_tensors(*tensors): each expanded to their common shape (views whose
+// gradients sum back, as expand's).
+Value broadcast_tensors_builtin(Evaluator&, CallArgs& a) {
+  TensorList ts = tensors_arg(a, "broadcast_tensors");
+  std::vector<IntList> shapes;
+  for (const Tensor& t : ts) shapes.emplace_back(t.sizes().begin(), t.sizes().end());
+  IntList shape = broadcast_all(shapes, "broadcast_tensors", [](size_t k) { return "tensor " + std::to_string(k) + " of shape"; });
+  std::vector<Value> out;
+  for (const Tensor& t : ts) out.push_back(Value::tensor(expand(t, shape)));
+  return make_tuple(std::move(out));
 }
 
 // torch.cartesian_prod: every combination of one element from each 1-D tensor, as rows
@@ -260,6 +312,12 @@ const BuiltinEntry kCompositeTorchBuild[] = {
     {"cartesian_prod", cartesian_prod_builtin, "cartesian_prod(*tensors)",
      "Every combination of one element of each 1-D tensor, as the rows of a [N, k] tensor, as torch.cartesian_prod. "
      "Example: cartesian_prod(tensor([1, 2]), tensor([3, 4]))"},
+    {"broadcast_shapes", broadcast_shapes_builtin, "broadcast_shapes(*shapes)",
+     "The shape that tensors of these shapes broadcast to (a tuple), as torch.broadcast_shapes. "
+     "Example: broadcast_shapes((3, 1), (4,))"},
+    {"broadcast_tensors", broadcast_tensors_builtin, "broadcast_tensors(*tensors)",
+     "The tensors expanded to their common broadcast shape (a tuple of views), as torch.broadcast_tensors. "
+     "Example: broadcast_tensors(ones(3, 1), ones(4))"},
     {"meshgrid", meshgrid_builtin, "meshgrid(*tensors, indexing=\"ij\")",
      "The coordinate grids of 1-D tensors (a tuple), each expanded along its dim; indexing=\"xy\" swaps the first "
      "two dims, as torch.meshgrid. Example: meshgrid(tensor([1, 2]), tensor([3, 4, 5]), indexing=\"ij\")"},

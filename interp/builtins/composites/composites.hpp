@@ -96,13 +96,24 @@ inline Tensor required_input(const Value& v, const std::string& fname, const std
 }
 inline Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return required_input(b[k], fname, name); }
 inline Tensor number_like(double value, const Tensor& like) { return scalar_tensor(value, like.dtype()); }
+// A number operand takes like's dtype within like's kind, and lifts the kind as a
+// wrapped number does: 2.5 beside an integer tensor is an f32, 1 beside a bool tensor
+// an i64, as PyTorch's promotion (fmod(i64, 2.5) was fmod by 2, an i64).
 inline Tensor operand(const Value& v, const Tensor& like, const std::string& fname, const std::string& name) {
-  if (v.is_num()) return scalar_tensor(as_num(v, fname + "(): argument '" + name + "'"), like.dtype());
-  return required_input(v, fname, name);
+  if (!v.is_num()) return required_input(v, fname, name);
+  const double number = as_num(v, fname + "(): argument '" + name + "'");
+  return scalar_tensor(number, result_type({like, to_tensor_arg(v, fname.c_str())}));
 }
 inline Value unary(CallArgs& a, const char* fname, Tensor (*fn)(const Tensor&)) {
   Bound b = bind(fname, a, {"input"}, 1);
   return Value::tensor(fn(arg(b, 0, fname, "input")));
+}
+// A zero of t's shape and dtype selected from t: it gives t a zero gradient where
+// PyTorch's does (an argument a composite's value does not depend on, as copysign's
+// other or a nearest grid_sample's grid: their .grad is zeros in PyTorch, not none).
+// Subtracted from a value, it keeps -0.0 and promotes to t's dtype.
+inline Tensor zero_selected_from(const Tensor& t) {
+  return where(ones(t.sizes(), DType::b8, t.device()), number_like(0.0, t), t);
 }
 
 // The message helpers of the composite_extra files: "f(): argument 'dim'", a tensor's

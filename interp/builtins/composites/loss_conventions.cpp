@@ -81,7 +81,9 @@ struct ClassLoss {
 // PyTorch's weighted negative log likelihood with label smoothing: per element
 // -(1 - e) w[y] logp[y] - (e / C) sum_c w[c] logp[c], 0 where y is ignore_index; the
 // mean divides by the summed w[y] of the elements kept (nll_loss_nd's rule, which
-// cross_entropy's smoothing term follows too).
+// cross_entropy's smoothing term follows too). An ignored element's loss is a
+// selected 0, not a product with 0: with every element ignored the mean's gradient is
+// g / 0 = inf, and PyTorch's is 0 there (inf * 0 was NaN).
 Tensor class_loss(const ClassLoss& c) {
   const Tensor& y = c.target;
   const int64_t classes = c.logp.sizes()[1];
@@ -90,10 +92,11 @@ Tensor class_loss(const ClassLoss& c) {
   Tensor keep = to_dtype(kept, c.logp.dtype());
   Tensor picked = squeeze(gather(c.logp, 1, unsqueeze(safe, 1)), {1});
   Tensor w_y = c.weight.defined() ? reshape(index_select(c.weight, 0, flatten(safe)), y.sizes().vec()) * keep : keep;
-  Tensor loss = -(picked * w_y);
+  Tensor zero = scalar_tensor(0.0, c.logp.dtype());
+  Tensor loss = where(kept, -(picked * w_y), zero);
   if (c.smoothing > 0) {
     Tensor weighted = c.weight.defined() ? c.logp * along_classes(c.weight, c.logp.dim()) : c.logp;
-    Tensor smooth = -sum(weighted, {1}) * keep;
+    Tensor smooth = where(kept, -sum(weighted, {1}), zero);
     loss = loss * (1.0 - c.smoothing) + smooth * (c.smoothing / static_cast<double>(classes));
   }
   if (c.reduction == "sum") return sum(loss);
