@@ -4,6 +4,7 @@
 # LambdaLR, LinearLR, ConstantLR, CosineAnnealingWarmRestarts, ReduceLROnPlateau, and
 # the schedulers of schedulers SequentialLR and ChainedScheduler, which live in
 # stdlib/_lr_chain.dsl; import optim to use them).
+let __name__ = "optim.lr_scheduler"  # the name messages show (Module::shown_name)
 
 import math
 import _argcheck

@@ -1,6 +1,7 @@
 # _nn_init: the helpers and initializers every nn layer file shares (nn.parameter,
 # nn.uniform_, nn.kaiming_uniform_, ...). nn re-exports the public ones; import nn, not
 # this module.
+let __name__ = "nn.init"  # the name messages show (Module::shown_name)
 import math
 import cuda
 

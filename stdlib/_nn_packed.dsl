@@ -8,6 +8,7 @@
 # first; `sorted_indices` is the order of the batch by decreasing length (none when the
 # caller sorted it: enforce_sorted=true) and `unsorted_indices` its inverse. Packing and
 # padding are index_select and cat, so gradients flow through both.
+let __name__ = "nn.utils.rnn"  # the name messages show (Module::shown_name)
 
 # PackedSequence(data, batch_sizes, sorted_indices=none, unsorted_indices=none).
 # As PyTorch's, unsorted_indices left none with sorted_indices given is their inverse.

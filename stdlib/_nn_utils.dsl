@@ -4,6 +4,7 @@
 # (stdlib/_nn_stateless.dsl: functional_call), and nn.utils.rnn (stdlib/_nn_packed.dsl: pad_sequence, pack_padded_sequence,
 # pad_packed_sequence, pack_sequence, PackedSequence). nn re-exports them, as nn.utils
 # too; import nn, not this module.
+let __name__ = "nn.utils"  # the name messages show (Module::shown_name)
 import math
 import _nn_packed
 import _nn_init

@@ -461,7 +461,7 @@ std::string help_for_value(Evaluator& ev, const Value& v) {
       t.shown = v.as<ModelClassObj>()->decl->name;
       break;
     case Tag::Module:
-      t.shown = v.as<Module>()->name;
+      t.shown = v.as<Module>()->shown_name();
       break;
     default:
       t.shown = type_name(v);

@@ -308,7 +308,7 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
     case Tag::Module: {
       auto* m = obj.as<Module>();
       if (const Value* v = m->get(name)) return *v;
-      fail("module '" + m->name + "' has no attribute '" + name + "'" + attribute_hint(obj, name));
+      fail("module '" + m->shown_name() + "' has no attribute '" + name + "'" + attribute_hint(obj, name));
     }
     case Tag::Object: {
       auto* o = obj.as<ObjectObj>();

@@ -114,6 +114,11 @@ int64_t RangeObj::size() const {
 }
 
 
+std::string Module::shown_name() const {
+  const Value* shown = get("__name__");
+  return shown && shown->tag == Tag::Str ? shown->as<StrObj>()->s : name;
+}
+
 int Module::slot_of(const std::string& n) {
   auto it = names.find(n);
   if (it != names.end()) return it->second;
@@ -372,7 +377,7 @@ std::string leaf_str(const Value& v) {
     }
     case Tag::ModelClass: return "<model " + v.as<ModelClassObj>()->decl->name + ">";
     case Tag::FnClass: return "<function " + v.as<ModelClassObj>()->decl->name + ">";
-    case Tag::Module: return "<module " + v.as<Module>()->name + ">";
+    case Tag::Module: return "<module " + v.as<Module>()->shown_name() + ">";
     case Tag::Range: {
       auto* r = v.as<RangeObj>();
       return "range(" + std::to_string(r->start) + ", " + std::to_string(r->stop) +

@@ -296,6 +296,10 @@ struct Module : Obj, Tracked, std::enable_shared_from_this<Module> {
     if (it == names.end() || !defined[it->second]) return nullptr;
     return &slots[it->second];
   }
+  // The name messages show: the module's `__name__` where it sets one (a library
+  // file reached as another module's attribute, `let __name__ = "nn.utils"` in
+  // stdlib/_nn_utils.dsl), else the name it was imported by.
+  std::string shown_name() const;
 };
 
 // A generic object with attributes and native methods (ctx of custom functions,

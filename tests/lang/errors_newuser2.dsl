@@ -52,3 +52,10 @@ let b = a
 # expect error line:           ^~~~~~~~~~~
 let m = finfo(long).min
 # ---
+# case: a missing function of nn.utils names nn.utils, not the library file behind it
+# expect error: tests/lang/errors_newuser2.dsl:60:1: error: module 'nn.utils' has no attribute 'clip_grad_norm'; did you mean 'clip_grad_norm_'?
+# expect error line:   nn.utils.clip_grad_norm([], 1.0)
+# expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+import nn
+nn.utils.clip_grad_norm([], 1.0)
+# ---
