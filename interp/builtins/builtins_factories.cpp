@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "autograd/ops.hpp"
+#include "autograd/ops/common.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "autograd/transforms/vmap.hpp"
@@ -118,6 +119,41 @@ Value rand_like_builtin(Evaluator&, CallArgs& a) { return like("rand_like", a); 
 Value randn_like_builtin(Evaluator&, CallArgs& a) { return like("randn_like", a); }
 Value empty_like_builtin(Evaluator&, CallArgs& a) { return like("empty_like", a); }
 Value full_like_builtin(Evaluator&, CallArgs& a) { return like("full_like", a); }
+
+// normal(mean, std=1.0, size=none, ...): samples of N(mean, std^2), as torch.normal.
+// mean and std are tensors, broadcast together (the result takes their dtype), or
+// numbers, where size gives the shape. A std below 0 is an error, as PyTorch's. The
+// draw is a standard normal one (random_under_vmap, so a graph draws it at every call)
+// scaled and shifted by ops; it carries no gradient to mean or std (PyTorch's gives
+// them zeros; distributions.Normal's rsample() is the reparameterized draw).
+Value normal_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "normal", {"mean", "std", "size"});
+  Bound b = bind("normal", a, {"mean", "std", "size"}, 1);
+  const Value std_v = b.has(1) ? b[1] : Value::number(1.0);
+  const bool tensors = b[0].tag == Tag::Tensor || std_v.tag == Tag::Tensor;
+  if (tensors && b.has(2)) fail("normal(): size is for a number mean and std; with a tensor the shape is its own");
+  if (!tensors && !b.has(2)) fail("normal(): with a number mean and std, give size (normal(0.0, 1.0, [3]))");
+  auto side = [](const Value& v, const char* what) {
+    if (v.tag == Tag::Tensor) {
+      if (!is_floating(v.t.dtype()))
+        fail(std::string("normal(): ") + what + " must be a floating tensor, got " + dtype_name(v.t.dtype()));
+      return detach(v.t);
+    }
+    Tensor number = scalar_tensor(as_num(v, std::string("normal(): argument '") + what + "'"), DType::f64);
+    number.impl()->wrapped_number = true;  // does not widen a tensor's dtype
+    return number;
+  };
+  Tensor mean = side(b[0], "mean"), std_t = side(std_v, "std");
+  if (tensors && std_t.numel() > 0 && min(std_t).item() < 0.0)
+    fail("normal(): std must be at least 0, got " + repr(Value::number(min(std_t).item())));
+  Shape shape = tensors ? broadcast_shapes("normal", mean.sizes(), std_t.sizes(), "mean", "std")
+                        : Shape(shape_args({b[2]}, 0, "normal"));
+  DType dt = o.dtype.value_or(tensors ? result_type({mean, std_t}) : DType::f32);
+  Device device = tensors ? (b[0].tag == Tag::Tensor ? b[0].t.device() : std_v.t.device()) : factory_device(o);
+  Tensor noise = to_device(transforms::random_under_vmap("normal", shape, [dt](const Shape& s) { return random_normal(s, dt); }),
+                           device);
+  return finish(to_dtype(noise * to_device(std_t, device) + to_device(mean, device), dt), o, "normal");
+}
 
 // The n x m identity (ones on the diagonal), as torch.eye.
 Value eye_builtin(Evaluator&, CallArgs& a) {
@@ -344,6 +380,9 @@ const BuiltinEntry kFactoryBuiltins[] = {
      "A tensor of x's shape, dtype and device unless given (zeros, as nabla's empty). Example: empty_like(randn(2, 3))"},
     {"full_like", full_like_builtin, "full_like(x, fill_value, dtype=none, device=none, requires_grad=false)",
      "fill_value in x's shape, dtype and device unless given. Example: full_like(randn(2, 3), 7.0)"},
+    {"normal", normal_builtin, "normal(mean, std=1.0, size=none, dtype=none, device=none, requires_grad=false)",
+     "Samples of a normal distribution with the given mean and std (tensors, broadcast together, or numbers with "
+     "size), as torch.normal; the draw carries no gradient. Example: normal(zeros(3), ones(3) * 2.0)"},
     {"eye", eye_builtin, "eye(n, m=none, dtype=f32, device=none, requires_grad=false)",
      "The n x m identity matrix (m = n unless given). Example: eye(3)"},
     {"rand_like", rand_like_builtin, "rand_like(x, dtype=none, device=none, requires_grad=false)",

@@ -71,3 +71,20 @@ test "Bernoulli: log_prob, entropy and probs from logits" {
   let s = distributions.Bernoulli(probs=tensor([0.2, 0.9])).sample([10000])
   expect_close(s.mean(0), tensor([0.2, 0.9]), atol=0.02)
 }
+
+test "normal(mean, std): torch.normal's forms, shapes, dtypes and statistics" {
+  manual_seed(3)
+  let x = normal(tensor([1.0, -2.0]).expand(20000, 2), tensor([0.5, 3.0]))
+  expect(x.shape == (20000, 2) and x.dtype == f32)
+  expect_close(x.mean(0), tensor([1.0, -2.0]), atol=0.06)
+  expect_close(x.std(0), tensor([0.5, 3.0]), atol=0.06)
+  expect(normal(zeros(3, dtype=f64), 2.0).dtype == f64)
+  expect(normal(1.0, ones(2, 1)).shape == (2, 1))
+  expect(normal(0.0, 1.0, [4, 5]).shape == (4, 5))
+  expect(normal(0.0, 1.0, [3], dtype=f64).dtype == f64)
+  expect_close(normal(tensor([3.0, 4.0]), 0.0), tensor([3.0, 4.0]))
+  expect(not normal(zeros(2, requires_grad=true), 1.0).requires_grad)
+  expect_error(fn() = normal(zeros(2), -ones(2)), "std must be at least 0")
+  expect_error(fn() = normal(0.0, 1.0), "give size")
+  expect_error(fn() = normal(zeros(2), 1.0, [2]), "size is for a number mean and std")
+}
