@@ -214,3 +214,86 @@ fn xavier_normal_(t, gain=1.0) {
   let f = calculate_fan_in_and_fan_out(t)
   return normal_(t, 0.0, gain * math.sqrt(2.0 / (f[0] + f[1])))
 }
+
+# ---- structured initializers (nn.init.eye_, dirac_, orthogonal_, sparse_) ---------
+# PyTorch's, with its argument checks. The random ones draw from nabla's generator,
+# whose stream is not PyTorch's: the same seed gives other numbers with PyTorch's
+# distribution (tests compare orthogonality and statistics).
+
+fn _dims_check(who, t, allowed) {
+  _tensor_arg(who, "tensor", t)
+  if not (t.dim() in allowed) {
+    let shown = str(allowed[0]) if len(allowed) == 1 else ", ".join([str(d) for d in allowed[:-1]]) + f" or {allowed[-1]}"
+    fail(f"{who}: only tensors with {shown} dims are supported, got a tensor of shape {_shape(t)}")
+  }
+}
+
+fn eye_(tensor) {
+  "Fills the 2-D tensor with the identity matrix (ones on the diagonal, zeros elsewhere), in place under no_grad, as torch.nn.init.eye_; returns it. Example: nn.init.eye_(zeros([3, 4]))"
+  _dims_check("eye_()", tensor, [2])
+  no_grad { tensor.copy_(eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype)) }
+  return tensor
+}
+
+fn dirac_(tensor, groups=1) {
+  "Fills the 3-, 4- or 5-D convolution weight with the Dirac delta (each of the first min(out/groups, in) channels of each group passes its input channel through at the kernel's centre), in place under no_grad, as torch.nn.init.dirac_. Example: nn.init.dirac_(zeros([2, 2, 3, 3]))"
+  _dims_check("dirac_()", tensor, [3, 4, 5])
+  let s = _shape(tensor)
+  if type(groups) != "int" or groups < 1 { fail(f"dirac_(): argument 'groups' must be an int >= 1, got {repr(groups)}") }
+  if s[0] % groups != 0 { fail(f"dirac_(): dim 0 of the tensor ({s[0]}) must be divisible by groups ({groups})") }
+  let per_group = s[0] // groups
+  let count = min(per_group, s[1])
+  let centre = [k // 2 for k in s[2:]]
+  no_grad {
+    tensor.zero_()
+    for g in range(groups) {
+      for d in range(count) {
+        let o = g * per_group + d
+        if len(centre) == 1 { tensor[o, d, centre[0]] = 1.0 }
+        elif len(centre) == 2 { tensor[o, d, centre[0], centre[1]] = 1.0 }
+        else { tensor[o, d, centre[0], centre[1], centre[2]] = 1.0 }
+      }
+    }
+  }
+  return tensor
+}
+
+fn orthogonal_(tensor, gain=1.0) {
+  "Fills the tensor (2 or more dims, flattened to [rows, cols]) with a (semi-)orthogonal matrix, Q of the QR of a normal draw with the signs of R's diagonal, times gain, in place under no_grad, as torch.nn.init.orthogonal_. Example: nn.init.orthogonal_(zeros([3, 5]))"
+  _tensor_arg("orthogonal_()", "tensor", tensor)
+  if tensor.dim() < 2 { fail(f"orthogonal_(): only tensors with 2 or more dims are supported, got a tensor of shape {_shape(tensor)}") }
+  if tensor.numel() == 0 { return tensor }  # as PyTorch's: nothing to fill
+  let rows = tensor.shape[0]
+  let cols = tensor.numel() // rows
+  no_grad {
+    let flat = randn([rows, cols], dtype=f64)
+    if rows < cols { flat = flat.t() }
+    let (q, r) = qr(flat)
+    # PyTorch's sign fix: Q times sign(diag(R)), so the draw is uniform (Haar)
+    q = q * sign(diagonal(r)).unsqueeze(0)
+    if rows < cols { q = q.t() }
+    tensor.copy_((q * gain).reshape(_shape(tensor)).to(tensor.dtype))
+  }
+  return tensor
+}
+
+fn sparse_(tensor, sparsity, std=0.01) {
+  "Fills the 2-D tensor from N(0, std^2) with ceil(sparsity * rows) elements of each column set to 0 (rows picked at random), in place under no_grad, as torch.nn.init.sparse_. Example: nn.init.sparse_(zeros([10, 4]), 0.3)"
+  _dims_check("sparse_()", tensor, [2])
+  if not (type(sparsity) in ["int", "float"]) or sparsity < 0 or sparsity > 1 {
+    fail(f"sparse_(): argument 'sparsity' must be a number from 0 to 1, got {repr(sparsity)}")
+  }
+  let rows = tensor.shape[0]
+  let cols = tensor.shape[1]
+  let zeroed = int(math.ceil(sparsity * rows))
+  normal_(tensor, 0.0, std)
+  no_grad {
+    for c in range(cols) {
+      if zeroed > 0 {
+        let picked = argsort(rand(rows))[:zeroed]
+        tensor[picked, c] = 0.0
+      }
+    }
+  }
+  return tensor
+}

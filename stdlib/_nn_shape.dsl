@@ -216,7 +216,10 @@ model ChannelShuffle(groups) {
   forward(x) = channel_shuffle(x, self.groups)
 }
 
-model Identity() {
-  "Returns its input unchanged (a placeholder layer). Example: nn.Identity()(x)"
+# PyTorch's Identity takes and ignores any arguments (nn.Identity(54) where a layer's
+# arguments were): the positional ones here. Keyword arguments need **kwargs, which the
+# language has not (yet): they are an error naming the keyword.
+model Identity(*args) {
+  "Returns its input unchanged (a placeholder layer); its arguments are ignored, as PyTorch's. Example: nn.Identity()(x)"
   forward(x) = x
 }

@@ -13,7 +13,7 @@
 // CPU and CUDA kernels and both fused loops call, so every path computes alike.
 #define NABLA_UNARY_OPS(X) \
   X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(abs) X(sign) X(sin) X(cos) X(tanh) X(sigmoid) X(relu) X(gelu) X(silu) X(erf) \
-  X(log1p) X(expm1) \
+  X(log1p) X(expm1) X(lgamma) X(digamma) \
   X(floor) X(ceil) X(round) X(trunc) X(hardswish) X(mish)
 // The unary ops defined on integers as well (an integer input keeps its dtype); the
 // others compute an integer input as f32, as PyTorch's exp does.
@@ -22,7 +22,7 @@
 // function takes the value and up to two numbers, named with their defaults by
 // scalar::scalar_attrs (tensor/scalar_ops.hpp), whose names the row's attributes take.
 // An integer input computes as f32.
-#define NABLA_PARAMETRIC_UNARY_OPS(X) X(softplus) X(elu) X(leaky_relu) X(hardtanh) X(logit)
+#define NABLA_PARAMETRIC_UNARY_OPS(X) X(softplus) X(elu) X(leaky_relu) X(hardtanh) X(logit) X(polygamma)
 // Binary arithmetic: broadcasting, the inputs' result type.
 #define NABLA_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum) \
   X(remainder) X(atan2) X(logaddexp)

@@ -88,6 +88,7 @@ NABLA_DEVICE_MATH(tanh)
 NABLA_DEVICE_MATH(erf)
 NABLA_DEVICE_MATH(log1p)
 NABLA_DEVICE_MATH(expm1)
+NABLA_DEVICE_MATH(lgamma)
 NABLA_DEVICE_MATH(floor)
 NABLA_DEVICE_MATH(ceil)
 NABLA_DEVICE_MATH(trunc)
@@ -132,6 +133,7 @@ NABLA_HOST_MATH(cos, std)
 NABLA_HOST_MATH(erf, std)
 NABLA_HOST_MATH(log1p, std)
 NABLA_HOST_MATH(expm1, std)
+NABLA_HOST_MATH(lgamma, std)
 NABLA_HOST_MATH(floor, std)
 NABLA_HOST_MATH(ceil, std)
 NABLA_HOST_MATH(trunc, std)
@@ -218,6 +220,7 @@ NABLA_SCALAR erf(T v) { return math::erf(v); }
 // log(1 + x) and e^x - 1 without the cancellation near 0 of the plain forms.
 NABLA_SCALAR log1p(T v) { return math::log1p(v); }
 NABLA_SCALAR expm1(T v) { return math::expm1(v); }
+NABLA_SCALAR lgamma(T v) { return math::lgamma(v); }
 // Rounding: an integer is already whole. round is half to even, as PyTorch's.
 #define NABLA_ROUNDING(name, library)    \
   NABLA_SCALAR name(T v) {               \
@@ -239,6 +242,105 @@ NABLA_SCALAR hardswish(T v) {
   return v * r6 / T(6);
 }
 NABLA_SCALAR mish(T v) { return v * math::tanh(math::log1p(math::exp(v))); }
+
+// Note [The gamma family's series]
+// lgamma is the device's and the C library's. digamma, trigamma and the Hurwitz zeta
+// (polygamma of order n >= 2) have no library function on either device, so they
+// are PyTorch's own series (aten/src/ATen/native/Math.h, from Cephes): a recurrence
+// up to x >= 10 (digamma) or 6 more terms (trigamma), then the asymptotic series, and
+// the reflection formula below 0 (digamma) or 0.5 (trigamma). Written with `math`
+// only, so the CPU, CUDA and NVRTC compile the same text and agree with PyTorch at
+// the poles: digamma(0) = -inf with the sign of -0 reversed, a negative integer NaN.
+NABLA_SCALAR digamma(T x) {
+  const T pi = T(3.14159265358979323846);
+  if (x == T(0)) return x < T(0) || T(1) / x < T(0) ? T(1) / T(0) : -T(1) / T(0);  // copysign(inf, -x)
+  T reflected = T(0);
+  if (x < T(0)) {
+    if (x == math::trunc(x)) return T(0) / T(0);  // a pole: NaN, as PyTorch
+    // digamma(1 - x) - pi / tan(pi x), tan(pi r) of x's fractional part r for accuracy
+    T r = x - math::trunc(x);
+    reflected = -pi * math::cos(pi * r) / math::sin(pi * r);
+    x = T(1) - x;
+  }
+  T result = reflected;
+  while (x < T(10)) {
+    result -= T(1) / x;
+    x += T(1);
+  }
+  if (x == T(10)) return result + T(2.25175258906672110764);  // digamma(10)
+  T y = T(0);
+  if (x < T(1.0e17)) {
+    T z = T(1) / (x * x);
+    // polevl(z, A, 6), A from the highest power
+    T p = T(8.33333333333333333333E-2);
+    p = p * z + T(-2.10927960927960927961E-2);
+    p = p * z + T(7.57575757575757575758E-3);
+    p = p * z + T(-4.16666666666666666667E-3);
+    p = p * z + T(3.96825396825396825397E-3);
+    p = p * z + T(-8.33333333333333333333E-3);
+    p = p * z + T(8.33333333333333333333E-2);
+    y = z * p;
+  }
+  return result + math::log(x) - T(0.5) / x - y;
+}
+// The first derivative of digamma.
+NABLA_SCALAR trigamma(T x) {
+  const T pi = T(3.14159265358979323846);
+  T sign = T(1), result = T(0);
+  if (x < T(0.5)) {
+    sign = T(-1);
+    T s = math::sin(pi * x);
+    result -= pi * pi / (s * s);
+    x = T(1) - x;
+  }
+  for (int i = 0; i < 6; ++i) {
+    result += T(1) / (x * x);
+    x += T(1);
+  }
+  const T ixx = T(1) / (x * x);
+  result += (T(1) + T(1) / (T(2) * x) + ixx * (T(1) / T(6) - ixx * (T(1) / T(30) - ixx * (T(1) / T(42))))) / x;
+  return sign * result;
+}
+// The Hurwitz zeta function sum_k (k + q)^-s (Cephes' zeta, as PyTorch's).
+NABLA_SCALAR hurwitz_zeta(T s, T q) {
+  const T machep = T(1.11022302462515654042E-16);
+  const T bernoulli[12] = {T(12.0), T(-720.0), T(30240.0), T(-1209600.0), T(47900160.0), T(-1.8924375803183791606e9),
+                           T(7.47242496e10), T(-2.950130727918164224e12), T(1.1646782814350067249e14),
+                           T(-4.5979787224074726105e15), T(1.8152105401943546773e17), T(-7.1661652561756670113e18)};
+  if (s == T(1)) return T(1) / T(0);
+  if (s < T(1)) return T(0) / T(0);
+  if (q <= T(0)) {
+    if (q == math::floor(q)) return T(1) / T(0);
+    if (s != math::floor(s)) return T(0) / T(0);
+  }
+  T sum = math::pow(q, -s), a = q, b = T(0);
+  int i = 0;
+  while (i < 9 || a <= T(9)) {
+    i += 1;
+    a += T(1);
+    b = math::pow(a, -s);
+    sum += b;
+    if (-machep * sum < b && b < machep * sum) return sum;
+  }
+  const T w = a;
+  sum += b * w / (s - T(1));
+  sum -= T(0.5) * b;
+  a = T(1);
+  T k = T(0);
+  for (int j = 0; j < 12; ++j) {
+    a *= s + k;
+    b /= w;
+    T t = a * b / bernoulli[j];
+    sum = sum + t;
+    t = t / sum;
+    if ((t < T(0) ? -t : t) < machep) return sum;
+    k += T(1);
+    a *= s + k;
+    b /= w;
+    k += T(1);
+  }
+  return sum;
+}
 
 // ---------------------------------------------------------------------------
 // Unary with scalar attributes (NABLA_PARAMETRIC_UNARY_OPS)
@@ -272,6 +374,8 @@ constexpr ScalarAttrList scalar_attrs(OpId id) {
       return {{{"min_val", -1.0}, {"max_val", 1.0}}};
     case OpId::logit:
       return {{{"eps", -1.0, true}}};
+    case OpId::polygamma:
+      return {{{"n", 0.0}}};
     default:
       return {};
   }
@@ -303,6 +407,16 @@ NABLA_SCALAR hardtanh(T v, T min_val, T max_val) { return v < min_val ? min_val 
 NABLA_SCALAR logit(T v, T eps, T) {
   if (eps >= T(0)) v = v < eps ? eps : v > T(1) - eps ? T(1) - eps : v;
   return math::log(v / (T(1) - v));
+}
+// The n-th derivative of digamma (Note [The gamma family's series]): digamma and
+// trigamma for n = 0 and 1, else (-1)^(n+1) n! zeta(n + 1, x). The row's shape rule
+// refuses a negative or fractional n.
+NABLA_SCALAR polygamma(T v, T n, T) {
+  if (n == T(0)) return digamma(v);
+  if (n == T(1)) return trigamma(v);
+  const int order = static_cast<int>(n);
+  const T sign = order % 2 ? T(1) : T(-1);
+  return sign * math::exp(math::lgamma(n + T(1))) * hurwitz_zeta(n + T(1), v);
 }
 
 // ---------------------------------------------------------------------------

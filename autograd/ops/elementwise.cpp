@@ -60,6 +60,11 @@ TensorList backward_erf(BackwardContext& c) {
 
 TensorList backward_log1p(BackwardContext& c) { return {c.grad() / (c.input(0) + 1.0)}; }
 TensorList backward_expm1(BackwardContext& c) { return {c.grad() * (c.output(0) + 1.0)}; }
+// The gamma family differentiates into itself: lgamma' = digamma, digamma' =
+// polygamma(1, x), polygamma(n)' = polygamma(n + 1), as PyTorch's formulas, so every
+// order of gradient is rows of the table.
+TensorList backward_lgamma(BackwardContext& c) { return {c.grad() * digamma(c.input(0))}; }
+TensorList backward_digamma(BackwardContext& c) { return {c.grad() * polygamma(c.input(0), {{"n", 1.0}})}; }
 // floor, ceil, round, trunc: piecewise constant, so a zero gradient (as PyTorch's).
 TensorList backward_rounding(BackwardContext& c) { return {zeros_like(c.grad())}; }
 TensorList backward_hardswish(BackwardContext& c) {
@@ -103,6 +108,17 @@ TensorList backward_logit(BackwardContext& c) {
   double eps = c.attrs().f("eps");
   Tensor inside = mul(ge(x, wrapped_scalar(eps)), le(x, wrapped_scalar(1.0 - eps)));
   return {where(inside, g, zero_scalar())};
+}
+TensorList backward_polygamma(BackwardContext& c) {
+  return {c.grad() * polygamma(c.input(0), {{"n", c.attrs().f("n") + 1.0}})};
+}
+// polygamma's order: a whole number from 0 up, as torch.polygamma's int n.
+std::vector<TensorMeta> infer_polygamma(const TensorList& in, const Attrs& a) {
+  double n = a.f("n");
+  if (!(n >= 0) || n != std::floor(n) || n > 1e6)
+    throw Error("polygamma: n must be a whole number from 0 up (the order of the derivative of digamma), got " +
+                attr_value_str(a.value("n")));
+  return infer_float_unary(in, a);
 }
 std::vector<TensorMeta> infer_hardtanh(const TensorList& in, const Attrs& a) {
   double lo = a.f("min_val"), hi = a.f("max_val");
@@ -351,6 +367,8 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   unary(t, OpId::erf, backward_erf, {.inputs = 1});
   unary(t, OpId::log1p, backward_log1p, {.inputs = 1});
   unary(t, OpId::expm1, backward_expm1, {.outputs = 1});
+  unary(t, OpId::lgamma, backward_lgamma, {.inputs = 1});
+  unary(t, OpId::digamma, backward_digamma, {.inputs = 1});
   unary(t, OpId::floor, backward_rounding, {});
   unary(t, OpId::ceil, backward_rounding, {});
   unary(t, OpId::round, backward_rounding, {});
@@ -363,6 +381,7 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
   parametric_unary(t, OpId::leaky_relu, backward_leaky_relu, {.inputs = 1});
   parametric_unary(t, OpId::hardtanh, backward_hardtanh, {.inputs = 1}, infer_hardtanh);
   parametric_unary(t, OpId::logit, backward_logit, {.inputs = 1});
+  parametric_unary(t, OpId::polygamma, backward_polygamma, {.inputs = 1}, infer_polygamma);
 
   binary<OpId::add>(t, backward_add, {});
   binary<OpId::sub>(t, backward_sub, {}, infer_sub);
@@ -453,6 +472,12 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
                    {OpId::log1p,
                     "log(1 + x) of each element, accurate for small x, as torch.log1p. "
                     "Example: log1p(tensor([1e-8, 1.0]))"},
+                   {OpId::lgamma,
+                    "The log of the absolute value of the gamma function of each element, as torch.lgamma. "
+                    "Example: lgamma(tensor([0.5, 3.0]))"},
+                   {OpId::digamma,
+                    "The logarithmic derivative of the gamma function (psi) of each element, as torch.digamma. "
+                    "Example: digamma(tensor([0.5, 3.0]))"},
                    {OpId::expm1,
                     "exp(x) - 1 of each element, accurate for small x, as torch.expm1. "
                     "Example: expm1(tensor([1e-8, 1.0]))"},
@@ -491,6 +516,10 @@ void register_elementwise_ops(std::vector<OpDef>& t) {
                     "log(p / (1 - p)) of each element p, clamped first to [eps, 1 - eps] when eps is given, as "
                     "torch.logit. "
                     "Example: logit(tensor([0.25, 0.5]), eps=1e-6)"},
+                   {OpId::polygamma,
+                    "The n-th derivative of digamma of each element, as torch.polygamma(n, input) (n = 0 is "
+                    "digamma). "
+                    "Example: polygamma(2, tensor([0.5, 3.0]))"},
                    {OpId::add,
                     "self + other elementwise with broadcasting (the + operator), as torch.add. "
                     "Example: add(randn(2, 3), randn(3))"},

@@ -482,6 +482,9 @@ std::vector<MappingRow> tensor_op_rows() {
       {OpId::leaky_relu, leaky_relu, nullptr},
       {OpId::hardtanh, hardtanh, nullptr},
       {OpId::logit, logit, nullptr},
+      {OpId::lgamma, nullptr, "ONNX has no gamma function (no Lgamma or Digamma operator at opset 17)"},
+      {OpId::digamma, nullptr, "ONNX has no gamma function (no Lgamma or Digamma operator at opset 17)"},
+      {OpId::polygamma, nullptr, "ONNX has no gamma function or Hurwitz zeta (no Lgamma, Digamma or Polygamma operator)"},
       // binary
       {OpId::add, [](NodeEmit& e) { emit_broadcast_binary(e, "Add"); }, nullptr},
       {OpId::sub, [](NodeEmit& e) { emit_broadcast_binary(e, "Sub"); }, nullptr},

@@ -673,7 +673,8 @@ std::span<const BuiltinEntry> op_conventions() {
     std::vector<BuiltinEntry> out(std::begin(kOpConventions), std::end(kOpConventions));
     for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial(), composite_extra_shape(),
                         composite_extra_ordering(), composite_extra_math(), composite_torch_aliases(),
-                        composite_integer_ops(), composite_torch_search(), composite_torch_build()})
+                        composite_integer_ops(), composite_torch_search(), composite_torch_build(),
+                        composite_torch_more()})
       out.insert(out.end(), table.begin(), table.end());
     return out;
   }();

@@ -21,6 +21,8 @@ UNARY = [
     ("erf", torch.erf, randn(3, 4)),
     ("log1p", torch.log1p, rand(3, 4, low=-0.5, high=2.0)),
     ("expm1", torch.expm1, randn(3, 4)),
+    ("lgamma", torch.lgamma, rand(3, 4, low=0.2, high=12.0)),
+    ("digamma", torch.digamma, rand(3, 4, low=0.2, high=12.0)),
 ]
 
 CASES = [case(op, [x], {}, fn) for op, fn, x in UNARY]
@@ -105,6 +107,21 @@ CASES += [
     case("logit", [rand(3, 4, low=0.05, high=0.95)], {}, torch.logit),
     case("logit", [away_from(rand(3, 4, low=0.05, high=0.95), [0.2, 0.8])], {"eps": 0.2},
          lambda x: torch.logit(x, eps=0.2), name="logit_eps"),
+    # the gamma family: negative inputs (the reflection formulas) kept off the poles
+    case("lgamma", [away_from(rand(3, 4, low=-3.0, high=-0.1), [-3.0, -2.0, -1.0])], {}, torch.lgamma,
+         name="lgamma_negative"),
+    case("digamma", [away_from(rand(3, 4, low=-3.0, high=-0.1), [-3.0, -2.0, -1.0])], {}, torch.digamma,
+         name="digamma_negative"),
+    case("polygamma", [rand(3, 4, low=0.2, high=12.0)], {"n": 1}, lambda x: torch.polygamma(1, x),
+         name="polygamma_1"),
+    case("polygamma", [rand(3, 4, low=0.2, high=12.0)], {"n": 2}, lambda x: torch.polygamma(2, x),
+         name="polygamma_2"),
+    case("polygamma", [away_from(rand(3, 4, low=-2.9, high=-0.1), [-2.0, -1.0])], {"n": 1},
+         lambda x: torch.polygamma(1, x), name="polygamma_1_negative"),
+    case("polygamma", [rand(2, 3, low=0.5, high=6.0)], {"n": 3}, lambda x: torch.polygamma(3, x),
+         name="polygamma_3"),
+    case("polygamma", [rand(2, 3, low=0.5, high=6.0)], {}, lambda x: torch.polygamma(0, x),
+         name="polygamma_default_0"),
 ]
 
 # threshold_backward: relu's gradient (grad where input > threshold), its input away

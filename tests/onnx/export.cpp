@@ -69,8 +69,9 @@ TEST_CASE("onnx: every op of the table is mapped or refused with a reason") {
     mapped += onnx_mapped(op);
   }
   // The refusals are gradient ops, collectives, random draws, optimizer steps and a few without an
-  // ONNX form (docs/onnx.md lists them): most of the table is mapped.
-  CHECK(mapped >= kNumOps - 28);
+  // ONNX form (docs/onnx.md lists them; the gamma family, lgamma, digamma and polygamma, has no
+  // ONNX operator): most of the table is mapped.
+  CHECK(mapped >= kNumOps - 31);
 }
 
 TEST_CASE("onnx: a graph becomes an opset-17 model with typed inputs, initializers and its nodes' parts") {

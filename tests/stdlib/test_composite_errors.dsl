@@ -79,7 +79,7 @@ test "volumes, sampling grids and weighted losses name the argument and the shap
   expect_error(fn() = conv_transpose3d(randn([1, 2, 2, 2, 2]), randn([2, 1, 2, 2, 2]), bias=randn([5])), "argument 'bias' must be [1] (one per output channel), got shape [5]")
   expect_error(fn() = grid_sample(randn([1, 1, 0, 3]), randn([1, 2, 2, 2])), "grid_sample(): argument 'input' of shape [1, 1, 0, 3] has an empty spatial dim")
   expect(grid_sample(randn([0, 1, 3, 3]), randn([0, 2, 2, 2])).shape == (0, 1, 2, 2))
-  expect_error(fn() = grid_sample(randn([1, 1, 3, 3]), randn([1, 2, 2, 2]), mode="bicubic"), "argument 'mode' must be \"bilinear\" or \"nearest\"")
+  expect_error(fn() = grid_sample(randn([1, 1, 3, 3]), randn([1, 2, 2, 2]), mode="area"), "argument 'mode' must be \"bilinear\", \"nearest\" or \"bicubic\"")
   expect_error(fn() = affine_grid(randn([1, 2, 3]), [2, 1, 3, 3]), "affine_grid(): argument 'theta' must be a floating [N, 2, 3] for size N = 2")
   expect_error(fn() = cross_entropy(randn([3, 2]), tensor([0, 5, 1]), weight=ones([2])), "cross_entropy(): target 5 is out of range for 2 classes")
   expect_error(fn() = nll_loss(randn([3, 2]), tensor([0, 1, 1]), weight=ones([3])), "nll_loss(): argument 'weight' must be a floating 1-D tensor of 2 class weights")

@@ -86,12 +86,14 @@ struct UnaryCase {
 };
 
 // Every op of NABLA_UNARY_OPS: a new op is checked here without a line of its own.
-// The ops that want positive inputs (logarithms, roots) get them.
+// The ops that want positive inputs (logarithms, roots; the gamma family, whose poles
+// at the negative integers magnify the devices' last-bit differences) get them.
 const std::vector<UnaryCase>& unary_cases() {
   static const std::vector<UnaryCase> cases = {
 #define NABLA_UNARY_CASE(name)                     \
   {#name, [](const Tensor& x) { return name(x); }, \
-   OpId::name == OpId::log || OpId::name == OpId::sqrt || OpId::name == OpId::rsqrt || OpId::name == OpId::log1p},
+   OpId::name == OpId::log || OpId::name == OpId::sqrt || OpId::name == OpId::rsqrt || OpId::name == OpId::log1p || \
+       OpId::name == OpId::lgamma || OpId::name == OpId::digamma},
       NABLA_UNARY_OPS(NABLA_UNARY_CASE)
 #undef NABLA_UNARY_CASE
   };
@@ -156,7 +158,8 @@ TEST_CASE("cuda unary ops equal the cpu ones, dense and non-contiguous") {
 }
 
 // Every op of NABLA_PARAMETRIC_UNARY_OPS, with the row's defaults and with attributes
-// of its own (numbers in every op's range: logit reads 0.2 as its eps).
+// of its own (numbers in every op's range: logit reads 0.2 as its eps; polygamma, whose
+// n is a whole number, takes 2, on positive inputs).
 TEST_CASE("cuda parametric unary ops equal the cpu ones, with default and given attributes") {
   if (!have_gpu()) return;
   manual_seed(3);
@@ -174,6 +177,10 @@ TEST_CASE("cuda parametric unary ops equal the cpu ones, with default and given 
         if (list[k].name) given.set(list[k].name, value[k]);
       Tensor x = sample({37, 65}, dt);
       if (op == OpId::logit) x = sigmoid(x);
+      if (op == OpId::polygamma) {
+        given.set("n", 2.0);
+        x = sample({37, 65}, dt, true);
+      }
       std::string what = std::string(op_name(op)) + " " + dtype_name(dt);
       check_close(call1(op, {gpu(x)}), call1(op, {x}), what);
       check_close(call1(op, {transpose(gpu(x), 0, 1)}, given), call1(op, {transpose(x, 0, 1)}, given),

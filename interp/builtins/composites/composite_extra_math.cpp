@@ -82,7 +82,10 @@ Value xlogy_builtin(Evaluator&, CallArgs& a) {
   // there, so the value and input's gradient are 0, as PyTorch's; a NaN y stays NaN.
   Tensor zero = eq(x, zero_like_dtype(x));
   Tensor bad = where(zero, le(y, zero_like_dtype(y)), zero);
-  return Value::tensor(x * log(where(bad, number_like(1.0, y), y)));
+  // y's gradient x / y is 0 / 0 = NaN at x = y = 0 in PyTorch's formula (Note [A NaN
+  // gradient as PyTorch's formula gives]); it was 0.
+  Tensor both_zero = mul(zero, eq(y, zero_like_dtype(y)));
+  return Value::tensor(x * log(where(bad, number_like(1.0, y), y)) + nan_gradient_at(y, both_zero));
 }
 
 // torch.sinc: sin(pi x) / (pi x), 1 at 0.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
@@ -238,9 +239,11 @@ Value nan_to_num_builtin(Evaluator&, CallArgs& a) {
 // plus 1: it stays in the graph (the sum of an empty x requires grad, as PyTorch's
 // prod does; ones() made backward an error) and takes the sum's dtype, PyTorch's
 // (i64 for the integer types and bool).
+// dtype= casts the input first, as PyTorch's (prod(x, 1, dtype=f64) of an f32 x is f64).
 Value prod_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("prod", a, {"input", "dim", "keepdim"}, 1);
+  Bound b = bind("prod", a, {"input", "dim", "keepdim", "dtype"}, 1);
   Tensor x = arg(b, 0, "prod", "input");
+  if (b.has(3)) x = to_dtype(x, as_dtype(b[3], "prod(): argument 'dtype'"));
   const bool keep = b.has(2) && as_bool(b[2], "prod(): argument 'keepdim'");
   auto empty_product = [](const Tensor& t, const IntList& dims) {
     return sum(t, dims) + to_tensor_arg(Value::integer(1), "prod");
@@ -268,6 +271,10 @@ Tensor extremum(const Tensor& x, IntList dims, bool keepdim, bool is_max) {
   Tensor count = sum(to_dtype(hit, x.dtype()), dims, true);
   Tensor offset = sum(where(hit, x - m, number_like(0.0, x)), dims, true) / count;
   Tensor out = where(isinf_of(m), m, m + offset);
+  // A slice whose maximum is NaN: PyTorch's mask / count is 0 / 0 there, so each of
+  // its elements gets NaN (Note [A NaN gradient as PyTorch's formula gives]); it was 0.
+  if (is_floating(x.dtype()) && grad_enabled())
+    out = out + sum(nan_gradient_at(x, expand(isnan_of(m), composite_args::shape_of(x))), dims, true);
   return keepdim ? out : squeeze(out, dims);
 }
 
@@ -621,7 +628,7 @@ const BuiltinEntry kCompositeMath[] = {
     {"nan_to_num", nan_to_num_builtin, "nan_to_num(input, nan=0.0, posinf=none, neginf=none)",
      "NaN and the infinities replaced (by default with 0 and the dtype's largest finite values). "
      "Example: nan_to_num(tensor([float(\"nan\"), float(\"inf\")]))"},
-    {"prod", prod_builtin, "prod(input, dim=none, keepdim=false)",
+    {"prod", prod_builtin, "prod(input, dim=none, keepdim=false, dtype=none)",
      "The product of the elements (along dim), differentiable through zeros. Example: prod(tensor([[1.0, 2.0], [3.0, 4.0]]), dim=1)"},
     {"amax", amax_builtin, "amax(input, dim=[], keepdim=false)",
      "The maximum over dims (every dim when none), its gradient shared evenly by ties, as torch.amax. "

@@ -84,6 +84,9 @@ const BuiltinEntry kMethodForms[] = {
     {"unfold", unfold_method, "unfold(dimension, size, step)",
      "The windows of size elements every step along dimension, as Tensor.unfold: that dim counts the windows and a "
      "new last dim holds each (the global unfold is F.unfold's im2col). Example: arange(5.0).unfold(0, 3, 1)"},
+    {"polygamma", polygamma_method, "polygamma(n)",
+     "The n-th derivative of digamma of each element, as Tensor.polygamma (torch.polygamma(n, self)). "
+     "Example: tensor([0.5, 3.0]).polygamma(1)"},
 };
 
 }  // namespace

@@ -333,11 +333,48 @@ Tensor cells_at(const Tensor& input, const TensorList& cell) {
   return reshape(picked, out) * unsqueeze(inside, 1);
 }
 
+// PyTorch's cubic convolution weights (A = -0.75, as its upsample_bicubic and
+// grid_sample) of the four taps around a point at fraction t past the second tap.
+TensorList cubic_weights(const Tensor& t) {
+  const double A = -0.75;
+  auto near = [A](const Tensor& x) { return (x * (A + 2.0) - (A + 3.0)) * x * x + 1.0; };
+  auto far = [A](const Tensor& x) { return ((x * A - 5.0 * A) * x + 8.0 * A) * x - 4.0 * A; };
+  Tensor rest = neg(t) + 1.0;
+  return {far(t + 1.0), near(t), near(rest), far(rest + 1.0)};
+}
+
+// Note [Bicubic grid_sample]
+// As PyTorch's: the point's pixel coordinates (unnormalized, no padding yet), the 4 x 4
+// taps around it, each tap's own cell moved by the padding mode (border clamps it,
+// reflection reflects it; zeros reads 0 outside), and the cubic weights of the
+// fractions. The taps are integer cells (floor of the point, no gradient), so the
+// grid's gradient comes through the weights only, as PyTorch's backward computes it,
+// and the input's through the gathers.
+Tensor bicubic_sampled(const Tensor& input, const Tensor& grid, const std::string& padding_mode, bool align) {
+  const int64_t H = input.sizes()[2], W = input.sizes()[3];
+  Tensor ix = unnormalized(select(grid, 3, 0), W, align), iy = unnormalized(select(grid, 3, 1), H, align);
+  Tensor x0 = floor(ix), y0 = floor(iy);
+  TensorList wx = cubic_weights(ix - x0), wy = cubic_weights(iy - y0);
+  auto tap = [&](const Tensor& c, int64_t size) {
+    return trunc(in_index_range(padded_coordinate(c, size, padding_mode, align)));
+  };
+  Tensor out;
+  for (int64_t i = 0; i < 4; ++i) {
+    Tensor row = tap(y0 + static_cast<double>(i - 1), H);
+    for (int64_t j = 0; j < 4; ++j) {
+      Tensor term = cells_at(input, {row, tap(x0 + static_cast<double>(j - 1), W)}) *
+                    unsqueeze(wy[static_cast<size_t>(i)] * wx[static_cast<size_t>(j)], 1);
+      out = out.defined() ? out + term : term;
+    }
+  }
+  return out;
+}
+
 // grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=false):
 // input [N, C, H, W] read at grid [N, Ho, Wo, 2] ((x, y) in [-1, 1]), or a volume [N,
 // C, D, H, W] at grid [N, Do, Ho, Wo, 3] ((x, y, z)), as F.grid_sample; bilinear
-// (trilinear for volumes) or nearest; differentiable in both (in the grid through the
-// interpolation weights).
+// (trilinear for volumes), nearest or bicubic (Note [Bicubic grid_sample]);
+// differentiable in both (in the grid through the interpolation weights).
 Value grid_sample_builtin(Evaluator&, CallArgs& a) {
   const std::string f = "grid_sample";
   Bound b = bind(f, a, {"input", "grid", "mode", "padding_mode", "align_corners"}, 2);
@@ -354,8 +391,10 @@ Value grid_sample_builtin(Evaluator&, CallArgs& a) {
   if (!is_floating(input.dtype()) || grid.dtype() != input.dtype())
     fail(f + "(): input and grid must be floating tensors of one dtype, got " + dtype_name(input.dtype()) + " and " +
          dtype_name(grid.dtype()));
-  if (mode != "bilinear" && mode != "nearest")
-    fail(f + "(): argument 'mode' must be \"bilinear\" or \"nearest\" (bicubic is not sampled yet), got \"" + mode + "\"");
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    fail(f + "(): argument 'mode' must be \"bilinear\", \"nearest\" or \"bicubic\", got \"" + mode + "\"");
+  if (mode == "bicubic" && dims != 2)
+    fail(f + "(): mode \"bicubic\" samples 4-D inputs [N, C, H, W] only (as PyTorch's), got shape " + input.shape_str());
   if (padding_mode != "zeros" && padding_mode != "border" && padding_mode != "reflection")
     fail(f + "(): argument 'padding_mode' must be \"zeros\", \"border\" or \"reflection\", got \"" + padding_mode + "\"");
   IntList out_shape{input.sizes()[0], input.sizes()[1]};
@@ -364,6 +403,7 @@ Value grid_sample_builtin(Evaluator&, CallArgs& a) {
     if (input.sizes()[d] == 0) fail(f + "(): argument 'input' of shape " + input.shape_str() + " has an empty spatial dim");
   if (input.sizes()[0] == 0 || grid.numel() == 0)  // nothing to sample
     return Value::tensor(zeros(Shape(out_shape), input.dtype(), input.device()));
+  if (mode == "bicubic") return Value::tensor(bicubic_sampled(input, grid, padding_mode, align));
   // Pixel coordinates per spatial dim in the input's order (D, H, W): the grid's last
   // entry is the first dim's (x is W's).
   TensorList at;
@@ -471,7 +511,7 @@ const BuiltinEntry kCompositeSpatial[] = {
      "stride=2)"},
     {"grid_sample", grid_sample_builtin,
      "grid_sample(input, grid, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=false)",
-     "input [N, C, H, W] sampled at grid [N, H_out, W_out, 2] ((x, y) in [-1, 1]), bilinear or nearest, with zeros, "
+     "input [N, C, H, W] sampled at grid [N, H_out, W_out, 2] ((x, y) in [-1, 1]), bilinear, nearest or bicubic, with zeros, "
      "border or reflection padding, as F.grid_sample. Example: grid_sample(randn(1, 1, 4, 4), zeros(1, 2, 2, 2))"},
     {"affine_grid", affine_grid_builtin, "affine_grid(theta, size, align_corners=false)",
      "The sampling grid of the affine maps theta [N, 2, 3] over an output of size [N, C, H, W] (theta [N, 3, 4], "

@@ -237,22 +237,20 @@ Value ravel_builtin(Evaluator&, CallArgs& a) {
 // ---- arithmetic ---------------------------------------------------------------------
 
 // clamp's, with one bound (an int bound keeps an int input's dtype).
-Value clamp_min_builtin(Evaluator& ev, CallArgs& a) {
-  Bound b = bind("clamp_min", a, {"input", "min"}, 2);
-  arg(b, 0, "clamp_min", "input");
-  as_num(b[1], "clamp_min(): argument 'min'");
+// clamp_min and clamp_max: clamp with one bound, a number or a tensor (broadcast,
+// Note [Clamp's gradient with tensor bounds]), as PyTorch's; the tensor form was an
+// error ("expected a number, got tensor").
+Value one_bound_clamp(Evaluator& ev, CallArgs& a, const char* fname, const char* bound) {
+  Bound b = bind(fname, a, {"input", bound}, 2);
+  arg(b, 0, fname, "input");
+  if (b[1].tag != Tag::Tensor) as_num(b[1], std::string(fname) + "(): argument '" + bound + "'");
   CallArgs one;
-  one.pos = {b[0], b[1]};
+  one.pos = {b[0]};
+  one.kw = {{bound, b[1]}};
   return clamp_builtin(ev, one);
 }
-Value clamp_max_builtin(Evaluator& ev, CallArgs& a) {
-  Bound b = bind("clamp_max", a, {"input", "max"}, 2);
-  arg(b, 0, "clamp_max", "input");
-  as_num(b[1], "clamp_max(): argument 'max'");
-  CallArgs one;
-  one.pos = {b[0], Value(), b[1]};
-  return clamp_builtin(ev, one);
-}
+Value clamp_min_builtin(Evaluator& ev, CallArgs& a) { return one_bound_clamp(ev, a, "clamp_min", "min"); }
+Value clamp_max_builtin(Evaluator& ev, CallArgs& a) { return one_bound_clamp(ev, a, "clamp_max", "max"); }
 
 // input + value * tensor1 * tensor2 (addcmul) or / tensor2 (addcdiv), as PyTorch's.
 Value addc(CallArgs& a, const char* fname, bool divide) {
@@ -384,8 +382,8 @@ const BuiltinEntry kCompositeTensor[] = {
      "input with values at input[indices] (indices a tuple of index tensors), or added there with accumulate=true "
      "(a place named twice gets every value), as torch.index_put. "
      "Example: index_put(zeros([4]), (tensor([1, 1, 3]),), tensor([1.0, 2.0, 3.0]), accumulate=true)"},
-    {"clamp_min", clamp_min_builtin, "clamp_min(input, min)", "input clamped from below. Example: clamp_min(tensor([-1.0, 2.0]), 0.0)"},
-    {"clamp_max", clamp_max_builtin, "clamp_max(input, max)", "input clamped from above. Example: clamp_max(tensor([-1.0, 2.0]), 0.0)"},
+    {"clamp_min", clamp_min_builtin, "clamp_min(input, min)", "input clamped from below by min, a number or a tensor (broadcast), as torch.clamp_min. Example: clamp_min(tensor([-1.0, 2.0]), tensor([0.0, 3.0]))"},
+    {"clamp_max", clamp_max_builtin, "clamp_max(input, max)", "input clamped from above by max, a number or a tensor (broadcast), as torch.clamp_max. Example: clamp_max(tensor([-1.0, 2.0]), 0.0)"},
     {"addcmul", addcmul_builtin, "addcmul(input, tensor1, tensor2, value=1)",
      "input + value * tensor1 * tensor2. Example: addcmul(zeros([2]), ones([2]), ones([2]), value=0.5)"},
     {"addcdiv", addcdiv_builtin, "addcdiv(input, tensor1, tensor2, value=1)",

@@ -67,6 +67,15 @@ std::span<const BuiltinEntry> composite_torch_search();
 // composite_torch_build.cpp: tril_indices, triu_indices, cartesian_prod, block_diag,
 // vander.
 std::span<const BuiltinEntry> composite_torch_build();
+// composite_torch_more.cpp: polygamma(n, input), rsub, logdet, trapezoid, trapz and
+// mse_loss with a broadcasting target; x.polygamma(n), which composite_method_forms()
+// lists.
+std::span<const BuiltinEntry> composite_torch_more();
+Value polygamma_method(Evaluator&, CallArgs& a);
+// A zero of x's shape whose gradient to x is NaN where `where_nan` holds (bool, of
+// x's shape), as PyTorch's formulas give there (Note [A NaN gradient as PyTorch's
+// formula gives]).
+Tensor nan_gradient_at(const Tensor& x, const Tensor& where_nan);
 
 // base ** exponent with torch.pow's dtypes: integers raised to integers stay integers
 // (exact; a negative number exponent is PyTorch's error), else the pow row.

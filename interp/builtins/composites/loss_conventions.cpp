@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
@@ -352,6 +353,15 @@ Value ctc_loss_builtin(Evaluator&, CallArgs& a) {
                to_device(tensor_from(no_steps_loss, {N}, lp.dtype()), lp.device()), loss);
   Tensor impossible = gt(loss, scalar_tensor(kInfinite, loss.dtype()));
   loss = where(impossible, full({N}, zero_infinity ? 0.0 : INFINITY, lp.dtype(), lp.device()), loss);
+  // Without zero_infinity, PyTorch's gradient for an impossible sample is NaN at each
+  // of its time steps (exp(-inf + inf)); it was 0 (Note [A NaN gradient as PyTorch's
+  // formula gives]).
+  if (!zero_infinity && grad_enabled()) {
+    Tensor steps = lt(unsqueeze(arange(T, DType::i64, lp.device()), 1), unsqueeze(to_device(in_len, lp.device()), 0));
+    Tensor nan_at = mul(expand(unsqueeze(mul(steps, unsqueeze(impossible, 0)), 2), {T, N, C}),
+                        lt(abs(lp), scalar_tensor(INFINITY, lp.dtype())));  // a -inf log_prob keeps the loss inf
+    loss = loss + sum(nan_gradient_at(lp, nan_at), {0, 2});
+  }
   if (reduction == "none") return Value::tensor(unbatched ? squeeze(loss, {0}) : loss);
   if (reduction == "sum") return Value::tensor(sum(loss));
   Tensor per_label = loss / clamp(to_dtype(to_device(tgt_len, lp.device()), lp.dtype()), 1.0, std::nullopt);
