@@ -35,6 +35,11 @@ from safetensors_file import write_safetensors  # noqa: E402
 OUT = pathlib.Path(__file__).with_name("layer_options.safetensors")
 
 
+def fn(f):
+    """A function case for record: call(None, *inputs) = f(*inputs)."""
+    return lambda _, *xs: f(*xs)
+
+
 def record(out, name, layer, inputs, call=None):
     """Runs layer (or call(layer, *inputs)) on inputs; saves its state_dict (after the
     call for a lazy layer, whose parameters the call makes), the inputs, g and the

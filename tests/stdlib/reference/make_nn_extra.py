@@ -35,14 +35,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "referenc
 from safetensors_file import write_safetensors  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from make_layer_options import record  # noqa: E402  (saves a layer's run, lazy layers too)
+from make_layer_options import fn, record  # noqa: E402  (saves a layer's run, lazy layers too)
 
 OUT = pathlib.Path(__file__).with_name("nn_extra.safetensors")
-
-
-def fn(f):
-    """A function case: call(None, *inputs) = f(*inputs)."""
-    return lambda _, *xs: f(*xs)
 
 
 def cosine_distance(a, b):

@@ -36,15 +36,10 @@ HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE.parents[2] / "scripts" / "reference"))
 sys.path.insert(0, str(HERE))
 from safetensors_file import write_safetensors  # noqa: E402
-from make_layer_options import record  # noqa: E402
+from make_layer_options import fn, record  # noqa: E402
 
 OUT = HERE / "vs_torch5.safetensors"
 NAN, INF = float("nan"), float("inf")
-
-
-def fn(f):
-    """A function case: call(None, *inputs) = f(*inputs)."""
-    return lambda _, *xs: f(*xs)
 
 
 def promotion_cases(out):
