@@ -9,6 +9,8 @@
 #include "autograd/trace.hpp"
 #include "graph/capture.hpp"
 #include "graph/control_flow.hpp"
+#include "graph/control_flow_carries.hpp"
+#include "graph/control_flow_step_reach.hpp"
 #include "graph/control_flow_split.hpp"
 #include "graph/executor.hpp"
 #include "tensor/cpu/copy.hpp"
@@ -353,8 +355,8 @@ using IrNode = graph::Node;
 
 class ControlFlowBackward : public nabla::Node {
  public:
-  ControlFlowBackward(IrNode forward, std::shared_ptr<SavedStep> saved, std::vector<size_t> draws)
-      : fwd_(std::move(forward)), saved_(std::move(saved)), draws_(std::move(draws)) {}
+  ControlFlowBackward(IrNode forward, std::shared_ptr<SavedStep> saved, std::vector<size_t> draws, CarryTable carries)
+      : fwd_(std::move(forward)), saved_(std::move(saved)), draws_(std::move(draws)), carries_(std::move(carries)) {}
   // Keeps the inputs and outputs, once the outputs have this node as their grad_fn
   // (a saved output gets it back on unpack: grad of grad reaches the stacked carries).
   void save(const TensorList& ins, const TensorList& outs) {
@@ -373,6 +375,11 @@ class ControlFlowBackward : public nabla::Node {
     outs_.clear();
   }
   const IrNode& forward() const { return fwd_; }
+  const CarryTable& carries() const { return carries_; }
+  const TensorList& step_flags() const { return step_flags_; }
+  void set_step_flags(TensorList flags) { step_flags_ = std::move(flags); }
+  const CondPredicates& cond_predicates() const { return cond_preds_; }
+  void set_cond_predicates(CondPredicates p) { cond_preds_ = std::move(p); }
   Tensor first_input() const { return ins_.empty() ? Tensor() : ins_[0].peek(); }
   TensorList apply(TensorList&& grads) override {
     if (ins_.empty()) throw Error(name() + ": its saved values were freed by an earlier backward (retain_graph)");
@@ -523,19 +530,34 @@ class ControlFlowBackward : public nabla::Node {
   IrNode fwd_;
   std::shared_ptr<SavedStep> saved_;  // a scan that saved its step's values (null: recompute them)
   std::vector<size_t> draws_;  // a cond: how many draw outputs each side adds (with_draws_as_outputs)
+  CarryTable carries_;  // node_carries of the node as the program made it
+  TensorList step_flags_;  // a scan's inputs reached at some step only (Note [Branches inside a loop step])
+  CondPredicates cond_preds_;  // a cond's: the predicates of the conds in its sides
   std::vector<SavedTensor> ins_, outs_;
 };
 
-// Gives the floating outputs a ControlFlowBackward node.
+// Whether output k of a node whose inputs are `ins` requires grad: an input that does
+// reaches it (Note [Outputs a lowered region does not differentiate]); the outputs a
+// capture adds for the backward (stacked carries, saved values, draws) always do.
+bool output_differentiable(const CarryTable& carries, const TensorList& ins, size_t k) {
+  if (carries.empty() || k >= carries[0].size()) return true;
+  for (size_t i = 0; i < ins.size() && i < carries.size(); ++i)
+    if (ins[i].requires_grad() && carries[i][k]) return true;
+  return false;
+}
+
+// Gives the floating outputs that an input's gradient reaches a ControlFlowBackward node.
 void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std::shared_ptr<SavedStep> saved,
-                     std::vector<size_t> draws) {
-  auto node = std::make_shared<ControlFlowBackward>(n, std::move(saved), std::move(draws));
+                     std::vector<size_t> draws, CarryTable carries, TensorList step_flags, CondPredicates preds) {
+  auto node = std::make_shared<ControlFlowBackward>(n, std::move(saved), std::move(draws), carries);
+  node->set_step_flags(std::move(step_flags));
+  node->set_cond_predicates(std::move(preds));
   node->next_edges.resize(ins.size());
   for (size_t k = 0; k < ins.size(); ++k)
     if (ins[k].requires_grad()) node->next_edges[k] = gradient_edge(ins[k]);
   for (size_t k = 0; k < outs.size(); ++k) {
     node->output_metas.push_back({outs[k].sizes(), outs[k].dtype(), outs[k].device()});
-    if (!is_floating(outs[k].dtype())) continue;
+    if (!is_floating(outs[k].dtype()) || !output_differentiable(carries, ins, k)) continue;
     AutogradMeta& meta = outs[k].impl()->autograd_meta();
     meta.requires_grad = true;
     meta.grad_fn = node;
@@ -581,10 +603,41 @@ const Node* control_flow_forward(const nabla::Node& n, Tensor* first_input) {
   return &backward->forward();
 }
 
-TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorMeta> metas, CarriesFor carries,
+const CarryTable* control_flow_carries(const nabla::Node& n) {
+  auto* backward = dynamic_cast<const ControlFlowBackward*>(&n);
+  return backward && !backward->carries().empty() ? &backward->carries() : nullptr;
+}
+
+const CondPredicates* control_flow_cond_predicates(const nabla::Node& n) {
+  auto* backward = dynamic_cast<const ControlFlowBackward*>(&n);
+  return backward && !backward->cond_predicates().values.empty() ? &backward->cond_predicates() : nullptr;
+}
+
+const TensorList* control_flow_step_flags(const nabla::Node& n) {
+  auto* backward = dynamic_cast<const ControlFlowBackward*>(&n);
+  return backward && !backward->step_flags().empty() ? &backward->step_flags() : nullptr;
+}
+
+TensorList apply_control_flow(Node n, const TensorList& given, std::vector<TensorMeta> metas, CarriesFor carries,
                               LoopSaving saving) {
+  TensorList ins = given;  // a while_loop's carried predicates join them
   bool differentiable = carries != CarriesFor::none && grad_enabled() && any_requires_grad(ins);
   n.inputs.resize(ins.size());  // its value ids are the capture's (record); control_layout counts them
+  CarryTable reaches = differentiable ? node_carries(n) : CarryTable();
+  // Note [Branches inside a loop step]: the predicates of the body's one-sided conds.
+  const size_t own = metas.size();
+  std::vector<PredTree> step_conds;
+  size_t step_preds = 0;
+  if (differentiable && carries == CarriesFor::keep && n.kind == NodeKind::scan)
+    step_conds = add_step_predicates(n, metas, &step_preds, ins.back().device());
+  if (differentiable && carries == CarriesFor::keep && n.kind == NodeKind::while_loop) {
+    step_conds = add_while_predicates(n, ins, metas, reaches, &step_preds);
+    n.inputs.resize(ins.size());
+  }
+  CondPredicates cond_preds;
+  if (differentiable && n.kind == NodeKind::cond)
+    cond_preds.trees = add_cond_predicates(n, metas, &step_preds, ins.back().device());
+  std::shared_ptr<const Graph> body = n.kind == NodeKind::cond ? nullptr : n.regions.back();
   std::shared_ptr<SavedStep> saved;
   std::vector<size_t> draws;
   if (differentiable && n.kind == NodeKind::cond) draws = with_draws_as_outputs(n, metas, ins.back().device());
@@ -601,7 +654,16 @@ TensorList apply_control_flow(Node n, const TensorList& ins, std::vector<TensorM
   }
   TensorList outs = run_unobserved(n, ins, metas);
   record(n, ins, outs);
-  if (differentiable) attach_backward(n, ins, outs, saved, draws);
+  TensorList step_flags;
+  if (n.kind == NodeKind::scan && !step_conds.empty())
+    step_flags = step_reach(*body, own, control_layout(n).carried, step_conds, part(outs, own, step_preds));
+  if (n.kind == NodeKind::while_loop && !step_conds.empty() && n.attrs.i("trips") > 0) {
+    size_t carried = control_layout(n).carried;
+    step_flags = step_reach(*body, own, carried, step_conds, while_step_predicates(outs, own, step_preds, carried));
+  }
+  if (n.kind == NodeKind::cond && step_preds > 0) cond_preds.values = part(outs, own, step_preds);
+  if (differentiable)
+    attach_backward(n, ins, outs, saved, draws, std::move(reaches), std::move(step_flags), std::move(cond_preds));
   return outs;
 }
 

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/control_flow_step_reach.hpp"
 #include "graph/ir.hpp"
 
 namespace nabla {
@@ -68,6 +69,17 @@ TensorList apply_control_flow(Node n, const TensorList& inputs, std::vector<Tens
 // predicate); null where n is another node (Note [Gradients a lowered branch may not
 // reach], graph/gradient_reach.hpp).
 const Node* control_flow_forward(const nabla::Node& n, Tensor* first_input);
+// Which of its inputs reach which of its outputs, for such a node (node_carries of
+// the node as the program made it, Note [Outputs a lowered region does not
+// differentiate]); null where n is another node.
+const std::vector<std::vector<bool>>* control_flow_carries(const nabla::Node& n);
+// For a scan's backward, per input: undefined where every step reaches its gradient,
+// else a 0-dim f32 flag, 1 in a call where some step does (Note [Branches inside a loop
+// step], graph/control_flow_step_reach.hpp); null where nothing is known.
+const TensorList* control_flow_step_flags(const nabla::Node& n);
+// For a cond's backward whose sides hold conds of their own: their predicates' values
+// in the call and where they are (Note [Branches inside a loop step]); else null.
+const CondPredicates* control_flow_cond_predicates(const nabla::Node& n);
 
 // A copy of t made outside the op table (no capture records it; wrapped numbers stay
 // wrapped): a region input that a capture binds, or a region constant replayed.

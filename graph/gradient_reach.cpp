@@ -8,6 +8,7 @@
 #include "autograd/op_table.hpp"
 #include "autograd/ops.hpp"
 #include "graph/control_flow.hpp"
+#include "graph/control_flow_carries.hpp"
 #include "graph/control_flow_grad.hpp"
 #include "graph/ir.hpp"
 
@@ -38,31 +39,6 @@ Reach both(const Reach& a, const Reach& b) {
   return {false, a.flag * b.flag};
 }
 
-// Whether the gradient of region input k reaches region output j, for each (k, j): a
-// value carries a param's gradient when an op with a backward computes it from one
-// that does (a nested control-flow node from any of its inputs).
-std::vector<std::vector<bool>> region_carries(const Graph& region) {
-  std::vector<int> params = region_params(region);
-  std::vector<std::vector<bool>> carries(params.size(), std::vector<bool>(region.outputs.size(), false));
-  for (size_t k = 0; k < params.size(); ++k) {
-    std::vector<bool> carried(region.values.size(), false);
-    carried[static_cast<size_t>(params[k])] = true;
-    for (const Node& n : region.nodes) {
-      bool from_input = false;
-      for (int id : n.inputs) from_input |= id >= 0 && carried[static_cast<size_t>(id)];
-      if (!from_input) continue;
-      const OpDef* def = Graph::table_op(n);
-      if (def && !def->backward) continue;
-      for (size_t o = 0; o < n.outputs.size(); ++o) {
-        bool nondiff = def && o < 32 && ((def->nondiff_outputs >> o) & 1u);
-        if (!nondiff && is_floating(region.value(n.outputs[o]).meta.dtype)) carried[static_cast<size_t>(n.outputs[o])] = true;
-      }
-    }
-    for (size_t j = 0; j < region.outputs.size(); ++j) carries[k][j] = carried[static_cast<size_t>(region.outputs[j])];
-  }
-  return carries;
-}
-
 // The reach a cond's operand k gets from its outputs' reach `out`: through each side
 // that carries its gradient to output j, where that side is taken.
 Reach operand_reach(const std::vector<std::vector<std::vector<bool>>>& sides, const Reach side_taken[2], size_t k,
@@ -76,8 +52,26 @@ Reach operand_reach(const std::vector<std::vector<std::vector<bool>>>& sides, co
   return r;
 }
 
+// Conds nested in the sides (Note [Branches inside a loop step]): each side walked
+// with its own conds' predicates as the call took them.
+std::vector<Reach> nested_cond_edges(const nabla::Node& node, const Node& cond, const Tensor& pred,
+                                     const CondPredicates& preds, const std::vector<Reach>& out) {
+  std::vector<BranchReach> outs;
+  for (const Reach& r : out) outs.push_back({r.always, r.flag});
+  std::vector<BranchReach> operands = cond_operand_reach(cond, pred, preds.trees, preds.values, outs);
+  std::vector<Reach> edges(node.next_edges.size());
+  Reach any;
+  for (const Reach& r : out) any = either(any, r);
+  if (!edges.empty()) edges[0] = any;  // the predicate (it carries no gradient)
+  for (size_t i = 1; i < edges.size() && i - 1 < operands.size(); ++i)
+    edges[i] = {operands[i - 1].always, operands[i - 1].flag};
+  return edges;
+}
+
 // The reach each next edge of cond backward `node` gets, its outputs reaching as `out`.
 std::vector<Reach> cond_edges(const nabla::Node& node, const Node& cond, const Tensor& pred, const std::vector<Reach>& out) {
+  if (const CondPredicates* nested = control_flow_cond_predicates(node))
+    return nested_cond_edges(node, cond, pred, *nested, out);
   std::vector<std::vector<std::vector<bool>>> sides = {region_carries(*cond.regions[0]), region_carries(*cond.regions[1])};
   Tensor taken = to_dtype(ne(pred, zeros_like(pred)), DType::f32);
   Reach side_taken[2] = {{false, taken}, {false, ones_like(taken) - taken}};
@@ -87,6 +81,17 @@ std::vector<Reach> cond_edges(const nabla::Node& node, const Node& cond, const T
   if (!edges.empty()) edges[0] = any;  // the predicate (it carries no gradient)
   for (size_t i = 1; i < edges.size(); ++i)
     if (i - 1 < sides[0].size()) edges[i] = operand_reach(sides, side_taken, i - 1, out);
+  return edges;
+}
+
+// The reach each input of a loop gets: its outputs' where it carries a gradient to
+// them (Note [Outputs a lowered region does not differentiate]), and all of those the
+// capture added for the backward.
+std::vector<Reach> loop_edges(const CarryTable& carries, const std::vector<Reach>& out, size_t inputs) {
+  std::vector<Reach> edges(inputs);
+  for (size_t k = 0; k < inputs; ++k)
+    for (size_t j = 0; j < out.size(); ++j)
+      if (k >= carries.size() || j >= carries[k].size() || carries[k][j]) edges[k] = either(edges[k], out[j]);
   return edges;
 }
 
@@ -151,7 +156,13 @@ class ReachWalk {
     Reach any;
     for (const Reach& r : out) any = either(any, r);
     if (forward && runs_no_step(*forward)) any = {};
-    return std::vector<Reach>(n.next_edges.size(), any);
+    const CarryTable* carries = control_flow_carries(n);
+    if (!forward || !carries || any.never()) return std::vector<Reach>(n.next_edges.size(), any);
+    std::vector<Reach> edges = loop_edges(*carries, out, n.next_edges.size());
+    if (const TensorList* steps = control_flow_step_flags(n))  // Note [Branches inside a loop step]
+      for (size_t k = 0; k < edges.size() && k < steps->size(); ++k)
+        if ((*steps)[k].defined()) edges[k] = both(edges[k], Reach{false, (*steps)[k]});
+    return edges;
   }
 
   std::unordered_map<nabla::Node*, size_t> pending_;

@@ -15,15 +15,19 @@
 // the loss's gradient reaches them (always, never, or a flag). An ordinary node passes
 // its slots' reach on to every input; a cond passes on, to each operand, its outputs'
 // reach through the side that carries the operand's gradient to them (then: pred != 0,
-// else: pred == 0); a loop that runs no step passes on none. A flag is needed only
-// where some path goes through one side of a cond, so most steps compute none.
+// else: pred == 0); a loop passes on, to each input, the reach of the outputs its body
+// carries that input's gradient to over its steps (Note [Outputs a lowered region does
+// not differentiate], graph/control_flow_carries.hpp), and none when it runs no step.
+// A flag is needed only where some path goes through one side of a cond, so most
+// steps compute none.
 // The in-graph optimizer step skips a parameter whose flag is 0, as it skips every
 // parameter on found_inf (stdlib/_optim_graph.dsl); a step that returns gradients sets
 // .grad only where the flag is 1 (interp/builtins/builtins_graph.cpp).
 //
-// Nested control flow is read as one node: a side that uses the parameter inside a
-// branch of its own counts as using it (the inner cond's zeros are then taken for a
-// gradient, as before this note).
+// A branch inside a side or inside a loop's step is read where each call took it
+// (Note [Branches inside a loop step], graph/control_flow_step_reach.hpp); a branch
+// inside a loop nested in a step counts as using what it reads (a known gap: such a
+// parameter gets zeros in a call that took the other side).
 #pragma once
 #include "autograd/engine.hpp"
 

@@ -81,6 +81,24 @@ Value backward_method(Evaluator&, CallArgs& a) {
 }
 
 Value detach_method(Evaluator&, CallArgs& a) { return Value::tensor(detach_op(self_only("detach", a))); }
+
+// x.detach_(): x itself leaves the autograd graph, as PyTorch's (it was the generic
+// in-place form, copy_ of x.detach() into x, which kept x in the graph behind a
+// CopyBackward: the ops that made x got zero gradients where PyTorch's give none).
+// Under a capture the stop is recorded too (a detach written into x), for the regions
+// whose gradient replays their ops (Note [Detach in a graph]).
+Value detach_in_place_method(Evaluator&, CallArgs& a) {
+  Tensor x = self_only("detach_", a);
+  if (x.requires_grad() && x.impl()->is_view)
+    fail("detach_(): this tensor is a view of another, which cannot leave the graph in place (as in PyTorch): "
+         "use x = x.detach()");
+  if (op_observer() && x.requires_grad() && !x.is_leaf()) copy_(x, detach_op(x));
+  AutogradMeta& meta = x.impl()->autograd_meta();
+  meta.requires_grad = false;
+  meta.grad_fn = nullptr;
+  meta.output_nr = 0;
+  return Value::tensor(x);
+}
 Value clone_method(Evaluator&, CallArgs& a) { return Value::tensor(clone_tensor(self_only("clone", a))); }
 
 // The device or dtype (or both) that to()'s `target` names: a tensor gives both.
@@ -278,6 +296,9 @@ const BuiltinEntry kTensorMethods[] = {
      "requires_grad=true); (w * w).sum().backward(); print(w.grad)"},
     {"detach", detach_method, "detach()",
      "The same values without autograd history (shares storage). Example: randn(3, requires_grad=true).detach()"},
+    {"detach_", detach_in_place_method, "detach_()",
+     "Takes this tensor out of the autograd graph in place (not a view's); returns it. Example: (randn(3, "
+     "requires_grad=true) * 2).detach_()"},
     {"clone", clone_method, "clone()",
      "A copy with its own storage; differentiable. Example: let y = randn(3).clone()"},
     {"to", to_method, "to(target=none, dtype=none, device=none, non_blocking=false)",

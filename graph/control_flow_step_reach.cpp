@@ -1,0 +1,294 @@
+// Note [Branches inside a loop step] (graph/control_flow_step_reach.hpp).
+#include "graph/control_flow_step_reach.hpp"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+
+#include "autograd/grad_mode.hpp"
+#include "autograd/op_table.hpp"
+#include "autograd/ops.hpp"
+#include "graph/control_flow.hpp"
+
+namespace nabla::graph {
+
+namespace {
+
+// Whether some operand of cond n reaches an output through one side only.
+bool one_sided(const Node& n) {
+  CarryTable t = region_carries(*n.regions[0]), e = region_carries(*n.regions[1]);
+  for (size_t k = 0; k < t.size() && k < e.size(); ++k)
+    if (t[k] != e[k]) return true;
+  return false;
+}
+
+// Appends a value of type `meta` to node `index` of g as its next output.
+int add_output(Graph& g, size_t index, const TensorMeta& meta) {
+  Value v;
+  v.id = static_cast<int>(g.values.size());
+  v.meta = meta;
+  v.node = static_cast<int>(index);
+  v.output = static_cast<int>(g.nodes[index].outputs.size());
+  g.values.push_back(v);
+  g.nodes[index].outputs.push_back(v.id);
+  return v.id;
+}
+
+void shift_slots(std::vector<PredTree>& trees, size_t by) {
+  for (PredTree& t : trees) {
+    t.slot += by;
+    shift_slots(t.sides[0], by);
+    shift_slots(t.sides[1], by);
+  }
+}
+
+std::vector<PredTree> export_predicates(Graph& g, std::vector<int>& exported, Device device);
+
+// Cond c's sides with the predicates of their conds exported: each side yields them
+// (the other side false) after its own outputs; their trees per side, slots counted
+// from `base` in the order of the new outputs, whose types go to `metas`.
+std::array<std::vector<PredTree>, 2> export_sides(Node& c, size_t base, std::vector<TensorMeta>& metas, Device device) {
+  std::shared_ptr<Graph> side[2] = {std::make_shared<Graph>(*c.regions[0]), std::make_shared<Graph>(*c.regions[1])};
+  std::vector<int> inner[2];
+  std::array<std::vector<PredTree>, 2> trees;
+  for (int s = 0; s < 2; ++s) trees[static_cast<size_t>(s)] = export_predicates(*side[s], inner[s], device);
+  if (inner[0].empty() && inner[1].empty()) return trees;
+  for (int s = 0; s < 2; ++s) {
+    shift_slots(trees[static_cast<size_t>(s)], base + (s == 0 ? 0 : inner[0].size()));
+    for (int q = 0; q < 2; ++q)
+      for (int id : inner[q]) {
+        const TensorMeta& m = side[q]->value(id).meta;
+        side[s]->outputs.push_back(q == s ? id : side[s]->add_constant(zeros(m.sizes, m.dtype, device)));
+      }
+  }
+  for (int q = 0; q < 2; ++q)
+    for (int id : inner[q]) metas.push_back(side[q]->value(id).meta);
+  c.regions = {side[0], side[1]};
+  return trees;
+}
+
+// The conds of region g whose predicates the walk needs (one-sided, or holding such a
+// cond in a side): each one's predicate, then those of its sides' conds (export_sides),
+// appended to `exported` (value ids of g); their trees, slots indexing `exported`.
+std::vector<PredTree> export_predicates(Graph& g, std::vector<int>& exported, Device device) {
+  std::vector<PredTree> trees;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != NodeKind::cond) continue;
+    Node trial = g.nodes[i];
+    std::vector<TensorMeta> metas;
+    std::array<std::vector<PredTree>, 2> sides = export_sides(trial, exported.size() + 1, metas, device);
+    if (metas.empty() && !one_sided(g.nodes[i])) continue;
+    PredTree t;
+    t.node = i;
+    t.slot = exported.size();
+    t.sides[0] = std::move(sides[0]);
+    t.sides[1] = std::move(sides[1]);
+    exported.push_back(g.nodes[i].inputs[0]);
+    g.nodes[i].regions = trial.regions;
+    for (const TensorMeta& m : metas) exported.push_back(add_output(g, i, m));
+    trees.push_back(std::move(t));
+  }
+  return trees;
+}
+
+BranchReach either(const BranchReach& a, const BranchReach& b) {
+  if (a.always || b.never()) return a;
+  if (b.always || a.never()) return b;
+  return {false, maximum(a.flag, b.flag)};
+}
+
+BranchReach both(const BranchReach& a, const BranchReach& b) {
+  if (a.never() || b.never()) return {};
+  if (a.always) return b;
+  if (b.always) return a;
+  return {false, a.flag * b.flag};
+}
+
+// The reach of region g's values per step, from its outputs' (`out`), its conds' sides
+// taken as the stacked predicates `preds` say (`trees`).
+class StepWalk {
+ public:
+  StepWalk(const Graph& g, const std::vector<BranchReach>& out, const std::vector<PredTree>& trees,
+           const TensorList& preds)
+      : g_(g), preds_(preds), reach_(g.values.size()) {
+    for (size_t j = 0; j < out.size() && j < g.outputs.size(); ++j) reach_input(g.outputs[j], out[j]);
+    for (size_t i = g.nodes.size(); i-- > 0;) {
+      const PredTree* tree = nullptr;
+      for (const PredTree& t : trees)
+        if (t.node == i) tree = &t;
+      visit(g.nodes[i], tree);
+    }
+  }
+  const BranchReach& at(int id) const { return reach_[static_cast<size_t>(id)]; }
+
+ private:
+  void reach_input(int id, const BranchReach& r) {
+    if (id >= 0 && is_floating(g_.value(id).meta.dtype))
+      reach_[static_cast<size_t>(id)] = either(reach_[static_cast<size_t>(id)], r);
+  }
+
+  // A cond whose predicate is known: each side walked from its outputs' reach where taken.
+  void visit_cond(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
+    Tensor taken = to_dtype(preds_[tree.slot], DType::f32);
+    const BranchReach side_taken[2] = {{false, taken}, {false, ones_like(taken) - taken}};
+    for (int s = 0; s < 2; ++s) {
+      std::vector<BranchReach> side_out;
+      for (const BranchReach& o : outs) side_out.push_back(both(o, side_taken[s]));
+      const Graph& region = *n.regions[static_cast<size_t>(s)];
+      StepWalk inner(region, side_out, tree.sides[s], preds_);
+      std::vector<int> params = region_params(region);
+      for (size_t k = 0; k < params.size() && k + 1 < n.inputs.size(); ++k)
+        reach_input(n.inputs[k + 1], inner.at(params[k]));
+    }
+  }
+
+  void visit(const Node& n, const PredTree* tree) {
+    std::vector<BranchReach> outs;
+    bool any = false;
+    for (int id : n.outputs) {
+      outs.push_back(reach_[static_cast<size_t>(id)]);
+      any |= !outs.back().never();
+    }
+    if (!any) return;
+    if (const OpDef* def = Graph::table_op(n)) {
+      if (!def->backward) return;
+      BranchReach r;
+      for (size_t o = 0; o < outs.size(); ++o)
+        if (!(o < 32 && ((def->nondiff_outputs >> o) & 1u))) r = either(r, outs[o]);
+      for (int id : n.inputs) reach_input(id, r);
+      return;
+    }
+    if (tree) return visit_cond(n, *tree, outs);
+    CarryTable t = is_control_flow(n) ? node_carries(n) : CarryTable();
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      BranchReach r;
+      for (size_t o = 0; o < outs.size(); ++o)
+        if (t.empty() || k >= t.size() || o >= t[k].size() || t[k][o]) r = either(r, outs[o]);
+      reach_input(n.inputs[k], r);
+    }
+  }
+
+  const Graph& g_;
+  const TensorList& preds_;
+  std::vector<BranchReach> reach_;
+};
+
+}  // namespace
+
+std::array<std::vector<PredTree>, 2> add_cond_predicates(Node& n, std::vector<TensorMeta>& metas, size_t* count,
+                                                         Device device) {
+  size_t before = metas.size();
+  std::array<std::vector<PredTree>, 2> trees = export_sides(n, 0, metas, device);
+  *count = metas.size() - before;
+  return trees;
+}
+
+std::vector<BranchReach> cond_operand_reach(const Node& n, const Tensor& pred,
+                                            const std::array<std::vector<PredTree>, 2>& trees, const TensorList& preds,
+                                            const std::vector<BranchReach>& out) {
+  NoGradGuard no_grad;
+  Tensor taken = to_dtype(ne(pred, zeros_like(pred)), DType::f32);
+  const BranchReach side_taken[2] = {{false, taken}, {false, ones_like(taken) - taken}};
+  std::vector<BranchReach> operands;
+  for (int s = 0; s < 2; ++s) {
+    std::vector<BranchReach> side_out;
+    for (const BranchReach& o : out) side_out.push_back(both(o, side_taken[s]));
+    const Graph& region = *n.regions[static_cast<size_t>(s)];
+    StepWalk walk(region, side_out, trees[static_cast<size_t>(s)], preds);
+    std::vector<int> params = region_params(region);
+    if (operands.size() < params.size()) operands.resize(params.size());
+    for (size_t k = 0; k < params.size(); ++k) operands[k] = either(operands[k], walk.at(params[k]));
+  }
+  return operands;
+}
+
+namespace {
+
+// Inserts `metas.size()` inputs into region g as its params number `at`.. (after its
+// first `at` params): a while_loop's new carries.
+void insert_params(Graph& g, size_t at, const std::vector<TensorMeta>& metas) {
+  std::vector<int> params = region_params(g);
+  auto pos = at < params.size()
+                 ? std::find(g.inputs.begin(), g.inputs.end(), params[at])
+                 : (params.empty() ? g.inputs.begin() : std::find(g.inputs.begin(), g.inputs.end(), params.back()) + 1);
+  size_t index = static_cast<size_t>(pos - g.inputs.begin());
+  for (size_t j = 0; j < metas.size(); ++j) {
+    int id = g.add_input("(taken" + std::to_string(j) + ")", ValueKind::input, metas[j]);
+    g.inputs.pop_back();
+    g.inputs.insert(g.inputs.begin() + static_cast<long>(index + j), id);
+  }
+}
+
+}  // namespace
+
+std::vector<PredTree> add_while_predicates(Node& n, TensorList& ins, std::vector<TensorMeta>& metas,
+                                           CarryTable& carries, size_t* count) {
+  ControlLayout l = control_layout(n);
+  *count = 0;
+  if (l.stacks_carries || ins.empty()) return {};
+  auto body = std::make_shared<Graph>(*n.regions[1]);
+  std::vector<int> exported;
+  std::vector<PredTree> trees = export_predicates(*body, exported, ins.back().device());
+  if (trees.empty()) return trees;
+  std::vector<TensorMeta> types;
+  for (int id : exported) types.push_back(body->value(id).meta);
+  auto cond = std::make_shared<Graph>(*n.regions[0]);
+  insert_params(*cond, l.carried, types);
+  insert_params(*body, l.carried, types);
+  body->outputs.insert(body->outputs.begin() + static_cast<long>(l.carried), exported.begin(), exported.end());
+  n.regions = {cond, body};
+  n.attrs.set("carried", static_cast<int64_t>(l.carried + exported.size()));
+  for (size_t j = 0; j < types.size(); ++j) {
+    const long at = static_cast<long>(l.carried + j);
+    ins.insert(ins.begin() + at, zeros(types[j].sizes, types[j].dtype, ins.back().device()));
+    metas.insert(metas.begin() + at, types[j]);
+    if (carries.empty()) continue;
+    carries.insert(carries.begin() + at, std::vector<bool>(carries[0].size(), false));
+  }
+  *count = exported.size();
+  return trees;
+}
+
+TensorList while_step_predicates(const TensorList& outs, size_t first, size_t count, size_t carried) {
+  TensorList preds;
+  for (size_t j = 0; j < count; ++j) {
+    // The value each iteration yields: the carry entering the next one, the last one's final.
+    const Tensor& stacked = outs[carried + first + j];
+    const int64_t trips = stacked.size(0);
+    preds.push_back(cat({slice(stacked, 0, 1, trips), unsqueeze(outs[first + j], 0)}, 0));
+  }
+  return preds;
+}
+
+std::vector<PredTree> add_step_predicates(Node& n, std::vector<TensorMeta>& metas, size_t* count, Device device) {
+  auto body = std::make_shared<Graph>(*n.regions[0]);
+  std::vector<int> exported;
+  std::vector<PredTree> trees = export_predicates(*body, exported, device);
+  *count = exported.size();
+  if (trees.empty()) return trees;
+  int64_t length = control_layout(n).length;
+  for (int id : exported) {
+    body->outputs.push_back(id);
+    metas.push_back(stacked_meta(body->value(id).meta, length));
+  }
+  n.regions[0] = body;
+  return trees;
+}
+
+TensorList step_reach(const Graph& body, size_t own, size_t carried, const std::vector<PredTree>& trees,
+                      const TensorList& preds) {
+  NoGradGuard no_grad;
+  StepWalk walk(body, std::vector<BranchReach>(own, BranchReach{true, {}}), trees, preds);
+  std::vector<int> params = region_params(body);
+  TensorList flags(params.size());
+  for (size_t k = carried; k < params.size(); ++k) {
+    const BranchReach& r = walk.at(params[k]);
+    if (r.always) continue;
+    Device device = preds.empty() ? cpu_device() : preds[0].device();
+    flags[k] = r.never() ? zeros({}, DType::f32, device)
+                         : to_dtype(gt(sum(r.flag), zeros({}, DType::f32, device)), DType::f32);
+  }
+  return flags;
+}
+
+}  // namespace nabla::graph
