@@ -135,12 +135,14 @@ test "weight tying, ModuleList and ModuleDict iteration: gradients equal eager's
   model Tied() {
     a = nn.Linear(5, 5)
     b = nn.Linear(5, 5)
-    init() { self.b.weight = self.a.weight }
     forward(x) = self.b(tanh(self.a(x)))
   }
   fn tied() {
     manual_seed(44)
-    return Tied().double()
+    let m = Tied().double()
+    m.b.weight = m.a.weight  # tied: one parameter, two layers
+    expect(m.b.weight is m.a.weight and len(m.parameters()) == 3)
+    return m
   }
   train_both(tied, no_change, 4)
   train_both(stack, no_change, 4)
