@@ -334,9 +334,11 @@ std::string Capture::refusal(const Tensor& dst, const Tensor& base, const std::s
            "a graph does not replay that (write into a clone() of it, or return the new value)";
   if (parent_)
     return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
-           ") in place, which a graph does not replay: a lowered branch or loop body can only write in place into " +
-           "tensors made inside it or held by a variable (let buf = self.buf, then buf[i] = ...); or assign the " +
-           "new value to a variable instead (y = ...)";
+           ") in place, which a graph does not replay: a lowered branch or loop body writes in place only into " +
+           "tensors made inside it, its variables and the fields it names itself (self.buf[i] = ...), and this " +
+           "write is none of those (one made inside a layer or function the body calls, as BatchNorm's running " +
+           "statistics in training mode): call that layer outside the branch or loop (or in eval mode), or assign " +
+           "the new value to a variable instead (y = ...)";
   return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
          ") in place, which a graph does not replay: assign the new value to a variable instead (y = ...)";
 }

@@ -36,7 +36,7 @@ gm(ones([2]) * 100)
 # ---
 # case: a BatchNorm on one side of an if on a tensor, in a training step
 # expect error: tests/lang/errors_compile_differential5.dsl:52:1: error: compile: the function cannot be captured as a graph:
-# expect error line:   bn (tests/lang/errors_compile_differential5.dsl:48:26): copy_ writes into a tensor the graph did not make ([] i64) in place, which a graph does not replay: a lowered branch or loop body can only write in place into tensors made inside it or held by a variable (let buf = self.buf, then buf[i] = ...); or assign the new value to a variable instead (y = ...)
+# expect error line:   bn (tests/lang/errors_compile_differential5.dsl:48:26): copy_ writes into a tensor the graph did not make ([] i64) in place, which a graph does not replay: a lowered branch or loop body writes in place only into tensors made inside it, its variables and the fields it names itself (self.buf[i] = ...), and this write is none of those (one made inside a layer or function the body calls, as BatchNorm's running statistics in training mode): call that layer outside the branch or loop (or in eval mode), or assign the new value to a variable instead (y = ...)
 # expect error line:   compile(Gate(), randn([5, 3]), train=true, mode="script")
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import nn

@@ -45,7 +45,7 @@ gm(ones([5]), tensor(3))
 # ---
 # case: a field written through a method's result inside a lowered if
 # expect error: tests/lang/errors_compile_loops5.dsl:61:1: error: compile: the function cannot be captured as a graph:
-# expect error line:   tests/lang/errors_compile_loops5.dsl:55:7: copy_ writes into a tensor the graph did not make ([] f32) in place, which a graph does not replay: a lowered branch or loop body can only write in place into tensors made inside it or held by a variable (let buf = self.buf, then buf[i] = ...); or assign the new value to a variable instead (y = ...)
+# expect error line:   tests/lang/errors_compile_loops5.dsl:55:7: copy_ writes into a tensor the graph did not make ([] f32) in place, which a graph does not replay: a lowered branch or loop body writes in place only into tensors made inside it, its variables and the fields it names itself (self.buf[i] = ...), and this write is none of those (one made inside a layer or function the body calls, as BatchNorm's running statistics in training mode): call that layer outside the branch or loop (or in eval mode), or assign the new value to a variable instead (y = ...)
 # expect error line:   compile(Store(), ones([2]), mode="script")
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 model Store() {
