@@ -16,9 +16,11 @@ model Sequential(*layers) {
     for l in self.children(remove_duplicate=false) { x = l(x) }
     return x
   }
+  # A slice keeps the layers' names, as PyTorch's (model[:k] of a Sequential built with
+  # add_module("conv_1", ...) still has "conv_1.weight" in its state_dict).
   __getitem__(i) {
-    let ls = self.children(remove_duplicate=false)
-    return Sequential(ls[i]) if type(i) != "int" else ls[i]
+    if type(i) != "int" { return Sequential(dict(self.named_children(remove_duplicate=false)[i])) }
+    return self.children(remove_duplicate=false)[i]
   }
   __len__() = len(self.children(remove_duplicate=false))
   __iter__() = self.children(remove_duplicate=false)

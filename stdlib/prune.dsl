@@ -279,9 +279,15 @@ fn identity(module, name="weight") {
   return _prune(module, name, fn(t, mask) = mask.clone())
 }
 
+# PyTorch passes global_unstructured's pruning_method as a class, prune.L1Unstructured
+# or prune.RandomUnstructured; here the two names stand for the methods' strings.
+let L1Unstructured = "l1"
+let RandomUnstructured = "random"
+
 # Prunes `amount` of the entries of all the given parameters together: the smallest
 # scores over all of them go, so layers end with different sparsities.
-# parameters: a list of (module, name); pruning_method "l1" or "random".
+# parameters: a list of (module, name); pruning_method "l1" or "random" (prune.L1Unstructured,
+# prune.RandomUnstructured).
 fn global_unstructured(parameters, amount=0.2, pruning_method="l1") {
   """Prunes amount of the entries of all the given (module, name) parameters together, the smallest
   over all of them (or random ones), as torch.nn.utils.prune.global_unstructured.
@@ -289,7 +295,7 @@ fn global_unstructured(parameters, amount=0.2, pruning_method="l1") {
   Example: let a = nn.Linear(8, 8); let b = nn.Linear(8, 2); prune.global_unstructured([(a, "weight"), (b, "weight")], amount=0.5)
   """
   assert(pruning_method == "l1" or pruning_method == "random",
-         f"prune.global_unstructured: pruning_method must be \"l1\" or \"random\", got {repr(pruning_method)}")
+         f"prune.global_unstructured: pruning_method must be \"l1\" or \"random\" (prune.L1Unstructured or prune.RandomUnstructured), got {repr(pruning_method)}")
   _check_pairs(parameters)
   let scores = []
   let masks = []

@@ -210,6 +210,48 @@ Value zip_builtin(Evaluator& ev, CallArgs& a) {
   return make_list(std::move(out));
 }
 
+bool is_python_callable(const Value& v);
+
+// filter(function, iterable): the items for which function(item) is truthy (with
+// function none, the truthy items), as a list, as Python's filter does lazily;
+// `filter(lambda p: p.requires_grad, model.parameters())` is how a fine-tuning script
+// hands only the trainable parameters to its optimizer.
+Value filter_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("filter", a, {"function", "iterable"}, 2);
+  bool by_truth = b[0].tag == Tag::None;
+  if (!by_truth && !is_python_callable(b[0]))
+    fail(std::string("filter(): function must be callable or none, got ") + type_name(b[0]));
+  std::vector<Value> out;
+  for (auto& x : ev.iterate(b[1])) {
+    CallArgs call;
+    call.pos.push_back(x);
+    if (by_truth ? ev.truth(x) : ev.truth(ev.call_value(b[0], call))) out.push_back(x);
+  }
+  return make_list(std::move(out));
+}
+
+// map(function, *iterables): function applied to the items at each position, as many as
+// the shortest iterable has (Python's map, as a list).
+Value map_builtin(Evaluator& ev, CallArgs& a) {
+  if (!a.kw.empty()) fail("map() takes no keyword arguments");
+  if (a.pos.size() < 2) fail("map() expects a function and at least one iterable");
+  if (!is_python_callable(a.pos[0]))
+    fail(std::string("map(): the first argument must be callable, got ") + type_name(a.pos[0]));
+  std::vector<std::vector<Value>> seqs;
+  size_t n = SIZE_MAX;
+  for (size_t k = 1; k < a.pos.size(); ++k) {
+    seqs.push_back(ev.iterate(a.pos[k]));
+    n = std::min(n, seqs.back().size());
+  }
+  std::vector<Value> out;
+  for (size_t k = 0; k < n; ++k) {
+    CallArgs call;
+    for (auto& s : seqs) call.pos.push_back(s[k]);
+    out.push_back(ev.call_value(a.pos[0], call));
+  }
+  return make_list(std::move(out));
+}
+
 Value reversed_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("reversed", a, {"seq"}, 1);
   std::vector<Value> items = ev.iterate(b[0]);
@@ -320,9 +362,7 @@ Value hasattr_builtin(Evaluator& ev, CallArgs& a) {
 
 // Python's callable: functions, builtins, bound methods, model and function classes,
 // models (their forward) and objects with __call__.
-Value callable_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("callable", a, {"obj"}, 1);
-  const Value& v = b[0];
+bool is_python_callable(const Value& v) {
   switch (v.tag) {
     case Tag::Func:
     case Tag::Native:
@@ -330,12 +370,17 @@ Value callable_builtin(Evaluator&, CallArgs& a) {
     case Tag::ModelClass:
     case Tag::FnClass:
     case Tag::Instance:
-      return Value::boolean(true);
+      return true;
     case Tag::Object:
-      return Value::boolean(v.as<ObjectObj>()->methods.count("__call__") > 0);
+      return v.as<ObjectObj>()->methods.count("__call__") > 0;
     default:
-      return Value::boolean(false);
+      return false;
   }
+}
+
+Value callable_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("callable", a, {"obj"}, 1);
+  return Value::boolean(is_python_callable(b[0]));
 }
 
 Value setattr_builtin(Evaluator& ev, CallArgs& a) {
@@ -411,6 +456,12 @@ const BuiltinEntry kPythonBuiltins[] = {
      "Tuples of the items at the same position, as many as the shortest has. Example: zip([1, 2], [\"a\", \"b\"])"},
     {"sorted", sorted_builtin, "sorted(iterable, key=none, reverse=false)",
      "A new sorted list; equal items keep their order. Example: sorted([\"pear\", \"fig\", \"apple\"], key=len)"},
+    {"filter", filter_builtin, "filter(function, iterable)",
+     "A list of the items for which function(item) is truthy (function none: the truthy items). "
+     "Example: filter(fn(p) = p.requires_grad, [randn(2, requires_grad=true), randn(2)])"},
+    {"map", map_builtin, "map(function, *iterables)",
+     "A list of function applied to the items at each position, as many as the shortest iterable has. "
+     "Example: map(fn(a, b) = a * b, [1, 2], [3, 4])"},
     {"reversed", reversed_builtin, "reversed(seq)",
      "A new list of the items in reverse order. Example: reversed([1, 2, 3])"},
     {"any", any_builtin, "any(iterable)",

@@ -45,6 +45,18 @@ void Evaluator::Impl::run_clauses(const Comprehension& c, size_t k, const std::f
   });
 }
 
+// Why `let (a, b) = v` failed when v has the wrong number of items. A tensor unpacks
+// along its first dimension, which surprises a PyTorch user who wrote
+// `let (g,) = grad(out, x)`: torch.autograd.grad returns a tuple, nabla's grad returns
+// one tensor when `inputs` is one tensor; the message says so.
+static std::string unpack_count_message(const Value& v, size_t found, size_t n) {
+  std::string msg = "cannot unpack " + std::to_string(found) + " values into " + std::to_string(n) + " names";
+  if (v.tag != Tag::Tensor) return msg;
+  msg += " (a tensor of shape " + v.t.shape_str() + " unpacks along its first dimension";
+  if (n == 1) msg += "; grad(outputs, x) with one tensor x returns its gradient, not a tuple: write grad(outputs, [x])";
+  return msg + ")";
+}
+
 // The n values a tuple pattern binds (`let (a, b) = v`, `for k, v in ...`).
 std::vector<Value> Evaluator::Impl::unpack(const Value& v, size_t n) {
   std::vector<Value> items;
@@ -53,8 +65,7 @@ std::vector<Value> Evaluator::Impl::unpack(const Value& v, size_t n) {
   else if (v.tag == Tag::Instance && v.as<InstanceObj>()->cls->info->methods.count("__iter__"))
     items = ev.iterate(v);  // a model's __iter__ (a PackedSequence unpacks as PyTorch's namedtuple)
   else fail(std::string("cannot unpack ") + type_name(v) + " into " + std::to_string(n) + " names");
-  if (items.size() != n)
-    fail("cannot unpack " + std::to_string(items.size()) + " values into " + std::to_string(n) + " names");
+  if (items.size() != n) fail(unpack_count_message(v, items.size(), n));
   return items;
 }
 

@@ -215,6 +215,7 @@ struct Evaluator::Impl {
   // inside it): fails with the recursion-limit message. See Note [Stack depth].
   [[noreturn]] void throw_stack_full();
   [[noreturn]] void rethrow_located(const SourceSpan& span);
+  [[noreturn]] void reject_init_method(const FnDecl& m);  // evaluator_resolve.cpp
 
   Flow exec(const Stmt& s) {
     try {

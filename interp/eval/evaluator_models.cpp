@@ -303,6 +303,10 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name) {
       if (inst->cls->info->methods.count("__getattr__")) return call_attr_hook(obj, "__getattr__", name, nullptr);
       // Python's m.__class__ (DCGAN's weights_init reads m.__class__.__name__)
       if (name == "__class__") return Value::object(inst->cls->decl->is_function ? Tag::FnClass : Tag::ModelClass, inst->cls);
+      // A model is in training mode from construction, as PyTorch's Module.training; the
+      // field exists once train() or eval() sets it, so `if self.training` in a user's
+      // forward failed before either was called.
+      if (name == "training" && !inst->cls->decl->is_function) return Value::boolean(true);
       fail("model " + inst->cls->decl->name + " has no attribute '" + name + "'" + attribute_hint(obj, name));
     }
     case Tag::Module: {

@@ -140,10 +140,23 @@ FnInfo& Evaluator::Impl::resolve_fn(const FnDecl& d, const ModelInfo* model) {
   return info;
 }
 
+// A model's constructor is its body (fields, `let`s and calls in order); a method named
+// __init__, as a PyTorch user writes one, would never run, and the fields it sets
+// would be missing later, far from here ("model A has no attribute 'pe'").
+void Evaluator::Impl::reject_init_method(const FnDecl& m) {
+  try {
+    fail("a model's constructor is its body: a method named __init__ is never called; write its statements "
+         "in the model body (`name = value` for a field, `let _ = self.register_buffer(...)` for a call)");
+  } catch (...) {
+    rethrow_located(m.span);
+  }
+}
+
 void Evaluator::Impl::resolve_model(const ModelDecl& d) {
   ModelInfo& mi = model_infos[&d];
   mi = ModelInfo{};
   for (auto& m : d.methods) {
+    if (m->name == "__init__" && !d.is_function) reject_init_method(*m);
     mi.methods[m->name] = m;
     mi.members.insert(m->name);
   }

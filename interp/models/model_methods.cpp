@@ -158,8 +158,12 @@ KeyMismatch load_state(const Value& self, DictObj& d, bool strict) {
       copies.emplace_back(dst, src.t);
     }
   };
-  auto own = named_tensors(self, TensorKinds::both);
+  auto own = named_tensors(self, TensorKinds::state);
   std::unordered_map<std::string, Tensor> by_name(own.begin(), own.end());
+  // a non-persistent buffer is not part of the state, under any of its names
+  std::unordered_set<const void*> transient;
+  for (auto& [n, t] : named_tensors(self, TensorKinds::buffers, false)) transient.insert(t.impl());
+  for (auto& [n, t] : own) transient.erase(t.impl());
   for (auto& [k, x] : d.entries) {
     if (k.tag == Tag::Str) {
       const std::string& key = k.as<StrObj>()->s;
@@ -167,7 +171,7 @@ KeyMismatch load_state(const Value& self, DictObj& d, bool strict) {
         take(key, it->second, x);
         continue;
       }
-      if (const Tensor* alias = resolve_key(self, key)) {
+      if (const Tensor* alias = resolve_key(self, key); alias && !transient.contains(alias->impl())) {
         take(key, *alias, x);
         continue;
       }
@@ -374,7 +378,7 @@ Value move_to_cpu(Evaluator&, const Value& self, CallArgs& args) { return move_m
 Value state_dict(Evaluator&, const Value& self, CallArgs& args) {
   no_args(args, "state_dict");
   auto d = std::make_shared<DictObj>();
-  for (auto& [n, t] : named_tensors(self, TensorKinds::both)) d->set(make_str(n), Value::tensor(detach(t)));
+  for (auto& [n, t] : named_tensors(self, TensorKinds::state)) d->set(make_str(n), Value::tensor(detach(t)));
   return Value::object(Tag::Dict, d);
 }
 
@@ -395,10 +399,19 @@ Value load_state_dict(Evaluator&, const Value& self, CallArgs& args) {
   return incompatible_keys(load_state(self, *dv.as<DictObj>(), strict));
 }
 
-// register_buffer(name, tensor): a buffer as the `buffer` member makes one (kept by
-// state_dict, moved by to(), never a parameter); replaces a field of that name.
+// register_buffer(name, tensor, persistent=true): a buffer as the `buffer` member makes
+// one (kept by state_dict unless persistent=false, moved by to(), never a parameter);
+// replaces a field of that name.
 Value register_buffer(Evaluator&, const Value& self, CallArgs& args) {
-  if (args.pos.size() != 2 || !args.kw.empty()) fail("register_buffer() takes two arguments, the name and the tensor");
+  bool persistent = true;
+  for (auto& [k, v] : args.kw) {
+    if (k != "persistent") fail_unexpected_keyword("register_buffer", k, {"persistent"});
+    persistent = as_bool(v, "register_buffer(): persistent");
+  }
+  if (args.pos.size() == 3 && args.kw.empty()) persistent = as_bool(args.pos[2], "register_buffer(): persistent");
+  else if (args.pos.size() != 2)
+    fail("register_buffer() takes the name, the tensor and persistent=true, got " + std::to_string(args.pos.size()) +
+         " positional arguments");
   if (args.pos[0].tag != Tag::Str)
     fail(std::string("register_buffer(): name must be a str, got ") + type_name(args.pos[0]));
   const std::string& name = args.pos[0].as<StrObj>()->s;
@@ -411,6 +424,7 @@ Value register_buffer(Evaluator&, const Value& self, CallArgs& args) {
          (f->kind == FieldKind::parameter ? "parameter" : "submodule") + " named '" + name +
          "' (a buffer cannot take its place; choose another name)");
   Evaluator::Impl::set_field(*inst, name, args.pos[1], true);
+  inst->find(name)->persistent = persistent;
   return Value();
 }
 
@@ -501,9 +515,9 @@ const MethodEntry kModelMethods[] = {
      "Copies each tensor of state into the parameter or buffer of its name; returns .missing_keys and "
      ".unexpected_keys (strict=false lets them be). Example: nn.Linear(4, 2).load_state_dict(nn.Linear(4, "
      "2).state_dict())"},
-    {"register_buffer", register_buffer, "register_buffer(name, tensor)",
-     "Makes tensor a buffer of this model (state_dict keeps it, to() moves it). Example: nn.Linear(4, "
-     "2).register_buffer(\"mask\", ones([4]))"},
+    {"register_buffer", register_buffer, "register_buffer(name, tensor, persistent=true)",
+     "Makes tensor a buffer of this model (to() moves it; state_dict keeps it unless persistent=false). "
+     "Example: nn.Linear(4, 2).register_buffer(\"mask\", ones([4]), persistent=false)"},
     {"register_forward_pre_hook", register_forward_pre_hook, "register_forward_pre_hook(hook)",
      "Calls hook(module, input) before each call; a result other than none replaces the input. Returns a handle "
      "with remove(). Example: nn.Linear(4, 2).register_forward_pre_hook(fn(mod, inp) = none)"},

@@ -88,6 +88,8 @@ std::string hyperparameters(const InstanceObj& m) {
           is_hyperparameter(f.value))
         v = &f.value;  // not a none field: Linear(bias=false) keeps none where its bias would be
     if (!is_hyperparameter(*v) || hidden_like_torch(m, params[k].name, *v)) continue;
+    // an empty *rest (nn.Sequential() filled by add_module) says nothing: no "layers=()"
+    if (params[k].variadic && v->tag == Tag::Tuple && v->as<ListObj>()->items.empty()) continue;
     out += (out.empty() ? "" : ", ") + params[k].name + "=" + repr(*v);
   }
   return out;

@@ -145,17 +145,22 @@ std::string path_of(const std::vector<ModuleVisit>& visits, size_t k) {
   return path;
 }
 
+bool field_wanted(const Field& f, TensorKinds kinds) {
+  if (f.value.tag != Tag::Tensor || !f.value.t.defined()) return false;
+  if (f.kind == FieldKind::parameter) return kinds != TensorKinds::buffers;
+  if (f.kind != FieldKind::buffer) return false;
+  return kinds == TensorKinds::state ? f.persistent : kinds != TensorKinds::parameters;
+}
+
 std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, TensorKinds kinds, bool names) {
   std::vector<std::pair<std::string, Tensor>> out;
   AddressSet seen;
-  bool params = kinds != TensorKinds::buffers, buffers = kinds != TensorKinds::parameters;
   std::vector<ModuleVisit> visits = walk_modules(root);
   for (size_t k = 0; k < visits.size(); ++k) {
     std::string path;
     bool have_path = false;
     for (const Field& f : visits[k].module.as<InstanceObj>()->fields) {
-      bool wanted = (params && f.kind == FieldKind::parameter) || (buffers && f.kind == FieldKind::buffer);
-      if (!wanted || f.value.tag != Tag::Tensor || !f.value.t.defined()) continue;
+      if (!field_wanted(f, kinds)) continue;
       if (!seen.insert(f.value.t.impl())) continue;
       if (!names) {
         out.emplace_back(std::string(), f.value.t);
@@ -171,12 +176,10 @@ std::vector<std::pair<std::string, Tensor>> named_tensors(const Value& root, Ten
 std::vector<std::pair<std::string, std::vector<std::string>>> tensor_aliases(const Value& root, TensorKinds kinds) {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // in first-name order
   std::unordered_map<const void*, size_t> group_of;
-  bool params = kinds != TensorKinds::buffers, buffers = kinds != TensorKinds::parameters;
   std::vector<ModuleVisit> visits = walk_modules(root);
   for (size_t k = 0; k < visits.size(); ++k)
     for (const Field& f : visits[k].module.as<InstanceObj>()->fields) {
-      bool wanted = (params && f.kind == FieldKind::parameter) || (buffers && f.kind == FieldKind::buffer);
-      if (!wanted || f.value.tag != Tag::Tensor || !f.value.t.defined()) continue;
+      if (!field_wanted(f, kinds)) continue;
       std::string name = join_path(path_of(visits, k), f.name);
       auto [it, first] = group_of.emplace(f.value.t.impl(), groups.size());
       if (first) groups.push_back({name, {}});

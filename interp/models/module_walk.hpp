@@ -79,7 +79,10 @@ std::vector<ModuleVisit> walk_modules(const Value& root);
 // The first path of visits[k]: "" for the root, "blocks.0.attn".
 std::string path_of(const std::vector<ModuleVisit>& visits, size_t k);
 
-enum class TensorKinds { parameters, buffers, both };
+// `state`: the parameters and the persistent buffers, what state_dict() holds.
+enum class TensorKinds { parameters, buffers, both, state };
+// Whether field f holds a tensor of the kinds asked for.
+bool field_wanted(const Field& f, TensorKinds kinds);
 // The parameters, buffers or both of every module of walk_modules(root), each tensor
 // once, under its first name ("fc.weight"); per module in field order. Without
 // `names` the names are left empty (they cost the square of the nesting depth).

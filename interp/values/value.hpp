@@ -252,6 +252,10 @@ struct Field {
   std::string name;
   Value value;
   FieldKind kind;
+  // A buffer registered with register_buffer(..., persistent=false) (a positional
+  // encoding, a causal mask): moved by to() and listed by buffers(), but left out of
+  // state_dict() and load_state_dict(), as PyTorch's non-persistent buffers.
+  bool persistent = true;
 };
 struct InstanceObj : Obj, Tracked {
   static constexpr const char* kKind = "model instance";
