@@ -3,7 +3,7 @@
 #
 #   prune.l1_unstructured(m.fc, "weight", amount=0.5)   # the 50% smallest |w| -> 0
 #   prune.ln_structured(m.conv, "weight", 0.25, n=2, dim=0)   # whole filters
-#   prune.global_unstructured([(m.c1, "weight"), (m.fc, "weight")], 0.8)
+#   prune.global_unstructured([(m.c1, "weight"), (m.fc, "weight")], prune.L1Unstructured, amount=0.8)
 #   prune.sparsity_report(m)                             # a table per parameter
 #   prune.remove(m.fc, "weight")                         # make it permanent
 #   let small = prune.shrink_channels(cnn, amount=0.5)   # a new, smaller model
@@ -287,13 +287,19 @@ let RandomUnstructured = "random"
 # Prunes `amount` of the entries of all the given parameters together: the smallest
 # scores over all of them go, so layers end with different sparsities.
 # parameters: a list of (module, name); pruning_method "l1" or "random" (prune.L1Unstructured,
-# prune.RandomUnstructured).
-fn global_unstructured(parameters, amount=0.2, pruning_method="l1") {
+# prune.RandomUnstructured), second as in PyTorch's global_unstructured(parameters,
+# pruning_method, amount=...). A number second is the amount (this function's order
+# before it took PyTorch's).
+fn global_unstructured(parameters, pruning_method="l1", amount=0.2) {
   """Prunes amount of the entries of all the given (module, name) parameters together, the smallest
   over all of them (or random ones), as torch.nn.utils.prune.global_unstructured.
 
-  Example: let a = nn.Linear(8, 8); let b = nn.Linear(8, 2); prune.global_unstructured([(a, "weight"), (b, "weight")], amount=0.5)
+  Example: let a = nn.Linear(8, 8); let b = nn.Linear(8, 2); prune.global_unstructured([(a, "weight"), (b, "weight")], prune.L1Unstructured, amount=0.5)
   """
+  if type(pruning_method) == "float" or type(pruning_method) == "int" {
+    amount = pruning_method
+    pruning_method = "l1"
+  }
   assert(pruning_method == "l1" or pruning_method == "random",
          f"prune.global_unstructured: pruning_method must be \"l1\" or \"random\" (prune.L1Unstructured or prune.RandomUnstructured), got {repr(pruning_method)}")
   _check_pairs(parameters)

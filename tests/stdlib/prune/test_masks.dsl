@@ -167,6 +167,21 @@ test "global_unstructured prunes the smallest entries over all parameters togeth
   expect(sum(a.weight_mask == 0).item() + sum(b.weight_mask == 0).item() == 72)
 }
 
+test "global_unstructured takes PyTorch's order (parameters, pruning_method, amount=) and a number second as the amount" {
+  for call in [fn(ps) = prune.global_unstructured(ps, prune.L1Unstructured, amount=0.25),
+               fn(ps) = prune.global_unstructured(ps, 0.25),
+               fn(ps) = prune.global_unstructured(ps, amount=0.25, pruning_method="l1")] {
+    manual_seed(7)
+    let a = nn.Linear(8, 8)
+    call([(a, "weight")])
+    expect(sum(a.weight_mask == 0).item() == 16)
+  }
+  manual_seed(7)
+  let r = nn.Linear(8, 8)
+  prune.global_unstructured([(r, "weight")], prune.RandomUnstructured, amount=0.5)
+  expect(sum(r.weight_mask == 0).item() == 32)
+}
+
 test "random_unstructured and custom_from_mask" {
   manual_seed(7)
   let fc = nn.Linear(10, 10)
