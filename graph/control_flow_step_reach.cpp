@@ -12,6 +12,19 @@
 
 namespace nabla::graph {
 
+BranchReach either(const BranchReach& a, const BranchReach& b) {
+  if (a.always || b.never()) return a;
+  if (b.always || a.never()) return b;
+  return {false, maximum(a.flag, b.flag)};
+}
+
+BranchReach both(const BranchReach& a, const BranchReach& b) {
+  if (a.never() || b.never()) return {};
+  if (a.always) return b;
+  if (b.always) return a;
+  return {false, a.flag * b.flag};
+}
+
 namespace {
 
 // Whether some operand of cond n reaches an output through one side only.
@@ -89,19 +102,6 @@ std::vector<PredTree> export_predicates(Graph& g, std::vector<int>& exported, De
     trees.push_back(std::move(t));
   }
   return trees;
-}
-
-BranchReach either(const BranchReach& a, const BranchReach& b) {
-  if (a.always || b.never()) return a;
-  if (b.always || a.never()) return b;
-  return {false, maximum(a.flag, b.flag)};
-}
-
-BranchReach both(const BranchReach& a, const BranchReach& b) {
-  if (a.never() || b.never()) return {};
-  if (a.always) return b;
-  if (b.always) return a;
-  return {false, a.flag * b.flag};
 }
 
 // The reach of region g's values per step, from its outputs' (`out`), its conds' sides

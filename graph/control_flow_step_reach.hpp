@@ -40,6 +40,9 @@ struct BranchReach {
   Tensor flag;
   bool never() const { return !always && !flag.defined(); }
 };
+// Reached by either (the flags' maximum) or by both (their product).
+BranchReach either(const BranchReach& a, const BranchReach& b);
+BranchReach both(const BranchReach& a, const BranchReach& b);
 
 // A cond whose predicate a scan yields, at `node` in its region's nodes: its predicate
 // at `slot` of the yielded ones, and the conds of its sides that it yields too.

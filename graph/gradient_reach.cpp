@@ -10,34 +10,17 @@
 #include "graph/control_flow.hpp"
 #include "graph/control_flow_carries.hpp"
 #include "graph/control_flow_grad.hpp"
+#include "graph/control_flow_step_reach.hpp"
 #include "graph/ir.hpp"
 
 namespace nabla::graph {
 
 namespace {
 
-// When the loss's gradient reaches a slot: always, never, or where `flag` (0-dim f32,
-// 0 or 1) is 1.
-struct Reach {
-  bool always = false;
-  Tensor flag;
-  bool never() const { return !always && !flag.defined(); }
-};
+// When the loss's gradient reaches a slot: always, never, or where a 0-dim flag is 1.
+using Reach = BranchReach;
 
 const Reach kAlways{true, Tensor()};
-
-Reach either(const Reach& a, const Reach& b) {
-  if (a.always || b.never()) return a;
-  if (b.always || a.never()) return b;
-  return {false, maximum(a.flag, b.flag)};
-}
-
-Reach both(const Reach& a, const Reach& b) {
-  if (a.never() || b.never()) return {};
-  if (a.always) return b;
-  if (b.always) return a;
-  return {false, a.flag * b.flag};
-}
 
 // The reach a cond's operand k gets from its outputs' reach `out`: through each side
 // that carries its gradient to output j, where that side is taken.
@@ -56,9 +39,7 @@ Reach operand_reach(const std::vector<std::vector<std::vector<bool>>>& sides, co
 // with its own conds' predicates as the call took them.
 std::vector<Reach> nested_cond_edges(const nabla::Node& node, const Node& cond, const Tensor& pred,
                                      const CondPredicates& preds, const std::vector<Reach>& out) {
-  std::vector<BranchReach> outs;
-  for (const Reach& r : out) outs.push_back({r.always, r.flag});
-  std::vector<BranchReach> operands = cond_operand_reach(cond, pred, preds.trees, preds.values, outs);
+  std::vector<BranchReach> operands = cond_operand_reach(cond, pred, preds.trees, preds.values, out);
   std::vector<Reach> edges(node.next_edges.size());
   Reach any;
   for (const Reach& r : out) any = either(any, r);
