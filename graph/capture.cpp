@@ -255,6 +255,11 @@ int Capture::capture_from_parent(const Tensor& t) {
   return remember(t, id);
 }
 
+bool Capture::fixed_values(const Tensor& t) const {
+  int id = known_or_base(t);
+  return id >= 0 && fixed(id);
+}
+
 bool Capture::traced(const Tensor& t) const {
   int id = known_or_base(t);
   if (id < 0) return parent_ && t.impl()->serial < start_serial_ && parent_->traced(t);

@@ -58,6 +58,9 @@ class Capture : public OpObserver {
   // Whether t's value varies between calls (made by a recorded op, an input or a
   // parameter): a branch on it must be lowered, not read.
   bool traced(const Tensor& t) const;
+  // Whether t's values are the same at every call (made from constants by ops that
+  // draw nothing), so that reading them on the host bakes in nothing that varies.
+  bool fixed_values(const Tensor& t) const;
   // A region capture's inputs taken from the parent, after its bound inputs: the
   // parent's value id and tensor of each, in signature order.
   const std::vector<std::pair<int, Tensor>>& captured() const { return captured_; }

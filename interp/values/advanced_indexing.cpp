@@ -104,6 +104,14 @@ bool write_directly(const Tensor& x, const Tensor& values, const std::vector<int
   return true;
 }
 
+// Whether positions pos write each of x's n elements once, in order.
+bool every_position_in_order(const std::vector<int64_t>& pos, int64_t n) {
+  if (static_cast<int64_t>(pos.size()) != n) return false;
+  for (size_t k = 0; k < pos.size(); ++k)
+    if (pos[k] != static_cast<int64_t>(k)) return false;
+  return true;
+}
+
 bool next_to_each_other(const std::vector<AdvancedIndex>& adv) {
   for (size_t k = 1; k < adv.size(); ++k)
     if (adv[k].dim != adv[k - 1].dim + 1) return false;
@@ -278,7 +286,10 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
          shape_text(shape));
   Tensor values = reshape(expand(to_dtype(value, x.dtype()), IntList(shape.begin(), shape.end())), {-1});
   if (values.numel() == 0) return;  // an empty index writes nothing
-  if (op_observer() || positions.impl()->batched) {  // a graph, or vmap's per-example positions
+  // A graph (unless the positions are the same at every call: the rows a scan stacked,
+  // written back once after it), or vmap's per-example positions.
+  auto* capture = dynamic_cast<graph::Capture*>(op_observer());
+  if (positions.impl()->batched || (op_observer() && !(capture && capture->fixed_values(positions)))) {
     Tensor target = x;
     copy_(target, put_flat(x, values, positions, each_once));
     return;
@@ -288,6 +299,11 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
   notify_value_read(positions, "assignment through an index tensor");
   std::vector<int64_t> pos = to_int64_vector(positions);
   if (write_directly(x, values, pos)) return;
+  Tensor target = x;
+  if (every_position_in_order(pos, x.numel())) {  // x[:] = v, out[arange(n)] = rows: the values are x
+    copy_(target, reshape(values, x.sizes().vec()));
+    return;
+  }
   std::vector<int64_t> source(static_cast<size_t>(x.numel()), -1);
   for (size_t k = 0; k < pos.size(); ++k) source[static_cast<size_t>(pos[k])] = static_cast<int64_t>(k);
   std::vector<double> written(source.size()), pick(source.size());
@@ -298,7 +314,6 @@ void put_indexed(const Tensor& x, const Tensor& value_in, const IndexPositions& 
   Tensor mask = to_device(tensor_from(written, x.sizes(), DType::b8), x.device());
   Tensor chosen = index_select(values, 0, to_device(tensor_from(pick, {x.numel()}, DType::i64), x.device()));
   Tensor updated = where(mask, reshape(chosen, x.sizes().vec()), x);
-  Tensor target = x;
   copy_(target, updated);
 }
 
