@@ -13,16 +13,21 @@
 namespace nabla::graph {
 
 BranchReach either(const BranchReach& a, const BranchReach& b) {
-  if (a.always || b.never()) return a;
+  if (a.always || b.never() || (a.flag.defined() && a.flag.is_same(b.flag))) return a;
   if (b.always || a.never()) return b;
   return {false, maximum(a.flag, b.flag)};
 }
 
 BranchReach both(const BranchReach& a, const BranchReach& b) {
   if (a.never() || b.never()) return {};
-  if (a.always) return b;
+  if (a.always || (a.flag.defined() && a.flag.is_same(b.flag))) return b;
   if (b.always) return a;
   return {false, a.flag * b.flag};
+}
+
+std::array<BranchReach, 2> sides_taken(const Tensor& pred) {
+  Tensor taken = to_dtype(ne(pred, zeros_like(pred)), DType::f32);
+  return {BranchReach{false, taken}, BranchReach{false, ones_like(taken) - taken}};
 }
 
 namespace {
@@ -129,8 +134,7 @@ class StepWalk {
 
   // A cond whose predicate is known: each side walked from its outputs' reach where taken.
   void visit_cond(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
-    Tensor taken = to_dtype(preds_[tree.slot], DType::f32);
-    const BranchReach side_taken[2] = {{false, taken}, {false, ones_like(taken) - taken}};
+    const std::array<BranchReach, 2> side_taken = sides_taken(preds_[tree.slot]);
     for (int s = 0; s < 2; ++s) {
       std::vector<BranchReach> side_out;
       for (const BranchReach& o : outs) side_out.push_back(both(o, side_taken[s]));
@@ -187,8 +191,7 @@ std::vector<BranchReach> cond_operand_reach(const Node& n, const Tensor& pred,
                                             const std::array<std::vector<PredTree>, 2>& trees, const TensorList& preds,
                                             const std::vector<BranchReach>& out) {
   NoGradGuard no_grad;
-  Tensor taken = to_dtype(ne(pred, zeros_like(pred)), DType::f32);
-  const BranchReach side_taken[2] = {{false, taken}, {false, ones_like(taken) - taken}};
+  const std::array<BranchReach, 2> side_taken = sides_taken(pred);
   std::vector<BranchReach> operands;
   for (int s = 0; s < 2; ++s) {
     std::vector<BranchReach> side_out;

@@ -43,6 +43,8 @@ struct BranchReach {
 // Reached by either (the flags' maximum) or by both (their product).
 BranchReach either(const BranchReach& a, const BranchReach& b);
 BranchReach both(const BranchReach& a, const BranchReach& b);
+// The sides of a cond on `pred` as reaches: then where pred != 0, else where it is 0.
+std::array<BranchReach, 2> sides_taken(const Tensor& pred);
 
 // A cond whose predicate a scan yields, at `node` in its region's nodes: its predicate
 // at `slot` of the yielded ones, and the conds of its sides that it yields too.
@@ -71,7 +73,8 @@ std::array<std::vector<PredTree>, 2> add_cond_predicates(Node& n, std::vector<Te
 
 // The reach of each operand of cond n (after its predicate) from its outputs' reach
 // `out`: through each side where `pred` took it, the sides' conds as `preds` (the
-// values of add_cond_predicates's outputs) say.
+// values of add_cond_predicates's outputs) say; with no trees, a nested node counts
+// as using every input that reaches its outputs.
 std::vector<BranchReach> cond_operand_reach(const Node& n, const Tensor& pred,
                                             const std::array<std::vector<PredTree>, 2>& trees, const TensorList& preds,
                                             const std::vector<BranchReach>& out);

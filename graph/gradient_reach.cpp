@@ -22,46 +22,18 @@ using Reach = BranchReach;
 
 const Reach kAlways{true, Tensor()};
 
-// The reach a cond's operand k gets from its outputs' reach `out`: through each side
-// that carries its gradient to output j, where that side is taken.
-Reach operand_reach(const std::vector<std::vector<std::vector<bool>>>& sides, const Reach side_taken[2], size_t k,
-                    const std::vector<Reach>& out) {
-  Reach r;
-  for (size_t j = 0; j < out.size(); ++j) {
-    bool then_side = sides[0][k][j], else_side = sides[1][k][j];
-    if (then_side && else_side) r = either(r, out[j]);
-    else if (then_side || else_side) r = either(r, both(out[j], side_taken[then_side ? 0 : 1]));
-  }
-  return r;
-}
-
-// Conds nested in the sides (Note [Branches inside a loop step]): each side walked
-// with its own conds' predicates as the call took them.
-std::vector<Reach> nested_cond_edges(const nabla::Node& node, const Node& cond, const Tensor& pred,
-                                     const CondPredicates& preds, const std::vector<Reach>& out) {
-  std::vector<BranchReach> operands = cond_operand_reach(cond, pred, preds.trees, preds.values, out);
-  std::vector<Reach> edges(node.next_edges.size());
-  Reach any;
-  for (const Reach& r : out) any = either(any, r);
-  if (!edges.empty()) edges[0] = any;  // the predicate (it carries no gradient)
-  for (size_t i = 1; i < edges.size() && i - 1 < operands.size(); ++i)
-    edges[i] = {operands[i - 1].always, operands[i - 1].flag};
-  return edges;
-}
-
-// The reach each next edge of cond backward `node` gets, its outputs reaching as `out`.
+// The reach each next edge of cond backward `node` gets, its outputs reaching as `out`:
+// each side walked from them where taken, with the predicates of the conds inside it
+// where the capture exported them (Note [Branches inside a loop step]).
 std::vector<Reach> cond_edges(const nabla::Node& node, const Node& cond, const Tensor& pred, const std::vector<Reach>& out) {
-  if (const CondPredicates* nested = control_flow_cond_predicates(node))
-    return nested_cond_edges(node, cond, pred, *nested, out);
-  std::vector<std::vector<std::vector<bool>>> sides = {region_carries(*cond.regions[0]), region_carries(*cond.regions[1])};
-  Tensor taken = to_dtype(ne(pred, zeros_like(pred)), DType::f32);
-  Reach side_taken[2] = {{false, taken}, {false, ones_like(taken) - taken}};
+  static const CondPredicates none;
+  const CondPredicates* nested = control_flow_cond_predicates(node);
+  const CondPredicates& preds = nested ? *nested : none;
+  std::vector<Reach> operands = cond_operand_reach(cond, pred, preds.trees, preds.values, out);
   std::vector<Reach> edges(node.next_edges.size());
-  Reach any;
-  for (const Reach& r : out) any = either(any, r);
-  if (!edges.empty()) edges[0] = any;  // the predicate (it carries no gradient)
-  for (size_t i = 1; i < edges.size(); ++i)
-    if (i - 1 < sides[0].size()) edges[i] = operand_reach(sides, side_taken, i - 1, out);
+  for (const Reach& r : out)
+    if (!edges.empty()) edges[0] = either(edges[0], r);  // the predicate (it carries no gradient)
+  for (size_t i = 1; i < edges.size() && i - 1 < operands.size(); ++i) edges[i] = operands[i - 1];
   return edges;
 }
 
