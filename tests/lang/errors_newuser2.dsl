@@ -59,3 +59,21 @@ let m = finfo(long).min
 import nn
 nn.utils.clip_grad_norm([], 1.0)
 # ---
+# case: normal() with a negative std
+# expect error: tests/lang/errors_newuser2.dsl:66:9: error: normal(): std must be at least 0, got -1.0
+# expect error line:   let s = normal(zeros(2), -ones(2))
+# expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~
+let s = normal(zeros(2), -ones(2))
+# ---
+# case: normal() of numbers without a size
+# expect error: tests/lang/errors_newuser2.dsl:72:9: error: normal(): with a number mean and std, give size (normal(0.0, 1.0, [3]))
+# expect error line:   let s = normal(0.0, 1.0)
+# expect error line:           ^~~~~~~~~~~~~~~~
+let s = normal(0.0, 1.0)
+# ---
+# case: normal() of a tensor mean with a size
+# expect error: tests/lang/errors_newuser2.dsl:78:9: error: normal(): size is for a number mean and std; with a tensor the shape is its own
+# expect error line:   let s = normal(zeros(2), 1.0, [2])
+# expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~
+let s = normal(zeros(2), 1.0, [2])
+# ---
