@@ -20,6 +20,7 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "reference"))
 from dsl_test_files import write_test_files  # noqa: E402
+from expression_cases import D, INF, NAN, Fixed, case_tests, r, t  # noqa: E402,F401
 from safetensors_file import write_safetensors  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent
@@ -32,25 +33,6 @@ HEADER = [
     "let ref = load(\"tests/stdlib/reference/tensor_extra.safetensors\")",
     "",
 ]
-D = torch.float64
-INF, NAN = float("inf"), float("nan")
-
-
-def r(*shape):
-    return torch.randn(*shape, dtype=D)
-
-
-def t(values):
-    return torch.tensor(values, dtype=D)
-
-
-class Fixed:
-    """An input that takes no gradient."""
-
-    def __init__(self, tensor):
-        self.tensor = tensor
-
-
 def cases():
     """(name, torch function, inputs, nabla expression over a, b, c, d[, rtol])."""
     distinct = torch.randperm(24).to(D).reshape(4, 6) * 0.5 - 3  # no ties
@@ -195,43 +177,7 @@ def cases():
 def main():
     torch.manual_seed(0)
     tensors = {}
-    tests = []  # the lines of each test
-    names = "abcd"
-    for name, fn, inputs, expr, *tolerance in cases():
-        rtol = tolerance[0] if tolerance else 1e-9
-        fixed = [isinstance(x, Fixed) for x in inputs]
-        inputs = [x.tensor.clone() if f else x.clone().requires_grad_(True) for x, f in zip(inputs, fixed)]
-        out = fn(*inputs)
-        for k, x in enumerate(inputs):
-            tensors[f"{name}.x{k}"] = x.detach()
-        tensors[f"{name}.y"] = out.detach()
-        lines = [f"test \"{name}\" {{"]
-        for k in range(len(inputs)):
-            grad_flag = "" if fixed[k] else ".requires_grad_(true)"
-            lines.append(f"  let {names[k]} = ref[\"{name}.x{k}\"].clone(){grad_flag}")
-        lines.append(f"  let out = {expr}")
-        lines.append(f"  let want = ref[\"{name}.y\"]")
-        lines.append("  expect(out.shape == want.shape, f\"shape {out.shape}, PyTorch's {want.shape}\")")
-        if out.is_floating_point() and out.isnan().any():  # NaN where PyTorch's is: compare them as a number
-            lines.append("  expect_close(nan_to_num(out, nan=123.0), nan_to_num(want, nan=123.0), rtol=1e-9, atol=1e-12)")
-        else:
-            lines.append("  expect_close(out, want, rtol=1e-9, atol=1e-12)")
-        g = torch.randn(out.shape, dtype=D)
-        try:
-            wrt = [x for x, f in zip(inputs, fixed) if not f]
-            grads = torch.autograd.grad(out, wrt, g, allow_unused=True) if out.requires_grad and wrt else None
-        except RuntimeError:  # not differentiable in PyTorch
-            grads = None
-        if grads is not None and out.numel() > 0:
-            tensors[f"{name}.g"] = g
-            lines.append(f"  let gs = grad([out], [{', '.join(names[k] for k in range(len(inputs)) if not fixed[k])}], "
-                         f"grad_outputs=[ref[\"{name}.g\"]], allow_unused=true)")
-            for k, gk in enumerate(grads):
-                if gk is not None and gk.abs().sum() > 0:
-                    tensors[f"{name}.grad{k}"] = gk
-                    lines.append(f"  expect_close(gs[{k}], ref[\"{name}.grad{k}\"], rtol={rtol}, atol=1e-12)")
-        lines.append("}")
-        tests.append(lines)
+    tests = case_tests(cases(), tensors)
     write_safetensors(OUT, tensors)
     for path in write_test_files(DSL_STEM, HEADER, tests):
         print(path)
