@@ -1,5 +1,7 @@
 #include "graph/capture.hpp"
 
+#include <algorithm>
+
 #include "autograd/grad_mode.hpp"
 #include "tensor/cpu/copy.hpp"
 
@@ -21,6 +23,7 @@ Capture::Capture(std::string graph_name, Capture* parent) : Capture(std::move(gr
 Capture::~Capture() {
   stop();
   restore_aliased();
+  restore_outer_writes();
   restore_writes();
 }
 
@@ -107,11 +110,26 @@ int Capture::value_of(const Tensor& t) {
 }
 
 void Capture::on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) {
+  std::vector<size_t> writes = region_written_inputs(def, inputs, attrs);  // Note [Tensors a lowered region's calls write]
+  std::vector<std::pair<Tensor, int>> rebound;  // (the written memory's base, its new value)
   std::vector<int> ins;
-  for (const Tensor& t : inputs) ins.push_back(value_of(t));
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Tensor& t = inputs[k];
+    bool written = t.defined() && std::find(writes.begin(), writes.end(), k) != writes.end();
+    if (written && written_.count(t.storage().get())) {
+      int fresh = fresh_written_input(t, def.name);  // -1: a part of it, a problem
+      ins.push_back(fresh >= 0 ? fresh : value_of(t));
+      if (fresh >= 0) rebound.emplace_back(written_.at(t.storage().get()).base, fresh);
+      continue;
+    }
+    if (written && adoptable(t))
+      note_outer_write(t, def.name);
+    ins.push_back(value_of(t));
+  }
   std::vector<TensorMeta> metas;
   for (const Tensor& t : outputs) metas.push_back({t.sizes(), t.dtype()});
   int n = graph_.add_node(def.id, ins, attrs, metas, current_origin());
+  for (const auto& [base, id] : rebound) rebind_written(base, id);
   for (size_t k = 0; k < outputs.size(); ++k) remember(outputs[k], graph_.nodes[static_cast<size_t>(n)].outputs[k]);
   if (differentiated_ && !writing_ && def.backward && !grad_enabled()) stop_gradients(outputs, n);
 }
@@ -224,7 +242,10 @@ void Capture::restore_writes() {
   overwritten_.clear();
 }
 
-void Capture::before_write(const Tensor& t) { keep_before_write(t); }
+void Capture::before_write(const Tensor& t) {
+  keep_before_write(t);
+  if (adoptable(t) && !written_.count(t.storage().get())) keep_outer_before(t);  // Note [Tensors a lowered region's calls write]
+}
 
 // Note [Untraced effects]
 // Some builtins change state that no op of the table writes: backward() fills the
@@ -268,6 +289,9 @@ bool Capture::traced(const Tensor& t) const {
 
 std::shared_ptr<Graph> Capture::finish_region(const TensorList& outputs) {
   restore_aliased();  // Note [Aliases of a variable written in place]
+  restore_outer_writes();  // Note [Tensors a lowered region's calls write]: a problem unless adopted
+  for (const OuterWrite& w : outer_writes_) problems_.push_back(w.problem);
+  outer_writes_.clear();
   finish_graph(outputs);
   auto g = std::make_shared<Graph>(graph_);
   for (const CaptureProblem& p : problems_) {  // a while's condition and body may both report one

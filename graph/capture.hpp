@@ -93,6 +93,20 @@ class Capture : public OpObserver {
   // parent's, and a tensor made inside it that the parent later reads is a problem
   // (it escaped the region other than as one of its outputs).
   std::shared_ptr<Graph> finish_region(const TensorList& outputs);
+  // Note [Tensors a lowered region's calls write] (graph/capture_writes.cpp): the
+  // tensors made before a region capture that its run wrote in place other than
+  // through what the region carries (BatchNorm's running statistics, written inside
+  // the layer the body calls), each all of its memory; each is a problem when the
+  // region finishes unless adopted (the region is lowered again, carrying it).
+  struct OuterWrite {
+    Tensor tensor;
+    CaptureProblem problem;  // what wrote it, and where
+  };
+  const std::vector<OuterWrite>& outer_writes() const { return outer_writes_; }
+  void adopt_outer_write(const Tensor& t);
+  // The outermost capture's name for t if it is a parameter or buffer there
+  // ("bn.running_mean", "free2"), or "".
+  std::string name_of(const Tensor& t) const;
   // Records a node with regions (cond, while_loop, scan) whose results are `outputs`.
   int add_region_node(Node head, std::vector<int> inputs, Attrs attrs, std::vector<std::shared_ptr<Graph>> regions,
                       const TensorList& outputs, const std::string& origin);
@@ -135,6 +149,16 @@ class Capture : public OpObserver {
   void write_functionally(const Tensor& dst, const Tensor& src, const Tensor& base);
   void write_into_param(const Tensor& dst, const Tensor& src, const Tensor& base, int param);  // Note [A write into part of a parameter]
   int regenerate(const Tensor& t);
+  void rebind_written(const Tensor& base, int id);  // base's storage now holds value id
+  std::vector<OuterWrite> outer_writes_;  // Note [Tensors a lowered region's calls write]
+  std::vector<std::pair<Tensor, Tensor>> outer_before_;  // (tensor, its contents before the region wrote it)
+  const Capture& root() const { return parent_ ? parent_->root() : *this; }
+  bool adoptable(const Tensor& t) const;
+  void keep_outer_before(const Tensor& t);
+  void note_outer_write(const Tensor& t, const std::string& what);
+  void restore_outer_writes();
+  std::vector<size_t> region_written_inputs(const OpDef& def, const TensorList& inputs, const Attrs& attrs) const;
+  int fresh_written_input(const Tensor& t, const std::string& what);  // -1 (and a problem) for a part of the memory
   std::string refusal(const Tensor& dst, const Tensor& base, const std::string& what) const;
 
   Graph graph_;

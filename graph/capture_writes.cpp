@@ -6,6 +6,7 @@
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
 #include "graph/capture.hpp"
+#include "graph/rewrite.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {
@@ -142,7 +143,10 @@ Tensor Capture::value_after_write(const Tensor& dst, const Tensor& src, const Te
 }
 
 void Capture::write_functionally(const Tensor& dst, const Tensor& src, const Tensor& base) {
-  int id = value_of(value_after_write(dst, src, base));
+  rebind_written(base, value_of(value_after_write(dst, src, base)));
+}
+
+void Capture::rebind_written(const Tensor& base, int id) {
   Written& w = written_[base.storage().get()];
   w.base = base;
   ++w.version;
@@ -328,17 +332,20 @@ int Capture::regenerate(const Tensor& t) {
 }
 
 std::string Capture::refusal(const Tensor& dst, const Tensor& base, const std::string& what) const {
-  int id = base.defined() ? known(base) : -1;
-  if (id >= 0 && graph_.value(id).kind == ValueKind::input && !parent_)
-    return what + " writes into the argument " + describe(id) + " in place, which would change the caller's tensor: " +
-           "a graph does not replay that (write into a clone() of it, or return the new value)";
+  const Capture& top = root();  // a region's write into the caller's tensor is one too
+  Tensor whole = base.defined() ? base : parent_ && whole_storage(dst) ? dst : Tensor();
+  int id = whole.defined() ? top.known(whole) : -1;
+  if (id >= 0 && top.graph_.value(id).kind == ValueKind::input)
+    return what + " writes into the argument " + top.describe(id) + " in place, which would change the caller's " +
+           "tensor: a graph does not replay that (write into a clone() of it, or return the new value)";
   if (parent_)
     return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
            ") in place, which a graph does not replay: a lowered branch or loop body writes in place only into " +
-           "tensors made inside it, its variables and the fields it names itself (self.buf[i] = ...), and this " +
-           "write is none of those (one made inside a layer or function the body calls, as BatchNorm's running " +
-           "statistics in training mode): call that layer outside the branch or loop (or in eval mode), or assign " +
-           "the new value to a variable instead (y = ...)";
+           "tensors made inside it, its variables, the fields it names itself (self.buf[i] = ...) and whole " +
+           "tensors that the layers and functions it calls write (BatchNorm's running statistics), and this write " +
+           "is none of those (part of a tensor made before the branch or loop, reached through a method's result " +
+           "or written inside a function the body calls): write through a variable or a field the body names " +
+           "(let b = self.slot() before it, then b[i] = v), or assign the new value to a variable (y = ...)";
   return what + " writes into a tensor the graph did not make (" + dst.shape_str() + " " + dtype_name(dst.dtype()) +
          ") in place, which a graph does not replay: assign the new value to a variable instead (y = ...)";
 }
@@ -390,7 +397,103 @@ void Capture::on_inplace(const Tensor& dst, const Tensor& src, const std::string
     graph_.add_node(Node::of_kind(NodeKind::copy), {value_of(dst), value_of(src)}, {}, {}, current_origin());
     return;
   }
+  if (adoptable(dst)) {  // Note [Tensors a lowered region's calls write]
+    keep_outer_before(dst);
+    note_outer_write(dst, what);
+    return;
+  }
   problems_.push_back({refusal(dst, base, what), current_origin()});
+}
+
+// Note [Tensors a lowered region's calls write]
+// A lowered branch or loop body that calls a layer writing its own buffers (BatchNorm
+// in training mode: num_batches_tracked.add_(1) inside no_grad, and the batch_norm op
+// writing running_mean and running_var, its updated inputs) writes tensors its body
+// never names, so Note [Fields written inside a lowered loop] cannot find them by the
+// statements' form. They are found by running the body instead:
+//  - in a region capture, an in-place write (or an op's write of its updated input)
+//    into a tensor made before the region, all of its memory, that is not the
+//    caller's argument, is recorded as an outer write (with its contents before, put
+//    back when the region ends: the run is a probe) instead of a problem;
+//  - the lowering (interp/eval/script/field_writes.cpp) then lowers the statement
+//    again with each such tensor as a field: carried (a cond's sides take and yield
+//    it), and written back once after the node, so the untaken side of a cond leaves
+//    it as eager does and a loop's steps accumulate as eager's;
+//  - an outer write nobody adopts becomes the region's problem when it finishes;
+//  - inside the region that carries it, an op's write of its updated input whose memory
+//    the region holds as a value (the carried copy, or any tensor written functionally)
+//    goes into a fresh copy of the current value (x + 0), which then stands for that
+//    memory: the value the region yields sees the write, and a replay of the region
+//    for its gradient writes a copy of its own, not the buffer.
+// Writes into part of an outer tensor, or into a view of one, stay refused.
+bool Capture::adoptable(const Tensor& t) const {
+  if (!parent_ || !t.defined() || !whole_storage(t) || t.impl()->serial >= start_serial_) return false;
+  const Capture& top = root();
+  int id = top.known(t);
+  return id < 0 || top.graph_.value(id).kind != ValueKind::input;  // a caller's tensor stays refused
+}
+
+void Capture::keep_outer_before(const Tensor& t) {
+  for (const auto& [kept, before] : outer_before_)
+    if (kept.storage() == t.storage()) return;
+  Tensor before = empty(t.sizes(), t.dtype(), t.device());
+  copy_into(before, t);
+  outer_before_.emplace_back(t, before);
+}
+
+// `what` names the write ("copy_", "batch_norm"); the problem's text is for a write
+// that no lowering adopts.
+void Capture::note_outer_write(const Tensor& t, const std::string& what) {
+  for (const OuterWrite& w : outer_writes_)
+    if (w.tensor.storage() == t.storage()) return;
+  outer_writes_.push_back({t,
+                           {what + " writes into a tensor made before the lowered branch or loop (" + t.shape_str() +
+                                " " + dtype_name(t.dtype()) + ") in place, which the node does not carry, so a graph " +
+                                "would not replay it",
+                            current_origin()}});
+}
+
+void Capture::restore_outer_writes() {
+  for (auto it = outer_before_.rbegin(); it != outer_before_.rend(); ++it) copy_into(it->first, it->second);
+  outer_before_.clear();
+}
+
+void Capture::adopt_outer_write(const Tensor& t) {
+  outer_writes_.erase(std::remove_if(outer_writes_.begin(), outer_writes_.end(),
+                                     [&](const OuterWrite& w) { return w.tensor.storage() == t.storage(); }),
+                      outer_writes_.end());
+}
+
+std::string Capture::name_of(const Tensor& t) const {
+  const Capture& top = root();
+  int id = top.known(t);
+  return id < 0 || top.graph_.value(id).kind != ValueKind::param ? "" : top.graph_.value(id).name;
+}
+
+// The inputs an op of a region capture writes (graph/rewrite.hpp's written_inputs:
+// batch_norm's running statistics only in training mode).
+std::vector<size_t> Capture::region_written_inputs(const OpDef& def, const TensorList& inputs, const Attrs& attrs) const {
+  if (!parent_ || def.updated_inputs == 0) return {};
+  Node n = Node::of(def.id);
+  n.attrs = attrs;
+  for (const Tensor& t : inputs) n.inputs.push_back(t.defined() ? 0 : -1);
+  return written_inputs(n);
+}
+
+int Capture::fresh_written_input(const Tensor& t, const std::string& what) {
+  const Tensor& base = written_.at(t.storage().get()).base;
+  if (!same_layout(t, base) && !(whole_storage(t) && t.sizes() == base.sizes() && t.dtype() == base.dtype())) {
+    problems_.push_back({what + " writes in place into a part (" + t.shape_str() + " " + dtype_name(t.dtype()) +
+                             ") of a tensor that the lowered branch or loop writes too, which a graph does not " +
+                             "replay: give it a tensor of its own (its running statistics not views of one buffer)",
+                         current_origin()});
+    return -1;
+  }
+  NoGradGuard quiet;
+  WritingScope writing(*this);
+  ObservedBy observed(this);
+  Tensor fresh = t + wrapped_scalar(0.0);
+  return value_of(fresh);
 }
 
 }  // namespace nabla::graph

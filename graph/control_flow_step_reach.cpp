@@ -55,6 +55,7 @@ int add_output(Graph& g, size_t index, const TensorMeta& meta) {
 void shift_slots(std::vector<PredTree>& trees, size_t by) {
   for (PredTree& t : trees) {
     t.slot += by;
+    if (t.loop) continue;  // its body's slots count from its own first
     shift_slots(t.sides[0], by);
     shift_slots(t.sides[1], by);
   }
@@ -91,6 +92,20 @@ std::array<std::vector<PredTree>, 2> export_sides(Node& c, size_t base, std::vec
 std::vector<PredTree> export_predicates(Graph& g, std::vector<int>& exported, Device device) {
   std::vector<PredTree> trees;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind == NodeKind::scan) {  // a scan nested here: its stacked step predicates
+      Node trial = g.nodes[i];
+      std::vector<TensorMeta> metas;
+      PredTree t;
+      t.sides[0] = add_step_predicates(trial, metas, &t.count, device);
+      if (t.sides[0].empty()) continue;
+      t.node = i;
+      t.slot = exported.size();
+      t.loop = true;
+      g.nodes[i].regions = trial.regions;
+      for (const TensorMeta& m : metas) exported.push_back(add_output(g, i, m));
+      trees.push_back(std::move(t));
+      continue;
+    }
     if (g.nodes[i].kind != NodeKind::cond) continue;
     Node trial = g.nodes[i];
     std::vector<TensorMeta> metas;
@@ -146,6 +161,34 @@ class StepWalk {
     }
   }
 
+  // A scan whose step predicates are known: its body walked with each output reached
+  // at each step where the node's outputs are (the flags gain a last dim, its steps),
+  // each param's reach reduced over the steps; a carry reached where the outputs are.
+  void visit_scan(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
+    BranchReach any;
+    for (const BranchReach& o : outs) any = either(any, o);
+    BranchReach per_step = any.flag.defined() ? BranchReach{false, unsqueeze(any.flag, -1)} : any;
+    const Graph& body = *n.regions[0];
+    TensorList preds(preds_.begin() + static_cast<long>(tree.slot),
+                     preds_.begin() + static_cast<long>(tree.slot + tree.count));
+    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), per_step), tree.sides[0], preds);
+    std::vector<int> params = region_params(body);
+    const size_t carried = control_layout(n).carried;
+    for (size_t k = 0; k < params.size() && k < n.inputs.size(); ++k) {
+      if (k < carried) {
+        reach_input(n.inputs[k], any);
+        continue;
+      }
+      const BranchReach& r = inner.at(params[k]);
+      if (r.flag.defined()) {
+        Tensor zero = zeros({}, DType::f32, r.flag.device());
+        reach_input(n.inputs[k], {false, to_dtype(gt(sum(r.flag, {-1}), zero), DType::f32)});
+      } else {
+        reach_input(n.inputs[k], r);
+      }
+    }
+  }
+
   void visit(const Node& n, const PredTree* tree) {
     std::vector<BranchReach> outs;
     bool any = false;
@@ -162,6 +205,7 @@ class StepWalk {
       for (int id : n.inputs) reach_input(id, r);
       return;
     }
+    if (tree && tree->loop) return visit_scan(n, *tree, outs);
     if (tree) return visit_cond(n, *tree, outs);
     CarryTable t = is_control_flow(n) ? node_carries(n) : CarryTable();
     for (size_t k = 0; k < n.inputs.size(); ++k) {

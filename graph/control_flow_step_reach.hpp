@@ -23,7 +23,12 @@
 // the conds in its sides, so branches nested at any depth are read as eager takes
 // them. A while_loop, which yields no step outputs, carries each predicate instead:
 // the carries it stacks for its backward (with its recorded trip count) hold each
-// iteration's. Conds inside a loop of the body count as using what they read.
+// iteration's. A scan inside a step or a side exports its own step predicates the
+// same way (stacked over its steps, then over the outer loop's: [outer, inner] flags),
+// and its body is walked with its outputs reached where the node's are, each param's
+// flags reduced over the inner steps; a carry is reached whenever the node's outputs
+// are. Conds inside a while_loop nested in a step or a side still count as using what
+// they read (Note [Gradients a lowered branch may not reach]).
 #pragma once
 #include <array>
 #include <vector>
@@ -48,10 +53,15 @@ std::array<BranchReach, 2> sides_taken(const Tensor& pred);
 
 // A cond whose predicate a scan yields, at `node` in its region's nodes: its predicate
 // at `slot` of the yielded ones, and the conds of its sides that it yields too.
+// A scan there instead (`loop`): its step predicates, `count` of them stacked over its
+// steps, at slots slot.. of the yielded ones, and its body's conds in sides[0] (their
+// slots counting from its own first).
 struct PredTree {
   size_t node = 0;
   size_t slot = 0;
   std::vector<PredTree> sides[2];
+  bool loop = false;
+  size_t count = 0;
 };
 
 // Adds the predicates described above to scan n's body as step outputs after its own

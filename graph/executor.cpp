@@ -204,11 +204,32 @@ TensorList allocate_outputs(const Graph& g, const Node& n, const Buffers& buffer
   return outs;
 }
 
+// Note [A window a graph replays] (interp/values/advanced_indexing.cpp): a window or
+// an index taken with a traced tensor is an index_select whose positions are the dim's
+// size where eager's window would be cut short at this call; its out-of-bounds error
+// names the user's line and says why, not only index_select's positions.
+[[noreturn]] void past_the_end(const Node& n, const Error& e) {
+  std::string what = e.what();
+  if (what.find("is out of bounds") == std::string::npos) throw;
+  throw Error((n.origin.empty() ? std::string() : n.origin + ": ") +
+              "a window x[t:t+w] (or an index x[i]) taken with a tensor runs past the end at this call (" + what +
+              "): a graph keeps the length the window had when it was captured, where eager would return a shorter "
+              "slice; keep t + w within the dim's size (pad x, or stop the loop w - 1 steps earlier)");
+}
+
 TensorList run_node(const Graph& g, const Node& n, const TensorList& ins, const Buffers& buffers) {
   if (const OpDef* def = Graph::table_op(n)) {
     if (def->view) return call(def->id, ins, n.attrs);
     TensorList outs = allocate_outputs(g, n, buffers);
-    call_into(def->id, ins, n.attrs, outs);
+    if (def->id != OpId::index_select) {
+      call_into(def->id, ins, n.attrs, outs);
+      return outs;
+    }
+    try {
+      call_into(def->id, ins, n.attrs, outs);
+    } catch (const Error& e) {
+      past_the_end(n, e);
+    }
     return outs;
   }
   if (GraphOpFn kernel = graph_kernel(n)) {

@@ -25,9 +25,16 @@
 // .grad only where the flag is 1 (interp/builtins/builtins_graph.cpp).
 //
 // A branch inside a side or inside a loop's step is read where each call took it
-// (Note [Branches inside a loop step], graph/control_flow_step_reach.hpp); a branch
-// inside a loop nested in a step counts as using what it reads (a known gap: such a
-// parameter gets zeros in a call that took the other side).
+// (Note [Branches inside a loop step], graph/control_flow_step_reach.hpp), also with
+// scans between it and the capture's top level (`for t { for k { if p { ... } } }`,
+// `if q { for t { if p { ... } } }`): each nested scan exports its step predicates
+// stacked over its steps. A branch inside a while_loop nested in a step or a side
+// counts as using what it reads, a known gap: a parameter used only on its side that
+// no iteration took gets a zero gradient where eager's stays none (.grad is zeros;
+// with the optimizer inside the graph, momentum, weight decay and Adam's moments and
+// step count move it); values and the other gradients are eager's. Closing it needs
+// the nested while_loop's per-iteration predicates, whose count varies per call,
+// padded to a static length before they can leave the outer step.
 #pragma once
 #include "autograd/engine.hpp"
 

@@ -7,6 +7,9 @@
 // Nodes with a fused body or regions, and nodes with an effect outside the graph (dropout,
 // batch_norm in training mode, copy_) are never merged, and two reads of a value are
 // not merged across a write into it (See Note [Writes in the graph] in rewrite.hpp).
+// Nor is a node whose outputs a later node writes into (a training batch_norm's running
+// statistics in a lowered region, each a fresh copy: Note [Tensors a lowered region's
+// calls write], graph/capture_writes.cpp): merged, two writers would share one buffer.
 #include <algorithm>
 #include <unordered_map>
 
@@ -44,6 +47,7 @@ class Cse {
 
   PassResult run() {
     merge_constants();
+    written_ = written_storage(g_, roots_);
     std::vector<bool> dead(g_.nodes.size(), false);
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       Node& n = g_.nodes[i];
@@ -105,6 +109,8 @@ class Cse {
   // Points n's users at an earlier node that computes the same; true when it did.
   bool merge_with_earlier(const Node& n, size_t index) {
     if (n.body || !n.regions.empty() || n.outputs.empty()) return false;  // a node without outputs exists for its effect
+    for (int out : n.outputs)
+      if (written_[static_cast<size_t>(out)]) return false;  // its buffer is written: not to be shared
     auto [it, inserted] = first_.emplace(key(n), index);
     if (inserted) return false;
     const Node& earlier = g_.nodes[it->second];
@@ -123,6 +129,7 @@ class Cse {
   const PassContext& ctx_;
   std::vector<int> roots_;                         // See storage_roots
   std::vector<int> writes_;                        // per root value: the writes into it seen so far
+  std::vector<bool> written_;                      // per value: some node writes into its storage
   std::unordered_map<std::string, size_t> first_;  // node key -> the earliest node with it
   ValueForwarding forward_;
   PassResult r_;

@@ -124,9 +124,8 @@ class Licm {
       added.push_back(outer.at(v));
       return replaced[v] = id;
     };
-    auto moved_value = [&](int v) {
-      const Value& val = body.value(v);
-      return v >= 0 && val.kind == ValueKind::op && moving[static_cast<size_t>(val.node)];
+    auto moved_value = [&](int v) {  // v < 0: an absent optional input (batch_norm_backward's none)
+      return v >= 0 && body.value(v).kind == ValueKind::op && moving[static_cast<size_t>(body.value(v).node)];
     };
     for (size_t i = 0; i < body.nodes.size(); ++i) {
       if (moving[i]) continue;

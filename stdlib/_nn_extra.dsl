@@ -265,6 +265,31 @@ fn _sync_buffers(m, num_features, track_running_stats) {
   }
 }
 
+# Note [The cumulative average as tensor ops]
+# momentum=none moves the running statistics by f = 1 / num_batches_tracked (the
+# cumulative average). PyTorch 1.13 reads the count on the host (1.0 /
+# float(num_batches_tracked), a Python double) and passes f as batch_norm's momentum;
+# reading it here with item() is a value read that compile() cannot replay (the graph
+# would keep the count of its capture, or refuse). So f stays a tensor, in f64 (1.0 /
+# an i64 count would round it to f32): batch_norm runs with momentum 1 into zeroed f64
+# statistics, which then hold the batch's mean and unbiased variance as the kernel
+# keeps them (0 * 0 + 1 * stat, in double), and each running statistic becomes
+# (1 - f) * running + f * stat in f64, rounded once to its dtype: the kernel's own
+# expression (update_running, tensor/cpu/norm.cpp), so eager's values are unchanged.
+# (m.num_batches_tracked was advanced by the caller; x is normalized with the batch's
+# statistics.)
+fn _cumulative_batch_norm(m, x) {
+  let f = 1.0 / m.num_batches_tracked.double()
+  let mean = zeros(m.running_mean.shape, dtype=f64, device=m.running_mean.device)
+  let var = zeros(m.running_var.shape, dtype=f64, device=m.running_var.device)
+  let y = batch_norm(x, mean, var, weight=m.weight, bias=m.bias, training=true, momentum=1.0, eps=m.eps)
+  no_grad {
+    m.running_mean.copy_(m.running_mean.double() * (1.0 - f) + mean * f)
+    m.running_var.copy_(m.running_var.double() * (1.0 - f) + var * f)
+  }
+  return y
+}
+
 fn _sync_batch_norm(m, x) {
   if type(x) != "tensor" or x.ndim < 2 {
     fail(f"SyncBatchNorm: expected an input of at least 2 dims [N, C, *], got {_found(x)}")
@@ -278,7 +303,7 @@ fn _sync_batch_norm(m, x) {
   let factor = 0.0 if m.momentum == none else m.momentum
   if m.training and m.track_running_stats {
     no_grad { m.num_batches_tracked.add_(1) }
-    if m.momentum == none { factor = 1.0 / m.num_batches_tracked.item() }
+    if m.momentum == none { return _cumulative_batch_norm(m, x) }
   }
   let batch_stats = m.training or not m.track_running_stats
   if not m.track_running_stats {

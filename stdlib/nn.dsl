@@ -100,7 +100,7 @@ fn _batch_norm(m, x) {
   let factor = 0.0 if m.momentum == none else m.momentum
   if m.training {
     no_grad { m.num_batches_tracked.add_(1) }
-    if m.momentum == none { factor = 1.0 / m.num_batches_tracked.item() }
+    if m.momentum == none { return _nn_extra._cumulative_batch_norm(m, x) }
   }
   return batch_norm(x, m.running_mean, m.running_var, weight=m.weight, bias=m.bias,
                     training=m.training, momentum=factor, eps=m.eps)

@@ -175,7 +175,11 @@ Tensor take_advanced(const Tensor& x, const std::vector<AdvancedIndex>& adv) {
 //    refused, as for y[i] (Note [A view taken with a tensor index]);
 //  - where eager's window would not have w elements at a replay (x[3:6] of 5 rows has 2;
 //    narrow fails there), the graph cannot change its shape: the positions are n, and
-//    the replay fails with index_select's out-of-bounds error instead of other values.
+//    the replay fails with an error that names the window's line and says it ran past
+//    the end (graph/executor.cpp's past_the_end). JAX's lax.dynamic_slice clamps the
+//    start instead (x[2:5] for x[3:6]), which keeps the shape but returns other rows
+//    than eager's, silently; an error is what a program here gets where the graph
+//    cannot give eager's values.
 // A slice whose length depends on a bound's value (y[i:], y[:i], y[i:2*i]) stays a value
 // read, refused at its line (a loop around it unrolls, and explain() says why).
 namespace {

@@ -36,7 +36,7 @@ fn window(x, i) = x[i:i + 3].sum()
 compile(window, ones([5]), tensor(4))
 # ---
 # case: a window that eager would clamp at a replay: the graph cannot shorten it
-# expect error: tests/lang/errors_compile_loops5.dsl:44:1: error: index_select: index 5 is out of bounds for dim 0 with size 5
+# expect error: tests/lang/errors_compile_loops5.dsl:44:1: error: tests/lang/errors_compile_loops5.dsl:42:19: a window x[t:t+w] (or an index x[i]) taken with a tensor runs past the end at this call (index_select: index 5 is out of bounds for dim 0 with size 5): a graph keeps the length the window had when it was captured, where eager would return a shorter slice; keep t + w within the dim's size (pad x, or stop the loop w - 1 steps earlier)
 # expect error line:   gm(ones([5]), tensor(3))
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~
 fn window(x, i) = x[i:i + 3].sum()
@@ -45,7 +45,7 @@ gm(ones([5]), tensor(3))
 # ---
 # case: a field written through a method's result inside a lowered if
 # expect error: tests/lang/errors_compile_loops5.dsl:61:1: error: compile: the function cannot be captured as a graph:
-# expect error line:   tests/lang/errors_compile_loops5.dsl:55:7: copy_ writes into a tensor the graph did not make ([] f32) in place, which a graph does not replay: a lowered branch or loop body writes in place only into tensors made inside it, its variables and the fields it names itself (self.buf[i] = ...), and this write is none of those (one made inside a layer or function the body calls, as BatchNorm's running statistics in training mode): call that layer outside the branch or loop (or in eval mode), or assign the new value to a variable instead (y = ...)
+# expect error line:   tests/lang/errors_compile_loops5.dsl:55:7: copy_ writes into a tensor the graph did not make ([] f32) in place, which a graph does not replay: a lowered branch or loop body writes in place only into tensors made inside it, its variables, the fields it names itself (self.buf[i] = ...) and whole tensors that the layers and functions it calls write (BatchNorm's running statistics), and this write is none of those (part of a tensor made before the branch or loop, reached through a method's result or written inside a function the body calls): write through a variable or a field the body names (let b = self.slot() before it, then b[i] = v), or assign the new value to a variable (y = ...)
 # expect error line:   compile(Store(), ones([2]), mode="script")
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 model Store() {

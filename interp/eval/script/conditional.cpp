@@ -1,7 +1,10 @@
 // Note [A conditional expression on a tensor]: `a if pred else b` lowered to a cond
 // (regions.hpp declares it).
+#include <algorithm>
+
 #include "graph/control_flow.hpp"
 #include "interp/builtins/builtins_internal.hpp"
+#include "interp/eval/script/field_writes.hpp"
 #include "interp/eval/script/regions.hpp"
 
 namespace nabla::interp::script {
@@ -12,7 +15,10 @@ namespace nabla::interp::script {
 // evaluated once under a region of its own, the node's outputs its value. Both sides
 // must give a tensor, or tuples and lists of tensors, nested alike with leaves of one
 // type; plain numbers become 0-dim tensors (i64, f64 or bool), as a number an `if`
-// assigns does. An expression cannot assign a variable, and a region refuses writes into
+// assigns does. An expression cannot assign a variable; the tensors that the layers it
+// calls write (BatchNorm's running statistics: Note [Tensors a lowered region's calls
+// write], graph/capture_writes.cpp) are carried as an if's fields are, found by a first
+// capture of the sides, and written after the node; a region refuses other writes into
 // tensors made outside it, so nothing else leaves the sides.
 Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin, const std::function<Value()>& then_value,
                         const std::function<Value()>& else_value) {
@@ -20,9 +26,17 @@ Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin,
     std::shared_ptr<graph::Graph> region;
     Operands operands;
     Value value;
+    Fields found;  // written by its calls, not carried yet
   };
+  Fields fields;
   auto capture = [&](const char* label, const std::function<Value()>& side) {
     Region region(*im.ev.script, label);
+    TensorList outers, copies;
+    for (const Field& f : fields) {
+      outers.push_back(f.tensor);
+      copies.push_back(region.bind(f.tensor, f.name));
+    }
+    region.alias(outers, copies);  // Note [Aliases of a variable written in place]
     region.start();
     ValueSide s;
     s.value = side();
@@ -31,25 +45,44 @@ Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin,
     if (!tensor_leaves(s.value, leaves))
       fail("`a if cond else b` on a tensor condition lowers to a cond, whose " + std::string(label) +
            " side must give a tensor, a number, or tuples and lists of tensors; it gave " + type_text(s.value));
+    Fields seen = fields;
+    if (adopt_called_writes(region.capture(), seen) > 0) s.found.assign(seen.begin() + static_cast<long>(fields.size()), seen.end());
+    leaves.insert(leaves.end(), copies.begin(), copies.end());
     s.region = region.finish(leaves);
     s.operands = region.capture().captured();
     return s;
   };
   Capture& outer = *im.ev.script->capture;
   ValueSide a = capture("then", then_value), b = capture("else", else_value);
+  if (!a.found.empty() || !b.found.empty()) {
+    for (const ValueSide* side : {&a, &b})
+      for (const Field& f : side->found)
+        if (std::none_of(fields.begin(), fields.end(), [&](const Field& g) { return g.tensor.storage() == f.tensor.storage(); }))
+          fields.push_back(f);
+    a = capture("then", then_value);
+    b = capture("else", else_value);
+  }
   if (!same_tree(a.value, b.value))
     fail("`a if cond else b` on a tensor condition lowers to a cond, whose sides must give values of one type, but "
          "the then side gave " + type_text(a.value) + " and the else side " + type_text(b.value));
   Operands all, operands = {{outer.value_id(pred), pred}};
+  for (const Field& f : fields) {  // a copy (an op): the tensor is written after the node
+    Tensor copy = clone_tensor(f.tensor);
+    operands.emplace_back(outer.value_id(copy), copy);
+  }
   add_operands(all, a.operands);
   add_operands(all, b.operands);
-  align_region(*a.region, 0, a.operands, all);
-  align_region(*b.region, 0, b.operands, all);
+  align_region(*a.region, fields.size(), a.operands, all);
+  align_region(*b.region, fields.size(), b.operands, all);
   operands.insert(operands.end(), all.begin(), all.end());
   TensorList leaves;
   tensor_leaves(a.value, leaves);
+  const size_t values = leaves.size();
+  for (const Field& f : fields) leaves.push_back(f.tensor);
   TensorList results = add_node(*im.ev.script, graph::NodeKind::cond, {}, {a.region, b.region}, operands, metas_of(leaves), origin);
-  im.ev.script->notes.push_back(origin + ": a if cond else b on a tensor -> cond");
+  im.ev.script->notes.push_back(origin + ": a if cond else b on a tensor -> cond" +
+                                (fields.empty() ? "" : " (writes " + field_names(fields) + ")"));
+  for (size_t j = 0; j < fields.size(); ++j) write_field(fields[j], results[values + j]);
   size_t next = 0;
   return rebuild(a.value, results, next);
 }

@@ -223,8 +223,9 @@ Value capture_condition(Impl& im, const WhileStmt& w, Carried& c, std::unique_pt
 
 bool loop_is_broken(Impl& im, const Name* flag) { return flag && traced(im, im.load(loc(*flag))); }
 
-// The loop's remaining trips as a while_loop node.
-Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
+// The loop's remaining trips as a while_loop node; `again`: lower it again, carrying
+// the tensors its calls wrote (Note [Tensors a lowered region's calls write]).
+Flow lower_while_try(Impl& im, const WhileStmt& w, const Name* flag, bool& again) {
   Vars vars = loop_vars(im, w.body, flag);
   const std::vector<Value> plain_before = load_all(im, vars);
   Vars counters = promote_counters(im, vars);  // Note [Counters carried as tensors]
@@ -246,6 +247,12 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
     Tensor running = not_broken(im, *flag);
     go = go.defined() ? binary_op(BinaryOp::BitAnd, Value::tensor(running), Value::tensor(go)).t : running;
   }
+  if (remember_called_writes(im, cond_region->capture(), w.body, c.fields)) {  // Note [Tensors a lowered region's calls write]
+    cond_region.reset();
+    store_all(im, vars, plain_before);
+    again = true;
+    return Flow::Normal;
+  }
   std::shared_ptr<graph::Graph> cond_graph = cond_region->finish({go});
   Operands invariants = cond_region->capture().captured();
   store_all(im, vars, before);
@@ -253,6 +260,11 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   TensorList copies = bind_carried(im, body, c);
   body.start();
   Flow flow = run_lowered_step(im, w.body, flag);
+  if (remember_called_writes(im, body.capture(), w.body, c.fields)) {  // Note [Tensors a lowered region's calls write]
+    store_all(im, vars, plain_before);
+    again = true;  // once the body's region has closed
+    return Flow::Normal;
+  }
   if (flow != Flow::Normal)
     fail(std::string("a '") + flow_word(flow) + "' inside a while loop on a tensor condition cannot be lowered to a "
          "while_loop: assign the result to a variable and return it after the loop");
@@ -283,6 +295,14 @@ Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
   im.ev.script->notes.push_back(origin + ": while on a tensor -> while_loop (carries: " + carried_text(c) + trips +
                                 counted + breaks + ")");
   return Flow::Normal;
+}
+
+Flow lower_while_once(Impl& im, const WhileStmt& w, const Name* flag) {
+  for (;;) {
+    bool again = false;
+    Flow f = lower_while_try(im, w, flag, again);
+    if (!again) return f;
+  }
 }
 
 Flow lower_while(Impl& im, const WhileStmt& w, const Name* flag) {
@@ -500,6 +520,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
   std::vector<TensorMeta> metas = metas_of(c.values);
   std::vector<bool> in_place;
   bool retry = false;  // the step read a tensor it writes rows of: lowered again, carrying it
+  bool rediscovered = false;  // the step's calls wrote tensors it does not carry: lowered again, carrying them
   if (why.empty()) {
     Region body(*ev.script, "body");
     RowWritesScope keeping(*ev.script, rows_kept.names.empty() ? nullptr : &rows_kept);
@@ -509,7 +530,9 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
     for (const Name* list : lists.vars) allow_appends_in_region(load(loc(*list)).as<ListObj>());
     try {
       Flow flow = scan_step(*this, f, flag, vars);
-      if (flow != Flow::Normal) why = std::string("its body may '") + flow_word(flow) + "'";
+      rediscovered = remember_called_writes(*this, body.capture(), f.body, c.fields);  // Note [Tensors a lowered region's calls write]
+      if (rediscovered) why = "lowered again";
+      if (why.empty() && flow != Flow::Normal) why = std::string("its body may '") + flow_word(flow) + "'";
       if (why.empty() && !body.capture().problems().empty())
         why = "its body cannot be captured as one step (" + body.capture().problems()[0].what + ")";
       if (why.empty()) why = changed_plain(vars, before, load_all(*this, vars));
@@ -542,6 +565,7 @@ std::optional<Flow> Evaluator::Impl::script_for_once(const ForStmt& f, const Val
     NoRowWritesScope carrying(*ev.script);
     return script_for_once(f, it);
   }
+  if (rediscovered) return script_for_once(f, it);
   if (!body_graph) {
     if (flag) store(loc(*flag), Value::boolean(false));  // the loop runs as usual
     ev.script->notes.push_back(origin + ": for unrolled: " + why);

@@ -19,7 +19,11 @@
 //    copy node (Note [A write into part of a parameter]), so the live tensor changes at
 //    every call, as eager's;
 //  - `self.buf[t] = h`, its only write, at the top of a scan's body is a stacked step
-//    output instead (Note [Rows written at a step's index]).
+//    output instead (Note [Rows written at a step's index]);
+//  - a tensor that the layers and functions the body calls write (BatchNorm's running
+//    statistics), which no statement names, is found by a first run of the body and
+//    carried the same way when the statement is lowered again (Note [Tensors a lowered
+//    region's calls write], graph/capture_writes.cpp; adopt_called_writes).
 // A parameter that requires grad is written as eager writes it: eager refuses the
 // write outside no_grad (the body's run fails, and the loop unrolls to eager's error),
 // and inside no_grad the copy after the node is made without gradients too.
@@ -29,6 +33,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "graph/ir.hpp"
 
 namespace nabla::interp::script {
 
@@ -102,13 +107,64 @@ void fields_in(Impl& im, const Block& body, const Block& b, Fields& out, size_t 
 
 }  // namespace
 
+namespace {
+
+bool holds(const Fields& fields, const Tensor& t) {
+  return std::any_of(fields.begin(), fields.end(), [&](const Field& f) { return f.tensor.storage() == t.storage(); });
+}
+
+// A field for a tensor a called layer writes: no site names it. Its name is the
+// model's ("bn.running_mean") where the function's capture has one, else its type
+// and the call that wrote it ("f64[3] written at bn (m.dsl:8:11)").
+void add_called_field(Capture& capture, const Tensor& t, const std::string& where, Fields& out) {
+  if (holds(out, t)) return;
+  std::string name = capture.name_of(t);
+  if (name.empty() || name.rfind("free", 0) == 0)
+    name = graph::meta_str({t.sizes(), t.dtype()}) + " written" + (where.empty() ? " by a call" : " at " + where);
+  out.push_back(Field{name, t, {}, 0});
+}
+
+void add_remembered(Impl& im, const Block& b, Fields& out) {
+  for (const ScriptMode::CalledWrite& w : im.ev.script->called_writes)
+    if (w.body == &b) add_called_field(*im.ev.script->capture, w.tensor, w.origin, out);
+}
+
+}  // namespace
+
 Fields fields_written_in(Impl& im, const Block& body) {
   Fields out;
   fields_in(im, body, body, out);
+  add_remembered(im, body, out);
   return out;
 }
 
-void add_fields_written_in(Impl& im, const Block& b, Fields& out, size_t from) { fields_in(im, b, b, out, from); }
+void add_fields_written_in(Impl& im, const Block& b, Fields& out, size_t from) {
+  fields_in(im, b, b, out, from);
+  add_remembered(im, b, out);
+}
+
+size_t adopt_called_writes(Capture& region, Fields& fields) {
+  size_t added = 0;
+  const std::vector<graph::Capture::OuterWrite> writes = region.outer_writes();
+  for (const auto& w : writes) {
+    if (holds(fields, w.tensor)) continue;  // carried already: stays the region's problem
+    region.adopt_outer_write(w.tensor);
+    add_called_field(region, w.tensor, w.problem.origin, fields);
+    ++added;
+  }
+  return added;
+}
+
+bool remember_called_writes(Impl& im, Capture& region, const Block& body, const Fields& fields) {
+  Fields found = fields;
+  const std::vector<graph::Capture::OuterWrite> writes = region.outer_writes();
+  if (adopt_called_writes(region, found) == 0) return false;
+  for (size_t k = fields.size(); k < found.size(); ++k)
+    for (const auto& w : writes)
+      if (w.tensor.storage() == found[k].tensor.storage())
+        im.ev.script->called_writes.push_back({&body, w.tensor, w.problem.origin});
+  return true;
+}
 
 const Field* field_at(const Fields& fields, const Expr& e) {
   for (const Field& f : fields)

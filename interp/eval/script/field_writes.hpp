@@ -30,6 +30,14 @@ void add_fields_written_in(Impl& im, const Block& b, Fields& out, size_t from = 
 const Field* field_at(const Fields& fields, const Expr& e);
 // "self.buf, self.state" (empty when none).
 std::string field_names(const Fields& fields);
+// Note [Tensors a lowered region's calls write] (graph/capture_writes.cpp): the tensors
+// `region`'s run wrote through the layers it calls that `fields` do not hold yet, each
+// adopted (no longer the region's problem) and added to `fields`, named as the
+// function's capture names it. Returns how many were added.
+size_t adopt_called_writes(Capture& region, Fields& fields);
+// The same for a loop body lowered again: remembered for `body`, whose
+// fields_written_in then holds them. Returns whether there were new ones.
+bool remember_called_writes(Impl& im, Capture& region, const Block& body, const Fields& fields);
 // After the node: the field's tensor takes the loop's result for it, as eager's writes
 // went into it (Note [A write into part of a parameter]).
 void write_field(const Field& f, const Tensor& result);

@@ -336,8 +336,9 @@ std::string unused_name(const graph::Graph& r) {
 // The variable is found under index chains, views and in-place methods that return
 // their receiver (out.select(0, i).copy_(h), r.mul_(m).add_(v)); a model's field
 // (self.buf[i] = h) is carried alike (Note [Fields written inside a lowered loop],
-// field_writes.cpp), and any other tensor reached other than through a variable is
-// still refused. Other tensors on the variable's memory read in the region: Note
+// field_writes.cpp), so is a whole tensor that a function the body calls writes (Note
+// [Tensors a lowered region's calls write], graph/capture_writes.cpp), and any other
+// tensor reached other than through a variable is still refused. Other tensors on the variable's memory read in the region: Note
 // [Aliases of a variable written in place].
 bool wrote_in_place(Impl& im, Region& region, const Name& var, const Tensor& bound, const std::string& statement) {
   if (!region.capture().written_in_place(bound)) return false;
@@ -482,6 +483,7 @@ struct Branch {
   std::vector<bool> in_place;  // per variable: the side wrote into its tensor in place
   Operands bound;              // the tensors it took copies of, its first inputs
   size_t field_yields = 0;     // where the fields' yields start (Note [Fields written inside a lowered loop])
+  Fields found;                // Note [Tensors a lowered region's calls write]: to carry too, captured again
 };
 
 // A side's copies of the tensors of the variables written in place (Note [Variables
@@ -548,6 +550,8 @@ Branch capture_side(Impl& im, const char* label, const Vars& vars, const std::ve
   }
   b.field_yields = yields.size();
   yields.insert(yields.end(), field_copies.begin(), field_copies.end());
+  Fields seen = fields;  // Note [Tensors a lowered region's calls write]
+  if (adopt_called_writes(region.capture(), seen) > 0) b.found.assign(seen.begin() + static_cast<long>(fields.size()), seen.end());
   b.region = region.finish(yields);
   b.operands = region.capture().captured();
   store_all(im, vars, before);
@@ -613,19 +617,30 @@ void keep_yields(graph::Graph& r, const Branch& b, const std::vector<size_t>& ou
 }  // namespace
 
 Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::string& origin, const Side& then_side,
-                  const Side& else_side, const Fields* written_fields) {
-  const Fields fields = written_fields ? *written_fields : Fields{};
+                  const Side& else_side, Fields* written_fields) {
+  Fields fields = written_fields ? *written_fields : Fields{};
   Capture& outer = *im.ev.script->capture;
   const std::vector<Value> plain_before = load_all(im, vars);
   Vars promoted = promote_counters(im, vars);  // Note [Counters carried as tensors]
   std::vector<Value> before = load_all(im, vars);
-  Branch then = capture_side(im, "then", vars, before, promoted, then_side, fields);
-  Branch other = capture_side(im, "else", vars, before, promoted, else_side, fields);
-  if (fill_result(im, vars, before, then, other)) {
-    before = load_all(im, vars);
+  Branch then, other;
+  auto capture_both = [&] {
     then = capture_side(im, "then", vars, before, promoted, then_side, fields);
     other = capture_side(im, "else", vars, before, promoted, else_side, fields);
+  };
+  capture_both();
+  bool again = fill_result(im, vars, before, then, other);
+  for (const Branch* b : {&then, &other})  // Note [Tensors a lowered region's calls write]
+    for (const Field& f : b->found)
+      if (std::none_of(fields.begin(), fields.end(), [&](const Field& g) { return g.tensor.storage() == f.tensor.storage(); })) {
+        fields.push_back(f);
+        again = true;
+      }
+  if (again) {
+    before = load_all(im, vars);
+    capture_both();
   }
+  if (written_fields) *written_fields = fields;
   std::vector<size_t> outs = choice_outputs(vars, before, then, other);
   for (size_t v = 0; v < vars.size(); ++v)  // a number no branch changed stays a number
     if (plain_before[v].is_num() && std::find(outs.begin(), outs.end(), v) == outs.end())

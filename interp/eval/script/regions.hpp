@@ -130,10 +130,11 @@ const char* flow_word(Flow f);
 // is settled by the side itself, see exits.cpp). `what` names the statement in
 // errors ("an if on a tensor condition"). Returns the names of the outputs. The
 // `fields` either side may write in place are outputs too, written after the node
-// (Note [Fields written inside a lowered loop]).
+// (Note [Fields written inside a lowered loop]); those the sides' calls write are
+// added to them (Note [Tensors a lowered region's calls write]).
 using Side = std::function<Flow()>;
 Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::string& origin, const Side& then_side,
-                  const Side& else_side, const Fields* fields = nullptr);
+                  const Side& else_side, Fields* fields = nullptr);
 
 // Note [A conditional expression on a tensor] (conditional.cpp): `a if pred else b` as a
 // cond node whose outputs are the value.

@@ -12,6 +12,7 @@
 #include "interp/eval/evaluator.hpp"
 
 namespace nabla::lang {
+struct Block;
 struct Name;
 struct Stmt;
 }
@@ -57,6 +58,15 @@ struct ScriptMode {
   // the scan is being lowered again without them.
   script::RowWrites* row_writes = nullptr;
   bool no_row_writes = false;
+  // Note [Tensors a lowered region's calls write] (graph/capture_writes.cpp): the
+  // tensors a loop's body wrote through the layers it calls, found by lowering it once,
+  // carried as fields when it is lowered again (per body block).
+  struct CalledWrite {
+    const lang::Block* body;
+    Tensor tensor;
+    std::string origin;  // the call that wrote it
+  };
+  std::vector<CalledWrite> called_writes;
 };
 
 // The evaluator's hook for `target = v` (an index target): true when the running scan
