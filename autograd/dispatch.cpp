@@ -15,6 +15,18 @@
 // running statistics) go as they are, or the update would land in a dropped copy.
 // Outside a region this costs one thread-local read per call.
 //
+// Note [Autocast lists]
+// PyTorch keeps two sets of lists. Its CUDA lists (the rows' own policies, and what
+// autocast(dtype=bf16) follows) run reductions, softmax, log_softmax and the norms in
+// f32. Its CPU lists (torch.autocast("cpu"), the region made by autocast("cpu") or
+// autocast(device_type="cpu")) leave those in the region's dtype and send only the
+// losses and linear algebra up to f32: under CPU autocast softmax(linear(x)) is bf16
+// while cross_entropy of it is f32. A cpu region therefore keeps the rows listed in
+// kept_by_cpu_lists() whatever their own policy says. Its normalizations take a 16-bit
+// input with f32 weights and give the input's dtype (batch_norm in PyTorch 1.13, whose
+// layer_norm and group_norm instead fail on the mix): a cpu region runs them in f32 and
+// rounds their result back (normalized_in_f32()).
+//
 // Note [Half through f32]
 // Rows whose kernels do not handle f16/bf16 (half_native false) get their 16-bit
 // float inputs converted to f32, run the f32 kernel, and have their floating
@@ -24,6 +36,7 @@
 #include <unordered_map>
 
 #include "autograd/anomaly.hpp"
+#include "autograd/autocast_lists.hpp"
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/node.hpp"
@@ -269,21 +282,59 @@ TensorList run_op(const OpDef& def, const TensorList& inputs, const Attrs& given
   return outs;
 }
 
+thread_local AutocastLists tl_autocast_lists = AutocastLists::cuda;
+
+// The f32 rows of the CUDA lists that PyTorch's CPU lists leave in the region's dtype
+// (Note [Autocast lists]).
+bool kept_by_cpu_lists(OpId id) {
+  switch (id) {
+    case OpId::sum: case OpId::mean: case OpId::var: case OpId::std: case OpId::logsumexp:
+    case OpId::softmax: case OpId::log_softmax: case OpId::batch_norm_backward: case OpId::cumsum:
+    case OpId::cumprod:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_normalization(OpId id) {
+  return id == OpId::batch_norm || id == OpId::layer_norm || id == OpId::group_norm || id == OpId::rms_norm;
+}
+
+AutocastPolicy region_policy(const OpDef& def) {
+  if (tl_autocast_lists == AutocastLists::cpu && kept_by_cpu_lists(def.id)) return AutocastPolicy::keep;
+  return def.autocast;
+}
+
 // The inputs of `def` as an autocast region wants them (Note [Autocast]).
-TensorList autocast_inputs(const OpDef& def, const TensorList& inputs, DType region) {
+TensorList autocast_inputs(AutocastPolicy policy, const OpDef& def, const TensorList& inputs, DType region) {
   TensorList out = inputs;
   for (size_t i = 0; i < out.size(); ++i) {
     Tensor& t = out[i];
     if (!t.defined() || !is_floating(t.dtype()) || (def.updated_inputs >> i & 1u)) continue;
-    if (def.autocast == AutocastPolicy::lower && t.dtype() == DType::f32) t = to_dtype(t, region);
-    if (def.autocast == AutocastPolicy::f32 && is_half(t.dtype())) t = to_dtype(t, DType::f32);
+    if (policy == AutocastPolicy::lower && t.dtype() == DType::f32) t = to_dtype(t, region);
+    if (policy == AutocastPolicy::f32 && is_half(t.dtype())) t = to_dtype(t, DType::f32);
   }
   return out;
 }
 
+// A normalization in a cpu region (Note [Autocast lists]): f32 inside, its result in
+// the dtype of its 16-bit input.
+TensorList normalized_in_f32(const OpDef& def, const TensorList& inputs, const Attrs& given, DType region) {
+  TensorList outs = run_op(def, autocast_inputs(AutocastPolicy::f32, def, inputs, region), given);
+  outs[0] = to_dtype(outs[0], inputs[0].dtype());
+  return outs;
+}
+
 TensorList call_unprofiled(const OpDef& def, const TensorList& inputs, const Attrs& given) {
   if (def.autocast != AutocastPolicy::keep)
-    if (std::optional<DType> region = autocast_dtype()) return run_op(def, autocast_inputs(def, inputs, *region), given);
+    if (std::optional<DType> region = autocast_dtype()) {
+      if (tl_autocast_lists == AutocastLists::cpu && is_normalization(def.id) && inputs[0].defined() &&
+          is_half(inputs[0].dtype()))
+        return normalized_in_f32(def, inputs, given, *region);
+      AutocastPolicy policy = region_policy(def);
+      if (policy != AutocastPolicy::keep) return run_op(def, autocast_inputs(policy, def, inputs, *region), given);
+    }
   return run_op(def, inputs, given);
 }
 
@@ -370,5 +421,8 @@ void call_into(OpId id, const TensorList& inputs, const Attrs& attrs, TensorList
     run_kernel(def, inputs, complete_attrs(def, attrs, /*graph_node=*/true), outputs, device);
   }
 }
+
+AutocastLists autocast_lists() { return tl_autocast_lists; }
+void set_autocast_lists(AutocastLists lists) { tl_autocast_lists = lists; }
 
 }  // namespace nabla

@@ -138,15 +138,32 @@ AccumulateGrad::AccumulateGrad(const Tensor& t) : leaf(t.impl_ptr()) {
   output_metas.push_back({t.sizes(), t.dtype(), t.device()});
 }
 
+// Note [A leaf's first gradient is its own]
+// .grad is written in place (clip_grad_norm_, grad.mul_(), an optimizer's in-place
+// steps, zero_grad(set_to_none=false)), so the tensor a leaf keeps as its first
+// gradient must share its storage with no other tensor. A backward may hand one tensor
+// to two leaves (LSTM's bias_ih and bias_hh get the same gradient: clipping scaled it
+// twice) or pass on a tensor that lives on elsewhere (the gradient given to
+// backward(g) through x + 0, which x.grad.mul_() then changed). As PyTorch's
+// AccumulateGrad, the incoming tensor is kept when nothing else holds it or its
+// storage (apply()'s list and its copy g are the two expected holders), and copied
+// otherwise.
+static Tensor own_copy(const Tensor& g) {
+  // an op (x * 1 is exact), not a raw copy: a graph capture records it, where a raw copy
+  // would be a constant of the capture's run; under create_graph it keeps the history
+  return mul(g, scalar_tensor(1.0, g.dtype()));
+}
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   std::shared_ptr<TensorImpl> impl = leaf.lock();
   if (!impl || !grads[0].defined()) return {};
   Tensor t(impl);
   Tensor g = grads[0];  // the engine already ran the leaf's hooks
+  const bool shared = g.impl_ptr().use_count() > 2 || (g.storage() && g.storage().use_count() > 1);
   NABLA_CHECK(g.sizes() == t.sizes(), "gradient of shape " + g.shape_str() + " does not match the leaf of shape " + t.shape_str());
   if (!grad_enabled()) g = detach(g);  // create_graph=false: .grad holds no history
   Tensor old = t.grad();
-  t.set_grad(old.defined() ? add(old, g) : dense_grad(g));
+  t.set_grad(old.defined() ? add(old, g) : shared ? own_copy(g) : dense_grad(g));
   return {};
 }
 

@@ -24,6 +24,7 @@ let _options = {
   "Rprop": {"lr": ">= 0", "etas": "etas", "step_sizes": "step_sizes", "maximize": "bool"},
   "ASGD": {"lr": ">= 0", "lambd": "number", "alpha": "number", "t0": "number", "weight_decay": ">= 0",
            "maximize": "bool"},
+  "SparseAdam": {"lr": ">= 0", "betas": "betas", "eps": ">= 0", "maximize": "bool"},
   "LBFGS": {"lr": ">= 0", "max_iter": "int > 0", "max_eval": "int > 0 or none", "tolerance_grad": ">= 0",
             "tolerance_change": ">= 0", "history_size": "int > 0", "line_search_fn": "line search"},
 }

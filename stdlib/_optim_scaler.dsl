@@ -13,7 +13,7 @@ import _optim_graph
 # moved to the loss's device at the first scale(): a compiled step with the scaler
 # inside (compile(..., scaler=scaler), stdlib/_optim_graph.dsl) updates them on the
 # device, and eager steps read the same ones.
-model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000) {
+model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=true) {
   """Dynamic loss scaling for 16-bit training: scales the loss, unscales the grads and skips steps with Inf or NaN, as torch.cuda.amp.GradScaler.
 
   Example: scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
@@ -23,6 +23,10 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
                                  "backoff_factor": backoff_factor, "growth_interval": growth_interval},
                                 {"init_scale": "> 0", "growth_factor": "> 1", "backoff_factor": "in (0, 1)",
                                  "growth_interval": "int > 0"})
+  let _enabled_checked = _argcheck.check_options("optim.GradScaler()", "", {"enabled": enabled}, {"enabled": "bool"})
+  # enabled=false (PyTorch's GradScaler(enabled=use_amp)): every method is a no-op but
+  # step(), which steps; get_scale() is 1.0 and the state dict empty, as PyTorch's.
+  enabled = enabled
   growth = growth_factor
   backoff = backoff_factor
   interval = growth_interval
@@ -33,6 +37,7 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   unscaled = false
   scale(loss) {
     "loss times the scale (a list or tuple of tensors: each, as PyTorch's). Example: scaler.scale(loss).backward()"
+    if not self.enabled { return loss }
     if type(loss) in ["list", "tuple"] {
       let out = [self.scale(x) for x in loss]
       return tuple(out) if type(loss) == "tuple" else out
@@ -50,11 +55,12 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     }
   }
   _inverse_scale() = 1.0 / self._scale
-  get_scale() { "The current scale. Example: print(scaler.get_scale())"; return self._scale.item() }
+  get_scale() { "The current scale (1.0 when disabled). Example: print(scaler.get_scale())"; return self._scale.item() if self.enabled else 1.0 }
+  is_enabled() { "Whether the scaler scales (enabled=). Example: scaler.is_enabled()"; return self.enabled }
   unscale_(opt) {
     "Divides every grad of opt's parameters by the scale (once per step) and notes Inf/NaN. Example: scaler.unscale_(opt); nn.clip_grad_norm_(m.parameters(), 1.0)"
     _argcheck.check_optimizer("optim.GradScaler.unscale_()", opt)
-    if self.unscaled { return none }
+    if self.unscaled or not self.enabled { return none }
     no_grad {
       let inv = self._inverse_scale()
       let grads = []
@@ -72,6 +78,10 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   }
   step(opt) {
     "opt.step() on the unscaled grads unless one held Inf or NaN; returns whether it stepped. Example: scaler.step(opt)"
+    if not self.enabled {
+      _argcheck.check_optimizer("optim.GradScaler.step()", opt).step()
+      return true
+    }
     self.unscale_(_argcheck.check_optimizer("optim.GradScaler.step()", opt))
     self.found_inf = self._found.item() != 0
     if self.found_inf { return false }
@@ -80,6 +90,7 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
   }
   update() {
     "Halves the scale after an Inf/NaN step, doubles it after growth_interval clean ones. Example: scaler.update()"
+    if not self.enabled { return none }
     no_grad { self._update_scale(self._found if self._found != none else zeros([], device=self._scale.device)) }
     self._found = none
     self.found_inf = false
@@ -97,7 +108,8 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     self._growth_tracker.copy_(where(grow, zeros_like(clean), clean))
   }
   state_dict() {
-    "The scale and its schedule, as a dict. Example: save(scaler.state_dict(), \"scaler.nabla\")"
+    "The scale and its schedule, as a dict (empty when disabled). Example: save(scaler.state_dict(), \"scaler.nabla\")"
+    if not self.enabled { return {} }
     return {"scale": self.get_scale(), "growth_factor": self.growth, "backoff_factor": self.backoff,
             "growth_interval": self.interval, "clean_steps": self._growth_tracker.item()}
   }
@@ -105,6 +117,7 @@ model GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, grow
     "Restores the scale, its schedule and the count of clean steps from state_dict(). Example: scaler.load_state_dict(d)"
     # Every value checked before any is set; the factors and the interval are restored
     # too, as PyTorch's (they were kept from the constructor, silently).
+    if not self.enabled { return none }
     let who = "optim.GradScaler.load_state_dict()"
     _argcheck.check_state_dict(who, d)
     let keys = ["scale", "growth_factor", "backoff_factor", "growth_interval", "clean_steps"]

@@ -524,33 +524,48 @@ let trunc_normal_ = _nn_init.trunc_normal_
 # f uses get their gradients during the recomputation. The recomputation starts from the
 # random generator's state of the first run (PyTorch's preserve_rng_state), so dropout or
 # randn inside f draw the same values, and the generator is left where it was.
+# use_reentrant=false (PyTorch's other variant) lifts the rule above: with no input that
+# requires grad, f runs as it is, keeping its activations, so that the parameters still
+# get their gradients. preserve_rng_state=false reruns f from the generator as it is.
 function _Checkpoint {
-  forward(ctx, f, *args) {
-    ctx.save(f, get_rng_state(), *args)
-    return f(*args)
+  forward(ctx, f, preserve_rng_state, *args) {
+    ctx.save(f, get_rng_state() if preserve_rng_state else none, *args)
+    let out = f(*args)
+    let parts = list(out) if type(out) == "tuple" else [out]
+    if not all([type(t) == "tensor" for t in parts]) {
+      fail(f"checkpoint(): f must return a tensor or a tuple of tensors, got {type(out)}")
+    }
+    return out
   }
   backward(ctx, *grads) {
     let f = ctx.saved[0]
+    let rng_then = ctx.saved[1]
     let inputs = []
     for x in ctx.saved[2:] {
       inputs.append(x.detach().requires_grad_(x.requires_grad) if isinstance(x, "tensor") else x)
     }
     let rng_now = get_rng_state()
-    set_rng_state(ctx.saved[1])
+    if rng_then != none { set_rng_state(rng_then) }
     enable_grad {
       let out = f(*inputs)
-      set_rng_state(rng_now)
+      if rng_then != none { set_rng_state(rng_now) }
       backward(out, list(grads))
     }
-    let input_grads = [none]
+    let input_grads = [none, none]
     for x in inputs {
       input_grads.append(x.grad if isinstance(x, "tensor") else none)
     }
     return tuple(input_grads)
   }
 }
-fn checkpoint(f, *args) {
-  "Runs f(*args) without keeping its activations; backward runs f again to rebuild them. Example: nn.checkpoint(block, x)"
+fn checkpoint(f, *args, use_reentrant=none, preserve_rng_state=true) {
+  "Runs f(*args) without keeping its activations; backward runs f again to rebuild them (torch.utils.checkpoint.checkpoint). Example: nn.checkpoint(block, x)"
+  if not (use_reentrant == none or type(use_reentrant) == "bool") {
+    fail(f"checkpoint(): use_reentrant must be true, false or none, got {type(use_reentrant)}")
+  }
+  if type(preserve_rng_state) != "bool" {
+    fail(f"checkpoint(): preserve_rng_state must be true or false, got {type(preserve_rng_state)}")
+  }
   # Inside compile() f runs as it is: the recomputation writes .grad through a nested
   # backward(), which a graph cannot replay, and the graph's memory plan decides what
   # stays alive (the values and gradients are the same either way).
@@ -560,7 +575,37 @@ fn checkpoint(f, *args) {
     any_requires_grad = any_requires_grad or (isinstance(x, "tensor") and x.requires_grad)
   }
   if not any_requires_grad and is_grad_enabled() {
-    assert(false, "checkpoint(): no tensor argument requires grad, so backward would not reach f's parameters (pass the input with requires_grad_(true))")
+    if use_reentrant == false { return f(*args) }
+    assert(false, "checkpoint(): no tensor argument requires grad, so backward would not reach f's parameters (pass the input with requires_grad_(true), or use_reentrant=false)")
   }
-  return _Checkpoint(f, *args)
+  return _Checkpoint(f, preserve_rng_state, *args)
+}
+
+# checkpoint_sequential(functions, segments, input): PyTorch's split of a Sequential
+# (or a list of modules) into `segments` runs of len // segments modules, each but
+# the last checkpointed.
+fn checkpoint_sequential(functions, segments, input, use_reentrant=none, preserve_rng_state=true) {
+  "Runs a Sequential in segments, every segment but the last checkpointed (torch.utils.checkpoint.checkpoint_sequential). Example: nn.checkpoint_sequential(net, 2, x)"
+  if not (type(functions) in ["list", "tuple", "Sequential", "ModuleList"]) {
+    fail(f"checkpoint_sequential(): functions must be an nn.Sequential or a list of modules, got {type(functions)}")
+  }
+  let layers = [m for m in functions]
+  if len(layers) == 0 { fail("checkpoint_sequential(): functions is empty (no module to run)") }
+  if type(segments) != "int" or segments < 1 or segments > len(layers) {
+    fail(f"checkpoint_sequential(): segments must be an int in [1, {len(layers)}] (the number of modules), got {segments}")
+  }
+  fn run_segment(start, end) {
+    fn run(x) {
+      for k in range(start, end) { x = layers[k](x) }
+      return x
+    }
+    return run
+  }
+  let size = len(layers) // segments
+  let end = 0
+  for start in range(0, size * (segments - 1), size) {
+    end = start + size
+    input = checkpoint(run_segment(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve_rng_state)
+  }
+  return run_segment(end, len(layers))(input)
 }

@@ -2,9 +2,9 @@
 # defaults, parameter groups included.
 #
 #   optimizers: SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta,
-#               Rprop, ASGD (each a model of one form, Note [The optimizer form] in
-#               stdlib/_optim_groups.dsl) and LBFGS (step(closure),
-#               stdlib/_optim_lbfgs.dsl)
+#               Rprop, ASGD, SparseAdam (stdlib/_optim_sparse.dsl) (each a model of
+#               one form, Note [The optimizer form] in stdlib/_optim_groups.dsl) and
+#               LBFGS (step(closure), stdlib/_optim_lbfgs.dsl)
 #   schedulers: StepLR, CosineAnnealingLR, LinearWarmup, OneCycleLR, CyclicLR,
 #               PolynomialLR, SequentialLR, ChainedScheduler, and under optim.lr_scheduler
 #               also MultiStepLR, ExponentialLR, LambdaLR, LinearLR, ConstantLR,
@@ -53,6 +53,7 @@ import _lr_scheduler
 import _optim_groups
 import _optim_graph
 import _optim_lbfgs
+import _optim_sparse
 import _optim_scaler
 
 # The shared parts of every optimizer (stdlib/_optim_groups.dsl, Note [The optimizer form]).
@@ -584,6 +585,8 @@ fn _asgd_update(p, g, st, group) {
 
 # LBFGS: stdlib/_optim_lbfgs.dsl (step(closure)).
 let LBFGS = _optim_lbfgs.LBFGS
+# SparseAdam: stdlib/_optim_sparse.dsl (the rows whose gradient is nonzero).
+let SparseAdam = _optim_sparse.SparseAdam
 
 # --- learning-rate schedulers (stdlib/_lr_scheduler.dsl) ------------------------------
 # Each takes every group's lr at construction as that group's base lr and sets every

@@ -1,6 +1,7 @@
 // The context statements (docs/LANGUAGE.md): no_grad { }, enable_grad { },
 // detect_anomaly { }, and those with arguments, profile(...) { }, autocast(dtype) { }
 // and no_sync(ddp) { }.
+#include "autograd/autocast_lists.hpp"
 #include "autograd/grad_mode.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/builtins/profile.hpp"
@@ -24,10 +25,7 @@ Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
     AnomalyGuard g;
     return exec_block(c.body);
   }
-  if (c.keyword == "autocast") {
-    AutocastGuard g(autocast_region_dtype(c));
-    return exec_block(c.body);
-  }
+  if (c.keyword == "autocast") return exec_autocast(c);
   fail("unknown context '" + c.keyword + "' (expected no_grad, enable_grad, detect_anomaly, profile, autocast or no_sync)");
 }
 
@@ -68,15 +66,55 @@ Flow Evaluator::Impl::exec_profiled(const ContextStmt& c) {
   return flow;
 }
 
-// autocast(dtype=bf16) or autocast(f16): the region's lower dtype (bf16 by default).
-DType Evaluator::Impl::autocast_region_dtype(const ContextStmt& c) {
-  if (c.args.size() > 1 || (c.args.size() == 1 && !c.args[0].name.empty() && c.args[0].name != "dtype"))
-    fail("autocast takes one argument, dtype (bf16 or f16)");
-  if (c.args.empty()) return DType::bf16;
-  Value v = eval(*c.args[0].value);
-  if (v.tag != Tag::DType || !is_half(v.dt))
-    fail("autocast: dtype must be bf16 or f16, got " + repr(v));
-  return v.dt;
+// The region an autocast block opens: autocast(dtype=bf16), autocast(f16), or PyTorch's
+// torch.autocast arguments, autocast("cpu", dtype=bf16, enabled=true, cache_enabled=true)
+// (device_type may be named). A device_type chooses PyTorch's op lists for that device
+// (Note [Autocast lists] in autograd/dispatch.cpp) and its default dtype (bf16 on the
+// CPU, f16 on CUDA); enabled=false turns autocast off inside the block, as PyTorch's.
+AutocastRegion Evaluator::Impl::autocast_region(const ContextStmt& c) {
+  const char* usage = "autocast(device_type=\"cpu\" or \"cuda\", dtype=bf16 or f16, enabled=true, cache_enabled=true)";
+  static const char* const kPositional[] = {"device_type", "dtype", "enabled", "cache_enabled"};
+  std::optional<std::string> device;
+  std::optional<DType> dtype;
+  bool enabled = true;
+  bool dtype_first = false;  // autocast(f16): nabla's own form, the dtype alone
+  for (size_t k = 0; k < c.args.size(); ++k) {
+    Value v = eval(*c.args[k].value);
+    std::string name = c.args[k].name;
+    if (name.empty()) {  // otherwise torch.autocast's order
+      dtype_first = dtype_first || (k == 0 && v.tag == Tag::DType);
+      if ((dtype_first && k > 0) || k >= 4) fail(std::string("autocast: too many positional arguments: ") + usage);
+      name = dtype_first ? "dtype" : kPositional[k];
+    }
+    if (name == "device_type") {
+      if (v.tag != Tag::Str || (v.as<StrObj>()->s != "cpu" && v.as<StrObj>()->s != "cuda"))
+        fail("autocast: device_type must be \"cpu\" or \"cuda\", got " + repr(v));
+      device = v.as<StrObj>()->s;
+    } else if (name == "dtype") {
+      if (v.tag != Tag::DType || !is_half(v.dt)) fail("autocast: dtype must be bf16 or f16, got " + repr(v));
+      dtype = v.dt;
+    } else if (name == "enabled" || name == "cache_enabled") {
+      if (v.tag != Tag::Bool) fail("autocast: " + name + " must be true or false, got " + repr(v));
+      if (name == "enabled") enabled = v.b;
+    } else {
+      fail("autocast has no argument '" + name + "': " + usage);
+    }
+  }
+  AutocastRegion region;
+  region.lists = device == "cpu" ? AutocastLists::cpu : AutocastLists::cuda;
+  if (enabled) region.dtype = dtype ? *dtype : device == "cuda" ? DType::f16 : DType::bf16;
+  return region;
+}
+
+Flow Evaluator::Impl::exec_autocast(const ContextStmt& c) {
+  AutocastRegion region = autocast_region(c);
+  AutocastListsGuard lists(region.lists);
+  struct DTypeScope {
+    std::optional<DType> previous = autocast_dtype();
+    ~DTypeScope() { set_autocast_dtype(previous); }
+  } scope;
+  set_autocast_dtype(region.dtype);
+  return exec_block(c.body);
 }
 
 }  // namespace nabla::interp

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "autograd/autocast_lists.hpp"
 #include "interp/eval/evaluator.hpp"
 #include "interp/models/field_assign.hpp"
 #include "lang/stack_depth.hpp"
@@ -25,6 +26,13 @@ enum class Flow { Normal, Break, Continue, Return };
 
 // A break or continue that reached a function or module boundary.
 std::string stray_flow_message(Flow f);
+
+// What an autocast(...) block asks for (evaluator_contexts.cpp): the region's dtype
+// (none where enabled=false) and whose op lists it follows.
+struct AutocastRegion {
+  std::optional<DType> dtype;
+  AutocastLists lists = AutocastLists::cuda;
+};
 
 struct CallRec {
   const SourceSpan* site;
@@ -296,7 +304,8 @@ struct Evaluator::Impl {
       if (!body(std::move(v))) return;
   }
   Flow exec_context(const ContextStmt& c);  // evaluator_contexts.cpp
-  DType autocast_region_dtype(const ContextStmt& c);
+  AutocastRegion autocast_region(const ContextStmt& c);
+  Flow exec_autocast(const ContextStmt& c);
   Flow exec_profiled(const ContextStmt& c);
   Flow exec_no_sync(const ContextStmt& c);
 

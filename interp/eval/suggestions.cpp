@@ -56,6 +56,10 @@ std::string Evaluator::Impl::undefined_name_hint(const std::string& name, const 
   if (name == "torch")
     return " (nabla has no torch module: PyTorch's tensor functions are builtins of the same name, "
            "'full(...)' for 'torch.full(...)'; torch.nn is 'import nn', torch.optim 'import optim')";
+  if (name == "Generator")
+    return " (nabla has one random generator, no torch.Generator objects: manual_seed(n) seeds it, "
+           "get_rng_state() and set_rng_state(state) save and restore it, so a stream of its own is a "
+           "state set around its draws)";
   if (name == "F")
     return " (torch.nn.functional's functions are builtins of the same name: 'relu(x)', "
            "'cross_entropy(logits, y)'; also nn.relu after 'import nn')";

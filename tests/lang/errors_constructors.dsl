@@ -139,11 +139,11 @@ quant.calibrate(p, ones([4, 2]))
 import nn
 let bag = nn.EmbeddingBag(10, 3, mode="median")
 # ---
-# case: nn.Embedding with sparse gradients
-# expect error: tests/lang/errors_constructors.dsl:146:9: error: assertion failed: Embedding: sparse=true is not supported (the weight's gradient is a dense tensor); pass sparse=false
+# case: nn.Embedding with sparse= not a bool
+# expect error: tests/lang/errors_constructors.dsl:146:9: error: assertion failed: Embedding: sparse must be true or false, got int
 # expect error line:   at tests/lang/errors_constructors.dsl:146:9 in <module>
 import nn
-let e = nn.Embedding(10, 3, sparse=true)
+let e = nn.Embedding(10, 3, sparse=1)
 # ---
 # case: nn.EmbeddingBag called with per_sample_weights in mode "mean"
 # expect error: tests/lang/errors_constructors.dsl:153:9: error: assertion failed: embedding_bag(): per_sample_weights is only supported for mode "sum", got mode 'mean'

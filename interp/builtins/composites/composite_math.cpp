@@ -539,6 +539,8 @@ Value scaled_product(CallArgs& a, const char* fname, int64_t dims) {
   Bound b = bind(fname, a, {"input", "mat1", "mat2", "beta", "alpha"}, 3);
   Tensor x = arg(b, 0, fname, "input");
   Tensor p = matmul(matrix_arg(b, 1, fname, "mat1", dims), matrix_arg(b, 2, fname, "mat2", dims));
+  // PyTorch's autocast lowers addmm and baddbmm whole, the added input with the product
+  if (autocast_dtype() && is_half(p.dtype()) && x.dtype() == DType::f32) x = to_dtype(x, p.dtype());
   double beta = b.has(3) ? as_num(b[3], std::string(fname) + "(): argument 'beta'") : 1.0;
   double alpha = b.has(4) ? as_num(b[4], std::string(fname) + "(): argument 'alpha'") : 1.0;
   Tensor scaled = alpha == 1.0 ? p : p * alpha;

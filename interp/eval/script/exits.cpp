@@ -47,6 +47,7 @@
 
 #include <optional>
 
+#include "autograd/autocast_lists.hpp"
 #include "autograd/grad_mode.hpp"
 
 namespace nabla::interp::script {
@@ -144,12 +145,14 @@ bool block_exits(const Block& b, const Exits& x, bool breaks_only) {
 struct Modes {
   bool grad = grad_enabled();
   std::optional<DType> autocast = autocast_dtype();
+  AutocastLists autocast_lists = nabla::autocast_lists();  // autocast("cpu"): Note [Autocast lists]
   bool anomaly = anomaly_enabled();
 };
 
 void set_modes(const Modes& m) {
   set_grad_enabled(m.grad);
   set_autocast_dtype(m.autocast);
+  set_autocast_lists(m.autocast_lists);
   set_anomaly_enabled(m.anomaly);
 }
 
@@ -299,7 +302,11 @@ Flow exit_context(Impl& im, const ContextStmt& c, const Rest& after, const Exits
   Modes inside = after.modes;
   if (c.keyword == "no_grad" || c.keyword == "enable_grad") inside.grad = c.keyword == "enable_grad";
   else if (c.keyword == "detect_anomaly") inside.anomaly = true;
-  else if (c.keyword == "autocast") inside.autocast = im.autocast_region_dtype(c);
+  else if (c.keyword == "autocast") {
+    AutocastRegion region = im.autocast_region(c);
+    inside.autocast = region.dtype;
+    inside.autocast_lists = region.lists;
+  }
   else
     fail("a 'break', 'continue' or 'return' inside a '" + c.keyword + "' block cannot be lowered to a cond (only " +
          "no_grad, enable_grad, autocast and detect_anomaly blocks may hold one): assign a variable inside the block " +

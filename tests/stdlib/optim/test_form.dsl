@@ -24,6 +24,7 @@ let makers = {
   "Adadelta": fn(ps) = optim.Adadelta(ps, lr=10.0),
   "Rprop": fn(ps) = optim.Rprop(ps, lr=0.05),
   "ASGD": fn(ps) = optim.ASGD(ps, lr=0.05),
+  "SparseAdam": fn(ps) = optim.SparseAdam(ps, lr=0.05),
 }
 
 fn train(opt, xs, n) {
@@ -61,7 +62,10 @@ test "every optimizer's hyperparameters read group 0 and set every group" {
     expect(opt.lr == 0.3 and opt.param_groups[1]["lr"] == opt.defaults["lr"], name)
     opt.lr = 0.125
     expect(opt.param_groups[0]["lr"] == 0.125 and opt.param_groups[1]["lr"] == 0.125, name)
-    if name != "Rprop" {   # every optimizer but Rprop has one (as PyTorch's)
+    if name == "SparseAdam" {   # every optimizer but Rprop and SparseAdam has one (as PyTorch's)
+      opt.betas = (0.5, 0.75)
+      expect(opt.param_groups[1]["betas"] == (0.5, 0.75) and opt.betas == (0.5, 0.75), name)
+    } elif name != "Rprop" {
       opt.weight_decay = 1e-3
       expect(opt.param_groups[1]["weight_decay"] == 1e-3 and opt.weight_decay == 1e-3, name)
     } else {

@@ -17,24 +17,11 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "scripts" / "reference"))
+from reference_store import put, put_grads  # noqa: E402
 from safetensors_file import write_safetensors  # noqa: E402
 
 OUT = pathlib.Path(__file__).with_name("newuser3.safetensors")
 torch.set_default_dtype(torch.float64)
-
-
-def put(t, name, module=None, **tensors):
-    if module is not None:
-        for k, v in module.state_dict().items():
-            t[f"{name}.{k}"] = v.clone()  # a later optimizer step must not change what was stored
-    for k, v in tensors.items():
-        t[f"{name}.{k}"] = v.detach().clone() if isinstance(v, torch.Tensor) else torch.tensor(v)
-
-
-def put_grads(t, name, module):
-    for k, p in module.named_parameters():
-        if p.grad is not None:
-            t[f"{name}.grad.{k}"] = p.grad.clone()
 
 
 # ---- WGAN-GP: the critic's gradient penalty (test_newuser3_wgan_gp.dsl) --------------------
