@@ -34,6 +34,11 @@ let ModuleList = _nn_containers.ModuleList
 # the causal mask (query i sees keys j <= i) on top of any other. Without
 # need_weights the heads run through scaled_dot_product_attention, whose kernel
 # never holds the whole score matrix; with it the weights are made explicitly.
+# Inside MultiheadAttention's methods `dropout` is its constructor argument (a float,
+# PyTorch's keyword), which hid the function: dropout=0.1 in training with need_weights
+# (the defaults) failed with "'float' object is not callable". Named out here instead.
+fn _weights_dropout(weights, p) = dropout(weights, p=p)
+
 model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_kv=false, add_zero_attn=false,
                          kdim=none, vdim=none, batch_first=false, device=none, dtype=none) {
   "Multi-head attention as PyTorch's; forward(query, key, value) returns (output, weights). Example: nn.MultiheadAttention(512, 8, batch_first=true)"
@@ -42,6 +47,8 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
   vdim = vdim if vdim != none else embed_dim
   num_heads = num_heads
   dropout = dropout
+  # as nn.Dropout's p, at construction: a NaN skipped the dropout (p > 0 is false) silently
+  let _p_checked = _nn_basic._check_p("MultiheadAttention: dropout", dropout)
   add_zero_attn = add_zero_attn
   batch_first = batch_first
   training = true
@@ -109,7 +116,7 @@ model MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_
         scores = where(mask, scores, float("-inf")) if str(mask.dtype) == "bool" else scores + mask
       }
       weights = softmax(scores, dim=-1)
-      if p > 0.0 { weights = dropout(weights, p=p) }
+      if p > 0.0 { weights = _weights_dropout(weights, p) }
       o = weights @ v
       weights = weights.mean(dim=1) if average_attn_weights else weights
       if unbatched { weights = weights[0] }

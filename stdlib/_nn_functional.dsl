@@ -215,7 +215,7 @@ fn pdist(input, p=2.0) {
   _check_float(who, "input", input)
   _check_ndim(who, "input", input, [2], "a 2-D tensor [N, M]")
   _check_number(who, "p", p)
-  if p < 0 { fail(f"{who}: argument 'p' must be >= 0, got {p}") }
+  if not (p >= 0) { fail(f"{who}: argument 'p' must be >= 0, got {p}") }  # NaN too, as PyTorch's
   let n = input.shape[0]
   if n < 2 { return zeros([0], dtype=input.dtype, device=input.device) + input.sum() * 0.0 }
   let r = arange(n, device=input.device)

@@ -49,7 +49,8 @@ fn _shape_arg(who, what, v) {
 # converted; they check the arguments first under their own name.
 
 # One of the arguments' shown values: a number, str, dtype or none as written, else its type.
-fn _shown(v) = repr(v) if type(v) in ["int", "float", "bool", "str", "none", "dtype"] else type(v)
+# A builtin too (dtype=bool names the function bool, shown as <builtin bool>, not "builtin").
+fn _shown(v) = repr(v) if type(v) in ["int", "float", "bool", "str", "none", "dtype", "builtin"] else type(v)
 
 # Checks device and dtype for the layer `who`: each error names the layer and the
 # argument, at the user's line (not to()'s or a GPU's message from inside the layer).
@@ -244,6 +245,8 @@ fn dirac_(tensor, groups=1) {
   let per_group = s[0] // groups
   let count = min(per_group, s[1])
   let centre = [k // 2 for k in s[2:]]
+  # PyTorch's indexing fails there too; here it said "index 0 is out of range for dim 0"
+  if count > 0 and 0 in s[2:] { fail(f"dirac_(): a kernel of size 0 has no centre to set, got a tensor of shape {s}") }
   no_grad {
     tensor.zero_()
     for g in range(groups) {
@@ -261,6 +264,9 @@ fn dirac_(tensor, groups=1) {
 fn orthogonal_(tensor, gain=1.0) {
   "Fills the tensor (2 or more dims, flattened to [rows, cols]) with a (semi-)orthogonal matrix, Q of the QR of a normal draw with the signs of R's diagonal, times gain, in place under no_grad, as torch.nn.init.orthogonal_. Example: nn.init.orthogonal_(zeros([3, 5]))"
   _tensor_arg("orthogonal_()", "tensor", tensor)
+  # an integer or bool tensor held the orthogonal matrix cast (all 0 or all true),
+  # silently; PyTorch's normal_ refuses such a tensor
+  if not tensor.dtype.is_floating_point { fail(f"orthogonal_(): the tensor must be floating, got {tensor.dtype}") }
   if tensor.dim() < 2 { fail(f"orthogonal_(): only tensors with 2 or more dims are supported, got a tensor of shape {_shape(tensor)}") }
   if tensor.numel() == 0 { return tensor }  # as PyTorch's: nothing to fill
   let rows = tensor.shape[0]
@@ -280,7 +286,7 @@ fn orthogonal_(tensor, gain=1.0) {
 fn sparse_(tensor, sparsity, std=0.01) {
   "Fills the 2-D tensor from N(0, std^2) with ceil(sparsity * rows) elements of each column set to 0 (rows picked at random), in place under no_grad, as torch.nn.init.sparse_. Example: nn.init.sparse_(zeros([10, 4]), 0.3)"
   _dims_check("sparse_()", tensor, [2])
-  if not (type(sparsity) in ["int", "float"]) or sparsity < 0 or sparsity > 1 {
+  if not (type(sparsity) in ["int", "float"]) or not (sparsity >= 0 and sparsity <= 1) {  # NaN too
     fail(f"sparse_(): argument 'sparsity' must be a number from 0 to 1, got {repr(sparsity)}")
   }
   let rows = tensor.shape[0]

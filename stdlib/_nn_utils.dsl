@@ -112,6 +112,10 @@ fn _norm_except_dim(v, dim) {
   return v.pow(2).sum(dims, keepdim=true).sqrt()
 }
 
+fn _check_weight_norm_name(who, name) {
+  assert(type(name) == "str", f"{who}: name must be a str (the parameter's name), got {type(name)}")
+}
+
 # the field that holds (dim, serial) of a weight-normed `name`
 fn _weight_norm_field(name) = "_" + name + "_weight_norm"
 let _weight_norm_serial = [0]
@@ -125,6 +129,9 @@ fn weight_norm(module, name="weight", dim=0) {
   "Reparameterizes module.<name> as <name>_g * <name>_v / ||<name>_v||, recomputed before each forward (PyTorch's torch.nn.utils.weight_norm); returns the module. Example: nn.utils.weight_norm(nn.Conv1d(4, 8, 3))"
   assert(type(module) != "tensor" and getattr(module, "named_children", none) != none,
          f"nn.utils.weight_norm(): module must be a model, got {type(module)}")
+  _check_weight_norm_name("nn.utils.weight_norm()", name)
+  # a bool or float dim passed the range check below and was read as 1 or 1.0, silently
+  assert(dim == none or type(dim) == "int", f"nn.utils.weight_norm(): dim must be an int or none, got {type(dim)} {repr(dim)}")
   assert(hasattr(module, name) and type(getattr(module, name)) == "tensor",
          f"nn.utils.weight_norm(): the module has no tensor field '{name}'")
   assert(not hasattr(module, _weight_norm_field(name)),
@@ -153,6 +160,7 @@ fn weight_norm(module, name="weight", dim=0) {
 
 fn remove_weight_norm(module, name="weight") {
   "Folds <name>_g and <name>_v back into one parameter <name>, and the hook stops (PyTorch's torch.nn.utils.remove_weight_norm); returns the module."
+  _check_weight_norm_name("nn.utils.remove_weight_norm()", name)
   let field = _weight_norm_field(name)
   assert(hasattr(module, field), f"nn.utils.remove_weight_norm(): weight_norm of '{name}' not found in {type(module)}")
   let (d, serial) = getattr(module, field)

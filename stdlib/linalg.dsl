@@ -324,6 +324,20 @@ fn qr(A, mode="reduced") {
   return named_tuple(["Q", "R"], [q, r])
 }
 
+# A [..., m, n] and B [..., m, k] or [..., m] of one dtype, as PyTorch's checks say: a
+# mismatch failed inside pinv(A) @ B, naming matmul and A's transposed shape.
+fn _lstsq_shapes(A, B) {
+  if A.ndim < 2 { fail(f"linalg.lstsq: A must be a batch of matrices [..., m, n], got shape {list(A.shape)}") }
+  if A.dtype != B.dtype { fail(f"linalg.lstsq: A and B must have the same dtype, got {A.dtype} and {B.dtype}") }
+  let vector = B.ndim == A.ndim - 1  # PyTorch's vector case
+  if not vector and B.ndim < 2 {
+    fail(f"linalg.lstsq: B must be [..., m, k], or [..., m] with one dim fewer than A, got shape {list(B.shape)} for A of shape {list(A.shape)}")
+  }
+  if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2] {
+    fail(f"linalg.lstsq: B of shape {list(B.shape)} must have A's {A.shape[-2]} rows (A is {list(A.shape)}) in its dim -2, or in its last dim as a vector")
+  }
+}
+
 fn lstsq(A, B, rcond=none, driver=none) {
   """The least-squares solution X of A X = B for each A [..., m, n] (B [..., m, k], or a vector [..., m]), as
   torch.linalg.lstsq: a named tuple (solution, residuals, rank, singular_values), with residuals and
@@ -336,6 +350,7 @@ fn lstsq(A, B, rcond=none, driver=none) {
   _tensor("lstsq", "A", A)
   _tensor("lstsq", "B", B)
   _rtol("lstsq", "rcond", rcond)
+  _lstsq_shapes(A, B)
   let vector = B.ndim == A.ndim - 1
   let x = pinv(A, rcond) @ (B.unsqueeze(-1) if vector else B)
   if vector { x = x.squeeze(-1) }

@@ -112,11 +112,13 @@ TensorList backward_logit(BackwardContext& c) {
 TensorList backward_polygamma(BackwardContext& c) {
   return {c.grad() * polygamma(c.input(0), {{"n", c.attrs().f("n") + 1.0}})};
 }
-// polygamma's order: a whole number from 0 up, as torch.polygamma's int n.
+// polygamma's order: a whole number from 0 up, as torch.polygamma's int n, and at most
+// 10^6 here; the message names that bound ("from 0 up, got 2147483648" read as a
+// contradiction).
 std::vector<TensorMeta> infer_polygamma(const TensorList& in, const Attrs& a) {
   double n = a.f("n");
   if (!(n >= 0) || n != std::floor(n) || n > 1e6)
-    throw Error("polygamma: n must be a whole number from 0 up (the order of the derivative of digamma), got " +
+    throw Error("polygamma: n must be a whole number from 0 to 1000000 (the order of the derivative of digamma), got " +
                 attr_value_str(a.value("n")));
   return infer_float_unary(in, a);
 }

@@ -301,6 +301,21 @@ void check_fits_dtype(const Value& v, DType dtype, const std::string& what, bool
   check_int_fits(v, dtype, what, d, is_int, i);
 }
 
+// PyTorch's alpha_check: a float alpha with integer (or bool) operands, whose result
+// is an integer tensor, is an error there; here add(tensor([1, 2]), 5, alpha=0.5) gave
+// a float tensor, silently. A bool alpha is for bool operands only.
+void check_alpha_kind(const Tensor& x, const Value& other, const Value& alpha, const char* fname) {
+  const bool other_integral = other.tag == Tag::Int || other.tag == Tag::Bool ||
+                              (other.tag == Tag::Tensor && !is_floating(other.t.dtype()));
+  const bool other_bool = other.tag == Tag::Bool || (other.tag == Tag::Tensor && other.t.dtype() == DType::b8);
+  if (alpha.tag == Tag::Float && !is_floating(x.dtype()) && other_integral)
+    fail(std::string(fname) + "(): argument 'alpha' must not be a float when both operands are integers (got " +
+         repr(alpha) + " with " + dtype_name(x.dtype()) + "), as PyTorch's; convert them first (.to(f32))");
+  if (alpha.tag == Tag::Bool && !(x.dtype() == DType::b8 && other_bool))
+    fail(std::string(fname) + "(): argument 'alpha' may be a bool only when both operands are bool, as PyTorch's; got " +
+         repr(alpha));
+}
+
 Tensor fill_scalar(const Value& v, DType dtype, const std::string& what) {
   check_fits_dtype(v, dtype, what);
   if (v.tag == Tag::Int) return int_scalar_tensor(v.i, dtype);

@@ -23,6 +23,7 @@
 #include "interp/builtins/png.hpp"
 #include "interp/app/progress.hpp"
 #include "tensor/allocator.hpp"
+#include "tensor/atomic_file.hpp"
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/file_kind.hpp"
@@ -516,9 +517,10 @@ Value save_image_builtin(Evaluator& ev, CallArgs& a) {
   if (!is_image_tensor(t))
     fail("save_image(): expected a tensor [H, W] or [C, H, W] with C 1 or 3, got shape " + t.shape_str());
   if (t.numel() == 0) fail("save_image(): the image is empty: shape " + t.shape_str());
-  std::string png = image_tensor_png(t);
-  std::ofstream out(path, std::ios::binary);
-  if (!out.write(png.data(), static_cast<std::streamsize>(png.size()))) cannot_open("save_image", path, errno);
+  // Through the atomic writer, as every file nabla writes (Note [Atomic files], Note
+  // [Save targets]): an ofstream here opened a FIFO and waited forever for a reader,
+  // and a failed write left a torn PNG where the old image was.
+  write_file_atomically(path, image_tensor_png(t), "save_image()");
   return Value::none();
 }
 

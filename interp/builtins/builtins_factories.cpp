@@ -9,6 +9,7 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/ops/common.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "autograd/transforms/vmap.hpp"
@@ -144,8 +145,13 @@ Value normal_builtin(Evaluator&, CallArgs& a) {
     return number;
   };
   Tensor mean = side(b[0], "mean"), std_t = side(std_v, "std");
-  if (tensors && std_t.numel() > 0 && min(std_t).item() < 0.0)
-    fail("normal(): std must be at least 0, got " + repr(Value::number(min(std_t).item())));
+  // Checked for a number std too, and NaN fails it (`!(x >= 0)`, not `x < 0`): both
+  // drew silently before, normal(0.0, -1.0, size=[2]) as N(0, 1) mirrored and a NaN
+  // std as NaNs, where PyTorch's "normal expects std >= 0.0" refuses them.
+  // A tensor std is checked where its values are known (eager), as bernoulli()'s are.
+  if (std_v.tag != Tag::Tensor || !op_observer())
+    for (double s : as_numbers(Value::tensor(std_t), "normal"))
+      if (!(s >= 0.0)) fail("normal(): std must be at least 0, got " + repr(Value::number(s)));
   Shape shape = tensors ? broadcast_shapes("normal", mean.sizes(), std_t.sizes(), "mean", "std")
                         : Shape(shape_args({b[2]}, 0, "normal"));
   DType dt = o.dtype.value_or(tensors ? result_type({mean, std_t}) : DType::f32);
@@ -179,6 +185,45 @@ Value full_builtin(Evaluator&, CallArgs& a) {
                 "full");
 }
 
+struct FloatLimits {
+  DType dtype;
+  int bits;
+  double eps, max, tiny, resolution;
+};
+constexpr FloatLimits kFloatLimits[] = {
+    {DType::f32, 32, 1.1920928955078125e-07, 3.4028234663852886e+38, 1.1754943508222875e-38, 1e-06},
+    {DType::f64, 64, 2.220446049250313e-16, 1.7976931348623157e+308, 2.2250738585072014e-308, 1e-15},
+    {DType::f16, 16, 0.0009765625, 65504.0, 6.103515625e-05, 0.001},
+    {DType::bf16, 16, 0.0078125, 3.3895313892515355e+38, 1.1754943508222875e-38, 0.01},
+};
+struct IntLimits {
+  DType dtype;
+  int bits;
+  int64_t min, max;
+};
+constexpr IntLimits kIntLimits[] = {{DType::i64, 64, INT64_MIN, INT64_MAX},
+                                    {DType::i32, 32, INT32_MIN, INT32_MAX},
+                                    {DType::i8, 8, INT8_MIN, INT8_MAX},
+                                    {DType::u8, 8, 0, UINT8_MAX}};
+
+// randint's [low, high) must fit its dtype, as PyTorch's ("to - 1 is out of bounds for
+// unsigned char"): the draws were cast, so randint(0, 300, dtype=u8) wrapped past 255,
+// randint(-5, 5, dtype=u8) gave 251..255 and randint(0, 2**40, dtype=i32) gave
+// INT32_MIN everywhere, silently. A floating dtype holds up to its largest finite value.
+void check_randint_fits(int64_t low, int64_t high, DType dt) {
+  double bottom = 0, top = 0;
+  for (const IntLimits& i : kIntLimits)
+    if (i.dtype == dt) bottom = static_cast<double>(i.min), top = static_cast<double>(i.max);
+  for (const FloatLimits& f : kFloatLimits)
+    if (f.dtype == dt) bottom = -f.max, top = f.max;
+  if (top == 0) return;  // bool and the rest: random_integers names the dtype
+  // only i8, u8, i32 and f16 can fail, whose limits are whole numbers well inside int64
+  auto whole = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
+  if (static_cast<double>(low) < bottom || static_cast<double>(high - 1) > top)
+    fail("randint(): the range [" + std::to_string(low) + ", " + std::to_string(high) + ") does not fit " + dtype_name(dt) +
+         " (expected values in [" + whole(bottom) + ", " + whole(top) + "])");
+}
+
 Value randint_builtin(Evaluator&, CallArgs& a) {
   FactoryOpts o = take_factory_kw(a, "randint", {"low", "high", "size"});
   Bound b = a.pos.size() == 2 ? bind("randint", a, {"high", "size"}, 2) : bind("randint", a, {"low", "high", "size"}, 3);
@@ -194,8 +239,24 @@ Value randint_builtin(Evaluator&, CallArgs& a) {
   }
   if (high <= low) fail("randint(): high must be greater than low");
   DType dt = o.dtype.value_or(DType::i64);
+  check_randint_fits(low, high, dt);
   Tensor t = transforms::random_under_vmap("randint", Shape(shape), [low, high, dt](const Shape& s) { return random_integers(s, dt, low, high); });
   return finish(t, o, "randint");
+}
+
+// randperm(n): 0..n-1 in random order (torch.randperm), the order of n uniform draws
+// from the global generator (argsort), so that manual_seed repeats it and a compiled
+// graph draws at every call like rand (Note [Random draws are ops]).
+Value randperm_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "randperm", {"n"});
+  Bound b = bind("randperm", a, {"n"}, 1);
+  int64_t n = as_int(b[0], "randperm(): n");
+  if (n < 0) fail("randperm(): n must be >= 0, got " + std::to_string(n));
+  Tensor draws = transforms::random_under_vmap("randperm", Shape({n}), [](const Shape& s) { return random_uniform(s, DType::f64); });
+  Tensor t = argsort(draws, 0);
+  DType dt = o.dtype.value_or(DType::i64);
+  if (dt != DType::i64) t = to_dtype(t, dt);
+  return finish(t, o, "randperm");
 }
 
 Value arange_builtin(Evaluator&, CallArgs& a) {
@@ -283,17 +344,6 @@ void dtype_names(NamedValues& out) {
 // reads for masks (finfo(x.dtype).min in place of -inf) and for epsilons
 // (finfo(f32).eps in REINFORCE's normalized returns). An object with PyTorch's fields,
 // shown as PyTorch shows it; finfo() is f32's (the default dtype).
-struct FloatLimits {
-  DType dtype;
-  int bits;
-  double eps, max, tiny, resolution;
-};
-constexpr FloatLimits kFloatLimits[] = {
-    {DType::f32, 32, 1.1920928955078125e-07, 3.4028234663852886e+38, 1.1754943508222875e-38, 1e-06},
-    {DType::f64, 64, 2.220446049250313e-16, 1.7976931348623157e+308, 2.2250738585072014e-308, 1e-15},
-    {DType::f16, 16, 0.0009765625, 65504.0, 6.103515625e-05, 0.001},
-    {DType::bf16, 16, 0.0078125, 3.3895313892515355e+38, 1.1754943508222875e-38, 0.01},
-};
 
 std::string torch_dtype_name(DType d) {
   switch (d) {
@@ -338,15 +388,6 @@ Value finfo_builtin(Evaluator&, CallArgs& a) {
 Value iinfo_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("iinfo", a, {"type"}, 1);
   DType d = as_dtype(b[0], "iinfo(): type");
-  struct IntLimits {
-    DType dtype;
-    int bits;
-    int64_t min, max;
-  };
-  constexpr IntLimits kIntLimits[] = {{DType::i64, 64, INT64_MIN, INT64_MAX},
-                                      {DType::i32, 32, INT32_MIN, INT32_MAX},
-                                      {DType::i8, 8, INT8_MIN, INT8_MAX},
-                                      {DType::u8, 8, 0, UINT8_MAX}};
   for (const IntLimits& i : kIntLimits)
     if (i.dtype == d)
       return limits_object("iinfo", {{"min", Value::integer(i.min)},
@@ -393,6 +434,8 @@ const BuiltinEntry kFactoryBuiltins[] = {
      "A tensor of fill_value, its dtype from the value unless given. Example: full([2, 2], 0.5)"},
     {"randint", randint_builtin, "randint(low=0, high, size, dtype=i64, device=\"cpu\", requires_grad=false)",
      "Uniform random ints in [low, high). Example: randint(10, [4])"},
+    {"randperm", randperm_builtin, "randperm(n, dtype=i64, device=\"cpu\", requires_grad=false)",
+     "0..n-1 in random order. Example: randn(5, 2)[randperm(5)]"},
     {"arange", arange_builtin, "arange(start=0, end, step=1, dtype=none, device=\"cpu\", requires_grad=false)",
      "The numbers from start up to end, not including it, by step (i64 unless one is a float). Example: arange(5)"},
     {"linspace", linspace_builtin, "linspace(start, end, steps, " NABLA_FACTORY_KW ")",

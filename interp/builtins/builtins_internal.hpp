@@ -53,6 +53,9 @@ Value tuple_of(const TensorList& ts);
 // A tensor, or a list or tuple of tensors (none entries stay undefined), as a TensorList.
 TensorList tensor_list_arg(const Value& v, const std::string& what);
 Tensor tensor_from_value(const Value& v, std::optional<DType> dtype);
+// PyTorch's alpha_check for add, sub and rsub: no float alpha with integer operands, no
+// bool alpha but with bool ones (builtins_args.cpp).
+void check_alpha_kind(const Tensor& x, const Value& other, const Value& alpha, const char* fname);
 Tensor clone_tensor(const Tensor& x);  // x.clone(): an op wherever a capture or autograd sees it
 // A number (an int, float or bool, or a one-element tensor) that a fill stores into
 // dtype (full, fill_, masked_fill, x[i] = v, ...): an error naming `what` when dtype

@@ -189,6 +189,7 @@ Tensor scaled_by_alpha(const Value& other, const Value& alpha, const char* fname
 Value add_or_sub(CallArgs& a, const char* fname, bool is_add) {
   Bound b = bind(fname, a, {"input", "other", "alpha"}, 2);
   Tensor x = required_input_of(b[0], fname, "input");
+  if (b.has(2)) check_alpha_kind(x, b[1], b[2], fname);
   Tensor y = b.has(2) ? scaled_by_alpha(b[1], b[2], fname) : required_input_of(b[1], fname, "other");
   return Value::tensor(is_add ? add(x, y) : sub(x, y));
 }
@@ -322,10 +323,18 @@ Value gather_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("gather", 
 Value index_select_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("index_select", a); }
 Value scatter_add_builtin(Evaluator&, CallArgs& a) { return indexed_by_dim("scatter_add", a); }
 
+// A function of the standard library's _nn_sparse module (stdlib/_nn_sparse.dsl).
+Value nn_sparse_function(Evaluator& ev, const std::string& name) {
+  std::shared_ptr<Module> sparse = ev.find_module("_nn_sparse");
+  if (!sparse) fail("embedding(): the standard library's _nn_sparse module is missing");
+  return ev.get_attr(Value::object(Tag::Module, sparse), name);
+}
+
 // F.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
 // sparse) as nn.Embedding's forward: max_norm first renormalizes, in place, the rows
-// looked up (stdlib/_nn_sparse.dsl's embedding_renorm_); padding_idx's row is read as
-// it is but gets no gradient.
+// looked up (stdlib/_nn_sparse.dsl's embedding_renorm_); scale_grad_by_freq divides
+// each row's gradient by its index's count (Note [Gradients scaled by frequency]);
+// padding_idx's row is read as it is but gets no gradient.
 Value embedding_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("embedding", a,
                  {"input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"}, 2);
@@ -334,22 +343,21 @@ Value embedding_builtin(Evaluator& ev, CallArgs& a) {
   const bool swapped = is_floating(p.dtype()) && !is_floating(q.dtype());
   if (swapped) std::swap(p, q);
   auto given = [&](size_t k) { return b.has(k) && !b[k].is_none(); };
-  for (size_t k : {size_t(5), size_t(6)}) {
-    const std::string what = k == 5 ? "scale_grad_by_freq" : "sparse";
-    if (given(k) && as_bool(b[k], "embedding(): argument '" + what + "'"))
-      fail("embedding(): " + what + "=true is not supported (the weight's gradient is dense and unscaled); pass " +
-           what + "=false");
-  }
+  if (given(6) && as_bool(b[6], "embedding(): argument 'sparse'"))
+    fail("embedding(): sparse=true is not supported (the weight's gradient is dense); pass sparse=false");
+  const bool by_freq = given(5) && as_bool(b[5], "embedding(): argument 'scale_grad_by_freq'");
   if (given(3)) {
     as_num(b[3], "embedding(): argument 'max_norm'");
     if (given(4)) as_num(b[4], "embedding(): argument 'norm_type'");
-    std::shared_ptr<Module> sparse = ev.find_module("_nn_sparse");
-    if (!sparse) fail("embedding(): the standard library's _nn_sparse module is missing");
     CallArgs renorm{{swapped ? b[0] : b[1], swapped ? b[1] : b[0], b[3]}, {}};
     if (given(4)) renorm.pos.push_back(b[4]);
-    ev.call_value(ev.get_attr(Value::object(Tag::Module, sparse), "embedding_renorm_"), renorm);
+    ev.call_value(nn_sparse_function(ev, "embedding_renorm_"), renorm);
   }
   Tensor y = embedding(q, p);
+  if (by_freq) {
+    CallArgs scaled{{Value::tensor(q), Value::tensor(p)}, {}};
+    y = as_tensor(ev.call_value(nn_sparse_function(ev, "_embedding_scaled_by_freq"), scaled), "embedding()");
+  }
   if (!given(2)) return Value::tensor(y);
   const int64_t rows = q.dim() > 0 ? q.sizes()[0] : 0;
   int64_t pad = as_int(b[2], "embedding(): argument 'padding_idx'");

@@ -219,6 +219,7 @@ Value in_place_alpha(const char* name, InPlaceOp op, CallArgs& a) {
   Bound b = bind(name, a, {"self", "other", "alpha"}, 2);
   Tensor x = b[0].t;
   Tensor other = to_tensor_arg(b[1], name);
+  if (b.has(2)) check_alpha_kind(x, b[1], b[2], name);
   op(x, b.has(2) ? mul(other, to_tensor_arg(b[2], name)) : other);
   return b[0];
 }

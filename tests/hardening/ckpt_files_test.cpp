@@ -162,6 +162,33 @@ TEST_CASE("save() and load() in the language: a FIFO is refused, never waited on
   CHECK(is_fifo(fifo));
 }
 
+TEST_CASE("the language's other writers refuse a FIFO or a folder, never wait on one") {
+  // data.save_image opened its path with an ofstream: a FIFO there waited forever for a
+  // reader (hardening round 12); it goes through the atomic writer now, as the others.
+  TempDir dir;
+  std::string fifo = (dir.path() / "pipe.png").string();
+  std::string folder = (dir.path() / "folder.png").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  fs::create_directory(folder);
+  Session s;
+  s.run("import data");
+  for (const std::string& path : {fifo, folder}) {
+    std::string kind = path == fifo ? "it is a FIFO, not a regular file" : "it is a folder, not a regular file";
+    for (const std::string& call : {"data.save_image(rand(3, 4, 4), ", "write_text(", "append_text("}) {
+      std::string code = call + "\"" + path + "\"" + (call[0] == 'd' ? ")" : ", \"x\")");
+      INFO(code);
+      CHECK(s.error(code).find(kind) != std::string::npos);
+    }
+  }
+  CHECK(is_fifo(fifo));
+  CHECK(!fs::exists(fifo + ".tmp"));
+  // An image written twice replaces the first whole.
+  std::string png = (dir.path() / "ok.png").string();
+  s.run("data.save_image(rand(3, 4, 4), \"" + png + "\")\ndata.save_image(zeros(1, 2, 2), \"" + png + "\")");
+  CHECK(nabla::testing::read_file(png).substr(1, 3) == "PNG");
+  CHECK(!fs::exists(png + ".tmp"));
+}
+
 TEST_CASE("every reader of a data file refuses a FIFO or a folder before opening it") {
   TempDir dir;
   std::string fifo = (dir.path() / "pipe").string();

@@ -303,7 +303,7 @@ Tensor cov_of(const Tensor& input, int64_t correction, const Tensor& fweights, c
       fail(std::string(fname) + "(): argument 'fweights' must be an integer tensor, got " + dtype_name(fweights.dtype()));
     std::vector<double> v = as_numbers(Value::tensor(fweights), "fweights");
     for (double f : v)
-      if (f < 0) fail(std::string(fname) + "(): argument 'fweights' must be non-negative, got " + float_repr(f));
+      if (!(f >= 0)) fail(std::string(fname) + "(): argument 'fweights' must be non-negative, got " + float_repr(f));
     w = to_dtype(reshape(fweights, {obs}), x.dtype());
   }
   if (aweights.defined()) {
@@ -312,7 +312,7 @@ Tensor cov_of(const Tensor& input, int64_t correction, const Tensor& fweights, c
       fail(std::string(fname) + "(): argument 'aweights' must be a floating tensor, got " + dtype_name(aweights.dtype()));
     std::vector<double> v = as_numbers(Value::tensor(detach(aweights)), "aweights");
     for (double f : v)
-      if (f < 0) fail(std::string(fname) + "(): argument 'aweights' must be non-negative, got " + float_repr(f));
+      if (!(f >= 0)) fail(std::string(fname) + "(): argument 'aweights' must be non-negative, got " + float_repr(f));
     Tensor aw = to_dtype(reshape(aweights, {obs}), x.dtype());
     w = w.defined() ? w * aw : aw;
   }
@@ -367,7 +367,7 @@ Value renorm_builtin(Evaluator&, CallArgs& a) {
   if (x.dim() < 2) fail("renorm(): argument 'input' must have at least 2 dims, got shape " + x.shape_str());
   const int64_t dim = dim_in(as_int(b[2], fn_arg("renorm", "dim")), x.dim(), "renorm");
   const double maxnorm = as_num(b[3], fn_arg("renorm", "maxnorm"));
-  if (maxnorm < 0) fail("renorm(): argument 'maxnorm' must be non-negative, got " + float_repr(maxnorm));
+  if (!(maxnorm >= 0)) fail("renorm(): argument 'maxnorm' must be non-negative, got " + float_repr(maxnorm));
   IntList others;
   for (int64_t d = 0; d < x.dim(); ++d)
     if (d != dim) others.push_back(d);

@@ -371,7 +371,7 @@ Value smooth_l1_loss_builtin(Evaluator&, CallArgs& a) {
   check_broadcast("smooth_l1_loss", {{"input", x}, {"target", t}});
   Tensor d = abs(x - t);
   const double beta = num(b, 3, 1.0, "smooth_l1_loss(): argument 'beta'");
-  if (beta < 0) fail("smooth_l1_loss(): beta must be at least 0, got " + float_repr(beta));
+  if (!(beta >= 0)) fail("smooth_l1_loss(): beta must be at least 0, got " + float_repr(beta));
   Tensor loss = beta == 0 ? d : where(lt(d, number_like(beta, d)), d * d * (0.5 / beta), d - 0.5 * beta);
   return Value::tensor(reduced(loss, b, 2, "smooth_l1_loss"));
 }
@@ -383,7 +383,7 @@ Value huber_loss_builtin(Evaluator&, CallArgs& a) {
   check_broadcast("huber_loss", {{"input", x}, {"target", t}});
   Tensor d = abs(x - t);
   const double delta = num(b, 3, 1.0, "huber_loss(): argument 'delta'");
-  if (delta <= 0) fail("huber_loss(): delta must be positive, got " + float_repr(delta));
+  if (!(delta > 0)) fail("huber_loss(): delta must be positive, got " + float_repr(delta));
   return Value::tensor(reduced(where(lt(d, number_like(delta, d)), d * d * 0.5, (d - 0.5 * delta) * delta), b, 2, "huber_loss"));
 }
 

@@ -70,6 +70,11 @@ Value rsub_builtin(Evaluator& ev, CallArgs& a) {
   if (b[0].tag != Tag::Tensor && b[1].tag != Tag::Tensor)
     fail(std::string("rsub(): argument 'input' or argument 'other' must be a tensor, got ") + type_name(b[0]) + " and " +
          type_name(b[1]));
+  // Checked here, named as the user wrote them: through sub, rsub("a", x) was
+  // "sub(): argument 'other' must be a tensor"
+  const Tensor other = input_of(b[1], "rsub", "other");
+  input_of(b[0], "rsub", "input");
+  if (b.has(2)) check_alpha_kind(other, b[0], b[2], "rsub");
   CallArgs call;
   call.pos = {b[1], b[0]};
   if (b.has(2)) call.kw = {{"alpha", b[2]}};

@@ -154,7 +154,8 @@ Value class_loss_call(CallArgs& a, const char* fname, bool from_logits) {
   if (unbatched) x = unsqueeze(x, 0), y = unsqueeze(y, 0);
   Tensor w = weight.is_none() ? Tensor() : class_weight(weight, x, f);
   const double smoothing = from_logits && b.has(4) ? as_num(b[4], f + "(): argument 'label_smoothing'") : 0.0;
-  if (smoothing < 0 || smoothing > 1) fail(f + "(): argument 'label_smoothing' must be in [0, 1], got " + float_repr(smoothing));
+  if (!(smoothing >= 0 && smoothing <= 1))  // NaN too
+    fail(f + "(): argument 'label_smoothing' must be in [0, 1], got " + float_repr(smoothing));
   const std::string reduction = reduction_of(b, 2, f);
   Tensor logp = from_logits ? log_softmax(x, 1) : x;
   Tensor out;
