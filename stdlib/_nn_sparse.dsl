@@ -1,7 +1,10 @@
 # _nn_sparse: the lookup-table layers nn.Embedding and nn.EmbeddingBag (PyTorch's
 # torch/nn/modules/sparse.py), the function embedding_bag and max_norm's in-place
 # renormalization, with PyTorch's arguments, defaults, init and state_dict keys. Their
-# gradients are dense: scale_grad_by_freq=true and sparse=true are errors that say so.
+# gradients are dense (scale_grad_by_freq scales them: Note [Gradients scaled by
+# frequency]); sparse=true is taken and the gradient stays dense (optim.SparseAdam
+# steps the rows whose gradient is nonzero: Note [SparseAdam on dense gradients] in
+# stdlib/_optim_sparse.dsl).
 # nn re-exports them; import nn, not this module.
 import _nn_init
 
@@ -21,15 +24,43 @@ fn _check_max_norm(who, max_norm) {
   assert(max_norm == none or type(max_norm) in ["int", "float"], f"{who}: max_norm must be a number or none, got {type(max_norm)}")
   return max_norm
 }
-# The flags PyTorch has for its sparse or frequency-scaled gradients: false only.
-fn _dense_only(who, name, flag, why) {
-  assert(flag == false, f"{who}: {name}=true is not supported ({why}); pass {name}=false")
-  return flag
-}
 fn _dense_flags(who, scale_grad_by_freq, sparse) {
-  _dense_only(who, "scale_grad_by_freq", scale_grad_by_freq, "the weight's gradient is never scaled by how often an index occurs")
-  _dense_only(who, "sparse", sparse, "the weight's gradient is a dense tensor")
+  assert(type(scale_grad_by_freq) == "bool", f"{who}: scale_grad_by_freq must be true or false, got {type(scale_grad_by_freq)}")
+  assert(type(sparse) == "bool", f"{who}: sparse must be true or false, got {type(sparse)}")
 }
+
+# Note [Gradients scaled by frequency]: scale_grad_by_freq=true divides each looked-up
+# row's gradient by how many times its index occurs in the whole input (all bags
+# together), as PyTorch's embedding_dense_backward: an index seen 3 times sends each
+# of its 3 gradients / 3. The lookup's values are untouched: _GradScale is the
+# identity forward and multiplies the gradient by the per-position factor backward.
+# (PyTorch 1.13's CPU embedding_bag misplaces these counts among the indices, a bug
+# fixed later; the bags here follow the definition, tests/stdlib/reference/
+# make_layers_vs_torch6.py builds the bags' reference from embedding's.)
+function _GradScale {
+  forward(ctx, x, scale) {
+    ctx.save(scale)
+    return x.clone()
+  }
+  backward(ctx, grad) = (grad * ctx.saved[0], none)
+}
+
+# 1 / (how often each row of weight is named in indices), 1 where it is not named.
+fn _inverse_counts(indices, num_weights, dtype) {
+  let flat = indices.reshape([-1]).to(i64)
+  let counts = scatter_add(zeros([num_weights], dtype=dtype, device=flat.device), 0, flat,
+                           ones([flat.shape[0]], dtype=dtype, device=flat.device))
+  return 1.0 / counts.clamp_min(1.0)
+}
+
+# rows (a lookup of weight at `at`, [*at.shape, D]) whose gradient is scaled by the
+# inverse counts `inverse` of every row of the weight (_inverse_counts).
+fn _scaled_by_inverse(rows, at, inverse) = _GradScale(rows, embedding(inverse.unsqueeze(1), at))
+
+# embedding(weight, indices) with each row's gradient divided by its index's count in
+# indices (F.embedding's scale_grad_by_freq=true calls it too).
+fn _embedding_scaled_by_freq(weight, indices) = _scaled_by_inverse(
+    embedding(weight, indices), indices, _inverse_counts(indices, weight.shape[0], weight.dtype))
 fn _given_weight(who, w, n, d) {
   assert(list(w.shape) == [n, d], f"{who}: _weight must have shape [{n}, {d}], got {list(w.shape)}")
   return w.detach().clone().requires_grad_(true)
@@ -58,6 +89,13 @@ fn embedding_renorm_(weight, indices, max_norm, norm_type=2.0) {
   return weight
 }
 
+# indices as PyTorch takes them: an i64 or i32 tensor (a float one was read as a
+# table, or rounded to i64 by embedding_bag's 1-D path).
+fn _check_index_dtype(who, indices, name) {
+  assert(type(indices) == "tensor" and indices.dtype in [i64, i32],
+         f"{who}: {name} must be an integer tensor (i64 or i32), got " + (f"{indices.dtype}" if type(indices) == "tensor" else type(indices)))
+}
+
 # The indices of a lookup in weight checked as embedding checks them (rows of the
 # table, i64 or i32), before max_norm renormalizes: an index the renorm's scatter could
 # not place was an error naming scatter_add. Eagerly only (a capture must not read
@@ -65,8 +103,7 @@ fn embedding_renorm_(weight, indices, max_norm, norm_type=2.0) {
 fn _check_indices(who, weight, indices) {
   assert(type(weight) == "tensor" and weight.ndim == 2,
          f"{who}: weight must be a 2-D tensor [num_embeddings, dim], got " + (f"shape {list(weight.shape)}" if type(weight) == "tensor" else type(weight)))
-  assert(type(indices) == "tensor" and indices.dtype in [i64, i32],
-         f"{who}: indices must be an integer tensor (i64 or i32), got " + (f"{indices.dtype}" if type(indices) == "tensor" else type(indices)))
+  _check_index_dtype(who, indices, "indices")
   if indices.numel() > 0 and not is_compiling() {
     let low = indices.min().item()
     let high = indices.max().item()
@@ -105,10 +142,12 @@ model Embedding(num_embeddings, embedding_dim, padding_idx=none, max_norm=none, 
     return e
   }
   forward(indices) {
+    _check_index_dtype("Embedding", indices, "indices")
     if self.max_norm != none { embedding_renorm_(self.weight, indices, self.max_norm, self.norm_type) }
-    if self.padding_idx == none { return embedding(self.weight, indices) }
+    let rows = _embedding_scaled_by_freq(self.weight, indices) if self.scale_grad_by_freq else embedding(self.weight, indices)
+    if self.padding_idx == none { return rows }
     let keep = (indices != self.padding_idx).unsqueeze(-1)
-    return where(keep, embedding(self.weight, indices), embedding(self.weight.detach(), indices))
+    return where(keep, rows, embedding(self.weight.detach(), indices))
   }
 }
 
@@ -130,15 +169,20 @@ fn embedding_bag(input, weight, offsets=none, max_norm=none, norm_type=2.0, scal
   let who = "embedding_bag()"
   assert(mode in _bag_modes, f"{who}: mode must be \"sum\", \"mean\" or \"max\", got {repr(mode)}")
   _dense_flags(who, scale_grad_by_freq, sparse)
+  assert(not (scale_grad_by_freq and mode == "max"), f"{who}: mode \"max\" does not support scale_grad_by_freq=true")
+  _check_index_dtype(who, input, "input")
   let psw = per_sample_weights
   if psw != none {
     assert(mode == "sum", f"{who}: per_sample_weights is only supported for mode \"sum\", got mode {repr(mode)}")
+    assert(type(psw) == "tensor" and psw.dtype == weight.dtype,
+           f"{who}: per_sample_weights must have the weight's dtype {weight.dtype}, got " + (f"{psw.dtype}" if type(psw) == "tensor" else type(psw)))
     assert(psw.shape == input.shape, f"{who}: per_sample_weights {list(psw.shape)} must have the input's shape {list(input.shape)}")
   }
   let pad = _padding_idx(who, padding_idx, weight.shape[0])
   if max_norm != none { embedding_renorm_(weight, input, max_norm, norm_type) }
   let bags = _bag_block(who, input, offsets, include_last_offset, psw)
-  return _reduce_bags(weight, bags[0], bags[1], bags[2], mode, pad)
+  let inverse = _inverse_counts(input, weight.shape[0], weight.dtype) if scale_grad_by_freq else none
+  return _reduce_bags(weight, bags[0], bags[1], bags[2], mode, pad, inverse)
 }
 
 # [indices [B, M], mask [B, M] (bool: in its bag), weights [B, M] or none] of the input.
@@ -180,9 +224,10 @@ fn _bag_block(who, input, offsets, include_last_offset, psw) {
   return [indices, mask, weights]
 }
 
-fn _reduce_bags(weight, indices, mask, psw, mode, pad) {
+# inverse: the rows' inverse counts when scale_grad_by_freq, else none.
+fn _reduce_bags(weight, indices, mask, psw, mode, pad, inverse) {
   let counted = mask if pad == none else logical_and(mask, indices != pad)
-  let rows = embedding(weight, indices)
+  let rows = embedding(weight, indices) if inverse == none else _scaled_by_inverse(embedding(weight, indices), indices, inverse)
   if mode == "max" {
     let best = where(counted.unsqueeze(-1), rows, float("-inf")).max(dim=1).values
     return where(counted.any(dim=1).unsqueeze(-1), best, 0.0)
@@ -207,6 +252,7 @@ model EmbeddingBag(num_embeddings, embedding_dim, max_norm=none, norm_type=2.0, 
   scale_grad_by_freq = scale_grad_by_freq
   mode = mode
   let _m = assert(mode in _bag_modes, f"EmbeddingBag: mode must be \"sum\", \"mean\" or \"max\", got {repr(mode)}")
+  let _mf = assert(not (scale_grad_by_freq == true and mode == "max"), "EmbeddingBag: mode \"max\" does not support scale_grad_by_freq=true")
   sparse = sparse
   let _flags = _dense_flags("EmbeddingBag", scale_grad_by_freq, sparse)
   include_last_offset = include_last_offset
@@ -224,6 +270,7 @@ model EmbeddingBag(num_embeddings, embedding_dim, max_norm=none, norm_type=2.0, 
     return e
   }
   forward(input, offsets=none, per_sample_weights=none) = embedding_bag(
-      input, self.weight, offsets, max_norm=self.max_norm, norm_type=self.norm_type, mode=self.mode,
+      input, self.weight, offsets, max_norm=self.max_norm, norm_type=self.norm_type,
+      scale_grad_by_freq=self.scale_grad_by_freq, mode=self.mode,
       per_sample_weights=per_sample_weights, include_last_offset=self.include_last_offset, padding_idx=self.padding_idx)
 }

@@ -79,6 +79,20 @@ ResampleTaps resample_taps(int64_t in, int64_t out, int64_t mode, bool align_cor
     }
     return t;
   }
+  if (mode == kInterpolateLinear && in == out) {
+    // Note [Linear resampling of an unchanged size]: PyTorch's
+    // compute_source_index_and_lambda (linear, bilinear, trilinear; forward and
+    // backward, CPU) copies a dim whose size the interpolation keeps, whatever the
+    // scale factor: scale_factor=1.2 on 3 pixels makes 3, and they are the input's,
+    // not samples at (o + 0.5) / 1.2 - 0.5. Bicubic and nearest sample as usual
+    // (PyTorch 1.13's bicubic backward copies the gradient where both sizes are
+    // kept, unlike its forward; here the gradient is the forward's).
+    for (int64_t o = 0; o < out; ++o) {
+      set(o, 0, o, 1.0);
+      set(o, 1, o, 0.0);
+    }
+    return t;
+  }
   double scale = source_scale(in, out, align_corners, scale_factor);
   for (int64_t o = 0; o < out; ++o) {
     double s = source_coordinate(scale, o, align_corners, mode == kInterpolateBicubic);

@@ -147,7 +147,7 @@ import nn
 let r = nn.Embedding(10, 3, max_norm=1.0)(tensor([1, 2, 30]))
 # ---
 # case: Embedding with max_norm and float indices
-# expect error: tests/lang/errors_hostile2.dsl:154:9: error: assertion failed: embedding_renorm_(): indices must be an integer tensor (i64 or i32), got f32
+# expect error: tests/lang/errors_hostile2.dsl:154:9: error: assertion failed: Embedding: indices must be an integer tensor (i64 or i32), got f32
 # expect error line:   let r = nn.Embedding(10, 3, max_norm=1.0)(tensor([1.0, 2.0]))
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import nn

@@ -296,7 +296,7 @@ test "EmbeddingBag: sum, mean and max of 2-D bags and of offsets, per_sample_wei
   expect_error(fn() = nn.EmbeddingBag(5, 2)(tensor([1, 2]), tensor([0, 3])), "offsets[-1] must be at most the input's length 2, got 3")
   expect_error(fn() = nn.EmbeddingBag(5, 2)(tensor([[1, 2]]), per_sample_weights=ones([1, 2])), "only supported for mode \"sum\"")
   expect_error(fn() = nn.EmbeddingBag(5, 2, mode="sum")(tensor([[1, 2]]), per_sample_weights=ones([2])), "must have the input's shape")
-  expect_error(fn() = nn.EmbeddingBag(5, 2, sparse=true), "sparse=true is not supported")
+  expect(nn.EmbeddingBag(5, 2, sparse=true).sparse, "sparse=true is taken, its gradient dense (optim.SparseAdam)")
 }
 
 test "Embedding's max_norm renormalizes the rows looked up, in place, as PyTorch's" {
@@ -305,8 +305,8 @@ test "Embedding's max_norm renormalizes the rows looked up, in place, as PyTorch
   let e = nn.Embedding.from_pretrained(ref["embedding_max_norm.weight"], max_norm=1.5)
   e(ref["embedding_max_norm.x0"])
   expect_close(e.weight, ref["embedding_max_norm.after.weight"])
-  expect_error(fn() = nn.Embedding(5, 2, scale_grad_by_freq=true), "scale_grad_by_freq=true is not supported")
-  expect_error(fn() = nn.Embedding(5, 2, sparse=true), "sparse=true is not supported")
+  expect(nn.Embedding(5, 2, scale_grad_by_freq=true).scale_grad_by_freq, "taken (test_embed_norm_vs_torch6.dsl)")
+  expect(nn.Embedding(5, 2, sparse=true).sparse, "sparse=true is taken, its gradient dense (optim.SparseAdam)")
   expect(nn.Embedding(5, 2, sparse=false).sparse == false)
 }
 
