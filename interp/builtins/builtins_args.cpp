@@ -316,6 +316,25 @@ void check_alpha_kind(const Tensor& x, const Value& other, const Value& alpha, c
          repr(alpha));
 }
 
+// Note [Empty tensors in cat]
+// PyTorch's cat skips a tensor of shape [0] (1-D and empty) beside tensors of other
+// shapes, a legacy rule that the accumulating idiom relies on:
+//   let preds = tensor([])
+//   for x in batches { preds = cat([preds, model(x)]) }   # model(x): [B, C]
+// Its dtype still takes part in the result's (cat([tensor([]), i64 [2, 2]]) is f32),
+// and dims wrap by the tensors kept. The op row checks every input's shape, so the
+// rule lives here, in the language's cat, which leaves them out before the call and
+// casts the result to the dtype of all of them.
+TensorList cat_inputs_without_legacy_empties(const TensorList& inputs, std::optional<DType>& promoted) {
+  auto legacy_empty = [](const Tensor& t) { return t.defined() && t.dim() == 1 && t.numel() == 0; };
+  TensorList kept;
+  for (const Tensor& t : inputs)
+    if (!legacy_empty(t)) kept.push_back(t);
+  if (kept.empty() || kept.size() == inputs.size()) return inputs;
+  promoted = result_type(inputs);
+  return kept;
+}
+
 Tensor fill_scalar(const Value& v, DType dtype, const std::string& what) {
   check_fits_dtype(v, dtype, what);
   if (v.tag == Tag::Int) return int_scalar_tensor(v.i, dtype);

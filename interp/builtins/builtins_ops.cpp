@@ -136,7 +136,10 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
       inputs.push_back(in_set[k] ? input_of(in_vals[k], fname, arg) : Tensor());
     }
   }
+  std::optional<DType> promoted;
+  if (def.id == OpId::cat) inputs = cat_inputs_without_legacy_empties(inputs, promoted);
   TensorList outs = call(def.id, inputs, attrs);
+  if (promoted && outs[0].dtype() != *promoted) outs[0] = to_dtype(outs[0], *promoted);  // Note [Empty tensors in cat]
   if (outs.size() == 1 && def.num_outputs == 1) return tensor_value(outs[0]);
   // sort and topk: (values, indices), also by name, as PyTorch's return types.
   if ((def.id == OpId::sort || def.id == OpId::topk) && outs.size() == 2)

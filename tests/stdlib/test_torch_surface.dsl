@@ -190,3 +190,19 @@ test "str counts code points, as Python's" {
   expect(chars == ["a", "ñ", "😀"] and [c for c in "é😀"] == ["é", "😀"], "iteration by character")
   expect_error(fn() = s[5], "out of range")
 }
+
+test "cat leaves out 1-D empty tensors beside others, as PyTorch's legacy rule" {
+  expect(cat([zeros(0), ones(2, 2)]).shape == (2, 2))
+  expect(cat([tensor([]), ones(2, 2, dtype=i64)]).dtype == f32, "the empty tensor's dtype still promotes")
+  expect(cat([zeros(0), ones(2, 3), zeros(0)], 1).shape == (2, 3), "dims wrap by the tensors kept")
+  expect(cat([zeros(0), zeros(0)]).shape == (0,) and cat([zeros(0, 2), ones(2, 2)]).shape == (2, 2))
+  let preds = tensor([])
+  for i in range(3) { preds = cat([preds, ones(2, 4) * i]) }
+  expect(preds.shape == (6, 4) and preds[4, 0].item() == 2.0, "the accumulating idiom")
+  let x = randn(2, 3, dtype=f64, requires_grad=true)
+  cat([zeros(0, dtype=f64), x, x]).sum().backward()
+  expect(equal(x.grad, full([2, 3], 2.0, dtype=f64)))
+  expect_error(fn() = cat([zeros(1), ones(2, 2)]), "cat")
+  let f = compile(fn(a) = cat([zeros(0), a]), ones(2, 2))
+  expect(equal(f(ones(2, 2)), ones(2, 2)))
+}
