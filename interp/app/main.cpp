@@ -25,6 +25,7 @@
 #include "autograd/op_table.hpp"
 #include "graph/pass_manager.hpp"
 #include "interp/app/launch.hpp"
+#include "interp/app/openmp_wait.hpp"
 #include "interp/app/program_file.hpp"
 #include "interp/app/repl.hpp"
 #include "interp/app/test_command.hpp"
@@ -424,6 +425,7 @@ int run_graph(const GraphCommand& cmd) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nabla::run_with_short_openmp_spin(argv);  // Note [How long the team's threads spin]
   Args args(argv + 1, argv + argc);
   if (std::string e = take_front_options(args); !e.empty()) return usage_error(e);
   if (args.empty()) {

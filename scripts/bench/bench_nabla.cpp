@@ -15,6 +15,7 @@
 #include "autograd/engine.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/roofline.hpp"
+#include "interp/app/openmp_wait.hpp"
 #include "tensor/cpu/fused.hpp"
 #include "tensor/cpu/kernels.hpp"
 #include "tensor/random.hpp"
@@ -337,6 +338,7 @@ std::string checkpoint_load() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  nabla::run_with_short_openmp_spin(argv);  // as nabla does (Note [How long the team's threads spin])
   if (argc != 2) {
     std::fprintf(
         stderr,
