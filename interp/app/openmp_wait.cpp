@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace nabla {
 
@@ -26,12 +28,22 @@ namespace nabla {
 // about 5 ms. A GOMP_SPINCOUNT or OMP_WAIT_POLICY the user set is left alone.
 constexpr const char* kSpinCount = "2000";
 
+// The executable's own path, so that the program keeps its name in ps and top
+// (exec of /proc/self/exe would be called "exe"); empty when it is gone.
+std::string own_path() {
+  std::vector<char> buf(4096);
+  ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  if (n <= 0 || static_cast<size_t>(n) >= buf.size() - 1) return "";
+  return std::string(buf.data(), static_cast<size_t>(n));
+}
+
 void run_with_short_openmp_spin(char** argv) {
   if (std::getenv("GOMP_SPINCOUNT") || std::getenv("OMP_WAIT_POLICY")) return;
-  if (setenv("GOMP_SPINCOUNT", kSpinCount, 0) != 0) return;
-  ::execv("/proc/self/exe", argv);
-  // The executable is gone (rebuilt while running) or /proc is missing: run on with
-  // libgomp's default wait.
+  std::string path = own_path();
+  if (path.empty() || setenv("GOMP_SPINCOUNT", kSpinCount, 0) != 0) return;
+  ::execv(path.c_str(), argv);
+  // The executable was deleted (rebuilt while running: its path ends in " (deleted)")
+  // or /proc is missing: run on with libgomp's default wait.
 }
 
 }  // namespace nabla
