@@ -11,6 +11,7 @@
 // (text, drawings, ONNX) graph_module_report.cpp's.
 #include <algorithm>
 
+#include "autograd/autocast_lists.hpp"
 #include "autograd/engine.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
@@ -48,6 +49,15 @@ void training_flags(const Value& v, std::string& out) {
     if (Field* f = visit.module.as<InstanceObj>()->find("training")) out += truthy(f->value) ? "1" : "0";
 }
 
+// The autocast region a call runs in: a capture records the casts it makes, so a graph
+// captured outside autocast(dtype=bf16) { } would replay in f32 inside one (and the
+// other way round), where eager's ops change their dtypes.
+std::string autocast_text() {
+  std::optional<DType> dtype = autocast_dtype();
+  if (!dtype) return "off";
+  return std::string(dtype_name(*dtype)) + (autocast_lists() == AutocastLists::cpu ? " (cpu lists)" : "");
+}
+
 Guards guards_of(Evaluator& ev, const GraphModule& gm, const std::vector<Value>& args) {
   Guards g;
   for (const Value& a : args) {
@@ -57,6 +67,7 @@ Guards guards_of(Evaluator& ev, const GraphModule& gm, const std::vector<Value>&
   }
   training_flags(gm.model, g.training);
   if (gm.step) g.step = gm.step->signature(ev);
+  g.autocast = autocast_text();
   return g;
 }
 
@@ -69,6 +80,8 @@ std::string mismatch(const GraphModule& gm, const Guards& had, const Guards& now
       return "argument '" + gm.arg_names[k] + "' is " + now.args[k] + ", the graph was captured with " + had.args[k];
   if (had.training != now.training)
     return "the modules' training flags are " + now.training + ", the graph was captured with " + had.training;
+  if (had.autocast != now.autocast)
+    return "autocast is " + now.autocast + " around this call, the graph was captured with autocast " + had.autocast;
   if (std::string changed = had.reads.changed(); !changed.empty()) return changed;
   if (had.step != now.step)
     return "the optimizer's flags, parameters or state tensors changed (maximize, nesterov, centered, amsgrad, "

@@ -24,6 +24,7 @@ struct Guards {
   std::vector<std::string> args;  // per argument: "f32[64, 784]" or repr of the value
   std::string training;           // a model's training flag ("" for functions)
   std::string step;               // the optimizer inside the graph: GraphStep::signature
+  std::string autocast;           // the autocast region around the call: "off", "bf16", "bf16 (cpu lists)"
   ReadGuards reads;               // what the run read from outside the call (Note [What a capture read])
 };
 

@@ -304,3 +304,19 @@ test "in-place writes into tensors no op made: whole ones become the value, buff
     expect_close(gl(v), writes_outer_in_loop(v), rtol=0, atol=0)
   }
 }
+
+test "entering or leaving autocast re-captures: a graph keeps the dtypes of its capture's region" {
+  let w = randn(4, 4)
+  fn f(x) = relu(matmul(x, w)).softmax(-1)
+  let gm = compile(f, randn(2, 4))
+  let x = randn(2, 4)
+  autocast("cpu", dtype=bf16) {
+    expect(gm(x).dtype == f(x).dtype and f(x).dtype == bf16, f"{gm(x).dtype}")
+    expect(equal(gm(x), f(x)))
+  }
+  autocast(dtype=bf16) { expect(gm(x).dtype == f(x).dtype and f(x).dtype == f32, "PyTorch's CUDA lists: softmax in f32") }
+  expect(gm(x).dtype == f32 and equal(gm(x), f(x)))
+  let report = gm.explain()
+  expect("3 graphs cached" in report, report)
+  expect("autocast is bf16 (cpu lists) around this call, the graph was captured with autocast off" in report, report)
+}
