@@ -260,8 +260,8 @@ std::vector<Edge> root_edges_of(const TensorList& roots, const char* what) {
     NABLA_CHECK(roots[i].defined(), std::string(what) + ": output " + std::to_string(i) + " is undefined");
     if (!roots[i].requires_grad())
       throw Error(std::string(what) + ": output " + std::to_string(i) +
-                  " does not require grad and has no grad_fn (was it computed under no_grad, or from tensors "
-                  "that do not require grad?)");
+                  " does not require grad and has no grad_fn (was it computed under no_grad, by a graph module "
+                  "compiled without train=true, or from tensors that do not require grad?)");
     edges.push_back(gradient_edge(roots[i]));
   }
   return edges;
