@@ -50,7 +50,6 @@ so adding one keeps the earlier inputs):
 
     /usr/bin/python3 tests/stdlib/reference/make_layers_vs_torch6.py
 """
-import math
 import pathlib
 import sys
 
@@ -63,6 +62,7 @@ sys.path.insert(0, str(HERE.parents[2] / "scripts" / "reference"))
 sys.path.insert(0, str(HERE))
 from safetensors_file import write_safetensors  # noqa: E402
 from make_layer_options import fn, record  # noqa: E402
+from torch_definitions import sdpa  # noqa: E402
 from layer_sweeps_vs_torch6 import mha_sweep_cases, sweep_cases  # noqa: E402
 
 OUT = HERE / "layers_vs_torch6.safetensors"
@@ -245,18 +245,6 @@ def attention_cases(out):
                                   norm=nn.LayerNorm(E, eps=1e-4, elementwise_affine=False))
     record(out, "enc_stack_final_norm", stack, [r(S, B, E)],
            lambda m, x: m(x, mask=src_mask, src_key_padding_mask=masks["bool_kpm"]))
-
-
-def sdpa(q, k, v, mask=None, is_causal=False, scale=None):
-    """scaled_dot_product_attention (PyTorch >= 2.0, dropout_p=0) by its definition in
-    torch ops, as make_vs_torch4.py's."""
-    L, S = q.shape[-2], k.shape[-2]
-    s = q @ k.transpose(-2, -1) * (1.0 / math.sqrt(q.shape[-1]) if scale is None else scale)
-    if is_causal:
-        s = s.masked_fill(~torch.ones(L, S, dtype=torch.bool).tril(), float("-inf"))
-    if mask is not None:
-        s = s.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else s + mask
-    return torch.softmax(s, -1) @ v
 
 
 def stack_cases(out):

@@ -30,7 +30,6 @@ floating input and parameter, and the buffers the forward moved):
 
     /usr/bin/python3 tests/stdlib/reference/make_vs_torch4.py
 """
-import math
 import pathlib
 import sys
 
@@ -43,6 +42,7 @@ sys.path.insert(0, str(HERE.parents[2] / "scripts" / "reference"))
 sys.path.insert(0, str(HERE))
 from safetensors_file import write_safetensors  # noqa: E402
 from make_layer_options import fn, record  # noqa: E402
+from torch_definitions import sdpa  # noqa: E402
 
 OUT = HERE / "vs_torch4.safetensors"
 
@@ -303,14 +303,6 @@ def seq_cases(out):
     record(out, "lstm_dropout_eval_unbatched", nn.LSTM(3, 4, num_layers=2, dropout=0.3, bidirectional=True).eval(),
            [r(5, 3)], lambda m, x: flat(m(x)))
     # ---- scaled_dot_product_attention (PyTorch >= 2.0): its definition in torch ops
-    def sdpa(q, k, v, mask=None, is_causal=False, scale=None):
-        L, S = q.shape[-2], k.shape[-2]
-        s = q @ k.transpose(-2, -1) * (1.0 / math.sqrt(q.shape[-1]) if scale is None else scale)
-        if is_causal:
-            s = s.masked_fill(~torch.ones(L, S, dtype=torch.bool).tril(), float("-inf"))
-        if mask is not None:
-            s = s.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else s + mask
-        return torch.softmax(s, -1) @ v
     q, k, v = r(2, 3, 4, 5), r(2, 3, 6, 5), r(2, 3, 6, 2)
     bmask = torch.rand(4, 6) > 0.3
     bmask[:, 0] = True
