@@ -377,6 +377,10 @@ void notify_untraced_effect(const std::string& what) {
   if (t_observer) t_observer->on_untraced_effect(what);
 }
 
+void notify_flag_change(const Tensor& t, const std::string& what) {
+  if (t_observer) t_observer->on_flag_change(t, what);
+}
+
 TensorList call(OpId id, const TensorList& inputs, const Attrs& given) {
   const OpDef& def = op_def(id);
   // Inputs with a tangent, a batch dim or a lift of a jvp, vmap or reverse level that

@@ -29,6 +29,9 @@ class OpObserver {
   // .grad, an assignment to .grad, a fused optimizer step updating parameters in place.
   // `what` says what and where it writes ("backward() writes the leaves' .grad").
   virtual void on_untraced_effect(const std::string& what) {}
+  // A builtin is about to change a flag of t that no op records (`t.requires_grad =
+  // false`, requires_grad_()): `what` names the change.
+  virtual void on_flag_change(const Tensor& t, const std::string& what) {}
 };
 
 OpObserver* op_observer();
@@ -53,5 +56,6 @@ class UnobservedScope {
 void notify_value_read(const Tensor& t, const std::string& what);
 void notify_inplace(const Tensor& dst, const Tensor& src, const std::string& what);
 void notify_untraced_effect(const std::string& what);
+void notify_flag_change(const Tensor& t, const std::string& what);
 
 }  // namespace nabla

@@ -262,6 +262,22 @@ void Capture::on_untraced_effect(const std::string& what) {
   problems_.push_back(std::move(p));
 }
 
+// Note [Flags changed inside a lowered region]
+// A lowered branch or loop body runs once, at capture, and a flag it sets on a tensor
+// made before it (`w.requires_grad = false` on one side of an if) is set then, whichever
+// side a call takes, and never again: the node records no op for it. As a container or
+// a model's mode changed there (Note [Objects changed inside a lowered region]), it is
+// a problem at its line. (Outside any region the flag is still set at capture only,
+// not at each call: a gap left open, as refusing it there would refuse programs that
+// set it once, to the value it keeps.)
+void Capture::on_flag_change(const Tensor& t, const std::string& what) {
+  if (!parent_ || t.impl()->serial >= start_serial_) return;
+  problems_.push_back({what + " of a tensor made before the lowered branch or loop, which the node does not replay " +
+                           "(it is set once, at capture, whichever side or trip a call takes): set it before the " +
+                           "statement",
+                       current_origin()});
+}
+
 // A region input for a tensor of the enclosing graph, named as the parent names it
 // when it has a name the region does not use yet ("w", "fc1.weight"), else "in<k>".
 int Capture::capture_from_parent(const Tensor& t) {

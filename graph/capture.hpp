@@ -119,6 +119,7 @@ class Capture : public OpObserver {
   void on_value_read(const Tensor& t, const std::string& what) override;
   void on_inplace(const Tensor& dst, const Tensor& src, const std::string& what) override;
   void on_untraced_effect(const std::string& what) override;
+  void on_flag_change(const Tensor& t, const std::string& what) override;
   void before_write(const Tensor& t) override;
 
  private:

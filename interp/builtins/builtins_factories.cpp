@@ -308,6 +308,10 @@ Value logspace_builtin(Evaluator&, CallArgs& a) {
 
 Value manual_seed_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("manual_seed", a, {"seed"}, 1);
+  // Note [Untraced effects] (graph/capture.cpp): a graph's draws go on from the
+  // generator's position at each call, so a reseed inside a compiled function ran once,
+  // at capture, and the calls drew other numbers than eager's.
+  notify_untraced_effect("manual_seed() resets the random generator");
   manual_seed(static_cast<uint64_t>(as_int(b[0], "manual_seed()")));
   return Value();
 }

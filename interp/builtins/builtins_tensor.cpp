@@ -244,6 +244,7 @@ Value requires_grad_method(Evaluator&, CallArgs& a) {
   if (v && !is_floating(x.dtype()))
     fail(std::string("requires_grad_(): only floating tensors can require gradients, got ") + dtype_name(x.dtype()));
   if (!x.is_leaf() && !v) fail("requires_grad_(false) on a non-leaf tensor: use detach()");
+  if (x.requires_grad() != v) notify_flag_change(x, "requires_grad_()");  // Note [Flags changed inside a lowered region]
   x.set_requires_grad(v);
   return b[0];
 }

@@ -426,6 +426,7 @@ void Evaluator::set_attr(const Value& obj, const std::string& name, Value v) {
         return;
       }
       if (name == "requires_grad") {
+        if (t.requires_grad() != truthy(v)) notify_flag_change(t, "setting .requires_grad");  // Note [Flags changed inside a lowered region]
         t.set_requires_grad(truthy(v));
         return;
       }

@@ -17,6 +17,7 @@
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/models/field_assign.hpp"
 #include "interp/models/module_walk.hpp"
+#include "interp/values/object_regions.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
 namespace nabla::interp {
@@ -50,7 +51,13 @@ Value make_hook_handle(const Value& self, const std::string& method, int64_t id)
 void set_training(const Value& v, bool mode) {
   for (const ModuleVisit& visit : walk_modules(v)) {
     auto* inst = visit.module.as<InstanceObj>();
-    if (Field* f = inst->find("training")) f->value = Value::boolean(mode);
+    Field* f = inst->find("training");
+    // Note [Objects changed inside a lowered region]: train()/eval() on a side of a
+    // lowered if changed the mode once, at capture, whichever side a call took.
+    if (!f || truthy(f->value) != mode)
+      check_change_in_region(*inst, std::string("switch to ") + (mode ? "train" : "eval") + " mode a " +
+                                        inst->cls->decl->name);
+    if (f) f->value = Value::boolean(mode);
     else inst->fields.push_back({"training", Value::boolean(mode), FieldKind::attribute});
   }
 }

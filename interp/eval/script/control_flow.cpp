@@ -213,12 +213,57 @@ void store_loop_results(Impl& im, const Carried& c, const TensorList& results, c
 
 // ---- while --------------------------------------------------------------------------------
 
-// The condition of a while loop, captured as a region on the carried values.
-Value capture_condition(Impl& im, const WhileStmt& w, Carried& c, std::unique_ptr<Region>& region) {
+// The condition of a while loop, captured as a region on the carried values (`copies`:
+// the region's tensors for them, bind_carried).
+Value capture_condition(Impl& im, const WhileStmt& w, Carried& c, std::unique_ptr<Region>& region,
+                        TensorList* copies = nullptr) {
   region = std::make_unique<Region>(*im.ev.script, "cond");
-  bind_carried(im, *region, c);
+  TensorList bound = bind_carried(im, *region, c);
+  if (copies) *copies = std::move(bound);
   region->start();
   return condition_value(im, *w.cond);
+}
+
+// Note [Writes in a while loop's condition]
+// A while_loop node's condition yields one thing, whether to go on; it carries nothing
+// out. A write it makes in place (a BatchNorm called in it moving its running
+// statistics, a function it calls doing buf.add_(1), h.add_(1) on a carried variable)
+// would be dropped at every trip: the statistics stayed where they were while eager's
+// moved once per test, and a condition that waits for its own write never ended (the
+// capture hung). Carrying it would need the condition's writes as carries of the node,
+// so the loop is refused instead, naming what the condition wrote and where.
+std::string condition_writes(const Carried& c, const TensorList& copies, Region& region) {
+  const graph::Capture& capture = region.capture();
+  for (const auto& w : capture.outer_writes()) {
+    std::string name = capture.name_of(w.tensor);
+    if (name.empty() || name.rfind("free", 0) == 0)
+      name = "a tensor made before the loop (" + w.tensor.shape_str() + " " + dtype_name(w.tensor.dtype()) + ")";
+    return name + (w.problem.origin.empty() ? "" : ", by " + w.problem.origin + ",");
+  }
+  size_t next = 0;
+  for (size_t k = 0; k < c.vars.size(); ++k) {
+    TensorList leaves;
+    tensor_leaves(c.trees[k], leaves);
+    for (size_t j = 0; j < leaves.size(); ++j, ++next)
+      if (capture.written_in_place(copies[next])) return "variable '" + c.vars[k]->id + "'";
+  }
+  for (const Field& f : c.fields)
+    if (capture.written_in_place(copies[next++])) return f.name;
+  return "";
+}
+
+// A plain condition is evaluated in a probe region too, which puts back what its run
+// wrote into tensors made before it (Note [Tensors a lowered region's calls write]):
+// one that wrote (a function it calls doing buf.add_(1)) runs again outside the region,
+// where the write is recorded as eager makes it.
+bool wrote_outside(Region& probe) { return !probe.capture().outer_writes().empty(); }
+
+void refuse_condition_writes(const WhileStmt& w, const Carried& c, const TensorList& copies, Region& region) {
+  std::string what = condition_writes(c, copies, region);
+  if (what.empty()) return;
+  fail("the condition of a while loop on a tensor (" + w.cond->span.where() + ") writes " + what +
+       " in place, which a while_loop node's condition cannot carry (it yields only whether to go on), so a graph "
+       "would drop the write at every trip: make the write in the loop's body, or test a value the body computes");
 }
 
 bool loop_is_broken(Impl& im, const Name* flag) { return flag && traced(im, im.load(loc(*flag))); }
@@ -234,24 +279,22 @@ Flow lower_while_try(Impl& im, const WhileStmt& w, const Name* flag, bool& again
   carry_fields(c, fields_written_in(im, w.body));
   Capture& outer = *im.ev.script->capture;
   std::unique_ptr<Region> cond_region;
-  Value first = capture_condition(im, w, c, cond_region);
+  TensorList cond_copies;
+  Value first = capture_condition(im, w, c, cond_region, &cond_copies);
   Tensor go;
   if (traced(im, first)) {
     go = predicate(first.t);
   } else if (!im.value_true(first, *w.cond)) {  // a plain condition, with the flag traced: no more trips
+    bool wrote = wrote_outside(*cond_region);
     cond_region.reset();
     store_all(im, vars, plain_before);
+    if (wrote) condition_value(im, *w.cond);  // Note [Writes in a while loop's condition]
     return Flow::Normal;
   }
+  refuse_condition_writes(w, c, cond_copies, *cond_region);  // Note [Writes in a while loop's condition]
   if (flag) {  // Note [Break and continue on a tensor condition]
     Tensor running = not_broken(im, *flag);
     go = go.defined() ? binary_op(BinaryOp::BitAnd, Value::tensor(running), Value::tensor(go)).t : running;
-  }
-  if (remember_called_writes(im, cond_region->capture(), w.body, c.fields)) {  // Note [Tensors a lowered region's calls write]
-    cond_region.reset();
-    store_all(im, vars, plain_before);
-    again = true;
-    return Flow::Normal;
   }
   std::shared_ptr<graph::Graph> cond_graph = cond_region->finish({go});
   Operands invariants = cond_region->capture().captured();
@@ -376,8 +419,10 @@ Flow Evaluator::Impl::script_while(const WhileStmt& w) {
   Carried probe = carried_of(*this, vars);
   Value first = capture_condition(*this, w, probe, cond_region);
   bool lowers = first.tag == Tag::Tensor && cond_region->capture().traced(first.t);
+  bool wrote = wrote_outside(*cond_region);
   cond_region.reset();
   store_all(*this, vars, before);
+  if (!lowers && wrote) first = condition_value(*this, *w.cond);  // Note [Writes in a while loop's condition]
   return lowers ? lower_while(*this, w, flag) : unrolled_while(*this, w, value_true(first, *w.cond), flag);
 }
 
