@@ -204,6 +204,28 @@ model LazyConv3d(out_channels, kernel_size, stride=1, padding=0, dilation=1, gro
 # statistics over several processes is not supported: training there is an error
 # (evaluation uses the running statistics and needs no synchronization).
 
+# PyTorch's _NormBase.reset_running_stats() (running_mean 0, running_var 1,
+# num_batches_tracked 0, in place) and reset_parameters() (that, and weight 1, bias 0),
+# for the BatchNorm and InstanceNorm layers and SyncBatchNorm.
+fn _reset_running_stats(m) {
+  if m.track_running_stats {
+    no_grad {
+      m.running_mean.zero_()
+      m.running_var.fill_(1.0)
+      m.num_batches_tracked.zero_()
+    }
+  }
+}
+fn _reset_norm_parameters(m) {
+  _reset_running_stats(m)
+  if m.affine {
+    no_grad {
+      m.weight.fill_(1.0)
+      m.bias.zero_()
+    }
+  }
+}
+
 let _batch_norms = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 model SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, process_group=none,
@@ -222,6 +244,8 @@ model SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=true, track_run
   running_var = none
   let _b = _sync_buffers(self, num_features, track_running_stats)
   let _fk = _nn_init._factory(self, device, dtype)
+  reset_running_stats() = _reset_running_stats(self)
+  reset_parameters() = _reset_norm_parameters(self)
   # PyTorch's classmethod: module with every BatchNorm1d/2d/3d (itself or inside it)
   # replaced by a SyncBatchNorm holding the same parameters, buffers and mode.
   static convert_sync_batchnorm(module, process_group=none) {

@@ -111,6 +111,8 @@ model BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   "Batch normalization over [N, C] or [N, C, L], with running statistics for eval. Example: nn.BatchNorm1d(256)"
   let _f = _batch_norm_fields(self, "BatchNorm1d", num_features, eps, momentum, affine, track_running_stats)
   let _fk = _nn_init._factory(self, device, dtype)
+  reset_running_stats() = _nn_extra._reset_running_stats(self)
+  reset_parameters() = _nn_extra._reset_norm_parameters(self)
   forward(x) {
     assert(x.ndim == 2 or x.ndim == 3, f"BatchNorm1d: expected a 2-d or 3-d input, got shape {x.shape}")
     return _batch_norm(self, x)
@@ -122,6 +124,8 @@ model BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   "Batch normalization over [N, C, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm2d(16)"
   let _f = _batch_norm_fields(self, "BatchNorm2d", num_features, eps, momentum, affine, track_running_stats)
   let _fk = _nn_init._factory(self, device, dtype)
+  reset_running_stats() = _nn_extra._reset_running_stats(self)
+  reset_parameters() = _nn_extra._reset_norm_parameters(self)
   forward(x) {
     assert(x.ndim == 4, f"BatchNorm2d: expected a 4-d input [N, C, H, W], got shape {x.shape}")
     return _batch_norm(self, x)
@@ -133,6 +137,8 @@ model BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_runni
   "Batch normalization over [N, C, D, H, W] per channel, with running statistics for eval. Example: nn.BatchNorm3d(16)"
   let _f = _batch_norm_fields(self, "BatchNorm3d", num_features, eps, momentum, affine, track_running_stats)
   let _fk = _nn_init._factory(self, device, dtype)
+  reset_running_stats() = _nn_extra._reset_running_stats(self)
+  reset_parameters() = _nn_extra._reset_norm_parameters(self)
   forward(x) {
     assert(x.ndim == 5, f"BatchNorm3d: expected a 5-d input [N, C, D, H, W], got shape {x.shape}")
     return _batch_norm(self, x)
@@ -199,6 +205,8 @@ model InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=false, track_r
   "Instance normalization over [N, C, L]: each channel of each example normalized. Example: nn.InstanceNorm1d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
   let _fk = _nn_init._factory(self, device, dtype)
+  reset_running_stats() = _nn_extra._reset_running_stats(self)
+  reset_parameters() = _nn_extra._reset_norm_parameters(self)
   forward(x) = _instance_norm(self, x, "InstanceNorm1d", 1)
 }
 
@@ -207,6 +215,8 @@ model InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_r
   "Instance normalization over [N, C, H, W]: each channel of each example normalized. Example: nn.InstanceNorm2d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
   let _fk = _nn_init._factory(self, device, dtype)
+  reset_running_stats() = _nn_extra._reset_running_stats(self)
+  reset_parameters() = _nn_extra._reset_norm_parameters(self)
   forward(x) = _instance_norm(self, x, "InstanceNorm2d", 2)
 }
 
@@ -215,6 +225,8 @@ model InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_r
   "Instance normalization over [N, C, D, H, W]. Example: nn.InstanceNorm3d(8)"
   let _f = _instance_norm_fields(self, num_features, eps, momentum, affine, track_running_stats)
   let _fk = _nn_init._factory(self, device, dtype)
+  reset_running_stats() = _nn_extra._reset_running_stats(self)
+  reset_parameters() = _nn_extra._reset_norm_parameters(self)
   forward(x) = _instance_norm(self, x, "InstanceNorm3d", 3)
 }
 

@@ -81,3 +81,20 @@ test "GroupNorm checks its channels when it is built" {
 test "interpolate refuses a scale_factor whose size does not fit in 64 bits" {
   expect_error("interpolate(randn([1, 1, 2, 2]), scale_factor=1e300)", "larger than 64 bits can count")
 }
+
+test "reset_running_stats() and reset_parameters() as PyTorch's _NormBase" {
+  for m in [nn.BatchNorm1d(3), nn.BatchNorm2d(3), nn.BatchNorm3d(3), nn.SyncBatchNorm(3),
+            nn.InstanceNorm1d(3, affine=true, track_running_stats=true)] {
+    let dims = {"BatchNorm1d": [4, 3], "BatchNorm2d": [4, 3, 2, 2], "BatchNorm3d": [4, 3, 2, 2, 2],
+                "SyncBatchNorm": [4, 3, 5], "InstanceNorm1d": [4, 3, 5]}[type(m)]
+    m(randn(dims) * 3.0 + 1.0)
+    no_grad { m.weight.mul_(2.0) }
+    expect(m.running_mean.abs().sum().item() > 0)  # (InstanceNorm keeps num_batches_tracked at 0, as PyTorch)
+    m.reset_running_stats()
+    expect(equal(m.running_mean, zeros(3)) and equal(m.running_var, ones(3)) and m.num_batches_tracked.item() == 0)
+    expect(equal(m.weight, full([3], 2.0)), "reset_running_stats leaves the affine parameters")
+    m.reset_parameters()
+    expect(equal(m.weight, ones(3)) and equal(m.bias, zeros(3)) and m.weight.requires_grad, type(m))
+  }
+  nn.BatchNorm1d(3, affine=false, track_running_stats=false).reset_parameters()  # nothing to reset
+}
