@@ -17,6 +17,31 @@ using Node = tao::pegtl::parse_tree::node;
 
 namespace {
 
+// Note [assert is a call]
+// assert is the builtin function assert(cond, msg), not Python's statement, so a Python
+// habit such as `assert (v - lo) % 3 == 0` parses as `assert(v - lo) % 3 == 0`: it
+// asserts only the parenthesized part and then computes with assert's none result, and
+// `assert (a == b), "why"` drops the message into a tuple. Both passed or failed for
+// the wrong reason, silently. A statement whose leftmost operand is such a call, under
+// an operator, a tuple or a conditional, is refused where the program is read.
+const Call* assert_call_under_operator(const Expr& e) {
+  const Expr* left = &e;
+  bool under = false;
+  for (;;) {
+    if (left->kind == ExprKind::Binary) left = static_cast<const Binary*>(left)->lhs.get();
+    else if (left->kind == ExprKind::Logical) left = static_cast<const Logical*>(left)->lhs.get();
+    else if (left->kind == ExprKind::Conditional) left = static_cast<const Conditional*>(left)->then_value.get();
+    else if (left->kind == ExprKind::Tuple && !static_cast<const TupleLit*>(left)->items.empty())
+      left = static_cast<const TupleLit*>(left)->items.front().get();
+    else break;
+    under = true;
+  }
+  if (!under || left->kind != ExprKind::Call) return nullptr;
+  const Expr& callee = *static_cast<const Call*>(left)->callee;
+  if (callee.kind != ExprKind::Name || static_cast<const Name&>(callee).id != "assert") return nullptr;
+  return static_cast<const Call*>(left);
+}
+
 class Converter {
  public:
   explicit Converter(std::shared_ptr<const SourceFile> file) : file_(std::move(file)) {}
@@ -531,6 +556,10 @@ class Converter {
   StmtPtr expr_stmt(const Node& n) {
     ExprPtr first = expr(*n.children.at(0));
     if (n.children.size() == 1) {
+      if (assert_call_under_operator(*first))  // Note [assert is a call]
+        fail(n, "assert is a function here: this statement asserts only the parenthesized part right after 'assert' "
+                "and uses its result; put the whole condition inside its parentheses, as assert(cond) or "
+                "assert(cond, msg)");
       auto s = make<ExprStmt>(n);
       s->expr = std::move(first);
       return s;

@@ -535,13 +535,15 @@ let trunc_normal_ = _nn_init.trunc_normal_
 # tensor argument must require grad (the recorded node hangs off it); parameters that
 # f uses get their gradients during the recomputation. The recomputation starts from the
 # random generator's state of the first run (PyTorch's preserve_rng_state), so dropout or
-# randn inside f draw the same values, and the generator is left where it was.
+# randn inside f draw the same values, and the generator is left where it was; and
+# under the autocast of the first run (autocast_dtype()), as PyTorch's, so that a
+# backward outside the autocast block recomputes in bf16 as the forward did, not in f32.
 # use_reentrant=false (PyTorch's other variant) lifts the rule above: with no input that
 # requires grad, f runs as it is, keeping its activations, so that the parameters still
 # get their gradients. preserve_rng_state=false reruns f from the generator as it is.
 function _Checkpoint {
   forward(ctx, f, preserve_rng_state, *args) {
-    ctx.save(f, get_rng_state() if preserve_rng_state else none, *args)
+    ctx.save(f, get_rng_state() if preserve_rng_state else none, autocast_dtype(), *args)
     let out = f(*args)
     let parts = list(out) if type(out) == "tuple" else [out]
     if not all([type(t) == "tensor" for t in parts]) {
@@ -552,14 +554,16 @@ function _Checkpoint {
   backward(ctx, *grads) {
     let f = ctx.saved[0]
     let rng_then = ctx.saved[1]
+    let cast = ctx.saved[2]
     let inputs = []
-    for x in ctx.saved[2:] {
+    for x in ctx.saved[3:] {
       inputs.append(x.detach().requires_grad_(x.requires_grad) if isinstance(x, "tensor") else x)
     }
     let rng_now = get_rng_state()
     if rng_then != none { set_rng_state(rng_then) }
     enable_grad {
-      let out = f(*inputs)
+      let out = none
+      autocast("cpu", dtype=cast or bf16, enabled=cast != none) { out = f(*inputs) }
       if rng_then != none { set_rng_state(rng_now) }
       backward(out, list(grads))
     }

@@ -56,7 +56,13 @@ struct SpecReader {
     skip_space();
     size_t start = pos;
     while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
-    if (pos == start || pos - start > 12) fail("expected a size (a whole number)");
+    if (pos == start) fail("expected a size (a whole number)");
+    // more digits than any real size: named as such, at the number (it read "expected a
+    // size" at the ']' after it)
+    if (pos - start > 12) {
+      pos = start;
+      fail("a size has at most 12 digits");
+    }
     return std::stoll(text.substr(start, pos - start));
   }
 };

@@ -2,6 +2,7 @@
 // values: ints, numbers, bools, dtypes, shapes, nested lists to tensors and
 // tensors back to lists. No builtin is defined here.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -325,14 +326,54 @@ void check_alpha_kind(const Tensor& x, const Value& other, const Value& alpha, c
 // and dims wrap by the tensors kept. The op row checks every input's shape, so the
 // rule lives here, in the language's cat, which leaves them out before the call and
 // casts the result to the dtype of all of them.
-TensorList cat_inputs_without_legacy_empties(const TensorList& inputs, std::optional<DType>& promoted) {
+// `positions` gets each kept tensor's index in the user's list, for the op's errors
+// (renumber_cat_error), when some were left out.
+namespace {
+TensorList cat_inputs_without_legacy_empties(const TensorList& inputs, std::optional<DType>& promoted,
+                                             std::vector<size_t>& positions) {
   auto legacy_empty = [](const Tensor& t) { return t.defined() && t.dim() == 1 && t.numel() == 0; };
   TensorList kept;
-  for (const Tensor& t : inputs)
-    if (!legacy_empty(t)) kept.push_back(t);
+  std::vector<size_t> kept_at;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!legacy_empty(inputs[i])) kept.push_back(inputs[i]), kept_at.push_back(i);
   if (kept.empty() || kept.size() == inputs.size()) return inputs;
   promoted = result_type(inputs);
+  positions = std::move(kept_at);
   return kept;
+}
+
+// The op's errors count the tensors it was given ("zero-dimensional tensor 0"); with
+// empties left out those are not the user's positions (cat([tensor([]), tensor(5.0)])
+// blamed tensor 0, the empty one), so each "tensor N" is renumbered to the user's list.
+std::string renumber_cat_error(const std::string& message, const std::vector<size_t>& positions) {
+  static const std::string word = "tensor ";
+  std::string out;
+  size_t at = 0;
+  for (size_t hit; (hit = message.find(word, at)) != std::string::npos;) {
+    size_t digits = hit + word.size(), end = digits;
+    while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
+    out.append(message, at, digits - at);
+    size_t index = end > digits && end - digits < 10 ? std::stoul(message.substr(digits, end - digits)) : positions.size();
+    out += index < positions.size() ? std::to_string(positions[index]) : message.substr(digits, end - digits);
+    at = end;
+  }
+  return out + message.substr(at);
+}
+}  // namespace
+
+TensorList call_cat(const TensorList& inputs, const Attrs& attrs) {
+  std::optional<DType> promoted;
+  std::vector<size_t> positions;  // the user's index of each input kept, when some were left out
+  TensorList kept = cat_inputs_without_legacy_empties(inputs, promoted, positions);
+  TensorList outs;
+  try {
+    outs = call(OpId::cat, kept, attrs);
+  } catch (const Error& e) {
+    if (positions.empty()) throw;
+    throw Error(renumber_cat_error(e.what(), positions));
+  }
+  if (promoted && outs[0].dtype() != *promoted) outs[0] = to_dtype(outs[0], *promoted);
+  return outs;
 }
 
 Tensor fill_scalar(const Value& v, DType dtype, const std::string& what) {

@@ -137,11 +137,22 @@ Value is_autocast_enabled_builtin(Evaluator&, CallArgs& a) {
   return Value::boolean(autocast_dtype().has_value());
 }
 
+// The dtype of the autocast block this code runs in, or none: what nn.checkpoint saves
+// to recompute its function under the autocast of its forward, as PyTorch's.
+Value autocast_dtype_builtin(Evaluator&, CallArgs& a) {
+  bind("autocast_dtype", a, {}, 0);
+  std::optional<DType> dt = autocast_dtype();
+  return dt ? Value::dtype(*dt) : Value();
+}
+
 const BuiltinEntry kAutogradBuiltins[] = {
     {"is_grad_enabled", is_grad_enabled_builtin, "is_grad_enabled()",
      "Whether operations are recorded for autograd here (false inside no_grad { }). Example: is_grad_enabled()"},
     {"is_autocast_enabled", is_autocast_enabled_builtin, "is_autocast_enabled()",
      "Whether this code runs inside an autocast(dtype=...) { } block, as torch.is_autocast_enabled. Example: is_autocast_enabled()"},
+    {"autocast_dtype", autocast_dtype_builtin, "autocast_dtype()",
+     "The dtype (bf16 or f16) of the autocast block this code runs in, or none outside one (torch.get_autocast_cpu_dtype "
+     "where autocast is enabled). Example: autocast(dtype=bf16) { print(autocast_dtype()) }"},
     {"grad", grad_builtin,
      "grad(outputs, inputs, grad_outputs=none, create_graph=false, retain_graph=create_graph, allow_unused=false) "
      "or grad(func, argnums=0, has_aux=false)",

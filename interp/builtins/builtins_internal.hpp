@@ -56,10 +56,10 @@ Tensor tensor_from_value(const Value& v, std::optional<DType> dtype);
 // PyTorch's alpha_check for add, sub and rsub: no float alpha with integer operands, no
 // bool alpha but with bool ones (builtins_args.cpp).
 void check_alpha_kind(const Tensor& x, const Value& other, const Value& alpha, const char* fname);
-// cat's legacy rule (PyTorch's): 1-D empty tensors beside others are left out; the
-// result must keep the dtype all of them promote to, set in `promoted` when some were
-// left out (builtins_args.cpp).
-TensorList cat_inputs_without_legacy_empties(const TensorList& inputs, std::optional<DType>& promoted);
+// cat's op call under its legacy rule (PyTorch's): 1-D empty tensors beside others are
+// left out, the result keeps the dtype all of them promote to, and errors name the
+// user's positions (Note [Empty tensors in cat], builtins_args.cpp).
+TensorList call_cat(const TensorList& inputs, const Attrs& attrs);
 Tensor clone_tensor(const Tensor& x);  // x.clone(): an op wherever a capture or autograd sees it
 // A number (an int, float or bool, or a one-element tensor) that a fill stores into
 // dtype (full, fill_, masked_fill, x[i] = v, ...): an error naming `what` when dtype

@@ -127,11 +127,23 @@ Tensor float_divisor_edges(const Tensor& x_in, const Tensor& y_in, const Tensor&
   return where(eq(y, zero_y), quotient, where(finite_by_inf, at_inf, q));
 }
 
+// remainder(x, y) for the ops computed with it (//, fmod, div's rounding modes): its
+// kernel's zero integer divisor error named remainder, not the op the user called
+// (tensor([5]) // 0 read "remainder: integer division by zero").
+Tensor remainder_in(const char* op, const Tensor& x, const Tensor& y) {
+  try {
+    return remainder(x, y);
+  } catch (const Error& e) {
+    if (std::string(e.what()) != "remainder: integer division by zero") throw;
+    throw Error(std::string(op) + ": integer division by zero");
+  }
+}
+
 // C's fmod: the remainder with the dividend's sign, from remainder (the divisor's).
 Value fmod_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("fmod", a, {"input", "other"}, 2);
   Tensor x = arg(b, 0, "fmod", "input"), y = operand(b[1], x, "fmod", "other");
-  Tensor r = remainder(x, y);
+  Tensor r = remainder_in("fmod", x, y);
   Tensor nonzero_r = ne(r, number_like(0.0, r));
   Tensor flip = where(nonzero_r, ne(lt(r, number_like(0.0, r)), lt(x, number_like(0.0, x))), nonzero_r);
   // A finite x over an infinite y is x itself (r - y would be inf - inf).
@@ -159,10 +171,10 @@ Tensor exact_int64_quotient(const Tensor& x, const Tensor& y, const Tensor& r, c
 // floor(a / b) is off by one (1 // 0.1 is 9.0, floor(1 / 0.1) is 10).
 // Integers stay integers, as in PyTorch: x - remainder(x, y) is a multiple of y, so
 // its quotient is exact in f64 while |x| < 2^53; an i64 one is corrected past that.
-Tensor floor_division(const Tensor& x, const Tensor& y) {
+Tensor floor_division(const Tensor& x, const Tensor& y, const char* op) {
   const DType type = result_type({x, y});
   if (!is_floating(type)) {
-    Tensor r = remainder(x, y);
+    Tensor r = remainder_in(op, x, y);
     Tensor q = to_dtype(round((to_dtype(x, DType::f64) - to_dtype(r, DType::f64)) / to_dtype(y, DType::f64)), type);
     return type == DType::i64 ? exact_int64_quotient(x, y, r, q) : q;
   }
@@ -186,11 +198,11 @@ static Tensor truncated_float_division(const Tensor& x_in, const Tensor& y_in) {
   return where(zero_y, detach(x) / detach(y), trunc(x / divisor));
 }
 
-Tensor truncated_division(const Tensor& x, const Tensor& y) {
+Tensor truncated_division(const Tensor& x, const Tensor& y, const char* op) {
   if (is_floating(x.dtype()) || is_floating(y.dtype())) return truncated_float_division(x, y);
   // The floor quotient, one up where it was rounded down across zero: a remainder and
   // operands of opposite signs.
-  Tensor q = floor_division(x, y);
+  Tensor q = floor_division(x, y, op);
   Tensor zero = scalar_tensor(0.0, x.dtype()), y_zero = scalar_tensor(0.0, y.dtype());
   Tensor rounded = ne(remainder(x, y), zero);
   Tensor across = where(rounded, ne(lt(x, zero), lt(y, y_zero)), rounded);
