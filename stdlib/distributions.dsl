@@ -1,6 +1,8 @@
 # distributions: the few of PyTorch's torch.distributions that training programs use,
 # with PyTorch's arguments and formulas: Categorical (REINFORCE's policy), Normal
-# (Gaussian policies, mixture densities, the VAE's reparameterization) and Bernoulli.
+# (Gaussian policies, mixture densities, the VAE's reparameterization) and Bernoulli;
+# Uniform, Exponential, Laplace, MultivariateNormal, Independent, Gamma, Beta, Dirichlet
+# and kl_divergence (round 7, tests/stdlib/test_gaps_vs_torch7.dsl).
 #
 #   let dist = distributions.Categorical(logits=policy(state))
 #   let action = dist.sample()
@@ -113,9 +115,9 @@ fn _check_category(value, num_events) {
   return true
 }
 
-fn _check_normal(loc, scale) {
-  _require(loc, loc.isnan().logical_not(), "Normal()", "loc", "a real number (not nan)")
-  _require(scale, scale > 0, "Normal()", "scale", "above 0")
+fn _check_normal(loc, scale, who="Normal()") {
+  _require(loc, loc.isnan().logical_not(), who, "loc", "a real number (not nan)")
+  _require(scale, scale > 0, who, "scale", "above 0")
   return true
 }
 
@@ -231,4 +233,437 @@ model Bernoulli(probs=none, logits=none, validate_args=none) {
     return -binary_cross_entropy_with_logits(logits, v, reduction="none")
   }
   entropy() = binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+}
+
+# ---- Uniform, Exponential and Laplace (round 7) ---------------------------------------
+
+# A parameter that must be a tensor or a number, named at the user's call.
+fn _param(who, what, v) {
+  if not (type(v) in ["tensor", "int", "float"]) { fail(f"distributions.{who}: {what} must be a tensor or a number, got {type(v)}") }
+  return v
+}
+
+# Two parameters as tensors of one dtype, broadcast (PyTorch's broadcast_all).
+fn _pair(who, an, a, bn, b) {
+  _param(who, an, a)
+  _param(who, bn, b)
+  let ta = _as_floating(_as_tensor(a, b if type(b) == "tensor" else none))
+  return broadcast_tensors(ta, _as_tensor(b, ta).to(ta.dtype))
+}
+
+# A value given to log_prob or cdf inside the support [low, high] (PyTorch's check).
+fn _check_support(validate_args, who, value, ok, constraint) {
+  if _validating(validate_args) { _require(value, ok(_value_tensor(who, value)), who, "value", constraint) }
+  return value
+}
+
+# Uniform draws in [0, 1) of the batch with sample_shape in front.
+fn _unit_draws(who, sample_shape, batch_shape, like) {
+  return rand(_sample_shape(who, sample_shape) + batch_shape, dtype=like.dtype, device=like.device)
+}
+
+model Uniform(low, high, validate_args=none) {
+  "Uniform on [low, high) (tensors or numbers, broadcast), as torch.distributions.Uniform. Example: distributions.Uniform(0.0, ones(3)).rsample()"
+  let _p = _pair("Uniform()", "low", low, "high", high)
+  let _valid = _validating(validate_args) and _require(_p[0], _p[0] < _p[1], "Uniform()", "low", "below high")
+  low = _p[0]
+  high = _p[1]
+  batch_shape = _shape_list(self.low.shape)
+  event_shape = []
+  mean = (self.low + self.high) / 2
+  mode = full_like(self.low, float("nan"))
+  stddev = (self.high - self.low) / math.sqrt(12.0)
+  variance = (self.high - self.low) ** 2 / 12
+  rsample(sample_shape=[]) = self.low + _unit_draws("Uniform.rsample()", sample_shape, self.batch_shape, self.low) * (self.high - self.low)
+  sample(sample_shape=[]) {
+    let out = none
+    no_grad { out = self.rsample(sample_shape) }
+    return out
+  }
+  log_prob(value) {
+    let v = _check_support(validate_args, "Uniform.log_prob()", value, fn(v) = (v >= self.low).logical_and(v <= self.high), f"in [low, high]")
+    let inside = (v >= self.low).logical_and(v < self.high).to(self.low.dtype)
+    return log(inside) - log(self.high - self.low)
+  }
+  cdf(value) {
+    let v = _check_support(validate_args, "Uniform.cdf()", value, fn(v) = (v >= self.low).logical_and(v <= self.high), f"in [low, high]")
+    return ((v - self.low) / (self.high - self.low)).clamp(0, 1)
+  }
+  icdf(value) = value * (self.high - self.low) + self.low
+  entropy() = log(self.high - self.low)
+}
+
+model Exponential(rate, validate_args=none) {
+  "The exponential distribution of the given rate (a tensor or a number), as torch.distributions.Exponential. Example: distributions.Exponential(tensor([0.5, 2.0])).rsample()"
+  rate = _as_floating(_param("Exponential()", "rate", rate))
+  let _valid = _validating(validate_args) and _require(self.rate, self.rate > 0, "Exponential()", "rate", "above 0")
+  batch_shape = _shape_list(self.rate.shape)
+  event_shape = []
+  mean = self.rate.reciprocal()
+  mode = zeros_like(self.rate)
+  stddev = self.rate.reciprocal()
+  variance = self.rate ** -2
+  rsample(sample_shape=[]) = -log1p(-_unit_draws("Exponential.rsample()", sample_shape, self.batch_shape, self.rate)) / self.rate
+  sample(sample_shape=[]) {
+    let out = none
+    no_grad { out = self.rsample(sample_shape) }
+    return out
+  }
+  log_prob(value) {
+    let v = _check_support(validate_args, "Exponential.log_prob()", value, fn(v) = v >= 0, "at least 0")
+    return log(self.rate) - self.rate * v
+  }
+  cdf(value) = 1 - exp(-self.rate * _check_support(validate_args, "Exponential.cdf()", value, fn(v) = v >= 0, "at least 0"))
+  icdf(value) = -log1p(-value) / self.rate
+  entropy() = 1.0 - log(self.rate)
+}
+
+model Laplace(loc, scale, validate_args=none) {
+  "The Laplace distribution of the given loc and scale (tensors or numbers, broadcast), as torch.distributions.Laplace. Example: distributions.Laplace(0.0, ones(3)).rsample()"
+  let _p = _pair("Laplace()", "loc", loc, "scale", scale)
+  let _valid = _validating(validate_args) and _check_normal(_p[0], _p[1], "Laplace()")
+  loc = _p[0]
+  scale = _p[1]
+  batch_shape = _shape_list(self.loc.shape)
+  event_shape = []
+  mean = self.loc
+  mode = self.loc
+  stddev = math.sqrt(2.0) * self.scale
+  variance = 2 * self.scale ** 2
+  rsample(sample_shape=[]) {
+    # u uniform in (-1, 1): PyTorch's draw, its -1 end moved in by eps (log1p(-1) = -inf)
+    let eps = finfo(self.loc.dtype).eps
+    let u = _unit_draws("Laplace.rsample()", sample_shape, self.batch_shape, self.loc) * (2 - eps) - 1 + eps
+    return self.loc - self.scale * sign(u) * log1p(-u.abs())
+  }
+  sample(sample_shape=[]) {
+    let out = none
+    no_grad { out = self.rsample(sample_shape) }
+    return out
+  }
+  log_prob(value) {
+    let v = _checked_value(validate_args, "Laplace.log_prob()", value)
+    return -log(2 * self.scale) - (v - self.loc).abs() / self.scale
+  }
+  cdf(value) {
+    let d = _checked_value(validate_args, "Laplace.cdf()", value) - self.loc
+    return 0.5 - 0.5 * sign(d) * expm1(-d.abs() / self.scale)
+  }
+  icdf(value) {
+    let term = value - 0.5
+    return self.loc - self.scale * sign(term) * log1p(-2 * term.abs())
+  }
+  entropy() = 1 + log(2 * self.scale)
+}
+
+# ---- MultivariateNormal and Independent (round 7) ---------------------------------------
+
+# L^-1 b for lower-triangular L [..., k, k] and b [..., k], batch dims broadcast.
+fn _tril_solve(L, b) {
+  let shape = list(broadcast_shapes(L.shape[:-2], b.shape[:-1]))
+  let k = L.shape[-1]
+  return linalg_solve(L.expand(shape + [k, k]), b.expand(shape + [k]).unsqueeze(-1)).squeeze(-1)
+}
+
+# a value for an error: a tensor's shape, or the type of anything else
+fn _kind_of(v) = f"shape {list(v.shape)}" if type(v) == "tensor" else type(v)
+
+fn _half_log_det(L) = diagonal(L, 0, -2, -1).log().sum(-1)
+
+fn _check_square(who, name, m) {
+  if type(m) != "tensor" { fail(f"distributions.{who}: {name} must be a tensor, got {type(m)}") }
+  if m.dim() < 2 or m.shape[-1] != m.shape[-2] {
+    fail(f"distributions.{who}: {name} must be a batch of square matrices [..., k, k], got shape {list(m.shape)}")
+  }
+  return m
+}
+
+fn _check_mvn(given_name, given, L) {
+  if given_name == "scale_tril" {
+    _require(given.triu(1), given.triu(1) == 0, "MultivariateNormal()", "scale_tril", "lower triangular (zeros above the diagonal)")
+    _require(diagonal(given, 0, -2, -1), diagonal(given, 0, -2, -1) > 0, "MultivariateNormal()", "scale_tril's diagonal", "above 0")
+  } else {
+    let asym = (given - given.transpose(-2, -1)).abs().amax([-2, -1])
+    _require(asym, asym <= 1e-6 * given.abs().amax([-2, -1]).clamp(min=1), "MultivariateNormal()", f"{given_name} minus its transpose", "0 (the matrix must be symmetric)")
+  }
+  return true
+}
+
+# the Cholesky factor of the covariance, from whichever matrix was given
+fn _mvn_scale_tril(covariance_matrix, precision_matrix, scale_tril) {
+  # tril(): only the lower triangle is read (PyTorch's triangular solves), so the upper
+  # one gets no gradient, as there
+  if scale_tril != none { return scale_tril.tril() }
+  if covariance_matrix != none { return cholesky(covariance_matrix) }
+  return cholesky(inverse(precision_matrix))
+}
+
+model MultivariateNormal(loc, covariance_matrix=none, precision_matrix=none, scale_tril=none, validate_args=none) {
+  "A Gaussian over vectors [..., k] with mean loc and one of covariance_matrix, precision_matrix or scale_tril [..., k, k], as torch.distributions.MultivariateNormal. Example: distributions.MultivariateNormal(zeros(2), covariance_matrix=eye(2)).rsample([3])"
+  let _given = [n for (n, m) in [("covariance_matrix", covariance_matrix), ("precision_matrix", precision_matrix), ("scale_tril", scale_tril)] if m != none]
+  let _one = len(_given) == 1 or fail(f"distributions.MultivariateNormal(): give exactly one of covariance_matrix, precision_matrix or scale_tril, got {len(_given)}")
+  let _m = _check_square("MultivariateNormal()", _given[0], [m for m in [covariance_matrix, precision_matrix, scale_tril] if m != none][0])
+  let _loc_ok = (type(loc) == "tensor" and loc.dim() >= 1) or fail(f"distributions.MultivariateNormal(): loc must be a tensor of at least 1 dim (the event), got {_kind_of(loc)}")
+  let _k_ok = loc.shape[-1] == _m.shape[-1] or fail(f"distributions.MultivariateNormal(): loc has {loc.shape[-1]} elements in its last dim, the matrix is {_m.shape[-1]} x {_m.shape[-1]}")
+  let _valid = _validating(validate_args) and _check_mvn(_given[0], _m, none)
+  batch_shape = list(broadcast_shapes(loc.shape[:-1], _m.shape[:-2]))
+  event_shape = [loc.shape[-1]]
+  loc = loc.expand(self.batch_shape + self.event_shape)
+  scale_tril = _mvn_scale_tril(covariance_matrix, precision_matrix, scale_tril).expand(self.batch_shape + self.event_shape + self.event_shape)
+  covariance_matrix = self.scale_tril @ self.scale_tril.transpose(-2, -1)
+  precision_matrix = inverse(self.covariance_matrix)
+  mean = self.loc
+  mode = self.loc
+  variance = (self.scale_tril ** 2).sum(-1)
+  stddev = self.variance.sqrt()
+  rsample(sample_shape=[]) {
+    let shape = _sample_shape("MultivariateNormal.rsample()", sample_shape) + self.batch_shape + self.event_shape
+    let eps = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+    return self.loc + (self.scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
+  }
+  sample(sample_shape=[]) {
+    let out = none
+    no_grad { out = self.rsample(sample_shape) }
+    return out
+  }
+  log_prob(value) {
+    let diff = _checked_value(validate_args, "MultivariateNormal.log_prob()", value) - self.loc
+    let m = (_tril_solve(self.scale_tril, diff) ** 2).sum(-1)
+    return -0.5 * (self.event_shape[0] * math.log(2 * math.pi) + m) - _half_log_det(self.scale_tril)
+  }
+  entropy() = 0.5 * self.event_shape[0] * (1.0 + math.log(2 * math.pi)) + _half_log_det(self.scale_tril)
+}
+
+fn _sum_rightmost(t, n) = t if n == 0 else t.sum([-(k + 1) for k in range(n)])
+
+model Independent(base_distribution, reinterpreted_batch_ndims, validate_args=none) {
+  "base_distribution with its last reinterpreted_batch_ndims batch dims read as event dims (log_prob and entropy summed over them), as torch.distributions.Independent. Example: distributions.Independent(distributions.Normal(zeros(3), ones(3)), 1).log_prob(zeros(3))"
+  let _n_ok = (type(reinterpreted_batch_ndims) == "int" and reinterpreted_batch_ndims >= 0 and reinterpreted_batch_ndims <= len(base_distribution.batch_shape)) or fail(f"distributions.Independent(): reinterpreted_batch_ndims must be an int from 0 to the base's {len(base_distribution.batch_shape)} batch dims, got {repr(reinterpreted_batch_ndims)}")
+  base_dist = base_distribution
+  reinterpreted_batch_ndims = reinterpreted_batch_ndims
+  batch_shape = base_distribution.batch_shape[:len(base_distribution.batch_shape) - reinterpreted_batch_ndims]
+  event_shape = base_distribution.batch_shape[len(base_distribution.batch_shape) - reinterpreted_batch_ndims:] + base_distribution.event_shape
+  mean = base_distribution.mean
+  variance = base_distribution.variance
+  rsample(sample_shape=[]) = self.base_dist.rsample(sample_shape)
+  sample(sample_shape=[]) = self.base_dist.sample(sample_shape)
+  log_prob(value) = _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+  entropy() = _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+}
+
+# ---- Gamma, Beta and Dirichlet (round 7) -------------------------------------------------
+
+# Note [Gamma draws]
+# Gamma(a, 1) by Marsaglia and Tsang's method, elementwise and vectorized: a candidate
+# per element each round, the rejected ones drawn again (the acceptance rate is above
+# 95%, so 64 rounds leave none in practice; a left-over one is an error, never a wrong
+# draw); a < 1 is Gamma(a + 1) * u^(1/a). The draws carry no gradient: these
+# distributions have sample() but not rsample() here (PyTorch's implicit
+# reparameterization is not implemented), and rsample() says so.
+fn _standard_gamma(a) {
+  let small = a < 1
+  let d = where(small, a + 1, a) - 1.0 / 3.0
+  let c = 1.0 / sqrt(9.0 * d)
+  let out = zeros_like(a)
+  let pending = ones_like(a, dtype=bool)
+  for _ in range(64) {
+    if not pending.any().item() { break }
+    let z = randn(list(a.shape), dtype=a.dtype, device=a.device)
+    let v = (1 + c * z) ** 3
+    let u = rand(list(a.shape), dtype=a.dtype, device=a.device)
+    let ok = pending & (v > 0) & (log(u) < 0.5 * z * z + d - d * v + d * log(v.clamp(min=1e-300)))
+    out = where(ok, d * v, out)
+    pending = pending & ok.logical_not()
+  }
+  if pending.any().item() { fail("distributions: a Gamma draw was rejected 64 times (concentration too extreme?)") }
+  let boost = rand(list(a.shape), dtype=a.dtype, device=a.device) ** (1.0 / a)
+  return where(small, out * boost, out)
+}
+
+fn _gamma_draws(who, sample_shape, batch, concentration) {
+  let shape = _sample_shape(who, sample_shape) + batch
+  let out = none
+  no_grad { out = _standard_gamma(concentration.detach().expand(shape).contiguous()) }
+  return out
+}
+
+fn _no_rsample(who) = fail(f"distributions.{who}.rsample(): not reparameterizable in nabla (PyTorch's implicit gradient of Gamma draws is not implemented); use sample(), which has no gradient")
+
+fn _check_positive(who, name, t) {
+  _require(t, t > 0, who, name, "above 0")
+  return true
+}
+
+model Gamma(concentration, rate, validate_args=none) {
+  "The Gamma distribution of the given concentration and rate (tensors or numbers, broadcast), as torch.distributions.Gamma. Example: distributions.Gamma(2.0, tensor([1.0, 3.0])).log_prob(tensor([0.5, 1.0]))"
+  let _p = _pair("Gamma()", "concentration", concentration, "rate", rate)
+  let _valid = _validating(validate_args) and _check_positive("Gamma()", "concentration", _p[0]) and _check_positive("Gamma()", "rate", _p[1])
+  concentration = _p[0]
+  rate = _p[1]
+  batch_shape = _shape_list(self.rate.shape)
+  event_shape = []
+  mean = self.concentration / self.rate
+  mode = ((self.concentration - 1) / self.rate).clamp(min=0)
+  variance = self.concentration / self.rate ** 2
+  sample(sample_shape=[]) = _gamma_draws("Gamma.sample()", sample_shape, self.batch_shape, self.concentration) / self.rate.detach()
+  rsample(sample_shape=[]) = _no_rsample("Gamma")
+  log_prob(value) {
+    let v = _check_support(validate_args, "Gamma.log_prob()", value, fn(v) = v >= 0, "at least 0")
+    return xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, v) - self.rate * v - lgamma(self.concentration)
+  }
+  entropy() = self.concentration - log(self.rate) + lgamma(self.concentration) + (1.0 - self.concentration) * digamma(self.concentration)
+}
+
+# Dirichlet's formulas on concentrations [..., k], which Beta stacks as [c1, c0].
+fn _dirichlet_log_prob(c, v) = xlogy(c - 1.0, v).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1)
+
+fn _dirichlet_entropy(c) {
+  let k = c.shape[-1]
+  let a0 = c.sum(-1)
+  return lgamma(c).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) - ((c - 1.0) * digamma(c)).sum(-1)
+}
+
+model Dirichlet(concentration, validate_args=none) {
+  "The Dirichlet distribution over the simplex of the last dim of concentration [..., k], as torch.distributions.Dirichlet. Example: distributions.Dirichlet(tensor([1.0, 2.0, 3.0])).log_prob(tensor([0.2, 0.3, 0.5]))"
+  let _t = (type(concentration) == "tensor" and concentration.dim() >= 1) or fail(f"distributions.Dirichlet(): concentration must be a tensor of at least 1 dim (the categories), got {_kind_of(concentration)}")
+  concentration = _as_floating(concentration)
+  let _valid = _validating(validate_args) and _check_positive("Dirichlet()", "concentration", self.concentration)
+  batch_shape = _shape_list(self.concentration.shape)[:-1]
+  event_shape = [self.concentration.shape[-1]]
+  mean = self.concentration / self.concentration.sum(-1, keepdim=true)
+  variance = self.concentration * (self.concentration.sum(-1, keepdim=true) - self.concentration) / (self.concentration.sum(-1, keepdim=true) ** 2 * (self.concentration.sum(-1, keepdim=true) + 1))
+  sample(sample_shape=[]) {
+    let g = _gamma_draws("Dirichlet.sample()", sample_shape, self.batch_shape + self.event_shape, self.concentration)
+    return g / g.sum(-1, keepdim=true)
+  }
+  rsample(sample_shape=[]) = _no_rsample("Dirichlet")
+  log_prob(value) {
+    let ok = fn(v) = (v >= 0).logical_and(((v.sum(-1, keepdim=true) - 1).abs() <= 1e-6).expand(list(v.shape)))
+    let v = _check_support(validate_args, "Dirichlet.log_prob()", value, ok, "on the simplex (each at least 0, summing to 1 along the last dim)")
+    return _dirichlet_log_prob(self.concentration, v)
+  }
+  entropy() = _dirichlet_entropy(self.concentration)
+}
+
+model Beta(concentration1, concentration0, validate_args=none) {
+  "The Beta distribution on [0, 1] of the given concentrations (tensors or numbers, broadcast), as torch.distributions.Beta. Example: distributions.Beta(2.0, tensor([1.0, 3.0])).log_prob(tensor([0.5, 0.25]))"
+  let _p = _pair("Beta()", "concentration1", concentration1, "concentration0", concentration0)
+  let _valid = _validating(validate_args) and _check_positive("Beta()", "concentration1", _p[0]) and _check_positive("Beta()", "concentration0", _p[1])
+  concentration1 = _p[0]
+  concentration0 = _p[1]
+  batch_shape = _shape_list(self.concentration1.shape)
+  event_shape = []
+  mean = self.concentration1 / (self.concentration1 + self.concentration0)
+  variance = self.concentration1 * self.concentration0 / ((self.concentration1 + self.concentration0) ** 2 * (self.concentration1 + self.concentration0 + 1))
+  sample(sample_shape=[]) {
+    let x = _gamma_draws("Beta.sample()", sample_shape, self.batch_shape, self.concentration1)
+    let y = _gamma_draws("Beta.sample()", sample_shape, self.batch_shape, self.concentration0)
+    return x / (x + y)
+  }
+  rsample(sample_shape=[]) = _no_rsample("Beta")
+  log_prob(value) {
+    let v = _check_support(validate_args, "Beta.log_prob()", value, fn(v) = (v >= 0).logical_and(v <= 1), "in [0, 1]")
+    let c = stack(broadcast_tensors(self.concentration1, self.concentration0), -1)
+    let (v1, c1) = broadcast_tensors(v.to(c.dtype), self.concentration1)
+    return _dirichlet_log_prob(c.expand(list(c1.shape) + [2]), stack([v1, 1.0 - v1], -1))
+  }
+  entropy() = _dirichlet_entropy(stack([self.concentration1, self.concentration0], -1))
+}
+
+# ---- kl_divergence --------------------------------------------------------------------
+
+# Note [KL formulas by pair]
+# kl_divergence(p, q) looks up the closed form of KL(p || q) for the pair of types, as
+# torch.distributions.kl_divergence's registry does, with PyTorch's formulas (inf where
+# q gives zero probability to what p does not); a pair without one is an error naming it.
+fn _kl_normal(p, q) {
+  let var_ratio = (p.scale / q.scale) ** 2
+  let t1 = ((p.loc - q.loc) / q.scale) ** 2
+  return 0.5 * (var_ratio + t1 - 1 - log(var_ratio))
+}
+
+fn _kl_bernoulli(p, q) {
+  let t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+  t1 = where(p.probs == 0, 0.0, where(q.probs == 0, float("inf"), t1))
+  let t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+  t2 = where(p.probs == 1, 0.0, where(q.probs == 1, float("inf"), t2))
+  return t1 + t2
+}
+
+fn _kl_categorical(p, q) {
+  let shape = list(broadcast_shapes(p.probs.shape, q.probs.shape))
+  let (pp, pl, qp, ql) = (p.probs.expand(shape), p.logits.expand(shape), q.probs.expand(shape), q.logits.expand(shape))
+  let t = where(pp == 0, 0.0, where(qp == 0, float("inf"), pp * (pl - ql)))
+  return t.sum(-1)
+}
+
+fn _kl_exponential(p, q) {
+  let ratio = q.rate / p.rate
+  return -log(ratio) + ratio - 1
+}
+
+fn _kl_uniform(p, q) {
+  let out = log((q.high - q.low) / (p.high - p.low))
+  return where((q.low > p.low).logical_or(q.high < p.high), float("inf"), out)
+}
+
+fn _kl_laplace(p, q) {
+  let scale_ratio = p.scale / q.scale
+  let d = (p.loc - q.loc).abs()
+  return -log(scale_ratio) + d / q.scale + scale_ratio * exp(-d / p.scale) - 1
+}
+
+fn _kl_mvn(p, q) {
+  let k = p.event_shape[0]
+  let shape = list(broadcast_shapes(p.scale_tril.shape, q.scale_tril.shape))
+  let (lp, lq) = (p.scale_tril.expand(shape), q.scale_tril.expand(shape))
+  let term2 = (linalg_solve(lq, lp) ** 2).sum([-2, -1])
+  let term3 = (_tril_solve(q.scale_tril, q.loc - p.loc) ** 2).sum(-1)
+  return _half_log_det(q.scale_tril) - _half_log_det(p.scale_tril) + 0.5 * (term2 + term3 - k)
+}
+
+fn _kl_gamma(p, q) {
+  let t1 = q.concentration * log(p.rate / q.rate)
+  let t2 = lgamma(q.concentration) - lgamma(p.concentration)
+  let t3 = (p.concentration - q.concentration) * digamma(p.concentration)
+  return t1 + t2 + t3 + (q.rate - p.rate) * (p.concentration / p.rate)
+}
+
+fn _kl_dirichlet_of(pc, qc) {
+  let (sum_p, sum_q) = (pc.sum(-1), qc.sum(-1))
+  let t4 = digamma(pc) - digamma(sum_p).unsqueeze(-1)
+  return lgamma(sum_p) - lgamma(sum_q) - (lgamma(pc) - lgamma(qc)).sum(-1) + ((pc - qc) * t4).sum(-1)
+}
+
+fn _kl_dirichlet(p, q) = _kl_dirichlet_of(p.concentration, q.concentration)
+
+fn _beta_pair(d) = stack(broadcast_tensors(d.concentration1, d.concentration0), -1)
+
+fn _kl_beta(p, q) {
+  let (pc, qc) = broadcast_tensors(_beta_pair(p), _beta_pair(q))
+  return _kl_dirichlet_of(pc, qc)
+}
+
+fn _kl_independent(p, q) {
+  if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims {
+    fail(f"distributions.kl_divergence(): two Independent distributions need the same reinterpreted_batch_ndims, got {p.reinterpreted_batch_ndims} and {q.reinterpreted_batch_ndims}")
+  }
+  return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+}
+
+let _kl_table = {"Normal": _kl_normal, "Bernoulli": _kl_bernoulli, "Categorical": _kl_categorical,
+                 "Exponential": _kl_exponential, "Uniform": _kl_uniform, "Laplace": _kl_laplace,
+                 "MultivariateNormal": _kl_mvn, "Independent": _kl_independent, "Gamma": _kl_gamma,
+                 "Beta": _kl_beta, "Dirichlet": _kl_dirichlet}
+
+fn kl_divergence(p, q) {
+  """KL(p || q) of two distributions of the same kind, batched, as torch.distributions.kl_divergence.
+
+  Example: distributions.kl_divergence(distributions.Normal(0.0, 1.0), distributions.Normal(1.0, 2.0))
+  """
+  let (tp, tq) = (type(p), type(q))
+  if tp != tq or not (tp in _kl_table) {
+    fail(f"distributions.kl_divergence(): no formula for the pair ({tp}, {tq}); the pairs are two of the same kind among {sorted(list(_kl_table.keys()))}")
+  }
+  return _kl_table[tp](p, q)
 }

@@ -244,6 +244,24 @@ Value randint_builtin(Evaluator&, CallArgs& a) {
   return finish(t, o, "randint");
 }
 
+// randperm's 0..n-1 must all be held exactly by its dtype, as PyTorch's ("n cannot be
+// greater than 2049 for Half type", "value cannot be converted to type uint8_t without
+// overflow"): the i64 order was cast, so randperm(300, dtype=u8) wrapped past 255,
+// randperm(5000, dtype=f16) repeated values and dtype=bool gave trues and a false,
+// silently. A floating dtype holds the whole numbers up to 2/eps + 1 (f16: 2049); PyTorch
+// checks only f16, but bf16 and f32 past theirs repeat values just the same.
+void check_randperm_fits(int64_t n, DType dt) {
+  if (dt == DType::b8) fail("randperm(): dtype must be a number type, got bool");
+  int64_t top = INT64_MAX;  // the largest n whose 0..n-1 the dtype holds
+  for (const IntLimits& i : kIntLimits)
+    if (i.dtype == dt) top = i.max == INT64_MAX ? INT64_MAX : i.max + 1;
+  for (const FloatLimits& f : kFloatLimits)
+    if (f.dtype == dt) top = static_cast<int64_t>(2.0 / f.eps) + 1;
+  if (n > top)
+    fail("randperm(): n must be at most " + std::to_string(top) + " for " + dtype_name(dt) + " (its values 0.." +
+         std::to_string(top - 1) + " are held exactly), got " + std::to_string(n));
+}
+
 // randperm(n): 0..n-1 in random order (torch.randperm), the order of n uniform draws
 // from the global generator (argsort), so that manual_seed repeats it and a compiled
 // graph draws at every call like rand (Note [Random draws are ops]).
@@ -252,48 +270,62 @@ Value randperm_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("randperm", a, {"n"}, 1);
   int64_t n = as_int(b[0], "randperm(): n");
   if (n < 0) fail("randperm(): n must be >= 0, got " + std::to_string(n));
+  DType dt = o.dtype.value_or(DType::i64);
+  check_randperm_fits(n, dt);
   Tensor draws = transforms::random_under_vmap("randperm", Shape({n}), [](const Shape& s) { return random_uniform(s, DType::f64); });
   Tensor t = argsort(draws, 0);
-  DType dt = o.dtype.value_or(DType::i64);
   if (dt != DType::i64) t = to_dtype(t, dt);
   return finish(t, o, "randperm");
 }
 
 Value arange_builtin(Evaluator&, CallArgs& a) {
-  FactoryOpts o = take_factory_kw(a, "arange");
-  Bound b = bind("arange", a, {"start", "end", "step"}, 1);
-  Value start = b.has(1) ? b[0] : Value::integer(0);
+  // start, end and step by name too, as torch.arange(start=0, end=5, step=2)
+  FactoryOpts o = take_factory_kw(a, "arange", {"start", "end", "step"});
+  const bool start_by_name = a.find_kw("start") != nullptr;
+  Bound b = bind("arange", a, {"start", "end", "step"}, 0);
+  // arange(5) is end = 5; start=5 by name is a start, which needs an end
+  if ((!b.has(0) && !b.has(1)) || (start_by_name && !b.has(1))) fail("arange() missing required argument 'end'");
+  Value start = b.has(1) ? (b.has(0) ? b[0] : Value::integer(0)) : Value::integer(0);
   Value end = b.has(1) ? b[1] : b[0];
   Value step = b.has(2) ? b[2] : Value::integer(1);
   bool floating = start.tag == Tag::Float || end.tag == Tag::Float || step.tag == Tag::Float;
   double s = as_num(start, "arange()"), e = as_num(end, "arange()"), st = as_num(step, "arange()");
   if (st == 0) fail("arange(): step must not be zero");
+  DType dt = o.dtype.value_or(floating ? DType::f32 : DType::i64);
+  // An integer dtype takes the step as an integer, as PyTorch's ("step must be nonzero"):
+  // arange(0, 1, 0.1, dtype=i64) gave ten zeros, silently.
+  if (!is_floating(dt) && dt != DType::b8 && std::fabs(st) < 1)
+    fail("arange(): step " + repr(step) + " is 0 as an integer of " + dtype_name(dt) +
+         " (an integer dtype truncates the step; use a floating dtype, or a step of at least 1)");
   int64_t n = std::max<int64_t>(0, int_from_double(std::ceil((e - s) / st), "arange(): the number of values"));
   // The tensor first, so that a huge count meets the allocator's checks (the memory
   // budget, out of memory) before any work.
   Tensor values = empty({n}, DType::f64);
   double* v = values.data<double>();
   for (int64_t k = 0; k < n; ++k) v[k] = s + static_cast<double>(k) * st;
-  DType dt = o.dtype.value_or(floating ? DType::f32 : DType::i64);
   return finish(to_dtype(values, dt), o, "arange");
 }
 
 Value linspace_builtin(Evaluator&, CallArgs& a) {
-  FactoryOpts o = take_factory_kw(a, "linspace");
+  FactoryOpts o = take_factory_kw(a, "linspace", {"start", "end", "steps"});
   Bound b = bind("linspace", a, {"start", "end", "steps"}, 3);
   double s = as_num(b[0], "linspace()"), e = as_num(b[1], "linspace()");
   int64_t n = as_int(b[2], "linspace(): steps");
   if (n < 0) fail("linspace(): steps must be non-negative, got " + std::to_string(n));
+  // The ends must fit the dtype, as PyTorch's: linspace(0, 300, 5, dtype=u8) ended at 44
+  DType dt = o.dtype.value_or(DType::f32);
+  check_fits_dtype(b[0], dt, "linspace(): argument 'start'");
+  check_fits_dtype(b[1], dt, "linspace(): argument 'end'");
   // The tensor first, as arange's: a huge count meets the allocator's checks at once.
   Tensor values = empty({n}, DType::f64);
   double* v = values.data<double>();
   for (int64_t k = 0; k < n; ++k) v[k] = n == 1 ? s : s + (e - s) * static_cast<double>(k) / static_cast<double>(n - 1);
-  return finish(to_dtype(values, o.dtype.value_or(DType::f32)), o, "linspace");
+  return finish(to_dtype(values, dt), o, "linspace");
 }
 
 // torch.logspace: base ** linspace(start, end, steps), each power taken in f64.
 Value logspace_builtin(Evaluator&, CallArgs& a) {
-  FactoryOpts o = take_factory_kw(a, "logspace");
+  FactoryOpts o = take_factory_kw(a, "logspace", {"start", "end", "steps", "base"});
   Bound b = bind("logspace", a, {"start", "end", "steps", "base"}, 3);
   double s = as_num(b[0], "logspace()"), e = as_num(b[1], "logspace()");
   int64_t n = as_int(b[2], "logspace(): steps");

@@ -136,10 +136,7 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
       inputs.push_back(in_set[k] ? input_of(in_vals[k], fname, arg) : Tensor());
     }
   }
-  std::optional<DType> promoted;
-  if (def.id == OpId::cat) inputs = cat_inputs_without_legacy_empties(inputs, promoted);
-  TensorList outs = call(def.id, inputs, attrs);
-  if (promoted && outs[0].dtype() != *promoted) outs[0] = to_dtype(outs[0], *promoted);  // Note [Empty tensors in cat]
+  TensorList outs = def.id == OpId::cat ? call_cat(inputs, attrs) : call(def.id, inputs, attrs);
   if (outs.size() == 1 && def.num_outputs == 1) return tensor_value(outs[0]);
   // sort and topk: (values, indices), also by name, as PyTorch's return types.
   if ((def.id == OpId::sort || def.id == OpId::topk) && outs.size() == 2)
@@ -206,7 +203,7 @@ Value div_builtin(Evaluator&, CallArgs& a) {
   if (b[2].tag != Tag::Str) fail("div(): argument 'rounding_mode' must be \"trunc\", \"floor\" or none");
   const std::string& mode = b[2].as<StrObj>()->s;
   if (mode == "trunc") return Value::tensor(truncated_division(x, y));
-  if (mode == "floor") return Value::tensor(floor_division(x, y));
+  if (mode == "floor") return Value::tensor(floor_division(x, y, "div"));
   fail("div(): argument 'rounding_mode' must be \"trunc\", \"floor\" or none, got \"" + mode + "\"");
 }
 
@@ -685,7 +682,7 @@ std::span<const BuiltinEntry> op_conventions() {
     for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial(), composite_extra_shape(),
                         composite_extra_ordering(), composite_extra_math(), composite_torch_aliases(),
                         composite_integer_ops(), composite_torch_search(), composite_torch_build(),
-                        composite_torch_more()})
+                        composite_torch_more(), composite_torch_gaps7()})
       out.insert(out.end(), table.begin(), table.end());
     return out;
   }();

@@ -31,8 +31,8 @@ Tensor clone_tensor(const Tensor& x) {
 
 namespace {
 
-const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "grad", "requires_grad", "grad_fn",
-                                    "is_leaf", "device", "is_cuda", "data"};
+const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "mT", "H", "mH", "nbytes", "grad", "requires_grad",
+                                    "grad_fn", "is_leaf", "device", "is_cuda", "data"};
 
 // The receiver of a method that takes no arguments (it is a.pos[0], as for the ops).
 const Tensor& self_only(const std::string& name, CallArgs& a) {
@@ -402,6 +402,17 @@ Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, boo
     if (x.dim() < 2) fail(".mT expects a tensor with at least 2 dims, got shape " + x.shape_str());
     return Value::tensor(transpose(x, -2, -1));
   }
+  // .H and .mH: the conjugate transposes, which for nabla's real tensors are .T of a
+  // matrix and .mT (PyTorch's .H is for matrices only, as its message says)
+  if (name == "H") {
+    if (x.dim() != 2) fail(".H expects a 2-D tensor (a matrix), got shape " + x.shape_str() + " (use .mH for a batch)");
+    return Value::tensor(transpose(x, 0, 1));
+  }
+  if (name == "mH") {
+    if (x.dim() < 2) fail(".mH expects a tensor with at least 2 dims, got shape " + x.shape_str());
+    return Value::tensor(transpose(x, -2, -1));
+  }
+  if (name == "nbytes") return Value::integer(x.numel() * static_cast<int64_t>(dtype_size(x.dtype())));
   if (name == "grad") return tensor_value(x.grad());
   if (name == "requires_grad") return Value::boolean(x.requires_grad());
   if (name == "grad_fn") {

@@ -36,7 +36,7 @@ let fc = nn.Linear(3, 4)
 print(zzqqx)
 # ---
 # case: the loop variable of a comprehension does not leak
-# expect error: tests/lang/errors_didyoumean.dsl:41:7: error: undefined name 'i'; did you mean 'i8'?
+# expect error: tests/lang/errors_didyoumean.dsl:41:7: error: undefined name 'i'; did you mean 'i0' or 'i8'?
 let squares = [i * i for i in range(3)]
 print(i)
 # ---

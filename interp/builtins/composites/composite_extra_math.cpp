@@ -4,8 +4,9 @@
 // corrcoef, renorm and bernoulli, each a global function and a tensor method
 // (op_conventions()) with an in-place x.op_() (clip_, ...); and the methods PyTorch has
 // only on tensors (composite_methods(): sum_to_size, dist, whose global name is the
-// `dist` module's, and the random fills normal_, uniform_, exponential_, random_ and
-// bernoulli_, drawn on the CPU from manual_seed's generator, as rand is).
+// `dist` module's, and the random fills normal_, uniform_, exponential_, log_normal_,
+// cauchy_, geometric_, random_ and bernoulli_, drawn on the CPU from manual_seed's
+// generator, as rand is).
 // tests/stdlib/test_tensor_extra.dsl checks them against PyTorch in f64.
 #include <algorithm>
 #include <cmath>
@@ -483,6 +484,36 @@ Value exponential_method(Evaluator&, CallArgs& a) {
   return fill_random(b[0], -log1p(-random_uniform(x.sizes(), DType::f64)) * (1.0 / lambd));
 }
 
+// log_normal_, cauchy_ and geometric_: PyTorch's other in-place draws, each a transform
+// of uniform (or normal) draws: exp(N(mean, std^2)); median + sigma tan(pi (u - 1/2));
+// the count of Bernoulli(p) trials up to the first success, ceil(log(1 - u) / log(1 - p)).
+Value log_normal_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("log_normal_", a, {"self", "mean", "std"}, 1);
+  floating_self(b[0].t, "log_normal_");
+  const double m = b.has(1) ? as_num(b[1], fn_arg("log_normal_", "mean")) : 1.0;
+  const double s = b.has(2) ? as_num(b[2], fn_arg("log_normal_", "std")) : 2.0;
+  if (!(s > 0)) fail("log_normal_(): argument 'std' must be positive, got " + float_repr(s));
+  return fill_random(b[0], exp(random_normal(b[0].t.sizes(), DType::f64, m, s)));
+}
+
+Value cauchy_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("cauchy_", a, {"self", "median", "sigma"}, 1);
+  floating_self(b[0].t, "cauchy_");
+  const double median = b.has(1) ? as_num(b[1], fn_arg("cauchy_", "median")) : 0.0;
+  const double sigma = b.has(2) ? as_num(b[2], fn_arg("cauchy_", "sigma")) : 1.0;
+  Tensor angle = (random_uniform(b[0].t.sizes(), DType::f64) - 0.5) * kPi;
+  return fill_random(b[0], sin(angle) / cos(angle) * sigma + median);
+}
+
+Value geometric_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("geometric_", a, {"self", "p"}, 2);
+  if (b[0].t.dtype() == DType::b8) fail("geometric_(): expected a numeric tensor, got bool");
+  const double p = as_num(b[1], fn_arg("geometric_", "p"));
+  if (!(p > 0 && p < 1)) fail("geometric_(): argument 'p' must be in (0, 1), got " + float_repr(p));
+  Tensor u = random_uniform(b[0].t.sizes(), DType::f64);
+  return fill_random(b[0], ceil(log1p(-u) * (1.0 / std::log1p(-p))));
+}
+
 // Tensor.random_: integers in [from, to), by default [0, 2^mantissa] for floating
 // dtypes and [0, the dtype's largest] for integers, as PyTorch's.
 Value random_method(Evaluator&, CallArgs& a) {
@@ -608,6 +639,15 @@ const BuiltinEntry kCompositeMethods[] = {
     {"exponential_", exponential_method, "exponential_(lambd=1)",
      "Fills this tensor with draws from the exponential distribution of rate lambd in place; returns it. "
      "Example: zeros([3]).exponential_(2.0)"},
+    {"log_normal_", log_normal_method, "log_normal_(mean=1, std=2)",
+     "Fills this tensor with exp of draws from N(mean, std^2) in place; returns it, as Tensor.log_normal_. "
+     "Example: zeros([3]).log_normal_(0.0, 0.5)"},
+    {"cauchy_", cauchy_method, "cauchy_(median=0, sigma=1)",
+     "Fills this tensor with draws from the Cauchy distribution in place; returns it, as Tensor.cauchy_. "
+     "Example: zeros([3]).cauchy_()"},
+    {"geometric_", geometric_method, "geometric_(p)",
+     "Fills this tensor with the number of Bernoulli(p) trials up to the first success (1, 2, ...) in place; "
+     "returns it, as Tensor.geometric_. Example: zeros([3]).geometric_(0.5)"},
     {"random_", random_method, "random_(from=0, to=none)",
      "Fills this tensor with integers drawn from [from, to) (one argument: [0, to); none: [0, the dtype's largest "
      "exact integer]) in place; returns it. Example: zeros([3]).random_(10)"},

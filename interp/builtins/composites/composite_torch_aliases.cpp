@@ -150,6 +150,12 @@ Value stride_method(Evaluator&, CallArgs& a) {
   return make_tuple(std::move(items));
 }
 
+// x.nelement(): numel's older name, as torch.Tensor.nelement.
+Value nelement_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("nelement", a, {"input"}, 1);
+  return Value::integer(arg(b, 0, "nelement", "input").numel());
+}
+
 Value element_size_method(Evaluator&, CallArgs& a) {
   Bound b = bind("element_size", a, {"input"}, 1);
   return Value::integer(static_cast<int64_t>(dtype_size(arg(b, 0, "element_size", "input").dtype())));
@@ -270,6 +276,8 @@ const BuiltinEntry kTorchStorageMethods[] = {
     {"stride", stride_method, "stride(dim=none)",
      "The steps in elements between neighbours along each dim (a tuple), or along one dim, as torch.Tensor.stride. "
      "Example: zeros(2, 3).t().stride()"},
+    {"nelement", nelement_method, "nelement()",
+     "The number of elements, as torch.Tensor.nelement (numel's other name). Example: zeros(2, 3).nelement()"},
     {"element_size", element_size_method, "element_size()",
      "The bytes one element takes, as torch.Tensor.element_size. Example: zeros(2, dtype=f16).element_size()"},
     {"data_ptr", data_ptr_method, "data_ptr()",

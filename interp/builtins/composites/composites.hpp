@@ -71,6 +71,9 @@ std::span<const BuiltinEntry> composite_torch_build();
 // mse_loss with a broadcasting target; x.polygamma(n), which composite_method_forms()
 // lists.
 std::span<const BuiltinEntry> composite_torch_more();
+// composite_torch_gaps7.cpp: round 7's functions (gradient, combinations, histogram,
+// addmv, result_type, ...) and torch.erfc, erfinv, i0 and mvlgamma (stdlib/special.dsl).
+std::span<const BuiltinEntry> composite_torch_gaps7();
 Value polygamma_method(Evaluator&, CallArgs& a);
 // A zero of x's shape whose gradient to x is NaN where `where_nan` holds (bool, of
 // x's shape), as PyTorch's formulas give there (Note [A NaN gradient as PyTorch's
@@ -89,8 +92,9 @@ Tensor bitwise_not_of(const Tensor& x);
 
 // floor(x / y) exactly, as Python's // (composite_math.cpp); trunc(x / y). Integer
 // operands give an integer quotient, as PyTorch's.
-Tensor floor_division(const Tensor& x, const Tensor& y);
-Tensor truncated_division(const Tensor& x, const Tensor& y);
+// `op` names the op the user called in a zero integer divisor's error.
+Tensor floor_division(const Tensor& x, const Tensor& y, const char* op = "floor_divide");
+Tensor truncated_division(const Tensor& x, const Tensor& y, const char* op = "div");
 
 // Where x is zero (false), bool.
 Tensor logical_not_of(const Tensor& x);
