@@ -24,6 +24,7 @@
 #include <optional>
 #include <thread>
 
+#include "interp/app/openmp_wait.hpp"
 #include "interp/app/program_file.hpp"
 
 extern char** environ;
@@ -189,13 +190,6 @@ int find_free_port() {
   ::close(fd);
   errno = saved;
   return port;
-}
-
-// The cores this process may run on (its affinity mask, as a container limits it).
-int usable_cores() {
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 // This process's environment with local rank `local`'s variables set (replacing any

@@ -64,13 +64,7 @@ int runnable_tasks() {
   return 0;
 }
 
-// The cores this process may run on and the team it will make (OMP_NUM_THREADS, or
-// one thread a core).
-int usable_cores() {
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+// The team this process will make: OMP_NUM_THREADS, or one thread a core.
 int team_size(int cores) {
   const char* given = std::getenv("OMP_NUM_THREADS");
   int threads = given ? std::atoi(given) : 0;
@@ -89,6 +83,12 @@ bool machine_busy(int cores, int team) {
 }
 
 }  // namespace
+
+int usable_cores() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 void run_with_short_openmp_spin(char** argv) {
   if (std::getenv("GOMP_SPINCOUNT") || std::getenv("OMP_WAIT_POLICY")) return;

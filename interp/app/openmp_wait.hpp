@@ -10,4 +10,7 @@ namespace nabla {
 // before main). Returns when there is nothing to do or exec failed.
 void run_with_short_openmp_spin(char** argv);
 
+// The cores this process may run on (its affinity mask, as a container limits it).
+int usable_cores();
+
 }  // namespace nabla
