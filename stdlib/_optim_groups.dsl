@@ -182,15 +182,18 @@ fn _step_group_lists(opt, update_group) {
   _check_groups_kept(opt)
   no_grad {
     let i = 0
+    let states = opt.state
     for group in opt.param_groups {
+      let negate = _maximizes(group)
       let ps = []
       let gs = []
       let sts = []
       for p in group["params"] {
-        if p.grad != none {
+        let g = p.grad
+        if g != none {
           ps.append(p)
-          gs.append(-p.grad if _maximizes(group) else p.grad)
-          sts.append(opt.state[i])
+          gs.append(-g if negate else g)
+          sts.append(states[i])
         }
         i = i + 1
       }
@@ -225,10 +228,11 @@ fn _check_groups_kept(opt) {
     for name in g {
       if name in kinds {
         let v = g[name]
-        # the common case inline: a step's cost is mostly these checks for small models
+        let kind = kinds[name]
+        # the common cases inline: a small model's eager step is mostly these checks
         let t = type(v)
-        if not ((t == "float" or t == "int") and kinds[name] in _numeric_kinds) {
-          _check_kind_kept(who, f"param_groups[{k}][{repr(name)}]", kinds[name], v)
+        if not (((t == "float" or t == "int") and kind in _numeric_kinds) or (t == "bool" and kind == "bool")) {
+          _check_kind_kept(who, k, name, kind, v)
         }
       }
     }
@@ -248,7 +252,8 @@ fn _check_groups_kept(opt) {
 let _numeric_kinds = [">= 0", "number", "in [0, 1]"]
 
 # A hyperparameter's kind (of _argcheck.check_option's) without its range.
-fn _check_kind_kept(who, what, kind, v) {
+# Fails naming param_groups[k][name] when v is not of its kind.
+fn _check_kind_kept(who, k, name, kind, v) {
   let want = none
   if kind in ["betas", "etas", "step_sizes"] {
     if not (type(v) in ["tuple", "list"] and len(v) == 2 and _argcheck.is_number(v[0]) and _argcheck.is_number(v[1])) {
@@ -267,7 +272,7 @@ fn _check_kind_kept(who, what, kind, v) {
   }
   if want != none {
     let found = repr(v) if type(v) in ["tuple", "list"] else _argcheck.shown(v)
-    fail(f"{who}: {what} must be {want}, got {found}")
+    fail(f"{who}: param_groups[{k}][{repr(name)}] must be {want}, got {found}")
   }
 }
 

@@ -183,18 +183,19 @@ fn _adam_update(p, g, st, lr, beta1, beta2, eps, wd, amsgrad, decoupled) {
 }
 
 # The state of p for its next Adam step: the step count advanced, the moments made
-# (zeros) at the first step.
+# (zeros) at the first step. Returns the new count.
 fn _adam_advance(p, st, amsgrad) {
-  if "step" in st and type(st["step"]) == "tensor" {
-    st["step"].add_(1)
-  } elif "step" in st {
-    st["step"] = st["step"] + 1
-  } else {
+  if "step" not in st {
     st["step"] = 1
     st["exp_avg"] = zeros_like(p)
     st["exp_avg_sq"] = zeros_like(p)
     if amsgrad { st["max_exp_avg_sq"] = zeros_like(p) }
+    return 1
   }
+  let step = st["step"]
+  if type(step) == "tensor" { return step.add_(1).item() }
+  st["step"] = step + 1
+  return step + 1
 }
 
 # Whether Adam, AdamW and SGD may use the fused native updates (tests compare both paths).
@@ -208,21 +209,22 @@ fn _use_fused(on) {
 # them, else parameter by parameter.
 fn _adam_group_step(ps, gs, sts, group, decoupled) {
   let amsgrad = group["amsgrad"]
-  for k in range(len(ps)) { _adam_advance(ps[k], sts[k], amsgrad) }
+  # One pass over the states (this loop is most of an eager step's interpreted work).
+  let ms = []
+  let vs = []
+  let steps = []
+  for k in range(len(ps)) {
+    let st = sts[k]
+    steps.append(_adam_advance(ps[k], st, amsgrad))
+    ms.append(st["exp_avg"])
+    vs.append(st["exp_avg_sq"])
+  }
   let lr = group["lr"]
   let beta1 = group["betas"][0]
   let beta2 = group["betas"][1]
   let eps = group["eps"]
   let wd = group["weight_decay"]
   if len(ps) > 0 and not amsgrad and _fused[0] {
-    let ms = []
-    let vs = []
-    let steps = []
-    for st in sts {
-      ms.append(st["exp_avg"])
-      vs.append(st["exp_avg_sq"])
-      steps.append(_step_count(st))
-    }
     if optim_adam_step_multi_(ps, gs, ms, vs, steps, lr, beta1, beta2, eps, wd, decoupled) { return none }
   }
   for k in range(len(ps)) { _adam_update(ps[k], gs[k], sts[k], lr, beta1, beta2, eps, wd, amsgrad, decoupled) }

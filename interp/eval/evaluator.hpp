@@ -157,8 +157,24 @@ class Evaluator {
   Value call_unbound_method(const Value& cls, const std::string& name, CallArgs& args);
   Value call_method(const Value& obj, const std::string& name, CallArgs& args);
   std::vector<std::string> member_names(const Value& v);
-  // "; did you mean 'weight'?" for an attribute `name` that `obj` lacks, or "".
+  // "; did you mean 'weight'?" for an attribute `name` that `obj` lacks, or "" (also
+  // while a QuietLookup is held).
   std::string attribute_hint(const Value& obj, const std::string& name);
+  // Note [Lookups that expect to miss]: getattr(obj, name, default) and hasattr catch
+  // the error of a missing attribute, so its did-you-mean (an edit distance to every
+  // member's name, tens of microseconds on a model) would be built for nothing, and
+  // the standard library asks such questions on every step (a scheduler's
+  // getattr(s, "cycle_momentum", false)). They hold this while they look.
+  class QuietLookup {
+   public:
+    explicit QuietLookup(Evaluator& ev) : ev_(ev) { ++ev_.quiet_lookups_; }
+    ~QuietLookup() { --ev_.quiet_lookups_; }
+    QuietLookup(const QuietLookup&) = delete;
+    QuietLookup& operator=(const QuietLookup&) = delete;
+
+   private:
+    Evaluator& ev_;
+  };
 
   // Values of an iterable as a vector (lists, tuples, ranges, dicts' keys, strings, tensors).
   std::vector<Value> iterate(const Value& v);
@@ -238,6 +254,7 @@ class Evaluator {
   // continue that escapes it is an error at its statement.
   Value run_statements(const lang::Program& prog, bool want_value, bool* has_value);
   uint64_t step_limit_ = UINT64_MAX;  // max_steps, or no limit
+  int quiet_lookups_ = 0;             // QuietLookups held
 };
 
 // builtins.cpp
