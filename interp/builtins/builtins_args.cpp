@@ -324,14 +324,18 @@ void check_alpha_kind(const Tensor& x, const Value& other, const Value& alpha, c
 //   for x in batches { preds = cat([preds, model(x)]) }   # model(x): [B, C]
 // Its dtype still takes part in the result's (cat([tensor([]), i64 [2, 2]]) is f32),
 // and dims wrap by the tensors kept. The op row checks every input's shape, so the
-// rule lives here, in the language's cat, which leaves them out before the call and
-// casts the result to the dtype of all of them.
-// `positions` gets each kept tensor's index in the user's list, for the op's errors
-// (renumber_cat_error), when some were left out.
+// rule lives here, in the language's cat: each such empty is reshaped to the first
+// other tensor's shape with 0 along the cat dim, a piece of nothing the op takes like
+// any other, so an empty leaf still gets its (empty) .grad, as in PyTorch. The result
+// is cast to the dtype of all of them.
+// When the op refuses that call, it is called again with the empties left out, so its
+// error speaks of the user's tensors, not of the made-up shapes; `positions` gets each
+// kept tensor's index in the user's list for it (renumber_cat_error).
 namespace {
+bool legacy_empty(const Tensor& t) { return t.defined() && t.dim() == 1 && t.numel() == 0; }
+
 TensorList cat_inputs_without_legacy_empties(const TensorList& inputs, std::optional<DType>& promoted,
                                              std::vector<size_t>& positions) {
-  auto legacy_empty = [](const Tensor& t) { return t.defined() && t.dim() == 1 && t.numel() == 0; };
   TensorList kept;
   std::vector<size_t> kept_at;
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -340,6 +344,18 @@ TensorList cat_inputs_without_legacy_empties(const TensorList& inputs, std::opti
   promoted = result_type(inputs);
   positions = std::move(kept_at);
   return kept;
+}
+
+// The inputs with each legacy empty reshaped to `like` with 0 at the (wrapped) dim, or
+// nothing when `like` has no such dim.
+std::optional<TensorList> cat_inputs_with_empties_shaped(const TensorList& inputs, const Tensor& like, int64_t dim) {
+  const int64_t rank = like.dim();
+  if (rank == 0 || dim < -rank || dim >= rank) return std::nullopt;
+  IntList piece(like.sizes().begin(), like.sizes().end());
+  piece[static_cast<size_t>(dim < 0 ? dim + rank : dim)] = 0;
+  TensorList shaped;
+  for (const Tensor& t : inputs) shaped.push_back(legacy_empty(t) ? reshape(t, piece) : t);
+  return shaped;
 }
 
 // The op's errors count the tensors it was given ("zero-dimensional tensor 0"); with
@@ -366,11 +382,22 @@ TensorList call_cat(const TensorList& inputs, const Attrs& attrs) {
   std::vector<size_t> positions;  // the user's index of each input kept, when some were left out
   TensorList kept = cat_inputs_without_legacy_empties(inputs, promoted, positions);
   TensorList outs;
-  try {
-    outs = call(OpId::cat, kept, attrs);
-  } catch (const Error& e) {
-    if (positions.empty()) throw;
-    throw Error(renumber_cat_error(e.what(), positions));
+  if (!positions.empty()) {
+    if (auto shaped = cat_inputs_with_empties_shaped(inputs, kept[0], attrs.has("dim") ? attrs.i("dim") : 0)) {
+      try {
+        outs = call(OpId::cat, *shaped, attrs);
+      } catch (const Error&) {
+        // refused: the call below, without the empties, raises the error to show
+      }
+    }
+  }
+  if (outs.empty()) {
+    try {
+      outs = call(OpId::cat, kept, attrs);
+    } catch (const Error& e) {
+      if (positions.empty()) throw;
+      throw Error(renumber_cat_error(e.what(), positions));
+    }
   }
   if (promoted && outs[0].dtype() != *promoted) outs[0] = to_dtype(outs[0], *promoted);
   return outs;

@@ -206,3 +206,15 @@ test "cat leaves out 1-D empty tensors beside others, as PyTorch's legacy rule" 
   let f = compile(fn(a) = cat([zeros(0), a]), ones(2, 2))
   expect(equal(f(ones(2, 2)), ones(2, 2)))
 }
+
+test "a 1-D empty leaf beside others in cat gets its empty .grad, as in PyTorch" {
+  let e = zeros(0, dtype=f64, requires_grad=true)
+  let x = randn(2, 3, dtype=f64, requires_grad=true)
+  let y = cat([e, x, e], dim=-1)
+  expect(y.shape == (2, 3))
+  (y * y).sum().backward()
+  expect(e.grad != none and e.grad.shape == (0,) and e.grad.dtype == f64, "the empty leaf's grad")
+  expect(equal(x.grad, 2 * x.detach()))
+  expect(gradcheck(fn(a, b) = cat([a, b]), [zeros(0, dtype=f64, requires_grad=true), randn(3, 2, dtype=f64, requires_grad=true)]))
+  expect_error(fn() = cat([tensor([]), tensor(5.0)]), "zero-dimensional tensor 1")
+}
