@@ -279,10 +279,90 @@ fn identity(module, name="weight") {
   return _prune(module, name, fn(t, mask) = mask.clone())
 }
 
-# PyTorch passes global_unstructured's pruning_method as a class, prune.L1Unstructured
-# or prune.RandomUnstructured; here the two names stand for the methods' strings.
-let L1Unstructured = "l1"
-let RandomUnstructured = "random"
+# ---- the pruning methods as classes (torch.nn.utils.prune's BasePruningMethod family) ----
+# An instance holds its arguments: compute_mask(t, default_mask) is default_mask with
+# `amount` of t's entries (or slices) zeroed, counted over all of t as PyTorch's (the
+# functions above count what the mask still keeps, as its PruningContainer), and
+# prune(t) the pruned tensor;
+# the static apply(module, name, ...) is the function form above. L1Unstructured and
+# RandomUnstructured are also global_unstructured's pruning_method.
+
+# amount checked when the method is made, as PyTorch's _validate_pruning_amount_init.
+fn _checked_amount(amount) {
+  _count(amount, amount if type(amount) == "int" else 0)
+  return amount
+}
+
+fn _pruned_by(method, t, default_mask, importance_scores) {
+  let scores = _shaped_like(f"prune.{type(method)}.prune()", "importance_scores", importance_scores, t)
+  return t * method.compute_mask(scores, ones_like(t) if default_mask == none else default_mask)
+}
+
+model L1Unstructured(amount) {
+  "Prunes amount of the entries of smallest absolute value, as torch.nn.utils.prune.L1Unstructured. Example: prune.L1Unstructured(0.5).prune(randn(4, 4))"
+  amount = _checked_amount(amount)
+  PRUNING_TYPE = "unstructured"
+  compute_mask(t, default_mask) = default_mask * _unstructured(t.abs(), ones_like(default_mask), self.amount)
+  prune(t, default_mask=none, importance_scores=none) = _pruned_by(self, t, default_mask, importance_scores)
+  static apply(module, name, amount, importance_scores=none) = l1_unstructured(module, name, amount, importance_scores)
+}
+
+model RandomUnstructured(amount) {
+  "Prunes amount of the entries chosen at random, as torch.nn.utils.prune.RandomUnstructured. Example: prune.RandomUnstructured(0.5).prune(randn(4, 4))"
+  amount = _checked_amount(amount)
+  PRUNING_TYPE = "unstructured"
+  compute_mask(t, default_mask) = default_mask * _unstructured(rand_like(t), ones_like(default_mask), self.amount)
+  prune(t, default_mask=none, importance_scores=none) = _pruned_by(self, t, default_mask, importance_scores)
+  static apply(module, name, amount) = random_unstructured(module, name, amount)
+}
+
+model LnStructured(amount, n, dim=-1) {
+  "Prunes amount of the slices along dim of smallest Ln norm, as torch.nn.utils.prune.LnStructured. Example: prune.LnStructured(0.5, 2, dim=0).prune(randn(4, 4))"
+  amount = _checked_amount(amount)
+  let _n_checked = _check_norm("prune.LnStructured()", n)
+  n = n
+  dim = dim
+  PRUNING_TYPE = "structured"
+  compute_mask(t, default_mask) = default_mask * _structured(t, ones_like(default_mask), self.amount, self.n, self.dim)
+  prune(t, default_mask=none, importance_scores=none) = _pruned_by(self, t, default_mask, importance_scores)
+  static apply(module, name, amount, n, dim, importance_scores=none) = ln_structured(module, name, amount, n, dim, importance_scores)
+}
+
+model RandomStructured(amount, dim=-1) {
+  "Prunes amount of the slices along dim chosen at random, as torch.nn.utils.prune.RandomStructured. Example: prune.RandomStructured(0.5, dim=0).prune(randn(4, 4))"
+  amount = _checked_amount(amount)
+  dim = dim
+  PRUNING_TYPE = "structured"
+  compute_mask(t, default_mask) = default_mask * _structured(rand_like(t), ones_like(default_mask), self.amount, 1, self.dim)
+  prune(t, default_mask=none, importance_scores=none) = _pruned_by(self, t, default_mask, importance_scores)
+  static apply(module, name, amount, dim) = random_structured(module, name, amount, dim)
+}
+
+model Identity() {
+  "Prunes nothing, as torch.nn.utils.prune.Identity. Example: prune.Identity().prune(randn(2, 2))"
+  PRUNING_TYPE = "unstructured"
+  compute_mask(t, default_mask) = default_mask.clone()
+  prune(t, default_mask=none, importance_scores=none) = _pruned_by(self, t, default_mask, importance_scores)
+  static apply(module, name) = identity(module, name)
+}
+
+model CustomFromMask(mask) {
+  "Prunes where mask is 0, as torch.nn.utils.prune.CustomFromMask. Example: prune.CustomFromMask(tensor([1, 0])).prune(tensor([3.0, 4.0]))"
+  mask = mask
+  PRUNING_TYPE = "global"
+  compute_mask(t, default_mask) = default_mask * (_shaped_like("prune.CustomFromMask()", "mask", self.mask, t) != 0).to(default_mask.dtype)
+  prune(t, default_mask=none, importance_scores=none) = _pruned_by(self, t, default_mask, importance_scores)
+  static apply(module, name, mask) = custom_from_mask(module, name, mask)
+}
+
+# global_unstructured's pruning_method: "l1" or "random" (the names this library took
+# before the classes), or the class L1Unstructured or RandomUnstructured.
+fn _global_method(pruning_method) {
+  if pruning_method is L1Unstructured or pruning_method == "l1" { return "l1" }
+  if pruning_method is RandomUnstructured or pruning_method == "random" { return "random" }
+  let shown = pruning_method.__name__ if type(pruning_method) == "model" else repr(pruning_method)
+  fail(f"prune.global_unstructured: pruning_method must be prune.L1Unstructured or prune.RandomUnstructured (or \"l1\", \"random\"), got {shown}")
+}
 
 # Prunes `amount` of the entries of all the given parameters together: the smallest
 # scores over all of them go, so layers end with different sparsities.
@@ -300,8 +380,7 @@ fn global_unstructured(parameters, pruning_method="l1", amount=0.2) {
     amount = pruning_method
     pruning_method = "l1"
   }
-  assert(pruning_method == "l1" or pruning_method == "random",
-         f"prune.global_unstructured: pruning_method must be \"l1\" or \"random\" (prune.L1Unstructured or prune.RandomUnstructured), got {repr(pruning_method)}")
+  pruning_method = _global_method(pruning_method)
   _check_pairs(parameters)
   let scores = []
   let masks = []

@@ -65,7 +65,7 @@ m.load_state_dict(sd)
 # ---
 
 # case: global_unstructured with an unknown method
-# expect error: tests/lang/errors_newuser3.dsl:73:1: error: assertion failed: prune.global_unstructured: pruning_method must be "l1" or "random" (prune.L1Unstructured or prune.RandomUnstructured), got 'l2'
+# expect error: tests/lang/errors_newuser3.dsl:73:1: error: prune.global_unstructured: pruning_method must be prune.L1Unstructured or prune.RandomUnstructured (or "l1", "random"), got 'l2'
 # expect error line:   prune.global_unstructured([(a, "weight")], amount=0.5, pruning_method="l2")
 import nn
 import prune

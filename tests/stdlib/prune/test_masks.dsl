@@ -307,3 +307,35 @@ test "forward pre-hooks see and may replace the input; register_buffer; delattr"
   expect_error("import nn\ndelattr(nn.Linear(1, 1), 'nope')", "model Linear has no field 'nope'")
   expect(getattr(m, "nope", none) == none)
 }
+
+# PyTorch 1.13's values for these calls (torch.nn.utils.prune) are the hand-checkable
+# ones below: the smallest magnitudes, or the slices of smallest norm, zeroed.
+test "the pruning method classes: compute_mask, prune and apply as torch.nn.utils.prune's" {
+  let w = tensor([[1.0, -5.0, 2.0], [0.5, 3.0, -0.25], [4.0, -1.5, 0.75]], dtype=f64)
+  let l1 = tensor([[0.0, -5.0, 2.0], [0.0, 3.0, 0.0], [4.0, -1.5, 0.0]], dtype=f64)
+  expect(equal(prune.L1Unstructured(0.5).prune(w), l1) and equal(prune.L1Unstructured(4).prune(w), l1))
+  expect(equal(prune.LnStructured(0.34, 2, dim=0).prune(w), tensor([[1.0, -5.0, 2.0], [0.0, 0.0, 0.0], [4.0, -1.5, 0.75]], dtype=f64)))
+  expect(equal(prune.LnStructured(1, 1).prune(w), tensor([[1.0, -5.0, 0.0], [0.5, 3.0, 0.0], [4.0, -1.5, 0.0]], dtype=f64)), "dim=-1 by default")
+  expect(equal(prune.LnStructured(2, math.inf, dim=1).prune(w), tensor([[0.0, -5.0, 0.0], [0.0, 3.0, 0.0], [0.0, -1.5, 0.0]], dtype=f64)))
+  let m = tensor([[1, 0, 1], [1, 1, 0], [1, 1, 1]], dtype=f64)
+  expect(equal(prune.L1Unstructured(2).compute_mask(w, m), tensor([[1, 0, 1], [0, 1, 0], [1, 1, 1]], dtype=f64)),
+         "counted over all of t, as PyTorch's compute_mask")
+  expect(equal(prune.CustomFromMask(m).prune(w), w * m) and equal(prune.Identity().prune(w), w))
+  expect(prune.L1Unstructured(0.1).PRUNING_TYPE == "unstructured")
+  expect(prune.LnStructured(0.1, 1).PRUNING_TYPE == "structured" and prune.CustomFromMask(m).PRUNING_TYPE == "global")
+  expect(sum(prune.RandomUnstructured(3).compute_mask(w, ones_like(w)) == 0).item() == 3)
+  expect(sum(prune.RandomStructured(1, dim=0).prune(ones(3, 3)).sum(dim=1) == 0).item() == 1)
+  let a = nn.Linear(4, 4)
+  prune.L1Unstructured.apply(a, "weight", amount=0.25)
+  expect(sum(a.weight_mask == 0).item() == 4 and a.weight_orig.requires_grad)
+  prune.LnStructured.apply(a, "weight", 0.5, 2, 0)
+  expect(sum(a.weight_mask.sum(dim=1) == 0).item() >= 2)
+  let b = nn.Linear(8, 8)
+  prune.global_unstructured([(b, "weight")], pruning_method=prune.RandomUnstructured, amount=0.25)
+  expect(sum(b.weight_mask == 0).item() == 16)
+  expect_error(fn() = prune.global_unstructured([(b, "weight")], prune.LnStructured, amount=0.25), "got LnStructured")
+  expect_error(fn() = prune.L1Unstructured(1.5), "amount=1.5 should either be a float in the range [0, 1]")
+  expect_error(fn() = prune.L1Unstructured(-1), "non-negative integer")
+  expect_error(fn() = prune.LnStructured(0.5, "fro"), "n (the order of the norm) must be a number")
+  expect_error(fn() = prune.L1Unstructured(0.5).prune(w, importance_scores=ones(2)), "must have the parameter's shape")
+}
