@@ -18,6 +18,9 @@ namespace {
 
 // What was copied already, by address: a tensor or a module reached twice (tied
 // weights, a layer shared by two blocks) stays shared in the copy, and a cycle ends.
+// A tensor's storage is copied once too (its key is the Storage's address), so views
+// of one storage (a slice beside its base, `x` and `x.T`) come back as views of one
+// copied storage, as PyTorch's deepcopy keeps them.
 using Memo = std::unordered_map<const void*, Value>;
 
 // A copy still to make: `src`'s copy goes into *dst, a slot of a copy made already.
@@ -28,9 +31,46 @@ struct CopyTask {
   Value* dst;
 };
 
-Value copy_tensor(const Tensor& t) {
-  Tensor c = empty(t.sizes(), t.dtype(), t.device());
-  copy_into(c, t);
+// The whole of a storage's bytes as a u8 tensor (copy_into moves them on any device).
+Tensor storage_bytes(const std::shared_ptr<Storage>& storage) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = storage;
+  impl->sizes = {static_cast<int64_t>(storage->nbytes)};
+  impl->strides = {1};
+  impl->dtype = DType::u8;
+  impl->refresh_layout();
+  return Tensor(std::move(impl));
+}
+
+// t's copy: its layout over the copy of its storage (made at the first tensor of that
+// storage, kept in the memo as a u8 tensor of its bytes).
+Tensor copy_with_storage(const Tensor& t, Memo& memo) {
+  const void* key = t.storage().get();
+  auto it = memo.find(key);
+  if (it == memo.end()) {
+    Tensor bytes = storage_bytes(std::make_shared<Storage>(t.storage()->nbytes, t.device(), t.storage()->pinned));
+    copy_into(bytes, storage_bytes(t.storage()));
+    it = memo.emplace(key, Value::tensor(bytes)).first;
+  }
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = it->second.t.storage();
+  impl->sizes = t.sizes();
+  impl->strides = t.strides();
+  impl->offset = t.impl()->offset;
+  impl->dtype = t.dtype();
+  impl->is_view = t.impl()->is_view;
+  impl->refresh_layout();
+  return Tensor(std::move(impl));
+}
+
+Value copy_tensor(const Tensor& t, Memo& memo) {
+  Tensor c;
+  if (t.impl()->batched || t.impl()->lifted) {  // a transform's tensor: its values, not its storage
+    c = empty(t.sizes(), t.dtype(), t.device());
+    copy_into(c, t);
+  } else {
+    c = copy_with_storage(t, memo);
+  }
   // A parameter stays a parameter; any other tensor (a buffer, a tensor computed from
   // parameters such as a pruned weight) comes back without history.
   if (t.is_leaf() && t.requires_grad()) c.set_requires_grad(true);
@@ -44,7 +84,10 @@ Value copy_shell(const Value& v, Memo& memo, std::vector<CopyTask>& tasks) {
   if (v.tag == Tag::Instance || v.tag == Tag::List || v.tag == Tag::Tuple || v.tag == Tag::Dict) key = v.o.get();
   if (!key) return v;  // numbers, strings, functions, classes, native objects: shared
   if (auto it = memo.find(key); it != memo.end()) return it->second;
-  if (v.tag == Tag::Tensor) return memo[key] = copy_tensor(v.t);
+  if (v.tag == Tag::Tensor) {
+    Value copy = copy_tensor(v.t, memo);
+    return memo[key] = copy;
+  }
   if (v.tag == Tag::Instance) {
     auto* src = v.as<InstanceObj>();
     auto inst = std::make_shared<InstanceObj>();

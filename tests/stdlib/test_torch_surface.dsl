@@ -3,6 +3,7 @@
 # tensor bounds, sizes as separate arguments, str by code point): each value here was
 # computed with PyTorch 1.13 and written in; gradcheck and gradgradcheck in f64 where
 # differentiable (run by `nabla test tests/stdlib`; ctest dsl_tests).
+import copy
 let nan = float("nan")
 
 fn same(a, b) = a.dtype == b.dtype and a.shape == b.shape and equal(a, b)
@@ -217,4 +218,22 @@ test "a 1-D empty leaf beside others in cat gets its empty .grad, as in PyTorch"
   expect(equal(x.grad, 2 * x.detach()))
   expect(gradcheck(fn(a, b) = cat([a, b]), [zeros(0, dtype=f64, requires_grad=true), randn(3, 2, dtype=f64, requires_grad=true)]))
   expect_error(fn() = cat([tensor([]), tensor(5.0)]), "zero-dimensional tensor 1")
+}
+
+test "deepcopy keeps views of one storage views of one copied storage, as PyTorch's" {
+  let a = randn(4)
+  let d = copy.deepcopy([a, a[1:3], a])
+  d[0][1] = 100.0
+  expect(d[1][0].item() == 100.0, "the slice's copy sees its base's copy")
+  expect(d[0] is d[2] and a[1].item() != 100.0, "the same tensor twice is one copy; the original is untouched")
+  let x = randn(3, 4, dtype=f64)
+  let (c1, c2) = copy.deepcopy((x, x.T))
+  c1[0, 1] = 7.0
+  expect(c2[1, 0].item() == 7.0 and c2.shape == (4, 3) and not c2.is_contiguous())
+  let p = randn(3, requires_grad=true)
+  (p * 2).sum().backward()
+  let q = copy.deepcopy(p)
+  expect(q.requires_grad and q.is_leaf and equal(q, p) and not (q is p))
+  expect(copy.deepcopy(zeros(0)).shape == (0,) and copy.deepcopy(tensor(3.0)).item() == 3.0)
+  expect(copy.deepcopy(ones(2, dtype=f16)).dtype == f16)
 }
