@@ -23,6 +23,8 @@ PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           libfmt-dev nlohmann-json3-dev libgraphviz-dev fonts-dejavu-core libedit-dev zlib1g-dev
           dataset-fashion-mnist
           libplplot-dev)
+# jemalloc: the process's malloc (Note [malloc is jemalloc] in CMakeLists.txt).
+PACKAGES+=(libjemalloc-dev)
 # TensorBoard logs (import log, interp/log/): libprotobuf-dev and protobuf-compiler
 # build the event schema's classes; python3-protobuf, python3-numpy and python3-pil
 # read the events files back in the log_read_back test.
