@@ -76,7 +76,13 @@ struct NoneLit : Expr { NoneLit() : Expr(ExprKind::None) {} };
 struct BoolLit : Expr { BoolLit() : Expr(ExprKind::Bool) {} bool value = false; };
 struct IntLit : Expr { IntLit() : Expr(ExprKind::Int) {} int64_t value = 0; };
 struct FloatLit : Expr { FloatLit() : Expr(ExprKind::Float) {} double value = 0; };
-struct StringLit : Expr { StringLit() : Expr(ExprKind::String) {} std::string value; };  // escapes resolved
+struct StringLit : Expr {
+  StringLit() : Expr(ExprKind::String) {}
+  std::string value;  // escapes resolved
+  // The evaluator's str value of this literal, made at its first evaluation and shared
+  // by every later one (Note [Interned string literals] in interp/eval/evaluator.cpp).
+  mutable std::shared_ptr<void> interned;
+};
 
 // f"loss {loss:.4f} at {step}": literal text parts and replacement fields.
 struct FString : Expr {
