@@ -286,11 +286,27 @@ void Capture::on_untraced_effect(const std::string& what) {
 // made before it (`w.requires_grad = false` on one side of an if) is set then, whichever
 // side a call takes, and never again: the node records no op for it. As a container or
 // a model's mode changed there (Note [Objects changed inside a lowered region]), it is
-// a problem at its line. (Outside any region the flag is still set at capture only,
-// not at each call: a gap left open, as refusing it there would refuse programs that
-// set it once, to the value it keeps.)
+// a problem at its line. Outside any region: Note [Flags a compiled function sets].
+//
+// Note [Flags a compiled function sets]
+// `x.requires_grad = true` (or x.requires_grad_()) at a compiled function's top level,
+// on an argument or another tensor made before the call, is an effect on the caller's
+// tensor that no op records: it was set at capture only, so a later call's argument
+// kept requires_grad false where eager sets it, and a training step then handed the
+// argument's gradient to backward() from a tensor that did not require it (an error).
+// So the top-level capture lists each change (the flag is only notified when it
+// changes, so the new value is the opposite of the old), and each call sets it again
+// on that call's argument, or on the same tensor where the graph binds it live (a
+// parameter, a tensor the function closes over), before the graph runs
+// (interp/builtins/builtins_graph.cpp), as eager's run would; an inference graph's
+// call whose argument now requires grad runs eagerly (Note [Gradients through an
+// inference graph]), so backward() of its result reaches the argument.
 void Capture::on_flag_change(const Tensor& t, const std::string& what) {
-  if (!parent_ || t.impl()->serial >= start_serial_) return;
+  if (!parent_) {
+    if (t.impl()->serial < start_serial_) flag_changes_.push_back({t, !t.requires_grad()});
+    return;
+  }
+  if (t.impl()->serial >= start_serial_) return;
   problems_.push_back({what + " of a tensor made before the lowered branch or loop, which the node does not replay " +
                            "(it is set once, at capture, whichever side or trip a call takes): set it before the " +
                            "statement",

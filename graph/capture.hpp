@@ -51,6 +51,7 @@ class Capture : public OpObserver {
   // The graph that returns `outputs` (made by recorded ops, inputs or constants).
   Graph finish(const TensorList& outputs);
   const std::vector<CaptureProblem>& problems() const { return problems_; }
+  void add_problem(CaptureProblem p) { problems_.push_back(std::move(p)); }
 
   // Script mode's way in (interp/ lowers control flow with these).
   // The graph value of t, bound as any tensor the recorded ops read would be.
@@ -114,6 +115,13 @@ class Capture : public OpObserver {
   // params named "free<k>" (weights and buffers a function closes over). Their live
   // tensors, in order.
   const TensorList& free_params() const { return free_params_; }
+  // Note [Flags a compiled function sets] (capture.cpp): the requires_grad flags the
+  // run set, outside any lowered region, on tensors made before it, in order.
+  struct FlagChange {
+    Tensor tensor;
+    bool requires_grad = false;
+  };
+  const std::vector<FlagChange>& flag_changes() const { return flag_changes_; }
 
   void on_op(const OpDef& def, const TensorList& inputs, const Attrs& attrs, const TensorList& outputs) override;
   void on_value_read(const Tensor& t, const std::string& what) override;
@@ -169,6 +177,7 @@ class Capture : public OpObserver {
   // found among these, not by a scan of every tensor.
   std::unordered_map<const Storage*, std::vector<size_t>> on_storage_;
   TensorList free_params_;
+  std::vector<FlagChange> flag_changes_;
   std::vector<CaptureProblem> problems_;
   Capture* parent_ = nullptr;                       // region captures only
   // A region traced with gradients on, and whether the ops recorded now are a write's

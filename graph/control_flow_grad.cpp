@@ -13,6 +13,7 @@
 #include "graph/control_flow_step_reach.hpp"
 #include "graph/control_flow_split.hpp"
 #include "graph/executor.hpp"
+#include "graph/rewrite.hpp"
 #include "tensor/cpu/copy.hpp"
 
 namespace nabla::graph {
@@ -145,6 +146,7 @@ TensorList replayed_draw(const Node& n, const TensorList& ins, Draws& d) {
 // Runs region g on `params` as eager ops (table ops through the op table, control-flow
 // nodes through apply_control_flow), so autograd and an observing capture see them.
 TensorList replay_eager(const Graph& g, const TensorList& params, Draws& draws) {
+  QuietRaises quiet;  // the trace's example values may take a failing side no call takes here
   std::vector<Tensor> v(g.values.size());
   std::vector<int> ids = region_params(g);
   for (size_t k = 0; k < ids.size(); ++k) v[static_cast<size_t>(ids[k])] = params[k];
@@ -163,6 +165,9 @@ TensorList replay_eager(const Graph& g, const TensorList& params, Draws& draws) 
       outs = replayed_draw(n, ins, draws);
     } else if (n.kind == NodeKind::table) {
       outs = call(n.op, ins, n.attrs);
+    } else if (is_raise(n)) {  // Note [A failing side of a lowered if]: its side's backward never runs
+      Device device = params.empty() ? cpu_device() : params[0].device();
+      for (int id : n.outputs) outs.push_back(zeros(g.value(id).meta.sizes, g.value(id).meta.dtype, device));
     } else {
       throw Error("gradient of a control-flow region: its " + n.name() + " node" +
                   (n.origin.empty() ? "" : " (" + n.origin + ")") +

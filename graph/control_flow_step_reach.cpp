@@ -55,7 +55,7 @@ int add_output(Graph& g, size_t index, const TensorMeta& meta) {
 void shift_slots(std::vector<PredTree>& trees, size_t by) {
   for (PredTree& t : trees) {
     t.slot += by;
-    if (t.loop) continue;  // its body's slots count from its own first
+    if (t.loop || t.ever) continue;  // its body's slots count from its own first
     shift_slots(t.sides[0], by);
     shift_slots(t.sides[1], by);
   }
@@ -86,12 +86,98 @@ std::array<std::vector<PredTree>, 2> export_sides(Node& c, size_t base, std::vec
   return trees;
 }
 
+// Which of the slots `trees` describe (from `base`) already hold a while_loop's pairs.
+void mark_ever(const std::vector<PredTree>& trees, std::vector<bool>& ever, size_t base = 0) {
+  for (const PredTree& t : trees) {
+    if (t.ever)
+      for (size_t k = 0; k < t.count; ++k) ever[base + t.slot + k] = true;
+    else if (t.loop)
+      mark_ever(t.sides[0], ever, base + t.slot);
+    else
+      for (const auto& side : t.sides) mark_ever(side, ever, base);
+  }
+}
+
+int output_of(const Graph& g, int node) { return g.nodes[static_cast<size_t>(node)].outputs[0]; }
+
+// In body: acc joined with what this iteration's predicate p says, the [..., 2] pair of
+// whether each side was taken (Note [Branches inside a loop step]).
+int ever_taken(Graph& body, int acc, int p, bool pair, Device device) {
+  const TensorMeta pm = body.value(p).meta;
+  const TensorMeta am = body.value(acc).meta;
+  if (pair) return output_of(body, body.add_node(OpId::maximum, {acc, p}, {}, {am}));
+  int zero = body.add_constant(zeros(pm.sizes, pm.dtype, device));
+  int sides[2];
+  OpId tests[2] = {OpId::ne, OpId::eq};
+  for (int s = 0; s < 2; ++s) {
+    int test = output_of(body, body.add_node(tests[s], {p, zero}, {}, {{pm.sizes, DType::b8}}));
+    sides[s] = output_of(body, body.add_node(OpId::to_dtype, {test}, {{"dtype", DType::f32}}, {{pm.sizes, DType::f32}}));
+  }
+  int both = output_of(body, body.add_node(OpId::stack, {sides[0], sides[1]}, {{"dim", int64_t{-1}}}, {am}));
+  return output_of(body, body.add_node(OpId::maximum, {acc, both}, {}, {am}));
+}
+
+void insert_params(Graph& g, size_t at, const std::vector<TensorMeta>& metas);
+
+// While_loop node i of g, nested in a region: carries, for each predicate its body
+// exports, whether some iteration took each side, yielded after its own carries (their
+// ids to `outs`); the body's trees (none: nothing added).
+std::vector<PredTree> add_ever_taken(Graph& g, size_t i, std::vector<int>& outs, Device device) {
+  const ControlLayout l = control_layout(g.nodes[i]);
+  if (l.stacks_carries) return {};
+  auto body = std::make_shared<Graph>(*g.nodes[i].regions[1]);
+  std::vector<int> exported;
+  std::vector<PredTree> trees = export_predicates(*body, exported, device);
+  if (trees.empty()) return trees;
+  std::vector<bool> pair(exported.size(), false);
+  mark_ever(trees, pair);
+  std::vector<TensorMeta> types;
+  for (size_t k = 0; k < exported.size(); ++k) {
+    TensorMeta m = body->value(exported[k]).meta;
+    if (!pair[k]) m.sizes.push_back(2);
+    types.push_back({m.sizes, DType::f32});
+  }
+  auto cond = std::make_shared<Graph>(*g.nodes[i].regions[0]);
+  insert_params(*cond, l.carried, types);
+  insert_params(*body, l.carried, types);
+  std::vector<int> params = region_params(*body), next;
+  for (size_t k = 0; k < exported.size(); ++k)
+    next.push_back(ever_taken(*body, params[l.carried + k], exported[k], pair[k], device));
+  body->outputs.insert(body->outputs.begin() + static_cast<long>(l.carried), next.begin(), next.end());
+  for (size_t k = 0; k < types.size(); ++k) {
+    int init = g.add_constant(zeros(types[k].sizes, types[k].dtype, device));
+    g.nodes[i].inputs.insert(g.nodes[i].inputs.begin() + static_cast<long>(l.carried + k), init);
+    int id = add_output(g, i, types[k]);
+    std::vector<int>& o = g.nodes[i].outputs;
+    o.pop_back();
+    o.insert(o.begin() + static_cast<long>(l.carried + k), id);
+    outs.push_back(id);
+  }
+  for (size_t k = 0; k < g.nodes[i].outputs.size(); ++k) g.value(g.nodes[i].outputs[k]).output = static_cast<int>(k);
+  g.nodes[i].regions = {cond, body};
+  g.nodes[i].attrs.set("carried", static_cast<int64_t>(l.carried + types.size()));
+  return trees;
+}
+
 // The conds of region g whose predicates the walk needs (one-sided, or holding such a
 // cond in a side): each one's predicate, then those of its sides' conds (export_sides),
 // appended to `exported` (value ids of g); their trees, slots indexing `exported`.
 std::vector<PredTree> export_predicates(Graph& g, std::vector<int>& exported, Device device) {
   std::vector<PredTree> trees;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind == NodeKind::while_loop) {  // a while nested here: the sides its iterations took
+      std::vector<int> outs;
+      PredTree t;
+      t.sides[0] = add_ever_taken(g, i, outs, device);
+      if (t.sides[0].empty()) continue;
+      t.node = i;
+      t.slot = exported.size();
+      t.ever = true;
+      t.count = outs.size();
+      exported.insert(exported.end(), outs.begin(), outs.end());
+      trees.push_back(std::move(t));
+      continue;
+    }
     if (g.nodes[i].kind == NodeKind::scan) {  // a scan nested here: its stacked step predicates
       Node trial = g.nodes[i];
       std::vector<TensorMeta> metas;
@@ -128,9 +214,11 @@ std::vector<PredTree> export_predicates(Graph& g, std::vector<int>& exported, De
 // taken as the stacked predicates `preds` say (`trees`).
 class StepWalk {
  public:
+  // `pairs`: preds hold, for each cond, whether some iteration took each side (a
+  // while_loop's body, visit_while), not the side one step took.
   StepWalk(const Graph& g, const std::vector<BranchReach>& out, const std::vector<PredTree>& trees,
-           const TensorList& preds)
-      : g_(g), preds_(preds), reach_(g.values.size()) {
+           const TensorList& preds, bool pairs = false)
+      : g_(g), preds_(preds), pairs_(pairs), reach_(g.values.size()) {
     for (size_t j = 0; j < out.size() && j < g.outputs.size(); ++j) reach_input(g.outputs[j], out[j]);
     for (size_t i = g.nodes.size(); i-- > 0;) {
       const PredTree* tree = nullptr;
@@ -147,14 +235,20 @@ class StepWalk {
       reach_[static_cast<size_t>(id)] = either(reach_[static_cast<size_t>(id)], r);
   }
 
+  // The sides a cond's predicate (or, with pairs_, its pair) says were taken.
+  std::array<BranchReach, 2> taken(const Tensor& pred) const {
+    if (!pairs_) return sides_taken(pred);
+    return {BranchReach{false, select(pred, -1, 0)}, BranchReach{false, select(pred, -1, 1)}};
+  }
+
   // A cond whose predicate is known: each side walked from its outputs' reach where taken.
   void visit_cond(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
-    const std::array<BranchReach, 2> side_taken = sides_taken(preds_[tree.slot]);
+    const std::array<BranchReach, 2> side_taken = taken(preds_[tree.slot]);
     for (int s = 0; s < 2; ++s) {
       std::vector<BranchReach> side_out;
       for (const BranchReach& o : outs) side_out.push_back(both(o, side_taken[s]));
       const Graph& region = *n.regions[static_cast<size_t>(s)];
-      StepWalk inner(region, side_out, tree.sides[s], preds_);
+      StepWalk inner(region, side_out, tree.sides[s], preds_, pairs_);
       std::vector<int> params = region_params(region);
       for (size_t k = 0; k < params.size() && k + 1 < n.inputs.size(); ++k)
         reach_input(n.inputs[k + 1], inner.at(params[k]));
@@ -171,7 +265,7 @@ class StepWalk {
     const Graph& body = *n.regions[0];
     TensorList preds(preds_.begin() + static_cast<long>(tree.slot),
                      preds_.begin() + static_cast<long>(tree.slot + tree.count));
-    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), per_step), tree.sides[0], preds);
+    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), per_step), tree.sides[0], preds, pairs_);
     std::vector<int> params = region_params(body);
     const size_t carried = control_layout(n).carried;
     for (size_t k = 0; k < params.size() && k < n.inputs.size(); ++k) {
@@ -187,6 +281,21 @@ class StepWalk {
         reach_input(n.inputs[k], r);
       }
     }
+  }
+
+  // A while_loop that carried whether its iterations took each side: its body walked
+  // with those pairs, each output reached where the node's are.
+  void visit_while(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
+    BranchReach any;
+    for (const BranchReach& o : outs) any = either(any, o);
+    const Graph& body = *n.regions[1];
+    TensorList preds(preds_.begin() + static_cast<long>(tree.slot),
+                     preds_.begin() + static_cast<long>(tree.slot + tree.count));
+    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), any), tree.sides[0], preds, true);
+    std::vector<int> params = region_params(body);
+    const size_t carried = control_layout(n).carried;
+    for (size_t k = 0; k < params.size() && k < n.inputs.size(); ++k)
+      reach_input(n.inputs[k], k < carried ? any : inner.at(params[k]));
   }
 
   void visit(const Node& n, const PredTree* tree) {
@@ -205,6 +314,7 @@ class StepWalk {
       for (int id : n.inputs) reach_input(id, r);
       return;
     }
+    if (tree && tree->ever) return visit_while(n, *tree, outs);
     if (tree && tree->loop) return visit_scan(n, *tree, outs);
     if (tree) return visit_cond(n, *tree, outs);
     CarryTable t = is_control_flow(n) ? node_carries(n) : CarryTable();
@@ -218,6 +328,7 @@ class StepWalk {
 
   const Graph& g_;
   const TensorList& preds_;
+  bool pairs_ = false;
   std::vector<BranchReach> reach_;
 };
 

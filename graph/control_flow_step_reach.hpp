@@ -27,8 +27,16 @@
 // same way (stacked over its steps, then over the outer loop's: [outer, inner] flags),
 // and its body is walked with its outputs reached where the node's are, each param's
 // flags reduced over the inner steps; a carry is reached whenever the node's outputs
-// are. Conds inside a while_loop nested in a step or a side still count as using what
-// they read (Note [Gradients a lowered branch may not reach]).
+// are. A while_loop inside a step or a side runs a count of iterations that varies per
+// call, so its per-iteration predicates cannot leave it stacked: it carries instead,
+// for each predicate of its body, whether some iteration took each side ([..., 2] f32,
+// the maximum over its iterations; a predicate that is already such a pair, from a
+// while nested deeper, by the maximum alone), and yields them after its carries. Its
+// body is walked with those pairs as each cond's sides, each output reached where the
+// node's are. As each reach is a maximum of products of side flags, reading a side as
+// taken where some iteration took it can only reach more than eager (two conds one
+// after the other, each side taken in another iteration, read as taken together),
+// never less: such a case is the old zero gradient, not a missing one.
 #pragma once
 #include <array>
 #include <vector>
@@ -62,6 +70,10 @@ struct PredTree {
   std::vector<PredTree> sides[2];
   bool loop = false;
   size_t count = 0;
+  // A while_loop there instead (`ever`): at slots slot.. (count of them), for each
+  // predicate its body exports, whether some iteration took each side ([..., 2] f32:
+  // then, else), its body's conds in sides[0] (slots counting from its own first).
+  bool ever = false;
 };
 
 // Adds the predicates described above to scan n's body as step outputs after its own

@@ -29,12 +29,11 @@
 // scans between it and the capture's top level (`for t { for k { if p { ... } } }`,
 // `if q { for t { if p { ... } } }`): each nested scan exports its step predicates
 // stacked over its steps. A branch inside a while_loop nested in a step or a side
-// counts as using what it reads, a known gap: a parameter used only on its side that
-// no iteration took gets a zero gradient where eager's stays none (.grad is zeros;
-// with the optimizer inside the graph, momentum, weight decay and Adam's moments and
-// step count move it); values and the other gradients are eager's. Closing it needs
-// the nested while_loop's per-iteration predicates, whose count varies per call,
-// padded to a static length before they can leave the outer step.
+// (`while p { while q { if r { ... } } }`) is read through whether some iteration of
+// that while took each side, which it carries (its trip count varies per call, so its
+// per-iteration predicates cannot leave it stacked); before, it counted as using what
+// it read, and a parameter only its untaken side used got zeros where eager's .grad
+// stays none.
 #pragma once
 #include "autograd/engine.hpp"
 

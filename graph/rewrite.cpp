@@ -40,7 +40,24 @@ bool is_collective(OpId op) {
   }
 }
 
+bool is_raise(const Node& n) { return n.kind == NodeKind::custom && n.custom_name == "raise"; }
+
+namespace {
+thread_local int quiet_raises = 0;
+}
+
+QuietRaises::QuietRaises(bool on) : on_(on) { quiet_raises += on_ ? 1 : 0; }
+QuietRaises::~QuietRaises() { quiet_raises -= on_ ? 1 : 0; }
+bool QuietRaises::active() { return quiet_raises > 0; }
+
 std::string side_effect(const Node& n) {
+  if (is_raise(n)) return "raises the program's error where a call takes a failing side";
+  // A region's effects are its node's: a cond whose side draws (an `if` that only
+  // draws, yielding nothing) was dropped by dce, and the generator fell behind eager's.
+  for (const auto& r : n.regions)
+    if (r)
+      for (const Node& inner : r->nodes)
+        if (std::string e = side_effect(inner); !e.empty()) return "holds " + inner.name() + ", which " + e;
   if (updates_running_stats(n)) return "training mode updates the running statistics";
   if (n.kind == NodeKind::table && draws_random_numbers(n.op)) return "draws from the random generator";
   if (n.kind == NodeKind::copy) return "writes into a parameter or buffer";

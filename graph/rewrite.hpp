@@ -16,7 +16,26 @@ namespace nabla::graph {
 // keep one rule), copy_ (a captured in-place write) changes a parameter or buffer,
 // and a collective talks to the other ranks (folded, it would run at compile time;
 // merged or dropped, the sharding would change: the reshard pass places each gather).
+// A node with regions (cond, while_loop, scan) has the effects of the nodes they hold.
 std::string side_effect(const Node& n);
+// Whether n is a `raise` node: the error of a lowered if's side that fails (Note [A
+// failing side of a lowered if], interp/eval/script/raising.cpp).
+bool is_raise(const Node& n);
+// While one is alive on this thread, a raise node's kernel yields its zeros instead of
+// throwing: a run on values only a trace or an untaken side's capture holds (a VJP
+// traced on example values, a cond run inside a side no call of the example takes)
+// may take a failing side that no real call takes there.
+class QuietRaises {
+ public:
+  explicit QuietRaises(bool on = true);
+  ~QuietRaises();
+  QuietRaises(const QuietRaises&) = delete;
+  QuietRaises& operator=(const QuietRaises&) = delete;
+  static bool active();
+
+ private:
+  bool on_;
+};
 // The ops that call the process group (autograd/ops/dist.cpp).
 bool is_collective(OpId op);
 inline bool has_side_effect(const Node& n) { return !side_effect(n).empty(); }

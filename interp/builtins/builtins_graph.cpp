@@ -292,6 +292,13 @@ CompiledGraph capture(Evaluator& ev, GraphModule& gm, const std::vector<Value>& 
   // after it, or the call failed with "no value for graph input %free0".
   bind_free_params();
   for (auto& [name, t] : cg.params) cg.bound.push_back(bound_meta(t));
+  for (const graph::Capture::FlagChange& f : cap.flag_changes()) {  // Note [Flags a compiled function sets]
+    int arg = -1;
+    for (size_t k = 0; k < args.size(); ++k)
+      if (args[k].tag == Tag::Tensor && args[k].t.impl() == f.tensor.impl()) arg = static_cast<int>(k);
+    bool live = std::any_of(cg.params.begin(), cg.params.end(), [&](const auto& p) { return p.second.impl() == f.tensor.impl(); });
+    if (arg >= 0 || live) cg.flag_sets.push_back({arg, arg >= 0 ? Tensor() : f.tensor, f.requires_grad});
+  }
   cg.problems = cap.problems();
   if (!cg.problems.empty()) return cg;
   cg.graph = cg.captured;
@@ -411,6 +418,9 @@ Value call_graph(Evaluator& ev, GraphModule& gm, const std::vector<Value>& args)
   }
   CompiledGraph& cg = graph_for(ev, gm, args);
   note_reads(cg.guards.reads);  // a capture around this call depends on them too
+  // An argument the function makes require grad asks for this call's gradient: eagerly,
+  // as one that required it before (Note [Gradients through an inference graph]).
+  if (set_flags_again(cg, args) && !eager_reason(gm, args).empty()) return call_graph(ev, gm, args);
   if (gm.step) gm.step->refresh(ev);  // a scheduler's learning rates
   TensorList outs = graph::run_replayed(cg.graph, graph_args(cg, args), cg.replay);
   for (size_t k = 0; k < cg.grad_targets.size(); ++k) {

@@ -276,13 +276,20 @@ Value all_builtin(Evaluator& ev, CallArgs& a) {
   return Value::boolean(true);
 }
 
+// The program's own error (LangError::raised: Note [A failing side of a lowered if]).
+[[noreturn]] void raise_program_error(const std::string& message) {
+  LangError e(message);
+  e.raised = true;
+  throw e;
+}
+
 Value assert_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("assert", a, {"cond", "msg"}, 1);
   // Told a capture as an assert, not as a branch: no cond node can stand for it, so the
   // error must not suggest lowering it.
   if (b[0].tag == Tag::Tensor) notify_value_read(b[0].t, "assert() on a tensor's value (check it outside the compiled function)");
   UnobservedScope told_once;
-  if (!ev.truth(b[0])) fail("assertion failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
+  if (!ev.truth(b[0])) raise_program_error("assertion failed" + (b.has(1) ? ": " + str(b[1]) : std::string()));
   return Value();
 }
 
@@ -290,7 +297,7 @@ Value assert_builtin(Evaluator& ev, CallArgs& a) {
 // what was expected and what was found (the stdlib's constructors use it).
 Value fail_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("fail", a, {"msg"}, 1);
-  fail(str(b[0]));
+  raise_program_error(str(b[0]));
 }
 
 // did_you_mean(name, candidates): the interpreter's own suggestion text, for libraries

@@ -74,6 +74,15 @@ struct CompiledGraph {
   // it is always reached (Note [Gradients a lowered branch may not reach])
   std::vector<int> grad_reach;
   std::vector<Tensor> stepped;       // optimizer=: the parameters the step updates (Note [The step's zero_grad])
+  // Note [Flags a compiled function sets] (graph/capture.cpp): each requires_grad the
+  // function set, on argument `arg` (-1: on `tensor`, made before the call), set again
+  // by every call before its run.
+  struct FlagSet {
+    int arg = -1;
+    Tensor tensor;
+    bool requires_grad = false;
+  };
+  std::vector<FlagSet> flag_sets;
   std::vector<graph::PassRecord> records;
   std::vector<graph::CaptureProblem> problems;  // what the capture could not record (graph_for throws them)
   graph::Replay replay;  // the buffers one call hands on to the next; on a GPU, the recorded CUDA graph
@@ -113,6 +122,18 @@ bool number_read(const std::string& what);
 // The error of a capture that cannot be a graph: each problem at its line, then the
 // hints that fit them.
 std::string problems_text(const std::vector<graph::CaptureProblem>& problems);
+
+// Note [Flags a compiled function sets] (graph/capture.cpp): sets cg's flags again, on
+// this call's arguments; whether one of them now requires grad where it did not.
+inline bool set_flags_again(const CompiledGraph& cg, const std::vector<Value>& args) {
+  bool now_requires = false;
+  for (const CompiledGraph::FlagSet& f : cg.flag_sets) {
+    Tensor t = f.arg >= 0 ? args[static_cast<size_t>(f.arg)].t : f.tensor;
+    now_requires |= f.arg >= 0 && f.requires_grad && !t.requires_grad();
+    t.set_requires_grad(f.requires_grad);
+  }
+  return now_requires;
+}
 
 // What every pipeline run for gm is told: whether it is a training step (Note
 // [Packed weights in a training step] in passes/fuse_epilogue.cpp).

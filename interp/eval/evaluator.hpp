@@ -83,6 +83,10 @@ class LangError : public std::exception {
   bool located = false;
   bool interrupted = false;  // Ctrl-C or a test's time limit: expect_error and the like let it through
   bool timed_out = false;    // the test's time limit (Evaluator::timeout_s), not Ctrl-C
+  // Raised by the program's own fail() or assert(), not by the interpreter: a lowered
+  // if's side may raise it only when taken (Note [A failing side of a lowered if],
+  // interp/eval/script/raising.cpp).
+  bool raised = false;
   std::vector<std::string> trace;
   std::string formatted() const;
 };

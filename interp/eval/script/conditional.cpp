@@ -26,20 +26,32 @@ Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin,
     std::shared_ptr<graph::Graph> region;
     Operands operands;
     Value value;
-    Fields found;  // written by its calls, not carried yet
+    Fields found;    // written by its calls, not carried yet
+    int raises = -1;  // Note [A failing side of a lowered if]: the error it raises, or -1
   };
   Fields fields;
-  auto capture = [&](const char* label, const std::function<Value()>& side) {
-    Region region(*im.ev.script, label);
-    TensorList outers, copies;
+  auto open = [&](Region& region, TensorList& copies) {  // binds the fields' copies, then starts
+    TensorList outers;
     for (const Field& f : fields) {
       outers.push_back(f.tensor);
       copies.push_back(region.bind(f.tensor, f.name));
     }
     region.alias(outers, copies);  // Note [Aliases of a variable written in place]
     region.start();
+  };
+  auto capture = [&](const char* label, const std::function<Value()>& side, bool taken) {
+    Region region(*im.ev.script, label);
+    TensorList copies;
+    open(region, copies);
     ValueSide s;
-    s.value = side();
+    try {
+      LiveScope live(*im.ev.script, taken);
+      s.value = side();
+    } catch (LangError& e) {
+      if (!raises_later(*im.ev.script, e, taken) || !region.capture().problems().empty()) throw;
+      s.raises = keep_raised(e);
+      return s;
+    }
     if (s.value.is_num()) s.value = Value::tensor(scalar_of(s.value, natural_dtype(s.value)));
     TensorList leaves;
     if (!tensor_leaves(s.value, leaves))
@@ -52,16 +64,39 @@ Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin,
     s.operands = region.capture().captured();
     return s;
   };
+  // Note [A failing side of a lowered if]: side s raised; its region is a raise node
+  // giving the other side's types.
+  auto raising = [&](const char* label, ValueSide& s, const ValueSide& other) {
+    Region region(*im.ev.script, label);
+    TensorList copies, leaves;
+    open(region, copies);
+    tensor_leaves(other.value, leaves);
+    size_t next = 0;
+    s.value = rebuild(other.value, raise_node(region.capture(), s.raises, leaves), next);
+    leaves.clear();
+    tensor_leaves(s.value, leaves);
+    leaves.insert(leaves.end(), copies.begin(), copies.end());
+    s.region = region.finish(leaves);
+    s.operands = region.capture().captured();
+  };
   Capture& outer = *im.ev.script->capture;
-  ValueSide a = capture("then", then_value), b = capture("else", else_value);
+  const bool then_taken = side_taken(pred, true);
+  ValueSide a, b;
+  auto capture_both = [&] {
+    a = capture("then", then_value, then_taken);
+    b = capture("else", else_value, !then_taken);
+    if (a.raises >= 0 && b.raises >= 0) throw raised_error(a.raises);  // the enclosing side raises
+  };
+  capture_both();
   if (!a.found.empty() || !b.found.empty()) {
     for (const ValueSide* side : {&a, &b})
       for (const Field& f : side->found)
         if (std::none_of(fields.begin(), fields.end(), [&](const Field& g) { return g.tensor.storage() == f.tensor.storage(); }))
           fields.push_back(f);
-    a = capture("then", then_value);
-    b = capture("else", else_value);
+    capture_both();
   }
+  if (a.raises >= 0) raising("then", a, b);
+  if (b.raises >= 0) raising("else", b, a);
   if (!same_tree(a.value, b.value))
     fail("`a if cond else b` on a tensor condition lowers to a cond, whose sides must give values of one type, but "
          "the then side gave " + type_text(a.value) + " and the else side " + type_text(b.value));

@@ -302,8 +302,20 @@ Flow lower_while_try(Impl& im, const WhileStmt& w, const Name* flag, bool& again
   Region body(*im.ev.script, "body");
   TensorList copies = bind_carried(im, body, c);
   body.start();
-  Flow flow = run_lowered_step(im, w.body, flag);
-  if (remember_called_writes(im, body.capture(), w.body, c.fields)) {  // Note [Tensors a lowered region's calls write]
+  // Note [A failing side of a lowered if]: a body the example's run does not enter
+  // raises the program's error only in a call that runs it.
+  const bool enters = !go.defined() || side_taken(go, true);
+  Flow flow = Flow::Normal;
+  int raises = -1;
+  try {
+    LiveScope live(*im.ev.script, enters);
+    flow = run_lowered_step(im, w.body, flag);
+  } catch (LangError& e) {
+    if (!raises_later(*im.ev.script, e, enters) || !body.capture().problems().empty()) throw;
+    raises = keep_raised(e);
+    store_all(im, vars, before);
+  }
+  if (raises < 0 && remember_called_writes(im, body.capture(), w.body, c.fields)) {  // Note [Tensors a lowered region's calls write]
     store_all(im, vars, plain_before);
     again = true;  // once the body's region has closed
     return Flow::Normal;
@@ -313,8 +325,16 @@ Flow lower_while_try(Impl& im, const WhileStmt& w, const Name* flag, bool& again
          "while_loop: assign the result to a variable and return it after the loop");
   if (std::string why = changed_plain(vars, before, load_all(im, vars)); !why.empty())
     fail("a while loop on a tensor condition lowers to a while_loop, but " + why);
-  std::vector<bool> in_place = written_in_body(im, body, c, copies, "a while loop on a tensor condition");
-  std::shared_ptr<graph::Graph> body_graph = body.finish(carried_after(im, c, "while loop on a tensor condition"));
+  std::vector<bool> in_place(c.vars.size(), false);
+  TensorList yields;
+  if (raises >= 0) {
+    yields = raise_node(body.capture(), raises, TensorList(c.values.begin(), c.values.begin() + static_cast<long>(var_leaves(c))));
+    yields.insert(yields.end(), c.field_copies.begin(), c.field_copies.end());
+  } else {
+    in_place = written_in_body(im, body, c, copies, "a while loop on a tensor condition");
+    yields = carried_after(im, c, "while loop on a tensor condition");
+  }
+  std::shared_ptr<graph::Graph> body_graph = body.finish(yields);
   Operands all;
   add_operands(all, invariants);
   add_operands(all, body.capture().captured());

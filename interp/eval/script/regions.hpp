@@ -121,6 +121,34 @@ std::vector<TensorMeta> metas_of(const TensorList& ts);
 Tensor predicate(const Tensor& t);  // a tensor condition as the bool[] a cond or while_loop reads
 const char* flow_word(Flow f);
 
+// ---- a side that fails (Note [A failing side of a lowered if], raising.cpp) ------------------
+
+// Whether the example's run takes the side of a choice on `pred` (then_side or else).
+bool side_taken(const Tensor& pred, bool then_side);
+// While alive, the region captured is the example's own only where it was and the side
+// is taken (ScriptMode::live).
+class LiveScope {
+ public:
+  LiveScope(ScriptMode& s, bool taken) : s_(s), was_(s.live) { s.live = s.live && taken; }
+  ~LiveScope() { s_.live = was_; }
+  LiveScope(const LiveScope&) = delete;
+  LiveScope& operator=(const LiveScope&) = delete;
+
+ private:
+  ScriptMode& s_;
+  bool was_;
+};
+// Whether a side that threw `e` becomes a raise node: the program's own error, in a side
+// the example's run does not take.
+inline bool raises_later(const ScriptMode& s, const LangError& e, bool taken) {
+  return e.raised && !e.interrupted && !(s.live && taken);
+}
+int keep_raised(const LangError& e);  // its id, for raise_node
+const LangError& raised_error(int id);
+// In the open region `region`: a raise node throwing error `id` where it runs, its
+// outputs (returned) zeros of the types of `like`.
+TensorList raise_node(Capture& region, int id, const TensorList& like);
+
 // ---- a two-way choice ---------------------------------------------------------------------
 
 // Lowers "if pred then then_side() else else_side()" to a cond node. `vars` are the

@@ -45,6 +45,10 @@ struct ScriptMode {
   // compile(loop_checkpoint=): what a lowered loop saves of each step for its backward.
   graph::LoopSaving loop_saving = graph::LoopSaving::costly;
   int open_regions = 0;  // region captures under way (0: nodes join the function's capture)
+  // Whether the region captured now is one the example's own run takes (every
+  // enclosing lowered side taken): a failing side there is eager's error, elsewhere a
+  // raise node (Note [A failing side of a lowered if], interp/eval/script/raising.cpp).
+  bool live = true;
   // If and while conditions under evaluation: inside one, item(), float(), int() and
   // bool() of a traced tensor stay tensors (Note [Numbers read for a condition]).
   int conditions = 0;
