@@ -1,6 +1,7 @@
 # _nn_utils: the gradient and parameter utilities (PyTorch's torch.nn.utils):
 # clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters and
-# count_parameters, weight_norm and remove_weight_norm, nn.utils.stateless
+# count_parameters, weight_norm and remove_weight_norm, spectral_norm and
+# remove_spectral_norm (stdlib/_nn_spectral.dsl), nn.utils.stateless
 # (stdlib/_nn_stateless.dsl: functional_call), and nn.utils.rnn (stdlib/_nn_packed.dsl: pad_sequence, pack_padded_sequence,
 # pad_packed_sequence, pack_sequence, PackedSequence). nn re-exports them, as nn.utils
 # too; import nn, not this module.
@@ -9,9 +10,13 @@ import math
 import _nn_packed
 import _nn_init
 import _nn_stateless
+import _nn_spectral
 
 let rnn = _nn_packed
 let stateless = _nn_stateless
+# spectral_norm and remove_spectral_norm: stdlib/_nn_spectral.dsl (round 8)
+let spectral_norm = _nn_spectral.spectral_norm
+let remove_spectral_norm = _nn_spectral.remove_spectral_norm
 
 fn _params_of(parameters) {
   if type(parameters) == "list" or type(parameters) == "tuple" { return parameters }

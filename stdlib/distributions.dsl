@@ -2,7 +2,10 @@
 # with PyTorch's arguments and formulas: Categorical (REINFORCE's policy), Normal
 # (Gaussian policies, mixture densities, the VAE's reparameterization) and Bernoulli;
 # Uniform, Exponential, Laplace, MultivariateNormal, Independent, Gamma, Beta, Dirichlet
-# and kl_divergence (round 7, tests/stdlib/test_gaps_vs_torch7.dsl).
+# and kl_divergence (round 7, tests/stdlib/test_gaps_vs_torch7.dsl); the rsample() of
+# Gamma, Beta and Dirichlet (round 8, stdlib/_distributions_rsample.dsl); LogNormal,
+# HalfNormal, Cauchy, Gumbel, StudentT, Chi2, Poisson and Geometric (round 8,
+# stdlib/_distributions_more.dsl). The helpers they share are stdlib/_distributions_base.dsl's.
 #
 #   let dist = distributions.Categorical(logits=policy(state))
 #   let action = dist.sample()
@@ -17,127 +20,42 @@
 # Shapes follow PyTorch's: batch_shape is the parameters' broadcast shape (without the
 # categories for Categorical), sample(sample_shape) puts sample_shape in front of it.
 import math
+import _distributions_rsample
+import _distributions_base
+import _distributions_more
 
-fn _shape_list(s) = [n for n in s]
-
-# sample_shape as a list of sizes >= 0 (PyTorch's torch.Size); a float, a str, none or
-# a negative size failed inside expand or multinomial, naming them
-fn _sample_shape(who, sample_shape) {
-  let sizes = [sample_shape] if type(sample_shape) == "int" else sample_shape
-  let ok = type(sizes) in ["list", "tuple"] and all([type(n) == "int" and n >= 0 for n in sizes])
-  if not ok { fail(f"distributions.{who}: sample_shape must be a list of sizes >= 0 (or one int), got {repr(sample_shape)}") }
-  return list(sizes)
-}
-
-# a number as a 0-dim tensor of `like`'s dtype (PyTorch's broadcast_all)
-fn _as_tensor(v, like=none) {
-  if type(v) == "tensor" { return v }
-  assert(type(v) in ["int", "float"], f"distributions: expected a tensor or a number, got {type(v)}")
-  return tensor(float(v), dtype=(like.dtype if like != none else f32))
-}
-
-# An integer or bool tensor of probs or logits as f32 (Categorical's division does the
-# same): Bernoulli(probs=tensor([1, 0])) failed in finfo() of its eps, logits=tensor([1, 2])
-# in binary_cross_entropy_with_logits.
-fn _as_floating(v) {
-  let t = _as_tensor(v)
-  return t if t.dtype.is_floating_point else t.to(f32)
-}
-
-fn _one_of(who, probs, logits) {
-  let got = "both" if probs != none else "neither"
-  assert((probs == none) != (logits == none), f"distributions.{who}(): give exactly one of probs or logits, got {got}")
-}
-
-# Note [Validated arguments]
-# As PyTorch's (whose validate_args is on unless Python runs with -O), a distribution
-# checks its parameters when made and the values given to log_prob and cdf, unless
-# validate_args=false: Normal(0.0, -1.0) sampled N(0, 1) mirrored and gave a NaN
-# log_prob, Categorical(probs=[-1, 2]) and Bernoulli(probs=1.5) made NaN log_probs,
-# Categorical's log_prob(0.5) read category 0 and Bernoulli's log_prob(0.5) a value
-# between the two, all silently. Each check fails at the user's line naming the
-# distribution, the argument, the constraint and the first value that breaks it.
-# The checks read values, so compile() records the code without them (is_compiling(),
-# as nn.functional's class checks); under vmap they fail as PyTorch's do (data-
-# dependent control flow), and validate_args=false is the way, as there.
-fn _validating(validate_args) = validate_args != false and not is_compiling()
-
-# the first element of t where the bool tensor `bad` is true, as a number
-fn _first_bad(t, bad) = t.reshape(-1)[bad.reshape(-1)][0].item()
-
-fn _require(t, ok, who, what, constraint) {
-  let bad = ok.logical_not()
-  if bad.any().item() { fail(f"distributions.{who}: {what} must be {constraint}, got {_first_bad(t, bad)}") }
-}
-
-# probs or logits given to Categorical: a tensor of one dim or more with a category
-fn _check_categorical_arg(name, t) {
-  if type(t) != "tensor" { fail(f"distributions.Categorical(): {name} must be a tensor, got {type(t)}") }
-  if t.dim() == 0 { fail(f"distributions.Categorical(): {name} must have at least one dim (the categories), got a 0-dim tensor") }
-  if t.shape[-1] == 0 { fail(f"distributions.Categorical(): {name} must have at least one category in its last dim, got shape {list(t.shape)}") }
-}
-
-# Categorical's probs: each finite and at least 0, each row's sum above 0 (PyTorch's
-# Simplex() after normalizing); `normalized` is the field, `given` the argument
-fn _check_probs_simplex(normalized, given) {
-  _require(given, isfinite(given).logical_and(given >= 0), "Categorical()", "probs", "finite and at least 0")
-  _require(given.sum(-1), normalized.sum(-1) > 0, "Categorical()", "the sum of probs along the last dim", "above 0")
-  return true
-}
-
-# Categorical's logits: real numbers or -inf, not -inf in every category of a row
-fn _check_logits_real(normalized, given) {
-  _require(given, given.isnan().logical_not().logical_and(given != float("inf")), "Categorical()", "logits", "a real number or -inf")
-  _require(given.amax(-1), normalized.isnan().logical_not().all(-1), "Categorical()", "the largest of logits along the last dim", "above -inf")
-  return true
-}
-
-fn _value_tensor(who, value) {
-  if type(value) != "tensor" { fail(f"distributions.{who}: value must be a tensor, got {type(value)}") }
-  return value
-}
-
-fn _check_real(who, what, t) {
-  if type(t) in ["int", "float"] { t = tensor(float(t)) }  # Normal's formulas take numbers too
-  _require(t, _value_tensor(who, t).isnan().logical_not(), who, what, "a real number (not nan)")
-  return true
-}
-
-fn _checked_value(validate_args, who, value) {
-  if _validating(validate_args) { _check_real(who, "value", value) }
-  return value
-}
-
-fn _check_category(value, num_events) {
-  let v = _value_tensor("Categorical.log_prob()", value).to(f64)
-  _require(value, (v == v.floor()).logical_and(v >= 0).logical_and(v < num_events), "Categorical.log_prob()", "value",
-           f"a category index from 0 to {num_events - 1}")
-  return true
-}
-
-fn _check_normal(loc, scale, who="Normal()") {
-  _require(loc, loc.isnan().logical_not(), who, "loc", "a real number (not nan)")
-  _require(scale, scale > 0, who, "scale", "above 0")
-  return true
-}
-
-fn _check_bernoulli(probs_given, logits_given, probs, logits) {
-  if probs_given != none { _require(probs, (probs >= 0).logical_and(probs <= 1), "Bernoulli()", "probs", "in [0, 1]") }
-  if logits_given != none { _check_real("Bernoulli()", "logits", logits) }
-  return true
-}
-
-fn _check_binary(value) {
-  let v = _value_tensor("Bernoulli.log_prob()", value)
-  _require(value, (v == 0).logical_or(v == 1), "Bernoulli.log_prob()", "value", "0 or 1")
-  return true
-}
-
-# PyTorch's clamp_probs: probabilities kept in [eps, 1 - eps] before a log
-fn _clamp_probs(p) {
-  let eps = finfo(p.dtype).eps
-  return p.clamp(eps, 1 - eps)
-}
+# the shared helpers (stdlib/_distributions_base.dsl)
+let _b = _distributions_base
+let _shape_list = _b._shape_list
+let _sample_shape = _b._sample_shape
+let _as_tensor = _b._as_tensor
+let _as_floating = _b._as_floating
+let _one_of = _b._one_of
+let _validating = _b._validating
+let _first_bad = _b._first_bad
+let _require = _b._require
+let _check_categorical_arg = _b._check_categorical_arg
+let _check_probs_simplex = _b._check_probs_simplex
+let _check_logits_real = _b._check_logits_real
+let _value_tensor = _b._value_tensor
+let _check_real = _b._check_real
+let _event_value = _b._event_value
+let _checked_value = _b._checked_value
+let _check_category = _b._check_category
+let _check_normal = _b._check_normal
+let _check_bernoulli = _b._check_bernoulli
+let _check_binary = _b._check_binary
+let _clamp_probs = _b._clamp_probs
+let _param = _b._param
+let _pair = _b._pair
+let _check_support = _b._check_support
+let _unit_draws = _b._unit_draws
+let _kind_of = _b._kind_of
+let _standard_gamma = _b._standard_gamma
+let _gamma_draws = _b._gamma_draws
+let _check_positive = _b._check_positive
+let _gamma_log_prob = _b._gamma_log_prob
+let _gamma_entropy = _b._gamma_entropy
 
 model Categorical(probs=none, logits=none, validate_args=none) {
   "A distribution over the categories 0..K-1 of the last dim, by probs (normalized along it) or unnormalized logits, as torch.distributions.Categorical. Example: distributions.Categorical(logits=randn(4, 3)).sample()"
@@ -236,31 +154,6 @@ model Bernoulli(probs=none, logits=none, validate_args=none) {
 }
 
 # ---- Uniform, Exponential and Laplace (round 7) ---------------------------------------
-
-# A parameter that must be a tensor or a number, named at the user's call.
-fn _param(who, what, v) {
-  if not (type(v) in ["tensor", "int", "float"]) { fail(f"distributions.{who}: {what} must be a tensor or a number, got {type(v)}") }
-  return v
-}
-
-# Two parameters as tensors of one dtype, broadcast (PyTorch's broadcast_all).
-fn _pair(who, an, a, bn, b) {
-  _param(who, an, a)
-  _param(who, bn, b)
-  let ta = _as_floating(_as_tensor(a, b if type(b) == "tensor" else none))
-  return broadcast_tensors(ta, _as_tensor(b, ta).to(ta.dtype))
-}
-
-# A value given to log_prob or cdf inside the support [low, high] (PyTorch's check).
-fn _check_support(validate_args, who, value, ok, constraint) {
-  if _validating(validate_args) { _require(value, ok(_value_tensor(who, value)), who, "value", constraint) }
-  return value
-}
-
-# Uniform draws in [0, 1) of the batch with sample_shape in front.
-fn _unit_draws(who, sample_shape, batch_shape, like) {
-  return rand(_sample_shape(who, sample_shape) + batch_shape, dtype=like.dtype, device=like.device)
-}
 
 model Uniform(low, high, validate_args=none) {
   "Uniform on [low, high) (tensors or numbers, broadcast), as torch.distributions.Uniform. Example: distributions.Uniform(0.0, ones(3)).rsample()"
@@ -366,7 +259,6 @@ fn _tril_solve(L, b) {
 }
 
 # a value for an error: a tensor's shape, or the type of anything else
-fn _kind_of(v) = f"shape {list(v.shape)}" if type(v) == "tensor" else type(v)
 
 fn _half_log_det(L) = diagonal(L, 0, -2, -1).log().sum(-1)
 
@@ -427,7 +319,7 @@ model MultivariateNormal(loc, covariance_matrix=none, precision_matrix=none, sca
     return out
   }
   log_prob(value) {
-    let diff = _checked_value(validate_args, "MultivariateNormal.log_prob()", value) - self.loc
+    let diff = _event_value("MultivariateNormal.log_prob()", _checked_value(validate_args, "MultivariateNormal.log_prob()", value), self.event_shape) - self.loc
     let m = (_tril_solve(self.scale_tril, diff) ** 2).sum(-1)
     return -0.5 * (self.event_shape[0] * math.log(2 * math.pi) + m) - _half_log_det(self.scale_tril)
   }
@@ -438,6 +330,7 @@ fn _sum_rightmost(t, n) = t if n == 0 else t.sum([-(k + 1) for k in range(n)])
 
 model Independent(base_distribution, reinterpreted_batch_ndims, validate_args=none) {
   "base_distribution with its last reinterpreted_batch_ndims batch dims read as event dims (log_prob and entropy summed over them), as torch.distributions.Independent. Example: distributions.Independent(distributions.Normal(zeros(3), ones(3)), 1).log_prob(zeros(3))"
+  let _base_ok = hasattr(base_distribution, "batch_shape") or fail(f"distributions.Independent(): base_distribution must be a distribution, got {type(base_distribution)}")
   let _n_ok = (type(reinterpreted_batch_ndims) == "int" and reinterpreted_batch_ndims >= 0 and reinterpreted_batch_ndims <= len(base_distribution.batch_shape)) or fail(f"distributions.Independent(): reinterpreted_batch_ndims must be an int from 0 to the base's {len(base_distribution.batch_shape)} batch dims, got {repr(reinterpreted_batch_ndims)}")
   base_dist = base_distribution
   reinterpreted_batch_ndims = reinterpreted_batch_ndims
@@ -453,46 +346,10 @@ model Independent(base_distribution, reinterpreted_batch_ndims, validate_args=no
 
 # ---- Gamma, Beta and Dirichlet (round 7) -------------------------------------------------
 
-# Note [Gamma draws]
-# Gamma(a, 1) by Marsaglia and Tsang's method, elementwise and vectorized: a candidate
-# per element each round, the rejected ones drawn again (the acceptance rate is above
-# 95%, so 64 rounds leave none in practice; a left-over one is an error, never a wrong
-# draw); a < 1 is Gamma(a + 1) * u^(1/a). The draws carry no gradient: these
-# distributions have sample() but not rsample() here (PyTorch's implicit
-# reparameterization is not implemented), and rsample() says so.
-fn _standard_gamma(a) {
-  let small = a < 1
-  let d = where(small, a + 1, a) - 1.0 / 3.0
-  let c = 1.0 / sqrt(9.0 * d)
-  let out = zeros_like(a)
-  let pending = ones_like(a, dtype=bool)
-  for _ in range(64) {
-    if not pending.any().item() { break }
-    let z = randn(list(a.shape), dtype=a.dtype, device=a.device)
-    let v = (1 + c * z) ** 3
-    let u = rand(list(a.shape), dtype=a.dtype, device=a.device)
-    let ok = pending & (v > 0) & (log(u) < 0.5 * z * z + d - d * v + d * log(v.clamp(min=1e-300)))
-    out = where(ok, d * v, out)
-    pending = pending & ok.logical_not()
-  }
-  if pending.any().item() { fail("distributions: a Gamma draw was rejected 64 times (concentration too extreme?)") }
-  let boost = rand(list(a.shape), dtype=a.dtype, device=a.device) ** (1.0 / a)
-  return where(small, out * boost, out)
-}
+# concentration expanded to sample_shape + shape, for a reparameterized draw
+fn _expanded(who, sample_shape, shape, concentration) = concentration.expand(_sample_shape(who, sample_shape) + shape)
+let _rs = _distributions_rsample
 
-fn _gamma_draws(who, sample_shape, batch, concentration) {
-  let shape = _sample_shape(who, sample_shape) + batch
-  let out = none
-  no_grad { out = _standard_gamma(concentration.detach().expand(shape).contiguous()) }
-  return out
-}
-
-fn _no_rsample(who) = fail(f"distributions.{who}.rsample(): not reparameterizable in nabla (PyTorch's implicit gradient of Gamma draws is not implemented); use sample(), which has no gradient")
-
-fn _check_positive(who, name, t) {
-  _require(t, t > 0, who, name, "above 0")
-  return true
-}
 
 model Gamma(concentration, rate, validate_args=none) {
   "The Gamma distribution of the given concentration and rate (tensors or numbers, broadcast), as torch.distributions.Gamma. Example: distributions.Gamma(2.0, tensor([1.0, 3.0])).log_prob(tensor([0.5, 1.0]))"
@@ -505,13 +362,13 @@ model Gamma(concentration, rate, validate_args=none) {
   mean = self.concentration / self.rate
   mode = ((self.concentration - 1) / self.rate).clamp(min=0)
   variance = self.concentration / self.rate ** 2
-  sample(sample_shape=[]) = _gamma_draws("Gamma.sample()", sample_shape, self.batch_shape, self.concentration) / self.rate.detach()
-  rsample(sample_shape=[]) = _no_rsample("Gamma")
+  sample(sample_shape=[]) = (_gamma_draws("Gamma.sample()", sample_shape, self.batch_shape, self.concentration) / self.rate.detach()).clamp(min=finfo(self.rate.dtype).tiny)
+  rsample(sample_shape=[]) = _rs._gamma_rsample(_expanded("Gamma.rsample()", sample_shape, self.batch_shape, self.concentration), self.rate, _standard_gamma)
   log_prob(value) {
     let v = _check_support(validate_args, "Gamma.log_prob()", value, fn(v) = v >= 0, "at least 0")
-    return xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, v) - self.rate * v - lgamma(self.concentration)
+    return _gamma_log_prob(self.concentration, self.rate, v)
   }
-  entropy() = self.concentration - log(self.rate) + lgamma(self.concentration) + (1.0 - self.concentration) * digamma(self.concentration)
+  entropy() = _gamma_entropy(self.concentration, self.rate)
 }
 
 # Dirichlet's formulas on concentrations [..., k], which Beta stacks as [c1, c0].
@@ -536,10 +393,10 @@ model Dirichlet(concentration, validate_args=none) {
     let g = _gamma_draws("Dirichlet.sample()", sample_shape, self.batch_shape + self.event_shape, self.concentration)
     return g / g.sum(-1, keepdim=true)
   }
-  rsample(sample_shape=[]) = _no_rsample("Dirichlet")
+  rsample(sample_shape=[]) = _rs._DirichletDraw(_expanded("Dirichlet.rsample()", sample_shape, self.batch_shape + self.event_shape, self.concentration), _standard_gamma)
   log_prob(value) {
     let ok = fn(v) = (v >= 0).logical_and(((v.sum(-1, keepdim=true) - 1).abs() <= 1e-6).expand(list(v.shape)))
-    let v = _check_support(validate_args, "Dirichlet.log_prob()", value, ok, "on the simplex (each at least 0, summing to 1 along the last dim)")
+    let v = _check_support(validate_args, "Dirichlet.log_prob()", _event_value("Dirichlet.log_prob()", _value_tensor("Dirichlet.log_prob()", value), self.event_shape), ok, "on the simplex (each at least 0, summing to 1 along the last dim)")
     return _dirichlet_log_prob(self.concentration, v)
   }
   entropy() = _dirichlet_entropy(self.concentration)
@@ -560,7 +417,10 @@ model Beta(concentration1, concentration0, validate_args=none) {
     let y = _gamma_draws("Beta.sample()", sample_shape, self.batch_shape, self.concentration0)
     return x / (x + y)
   }
-  rsample(sample_shape=[]) = _no_rsample("Beta")
+  rsample(sample_shape=[]) {
+    let c = stack(broadcast_tensors(self.concentration1, self.concentration0), -1)
+    return _rs._DirichletDraw(_expanded("Beta.rsample()", sample_shape, self.batch_shape + [2], c), _standard_gamma).select(-1, 0)
+  }
   log_prob(value) {
     let v = _check_support(validate_args, "Beta.log_prob()", value, fn(v) = (v >= 0).logical_and(v <= 1), "in [0, 1]")
     let c = stack(broadcast_tensors(self.concentration1, self.concentration0), -1)
@@ -654,7 +514,10 @@ fn _kl_independent(p, q) {
 let _kl_table = {"Normal": _kl_normal, "Bernoulli": _kl_bernoulli, "Categorical": _kl_categorical,
                  "Exponential": _kl_exponential, "Uniform": _kl_uniform, "Laplace": _kl_laplace,
                  "MultivariateNormal": _kl_mvn, "Independent": _kl_independent, "Gamma": _kl_gamma,
-                 "Beta": _kl_beta, "Dirichlet": _kl_dirichlet}
+                 "Beta": _kl_beta, "Dirichlet": _kl_dirichlet, "LogNormal": _kl_normal, "Chi2": _kl_gamma,
+                 "HalfNormal": _distributions_more._kl_halfnormal, "Cauchy": _distributions_more._kl_cauchy,
+                 "Gumbel": _distributions_more._kl_gumbel, "Poisson": _distributions_more._kl_poisson,
+                 "Geometric": _distributions_more._kl_geometric}
 
 fn kl_divergence(p, q) {
   """KL(p || q) of two distributions of the same kind, batched, as torch.distributions.kl_divergence.
@@ -665,5 +528,18 @@ fn kl_divergence(p, q) {
   if tp != tq or not (tp in _kl_table) {
     fail(f"distributions.kl_divergence(): no formula for the pair ({tp}, {tq}); the pairs are two of the same kind among {sorted(list(_kl_table.keys()))}")
   }
+  if list(p.event_shape) != list(q.event_shape) {
+    fail(f"distributions.kl_divergence(): two {tp} distributions of different event shapes ({list(p.event_shape)} and {list(q.event_shape)}) have no KL divergence")
+  }
   return _kl_table[tp](p, q)
 }
+
+# round 8's distributions (stdlib/_distributions_more.dsl)
+let LogNormal = _distributions_more.LogNormal
+let HalfNormal = _distributions_more.HalfNormal
+let Cauchy = _distributions_more.Cauchy
+let Gumbel = _distributions_more.Gumbel
+let StudentT = _distributions_more.StudentT
+let Chi2 = _distributions_more.Chi2
+let Poisson = _distributions_more.Poisson
+let Geometric = _distributions_more.Geometric

@@ -1,6 +1,8 @@
 # linalg: torch.linalg's functions of square matrices, over the op table's rows
 # inverse, det, linalg_solve and cholesky (autograd/ops/linalg.cpp, LAPACK on the CPU):
-# differentiable to any order, batched over leading dims.
+# differentiable to any order, batched over leading dims. The LU family, the triangular
+# solve, householder_product, tensorinv and tensorsolve are stdlib/_linalg_lu.dsl's.
+import _linalg_lu
 
 # The rows themselves, under names this module's functions do not take.
 let _det_row = det
@@ -57,13 +59,19 @@ fn solve(A, B) {
   return linalg_solve(A, B)
 }
 
-fn cholesky(A) {
-  """The lower-triangular L with A = L L^T of each symmetric positive-definite matrix [..., n, n], as
-  torch.linalg.cholesky; a matrix that is not positive-definite is an error.
+fn cholesky(A, upper=false) {
+  """The lower-triangular L with A = L L^T of each symmetric positive-definite matrix [..., n, n] (upper=true:
+  U = L^T, A = U^T U), as torch.linalg.cholesky; a matrix that is not positive-definite is an error.
 
   Example: linalg.cholesky(eye(3) * 2.0 + 0.5)
   """
-  return _cholesky_row(A)
+  _flag("cholesky", "upper", upper)
+  let L = _cholesky_row(A)
+  return L.transpose(-2, -1) if upper else L
+}
+
+fn _flag(who, name, v) {
+  if type(v) != "bool" { fail(f"linalg.{who}: {name} must be true or false, got {type(v)}") }
 }
 
 fn slogdet(A) {
@@ -203,27 +211,62 @@ fn multi_dot(tensors) {
   return r
 }
 
-fn eigh(A) {
+fn eigh(A, UPLO="L") {
   """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix [..., n, n], as torch.linalg.eigh
-  (of the symmetric part (A + A^T) / 2; each eigenvector's sign makes its largest component positive, where
-  PyTorch keeps LAPACK's). Differentiable; equal eigenvalues make the eigenvectors' gradient inf or NaN, as
-  PyTorch's.
+  (of the symmetric matrix the lower triangle makes, or the upper with UPLO="U", as PyTorch's; each
+  eigenvector's sign makes its largest component positive, where PyTorch keeps LAPACK's). Differentiable (the
+  gradient is PyTorch's, of a symmetric input); equal eigenvalues make the eigenvectors' gradient inf or
+  NaN, as PyTorch's.
 
   Example: linalg.eigh(tensor([[2.0, 1.0], [1.0, 2.0]]))
   """
-  let (values, vectors) = _eigh_row(A)
+  let (values, vectors) = _eigh_row(_triangle_read("eigh", A, UPLO))
   return named_tuple(["eigenvalues", "eigenvectors"], [values, vectors])
 }
 
-fn eigvalsh(A) {
-  """The eigenvalues (ascending) of each symmetric matrix [..., n, n], as torch.linalg.eigvalsh.
+# Note [eigh reads one triangle]
+# PyTorch's eigh reads only the UPLO triangle of A (LAPACK's syevd), and its gradient is
+# that of a symmetric input. The eigh row decomposes the symmetric part (A + A^T) / 2,
+# whose gradient is PyTorch's; so the row gets the symmetric part plus, detached, the
+# difference to the matrix the triangle makes: the values are the triangle's, the
+# gradient the symmetric part's (they agree on a symmetric A, the difference being 0).
+fn _triangle_read(who, A, UPLO) {
+  if UPLO != "L" and UPLO != "U" { fail(f"linalg.{who}: UPLO must be \"L\" or \"U\", got {repr(UPLO)}") }
+  if type(A) != "tensor" or A.ndim < 2 { return A }  # the row's own error
+  let tri = A.tril() if UPLO == "L" else A.triu()
+  let full = tri + tri.transpose(-2, -1) - tri * eye(A.shape[-1], dtype=A.dtype, device=A.device)
+  let sym = (A + A.transpose(-2, -1)) * 0.5
+  return sym + (full - sym).detach()
+}
+
+fn eigvalsh(A, UPLO="L") {
+  """The eigenvalues (ascending) of each symmetric matrix [..., n, n] (its UPLO triangle read), as
+  torch.linalg.eigvalsh.
 
   Example: linalg.eigvalsh(tensor([[2.0, 1.0], [1.0, 2.0]]))
   """
-  return _eigh_row(A)[0]
+  return _eigh_row(_triangle_read("eigvalsh", A, UPLO))[0]
 }
 
-fn svd(A, full_matrices=true) {
+fn _no_complex(who, instead) = fail(f"linalg.{who}: its results are complex, and nabla has no complex dtype; {instead}")
+fn eig(A) {
+  """torch.linalg.eig, an error here: the eigenvalues of a general matrix are complex, and nabla has no complex
+  dtype; a symmetric matrix's are real: linalg.eigh.
+
+  Example: linalg.eigh(tensor([[2.0, 1.0], [1.0, 2.0]]))
+  """
+  _no_complex("eig", "for a symmetric matrix use linalg.eigh(A)")
+}
+
+fn eigvals(A) {
+  """torch.linalg.eigvals, an error here, as linalg.eig.
+
+  Example: linalg.eigvalsh(tensor([[2.0, 1.0], [1.0, 2.0]]))
+  """
+  _no_complex("eigvals", "for a symmetric matrix use linalg.eigvalsh(A)")
+}
+
+fn svd(A, full_matrices=true, driver=none) {
   """(U, S, Vh) with A = U diag(S) Vh for each matrix [..., m, n], S descending, as torch.linalg.svd; each pair
   of singular vectors signed so that U's column has its largest component positive (PyTorch keeps LAPACK's).
   full_matrices=true (PyTorch's default): U [..., m, m] and Vh [..., n, n], the columns past min(m, n)
@@ -234,6 +277,7 @@ fn svd(A, full_matrices=true) {
   Example: linalg.svd(randn([4, 3]), full_matrices=false)
   """
   _tensor("svd", "A", A)
+  _driver("svd", driver)
   if type(full_matrices) != "bool" { fail(f"linalg.svd: full_matrices must be true or false, got {type(full_matrices)}") }
   let (u, s, vh) = _svd_row(A)
   if full_matrices {
@@ -256,50 +300,218 @@ fn _completed(basis) {
   return cat([basis, _eigh_row(projector)[1][..., k:]], dim=-1)
 }
 
-fn svdvals(A) {
+fn svdvals(A, driver=none) {
   """The singular values (descending) of each matrix [..., m, n], as torch.linalg.svdvals.
 
   Example: linalg.svdvals(tensor([[3.0, 0.0], [0.0, 4.0]]))
   """
+  _driver("svdvals", driver)
   return _svd_row(A)[1]
 }
 
-# The singular values of A (s, per matrix) at or below this count as zero: rtol times the
-# largest, rtol by default the dtype's eps times max(m, n), as PyTorch's pinv and matrix_rank.
-# A matrix with no singular values (a side of 0) has none to cut: its largest is taken as 0
-# (amax of nothing failed inside the library; PyTorch's pinv of [0, 3] is [3, 0]).
-fn _negligible(A, s, rtol) {
-  let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
-  let largest = s.amax(-1, keepdim=true) if s.shape[-1] > 0 else zeros(list(s.shape[:-1]) + [1], dtype=s.dtype, device=s.device)
-  return (eps * max(A.shape[-1], A.shape[-2]) if rtol == none else rtol) * largest
+# PyTorch's driver= picks a cuSOLVER routine (CUDA only): none, or one of its names, which
+# change nothing here.
+fn _driver(who, driver) {
+  if driver != none and not (driver in ["gesvd", "gesvdj", "gesvda"]) {
+    fail(f"linalg.{who}: driver must be none, \"gesvd\", \"gesvdj\" or \"gesvda\", got {repr(driver)}")
+  }
 }
 
-fn pinv(A, rtol=none) {
+# The singular values of A (s, per matrix) at or below this count as zero, as PyTorch's pinv
+# and matrix_rank: max(atol, rtol times the largest), rtol by default the dtype's eps times
+# max(m, n) when atol is not given, and 0 when it is. A matrix with no singular values (a
+# side of 0) has none to cut: its largest is taken as 0 (amax of nothing failed inside the
+# library; PyTorch's pinv of [0, 3] is [3, 0]).
+fn _negligible(A, s, rtol, atol=none) {
+  let eps = 2.220446049250313e-16 if A.dtype == f64 else 1.1920928955078125e-07
+  let largest = s.amax(-1, keepdim=true) if s.shape[-1] > 0 else zeros(list(s.shape[:-1]) + [1], dtype=s.dtype, device=s.device)
+  let r = rtol if rtol != none else (0.0 if atol != none else eps * max(A.shape[-1], A.shape[-2]))
+  let cut = _as_column(r, s) * largest
+  return cut if atol == none else maximum(cut, _as_column(atol, s))
+}
+
+# a number, or a tensor of one per matrix, as a column [..., 1] beside s [..., k]
+fn _as_column(v, s) = v.to(s.dtype).unsqueeze(-1) if type(v) == "tensor" else tensor(float(v), dtype=s.dtype, device=s.device)
+
+# (the singular values, or |eigenvalues| of a symmetric A with hermitian=true; and a
+# function of the kept reciprocals giving the pseudo-inverse)
+fn _spectrum(who, A, hermitian) {
+  _flag(who, "hermitian", hermitian)
+  if hermitian {
+    let (lam, v) = _eigh_row(A)
+    return (lam.abs(), fn(inv) = (v * (inv * sign(lam)).unsqueeze(-2)) @ v.transpose(-2, -1))
+  }
+  let (u, s, vh) = _svd_row(A)
+  return (s, fn(inv) = (vh.transpose(-2, -1) * inv.unsqueeze(-2)) @ u.transpose(-2, -1))
+}
+
+fn pinv(A, rtol=none, atol=none, hermitian=false) {
   """The Moore-Penrose pseudo-inverse of each matrix [..., m, n], as torch.linalg.pinv: singular values at or
-  below rtol times the largest count as zero (rtol by default eps of A's dtype times max(m, n)).
+  below max(atol, rtol times the largest) count as zero (rtol by default eps of A's dtype times max(m, n)
+  without atol, 0 with it; each a number or a tensor of one per matrix); hermitian=true reads A as symmetric
+  and inverts through its eigenvalues.
 
   Example: linalg.pinv(tensor([[1.0, 2.0], [2.0, 4.0]]))
   """
   _tensor("pinv", "A", A)
   _rtol("pinv", "rtol", rtol)
-  let (u, s, vh) = _svd_row(A)
-  let cut = _negligible(A, s, rtol)
-  let inv = where(s > cut, 1.0 / where(s > cut, s, ones_like(s)), zeros_like(s))
-  return (vh.transpose(-2, -1) * inv.unsqueeze(-2)) @ u.transpose(-2, -1)
+  _rtol("pinv", "atol", atol)
+  _flag("pinv", "hermitian", hermitian)
+  return _Pinv(A, fn(M) = _truncated_pinv(M, rtol, atol, hermitian))
 }
 
-fn matrix_rank(A, rtol=none) {
-  """The number of singular values of each matrix [..., m, n] above rtol times the largest (by default eps
-  of A's dtype times max(m, n)), as torch.linalg.matrix_rank.
+fn _truncated_pinv(A, rtol, atol, hermitian) {
+  let (s, rebuild) = _spectrum("pinv", A, hermitian)
+  let cut = _negligible(A, s, rtol, atol)
+  return rebuild(where(s > cut, 1.0 / where(s > cut, s, ones_like(s)), zeros_like(s)))
+}
+
+# Note [pinv's gradient]
+# PyTorch differentiates pinv by the pseudo-inverse's formula at constant rank (Golub and
+# Pereyra), not through the decomposition: where singular values are cut (atol, rtol,
+# or a rank-deficient A) the two differ, as the cut ones have a derivative the formula
+# does not see. _Pinv's backward is that formula, its P recomputed from A by ops so that
+# it differentiates again (gradgradcheck); on a full-rank A both are the same.
+function _Pinv {
+  forward(ctx, A, compute) {
+    ctx.save(A, compute)
+    return compute(A.detach())
+  }
+  backward(ctx, g) {
+    let (A, compute) = ctx.saved
+    let P = compute(A)
+    let Pt = P.transpose(-2, -1)
+    let K = g.transpose(-2, -1) @ P
+    let KPt = K @ Pt
+    let gA = -(P @ K).transpose(-2, -1) + KPt - (A @ P) @ KPt + (Pt @ P) @ (g.transpose(-2, -1) - K @ A)
+    return (gA, none)
+  }
+}
+
+fn matrix_rank(A, rtol=none, atol=none, hermitian=false, tol=none) {
+  """The number of singular values of each matrix [..., m, n] above max(atol, rtol times the largest) (rtol by
+  default eps of A's dtype times max(m, n) without atol, 0 with it), as torch.linalg.matrix_rank; tol is
+  PyTorch's older name of atol (with rtol 0); hermitian=true counts |eigenvalues| of a symmetric A.
 
   Example: linalg.matrix_rank(tensor([[1.0, 2.0], [2.0, 4.0]]))
   """
   _tensor("matrix_rank", "A", A)
   _rtol("matrix_rank", "rtol", rtol)
-  let s = _svd_row(A)[1]
-  let cut = _negligible(A, s, rtol)
+  _rtol("matrix_rank", "atol", atol)
+  _rtol("matrix_rank", "tol", tol)
+  if tol != none and (atol != none or rtol != none) { fail("linalg.matrix_rank: give tol or atol and rtol, not both") }
+  let s = _spectrum("matrix_rank", A, hermitian)[0]
+  let cut = _negligible(A, s, (0.0 if tol != none else rtol), (tol if tol != none else atol))
   return (s > cut).sum(-1)
 }
+
+fn cond(A, p=none) {
+  """The condition number of each matrix, as torch.linalg.cond: p none or 2 the ratio of the largest to the
+  smallest singular value (-2: its inverse; any matrix [..., m, n]), p "fro", "nuc", inf, -inf, 1 or -1
+  matrix_norm(A, p) * matrix_norm(inv(A), p) of a square one (inf for a singular one, as PyTorch's).
+  Differentiable.
+
+  Example: linalg.cond(tensor([[1.0, 2.0], [3.0, 4.0]]))
+  """
+  _tensor("cond", "A", A)
+  if A.ndim < 2 { fail(f"linalg.cond: A must be a batch of matrices [..., m, n], got shape {list(A.shape)}") }
+  if A.shape[-1] == 0 or A.shape[-2] == 0 { return zeros(list(A.shape[:-2]), dtype=A.dtype, device=A.device) }  # PyTorch's
+  if p == none or p == 2 or p == -2 {
+    let s = _svd_row(A)[1]
+    let ratio = s[..., 0] / s[..., -1]
+    return ratio if p != -2 else 1.0 / ratio
+  }
+  if not (p in ["fro", "nuc", _inf, -_inf, 1, -1]) {
+    fail(f"linalg.cond: p must be none, 2, -2, \"fro\", \"nuc\", inf, -inf, 1 or -1, got {repr(p)}")
+  }
+  if A.shape[-1] != A.shape[-2] { fail(f"linalg.cond: with p={repr(p)}, A must be square, got shape {list(A.shape)}") }
+  let d = _det_row(A.detach())
+  let safe = where((d == 0).unsqueeze(-1).unsqueeze(-1), eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
+  let c = matrix_norm(A, p) * matrix_norm(inverse(safe), p)
+  return where(d == 0, _inf, c)
+}
+
+# The *_ex forms: the result and info (i32, per matrix), 0 where it succeeded. A failure is
+# an error with check_errors=true, else reported in info, as PyTorch's.
+fn _info_tuple(names, result, info, who, check_errors, problem) {
+  _flag(who, "check_errors", check_errors)
+  if check_errors and (info != 0).any().item() { fail(f"linalg.{who}: {problem(int(info.max().item()))}") }
+  return named_tuple(names, [result, info.to(i32)])
+}
+
+fn _singular(k) = f"the matrix is singular: U[{k},{k}] of its LU is zero"
+
+# A with each matrix whose info is not 0 replaced by the identity (what the *_ex forms
+# compute in its place, then fill with NaN).
+fn _singular_as_eye(A, info) {
+  let bad = (info != 0).unsqueeze(-1).unsqueeze(-1)
+  return (bad, where(bad, eye(A.shape[-1], dtype=A.dtype, device=A.device), A))
+}
+
+fn inv_ex(A, check_errors=false) {
+  """(inverse, info) of each square matrix, as torch.linalg.inv_ex: info is the first zero pivot of A's LU
+  (1-based; 0 for an invertible matrix, whose inverse is inv(A)); a singular one's inverse is NaN (PyTorch's
+  holds the infs and NaNs of its division by the zero pivot).
+
+  Example: linalg.inv_ex(tensor([[1.0, 2.0], [2.0, 4.0]])).info
+  """
+  _square("inv_ex", A)
+  let info = _linalg_lu._lu_steps(A.detach())[2]
+  let (bad, safe) = _singular_as_eye(A, info)
+  return _info_tuple(["inverse", "info"], where(bad, float("nan"), inverse(safe)), info, "inv_ex", check_errors, _singular)
+}
+
+fn solve_ex(A, B, left=true, check_errors=false) {
+  """(result, info) of solve(A, B) (left=false: X A = B), as torch.linalg.solve_ex: info as inv_ex's, a
+  singular matrix's result NaN.
+
+  Example: linalg.solve_ex(eye(2) * 2.0, ones([2])).result
+  """
+  _square("solve_ex", A)
+  _tensor("solve_ex", "B", B)
+  _flag("solve_ex", "left", left)
+  let info = _linalg_lu._lu_steps(A.detach())[2]
+  let (bad, safe) = _singular_as_eye(A, info)
+  let X = solve(safe, B) if left else solve(safe.transpose(-2, -1), B.transpose(-2, -1)).transpose(-2, -1)
+  let vector = X.ndim == A.ndim - 1
+  return _info_tuple(["result", "info"], where(bad.squeeze(-1) if vector else bad, float("nan"), X), info, "solve_ex", check_errors, _singular)
+}
+
+fn cholesky_ex(A, upper=false, check_errors=false) {
+  """(L, info) of each symmetric matrix, as torch.linalg.cholesky_ex: info is the order of the first leading
+  minor that is not positive-definite (0 when A is), and that matrix's L is NaN (PyTorch's holds LAPACK's
+  partial factor).
+
+  Example: linalg.cholesky_ex(-eye(2)).info
+  """
+  _square("cholesky_ex", A)
+  _flag("cholesky_ex", "upper", upper)
+  let n = A.shape[-1]
+  let lower = A.tril()
+  let sym = lower + lower.transpose(-2, -1) - lower * eye(n, dtype=A.dtype, device=A.device)
+  let info = zeros(list(A.shape[:-2]), dtype=i64, device=A.device)
+  for k in range(n, 0, -1) {
+    info = where(_det_row(sym[..., :k, :k].detach()) <= 0, k, info)
+  }
+  let (bad, safe) = _singular_as_eye(A, info)
+  let L = cholesky(safe, upper)
+  return _info_tuple(["L", "info"], where(bad, float("nan"), L), info, "cholesky_ex", check_errors, fn(k) = f"the leading minor of order {k} is not positive-definite")
+}
+
+fn _square(who, A) {
+  _tensor(who, "A", A)
+  if A.ndim < 2 or A.shape[-1] != A.shape[-2] { fail(f"linalg.{who}: A must be a batch of square matrices [..., n, n], got shape {list(A.shape)}") }
+}
+
+# stdlib/_linalg_lu.dsl's functions
+let lu_factor = _linalg_lu.lu_factor
+let lu_factor_ex = _linalg_lu.lu_factor_ex
+let lu = _linalg_lu.lu
+let lu_solve = _linalg_lu.lu_solve
+let solve_triangular = _linalg_lu.solve_triangular
+let householder_product = _linalg_lu.householder_product
+let tensorinv = _linalg_lu.tensorinv
+let tensorsolve = _linalg_lu.tensorsolve
 
 fn qr(A, mode="reduced") {
   """(Q, R) with A = Q R for each matrix [..., m, n], as torch.linalg.qr: mode "reduced" (Q [..., m, k], R

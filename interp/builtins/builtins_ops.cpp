@@ -682,7 +682,7 @@ std::span<const BuiltinEntry> op_conventions() {
     for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial(), composite_extra_shape(),
                         composite_extra_ordering(), composite_extra_math(), composite_torch_aliases(),
                         composite_integer_ops(), composite_torch_search(), composite_torch_build(),
-                        composite_torch_more(), composite_torch_gaps7()})
+                        composite_torch_more(), composite_torch_gaps7(), composite_torch_gaps8()})
       out.insert(out.end(), table.begin(), table.end());
     return out;
   }();

@@ -61,6 +61,9 @@ std::string Evaluator::Impl::undefined_name_hint(const std::string& name, const 
     return " (nabla has one random generator, no torch.Generator objects: manual_seed(n) seeds it, "
            "get_rng_state() and set_rng_state(state) save and restore it, so a stream of its own is a "
            "state set around its draws)";
+  if (name == "stft" || name == "istft")
+    return " (torch.stft's spectrum is complex, and nabla has no complex tensors; the windows exist: "
+           "hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window)";
   if (name == "F")
     return " (torch.nn.functional's functions are builtins of the same name: 'relu(x)', "
            "'cross_entropy(logits, y)'; also nn.relu after 'import nn')";

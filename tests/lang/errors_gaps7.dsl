@@ -121,7 +121,7 @@ let y = D.Laplace(0.0, tensor([1.0, -1.0]))
 # ---
 
 # case: kl_divergence of two kinds
-# expect error: tests/lang/errors_gaps7.dsl:128:9: error: distributions.kl_divergence(): no formula for the pair (Normal, Laplace); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Categorical', 'Dirichlet', 'Exponential', 'Gamma', 'Independent', 'Laplace', 'MultivariateNormal', 'Normal', 'Uniform']
+# expect error: tests/lang/errors_gaps7.dsl:128:9: error: distributions.kl_divergence(): no formula for the pair (Normal, Laplace); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Categorical', 'Cauchy', 'Chi2', 'Dirichlet', 'Exponential', 'Gamma', 'Geometric', 'Gumbel', 'HalfNormal', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal', 'Poisson', 'Uniform']
 # expect error line:   let y = D.kl_divergence(D.Normal(0.0, 1.0), D.Laplace(0.0, 1.0))
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import distributions as D
@@ -352,7 +352,7 @@ let y = result_type("a", 1)
 # ---
 
 # case: promote_types of a tensor
-# expect error: tests/lang/errors_gaps7.dsl:358:9: error: promote_types(): argument 'type1': expected a dtype (f32, f64, f16, bf16, i64, i32, i8, u8, bool), got tensor
+# expect error: tests/lang/errors_gaps7.dsl:358:9: error: promote_types(): argument 'type1': expected a dtype (f32, f64, f16, bf16, i64, i32, i16, i8, u8, bool), got tensor
 # expect error line:   let y = promote_types(ones(2), f32)
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~
 let y = promote_types(ones(2), f32)
@@ -502,12 +502,12 @@ import distributions as D
 let y = D.Dirichlet(tensor([1.0, 1.0])).log_prob(tensor([0.5, 0.6]))
 # ---
 
-# case: Dirichlet's rsample (refused, not a draw without gradient)
-# expect error: tests/lang/errors_gaps7.dsl:510:9: error: distributions.Dirichlet.rsample(): not reparameterizable in nabla (PyTorch's implicit gradient of Gamma draws is not implemented); use sample(), which has no gradient
-# expect error line:   let y = D.Dirichlet(tensor([1.0, 1.0])).rsample()
-# expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# case: Dirichlet's rsample with a fractional sample size (rsample is reparameterized since round 8)
+# expect error: tests/lang/errors_gaps7.dsl:510:9: error: distributions.Dirichlet.rsample(): sample_shape must be a list of sizes >= 0 (or one int), got [1.5]
+# expect error line:   let y = D.Dirichlet(tensor([1.0, 1.0])).rsample([1.5])
+# expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import distributions as D
-let y = D.Dirichlet(tensor([1.0, 1.0])).rsample()
+let y = D.Dirichlet(tensor([1.0, 1.0])).rsample([1.5])
 # ---
 
 # case: masked_scatter with too few source elements

@@ -74,6 +74,8 @@ std::span<const BuiltinEntry> composite_torch_more();
 // composite_torch_gaps7.cpp: round 7's functions (gradient, combinations, histogram,
 // addmv, result_type, ...) and torch.erfc, erfinv, i0 and mvlgamma (stdlib/special.dsl).
 std::span<const BuiltinEntry> composite_torch_gaps7();
+// composite_torch_gaps8.cpp: round 8's gcd, lcm, frexp, nextafter and index_reduce.
+std::span<const BuiltinEntry> composite_torch_gaps8();
 Value polygamma_method(Evaluator&, CallArgs& a);
 // A zero of x's shape whose gradient to x is NaN where `where_nan` holds (bool, of
 // x's shape), as PyTorch's formulas give there (Note [A NaN gradient as PyTorch's
