@@ -11,6 +11,7 @@ namespace {
 std::pair<int64_t, int64_t> int_range(DType dtype) {
   switch (dtype) {
     case DType::i32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::i16: return {std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max()};
     case DType::i8: return {-128, 127};
     case DType::u8: return {0, 255};
     default: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
@@ -78,6 +79,7 @@ Tensor constant_tensor(const std::vector<ConstantElement>& xs, const TensorMeta&
     switch (meta.dtype) {
       case DType::i64: t.data<int64_t>()[k] = v; break;
       case DType::i32: t.data<int32_t>()[k] = static_cast<int32_t>(v); break;
+      case DType::i16: t.data<int16_t>()[k] = static_cast<int16_t>(v); break;
       case DType::i8: t.data<int8_t>()[k] = static_cast<int8_t>(v); break;
       default: static_cast<uint8_t*>(t.raw_data())[k] = static_cast<uint8_t>(v); break;  // u8, bool
     }

@@ -325,7 +325,7 @@ class Parser {
     Mark at = in_.mark();
     std::string name = in_.word("a dtype");
     if (!dtype_from_name(name, &m.dtype))
-      in_.fail_at(at, "expected a dtype (f32, f64, f16, bf16, i64, i32, i8, u8, bool), got '" + name + "'");
+      in_.fail_at(at, "expected a dtype (f32, f64, f16, bf16, i64, i32, i16, i8, u8, bool), got '" + name + "'");
     in_.expect('[');
     if (in_.accept(']')) return m;
     int64_t numel = 1;

@@ -62,6 +62,7 @@ const char* dtype_name(DType t) {
     case DType::b8: return "bool";
     case DType::i8: return "i8";
     case DType::u8: return "u8";
+    case DType::i16: return "i16";
   }
   return "?";
 }
@@ -82,8 +83,8 @@ DType promote_types(DType a, DType b) {
   int ca = dtype_category(a), cb = dtype_category(b);
   if (ca != cb) return ca > cb ? a : b;
   if (ca == 1) {
-    // The wider integer; i8 with u8 meets at i32 (PyTorch's i16, which nabla lacks).
-    if ((a == DType::i8 && b == DType::u8) || (a == DType::u8 && b == DType::i8)) return DType::i32;
+    // The wider integer; i8 with u8 meets at i16 as in PyTorch (neither holds the other).
+    if ((a == DType::i8 && b == DType::u8) || (a == DType::u8 && b == DType::i8)) return DType::i16;
     return dtype_size(a) >= dtype_size(b) ? a : b;
   }
   // Two different floats: the wider one, and f16 with bf16 meets at f32.

@@ -14,9 +14,16 @@ namespace nabla {
 // i8 and u8 hold quantized values (docs/quantization.md): integers like i32 and i64
 // for every kernel, with casts from floats that wrap as PyTorch's do (quantize_*
 // clamps instead).
-enum class DType : uint8_t { f32, f64, f16, bf16, i64, i32, b8, i8, u8 };
-constexpr int kNumDTypes = 9;
-static_assert(static_cast<int>(DType::u8) + 1 == kNumDTypes, "kNumDTypes out of line with DType");
+//
+// Note [The i16 dtype]
+// i16 is PyTorch's int16 (torch.short): 16-bit PCM audio, and where u8 meets i8 in
+// promotion (before it, u8 with i8 gave i32). It is an integer like i32 for every
+// kernel: arithmetic wraps at 16 bits, sums and cumsums widen to i64, an index or a
+// class target must still be i64 or i32 (PyTorch's indices are long). It came last in
+// the enum, so that the numbers of the dtypes before it keep their meaning.
+enum class DType : uint8_t { f32, f64, f16, bf16, i64, i32, b8, i8, u8, i16 };
+constexpr int kNumDTypes = 10;
+static_assert(static_cast<int>(DType::i16) + 1 == kNumDTypes, "kNumDTypes out of line with DType");
 
 // IEEE binary16 storage. Arithmetic goes through float: kernels load, compute in
 // f32 and round back on store.
@@ -62,6 +69,7 @@ inline size_t dtype_size(DType t) {
     case DType::b8: return 1;
     case DType::i8: return 1;
     case DType::u8: return 1;
+    case DType::i16: return 2;
   }
   return 0;
 }
@@ -72,7 +80,7 @@ inline bool is_floating(DType t) {
   return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
 }
 inline bool is_integral(DType t) {
-  return t == DType::i64 || t == DType::i32 || t == DType::i8 || t == DType::u8;
+  return t == DType::i64 || t == DType::i32 || t == DType::i8 || t == DType::u8 || t == DType::i16;
 }
 // The integer types an index or a class target may have (the kernels widen to i64).
 inline bool is_index_type(DType t) { return t == DType::i64 || t == DType::i32; }
@@ -100,6 +108,7 @@ template <> struct dtype_of<int32_t> { static constexpr DType value = DType::i32
 template <> struct dtype_of<bool> { static constexpr DType value = DType::b8; };
 template <> struct dtype_of<int8_t> { static constexpr DType value = DType::i8; };
 template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::u8; };
+template <> struct dtype_of<int16_t> { static constexpr DType value = DType::i16; };
 
 // The type a kernel computes in: 16-bit floats compute in float.
 template <class T> struct compute_type { using type = T; };
@@ -141,6 +150,7 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::b8: return f(TypeTag<bool>{});
     case DType::i8: return f(TypeTag<int8_t>{});
     case DType::u8: return f(TypeTag<uint8_t>{});
+    case DType::i16: return f(TypeTag<int16_t>{});
   }
   throw Error("visit_dtype: unknown dtype");
 }

@@ -58,6 +58,7 @@ class Elements {
     if (dtype() == DType::i32) return std::to_string(static_cast<const int32_t*>(data_.raw_data())[i]);
     if (dtype() == DType::i8) return std::to_string(static_cast<const int8_t*>(data_.raw_data())[i]);
     if (dtype() == DType::u8) return std::to_string(static_cast<const uint8_t*>(data_.raw_data())[i]);
+    if (dtype() == DType::i16) return std::to_string(static_cast<const int16_t*>(data_.raw_data())[i]);
     return std::to_string(static_cast<const int64_t*>(data_.raw_data())[i]);
   }
 

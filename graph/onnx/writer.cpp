@@ -20,6 +20,7 @@ int onnx_elem_type(DType dt) {
     case DType::b8: return P::BOOL;
     case DType::i8: return P::INT8;
     case DType::u8: return P::UINT8;
+    case DType::i16: return P::INT16;
   }
   return P::UNDEFINED;
 }

@@ -44,7 +44,7 @@ struct SpecReader {
     std::string name = text.substr(start, pos - start);
     if (name.empty()) fail("expected a dtype");
     if (!dtype_from_name(name, &spec.dtype))
-      throw Error("bad --inputs '" + text + "': unknown dtype '" + name + "' (f32, f64, f16, bf16, i64, i32, i8, u8 or bool)");
+      throw Error("bad --inputs '" + text + "': unknown dtype '" + name + "' (f32, f64, f16, bf16, i64, i32, i16, i8, u8 or bool)");
     if (!eat('[')) fail("expected '['");
     if (eat(']')) return spec;
     do spec.shape.push_back(size());

@@ -30,7 +30,7 @@ def reseed(family):
 
 DTYPES = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
-    torch.int64: "i64", torch.int32: "i32", torch.bool: "bool", torch.int8: "i8", torch.uint8: "u8",
+    torch.int64: "i64", torch.int32: "i32", torch.bool: "bool", torch.int8: "i8", torch.uint8: "u8", torch.int16: "i16",
 }
 
 

@@ -7,7 +7,8 @@ import struct
 import torch
 
 DTYPE_CODES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.bool: "BOOL",
-               torch.int32: "I32", torch.int8: "I8", torch.uint8: "U8", torch.float16: "F16"}
+               torch.int32: "I32", torch.int8: "I8", torch.uint8: "U8", torch.float16: "F16",
+               torch.int16: "I16"}
 
 
 def write_safetensors(path, tensors):

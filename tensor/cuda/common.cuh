@@ -104,11 +104,13 @@ __device__ __forceinline__ float load_as_compute(const __nv_bfloat16* p) {
 }
 
 // Converts between any two device element types (through float for 16-bit floats),
-// as the CPU's element_cast (tensor/dtype.hpp): floats going to i8 or u8 go through
-// i64, so out-of-range values wrap modulo 256 (the GPU's own conversion saturates).
+// as the CPU's element_cast (tensor/dtype.hpp): floats going to i16, i8 or u8 go
+// through i64, so out-of-range values wrap modulo 2^16 or 256 (the GPU's own
+// conversion saturates).
 template <class To, class From>
 __host__ __device__ __forceinline__ To convert(From v) {
-  constexpr bool small_int = std::is_same_v<To, int8_t> || std::is_same_v<To, uint8_t>;
+  constexpr bool small_int =
+      std::is_same_v<To, int8_t> || std::is_same_v<To, uint8_t> || std::is_same_v<To, int16_t>;
   if constexpr (std::is_same_v<From, __half>) {
     return convert<To>(__half2float(v));
   } else if constexpr (std::is_same_v<From, __nv_bfloat16>) {
@@ -149,6 +151,8 @@ decltype(auto) visit_device_dtype(DType t, F&& f) {
       return f(TypeTag<int8_t>{});
     case DType::u8:
       return f(TypeTag<uint8_t>{});
+    case DType::i16:
+      return f(TypeTag<int16_t>{});
   }
   throw Error("visit_device_dtype: unknown dtype");
 }
@@ -283,6 +287,8 @@ __device__ __forceinline__ C load_converted(const void* data, DType dtype, int64
       return convert<C>(static_cast<const int8_t*>(data)[offset]);
     case DType::u8:
       return convert<C>(static_cast<const uint8_t*>(data)[offset]);
+    case DType::i16:
+      return convert<C>(static_cast<const int16_t*>(data)[offset]);
   }
   return C(0);
 }

@@ -20,6 +20,7 @@ const char* element_type(DType dtype) {
     case DType::b8: return "unsigned char";
     case DType::i8: return "signed char";
     case DType::u8: return "unsigned char";
+    case DType::i16: return "short";
     case DType::f16:
     case DType::bf16: return "unsigned short";  // the bits, converted as they are read
     default: throw Error(std::string("generated fused kernel: no element type for ") + dtype_name(dtype));

@@ -83,18 +83,20 @@ template <class T>
 __device__ __forceinline__ void atomic_add(T* at, T v) {
   if constexpr (std::is_same_v<T, int64_t>) {
     atomicAdd(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(v));  // two's complement
-  } else if constexpr (sizeof(T) == 1) {
-    // u8 and i8: no byte atomics, so a compare-and-swap of the aligned word holding
-    // the byte (inside the same allocation: blocks are 256-byte aligned). The sum
-    // wraps modulo 256, as the CPU's does.
+  } else if constexpr (sizeof(T) <= 2) {
+    // u8, i8 and i16: no byte or short atomics, so a compare-and-swap of the aligned
+    // word holding the element (inside the same allocation: blocks are 256-byte
+    // aligned). The sum wraps modulo 2^8 or 2^16, as the CPU's does.
+    constexpr unsigned mask = sizeof(T) == 1 ? 0xffu : 0xffffu;
     auto address = reinterpret_cast<uintptr_t>(at);
     auto* word = reinterpret_cast<unsigned int*>(address & ~uintptr_t(3));
     unsigned shift = static_cast<unsigned>(address & 3) * 8;
+    unsigned added = static_cast<unsigned>(v) & mask;
     unsigned old = *word, assumed;
     do {
       assumed = old;
-      unsigned sum = ((assumed >> shift) + static_cast<unsigned char>(v)) & 0xffu;
-      old = atomicCAS(word, assumed, (assumed & ~(0xffu << shift)) | (sum << shift));
+      unsigned sum = ((assumed >> shift) + added) & mask;
+      old = atomicCAS(word, assumed, (assumed & ~(mask << shift)) | (sum << shift));
     } while (assumed != old);
   } else {
     atomicAdd(at, v);
@@ -124,7 +126,8 @@ void scatter_add_into(const Tensor& out, int64_t dim, const Tensor& index, const
   visit_device_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
-                  std::is_same_v<T, int64_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
+                  std::is_same_v<T, int64_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+                  std::is_same_v<T, int16_t>) {
       scatter_add_kernel<T><<<blocks_for(n), kThreads, 0, stream_for(out)>>>(
           device_data<T>(ov), device_data<const T>(sv), device_data<const int64_t>(index), n, calc, out.strides()[dim],
           out.sizes()[dim]);

@@ -130,6 +130,7 @@ auto visit_reduction_dtype(DType dtype, F&& f) {
     case DType::f64: return f.template operator()<double>();
     case DType::i64: return f.template operator()<int64_t>();
     case DType::i32: return f.template operator()<int32_t>();
+    case DType::i16: return f.template operator()<int16_t>();
     case DType::i8: return f.template operator()<int8_t>();
     case DType::u8: return f.template operator()<uint8_t>();
     default: throw Error(std::string("dist (gloo): no reduction in ") + dtype_name(dtype));

@@ -95,6 +95,7 @@ ncclDataType_t nccl_dtype(DType dtype, ReduceOp op, const char* what) {
     case DType::i32: return ncclInt32;
     case DType::i8: return ncclInt8;
     case DType::u8: return ncclUint8;
+    case DType::i16: break;  // NCCL has no 16-bit integer (PyTorch's NCCL refuses int16 too)
     case DType::b8:
       if (op == ReduceOp::max || op == ReduceOp::min) return ncclUint8;
       throw Error(std::string("dist.") + what + ": a bool tensor reduces with op=\"max\" (or) or op=\"min\" (and); " +

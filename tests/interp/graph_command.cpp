@@ -146,7 +146,7 @@ TEST_CASE("parse_input_spec and example_inputs") {
     }
     return std::string("(no error)");
   };
-  CHECK(message("f33[2]") == "bad --inputs 'f33[2]': unknown dtype 'f33' (f32, f64, f16, bf16, i64, i32, i8, u8 or bool)");
+  CHECK(message("f33[2]") == "bad --inputs 'f33[2]': unknown dtype 'f33' (f32, f64, f16, bf16, i64, i32, i16, i8, u8 or bool)");
   CHECK(message("f32[2,x]").find("bad --inputs 'f32[2,x]': expected a size (a whole number) at 'x]'") == 0);
   // a size of too many digits is named at the number, not at the ']' after it
   CHECK(message("f32[99999999999999999999]").find("a size has at most 12 digits at '99999999999999999999]'") !=

@@ -112,6 +112,7 @@ TEST_CASE("integers: integer tensor division in the CPU kernel never traps") {
         std::vector<int64_t>{INT64_MIN, 3, -3});
   CHECK(run_div({-2147483648.0, 9}, {-1, -3}, DType::i32) == std::vector<int64_t>{INT32_MIN, -3});
   CHECK(run_div({-128, 100}, {-1, 7}, DType::i8) == std::vector<int64_t>{-128, 14});
+  CHECK(run_div({-32768, 30000}, {-1, 7}, DType::i16) == std::vector<int64_t>{-32768, 4285});
   // A zero divisor is PyTorch's ZeroDivisionError, found before the loop.
   CHECK_THROWS_WITH_AS(run_div({1, 2}, {1, 0}, DType::i64), "div: integer division by zero", nabla::Error);
   CHECK_THROWS_WITH_AS(run_div({1}, {0}, DType::i32), "div: integer division by zero", nabla::Error);

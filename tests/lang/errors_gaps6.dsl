@@ -104,7 +104,7 @@ clamp_min(ones([2]), "0")
 # ---
 
 # case: prod with a dtype that is not one
-# expect error: tests/lang/errors_gaps6.dsl:110:1: error: prod(): argument 'dtype': unknown dtype 'float64x' (expected f32, f64, f16, bf16, i64, i32, i8, u8 or bool)
+# expect error: tests/lang/errors_gaps6.dsl:110:1: error: prod(): argument 'dtype': unknown dtype 'float64x' (expected f32, f64, f16, bf16, i64, i32, i16, i8, u8 or bool)
 # expect error line:   prod(ones([2, 2]), 1, dtype="float64x")
 # expect error line:   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 prod(ones([2, 2]), 1, dtype="float64x")

@@ -125,3 +125,16 @@ TEST_CASE("onnx: errors name the node and its DSL line") {
   Graph with_param = parse_graph(kMlp);
   CHECK_THROWS_WITH_AS(onnx_model_bytes(with_param, {}), doctest::Contains("no tensor is bound to parameter %w"), Error);
 }
+
+TEST_CASE("onnx: an i16 input and result are INT16 (the IR text's i16 parsed back)") {
+  Graph g = parse_graph(R"(graph pcm(%x: i16[4], %c0: const wrapped i64[] = 2) {
+  %2 = mul(%x, %c0) : i16[4]  # pcm.dsl:2:3
+  return %2
+}
+)");
+  ::onnx::ModelProto m = exported(g, {});
+  REQUIRE(m.graph().input_size() == 1);
+  CHECK(m.graph().input(0).type().tensor_type().elem_type() == ::onnx::TensorProto::INT16);
+  REQUIRE(m.graph().output_size() == 1);
+  CHECK(m.graph().output(0).type().tensor_type().elem_type() == ::onnx::TensorProto::INT16);
+}

@@ -537,7 +537,7 @@ TEST_CASE("i8 and u8 tensors: casts from floats wrap, promotion, printing") {
   Tensor f = tensor_from({300.0, -1.0, 127.9, -129.0}, {4});
   CHECK(to_double_vector(to_dtype(f, DType::u8)) == std::vector<double>{44, 255, 127, 127});
   CHECK(to_double_vector(to_dtype(f, DType::i8)) == std::vector<double>{44, -1, 127, 127});
-  CHECK(promote_types(DType::i8, DType::u8) == DType::i32);
+  CHECK(promote_types(DType::i8, DType::u8) == DType::i16);  // PyTorch's int16
   CHECK(promote_types(DType::u8, DType::i64) == DType::i64);
   CHECK(promote_types(DType::i8, DType::f32) == DType::f32);
   Tensor a = tensor_from({1, 2, 250}, {3}, DType::u8);

@@ -234,7 +234,7 @@ TEST_CASE("parse errors name the line and column, what was expected and what was
   CHECK(parse_error(head + "  %1 = relu(%y) : f32[2]\n  return %1\n}") ==
         "2:14: unknown value %y (not defined before this use)");
   CHECK(parse_error(head + "  %1 = relu(%x) : f33[2]\n  return %1\n}") ==
-        "2:19: expected a dtype (f32, f64, f16, bf16, i64, i32, i8, u8, bool), got 'f33'");
+        "2:19: expected a dtype (f32, f64, f16, bf16, i64, i32, i16, i8, u8, bool), got 'f33'");
   CHECK(parse_error(head + "  %1 = relu(%x) : f32[2.5]\n  return %1\n}") ==
         "2:23: expected a size (an int >= 0), got '2.5'");
   CHECK(parse_error(head + "  %1 = sum(%x) {dims=maybe} : f32[]\n  return %1\n}") ==

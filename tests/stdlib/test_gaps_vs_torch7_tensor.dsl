@@ -84,7 +84,7 @@ test "result_type, promote_types and can_cast" {
   expect(result_type(2, 3.0) == f32 and result_type(1, 2) == i64 and str(result_type(true, false)) == "bool", "two numbers")
   expect(result_type(tensor([1], dtype=u8), 300) == u8, "a number does not widen a tensor of its kind")
   expect(result_type(tensor([1.0]), tensor([1.0], dtype=f64)) == (tensor([1.0]) + tensor([1.0], dtype=f64)).dtype, "as arithmetic")
-  expect(promote_types(i32, f32) == f32 and promote_types(f16, bf16) == f32 and promote_types(u8, i8) == i32, "promote_types")
+  expect(promote_types(i32, f32) == f32 and promote_types(f16, bf16) == f32 and promote_types(u8, i8) == i16, "promote_types")
   expect(can_cast(i64, f32) and not can_cast(f32, i64) and not can_cast(i64, bool) and can_cast(bool, i32), "can_cast")
 }
 

@@ -286,8 +286,9 @@ TEST_CASE("CUDA gather, index_select, embedding and scatter_add") {
         "scatter_add dim 1", [](const TensorList& in) { return scatter_add(in[0], 1, in[1], transpose(in[2], 0, 1)); },
         {self, cols, to_dtype(randn({20, 30}, DType::f64), dt)}, tolerance(DType::f32));
   }
-  // u8 and i8 wrap modulo 256; neighbouring bytes of one word are hit at once.
-  for (DType dt : {DType::u8, DType::i8}) {
+  // u8 and i8 wrap modulo 256, i16 modulo 2^16; neighbouring elements of one word are
+  // hit at once.
+  for (DType dt : {DType::u8, DType::i8, DType::i16}) {
     CAPTURE(dtype_name(dt));
     Tensor self = to_dtype(randint(0, 100, {6, 5}), dt);
     check_same(

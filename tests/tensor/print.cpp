@@ -43,6 +43,7 @@ TEST_CASE("print: integers and bools") {
         "tensor([[  1, -20,   3],\n"
         "        [400,   5,   6]])");
   CHECK(tensor_from({1, 2}, {2}, DType::i32).str() == "tensor([1, 2], dtype=i32)");
+  CHECK(tensor_from({-32768, 7}, {2}, DType::i16).str() == "tensor([-32768,      7], dtype=i16)");
   CHECK(tensor_from({1, 0, 1}, {3}, DType::b8).str() == "tensor([ true, false,  true])");
 }
 

@@ -79,6 +79,18 @@ TEST_CASE("safetensors: every dtype, 0-dim and empty tensors round-trip bit for 
   CHECK_FALSE(fs::exists(path + ".tmp"));
 }
 
+TEST_CASE("safetensors: i16 is written as I16 and read back bit for bit") {
+  TempDir tmp("nabla_safetensors_i16");
+  st::NamedTensors ts{{"pcm", tensor_from({-32768, 32767, 0, -1}, {2, 2}, DType::i16)}};
+  CHECK(st::serialize(ts, {}).find("\"dtype\":\"I16\"") != std::string::npos);
+  std::string path = tmp.file("pcm.safetensors");
+  st::save_file(path, ts, {});
+  st::Checkpoint ck = st::load_file(path);
+  REQUIRE(ck.tensors.size() == 1);
+  CHECK(ck.tensors[0].second.dtype() == DType::i16);
+  CHECK(same_bytes(ck.tensors[0].second, ts[0].second));
+}
+
 TEST_CASE("safetensors: the exact header layout, offsets, checksums and 8-byte alignment") {
   st::NamedTensors ts{{"w", tensor_from({1, 2, 3}, {3}, DType::f32)},
                       {"step", scalar_tensor(7, DType::i64)},
@@ -137,7 +149,7 @@ TEST_CASE("safetensors: every validation error names the file and the problem") 
   CHECK(err(file_of(R"({"a": )")) == "m.st: the header is not valid JSON");
   CHECK(err(file_of("[1, 2]")) == "m.st: the header is not a JSON object");
   CHECK(err(file_of(R"({"a":{"dtype":"F8","shape":[1],"data_offsets":[0,1]}})", "x")) ==
-        "m.st: tensor 'a': unknown dtype 'F8' (nabla reads F32, F64, F16, BF16, I64, I32, I8, U8, BOOL)");
+        "m.st: tensor 'a': unknown dtype 'F8' (nabla reads F32, F64, F16, BF16, I64, I32, I16, I8, U8, BOOL)");
   CHECK(err(file_of(R"({"a":{"dtype":"F32","shape":[2]}})")) ==
         "m.st: tensor 'a': expected an object with dtype, shape and data_offsets");
   CHECK(err(file_of(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", std::string(8, '\0'))) ==

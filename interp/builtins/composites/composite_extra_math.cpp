@@ -530,10 +530,11 @@ Value random_method(Evaluator&, CallArgs& a) {
     case DType::b8: top = 1; break;
     case DType::u8: top = 255; break;
     case DType::i8: top = 127; break;
+    case DType::i16: top = 32767; break;
     case DType::i32: top = 2147483647; break;
     default: top = std::numeric_limits<int64_t>::max() - 1; break;
   }
-  const int64_t bottom = dt == DType::i8 ? -128 : dt == DType::i32 ? -2147483648LL
+  const int64_t bottom = dt == DType::i8 ? -128 : dt == DType::i16 ? -32768 : dt == DType::i32 ? -2147483648LL
                          : dt == DType::i64 ? std::numeric_limits<int64_t>::min() : is_floating(dt) ? -top : 0;
   int64_t lo = 0, hi = top + 1;
   if (only_to) {

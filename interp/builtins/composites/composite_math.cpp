@@ -24,7 +24,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-
 Tensor nonzero_of(const Tensor& x, const char* what);
 
 // The shape a and b broadcast to (numpy's rule), or an error naming fname.
@@ -48,7 +47,6 @@ IntList dims_of(const Bound& b, size_t k, const Tensor& x, const std::string& fn
   for (int64_t& d : dims) d = wrap_dim(d, x.dim(), fname.c_str());
   return dims;
 }
-
 
 // ---- elementwise --------------------------------------------------------------------
 
@@ -279,6 +277,8 @@ Tensor extremum(const Tensor& x, IntList dims, bool keepdim, bool is_max) {
   }
   Tensor m = detach(x);
   for (int64_t d : dims) m = is_max ? max(m, d, true).first : min(m, d, true).first;
+  // Integers keep their dtype, as PyTorch's (the tie sharing below divides: it gave f32).
+  if (!is_floating(x.dtype())) return keepdim ? m : squeeze(m, dims);
   Tensor hit = eq(x, m);
   Tensor count = sum(to_dtype(hit, x.dtype()), dims, true);
   Tensor offset = sum(where(hit, x - m, number_like(0.0, x)), dims, true) / count;

@@ -188,6 +188,7 @@ const char* legacy_type_name(DType d) {
     case DType::b8: return "BoolTensor";
     case DType::i8: return "CharTensor";
     case DType::u8: return "ByteTensor";
+    case DType::i16: return "ShortTensor";
   }
   return "Tensor";
 }
