@@ -153,8 +153,20 @@ void echo_window(std::string_view line, size_t col0, size_t* from, size_t* to) {
 // past this many characters it is cut, saying how long it was.
 constexpr size_t kMaxMessage = 10000;
 
+// Note [NUL bytes in a message]
+// A message quotes the user's strings (`fail("a\0b")`, a path, a dict key), and every
+// printer of a report takes it as a C string: a NUL byte in it ended the report there,
+// so the user saw "error: a" with neither the source line nor the caret. It is shown
+// as the escape `\0` the user would write instead. (An Error thrown below the
+// interpreter is cut at its what() first: tensor/file_kind.hpp's path_for_message
+// escapes the paths the file layer quotes; lang and tensor share no code.)
+static std::string with_visible_nuls(std::string text) {
+  for (size_t at = text.find('\0'); at != std::string::npos; at = text.find('\0', at + 2)) text.replace(at, 1, "\\0");
+  return text;
+}
+
 std::string format_error(const SourceSpan& span, const std::string& full_message) {
-  std::string message = clip_for_message(full_message, kMaxMessage);
+  std::string message = with_visible_nuls(clip_for_message(full_message, kMaxMessage));
   if (!span.valid()) return "error: " + message;
   std::string out = span.where() + ": error: " + message + "\n";
   std::string_view line = span.file->line_view(span.line);

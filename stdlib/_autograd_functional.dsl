@@ -66,6 +66,22 @@ fn _vectors(who, v, like, what) {
 # what func returned, for an error: its type, or a tensor's shape
 fn _what(out) = f"shape {list(out.shape)}" if type(out) == "tensor" else type(out)
 
+# func's outputs must be a tensor or a flat tuple of tensors, as PyTorch's: a dict made
+# "key 0 not found", a nested tuple lost its inner Jacobians silently, and a number in a
+# tuple recursed until the stack was full in _post.
+fn _outputs(who, out) {
+  if type(out) == "tensor" { return out }
+  if not (type(out) in ["tuple", "list"]) {
+    fail(f"autograd.functional.{who}: func must return a tensor or a tuple of tensors, got {type(out)}")
+  }
+  for (k, t) in enumerate(out) {
+    if type(t) != "tensor" {
+      fail(f"autograd.functional.{who}: func must return a tensor or a tuple of tensors, got a {type(out)} whose item {k} is {_what(t)}")
+    }
+  }
+  return out
+}
+
 fn _tensors(x) = tuple(x) if type(x) in ["tuple", "list"] else (x,)
 
 fn jacobian(func, inputs, create_graph=false, strict=false, vectorize=false, strategy="reverse-mode") {
@@ -75,6 +91,7 @@ fn jacobian(func, inputs, create_graph=false, strict=false, vectorize=false, str
   """
   _flags("jacobian()", strict, strategy)
   let (is_tuple, ins) = _inputs("jacobian()", inputs)
+  no_grad { _outputs("jacobian()", func(*ins)) }
   let jac = _jacrev(func, argnums=tuple(range(len(ins))))(*ins)
   let out_tuple = type(jac[0]) == "tuple"
   let shaped = tuple([_per_input(j, is_tuple) for j in jac]) if out_tuple else _per_input(jac, is_tuple)
@@ -104,7 +121,7 @@ fn vjp(func, inputs, v=none, create_graph=false, strict=false) {
   _flags("vjp()", strict)
   let (is_tuple, ins) = _inputs("vjp()", inputs)
   let (out, pullback) = _vjp(func, *ins)
-  let outs = _tensors(out)
+  let outs = _tensors(_outputs("vjp()", out))
   let cot = _vectors("vjp()", v, outs, "output")
   let grads = pullback(cot if type(out) in ["tuple", "list"] else cot[0])
   return _post((out, _per_input(tuple(grads), is_tuple)), create_graph)
@@ -119,6 +136,7 @@ fn jvp(func, inputs, v=none, create_graph=false, strict=false) {
   let (is_tuple, ins) = _inputs("jvp()", inputs)
   let tangents = _vectors("jvp()", v, ins, "input")
   let (out, tangent_out) = _jvp(func, ins, tangents)
+  _outputs("jvp()", out)
   return _post((out, tangent_out), create_graph)
 }
 

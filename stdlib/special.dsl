@@ -172,7 +172,7 @@ fn ndtri(input) {
   let q = where(inside, where(upper, 1.0 - p, p), 0.5)
   let y = _ndtri_lower(q)
   let edge = where(p == 0.0, -_inf, where(p == 1.0, _inf, _nan))
-  return where(inside, where(upper, -y, y), edge)
+  return where(inside, where(upper, -y, y), edge).to(p.dtype)  # the edges' numbers are f32: f16 stays f16
 }
 
 # ---- modified Bessel functions of order 0 and 1 -----------------------------------------
@@ -306,7 +306,7 @@ fn zeta(input, other) {
     power = power / (a * a)
   }
   let pole = (x == 1.0) | ((x > 1.0) & (q <= 0.0) & (q == floor(q)))
-  return where(ok, total, where(pole, _inf, _nan))
+  return where(ok, total, where(pole, _inf, _nan)).to(x.dtype)  # the edges' numbers are f32: f16 stays f16
 }
 
 # Note [Regularized incomplete gamma]
@@ -360,7 +360,7 @@ fn _incomplete_gamma(who, input, other) {
   # x > 0, a < 0, x < 0 and a = x = 0 are NaN
   let bad = (a < 0.0) | (x < 0.0) | ((a == 0.0) & (x == 0.0)) | a.isnan() | x.isnan()
   let p_edge = where(bad, _nan, where((x == 0.0) & (a > 0.0), 0.0, 1.0))
-  return (where(ok, p, p_edge), where(ok, q, 1.0 - p_edge))
+  return (where(ok, p, p_edge).to(a.dtype), where(ok, q, 1.0 - p_edge).to(a.dtype))  # p_edge is f32: f16 stays f16
 }
 
 fn gammainc(input, other) {

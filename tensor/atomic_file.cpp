@@ -107,6 +107,7 @@ void AtomicFileWriter::open_temp() {
 }
 
 AtomicFileWriter::AtomicFileWriter(std::string path, std::string what) : path_(std::move(path)), what_(std::move(what)) {
+  if (std::string problem = nul_in_path_problem(path_); !problem.empty()) fail(problem);  // Note [A NUL byte in a path]
   target_ = resolve_target();
   temp_ = temp_path(target_);
   open_temp();
@@ -126,7 +127,7 @@ AtomicFileWriter::~AtomicFileWriter() {
 }
 
 void AtomicFileWriter::fail(const std::string& reason) {
-  throw Error(what_ + ": cannot write '" + path_ + "': " + reason);
+  throw Error(what_ + ": cannot write '" + path_for_message(path_) + "': " + reason);
 }
 
 void AtomicFileWriter::write(const void* data, size_t n) {

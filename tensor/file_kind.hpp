@@ -20,4 +20,17 @@ std::string node_kind(mode_t mode);
 // regular file".
 std::string regular_file_problem(const std::string& path);
 
+// Note [A NUL byte in a path]
+// The system's calls take a path as a C string, so "ckpt.safetensors\0x" named the
+// file "ckpt.safetensors": a save wrote, and a load or an import read, another file
+// than the one asked for, silently (Python refuses it: "embedded null byte"). Every
+// reader (regular_file_problem, program files, safetensors) and the atomic writer ask
+// this first. "" for a path without one, else the reason, ready to follow
+// "cannot read 'PATH': ".
+std::string nul_in_path_problem(const std::string& path);
+
+// `path` for a message, a NUL byte written `\0`: an Error's text is a C string, and the
+// message of one quoting such a path ended at its NUL.
+std::string path_for_message(const std::string& path);
+
 }  // namespace nabla

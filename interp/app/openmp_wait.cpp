@@ -98,7 +98,10 @@ void run_with_short_openmp_spin(char** argv) {
   if (path.empty() || setenv("GOMP_SPINCOUNT", kBusySpinCount, 0) != 0) return;
   ::execv(path.c_str(), argv);
   // The executable was deleted (rebuilt while running: its path ends in " (deleted)")
-  // or /proc is missing: run on with libgomp's default wait.
+  // or /proc is missing: run on with libgomp's default wait. The variable goes too:
+  // left set, it read as the user's own to every program nabla starts (the ranks of
+  // nabla launch), which then kept the short spin on quiet machines.
+  ::unsetenv("GOMP_SPINCOUNT");
 }
 
 }  // namespace nabla

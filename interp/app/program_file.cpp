@@ -21,6 +21,8 @@ std::string not_a_program(const std::string& path, const std::string& what) {
 }  // namespace
 
 std::string program_file_problem(const std::string& path) {
+  if (std::string problem = nul_in_path_problem(path); !problem.empty())  // Note [A NUL byte in a path]
+    return "cannot open '" + path + "': " + problem;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return "cannot open '" + path + "': " + std::strerror(errno);
   if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) return "";

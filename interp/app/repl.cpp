@@ -199,6 +199,11 @@ class PlainInput {
         line = buffer_.substr(0, nl);
         buffer_.erase(0, nl == std::string::npos ? nl : nl + 1);
         if (!line.empty() && line.back() == '\r') line.pop_back();
+        // A UTF-8 byte order mark opening the input (`nabla < prog.dsl` of a file a
+        // Windows editor saved) is not code, as a program file's is not
+        // (read_program_file): it was "expected a statement" at 1:1.
+        if (first_line_ && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
+        first_line_ = false;
         return Read::line;
       }
       if (at_eof_) return Read::eof;
@@ -213,6 +218,7 @@ class PlainInput {
  private:
   std::string buffer_;
   bool at_eof_ = false;
+  bool first_line_ = true;
 };
 
 // libedit's readline: line editing, history kept in a file, tab completion.

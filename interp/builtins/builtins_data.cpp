@@ -462,7 +462,8 @@ Value permutation_builtin(Evaluator&, CallArgs& a) {
 Value file_exists_builtin(Evaluator& ev, CallArgs& a) {
   ev.check_sandbox("data.file_exists()");
   Bound b = bind("file_exists", a, {"path"}, 1);
-  return Value::boolean(access(str(b[0]).c_str(), R_OK) == 0);
+  const std::string path = str(b[0]);  // no file is named with a NUL (Note [A NUL byte in a path])
+  return Value::boolean(nul_in_path_problem(path).empty() && access(path.c_str(), R_OK) == 0);
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ Value env_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("env", a, {"name", "default"}, 1);
   if (b[0].tag != Tag::Str) fail(std::string("env(): name must be a str, got ") + type_name(b[0]));
   const std::string& name = b[0].as<StrObj>()->s;
+  // getenv reads the name up to a NUL: env("HOME\0x") read HOME (Note [A NUL byte in a path])
+  if (name.find('\0') != std::string::npos)
+    fail("env(): the name " + repr(b[0]) + " holds a NUL byte, which no variable's name can hold");
   static const char* const kSandboxEnv[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"};
   if (ev.sandbox && std::none_of(std::begin(kSandboxEnv), std::end(kSandboxEnv), [&](const char* n) { return name == n; }))
     fail("env(" + repr(b[0]) + ") is not available in sandbox mode (only RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE are)");

@@ -160,6 +160,10 @@ std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) 
 
 std::shared_ptr<Module> Evaluator::Impl::load_module(const std::string& name, const std::string& path,
                                                     const std::string& text, bool library) {
+  // A builtin may import on its first call (torch.erfinv imports special): the module's
+  // top level must not leave its last call site as the builtin's, or the callback and
+  // its errors are placed at a line of the module instead of the user's call.
+  SiteGuard keep_call_site(*this);
   auto file = std::make_shared<SourceFile>();
   file->name = path;
   file->text = text;

@@ -14,6 +14,7 @@
 
 #include "interp/log/tfrecord.hpp"
 #include "tensor/error.hpp"
+#include "tensor/file_kind.hpp"
 
 namespace nabla::tensorboard_log {
 
@@ -80,6 +81,9 @@ double wall_time_now() {
 EventFileWriter::EventFileWriter(const std::string& log_dir, const std::string& filename_suffix, int64_t max_queue,
                                  double flush_secs)
     : log_dir_(log_dir), max_queue_(max_queue), flush_secs_(flush_secs), last_flush_(wall_time_now()) {
+  for (const std::string* part : {&log_dir, &filename_suffix})  // Note [A NUL byte in a path]
+    if (std::string problem = nul_in_path_problem(*part); !problem.empty())
+      throw Error("cannot write in the log folder " + path_for_message(log_dir) + ": " + problem);
   make_log_dir(log_dir);
   path_ = (std::filesystem::path(log_dir) / events_file_name(filename_suffix)).string();
   file_ = std::fopen(path_.c_str(), "wb");

@@ -103,6 +103,24 @@ TEST_CASE("no writer replaces a FIFO, a socket or a folder, and none blocks on a
   }
 }
 
+// Note [A NUL byte in a path]: the system's calls cut a path at a NUL byte, so every
+// writer wrote the file named by the part before it, and load read it, silently.
+TEST_CASE("no writer or reader takes a path holding a NUL byte, and nothing is written") {
+  TempDir dir;
+  const std::string prefix = (dir.path() / "cut").string();
+  for (auto& [name, write] : writers()) {
+    INFO("writer: " << name);
+    std::string e = error_of([&] { write(prefix + std::string(1, '\0') + ".dot"); });
+    CHECK(e.find("cannot write '" + prefix + "\\0.dot': the path holds a NUL byte (\\0) at byte " +
+                 std::to_string(prefix.size())) != std::string::npos);
+    CHECK(!fs::exists(prefix));
+    CHECK(!fs::exists(prefix + ".tmp"));
+  }
+  st::save_file(prefix, {{"w", ones({2})}});
+  std::string e = error_of([&] { st::load_file(prefix + std::string(1, '\0') + "junk"); });
+  CHECK(e.find("cannot load '" + prefix + "\\0junk': the path holds a NUL byte") != std::string::npos);
+}
+
 TEST_CASE("a writer follows a symlink to a regular file, and the link stays a link") {
   TempDir dir;
   for (auto& [name, write] : writers()) {

@@ -205,13 +205,18 @@ Value swapaxes_builtin(Evaluator&, CallArgs& a) {
                                  as_int(b[2], "swapaxes(): axis1")));
 }
 
-// hstack: cat along dim 1 (dim 0 for 1-D tensors); vstack: cat along dim 0 of the
-// tensors as at least 2-D ([n] becomes [1, n]).
+// hstack: cat along dim 1 of the tensors as at least 1-D (dim 0 for 1-D tensors), as
+// PyTorch's (a 0-dim one failed in cat); vstack: cat along dim 0 of the tensors as at
+// least 2-D ([n] becomes [1, n]).
 Value stack_like(CallArgs& a, const char* fname, bool horizontal) {
   Bound b = bind(fname, a, {"tensors"}, 1);
   TensorList ts = tensor_list_arg(b[0], std::string(fname) + "(): argument 'tensors'");
   if (ts.empty()) fail(std::string(fname) + "(): expected a non-empty list of tensors");
-  if (horizontal) return Value::tensor(cat(ts, ts[0].dim() == 1 ? 0 : 1));
+  if (horizontal) {
+    for (Tensor& t : ts)
+      if (t.dim() == 0) t = reshape(t, {1});
+    return Value::tensor(cat(ts, ts[0].dim() == 1 ? 0 : 1));
+  }
   for (Tensor& t : ts)
     if (t.dim() < 2) t = reshape(t, {1, t.numel()});
   return Value::tensor(cat(ts, 0));
@@ -263,21 +268,34 @@ Value addc(CallArgs& a, const char* fname, bool divide) {
 Value addcmul_builtin(Evaluator&, CallArgs& a) { return addc(a, "addcmul", false); }
 Value addcdiv_builtin(Evaluator&, CallArgs& a) { return addc(a, "addcdiv", true); }
 
-// The n-th forward difference along dim, prepend and append joined first, as torch.diff.
+// prepend or append of diff: a tensor with input's number of dims, as torch.diff's.
+Tensor diff_edge(const Bound& b, size_t k, const char* name, const Tensor& x) {
+  Tensor t = arg(b, k, "diff", name);
+  if (t.dim() != x.dim())
+    fail(std::string("diff(): argument '") + name + "' must have as many dims as input (" +
+         std::to_string(x.dim()) + "), got shape " + t.shape_str());
+  return t;
+}
+
+// The n-th forward difference along dim, prepend and append joined first, as torch.diff
+// (of a bool tensor, the xor of neighbours). A 0-dim input has no dim to difference:
+// sizes()[dim] of its empty shape was read past the end and the input came back.
 Value diff_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("diff", a, {"input", "n", "dim", "prepend", "append"}, 1);
   Tensor x = arg(b, 0, "diff", "input");
+  if (x.dim() == 0) fail("diff(): argument 'input' must be at least 1-D, got a 0-dim tensor");
   const int64_t n = b.has(1) ? as_int(b[1], "diff(): argument 'n'") : 1;
   if (n < 0) fail("diff(): argument 'n' must be at least 0, got " + std::to_string(n));
   const int64_t dim = wrap_dim(b.has(2) ? as_int(b[2], "diff(): argument 'dim'") : -1, x.dim(), "diff");
   TensorList parts;
-  if (b.has(3)) parts.push_back(arg(b, 3, "diff", "prepend"));
+  if (b.has(3)) parts.push_back(diff_edge(b, 3, "prepend", x));
   parts.push_back(x);
-  if (b.has(4)) parts.push_back(arg(b, 4, "diff", "append"));
+  if (b.has(4)) parts.push_back(diff_edge(b, 4, "append", x));
   Tensor y = parts.size() == 1 ? x : cat(parts, dim);
   for (int64_t k = 0; k < n && y.sizes()[dim] > 0; ++k) {
     const int64_t len = y.sizes()[dim];
-    y = slice(y, dim, 1, len) - slice(y, dim, 0, len - 1);
+    Tensor later = slice(y, dim, 1, len), earlier = slice(y, dim, 0, len - 1);
+    y = y.dtype() == DType::b8 ? ne(later, earlier) : later - earlier;
   }
   return Value::tensor(y);
 }

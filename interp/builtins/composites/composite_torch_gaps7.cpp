@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "autograd/ops/common.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
 #include "interp/eval/evaluator.hpp"
@@ -206,6 +207,9 @@ Value gradient_builtin(Evaluator&, CallArgs& a) {
   } else {
     dims = b[2].tag == Tag::Int ? IntList{b[2].i} : as_ints(b[2], fn_arg("gradient", "dim"));
     for (int64_t& d : dims) d = dim_in(d, f.dim(), "gradient");
+    for (size_t k = 0; k < dims.size(); ++k)  // PyTorch's rule: [0, 0] is a mistake, not two answers
+      if (std::count(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(k), dims[k]))
+        fail("gradient(): argument 'dim': dim " + std::to_string(dims[k]) + " appears more than once");
   }
   // spacing: one number for all dims, or a list (tuple) of numbers or coordinate tensors, one per dim
   std::vector<Value> spacing;
@@ -380,15 +384,19 @@ Value cumulative_trapezoid_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(cumsum(mids, dim));
 }
 
-// torch.masked_scatter: input with the places where mask (broadcast to input) holds taken,
-// in order, from source's elements; differentiable in input and source.
+// torch.masked_scatter: input with the places where mask holds taken, in order, from
+// source's elements; differentiable in input and source. Input and mask broadcast
+// together, as PyTorch's (a mask of more dims than input failed in expand).
 Value masked_scatter_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("masked_scatter", a, {"input", "mask", "source"}, 3);
   Tensor x = arg(b, 0, "masked_scatter", "input"), mask = arg(b, 1, "masked_scatter", "mask");
   Tensor source = arg(b, 2, "masked_scatter", "source");
   if (mask.dtype() != DType::b8) fail(std::string("masked_scatter(): argument 'mask' must be a bool tensor, got ") + dtype_name(mask.dtype()));
   composite_args::check_broadcast("masked_scatter", {{"input", x}, {"mask", mask}});
-  Tensor m = expand(mask, composite_args::shape_of(x));
+  const Shape joint = broadcast_shapes("masked_scatter", x.sizes(), mask.sizes(), "input", "mask");
+  const IntList shape(joint.begin(), joint.end());
+  if (joint != x.sizes()) x = expand(x, shape);
+  Tensor m = expand(mask, shape);
   Tensor picks = cumsum(to_dtype(flatten(m), DType::i64), 0);  // 1-based place in source
   const int64_t taken = x.numel() == 0 ? 0 : static_cast<int64_t>(slice(picks, 0, x.numel() - 1, x.numel()).item());
   if (taken > source.numel())
@@ -476,7 +484,10 @@ std::vector<double> histogram_edges(const Bound& b, const std::vector<double>& v
     hi = 1;
   }
   if (lo == hi) lo -= 0.5, hi += 0.5;
-  ask_host_memory(bins + 1, sizeof(double), "histogram(): " + std::to_string(bins) + " bins");
+  // All that is held at once per bin: the edges and the counts on the host, and the two
+  // tensors made from them. Asking for the edges alone let bins=2**31 pass (16 GB of
+  // 22) and then grow past the machine's memory until the kernel killed nabla.
+  ask_host_memory(bins + 1, 4 * sizeof(double), "histogram(): " + std::to_string(bins) + " bins");
   std::vector<double> edges(static_cast<size_t>(bins + 1));
   // PyTorch's linspace: the first half stepped from lo, the second back from hi, so the
   // last edge is hi exactly (the maximum is counted) and the edges are PyTorch's bit for bit

@@ -237,6 +237,12 @@ Tensor search_rows(const std::string& fname, const Tensor& seq, const Tensor& va
   HostValues v = host_values(values, floating, fname + "(): input");
   std::vector<int64_t> order;
   if (sorter) order = host_ints(*sorter, fname + "(): sorter");
+  // The binary search reads row[order[k]]: an index outside the row read past the
+  // sequence's memory (a segfault for 2**40), as PyTorch 2's check refuses it.
+  for (int64_t o : order)
+    if (o < 0 || o >= n)
+      fail(fname + "(): argument 'sorter' holds the index " + std::to_string(o) + ", out of range for rows of " +
+           std::to_string(n) + " elements");
   std::vector<int64_t> out(static_cast<size_t>(values.numel()));
   for (size_t k = 0; k < out.size(); ++k) {
     const size_t start = one_row ? 0 : static_cast<size_t>(static_cast<int64_t>(k) / std::max<int64_t>(per_row, 1) * n);
