@@ -11,12 +11,15 @@ import _nn_packed
 import _nn_init
 import _nn_stateless
 import _nn_spectral
+import _nn_parametrize
 
 let rnn = _nn_packed
 let stateless = _nn_stateless
 # spectral_norm and remove_spectral_norm: stdlib/_nn_spectral.dsl (round 8)
 let spectral_norm = _nn_spectral.spectral_norm
 let remove_spectral_norm = _nn_spectral.remove_spectral_norm
+# register_parametrization, remove_parametrizations, is_parametrized: stdlib/_nn_parametrize.dsl (round 8b)
+let parametrize = _nn_parametrize
 
 fn _params_of(parameters) {
   if type(parameters) == "list" or type(parameters) == "tuple" { return parameters }

@@ -23,6 +23,7 @@ import math
 import _distributions_rsample
 import _distributions_base
 import _distributions_more
+import _distributions_binomial
 
 # the shared helpers (stdlib/_distributions_base.dsl)
 let _b = _distributions_base
@@ -517,7 +518,7 @@ let _kl_table = {"Normal": _kl_normal, "Bernoulli": _kl_bernoulli, "Categorical"
                  "Beta": _kl_beta, "Dirichlet": _kl_dirichlet, "LogNormal": _kl_normal, "Chi2": _kl_gamma,
                  "HalfNormal": _distributions_more._kl_halfnormal, "Cauchy": _distributions_more._kl_cauchy,
                  "Gumbel": _distributions_more._kl_gumbel, "Poisson": _distributions_more._kl_poisson,
-                 "Geometric": _distributions_more._kl_geometric}
+                 "Geometric": _distributions_more._kl_geometric, "Binomial": _distributions_binomial._kl_binomial}
 
 fn kl_divergence(p, q) {
   """KL(p || q) of two distributions of the same kind, batched, as torch.distributions.kl_divergence.
@@ -543,3 +544,5 @@ let StudentT = _distributions_more.StudentT
 let Chi2 = _distributions_more.Chi2
 let Poisson = _distributions_more.Poisson
 let Geometric = _distributions_more.Geometric
+# round 8b (stdlib/_distributions_binomial.dsl)
+let Binomial = _distributions_binomial.Binomial

@@ -19,6 +19,7 @@ import _nn_pool
 import _nn_recurrent
 import _nn_shape
 import _nn_sparse
+import _nn_adaptive
 import _nn_utils
 
 # ---- helpers and initializers (stdlib/_nn_init.dsl) -------------------------------------
@@ -246,6 +247,8 @@ let Embedding = _nn_sparse.Embedding
 let EmbeddingBag = _nn_sparse.EmbeddingBag
 let embedding_bag = _nn_sparse.embedding_bag
 let embedding_renorm_ = _nn_sparse.embedding_renorm_
+# the adaptive softmax (stdlib/_nn_adaptive.dsl, round 8b)
+let AdaptiveLogSoftmaxWithLoss = _nn_adaptive.AdaptiveLogSoftmaxWithLoss
 
 # ---- recurrent layers (stdlib/_nn_recurrent.dsl) ----------------------------------------
 let RNN = _nn_recurrent.RNN

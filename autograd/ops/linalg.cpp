@@ -65,13 +65,21 @@ std::vector<TensorMeta> infer_linear(const TensorList& in, const Attrs&) {
   return one(out, x.dtype());
 }
 
+// The rows of a [..., f] tensor, counted: reshape's -1 cannot infer them when f is 0
+// (nn.AdaptiveLogSoftmaxWithLoss's narrowest tail is Linear(8, 0) then Linear(0, n)).
+int64_t leading_rows(const Shape& s) {
+  int64_t n = 1;
+  for (size_t i = 0; i + 1 < s.size(); ++i) n *= s[i];
+  return n;
+}
+
 TensorList backward_linear(BackwardContext& c) {
   Tensor g = c.grad();
   const Shape& wshape = c.input_shape(1);
   Tensor gx, gw, gb;
   if (c.needs_grad(0)) gx = matmul(g, c.input(1));
-  Tensor g2 = reshape(g, {-1, wshape[0]});
-  if (c.needs_grad(1)) gw = matmul(transpose(g2, 0, 1), reshape(c.input(0), {-1, wshape[1]}));
+  Tensor g2 = reshape(g, {leading_rows(g.sizes()), wshape[0]});
+  if (c.needs_grad(1)) gw = matmul(transpose(g2, 0, 1), reshape(c.input(0), {leading_rows(c.input_shape(0)), wshape[1]}));
   if (c.needs_grad(2)) gb = sum(g2, {0});
   return {gx, gw, gb};
 }

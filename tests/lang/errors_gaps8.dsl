@@ -282,7 +282,7 @@ let d = distributions.Geometric(probs=tensor([0.0, 0.5]))
 # ---
 
 # case: kl_divergence of two StudentT (PyTorch has no formula)
-# expect error: tests/lang/errors_gaps8.dsl:289:9: error: distributions.kl_divergence(): no formula for the pair (StudentT, StudentT); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Categorical', 'Cauchy', 'Chi2', 'Dirichlet', 'Exponential', 'Gamma', 'Geometric', 'Gumbel', 'HalfNormal', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal', 'Poisson', 'Uniform']
+# expect error: tests/lang/errors_gaps8.dsl:289:9: error: distributions.kl_divergence(): no formula for the pair (StudentT, StudentT); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Binomial', 'Categorical', 'Cauchy', 'Chi2', 'Dirichlet', 'Exponential', 'Gamma', 'Geometric', 'Gumbel', 'HalfNormal', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal', 'Poisson', 'Uniform']
 # expect error line:   let r = distributions.kl_divergence(distributions.StudentT(2.0), distributions.StudentT(3.0))
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import distributions
@@ -304,4 +304,9 @@ let r = nn.utils.spectral_norm(m)
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import nn
 let r = nn.utils.spectral_norm(nn.Linear(2, 2), name="w")
+# ---
+
+# case: a window longer than any machine's memory is refused before it is filled
+# expect error: tests/lang/errors_gaps8.dsl:311:9: error: out of memory: hann_window(): window_length=4611686018427387904 needs 4611686018427387904 x 16 bytes, more than any machine has (2^62)
+let w = hann_window(2**62)
 # ---

@@ -194,9 +194,17 @@ Value pairwise_distance_builtin(Evaluator&, CallArgs& a) {
 }
 
 // The p-norm distance between each row of x1 [..., P, M] and each of x2 [..., R, M]:
-// [..., P, R], as torch.cdist (from the differences, not the matmul expansion).
+// [..., P, R], as torch.cdist (from the differences, not the matmul expansion). PyTorch's
+// compute_mode picks whether p = 2 goes through a matmul expansion (faster, less exact);
+// nabla takes the differences under each of its three names.
 Value cdist_builtin(Evaluator&, CallArgs& a) {
-  Bound b = bind("cdist", a, {"x1", "x2", "p"}, 2);
+  Bound b = bind("cdist", a, {"x1", "x2", "p", "compute_mode"}, 2);
+  if (b.has(3)) {
+    const std::string mode = b[3].tag == Tag::Str ? b[3].as<StrObj>()->s : std::string();
+    if (mode != "use_mm_for_euclid_dist_if_necessary" && mode != "use_mm_for_euclid_dist" && mode != "donot_use_mm_for_euclid_dist")
+      fail(std::string("cdist(): compute_mode must be \"use_mm_for_euclid_dist_if_necessary\", \"use_mm_for_euclid_dist\" or "
+                       "\"donot_use_mm_for_euclid_dist\", got ") + (b[3].tag == Tag::Str ? "\"" + mode + "\"" : std::string(type_name(b[3]))));
+  }
   Tensor x1 = arg(b, 0, "cdist", "x1"), x2 = arg(b, 1, "cdist", "x2");
   if (x1.dim() < 2 || x2.dim() < 2 || x1.sizes()[x1.dim() - 1] != x2.sizes()[x2.dim() - 1])
     fail("cdist(): x1 " + x1.shape_str() + " and x2 " + x2.shape_str() + " must be [..., P, M] and [..., R, M]");
@@ -545,7 +553,7 @@ const BuiltinEntry kCompositeNn[] = {
      "Example: cosine_similarity(tensor([[1.0, 0.0]]), tensor([[1.0, 1.0]]))"},
     {"pairwise_distance", pairwise_distance_builtin, "pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=false)",
      "||x1 - x2 + eps||_p over the last dim, as F.pairwise_distance. Example: pairwise_distance(zeros([1, 2]), tensor([[3.0, 4.0]]))"},
-    {"cdist", cdist_builtin, "cdist(x1, x2, p=2.0)",
+    {"cdist", cdist_builtin, "cdist(x1, x2, p=2.0, compute_mode=\"use_mm_for_euclid_dist_if_necessary\")",
      "The p-norm distances between the rows of x1 [..., P, M] and of x2 [..., R, M], as torch.cdist. "
      "Example: cdist(zeros([1, 2]), tensor([[3.0, 4.0], [0.0, 1.0]]))"},
     {"pixel_shuffle", pixel_shuffle_builtin, "pixel_shuffle(input, upscale_factor)",

@@ -16,8 +16,26 @@
 
 namespace nabla::interp {
 
+// Note [Memory formats]
+// nabla's tensors are strided, and every op writes its result in row-major order, so of
+// PyTorch's memory formats only torch.preserve_format and torch.contiguous_format
+// describe what nabla does; each is spelled by its name as a str ("preserve_format",
+// "contiguous_format"), as nabla spells devices. channels_last and channels_last_3d are
+// refused: a result laid out that way would be a promise no op keeps.
+void memory_format_arg(const Bound& b, size_t k, const char* fname) {
+  if (!b.has(k)) return;
+  const std::string head = std::string(fname) + "(): memory_format ";
+  if (b[k].tag != Tag::Str) fail(head + "must be a str (\"preserve_format\" or \"contiguous_format\"), got " + type_name(b[k]));
+  const std::string& f = b[k].as<StrObj>()->s;
+  if (f == "preserve_format" || f == "contiguous_format") return;
+  if (f == "channels_last" || f == "channels_last_3d")
+    fail(head + "\"" + f + "\" is not supported: nabla lays tensors out in row-major order only (use \"preserve_format\" or \"contiguous_format\")");
+  fail(head + "must be \"preserve_format\" or \"contiguous_format\", got \"" + f + "\"");
+}
+
 namespace {
 
+using composite_args::ask_host_memory;
 using composite_args::dim_arg;
 using composite_args::fn_arg;
 using composite_args::host_ints;
@@ -335,6 +353,9 @@ WindowArgs window_args(const Bound& b, const char* fname, size_t dtype_at) {
   WindowArgs w;
   w.length = as_int(b[0], fn_arg(fname, "window_length"));
   if (w.length < 0) fail(std::string(fname) + "(): argument 'window_length' must be at least 0, got " + std::to_string(w.length));
+  // The values are made on the host, then a tensor of them: asked for first, so
+  // hann_window(2**62) is an error at the user's line, not minutes of filling memory.
+  ask_host_memory(w.length, 2 * sizeof(double), std::string(fname) + "(): window_length=" + std::to_string(w.length));
   w.periodic = !b.has(1) || as_bool(b[1], fn_arg(fname, "periodic"));
   w.dtype = b.has(dtype_at) ? as_dtype(b[dtype_at], fn_arg(fname, "dtype")) : DType::f32;
   if (!is_floating(w.dtype))
@@ -395,6 +416,13 @@ Value kaiser_window_builtin(Evaluator&, CallArgs& a) {
   });
 }
 
+// torch.clone(input, memory_format=torch.preserve_format): a copy with its own storage.
+Value clone_builtin(Evaluator&, CallArgs& a) {
+  Bound b = bind("clone", a, {"input", "memory_format"}, 1);
+  memory_format_arg(b, 1, "clone");
+  return Value::tensor(clone_tensor(arg(b, 0, "clone", "input")));
+}
+
 const BuiltinEntry kCompositeTorchGaps8[] = {
     {"gcd", gcd_builtin, "gcd(input, other)",
      "The greatest common divisor of each pair of integers (non-negative; gcd(0, 0) = 0), broadcast, as torch.gcd. "
@@ -419,6 +447,9 @@ const BuiltinEntry kCompositeTorchGaps8[] = {
      "torch.diagonal_scatter. Example: diagonal_scatter(zeros([3, 3]), ones(3))"},
     {"narrow_copy", narrow_copy_builtin, "narrow_copy(input, dim, start, length)",
      "A copy of input.narrow(dim, start, length), as torch.narrow_copy. Example: narrow_copy(arange(5.0), 0, 1, 2)"},
+    {"clone", clone_builtin, "clone(input, memory_format=\"preserve_format\")",
+     "A copy of input with its own storage (differentiable), as torch.clone; memory_format is \"preserve_format\" "
+     "or \"contiguous_format\" (Note [Memory formats]). Example: clone(ones(2))"},
     {"is_tensor", is_tensor_builtin, "is_tensor(obj)", "Whether obj is a tensor, as torch.is_tensor. Example: is_tensor(ones(2))"},
     {"numel", numel_builtin, "numel(input)", "The number of elements of input, as torch.numel. Example: numel(ones([2, 3]))"},
     {"is_nonzero", is_nonzero_builtin, "is_nonzero(input)",

@@ -76,6 +76,9 @@ std::span<const BuiltinEntry> composite_torch_more();
 std::span<const BuiltinEntry> composite_torch_gaps7();
 // composite_torch_gaps8.cpp: round 8's gcd, lcm, frexp, nextafter and index_reduce.
 std::span<const BuiltinEntry> composite_torch_gaps8();
+// composite_torch_gaps8.cpp: reads b[k] as torch's memory_format (none, "preserve_format" or
+// "contiguous_format"; Note [Memory formats]) for fname's error.
+void memory_format_arg(const Bound& b, size_t k, const char* fname);
 Value polygamma_method(Evaluator&, CallArgs& a);
 // A zero of x's shape whose gradient to x is NaN where `where_nan` holds (bool, of
 // x's shape), as PyTorch's formulas give there (Note [A NaN gradient as PyTorch's
