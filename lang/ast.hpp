@@ -97,7 +97,12 @@ struct FString : Expr {
 
 struct ListLit : Expr { ListLit() : Expr(ExprKind::List) {} std::vector<ExprPtr> items; };
 struct TupleLit : Expr { TupleLit() : Expr(ExprKind::Tuple) {} std::vector<ExprPtr> items; };
-struct DictLit : Expr { DictLit() : Expr(ExprKind::Dict) {} std::vector<ExprPtr> keys, values; };
+// {k: v, **m}: an unpacked mapping m is held as keys[i] = m with values[i] null.
+struct DictLit : Expr {
+  DictLit() : Expr(ExprKind::Dict) {}
+  std::vector<ExprPtr> keys, values;
+  bool unpacks(size_t i) const { return values[i] == nullptr; }
+};
 
 struct Name : Expr {
   Name() : Expr(ExprKind::Name) {}
@@ -234,7 +239,7 @@ void for_each_operand(const Expr& e, F&& f) {
       auto& d = static_cast<const DictLit&>(e);
       for (size_t k = 0; k < d.keys.size(); ++k) {
         f(*d.keys[k]);
-        f(*d.values[k]);
+        if (!d.unpacks(k)) f(*d.values[k]);
       }
       break;
     }

@@ -135,6 +135,8 @@ class Converter {
       return e;
     }
     if (is<g::paren_expr>(n) && n.children.size() == 1) return parenthesised(n);
+    if (is<g::paren_expr>(n) && n.children.size() > 1 && is<g::comp_for>(*n.children[1]))
+      return comprehension_of(n.children, span(n));
     if (is<g::paren_expr>(n) || is<g::expression_list>(n)) return tuple(n);
     if (is_comprehension(n)) return comprehension(n);
     if (is<g::list_lit>(n)) {
@@ -146,7 +148,7 @@ class Converter {
       auto e = make<DictLit>(n);
       for (const auto& entry : n.children) {
         e->keys.push_back(expr(*entry->children.at(0)));
-        e->values.push_back(expr(*entry->children.at(1)));
+        e->values.push_back(is<g::dict_unpack>(*entry) ? nullptr : expr(*entry->children.at(1)));
       }
       return e;
     }
@@ -270,6 +272,13 @@ class Converter {
 
   std::vector<Arg> arguments(const Node& call_suffix) {
     std::vector<Arg> args;
+    if (call_suffix.children.size() > 1 && is<g::comp_for>(*call_suffix.children[1])) {
+      Arg a;
+      a.value = generator_argument(call_suffix);
+      a.span = a.value->span;
+      args.push_back(std::move(a));
+      return args;
+    }
     bool keyword_seen = false;
     for (const auto& c : call_suffix.children) {
       Arg a;
@@ -438,16 +447,36 @@ class Converter {
   }
 
   ExprPtr comprehension(const Node& n) {
-    auto e = make<Comprehension>(n);
-    const Node& first = *n.children[0];
+    if (is<g::dict_unpack>(*n.children[0]))
+      fail(*n.children[0], "a dict comprehension cannot unpack a mapping ('**'); write {k: v for (k, v) in m.items()}");
+    return comprehension_of(n.children, span(n));
+  }
+
+  // f(x for x in xs): a list comprehension (Note [A generator as a call's argument], grammar.hpp)
+  ExprPtr generator_argument(const Node& call_suffix) {
+    const auto& parts = call_suffix.children;
+    const Node& first = *parts.at(0);
+    if (is<g::keyword_arg>(first) || is<g::splat_arg>(first))
+      fail(first, "a generator expression must be the call's only argument, not a keyword or * argument: write a list comprehension [x for x in xs]");
+    SourceSpan sp = span(first);
+    const SourceSpan last = span(*parts.back());
+    sp.end_line = last.end_line;
+    sp.end_col = last.end_col;
+    return comprehension_of(parts, sp);
+  }
+
+  ExprPtr comprehension_of(const std::vector<std::unique_ptr<Node>>& parts, const SourceSpan& sp) {
+    auto e = std::make_unique<Comprehension>();
+    e->span = sp;
+    const Node& first = *parts[0];
     if (is<g::dict_entry>(first)) {
       e->element = expr(*first.children.at(0));
       e->value = expr(*first.children.at(1));
     } else {
       e->element = expr(first);
     }
-    for (size_t k = 1; k < n.children.size(); ++k) {
-      const Node& c = *n.children[k];
+    for (size_t k = 1; k < parts.size(); ++k) {
+      const Node& c = *parts[k];
       ComprehensionClause clause;
       if (is<g::comp_for>(c)) clause.target = pattern(*c.children.at(0));
       clause.expr = expr(*c.children.back());

@@ -241,16 +241,28 @@ struct err_py_with : p::failure {};
 struct err_py_from : p::failure {};
 template <typename Word>
 struct py_word_then_name : p::seq<Word, ws, p::identifier_first> {};
+// @torch.no_grad() or @staticmethod above a function: Python's decorators.
+struct err_py_decorator : p::failure {};
+// assert x.shape == (2, 3), "why": Python's assert statement (nabla's assert is a call;
+// `assert (c) ...` with a parenthesis is Note [assert is a call]'s, in ast_builder.cpp).
+struct err_py_assert : p::failure {};
+struct py_assert_statement
+    : p::seq<TAO_PEGTL_KEYWORD("assert"), p::plus<p::blank>, p::not_at<p::one<'(', '=', '.', ',', ')', '[', '#'>>,
+             p::not_at<p::eolf>> {};
 struct py_statement_habit
-    : p::sor<p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("def")>>, err_py_def>,
+    : p::sor<p::seq<p::at<p::one<'@'>, p::identifier_first>, err_py_decorator>,
+             p::seq<p::at<py_assert_statement>, err_py_assert>,
+             p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("def")>>, err_py_def>,
              p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("class")>>, err_py_class>,
              p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("with")>>, err_py_with>,
              p::seq<p::at<py_word_then_name<TAO_PEGTL_KEYWORD("from")>>, err_py_from>> {};
 
-// sum(x for x in xs), (x for x in xs): a generator expression; comprehensions are
-// list and dict ones only.
+// f(a, x for x in xs): a generator expression beside other arguments; comprehensions
+// are list and dict ones, f(x for x in xs) and (x for x in xs).
 struct err_py_generator : p::failure {};
 struct no_generator : p::sor<p::not_at<TAO_PEGTL_KEYWORD("for")>, err_py_generator> {};
+// f(x for x in xs, 1): a generator argument with others after it.
+struct no_generator_sibling : p::sor<p::not_at<p::one<','>>, err_py_generator> {};
 
 // if x: / for i in xs: / fn f(x): / model M: (blocks are braces) and `else if`.
 struct err_py_colon_block : p::failure {};
@@ -268,8 +280,11 @@ struct expect_colon : p::one<':'> {};
 
 // ( ), (x), (x,), (x, y): a parenthesised expression or a tuple.
 struct trailing_comma : p::one<','> {};
-struct paren_items : p::seq<expression, wsnl, p::star<p::one<','>, wsnl, expression, wsnl>,
-                            p::opt<trailing_comma, wsnl>> {};
+struct comp_clauses;
+struct paren_rest : p::seq<p::star<p::one<','>, wsnl, expression, wsnl>, p::opt<trailing_comma, wsnl>> {};
+// (x for x in xs): a parenthesised generator reads as a list comprehension, as a call's
+// only argument does (Note [A generator as a call's argument], below).
+struct paren_items : p::seq<expression, wsnl, p::sor<p::seq<comp_clauses, no_generator_sibling>, paren_rest>> {};
 struct paren_expr : p::seq<p::one<'('>, wsnl, bracketed<p::opt<paren_items>>, no_generator, expect_rparen> {};
 // ---- comprehensions
 // The clauses after a comprehension's first expression: `for TARGET in xs`, then more
@@ -294,8 +309,11 @@ struct list_items : p::seq<expression, wsnl, p::sor<comp_clauses, list_rest>> {}
 struct list_lit : p::seq<p::one<'['>, wsnl, bracketed<p::opt<list_items>>, expect_rbracket> {};
 // {"a": 1, "b": 2} or {k: v * 2 for (k, v) in pairs}
 struct dict_entry : p::seq<expression, wsnl, expect_colon, wsnl, expect_expression> {};
-struct dict_rest : p::seq<p::star<p::one<','>, wsnl, dict_entry, wsnl>, p::opt<p::one<','>, wsnl>> {};
-struct dict_items : p::seq<dict_entry, wsnl, p::sor<comp_clauses, dict_rest>> {};
+// {**params, **buffers}: a mapping's items unpacked in place (Python's dict display)
+struct dict_unpack : p::seq<p::two<'*'>, ws, expect_expression> {};
+struct dict_item : p::sor<dict_unpack, dict_entry> {};
+struct dict_rest : p::seq<p::star<p::one<','>, wsnl, dict_item, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct dict_items : p::seq<dict_item, wsnl, p::sor<comp_clauses, dict_rest>> {};
 struct dict_lit : p::seq<p::one<'{'>, wsnl, bracketed<p::opt<dict_items>>, expect_rbrace> {};
 
 // A parameter with an optional default: lr=0.01; or *rest, which collects the extra
@@ -321,7 +339,20 @@ struct atom : p::sor<fstring_lit, float_lit, int_lit, triple_string_lit, string_
 struct keyword_arg : p::seq<identifier, ws, p::one<'='>, p::not_at<p::one<'='>>, wsnl, expect_expression> {};
 struct splat_arg : p::seq<p::one<'*'>, ws, expect_expression> {};
 struct argument : p::sor<keyword_arg, splat_arg, expression> {};
-struct arg_list : p::seq<argument, wsnl, p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
+struct arg_rest : p::seq<p::star<p::one<','>, wsnl, argument, wsnl>, p::opt<p::one<','>, wsnl>> {};
+// Note [A generator as a call's argument]
+// Python's sum(x for x in xs) passes a lazy generator; nabla has no generators, and
+// every builtin that takes an iterable (sum, any, all, max, min, list, tuple, sorted,
+// dict, str.join) gives the same result from a list, so a generator that is a call's
+// only argument, or a parenthesised one, (x for x in xs), is read as the list
+// comprehension [x for x in xs]. The difference shows only for side effects in the
+// element, an endless iterable, or next() on it, which training programs'
+// sum(p.numel() for p in m.parameters()) and any(...) do not have. Where Python
+// needs the generator parenthesised (f(a, x for x in xs)) it stays an error that
+// says to write a list comprehension.
+// As with list_items, a call's first argument is read once and then either clauses or
+// more arguments follow.
+struct arg_list : p::seq<argument, wsnl, p::sor<p::seq<comp_clauses, no_generator_sibling>, arg_rest>> {};
 struct call_suffix : p::seq<p::one<'('>, wsnl, bracketed<p::opt<arg_list>>, no_generator, expect_rparen> {};
 // x[i], x[1:3], x[:, ::2], x[..., -1], x[None]
 // The expression before ':' is read once: were a slice tried first and an index

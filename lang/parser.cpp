@@ -131,6 +131,13 @@ inline constexpr auto error_message<g::err_py_and> = "'&&' is not an operator he
 template <>
 inline constexpr auto error_message<g::err_py_or> = "'||' is not an operator here; write 'or'";
 template <>
+inline constexpr auto error_message<g::err_py_assert> =
+    "assert is a function in nabla, not Python's statement: write assert(cond) or assert(cond, \"message\")";
+template <>
+inline constexpr auto error_message<g::err_py_decorator> =
+    "decorators are Python's; nabla has none: for @torch.no_grad() put the body in 'no_grad { ... }', for "
+    "@staticmethod write 'static name(params) = ...' in the model, or wrap by hand: 'let f2 = wrapper(f)'";
+template <>
 inline constexpr auto error_message<g::err_py_def> =
     "'def' is Python's; nabla defines a function with 'fn name(params) { ... }' or 'fn name(params) = expr'";
 template <>
@@ -147,7 +154,8 @@ inline constexpr auto error_message<g::err_py_colon_block> =
     "expected '{' to start the block (nabla writes blocks in braces, not after ':')";
 template <>
 inline constexpr auto error_message<g::err_py_generator> =
-    "generator expressions are not supported; make it a list comprehension: [x for x in xs]";
+    "a generator expression must be a call's only argument, sum(x for x in xs), or in parentheses of its own; "
+    "or make it a list comprehension: [x for x in xs]";
 template <>
 inline constexpr auto error_message<g::err_py_else_if> = "'else if' is written 'elif' in nabla";
 
@@ -166,7 +174,7 @@ using selector = pegtl::parse_tree::selector<
     pegtl::parse_tree::store_content::on<
         g::identifier, g::float_lit, g::int_lit, g::string_lit, g::triple_string_lit, g::fstring_lit, g::fstring_text, g::fstring_field,
         g::format_spec, g::true_lit, g::false_lit, g::none_lit, g::ellipsis, g::trailing_comma, g::list_lit,
-        g::dict_lit, g::dict_entry, g::lambda, g::param, g::param_star, g::param_default, g::call_suffix, g::keyword_arg,
+        g::dict_lit, g::dict_entry, g::dict_unpack, g::lambda, g::param, g::param_star, g::param_default, g::call_suffix, g::keyword_arg,
         g::splat_arg,
         g::index_suffix, g::index_item, g::slice_colon, g::slice_start, g::slice_stop, g::slice_step, g::attribute_suffix, g::unary_op,
         g::op_pow, g::op_mul, g::op_add, g::op_bitand, g::op_bitxor, g::op_bitor, g::op_cmp, g::not_op, g::op_and, g::op_or, g::let_stmt, g::fn_stmt,

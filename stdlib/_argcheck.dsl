@@ -71,6 +71,19 @@ fn check_options(who, prefix, given, kinds) {
   }
 }
 
+# PyTorch's last_epoch and verbose, which every scheduler takes (helpers such as
+# get_cosine_schedule_with_warmup pass last_epoch=-1 on): -1 starts the schedule, as
+# PyTorch's default; resuming from another epoch is load_state_dict's job here, so any
+# other value is an error that says so. verbose=true makes step() print each group's
+# lr, as PyTorch's "Adjusting learning rate of group 0 to 1.0000e-02.". Returns verbose.
+fn check_scheduler_start(who, last_epoch, verbose) {
+  check_option(who, "verbose", "bool", verbose)
+  if last_epoch != -1 {
+    fail(f"{who}: last_epoch must be -1 (a new schedule), got {shown(last_epoch)}: to resume a schedule, make it with last_epoch=-1 and call load_state_dict() with the state_dict() saved")
+  }
+  return verbose
+}
+
 # Whether x is one of optim's optimizers (or shaped like them: a list param_groups).
 fn is_optimizer(x) = type(getattr(x, "param_groups", none)) == "list"
 

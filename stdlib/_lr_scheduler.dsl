@@ -42,7 +42,12 @@ fn _apply_lrs(s) {
 fn _sched_step(s) {
   s.last_epoch = s.last_epoch + 1
   _apply_lrs(s)
+  if getattr(s, "verbose", false) {
+    let groups = s.optimizer.param_groups
+    for k in range(len(groups)) { print(f"Adjusting learning rate of group {k} to {groups[k]['lr']:.4e}.") }
+  }
 }
+
 
 fn _sched_state(s) = {"base_lrs": list(s.base_lrs), "last_epoch": s.last_epoch}
 
@@ -64,7 +69,7 @@ fn _sched_load(s, d) {
 }
 
 # StepLR: lr = base_lr * gamma ** (last_epoch // step_size).
-model StepLR(optimizer, step_size, gamma=0.1) {
+model StepLR(optimizer, step_size, gamma=0.1, last_epoch=-1, verbose=false) {
   """Multiplies every group's base lr by gamma once every step_size epochs, as torch.optim.lr_scheduler.StepLR.
 
   Example: let sched = optim.StepLR(opt, step_size=30, gamma=0.1)
@@ -75,6 +80,7 @@ model StepLR(optimizer, step_size, gamma=0.1) {
   let _checked = _argcheck.check_options("optim.StepLR()", "", {"step_size": step_size, "gamma": gamma},
                                 {"step_size": "int > 0", "gamma": "number"})
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.StepLR()", last_epoch, verbose)
   last_epoch = 0
   get_lr() { "Group 0's current lr. Example: sched.get_lr()"; return self.optimizer.param_groups[0]["lr"] }
   get_last_lr() {
@@ -98,7 +104,7 @@ model StepLR(optimizer, step_size, gamma=0.1) {
 }
 
 # CosineAnnealingLR: lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2.
-model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
+model CosineAnnealingLR(optimizer, T_max, eta_min=0, last_epoch=-1, verbose=false) {
   """Anneals every group's lr from its base lr to eta_min along a half cosine over T_max epochs, as PyTorch's.
 
   Example: let sched = optim.CosineAnnealingLR(opt, T_max=100, eta_min=1e-5)
@@ -109,6 +115,7 @@ model CosineAnnealingLR(optimizer, T_max, eta_min=0) {
   let _checked = _argcheck.check_options("optim.CosineAnnealingLR()", "", {"T_max": T_max, "eta_min": eta_min},
                                 {"T_max": "> 0", "eta_min": "number"})
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.CosineAnnealingLR()", last_epoch, verbose)
   last_epoch = 0
   get_lr() { "Group 0's current lr. Example: sched.get_lr()"; return self.optimizer.param_groups[0]["lr"] }
   get_last_lr() {
@@ -188,7 +195,7 @@ fn _linear_chained(lr, e, start, end, total) {
 }
 
 # MultiStepLR: lr = base_lr * gamma ** (how many milestones are <= last_epoch).
-model MultiStepLR(optimizer, milestones, gamma=0.1) {
+model MultiStepLR(optimizer, milestones, gamma=0.1, last_epoch=-1, verbose=false) {
   """Multiplies every group's base lr by gamma at each milestone epoch, as torch.optim.lr_scheduler.MultiStepLR.
 
   Example: let sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[30, 80], gamma=0.1)
@@ -198,6 +205,7 @@ model MultiStepLR(optimizer, milestones, gamma=0.1) {
   gamma = gamma
   let _checked = _argcheck.check_option("optim.MultiStepLR()", "gamma", "number", gamma)
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.MultiStepLR()", last_epoch, verbose)
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * self.gamma ** len([m for m in self.milestones if m <= e])
@@ -209,7 +217,7 @@ model MultiStepLR(optimizer, milestones, gamma=0.1) {
 }
 
 # ExponentialLR: lr = base_lr * gamma ** last_epoch.
-model ExponentialLR(optimizer, gamma) {
+model ExponentialLR(optimizer, gamma, last_epoch=-1, verbose=false) {
   """Multiplies every group's lr by gamma every epoch, as torch.optim.lr_scheduler.ExponentialLR.
 
   Example: let sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.95)
@@ -218,6 +226,7 @@ model ExponentialLR(optimizer, gamma) {
   gamma = gamma
   let _checked = _argcheck.check_option("optim.ExponentialLR()", "gamma", "number", gamma)
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.ExponentialLR()", last_epoch, verbose)
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * self.gamma ** e
@@ -229,7 +238,7 @@ model ExponentialLR(optimizer, gamma) {
 }
 
 # LambdaLR: lr = base_lr * lr_lambda(last_epoch) (one function, or one per group).
-model LambdaLR(optimizer, lr_lambda) {
+model LambdaLR(optimizer, lr_lambda, last_epoch=-1, verbose=false) {
   """Sets every group's lr to its base lr times lr_lambda(epoch), as torch.optim.lr_scheduler.LambdaLR.
 
   Example: let sched = optim.lr_scheduler.LambdaLR(opt, fn(epoch) = 0.95 ** epoch)
@@ -237,6 +246,7 @@ model LambdaLR(optimizer, lr_lambda) {
   optimizer = _argcheck.check_optimizer("optim.LambdaLR()", optimizer)
   lr_lambdas = _lr_functions("optim.LambdaLR()", optimizer, lr_lambda)
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.LambdaLR()", last_epoch, verbose)
   last_epoch = 0
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)
@@ -248,7 +258,7 @@ model LambdaLR(optimizer, lr_lambda) {
 }
 
 # LinearLR: lr = base_lr * (start_factor + (end_factor - start_factor) * min(e, total_iters) / total_iters).
-model LinearLR(optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5) {
+model LinearLR(optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1, verbose=false) {
   """Scales every group's lr by a factor moving linearly from start_factor to end_factor over total_iters epochs, as PyTorch's.
 
   Example: let sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=100)
@@ -261,6 +271,7 @@ model LinearLR(optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5) {
                                 {"start_factor": start_factor, "end_factor": end_factor, "total_iters": total_iters},
                                 {"start_factor": "in (0, 1]", "end_factor": "in [0, 1]", "total_iters": "int > 0"})
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.LinearLR()", last_epoch, verbose)
   last_epoch = 0
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)
@@ -273,7 +284,7 @@ model LinearLR(optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5) {
 }
 
 # ConstantLR: lr = base_lr * factor for the first total_iters epochs, then base_lr.
-model ConstantLR(optimizer, factor=1.0 / 3, total_iters=5) {
+model ConstantLR(optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose=false) {
   """Scales every group's lr by factor until epoch total_iters, as torch.optim.lr_scheduler.ConstantLR.
 
   Example: let sched = optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=4)
@@ -283,6 +294,7 @@ model ConstantLR(optimizer, factor=1.0 / 3, total_iters=5) {
   total_iters = total_iters
   let _checked = _argcheck.check_option("optim.ConstantLR()", "factor", "in [0, 1]", factor)
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.ConstantLR()", last_epoch, verbose)
   last_epoch = 0
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)
@@ -296,7 +308,7 @@ model ConstantLR(optimizer, factor=1.0 / 3, total_iters=5) {
 
 # CosineAnnealingWarmRestarts: a cosine from base_lr to eta_min over T_i epochs, then a
 # restart; T_i starts at T_0 and grows by T_mult at each restart.
-model CosineAnnealingWarmRestarts(optimizer, T_0, T_mult=1, eta_min=0.0) {
+model CosineAnnealingWarmRestarts(optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose=false) {
   """Anneals every group's lr along a cosine, restarting every T_0 (times T_mult each time) epochs, as PyTorch's SGDR.
 
   Example: let sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=10, T_mult=2)
@@ -308,6 +320,7 @@ model CosineAnnealingWarmRestarts(optimizer, T_0, T_mult=1, eta_min=0.0) {
   let _checked = _argcheck.check_options("optim.CosineAnnealingWarmRestarts()", "", {"T_0": T_0, "T_mult": T_mult},
                                 {"T_0": "int > 0", "T_mult": "int > 0"})
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.CosineAnnealingWarmRestarts()", last_epoch, verbose)
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) {
@@ -400,7 +413,7 @@ model ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10, threshol
 }
 
 # PolynomialLR: lr = base_lr * (1 - min(e, total_iters) / total_iters) ** power.
-model PolynomialLR(optimizer, total_iters=5, power=1.0) {
+model PolynomialLR(optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose=false) {
   """Decays every group's lr along a polynomial to 0 over total_iters epochs, as torch.optim.lr_scheduler.PolynomialLR.
 
   Example: let sched = optim.PolynomialLR(opt, total_iters=100, power=2.0)
@@ -411,6 +424,7 @@ model PolynomialLR(optimizer, total_iters=5, power=1.0) {
   let _checked = _argcheck.check_options("optim.PolynomialLR()", "", {"total_iters": total_iters, "power": power},
                                 {"total_iters": "int > 0", "power": "number"})
   base_lrs = _group_lrs(optimizer)
+  verbose = _argcheck.check_scheduler_start("optim.PolynomialLR()", last_epoch, verbose)
   last_epoch = 0
   get_lr() = _first_lr(self)
   lr_at(base_lr, e, k=0) = base_lr * (1.0 - min(self.total_iters, e) / self.total_iters) ** self.power
@@ -478,7 +492,7 @@ fn _check_cycled(who, optimizer, cycle_momentum, keys, what) {
 # scale_fn(cycle or epoch, as scale_mode says) when given; momentum goes the other way,
 # from max_momentum down to base_momentum. Construction sets every group's lr to base_lr.
 model CyclicLR(optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=none, mode="triangular", gamma=1.0,
-               scale_fn=none, scale_mode="cycle", cycle_momentum=true, base_momentum=0.8, max_momentum=0.9) {
+               scale_fn=none, scale_mode="cycle", cycle_momentum=true, base_momentum=0.8, max_momentum=0.9, last_epoch=-1, verbose=false) {
   """Cycles every group's lr between base_lr and max_lr (and its momentum inversely), as torch.optim.lr_scheduler.CyclicLR.
 
   Example: let sched = optim.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=200)
@@ -501,6 +515,7 @@ model CyclicLR(optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=non
   let _cycled = _check_cycled("optim.CyclicLR()", optimizer, cycle_momentum, ["momentum"], "momentum (optim.SGD, optim.RMSprop)")
   base_momenta = _per_group("optim.CyclicLR()", "base_momentum", optimizer, base_momentum, ">= 0") if cycle_momentum else []
   max_momenta = _per_group("optim.CyclicLR()", "max_momentum", optimizer, max_momentum, ">= 0") if cycle_momentum else []
+  verbose = _argcheck.check_scheduler_start("optim.CyclicLR()", last_epoch, verbose)
   last_epoch = 0
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)
@@ -546,7 +561,7 @@ fn _cyclic_scale_mode(mode, scale_fn, scale_mode) {
 # max_momentum and base_momentum. Stepping past total_steps is an error, as in PyTorch.
 model OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none, steps_per_epoch=none, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
-                 final_div_factor=1e4, three_phase=false) {
+                 final_div_factor=1e4, three_phase=false, last_epoch=-1, verbose=false) {
   """Anneals every group's lr up to max_lr and down again over total_steps (and its momentum or beta1 inversely), as torch.optim.lr_scheduler.OneCycleLR.
 
   Example: let sched = optim.OneCycleLR(opt, max_lr=0.1, epochs=10, steps_per_epoch=100)
@@ -571,6 +586,7 @@ model OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none, steps_per_epo
   use_beta1 = cycle_momentum and "betas" in optimizer.param_groups[0]
   base_momenta = _per_group("optim.OneCycleLR()", "base_momentum", optimizer, base_momentum, ">= 0") if cycle_momentum else []
   max_momenta = _per_group("optim.OneCycleLR()", "max_momentum", optimizer, max_momentum, ">= 0") if cycle_momentum else []
+  verbose = _argcheck.check_scheduler_start("optim.OneCycleLR()", last_epoch, verbose)
   last_epoch = 0
   let _started = _apply_lrs(self)
   get_lr() = _first_lr(self)

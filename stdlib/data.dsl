@@ -1,6 +1,7 @@
 # data: datasets, mini-batches, file readers and a progress bar.
 # The readers and the batching are native (the `_data` module, interp/builtins/builtins_data.cpp).
 import _data
+import _data_samplers
 
 # read_idx(path, scale=false): an IDX file (gzipped or plain) as a tensor. Integer
 # types give i64, f32/f64 keep their type; scale=true gives f32 divided by 255
@@ -206,3 +207,10 @@ let file_exists = _data.file_exists
 
 let fashion_mnist_classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
                              "Sneaker", "Bag", "Ankle boot"]
+
+# torch.utils.data's samplers (stdlib/_data_samplers.dsl): index orders for a loop over
+# mini-batches, BatchSampler(SubsetRandomSampler(range(n)), batch_size, drop_last).
+let SequentialSampler = _data_samplers.SequentialSampler
+let RandomSampler = _data_samplers.RandomSampler
+let SubsetRandomSampler = _data_samplers.SubsetRandomSampler
+let BatchSampler = _data_samplers.BatchSampler

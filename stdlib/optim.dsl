@@ -10,6 +10,7 @@
 #               also MultiStepLR, ExponentialLR, LambdaLR, LinearLR, ConstantLR,
 #               CosineAnnealingWarmRestarts, ReduceLROnPlateau
 #   GradScaler (dynamic loss scaling, stdlib/_optim_scaler.dsl)
+#   swa_utils: AveragedModel, SWALR, update_bn (stdlib/_optim_swa.dsl)
 #
 #   import optim
 #   let opt = optim.Adam(m.parameters(), lr=1e-3)
@@ -55,6 +56,7 @@ import _optim_graph
 import _optim_lbfgs
 import _optim_sparse
 import _optim_scaler
+import _optim_swa
 
 # The shared parts of every optimizer (stdlib/_optim_groups.dsl, Note [The optimizer form]).
 let _add_param_group = _optim_groups._add_param_group
@@ -619,3 +621,6 @@ let ChainedScheduler = _lr_scheduler.ChainedScheduler
 
 # GradScaler (stdlib/_optim_scaler.dsl): dynamic loss scaling for 16-bit training.
 let GradScaler = _optim_scaler.GradScaler
+
+# torch.optim.swa_utils (stdlib/_optim_swa.dsl): weight averaging (SWA, EMA) and its BatchNorm pass.
+let swa_utils = _optim_swa

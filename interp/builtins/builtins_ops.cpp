@@ -102,7 +102,9 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
     attrs.set(def.attrs[ai].name, convert_attr(def.attrs[ai], a.pos[p], fname));
     attr_set[ai] = true;
   }
-  for (auto& [key, val] : a.kw) {
+  for (auto& [given_key, val] : a.kw) {
+    const std::string key =  // Note [NumPy's keyword names]
+        pytorch_keyword(given_key) ? pytorch_keyword(given_key, row_keywords(def, nin)) : given_key;
     size_t k = 0;
     while (k < def.input_names.size() && def.input_names[k] != key) ++k;
     if (k < def.input_names.size() && k < nin) {
@@ -119,7 +121,7 @@ Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
       j = 0;
       while (j < def.attrs.size() && def.attrs[j].name != name) ++j;
     }
-    if (j == def.attrs.size()) fail_unexpected_keyword(fname, key, row_keywords(def, nin));
+    if (j == def.attrs.size()) fail_unexpected_keyword(fname, given_key, row_keywords(def, nin));
     if (attr_set[j]) fail(fname + "() got multiple values for argument '" + key + "'");
     attrs.set(name, convert_attr(def.attrs[j], val, fname));
     attr_set[j] = true;

@@ -356,7 +356,8 @@ void Evaluator::Impl::resolve_expr(const Expr& e) {
     case ExprKind::Dict: {
       auto& d = static_cast<const DictLit&>(e);
       for (auto& x : d.keys) resolve_expr(*x);
-      for (auto& x : d.values) resolve_expr(*x);
+      for (auto& x : d.values)
+        if (x) resolve_expr(*x);  // null: an unpacked mapping ({**m}), held in keys
       break;
     }
     case ExprKind::Name: resolve_name(const_cast<Name&>(static_cast<const Name&>(e))); break;

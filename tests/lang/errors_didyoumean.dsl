@@ -113,15 +113,15 @@ import Optim
 let x = ones([2, 3])
 print(x.sum(keep_dim=true))
 # ---
-# case: NumPy's keepdims
-# expect error: tests/lang/errors_didyoumean.dsl:119:7: error: mean() got an unexpected keyword argument 'keepdims'; did you mean 'keepdim'? (valid keywords: input, dim, dims, keepdim)
+# case: TensorFlow's keep_dims (NumPy's keepdims is PyTorch's too, and taken)
+# expect error: tests/lang/errors_didyoumean.dsl:119:7: error: mean() got an unexpected keyword argument 'keep_dims'; did you mean 'keepdim'? (valid keywords: input, dim, dims, keepdim)
 let x = ones([2, 3])
-print(x.mean(keepdims=true))
+print(x.mean(keep_dims=true))
 # ---
-# case: NumPy's axis
-# expect error: tests/lang/errors_didyoumean.dsl:124:7: error: sum() got an unexpected keyword argument 'axis'; did you mean 'dim'? (valid keywords: input, dim, dims, keepdim)
+# case: TensorFlow's axes (NumPy's axis is PyTorch's too, and taken)
+# expect error: tests/lang/errors_didyoumean.dsl:124:7: error: sum() got an unexpected keyword argument 'axes'; did you mean 'dim' or 'dims'? (valid keywords: input, dim, dims, keepdim)
 let x = ones([2, 3])
-print(sum(x, axis=0))
+print(sum(x, axes=0))
 # ---
 # case: tensor method keyword, the receiver left out
 # expect error: tests/lang/errors_didyoumean.dsl:129:9: error: to() got an unexpected keyword argument 'devise'; did you mean 'device'? (valid keywords: target, dtype, device, non_blocking)
@@ -249,9 +249,9 @@ while true:
 fn f(x):
     return x
 # ---
-# case: generator expression
-# expect syntax error: tests/lang/errors_didyoumean.dsl:254:23: error: generator expressions are not supported; make it a list comprehension: [x for x in xs]
-let total = sum(x * x for x in range(3))
+# case: generator expression beside another argument
+# expect syntax error: tests/lang/errors_didyoumean.dsl:254:26: error: a generator expression must be a call's only argument, sum(x for x in xs), or in parentheses of its own; or make it a list comprehension: [x for x in xs]
+let total = max(0, x * x for x in range(3))
 # ---
 # case: else if
 # expect syntax error: tests/lang/errors_didyoumean.dsl:258:18: error: 'else if' is written 'elif' in nabla

@@ -51,7 +51,8 @@ std::string dump(const Expr& e) {
     case ExprKind::Dict: {
       const auto& d = static_cast<const DictLit&>(e);
       std::string s = "{";
-      for (size_t i = 0; i < d.keys.size(); ++i) s += " " + dump(*d.keys[i]) + ":" + dump(*d.values[i]);
+      for (size_t i = 0; i < d.keys.size(); ++i)
+        s += d.unpacks(i) ? " **" + dump(*d.keys[i]) : " " + dump(*d.keys[i]) + ":" + dump(*d.values[i]);
       return s + "}";
     }
     case ExprKind::Name: return static_cast<const Name&>(e).id;
@@ -325,8 +326,23 @@ TEST_CASE("Python habits get a one-line hint naming nabla's form") {
         "t.dsl:1:5: error: expected '{' to start the block (nabla writes blocks in braces, not after ':')");
   CHECK(first_line("y = a && b") == "t.dsl:1:7: error: '&&' is not an operator here; write 'and'");
   CHECK(first_line("y = None") == "t.dsl:1:5: error: 'None' is Python's spelling; nabla writes 'none'");
-  CHECK(first_line("s = sum(x for x in xs)") == "t.dsl:1:11: error: generator expressions are not supported; "
-                                                "make it a list comprehension: [x for x in xs]");
+  CHECK(first_line("s = f(1, x for x in xs)") == "t.dsl:1:12: error: a generator expression must be a call's only argument, "
+                                                 "sum(x for x in xs), or in parentheses of its own; or make it a list "
+                                                 "comprehension: [x for x in xs]");
+  CHECK(first_line("s = sum(x for x in xs, 1)") == "t.dsl:1:22: error: a generator expression must be a call's only argument, "
+                                                   "sum(x for x in xs), or in parentheses of its own; or make it a list "
+                                                   "comprehension: [x for x in xs]");
+  CHECK(first_line("@no_grad()\nfn f(x) = x") ==
+        "t.dsl:1:1: error: decorators are Python's; nabla has none: for @torch.no_grad() put the body in 'no_grad { ... }', "
+        "for @staticmethod write 'static name(params) = ...' in the model, or wrap by hand: 'let f2 = wrapper(f)'");
+  CHECK(parse_text("let y = a @ b").program);  // matmul is not a decorator
+  CHECK(first_line("assert x.shape == (2, 3), \"why\"") ==
+        "t.dsl:1:1: error: assert is a function in nabla, not Python's statement: write assert(cond) or "
+        "assert(cond, \"message\")");
+  CHECK(parse_text("assert(x > 0, \"why\")\nlet assert2 = 1").program);
+  // Note [A generator as a call's argument]
+  CHECK(parse_text("s = sum(x * x for x in xs if x > 0)").program);
+  CHECK(parse_text("s = sorted((x for x in xs), reverse=true)").program);
   // `lambda` stays a name where no parameter follows it.
   CHECK(parse_text("let lambda = 0.5\nlambda * 2").program);
   CHECK(parse_text("y = a != b").program);
