@@ -164,14 +164,14 @@ const char* dtype_code(DType t) {
     case DType::b8: return "BOOL";
     case DType::i8: return "I8";
     case DType::u8: return "U8";
+    case DType::i16: return "I16";
   }
   return "?";
 }
 
 bool dtype_from_code(const std::string& code, DType* out) {
-  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::b8, DType::i8,
-                  DType::u8})
-    if (code == dtype_code(t)) {
+  for (int k = 0; k < kNumDTypes; ++k)
+    if (DType t = static_cast<DType>(k); code == dtype_code(t)) {
       *out = t;
       return true;
     }
@@ -256,7 +256,7 @@ Entry read_entry(const std::string& key, const json& v, uint64_t data_size, cons
   if (!v["dtype"].is_string()) fail(name, what + ": dtype is not a string");
   std::string code = v["dtype"].get<std::string>();
   if (!dtype_from_code(code, &e.dtype))
-    fail(name, what + ": unknown dtype '" + code + "' (nabla reads F32, F64, F16, BF16, I64, I32, I8, U8, BOOL)");
+    fail(name, what + ": unknown dtype '" + code + "' (nabla reads F32, F64, F16, BF16, I64, I32, I16, I8, U8, BOOL)");
   if (!v["shape"].is_array()) fail(name, what + ": shape is not a list");
   for (auto& d : v["shape"]) {
     if (!d.is_number_integer() || d.get<int64_t>() < 0) fail(name, what + ": shape must hold non-negative integers");
@@ -412,6 +412,8 @@ Checkpoint parse(const std::string& bytes, const std::string& name, bool verify)
 }
 
 Checkpoint load_file(const std::string& path, bool verify) {
+  if (std::string problem = nul_in_path_problem(path); !problem.empty())  // Note [A NUL byte in a path]
+    throw Error("cannot load '" + path_for_message(path) + "': " + problem);
   // O_NONBLOCK: the open of a FIFO without a writer would wait forever.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error("cannot load '" + path + "': " + std::strerror(errno));

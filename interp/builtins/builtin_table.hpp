@@ -70,11 +70,14 @@ std::span<const BuiltinEntry> figure_methods();           // plot's figures (sel
 // max(x, dim=1)); every other op's builtin is its row's generic call (builtins_ops.cpp).
 std::span<const BuiltinEntry> op_conventions();
 
-// The row named `name` in a table, or null.
+// The row named `name` in a table, or null. The first characters are compared before
+// the names: a method call scans its table at every call, and comparing each row's
+// whole name measured its length first.
 template <class Entry>
 const Entry* find_entry(std::span<const Entry> table, std::string_view name) {
+  char first = name.empty() ? '\0' : name[0];
   for (const Entry& e : table)
-    if (name == e.name) return &e;
+    if (e.name[0] == first && name == e.name) return &e;
   return nullptr;
 }
 

@@ -17,15 +17,33 @@
 
 namespace nabla::interp {
 
-Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names, size_t required) {
+// Note [NumPy's keyword names]
+// PyTorch's argument parser takes NumPy's names for two keywords of every function:
+// axis for dim and keepdims for keepdim (x.sum(axis=-1, keepdims=True), common in RL
+// code). A builtin's keyword that matches none of its names is tried under PyTorch's
+// name before it is an error; the error still names the keyword as written.
+const char* pytorch_keyword(const std::string& key) {
+  if (key == "axis") return "dim";
+  if (key == "keepdims") return "keepdim";
+  return nullptr;
+}
+
+std::string pytorch_keyword(const std::string& key, const std::vector<std::string>& valid) {
+  const char* alias = pytorch_keyword(key);
+  return alias && std::find(valid.begin(), valid.end(), key) == valid.end() ? std::string(alias) : key;
+}
+
+// fname is a view: most callers pass a literal, which as a std::string was built (and
+// past 15 characters allocated) at every call; the messages copy it only on failure.
+Bound bind_named(std::string_view fname_view, CallArgs& a, std::initializer_list<const char*> names, size_t required) {
   Bound b;
   size_t n = names.size();
   b.v.resize(n);
-  b.given.assign(n, false);
-  std::vector<const char*> nm(names);
+  b.given.resize(n, false);
+  const char* const* nm = names.begin();  // no copy: bind runs at every builtin call
   if (a.pos.size() > n)
-    fail(fname + "() takes at most " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
-         std::to_string(a.pos.size()) + " were given");
+    fail(std::string(fname_view) + "() takes at most " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
+         " but " + std::to_string(a.pos.size()) + " were given");
   for (size_t k = 0; k < a.pos.size(); ++k) {
     b.v[k] = std::move(a.pos[k]);
     b.given[k] = true;
@@ -33,13 +51,15 @@ Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const ch
   for (auto& [key, val] : a.kw) {
     size_t k = 0;
     while (k < n && key != nm[k]) ++k;
-    if (k == n) fail_unexpected_keyword(fname, key, std::vector<std::string>(nm.begin(), nm.end()));
-    if (b.given[k]) fail(fname + "() got multiple values for argument '" + key + "'");
+    if (const char* alias = k == n ? pytorch_keyword(key) : nullptr)
+      for (k = 0; k < n && std::string_view(alias) != nm[k];) ++k;
+    if (k == n) fail_unexpected_keyword(std::string(fname_view), key, std::vector<std::string>(nm, nm + n));
+    if (b.given[k]) fail(std::string(fname_view) + "() got multiple values for argument '" + key + "'");
     b.v[k] = std::move(val);
     b.given[k] = true;
   }
   for (size_t k = 0; k < required; ++k)
-    if (!b.given[k]) fail(fname + "() missing required argument '" + nm[k] + "'");
+    if (!b.given[k]) fail(std::string(fname_view) + "() missing required argument '" + nm[k] + "'");
   return b;
 }
 
@@ -129,7 +149,7 @@ DType as_dtype(const Value& v, const std::string& what) {
   if (v.tag == Tag::Str) {
     DType d;
     if (dtype_from_name(v.as<StrObj>()->s, &d)) return d;
-    fail(what + ": unknown dtype '" + v.as<StrObj>()->s + "' (expected f32, f64, f16, bf16, i64, i32, i8, u8 or bool)");
+    fail(what + ": unknown dtype '" + v.as<StrObj>()->s + "' (expected f32, f64, f16, bf16, i64, i32, i16, i8, u8 or bool)");
   }
   if (v.tag == Tag::Native) {
     const std::string& n = v.as<NativeObj>()->name;
@@ -137,7 +157,7 @@ DType as_dtype(const Value& v, const std::string& what) {
     if (n == "float") return DType::f32;
     if (n == "int") return DType::i64;
   }
-  fail(what + ": expected a dtype (f32, f64, f16, bf16, i64, i32, i8, u8, bool), got " + type_name(v));
+  fail(what + ": expected a dtype (f32, f64, f16, bf16, i64, i32, i16, i8, u8, bool), got " + type_name(v));
 }
 
 // Shape given as a list/tuple or as varargs starting at pos[start].
@@ -258,6 +278,7 @@ double largest_finite(DType dtype) {
 std::pair<int64_t, int64_t> int_range(DType dtype) {
   switch (dtype) {
     case DType::i32: return {INT32_MIN, INT32_MAX};
+    case DType::i16: return {INT16_MIN, INT16_MAX};
     case DType::i8: return {INT8_MIN, INT8_MAX};
     case DType::u8: return {0, UINT8_MAX};
     default: return {INT64_MIN, INT64_MAX};

@@ -203,6 +203,7 @@ struct IntLimits {
 };
 constexpr IntLimits kIntLimits[] = {{DType::i64, 64, INT64_MIN, INT64_MAX},
                                     {DType::i32, 32, INT32_MIN, INT32_MAX},
+                                    {DType::i16, 16, INT16_MIN, INT16_MAX},
                                     {DType::i8, 8, INT8_MIN, INT8_MAX},
                                     {DType::u8, 8, 0, UINT8_MAX}};
 
@@ -210,7 +211,7 @@ constexpr IntLimits kIntLimits[] = {{DType::i64, 64, INT64_MIN, INT64_MAX},
 // unsigned char"): the draws were cast, so randint(0, 300, dtype=u8) wrapped past 255,
 // randint(-5, 5, dtype=u8) gave 251..255 and randint(0, 2**40, dtype=i32) gave
 // INT32_MIN everywhere, silently. A floating dtype holds up to its largest finite value.
-void check_randint_fits(int64_t low, int64_t high, DType dt) {
+void check_randint_fits(int64_t low, int64_t high, DType dt, const std::string& fname = "randint") {
   double bottom = 0, top = 0;
   for (const IntLimits& i : kIntLimits)
     if (i.dtype == dt) bottom = static_cast<double>(i.min), top = static_cast<double>(i.max);
@@ -220,7 +221,7 @@ void check_randint_fits(int64_t low, int64_t high, DType dt) {
   // only i8, u8, i32 and f16 can fail, whose limits are whole numbers well inside int64
   auto whole = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
   if (static_cast<double>(low) < bottom || static_cast<double>(high - 1) > top)
-    fail("randint(): the range [" + std::to_string(low) + ", " + std::to_string(high) + ") does not fit " + dtype_name(dt) +
+    fail(fname + "(): the range [" + std::to_string(low) + ", " + std::to_string(high) + ") does not fit " + dtype_name(dt) +
          " (expected values in [" + whole(bottom) + ", " + whole(top) + "])");
 }
 
@@ -242,6 +243,27 @@ Value randint_builtin(Evaluator&, CallArgs& a) {
   check_randint_fits(low, high, dt);
   Tensor t = transforms::random_under_vmap("randint", Shape(shape), [low, high, dt](const Shape& s) { return random_integers(s, dt, low, high); });
   return finish(t, o, "randint");
+}
+
+// randint_like(input, low=0, high): randint's draws of input's shape, in input's dtype
+// and on its device unless told, as torch.randint_like.
+Value randint_like_builtin(Evaluator&, CallArgs& a) {
+  FactoryOpts o = take_factory_kw(a, "randint_like", {"input", "low", "high"});
+  const size_t given = a.pos.size() + (a.find_kw("high") ? 1 : 0);  // (input, high) unless low is given
+  Bound b = given == 2 && !a.find_kw("low") ? bind("randint_like", a, {"input", "high"}, 2)
+                                             : bind("randint_like", a, {"input", "low", "high"}, 3);
+  if (b[0].tag != Tag::Tensor) fail(std::string("randint_like(): input must be a tensor, got ") + type_name(b[0]));
+  const Tensor& x = b[0].t;
+  const bool two = b.v.size() == 2;
+  const int64_t low = two ? 0 : as_int(b[1], "randint_like(): low");
+  const int64_t high = as_int(b[two ? 1 : 2], "randint_like(): high");
+  if (high <= low)
+    fail("randint_like(): high must be greater than low, got low=" + std::to_string(low) + " and high=" + std::to_string(high));
+  const DType dt = o.dtype.value_or(x.dtype());
+  check_randint_fits(low, high, dt, "randint_like");
+  if (!o.device) o.device = x.device();
+  Tensor t = transforms::random_under_vmap("randint_like", x.sizes(), [low, high, dt](const Shape& s) { return random_integers(s, dt, low, high); });
+  return finish(t, o, "randint_like");
 }
 
 // randperm's 0..n-1 must all be held exactly by its dtype, as PyTorch's ("n cannot be
@@ -371,6 +393,7 @@ void dtype_names(NamedValues& out) {
            {"i64", DType::i64}, {"i32", DType::i32}, {"float32", DType::f32}, {"float64", DType::f64},
            {"int64", DType::i64}, {"int32", DType::i32}, {"i8", DType::i8}, {"u8", DType::u8},
            {"int8", DType::i8}, {"uint8", DType::u8}, {"float16", DType::f16}, {"bfloat16", DType::bf16},
+           {"i16", DType::i16}, {"int16", DType::i16}, {"short", DType::i16},
            {"long", DType::i64}, {"double", DType::f64}, {"half", DType::f16}})
     out.emplace_back(name, Value::dtype(dtype));
 }
@@ -389,6 +412,7 @@ std::string torch_dtype_name(DType d) {
     case DType::bf16: return "bfloat16";
     case DType::i64: return "int64";
     case DType::i32: return "int32";
+    case DType::i16: return "int16";
     case DType::i8: return "int8";
     case DType::u8: return "uint8";
     default: return dtype_name(d);
@@ -470,6 +494,9 @@ const BuiltinEntry kFactoryBuiltins[] = {
      "A tensor of fill_value, its dtype from the value unless given. Example: full([2, 2], 0.5)"},
     {"randint", randint_builtin, "randint(low=0, high, size, dtype=i64, device=\"cpu\", requires_grad=false)",
      "Uniform random ints in [low, high). Example: randint(10, [4])"},
+    {"randint_like", randint_like_builtin, "randint_like(input, low=0, high, dtype=none, device=none, requires_grad=false)",
+     "Random integers in [low, high) of input's shape, in input's dtype and on its device unless told, as "
+     "torch.randint_like. Example: randint_like(zeros([2, 3]), 10)"},
     {"randperm", randperm_builtin, "randperm(n, dtype=i64, device=\"cpu\", requires_grad=false)",
      "0..n-1 in random order. Example: randn(5, 2)[randperm(5)]"},
     {"arange", arange_builtin, "arange(start=0, end, step=1, dtype=none, device=\"cpu\", requires_grad=false)",

@@ -8,12 +8,14 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "autograd/op_table.hpp"
 #include "interp/builtins/builtin_table.hpp"
 #include "interp/eval/evaluator.hpp"
+#include "tensor/small_vec.hpp"
 
 namespace nabla::interp {
 
@@ -23,12 +25,24 @@ namespace nabla::interp {
 // given). Missing optional arguments are none, with given[k] false.
 struct Bound {
   std::vector<Value> v;
-  std::vector<bool> given;
+  SmallVec<bool, 16> given;  // inline: bind runs at every builtin call, and a vector<bool> was a malloc
   const Value& operator[](size_t k) const { return v[k]; }
   bool has(size_t k) const { return given[k] && !v[k].is_none(); }
 };
 
-Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names, size_t required);
+Bound bind_named(std::string_view fname, CallArgs& a, std::initializer_list<const char*> names, size_t required);
+// Two overloads, not one of std::string_view: a caller passing a std::string and a
+// named initializer_list would find std::bind (by ADL) as the better match.
+inline Bound bind(const char* fname, CallArgs& a, std::initializer_list<const char*> names, size_t required) {
+  return bind_named(fname, a, names, required);
+}
+inline Bound bind(const std::string& fname, CallArgs& a, std::initializer_list<const char*> names, size_t required) {
+  return bind_named(fname, a, names, required);
+}
+// PyTorch's name for a NumPy keyword (axis -> dim, keepdims -> keepdim), or null (Note [NumPy's keyword names]).
+const char* pytorch_keyword(const std::string& key);
+// key, or PyTorch's name for it when valid (a builtin's keywords) lacks key.
+std::string pytorch_keyword(const std::string& key, const std::vector<std::string>& valid);
 int64_t as_int(const Value& v, const std::string& what);  // a bool refused, as PyTorch's int arguments
 int64_t as_python_int(const Value& v, const std::string& what);  // a bool is 0 or 1, as Python's range() reads it
 // A whole double as an int64; an error naming `what` when it is infinite, NaN or

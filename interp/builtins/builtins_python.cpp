@@ -3,6 +3,7 @@
 // enumerate, zip, sorted, ...). The numeric ones are builtins_numbers.cpp's. The
 // table at the end is this family's (Note [Builtin tables]).
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -175,9 +176,35 @@ Value dict_builtin(Evaluator& ev, CallArgs& a) {
   return Value::object(Tag::Dict, d);
 }
 
+// Note [type() without an allocation]
+// `type(st["step"]) == "tensor"` runs at every optimizer step, for every parameter:
+// type() made a new str each time (a malloc, its budget charge and a free). A str is
+// immutable, so each kind's name is made once and shared, as string literals are
+// (Note [Interned string literals]); a model's or an object's name varies and is made
+// each time. The shared names live as long as the program (never freed, so no str
+// outlives the memory budget's accounting at exit); several interpreters may run on
+// threads of their own, so the first to make a name publishes it atomically.
+Value type_name_value(const Value& v) {
+  if (v.tag == Tag::Instance || v.tag == Tag::Object) return make_str(type_name(v));
+  static std::atomic<const Value*> names[static_cast<size_t>(Tag::Object) + 1];
+  std::atomic<const Value*>& slot = names[static_cast<size_t>(v.tag)];
+  const Value* name = slot.load(std::memory_order_acquire);
+  if (!name) {
+    const Value* made = new Value(make_str(type_name(v)));
+    const Value* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, made, std::memory_order_acq_rel)) {
+      name = made;
+    } else {
+      delete made;
+      name = expected;
+    }
+  }
+  return *name;
+}
+
 Value type_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("type", a, {"x"}, 1);
-  return make_str(type_name(b[0]));
+  return type_name_value(b[0]);
 }
 
 Value enumerate_builtin(Evaluator& ev, CallArgs& a) {

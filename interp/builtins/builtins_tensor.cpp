@@ -99,7 +99,12 @@ Value detach_in_place_method(Evaluator&, CallArgs& a) {
   meta.output_nr = 0;
   return Value::tensor(x);
 }
-Value clone_method(Evaluator&, CallArgs& a) { return Value::tensor(clone_tensor(self_only("clone", a))); }
+// x.clone(memory_format=torch.preserve_format): memory_format_arg reads the keyword.
+Value clone_method(Evaluator&, CallArgs& a) {
+  Bound b = bind("clone", a, {"input", "memory_format"}, 1);
+  memory_format_arg(b, 1, "clone");
+  return Value::tensor(clone_tensor(b[0].t));
+}
 
 // The device or dtype (or both) that to()'s `target` names: a tensor gives both.
 void read_to_target(const Value& t, std::optional<Device>& device, std::optional<DType>& dtype) {
@@ -177,6 +182,7 @@ const char* conversion_method_name(DType dtype) {
     case DType::b8: return "bool";
     case DType::i8: return "char";
     case DType::u8: return "byte";
+    case DType::i16: return "short";
     default: return "to";
   }
 }
@@ -190,6 +196,32 @@ Value t_method(Evaluator&, CallArgs& a) {
   const Tensor& x = self_only("t", a);
   if (x.dim() != 2) fail("t() expects a 2-D tensor, got shape " + x.shape_str());
   return Value::tensor(transpose(x, 0, 1));
+}
+
+// Note [t_ rewrites the tensor's layout]
+// x.t_() transposes x itself (PyTorch's in-place Tensor.t_): the transpose is made as a
+// view (with its history when autograd tracks x) and its sizes, strides and autograd
+// state become x's, so every name bound to x sees the new layout; views taken of x
+// before keep theirs, as PyTorch's. A leaf that requires grad is refused outside
+// no_grad, as copy_ refuses it; under a transform or a graph capture, which see ops and
+// not layouts, x.t() is the way.
+Value t_in_place_method(Evaluator&, CallArgs& a) {
+  Tensor x = self_only("t_", a);
+  if (x.dim() > 2) fail("t_() expects a tensor of at most 2 dims, got shape " + x.shape_str() + " (use transpose_ of a view: x = x.transpose(d0, d1))");
+  if (x.dim() < 2) return a.pos[0];
+  if (x.impl()->batched || x.impl()->lifted || transforms::any_level_visible() || op_observer())
+    fail("t_() cannot rewrite a tensor's layout inside vmap, grad, jvp or a graph capture; use x = x.t()");
+  const bool tracked = x.requires_grad() && grad_enabled();
+  if (tracked && x.is_leaf())
+    fail("t_(): a leaf tensor that requires grad cannot be modified in place (wrap the update in no_grad)");
+  Tensor v = transpose(x, 0, 1);
+  TensorImpl* impl = x.impl();
+  impl->sizes = v.sizes();
+  impl->strides = v.strides();
+  impl->offset = v.impl()->offset;
+  impl->refresh_layout();
+  if (tracked) impl->autograd = std::move(v.impl()->autograd);
+  return a.pos[0];
 }
 
 Value zero_method(Evaluator&, CallArgs& a) {
@@ -301,7 +333,7 @@ const BuiltinEntry kTensorMethods[] = {
     {"detach_", detach_in_place_method, "detach_()",
      "Takes this tensor out of the autograd graph in place (not a view's); returns it. Example: (randn(3, "
      "requires_grad=true) * 2).detach_()"},
-    {"clone", clone_method, "clone()",
+    {"clone", clone_method, "clone(memory_format=\"preserve_format\")",
      "A copy with its own storage; differentiable. Example: let y = randn(3).clone()"},
     {"to", to_method, "to(target=none, dtype=none, device=none, non_blocking=false)",
      "This tensor on another device or in another dtype (a tensor target gives both). Example: randn(3).to(\"cpu\", "
@@ -321,7 +353,11 @@ const BuiltinEntry kTensorMethods[] = {
     {"bool", convert_method<DType::b8>, "bool()", "This tensor as bool. Example: arange(3).bool()"},
     {"char", convert_method<DType::i8>, "char()", "This tensor as i8. Example: tensor([1, -2]).char()"},
     {"byte", convert_method<DType::u8>, "byte()", "This tensor as u8. Example: tensor([1, 255]).byte()"},
+    {"short", convert_method<DType::i16>, "short()", "This tensor as i16. Example: tensor([1000, -2]).short()"},
     {"t", t_method, "t()", "The transpose of a 2-D tensor. Example: randn(2, 3).t()"},
+    {"t_", t_in_place_method, "t_()",
+     "Transposes this tensor of at most 2 dims in place (Note [t_ rewrites the tensor's layout]); returns it. "
+     "Example: let x = randn(2, 3); x.t_()"},
     {"zero_", zero_method, "zero_()",
      "Sets every element to 0 in place; returns this tensor. Example: let w = randn(3, requires_grad=true); "
      "w.sum().backward(); w.grad.zero_()"},

@@ -588,7 +588,10 @@ bool changes_in_place(Tag tag, const std::string& name) {
 
 Value container_method(Evaluator& ev, const Value& self, const std::string& name, CallArgs& a) {
   if (const MethodEntry* m = find_entry(container_methods(self.tag), name)) {
-    if (changes_in_place(self.tag, name)) {
+    // Outside any lowered region or capture the check cannot fail: skip building its
+    // message and the name lookup (list.append runs this at every call).
+    bool checked = current_object_region() != 0 || current_capture() != 0;
+    if (checked && changes_in_place(self.tag, name)) {
       const Tracked& obj = self.tag == Tag::List ? static_cast<const Tracked&>(*self.as<ListObj>())
                                                  : static_cast<const Tracked&>(*self.as<DictObj>());
       check_change_in_compiled(obj, name + " to a " + type_name(self), name == "append");

@@ -20,16 +20,6 @@
 
 namespace nabla::interp {
 
-// ---- errors -----------------------------------------------------------------------
-
-void fail(const std::string& message) { throw LangError(message); }
-
-std::string LangError::formatted() const {
-  std::string out = located ? format_error(span, message) : "error: " + message;
-  for (const auto& line : trace) out += "\n" + line;
-  return out;
-}
-
 // ---- locations ------------------------------------------------------------------------
 
 Value Evaluator::Impl::self_field(Frame* f, const std::string& name) {
@@ -538,6 +528,7 @@ Value Evaluator::Impl::get_attr_at(const Value& obj, const Attribute& a) {
 }
 
 Value Evaluator::Impl::eval_index(const Index& ix, const Value& obj) {
+  if (std::optional<Value> found = index_container_fast(ix, obj)) return std::move(*found);
   std::vector<Value> idx = eval_index_items(ix);
   if (obj.tag == Tag::Tensor) set_origin(ix);
   call_site = &ix.span;  // where a model's __getitem__ is called from
@@ -649,6 +640,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
       auto& d = static_cast<const DictLit&>(e);
       auto obj = std::make_shared<DictObj>();
       for (size_t k = 0; k < d.keys.size(); ++k) {
+        if (d.unpacks(k)) { unpack_into(*obj, eval(*d.keys[k])); continue; }  // {**m}
         Value key = eval(*d.keys[k]);
         check_key(key);
         obj->set(key, eval(*d.values[k]));

@@ -122,7 +122,7 @@ Value Evaluator::Impl::invoke(const FnDecl& d, const FnInfo& info, const std::sh
   FrameGuard g(*this);
   SiteGuard restore_site(*this);
   ProfileSpan span([&] { return std::pair<std::string, std::string>(name, site ? site->where() : ""); });
-  stack.push_back({site, &name});
+  push_call(site, &name);
   frame = fr.get();
   module = mod;
   if (d.expr_body) return eval(*d.expr_body);

@@ -2,8 +2,9 @@
 // resolver gives their loop variables a scope of their own
 // (Evaluator::Impl::resolve_comprehension); here the clauses run left to right as
 // nested loops and filters, and the element is made at the innermost point. Also
-// Evaluator::iterate, the items of any iterable as a list (each_item's slow path), and
-// Impl::unpack, the values a tuple pattern binds.
+// Evaluator::iterate, the items of any iterable as a list (each_item's slow path),
+// Impl::unpack, the values a tuple pattern binds, Impl::unpack_into, a dict
+// display's {**m}, and Impl::index_container_fast, a list's, tuple's or dict's item.
 #include "autograd/ops.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "lang/utf8_text.hpp"
@@ -104,6 +105,43 @@ std::vector<Value> Evaluator::iterate(const Value& v) {
       [[fallthrough]];
     default: fail(std::string("'") + type_name(v) + "' object is not iterable");
   }
+}
+
+// {**m, k: v}: m's items in its order, a later key replacing an earlier one, as
+// Python's dict display (torch.func's functional_call(model, {**params, **buffers}, x)).
+void Evaluator::Impl::unpack_into(DictObj& out, const Value& mapping) {
+  if (mapping.tag != Tag::Dict)
+    fail(std::string("'**' in a dict unpacks a dict, got ") + type_name(mapping) +
+         (mapping.tag == Tag::List || mapping.tag == Tag::Tuple ? " (a list of (key, value) pairs is dict(pairs))" : ""));
+  // a copy first: {**d} may be assigned over d, and the entries must not move under us
+  const std::vector<std::pair<Value, Value>> entries = mapping.as<DictObj>()->entries;
+  for (const auto& [key, value] : entries) out.set(key, value);
+}
+
+// Note [Container subscripts without a vector]
+// d["lr"], xs[k] and t[0] are most of the subscripts library code runs (an optimizer's
+// step reads its state and groups with them), and index_value takes its items as a
+// vector, one allocation each. A single int or key into a list, tuple or dict that
+// holds it is read here directly; every other case, and every failing one (a key not
+// in the dict, an index out of range), goes the general way after it, which raises
+// the same errors as before: the item is evaluated once either way.
+std::optional<Value> Evaluator::Impl::index_container_fast(const Index& ix, const Value& obj) {
+  if (obj.tag != Tag::Dict && obj.tag != Tag::List && obj.tag != Tag::Tuple) return std::nullopt;
+  if (ix.items.size() != 1) return std::nullopt;
+  const Expr& item = *ix.items[0];
+  if (item.kind == ExprKind::Slice || item.kind == ExprKind::Ellipsis) return std::nullopt;
+  Value key = eval(item);
+  call_site = &ix.span;
+  if (obj.tag == Tag::Dict) {
+    if (Value* v = obj.as<DictObj>()->find(key)) return *v;
+  } else if (key.tag == Tag::Int) {
+    const std::vector<Value>& items = obj.as<ListObj>()->items;
+    int64_t n = static_cast<int64_t>(items.size());
+    if (key.i >= -n && key.i < n) return items[static_cast<size_t>(key.i < 0 ? key.i + n : key.i)];
+  }
+  std::vector<Value> idx;
+  idx.push_back(std::move(key));
+  return index_value(ev, obj, idx);  // its error (and any case not read above)
 }
 
 }  // namespace nabla::interp

@@ -41,6 +41,10 @@ struct CallRec {
   // from the user's code and no layer call is above it (its site's text), once asked.
   // See Note [User line] in evaluator_trace.cpp.
   OriginId library_origin = 0;
+  // How many frames, from the bottom of the stack up to this one, reach the innermost
+  // call made from the user's code (0: none), set by push_call: library_origin reads it
+  // instead of walking the stack at every library expression.
+  size_t user_frames = 0;
 };
 
 // A model's method running (forward, step, ...): the model, the index in the call
@@ -93,6 +97,7 @@ struct Evaluator::Impl {
   Module* module = nullptr;
   Value ret;
   std::vector<CallRec> stack;
+  void push_call(const SourceSpan* site, const std::string* name);  // evaluator_trace.cpp
   const SourceSpan* call_site = nullptr;
 
   // ================================ resolver ================================
@@ -147,6 +152,7 @@ struct Evaluator::Impl {
     fail("undefined name '" + clip_for_message(name) + "'" + advice + undefined_name_hint(name, n));
   }
   std::string undefined_name_hint(const std::string& name, const Name* n);
+  std::string module_defining(const std::string& name) const;  // Note [A name of a module not imported]
 
   inline Value self_field(Frame* f, const std::string& name);
 
@@ -385,6 +391,8 @@ struct Evaluator::Impl {
   inline void set_origin(const Expr& e);
   inline void enter_call(const Call& c);
   inline std::vector<Value> eval_index_items(const Index& ix);
+  // evaluator_comprehensions.cpp, Note [Container subscripts without a vector].
+  std::optional<Value> index_container_fast(const Index& ix, const Value& obj);
   inline Value binary_values(const Binary& b, const Value& l, const Value& r);
   static inline bool scalar_binary_fast(BinaryOp op, const Value& l, const Value& r, Value* out);
   inline bool leaf_value(const Expr& e, Value* out);
@@ -412,6 +420,7 @@ struct Evaluator::Impl {
   const Expr* current_call = nullptr;
 
   static inline void check_key(const Value& k);
+  void unpack_into(DictObj& out, const Value& mapping);  // {**mapping} in a dict display
 };
 
 }  // namespace nabla::interp

@@ -40,7 +40,7 @@ Value Evaluator::Impl::instantiate(const std::shared_ptr<ModelClassObj>& cls, Ca
     bind_args(d.name, d.params, &cls->defaults, args, *fr, 0);
   }
   FrameGuard g(*this);
-  stack.push_back({site, &d.name});
+  push_call(site, &d.name);
   frame = fr.get();
   module = cls->module.get();
   struct Pop {

@@ -27,6 +27,16 @@
 
 namespace nabla::interp {
 
+// ---- errors -----------------------------------------------------------------------
+
+void fail(const std::string& message) { throw LangError(message); }
+
+std::string LangError::formatted() const {
+  std::string out = located ? format_error(span, message) : "error: " + message;
+  for (const auto& line : trace) out += "\n" + line;
+  return out;
+}
+
 namespace {
 
 bool in_library(const SourceSpan* s) { return s && s->file && s->file->library; }
@@ -91,12 +101,18 @@ void Evaluator::Impl::locate_at_import(LangError& e, const SourceSpan& import_si
   if (!ev.full_trace && in_library(&e.span) && in_user_code(&import_site)) e.span = import_site;
 }
 
+// Pushes a call record, with the depth of the innermost call made from the user's
+// code at or below it (CallRec::user_frames).
+void Evaluator::Impl::push_call(const SourceSpan* site, const std::string* name) {
+  size_t user_frames = in_user_code(site) ? stack.size() + 1 : stack.empty() ? 0 : stack.back().user_frames;
+  stack.push_back({site, name, 0, user_frames});
+}
+
 // The origin of an op that library expression `e` runs: the innermost call made from
 // the user's code, with the path of the innermost model method the library runs
 // above it. Interned once per call record or layer call.
 OriginId Evaluator::Impl::library_origin(const Expr& e) {
-  size_t k = stack.size();
-  while (k > 0 && !in_user_code(stack[k - 1].site)) --k;
+  size_t k = stack.empty() ? 0 : stack.back().user_frames;
   if (k == 0) return e.origin_id;  // no user code below (an import's top level)
   CallRec& boundary = stack[k - 1];
   bool in_layer = !layer_calls.empty() && layer_calls.back().depth >= k - 1;

@@ -154,7 +154,15 @@ size_t hash_at(const Value& v, int depth) {
       if (d == std::floor(d) && std::fabs(d) < 9.2e18) return std::hash<int64_t>()(static_cast<int64_t>(d));
       return std::hash<double>()(d);
     }
-    case Tag::Str: return std::hash<std::string>()(v.as<StrObj>()->s);
+    case Tag::Str: {
+      const StrObj& str = *v.as<StrObj>();
+      size_t h = str.hash.load(std::memory_order_relaxed);
+      if (h == 0) {
+        h = std::hash<std::string>()(str.s);
+        str.hash.store(h, std::memory_order_relaxed);
+      }
+      return h;
+    }
     case Tag::Tuple: {
       check_walk_depth("dict key", v, depth);
       size_t h = 0x345678;
@@ -624,17 +632,6 @@ void Value::copy_slow(const Value& v) {
     new (&t) Tensor(v.t);
   else
     new (&o) std::shared_ptr<Obj>(v.o);
-}
-
-void Value::move_slow(Value&& v) {
-  if (tag == Tag::Tensor) {
-    new (&t) Tensor(std::move(v.t));
-    v.t.~Tensor();
-  } else {
-    new (&o) std::shared_ptr<Obj>(std::move(v.o));
-    v.o.~shared_ptr();
-  }
-  v.tag = Tag::None;
 }
 
 }  // namespace nabla::interp
