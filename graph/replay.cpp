@@ -4,6 +4,7 @@
 
 #include "autograd/profiler.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
+#include "tensor/storage_views.hpp"
 
 namespace nabla::graph {
 
@@ -89,30 +90,6 @@ std::string unrecordable_arguments(const Graph& g, const TensorList& args, Devic
       return "argument %" + argument_values(g).at(k)->name + " is on " + args[k].device().str() +
              " (a recording would keep its value of one run)";
   return "";
-}
-
-// A tensor over `storage` laid out as `like` (sizes, strides, offset, dtype), with no
-// autograd state of its own.
-Tensor over_storage(const std::shared_ptr<Storage>& storage, const Tensor& like) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = storage;
-  impl->sizes = like.sizes();
-  impl->strides = like.strides();
-  impl->offset = like.offset();
-  impl->dtype = like.dtype();
-  impl->refresh_layout();
-  return Tensor(std::move(impl));
-}
-
-// All of a storage's bytes, as a u8 tensor.
-Tensor bytes_of(const std::shared_ptr<Storage>& storage) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = storage;
-  impl->sizes = {static_cast<int64_t>(storage->nbytes)};
-  impl->strides = {1};
-  impl->dtype = DType::u8;
-  impl->refresh_layout();
-  return Tensor(std::move(impl));
 }
 
 // How many of `ts` are over `s`.

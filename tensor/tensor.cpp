@@ -8,6 +8,7 @@
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 #include "tensor/origin.hpp"
+#include "tensor/storage_views.hpp"
 
 namespace nabla {
 
@@ -301,6 +302,27 @@ Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, i
   impl->offset = offset;
   impl->dtype = base.dtype();
   impl->is_view = true;
+  impl->refresh_layout();
+  return Tensor(std::move(impl));
+}
+
+Tensor over_storage(const std::shared_ptr<Storage>& storage, const Tensor& like) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = storage;
+  impl->sizes = like.sizes();
+  impl->strides = like.strides();
+  impl->offset = like.offset();
+  impl->dtype = like.dtype();
+  impl->refresh_layout();
+  return Tensor(std::move(impl));
+}
+
+Tensor bytes_of(const std::shared_ptr<Storage>& storage) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = storage;
+  impl->sizes = {static_cast<int64_t>(storage->nbytes)};
+  impl->strides = {1};
+  impl->dtype = DType::u8;
   impl->refresh_layout();
   return Tensor(std::move(impl));
 }

@@ -11,6 +11,7 @@
 #include "interp/values/value_walk.hpp"
 #include "lang/did_you_mean.hpp"
 #include "tensor/cpu/copy.hpp"
+#include "tensor/storage_views.hpp"
 
 namespace nabla::interp {
 
@@ -31,36 +32,19 @@ struct CopyTask {
   Value* dst;
 };
 
-// The whole of a storage's bytes as a u8 tensor (copy_into moves them on any device).
-Tensor storage_bytes(const std::shared_ptr<Storage>& storage) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = storage;
-  impl->sizes = {static_cast<int64_t>(storage->nbytes)};
-  impl->strides = {1};
-  impl->dtype = DType::u8;
-  impl->refresh_layout();
-  return Tensor(std::move(impl));
-}
-
 // t's copy: its layout over the copy of its storage (made at the first tensor of that
 // storage, kept in the memo as a u8 tensor of its bytes).
 Tensor copy_with_storage(const Tensor& t, Memo& memo) {
   const void* key = t.storage().get();
   auto it = memo.find(key);
   if (it == memo.end()) {
-    Tensor bytes = storage_bytes(std::make_shared<Storage>(t.storage()->nbytes, t.device(), t.storage()->pinned));
-    copy_into(bytes, storage_bytes(t.storage()));
+    Tensor bytes = bytes_of(std::make_shared<Storage>(t.storage()->nbytes, t.device(), t.storage()->pinned));
+    copy_into(bytes, bytes_of(t.storage()));
     it = memo.emplace(key, Value::tensor(bytes)).first;
   }
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = it->second.t.storage();
-  impl->sizes = t.sizes();
-  impl->strides = t.strides();
-  impl->offset = t.impl()->offset;
-  impl->dtype = t.dtype();
-  impl->is_view = t.impl()->is_view;
-  impl->refresh_layout();
-  return Tensor(std::move(impl));
+  Tensor c = over_storage(it->second.t.storage(), t);
+  c.impl()->is_view = t.impl()->is_view;
+  return c;
 }
 
 Value copy_tensor(const Tensor& t, Memo& memo) {
