@@ -108,9 +108,9 @@ int ever_taken(Graph& body, int acc, int p, bool pair, Device device) {
   if (pair) return output_of(body, body.add_node(OpId::maximum, {acc, p}, {}, {am}));
   int zero = body.add_constant(zeros(pm.sizes, pm.dtype, device));
   int sides[2];
-  OpId tests[2] = {OpId::ne, OpId::eq};
   for (int s = 0; s < 2; ++s) {
-    int test = output_of(body, body.add_node(tests[s], {p, zero}, {}, {{pm.sizes, DType::b8}}));
+    const OpId test_op = s == 0 ? OpId::ne : OpId::eq;  // the then side: p != 0; the else side: p == 0
+    int test = output_of(body, body.add_node(test_op, {p, zero}, {}, {{pm.sizes, DType::b8}}));
     sides[s] = output_of(body, body.add_node(OpId::to_dtype, {test}, {{"dtype", DType::f32}}, {{pm.sizes, DType::f32}}));
   }
   int both = output_of(body, body.add_node(OpId::stack, {sides[0], sides[1]}, {{"dim", int64_t{-1}}}, {am}));

@@ -199,7 +199,7 @@ if [ "$MODE" = usage ]; then
     "nabla: error: bad --inputs 'f32[8,x]': expected a size (a whole number) at 'x]' (inputs read dtype[sizes],...: f32[64,784],i64[64])" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --inputs 'f32[8,x]'
   expect "graph: bad --inputs dtype" 2 "" \
-    "nabla: error: bad --inputs 'f33[8]': unknown dtype 'f33' (f32, f64, f16, bf16, i64, i32, i8, u8 or bool)" -- \
+    "nabla: error: bad --inputs 'f33[8]': unknown dtype 'f33' (f32, f64, f16, bf16, i64, i32, i16, i8, u8 or bool)" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --inputs 'f33[8]'
   expect "graph: unwritable --out" 2 "" "nabla: error: cannot write '/no/such/folder/g.svg': no folder '/no/such/folder'" -- \
     "$NABLA" graph "$GRAPH_MODELS" --entry mlp --out /no/such/folder/g.svg
