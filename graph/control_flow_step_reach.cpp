@@ -255,17 +255,27 @@ class StepWalk {
     }
   }
 
+  // Reached where any of `outs` is.
+  static BranchReach either_of(const std::vector<BranchReach>& outs) {
+    BranchReach any;
+    for (const BranchReach& o : outs) any = either(any, o);
+    return any;
+  }
+
+  // The predicates a nested region's node yields (its slice of this walk's).
+  TensorList preds_of(const PredTree& tree) const {
+    auto first = preds_.begin() + static_cast<long>(tree.slot);
+    return TensorList(first, first + static_cast<long>(tree.count));
+  }
+
   // A scan whose step predicates are known: its body walked with each output reached
   // at each step where the node's outputs are (the flags gain a last dim, its steps),
   // each param's reach reduced over the steps; a carry reached where the outputs are.
   void visit_scan(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
-    BranchReach any;
-    for (const BranchReach& o : outs) any = either(any, o);
+    const BranchReach any = either_of(outs);
     BranchReach per_step = any.flag.defined() ? BranchReach{false, unsqueeze(any.flag, -1)} : any;
     const Graph& body = *n.regions[0];
-    TensorList preds(preds_.begin() + static_cast<long>(tree.slot),
-                     preds_.begin() + static_cast<long>(tree.slot + tree.count));
-    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), per_step), tree.sides[0], preds, pairs_);
+    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), per_step), tree.sides[0], preds_of(tree), pairs_);
     std::vector<int> params = region_params(body);
     const size_t carried = control_layout(n).carried;
     for (size_t k = 0; k < params.size() && k < n.inputs.size(); ++k) {
@@ -286,12 +296,9 @@ class StepWalk {
   // A while_loop that carried whether its iterations took each side: its body walked
   // with those pairs, each output reached where the node's are.
   void visit_while(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
-    BranchReach any;
-    for (const BranchReach& o : outs) any = either(any, o);
+    const BranchReach any = either_of(outs);
     const Graph& body = *n.regions[1];
-    TensorList preds(preds_.begin() + static_cast<long>(tree.slot),
-                     preds_.begin() + static_cast<long>(tree.slot + tree.count));
-    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), any), tree.sides[0], preds, true);
+    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), any), tree.sides[0], preds_of(tree), true);
     std::vector<int> params = region_params(body);
     const size_t carried = control_layout(n).carried;
     for (size_t k = 0; k < params.size() && k < n.inputs.size(); ++k)
