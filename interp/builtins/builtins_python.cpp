@@ -372,6 +372,7 @@ Value getattr_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("getattr", a, {"obj", "name", "default"}, 2);
   if (b[1].tag != Tag::Str) fail(std::string("getattr(): name must be a str, got ") + type_name(b[1]));
   if (!b.given[2]) return ev.get_attr(b[0], b[1].as<StrObj>()->s);  // a default of none counts
+  if (ev.lacks_attr(b[0], b[1].as<StrObj>()->s)) return b[2];
   Evaluator::QuietLookup quiet(ev);
   try {
     return ev.get_attr(b[0], b[1].as<StrObj>()->s);
@@ -386,6 +387,7 @@ Value getattr_builtin(Evaluator& ev, CallArgs& a) {
 Value hasattr_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("hasattr", a, {"obj", "name"}, 2);
   if (b[1].tag != Tag::Str) fail(std::string("hasattr(): name must be a str, got ") + type_name(b[1]));
+  if (ev.lacks_attr(b[0], b[1].as<StrObj>()->s)) return Value::boolean(false);
   Evaluator::QuietLookup quiet(ev);
   try {
     ev.get_attr(b[0], b[1].as<StrObj>()->s);

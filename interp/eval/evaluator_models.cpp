@@ -15,6 +15,7 @@
 #include "interp/builtins/help.hpp"
 #include "interp/eval/capture_reads.hpp"
 #include "interp/eval/evaluator_impl.hpp"
+#include "interp/eval/script/script_mode.hpp"
 #include "interp/values/object_regions.hpp"
 #include "tensor/cuda/cuda_runtime.hpp"
 
@@ -200,6 +201,7 @@ Value Evaluator::Impl::call_instance(const Value& self, CallArgs& args) {
     if (!r.is_none()) out = r;
   }
   if ((!inst->backward_hooks.empty() || full) && out.tag == Tag::Tensor && out.t.defined() && out.t.requires_grad()) {
+    note_gradient_hook(ev.script);  // Note [Gradient hooks inside a lowered region]
     Evaluator* e = &ev;
     std::weak_ptr<Obj> weak = self.o;
     register_hook(out.t, [e, weak, full](const Tensor& g) {
@@ -282,6 +284,26 @@ Value Evaluator::model_items(const Value& inst) {
     cur = call_method(cur, "__iter__", none);
   }
   return cur;
+}
+
+// get_attr's misses below, read without the error: a model with no such field,
+// method or __getattr__ hook (and not one of the names every model answers), an object
+// or a module without it. Note [Lookups that expect to miss]
+bool Evaluator::lacks_attr(const Value& obj, const std::string& name) {
+  switch (obj.tag) {
+    case Tag::Instance: {
+      auto* inst = obj.as<InstanceObj>();
+      const auto& methods = inst->cls->info->methods;
+      return !inst->find(name) && !methods.count(name) && !find_entry(model_methods(), name) &&
+             !methods.count("__getattr__") && name != "__class__" && name != "training";
+    }
+    case Tag::Object: {
+      auto* o = obj.as<ObjectObj>();
+      return !o->find(name) && !o->methods.count(name);
+    }
+    case Tag::Module: return !obj.as<Module>()->get(name);
+    default: return false;
+  }
 }
 
 Value Evaluator::get_attr(const Value& obj, const std::string& name) {

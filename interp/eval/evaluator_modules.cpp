@@ -14,6 +14,7 @@
 #include "interp/app/program_file.hpp"
 #include "lang/did_you_mean.hpp"
 #include "lang/parser.hpp"
+#include "tensor/cpu/blas.hpp"
 
 namespace nabla::interp {
 
@@ -141,6 +142,7 @@ std::shared_ptr<Module> Evaluator::find_module(const std::string& name) {
 // A standard-library module: the embedded source (or one registered by a test), else
 // stdlib/<name>.dsl on disk ($NABLA_STDLIB, then next to the source tree).
 std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) {
+  if (name == "nn") cpu::start_gemm_warm_up();  // Note [Warming up sgemm's kernels]
   if (const std::string* src = find_stdlib_source(name))
     return load_module(name, kStdlibPrefix + name + ".dsl", *src, true);
   ev.check_sandbox(("import " + name).c_str());  // not embedded: it would read the disk
@@ -198,6 +200,7 @@ Evaluator::Evaluator() : impl(std::make_unique<Impl>(*this)) {
 // a module and its functions, closures and their frames, a tensor in a global whose
 // autograd node holds a custom function's class (Note [Reference cycles] in cycles.hpp).
 Evaluator::~Evaluator() {
+  cpu::finish_gemm_warm_up();  // Note [Warming up sgemm's kernels]
   CycleRegistry::Scope objects(&cycles);
   main_module.reset();
   import_cache.clear();
