@@ -179,25 +179,28 @@ fn _each_param(update, ps, gs, sts, group) {
 # the group's parameters that have a grad, their grads (negated when the group
 # maximizes) and states, under no_grad (multi-tensor kernels take a group at once).
 fn _step_group_lists(opt, update_group) {
-  _check_groups_kept(opt)
+  # the common case natively (Note [A step's checks, natively first], builtins_optim.cpp)
+  if not optim_groups_kept_(opt.param_groups, _options[type(opt)], opt.params, opt.state) { _check_groups_kept(opt) }
   no_grad {
     let i = 0
     let states = opt.state
     for group in opt.param_groups {
       let negate = _maximizes(group)
-      let ps = []
-      let gs = []
-      let sts = []
-      for p in group["params"] {
-        let g = p.grad
-        if g != none {
-          ps.append(p)
-          gs.append(-g if negate else g)
-          sts.append(states[i])
+      let lists = optim_step_lists_(group["params"], states, i, negate)  # natively: Note [A step's checks, natively first]
+      if lists == none {
+        lists = [[], [], []]
+        for k in range(len(group["params"])) {
+          let p = group["params"][k]
+          let g = p.grad
+          if g != none {
+            lists[0].append(p)
+            lists[1].append(-g if negate else g)
+            lists[2].append(states[i + k])
+          }
         }
-        i = i + 1
       }
-      update_group(ps, gs, sts, group)
+      i = i + len(group["params"])
+      update_group(lists[0], lists[1], lists[2], group)
     }
   }
 }

@@ -211,16 +211,20 @@ fn _use_fused(on) {
 # them, else parameter by parameter.
 fn _adam_group_step(ps, gs, sts, group, decoupled) {
   let amsgrad = group["amsgrad"]
-  # One pass over the states (this loop is most of an eager step's interpreted work).
-  let ms = []
-  let vs = []
-  let steps = []
-  for k in range(len(ps)) {
-    let st = sts[k]
-    steps.append(_adam_advance(ps[k], st, amsgrad))
-    ms.append(st["exp_avg"])
-    vs.append(st["exp_avg_sq"])
+  # natively once the states are made (Note [A step's checks, natively first])
+  let advanced = optim_adam_advance_(sts, amsgrad)
+  if advanced == none {
+    advanced = [[], [], []]
+    for k in range(len(ps)) {
+      let st = sts[k]
+      advanced[2].append(_adam_advance(ps[k], st, amsgrad))
+      advanced[0].append(st["exp_avg"])
+      advanced[1].append(st["exp_avg_sq"])
+    }
   }
+  let ms = advanced[0]
+  let vs = advanced[1]
+  let steps = advanced[2]
   let lr = group["lr"]
   let beta1 = group["betas"][0]
   let beta2 = group["betas"][1]
