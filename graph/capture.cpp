@@ -223,11 +223,19 @@ bool Capture::fixed_distance(const Tensor& start, const Tensor& stop) {
 }
 
 void Capture::on_value_read(const Tensor& t, const std::string& what) {
+  // A region reading a value of an enclosing capture it was not given (the function's
+  // input, a loop's index, in the message of a side that fails: fail(f"row {t}")) reads
+  // the enclosing capture's value: that capture says whether it varies per call.
+  const Capture* owner = this;
   int id = known_or_base(t);
+  while (id < 0 && owner->parent_ && t.impl()->serial < owner->start_serial_) {
+    owner = owner->parent_;
+    id = owner->known_or_base(t);
+  }
   // Fixed values are the same at every call, so reading them is fine; anything else
   // varies per call.
-  if (id < 0 || fixed(id)) return;
-  problems_.push_back({what + " reads the value of " + describe(id) +
+  if (id < 0 || owner->fixed(id)) return;
+  problems_.push_back({what + " reads the value of " + owner->describe(id) +
                            ", which a graph cannot replay (it would be baked in as a constant)",
                        current_origin()});
 }

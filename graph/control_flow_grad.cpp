@@ -381,8 +381,6 @@ class ControlFlowBackward : public nabla::Node {
   }
   const IrNode& forward() const { return fwd_; }
   const CarryTable& carries() const { return carries_; }
-  const TensorList& step_flags() const { return step_flags_; }
-  void set_step_flags(TensorList flags) { step_flags_ = std::move(flags); }
   const CondPredicates& cond_predicates() const { return cond_preds_; }
   void set_cond_predicates(CondPredicates p) { cond_preds_ = std::move(p); }
   Tensor first_input() const { return ins_.empty() ? Tensor() : ins_[0].peek(); }
@@ -536,7 +534,6 @@ class ControlFlowBackward : public nabla::Node {
   std::shared_ptr<SavedStep> saved_;  // a scan that saved its step's values (null: recompute them)
   std::vector<size_t> draws_;  // a cond: how many draw outputs each side adds (with_draws_as_outputs)
   CarryTable carries_;  // node_carries of the node as the program made it
-  TensorList step_flags_;  // a scan's inputs reached at some step only (Note [Branches inside a loop step])
   CondPredicates cond_preds_;  // a cond's: the predicates of the conds in its sides
   std::vector<SavedTensor> ins_, outs_;
 };
@@ -553,9 +550,8 @@ bool output_differentiable(const CarryTable& carries, const TensorList& ins, siz
 
 // Gives the floating outputs that an input's gradient reaches a ControlFlowBackward node.
 void attach_backward(const Node& n, const TensorList& ins, TensorList& outs, std::shared_ptr<SavedStep> saved,
-                     std::vector<size_t> draws, CarryTable carries, TensorList step_flags, CondPredicates preds) {
+                     std::vector<size_t> draws, CarryTable carries, CondPredicates preds) {
   auto node = std::make_shared<ControlFlowBackward>(n, std::move(saved), std::move(draws), carries);
-  node->set_step_flags(std::move(step_flags));
   node->set_cond_predicates(std::move(preds));
   node->next_edges.resize(ins.size());
   for (size_t k = 0; k < ins.size(); ++k)
@@ -618,10 +614,6 @@ const CondPredicates* control_flow_cond_predicates(const nabla::Node& n) {
   return backward && !backward->cond_predicates().values.empty() ? &backward->cond_predicates() : nullptr;
 }
 
-const TensorList* control_flow_step_flags(const nabla::Node& n) {
-  auto* backward = dynamic_cast<const ControlFlowBackward*>(&n);
-  return backward && !backward->step_flags().empty() ? &backward->step_flags() : nullptr;
-}
 
 TensorList apply_control_flow(Node n, const TensorList& given, std::vector<TensorMeta> metas, CarriesFor carries,
                               LoopSaving saving) {
@@ -642,7 +634,6 @@ TensorList apply_control_flow(Node n, const TensorList& given, std::vector<Tenso
   CondPredicates cond_preds;
   if (differentiable && n.kind == NodeKind::cond)
     cond_preds.trees = add_cond_predicates(n, metas, &step_preds, ins.back().device());
-  std::shared_ptr<const Graph> body = n.kind == NodeKind::cond ? nullptr : n.regions.back();
   std::shared_ptr<SavedStep> saved;
   std::vector<size_t> draws;
   if (differentiable && n.kind == NodeKind::cond) draws = with_draws_as_outputs(n, metas, ins.back().device());
@@ -659,16 +650,17 @@ TensorList apply_control_flow(Node n, const TensorList& given, std::vector<Tenso
   }
   TensorList outs = run_unobserved(n, ins, metas);
   record(n, ins, outs);
-  TensorList step_flags;
-  if (n.kind == NodeKind::scan && !step_conds.empty())
-    step_flags = step_reach(*body, own, control_layout(n).carried, step_conds, part(outs, own, step_preds));
+  // Note [Reach along a loop's steps]: a loop's step predicates, read with its outputs' reach.
+  if (n.kind == NodeKind::scan && !step_conds.empty()) {
+    cond_preds.trees[0] = step_conds;
+    cond_preds.values = part(outs, own, step_preds);
+  }
   if (n.kind == NodeKind::while_loop && !step_conds.empty() && n.attrs.i("trips") > 0) {
-    size_t carried = control_layout(n).carried;
-    step_flags = step_reach(*body, own, carried, step_conds, while_step_predicates(outs, own, step_preds, carried));
+    cond_preds.trees[0] = step_conds;
+    cond_preds.values = while_step_predicates(outs, own, step_preds, control_layout(n).carried);
   }
   if (n.kind == NodeKind::cond && step_preds > 0) cond_preds.values = part(outs, own, step_preds);
-  if (differentiable)
-    attach_backward(n, ins, outs, saved, draws, std::move(reaches), std::move(step_flags), std::move(cond_preds));
+  if (differentiable) attach_backward(n, ins, outs, saved, draws, std::move(reaches), std::move(cond_preds));
   return outs;
 }
 

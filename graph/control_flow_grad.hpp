@@ -73,12 +73,9 @@ const Node* control_flow_forward(const nabla::Node& n, Tensor* first_input);
 // the node as the program made it, Note [Outputs a lowered region does not
 // differentiate]); null where n is another node.
 const std::vector<std::vector<bool>>* control_flow_carries(const nabla::Node& n);
-// For a scan's backward, per input: undefined where every step reaches its gradient,
-// else a 0-dim f32 flag, 1 in a call where some step does (Note [Branches inside a loop
-// step], graph/control_flow_step_reach.hpp); null where nothing is known.
-const TensorList* control_flow_step_flags(const nabla::Node& n);
-// For a cond's backward whose sides hold conds of their own: their predicates' values
-// in the call and where they are (Note [Branches inside a loop step]); else null.
+// For a cond's backward whose sides hold conds of their own, or a loop's whose body
+// holds one-sided conds (its step predicates in trees[0]): their predicates' values in
+// the call and where they are (Note [Branches inside a loop step]); else null.
 const CondPredicates* control_flow_cond_predicates(const nabla::Node& n);
 
 // A copy of t made outside the op table (no capture records it; wrapped numbers stay

@@ -210,6 +210,20 @@ std::vector<PredTree> export_predicates(Graph& g, std::vector<int>& exported, De
   return trees;
 }
 
+// How a loop runs its body: its carries, its steps (as many as its stacked predicates'
+// last dim), in which order, and whether it stacks its carries (each step's is an output).
+struct LoopSteps {
+  size_t carried = 0;
+  int64_t steps = 0;
+  bool reverse = false;
+  bool stacks_carries = false;
+};
+
+// Note [Reach along a loop's steps]: the reach of each param of a loop's body over all
+// its steps, the node's outputs reached as `out` says.
+std::vector<BranchReach> chain_steps(const Graph& body, const LoopSteps& loop, const std::vector<BranchReach>& out,
+                                     const std::vector<PredTree>& trees, const TensorList& preds, bool pairs);
+
 // The reach of region g's values per step, from its outputs' (`out`), its conds' sides
 // taken as the stacked predicates `preds` say (`trees`).
 class StepWalk {
@@ -268,29 +282,15 @@ class StepWalk {
     return TensorList(first, first + static_cast<long>(tree.count));
   }
 
-  // A scan whose step predicates are known: its body walked with each output reached
-  // at each step where the node's outputs are (the flags gain a last dim, its steps),
-  // each param's reach reduced over the steps; a carry reached where the outputs are.
+  // A scan whose step predicates are known: its body walked along its steps (Note
+  // [Reach along a loop's steps]), each param's reach over them passed on to its input.
   void visit_scan(const Node& n, const PredTree& tree, const std::vector<BranchReach>& outs) {
-    const BranchReach any = either_of(outs);
-    BranchReach per_step = any.flag.defined() ? BranchReach{false, unsqueeze(any.flag, -1)} : any;
+    const ControlLayout l = control_layout(n);
     const Graph& body = *n.regions[0];
-    StepWalk inner(body, std::vector<BranchReach>(body.outputs.size(), per_step), tree.sides[0], preds_of(tree), pairs_);
+    LoopSteps loop{l.carried, l.length, l.reverse, l.stacks_carries};
+    std::vector<BranchReach> reach = chain_steps(body, loop, outs, tree.sides[0], preds_of(tree), pairs_);
     std::vector<int> params = region_params(body);
-    const size_t carried = control_layout(n).carried;
-    for (size_t k = 0; k < params.size() && k < n.inputs.size(); ++k) {
-      if (k < carried) {
-        reach_input(n.inputs[k], any);
-        continue;
-      }
-      const BranchReach& r = inner.at(params[k]);
-      if (r.flag.defined()) {
-        Tensor zero = zeros({}, DType::f32, r.flag.device());
-        reach_input(n.inputs[k], {false, to_dtype(gt(sum(r.flag, {-1}), zero), DType::f32)});
-      } else {
-        reach_input(n.inputs[k], r);
-      }
-    }
+    for (size_t k = 0; k < params.size() && k < n.inputs.size() && k < reach.size(); ++k) reach_input(n.inputs[k], reach[k]);
   }
 
   // A while_loop that carried whether its iterations took each side: its body walked
@@ -338,6 +338,174 @@ class StepWalk {
   bool pairs_ = false;
   std::vector<BranchReach> reach_;
 };
+
+// Note [Reach along a loop's steps]
+// Note [Branches inside a loop step] first read a loop's outputs as reached at every
+// step. Not so where a step overwrites a carry on the side it takes: in
+// `for t { if p { h = b(h) }; if q { h = c(x[t]) } }` with p taken only at the first
+// step and q only at the second, the loss does not depend on b, nor on h's initial
+// value; eager's .grad of b stays none, where that reading gave zeros. So a loop's body
+// is walked once from its outputs other than its carries (reached at each step where
+// the node's are), and once from each carry's output alone, each walk's flags per step
+// ([..., steps]); then the steps are chained from the last one run to the first: a
+// step's carry outputs are reached where the next step's carry params are (the last
+// step's where the node's outputs are), and each param where one of the step's reached
+// outputs reaches it. An invariant or scanned input is reached where some step reaches
+// it, a carry's initial value where the first step's param is. Reach is linear in the
+// outputs' (a maximum of products of flags), so the walks compose, and the chain is
+// ops on the flags (recorded by the capture, as the walks are: they read the call's
+// predicates), log2(steps) rounds of them (chained_outputs). It runs where the reach
+// walk from the loss (graph/gradient_reach.cpp) meets the loop, from the reach of the
+// loop's outputs there: an output the loss does not read reaches nothing (the flags
+// made at the loop's run read every output as reached). A while_loop nested in a step
+// or a side keeps only whether some iteration took each side, not in which order:
+// there the old reading stays (more reach, never less).
+
+IntList sizes_of(const Tensor& t) { return IntList(t.sizes().begin(), t.sizes().end()); }
+
+// A per-step flag's sizes without its last dim (its steps).
+IntList without_last(IntList t) {
+  if (!t.empty()) t.pop_back();
+  return t;
+}
+
+// `s` broadcast with `t`, aligned at their last dims.
+void broadcast_into(IntList& s, const IntList& t) {
+  if (t.size() > s.size()) s.insert(s.begin(), t.size() - s.size(), 1);
+  for (size_t i = 0; i < t.size(); ++i) {
+    int64_t& d = s[s.size() - t.size() + i];
+    d = std::max(d, t[i]);
+  }
+}
+
+// A reach as a tensor of `shape` (f32): its flag, or ones where always, zeros where never.
+Tensor as_tensor(const BranchReach& r, const IntList& shape, Device device) {
+  if (r.flag.defined()) return expand(r.flag, shape);
+  return r.always ? ones(shape, DType::f32, device) : zeros(shape, DType::f32, device);
+}
+
+// Where x > 0, as 0/1 f32 flags (a product of flags summed: reached through some path);
+// `column`: x is a matmul's [..., n, 1] result, its last dim dropped.
+Tensor as_flags(const Tensor& x, bool column = false) {
+  Tensor flags = to_dtype(gt(x, zeros({}, x.dtype(), x.device())), DType::f32);
+  return column ? squeeze(flags, {-1}) : flags;
+}
+
+// `t`'s sizes with dim `dim` (negative: from the end) of size `size`.
+IntList resized(const Tensor& t, int64_t dim, int64_t size) {
+  IntList s = sizes_of(t);
+  s[static_cast<size_t>(static_cast<int64_t>(s.size()) + dim)] = size;
+  return s;
+}
+
+// Where each step's carry outputs are reached ([outer..., steps, carried]), the steps
+// in the order they run: step t's where step t + 1's carry params are (the last
+// step's: `last`, the node's), or where `each` says (carries stacked at every step).
+// A step's carry params are reached where b_t | A_t r (r: its outputs' reach, A_t
+// which carry output reaches which param, b_t what its other outputs reach): maps that
+// compose as (A1, b1) after (A2, b2) = (A1 A2, b1 | A1 b2), so each step's map composed
+// with all the later ones takes log2(steps) rounds of doubling, a few ops each, where
+// one step after the other took a few ops per step.
+Tensor chained_outputs(const Tensor& m, const Tensor& y, const Tensor& last, const Tensor& each, size_t carried) {
+  const int64_t c = static_cast<int64_t>(carried), steps = y.size(-2);
+  const Tensor each_cell = unsqueeze(unsqueeze(each, -1), -1);  // [outer..., 1, 1]
+  Tensor a = slice(m, -2, 0, c);                                // [outer..., steps, carried, carried]
+  Tensor b = maximum(slice(y, -1, 0, c), each_cell * as_flags(sum(a, {-1})));
+  const Tensor index = arange(c, DType::i64, a.device());
+  const Tensor eye = to_dtype(eq(unsqueeze(index, 1), unsqueeze(index, 0)), DType::f32);
+  for (int64_t shift = 1; shift < steps; shift *= 2) {  // the map `shift` steps later (none past the end)
+    Tensor a_later = cat({slice(a, -3, shift, steps), expand(eye, resized(a, -3, shift))}, -3);
+    Tensor b_later = cat({slice(b, -2, shift, steps), zeros(resized(b, -2, shift), DType::f32, b.device())}, -2);
+    b = maximum(b, as_flags(matmul(a, unsqueeze(b_later, -1)), true));
+    a = as_flags(matmul(a, a_later));
+  }
+  IntList column = sizes_of(b);  // [outer..., steps, carried, 1]: the node's carry outputs at every step
+  column.push_back(1);
+  const Tensor r_in = maximum(b, as_flags(matmul(a, expand(unsqueeze(unsqueeze(last, -2), -1), column)), true));
+  const Tensor later = cat({slice(r_in, -2, 1, steps), unsqueeze(last, -2)}, -2);
+  return maximum(later, each_cell);
+}
+
+// A value reached at every step where `r` says (the flags gain a last dim, the steps).
+BranchReach each_step(const BranchReach& r) { return r.flag.defined() ? BranchReach{false, unsqueeze(r.flag, -1)} : r; }
+
+// Each param's reach per step (flags [..., steps]), body's outputs reached as `out`.
+std::vector<BranchReach> param_reach(const Graph& body, const std::vector<BranchReach>& out,
+                                     const std::vector<PredTree>& trees, const TensorList& preds, bool pairs) {
+  StepWalk walk(body, out, trees, preds, pairs);
+  std::vector<BranchReach> reach;
+  for (int id : region_params(body)) reach.push_back(walk.at(id));
+  return reach;
+}
+
+std::vector<BranchReach> chain_steps(const Graph& body, const LoopSteps& loop, const std::vector<BranchReach>& out,
+                                     const std::vector<PredTree>& trees, const TensorList& preds, bool pairs) {
+  const size_t carried = loop.carried, outputs = body.outputs.size();
+  auto out_at = [&](size_t j) { return j < out.size() ? out[j] : BranchReach{}; };
+  std::vector<BranchReach> rest(outputs);
+  for (size_t j = carried; j < outputs; ++j) rest[j] = each_step(out_at(j));
+  std::vector<std::vector<BranchReach>> walks{param_reach(body, rest, trees, preds, pairs)};
+  for (size_t j = 0; j < carried; ++j) {
+    std::vector<BranchReach> alone(outputs);
+    alone[j] = BranchReach{true, {}};
+    walks.push_back(param_reach(body, alone, trees, preds, pairs));
+  }
+  BranchReach stacked;  // each step's carries are outputs too: reached where any output is
+  if (loop.stacks_carries)
+    for (const BranchReach& o : out) stacked = either(stacked, o);
+  IntList outer;
+  for (const auto& walk : walks)
+    for (const BranchReach& r : walk)
+      if (r.flag.defined()) broadcast_into(outer, without_last(sizes_of(r.flag)));
+  for (size_t j = 0; j < carried; ++j)
+    if (out_at(j).flag.defined()) broadcast_into(outer, sizes_of(out_at(j).flag));
+  if (stacked.flag.defined()) broadcast_into(outer, sizes_of(stacked.flag));
+  IntList full = outer;
+  full.push_back(loop.steps);
+  const Device device = preds.empty() ? cpu_device() : preds[0].device();
+  const size_t params = walks[0].size();
+  // Y [outer..., steps, params]: reached from the outputs other than the carries;
+  // M [outer..., steps, params, carried]: M[.., t, k, j] where carry j's output reaches k.
+  TensorList from_rest, from_carry;
+  for (const BranchReach& r : walks[0]) from_rest.push_back(as_tensor(r, full, device));
+  for (size_t j = 0; j < carried; ++j) {
+    TensorList row;
+    for (const BranchReach& r : walks[1 + j]) row.push_back(as_tensor(r, full, device));
+    from_carry.push_back(stack(row, -1));
+  }
+  Tensor y = stack(from_rest, -1), m = carried ? stack(from_carry, -1) : Tensor();
+  if (loop.reverse) {  // run from the last row to the first: flipped, the chain's order
+    y = flip(y, {-2});
+    if (carried) m = flip(m, {-3});
+  }
+  TensorList finals;  // the carries' outputs at the last step: the node's
+  for (size_t j = 0; j < carried; ++j) finals.push_back(as_tensor(out_at(j), outer, device));
+  const Tensor last = carried ? stack(finals, -1) : Tensor();  // [outer..., carried]
+  const Tensor each = as_tensor(stacked, outer, device);
+  Tensor in = y;  // [outer..., steps, params]: where each step reaches each param
+  Tensor first;   // the carries' params at the first step run
+  if (carried && loop.steps > 0) {
+    const Tensor outs = chained_outputs(m, y, last, each, carried);  // [outer..., steps, carried]
+    in = maximum(y, as_flags(matmul(m, unsqueeze(outs, -1)), true));  // a step's params from its reached outputs
+    first = maximum(slice(select(in, -2, 0), -1, 0, static_cast<int64_t>(carried)), unsqueeze(each, -1));
+  } else if (carried) {
+    first = last;
+  }
+  IntList per_param = outer;
+  per_param.push_back(static_cast<int64_t>(params));
+  const Tensor ever = loop.steps > 0 ? as_flags(sum(in, {-2})) : zeros(per_param, DType::f32, device);
+  std::vector<BranchReach> reach;
+  for (size_t k = 0; k < params; ++k) {
+    if (k < carried) {
+      reach.push_back({false, select(first, -1, static_cast<int64_t>(k))});
+      continue;
+    }
+    bool never = true;  // no walk reaches it: known without the flags
+    for (const auto& walk : walks) never = never && walk[k].never();
+    reach.push_back(never ? BranchReach{} : BranchReach{false, select(ever, -1, static_cast<int64_t>(k))});
+  }
+  return reach;
+}
 
 }  // namespace
 
@@ -440,20 +608,21 @@ std::vector<PredTree> add_step_predicates(Node& n, std::vector<TensorMeta>& meta
   return trees;
 }
 
-TensorList step_reach(const Graph& body, size_t own, size_t carried, const std::vector<PredTree>& trees,
-                      const TensorList& preds) {
+std::vector<BranchReach> loop_input_reach(const Node& n, const std::vector<PredTree>& trees, const TensorList& preds,
+                                          const std::vector<BranchReach>& out) {
   NoGradGuard no_grad;
-  StepWalk walk(body, std::vector<BranchReach>(own, BranchReach{true, {}}), trees, preds);
-  std::vector<int> params = region_params(body);
-  TensorList flags(params.size());
-  for (size_t k = carried; k < params.size(); ++k) {
-    const BranchReach& r = walk.at(params[k]);
-    if (r.always) continue;
-    Device device = preds.empty() ? cpu_device() : preds[0].device();
-    flags[k] = r.never() ? zeros({}, DType::f32, device)
-                         : to_dtype(gt(sum(r.flag), zeros({}, DType::f32, device)), DType::f32);
-  }
-  return flags;
+  const ControlLayout l = control_layout(n);
+  const int64_t steps = n.kind == NodeKind::scan ? l.length : n.attrs.i("trips");
+  const Graph& body = *n.regions.back();
+  // The outputs it adds for its backward (each step's carries, saved step values): a
+  // grad of grad reads them, and then every step's values count as reached.
+  BranchReach saved;
+  for (size_t j = body.outputs.size(); j < out.size(); ++j) saved = either(saved, out[j]);
+  std::vector<BranchReach> given(out.begin(), out.begin() + static_cast<long>(std::min(out.size(), body.outputs.size())));
+  if (!saved.never())
+    for (BranchReach& r : given) r = either(r, saved);
+  LoopSteps loop{l.carried, steps, l.reverse, !saved.never()};
+  return chain_steps(body, loop, given, trees, preds, false);
 }
 
 }  // namespace nabla::graph

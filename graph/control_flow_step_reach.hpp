@@ -11,13 +11,13 @@
 // step count moved it); an `if` nested in an `if` was read the same way.
 // So a scan in a training capture also yields, as step outputs after its own, the
 // predicate of each cond of its body that passes an input's gradient on through one
-// side only (a [length] bool output each), and after the run a walk of the body from
-// its outputs (each output reached at each step, as a loop's outputs feed the next
-// step) gives, per step, where each input is reached: through each cond's side where
-// that step took it (the stacked predicate's row), through other nodes as
-// node_carries says. An invariant or scanned input is reached in a call where some
-// step reaches it (a 0-dim flag: the rows' maximum). A carry is reached whenever the
-// node's outputs are (it enters the first step, and later steps read what it became).
+// side only (a [length] bool output each), and after the run walks of the body from
+// its outputs, chained along its steps (Note [Reach along a loop's steps],
+// control_flow_step_reach.cpp), give, per step, where each input is reached: through
+// each cond's side where that step took it (the stacked predicate's row), through
+// other nodes as node_carries says. An invariant or scanned input is reached in a
+// call where some step reaches it (a 0-dim flag: the steps' maximum); a carry's
+// initial value where the first step reaches it.
 // A cond inside a side of such a cond yields its predicate as an output of the outer
 // cond (the other side yields false), and a cond of the capture itself yields those of
 // the conds in its sides, so branches nested at any depth are read as eager takes
@@ -25,9 +25,8 @@
 // the carries it stacks for its backward (with its recorded trip count) hold each
 // iteration's. A scan inside a step or a side exports its own step predicates the
 // same way (stacked over its steps, then over the outer loop's: [outer, inner] flags),
-// and its body is walked with its outputs reached where the node's are, each param's
-// flags reduced over the inner steps; a carry is reached whenever the node's outputs
-// are. A while_loop inside a step or a side runs a count of iterations that varies per
+// and its body's steps are chained the same way, from its outputs' reach where the
+// node's are, each param's flags reduced over the inner steps. A while_loop inside a step or a side runs a count of iterations that varies per
 // call, so its per-iteration predicates cannot leave it stacked: it carries instead,
 // for each predicate of its body, whether some iteration took each side ([..., 2] f32,
 // the maximum over its iterations; a predicate that is already such a pair, from a
@@ -111,11 +110,12 @@ std::vector<PredTree> add_while_predicates(Node& n, TensorList& ins, std::vector
 // outputs `outs`, the predicates carried at `first`, `carried` carries in all.
 TensorList while_step_predicates(const TensorList& outs, size_t first, size_t count, size_t carried);
 
-// For each input of a scan whose body is `body` (its first `own` outputs the
-// program's; `carried` carries), where some step reaches its gradient: undefined where
-// every step does, else a 0-dim f32 flag. `preds` are the stacked predicates
-// (add_step_predicates).
-TensorList step_reach(const Graph& body, size_t own, size_t carried, const std::vector<PredTree>& trees,
-                      const TensorList& preds);
+// The reach of each input of loop n (a scan, or a while_loop with its recorded trip
+// count, of the capture's top level) from its outputs' reach `out`: where some step
+// reaches an invariant's or a row's gradient, where the first step reaches a carry's
+// initial value (Note [Reach along a loop's steps]). `preds` are its body's predicates
+// per step (add_step_predicates's outputs, or while_step_predicates).
+std::vector<BranchReach> loop_input_reach(const Node& n, const std::vector<PredTree>& trees, const TensorList& preds,
+                                          const std::vector<BranchReach>& out);
 
 }  // namespace nabla::graph

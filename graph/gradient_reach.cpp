@@ -112,9 +112,10 @@ class ReachWalk {
     const CarryTable* carries = control_flow_carries(n);
     if (!forward || !carries || any.never()) return std::vector<Reach>(n.next_edges.size(), any);
     std::vector<Reach> edges = loop_edges(*carries, out, n.next_edges.size());
-    if (const TensorList* steps = control_flow_step_flags(n))  // Note [Branches inside a loop step]
-      for (size_t k = 0; k < edges.size() && k < steps->size(); ++k)
-        if ((*steps)[k].defined()) edges[k] = both(edges[k], Reach{false, (*steps)[k]});
+    if (const CondPredicates* steps = control_flow_cond_predicates(n)) {  // Note [Reach along a loop's steps]
+      std::vector<Reach> reach = loop_input_reach(*forward, steps->trees[0], steps->values, out);
+      for (size_t k = 0; k < edges.size() && k < reach.size(); ++k) edges[k] = both(edges[k], reach[k]);
+    }
     return edges;
   }
 

@@ -69,6 +69,7 @@ Node Node::operation() const {
   n.op = op;
   n.epilogue = epilogue;
   n.custom_name = custom_name;
+  n.payload = payload;
   return n;
 }
 

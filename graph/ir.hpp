@@ -103,6 +103,9 @@ struct Node {
   OpId op = OpId::kCount;
   Epilogue epilogue;        // kind epilogue only
   std::string custom_name;  // kind custom only
+  // Custom nodes: what their kernel reads besides attrs (a raise node's error), shared by
+  // the node's copies, so that it lives as long as a graph holding the node.
+  std::shared_ptr<const void> payload;
   Attrs attrs;
   std::vector<int> inputs;   // value ids; -1 for an absent optional input ("none")
   std::vector<int> outputs;  // value ids

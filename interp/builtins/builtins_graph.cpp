@@ -395,8 +395,12 @@ TensorList graph_args(const CompiledGraph& cg, const std::vector<Value>& args) {
 // missing, and inside grad(), jvp(), vmap() or their kin the call's results would drop
 // the tangents or lose the batch. So such a call runs the function itself, eagerly,
 // with eager's gradients, tangents and batching, and gm.explain() says so once, with
-// the reason.
+// the reason. So does a call inside a capture (Note [A graph module called inside a capture]).
 std::string eager_reason(const GraphModule& gm, const std::vector<Value>& args) {
+  if (op_observer() && gm.train)
+    fail("a training step compiled with train=true is called while compile() records another function: the outer "
+         "graph cannot record its gradients and optimizer step; call it outside, or call its function inside");
+  if (op_observer()) return "it is called while compile() records another function, which records its ops";
   if (gm.train) return "";
   if (transforms::any_level_visible()) return "it is called inside grad(), jvp(), vmap() or another transform";
   if (!grad_enabled()) return "";

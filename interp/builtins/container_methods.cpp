@@ -594,7 +594,8 @@ Value container_method(Evaluator& ev, const Value& self, const std::string& name
     if (checked && changes_in_place(self.tag, name)) {
       const Tracked& obj = self.tag == Tag::List ? static_cast<const Tracked&>(*self.as<ListObj>())
                                                  : static_cast<const Tracked&>(*self.as<DictObj>());
-      check_change_in_compiled(obj, name + " to a " + type_name(self), name == "append");
+      check_change_in_compiled(obj, (name == "append" ? "append to a " : "call " + name + "() on a ") + type_name(self),
+                               name == "append");
     }
     return m->function(ev, self, a);
   }

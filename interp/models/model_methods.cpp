@@ -70,8 +70,27 @@ void no_args(const CallArgs& args, const std::string& name) {
 // buffers such as counters stay), as PyTorch's Module.to(dtype). Returns m.
 Value retype_model(const Value& self, DType dtype) {
   if (!is_floating(dtype)) fail(std::string("to(): a model converts to a floating dtype, got ") + dtype_name(dtype));
-  for (auto& [n, t] : named_tensors(self, TensorKinds::both, false))
-    if (is_floating(t.dtype())) retype(t, dtype);
+  for (const ModuleVisit& visit : walk_modules(self))  // model.double() inside compile(): it would convert once
+    check_change_in_compiled(*visit.module.as<InstanceObj>(), std::string("convert to ") + dtype_name(dtype) +
+                                                                  " the parameters and buffers of a " +
+                                                                  visit.module.as<InstanceObj>()->cls->decl->name);
+  for (auto& [n, t] : named_tensors(self, TensorKinds::both, false)) {
+    if (!is_floating(t.dtype()) || t.dtype() == dtype) continue;
+    if (!op_observer()) {
+      retype(t, dtype);
+      continue;
+    }
+    // Under compile() (a layer made inside the compiled function, nn.Linear(..., dtype=f64)):
+    // the capture records the conversion as an op and the tensor as its result; it read the
+    // tensor as its old dtype otherwise, and the graph failed to verify.
+    Tensor converted;
+    {
+      NoGradGuard no_grad;
+      converted = to_dtype(t, dtype);
+    }
+    retype(t, dtype);
+    notify_inplace(t, converted, std::string("to(") + dtype_name(dtype) + ")");
+  }
   return self;
 }
 

@@ -74,7 +74,7 @@ Operands bind_written(Impl& im, Region& region, const Vars& vars, const std::vec
 Branch raising_branch(Impl& im, const Vars& vars, const std::vector<Value>& before, const LangError& e) {
   store_all(im, vars, before);
   Branch b;
-  b.raises = keep_raised(e);
+  b.raises = keep_raised(*im.ev.script, e);
   return b;
 }
 
@@ -204,7 +204,7 @@ void raise_in_region(Impl& im, const char* label, const Vars& vars, const std::v
     b.yield_count.push_back(tensor_leaves(v, leaves) ? leaves.size() : 0);
     like.insert(like.end(), leaves.begin(), leaves.begin() + static_cast<long>(b.yield_count.back()));
   }
-  TensorList yields = raise_node(region.capture(), b.raises, like);
+  TensorList yields = raise_node(*im.ev.script, region.capture(), b.raises, like);
   b.field_yields = yields.size();
   yields.insert(yields.end(), field_copies.begin(), field_copies.end());
   b.region = region.finish(yields);
@@ -225,7 +225,7 @@ Vars lower_choice(Impl& im, const Tensor& pred, const Vars& vars, const std::str
   auto capture_both = [&] {
     then = capture_side(im, "then", vars, before, promoted, then_side, fields, side_taken(pred, true));
     other = capture_side(im, "else", vars, before, promoted, else_side, fields, side_taken(pred, false));
-    if (then.raises >= 0 && other.raises >= 0) throw raised_error(then.raises);  // the enclosing side raises
+    if (then.raises >= 0 && other.raises >= 0) throw raised_error(*im.ev.script, then.raises);  // the enclosing side raises
   };
   capture_both();
   bool again = fill_result(im, vars, before, then, other);

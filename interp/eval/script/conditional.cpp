@@ -49,7 +49,7 @@ Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin,
       s.value = side();
     } catch (LangError& e) {
       if (!raises_later(*im.ev.script, e, taken) || !region.capture().problems().empty()) throw;
-      s.raises = keep_raised(e);
+      s.raises = keep_raised(*im.ev.script, e);
       return s;
     }
     if (s.value.is_num()) s.value = Value::tensor(scalar_of(s.value, natural_dtype(s.value)));
@@ -72,7 +72,7 @@ Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin,
     open(region, copies);
     tensor_leaves(other.value, leaves);
     size_t next = 0;
-    s.value = rebuild(other.value, raise_node(region.capture(), s.raises, leaves), next);
+    s.value = rebuild(other.value, raise_node(*im.ev.script, region.capture(), s.raises, leaves), next);
     leaves.clear();
     tensor_leaves(s.value, leaves);
     leaves.insert(leaves.end(), copies.begin(), copies.end());
@@ -85,7 +85,7 @@ Value lower_conditional(Impl& im, const Tensor& pred, const std::string& origin,
   auto capture_both = [&] {
     a = capture("then", then_value, then_taken);
     b = capture("else", else_value, !then_taken);
-    if (a.raises >= 0 && b.raises >= 0) throw raised_error(a.raises);  // the enclosing side raises
+    if (a.raises >= 0 && b.raises >= 0) throw raised_error(*im.ev.script, a.raises);  // the enclosing side raises
   };
   capture_both();
   if (!a.found.empty() || !b.found.empty()) {

@@ -312,7 +312,7 @@ Flow lower_while_try(Impl& im, const WhileStmt& w, const Name* flag, bool& again
     flow = run_lowered_step(im, w.body, flag);
   } catch (LangError& e) {
     if (!raises_later(*im.ev.script, e, enters) || !body.capture().problems().empty()) throw;
-    raises = keep_raised(e);
+    raises = keep_raised(*im.ev.script, e);
     store_all(im, vars, before);
   }
   if (raises < 0 && remember_called_writes(im, body.capture(), w.body, c.fields)) {  // Note [Tensors a lowered region's calls write]
@@ -328,7 +328,7 @@ Flow lower_while_try(Impl& im, const WhileStmt& w, const Name* flag, bool& again
   std::vector<bool> in_place(c.vars.size(), false);
   TensorList yields;
   if (raises >= 0) {
-    yields = raise_node(body.capture(), raises, TensorList(c.values.begin(), c.values.begin() + static_cast<long>(var_leaves(c))));
+    yields = raise_node(*im.ev.script, body.capture(), raises, TensorList(c.values.begin(), c.values.begin() + static_cast<long>(var_leaves(c))));
     yields.insert(yields.end(), c.field_copies.begin(), c.field_copies.end());
   } else {
     in_place = written_in_body(im, body, c, copies, "a while loop on a tensor condition");

@@ -24,22 +24,24 @@ namespace nabla::interp::script {
 // folds, merges or drops it or a node holding it, and the VJP of its side (never
 // run: the forward raised) yields zeros. What the side ran before the error (a
 // print, a write) is not replayed: the call ends with the error, whose message is the
-// one the capture built (a number formatted into it from a loop's index reads as the
-// capture's). Other errors (a shape mismatch, a refusal to lower) still fail the
-// capture at their line.
+// one the capture built. Other errors (a shape mismatch, a refusal to lower) still
+// fail the capture at their line; so does a message that formats a value the graph computes or
+// takes (fail(f"row {t} of {h.sum()}"), the function's input, a loop's index or counter):
+// the raise node could only repeat the capture's number, where eager shows the call's
+// (graph/capture.cpp's on_value_read reads through the enclosing captures).
+// The error lives in the raise node (graph::Node::payload), shared by the copies that
+// passes and compiled modules make, and freed with the last graph holding it: a static
+// list of them, as before, grew by one per capture, for good.
 namespace {
-
-std::vector<LangError>& raised_errors() {
-  static std::vector<LangError> errors;
-  return errors;
-}
 
 void raise_kernel(const graph::Node& n, const TensorList&, TensorList& outs) {
   if (graph::QuietRaises::active()) {
     for (Tensor& t : outs) zero_(t);
     return;
   }
-  LangError e = raised_errors().at(static_cast<size_t>(n.attrs.i("error")));
+  if (!n.payload)
+    throw Error("graph executor: a raise node (" + n.origin + ") without its error: one read back from IR text");
+  LangError e = *std::static_pointer_cast<const LangError>(n.payload);
   if (e.trace.size() > 1) e.trace.resize(1);  // the capture's frames past the side's are not this call's
   throw e;
 }
@@ -51,23 +53,24 @@ bool side_taken(const Tensor& pred, bool then_side) {
   return (pred.item() != 0.0) == then_side;
 }
 
-int keep_raised(const LangError& e) {
-  raised_errors().push_back(e);
-  return static_cast<int>(raised_errors().size()) - 1;
+int keep_raised(ScriptMode& s, const LangError& e) {
+  s.raised.push_back(e);
+  return static_cast<int>(s.raised.size()) - 1;
 }
 
-const LangError& raised_error(int id) { return raised_errors().at(static_cast<size_t>(id)); }
+const LangError& raised_error(const ScriptMode& s, int id) { return s.raised.at(static_cast<size_t>(id)); }
 
-TensorList raise_node(Capture& region, int id, const TensorList& like) {
+TensorList raise_node(ScriptMode& s, Capture& region, int id, const TensorList& like) {
   if (!graph::has_graph_op("raise")) graph::register_graph_op("raise", raise_kernel);
   TensorList outs;
   {
     UnobservedScope quiet;  // stand-ins for what the side never yields
     for (const Tensor& t : like) outs.push_back(zeros(t.sizes(), t.dtype(), t.device()));
   }
-  const LangError& e = raised_error(id);
-  region.add_region_node(graph::Node::named("raise"), {}, Attrs{{"error", int64_t{id}}}, {}, outs,
-                         e.located ? e.span.where() : std::string());
+  const LangError& e = raised_error(s, id);
+  graph::Node head = graph::Node::named("raise");
+  head.payload = std::make_shared<const LangError>(e);
+  region.add_region_node(std::move(head), {}, Attrs{}, {}, outs, e.located ? e.span.where() : std::string());
   return outs;
 }
 

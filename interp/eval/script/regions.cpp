@@ -420,9 +420,21 @@ const char* flow_word(Flow f) {
 
 // ---- tensor trees ----------------------------------------------------------------------------
 
+// Note [Dicts of tensors carried by lowered control flow]
+// A tree of tensors (what a cond yields, a loop carries) is a tensor, or a tuple, list
+// or dict of trees: `state = {"h": h, "c": c}` reassigned in a step or a side is
+// carried as its values' leaves, in its keys' order, and rebuilt after the node as a
+// new dict of the same keys. Both sides (every step) must give the same keys in the
+// same order; before, a dict there was a plain value, and one that changed a
+// refusal ("branches differ only in tensors").
 bool tensor_leaves(const Value& v, TensorList& out) {
   if (v.tag == Tag::Tensor) {
     out.push_back(v.t);
+    return true;
+  }
+  if (v.tag == Tag::Dict) {
+    for (const auto& entry : v.as<DictObj>()->entries)
+      if (!tensor_leaves(entry.second, out)) return false;
     return true;
   }
   if (v.tag != Tag::Tuple && v.tag != Tag::List) return false;
@@ -434,6 +446,13 @@ bool tensor_leaves(const Value& v, TensorList& out) {
 bool same_tree(const Value& a, const Value& b) {
   if (a.tag == Tag::Tensor || b.tag == Tag::Tensor)
     return a.tag == b.tag && a.t.sizes() == b.t.sizes() && a.t.dtype() == b.t.dtype();
+  if (a.tag == Tag::Dict && b.tag == Tag::Dict) {
+    const auto &x = a.as<DictObj>()->entries, &y = b.as<DictObj>()->entries;
+    if (x.size() != y.size()) return false;
+    for (size_t k = 0; k < x.size(); ++k)
+      if (!same_value(x[k].first, y[k].first) || !same_tree(x[k].second, y[k].second)) return false;
+    return true;
+  }
   if (a.tag != b.tag || (a.tag != Tag::Tuple && a.tag != Tag::List)) return false;
   const auto &x = a.as<ListObj>()->items, &y = b.as<ListObj>()->items;
   if (x.size() != y.size()) return false;
@@ -444,6 +463,11 @@ bool same_tree(const Value& a, const Value& b) {
 
 Value rebuild(const Value& like, const TensorList& leaves, size_t& next) {
   if (like.tag == Tag::Tensor) return Value::tensor(leaves.at(next++));
+  if (like.tag == Tag::Dict) {
+    auto dict = std::make_shared<DictObj>();
+    for (const auto& entry : like.as<DictObj>()->entries) dict->set(entry.first, rebuild(entry.second, leaves, next));
+    return Value::object(Tag::Dict, std::move(dict));
+  }
   std::vector<Value> items;
   for (const Value& item : like.as<ListObj>()->items) items.push_back(rebuild(item, leaves, next));
   return like.tag == Tag::Tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
@@ -459,6 +483,11 @@ Value zeros_of_tree(const Value& like) {
 
 std::string type_text(const Value& v) {
   if (v.tag == Tag::Tensor) return graph::meta_str({v.t.sizes(), v.t.dtype()});
+  if (v.tag == Tag::Dict) {
+    std::string s;
+    for (const auto& entry : v.as<DictObj>()->entries) s += (s.empty() ? "" : ", ") + repr(entry.first) + ": " + type_text(entry.second);
+    return "{" + s + "}";
+  }
   if (v.tag != Tag::Tuple && v.tag != Tag::List) return repr(v);
   std::string s;
   for (const Value& item : v.as<ListObj>()->items) s += (s.empty() ? "" : ", ") + type_text(item);

@@ -143,11 +143,11 @@ class LiveScope {
 inline bool raises_later(const ScriptMode& s, const LangError& e, bool taken) {
   return e.raised && !e.interrupted && !(s.live && taken);
 }
-int keep_raised(const LangError& e);  // its id, for raise_node
-const LangError& raised_error(int id);
+int keep_raised(ScriptMode& s, const LangError& e);  // its id in s.raised, for raise_node
+const LangError& raised_error(const ScriptMode& s, int id);
 // In the open region `region`: a raise node throwing error `id` where it runs, its
 // outputs (returned) zeros of the types of `like`.
-TensorList raise_node(Capture& region, int id, const TensorList& like);
+TensorList raise_node(ScriptMode& s, Capture& region, int id, const TensorList& like);
 
 // ---- a two-way choice ---------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/trace.hpp"
 #include "graph/capture.hpp"
 #include "graph/control_flow_grad.hpp"
 #include "interp/eval/evaluator.hpp"
@@ -49,6 +50,9 @@ struct ScriptMode {
   // enclosing lowered side taken): a failing side there is eager's error, elsewhere a
   // raise node (Note [A failing side of a lowered if], interp/eval/script/raising.cpp).
   bool live = true;
+  // The errors of sides that fail, by the id keep_raised gave, until the raise node of
+  // each holds its own copy (interp/eval/script/raising.cpp): freed with the capture.
+  std::vector<LangError> raised;
   // If and while conditions under evaluation: inside one, item(), float(), int() and
   // bool() of a traced tensor stay tensors (Note [Numbers read for a condition]).
   int conditions = 0;
@@ -108,6 +112,20 @@ class ConditionScope {
 // The number of x as a tensor when a condition reads it in script mode, or an undefined
 // tensor when x must be read (`kind` is "item()", "float()", "int()" or "bool()").
 Tensor condition_number(Evaluator& ev, const Tensor& x, const char* kind);
+
+// Note [Gradient hooks inside a lowered region]
+// A gradient hook (x.register_hook(f), or the one a module's backward hook puts on its
+// output) registered while a lowered loop's step or a cond's side is captured sits on
+// a tensor of that one run: the region's gradient is the VJP of its graph, which never
+// calls it, so a training step's gradients went without it (a backward hook doubling a
+// layer's gradient in an RNN's step did nothing). So it is a capture problem at its
+// line: a for loop is then unrolled, as for any problem in its body, which runs the
+// hooks per step as eager does; in a while or an if it is the capture's error.
+inline void note_gradient_hook(const ScriptMode* s) {
+  if (s && s->open_regions > 0)
+    notify_untraced_effect("a gradient hook registered inside a lowered loop or branch (register_hook, a module's "
+                           "backward hook) runs in eager's backward");
+}
 
 // Sets ev.script for its lifetime.
 class ScriptScope {
