@@ -1,7 +1,7 @@
 # _linalg_lu: torch.linalg's LU family and the other solvers linalg lacked (round 8,
 # tests/stdlib/test_gaps_vs_torch8_linalg.dsl): lu_factor, lu_factor_ex, lu, lu_solve,
-# solve_triangular, householder_product, tensorinv and tensorsolve. linalg re-exports
-# them; import linalg, not this module.
+# solve_triangular, householder_product, tensorinv, tensorsolve, and torch.cholesky_solve and
+# cholesky_inverse (new-user round 6). linalg re-exports them; import linalg, not this module.
 #
 # Note [LU by ops]
 # The factorization is Gaussian elimination with partial pivoting written with ops, one
@@ -297,4 +297,34 @@ fn tensorsolve(A, B, dims=none) {
     fail(f"linalg.tensorsolve: the product of A's trailing dims {xs} ({_numel(xs)}) must equal B's number of elements ({B.numel()})")
   }
   return _solve_row(A.reshape([B.numel(), _numel(xs)]), B.reshape([B.numel(), 1])).reshape(xs)
+}
+
+# A = L L^T (upper: U^T U) solved as two triangular solves, forward then back
+fn _cholesky_solve(who, B, L, upper) {
+  _square(who, "L", L)
+  _rhs(who, L, B)
+  _flag(who, "upper", upper)
+  if B.shape[-2] != L.shape[-1] {
+    fail(f"linalg.{who}: B of shape {list(B.shape)} must have {L.shape[-1]} rows for the factor L of shape {list(L.shape)}")
+  }
+  let first = L.transpose(-2, -1) if upper else L
+  let Y = _triangular_solve(who, first, B, false, false)
+  return _triangular_solve(who, first.transpose(-2, -1), Y, true, false)
+}
+
+fn cholesky_solve(B, L, upper=false) {
+  """X with A X = B for A = L L^T given its Cholesky factor L [..., n, n] (upper=true: A = U^T U with U given;
+  only that triangle is read), B [..., n, k] (batch dims broadcast), as torch.cholesky_solve. Differentiable in
+  B and L. Example: linalg.cholesky_solve(ones(2, 1), linalg.cholesky(tensor([[4.0, 2.0], [2.0, 3.0]])))
+  """
+  return _cholesky_solve("cholesky_solve", B, L, upper)
+}
+
+fn cholesky_inverse(L, upper=false) {
+  """The inverse of A = L L^T (upper=true: U^T U) from its Cholesky factor, as torch.cholesky_inverse.
+  Example: linalg.cholesky_inverse(linalg.cholesky(tensor([[4.0, 2.0], [2.0, 3.0]])))
+  """
+  _square("cholesky_inverse", "L", L)
+  let eye_n = eye(L.shape[-1], dtype=L.dtype, device=L.device).expand(L.shape)
+  return _cholesky_solve("cholesky_inverse", eye_n, L, upper)
 }

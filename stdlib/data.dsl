@@ -2,6 +2,7 @@
 # The readers and the batching are native (the `_data` module, interp/builtins/builtins_data.cpp).
 import _data
 import _data_samplers
+import _data_loader
 
 # read_idx(path, scale=false): an IDX file (gzipped or plain) as a tensor. Integer
 # types give i64, f32/f64 keep their type; scale=true gives f32 divided by 255
@@ -214,3 +215,11 @@ let SequentialSampler = _data_samplers.SequentialSampler
 let RandomSampler = _data_samplers.RandomSampler
 let SubsetRandomSampler = _data_samplers.SubsetRandomSampler
 let BatchSampler = _data_samplers.BatchSampler
+
+# torch.utils.data's DataLoader, Subset, random_split and default_collate
+# (stdlib/_data_loader.dsl)
+let DataLoader = _data_loader.DataLoader
+let Subset = _data_loader.Subset
+let random_split = _data_loader.random_split
+let default_collate = _data_loader.default_collate
+let WeightedRandomSampler = _data_samplers.WeightedRandomSampler

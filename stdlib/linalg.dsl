@@ -512,6 +512,8 @@ let solve_triangular = _linalg_lu.solve_triangular
 let householder_product = _linalg_lu.householder_product
 let tensorinv = _linalg_lu.tensorinv
 let tensorsolve = _linalg_lu.tensorsolve
+let cholesky_solve = _linalg_lu.cholesky_solve
+let cholesky_inverse = _linalg_lu.cholesky_inverse
 
 fn qr(A, mode="reduced") {
   """(Q, R) with A = Q R for each matrix [..., m, n], as torch.linalg.qr: mode "reduced" (Q [..., m, k], R

@@ -7,7 +7,8 @@
 # nabla's one generator (rand, randn), so manual_seed(n) repeats them, get_rng_state()
 # / set_rng_state() save and restore them with the tensors' draws (a resumed run is
 # bit for bit the same), and random.seed(n) is manual_seed(n). The numbers are not
-# Python's for a given seed.
+# Python's for a given seed. (A stream of its own is a torch.Generator: Generator(),
+# Note [A Generator is a saved state].)
 
 fn _draw() = rand([], dtype=f64).item()
 

@@ -6,6 +6,7 @@
 // Impl::unpack, the values a tuple pattern binds, Impl::unpack_into, a dict
 // display's {**m}, and Impl::index_container_fast, a list's, tuple's or dict's item.
 #include "autograd/ops.hpp"
+#include "interp/builtins/builtins_internal.hpp"
 #include "interp/eval/evaluator_impl.hpp"
 #include "lang/utf8_text.hpp"
 #include "tensor/allocator.hpp"
@@ -103,6 +104,11 @@ std::vector<Value> Evaluator::iterate(const Value& v) {
     case Tag::Instance:  // a model with an __iter__ method (nn.Sequential, nn.ModuleList): what it returns
       if (v.as<InstanceObj>()->cls->info->methods.count("__iter__")) return iterate(model_items(v));
       [[fallthrough]];
+    case Tag::Object: {  // an iterator from iter(): what it has left (Note [iter() walks a snapshot])
+      std::vector<Value> rest;
+      if (drain_iterator(v, rest)) return rest;
+      [[fallthrough]];
+    }
     default: fail(std::string("'") + type_name(v) + "' object is not iterable");
   }
 }

@@ -152,6 +152,21 @@ void Evaluator::Impl::reject_init_method(const FnDecl& m) {
   }
 }
 
+// Note [A field named as a local of the body]
+// In a model body `name = expr` makes a field. After `let a = ...` in the same body,
+// `a = a.unsqueeze(0)` made a field a and left the local a as it was, so the
+// statements after it (`self.register_buffer("pe", a)`) read the old value, silently:
+// a PyTorch __init__ ported line by line rebinds a local this way (the translation
+// tutorial's positional encoding). Such an assignment is an error that names both
+// readings. A parameter is no local here: `heads = heads` is the usual field.
+static void reject_field_over_local(const BlockNames& body, int nparams, const std::string& name) {
+  auto it = body.find(name);
+  if (it == body.end() || it->second < nparams) return;
+  fail("'" + name + " = ...' in a model body makes a field, but " + name +
+       " is a let of this body, which would keep its old value for the statements after: write 'let " + name +
+       " = ...' to rebind the local (as a PyTorch __init__ does), or give the field another name");
+}
+
 void Evaluator::Impl::resolve_model(const ModelDecl& d) {
   ModelInfo& mi = model_infos[&d];
   mi = ModelInfo{};
@@ -186,6 +201,12 @@ void Evaluator::Impl::resolve_model(const ModelDecl& d) {
     if (s->kind == StmtKind::Fn) locs[s.get()] = declare(static_cast<FnStmt*>(s.get())->decl->name);
   for (auto& s : d.body.stmts) {
     if (s->kind == StmtKind::Assign && static_cast<AssignStmt*>(s.get())->target->kind == ExprKind::Name) {
+      try {
+        reject_field_over_local(c.blocks.back(), mi.ctor.nparams,
+                                static_cast<const Name&>(*static_cast<AssignStmt*>(s.get())->target).id);
+      } catch (...) {
+        rethrow_located(s->span);
+      }
       resolve_expr(*static_cast<AssignStmt*>(s.get())->value);  // a field: the target is by name
       continue;
     }

@@ -86,10 +86,9 @@ std::string Evaluator::Impl::undefined_name_hint(const std::string& name, const 
   if (name == "torch")
     return " (nabla has no torch module: PyTorch's tensor functions are builtins of the same name, "
            "'full(...)' for 'torch.full(...)'; torch.nn is 'import nn', torch.optim 'import optim')";
-  if (name == "Generator")
-    return " (nabla has one random generator, no torch.Generator objects: manual_seed(n) seeds it, "
-           "get_rng_state() and set_rng_state(state) save and restore it, so a stream of its own is a "
-           "state set around its draws)";
+  if (name == "utils")  // torch.utils.checkpoint.checkpoint(...), torch.utils.data.DataLoader(...)
+    return " (torch.utils.checkpoint is nn.checkpoint after 'import nn'; torch.utils.data is 'import data': "
+           "data.DataLoader, data.random_split)";
   if (name == "stft" || name == "istft")
     return " (torch.stft's spectrum is complex, and nabla has no complex tensors; the windows exist: "
            "hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window)";

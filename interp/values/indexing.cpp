@@ -47,7 +47,16 @@ int64_t index_int(const Value& v, const char* what) {
                                                         : "an index");
     return v.t.item_int();
   }
-  fail(std::string(what) + " indices must be integers or slices, not " + type_name(v));
+  std::string found = type_name(v);
+  if (v.tag == Tag::Tensor) {
+    found = std::string("a ") + dtype_name(v.t.dtype()) + " tensor of shape " + v.t.shape_str() +
+            " (only a 0-dim integer tensor is an index)";
+    // PyTorch's opt.state[p] (a dict keyed by parameter): here a list by position
+    if (v.t.requires_grad())
+      found += "; an optimizer's state is a list by parameter position: opt.state[i] for the i-th parameter of "
+               "opt.params, not opt.state[p]";
+  }
+  fail(std::string(what) + " indices must be integers or slices, not " + found);
 }
 
 int64_t wrap_index(int64_t i, int64_t n, const char* what) {

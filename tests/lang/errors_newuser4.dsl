@@ -4,8 +4,8 @@
 # arguments); randperm's n; nn.checkpoint's use_reentrant= and preserve_rng_state=,
 # and its error without an input that requires grad, which now names use_reentrant=false;
 # nn.checkpoint_sequential's segments; optim.SparseAdam's betas; nn.Embedding's sparse=
-# (true is taken now); optim.GradScaler's enabled=; torch.Generator (a hint: one
-# generator); copy.copy of a model; the new random module's empty ranges and sequences.
+# (true is taken now); optim.GradScaler's enabled=; a generator= that is no Generator (round
+# 6 added torch.Generator); copy.copy of a model; the new random module's empty ranges and sequences.
 # Each is an error at the user's line naming what was expected and what was found.
 
 # case: autocast with a device_type it does not know
@@ -143,11 +143,11 @@ import optim
 let scaler = optim.GradScaler(enabled=1)
 # ---
 
-# case: torch.Generator (nabla has one generator)
-# expect error: tests/lang/errors_newuser4.dsl:150:9: error: undefined name 'Generator' (nabla has one random generator, no torch.Generator objects: manual_seed(n) seeds it, get_rng_state() and set_rng_state(state) save and restore it, so a stream of its own is a state set around its draws)
-# expect error line:   let g = Generator().manual_seed(0)
-# expect error line:           ^~~~~~~~~
-let g = Generator().manual_seed(0)
+# case: a generator= that is no Generator (round 6 added torch.Generator)
+# expect error: tests/lang/errors_newuser4.dsl:150:9: error: rand(): generator must be a Generator (Generator().manual_seed(n)), got int
+# expect error line:   let g = rand(2, generator=0)
+# expect error line:           ^~~~~~~~~~~~~~~~~~~~
+let g = rand(2, generator=0)
 # ---
 
 # case: copy.copy of a model (a shallow copy is not supported)
