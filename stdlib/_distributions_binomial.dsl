@@ -131,3 +131,41 @@ fn _kl_binomial(p, q) {
   let kl = p.total_count * (p.probs * (p.logits - q.logits) + log1p(-p.probs) - log1p(-q.probs))
   return where(p.total_count > q.total_count, full_like(kl, float("inf")), kl)
 }
+
+# ---- NegativeBinomial (round 9, tests/stdlib/test_gaps_vs_torch9_dist.dsl) --------------
+# The number of successes before total_count failures, each trial a success with
+# probability probs (or sigmoid(logits)), as PyTorch's: a Gamma(total_count, e^logits)
+# rate drawn, then a Poisson count of it (sample, no gradient), and PyTorch's log_prob
+# (0 where total_count + value is 0).
+model NegativeBinomial(total_count, probs=none, logits=none, validate_args=none) {
+  "The number of successes before total_count failures of Bernoulli(probs) trials (or logits), as torch.distributions.NegativeBinomial. Example: distributions.NegativeBinomial(5.0, probs=tensor([0.3, 0.6])).sample([2])"
+  let _checked = _b._one_of("NegativeBinomial", probs, logits)
+  let _param = _b._as_floating(_b._param("NegativeBinomial()", "probs" if probs != none else "logits", probs if probs != none else logits))
+  let _n = _b._as_tensor(_b._param("NegativeBinomial()", "total_count", total_count), _param).to(_param.dtype)
+  let _bc = broadcast_tensors(_n, _param)
+  total_count = _bc[0]
+  probs = _bc[1] if probs != none else sigmoid(_bc[1])
+  logits = _bc[1] if logits != none else log(_b._clamp_probs(self.probs)) - log1p(-_b._clamp_probs(self.probs))
+  let _valid_n = _b._validating(validate_args) and _b._require(self.total_count, self.total_count >= 0, "NegativeBinomial()", "total_count", "at least 0")
+  let _valid_p = _b._validating(validate_args) and probs != none and _b._require(self.probs, (self.probs >= 0).logical_and(self.probs < 1), "NegativeBinomial()", "probs", "in [0, 1)")
+  batch_shape = _b._shape_list(self.probs.shape)
+  event_shape = []
+  mean = self.total_count * exp(self.logits)
+  mode = ((self.total_count - 1) * exp(self.logits)).floor().clamp(min=0.0)
+  variance = self.total_count * exp(self.logits) / sigmoid(-self.logits)
+  sample(sample_shape=[]) {
+    import _distributions_more
+    let out = none
+    no_grad {
+      let rate = _b._gamma_draws("NegativeBinomial.sample()", sample_shape, self.batch_shape, self.total_count) * exp(self.logits)
+      out = _distributions_more.Poisson(rate, validate_args=false).sample()
+    }
+    return out
+  }
+  log_prob(value) {
+    let v = _b._check_support(validate_args, "NegativeBinomial.log_prob()", value, fn(v) = (v >= 0).logical_and(v == v.floor()), "a count (an integer at least 0)")
+    let unnormalized = self.total_count * logsigmoid(-self.logits) + v * logsigmoid(self.logits)
+    let normalization = -lgamma(self.total_count + v) + lgamma(1.0 + v) + lgamma(self.total_count)
+    return unnormalized - where(self.total_count + v == 0, 0.0, normalization)
+  }
+}

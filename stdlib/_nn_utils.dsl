@@ -12,6 +12,7 @@ import _nn_init
 import _nn_stateless
 import _nn_spectral
 import _nn_parametrize
+import _nn_orthogonal
 
 let rnn = _nn_packed
 let stateless = _nn_stateless
@@ -20,6 +21,8 @@ let spectral_norm = _nn_spectral.spectral_norm
 let remove_spectral_norm = _nn_spectral.remove_spectral_norm
 # register_parametrization, remove_parametrizations, is_parametrized: stdlib/_nn_parametrize.dsl (round 8b)
 let parametrize = _nn_parametrize
+# parametrizations.orthogonal: stdlib/_nn_orthogonal.dsl (round 9)
+let parametrizations = _nn_orthogonal
 
 fn _params_of(parameters) {
   if type(parameters) == "list" or type(parameters) == "tuple" { return parameters }

@@ -24,6 +24,10 @@ import _distributions_rsample
 import _distributions_base
 import _distributions_more
 import _distributions_binomial
+import _distributions_transformed
+import _distributions_mixture
+import _distributions_categorical
+import _distributions_extra
 
 # the shared helpers (stdlib/_distributions_base.dsl)
 let _b = _distributions_base
@@ -127,6 +131,7 @@ model Normal(loc, scale, validate_args=none) {
     return -((x - self.loc) ** 2) / (2 * var) - self.scale.log() - math.log(math.sqrt(2 * math.pi))
   }
   cdf(value) = 0.5 * (1 + erf((_checked_value(validate_args, "Normal.cdf()", value) - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+  icdf(value) = self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
   entropy() = 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
 }
 
@@ -252,16 +257,11 @@ model Laplace(loc, scale, validate_args=none) {
 
 # ---- MultivariateNormal and Independent (round 7) ---------------------------------------
 
-# L^-1 b for lower-triangular L [..., k, k] and b [..., k], batch dims broadcast.
-fn _tril_solve(L, b) {
-  let shape = list(broadcast_shapes(L.shape[:-2], b.shape[:-1]))
-  let k = L.shape[-1]
-  return linalg_solve(L.expand(shape + [k, k]), b.expand(shape + [k]).unsqueeze(-1)).squeeze(-1)
-}
+# L^-1 b and log det(L) of a Cholesky factor: stdlib/_distributions_base.dsl's (LowRankMultivariateNormal's too)
+let _tril_solve = _b._tril_solve
+let _half_log_det = _b._half_log_det
 
 # a value for an error: a tensor's shape, or the type of anything else
-
-fn _half_log_det(L) = diagonal(L, 0, -2, -1).log().sum(-1)
 
 fn _check_square(who, name, m) {
   if type(m) != "tensor" { fail(f"distributions.{who}: {name} must be a tensor, got {type(m)}") }
@@ -518,7 +518,15 @@ let _kl_table = {"Normal": _kl_normal, "Bernoulli": _kl_bernoulli, "Categorical"
                  "Beta": _kl_beta, "Dirichlet": _kl_dirichlet, "LogNormal": _kl_normal, "Chi2": _kl_gamma,
                  "HalfNormal": _distributions_more._kl_halfnormal, "Cauchy": _distributions_more._kl_cauchy,
                  "Gumbel": _distributions_more._kl_gumbel, "Poisson": _distributions_more._kl_poisson,
-                 "Geometric": _distributions_more._kl_geometric, "Binomial": _distributions_binomial._kl_binomial}
+                 "Geometric": _distributions_more._kl_geometric, "Binomial": _distributions_binomial._kl_binomial,
+                 "OneHotCategorical": fn(p, q) = _kl_categorical(p._categorical, q._categorical), "Pareto": fn(p, q) = _kl_pareto(p, q)}
+
+# PyTorch's _kl_pareto_pareto: inf where p reaches below q's scale
+fn _kl_pareto(p, q) {
+  let alpha_ratio = q.alpha / p.alpha
+  let r = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+  return where(p.scale < q.scale, float("inf"), r)
+}
 
 fn kl_divergence(p, q) {
   """KL(p || q) of two distributions of the same kind, batched, as torch.distributions.kl_divergence.
@@ -546,3 +554,96 @@ let Poisson = _distributions_more.Poisson
 let Geometric = _distributions_more.Geometric
 # round 8b (stdlib/_distributions_binomial.dsl)
 let Binomial = _distributions_binomial.Binomial
+let NegativeBinomial = _distributions_binomial.NegativeBinomial  # round 9
+# round 9 (stdlib/_distributions_transformed.dsl): TransformedDistribution and its
+# transforms, here and as distributions.transforms.<name> (PyTorch's module path)
+let transforms = _distributions_transformed
+let TransformedDistribution = _distributions_transformed.TransformedDistribution
+let ExpTransform = _distributions_transformed.ExpTransform
+let AffineTransform = _distributions_transformed.AffineTransform
+let SigmoidTransform = _distributions_transformed.SigmoidTransform
+let TanhTransform = _distributions_transformed.TanhTransform
+let PowerTransform = _distributions_transformed.PowerTransform
+let AbsTransform = _distributions_transformed.AbsTransform
+let MixtureSameFamily = _distributions_mixture.MixtureSameFamily
+let LowRankMultivariateNormal = _distributions_mixture.LowRankMultivariateNormal
+let VonMises = _distributions_extra.VonMises
+let Kumaraswamy = _distributions_extra.Kumaraswamy
+let FisherSnedecor = _distributions_extra.FisherSnedecor
+# round 9's distributions on a Categorical (stdlib/_distributions_categorical.dsl)
+let OneHotCategorical = _distributions_categorical.OneHotCategorical
+let Multinomial = _distributions_categorical.Multinomial
+let RelaxedOneHotCategorical = _distributions_categorical.RelaxedOneHotCategorical
+let RelaxedBernoulli = _distributions_categorical.RelaxedBernoulli
+let ExpRelaxedCategorical = _distributions_categorical.ExpRelaxedCategorical
+let LogitRelaxedBernoulli = _distributions_categorical.LogitRelaxedBernoulli
+
+# Round 9's distributions made of a base and transforms, as PyTorch's (each holds its
+# TransformedDistribution as _td and adds its moments).
+let _td_of = _distributions_transformed.TransformedDistribution
+let _tr = _distributions_transformed
+let _euler = 0.5772156649015329
+
+model Pareto(scale, alpha, validate_args=none) {
+  "The Pareto distribution scale * exp(X), X ~ Exponential(alpha), as torch.distributions.Pareto. Example: distributions.Pareto(1.0, tensor([2.0, 3.0])).sample()"
+  let _p = _pair("Pareto()", "scale", scale, "alpha", alpha)
+  scale = _p[0]
+  alpha = _p[1]
+  let _valid_scale = _validating(validate_args) and _check_positive("Pareto()", "scale", self.scale)
+  let _valid_alpha = _validating(validate_args) and _check_positive("Pareto()", "alpha", self.alpha)
+  _td = _td_of(Exponential(self.alpha, validate_args=validate_args), [_tr.ExpTransform(), _tr.AffineTransform(0.0, self.scale)])
+  batch_shape = _shape_list(self.scale.shape)
+  event_shape = []
+  mean = self.alpha.clamp(min=1) * self.scale / (self.alpha.clamp(min=1) - 1)
+  mode = self.scale
+  variance = self.scale ** 2 * self.alpha.clamp(min=2) / ((self.alpha.clamp(min=2) - 1) ** 2 * (self.alpha.clamp(min=2) - 2))
+  sample(sample_shape=[]) = self._td.sample(sample_shape)
+  rsample(sample_shape=[]) = self._td.rsample(sample_shape)
+  log_prob(value) = self._td.log_prob(value)
+  cdf(value) = self._td.cdf(value)
+  icdf(value) = self._td.icdf(value)
+  entropy() = (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
+}
+
+model Weibull(scale, concentration, validate_args=none) {
+  "The Weibull distribution scale * X ** (1 / concentration), X ~ Exponential(1), as torch.distributions.Weibull. Example: distributions.Weibull(1.0, tensor([0.5, 2.0])).sample()"
+  let _p = _pair("Weibull()", "scale", scale, "concentration", concentration)
+  scale = _p[0]
+  concentration = _p[1]
+  let _valid_scale = _validating(validate_args) and _check_positive("Weibull()", "scale", self.scale)
+  let _valid_concentration = _validating(validate_args) and _check_positive("Weibull()", "concentration", self.concentration)
+  concentration_reciprocal = self.concentration.reciprocal()
+  _td = _td_of(Exponential(ones_like(self.scale), validate_args=validate_args), [_tr.PowerTransform(self.concentration_reciprocal), _tr.AffineTransform(0.0, self.scale)])
+  batch_shape = _shape_list(self.scale.shape)
+  event_shape = []
+  mean = self.scale * exp(lgamma(1 + self.concentration_reciprocal))
+  mode = self.scale * ((self.concentration - 1) / self.concentration) ** self.concentration_reciprocal
+  variance = self.scale ** 2 * (exp(lgamma(1 + 2 * self.concentration_reciprocal)) - exp(2 * lgamma(1 + self.concentration_reciprocal)))
+  sample(sample_shape=[]) = self._td.sample(sample_shape)
+  rsample(sample_shape=[]) = self._td.rsample(sample_shape)
+  log_prob(value) = self._td.log_prob(value)
+  cdf(value) = self._td.cdf(value)
+  icdf(value) = self._td.icdf(value)
+  entropy() = _euler * (1 - self.concentration_reciprocal) + log(self.scale * self.concentration_reciprocal) + 1
+}
+
+model HalfCauchy(scale, validate_args=none) {
+  "The distribution of |X| for X ~ Cauchy(0, scale), as torch.distributions.HalfCauchy. Example: distributions.HalfCauchy(ones(3)).sample()"
+  _td = _td_of(Cauchy(0.0, scale, validate_args=validate_args), _tr.AbsTransform())
+  scale = self._td.base_dist.scale
+  batch_shape = _shape_list(self.scale.shape)
+  event_shape = []
+  mean = full_like(self.scale, float("inf"))
+  mode = zeros_like(self.scale)
+  variance = self._td.base_dist.variance
+  sample(sample_shape=[]) = self._td.sample(sample_shape)
+  rsample(sample_shape=[]) = self._td.rsample(sample_shape)
+  log_prob(value) {
+    let v = _check_support(validate_args, "HalfCauchy.log_prob()", _as_tensor(value, self.scale), fn(v) = v >= 0, "at least 0")
+    return where(v >= 0, self._td.base_dist.log_prob(v) + math.log(2), -float("inf"))
+  }
+  cdf(value) = 2 * self._td.base_dist.cdf(value) - 1
+  icdf(value) = self._td.base_dist.icdf((value + 1) / 2)
+  entropy() = self._td.base_dist.entropy() - math.log(2)
+}
+let ComposeTransform = _distributions_transformed.ComposeTransform

@@ -16,6 +16,7 @@ import _nn_extra
 import _nn_functional_namespace
 import _nn_init
 import _nn_pool
+import _nn_fractional
 import _nn_recurrent
 import _nn_shape
 import _nn_sparse
@@ -283,6 +284,8 @@ let AdaptiveMaxPool3d = _nn_pool.AdaptiveMaxPool3d
 let MaxUnpool1d = _nn_pool.MaxUnpool1d
 let MaxUnpool2d = _nn_pool.MaxUnpool2d
 let MaxUnpool3d = _nn_pool.MaxUnpool3d
+let FractionalMaxPool2d = _nn_fractional.FractionalMaxPool2d  # round 9 (stdlib/_nn_fractional.dsl)
+let FractionalMaxPool3d = _nn_fractional.FractionalMaxPool3d
 
 # ---- resampling, padding and reshaping (stdlib/_nn_shape.dsl) -------------------------
 let Upsample = _nn_shape.Upsample
@@ -566,7 +569,8 @@ function _Checkpoint {
     if rng_then != none { set_rng_state(rng_then) }
     enable_grad {
       let out = none
-      autocast("cpu", dtype=cast or bf16, enabled=cast != none) { out = f(*inputs) }
+      # f16 autocast runs on CUDA's lists only (CPU's is bf16: Note [CPU autocast in f16])
+      autocast("cuda" if cast == f16 else "cpu", dtype=cast or bf16, enabled=cast != none) { out = f(*inputs) }
       if rng_then != none { set_rng_state(rng_now) }
       backward(out, list(grads))
     }

@@ -120,7 +120,10 @@ fn erfinv(input) {
   fn residual(r) = where(y > 0.5, (1.0 - y) - erfc(where(y > 0.5, r, 1.0)),
                          where(y < -0.5, erfc(where(y < -0.5, -r, 1.0)) - (1.0 + y), _erf_row(r) - y))
   for _ in range(5) { r = r - residual(r) / (2.0 / _sqrtpi * exp(-r * r)) }
-  let edge = where(x.abs() == 1.0, sign(x) * _inf, _nan)
+  # +-inf at +-1 with PyTorch's derivative there, inf (atanh has both); NaN beyond with a
+  # NaN derivative (the root of a negative number), as PyTorch's sqrt(pi) / 2 exp(erfinv^2)
+  let at_edge = x.abs() == 1.0
+  let edge = where(at_edge, atanh(where(at_edge, x, 0.0)), sqrt(where(at_edge, -1.0, 1.0 - x * x)))
   return where(inside, r, edge)
 }
 

@@ -6,6 +6,9 @@
 #include "interp/eval/evaluator_impl.hpp"
 #include "interp/builtins/profile.hpp"
 
+#include <string>
+#include <unordered_set>
+
 namespace nabla::interp {
 
 Flow Evaluator::Impl::exec_context(const ContextStmt& c) {
@@ -66,6 +69,21 @@ Flow Evaluator::Impl::exec_profiled(const ContextStmt& c) {
   return flow;
 }
 
+// Note [CPU autocast in f16]
+// PyTorch 1.13's CPU autocast runs in bf16 only: torch.autocast("cpu", dtype=torch.float16)
+// warns "In CPU autocast, but the target dtype is not supported. Disabling autocast." and
+// turns itself off (its __enter__ then fails in set_autocast_cpu_dtype, a bug later
+// versions fixed by taking f16). nabla keeps PyTorch's stated intent: one warning per
+// block (a loop must not repeat it), and the block runs in the tensors' own dtypes.
+static void warn_cpu_f16_autocast(Evaluator& ev, const ContextStmt& c) {
+  static std::unordered_set<std::string> warned;
+  std::string where = c.span.valid() ? c.span.where() : "";
+  if (!warned.insert(where).second || !ev.warning_output) return;
+  ev.warning_output((where.empty() ? "" : where + ": ") +
+                    "warning: autocast: CPU autocast supports only bf16 (as PyTorch 1.13's); f16 disables it, and the "
+                    "block runs in the tensors' own dtypes (use dtype=bf16)\n");
+}
+
 // The region an autocast block opens: autocast(dtype=bf16), autocast(f16), or PyTorch's
 // torch.autocast arguments, autocast("cpu", dtype=bf16, enabled=true, cache_enabled=true)
 // (device_type may be named). A device_type chooses PyTorch's op lists for that device
@@ -99,6 +117,10 @@ AutocastRegion Evaluator::Impl::autocast_region(const ContextStmt& c) {
     } else {
       fail("autocast has no argument '" + name + "': " + usage);
     }
+  }
+  if (enabled && device == "cpu" && dtype == DType::f16) {
+    warn_cpu_f16_autocast(ev, c);
+    enabled = false;
   }
   AutocastRegion region;
   region.lists = device == "cpu" ? AutocastLists::cpu : AutocastLists::cuda;

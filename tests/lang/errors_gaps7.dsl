@@ -121,7 +121,7 @@ let y = D.Laplace(0.0, tensor([1.0, -1.0]))
 # ---
 
 # case: kl_divergence of two kinds
-# expect error: tests/lang/errors_gaps7.dsl:128:9: error: distributions.kl_divergence(): no formula for the pair (Normal, Laplace); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Binomial', 'Categorical', 'Cauchy', 'Chi2', 'Dirichlet', 'Exponential', 'Gamma', 'Geometric', 'Gumbel', 'HalfNormal', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal', 'Poisson', 'Uniform']
+# expect error: tests/lang/errors_gaps7.dsl:128:9: error: distributions.kl_divergence(): no formula for the pair (Normal, Laplace); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Binomial', 'Categorical', 'Cauchy', 'Chi2', 'Dirichlet', 'Exponential', 'Gamma', 'Geometric', 'Gumbel', 'HalfNormal', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal', 'OneHotCategorical', 'Pareto', 'Poisson', 'Uniform']
 # expect error line:   let y = D.kl_divergence(D.Normal(0.0, 1.0), D.Laplace(0.0, 1.0))
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import distributions as D

@@ -282,7 +282,7 @@ let d = distributions.Geometric(probs=tensor([0.0, 0.5]))
 # ---
 
 # case: kl_divergence of two StudentT (PyTorch has no formula)
-# expect error: tests/lang/errors_gaps8.dsl:289:9: error: distributions.kl_divergence(): no formula for the pair (StudentT, StudentT); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Binomial', 'Categorical', 'Cauchy', 'Chi2', 'Dirichlet', 'Exponential', 'Gamma', 'Geometric', 'Gumbel', 'HalfNormal', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal', 'Poisson', 'Uniform']
+# expect error: tests/lang/errors_gaps8.dsl:289:9: error: distributions.kl_divergence(): no formula for the pair (StudentT, StudentT); the pairs are two of the same kind among ['Bernoulli', 'Beta', 'Binomial', 'Categorical', 'Cauchy', 'Chi2', 'Dirichlet', 'Exponential', 'Gamma', 'Geometric', 'Gumbel', 'HalfNormal', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal', 'OneHotCategorical', 'Pareto', 'Poisson', 'Uniform']
 # expect error line:   let r = distributions.kl_divergence(distributions.StudentT(2.0), distributions.StudentT(3.0))
 # expect error line:           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 import distributions
