@@ -31,13 +31,15 @@ let _F32_0_8 = 0.800000011920929
 let _F32_0_9 = 0.8999999761581421
 let _F32_1_1 = 1.100000023841858
 
-# d x / d alpha of a standard Gamma(alpha) draw x (torch._standard_gamma_grad(alpha, x)).
+# d x / d alpha of a standard Gamma(alpha) draw x (torch._standard_gamma_grad(alpha, x)),
+# in f64 as PyTorch's CPU kernel (its accscalar_t): in f32 the band's a^4 overflowed
+# from a = 1e10 on, and the gradient was NaN.
 fn _standard_gamma_grad(alpha, x) {
-  let a = alpha.detach()
-  let v = x.detach()
+  let a = alpha.detach().to(f64)
+  let v = x.detach().to(f64)
   let out = none
   no_grad { out = where(v < _F32_0_8, _gamma_grad_small_x(a, v), where(a > 8.0, _gamma_grad_large_alpha(a, v), _gamma_grad_rational(a, v))) }
-  return out
+  return out.to(alpha.dtype)
 }
 
 # -dF/da / f by F's series x^a sum_n (-x)^n / (n! (a + n)), n = 0..5 (NaN where it
@@ -93,7 +95,7 @@ fn _gamma_grad_rational(a, x) {
 # -(dF/dalpha)(x; alpha, total - alpha) / f(x) / (1 - x) of a Beta(alpha, total - alpha)
 # draw x (torch._dirichlet_grad(x, alpha, total)).
 fn _dirichlet_grad(x, alpha, total) {
-  let (v, a, t) = broadcast_tensors(x.detach(), alpha.detach(), total.detach())
+  let (v, a, t) = broadcast_tensors(x.detach().to(f64), alpha.detach().to(f64), total.detach().to(f64))  # as _standard_gamma_grad
   let out = none
   no_grad {
     let b = t - a
@@ -105,7 +107,7 @@ fn _dirichlet_grad(x, alpha, total) {
                 where(near1, -_beta_grad_beta_small(1.0 - v, b, a),
                       where(mid, _beta_grad_alpha_mid(v, a, b), _beta_grad_rational(v, a, t))))
   }
-  return out
+  return out.to(x.dtype)
 }
 
 fn _zero_nan(r) = where(isnan(r), zeros_like(r), r)

@@ -102,6 +102,13 @@ void fill_normal(Tensor& out, double mean, double std) {
 void fill_integers(Tensor& out, int64_t low, int64_t high) {
   NABLA_CHECK(high > low, "randint: expected low < high, got low=" + std::to_string(low) + " high=" + std::to_string(high));
   uint64_t range = static_cast<uint64_t>(high - low);
+  // An integer dtype takes the draw as it is: through a double, draws past 2^53 were
+  // rounded (randint(2**62, 2**62 + 2) never drew 2^62 + 1). A floating one keeps the
+  // double, so its values for a seed are unchanged.
+  if (!is_floating(out.dtype())) {
+    fill_into(out, [&](Generator& g) { return integer_in(g, low, range); });
+    return;
+  }
   fill_into(out, [&](Generator& g) { return static_cast<double>(integer_in(g, low, range)); });
 }
 

@@ -191,6 +191,10 @@ Shape contiguous_strides(const Shape& sizes) {
 }
 
 int64_t shape_numel(const Shape& sizes) {
+  // A zero size makes no elements, whatever the others (zeros(3, 2**62, 0), as
+  // PyTorch's): the product overflowed at 3 * 2^62 before it met the 0.
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
   int64_t n = 1;
   for (int64_t s : sizes)
     if (__builtin_mul_overflow(n, s, &n)) throw Error("the shape " + shape_str(sizes) + " has more elements than fit in 64 bits");

@@ -5,6 +5,7 @@
 // cat/stack/split undo each other with slice/select/cat.
 #include "autograd/cost.hpp"
 #include "autograd/ops/common.hpp"
+#include "tensor/allocator.hpp"
 
 namespace nabla {
 
@@ -231,8 +232,16 @@ int64_t unbind_dim(const Tensor& x, const Attrs& a) {
   NABLA_CHECK(x.dim() > 0, "unbind: cannot unbind a 0-dim tensor");
   return wrap_dim(a.i("dim"), x.dim(), "unbind");
 }
+// Each piece of unbind or split is a tensor on the host, asked for before any is made:
+// the 2^62 empty rows of a [2^62, 0] tensor were "cannot create std::vector larger
+// than max_size()" (unbind) or grew the memory until the kernel killed nabla (split).
+void ask_for_pieces(int64_t count, const char* op) {
+  CpuAllocator::instance().check_host_request(static_cast<size_t>(count), sizeof(TensorMeta) + sizeof(TensorImpl),
+                                              std::string(op) + " into " + std::to_string(count) + " pieces");
+}
 std::vector<TensorMeta> infer_unbind(const TensorList& in, const Attrs& a) {
   int64_t dim = unbind_dim(in[0], a);
+  ask_for_pieces(in[0].sizes()[dim], "unbind");
   Shape s = in[0].sizes();
   s.erase(static_cast<size_t>(dim));
   return std::vector<TensorMeta>(static_cast<size_t>(in[0].sizes()[dim]), TensorMeta{s, in[0].dtype()});
@@ -384,6 +393,7 @@ TensorList split(const Tensor& x, int64_t split_size, int64_t dim) {
   NABLA_CHECK(x.dim() > 0, "split: cannot split a 0-dim tensor");
   int64_t size = x.sizes()[wrap_dim(dim, x.dim(), "split")];
   NABLA_CHECK(split_size > 0 || size == 0, "split: split_size must be positive, got " + str(split_size));
+  if (size > 0) ask_for_pieces(size / split_size + (size % split_size != 0), "split");
   IntList sizes;
   for (int64_t at = 0; at < size; at += split_size) sizes.push_back(std::min(split_size, size - at));
   if (sizes.empty()) sizes.push_back(0);

@@ -246,9 +246,10 @@ ConvKey conv_key(Pass pass, const ConvNdGeometry& g, bool bias, Activation act, 
 // `op` names the row in oneDNN's errors; `packed_weight` (defined for a forward pass
 // only) is the weight the primitive keeps in its own layout, one primitive per
 // weight tensor; `pooled` as for make_forward.
-std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& g, bool bias,
+std::shared_ptr<CachedConv> cached_conv(const char* op, Pass pass, const ConvNdGeometry& given, bool bias,
                                         Activation act = Activation::none, const Tensor& packed_weight = Tensor(),
                                         bool pooled = false, BlockedSides blocked = {}) {
+  const ConvNdGeometry g = with_one_window_strides(given);  // oneDNN refuses a stride past 2^31 - 1
   static std::mutex mutex;
   static std::map<ConvKey, std::shared_ptr<CachedConv>> cache;
   ConvKey key =

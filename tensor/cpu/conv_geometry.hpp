@@ -76,6 +76,18 @@ struct ConvNdGeometry {
   }
 };
 
+// A dim with one output position reads one window, at 0, for any stride past the
+// span the window can move (padded input less the dilated kernel): such a stride is
+// taken as span + 1, which gives the same one position and which oneDNN accepts, where
+// one past 2^31 - 1 (PyTorch takes any) failed to create the primitive.
+inline ConvNdGeometry with_one_window_strides(ConvNdGeometry g) {
+  for (size_t d = 0; d < g.out.size(); ++d) {
+    const int64_t span = g.in[d] + 2 * g.pad[d] - (g.dilation[d] * (g.kernel[d] - 1) + 1);
+    if (g.out[d] == 1 && span >= 0 && g.stride[d] > span + 1) g.stride[d] = span + 1;
+  }
+  return g;
+}
+
 // An int-list attribute with one value per spatial dim: one value stands for all, as
 // in PyTorch; an empty list gives zeros (as attr_pair's; the shape rule then rejects a
 // zero stride or dilation and takes a zero padding).

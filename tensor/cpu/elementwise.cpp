@@ -3,6 +3,8 @@
 // the row's shape rule chose (the output's dtype, or the promoted input dtype for
 // comparisons).
 #include <cmath>
+#include <type_traits>
+#include <variant>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
@@ -146,9 +148,18 @@ void where(const TensorList& in, const Attrs&, TensorList& out) {
   });
 }
 
+// A clamp bound in the compute type C: an int bound of an integer tensor exactly
+// (through a double, one past 2^53 rounded: clamp(x, min=2**62 + 2) clamped to 2^62).
+template <class C>
+static C clamp_bound(const Attrs& attrs, const char* name) {
+  if constexpr (std::is_integral_v<C>) {
+    if (const auto* exact = std::get_if<int64_t>(&attrs.value(name))) return static_cast<C>(*exact);
+  }
+  return static_cast<C>(attrs.f(name));
+}
+
 void clamp(const TensorList& in, const Attrs& attrs, TensorList& out) {
   bool has_min = !attrs.is_none("min"), has_max = !attrs.is_none("max");
-  double lo = has_min ? attrs.f("min") : 0, hi = has_max ? attrs.f("max") : 0;
   Tensor x = as_dtype(in[0], out[0].dtype());
   visit_dtype(out[0].dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -156,7 +167,7 @@ void clamp(const TensorList& in, const Attrs& attrs, TensorList& out) {
     if constexpr (std::is_same_v<T, bool>) {
       throw Error("clamp: not defined for bool");
     } else {
-      C l = static_cast<C>(lo), h = static_cast<C>(hi);
+      C l = has_min ? clamp_bound<C>(attrs, "min") : C{}, h = has_max ? clamp_bound<C>(attrs, "max") : C{};
       map1<T, T>(out[0], x, [&](C v) {
         if (has_min && v < l) v = l;
         if (has_max && v > h) v = h;

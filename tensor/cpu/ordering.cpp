@@ -250,15 +250,20 @@ void draw_without_replacement(const T* p, int64_t categories, int64_t samples, u
 
 }  // namespace
 
+// An input of no elements has nothing to scan or sort: the kernels looped over its
+// lines, 2^62 empty ones for a [2^62, 0] input along dim 1 (a hang).
 void cumsum(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  if (in[0].numel() == 0) return;
   scan_kernel(in, attrs, out, 0.0, [](auto a, auto b) { return a + b; });
 }
 
 void cumprod(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  if (in[0].numel() == 0) return;
   scan_kernel(in, attrs, out, 1.0, [](auto a, auto b) { return a * b; });
 }
 
 void sort(const TensorList& in, const Attrs& attrs, TensorList& out) {
+  if (in[0].numel() == 0) return;
   Tensor x = contiguous_raw(at_least_1d(in[0]));
   int64_t dim = wrap_dim(attrs.i("dim"), x.dim(), "sort");
   bool descending = attrs.b("descending");

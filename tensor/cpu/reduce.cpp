@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cpu/kernels.hpp"
@@ -15,13 +16,24 @@ namespace nabla::cpu {
 
 namespace {
 
+// A total times scale (1, or 1/N for mean) in T. An integer sum is stored as it is, as
+// the CUDA kernel's: total * 1.0 went through a double, so an i64 sum past 2^53 was
+// rounded (the sum of [2^62 + 2] was 2^62).
+template <class T, class A>
+T scaled_total(A total, double scale) {
+  if constexpr (std::is_integral_v<A>) {
+    if (scale == 1.0) return static_cast<T>(total);
+  }
+  return static_cast<T>(static_cast<compute_t<T>>(total * scale));
+}
+
 // out[o, j] = scale * sum_r x[o, r, j]. Rows are split across threads; a single long
 // row (a full reduction) is split along its length instead.
 template <class T>
 void sum_kernel(const ReduceLayout& l, T* out, double scale) {
   using A = acc_t<T>;
   const T* x = static_cast<const T*>(l.data.raw_data());
-  auto store = [&](int64_t at, A total) { out[at] = static_cast<T>(static_cast<compute_t<T>>(total * scale)); };
+  auto store = [&](int64_t at, A total) { out[at] = scaled_total<T>(total, scale); };
   if (l.inner == 1 && l.outer == 1) {
     A total = parallel_reduce<A>(
         0, l.reduced, l.reduced, A(0), [&](int64_t lo, int64_t hi) { return sum_run(x + lo, hi - lo); },
@@ -92,12 +104,13 @@ void sum_kept_middle(const T* x, const KeptMiddle& k, T* out, double scale) {
     for (int64_t c = lo; c < hi; ++c) {
       RunSum<T> total;
       for (int64_t n = 0; n < k.N; ++n) total.add(x + (n * k.C + c) * k.S, k.S);
-      out[c] = static_cast<T>(static_cast<compute_t<T>>(total.finish() * scale));
+      out[c] = scaled_total<T>(total.finish(), scale);
     }
   });
 }
 
 void sum_or_mean(const TensorList& in, const Attrs& attrs, TensorList& out, bool mean) {
+  if (out[0].numel() == 0) return;  // no totals: [2^40, 0, 4] summed its 2^40 empty rows (a hang)
   auto dims = reduction_dims(in[0], attrs.ints("dims"));
   Tensor x = as_dtype(in[0], out[0].dtype());
   std::optional<KeptMiddle> middle = kept_middle(x, dims);

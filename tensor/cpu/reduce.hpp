@@ -13,10 +13,14 @@
 
 namespace nabla::cpu {
 
-// The accumulator type of a reduction over T.
+// The accumulator type of a reduction over T: integers in int64, whose sum wraps into
+// T as PyTorch's (through a double, a sum past T's range was an undefined conversion).
 template <class T> struct acc_type { using type = double; };
 template <> struct acc_type<int64_t> { using type = int64_t; };
 template <> struct acc_type<int32_t> { using type = int64_t; };
+template <> struct acc_type<int16_t> { using type = int64_t; };
+template <> struct acc_type<int8_t> { using type = int64_t; };
+template <> struct acc_type<uint8_t> { using type = int64_t; };
 template <> struct acc_type<bool> { using type = int64_t; };
 template <class T> using acc_t = typename acc_type<T>::type;
 

@@ -80,6 +80,8 @@ void softmax_impl(const TensorList& in, const Attrs& attrs, TensorList& out) {
   // One dim is always a consecutive run, so reduce_layout never permutes here and
   // the output (contiguous, x's shape) has the same [outer, reduced, inner] order.
   ReduceLayout l = reduce_layout(x, reduction_dims(x, {attrs.i("dim")}));
+  // No elements: nothing to do (a [2^62, 0] input looped over its 2^62 empty rows)
+  if (x.numel() == 0) return;
   visit_float(out[0].dtype(), Log ? "log_softmax" : "softmax", [&](auto tag) {
     using T = typename decltype(tag)::type;
     softmax_kernel<T, Log>(l, static_cast<T*>(out[0].raw_data()));

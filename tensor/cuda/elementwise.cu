@@ -14,6 +14,9 @@
 // dtype switch is the same for every thread of a launch (uniform branches, no
 // divergence); this keeps the instantiations to one per op and dtype, not one per
 // combination of input dtypes.
+#include <type_traits>
+#include <variant>
+
 #include "tensor/cpu/copy.hpp"
 #include "tensor/cuda/common.cuh"
 #include "tensor/cuda/kernels.hpp"
@@ -342,17 +345,26 @@ NABLA_KERNEL(where) {
   });
 }
 
-// The bounds convert to the compute type on the host, as the CPU kernel converts them.
+// The bounds convert to the compute type on the host, as the CPU kernel converts them:
+// an int bound of an integer tensor exactly (through a double, one past 2^53 rounded).
+template <class C>
+static C clamp_bound(const Attrs& attrs, const char* name) {
+  if constexpr (std::is_integral_v<C>) {
+    if (const auto* exact = std::get_if<int64_t>(&attrs.value(name))) return static_cast<C>(*exact);
+  }
+  return static_cast<C>(attrs.f(name));
+}
+
 NABLA_KERNEL(clamp) {
   bool has_lo = !attrs.is_none("min"), has_hi = !attrs.is_none("max");
-  double lo = has_lo ? attrs.f("min") : 0, hi = has_hi ? attrs.f("max") : 0;
   visit_device_dtype(out[0].dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = dcompute_t<T>;
     if constexpr (std::is_same_v<T, bool>)
       throw Error("clamp: not defined for bool");
     else
-      launch_elementwise<T, T, 1>(in, out[0], clamp_fn<C>{has_lo, has_hi, static_cast<C>(lo), static_cast<C>(hi)});
+      launch_elementwise<T, T, 1>(in, out[0], clamp_fn<C>{has_lo, has_hi, has_lo ? clamp_bound<C>(attrs, "min") : C{},
+                                                         has_hi ? clamp_bound<C>(attrs, "max") : C{}});
   });
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/ops.hpp"
@@ -32,21 +33,30 @@ using composite_args::shape_of;
 
 // ---- -------------------------------------------------------------
 
-// x's slices along dim as rows of doubles: [outer, n, inner] with (o, j, i) at
-// (o * n + j) * inner + i.
+// x's slices along dim as rows: [outer, n, inner] with (o, j, i) at (o * n + j) *
+// inner + i; of doubles, or of int64 for an integer x (through doubles, values past
+// 2^53 compared equal: cummax of [2^62 + 1, 2^62] took the second as the maximum).
+template <class T>
 struct Lanes {
-  std::vector<double> v;
+  std::vector<T> v;
   int64_t outer = 1, n = 1, inner = 1;
-  double at(int64_t o, int64_t j, int64_t i) const { return v[static_cast<size_t>((o * n + j) * inner + i)]; }
+  T at(int64_t o, int64_t j, int64_t i) const { return v[static_cast<size_t>((o * n + j) * inner + i)]; }
 };
-Lanes lanes_of(const Tensor& x, int64_t dim, const std::string& what) {
-  Lanes l;
-  l.v = host_doubles(x, what);
+template <class T>
+Lanes<T> lanes_of(std::vector<T> v, const Tensor& x, int64_t dim) {
+  Lanes<T> l;
+  l.v = std::move(v);
   if (x.dim() == 0) return l;
   for (int64_t d = 0; d < dim; ++d) l.outer *= x.sizes()[d];
   l.n = x.sizes()[dim];
   for (int64_t d = dim + 1; d < x.dim(); ++d) l.inner *= x.sizes()[d];
   return l;
+}
+// f(lanes) with x's lanes of its kind.
+template <class F>
+auto with_lanes(const Tensor& x, int64_t dim, const std::string& what, F f) {
+  if (is_floating(x.dtype())) return f(lanes_of(host_doubles(x, what), x, dim));
+  return f(lanes_of(host_ints(x, what), x, dim));
 }
 
 // cummax / cummin: the running extremum along dim and where it was reached (the last
@@ -56,18 +66,22 @@ Value cumulative_extremum(CallArgs& a, const char* fname, bool is_max) {
   Bound b = bind(fname, a, {"input", "dim"}, 2);
   Tensor x = arg(b, 0, fname, "input");
   const int64_t dim = dim_arg(b, 1, x.dim(), fname, 0);
-  Lanes l = lanes_of(x, dim, std::string(fname) + "(): input");
-  std::vector<int64_t> idx(l.v.size());
-  for (int64_t o = 0; o < l.outer; ++o)
-    for (int64_t i = 0; i < l.inner; ++i) {
-      int64_t best = 0;
-      for (int64_t j = 0; j < l.n; ++j) {
-        const double v = l.at(o, j, i), cur = l.at(o, best, i);
-        const bool take = j == 0 || std::isnan(v) || (!std::isnan(cur) && (is_max ? v >= cur : v <= cur));
-        if (take) best = j;
-        idx[static_cast<size_t>((o * l.n + j) * l.inner + i)] = best;
+  if (x.numel() == 0)  // no lanes to walk (a [2^62, 0] input along dim 1 walked 2^62 empty ones)
+    return values_indices(Value::tensor(alias(x)), Value::tensor(empty(x.sizes(), DType::i64, x.device())));
+  std::vector<int64_t> idx = with_lanes(x, dim, std::string(fname) + "(): input", [is_max](const auto& l) {
+    std::vector<int64_t> idx(l.v.size());
+    for (int64_t o = 0; o < l.outer; ++o)
+      for (int64_t i = 0; i < l.inner; ++i) {
+        int64_t best = 0;
+        for (int64_t j = 0; j < l.n; ++j) {
+          const auto v = l.at(o, j, i), cur = l.at(o, best, i);
+          const bool take = j == 0 || std::isnan(v) || (!std::isnan(cur) && (is_max ? v >= cur : v <= cur));
+          if (take) best = j;
+          idx[static_cast<size_t>((o * l.n + j) * l.inner + i)] = best;
+        }
       }
-    }
+    return idx;
+  });
   Tensor indices = index_tensor(idx, shape_of(x), x.device());
   Tensor values = x.dim() == 0 ? alias(x) : gather(x, dim, indices);
   return values_indices(Value::tensor(values), Value::tensor(indices));
@@ -102,24 +116,27 @@ Value mode_builtin(Evaluator&, CallArgs& a) {
   const bool keep = b.has(2) && as_bool(b[2], fn_arg("mode", "keepdim"));
   if (x.numel() == 0) fail("mode(): argument 'input' has no elements");
   if (x.dim() == 0) return values_indices(Value::tensor(alias(x)), Value::tensor(scalar_tensor(0.0, DType::i64)));
-  Lanes l = lanes_of(x, dim, "mode(): input");
-  std::vector<int64_t> idx(static_cast<size_t>(l.outer * l.inner));
-  for (int64_t o = 0; o < l.outer; ++o)
-    for (int64_t i = 0; i < l.inner; ++i) {
-      // value -> (count, last index); NaN one value, after every number (a NaN key
-      // broke the map's order).
-      auto nan_last = [](double p, double q) { return !std::isnan(p) && (std::isnan(q) || p < q); };
-      std::map<double, std::pair<int64_t, int64_t>, decltype(nan_last)> seen(nan_last);
-      for (int64_t j = 0; j < l.n; ++j) {
-        auto& e = seen[l.at(o, j, i)];
-        ++e.first;
-        e.second = j;
+  std::vector<int64_t> idx = with_lanes(x, dim, "mode(): input", [](const auto& l) {
+    using T = typename std::decay_t<decltype(l.v)>::value_type;
+    std::vector<int64_t> idx(static_cast<size_t>(l.outer * l.inner));
+    for (int64_t o = 0; o < l.outer; ++o)
+      for (int64_t i = 0; i < l.inner; ++i) {
+        // value -> (count, last index); NaN one value, after every number (a NaN key
+        // broke the map's order).
+        auto nan_last = [](T p, T q) { return !std::isnan(p) && (std::isnan(q) || p < q); };
+        std::map<T, std::pair<int64_t, int64_t>, decltype(nan_last)> seen(nan_last);
+        for (int64_t j = 0; j < l.n; ++j) {
+          auto& e = seen[l.at(o, j, i)];
+          ++e.first;
+          e.second = j;
+        }
+        int64_t best_count = -1, best = 0;
+        for (const auto& [value, e] : seen)
+          if (e.first > best_count) best_count = e.first, best = e.second;
+        idx[static_cast<size_t>(o * l.inner + i)] = best;
       }
-      int64_t best_count = -1, best = 0;
-      for (const auto& [value, e] : seen)
-        if (e.first > best_count) best_count = e.first, best = e.second;
-      idx[static_cast<size_t>(o * l.inner + i)] = best;
-    }
+    return idx;
+  });
   IntList kept = shape_of(x);
   kept[static_cast<size_t>(dim)] = 1;
   Tensor indices = index_tensor(idx, kept, x.device());
@@ -134,6 +151,51 @@ Tensor movedim_of(const Tensor& x, int64_t dim) {
   for (int64_t d = 0; d < x.dim(); ++d)
     if (d != dim) perm.push_back(d);
   return permute(x, perm);
+}
+
+// The distinct rows of v ([n, w], row-major) in order (or runs of equal neighbours,
+// consecutive): each group's first row, its size, and each row's group.
+struct UniqueGroups {
+  std::vector<int64_t> firsts, count_of, inv;
+};
+template <class T>
+UniqueGroups unique_groups(const std::vector<T>& v, int64_t n, int64_t w, bool consecutive) {
+  // NaN sorts after every number and is never the same as another value, NaN
+  // included (PyTorch's: each NaN is its own unique value). `u != z` on a NaN made the
+  // comparison no strict weak order (undefined for stable_sort), dropped the NaN and
+  // counted it with a number.
+  auto less = [&](int64_t p, int64_t q) {
+    for (int64_t c = 0; c < w; ++c) {
+      const T u = v[static_cast<size_t>(p * w + c)], z = v[static_cast<size_t>(q * w + c)];
+      if (std::isnan(u) || std::isnan(z)) {
+        if (std::isnan(u) != std::isnan(z)) return std::isnan(z);
+        continue;
+      }
+      if (u != z) return u < z;
+    }
+    return false;
+  };
+  auto same = [&](int64_t p, int64_t q) {
+    for (int64_t c = 0; c < w; ++c)
+      if (!(v[static_cast<size_t>(p * w + c)] == v[static_cast<size_t>(q * w + c)])) return false;
+    return true;
+  };
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  if (!consecutive) std::stable_sort(order.begin(), order.end(), less);
+  UniqueGroups g;
+  std::vector<int64_t>&firsts = g.firsts, &count_of = g.count_of, &inv = g.inv;
+  inv.resize(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t p = order[static_cast<size_t>(k)];
+    if (firsts.empty() || !same(firsts.back(), p)) {
+      firsts.push_back(p);
+      count_of.push_back(0);
+    }
+    ++count_of.back();
+    inv[static_cast<size_t>(p)] = static_cast<int64_t>(firsts.size()) - 1;
+  }
+  return g;
 }
 
 // The distinct values (or slices along dim) of x, sorted, with inverse and counts;
@@ -157,40 +219,12 @@ Value unique_common(CallArgs& a, const char* fname, bool consecutive) {
     rows = reshape(x, {x.numel(), 1});
   }
   const int64_t n = rows.sizes()[0], w = rows.sizes()[1];
-  std::vector<double> v = host_doubles(rows, std::string(fname) + "(): input");
-  // NaN sorts after every number and is never the same as another value, NaN
-  // included (PyTorch's: each NaN is its own unique value). `u != z` on a NaN made the
-  // comparison no strict weak order (undefined for stable_sort), dropped the NaN and
-  // counted it with a number.
-  auto less = [&](int64_t p, int64_t q) {
-    for (int64_t c = 0; c < w; ++c) {
-      const double u = v[static_cast<size_t>(p * w + c)], z = v[static_cast<size_t>(q * w + c)];
-      if (std::isnan(u) || std::isnan(z)) {
-        if (std::isnan(u) != std::isnan(z)) return std::isnan(z);
-        continue;
-      }
-      if (u != z) return u < z;
-    }
-    return false;
-  };
-  auto same = [&](int64_t p, int64_t q) {
-    for (int64_t c = 0; c < w; ++c)
-      if (!(v[static_cast<size_t>(p * w + c)] == v[static_cast<size_t>(q * w + c)])) return false;
-    return true;
-  };
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  if (!consecutive) std::stable_sort(order.begin(), order.end(), less);
-  std::vector<int64_t> firsts, count_of, inv(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k) {
-    const int64_t p = order[static_cast<size_t>(k)];
-    if (firsts.empty() || !same(firsts.back(), p)) {
-      firsts.push_back(p);
-      count_of.push_back(0);
-    }
-    ++count_of.back();
-    inv[static_cast<size_t>(p)] = static_cast<int64_t>(firsts.size()) - 1;
-  }
+  // Integers compared as integers: through doubles, values past 2^53 merged (unique of
+  // [2^62, 2^62 + 1] was one value).
+  const std::string what = std::string(fname) + "(): input";
+  UniqueGroups g = is_floating(rows.dtype()) ? unique_groups(host_doubles(rows, what), n, w, consecutive)
+                                             : unique_groups(host_ints(rows, what), n, w, consecutive);
+  const std::vector<int64_t>&firsts = g.firsts, &count_of = g.count_of, &inv = g.inv;
   const int64_t u = static_cast<int64_t>(firsts.size());
   Tensor picked = index_tensor(firsts, {u}, x.device());
   Tensor values;

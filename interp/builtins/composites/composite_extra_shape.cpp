@@ -37,6 +37,7 @@ using composite_args::host_doubles;
 using composite_args::host_ints;
 using composite_args::index_tensor;
 using composite_args::ints_str;
+using composite_args::same_dtype;
 using composite_args::shape_of;
 
 // An int or a list of ints.
@@ -419,11 +420,6 @@ Tensor scatter_core(const Tensor& x, const std::vector<std::vector<int64_t>>& ta
   return reshape(to_dtype(out, x.dtype()), shape_of(x));
 }
 
-void same_dtype(const Tensor& x, const Tensor& src, const std::string& fname, const char* name) {
-  if (src.dtype() != x.dtype())
-    fail(fn_arg(fname, name) + " must have the input's dtype " + dtype_name(x.dtype()) + ", got " + dtype_name(src.dtype()));
-}
-
 // Note [Scatters a graph replays]
 // scatter, index_copy and index_fill find their targets on the host (scatter_core's
 // table, index_fill's mask), which a graph cannot replay: the targets would be baked
@@ -486,8 +482,10 @@ Value scatter_builtin(Evaluator&, CallArgs& a) {
     src = given.t;
     same_dtype(x, src, "scatter", "src");
   } else {
-    const double value = as_num(given, fn_arg("scatter", b.has(3) ? "src" : "value"));
-    src = expand(scalar_tensor(value, x.dtype()), index.dim() == 0 ? IntList{} : shape_of(index));
+    // Note [A number into a dtype]: 200 into i8 wrapped, and 2**62 + 11 into i64 went
+    // through a double (2^62)
+    src = expand(fill_scalar(given, x.dtype(), fn_arg("scatter", b.has(3) ? "src" : "value")),
+                 index.dim() == 0 ? IntList{} : shape_of(index));
   }
   const Reduce r = b.has(5) ? reduce_of(b[5], "scatter", true) : Reduce::none;
   if (scatter_by_ops(x, index) && r != Reduce::prod) {
@@ -583,7 +581,10 @@ Value index_add_builtin(Evaluator&, CallArgs& a) {
   const bool capturing = op_observer() != nullptr;
   if (!capturing) slice_index(x, dim, index, "index_add");
   check_source(x, dim, source, static_cast<size_t>(index.numel()), "index_add");
-  if (b.has(4)) source = source * number_like(as_num(b[4], fn_arg("index_add", "alpha")), source);
+  if (b.has(4)) {
+    check_alpha_kind(x, b[3], b[4], "index_add");  // a float alpha of integers; one past the dtype
+    source = source * number_like(as_num(b[4], fn_arg("index_add", "alpha")), source);
+  }
   if (x.dim() == 0) return Value::tensor(x + reshape(source, {}));
   return Value::tensor(scatter_add(x, dim, traced_expanded_index(x, dim, index, source), source));
 }

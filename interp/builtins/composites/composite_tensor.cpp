@@ -67,9 +67,16 @@ Value logical_not_builtin(Evaluator&, CallArgs& a) {
 
 // Whether every element of a and b is close: |a - b| <= atol + rtol |b|, NaNs equal
 // only with equal_nan, infinities only to themselves, as torch.isclose.
+// Integers and bools take the tolerances too, as PyTorch's: they were compared for
+// equality only, so allclose(tensor([101]), tensor([100]), rtol=0.1) was false.
 Tensor close(const Tensor& x, const Tensor& y, double rtol, double atol, bool equal_nan) {
   Tensor exact = eq(x, y);
-  if (!is_floating(x.dtype()) && !is_floating(y.dtype())) return exact;
+  if (!is_floating(x.dtype()) && !is_floating(y.dtype())) {
+    if (rtol == 0 && atol == 0) return exact;
+    // the gap in i64, exact (u8's 3 - 5 wrapped to 254), then in f64
+    Tensor gap = to_dtype(abs(to_dtype(x, DType::i64) - to_dtype(y, DType::i64)), DType::f64);
+    return where(exact, exact, le(gap, atol + rtol * abs(to_dtype(y, DType::f64))));
+  }
   Tensor within = le(abs(x - y), atol + rtol * abs(y));
   Tensor out = where(exact, exact, within);
   if (equal_nan) out = where(out, out, where(ne(x, x), ne(y, y), out));
@@ -258,11 +265,25 @@ Value clamp_min_builtin(Evaluator& ev, CallArgs& a) { return one_bound_clamp(ev,
 Value clamp_max_builtin(Evaluator& ev, CallArgs& a) { return one_bound_clamp(ev, a, "clamp_max", "max"); }
 
 // input + value * tensor1 * tensor2 (addcmul) or / tensor2 (addcdiv), as PyTorch's.
+// Of integer tensors, addcmul stays an integer tensor and its value is checked as add's
+// alpha (it was a float multiplier: addcmul of i64s with value=2 gave f32), and
+// addcdiv is refused, as PyTorch's.
 Value addc(CallArgs& a, const char* fname, bool divide) {
   Bound b = bind(fname, a, {"input", "tensor1", "tensor2", "value"}, 3);
   Tensor x = arg(b, 0, fname, "input"), t1 = arg(b, 1, fname, "tensor1"), t2 = arg(b, 2, fname, "tensor2");
   const double value = num_kw(b, 3, 1.0, divide ? "addcdiv(): value" : "addcmul(): value");
+  const bool integral_terms = !is_floating(t1.dtype()) && !is_floating(t2.dtype());
+  if (divide && integral_terms)
+    fail("addcdiv(): integer division of tensor1 by tensor2 is not supported, as PyTorch's; convert them first (.to(f32))");
   Tensor term = divide ? t1 / t2 : t1 * t2;
+  if (!b.has(3)) return Value::tensor(x + term);
+  if (integral_terms && !is_floating(x.dtype())) {
+    if (b[3].tag == Tag::Float)
+      fail(std::string(fname) + "(): argument 'value' must not be a float when the tensors are integers (got " + repr(b[3]) +
+           " with " + dtype_name(x.dtype()) + "), as PyTorch's; convert them first (.to(f32))");
+    check_fits_dtype(b[3], result_type({x, term}), std::string(fname) + "(): argument 'value'");
+    return Value::tensor(x + term * to_tensor_arg(b[3], fname));
+  }
   return Value::tensor(x + (value == 1.0 ? term : term * value));
 }
 Value addcmul_builtin(Evaluator&, CallArgs& a) { return addc(a, "addcmul", false); }

@@ -35,6 +35,16 @@ Value true_divide_builtin(Evaluator& ev, CallArgs& a) {
   return op_functions().at("div")(ev, plain);
 }
 
+// A number beside a tensor in where is stored into the tensor's dtype, as PyTorch's
+// (Note [A number into a dtype]): where(c, i16 tensor, 40000) wrapped. A float beside
+// an integer tensor makes the result f32, which takes it.
+void check_where_number(const Value& number, const Value& beside, const char* name) {
+  if (number.is_none()) fail(std::string("where(): argument '") + name + "' must be a tensor or a number, got none");
+  if (!number.is_num() || beside.tag != Tag::Tensor) return;
+  if (number.tag == Tag::Float && !is_floating(beside.t.dtype())) return;
+  check_fits_dtype(number, beside.t.dtype(), std::string("where(): argument '") + name + "'");
+}
+
 // torch.where(condition) of one argument is nonzero(condition, as_tuple=true); with
 // three, the row.
 Value where_builtin(Evaluator& ev, CallArgs& a) {
@@ -44,7 +54,12 @@ Value where_builtin(Evaluator& ev, CallArgs& a) {
     nz.kw.emplace_back("as_tuple", Value::boolean(true));
     return op_functions().at("nonzero")(ev, nz);
   }
-  return row_call("where", a);
+  Bound b = bind("where", a, {"condition", "input", "other"}, 3);
+  check_where_number(b[1], b[2], "input");
+  check_where_number(b[2], b[1], "other");
+  CallArgs by_position;  // the row names input 'self': where(c, input=x, other=y) was refused
+  by_position.pos = {b[0], b[1], b[2]};
+  return row_call("where", by_position);
 }
 
 // var and std take PyTorch's older unbiased= (a bool, also by position: var(x, true),

@@ -406,13 +406,22 @@ Value bartlett_window_builtin(Evaluator&, CallArgs& a) {
   });
 }
 
+// I0(x) for x >= 0 or NaN: std::cyl_bessel_i throws past x of about 1e5 ("Argument x
+// too large in __bessel_ik", which reached the user for beta=inf or 1e300); I0 passes
+// the largest double near x = 716, so an x past 713 is taken as inf, and inf / inf
+// makes the window NaN, as PyTorch's is for a beta past its float range.
+double bessel_i0(double x) {
+  if (std::isnan(x)) return x;
+  return x > 713.0 ? std::numeric_limits<double>::infinity() : std::cyl_bessel_i(0.0, x);
+}
+
 Value kaiser_window_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("kaiser_window", a, {"window_length", "periodic", "beta", "dtype", "device", "requires_grad"}, 1);
   const double beta = b.has(2) ? as_num(b[2], fn_arg("kaiser_window", "beta")) : 12.0;
   if (!(beta >= 0)) fail("kaiser_window(): argument 'beta' must be at least 0, got " + std::to_string(beta));
   return make_window(window_args(b, "kaiser_window", 3), [beta](double i, int64_t n) {
     const double m = static_cast<double>(n - 1) / 2.0, r = (i - m) / m;
-    return std::cyl_bessel_i(0.0, beta * std::sqrt(std::max(0.0, 1.0 - r * r))) / std::cyl_bessel_i(0.0, beta);
+    return bessel_i0(beta * std::sqrt(std::max(0.0, 1.0 - r * r))) / bessel_i0(beta);
   });
 }
 
