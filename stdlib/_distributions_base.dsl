@@ -178,8 +178,9 @@ fn _standard_gamma(a) {
   let small = a < 1
   let d = where(small, a + 1, a) - 1.0 / 3.0
   let c = 1.0 / sqrt(9.0 * d)
-  let out = zeros_like(a)
-  let pending = ones_like(a, dtype=bool)
+  # an infinite concentration draws inf, as PyTorch's (its candidates were all NaN)
+  let out = where(isinf(a), a, zeros_like(a))
+  let pending = isinf(a).logical_not()
   for _ in range(64) {
     if not pending.any().item() { break }
     let z = randn(list(a.shape), dtype=a.dtype, device=a.device)
@@ -208,3 +209,12 @@ fn _gamma_draws(who, sample_shape, batch, concentration) {
 # finite) and its entropy; Chi2 is Gamma(df / 2, 1 / 2)
 fn _gamma_log_prob(c, r, v) = xlogy(c, r) + xlogy(c - 1, v) - r * v - lgamma(c)
 fn _gamma_entropy(c, r) = c - log(r) + lgamma(c) + (1.0 - c) * digamma(c)
+
+# L^-1 b for lower-triangular L [..., k, k] and b [..., k], batch dims broadcast, and the
+# log det of L L^T halved (MultivariateNormal's and LowRankMultivariateNormal's)
+fn _tril_solve(L, b) {
+  let shape = list(broadcast_shapes(L.shape[:-2], b.shape[:-1]))
+  let k = L.shape[-1]
+  return linalg_solve(L.expand(shape + [k, k]), b.expand(shape + [k]).unsqueeze(-1)).squeeze(-1)
+}
+fn _half_log_det(L) = diagonal(L, 0, -2, -1).log().sum(-1)

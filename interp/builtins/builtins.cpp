@@ -15,7 +15,8 @@ const BuiltinLibrary* const kBuiltinLibraries[] = {
     &kPythonLibrary, &kNumberLibrary, &kSystemLibrary, &kFactoryLibrary, &kAutogradLibrary, &kTestLibrary,
     &kCheckpointLibrary, &kOptimLibrary, &kMemoryLibrary, &kModelLibrary, &kProfileLibrary, &kGraphLibrary,
     &kMathLibrary, &kTimeLibrary, &kCudaLibrary, &kDistLibrary, &kDataLibrary, &kPlotLibrary, &kFuncLibrary,
-    &kFuncModule, &kHelpLibrary, &kLogLibrary, &kDisplayLibrary, &kNnFunctionalLibrary,
+    &kFuncModule, &kHelpLibrary, &kLogLibrary, &kDisplayLibrary, &kNnFunctionalLibrary, &kGeneratorLibrary,
+    &kIterLibrary,
 };
 
 // A native module made from its library: the values first, then the functions.

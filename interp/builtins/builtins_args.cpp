@@ -144,11 +144,41 @@ std::vector<int64_t> as_ints(const Value& v, const std::string& what) {
   fail(what + ": expected a list of ints, got " + type_name(v));
 }
 
+// The dtypes by their short and their PyTorch names (torch.long, torch.double and
+// torch.half too, which training code writes: zeros(n, dtype=long)). The factories
+// bind each as a name (builtins_factories.cpp's dtype_names), and a dtype given as a
+// str may use any of them, "int16" or "torch.int16" as well as "i16".
+const std::vector<std::pair<const char*, DType>>& dtype_aliases() {
+  static const std::vector<std::pair<const char*, DType>> names = {
+      {"f32", DType::f32}, {"f64", DType::f64}, {"f16", DType::f16}, {"bf16", DType::bf16},
+      {"i64", DType::i64}, {"i32", DType::i32}, {"float32", DType::f32}, {"float64", DType::f64},
+      {"int64", DType::i64}, {"int32", DType::i32}, {"i8", DType::i8}, {"u8", DType::u8},
+      {"int8", DType::i8}, {"uint8", DType::u8}, {"float16", DType::f16}, {"bfloat16", DType::bf16},
+      {"i16", DType::i16}, {"int16", DType::i16}, {"short", DType::i16},
+      {"long", DType::i64}, {"double", DType::f64}, {"half", DType::f16}};
+  return names;
+}
+
+bool dtype_from_user_name(const std::string& name, DType* out) {
+  if (dtype_from_name(name, out)) return true;
+  std::string bare = name.rfind("torch.", 0) == 0 ? name.substr(6) : name;
+  if (bare == "bool") {
+    *out = DType::b8;
+    return true;
+  }
+  for (const auto& [alias, dtype] : dtype_aliases())
+    if (bare == alias) {
+      *out = dtype;
+      return true;
+    }
+  return false;
+}
+
 DType as_dtype(const Value& v, const std::string& what) {
   if (v.tag == Tag::DType) return v.dt;
   if (v.tag == Tag::Str) {
     DType d;
-    if (dtype_from_name(v.as<StrObj>()->s, &d)) return d;
+    if (dtype_from_user_name(v.as<StrObj>()->s, &d)) return d;
     fail(what + ": unknown dtype '" + v.as<StrObj>()->s + "' (expected f32, f64, f16, bf16, i64, i32, i16, i8, u8 or bool)");
   }
   if (v.tag == Tag::Native) {
@@ -336,6 +366,11 @@ void check_alpha_kind(const Tensor& x, const Value& other, const Value& alpha, c
   if (alpha.tag == Tag::Bool && !(x.dtype() == DType::b8 && other_bool))
     fail(std::string(fname) + "(): argument 'alpha' may be a bool only when both operands are bool, as PyTorch's; got " +
          repr(alpha));
+  // alpha is stored into the result's dtype, as PyTorch's (Note [A number into a dtype]):
+  // add(i16 tensor, 1, alpha=40000) wrapped.
+  const DType result = other.tag == Tag::Tensor ? result_type({x, other.t})
+                       : other.tag == Tag::Float && !is_floating(x.dtype()) ? DType::f32 : x.dtype();
+  check_fits_dtype(alpha, result, std::string(fname) + "(): argument 'alpha'");
 }
 
 // Note [Empty tensors in cat]

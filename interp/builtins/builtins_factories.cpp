@@ -92,8 +92,14 @@ Value of_shape(const std::string& name, CallArgs& a) {
 Value zeros_builtin(Evaluator&, CallArgs& a) { return of_shape("zeros", a); }
 Value ones_builtin(Evaluator&, CallArgs& a) { return of_shape("ones", a); }
 Value empty_builtin(Evaluator&, CallArgs& a) { return of_shape("empty", a); }
-Value rand_builtin(Evaluator&, CallArgs& a) { return of_shape("rand", a); }
-Value randn_builtin(Evaluator&, CallArgs& a) { return of_shape("randn", a); }
+Value rand_builtin(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "rand");
+  return of_shape("rand", a);
+}
+Value randn_builtin(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "randn");
+  return of_shape("randn", a);
+}
 
 // zeros_like, ones_like, empty_like (zeros), full_like, rand_like and randn_like: x's
 // shape, dtype and device unless told.
@@ -128,6 +134,7 @@ Value full_like_builtin(Evaluator&, CallArgs& a) { return like("full_like", a); 
 // scaled and shifted by ops; it carries no gradient to mean or std (PyTorch's gives
 // them zeros; distributions.Normal's rsample() is the reparameterized draw).
 Value normal_builtin(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "normal");
   FactoryOpts o = take_factory_kw(a, "normal", {"mean", "std", "size"});
   Bound b = bind("normal", a, {"mean", "std", "size"}, 1);
   const Value std_v = b.has(1) ? b[1] : Value::number(1.0);
@@ -226,6 +233,7 @@ void check_randint_fits(int64_t low, int64_t high, DType dt, const std::string& 
 }
 
 Value randint_builtin(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "randint");
   FactoryOpts o = take_factory_kw(a, "randint", {"low", "high", "size"});
   Bound b = a.pos.size() == 2 ? bind("randint", a, {"high", "size"}, 2) : bind("randint", a, {"low", "high", "size"}, 3);
   int64_t low = 0, high;
@@ -288,6 +296,7 @@ void check_randperm_fits(int64_t n, DType dt) {
 // from the global generator (argsort), so that manual_seed repeats it and a compiled
 // graph draws at every call like rand (Note [Random draws are ops]).
 Value randperm_builtin(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "randperm");
   FactoryOpts o = take_factory_kw(a, "randperm", {"n"});
   Bound b = bind("randperm", a, {"n"}, 1);
   int64_t n = as_int(b[0], "randperm(): n");
@@ -300,6 +309,24 @@ Value randperm_builtin(Evaluator&, CallArgs& a) {
   return finish(t, o, "randperm");
 }
 
+// Note [An integer arange is exact]
+// arange of ints into an integer dtype counts and steps in integers, as PyTorch's:
+// through doubles, numbers past 2^53 rounded, so arange(2**53, 2**53 + 5) was four
+// values, one repeated, and arange(2**63 - 2, 2**63 - 1) none. The span is taken in
+// 128 bits (end - start may pass int64), and each value start + k * step lies in
+// [start, end), an int64.
+Tensor integer_arange(int64_t start, int64_t end, int64_t step) {
+  const __int128 span = static_cast<__int128>(end) - start;
+  const bool empty_range = span == 0 || (span > 0) != (step > 0);
+  const __int128 count = empty_range ? 0 : (span + step + (step > 0 ? -1 : 1)) / step;  // ceil(span / step)
+  if (count > INT64_MAX) fail("arange(): the number of values: " + repr(Value::number(static_cast<double>(count))) + " is outside the range of a 64-bit int");
+  const int64_t n = static_cast<int64_t>(count);
+  Tensor values = empty({n}, DType::i64);  // the allocator's checks first, as below
+  int64_t* v = values.data<int64_t>();
+  for (int64_t k = 0; k < n; ++k) v[k] = static_cast<int64_t>(start + static_cast<__int128>(k) * step);
+  return values;
+}
+
 Value arange_builtin(Evaluator&, CallArgs& a) {
   // start, end and step by name too, as torch.arange(start=0, end=5, step=2)
   FactoryOpts o = take_factory_kw(a, "arange", {"start", "end", "step"});
@@ -310,7 +337,8 @@ Value arange_builtin(Evaluator&, CallArgs& a) {
   Value start = b.has(1) ? (b.has(0) ? b[0] : Value::integer(0)) : Value::integer(0);
   Value end = b.has(1) ? b[1] : b[0];
   Value step = b.has(2) ? b[2] : Value::integer(1);
-  bool floating = start.tag == Tag::Float || end.tag == Tag::Float || step.tag == Tag::Float;
+  auto is_float = [](const Value& v) { return v.tag == Tag::Float || (v.tag == Tag::Tensor && is_floating(v.t.dtype())); };
+  bool floating = is_float(start) || is_float(end) || is_float(step);  // a 0-dim f32 tensor too, as PyTorch's
   double s = as_num(start, "arange()"), e = as_num(end, "arange()"), st = as_num(step, "arange()");
   if (st == 0) fail("arange(): step must not be zero");
   DType dt = o.dtype.value_or(floating ? DType::f32 : DType::i64);
@@ -319,6 +347,10 @@ Value arange_builtin(Evaluator&, CallArgs& a) {
   if (!is_floating(dt) && dt != DType::b8 && std::fabs(st) < 1)
     fail("arange(): step " + repr(step) + " is 0 as an integer of " + dtype_name(dt) +
          " (an integer dtype truncates the step; use a floating dtype, or a step of at least 1)");
+  if (!floating && !is_floating(dt)) {  // Note [An integer arange is exact]
+    auto whole = [](const Value& v) { return v.tag == Tag::Bool ? int64_t{v.b} : as_int(v, "arange()"); };
+    return finish(to_dtype(integer_arange(whole(start), whole(end), whole(step)), dt), o, "arange");
+  }
   int64_t n = std::max<int64_t>(0, int_from_double(std::ceil((e - s) / st), "arange(): the number of values"));
   // The tensor first, so that a huge count meets the allocator's checks (the memory
   // budget, out of memory) before any work.
@@ -384,18 +416,11 @@ Value set_rng_state_builtin(Evaluator&, CallArgs& a) {
   return Value();
 }
 
-// The dtypes by their short and their PyTorch names (torch.long, torch.double and
-// torch.half too, which training code writes: zeros(n, dtype=long)). bool, float and
-// int are the builtin functions, which as_dtype reads as b8, f32 and i64.
+// The dtypes by their short and their PyTorch names (builtins_args.cpp's
+// dtype_aliases). bool, float and int are the builtin functions, which as_dtype reads as
+// b8, f32 and i64.
 void dtype_names(NamedValues& out) {
-  for (auto [name, dtype] : std::initializer_list<std::pair<const char*, DType>>{
-           {"f32", DType::f32}, {"f64", DType::f64}, {"f16", DType::f16}, {"bf16", DType::bf16},
-           {"i64", DType::i64}, {"i32", DType::i32}, {"float32", DType::f32}, {"float64", DType::f64},
-           {"int64", DType::i64}, {"int32", DType::i32}, {"i8", DType::i8}, {"u8", DType::u8},
-           {"int8", DType::i8}, {"uint8", DType::u8}, {"float16", DType::f16}, {"bfloat16", DType::bf16},
-           {"i16", DType::i16}, {"int16", DType::i16}, {"short", DType::i16},
-           {"long", DType::i64}, {"double", DType::f64}, {"half", DType::f16}})
-    out.emplace_back(name, Value::dtype(dtype));
+  for (const auto& [name, dtype] : dtype_aliases()) out.emplace_back(name, Value::dtype(dtype));
 }
 
 // Note [finfo and iinfo]

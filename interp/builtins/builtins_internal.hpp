@@ -61,6 +61,10 @@ std::vector<int64_t> as_ints(const Value& v, const std::string& what);
 // numbers, got ..." (plot's series, TensorBoard's histograms).
 std::vector<double> as_numbers(const Value& v, const std::string& what);
 DType as_dtype(const Value& v, const std::string& what);
+// The dtype names a program may write: nabla's short ones and PyTorch's (float32, int16,
+// long, double, half, ...), and as a str also "torch.int16" and "bool" (builtins_args.cpp).
+const std::vector<std::pair<const char*, DType>>& dtype_aliases();
+bool dtype_from_user_name(const std::string& name, DType* out);
 // Shape given as a list/tuple or as varargs starting at pos[start].
 std::vector<int64_t> shape_args(const std::vector<Value>& pos, size_t start, const std::string& fname);
 Value tuple_of(const TensorList& ts);
@@ -169,6 +173,26 @@ extern const BuiltinLibrary kCudaLibrary;        // builtins_cuda.cpp: the `cuda
 extern const BuiltinLibrary kDistLibrary;        // builtins_dist.cpp: the `_dist` module behind `import dist`
 extern const BuiltinLibrary kDataLibrary;        // builtins_data.cpp: the `_data` module behind `import data`
 extern const BuiltinLibrary kLogLibrary;         // interp/log/builtins_log.cpp: the `_log` module behind `import log`
+extern const BuiltinLibrary kGeneratorLibrary;   // builtins_generator.cpp: Generator
+extern const BuiltinLibrary kIterLibrary;        // builtins_iter.cpp: iter, next
+// An iterator from iter(): its items not yet taken into out, the iterator used up; false for any other value.
+bool drain_iterator(const Value& v, std::vector<Value>& out);
+
+// The `generator=` keyword of a random builtin (Note [A Generator is a saved state]):
+// taken out of the call's keywords; while the scope lives the global generator holds
+// the Generator's state, and at its end the Generator keeps where its draws got to.
+class GeneratorScope {
+ public:
+  GeneratorScope(CallArgs& a, const char* who);
+  ~GeneratorScope();
+  GeneratorScope(const GeneratorScope&) = delete;
+  GeneratorScope& operator=(const GeneratorScope&) = delete;
+
+ private:
+  Value held_;
+  ObjectObj* generator_ = nullptr;
+  uint64_t saved_ = 0;
+};
 extern const BuiltinLibrary kPlotLibrary;        // builtins_plot.cpp: the `plot` module (figures, SVG, PNG)
 extern const BuiltinLibrary kNnFunctionalLibrary;  // builtins_nn_functional.cpp: stdlib/_nn_functional.dsl's functions as globals
 extern const BuiltinLibrary kDisplayLibrary;     // builtins_display.cpp: display(x) for notebooks

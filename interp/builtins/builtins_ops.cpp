@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "autograd/grad_mode.hpp"
+#include "autograd/op_table.hpp"
 #include "autograd/ops.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
@@ -83,6 +84,9 @@ std::vector<std::string> row_keywords(const OpDef& def, size_t nin) {
 // Generic call of a row: tensor arguments first (by position or by their input
 // names), then attributes (by position in the row's order, or by name).
 Value call_row(const OpDef& def, CallArgs& a, const std::string& fname) {
+  // a row that draws (multinomial, dropout) takes generator= (Note [A Generator is a saved state])
+  std::optional<GeneratorScope> generator;
+  if (draws_random_numbers(def.id)) generator.emplace(a, fname.c_str());
   TensorList inputs;
   Attrs attrs;
   size_t p = 0;
@@ -449,10 +453,11 @@ Value gelu_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(0.5 * x * (1.0 + tanh(sqrt_2_over_pi * (x + 0.044715 * pow(x, 3.0)))));
 }
 
-Value interpolate_builtin(Evaluator&, CallArgs& a) {
-  Bound b =
-      bind("interpolate", a, {"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor"}, 1);
+Value interpolate_builtin(Evaluator& ev, CallArgs& a) {
+  Bound b = bind("interpolate", a,
+                 {"input", "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias"}, 1);
   const Tensor& x = as_tensor(b[0], "interpolate");
+  if (b.has(6) && as_bool(b[6], "interpolate(): antialias")) return antialiased_interpolate(ev, b);
   InterpolateOptions opt;
   if (b.has(1)) opt.size = int_or_ints(b[1], "interpolate(): size");
   if (b.has(2)) opt.scale_factor = number_or_numbers(b[2], "interpolate(): scale_factor");
@@ -629,7 +634,7 @@ const BuiltinEntry kOpConventions[] = {
     {"rms_norm", rms_norm_builtin, "rms_norm(input, normalized_shape, weight=none, eps=none)", nullptr},
     {"interpolate", interpolate_builtin,
      "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none, "
-     "recompute_scale_factor=none)",
+     "recompute_scale_factor=none, antialias=false)",
      nullptr},
     {"pad", pad_builtin, "pad(input, pad, mode=\"constant\", value=none)", nullptr},
     {"transpose", transpose_builtin, "transpose(input, dim0, dim1)", nullptr},
@@ -683,8 +688,8 @@ std::span<const BuiltinEntry> op_conventions() {
     std::vector<BuiltinEntry> out(std::begin(kOpConventions), std::end(kOpConventions));
     for (auto table : {composite_math(), composite_nn(), composite_tensor(), composite_spatial(), composite_extra_shape(),
                         composite_extra_ordering(), composite_extra_math(), composite_torch_aliases(),
-                        composite_integer_ops(), composite_torch_search(), composite_torch_build(),
-                        composite_torch_more(), composite_torch_gaps7(), composite_torch_gaps8()})
+                        composite_integer_ops(), composite_torch_search(), composite_torch_build(), composite_torch_more(),
+                        composite_torch_gaps7(), composite_torch_gaps8(), composite_torch_gaps9()})
       out.insert(out.end(), table.begin(), table.end());
     return out;
   }();

@@ -32,7 +32,7 @@ Tensor clone_tensor(const Tensor& x) {
 namespace {
 
 const char* const kTensorAttrs[] = {"shape", "dtype", "ndim", "T", "mT", "H", "mH", "nbytes", "grad", "requires_grad",
-                                    "grad_fn", "is_leaf", "device", "is_cuda", "data"};
+                                    "grad_fn", "is_leaf", "retains_grad", "device", "is_cuda", "is_cpu", "data"};
 
 // The receiver of a method that takes no arguments (it is a.pos[0], as for the ops).
 const Tensor& self_only(const std::string& name, CallArgs& a) {
@@ -116,7 +116,7 @@ void read_to_target(const Value& t, std::optional<Device>& device, std::optional
     device = as_device(t, "to()");
   } else if (t.tag == Tag::Str) {
     DType parsed;
-    if (!dtype_from_name(t.as<StrObj>()->s, &parsed))
+    if (!dtype_from_user_name(t.as<StrObj>()->s, &parsed))
       fail("to(): unknown device or dtype '" + t.as<StrObj>()->s + "' (devices: \"cpu\", \"cuda\", \"cuda:N\")");
     dtype = parsed;
   } else {
@@ -204,23 +204,28 @@ Value t_method(Evaluator&, CallArgs& a) {
 // state become x's, so every name bound to x sees the new layout; views taken of x
 // before keep theirs, as PyTorch's. A leaf that requires grad is refused outside
 // no_grad, as copy_ refuses it; under a transform or a graph capture, which see ops and
-// not layouts, x.t() is the way.
-Value t_in_place_method(Evaluator&, CallArgs& a) {
-  Tensor x = self_only("t_", a);
-  if (x.dim() > 2) fail("t_() expects a tensor of at most 2 dims, got shape " + x.shape_str() + " (use transpose_ of a view: x = x.transpose(d0, d1))");
-  if (x.dim() < 2) return a.pos[0];
+// not layouts, x.t() is the way. The other in-place view ops (unsqueeze_, squeeze_,
+// transpose_, swapdims_, swapaxes_: tensor_method below) take their view's layout the same way.
+static void take_layout(Tensor x, const Tensor& v, const std::string& name) {
   if (x.impl()->batched || x.impl()->lifted || transforms::any_level_visible() || op_observer())
-    fail("t_() cannot rewrite a tensor's layout inside vmap, grad, jvp or a graph capture; use x = x.t()");
+    fail(name + "() cannot rewrite a tensor's layout inside vmap, grad, jvp or a graph capture; use x = x." +
+         name.substr(0, name.size() - 1) + "(...)");
   const bool tracked = x.requires_grad() && grad_enabled();
   if (tracked && x.is_leaf())
-    fail("t_(): a leaf tensor that requires grad cannot be modified in place (wrap the update in no_grad)");
-  Tensor v = transpose(x, 0, 1);
+    fail(name + "(): a leaf tensor that requires grad cannot be modified in place (wrap the update in no_grad)");
   TensorImpl* impl = x.impl();
   impl->sizes = v.sizes();
   impl->strides = v.strides();
   impl->offset = v.impl()->offset;
   impl->refresh_layout();
   if (tracked) impl->autograd = std::move(v.impl()->autograd);
+}
+
+Value t_in_place_method(Evaluator&, CallArgs& a) {
+  Tensor x = self_only("t_", a);
+  if (x.dim() > 2) fail("t_() expects a tensor of at most 2 dims, got shape " + x.shape_str() + " (use transpose_ of a view: x = x.transpose(d0, d1))");
+  if (x.dim() < 2) return a.pos[0];
+  take_layout(x, transpose(x, 0, 1), "t_");
   return a.pos[0];
 }
 
@@ -292,6 +297,7 @@ Value register_hook_method(Evaluator& ev, CallArgs& a) {
   // Checked here: a hook that cannot be called failed only in a later backward(), at
   // that line ("'int' object is not callable"), far from the register_hook that erred.
   if (!is_callable_value(fn)) fail(std::string("register_hook(): hook must be a function of the gradient, got ") + type_name(fn));
+  note_gradient_hook(ev.script);  // Note [Gradient hooks inside a lowered region]
   Evaluator* e = &ev;
   HookHandle h = register_hook(b[0].t, [e, fn](const Tensor& g) {
     CallArgs args;
@@ -456,8 +462,10 @@ Value tensor_attr(Evaluator& ev, const Value& self, const std::string& name, boo
     return fn ? make_str(fn->name()) : Value();
   }
   if (name == "is_leaf") return Value::boolean(x.is_leaf());
+  if (name == "retains_grad") return Value::boolean(x.impl()->autograd && x.impl()->autograd->retains_grad);
   if (name == "device") return make_str(x.device().str());
   if (name == "is_cuda") return Value::boolean(x.device().kind == DeviceKind::cuda);
+  if (name == "is_cpu") return Value::boolean(x.device().kind != DeviceKind::cuda);
   if (name == "data") return Value::tensor(detach_op(x));
   *found = false;
   if (find_tensor_method(name) || op_functions().count(name) || in_place_base(name)) return Value();
@@ -481,6 +489,12 @@ Value tensor_method(Evaluator& ev, const Value& self, const std::string& name, C
   // then changes.
   if (const Fn* base = in_place_base(name)) {
     const std::string stem = name.substr(0, name.size() - 1);
+    if (stem == "unsqueeze" || stem == "squeeze" || stem == "transpose" || stem == "swapdims" || stem == "swapaxes") {
+      args.pos.insert(args.pos.begin(), self);  // the view of x itself (Note [t_ rewrites the tensor's layout])
+      Value view = (*base)(ev, args);
+      if (view.tag == Tag::Tensor) take_layout(self.t, view.t, name);
+      return self;
+    }
     args.pos.insert(args.pos.begin(), self.t.requires_grad() ? Value::tensor(clone_tensor(self.t)) : self);
     Value out = (*base)(ev, args);
     if (out.tag != Tag::Tensor) fail(name + "(): " + stem + " does not return one tensor, so it has no in-place form");

@@ -622,6 +622,7 @@ Value Evaluator::Impl::eval_inner(const Expr& e) {
           continue;
         }
         Value v = eval(*p.expr);
+        if (v.tag == Tag::Tensor) set_origin(*p.expr);  // a capture's complaint about formatting it names it
         out += p.format_spec.empty() ? str(v) : format_value(v, p.format_spec);
       }
       return make_str(std::move(out));

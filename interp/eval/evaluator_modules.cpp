@@ -157,6 +157,10 @@ std::shared_ptr<Module> Evaluator::Impl::import_stdlib(const std::string& name) 
     if (program_file_problem(path).empty() && read_program_file(path, &text).empty())
       return load_module(name, path, text, true);
   }
+  // torch.utils' halves live in two places here (new-user round 6: `import utils` found 'time')
+  if (name == "utils")
+    fail("no module named 'utils' (torch.utils.data is 'import data': data.DataLoader, data.random_split; "
+         "torch.utils.checkpoint is nn.checkpoint after 'import nn')");
   fail("no module named '" + name + "'" + did_you_mean(name, module_names(), Closeness::loose));
 }
 

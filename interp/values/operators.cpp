@@ -9,6 +9,7 @@
 
 #include "autograd/grad_mode.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/trace.hpp"
 #include "interp/builtins/builtins_internal.hpp"
 #include "interp/builtins/composites/composites.hpp"
 #include "tensor/allocator.hpp"
@@ -311,9 +312,11 @@ static bool contains(const Value& container, const Value& item) {
 }
 
 // Note [Host memory budget] (tensor/allocator.cpp): a big result is asked for before
-// it is built, so "ab" * 2**62 is an error at once, not a minute of growing.
+// it is built, so "ab" * 2**62 is an error at once, not a minute of growing. An empty
+// sequence repeats no times: "" * 2**62 looped 2^62 times appending nothing (a hang).
 static Value seq_repeat(const Value& seq, int64_t n) {
-  size_t times = n > 0 ? static_cast<size_t>(n) : 0;
+  const bool empty = seq.tag == Tag::Str ? seq.as<StrObj>()->s.empty() : seq.as<ListObj>()->items.empty();
+  size_t times = n > 0 && !empty ? static_cast<size_t>(n) : 0;
   if (seq.tag == Tag::Str) {
     const std::string& s = seq.as<StrObj>()->s;
     CpuAllocator::instance().check_host_request(times, s.size(), "a str");
@@ -446,6 +449,10 @@ static int order_at(const Value& a, const Value& b, BinaryOp op, const char* wha
   }
   if ((a.tag == Tag::List || a.tag == Tag::Tuple) && a.tag == b.tag) return order_sequences(a, b, op, what, depth, equal);
   if ((a.tag == Tag::Tensor && (b.tag == Tag::Tensor || b.is_num())) || (b.tag == Tag::Tensor && a.is_num())) {
+    // Under compile() the order is the capture's (max([t.sum() for t in x]) picked the
+    // example's largest at every call): a value read the capture reports at its line.
+    for (const Value* v : {&a, &b})
+      if (v->tag == Tag::Tensor) notify_value_read(v->t, what);
     double x = a.tag == Tag::Tensor ? a.t.item() : a.as_double();
     double y = b.tag == Tag::Tensor ? b.t.item() : b.as_double();
     return three_way(x, y, equal);

@@ -379,6 +379,7 @@ Value renorm_builtin(Evaluator&, CallArgs& a) {
 
 // torch.bernoulli: 1 with probability input (or p), else 0, in input's dtype.
 Value bernoulli_builtin(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "bernoulli");
   Bound b = bind("bernoulli", a, {"input", "p"}, 1);
   Tensor x = arg(b, 0, "bernoulli", "input");
   if (!is_floating(x.dtype())) fail("bernoulli(): argument 'input' must be a floating tensor, got " + std::string(dtype_name(x.dtype())));
@@ -446,6 +447,7 @@ void floating_self(const Tensor& x, const char* fname) {
 }
 
 Value normal_method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "normal_");
   Bound b = bind("normal_", a, {"self", "mean", "std"}, 1);
   const Tensor& x = b[0].t;
   floating_self(x, "normal_");
@@ -456,6 +458,7 @@ Value normal_method(Evaluator&, CallArgs& a) {
 }
 
 Value uniform_method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "uniform_");
   Bound b = bind("uniform_", a, {"self", "from", "to"}, 1);
   const Tensor& x = b[0].t;
   floating_self(x, "uniform_");
@@ -476,6 +479,7 @@ Value uniform_method(Evaluator&, CallArgs& a) {
 }
 
 Value exponential_method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "exponential_");
   Bound b = bind("exponential_", a, {"self", "lambd"}, 1);
   const Tensor& x = b[0].t;
   floating_self(x, "exponential_");
@@ -488,6 +492,7 @@ Value exponential_method(Evaluator&, CallArgs& a) {
 // of uniform (or normal) draws: exp(N(mean, std^2)); median + sigma tan(pi (u - 1/2));
 // the count of Bernoulli(p) trials up to the first success, ceil(log(1 - u) / log(1 - p)).
 Value log_normal_method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "log_normal_");
   Bound b = bind("log_normal_", a, {"self", "mean", "std"}, 1);
   floating_self(b[0].t, "log_normal_");
   const double m = b.has(1) ? as_num(b[1], fn_arg("log_normal_", "mean")) : 1.0;
@@ -497,6 +502,7 @@ Value log_normal_method(Evaluator&, CallArgs& a) {
 }
 
 Value cauchy_method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "cauchy_");
   Bound b = bind("cauchy_", a, {"self", "median", "sigma"}, 1);
   floating_self(b[0].t, "cauchy_");
   const double median = b.has(1) ? as_num(b[1], fn_arg("cauchy_", "median")) : 0.0;
@@ -506,6 +512,7 @@ Value cauchy_method(Evaluator&, CallArgs& a) {
 }
 
 Value geometric_method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "geometric_");
   Bound b = bind("geometric_", a, {"self", "p"}, 2);
   if (b[0].t.dtype() == DType::b8) fail("geometric_(): expected a numeric tensor, got bool");
   const double p = as_num(b[1], fn_arg("geometric_", "p"));
@@ -517,6 +524,7 @@ Value geometric_method(Evaluator&, CallArgs& a) {
 // Tensor.random_: integers in [from, to), by default [0, 2^mantissa] for floating
 // dtypes and [0, the dtype's largest] for integers, as PyTorch's.
 Value random_method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "random_");
   const bool only_to = a.pos.size() == 2 && a.kw.empty();
   Bound b = bind("random_", a, {"self", "from", "to"}, 1);
   const Tensor& x = b[0].t;
@@ -548,11 +556,13 @@ Value random_method(Evaluator&, CallArgs& a) {
   if (lo < bottom || hi - 1 > top)
     fail("random_(): the range [" + std::to_string(lo) + ", " + std::to_string(hi) + ") does not fit " + dtype_name(dt) +
          " (expected values in [" + std::to_string(bottom) + ", " + std::to_string(top) + "])");
-  return fill_random(b[0], random_integers(x.sizes(), DType::f64, lo, hi));
+  // an integer tensor's draws as integers: through f64, 2^62 + 1 was never drawn
+  return fill_random(b[0], random_integers(x.sizes(), is_floating(dt) ? DType::f64 : DType::i64, lo, hi));
 }
 
 // Tensor.bernoulli_: 1 with probability p (a number, or a tensor broadcast to self).
 Value bernoulli__method(Evaluator&, CallArgs& a) {
+  GeneratorScope generator(a, "bernoulli_");
   Bound b = bind("bernoulli_", a, {"self", "p"}, 1);
   const Tensor& x = b[0].t;
   if (b.has(1) && b[1].tag == Tag::Tensor) {

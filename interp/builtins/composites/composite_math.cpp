@@ -149,14 +149,11 @@ Value fmod_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(where(finite_by_inf, to_dtype(x, r.dtype()), where(flip, r - y, r)));
 }
 
-}  // namespace
-
 // An i64 floor quotient past 2^53 exactly: q, from f64, is within a few units of the
 // true quotient (or its last unit, where the quotient is small and y huge), so the
 // residual x - q y - r is a small multiple k y; i64 arithmetic wraps modulo 2^64, so it
 // computes that residual exactly even where q y wraps, and q + k is the quotient
 // (-(2^63 - 1) // -1 was 2^63 through f64, cast back to -2^63).
-namespace {
 Tensor exact_int64_quotient(const Tensor& x, const Tensor& y, const Tensor& r, const Tensor& q) {
   Tensor residual = (to_dtype(x, DType::i64) - q * to_dtype(y, DType::i64)) - to_dtype(r, DType::i64);
   Tensor k = round(to_dtype(residual, DType::f64) / to_dtype(y, DType::f64));
@@ -169,20 +166,20 @@ Tensor exact_int64_quotient(const Tensor& x, const Tensor& y, const Tensor& r, c
 // floor(a / b) is off by one (1 // 0.1 is 9.0, floor(1 / 0.1) is 10).
 // Integers stay integers, as in PyTorch: x - remainder(x, y) is a multiple of y, so
 // its quotient is exact in f64 while |x| < 2^53; an i64 one is corrected past that.
-Tensor floor_division(const Tensor& x, const Tensor& y, const char* op) {
-  const DType type = result_type({x, y});
+Tensor floor_division(const Tensor& x_in, const Tensor& y_in, const char* op) {
+  // Both in the result type first (Note [A wrapped number past an integer dtype]); a
+  // wrapped number made plain by where() below gave i64 // 2.5 as f64, PyTorch's f32.
+  const DType type = result_type({x_in, y_in});
+  Tensor x = to_dtype(x_in, type), y = to_dtype(y_in, type);
   if (!is_floating(type)) {
     Tensor r = remainder_in(op, x, y);
     Tensor q = to_dtype(round((to_dtype(x, DType::f64) - to_dtype(r, DType::f64)) / to_dtype(y, DType::f64)), type);
     return type == DType::i64 ? exact_int64_quotient(x, y, r, q) : q;
   }
-  // Both operands in their result type first: where() below makes a plain tensor of a
-  // wrapped number, so an i64 tensor // 2.5 came out f64 where PyTorch's is f32.
-  Tensor xt = to_dtype(x, type), yt = to_dtype(y, type);
   // A zero divisor's quotient comes from float_divisor_edges; dividing by 1 there
   // instead keeps the zero gradient of round finite (0 / 0 was NaN).
-  Tensor divisor = where(eq(detach(yt), number_like(0.0, yt)), number_like(1.0, yt), yt);
-  return float_divisor_edges(xt, yt, round((xt - remainder(xt, divisor)) / divisor));
+  Tensor divisor = where(eq(detach(y), number_like(0.0, y)), number_like(1.0, y), y);
+  return float_divisor_edges(x, y, round((x - remainder(x, divisor)) / divisor));
 }
 
 // Floats: trunc(x / y), whose gradient is 0 everywhere, as PyTorch's; a zero divisor's
@@ -196,8 +193,10 @@ static Tensor truncated_float_division(const Tensor& x_in, const Tensor& y_in) {
   return where(zero_y, detach(x) / detach(y), trunc(x / divisor));
 }
 
-Tensor truncated_division(const Tensor& x, const Tensor& y, const char* op) {
-  if (is_floating(x.dtype()) || is_floating(y.dtype())) return truncated_float_division(x, y);
+Tensor truncated_division(const Tensor& x_in, const Tensor& y_in, const char* op) {
+  if (is_floating(x_in.dtype()) || is_floating(y_in.dtype())) return truncated_float_division(x_in, y_in);
+  const DType type = result_type({x_in, y_in});  // Note [A wrapped number past an integer dtype]
+  Tensor x = to_dtype(x_in, type), y = to_dtype(y_in, type);
   // The floor quotient, one up where it was rounded down across zero: a remainder and
   // operands of opposite signs.
   Tensor q = floor_division(x, y, op);
@@ -216,10 +215,11 @@ Value floor_divide_builtin(Evaluator&, CallArgs& a) {
 }
 
 // PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w),
-// exact at both ends.
+// exact at both ends; for floating tensors only, as PyTorch's kernels.
 Value lerp_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("lerp", a, {"input", "end", "weight"}, 3);
   Tensor start = arg(b, 0, "lerp", "input"), end = operand(b[1], start, "lerp", "end");
+  require_floating(start, "lerp(): input", "PyTorch's lerp is not implemented for integer or bool tensors");
   Tensor w = operand(b[2], start, "lerp", "weight"), diff = end - start;
   return Value::tensor(where(lt(abs(w), number_like(0.5, w)), start + w * diff, end - diff * (1.0 - w)));
 }
@@ -314,8 +314,8 @@ static Tensor powered_abs(const Tensor& x, double p) {
 // -inf, 0 (a count) or any other p; where the sum is 0 the gradient is 0 (PyTorch's
 // subgradient), not 0/0.
 Tensor vector_norm(const Tensor& x, double p, const IntList& dims, bool keepdim) {
-  // inf is a max, -inf a min and a negative p a root of a sum of inverses: over no
-  // elements none has a value (inf failed inside amax naming its [0], -1 gave 0).
+  require_floating(x, "norm: the input", "PyTorch's norms need a floating dtype");
+  // inf is a max, -inf a min and a negative p a root of a sum of inverses: over no elements none has a value.
   if (p < 0 || p == kInf) {
     int64_t count = 1;
     for (size_t d = 0; d < (dims.empty() ? x.sizes().size() : dims.size()); ++d)

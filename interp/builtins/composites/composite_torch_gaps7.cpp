@@ -136,12 +136,9 @@ Value combinations_builtin(Evaluator&, CallArgs& a) {
 // ---- gradient ----------------------------------------------------------------------------
 
 // Note [torch.gradient's differences]
-// Along each dim, the second-order central difference inside and a one-sided one of
-// order edge_order at both ends (numpy.gradient's formulas, which PyTorch's are), with
-// a uniform spacing h or sample coordinates x (1-D, one per element of the dim): inside,
-// (hl^2 f[i+1] - hr^2 f[i-1] + (hr^2 - hl^2) f[i]) / (hl hr (hl + hr)), hl and hr the
-// steps to the left and right neighbours, which for hl = hr = h is (f[i+1] - f[i-1]) / 2h.
-// A spacing is a coordinate tensor, so one path serves both: uniform h is x = h * arange.
+// Along each dim, the second-order central difference inside and a one-sided one of order edge_order at
+// both ends (numpy.gradient's formulas, PyTorch's too); for sample coordinates x (1-D, one per element),
+// inside, (hl^2 f[i+1] - hr^2 f[i-1] + (hr^2 - hl^2) f[i]) / (hl hr (hl + hr)), hl, hr the steps.
 struct Along {
   const Tensor& f;
   int64_t dim;
@@ -177,20 +174,30 @@ Tensor gradient_along(const Tensor& f, int64_t dim, const Tensor& coords, int64_
   return cat({first, inside, last}, dim);
 }
 
-// One spacing entry for dim d: a number (the uniform step) or a 1-D tensor of coordinates.
-Tensor coordinates_of(const Value& v, const Tensor& f, int64_t dim) {
+// A uniform step h by PyTorch's formulas: (f[i+1] - f[i-1]) / h / 2 inside (h = 0 gave 0 / 0, PyTorch's inf).
+Tensor uniform_gradient_along(const Tensor& f, int64_t dim, double h, int64_t edge_order) {
   const int64_t n = f.sizes()[static_cast<size_t>(dim)];
+  Along s{f, dim};
+  Tensor first = edge_order == 1 ? (s.at(1, 2) - s.at(0, 1)) / h : (-1.5 * s.at(0, 1) + 2.0 * s.at(1, 2) - 0.5 * s.at(2, 3)) / h;
+  Tensor last = edge_order == 1 ? (s.at(n - 1, n) - s.at(n - 2, n - 1)) / h
+                                : (0.5 * s.at(n - 3, n - 2) - 2.0 * s.at(n - 2, n - 1) + 1.5 * s.at(n - 1, n)) / h;
+  return cat({first, (s.at(2, n) - s.at(0, n - 2)) / h / 2.0, last}, dim);  // inside: PyTorch's order of ops
+}
+
+// One spacing entry for dim d: a number (the uniform step) or 1-D coordinates.
+Tensor gradient_along_spacing(const Value& v, const Tensor& f, int64_t dim, int64_t edge_order) {
   if (v.tag == Tag::Tensor && v.t.dim() == 1) {
-    if (v.t.sizes()[0] != n)
-      fail("gradient(): the coordinates for dim " + std::to_string(dim) + " must have " + std::to_string(n) +
-           " elements (the dim's size), got " + std::to_string(v.t.sizes()[0]));
-    return to_dtype(v.t, f.dtype());
+    if (v.t.sizes()[0] != f.sizes()[static_cast<size_t>(dim)])
+      fail("gradient(): the coordinates for dim " + std::to_string(dim) + " must have " +
+           std::to_string(f.sizes()[static_cast<size_t>(dim)]) + " elements (the dim's size), got " +
+           std::to_string(v.t.sizes()[0]));
+    return gradient_along(f, dim, to_dtype(v.t, f.dtype()), edge_order);
   }
   if (v.tag == Tag::Tensor && v.t.dim() > 1)
     fail("gradient(): argument 'spacing' must hold numbers or 1-D coordinate tensors, got a tensor of shape " +
          v.t.shape_str() + " for dim " + std::to_string(dim));
   const double h = v.tag == Tag::Tensor ? v.t.item() : as_num(v, fn_arg("gradient", "spacing"));
-  return to_device(arange(n, f.dtype(), cpu_device()), f.device()) * h;
+  return uniform_gradient_along(f, dim, h, edge_order);
 }
 
 Value gradient_builtin(Evaluator&, CallArgs& a) {
@@ -226,7 +233,7 @@ Value gradient_builtin(Evaluator&, CallArgs& a) {
     if (f.sizes()[static_cast<size_t>(dims[k])] < edge_order + 1)
       fail("gradient(): each dim must have at least edge_order + 1 = " + std::to_string(edge_order + 1) +
            " elements, dim " + std::to_string(dims[k]) + " has " + std::to_string(f.sizes()[static_cast<size_t>(dims[k])]));
-    out.push_back(gradient_along(f, dims[k], coordinates_of(spacing[k], f, dims[k]), edge_order));
+    out.push_back(gradient_along_spacing(spacing[k], f, dims[k], edge_order));
   }
   return tuple_of(out);
 }
@@ -390,7 +397,7 @@ Value cumulative_trapezoid_builtin(Evaluator&, CallArgs& a) {
 Value masked_scatter_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("masked_scatter", a, {"input", "mask", "source"}, 3);
   Tensor x = arg(b, 0, "masked_scatter", "input"), mask = arg(b, 1, "masked_scatter", "mask");
-  Tensor source = arg(b, 2, "masked_scatter", "source");
+  Tensor source = composite_args::source_like(b[2], x, "masked_scatter", "source");
   if (mask.dtype() != DType::b8) fail(std::string("masked_scatter(): argument 'mask' must be a bool tensor, got ") + dtype_name(mask.dtype()));
   composite_args::check_broadcast("masked_scatter", {{"input", x}, {"mask", mask}});
   const Shape joint = broadcast_shapes("masked_scatter", x.sizes(), mask.sizes(), "input", "mask");
@@ -410,7 +417,8 @@ Value masked_scatter_builtin(Evaluator&, CallArgs& a) {
 // torch.put: input's flat elements at index set to (or, accumulate=true, added) source's.
 Value put_builtin(Evaluator& ev, CallArgs& a) {
   Bound b = bind("put", a, {"input", "index", "source", "accumulate"}, 3);
-  Tensor x = arg(b, 0, "put", "input"), index = arg(b, 1, "put", "index"), source = arg(b, 2, "put", "source");
+  Tensor x = arg(b, 0, "put", "input"), index = arg(b, 1, "put", "index");
+  Tensor source = composite_args::source_like(b[2], x, "put", "source");
   if (!is_index_type(index.dtype())) fail(std::string("put(): argument 'index' must be an integer tensor, got ") + dtype_name(index.dtype()));
   if (index.numel() != source.numel())
     fail("put(): index has " + std::to_string(index.numel()) + " elements, source " + std::to_string(source.numel()) + "; they must match");
@@ -542,8 +550,8 @@ Value new_tensor_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("new_tensor", a, {"input", "data", "dtype", "device", "requires_grad"}, 2);
   Tensor x = arg(b, 0, "new_tensor", "input");
   if (b[1].tag == Tag::None) fail("new_tensor(): argument 'data' must be a number, a list or a tensor, got none");
-  Tensor data = detach_op(input_of(b[1], "new_tensor", "data"));
   const DType dt = b.has(2) && b[2].tag != Tag::None ? as_dtype(b[2], fn_arg("new_tensor", "dtype")) : x.dtype();
+  Tensor data = b[1].tag == Tag::Tensor ? detach_op(b[1].t) : tensor_from_value(b[1], dt);  // numbers must fit dt
   const Device device = b.has(3) && b[3].tag != Tag::None ? as_device(b[3], fn_arg("new_tensor", "device")) : x.device();
   Tensor out = clone_tensor(to_device(to_dtype(data, dt), device));
   if (b.has(4) && as_bool(b[4], fn_arg("new_tensor", "requires_grad"))) out.set_requires_grad(true);

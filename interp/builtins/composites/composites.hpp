@@ -76,6 +76,13 @@ std::span<const BuiltinEntry> composite_torch_more();
 std::span<const BuiltinEntry> composite_torch_gaps7();
 // composite_torch_gaps8.cpp: round 8's gcd, lcm, frexp, nextafter and index_reduce.
 std::span<const BuiltinEntry> composite_torch_gaps8();
+// composite_torch_gaps9.cpp: round 9's as_strided and histogramdd (stdlib/_torch_gaps9.dsl).
+std::span<const BuiltinEntry> composite_torch_gaps9();
+// "<what> must be a floating tensor, got i64 (<why>; convert with .float())" unless x is
+// floating: lerp's and the norms' refusal of integer and bool tensors, as PyTorch's.
+void require_floating(const Tensor& x, const char* what, const char* why);
+// interpolate(..., antialias=true) for bilinear and bicubic (stdlib/_nn_antialias.dsl).
+Value antialiased_interpolate(Evaluator& ev, const Bound& b);
 // composite_torch_gaps8.cpp: reads b[k] as torch's memory_format (none, "preserve_format" or
 // "contiguous_format"; Note [Memory formats]) for fname's error.
 void memory_format_arg(const Bound& b, size_t k, const char* fname);
@@ -114,6 +121,14 @@ inline Tensor required_input(const Value& v, const std::string& fname, const std
 }
 inline Tensor arg(const Bound& b, size_t k, const char* fname, const char* name) { return required_input(b[k], fname, name); }
 inline Tensor number_like(double value, const Tensor& like) { return scalar_tensor(value, like.dtype()); }
+// Note [A wrapped number past an integer dtype]
+// A number beside an integer tensor takes the tensor's dtype, wrapping as PyTorch's
+// (i16 // 40000 divides by -25536, as i16 % 40000 takes the remainder by -25536).
+// floor_division and truncated_division read the divisor twice, through remainder
+// (which wrapped it) and through f64 or a sign test (which did not), so i16 // 40000
+// was 1, neither 0 nor PyTorch's -1, and a // d * d + a % d was not a: both cast
+// their operands to the result type before either reading.
+//
 // A number operand takes like's dtype within like's kind, and lifts the kind as a
 // wrapped number does: 2.5 beside an integer tensor is an f32, 1 beside a bool tensor
 // an i64, as PyTorch's promotion (fmod(i64, 2.5) was fmod by 2, an i64).
@@ -140,6 +155,23 @@ inline Tensor zero_selected_from(const Tensor& t) {
 namespace composite_args {
 inline std::string fn_arg(const std::string& fname, const char* name) { return fname + "(): argument '" + name + "'"; }
 inline IntList shape_of(const Tensor& t) { return IntList(t.sizes().begin(), t.sizes().end()); }
+// A source written into the input (scatter's src, index_copy's, put's, masked_scatter's
+// source) must have its dtype, as PyTorch's: a cast wrapped an i64 40000 put into i16.
+inline void same_dtype(const Tensor& x, const Tensor& src, const std::string& fname, const char* name) {
+  if (src.dtype() != x.dtype())
+    fail(fn_arg(fname, name) + " must have the input's dtype " + dtype_name(x.dtype()) + ", got " + dtype_name(src.dtype()));
+}
+// Such a source given as a number: one that fits the input's dtype (Note [A number into
+// a dtype]), as x's dtype; a tensor: of x's dtype.
+inline Tensor source_like(const Value& v, const Tensor& x, const std::string& fname, const char* name) {
+  if (!v.is_num()) {
+    Tensor src = required_input(v, fname, name);
+    same_dtype(x, src, fname, name);
+    return src;
+  }
+  check_fits_dtype(v, x.dtype(), fn_arg(fname, name));
+  return to_dtype(to_tensor_arg(v, fname.c_str()), x.dtype());
+}
 inline std::string ints_str(const IntList& v) {
   std::string s = "[";
   for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
