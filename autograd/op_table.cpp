@@ -9,6 +9,7 @@ namespace {
 std::vector<OpDef> build_table() {
   std::vector<OpDef> table(kNumOps);
   register_view_ops(table);
+  register_strided_view_ops(table);
   register_elementwise_ops(table);
   register_reduction_ops(table);
   register_linalg_ops(table);

@@ -198,6 +198,7 @@ void document_ops(std::vector<OpDef>& table, std::initializer_list<std::pair<OpI
 
 // Row registration, one function per family file.
 void register_view_ops(std::vector<OpDef>& table);
+void register_strided_view_ops(std::vector<OpDef>& table);  // ops/strided_views.cpp: diagonal, unfold
 void register_elementwise_ops(std::vector<OpDef>& table);
 void register_reduction_ops(std::vector<OpDef>& table);
 void register_linalg_ops(std::vector<OpDef>& table);

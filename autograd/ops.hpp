@@ -34,6 +34,11 @@ Tensor expand(const Tensor& x, const IntList& shape);
 Tensor squeeze(const Tensor& x);  // every size-1 dim
 Tensor squeeze(const Tensor& x, const IntList& dims);
 Tensor unsqueeze(const Tensor& x, int64_t dim);
+// The offset-th diagonal of dims dim1 and dim2, last (a view, as torch.diagonal).
+Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+// The windows of `size` elements every `step` along dim, in a new last dim (a view, as
+// Tensor.unfold; not F.unfold's im2col).
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step);
 // The same elements as x under a new tensor (a view); differentiable.
 Tensor alias(const Tensor& x);
 Tensor contiguous(const Tensor& x);

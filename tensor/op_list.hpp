@@ -57,6 +57,7 @@
   /* views (no copy; see autograd/ops/views.cpp) */                                          \
   X(view) X(reshape) X(transpose) X(permute) X(slice) X(select) X(expand) X(squeeze)          \
   X(unsqueeze) X(contiguous) X(slice_backward) X(to_dtype) X(to_device) X(alias) X(detach)     \
+  X(diagonal) X(unfold_windows)                                                               \
   /* elementwise (above) */                                                                 \
   NABLA_ELEMENTWISE_OPS(X)                                                                    \
   /* reductions */                                                                           \

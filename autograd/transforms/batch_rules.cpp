@@ -69,7 +69,7 @@ TensorList batch_broadcast(BatchContext& c) {
 int64_t shifted(const BatchContext& c, int64_t d, int64_t rank) { return wrap_dim(d, rank, c.def().name) + 1; }
 
 // Rows with one input and dim attributes: "dim" (an int, or none for "all dims"),
-// "dims" (a list; empty means all dims for the reductions), "dim0"/"dim1".
+// "dims" (a list; empty means all dims for the reductions), "dim0"/"dim1"/"dim2".
 TensorList batch_shift_dims(BatchContext& c) {
   int64_t rank = c.logical_dim(0);
   // A dim of a 0-dim tensor (but unsqueeze's new one): the loop keeps the op's own rules.
@@ -79,7 +79,7 @@ TensorList batch_shift_dims(BatchContext& c) {
   const OpDef& def = c.def();
   for (const AttrSpec& spec : def.attrs) {
     const std::string& name = spec.name;
-    if (name == "dim" || name == "dim0" || name == "dim1") {
+    if (name == "dim" || name == "dim0" || name == "dim1" || name == "dim2") {
       if (a.is_none(name)) {  // argmax/argmin over every element: per example, flattened
         if (a.b("keepdim")) return decline(c);
         x = reshape(x, {c.batch_size(), -1});
@@ -411,7 +411,7 @@ void register_batch_rules(std::vector<OpDef>& t) {
            {OpId::sum, OpId::mean, OpId::var, OpId::std, OpId::logsumexp, OpId::softmax, OpId::log_softmax,
             OpId::max_dim, OpId::min_dim, OpId::argmax, OpId::argmin, OpId::cumsum, OpId::cumprod, OpId::sort,
             OpId::topk, OpId::flip, OpId::roll, OpId::transpose, OpId::permute, OpId::slice, OpId::select,
-            OpId::squeeze, OpId::unsqueeze, OpId::split, OpId::unbind});
+            OpId::squeeze, OpId::unsqueeze, OpId::split, OpId::unbind, OpId::diagonal, OpId::unfold_windows});
   set_rule(t, batch_reshape, {OpId::view, OpId::reshape});
   set_rule(t, batch_expand, {OpId::expand});
   set_rule(t, batch_repeat, {OpId::repeat});

@@ -94,6 +94,7 @@ void set_rule(std::vector<OpDef>& table, OpId id, JvpFn fn) {
 void register_jvp_rules(std::vector<OpDef>& t) {
   set_kind(t, JvpKind::linear,
            {OpId::view, OpId::reshape, OpId::transpose, OpId::permute, OpId::slice, OpId::select, OpId::expand,
+            OpId::diagonal, OpId::unfold_windows,
             OpId::squeeze, OpId::unsqueeze, OpId::contiguous, OpId::slice_backward, OpId::to_dtype, OpId::to_device,
             OpId::alias, OpId::where, OpId::sum, OpId::mean, OpId::cat, OpId::stack,
             OpId::split, OpId::unbind, OpId::cumsum, OpId::flip, OpId::roll, OpId::tril, OpId::triu, OpId::repeat,

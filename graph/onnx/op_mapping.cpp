@@ -9,6 +9,7 @@
 // Shapes in the IR are static, so reshapes, expands and the like take their target
 // shape from the output's type; computations in a dtype ONNX lacks for the op (ints
 // through float ops) go through Cast as nabla's kernels compute them.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -36,6 +37,49 @@ void slice(NodeEmit& e) {
   int64_t start = a.is_none("start") ? 0 : a.i("start"), end = a.is_none("end") ? size : a.i("end");
   e.w.node("Slice", {e.in(0), e.w.ints({start}), e.w.ints({end}), e.w.ints({dim}), e.w.ints({a.i("step")})},
            {e.out()});
+}
+
+// diagonal (a view in nabla, Note [Diagonal and unfold are views]): dim1 and dim2 moved
+// last and merged, then a Gather of the diagonal's positions in the merged dim.
+void diagonal(NodeEmit& e) {
+  const Attrs& a = e.n.attrs;
+  const std::vector<int64_t>& sizes = e.in_meta(0).sizes.vec();
+  int64_t d1 = axis_of(a.i("dim1"), e.rank()), d2 = axis_of(a.i("dim2"), e.rank()), offset = a.i("offset");
+  int64_t cols = sizes[static_cast<size_t>(d2)], n = e.out_meta().sizes.back();
+  std::vector<int64_t> perm, merged;
+  for (int64_t d = 0; d < e.rank(); ++d)
+    if (d != d1 && d != d2) {
+      perm.push_back(d);
+      merged.push_back(sizes[static_cast<size_t>(d)]);
+    }
+  perm.push_back(d1);
+  perm.push_back(d2);
+  merged.push_back(sizes[static_cast<size_t>(d1)] * cols);
+  std::vector<int64_t> positions;
+  for (int64_t i = 0; i < n; ++i) positions.push_back((i + (offset < 0 ? -offset : 0)) * cols + i + std::max<int64_t>(offset, 0));
+  std::string moved = e.w.op_with("Transpose", {e.in(0)}, [&](auto& t) { set_ints(t, "perm", perm); });
+  std::string flat = e.w.op("Reshape", {moved, e.w.ints(merged)});
+  set_int(e.w.node("Gather", {flat, e.w.ints(positions)}, {e.out()}), "axis", static_cast<int64_t>(merged.size()) - 1);
+}
+
+// unfold (Tensor.unfold, a view in nabla): a Gather of every window's positions along
+// dim, split into [windows, size], the window's dim moved last.
+void unfold_windows(NodeEmit& e) {
+  const Attrs& a = e.n.attrs;
+  int64_t dim = axis_of(a.i("dim"), e.rank()), size = a.i("size"), step = a.i("step");
+  std::vector<int64_t> split = e.in_meta(0).sizes.vec();
+  int64_t windows = e.out_meta().sizes[static_cast<size_t>(dim)];
+  std::vector<int64_t> positions, perm;
+  for (int64_t w = 0; w < windows; ++w)
+    for (int64_t k = 0; k < size; ++k) positions.push_back(w * step + k);
+  split[static_cast<size_t>(dim)] = windows;
+  split.insert(split.begin() + dim + 1, size);
+  for (int64_t d = 0; d <= e.rank(); ++d)
+    if (d != dim + 1) perm.push_back(d);
+  perm.push_back(dim + 1);
+  std::string picked = e.w.op_with("Gather", {e.in(0), e.w.ints(positions)}, [&](auto& g) { set_int(g, "axis", dim); });
+  std::string windowed = e.w.op("Reshape", {picked, e.w.ints(split)});
+  set_ints(e.w.node("Transpose", {windowed}, {e.out()}), "perm", perm);
 }
 
 void select(NodeEmit& e) {
@@ -446,6 +490,8 @@ std::vector<MappingRow> tensor_op_rows() {
        }, nullptr},
       {OpId::slice, slice, nullptr},
       {OpId::select, select, nullptr},
+      {OpId::diagonal, diagonal, nullptr},
+      {OpId::unfold_windows, unfold_windows, nullptr},
       {OpId::expand, expand, nullptr},
       {OpId::contiguous, identity, nullptr},
       {OpId::alias, identity, nullptr},

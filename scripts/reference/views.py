@@ -28,4 +28,16 @@ CASES = [
          eps=1e-2),
     # to_device on the CPU (an alias); the CUDA sweep moves every case's inputs to the GPU.
     case("to_device", [randn(2, 3)], {"device": -1, "non_blocking": False}, lambda x: x.to("cpu")),
+    # The strided views (strided_views.cpp): a diagonal's stride is two dims' summed, unfold's
+    # windows overlap when step < size.
+    case("diagonal", [randn(3, 4)], {"offset": 0, "dim1": 0, "dim2": 1}, lambda x: x.diagonal()),
+    case("diagonal", [randn(2, 3, 4)], {"offset": -1, "dim1": -1, "dim2": 0},
+         lambda x: torch.diagonal(x, -1, -1, 0), name="diagonal_offset_dims"),
+    case("diagonal", [randn(2, 3)], {"offset": 5, "dim1": 0, "dim2": 1}, lambda x: x.diagonal(5),
+         name="diagonal_out_of_range"),
+    case("unfold_windows", [randn(3, 7)], {"dim": 1, "size": 3, "step": 1}, lambda x: x.unfold(1, 3, 1)),
+    case("unfold_windows", [randn(7, 2)], {"dim": -2, "size": 2, "step": 3}, lambda x: x.unfold(-2, 2, 3),
+         name="unfold_gaps"),
+    case("unfold_windows", [randn(2, 5)], {"dim": 1, "size": 5, "step": 2}, lambda x: x.unfold(1, 5, 2),
+         name="unfold_whole_dim"),
 ]

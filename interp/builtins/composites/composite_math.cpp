@@ -464,25 +464,14 @@ Value take_along_dim_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(gather(expand(x, xs), dim, expand(idx, is)));
 }
 
-// x's dims dim1 and dim2 moved last, cut to the square whose diagonal is the offset
-// one, then that diagonal (einsum's repeated label).
+// The offset-th diagonal of dims dim1 and dim2: a view of x, as torch.diagonal (Note
+// [Diagonal and unfold are views] in autograd/ops/strided_views.cpp).
 Tensor diagonal_of(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   if (x.dim() < 2) fail("diagonal(): expected a tensor with at least 2 dims, got shape " + x.shape_str());
   dim1 = wrap_dim(dim1, x.dim(), "diagonal");
   dim2 = wrap_dim(dim2, x.dim(), "diagonal");
   if (dim1 == dim2) fail("diagonal(): dim1 and dim2 must differ, both are " + std::to_string(dim1));
-  IntList order;
-  for (int64_t d = 0; d < x.dim(); ++d)
-    if (d != dim1 && d != dim2) order.push_back(d);
-  order.push_back(dim1);
-  order.push_back(dim2);
-  Tensor y = permute(x, order);
-  const int64_t rows = y.sizes()[y.dim() - 2], cols = y.sizes()[y.dim() - 1];
-  const int64_t r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
-  const int64_t n = std::max<int64_t>(0, std::min(rows - r0, cols - c0));
-  y = slice(slice(y, y.dim() - 2, std::min(r0, rows), std::min(r0, rows) + n), y.dim() - 1, std::min(c0, cols),
-            std::min(c0, cols) + n);
-  return einsum("...ii->...i", {y});
+  return diagonal(x, offset, dim1, dim2);
 }
 
 Value diagonal_builtin(Evaluator&, CallArgs& a) {
@@ -499,12 +488,13 @@ Value trace_builtin(Evaluator&, CallArgs& a) {
   return Value::tensor(sum(diagonal_of(x, 0, 0, 1)));
 }
 
-// A 1-D input on the diagonal-th diagonal of a square matrix, or a 2-D input's diagonal.
+// A 1-D input on the diagonal-th diagonal of a square matrix, or a copy of a 2-D
+// input's diagonal (torch.diag copies where torch.diagonal is a view).
 Value diag_builtin(Evaluator&, CallArgs& a) {
   Bound b = bind("diag", a, {"input", "diagonal"}, 1);
   Tensor x = arg(b, 0, "diag", "input");
   const int64_t k = b.has(1) ? as_int(b[1], "diag(): argument 'diagonal'") : 0;
-  if (x.dim() == 2) return Value::tensor(diagonal_of(x, k, 0, 1));
+  if (x.dim() == 2) return Value::tensor(clone_tensor(diagonal_of(x, k, 0, 1)));  // a copy, as torch.diag's
   if (x.dim() != 1) fail("diag(): expected a 1-D or 2-D tensor, got shape " + x.shape_str());
   const int64_t n = x.sizes()[0];
   Tensor eye = to_dtype(eq(unsqueeze(arange(n, DType::i64, x.device()), 1), unsqueeze(arange(n, DType::i64, x.device()), 0)),
@@ -670,7 +660,7 @@ const BuiltinEntry kCompositeMath[] = {
      "gather along dim after broadcasting input and indices, as torch.take_along_dim. "
      "Example: take_along_dim(tensor([[3.0, 1.0]]), tensor([[1, 0]]), 1)"},
     {"diagonal", diagonal_builtin, "diagonal(input, offset=0, dim1=0, dim2=1)",
-     "The offset diagonal of the (dim1, dim2) matrices, as torch.diagonal. Example: diagonal(arange(9).reshape([3, 3]))"},
+     nullptr},  // the row's doc (autograd/ops/strided_views.cpp)
     {"trace", trace_builtin, "trace(input)", "The sum of a matrix's diagonal. Example: trace(arange(9).reshape([3, 3]))"},
     {"diag", diag_builtin, "diag(input, diagonal=0)",
      "A 1-D input on a matrix's diagonal, or a matrix's diagonal, as torch.diag. Example: diag(tensor([1.0, 2.0]))"},

@@ -28,8 +28,8 @@ Value where_method(Evaluator& ev, CallArgs& a) {
   return op_functions().at("where")(ev, call);
 }
 
-// The windows of `size` elements every `step` along dim (of size n), each a slice of
-// the same shape: PyTorch's count and its errors.
+// The windows of `size` elements every `step` along dim (of size n): PyTorch's count
+// and its errors, in the language's words.
 int64_t window_count(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
   const int64_t n = x.sizes()[dim];
   if (step <= 0) fail("unfold(): argument 'step' must be > 0, got " + std::to_string(step));
@@ -41,9 +41,8 @@ int64_t window_count(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
 }
 
 // x.unfold(dimension, size, step), as Tensor.unfold: dim becomes the number of windows
-// and a last dim of `size` holds each window. One index_select of the windows'
-// positions (differentiable: overlapping windows add their gradients), then the
-// window's elements moved last.
+// and a last dim of `size` holds each window. A view of x (Note [Diagonal and unfold
+// are views] in autograd/ops/strided_views.cpp): a write into a window writes x.
 Value unfold_method(Evaluator&, CallArgs& a) {
   Bound b = bind("unfold", a, {"self", "dimension", "size", "step"}, 4);
   Tensor x = arg(b, 0, "unfold", "self");
@@ -56,25 +55,8 @@ Value unfold_method(Evaluator&, CallArgs& a) {
     return Value::tensor(slice(row, 0, 0, size));
   }
   const int64_t dim = dim_in(as_int(b[1], fn_arg("unfold", "dimension")), x.dim(), "unfold", "dimension");
-  const int64_t windows = window_count(x, dim, size, step);
-  int64_t count = 0;
-  if (__builtin_mul_overflow(windows, size, &count))
-    fail("unfold(): " + std::to_string(windows) + " windows of " + std::to_string(size) +
-         " elements are more positions than fit in 64 bits");
-  composite_args::ask_host_memory(count, sizeof(int64_t), "unfold(): the window positions");
-  std::vector<int64_t> positions;
-  positions.reserve(static_cast<size_t>(count));
-  for (int64_t w = 0; w < windows; ++w)
-    for (int64_t k = 0; k < size; ++k) positions.push_back(w * step + k);
-  Tensor picked = index_select(x, dim, composite_args::index_tensor(positions, {count}, x.device()));
-  IntList split(x.sizes().begin(), x.sizes().end());
-  split[static_cast<size_t>(dim)] = windows;
-  split.insert(split.begin() + dim + 1, size);
-  IntList order;  // every dim in place, the window's (dim + 1) moved last
-  for (int64_t d = 0; d <= x.dim(); ++d)
-    if (d != dim + 1) order.push_back(d);
-  order.push_back(dim + 1);
-  return Value::tensor(permute(reshape(picked, split), order));
+  window_count(x, dim, size, step);
+  return Value::tensor(unfold(x, dim, size, step));
 }
 
 const BuiltinEntry kMethodForms[] = {
