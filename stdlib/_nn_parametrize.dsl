@@ -14,7 +14,11 @@
 # per-instance properties, so the weight is recomputed when registered and before each
 # forward of the module (a pre-hook, as weight_norm's and spectral_norm's): a read of
 # module.weight between an optimizer step and the next forward sees the weight of the
-# last forward (module.parametrizations.weight() computes it afresh). The hook acts only
+# last forward (module.parametrizations.weight() computes it afresh). A tensor assigned
+# to module.weight by hand is carried to `original` through right_inverse by that hook
+# (_assign_through), so the next forward uses it, as PyTorch's property does; without a
+# right_inverse it is an error there, at the forward, where PyTorch raises at the
+# assignment (it was silently overwritten before). The hook acts only
 # while the field `_<name>_parametrized` holds its own serial (the scheme of Note
 # [Weight normalization] in stdlib/_nn_utils.dsl).
 let __name__ = "nn.utils.parametrize"  # the name messages show (Module::shown_name)
@@ -29,6 +33,7 @@ fn _is_model(m) = type(m) != "tensor" and getattr(m, "named_children", none) != 
 model ParametrizationList(original, is_parameter) {
   "The parametrizations of one tensor and its original (module.parametrizations.<name>), as PyTorch's ParametrizationList. Example: nn.utils.parametrize.register_parametrization(nn.Linear(2, 2), \"weight\", nn.Identity()).parametrizations.weight.original"
   _count = 0
+  _written = [none]  # the weight last written to the module's field (a list: no buffer)
   let _keep = _nn_init.Parameter(original) if is_parameter else none
   let _buf = is_parameter or self.register_buffer("original", original)
   let _set = (not is_parameter) or setattr(self, "original", _keep)
@@ -86,7 +91,7 @@ fn register_parametrization(module, tensor_name, parametrization, unsafe=false) 
       _checked_output(who, tensor_name, y, before)
     }
     chain.append(parametrization)
-    setattr(module, tensor_name, _value(chain))
+    _write(module, tensor_name)
     return module
   }
   if not (hasattr(module, tensor_name) and type(getattr(module, tensor_name)) == "tensor") {
@@ -109,15 +114,53 @@ fn register_parametrization(module, tensor_name, parametrization, unsafe=false) 
   delattr(module, tensor_name)
   if not hasattr(module, "parametrizations") { setattr(module, "parametrizations", _nn_containers.ModuleDict()) }
   module.parametrizations[tensor_name] = chain
-  setattr(module, tensor_name, _value(chain))
+  _write(module, tensor_name)
   _serial[0] = _serial[0] + 1
   let serial = _serial[0]
   fn recompute(m, args) {
-    if getattr(m, _field(tensor_name), none) == serial { setattr(m, tensor_name, _value(m.parametrizations[tensor_name])) }
+    if getattr(m, _field(tensor_name), none) == serial {
+      let chain = m.parametrizations[tensor_name]
+      let current = getattr(m, tensor_name)
+      if not (current is chain._written[0]) { _assign_through(chain, tensor_name, current) }
+      _write(m, tensor_name)
+    }
   }
   module.register_forward_pre_hook(recompute)
   setattr(module, _field(tensor_name), serial)
   return module
+}
+
+# module.<name> becomes the chain's weight, remembered: any other tensor found there
+# later was assigned by hand.
+fn _write(module, name) {
+  let chain = module.parametrizations[name]
+  chain._written[0] = _value(chain)
+  setattr(module, name, chain._written[0])
+}
+
+# module.<name> = value by hand, seen by the next forward's hook (Note [Parametrizations]):
+# as PyTorch's assignment, value goes back through each parametrization's right_inverse,
+# last first, into `original` (in place, so an optimizer still holds it); a
+# parametrization without one makes it an error, as PyTorch's (there at the assignment).
+fn _assign_through(chain, name, value) {
+  let who = "nn.utils.parametrize"
+  if type(value) != "tensor" { fail(f"{who}: module.{name} was assigned {type(value)}; a parametrized tensor takes a tensor") }
+  let v = value
+  no_grad {
+    for k in reversed(range(chain._count)) {
+      let p = chain[k]
+      if not hasattr(p, "right_inverse") {
+        fail(f"{who}: module.{name} was assigned by hand, but parametrization {type(p)} has no right_inverse to carry the value to parametrizations.{name}.original (PyTorch refuses the assignment)")
+      }
+      v = p.right_inverse(v)
+    }
+    let o = chain.original
+    if type(v) != "tensor" or list(v.shape) != list(o.shape) or v.dtype != o.dtype {
+      let found = f"{list(v.shape)} {v.dtype}" if type(v) == "tensor" else type(v)
+      fail(f"{who}: module.{name} was assigned a value whose right_inverse is {found}, not the original's {list(o.shape)} {o.dtype}")
+    }
+    o.copy_(v)
+  }
 }
 
 fn remove_parametrizations(module, tensor_name, leave_parametrized=true) {
