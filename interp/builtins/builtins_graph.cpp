@@ -596,14 +596,14 @@ namespace {
 
 Value compile_builtin(Evaluator& ev, CallArgs& a) {
   if (a.pos.empty()) fail("compile(): expected a function or a model, then example inputs");
-  // Anything else failed when first called as "'int' object is not callable", which
-  // does not say that compile's first argument was wrong.
+  // Anything else failed at its first call ("'int' object is not callable").
   switch (a.pos[0].tag) {
     case Tag::Func: case Tag::Native: case Tag::Bound: case Tag::Instance: case Tag::Object: case Tag::FnClass:
     case Tag::ModelClass: break;
     default: fail(std::string("compile(): expected a function or a model as the first argument, got ") + type_name(a.pos[0]));
   }
   std::vector<Value> examples(a.pos.begin() + 1, a.pos.end());
+  check_examples_given(a.pos[0], examples.size());
   return graph_module_value(compile_graph(ev, a.pos[0], examples, compile_options(a.kw)));
 }
 

@@ -6,6 +6,26 @@ namespace nabla::interp {
 
 namespace {
 
+// The required parameters of fn's call (a function's, a model's forward), or none
+// known (another callable).
+std::vector<std::string> required_params(const Value& fn, std::string* name) {
+  const lang::FnDecl* decl = nullptr;
+  if (fn.tag == Tag::Func) {
+    decl = fn.as<FuncObj>()->decl.get();
+    *name = fn.as<FuncObj>()->qualname;
+  } else if (fn.tag == Tag::Instance) {
+    const auto* inst = fn.as<InstanceObj>();
+    auto it = inst->cls->info->methods.find("forward");
+    if (it != inst->cls->info->methods.end()) decl = it->second.get();
+    *name = inst->cls->decl->name + ".forward";
+  }
+  std::vector<std::string> out;
+  if (decl)
+    for (const lang::Param& p : decl->params)
+      if (!p.default_value && !p.variadic) out.push_back(p.name);
+  return out;
+}
+
 // How a choice's value shows in a message: a str quoted, anything else by its type
 // (mode=5 showed as "5", as if the str had been given).
 std::string shown_choice(const Value& v) {
@@ -43,6 +63,21 @@ Value instance_of(const Value& v, const char* keyword, const char* expected) {
 }
 
 }  // namespace
+
+// torch.compile(f) takes no inputs (it compiles at the first call); nabla's records one
+// call, and the capture's own error ("f() missing required argument 'x'") did not say
+// that compile() wants examples.
+void check_examples_given(const Value& fn, size_t given) {
+  if (given > 0) return;
+  std::string name;
+  std::vector<std::string> required = required_params(fn, &name);
+  if (required.empty()) return;
+  std::string list;
+  for (const std::string& r : required) list += (list.empty() ? "" : ", ") + r;
+  fail("compile(): no example inputs: compile records one call of " + name + "(" + list +
+       "), so give an example for each argument after it, as compile(" + (fn.tag == Tag::Func ? name : "model") +
+       ", " + list + ")");
+}
 
 CompileOptions compile_options(const std::vector<std::pair<std::string, Value>>& keywords) {
   CompileOptions o;

@@ -39,6 +39,8 @@ struct CompileOptions {
 // The options of a compile() call: its keywords (train, mode, cuda_graph, loop_checkpoint,
 // optimizer, scaler).
 CompileOptions compile_options(const std::vector<std::pair<std::string, Value>>& keywords);
+// An error naming fn's arguments when compile() was given no example for them.
+void check_examples_given(const Value& fn, size_t given);
 
 // compile(fn, examples..., **options): runs fn (a function or a model instance) once
 // under a capture with the example arguments and keeps the graph. Capture problems

@@ -91,3 +91,17 @@ let step = compile(loss, ones([2, 3]), train=true, mode="script")
 fn f(x) = max([r.sum() for r in x])
 let gm = compile(f, ones([3, 2]))
 # ---
+# case: compile(f) with no example inputs, as torch.compile(f) is written, names f's arguments
+# expect error: tests/lang/errors_compile_differential8.dsl:98:10: error: compile(): no example inputs: compile records one call of f(x, y), so give an example for each argument after it, as compile(f, x, y)
+# expect error line:   let gm = compile(f)
+fn f(x, y, scale=2.0) = x * y * scale
+let gm = compile(f)
+# ---
+# case: compile(model) with no example inputs names its forward's arguments
+# expect error: tests/lang/errors_compile_differential8.dsl:106:10: error: compile(): no example inputs: compile records one call of Lin.forward(x), so give an example for each argument after it, as compile(model, x)
+# expect error line:   let gm = compile(Lin())
+model Lin() {
+  forward(x) = x * 2.0
+}
+let gm = compile(Lin())
+# ---
