@@ -190,8 +190,7 @@ Tensor scaled_by_alpha(const Value& other, const Value& alpha, const char* fname
   return input_of(Value::integer(static_cast<int64_t>(exact(other) * exact(alpha))), fname, "other");  // wraps as i64
 }
 
-// add and sub with PyTorch's alpha (input +- alpha * other), div with its
-// rounding_mode ("trunc" or "floor").
+// add and sub with PyTorch's alpha (input +- alpha * other), div with its rounding_mode ("trunc" or "floor").
 Value add_or_sub(CallArgs& a, const char* fname, bool is_add) {
   Bound b = bind(fname, a, {"input", "other", "alpha"}, 2);
   Tensor x = required_input_of(b[0], fname, "input");
@@ -306,8 +305,7 @@ Value max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_po
 Value max_pool1d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("max_pool1d", 1, a); }
 Value adaptive_max_pool2d_builtin(Evaluator&, CallArgs& a) { return max_pool_call("adaptive_max_pool2d", 2, a); }
 
-// Rows whose second output (a mask) only their backward reads: the function returns
-// the first, as PyTorch's do.
+// Rows whose second output (a mask) only their backward reads: the function returns the first, as PyTorch's do.
 Value first_output(const char* name, CallArgs& a) { return row_call(name, a).as<ListObj>()->items[0]; }
 Value dropout_builtin(Evaluator&, CallArgs& a) { return first_output("dropout", a); }
 Value attention_builtin(Evaluator&, CallArgs& a) { return first_output("scaled_dot_product_attention", a); }
@@ -419,8 +417,7 @@ Value rms_norm_builtin(Evaluator&, CallArgs& a) {
                                 b.has(3) ? std::optional<double>(as_num(b[3], "rms_norm(): eps")) : std::nullopt));
 }
 
-// An int or a list of ints (interpolate's size), a number or a list of numbers
-// (scale_factor).
+// An int or a list of ints (interpolate's size), a number or a list of numbers (scale_factor).
 std::vector<int64_t> int_or_ints(const Value& v, const std::string& what) {
   if (v.tag == Tag::Int) return {v.i};
   return as_ints(v, what);
