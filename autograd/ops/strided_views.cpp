@@ -189,11 +189,12 @@ void register_strided_view_ops(std::vector<OpDef>& t) {
                             .view = view_diagonal,
                             .backward = backward_diagonal};
   row(t, OpId::unfold_windows) = {.num_inputs = 1,
-                          .attrs = {attr_required("dim", AttrKind::integer), attr_required("size", AttrKind::integer),
-                                    attr_required("step", AttrKind::integer)},
-                          .infer = infer_unfold,
-                          .view = view_unfold,
-                          .backward = backward_unfold};
+                                  .attrs = {attr_required("dim", AttrKind::integer),
+                                            attr_required("size", AttrKind::integer),
+                                            attr_required("step", AttrKind::integer)},
+                                  .infer = infer_unfold,
+                                  .view = view_unfold,
+                                  .backward = backward_unfold};
   name_inputs(t, {{OpId::diagonal, {"input"}}, {OpId::unfold_windows, {"input"}}});
   document_ops(t, {{OpId::diagonal,
                     "A view of the offset-th diagonal of dims dim1 and dim2 (above the main one for offset > 0), "
